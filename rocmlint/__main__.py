@@ -1,0 +1,3 @@
+from rocmlint.cli import main
+
+raise SystemExit(main())

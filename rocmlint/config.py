@@ -1,0 +1,230 @@
+"""Configuration: `[tool.rocmlint]` in pyproject.toml, `rocmlint.toml` or `.rocmlint.toml`.
+
+The closest configuration file to each checked file wins (no merging between files, as in ruff);
+command-line options are applied on top of whichever file applies.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from rocmlint.registry import all_rules, is_valid_selector, select_rules
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+CONFIG_FILES = (".rocmlint.toml", "rocmlint.toml", "pyproject.toml")
+DEFAULT_EXCLUDE = ("build", "dist", "_build", "node_modules", "site-packages", "*.egg-info", "third_party")
+_ARCH_RE = re.compile(r"^gfx[0-9a-f]{3,4}(?::[a-z]+[+-])*$")
+_MACRO_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_DOTTED_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+class ConfigError(Exception):
+    """A configuration file or option that cannot be used; the message names the file and key."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    root: Path  # the folder of the config file (or the working directory); patterns are relative to it
+    config_path: Path | None = None
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True
+    rocm_guards: tuple[str, ...] = ()
+    rocm_macros: tuple[str, ...] = ()
+    portable_macros: tuple[str, ...] = ()
+    target_archs: tuple[str, ...] = ()
+    force_exclude: bool = field(default=False, compare=False)
+
+    @cached_property
+    def enabled_codes(self) -> frozenset[str]:
+        return select_rules(self.select, self.ignore, self.extend_select)
+
+    @property
+    def exclude_patterns(self) -> tuple[str, ...]:
+        return self.exclude + self.extend_exclude
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Options given on the command line; None means "not given"."""
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] | None = None
+    extend_exclude: tuple[str, ...] = ()
+    force_exclude: bool = False
+
+    def apply(self, settings: Settings) -> Settings:
+        return replace(
+            settings,
+            select=self.select if self.select is not None else settings.select,
+            extend_select=settings.extend_select + self.extend_select,
+            ignore=settings.ignore + self.ignore,
+            per_file_ignores=settings.per_file_ignores + self.per_file_ignores,
+            exclude=self.exclude if self.exclude is not None else settings.exclude,
+            extend_exclude=settings.extend_exclude + self.extend_exclude,
+            force_exclude=self.force_exclude,
+        )
+
+
+def load_config(path: Path) -> Settings:
+    """Read one configuration file; raises ConfigError naming the file and key for anything invalid."""
+    try:
+        with path.open("rb") as handle:
+            document = tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
+    if path.name == "pyproject.toml":
+        table = document.get("tool", {}).get("rocmlint")
+        if table is None:
+            raise ConfigError(f"{path}: has no [tool.rocmlint] table")
+        where = f"{path}: [tool.rocmlint]"
+    else:
+        table = document
+        where = str(path)
+    return _settings_from_table(table, path.parent.resolve(), path, where)
+
+
+def has_rocmlint_table(path: Path) -> bool:
+    if path.name != "pyproject.toml":
+        return True
+    try:
+        with path.open("rb") as handle:
+            return "rocmlint" in tomllib.load(handle).get("tool", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        # A broken pyproject.toml without our table is not ours to report; with it, load_config reports.
+        try:
+            return "[tool.rocmlint]" in path.read_text(errors="replace")
+        except OSError:
+            return False
+
+
+def _settings_from_table(table: dict[str, Any], root: Path, path: Path, where: str) -> Settings:
+    known = {
+        "select": lambda v, k: _selectors(v, k, where),
+        "extend-select": lambda v, k: _selectors(v, k, where),
+        "ignore": lambda v, k: _selectors(v, k, where),
+        "per-file-ignores": lambda v, k: _per_file_ignores(v, k, where),
+        "exclude": lambda v, k: _strings(v, k, where),
+        "extend-exclude": lambda v, k: _strings(v, k, where),
+        "respect-gitignore": lambda v, k: _boolean(v, k, where),
+        "rocm-guards": lambda v, k: _strings(v, k, where, _DOTTED_RE, "a dotted Python name"),
+        "rocm-macros": lambda v, k: _strings(v, k, where, _MACRO_RE, "a C identifier"),
+        "portable-macros": lambda v, k: _strings(v, k, where, _MACRO_RE, "a C identifier"),
+        "target-archs": lambda v, k: _strings(v, k, where, _ARCH_RE, "a gfx target such as gfx90a or gfx942"),
+    }
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in known:
+            suggestion = _closest(key, known)
+            hint = f" (did you mean '{suggestion}'?)" if suggestion else ""
+            raise ConfigError(f"{where}: unknown key '{key}'{hint}")
+        values[key.replace("-", "_")] = known[key](value, key)
+    return Settings(root=root, config_path=path, **values)
+
+
+def _closest(key: str, known: dict[str, Any]) -> str | None:
+    import difflib
+
+    matches = difflib.get_close_matches(key, list(known), n=1)
+    return matches[0] if matches else None
+
+
+def _strings(value: Any, key: str, where: str, pattern: re.Pattern[str] | None = None, what: str = "") -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{where}: '{key}' must be a list of strings, got {value!r}")
+    for item in value:
+        if pattern is not None and not pattern.match(item):
+            raise ConfigError(f"{where}: '{key}' has {item!r}, which is not {what}")
+    return tuple(value)
+
+
+def _boolean(value: Any, key: str, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: '{key}' must be true or false, got {value!r}")
+    return value
+
+
+def _selectors(value: Any, key: str, where: str) -> tuple[str, ...]:
+    selectors = _strings(value, key, where)
+    for selector in selectors:
+        check_selector(selector, f"{where}: '{key}'")
+    return selectors
+
+
+def check_selector(selector: str, where: str) -> None:
+    if not is_valid_selector(selector) or not any(
+        selector == "ALL" or rule.code.startswith(selector) for rule in all_rules()
+    ):
+        raise ConfigError(f"{where} has {selector!r}, which is not a rule code or prefix (see `rocmlint rules`)")
+
+
+def _per_file_ignores(value: Any, key: str, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: '{key}' must be a table of glob = [codes], got {value!r}")
+    return tuple((pattern, _selectors(codes, f"{key}.{pattern}", where)) for pattern, codes in value.items())
+
+
+class ConfigResolver:
+    """Finds the settings for each file: --config, --isolated, or the closest configuration file."""
+
+    def __init__(
+        self,
+        overrides: Overrides,
+        config_path: Path | None = None,
+        isolated: bool = False,
+        cwd: Path | None = None,
+    ) -> None:
+        self.overrides = overrides
+        self.cwd = (cwd or Path.cwd()).resolve()
+        self._fixed: Settings | None = None
+        if isolated:
+            self._fixed = overrides.apply(Settings(root=self.cwd))
+        elif config_path is not None:
+            self._fixed = overrides.apply(load_config(config_path))
+        self._by_folder: dict[Path, Settings] = {}
+
+    def default(self) -> Settings:
+        """The settings for the working directory (used for discovery roots and stdin)."""
+        return self.for_folder(self.cwd)
+
+    def for_file(self, path: Path) -> Settings:
+        return self.for_folder(Path(os.path.abspath(path)).parent)
+
+    def for_folder(self, folder: Path) -> Settings:
+        if self._fixed is not None:
+            return self._fixed
+        cached = self._by_folder.get(folder)
+        if cached is not None:
+            return cached
+        settings = self._discover(folder)
+        self._by_folder[folder] = settings
+        return settings
+
+    def _discover(self, folder: Path) -> Settings:
+        for candidate in CONFIG_FILES:
+            path = folder / candidate
+            if path.is_file() and has_rocmlint_table(path):
+                return self.overrides.apply(load_config(path))
+        parent = folder.parent
+        if parent == folder:
+            return self.overrides.apply(Settings(root=self.cwd))
+        return self.for_folder(parent)

@@ -1,0 +1,107 @@
+"""Rule pages (docs/rules/ROCxxx.md) and the rules index, generated from the rule modules.
+
+`python -m rocmlint.docs` rewrites them; `python -m rocmlint.docs --check` fails when they are stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rocmlint.registry import all_rules
+from rocmlint.rule import Rule
+
+LANGUAGE_LABEL = {"python": "Python", "cuda": "CUDA C++", "any": "any file"}
+_FENCE = {"python": "python", "cuda": "cpp", "any": "python"}
+_EXAMPLES_SHOWN = 3
+
+
+def rule_page(rule: type[Rule]) -> str:
+    facts = " · ".join(
+        (
+            f"Severity: {rule.severity.value}",
+            f"Language: {LANGUAGE_LABEL[rule.language]}",
+            f"Fix: {rule.fix_availability.value}",
+            f"Enabled by default: {'yes' if rule.enabled_by_default else 'no'}",
+        )
+    )
+    parts = [f"# {rule.name} ({rule.code})", "", facts, "", rule.doc(), ""]
+    fence = _FENCE[rule.language]
+    if rule.invalid:
+        parts += ["## Flagged (from the rule's tests)", ""]
+        for example in rule.invalid[:_EXAMPLES_SHOWN]:
+            parts += [f"```{fence}", example.code.rstrip("\n"), "```", ""]
+    if rule.valid:
+        parts += ["## Not flagged (from the rule's tests)", ""]
+        for example in rule.valid[:_EXAMPLES_SHOWN]:
+            parts += [f"```{fence}", example.code.rstrip("\n"), "```", ""]
+    return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def index_page(rules: tuple[type[Rule], ...]) -> str:
+    lines = [
+        "# rocmlint rules",
+        "",
+        "Generated from the rule modules by `python -m rocmlint.docs`; do not edit by hand.",
+        "",
+        "| code | name | language | severity | fix | default |",
+        "|---|---|---|---|---|---|",
+    ]
+    for rule in rules:
+        lines.append(
+            f"| [{rule.code}]({rule.code}.md) | {rule.name} | {LANGUAGE_LABEL[rule.language]} | "
+            f"{rule.severity.value} | {rule.fix_availability.value} | {'on' if rule.enabled_by_default else 'off'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def expected_files() -> dict[str, str]:
+    rules = all_rules()
+    files = {f"{rule.code}.md": rule_page(rule) for rule in rules}
+    files["README.md"] = index_page(rules)
+    return files
+
+
+def stale_files(folder: Path) -> list[str]:
+    """Names of generated files that are missing, different, or no longer generated."""
+    expected = expected_files()
+    stale = [name for name, text in expected.items() if _read(folder / name) != text]
+    stale += [p.name for p in folder.glob("*.md") if p.name not in expected]
+    return sorted(stale)
+
+
+def write(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    expected = expected_files()
+    for path in folder.glob("*.md"):
+        if path.name not in expected:
+            path.unlink()
+    for name, text in expected.items():
+        (folder / name).write_text(text, encoding="utf-8")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rocmlint.docs", description=__doc__)
+    parser.add_argument("--check", action="store_true", help="fail if the checked-in pages are stale")
+    parser.add_argument("--dir", type=Path, default=Path("docs/rules"))
+    args = parser.parse_args(argv)
+    if args.check:
+        stale = stale_files(args.dir)
+        if stale:
+            print(f"stale rule docs in {args.dir}: {', '.join(stale)}; run `python -m rocmlint.docs`", file=sys.stderr)
+            return 1
+        return 0
+    write(args.dir)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,184 @@
+"""Runs the enabled rules over files: prefilter, front end, suppressions, per-file ignores.
+
+Tool diagnostics come from here: ROC001 (cannot read as source), ROC002 (unused noqa), ROC900 (a rule
+crashed). A failure in one file or one rule never stops the run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from rocmlint.config import Settings
+from rocmlint.diagnostics import Diagnostic, Location
+from rocmlint.discovery import matches_any
+from rocmlint.python.frontend import PythonParseError, RuleOptions, check_python
+from rocmlint.python.project import ProjectIndex, package_of
+from rocmlint.registry import all_rules, rule_by_code
+from rocmlint.rule import Rule
+from rocmlint.source import DecodeError, SourceFile, language_of
+from rocmlint.suppression import find_suppressions, unused_noqa
+
+MAX_FILE_BYTES = 10 * 1024 * 1024
+PARSE_ERROR, UNUSED_NOQA, INTERNAL_ERROR = "ROC001", "ROC002", "ROC900"
+
+
+@dataclass
+class FileReport:
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # filesystem problems, for stderr
+    tracebacks: list[str] = field(default_factory=list)  # of rules that crashed (ROC900), for --verbose
+    skipped: bool = False  # no enabled rule could fire: the file was never decoded or parsed
+
+
+@dataclass(frozen=True)
+class Prefilter:
+    """Which rules could fire on a file, decided from its raw bytes with one regex scan."""
+
+    pattern: re.Pattern[bytes] | None
+    rules_by_trigger: dict[bytes, tuple[type[Rule], ...]]
+    always: tuple[type[Rule], ...]  # rules that declared no triggers
+
+    def rules_for(self, data: bytes) -> list[type[Rule]]:
+        chosen = list(self.always)
+        if self.pattern is not None:
+            for trigger in set(self.pattern.findall(data)):
+                for rule in self.rules_by_trigger.get(trigger, ()):
+                    if rule not in chosen:
+                        chosen.append(rule)
+        return sorted(chosen, key=lambda rule: rule.code)
+
+
+@lru_cache(maxsize=64)
+def prefilter_for(language: str, enabled: frozenset[str]) -> Prefilter:
+    by_trigger: dict[bytes, list[type[Rule]]] = {}
+    always: list[type[Rule]] = []
+    for rule in all_rules():
+        if rule.code not in enabled or rule.language != language:
+            continue
+        if not rule.triggers:
+            always.append(rule)
+        for trigger in rule.triggers:
+            by_trigger.setdefault(trigger, []).append(rule)
+    # Longest first, so a trigger that contains another is still found by findall.
+    ordered = sorted(by_trigger, key=len, reverse=True)
+    pattern = re.compile(b"|".join(re.escape(t) for t in ordered)) if ordered else None
+    return Prefilter(pattern, {t: tuple(r) for t, r in by_trigger.items()}, tuple(always))
+
+
+class Engine:
+    def __init__(self, project: ProjectIndex | None = None) -> None:
+        self.project = project or ProjectIndex()
+
+    def check_path(self, path: Path, settings: Settings) -> FileReport:
+        """Read and check one file from disk."""
+        report = FileReport(str(path))
+        try:
+            size = path.stat().st_size
+            if size > MAX_FILE_BYTES:
+                report.diagnostics = self._filter(
+                    [self._tool(PARSE_ERROR, str(path), f"file is too large to check ({size:,} bytes > {MAX_FILE_BYTES:,})")],
+                    settings, str(path), None,
+                )
+                return report
+            data = path.read_bytes()
+        except OSError as error:
+            report.warnings.append(f"{path}: cannot read: {error.strerror or error}")
+            return report
+        return self.check_bytes(str(path), data, settings)
+
+    def check_bytes(self, path: str, data: bytes, settings: Settings) -> FileReport:
+        """Check one file's content (from disk, stdin, or an editor buffer)."""
+        report = FileReport(path)
+        language = language_of(path)
+        if language is None:
+            return report
+        enabled = settings.enabled_codes
+        rules = prefilter_for(language, enabled).rules_for(data)
+        wants_noqa_check = UNUSED_NOQA in enabled and b"noqa" in data
+        if not rules and not wants_noqa_check:
+            report.skipped = True
+            return report
+        try:
+            source = SourceFile.from_bytes(path, data, language)
+        except DecodeError as error:
+            report.diagnostics = self._filter([self._tool(PARSE_ERROR, path, f"cannot decode file: {error}")], settings, path, None)
+            return report
+        diagnostics: list[Diagnostic] = []
+        if rules:
+            diagnostics = self._run_front_end(source, rules, settings, report)
+        report.diagnostics = self._filter(diagnostics, settings, path, source)
+        return report
+
+    def _run_front_end(
+        self, source: SourceFile, rules: list[type[Rule]], settings: Settings, report: FileReport
+    ) -> list[Diagnostic]:
+        crashes: list[Diagnostic] = []
+
+        def on_internal_error(rule: type[Rule], error: BaseException, trace: str) -> None:
+            message = f"rule {rule.code} ({rule.name}) crashed on this file: {type(error).__name__}: {error}"
+            crashes.append(self._tool(INTERNAL_ERROR, source.path, message))
+            report.tracebacks.append(f"{source.path}: {rule.code} crashed:\n{trace}")
+
+        if source.language != "python":
+            return []  # the CUDA C++ front end plugs in here
+        options = RuleOptions(frozenset(settings.rocm_guards), settings.target_archs)
+        package, _ = package_of(source.path)
+        try:
+            found = check_python(
+                source, rules, options, self.project.resolver_for(source.path), package, on_internal_error
+            )
+        except PythonParseError as error:
+            return [self._tool(PARSE_ERROR, source.path, str(error), Location(error.line, error.column))]
+        return found + crashes
+
+    def _filter(
+        self, diagnostics: Iterable[Diagnostic], settings: Settings, path: str, source: SourceFile | None
+    ) -> list[Diagnostic]:
+        enabled = settings.enabled_codes
+        ignored_here = _per_file_ignored(path, settings)
+        kept = [d for d in diagnostics if d.code in enabled and not _ignored(d.code, ignored_here)]
+        if source is not None:
+            suppressions = find_suppressions(source)
+            kept = [d for d in kept if d.code == PARSE_ERROR or not suppressions.suppresses(d)]
+            if UNUSED_NOQA in enabled and not _ignored(UNUSED_NOQA, ignored_here):
+                rule = rule_by_code(UNUSED_NOQA)
+                assert rule is not None
+                kept += [
+                    d for d in unused_noqa(source, suppressions, rule.code, rule.name, rule.url())
+                    if not suppressions.suppresses(d)
+                ]
+        return sorted(kept, key=Diagnostic.sort_key)
+
+    @staticmethod
+    def _tool(code: str, path: str, message: str, location: Location | None = None) -> Diagnostic:
+        rule = rule_by_code(code)
+        assert rule is not None, code
+        location = location or Location(1, 1)
+        return Diagnostic(
+            path=path,
+            code=rule.code,
+            name=rule.name,
+            message=message,
+            severity=rule.severity,
+            location=location,
+            end_location=location,
+            url=rule.url(),
+            noqa_line=location.line,
+        )
+
+
+def _per_file_ignored(path: str, settings: Settings) -> tuple[str, ...]:
+    codes: list[str] = []
+    for pattern, pattern_codes in settings.per_file_ignores:
+        if matches_any(Path(path), (pattern,), settings.root):
+            codes.extend(pattern_codes)
+    return tuple(codes)
+
+
+def _ignored(code: str, selectors: tuple[str, ...]) -> bool:
+    return any(selector == "ALL" or code.startswith(selector) for selector in selectors)

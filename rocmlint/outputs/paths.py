@@ -1,0 +1,26 @@
+"""How paths are shown: relative to the working directory when below it, control characters escaped."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def display_path(path: str) -> str:
+    absolute = os.path.abspath(path)
+    try:
+        shown = str(Path(absolute).relative_to(Path.cwd()))
+    except ValueError:
+        shown = absolute
+    return escape_control(shown)
+
+
+def absolute_path(path: str) -> str:
+    return os.path.abspath(path)
+
+
+def escape_control(value: str) -> str:
+    """Make control characters (newlines, ANSI escapes) visible instead of acting on the terminal."""
+    if value.isprintable():
+        return value
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in value)

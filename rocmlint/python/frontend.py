@@ -1,0 +1,246 @@
+"""The Python front end: parse once, walk once for every enabled rule, answer the rules' questions."""
+
+from __future__ import annotations
+
+import ast
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location
+from rocmlint.python.gating import Branch, CrossModuleResolver, GateAnalyzer, Vendor
+from rocmlint.python.semantic import Semantic
+from rocmlint.python.tree import Callback, walk
+from rocmlint.rule import Rule
+from rocmlint.source import SourceFile
+
+
+class PythonParseError(Exception):
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+
+@dataclass(frozen=True)
+class RuleOptions:
+    """The settings rules may read (never the whole configuration)."""
+
+    rocm_guards: frozenset[str] = frozenset()
+    target_archs: tuple[str, ...] = ()
+
+
+def parse(source: SourceFile) -> cst.Module:
+    try:
+        return cst.parse_module(source.text)
+    except cst.ParserSyntaxError as error:
+        raise _precise_error(source, error.message, error.editor_line) from None
+    except RecursionError:
+        raise PythonParseError("nesting too deep to parse", 1, 1) from None
+
+
+def _precise_error(source: SourceFile, message: str, line: int) -> PythonParseError:
+    """libcst's native parser reports rough positions; CPython's compiler says exactly where and why."""
+    try:
+        ast.parse(source.text)
+    except SyntaxError as error:
+        return PythonParseError(f"SyntaxError: {error.msg}", error.lineno or line, error.offset or 1)
+    except (RecursionError, MemoryError, ValueError):
+        pass
+    return PythonParseError(f"SyntaxError: {message}", line, 1)
+
+
+class PythonContext:
+    """What a Python rule sees: the semantic model, gating, values, and `report`."""
+
+    def __init__(
+        self,
+        source: SourceFile,
+        module: cst.Module,
+        semantic: Semantic,
+        gates: GateAnalyzer,
+        options: RuleOptions,
+    ) -> None:
+        self.source = source
+        self.module = module
+        self.semantic = semantic
+        self.gates = gates
+        self.options = options
+        self.rule: type[Rule] | None = None
+        self.diagnostics: list[Diagnostic] = []
+        self._positions: dict[cst.CSTNode, CodeRange] | None = None
+
+    # --- gating -----------------------------------------------------------------------------------
+    def branch(self, node: cst.CSTNode) -> Branch:
+        """Whether `node` can run on ROCm and on NVIDIA, from the tests around it."""
+        return self.gates.branch(node)
+
+    def is_rocm_gated(self, node: cst.CSTNode) -> bool:
+        """True when ROCm is already protected from `node`: it never runs on ROCm, or it is an import
+        inside a `try:` that catches ImportError."""
+        if self.gates.branch(node).on_rocm is False:
+            return True
+        return self._is_import(node) and self.gates.in_import_guard(node)
+
+    def is_nvidia_gated(self, node: cst.CSTNode) -> bool:
+        """True when `node` never runs on NVIDIA (it sits in a ROCm-only branch)."""
+        return self.gates.branch(node).on_nvidia is False
+
+    def vendor_test(self, expr: cst.CSTNode) -> Vendor:
+        return self.gates.value(expr)
+
+    def _is_import(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            return True
+        return any(isinstance(a, (cst.Import, cst.ImportFrom)) for a in self.semantic.ancestors(node))
+
+    # --- names and values (delegated to the semantic model) ----------------------------------------
+    def qualified_name(self, node: cst.CSTNode) -> str | None:
+        return self.semantic.qualified_name(node)
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self.semantic.parent(node)
+
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        return self.semantic.ancestors(node)
+
+    def string_value(self, node: cst.CSTNode) -> str | None:
+        return self.semantic.string_value(node)
+
+    def int_value(self, node: cst.CSTNode) -> int | None:
+        return self.semantic.int_value(node)
+
+    def single_value(self, node: cst.CSTNode) -> cst.BaseExpression | None:
+        return self.semantic.single_value(node)
+
+    def is_module_level(self, node: cst.CSTNode) -> bool:
+        return self.semantic.is_module_level(node)
+
+    def contains(self, token: bytes) -> bool:
+        """Whether the file's raw bytes contain `token` (for file-level context such as a ROCm arch list)."""
+        return token in self.source.data
+
+    # --- positions and edits ------------------------------------------------------------------------
+    def code_range(self, node: cst.CSTNode) -> CodeRange:
+        if self._positions is None:
+            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return self._positions[node]
+
+    def byte_range(self, node: cst.CSTNode) -> tuple[int, int]:
+        span = self.code_range(node)
+        start = self.source.byte_offset(span.start.line, span.start.column)
+        end = self.source.byte_offset(span.end.line, span.end.column)
+        return start, end
+
+    def replace(self, node: cst.CSTNode, content: str) -> Edit:
+        start, end = self.byte_range(node)
+        return self.source.edit(start, end, content)
+
+    def insert_before(self, node: cst.CSTNode, content: str) -> Edit:
+        start, _ = self.byte_range(node)
+        return self.source.edit(start, start, content)
+
+    def insert_after(self, node: cst.CSTNode, content: str) -> Edit:
+        _, end = self.byte_range(node)
+        return self.source.edit(end, end, content)
+
+    def code_of(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    # --- reporting ------------------------------------------------------------------------------------
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: str,
+        *,
+        fix: Fix | None = None,
+        gate_on: Sequence[cst.CSTNode] = (),
+    ) -> None:
+        """Report `node` for the running rule, unless the code is gated away from ROCm.
+
+        The hazard is gated when `node` or any node of `gate_on` is: report a call's argument but also
+        gate on the string literal it came from (`mode = "x" if IS_ROCM else "reduce-overhead"`).
+        """
+        rule = self.rule
+        assert rule is not None, "report() called outside a rule callback"
+        if not rule.reports_gated and any(self.is_rocm_gated(n) for n in (node, *gate_on)):
+            return
+        span = self.code_range(node)
+        self.diagnostics.append(
+            Diagnostic(
+                path=self.source.path,
+                code=rule.code,
+                name=rule.name,
+                message=message,
+                severity=rule.severity,
+                location=Location(span.start.line, span.start.column + 1),
+                end_location=Location(span.end.line, span.end.column + 1),
+                fix=fix,
+                url=rule.url(),
+                noqa_line=span.start.line,
+            )
+        )
+
+    def fix(self, message: str, *edits: Edit, safe: bool = True) -> Fix:
+        return Fix(message, tuple(edits), Applicability.SAFE if safe else Applicability.UNSAFE)
+
+
+InternalErrorReporter = Callable[[type[Rule], BaseException, str], None]
+
+
+def check_python(
+    source: SourceFile,
+    rules: Sequence[type[Rule]],
+    options: RuleOptions,
+    resolve_external: CrossModuleResolver | None,
+    package: str | None,
+    on_internal_error: InternalErrorReporter,
+) -> list[Diagnostic]:
+    """Run `rules` over one Python file. Raises PythonParseError when the file does not parse."""
+    module = parse(source)
+    semantic = Semantic(module, package)
+    gates = GateAnalyzer(semantic, options.rocm_guards, resolve_external)
+    context = PythonContext(source, module, semantic, gates, options)
+    walk(module, semantic.parents, _dispatch_table(rules, context, on_internal_error))
+    return context.diagnostics
+
+
+def _dispatch_table(
+    rules: Sequence[type[Rule]], context: PythonContext, on_internal_error: InternalErrorReporter
+) -> dict[str, list[Callback]]:
+    table: dict[str, list[Callback]] = {}
+    for rule_class in rules:
+        rule = rule_class()
+        state = {"failed": False}
+        for attribute in dir(rule_class):
+            if attribute.startswith("visit_"):
+                method = getattr(rule, attribute)
+                table.setdefault(attribute[len("visit_") :], []).append(
+                    _guarded(rule_class, method, context, state, on_internal_error)
+                )
+    return table
+
+
+def _guarded(
+    rule_class: type[Rule],
+    method: Callable[[cst.CSTNode, PythonContext], None],
+    context: PythonContext,
+    state: dict[str, bool],
+    on_internal_error: InternalErrorReporter,
+) -> Callback:
+    """Call a rule's visit method; a crash disables that rule for the rest of the file and is reported once."""
+
+    def callback(node: cst.CSTNode) -> None:
+        if state["failed"]:
+            return
+        context.rule = rule_class
+        try:
+            method(node, context)
+        except Exception as error:  # noqa: BLE001 - one broken rule must not stop the others
+            state["failed"] = True
+            on_internal_error(rule_class, error, traceback.format_exc())
+
+    return callback

@@ -1,0 +1,100 @@
+"""Follows `from pkg.env import is_hip` into the scanned tree, so project-wide ROCm flags are understood."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from rocmlint.python.semantic import Semantic
+from rocmlint.python.tree import walk
+
+if TYPE_CHECKING:
+    from rocmlint.python.gating import Vendor
+
+# A module can only define a vendor test if it mentions one of these.
+_VENDOR_BYTES = (b"hip", b"rocm", b"ROCM", b"HIP", b"cuda", b"amd", b"AMD", b"nvidia")
+_MAX_FILE_BYTES = 2_000_000
+
+
+def package_of(path: str) -> tuple[str | None, Path]:
+    """The dotted package a file belongs to, and the folder its top-level package sits in."""
+    folder = Path(os.path.abspath(path)).parent
+    parts: list[str] = []
+    while (folder / "__init__.py").is_file():
+        parts.append(folder.name)
+        folder = folder.parent
+    return (".".join(reversed(parts)) if parts else ""), folder
+
+
+class ProjectIndex:
+    """Resolves qualified names defined in other Python modules of the project; cached per run."""
+
+    def __init__(self, rocm_guards: frozenset[str] = frozenset()) -> None:
+        self.rocm_guards = rocm_guards
+        self._values: dict[tuple[Path, str], Vendor | None] = {}
+        self._in_progress: set[tuple[Path, str]] = set()
+
+    def resolver_for(self, path: str) -> Callable[[str], Vendor | None]:
+        _, root = package_of(path)
+        roots = [root, Path(os.path.abspath(path)).parent]
+        return lambda qualified: self.resolve(qualified, roots)
+
+    def resolve(self, qualified: str, roots: list[Path]) -> Vendor | None:
+        parts = qualified.split(".")
+        for split in range(len(parts) - 1, 0, -1):
+            module_file = _find_module(parts[:split], roots)
+            if module_file is not None:
+                if split != len(parts) - 1:
+                    return None  # an attribute of an attribute of a module: not followed
+                return self._symbol(module_file, parts[-1])
+        return None
+
+    def _symbol(self, module_file: Path, symbol: str) -> Vendor | None:
+        key = (module_file, symbol)
+        if key in self._values:
+            return self._values[key]
+        if key in self._in_progress:
+            return None
+        self._in_progress.add(key)
+        try:
+            value = self._evaluate(module_file, symbol)
+        finally:
+            self._in_progress.discard(key)
+        self._values[key] = value
+        return value
+
+    def _evaluate(self, module_file: Path, symbol: str) -> Vendor | None:
+        # Imported here: gating imports this module's resolver type.
+        from rocmlint.python.gating import GateAnalyzer
+
+        try:
+            if module_file.stat().st_size > _MAX_FILE_BYTES:
+                return None
+            data = module_file.read_bytes()
+        except OSError:
+            return None
+        if symbol.encode() not in data or not any(token in data for token in _VENDOR_BYTES):
+            return None
+        try:
+            module = cst.parse_module(data)
+        except Exception:  # noqa: BLE001 - a broken neighbour module just resolves to nothing
+            return None
+        package, _ = package_of(str(module_file))
+        semantic = Semantic(module, package)
+        walk(module, semantic.parents, {})
+        analyzer = GateAnalyzer(semantic, self.rocm_guards, self.resolver_for(str(module_file)))
+        value = analyzer.symbol_value(symbol)
+        return value if value is not None and value.is_vendor_test else None
+
+
+def _find_module(parts: list[str], roots: list[Path]) -> Path | None:
+    for root in roots:
+        base = root.joinpath(*parts)
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+    return None

@@ -1,0 +1,1 @@
+"""rocmlint's rules: one module per rule, each with its metadata, doc, check, fix and examples."""

@@ -1,0 +1,102 @@
+"""ROC101 reduce-overhead-compile."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.rule import Invalid, Rule, Valid
+
+_COMPILERS = frozenset({"torch.compile", "torch._dynamo.optimize", "torch.compiler.compile"})
+
+
+class ReduceOverheadCompile(Rule):
+    """
+    ## What it does
+    Flags `torch.compile(..., mode="reduce-overhead")` (also `@torch.compile(mode=...)`,
+    `torch._dynamo.optimize`, `functools.partial(torch.compile, ...)`, the mode given through a
+    variable or a `**options` dict) that is not gated for ROCm.
+
+    ## Why is this bad on ROCm?
+    `reduce-overhead` captures the compiled graph with CUDA graphs. On ROCm, HIP graph capture through
+    Inductor is slow or hangs: porting guides measure a 65x slowdown against `mode="default"`, and
+    ROCm 7 makes capture stricter so some models fail instead.
+
+    ## Example
+    ```python
+    model = torch.compile(model, mode="reduce-overhead")
+    ```
+
+    ## Fix
+    ```python
+    model = torch.compile(model, mode="default" if IS_ROCM else "reduce-overhead")
+    ```
+
+    ## Fix safety
+    Safe: on NVIDIA `IS_ROCM` is false and the original mode string is kept verbatim.
+    """
+
+    code = "ROC101"
+    name = "reduce-overhead-compile"
+    severity = Severity.WARNING
+    fix_availability = FixAvailability.SAFE
+    triggers = (b"reduce-overhead",)
+
+    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+        name = ctx.qualified_name(node.func)
+        if name == "functools.partial" and node.args and ctx.qualified_name(node.args[0].value) in _COMPILERS:
+            name = "torch.compile"
+        if name not in _COMPILERS:
+            return
+        mode = ctx.semantic.keyword(node, "mode")
+        if mode is not None:
+            self._check_mode(mode, mode.value, ctx)
+            return
+        for arg in node.args:
+            if arg.star == "**":
+                value = ctx.semantic.dict_entries(arg.value).get("mode")
+                if value is not None:
+                    self._check_mode(arg, value, ctx)
+
+    @staticmethod
+    def _check_mode(reported: cst.CSTNode, value: cst.CSTNode, ctx: PythonContext) -> None:
+        for string, literal in ctx.semantic.string_sources(value):
+            if string == "reduce-overhead":
+                ctx.report(reported, _message(), gate_on=(literal,))
+
+
+def _message() -> str:
+    return (
+        'torch.compile mode "reduce-overhead" uses CUDA graphs, which are slow or hang on ROCm; '
+        'use mode="default" when torch.version.hip is set'
+    )
+
+
+ReduceOverheadCompile.valid = (
+    Valid('import torch\nmodel = torch.compile(model, mode="default")\n'),
+    Valid(
+        'import torch\n'
+        'if torch.version.hip:\n'
+        '    model = torch.compile(model)\n'
+        'else:\n'
+        '    model = torch.compile(model, mode="reduce-overhead")\n'
+    ),
+    Valid(
+        'import torch\n'
+        'IS_ROCM = torch.version.hip is not None\n'
+        'mode = "default" if IS_ROCM else "reduce-overhead"\n'
+        'model = torch.compile(model, mode="default" if IS_ROCM else "reduce-overhead")\n'
+    ),
+    Valid('print("try mode=reduce-overhead for small batches")\n'),
+)
+ReduceOverheadCompile.invalid = (
+    Invalid('import torch\nmodel = torch.compile(model, mode="reduce-overhead")\n', line=2),
+    Invalid('import torch as T\n\n@T.compile(mode="reduce-overhead")\ndef step(x):\n    return x * 2\n', line=3),
+    Invalid('import torch\nMODE = "reduce-overhead"\nmodel = torch.compile(model, mode=MODE)\n', line=3),
+    Invalid('import torch\nopts = {"mode": "reduce-overhead", "fullgraph": True}\nm = torch.compile(m, **opts)\n', line=3),
+    Invalid(
+        'import functools, torch\ncompile_fn = functools.partial(torch.compile, mode="reduce-overhead")\n',
+        line=2,
+    ),
+)

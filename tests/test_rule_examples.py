@@ -1,0 +1,59 @@
+"""Every rule's own VALID and INVALID examples, plus the metadata every rule must carry."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from rocmlint.diagnostics import FixAvailability
+from rocmlint.registry import all_rules
+from rocmlint.rule import ToolRule
+from rocmlint.testing import check_invalid, run_example
+
+RULES = all_rules()
+VALID = [pytest.param(rule, example, id=f"{rule.code}-valid-{i}") for rule in RULES for i, example in enumerate(rule.valid)]
+INVALID = [pytest.param(rule, example, id=f"{rule.code}-invalid-{i}") for rule in RULES for i, example in enumerate(rule.invalid)]
+CHECKING_RULES = [rule for rule in RULES if rule.code != "ROC900"]
+
+
+@pytest.mark.parametrize(("rule", "example"), VALID)
+def test_valid_example_is_not_reported(rule, example):
+    found = run_example(rule, example.code)
+    assert not found, "\n".join(f"{d.location.line}:{d.location.column} {d.message}" for d in found) + "\n" + example.code
+
+
+@pytest.mark.parametrize(("rule", "example"), INVALID)
+def test_invalid_example_is_reported(rule, example):
+    problems = check_invalid(rule, example)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("rule", CHECKING_RULES, ids=lambda r: r.code)
+def test_rule_has_examples(rule):
+    minimum = 1 if issubclass(rule, ToolRule) else 3
+    assert len(rule.valid) >= minimum and len(rule.invalid) >= minimum
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
+def test_rule_metadata(rule):
+    assert re.fullmatch(r"ROC\d{3}", rule.code)
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", rule.name)
+    doc = rule.doc()
+    for section in ("## What it does", "## Why is this bad on ROCm?", "## Example", "## Fix safety"):
+        assert section in doc, f"{rule.code} doc lacks {section}"
+    if not issubclass(rule, ToolRule):
+        assert rule.triggers, f"{rule.code} must declare triggers so the prefilter can skip files"
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.fix_availability is not FixAvailability.NONE], ids=lambda r: r.code)
+def test_fixed_examples_only_for_fixable_rules(rule):
+    # A rule that declares a fix documents it; examples with `fixed=` are checked above.
+    assert "## Fix" in rule.doc()
+
+
+def test_codes_and_names_are_unique():
+    codes = [r.code for r in RULES]
+    names = [r.name for r in RULES]
+    assert len(codes) == len(set(codes))
+    assert len(names) == len(set(names))
