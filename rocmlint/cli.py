@@ -5,20 +5,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
 from rocmlint import __version__
 from rocmlint.config import ConfigError, ConfigResolver, Overrides, check_selector
 from rocmlint.diagnostics import Diagnostic
-from rocmlint.discovery import discover
+from rocmlint.discovery import GitIgnore, discover, is_path_excluded
 from rocmlint.docs import LANGUAGE_LABEL, rule_page
 from rocmlint.engine import Engine, FileReport
 from rocmlint.outputs import FORMATS
 from rocmlint.outputs import text as text_output
 from rocmlint.registry import all_rules, rule_by_code
+from rocmlint.source import language_of
 
 EXIT_CLEAN, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
+STDIN_NAME = "-"
 
 
 class UsageError(Exception):
@@ -80,13 +83,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _list_rules(args.output_format)
         if args.command == "check":
             return _check(args)
-        parser.print_help()
+        parser.print_help(sys.stderr)
         return EXIT_ERROR
     except (ConfigError, UsageError) as error:
         print(f"rocmlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
         return EXIT_ERROR
+    except Exception as error:  # noqa: BLE001 - an internal error is exit 2, never a Python traceback's 1
+        _report_internal_error(error, getattr(args, "verbose", False))
+        return EXIT_ERROR
+
+
+def _report_internal_error(error: Exception, verbose: bool) -> None:
+    print(f"rocmlint: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+    if verbose:
+        traceback.print_exception(error, file=sys.stderr)
+    else:
+        print("rocmlint: run again with --verbose for the traceback, and please report it", file=sys.stderr)
 
 
 def _show_rule(code: str) -> int:
@@ -148,19 +162,10 @@ def _check(args: argparse.Namespace) -> int:
         raise UsageError("--config and --isolated cannot be used together")
     resolver = ConfigResolver(_overrides(args), config_path=args.config, isolated=args.isolated)
     engine = Engine()
-    paths: list[Path] = args.paths or [Path(".")]
-    reports: list[FileReport] = []
-    if any(str(p) == "-" for p in paths):
-        if len(paths) != 1:
-            raise UsageError("'-' (stdin) cannot be combined with other paths")
-        reports.append(_check_stdin(engine, resolver, args.stdin_filename))
-    else:
-        warn = lambda message: print(f"rocmlint: warning: {message}", file=sys.stderr)  # noqa: E731
-        for candidate in discover(paths, resolver, warn):
-            reports.append(engine.check_path(candidate.path, candidate.settings))
+    reports = _check_stdin(args, engine, resolver) if _reads_stdin(args) else _check_paths(args, engine, resolver)
     for report in reports:
         for warning in report.warnings:
-            print(f"rocmlint: warning: {warning}", file=sys.stderr)
+            _warn(warning)
         if args.verbose:
             for trace in report.tracebacks:
                 sys.stderr.write(trace)
@@ -169,10 +174,38 @@ def _check(args: argparse.Namespace) -> int:
     return EXIT_FOUND if diagnostics and not args.exit_zero else EXIT_CLEAN
 
 
-def _check_stdin(engine: Engine, resolver: ConfigResolver, filename: str | None) -> FileReport:
-    name = filename or "-.py"
+def _warn(message: str) -> None:
+    print(f"rocmlint: warning: {message}", file=sys.stderr)
+
+
+def _reads_stdin(args: argparse.Namespace) -> bool:
+    """`-` among the paths, or `--stdin-filename` with no paths (as ruff does)."""
+    if any(str(p) == "-" for p in args.paths):
+        if len(args.paths) != 1:
+            raise UsageError("'-' (stdin) cannot be combined with other paths")
+        return True
+    return not args.paths and args.stdin_filename is not None
+
+
+def _check_paths(args: argparse.Namespace, engine: Engine, resolver: ConfigResolver) -> list[FileReport]:
+    paths: list[Path] = args.paths or [Path(".")]
+    return [engine.check_path(candidate.path, candidate.settings) for candidate in discover(paths, resolver, _warn)]
+
+
+def _check_stdin(args: argparse.Namespace, engine: Engine, resolver: ConfigResolver) -> list[FileReport]:
+    """Stdin is checked as `--stdin-filename` (its language, config and per-file-ignores), else as
+    Python shown as `-`."""
+    data = sys.stdin.buffer.read()
+    name: str | None = args.stdin_filename
+    if name is None:
+        return [engine.check_bytes(STDIN_NAME, data, resolver.default(), language="python")]
+    if language_of(name) is None:
+        _warn(f"{name}: not a Python or CUDA/C++ file, nothing checked")
+        return []
     settings = resolver.for_file(Path(name))
-    return engine.check_bytes(name, sys.stdin.buffer.read(), settings)
+    if settings.force_exclude and is_path_excluded(Path(name), settings, GitIgnore(), is_dir=False):
+        return []
+    return [engine.check_bytes(name, data, settings)]
 
 
 def _print(diagnostics: list[Diagnostic], args: argparse.Namespace) -> None:

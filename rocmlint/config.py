@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rocmlint.registry import all_rules, is_valid_selector, select_rules
+from rocmlint.rule import Rule
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -25,11 +26,39 @@ CONFIG_FILES = (".rocmlint.toml", "rocmlint.toml", "pyproject.toml")
 DEFAULT_EXCLUDE = ("build", "dist", "_build", "node_modules", "site-packages", "*.egg-info", "third_party")
 _ARCH_RE = re.compile(r"^gfx[0-9a-f]{3,4}(?::[a-z]+[+-])*$")
 _MACRO_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ROCMLINT_TABLE_RE = re.compile(r"^\s*\[\s*tool\s*\.\s*rocmlint\s*[\].]", re.MULTILINE)
 _DOTTED_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
 class ConfigError(Exception):
     """A configuration file or option that cannot be used; the message names the file and key."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """One layer of ruff-style rule selection: the command line on top of a configuration file.
+
+    A layer with `select` starts over; one without only adds (`extend-select`) and removes (`ignore`)
+    rules, the most specific selector of the layer deciding, with ties going to `ignore`.
+    """
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def apply(self, enabled: frozenset[str]) -> frozenset[str]:
+        """The codes enabled after this layer, given those the layers below enabled."""
+        if self.select is not None:
+            return select_rules(self.select, self.ignore, self.extend_select)
+        if not self.extend_select and not self.ignore:
+            return enabled
+        added = select_rules((), self.ignore, self.extend_select)
+        removed = {rule.code for rule in all_rules() if any(_selects(s, rule) for s in self.ignore)}
+        return frozenset((enabled - removed) | added)
+
+
+def _selects(selector: str, rule: type[Rule]) -> bool:
+    return selector == "ALL" or rule.code.startswith(selector)
 
 
 @dataclass(frozen=True)
@@ -48,10 +77,12 @@ class Settings:
     portable_macros: tuple[str, ...] = ()
     target_archs: tuple[str, ...] = ()
     force_exclude: bool = field(default=False, compare=False)
+    # The command line's --select/--extend-select/--ignore, a layer above the file's own selection.
+    command_line: Selection = Selection()
 
     @cached_property
     def enabled_codes(self) -> frozenset[str]:
-        return select_rules(self.select, self.ignore, self.extend_select)
+        return self.command_line.apply(select_rules(self.select, self.ignore, self.extend_select))
 
     @property
     def exclude_patterns(self) -> tuple[str, ...]:
@@ -73,9 +104,7 @@ class Overrides:
     def apply(self, settings: Settings) -> Settings:
         return replace(
             settings,
-            select=self.select if self.select is not None else settings.select,
-            extend_select=settings.extend_select + self.extend_select,
-            ignore=settings.ignore + self.ignore,
+            command_line=Selection(self.select, self.extend_select, self.ignore),
             per_file_ignores=settings.per_file_ignores + self.per_file_ignores,
             exclude=self.exclude if self.exclude is not None else settings.exclude,
             extend_exclude=settings.extend_exclude + self.extend_exclude,
@@ -86,16 +115,23 @@ class Overrides:
 def load_config(path: Path) -> Settings:
     """Read one configuration file; raises ConfigError naming the file and key for anything invalid."""
     try:
-        with path.open("rb") as handle:
-            document = tomllib.load(handle)
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+        data = path.read_bytes()
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
+    try:
+        document = tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 text (at line {line})") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {_with_line(str(error), data)}") from None
     if path.name == "pyproject.toml":
-        table = document.get("tool", {}).get("rocmlint")
+        tool = document.get("tool")
+        table = tool.get("rocmlint") if isinstance(tool, dict) else None
         if table is None:
             raise ConfigError(f"{path}: has no [tool.rocmlint] table")
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: 'tool.rocmlint' must be a table, got {table!r}")
         where = f"{path}: [tool.rocmlint]"
     else:
         table = document
@@ -103,16 +139,25 @@ def load_config(path: Path) -> Settings:
     return _settings_from_table(table, path.parent.resolve(), path, where)
 
 
+def _with_line(message: str, data: bytes) -> str:
+    """tomllib says "(at end of document)" for an unclosed construct: name the last line too."""
+    if "(at end of document)" not in message:
+        return message
+    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    return message.replace("(at end of document)", f"(at end of document, line {max(lines, 1)})")
+
+
 def has_rocmlint_table(path: Path) -> bool:
     if path.name != "pyproject.toml":
         return True
     try:
         with path.open("rb") as handle:
-            return "rocmlint" in tomllib.load(handle).get("tool", {})
-    except (OSError, tomllib.TOMLDecodeError):
+            tool = tomllib.load(handle).get("tool")
+        return isinstance(tool, dict) and "rocmlint" in tool
+    except (OSError, ValueError):  # ValueError: TOMLDecodeError, UnicodeDecodeError
         # A broken pyproject.toml without our table is not ours to report; with it, load_config reports.
         try:
-            return "[tool.rocmlint]" in path.read_text(errors="replace")
+            return _ROCMLINT_TABLE_RE.search(path.read_text(errors="replace")) is not None
         except OSError:
             return False
 
@@ -171,9 +216,7 @@ def _selectors(value: Any, key: str, where: str) -> tuple[str, ...]:
 
 
 def check_selector(selector: str, where: str) -> None:
-    if not is_valid_selector(selector) or not any(
-        selector == "ALL" or rule.code.startswith(selector) for rule in all_rules()
-    ):
+    if not is_valid_selector(selector) or not any(_selects(selector, rule) for rule in all_rules()):
         raise ConfigError(f"{where} has {selector!r}, which is not a rule code or prefix (see `rocmlint rules`)")
 
 

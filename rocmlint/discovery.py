@@ -37,10 +37,7 @@ def matches_any(path: Path, patterns: tuple[str, ...], root: Path) -> bool:
     if not patterns:
         return False
     name = path.name
-    try:
-        relative = path.resolve().relative_to(root).as_posix()
-    except ValueError:
-        relative = None
+    relative = _relative_to(path, root)
     for pattern in patterns:
         if "/" not in pattern.rstrip("/"):
             if fnmatch.fnmatchcase(name, pattern.rstrip("/")):
@@ -48,6 +45,16 @@ def matches_any(path: Path, patterns: tuple[str, ...], root: Path) -> bool:
         elif relative is not None and _match_relative(relative, pattern.lstrip("./")):
             return True
     return False
+
+
+def _relative_to(path: Path, root: Path) -> str | None:
+    """`path` relative to `root` as it was named (symlinks kept), else with symlinks resolved."""
+    for candidate in (Path(os.path.abspath(path)), path.resolve()):
+        try:
+            return candidate.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return None
 
 
 def _match_relative(relative: str, pattern: str) -> bool:
@@ -71,22 +78,34 @@ class GitIgnore:
             try:
                 if ignore_file.is_file():
                     lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
-                    spec = pathspec.PathSpec.from_lines("gitwildmatch", lines)
+                    spec = pathspec.GitIgnoreSpec.from_lines(lines)
             except OSError:
                 spec = None
             self._specs[folder] = spec
         return self._specs[folder]
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
+        """As git decides: the deepest .gitignore with a matching pattern wins, and within one file
+        the last matching pattern (so a nested `!name` re-includes what a parent ignored)."""
         path = Path(os.path.abspath(path))
         for folder in _folders_up_to_repo_root(path.parent):
             spec = self._spec(folder)
             if spec is None:
                 continue
             relative = path.relative_to(folder).as_posix() + ("/" if is_dir else "")
-            if spec.match_file(relative):
-                return True
+            decision = _last_match(spec, relative)
+            if decision is not None:
+                return decision
         return False
+
+
+def _last_match(spec: pathspec.PathSpec, relative: str) -> bool | None:
+    """True (ignored), False (re-included by a `!` pattern) or None (no pattern matches)."""
+    decision = None
+    for pattern in spec.patterns:
+        if pattern.include is not None and pattern.match_file(relative) is not None:
+            decision = pattern.include
+    return decision
 
 
 def _folders_up_to_repo_root(folder: Path) -> list[Path]:
@@ -105,6 +124,26 @@ def is_excluded(path: Path, settings: Settings, gitignore: GitIgnore, is_dir: bo
     return settings.respect_gitignore and gitignore.ignored(path, is_dir)
 
 
+def is_path_excluded(path: Path, settings: Settings, gitignore: GitIgnore, is_dir: bool) -> bool:
+    """Whether `path`, or a folder above it up to the settings' root, is excluded (what --force-exclude
+    applies to paths named on the command line: `build/x.py` is excluded by `build`)."""
+    if is_excluded(path, settings, gitignore, is_dir):
+        return True
+    return any(is_excluded(folder, settings, gitignore, is_dir=True) for folder in _folders_below(path, settings.root))
+
+
+def _folders_below(path: Path, root: Path) -> list[Path]:
+    """The folders that hold `path`, from its parent up to (not including) `root`; none outside root."""
+    parent = Path(os.path.abspath(path)).parent
+    if parent != root and root not in parent.parents:
+        return []
+    folders = []
+    while parent != root:
+        folders.append(parent)
+        parent = parent.parent
+    return folders
+
+
 def discover(paths: list[Path], resolver: ConfigResolver, warn: Warn) -> Iterator[Candidate]:
     """Yield every file to check under `paths`, in a stable (sorted) order."""
     gitignore = GitIgnore()
@@ -115,12 +154,12 @@ def discover(paths: list[Path], resolver: ConfigResolver, warn: Warn) -> Iterato
             continue
         if path.is_dir():
             settings = resolver.for_folder(Path(os.path.abspath(path)))
-            if settings.force_exclude and is_excluded(path, settings, gitignore, is_dir=True):
+            if settings.force_exclude and is_path_excluded(path, settings, gitignore, is_dir=True):
                 continue
             yield from _walk(path, resolver, gitignore, warn, seen)
             continue
         settings = resolver.for_file(path)
-        if settings.force_exclude and is_excluded(path, settings, gitignore, is_dir=False):
+        if settings.force_exclude and is_path_excluded(path, settings, gitignore, is_dir=False):
             continue
         if language_of(str(path)) is None:
             warn(f"{path}: not a Python or CUDA/C++ file, skipped")

@@ -7,6 +7,7 @@ crashed). A failure in one file or one rule never stops the run.
 from __future__ import annotations
 
 import re
+import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -20,7 +21,7 @@ from rocmlint.python.project import ProjectIndex, package_of
 from rocmlint.registry import all_rules, rule_by_code
 from rocmlint.rule import Rule
 from rocmlint.source import DecodeError, SourceFile, language_of
-from rocmlint.suppression import find_suppressions, unused_noqa
+from rocmlint.suppression import find_suppressions, mentions_noqa, unused_noqa
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 PARSE_ERROR, UNUSED_NOQA, INTERNAL_ERROR = "ROC001", "ROC002", "ROC900"
@@ -33,6 +34,13 @@ class FileReport:
     warnings: list[str] = field(default_factory=list)  # filesystem problems, for stderr
     tracebacks: list[str] = field(default_factory=list)  # of rules that crashed (ROC900), for --verbose
     skipped: bool = False  # no enabled rule could fire: the file was never decoded or parsed
+
+
+@dataclass(frozen=True)
+class _FrontEndOutcome:
+    diagnostics: list[Diagnostic]
+    # Rules whose noqa codes cannot be judged unused (they crashed); None: the file was not analysed.
+    unjudged: frozenset[str] | None = frozenset()
 
 
 @dataclass(frozen=True)
@@ -64,10 +72,15 @@ def prefilter_for(language: str, enabled: frozenset[str]) -> Prefilter:
             always.append(rule)
         for trigger in rule.triggers:
             by_trigger.setdefault(trigger, []).append(rule)
-    # Longest first, so a trigger that contains another is still found by findall.
+    # The regex reports the longest trigger at each position, so a match also stands for every
+    # shorter trigger it contains (`pynvml` contains `nvml`).
     ordered = sorted(by_trigger, key=len, reverse=True)
     pattern = re.compile(b"|".join(re.escape(t) for t in ordered)) if ordered else None
-    return Prefilter(pattern, {t: tuple(r) for t, r in by_trigger.items()}, tuple(always))
+    rules_by_match = {
+        trigger: tuple(dict.fromkeys(rule for other in ordered if other in trigger for rule in by_trigger[other]))
+        for trigger in ordered
+    }
+    return Prefilter(pattern, rules_by_match, tuple(always))
 
 
 class Engine:
@@ -91,15 +104,18 @@ class Engine:
             return report
         return self.check_bytes(str(path), data, settings)
 
-    def check_bytes(self, path: str, data: bytes, settings: Settings) -> FileReport:
-        """Check one file's content (from disk, stdin, or an editor buffer)."""
+    def check_bytes(self, path: str, data: bytes, settings: Settings, language: str | None = None) -> FileReport:
+        """Check one file's content (from disk, stdin, or an editor buffer).
+
+        `language` ("python" or "cuda") defaults to what the path's extension says.
+        """
         report = FileReport(path)
-        language = language_of(path)
+        language = language or language_of(path)
         if language is None:
             return report
         enabled = settings.enabled_codes
         rules = prefilter_for(language, enabled).rules_for(data)
-        wants_noqa_check = UNUSED_NOQA in enabled and b"noqa" in data
+        wants_noqa_check = UNUSED_NOQA in enabled and mentions_noqa(data)
         if not rules and not wants_noqa_check:
             report.skipped = True
             return report
@@ -108,50 +124,67 @@ class Engine:
         except DecodeError as error:
             report.diagnostics = self._filter([self._tool(PARSE_ERROR, path, f"cannot decode file: {error}")], settings, path, None)
             return report
-        diagnostics: list[Diagnostic] = []
+        outcome = _FrontEndOutcome([])
         if rules:
-            diagnostics = self._run_front_end(source, rules, settings, report)
-        report.diagnostics = self._filter(diagnostics, settings, path, source)
+            outcome = self._run_front_end(source, rules, settings, report)
+        report.diagnostics = self._filter(outcome.diagnostics, settings, path, source, outcome.unjudged)
         return report
 
     def _run_front_end(
         self, source: SourceFile, rules: list[type[Rule]], settings: Settings, report: FileReport
-    ) -> list[Diagnostic]:
+    ) -> _FrontEndOutcome:
         crashes: list[Diagnostic] = []
+        crashed: set[str] = set()
 
         def on_internal_error(rule: type[Rule], error: BaseException, trace: str) -> None:
             message = f"rule {rule.code} ({rule.name}) crashed on this file: {type(error).__name__}: {error}"
             crashes.append(self._tool(INTERNAL_ERROR, source.path, message))
+            crashed.add(rule.code)
             report.tracebacks.append(f"{source.path}: {rule.code} crashed:\n{trace}")
 
         if source.language != "python":
-            return []  # the CUDA C++ front end plugs in here
+            # The CUDA C++ front end plugs in here; until then its rules did not look, so their noqa
+            # codes cannot be called unused.
+            return _FrontEndOutcome([], frozenset(rule.code for rule in rules))
         options = RuleOptions(frozenset(settings.rocm_guards), settings.target_archs)
-        package, _ = package_of(source.path)
         try:
+            package, _ = package_of(source.path)
             found = check_python(
-                source, rules, options, self.project.resolver_for(source.path), package, on_internal_error
+                source, rules, options, self.project.resolver_for(source.path, options.rocm_guards), package, on_internal_error
             )
         except PythonParseError as error:
-            return [self._tool(PARSE_ERROR, source.path, str(error), Location(error.line, error.column))]
-        return found + crashes
+            return _FrontEndOutcome([self._tool(PARSE_ERROR, source.path, str(error), Location(error.line, error.column))], None)
+        except Exception as error:  # noqa: BLE001 - a front-end bug must not stop the run
+            message = f"the Python front end crashed on this file: {type(error).__name__}: {error}"
+            report.tracebacks.append(f"{source.path}: the Python front end crashed:\n{traceback.format_exc()}")
+            return _FrontEndOutcome([self._tool(INTERNAL_ERROR, source.path, message)], None)
+        return _FrontEndOutcome(found + crashes, frozenset(crashed))
 
     def _filter(
-        self, diagnostics: Iterable[Diagnostic], settings: Settings, path: str, source: SourceFile | None
+        self,
+        diagnostics: Iterable[Diagnostic],
+        settings: Settings,
+        path: str,
+        source: SourceFile | None,
+        unjudged: frozenset[str] | None = frozenset(),
     ) -> list[Diagnostic]:
+        """Drop disabled, per-file-ignored and noqa-suppressed diagnostics; add ROC002.
+
+        `unjudged` names the rules whose noqa codes cannot be called unused (they crashed); None means
+        no rule looked at the file (it did not parse), so ROC002 stays silent.
+        """
         enabled = settings.enabled_codes
         ignored_here = _per_file_ignored(path, settings)
         kept = [d for d in diagnostics if d.code in enabled and not _ignored(d.code, ignored_here)]
-        if source is not None:
-            suppressions = find_suppressions(source)
-            kept = [d for d in kept if d.code == PARSE_ERROR or not suppressions.suppresses(d)]
-            if UNUSED_NOQA in enabled and not _ignored(UNUSED_NOQA, ignored_here):
-                rule = rule_by_code(UNUSED_NOQA)
-                assert rule is not None
-                kept += [
-                    d for d in unused_noqa(source, suppressions, rule.code, rule.name, rule.url())
-                    if not suppressions.suppresses(d)
-                ]
+        if source is None:
+            return sorted(kept, key=Diagnostic.sort_key)
+        suppressions = find_suppressions(source)
+        kept = [d for d in kept if d.code == PARSE_ERROR or not suppressions.suppresses(d)]
+        if unjudged is not None and UNUSED_NOQA in enabled and not _ignored(UNUSED_NOQA, ignored_here):
+            rule = rule_by_code(UNUSED_NOQA)
+            assert rule is not None
+            unused = unused_noqa(source, suppressions, rule.code, rule.name, rule.url(), unjudged)
+            kept += [d for d in unused if not suppressions.suppresses(d)]
         return sorted(kept, key=Diagnostic.sort_key)
 
     @staticmethod

@@ -6,16 +6,32 @@ from __future__ import annotations
 import io
 import re
 import tokenize
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from rocmlint.diagnostics import Applicability, Diagnostic, Fix, Location, Severity
 from rocmlint.source import SourceFile
 
 _CODES = r"(?P<codes>[A-Za-z]+[0-9]+(?:\s*,?\s*[A-Za-z]+[0-9]+)*)"
-_LINE_NOQA = re.compile(r"\bnoqa(?::\s*" + _CODES + r")?", re.IGNORECASE)
+# `noqa` right after a comment marker (`# noqa`, `#noqa`, `// NOQA`), as ruff and flake8 read it: a comment
+# that merely mentions the word ("# this is not a noqa") is no directive.
+_LINE_NOQA = re.compile(r"(?:#|//|/\*)\s*noqa(?![^\s:#*])(?:\s*:\s*" + _CODES + r")?", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"^\s*rocmlint\s*:\s*noqa(?::\s*" + _CODES + r")?", re.IGNORECASE)
-_CPP_COMMENT = re.compile(r"//[^\n\r]*|/\*.*?\*/")
+_NOQA_BYTES = re.compile(rb"noqa", re.IGNORECASE)
+# C/C++ tokens that can hold `//` or `/*` without starting a comment, then the comments themselves.
+_CPP_TOKEN = re.compile(
+    r"""(?P<raw>R"(?P<delim>[^()\\\s"]{0,16})\(.*?\)(?P=delim)")"""
+    r"""|"(?:\\.|[^"\\\r\n])*"|'(?:\\.|[^'\\\r\n])*'"""
+    r"""|(?P<line>//[^\r\n]*)|(?P<block>/\*.*?(?:\*/|\Z))""",
+    re.DOTALL,
+)
 _CODE_SPLIT = re.compile(r"[\s,]+")
+_NEWLINES = re.compile(r"\r\n?")
+
+
+def mentions_noqa(data: bytes) -> bool:
+    """Whether the file could hold a noqa directive (any case), decided on the raw bytes."""
+    return _NOQA_BYTES.search(data) is not None
 
 
 @dataclass
@@ -50,12 +66,12 @@ class Suppressions:
 
 
 def find_suppressions(source: SourceFile) -> Suppressions:
-    if b"noqa" not in source.data and b"NOQA" not in source.data:
+    if not mentions_noqa(source.data):
         return Suppressions()
     comments = _python_comments(source) if source.language == "python" else _cpp_comments(source)
     suppressions = Suppressions()
     for line, column, text in comments:
-        body = text.lstrip("#/*").strip()
+        body = text.strip(" \t#/*")  # also a ` * rocmlint: noqa` line inside a /* */ block
         file_match = _FILE_NOQA.match(body)
         if file_match:
             codes = _split(file_match.group("codes"))
@@ -81,8 +97,10 @@ def _split(codes: str | None) -> tuple[str, ...] | None:
 
 
 def _python_comments(source: SourceFile) -> list[tuple[int, int, str]]:
+    # tokenize knows only \n and \r\n; a lone \r ends a line for libcst and for us, so normalise first.
+    text = _NEWLINES.sub("\n", source.text)
     try:
-        tokens = tokenize.generate_tokens(io.StringIO(source.text).readline)
+        tokens = tokenize.generate_tokens(io.StringIO(text).readline)
         return [(t.start[0], t.start[1], t.string) for t in tokens if t.type == tokenize.COMMENT]
     except (tokenize.TokenError, SyntaxError, IndentationError):
         found = []
@@ -94,20 +112,41 @@ def _python_comments(source: SourceFile) -> list[tuple[int, int, str]]:
 
 
 def _cpp_comments(source: SourceFile) -> list[tuple[int, int, str]]:
+    """Every `//` comment, and each line of every `/* */` comment, skipping string and char literals."""
     found = []
-    for number, line in enumerate(source.lines, start=1):
-        for match in _CPP_COMMENT.finditer(line):
-            found.append((number, match.start(), match.group()))
+    for match in _CPP_TOKEN.finditer(source.text):
+        if match.group("line") is not None or match.group("block") is not None:
+            found.extend(_comment_lines(source, match.start(), match.group()))
     return found
 
 
-def unused_noqa(source: SourceFile, suppressions: Suppressions, code: str, name: str, url: str) -> list[Diagnostic]:
-    """ROC002: `noqa` directives naming ROC codes that suppressed nothing, with a fix that removes them."""
+def _comment_lines(source: SourceFile, offset: int, comment: str) -> list[tuple[int, int, str]]:
+    pieces = []
+    for piece in re.finditer(r"[^\r\n]+", comment):
+        location = source.location_of_char(offset + piece.start())
+        pieces.append((location.line, location.column - 1, piece.group()))
+    return pieces
+
+
+def unused_noqa(
+    source: SourceFile,
+    suppressions: Suppressions,
+    code: str,
+    name: str,
+    url: str,
+    unjudged: Collection[str] = (),
+) -> list[Diagnostic]:
+    """ROC002: `noqa` directives naming ROC codes that suppressed nothing, with a fix that removes them.
+
+    Codes in `unjudged` (rules that crashed on this file) are never called unused: they did not look.
+    """
     diagnostics = []
-    for directive in suppressions.lines.values():
+    for directive in sorted(suppressions.lines.values(), key=lambda d: d.line):
         if directive.codes is None:
             continue  # a bare noqa may be meant for another tool
-        unused = [c for c in directive.codes if c.startswith("ROC") and c not in directive.used]
+        unused = [
+            c for c in directive.codes if c.startswith("ROC") and c not in directive.used and c not in unjudged
+        ]
         if not unused:
             continue
         start = Location(directive.line, directive.column + 1)
@@ -123,7 +162,7 @@ def unused_noqa(source: SourceFile, suppressions: Suppressions, code: str, name:
                 end_location=end,
                 fix=_removal_fix(source, directive, unused),
                 url=url,
-                noqa_line=None,
+                noqa_line=directive.line,
             )
         )
     return diagnostics

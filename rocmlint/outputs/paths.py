@@ -6,7 +6,12 @@ import os
 from pathlib import Path
 
 
+STDIN = "-"  # the name of stdin read without --stdin-filename
+
+
 def display_path(path: str) -> str:
+    if path == STDIN:
+        return STDIN
     absolute = os.path.abspath(path)
     try:
         shown = str(Path(absolute).relative_to(Path.cwd()))
@@ -16,7 +21,7 @@ def display_path(path: str) -> str:
 
 
 def absolute_path(path: str) -> str:
-    return os.path.abspath(path)
+    return STDIN if path == STDIN else os.path.abspath(path)
 
 
 def escape_control(value: str) -> str:

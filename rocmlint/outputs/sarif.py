@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from rocmlint import __version__
 from rocmlint.diagnostics import Diagnostic, Location, Severity
@@ -48,7 +49,8 @@ def render(diagnostics: Sequence[Diagnostic]) -> str:
 def _artifact(path: str) -> dict[str, str]:
     absolute = Path(path).resolve()
     try:
-        return {"uri": absolute.relative_to(Path.cwd()).as_posix(), "uriBaseId": "%SRCROOT%"}
+        # A relative URI reference: percent-encoded (spaces, '%', non-ASCII), '/' kept.
+        return {"uri": quote(absolute.relative_to(Path.cwd()).as_posix()), "uriBaseId": "%SRCROOT%"}
     except ValueError:
         return {"uri": absolute.as_uri()}
 

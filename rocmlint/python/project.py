@@ -31,43 +31,62 @@ def package_of(path: str) -> tuple[str | None, Path]:
 
 
 class ProjectIndex:
-    """Resolves qualified names defined in other Python modules of the project; cached per run."""
+    """Resolves qualified names defined in other Python modules of the project; cached per run.
+
+    A qualified name ending in "()" asks for the value of calling it (`pkg.env.is_hip()`).
+    """
 
     def __init__(self, rocm_guards: frozenset[str] = frozenset()) -> None:
         self.rocm_guards = rocm_guards
-        self._values: dict[tuple[Path, str], Vendor | None] = {}
-        self._in_progress: set[tuple[Path, str]] = set()
+        self._values: dict[tuple[Path, str, frozenset[str]], Vendor | None] = {}
+        self._in_progress: set[tuple[Path, str, frozenset[str]]] = set()
+        self._modules: dict[tuple[tuple[str, ...], tuple[Path, ...]], Path | None] = {}
 
-    def resolver_for(self, path: str) -> Callable[[str], Vendor | None]:
+    def resolver_for(
+        self, path: str, rocm_guards: frozenset[str] | None = None
+    ) -> Callable[[str], Vendor | None]:
+        """The resolver for names imported by the file at `path`. `rocm_guards` (default: the index's
+        own) are the configured guard names the other modules are read with."""
         _, root = package_of(path)
         roots = [root, Path(os.path.abspath(path)).parent]
-        return lambda qualified: self.resolve(qualified, roots)
+        guards = self.rocm_guards if rocm_guards is None else rocm_guards
+        return lambda qualified: self.resolve(qualified, roots, guards)
 
-    def resolve(self, qualified: str, roots: list[Path]) -> Vendor | None:
-        parts = qualified.split(".")
+    def resolve(
+        self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None = None
+    ) -> Vendor | None:
+        guards = self.rocm_guards if rocm_guards is None else rocm_guards
+        called = qualified.endswith("()")
+        parts = qualified.removesuffix("()").split(".")
         for split in range(len(parts) - 1, 0, -1):
-            module_file = _find_module(parts[:split], roots)
+            module_file = self._find_module(tuple(parts[:split]), tuple(roots))
             if module_file is not None:
                 if split != len(parts) - 1:
                     return None  # an attribute of an attribute of a module: not followed
-                return self._symbol(module_file, parts[-1])
+                return self._symbol(module_file, parts[-1] + ("()" if called else ""), guards)
         return None
 
-    def _symbol(self, module_file: Path, symbol: str) -> Vendor | None:
-        key = (module_file, symbol)
+    def _find_module(self, parts: tuple[str, ...], roots: tuple[Path, ...]) -> Path | None:
+        key = (parts, roots)
+        if key not in self._modules:
+            self._modules[key] = _find_module(list(parts), list(roots))
+        return self._modules[key]
+
+    def _symbol(self, module_file: Path, symbol: str, guards: frozenset[str]) -> Vendor | None:
+        key = (module_file, symbol, guards)
         if key in self._values:
             return self._values[key]
         if key in self._in_progress:
-            return None
+            return None  # an import cycle
         self._in_progress.add(key)
         try:
-            value = self._evaluate(module_file, symbol)
+            value = self._evaluate(module_file, symbol, guards)
         finally:
             self._in_progress.discard(key)
         self._values[key] = value
         return value
 
-    def _evaluate(self, module_file: Path, symbol: str) -> Vendor | None:
+    def _evaluate(self, module_file: Path, symbol: str, guards: frozenset[str]) -> Vendor | None:
         # Imported here: gating imports this module's resolver type.
         from rocmlint.python.gating import GateAnalyzer
 
@@ -77,7 +96,9 @@ class ProjectIndex:
             data = module_file.read_bytes()
         except OSError:
             return None
-        if symbol.encode() not in data or not any(token in data for token in _VENDOR_BYTES):
+        called = symbol.endswith("()")
+        name = symbol.removesuffix("()")
+        if not _may_define(data, name, guards):
             return None
         try:
             module = cst.parse_module(data)
@@ -86,9 +107,18 @@ class ProjectIndex:
         package, _ = package_of(str(module_file))
         semantic = Semantic(module, package)
         walk(module, semantic.parents, {})
-        analyzer = GateAnalyzer(semantic, self.rocm_guards, self.resolver_for(str(module_file)))
-        value = analyzer.symbol_value(symbol)
+        analyzer = GateAnalyzer(semantic, guards, self.resolver_for(str(module_file), guards))
+        value = analyzer.symbol_value(name, called)
         return value if value is not None and value.is_vendor_test else None
+
+
+def _may_define(data: bytes, name: str, guards: frozenset[str]) -> bool:
+    """Cheap test before parsing: the module names the symbol, and either mentions a vendor (or a
+    configured guard) or imports something (it may re-export a test defined elsewhere)."""
+    if name.encode() not in data:
+        return False
+    tokens = (*_VENDOR_BYTES, *(guard.rsplit(".", 1)[-1].encode() for guard in guards), b"import")
+    return any(token in data for token in tokens)
 
 
 def _find_module(parts: list[str], roots: list[Path]) -> Path | None:

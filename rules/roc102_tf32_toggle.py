@@ -1,0 +1,275 @@
+"""ROC102 tf32-toggle."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.rule import Invalid, Rule, Valid
+
+_ALLOW_TF32 = frozenset({"torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf32"})
+# The fp32_precision knobs that reach the GPU (`torch.backends.mkldnn.*` is the CPU backend).
+_GPU_PRECISION_PREFIXES = ("torch.backends.cuda.", "torch.backends.cudnn.")
+_GLOBAL_PRECISION = "torch.backends.fp32_precision"
+# Values that keep full fp32: everything else asks for a reduced-precision (TF32) path.
+_FULL_FP32_PRECISIONS = frozenset({"ieee", "none"})
+_TF32_MATMUL_PRECISIONS = frozenset({"high", "medium"})
+_SET_MATMUL_PRECISION = "torch.set_float32_matmul_precision"
+_MAX_ARM_DEPTH = 8
+
+
+class Tf32Toggle(Rule):
+    """
+    ## What it does
+    Flags code that turns TF32 on without a ROCm gate: assigning `True` to
+    `torch.backends.cuda.matmul.allow_tf32` or `torch.backends.cudnn.allow_tf32`,
+    `torch.set_float32_matmul_precision("high")` / `("medium")`, and setting an `fp32_precision`
+    knob (`torch.backends.fp32_precision`, `torch.backends.cuda.matmul.fp32_precision`,
+    `torch.backends.cudnn.conv.fp32_precision`, ...) to `"tf32"`. Reading the flags, turning TF32 off
+    (`False`, `"highest"`, `"ieee"`) and values the linter cannot resolve are not reported.
+
+    ## Why is this bad on ROCm?
+    TF32 is an NVIDIA Ampere+ tensor-core mode; a script that enables it for speed does not get the
+    same behaviour on AMD GPUs. Older PyTorch documentation called TF32 unsupported on ROCm, so the
+    flag is a silent no-op on most AMD GPUs. The current HIP notes (`docs/source/notes/hip.rst`)
+    say TF32 does run on MI300 (gfx942) through hipBLASLt, but PyTorch 2.5 and 2.6 only honour it
+    when the environment variable `HIPBLASLT_ALLOW_TF32=1` is set (pytorch/pytorch#139869,
+    ROCm/pytorch#1803: `setAllowTF32CuBLAS` logs that TF32 is "not supported on ROCm by default"),
+    and MI300 TF32 results differ numerically from NVIDIA's (pytorch/pytorch#172465, #188168). The
+    same line therefore means "no-op", "needs an env var" or "different numerics" depending on the
+    GPU and PyTorch version, and tolerances tuned on NVIDIA may not hold.
+
+    ## Example
+    ```python
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.allow_tf32 = True
+    torch.set_float32_matmul_precision("high")
+    ```
+
+    ## Fix
+    ```python
+    if not IS_ROCM:
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
+        torch.set_float32_matmul_precision("high")
+    ```
+    To use TF32 on MI300 deliberately, enable it in a ROCm branch, set `HIPBLASLT_ALLOW_TF32=1` for
+    PyTorch 2.5/2.6, and review numerical tolerances.
+
+    ## Fix safety
+    Safe: the statement is wrapped in `if not IS_ROCM:`, so NVIDIA runs exactly the original code.
+    """
+
+    code = "ROC102"
+    name = "tf32-toggle"
+    severity = Severity.WARNING
+    fix_availability = FixAvailability.SAFE
+    triggers = (b"allow_tf32", b"set_float32_matmul_precision", b"fp32_precision")
+
+    def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
+        for assign_target in node.targets:
+            target = assign_target.target
+            if not isinstance(target, cst.Attribute):
+                continue
+            attribute = target.attr.value
+            if attribute == "allow_tf32":
+                self._check_allow_tf32(target, node.value, ctx)
+            elif attribute == "fp32_precision":
+                self._check_fp32_precision(target, node.value, ctx)
+
+    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+        if not _callee_ends_with(node, "set_float32_matmul_precision"):
+            return
+        if ctx.qualified_name(node.func) != _SET_MATMUL_PRECISION or _is_deliberate_rocm_setting(node, ctx):
+            return
+        argument = ctx.semantic.positional(node, 0) or ctx.semantic.keyword(node, "precision")
+        if argument is None:
+            return
+        arm = _ungated_arm(argument.value, ctx, lambda a: ctx.string_value(a) in _TF32_MATMUL_PRECISIONS)
+        if arm is not None:
+            what = f'set_float32_matmul_precision("{ctx.string_value(arm)}")'
+            ctx.report(argument, _message(what), gate_on=(arm,))
+
+    @staticmethod
+    def _check_allow_tf32(target: cst.Attribute, value: cst.BaseExpression, ctx: PythonContext) -> None:
+        name = ctx.qualified_name(target)
+        if name not in _ALLOW_TF32 or _is_deliberate_rocm_setting(target, ctx):
+            return
+        arm = _ungated_arm(value, ctx, _is_truthy_constant)
+        if arm is not None:
+            ctx.report(target, _message(f"{name.removeprefix('torch.backends.')} = True"), gate_on=(arm,))
+
+    @staticmethod
+    def _check_fp32_precision(target: cst.Attribute, value: cst.BaseExpression, ctx: PythonContext) -> None:
+        name = ctx.qualified_name(target) or ""
+        if name != _GLOBAL_PRECISION and not name.startswith(_GPU_PRECISION_PREFIXES):
+            return
+        if _is_deliberate_rocm_setting(target, ctx):
+            return
+        arm = _ungated_arm(value, ctx, lambda a: ctx.string_value(a) not in (None, *_FULL_FP32_PRECISIONS))
+        if arm is not None:
+            what = f'{name.removeprefix("torch.backends.")} = "{ctx.string_value(arm)}"'
+            ctx.report(target, _message(what), gate_on=(arm,))
+
+
+def _is_deliberate_rocm_setting(node: cst.CSTNode, ctx: PythonContext) -> bool:
+    """TF32 enabled in a ROCm-only branch is a deliberate MI300 choice, not a ported NVIDIA default."""
+    return ctx.is_nvidia_gated(node)
+
+
+def _callee_ends_with(call: cst.Call, name: str) -> bool:
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value == name
+    return isinstance(func, cst.Name) and func.value == name
+
+
+def _ungated_arm(
+    value: cst.BaseExpression, ctx: PythonContext, enables_tf32: Callable[[cst.BaseExpression], bool]
+) -> cst.BaseExpression | None:
+    """The first arm of `value` that turns TF32 on and can run on ROCm (one report per statement)."""
+    for arm in _arms(value, ctx):
+        if enables_tf32(arm) and not ctx.is_rocm_gated(arm):
+            return arm
+    return None
+
+
+def _arms(expr: cst.BaseExpression, ctx: PythonContext, depth: int = 0) -> list[cst.BaseExpression]:
+    """The expressions a value may come from: a name assigned once, both arms of `a if c else b`.
+
+    Each arm is returned as its own node so that `ctx.report(..., gate_on=(arm,))` drops an arm that
+    only runs on NVIDIA (`True if torch.version.cuda else False`).
+    """
+    value = ctx.single_value(expr) or expr
+    if isinstance(value, cst.IfExp) and depth < _MAX_ARM_DEPTH:
+        return _arms(value.body, ctx, depth + 1) + _arms(value.orelse, ctx, depth + 1)
+    return [value]
+
+
+def _is_truthy_constant(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.Name):
+        return expr.value == "True"
+    if isinstance(expr, cst.Integer):
+        return expr.evaluated_value != 0
+    return False
+
+
+def _message(what: str) -> str:
+    return (
+        f"{what} does not carry over to ROCm: TF32 is a no-op on most AMD GPUs and on MI300 (gfx942) "
+        "needs HIPBLASLT_ALLOW_TF32=1 in PyTorch 2.5/2.6 and gives different numerics; "
+        "set it under `if not torch.version.hip:`"
+    )
+
+
+Tf32Toggle.valid = (
+    # Reading the flags (saving and restoring state) is fine.
+    Valid(
+        "import torch\n"
+        "prev_matmul = torch.backends.cuda.matmul.allow_tf32\n"
+        "prev_cudnn = torch.backends.cudnn.allow_tf32\n"
+        'print(f"tf32 matmul={prev_matmul} cudnn={prev_cudnn}")\n'
+    ),
+    # Turning TF32 off for exact fp32 comparisons is fine on every vendor.
+    Valid(
+        "import torch\n"
+        "torch.backends.cuda.matmul.allow_tf32 = False\n"
+        "torch.backends.cudnn.allow_tf32 = False\n"
+        'torch.set_float32_matmul_precision("highest")\n'
+        'torch.backends.cuda.matmul.fp32_precision = "ieee"\n'
+    ),
+    Valid(
+        "import torch\n"
+        "if torch.version.hip:\n"
+        '    torch.set_float32_matmul_precision("highest")\n'
+        "else:\n"
+        "    torch.backends.cuda.matmul.allow_tf32 = True\n"
+        "    torch.backends.cudnn.allow_tf32 = True\n"
+    ),
+    Valid(
+        "import torch\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "\n"
+        "def setup_precision(args):\n"
+        "    if not IS_ROCM:\n"
+        '        torch.set_float32_matmul_precision("high")\n'
+    ),
+    Valid(
+        "import torch\n"
+        "\n"
+        "def enable_tf32():\n"
+        "    if torch.version.hip is not None:\n"
+        "        return\n"
+        '    torch.backends.cuda.matmul.fp32_precision = "tf32"\n'
+        '    torch.backends.cudnn.conv.fp32_precision = "tf32"\n'
+    ),
+    Valid(
+        "import torch\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "torch.backends.cuda.matmul.allow_tf32 = False if IS_ROCM else True\n"
+        'torch.set_float32_matmul_precision("highest" if IS_ROCM else "high")\n'
+    ),
+    # Enabling TF32 in a ROCm-only branch (MI300 via hipBLASLt) is a deliberate choice.
+    Valid(
+        "import os\n"
+        "import torch\n"
+        "if torch.version.hip and 'gfx94' in torch.cuda.get_device_properties(0).gcnArchName:\n"
+        '    os.environ["HIPBLASLT_ALLOW_TF32"] = "1"\n'
+        "    torch.backends.cuda.matmul.allow_tf32 = True\n"
+    ),
+    # The CPU (oneDNN) backend is not a GPU toggle.
+    Valid('import torch\ntorch.backends.mkldnn.matmul.fp32_precision = "bf16"\n'),
+    # The token in a docstring, a comment and a log message.
+    Valid(
+        "import logging\n"
+        "import torch\n"
+        "\n"
+        "def report_precision():\n"
+        '    """Logs torch.backends.cuda.matmul.allow_tf32 = True style settings."""\n'
+        "    # torch.set_float32_matmul_precision('high') is decided by the launcher\n"
+        '    logging.info("allow_tf32=%s", torch.backends.cuda.matmul.allow_tf32)\n'
+    ),
+    # A value the linter cannot resolve (a CLI flag) is not reported.
+    Valid("import torch\n\ndef configure(args):\n    torch.backends.cuda.matmul.allow_tf32 = args.tf32\n"),
+)
+Tf32Toggle.invalid = (
+    Invalid(
+        "import torch\n\ntorch.backends.cuda.matmul.allow_tf32 = True\ntorch.backends.cudnn.allow_tf32 = True\n",
+        line=3,
+        message="cuda.matmul.allow_tf32 = True",
+    ),
+    Invalid(
+        "import torch\n"
+        "\n"
+        "def main():\n"
+        "    if torch.cuda.is_available():\n"
+        '        torch.set_float32_matmul_precision("high")\n',
+        line=5,
+        message='set_float32_matmul_precision("high")',
+    ),
+    Invalid(
+        "from torch.backends import cudnn\n\ncudnn.allow_tf32 = True\ncudnn.benchmark = True\n",
+        line=3,
+        message="cudnn.allow_tf32 = True",
+    ),
+    Invalid(
+        "import torch\n"
+        'if hasattr(torch.backends.cuda.matmul, "fp32_precision"):\n'
+        '    torch.backends.cuda.matmul.fp32_precision = "tf32"\n'
+        '    torch.backends.cudnn.conv.fp32_precision = "tf32"\n',
+        line=3,
+        message='cuda.matmul.fp32_precision = "tf32"',
+    ),
+    Invalid(
+        "import torch\n"
+        'MATMUL_PRECISION = "medium"\n'
+        "\n"
+        "def setup():\n"
+        "    torch.set_float32_matmul_precision(MATMUL_PRECISION)\n",
+        line=5,
+    ),
+    Invalid('import torch\ntorch.backends.fp32_precision = "tf32"\n', line=2),
+)

@@ -1,0 +1,274 @@
+"""ROC103 alloc-conf-max-split."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.rule import Invalid, Rule, Valid
+
+_TOKEN = "max_split_size_mb"
+# PYTORCH_ALLOC_CONF is the device-generic name PyTorch 2.9 introduced for the same settings.
+_ALLOC_CONF_VARIABLES = frozenset({"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF", "PYTORCH_ALLOC_CONF"})
+_ENVIRON = "os.environ"
+_PUTENV = "os.putenv"
+_SET_ALLOCATOR_SETTINGS = frozenset(
+    {"torch.cuda.memory._set_allocator_settings", "torch.cuda._set_allocator_settings"}
+)
+# Methods of a string literal whose result still carries the literal's text.
+_TEXT_PRESERVING_METHODS = frozenset({"format", "strip", "lstrip", "rstrip"})
+_MAX_DEPTH = 8
+
+
+class AllocConfMaxSplit(Rule):
+    """
+    ## What it does
+    Flags Python code that puts `max_split_size_mb` into the caching-allocator configuration without
+    a ROCm gate: `os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "max_split_size_mb:128"` (also
+    `PYTORCH_HIP_ALLOC_CONF` and `PYTORCH_ALLOC_CONF`, through `os.environ.setdefault`,
+    `os.environ.update`, `os.putenv`), and
+    `torch.cuda.memory._set_allocator_settings("max_split_size_mb:...")`. The value may be a literal,
+    a name assigned once, an f-string, a concatenation or `str.format` whose literal text contains
+    `max_split_size_mb`.
+
+    ## Why is this bad on ROCm?
+    ROCm builds of PyTorch run the same caching allocator on top of HIP and read these variables
+    (`PYTORCH_HIP_ALLOC_CONF` is the ROCm spelling), but a split limit tuned against CUDA
+    fragmentation is not a safe setting there. Combined with `expandable_segments:True` it makes
+    reserved memory grow on every cycle until the device is full (pytorch/pytorch#123548,
+    reproduced on ROCm 7.x), and on a ROCm 7.14 stack that combination was reported to silently
+    zero a live allocation (ROCm/legacy-rocm-build#6603). Tune (or drop) the limit for ROCm
+    separately instead of inheriting the NVIDIA value; `PYTORCH_HIP_ALLOC_CONF` lets a ROCm branch
+    carry its own settings.
+
+    ## Example
+    ```python
+    os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "max_split_size_mb:128"
+    ```
+
+    ## Fix
+    ```python
+    if not IS_ROCM:
+        os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "max_split_size_mb:128"
+    ```
+
+    ## Fix safety
+    Safe: the `max_split_size_mb` key is dropped only when `IS_ROCM` is true; NVIDIA keeps the
+    original statement and value verbatim.
+    """
+
+    code = "ROC103"
+    name = "alloc-conf-max-split"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.SAFE
+    triggers = (_TOKEN.encode(),)
+
+    def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
+        for assign_target in node.targets:
+            key = _environ_key(assign_target.target, ctx)
+            if key is not None and _is_alloc_conf(key, ctx):
+                _check_value(node.value, ctx)
+
+    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return
+        method = func.attr.value
+        if method in ("setdefault", "putenv"):
+            self._check_key_value_call(node, method, ctx)
+        elif method == "update":
+            self._check_update(node, ctx)
+        elif method == "_set_allocator_settings" and ctx.qualified_name(func) in _SET_ALLOCATOR_SETTINGS:
+            settings = ctx.semantic.positional(node, 0)
+            if settings is not None:
+                _check_value(settings.value, ctx)
+
+    @staticmethod
+    def _check_key_value_call(node: cst.Call, method: str, ctx: PythonContext) -> None:
+        expected = _PUTENV if method == "putenv" else f"{_ENVIRON}.setdefault"
+        if ctx.qualified_name(node.func) != expected:
+            return
+        key, value = ctx.semantic.positional(node, 0), ctx.semantic.positional(node, 1)
+        if key is not None and value is not None and _is_alloc_conf(key.value, ctx):
+            _check_value(value.value, ctx)
+
+    @staticmethod
+    def _check_update(node: cst.Call, ctx: PythonContext) -> None:
+        if ctx.qualified_name(node.func) != f"{_ENVIRON}.update":
+            return
+        for arg in node.args:
+            if arg.keyword is not None:
+                if arg.keyword.value in _ALLOC_CONF_VARIABLES:
+                    _check_value(arg.value, ctx)
+                continue
+            for key, value in ctx.semantic.dict_entries(arg.value).items():
+                if key in _ALLOC_CONF_VARIABLES:
+                    _check_value(value, ctx)
+
+
+def _environ_key(target: cst.BaseExpression, ctx: PythonContext) -> cst.BaseExpression | None:
+    """`KEY` of an `os.environ[KEY]` assignment target."""
+    if not isinstance(target, cst.Subscript) or len(target.slice) != 1:
+        return None
+    index = target.slice[0].slice
+    if not isinstance(index, cst.Index) or ctx.qualified_name(target.value) != _ENVIRON:
+        return None
+    return index.value
+
+
+def _is_alloc_conf(key: cst.BaseExpression, ctx: PythonContext) -> bool:
+    return ctx.string_value(key) in _ALLOC_CONF_VARIABLES
+
+
+def _check_value(value: cst.BaseExpression, ctx: PythonContext) -> None:
+    """Report `value` once when a literal carrying `max_split_size_mb` can reach it on ROCm."""
+    if ctx.is_nvidia_gated(value):
+        return  # a ROCm-only branch chose its own allocator settings
+    for literal in _split_size_literals(value, ctx):
+        if not ctx.is_rocm_gated(literal):
+            ctx.report(value, _MESSAGE, gate_on=(literal,))
+            return
+
+
+def _split_size_literals(expr: cst.BaseExpression, ctx: PythonContext, depth: int = 0) -> list[cst.CSTNode]:
+    """The string literals (or f-string text parts) in `expr` that put `max_split_size_mb` into it.
+
+    Follows names assigned once, both arms of `a if c else b`, `+` and `%` concatenation,
+    `"sep".join([...])` and `"...".format(...)`; a call such as `conf.replace("max_split_size_mb:128", "")`
+    that removes the key is not followed.
+    """
+    if depth > _MAX_DEPTH:
+        return []
+    value = ctx.single_value(expr) or expr
+    if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
+        return [value] if _TOKEN in (ctx.string_value(value) or "") else []
+    if isinstance(value, cst.FormattedString):
+        return [part for part in value.parts if isinstance(part, cst.FormattedStringText) and _TOKEN in part.value]
+    if isinstance(value, cst.IfExp):
+        return _split_size_literals(value.body, ctx, depth + 1) + _split_size_literals(value.orelse, ctx, depth + 1)
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Add, cst.Modulo)):
+        return _split_size_literals(value.left, ctx, depth + 1) + _split_size_literals(value.right, ctx, depth + 1)
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        method = value.func.attr.value
+        if method in _TEXT_PRESERVING_METHODS:
+            return _split_size_literals(value.func.value, ctx, depth + 1)
+        if method == "join" and value.args:
+            return _joined_literals(value.args[0].value, ctx, depth + 1)
+    return []
+
+
+def _joined_literals(expr: cst.BaseExpression, ctx: PythonContext, depth: int) -> list[cst.CSTNode]:
+    value = ctx.single_value(expr) or expr
+    if not isinstance(value, (cst.List, cst.Tuple)):
+        return []
+    found: list[cst.CSTNode] = []
+    for element in value.elements:
+        found.extend(_split_size_literals(element.value, ctx, depth))
+    return found
+
+
+_MESSAGE = (
+    "max_split_size_mb tuned for CUDA misbehaves in the ROCm allocator (with expandable_segments reserved "
+    "memory grows until OOM and live data was seen zeroed); set it only when torch.version.hip is None, "
+    "or tune a separate ROCm value"
+)
+
+
+AllocConfMaxSplit.valid = (
+    Valid(
+        "import os\n"
+        "import torch\n"
+        "if torch.version.hip:\n"
+        '    os.environ["PYTORCH_HIP_ALLOC_CONF"] = "garbage_collection_threshold:0.8"\n'
+        "else:\n"
+        '    os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "max_split_size_mb:128"\n'
+    ),
+    Valid(
+        "import os\n"
+        "import torch\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "\n"
+        "def configure_allocator(split_mb: int) -> None:\n"
+        "    if IS_ROCM:\n"
+        "        return\n"
+        '    os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", f"max_split_size_mb:{split_mb}")\n'
+    ),
+    Valid(
+        "import os\n"
+        "import torch\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        'conf = "expandable_segments:True" if IS_ROCM else "max_split_size_mb:512"\n'
+        'os.environ["PYTORCH_CUDA_ALLOC_CONF"] = conf\n'
+    ),
+    Valid(
+        "import torch\n"
+        "torch.version.cuda is not None and torch.cuda.memory._set_allocator_settings(\n"
+        '    "max_split_size_mb:256"\n'
+        ")\n"
+    ),
+    # Reading the setting, or mentioning it in a message or docstring, is fine.
+    Valid(
+        "import logging\n"
+        "import os\n"
+        "\n"
+        "def check_allocator():\n"
+        '    """Warn when PYTORCH_CUDA_ALLOC_CONF carries max_split_size_mb."""\n'
+        '    conf = os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")\n'
+        '    if "max_split_size_mb" in conf:\n'
+        '        logging.warning("max_split_size_mb is set: %s", conf)\n'
+    ),
+    # A different environment variable, and a value that removes the key.
+    Valid(
+        "import os\n"
+        'os.environ["MY_APP_ALLOC_HINT"] = "max_split_size_mb:128"\n'
+        'conf = os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")\n'
+        'os.environ["PYTORCH_CUDA_ALLOC_CONF"] = conf.replace("max_split_size_mb:128", "")\n'
+    ),
+)
+AllocConfMaxSplit.invalid = (
+    Invalid(
+        "import os\n"
+        'os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "max_split_size_mb:128"\n'
+        "import torch\n",
+        line=2,
+        message="max_split_size_mb",
+    ),
+    Invalid(
+        "import os\n"
+        "\n"
+        "def main(args):\n"
+        "    if args.low_memory:\n"
+        '        os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", f"max_split_size_mb:{args.split_mb}")\n',
+        line=5,
+    ),
+    Invalid(
+        "import os\n"
+        'ALLOC_CONF = "expandable_segments:True,max_split_size_mb:512"\n'
+        'os.environ.update({"PYTORCH_CUDA_ALLOC_CONF": ALLOC_CONF, "NCCL_DEBUG": "WARN"})\n',
+        line=3,
+    ),
+    Invalid(
+        "import torch\n"
+        "\n"
+        "def load_weights(model, path):\n"
+        '    torch.cuda.memory._set_allocator_settings("max_split_size_mb:20")\n'
+        "    model.load_state_dict(torch.load(path))\n",
+        line=4,
+    ),
+    Invalid(
+        "from os import environ, putenv\n"
+        'previous = environ.get("PYTORCH_HIP_ALLOC_CONF", "")\n'
+        'environ["PYTORCH_HIP_ALLOC_CONF"] = previous + ",max_split_size_mb:256"\n'
+        'putenv("PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb:{}".format(256))\n',
+        line=3,
+    ),
+    Invalid(
+        "import os\n"
+        "if torch.cuda.is_available():\n"
+        '    os.environ["PYTORCH_CUDA_ALLOC_CONF"] = ",".join(\n'
+        '        ["garbage_collection_threshold:0.6", "max_split_size_mb:64"]\n'
+        "    )\n",
+        line=3,
+    ),
+)

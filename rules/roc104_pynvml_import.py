@@ -1,0 +1,184 @@
+"""ROC104 pynvml-import."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.scopes import dotted_name
+from rocmlint.rule import Invalid, Rule, Valid
+
+# Top-level modules of the NVML bindings: `nvidia-ml-py`/`pynvml` (incl. `pynvml.smi`) and
+# `nvidia-ml-py3`'s `nvidia_smi`.
+_NVML_MODULES = frozenset({"pynvml", "nvidia_smi"})
+_TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
+
+
+class PynvmlImport(Rule):
+    """
+    ## What it does
+    Flags a module-level `import pynvml`, `from pynvml import ...`, `from pynvml.smi import nvidia_smi`
+    or `import nvidia_smi` that is neither inside a `try:` catching `ImportError` nor behind a vendor
+    gate. Imports inside functions (lazy imports) are left to ROC117, which checks the NVML calls.
+
+    ## Why is this bad on ROCm?
+    `pynvml` and `nvidia_smi` are Python bindings to NVIDIA's NVML (`libnvidia-ml`). ROCm builds of
+    PyTorch do not depend on them, so on an AMD machine the package is usually missing and a
+    module-level import raises `ModuleNotFoundError`, taking the whole module (often a utility that
+    only reports GPU memory or utilisation) down with it. Where the package happens to be installed,
+    `nvmlInit()` fails because `libnvidia-ml` is absent. PyTorch and vLLM use `amdsmi` for the same
+    queries on ROCm (`torch/cuda/__init__.py` `_raw_device_count_amdsmi`, `vllm/platforms/rocm.py`).
+
+    ## Example
+    ```python
+    import pynvml
+
+    def gpu_memory_used(index: int) -> int:
+        pynvml.nvmlInit()
+        handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+        return pynvml.nvmlDeviceGetMemoryInfo(handle).used
+    ```
+
+    ## Fix
+    ```python
+    try:
+        import pynvml
+    except ImportError:
+        pynvml = None
+    ```
+    Then check `pynvml is not None` (and use `amdsmi` or `torch.cuda.mem_get_info()` on ROCm) where
+    NVML is called.
+
+    ## Fix safety
+    Safe: on NVIDIA machines with the package installed the import succeeds exactly as before; only
+    a missing package now yields `None` instead of an import-time crash.
+    """
+
+    code = "ROC104"
+    name = "pynvml-import"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.SAFE
+    triggers = (b"pynvml", b"nvidia_smi")
+
+    def visit_Import(self, node: cst.Import, ctx: PythonContext) -> None:
+        for alias in node.names:
+            module = dotted_name(alias.name) or ""
+            if _is_nvml_module(module) and _runs_at_import(node, ctx):
+                ctx.report(alias, _message(module))
+
+    def visit_ImportFrom(self, node: cst.ImportFrom, ctx: PythonContext) -> None:
+        if node.relative or node.module is None:
+            return
+        module = dotted_name(node.module) or ""
+        if _is_nvml_module(module) and _runs_at_import(node, ctx):
+            ctx.report(node.module, _message(module))
+
+
+def _is_nvml_module(module: str) -> bool:
+    return module.split(".", 1)[0] in _NVML_MODULES
+
+
+def _runs_at_import(node: cst.CSTNode, ctx: PythonContext) -> bool:
+    """Executed when the module is imported: not inside a function, not under `if TYPE_CHECKING:`."""
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
+            return False
+        if isinstance(ancestor, cst.If) and ctx.qualified_name(ancestor.test) in _TYPE_CHECKING:
+            return False
+    return True
+
+
+def _message(module: str) -> str:
+    return (
+        f"module-level `{module}` import fails on ROCm machines, where the NVIDIA NVML bindings are usually "
+        "not installed; import it inside try/except ImportError and use amdsmi when torch.version.hip is set"
+    )
+
+
+PynvmlImport.valid = (
+    Valid(
+        "try:\n"
+        "    import pynvml\n"
+        "except ImportError:\n"
+        "    pynvml = None\n"
+        "\n"
+        "def gpu_count():\n"
+        "    if pynvml is None:\n"
+        "        return 0\n"
+        "    pynvml.nvmlInit()\n"
+        "    return pynvml.nvmlDeviceGetCount()\n"
+    ),
+    # A lazy import inside a function is ROC117's business (the calls), not a module-level import.
+    Valid(
+        "def gpu_memory_used(index: int) -> int:\n"
+        "    import pynvml\n"
+        "\n"
+        "    pynvml.nvmlInit()\n"
+        "    handle = pynvml.nvmlDeviceGetHandleByIndex(index)\n"
+        "    return pynvml.nvmlDeviceGetMemoryInfo(handle).used\n"
+    ),
+    Valid(
+        "import torch\n"
+        "\n"
+        "if torch.version.hip:\n"
+        "    import amdsmi\n"
+        "else:\n"
+        "    from pynvml import nvmlInit, nvmlDeviceGetCount\n"
+    ),
+    Valid(
+        "import torch\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "if not IS_ROCM:\n"
+        "    import pynvml\n"
+    ),
+    Valid(
+        "from typing import TYPE_CHECKING\n"
+        "\n"
+        "if TYPE_CHECKING:\n"
+        "    import pynvml\n"
+    ),
+    Valid(
+        "import contextlib\n"
+        "\n"
+        "with contextlib.suppress(ImportError):\n"
+        "    from pynvml.smi import nvidia_smi\n"
+    ),
+    # Look-alikes: vLLM's helper, a relative module, and the name in a docstring and a comment.
+    Valid(
+        '"""GPU telemetry; uses pynvml on NVIDIA and amdsmi on ROCm."""\n'
+        "from vllm.utils import import_pynvml  # wraps `import pynvml`\n"
+        "from .nvidia_smi import query_gpus\n"
+        "\n"
+        "pynvml = import_pynvml()\n"
+    ),
+)
+PynvmlImport.invalid = (
+    Invalid("import os\nimport pynvml\nimport torch\n", line=2, message="`pynvml` import"),
+    Invalid(
+        "import torch\n"
+        "from pynvml import nvmlDeviceGetHandleByIndex, nvmlDeviceGetMemoryInfo, nvmlInit\n",
+        line=2,
+    ),
+    Invalid("import nvidia_smi\n\nnvidia_smi.nvmlInit()\n", line=1, message="`nvidia_smi`"),
+    Invalid("import sys\nfrom pynvml.smi import nvidia_smi\n", line=2, message="`pynvml.smi`"),
+    # `torch.cuda.is_available()` is true on ROCm, so it is not a gate.
+    Invalid(
+        "import torch\n"
+        "\n"
+        "if torch.cuda.is_available():\n"
+        "    import pynvml as nvml\n",
+        line=4,
+    ),
+    # Catching only NVML errors does not catch the ImportError.
+    Invalid(
+        "try:\n"
+        "    import pynvml\n"
+        "\n"
+        "    pynvml.nvmlInit()\n"
+        "    HAS_NVML = True\n"
+        "except pynvml.NVMLError:\n"
+        "    HAS_NVML = False\n",
+        line=2,
+    ),
+)

@@ -1,0 +1,354 @@
+"""ROC106 inductor-rocm-config."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.rule import Invalid, Rule, Valid
+
+_INDUCTOR_CONFIG = "torch._inductor.config"
+_CUDAGRAPHS_WHY = "Inductor CUDA graphs are slow or hang on ROCm and cudagraph trees silently slowed training on MI300X"
+_AUTOTUNE_WHY = "max-autotune benchmarks GEMM templates at compile time, which can take hours on ROCm"
+_PLANNING_WHY = "Inductor's experimental static memory planning fails tests on ROCm"
+# Config key (as `config.patch`/`torch.compile(options=...)` spell it) -> why it hurts on ROCm.
+_RISKY_SETTINGS = {
+    "triton.cudagraphs": _CUDAGRAPHS_WHY,
+    "triton.cudagraph_trees": _CUDAGRAPHS_WHY,
+    "max_autotune": _AUTOTUNE_WHY,
+    "memory_planning": _PLANNING_WHY,
+}
+_RISKY_ATTRIBUTES = frozenset(key.rsplit(".", 1)[-1] for key in _RISKY_SETTINGS)
+# Environment variables Inductor reads into the same settings (enabled by the value "1").
+_RISKY_ENVIRONMENT = {
+    "TORCHINDUCTOR_MAX_AUTOTUNE": "max_autotune",
+    "TORCHINDUCTOR_CUDAGRAPHS": "triton.cudagraphs",
+}
+_COMPILERS = frozenset({"torch.compile", "torch.compiler.compile"})
+_ENVIRON = "os.environ"
+_MAX_ARM_DEPTH = 8
+
+
+class InductorRocmConfig(Rule):
+    """
+    ## What it does
+    Flags Inductor settings that are risky on ROCm when they are turned on without a ROCm gate:
+    `torch._inductor.config.triton.cudagraphs`, `triton.cudagraph_trees`, `memory_planning` and
+    `max_autotune` assigned `True` (through any import alias of `torch._inductor.config`), the same
+    keys set to `True` in `torch._inductor.config.patch(...)` or `torch.compile(options={...})`,
+    and `TORCHINDUCTOR_MAX_AUTOTUNE` / `TORCHINDUCTOR_CUDAGRAPHS` set to `"1"` in `os.environ`.
+    Setting them to `False` is the fix and never reported; `torch.compile(mode="max-autotune")` is
+    not this rule.
+
+    ## Why is this bad on ROCm?
+    These knobs were tuned on NVIDIA. CUDA-graph capture through Inductor is slow or hangs on ROCm
+    (the same mechanism as `mode="reduce-overhead"`, ROC101), and Inductor's `cudagraph_trees` has
+    no HIP guard: on MI300X with ROCm 7.0 it made training converge markedly slower than eager mode
+    (pytorch/pytorch#187715). `max_autotune` benchmarks Triton and Composable Kernel GEMM templates
+    at compile time, which on ROCm can take hours before the first step (pytorch/pytorch#143687).
+    `memory_planning` is an experimental, off-by-default pass whose tests fail on ROCm CI
+    (pytorch/pytorch#180122).
+
+    ## Example
+    ```python
+    import torch._inductor.config as inductor_config
+
+    inductor_config.triton.cudagraphs = True
+    inductor_config.max_autotune = True
+    ```
+
+    ## Fix
+    ```python
+    if not IS_ROCM:
+        inductor_config.triton.cudagraphs = True
+        inductor_config.max_autotune = True
+    ```
+
+    ## Fix safety
+    Safe: the setting is gated on `not IS_ROCM`; on NVIDIA the original statement or value is kept
+    verbatim.
+    """
+
+    code = "ROC106"
+    name = "inductor-rocm-config"
+    severity = Severity.WARNING
+    fix_availability = FixAvailability.SAFE
+    triggers = (
+        b"cudagraphs",
+        b"cudagraph_trees",
+        b"memory_planning",
+        b"max_autotune",
+        b"TORCHINDUCTOR_MAX_AUTOTUNE",
+        b"TORCHINDUCTOR_CUDAGRAPHS",
+    )
+
+    def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
+        for assign_target in node.targets:
+            target = assign_target.target
+            if isinstance(target, cst.Attribute) and target.attr.value in _RISKY_ATTRIBUTES:
+                _check_config_attribute(target, node.value, ctx)
+            elif isinstance(target, cst.Subscript):
+                key = _environ_key(target, ctx)
+                if key is not None:
+                    _check_environment(key, node.value, node.value, ctx)
+
+    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+        func = node.func
+        method = _callee_last_name(func)
+        if method == "patch":
+            self._check_patch(node, ctx)
+        elif method in ("compile", "partial"):
+            self._check_compile_options(node, ctx)
+        elif method in ("setdefault", "putenv"):
+            self._check_environment_call(node, method, ctx)
+        elif method == "update" and ctx.qualified_name(func) == f"{_ENVIRON}.update":
+            self._check_environment_update(node, ctx)
+
+    @staticmethod
+    def _check_patch(node: cst.Call, ctx: PythonContext) -> None:
+        if ctx.qualified_name(node.func) != f"{_INDUCTOR_CONFIG}.patch":
+            return
+        first, second = ctx.semantic.positional(node, 0), ctx.semantic.positional(node, 1)
+        if first is not None and second is not None:
+            key = ctx.string_value(first.value)
+            if key is not None:
+                _check_setting(key, second, second.value, ctx)
+        elif first is not None:
+            _check_entries(first, ctx)
+        for arg in node.args:
+            if arg.keyword is not None:
+                _check_setting(arg.keyword.value, arg, arg.value, ctx)
+
+    @staticmethod
+    def _check_compile_options(node: cst.Call, ctx: PythonContext) -> None:
+        name = ctx.qualified_name(node.func)
+        if name == "functools.partial" and node.args and ctx.qualified_name(node.args[0].value) in _COMPILERS:
+            name = "torch.compile"
+        if name not in _COMPILERS:
+            return
+        options = ctx.semantic.keyword(node, "options")
+        if options is not None:
+            _check_entries(options, ctx)
+
+    @staticmethod
+    def _check_environment_call(node: cst.Call, method: str, ctx: PythonContext) -> None:
+        expected = "os.putenv" if method == "putenv" else f"{_ENVIRON}.setdefault"
+        if ctx.qualified_name(node.func) != expected:
+            return
+        key, value = ctx.semantic.positional(node, 0), ctx.semantic.positional(node, 1)
+        if key is not None and value is not None:
+            _check_environment(key.value, value, value.value, ctx)
+
+    @staticmethod
+    def _check_environment_update(node: cst.Call, ctx: PythonContext) -> None:
+        for arg in node.args:
+            if arg.keyword is not None:
+                if arg.keyword.value in _RISKY_ENVIRONMENT:
+                    _check_environment_value(arg.keyword.value, arg, arg.value, ctx)
+                continue
+            for key, value in ctx.semantic.dict_entries(arg.value).items():
+                if key in _RISKY_ENVIRONMENT:
+                    _check_environment_value(key, _reported_node(value, arg, ctx), value, ctx)
+
+
+def _callee_last_name(func: cst.BaseExpression) -> str:
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else ""
+
+
+def _check_config_attribute(target: cst.Attribute, value: cst.BaseExpression, ctx: PythonContext) -> None:
+    name = ctx.qualified_name(target) or ""
+    prefix = f"{_INDUCTOR_CONFIG}."
+    if name.startswith(prefix):
+        _check_setting(name[len(prefix) :], target, value, ctx)
+
+
+def _check_entries(arg: cst.Arg, ctx: PythonContext) -> None:
+    """`{"triton.cudagraphs": True, ...}` (or a name bound to such a dict, or `dict(max_autotune=True)`)."""
+    for key, value in ctx.semantic.dict_entries(arg.value).items():
+        _check_setting(key, _reported_node(value, arg, ctx), value, ctx)
+
+
+def _check_setting(key: str, reported: cst.CSTNode, value: cst.BaseExpression, ctx: PythonContext) -> None:
+    why = _RISKY_SETTINGS.get(key)
+    if why is None or ctx.is_nvidia_gated(reported):
+        return  # not a risky key, or a ROCm-only branch that chose the setting deliberately
+    for arm in _arms(value, ctx):
+        if _is_truthy_constant(arm) and not ctx.is_rocm_gated(arm):
+            ctx.report(reported, _message(f"{key}=True", why), gate_on=(arm,))
+            return
+
+
+def _check_environment(
+    key: cst.BaseExpression, reported: cst.CSTNode, value: cst.BaseExpression, ctx: PythonContext
+) -> None:
+    variable = ctx.string_value(key)
+    if variable in _RISKY_ENVIRONMENT:
+        _check_environment_value(variable, reported, value, ctx)
+
+
+def _check_environment_value(
+    variable: str, reported: cst.CSTNode, value: cst.BaseExpression, ctx: PythonContext
+) -> None:
+    if ctx.is_nvidia_gated(reported):
+        return
+    why = _RISKY_SETTINGS[_RISKY_ENVIRONMENT[variable]]
+    for arm in _arms(value, ctx):
+        if ctx.string_value(arm) == "1" and not ctx.is_rocm_gated(arm):
+            ctx.report(reported, _message(f"{variable}=1", why), gate_on=(arm,))
+            return
+
+
+def _environ_key(target: cst.Subscript, ctx: PythonContext) -> cst.BaseExpression | None:
+    """`KEY` of an `os.environ[KEY]` assignment target."""
+    if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+        return None
+    if ctx.qualified_name(target.value) != _ENVIRON:
+        return None
+    return target.slice[0].slice.value
+
+
+def _reported_node(value: cst.BaseExpression, arg: cst.Arg, ctx: PythonContext) -> cst.CSTNode:
+    """The value itself when it is written inside the call, else the call's argument (the dict is elsewhere)."""
+    return value if any(ancestor is arg for ancestor in ctx.ancestors(value)) else arg
+
+
+def _arms(expr: cst.BaseExpression, ctx: PythonContext, depth: int = 0) -> list[cst.BaseExpression]:
+    """A name assigned once is followed; each arm of `a if c else b` is returned for gating."""
+    value = ctx.single_value(expr) or expr
+    if isinstance(value, cst.IfExp) and depth < _MAX_ARM_DEPTH:
+        return _arms(value.body, ctx, depth + 1) + _arms(value.orelse, ctx, depth + 1)
+    return [value]
+
+
+def _is_truthy_constant(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.Name):
+        return expr.value == "True"
+    if isinstance(expr, cst.Integer):
+        return expr.evaluated_value != 0
+    return False
+
+
+def _message(setting: str, why: str) -> str:
+    return f"{setting}: {why}; enable it only when torch.version.hip is None"
+
+
+InductorRocmConfig.valid = (
+    Valid(
+        "import torch\n"
+        "import torch._inductor.config as inductor_config\n"
+        "\n"
+        "if torch.version.hip:\n"
+        "    inductor_config.triton.cudagraphs = False\n"
+        "else:\n"
+        "    inductor_config.triton.cudagraphs = True\n"
+        "    inductor_config.max_autotune = True\n"
+    ),
+    Valid(
+        "import torch\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "compile_options = {\n"
+        '    "max_autotune": not IS_ROCM,\n'
+        '    "triton.cudagraphs": False if IS_ROCM else True,\n'
+        "}\n"
+        "model = torch.compile(model, options=compile_options)\n"
+    ),
+    Valid(
+        "import os\n"
+        "import torch\n"
+        "\n"
+        "def enable_autotune():\n"
+        "    if torch.version.hip is not None:\n"
+        "        return\n"
+        '    os.environ["TORCHINDUCTOR_MAX_AUTOTUNE"] = "1"\n'
+    ),
+    Valid(
+        "import torch\n"
+        "from torch._inductor import config\n"
+        "\n"
+        "def compiled_step(fn):\n"
+        "    if torch.version.cuda is None:\n"
+        "        return torch.compile(fn)\n"
+        "    with config.patch(max_autotune=True, memory_planning=True):\n"
+        "        return torch.compile(fn)\n"
+    ),
+    # Turning the settings off is the fix; `mode="max-autotune"` is ROC101's territory, not this rule.
+    Valid(
+        "import os\n"
+        "import torch\n"
+        "import torch._inductor.config as inductor_config\n"
+        "inductor_config.triton.cudagraphs = False\n"
+        "inductor_config.memory_planning = False\n"
+        'os.environ["TORCHINDUCTOR_MAX_AUTOTUNE"] = "0"\n'
+        'model = torch.compile(model, mode="max-autotune")\n'
+    ),
+    # Reading, logging and documenting the settings; a different config object with the same attribute.
+    Valid(
+        "import logging\n"
+        "import torch._inductor.config as inductor_config\n"
+        "\n"
+        "def describe():\n"
+        '    """Reports whether max_autotune and triton.cudagraphs are on."""\n'
+        '    logging.info("max_autotune=%s", inductor_config.max_autotune)\n'
+        "    return {\"max_autotune\": inductor_config.max_autotune}\n"
+        "\n"
+        "class TrainConfig:\n"
+        "    max_autotune = True\n"
+        "\n"
+        "cfg = TrainConfig()\n"
+        "cfg.max_autotune = True\n"
+    ),
+)
+InductorRocmConfig.invalid = (
+    Invalid(
+        "import torch._inductor.config as inductor_config\n"
+        "\n"
+        "inductor_config.triton.cudagraphs = True\n"
+        "inductor_config.triton.cudagraph_trees = True\n",
+        line=3,
+        message="triton.cudagraphs=True",
+    ),
+    Invalid(
+        "import torch\n"
+        "\n"
+        "torch._inductor.config.coordinate_descent_tuning = True\n"
+        "torch._inductor.config.max_autotune = True\n",
+        line=4,
+        message="max_autotune=True",
+    ),
+    Invalid(
+        "import torch\n"
+        "torch_compile_options = dict(\n"
+        "    epilogue_fusion=True,\n"
+        "    max_autotune=False,\n"
+        "    memory_planning=True,\n"
+        ")\n"
+        "model = torch.compile(model, fullgraph=True, options=torch_compile_options)\n",
+        line=7,
+        message="memory_planning=True",
+    ),
+    Invalid(
+        "import torch\n"
+        'model = torch.compile(model, options={"triton.cudagraphs": True, "shape_padding": True})\n',
+        line=2,
+    ),
+    Invalid(
+        "from torch._inductor import config\n"
+        "\n"
+        '@config.patch({"max_autotune": True, "max_autotune_gemm_backends": "TRITON"})\n'
+        "def test_mm_autotune(self):\n"
+        "    pass\n",
+        line=3,
+    ),
+    Invalid(
+        "import os\n"
+        "\n"
+        "def main(args):\n"
+        "    if torch.cuda.is_available():\n"
+        '        os.environ.setdefault("TORCHINDUCTOR_MAX_AUTOTUNE", "1")\n',
+        line=5,
+        message="TORCHINDUCTOR_MAX_AUTOTUNE=1",
+    ),
+)

@@ -1,0 +1,349 @@
+"""ROC107 fp8-dtype."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.rule import Invalid, Rule, Valid
+
+# The OCP FP8 dtypes and the FNUZ dtype gfx94x (MI300) needs instead.
+_OCP_TO_FNUZ = {
+    "torch.float8_e4m3fn": "torch.float8_e4m3fnuz",
+    "torch.float8_e5m2": "torch.float8_e5m2fnuz",
+}
+_OCP_ATTRIBUTES = frozenset(name.rsplit(".", 1)[1] for name in _OCP_TO_FNUZ)
+# Literals that only collect values: a dtype inside them is looked up, not used to build a tensor.
+_COLLECTIONS = (cst.Tuple, cst.List, cst.Set, cst.Element, cst.StarredElement)
+# Calls whose arguments are only matched against or printed: type checks, sets of known dtypes, text.
+_LOOKUP_CALLS = frozenset({"isinstance", "issubclass", "set", "frozenset", "str", "repr", "print"})
+_READING_PARENTS = (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.FormattedStringExpression)
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+# Names of collections that list accepted dtypes rather than choose one.
+_ALLOW_LIST_NAME = re.compile(r"allowed|supported|valid|accepted|known", re.IGNORECASE)
+# Keywords whose dtype is OCP by definition: MX formats (OCP MX spec) name their element dtype so.
+_OCP_BY_SPEC_KEYWORDS = frozenset({"elem_dtype"})
+# `torch.finfo` fields equal for the OCP and FNUZ formats.
+_PORTABLE_FINFO = frozenset({"bits"})
+# `<name> = torch.float8_e4m3fnuz` (also `self.<name>: torch.dtype = ...`) anywhere in the file.
+_FNUZ_ASSIGNMENT = r"\b{name}\s*(?::[^=\n]*)?=\s*(?:torch\.)?float8_e\w*fnuz\b"
+# A branch whose test or alternative mentions these already selects the FP8 format per architecture.
+_ARCH_SELECTION_MARKERS = ("fnuz", "gfx")
+
+
+class Fp8Dtype(Rule):
+    """
+    ## What it does
+    Flags `torch.float8_e4m3fn` and `torch.float8_e5m2` used as a value (a `dtype=` argument,
+    `.to(torch.float8_e4m3fn)`, an assignment, a default argument, `torch.finfo(torch.float8_e4m3fn).max`)
+    that is not selected per GPU architecture.
+
+    Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`,
+    `x.dtype in (...)`), which only read a tensor's dtype; `isinstance` checks; lookup tables (dict
+    keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, set literals, `frozenset(...)`, tuples and
+    lists assigned to `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` names); text (`str()`, `print`, logging,
+    f-strings); dtype metadata (`torch.float8_e4m3fn.itemsize`, `torch.finfo(...).bits`); MX element
+    dtypes (`elem_dtype=`, OCP by the MX spec); `torch.finfo(torch.float8_e5m2)` (e5m2 and e5m2fnuz
+    share the max 57344); collections and branches that also name the `fnuz` variant or test a `gfx`
+    arch (`torch.float8_e4m3fnuz if is_fp8_fnuz() else torch.float8_e4m3fn`); a default assignment
+    the file overrides with a `fnuz` dtype elsewhere (`self.e4m3_dtype = torch.float8_e4m3fnuz` on
+    MI300); ROCm-gated code. When the project's `target-archs` are declared and none is a gfx94x
+    target, nothing is reported (gfx950 and gfx12 use the OCP formats).
+
+    ## Why is this bad on ROCm?
+    MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`,
+    `torch.float8_e5m2fnuz`); gfx950 and gfx12 implement only the OCP ones (`float8_e4m3fn`,
+    `float8_e5m2`). An OCP dtype on MI300 fails in hipBLASLt / `torch._scaled_mm` or silently
+    computes with the wrong encoding: FNUZ has no Inf, a different NaN and exponent bias, and its
+    e4m3 maximum is 240 instead of 448, so a scale derived from `torch.finfo(torch.float8_e4m3fn).max`
+    overflows. Sources: HIP `docs/reference/fp8_numbers.rst` (gfx940-942 FNUZ only, gfx12 OCP only);
+    vLLM `RocmPlatform.fp8_dtype()` / `is_fp8_fnuz()` (returns the fnuz dtype on `"gfx94"`).
+
+    ## Example
+    ```python
+    weight_fp8 = weight.to(torch.float8_e4m3fn)
+    scale = amax / torch.finfo(torch.float8_e4m3fn).max
+    ```
+
+    ## Fix
+    ```python
+    FP8_DTYPE = torch.float8_e4m3fnuz if IS_GFX94X else torch.float8_e4m3fn
+    weight_fp8 = weight.to(FP8_DTYPE)
+    scale = amax / torch.finfo(FP8_DTYPE).max
+    ```
+
+    ## Fix safety
+    Unsafe: the right dtype depends on the target architecture (FNUZ on gfx94x, OCP on gfx950/gfx12),
+    which a static fix cannot know, and every scale constant and checkpoint derived from the dtype
+    must be reviewed with it.
+    """
+
+    code = "ROC107"
+    name = "fp8-dtype"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.UNSAFE
+    triggers = (b"float8_e4m3fn", b"float8_e5m2")
+
+    def visit_Attribute(self, node: cst.Attribute, ctx: PythonContext) -> None:
+        if node.attr.value in _OCP_ATTRIBUTES:
+            self._check(node, ctx)
+
+    def visit_Name(self, node: cst.Name, ctx: PythonContext) -> None:
+        # `from torch import float8_e4m3fn` then a bare `float8_e4m3fn`.
+        if node.value not in _OCP_ATTRIBUTES:
+            return
+        parent = ctx.parent(node)
+        if isinstance(parent, cst.ImportAlias) or (isinstance(parent, cst.Attribute) and parent.attr is node):
+            return
+        self._check(node, ctx)
+
+    def _check(self, node: cst.Attribute | cst.Name, ctx: PythonContext) -> None:
+        dtype = ctx.qualified_name(node)
+        if dtype not in _OCP_TO_FNUZ:
+            return
+        if _targets_without_fnuz(ctx) or _is_read_only_use(node, ctx) or _selected_per_arch(node, ctx):
+            return
+        if _default_overridden_with_fnuz(node, ctx):
+            return
+        in_finfo = _is_finfo_argument(node, ctx)
+        if in_finfo and dtype == "torch.float8_e5m2":
+            return  # e5m2 and e5m2fnuz share the same max (57344): the finfo constant is portable
+        ctx.report(node, _message(dtype, in_finfo))
+
+
+def _targets_without_fnuz(ctx: PythonContext) -> bool:
+    """The project declares its ROCm targets and none of them is a FNUZ-only gfx94x part."""
+    archs = ctx.options.target_archs
+    return bool(archs) and not any(arch.startswith("gfx94") for arch in archs)
+
+
+def _outermost_collection_member(node: cst.CSTNode, ctx: PythonContext) -> cst.CSTNode:
+    """`node`, or the tuple/list/set literal it is an element of (`x.dtype in (a, b)`, `{a: 1}` keys)."""
+    current = node
+    parent = ctx.parent(current)
+    while isinstance(parent, _COLLECTIONS):
+        current, parent = parent, ctx.parent(parent)
+    return current
+
+
+def _is_read_only_use(node: cst.CSTNode, ctx: PythonContext) -> bool:
+    """Comparisons, type checks, lookup tables and metadata: the dtype is matched against, not produced."""
+    member = _outermost_collection_member(node, ctx)
+    parent = ctx.parent(member)
+    if isinstance(member, cst.Set) or isinstance(parent, _READING_PARENTS):
+        return True  # `x.dtype in {...}`, `x.dtype == ...`, `PEAK_TOPS[torch.float8_e4m3fn]`, `f"{...}"`
+    if isinstance(parent, cst.Attribute) and parent.value is member:
+        return True  # `torch.float8_e4m3fn.itemsize`: metadata, identical for both formats
+    if isinstance(parent, cst.DictElement):
+        return parent.key is member
+    if isinstance(parent, cst.Assign) and member is not node:
+        return any(_names_allow_list(target.target) for target in parent.targets)
+    if isinstance(parent, cst.Arg):
+        return _is_lookup_argument(parent, ctx)
+    return False
+
+
+def _names_allow_list(target: cst.BaseExpression) -> bool:
+    """`_ALLOWED_DTYPES = (...)`, `SUPPORTED_ELEM_DTYPES = [...]`: a table checked with `in`."""
+    name = target.attr.value if isinstance(target, cst.Attribute) else getattr(target, "value", "")
+    return isinstance(name, str) and bool(_ALLOW_LIST_NAME.search(name))
+
+
+def _is_lookup_argument(arg: cst.Arg, ctx: PythonContext) -> bool:
+    """An argument of a type check, set constructor, `str`/`print`/logging call, an MX element dtype
+    (OCP by the MX spec), or `torch.finfo(...).bits` (8 for both formats)."""
+    if arg.keyword is not None and arg.keyword.value in _OCP_BY_SPEC_KEYWORDS:
+        return True
+    call = ctx.parent(arg)
+    if not isinstance(call, cst.Call):
+        return False
+    name = ctx.qualified_name(call.func)
+    if name in _LOOKUP_CALLS or (isinstance(call.func, cst.Attribute) and call.func.attr.value in _LOG_METHODS):
+        return True
+    used = ctx.parent(call)
+    return name == "torch.finfo" and isinstance(used, cst.Attribute) and used.attr.value in _PORTABLE_FINFO
+
+
+def _selected_per_arch(node: cst.CSTNode, ctx: PythonContext) -> bool:
+    """A branch, conditional expression or collection around `node` that also covers the FNUZ format."""
+    child: cst.CSTNode = node
+    for ancestor in ctx.ancestors(node):
+        if any(_mentions_arch_selection(part, ctx) for part in _alternatives(ancestor, child)):
+            return True
+        child = ancestor
+    return False
+
+
+def _alternatives(ancestor: cst.CSTNode, child: cst.CSTNode) -> list[cst.CSTNode]:
+    """The parts of `ancestor` that decide between `child` and something else."""
+    if isinstance(ancestor, (cst.If, cst.IfExp)):
+        if child is ancestor.body:
+            return [ancestor.test] + ([ancestor.orelse] if ancestor.orelse is not None else [])
+        if child is ancestor.orelse:
+            return [ancestor.test, ancestor.body]
+        return []
+    if isinstance(ancestor, (cst.Tuple, cst.List, cst.Dict)):
+        return [ancestor]
+    return []
+
+
+def _mentions_arch_selection(node: cst.CSTNode, ctx: PythonContext) -> bool:
+    code = ctx.code_of(node).lower()
+    return any(marker in code for marker in _ARCH_SELECTION_MARKERS)
+
+
+def _default_overridden_with_fnuz(node: cst.CSTNode, ctx: PythonContext) -> bool:
+    """`e4m3_dtype = torch.float8_e4m3fn` as a default that the file reassigns to a fnuz dtype
+    elsewhere (torchao's `Float8TypeConfig.__post_init__` sets `self.e4m3_dtype` on MI300)."""
+    statement = ctx.parent(node)
+    if not ctx.contains(b"fnuz") or not isinstance(statement, (cst.Assign, cst.AnnAssign)):
+        return False
+    targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
+    for target in targets:
+        name = target.attr.value if isinstance(target, cst.Attribute) else getattr(target, "value", None)
+        if isinstance(name, str) and re.search(_FNUZ_ASSIGNMENT.format(name=re.escape(name)), ctx.source.text):
+            return True
+    return False
+
+
+def _is_finfo_argument(node: cst.CSTNode, ctx: PythonContext) -> bool:
+    arg = ctx.parent(node)
+    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+    return isinstance(call, cst.Call) and ctx.qualified_name(call.func) == "torch.finfo"
+
+
+def _message(dtype: str, in_finfo: bool) -> str:
+    fnuz = _OCP_TO_FNUZ[dtype]
+    if in_finfo:
+        return (
+            f"torch.finfo({dtype}).max is 448, but MI300 (gfx942) uses {fnuz} whose max is 240; "
+            "take finfo of the FP8 dtype selected per arch"
+        )
+    return (
+        f"{dtype} is the OCP FP8 format, which MI300 (gfx942) does not support; "
+        f"select the dtype per arch ({fnuz} on gfx94x, {dtype} on gfx950/gfx12)"
+    )
+
+
+Fp8Dtype.valid = (
+    # ROCm-gated conditional expression.
+    Valid(
+        "import torch\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "FP8_DTYPE = torch.float8_e4m3fnuz if IS_ROCM else torch.float8_e4m3fn\n"
+    ),
+    # vLLM style: the branch selects FNUZ by arch.
+    Valid(
+        "import torch\n"
+        "from vllm.platforms import current_platform\n"
+        "\n"
+        "def fp8_dtype():\n"
+        "    if current_platform.is_fp8_fnuz():\n"
+        "        return torch.float8_e4m3fnuz\n"
+        "    else:\n"
+        "        return torch.float8_e4m3fn\n"
+    ),
+    # Early return under a ROCm test.
+    Valid(
+        "import torch\n"
+        "\n"
+        "def quantize(w, scale):\n"
+        "    if torch.version.hip:\n"
+        "        return w\n"
+        "    return (w / scale).to(torch.float8_e4m3fn)\n"
+    ),
+    # Comparisons and membership only read a tensor's dtype.
+    Valid(
+        "import torch\n"
+        "\n"
+        "def is_fp8(t):\n"
+        "    if t.dtype == torch.float8_e4m3fn:\n"
+        "        return True\n"
+        "    return t.dtype in (torch.float8_e4m3fn, torch.float8_e5m2)\n"
+    ),
+    # Dict keys of a mapping table, a set of known dtypes, and the fnuz dtypes themselves.
+    Valid(
+        "import torch\n"
+        "FP8_MAX = {torch.float8_e4m3fn: 448.0, torch.float8_e4m3fnuz: 240.0}\n"
+        "FP8_TYPES = {torch.float8_e4m3fn, torch.float8_e5m2}\n"
+        "w8 = w.to(torch.float8_e4m3fnuz)\n"
+    ),
+    # torchao-style allow-lists, a peak-throughput table lookup, finfo bits, an MX element dtype.
+    Valid(
+        "import torch\n"
+        "_ALLOWED_DTYPES = (torch.int8, torch.uint8, torch.float8_e5m2, torch.float8_e4m3fn)\n"
+        "assert dtype in _ALLOWED_DTYPES\n"
+        "tops = PEAK_TOPS[torch.float8_e4m3fn]\n"
+        "bytes_per_el = torch.finfo(torch.float8_e4m3fn).bits / 8\n"
+        "cfg = MXLinearConfig(elem_dtype=torch.float8_e4m3fn, block_size=32)\n"
+    ),
+    # A default the file overrides on MI300 (torchao's Float8TypeConfig).
+    Valid(
+        "import torch\n"
+        "class Float8TypeConfig:\n"
+        "    e4m3_dtype = torch.float8_e4m3fn\n"
+        "\n"
+        "    def __post_init__(self):\n"
+        "        if torch.version.hip and is_MI300():\n"
+        "            self.e4m3_dtype = torch.float8_e4m3fnuz\n"
+    ),
+    # A table that covers both formats.
+    Valid(
+        "import torch\n"
+        "KV_CACHE_DTYPES = {\n"
+        '    "fp8_e4m3": torch.float8_e4m3fn,\n'
+        '    "fp8_e4m3fnuz": torch.float8_e4m3fnuz,\n'
+        "}\n"
+    ),
+    # The token in a docstring, a comment and log messages.
+    Valid(
+        '"""Quantize to torch.float8_e4m3fn."""\n'
+        "import logging, torch\n"
+        "logger = logging.getLogger(__name__)\n"
+        "# torch.float8_e4m3fn on H100\n"
+        'logging.info("using torch.float8_e4m3fn")\n'
+        'logger.warning("casting to %s", torch.float8_e4m3fn)\n'
+        'print(f"fp8 dtype: {torch.float8_e5m2}")\n'
+    ),
+    # `and` short-circuit on a NVIDIA-only test.
+    Valid("import torch\nw8 = torch.version.cuda is not None and w.to(torch.float8_e5m2)\n"),
+)
+Fp8Dtype.invalid = (
+    Invalid("import torch\nweight_fp8 = weight.to(torch.float8_e4m3fn)\n", line=2, message="float8_e4m3fnuz"),
+    Invalid(
+        "import torch\n"
+        "\n"
+        "def per_tensor_quant(x):\n"
+        "    scale = x.abs().max() / torch.finfo(torch.float8_e4m3fn).max\n"
+        "    return (x / scale).to(torch.float8_e4m3fnuz), scale\n",
+        line=4,
+        message="max is 240",
+    ),
+    Invalid(
+        "import torch\n"
+        "\n"
+        "def quantize_kv(k, v, dtype: torch.dtype = torch.float8_e5m2):\n"
+        "    return k.to(dtype), v.to(dtype)\n",
+        line=3,
+        message="float8_e5m2fnuz",
+    ),
+    Invalid(
+        "import torch\n"
+        "out = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)\n"
+        "buf = torch.empty(n, k, dtype=torch.float8_e4m3fn, device='cuda')\n",
+        line=3,
+    ),
+    Invalid("from torch import float8_e4m3fn\n\nq = x.to(float8_e4m3fn)\n", line=3),
+    Invalid(
+        "import pytest, torch\n"
+        '@pytest.mark.parametrize("dtype", [torch.float8_e4m3fn, torch.float8_e5m2])\n'
+        "def test_cast(dtype):\n"
+        "    assert x.to(dtype).dtype == dtype\n",
+        line=2,
+    ),
+    # `torch.cuda.is_available()` is true on ROCm: not a gate.
+    Invalid("import torch\nif torch.cuda.is_available():\n    FP8 = torch.float8_e4m3fn\n", line=3),
+)

@@ -1,0 +1,265 @@
+"""ROC108 rng-state-in-capture."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.rule import Invalid, Rule, Valid
+
+_RNG_STATE_CALLS = frozenset(
+    f"torch.cuda{module}.{function}"
+    for module in ("", ".random")
+    for function in ("get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all")
+)
+_GRAPH_CONTEXTS = frozenset({"torch.cuda.graph", "torch.cuda.graphs.graph"})
+# Capture is lexical only within one function: a nested def runs whenever it is called.
+_SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+class RngStateInCapture(Rule):
+    """
+    ## What it does
+    Flags `torch.cuda.get_rng_state()` / `torch.cuda.set_rng_state(...)` (also the `_all` variants and
+    `torch.cuda.random.*`) called lexically inside a graph capture: the body of
+    `with torch.cuda.graph(g):` (`torch.cuda.graphs.graph`, any extra arguments such as `pool=`), or
+    between `g.capture_begin()` and `g.capture_end()` in the same block.
+
+    Calls outside capture, and calls in a function merely defined inside the capture block, are not
+    flagged.
+
+    ## Why is this bad on ROCm?
+    On ROCm `torch.cuda.graph` records a HIP graph through the same `CUDAGeneratorImpl`, and the
+    generator's state is not capturable: inside capture `get_state` returns a capture-relative Philox
+    offset (so a saved state is wrong on replay), a seed change raises, and offset reads and clones
+    raise `Cannot call CUDAGeneratorImpl::get_offset/clone_impl during CUDA graph capture`
+    (PyTorch `aten/src/ATen/cuda/CUDAGeneratorImpl.cpp`, pytorch/pytorch#170535). ROCm 7.0 also
+    made HIP capture stricter, rejecting operations older ROCm tolerated (ROCm/rccl#2022,
+    ROCm/hip#3876), so capture-unsafe bookkeeping that happened to run before now fails.
+    The graph-safe generator API (`register_generator_state`, `graphsafe_get_state`,
+    `graphsafe_set_state`) works on both vendors.
+
+    ## Example
+    ```python
+    with torch.cuda.graph(g):
+        state = torch.cuda.get_rng_state()
+        out = model(static_input)
+        torch.cuda.set_rng_state(state)
+    ```
+
+    ## Fix
+    ```python
+    gen = torch.cuda.default_generators[torch.cuda.current_device()]
+    g.register_generator_state(gen)
+    with torch.cuda.graph(g):
+        state = gen.graphsafe_get_state()
+        out = model(static_input)
+        gen.graphsafe_set_state(state)
+    ```
+
+    ## Fix safety
+    No fix: moving RNG state handling out of capture or to the graph-safe API changes what is
+    recorded in the graph and needs review.
+    """
+
+    code = "ROC108"
+    name = "rng-state-in-capture"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.NONE
+    triggers = (b"rng_state",)
+
+    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+        if "rng_state" not in _last_name(node.func):
+            return
+        name = ctx.qualified_name(node.func)
+        if name not in _RNG_STATE_CALLS:
+            return
+        if _in_graph_context(node, ctx) or _after_capture_begin(node, ctx):
+            ctx.report(node, _message(name))
+
+
+def _last_name(func: cst.BaseExpression) -> str:
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else ""
+
+
+def _in_graph_context(node: cst.CSTNode, ctx: PythonContext) -> bool:
+    """Inside the body of `with torch.cuda.graph(...):` in the same function."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, _SCOPE_BOUNDARIES):
+            return False
+        if isinstance(ancestor, cst.With) and child is ancestor.body:
+            if any(_is_graph_context(item.item, ctx) for item in ancestor.items):
+                return True
+        child = ancestor
+    return False
+
+
+def _is_graph_context(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
+    return isinstance(expr, cst.Call) and ctx.qualified_name(expr.func) in _GRAPH_CONTEXTS
+
+
+def _after_capture_begin(node: cst.CSTNode, ctx: PythonContext) -> bool:
+    """A statement before `node` in an enclosing block calls `.capture_begin()` with no
+    `.capture_end()` in between (the manual `torch.cuda.CUDAGraph` API)."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, _SCOPE_BOUNDARIES):
+            return False
+        if isinstance(ancestor, (cst.IndentedBlock, cst.Module)) and _capture_open_before(ancestor, child):
+            return True
+        child = ancestor
+    return False
+
+
+def _capture_open_before(block: cst.IndentedBlock | cst.Module, statement: cst.CSTNode) -> bool:
+    capturing = False
+    for current in block.body:
+        if current is statement:
+            return capturing
+        method = _called_method(current)
+        if method == "capture_begin":
+            capturing = True
+        elif method == "capture_end":
+            capturing = False
+    return False
+
+
+def _called_method(statement: cst.CSTNode) -> str | None:
+    """`m` of a statement that is just `x.m(...)`."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if not isinstance(small, cst.Expr) or not isinstance(small.value, cst.Call):
+        return None
+    func = small.value.func
+    return func.attr.value if isinstance(func, cst.Attribute) else None
+
+
+def _message(name: str) -> str:
+    if name.rsplit(".", 1)[1].startswith("get_"):
+        effect, replacement = "saves a capture-relative state that is wrong on replay", "graphsafe_get_state()"
+    else:
+        effect, replacement = "raises on a new seed or only moves the captured offset", "graphsafe_set_state()"
+    return (
+        f"{name} is not graph-safe: inside (HIP) graph capture it {effect}; "
+        f"register the generator with the graph and use gen.{replacement}"
+    )
+
+
+RngStateInCapture.valid = (
+    # Saved before capture, restored after it.
+    Valid(
+        "import torch\n"
+        "g = torch.cuda.CUDAGraph()\n"
+        "state = torch.cuda.get_rng_state()\n"
+        "with torch.cuda.graph(g):\n"
+        "    out = model(static_input)\n"
+        "torch.cuda.set_rng_state(state)\n"
+    ),
+    # The graph-safe API inside capture.
+    Valid(
+        "import torch\n"
+        "gen = torch.cuda.default_generators[0]\n"
+        "g.register_generator_state(gen)\n"
+        "with torch.cuda.graph(g, pool=mempool):\n"
+        "    state = gen.graphsafe_get_state()\n"
+        "    y = torch.nn.functional.dropout(x, 0.1)\n"
+        "    gen.graphsafe_set_state(state)\n"
+    ),
+    # The manual capture API, RNG state handled after capture_end().
+    Valid(
+        "import torch\n"
+        "def capture(g, fn, x):\n"
+        "    g.capture_begin()\n"
+        "    y = fn(x)\n"
+        "    g.capture_end()\n"
+        "    torch.cuda.set_rng_state(torch.cuda.get_rng_state())\n"
+        "    return y\n"
+    ),
+    # A function defined (not called) in the capture block; another context manager; CPU RNG state.
+    Valid(
+        "import torch\n"
+        "with torch.cuda.graph(g):\n"
+        "    def restore(s):\n"
+        "        torch.cuda.set_rng_state(s)\n"
+        "    out = model(x)\n"
+        "with torch.cuda.stream(side):\n"
+        "    torch.cuda.set_rng_state(state)\n"
+        "with torch.cuda.graph(g):\n"
+        "    cpu_state = torch.get_rng_state()\n"
+    ),
+    # ROCm-gated: the NVIDIA-only branch keeps the old code.
+    Valid(
+        "import torch\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "with torch.cuda.graph(g):\n"
+        "    if not IS_ROCM:\n"
+        "        state = torch.cuda.get_rng_state()\n"
+        "    out = model(x)\n"
+    ),
+    # Only mentioned in a comment and a log message.
+    Valid(
+        "import logging, torch\n"
+        "with torch.cuda.graph(g):\n"
+        "    # do not call torch.cuda.get_rng_state() here\n"
+        '    logging.debug("skipping torch.cuda.get_rng_state during capture")\n'
+        "    out = model(x)\n"
+    ),
+)
+RngStateInCapture.invalid = (
+    Invalid(
+        "import torch\n"
+        "g = torch.cuda.CUDAGraph()\n"
+        "with torch.cuda.graph(g):\n"
+        "    state = torch.cuda.get_rng_state()\n"
+        "    out = model(static_input)\n"
+        "    torch.cuda.set_rng_state(state)\n",
+        line=4,
+        message="get_rng_state",
+    ),
+    # Megatron-style checkpoint helper captured with a memory pool and a side stream.
+    Invalid(
+        "import torch\n"
+        "from torch.cuda import graph as cuda_graph\n"
+        "\n"
+        "def capture_layer(layer, x, pool, stream):\n"
+        "    g = torch.cuda.CUDAGraph()\n"
+        "    with torch.cuda.stream(stream), cuda_graph(g, pool=pool, stream=stream):\n"
+        "        if layer.training:\n"
+        "            fwd_state = torch.cuda.get_rng_state_all()\n"
+        "        y = layer(x)\n"
+        "    return g, y\n",
+        line=8,
+    ),
+    Invalid(
+        "import torch\n"
+        "from torch.cuda import random as cuda_random\n"
+        "with torch.cuda.graphs.graph(g):\n"
+        "    cuda_random.set_rng_state(saved)\n",
+        line=4,
+    ),
+    # The manual capture API.
+    Invalid(
+        "import torch\n"
+        "def warmup_and_capture(g, fn, x):\n"
+        "    g.capture_begin()\n"
+        "    for _ in range(2):\n"
+        "        rng = torch.cuda.get_rng_state()\n"
+        "        y = fn(x)\n"
+        "    g.capture_end()\n"
+        "    return y\n",
+        line=5,
+    ),
+    # `torch.cuda.is_available()` does not gate anything away from ROCm.
+    Invalid(
+        "import torch\n"
+        "with torch.cuda.graph(g):\n"
+        "    if torch.cuda.is_available():\n"
+        "        torch.cuda.set_rng_state(state)\n",
+        line=4,
+    ),
+)

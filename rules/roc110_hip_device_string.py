@@ -1,0 +1,287 @@
+"""ROC110 hip-device-string."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.rule import Invalid, Rule, Valid
+
+# A whole device string (`"hip"`, `"rocm:1"`), and the static start of a built one (`f"hip:{rank}"`).
+_DEVICE_STRING = re.compile(r"(hip|rocm)(:\d+)?")
+_DEVICE_PREFIX = re.compile(r"(hip|rocm):")
+_CUDA_STRING = re.compile(r"cuda(:\d+)?")
+# Keyword arguments that take a device on any call (torch.load's `map_location` included).
+_DEVICE_KEYWORDS = frozenset({"device", "map_location"})
+# Calls whose first positional argument is a device.
+_DEVICE_CALLS = frozenset(
+    {
+        "torch.device",
+        "torch.set_default_device",
+        "torch.cuda.set_device",
+        "torch.cuda.device",
+        "torch.autocast",
+        "torch.amp.autocast",
+        "torch.amp.GradScaler",
+    }
+)
+# Targets named for a device (`device`, `self.dev`, `LOCAL_DEVICE`), but not for a label about one.
+_DEVICE_HOLDER = re.compile(r"(^|_)dev($|_)|device", re.IGNORECASE)
+_LABEL_WORDS = re.compile(r"name|vendor|backend|platform|label|kind", re.IGNORECASE)
+
+
+class HipDeviceString(Rule):
+    """
+    ## What it does
+    Flags the device strings `"hip"`, `"rocm"`, `"hip:N"`, `"rocm:N"` (also `f"hip:{rank}"` and
+    `"hip:" + ...`) reaching a device-taking API: `torch.device(...)`, `.to(...)`, any `device=`
+    keyword (`torch.empty(..., device="hip")`), `map_location=`, `device_type=` of a torch API,
+    `torch.set_default_device(...)`, `torch.cuda.set_device(...)`, directly or through a name
+    assigned once; the common `device = "hip" if torch.version.hip else "cuda"` (a conditional
+    expression choosing between a HIP and a CUDA string, assigned to a device-named target); and
+    comparisons of a device's `.type` with `"hip"`/`"rocm"`, which are always false on ROCm.
+
+    Not flagged: the strings used as labels (log messages, `backend="hip"`, dict keys, Triton's
+    `target.backend == "hip"`). The hazard is ROCm code itself, so it is reported even inside a
+    ROCm-only branch.
+
+    ## Why is this bad on ROCm?
+    PyTorch on ROCm reuses the CUDA interfaces: AMD GPUs are `torch.device("cuda")`, `"hip"` and
+    `"rocm"` are not valid device strings (`RuntimeError: Expected one of cpu, cuda, ... device type`)
+    and `tensor.device.type` is `"cuda"`, so `device.type == "hip"` never matches. Source: PyTorch
+    docs, "HIP (ROCm) semantics", "HIP Interfaces Reuse the CUDA Interfaces"
+    (https://docs.pytorch.org/docs/stable/notes/hip.html).
+
+    ## Example
+    ```python
+    device = "hip" if torch.version.hip else "cuda"
+    x = torch.randn(8, 8, device=device)
+    ```
+
+    ## Fix
+    ```python
+    device = "cuda" if torch.version.hip else "cuda"  # simplify to "cuda" after review
+    x = torch.randn(8, 8, device=device)
+    ```
+
+    ## Fix safety
+    Safe when the literal can only run on ROCm (a ROCm-only branch): NVIDIA never executes it and
+    `"cuda"` is the ROCm device string. Otherwise it needs review.
+    """
+
+    code = "ROC110"
+    name = "hip-device-string"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.SAFE
+    triggers = (b'"hip', b"'hip", b'"rocm', b"'rocm")
+    reports_gated = True
+
+    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+        for value in _device_arguments(node, ctx):
+            literals = [lit for lit in _device_literals(value, ctx) if not _claimed_by_assignment(lit, ctx)]
+            if literals:
+                ctx.report(value, _message(ctx, literals[0]))
+
+    def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
+        if any(_is_device_holder(target.target) for target in node.targets):
+            self._check_device_choice(node.value, ctx)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign, ctx: PythonContext) -> None:
+        if node.value is not None and _is_device_holder(node.target):
+            self._check_device_choice(node.value, ctx)
+
+    def visit_Comparison(self, node: cst.Comparison, ctx: PythonContext) -> None:
+        if len(node.comparisons) != 1:
+            return
+        target = node.comparisons[0]
+        if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+            return
+        for literal, other in ((target.comparator, node.left), (node.left, target.comparator)):
+            value = ctx.string_value(literal) if isinstance(literal, cst.SimpleString) else None
+            if value is not None and _DEVICE_STRING.fullmatch(value) and _is_device_type(other, ctx):
+                outcome = "false" if isinstance(target.operator, cst.Equal) else "true"
+                ctx.report(
+                    literal,
+                    f'a device\'s .type is "cuda" on ROCm, never "{value}", so this comparison is always '
+                    f"{outcome}; test torch.version.hip to detect ROCm",
+                )
+
+    @staticmethod
+    def _check_device_choice(value: cst.BaseExpression, ctx: PythonContext) -> None:
+        if not _chooses_hip_or_cuda(value, ctx):
+            return
+        for literal in _device_literals(value, ctx, follow_names=False):
+            ctx.report(literal, _message(ctx, literal))
+
+
+def _device_arguments(call: cst.Call, ctx: PythonContext) -> list[cst.BaseExpression]:
+    """The argument expressions of `call` that a device-taking API interprets as a device."""
+    values = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in _DEVICE_KEYWORDS]
+    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+    if method == "to":
+        values.extend(arg.value for arg in call.args if arg.keyword is None and not arg.star)
+        return values
+    device_type = ctx.semantic.keyword(call, "device_type")
+    first = ctx.semantic.positional(call, 0)
+    if device_type is None and first is None:
+        return values
+    name = ctx.qualified_name(call.func) or ""
+    if device_type is not None and name.startswith("torch."):
+        values.append(device_type.value)  # torch.autocast(device_type=...), torch.amp.GradScaler(...)
+    if first is not None and name in _DEVICE_CALLS:
+        values.append(first.value)
+    return values
+
+
+def _device_literals(
+    expr: cst.BaseExpression, ctx: PythonContext, follow_names: bool = True
+) -> list[cst.BaseExpression]:
+    """The HIP device-string literals `expr` may evaluate to (names assigned once, both arms of a
+    conditional expression, f-strings and `+`/`%` built from a `"hip:"` prefix)."""
+    value = ctx.single_value(expr) if follow_names else expr
+    if isinstance(value, cst.IfExp):
+        return _device_literals(value.body, ctx, follow_names) + _device_literals(value.orelse, ctx, follow_names)
+    if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
+        string = ctx.string_value(value)
+        return [value] if string is not None and _DEVICE_STRING.fullmatch(string) else []
+    if isinstance(value, cst.FormattedString):
+        return [value] if _DEVICE_PREFIX.match(_leading_text(value)) else []
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Add, cst.Modulo)):
+        left = ctx.string_value(value.left) if isinstance(value.left, cst.SimpleString) else None
+        return [value.left] if left is not None and _DEVICE_PREFIX.match(left) else []
+    return []
+
+
+def _leading_text(string: cst.FormattedString) -> str:
+    first = string.parts[0] if string.parts else None
+    return first.value if isinstance(first, cst.FormattedStringText) else ""
+
+
+def _is_device_holder(target: cst.BaseExpression) -> bool:
+    """`device`, `self.device`, `DEVICE`, `dev`, `local_device`: a target named for a device."""
+    name = target.attr.value if isinstance(target, cst.Attribute) else getattr(target, "value", None)
+    return isinstance(name, str) and bool(_DEVICE_HOLDER.search(name)) and not _LABEL_WORDS.search(name)
+
+
+def _chooses_hip_or_cuda(value: cst.BaseExpression, ctx: PythonContext) -> bool:
+    """A conditional expression with a HIP device string in one arm and a CUDA one in another."""
+    if not isinstance(value, cst.IfExp):
+        return False
+    strings = [ctx.string_value(arm) for arm in _arms(value)]
+    return any(s is not None and _CUDA_STRING.fullmatch(s) for s in strings) and any(
+        s is not None and _DEVICE_STRING.fullmatch(s) for s in strings
+    )
+
+
+def _arms(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(value, cst.IfExp):
+        return _arms(value.body) + _arms(value.orelse)
+    return [value]
+
+
+def _claimed_by_assignment(literal: cst.CSTNode, ctx: PythonContext) -> bool:
+    """The literal is an arm of a `device = "hip" if ... else "cuda"` choice, reported where it is assigned."""
+    top = literal
+    parent = ctx.parent(top)
+    while isinstance(parent, cst.IfExp) and top in (parent.body, parent.orelse):
+        top, parent = parent, ctx.parent(parent)
+    if top is literal or not _chooses_hip_or_cuda(top, ctx):
+        return False
+    if isinstance(parent, cst.Assign):
+        return any(_is_device_holder(target.target) for target in parent.targets)
+    return isinstance(parent, cst.AnnAssign) and _is_device_holder(parent.target)
+
+
+def _is_device_type(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
+    """`x.device.type`, `device.type`, `torch.device(...).type`."""
+    if not isinstance(expr, cst.Attribute) or expr.attr.value != "type":
+        return False
+    owner = expr.value
+    if isinstance(owner, cst.Call):
+        return ctx.qualified_name(owner.func) == "torch.device"
+    return _is_device_holder(owner)
+
+
+def _message(ctx: PythonContext, literal: cst.BaseExpression) -> str:
+    where = " (this branch only runs on ROCm)" if ctx.is_nvidia_gated(literal) else ""
+    return (
+        f"{ctx.code_of(literal)} is not a valid torch device{where}: PyTorch on ROCm addresses AMD GPUs with the "
+        '"cuda" device type; use "cuda" (or "cuda:N")'
+    )
+
+
+HipDeviceString.valid = (
+    Valid('import torch\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'),
+    # Labels: logging, a backend name, dict keys, Triton's backend test.
+    Valid(
+        "import logging, torch\n"
+        'backend = "hip" if torch.version.hip else "cuda"\n'
+        'logging.info("running on %s", "rocm" if torch.version.hip else "cuda")\n'
+        'KERNELS = {"hip": "ck", "cuda": "cutlass"}\n'
+        "kernel = KERNELS[backend]\n"
+        'if triton.runtime.driver.active.get_current_target().backend == "hip":\n'
+        "    BLOCK = 64\n"
+    ),
+    # The ROCm-gated branch already uses "cuda".
+    Valid(
+        "import torch\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "if IS_ROCM:\n"
+        '    x = x.to("cuda", non_blocking=True)\n'
+        "else:\n"
+        '    x = x.to("cuda:0")\n'
+    ),
+    # Comparing a platform label (not a device's .type), a different keyword, and a docstring.
+    Valid(
+        '"""Move tensors to the GPU (never torch.device("hip"))."""\n'
+        "import torch\n"
+        'if args.platform == "rocm":\n'
+        "    torch.backends.cuda.matmul.allow_tf32 = False\n"
+        'os.environ.setdefault("HSA_OVERRIDE_GFX_VERSION", "11.0.0")\n'
+        'x = torch.ones(3, device="cuda", layout=torch.strided)\n'
+        'accelerator = get_accelerator(name="hip")\n'
+    ),
+    # Detecting ROCm the right way before choosing the device string.
+    Valid(
+        "import torch\n"
+        'vendor = "rocm" if torch.version.hip else "cuda"\n'
+        'device = torch.device("cuda", local_rank)\n'
+        "model.to(device)\n"
+    ),
+)
+HipDeviceString.invalid = (
+    Invalid(
+        "import torch\n"
+        'device = "hip" if torch.version.hip else "cuda"\n'
+        "model = model.to(device)\n",
+        line=2,
+        message="this branch only runs on ROCm",
+    ),
+    Invalid('import torch\nx = torch.empty(1024, 1024, dtype=torch.float16, device="hip")\n', line=2),
+    Invalid(
+        "import os, torch\n"
+        'local_rank = int(os.environ["LOCAL_RANK"])\n'
+        'torch.cuda.set_device(f"hip:{local_rank}")\n',
+        line=3,
+    ),
+    Invalid('import torch\nDEV = "rocm:0"\n\ndef load(path):\n    return torch.load(path, map_location=DEV)\n', line=5),
+    Invalid(
+        "import torch\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "if IS_ROCM:\n"
+        '    torch.set_default_device("hip")\n',
+        line=4,
+    ),
+    Invalid(
+        "def cast_inputs(batch, device):\n"
+        '    if device.type == "hip":\n'
+        "        batch = batch.half()\n"
+        "    return batch\n",
+        line=2,
+        message="always false",
+    ),
+    Invalid('import torch\nwith torch.autocast(device_type="hip", dtype=torch.bfloat16):\n    y = model(x)\n', line=2),
+)

@@ -1,0 +1,323 @@
+"""ROC111 torch-version-cuda."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.rule import Invalid, Rule, Valid
+
+TORCH_VERSION_CUDA = "torch.version.cuda"
+# Calls that parse a version string (`packaging.version.parse`, `Version`, `LooseVersion`, ...).
+_PARSERS = frozenset({"int", "float", "parse_version", "Version", "LooseVersion", "StrictVersion", "TorchVersion"})
+_ORDERING = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+# The "no GPU" side of a device choice: a "cpu" device string, or an error saying no GPU was found.
+_NO_GPU_ERROR = re.compile(
+    r"\bgpu\b|no (?:cuda|gpu|accelerator)|(?:cuda|gpu)\b[^\"']*\bnot (?:available|found|detected)", re.IGNORECASE
+)
+
+
+class TorchVersionCuda(Rule):
+    """
+    ## What it does
+    Flags `torch.version.cuda` (or a name assigned from it once) parsed with no None guard: passed to
+    `int`, `float`, `packaging.version.parse`/`Version`, `LooseVersion`, `parse_version`; any attribute
+    of it (`.split(".")`, `.startswith("12")`, `.replace`); subscripted; ordered against something
+    (`torch.version.cuda >= "11.8"`); the right side of `in`; an operand of `+`/`%`. Also flags it (or a
+    flag assigned once from a test of it) used as the GPU-present test: a test whose ROCm side falls
+    back to the CPU (`device = "cuda" if torch.version.cuda else "cpu"`, an `else:` that assigns
+    `"cpu"` or raises "no GPU"), and `assert torch.version.cuda`.
+
+    Not flagged: `is not None`/truthiness tests that gate NVIDIA-only code (they are vendor gates),
+    parsing after such a test (`if torch.version.cuda: int(torch.version.cuda.split(".")[0])`,
+    `torch.version.cuda and Version(torch.version.cuda)`), `torch.version.cuda or torch.version.hip`,
+    `==`/`!=` comparisons with a version string, printing, logging and f-strings.
+
+    ## Why is this bad on ROCm?
+    On ROCm builds `torch.version.cuda` is `None` and `torch.version.hip` holds the HIP version, so
+    parsing it raises (`TypeError`/`AttributeError: 'NoneType' object has no attribute 'split'`), and a
+    truthiness test classifies a working AMD GPU as "no GPU". Sources: pytorch/pytorch#97013
+    (`verify_dynamo` crashed in `parse(torch.version.cuda)` on ROCm), Akegarasu/lora-scripts#332,
+    PyTorch docs "HIP (ROCm) semantics", "Checking for HIP".
+
+    ## Example
+    ```python
+    major = int(torch.version.cuda.split(".")[0])
+    device = "cuda" if torch.version.cuda else "cpu"
+    ```
+
+    ## Fix
+    ```python
+    major = int(torch.version.cuda.split(".")[0]) if torch.version.cuda is not None else None
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    ```
+
+    ## Fix safety
+    Unsafe: what the ROCm side should get (no CUDA version, the HIP version, or the GPU path) depends
+    on what the code does with the value.
+    """
+
+    code = "ROC111"
+    name = "torch-version-cuda"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.UNSAFE
+    triggers = (b"version.cuda", b"torch.version import")
+
+    def visit_Attribute(self, node: cst.Attribute, ctx: PythonContext) -> None:
+        if node.attr.value == "cuda":
+            self._check(node, ctx)
+
+    def visit_Name(self, node: cst.Name, ctx: PythonContext) -> None:
+        # A name bound once to `torch.version.cuda` (`cuda_version = torch.version.cuda`, or
+        # `from torch.version import cuda`).
+        parent = ctx.parent(node)
+        if not (isinstance(parent, cst.Attribute) and parent.attr is node):
+            self._check(node, ctx)
+
+    @staticmethod
+    def _check(node: cst.Attribute | cst.Name, ctx: PythonContext) -> None:
+        # Positions first (they only look at parents), the qualified name only for candidates.
+        how = _parsed(node, ctx.parent(node), ctx)
+        test = _gpu_test(node, ctx) if how is None else None
+        if how is None and test is None:
+            return
+        is_version = ctx.qualified_name(node) == TORCH_VERSION_CUDA
+        if how is not None and is_version:
+            ctx.report(node, _parse_message(_subject(node, ctx), how))
+        elif test is not None and (is_version or _is_flag_from_version(node, ctx)):
+            if _falls_back_to_cpu(test, ctx):
+                ctx.report(node, _gpu_test_message(_subject(node, ctx), "None" if is_version else "false", test))
+
+
+def _parsed(node: cst.CSTNode, parent: cst.CSTNode | None, ctx: PythonContext) -> str | None:
+    """How `node` is parsed as a version string (None when it is not)."""
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        return f"`.{parent.attr.value}` on it"
+    if isinstance(parent, cst.Subscript) and parent.value is node:
+        return "subscripting it"
+    if isinstance(parent, cst.BinaryOperation):
+        return "string arithmetic with it"
+    if isinstance(parent, cst.ComparisonTarget):
+        return _compared(parent, node, ctx)
+    if isinstance(parent, cst.Comparison) and parent.left is node and len(parent.comparisons) == 1:
+        operator = parent.comparisons[0].operator
+        return "ordering it against a version" if isinstance(operator, _ORDERING) else None
+    if isinstance(parent, cst.Arg) and parent.value is node and not parent.keyword:
+        call = ctx.parent(parent)
+        if isinstance(call, cst.Call):
+            name = ctx.qualified_name(call.func) or ""
+            if name.rsplit(".", 1)[-1] in _PARSERS or name.endswith("version.parse"):
+                return f"`{name}()` of it"
+    return None
+
+
+def _compared(target: cst.ComparisonTarget, node: cst.CSTNode, ctx: PythonContext) -> str | None:
+    comparison = ctx.parent(target)
+    if not isinstance(comparison, cst.Comparison) or len(comparison.comparisons) != 1:
+        return None
+    if isinstance(target.operator, _ORDERING):
+        return "ordering it against a version"
+    if isinstance(target.operator, (cst.In, cst.NotIn)):
+        return "an `in` test on it"  # `"12" in torch.version.cuda` iterates None
+    return None
+
+
+def _gpu_test(node: cst.CSTNode, ctx: PythonContext) -> cst.If | cst.IfExp | cst.Assert | None:
+    """The `if`/conditional expression/`assert` whose test `node` decides, through `not`, `bool()`,
+    `is (not) None` and `and`/`or` (the vendor value of the whole test is checked later)."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, (cst.If, cst.IfExp, cst.Assert)):
+            return ancestor if child is ancestor.test else None
+        if not _passes_truth(ancestor, ctx):
+            return None
+        child = ancestor
+    return None
+
+
+def _passes_truth(ancestor: cst.CSTNode, ctx: PythonContext) -> bool:
+    """`ancestor` keeps the truth value of its child as part of a condition."""
+    if isinstance(ancestor, cst.BooleanOperation):
+        return True
+    if isinstance(ancestor, cst.UnaryOperation):
+        return isinstance(ancestor.operator, cst.Not)
+    if isinstance(ancestor, cst.Arg):
+        return _is_bool_call(ctx.parent(ancestor), ctx)
+    if isinstance(ancestor, cst.Call):
+        return _is_bool_call(ancestor, ctx)
+    if isinstance(ancestor, cst.Comparison):
+        return len(ancestor.comparisons) == 1 and _is_none(ancestor.comparisons[0].comparator)
+    return False
+
+
+def _is_bool_call(node: cst.CSTNode | None, ctx: PythonContext) -> bool:
+    return isinstance(node, cst.Call) and ctx.qualified_name(node.func) == "bool"
+
+
+def _is_none(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _is_flag_from_version(node: cst.CSTNode, ctx: PythonContext) -> bool:
+    """A name assigned once from a test of torch.version.cuda (`use_cuda = torch.version.cuda is not None`)."""
+    if not isinstance(node, cst.Name):
+        return False
+    value = ctx.single_value(node)
+    if value is None or value is node:
+        return False
+    stack: list[cst.CSTNode] = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Attribute) and ctx.qualified_name(current) == TORCH_VERSION_CUDA:
+            return True
+        stack.extend(current.children)
+    return False
+
+
+def _falls_back_to_cpu(test: cst.If | cst.IfExp | cst.Assert, ctx: PythonContext) -> bool:
+    """On ROCm the test is false (or true for `not torch.version.cuda`) and that side picks the CPU."""
+    on_rocm = ctx.vendor_test(test.test).rocm
+    if isinstance(test, cst.Assert):
+        return on_rocm is False
+    if on_rocm is None:
+        return False
+    rocm_side = test.body if on_rocm else test.orelse
+    return rocm_side is not None and _picks_cpu(rocm_side, ctx)
+
+
+def _picks_cpu(branch: cst.CSTNode, ctx: PythonContext) -> bool:
+    stack = [branch]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.SimpleString) and (ctx.string_value(current) or "").lower() == "cpu":
+            return True
+        if isinstance(current, cst.Raise) and _is_no_gpu_error(ctx.code_of(current)):
+            return True
+        stack.extend(current.children)
+    return False
+
+
+def _is_no_gpu_error(code: str) -> bool:
+    """`raise RuntimeError("No GPU found")`, but not "requires an NVIDIA GPU" (a deliberate NVIDIA gate)."""
+    return bool(_NO_GPU_ERROR.search(code)) and "nvidia" not in code.lower()
+
+
+def _subject(node: cst.CSTNode, ctx: PythonContext) -> str:
+    """How the message names the value: `torch.version.cuda`, or `cuda_version (torch.version.cuda)`."""
+    code = ctx.code_of(node)
+    return code if code == TORCH_VERSION_CUDA else f"{code} (from {TORCH_VERSION_CUDA})"
+
+
+def _parse_message(subject: str, how: str) -> str:
+    return (
+        f"{subject} is None on ROCm builds, so {how} raises there; check "
+        "`torch.version.cuda is not None` first (ROCm sets torch.version.hip instead)"
+    )
+
+
+def _gpu_test_message(subject: str, value_on_rocm: str, test: cst.If | cst.IfExp | cst.Assert) -> str:
+    if isinstance(test, cst.Assert):
+        return (
+            f"{subject} is {value_on_rocm} on ROCm builds, so this assert fails on AMD GPUs; accept "
+            "torch.version.hip too, or test torch.cuda.is_available()"
+        )
+    return (
+        f"{subject} is {value_on_rocm} on ROCm builds, so this GPU test sends AMD GPUs to the CPU path; "
+        "test torch.cuda.is_available() (true on ROCm) instead"
+    )
+
+
+TorchVersionCuda.valid = (
+    # Explicit None guard, `and` short-circuit, early return.
+    Valid(
+        "import torch\n"
+        "from packaging import version\n"
+        "if torch.version.cuda is not None:\n"
+        '    CUDA_MAJOR = int(torch.version.cuda.split(".")[0])\n'
+        'HAS_CUDA_12 = torch.version.cuda is not None and version.parse(torch.version.cuda) >= version.parse("12.0")\n'
+        "\n"
+        "def nvcc_flags():\n"
+        "    if torch.version.cuda is None:\n"
+        "        return []\n"
+        '    return [f"-DCUDA_VERSION_MAJOR={torch.version.cuda.split(\'.\')[0]}"]\n'
+    ),
+    # ROCm branch first, through an alias.
+    Valid(
+        "import torch\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "if IS_ROCM:\n"
+        '    tag = "rocm" + torch.version.hip\n'
+        "else:\n"
+        '    tag = "cu" + torch.version.cuda.replace(".", "")\n'
+    ),
+    # Truthiness as an NVIDIA gate (the else branch is not a CPU fallback), and `or torch.version.hip`.
+    Valid(
+        "import torch\n"
+        "if torch.version.cuda:\n"
+        "    from apex.contrib import fmha\n"
+        "else:\n"
+        "    fmha = None\n"
+        "gpu_build = bool(torch.version.cuda or torch.version.hip)\n"
+        'device = "cuda" if (torch.version.cuda or torch.version.hip) else "cpu"\n'
+    ),
+    # Printing, logging, equality with a version string, docstrings and comments.
+    Valid(
+        '"""Reports torch.version.cuda.split(".") for the bug template."""\n'
+        "import logging, torch\n"
+        'print(f"CUDA: {torch.version.cuda}, HIP: {torch.version.hip}")\n'
+        'logging.info("built with CUDA %s", torch.version.cuda)\n'
+        'IS_CU118 = torch.version.cuda == "11.8"\n'
+        "# int(torch.version.cuda) would fail on ROCm\n"
+    ),
+    # A name assigned from the guarded value, checked before use.
+    Valid(
+        "import torch\n"
+        "cuda_version = torch.version.cuda\n"
+        "if cuda_version:\n"
+        '    major, minor = cuda_version.split(".")[:2]\n'
+    ),
+)
+TorchVersionCuda.invalid = (
+    Invalid(
+        "import torch\nfrom packaging.version import Version\n\nif Version(torch.version.cuda) >= Version('11.8'):\n"
+        "    use_flash = True\n",
+        line=4,
+        message="Version()` of it",
+    ),
+    # apex setup.py style.
+    Invalid(
+        "import torch\n"
+        'torch_binary_major = torch.version.cuda.split(".")[0]\n',
+        line=2,
+        message="`.split` on it",
+    ),
+    Invalid(
+        "import torch\n"
+        "cuda_version = torch.version.cuda\n"
+        'cu_tag = "cu" + cuda_version.replace(".", "")\n',
+        line=3,
+    ),
+    Invalid('import torch\ndevice = "cuda" if torch.version.cuda else "cpu"\n', line=2, message="CPU path"),
+    Invalid(
+        "import torch\n"
+        "def pick_device():\n"
+        "    if torch.version.cuda is not None and torch.cuda.is_available():\n"
+        '        return torch.device("cuda")\n'
+        "    else:\n"
+        '        raise RuntimeError("No GPU found")\n',
+        line=3,
+    ),
+    Invalid("import torch\nassert torch.version.cuda, 'this script needs a GPU'\n", line=2, message="assert"),
+    # A flag derived from it.
+    Invalid(
+        "import torch\n"
+        "USE_GPU = torch.version.cuda is not None\n"
+        'DEVICE = torch.device("cuda" if USE_GPU else "cpu")\n',
+        line=3,
+        message="USE_GPU (from torch.version.cuda)",
+    ),
+    Invalid('import torch\nif torch.version.cuda >= "12.1":\n    BLOCK = 128\n', line=2),
+)

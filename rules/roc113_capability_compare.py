@@ -1,0 +1,493 @@
+"""ROC113 capability-compare."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.scopes import ScopeNode
+from rocmlint.python.tree import children
+from rocmlint.rule import Invalid, Rule, Valid
+
+_CAPABILITY_CALLS = frozenset({"torch.cuda.get_device_capability"})
+_PROPERTIES_CALLS = frozenset({"torch.cuda.get_device_properties"})
+# vLLM's platform object answers the same question with the same numbers (`RocmPlatform` returns the
+# gfx IP version too).
+_PLATFORM_OBJECTS = ("current_platform",)
+# Helpers that compare the capability themselves: vLLM's `Platform` methods, torchtitan's
+# `has_cuda_capability(9, 0)`.
+_CAPABILITY_HELPERS = frozenset(
+    {"has_device_capability", "is_device_capability", "is_device_capability_family", "has_cuda_capability"}
+)
+_ORDERINGS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+_NUMBER_CASTS = frozenset({"int", "float"})
+_SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_MAX_DEPTH = 8
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+
+
+class CapabilityCompare(Rule):
+    """
+    ## What it does
+    Flags comparisons on the CUDA compute capability that are not gated for ROCm:
+    `torch.cuda.get_device_capability()` against a tuple, its `[0]`/`[1]`, names unpacked from it
+    (`major, minor = ...` then `major >= 8`), `torch.cuda.get_device_properties(d).major`/`.minor`
+    (also through a `props` variable), `sm = major * 10 + minor` then `sm >= 80`, and calls of
+    capability helpers such as vLLM's `current_platform.has_device_capability(89)` or torchtitan's
+    `has_cuda_capability(9, 0)`.
+
+    Printing, logging or storing the capability is not flagged, and neither is a capability read in an
+    NVIDIA-only branch.
+
+    ## Why is this bad on ROCm?
+    HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X
+    (gfx942) is (9, 4), MI355X (gfx950) is (9, 5), RDNA3 is (11, x). Checks meant as "Ampere or newer"
+    (`>= (8, 0)`), "native FP8" (`>= (8, 9)`) or "Hopper" (`major >= 9`) therefore pass on AMD GPUs and
+    select NVIDIA-only paths: FlashAttention 3 on gfx950 (pytorch/torchtitan#4778), an SBO guard on
+    MI355X (sgl-project/sglang#28486), FP8 kernels on MI250 which has no FP8
+    (huggingface/trl#5917, pytorch/ao#3995, vLLM RFC #40620; ROCm GPU specs table).
+
+    ## Example
+    ```python
+    if torch.cuda.get_device_capability() >= (9, 0):
+        attention = flash_attn_3
+    ```
+
+    ## Fix
+    ```python
+    if (not IS_ROCM) and (torch.cuda.get_device_capability() >= (9, 0)):
+        attention = flash_attn_3
+    ```
+    On ROCm choose the feature from the gfx architecture instead
+    (`torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]`, vLLM's `on_mi3xx()`).
+
+    ## Fix safety
+    Safe: on NVIDIA `IS_ROCM` is false and the original comparison is kept verbatim; ROCm takes the
+    fallback branch, which may need an explicit gfx-based path.
+    """
+
+    code = "ROC113"
+    name = "capability-compare"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.SAFE
+    triggers = (b"device_capability", b"get_device_properties", b"cuda_capability")
+
+    def __init__(self) -> None:
+        # Per file and scope: the bindings the scope index does not record (tuple and loop targets).
+        self._tables: dict[ScopeNode, dict[str, list[cst.BaseExpression | None]]] = {}
+        self._reported_conditions: set[cst.CSTNode] = set()
+
+    def visit_Comparison(self, node: cst.Comparison, ctx: PythonContext) -> None:
+        operands = [node.left, *(target.comparator for target in node.comparisons)]
+        for index, target in enumerate(node.comparisons):
+            if not isinstance(target.operator, _ORDERINGS):
+                continue
+            left, right = operands[index], operands[index + 1]
+            left_sources = self._sources(left, ctx, 0)
+            right_sources = self._sources(right, ctx, 0)
+            # Both sides capability (device 0 vs device 1) is a homogeneity check, not an arch gate.
+            if bool(left_sources) == bool(right_sources):
+                continue
+            if _is_none(right if left_sources else left):
+                continue
+            self._report_once(node, tuple(left_sources or right_sources), ctx)
+            return
+
+    def _report_once(self, node: cst.Comparison, sources: tuple[cst.CSTNode, ...], ctx: PythonContext) -> None:
+        """One diagnostic per condition: `major > 8 or (major == 8 and minor >= 9)` is one check."""
+        if any(ctx.is_rocm_gated(part) for part in (node, *sources)) or _only_displayed(node, ctx):
+            return
+        condition = _whole_condition(node, ctx)
+        if condition in self._reported_conditions:
+            return
+        self._reported_conditions.add(condition)
+        ctx.report(node, _COMPARISON_MESSAGE, gate_on=sources)
+
+    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+        func = node.func
+        if _last_name(func) not in _CAPABILITY_HELPERS or not node.args:
+            return
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+            return  # the platform class's own implementation
+        if isinstance(func, cst.Name) and _defined_here(func, ctx):
+            return  # a helper defined in this file: its body's comparison is checked (and fixed) there
+        ctx.report(node, _helper_message(_last_name(func)))
+
+    # --- where a value comes from --------------------------------------------------------------------
+    def _sources(self, expr: cst.CSTNode, ctx: PythonContext, depth: int) -> list[cst.CSTNode]:
+        """The capability reads (`get_device_capability()` / `get_device_properties()` calls) an
+        expression is computed from; empty when it is not a capability value."""
+        if depth > _MAX_DEPTH:
+            return []
+        if isinstance(expr, cst.Call):
+            return self._call_sources(expr, ctx, depth)
+        if isinstance(expr, cst.Subscript):
+            return self._sources(expr.value, ctx, depth + 1)
+        if isinstance(expr, cst.Attribute):
+            if expr.attr.value not in ("major", "minor"):
+                return []
+            return self._properties_sources(expr.value, ctx, depth + 1) or self._sources(expr.value, ctx, depth + 1)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._sources(expr.left, ctx, depth + 1) + self._sources(expr.right, ctx, depth + 1)
+        if isinstance(expr, cst.IfExp):
+            return self._sources(expr.body, ctx, depth + 1) + self._sources(expr.orelse, ctx, depth + 1)
+        if isinstance(expr, (cst.Tuple, cst.FormattedString)):
+            found: list[cst.CSTNode] = []
+            for part in _sub_expressions(expr):
+                found += self._sources(part, ctx, depth + 1)
+            return found
+        if isinstance(expr, cst.Name):
+            return self._name_sources(expr, ctx, depth)
+        return []
+
+    def _call_sources(self, call: cst.Call, ctx: PythonContext, depth: int) -> list[cst.CSTNode]:
+        name = ctx.qualified_name(call.func) or ""
+        if name in _CAPABILITY_CALLS or _is_platform_capability(call.func, name):
+            return [call]
+        if name in _NUMBER_CASTS and len(call.args) == 1:
+            return self._sources(call.args[0].value, ctx, depth + 1)
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to_int" and not call.args:
+            return self._sources(call.func.value, ctx, depth + 1)  # vLLM `DeviceCapability.to_int()`
+        return []
+
+    def _name_sources(self, name: cst.Name, ctx: PythonContext, depth: int) -> list[cst.CSTNode]:
+        return self._agreeing_sources(name, ctx, lambda value: self._sources(value, ctx, depth + 1))
+
+    def _properties_sources(self, expr: cst.CSTNode, ctx: PythonContext, depth: int) -> list[cst.CSTNode]:
+        """`torch.cuda.get_device_properties(...)` calls that `expr` (a call or a name) stands for."""
+        if depth > _MAX_DEPTH:
+            return []
+        if isinstance(expr, cst.Call):
+            return [expr] if ctx.qualified_name(expr.func) in _PROPERTIES_CALLS else []
+        if not isinstance(expr, cst.Name):
+            return []
+        return self._agreeing_sources(expr, ctx, lambda value: self._properties_sources(value, ctx, depth + 1))
+
+    def _agreeing_sources(
+        self, name: cst.Name, ctx: PythonContext, sources_of: Callable[[cst.BaseExpression], list[cst.CSTNode]]
+    ) -> list[cst.CSTNode]:
+        """The sources of every value `name` is assigned, when all of them are capability reads or plain
+        constants (`major, minor = 0, 0` in an `except:`); empty as soon as one is something else, or the
+        name is also bound by a `for`/`with`/comprehension target, since then it may hold anything."""
+        if _is_comprehension_target(name, ctx):
+            return []
+        found: list[cst.CSTNode] = []
+        for value in self._bound_values(name, ctx):
+            sources = sources_of(value) if value is not None else []
+            if not sources and (value is None or not _is_constant(value)):
+                return []
+            found += sources
+        return found
+
+    def _bound_values(self, name: cst.Name, ctx: PythonContext) -> list[cst.BaseExpression | None]:
+        """Everything assigned to `name` in the scope it resolves to: plain assignments, tuple unpacking,
+        and None for loop/with targets. Empty when it is not a variable (import, def, parameter)."""
+        binding = ctx.semantic.lookup(name.value, name)
+        if binding is not None and binding.kind in ("import", "function", "class"):
+            return []
+        scope = ctx.semantic.enclosing_scope_node(name)
+        local = self._binding_table(scope).get(name.value)
+        bound_here = local is not None or (binding is not None and binding.scope.node is scope)
+        if not bound_here and scope is not ctx.semantic.module:
+            # The scope index does not record parameters: a module `cap` must not leak into `def f(cap)`.
+            if isinstance(scope, cst.FunctionDef) and _is_parameter(scope, name.value):
+                return []
+            scope = ctx.semantic.module
+        plain: list[cst.BaseExpression | None] = []
+        if binding is not None and binding.kind == "value" and binding.scope.node is scope:
+            plain += binding.values
+        return [*plain, *self._binding_table(scope).get(name.value, [])]
+
+    def _binding_table(self, scope: ScopeNode) -> dict[str, list[cst.BaseExpression | None]]:
+        table = self._tables.get(scope)
+        if table is None:
+            table = _index_other_bindings(scope)
+            self._tables[scope] = table
+        return table
+
+
+def _index_other_bindings(scope: ScopeNode) -> dict[str, list[cst.BaseExpression | None]]:
+    """The bindings the scope index does not record, made directly in `scope` (not in nested defs):
+    tuple-target assignments with the value each name receives (the matching element of a tuple value,
+    else the whole value, a call returning a tuple), and `for`/`with` targets as None (unknown value)."""
+    table: dict[str, list[cst.BaseExpression | None]] = {}
+    stack: list[cst.CSTNode] = [scope.body if not isinstance(scope, cst.Module) else scope]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                _record_unpacking(table, target.target, node.value)
+            continue
+        if isinstance(node, cst.For):
+            _record_opaque(table, node.target)
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            _record_opaque(table, node.asname.name)
+        if isinstance(node, (*_SCOPE_BOUNDARIES, cst.BaseExpression)):
+            continue
+        stack.extend(children(node))
+    return table
+
+
+def _record_unpacking(
+    table: dict[str, list[cst.BaseExpression | None]], target: cst.BaseExpression, value: cst.BaseExpression
+) -> None:
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return
+    elements = target.elements
+    parts = [part.value for part in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else None
+    if parts is not None and len(parts) != len(elements):
+        parts = None
+    for index, element in enumerate(elements):
+        if isinstance(element, cst.StarredElement) or not isinstance(element.value, cst.Name):
+            _record_opaque(table, element.value)
+            continue
+        table.setdefault(element.value.value, []).append(parts[index] if parts is not None else value)
+
+
+def _record_opaque(table: dict[str, list[cst.BaseExpression | None]], target: cst.BaseExpression) -> None:
+    """Every name in a target whose value cannot be followed (`for (major, minor), ptx in archs:`)."""
+    if isinstance(target, cst.Name):
+        table.setdefault(target.value, []).append(None)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _record_opaque(table, element.value)
+    elif isinstance(target, cst.StarredElement):
+        _record_opaque(table, target.value)
+
+
+def _is_comprehension_target(name: cst.Name, ctx: PythonContext) -> bool:
+    for ancestor in ctx.ancestors(name):
+        if isinstance(ancestor, _SCOPE_BOUNDARIES):
+            return False
+        if isinstance(ancestor, _COMPREHENSIONS):
+            clause: cst.CompFor | None = ancestor.for_in
+            while clause is not None:
+                if _binds(clause.target, name.value):
+                    return True
+                clause = clause.inner_for_in
+    return False
+
+
+def _binds(target: cst.BaseExpression, name: str) -> bool:
+    if isinstance(target, cst.Name):
+        return target.value == name
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_binds(element.value, name) for element in target.elements)
+    return isinstance(target, cst.StarredElement) and _binds(target.value, name)
+
+
+def _is_constant(value: cst.BaseExpression) -> bool:
+    """A fallback value such as `0`, `None`, `(0, 0)` or `-1`."""
+    if isinstance(value, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(value, cst.Name):
+        return value.value in ("None", "True", "False")
+    if isinstance(value, cst.UnaryOperation):
+        return _is_constant(value.expression)
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return all(_is_constant(element.value) for element in value.elements)
+    return False
+
+
+def _only_displayed(node: cst.CSTNode, ctx: PythonContext) -> bool:
+    """Inside the arguments of `print(...)` or a logging call of the same statement: the result is only
+    shown (`print("sm_90 built:", "sm_90" in archs)`), no code path depends on it."""
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.Lambda)):
+            return False
+        if isinstance(ancestor, cst.Call) and _is_display_call(ancestor, ctx):
+            return True
+    return False
+
+
+def _is_display_call(call: cst.Call, ctx: PythonContext) -> bool:
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value in _LOG_METHODS
+    return ctx.qualified_name(call.func) == "print"
+
+def _whole_condition(node: cst.CSTNode, ctx: PythonContext) -> cst.CSTNode:
+    """The outermost `and`/`or`/`not` expression `node` is part of (itself when it stands alone)."""
+    condition = node
+    for ancestor in ctx.ancestors(node):
+        if not isinstance(ancestor, (cst.BooleanOperation, cst.UnaryOperation)):
+            break
+        condition = ancestor
+    return condition
+
+
+def _sub_expressions(expr: cst.Tuple | cst.FormattedString) -> list[cst.BaseExpression]:
+    """The elements of `(major, minor)`, the `{...}` parts of `f"{major}.{minor}"`."""
+    if isinstance(expr, cst.Tuple):
+        return [element.value for element in expr.elements]
+    return [part.expression for part in expr.parts if isinstance(part, cst.FormattedStringExpression)]
+
+
+def _is_platform_capability(func: cst.BaseExpression, name: str) -> bool:
+    """vLLM's `current_platform.get_device_capability()`."""
+    if not isinstance(func, cst.Attribute) or func.attr.value != "get_device_capability":
+        return False
+    owner = name.rsplit(".", 1)[0]
+    return owner.rsplit(".", 1)[-1] in _PLATFORM_OBJECTS
+
+
+def _is_parameter(function: cst.FunctionDef, name: str) -> bool:
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return any(param.name.value == name for param in every)
+
+
+def _defined_here(func: cst.Name, ctx: PythonContext) -> bool:
+    binding = ctx.semantic.lookup(func.value, func)
+    return binding is not None and binding.kind == "function"
+
+
+def _last_name(func: cst.BaseExpression) -> str:
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else ""
+
+
+def _is_none(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+_COMPARISON_MESSAGE = (
+    "ROCm reports the gfx IP version as the CUDA compute capability (MI250 is 9.0, MI300X 9.4), so this "
+    "NVIDIA architecture check also passes on AMD GPUs; guard it with `not torch.version.hip` and pick the "
+    "ROCm path from `gcnArchName`"
+)
+
+
+def _helper_message(helper: str) -> str:
+    return (
+        f"`{helper}` compares the CUDA compute capability, which ROCm reports as the gfx IP version "
+        "(MI300X is 9.4), so this NVIDIA architecture check also passes on AMD GPUs; conjoin it with an "
+        "NVIDIA-only test (`current_platform.is_cuda()`, `not torch.version.hip`)"
+    )
+
+
+CapabilityCompare.valid = (
+    # The NVIDIA-only branch of an is-ROCm test.
+    Valid(
+        "import torch\n"
+        "if torch.version.hip:\n"
+        "    use_fa3 = False\n"
+        "else:\n"
+        "    use_fa3 = torch.cuda.get_device_capability() >= (9, 0)\n"
+    ),
+    # An IS_ROCM alias conjoined with `not`, and a conditional expression.
+    Valid(
+        "import torch\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "if not IS_ROCM and torch.cuda.get_device_capability()[0] >= 8:\n"
+        "    torch.backends.cuda.matmul.allow_tf32 = True\n"
+        'impl = "triton" if IS_ROCM else ("fa3" if torch.cuda.get_device_capability()[0] >= 9 else "fa2")\n'
+    ),
+    # Early return for ROCm before the capability gate (vLLM `supports_fp8` style).
+    Valid(
+        "import torch\n"
+        "from vllm.platforms import current_platform\n"
+        "def supports_fp8() -> bool:\n"
+        "    if current_platform.is_rocm():\n"
+        '        return "gfx94" in torch.cuda.get_device_properties(0).gcnArchName\n'
+        "    major, minor = torch.cuda.get_device_capability()\n"
+        "    return major * 10 + minor >= 89\n"
+    ),
+    # vLLM: the helper conjoined with `current_platform.is_cuda()`.
+    Valid(
+        "from vllm.platforms import current_platform\n"
+        "use_cutlass_fp8 = current_platform.is_cuda() and current_platform.has_device_capability(89)\n"
+    ),
+    # Printing, logging, storing the capability; other device properties.
+    Valid(
+        "import logging, torch\n"
+        "logger = logging.getLogger(__name__)\n"
+        "major, minor = torch.cuda.get_device_capability()\n"
+        'logger.info("compute capability %d.%d", major, minor)\n'
+        'logger.debug("ampere or newer: %s", (major, minor) >= (8, 0))\n'
+        'print(f"capability: {torch.cuda.get_device_capability(0)}")\n'
+        'env_info = {"capability": torch.cuda.get_device_capability(0)}\n'
+        "props = torch.cuda.get_device_properties(0)\n"
+        "big_gpu = props.total_memory >= 40 * 1024**3\n"
+    ),
+    # The capability is only read on NVIDIA builds.
+    Valid(
+        "import torch\n"
+        "cap = torch.cuda.get_device_capability() if torch.version.cuda else (0, 0)\n"
+        "if cap >= (8, 0):\n"
+        "    dtype = torch.bfloat16\n"
+    ),
+    # Comparing two devices with each other (homogeneity), not against an architecture.
+    Valid(
+        "import torch\n"
+        "same_arch = torch.cuda.get_device_capability(0) == torch.cuda.get_device_capability(1)\n"
+    ),
+    # A helper defined in this file whose body is already gated: its calls are not reported again.
+    Valid(
+        "import torch\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "def has_cuda_capability(major: int, minor: int) -> bool:\n"
+        "    return not IS_ROCM and torch.cuda.get_device_capability() >= (major, minor)\n"
+        "if has_cuda_capability(9, 0):\n"
+        "    attention = 'fa3'\n"
+    ),
+)
+CapabilityCompare.invalid = (
+    Invalid(
+        "import torch\nif torch.cuda.get_device_capability() >= (8, 0):\n    dtype = torch.bfloat16\n",
+        line=2,
+        message="gfx IP version",
+    ),
+    Invalid(
+        "import torch as T\n"
+        "def pick_attention():\n"
+        "    major, minor = T.cuda.get_device_capability()\n"
+        "    use_fa3 = major >= 9\n"
+        "    return use_fa3\n",
+        line=4,
+    ),
+    Invalid(
+        "import torch\n"
+        "props = torch.cuda.get_device_properties(0)\n"
+        "if torch.cuda.is_available() and props.major >= 8:\n"
+        "    torch.backends.cuda.matmul.allow_tf32 = True\n",
+        line=3,
+    ),
+    Invalid(
+        "import torch\n"
+        "major, minor = torch.cuda.get_device_capability(device)\n"
+        "sm = major * 10 + minor\n"
+        "fp8_supported = sm >= 89\n",
+        line=4,
+    ),
+    Invalid("import torch\nampere = torch.cuda.get_device_properties(0).major >= 8\n", line=2),
+    Invalid("import torch\nis_hopper = torch.cuda.get_device_capability()[0] == 9\n", line=2),
+    # One diagnostic for the whole condition (torchao test_vllm style).
+    Invalid(
+        "import torch\n"
+        "def fp8_supported():\n"
+        "    major, minor = torch.cuda.get_device_capability()\n"
+        "    return major > 8 or (major == 8 and minor >= 9)\n",
+        line=4,
+    ),
+    Invalid(
+        "from vllm.platforms import current_platform\n"
+        "if current_platform.has_device_capability(89):\n"
+        "    kernel = 'cutlass_fp8'\n",
+        line=2,
+        message="has_device_capability",
+    ),
+    Invalid(
+        "from torchtitan.tools.utils import has_cuda_capability\n"
+        "def get_flash_attention_impl():\n"
+        "    if has_cuda_capability(9, 0):\n"
+        "        return 'fa3'\n"
+        "    return 'fa2'\n",
+        line=3,
+    ),
+)

@@ -1,0 +1,318 @@
+"""ROC114 arch-list-sm."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.rule import Invalid, Rule, Valid
+
+_ARCH_LIST_CALLS = frozenset({"torch.cuda.get_arch_list"})
+_NVIDIA_PREFIXES = ("sm_", "compute_")
+# Calls that keep the arch names: `list(...)`, `" ".join(...)`, `str(...)`.
+_PASS_THROUGH = frozenset({"list", "tuple", "set", "frozenset", "sorted", "str"})
+_REGEX_FUNCTIONS = frozenset({"re.match", "re.search", "re.fullmatch", "re.findall", "re.finditer"})
+_REGEX_METHODS = frozenset({"match", "search", "fullmatch", "findall", "finditer"})
+_MEMBERSHIP = (cst.In, cst.NotIn)
+_EQUALITY = (cst.Equal, cst.NotEqual)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef)
+_MAX_DEPTH = 8
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+
+
+class ArchListSm(Rule):
+    """
+    ## What it does
+    Flags searches of `torch.cuda.get_arch_list()` for NVIDIA targets that are not gated for ROCm:
+    `"sm_90" in torch.cuda.get_arch_list()`, `f"sm_{major}{minor}" in arch_list` after
+    `arch_list = torch.cuda.get_arch_list()`, `any(a.startswith("sm_") for a in ...)`, `==` on its
+    elements, and regular expressions such as `re.match(r"sm_(\\d+)", arch)` over it.
+
+    Printing the list and searching it for gfx targets are not flagged.
+
+    ## Why is this bad on ROCm?
+    On ROCm wheels `torch.cuda.get_arch_list()` returns the gfx targets PyTorch was built for
+    (`gfx90a`, `gfx942`, `gfx1100`, ...), never `sm_XX`/`compute_XX`. A test for `sm_` never matches,
+    so applications decide the AMD GPU is unsupported and fall back to the CPU or disable
+    `torch.compile` (debpalash/VoiceStudio#1230).
+
+    ## Example
+    ```python
+    major, minor = torch.cuda.get_device_capability()
+    if f"sm_{major}{minor}" not in torch.cuda.get_arch_list():
+        device = "cpu"
+    ```
+
+    ## Fix
+    ```python
+    if not IS_ROCM and f"sm_{major}{minor}" not in torch.cuda.get_arch_list():
+        device = "cpu"
+    ```
+    On ROCm, compare `torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]` with the list.
+
+    ## Fix safety
+    Safe: on NVIDIA `IS_ROCM` is false and the original search runs unchanged; ROCm skips the
+    NVIDIA-only check.
+    """
+
+    code = "ROC114"
+    name = "arch-list-sm"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.SAFE
+    triggers = (b"get_arch_list",)
+
+    def visit_Comparison(self, node: cst.Comparison, ctx: PythonContext) -> None:
+        operands = [node.left, *(target.comparator for target in node.comparisons)]
+        for index, target in enumerate(node.comparisons):
+            left, right = operands[index], operands[index + 1]
+            if isinstance(target.operator, _MEMBERSHIP):
+                pairs = [(left, right)]
+            elif isinstance(target.operator, _EQUALITY):
+                pairs = [(left, right), (right, left)]
+            else:
+                continue
+            for needle, haystack in pairs:
+                if _report(node, _nvidia_targets(needle, ctx), _arch_list_sources(haystack, ctx, 0), ctx):
+                    return
+
+    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "startswith" and node.args:
+            prefixes = _nvidia_targets(node.args[0].value, ctx)
+            _report(node, prefixes, _arch_list_sources(func.value, ctx, 0), ctx)
+            return
+        pattern, subject = _regex_operands(node, ctx)
+        if pattern is not None and subject is not None:
+            _report(node, _nvidia_regexes(pattern, ctx), _arch_list_sources(subject, ctx, 0), ctx)
+
+
+def _report(node: cst.CSTNode, targets: list[cst.CSTNode], sources: list[cst.CSTNode], ctx: PythonContext) -> bool:
+    """Report `node` when an NVIDIA target string meets the arch list; True when the pair was found."""
+    if not targets or not sources:
+        return False
+    if not _only_displayed(node, ctx):
+        ctx.report(node, _MESSAGE, gate_on=(*sources, *targets))
+    return True
+
+
+def _only_displayed(node: cst.CSTNode, ctx: PythonContext) -> bool:
+    """Inside the arguments of `print(...)` or a logging call of the same statement: the result is only
+    shown (`print("sm_90 built:", "sm_90" in archs)`), no code path depends on it."""
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.Lambda)):
+            return False
+        if isinstance(ancestor, cst.Call) and _is_display_call(ancestor, ctx):
+            return True
+    return False
+
+
+def _is_display_call(call: cst.Call, ctx: PythonContext) -> bool:
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value in _LOG_METHODS
+    return ctx.qualified_name(call.func) == "print"
+
+
+# --- the arch list and its elements ------------------------------------------------------------------
+def _arch_list_sources(expr: cst.CSTNode, ctx: PythonContext, depth: int) -> list[cst.CSTNode]:
+    """The `get_arch_list()` calls `expr` is the result of, an element of, or a join of."""
+    if depth > _MAX_DEPTH:
+        return []
+    if isinstance(expr, cst.Call):
+        return _call_sources(expr, ctx, depth)
+    if isinstance(expr, cst.Subscript):
+        return _arch_list_sources(expr.value, ctx, depth + 1)
+    if not isinstance(expr, cst.Name):
+        return []
+    iterated = _loop_iterable(expr, ctx)
+    if iterated is not None:
+        return _arch_list_sources(iterated, ctx, depth + 1)
+    binding = ctx.semantic.lookup(expr.value, expr)
+    if binding is None or binding.kind != "value":
+        return []
+    # Every assignment must be the arch list (or a literal default such as `[]`), else it may hold anything.
+    found: list[cst.CSTNode] = []
+    for value in binding.values:
+        sources = _arch_list_sources(value, ctx, depth + 1)
+        if not sources and not _is_literal_default(value):
+            return []
+        found += sources
+    return found
+
+
+def _is_literal_default(value: cst.BaseExpression) -> bool:
+    if isinstance(value, cst.Name):
+        return value.value == "None"
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return all(isinstance(element.value, cst.SimpleString) for element in value.elements)
+    return False
+
+
+def _call_sources(call: cst.Call, ctx: PythonContext, depth: int) -> list[cst.CSTNode]:
+    name = ctx.qualified_name(call.func) or ""
+    if name in _ARCH_LIST_CALLS:
+        return [call]
+    if name in _PASS_THROUGH and len(call.args) == 1:
+        return _arch_list_sources(call.args[0].value, ctx, depth + 1)
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != "join" or len(call.args) != 1:
+        return []
+    if ctx.string_value(func.value) is None:
+        return []
+    return _arch_list_sources(call.args[0].value, ctx, depth + 1)  # `" ".join(arch_list)`
+
+
+def _loop_iterable(name: cst.Name, ctx: PythonContext) -> cst.BaseExpression | None:
+    """What `name` iterates over when it is the target of an enclosing comprehension or `for` loop."""
+    child: cst.CSTNode = name
+    for ancestor in ctx.ancestors(name):
+        if isinstance(ancestor, _SCOPE_BOUNDARIES):
+            return None
+        if isinstance(ancestor, _COMPREHENSIONS):
+            clause: cst.CompFor | None = ancestor.for_in
+            while clause is not None:
+                if _is_target(clause.target, name.value):
+                    return clause.iter
+                clause = clause.inner_for_in
+        if isinstance(ancestor, cst.For) and child is ancestor.body and _is_target(ancestor.target, name.value):
+            return ancestor.iter
+        child = ancestor
+    return None
+
+
+def _is_target(target: cst.BaseExpression, name: str) -> bool:
+    return isinstance(target, cst.Name) and target.value == name
+
+
+# --- NVIDIA target strings ---------------------------------------------------------------------------
+def _nvidia_targets(expr: cst.CSTNode, ctx: PythonContext) -> list[cst.CSTNode]:
+    """Literals `expr` may be that name an NVIDIA target: `"sm_90"`, `f"sm_{major}{minor}"`,
+    `"compute_" + cc`, or a tuple of prefixes for `startswith`."""
+    value = ctx.single_value(expr)
+    if isinstance(value, cst.Tuple):
+        found: list[cst.CSTNode] = []
+        for element in value.elements:
+            found += _nvidia_targets(element.value, ctx)
+        return found
+    if isinstance(value, cst.FormattedString):
+        return [value] if _leading_text(value).startswith(_NVIDIA_PREFIXES) else []
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+        return _nvidia_targets(value.left, ctx)
+    return [literal for string, literal in ctx.semantic.string_sources(expr) if string.startswith(_NVIDIA_PREFIXES)]
+
+
+def _leading_text(string: cst.FormattedString) -> str:
+    first = string.parts[0] if string.parts else None
+    return first.value if isinstance(first, cst.FormattedStringText) else ""
+
+
+def _regex_operands(call: cst.Call, ctx: PythonContext) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None]:
+    """(pattern, searched string) of `re.search(p, s)` or `compiled.search(s)` after `compiled = re.compile(p)`."""
+    name = ctx.qualified_name(call.func) or ""
+    if name in _REGEX_FUNCTIONS and len(call.args) >= 2:
+        return call.args[0].value, call.args[1].value
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in _REGEX_METHODS or not call.args:
+        return None, None
+    compiled = ctx.single_value(func.value)
+    if isinstance(compiled, cst.Call) and ctx.qualified_name(compiled.func) == "re.compile" and compiled.args:
+        return compiled.args[0].value, call.args[0].value
+    return None, None
+
+
+def _nvidia_regexes(pattern: cst.CSTNode, ctx: PythonContext) -> list[cst.CSTNode]:
+    sources = ctx.semantic.string_sources(pattern)
+    return [literal for string, literal in sources if any(prefix in string for prefix in _NVIDIA_PREFIXES)]
+
+
+_MESSAGE = (
+    "`torch.cuda.get_arch_list()` lists gfx targets (gfx90a, gfx942) on ROCm builds, so this `sm_`/`compute_` "
+    "search never matches on AMD GPUs; gate it with `not torch.version.hip` and compare "
+    '`gcnArchName.split(":")[0]` with the list on ROCm'
+)
+
+
+ArchListSm.valid = (
+    # Printing / logging the list.
+    Valid(
+        "import torch\n"
+        'print("built for:", torch.cuda.get_arch_list())\n'
+        'print("sm_90 support:", "sm_90" in torch.cuda.get_arch_list())\n'
+    ),
+    # A gfx search is the ROCm way; a search of an unrelated list or env var.
+    Valid(
+        "import os, torch\n"
+        'has_mi300 = "gfx942" in torch.cuda.get_arch_list()\n'
+        'rdna = any(a.startswith("gfx11") for a in torch.cuda.get_arch_list())\n'
+        'wants_hopper = "sm_90" in os.environ.get("TORCH_CUDA_ARCH_LIST", "")\n'
+    ),
+    # The NVIDIA-only branch of an is-ROCm test.
+    Valid(
+        "import torch\n"
+        "if torch.version.hip:\n"
+        "    supported = True\n"
+        "else:\n"
+        '    supported = "sm_90" in torch.cuda.get_arch_list()\n'
+    ),
+    # Early return for ROCm, with an IS_ROCM alias (VoiceStudio after the fix).
+    Valid(
+        "import torch\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "def check_device_compatibility() -> bool:\n"
+        "    if IS_ROCM:\n"
+        "        return True\n"
+        "    major, minor = torch.cuda.get_device_capability()\n"
+        "    arch_list = torch.cuda.get_arch_list()\n"
+        '    return f"sm_{major}{minor}" in arch_list\n'
+    ),
+    # `and` short-circuit and a conditional expression.
+    Valid(
+        "import torch\n"
+        'ok = torch.version.cuda is not None and "sm_80" in torch.cuda.get_arch_list()\n'
+        'ok = True if torch.version.hip else "sm_80" in torch.cuda.get_arch_list()\n'
+    ),
+    # Only in a docstring and a comment.
+    Valid(
+        "import torch\n"
+        "def archs():\n"
+        '    """Returns e.g. ["sm_80", "sm_90"] on CUDA builds."""\n'
+        "    # sm_ entries only exist on CUDA wheels\n"
+        "    return torch.cuda.get_arch_list()\n"
+    ),
+)
+ArchListSm.invalid = (
+    Invalid('import torch\nif "sm_90" in torch.cuda.get_arch_list():\n    use_fp8 = True\n', line=2, message="gfx"),
+    Invalid(
+        "import torch\n"
+        "def check_device_compatibility():\n"
+        "    major, minor = torch.cuda.get_device_capability()\n"
+        "    arch_list = torch.cuda.get_arch_list()\n"
+        '    if f"sm_{major}{minor}" not in arch_list:\n'
+        '        return "cpu"\n'
+        '    return "cuda"\n',
+        line=5,
+    ),
+    Invalid(
+        'import torch\nhas_sm = any(a.startswith("sm_") for a in torch.cuda.get_arch_list())\n',
+        line=2,
+    ),
+    Invalid(
+        "import re, torch\n"
+        'sms = [int(re.search(r"sm_(\\d+)", a).group(1)) for a in torch.cuda.get_arch_list()]\n',
+        line=2,
+    ),
+    Invalid(
+        "import torch\n"
+        "for arch in torch.cuda.get_arch_list():\n"
+        '    if arch.startswith(("sm_", "compute_")):\n'
+        "        print(arch)\n",
+        line=3,
+    ),
+    Invalid(
+        "import torch\n"
+        'supported = " ".join(torch.cuda.get_arch_list())\n'
+        'has_hopper = "sm_90" in supported\n',
+        line=3,
+    ),
+)

@@ -1,0 +1,261 @@
+"""ROC115 gcn-arch-exact."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.rule import Invalid, Rule, Valid
+
+_ATTRIBUTE = "gcnArchName"
+_EQUALITY = (cst.Equal, cst.NotEqual)
+_MEMBERSHIP = (cst.In, cst.NotIn)
+_COLLECTION_CALLS = frozenset({"set", "frozenset", "tuple", "list"})
+_MAX_DEPTH = 8
+# Targets that support xnack or sramecc, so gcnArchName has a `:feature` suffix (LLVM AMDGPU processor
+# table): GCN gfx8 APUs, every gfx9 (Vega, MI50-MI355), and RDNA 1 (gfx1010-gfx1013).
+_FEATURED_TARGET = re.compile(r"^gfx(?:8|9|101[0-3])")
+
+
+class GcnArchExact(Rule):
+    """
+    ## What it does
+    Flags `gcnArchName` (`torch.cuda.get_device_properties(0).gcnArchName`, or a name assigned from
+    it) compared exactly with a gfx name (`==`/`!=`), tested for membership in a tuple/list/set/dict
+    literal, or used as a lookup key (`TABLE[props.gcnArchName]`, `TABLE.get(arch)`) without
+    `.split(":")[0]`.
+
+    Substring tests (`"gfx94" in props.gcnArchName`), `.startswith("gfx9")`, regular expressions,
+    `.split(":")[0] == "gfx942"`, comparisons with a full feature string (`"gfx90a:sramecc+:xnack-"`),
+    and comparisons with RDNA 2+ targets (`gfx1030`, `gfx1100`, `gfx1201`: no xnack/sramecc, so no
+    suffix) are not flagged. This code usually runs only on ROCm, so it is reported inside ROCm branches
+    too.
+
+    ## Why is this bad on ROCm?
+    `gcnArchName` carries the target features after the architecture on every target that supports
+    xnack or sramecc (all gfx9: MI50 to MI355, RDNA 1): MI300X reports `gfx942:sramecc+:xnack-` (vLLM
+    issue #14062 environment dump, pytorch/pytorch#107477 shows `gfx906:sramecc+:xnack-`). `== "gfx942"` is therefore always
+    false and dict lookups miss, so the tuned path is silently skipped (or a `KeyError` is raised).
+    ROCm's own code strips the suffix (ROCm/flash-attention `setup.py` splits on `:`) or uses
+    substring tests (vLLM `vllm/platforms/rocm.py`: `"gfx94" in _GCN_ARCH`).
+
+    ## Example
+    ```python
+    if torch.cuda.get_device_properties(0).gcnArchName == "gfx942":
+        block_size = 256
+    ```
+
+    ## Fix
+    ```python
+    if torch.cuda.get_device_properties(0).gcnArchName.split(":")[0] == "gfx942":
+        block_size = 256
+    ```
+
+    ## Fix safety
+    Safe: `gcnArchName` is only meaningful on ROCm, and `.split(":")[0]` returns the architecture
+    unchanged when there is no feature suffix.
+
+    The catalog also lists reading `gcnArchName` without a ROCm guard (the field is meaningless on CUDA
+    builds); that part is not implemented because it is far too noisy.
+    """
+
+    code = "ROC115"
+    name = "gcn-arch-exact"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.SAFE
+    triggers = (b"gcnArchName",)
+    # The hazard is ROCm code itself: a comparison under `if torch.version.hip:` is still wrong.
+    reports_gated = True
+
+    def visit_Comparison(self, node: cst.Comparison, ctx: PythonContext) -> None:
+        operands = [node.left, *(target.comparator for target in node.comparisons)]
+        for index, target in enumerate(node.comparisons):
+            left, right = operands[index], operands[index + 1]
+            if isinstance(target.operator, _EQUALITY):
+                for arch, other in ((left, right), (right, left)):
+                    if _is_arch_name(arch, ctx) and _bare_gfx_strings(other, ctx):
+                        _report(arch, _EXACT_MESSAGE, ctx)
+                        return
+            elif isinstance(target.operator, _MEMBERSHIP):
+                # `arch in ("gfx90a", "gfx942")`; `"gfx94" in arch` is a substring test and is correct.
+                if _is_arch_name(left, ctx) and _collection_has_bare_gfx(right, ctx):
+                    _report(left, _MEMBERSHIP_MESSAGE, ctx)
+                    return
+
+    def visit_Subscript(self, node: cst.Subscript, ctx: PythonContext) -> None:
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return
+        key = node.slice[0].slice.value
+        if _is_store(node, ctx) or not _is_arch_name(key, ctx):
+            return
+        _report(key, _KEY_MESSAGE, ctx)
+
+    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value != "get" or not node.args:
+            return
+        key = node.args[0].value
+        if node.args[0].keyword is None and not node.args[0].star and _is_arch_name(key, ctx):
+            _report(key, _KEY_MESSAGE, ctx)
+
+
+def _report(node: cst.CSTNode, message: str, ctx: PythonContext) -> None:
+    # Code that cannot run on ROCm never sees a real gcnArchName.
+    if ctx.branch(node).on_rocm is False:
+        return
+    ctx.report(node, message)
+
+
+def _is_arch_name(expr: cst.CSTNode, ctx: PythonContext, depth: int = 0) -> bool:
+    """`x.gcnArchName`, `getattr(x, "gcnArchName", ...)`, or a name assigned exactly once from one."""
+    if depth > _MAX_DEPTH:
+        return False
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value == _ATTRIBUTE
+    if isinstance(expr, cst.Call):
+        if ctx.qualified_name(expr.func) != "getattr" or len(expr.args) < 2:
+            return False
+        return ctx.string_value(expr.args[1].value) == _ATTRIBUTE
+    if isinstance(expr, cst.Name):
+        # Exactly one assignment: `arch = props.gcnArchName; arch = arch.split(":")[0]` is normalised.
+        value = ctx.single_value(expr)
+        return value is not None and value is not expr and _is_arch_name(value, ctx, depth + 1)
+    return False
+
+
+def _is_bare_gfx(string: str) -> bool:
+    """A gfx architecture whose gcnArchName carries target features, written without them: an exact
+    comparison cannot match it. RDNA 2+ targets (gfx103x, gfx11xx, gfx12xx) support neither xnack nor
+    sramecc and are reported bare, so comparing with them works."""
+    return _FEATURED_TARGET.match(string) is not None and ":" not in string
+
+
+def _bare_gfx_strings(expr: cst.CSTNode, ctx: PythonContext) -> bool:
+    return any(_is_bare_gfx(string) for string, _ in ctx.semantic.string_sources(expr))
+
+
+def _collection_has_bare_gfx(expr: cst.CSTNode, ctx: PythonContext, depth: int = 0) -> bool:
+    """A tuple/list/set literal with a bare gfx element, a dict literal with a bare gfx key, or
+    `frozenset({...})` of one; names assigned once are followed."""
+    value = ctx.single_value(expr)
+    if depth > _MAX_DEPTH or value is None:
+        return False
+    if isinstance(value, (cst.Tuple, cst.List, cst.Set)):
+        return any(_bare_gfx_strings(element.value, ctx) for element in value.elements)
+    if isinstance(value, cst.Dict):
+        return any(isinstance(e, cst.DictElement) and _bare_gfx_strings(e.key, ctx) for e in value.elements)
+    if isinstance(value, cst.Call) and ctx.qualified_name(value.func) in _COLLECTION_CALLS and len(value.args) == 1:
+        return _collection_has_bare_gfx(value.args[0].value, ctx, depth + 1)
+    return False
+
+
+def _is_store(subscript: cst.Subscript, ctx: PythonContext) -> bool:
+    """`cache[arch] = x` / `del cache[arch]` write with the same full name they later read: consistent."""
+    parent = ctx.parent(subscript)
+    if isinstance(parent, (cst.AssignTarget, cst.Del)):
+        return True
+    return isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is subscript
+
+
+_SUFFIX = "`gcnArchName` carries target features (`gfx942:sramecc+:xnack-`)"
+_EXACT_MESSAGE = (
+    f'{_SUFFIX}, so comparing it exactly with a gfx name never matches; compare `gcnArchName.split(":")[0]`'
+)
+_MEMBERSHIP_MESSAGE = f'{_SUFFIX}, so this membership test never matches; test `gcnArchName.split(":")[0]`'
+_KEY_MESSAGE = f'{_SUFFIX}, so a lookup keyed by it misses the gfx entries; use `gcnArchName.split(":")[0]` as the key'
+
+
+GcnArchExact.valid = (
+    # Substring and prefix tests (vLLM, mamba), a regular expression.
+    Valid(
+        "import re, torch\n"
+        "props = torch.cuda.get_device_properties(0)\n"
+        'on_mi3xx = any(arch in props.gcnArchName for arch in ("gfx940", "gfx941", "gfx942"))\n'
+        'is_gfx9 = props.gcnArchName.startswith("gfx9")\n'
+        'wave32 = re.match(r"gfx1[01]", props.gcnArchName) is not None\n'
+    ),
+    # Normalised with split(":")[0], inline or by reassignment.
+    Valid(
+        "import torch\n"
+        "arch = torch.cuda.get_device_properties(0).gcnArchName\n"
+        'arch = arch.split(":")[0]\n'
+        'if arch == "gfx942":\n'
+        "    block_size = 256\n"
+        '_TUNED = {"gfx90a": 64, "gfx942": 128}\n'
+        'bs = _TUNED[torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]]\n'
+    ),
+    # Compared with a full feature string on purpose; an RDNA 3 target (never suffixed); an emptiness test.
+    Valid(
+        "import torch\n"
+        "name = torch.cuda.get_device_properties(0).gcnArchName\n"
+        'xnack_off = name == "gfx90a:sramecc+:xnack-"\n'
+        'wave32 = name in ("gfx1100", "gfx1101", "gfx1201")\n'
+        'if name == "":\n'
+        '    raise RuntimeError("not a ROCm device")\n'
+    ),
+    # Stored as a key and read back with the same full name.
+    Valid(
+        "import torch\n"
+        "_cache = {}\n"
+        "def tuned(props):\n"
+        "    _cache[props.gcnArchName] = compute_config()\n"
+    ),
+    # Only in a comment, a docstring and a log message; an NVIDIA-only branch.
+    Valid(
+        "import torch\n"
+        "def describe(props):\n"
+        '    """props.gcnArchName == "gfx942" on MI300X (plus feature flags)."""\n'
+        '    # gcnArchName == "gfx942" would miss the :sramecc+ suffix\n'
+        '    print("arch:", props.gcnArchName)\n'
+        "    if torch.version.cuda:\n"
+        '        return props.gcnArchName == "gfx942"\n'
+    ),
+)
+GcnArchExact.invalid = (
+    Invalid(
+        "import torch\n"
+        "props = torch.cuda.get_device_properties(0)\n"
+        'if props.gcnArchName == "gfx942":\n'
+        "    block_size = 256\n",
+        line=3,
+        message='split(":")[0]',
+    ),
+    # Inside a ROCm branch: still wrong.
+    Invalid(
+        "import torch\n"
+        "if torch.version.hip:\n"
+        "    arch = torch.cuda.get_device_properties(0).gcnArchName\n"
+        '    if arch in ("gfx90a", "gfx942"):\n'
+        "        use_ck = True\n",
+        line=4,
+        message="membership",
+    ),
+    Invalid(
+        "import torch\n"
+        '_BLOCK = {"gfx90a": 64, "gfx942": 128}\n'
+        "block = _BLOCK[torch.cuda.get_device_properties(0).gcnArchName]\n",
+        line=3,
+    ),
+    Invalid(
+        "import torch\n"
+        "def num_warps(device):\n"
+        "    props = torch.cuda.get_device_properties(device)\n"
+        '    return _TUNED_WARPS.get(props.gcnArchName, 4)\n',
+        line=4,
+    ),
+    Invalid(
+        "import torch\n"
+        '_MI300 = frozenset({"gfx940", "gfx941", "gfx942"})\n'
+        "arch = getattr(torch.cuda.get_device_properties(0), 'gcnArchName', '')\n"
+        "if arch not in _MI300:\n"
+        '    raise RuntimeError("MI300 only")\n',
+        line=4,
+    ),
+    Invalid(
+        "import torch\nskip = torch.cuda.get_device_properties(0).gcnArchName != 'gfx90a'\n",
+        line=2,
+    ),
+)

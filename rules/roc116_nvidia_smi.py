@@ -1,0 +1,415 @@
+"""ROC116 nvidia-smi."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.scopes import dotted_name
+from rocmlint.rule import Invalid, Rule, Valid
+
+_RUNNERS = frozenset(
+    {
+        "subprocess.run",
+        "subprocess.call",
+        "subprocess.check_call",
+        "subprocess.check_output",
+        "subprocess.Popen",
+        "subprocess.getoutput",
+        "subprocess.getstatusoutput",
+        "os.system",
+        "os.popen",
+        "asyncio.create_subprocess_exec",
+        "asyncio.create_subprocess_shell",
+        "sh.Command",
+    }
+)
+# Runners that go through a shell: a missing program is exit status 127, not FileNotFoundError.
+_SHELL_RUNNERS = frozenset(
+    {"os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput", "asyncio.create_subprocess_shell"}
+)
+# Runners whose first argument is the program alone (`create_subprocess_exec("nvidia-smi", "-L")`).
+_PROGRAM_RUNNERS = frozenset({"asyncio.create_subprocess_exec", "sh.Command"})
+_COMMAND_KEYWORDS = ("args", "cmd", "command", "program")
+_PROGRAM_NAMES = frozenset({"nvidia-smi", "nvidia-smi.exe"})
+_PRESENCE_CHECKS = frozenset(
+    {"shutil.which", "distutils.spawn.find_executable", "os.path.exists", "os.path.isfile", "os.access"}
+)
+# What a missing `nvidia-smi` raises when it is executed directly.
+_MISSING_PROGRAM_ERRORS = frozenset(
+    {"FileNotFoundError", "OSError", "EnvironmentError", "IOError", "Exception", "BaseException"}
+)
+# Through a shell the program's absence shows as a failed command instead.
+_FAILED_COMMAND_ERRORS = frozenset({"CalledProcessError", "SubprocessError"})
+_SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+_MAX_DEPTH = 8
+
+
+class NvidiaSmi(Rule):
+    """
+    ## What it does
+    Flags `nvidia-smi` run through `subprocess` (`run`, `call`, `check_call`, `check_output`,
+    `Popen`, `getoutput`, `getstatusoutput`), `os.system`, `os.popen`, `asyncio.create_subprocess_*`
+    or `sh.Command`: an argv list whose first element is `"nvidia-smi"` (or a path ending in it), or a
+    command string starting with it, directly or through a variable.
+
+    It is not flagged when gated for ROCm, inside `if shutil.which("nvidia-smi"):` (or after
+    `if not shutil.which("nvidia-smi"): return ...`), or inside a `try:` whose handler catches the
+    failure (`FileNotFoundError`, `OSError`, `Exception`; `CalledProcessError` when the command runs
+    through a shell) and falls back instead of re-raising. The string in help texts and log messages is
+    not flagged.
+
+    ## Why is this bad on ROCm?
+    AMD systems have no `nvidia-smi`: the call raises `FileNotFoundError` (or a shell prints "command
+    not found" and the parser sees no GPUs), so tools crash or report zero GPUs
+    (bytedance/xpu-perf#194, ostris/ai-toolkit#931). The ROCm equivalents are the `amd-smi` CLI
+    (`--json` output) and the `amdsmi` Python library; `rocm-smi` is deprecated and its text output
+    changes between releases (NordicHPC/sonar#206, Genesis-Embodied-AI/genesis-world#2680).
+
+    ## Example
+    ```python
+    output = subprocess.check_output(["nvidia-smi", "-L"]).decode()
+    num_gpus = len(output.strip().splitlines())
+    ```
+
+    ## Fix
+    ```python
+    num_gpus = torch.cuda.device_count()
+    ```
+    When more than counts or memory (`torch.cuda.mem_get_info()`) is needed, branch on
+    `torch.version.hip` and run `amd-smi ... --json` on ROCm.
+
+    ## Fix safety
+    No fix: the replacement depends on what the output is parsed for, and `amd-smi` prints a
+    different format.
+    """
+
+    code = "ROC116"
+    name = "nvidia-smi"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.NONE
+    triggers = (b"nvidia-smi",)
+
+    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+        runner = ctx.qualified_name(node.func)
+        if runner not in _RUNNERS:
+            return
+        command = _command_argument(node, ctx)
+        if command is None:
+            return
+        literals = _program_literals(command, ctx, runner in _PROGRAM_RUNNERS, 0)
+        if not literals or _has_fallback(node, ctx, _runs_through_shell(node, runner, ctx)):
+            return
+        # A name assigned per vendor branch has several literals; report through one that reaches ROCm.
+        for literal in literals:
+            if not ctx.is_rocm_gated(literal):
+                ctx.report(command, _MESSAGE, gate_on=(literal,))
+                return
+
+
+def _command_argument(call: cst.Call, ctx: PythonContext) -> cst.BaseExpression | None:
+    first = ctx.semantic.positional(call, 0)
+    if first is not None:
+        return first.value
+    for keyword in _COMMAND_KEYWORDS:
+        arg = ctx.semantic.keyword(call, keyword)
+        if arg is not None:
+            return arg.value
+    return None
+
+
+def _runs_through_shell(call: cst.Call, runner: str, ctx: PythonContext) -> bool:
+    if runner in _SHELL_RUNNERS:
+        return True
+    shell = ctx.semantic.keyword(call, "shell")
+    return shell is not None and isinstance(shell.value, cst.Name) and shell.value.value == "True"
+
+
+# --- is the command nvidia-smi? ------------------------------------------------------------------------
+def _program_literals(expr: cst.CSTNode, ctx: PythonContext, whole: bool, depth: int) -> list[cst.CSTNode]:
+    """The literals that make `expr` run nvidia-smi: an argv list's first element, a command string's
+    first word (the whole string when `whole`), following names (every assignment) and both arms of
+    `a if c else b`."""
+    if depth > _MAX_DEPTH:
+        return []
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        first = expr.elements[0] if expr.elements else None
+        if first is None or isinstance(first, cst.StarredElement):
+            return []
+        return _program_literals(first.value, ctx, True, depth + 1)
+    if isinstance(expr, cst.IfExp):
+        arms = (expr.body, expr.orelse)
+        return [literal for arm in arms for literal in _program_literals(arm, ctx, whole, depth + 1)]
+    if isinstance(expr, cst.Name):
+        return _name_literals(expr, ctx, whole, depth)
+    if isinstance(expr, cst.Call):
+        split_string = _split_string(expr, ctx)
+        return _program_literals(split_string, ctx, False, depth + 1) if split_string is not None else []
+    if isinstance(expr, cst.FormattedString):
+        first = expr.parts[0] if expr.parts else None
+        text = first.value if isinstance(first, cst.FormattedStringText) else ""
+        return [expr] if _names_nvidia_smi(text, whole=False) else []
+    string = ctx.string_value(expr)
+    return [expr] if string is not None and _names_nvidia_smi(string, whole) else []
+
+
+def _name_literals(name: cst.Name, ctx: PythonContext, whole: bool, depth: int) -> list[cst.CSTNode]:
+    binding = ctx.semantic.lookup(name.value, name)
+    if binding is None or binding.kind != "value":
+        return []
+    # `SMI = ["nvidia-smi"]` then `if IS_ROCM: SMI = ["amd-smi", ...]`: ROCm gets its own command.
+    if any(ctx.is_nvidia_gated(value) for value in binding.values):
+        return []
+    found: list[cst.CSTNode] = []
+    for value in binding.values:
+        found += _program_literals(value, ctx, whole, depth + 1)
+    return found
+
+
+def _split_string(call: cst.Call, ctx: PythonContext) -> cst.BaseExpression | None:
+    """The command string of `shlex.split("nvidia-smi -L")` or `"nvidia-smi -L".split()`."""
+    if ctx.qualified_name(call.func) == "shlex.split" and call.args:
+        return call.args[0].value
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "split" and not call.args:
+        return func.value
+    return None
+
+
+def _names_nvidia_smi(command: str, whole: bool) -> bool:
+    words = command.split()
+    if not words or (whole and len(words) != 1):
+        return False
+    program = re.split(r"[\\/]", words[0].strip("\"'"))[-1]
+    return program.lower() in _PROGRAM_NAMES
+
+
+# --- fallbacks specific to this rule --------------------------------------------------------------------
+def _has_fallback(call: cst.Call, ctx: PythonContext, through_shell: bool) -> bool:
+    """Inside a `shutil.which("nvidia-smi")` check, after an early exit when it is missing, or in a
+    `try:` whose handler catches the failure and does not re-raise (within the same function)."""
+    child: cst.CSTNode = call
+    for ancestor in ctx.ancestors(call):
+        if isinstance(ancestor, _SCOPE_BOUNDARIES):
+            return False
+        if _presence_guards(ancestor, child, ctx):
+            return True
+        if isinstance(ancestor, cst.Try) and child is ancestor.body and _handles_failure(ancestor, through_shell):
+            return True
+        child = ancestor
+    return False
+
+
+def _presence_guards(parent: cst.CSTNode, child: cst.CSTNode, ctx: PythonContext) -> bool:
+    if isinstance(parent, (cst.If, cst.IfExp)):
+        if child is parent.body:
+            return _presence(parent.test, ctx, 0)[0]
+        return child is parent.orelse and _presence(parent.test, ctx, 0)[1]
+    if isinstance(parent, cst.BooleanOperation) and child is parent.right:
+        implies_present, true_when_missing = _presence(parent.left, ctx, 0)
+        return implies_present if isinstance(parent.operator, cst.And) else true_when_missing
+    if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+        return _exits_early_when_missing(parent, child, ctx)
+    return False
+
+
+def _exits_early_when_missing(block: cst.IndentedBlock | cst.Module, child: cst.CSTNode, ctx: PythonContext) -> bool:
+    """`if not shutil.which("nvidia-smi"): return []` before `child`. A `raise` there is no fallback."""
+    for statement in block.body:
+        if statement is child:
+            return False
+        if isinstance(statement, cst.If) and statement.orelse is None and _leaves_quietly(statement.body):
+            if _presence(statement.test, ctx, 0)[1]:
+                return True
+    return False
+
+
+def _leaves_quietly(body: cst.BaseSuite) -> bool:
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    last = statements[-1] if statements else None
+    smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
+    return any(isinstance(small, (cst.Return, cst.Continue, cst.Break)) for small in smalls)
+
+
+def _presence(test: cst.CSTNode, ctx: PythonContext, depth: int) -> tuple[bool, bool]:
+    """(test true => nvidia-smi exists, nvidia-smi missing => test true) for presence checks such as
+    `shutil.which("nvidia-smi")`, `not ...`, `... is None`, `and`/`or`, and names assigned once."""
+    if depth > _MAX_DEPTH:
+        return False, False
+    if isinstance(test, cst.Call):
+        return _is_presence_check(test, ctx), False
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        implies_present, true_when_missing = _presence(test.expression, ctx, depth + 1)
+        return true_when_missing, implies_present
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        return _none_comparison(test, ctx, depth)
+    if isinstance(test, cst.BooleanOperation):
+        left, right = _presence(test.left, ctx, depth + 1), _presence(test.right, ctx, depth + 1)
+        if isinstance(test.operator, cst.And):
+            return left[0] or right[0], left[1] and right[1]
+        return left[0] and right[0], left[1] or right[1]
+    if isinstance(test, cst.Name):
+        value = ctx.single_value(test)
+        if value is not None and value is not test:
+            return _presence(value, ctx, depth + 1)
+    return False, False
+
+
+def _none_comparison(test: cst.Comparison, ctx: PythonContext, depth: int) -> tuple[bool, bool]:
+    """`shutil.which(...) is not None` means the same as the call; `is None` its negation."""
+    target = test.comparisons[0]
+    if not (isinstance(target.comparator, cst.Name) and target.comparator.value == "None"):
+        return False, False
+    implies_present, true_when_missing = _presence(test.left, ctx, depth + 1)
+    if isinstance(target.operator, (cst.IsNot, cst.NotEqual)):
+        return implies_present, true_when_missing
+    if isinstance(target.operator, (cst.Is, cst.Equal)):
+        return true_when_missing, implies_present
+    return False, False
+
+
+def _is_presence_check(call: cst.Call, ctx: PythonContext) -> bool:
+    if ctx.qualified_name(call.func) not in _PRESENCE_CHECKS or not call.args:
+        return False
+    path = ctx.string_value(call.args[0].value)
+    return path is not None and _names_nvidia_smi(path, whole=True)
+
+
+def _handles_failure(statement: cst.Try, through_shell: bool) -> bool:
+    """A handler that catches what a missing nvidia-smi raises and does not re-raise it."""
+    accepted = _MISSING_PROGRAM_ERRORS | (_FAILED_COMMAND_ERRORS if through_shell else frozenset())
+    for handler in statement.handlers:
+        if _re_raises(handler):
+            continue
+        if handler.type is None or any(name in accepted for name in _caught_names(handler.type)):
+            return True
+    return False
+
+
+def _caught_names(expr: cst.BaseExpression) -> list[str]:
+    elements = [e.value for e in expr.elements] if isinstance(expr, cst.Tuple) else [expr]
+    return [(dotted_name(element) or "").rsplit(".", 1)[-1] for element in elements]
+
+
+def _re_raises(handler: cst.ExceptHandler) -> bool:
+    statements = handler.body.body if isinstance(handler.body, cst.IndentedBlock) else [handler.body]
+    for statement in statements:
+        smalls = statement.body if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
+        if any(isinstance(small, cst.Raise) for small in smalls):
+            return True
+    return False
+
+
+_MESSAGE = (
+    "`nvidia-smi` does not exist on AMD systems, so this command fails (FileNotFoundError or no GPUs) on "
+    "ROCm; use `torch.cuda.device_count()`/`torch.cuda.mem_get_info()`, or run `amd-smi ... --json` "
+    "when torch.version.hip is set"
+)
+
+
+NvidiaSmi.valid = (
+    # Guarded by shutil.which, inline and with an early return.
+    Valid(
+        "import shutil, subprocess\n"
+        "def gpu_names():\n"
+        '    if shutil.which("nvidia-smi"):\n'
+        '        out = subprocess.check_output(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"])\n'
+        "        return out.decode().splitlines()\n"
+        "    return []\n"
+        "def gpu_count():\n"
+        '    if shutil.which("nvidia-smi") is None:\n'
+        "        return 0\n"
+        '    return len(subprocess.check_output(["nvidia-smi", "-L"]).splitlines())\n'
+    ),
+    # try/except with a fallback.
+    Valid(
+        "import subprocess\n"
+        "def driver_version():\n"
+        "    try:\n"
+        '        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],\n'
+        "                             capture_output=True, text=True, check=True)\n"
+        "    except (FileNotFoundError, subprocess.CalledProcessError):\n"
+        "        return None\n"
+        "    return out.stdout.strip()\n"
+    ),
+    # Vendor branches, an IS_ROCM alias with early return, and a conditional command.
+    Valid(
+        "import subprocess, torch\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "if torch.version.hip:\n"
+        '    out = subprocess.run(["amd-smi", "list", "--json"], capture_output=True)\n'
+        "else:\n"
+        '    out = subprocess.run(["nvidia-smi", "-L"], capture_output=True)\n'
+        "def memory():\n"
+        "    if IS_ROCM:\n"
+        "        return torch.cuda.mem_get_info()\n"
+        '    return subprocess.getoutput("nvidia-smi --query-gpu=memory.used --format=csv")\n'
+        'cmd = ["amd-smi", "list"] if IS_ROCM else ["nvidia-smi", "-L"]\n'
+        "subprocess.run(cmd)\n"
+        'SMI = ["nvidia-smi", "-L"]\n'
+        "if IS_ROCM:\n"
+        '    SMI = ["amd-smi", "list"]\n'
+        "subprocess.run(SMI)\n"
+    ),
+    # Help texts, log messages, other programs.
+    Valid(
+        "import argparse, logging, subprocess\n"
+        "parser = argparse.ArgumentParser()\n"
+        'parser.add_argument("--gpu", help="GPU index as shown by nvidia-smi")\n'
+        'logging.warning("nvidia-smi not found, assuming no GPU")\n'
+        'subprocess.run(["echo", "nvidia-smi"])\n'
+        'subprocess.run(["rocm-smi", "--showuse"])\n'
+    ),
+)
+NvidiaSmi.invalid = (
+    # apex permutation_utilities: counts GPUs from `nvidia-smi -L`.
+    Invalid(
+        "import subprocess\n"
+        "def get_num_gpus():\n"
+        '    output = subprocess.check_output(["nvidia-smi", "-L"]).decode()\n'
+        "    return len(output.strip().split('\\n'))\n",
+        line=3,
+        message="amd-smi",
+    ),
+    Invalid('import os\nos.system("nvidia-smi")\n', line=2),
+    Invalid(
+        "import os\n"
+        'used = os.popen("nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits").read()\n',
+        line=2,
+    ),
+    Invalid(
+        "import subprocess\n"
+        'NVSMI_CMD = ["/usr/bin/nvidia-smi", "--query-gpu=name,memory.total", "--format=csv"]\n'
+        "def query():\n"
+        "    return subprocess.run(NVSMI_CMD, capture_output=True, text=True).stdout\n",
+        line=4,
+    ),
+    Invalid(
+        "import subprocess\n"
+        "def utilization(rank):\n"
+        '    return subprocess.getoutput(f"nvidia-smi -i {rank} --query-gpu=utilization.gpu --format=csv")\n',
+        line=3,
+    ),
+    # CalledProcessError does not catch the FileNotFoundError of a missing program run directly.
+    Invalid(
+        "import subprocess\n"
+        "try:\n"
+        '    out = subprocess.check_output(["nvidia-smi", "topo", "-m"])\n'
+        "except subprocess.CalledProcessError:\n"
+        "    out = b''\n",
+        line=3,
+    ),
+    # A handler that re-raises is no fallback.
+    Invalid(
+        "import shlex, subprocess\n"
+        "try:\n"
+        '    subprocess.check_call(shlex.split("nvidia-smi -pm 1"))\n'
+        "except OSError:\n"
+        '    print("failed")\n'
+        "    raise\n",
+        line=3,
+    ),
+)

@@ -1,0 +1,257 @@
+"""ROC117 nvml-call."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.scopes import dotted_name
+from rocmlint.rule import Invalid, Rule, Valid
+
+# Modules whose `nvml*` functions are NVML bindings (nvidia-ml-py, its old `nvidia_smi` helper, py3nvml).
+_NVML_MODULES = frozenset({"pynvml", "nvidia_smi", "py3nvml", "py3nvml.py3nvml"})
+# Everything in these modules talks to NVML (`nvidia_smi.getInstance()`, `pynvml.smi.nvidia_smi...`).
+_NVML_PACKAGES = ("pynvml.smi.", "nvidia_smi.")
+_LIBRARY_LOADERS = frozenset(
+    {"ctypes.CDLL", "ctypes.PyDLL", "ctypes.WinDLL", "ctypes.cdll.LoadLibrary", "ctypes.windll.LoadLibrary"}
+)
+_NVML_LIBRARY = re.compile(r"^(?:lib)?nvidia-ml(?:\.so(?:\.\d+)*)?$|^nvml\.dll$", re.IGNORECASE)
+# What a missing libnvidia-ml turns into: pynvml raises NVMLError_LibraryNotFound from nvmlInit and
+# NVMLError_Uninitialized from every later call; ctypes raises OSError.
+_NVML_FAILURES = frozenset(
+    {"NVMLError", "NVMLError_LibraryNotFound", "NVMLError_DriverNotLoaded", "NVMLError_Uninitialized"}
+)
+_BROAD_FAILURES = frozenset({"Exception", "BaseException", "OSError", "EnvironmentError"})
+_SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+class NvmlCall(Rule):
+    """
+    ## What it does
+    Flags NVML calls that are not gated for ROCm: any `pynvml.nvml*(...)` call (also through
+    `import pynvml as nv` or `from pynvml import nvmlInit`), `nvidia_smi.getInstance()` and other
+    `nvidia_smi` / `pynvml.smi` calls, py3nvml's `nvml*`, and loading the library with
+    `ctypes.CDLL("libnvidia-ml.so.1")` / `ctypes.cdll.LoadLibrary("libnvidia-ml.so")`.
+
+    A call inside a `try:` whose handler catches the failure (`pynvml.NVMLError`,
+    `NVMLError_LibraryNotFound`, `Exception`, `OSError`) and does not re-raise is a fallback and is not
+    flagged. The import itself is ROC104's business, and `torch.cuda.*` helpers are not flagged.
+
+    ## Why is this bad on ROCm?
+    NVML lives in `libnvidia-ml.so`, which AMD systems do not have: `pynvml.nvmlInit()` raises
+    `NVMLError_LibraryNotFound`, every later `nvml*` call raises `NVMLError_Uninitialized`, and
+    `ctypes.CDLL` raises `OSError`. PyTorch and vLLM query AMD GPUs through `amdsmi` instead
+    (`torch/cuda/__init__.py` `_raw_device_count_amdsmi`, `vllm/platforms/rocm.py`). Note that NVML
+    and AMD SMI indices are physical and ignore `*_VISIBLE_DEVICES`.
+
+    ## Example
+    ```python
+    pynvml.nvmlInit()
+    handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+    used = pynvml.nvmlDeviceGetMemoryInfo(handle).used
+    ```
+
+    ## Fix
+    ```python
+    if torch.version.hip:
+        free, total = torch.cuda.mem_get_info(0)
+        used = total - free
+    else:
+        pynvml.nvmlInit()
+        handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+        used = pynvml.nvmlDeviceGetMemoryInfo(handle).used
+    ```
+
+    ## Fix safety
+    No fix: the `amdsmi` API differs from NVML, and the right replacement depends on the query.
+    """
+
+    code = "ROC117"
+    name = "nvml-call"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.NONE
+    triggers = (b"nvml", b"nvidia_smi", b"nvidia-ml")
+
+    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+        name = ctx.qualified_name(node.func)
+        if name is None:
+            return
+        if _is_nvml_function(name):
+            if not _handled(node, _NVML_FAILURES | _BROAD_FAILURES, ctx):
+                ctx.report(node, _message(name.rsplit(".", 1)[-1]))
+            return
+        if name not in _LIBRARY_LOADERS or not node.args:
+            return
+        library = node.args[0].value
+        literals = _nvml_library_literals(library, ctx)
+        if not literals or _handled(node, _BROAD_FAILURES, ctx):
+            return
+        # A name assigned per vendor branch has several literals; report through one that reaches ROCm.
+        for literal in literals:
+            if not ctx.is_rocm_gated(literal):
+                ctx.report(library, _LIBRARY_MESSAGE, gate_on=(literal,))
+                return
+
+
+def _is_nvml_function(name: str) -> bool:
+    if name.startswith(_NVML_PACKAGES):
+        return True
+    module, _, function = name.rpartition(".")
+    return module in _NVML_MODULES and function.startswith("nvml")
+
+
+def _nvml_library_literals(expr: cst.CSTNode, ctx: PythonContext) -> list[cst.CSTNode]:
+    """The literals naming libnvidia-ml that `expr` may be, including `ctypes.util.find_library("nvidia-ml")`
+    (None on AMD systems, so `CDLL(None)` loads no NVML symbols)."""
+    value = ctx.single_value(expr)
+    if isinstance(value, cst.Call) and ctx.qualified_name(value.func) == "ctypes.util.find_library" and value.args:
+        return _nvml_library_literals(value.args[0].value, ctx)
+    return [
+        literal
+        for path, literal in ctx.semantic.string_sources(expr)
+        if _NVML_LIBRARY.match(re.split(r"[\\/]", path)[-1])
+    ]
+
+
+# --- the NVML-specific fallback: try/except that swallows the failure -----------------------------------
+def _handled(call: cst.Call, failures: frozenset[str], ctx: PythonContext) -> bool:
+    """Inside the body of a `try:` (same function) with a handler that catches one of `failures` and
+    does not re-raise."""
+    child: cst.CSTNode = call
+    for ancestor in ctx.ancestors(call):
+        if isinstance(ancestor, _SCOPE_BOUNDARIES):
+            return False
+        if isinstance(ancestor, cst.Try) and child is ancestor.body:
+            if any(_swallows(handler, failures) for handler in ancestor.handlers):
+                return True
+        child = ancestor
+    return False
+
+
+def _swallows(handler: cst.ExceptHandler, failures: frozenset[str]) -> bool:
+    if _re_raises(handler):
+        return False
+    if handler.type is None:
+        return True
+    elements = [e.value for e in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
+    return any((dotted_name(element) or "").rsplit(".", 1)[-1] in failures for element in elements)
+
+
+def _re_raises(handler: cst.ExceptHandler) -> bool:
+    statements = handler.body.body if isinstance(handler.body, cst.IndentedBlock) else [handler.body]
+    for statement in statements:
+        smalls = statement.body if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
+        if any(isinstance(small, cst.Raise) for small in smalls):
+            return True
+    return False
+
+
+def _message(function: str) -> str:
+    return (
+        f"NVML needs libnvidia-ml, which AMD systems lack, so `{function}` raises NVMLError on ROCm; "
+        "query the GPU through `amdsmi` (or torch.cuda APIs) when torch.version.hip is set, or catch "
+        "pynvml.NVMLError with a fallback"
+    )
+
+
+_LIBRARY_MESSAGE = (
+    "libnvidia-ml does not exist on AMD systems, so loading it fails (or finds no NVML symbols) on ROCm; "
+    "use the `amdsmi` package (libamd_smi.so) when torch.version.hip is set"
+)
+
+
+NvmlCall.valid = (
+    # DeepSpeed graph_profile style: NVML inside try/except with a fallback.
+    Valid(
+        "import pynvml\n"
+        "def gpu_memory_used(device):\n"
+        "    try:\n"
+        "        pynvml.nvmlInit()\n"
+        "        handle = pynvml.nvmlDeviceGetHandleByIndex(device)\n"
+        "        return pynvml.nvmlDeviceGetMemoryInfo(handle).used\n"
+        "    except pynvml.NVMLError:\n"
+        "        return 0\n"
+    ),
+    # Vendor branches: amdsmi on ROCm, NVML elsewhere; an IS_ROCM alias with early return.
+    Valid(
+        "import torch\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "if torch.version.hip:\n"
+        "    import amdsmi\n"
+        "    amdsmi.amdsmi_init()\n"
+        "else:\n"
+        "    import pynvml\n"
+        "    pynvml.nvmlInit()\n"
+        "def device_count():\n"
+        "    if IS_ROCM:\n"
+        "        return torch.cuda.device_count()\n"
+        "    from pynvml import nvmlDeviceGetCount\n"
+        "    return nvmlDeviceGetCount()\n"
+    ),
+    # The import alone (ROC104's business), torch.cuda helpers, names in messages and except clauses.
+    Valid(
+        "import logging, torch\n"
+        "try:\n"
+        "    import pynvml\n"
+        "except ImportError:\n"
+        "    pynvml = None\n"
+        "util = torch.cuda.utilization()\n"
+        'logging.info("nvmlInit() failed, falling back to torch.cuda.mem_get_info")\n'
+        "errors = (pynvml.NVMLError,) if pynvml else ()\n"
+    ),
+    # Other shared libraries; an `and` short-circuit on an NVIDIA-only test.
+    Valid(
+        "import ctypes, torch\n"
+        'hip = ctypes.CDLL("libamdhip64.so")\n'
+        'nvml = torch.version.cuda is not None and ctypes.CDLL("libnvidia-ml.so.1")\n'
+    ),
+    # ctypes load inside try/except OSError with a fallback.
+    Valid(
+        "import ctypes\n"
+        "try:\n"
+        '    _nvml = ctypes.cdll.LoadLibrary("libnvidia-ml.so")\n'
+        "except OSError:\n"
+        "    _nvml = None\n"
+    ),
+)
+NvmlCall.invalid = (
+    Invalid(
+        "import pynvml\n"
+        "pynvml.nvmlInit()\n"
+        "handle = pynvml.nvmlDeviceGetHandleByIndex(0)\n",
+        line=2,
+        message="amdsmi",
+    ),
+    Invalid("from pynvml import nvmlInit, nvmlDeviceGetCount\nnvmlInit()\nn = nvmlDeviceGetCount()\n", line=2),
+    Invalid(
+        "import pynvml as nv\n"
+        "def gpu_memory(i):\n"
+        "    h = nv.nvmlDeviceGetHandleByIndex(i)\n"
+        "    return nv.nvmlDeviceGetMemoryInfo(h).total\n",
+        line=3,
+    ),
+    Invalid('import ctypes\nnvml = ctypes.CDLL("libnvidia-ml.so.1")\n', line=2, message="libnvidia-ml"),
+    # An ImportError guard covers the import, not the NVML failure of an installed pynvml.
+    Invalid(
+        "try:\n"
+        "    import pynvml\n"
+        "    pynvml.nvmlInit()\n"
+        "except ImportError:\n"
+        "    pynvml = None\n",
+        line=3,
+    ),
+    Invalid("from pynvml.smi import nvidia_smi\nnvsmi = nvidia_smi.getInstance()\n", line=2),
+    # A handler that re-raises is no fallback.
+    Invalid(
+        "import logging, pynvml\n"
+        "try:\n"
+        "    pynvml.nvmlInit()\n"
+        "except pynvml.NVMLError:\n"
+        '    logging.error("NVML unavailable")\n'
+        "    raise\n",
+        line=3,
+    ),
+)

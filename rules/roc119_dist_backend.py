@@ -1,0 +1,295 @@
+"""ROC119 dist-backend."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.rule import Invalid, Rule, Valid
+
+
+@dataclass(frozen=True)
+class _BackendParameter:
+    """Where a process-group factory takes its backend: keyword name and positional index."""
+
+    keyword: str
+    position: int
+
+
+_FACTORIES = {
+    "torch.distributed.init_process_group": _BackendParameter("backend", 0),
+    "torch.distributed.distributed_c10d.init_process_group": _BackendParameter("backend", 0),
+    "torch.distributed.new_group": _BackendParameter("backend", 2),
+    "torch.distributed.distributed_c10d.new_group": _BackendParameter("backend", 2),
+    "torch.distributed.new_subgroups": _BackendParameter("backend", 3),
+    "torch.distributed.distributed_c10d.new_subgroups": _BackendParameter("backend", 3),
+    "torch.distributed.new_subgroups_by_enumeration": _BackendParameter("backend", 2),
+    "torch.distributed.distributed_c10d.new_subgroups_by_enumeration": _BackendParameter("backend", 2),
+    "deepspeed.init_distributed": _BackendParameter("dist_backend", 0),
+    "deepspeed.comm.init_distributed": _BackendParameter("dist_backend", 0),
+    "deepspeed.comm.comm.init_distributed": _BackendParameter("dist_backend", 0),
+}
+_FACTORY_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _FACTORIES)
+# Backends PyTorch has on NVIDIA builds but not on ROCm builds, plus the name people guess on ROCm.
+# Backends of other accelerators (hccl, xccl, ccl, ...) and test backends (fake, threaded) never target
+# AMD GPUs and are left alone; unknown names are not reported.
+_UNSUPPORTED = frozenset({"mpi", "ucc", "rccl"})
+_BACKEND_ENUM_OWNERS = ("torch.distributed.Backend", "torch.distributed.distributed_c10d.Backend")
+_MAX_DEPTH = 6
+
+
+class DistBackend(Rule):
+    """
+    ## What it does
+    Flags `torch.distributed` process groups created with a backend ROCm builds of PyTorch do not
+    have (`"mpi"`, `"ucc"`, `"rccl"`), unless the call is gated for ROCm.
+
+    Covers `init_process_group`, `new_group`, `new_subgroups*` and `deepspeed.init_distributed`
+    (keyword or positional backend), `Backend.MPI`/`Backend.UCC`, device-mapped strings with such a
+    part (`"cpu:gloo,cuda:mpi"`), and `"rccl"` (not a PyTorch backend name). The backend may be a
+    literal, a name assigned once, either arm of a conditional expression, or a `**kwargs` dict entry.
+    `nccl`, `gloo`, their device-mapped combinations, backends of other accelerators (`hccl`, `xccl`,
+    `ccl`), test backends (`fake`) and values the linter cannot know (`args.backend`) are not flagged.
+
+    ## Why is this bad on ROCm?
+    PyTorch documents that only the `nccl` and `gloo` `torch.distributed` backends are supported on
+    ROCm (PyTorch "HIP (ROCm) semantics", section "torch.distributed backends"); `nccl` is backed by
+    RCCL there. An MPI or UCC process group fails to initialise on a ROCm build, and `"rccl"` is
+    rejected as an unknown backend.
+
+    ## Example
+    ```python
+    import torch.distributed as dist
+
+    dist.init_process_group(backend="mpi")
+    ```
+
+    ## Fix
+    ```python
+    import torch
+    import torch.distributed as dist
+
+    dist.init_process_group(backend="nccl" if torch.version.hip else "mpi")
+    ```
+
+    ## Fix safety
+    No automatic fix: switching the transport changes how ranks are launched and discovered (MPI
+    launchers set no `MASTER_ADDR`/`RANK` env vars), which needs a human decision.
+    """
+
+    code = "ROC119"
+    name = "dist-backend"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.NONE
+    triggers = (b"init_process_group", b"new_group", b"new_subgroups", b"init_distributed")
+
+    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+        if not _may_be_factory(node.func):
+            return
+        parameter = _FACTORIES.get(ctx.qualified_name(node.func) or "")
+        if parameter is None:
+            return
+        argument = ctx.semantic.keyword(node, parameter.keyword) or ctx.semantic.positional(node, parameter.position)
+        if argument is not None:
+            _check_backend(argument.value, argument.value, ctx)
+            return
+        for arg in node.args:
+            if arg.star == "**":
+                value = ctx.semantic.dict_entries(arg.value).get(parameter.keyword)
+                if value is not None:
+                    _check_backend(arg, value, ctx)
+
+
+def _may_be_factory(func: cst.BaseExpression) -> bool:
+    """Cheap test on the callee's last segment before resolving names."""
+    last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return last in _FACTORY_NAMES
+
+
+def _check_backend(argument: cst.CSTNode, value: cst.BaseExpression, ctx: PythonContext) -> None:
+    for backend, literal in _backend_sources(value, ctx, 0):
+        if backend not in _UNSUPPORTED:
+            continue
+        # Point at the literal when it is written in the call itself, else at the argument.
+        reported = literal if _is_within(literal, argument, ctx) else argument
+        ctx.report(reported, _message(backend), gate_on=(literal,))
+
+
+def _backend_sources(value: cst.BaseExpression, ctx: PythonContext, depth: int) -> list[tuple[str, cst.CSTNode]]:
+    """Every unsupported backend `value` may name, with the node it is written at.
+
+    Handles strings (via `string_sources`), `Backend.MPI`-style enum members, names assigned once and
+    both arms of conditional expressions.
+    """
+    if depth > _MAX_DEPTH:
+        return []
+    resolved = ctx.single_value(value)
+    if resolved is None:
+        return []
+    if isinstance(resolved, cst.IfExp):
+        return _backend_sources(resolved.body, ctx, depth + 1) + _backend_sources(resolved.orelse, ctx, depth + 1)
+    enum_member = _enum_member(resolved, ctx)
+    if enum_member is not None:
+        return [(enum_member, resolved)] if enum_member in _UNSUPPORTED else []
+    found: list[tuple[str, cst.CSTNode]] = []
+    for string, literal in ctx.semantic.string_sources(resolved):
+        found.extend((backend, literal) for backend in _string_backends(string) if backend in _UNSUPPORTED)
+    return found
+
+
+def _enum_member(node: cst.BaseExpression, ctx: PythonContext) -> str | None:
+    """`"mpi"` for `torch.distributed.Backend.MPI` (through aliases), else None."""
+    if not isinstance(node, cst.Attribute):
+        return None
+    owner, _, member = (ctx.qualified_name(node) or "").rpartition(".")
+    return member.lower() if owner in _BACKEND_ENUM_OWNERS else None
+
+
+def _string_backends(value: str) -> list[str]:
+    """The backends a backend string names: `"mpi"` -> [mpi]; `"cpu:gloo,cuda:mpi"` -> [gloo, mpi]."""
+    backends = []
+    for part in value.lower().split(","):
+        _, _, backend = part.rpartition(":")
+        if backend.strip():
+            backends.append(backend.strip())
+    return backends
+
+
+def _is_within(node: cst.CSTNode, container: cst.CSTNode, ctx: PythonContext) -> bool:
+    return node is container or any(ancestor is container for ancestor in ctx.ancestors(node))
+
+
+def _message(backend: str) -> str:
+    if backend == "rccl":
+        return (
+            'PyTorch has no "rccl" process-group backend, so this fails on ROCm; use "nccl", which is '
+            "backed by RCCL on ROCm builds"
+        )
+    return (
+        f'torch.distributed backend "{backend}" is not available on ROCm builds of PyTorch (only nccl and '
+        'gloo are); use "nccl" (RCCL) for GPU tensors or "gloo" for CPU tensors when torch.version.hip is set'
+    )
+
+
+DistBackend.valid = (
+    Valid(
+        "import torch.distributed as dist\n"
+        "\n"
+        'dist.init_process_group(backend="nccl", init_method="env://")\n'
+        'cpu_group = dist.new_group(ranks=list(range(4)), backend="gloo")\n'
+        'dist.init_process_group("cpu:gloo,cuda:nccl")\n'
+    ),
+    # Unknown at lint time: the user picks it on the command line.
+    Valid(
+        "import argparse\n"
+        "import torch.distributed as dist\n"
+        "\n"
+        "parser = argparse.ArgumentParser()\n"
+        'parser.add_argument("--backend", default="mpi", choices=["nccl", "gloo", "mpi"])\n'
+        "args = parser.parse_args()\n"
+        "dist.init_process_group(backend=args.backend)\n"
+    ),
+    Valid(
+        "import torch\n"
+        "import torch.distributed as dist\n"
+        "\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        'dist.init_process_group(backend="nccl" if IS_ROCM else "ucc")\n'
+    ),
+    Valid(
+        "import torch\n"
+        "import deepspeed\n"
+        "\n"
+        "def init_comm():\n"
+        "    if torch.version.hip:\n"
+        '        deepspeed.init_distributed(dist_backend="nccl")\n'
+        "        return\n"
+        '    deepspeed.init_distributed(dist_backend="mpi", auto_mpi_discovery=True)\n'
+    ),
+    Valid(
+        "import torch\n"
+        "from torch.distributed import Backend, init_process_group\n"
+        "\n"
+        "def setup(world_size: int) -> None:\n"
+        '    """Use init_process_group(backend="mpi") on the CPU cluster."""\n'
+        '    print("falling back from mpi to nccl")  # backend="mpi" is slower here\n'
+        '    timeouts = {"mpi": 60, "nccl": 30}\n'
+        "    if dist_is_mpi() and Backend.MPI in available():\n"
+        "        pass\n"
+        "    init_process_group(Backend.NCCL, world_size=world_size)\n"
+    ),
+    Valid(
+        "import torch.distributed as dist\n"
+        "\n"
+        "def init_npu():\n"
+        '    dist.init_process_group(backend="hccl")\n'
+        "\n"
+        "def init_fake(store):\n"
+        '    dist.init_process_group("fake", store=store, rank=0, world_size=8)\n'
+    ),
+)
+DistBackend.invalid = (
+    Invalid(
+        "import torch.distributed as dist\n\ndist.init_process_group(backend=\"mpi\")\n",
+        line=3,
+        message='backend "mpi"',
+    ),
+    Invalid(
+        "import os\n"
+        "import torch.distributed as dist\n"
+        "\n"
+        'BACKEND = "ucc"\n'
+        "\n"
+        "def init(rank: int, world_size: int) -> None:\n"
+        "    dist.init_process_group(BACKEND, rank=rank, world_size=world_size)\n",
+        line=7,
+    ),
+    Invalid(
+        "import torch\n"
+        "import torch.distributed as dist\n"
+        "\n"
+        "def setup(use_mpi: bool) -> None:\n"
+        "    dist.init_process_group(\n"
+        '        backend=dist.Backend.MPI if use_mpi else dist.Backend.NCCL,\n'
+        "    )\n",
+        line=6,
+    ),
+    Invalid(
+        "import torch.distributed as dist\n"
+        "\n"
+        'dist.init_process_group(backend="cpu:gloo,cuda:ucc")\n',
+        line=3,
+    ),
+    Invalid(
+        "import deepspeed\n"
+        "\n"
+        'deepspeed.init_distributed(dist_backend="mpi", auto_mpi_discovery=True)\n',
+        line=3,
+    ),
+    Invalid(
+        "from torch import distributed\n"
+        "\n"
+        "def make_groups(ranks):\n"
+        '    return distributed.new_group(ranks, backend="ucc")\n',
+        line=4,
+    ),
+    Invalid(
+        "import torch\n"
+        "import torch.distributed as dist\n"
+        "\n"
+        "if torch.version.hip:\n"
+        '    dist.init_process_group(backend="rccl")\n',
+        line=5,
+        message='no "rccl"',
+    ),
+    Invalid(
+        "import torch.distributed as dist\n"
+        "\n"
+        'dist_kwargs = dict(backend="mpi", init_method="env://")\n'
+        "dist.init_process_group(**dist_kwargs)\n",
+        line=4,
+    ),
+)

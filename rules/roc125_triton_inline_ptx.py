@@ -1,0 +1,352 @@
+"""ROC125 triton-inline-ptx."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.rule import Invalid, Rule, Valid
+
+
+@dataclass(frozen=True)
+class _AsmApi:
+    """Where an inline-asm API takes its asm text and constraints (keyword, position or None)."""
+
+    asm_keyword: str
+    asm_position: int | None
+    constraints_position: int | None
+
+
+_TRITON_STYLE = _AsmApi("asm", 0, 1)  # inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack)
+# torch's higher-order op takes the tensors positionally: inline_asm_elementwise(*inputs, asm_str=..., constraints=...)
+_TORCH_HOP = _AsmApi("asm_str", None, None)
+_APIS = {
+    "triton.language.inline_asm_elementwise": _TRITON_STYLE,
+    "triton.language.core.inline_asm_elementwise": _TRITON_STYLE,
+    "helion.language.inline_asm_elementwise": _TRITON_STYLE,
+    "torch._higher_order_ops.inline_asm_elementwise": _TORCH_HOP,
+    "torch._higher_order_ops.inline_asm_elementwise.inline_asm_elementwise": _TORCH_HOP,
+}
+
+# A PTX instruction is an opcode with dotted modifiers/types (`cvt.rn.f16x2.f32`, `mov.b32`); AMDGCN
+# mnemonics use underscores (`v_cvt_f32_f16`, `s_mov_b32`) and never a dot, and numbers (`1.0`) are
+# excluded by requiring a letter first.
+_DOTTED_TOKEN = re.compile(r"(?<![\w.$%])([a-z][a-z0-9_]*)((?:\.[a-z][a-z0-9]*)+)")
+_PTX_OPCODES = frozenset(
+    "cvt cvta mov ex2 lg2 rsqrt sqrt rcp sin cos tanh lop3 prmt shf fma mad mul add sub div max min neg "
+    "abs and or xor not shl shr ld st setp selp bfe bfi brev popc clz bfind mma wgmma ldmatrix stmatrix "
+    "cp atom red bar membar fence shfl vote copysign testp mbarrier elect bra".split()
+)
+_PTX_MODIFIERS = frozenset(
+    "f16 f16x2 bf16 bf16x2 f32 f64 tf32 b8 b16 b32 b64 b128 u8 u16 u32 u64 s8 s16 s32 s64 e4m3x2 e5m2x2 "
+    "e4m3x4 e2m1x2 pred approx full rn rz rm rp rni rzi rmi rpi ftz sat satfinite relu".split()
+)
+# `.reg .b32 t;` declarations and PTX special registers (`%smid`, `%clock64`, `%laneid`).
+_PTX_DECLARATION = re.compile(r"(?<![\w.])\.(?:reg|pred|shared|local|param)\b")
+_PTX_SPECIAL_REGISTER = re.compile(
+    r"%(?:smid|nsmid|laneid|warpid|nwarpid|clock|clock64|globaltimer|tid|ntid|ctaid|nctaid|lanemask_\w+)\b"
+)
+# NVPTX register constraint letters (h: 16-bit, r: 32-bit, l: 64-bit, f: f32, d: f64, b/c: predicates,
+# q: 128-bit); AMDGPU uses v/s/a, and immediates (i, n) and ties (0) are shared.
+_PTX_CONSTRAINT_LETTERS = frozenset("bchrlfdq")
+_MAX_DEPTH = 6
+
+
+class TritonInlinePtx(Rule):
+    """
+    ## What it does
+    Flags Triton `tl.inline_asm_elementwise(...)` calls whose asm is PTX, outside code gated for ROCm.
+
+    Covers any alias of `triton.language`, Helion's `hl.inline_asm_elementwise` and torch's
+    `inline_asm_elementwise` higher-order op. PTX means dotted PTX instructions (`cvt.rn.f16x2.f32`,
+    `mov.b32`, `ex2.approx.f32`, `lop3.b32`), `.reg` declarations or PTX special registers (`%smid`).
+    When the asm text cannot be read, NVPTX register constraints (`"=f,f"`, `"=r,r,r"`, `"=h"`, `"=l"`)
+    are flagged instead. AMDGCN asm (`v_cvt_f32_f16 $0, $1` with `"=v,v"`) and code gated for ROCm
+    (`torch.version.hip`, `get_current_target().backend == "hip"`) are not flagged.
+
+    ## Why is this bad on ROCm?
+    The asm text is pasted into the LLVM IR that the AMDGPU backend compiles: PTX instructions and the
+    NVPTX constraint letters mean nothing there, so compilation fails with "couldn't allocate output
+    register for constraint 'f'", and some builds abort the process inside LLVM instead of raising.
+    Sources: state-spaces/mamba#1018, sgl-project/sglang#34351, triton-lang/triton-windows#45;
+    pytorch/pytorch#180257 added AMDGCN equivalents behind `torch.version.hip`.
+
+    ## Example
+    ```python
+    @triton.jit
+    def fast_cos(x):
+        return tl.inline_asm_elementwise(
+            "cos.approx.f32 $0, $1;", "=f,f", [x], dtype=tl.float32, is_pure=True, pack=1
+        )
+    ```
+
+    ## Fix
+    ```python
+    @triton.jit
+    def fast_cos(x, IS_HIP: tl.constexpr):
+        if IS_HIP:
+            return tl.cos(x)
+        return tl.inline_asm_elementwise(
+            "cos.approx.f32 $0, $1;", "=f,f", [x], dtype=tl.float32, is_pure=True, pack=1
+        )
+    ```
+
+    ## Fix safety
+    No automatic fix: the ROCm replacement (`tl.math`/libdevice function, or AMDGCN asm with `v`
+    constraints) has to be chosen per instruction and checked for accuracy.
+    """
+
+    code = "ROC125"
+    name = "triton-inline-ptx"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.NONE
+    triggers = (b"inline_asm_elementwise",)
+
+    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+        func = node.func
+        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        if last != "inline_asm_elementwise":
+            return
+        api = _APIS.get(ctx.qualified_name(func) or "")
+        if api is None:
+            return
+        asm = _argument(node, api.asm_keyword, api.asm_position, ctx)
+        asm_texts = _text_sources(asm.value, ctx, 0) if asm is not None else []
+        if asm_texts:
+            for text, literal in asm_texts:
+                if _has_ptx(text):
+                    ctx.report(_reported(literal, asm, ctx), _message(), gate_on=(literal,))
+            return
+        constraints = _argument(node, "constraints", api.constraints_position, ctx)
+        if constraints is None:
+            return
+        for text, literal in _text_sources(constraints.value, ctx, 0):
+            if _has_ptx_constraints(text):
+                ctx.report(_reported(literal, constraints, ctx), _message(), gate_on=(literal,))
+
+
+def _argument(call: cst.Call, keyword: str, position: int | None, ctx: PythonContext) -> cst.Arg | None:
+    found = ctx.semantic.keyword(call, keyword)
+    if found is None and position is not None:
+        found = ctx.semantic.positional(call, position)
+    return found
+
+
+def _reported(literal: cst.CSTNode, argument: cst.Arg, ctx: PythonContext) -> cst.CSTNode:
+    """The literal when it is written in the call itself, else the argument (a name, a call)."""
+    if literal is argument.value or any(a is argument for a in ctx.ancestors(literal)):
+        return literal
+    return argument.value
+
+
+def _text_sources(value: cst.BaseExpression, ctx: PythonContext, depth: int) -> list[tuple[str, cst.CSTNode]]:
+    """Every text an asm/constraints expression may be, with the node it is written at: literals
+    (f-strings by their constant parts), names assigned once, both arms of `a if c else b`, and
+    `"...".format(...)` by its template."""
+    if depth > _MAX_DEPTH:
+        return []
+    resolved = ctx.single_value(value)
+    if resolved is None:
+        return []
+    if isinstance(resolved, cst.IfExp):
+        return _text_sources(resolved.body, ctx, depth + 1) + _text_sources(resolved.orelse, ctx, depth + 1)
+    template = _format_template(resolved)
+    if template is not None:
+        return _text_sources(template, ctx, depth + 1)
+    text = _static_text(resolved, ctx)
+    return [(text, resolved)] if text is not None else []
+
+
+def _format_template(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`"..."` of `"...".format(...)`."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "format":
+        return node.func.value
+    return None
+
+
+def _static_text(node: cst.BaseExpression, ctx: PythonContext) -> str | None:
+    """A string literal's text; an f-string's constant parts (placeholders become a space)."""
+    if isinstance(node, cst.FormattedString):
+        return "".join(part.value if isinstance(part, cst.FormattedStringText) else " " for part in node.parts)
+    if isinstance(node, cst.ConcatenatedString):
+        left, right = _static_text(node.left, ctx), _static_text(node.right, ctx)
+        return left + right if left is not None and right is not None else None
+    return ctx.string_value(node)
+
+
+def _has_ptx(asm: str) -> bool:
+    lowered = asm.lower()
+    for match in _DOTTED_TOKEN.finditer(lowered):
+        opcode, modifiers = match.group(1), match.group(2).split(".")[1:]
+        if opcode in _PTX_OPCODES or any(modifier in _PTX_MODIFIERS for modifier in modifiers):
+            return True
+    return bool(_PTX_DECLARATION.search(lowered) or _PTX_SPECIAL_REGISTER.search(lowered))
+
+
+def _has_ptx_constraints(constraints: str) -> bool:
+    for constraint in constraints.split(","):
+        letters = constraint.strip().lstrip("=+&*")
+        if len(letters) == 1 and letters in _PTX_CONSTRAINT_LETTERS:
+            return True
+    return False
+
+
+def _message() -> str:
+    return (
+        "PTX in inline_asm_elementwise cannot be compiled for AMD GPUs (the AMDGPU backend rejects PTX and "
+        'NVPTX constraints like "=f"); on ROCm use a tl.math/libdevice function or AMDGCN asm with "v" '
+        "constraints under torch.version.hip"
+    )
+
+
+TritonInlinePtx.valid = (
+    # AMDGCN asm with VGPR constraints is what ROCm needs.
+    Valid(
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit\n"
+        "def _materialize(x):\n"
+        '    return tl.inline_asm_elementwise("v_mov_b32 $0, $1", "=v,v", [x], dtype=tl.float32, is_pure=True, pack=1)\n'
+        "\n"
+        "@triton.jit\n"
+        "def _log2e_scale(x):\n"
+        "    return tl.inline_asm_elementwise(\n"
+        '        "v_mul_f32_e32 $0, 0x3fb8aa3b, $1;", "=v,v", [x], dtype=tl.float32, is_pure=True, pack=1\n'
+        "    )\n"
+    ),
+    Valid(
+        "import torch\n"
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "IS_HIP = torch.version.hip is not None\n"
+        "\n"
+        "@triton.jit\n"
+        "def fast_rsqrt(x):\n"
+        "    if IS_HIP:\n"
+        "        return tl.math.rsqrt(x)\n"
+        "    return tl.inline_asm_elementwise(\n"
+        '        "rsqrt.approx.ftz.f32 $0, $1;", "=f,f", [x], dtype=tl.float32, is_pure=True, pack=1\n'
+        "    )\n"
+    ),
+    Valid(
+        "import triton\n"
+        "import triton.language as tl\n"
+        "from triton.runtime import driver\n"
+        "\n"
+        'if driver.active.get_current_target().backend == "hip":\n'
+        '    CVT_ASM, CVT_CONSTRAINTS = "v_cvt_pk_f32_bf16 $0, $1", "=v,v"\n'
+        "else:\n"
+        "    @triton.jit\n"
+        "    def cvt(x):\n"
+        "        return tl.inline_asm_elementwise(\n"
+        '            "cvt.rn.bf16x2.f32 $0, $2, $1;", "=r,r,r", [x, x], dtype=tl.bfloat16, is_pure=True, pack=2\n'
+        "        )\n"
+    ),
+    Valid(
+        "import torch\n"
+        "import triton.language as tl\n"
+        "\n"
+        "ON_ROCM = bool(torch.version.hip)\n"
+        'TANH_ASM = "v_tanh_f32 $0, $1" if ON_ROCM else "tanh.approx.f32 $0, $1;"\n'
+        'TANH_CONSTRAINTS = "=v,v" if ON_ROCM else "=f,f"\n'
+        "\n"
+        "def tanh(x):\n"
+        "    return tl.inline_asm_elementwise(TANH_ASM, TANH_CONSTRAINTS, [x], dtype=tl.float32, is_pure=True, pack=1)\n"
+    ),
+    # PTX in a docstring, a comment and a log message; a different asm API.
+    Valid(
+        "import logging\n"
+        "import triton.language as tl\n"
+        "\n"
+        "def sigmoid(x):\n"
+        '    """Was tl.inline_asm_elementwise("tanh.approx.f32 $0, $1;", "=f,f", ...) before ROCm support."""\n'
+        '    # tanh_half = tl.inline_asm_elementwise("tanh.approx.f32 $0, $1;", constraints="=f,f", args=[x])\n'
+        '    logging.debug("skipping tanh.approx.f32 on this target")\n'
+        "    return tl.sigmoid(x)\n"
+    ),
+)
+TritonInlinePtx.invalid = (
+    Invalid(
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit\n"
+        "def cos_approx(x):\n"
+        "    return tl.inline_asm_elementwise(\n"
+        '        "cos.approx.f32 $0, $1;",\n'
+        '        "=f,f",\n'
+        "        [x],\n"
+        "        dtype=tl.float32,\n"
+        "        is_pure=True,\n"
+        "        pack=1,\n"
+        "    )\n",
+        line=7,
+        message="PTX",
+    ),
+    Invalid(
+        "import triton\n"
+        "from triton import language as tlang\n"
+        "\n"
+        "@triton.jit\n"
+        "def fp32_to_e2m1(x):\n"
+        "    return tlang.inline_asm_elementwise(\n"
+        '        asm="""\n'
+        "        {\n"
+        "        .reg .b8 t;\n"
+        "        cvt.rn.satfinite.e2m1x2.f32 t, $1, $2;\n"
+        "        cvt.u32.u8 $0, t;\n"
+        "        }\n"
+        '        """,\n'
+        '        constraints="=r,r,r",\n'
+        "        args=[x, x],\n"
+        "        dtype=tlang.uint8,\n"
+        "        is_pure=True,\n"
+        "        pack=1,\n"
+        "    )\n",
+        line=7,
+    ),
+    Invalid(
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        'DIV_RN = "div.rn.f32 $0, $1, $2;"\n'
+        "\n"
+        "@triton.jit\n"
+        "def _ieee_div(x, y):\n"
+        '    return tl.inline_asm_elementwise(DIV_RN, "=r,r,r", [x, y], dtype=tl.float32, is_pure=True, pack=1)\n',
+        line=8,
+    ),
+    Invalid(
+        "import triton\n"
+        "from triton.language import inline_asm_elementwise, int32\n"
+        "\n"
+        "@triton.jit\n"
+        "def smid():\n"
+        '    return inline_asm_elementwise("mov.u32 $0, %smid;", "=r", [], dtype=int32, is_pure=True, pack=1)\n',
+        line=6,
+    ),
+    # The asm text is built elsewhere: the NVPTX constraints give it away.
+    Invalid(
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit\n"
+        "def apply(x, ASM: tl.constexpr):\n"
+        '    return tl.inline_asm_elementwise(ASM, constraints="=f,f", args=[x], dtype=tl.float32, is_pure=True, pack=1)\n',
+        line=6,
+    ),
+    Invalid(
+        "import torch\n"
+        "from torch._higher_order_ops.inline_asm_elementwise import inline_asm_elementwise\n"
+        "\n"
+        "def fast_rsqrt(x):\n"
+        '    return inline_asm_elementwise(x, asm_str="rsqrt.approx.f32 $0, $1;", constraints="=f,f", dtype=torch.float32)\n',
+        line=5,
+    ),
+)

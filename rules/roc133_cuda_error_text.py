@@ -1,0 +1,444 @@
+"""ROC133 cuda-error-text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.tree import children
+from rocmlint.rule import Invalid, Rule, Valid
+
+
+@dataclass(frozen=True)
+class _Wording:
+    """CUDA-only error wording (in the spellings code matches: as raised and lower-cased) and what
+    ROCm builds say instead."""
+
+    spellings: tuple[str, ...]
+    on_rocm: str
+    advice: str
+    out_of_memory: bool = False
+
+
+_WORDINGS = (
+    _Wording(
+        ("CUDA out of memory", "cuda out of memory"),
+        'PyTorch reports "HIP out of memory"',
+        'catch torch.cuda.OutOfMemoryError (raised on ROCm too) or also match "HIP out of memory"',
+        out_of_memory=True,
+    ),
+    _Wording(
+        ("CUDA error", "cuda error", "CUDA runtime error", "cuda runtime error"),
+        'errors read "HIP error: ..."',
+        'also match "HIP error"',
+    ),
+    _Wording(
+        ("CUBLAS_STATUS_", "cublas_status_"),
+        'BLAS failures are hipBLAS/rocBLAS statuses ("HIPBLAS_STATUS_...")',
+        'also match "HIPBLAS_STATUS_"',
+    ),
+    _Wording(
+        ("cuDNN error", "cudnn error", "CUDNN_STATUS_", "cudnn_status_"),
+        "convolutions run on MIOpen and report MIOpen errors",
+        'also match "MIOpen"',
+    ),
+)
+# Text that shows the author already matches the ROCm spelling next to the CUDA one.
+_ROCM_WORDING = re.compile(r"(?<![a-z])(?:hip|rocm|miopen|rocblas)", re.IGNORECASE)
+_VENDOR_NEUTRAL_OOM = re.compile(r"(?<!cuda )(?<!hip )out of memory", re.IGNORECASE)
+_STRING_METHODS = frozenset({"startswith", "endswith", "find", "rfind", "index", "rindex", "count", "__contains__"})
+_REGEX_FUNCTION_NAMES = frozenset({"search", "match", "fullmatch", "findall", "finditer", "compile"})
+_REGEX_FUNCTIONS = frozenset(f"{module}.{name}" for module in ("re", "regex") for name in _REGEX_FUNCTION_NAMES)
+_REGEX_ASSERTIONS = frozenset({"assertRaisesRegex", "assertRaisesRegexp", "assertRegex", "assertNotRegex"})
+_MEMBERSHIP_ASSERTIONS = frozenset({"assertIn", "assertNotIn"})
+_SCOPE_BOUNDARIES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+@dataclass(frozen=True)
+class _Needle:
+    """A string that may be searched for, the literal it is written at, and the other candidates
+    searched with it (the rest of a tuple it came from)."""
+
+    text: str
+    literal: cst.CSTNode
+    siblings: tuple[str, ...] = ()
+    from_loop: bool = False
+
+
+class CudaErrorText(Rule):
+    """
+    ## What it does
+    Flags code that recognises errors by CUDA-only wording (`"CUDA out of memory" in str(e)`),
+    which ROCm builds spell with HIP, hipBLAS or MIOpen.
+
+    Covers `"CUDA out of memory"`, `"CUDA error"`, `"cuda runtime error"`, `"CUBLAS_STATUS_"`,
+    `"cuDNN error"`/`"CUDNN_STATUS_"` (as raised or lower-cased) searched with `in`/`not in`,
+    `str.startswith`/`endswith`/`find`, `re.search`/`re.match`/`re.compile`,
+    `pytest.raises(match=...)`, `assertRaisesRegex`, `assertIn`; the wording may come
+    from a name assigned once or from a tuple a loop or `any(...)` iterates (its literal is reported).
+    Not flagged: vendor-neutral text (`"out of memory" in msg`), building or logging such a message
+    (`raise RuntimeError("CUDA out of memory")`), `except torch.cuda.OutOfMemoryError`, and checks that
+    also match the ROCm spelling in the same condition, `if`/`elif` chain, tuple or pattern
+    (`"CUDA out of memory" in msg or "HIP out of memory" in msg`, `r"(CUDA|HIP) error"`,
+    `isinstance(e, torch.cuda.OutOfMemoryError) or ...`).
+
+    ## Why is this bad on ROCm?
+    ROCm builds of PyTorch raise the same exception types with HIP wording: "HIP out of memory. Tried
+    to allocate ...", "HIP error: invalid device function"; BLAS failures come from hipBLAS/rocBLAS
+    ("HIPBLAS_STATUS_...") and convolution failures from MIOpen. A handler keyed on the CUDA text
+    silently stops matching: OOM back-off and batch-size search never trigger, retry logic re-raises,
+    and tests expecting the CUDA message fail.
+
+    ## Example
+    ```python
+    try:
+        loss = step(batch)
+    except RuntimeError as e:
+        if "CUDA out of memory" not in str(e):
+            raise
+        batch_size //= 2
+    ```
+
+    ## Fix
+    ```python
+    try:
+        loss = step(batch)
+    except torch.cuda.OutOfMemoryError:
+        batch_size //= 2
+    ```
+
+    ## Fix safety
+    Unsafe: catching `torch.cuda.OutOfMemoryError` or widening the match changes which exceptions the
+    handler takes (the CUDA text may also come from non-PyTorch libraries), so the change needs review.
+    """
+
+    code = "ROC133"
+    name = "cuda-error-text"
+    severity = Severity.WARNING
+    fix_availability = FixAvailability.UNSAFE
+    triggers = tuple(spelling.encode() for wording in _WORDINGS for spelling in wording.spellings)
+
+    def __init__(self) -> None:
+        # Several checks may iterate one tuple of markers: its literals are reported once each (only
+        # once actually reported, so a gated first use does not hide an ungated later one).
+        self._reported: set[cst.CSTNode] = set()
+
+    def visit_Comparison(self, node: cst.Comparison, ctx: PythonContext) -> None:
+        if len(node.comparisons) != 1 or not isinstance(node.comparisons[0].operator, (cst.In, cst.NotIn)):
+            return
+        self._check(node.left, node, ctx)
+
+    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+        searched = _searched_text(node, ctx)
+        if searched is not None:
+            self._check(searched, node, ctx)
+
+    def _check(self, needle: cst.BaseExpression, site: cst.CSTNode, ctx: PythonContext) -> None:
+        for candidate in _needles(needle, ctx):
+            wording = _cuda_wording(candidate.text)
+            if wording is None or _matches_rocm_too(candidate, wording, site, ctx):
+                continue
+            at_literal = candidate.from_loop or _is_within(candidate.literal, needle, ctx)
+            reported = candidate.literal if at_literal else needle
+            if reported in self._reported:
+                continue
+            before = len(ctx.diagnostics)
+            ctx.report(reported, _message(wording), gate_on=(candidate.literal, site))
+            if len(ctx.diagnostics) > before:
+                self._reported.add(reported)
+
+
+def _searched_text(call: cst.Call, ctx: PythonContext) -> cst.BaseExpression | None:
+    """The argument a call searches for in some text, when it is a text-matching call."""
+    func = call.func
+    last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    if isinstance(func, cst.Attribute) and last in _STRING_METHODS:
+        return _argument_value(call, None, 0, ctx)
+    if last in _REGEX_ASSERTIONS:
+        return _argument_value(call, "expected_regex", 1, ctx)
+    if last in _MEMBERSHIP_ASSERTIONS:
+        return _argument_value(call, "member", 0, ctx)
+    if last == "raises" and ctx.qualified_name(func) == "pytest.raises":
+        return _argument_value(call, "match", None, ctx)
+    if last in _REGEX_FUNCTION_NAMES and ctx.qualified_name(func) in _REGEX_FUNCTIONS:
+        return _argument_value(call, "pattern", 0, ctx)
+    return None
+
+
+def _argument_value(
+    call: cst.Call, keyword: str | None, position: int | None, ctx: PythonContext
+) -> cst.BaseExpression | None:
+    found = ctx.semantic.keyword(call, keyword) if keyword is not None else None
+    if found is None and position is not None:
+        found = ctx.semantic.positional(call, position)
+    return found.value if found is not None else None
+
+
+# --- what is searched for -------------------------------------------------------------------------
+def _needles(expr: cst.BaseExpression, ctx: PythonContext) -> list[_Needle]:
+    """Strings `expr` may be: a literal, a name assigned once, conditional arms, the members of a tuple
+    (`startswith(("a", "b"))`), or the elements a loop/comprehension target takes."""
+    if isinstance(expr, cst.Name):
+        looped = _loop_needles(expr, ctx)
+        if looped is not None:
+            return looped
+    resolved = ctx.single_value(expr)
+    if isinstance(resolved, (cst.Tuple, cst.List)):
+        return _element_needles(resolved, ctx, from_loop=False)
+    return [_Needle(text, literal) for text, literal in ctx.semantic.string_sources(expr)]
+
+
+def _loop_needles(name: cst.Name, ctx: PythonContext) -> list[_Needle] | None:
+    """The strings a `for`/comprehension target takes when `name` is one (None when it is not)."""
+    child: cst.CSTNode = name
+    for ancestor in ctx.ancestors(name):
+        if isinstance(ancestor, _COMPREHENSIONS):
+            comp_for: cst.CompFor | None = ancestor.for_in
+            while comp_for is not None:
+                if isinstance(comp_for.target, cst.Name) and comp_for.target.value == name.value:
+                    return _iterated_needles(comp_for.iter, ctx)
+                comp_for = comp_for.inner_for_in
+        elif isinstance(ancestor, cst.For) and child is ancestor.body:
+            if isinstance(ancestor.target, cst.Name) and ancestor.target.value == name.value:
+                return _iterated_needles(ancestor.iter, ctx)
+        elif isinstance(ancestor, _SCOPE_BOUNDARIES):
+            return None
+        child = ancestor
+    return None
+
+
+def _iterated_needles(iterable: cst.BaseExpression, ctx: PythonContext) -> list[_Needle]:
+    resolved = ctx.single_value(iterable)
+    if not isinstance(resolved, (cst.Tuple, cst.List, cst.Set)):
+        return []
+    return _element_needles(resolved, ctx, from_loop=True)
+
+
+def _element_needles(collection: cst.Tuple | cst.List | cst.Set, ctx: PythonContext, from_loop: bool) -> list[_Needle]:
+    members = [(ctx.string_value(element.value), element.value) for element in collection.elements]
+    texts = tuple(text for text, _ in members if text is not None)
+    return [
+        _Needle(text, literal, siblings=texts, from_loop=from_loop) for text, literal in members if text is not None
+    ]
+
+
+def _cuda_wording(text: str) -> _Wording | None:
+    for wording in _WORDINGS:
+        if any(spelling in text for spelling in wording.spellings):
+            return wording
+    return None
+
+
+# --- already matching ROCm ------------------------------------------------------------------------------
+def _matches_rocm_too(needle: _Needle, wording: _Wording, site: cst.CSTNode, ctx: PythonContext) -> bool:
+    """The same pattern, tuple or boolean condition also matches the ROCm spelling (or, for OOM, the
+    vendor-neutral text or `torch.cuda.OutOfMemoryError`)."""
+    texts = [needle.text, *needle.siblings]
+    conditions = _related_conditions(site, ctx)
+    texts.extend(text for condition in conditions for text in _string_texts(condition, ctx))
+    if any(_ROCM_WORDING.search(text) for text in texts):
+        return True
+    if not wording.out_of_memory:
+        return False
+    if any(_VENDOR_NEUTRAL_OOM.search(text) and _cuda_wording(text) is None for text in texts):
+        return True
+    return any(_is_oom_exception_type(node) for condition in conditions for node in _descendants(condition))
+
+
+def _related_conditions(site: cst.CSTNode, ctx: PythonContext) -> list[cst.CSTNode]:
+    """The whole `a or b and not c` expression `site` is a part of; when that is the test of an
+    `if`/`elif`, every test of the chain (`elif "HIP out of memory" in msg:` matches ROCm too)."""
+    condition = site
+    parent = ctx.parent(condition)
+    while isinstance(parent, (cst.BooleanOperation, cst.UnaryOperation)):
+        condition = parent
+        parent = ctx.parent(condition)
+    if not isinstance(parent, cst.If) or parent.test is not condition:
+        return [condition]
+    head = parent
+    while isinstance(ctx.parent(head), cst.If) and ctx.parent(head).orelse is head:  # type: ignore[union-attr]
+        head = ctx.parent(head)  # type: ignore[assignment]
+    tests: list[cst.CSTNode] = []
+    branch: cst.If | None = head
+    while branch is not None:
+        tests.append(branch.test)
+        branch = branch.orelse if isinstance(branch.orelse, cst.If) else None
+    return tests
+
+
+def _string_texts(root: cst.CSTNode, ctx: PythonContext) -> Iterator[str]:
+    for node in _descendants(root):
+        if isinstance(node, cst.SimpleString):
+            text = ctx.string_value(node)
+            if text is not None:
+                yield text
+
+
+def _is_oom_exception_type(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.Attribute):
+        return node.attr.value == "OutOfMemoryError"
+    return isinstance(node, cst.Name) and node.value == "OutOfMemoryError"
+
+
+def _descendants(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(children(node))
+
+
+def _is_within(node: cst.CSTNode, container: cst.CSTNode, ctx: PythonContext) -> bool:
+    return node is container or any(ancestor is container for ancestor in ctx.ancestors(node))
+
+
+def _message(wording: _Wording) -> str:
+    spelling = wording.spellings[0]
+    return f'matching "{spelling}" in error text misses ROCm, where {wording.on_rocm}; {wording.advice}'
+
+
+CudaErrorText.valid = (
+    Valid(
+        "import torch\n"
+        "\n"
+        "def find_batch_size(step, batch_size: int) -> int:\n"
+        "    while batch_size > 1:\n"
+        "        try:\n"
+        "            step(batch_size)\n"
+        "            return batch_size\n"
+        "        except torch.cuda.OutOfMemoryError:\n"
+        "            batch_size //= 2\n"
+        "        except RuntimeError as e:\n"
+        '            if "out of memory" not in str(e):\n'
+        "                raise\n"
+        "            batch_size //= 2\n"
+        "    return batch_size\n"
+    ),
+    # Both spellings, the exception type, or a pattern covering HIP.
+    Valid(
+        "import re\n"
+        "import torch\n"
+        "\n"
+        "def is_oom(e: BaseException) -> bool:\n"
+        "    msg = str(e)\n"
+        '    if "CUDA out of memory" in msg or "HIP out of memory" in msg:\n'
+        "        return True\n"
+        '    if isinstance(e, torch.cuda.OutOfMemoryError) or "CUDA out of memory" in msg:\n'
+        "        return True\n"
+        '    if msg.startswith(("CUDA error", "HIP error")):\n'
+        "        return True\n"
+        '    return re.search(r"(CUDA|HIP) error: out of memory", msg) is not None\n'
+        "\n"
+        "def oom_kind(msg: str) -> str:\n"
+        '    if "CUDA out of memory" in msg:\n'
+        '        return "cuda"\n'
+        '    elif "HIP out of memory" in msg:\n'
+        '        return "hip"\n'
+        '    return ""\n'
+    ),
+    Valid(
+        "import torch\n"
+        "\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "\n"
+        "def is_oom(err: RuntimeError) -> bool:\n"
+        "    if IS_ROCM:\n"
+        '        return "HIP out of memory" in str(err)\n'
+        '    return "CUDA out of memory" in str(err)\n'
+        "\n"
+        "def is_launch_failure(err: RuntimeError) -> bool:\n"
+        '    return "HIP error" in str(err) if IS_ROCM else "CUDA error" in str(err)\n'
+    ),
+    # Raising, logging and documenting the text is not matching it.
+    Valid(
+        "import logging\n"
+        "\n"
+        "logger = logging.getLogger(__name__)\n"
+        "HINTS = {\"CUDA out of memory\": \"lower --batch-size\"}\n"
+        "\n"
+        "def allocate(n: int) -> None:\n"
+        '    """Raises RuntimeError("CUDA out of memory") like torch does when the pool is full."""\n'
+        "    if n > 1 << 40:\n"
+        '        logger.error("CUDA error: requested %d bytes", n)  # mimic "CUDA error" in str(e)\n'
+        '        raise RuntimeError("CUDA out of memory. Tried to allocate %d bytes" % n)\n'
+    ),
+    Valid(
+        "import torch\n"
+        "from torch.testing._internal.common_utils import TestCase, skipIfRocm\n"
+        "\n"
+        "class TestCudaMallocAsync(TestCase):\n"
+        "    @skipIfRocm\n"
+        "    def test_oom_message(self):\n"
+        '        with self.assertRaisesRegex(RuntimeError, "CUDA out of memory"):\n'
+        '            torch.empty(1 << 50, device="cuda")\n'
+    ),
+)
+CudaErrorText.invalid = (
+    Invalid(
+        "def train_step(model, batch):\n"
+        "    try:\n"
+        "        return model(batch)\n"
+        "    except RuntimeError as e:\n"
+        '        if "CUDA out of memory" in str(e):\n'
+        "            return None\n"
+        "        raise\n",
+        line=5,
+        message="HIP out of memory",
+    ),
+    Invalid(
+        "def should_retry(err: Exception) -> bool:\n"
+        '    return str(err).startswith("CUDA error: an illegal memory access")\n',
+        line=2,
+        message="HIP error",
+    ),
+    Invalid(
+        "import re\n"
+        "\n"
+        'OOM_PATTERN = re.compile(r"CUDA out of memory\\. Tried to allocate ([\\d.]+) (MiB|GiB)")\n',
+        line=3,
+    ),
+    Invalid(
+        "import pytest\n"
+        "import torch\n"
+        "\n"
+        "def test_huge_allocation_fails():\n"
+        '    with pytest.raises(RuntimeError, match="CUDA out of memory"):\n'
+        '        torch.empty(1 << 50, device="cuda")\n',
+        line=5,
+    ),
+    Invalid(
+        "OOM_MARKERS = (\n"
+        '    "out of memory",\n'
+        '    "CUBLAS_STATUS_ALLOC_FAILED",\n'
+        ")\n"
+        "\n"
+        "def is_oom(e: Exception) -> bool:\n"
+        "    return any(marker in str(e) for marker in OOM_MARKERS)\n",
+        line=3,
+        message="HIPBLAS_STATUS_",
+    ),
+    Invalid(
+        "import unittest\n"
+        "\n"
+        "class TestConv(unittest.TestCase):\n"
+        "    def test_bad_workspace(self):\n"
+        '        with self.assertRaisesRegex(RuntimeError, "cuDNN error: CUDNN_STATUS_BAD_PARAM"):\n'
+        "            run_conv()\n",
+        line=5,
+        message="MIOpen",
+    ),
+    Invalid(
+        "def classify(exc: BaseException) -> str:\n"
+        "    msg = str(exc).lower()\n"
+        '    if "cuda error" in msg or "device-side assert" in msg:\n'
+        '        return "fatal"\n'
+        '    return "retry"\n',
+        line=3,
+    ),
+)

@@ -1,0 +1,865 @@
+"""ROC301 nvcc-only-flags."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.gating import ROCM, UNKNOWN, Vendor, and3, not3, or3
+from rocmlint.python.scopes import dotted_name
+from rocmlint.python.tree import children
+from rocmlint.rule import Invalid, Rule, Valid
+
+# What to use instead on ROCm, appended to the message in parentheses.
+_ARCH = "select GPUs with --offload-arch=gfx... or PYTORCH_ROCM_ARCH there"
+_PTXAS = "ptxas has no ROCm counterpart; bound registers with __launch_bounds__"
+_XCOMPILER = "hipcc is clang: pass the host flag itself"
+_EXPT = "hip-clang needs no such switch"
+_LINEINFO = "use -gline-tables-only there"
+_LINEINFO_SHORT = "clang reads it as the linker input -l ineinfo and drops it; use -gline-tables-only there"
+_DROP = "hipcc has no such option"
+_FAST_MATH = "hipcc at most adds -DHIP_FAST_MATH, with no fast-math code generation; use -ffast-math there"
+_RDC = "use -fgpu-rdc there"
+_FTZ = "use -fgpu-flush-denormals-to-zero there"
+_DIAG = "use -Wno-<warning> there"
+
+# Option (the part before "=") -> what to do on ROCm. Everything else (-O3, -std=c++17, -D..., -I...,
+# --offload-arch=..., -fgpu-flush-denormals-to-zero, -ffast-math) is fine for hipcc.
+_NVCC_ONLY_FLAGS: dict[str, str] = {
+    "-gencode": _ARCH,
+    "--generate-code": _ARCH,
+    "-arch": _ARCH,
+    "--gpu-architecture": _ARCH,
+    "-code": _ARCH,
+    "--gpu-code": _ARCH,
+    "--use_fast_math": _FAST_MATH,
+    "-use_fast_math": _FAST_MATH,
+    "-Xptxas": _PTXAS,
+    "--ptxas-options": _PTXAS,
+    "-maxrregcount": _PTXAS,
+    "--maxrregcount": _PTXAS,
+    "-Xcompiler": _XCOMPILER,
+    "--compiler-options": _XCOMPILER,
+    "--expt-relaxed-constexpr": _EXPT,
+    "-expt-relaxed-constexpr": _EXPT,
+    "--expt-extended-lambda": _EXPT,
+    "-expt-extended-lambda": _EXPT,
+    "--extended-lambda": _EXPT,
+    "-extended-lambda": _EXPT,
+    "-lineinfo": _LINEINFO_SHORT,
+    "--generate-line-info": _LINEINFO,
+    "--threads": _DROP,
+    "-rdc": _RDC,
+    "--relocatable-device-code": _RDC,
+    "-Xcudafe": _DROP,
+    "--diag-suppress": _DIAG,
+    "-diag-suppress": _DIAG,
+    "-ccbin": _DROP,
+    "--compiler-bindir": _DROP,
+    "--allow-unsupported-compiler": _DROP,
+    "-allow-unsupported-compiler": _DROP,
+    "-ftz": _FTZ,
+    "--ftz": _FTZ,
+    "-prec-div": _DROP,
+    "--prec-div": _DROP,
+    "-prec-sqrt": _DROP,
+    "--prec-sqrt": _DROP,
+    "-fmad": _DROP,
+    "--fmad": _DROP,
+}
+# `-U__CUDA_NO_HALF_OPERATORS__` asks for the half operators; PyTorch's ROCm build defines the HIP
+# spellings (`-D__HIP_NO_HALF_OPERATORS__=1`), which hip_fp16.h tests for both __half and __half2.
+# BuildExtension rewrites these undefs in `extra_compile_args["nvcc"]` (`_hipify_compile_flags`), but
+# `load(extra_cuda_cflags=...)` and a plain `CUDAExtension` list reach hipcc unchanged. The bfloat16
+# undefs are no-ops on ROCm (nothing defines a HIP counterpart), so they are not flagged.
+_CUDA_NO_HALF_UNDEFS: dict[str, str] = {
+    "-U__CUDA_NO_HALF_OPERATORS__": "-U__HIP_NO_HALF_OPERATORS__",
+    "-U__CUDA_NO_HALF2_OPERATORS__": "-U__HIP_NO_HALF_OPERATORS__",
+    "-U__CUDA_NO_HALF_CONVERSIONS__": "-U__HIP_NO_HALF_CONVERSIONS__",
+}
+_MUTATORS = frozenset({"append", "extend", "insert"})
+_PASS_THROUGH_BUILTINS = frozenset({"list", "tuple", "sorted"})
+_NAME_TOKENS = re.compile(r"[a-z0-9]+")
+_FLAG_WORDS = frozenset({"flags", "cflags", "args", "options", "opts"})
+_ROCM_WORDS = frozenset({"hip", "hipcc", "rocm", "amd"})
+_LOG_CALLS = frozenset({"print", "debug", "info", "warning", "warn", "error", "log"})
+_MAX_DEPTH = 10
+# Every reportable literal contains one of the flag spellings with a single leading dash.
+_TRIGGERS = tuple(sorted({("-" + flag.lstrip("-")).encode() for flag in _NVCC_ONLY_FLAGS} | {b"__CUDA_NO_HALF"}))
+
+# Build-target values that mean a ROCm build (`BUILD_TARGET == "rocm"`).
+_ROCM_TARGET_STRINGS = frozenset({"rocm", "hip"})
+_EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
+
+
+class NvccOnlyFlags(Rule):
+    """
+    ## What it does
+    Flags nvcc-only options (`-gencode`, `-arch=sm_*`, `-code=`, `--use_fast_math`, `-Xptxas`,
+    `--ptxas-options`, `-Xcompiler`, `--expt-relaxed-constexpr`, `--expt-extended-lambda`,
+    `-maxrregcount`, `-lineinfo`, `--threads`, `-rdc=true`, ...) in flag lists that reach the device
+    compiler without a ROCm gate: the `"nvcc"` entry of `extra_compile_args` (dict literal or
+    `dict(nvcc=...)`), `extra_cuda_cflags=` of `torch.utils.cpp_extension.load`/`load_inline`, a plain
+    list given to `CUDAExtension`, and variables or functions named like `nvcc_flags`, `NVCC_FLAGS`,
+    `nvcc_args` or `cuda_flags`; `-U__CUDA_NO_HALF_OPERATORS__`-style undefs only where BuildExtension
+    does not rewrite them (`extra_cuda_cflags`, a plain list). Lists are followed through names
+    assigned in the same scope, `+`, `+=`, `.append`/`.extend`/`.insert`, conditional expressions and
+    local helper calls; each offending string literal is reported once. A list that is only read
+    in NVIDIA-only code (`nvcc_args if not IS_ROCM else hipcc_args`) is not reported.
+
+    ## Why is this bad on ROCm?
+    On ROCm, `torch.utils.cpp_extension` hands the `"nvcc"` flags and `extra_cuda_cflags` to hipcc
+    (clang) as they are: it only prepends its HIP flags and `--offload-arch`, and BuildExtension's
+    `_hipify_compile_flags` only renames `CUDA` to `HIP` inside `-U__CUDA_NO_*`-style flags of a
+    dict's `"nvcc"` list. clang does not know nvcc's options, so `-Xcompiler -fPIC`,
+    `--expt-relaxed-constexpr` or `-gencode` fail the build (kvcache-ai/ktransformers#948 shows a
+    clang++ command line broken by `-Xcompiler`), or they are silently meaningless: HIP does not
+    support `--maxrregcount` (HIP porting guide, "maxregcount"), hipcc turns `-use_fast_math` into a
+    `-DHIP_FAST_MATH` define, and a `-U__CUDA_NO_HALF_OPERATORS__` passed through
+    `load(extra_cuda_cflags=...)` cannot undo the `__HIP_NO_HALF_OPERATORS__` PyTorch defines for ROCm.
+    Examples: NVIDIA/apex `setup.py` (`--use_fast_math`, `-maxrregcount=50`, `--expt-*`);
+    ROCm/flash-attention `setup.py` and DeepSpeed `op_builder/builder.py` keep separate CUDA and ROCm
+    flag lists.
+
+    ## Example
+    ```python
+    from torch.utils.cpp_extension import CUDAExtension
+
+    ext = CUDAExtension(
+        "fused_ops",
+        ["fused_ops.cpp", "fused_ops_kernel.cu"],
+        extra_compile_args={"cxx": ["-O3"], "nvcc": ["-O3", "--use_fast_math", "-lineinfo"]},
+    )
+    ```
+
+    ## Fix
+    ```python
+    from torch.utils.cpp_extension import IS_HIP_EXTENSION, CUDAExtension
+
+    nvcc_flags = ["-O3", "--use_fast_math", "-lineinfo"] if not IS_HIP_EXTENSION else ["-O3", "-ffast-math"]
+    ext = CUDAExtension(
+        "fused_ops",
+        ["fused_ops.cpp", "fused_ops_kernel.cu"],
+        extra_compile_args={"cxx": ["-O3"], "nvcc": nvcc_flags},
+    )
+    ```
+
+    ## Fix safety
+    Safe: the fix keeps the original list verbatim for `not IS_HIP_EXTENSION` and gives ROCm a copy
+    without the nvcc-only entries (`-U__CUDA_NO_HALF*` becomes `-U__HIP_NO_HALF*`), so NVIDIA builds
+    with exactly the same flags. The ROCm list itself deserves a review (e.g. the `--offload-arch`
+    targets).
+    """
+
+    code = "ROC301"
+    name = "nvcc-only-flags"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.SAFE
+    triggers = _TRIGGERS
+
+    def __init__(self) -> None:
+        self._file: _FileState | None = None
+
+    # --- sinks --------------------------------------------------------------------------------------
+    def visit_Dict(self, node: cst.Dict, ctx: PythonContext) -> None:
+        for element in node.elements:
+            if isinstance(element, cst.DictElement) and ctx.string_value(element.key) == "nvcc":
+                self._check([element.value], (), ctx)
+
+    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+        callee = ctx.qualified_name(node.func) or ""
+        if callee == "dict":
+            nvcc = ctx.semantic.keyword(node, "nvcc")
+            if nvcc is not None:
+                self._check([nvcc.value], (), ctx)
+        cuda_cflags = ctx.semantic.keyword(node, "extra_cuda_cflags")
+        if cuda_cflags is not None:
+            self._check([cuda_cflags.value], (), ctx, hipified=False)
+        compile_args = ctx.semantic.keyword(node, "extra_compile_args")
+        if compile_args is not None and callee.rsplit(".", 1)[-1] == "CUDAExtension":
+            # A plain list goes to both compilers unchanged; a dict's "nvcc" entry is visit_Dict's.
+            if isinstance(ctx.single_value(compile_args.value), (cst.List, cst.BinaryOperation)):
+                self._check([compile_args.value], (), ctx, hipified=False)
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in _MUTATORS:
+            self._check_definition(node.func.value, node, _mutation_arguments(node), ctx)
+
+    def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
+        for target in node.targets:
+            self._check_definition(target.target, node.value, [node.value], ctx)
+
+    def visit_AugAssign(self, node: cst.AugAssign, ctx: PythonContext) -> None:
+        if isinstance(node.operator, cst.AddAssign):
+            self._check_definition(node.target, node, [node.value], ctx)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign, ctx: PythonContext) -> None:
+        if node.value is not None:
+            self._check_definition(node.target, node.value, [node.value], ctx)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef, ctx: PythonContext) -> None:
+        """`def nvcc_args(self): ... return flags` (DeepSpeed op builders): what it returns is nvcc's, where
+        it is called (xformers calls `get_extra_nvcc_flags_for_build_type()` only in its CUDA branch), or
+        as it is when nothing here calls it (a subclass's override)."""
+        if not _is_flag_list_name(node.name.value):
+            return
+        returns = _return_values(node)
+        calls = self._state(ctx).calls_of(node, ctx)
+        if not calls:
+            self._check(returns, (), ctx)
+        for call in calls:
+            self._check(returns, (call,), ctx)
+
+    def _check_definition(
+        self, target: cst.BaseExpression, definition: cst.CSTNode, sources: list[cst.BaseExpression], ctx: PythonContext
+    ) -> None:
+        """`compile_args["nvcc"] = ...`, `self.nvcc_flags += ...`, `nvcc_flags.append(...)`."""
+        if _is_nvcc_subscript(target, ctx) or isinstance(target, cst.Attribute) and _is_flag_list_name(target.attr.value):
+            self._check(sources, (), ctx)
+        elif isinstance(target, cst.Name) and _is_flag_list_name(target.value):
+            self._check_flag_variable(target, definition, sources, ctx)
+
+    def _check_flag_variable(
+        self, target: cst.Name, definition: cst.CSTNode, sources: list[cst.BaseExpression], ctx: PythonContext
+    ) -> None:
+        """A definition of `nvcc_flags` matters where the variable is read and this definition reaches
+        the read on ROCm: apex's `nvcc_args if not IS_ROCM_PYTORCH else hipcc_args` never does. A
+        variable that is never read here (a module constant other files import) is checked as it is."""
+        state = self._state(ctx)
+        reads = state.reads_of(target, ctx)
+        if not reads:
+            self._check(sources, (), ctx)
+        for read in reads:
+            if definition in state.definitions(read, ctx):
+                self._check(sources, (read,), ctx)
+
+    # --- tracing a value back to its string literals -------------------------------------------------
+    def _check(
+        self,
+        sources: list[cst.BaseExpression],
+        path: tuple[cst.CSTNode, ...],
+        ctx: PythonContext,
+        hipified: bool = True,
+    ) -> None:
+        """Report the nvcc-only literals the `sources` put in a flag list. `hipified`: the list is an
+        `extra_compile_args["nvcc"]` that BuildExtension rewrites on ROCm (`-U__CUDA_NO_X` becomes
+        `-U__HIP_NO_X`), or a list whose destination is unknown; `load(extra_cuda_cflags=...)` is not."""
+        state = self._state(ctx)
+        for source in sources:
+            for literal, literal_path in self._literals(source, ctx, path, frozenset(), 0):
+                self._report(literal, literal_path, ctx, state, hipified)
+
+    def _literals(
+        self,
+        expr: cst.BaseExpression,
+        ctx: PythonContext,
+        path: tuple[cst.CSTNode, ...],
+        seen: frozenset[cst.CSTNode],
+        depth: int,
+    ) -> Iterator[tuple[cst.BaseExpression, tuple[cst.CSTNode, ...]]]:
+        """Every string literal `expr` may put in the flag list, with the uses it flowed through."""
+        if depth > _MAX_DEPTH:
+            return
+        if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            yield expr, path
+        elif isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
+            for element in expr.elements:
+                yield from self._literals(element.value, ctx, path, seen, depth + 1)
+        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+            yield from self._literals(expr.left, ctx, path, seen, depth + 1)
+            yield from self._literals(expr.right, ctx, path, seen, depth + 1)
+        elif isinstance(expr, cst.IfExp):
+            yield from self._literals(expr.body, ctx, path, seen, depth + 1)
+            yield from self._literals(expr.orelse, ctx, path, seen, depth + 1)
+        elif isinstance(expr, cst.Dict):
+            nvcc = ctx.semantic.dict_entries(expr).get("nvcc")
+            if nvcc is not None:
+                yield from self._literals(nvcc, ctx, path, seen, depth + 1)
+        elif isinstance(expr, cst.Call):
+            for argument in _call_pass_through(expr, ctx):
+                yield from self._literals(argument, ctx, (*path, expr), seen, depth + 1)
+        elif isinstance(expr, cst.Name):
+            for definition in self._state(ctx).definitions(expr, ctx):
+                if definition in seen:
+                    continue
+                for source in _definition_sources(definition):
+                    yield from self._literals(source, ctx, (*path, expr), seen | {definition}, depth + 1)
+
+    # --- reporting ----------------------------------------------------------------------------------
+    def _report(
+        self,
+        literal: cst.BaseExpression,
+        path: tuple[cst.CSTNode, ...],
+        ctx: PythonContext,
+        state: _FileState,
+        hipified: bool,
+    ) -> None:
+        if literal in state.reported:
+            return
+        text = _literal_text(literal, ctx)
+        if text is None:
+            return
+        message = _message_for(text, ctx, hipified)
+        if message is None:
+            return
+        if any(self._gated(node, ctx) for node in (literal, *path)):
+            return
+        state.reported.add(literal)
+        ctx.report(literal, message, gate_on=path)
+
+    def _gated(self, node: cst.CSTNode, ctx: PythonContext) -> bool:
+        return self._state(ctx).gates.never_on_rocm(node)
+
+    def _state(self, ctx: PythonContext) -> _FileState:
+        if self._file is None or self._file.ctx is not ctx:
+            self._file = _FileState(ctx, _BuildScriptGates(ctx))
+        return self._file
+
+
+@dataclass
+class _FileState:
+    """What one file's check remembers: the wider gates, a name index, and the literals reported."""
+
+    ctx: PythonContext
+    gates: _BuildScriptGates
+    reported: set[cst.CSTNode] = field(default_factory=set)
+    _reads: dict[str, list[cst.Name]] | None = None
+    _mutations: dict[str, list[cst.Call | cst.AugAssign]] | None = None
+    _calls: dict[str, list[cst.Call]] | None = None
+
+    def reads_of(self, target: cst.Name, ctx: PythonContext) -> list[cst.Name]:
+        """Loads of the variable `target` defines, except its own re-definitions (`x = x + [...]`)."""
+        self._index(ctx)
+        assert self._reads is not None
+        scope = _binding_scope(target, ctx)
+        return [
+            read
+            for read in self._reads.get(target.value, [])
+            if _binding_scope(read, ctx) is scope and not _inside_definition_of(read, ctx) and not _logged(read, ctx)
+        ]
+
+    def definitions(self, use: cst.Name, ctx: PythonContext) -> list[cst.CSTNode]:
+        """Assigned values and in-place additions (`+=`, `.append`, `.extend`, `.insert`) of the variable
+        `use` reads that can reach it on ROCm."""
+        binding = ctx.semantic.lookup(use.value, use)
+        if binding is None or binding.kind != "value":
+            return []
+        self._index(ctx)
+        assert self._mutations is not None
+        scope = binding.scope.node
+        found: list[cst.CSTNode] = list(binding.values)
+        found += [m for m in self._mutations.get(use.value, []) if _binding_scope(_mutated_name(m), ctx) is scope]
+        if ctx.semantic.enclosing_scope_node(use) is not scope:
+            return found
+        at = _start(use, ctx)
+        kills = [value for value in binding.values if self._kills(value, use, ctx)]
+        return [
+            d for d in found if _start(d, ctx) <= at and not any(_start(d, ctx) < _start(k, ctx) <= at for k in kills)
+        ]
+
+    def _kills(self, value: cst.BaseExpression, use: cst.Name, ctx: PythonContext) -> bool:
+        """Whether the plain assignment of `value` replaces earlier definitions on every path to `use` on
+        ROCm: it sits directly in a block that holds `use` (`cc_flag = []` opening a section), or it is
+        made only on ROCm (`if IS_HIP_EXTENSION: nvcc_flags = [...]`). `x = x + [...]` keeps them."""
+        assign = ctx.parent(value)
+        if not isinstance(assign, cst.Assign) or _mentions(value, use.value):
+            return False
+        statement = ctx.parent(assign)
+        block = ctx.parent(statement) if statement is not None else None
+        if block is not None and any(ancestor is block for ancestor in ctx.ancestors(use)):
+            return True
+        return self.gates.never_on_nvidia(value) and not self.gates.never_on_rocm(value)
+
+    def calls_of(self, function: cst.FunctionDef, ctx: PythonContext) -> list[cst.Call]:
+        """Calls of `function` in this file: by name for a plain function, `<x>.name(...)` for a method."""
+        self._index(ctx)
+        assert self._calls is not None
+        name = function.name.value
+        is_method = isinstance(ctx.semantic.enclosing_scope_node(function), cst.ClassDef)
+        found = []
+        for call in self._calls.get(name, []):
+            if isinstance(call.func, cst.Attribute):
+                if is_method:
+                    found.append(call)
+                continue
+            binding = ctx.semantic.lookup(name, call.func)
+            if binding is not None and binding.definition is function:
+                found.append(call)
+        return found
+
+    def _index(self, ctx: PythonContext) -> None:
+        if self._reads is not None:
+            return
+        self._reads, self._mutations, self._calls = {}, {}, {}
+        for child, parent in ctx.semantic.parents.items():
+            if not isinstance(child, cst.Name):
+                continue
+            call = parent if isinstance(parent, cst.Call) else ctx.parent(parent)
+            is_method_name = isinstance(parent, cst.Attribute) and parent.attr is child and call is not None
+            if isinstance(call, cst.Call) and (call.func is child or is_method_name and call.func is parent):
+                self._calls.setdefault(child.value, []).append(call)
+            if isinstance(parent, cst.Attribute) and parent.value is child:
+                grandparent = ctx.parent(parent)
+                if parent.attr.value in _MUTATORS and isinstance(grandparent, cst.Call) and grandparent.func is parent:
+                    self._mutations.setdefault(child.value, []).append(grandparent)
+                    continue
+            if isinstance(parent, cst.AugAssign) and parent.target is child and isinstance(parent.operator, cst.AddAssign):
+                self._mutations.setdefault(child.value, []).append(parent)
+            elif _is_load(child, parent):
+                self._reads.setdefault(child.value, []).append(child)
+
+
+class _BuildScriptGates:
+    """The front end's gating plus two forms build scripts use that it does not know yet: build-target
+    strings (`BUILD_TARGET == "rocm"`), and the CUDA arm of an if/elif chain that has a ROCm arm after
+    it (xformers: `if (torch.version.cuda and CUDA_HOME) or FORCE_CUDA: ... elif torch.version.hip: ...`
+    reaches ROCm only through an explicit override). A node is gated when the front end says so, or
+    when a condition it sits under (if/elif/else, conditional expression, and/or, an earlier
+    `if <test>: return`) is false on the vendor once build-target strings count as ROCm tests."""
+
+    def __init__(self, ctx: PythonContext) -> None:
+        self.ctx = ctx
+        self._values: dict[cst.CSTNode, Vendor] = {}
+
+    def never_on_rocm(self, node: cst.CSTNode) -> bool:
+        return self.ctx.is_rocm_gated(node) or self._excluded(node, rocm=True)
+
+    def never_on_nvidia(self, node: cst.CSTNode) -> bool:
+        return self.ctx.is_nvidia_gated(node) or self._excluded(node, rocm=False)
+
+    def _excluded(self, node: cst.CSTNode, rocm: bool) -> bool:
+        child = node
+        for parent in self.ctx.ancestors(node):
+            if rocm and isinstance(parent, cst.If) and child is parent.body and self._rocm_arm_follows(parent):
+                return True
+            for test, taken in _conditions(parent, child):
+                value = self._value(test)
+                holds = value.rocm if rocm else value.nvidia
+                if (holds if taken else not3(holds)) is False:
+                    return True
+            child = parent
+        return False
+
+    def _rocm_arm_follows(self, branch: cst.If) -> bool:
+        if self._value(branch.test).rocm is True:
+            return False
+        arm = branch.orelse
+        while isinstance(arm, cst.If):
+            value = self._value(arm.test)
+            if value.nvidia is False and value.rocm is not False:  # an arm only ROCm can take
+                return True
+            arm = arm.orelse
+        return False
+
+    def _value(self, expr: cst.BaseExpression) -> Vendor:
+        cached = self._values.get(expr)
+        if cached is None:
+            cached = self._values[expr] = self._evaluate(expr)
+        return cached
+
+    def _evaluate(self, expr: cst.BaseExpression) -> Vendor:
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+            return self._value(expr.expression).negate()
+        if isinstance(expr, cst.BooleanOperation):
+            left, right = self._value(expr.left), self._value(expr.right)
+            combine = and3 if isinstance(expr.operator, cst.And) else or3
+            return Vendor(combine(left.rocm, right.rocm), combine(left.nvidia, right.nvidia))
+        found = self.ctx.vendor_test(expr)
+        if found.is_vendor_test:
+            return found
+        return _build_target_test(expr) if isinstance(expr, cst.Comparison) else UNKNOWN
+
+
+def _conditions(parent: cst.CSTNode, child: cst.CSTNode) -> list[tuple[cst.BaseExpression, bool]]:
+    """The tests `child` runs under inside `parent`, each with whether it holds there."""
+    if isinstance(parent, (cst.If, cst.IfExp)):
+        if child is parent.body:
+            return [(parent.test, True)]
+        return [(parent.test, False)] if child is parent.orelse else []
+    if isinstance(parent, cst.BooleanOperation) and child is parent.right:
+        return [(parent.left, isinstance(parent.operator, cst.And))]
+    if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+        return _early_exits_before(parent, child)
+    return []
+
+
+def _early_exits_before(block: cst.IndentedBlock | cst.Module, child: cst.CSTNode) -> list[tuple[cst.BaseExpression, bool]]:
+    """`if IS_ROCM: return ...` before `child`: the test is false where `child` runs."""
+    found: list[tuple[cst.BaseExpression, bool]] = []
+    for statement in block.body:
+        if statement is child:
+            break
+        if not isinstance(statement, cst.If):
+            continue
+        if _terminates(statement.body):
+            found.append((statement.test, False))
+        elif isinstance(statement.orelse, cst.Else) and _terminates(statement.orelse.body):
+            found.append((statement.test, True))
+    return found
+
+
+def _terminates(suite: cst.BaseSuite) -> bool:
+    statements = suite.body if isinstance(suite, cst.IndentedBlock) else [suite]
+    last = statements[-1] if statements else None
+    if not isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return False
+    for small in last.body:
+        if isinstance(small, (cst.Return, cst.Raise, cst.Continue, cst.Break)):
+            return True
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            if dotted_name(small.value.func) in _EXIT_CALLS:
+                return True
+    return False
+
+
+def _build_target_test(expr: cst.Comparison) -> Vendor:
+    """`BUILD_TARGET == "rocm"` / `!= "hip"`. A `== "cuda"` test is not NVIDIA-only: vLLM's
+    `VLLM_TARGET_DEVICE` is "cuda" on ROCm builds too."""
+    if len(expr.comparisons) != 1:
+        return UNKNOWN
+    target = expr.comparisons[0]
+    if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+        return UNKNOWN
+    for side in (target.comparator, expr.left):
+        if isinstance(side, cst.SimpleString) and str(side.evaluated_value).lower() in _ROCM_TARGET_STRINGS:
+            return ROCM if isinstance(target.operator, cst.Equal) else ROCM.negate()
+    return UNKNOWN
+
+
+# --- helpers -------------------------------------------------------------------------------------------
+def _message_for(text: str, ctx: PythonContext, hipified: bool) -> str | None:
+    for token in text.split():
+        if not token.startswith("-"):
+            continue
+        hip_undef = _CUDA_NO_HALF_UNDEFS.get(token)
+        if hip_undef is not None:
+            if hipified or ctx.contains(hip_undef.encode()):
+                continue  # BuildExtension rewrites it, or the file already undefines the HIP spelling
+            return (
+                f'"{token}" reaches hipcc unchanged and has no effect on ROCm, where PyTorch defines '
+                f"__HIP_NO_HALF_OPERATORS__/__HIP_NO_HALF_CONVERSIONS__; add {hip_undef} to the flags used "
+                "when IS_HIP_EXTENSION"
+            )
+        advice = _NVCC_ONLY_FLAGS.get(token.split("=", 1)[0])
+        if advice is not None:
+            return (
+                f'"{token}" is an nvcc-only flag that hipcc/clang rejects or ignores on ROCm; keep it out of '
+                f"the flags used when IS_HIP_EXTENSION ({advice})"
+            )
+    return None
+
+
+def _call_pass_through(call: cst.Call, ctx: PythonContext) -> list[cst.BaseExpression]:
+    """Expressions whose flags end up in the call's result: `"-O3 -lineinfo".split()`, `list(flags)`,
+    `dict(nvcc=...)`, and a local helper's arguments and returns (flash-attention's
+    `append_nvcc_threads(nvcc_flags + cc_flag)` returns `nvcc_extra_args + ["--threads", "4"]`)."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "split":
+        return [func.value]
+    callee = ctx.qualified_name(func) or ""
+    if callee == "dict":
+        nvcc = ctx.semantic.keyword(call, "nvcc")
+        return [nvcc.value] if nvcc is not None else []
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    if callee in _PASS_THROUGH_BUILTINS:
+        return positional
+    if isinstance(func, cst.Name) and not _mentions_rocm(func.value):
+        binding = ctx.semantic.lookup(func.value, func)
+        if binding is not None and isinstance(binding.definition, cst.FunctionDef):
+            return positional + _return_values(binding.definition)
+    return []
+
+
+def _literal_text(node: cst.BaseExpression, ctx: PythonContext) -> str | None:
+    """A string literal's text; an f-string's with `{}` for each replacement field."""
+    if isinstance(node, cst.SimpleString):
+        return ctx.string_value(node)
+    if isinstance(node, cst.ConcatenatedString):
+        left, right = _literal_text(node.left, ctx), _literal_text(node.right, ctx)
+        return (left or "") + (right or "") if left is not None or right is not None else None
+    if isinstance(node, cst.FormattedString):
+        return "".join(part.value if isinstance(part, cst.FormattedStringText) else "{}" for part in node.parts)
+    return None
+
+
+def _is_flag_list_name(name: str) -> bool:
+    """`nvcc_flags`, `NVCC_FLAGS`, `nvcc_args_layer_norm`, `extra_nvcc_flags`, `cuda_flags`, `extra_cuda_cflags`."""
+    words = _NAME_TOKENS.findall(name.lower())
+    if not words or _ROCM_WORDS.intersection(words) or not _FLAG_WORDS.intersection(words):
+        return False
+    if "nvcc" in words:
+        return True
+    return words[-2:-1] == ["cuda"] or words[-3:-1] == ["cuda", "compile"]
+
+
+def _mentions_rocm(name: str) -> bool:
+    return bool(_ROCM_WORDS.intersection(_NAME_TOKENS.findall(name.lower())))
+
+
+def _is_nvcc_subscript(node: cst.CSTNode, ctx: PythonContext) -> bool:
+    """`compile_args["nvcc"]`."""
+    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
+        return False
+    index = node.slice[0].slice
+    return isinstance(index, cst.Index) and ctx.string_value(index.value) == "nvcc"
+
+
+def _mutation_arguments(call: cst.Call) -> list[cst.BaseExpression]:
+    """What `.append(x)` / `.extend(xs)` / `.insert(i, x)` add to the list."""
+    if not isinstance(call.func, cst.Attribute):
+        return []
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    if call.func.attr.value == "insert":
+        return positional[1:2]
+    return positional[:1]
+
+
+def _definition_sources(definition: cst.CSTNode) -> list[cst.BaseExpression]:
+    if isinstance(definition, cst.AugAssign):
+        return [definition.value]
+    if isinstance(definition, cst.Call) and isinstance(definition.func, cst.Attribute):
+        return _mutation_arguments(definition)
+    return [definition] if isinstance(definition, cst.BaseExpression) else []
+
+
+def _mutated_name(mutation: cst.Call | cst.AugAssign) -> cst.Name:
+    """The variable `x.append(...)` / `x += ...` changes (the index only records Name receivers)."""
+    target = mutation.target if isinstance(mutation, cst.AugAssign) else mutation.func.value  # type: ignore[attr-defined]
+    assert isinstance(target, cst.Name)
+    return target
+
+
+def _mentions(expr: cst.CSTNode, name: str) -> bool:
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name) and node.value == name:
+            return True
+        stack.extend(children(node))
+    return False
+
+
+def _return_values(function: cst.FunctionDef) -> list[cst.BaseExpression]:
+    """What a function returns, not looking into nested defs, classes or lambdas."""
+    found: list[cst.BaseExpression] = []
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Return):
+            if node.value is not None:
+                found.append(node.value)
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
+            stack.extend(children(node))
+    return found
+
+
+def _binding_scope(name: cst.Name, ctx: PythonContext) -> cst.CSTNode | None:
+    binding = ctx.semantic.lookup(name.value, name)
+    return binding.scope.node if binding is not None else None
+
+
+def _inside_definition_of(read: cst.Name, ctx: PythonContext) -> bool:
+    """`flags = flags + [...]` / `flags = helper(flags)`: the right-hand side re-defines, it does not consume."""
+    for ancestor in ctx.ancestors(read):
+        if isinstance(ancestor, cst.Assign):
+            return any(isinstance(t.target, cst.Name) and t.target.value == read.value for t in ancestor.targets)
+        if isinstance(ancestor, (cst.AugAssign, cst.AnnAssign)):
+            return isinstance(ancestor.target, cst.Name) and ancestor.target.value == read.value
+        if isinstance(ancestor, cst.BaseStatement):
+            return False
+    return False
+
+
+def _logged(read: cst.Name, ctx: PythonContext) -> bool:
+    """`print("nvcc flags:", nvcc_flags)`: shown, not handed to a compiler."""
+    argument = ctx.parent(read)
+    call = ctx.parent(argument) if isinstance(argument, cst.Arg) else None
+    if not isinstance(call, cst.Call):
+        return False
+    callee = dotted_name(call.func) or ""
+    return callee.rsplit(".", 1)[-1] in _LOG_CALLS
+
+
+def _is_load(name: cst.Name, parent: cst.CSTNode) -> bool:
+    """A Name that reads a variable (not an attribute name, keyword, parameter, target or definition)."""
+    if isinstance(parent, (cst.Attribute, cst.Arg)):
+        return parent.value is name
+    if isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+        return parent.target is not name
+    return not isinstance(
+        parent, (cst.AssignTarget, cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.AsName, cst.NameItem)
+    )
+
+
+def _start(node: cst.CSTNode, ctx: PythonContext) -> tuple[int, int]:
+    position = ctx.code_range(node).start
+    return position.line, position.column
+
+
+NvccOnlyFlags.valid = (
+    # Gated on the real torch flag: the CUDA list only runs on NVIDIA.
+    Valid(
+        "from torch.utils.cpp_extension import CUDAExtension, IS_HIP_EXTENSION\n"
+        "if IS_HIP_EXTENSION:\n"
+        '    nvcc_flags = ["-O3", "--offload-arch=gfx942", "-U__HIP_NO_HALF_OPERATORS__"]\n'
+        "else:\n"
+        '    nvcc_flags = ["-O3", "--use_fast_math", "-lineinfo", "--expt-relaxed-constexpr"]\n'
+        'ext = CUDAExtension("fused_adam", ["fused_adam.cu"], extra_compile_args={"nvcc": nvcc_flags})\n'
+    ),
+    # apex style: the nvcc list is assigned unconditionally but only ever chosen when not on ROCm.
+    Valid(
+        "import torch\n"
+        "from torch.utils.cpp_extension import CUDAExtension\n"
+        "IS_ROCM_PYTORCH = torch.version.hip is not None\n"
+        "nvcc_args_layer_norm = ['-maxrregcount=50', '-O3', '--use_fast_math']\n"
+        "hipcc_args_layer_norm = ['-O3']\n"
+        "ext = CUDAExtension(\n"
+        "    name='fused_layer_norm_cuda',\n"
+        "    sources=['csrc/layer_norm_cuda.cpp', 'csrc/layer_norm_cuda_kernel.cu'],\n"
+        "    extra_compile_args={\n"
+        "        'cxx': ['-O3'],\n"
+        "        'nvcc': nvcc_args_layer_norm if not IS_ROCM_PYTORCH else hipcc_args_layer_norm,\n"
+        "    },\n"
+        ")\n"
+    ),
+    # An early return on ROCm before the CUDA-only `.extend`.
+    Valid(
+        "import torch\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "class FusedAdamBuilder:\n"
+        "    def nvcc_args(self):\n"
+        "        nvcc_flags = ['-O3']\n"
+        "        if IS_ROCM:\n"
+        "            return nvcc_flags + ['-fgpu-flush-denormals-to-zero']\n"
+        "        nvcc_flags.extend(['-lineinfo', '--use_fast_math'])\n"
+        "        return nvcc_flags\n"
+    ),
+    # flash-attention style BUILD_TARGET switch, and a ROCm override of the default list.
+    Valid(
+        "import os\n"
+        "from torch.utils.cpp_extension import load\n"
+        'BUILD_TARGET = os.environ.get("BUILD_TARGET", "auto")\n'
+        'cuda_flags = ["-O3", "-Xptxas=-v", "-gencode", "arch=compute_90a,code=sm_90a"]\n'
+        'if BUILD_TARGET == "rocm":\n'
+        '    cuda_flags = ["-O3", "--offload-arch=gfx942"]\n'
+        'ops = load(name="paged_attn", sources=["paged_attn.cu"], extra_cuda_cflags=cuda_flags)\n'
+    ),
+    # Look-alikes: hipcc-compatible flags, a cxx-only list, a log message, a docstring and a comment.
+    Valid(
+        '"""Build notes: nvcc needs --expt-relaxed-constexpr, hipcc does not."""\n'
+        "from setuptools import Extension\n"
+        "from torch.utils.cpp_extension import CUDAExtension\n"
+        'print("pass --use_fast_math to nvcc for the fast path")\n'
+        '# extra_compile_args={"nvcc": ["-lineinfo"]}\n'
+        'cpu_ext = Extension("cpu_ops", ["cpu_ops.cpp"], extra_compile_args=["-O3", "-lineinfo"])\n'
+        'gpu_ext = CUDAExtension("gpu_ops", ["gpu_ops.cu"],\n'
+        '    extra_compile_args={"cxx": ["-O3"], "nvcc": ["-O3", "-std=c++17", "-DNDEBUG", "-fgpu-flush-denormals-to-zero"]})\n'
+    ),
+    # DeepSpeed style `self.is_rocm_pytorch()` gate, and xformers style: the CUDA arm of an if/elif
+    # chain whose next arm is the ROCm one (it reaches ROCm only through FORCE_CUDA).
+    Valid(
+        "import os, torch\n"
+        "from torch.utils.cpp_extension import CUDA_HOME\n"
+        "class CUDAOpBuilder:\n"
+        "    def nvcc_args(self):\n"
+        '        args = ["-O3"]\n'
+        "        if not self.is_rocm_pytorch():\n"
+        '            args += ["-lineinfo", "--use_fast_math"]\n'
+        "        return args\n"
+        'extra_compile_args = {"cxx": ["-O3"]}\n'
+        'if (torch.version.cuda is not None and CUDA_HOME is not None) or os.getenv("FORCE_CUDA") == "1":\n'
+        '    nvcc_flags = ["--use_fast_math", "--extended-lambda", "--ptxas-options=-v"]\n'
+        '    extra_compile_args["nvcc"] = nvcc_flags\n'
+        "elif torch.version.hip:\n"
+        '    extra_compile_args["nvcc"] = ["-O3", "-DCK_FMHA_FWD_FAST_EXP2=1"]\n'
+    ),
+    # A conditional expression choosing the flag itself, and `and` short-circuit.
+    Valid(
+        "import torch\n"
+        "from torch.utils.cpp_extension import load_inline\n"
+        'fast = "-ffast-math" if torch.version.hip else "--use_fast_math"\n'
+        'extra = torch.version.cuda is not None and ["-lineinfo"] or []\n'
+        'mod = load_inline("k", cpp_sources=[src], cuda_sources=[cu], extra_cuda_cflags=["-O3", fast] + extra)\n'
+    ),
+)
+NvccOnlyFlags.invalid = (
+    Invalid(
+        "from torch.utils.cpp_extension import CUDAExtension\n"
+        "ext = CUDAExtension(\n"
+        '    "fused_ops",\n'
+        '    ["fused_ops.cpp", "fused_ops_kernel.cu"],\n'
+        '    extra_compile_args={"cxx": ["-O3"], "nvcc": ["-O3", "--use_fast_math", "-lineinfo"]},\n'
+        ")\n",
+        line=5,
+        message='"--use_fast_math" is an nvcc-only flag',
+    ),
+    # flash-attention style: the list is built up, then passed through a local helper.
+    Invalid(
+        "from torch.utils.cpp_extension import CUDAExtension\n"
+        "def append_nvcc_threads(nvcc_extra_args):\n"
+        '    return nvcc_extra_args + ["--threads", "4"]\n'
+        "cc_flag = []\n"
+        'cc_flag.append("-gencode")\n'
+        'cc_flag.append("arch=compute_80,code=sm_80")\n'
+        'nvcc_flags = ["-O3", "-std=c++17"]\n'
+        "ext = CUDAExtension(\n"
+        '    name="flash_attn_2_cuda",\n'
+        '    sources=["csrc/flash_api.cpp"],\n'
+        '    extra_compile_args={"cxx": ["-O3"], "nvcc": append_nvcc_threads(nvcc_flags + cc_flag)},\n'
+        ")\n",
+        line=3,
+        message='"--threads"',
+    ),
+    Invalid(
+        "import torch.utils.cpp_extension as cpp_ext\n"
+        "module = cpp_ext.load(\n"
+        '    name="quant_kernels",\n'
+        '    sources=["quant.cpp", "quant_kernels.cu"],\n'
+        '    extra_cuda_cflags=["-O3", "-Xcompiler", "-fPIC", "--expt-relaxed-constexpr"],\n'
+        ")\n",
+        line=5,
+        message="-Xcompiler",
+    ),
+    # A module-level NVCC_FLAGS list, extended and exported for the op builders.
+    Invalid(
+        "NVCC_FLAGS = [\n"
+        '    "-O3",\n'
+        '    "-U__CUDA_NO_HALF_OPERATORS__",\n'
+        '    "-U__CUDA_NO_BFLOAT16_CONVERSIONS__",\n'
+        "]\n"
+        'NVCC_FLAGS += ["--expt-extended-lambda", "-Xptxas=-v"]\n',
+        line=6,
+        message='"--expt-extended-lambda"',
+    ),
+    # The JIT path hands extra_cuda_cflags to hipcc as they are: the half undef is not rewritten.
+    Invalid(
+        "from torch.utils.cpp_extension import load\n"
+        "def build_rope_kernels(verbose=False):\n"
+        '    cflags = ["-O3", "-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF_CONVERSIONS__"]\n'
+        '    return load("rope", ["rope.cu"], extra_cuda_cflags=cflags, verbose=verbose)\n',
+        line=3,
+        message="-U__HIP_NO_HALF_OPERATORS__",
+    ),
+    # `torch.cuda.is_available()` is true on ROCm: not a gate.
+    Invalid(
+        "import torch\n"
+        "from torch.utils.cpp_extension import CUDAExtension\n"
+        "compile_args = dict(cxx=['-O3'], nvcc=['-O3'])\n"
+        "if torch.cuda.is_available():\n"
+        "    compile_args['nvcc'].append('-maxrregcount=64')\n"
+        "ext = CUDAExtension('rms_norm', ['rms_norm.cu'], extra_compile_args=compile_args)\n",
+        line=5,
+    ),
+    # An f-string arch flag in a DeepSpeed-style `nvcc_args` method.
+    Invalid(
+        "class QuantizerBuilder:\n"
+        "    def nvcc_args(self):\n"
+        "        major, minor = 8, 0\n"
+        '        return ["-O3", f"-gencode=arch=compute_{major}{minor},code=sm_{major}{minor}"]\n',
+        line=4,
+        message="--offload-arch=gfx",
+    ),
+)

@@ -1,0 +1,300 @@
+"""ROC302 nvidia-arch-list."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.rule import Invalid, Rule, Valid
+
+# Environment variables that select NVIDIA architectures only (CUDAARCHS is CMake's default for
+# CMAKE_CUDA_ARCHITECTURES).
+_ARCH_ENV_VARS = frozenset({"TORCH_CUDA_ARCH_LIST", "CUDAARCHS"})
+# Any of these anywhere in the file means the build already has a ROCm arch path.
+_ROCM_ARCH_TOKENS = (b"PYTORCH_ROCM_ARCH", b"GPU_TARGETS", b"HIP_ARCHITECTURES", b"offload-arch", b"gfx")
+_CMAKE_CUDA_ARCHS = "-DCMAKE_CUDA_ARCHITECTURES"
+# An nvcc arch spec: "arch=compute_80,code=sm_80", "-gencode=arch=compute_90a,code=sm_90a", "-arch=sm_90",
+# "--gpu-architecture=compute_80", with `{}` for an f-string field. A bare "sm_100" (a CuTe DSL target,
+# a dict key, a kernel variant name, "fmha_sm_80.cu") is not an arch selection for the build.
+_SM_ARCH = re.compile(
+    r"(?:^|[=,\s])(-{0,2}(?:arch|code|gpu-architecture|gpu-code)[=\s](?:sm|compute)_(?:\d{2,3}[a-z]?|\{\}))"
+    r"(?=$|[,;\s])"
+)
+_ENV_WRITERS = frozenset({"setdefault", "putenv", "setenv"})
+# Calls whose string arguments are messages, lookups or tests, not arch selections.
+_MESSAGE_CALLS = frozenset(
+    {"print", "warn", "debug", "info", "warning", "error", "exception", "critical", "log", "write", "echo"}
+)
+_LOOKUP_METHODS = frozenset(
+    {"startswith", "endswith", "find", "rfind", "index", "count", "replace", "split", "strip", "get", "pop", "search",
+     "match", "fullmatch", "findall", "sub", "compile", "getattr", "hasattr"}
+)
+_SM_TRIGGERS = tuple(f"{prefix}_{digit}".encode() for prefix in ("sm", "compute") for digit in (*"123456789", "{"))
+
+
+class NvidiaArchList(Rule):
+    """
+    ## What it does
+    Flags NVIDIA-only GPU architecture selection in a Python build script that has no ROCm arch path
+    anywhere in the file (no `PYTORCH_ROCM_ARCH`, `GPU_TARGETS`/`AMDGPU_TARGETS`,
+    `CMAKE_HIP_ARCHITECTURES`, `--offload-arch`, or `gfx` target): writing `TORCH_CUDA_ARCH_LIST` or
+    `CUDAARCHS` (`os.environ[...] = ...`, `setdefault`, `putenv`, an `env=` dict), passing
+    `-DCMAKE_CUDA_ARCHITECTURES=...` to CMake, and nvcc arch specs with `sm_XX`/`compute_XX` such as
+    `"arch=compute_80,code=sm_80"`, `"-gencode=arch=compute_90a,code=sm_90a"` or `"-arch=sm_90"`. Each
+    occurrence is reported; reading these variables, clearing them (`= ""`), bare names such as a CuTe
+    DSL `"sm_100a"` target, and arch specs in messages, comparisons and docstrings are not.
+
+    ## Why is this bad on ROCm?
+    ROCm extension builds take their targets from `PYTORCH_ROCM_ARCH` (or PyTorch's own build list)
+    and emit `--offload-arch=gfx...`; `TORCH_CUDA_ARCH_LIST` is ignored (torch
+    `cpp_extension._get_rocm_arch_flags`). CMake uses `CMAKE_HIP_ARCHITECTURES`/`GPU_TARGETS`, not
+    `CMAKE_CUDA_ARCHITECTURES` (llama.cpp's `ggml-hip` forwards `GPU_TARGETS`). A build script that only
+    knows NVIDIA architectures compiles for whatever default ROCm picks, which fails at run time with
+    "no kernel image is available" / `hipErrorNoBinaryForGpu`, or wastes build time on every gfx target.
+    ROCm/flash-attention reads a `GPU_ARCHS` list for its ROCm build next to the CUDA `-gencode` list.
+
+    ## Example
+    ```python
+    import os
+
+    os.environ["TORCH_CUDA_ARCH_LIST"] = "8.0;8.6;9.0"
+    ```
+
+    ## Fix
+    ```python
+    import os
+    from torch.utils.cpp_extension import IS_HIP_EXTENSION
+
+    if IS_HIP_EXTENSION:
+        os.environ.setdefault("PYTORCH_ROCM_ARCH", "gfx90a;gfx942")
+    else:
+        os.environ["TORCH_CUDA_ARCH_LIST"] = "8.0;8.6;9.0"
+    ```
+
+    ## Fix safety
+    No automatic fix: which gfx targets to build for is a project decision (the MI series and
+    Radeon cards the project supports).
+    """
+
+    code = "ROC302"
+    name = "nvidia-arch-list"
+    severity = Severity.WARNING
+    fix_availability = FixAvailability.NONE
+    triggers = (b"TORCH_CUDA_ARCH_LIST", b"CUDAARCHS", b"CMAKE_CUDA_ARCHITECTURES", *_SM_TRIGGERS)
+
+    # --- environment writes --------------------------------------------------------------------------
+    def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
+        """`os.environ["TORCH_CUDA_ARCH_LIST"] = "8.0;9.0"` (also a copied `env[...]`)."""
+        for target in node.targets:
+            key = _subscript_key(target.target)
+            if key is not None:
+                self._check_env_write(key, node.value, ctx)
+
+    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+        """`os.environ.setdefault(...)`, `os.putenv(...)`, `monkeypatch.setenv(...)`, `env.update(...)`."""
+        if not isinstance(node.func, cst.Attribute):
+            return
+        method = node.func.attr.value
+        positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+        if method in _ENV_WRITERS and len(positional) >= 2:
+            self._check_env_write(positional[0], positional[1], ctx)
+        elif method == "update":
+            for arg in node.args:
+                if arg.keyword is not None and arg.keyword.value in _ARCH_ENV_VARS:
+                    self._report_env(arg.keyword, arg.keyword.value, ctx)
+
+    def visit_Dict(self, node: cst.Dict, ctx: PythonContext) -> None:
+        """An environment dict: `subprocess.run(cmd, env={**os.environ, "TORCH_CUDA_ARCH_LIST": "9.0"})`
+        or `os.environ.update({...})`; other dict keys are just keys."""
+        if not _is_environment_dict(node, ctx):
+            return
+        for element in node.elements:
+            if isinstance(element, cst.DictElement):
+                self._check_env_write(element.key, element.value, ctx)
+
+    def _check_env_write(self, key: cst.BaseExpression, value: cst.BaseExpression, ctx: PythonContext) -> None:
+        name = ctx.string_value(key)
+        if name not in _ARCH_ENV_VARS or ctx.string_value(value) == "":
+            return
+        self._report_env(key, name, ctx)
+
+    def _report_env(self, node: cst.CSTNode, name: str, ctx: PythonContext) -> None:
+        if _has_rocm_arch_path(ctx):
+            return
+        ctx.report(
+            node,
+            f"{name} only selects NVIDIA GPUs and ROCm builds ignore it; set PYTORCH_ROCM_ARCH "
+            '(e.g. "gfx90a;gfx942") when torch.version.hip is set',
+        )
+
+    # --- CMake arguments and sm_/compute_ arch specs ------------------------------------------------------
+    def visit_SimpleString(self, node: cst.SimpleString, ctx: PythonContext) -> None:
+        self._check_string(node, ctx.string_value(node), ctx)
+
+    def visit_FormattedString(self, node: cst.FormattedString, ctx: PythonContext) -> None:
+        template = "".join(part.value if isinstance(part, cst.FormattedStringText) else "{}" for part in node.parts)
+        self._check_string(node, template, ctx)
+
+    def _check_string(self, node: cst.BaseExpression, text: str | None, ctx: PythonContext) -> None:
+        if not text:
+            return
+        found = _CMAKE_CUDA_ARCHS if _CMAKE_CUDA_ARCHS in text else None
+        if found is None:
+            match = _SM_ARCH.search(text)
+            found = match.group(1) if match else None
+        if found is None or _has_rocm_arch_path(ctx) or not _is_value_use(node, ctx):
+            return
+        if found == _CMAKE_CUDA_ARCHS:
+            message = (
+                "-DCMAKE_CUDA_ARCHITECTURES only selects NVIDIA GPUs; pass -DCMAKE_HIP_ARCHITECTURES "
+                "(or GPU_TARGETS) with gfx targets when building for ROCm"
+            )
+        else:
+            message = (
+                f'"{found}" selects an NVIDIA GPU architecture and this file has no ROCm arch path; add '
+                "--offload-arch=gfx... targets (or PYTORCH_ROCM_ARCH) for ROCm builds"
+            )
+        ctx.report(node, message)
+
+
+def _has_rocm_arch_path(ctx: PythonContext) -> bool:
+    return any(ctx.contains(token) for token in _ROCM_ARCH_TOKENS)
+
+
+def _subscript_key(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
+        return None
+    index = node.slice[0].slice
+    return index.value if isinstance(index, cst.Index) else None
+
+
+def _is_environment_dict(node: cst.Dict, ctx: PythonContext) -> bool:
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.Arg):
+        if parent.keyword is not None:
+            return parent.keyword.value == "env"
+        call = ctx.parent(parent)
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "update"
+    if isinstance(parent, cst.Assign):
+        return any(isinstance(t.target, cst.Name) and "env" in t.target.value.lower() for t in parent.targets)
+    return False
+
+
+def _is_value_use(node: cst.BaseExpression, ctx: PythonContext) -> bool:
+    """A string used as a value (a flag, a list item, an assigned arch), not a docstring, a message, a
+    dict key, a comparison operand, a subscript, or the argument of a lookup such as `.startswith`."""
+    child: cst.CSTNode = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, cst.ConcatenatedString):
+            child = ancestor
+            continue
+        if isinstance(ancestor, cst.Expr):
+            return False  # a docstring or a bare string statement
+        if isinstance(ancestor, (cst.Comparison, cst.ComparisonTarget, cst.SubscriptElement, cst.Assert, cst.Raise)):
+            return False
+        if isinstance(ancestor, cst.DictElement):
+            return child is not ancestor.key
+        if isinstance(ancestor, cst.FormattedStringExpression):
+            return False  # a piece of a larger message
+        if isinstance(ancestor, cst.Call) and child is not ancestor.func:
+            return not _is_message_or_lookup(ancestor)
+        if isinstance(ancestor, cst.BaseStatement):
+            return True
+        child = ancestor
+    return True
+
+
+def _is_message_or_lookup(call: cst.Call) -> bool:
+    func = call.func
+    name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+    return name in _MESSAGE_CALLS or name in _LOOKUP_METHODS or name.endswith(("Error", "Exception", "Warning", "Exit"))
+
+
+NvidiaArchList.valid = (
+    # The build knows ROCm: PYTORCH_ROCM_ARCH is handled in the same file.
+    Valid(
+        "import os\n"
+        "from torch.utils.cpp_extension import IS_HIP_EXTENSION\n"
+        "if IS_HIP_EXTENSION:\n"
+        '    os.environ.setdefault("PYTORCH_ROCM_ARCH", "gfx90a;gfx942")\n'
+        "else:\n"
+        '    os.environ["TORCH_CUDA_ARCH_LIST"] = "8.0;9.0"\n'
+    ),
+    # Gated by the front end: an `IS_ROCM` alias and an early exit on ROCm.
+    Valid(
+        "import os, torch\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "def cuda_gencode_flags():\n"
+        "    if IS_ROCM:\n"
+        "        return []\n"
+        '    return ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90"]\n'
+        "if not IS_ROCM:\n"
+        '    os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "8.0;9.0+PTX")\n'
+    ),
+    # Reading or clearing the variable, and arch specs in a docstring, a message and a comparison.
+    Valid(
+        '"""Builds with -gencode arch=compute_80,code=sm_80 by default."""\n'
+        "import os, torch\n"
+        'arch_list = os.environ.get("TORCH_CUDA_ARCH_LIST", "")\n'
+        'os.environ["TORCH_CUDA_ARCH_LIST"] = ""\n'
+        'print("compiling with -arch=sm_80, set TORCH_CUDA_ARCH_LIST to override")\n'
+        'if "arch=compute_90a" in os.environ.get("NVCC_GENCODE", ""):\n'
+        "    use_wgmma = True\n"
+    ),
+    # Look-alikes: file names with an sm suffix, a CMake flag named in a warning, dict keys, a CuTe DSL
+    # target name and an attribute lookup.
+    Valid(
+        "import warnings\n"
+        'sources = ["csrc/fmha_fwd_sm_80.cu", "csrc/flash_fwd_hdim64_fp16_sm80.cu"]\n'
+        'warnings.warn("ignoring -DCMAKE_CUDA_ARCHITECTURES from the environment")\n'
+        'tile_config = {"arch=compute_80": 128, "sm_90": 256}\n'
+        "class FmhaKernel:\n"
+        '    arch_str: str = "sm_100a"\n'
+        'arch = getattr(Arch, "sm_107", None)\n'
+    ),
+    # A conditional expression and an `and` short-circuit pick the NVIDIA arch only off ROCm.
+    Valid(
+        "import torch\n"
+        'cmake_args = [] if torch.version.hip else ["-DCMAKE_CUDA_ARCHITECTURES=80;90"]\n'
+        'gencode = torch.version.cuda is not None and ["-arch=sm_90a"]\n'
+    ),
+)
+NvidiaArchList.invalid = (
+    Invalid('import os\nos.environ["TORCH_CUDA_ARCH_LIST"] = "8.0;8.6;9.0"\n', line=2, message="PYTORCH_ROCM_ARCH"),
+    # apex style: an arch default set when no GPU is visible (`is_available` is not a vendor test).
+    Invalid(
+        "import os, torch\n"
+        "if not torch.cuda.is_available():\n"
+        '    if os.environ.get("TORCH_CUDA_ARCH_LIST", None) is None:\n'
+        '        os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "7.0;7.5;8.0;8.6")\n',
+        line=4,
+    ),
+    # mamba / flash-attention style -gencode list.
+    Invalid(
+        "cc_flag = []\n"
+        'cc_flag.append("-gencode")\n'
+        'cc_flag.append("arch=compute_80,code=sm_80")\n'
+        "for major in (9, 10):\n"
+        '    cc_flag += ["-gencode", f"arch=compute_{major}0,code=sm_{major}0"]\n',
+        line=3,
+        message='"arch=compute_80" selects an NVIDIA GPU architecture',
+    ),
+    # vLLM-style CMake build driven from setup.py.
+    Invalid(
+        "import subprocess\n"
+        "def build_cmake(build_dir, archs):\n"
+        '    cmake_args = ["-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_CUDA_ARCHITECTURES={archs}"]\n'
+        '    subprocess.check_call(["cmake", "..", *cmake_args], cwd=build_dir)\n',
+        line=3,
+        message="CMAKE_HIP_ARCHITECTURES",
+    ),
+    # A subprocess environment.
+    Invalid(
+        "import os, subprocess\n"
+        'subprocess.run(["python", "setup.py", "build_ext"], env={**os.environ, "TORCH_CUDA_ARCH_LIST": "9.0a"})\n',
+        line=2,
+    ),
+)

@@ -1,0 +1,711 @@
+"""ROC303 cuda-home-required."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+import libcst as cst
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.gating import ROCM, UNKNOWN, Vendor, and3, not3, or3
+from rocmlint.python.scopes import dotted_name
+from rocmlint.python.tree import children
+from rocmlint.rule import Invalid, Rule, Valid
+
+_SUBPROCESS_RUNNERS = frozenset(
+    {
+        "subprocess.run",
+        "subprocess.call",
+        "subprocess.check_call",
+        "subprocess.check_output",
+        "subprocess.Popen",
+        "subprocess.getoutput",
+        "subprocess.getstatusoutput",
+        "os.system",
+        "os.popen",
+    }
+)
+_EXECUTABLE_LOOKUPS = frozenset({"shutil.which", "distutils.spawn.find_executable", "find_executable", "which"})
+_ENV_READS = frozenset({"os.environ.get", "os.getenv"})
+_PATH_TESTS = frozenset({"os.path.exists", "os.path.isfile", "os.path.isdir", "os.access"})
+_EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
+# A helper that receives CUDA_HOME and whose name says it reads the toolkit version.
+_VERSION_HELPER_WORDS = frozenset({"version", "nvcc", "bare"})
+# What a failing nvcc run raises: missing executable, or `None + "/bin/nvcc"`.
+_PROBE_ERRORS = frozenset({"FileNotFoundError", "OSError", "EnvironmentError", "IOError", "TypeError"})
+_BROAD_ERRORS = frozenset({"Exception", "BaseException"})
+_NAME_WORDS = re.compile(r"[a-z0-9]+")
+_ROCM_WORDS = frozenset({"rocm", "hip", "hipcc"})
+_MAX_CALL_DEPTH = 3  # functions between a module-level call and the requirement
+
+# Build-target values that mean a ROCm build (`BUILD_TARGET == "rocm"`).
+_ROCM_TARGET_STRINGS = frozenset({"rocm", "hip"})
+
+_ABORT_ADVICE = (
+    "; CUDA_HOME is normally None on ROCm (there is no nvcc), so check it only when not IS_HIP_EXTENSION "
+    "and look for ROCM_HOME/hipcc there"
+)
+_PROBE_ADVICE = (
+    "; this fails on ROCm, where CUDA_HOME is normally None and there is no nvcc, so run it only when not "
+    "IS_HIP_EXTENSION (torch.version.hip or hipcc --version give the ROCm version)"
+)
+
+
+@dataclass(frozen=True)
+class _Requirement:
+    """Code that fails on ROCm because CUDA_HOME/nvcc is missing there, or a call that runs such code."""
+
+    node: cst.CSTNode
+    what: str  # "runs nvcc", "raises when CUDA_HOME is None", ...
+    advice: str
+    errors: frozenset[str]  # exception names that, caught around it, make the failure harmless
+    callees: tuple[str, ...] = ()  # the functions between a module-level call and the requirement
+    line: int = 0  # where the requirement itself is, for a call
+    gate_on: tuple[cst.CSTNode, ...] = ()
+
+    def message(self) -> str:
+        if not self.callees:
+            return f"{self.what}{self.advice}"
+        chain = " -> ".join(f"{name}()" for name in self.callees)
+        return f"calls {chain}, which {self.what} (line {self.line}){self.advice}"
+
+
+class CudaHomeRequired(Rule):
+    """
+    ## What it does
+    Flags build code that requires the CUDA toolkit unconditionally: `if CUDA_HOME is None: raise ...`
+    (also `if not CUDA_HOME:`, `sys.exit(...)`, `assert CUDA_HOME is not None`, an `if CUDA_HOME is not
+    None: return` before the `raise`), running nvcc (`subprocess.check_output([CUDA_HOME +
+    "/bin/nvcc", "-V"])`, `[os.path.join(CUDA_HOME, "bin", "nvcc"), "-V"]`, `["nvcc", "--version"]`,
+    `f"{CUDA_HOME}/bin/nvcc -V"`), and `CUDA_HOME` passed to version helpers such as
+    `get_cuda_bare_metal_version(CUDA_HOME)`. Code at module level is reported where it stands; code in a
+    module-level function is reported at the module-level call that runs it (up to three calls deep),
+    so a helper only called from a CUDA branch is not. Not reported: the same inside `if not
+    IS_HIP_EXTENSION:`, the `else` of `if torch.version.hip:`, `BUILD_TARGET != "rocm"`, the CUDA arm
+    of an if/elif chain whose later arm is the ROCm one, code that already checks
+    `CUDA_HOME is not None` first, nvcc runs inside `try/except (FileNotFoundError, OSError)`,
+    `CUDA_HOME` merely printed, and `ROCM_HOME` checks.
+
+    ## Why is this bad on ROCm?
+    On ROCm `torch.utils.cpp_extension.CUDA_HOME` is normally `None` and there is no nvcc, so a setup
+    script that runs `nvcc -V` at module level or raises when `CUDA_HOME is None` aborts before any ROCm
+    branch is reached: `pip install` fails on AMD machines even though the extension itself would build
+    with hipcc. Examples: NVIDIA/apex `setup.py` runs `<CUDA_HOME>/bin/nvcc -V` from module level;
+    DeepSpeed `op_builder/builder.py` and ROCm/flash-attention `setup.py` reach the same probe only on
+    the CUDA path.
+
+    ## Example
+    ```python
+    from torch.utils.cpp_extension import CUDA_HOME
+
+    if CUDA_HOME is None:
+        raise RuntimeError("nvcc not found: install the CUDA toolkit")
+    _, cuda_version = get_cuda_bare_metal_version(CUDA_HOME)
+    ```
+
+    ## Fix
+    ```python
+    from torch.utils.cpp_extension import CUDA_HOME, IS_HIP_EXTENSION
+
+    if not IS_HIP_EXTENSION:
+        if CUDA_HOME is None:
+            raise RuntimeError("nvcc not found: install the CUDA toolkit")
+        _, cuda_version = get_cuda_bare_metal_version(CUDA_HOME)
+    ```
+    On ROCm, check `ROCM_HOME` and read the version from `torch.version.hip` or `hipcc --version`.
+
+    ## Fix safety
+    No automatic fix: the ROCm side of the check (which toolkit to require, which version to compare)
+    is the project's decision.
+    """
+
+    code = "ROC303"
+    name = "cuda-home-required"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.NONE
+    triggers = (b"CUDA_HOME", b"cuda_home", b"nvcc")
+
+    def __init__(self) -> None:
+        self._ctx: PythonContext | None = None
+        self._gates: _BuildScriptGates | None = None
+        self._calls: dict[str, list[cst.Call]] = {}
+        self._reported: set[cst.CSTNode] = set()
+
+    # --- requirement sites ---------------------------------------------------------------------------
+    def visit_Raise(self, node: cst.Raise, ctx: PythonContext) -> None:
+        if _aborts_when_cuda_missing(node, ctx):
+            errors = frozenset({_raised_name(node)}) | _BROAD_ERRORS
+            self._check(_Requirement(node, "raises when CUDA_HOME is None", _ABORT_ADVICE, errors), ctx)
+
+    def visit_Assert(self, node: cst.Assert, ctx: PythonContext) -> None:
+        if _cuda_test(node.test, ctx) == "present":
+            errors = frozenset({"AssertionError"}) | _BROAD_ERRORS
+            self._check(_Requirement(node, "asserts that CUDA_HOME is set", _ABORT_ADVICE, errors), ctx)
+
+    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+        callee = ctx.qualified_name(node.func) or ""
+        if callee in _EXIT_CALLS:
+            if _aborts_when_cuda_missing(node, ctx):
+                errors = frozenset({"SystemExit", "BaseException"})
+                self._check(_Requirement(node, "exits when CUDA_HOME is None", _ABORT_ADVICE, errors), ctx)
+        elif callee in _SUBPROCESS_RUNNERS:
+            command = ctx.semantic.positional(node, 0) or ctx.semantic.keyword(node, "args")
+            if command is not None and _runs_nvcc(command.value, ctx, 0):
+                self._check(_Requirement(node, "runs nvcc", _PROBE_ADVICE, _PROBE_ERRORS | _BROAD_ERRORS), ctx)
+        elif _is_version_helper(node, callee, ctx):
+            what = f"passes CUDA_HOME to {callee.rsplit('.', 1)[-1]}()"
+            self._check(_Requirement(node, what, _PROBE_ADVICE, _PROBE_ERRORS | _BROAD_ERRORS), ctx)
+
+    # --- where a requirement runs ---------------------------------------------------------------------
+    def _check(self, requirement: _Requirement, ctx: PythonContext) -> None:
+        """Report a requirement that runs at import time on ROCm: where it stands at module level, else at
+        the module-level calls of the function that holds it."""
+        node = requirement.node
+        if _caught(node, requirement.errors, ctx) or _cuda_guarded(node, ctx):
+            return
+        scope = ctx.semantic.enclosing_scope_node(node)
+        if scope is ctx.module:
+            self._report(requirement, ctx)
+            return
+        if len(requirement.callees) >= _MAX_CALL_DEPTH:
+            return
+        if not isinstance(scope, cst.FunctionDef) or not ctx.is_module_level(scope):
+            return
+        line = requirement.line or _line(node, ctx)
+        for call in self._calls_of(scope, ctx):
+            caller = replace(
+                requirement,
+                node=call,
+                callees=(scope.name.value, *requirement.callees),
+                line=line,
+                gate_on=(*requirement.gate_on, node),
+            )
+            self._check(caller, ctx)
+
+    def _calls_of(self, function: cst.FunctionDef, ctx: PythonContext) -> list[cst.Call]:
+        """Calls of the module-level `function` by name anywhere in the file."""
+        self._prepare(ctx)
+        name = function.name.value
+        found = []
+        for call in self._calls.get(name, []):
+            binding = ctx.semantic.lookup(name, call.func)
+            if binding is not None and binding.definition is function:
+                found.append(call)
+        return found
+
+    def _report(self, requirement: _Requirement, ctx: PythonContext) -> None:
+        node = requirement.node
+        gates = self._prepare(ctx)
+        if node in self._reported or any(gates.never_on_rocm(n) for n in (node, *requirement.gate_on)):
+            return
+        self._reported.add(node)
+        ctx.report(node, requirement.message(), gate_on=requirement.gate_on)
+
+    def _prepare(self, ctx: PythonContext) -> _BuildScriptGates:
+        """Per-file state: the wider gates and an index of calls by callee name."""
+        if self._ctx is not ctx or self._gates is None:
+            self._ctx, self._gates, self._reported = ctx, _BuildScriptGates(ctx), set()
+            self._calls = {}
+            for child, parent in ctx.semantic.parents.items():
+                if isinstance(child, cst.Name) and isinstance(parent, cst.Call) and parent.func is child:
+                    self._calls.setdefault(child.value, []).append(parent)
+        return self._gates
+
+
+# --- what the code checks -----------------------------------------------------------------------------
+def _is_cuda_home(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
+    """`CUDA_HOME`, `torch.utils.cpp_extension.CUDA_HOME`, a `cuda_home` alias, `os.getenv("CUDA_HOME")`,
+    `shutil.which("nvcc")`."""
+    if isinstance(expr, (cst.Name, cst.Attribute)):
+        names = (ctx.qualified_name(expr) or "", dotted_name(expr) or "")  # resolved, and as written
+        return any(name.rsplit(".", 1)[-1].lower() == "cuda_home" for name in names)
+    if isinstance(expr, cst.Call):
+        callee = ctx.qualified_name(expr.func) or ""
+        argument = ctx.semantic.positional(expr, 0)
+        value = ctx.string_value(argument.value) if argument is not None else None
+        if callee in _ENV_READS:
+            return value == "CUDA_HOME"
+        if callee in _EXECUTABLE_LOOKUPS:
+            return value == "nvcc"
+        if callee in _PATH_TESTS and argument is not None:
+            return _mentions_cuda_toolkit(argument.value, ctx)
+    return False
+
+
+def _cuda_test(test: cst.BaseExpression, ctx: PythonContext) -> str | None:
+    """"missing" for `CUDA_HOME is None` / `not CUDA_HOME`, "present" for the opposite, else None."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _cuda_test(test.expression, ctx)
+        return {"missing": "present", "present": "missing"}.get(inner or "")
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        subject = test.left if _is_none(target.comparator) else target.comparator if _is_none(test.left) else None
+        if subject is None or not _is_cuda_home(subject, ctx):
+            return None
+        if isinstance(target.operator, (cst.Is, cst.Equal)):
+            return "missing"
+        return "present" if isinstance(target.operator, (cst.IsNot, cst.NotEqual)) else None
+    if isinstance(test, cst.BooleanOperation):
+        if _mentions_rocm(test):
+            return None  # `CUDA_HOME is None and ROCM_HOME is None` asks for either toolkit
+        sides = (_cuda_test(test.left, ctx), _cuda_test(test.right, ctx))
+        decisive = "missing" if isinstance(test.operator, cst.Or) else "present"
+        if decisive in sides:
+            return decisive
+        return sides[0] if sides[0] == sides[1] else None
+    return "present" if _is_cuda_home(test, ctx) else None
+
+
+def _aborts_when_cuda_missing(node: cst.CSTNode, ctx: PythonContext) -> bool:
+    """`node` (a raise or exit) runs exactly when CUDA_HOME is missing: in the body of a "missing" test,
+    the else of a "present" test, or after `if <present>: return` in the same block."""
+    statement = ctx.parent(node)
+    while statement is not None and not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        if isinstance(statement, cst.BaseCompoundStatement):
+            return False
+        statement = ctx.parent(statement)
+    if statement is None:
+        return False
+    suite = ctx.parent(statement) if isinstance(statement, cst.SimpleStatementLine) else statement
+    owner = ctx.parent(suite) if isinstance(suite, cst.IndentedBlock) else ctx.parent(statement)
+    if isinstance(owner, cst.If) and suite is owner.body:
+        return _cuda_test(owner.test, ctx) == "missing"
+    if isinstance(owner, cst.Else):
+        branch = ctx.parent(owner)
+        return isinstance(branch, cst.If) and _cuda_test(branch.test, ctx) == "present"
+    if isinstance(suite, (cst.IndentedBlock, cst.Module)):
+        return any(
+            isinstance(earlier, cst.If)
+            and earlier.orelse is None
+            and _terminates(earlier.body)
+            and _cuda_test(earlier.test, ctx) == "present"
+            for earlier in _statements_before(suite, statement)
+        )
+    return False
+
+
+def _cuda_guarded(node: cst.CSTNode, ctx: PythonContext) -> bool:
+    """Already behind a CUDA_HOME check: `if CUDA_HOME is not None:`, the else of `if CUDA_HOME is None`,
+    `CUDA_HOME and ...`, or after `if CUDA_HOME is None: return` (up to the enclosing def)."""
+    child = node
+    for parent in ctx.ancestors(node):
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
+            return False
+        if isinstance(parent, (cst.If, cst.IfExp)):
+            if child is parent.body and _cuda_test(parent.test, ctx) == "present":
+                return True
+            if child is parent.orelse and _cuda_test(parent.test, ctx) == "missing":
+                return True
+        elif isinstance(parent, cst.BooleanOperation) and child is parent.right:
+            wanted = "present" if isinstance(parent.operator, cst.And) else "missing"
+            if _cuda_test(parent.left, ctx) == wanted:
+                return True
+        elif isinstance(parent, (cst.IndentedBlock, cst.Module)):
+            for earlier in _statements_before(parent, child):
+                if isinstance(earlier, cst.If) and _terminates(earlier.body) and _cuda_test(earlier.test, ctx) == "missing":
+                    return True
+        child = parent
+    return False
+
+
+def _caught(node: cst.CSTNode, errors: frozenset[str], ctx: PythonContext) -> bool:
+    """Inside a `try:` (in the same def) whose handlers catch one of `errors` (or everything)."""
+    child = node
+    for parent in ctx.ancestors(node):
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
+            return False
+        if isinstance(parent, cst.Try) and child is parent.body:
+            for handler in parent.handlers:
+                if handler.type is None or errors.intersection(_handled_names(handler.type)):
+                    return True
+        child = parent
+    return False
+
+
+def _handled_names(handler_type: cst.BaseExpression) -> set[str]:
+    types = [e.value for e in handler_type.elements] if isinstance(handler_type, cst.Tuple) else [handler_type]
+    return {(dotted_name(t) or "").rsplit(".", 1)[-1] for t in types}
+
+
+# --- what runs nvcc -----------------------------------------------------------------------------------
+def _runs_nvcc(command: cst.BaseExpression, ctx: PythonContext, depth: int) -> bool:
+    """A command list whose program is nvcc, or a shell string starting with nvcc."""
+    if depth > 4:
+        return False
+    if isinstance(command, (cst.List, cst.Tuple)):
+        first = command.elements[0].value if command.elements else None
+        return first is not None and _is_nvcc_path(first, ctx, depth + 1)
+    if isinstance(command, cst.BinaryOperation):
+        return _runs_nvcc(command.left, ctx, depth + 1)
+    if isinstance(command, cst.Call) and (ctx.qualified_name(command.func) or "") == "shlex.split" and command.args:
+        return _runs_nvcc(command.args[0].value, ctx, depth + 1)
+    text = _text(command, ctx)
+    if text is not None:
+        words = text.split()
+        return bool(words) and _names_nvcc(words[0])
+    value = ctx.single_value(command)
+    return value is not None and value is not command and _runs_nvcc(value, ctx, depth + 1)
+
+
+def _is_nvcc_path(expr: cst.BaseExpression, ctx: PythonContext, depth: int) -> bool:
+    """`"nvcc"`, `CUDA_HOME + "/bin/nvcc"`, `Path(CUDA_HOME) / "bin" / "nvcc"`, `f"{CUDA_HOME}/bin/nvcc"`,
+    `os.path.join(CUDA_HOME, "bin", "nvcc")`, `shutil.which("nvcc")`, a choice between these, or a name
+    assigned one of these."""
+    if depth > 6:
+        return False
+    text = _text(expr, ctx)
+    if text is not None:
+        return _names_nvcc(text.strip())
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Divide)):
+        return _is_nvcc_path(expr.right, ctx, depth + 1)
+    if isinstance(expr, cst.IfExp):  # xformers: `"nvcc" if cuda_dir is None else cuda_dir + "/bin/nvcc"`
+        return _is_nvcc_path(expr.body, ctx, depth + 1) or _is_nvcc_path(expr.orelse, ctx, depth + 1)
+    if isinstance(expr, cst.Call):
+        positional = [arg.value for arg in expr.args if arg.keyword is None and not arg.star]
+        return bool(positional) and _is_nvcc_path(positional[-1], ctx, depth + 1)
+    value = ctx.single_value(expr)
+    return value is not None and value is not expr and _is_nvcc_path(value, ctx, depth + 1)
+
+
+def _names_nvcc(path: str) -> bool:
+    return path.rsplit("/", 1)[-1].rsplit("\\", 1)[-1] in ("nvcc", "nvcc.exe")
+
+
+def _mentions_cuda_toolkit(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
+    """`os.path.exists(os.path.join(CUDA_HOME, "bin", "nvcc"))`-style arguments."""
+    stack: list[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Name, cst.Attribute)) and _is_cuda_home(node, ctx):
+            return True
+        text = _text(node, ctx) if isinstance(node, cst.BaseExpression) else None
+        if text is not None and _names_nvcc(text.strip()):
+            return True
+        stack.extend(children(node))
+    return False
+
+
+def _is_version_helper(call: cst.Call, callee: str, ctx: PythonContext) -> bool:
+    """`get_cuda_bare_metal_version(CUDA_HOME)` with the helper imported from elsewhere (a helper defined
+    in this file is judged by what its body does)."""
+    words = set(_NAME_WORDS.findall(callee.rsplit(".", 1)[-1].lower()))
+    if not words.intersection(_VERSION_HELPER_WORDS) or words.intersection(_ROCM_WORDS):
+        return False
+    if isinstance(call.func, cst.Name):
+        binding = ctx.semantic.lookup(call.func.value, call.func)
+        if binding is not None and binding.kind == "function":
+            return False
+    return any(_is_cuda_home(arg.value, ctx) for arg in call.args if not arg.star)
+
+
+# --- small helpers -------------------------------------------------------------------------------------
+def _text(node: cst.CSTNode, ctx: PythonContext) -> str | None:
+    """A string literal's text; an f-string's with `{}` for each replacement field."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return ctx.string_value(node)
+    if isinstance(node, cst.FormattedString):
+        return "".join(part.value if isinstance(part, cst.FormattedStringText) else "{}" for part in node.parts)
+    return None
+
+
+def _raised_name(node: cst.Raise) -> str:
+    exception = node.exc.func if isinstance(node.exc, cst.Call) else node.exc
+    return (dotted_name(exception) or "").rsplit(".", 1)[-1] if exception is not None else ""
+
+
+def _mentions_rocm(expr: cst.CSTNode) -> bool:
+    stack: list[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name) and _ROCM_WORDS.intersection(_NAME_WORDS.findall(node.value.lower())):
+            return True
+        stack.extend(children(node))
+    return False
+
+
+def _statements_before(block: cst.IndentedBlock | cst.Module, child: cst.CSTNode) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = []
+    for statement in block.body:
+        if statement is child:
+            break
+        found.append(statement)
+    return found
+
+
+def _is_none(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _line(node: cst.CSTNode, ctx: PythonContext) -> int:
+    return ctx.code_range(node).start.line
+
+
+# --- ROCm gates the front end does not know yet (same as ROC301's) ---------------------------------------
+class _BuildScriptGates:
+    """The front end's gating plus two forms build scripts use that it does not know yet: build-target
+    strings (`BUILD_TARGET == "rocm"`), and the CUDA arm of an if/elif chain that has a ROCm arm after
+    it (xformers: `if (torch.version.cuda and CUDA_HOME) or FORCE_CUDA: ... elif torch.version.hip: ...`
+    reaches ROCm only through an explicit override). A node is gated when the front end says so, or
+    when a condition it sits under (if/elif/else, conditional expression, and/or, an earlier
+    `if <test>: return`) is false on the vendor once build-target strings count as ROCm tests."""
+
+    def __init__(self, ctx: PythonContext) -> None:
+        self.ctx = ctx
+        self._values: dict[cst.CSTNode, Vendor] = {}
+
+    def never_on_rocm(self, node: cst.CSTNode) -> bool:
+        return self.ctx.is_rocm_gated(node) or self._excluded(node, rocm=True)
+
+    def never_on_nvidia(self, node: cst.CSTNode) -> bool:
+        return self.ctx.is_nvidia_gated(node) or self._excluded(node, rocm=False)
+
+    def _excluded(self, node: cst.CSTNode, rocm: bool) -> bool:
+        child = node
+        for parent in self.ctx.ancestors(node):
+            if rocm and isinstance(parent, cst.If) and child is parent.body and self._rocm_arm_follows(parent):
+                return True
+            for test, taken in _conditions(parent, child):
+                value = self._value(test)
+                holds = value.rocm if rocm else value.nvidia
+                if (holds if taken else not3(holds)) is False:
+                    return True
+            child = parent
+        return False
+
+    def _rocm_arm_follows(self, branch: cst.If) -> bool:
+        if self._value(branch.test).rocm is True:
+            return False
+        arm = branch.orelse
+        while isinstance(arm, cst.If):
+            value = self._value(arm.test)
+            if value.nvidia is False and value.rocm is not False:  # an arm only ROCm can take
+                return True
+            arm = arm.orelse
+        return False
+
+    def _value(self, expr: cst.BaseExpression) -> Vendor:
+        cached = self._values.get(expr)
+        if cached is None:
+            cached = self._values[expr] = self._evaluate(expr)
+        return cached
+
+    def _evaluate(self, expr: cst.BaseExpression) -> Vendor:
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+            return self._value(expr.expression).negate()
+        if isinstance(expr, cst.BooleanOperation):
+            left, right = self._value(expr.left), self._value(expr.right)
+            combine = and3 if isinstance(expr.operator, cst.And) else or3
+            return Vendor(combine(left.rocm, right.rocm), combine(left.nvidia, right.nvidia))
+        found = self.ctx.vendor_test(expr)
+        if found.is_vendor_test:
+            return found
+        return _build_target_test(expr) if isinstance(expr, cst.Comparison) else UNKNOWN
+
+
+def _conditions(parent: cst.CSTNode, child: cst.CSTNode) -> list[tuple[cst.BaseExpression, bool]]:
+    """The tests `child` runs under inside `parent`, each with whether it holds there."""
+    if isinstance(parent, (cst.If, cst.IfExp)):
+        if child is parent.body:
+            return [(parent.test, True)]
+        return [(parent.test, False)] if child is parent.orelse else []
+    if isinstance(parent, cst.BooleanOperation) and child is parent.right:
+        return [(parent.left, isinstance(parent.operator, cst.And))]
+    if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+        return _early_exits_before(parent, child)
+    return []
+
+
+def _early_exits_before(block: cst.IndentedBlock | cst.Module, child: cst.CSTNode) -> list[tuple[cst.BaseExpression, bool]]:
+    """`if IS_ROCM: return ...` before `child`: the test is false where `child` runs."""
+    found: list[tuple[cst.BaseExpression, bool]] = []
+    for statement in block.body:
+        if statement is child:
+            break
+        if not isinstance(statement, cst.If):
+            continue
+        if _terminates(statement.body):
+            found.append((statement.test, False))
+        elif isinstance(statement.orelse, cst.Else) and _terminates(statement.orelse.body):
+            found.append((statement.test, True))
+    return found
+
+
+def _terminates(suite: cst.BaseSuite) -> bool:
+    statements = suite.body if isinstance(suite, cst.IndentedBlock) else [suite]
+    last = statements[-1] if statements else None
+    if not isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        return False
+    for small in last.body:
+        if isinstance(small, (cst.Return, cst.Raise, cst.Continue, cst.Break)):
+            return True
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            if dotted_name(small.value.func) in _EXIT_CALLS:
+                return True
+    return False
+
+
+def _build_target_test(expr: cst.Comparison) -> Vendor:
+    """`BUILD_TARGET == "rocm"` / `!= "hip"`. A `== "cuda"` test is not NVIDIA-only: vLLM's
+    `VLLM_TARGET_DEVICE` is "cuda" on ROCm builds too."""
+    if len(expr.comparisons) != 1:
+        return UNKNOWN
+    target = expr.comparisons[0]
+    if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+        return UNKNOWN
+    for side in (target.comparator, expr.left):
+        if isinstance(side, cst.SimpleString) and str(side.evaluated_value).lower() in _ROCM_TARGET_STRINGS:
+            return ROCM if isinstance(target.operator, cst.Equal) else ROCM.negate()
+    return UNKNOWN
+
+
+
+CudaHomeRequired.valid = (
+    # Gated: only the CUDA branch probes nvcc, and the ROCm branch uses hipcc.
+    Valid(
+        "import subprocess\n"
+        "from torch.utils.cpp_extension import CUDA_HOME, ROCM_HOME, IS_HIP_EXTENSION\n"
+        "if IS_HIP_EXTENSION:\n"
+        '    out = subprocess.check_output([ROCM_HOME + "/bin/hipcc", "--version"], text=True)\n'
+        "else:\n"
+        "    if CUDA_HOME is None:\n"
+        '        raise RuntimeError("CUDA_HOME is not set")\n'
+        '    out = subprocess.check_output([CUDA_HOME + "/bin/nvcc", "-V"], text=True)\n'
+    ),
+    # flash-attention style: the helper is only called behind `not IS_ROCM` and a CUDA_HOME check.
+    Valid(
+        "import subprocess, torch\n"
+        "from torch.utils.cpp_extension import CUDA_HOME\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "def get_cuda_bare_metal_version(cuda_dir):\n"
+        '    raw_output = subprocess.check_output([cuda_dir + "/bin/nvcc", "-V"], universal_newlines=True)\n'
+        "    return raw_output.split()\n"
+        "if not IS_ROCM:\n"
+        "    if CUDA_HOME is not None:\n"
+        "        version = get_cuda_bare_metal_version(CUDA_HOME)\n"
+    ),
+    # DeepSpeed style: the raising helper is only used from op-builder methods that catch it.
+    Valid(
+        "import subprocess\n"
+        "import torch.utils.cpp_extension\n"
+        "class MissingCUDAException(Exception):\n"
+        "    pass\n"
+        "def installed_cuda_version():\n"
+        "    cuda_home = torch.utils.cpp_extension.CUDA_HOME\n"
+        "    if cuda_home is None:\n"
+        '        raise MissingCUDAException("CUDA_HOME does not exist, unable to compile CUDA op(s)")\n'
+        '    return subprocess.check_output([cuda_home + "/bin/nvcc", "-V"], universal_newlines=True)\n'
+        "class CUDAOpBuilder:\n"
+        "    def builder(self):\n"
+        "        try:\n"
+        "            installed_cuda_version()\n"
+        "        except MissingCUDAException:\n"
+        "            self.build_for_cpu = True\n"
+    ),
+    # Look-alikes: CUDA_HOME printed, a ROCM_HOME check, either toolkit accepted, a caught probe.
+    Valid(
+        "import subprocess\n"
+        "from torch.utils.cpp_extension import CUDA_HOME, ROCM_HOME\n"
+        'print(f"CUDA_HOME={CUDA_HOME}, ROCM_HOME={ROCM_HOME}")\n'
+        "if ROCM_HOME is None:\n"
+        '    raise RuntimeError("hipcc not found")\n'
+        "if CUDA_HOME is None and ROCM_HOME is None:\n"
+        '    raise RuntimeError("neither nvcc nor hipcc was found")\n'
+        "try:\n"
+        '    nvcc_version = subprocess.check_output(["nvcc", "--version"], text=True)\n'
+        "except (FileNotFoundError, subprocess.CalledProcessError):\n"
+        "    nvcc_version = None\n"
+    ),
+    # A BUILD_TARGET switch, and xformers style: the CUDA arm of an if/elif chain whose next arm is the
+    # ROCm one (it reaches ROCm only through FORCE_CUDA).
+    Valid(
+        "import os, subprocess, torch\n"
+        "from torch.utils.cpp_extension import CUDA_HOME\n"
+        'BUILD_TARGET = os.environ.get("BUILD_TARGET", "auto")\n'
+        'if BUILD_TARGET != "rocm":\n'
+        "    if CUDA_HOME is None:\n"
+        '        raise RuntimeError("CUDA_HOME is not set")\n'
+        "def get_cuda_version(cuda_dir):\n"
+        '    nvcc_bin = "nvcc" if cuda_dir is None else cuda_dir + "/bin/nvcc"\n'
+        '    return subprocess.check_output([nvcc_bin, "-V"], universal_newlines=True)\n'
+        'if (torch.version.cuda is not None and CUDA_HOME is not None) or os.getenv("FORCE_CUDA") == "1":\n'
+        "    cuda_version = get_cuda_version(CUDA_HOME)\n"
+        "elif torch.version.hip:\n"
+        "    hip_version = torch.version.hip\n"
+    ),
+    # An early exit on ROCm, a conditional expression, and an apex-style suffixed flag.
+    Valid(
+        "import subprocess, sys, torch\n"
+        "from torch.utils.cpp_extension import CUDA_HOME\n"
+        "from build_utils import detect_rocm_pytorch\n"
+        "IS_ROCM_PYTORCH = detect_rocm_pytorch()\n"
+        "def nvcc_version():\n"
+        "    if torch.version.hip:\n"
+        "        return None\n"
+        '    return subprocess.check_output(["nvcc", "-V"], text=True)\n'
+        "VERSION = nvcc_version()\n"
+        'NVCC_OUT = None if IS_ROCM_PYTORCH else subprocess.check_output([f"{CUDA_HOME}/bin/nvcc", "-V"])\n'
+        "if not IS_ROCM_PYTORCH and CUDA_HOME is None:\n"
+        "    sys.exit(1)\n"
+    ),
+)
+CudaHomeRequired.invalid = (
+    Invalid(
+        "from torch.utils.cpp_extension import CUDA_HOME\n"
+        "if CUDA_HOME is None:\n"
+        '    raise RuntimeError("nvcc was not found; is the CUDA toolkit installed?")\n',
+        line=3,
+        message="raises when CUDA_HOME is None",
+    ),
+    # apex style: a helper probing nvcc, called from module level (`is_available` is not a gate).
+    Invalid(
+        "import subprocess, torch\n"
+        "from torch.utils.cpp_extension import CUDA_HOME\n"
+        "def get_cuda_bare_metal_version(cuda_dir):\n"
+        '    raw_output = subprocess.check_output([cuda_dir + "/bin/nvcc", "-V"], universal_newlines=True)\n'
+        '    release = raw_output.split()[raw_output.split().index("release") + 1].split(".")\n'
+        "    return raw_output, release[0], release[1][0]\n"
+        "if not torch.cuda.is_available():\n"
+        "    _, bare_metal_major, _ = get_cuda_bare_metal_version(CUDA_HOME)\n",
+        line=8,
+        message="calls get_cuda_bare_metal_version(), which runs nvcc (line 4)",
+    ),
+    Invalid(
+        "import os, subprocess\n"
+        "from torch.utils.cpp_extension import CUDA_HOME\n"
+        'NVCC = os.path.join(CUDA_HOME, "bin", "nvcc")\n'
+        'nvcc_out = subprocess.run([NVCC, "--version"], capture_output=True, text=True).stdout\n',
+        line=4,
+        message="runs nvcc",
+    ),
+    # A `main()` that checks for the toolkit, called under `__main__`.
+    Invalid(
+        "import sys\n"
+        "import torch.utils.cpp_extension as cpp\n"
+        "def check_toolkit():\n"
+        "    if not cpp.CUDA_HOME:\n"
+        '        sys.exit("error: CUDA_HOME is not set, cannot build the kernels")\n'
+        "def main():\n"
+        "    check_toolkit()\n"
+        'if __name__ == "__main__":\n'
+        "    main()\n",
+        line=9,
+        message="calls main() -> check_toolkit(), which exits when CUDA_HOME is None (line 5)",
+    ),
+    Invalid(
+        "import os\n"
+        'assert os.environ.get("CUDA_HOME") is not None, "set CUDA_HOME to build the extension"\n',
+        line=2,
+    ),
+    # An early return when the toolkit is there, then the raise (vLLM-style helper).
+    Invalid(
+        "from torch.utils.cpp_extension import CUDA_HOME\n"
+        "def check_cuda_home():\n"
+        "    if CUDA_HOME is not None:\n"
+        "        return\n"
+        '    raise RuntimeError("Cannot find CUDA_HOME. CUDA must be available to build the package.")\n'
+        "check_cuda_home()\n",
+        line=6,
+    ),
+)

@@ -1,0 +1,93 @@
+"""Shared fixtures: a project folder, the CLI in-process (fast) and as a real subprocess."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from rocmlint.cli import main
+from rocmlint.config import Settings
+
+# One ROC101 hazard: the `mode=` argument on line 2 starts at column 22.
+HAZARD = 'import torch\nm = torch.compile(m, mode="reduce-overhead")\n'
+HAZARD_LINE, HAZARD_COLUMN = 2, 22
+CLEAN = "import torch\nm = torch.compile(m)\n"
+
+
+@dataclass(frozen=True)
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def lines(self) -> list[str]:
+        return self.stdout.splitlines()
+
+
+def write_tree(root: Path, files: Mapping[str, str | bytes]) -> None:
+    """Create `files` (relative path -> text or bytes) below `root`; text is written byte-exact."""
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_bytes(content.encode("utf-8"))
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty git-like project folder (a `.git` folder bounds the .gitignore search) as the cwd."""
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    monkeypatch.chdir(root)
+    return root
+
+
+@pytest.fixture
+def cli(project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Callable[..., Result]:
+    """`rocmlint ARGS` run in-process in `project`; `stdin=` gives the bytes on standard input."""
+
+    def run(*args: str, stdin: bytes | None = None) -> Result:
+        if stdin is not None:
+            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
+        try:
+            code = main(list(args))
+        except SystemExit as exit_:  # argparse usage errors
+            code = exit_.code if isinstance(exit_.code, int) else 2
+        captured = capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def run_cli(project: Path) -> Callable[..., Result]:
+    """`python -m rocmlint ARGS` as a real process in `project`, for what needs one (exit status, pipes)."""
+
+    def run(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> Result:
+        env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+        completed = subprocess.run(
+            [sys.executable, "-m", "rocmlint", *args],
+            cwd=cwd or project,
+            input=stdin if stdin is not None else b"",
+            capture_output=True,
+            env=env,
+            timeout=120,
+        )
+        return Result(completed.returncode, completed.stdout.decode("utf-8"), completed.stderr.decode("utf-8"))
+
+    return run
+
+
+@pytest.fixture
+def settings(project: Path) -> Settings:
+    return Settings(root=project)

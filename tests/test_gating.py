@@ -1,0 +1,1605 @@
+"""The Python front end's gate analysis (RULES.md, "What gated means").
+
+Every case parses a snippet, builds the semantic model and the GateAnalyzer the way
+`rocmlint.python.frontend.check_python` does, and asks where a marked node can run:
+`(on_rocm, on_nvidia)`, each True (runs whenever reached), False (never) or None (maybe).
+The marked node is the call `HAZARD()` (or `HAZARD("label")` when a snippet has several), or the
+statement on the line that ends with `# <-`.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from rocmlint.python.frontend import PythonContext, RuleOptions
+from rocmlint.python.gating import CrossModuleResolver, GateAnalyzer, Vendor
+from rocmlint.python.project import ProjectIndex, package_of
+from rocmlint.python.semantic import Semantic
+from rocmlint.python.tree import walk
+from rocmlint.source import SourceFile
+
+ROCM_ONLY = (True, False)
+NVIDIA_ONLY = (False, True)
+BOTH = (True, True)
+NEVER = (False, False)
+
+
+# --- helpers ------------------------------------------------------------------------------------------
+@dataclass
+class Analyzed:
+    text: str
+    module: cst.Module
+    semantic: Semantic
+    gates: GateAnalyzer
+    context: PythonContext
+
+    def hazards(self) -> dict[str, cst.Call]:
+        """Every `HAZARD(...)` call by its label (the first string argument, "" when none)."""
+        found: dict[str, cst.Call] = {}
+        for node in self.semantic.parents:
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "HAZARD":
+                label = self.semantic.string_value(node.args[0].value) if node.args else ""
+                assert label not in found, f"two HAZARD({label!r}) calls"
+                found[label or ""] = node
+        assert found, "snippet has no HAZARD() call"
+        return found
+
+    def hazard(self, label: str = "") -> cst.Call:
+        return self.hazards()[label]
+
+    def marked(self) -> cst.CSTNode:
+        """The first small statement on the line ending in `# <-`."""
+        lines = [i for i, line in enumerate(self.text.splitlines(), 1) if line.rstrip().endswith("# <-")]
+        assert len(lines) == 1, "mark exactly one line with `# <-`"
+        for node in self.semantic.parents:
+            if isinstance(node, cst.BaseSmallStatement) and self.context.code_range(node).start.line == lines[0]:
+                return node
+        raise AssertionError("no statement on the marked line")
+
+    def branch(self, node: cst.CSTNode) -> tuple[bool | None, bool | None]:
+        found = self.gates.branch(node)
+        return (found.on_rocm, found.on_nvidia)
+
+    def expression(self, source: str) -> cst.BaseExpression:
+        """The expression assigned to `name` in `name = <expr>` (the last such assignment)."""
+        found = None
+        for node in self.semantic.parents:
+            if isinstance(node, cst.Assign) and self.module.code_for_node(node.targets[0].target) == source:
+                found = node.value
+        assert found is not None, f"no assignment to {source}"
+        return found
+
+
+def analyze(
+    code: str,
+    *,
+    path: str = "example.py",
+    package: str | None = None,
+    rocm_guards: frozenset[str] = frozenset(),
+    resolver: CrossModuleResolver | None = None,
+) -> Analyzed:
+    """Parse and index like `check_python`: Semantic, GateAnalyzer, PythonContext, then the walk."""
+    text = textwrap.dedent(code).lstrip("\n")
+    module = cst.parse_module(text)
+    semantic = Semantic(module, package)
+    gates = GateAnalyzer(semantic, rocm_guards, resolver)
+    source = SourceFile.from_bytes(path, text.encode("utf-8"), "python")
+    context = PythonContext(source, module, semantic, gates, RuleOptions(rocm_guards))
+    walk(module, semantic.parents, {})
+    return Analyzed(text, module, semantic, gates, context)
+
+
+def where(code: str, label: str = "", **options: object) -> tuple[bool | None, bool | None]:
+    """(on_rocm, on_nvidia) of the HAZARD call labelled `label`."""
+    analyzed = analyze(code, **options)  # type: ignore[arg-type]
+    return analyzed.branch(analyzed.hazard(label))
+
+
+def everywhere(code: str, **options: object) -> dict[str, tuple[bool | None, bool | None]]:
+    """(on_rocm, on_nvidia) of every labelled HAZARD call."""
+    analyzed = analyze(code, **options)  # type: ignore[arg-type]
+    return {label: analyzed.branch(node) for label, node in analyzed.hazards().items()}
+
+
+def write_tree(root: Path, files: dict[str, str]) -> None:
+    for relative, content in files.items():
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(content).lstrip("\n"), encoding="utf-8")
+
+
+def where_in_project(
+    root: Path, files: dict[str, str], checked: str, rocm_guards: frozenset[str] = frozenset()
+) -> tuple[bool | None, bool | None]:
+    """Write a project under `root`, then analyze `checked` with cross-module resolution as the engine does."""
+    write_tree(root, files)
+    path = str(root / checked)
+    package, _ = package_of(path)
+    resolver = ProjectIndex(rocm_guards).resolver_for(path)
+    code = (root / checked).read_text(encoding="utf-8")
+    return where(code, path=path, package=package, rocm_guards=rocm_guards, resolver=resolver)
+
+
+# --- 1. what each test means on each vendor --------------------------------------------------------------
+_TEMPLATE = """
+{setup}
+if {test}:
+    HAZARD("then")
+else:
+    HAZARD("else")
+if not ({test}):
+    HAZARD("negated")
+value = HAZARD("arm") if {test} else None
+"""
+
+ROCM_TESTS = [
+    pytest.param("import torch", "torch.version.hip", id="hip-truthy"),
+    pytest.param("import torch", "torch.version.hip is not None", id="hip-is-not-none"),
+    pytest.param("import torch", "torch.version.hip != None", id="hip-ne-none"),
+    pytest.param("import torch", "None is not torch.version.hip", id="none-is-not-hip"),
+    pytest.param("import torch", 'getattr(torch.version, "hip", None)', id="getattr-hip"),
+    pytest.param("import torch", 'getattr(torch.version, "hip", None) is not None', id="getattr-hip-is-not-none"),
+    pytest.param("import torch", 'hasattr(torch.version, "hip") and torch.version.hip is not None', id="hasattr-and-hip"),
+    pytest.param("import torch", "bool(torch.version.hip)", id="bool-hip"),
+    pytest.param("import torch", "not torch.version.cuda", id="not-cuda"),
+    pytest.param("import torch.utils.cpp_extension", "torch.utils.cpp_extension.IS_HIP_EXTENSION", id="is-hip-extension-dotted"),
+    pytest.param("from torch.utils.cpp_extension import IS_HIP_EXTENSION", "IS_HIP_EXTENSION", id="is-hip-extension-imported"),
+    pytest.param("from torch.utils import cpp_extension as ce", "ce.IS_HIP_EXTENSION", id="is-hip-extension-module-alias"),
+    pytest.param("from torch.testing._internal.common_utils import TEST_WITH_ROCM", "TEST_WITH_ROCM", id="test-with-rocm"),
+    pytest.param("from vllm.platforms import current_platform", "current_platform.is_rocm()", id="vllm-is-rocm"),
+    pytest.param(
+        "import triton", 'triton.runtime.driver.active.get_current_target().backend == "hip"', id="triton-backend-hip"
+    ),
+    pytest.param("import torch as T", "T.version.hip is not None", id="import-torch-as-T"),
+    pytest.param("from torch import version", "version.hip", id="from-torch-import-version"),
+    pytest.param("from torch.version import hip", "hip is not None", id="from-torch-version-import-hip"),
+    pytest.param("import torch.version as tv", "tv.hip", id="import-torch-version-as"),
+    pytest.param("import torch", '"rocm" in torch.__version__', id="rocm-in-version-string"),
+]
+
+NVIDIA_TESTS = [
+    pytest.param("import torch", "torch.version.cuda", id="cuda-truthy"),
+    pytest.param("import torch", "torch.version.cuda is not None", id="cuda-is-not-none"),
+    pytest.param("import torch", 'getattr(torch.version, "cuda", None)', id="getattr-cuda"),
+    pytest.param("import torch", "torch.version.hip is None", id="hip-is-none"),
+    pytest.param("import torch", "torch.version.hip == None", id="hip-eq-none"),
+    pytest.param("import torch", "not torch.version.hip", id="not-hip"),
+    pytest.param("from torch.utils.cpp_extension import IS_HIP_EXTENSION", "not IS_HIP_EXTENSION", id="not-hip-extension"),
+    pytest.param("from torch.testing._internal.common_utils import TEST_WITH_ROCM", "not TEST_WITH_ROCM", id="not-test-with-rocm"),
+    pytest.param("from vllm.platforms import current_platform", "current_platform.is_cuda()", id="vllm-is-cuda"),
+    pytest.param("from vllm.platforms import current_platform", "not current_platform.is_rocm()", id="vllm-not-is-rocm"),
+    pytest.param(
+        "import triton", 'triton.runtime.driver.active.get_current_target().backend != "hip"', id="triton-backend-not-hip"
+    ),
+    pytest.param(
+        "import triton", 'triton.runtime.driver.active.get_current_target().backend == "cuda"', id="triton-backend-cuda"
+    ),
+]
+
+
+@pytest.mark.parametrize(("setup", "test"), ROCM_TESTS)
+def test_rocm_test_gates_both_arms(setup: str, test: str) -> None:
+    found = everywhere(_TEMPLATE.format(setup=setup, test=test))
+    assert found == {"then": ROCM_ONLY, "else": NVIDIA_ONLY, "negated": NVIDIA_ONLY, "arm": ROCM_ONLY}
+
+
+@pytest.mark.parametrize(("setup", "test"), NVIDIA_TESTS)
+def test_nvidia_test_gates_both_arms(setup: str, test: str) -> None:
+    found = everywhere(_TEMPLATE.format(setup=setup, test=test))
+    assert found == {"then": NVIDIA_ONLY, "else": ROCM_ONLY, "negated": ROCM_ONLY, "arm": NVIDIA_ONLY}
+
+
+NOT_VENDOR_TESTS = [
+    pytest.param("import torch", "torch.cuda.is_available()", id="cuda-is-available"),
+    pytest.param("import torch", 'device.type == "cuda"', id="device-type-cuda"),
+    pytest.param("import torch", "x.is_cuda", id="tensor-is-cuda"),
+    pytest.param("import torch", "torch.backends.cudnn.is_available()", id="cudnn-is-available"),
+    pytest.param("import torch", "torch.cuda.device_count() > 0", id="device-count"),
+    pytest.param("from torch.testing._internal.common_utils import TEST_CUDA", "TEST_CUDA", id="test-cuda"),
+    pytest.param("from vllm.platforms import current_platform", "current_platform.is_cuda_alike()", id="vllm-cuda-alike"),
+]
+
+
+@pytest.mark.parametrize(("setup", "test"), NOT_VENDOR_TESTS)
+def test_not_a_vendor_gate(setup: str, test: str) -> None:
+    """Tests that hold on both vendors (or say nothing about the vendor) leave both arms runnable everywhere."""
+    found = everywhere(_TEMPLATE.format(setup=setup, test=test))
+    assert found == {"then": BOTH, "else": BOTH, "negated": BOTH, "arm": BOTH}
+
+
+def test_cuda_or_hip_is_true_on_both_vendors() -> None:
+    analyzed = analyze(
+        """
+        import torch
+        if torch.version.cuda or torch.version.hip:
+            HAZARD("then")
+        else:
+            HAZARD("else")  # CPU-only builds: never on a GPU vendor
+        """
+    )
+    assert analyzed.branch(analyzed.hazard("then")) == BOTH
+    assert analyzed.branch(analyzed.hazard("else")) == NEVER
+
+
+def test_partial_tests_only_exclude_the_known_vendor() -> None:
+    """A ROCm test combined with a runtime condition: the arm that may run on ROCm is not gated."""
+    found = everywhere(
+        """
+        import torch
+        if torch.version.hip and torch.cuda.get_device_capability()[0] >= 9:
+            HAZARD("and-then")
+        else:
+            HAZARD("and-else")
+        if torch.version.hip is not None or torch.cuda.is_available():
+            HAZARD("or-then")
+        else:
+            HAZARD("or-else")
+        if hasattr(torch.version, "hip"):
+            HAZARD("hasattr-then")
+        else:
+            HAZARD("hasattr-else")
+        """
+    )
+    assert found == {
+        "and-then": ROCM_ONLY,
+        "and-else": BOTH,
+        "or-then": BOTH,
+        "or-else": NVIDIA_ONLY,
+        "hasattr-then": BOTH,
+        "hasattr-else": NVIDIA_ONLY,
+    }
+
+
+def test_vendor_test_values() -> None:
+    analyzed = analyze(
+        """
+        import torch
+        a = torch.version.hip is not None
+        b = torch.version.cuda
+        c = torch.cuda.is_available()
+        d = hasattr(torch.version, "hip")
+        """
+    )
+    assert analyzed.context.vendor_test(analyzed.expression("a")) == Vendor(True, False)
+    assert analyzed.context.vendor_test(analyzed.expression("b")) == Vendor(False, True)
+    assert analyzed.context.vendor_test(analyzed.expression("c")) == Vendor(None, None)
+    assert not analyzed.context.vendor_test(analyzed.expression("c")).is_vendor_test
+    assert analyzed.context.vendor_test(analyzed.expression("d")).rocm is True
+
+
+# --- 2. aliases: names, attributes and functions that stand for a test ----------------------------------
+ALIASES = [
+    pytest.param(
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        if IS_ROCM:
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="module-alias",
+    ),
+    pytest.param(
+        """
+        import torch
+        amd = torch.version.hip is not None
+        def f():
+            if not amd:
+                HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="module-alias-unconventional-name-read-in-function",
+    ),
+    pytest.param(
+        """
+        import torch
+        def f():
+            on_amd_gpu = bool(torch.version.hip)
+            flag = on_amd_gpu
+            if flag:
+                HAZARD()
+        """,
+        ROCM_ONLY,
+        id="function-local-alias-of-alias",
+    ),
+    pytest.param(
+        """
+        import torch
+        base = torch.version.hip is not None
+        derived = not base
+        if derived:
+            HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="negated-alias-of-alias",
+    ),
+    pytest.param(
+        """
+        try:
+            import torch
+            IS_ROCM = torch.version.hip is not None
+        except ImportError:
+            IS_ROCM = False
+        if IS_ROCM:
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="try-except-fallback",
+    ),
+    pytest.param(
+        """
+        try:
+            import torch
+            amd = torch.version.hip is not None
+        except ImportError:
+            amd = False
+        if not amd:
+            HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="try-except-fallback-unconventional",
+    ),
+    pytest.param(
+        """
+        import torch
+        flag = torch.version.hip is not None
+        flag = torch.version.cuda is not None
+        if flag:
+            HAZARD()
+        """,
+        BOTH,
+        id="reassigned-conflicting-is-unknown",
+    ),
+    pytest.param(
+        """
+        import torch
+        flag = torch.version.hip is not None
+        flag = torch.cuda.is_available()
+        if flag:
+            HAZARD()
+        """,
+        BOTH,
+        id="reassigned-to-non-test-is-unknown",
+    ),
+    pytest.param(
+        """
+        import torch
+        flag = torch.version.hip is not None
+        flag &= torch.cuda.is_available()
+        if not flag:
+            HAZARD()
+        """,
+        BOTH,
+        id="augmented-assignment-is-unknown",
+    ),
+    pytest.param(
+        """
+        USE_GRAPHS = False
+        if USE_GRAPHS:
+            HAZARD()
+        """,
+        BOTH,
+        id="constant-switch-is-not-a-gate",
+    ),
+    pytest.param(
+        """
+        import torch
+        class Config:
+            IS_ROCM = torch.version.hip is not None
+            amd = torch.version.hip is not None
+            def run(self):
+                if self.amd:
+                    HAZARD()
+        """,
+        ROCM_ONLY,
+        id="class-attribute-via-self",
+    ),
+    pytest.param(
+        """
+        import torch
+        class Config:
+            amd = torch.version.hip is not None
+            @classmethod
+            def run(cls):
+                if not cls.amd:
+                    HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="class-attribute-via-cls",
+    ),
+    pytest.param(
+        """
+        import torch
+        class Config:
+            amd = torch.version.hip is not None
+        def run():
+            if Config.amd:
+                HAZARD()
+        """,
+        ROCM_ONLY,
+        id="class-attribute-via-class-name",
+    ),
+    pytest.param(
+        """
+        import torch
+        class Base:
+            amd = torch.version.hip is not None
+        class Child(Base):
+            def run(self):
+                if self.amd:
+                    HAZARD()
+        """,
+        ROCM_ONLY,
+        id="class-attribute-inherited",
+    ),
+    pytest.param(
+        """
+        import torch
+        class Runner:
+            def __init__(self):
+                self.amd = torch.version.hip is not None
+            def run(self):
+                if self.amd:
+                    HAZARD()
+        """,
+        ROCM_ONLY,
+        id="instance-attribute-set-in-init",
+    ),
+    pytest.param(
+        """
+        import torch
+        class Runner:
+            def __init__(self):
+                self.amd = torch.version.hip is not None
+            def run(self):
+                def step():
+                    if not self.amd:
+                        HAZARD()
+                return step
+        """,
+        NVIDIA_ONLY,
+        id="instance-attribute-read-in-closure",
+    ),
+    pytest.param(
+        """
+        import torch
+        class Runner:
+            def run(self, other):
+                if other.amd:
+                    HAZARD()
+            def setup(self):
+                self.amd = torch.version.hip is not None
+        """,
+        BOTH,
+        id="attribute-of-another-object-is-not-self",
+    ),
+    pytest.param(
+        """
+        import torch
+        if (hip := torch.version.hip):
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="walrus",
+    ),
+    pytest.param(
+        """
+        import torch
+        amd = torch.version.hip is not None
+        check = lambda amd: HAZARD() if amd else None
+        """,
+        BOTH,
+        id="lambda-parameter-shadows",
+    ),
+    pytest.param(
+        """
+        import torch
+        amd = torch.version.hip is not None
+        results = [HAZARD() for amd in flags if amd]
+        """,
+        BOTH,
+        id="comprehension-variable-shadows",
+    ),
+    pytest.param(
+        """
+        import torch
+        def is_hip():
+            return torch.version.hip is not None
+        if is_hip():
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="helper-function",
+    ),
+    pytest.param(
+        """
+        import torch
+        from mylib import detect as is_hip
+        if is_hip():
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="conventional-local-name-of-import",
+    ),
+    pytest.param(
+        """
+        import torch
+        class Platform:
+            @staticmethod
+            def amd():
+                return torch.version.hip is not None
+            @classmethod
+            def run(cls):
+                if cls.amd():
+                    HAZARD()
+        """,
+        ROCM_ONLY,
+        id="classmethod-calls-staticmethod",
+    ),
+    pytest.param(
+        """
+        import torch
+        class Platform:
+            @staticmethod
+            def amd():
+                return torch.version.hip is not None
+        if not Platform.amd():
+            HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="staticmethod-via-class-name",
+    ),
+    pytest.param(
+        """
+        import functools
+        import torch
+        if not amd():
+            HAZARD()
+        @functools.lru_cache(maxsize=None)
+        def amd():
+            return torch.version.hip is not None
+        """,
+        NVIDIA_ONLY,
+        id="cached-helper-defined-after-use",
+    ),
+    pytest.param(
+        """
+        import torch
+        def amd():
+            if torch.version.hip is not None:
+                return True
+            return False
+        if amd():
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="helper-returning-constants-per-branch",
+    ),
+    pytest.param(
+        """
+        def amd():
+            try:
+                import torch
+                return torch.version.hip is not None
+            except ImportError:
+                return False
+        if amd():
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="helper-with-import-fallback",
+    ),
+    pytest.param(
+        """
+        import torch
+        def amd():
+            if not HAS_TRITON:
+                return False
+            return torch.version.hip is not None
+        if amd():
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="helper-with-runtime-precondition",
+    ),
+    pytest.param(
+        """
+        import torch
+        def amd():
+            if not HAS_TRITON:
+                return False
+            return torch.version.hip is not None
+        if not amd():
+            HAZARD()
+        """,
+        BOTH,
+        id="helper-with-runtime-precondition-negated",
+    ),
+    pytest.param(
+        """
+        def helper():
+            print("hello")
+        if helper():
+            HAZARD()
+        """,
+        BOTH,
+        id="helper-without-return-is-not-a-gate",
+    ),
+    pytest.param(
+        """
+        import torch
+        class Platform:
+            def amd(self):
+                return torch.version.hip is not None
+            def run(self):
+                if self.amd():
+                    HAZARD()
+        """,
+        ROCM_ONLY,
+        id="method-returning-test",
+    ),
+    pytest.param(
+        """
+        class Platform:
+            def is_rocm(self):
+                return self._kind == "rocm"
+            def run(self):
+                if not self.is_rocm():
+                    HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="method-is-rocm",
+    ),
+    pytest.param(
+        """
+        import triton
+        def is_hip():
+            return triton.runtime.driver.active.get_current_target().backend == "hip"
+        if is_hip():
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="triton-is-hip-helper",
+    ),
+    pytest.param(
+        """
+        if IS_ROCM:
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="conventional-name-unknown-origin",
+    ),
+    pytest.param(
+        """
+        from somewhere import IS_ROCM
+        if not IS_ROCM:
+            HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="conventional-name-imported-from-outside",
+    ),
+    pytest.param(
+        """
+        from vllm.platforms.rocm import on_gfx9
+        if on_gfx9():
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="conventional-on-gfx9",
+    ),
+    pytest.param(
+        """
+        from mylib import is_hip
+        if is_hip():
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="conventional-is-hip-call",
+    ),
+    pytest.param(
+        """
+        IS_ROCM = False
+        if detect():
+            IS_ROCM = True
+        if IS_ROCM:
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="conventional-name-set-from-constants",
+    ),
+    pytest.param(
+        """
+        if is_rocm_supported():
+            HAZARD()
+        """,
+        BOTH,
+        id="name-merely-mentioning-rocm-is-not-a-gate",
+    ),
+    pytest.param(
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        def f(IS_ROCM):
+            if IS_ROCM:
+                HAZARD()
+        """,
+        ROCM_ONLY,
+        id="parameter-named-by-convention",
+    ),
+    pytest.param(
+        """
+        import torch
+        amd = torch.version.hip is not None
+        def f(amd):
+            if amd:
+                HAZARD()
+        """,
+        BOTH,
+        id="parameter-shadows-module-alias",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), ALIASES)
+def test_alias(code: str, expected: tuple[bool | None, bool | None]) -> None:
+    assert where(code) == expected
+
+
+def test_configured_guard() -> None:
+    code = """
+        from mypkg.env import accelerated
+        import mypkg.env as env
+        if accelerated():
+            HAZARD("imported")
+        if not env.accelerated():
+            HAZARD("module")
+        if accelerated:
+            HAZARD("unbound-or-attribute")
+        """
+    found = everywhere(code, rocm_guards=frozenset({"mypkg.env.accelerated"}))
+    assert found == {"imported": ROCM_ONLY, "module": NVIDIA_ONLY, "unbound-or-attribute": ROCM_ONLY}
+    assert everywhere(code) == {"imported": BOTH, "module": BOTH, "unbound-or-attribute": BOTH}
+
+
+def test_configured_guard_by_last_segment_only_for_bare_names() -> None:
+    code = """
+        import other.env
+        if other.env.accelerated():
+            HAZARD("other-module")
+        if accelerated():
+            HAZARD("bare")
+        """
+    found = everywhere(code, rocm_guards=frozenset({"mypkg.env.accelerated"}))
+    assert found == {"other-module": BOTH, "bare": ROCM_ONLY}
+
+
+# --- 3. names defined in another module of the scanned tree ------------------------------------------
+_ENV = """
+import torch
+
+amd = torch.version.hip is not None
+accel = amd
+
+def detect():
+    return torch.version.hip is not None
+
+class Platform:
+    def amd(self):
+        return torch.version.hip is not None
+"""
+
+CROSS_MODULE = [
+    pytest.param(
+        "from mypkg.env import amd\nif amd:\n    HAZARD()\n", ROCM_ONLY, id="from-import-value"
+    ),
+    pytest.param(
+        "from mypkg.env import detect\nif not detect():\n    HAZARD()\n", NVIDIA_ONLY, id="from-import-function"
+    ),
+    pytest.param(
+        "from mypkg.env import detect as d\nif d():\n    HAZARD()\n", ROCM_ONLY, id="from-import-function-as"
+    ),
+    pytest.param(
+        "import mypkg.env as env\nif env.amd:\n    HAZARD()\n", ROCM_ONLY, id="import-module-as"
+    ),
+    pytest.param(
+        "import mypkg.env as env\nif env.detect():\n    HAZARD()\n", ROCM_ONLY, id="import-module-as-call"
+    ),
+    pytest.param(
+        "import mypkg.env\nif not mypkg.env.amd:\n    HAZARD()\n", NVIDIA_ONLY, id="import-module-dotted"
+    ),
+    pytest.param("from mypkg import env\nif env.amd:\n    HAZARD()\n", ROCM_ONLY, id="from-package-import-module"),
+    pytest.param("from .env import amd\nif amd:\n    HAZARD()\n", ROCM_ONLY, id="relative-import"),
+    pytest.param("from . import env\nif not env.detect():\n    HAZARD()\n", NVIDIA_ONLY, id="relative-import-module"),
+    pytest.param("from mypkg import flag\nif flag:\n    HAZARD()\n", ROCM_ONLY, id="re-exported-through-init"),
+    pytest.param("import mypkg\nif not mypkg.probe():\n    HAZARD()\n", NVIDIA_ONLY, id="re-exported-function"),
+    pytest.param("from mypkg.env import Platform\nif Platform().amd():\n    HAZARD()\n", BOTH, id="method-on-instance-not-followed"),
+    pytest.param("from mypkg.env import torch\nif torch.cuda.is_available():\n    HAZARD()\n", BOTH, id="not-a-test"),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), CROSS_MODULE)
+def test_cross_module(tmp_path: Path, code: str, expected: tuple[bool | None, bool | None]) -> None:
+    files = {
+        "mypkg/__init__.py": "from .env import accel as flag, detect as probe\n",
+        "mypkg/env.py": _ENV,
+        "mypkg/train.py": code,
+    }
+    assert where_in_project(tmp_path, files, "mypkg/train.py") == expected
+
+
+def test_cross_module_alias_chain_and_conflict(tmp_path: Path) -> None:
+    files = {
+        "proj/__init__.py": "",
+        "proj/base.py": "import torch\nHIP = torch.version.hip\nmixed = torch.version.hip\nmixed = torch.version.cuda\n",
+        "proj/flags.py": "from proj.base import HIP\nenabled = HIP is not None\n",
+        "proj/main.py": (
+            "from proj.flags import enabled\nfrom proj.base import mixed\n"
+            'if enabled:\n    HAZARD("chain")\nif mixed:\n    HAZARD("conflict")\n'
+        ),
+    }
+    write_tree(tmp_path, files)
+    path = str(tmp_path / "proj/main.py")
+    package, _ = package_of(path)
+    assert package == "proj"
+    found = everywhere(
+        (tmp_path / "proj/main.py").read_text(), path=path, package=package, resolver=ProjectIndex().resolver_for(path)
+    )
+    assert found == {"chain": ROCM_ONLY, "conflict": BOTH}
+
+
+def test_cross_module_configured_guard(tmp_path: Path) -> None:
+    files = {
+        "mypkg/__init__.py": "",
+        "mypkg/env.py": "from mypkg.probe import accelerated\nfast = accelerated()\n",
+        "mypkg/run.py": "from mypkg.env import fast\nif fast:\n    HAZARD()\n",
+    }
+    guards = frozenset({"mypkg.probe.accelerated"})
+    assert where_in_project(tmp_path, files, "mypkg/run.py", guards) == ROCM_ONLY
+    assert where_in_project(tmp_path / "unconfigured", files, "mypkg/run.py") == BOTH
+
+
+def test_cross_module_import_cycle_terminates(tmp_path: Path) -> None:
+    files = {
+        "cyc/__init__.py": "",
+        "cyc/a.py": "from cyc.b import flag\n",
+        "cyc/b.py": "from cyc.a import flag\n",
+        "cyc/main.py": "from cyc.a import flag\nif flag:\n    HAZARD()\n",
+    }
+    assert where_in_project(tmp_path, files, "cyc/main.py") == BOTH
+
+
+def test_resolver_reads_other_modules_with_the_given_guards(tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/env.py": "from pkg.probe import accelerated\nfast = accelerated()\n",
+        "pkg/run.py": "",
+    }
+    write_tree(tmp_path, files)
+    index = ProjectIndex()
+    path = str(tmp_path / "pkg/run.py")
+    assert index.resolver_for(path)("pkg.env.fast") is None
+    assert index.resolver_for(path, frozenset({"pkg.probe.accelerated"}))("pkg.env.fast") == Vendor(True, False)
+    assert index.resolver_for(path)("pkg.env.missing") is None
+    assert index.resolver_for(path)("pkg.nowhere.fast()") is None
+
+
+def test_package_of(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a/__init__.py": "", "a/b/__init__.py": "", "a/b/c.py": "", "loose.py": ""})
+    assert package_of(str(tmp_path / "a/b/c.py")) == ("a.b", tmp_path)
+    assert package_of(str(tmp_path / "loose.py")) == ("", tmp_path)
+
+
+# --- 4. positions: where a condition applies ------------------------------------------------------------
+POSITIONS = [
+    pytest.param(
+        """
+        import torch
+        if torch.version.cuda:
+            HAZARD("if")
+        elif torch.version.hip:
+            HAZARD("elif")
+        else:
+            HAZARD("else")
+        """,
+        {"if": NVIDIA_ONLY, "elif": ROCM_ONLY, "else": NEVER},
+        id="if-elif-else",
+    ),
+    pytest.param(
+        """
+        import torch
+        if x > 3:
+            HAZARD("if")
+        elif not torch.version.hip:
+            HAZARD("elif")
+        else:
+            HAZARD("else")
+        """,
+        {"if": BOTH, "elif": NVIDIA_ONLY, "else": ROCM_ONLY},
+        id="elif-after-unknown",
+    ),
+    pytest.param(
+        """
+        import torch
+        if torch.version.hip:
+            if x:
+                HAZARD("nested")
+            else:
+                HAZARD("nested-else")
+            if torch.version.cuda:
+                HAZARD("contradiction")
+        else:
+            for item in items:
+                while item:
+                    HAZARD("deep-else")
+        """,
+        {"nested": ROCM_ONLY, "nested-else": ROCM_ONLY, "contradiction": NEVER, "deep-else": NVIDIA_ONLY},
+        id="nested-ifs",
+    ),
+    pytest.param(
+        """
+        import torch
+        if not torch.version.hip:
+            def helper():
+                class Inner:
+                    def method(self):
+                        return HAZARD("def-inside")
+        """,
+        {"def-inside": NVIDIA_ONLY},
+        id="definitions-inside-a-branch",
+    ),
+    pytest.param(
+        """
+        IS_ROCM = detect()
+        a = HAZARD("then") if IS_ROCM else HAZARD("else")
+        b = HAZARD("neg-then") if not IS_ROCM else HAZARD("neg-else")
+        c = (HAZARD("nested") if x else 1) if IS_ROCM else 2
+        """,
+        {"then": ROCM_ONLY, "else": NVIDIA_ONLY, "neg-then": NVIDIA_ONLY, "neg-else": ROCM_ONLY, "nested": ROCM_ONLY},
+        id="conditional-expression",
+    ),
+    pytest.param(
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        torch.version.hip and HAZARD("and")
+        not IS_ROCM and HAZARD("not-and")
+        IS_ROCM or HAZARD("or")
+        (not IS_ROCM) or HAZARD("not-or")
+        ok = not IS_ROCM and x > 1 and HAZARD("chain")
+        HAZARD("left") and IS_ROCM
+        """,
+        {
+            "and": ROCM_ONLY,
+            "not-and": NVIDIA_ONLY,
+            "or": NVIDIA_ONLY,
+            "not-or": ROCM_ONLY,
+            "chain": NVIDIA_ONLY,
+            "left": BOTH,
+        },
+        id="short-circuits",
+    ),
+    pytest.param(
+        """
+        IS_ROCM = detect()
+        results = [HAZARD("comp") for x in xs if not IS_ROCM]
+        table = {k: HAZARD("dict") for k in ks if IS_ROCM}
+        """,
+        {"comp": NVIDIA_ONLY, "dict": ROCM_ONLY},
+        id="comprehension-filters",
+    ),
+    pytest.param(
+        """
+        IS_ROCM = detect()
+        while not IS_ROCM:
+            HAZARD("while")
+        """,
+        {"while": NVIDIA_ONLY},
+        id="while-test",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), POSITIONS)
+def test_position(code: str, expected: dict[str, tuple[bool | None, bool | None]]) -> None:
+    assert everywhere(code) == expected
+
+
+EARLY_EXITS = [
+    pytest.param(
+        """
+        def f():
+            if IS_ROCM:
+                return None
+            HAZARD("after")
+        """,
+        NVIDIA_ONLY,
+        id="return",
+    ),
+    pytest.param(
+        """
+        def f():
+            if not IS_ROCM:
+                return
+            HAZARD("after")
+        """,
+        ROCM_ONLY,
+        id="return-after-negated",
+    ),
+    pytest.param(
+        """
+        def f():
+            if IS_ROCM:
+                raise NotImplementedError("ROCm")
+            with ctx():
+                if x:
+                    HAZARD("after")
+        """,
+        NVIDIA_ONLY,
+        id="raise-then-nested",
+    ),
+    pytest.param(
+        """
+        for item in items:
+            if IS_ROCM:
+                continue
+            HAZARD("after")
+        """,
+        NVIDIA_ONLY,
+        id="continue",
+    ),
+    pytest.param(
+        """
+        while True:
+            if IS_ROCM: break
+            HAZARD("after")
+        """,
+        NVIDIA_ONLY,
+        id="break-one-line",
+    ),
+    pytest.param(
+        """
+        def f():
+            if IS_ROCM:
+                x = 1
+            else:
+                return
+            HAZARD("after")
+        """,
+        ROCM_ONLY,
+        id="else-returns",
+    ),
+    pytest.param(
+        """
+        def f():
+            if IS_ROCM:
+                return
+            elif x:
+                y = 2
+            HAZARD("after")
+        """,
+        NVIDIA_ONLY,
+        id="return-with-elif",
+    ),
+    pytest.param(
+        """
+        def f():
+            if x:
+                y = 1
+            elif IS_ROCM:
+                return
+            else:
+                return
+            HAZARD("after")
+        """,
+        BOTH,
+        id="only-first-arm-falls-through",
+    ),
+    pytest.param(
+        """
+        def f():
+            if IS_ROCM:
+                if x:
+                    return 1
+                else:
+                    raise ValueError
+            HAZARD("after")
+        """,
+        NVIDIA_ONLY,
+        id="nested-if-else-both-exit",
+    ),
+    pytest.param(
+        """
+        def f():
+            if IS_ROCM:
+                log("rocm")
+            HAZARD("after")
+        """,
+        BOTH,
+        id="no-exit",
+    ),
+    pytest.param(
+        """
+        def f():
+            if x:
+                if IS_ROCM:
+                    return
+                HAZARD("inner")
+            HAZARD("after")
+        """,
+        BOTH,
+        id="exit-in-inner-block-does-not-leak-out",
+    ),
+    pytest.param(
+        """
+        def f():
+            assert not IS_ROCM, "NVIDIA only"
+            HAZARD("after")
+        """,
+        NVIDIA_ONLY,
+        id="assert",
+    ),
+    pytest.param(
+        """
+        class T(unittest.TestCase):
+            def test_x(self):
+                if TEST_WITH_ROCM:
+                    self.skipTest("not on ROCm")
+                HAZARD("after")
+        """,
+        NVIDIA_ONLY,
+        id="skipTest",
+    ),
+    pytest.param(
+        """
+        import pytest
+        if not IS_ROCM:
+            pytest.skip("ROCm only", allow_module_level=True)
+        HAZARD("after")
+        """,
+        ROCM_ONLY,
+        id="pytest-skip",
+    ),
+    pytest.param(
+        """
+        import sys
+        if IS_ROCM:
+            print("unsupported")
+            sys.exit(1)
+        HAZARD("after")
+        """,
+        NVIDIA_ONLY,
+        id="sys-exit",
+    ),
+    pytest.param(
+        """
+        import unittest
+        def test():
+            if IS_ROCM:
+                raise unittest.SkipTest("no")
+            HAZARD("after")
+        """,
+        NVIDIA_ONLY,
+        id="raise-skiptest",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), EARLY_EXITS)
+def test_early_exit(code: str, expected: tuple[bool | None, bool | None]) -> None:
+    found = everywhere(code)
+    assert found["after"] == expected
+    if "inner" in found:
+        assert found["inner"] == NVIDIA_ONLY
+
+
+def test_code_before_an_early_exit_is_not_gated() -> None:
+    found = everywhere(
+        """
+        def f():
+            HAZARD("before")
+            if IS_ROCM:
+                return
+            HAZARD("after")
+        """
+    )
+    assert found == {"before": BOTH, "after": NVIDIA_ONLY}
+
+
+DECORATORS = [
+    pytest.param("from torch.testing._internal.common_utils import skipIfRocm\n@skipIfRocm", NVIDIA_ONLY, id="skipIfRocm"),
+    pytest.param('@skipIfRocm(msg="flaky")', NVIDIA_ONLY, id="skipIfRocm-called"),
+    pytest.param("@skipCUDAIfRocm", NVIDIA_ONLY, id="skipCUDAIfRocm"),
+    pytest.param("@skip_if_rocm_multiprocess", NVIDIA_ONLY, id="skip-if-rocm-multiprocess"),
+    pytest.param("@skipIfNotRocm", ROCM_ONLY, id="skipIfNotRocm"),
+    pytest.param("@runOnRocm", ROCM_ONLY, id="runOnRocm"),
+    pytest.param('@skipIfRocmArch(("gfx942",))', BOTH, id="skipIfRocmArch-partial"),
+    pytest.param("@skipIfRocmVersionLessThan((6, 2))", BOTH, id="skipIfRocmVersionLessThan-partial"),
+    pytest.param('@runOnRocmArch(("gfx942",))', BOTH, id="runOnRocmArch-partial"),
+    pytest.param(
+        'import unittest\n@unittest.skipIf(TEST_WITH_ROCM, "no ROCm")', NVIDIA_ONLY, id="unittest-skipIf"
+    ),
+    pytest.param(
+        'import unittest, torch\n@unittest.skipUnless(torch.version.hip, "ROCm only")', ROCM_ONLY, id="unittest-skipUnless"
+    ),
+    pytest.param(
+        'import pytest, torch\n@pytest.mark.skipif(torch.version.hip is not None, reason="ROCm")',
+        NVIDIA_ONLY,
+        id="pytest-skipif",
+    ),
+    pytest.param(
+        'import pytest, torch\n@pytest.mark.skipif(condition=not torch.version.hip, reason="ROCm only")',
+        ROCM_ONLY,
+        id="pytest-skipif-keyword",
+    ),
+    pytest.param(
+        'import pytest, torch\n@pytest.mark.skipif(not torch.cuda.is_available(), reason="GPU")', BOTH, id="skipif-not-vendor"
+    ),
+]
+
+
+@pytest.mark.parametrize(("decorator", "expected"), DECORATORS)
+def test_skip_decorator_on_function(decorator: str, expected: tuple[bool | None, bool | None]) -> None:
+    code = decorator + "\ndef test_thing():\n    HAZARD()\n"
+    assert where(code) == expected
+
+
+def test_skip_decorator_on_class_and_not_on_decorator_arguments() -> None:
+    found = everywhere(
+        """
+        import unittest
+        @unittest.skipIf(TEST_WITH_ROCM, HAZARD("decorator-argument"))
+        class T(unittest.TestCase):
+            def test_a(self):
+                HAZARD("method")
+        @skipIfRocm
+        class U:
+            X = HAZARD("class-body")
+        """
+    )
+    # The class body itself runs at import time on every vendor; only the tests are skipped.
+    assert found == {"decorator-argument": BOTH, "method": NVIDIA_ONLY, "class-body": BOTH}
+
+
+def test_pytestmark_skips_the_module_tests() -> None:
+    found = everywhere(
+        """
+        import pytest, torch
+        pytestmark = pytest.mark.skipif(torch.version.hip is not None, reason="CUDA only")
+        HAZARD("module-level")
+        def test_a():
+            HAZARD("test")
+        """
+    )
+    assert found == {"module-level": BOTH, "test": NVIDIA_ONLY}
+
+
+def test_reach_keeps_runtime_conditions() -> None:
+    """`branch` ignores conditions unrelated to vendors; `reach` keeps them (None = depends)."""
+    analyzed = analyze(
+        """
+        import torch
+        def build():
+            if torch.version.hip:
+                HAZARD("always-on-rocm")
+                if x > 3:
+                    HAZARD("sometimes")
+            elif torch.version.cuda:
+                HAZARD("nvidia")
+        """
+    )
+    function = next(n for n in analyzed.semantic.parents if isinstance(n, cst.FunctionDef))
+    reach = {label: analyzed.gates.reach(node, function.body) for label, node in analyzed.hazards().items()}
+    assert reach == {
+        "always-on-rocm": Vendor(True, False),
+        "sometimes": Vendor(None, False),
+        "nvidia": Vendor(False, True),
+    }
+    assert analyzed.branch(analyzed.hazard("sometimes")) == ROCM_ONLY
+    assert analyzed.gates.reach(analyzed.hazard("sometimes")) == Vendor(None, False)
+
+
+# --- 5. imports guarded by try/except ImportError --------------------------------------------------------
+IMPORT_GUARDS = [
+    pytest.param("try:\n    import pynvml  # <-\nexcept ImportError:\n    pynvml = None\n", True, id="ImportError"),
+    pytest.param(
+        "try:\n    from apex import amp  # <-\nexcept ModuleNotFoundError:\n    amp = None\n", True, id="ModuleNotFoundError"
+    ),
+    pytest.param("try:\n    import pynvml  # <-\nexcept Exception:\n    pass\n", True, id="Exception"),
+    pytest.param("try:\n    import pynvml  # <-\nexcept:\n    pass\n", True, id="bare-except"),
+    pytest.param(
+        "try:\n    import pynvml  # <-\nexcept (OSError, ImportError) as e:\n    pass\n", True, id="tuple-of-exceptions"
+    ),
+    pytest.param(
+        "try:\n    import pynvml  # <-\nexcept OSError:\n    pass\nexcept ImportError:\n    pass\n", True, id="second-handler"
+    ),
+    pytest.param("try:\n    import pynvml  # <-\nexcept OSError:\n    pass\n", False, id="other-exception"),
+    pytest.param(
+        "try:\n    import pynvml  # <-\nexcept ImportError:\n    raise RuntimeError('install pynvml')\n",
+        False,
+        id="handler-re-raises",
+    ),
+    pytest.param(
+        "import sys\ntry:\n    import pynvml  # <-\nexcept ImportError:\n    sys.exit('need pynvml')\n", False, id="handler-exits"
+    ),
+    pytest.param(
+        "try:\n    import pynvml\n    pynvml.nvmlInit()  # <-\nexcept ImportError:\n    pass\n", False, id="non-import-statement"
+    ),
+    pytest.param(
+        "try:\n    if x:\n        import pynvml  # <-\nexcept ImportError:\n    pass\n", True, id="nested-in-if"
+    ),
+    pytest.param(
+        "try:\n    def f():\n        import pynvml  # <-\nexcept ImportError:\n    pass\n", False, id="import-inside-def-runs-later"
+    ),
+    pytest.param(
+        "try:\n    pass\nexcept ImportError:\n    pass\nelse:\n    import pynvml  # <-\n", False, id="try-else-is-not-guarded"
+    ),
+    pytest.param(
+        "import contextlib\nwith contextlib.suppress(ImportError):\n    import pynvml  # <-\n", True, id="suppress"
+    ),
+    pytest.param(
+        "from contextlib import suppress\nwith suppress(ModuleNotFoundError, AttributeError):\n    import pynvml  # <-\n",
+        True,
+        id="suppress-imported",
+    ),
+    pytest.param("import pynvml  # <-\n", False, id="plain-import"),
+]
+
+
+@pytest.mark.parametrize(("code", "gated"), IMPORT_GUARDS)
+def test_import_guard(code: str, gated: bool) -> None:
+    analyzed = analyze(code)
+    node = analyzed.marked()
+    assert analyzed.context.is_rocm_gated(node) is gated
+    assert analyzed.branch(node) == BOTH  # an import guard is not a vendor branch
+
+
+def test_import_guard_covers_names_inside_the_import() -> None:
+    analyzed = analyze("try:\n    from pynvml import nvmlInit  # <-\nexcept ImportError:\n    pass\n")
+    statement = analyzed.marked()
+    assert isinstance(statement, cst.ImportFrom)
+    name = statement.names[0].name  # type: ignore[index]
+    assert analyzed.context.is_rocm_gated(name)
+
+
+# --- 6. PythonContext wrappers ----------------------------------------------------------------------------
+def test_context_gated_predicates() -> None:
+    analyzed = analyze(
+        """
+        import torch
+        if torch.version.hip:
+            HAZARD("rocm")
+        else:
+            HAZARD("nvidia")
+        HAZARD("both")
+        if torch.version.hip and torch.version.cuda:
+            HAZARD("never")
+        """
+    )
+    ctx = analyzed.context
+    rocm, nvidia, both, never = (analyzed.hazard(k) for k in ("rocm", "nvidia", "both", "never"))
+    assert (ctx.is_rocm_gated(rocm), ctx.is_nvidia_gated(rocm)) == (False, True)
+    assert (ctx.is_rocm_gated(nvidia), ctx.is_nvidia_gated(nvidia)) == (True, False)
+    assert (ctx.is_rocm_gated(both), ctx.is_nvidia_gated(both)) == (False, False)
+    assert (ctx.is_rocm_gated(never), ctx.is_nvidia_gated(never)) == (True, True)
+    assert ctx.branch(rocm) == analyzed.gates.branch(rocm)
+
+
+# --- 7. the semantic model: qualified names and values -------------------------------------------------
+QUALIFIED = [
+    pytest.param("import torch as T\nx = T.compile\n", "torch.compile", id="import-as"),
+    pytest.param("from torch import version\nx = version.hip\n", "torch.version.hip", id="from-import-module"),
+    pytest.param("from torch.version import hip\nx = hip\n", "torch.version.hip", id="from-import-name"),
+    pytest.param(
+        "from torch.backends import cuda as c\nx = c.matmul.allow_tf32\n",
+        "torch.backends.cuda.matmul.allow_tf32",
+        id="from-import-as",
+    ),
+    pytest.param("import torch.utils.cpp_extension\nx = torch.utils.cpp_extension.CUDAExtension\n",
+                 "torch.utils.cpp_extension.CUDAExtension", id="import-dotted"),
+    pytest.param("import torch.nn.functional as F\nx = F.relu\n", "torch.nn.functional.relu", id="import-dotted-as"),
+    pytest.param("import torch\nbk = torch.backends\nx = bk.cudnn.benchmark\n", "torch.backends.cudnn.benchmark",
+                 id="name-alias-of-module"),
+    pytest.param("x = torch.compile\n", "torch.compile", id="unbound-taken-literally"),
+    pytest.param("from .env import flag\nx = flag\n", "mypkg.sub.env.flag", id="relative-import"),
+    pytest.param("from ..env import flag\nx = flag\n", "mypkg.env.flag", id="relative-import-parent"),
+    pytest.param("from . import env\nx = env.flag\n", "mypkg.sub.env.flag", id="relative-import-module"),
+    pytest.param("import torch\ndef f(torch):\n    x = torch.compile\n", "torch.compile", id="parameter-shadows-import"),
+    pytest.param(
+        "import torch\ndef f():\n    import numpy as torch\n    x = torch.compile\n", "numpy.compile", id="local-import-shadows"
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), QUALIFIED)
+def test_qualified_name(code: str, expected: str) -> None:
+    analyzed = analyze(code, package="mypkg.sub")
+    assert analyzed.semantic.qualified_name(analyzed.expression("x")) == expected
+
+
+def test_qualified_name_of_import_from_two_places_is_unknown() -> None:
+    analyzed = analyze(
+        """
+        import torch
+        if torch.version.hip:
+            from amdsmi import amdsmi_get_gpu_vram_usage as memory
+        else:
+            from pynvml import nvmlDeviceGetMemoryInfo as memory
+        x = memory
+        try:
+            import simplejson as js
+        except ImportError:
+            import simplejson as js
+        y = js.loads
+        """
+    )
+    assert analyzed.semantic.qualified_name(analyzed.expression("x")) is None
+    assert analyzed.semantic.qualified_name(analyzed.expression("y")) == "simplejson.loads"
+
+
+def test_qualified_name_of_reassigned_alias_is_unknown() -> None:
+    analyzed = analyze("import torch, numpy\nm = torch\nm = numpy\nx = m.compile\n")
+    assert analyzed.semantic.qualified_name(analyzed.expression("x")) is None
+
+
+STRING_SOURCES = [
+    pytest.param('x = "reduce-overhead"\n', ["reduce-overhead"], id="literal"),
+    pytest.param('MODE = "reduce-overhead"\nx = MODE\n', ["reduce-overhead"], id="name-assigned-once"),
+    pytest.param('A = "max-autotune"\nB = A\nx = B\n', ["max-autotune"], id="alias-chain"),
+    pytest.param('x = "default" if IS_ROCM else "reduce-overhead"\n', ["default", "reduce-overhead"], id="both-arms"),
+    pytest.param(
+        'M = "reduce-overhead"\nx = "a" if p else ("b" if q else M)\n', ["a", "b", "reduce-overhead"], id="nested-arms"
+    ),
+    pytest.param('x = "reduce" "-overhead"\n', ["reduce-overhead"], id="concatenated"),
+    pytest.param('x = f"{mode}"\n', [], id="f-string-unknown"),
+    pytest.param('x = get_mode()\n', [], id="call-unknown"),
+    pytest.param(
+        'MODE = "reduce-overhead"\ndef f(MODE):\n    x = MODE\n', [], id="parameter-shadows-module-string"
+    ),
+    pytest.param(
+        'MODE = "reduce-overhead"\ndef f():\n    for MODE in modes:\n        x = MODE\n', [], id="loop-target-shadows"
+    ),
+
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), STRING_SOURCES)
+def test_string_sources(code: str, expected: list[str]) -> None:
+    analyzed = analyze(code)
+    sources = analyzed.semantic.string_sources(analyzed.expression("x"))
+    assert [string for string, _ in sources] == expected
+    for _, literal in sources:
+        assert isinstance(literal, (cst.SimpleString, cst.ConcatenatedString))
+
+
+def test_string_sources_literals_carry_their_own_gating() -> None:
+    analyzed = analyze('import torch\nmode = "default" if torch.version.hip else "reduce-overhead"\nx = mode\n')
+    sources = dict(analyzed.semantic.string_sources(analyzed.expression("x")))
+    assert analyzed.branch(sources["default"]) == ROCM_ONLY
+    assert analyzed.branch(sources["reduce-overhead"]) == NVIDIA_ONLY
+
+
+SINGLE_VALUES = [
+    pytest.param("n = 4\nx = n\n", "4", id="once"),
+    pytest.param("n = 4\nm = n\nx = m\n", "4", id="chain"),
+    pytest.param("n = 4\nn = 5\nx = n\n", "n", id="twice-is-the-name"),
+    pytest.param("n += 1\nx = n\n", "n", id="augmented-is-the-name"),
+    pytest.param("n = 4\ndef f(n):\n    x = n\n", "n", id="parameter"),
+    pytest.param("n = 4\ndef f():\n    x = n\n", "4", id="module-value-seen-from-function"),
+    pytest.param("n = 4\nclass C:\n    n = 5\n    def m(self):\n        x = n\n", "4", id="class-body-invisible-to-methods"),
+    pytest.param("n = 4\nclass C:\n    n = 5\n    x = n\n", "5", id="class-body-visible-inside"),
+    pytest.param("n = 4\ndef f():\n    with open(p) as n:\n        x = n\n", "n", id="with-target"),
+    pytest.param("n = 4\ndef f():\n    a, n = g()\n    x = n\n", "n", id="tuple-target"),
+    pytest.param("n = 4\ndef f():\n    global n\n    n = 5\nx = n\n", "n", id="global-assignment-counts"),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), SINGLE_VALUES)
+def test_single_value(code: str, expected: str) -> None:
+    analyzed = analyze(code)
+    value = analyzed.semantic.single_value(analyzed.expression("x"))
+    assert value is not None and analyzed.module.code_for_node(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "shadowed"),
+    [
+        pytest.param('MODE = "reduce-overhead"\nx = [f(MODE) for MODE in modes]\n', True, id="comprehension"),
+        pytest.param('MODE = "reduce-overhead"\nx = {k: f(MODE) for k, (a, MODE) in items}\n', True, id="dict-comp-tuple"),
+        pytest.param('MODE = "reduce-overhead"\nx = lambda MODE: f(MODE)\n', True, id="lambda"),
+        pytest.param('MODE = "reduce-overhead"\nx = lambda other: f(MODE)\n', False, id="lambda-other-param"),
+        pytest.param('MODE = "reduce-overhead"\nx = [f(MODE) for m in modes]\n', False, id="comprehension-other-var"),
+    ],
+)
+def test_expression_scopes_shadow_outer_names(code: str, shadowed: bool) -> None:
+    analyzed = analyze(code)
+    call = next(n for n in analyzed.semantic.parents if isinstance(n, cst.Call) and n.func.value == "f")  # type: ignore[attr-defined]
+    argument = call.args[0].value
+    sources = [string for string, _ in analyzed.semantic.string_sources(argument)]
+    assert sources == ([] if shadowed else ["reduce-overhead"])
+
+
+def test_lookup_kinds() -> None:
+    analyzed = analyze("import torch\nclass C: pass\ndef f(): pass\nn = 1\nx = n\n")
+    at = analyzed.expression("x")
+    kinds = {name: analyzed.semantic.lookup(name, at) for name in ("torch", "C", "f", "n", "missing")}
+    assert {k: (b.kind if b else None) for k, b in kinds.items()} == {
+        "torch": "import",
+        "C": "class",
+        "f": "function",
+        "n": "value",
+        "missing": None,
+    }
+
+
+def test_deeply_nested_code_does_not_overflow() -> None:
+    depth = 90  # the tokenizer's limit is 100 indentation levels
+    code = "IS_ROCM = detect()\n" + "".join("    " * i + "if x:\n" for i in range(depth))
+    code += "    " * depth + "if not IS_ROCM:\n" + "    " * (depth + 1) + "y = " + "not " * 2000 + "HAZARD()\n"
+    assert where(code) == NVIDIA_ONLY
+
+
+# --- 8. through the engine: rules never report gated code ---------------------------------------------
+ENGINE_VALID = [
+    pytest.param(
+        'import torch\ndef build(m):\n    if torch.version.hip:\n        return m\n'
+        '    return torch.compile(m, mode="reduce-overhead")\n',
+        id="early-return",
+    ),
+    pytest.param(
+        'import torch as T\nfrom torch import version as V\nON_AMD = V.hip is not None\n'
+        'm = T.compile(m, mode="default" if ON_AMD else "reduce-overhead")\n',
+        id="aliases",
+    ),
+    pytest.param(
+        'import torch\nclass Trainer:\n    def __init__(self):\n        self.amd = bool(torch.version.hip)\n'
+        '    def build(self, m):\n        return m if self.amd else torch.compile(m, mode="reduce-overhead")\n',
+        id="instance-attribute",
+    ),
+    pytest.param(
+        'import pytest, torch\n@pytest.mark.skipif(torch.version.hip is not None, reason="CUDA graphs")\n'
+        'def test_compile():\n    torch.compile(torch.nn.Linear(2, 2), mode="reduce-overhead")\n',
+        id="skip-decorator",
+    ),
+]
+ENGINE_INVALID = [
+    pytest.param(
+        'import torch\nif torch.cuda.is_available():\n    m = torch.compile(m, mode="reduce-overhead")\n',
+        id="cuda-available-is-not-a-gate",
+    ),
+    pytest.param(
+        'import torch\ndef build(m):\n    if torch.version.hip:\n        log("rocm")\n'
+        '    return torch.compile(m, mode="reduce-overhead")\n',
+        id="no-early-exit",
+    ),
+    pytest.param(
+        'import torch\nMODE = "reduce-overhead"\ndef build(m, MODE="default"):\n    return torch.compile(m, mode=MODE)\n'
+        'torch.compile(m, mode=MODE)\n',
+        id="module-string-still-seen-outside-the-shadowing-def",
+    ),
+]
+
+
+@pytest.mark.parametrize("code", ENGINE_VALID)
+def test_engine_does_not_report_gated_code(code: str) -> None:
+    from rocmlint.registry import rule_by_code
+    from rocmlint.testing import run_example
+
+    rule = rule_by_code("ROC101")
+    assert rule is not None
+    assert run_example(rule, code) == []
+
+
+@pytest.mark.parametrize("code", ENGINE_INVALID)
+def test_engine_reports_ungated_code(code: str) -> None:
+    from rocmlint.registry import rule_by_code
+    from rocmlint.testing import run_example
+
+    rule = rule_by_code("ROC101")
+    assert rule is not None
+    found = run_example(rule, code)
+    assert len(found) == 1, found
