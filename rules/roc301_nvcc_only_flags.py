@@ -10,7 +10,6 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.gating import ROCM, UNKNOWN, Vendor, and3, not3, or3
 from rocmlint.python.scopes import dotted_name
 from rocmlint.python.tree import children
 from rocmlint.rule import Invalid, Rule, Valid
@@ -93,7 +92,6 @@ _MAX_DEPTH = 10
 _TRIGGERS = tuple(sorted({("-" + flag.lstrip("-")).encode() for flag in _NVCC_ONLY_FLAGS} | {b"__CUDA_NO_HALF"}))
 
 # Build-target values that mean a ROCm build (`BUILD_TARGET == "rocm"`).
-_ROCM_TARGET_STRINGS = frozenset({"rocm", "hip"})
 _EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
 
 
@@ -305,26 +303,22 @@ class NvccOnlyFlags(Rule):
         message = _message_for(text, ctx, hipified)
         if message is None:
             return
-        if any(self._gated(node, ctx) for node in (literal, *path)):
+        if any(ctx.is_rocm_gated(node) for node in (literal, *path)):
             return
         state.reported.add(literal)
         ctx.report(literal, message, gate_on=path)
 
-    def _gated(self, node: cst.CSTNode, ctx: PythonContext) -> bool:
-        return self._state(ctx).gates.never_on_rocm(node)
-
     def _state(self, ctx: PythonContext) -> _FileState:
         if self._file is None or self._file.ctx is not ctx:
-            self._file = _FileState(ctx, _BuildScriptGates(ctx))
+            self._file = _FileState(ctx)
         return self._file
 
 
 @dataclass
 class _FileState:
-    """What one file's check remembers: the wider gates, a name index, and the literals reported."""
+    """What one file's check remembers: a name index and the literals reported."""
 
     ctx: PythonContext
-    gates: _BuildScriptGates
     reported: set[cst.CSTNode] = field(default_factory=set)
     _reads: dict[str, list[cst.Name]] | None = None
     _mutations: dict[str, list[cst.Call | cst.AugAssign]] | None = None
@@ -371,7 +365,7 @@ class _FileState:
         block = ctx.parent(statement) if statement is not None else None
         if block is not None and any(ancestor is block for ancestor in ctx.ancestors(use)):
             return True
-        return self.gates.never_on_nvidia(value) and not self.gates.never_on_rocm(value)
+        return ctx.is_nvidia_gated(value) and not ctx.is_rocm_gated(value)
 
     def calls_of(self, function: cst.FunctionDef, ctx: PythonContext) -> list[cst.Call]:
         """Calls of `function` in this file: by name for a plain function, `<x>.name(...)` for a method."""
@@ -410,123 +404,6 @@ class _FileState:
                 self._mutations.setdefault(child.value, []).append(parent)
             elif _is_load(child, parent):
                 self._reads.setdefault(child.value, []).append(child)
-
-
-class _BuildScriptGates:
-    """The front end's gating plus two forms build scripts use that it does not know yet: build-target
-    strings (`BUILD_TARGET == "rocm"`), and the CUDA arm of an if/elif chain that has a ROCm arm after
-    it (xformers: `if (torch.version.cuda and CUDA_HOME) or FORCE_CUDA: ... elif torch.version.hip: ...`
-    reaches ROCm only through an explicit override). A node is gated when the front end says so, or
-    when a condition it sits under (if/elif/else, conditional expression, and/or, an earlier
-    `if <test>: return`) is false on the vendor once build-target strings count as ROCm tests."""
-
-    def __init__(self, ctx: PythonContext) -> None:
-        self.ctx = ctx
-        self._values: dict[cst.CSTNode, Vendor] = {}
-
-    def never_on_rocm(self, node: cst.CSTNode) -> bool:
-        return self.ctx.is_rocm_gated(node) or self._excluded(node, rocm=True)
-
-    def never_on_nvidia(self, node: cst.CSTNode) -> bool:
-        return self.ctx.is_nvidia_gated(node) or self._excluded(node, rocm=False)
-
-    def _excluded(self, node: cst.CSTNode, rocm: bool) -> bool:
-        child = node
-        for parent in self.ctx.ancestors(node):
-            if rocm and isinstance(parent, cst.If) and child is parent.body and self._rocm_arm_follows(parent):
-                return True
-            for test, taken in _conditions(parent, child):
-                value = self._value(test)
-                holds = value.rocm if rocm else value.nvidia
-                if (holds if taken else not3(holds)) is False:
-                    return True
-            child = parent
-        return False
-
-    def _rocm_arm_follows(self, branch: cst.If) -> bool:
-        if self._value(branch.test).rocm is True:
-            return False
-        arm = branch.orelse
-        while isinstance(arm, cst.If):
-            value = self._value(arm.test)
-            if value.nvidia is False and value.rocm is not False:  # an arm only ROCm can take
-                return True
-            arm = arm.orelse
-        return False
-
-    def _value(self, expr: cst.BaseExpression) -> Vendor:
-        cached = self._values.get(expr)
-        if cached is None:
-            cached = self._values[expr] = self._evaluate(expr)
-        return cached
-
-    def _evaluate(self, expr: cst.BaseExpression) -> Vendor:
-        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
-            return self._value(expr.expression).negate()
-        if isinstance(expr, cst.BooleanOperation):
-            left, right = self._value(expr.left), self._value(expr.right)
-            combine = and3 if isinstance(expr.operator, cst.And) else or3
-            return Vendor(combine(left.rocm, right.rocm), combine(left.nvidia, right.nvidia))
-        found = self.ctx.vendor_test(expr)
-        if found.is_vendor_test:
-            return found
-        return _build_target_test(expr) if isinstance(expr, cst.Comparison) else UNKNOWN
-
-
-def _conditions(parent: cst.CSTNode, child: cst.CSTNode) -> list[tuple[cst.BaseExpression, bool]]:
-    """The tests `child` runs under inside `parent`, each with whether it holds there."""
-    if isinstance(parent, (cst.If, cst.IfExp)):
-        if child is parent.body:
-            return [(parent.test, True)]
-        return [(parent.test, False)] if child is parent.orelse else []
-    if isinstance(parent, cst.BooleanOperation) and child is parent.right:
-        return [(parent.left, isinstance(parent.operator, cst.And))]
-    if isinstance(parent, (cst.IndentedBlock, cst.Module)):
-        return _early_exits_before(parent, child)
-    return []
-
-
-def _early_exits_before(block: cst.IndentedBlock | cst.Module, child: cst.CSTNode) -> list[tuple[cst.BaseExpression, bool]]:
-    """`if IS_ROCM: return ...` before `child`: the test is false where `child` runs."""
-    found: list[tuple[cst.BaseExpression, bool]] = []
-    for statement in block.body:
-        if statement is child:
-            break
-        if not isinstance(statement, cst.If):
-            continue
-        if _terminates(statement.body):
-            found.append((statement.test, False))
-        elif isinstance(statement.orelse, cst.Else) and _terminates(statement.orelse.body):
-            found.append((statement.test, True))
-    return found
-
-
-def _terminates(suite: cst.BaseSuite) -> bool:
-    statements = suite.body if isinstance(suite, cst.IndentedBlock) else [suite]
-    last = statements[-1] if statements else None
-    if not isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-        return False
-    for small in last.body:
-        if isinstance(small, (cst.Return, cst.Raise, cst.Continue, cst.Break)):
-            return True
-        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-            if dotted_name(small.value.func) in _EXIT_CALLS:
-                return True
-    return False
-
-
-def _build_target_test(expr: cst.Comparison) -> Vendor:
-    """`BUILD_TARGET == "rocm"` / `!= "hip"`. A `== "cuda"` test is not NVIDIA-only: vLLM's
-    `VLLM_TARGET_DEVICE` is "cuda" on ROCm builds too."""
-    if len(expr.comparisons) != 1:
-        return UNKNOWN
-    target = expr.comparisons[0]
-    if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
-        return UNKNOWN
-    for side in (target.comparator, expr.left):
-        if isinstance(side, cst.SimpleString) and str(side.evaluated_value).lower() in _ROCM_TARGET_STRINGS:
-            return ROCM if isinstance(target.operator, cst.Equal) else ROCM.negate()
-    return UNKNOWN
 
 
 # --- helpers -------------------------------------------------------------------------------------------

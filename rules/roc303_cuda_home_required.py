@@ -9,7 +9,6 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.gating import ROCM, UNKNOWN, Vendor, and3, not3, or3
 from rocmlint.python.scopes import dotted_name
 from rocmlint.python.tree import children
 from rocmlint.rule import Invalid, Rule, Valid
@@ -41,7 +40,6 @@ _ROCM_WORDS = frozenset({"rocm", "hip", "hipcc"})
 _MAX_CALL_DEPTH = 3  # functions between a module-level call and the requirement
 
 # Build-target values that mean a ROCm build (`BUILD_TARGET == "rocm"`).
-_ROCM_TARGET_STRINGS = frozenset({"rocm", "hip"})
 
 _ABORT_ADVICE = (
     "; CUDA_HOME is normally None on ROCm (there is no nvcc), so check it only when not IS_HIP_EXTENSION "
@@ -129,7 +127,6 @@ class CudaHomeRequired(Rule):
 
     def __init__(self) -> None:
         self._ctx: PythonContext | None = None
-        self._gates: _BuildScriptGates | None = None
         self._calls: dict[str, list[cst.Call]] = {}
         self._reported: set[cst.CSTNode] = set()
 
@@ -197,21 +194,20 @@ class CudaHomeRequired(Rule):
 
     def _report(self, requirement: _Requirement, ctx: PythonContext) -> None:
         node = requirement.node
-        gates = self._prepare(ctx)
-        if node in self._reported or any(gates.never_on_rocm(n) for n in (node, *requirement.gate_on)):
+        self._prepare(ctx)
+        if node in self._reported:
             return
         self._reported.add(node)
         ctx.report(node, requirement.message(), gate_on=requirement.gate_on)
 
-    def _prepare(self, ctx: PythonContext) -> _BuildScriptGates:
-        """Per-file state: the wider gates and an index of calls by callee name."""
-        if self._ctx is not ctx or self._gates is None:
-            self._ctx, self._gates, self._reported = ctx, _BuildScriptGates(ctx), set()
+    def _prepare(self, ctx: PythonContext) -> None:
+        """Per-file state: an index of calls by callee name and the nodes reported."""
+        if self._ctx is not ctx:
+            self._ctx, self._reported = ctx, set()
             self._calls = {}
             for child, parent in ctx.semantic.parents.items():
                 if isinstance(child, cst.Name) and isinstance(parent, cst.Call) and parent.func is child:
                     self._calls.setdefault(child.value, []).append(parent)
-        return self._gates
 
 
 # --- what the code checks -----------------------------------------------------------------------------
@@ -279,7 +275,7 @@ def _aborts_when_cuda_missing(node: cst.CSTNode, ctx: PythonContext) -> bool:
         return any(
             isinstance(earlier, cst.If)
             and earlier.orelse is None
-            and _terminates(earlier.body)
+            and ctx.gates.terminates(earlier.body)
             and _cuda_test(earlier.test, ctx) == "present"
             for earlier in _statements_before(suite, statement)
         )
@@ -304,7 +300,7 @@ def _cuda_guarded(node: cst.CSTNode, ctx: PythonContext) -> bool:
                 return True
         elif isinstance(parent, (cst.IndentedBlock, cst.Module)):
             for earlier in _statements_before(parent, child):
-                if isinstance(earlier, cst.If) and _terminates(earlier.body) and _cuda_test(earlier.test, ctx) == "missing":
+                if isinstance(earlier, cst.If) and ctx.gates.terminates(earlier.body) and _cuda_test(earlier.test, ctx) == "missing":
                     return True
         child = parent
     return False
@@ -440,125 +436,6 @@ def _is_none(node: cst.CSTNode) -> bool:
 
 def _line(node: cst.CSTNode, ctx: PythonContext) -> int:
     return ctx.code_range(node).start.line
-
-
-# --- ROCm gates the front end does not know yet (same as ROC301's) ---------------------------------------
-class _BuildScriptGates:
-    """The front end's gating plus two forms build scripts use that it does not know yet: build-target
-    strings (`BUILD_TARGET == "rocm"`), and the CUDA arm of an if/elif chain that has a ROCm arm after
-    it (xformers: `if (torch.version.cuda and CUDA_HOME) or FORCE_CUDA: ... elif torch.version.hip: ...`
-    reaches ROCm only through an explicit override). A node is gated when the front end says so, or
-    when a condition it sits under (if/elif/else, conditional expression, and/or, an earlier
-    `if <test>: return`) is false on the vendor once build-target strings count as ROCm tests."""
-
-    def __init__(self, ctx: PythonContext) -> None:
-        self.ctx = ctx
-        self._values: dict[cst.CSTNode, Vendor] = {}
-
-    def never_on_rocm(self, node: cst.CSTNode) -> bool:
-        return self.ctx.is_rocm_gated(node) or self._excluded(node, rocm=True)
-
-    def never_on_nvidia(self, node: cst.CSTNode) -> bool:
-        return self.ctx.is_nvidia_gated(node) or self._excluded(node, rocm=False)
-
-    def _excluded(self, node: cst.CSTNode, rocm: bool) -> bool:
-        child = node
-        for parent in self.ctx.ancestors(node):
-            if rocm and isinstance(parent, cst.If) and child is parent.body and self._rocm_arm_follows(parent):
-                return True
-            for test, taken in _conditions(parent, child):
-                value = self._value(test)
-                holds = value.rocm if rocm else value.nvidia
-                if (holds if taken else not3(holds)) is False:
-                    return True
-            child = parent
-        return False
-
-    def _rocm_arm_follows(self, branch: cst.If) -> bool:
-        if self._value(branch.test).rocm is True:
-            return False
-        arm = branch.orelse
-        while isinstance(arm, cst.If):
-            value = self._value(arm.test)
-            if value.nvidia is False and value.rocm is not False:  # an arm only ROCm can take
-                return True
-            arm = arm.orelse
-        return False
-
-    def _value(self, expr: cst.BaseExpression) -> Vendor:
-        cached = self._values.get(expr)
-        if cached is None:
-            cached = self._values[expr] = self._evaluate(expr)
-        return cached
-
-    def _evaluate(self, expr: cst.BaseExpression) -> Vendor:
-        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
-            return self._value(expr.expression).negate()
-        if isinstance(expr, cst.BooleanOperation):
-            left, right = self._value(expr.left), self._value(expr.right)
-            combine = and3 if isinstance(expr.operator, cst.And) else or3
-            return Vendor(combine(left.rocm, right.rocm), combine(left.nvidia, right.nvidia))
-        found = self.ctx.vendor_test(expr)
-        if found.is_vendor_test:
-            return found
-        return _build_target_test(expr) if isinstance(expr, cst.Comparison) else UNKNOWN
-
-
-def _conditions(parent: cst.CSTNode, child: cst.CSTNode) -> list[tuple[cst.BaseExpression, bool]]:
-    """The tests `child` runs under inside `parent`, each with whether it holds there."""
-    if isinstance(parent, (cst.If, cst.IfExp)):
-        if child is parent.body:
-            return [(parent.test, True)]
-        return [(parent.test, False)] if child is parent.orelse else []
-    if isinstance(parent, cst.BooleanOperation) and child is parent.right:
-        return [(parent.left, isinstance(parent.operator, cst.And))]
-    if isinstance(parent, (cst.IndentedBlock, cst.Module)):
-        return _early_exits_before(parent, child)
-    return []
-
-
-def _early_exits_before(block: cst.IndentedBlock | cst.Module, child: cst.CSTNode) -> list[tuple[cst.BaseExpression, bool]]:
-    """`if IS_ROCM: return ...` before `child`: the test is false where `child` runs."""
-    found: list[tuple[cst.BaseExpression, bool]] = []
-    for statement in block.body:
-        if statement is child:
-            break
-        if not isinstance(statement, cst.If):
-            continue
-        if _terminates(statement.body):
-            found.append((statement.test, False))
-        elif isinstance(statement.orelse, cst.Else) and _terminates(statement.orelse.body):
-            found.append((statement.test, True))
-    return found
-
-
-def _terminates(suite: cst.BaseSuite) -> bool:
-    statements = suite.body if isinstance(suite, cst.IndentedBlock) else [suite]
-    last = statements[-1] if statements else None
-    if not isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-        return False
-    for small in last.body:
-        if isinstance(small, (cst.Return, cst.Raise, cst.Continue, cst.Break)):
-            return True
-        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-            if dotted_name(small.value.func) in _EXIT_CALLS:
-                return True
-    return False
-
-
-def _build_target_test(expr: cst.Comparison) -> Vendor:
-    """`BUILD_TARGET == "rocm"` / `!= "hip"`. A `== "cuda"` test is not NVIDIA-only: vLLM's
-    `VLLM_TARGET_DEVICE` is "cuda" on ROCm builds too."""
-    if len(expr.comparisons) != 1:
-        return UNKNOWN
-    target = expr.comparisons[0]
-    if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
-        return UNKNOWN
-    for side in (target.comparator, expr.left):
-        if isinstance(side, cst.SimpleString) and str(side.evaluated_value).lower() in _ROCM_TARGET_STRINGS:
-            return ROCM if isinstance(target.operator, cst.Equal) else ROCM.negate()
-    return UNKNOWN
-
 
 
 CudaHomeRequired.valid = (

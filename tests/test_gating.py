@@ -160,6 +160,8 @@ ROCM_TESTS = [
     pytest.param("from torch.version import hip", "hip is not None", id="from-torch-version-import-hip"),
     pytest.param("import torch.version as tv", "tv.hip", id="import-torch-version-as"),
     pytest.param("import torch", '"rocm" in torch.__version__', id="rocm-in-version-string"),
+    pytest.param("import os", 'os.environ.get("BUILD_TARGET", "cuda") == "rocm"', id="build-target-rocm"),
+    pytest.param("BUILD_TARGET = 'auto'", 'BUILD_TARGET == "HIP"', id="build-target-hip-any-case"),
 ]
 
 NVIDIA_TESTS = [
@@ -196,6 +198,8 @@ def test_nvidia_test_gates_both_arms(setup: str, test: str) -> None:
 
 NOT_VENDOR_TESTS = [
     pytest.param("import torch", "torch.cuda.is_available()", id="cuda-is-available"),
+    # vLLM's VLLM_TARGET_DEVICE is "cuda" on ROCm builds too: only Triton's backend attribute means NVIDIA.
+    pytest.param("import os", 'os.environ.get("VLLM_TARGET_DEVICE") == "cuda"', id="target-device-cuda"),
     pytest.param("import torch", 'device.type == "cuda"', id="device-type-cuda"),
     pytest.param("import torch", "x.is_cuda", id="tensor-is-cuda"),
     pytest.param("import torch", "torch.backends.cudnn.is_available()", id="cudnn-is-available"),
@@ -210,6 +214,31 @@ def test_not_a_vendor_gate(setup: str, test: str) -> None:
     """Tests that hold on both vendors (or say nothing about the vendor) leave both arms runnable everywhere."""
     found = everywhere(_TEMPLATE.format(setup=setup, test=test))
     assert found == {"then": BOTH, "else": BOTH, "negated": BOTH, "arm": BOTH}
+
+
+def test_cuda_arm_of_a_chain_with_a_later_rocm_arm_is_nvidia_only() -> None:
+    """xformers' setup.py: the first arm's test is not known on ROCm (a FORCE_CUDA override), but a later
+    arm only ROCm can take says where the author routed ROCm."""
+    found = analyze(
+        """
+        import os, torch
+        from torch.utils.cpp_extension import CUDA_HOME
+        if (torch.version.cuda is not None and CUDA_HOME is not None) or os.getenv("FORCE_CUDA") == "1":
+            HAZARD("cuda")
+        elif torch.version.hip:
+            HAZARD("rocm")
+        else:
+            HAZARD("cpu")
+        if os.getenv("FORCE_CUDA") == "1":
+            HAZARD("no-rocm-arm")
+        elif os.getenv("CPU_ONLY"):
+            pass
+        """
+    )
+    assert found.branch(found.hazard("cuda")) == (False, True)
+    assert found.branch(found.hazard("rocm")) == ROCM_ONLY
+    assert found.branch(found.hazard("cpu")) == NVIDIA_ONLY
+    assert found.branch(found.hazard("no-rocm-arm")) == BOTH
 
 
 def test_cuda_or_hip_is_true_on_both_vendors() -> None:

@@ -197,7 +197,7 @@ def test_github_workflow_command(cli, project):
     assert result.code == 1
     [line] = result.lines
     assert line.startswith(
-        "::warning file=src/a.py,line=2,col=22,endLine=2,endColumn=44,title=ROC101 reduce-overhead-compile::ROC101 "
+        "::warning file=src/a.py,line=2,col=22,endLine=2,endColumn=44,title=ROC101::ROC101 "
     )
     assert 'torch.compile mode "reduce-overhead"' in line
 

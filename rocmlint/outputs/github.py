@@ -23,7 +23,7 @@ def _command(d: Diagnostic) -> str:
             ("col", d.location.column),
             ("endLine", d.end_location.line),
             ("endColumn", d.end_location.column),
-            ("title", f"{d.code} {d.name}"),
+            ("title", d.code),
         )
     )
     return f"::{_LEVEL[d.severity]} {properties}::{_escape_data(f'{d.code} {d.message}')}"

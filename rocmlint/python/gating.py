@@ -127,6 +127,7 @@ _TERMINATING_CALLS = frozenset(
 # An `except ImportError:` that ends in one of these does not survive the failed import.
 _FAILING_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort", "pytest.exit", "pytest.fail"})
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+_ROCM_TARGET_NAMES = frozenset({"rocm", "hip"})
 _MAX_DEPTH = 24
 
 # Resolves a qualified name defined in another module of the scanned tree to its vendor value. A name
@@ -217,6 +218,8 @@ class GateAnalyzer:
 
     # --- conditions a child inherits from its parent -----------------------------------------------
     def _conditions(self, parent: cst.CSTNode, child: cst.CSTNode) -> Sequence[Condition]:
+        if isinstance(parent, cst.If) and child is parent.body and self._rocm_arm_follows(parent):
+            return [(Vendor(False, None), True)]
         if isinstance(parent, (cst.If, cst.IfExp)):
             if child is parent.body:
                 return [(self.value(parent.test), True)]
@@ -236,6 +239,21 @@ class GateAnalyzer:
         if isinstance(parent, (cst.IndentedBlock, cst.Module)):
             return self._conditions_before(parent, child)
         return []
+
+    def _rocm_arm_follows(self, branch: cst.If) -> bool:
+        """`if <cuda setup or override>: ... elif torch.version.hip: ...`: a later arm that only ROCm can
+        take means the author routed ROCm there, so an earlier arm whose test is not known to hold on
+        ROCm is the NVIDIA path (xformers, flash-attention setup scripts). Overrides such as
+        `FORCE_CUDA=1` that would send ROCm into the first arm are taken as deliberate."""
+        if self.value(branch.test).rocm is not None:
+            return False
+        arm = branch.orelse
+        while isinstance(arm, cst.If):
+            value = self.value(arm.test)
+            if value.nvidia is False and value.rocm is not False:
+                return True
+            arm = arm.orelse
+        return False
 
     def _comprehension_conditions(self, comp: cst.CompFor | None) -> list[Condition]:
         """`[f(x) for x in xs if not IS_ROCM]`: the element is only computed where every filter holds."""
@@ -266,7 +284,7 @@ class GateAnalyzer:
     def _after_if(self, statement: cst.If) -> list[Condition]:
         """After `if t: <exit>` (any elif/else), `t` is false; after `if t: ... else: <exit>` (every
         later arm exiting), `t` is true."""
-        if self._terminates(statement.body):
+        if self.terminates(statement.body):
             after = [(self.value(statement.test), False)]
             if isinstance(statement.orelse, cst.If):
                 after.extend(self._after_if(statement.orelse))
@@ -277,19 +295,19 @@ class GateAnalyzer:
 
     def _arms_terminate(self, orelse: cst.If | cst.Else) -> bool:
         if isinstance(orelse, cst.Else):
-            return self._terminates(orelse.body)
-        return self._terminates(orelse.body) and orelse.orelse is not None and self._arms_terminate(orelse.orelse)
+            return self.terminates(orelse.body)
+        return self.terminates(orelse.body) and orelse.orelse is not None and self._arms_terminate(orelse.orelse)
 
-    def _terminates(self, suite: cst.BaseSuite) -> bool:
+    def terminates(self, suite: cst.BaseSuite) -> bool:
         """Does this block always leave the enclosing block (return, raise, continue, break, exit, skip)?"""
         statements = suite.body if isinstance(suite, cst.IndentedBlock) else [suite]
         if not statements:
             return False
         last = statements[-1]
         if isinstance(last, cst.If):
-            return self._terminates(last.body) and last.orelse is not None and self._arms_terminate(last.orelse)
+            return self.terminates(last.body) and last.orelse is not None and self._arms_terminate(last.orelse)
         if isinstance(last, cst.With):
-            return self._terminates(last.body)
+            return self.terminates(last.body)
         if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             return any(self._exits(small) for small in last.body)
         return False
@@ -380,12 +398,13 @@ class GateAnalyzer:
         return ROCM if literal.lower() in ("rocm", "+rocm", "hip") else UNKNOWN
 
     def _backend_comparison(self, subject: cst.CSTNode, literal: str) -> Vendor:
-        """Triton's `get_current_target().backend == "hip"` and friends."""
-        if isinstance(subject, cst.Attribute) and subject.attr.value == "backend":
-            if literal == "hip":
-                return ROCM
-            if literal == "cuda":
-                return NVIDIA
+        """`== "rocm"`/`"hip"` compares a build target or backend with ROCm's name (`BUILD_TARGET ==
+        "rocm"`, Triton's `get_current_target().backend == "hip"`). `== "cuda"` is NVIDIA-only for
+        Triton's backend alone: build targets such as vLLM's `VLLM_TARGET_DEVICE` are "cuda" on ROCm too."""
+        if literal.lower() in _ROCM_TARGET_NAMES:
+            return ROCM
+        if literal == "cuda" and isinstance(subject, cst.Attribute) and subject.attr.value == "backend":
+            return NVIDIA
         return UNKNOWN
 
     def _call(self, call: cst.Call, depth: int) -> Vendor:
