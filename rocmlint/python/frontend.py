@@ -8,10 +8,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location
 from rocmlint.python.gating import Branch, CrossModuleResolver, GateAnalyzer, Vendor
+from rocmlint.python.positions import PositionIndex
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import Callback, walk
 from rocmlint.rule import Rule
@@ -71,7 +72,7 @@ class PythonContext:
         self.options = options
         self.rule: type[Rule] | None = None
         self.diagnostics: list[Diagnostic] = []
-        self._positions: dict[cst.CSTNode, CodeRange] | None = None
+        self._positions: PositionIndex | None = None
 
     # --- gating -----------------------------------------------------------------------------------
     def branch(self, node: cst.CSTNode) -> Branch:
@@ -126,8 +127,8 @@ class PythonContext:
     # --- positions and edits ------------------------------------------------------------------------
     def code_range(self, node: cst.CSTNode) -> CodeRange:
         if self._positions is None:
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
-        return self._positions[node]
+            self._positions = PositionIndex(self.module, self.semantic.parents)
+        return self._positions.code_range(node)
 
     def byte_range(self, node: cst.CSTNode) -> tuple[int, int]:
         span = self.code_range(node)
