@@ -1,0 +1,46 @@
+"""PositionIndex must give exactly libcst's PositionProvider ranges, for any node, in any statement."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from rocmlint.python.positions import PositionIndex
+from rocmlint.python.semantic import Semantic
+from rocmlint.python.tree import walk
+
+SOURCES = [
+    pytest.param("import torch\nx = torch.compile(m, mode='reduce-overhead')\n", id="simple"),
+    pytest.param("# header comment\n\n\nimport os  # trailing\n\n\ndef f(a,\n      b):\n    return a + b\n", id="header-and-blank-lines"),
+    pytest.param("x = 1\r\ny = f(\r\n    2,\r\n)\r\n", id="crlf"),
+    pytest.param("a = 1\rb = [1,\r 2]\r", id="lone-cr"),
+    pytest.param("s = 'é漢字😀'; t = s + 'x'\nu = t\n", id="non-ascii-and-semicolons"),
+    pytest.param(
+        "@decorator(\n    'x'\n)\nclass C(Base):\n    '''doc'''\n\n    def m(self):\n        if x:\n            return [i for i in y if i]\n        else:\n            raise E('no')\n",
+        id="decorated-class",
+    ),
+    pytest.param("if a:\n\tb = 1\n\tif c:\n\t\td = 2\n", id="tabs"),
+    pytest.param("x = '''multi\nline\nstring'''; y = f'{x!r:>{w}}'\nz = (1 +\n     2)\n", id="multiline-strings"),
+    pytest.param("", id="empty"),
+    pytest.param("# only a comment\n", id="only-comment"),
+]
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_positions_match_libcst(source: str) -> None:
+    module = cst.parse_module(source)
+    semantic = Semantic(module, None)
+    walk(module, semantic.parents, {})
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    index = PositionIndex(module, semantic.parents)
+    # Ask in reverse order: statements must not depend on earlier ones having been asked first.
+    for node in reversed(list(semantic.parents)):
+        assert index.code_range(node) == expected[node], type(node).__name__
+
+
+def test_unknown_node_is_a_key_error() -> None:
+    module = cst.parse_module("x = 1\n")
+    index = PositionIndex(module, {})
+    with pytest.raises(KeyError):
+        index.code_range(cst.Name("elsewhere"))
