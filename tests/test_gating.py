@@ -1632,3 +1632,96 @@ def test_engine_reports_ungated_code(code: str) -> None:
     assert rule is not None
     found = run_example(rule, code)
     assert len(found) == 1, found
+
+
+# --- vendor-only packages, other accelerators, one level of call graph ---------------------------------
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        pytest.param("import cutlass\nimport cutlass.cute as cute\nHAZARD()\n", NVIDIA_ONLY, id="import-cutlass"),
+        pytest.param("from cuda.bindings import runtime\nHAZARD()\n", NVIDIA_ONLY, id="from-cuda-bindings"),
+        pytest.param("from cuda import cudart\nHAZARD()\n", NVIDIA_ONLY, id="from-cuda-import"),
+        pytest.param("import habana_frameworks.torch.core as htcore\nHAZARD()\n", NEVER, id="import-habana"),
+        pytest.param("HAZARD()\nimport cutlass\n", BOTH, id="code-before-the-import"),
+        pytest.param("try:\n    import cutlass\nexcept ImportError:\n    cutlass = None\nHAZARD()\n", BOTH, id="guarded-import"),
+        pytest.param("import pytest\npytest.importorskip('cuda.tile')\nHAZARD()\n", NVIDIA_ONLY, id="importorskip"),
+        pytest.param("import cupy\nimport flash_attn\nHAZARD()\n", BOTH, id="packages-with-rocm-builds"),
+        pytest.param(
+            "import importlib.util\nif importlib.util.find_spec('cutlass') is not None:\n    HAZARD()\n", NVIDIA_ONLY, id="find-spec"
+        ),
+        pytest.param("def f():\n    import cutlass\n    HAZARD()\nHAZARD('outside')\n", NVIDIA_ONLY, id="local-import"),
+    ],
+)
+def test_vendor_only_package_imports(code: str, expected: tuple[bool, bool]) -> None:
+    found = analyze(code)
+    assert found.branch(found.hazards()[""]) == expected
+
+
+@pytest.mark.parametrize("device_type", ["xpu", "npu", "hpu", "mps"])
+def test_other_accelerators_device_types_never_run_on_gpus(device_type: str) -> None:
+    found = analyze(
+        f"""
+        def launch(x):
+            num_warps = HAZARD("xpu") if x.device.type == "{device_type}" else HAZARD("gpu")
+            if device_type != "{device_type}":
+                HAZARD("not-xpu")
+        """
+    )
+    assert found.branch(found.hazard("xpu")) == NEVER
+    assert found.branch(found.hazard("gpu")) == BOTH
+    assert found.branch(found.hazard("not-xpu")) == BOTH
+
+
+def test_function_called_only_under_an_nvidia_gate_is_nvidia_only() -> None:
+    found = analyze(
+        """
+        import torch
+
+        def cuda_version():
+            return HAZARD("helper")
+
+        def unused_helper():
+            HAZARD("never-called")
+
+        def passed_around():
+            HAZARD("callback")
+
+        def recursive(n):
+            HAZARD("recursive")
+            return recursive(n - 1) if n else 0
+
+        class Builder:
+            def nvcc_args(self):
+                HAZARD("method")
+
+            def build(self):
+                if not torch.version.hip:
+                    self.nvcc_args()
+                    recursive(3)
+
+        if torch.version.cuda is not None:
+            cuda_version()
+            register(passed_around)
+        """
+    )
+    assert found.branch(found.hazard("helper")) == (False, True)
+    assert found.branch(found.hazard("method")) == (False, True)
+    assert found.branch(found.hazard("never-called")) == BOTH
+    assert found.branch(found.hazard("callback")) == BOTH
+    assert found.branch(found.hazard("recursive")) == BOTH
+
+
+def test_function_with_one_ungated_call_runs_on_rocm() -> None:
+    found = analyze(
+        """
+        import torch
+
+        def helper():
+            HAZARD()
+
+        if torch.version.cuda:
+            helper()
+        helper()
+        """
+    )
+    assert found.branch(found.hazard()) == BOTH

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from rocmlint.data import load
 from rocmlint.python.scopes import dotted_name
 from rocmlint.python.semantic import Binding, Semantic
 from rocmlint.python.tree import children
@@ -71,6 +72,7 @@ ROCM = Vendor(True, False)
 NVIDIA = Vendor(False, True)
 CONSTANT_TRUE = Vendor(True, True)
 CONSTANT_FALSE = Vendor(False, False)
+NEITHER = CONSTANT_FALSE  # true on no GPU vendor's build (another accelerator's test)
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,9 @@ _TERMINATING_CALLS = frozenset(
 _FAILING_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort", "pytest.exit", "pytest.fail"})
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 _ROCM_TARGET_NAMES = frozenset({"rocm", "hip"})
+_VENDOR_PACKAGES = load("vendor_packages")
+_OTHER_DEVICE_TYPES = frozenset(_VENDOR_PACKAGES["other_device_types"])
+_PACKAGE_PROBES = frozenset({"importlib.util.find_spec", "pytest.importorskip"})
 _MAX_DEPTH = 24
 
 # Resolves a qualified name defined in another module of the scanned tree to its vendor value. A name
@@ -149,6 +154,7 @@ class GateAnalyzer:
         self._binding_cache: dict[tuple[int, str], Vendor] = {}
         self._branch_cache: dict[cst.CSTNode, Branch] = {}
         self._before_cache: dict[cst.CSTNode, list[Condition]] = {}
+        self._reference_index: dict[str, list[cst.CSTNode]] | None = None
 
     # --- public -----------------------------------------------------------------------------------
     def branch(self, node: cst.CSTNode) -> Branch:
@@ -235,10 +241,55 @@ class GateAnalyzer:
         if isinstance(parent, cst.DictComp) and (child is parent.key or child is parent.value):
             return self._comprehension_conditions(parent.for_in)
         if isinstance(parent, cst.FunctionDef) and child is parent.body:
-            return self._test_skip_conditions(parent)
+            return self._test_skip_conditions(parent) + self._caller_conditions(parent)
         if isinstance(parent, (cst.IndentedBlock, cst.Module)):
             return self._conditions_before(parent, child)
         return []
+
+    # --- one level of call graph ---------------------------------------------------------------------
+    def _caller_conditions(self, function: cst.FunctionDef) -> list[Condition]:
+        """A function that this file only ever calls from code that never runs on ROCm (and never passes
+        around as a value) does not run on ROCm either: `def cuda_version(): ...` called under
+        `if torch.version.cuda:`. Recursive functions are left alone."""
+        uses = self._uses_of(function)
+        if not uses or any(not isinstance(use, cst.Call) for use in uses):
+            return []
+        if any(function in self.semantic.ancestors(use) for use in uses):
+            return []
+        if all(self.branch(call).on_rocm is False for call in uses):
+            return [(Vendor(False, None), True)]
+        return []
+
+    def _uses_of(self, function: cst.FunctionDef) -> list[cst.CSTNode]:
+        """Calls of `function` in this file (the Call node), or the bare reference when it is not called."""
+        uses: list[cst.CSTNode] = []
+        owner = self.semantic.enclosing_scope_node(function)
+        for reference in self._references().get(function.name.value, []):
+            if not self._refers_to(reference, function, owner):
+                continue
+            parent = self.semantic.parent(reference)
+            uses.append(parent if isinstance(parent, cst.Call) and parent.func is reference else reference)
+        return uses
+
+    def _refers_to(self, reference: cst.CSTNode, function: cst.FunctionDef, owner: cst.CSTNode) -> bool:
+        if isinstance(reference, cst.Name):
+            binding = self.semantic.lookup(reference.value, reference)
+            return binding is not None and binding.definition is function
+        assert isinstance(reference, cst.Attribute)
+        return isinstance(owner, cst.ClassDef) and self.semantic.receiver_class(reference) is owner
+
+    def _references(self) -> dict[str, list[cst.CSTNode]]:
+        """Every load of a name or attribute in the file, by its last segment (built once, on demand)."""
+        if self._reference_index is None:
+            index: dict[str, list[cst.CSTNode]] = {}
+            for node, parent in self.semantic.parents.items():
+                if isinstance(node, cst.Name) and not _is_definition_name(node, parent):
+                    if not (isinstance(parent, cst.Attribute) and parent.attr is node):
+                        index.setdefault(node.value, []).append(node)
+                elif isinstance(node, cst.Attribute):
+                    index.setdefault(node.attr.value, []).append(node)
+            self._reference_index = index
+        return self._reference_index
 
     def _rocm_arm_follows(self, branch: cst.If) -> bool:
         """`if <cuda setup or override>: ... elif torch.version.hip: ...`: a later arm that only ROCm can
@@ -278,8 +329,29 @@ class GateAnalyzer:
         if isinstance(statement, cst.If):
             return self._after_if(statement)
         if isinstance(statement, cst.SimpleStatementLine):
-            return [(self.value(small.test), True) for small in statement.body if isinstance(small, cst.Assert)]
+            return [condition for small in statement.body for condition in self._after_small(small)]
         return []
+
+    def _after_small(self, small: cst.BaseSmallStatement) -> list[Condition]:
+        """`assert t` leaves `t` true; an import of a vendor-only package (or `pytest.importorskip` of
+        one) raises on the other vendors, so what follows runs only where it succeeded."""
+        if isinstance(small, cst.Assert):
+            return [(self.value(small.test), True)]
+        if isinstance(small, (cst.Import, cst.ImportFrom)):
+            return [(vendor, True) for vendor in map(_package_vendor, _imported_modules(small)) if vendor]
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            vendor = self._package_probe(small.value)
+            return [(vendor, True)] if vendor is not None else []
+        return []
+
+    def _package_probe(self, call: cst.Call) -> Vendor | None:
+        """`importlib.util.find_spec("cutlass")` / `pytest.importorskip("cutlass")`: found only where the
+        package's vendor is."""
+        name = self.semantic.qualified_name(call.func) or ""
+        if name not in _PACKAGE_PROBES or not call.args:
+            return None
+        package = self.semantic.string_value(call.args[0].value)
+        return _package_vendor(package) if package else None
 
     def _after_if(self, statement: cst.If) -> list[Condition]:
         """After `if t: <exit>` (any elif/else), `t` is false; after `if t: ... else: <exit>` (every
@@ -403,6 +475,8 @@ class GateAnalyzer:
         Triton's backend alone: build targets such as vLLM's `VLLM_TARGET_DEVICE` are "cuda" on ROCm too."""
         if literal.lower() in _ROCM_TARGET_NAMES:
             return ROCM
+        if literal in _OTHER_DEVICE_TYPES and _names_a_device_type(subject):
+            return NEITHER  # `x.device.type == "xpu"`: a ROCm GPU's device type is "cuda"
         if literal == "cuda" and isinstance(subject, cst.Attribute) and subject.attr.value == "backend":
             return NVIDIA
         return UNKNOWN
@@ -452,7 +526,7 @@ class GateAnalyzer:
             return UNKNOWN
         if name == "bool" and len(call.args) == 1:
             return self.value(call.args[0].value, depth + 1)
-        return None
+        return self._package_probe(call)
 
     def _reference(self, expr: cst.Name | cst.Attribute, depth: int) -> Vendor:
         if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
@@ -676,3 +750,30 @@ def _string(node: cst.CSTNode) -> str | None:
         value = node.evaluated_value
         return value if isinstance(value, str) else None
     return None
+
+
+def _imported_modules(statement: cst.Import | cst.ImportFrom) -> list[str]:
+    if isinstance(statement, cst.Import):
+        return [dotted_name(alias.name) or "" for alias in statement.names]
+    if statement.relative or statement.module is None:
+        return []
+    return [dotted_name(statement.module) or ""]
+
+
+def _package_vendor(module: str) -> Vendor | None:
+    """Where a module can be imported, if it belongs to a vendor-only package."""
+    for vendor, key in ((NVIDIA, "nvidia_only"), (NEITHER, "other_accelerators")):
+        if any(module == package or module.startswith(package + ".") for package in _VENDOR_PACKAGES[key]):
+            return vendor
+    return None
+
+
+def _names_a_device_type(subject: cst.CSTNode) -> bool:
+    """`x.device.type`, `device.type`, `device_type`: the operand of a device-type comparison."""
+    name = dotted_name(subject) or ""
+    last = name.rsplit(".", 1)[-1]
+    return last == "device_type" or (last == "type" and "device" in name)
+
+
+def _is_definition_name(name: cst.Name, parent: cst.CSTNode) -> bool:
+    return isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is name
