@@ -1665,8 +1665,11 @@ def test_other_accelerators_device_types_never_run_on_gpus(device_type: str) -> 
             num_warps = HAZARD("xpu") if x.device.type == "{device_type}" else HAZARD("gpu")
             if device_type != "{device_type}":
                 HAZARD("not-xpu")
+            if infer_device() == "{device_type}":
+                HAZARD("inferred")
         """
     )
+    assert found.branch(found.hazard("inferred")) == NEVER
     assert found.branch(found.hazard("xpu")) == NEVER
     assert found.branch(found.hazard("gpu")) == BOTH
     assert found.branch(found.hazard("not-xpu")) == BOTH

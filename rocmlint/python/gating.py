@@ -769,10 +769,9 @@ def _package_vendor(module: str) -> Vendor | None:
 
 
 def _names_a_device_type(subject: cst.CSTNode) -> bool:
-    """`x.device.type`, `device.type`, `device_type`: the operand of a device-type comparison."""
-    name = dotted_name(subject) or ""
-    last = name.rsplit(".", 1)[-1]
-    return last == "device_type" or (last == "type" and "device" in name)
+    """`x.device.type`, `device_type`, `device`, `infer_device()`: what a device-type comparison reads."""
+    name = dotted_name(subject.func if isinstance(subject, cst.Call) else subject) or ""
+    return "device" in name.lower()
 
 
 def _is_definition_name(name: cst.Name, parent: cst.CSTNode) -> bool:
