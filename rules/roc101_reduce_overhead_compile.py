@@ -6,6 +6,7 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import called_function, unpacked_keyword
 from rocmlint.rule import Invalid, Rule, Valid
 
 _COMPILERS = frozenset({"torch.compile", "torch._dynamo.optimize", "torch.compiler.compile"})
@@ -44,20 +45,14 @@ class ReduceOverheadCompile(Rule):
     triggers = (b"reduce-overhead",)
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
-        name = ctx.qualified_name(node.func)
-        if name == "functools.partial" and node.args and ctx.qualified_name(node.args[0].value) in _COMPILERS:
-            name = "torch.compile"
-        if name not in _COMPILERS:
+        if called_function(ctx, node) not in _COMPILERS:
             return
         mode = ctx.semantic.keyword(node, "mode")
         if mode is not None:
             self._check_mode(mode, mode.value, ctx)
             return
-        for arg in node.args:
-            if arg.star == "**":
-                value = ctx.semantic.dict_entries(arg.value).get("mode")
-                if value is not None:
-                    self._check_mode(arg, value, ctx)
+        for arg, value in unpacked_keyword(ctx, node, "mode"):
+            self._check_mode(arg, value, ctx)
 
     @staticmethod
     def _check_mode(reported: cst.CSTNode, value: cst.CSTNode, ctx: PythonContext) -> None:

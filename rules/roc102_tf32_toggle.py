@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import is_truthy_constant, last_name, rocm_arm
 from rocmlint.rule import Invalid, Rule, Valid
 
 _ALLOW_TF32 = frozenset({"torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf32"})
@@ -18,7 +17,6 @@ _GLOBAL_PRECISION = "torch.backends.fp32_precision"
 _FULL_FP32_PRECISIONS = frozenset({"ieee", "none"})
 _TF32_MATMUL_PRECISIONS = frozenset({"high", "medium"})
 _SET_MATMUL_PRECISION = "torch.set_float32_matmul_precision"
-_MAX_ARM_DEPTH = 8
 
 
 class Tf32Toggle(Rule):
@@ -81,14 +79,14 @@ class Tf32Toggle(Rule):
                 self._check_fp32_precision(target, node.value, ctx)
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
-        if not _callee_ends_with(node, "set_float32_matmul_precision"):
+        if last_name(node.func) != "set_float32_matmul_precision":
             return
         if ctx.qualified_name(node.func) != _SET_MATMUL_PRECISION or _is_deliberate_rocm_setting(node, ctx):
             return
         argument = ctx.semantic.positional(node, 0) or ctx.semantic.keyword(node, "precision")
         if argument is None:
             return
-        arm = _ungated_arm(argument.value, ctx, lambda a: ctx.string_value(a) in _TF32_MATMUL_PRECISIONS)
+        arm = rocm_arm(ctx, argument.value, lambda a: ctx.string_value(a) in _TF32_MATMUL_PRECISIONS)
         if arm is not None:
             what = f'set_float32_matmul_precision("{ctx.string_value(arm)}")'
             ctx.report(argument, _message(what), gate_on=(arm,))
@@ -98,7 +96,7 @@ class Tf32Toggle(Rule):
         name = ctx.qualified_name(target)
         if name not in _ALLOW_TF32 or _is_deliberate_rocm_setting(target, ctx):
             return
-        arm = _ungated_arm(value, ctx, _is_truthy_constant)
+        arm = rocm_arm(ctx, value, is_truthy_constant)
         if arm is not None:
             ctx.report(target, _message(f"{name.removeprefix('torch.backends.')} = True"), gate_on=(arm,))
 
@@ -109,7 +107,7 @@ class Tf32Toggle(Rule):
             return
         if _is_deliberate_rocm_setting(target, ctx):
             return
-        arm = _ungated_arm(value, ctx, lambda a: ctx.string_value(a) not in (None, *_FULL_FP32_PRECISIONS))
+        arm = rocm_arm(ctx, value, lambda a: ctx.string_value(a) not in (None, *_FULL_FP32_PRECISIONS))
         if arm is not None:
             what = f'{name.removeprefix("torch.backends.")} = "{ctx.string_value(arm)}"'
             ctx.report(target, _message(what), gate_on=(arm,))
@@ -118,43 +116,6 @@ class Tf32Toggle(Rule):
 def _is_deliberate_rocm_setting(node: cst.CSTNode, ctx: PythonContext) -> bool:
     """TF32 enabled in a ROCm-only branch is a deliberate MI300 choice, not a ported NVIDIA default."""
     return ctx.is_nvidia_gated(node)
-
-
-def _callee_ends_with(call: cst.Call, name: str) -> bool:
-    func = call.func
-    if isinstance(func, cst.Attribute):
-        return func.attr.value == name
-    return isinstance(func, cst.Name) and func.value == name
-
-
-def _ungated_arm(
-    value: cst.BaseExpression, ctx: PythonContext, enables_tf32: Callable[[cst.BaseExpression], bool]
-) -> cst.BaseExpression | None:
-    """The first arm of `value` that turns TF32 on and can run on ROCm (one report per statement)."""
-    for arm in _arms(value, ctx):
-        if enables_tf32(arm) and not ctx.is_rocm_gated(arm):
-            return arm
-    return None
-
-
-def _arms(expr: cst.BaseExpression, ctx: PythonContext, depth: int = 0) -> list[cst.BaseExpression]:
-    """The expressions a value may come from: a name assigned once, both arms of `a if c else b`.
-
-    Each arm is returned as its own node so that `ctx.report(..., gate_on=(arm,))` drops an arm that
-    only runs on NVIDIA (`True if torch.version.cuda else False`).
-    """
-    value = ctx.single_value(expr) or expr
-    if isinstance(value, cst.IfExp) and depth < _MAX_ARM_DEPTH:
-        return _arms(value.body, ctx, depth + 1) + _arms(value.orelse, ctx, depth + 1)
-    return [value]
-
-
-def _is_truthy_constant(expr: cst.BaseExpression) -> bool:
-    if isinstance(expr, cst.Name):
-        return expr.value == "True"
-    if isinstance(expr, cst.Integer):
-        return expr.evaluated_value != 0
-    return False
 
 
 def _message(what: str) -> str:

@@ -6,13 +6,12 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import environ_writes
 from rocmlint.rule import Invalid, Rule, Valid
 
 _TOKEN = "max_split_size_mb"
 # PYTORCH_ALLOC_CONF is the device-generic name PyTorch 2.9 introduced for the same settings.
 _ALLOC_CONF_VARIABLES = frozenset({"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF", "PYTORCH_ALLOC_CONF"})
-_ENVIRON = "os.environ"
-_PUTENV = "os.putenv"
 _SET_ALLOCATOR_SETTINGS = frozenset(
     {"torch.cuda.memory._set_allocator_settings", "torch.cuda._set_allocator_settings"}
 )
@@ -65,60 +64,26 @@ class AllocConfMaxSplit(Rule):
     triggers = (_TOKEN.encode(),)
 
     def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
-        for assign_target in node.targets:
-            key = _environ_key(assign_target.target, ctx)
-            if key is not None and _is_alloc_conf(key, ctx):
-                _check_value(node.value, ctx)
+        _check_environment(node, ctx)
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
         func = node.func
         if not isinstance(func, cst.Attribute):
             return
         method = func.attr.value
-        if method in ("setdefault", "putenv"):
-            self._check_key_value_call(node, method, ctx)
-        elif method == "update":
-            self._check_update(node, ctx)
+        if method in ("setdefault", "putenv", "update"):
+            _check_environment(node, ctx)
         elif method == "_set_allocator_settings" and ctx.qualified_name(func) in _SET_ALLOCATOR_SETTINGS:
             settings = ctx.semantic.positional(node, 0)
             if settings is not None:
                 _check_value(settings.value, ctx)
 
-    @staticmethod
-    def _check_key_value_call(node: cst.Call, method: str, ctx: PythonContext) -> None:
-        expected = _PUTENV if method == "putenv" else f"{_ENVIRON}.setdefault"
-        if ctx.qualified_name(node.func) != expected:
-            return
-        key, value = ctx.semantic.positional(node, 0), ctx.semantic.positional(node, 1)
-        if key is not None and value is not None and _is_alloc_conf(key.value, ctx):
-            _check_value(value.value, ctx)
 
-    @staticmethod
-    def _check_update(node: cst.Call, ctx: PythonContext) -> None:
-        if ctx.qualified_name(node.func) != f"{_ENVIRON}.update":
-            return
-        for arg in node.args:
-            if arg.keyword is not None:
-                if arg.keyword.value in _ALLOC_CONF_VARIABLES:
-                    _check_value(arg.value, ctx)
-                continue
-            for key, value in ctx.semantic.dict_entries(arg.value).items():
-                if key in _ALLOC_CONF_VARIABLES:
-                    _check_value(value, ctx)
-
-
-def _environ_key(target: cst.BaseExpression, ctx: PythonContext) -> cst.BaseExpression | None:
-    """`KEY` of an `os.environ[KEY]` assignment target."""
-    if not isinstance(target, cst.Subscript) or len(target.slice) != 1:
-        return None
-    index = target.slice[0].slice
-    if not isinstance(index, cst.Index) or ctx.qualified_name(target.value) != _ENVIRON:
-        return None
-    return index.value
-
-
-def _is_alloc_conf(key: cst.BaseExpression, ctx: PythonContext) -> bool:
-    return ctx.string_value(key) in _ALLOC_CONF_VARIABLES
+def _check_environment(node: cst.Assign | cst.Call, ctx: PythonContext) -> None:
+    """`os.environ["PYTORCH_CUDA_ALLOC_CONF"] = ...` and the other ways of writing it."""
+    for write in environ_writes(ctx, node):
+        if write.key in _ALLOC_CONF_VARIABLES:
+            _check_value(write.value, ctx)
 
 
 def _check_value(value: cst.BaseExpression, ctx: PythonContext) -> None:

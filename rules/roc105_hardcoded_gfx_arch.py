@@ -9,6 +9,7 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import last_name
 from rocmlint.rule import Invalid, Rule, Valid
 
 # A gfx target id: gfx + major (6-12) + minor + hex stepping (gfx90a, gfx942, gfx1100), optional target
@@ -187,7 +188,7 @@ class HardcodedGfxArch(Rule):
             return _Use.UNKNOWN
         if arg.keyword is not None:
             return _Use.HARDCODED  # arch="gfx942", default="gfx942", extra_cuda_cflags=[...]
-        method = _last_name(call.func)
+        method = last_name(call.func)
         receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
         if method in _MUTATORS and isinstance(receiver, (cst.Name, cst.Attribute)):
             return self._uses_of(receiver, ctx, depth, unused=_Use.UNKNOWN)
@@ -243,7 +244,7 @@ class HardcodedGfxArch(Rule):
             use
             for use in self._identifier_uses(identifier, ctx)
             if use is not binding
-            and not _is_write(use, ctx)
+            and not ctx.semantic.is_store(use)
             and (scope is None or any(a is scope for a in ctx.ancestors(use)))
         ]
         if not reads:
@@ -286,22 +287,12 @@ def _index_references(ctx: PythonContext) -> dict[str, list[cst.CSTNode]]:
     names, imported names, def/class names) are not references.
     """
     index: dict[str, list[cst.CSTNode]] = {}
-    for node, parent in ctx.semantic.parents.items():
+    for node in ctx.semantic.parents:
         if isinstance(node, cst.Attribute):
             index.setdefault(node.attr.value, []).append(node)
-        elif isinstance(node, cst.Name) and not _is_label(node, parent):
+        elif isinstance(node, cst.Name) and ctx.semantic.is_reference(node):
             index.setdefault(node.value, []).append(node)
     return index
-
-
-def _is_label(name: cst.Name, parent: cst.CSTNode) -> bool:
-    if isinstance(parent, cst.Attribute):
-        return parent.attr is name
-    if isinstance(parent, cst.Arg):
-        return parent.keyword is name
-    if isinstance(parent, (cst.Param, cst.FunctionDef, cst.ClassDef)):
-        return parent.name is name
-    return isinstance(parent, (cst.ImportAlias, cst.AsName))
 
 
 def _is_test_file(path: str) -> bool:
@@ -366,7 +357,7 @@ def _is_test_or_key(carrier: cst.CSTNode, parent: cst.CSTNode, ctx: PythonContex
         call = ctx.parent(parent)
         if not isinstance(call, cst.Call):
             return False
-        method = _last_name(call.func)
+        method = last_name(call.func)
         if method in _TEST_METHODS or method.startswith("assert"):
             return True
         if (ctx.qualified_name(call.func) or "").startswith(("re.", "fnmatch.")):
@@ -375,13 +366,6 @@ def _is_test_or_key(carrier: cst.CSTNode, parent: cst.CSTNode, ctx: PythonContex
             return True
         return method == "get" and ctx.semantic.positional(call, 0) is parent
     return False
-
-
-def _is_write(node: cst.CSTNode, ctx: PythonContext) -> bool:
-    parent = ctx.parent(node)
-    if isinstance(parent, cst.AssignTarget):
-        return True
-    return isinstance(parent, (cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)) and parent.target is node
 
 
 def _gfx_texts(carrier: cst.CSTNode, ctx: PythonContext) -> list[str]:
@@ -430,12 +414,6 @@ def _is_message_call(call: cst.Call) -> bool:
     if isinstance(call.func, cst.Name):
         return call.func.value in _MESSAGE_FUNCTIONS
     return isinstance(call.func, cst.Attribute) and call.func.attr.value in _MESSAGE_METHODS | _MESSAGE_FUNCTIONS
-
-
-def _last_name(func: cst.BaseExpression) -> str:
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return func.value if isinstance(func, cst.Name) else ""
 
 
 def _message(texts: list[str], target_archs: tuple[str, ...]) -> str:

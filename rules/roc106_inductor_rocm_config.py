@@ -6,6 +6,14 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import (
+    called_function,
+    environ_writes,
+    is_truthy_constant,
+    last_name,
+    report_site,
+    rocm_arm,
+)
 from rocmlint.rule import Invalid, Rule, Valid
 
 _INDUCTOR_CONFIG = "torch._inductor.config"
@@ -26,8 +34,6 @@ _RISKY_ENVIRONMENT = {
     "TORCHINDUCTOR_CUDAGRAPHS": "triton.cudagraphs",
 }
 _COMPILERS = frozenset({"torch.compile", "torch.compiler.compile"})
-_ENVIRON = "os.environ"
-_MAX_ARM_DEPTH = 8
 
 
 class InductorRocmConfig(Rule):
@@ -88,22 +94,16 @@ class InductorRocmConfig(Rule):
             target = assign_target.target
             if isinstance(target, cst.Attribute) and target.attr.value in _RISKY_ATTRIBUTES:
                 _check_config_attribute(target, node.value, ctx)
-            elif isinstance(target, cst.Subscript):
-                key = _environ_key(target, ctx)
-                if key is not None:
-                    _check_environment(key, node.value, node.value, ctx)
+        _check_environment(node, ctx)
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
-        func = node.func
-        method = _callee_last_name(func)
+        method = last_name(node.func)
         if method == "patch":
             self._check_patch(node, ctx)
         elif method in ("compile", "partial"):
             self._check_compile_options(node, ctx)
-        elif method in ("setdefault", "putenv"):
-            self._check_environment_call(node, method, ctx)
-        elif method == "update" and ctx.qualified_name(func) == f"{_ENVIRON}.update":
-            self._check_environment_update(node, ctx)
+        elif method in ("setdefault", "putenv", "update"):
+            _check_environment(node, ctx)
 
     @staticmethod
     def _check_patch(node: cst.Call, ctx: PythonContext) -> None:
@@ -122,40 +122,11 @@ class InductorRocmConfig(Rule):
 
     @staticmethod
     def _check_compile_options(node: cst.Call, ctx: PythonContext) -> None:
-        name = ctx.qualified_name(node.func)
-        if name == "functools.partial" and node.args and ctx.qualified_name(node.args[0].value) in _COMPILERS:
-            name = "torch.compile"
-        if name not in _COMPILERS:
+        if called_function(ctx, node) not in _COMPILERS:
             return
         options = ctx.semantic.keyword(node, "options")
         if options is not None:
             _check_entries(options, ctx)
-
-    @staticmethod
-    def _check_environment_call(node: cst.Call, method: str, ctx: PythonContext) -> None:
-        expected = "os.putenv" if method == "putenv" else f"{_ENVIRON}.setdefault"
-        if ctx.qualified_name(node.func) != expected:
-            return
-        key, value = ctx.semantic.positional(node, 0), ctx.semantic.positional(node, 1)
-        if key is not None and value is not None:
-            _check_environment(key.value, value, value.value, ctx)
-
-    @staticmethod
-    def _check_environment_update(node: cst.Call, ctx: PythonContext) -> None:
-        for arg in node.args:
-            if arg.keyword is not None:
-                if arg.keyword.value in _RISKY_ENVIRONMENT:
-                    _check_environment_value(arg.keyword.value, arg, arg.value, ctx)
-                continue
-            for key, value in ctx.semantic.dict_entries(arg.value).items():
-                if key in _RISKY_ENVIRONMENT:
-                    _check_environment_value(key, _reported_node(value, arg, ctx), value, ctx)
-
-
-def _callee_last_name(func: cst.BaseExpression) -> str:
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return func.value if isinstance(func, cst.Name) else ""
 
 
 def _check_config_attribute(target: cst.Attribute, value: cst.BaseExpression, ctx: PythonContext) -> None:
@@ -168,67 +139,27 @@ def _check_config_attribute(target: cst.Attribute, value: cst.BaseExpression, ct
 def _check_entries(arg: cst.Arg, ctx: PythonContext) -> None:
     """`{"triton.cudagraphs": True, ...}` (or a name bound to such a dict, or `dict(max_autotune=True)`)."""
     for key, value in ctx.semantic.dict_entries(arg.value).items():
-        _check_setting(key, _reported_node(value, arg, ctx), value, ctx)
+        _check_setting(key, report_site(ctx, value, arg), value, ctx)
 
 
 def _check_setting(key: str, reported: cst.CSTNode, value: cst.BaseExpression, ctx: PythonContext) -> None:
     why = _RISKY_SETTINGS.get(key)
     if why is None or ctx.is_nvidia_gated(reported):
         return  # not a risky key, or a ROCm-only branch that chose the setting deliberately
-    for arm in _arms(value, ctx):
-        if _is_truthy_constant(arm) and not ctx.is_rocm_gated(arm):
-            ctx.report(reported, _message(f"{key}=True", why), gate_on=(arm,))
-            return
+    arm = rocm_arm(ctx, value, is_truthy_constant)
+    if arm is not None:
+        ctx.report(reported, _message(f"{key}=True", why), gate_on=(arm,))
 
 
-def _check_environment(
-    key: cst.BaseExpression, reported: cst.CSTNode, value: cst.BaseExpression, ctx: PythonContext
-) -> None:
-    variable = ctx.string_value(key)
-    if variable in _RISKY_ENVIRONMENT:
-        _check_environment_value(variable, reported, value, ctx)
-
-
-def _check_environment_value(
-    variable: str, reported: cst.CSTNode, value: cst.BaseExpression, ctx: PythonContext
-) -> None:
-    if ctx.is_nvidia_gated(reported):
-        return
-    why = _RISKY_SETTINGS[_RISKY_ENVIRONMENT[variable]]
-    for arm in _arms(value, ctx):
-        if ctx.string_value(arm) == "1" and not ctx.is_rocm_gated(arm):
-            ctx.report(reported, _message(f"{variable}=1", why), gate_on=(arm,))
-            return
-
-
-def _environ_key(target: cst.Subscript, ctx: PythonContext) -> cst.BaseExpression | None:
-    """`KEY` of an `os.environ[KEY]` assignment target."""
-    if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
-        return None
-    if ctx.qualified_name(target.value) != _ENVIRON:
-        return None
-    return target.slice[0].slice.value
-
-
-def _reported_node(value: cst.BaseExpression, arg: cst.Arg, ctx: PythonContext) -> cst.CSTNode:
-    """The value itself when it is written inside the call, else the call's argument (the dict is elsewhere)."""
-    return value if any(ancestor is arg for ancestor in ctx.ancestors(value)) else arg
-
-
-def _arms(expr: cst.BaseExpression, ctx: PythonContext, depth: int = 0) -> list[cst.BaseExpression]:
-    """A name assigned once is followed; each arm of `a if c else b` is returned for gating."""
-    value = ctx.single_value(expr) or expr
-    if isinstance(value, cst.IfExp) and depth < _MAX_ARM_DEPTH:
-        return _arms(value.body, ctx, depth + 1) + _arms(value.orelse, ctx, depth + 1)
-    return [value]
-
-
-def _is_truthy_constant(expr: cst.BaseExpression) -> bool:
-    if isinstance(expr, cst.Name):
-        return expr.value == "True"
-    if isinstance(expr, cst.Integer):
-        return expr.evaluated_value != 0
-    return False
+def _check_environment(node: cst.Assign | cst.Call, ctx: PythonContext) -> None:
+    """`os.environ["TORCHINDUCTOR_MAX_AUTOTUNE"] = "1"` and the other ways of writing it."""
+    for write in environ_writes(ctx, node):
+        setting = _RISKY_ENVIRONMENT.get(write.key or "")
+        if setting is None or ctx.is_nvidia_gated(write.site):
+            continue  # not a risky variable, or a ROCm-only branch that chose the setting deliberately
+        arm = rocm_arm(ctx, write.value, lambda a: ctx.string_value(a) == "1")
+        if arm is not None:
+            ctx.report(write.site, _message(f"{write.key}=1", _RISKY_SETTINGS[setting]), gate_on=(arm,))
 
 
 def _message(setting: str, why: str) -> str:

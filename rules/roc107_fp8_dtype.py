@@ -8,6 +8,7 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import is_display_call, last_name
 from rocmlint.rule import Invalid, Rule, Valid
 
 # The OCP FP8 dtypes and the FNUZ dtype gfx94x (MI300) needs instead.
@@ -18,10 +19,10 @@ _OCP_TO_FNUZ = {
 _OCP_ATTRIBUTES = frozenset(name.rsplit(".", 1)[1] for name in _OCP_TO_FNUZ)
 # Literals that only collect values: a dtype inside them is looked up, not used to build a tensor.
 _COLLECTIONS = (cst.Tuple, cst.List, cst.Set, cst.Element, cst.StarredElement)
-# Calls whose arguments are only matched against or printed: type checks, sets of known dtypes, text.
-_LOOKUP_CALLS = frozenset({"isinstance", "issubclass", "set", "frozenset", "str", "repr", "print"})
+# Calls whose arguments are only matched against or turned into text: type checks, sets of known dtypes
+# (printing and logging count too).
+_LOOKUP_CALLS = frozenset({"isinstance", "issubclass", "set", "frozenset", "str", "repr"})
 _READING_PARENTS = (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.FormattedStringExpression)
-_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 # Names of collections that list accepted dtypes rather than choose one.
 _ALLOW_LIST_NAME = re.compile(r"allowed|supported|valid|accepted|known", re.IGNORECASE)
 # Keywords whose dtype is OCP by definition: MX formats (OCP MX spec) name their element dtype so.
@@ -148,8 +149,7 @@ def _is_read_only_use(node: cst.CSTNode, ctx: PythonContext) -> bool:
 
 def _names_allow_list(target: cst.BaseExpression) -> bool:
     """`_ALLOWED_DTYPES = (...)`, `SUPPORTED_ELEM_DTYPES = [...]`: a table checked with `in`."""
-    name = target.attr.value if isinstance(target, cst.Attribute) else getattr(target, "value", "")
-    return isinstance(name, str) and bool(_ALLOW_LIST_NAME.search(name))
+    return bool(_ALLOW_LIST_NAME.search(last_name(target)))
 
 
 def _is_lookup_argument(arg: cst.Arg, ctx: PythonContext) -> bool:
@@ -161,7 +161,7 @@ def _is_lookup_argument(arg: cst.Arg, ctx: PythonContext) -> bool:
     if not isinstance(call, cst.Call):
         return False
     name = ctx.qualified_name(call.func)
-    if name in _LOOKUP_CALLS or (isinstance(call.func, cst.Attribute) and call.func.attr.value in _LOG_METHODS):
+    if name in _LOOKUP_CALLS or is_display_call(ctx, call):
         return True
     used = ctx.parent(call)
     return name == "torch.finfo" and isinstance(used, cst.Attribute) and used.attr.value in _PORTABLE_FINFO
@@ -203,8 +203,8 @@ def _default_overridden_with_fnuz(node: cst.CSTNode, ctx: PythonContext) -> bool
         return False
     targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
     for target in targets:
-        name = target.attr.value if isinstance(target, cst.Attribute) else getattr(target, "value", None)
-        if isinstance(name, str) and re.search(_FNUZ_ASSIGNMENT.format(name=re.escape(name)), ctx.source.text):
+        name = last_name(target)
+        if name and re.search(_FNUZ_ASSIGNMENT.format(name=re.escape(name)), ctx.source.text):
             return True
     return False
 

@@ -6,6 +6,7 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import last_name, statements_before
 from rocmlint.rule import Invalid, Rule, Valid
 
 _RNG_STATE_CALLS = frozenset(
@@ -70,19 +71,13 @@ class RngStateInCapture(Rule):
     triggers = (b"rng_state",)
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
-        if "rng_state" not in _last_name(node.func):
+        if "rng_state" not in last_name(node.func):
             return
         name = ctx.qualified_name(node.func)
         if name not in _RNG_STATE_CALLS:
             return
         if _in_graph_context(node, ctx) or _after_capture_begin(node, ctx):
             ctx.report(node, _message(name))
-
-
-def _last_name(func: cst.BaseExpression) -> str:
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return func.value if isinstance(func, cst.Name) else ""
 
 
 def _in_graph_context(node: cst.CSTNode, ctx: PythonContext) -> bool:
@@ -117,15 +112,13 @@ def _after_capture_begin(node: cst.CSTNode, ctx: PythonContext) -> bool:
 
 def _capture_open_before(block: cst.IndentedBlock | cst.Module, statement: cst.CSTNode) -> bool:
     capturing = False
-    for current in block.body:
-        if current is statement:
-            return capturing
-        method = _called_method(current)
+    for earlier in statements_before(block, statement):
+        method = _called_method(earlier)
         if method == "capture_begin":
             capturing = True
         elif method == "capture_end":
             capturing = False
-    return False
+    return capturing
 
 
 def _called_method(statement: cst.CSTNode) -> str | None:

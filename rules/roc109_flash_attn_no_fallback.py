@@ -9,6 +9,7 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import leaves_quietly, statements_before
 from rocmlint.python.scopes import dotted_name
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -126,42 +127,24 @@ def _is_type_checking(test: cst.BaseExpression, ctx: PythonContext) -> bool:
 def _exits_early_on_flash_check(
     block: cst.IndentedBlock | cst.Module, statement: cst.CSTNode, ctx: PythonContext
 ) -> bool:
-    for current in block.body:
-        if current is statement:
-            return False
-        if isinstance(current, cst.If) and _ends_with_exit(current.body) and _names_flash_attention(current.test, ctx):
-            return True
-    return False
-
-
-def _ends_with_exit(body: cst.BaseSuite) -> bool:
-    """The block leaves by `return`/`continue`/`break`: a path that skips the import and carries on
-    (a `raise` is no fallback, as an `except ImportError:` that re-raises is none)."""
-    last = body.body[-1] if isinstance(body, cst.IndentedBlock) else body
-    smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
-    return any(isinstance(small, (cst.Return, cst.Continue, cst.Break)) for small in smalls)
+    """`if not has_flash_attn: return ...` before `statement`: a path that skips the import and carries
+    on (a `raise` is no fallback, as an `except ImportError:` that re-raises is none)."""
+    return any(
+        isinstance(earlier, cst.If) and leaves_quietly(earlier.body) and _names_flash_attention(earlier.test, ctx)
+        for earlier in statements_before(block, statement)
+    )
 
 
 def _names_flash_attention(test: cst.CSTNode, ctx: PythonContext) -> bool:
     """The condition's code, or the value of a once-assigned name in it, mentions flash attention."""
     if _FLASH_CONDITION.search(ctx.code_of(test)):
         return True
-    for name in _names_in(test):
+    names = (node for node in ctx.semantic.descendants(test) if isinstance(node, cst.Name))
+    for name in names:
         value = ctx.single_value(name)
         if value is not None and value is not name and _FLASH_CONDITION.search(ctx.code_of(value)):
             return True
     return False
-
-
-def _names_in(node: cst.CSTNode) -> list[cst.Name]:
-    found: list[cst.Name] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name):
-            found.append(current)
-        stack.extend(current.children)
-    return found
 
 
 def _message(module: str) -> str:

@@ -8,6 +8,7 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import fstring_prefix, last_name
 from rocmlint.rule import Invalid, Rule, Valid
 
 # A whole device string (`"hip"`, `"rocm:1"`), and the static start of a built one (`f"hip:{rank}"`).
@@ -141,45 +142,41 @@ def _device_literals(
 ) -> list[cst.BaseExpression]:
     """The HIP device-string literals `expr` may evaluate to (names assigned once, both arms of a
     conditional expression, f-strings and `+`/`%` built from a `"hip:"` prefix)."""
-    value = ctx.single_value(expr) if follow_names else expr
-    if isinstance(value, cst.IfExp):
-        return _device_literals(value.body, ctx, follow_names) + _device_literals(value.orelse, ctx, follow_names)
+    found: list[cst.BaseExpression] = []
+    for arm in ctx.semantic.value_arms(expr, follow_names=follow_names):
+        literal = _hip_device_literal(arm, ctx)
+        if literal is not None:
+            found.append(literal)
+    return found
+
+
+def _hip_device_literal(value: cst.BaseExpression, ctx: PythonContext) -> cst.BaseExpression | None:
+    """The literal that makes `value` a HIP device string: itself, or the `"hip:"` it is built from."""
     if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
         string = ctx.string_value(value)
-        return [value] if string is not None and _DEVICE_STRING.fullmatch(string) else []
+        return value if string is not None and _DEVICE_STRING.fullmatch(string) else None
     if isinstance(value, cst.FormattedString):
-        return [value] if _DEVICE_PREFIX.match(_leading_text(value)) else []
+        return value if _DEVICE_PREFIX.match(fstring_prefix(value)) else None
     if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Add, cst.Modulo)):
         left = ctx.string_value(value.left) if isinstance(value.left, cst.SimpleString) else None
-        return [value.left] if left is not None and _DEVICE_PREFIX.match(left) else []
-    return []
-
-
-def _leading_text(string: cst.FormattedString) -> str:
-    first = string.parts[0] if string.parts else None
-    return first.value if isinstance(first, cst.FormattedStringText) else ""
+        return value.left if left is not None and _DEVICE_PREFIX.match(left) else None
+    return None
 
 
 def _is_device_holder(target: cst.BaseExpression) -> bool:
     """`device`, `self.device`, `DEVICE`, `dev`, `local_device`: a target named for a device."""
-    name = target.attr.value if isinstance(target, cst.Attribute) else getattr(target, "value", None)
-    return isinstance(name, str) and bool(_DEVICE_HOLDER.search(name)) and not _LABEL_WORDS.search(name)
+    name = last_name(target)
+    return bool(_DEVICE_HOLDER.search(name)) and not _LABEL_WORDS.search(name)
 
 
 def _chooses_hip_or_cuda(value: cst.BaseExpression, ctx: PythonContext) -> bool:
     """A conditional expression with a HIP device string in one arm and a CUDA one in another."""
     if not isinstance(value, cst.IfExp):
         return False
-    strings = [ctx.string_value(arm) for arm in _arms(value)]
+    strings = [ctx.string_value(arm) for arm in ctx.semantic.value_arms(value, follow_names=False)]
     return any(s is not None and _CUDA_STRING.fullmatch(s) for s in strings) and any(
         s is not None and _DEVICE_STRING.fullmatch(s) for s in strings
     )
-
-
-def _arms(value: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if isinstance(value, cst.IfExp):
-        return _arms(value.body) + _arms(value.orelse)
-    return [value]
 
 
 def _claimed_by_assignment(literal: cst.CSTNode, ctx: PythonContext) -> bool:

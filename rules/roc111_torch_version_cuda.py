@@ -8,6 +8,7 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import is_none
 from rocmlint.rule import Invalid, Rule, Valid
 
 TORCH_VERSION_CUDA = "torch.version.cuda"
@@ -149,16 +150,12 @@ def _passes_truth(ancestor: cst.CSTNode, ctx: PythonContext) -> bool:
     if isinstance(ancestor, cst.Call):
         return _is_bool_call(ancestor, ctx)
     if isinstance(ancestor, cst.Comparison):
-        return len(ancestor.comparisons) == 1 and _is_none(ancestor.comparisons[0].comparator)
+        return len(ancestor.comparisons) == 1 and is_none(ancestor.comparisons[0].comparator)
     return False
 
 
 def _is_bool_call(node: cst.CSTNode | None, ctx: PythonContext) -> bool:
     return isinstance(node, cst.Call) and ctx.qualified_name(node.func) == "bool"
-
-
-def _is_none(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _is_flag_from_version(node: cst.CSTNode, ctx: PythonContext) -> bool:
@@ -168,13 +165,10 @@ def _is_flag_from_version(node: cst.CSTNode, ctx: PythonContext) -> bool:
     value = ctx.single_value(node)
     if value is None or value is node:
         return False
-    stack: list[cst.CSTNode] = [value]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Attribute) and ctx.qualified_name(current) == TORCH_VERSION_CUDA:
-            return True
-        stack.extend(current.children)
-    return False
+    return any(
+        isinstance(part, cst.Attribute) and ctx.qualified_name(part) == TORCH_VERSION_CUDA
+        for part in ctx.semantic.descendants(value)
+    )
 
 
 def _falls_back_to_cpu(test: cst.If | cst.IfExp | cst.Assert, ctx: PythonContext) -> bool:
@@ -189,14 +183,11 @@ def _falls_back_to_cpu(test: cst.If | cst.IfExp | cst.Assert, ctx: PythonContext
 
 
 def _picks_cpu(branch: cst.CSTNode, ctx: PythonContext) -> bool:
-    stack = [branch]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.SimpleString) and (ctx.string_value(current) or "").lower() == "cpu":
+    for part in ctx.semantic.descendants(branch):
+        if isinstance(part, cst.SimpleString) and (ctx.string_value(part) or "").lower() == "cpu":
             return True
-        if isinstance(current, cst.Raise) and _is_no_gpu_error(ctx.code_of(current)):
+        if isinstance(part, cst.Raise) and _is_no_gpu_error(ctx.code_of(part)):
             return True
-        stack.extend(current.children)
     return False
 
 

@@ -8,8 +8,8 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.scopes import ScopeNode
-from rocmlint.python.tree import children
+from rocmlint.python.idioms import is_none, last_name, only_displayed, whole_condition
+from rocmlint.python.scopes import target_names
 from rocmlint.rule import Invalid, Rule, Valid
 
 _CAPABILITY_CALLS = frozenset({"torch.cuda.get_device_capability"})
@@ -27,7 +27,6 @@ _NUMBER_CASTS = frozenset({"int", "float"})
 _SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 _MAX_DEPTH = 8
-_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 
 class CapabilityCompare(Rule):
@@ -77,8 +76,6 @@ class CapabilityCompare(Rule):
     triggers = (b"device_capability", b"get_device_properties", b"cuda_capability")
 
     def __init__(self) -> None:
-        # Per file and scope: the bindings the scope index does not record (tuple and loop targets).
-        self._tables: dict[ScopeNode, dict[str, list[cst.BaseExpression | None]]] = {}
         self._reported_conditions: set[cst.CSTNode] = set()
 
     def visit_Comparison(self, node: cst.Comparison, ctx: PythonContext) -> None:
@@ -92,16 +89,16 @@ class CapabilityCompare(Rule):
             # Both sides capability (device 0 vs device 1) is a homogeneity check, not an arch gate.
             if bool(left_sources) == bool(right_sources):
                 continue
-            if _is_none(right if left_sources else left):
+            if is_none(right if left_sources else left):
                 continue
             self._report_once(node, tuple(left_sources or right_sources), ctx)
             return
 
     def _report_once(self, node: cst.Comparison, sources: tuple[cst.CSTNode, ...], ctx: PythonContext) -> None:
         """One diagnostic per condition: `major > 8 or (major == 8 and minor >= 9)` is one check."""
-        if any(ctx.is_rocm_gated(part) for part in (node, *sources)) or _only_displayed(node, ctx):
+        if any(ctx.is_rocm_gated(part) for part in (node, *sources)) or only_displayed(ctx, node):
             return
-        condition = _whole_condition(node, ctx)
+        condition = whole_condition(ctx, node)
         if condition in self._reported_conditions:
             return
         self._reported_conditions.add(condition)
@@ -109,13 +106,13 @@ class CapabilityCompare(Rule):
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
         func = node.func
-        if _last_name(func) not in _CAPABILITY_HELPERS or not node.args:
+        if last_name(func) not in _CAPABILITY_HELPERS or not node.args:
             return
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
             return  # the platform class's own implementation
         if isinstance(func, cst.Name) and _defined_here(func, ctx):
             return  # a helper defined in this file: its body's comparison is checked (and fixed) there
-        ctx.report(node, _helper_message(_last_name(func)))
+        ctx.report(node, _helper_message(last_name(func)))
 
     # --- where a value comes from --------------------------------------------------------------------
     def _sources(self, expr: cst.CSTNode, ctx: PythonContext, depth: int) -> list[cst.CSTNode]:
@@ -190,73 +187,14 @@ class CapabilityCompare(Rule):
         if binding is not None and binding.kind in ("import", "function", "class"):
             return []
         scope = ctx.semantic.enclosing_scope_node(name)
-        local = self._binding_table(scope).get(name.value)
-        bound_here = local is not None or (binding is not None and binding.scope.node is scope)
-        if not bound_here and scope is not ctx.semantic.module:
-            # The scope index does not record parameters: a module `cap` must not leak into `def f(cap)`.
-            if isinstance(scope, cst.FunctionDef) and _is_parameter(scope, name.value):
-                return []
-            scope = ctx.semantic.module
+        unpacked_here = ctx.semantic.unpacked_values(scope, name.value)
+        bound_here = bool(unpacked_here) or (binding is not None and binding.scope.node is scope)
+        if not bound_here:
+            scope = ctx.semantic.module  # not bound where it is read: a module-level `major, minor = ...`
         plain: list[cst.BaseExpression | None] = []
         if binding is not None and binding.kind == "value" and binding.scope.node is scope:
             plain += binding.values
-        return [*plain, *self._binding_table(scope).get(name.value, [])]
-
-    def _binding_table(self, scope: ScopeNode) -> dict[str, list[cst.BaseExpression | None]]:
-        table = self._tables.get(scope)
-        if table is None:
-            table = _index_other_bindings(scope)
-            self._tables[scope] = table
-        return table
-
-
-def _index_other_bindings(scope: ScopeNode) -> dict[str, list[cst.BaseExpression | None]]:
-    """The bindings the scope index does not record, made directly in `scope` (not in nested defs):
-    tuple-target assignments with the value each name receives (the matching element of a tuple value,
-    else the whole value, a call returning a tuple), and `for`/`with` targets as None (unknown value)."""
-    table: dict[str, list[cst.BaseExpression | None]] = {}
-    stack: list[cst.CSTNode] = [scope.body if not isinstance(scope, cst.Module) else scope]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Assign):
-            for target in node.targets:
-                _record_unpacking(table, target.target, node.value)
-            continue
-        if isinstance(node, cst.For):
-            _record_opaque(table, node.target)
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
-            _record_opaque(table, node.asname.name)
-        if isinstance(node, (*_SCOPE_BOUNDARIES, cst.BaseExpression)):
-            continue
-        stack.extend(children(node))
-    return table
-
-
-def _record_unpacking(
-    table: dict[str, list[cst.BaseExpression | None]], target: cst.BaseExpression, value: cst.BaseExpression
-) -> None:
-    if not isinstance(target, (cst.Tuple, cst.List)):
-        return
-    elements = target.elements
-    parts = [part.value for part in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else None
-    if parts is not None and len(parts) != len(elements):
-        parts = None
-    for index, element in enumerate(elements):
-        if isinstance(element, cst.StarredElement) or not isinstance(element.value, cst.Name):
-            _record_opaque(table, element.value)
-            continue
-        table.setdefault(element.value.value, []).append(parts[index] if parts is not None else value)
-
-
-def _record_opaque(table: dict[str, list[cst.BaseExpression | None]], target: cst.BaseExpression) -> None:
-    """Every name in a target whose value cannot be followed (`for (major, minor), ptx in archs:`)."""
-    if isinstance(target, cst.Name):
-        table.setdefault(target.value, []).append(None)
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            _record_opaque(table, element.value)
-    elif isinstance(target, cst.StarredElement):
-        _record_opaque(table, target.value)
+        return [*plain, *ctx.semantic.unpacked_values(scope, name.value)]
 
 
 def _is_comprehension_target(name: cst.Name, ctx: PythonContext) -> bool:
@@ -266,18 +204,10 @@ def _is_comprehension_target(name: cst.Name, ctx: PythonContext) -> bool:
         if isinstance(ancestor, _COMPREHENSIONS):
             clause: cst.CompFor | None = ancestor.for_in
             while clause is not None:
-                if _binds(clause.target, name.value):
+                if name.value in target_names(clause.target):
                     return True
                 clause = clause.inner_for_in
     return False
-
-
-def _binds(target: cst.BaseExpression, name: str) -> bool:
-    if isinstance(target, cst.Name):
-        return target.value == name
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return any(_binds(element.value, name) for element in target.elements)
-    return isinstance(target, cst.StarredElement) and _binds(target.value, name)
 
 
 def _is_constant(value: cst.BaseExpression) -> bool:
@@ -291,32 +221,6 @@ def _is_constant(value: cst.BaseExpression) -> bool:
     if isinstance(value, (cst.Tuple, cst.List)):
         return all(_is_constant(element.value) for element in value.elements)
     return False
-
-
-def _only_displayed(node: cst.CSTNode, ctx: PythonContext) -> bool:
-    """Inside the arguments of `print(...)` or a logging call of the same statement: the result is only
-    shown (`print("sm_90 built:", "sm_90" in archs)`), no code path depends on it."""
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.Lambda)):
-            return False
-        if isinstance(ancestor, cst.Call) and _is_display_call(ancestor, ctx):
-            return True
-    return False
-
-
-def _is_display_call(call: cst.Call, ctx: PythonContext) -> bool:
-    if isinstance(call.func, cst.Attribute):
-        return call.func.attr.value in _LOG_METHODS
-    return ctx.qualified_name(call.func) == "print"
-
-def _whole_condition(node: cst.CSTNode, ctx: PythonContext) -> cst.CSTNode:
-    """The outermost `and`/`or`/`not` expression `node` is part of (itself when it stands alone)."""
-    condition = node
-    for ancestor in ctx.ancestors(node):
-        if not isinstance(ancestor, (cst.BooleanOperation, cst.UnaryOperation)):
-            break
-        condition = ancestor
-    return condition
 
 
 def _sub_expressions(expr: cst.Tuple | cst.FormattedString) -> list[cst.BaseExpression]:
@@ -334,26 +238,9 @@ def _is_platform_capability(func: cst.BaseExpression, name: str) -> bool:
     return owner.rsplit(".", 1)[-1] in _PLATFORM_OBJECTS
 
 
-def _is_parameter(function: cst.FunctionDef, name: str) -> bool:
-    params = function.params
-    every = [*params.posonly_params, *params.params, *params.kwonly_params]
-    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-    return any(param.name.value == name for param in every)
-
-
 def _defined_here(func: cst.Name, ctx: PythonContext) -> bool:
     binding = ctx.semantic.lookup(func.value, func)
     return binding is not None and binding.kind == "function"
-
-
-def _last_name(func: cst.BaseExpression) -> str:
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return func.value if isinstance(func, cst.Name) else ""
-
-
-def _is_none(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
 
 
 _COMPARISON_MESSAGE = (

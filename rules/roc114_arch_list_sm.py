@@ -6,6 +6,7 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import fstring_prefix, only_displayed
 from rocmlint.rule import Invalid, Rule, Valid
 
 _ARCH_LIST_CALLS = frozenset({"torch.cuda.get_arch_list"})
@@ -16,10 +17,7 @@ _REGEX_FUNCTIONS = frozenset({"re.match", "re.search", "re.fullmatch", "re.finda
 _REGEX_METHODS = frozenset({"match", "search", "fullmatch", "findall", "finditer"})
 _MEMBERSHIP = (cst.In, cst.NotIn)
 _EQUALITY = (cst.Equal, cst.NotEqual)
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-_SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef)
 _MAX_DEPTH = 8
-_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
 
 
 class ArchListSm(Rule):
@@ -92,26 +90,9 @@ def _report(node: cst.CSTNode, targets: list[cst.CSTNode], sources: list[cst.CST
     """Report `node` when an NVIDIA target string meets the arch list; True when the pair was found."""
     if not targets or not sources:
         return False
-    if not _only_displayed(node, ctx):
+    if not only_displayed(ctx, node):
         ctx.report(node, _MESSAGE, gate_on=(*sources, *targets))
     return True
-
-
-def _only_displayed(node: cst.CSTNode, ctx: PythonContext) -> bool:
-    """Inside the arguments of `print(...)` or a logging call of the same statement: the result is only
-    shown (`print("sm_90 built:", "sm_90" in archs)`), no code path depends on it."""
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.Lambda)):
-            return False
-        if isinstance(ancestor, cst.Call) and _is_display_call(ancestor, ctx):
-            return True
-    return False
-
-
-def _is_display_call(call: cst.Call, ctx: PythonContext) -> bool:
-    if isinstance(call.func, cst.Attribute):
-        return call.func.attr.value in _LOG_METHODS
-    return ctx.qualified_name(call.func) == "print"
 
 
 # --- the arch list and its elements ------------------------------------------------------------------
@@ -125,9 +106,10 @@ def _arch_list_sources(expr: cst.CSTNode, ctx: PythonContext, depth: int) -> lis
         return _arch_list_sources(expr.value, ctx, depth + 1)
     if not isinstance(expr, cst.Name):
         return []
-    iterated = _loop_iterable(expr, ctx)
-    if iterated is not None:
-        return _arch_list_sources(iterated, ctx, depth + 1)
+    loop = ctx.semantic.loop_target(expr)
+    if loop is not None:
+        # An element of the list itself; a tuple target's element (`for arch, n in ...`) is not followed.
+        return _arch_list_sources(loop.iterable, ctx, depth + 1) if loop.position is None else []
     binding = ctx.semantic.lookup(expr.value, expr)
     if binding is None or binding.kind != "value":
         return []
@@ -163,28 +145,6 @@ def _call_sources(call: cst.Call, ctx: PythonContext, depth: int) -> list[cst.CS
     return _arch_list_sources(call.args[0].value, ctx, depth + 1)  # `" ".join(arch_list)`
 
 
-def _loop_iterable(name: cst.Name, ctx: PythonContext) -> cst.BaseExpression | None:
-    """What `name` iterates over when it is the target of an enclosing comprehension or `for` loop."""
-    child: cst.CSTNode = name
-    for ancestor in ctx.ancestors(name):
-        if isinstance(ancestor, _SCOPE_BOUNDARIES):
-            return None
-        if isinstance(ancestor, _COMPREHENSIONS):
-            clause: cst.CompFor | None = ancestor.for_in
-            while clause is not None:
-                if _is_target(clause.target, name.value):
-                    return clause.iter
-                clause = clause.inner_for_in
-        if isinstance(ancestor, cst.For) and child is ancestor.body and _is_target(ancestor.target, name.value):
-            return ancestor.iter
-        child = ancestor
-    return None
-
-
-def _is_target(target: cst.BaseExpression, name: str) -> bool:
-    return isinstance(target, cst.Name) and target.value == name
-
-
 # --- NVIDIA target strings ---------------------------------------------------------------------------
 def _nvidia_targets(expr: cst.CSTNode, ctx: PythonContext) -> list[cst.CSTNode]:
     """Literals `expr` may be that name an NVIDIA target: `"sm_90"`, `f"sm_{major}{minor}"`,
@@ -196,15 +156,10 @@ def _nvidia_targets(expr: cst.CSTNode, ctx: PythonContext) -> list[cst.CSTNode]:
             found += _nvidia_targets(element.value, ctx)
         return found
     if isinstance(value, cst.FormattedString):
-        return [value] if _leading_text(value).startswith(_NVIDIA_PREFIXES) else []
+        return [value] if fstring_prefix(value).startswith(_NVIDIA_PREFIXES) else []
     if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
         return _nvidia_targets(value.left, ctx)
     return [literal for string, literal in ctx.semantic.string_sources(expr) if string.startswith(_NVIDIA_PREFIXES)]
-
-
-def _leading_text(string: cst.FormattedString) -> str:
-    first = string.parts[0] if string.parts else None
-    return first.value if isinstance(first, cst.FormattedStringText) else ""
 
 
 def _regex_operands(call: cst.Call, ctx: PythonContext) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None]:

@@ -8,6 +8,7 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import subscript_key
 from rocmlint.rule import Invalid, Rule, Valid
 
 _ATTRIBUTE = "gcnArchName"
@@ -86,10 +87,9 @@ class GcnArchExact(Rule):
                     return
 
     def visit_Subscript(self, node: cst.Subscript, ctx: PythonContext) -> None:
-        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
-            return
-        key = node.slice[0].slice.value
-        if _is_store(node, ctx) or not _is_arch_name(key, ctx):
+        key = subscript_key(node)
+        # `cache[arch] = x` / `del cache[arch]` write with the same full name they later read: consistent.
+        if key is None or ctx.semantic.is_store(node) or not _is_arch_name(key, ctx):
             return
         _report(key, _KEY_MESSAGE, ctx)
 
@@ -150,14 +150,6 @@ def _collection_has_bare_gfx(expr: cst.CSTNode, ctx: PythonContext, depth: int =
     if isinstance(value, cst.Call) and ctx.qualified_name(value.func) in _COLLECTION_CALLS and len(value.args) == 1:
         return _collection_has_bare_gfx(value.args[0].value, ctx, depth + 1)
     return False
-
-
-def _is_store(subscript: cst.Subscript, ctx: PythonContext) -> bool:
-    """`cache[arch] = x` / `del cache[arch]` write with the same full name they later read: consistent."""
-    parent = ctx.parent(subscript)
-    if isinstance(parent, (cst.AssignTarget, cst.Del)):
-        return True
-    return isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is subscript
 
 
 _SUFFIX = "`gcnArchName` carries target features (`gfx942:sramecc+:xnack-`)"

@@ -8,7 +8,7 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.scopes import dotted_name
+from rocmlint.python.idioms import fstring_prefix, handled_by_try, is_none, leaves_quietly, statements_before
 from rocmlint.rule import Invalid, Rule, Valid
 
 _RUNNERS = frozenset(
@@ -149,9 +149,7 @@ def _program_literals(expr: cst.CSTNode, ctx: PythonContext, whole: bool, depth:
         split_string = _split_string(expr, ctx)
         return _program_literals(split_string, ctx, False, depth + 1) if split_string is not None else []
     if isinstance(expr, cst.FormattedString):
-        first = expr.parts[0] if expr.parts else None
-        text = first.value if isinstance(first, cst.FormattedStringText) else ""
-        return [expr] if _names_nvidia_smi(text, whole=False) else []
+        return [expr] if _names_nvidia_smi(fstring_prefix(expr), whole=False) else []
     string = ctx.string_value(expr)
     return [expr] if string is not None and _names_nvidia_smi(string, whole) else []
 
@@ -191,13 +189,17 @@ def _names_nvidia_smi(command: str, whole: bool) -> bool:
 def _has_fallback(call: cst.Call, ctx: PythonContext, through_shell: bool) -> bool:
     """Inside a `shutil.which("nvidia-smi")` check, after an early exit when it is missing, or in a
     `try:` whose handler catches the failure and does not re-raise (within the same function)."""
+    failures = _MISSING_PROGRAM_ERRORS | (_FAILED_COMMAND_ERRORS if through_shell else frozenset())
+    return _presence_checked(call, ctx) or handled_by_try(ctx, call, failures)
+
+
+def _presence_checked(call: cst.Call, ctx: PythonContext) -> bool:
+    """Under a check that nvidia-smi exists, or after an early exit when it is missing (same function)."""
     child: cst.CSTNode = call
     for ancestor in ctx.ancestors(call):
         if isinstance(ancestor, _SCOPE_BOUNDARIES):
             return False
         if _presence_guards(ancestor, child, ctx):
-            return True
-        if isinstance(ancestor, cst.Try) and child is ancestor.body and _handles_failure(ancestor, through_shell):
             return True
         child = ancestor
     return False
@@ -218,20 +220,13 @@ def _presence_guards(parent: cst.CSTNode, child: cst.CSTNode, ctx: PythonContext
 
 def _exits_early_when_missing(block: cst.IndentedBlock | cst.Module, child: cst.CSTNode, ctx: PythonContext) -> bool:
     """`if not shutil.which("nvidia-smi"): return []` before `child`. A `raise` there is no fallback."""
-    for statement in block.body:
-        if statement is child:
-            return False
-        if isinstance(statement, cst.If) and statement.orelse is None and _leaves_quietly(statement.body):
-            if _presence(statement.test, ctx, 0)[1]:
-                return True
-    return False
-
-
-def _leaves_quietly(body: cst.BaseSuite) -> bool:
-    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
-    last = statements[-1] if statements else None
-    smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
-    return any(isinstance(small, (cst.Return, cst.Continue, cst.Break)) for small in smalls)
+    return any(
+        isinstance(statement, cst.If)
+        and statement.orelse is None
+        and leaves_quietly(statement.body)
+        and _presence(statement.test, ctx, 0)[1]
+        for statement in statements_before(block, child)
+    )
 
 
 def _presence(test: cst.CSTNode, ctx: PythonContext, depth: int) -> tuple[bool, bool]:
@@ -261,7 +256,7 @@ def _presence(test: cst.CSTNode, ctx: PythonContext, depth: int) -> tuple[bool, 
 def _none_comparison(test: cst.Comparison, ctx: PythonContext, depth: int) -> tuple[bool, bool]:
     """`shutil.which(...) is not None` means the same as the call; `is None` its negation."""
     target = test.comparisons[0]
-    if not (isinstance(target.comparator, cst.Name) and target.comparator.value == "None"):
+    if not is_none(target.comparator):
         return False, False
     implies_present, true_when_missing = _presence(test.left, ctx, depth + 1)
     if isinstance(target.operator, (cst.IsNot, cst.NotEqual)):
@@ -276,31 +271,6 @@ def _is_presence_check(call: cst.Call, ctx: PythonContext) -> bool:
         return False
     path = ctx.string_value(call.args[0].value)
     return path is not None and _names_nvidia_smi(path, whole=True)
-
-
-def _handles_failure(statement: cst.Try, through_shell: bool) -> bool:
-    """A handler that catches what a missing nvidia-smi raises and does not re-raise it."""
-    accepted = _MISSING_PROGRAM_ERRORS | (_FAILED_COMMAND_ERRORS if through_shell else frozenset())
-    for handler in statement.handlers:
-        if _re_raises(handler):
-            continue
-        if handler.type is None or any(name in accepted for name in _caught_names(handler.type)):
-            return True
-    return False
-
-
-def _caught_names(expr: cst.BaseExpression) -> list[str]:
-    elements = [e.value for e in expr.elements] if isinstance(expr, cst.Tuple) else [expr]
-    return [(dotted_name(element) or "").rsplit(".", 1)[-1] for element in elements]
-
-
-def _re_raises(handler: cst.ExceptHandler) -> bool:
-    statements = handler.body.body if isinstance(handler.body, cst.IndentedBlock) else [handler.body]
-    for statement in statements:
-        smalls = statement.body if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
-        if any(isinstance(small, cst.Raise) for small in smalls):
-            return True
-    return False
 
 
 _MESSAGE = (

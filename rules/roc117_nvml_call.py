@@ -8,7 +8,7 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.scopes import dotted_name
+from rocmlint.python.idioms import handled_by_try
 from rocmlint.rule import Invalid, Rule, Valid
 
 # Modules whose `nvml*` functions are NVML bindings (nvidia-ml-py, its old `nvidia_smi` helper, py3nvml).
@@ -25,7 +25,6 @@ _NVML_FAILURES = frozenset(
     {"NVMLError", "NVMLError_LibraryNotFound", "NVMLError_DriverNotLoaded", "NVMLError_Uninitialized"}
 )
 _BROAD_FAILURES = frozenset({"Exception", "BaseException", "OSError", "EnvironmentError"})
-_SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
 class NvmlCall(Rule):
@@ -80,14 +79,15 @@ class NvmlCall(Rule):
         if name is None:
             return
         if _is_nvml_function(name):
-            if not _handled(node, _NVML_FAILURES | _BROAD_FAILURES, ctx):
+            # A `try:` whose handler catches the NVML failure and does not re-raise is a fallback.
+            if not handled_by_try(ctx, node, _NVML_FAILURES | _BROAD_FAILURES):
                 ctx.report(node, _message(name.rsplit(".", 1)[-1]))
             return
         if name not in _LIBRARY_LOADERS or not node.args:
             return
         library = node.args[0].value
         literals = _nvml_library_literals(library, ctx)
-        if not literals or _handled(node, _BROAD_FAILURES, ctx):
+        if not literals or handled_by_try(ctx, node, _BROAD_FAILURES):
             return
         # A name assigned per vendor branch has several literals; report through one that reaches ROCm.
         for literal in literals:
@@ -114,39 +114,6 @@ def _nvml_library_literals(expr: cst.CSTNode, ctx: PythonContext) -> list[cst.CS
         for path, literal in ctx.semantic.string_sources(expr)
         if _NVML_LIBRARY.match(re.split(r"[\\/]", path)[-1])
     ]
-
-
-# --- the NVML-specific fallback: try/except that swallows the failure -----------------------------------
-def _handled(call: cst.Call, failures: frozenset[str], ctx: PythonContext) -> bool:
-    """Inside the body of a `try:` (same function) with a handler that catches one of `failures` and
-    does not re-raise."""
-    child: cst.CSTNode = call
-    for ancestor in ctx.ancestors(call):
-        if isinstance(ancestor, _SCOPE_BOUNDARIES):
-            return False
-        if isinstance(ancestor, cst.Try) and child is ancestor.body:
-            if any(_swallows(handler, failures) for handler in ancestor.handlers):
-                return True
-        child = ancestor
-    return False
-
-
-def _swallows(handler: cst.ExceptHandler, failures: frozenset[str]) -> bool:
-    if _re_raises(handler):
-        return False
-    if handler.type is None:
-        return True
-    elements = [e.value for e in handler.type.elements] if isinstance(handler.type, cst.Tuple) else [handler.type]
-    return any((dotted_name(element) or "").rsplit(".", 1)[-1] in failures for element in elements)
-
-
-def _re_raises(handler: cst.ExceptHandler) -> bool:
-    statements = handler.body.body if isinstance(handler.body, cst.IndentedBlock) else [handler.body]
-    for statement in statements:
-        smalls = statement.body if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
-        if any(isinstance(small, cst.Raise) for small in smalls):
-            return True
-    return False
 
 
 def _message(function: str) -> str:

@@ -8,6 +8,7 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import last_name, report_site, unpacked_keyword
 from rocmlint.rule import Invalid, Rule, Valid
 
 
@@ -38,7 +39,6 @@ _FACTORY_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _FACTORIES)
 # AMD GPUs and are left alone; unknown names are not reported.
 _UNSUPPORTED = frozenset({"mpi", "ucc", "rccl"})
 _BACKEND_ENUM_OWNERS = ("torch.distributed.Backend", "torch.distributed.distributed_c10d.Backend")
-_MAX_DEPTH = 6
 
 
 class DistBackend(Rule):
@@ -87,57 +87,35 @@ class DistBackend(Rule):
     triggers = (b"init_process_group", b"new_group", b"new_subgroups", b"init_distributed")
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
-        if not _may_be_factory(node.func):
-            return
+        if last_name(node.func) not in _FACTORY_NAMES:
+            return  # the cheap test before resolving names
         parameter = _FACTORIES.get(ctx.qualified_name(node.func) or "")
         if parameter is None:
             return
-        argument = ctx.semantic.keyword(node, parameter.keyword) or ctx.semantic.positional(node, parameter.position)
+        argument = ctx.semantic.argument(node, parameter.keyword, parameter.position)
         if argument is not None:
             _check_backend(argument.value, argument.value, ctx)
             return
-        for arg in node.args:
-            if arg.star == "**":
-                value = ctx.semantic.dict_entries(arg.value).get(parameter.keyword)
-                if value is not None:
-                    _check_backend(arg, value, ctx)
-
-
-def _may_be_factory(func: cst.BaseExpression) -> bool:
-    """Cheap test on the callee's last segment before resolving names."""
-    last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-    return last in _FACTORY_NAMES
+        for arg, value in unpacked_keyword(ctx, node, parameter.keyword):
+            _check_backend(arg, value, ctx)
 
 
 def _check_backend(argument: cst.CSTNode, value: cst.BaseExpression, ctx: PythonContext) -> None:
-    for backend, literal in _backend_sources(value, ctx, 0):
-        if backend not in _UNSUPPORTED:
-            continue
-        # Point at the literal when it is written in the call itself, else at the argument.
-        reported = literal if _is_within(literal, argument, ctx) else argument
-        ctx.report(reported, _message(backend), gate_on=(literal,))
+    """Report each unsupported backend `value` may name (through names assigned once and both arms of
+    conditional expressions), gated on the arm that names it."""
+    for arm in ctx.semantic.value_arms(value):
+        for backend in _backends(arm, ctx):
+            if backend in _UNSUPPORTED:
+                ctx.report(report_site(ctx, arm, argument), _message(backend), gate_on=(arm,))
 
 
-def _backend_sources(value: cst.BaseExpression, ctx: PythonContext, depth: int) -> list[tuple[str, cst.CSTNode]]:
-    """Every unsupported backend `value` may name, with the node it is written at.
-
-    Handles strings (via `string_sources`), `Backend.MPI`-style enum members, names assigned once and
-    both arms of conditional expressions.
-    """
-    if depth > _MAX_DEPTH:
-        return []
-    resolved = ctx.single_value(value)
-    if resolved is None:
-        return []
-    if isinstance(resolved, cst.IfExp):
-        return _backend_sources(resolved.body, ctx, depth + 1) + _backend_sources(resolved.orelse, ctx, depth + 1)
-    enum_member = _enum_member(resolved, ctx)
+def _backends(expr: cst.BaseExpression, ctx: PythonContext) -> list[str]:
+    """The backends one expression names: a `Backend.MPI`-style enum member or a backend string."""
+    enum_member = _enum_member(expr, ctx)
     if enum_member is not None:
-        return [(enum_member, resolved)] if enum_member in _UNSUPPORTED else []
-    found: list[tuple[str, cst.CSTNode]] = []
-    for string, literal in ctx.semantic.string_sources(resolved):
-        found.extend((backend, literal) for backend in _string_backends(string) if backend in _UNSUPPORTED)
-    return found
+        return [enum_member]
+    string = ctx.string_value(expr)
+    return _string_backends(string) if string is not None else []
 
 
 def _enum_member(node: cst.BaseExpression, ctx: PythonContext) -> str | None:
@@ -156,10 +134,6 @@ def _string_backends(value: str) -> list[str]:
         if backend.strip():
             backends.append(backend.strip())
     return backends
-
-
-def _is_within(node: cst.CSTNode, container: cst.CSTNode, ctx: PythonContext) -> bool:
-    return node is container or any(ancestor is container for ancestor in ctx.ancestors(node))
 
 
 def _message(backend: str) -> str:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.tree import children
+from rocmlint.python.idioms import deciding_tests, last_name, report_site
 from rocmlint.rule import Invalid, Rule, Valid
 
 # 16 warps x 64 lanes = 1024 threads, the per-block limit of AMD GPUs.
@@ -32,7 +32,6 @@ _BINARY_OPERATORS: dict[type, Callable[[int, int], int]] = {
 _MAX_DEPTH = 6
 _MAX_FLOW_DEPTH = 3
 _SCOPE_BOUNDARIES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 _VENDOR_TEST_FORMS = (cst.Name, cst.Attribute, cst.Call, cst.Comparison)
 
 
@@ -114,12 +113,10 @@ class TritonNumWarps(Rule):
         if not too_many or _handled_for_rocm(node, ctx):
             return
         for source in too_many:
-            reported = source.node if source.from_loop or _is_within(source.node, argument, ctx) else argument.value
+            reported = source.node if source.from_loop else report_site(ctx, source.node, argument.value)
             if reported in self._reported:
                 continue
-            before = len(ctx.diagnostics)
-            ctx.report(reported, _message(source.value), gate_on=(source.node, argument.value))
-            if len(ctx.diagnostics) > before:
+            if ctx.report(reported, _message(source.value), gate_on=(source.node, argument.value)):
                 self._reported.add(reported)
 
 
@@ -128,8 +125,7 @@ def _num_warps_argument(call: cst.Call, ctx: PythonContext) -> cst.Arg | None:
     keyword = ctx.semantic.keyword(call, "num_warps")
     if isinstance(call.func, cst.Subscript):
         return keyword
-    last = call.func.attr.value if isinstance(call.func, cst.Attribute) else getattr(call.func, "value", None)
-    if last != "Config" or ctx.qualified_name(call.func) not in _CONFIG_CLASSES:
+    if last_name(call.func) != "Config" or ctx.qualified_name(call.func) not in _CONFIG_CLASSES:
         return None
     return keyword or ctx.semantic.positional(call, 1)
 
@@ -176,66 +172,15 @@ def _constant(expr: cst.BaseExpression, ctx: PythonContext, depth: int) -> int |
 
 
 def _name_sources(name: cst.Name, ctx: PythonContext, depth: int) -> list[_Source]:
-    loop_sources = _loop_sources(name, ctx)
-    if loop_sources is not None:
-        return loop_sources
+    # A loop variable takes the integer literals of the list it iterates (`for w in [4, 8, 32]`, a
+    # tuple target of `[(64, 4), (128, 32)]`, `itertools.product([64, 128], [4, 8, 32])`).
+    looped = ctx.semantic.loop_values(name)
+    if looped is not None:
+        return [_Source(int(v.evaluated_value), v, from_loop=True) for v in looped if isinstance(v, cst.Integer)]
     value = ctx.single_value(name)
     if value is None or value is name:
         return []
     return _int_sources(value, ctx, depth + 1)
-
-
-def _loop_sources(name: cst.Name, ctx: PythonContext) -> list[_Source] | None:
-    """The values a `for`/comprehension target takes, when `name` is one; None when it is not."""
-    child: cst.CSTNode = name
-    for ancestor in ctx.ancestors(name):
-        if isinstance(ancestor, _COMPREHENSIONS):
-            comp_for: cst.CompFor | None = ancestor.for_in
-            while comp_for is not None:
-                index = _target_index(comp_for.target, name.value)
-                if index is not None:
-                    return _iterated_values(comp_for.iter, index, ctx)
-                comp_for = comp_for.inner_for_in
-        elif isinstance(ancestor, cst.For) and child is ancestor.body:
-            index = _target_index(ancestor.target, name.value)
-            if index is not None:
-                return _iterated_values(ancestor.iter, index, ctx)
-        elif isinstance(ancestor, _SCOPE_BOUNDARIES):
-            return None
-        child = ancestor
-    return None
-
-
-def _target_index(target: cst.BaseExpression, name: str) -> int | None:
-    """-1 when the loop target is `name`; i when it is the i-th name of a tuple target; else None."""
-    if isinstance(target, cst.Name):
-        return -1 if target.value == name else None
-    if isinstance(target, (cst.Tuple, cst.List)):
-        for index, element in enumerate(target.elements):
-            if isinstance(element.value, cst.Name) and element.value.value == name:
-                return index
-    return None
-
-
-def _iterated_values(iterable: cst.BaseExpression, index: int, ctx: PythonContext) -> list[_Source]:
-    """Integer literals a loop over `iterable` binds (`[4, 8, 32]`, `[(64, 4), (128, 32)]` with a
-    tuple target, `itertools.product([64, 128], [4, 8, 32])`)."""
-    resolved = ctx.single_value(iterable)
-    if isinstance(resolved, cst.Call) and index >= 0 and ctx.qualified_name(resolved.func) == "itertools.product":
-        argument = ctx.semantic.positional(resolved, index)
-        return _iterated_values(argument.value, -1, ctx) if argument is not None else []
-    if not isinstance(resolved, (cst.List, cst.Tuple, cst.Set)):
-        return []
-    sources = []
-    for element in resolved.elements:
-        item = element.value
-        if index >= 0:
-            if not isinstance(item, (cst.Tuple, cst.List)) or index >= len(item.elements):
-                continue
-            item = item.elements[index].value
-        if isinstance(item, cst.Integer):
-            sources.append(_Source(int(item.evaluated_value), item, from_loop=True))
-    return sources
 
 
 # --- ROCm handling beyond plain gating ---------------------------------------------------------------
@@ -247,50 +192,7 @@ def _handled_for_rocm(call: cst.Call, ctx: PythonContext) -> bool:
 def _under_rocm_aware_condition(node: cst.CSTNode, ctx: PythonContext) -> bool:
     """A condition mentioning ROCm decides whether `node` runs (`if IS_ROCM and w > 16: continue`,
     `[... for w in ws if not (IS_HIP and w > 16)]`, `not IS_ROCM or small`), even if not fully."""
-    child: cst.CSTNode = node
-    for ancestor in ctx.ancestors(node):
-        if _mentions_vendor(_deciding_tests(ancestor, child), ctx):
-            return True
-        if isinstance(ancestor, _SCOPE_BOUNDARIES):
-            return False
-        child = ancestor
-    return False
-
-
-def _deciding_tests(ancestor: cst.CSTNode, child: cst.CSTNode) -> list[cst.BaseExpression]:
-    """The tests of `ancestor` that decide whether `child` runs."""
-    if isinstance(ancestor, (cst.If, cst.IfExp, cst.While)) and child is not ancestor.test:
-        return [ancestor.test]
-    if isinstance(ancestor, cst.BooleanOperation) and child is ancestor.right:
-        return [ancestor.left]
-    if isinstance(ancestor, _COMPREHENSIONS):
-        tests = []
-        comp_for: cst.CompFor | None = ancestor.for_in
-        while comp_for is not None:
-            tests.extend(comp_if.test for comp_if in comp_for.ifs)
-            comp_for = comp_for.inner_for_in
-        return tests
-    if isinstance(ancestor, cst.IndentedBlock):
-        return [s.test for s in _statements_before(ancestor, child) if isinstance(s, cst.If) and _exits(s.body)]
-    return []
-
-
-def _statements_before(block: cst.IndentedBlock, child: cst.CSTNode) -> Iterator[cst.BaseStatement]:
-    for statement in block.body:
-        if statement is child:
-            return
-        yield statement
-
-
-def _exits(body: cst.BaseSuite) -> bool:
-    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
-    last = statements[-1] if statements else None
-    smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
-    return any(isinstance(small, (cst.Continue, cst.Return, cst.Raise, cst.Break)) for small in smalls)
-
-
-def _mentions_vendor(tests: list[cst.BaseExpression], ctx: PythonContext) -> bool:
-    return any(ctx.vendor_test(test).is_vendor_test for test in tests)
+    return any(ctx.vendor_test(test).is_vendor_test for test in deciding_tests(ctx, node))
 
 
 def _flows_away_from_rocm(expr: cst.CSTNode, ctx: PythonContext, depth: int) -> bool:
@@ -370,8 +272,8 @@ def _consults_rocm(function: cst.BaseExpression, ctx: PythonContext) -> bool:
         body = binding.definition.body
     else:
         return False
-    for node in _descendants(body):
-        if isinstance(node, (cst.Name, cst.Attribute)) and _name_of(node) == "warp_size":
+    for node in ctx.semantic.descendants(body):
+        if isinstance(node, (cst.Name, cst.Attribute)) and last_name(node) == "warp_size":
             return True
         if isinstance(node, _VENDOR_TEST_FORMS) and ctx.vendor_test(node).is_vendor_test:
             return True
@@ -384,11 +286,7 @@ def _name_flows_away(name: cst.Name, at: cst.CSTNode, ctx: PythonContext, depth:
     binding = ctx.semantic.lookup(name.value, at)
     if binding is None or binding.kind != "value":
         return False
-    reads = [
-        ref
-        for ref in _name_reads(binding.scope.node, name.value)
-        if _same_scope(ref, binding.scope.node, ctx) and not _is_builder_receiver(ref, ctx)
-    ]
+    reads = [ref for ref in ctx.semantic.reads(name.value, binding) if not _is_builder_receiver(ref, ctx)]
     if not reads:
         return False
     if any(ctx.is_nvidia_gated(ref) for ref in reads):
@@ -400,7 +298,7 @@ def _function_result_flows_away(function: cst.FunctionDef, ctx: PythonContext, d
     """Every call of `function` (a module-level or nested def) is gated away from ROCm or pruned."""
     calls = [
         ref
-        for ref in _name_reads(ctx.module, function.name.value)
+        for ref in ctx.semantic.name_reads(ctx.module, function.name.value)
         if isinstance(ctx.parent(ref), cst.Call) and ctx.parent(ref).func is ref  # type: ignore[union-attr]
     ]
     if not calls:
@@ -412,54 +310,9 @@ def _function_result_flows_away(function: cst.FunctionDef, ctx: PythonContext, d
     )
 
 
-def _same_scope(ref: cst.Name, scope_node: cst.CSTNode, ctx: PythonContext) -> bool:
-    binding = ctx.semantic.lookup(ref.value, ref)
-    return binding is not None and binding.scope.node is scope_node
-
-
 def _is_builder_receiver(ref: cst.Name, ctx: PythonContext) -> bool:
     parent = ctx.parent(ref)
     return isinstance(parent, cst.Attribute) and parent.value is ref and parent.attr.value in _COLLECTION_BUILDERS
-
-
-def _name_reads(root: cst.CSTNode, name: str) -> Iterator[cst.Name]:
-    """Names spelled `name` under `root` that read a variable (not attribute names, keywords, targets)."""
-    stack: list[tuple[cst.CSTNode, cst.CSTNode | None]] = [(root, None)]
-    while stack:
-        node, parent = stack.pop()
-        if isinstance(node, cst.Name):
-            if node.value == name and _is_read(node, parent):
-                yield node
-            continue
-        stack.extend((child, node) for child in children(node))
-
-
-def _is_read(name: cst.Name, parent: cst.CSTNode | None) -> bool:
-    if isinstance(parent, cst.Attribute):
-        return parent.value is name
-    if isinstance(parent, cst.Arg):
-        return parent.value is name
-    if isinstance(parent, (cst.AssignTarget, cst.Param, cst.ImportAlias, cst.AsName, cst.FunctionDef, cst.ClassDef)):
-        return False
-    if isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
-        return parent.target is not name
-    return True
-
-
-def _descendants(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(children(node))
-
-
-def _name_of(node: cst.Name | cst.Attribute) -> str:
-    return node.value if isinstance(node, cst.Name) else node.attr.value
-
-
-def _is_within(node: cst.CSTNode, container: cst.CSTNode, ctx: PythonContext) -> bool:
-    return node is container or any(ancestor is container for ancestor in ctx.ancestors(node))
 
 
 def _message(warps: int) -> str:

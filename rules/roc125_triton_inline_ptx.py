@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import format_template, last_name, report_site
 from rocmlint.rule import Invalid, Rule, Valid
 
 
@@ -107,40 +109,26 @@ class TritonInlinePtx(Rule):
     triggers = (b"inline_asm_elementwise",)
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
-        func = node.func
-        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-        if last != "inline_asm_elementwise":
+        if last_name(node.func) != "inline_asm_elementwise":
             return
-        api = _APIS.get(ctx.qualified_name(func) or "")
+        api = _APIS.get(ctx.qualified_name(node.func) or "")
         if api is None:
             return
-        asm = _argument(node, api.asm_keyword, api.asm_position, ctx)
-        asm_texts = _text_sources(asm.value, ctx, 0) if asm is not None else []
-        if asm_texts:
-            for text, literal in asm_texts:
-                if _has_ptx(text):
-                    ctx.report(_reported(literal, asm, ctx), _message(), gate_on=(literal,))
-            return
-        constraints = _argument(node, "constraints", api.constraints_position, ctx)
-        if constraints is None:
-            return
-        for text, literal in _text_sources(constraints.value, ctx, 0):
-            if _has_ptx_constraints(text):
-                ctx.report(_reported(literal, constraints, ctx), _message(), gate_on=(literal,))
+        asm = ctx.semantic.argument(node, api.asm_keyword, api.asm_position)
+        if asm is not None and _report_ptx(asm.value, _has_ptx, ctx):
+            return  # the asm text is known: its constraints say nothing more
+        constraints = ctx.semantic.argument(node, "constraints", api.constraints_position)
+        if constraints is not None:
+            _report_ptx(constraints.value, _has_ptx_constraints, ctx)
 
 
-def _argument(call: cst.Call, keyword: str, position: int | None, ctx: PythonContext) -> cst.Arg | None:
-    found = ctx.semantic.keyword(call, keyword)
-    if found is None and position is not None:
-        found = ctx.semantic.positional(call, position)
-    return found
-
-
-def _reported(literal: cst.CSTNode, argument: cst.Arg, ctx: PythonContext) -> cst.CSTNode:
-    """The literal when it is written in the call itself, else the argument (a name, a call)."""
-    if literal is argument.value or any(a is argument for a in ctx.ancestors(literal)):
-        return literal
-    return argument.value
+def _report_ptx(value: cst.BaseExpression, is_ptx: Callable[[str], bool], ctx: PythonContext) -> bool:
+    """Report each text `value` may be that `is_ptx`; True when any of its texts is known."""
+    texts = _text_sources(value, ctx, 0)
+    for text, literal in texts:
+        if is_ptx(text):
+            ctx.report(report_site(ctx, literal, value), _message(), gate_on=(literal,))
+    return bool(texts)
 
 
 def _text_sources(value: cst.BaseExpression, ctx: PythonContext, depth: int) -> list[tuple[str, cst.CSTNode]]:
@@ -149,33 +137,16 @@ def _text_sources(value: cst.BaseExpression, ctx: PythonContext, depth: int) -> 
     `"...".format(...)` by its template."""
     if depth > _MAX_DEPTH:
         return []
-    resolved = ctx.single_value(value)
-    if resolved is None:
-        return []
-    if isinstance(resolved, cst.IfExp):
-        return _text_sources(resolved.body, ctx, depth + 1) + _text_sources(resolved.orelse, ctx, depth + 1)
-    template = _format_template(resolved)
-    if template is not None:
-        return _text_sources(template, ctx, depth + 1)
-    text = _static_text(resolved, ctx)
-    return [(text, resolved)] if text is not None else []
-
-
-def _format_template(node: cst.BaseExpression) -> cst.BaseExpression | None:
-    """`"..."` of `"...".format(...)`."""
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "format":
-        return node.func.value
-    return None
-
-
-def _static_text(node: cst.BaseExpression, ctx: PythonContext) -> str | None:
-    """A string literal's text; an f-string's constant parts (placeholders become a space)."""
-    if isinstance(node, cst.FormattedString):
-        return "".join(part.value if isinstance(part, cst.FormattedStringText) else " " for part in node.parts)
-    if isinstance(node, cst.ConcatenatedString):
-        left, right = _static_text(node.left, ctx), _static_text(node.right, ctx)
-        return left + right if left is not None and right is not None else None
-    return ctx.string_value(node)
+    found: list[tuple[str, cst.CSTNode]] = []
+    for arm in ctx.semantic.value_arms(value):
+        template = format_template(arm)
+        if template is not None:
+            found += _text_sources(template, ctx, depth + 1)
+            continue
+        text = ctx.semantic.static_text(arm)
+        if text is not None:
+            found.append((text, arm))
+    return found
 
 
 def _has_ptx(asm: str) -> bool:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.tree import children
+from rocmlint.python.idioms import last_name, report_site, whole_condition
 from rocmlint.rule import Invalid, Rule, Valid
 
 
@@ -56,8 +56,6 @@ _REGEX_FUNCTION_NAMES = frozenset({"search", "match", "fullmatch", "findall", "f
 _REGEX_FUNCTIONS = frozenset(f"{module}.{name}" for module in ("re", "regex") for name in _REGEX_FUNCTION_NAMES)
 _REGEX_ASSERTIONS = frozenset({"assertRaisesRegex", "assertRaisesRegexp", "assertRegex", "assertNotRegex"})
 _MEMBERSHIP_ASSERTIONS = frozenset({"assertIn", "assertNotIn"})
-_SCOPE_BOUNDARIES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
 @dataclass(frozen=True)
@@ -144,20 +142,17 @@ class CudaErrorText(Rule):
             wording = _cuda_wording(candidate.text)
             if wording is None or _matches_rocm_too(candidate, wording, site, ctx):
                 continue
-            at_literal = candidate.from_loop or _is_within(candidate.literal, needle, ctx)
-            reported = candidate.literal if at_literal else needle
+            reported = candidate.literal if candidate.from_loop else report_site(ctx, candidate.literal, needle)
             if reported in self._reported:
                 continue
-            before = len(ctx.diagnostics)
-            ctx.report(reported, _message(wording), gate_on=(candidate.literal, site))
-            if len(ctx.diagnostics) > before:
+            if ctx.report(reported, _message(wording), gate_on=(candidate.literal, site)):
                 self._reported.add(reported)
 
 
 def _searched_text(call: cst.Call, ctx: PythonContext) -> cst.BaseExpression | None:
     """The argument a call searches for in some text, when it is a text-matching call."""
     func = call.func
-    last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    last = last_name(func)
     if isinstance(func, cst.Attribute) and last in _STRING_METHODS:
         return _argument_value(call, None, 0, ctx)
     if last in _REGEX_ASSERTIONS:
@@ -174,9 +169,7 @@ def _searched_text(call: cst.Call, ctx: PythonContext) -> cst.BaseExpression | N
 def _argument_value(
     call: cst.Call, keyword: str | None, position: int | None, ctx: PythonContext
 ) -> cst.BaseExpression | None:
-    found = ctx.semantic.keyword(call, keyword) if keyword is not None else None
-    if found is None and position is not None:
-        found = ctx.semantic.positional(call, position)
+    found = ctx.semantic.argument(call, keyword, position)
     return found.value if found is not None else None
 
 
@@ -190,38 +183,23 @@ def _needles(expr: cst.BaseExpression, ctx: PythonContext) -> list[_Needle]:
             return looped
     resolved = ctx.single_value(expr)
     if isinstance(resolved, (cst.Tuple, cst.List)):
-        return _element_needles(resolved, ctx, from_loop=False)
+        return _element_needles([element.value for element in resolved.elements], ctx, from_loop=False)
     return [_Needle(text, literal) for text, literal in ctx.semantic.string_sources(expr)]
 
 
 def _loop_needles(name: cst.Name, ctx: PythonContext) -> list[_Needle] | None:
-    """The strings a `for`/comprehension target takes when `name` is one (None when it is not)."""
-    child: cst.CSTNode = name
-    for ancestor in ctx.ancestors(name):
-        if isinstance(ancestor, _COMPREHENSIONS):
-            comp_for: cst.CompFor | None = ancestor.for_in
-            while comp_for is not None:
-                if isinstance(comp_for.target, cst.Name) and comp_for.target.value == name.value:
-                    return _iterated_needles(comp_for.iter, ctx)
-                comp_for = comp_for.inner_for_in
-        elif isinstance(ancestor, cst.For) and child is ancestor.body:
-            if isinstance(ancestor.target, cst.Name) and ancestor.target.value == name.value:
-                return _iterated_needles(ancestor.iter, ctx)
-        elif isinstance(ancestor, _SCOPE_BOUNDARIES):
-            return None
-        child = ancestor
-    return None
-
-
-def _iterated_needles(iterable: cst.BaseExpression, ctx: PythonContext) -> list[_Needle]:
-    resolved = ctx.single_value(iterable)
-    if not isinstance(resolved, (cst.Tuple, cst.List, cst.Set)):
+    """The strings a `for`/comprehension target takes when `name` is one (None when it is not); the
+    element of a tuple target (`for text, code in ...`) is not followed."""
+    loop = ctx.semantic.loop_target(name)
+    if loop is None:
+        return None
+    if loop.position is not None:
         return []
-    return _element_needles(resolved, ctx, from_loop=True)
+    return _element_needles(ctx.semantic.iterated_values(loop.iterable), ctx, from_loop=True)
 
 
-def _element_needles(collection: cst.Tuple | cst.List | cst.Set, ctx: PythonContext, from_loop: bool) -> list[_Needle]:
-    members = [(ctx.string_value(element.value), element.value) for element in collection.elements]
+def _element_needles(elements: Sequence[cst.BaseExpression], ctx: PythonContext, from_loop: bool) -> list[_Needle]:
+    members = [(ctx.string_value(element), element) for element in elements]
     texts = tuple(text for text, _ in members if text is not None)
     return [
         _Needle(text, literal, siblings=texts, from_loop=from_loop) for text, literal in members if text is not None
@@ -248,17 +226,14 @@ def _matches_rocm_too(needle: _Needle, wording: _Wording, site: cst.CSTNode, ctx
         return False
     if any(_VENDOR_NEUTRAL_OOM.search(text) and _cuda_wording(text) is None for text in texts):
         return True
-    return any(_is_oom_exception_type(node) for condition in conditions for node in _descendants(condition))
+    return any(_is_oom_exception_type(node) for condition in conditions for node in ctx.semantic.descendants(condition))
 
 
 def _related_conditions(site: cst.CSTNode, ctx: PythonContext) -> list[cst.CSTNode]:
     """The whole `a or b and not c` expression `site` is a part of; when that is the test of an
     `if`/`elif`, every test of the chain (`elif "HIP out of memory" in msg:` matches ROCm too)."""
-    condition = site
+    condition = whole_condition(ctx, site)
     parent = ctx.parent(condition)
-    while isinstance(parent, (cst.BooleanOperation, cst.UnaryOperation)):
-        condition = parent
-        parent = ctx.parent(condition)
     if not isinstance(parent, cst.If) or parent.test is not condition:
         return [condition]
     head = parent
@@ -273,7 +248,7 @@ def _related_conditions(site: cst.CSTNode, ctx: PythonContext) -> list[cst.CSTNo
 
 
 def _string_texts(root: cst.CSTNode, ctx: PythonContext) -> Iterator[str]:
-    for node in _descendants(root):
+    for node in ctx.semantic.descendants(root):
         if isinstance(node, cst.SimpleString):
             text = ctx.string_value(node)
             if text is not None:
@@ -281,21 +256,7 @@ def _string_texts(root: cst.CSTNode, ctx: PythonContext) -> Iterator[str]:
 
 
 def _is_oom_exception_type(node: cst.CSTNode) -> bool:
-    if isinstance(node, cst.Attribute):
-        return node.attr.value == "OutOfMemoryError"
-    return isinstance(node, cst.Name) and node.value == "OutOfMemoryError"
-
-
-def _descendants(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(children(node))
-
-
-def _is_within(node: cst.CSTNode, container: cst.CSTNode, ctx: PythonContext) -> bool:
-    return node is container or any(ancestor is container for ancestor in ctx.ancestors(node))
+    return isinstance(node, (cst.Name, cst.Attribute)) and last_name(node) == "OutOfMemoryError"
 
 
 def _message(wording: _Wording) -> str:

@@ -8,6 +8,7 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import last_name, subscript_key
 from rocmlint.rule import Invalid, Rule, Valid
 
 # Environment variables that select NVIDIA architectures only (CUDAARCHS is CMake's default for
@@ -89,7 +90,7 @@ class NvidiaArchList(Rule):
     def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
         """`os.environ["TORCH_CUDA_ARCH_LIST"] = "8.0;9.0"` (also a copied `env[...]`)."""
         for target in node.targets:
-            key = _subscript_key(target.target)
+            key = subscript_key(target.target)
             if key is not None:
                 self._check_env_write(key, node.value, ctx)
 
@@ -135,8 +136,7 @@ class NvidiaArchList(Rule):
         self._check_string(node, ctx.string_value(node), ctx)
 
     def visit_FormattedString(self, node: cst.FormattedString, ctx: PythonContext) -> None:
-        template = "".join(part.value if isinstance(part, cst.FormattedStringText) else "{}" for part in node.parts)
-        self._check_string(node, template, ctx)
+        self._check_string(node, ctx.semantic.static_text(node, placeholder="{}"), ctx)
 
     def _check_string(self, node: cst.BaseExpression, text: str | None, ctx: PythonContext) -> None:
         if not text:
@@ -162,13 +162,6 @@ class NvidiaArchList(Rule):
 
 def _has_rocm_arch_path(ctx: PythonContext) -> bool:
     return any(ctx.contains(token) for token in _ROCM_ARCH_TOKENS)
-
-
-def _subscript_key(node: cst.BaseExpression) -> cst.BaseExpression | None:
-    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
-        return None
-    index = node.slice[0].slice
-    return index.value if isinstance(index, cst.Index) else None
 
 
 def _is_environment_dict(node: cst.Dict, ctx: PythonContext) -> bool:
@@ -208,8 +201,7 @@ def _is_value_use(node: cst.BaseExpression, ctx: PythonContext) -> bool:
 
 
 def _is_message_or_lookup(call: cst.Call) -> bool:
-    func = call.func
-    name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+    name = last_name(call.func)
     return name in _MESSAGE_CALLS or name in _LOOKUP_METHODS or name.endswith(("Error", "Exception", "Warning", "Exit"))
 
 

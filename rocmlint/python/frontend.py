@@ -159,16 +159,18 @@ class PythonContext:
         *,
         fix: Fix | None = None,
         gate_on: Sequence[cst.CSTNode] = (),
-    ) -> None:
+    ) -> bool:
         """Report `node` for the running rule, unless the code is gated away from ROCm.
 
         The hazard is gated when `node` or any node of `gate_on` is: report a call's argument but also
         gate on the string literal it came from (`mode = "x" if IS_ROCM else "reduce-overhead"`).
+        Returns True when the diagnostic was emitted, False when it was dropped as gated (for rules that
+        report one literal once, however many uses reach it).
         """
         rule = self.rule
         assert rule is not None, "report() called outside a rule callback"
         if not rule.reports_gated and any(self.is_rocm_gated(n) for n in (node, *gate_on)):
-            return
+            return False
         span = self.code_range(node)
         self.diagnostics.append(
             Diagnostic(
@@ -184,6 +186,7 @@ class PythonContext:
                 noqa_line=span.start.line,
             )
         )
+        return True
 
     def fix(self, message: str, *edits: Edit, safe: bool = True) -> Fix:
         return Fix(message, tuple(edits), Applicability.SAFE if safe else Applicability.UNSAFE)

@@ -8,8 +8,13 @@ from dataclasses import dataclass
 import libcst as cst
 
 from rocmlint.python.scopes import Scope, ScopeNode, dotted_name, index_scope, parameter_names, target_names
+from rocmlint.python.tree import children
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+# Bodies that run later, in a scope of their own (what a loop variable holds there is not known).
+_DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+# How deep `a if c else (b if d else ...)` is followed (also stops `x = "a" if c else x` from looping).
+_MAX_ARM_DEPTH = 8
 
 
 @dataclass(frozen=True)
@@ -33,12 +38,23 @@ class Binding:
         return None
 
 
+@dataclass(frozen=True)
+class LoopTarget:
+    """Where a loop variable gets its values: the iterable of the `for` (or comprehension clause) that
+    binds it, and its index in a tuple target (`for block, warps in pairs`), None when the target is
+    the name itself."""
+
+    iterable: cst.BaseExpression
+    position: int | None
+
+
 class Semantic:
     def __init__(self, module: cst.Module, package: str | None) -> None:
         self.module = module
         self.package = package
         self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
         self._scopes: dict[ScopeNode, Scope] = {}
+        self._unpacked: dict[ScopeNode, dict[str, list[cst.BaseExpression | None]]] = {}
 
     # --- tree -----------------------------------------------------------------------------------
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
@@ -49,6 +65,18 @@ class Semantic:
         while current is not None:
             yield current
             current = self.parents.get(current)
+
+    def descendants(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        """`node` and every node below it (trivia left out), depth first."""
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            yield current
+            stack.extend(children(current))
+
+    def is_within(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+        """Whether `node` is `container` or below it."""
+        return node is container or any(ancestor is container for ancestor in self.ancestors(node))
 
     def enclosing_scope_node(self, node: cst.CSTNode) -> ScopeNode:
         """The def, class or module whose body contains `node` (a def's own decorators belong outside)."""
@@ -118,6 +146,64 @@ class Semantic:
             return Binding("class", scope, definition=scope.classes[name])
         if name in scope.opaque:
             return Binding("value", scope, opaque=True)
+        return None
+
+    def is_reference(self, name: cst.Name) -> bool:
+        """Whether `name` refers to a variable, rather than naming an attribute (`x.name`), a keyword
+        argument, a def, class or parameter being defined, or an imported name."""
+        parent = self.parent(name)
+        if isinstance(parent, cst.Attribute):
+            return parent.attr is not name
+        if isinstance(parent, cst.Arg):
+            return parent.keyword is not name
+        if isinstance(parent, (cst.Param, cst.FunctionDef, cst.ClassDef)):
+            return parent.name is not name
+        return not isinstance(parent, (cst.ImportAlias, cst.AsName))
+
+    def is_store(self, node: cst.CSTNode) -> bool:
+        """Whether `node` (a name, attribute or subscript) is written rather than read: the target of an
+        assignment (`=`, `+=`, annotated), of a `for` or comprehension clause, or of `del`."""
+        parent = self.parent(node)
+        if isinstance(parent, (cst.AssignTarget, cst.Del)):
+            return True
+        return isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)) and parent.target is node
+
+    def name_reads(self, root: cst.CSTNode, name: str) -> Iterator[cst.Name]:
+        """The names spelled `name` under `root` that read a variable, whichever binding they resolve to."""
+        for node in self.descendants(root):
+            if isinstance(node, cst.Name) and node.value == name and self._is_read(node):
+                yield node
+
+    def _is_read(self, name: cst.Name) -> bool:
+        return self.is_reference(name) and not self.is_store(name)
+
+    def reads(self, name: str, binding: Binding) -> list[cst.Name]:
+        """The reads of `name` that resolve to the scope of `binding` (nested scopes that do not rebind
+        it included)."""
+        scope_node = binding.scope.node
+        return [read for read in self.name_reads(scope_node, name) if self._resolves_in(read, scope_node)]
+
+    def _resolves_in(self, name: cst.Name, scope_node: ScopeNode) -> bool:
+        binding = self.lookup(name.value, name)
+        return binding is not None and binding.scope.node is scope_node
+
+    def loop_target(self, name: cst.Name) -> LoopTarget | None:
+        """The `for` statement or comprehension clause that binds the loop variable `name` reads, when
+        `name` is in its body; None when `name` is no loop variable there or the loop is outside the
+        def, class or lambda `name` is in."""
+        child: cst.CSTNode = name
+        for ancestor in self.ancestors(name):
+            if isinstance(ancestor, _COMPREHENSIONS):
+                found = _comprehension_target(ancestor, name.value)
+                if found is not None:
+                    return found
+            elif isinstance(ancestor, cst.For) and child is ancestor.body:
+                found = _loop_target(ancestor.target, ancestor.iter, name.value)
+                if found is not None:
+                    return found
+            elif isinstance(ancestor, _DEFERRED_BODIES):
+                return None
+            child = ancestor
         return None
 
     # --- classes --------------------------------------------------------------------------------
@@ -230,14 +316,80 @@ class Semantic:
             return left + right if left is not None and right is not None else None
         return None
 
+    def static_text(self, node: cst.CSTNode, placeholder: str = " ") -> str | None:
+        """The text of a string literal (or a name assigned one once), of an f-string with `placeholder`
+        for each `{...}` field, or of a concatenation of these; else None."""
+        if isinstance(node, cst.FormattedString):
+            parts = node.parts
+            return "".join(part.value if isinstance(part, cst.FormattedStringText) else placeholder for part in parts)
+        if isinstance(node, cst.ConcatenatedString):
+            left, right = self.static_text(node.left, placeholder), self.static_text(node.right, placeholder)
+            return left + right if left is not None and right is not None else None
+        return self.string_value(node)
+
+    def value_arms(
+        self, node: cst.CSTNode, *, follow_names: bool = True, _depth: int = 0
+    ) -> list[cst.BaseExpression]:
+        """Every expression `node` may evaluate to: both arms of each `a if c else b`, and (with
+        `follow_names`) what a name assigned once stands for. Each arm is its own node, so that a rule
+        can gate on it (`"x" if IS_ROCM else "y"`)."""
+        value = self.single_value(node) if follow_names else node
+        if not isinstance(value, cst.BaseExpression):
+            return []
+        if not isinstance(value, cst.IfExp) or _depth >= _MAX_ARM_DEPTH:
+            return [value]
+        found: list[cst.BaseExpression] = []
+        for arm in (value.body, value.orelse):
+            found += self.value_arms(arm, follow_names=follow_names, _depth=_depth + 1)
+        return found
+
     def string_sources(self, node: cst.CSTNode) -> list[tuple[str, cst.CSTNode]]:
         """Every string an expression may evaluate to, with the literal it comes from: a literal, a name
         assigned once, or either arm of a conditional expression."""
-        value = self.single_value(node)
-        if isinstance(value, cst.IfExp):
-            return self.string_sources(value.body) + self.string_sources(value.orelse)
-        string = self.string_value(value) if value is not None else None
-        return [(string, value)] if string is not None and value is not None else []
+        found: list[tuple[str, cst.CSTNode]] = []
+        for arm in self.value_arms(node):
+            string = self.string_value(arm)
+            if string is not None:
+                found.append((string, arm))
+        return found
+
+    def unpacked_values(self, scope_node: ScopeNode, name: str) -> list[cst.BaseExpression | None]:
+        """What `name` receives in one scope where the scope index keeps no value: for each tuple-target
+        assignment (`major, minor = cap`) the matching element of a tuple value, else the whole value (a
+        call returning a tuple); None for each `for`/`with` target (unknown). Nested defs, classes and
+        lambdas are not looked into."""
+        table = self._unpacked.get(scope_node)
+        if table is None:
+            table = _index_unpacking(scope_node)
+            self._unpacked[scope_node] = table
+        return table.get(name, [])
+
+    def loop_values(self, name: cst.Name) -> list[cst.BaseExpression] | None:
+        """The values the loop variable `name` takes (see `iterated_values`); None when `name` is no loop
+        variable there."""
+        target = self.loop_target(name)
+        if target is None:
+            return None
+        return self.iterated_values(target.iterable, target.position)
+
+    def iterated_values(self, iterable: cst.CSTNode, position: int | None = None) -> list[cst.BaseExpression]:
+        """The elements of the literal list, tuple or set a loop iterates (or a name assigned one once),
+        with `position`, the element at that index of each tuple item; `itertools.product(a, b)` gives
+        the elements of its `position`-th argument. Empty when they are not written out."""
+        resolved = self.single_value(iterable)
+        if isinstance(resolved, cst.Call) and position is not None and self.call_name(resolved) == "itertools.product":
+            argument = self.positional(resolved, position)
+            return self.iterated_values(argument.value) if argument is not None else []
+        if not isinstance(resolved, (cst.List, cst.Tuple, cst.Set)):
+            return []
+        values: list[cst.BaseExpression] = []
+        for element in resolved.elements:
+            item = element.value
+            if position is None:
+                values.append(item)
+            elif isinstance(item, (cst.Tuple, cst.List)) and position < len(item.elements):
+                values.append(item.elements[position].value)
+        return values
 
     def dict_entries(self, node: cst.CSTNode) -> dict[str, cst.BaseExpression]:
         """String-keyed entries of a dict literal or `dict(k=v)` call (or a name assigned one once)."""
@@ -271,6 +423,13 @@ class Semantic:
         positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
         return positional[index] if index < len(positional) else None
 
+    def argument(self, call: cst.Call, keyword: str | None, position: int | None) -> cst.Arg | None:
+        """The argument passed as `keyword=`, else the one at `position` (either may be None: no such way)."""
+        found = self.keyword(call, keyword) if keyword is not None else None
+        if found is None and position is not None:
+            found = self.positional(call, position)
+        return found
+
 
 def _binds_in_expression(node: cst.CSTNode, child: cst.CSTNode, name: str) -> bool:
     """Does `node` (a lambda or comprehension) bind `name` for its part `child`?"""
@@ -283,3 +442,67 @@ def _binds_in_expression(node: cst.CSTNode, child: cst.CSTNode, name: str) -> bo
                 return True
             comp = comp.inner_for_in
     return False
+
+
+def _comprehension_target(comprehension: cst.CSTNode, name: str) -> LoopTarget | None:
+    """The clause of a comprehension whose target binds `name`."""
+    clause: cst.CompFor | None = comprehension.for_in  # type: ignore[attr-defined]
+    while clause is not None:
+        found = _loop_target(clause.target, clause.iter, name)
+        if found is not None:
+            return found
+        clause = clause.inner_for_in
+    return None
+
+
+def _loop_target(target: cst.BaseExpression, iterable: cst.BaseExpression, name: str) -> LoopTarget | None:
+    """`target` binds `name` itself or as one element of a flat tuple (`for a, name in ...`)."""
+    if isinstance(target, cst.Name):
+        return LoopTarget(iterable, None) if target.value == name else None
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for position, element in enumerate(target.elements):
+            if isinstance(element.value, cst.Name) and element.value.value == name:
+                return LoopTarget(iterable, position)
+    return None
+
+
+def _index_unpacking(scope_node: ScopeNode) -> dict[str, list[cst.BaseExpression | None]]:
+    """`Semantic.unpacked_values` for every name of one scope."""
+    table: dict[str, list[cst.BaseExpression | None]] = {}
+    stack: list[cst.CSTNode] = [scope_node if isinstance(scope_node, cst.Module) else scope_node.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                _record_unpacking(table, target.target, node.value)
+            continue
+        if isinstance(node, cst.For):
+            _record_unknown(table, node.target)
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            _record_unknown(table, node.asname.name)
+        if isinstance(node, (*_DEFERRED_BODIES, cst.BaseExpression)):
+            continue
+        stack.extend(children(node))
+    return table
+
+
+def _record_unpacking(
+    table: dict[str, list[cst.BaseExpression | None]], target: cst.BaseExpression, value: cst.BaseExpression
+) -> None:
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return
+    elements = target.elements
+    parts = [part.value for part in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else None
+    if parts is not None and len(parts) != len(elements):
+        parts = None
+    for index, element in enumerate(elements):
+        if isinstance(element, cst.StarredElement) or not isinstance(element.value, cst.Name):
+            _record_unknown(table, element.value)
+            continue
+        table.setdefault(element.value.value, []).append(parts[index] if parts is not None else value)
+
+
+def _record_unknown(table: dict[str, list[cst.BaseExpression | None]], target: cst.BaseExpression) -> None:
+    """Every name in a target whose value cannot be followed (`for (major, minor), ptx in archs:`)."""
+    for name in target_names(target):
+        table.setdefault(name, []).append(None)

@@ -1,0 +1,282 @@
+"""Python idioms several rules recognise: display calls, `try`/`except` fallbacks, `os.environ` writes,
+conditional arms that reach ROCm, the tests that decide whether code runs, f-string and `.format` text.
+
+Each helper is generic Python knowledge asked through the front end (`ctx`); what counts as a hazard
+stays in the rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import libcst as cst
+
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.scopes import dotted_name
+
+# Methods of `logging` loggers (and `warnings.warn`-style `warn`) whose arguments are only shown.
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+_ENVIRON = "os.environ"
+_ENVIRON_SETTERS = frozenset({f"{_ENVIRON}.setdefault", "os.putenv"})
+_STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
+_DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+# --- names and constants ------------------------------------------------------------------------------
+def last_name(expr: cst.BaseExpression) -> str:
+    """The last segment of a callee or reference: `c` of `a.b.c` or of `c`; "" for anything else."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    return expr.value if isinstance(expr, cst.Name) else ""
+
+
+def is_none(node: cst.CSTNode) -> bool:
+    """The literal `None`."""
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def is_truthy_constant(expr: cst.BaseExpression) -> bool:
+    """`True` or a non-zero integer literal (`1` as a switch)."""
+    if isinstance(expr, cst.Name):
+        return expr.value == "True"
+    if isinstance(expr, cst.Integer):
+        return expr.evaluated_value != 0
+    return False
+
+
+def subscript_key(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """`KEY` of `x[KEY]` (a single index, not a slice), else None."""
+    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
+        return None
+    index = node.slice[0].slice
+    return index.value if isinstance(index, cst.Index) else None
+
+
+# --- calls --------------------------------------------------------------------------------------------
+def called_function(ctx: PythonContext, call: cst.Call) -> str | None:
+    """The qualified name of the function a call runs, or builds with `functools.partial(f, ...)` (whose
+    keyword arguments then go to `f`)."""
+    name = ctx.qualified_name(call.func)
+    if name == "functools.partial" and call.args:
+        return ctx.qualified_name(call.args[0].value)
+    return name
+
+
+def unpacked_keyword(ctx: PythonContext, call: cst.Call, keyword: str) -> list[tuple[cst.Arg, cst.BaseExpression]]:
+    """The values `keyword` gets through `**{...}` arguments of `call` (a dict literal, `dict(...)` or a
+    name assigned one once), each with the `**` argument it is in."""
+    found: list[tuple[cst.Arg, cst.BaseExpression]] = []
+    for arg in call.args:
+        if arg.star == "**":
+            value = ctx.semantic.dict_entries(arg.value).get(keyword)
+            if value is not None:
+                found.append((arg, value))
+    return found
+
+
+# --- values -------------------------------------------------------------------------------------------
+def rocm_arm(
+    ctx: PythonContext, value: cst.BaseExpression, wanted: Callable[[cst.BaseExpression], bool]
+) -> cst.BaseExpression | None:
+    """The first arm of `value` (`ctx.semantic.value_arms`) that is `wanted` and can run on ROCm: report
+    once per statement, gated on that arm (`True if torch.version.cuda else False` is no hazard)."""
+    for arm in ctx.semantic.value_arms(value):
+        if wanted(arm) and not ctx.is_rocm_gated(arm):
+            return arm
+    return None
+
+
+def report_site(ctx: PythonContext, literal: cst.CSTNode, written: cst.CSTNode) -> cst.CSTNode:
+    """Where to report a literal a call argument evaluates to: the literal when it is written inside
+    `written` (the argument), else `written` itself (the literal was assigned elsewhere)."""
+    return literal if ctx.semantic.is_within(literal, written) else written
+
+
+def fstring_prefix(string: cst.FormattedString) -> str:
+    """The constant text an f-string starts with (`"hip:"` of `f"hip:{rank}"`), "" when it starts with
+    a field."""
+    first = string.parts[0] if string.parts else None
+    return first.value if isinstance(first, cst.FormattedStringText) else ""
+
+
+def format_template(expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The template `"..."` of `"...".format(...)`, else None."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format":
+        return expr.func.value
+    return None
+
+
+# --- os.environ ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EnvironmentWrite:
+    """One variable a statement writes into `os.environ`."""
+
+    key: str | None  # the variable's name, when it is known
+    value: cst.BaseExpression
+    site: cst.CSTNode  # the value as written in the statement (the call's argument when it is elsewhere)
+
+
+def environ_key(ctx: PythonContext, target: cst.CSTNode) -> cst.BaseExpression | None:
+    """`KEY` of an `os.environ[KEY]` subscript."""
+    if not isinstance(target, cst.Subscript):
+        return None
+    key = subscript_key(target)
+    if key is None or ctx.qualified_name(target.value) != _ENVIRON:
+        return None
+    return key
+
+
+def environ_writes(ctx: PythonContext, node: cst.Assign | cst.Call) -> list[EnvironmentWrite]:
+    """The variables `os.environ[KEY] = value`, `os.environ.setdefault(KEY, value)`,
+    `os.putenv(KEY, value)` and `os.environ.update(KEY=value, {...})` write."""
+    if isinstance(node, cst.Assign):
+        keys = (environ_key(ctx, target.target) for target in node.targets)
+        return [EnvironmentWrite(ctx.string_value(key), node.value, node.value) for key in keys if key is not None]
+    name = ctx.qualified_name(node.func)
+    if name in _ENVIRON_SETTERS:
+        key, value = ctx.semantic.positional(node, 0), ctx.semantic.positional(node, 1)
+        if key is None or value is None:
+            return []
+        return [EnvironmentWrite(ctx.string_value(key.value), value.value, value)]
+    if name == f"{_ENVIRON}.update":
+        return _update_writes(ctx, node)
+    return []
+
+
+def _update_writes(ctx: PythonContext, call: cst.Call) -> list[EnvironmentWrite]:
+    writes: list[EnvironmentWrite] = []
+    for arg in call.args:
+        if arg.keyword is not None:
+            writes.append(EnvironmentWrite(arg.keyword.value, arg.value, arg))
+            continue
+        for key, value in ctx.semantic.dict_entries(arg.value).items():
+            writes.append(EnvironmentWrite(key, value, report_site(ctx, value, arg)))
+    return writes
+
+
+# --- what is only shown -------------------------------------------------------------------------------
+def is_display_call(ctx: PythonContext, call: cst.Call) -> bool:
+    """`print(...)` or a logging call (`logger.info(...)`, `logging.warning(...)`, `log.log(...)`)."""
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value in _LOG_METHODS
+    return ctx.qualified_name(call.func) == "print"
+
+
+def only_displayed(ctx: PythonContext, node: cst.CSTNode) -> bool:
+    """Inside the arguments of a display call of the same statement: the result is only shown
+    (`print("sm_90 built:", "sm_90" in archs)`), no code path depends on it."""
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, (*_STATEMENTS, cst.Lambda)):
+            return False
+        if isinstance(ancestor, cst.Call) and is_display_call(ctx, ancestor):
+            return True
+    return False
+
+
+# --- conditions and control flow ------------------------------------------------------------------
+def whole_condition(ctx: PythonContext, node: cst.CSTNode) -> cst.CSTNode:
+    """The outermost `and`/`or`/`not` expression `node` is part of (itself when it stands alone)."""
+    condition = node
+    for ancestor in ctx.ancestors(node):
+        if not isinstance(ancestor, (cst.BooleanOperation, cst.UnaryOperation)):
+            break
+        condition = ancestor
+    return condition
+
+
+def deciding_tests(ctx: PythonContext, node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    """The tests that decide whether `node` runs, within its def, class or lambda, innermost first: of the
+    `if`/`while`/conditional expression around it, the left side of `and`/`or`, comprehension filters,
+    and earlier `if test: <leave the block>` statements of its blocks. Any test counts, including one
+    that only partly depends on the vendor (`if IS_ROCM and w > 16: continue`)."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, _DEFERRED_BODIES):
+            return
+        yield from _tests_deciding(ctx, ancestor, child)
+        child = ancestor
+
+
+def _tests_deciding(ctx: PythonContext, ancestor: cst.CSTNode, child: cst.CSTNode) -> list[cst.BaseExpression]:
+    """The tests of `ancestor` that decide whether its part `child` runs."""
+    if isinstance(ancestor, (cst.If, cst.IfExp, cst.While)) and child is not ancestor.test:
+        return [ancestor.test]
+    if isinstance(ancestor, cst.BooleanOperation) and child is ancestor.right:
+        return [ancestor.left]
+    if isinstance(ancestor, _COMPREHENSIONS):
+        return _comprehension_filters(ancestor)
+    if isinstance(ancestor, cst.IndentedBlock):
+        earlier = statements_before(ancestor, child)
+        return [s.test for s in earlier if isinstance(s, cst.If) and ctx.gates.terminates(s.body)]
+    return []
+
+
+def _comprehension_filters(comprehension: cst.CSTNode) -> list[cst.BaseExpression]:
+    tests: list[cst.BaseExpression] = []
+    clause: cst.CompFor | None = comprehension.for_in  # type: ignore[attr-defined]
+    while clause is not None:
+        tests.extend(comp_if.test for comp_if in clause.ifs)
+        clause = clause.inner_for_in
+    return tests
+
+
+def statements_before(block: cst.IndentedBlock | cst.Module, child: cst.CSTNode) -> list[cst.CSTNode]:
+    """The statements of `block` that run before its statement `child`."""
+    earlier: list[cst.CSTNode] = []
+    for statement in block.body:
+        if statement is child:
+            break
+        earlier.append(statement)
+    return earlier
+
+
+def leaves_quietly(suite: cst.BaseSuite) -> bool:
+    """The block ends in `return`, `continue` or `break`: it skips the rest and carries on (unlike a
+    `raise`, which is no fallback)."""
+    statements = suite.body if isinstance(suite, cst.IndentedBlock) else [suite]
+    last = statements[-1] if statements else None
+    smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
+    return any(isinstance(small, (cst.Return, cst.Continue, cst.Break)) for small in smalls)
+
+
+# --- try/except fallbacks -----------------------------------------------------------------------------
+def handled_by_try(ctx: PythonContext, node: cst.CSTNode, caught: frozenset[str]) -> bool:
+    """Inside the body of a `try:` (in the same def, class or lambda) with a handler that catches one of
+    the exception names `caught` (a bare `except:` catches all) and does not re-raise: a fallback."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, _DEFERRED_BODIES):
+            return False
+        if isinstance(ancestor, cst.Try) and child is ancestor.body:
+            if any(_swallows(handler, caught) for handler in ancestor.handlers):
+                return True
+        child = ancestor
+    return False
+
+
+def _swallows(handler: cst.ExceptHandler, caught: frozenset[str]) -> bool:
+    if re_raises(handler):
+        return False
+    return handler.type is None or any(name in caught for name in caught_names(handler))
+
+
+def caught_names(handler: cst.ExceptHandler) -> list[str]:
+    """The last segments of the exception types an `except` names (`[NVMLError, OSError]` for
+    `except (pynvml.NVMLError, OSError):`); empty for a bare `except:`."""
+    if handler.type is None:
+        return []
+    types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+    expressions = [item.value if isinstance(item, cst.BaseElement) else item for item in types]
+    return [(dotted_name(expr) or "").rsplit(".", 1)[-1] for expr in expressions]
+
+
+def re_raises(handler: cst.ExceptHandler) -> bool:
+    """A `raise` among the handler's top-level statements."""
+    statements = handler.body.body if isinstance(handler.body, cst.IndentedBlock) else [handler.body]
+    for statement in statements:
+        smalls = statement.body if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
+        if any(isinstance(small, cst.Raise) for small in smalls):
+            return True
+    return False

@@ -1,0 +1,458 @@
+"""The shared pieces rules ask the Python front end for: `Semantic`'s name and value helpers,
+`rocmlint.python.idioms`, and `PythonContext.report`'s answer.
+
+Every case parses a snippet and indexes it the way `check_python` does. Nodes are found by their code
+(`node("x")` is the first node whose code is `x`) or as the value assigned to a name.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import libcst as cst
+import pytest
+
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python import idioms
+from rocmlint.python.frontend import PythonContext, RuleOptions
+from rocmlint.python.gating import GateAnalyzer
+from rocmlint.python.semantic import Semantic
+from rocmlint.python.tree import walk
+from rocmlint.rule import Rule
+from rocmlint.source import SourceFile
+
+N = TypeVar("N", bound=cst.CSTNode)
+
+
+@dataclass
+class Snippet:
+    module: cst.Module
+    semantic: Semantic
+    ctx: PythonContext
+
+    def code(self, node: cst.CSTNode | None) -> str:
+        assert node is not None
+        return self.module.code_for_node(node)
+
+    def node(self, code: str, kind: type[N], index: int = 0) -> N:
+        """The `index`-th node (in source order) of type `kind` whose code is exactly `code`."""
+        found = [n for n in _in_order(self.module) if isinstance(n, kind) and self.code(n) == code]
+        assert len(found) > index, f"no {kind.__name__} {code!r}"
+        return found[index]
+
+    def value(self, name: str) -> cst.BaseExpression:
+        """The value of the (last) `name = ...` assignment."""
+        found = None
+        for node in _in_order(self.module):
+            if isinstance(node, cst.Assign) and self.code(node.targets[0].target) == name:
+                found = node.value
+        assert found is not None, f"no assignment to {name}"
+        return found
+
+    def value_as(self, name: str, kind: type[N]) -> N:
+        value = self.value(name)
+        assert isinstance(value, kind)
+        return value
+
+    def used(self) -> cst.Name:
+        """The name passed to `use(...)`."""
+        call = next(n for n in _in_order(self.module) if isinstance(n, cst.Call) and self.code(n.func) == "use")
+        argument = call.args[0].value
+        assert isinstance(argument, cst.Name)
+        return argument
+
+    def codes(self, nodes: Iterable[cst.CSTNode | None]) -> list[str]:
+        return [self.code(n) for n in nodes]
+
+
+def _in_order(root: cst.CSTNode) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        stack.extend(reversed(node.children))
+    return found
+
+
+def parse(code: str) -> Snippet:
+    text = textwrap.dedent(code).lstrip("\n")
+    module = cst.parse_module(text)
+    semantic = Semantic(module, None)
+    gates = GateAnalyzer(semantic)
+    source = SourceFile.from_bytes("example.py", text.encode("utf-8"), "python")
+    ctx = PythonContext(source, module, semantic, gates, RuleOptions())
+    walk(module, semantic.parents, {})
+    return Snippet(module, semantic, ctx)
+
+
+# --- Semantic: values -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("code", "follow_names", "expected"),
+    [
+        pytest.param("x = a if c else b\n", True, ["a", "b"], id="both-arms"),
+        pytest.param(
+            'B = "y"\nx = "a" if c else ("z" if d else B)\n', True, ['"a"', '"z"', '"y"'], id="nested-and-name"
+        ),
+        pytest.param('B = "y"\nx = "a" if c else B\n', False, ['"a"', "B"], id="names-not-followed"),
+        pytest.param("x = f(1)\n", True, ["f(1)"], id="plain-value"),
+        pytest.param('x = "a" if c else x\n', True, ['"a"'] * 8 + ['"a" if c else x'], id="self-reference-stops"),
+    ],
+)
+def test_value_arms(code: str, follow_names: bool, expected: list[str]) -> None:
+    snippet = parse(code)
+    arms = snippet.semantic.value_arms(snippet.value("x"), follow_names=follow_names)
+    assert snippet.codes(arms) == expected
+
+
+def test_string_sources_of_a_self_referencing_name_terminate() -> None:
+    snippet = parse('x = "mpi" if c else x\ny = x\n')
+    assert {string for string, _ in snippet.semantic.string_sources(snippet.value("y"))} == {"mpi"}
+
+
+@pytest.mark.parametrize(
+    ("code", "placeholder", "expected"),
+    [
+        pytest.param('x = "mov.b32 $0;"\n', " ", "mov.b32 $0;", id="literal"),
+        pytest.param('x = f"sm_{major}{minor}"\n', " ", "sm_  ", id="f-string"),
+        pytest.param('x = f"arch=compute_{cc}"\n', "{}", "arch=compute_{}", id="f-string-template"),
+        pytest.param('x = "cvt." f"rn {a}"\n', " ", "cvt.rn  ", id="concatenated"),
+        pytest.param('A = "abs.f32"\nx = A\n', " ", "abs.f32", id="name-assigned-once"),
+        pytest.param("x = name\n", " ", None, id="unknown"),
+    ],
+)
+def test_static_text(code: str, placeholder: str, expected: str | None) -> None:
+    snippet = parse(code)
+    assert snippet.semantic.static_text(snippet.value("x"), placeholder) == expected
+
+
+def test_argument_by_keyword_then_position() -> None:
+    snippet = parse('f("a", "b", asm="c")\ng("a", "b")\n')
+    f_call, g_call = (snippet.node(code, cst.Call) for code in ('f("a", "b", asm="c")', 'g("a", "b")'))
+    semantic = snippet.semantic
+    assert snippet.code(semantic.argument(f_call, "asm", 0)) == 'asm="c"'
+    assert snippet.code(semantic.argument(g_call, "asm", 1)) == '"b"'
+    assert semantic.argument(g_call, "asm", None) is None
+    assert semantic.argument(g_call, None, 2) is None
+
+
+def test_unpacked_values() -> None:
+    snippet = parse(
+        """
+        major, minor = torch.cuda.get_device_capability()
+        a, (b, c) = 1, (2, 3)
+        for x, y in pairs:
+            pass
+        with open(p) as handle:
+            pass
+        def f():
+            major, minor = 0, 0
+        """
+    )
+    module = snippet.module
+    values = snippet.semantic.unpacked_values
+    assert snippet.codes(values(module, "major")) == ["torch.cuda.get_device_capability()"]
+    assert snippet.codes(values(module, "a")) == ["1"]
+    assert values(module, "b") == [None]  # a nested target is not followed
+    assert values(module, "x") == [None] and values(module, "handle") == [None]
+    function = next(n for n in _in_order(module) if isinstance(n, cst.FunctionDef))
+    assert snippet.codes(values(function, "minor")) == ["0"]
+    assert values(module, "missing") == []
+
+
+# --- Semantic: names ------------------------------------------------------------------------------------
+def test_is_reference_and_is_store() -> None:
+    snippet = parse(
+        """
+        import os
+        from m import n as alias
+        def f(p, q=v):
+            x = p.attr
+            y += x
+            g(key=x)
+            del z
+            for w in x:
+                pass
+        """
+    )
+    semantic = snippet.semantic
+
+    def name(code: str, index: int = 0) -> cst.Name:
+        return snippet.node(code, cst.Name, index)
+
+    assert not semantic.is_reference(name("attr"))
+    assert not semantic.is_reference(name("key"))
+    assert not semantic.is_reference(name("p"))  # the parameter itself
+    assert semantic.is_reference(name("p", 1))  # `p.attr` reads it
+    assert semantic.is_reference(name("v"))  # a default value is read
+    assert not semantic.is_reference(name("f")) and not semantic.is_reference(name("alias"))
+    assert semantic.is_store(name("x")) and semantic.is_store(name("y"))
+    assert semantic.is_store(name("z")) and semantic.is_store(name("w"))
+    assert not semantic.is_store(name("x", 1))
+
+
+def test_name_reads_and_reads_of_one_binding() -> None:
+    snippet = parse(
+        """
+        configs = []
+        configs.append(1)
+        def f():
+            use(configs)
+        def g(configs):
+            use(configs)
+        configs = other
+        other.configs = 1
+        """
+    )
+    semantic = snippet.semantic
+    every = list(semantic.name_reads(snippet.module, "configs"))
+    assert len(every) == 3  # `configs.append`, and `use(configs)` in f and in g; no targets, no attributes
+    binding = semantic.lookup("configs", snippet.module)
+    assert binding is not None
+    reads = semantic.reads("configs", binding)
+    assert len(reads) == 2  # g's parameter is another variable
+    for read in reads:
+        resolved = semantic.lookup("configs", read)
+        assert resolved is not None and resolved.scope is binding.scope
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        pytest.param("for w in [4, 8]:\n    use(w)\n", ("[4, 8]", None), id="for"),
+        pytest.param("for b, w in pairs:\n    use(w)\n", ("pairs", 1), id="tuple-target"),
+        pytest.param("xs = [use(w) for b in bs for w in ws]\n", ("ws", None), id="comprehension"),
+        pytest.param("for w in ws:\n    pass\nuse(w)\n", None, id="after-the-loop"),
+        pytest.param("for w in ws:\n    f = lambda: use(w)\n", None, id="lambda-runs-later"),
+        pytest.param("for w in ws:\n    def f():\n        use(w)\n", None, id="def-runs-later"),
+    ],
+)
+def test_loop_target(code: str, expected: tuple[str, int | None] | None) -> None:
+    snippet = parse(code)
+    found = snippet.semantic.loop_target(snippet.used())
+    assert (None if found is None else (snippet.code(found.iterable), found.position)) == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        pytest.param("for w in [4, 8, 32]:\n    use(w)\n", ["4", "8", "32"], id="list"),
+        pytest.param("WS = (4, 32)\nfor w in WS:\n    use(w)\n", ["4", "32"], id="name-assigned-once"),
+        pytest.param("for b, w in [(64, 4), (128, 32), (1,)]:\n    use(w)\n", ["4", "32"], id="tuple-items"),
+        pytest.param(
+            "import itertools\nfor b, w in itertools.product([64], [8, 32]):\n    use(w)\n", ["8", "32"], id="product"
+        ),
+        pytest.param("for w in range(4):\n    use(w)\n", [], id="unknown-iterable"),
+        pytest.param("w = 4\nuse(w)\n", None, id="no-loop"),
+    ],
+)
+def test_loop_values(code: str, expected: list[str] | None) -> None:
+    snippet = parse(code)
+    values = snippet.semantic.loop_values(snippet.used())
+    assert (None if values is None else snippet.codes(values)) == expected
+
+
+def test_descendants_and_is_within() -> None:
+    snippet = parse("x = f(a, [b, c])\n")
+    value = snippet.value("x")
+    names = [snippet.code(n) for n in snippet.semantic.descendants(value) if isinstance(n, cst.Name)]
+    assert sorted(names) == ["a", "b", "c", "f"]
+    c = snippet.node("c", cst.Name)
+    assert snippet.semantic.is_within(c, value) and snippet.semantic.is_within(value, value)
+    assert not snippet.semantic.is_within(value, c)
+
+
+# --- idioms: names, calls, values -----------------------------------------------------------------------
+def test_small_syntactic_idioms() -> None:
+    snippet = parse('a.b.c()\nd()\nx = None\ny = os.environ["K"]\nz = s[1:2]\nt = f"hip:{r}"\nu = "{}".format(v)\n')
+    assert idioms.last_name(snippet.node("a.b.c", cst.Attribute)) == "c"
+    assert idioms.last_name(snippet.node("d", cst.Name)) == "d"
+    assert idioms.last_name(snippet.node("d()", cst.Call)) == ""
+    assert idioms.is_none(snippet.value("x")) and not idioms.is_none(snippet.value("t"))
+    assert snippet.code(idioms.subscript_key(snippet.value("y"))) == '"K"'
+    assert idioms.subscript_key(snippet.value("z")) is None
+    assert idioms.fstring_prefix(snippet.value_as("t", cst.FormattedString)) == "hip:"
+    assert snippet.code(idioms.format_template(snippet.value("u"))) == '"{}"'
+    assert idioms.format_template(snippet.value("t")) is None
+
+
+@pytest.mark.parametrize(
+    ("code", "truthy"),
+    [("x = True\n", True), ("x = 1\n", True), ("x = 0\n", False), ("x = False\n", False), ('x = "1"\n', False)],
+)
+def test_is_truthy_constant(code: str, truthy: bool) -> None:
+    snippet = parse(code)
+    assert idioms.is_truthy_constant(snippet.value("x")) is truthy
+
+
+def test_called_function_and_unpacked_keyword() -> None:
+    snippet = parse(
+        """
+        import functools, torch
+        a = functools.partial(torch.compile, mode="max-autotune")
+        b = torch.compile(m, **{"mode": "reduce-overhead"}, **kwargs)
+        """
+    )
+    partial, compile_call = snippet.value_as("a", cst.Call), snippet.value_as("b", cst.Call)
+    assert idioms.called_function(snippet.ctx, partial) == "torch.compile"
+    assert idioms.called_function(snippet.ctx, compile_call) == "torch.compile"
+    found = idioms.unpacked_keyword(snippet.ctx, compile_call, "mode")
+    assert [snippet.code(value) for _, value in found] == ['"reduce-overhead"']
+    assert idioms.unpacked_keyword(snippet.ctx, compile_call, "options") == []
+
+
+def test_rocm_arm_skips_arms_gated_away_from_rocm() -> None:
+    snippet = parse(
+        """
+        import torch
+        a = True if torch.version.cuda else False
+        b = False if torch.version.cuda else True
+        c = 0 if flag else (2 if other else 1)
+        """
+    )
+    wanted: Callable[[cst.BaseExpression], bool] = idioms.is_truthy_constant
+    assert idioms.rocm_arm(snippet.ctx, snippet.value("a"), wanted) is None  # only NVIDIA turns it on
+    assert snippet.code(idioms.rocm_arm(snippet.ctx, snippet.value("b"), wanted)) == "True"
+    assert snippet.code(idioms.rocm_arm(snippet.ctx, snippet.value("c"), wanted)) == "2"
+
+
+def test_report_site_is_the_literal_only_when_written_in_the_argument() -> None:
+    snippet = parse('MODE = "mpi"\nf(backend="ucc")\nf(backend=MODE)\n')
+    inline, named = snippet.node('backend="ucc"', cst.Arg), snippet.node("backend=MODE", cst.Arg)
+    literal = snippet.node('"ucc"', cst.SimpleString)
+    assert idioms.report_site(snippet.ctx, literal, inline) is literal
+    elsewhere = snippet.node('"mpi"', cst.SimpleString)
+    assert idioms.report_site(snippet.ctx, elsewhere, named) is named
+
+
+# --- idioms: os.environ -------------------------------------------------------------------------------
+def test_environ_writes() -> None:
+    snippet = parse(
+        """
+        import os
+        os.environ["A"] = os.environ["B"] = "1"
+        env["C"] = "x"
+        os.environ.setdefault("D", "2")
+        os.putenv(E, "3")
+        CONF = {"G": "5"}
+        os.environ.update({"F": "4"}, CONF, H="6")
+        os.environ.get("I", "7")
+        """
+    )
+    writes = []
+    for node in _in_order(snippet.module):
+        if isinstance(node, (cst.Assign, cst.Call)):
+            for write in idioms.environ_writes(snippet.ctx, node):
+                site = "the argument" if isinstance(write.site, cst.Arg) else snippet.code(write.site)
+                writes.append((write.key, snippet.code(write.value), site))
+    assert writes == [
+        ("A", '"1"', '"1"'),
+        ("B", '"1"', '"1"'),
+        ("D", '"2"', "the argument"),
+        (None, '"3"', "the argument"),  # the variable's name is not known
+        ("F", '"4"', '"4"'),
+        ("G", '"5"', "the argument"),  # the dict is written elsewhere
+        ("H", '"6"', "the argument"),
+    ]
+
+
+# --- idioms: what is only shown ---------------------------------------------------------------------------
+def test_only_displayed() -> None:
+    snippet = parse(
+        """
+        print("built:", "sm_90" in archs)
+        logger.info("ampere: %s", major >= 8)
+        ok = "sm_80" in archs
+        print(lambda: "sm_70" in archs)
+        """
+    )
+    expected = {'"sm_90" in archs': True, "major >= 8": True, '"sm_80" in archs': False, '"sm_70" in archs': False}
+    displayed = {code: idioms.only_displayed(snippet.ctx, snippet.node(code, cst.Comparison)) for code in expected}
+    assert displayed == expected
+
+
+# --- idioms: control flow -------------------------------------------------------------------------------
+def test_whole_condition() -> None:
+    snippet = parse("ok = not (a > 8 or (a == 8 and b >= 9))\n")
+    assert snippet.code(idioms.whole_condition(snippet.ctx, snippet.node("b >= 9", cst.Comparison))) == (
+        "not (a > 8 or (a == 8 and b >= 9))"
+    )
+
+
+def test_deciding_tests() -> None:
+    snippet = parse(
+        """
+        import sys
+        def f(ws):
+            if early:
+                sys.exit(1)
+            if late:
+                log()
+            for w in ws:
+                if IS_ROCM and w > 16:
+                    continue
+                x = [HAZARD(v) for v in vs if keep(v)] if flag else None
+        """
+    )
+    hazard = snippet.node("HAZARD(v)", cst.Call)
+    tests = [snippet.code(test) for test in idioms.deciding_tests(snippet.ctx, hazard)]
+    assert tests == ["keep(v)", "flag", "IS_ROCM and w > 16", "early"]
+
+
+def test_statements_before_and_leaves_quietly() -> None:
+    snippet = parse("a()\nif x:\n    return\nif y:\n    raise E\nb()\n")
+    body = list(snippet.module.body)
+    returns, raises = body[1], body[2]
+    assert isinstance(returns, cst.If) and isinstance(raises, cst.If)
+    assert idioms.statements_before(snippet.module, raises) == body[:2]
+    assert idioms.leaves_quietly(returns.body)
+    assert not idioms.leaves_quietly(raises.body)
+
+
+# --- idioms: try/except fallbacks ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("handler", "handled"),
+    [
+        pytest.param("except (pynvml.NVMLError, OSError):\n    pass", True, id="tuple"),
+        pytest.param("except:\n    pass", True, id="bare"),
+        pytest.param("except Exception:\n    log()\n    raise", False, id="re-raises"),
+        pytest.param("except ValueError:\n    pass", False, id="other-exception"),
+    ],
+)
+def test_handled_by_try(handler: str, handled: bool) -> None:
+    snippet = parse(f"def f():\n    try:\n        HAZARD()\n    {handler.replace(chr(10), chr(10) + '    ')}\n")
+    hazard = snippet.node("HAZARD()", cst.Call)
+    assert idioms.handled_by_try(snippet.ctx, hazard, frozenset({"NVMLError", "OSError", "Exception"})) is handled
+
+
+def test_handled_by_try_stops_at_the_function() -> None:
+    snippet = parse("try:\n    def f():\n        HAZARD()\nexcept OSError:\n    pass\n")
+    assert not idioms.handled_by_try(snippet.ctx, snippet.node("HAZARD()", cst.Call), frozenset({"OSError"}))
+
+
+def test_caught_names_and_re_raises() -> None:
+    snippet = parse("try:\n    x()\nexcept (a.B, C):\n    raise\nexcept:\n    pass\n")
+    statement = snippet.module.body[0]
+    assert isinstance(statement, cst.Try)
+    first, bare = statement.handlers
+    assert idioms.caught_names(first) == ["B", "C"] and idioms.re_raises(first)
+    assert idioms.caught_names(bare) == [] and not idioms.re_raises(bare)
+
+
+# --- PythonContext.report ---------------------------------------------------------------------------------
+class _Probe(Rule):
+    code = "ROC999"
+    name = "probe"
+    severity = Severity.INFO
+    fix_availability = FixAvailability.NONE
+
+
+def test_report_says_whether_it_emitted() -> None:
+    snippet = parse("import torch\nif torch.version.cuda:\n    HAZARD('nvidia')\nHAZARD('both')\n")
+    snippet.ctx.rule = _Probe
+    assert not snippet.ctx.report(snippet.node("HAZARD('nvidia')", cst.Call), "gated")
+    assert snippet.ctx.report(snippet.node("HAZARD('both')", cst.Call), "emitted")
+    assert [d.message for d in snippet.ctx.diagnostics] == ["emitted"]
