@@ -8,25 +8,16 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import fstring_prefix, handled_by_try, is_none, leaves_quietly, statements_before
+from rocmlint.python.idioms import (
+    PROCESS_RUNNERS,
+    fstring_prefix,
+    handled_by_try,
+    is_none,
+    leaves_quietly,
+    statements_before,
+)
 from rocmlint.rule import Invalid, Rule, Valid
 
-_RUNNERS = frozenset(
-    {
-        "subprocess.run",
-        "subprocess.call",
-        "subprocess.check_call",
-        "subprocess.check_output",
-        "subprocess.Popen",
-        "subprocess.getoutput",
-        "subprocess.getstatusoutput",
-        "os.system",
-        "os.popen",
-        "asyncio.create_subprocess_exec",
-        "asyncio.create_subprocess_shell",
-        "sh.Command",
-    }
-)
 # Runners that go through a shell: a missing program is exit status 127, not FileNotFoundError.
 _SHELL_RUNNERS = frozenset(
     {"os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput", "asyncio.create_subprocess_shell"}
@@ -95,7 +86,7 @@ class NvidiaSmi(Rule):
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
         runner = ctx.qualified_name(node.func)
-        if runner not in _RUNNERS:
+        if runner not in PROCESS_RUNNERS:
             return
         command = _command_argument(node, ctx)
         if command is None:

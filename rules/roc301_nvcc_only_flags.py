@@ -92,7 +92,6 @@ _MAX_DEPTH = 10
 _TRIGGERS = tuple(sorted({("-" + flag.lstrip("-")).encode() for flag in _NVCC_ONLY_FLAGS} | {b"__CUDA_NO_HALF"}))
 
 # Build-target values that mean a ROCm build (`BUILD_TARGET == "rocm"`).
-_EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
 
 
 class NvccOnlyFlags(Rule):

@@ -9,23 +9,11 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import PROCESS_RUNNERS, handled_by_try, is_none, statements_before
 from rocmlint.python.scopes import dotted_name
 from rocmlint.python.tree import children
 from rocmlint.rule import Invalid, Rule, Valid
 
-_SUBPROCESS_RUNNERS = frozenset(
-    {
-        "subprocess.run",
-        "subprocess.call",
-        "subprocess.check_call",
-        "subprocess.check_output",
-        "subprocess.Popen",
-        "subprocess.getoutput",
-        "subprocess.getstatusoutput",
-        "os.system",
-        "os.popen",
-    }
-)
 _EXECUTABLE_LOOKUPS = frozenset({"shutil.which", "distutils.spawn.find_executable", "find_executable", "which"})
 _ENV_READS = frozenset({"os.environ.get", "os.getenv"})
 _PATH_TESTS = frozenset({"os.path.exists", "os.path.isfile", "os.path.isdir", "os.access"})
@@ -147,7 +135,7 @@ class CudaHomeRequired(Rule):
             if _aborts_when_cuda_missing(node, ctx):
                 errors = frozenset({"SystemExit", "BaseException"})
                 self._check(_Requirement(node, "exits when CUDA_HOME is None", _ABORT_ADVICE, errors), ctx)
-        elif callee in _SUBPROCESS_RUNNERS:
+        elif callee in PROCESS_RUNNERS:
             command = ctx.semantic.positional(node, 0) or ctx.semantic.keyword(node, "args")
             if command is not None and _runs_nvcc(command.value, ctx, 0):
                 self._check(_Requirement(node, "runs nvcc", _PROBE_ADVICE, _PROBE_ERRORS | _BROAD_ERRORS), ctx)
@@ -160,7 +148,7 @@ class CudaHomeRequired(Rule):
         """Report a requirement that runs at import time on ROCm: where it stands at module level, else at
         the module-level calls of the function that holds it."""
         node = requirement.node
-        if _caught(node, requirement.errors, ctx) or _cuda_guarded(node, ctx):
+        if handled_by_try(ctx, node, requirement.errors) or _cuda_guarded(node, ctx):
             return
         scope = ctx.semantic.enclosing_scope_node(node)
         if scope is ctx.module:
@@ -237,7 +225,7 @@ def _cuda_test(test: cst.BaseExpression, ctx: PythonContext) -> str | None:
         return {"missing": "present", "present": "missing"}.get(inner or "")
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         target = test.comparisons[0]
-        subject = test.left if _is_none(target.comparator) else target.comparator if _is_none(test.left) else None
+        subject = test.left if is_none(target.comparator) else target.comparator if is_none(test.left) else None
         if subject is None or not _is_cuda_home(subject, ctx):
             return None
         if isinstance(target.operator, (cst.Is, cst.Equal)):
@@ -277,7 +265,7 @@ def _aborts_when_cuda_missing(node: cst.CSTNode, ctx: PythonContext) -> bool:
             and earlier.orelse is None
             and ctx.gates.terminates(earlier.body)
             and _cuda_test(earlier.test, ctx) == "present"
-            for earlier in _statements_before(suite, statement)
+            for earlier in statements_before(suite, statement)
         )
     return False
 
@@ -299,30 +287,11 @@ def _cuda_guarded(node: cst.CSTNode, ctx: PythonContext) -> bool:
             if _cuda_test(parent.left, ctx) == wanted:
                 return True
         elif isinstance(parent, (cst.IndentedBlock, cst.Module)):
-            for earlier in _statements_before(parent, child):
+            for earlier in statements_before(parent, child):
                 if isinstance(earlier, cst.If) and ctx.gates.terminates(earlier.body) and _cuda_test(earlier.test, ctx) == "missing":
                     return True
         child = parent
     return False
-
-
-def _caught(node: cst.CSTNode, errors: frozenset[str], ctx: PythonContext) -> bool:
-    """Inside a `try:` (in the same def) whose handlers catch one of `errors` (or everything)."""
-    child = node
-    for parent in ctx.ancestors(node):
-        if isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
-            return False
-        if isinstance(parent, cst.Try) and child is parent.body:
-            for handler in parent.handlers:
-                if handler.type is None or errors.intersection(_handled_names(handler.type)):
-                    return True
-        child = parent
-    return False
-
-
-def _handled_names(handler_type: cst.BaseExpression) -> set[str]:
-    types = [e.value for e in handler_type.elements] if isinstance(handler_type, cst.Tuple) else [handler_type]
-    return {(dotted_name(t) or "").rsplit(".", 1)[-1] for t in types}
 
 
 # --- what runs nvcc -----------------------------------------------------------------------------------
@@ -419,19 +388,6 @@ def _mentions_rocm(expr: cst.CSTNode) -> bool:
             return True
         stack.extend(children(node))
     return False
-
-
-def _statements_before(block: cst.IndentedBlock | cst.Module, child: cst.CSTNode) -> list[cst.CSTNode]:
-    found: list[cst.CSTNode] = []
-    for statement in block.body:
-        if statement is child:
-            break
-        found.append(statement)
-    return found
-
-
-def _is_none(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _line(node: cst.CSTNode, ctx: PythonContext) -> int:

@@ -24,6 +24,25 @@ _DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
+# Functions that run a program: its command is the first argument (or `args=`).
+PROCESS_RUNNERS = frozenset(
+    {
+        "subprocess.run",
+        "subprocess.call",
+        "subprocess.check_call",
+        "subprocess.check_output",
+        "subprocess.Popen",
+        "subprocess.getoutput",
+        "subprocess.getstatusoutput",
+        "os.system",
+        "os.popen",
+        "asyncio.create_subprocess_exec",
+        "asyncio.create_subprocess_shell",
+        "sh.Command",
+    }
+)
+
+
 # --- names and constants ------------------------------------------------------------------------------
 def last_name(expr: cst.BaseExpression) -> str:
     """The last segment of a callee or reference: `c` of `a.b.c` or of `c`; "" for anything else."""
