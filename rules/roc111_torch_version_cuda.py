@@ -222,6 +222,14 @@ def _gpu_test_message(subject: str, value_on_rocm: str, test: cst.If | cst.IfExp
 
 
 TorchVersionCuda.valid = (
+    Valid(
+        'import torch\n'
+        'def get_cuda_version():\n'
+        '    return tuple(int(x) for x in torch.version.cuda.split("."))\n'
+        'if torch.version.cuda is not None:\n'
+        '    if get_cuda_version() >= (11, 8):\n'
+        '        FUNCS = ["bmm"]\n'
+    ),
     # Explicit None guard, `and` short-circuit, early return.
     Valid(
         "import torch\n"

@@ -40,7 +40,9 @@ class CapabilityCompare(Rule):
     `has_cuda_capability(9, 0)`.
 
     Printing, logging or storing the capability is not flagged, and neither is a capability read in an
-    NVIDIA-only branch.
+    NVIDIA-only branch. Comparisons with a threshold below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`)
+    are not flagged either: every GPU ROCm supports reports major 9 or more, so they come out as on a
+    recent NVIDIA GPU, and the features they gate (fp16, tensor-core paths) exist on AMD.
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X
@@ -89,7 +91,8 @@ class CapabilityCompare(Rule):
             # Both sides capability (device 0 vs device 1) is a homogeneity check, not an arch gate.
             if bool(left_sources) == bool(right_sources):
                 continue
-            if is_none(right if left_sources else left):
+            threshold = right if left_sources else left
+            if is_none(threshold) or _predates_amd(threshold, ctx):
                 continue
             self._report_once(node, tuple(left_sources or right_sources), ctx)
             return
@@ -197,6 +200,18 @@ class CapabilityCompare(Rule):
         return [*plain, *ctx.semantic.unpacked_values(scope, name.value)]
 
 
+def _predates_amd(threshold: cst.CSTNode, ctx: PythonContext) -> bool:
+    """A constant threshold whose major version is below 8 (`7`, `(7, 5)`, `7.5`, `75` as `sm`)."""
+    value = ctx.single_value(threshold)
+    if isinstance(value, cst.Tuple) and value.elements:
+        value = value.elements[0].value
+    if isinstance(value, (cst.Integer, cst.Float)):
+        number = float(value.evaluated_value)
+        major = number // 10 if number >= 20 else number
+        return major < 8
+    return False
+
+
 def _is_comprehension_target(name: cst.Name, ctx: PythonContext) -> bool:
     for ancestor in ctx.ancestors(name):
         if isinstance(ancestor, _SCOPE_BOUNDARIES):
@@ -259,6 +274,18 @@ def _helper_message(helper: str) -> str:
 
 
 CapabilityCompare.valid = (
+    Valid(
+        'import cutlass\n'
+        'import torch\n'
+        'def validate(x):\n'
+        '    if torch.cuda.get_device_capability(x.device) != (9, 0):\n'
+        '        raise RuntimeError("this CuTe DSL kernel needs an sm90 GPU")\n'
+    ),
+    Valid(
+        'import torch\n'
+        'major, minor = torch.cuda.get_device_capability()\n'
+        'HALF_DTYPE = torch.float16 if major >= 7 else torch.float32\n'
+    ),
     # The NVIDIA-only branch of an is-ROCm test.
     Valid(
         "import torch\n"

@@ -324,6 +324,11 @@ def _message(warps: int) -> str:
 
 TritonNumWarps.valid = (
     Valid(
+        'def launch(kernel, x, grid):\n'
+        '    num_warps = 32 if x.device.type == "xpu" else 8\n'
+        '    kernel[grid](x, num_warps=num_warps)\n'
+    ),
+    Valid(
         "import triton\n"
         "\n"
         "@triton.autotune(\n"
