@@ -98,7 +98,7 @@ class Tf32Toggle(Rule):
             return
         arm = rocm_arm(ctx, value, is_truthy_constant)
         if arm is not None:
-            ctx.report(target, _message(f"{name.removeprefix('torch.backends.')} = True"), gate_on=(arm,))
+            ctx.report(target, _message(f"{name} = True"), gate_on=(arm,))
 
     @staticmethod
     def _check_fp32_precision(target: cst.Attribute, value: cst.BaseExpression, ctx: PythonContext) -> None:
@@ -109,7 +109,7 @@ class Tf32Toggle(Rule):
             return
         arm = rocm_arm(ctx, value, lambda a: ctx.string_value(a) not in (None, *_FULL_FP32_PRECISIONS))
         if arm is not None:
-            what = f'{name.removeprefix("torch.backends.")} = "{ctx.string_value(arm)}"'
+            what = f'{name} = "{ctx.string_value(arm)}"'
             ctx.report(target, _message(what), gate_on=(arm,))
 
 

@@ -33,13 +33,13 @@ class AllocConfMaxSplit(Rule):
 
     ## Why is this bad on ROCm?
     ROCm builds of PyTorch run the same caching allocator on top of HIP and read these variables
-    (`PYTORCH_HIP_ALLOC_CONF` is the ROCm spelling), but a split limit tuned against CUDA
-    fragmentation is not a safe setting there. Combined with `expandable_segments:True` it makes
-    reserved memory grow on every cycle until the device is full (pytorch/pytorch#123548,
-    reproduced on ROCm 7.x), and on a ROCm 7.14 stack that combination was reported to silently
-    zero a live allocation (ROCm/legacy-rocm-build#6603). Tune (or drop) the limit for ROCm
-    separately instead of inheriting the NVIDIA value; `PYTORCH_HIP_ALLOC_CONF` lets a ROCm branch
-    carry its own settings.
+    (`PYTORCH_HIP_ALLOC_CONF` is the ROCm spelling). AMD's porting checklist lists `max_split_size_mb`
+    among the settings to remove on ROCm: the HIP allocator rejects it, and the process fails with a
+    `RuntimeError` at startup. Where a stack accepts it, a limit tuned against CUDA fragmentation is
+    still unsafe: combined with `expandable_segments:True`, reserved memory grows on every cycle until
+    the device is full (pytorch/pytorch#123548, reproduced on ROCm 7.x), and on a ROCm 7.14 stack the
+    combination was reported to silently zero a live allocation (ROCm/legacy-rocm-build#6603). Keep
+    the key for NVIDIA only; `PYTORCH_HIP_ALLOC_CONF` lets a ROCm branch carry its own settings.
 
     ## Example
     ```python
@@ -134,9 +134,8 @@ def _joined_literals(expr: cst.BaseExpression, ctx: PythonContext, depth: int) -
 
 
 _MESSAGE = (
-    "max_split_size_mb tuned for CUDA misbehaves in the ROCm allocator (with expandable_segments reserved "
-    "memory grows until OOM and live data was seen zeroed); set it only when torch.version.hip is None, "
-    "or tune a separate ROCm value"
+    "max_split_size_mb in the allocator config is rejected on ROCm (RuntimeError at startup) or, with "
+    "expandable_segments, grows reserved memory until OOM; set it only when torch.version.hip is None"
 )
 
 
