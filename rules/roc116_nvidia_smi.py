@@ -13,8 +13,8 @@ from rocmlint.python.idioms import (
     fstring_prefix,
     handled_by_try,
     is_none,
+    guarded_by,
     leaves_quietly,
-    statements_before,
 )
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -35,7 +35,6 @@ _MISSING_PROGRAM_ERRORS = frozenset(
 )
 # Through a shell the program's absence shows as a failed command instead.
 _FAILED_COMMAND_ERRORS = frozenset({"CalledProcessError", "SubprocessError"})
-_SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _MAX_DEPTH = 8
 
 
@@ -185,39 +184,9 @@ def _has_fallback(call: cst.Call, ctx: PythonContext, through_shell: bool) -> bo
 
 
 def _presence_checked(call: cst.Call, ctx: PythonContext) -> bool:
-    """Under a check that nvidia-smi exists, or after an early exit when it is missing (same function)."""
-    child: cst.CSTNode = call
-    for ancestor in ctx.ancestors(call):
-        if isinstance(ancestor, _SCOPE_BOUNDARIES):
-            return False
-        if _presence_guards(ancestor, child, ctx):
-            return True
-        child = ancestor
-    return False
-
-
-def _presence_guards(parent: cst.CSTNode, child: cst.CSTNode, ctx: PythonContext) -> bool:
-    if isinstance(parent, (cst.If, cst.IfExp)):
-        if child is parent.body:
-            return _presence(parent.test, ctx, 0)[0]
-        return child is parent.orelse and _presence(parent.test, ctx, 0)[1]
-    if isinstance(parent, cst.BooleanOperation) and child is parent.right:
-        implies_present, true_when_missing = _presence(parent.left, ctx, 0)
-        return implies_present if isinstance(parent.operator, cst.And) else true_when_missing
-    if isinstance(parent, (cst.IndentedBlock, cst.Module)):
-        return _exits_early_when_missing(parent, child, ctx)
-    return False
-
-
-def _exits_early_when_missing(block: cst.IndentedBlock | cst.Module, child: cst.CSTNode, ctx: PythonContext) -> bool:
-    """`if not shutil.which("nvidia-smi"): return []` before `child`. A `raise` there is no fallback."""
-    return any(
-        isinstance(statement, cst.If)
-        and statement.orelse is None
-        and leaves_quietly(statement.body)
-        and _presence(statement.test, ctx, 0)[1]
-        for statement in statements_before(block, child)
-    )
+    """Under a check that nvidia-smi exists, or after an early exit when it is missing (same function).
+    A `raise` as that exit is no fallback."""
+    return guarded_by(ctx, call, lambda test, taken: _presence(test, ctx, 0)[0 if taken else 1], leaves_quietly)
 
 
 def _presence(test: cst.CSTNode, ctx: PythonContext, depth: int) -> tuple[bool, bool]:

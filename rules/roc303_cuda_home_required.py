@@ -9,7 +9,7 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import PROCESS_RUNNERS, handled_by_try, is_none, statements_before
+from rocmlint.python.idioms import PROCESS_RUNNERS, guarded_by, handled_by_try, is_none, statements_before
 from rocmlint.python.scopes import dotted_name
 from rocmlint.python.tree import children
 from rocmlint.rule import Invalid, Rule, Valid
@@ -273,25 +273,7 @@ def _aborts_when_cuda_missing(node: cst.CSTNode, ctx: PythonContext) -> bool:
 def _cuda_guarded(node: cst.CSTNode, ctx: PythonContext) -> bool:
     """Already behind a CUDA_HOME check: `if CUDA_HOME is not None:`, the else of `if CUDA_HOME is None`,
     `CUDA_HOME and ...`, or after `if CUDA_HOME is None: return` (up to the enclosing def)."""
-    child = node
-    for parent in ctx.ancestors(node):
-        if isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
-            return False
-        if isinstance(parent, (cst.If, cst.IfExp)):
-            if child is parent.body and _cuda_test(parent.test, ctx) == "present":
-                return True
-            if child is parent.orelse and _cuda_test(parent.test, ctx) == "missing":
-                return True
-        elif isinstance(parent, cst.BooleanOperation) and child is parent.right:
-            wanted = "present" if isinstance(parent.operator, cst.And) else "missing"
-            if _cuda_test(parent.left, ctx) == wanted:
-                return True
-        elif isinstance(parent, (cst.IndentedBlock, cst.Module)):
-            for earlier in statements_before(parent, child):
-                if isinstance(earlier, cst.If) and ctx.gates.terminates(earlier.body) and _cuda_test(earlier.test, ctx) == "missing":
-                    return True
-        child = parent
-    return False
+    return guarded_by(ctx, node, lambda test, taken: _cuda_test(test, ctx) == ("present" if taken else "missing"))
 
 
 # --- what runs nvcc -----------------------------------------------------------------------------------

@@ -402,6 +402,37 @@ def test_deciding_tests() -> None:
     assert tests == ["keep(v)", "flag", "IS_ROCM and w > 16", "early"]
 
 
+@pytest.mark.parametrize(
+    ("code", "guarded"),
+    [
+        pytest.param("if ready:\n    HAZARD()\n", True, id="if-body"),
+        pytest.param("if not ready:\n    pass\nelse:\n    HAZARD()\n", True, id="else-of-negation"),
+        pytest.param("x = ready and HAZARD()\n", True, id="and-right"),
+        pytest.param("x = HAZARD() if ready else None\n", True, id="conditional-expression"),
+        pytest.param("def f():\n    if not ready:\n        return\n    HAZARD()\n", True, id="early-return"),
+        pytest.param("def f():\n    if not ready:\n        raise E\n    HAZARD()\n", False, id="raise-is-not-quiet"),
+        pytest.param("if other:\n    HAZARD()\n", False, id="unrelated-test"),
+        pytest.param("if ready:\n    def f():\n        HAZARD()\n", False, id="stops-at-the-def"),
+        pytest.param("x = ready or HAZARD()\n", False, id="or-right-needs-false"),
+    ],
+)
+def test_guarded_by_uses_the_rules_predicate(code: str, guarded: bool) -> None:
+    snippet = parse(code)
+    hazard = snippet.node("HAZARD()", cst.Call)
+
+    def holds(test: cst.BaseExpression, taken: bool) -> bool:
+        text = snippet.code(test)
+        return (text == "ready" and taken) or (text == "not ready" and not taken)
+
+    assert idioms.guarded_by(snippet.ctx, hazard, holds, idioms.leaves_quietly) is guarded
+
+
+def test_guarded_by_counts_any_exit_by_default() -> None:
+    snippet = parse("def f():\n    if missing:\n        raise E\n    HAZARD()\n")
+    hazard = snippet.node("HAZARD()", cst.Call)
+    assert idioms.guarded_by(snippet.ctx, hazard, lambda test, taken: snippet.code(test) == "missing" and not taken)
+
+
 def test_statements_before_and_leaves_quietly() -> None:
     snippet = parse("a()\nif x:\n    return\nif y:\n    raise E\nb()\n")
     body = list(snippet.module.body)

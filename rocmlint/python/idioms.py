@@ -205,6 +205,44 @@ def whole_condition(ctx: PythonContext, node: cst.CSTNode) -> cst.CSTNode:
     return condition
 
 
+def guarded_by(
+    ctx: PythonContext,
+    node: cst.CSTNode,
+    holds: Callable[[cst.BaseExpression, bool], bool],
+    exits: Callable[[cst.BaseSuite], bool] | None = None,
+) -> bool:
+    """Whether a condition around `node` (within its def, class or lambda) guards it, by a rule's own
+    predicate: `holds(test, taken)` says whether `test` being `taken` (True where `node` runs under its
+    if-body, conditional-expression body or `and`; False under an else, `or`, or after an earlier
+    `if test: <exit>`) is the guard. `exits` decides what counts as leaving the block early (default:
+    `ctx.gates.terminates`). The front end's vendor gating is the same walk with vendor tests."""
+    leaves = exits or ctx.gates.terminates
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, _DEFERRED_BODIES):
+            return False
+        if any(holds(test, taken) for test, taken in _conditions_at(ancestor, child, leaves)):
+            return True
+        child = ancestor
+    return False
+
+
+def _conditions_at(
+    ancestor: cst.CSTNode, child: cst.CSTNode, leaves: Callable[[cst.BaseSuite], bool]
+) -> list[tuple[cst.BaseExpression, bool]]:
+    """The tests `ancestor` runs its part `child` under, each with whether it is true there."""
+    if isinstance(ancestor, (cst.If, cst.IfExp)):
+        if child is ancestor.body:
+            return [(ancestor.test, True)]
+        return [(ancestor.test, False)] if child is ancestor.orelse else []
+    if isinstance(ancestor, cst.BooleanOperation) and child is ancestor.right:
+        return [(ancestor.left, isinstance(ancestor.operator, cst.And))]
+    if isinstance(ancestor, (cst.IndentedBlock, cst.Module)):
+        earlier = statements_before(ancestor, child)
+        return [(s.test, False) for s in earlier if isinstance(s, cst.If) and s.orelse is None and leaves(s.body)]
+    return []
+
+
 def deciding_tests(ctx: PythonContext, node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
     """The tests that decide whether `node` runs, within its def, class or lambda, innermost first: of the
     `if`/`while`/conditional expression around it, the left side of `and`/`or`, comprehension filters,
