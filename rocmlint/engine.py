@@ -16,6 +16,7 @@ from pathlib import Path
 from rocmlint.config import Settings
 from rocmlint.diagnostics import Diagnostic, Location
 from rocmlint.discovery import matches_any
+from rocmlint.cuda.frontend import CudaOptions, InternalErrorReporter, check_cuda
 from rocmlint.python.frontend import PythonParseError, RuleOptions, check_python
 from rocmlint.python.project import ProjectIndex, package_of
 from rocmlint.registry import all_rules, rule_by_code
@@ -142,10 +143,8 @@ class Engine:
             crashed.add(rule.code)
             report.tracebacks.append(f"{source.path}: {rule.code} crashed:\n{trace}")
 
-        if source.language != "python":
-            # The CUDA C++ front end plugs in here; until then its rules did not look, so their noqa
-            # codes cannot be called unused.
-            return _FrontEndOutcome([], frozenset(rule.code for rule in rules))
+        if source.language == "cuda":
+            return self._run_cuda(source, rules, settings, report, crashes, crashed, on_internal_error)
         options = RuleOptions(frozenset(settings.rocm_guards), settings.target_archs)
         try:
             package, _ = package_of(source.path)
@@ -157,6 +156,24 @@ class Engine:
         except Exception as error:  # noqa: BLE001 - a front-end bug must not stop the run
             message = f"the Python front end crashed on this file: {type(error).__name__}: {error}"
             report.tracebacks.append(f"{source.path}: the Python front end crashed:\n{traceback.format_exc()}")
+            return _FrontEndOutcome([self._tool(INTERNAL_ERROR, source.path, message)], None)
+        return _FrontEndOutcome(found + crashes, frozenset(crashed))
+
+    def _run_cuda(
+        self,
+        source: SourceFile,
+        rules: list[type[Rule]],
+        settings: Settings,
+        report: FileReport,
+        crashes: list[Diagnostic],
+        crashed: set[str],
+        on_internal_error: InternalErrorReporter,
+    ) -> _FrontEndOutcome:
+        try:
+            found = check_cuda(source, rules, cuda_options(settings), on_internal_error)
+        except Exception as error:  # noqa: BLE001 - a front-end bug must not stop the run
+            message = f"the CUDA C++ front end crashed on this file: {type(error).__name__}: {error}"
+            report.tracebacks.append(f"{source.path}: the CUDA C++ front end crashed:\n{traceback.format_exc()}")
             return _FrontEndOutcome([self._tool(INTERNAL_ERROR, source.path, message)], None)
         return _FrontEndOutcome(found + crashes, frozenset(crashed))
 
@@ -203,6 +220,10 @@ class Engine:
             url=rule.url(),
             noqa_line=location.line,
         )
+
+
+def cuda_options(settings: Settings) -> CudaOptions:
+    return CudaOptions(settings.rocm_macros, settings.portable_macros)
 
 
 def _per_file_ignored(path: str, settings: Settings) -> tuple[str, ...]:

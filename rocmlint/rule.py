@@ -22,6 +22,7 @@ class Valid:
     """Code the rule must not report."""
 
     code: str
+    path: str | None = None  # defaults to example.py or example.cu by the rule's language
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class Invalid:
     line: int | None = None
     message: str | None = None  # a substring of the first diagnostic's message
     fixed: str | None = None  # the file after applying the rule's fix, when it has one
-    path: str = "example.py"
+    path: str | None = None  # defaults to example.py or example.cu by the rule's language
 
 
 class Rule:
@@ -46,6 +47,9 @@ class Rule:
     triggers: ClassVar[tuple[bytes, ...]] = ()
     # Most hazards are NVIDIA-only code reaching ROCm; a rule whose hazard is ROCm code itself opts out.
     reports_gated: ClassVar[bool] = False
+    # CUDA rules: `.hip` files and files including the HIP runtime are ROCm sources; only rules about the
+    # wave size (which ROCm hardware itself makes 64) still apply there.
+    applies_to_rocm_sources: ClassVar[bool] = False
     valid: ClassVar[tuple[Valid, ...]] = ()
     invalid: ClassVar[tuple[Invalid, ...]] = ()
 

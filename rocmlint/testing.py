@@ -12,8 +12,9 @@ from rocmlint.rule import Invalid, Rule
 from rocmlint.source import detect_python_encoding
 
 
-def run_example(rule: type[Rule], code: str, path: str = "example.py") -> list[Diagnostic]:
+def run_example(rule: type[Rule], code: str, path: str | None = None) -> list[Diagnostic]:
     """The rule's diagnostics on `code`, with the default rules on too (so noqa checks see real hazards)."""
+    path = path or ("example.cu" if rule.language == "cuda" else "example.py")
     settings = Settings(root=Path.cwd(), extend_select=(rule.code,))
     report = Engine().check_bytes(path, code.encode("utf-8"), settings)
     return [d for d in report.diagnostics if d.code == rule.code]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,9 +11,7 @@ from conftest import HAZARD, write_tree
 
 import rocmlint.engine as engine_module
 from rocmlint.config import Settings
-from rocmlint.diagnostics import Severity
-from rocmlint.engine import Engine, FileReport, Prefilter
-from rocmlint.rule import Rule
+from rocmlint.engine import Engine, FileReport
 from rocmlint.rules.roc101_reduce_overhead_compile import ReduceOverheadCompile
 from rocmlint.source import SourceFile
 
@@ -233,16 +230,3 @@ def test_per_file_ignores_patterns(settings, project, pattern, path, ignored):
 def test_diagnostics_are_sorted(settings):
     source = f"import torch\n{CALL}; {CALL}\n{CALL}\n"
     assert summary(check(settings, source)) == [("ROC101", 2, 22), ("ROC101", 2, 68), ("ROC101", 3, 22)]
-
-
-def test_noqa_codes_of_rules_without_a_front_end_are_not_called_unused(settings, monkeypatch):
-    """A CUDA rule selected by the prefilter but never run (no C++ front end yet) did not look."""
-    cuda_rule = type(
-        "TestOnlyCudaRule",
-        (Rule,),
-        {"code": "ROC101", "name": "test-only", "severity": Severity.WARNING, "language": "cuda", "triggers": (b"__shfl(",)},
-    )
-    prefilter = Prefilter(re.compile(re.escape(b"__shfl(")), {b"__shfl(": (cuda_rule,)}, ())
-    monkeypatch.setattr(engine_module, "prefilter_for", lambda language, enabled: prefilter)
-    report = check(replace(settings, extend_select=("ROC002",)), "y = __shfl(x, 0);  // noqa: ROC101, ROC102\n", path="k.cu")
-    assert [d.message for d in report.diagnostics] == ["Unused `noqa` directive (unused: ROC102)"]

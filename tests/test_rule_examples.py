@@ -19,7 +19,7 @@ CHECKING_RULES = [rule for rule in RULES if rule.code != "ROC900"]
 
 @pytest.mark.parametrize(("rule", "example"), VALID)
 def test_valid_example_is_not_reported(rule, example):
-    found = run_example(rule, example.code)
+    found = run_example(rule, example.code, example.path)
     assert not found, "\n".join(f"{d.location.line}:{d.location.column} {d.message}" for d in found) + "\n" + example.code
 
 

@@ -1,0 +1,495 @@
+"""Preprocessor analysis of one C/C++/CUDA file: which vendor compiles each byte, and the file's macros.
+
+The directives are read from the text itself, not from tree-sitter's tree, so a conditional that splits
+an expression (and leaves ERROR nodes behind) is understood all the same. Every `#if/#ifdef/#ifndef/
+#elif/#else/#endif` chain is evaluated twice with a small three-valued evaluator: once as a ROCm build
+sees it and once as an NVIDIA build does (RULES.md, "What gated means"). An arm is compiled on a vendor
+when its own condition may hold there and no earlier arm of the chain certainly did.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from rocmlint.vendor import EVERYWHERE, Branch, Tri, and3, not3
+
+# Macros each vendor's build defines (ROCm: HIP-Clang and PyTorch/vLLM extension builds).
+ROCM_MACROS = frozenset({"USE_ROCM", "__HIP_PLATFORM_AMD__", "__HIPCC__", "__HIP__", "HIP_PLATFORM_AMD"})
+# Defined only on some ROCm compilation passes or targets: unknown on ROCm, never defined on NVIDIA.
+ROCM_PASS_MACROS = frozenset({"__HIP_DEVICE_COMPILE__", "__AMDGCN__", "__AMDGCN_WAVEFRONT_SIZE", "__HIP_PLATFORM_HCC__"})
+_AMD_ARCH_MACRO = re.compile(r"__(?:GFX\d+|gfx[0-9a-f]+)__|__gfx[0-9a-f]+_generic__")
+ROCM_VERSION_MACROS = frozenset({"HIP_VERSION", "HIP_VERSION_MAJOR", "HIP_VERSION_MINOR", "HIP_VERSION_PATCH", "ROCM_VERSION", "TORCH_HIP_VERSION", "ROCM_VERSION_MAJOR", "ROCM_VERSION_MINOR"})
+# Never defined by HIP-Clang: a ROCm build sees them undefined (value 0 in arithmetic).
+NVIDIA_MACROS = frozenset({"__NVCC__", "__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__", "CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__", "__CUDA_API_VERSION", "CUDNN_VERSION", "__CUDA_ARCH_FEAT_SM90_ALL", "NCCL_VERSION_CODE"})
+
+_LOGICAL_LINE = re.compile(r"(?:[^\n\\]|\\(?:\r?\n|.))*(?:\n|$)")
+_DIRECTIVE = re.compile(r"[ \t]*#[ \t]*([A-Za-z_]\w*)?(.*)", re.DOTALL)
+_CONTINUATION = re.compile(r"\\\r?\n")
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+_TOKEN = re.compile(
+    r"\s*(?:(?P<number>0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(?P<name>[A-Za-z_]\w*)|(?P<op>&&|\|\||==|!=|<=|>=|<<|>>|[-+*/%<>!()~&|^?:,]))"
+)
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One preprocessor line (continuations joined). Byte offsets cover the whole directive."""
+
+    kind: str  # "if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif", "define", "include", ...
+    text: str  # everything after the directive name, comments removed, continuations joined
+    start_byte: int
+    end_byte: int  # end of the directive's last line, before its newline
+    line: int  # 1-based
+    branch: Branch = EVERYWHERE  # the code around the directive (for `#if` lines, outside the chain)
+
+    @property
+    def condition(self) -> str:
+        """The tested expression, written as for `#if` (`#ifdef X` is `defined(X)`)."""
+        if self.kind in ("ifdef", "elifdef"):
+            return f"defined({self.text.strip()})"
+        if self.kind in ("ifndef", "elifndef"):
+            return f"!defined({self.text.strip()})"
+        return self.text.strip()
+
+
+@dataclass(frozen=True)
+class Define:
+    name: str
+    value: str  # the replacement text, stripped; empty for `#define X`
+    parameters: tuple[str, ...] | None  # None for an object-like macro
+    directive: Directive
+
+
+@dataclass(frozen=True)
+class Include:
+    header: str  # as written between the quotes or angle brackets
+    system: bool  # <...> rather than "..."
+    directive: Directive
+
+    @property
+    def start_byte(self) -> int:
+        return self.directive.start_byte
+
+    @property
+    def end_byte(self) -> int:
+        return self.directive.end_byte
+
+
+@dataclass(frozen=True)
+class VendorMacros:
+    """Which macros tell the vendors apart, with the project's own ROCm macros added."""
+
+    rocm: frozenset[str] = ROCM_MACROS
+    rocm_pass: frozenset[str] = ROCM_PASS_MACROS
+    nvidia: frozenset[str] = NVIDIA_MACROS
+
+    def with_rocm(self, extra: tuple[str, ...]) -> VendorMacros:
+        return VendorMacros(self.rocm | frozenset(extra), self.rocm_pass, self.nvidia)
+
+    def is_rocm_side(self, name: str) -> bool:
+        return name in self.rocm or name in self.rocm_pass or name in ROCM_VERSION_MACROS or bool(_AMD_ARCH_MACRO.fullmatch(name))
+
+
+@dataclass
+class Preprocessor:
+    """The directives of one file and the vendor branch of every byte."""
+
+    directives: list[Directive]
+    defines: dict[str, list[Define]]
+    includes: list[Include]
+    _starts: list[int] = field(repr=False)
+    _branches: list[Branch] = field(repr=False)
+    unterminated: int = 0  # `#if`s still open at the end of the file
+
+    def branch_at(self, offset: int) -> Branch:
+        index = bisect.bisect_right(self._starts, offset) - 1
+        return self._branches[index] if index >= 0 else EVERYWHERE
+
+    def define_of(self, name: str, before: int) -> Define | None:
+        """The object-like `#define` of `name` a ROCm build sees at byte `before`, if this file has one."""
+        visible = [d for d in self.defines.get(name, ()) if d.directive.start_byte < before and d.directive.branch.on_rocm is not False]
+        return visible[-1] if visible else None
+
+
+def analyse(text: str, macros: VendorMacros) -> Preprocessor:
+    """Scan `text` (the decoded file) for directives; byte offsets assume UTF-8 encoding of `text`."""
+    evaluator = _Evaluator(macros)
+    directives: list[Directive] = []
+    defines: dict[str, list[Define]] = {}
+    includes: list[Include] = []
+    starts, branches = [0], [EVERYWHERE]
+    stack: list[_Chain] = []
+
+    def current() -> Branch:
+        return stack[-1].arm_branch if stack else EVERYWHERE
+
+    found = list(_directives(text))
+    evaluator.include_guard = _include_guard(found)
+    for directive in found:
+        kind = directive.kind
+        if kind in ("if", "ifdef", "ifndef"):
+            chain = _Chain(outer=current())
+            directive = _with_branch(directive, chain.outer)
+            chain.enter(evaluator.evaluate(directive.condition, defines))
+            stack.append(chain)
+        elif kind in ("elif", "elifdef", "elifndef", "else") and stack:
+            chain = stack[-1]
+            directive = _with_branch(directive, chain.outer)
+            chain.enter(_TRUE if kind == "else" else evaluator.evaluate(directive.condition, defines))
+        elif kind == "endif" and stack:
+            directive = _with_branch(directive, stack.pop().outer)
+        else:
+            directive = _with_branch(directive, current())
+            if kind == "define":
+                define = _parse_define(directive)
+                if define is not None:
+                    defines.setdefault(define.name, []).append(define)
+            elif kind == "include":
+                include = _parse_include(directive)
+                if include is not None:
+                    includes.append(include)
+        directives.append(directive)
+        # The code after this directive (up to the next) is compiled where the innermost arm is.
+        starts.append(directive.end_byte)
+        branches.append(current())
+    return Preprocessor(directives, defines, includes, starts, branches, unterminated=len(stack))
+
+
+def _include_guard(directives: list[Directive]) -> str | None:
+    """`X` for a header opening with `#ifndef X` / `#define X`: that test always holds when it is read."""
+    if len(directives) >= 2 and directives[0].kind == "ifndef" and directives[1].kind == "define":
+        name = directives[0].text.strip()
+        if directives[1].text.split()[:1] == [name]:
+            return name
+    return None
+
+
+def _with_branch(directive: Directive, branch: Branch) -> Directive:
+    return Directive(directive.kind, directive.text, directive.start_byte, directive.end_byte, directive.line, branch)
+
+
+_TRUE = (True, True)
+
+
+@dataclass
+class _Chain:
+    """One `#if ... #endif` chain while it is being read."""
+
+    outer: Branch
+    # Whether some earlier arm was certainly taken (False) / may have been (None), per vendor.
+    rocm_none_taken: Tri = True
+    nvidia_none_taken: Tri = True
+    arm_branch: Branch = EVERYWHERE
+
+    def enter(self, value: tuple[Tri, Tri]) -> None:
+        rocm, nvidia = value
+        self.arm_branch = Branch(
+            _compiled(self.outer.on_rocm, self.rocm_none_taken, rocm),
+            _compiled(self.outer.on_nvidia, self.nvidia_none_taken, nvidia),
+        )
+        self.rocm_none_taken = and3(self.rocm_none_taken, not3(rocm))
+        self.nvidia_none_taken = and3(self.nvidia_none_taken, not3(nvidia))
+
+
+def _compiled(outer: Tri, none_taken_before: Tri, condition: Tri) -> Tri:
+    """An arm is compiled unless the code around it is not, an earlier arm surely was, or its test fails."""
+    if outer is False or none_taken_before is False or condition is False:
+        return False
+    if outer is True and none_taken_before is True and condition is True:
+        return True
+    return None
+
+
+def _directives(text: str) -> Iterator[Directive]:
+    """Every directive of `text`, skipping lines inside block comments."""
+    line = 1
+    byte = 0
+    in_comment = False
+    for match in _LOGICAL_LINE.finditer(text):
+        raw = match.group()
+        if not raw:
+            break
+        size = len(raw.encode("utf-8", "surrogatepass"))
+        body = raw.rstrip("\r\n")
+        if not in_comment:
+            directive = _DIRECTIVE.match(body)
+            if directive and directive.group(1):
+                joined = _COMMENT.sub(" ", _CONTINUATION.sub("", directive.group(2)))
+                end = byte + len(body.encode("utf-8", "surrogatepass"))
+                yield Directive(directive.group(1), joined.split("/*")[0], byte, end, line)
+        in_comment = _ends_in_comment(raw, in_comment)
+        line += raw.count("\n")
+        byte += size
+
+
+def _ends_in_comment(line: str, in_comment: bool) -> bool:
+    """Whether a block comment is still open after `line` (strings are not tracked: good enough here)."""
+    position = 0
+    while True:
+        if in_comment:
+            end = line.find("*/", position)
+            if end < 0:
+                return True
+            in_comment, position = False, end + 2
+            continue
+        slash_star = line.find("/*", position)
+        slash_slash = line.find("//", position)
+        if slash_star < 0 or (0 <= slash_slash < slash_star):
+            return False
+        in_comment, position = True, slash_star + 2
+
+
+_DEFINE = re.compile(r"\s*([A-Za-z_]\w*)(\([^)]*\))?\s*(.*)", re.DOTALL)
+_INCLUDE = re.compile(r"\s*(?:<([^>]+)>|\"([^\"]+)\")")
+
+
+def _parse_define(directive: Directive) -> Define | None:
+    match = _DEFINE.match(directive.text)
+    if match is None:
+        return None
+    name, parameters, value = match.groups()
+    params = tuple(p.strip() for p in parameters[1:-1].split(",") if p.strip()) if parameters else None
+    return Define(name, value.strip(), params, directive)
+
+
+def _parse_include(directive: Directive) -> Include | None:
+    match = _INCLUDE.match(directive.text)
+    if match is None:
+        return None
+    system_header, quoted_header = match.groups()
+    return Include(system_header or quoted_header, system_header is not None, directive)
+
+
+# --- the #if expression evaluator --------------------------------------------------------------------
+# A value is an int, or None for "unknown" (a macro the file cannot know, such as a project option).
+
+
+class _Evaluator:
+    def __init__(self, macros: VendorMacros) -> None:
+        self.macros = macros
+        self.include_guard: str | None = None
+
+    def evaluate(self, expression: str, defines: dict[str, list[Define]]) -> tuple[Tri, Tri]:
+        """The truth of `expression` on a ROCm build and on an NVIDIA build."""
+        tokens = _tokenize(expression)
+        if tokens is None:
+            return None, None
+        return (
+            _truth(_Parser(tokens, lambda name, asked: self._macro(name, asked, "rocm", defines)).parse()),
+            _truth(_Parser(tokens, lambda name, asked: self._macro(name, asked, "nvidia", defines)).parse()),
+        )
+
+    def _macro(self, name: str, asked: str, vendor: str, defines: dict[str, list[Define]]) -> int | None:
+        """`defined(name)` (asked="defined") or the value of `name` in an expression, on one vendor's build."""
+        defined = self._defined(name, vendor, defines)
+        if asked == "defined":
+            return None if defined is None else int(defined)
+        if defined is False:
+            return 0
+        if vendor == "rocm" and name in self.macros.rocm:
+            return 1
+        return _local_value(name, defines)
+
+    def _defined(self, name: str, vendor: str, defines: dict[str, list[Define]]) -> Tri:
+        macros = self.macros
+        if name == self.include_guard:
+            return False
+        if name in macros.rocm:
+            return vendor == "rocm"
+        if name in macros.rocm_pass or _AMD_ARCH_MACRO.fullmatch(name) or name in ROCM_VERSION_MACROS:
+            return None if vendor == "rocm" else False
+        if name in macros.nvidia:
+            return False if vendor == "rocm" else None
+        return _locally_defined(name, vendor, defines)
+
+
+def _locally_defined(name: str, vendor: str, defines: dict[str, list[Define]]) -> Tri:
+    """A macro this file defines only inside one vendor's branches (`#ifdef USE_ROCM #define IS_HIP 1`)
+    counts as that vendor's macro; anything else may come from the build."""
+    seen = defines.get(name)
+    if not seen:
+        return None
+    reached = [d.directive.branch.on_rocm if vendor == "rocm" else d.directive.branch.on_nvidia for d in seen]
+    if all(r is False for r in reached):
+        return False
+    other = [d.directive.branch.on_nvidia if vendor == "rocm" else d.directive.branch.on_rocm for d in seen]
+    if all(r is False for r in other) and any(r is True for r in reached):
+        return True
+    return None
+
+
+def _local_value(name: str, defines: dict[str, list[Define]]) -> int | None:
+    seen = defines.get(name)
+    if not seen or len(seen) > 1 or seen[0].parameters is not None:
+        return None
+    return parse_int(seen[0].value)
+
+
+def parse_int(text: str) -> int | None:
+    """The value of a C integer literal such as `0xffffffffu` or `(32)`; None for anything else."""
+    text = text.strip()
+    while text.startswith("(") and text.endswith(")"):
+        text = text[1:-1].strip()
+    match = re.fullmatch(r"(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)([uUlL]*)", text)
+    if match is None:
+        return None
+    digits = match.group(1)
+    if digits.lower().startswith("0x"):
+        return int(digits, 16)
+    if digits.startswith("0") and len(digits) > 1:
+        return int(digits, 8)
+    return int(digits)
+
+
+def _truth(value: int | None) -> Tri:
+    return None if value is None else value != 0
+
+
+def _tokenize(expression: str) -> list[tuple[str, str]] | None:
+    tokens: list[tuple[str, str]] = []
+    position = 0
+    expression = expression.rstrip()
+    while position < len(expression):
+        match = _TOKEN.match(expression, position)
+        if match is None or match.end() == position:
+            return None  # something the evaluator does not know (a string, a character literal)
+        kind = match.lastgroup
+        assert kind is not None
+        tokens.append((kind, match.group(kind)))
+        position = match.end()
+    return tokens
+
+
+# (macro name, "defined" or "value") -> its value on one vendor's build, None when unknown
+MacroLookup = Callable[[str, str], "int | None"]
+
+_BINARY = {
+    "||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6,
+    "<": 7, ">": 7, "<=": 7, ">=": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
+}
+
+
+class _Parser:
+    """Precedence climbing over `#if` tokens; unknown operands make a result unknown, except where
+    `&&`/`||` short-circuit on a known side."""
+
+    def __init__(self, tokens: list[tuple[str, str]], macro: MacroLookup) -> None:
+        self.tokens = tokens
+        self.position = 0
+        self.macro = macro
+
+    def parse(self) -> int | None:
+        try:
+            value = self._ternary()
+        except (IndexError, ValueError, ZeroDivisionError):
+            return None
+        return value if self.position == len(self.tokens) else None
+
+    def _peek(self) -> str | None:
+        return self.tokens[self.position][1] if self.position < len(self.tokens) else None
+
+    def _take(self) -> tuple[str, str]:
+        token = self.tokens[self.position]
+        self.position += 1
+        return token
+
+    def _ternary(self) -> int | None:
+        condition = self._binary(1)
+        if self._peek() != "?":
+            return condition
+        self._take()
+        then = self._ternary()
+        if self._take()[1] != ":":
+            raise ValueError("expected ':'")
+        otherwise = self._ternary()
+        if condition is None:
+            return then if then == otherwise else None
+        return then if condition else otherwise
+
+    def _binary(self, minimum: int) -> int | None:
+        left = self._unary()
+        while (op := self._peek()) in _BINARY and _BINARY[op] >= minimum:
+            self._take()
+            right = self._binary(_BINARY[op] + 1)
+            left = _apply(op, left, right)
+        return left
+
+    def _unary(self) -> int | None:
+        kind, text = self._take()
+        if text == "(":
+            value = self._ternary()
+            if self._take()[1] != ")":
+                raise ValueError("expected ')'")
+            return value
+        if text in ("!", "-", "+", "~"):
+            operand = self._unary()
+            if operand is None:
+                return None
+            return {"!": int(not operand), "-": -operand, "+": operand, "~": ~operand}[text]
+        if kind == "number":
+            return parse_int(text)
+        if kind == "name":
+            if text == "defined":
+                return self._defined()
+            if self._peek() == "(":  # a function-like macro call (`__has_include(...)`, `CHECK_VERSION(1,2)`)
+                self._skip_call()
+                return None
+            if text in ("true", "false"):
+                return int(text == "true")
+            return self.macro(text, "value")
+        raise ValueError(f"unexpected {text!r}")
+
+    def _defined(self) -> int | None:
+        parenthesised = self._peek() == "("
+        if parenthesised:
+            self._take()
+        kind, name = self._take()
+        if kind != "name":
+            raise ValueError("defined needs a name")
+        if parenthesised and self._take()[1] != ")":
+            raise ValueError("expected ')'")
+        return self.macro(name, "defined")
+
+    def _skip_call(self) -> None:
+        depth = 0
+        while True:
+            text = self._take()[1]
+            depth += text == "("
+            depth -= text == ")"
+            if depth == 0:
+                return
+
+
+def _apply(op: str, left: int | None, right: int | None) -> int | None:
+    if op == "&&":
+        return int(bool(left) and bool(right)) if None not in (left, right) else (0 if 0 in (left, right) else None)
+    if op == "||":
+        if (left is not None and left != 0) or (right is not None and right != 0):
+            return 1
+        return 0 if (left == 0 and right == 0) else None
+    if left is None or right is None:
+        return None
+    if op in ("/", "%") and right == 0:
+        return None
+    return {
+        "|": lambda: left | right, "^": lambda: left ^ right, "&": lambda: left & right,
+        "==": lambda: int(left == right), "!=": lambda: int(left != right),
+        "<": lambda: int(left < right), ">": lambda: int(left > right),
+        "<=": lambda: int(left <= right), ">=": lambda: int(left >= right),
+        "<<": lambda: left << right if 0 <= right < 64 else None, ">>": lambda: left >> right if 0 <= right < 64 else None,
+        "+": lambda: left + right, "-": lambda: left - right, "*": lambda: left * right,
+        "/": lambda: int(left / right), "%": lambda: left % right,
+    }[op]()
+
+
+def mentions(expression: str, names: frozenset[str] | set[str]) -> bool:
+    """Whether an `#if` expression names any of `names`."""
+    return any(match.group("name") in names for match in _TOKEN.finditer(expression) if match.group("name"))
+
+
+def names_in(expression: str) -> list[str]:
+    return [match.group("name") for match in _TOKEN.finditer(expression) if match.group("name")]
+

@@ -1,0 +1,109 @@
+"""ROC224 nanosleep."""
+
+from __future__ import annotations
+
+from rocmlint.cuda.frontend import CudaContext, Node
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.rule import Invalid, Rule, Valid
+
+
+class Nanosleep(Rule):
+    """
+    ## What it does
+    Flags calls to the CUDA device intrinsic `__nanosleep(ns)` that a ROCm build compiles.
+
+    ## Why is this bad on ROCm?
+    HIP's device headers do not declare `__nanosleep` (it is absent from `amd_device_functions.h`), so
+    the kernel stops compiling with "use of undeclared identifier". Ports replace it with the AMDGPU
+    sleep builtin `__builtin_amdgcn_s_sleep(n)`, which sleeps in coarse units of 64 clock cycles rather
+    than nanoseconds.
+
+    ## Example
+    ```cuda
+    __device__ void backoff(unsigned ns) {
+      __nanosleep(ns);
+    }
+    ```
+
+    ## Fix
+    ```cuda
+    __device__ void backoff(unsigned ns) {
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+      __builtin_amdgcn_s_sleep(1);
+    #else
+      __nanosleep(ns);
+    #endif
+    }
+    ```
+
+    ## Fix safety
+    Safe: the NVIDIA branch keeps the original statement token for token. The ROCm branch only
+    approximates the delay (a spin-wait back-off stays correct, its timing changes).
+    """
+
+    code = "ROC224"
+    name = "nanosleep"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.SAFE
+    language = "cuda"
+    triggers = (b"__nanosleep",)
+
+    def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
+        if ctx.call_name(node) == "__nanosleep":
+            ctx.report(
+                node,
+                "`__nanosleep` does not exist in HIP; on ROCm use `__builtin_amdgcn_s_sleep(n)` (sleeps n*64 cycles)",
+            )
+
+
+Nanosleep.valid = (
+    Valid(
+        "__device__ void backoff(unsigned ns) {\n"
+        "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)\n"
+        "  __builtin_amdgcn_s_sleep(1);\n"
+        "#else\n"
+        "  __nanosleep(ns);\n"
+        "#endif\n"
+        "}\n"
+    ),
+    Valid(
+        "__device__ void backoff(unsigned ns) {\n"
+        "#ifndef USE_ROCM\n"
+        "  __nanosleep(ns);\n"
+        "#endif\n"
+        "}\n"
+    ),
+    Valid(
+        "__device__ void backoff(unsigned ns) {\n"
+        "#if !defined(__HIP_PLATFORM_AMD__) && __CUDA_ARCH__ >= 700\n"
+        "  __nanosleep(ns);\n"
+        "#endif\n"
+        "}\n"
+    ),
+    # The name in a comment or a string is not a call.
+    Valid(
+        "// On Volta and later we could call __nanosleep(100) here.\n"
+        '__device__ const char* kWhy = "__nanosleep unavailable";\n'
+    ),
+)
+Nanosleep.invalid = (
+    Invalid("__device__ void backoff(unsigned ns) {\n  __nanosleep(ns);\n}\n", line=2, message="__builtin_amdgcn_s_sleep"),
+    Invalid(
+        "template <int kBackoffNs>\n"
+        "__global__ void spin_until(volatile int* flag) {\n"
+        "  while (*flag == 0) {\n"
+        "    __nanosleep(kBackoffNs);\n"
+        "  }\n"
+        "}\n",
+        line=4,
+    ),
+    Invalid(
+        "#ifdef USE_ROCM\n"
+        "#define SLEEP() __builtin_amdgcn_s_sleep(1)\n"
+        "#endif\n"
+        "__device__ void wait_for(int* lock) {\n"
+        "  while (atomicCAS(lock, 0, 1) != 0) { __nanosleep(32); }\n"
+        "}\n",
+        line=5,
+    ),
+)
