@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import traceback
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -17,12 +17,14 @@ from rocmlint.config import Settings
 from rocmlint.diagnostics import Diagnostic, Location
 from rocmlint.discovery import matches_any
 from rocmlint.cuda.frontend import CudaOptions, InternalErrorReporter, check_cuda
-from rocmlint.python.frontend import PythonParseError, RuleOptions, check_python
+from rocmlint.python.embedded import TRIGGERS as EMBEDDED_TRIGGERS
+from rocmlint.python.embedded import EmbeddedSource, find_embedded_cuda
+from rocmlint.python.frontend import PythonContext, PythonParseError, RuleOptions, check_python
 from rocmlint.python.project import ProjectIndex, package_of
 from rocmlint.registry import all_rules, rule_by_code
 from rocmlint.rule import Rule
 from rocmlint.source import DecodeError, SourceFile, language_of
-from rocmlint.suppression import find_suppressions, mentions_noqa, unused_noqa
+from rocmlint.suppression import Suppressions, find_suppressions, mentions_noqa, unused_noqa
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 PARSE_ERROR, UNUSED_NOQA, INTERNAL_ERROR = "ROC001", "ROC002", "ROC900"
@@ -105,10 +107,13 @@ class Engine:
             return report
         return self.check_bytes(str(path), data, settings)
 
-    def check_bytes(self, path: str, data: bytes, settings: Settings, language: str | None = None) -> FileReport:
+    def check_bytes(
+        self, path: str, data: bytes, settings: Settings, language: str | None = None, apply_noqa: bool = True
+    ) -> FileReport:
         """Check one file's content (from disk, stdin, or an editor buffer).
 
-        `language` ("python" or "cuda") defaults to what the path's extension says.
+        `language` ("python" or "cuda") defaults to what the path's extension says. `apply_noqa=False`
+        keeps noqa-suppressed diagnostics (flake8 applies its own noqa to what a plugin reports).
         """
         report = FileReport(path)
         language = language or language_of(path)
@@ -116,8 +121,9 @@ class Engine:
             return report
         enabled = settings.enabled_codes
         rules = prefilter_for(language, enabled).rules_for(data)
+        embedded_rules = _embedded_cuda_rules(data, enabled) if language == "python" else []
         wants_noqa_check = UNUSED_NOQA in enabled and mentions_noqa(data)
-        if not rules and not wants_noqa_check:
+        if not rules and not embedded_rules and not wants_noqa_check:
             report.skipped = True
             return report
         try:
@@ -126,13 +132,18 @@ class Engine:
             report.diagnostics = self._filter([self._tool(PARSE_ERROR, path, f"cannot decode file: {error}")], settings, path, None)
             return report
         outcome = _FrontEndOutcome([])
-        if rules:
-            outcome = self._run_front_end(source, rules, settings, report)
-        report.diagnostics = self._filter(outcome.diagnostics, settings, path, source, outcome.unjudged)
+        if rules or embedded_rules:
+            outcome = self._run_front_end(source, rules, settings, report, embedded_rules)
+        report.diagnostics = self._filter(outcome.diagnostics, settings, path, source, outcome.unjudged, apply_noqa)
         return report
 
     def _run_front_end(
-        self, source: SourceFile, rules: list[type[Rule]], settings: Settings, report: FileReport
+        self,
+        source: SourceFile,
+        rules: list[type[Rule]],
+        settings: Settings,
+        report: FileReport,
+        embedded_rules: list[type[Rule]],
     ) -> _FrontEndOutcome:
         crashes: list[Diagnostic] = []
         crashed: set[str] = set()
@@ -148,9 +159,12 @@ class Engine:
         options = RuleOptions(frozenset(settings.rocm_guards), settings.target_archs)
         try:
             package, _ = package_of(source.path)
-            found = check_python(
+            result = check_python(
                 source, rules, options, self.project.resolver_for(source.path, options.rocm_guards), package, on_internal_error
             )
+            found = result.diagnostics
+            if embedded_rules:
+                found += _check_embedded_cuda(result.context, embedded_rules, settings, on_internal_error)
         except PythonParseError as error:
             return _FrontEndOutcome([self._tool(PARSE_ERROR, source.path, str(error), Location(error.line, error.column))], None)
         except Exception as error:  # noqa: BLE001 - a front-end bug must not stop the run
@@ -184,6 +198,7 @@ class Engine:
         path: str,
         source: SourceFile | None,
         unjudged: frozenset[str] | None = frozenset(),
+        apply_noqa: bool = True,
     ) -> list[Diagnostic]:
         """Drop disabled, per-file-ignored and noqa-suppressed diagnostics; add ROC002.
 
@@ -196,12 +211,19 @@ class Engine:
         if source is None:
             return sorted(kept, key=Diagnostic.sort_key)
         suppressions = find_suppressions(source)
-        kept = [d for d in kept if d.code == PARSE_ERROR or not suppressions.suppresses(d)]
+
+        def hidden(diagnostic: Diagnostic) -> bool:
+            # `suppresses` also records which directives were used, which ROC002 needs either way.
+            # Without apply_noqa only the file-wide `rocmlint: noqa` (no other tool reads it) hides.
+            suppressed = suppressions.suppresses(diagnostic)
+            return suppressed and (apply_noqa or _file_suppressed(diagnostic, suppressions))
+
+        kept = [d for d in kept if d.code == PARSE_ERROR or not hidden(d)]
         if unjudged is not None and UNUSED_NOQA in enabled and not _ignored(UNUSED_NOQA, ignored_here):
             rule = rule_by_code(UNUSED_NOQA)
             assert rule is not None
             unused = unused_noqa(source, suppressions, rule.code, rule.name, rule.url(), unjudged)
-            kept += [d for d in unused if not suppressions.suppresses(d)]
+            kept += [d for d in unused if not hidden(d)]
         return sorted(kept, key=Diagnostic.sort_key)
 
     @staticmethod
@@ -222,8 +244,46 @@ class Engine:
         )
 
 
+def _embedded_cuda_rules(data: bytes, enabled: frozenset[str]) -> list[type[Rule]]:
+    """The CUDA rules that could fire on CUDA source held in a Python file's strings."""
+    if not any(trigger in data for trigger in EMBEDDED_TRIGGERS):
+        return []
+    return prefilter_for("cuda", enabled).rules_for(data)
+
+
+def _check_embedded_cuda(
+    context: PythonContext, rules: list[type[Rule]], settings: Settings, on_internal_error: InternalErrorReporter
+) -> list[Diagnostic]:
+    """Run the CUDA rules over each JIT-compiled source of a Python file and map the diagnostics back.
+
+    A `// noqa` inside the CUDA text works as in a .cu file. Fixes are dropped: editing code inside a
+    string literal (escapes, quotes) is left to the user.
+    """
+    python_source = context.source
+    found: list[Diagnostic] = []
+    for embedded in find_embedded_cuda(context):
+        snippet = SourceFile.from_bytes(python_source.path, embedded.text.encode("utf-8", "surrogatepass"), "cuda")
+        suppressions = find_suppressions(snippet)
+        for diagnostic in check_cuda(snippet, rules, cuda_options(settings), on_internal_error):
+            if suppressions.suppresses(diagnostic):
+                continue
+            start = _map_back(diagnostic.location, snippet, embedded, python_source)
+            end = _map_back(diagnostic.end_location, snippet, embedded, python_source)
+            found.append(replace(diagnostic, location=start, end_location=end, fix=None, noqa_line=start.line))
+    return found
+
+
+def _map_back(location: Location, snippet: SourceFile, embedded: EmbeddedSource, python_source: SourceFile) -> Location:
+    index = snippet.char_offset(location.line, location.column - 1)
+    return python_source.location_of_char(embedded.file_offset(index))
+
+
 def cuda_options(settings: Settings) -> CudaOptions:
     return CudaOptions(settings.rocm_macros, settings.portable_macros)
+
+
+def _file_suppressed(diagnostic: Diagnostic, suppressions: Suppressions) -> bool:
+    return suppressions.file_codes is None or diagnostic.code in suppressions.file_codes
 
 
 def _per_file_ignored(path: str, settings: Settings) -> tuple[str, ...]:

@@ -195,6 +195,12 @@ class PythonContext:
 InternalErrorReporter = Callable[[type[Rule], BaseException, str], None]
 
 
+@dataclass
+class PythonResult:
+    diagnostics: list[Diagnostic]
+    context: PythonContext  # for what runs after the Python rules (CUDA embedded in strings)
+
+
 def check_python(
     source: SourceFile,
     rules: Sequence[type[Rule]],
@@ -202,14 +208,14 @@ def check_python(
     resolve_external: CrossModuleResolver | None,
     package: str | None,
     on_internal_error: InternalErrorReporter,
-) -> list[Diagnostic]:
+) -> PythonResult:
     """Run `rules` over one Python file. Raises PythonParseError when the file does not parse."""
     module = parse(source)
     semantic = Semantic(module, package)
     gates = GateAnalyzer(semantic, options.rocm_guards, resolve_external)
     context = PythonContext(source, module, semantic, gates, options)
     walk(module, semantic.parents, _dispatch_table(rules, context, on_internal_error))
-    return context.diagnostics
+    return PythonResult(context.diagnostics, context)
 
 
 def _dispatch_table(

@@ -1,0 +1,170 @@
+"""CUDA C++ held in Python strings: the sources of JIT compile calls, with a map back into the Python file.
+
+`load_inline(cuda_sources=...)`, `cupy.RawKernel(code)`, `cupy.ElementwiseKernel(..., operation)` and
+friends compile at run time, so their kernels never meet a build-time check; the ROC2xx rules read them
+here. A source may be a literal, an implicit concatenation, a `+` of literals, a list or tuple of them, or
+a name bound once to any of these (typically a module-level constant). f-strings are skipped: their
+text is not known before run time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import libcst as cst
+
+from rocmlint.python.frontend import PythonContext
+
+# Qualified name of the JIT entry point -> (positional index, keyword) of each argument holding CUDA text.
+JIT_SOURCES: dict[str, tuple[tuple[int | None, str], ...]] = {
+    "torch.utils.cpp_extension.load_inline": ((1, "cpp_sources"), (2, "cuda_sources")),
+    "cupy.RawKernel": ((0, "code"),),
+    "cupy.RawModule": ((None, "code"),),
+    "cupy.ElementwiseKernel": ((2, "operation"), (None, "preamble")),
+    "cupy.ReductionKernel": ((2, "map_expr"), (3, "reduce_expr"), (4, "post_map_expr"), (None, "preamble")),
+    "torch.cuda.jiterator._create_jit_fn": ((0, "code_string"),),
+    "torch.cuda.jiterator._create_multi_output_jit_fn": ((0, "code_string"),),
+}
+TRIGGERS = (b"load_inline", b"RawKernel", b"RawModule", b"ElementwiseKernel", b"ReductionKernel", b"jiterator")
+_MAX_NAME_HOPS = 4
+
+
+@dataclass(frozen=True)
+class EmbeddedSource:
+    """The CUDA text of some string literals and, for each of its characters, where it sits in the file."""
+
+    text: str
+    offsets: tuple[int, ...]  # code-point offset into the Python file's text of each character of `text`
+
+    def file_offset(self, index: int) -> int:
+        """The Python file offset of the snippet character at `index` (its end maps past the last one)."""
+        if not self.offsets:
+            return 0
+        if index < len(self.offsets):
+            return self.offsets[index]
+        return self.offsets[-1] + 1
+
+
+def find_embedded_cuda(ctx: PythonContext) -> list[EmbeddedSource]:
+    """Every CUDA source passed to a JIT compile call that ROCm can reach, in source order."""
+    found: list[EmbeddedSource] = []
+    seen: set[int] = set()
+    for call in _jit_calls(ctx):
+        if ctx.is_rocm_gated(call):
+            continue
+        for argument in _source_arguments(call, ctx):
+            for literals in _literal_groups(argument, ctx):
+                key = id(literals[0])
+                if key in seen:  # a module constant used by several calls is scanned once
+                    continue
+                seen.add(key)
+                source = _embedded(literals, ctx)
+                if source is not None and source.text.strip():
+                    found.append(source)
+    return found
+
+
+def _jit_calls(ctx: PythonContext) -> Iterator[cst.Call]:
+    for node in ctx.semantic.parents:
+        if isinstance(node, cst.Call) and ctx.qualified_name(node.func) in JIT_SOURCES:
+            yield node
+
+
+def _source_arguments(call: cst.Call, ctx: PythonContext) -> Iterator[cst.BaseExpression]:
+    slots = JIT_SOURCES[ctx.qualified_name(call.func) or ""]
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    for index, keyword in slots:
+        chosen = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
+        if chosen is None and index is not None and index < len(positional):
+            chosen = positional[index].value
+        if chosen is not None:
+            yield chosen
+
+
+def _literal_groups(node: cst.BaseExpression, ctx: PythonContext, hops: int = 0) -> Iterator[list[cst.SimpleString]]:
+    """Groups of literals that form one source each (a list of sources gives several groups)."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        for element in node.elements:
+            yield from _literal_groups(element.value, ctx, hops)
+        return
+    if isinstance(node, cst.Name) and hops < _MAX_NAME_HOPS:
+        value = ctx.single_value(node)
+        if value is not None and value is not node:
+            yield from _literal_groups(value, ctx, hops + 1)
+        return
+    literals = _concatenated(node)
+    if literals:
+        yield literals
+
+
+def _concatenated(node: cst.BaseExpression) -> list[cst.SimpleString]:
+    """The literals of `"a" "b"` or `"a" + "b"`; empty when any part is not a plain literal."""
+    if isinstance(node, cst.SimpleString):
+        return [node]
+    if isinstance(node, cst.ConcatenatedString):
+        left, right = _concatenated(node.left), _concatenated(node.right)
+        return left + right if left and right else []
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        left, right = _concatenated(node.left), _concatenated(node.right)
+        return left + right if left and right else []
+    return []
+
+
+def _embedded(literals: list[cst.SimpleString], ctx: PythonContext) -> EmbeddedSource | None:
+    text: list[str] = []
+    offsets: list[int] = []
+    for literal in literals:
+        if "b" in _prefix(literal.value).lower():
+            return None
+        span = ctx.code_range(literal)
+        start = ctx.source.char_offset(span.start.line, span.start.column)
+        for character, offset in _characters(literal.value):
+            text.append(character)
+            offsets.append(start + offset)
+    return EmbeddedSource("".join(text), tuple(offsets))
+
+
+def _prefix(literal: str) -> str:
+    return literal[: len(literal) - len(literal.lstrip("rRbBuUfF"))]
+
+
+_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[^}]*\}|[0-7]{1,3}|\r\n|[\s\S])")
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+
+
+def _characters(literal: str) -> Iterator[tuple[str, int]]:
+    """Each character of a string literal's value with its offset in the literal's source text."""
+    prefix = _prefix(literal)
+    quote = literal[len(prefix) : len(prefix) + 3]
+    if quote not in ('"""', "'''"):
+        quote = quote[0]
+    body_start = len(prefix) + len(quote)
+    body = literal[body_start : len(literal) - len(quote)]
+    raw = "r" in prefix.lower()
+    position = 0
+    while position < len(body):
+        if body[position] == "\\" and not raw:
+            match = _ESCAPE.match(body, position)
+            if match is not None:
+                for character in _unescape(match.group(1)):
+                    yield character, body_start + position
+                position = match.end()
+                continue
+        yield body[position], body_start + position
+        position += 1
+
+
+def _unescape(escape: str) -> str:
+    if escape in ("\n", "\r\n"):
+        return ""  # a backslash-newline continues the line
+    if escape in _SIMPLE_ESCAPES:
+        return _SIMPLE_ESCAPES[escape]
+    if escape[0] in "xuU":
+        return chr(int(escape[1:], 16))
+    if escape[0] in "01234567":
+        return chr(int(escape, 8))
+    if escape.startswith("N{"):
+        return "?"  # a named character: never part of CUDA syntax
+    return "\\" + escape

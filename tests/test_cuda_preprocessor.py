@@ -1,0 +1,105 @@
+"""The preprocessor's vendor branches: three-valued #if evaluation for ROCm and NVIDIA builds, defines, includes."""
+
+from __future__ import annotations
+
+import pytest
+
+from rocmlint.cuda.preprocessor import VendorMacros, analyse, parse_int
+from rocmlint.vendor import Branch
+
+
+def branch_of(source: str, marker: str = "HAZARD", macros: VendorMacros | None = None) -> Branch:
+    return analyse(source, macros or VendorMacros()).branch_at(source.encode().index(marker.encode()))
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("HAZARD;\n", Branch(True, True)),
+        ("#ifdef USE_ROCM\nHAZARD;\n#endif\n", Branch(True, False)),
+        ("#ifdef USE_ROCM\nx;\n#else\nHAZARD;\n#endif\n", Branch(False, True)),
+        ("#ifndef USE_ROCM\nHAZARD;\n#endif\n", Branch(False, True)),
+        ("#if !defined(__HIP_PLATFORM_AMD__)\nHAZARD;\n#endif\n", Branch(False, True)),
+        ("#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)\nx;\n#else\nHAZARD;\n#endif\n", Branch(False, True)),
+        ("#if defined(__HIPCC__)\nx;\n#elif defined(__CUDACC__)\nHAZARD;\n#endif\n", Branch(False, None)),
+        ("#ifdef __NVCC__\nHAZARD;\n#endif\n", Branch(False, None)),
+        # __CUDA_ARCH__ is never defined by HIP-Clang: the arm disappears on ROCm (ROC213 reports the gate).
+        ("#if __CUDA_ARCH__ >= 800\nHAZARD;\n#endif\n", Branch(False, None)),
+        ("#if defined(__CUDA_ARCH__) && !defined(USE_ROCM)\nHAZARD;\n#endif\n", Branch(False, None)),
+        ("#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700\nHAZARD;\n#endif\n", Branch(True, None)),
+        # CUDA version macros are 0 on ROCm: `< 9000` is taken there, so the #else is NVIDIA-only.
+        ("#if CUDA_VERSION < 9000\nx;\n#else\nHAZARD;\n#endif\n", Branch(False, None)),
+        ("#if defined(USE_ROCM) || CUDA_VERSION >= 11000\nHAZARD;\n#endif\n", Branch(True, None)),
+        # Device pass and arch macros: unknown on ROCm, never defined on NVIDIA.
+        ("#ifdef __HIP_DEVICE_COMPILE__\nHAZARD;\n#endif\n", Branch(None, False)),
+        ("#ifdef __HIP_DEVICE_COMPILE__\nx;\n#else\nHAZARD;\n#endif\n", Branch(None, True)),
+        ("#if defined(__gfx942__) || defined(__GFX9__)\nHAZARD;\n#endif\n", Branch(None, False)),
+        ("#if HIP_VERSION >= 50200000\nHAZARD;\n#endif\n", Branch(None, False)),
+        # Project options say nothing about the vendor.
+        ("#ifdef ENABLE_BF16\nHAZARD;\n#endif\n", Branch(None, None)),
+        # Nested chains combine.
+        ("#ifdef ENABLE_BF16\n#ifndef USE_ROCM\nHAZARD;\n#endif\n#endif\n", Branch(False, None)),
+        ("#ifndef USE_ROCM\n#ifdef ENABLE_BF16\nx;\n#endif\nHAZARD;\n#endif\n", Branch(False, True)),
+        ("#ifdef USE_ROCM\nx;\n#endif\nHAZARD;\n", Branch(True, True)),
+        # Continuations and comments inside directives.
+        ("#if defined(USE_ROCM) \\\n    || defined(__HIP__)  /* ROCm */\nx;\n#else  // CUDA\nHAZARD;\n#endif\n", Branch(False, True)),
+        # A directive inside a block comment is not a directive.
+        ("/*\n#ifdef USE_ROCM\n*/\nHAZARD;\n", Branch(True, True)),
+        # A macro the file itself defines only for ROCm is a ROCm macro.
+        ("#if defined(__HIP_PLATFORM_AMD__)\n#define IS_HIP 1\n#endif\n#ifndef IS_HIP\nHAZARD;\n#endif\n", Branch(False, True)),
+        # Include guards hold when the header is read.
+        ("#ifndef KERNELS_H\n#define KERNELS_H\nHAZARD;\n#endif\n", Branch(True, True)),
+        # Ternaries, arithmetic, function-like macros (unknown) and malformed conditions (unknown).
+        ("#if (defined(USE_ROCM) ? 1 : 0)\nx;\n#else\nHAZARD;\n#endif\n", Branch(False, True)),
+        ("#if __has_include(<hip/hip_runtime.h>)\nHAZARD;\n#endif\n", Branch(None, None)),
+        ("#if defined(\nHAZARD;\n#endif\n", Branch(None, None)),
+    ],
+)
+def test_branches(source, expected):
+    assert branch_of(source) == expected
+
+
+def test_configured_rocm_macros():
+    source = "#ifndef GGML_USE_HIP\nHAZARD;\n#endif\n"
+    assert branch_of(source) == Branch(None, None)
+    assert branch_of(source, macros=VendorMacros().with_rocm(("GGML_USE_HIP",))) == Branch(False, True)
+
+
+def test_unterminated_if_is_counted_and_code_still_has_a_branch():
+    preprocessor = analyse("#ifndef USE_ROCM\nHAZARD;\n", VendorMacros())
+    assert preprocessor.unterminated == 1
+    assert preprocessor.branch_at(18) == Branch(False, True)
+
+
+def test_stray_else_and_endif_do_not_crash():
+    source = "#endif\n#else\nHAZARD;\n"
+    assert branch_of(source) == Branch(True, True)
+
+
+def test_defines_are_tracked_with_the_branch_rocm_sees():
+    source = "#ifdef USE_ROCM\n#define FULL_MASK 0xffffffffffffffffull\n#else\n#define FULL_MASK 0xffffffff\n#endif\nuse;\n"
+    preprocessor = analyse(source, VendorMacros())
+    define = preprocessor.define_of("FULL_MASK", len(source))
+    assert define is not None and define.value == "0xffffffffffffffffull"
+    assert preprocessor.define_of("FULL_MASK", 0) is None
+
+
+def test_includes_and_function_like_defines():
+    source = '#include <cuda_runtime.h>\n#include "kernels/common.cuh"\n#define SHFL(v, o) __shfl_xor_sync(0xffffffff, v, o)\n'
+    preprocessor = analyse(source, VendorMacros())
+    assert [(i.header, i.system) for i in preprocessor.includes] == [("cuda_runtime.h", True), ("kernels/common.cuh", False)]
+    assert preprocessor.defines["SHFL"][0].parameters == ("v", "o")
+    assert [d.line for d in preprocessor.directives] == [1, 2, 3]
+
+
+def test_byte_offsets_count_utf8_bytes():
+    source = "// größe\n#ifndef USE_ROCM\nHAZARD;\n#endif\n"
+    assert branch_of(source) == Branch(False, True)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("32", 32), ("0xffffffff", 0xFFFFFFFF), ("0xFFFFFFFFu", 0xFFFFFFFF), ("(64)", 64), ("010", 8), ("0", 0), ("x", None), ("1.5", None)],
+)
+def test_parse_int(text, value):
+    assert parse_int(text) == value
