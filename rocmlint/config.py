@@ -61,6 +61,11 @@ def _selects(selector: str, rule: type[Rule]) -> bool:
     return selector == "ALL" or rule.code.startswith(selector)
 
 
+# `__HIP__` too: hipcc predefines it, while __HIP_PLATFORM_AMD__ only appears once a HIP header is included
+# (or when the build passes it, as PyTorch's does), so a gated `#include` needs the third term.
+DEFAULT_ROCM_CONDITION = "defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)"
+
+
 @dataclass(frozen=True)
 class Settings:
     root: Path  # the folder of the config file (or the working directory); patterns are relative to it
@@ -76,6 +81,8 @@ class Settings:
     rocm_macros: tuple[str, ...] = ()
     portable_macros: tuple[str, ...] = ()
     target_archs: tuple[str, ...] = ()
+    # The preprocessor test C++ fixes put in front of the ROCm text (`#if <rocm-condition>`).
+    rocm_condition: str = DEFAULT_ROCM_CONDITION
     force_exclude: bool = field(default=False, compare=False)
     # The command line's --select/--extend-select/--ignore, a layer above the file's own selection.
     command_line: Selection = Selection()
@@ -175,6 +182,7 @@ def _settings_from_table(table: dict[str, Any], root: Path, path: Path, where: s
         "rocm-macros": lambda v, k: _strings(v, k, where, _MACRO_RE, "a C identifier"),
         "portable-macros": lambda v, k: _strings(v, k, where, _MACRO_RE, "a C identifier"),
         "target-archs": lambda v, k: _strings(v, k, where, _ARCH_RE, "a gfx target such as gfx90a or gfx942"),
+        "rocm-condition": lambda v, k: _condition(v, k, where),
     }
     values: dict[str, Any] = {}
     for key, value in table.items():
@@ -200,6 +208,12 @@ def _strings(value: Any, key: str, where: str, pattern: re.Pattern[str] | None =
         if pattern is not None and not pattern.match(item):
             raise ConfigError(f"{where}: '{key}' has {item!r}, which is not {what}")
     return tuple(value)
+
+
+def _condition(value: Any, key: str, where: str) -> str:
+    if not isinstance(value, str) or not value.strip() or "\n" in value:
+        raise ConfigError(f"{where}: '{key}' must be a one-line preprocessor condition, got {value!r}")
+    return value.strip()
 
 
 def _boolean(value: Any, key: str, where: str) -> bool:

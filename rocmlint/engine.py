@@ -279,7 +279,7 @@ def _map_back(location: Location, snippet: SourceFile, embedded: EmbeddedSource,
 
 
 def cuda_options(settings: Settings) -> CudaOptions:
-    return CudaOptions(settings.rocm_macros, settings.portable_macros)
+    return CudaOptions(settings.rocm_macros, settings.portable_macros, settings.rocm_condition)
 
 
 def _file_suppressed(diagnostic: Diagnostic, suppressions: Suppressions) -> bool:

@@ -1,29 +1,53 @@
-"""Applying fixes to a file's bytes: non-overlapping edits in one pass (the `--fix` CLI builds on this)."""
+"""Applying fixes: non-overlapping edits per pass, passes until nothing changes, and safe file writes.
+
+A pass applies every fix whose edits do not overlap an already chosen one (as ruff does); the file is then
+checked again, so overlapping fixes get their turn on the next pass. Writing is atomic (a temporary file
+in the same folder, renamed over the original) and only happens when the file still holds the bytes
+that were read; the file's mode is kept, and encoding, BOM and line endings are kept because edits are
+byte ranges whose new text uses the file's own encoding and newline.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+import stat
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from rocmlint.diagnostics import Applicability, Fix
+from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix
+
+MAX_PASSES = 10
 
 
 def apply_fixes(data: bytes, fixes: Iterable[Fix], encoding: str = "utf-8", unsafe: bool = False) -> tuple[bytes, int]:
-    """Apply every fix whose edits do not overlap an earlier-applied one; returns (new bytes, fixes applied).
+    """Apply every fix whose edits do not overlap an earlier-chosen one; returns (new bytes, fixes applied).
 
-    Overlapping fixes are left for a later pass, as ruff does.
+    An edit identical to one already chosen is shared, not a conflict: two fixes that both insert the
+    same `_IS_ROCM = ...` definition get it once.
     """
-    codec = "utf-8" if encoding == "utf-8-sig" else encoding
+    chosen = choose_fixes(fixes, unsafe)
+    edits = sorted({(e.start, e.end, e.content): e for f in chosen for e in f.edits}.values(), key=lambda e: (e.start, e.end))
+    return splice(data, edits, encoding), len(chosen)
+
+
+def choose_fixes(fixes: Iterable[Fix], unsafe: bool = False) -> list[Fix]:
     chosen: list[Fix] = []
-    taken: list[tuple[int, int]] = []
+    taken: dict[tuple[int, int], str] = {}
     for fix in sorted(fixes, key=lambda f: min((e.start for e in f.edits), default=0)):
         if fix.applicability is Applicability.UNSAFE and not unsafe:
             continue
-        spans = [(e.start, e.end) for e in fix.edits]
-        if any(_overlaps(span, other) for span in spans for other in taken):
+        if any(_conflicts(edit, taken) for edit in fix.edits):
             continue
         chosen.append(fix)
-        taken.extend(spans)
-    edits = sorted((e for f in chosen for e in f.edits), key=lambda e: (e.start, e.end))
+        taken.update(((e.start, e.end), e.content) for e in fix.edits)
+    return chosen
+
+
+def splice(data: bytes, edits: list[Edit], encoding: str = "utf-8") -> bytes:
+    codec = "utf-8" if encoding == "utf-8-sig" else encoding
     out = bytearray()
     cursor = 0
     for edit in edits:
@@ -31,9 +55,98 @@ def apply_fixes(data: bytes, fixes: Iterable[Fix], encoding: str = "utf-8", unsa
         out += edit.content.encode(codec)
         cursor = edit.end
     out += data[cursor:]
-    return bytes(out), len(chosen)
+    return bytes(out)
 
 
-def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+def _conflicts(edit: Edit, taken: dict[tuple[int, int], str]) -> bool:
+    span = (edit.start, edit.end)
+    if taken.get(span) == edit.content:
+        return False
     # Two insertions at the same point conflict too: their order would be arbitrary.
-    return a[0] < b[1] and b[0] < a[1] or a == b
+    return any(edit.start < end and start < edit.end or span == (start, end) for start, end in taken)
+
+
+@dataclass
+class FixOutcome:
+    data: bytes  # the fixed content
+    applied: Counter[str] = field(default_factory=Counter)  # fixes applied per rule code
+    remaining: list[Diagnostic] = field(default_factory=list)  # what the fixed content still reports
+
+    @property
+    def changed(self) -> bool:
+        return sum(self.applied.values()) > 0
+
+
+def fix_content(
+    data: bytes, check: Callable[[bytes], tuple[list[Diagnostic], str]], unsafe: bool = False
+) -> FixOutcome:
+    """Fix `data` pass after pass; `check(data)` gives the diagnostics of some content and its encoding."""
+    outcome = FixOutcome(data)
+    for _ in range(MAX_PASSES):
+        diagnostics, encoding = check(outcome.data)
+        outcome.remaining = diagnostics
+        fixable = [d for d in diagnostics if d.fix is not None and (unsafe or d.fix.applicability is Applicability.SAFE)]
+        chosen = choose_fixes([d.fix for d in fixable if d.fix is not None], unsafe)
+        if not chosen:
+            break
+        fixed, _ = apply_fixes(outcome.data, chosen, encoding, unsafe)
+        if fixed == outcome.data:
+            break
+        outcome.applied.update(d.code for d in fixable if d.fix in chosen)
+        outcome.data = fixed
+    return outcome
+
+
+class WriteRefused(Exception):
+    """The file was not written (it changed since it was read, or it is read-only); the reason says which."""
+
+
+def write_if_unchanged(path: Path, original: bytes, new: bytes) -> None:
+    """Replace `path`'s content with `new` atomically, only if it still holds `original`.
+
+    Raises WriteRefused (nothing written) when the file changed under us or cannot be written; a read-only
+    file is reported, never chmod-ed.
+    """
+    try:
+        info = path.stat()
+        if not os.access(path, os.W_OK):
+            raise WriteRefused("file is read-only; not fixed")
+        if path.read_bytes() != original:
+            raise WriteRefused("file changed while it was being fixed; left as it is")
+    except OSError as error:
+        raise WriteRefused(f"cannot write: {error.strerror or error}") from error
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".rocmlint-tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(new)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, stat.S_IMODE(info.st_mode))
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+@dataclass
+class FileFix:
+    path: Path
+    original: bytes
+    outcome: FixOutcome
+    refused: str | None = None  # why the fixed content was not written
+
+
+def fix_file(path: Path, check: Callable[[bytes], tuple[list[Diagnostic], str]], unsafe: bool, write: bool) -> FileFix | None:
+    """Fix one file on disk (`write`) or only compute its fixed content; None when it cannot be read."""
+    try:
+        original = path.read_bytes()
+    except OSError:
+        return None
+    outcome = fix_content(original, check, unsafe)
+    result = FileFix(path, original, outcome)
+    if write and outcome.changed:
+        try:
+            write_if_unchanged(path, original, outcome.data)
+        except WriteRefused as refused:
+            result.refused = str(refused)
+    return result

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import CudaContext, Node
-from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
 
@@ -28,7 +28,7 @@ class Nanosleep(Rule):
     ## Fix
     ```cuda
     __device__ void backoff(unsigned ns) {
-    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
       __builtin_amdgcn_s_sleep(1);
     #else
       __nanosleep(ns);
@@ -49,11 +49,21 @@ class Nanosleep(Rule):
     triggers = (b"__nanosleep",)
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
-        if ctx.call_name(node) == "__nanosleep":
-            ctx.report(
-                node,
-                "`__nanosleep` does not exist in HIP; on ROCm use `__builtin_amdgcn_s_sleep(n)` (sleeps n*64 cycles)",
-            )
+        if ctx.call_name(node) != "__nanosleep":
+            return
+        ctx.report(
+            node,
+            "`__nanosleep` does not exist in HIP; on ROCm use `__builtin_amdgcn_s_sleep(n)` (sleeps n*64 cycles)",
+            fix=_fix(node, ctx),
+        )
+
+
+def _fix(call: Node, ctx: CudaContext) -> Fix | None:
+    statement = ctx.statement_of(call)
+    if statement is None or statement.type != "expression_statement":
+        return None  # a sleep inside a loop header or condition: no single statement to duplicate
+    rocm = ctx.rocm_variant(statement, [(call, "__builtin_amdgcn_s_sleep(1)")])
+    return ctx.gated_fix("sleep with `__builtin_amdgcn_s_sleep(1)` on ROCm", statement, rocm)
 
 
 Nanosleep.valid = (
@@ -87,15 +97,40 @@ Nanosleep.valid = (
     ),
 )
 Nanosleep.invalid = (
-    Invalid("__device__ void backoff(unsigned ns) {\n  __nanosleep(ns);\n}\n", line=2, message="__builtin_amdgcn_s_sleep"),
+    Invalid(
+        "__device__ void backoff(unsigned ns) {\n  __nanosleep(ns);\n}\n",
+        line=2,
+        message="__builtin_amdgcn_s_sleep",
+        fixed=(
+            "__device__ void backoff(unsigned ns) {\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  __builtin_amdgcn_s_sleep(1);\n"
+            "#else\n"
+            "  __nanosleep(ns);\n"
+            "#endif\n"
+            "}\n"
+        ),
+    ),
     Invalid(
         "template <int kBackoffNs>\n"
         "__global__ void spin_until(volatile int* flag) {\n"
         "  while (*flag == 0) {\n"
-        "    __nanosleep(kBackoffNs);\n"
+        "    __nanosleep(kBackoffNs);  // back off\n"
         "  }\n"
         "}\n",
         line=4,
+        fixed=(
+            "template <int kBackoffNs>\n"
+            "__global__ void spin_until(volatile int* flag) {\n"
+            "  while (*flag == 0) {\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "    __builtin_amdgcn_s_sleep(1);\n"
+            "#else\n"
+            "    __nanosleep(kBackoffNs);  // back off\n"
+            "#endif\n"
+            "  }\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "#ifdef USE_ROCM\n"

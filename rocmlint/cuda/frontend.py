@@ -19,6 +19,7 @@ from typing import Protocol
 import tree_sitter
 import tree_sitter_cuda
 
+from rocmlint.config import DEFAULT_ROCM_CONDITION
 from rocmlint.cuda.preprocessor import Define, Directive, Include, Preprocessor, VendorMacros, analyse, parse_int
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from rocmlint.rule import Rule
@@ -33,6 +34,14 @@ PORTABLE_MACROS = frozenset(
         "WARP_SHFL", "WARP_SHFL_XOR", "WARP_SHFL_UP", "WARP_SHFL_DOWN", "WARP_BALLOT", "WARP_ANY", "WARP_ALL",
         "C10_WARP_SIZE", "VLLM_SHFL_XOR_SYNC", "VLLM_SHFL_SYNC", "VLLM_SHFL_XOR_SYNC_WIDTH", "VLLM_SHFL_UP_SYNC",
         "VLLM_SHFL_DOWN_SYNC", "VLLM_DevFuncAttribute_SET_MaxDynamicSharedMemorySize",
+    }
+)
+# What a C++ fix wraps: the smallest of these around the hazard.
+STATEMENT_TYPES = frozenset(
+    {
+        "expression_statement", "declaration", "return_statement", "field_declaration", "if_statement",
+        "for_statement", "while_statement", "do_statement", "switch_statement", "alias_declaration",
+        "type_definition", "static_assert_declaration", "template_declaration",
     }
 )
 _HIP_RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
@@ -52,6 +61,7 @@ class Span(Protocol):
 class CudaOptions:
     rocm_macros: tuple[str, ...] = ()
     portable_macros: tuple[str, ...] = ()
+    rocm_condition: str = DEFAULT_ROCM_CONDITION  # what fixes test: `#if <rocm_condition>`
 
 
 @lru_cache(maxsize=1)
@@ -251,6 +261,49 @@ class CudaContext:
         )
         return True
 
+    # --- fixes: ROCm text behind a gate, the NVIDIA text unchanged ------------------------------------
+    def statement_of(self, node: Node) -> Node | None:
+        """The smallest statement or declaration holding `node` (`node` itself when it is one)."""
+        current: Node | None = node
+        while current is not None and current.type not in STATEMENT_TYPES:
+            current = current.parent
+        return current
+
+    def rocm_variant(self, span: Span, replacements: Sequence[tuple[Span, str]]) -> str:
+        """The text of `span` with each (inner span, new text) replaced: the ROCm side of a gated fix."""
+        pieces: list[bytes] = []
+        cursor = span.start_byte
+        for inner, text in sorted(replacements, key=lambda r: r[0].start_byte):
+            pieces += [self.content[cursor : inner.start_byte], text.encode("utf-8")]
+            cursor = inner.end_byte
+        pieces.append(self.content[cursor : span.end_byte])
+        return b"".join(pieces).decode("utf-8", "replace")
+
+    def gated_fix(self, message: str, span: Span, rocm_text: str, *, safe: bool = True) -> Fix | None:
+        """Put `rocm_text` in front of `span` (a statement, declaration or directive) behind the ROCm test:
+
+            #if <rocm condition>
+            <rocm_text>
+            #else
+            <span, byte for byte>
+            #endif
+
+        The NVIDIA compiler sees exactly the original tokens. None when `span` shares its lines with other
+        code (a directive must start its own line) or lies in a region tree-sitter could not parse.
+        """
+        if self.in_error(span):
+            return None
+        line_start = self.content.rfind(b"\n", 0, span.start_byte) + 1
+        line_end = _line_end(self.content, span.end_byte)
+        indent = self.content[line_start : span.start_byte]
+        after = self.content[span.end_byte : line_end]
+        if indent.strip() or (after.strip() and not after.strip().startswith((b"//", b"/*"))):
+            return None
+        newline = self.source.newline
+        rocm_lines = rocm_text.replace("\r\n", "\n").replace("\n", newline)
+        opening = f"#if {self.options.rocm_condition}{newline}{indent.decode('utf-8', 'replace')}{rocm_lines}{newline}#else{newline}"
+        return self.fix(message, self.edit(line_start, line_start, opening), self.edit(line_end, line_end, f"{newline}#endif"), safe=safe)
+
     def edit(self, start: int, end: int, content: str) -> Edit:
         """An edit over the content's byte range [start, end)."""
         base = self.source.bom_length
@@ -258,6 +311,12 @@ class CudaContext:
 
     def fix(self, message: str, *edits: Edit, safe: bool = True) -> Fix:
         return Fix(message, tuple(edits), Applicability.SAFE if safe else Applicability.UNSAFE)
+
+
+def _line_end(content: bytes, offset: int) -> int:
+    """The offset of the line ending after `offset` (or the end of the content)."""
+    ends = [i for i in (content.find(b"\n", offset), content.find(b"\r", offset)) if i >= 0]
+    return min(ends) if ends else len(content)
 
 
 def _declared_name(declarator: Node, ctx: CudaContext) -> str | None:
@@ -307,11 +366,14 @@ def check_cuda(
     for include in preprocessor.includes:
         for callback in table.get("include", ()):
             callback(include)
-    node_types = tuple(sorted(t for t in table if t not in PREPROCESSOR_HOOKS))
-    if node_types:
+    if any(t not in PREPROCESSOR_HOOKS for t in table):
+        # One query for what every CUDA rule visits, compiled once per process: compiling one per set
+        # of triggered rules cost more than capturing a few node types nobody asked for in this file.
+        wanted = {t for t in table if t not in PREPROCESSOR_HOOKS}
+        node_types = _all_visited_types() if wanted <= set(_all_visited_types()) else tuple(sorted(wanted))
         captured = tree_sitter.QueryCursor(_query(node_types)).captures(tree.root_node).get("node", [])
         for node in sorted(captured, key=lambda n: (n.start_byte, -n.end_byte)):
-            for callback in table[node.type]:
+            for callback in table.get(node.type, ()):
                 callback(node)
     return context.diagnostics
 
@@ -332,6 +394,20 @@ def _dispatch_table(
                 raise ValueError(f"{rule_class.code}: {attribute} names no tree-sitter-cuda node type")
             table.setdefault(node_type, []).append(_guarded(rule_class, getattr(rule, attribute), context, state, on_internal_error))
     return table
+
+
+@lru_cache(maxsize=1)
+def _all_visited_types() -> tuple[str, ...]:
+    from rocmlint.registry import all_rules  # the registry imports rule modules, which import this one
+
+    visited = {
+        attribute[len("visit_") :]
+        for rule in all_rules()
+        if rule.language == "cuda"
+        for attribute in dir(rule)
+        if attribute.startswith("visit_")
+    }
+    return tuple(sorted(visited & _node_types()))
 
 
 @lru_cache(maxsize=1)

@@ -25,8 +25,9 @@ ROCM_VERSION_MACROS = frozenset({"HIP_VERSION", "HIP_VERSION_MAJOR", "HIP_VERSIO
 # Never defined by HIP-Clang: a ROCm build sees them undefined (value 0 in arithmetic).
 NVIDIA_MACROS = frozenset({"__NVCC__", "__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__", "CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__", "__CUDA_API_VERSION", "CUDNN_VERSION", "__CUDA_ARCH_FEAT_SM90_ALL", "NCCL_VERSION_CODE"})
 
-_LOGICAL_LINE = re.compile(r"(?:[^\n\\]|\\(?:\r?\n|.))*(?:\n|$)")
-_DIRECTIVE = re.compile(r"[ \t]*#[ \t]*([A-Za-z_]\w*)?(.*)", re.DOTALL)
+# A line starting with `#name`, with its backslash-continued lines.
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*#[ \t]*([A-Za-z_]\w*)((?:[^\n\\]|\\\r?\n|\\.)*)", re.M)
+_COMMENT_OR_STRING = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)|\"(?:\\.|[^\"\\\n])*\"", re.S)
 _CONTINUATION = re.compile(r"\\\r?\n")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _TOKEN = re.compile(
@@ -204,42 +205,29 @@ def _compiled(outer: Tri, none_taken_before: Tri, condition: Tri) -> Tri:
 
 
 def _directives(text: str) -> Iterator[Directive]:
-    """Every directive of `text`, skipping lines inside block comments."""
-    line = 1
-    byte = 0
-    in_comment = False
-    for match in _LOGICAL_LINE.finditer(text):
-        raw = match.group()
-        if not raw:
-            break
-        size = len(raw.encode("utf-8", "surrogatepass"))
-        body = raw.rstrip("\r\n")
-        if not in_comment:
-            directive = _DIRECTIVE.match(body)
-            if directive and directive.group(1):
-                joined = _COMMENT.sub(" ", _CONTINUATION.sub("", directive.group(2)))
-                end = byte + len(body.encode("utf-8", "surrogatepass"))
-                yield Directive(directive.group(1), joined.split("/*")[0], byte, end, line)
-        in_comment = _ends_in_comment(raw, in_comment)
-        line += raw.count("\n")
-        byte += size
-
-
-def _ends_in_comment(line: str, in_comment: bool) -> bool:
-    """Whether a block comment is still open after `line` (strings are not tracked: good enough here)."""
-    position = 0
-    while True:
-        if in_comment:
-            end = line.find("*/", position)
-            if end < 0:
-                return True
-            in_comment, position = False, end + 2
+    """Every directive of `text` (continuation lines joined), skipping those inside block comments."""
+    comments = _block_comments(text) if "/*" in text else []
+    comment_starts = [start for start, _ in comments]
+    ascii_only = text.isascii()
+    line, char, byte = 1, 0, 0  # where the previous directive started, to count incrementally
+    for match in _DIRECTIVE_LINE.finditer(text):
+        start = match.start()
+        index = bisect.bisect_right(comment_starts, start) - 1
+        if index >= 0 and start < comments[index][1]:
             continue
-        slash_star = line.find("/*", position)
-        slash_slash = line.find("//", position)
-        if slash_star < 0 or (0 <= slash_slash < slash_star):
-            return False
-        in_comment, position = True, slash_star + 2
+        line += text.count("\n", char, start)
+        byte += start - char if ascii_only else len(text[char:start].encode("utf-8", "surrogatepass"))
+        char = start
+        body = match.group(0).rstrip("\r\n")
+        end = byte + (len(body) if ascii_only else len(body.encode("utf-8", "surrogatepass")))
+        joined = _COMMENT.sub(" ", _CONTINUATION.sub("", match.group(2)))
+        yield Directive(match.group(1), joined.split("/*")[0].rstrip("\r"), byte, end, line)
+
+
+def _block_comments(text: str) -> list[tuple[int, int]]:
+    """The spans of `/* ... */` comments; `//` comments and string literals are read past so that a
+    `/*` inside them opens nothing."""
+    return [(m.start(), m.end()) for m in _COMMENT_OR_STRING.finditer(text) if m.group().startswith("/*")]
 
 
 _DEFINE = re.compile(r"\s*([A-Za-z_]\w*)(\([^)]*\))?\s*(.*)", re.DOTALL)
