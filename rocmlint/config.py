@@ -80,6 +80,7 @@ class Settings:
     rocm_guards: tuple[str, ...] = ()
     rocm_macros: tuple[str, ...] = ()
     portable_macros: tuple[str, ...] = ()
+    nvidia_macros: tuple[str, ...] = ()
     target_archs: tuple[str, ...] = ()
     # The preprocessor test C++ fixes put in front of the ROCm text (`#if <rocm-condition>`).
     rocm_condition: str = DEFAULT_ROCM_CONDITION
@@ -181,6 +182,7 @@ def _settings_from_table(table: dict[str, Any], root: Path, path: Path, where: s
         "rocm-guards": lambda v, k: _strings(v, k, where, _DOTTED_RE, "a dotted Python name"),
         "rocm-macros": lambda v, k: _strings(v, k, where, _MACRO_RE, "a C identifier"),
         "portable-macros": lambda v, k: _strings(v, k, where, _MACRO_RE, "a C identifier"),
+        "nvidia-macros": lambda v, k: _strings(v, k, where, _MACRO_RE, "a C identifier"),
         "target-archs": lambda v, k: _strings(v, k, where, _ARCH_RE, "a gfx target such as gfx90a or gfx942"),
         "rocm-condition": lambda v, k: _condition(v, k, where),
     }

@@ -54,7 +54,11 @@ class Prefilter:
     rules_by_trigger: dict[bytes, tuple[type[Rule], ...]]
     always: tuple[type[Rule], ...]  # rules that declared no triggers
 
-    def rules_for(self, data: bytes) -> list[type[Rule]]:
+    def rules_for(self, data: bytes | None) -> list[type[Rule]]:
+        """The rules that could fire on `data`; every rule when `data` is None (prefilter off)."""
+        if data is None:
+            every = {rule for rules in self.rules_by_trigger.values() for rule in rules}
+            return sorted({*self.always, *every}, key=lambda rule: rule.code)
         chosen = list(self.always)
         if self.pattern is not None:
             for trigger in set(self.pattern.findall(data)):
@@ -87,8 +91,11 @@ def prefilter_for(language: str, enabled: frozenset[str]) -> Prefilter:
 
 
 class Engine:
-    def __init__(self, project: ProjectIndex | None = None) -> None:
+    def __init__(self, project: ProjectIndex | None = None, prefilter: bool = True) -> None:
         self.project = project or ProjectIndex()
+        # prefilter=False runs every enabled rule on every file: only for checking that the
+        # byte-level triggers never change a result (tests/test_speed_equivalence.py).
+        self.prefilter = prefilter
 
     def check_path(self, path: Path, settings: Settings) -> FileReport:
         """Read and check one file from disk."""
@@ -120,9 +127,9 @@ class Engine:
         if language is None:
             return report
         enabled = settings.enabled_codes
-        rules = prefilter_for(language, enabled).rules_for(data)
-        embedded_rules = _embedded_cuda_rules(data, enabled) if language == "python" else []
-        wants_noqa_check = UNUSED_NOQA in enabled and mentions_noqa(data)
+        rules = prefilter_for(language, enabled).rules_for(data if self.prefilter else None)
+        embedded_rules = _embedded_cuda_rules(data, enabled, self.prefilter) if language == "python" else []
+        wants_noqa_check = UNUSED_NOQA in enabled and (not self.prefilter or mentions_noqa(data))
         if not rules and not embedded_rules and not wants_noqa_check:
             report.skipped = True
             return report
@@ -244,11 +251,11 @@ class Engine:
         )
 
 
-def _embedded_cuda_rules(data: bytes, enabled: frozenset[str]) -> list[type[Rule]]:
+def _embedded_cuda_rules(data: bytes, enabled: frozenset[str], prefilter: bool = True) -> list[type[Rule]]:
     """The CUDA rules that could fire on CUDA source held in a Python file's strings."""
-    if not any(trigger in data for trigger in EMBEDDED_TRIGGERS):
+    if prefilter and not any(trigger in data for trigger in EMBEDDED_TRIGGERS):
         return []
-    return prefilter_for("cuda", enabled).rules_for(data)
+    return prefilter_for("cuda", enabled).rules_for(data if prefilter else None)
 
 
 def _check_embedded_cuda(
@@ -279,7 +286,7 @@ def _map_back(location: Location, snippet: SourceFile, embedded: EmbeddedSource,
 
 
 def cuda_options(settings: Settings) -> CudaOptions:
-    return CudaOptions(settings.rocm_macros, settings.portable_macros, settings.rocm_condition)
+    return CudaOptions(settings.rocm_macros, settings.portable_macros, settings.nvidia_macros, settings.rocm_condition)
 
 
 def _file_suppressed(diagnostic: Diagnostic, suppressions: Suppressions) -> bool:

@@ -62,7 +62,7 @@ def test_branches(source, expected):
 def test_configured_rocm_macros():
     source = "#ifndef GGML_USE_HIP\nHAZARD;\n#endif\n"
     assert branch_of(source) == Branch(None, None)
-    assert branch_of(source, macros=VendorMacros().with_rocm(("GGML_USE_HIP",))) == Branch(False, True)
+    assert branch_of(source, macros=VendorMacros().with_project_macros(("GGML_USE_HIP",), ())) == Branch(False, True)
 
 
 def test_unterminated_if_is_counted_and_code_still_has_a_branch():
@@ -103,3 +103,17 @@ def test_byte_offsets_count_utf8_bytes():
 )
 def test_parse_int(text, value):
     assert parse_int(text) == value
+
+
+def test_configured_nvidia_macros_are_never_defined_on_rocm():
+    source = "#ifdef PTX_AVAILABLE\nHAZARD;\n#endif\n"
+    assert branch_of(source) == Branch(None, None)
+    assert branch_of(source, macros=VendorMacros().with_project_macros((), ("PTX_AVAILABLE",))) == Branch(False, None)
+
+
+def test_an_elif_line_is_read_where_its_chain_is():
+    source = "#ifndef USE_ROCM\nint a;\n#elif CUDA_VERSION >= 11000\nint b;\n#endif\n"
+    preprocessor = analyse(source, VendorMacros())
+    elif_line = preprocessor.directives[1]
+    assert preprocessor.branch_at(elif_line.start_byte + 3) == Branch(True, True)
+    assert preprocessor.branch_at(source.index("int a")) == Branch(False, True)

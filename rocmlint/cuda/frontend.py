@@ -61,6 +61,7 @@ class Span(Protocol):
 class CudaOptions:
     rocm_macros: tuple[str, ...] = ()
     portable_macros: tuple[str, ...] = ()
+    nvidia_macros: tuple[str, ...] = ()
     rocm_condition: str = DEFAULT_ROCM_CONDITION  # what fixes test: `#if <rocm_condition>`
 
 
@@ -202,6 +203,8 @@ class CudaContext:
         declaration = self.declaration_of(identifier)
         if declaration is None:
             return None
+        if declaration.type == "optional_parameter_declaration":
+            return declaration.child_by_field_name("default_value")
         name = self.text(identifier)
         for declarator in declaration.children_by_field_name("declarator"):
             if declarator.type == "init_declarator" and _declared_name(declarator, self) == name:
@@ -211,7 +214,7 @@ class CudaContext:
     def _declarations(self) -> dict[str, list[Node]]:
         if self._declarations_by_name is None:
             found: dict[str, list[Node]] = {}
-            cursor = tree_sitter.QueryCursor(_query(("declaration", "parameter_declaration", "field_declaration")))
+            cursor = tree_sitter.QueryCursor(_query(("declaration", "parameter_declaration", "optional_parameter_declaration", "field_declaration")))
             for declaration in sorted(cursor.captures(self.tree.root_node).get("node", []), key=lambda n: n.start_byte):
                 for declarator in declaration.children_by_field_name("declarator"):
                     name = _declared_name(declarator, self)
@@ -221,7 +224,7 @@ class CudaContext:
         return self._declarations_by_name
 
     def _scope_of(self, declaration: Node) -> Node:
-        if declaration.type == "parameter_declaration":
+        if declaration.type in ("parameter_declaration", "optional_parameter_declaration"):
             return self.function_of(declaration) or self.tree.root_node
         return self.enclosing(declaration, "compound_statement", "field_declaration_list", "for_statement") or self.tree.root_node
 
@@ -348,7 +351,7 @@ def check_cuda(
     source: SourceFile, rules: Sequence[type[Rule]], options: CudaOptions, on_internal_error: InternalErrorReporter
 ) -> list[Diagnostic]:
     """Run `rules` over one C/C++/CUDA file (or a CUDA snippet taken from a Python string)."""
-    macros = VendorMacros().with_rocm(options.rocm_macros)
+    macros = VendorMacros().with_project_macros(options.rocm_macros, options.nvidia_macros)
     text = source.text[1:] if source.text.startswith("\ufeff") else source.text
     preprocessor = analyse(text, macros)
     tree = parse(source.data[source.bom_length :])

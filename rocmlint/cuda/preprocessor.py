@@ -23,7 +23,8 @@ ROCM_PASS_MACROS = frozenset({"__HIP_DEVICE_COMPILE__", "__AMDGCN__", "__AMDGCN_
 _AMD_ARCH_MACRO = re.compile(r"__(?:GFX\d+|gfx[0-9a-f]+)__|__gfx[0-9a-f]+_generic__")
 ROCM_VERSION_MACROS = frozenset({"HIP_VERSION", "HIP_VERSION_MAJOR", "HIP_VERSION_MINOR", "HIP_VERSION_PATCH", "ROCM_VERSION", "TORCH_HIP_VERSION", "ROCM_VERSION_MAJOR", "ROCM_VERSION_MINOR"})
 # Never defined by HIP-Clang: a ROCm build sees them undefined (value 0 in arithmetic).
-NVIDIA_MACROS = frozenset({"__NVCC__", "__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__", "CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__", "__CUDA_API_VERSION", "CUDNN_VERSION", "__CUDA_ARCH_FEAT_SM90_ALL", "NCCL_VERSION_CODE"})
+NVIDIA_MACROS = frozenset({"__NVCC__", "__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__", "CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__", "__CUDA_API_VERSION", "CUDNN_VERSION", "__CUDA_ARCH_FEAT_SM90_ALL", "CUBLAS_VERSION", "CUSPARSE_VERSION", "CUSOLVER_VERSION", "CUFFT_VERSION", "CURAND_VERSION", "CUTLASS_VERSION"})
+# Not NVIDIA-only although they look it: RCCL defines NCCL_VERSION_CODE too.
 
 # A line starting with `#name`, with its backslash-continued lines.
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*#[ \t]*([A-Za-z_]\w*)((?:[^\n\\]|\\\r?\n|\\.)*)", re.M)
@@ -87,8 +88,10 @@ class VendorMacros:
     rocm_pass: frozenset[str] = ROCM_PASS_MACROS
     nvidia: frozenset[str] = NVIDIA_MACROS
 
-    def with_rocm(self, extra: tuple[str, ...]) -> VendorMacros:
-        return VendorMacros(self.rocm | frozenset(extra), self.rocm_pass, self.nvidia)
+    def with_project_macros(self, rocm: tuple[str, ...], nvidia: tuple[str, ...]) -> VendorMacros:
+        """Add the project's own macros: `rocm-macros` mean "compiled for ROCm", `nvidia-macros` are never
+        defined on ROCm (a `PTX_AVAILABLE` another header defines only for NVIDIA)."""
+        return VendorMacros(self.rocm | frozenset(rocm), self.rocm_pass, self.nvidia | frozenset(nvidia))
 
     def is_rocm_side(self, name: str) -> bool:
         return name in self.rocm or name in self.rocm_pass or name in ROCM_VERSION_MACROS or bool(_AMD_ARCH_MACRO.fullmatch(name))
@@ -153,9 +156,10 @@ def analyse(text: str, macros: VendorMacros) -> Preprocessor:
                 if include is not None:
                     includes.append(include)
         directives.append(directive)
-        # The code after this directive (up to the next) is compiled where the innermost arm is.
-        starts.append(directive.end_byte)
-        branches.append(current())
+        # The directive's own line is read where the code around its chain is (an `#elif` is not in the
+        # arm before it); the code after it, up to the next directive, where the innermost arm is.
+        starts += [directive.start_byte, directive.end_byte]
+        branches += [directive.branch, current()]
     return Preprocessor(directives, defines, includes, starts, branches, unterminated=len(stack))
 
 

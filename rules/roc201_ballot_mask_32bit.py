@@ -1,0 +1,248 @@
+"""ROC201 ballot-mask-32bit."""
+
+from __future__ import annotations
+
+from rocmlint.cuda.frontend import CudaContext, Node
+from rocmlint.cuda.masks import (
+    cast_type,
+    is_wave_mask_call,
+    normalize_type,
+    type_width,
+    unwrap,
+)
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.rule import Invalid, Rule, Valid
+
+# Operators through which a mask stays a mask on its way to where it is stored.
+_PASS_THROUGH_OPS = frozenset({"&", "|", "^", "~"})
+
+
+class BallotMask32Bit(Rule):
+    """
+    ## What it does
+    Flags the result of `__ballot*`, `__activemask`, `__match_any*` or `__match_all*` stored in, assigned
+    to, returned as, or cast to a 32-bit type (`unsigned`, `unsigned int`, `uint32_t`, `int`).
+
+    ## Why is this bad on ROCm?
+    On ROCm a wave has 64 lanes (GCN/CDNA) and HIP's `__ballot`, `__activemask` and `__match_any`
+    return a 64-bit `unsigned long long` (`amd_warp_functions.h`). Keeping the result in 32 bits
+    silently drops lanes 32-63: vote counts come out too small, "all lanes agree" tests pass when they
+    should not, and per-lane bit tests read zeros. Nothing warns at compile time, the narrowing is
+    implicit. `auto`, `uint64_t` and `unsigned long long` keep every lane.
+
+    ## Example
+    ```cuda
+    __global__ void count_negative(const float* x, int* out) {
+      unsigned int votes = __ballot_sync(0xffffffff, x[threadIdx.x] < 0.f);
+      if (threadIdx.x % 32 == 0) atomicAdd(out, __popc(votes));
+    }
+    ```
+
+    ## Fix
+    ```cuda
+    __global__ void count_negative(const float* x, int* out) {
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+      unsigned long long votes = __ballot(x[threadIdx.x] < 0.f);
+    #else
+      unsigned int votes = __ballot_sync(0xffffffff, x[threadIdx.x] < 0.f);
+    #endif
+      if (threadIdx.x % 32 == 0) atomicAdd(out, __popc(votes));
+    }
+    ```
+    (The `__popc` and the `% 32` are ROC202 and ROC208.)
+
+    ## Fix safety
+    Safe: the NVIDIA branch keeps the original declaration token for token, and the ROCm branch only
+    widens the variable to the type HIP's intrinsic already returns. Code that later packs the mask into
+    32-bit storage (a `uint32_t` buffer, a shuffle) needs its own review.
+    """
+
+    code = "ROC201"
+    name = "ballot-mask-32bit"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.SAFE
+    language = "cuda"
+    triggers = (b"__ballot", b"__activemask", b"__match_any", b"__match_all", b"__lanemask_", b".ballot(")
+    applies_to_rocm_sources = True
+
+    def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
+        if not is_wave_mask_call(node, ctx):
+            return
+        found = _narrowing_type(node, ctx)
+        if found is None:
+            return
+        where, type_text = found
+        name = ctx.call_name(node) or ctx.text(node.child_by_field_name("function") or node)
+        ctx.report(
+            node,
+            f"`{name}` returns a 64-bit mask on ROCm (64-lane waves) but is {where} `{type_text}`, "
+            "dropping lanes 32-63; use `auto`, `uint64_t` or `unsigned long long`",
+        )
+
+
+def _narrowing_type(call: Node, ctx: CudaContext) -> tuple[str, str] | None:
+    """(how, 32-bit type) when the mask produced by `call` ends up in a 32-bit type, else None."""
+    node = call
+    parent = node.parent
+    while parent is not None and _passes_mask_through(parent, ctx):
+        node, parent = parent, parent.parent
+    if parent is None:
+        return None
+    if parent.type == "initializer_list" and parent.parent is not None and parent.parent.type == "init_declarator":
+        parent = parent.parent
+    if parent.type == "argument_list":
+        parent = parent.parent  # `uint32_t(__ballot(p))`, `static_cast<unsigned>(...)`
+    if parent is None:
+        return None
+    cast = cast_type(parent, ctx)
+    if cast is not None:
+        return ("cast to", normalize_type(cast[0])) if type_width(cast[0]) == 32 else None
+    if parent.type == "init_declarator" and parent.child_by_field_name("declarator") != node:
+        declaration = parent.parent
+        type_node = declaration.child_by_field_name("type") if declaration is not None else None
+        return _if_32("stored in", ctx.text(type_node)) if type_node is not None else None
+    if parent.type == "assignment_expression" and parent.child_by_field_name("right") == node:
+        return _if_32("assigned to", _target_type(parent.child_by_field_name("left"), ctx))
+    if parent.type == "return_statement":
+        return _if_32("returned as", _return_type(parent, ctx))
+    return None
+
+
+def _passes_mask_through(node: Node, ctx: CudaContext) -> bool:
+    if node.type == "parenthesized_expression":
+        return True
+    if node.type in ("binary_expression", "unary_expression"):
+        operator = node.child_by_field_name("operator")
+        return operator is not None and ctx.text(operator) in _PASS_THROUGH_OPS
+    return False
+
+
+def _if_32(where: str, type_text: str | None) -> tuple[str, str] | None:
+    return (where, normalize_type(type_text)) if type_text is not None and type_width(type_text) == 32 else None
+
+
+def _target_type(left: Node | None, ctx: CudaContext) -> str | None:
+    if left is None:
+        return None
+    left = unwrap(left)
+    if left.type == "subscript_expression":
+        left = unwrap(left.child_by_field_name("argument") or left)
+    return ctx.declared_type(left) if left.type == "identifier" else None
+
+
+def _return_type(statement: Node, ctx: CudaContext) -> str | None:
+    """The declared return type of the function `statement` returns from (not through a lambda)."""
+    owner = ctx.enclosing(statement, "function_definition", "lambda_expression")
+    if owner is None or owner.type != "function_definition":
+        return None
+    type_node = owner.child_by_field_name("type")
+    return ctx.text(type_node) if type_node is not None else None
+
+
+BallotMask32Bit.valid = (
+    # Gated: the ROCm branch keeps the 64-bit mask.
+    Valid(
+        "DEVICE_FUNCTION bitmask_t ballot(int predicate) {\n"
+        "#ifdef USE_ROCM\n"
+        "  return __ballot(predicate);\n"
+        "#else\n"
+        "  unsigned int m = __ballot_sync(0xFFFFFFFFU, predicate);\n"
+        "  return m;\n"
+        "#endif\n"
+        "}\n"
+    ),
+    Valid(
+        "__device__ int leader_of_group(int key) {\n"
+        "#if !defined(__HIP_PLATFORM_AMD__)\n"
+        "  unsigned peers = __match_any_sync(__activemask(), key);\n"
+        "  return __ffs(peers) - 1;\n"
+        "#else\n"
+        "  return 0;\n"
+        "#endif\n"
+        "}\n"
+    ),
+    # 64-bit or deduced types keep every lane.
+    Valid(
+        "__global__ void compact(const int* flags, int* out) {\n"
+        "  auto active = __activemask();\n"
+        "  uint64_t votes = __ballot(flags[threadIdx.x] != 0);\n"
+        "  unsigned long long peers = __match_any_sync(active, flags[threadIdx.x]);\n"
+        "  const auto lt = votes & __lanemask_lt();\n"
+        "  if (votes & 1ull) out[blockIdx.x] = __popcll(lt) + (peers != 0);\n"
+        "}\n"
+    ),
+    # A ballot used as a truth value or counted directly is not stored in 32 bits.
+    Valid(
+        "#ifndef USE_ROCM\n"
+        "#define VOTE_MASK 0xffffffff\n"
+        "#endif\n"
+        "__device__ bool warp_any_nan(float v) {\n"
+        "  bool any = __ballot(isnan(v)) != 0;\n"
+        "  if (__ballot(v > 0.f)) return true;\n"
+        "  return any;\n"
+        "}\n"
+    ),
+    # A returned ballot from a function declared with a 64-bit (or alias) type.
+    Valid(
+        "using lane_mask_t = unsigned long long;\n"
+        "__device__ lane_mask_t vote(bool p) { return __ballot(p); }\n"
+        "__device__ bitmask_t vote_alias(bool p) { return __ballot(p); }\n"
+    ),
+)
+BallotMask32Bit.invalid = (
+    # The apex relu-mask kernel: ballot result kept in an `unsigned int`.
+    Invalid(
+        "__device__ void relu_bits(const float* x, unsigned int* out) {\n"
+        "  int lane_id = threadIdx.x & 31;\n"
+        "  for (int i = 0; i < 4; ++i) {\n"
+        "    bool rectified = x[i * 32 + lane_id] < 0.0F;\n"
+        "    unsigned int local_relu_mask = __ballot(rectified);\n"
+        "    if (lane_id == i) out[i] = local_relu_mask;\n"
+        "  }\n"
+        "}\n",
+        line=5,
+        message="stored in `unsigned int`",
+    ),
+    Invalid(
+        "__device__ uint32_t active_lanes() {\n"
+        "  return __activemask();\n"
+        "}\n",
+        line=2,
+        message="returned as `uint32_t`",
+    ),
+    Invalid(
+        "__global__ void vote_kernel(const int* keys, uint32_t* out) {\n"
+        "  uint32_t masks[2];\n"
+        "  masks[0] = __match_any_sync(__activemask(), keys[threadIdx.x]);\n"
+        "  out[threadIdx.x] = masks[0];\n"
+        "}\n",
+        line=3,
+        message="assigned to `uint32_t`",
+    ),
+    Invalid(
+        "__device__ int leaders(bool p) {\n"
+        "  const auto bits = static_cast<unsigned>(__ballot(p) & __lanemask_lt());\n"
+        "  return bits == 0;\n"
+        "}\n",
+        line=2,
+        message="cast to `unsigned`",
+    ),
+    Invalid(
+        "__global__ void flag_rows(const float* x, int* any_negative) {\n"
+        "  int votes = (int)__ballot(x[threadIdx.x] < 0.f);\n"
+        "  if (threadIdx.x == 0) *any_negative = votes;\n"
+        "}\n",
+        line=2,
+        message="cast to `int`",
+    ),
+    # In a `.hip` file too: the wave is 64 lanes there.
+    Invalid(
+        "#include <hip/hip_runtime.h>\n"
+        "__global__ void k(const int* f, unsigned* o) {\n"
+        "  unsigned m = __ballot(f[threadIdx.x]);\n"
+        "  o[blockIdx.x] = m;\n"
+        "}\n",
+        line=3,
+        path="kernel.hip",
+    ),
+)

@@ -1,0 +1,293 @@
+"""ROC203 inline-ptx."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rocmlint.cuda.frontend import CudaContext, Node, Span
+from rocmlint.cuda.preprocessor import Define
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.rule import Invalid, Rule, Valid
+
+# PTX instruction names (PTX ISA 8.x). A PTX instruction is the name followed by dotted modifiers
+# (`mov.u32`, `ld.global.cs.v4.u32`, `cp.async.cg.shared.global`); GCN/AMDGPU mnemonics use underscores
+# (`v_add_f32`, `ds_read_b128`, `buffer_load_dword`) and x86/Arm ones carry no dotted suffix, so the
+# dotted form is what tells PTX apart.
+_OPCODES = (
+    "abs", "add", "addc", "alloca", "and", "applypriority", "atom", "bar", "barrier", "bfe", "bfi", "bfind",
+    "bmsk", "bra", "brev", "brkpt", "call", "clz", "cnot", "copysign", "cos", "cp", "createpolicy", "cvt",
+    "cvta", "discard", "div", "dp2a", "dp4a", "elect", "ex2", "fence", "fma", "fns", "getctarank",
+    "griddepcontrol", "isspacep", "istypeof", "ld", "ldmatrix", "ldu", "lg2", "lop3", "mad", "mad24", "madc",
+    "mapa", "match", "max", "mbarrier", "membar", "min", "mma", "mov", "movmatrix", "mul", "mul24",
+    "multimem", "nanosleep", "neg", "not", "or", "popc", "prefetch", "prefetchu", "prmt", "rcp", "red",
+    "redux", "rem", "rsqrt", "sad", "selp", "set", "setmaxnreg", "setp", "shf", "shfl", "shl", "shr", "sin",
+    "slct", "sqrt", "st", "stmatrix", "sub", "subc", "suld", "sured", "sust", "szext", "tanh", "tcgen05",
+    "tensormap", "testp", "tex", "tld4", "txq", "vabsdiff", "vadd", "vmad", "vmax", "vmin", "vote", "vset",
+    "vshl", "vshr", "vsub", "wgmma", "wmma", "xor",
+)
+_INSTRUCTION = re.compile(r"(?<![\w.%$])(" + "|".join(sorted(_OPCODES, key=len, reverse=True)) + r")(?:\.[A-Za-z0-9_]+)+")
+# PTX special registers, written `%%laneid` in an asm template with operands and `%laneid` without.
+_SPECIAL_REGISTER = re.compile(
+    r"%%?(laneid|warpid|nwarpid|smid|nsmid|gridid|clock64|clock|globaltimer(?:_lo|_hi)?|lanemask_(?:eq|le|lt|ge|gt)"
+    r"|n?tid\.[xyz]|n?ctaid\.[xyz]|dynamic_smem_size|total_smem_size|envreg\d+|pm\d+)\b"
+)
+# PTX declarations inside `{ ... }` scopes (`.reg .pred p;`, `.reg .b64 addr;`) and operand-less instructions.
+_DECLARATION = re.compile(r"(?<![\w.])\.(?:reg|shared|local|param)\s+\.(?:pred|[bsuf]\d+|v[248])\b")
+_STANDALONE = re.compile(r"(?:^|[;{}\s])(trap|exit|pmevent\s+\d+)\s*;")
+
+# What ROCm offers instead, by PTX instruction or register (HIP device headers / AMDGPU builtins).
+_HINTS = {
+    "laneid": "`__lane_id()`",
+    "smid": "`__smid()`",
+    "trap": "`__builtin_trap()`",
+    "clock": "`clock64()`/`wall_clock64()`",
+    "clock64": "`clock64()`/`wall_clock64()`",
+    "globaltimer": "`wall_clock64()`",
+    "shfl": "`__shfl*` (no `_sync`)",
+    "vote": "`__ballot`/`__any`/`__all`",
+    "bar": "`__syncthreads()`",
+    "membar": "`__threadfence*()`",
+    "fence": "`__threadfence*()` or `__atomic_*` with a memory order",
+    "red": "`atomicAdd`/`__hip_atomic_fetch_add` with a memory order",
+    "atom": "`atomic*`/`__hip_atomic_*` with a memory order",
+    "cvt": "the `__float2half`/`__half2float`-style conversion functions",
+    "cp": "plain loads into `__shared__` plus `__syncthreads()` (no async copy)",
+    "ldmatrix": "rocWMMA or Composable Kernel",
+    "mma": "rocWMMA, Composable Kernel or `__builtin_amdgcn_mfma_*`",
+    "wgmma": "rocWMMA, Composable Kernel or `__builtin_amdgcn_mfma_*`",
+    "ld": "plain loads or `__builtin_nontemporal_load`",
+    "st": "plain stores or `__builtin_nontemporal_store`",
+}
+_ASM_IN_MACRO = re.compile(r"\b(?:asm|__asm__|__asm)\b\s*(?:(?:volatile|__volatile__|__volatile|inline|goto)\s*)*\(")
+_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+@dataclass(frozen=True)
+class _At:
+    start_byte: int
+    end_byte: int
+
+
+class InlinePtx(Rule):
+    """
+    ## What it does
+    Flags `asm`/`asm volatile`/`__asm__` statements whose template is PTX (`mov.u32 %0, %%laneid;`,
+    `ld.global.cs.v4.u32`, `cp.async`, `mma.sync`, `ldmatrix`, `{ .reg .pred p; ... }`) that a ROCm
+    build compiles, including those inside macro definitions and templates assembled from macros.
+
+    ## Why is this bad on ROCm?
+    HIP-Clang compiles device code for AMDGPU, whose inline assembler accepts only GCN/CDNA/RDNA
+    instructions (`v_`, `s_`, `ds_`, `buffer_` mnemonics). PTX text is rejected as an invalid
+    instruction, and PTX register constraints (`"h"`, `"l"`, `"f"`) cannot be allocated. HIP provides
+    intrinsics for the common uses: `__lane_id()` for `%laneid`, `__smid()` for `%smid`,
+    `__builtin_trap()` for `trap;`, `__builtin_nontemporal_load/store` for `.cs` cache hints
+    (HIP `amd_device_functions.h`; hazard catalog ROC203). Tensor-core PTX (`mma`, `ldmatrix`, `wgmma`)
+    has no one-line replacement: it needs rocWMMA, Composable Kernel or the MFMA builtins.
+
+    ## Example
+    ```cuda
+    __device__ __forceinline__ unsigned lane_id() {
+      unsigned id;
+      asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));
+      return id;
+    }
+    ```
+
+    ## Fix
+    ```cuda
+    __device__ __forceinline__ unsigned lane_id() {
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+      return __lane_id();
+    #else
+      unsigned id;
+      asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));
+      return id;
+    #endif
+    }
+    ```
+
+    ## Fix safety
+    No automatic fix: the HIP replacement depends on what the assembly does, and for most PTX there
+    is none of the same shape.
+    """
+
+    code = "ROC203"
+    name = "inline-ptx"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.NONE
+    language = "cuda"
+    triggers = (b"asm",)  # `asm`, `__asm__`, `__asm`
+
+    def visit_gnu_asm_expression(self, node: Node, ctx: CudaContext) -> None:
+        code = node.child_by_field_name("assembly_code")
+        found = _ptx(_template(ctx.text(code if code is not None else node), node, ctx))
+        if found is not None:
+            ctx.report(node, _message(*found))
+
+    def visit_define(self, define: Define, ctx: CudaContext) -> None:
+        # Macro bodies are not parsed by tree-sitter: read the asm template from the replacement text.
+        if "asm" not in define.value:
+            return
+        match = _ASM_IN_MACRO.search(define.value)
+        if match is None:
+            return
+        # A macro body is expanded where it is used: any string macro of the file may complete it.
+        end = _At(len(ctx.content), len(ctx.content))
+        found = _ptx(_template(define.value[match.end() :], end, ctx))
+        if found is not None:
+            ctx.report(define.directive, _message(*found))
+
+
+def _template(text: str, where: Span, ctx: CudaContext) -> str:
+    """The assembly text in `text`: string literals joined, with same-file `#define`d string pieces
+    (`asm(LOAD_PREFIX ".u32 ...")`, `asm(LANE_ID_ASM : ...)`) expanded."""
+    pieces = _strings(text)
+    for name in _IDENTIFIER.findall(_STRING.sub(" ", text)):
+        define = ctx.define(name, where)
+        if define is not None:
+            pieces.extend(_strings(define.value))
+    return " ".join(pieces)
+
+
+def _strings(text: str) -> list[str]:
+    # C escapes (`\n`, `\t`, `\"`) become spaces so instructions after them are seen at a word start.
+    return [re.sub(r"\\.", " ", content) for content in _STRING.findall(text)]
+
+
+def _ptx(template: str) -> tuple[str, str] | None:
+    """(the PTX found, its instruction or register name), or None for text that is not recognisably PTX."""
+    for pattern in (_SPECIAL_REGISTER, _INSTRUCTION, _STANDALONE):
+        match = pattern.search(template)
+        if match is not None:
+            return match.group(0).strip(" ;{}\t"), match.group(1).split(".")[0]
+    match = _DECLARATION.search(template)
+    if match is not None:
+        return match.group(0), "reg"
+    return None
+
+
+def _message(snippet: str, key: str) -> str:
+    hint = _HINTS.get(key.removesuffix("_lo").removesuffix("_hi"))
+    if key in ("ld", "st") and re.search(r"\.(?:acquire|release|relaxed|volatile)\b", snippet):
+        hint = "`__hip_atomic_load`/`__hip_atomic_store` (or `__atomic_*_n`) with a memory order"
+    instead = f"use {hint} on ROCm" if hint else "write a HIP/GCN equivalent"
+    return (
+        f"inline PTX (`{snippet}`) cannot be assembled for AMDGPU (HIP-Clang accepts only GCN asm); "
+        f"{instead}, or keep it behind `#ifndef USE_ROCM`"
+    )
+
+
+InlinePtx.valid = (
+    Valid(
+        "__device__ __forceinline__ unsigned lane_id() {\n"
+        "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)\n"
+        "  return __lane_id();\n"
+        "#else\n"
+        "  unsigned id;\n"
+        '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));\n'
+        "  return id;\n"
+        "#endif\n"
+        "}\n"
+    ),
+    Valid(
+        "__device__ __forceinline__ void store_streaming(float4* dst, float4 v) {\n"
+        "#if !defined(__HIP_PLATFORM_AMD__)\n"
+        '  asm volatile("st.global.cs.v4.f32 [%0], {%1, %2, %3, %4};" :: "l"(dst), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w));\n'
+        "#else\n"
+        "  __builtin_nontemporal_store(v, dst);\n"
+        "#endif\n"
+        "}\n"
+    ),
+    # PTX inside an architecture gate: not compiled on ROCm (ROC213 reports the gate itself).
+    Valid(
+        "__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {\n"
+        "#ifndef USE_ROCM\n"
+        "#if __CUDA_ARCH__ >= 800\n"
+        "  unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));\n"
+        '  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\\n" :: "r"(s), "l"(gmem));\n'
+        "#endif\n"
+        "#endif\n"
+        "}\n"
+    ),
+    # AMDGPU assembly and host x86 assembly are fine.
+    Valid(
+        "__device__ __forceinline__ float fast_exp2(float x) {\n"
+        "  float r;\n"
+        '  asm volatile("v_exp_f32 %0, %1" : "=v"(r) : "v"(x));\n'
+        '  asm volatile("s_waitcnt lgkmcnt(0)\\n\\ts_barrier" ::: "memory");\n'
+        "  return r;\n"
+        "}\n"
+        "inline unsigned long long host_tsc() {\n"
+        "  unsigned lo, hi;\n"
+        '  __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));\n'
+        '  asm volatile("" ::: "memory");\n'
+        "  return (static_cast<unsigned long long>(hi) << 32) | lo;\n"
+        "}\n"
+    ),
+    Valid(
+        "#ifndef USE_ROCM\n"
+        '#define LDMATRIX_X4(r, p) asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];" \\\n'
+        '    : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(p))\n'
+        "#endif\n"
+    ),
+)
+InlinePtx.invalid = (
+    Invalid(
+        "__device__ __forceinline__ unsigned lane_id() {\n"
+        "  unsigned id;\n"
+        '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));\n'
+        "  return id;\n"
+        "}\n",
+        line=3,
+        message="use `__lane_id()` on ROCm",
+    ),
+    # A global-memory barrier built from PTX (apex group_norm shape).
+    Invalid(
+        "__device__ void spin_wait_(int* barrier, int step, int expected) {\n"
+        '  asm volatile("red.release.gpu.global.add.s32 [%0], %1;" :: "l"(barrier), "r"(step));\n'
+        "  for (int found = -1; found != expected;) {\n"
+        '    asm volatile("ld.global.acquire.gpu.b32 %0, [%1];" : "=r"(found) : "l"(barrier));\n'
+        "  }\n"
+        "}\n",
+        line=2,
+        message="`red.release.gpu.global.add.s32`",
+    ),
+    # A multi-line template with a `.reg` scope, under a project macro ROCm may well define.
+    Invalid(
+        "template <>\n"
+        "__device__ __forceinline__ void load_global<16>(void* dst, const void* src, bool do_access) {\n"
+        "  uint4* data = reinterpret_cast<uint4*>(dst);\n"
+        "  asm volatile(\n"
+        '      "{\\n"\n'
+        '      "\\t.reg .pred p;\\n"\n'
+        '      "\\tsetp.ne.b32 p, %5, 0;\\n"\n'
+        '      "\\t@p ld.global.v4.u32 {%0, %1, %2, %3}, [%4];\\n"\n'
+        '      "}\\n"\n'
+        '      : "=r"(data[0].x), "=r"(data[0].y), "=r"(data[0].z), "=r"(data[0].w)\n'
+        '      : "l"(src), "r"((int)do_access));\n'
+        "}\n",
+        line=4,
+    ),
+    # The template comes from a macro (expanded from the same file).
+    Invalid(
+        '#define SMID_ASM "mov.u32 %0, %%smid;"\n'
+        "__device__ unsigned sm_id() {\n"
+        "  unsigned id;\n"
+        '  asm volatile(SMID_ASM : "=r"(id));\n'
+        "  return id;\n"
+        "}\n",
+        line=4,
+        message="`__smid()`",
+    ),
+    Invalid('__device__ __noinline__ void die() {\n  asm volatile("trap;");\n}\n', line=2, message="`__builtin_trap()`"),
+    # PTX in a function-like macro (apex fmha gemm.h shape).
+    Invalid(
+        "#define MMA_16816(d, a, b) \\\n"
+        '  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};" \\\n'
+        '               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))\n',
+        line=1,
+        message="`__builtin_amdgcn_mfma_*`",
+    ),
+)

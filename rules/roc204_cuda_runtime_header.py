@@ -1,0 +1,167 @@
+"""ROC204 cuda-runtime-header."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from rocmlint.cuda.frontend import CudaContext, Include
+from rocmlint.data import load
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.rule import Invalid, Rule, Valid
+
+
+@cache
+def _runtime_headers() -> dict[str, str]:
+    """CUDA toolkit header -> HIP header ("" when ROCm needs none), from HIPIFY's header map."""
+    table: dict[str, str] = load("cuda_headers")["runtime"]
+    return table
+
+
+class CudaRuntimeHeader(Rule):
+    """
+    ## What it does
+    Flags `#include` of a CUDA toolkit runtime or device header (`cuda_runtime.h`, `cuda.h`,
+    `cuda_fp16.h`, `cuda_bf16.h`, `cooperative_groups.h`, `curand_kernel.h`, ...) that a ROCm build
+    compiles.
+
+    ## Why is this bad on ROCm?
+    These headers are not on ROCm's include path ("fatal error: 'cuda_bf16.h' file not found"); HIP has
+    its own (`hip/hip_runtime.h`, `hip/hip_fp16.h`, `hip/hip_bf16.h`, `hip/hip_cooperative_groups.h`,
+    `hiprand/hiprand_kernel.h`). The mapping comes from HIPIFY's header map (`src/CUDA2HIP.cpp`,
+    regenerated into `rocmlint/data/cuda_headers.toml`) and torch's `cuda_to_hip_mappings.py`. HIP-Clang
+    ships an empty `cuda.h`, so including it compiles but the `CU*` driver symbols are missing. Sources
+    built through torch's `CUDAExtension` are hipified automatically; stand-alone HIP builds are not.
+
+    ## Example
+    ```cuda
+    #include <cuda_runtime.h>
+    #include <cuda_bf16.h>
+    ```
+
+    ## Fix
+    ```cuda
+    #if defined(USE_ROCM) || defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)
+    #include <hip/hip_runtime.h>
+    #include <hip/hip_bf16.h>
+    #else
+    #include <cuda_runtime.h>
+    #include <cuda_bf16.h>
+    #endif
+    ```
+
+    ## Fix safety
+    Safe: the NVIDIA branch keeps the original include lines token for token; the ROCm branch includes
+    the HIP header HIPIFY maps the CUDA header to (test `__HIP__` too: `__HIP_PLATFORM_AMD__` may only be
+    defined once a HIP header is in).
+    """
+
+    code = "ROC204"
+    name = "cuda-runtime-header"
+    severity = Severity.WARNING
+    fix_availability = FixAvailability.SAFE
+    language = "cuda"
+    # The header names themselves: a file that mentions none of them includes none of them.
+    triggers = tuple(sorted({header.split("/")[0].encode() for header in _runtime_headers()}))
+
+    def visit_include(self, include: Include, ctx: CudaContext) -> None:
+        hip = _runtime_headers().get(include.header.strip())
+        if hip is None:
+            return
+        header = include.header.strip()
+        if hip:
+            message = f"`{header}` is not on ROCm's include path; include `{hip}` in a ROCm branch"
+        else:
+            message = f"`{header}` does not exist on ROCm (HIP needs no replacement); include it on NVIDIA only"
+        ctx.report(include, message)
+
+
+CudaRuntimeHeader.valid = (
+    Valid(
+        "#ifdef USE_ROCM\n"
+        "#include <hip/hip_runtime.h>\n"
+        "#include <hip/hip_fp16.h>\n"
+        "#else\n"
+        "#include <cuda_runtime.h>\n"
+        "#include <cuda_fp16.h>\n"
+        "#endif\n"
+        "__global__ void scale(__half* x, float s, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) x[i] = __float2half(__half2float(x[i]) * s);\n"
+        "}\n"
+    ),
+    # DeepSpeed style: the CUDA-only header sits under a negated HIP platform test.
+    Valid(
+        '#include "ds_kernel_utils.h"\n'
+        "#if !defined(__HIP_PLATFORM_AMD__)\n"
+        "#include <cuda_bf16.h>\n"
+        "#endif\n"
+        "template <typename T> __device__ T load_elem(const T* p) { return *p; }\n"
+    ),
+    Valid(
+        "#ifndef USE_ROCM\n"
+        "#include <cooperative_groups.h>\n"
+        "#include <curand_kernel.h>\n"
+        "namespace cg = cooperative_groups;\n"
+        "#endif\n"
+    ),
+    # A ROCm source (includes the HIP runtime unguarded) is past porting; project headers that merely
+    # look alike are not CUDA's.
+    Valid(
+        "#include <hip/hip_runtime.h>\n"
+        '#include "cuda_runtime_compat.h"\n'
+        '#include "cuda_utils.h"\n'
+        "__global__ void fill(float* x, float v) { x[threadIdx.x] = v; }\n"
+    ),
+    Valid(
+        "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)\n"
+        "#include <hip/hip_cooperative_groups.h>\n"
+        "#elif defined(__CUDACC__)\n"
+        "#include <cooperative_groups.h>\n"
+        "#endif\n"
+    ),
+)
+CudaRuntimeHeader.invalid = (
+    Invalid(
+        "#include <cuda_runtime.h>\n"
+        "#include <torch/extension.h>\n"
+        "__global__ void relu(float* x, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) x[i] = fmaxf(x[i], 0.f);\n"
+        "}\n",
+        line=1,
+        message="hip/hip_runtime.h",
+    ),
+    Invalid(
+        "#pragma once\n"
+        "#include <ATen/ATen.h>\n"
+        "#include <cuda.h>\n"
+        "#include <cuda_bf16.h>\n",
+        line=3,
+        message="`cuda.h`",
+    ),
+    Invalid(
+        "#include <cuda_fp16.h>\n"
+        "#if !defined(USE_ROCM)\n"
+        "#include <cuda_bf16.h>\n"
+        "#endif\n",
+        line=1,
+        message="hip/hip_fp16.h",
+    ),
+    Invalid(
+        '#include "curand_kernel.h"\n'
+        "__global__ void dropout(curandStatePhilox4_32_10_t* states, float* x, float p, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n && curand_uniform(&states[i]) < p) x[i] = 0.f;\n"
+        "}\n",
+        line=1,
+        message="hiprand/hiprand_kernel.h",
+    ),
+    Invalid(
+        "#ifdef ENABLE_PROFILING\n"
+        "#include <cuda_profiler_api.h>\n"
+        "#endif\n"
+        "#include <device_launch_parameters.h>\n",
+        line=2,
+    ),
+    Invalid("#include <device_launch_parameters.h>\n", line=1, message="NVIDIA only"),
+)

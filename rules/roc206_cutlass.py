@@ -1,0 +1,196 @@
+"""ROC206 cutlass."""
+
+from __future__ import annotations
+
+import re
+
+from rocmlint.cuda.frontend import CudaContext, Node
+from rocmlint.cuda.preprocessor import Include
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.rule import Invalid, Rule, Valid
+
+# `cutlass/gemm/device/gemm.h`, `cute/tensor.hpp`, `third_party/cutlass/include/cutlass/numeric_types.h`,
+# and the `cutlass_extensions/` headers projects layer on top of CUTLASS.
+_HEADER = re.compile(r"(?:^|/)(cutlass|cute)(?:/|_extensions/)")
+_USING_NAMESPACE = re.compile(r"using\s+namespace\s+:?:?\s*(cutlass|cute)\b")
+_LIBRARY = {"cutlass": "CUTLASS", "cute": "CuTe"}
+
+
+class Cutlass(Rule):
+    """
+    ## What it does
+    Flags CUTLASS and CuTe in code a ROCm build compiles: the first `#include` of a `cutlass/...` or
+    `cute/...` header in a file, or, in a file that gets the library through other headers, the first
+    use of the `cutlass::`/`cute::` namespace.
+
+    ## Why is this bad on ROCm?
+    CUTLASS and CuTe are NVIDIA-only template libraries built on PTX (`mma.sync`, `ldmatrix`,
+    `cp.async`, `wgmma`) and on the 32-lane warp; there is no ROCm build and hipify has no mapping for
+    them. Code that uses them needs a separate ROCm path: Composable Kernel (CK), hipBLASLt, or a Triton
+    kernel. xformers' ROCm builds, for example, dispatch memory-efficient attention to CK kernels while
+    its CUTLASS-based ops report unavailable (facebookresearch/xformers#978, #1365), and DeepSpeed's
+    evoformer CUTLASS kernels (`csrc/deepspeed4science/evoformer_attn/`) have no ROCm path.
+
+    One diagnostic per file and library (the message counts the other includes): the first include
+    already stops a ROCm build with "file not found", every further include and namespace use follows
+    from the same decision (give the file a ROCm path), and a CUTLASS-based kernel directory would
+    otherwise produce hundreds of identical hits.
+
+    ## Example
+    ```cuda
+    #include <cutlass/gemm/device/gemm.h>
+
+    using Gemm = cutlass::gemm::device::Gemm<cutlass::half_t, cutlass::layout::RowMajor,
+                                             cutlass::half_t, cutlass::layout::ColumnMajor,
+                                             float, cutlass::layout::RowMajor>;
+    ```
+
+    ## Fix
+    ```cuda
+    #ifdef USE_ROCM
+    #include "ck_gemm.h"  // Composable Kernel instance for ROCm
+    #else
+    #include <cutlass/gemm/device/gemm.h>
+    using Gemm = cutlass::gemm::device::Gemm<cutlass::half_t, cutlass::layout::RowMajor,
+                                             cutlass::half_t, cutlass::layout::ColumnMajor,
+                                             float, cutlass::layout::RowMajor>;
+    #endif
+    ```
+
+    ## Fix safety
+    No automatic fix: the ROCm path is a different kernel library.
+    """
+
+    code = "ROC206"
+    name = "cutlass"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.NONE
+    language = "cuda"
+    triggers = (b"cutlass", b"cute/", b"cute::", b"namespace cute")
+
+    def __init__(self) -> None:
+        # One instance per file: the libraries already reported in this file.
+        self._reported: set[str] = set()
+
+    def visit_include(self, include: Include, ctx: CudaContext) -> None:
+        match = _HEADER.search(include.header)
+        if match is None or match.group(1) in self._reported:
+            return
+        library = match.group(1)
+        more = sum(1 for other in ctx.preprocessor.includes if other is not include and _is_open(other, library, ctx))
+        also = f" (and {more} more {_LIBRARY[library]} include{'s' if more > 1 else ''} in this file)" if more else ""
+        if ctx.report(
+            include,
+            f"`{include.header}` is a {_LIBRARY[library]} header{also}: CUTLASS/CuTe have no ROCm build; "
+            "give ROCm a Composable Kernel/hipBLASLt path and keep the CUTLASS code behind `#ifndef USE_ROCM`",
+        ):
+            self._reported.add(library)
+
+    def visit_namespace_identifier(self, node: Node, ctx: CudaContext) -> None:
+        # `cutlass::gemm::GemmShape`, `cute::make_tensor`, `namespace cutlass { ... }`, `= cutlass::gemm`.
+        self._namespace_use(node, ctx.text(node), ctx)
+
+    def visit_using_declaration(self, node: Node, ctx: CudaContext) -> None:
+        match = _USING_NAMESPACE.match(ctx.text(node))
+        if match is not None:
+            self._namespace_use(node, match.group(1), ctx)
+
+    def _namespace_use(self, node: Node, library: str, ctx: CudaContext) -> None:
+        if library not in _LIBRARY or library in self._reported:
+            return
+        if ctx.report(
+            node,
+            f"uses the {_LIBRARY[library]} namespace `{library}::`, which has no ROCm build; give ROCm a "
+            "Composable Kernel/hipBLASLt path and keep this code behind `#ifndef USE_ROCM` "
+            "(later uses in this file are not reported)",
+        ):
+            self._reported.add(library)
+
+
+def _is_open(include: Include, library: str, ctx: CudaContext) -> bool:
+    """An include of `library` that a ROCm build reads."""
+    match = _HEADER.search(include.header)
+    return match is not None and match.group(1) == library and not ctx.is_rocm_gated(include)
+
+
+_GEMM = (
+    "using Gemm = cutlass::gemm::device::Gemm<cutlass::half_t, cutlass::layout::RowMajor,\n"
+    "                                         cutlass::half_t, cutlass::layout::ColumnMajor,\n"
+    "                                         float, cutlass::layout::RowMajor>;\n"
+)
+
+Cutlass.valid = (
+    Valid(
+        "#ifdef USE_ROCM\n"
+        '#include "ck_gemm_instance.h"\n'
+        "#else\n"
+        "#include <cutlass/gemm/device/gemm.h>\n" + _GEMM + "#endif\n"
+    ),
+    Valid(
+        "#if !defined(__HIP_PLATFORM_AMD__)\n"
+        "#include <cute/tensor.hpp>\n"
+        "template <class Layout>\n"
+        "__device__ void copy_tile(float* dst, const float* src, Layout layout) {\n"
+        "  using namespace cute;\n"
+        "  Tensor s = make_tensor(make_gmem_ptr(src), layout);\n"
+        "  Tensor d = make_tensor(make_gmem_ptr(dst), layout);\n"
+        "  copy(s, d);\n"
+        "}\n"
+        "#endif\n"
+    ),
+    Valid(
+        "#ifndef USE_ROCM\n"
+        '#include "cutlass/numeric_types.h"\n'
+        "using ElementAcc = cutlass::half_t;\n"
+        "#else\n"
+        "using ElementAcc = __half;\n"
+        "#endif\n"
+    ),
+    # Names that only look alike, and mentions in comments or strings.
+    Valid(
+        "// Tile sizes follow cutlass::gemm::GemmShape<128, 128, 32>.\n"
+        "namespace cutlass_compat { constexpr int kTileM = 128; }\n"
+        'const char* kBackend = "cutlass";\n'
+        "int cute_count(int n) { return cutlass_compat::kTileM * n; }\n"
+    ),
+)
+Cutlass.invalid = (
+    Invalid(
+        "#include <cutlass/gemm/device/gemm.h>\n\n" + _GEMM,
+        line=1,
+        message="`cutlass/gemm/device/gemm.h` is a CUTLASS header",
+    ),
+    # Only the first namespace use in a file that gets CUTLASS through a project header.
+    Invalid(
+        '#include "gemm_kernel_utils.h"\n'
+        "template <typename scalar_t>\n"
+        "struct DefaultConfig {\n"
+        "  using Element = typename cutlass::platform::conditional<sizeof(scalar_t) == 2, cutlass::half_t, float>::type;\n"
+        "  static constexpr int kAlignment = 128 / cutlass::sizeof_bits<Element>::value;\n"
+        "};\n",
+        line=4,
+        message="`cutlass::`",
+    ),
+    Invalid(
+        "#include <cute/tensor.hpp>\n"
+        '#include "cutlass/numeric_types.h"\n'
+        "using namespace cute;\n",
+        line=1,
+        message="CuTe header",
+    ),
+    # An include that is not ROCm-gated although its uses are.
+    Invalid(
+        "#include <cutlass/cutlass.h>\n"
+        "#ifndef USE_ROCM\n" + _GEMM + "#endif\n",
+        line=1,
+    ),
+    Invalid(
+        "template <class TiledMma>\n"
+        "__global__ void gemm_kernel(const half* A, const half* B, float* C) {\n"
+        "  using namespace cute;\n"
+        "  TiledMma mma;\n"
+        "}\n",
+        line=3,
+        message="CuTe namespace",
+    ),
+)

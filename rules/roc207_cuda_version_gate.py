@@ -1,0 +1,201 @@
+"""ROC207 cuda-version-gate."""
+
+from __future__ import annotations
+
+from rocmlint.cuda.conditions import ConditionRule, arm_branch
+from rocmlint.cuda.frontend import CudaContext
+from rocmlint.cuda.preprocessor import Directive, names_in
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.rule import Invalid, Rule, Valid
+
+# Version macros of the CUDA toolkit and of nvcc; HIP-Clang defines none of them.
+CUDA_VERSION_MACROS = frozenset(
+    {"CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__", "__CUDA_API_VERSION"}
+)
+
+
+class CudaVersionGate(ConditionRule, Rule):
+    """
+    ## What it does
+    Flags `#if`/`#elif` tests on `CUDA_VERSION`, `CUDART_VERSION` or `__CUDACC_VER_MAJOR__`/`_MINOR__` that
+    a ROCm build reads without the condition (or its `#if/#elif` chain) saying anything about ROCm.
+
+    ## Why is this bad on ROCm?
+    HIP-Clang defines none of the CUDA toolkit's version macros, so the preprocessor evaluates them as 0:
+    `#if CUDA_VERSION >= 11000` is silently false on ROCm and `#if CUDA_VERSION < 11000` silently true.
+    Which arm ROCm ends up compiling is an accident of how the test was written. PyTorch's HIP notes
+    (`docs/source/notes/hip.rst`, "CUDA API to HIP API mappings in C++") recommend making the choice
+    explicit with `|| defined(USE_ROCM)` or `&& !defined(USE_ROCM)`. The accident is sometimes the right
+    answer: in NVIDIA/apex `csrc/megatron/scaled_masked_softmax.h` the `#else` of
+    `#if CUDA_VERSION >= 9000` is the non-`_sync` `__shfl_xor`, which is what ROCm needs (the `_sync`
+    arm passes a 32-bit mask, ROC210), so decide which arm ROCm needs before adding a term.
+
+    ## Example
+    ```cuda
+    template <typename T>
+    __device__ __forceinline__ T shfl_xor(T value, int lane_mask, unsigned mask = 0xffffffff) {
+    #if CUDA_VERSION >= 9000
+      return __shfl_xor_sync(mask, value, lane_mask);
+    #else
+      return __shfl_xor(value, lane_mask);
+    #endif
+    }
+    ```
+
+    ## Fix
+    ```cuda
+    template <typename T>
+    __device__ __forceinline__ T shfl_xor(T value, int lane_mask, unsigned mask = 0xffffffff) {
+    #if CUDA_VERSION >= 9000 && !defined(USE_ROCM)
+      return __shfl_xor_sync(mask, value, lane_mask);
+    #else
+      return __shfl_xor(value, lane_mask);
+    #endif
+    }
+    ```
+
+    ## Fix safety
+    Unsafe: `&& !defined(USE_ROCM)` keeps ROCm where it already was and `|| defined(USE_ROCM)` moves it
+    into the other arm; both leave the NVIDIA build unchanged, but only a reviewer knows which arm the
+    ROCm build should compile.
+    """
+
+    code = "ROC207"
+    name = "cuda-version-gate"
+    severity = Severity.WARNING
+    fix_availability = FixAvailability.UNSAFE
+    language = "cuda"
+    triggers = (b"CUDA_VERSION", b"CUDART_VERSION", b"__CUDACC_VER_", b"__CUDA_API_VERSION")
+    # Gating is decided per directive by ConditionRule (an `#elif` is read where its chain is).
+    reports_gated = True
+
+    def visit_directive(self, directive: Directive, ctx: CudaContext) -> None:
+        if not self._candidate(directive, ctx):
+            return
+        macro = next((name for name in names_in(directive.condition) if name in CUDA_VERSION_MACROS), None)
+        if macro is None or ctx.define(macro, directive) is not None:
+            return  # no version test, or the file defines the macro itself where ROCm sees it
+        self._report_condition(directive, ctx, _message(directive, macro, ctx))
+
+
+def _message(directive: Directive, macro: str, ctx: CudaContext) -> str:
+    on_rocm = arm_branch(directive, ctx).on_rocm
+    if on_rocm is False:
+        outcome = "so this test is false there and ROCm silently skips this arm"
+    elif on_rocm is True:
+        outcome = "so this test is true there and ROCm silently compiles this arm"
+    else:
+        outcome = "so ROCm's outcome of this test is an accident"
+    return (
+        f"`{macro}` is not defined by HIP-Clang (it evaluates as 0), {outcome}; decide which arm ROCm needs "
+        "and say so with `|| defined(USE_ROCM)` or `&& !defined(USE_ROCM)`"
+    )
+
+
+CudaVersionGate.valid = (
+    # The PyTorch-recommended explicit forms.
+    Valid(
+        "template <typename T>\n"
+        "__device__ __forceinline__ T shfl_xor(T value, int lane_mask) {\n"
+        "#if CUDA_VERSION >= 9000 && !defined(USE_ROCM)\n"
+        "  return __shfl_xor_sync(0xffffffff, value, lane_mask);\n"
+        "#else\n"
+        "  return __shfl_xor(value, lane_mask);\n"
+        "#endif\n"
+        "}\n"
+    ),
+    Valid(
+        "#if defined(USE_ROCM) || CUDART_VERSION >= 11000\n"
+        "#define HAS_BF16_TYPES 1\n"
+        "#endif\n"
+        "__global__ void scale(float* out, const float* in, float s, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) out[i] = in[i] * s;\n"
+        "}\n"
+    ),
+    # Inside an NVIDIA-only region: ROCm never reads the test.
+    Valid(
+        "#ifndef USE_ROCM\n"
+        "#include <cuda.h>\n"
+        "#if CUDA_VERSION >= 12000\n"
+        "#include <cuda/barrier>\n"
+        "#endif\n"
+        "#endif\n"
+    ),
+    Valid(
+        "__device__ __forceinline__ unsigned to_shared(const void* ptr) {\n"
+        "#if !defined(__HIP_PLATFORM_AMD__) && __CUDACC_VER_MAJOR__ >= 11\n"
+        "  return __cvta_generic_to_shared(ptr);\n"
+        "#else\n"
+        "  return static_cast<unsigned>(reinterpret_cast<size_t>(ptr));\n"
+        "#endif\n"
+        "}\n"
+    ),
+    # The chain has an arm of its own for ROCm.
+    Valid(
+        "#if defined(__HIP_PLATFORM_AMD__)\n"
+        "#define FP8_AVAILABLE (HIP_VERSION >= 60000000)\n"
+        "#elif CUDA_VERSION >= 11080\n"
+        "#define FP8_AVAILABLE 1\n"
+        "#else\n"
+        "#define FP8_AVAILABLE 0\n"
+        "#endif\n"
+    ),
+    # The macro in a comment is not a test.
+    Valid("// requires CUDA_VERSION >= 11000 on NVIDIA\n#define MAX_THREADS 1024\n"),
+)
+CudaVersionGate.invalid = (
+    Invalid(
+        "template <typename T>\n"
+        "__device__ __forceinline__ T WARP_SHFL_XOR_NATIVE(T value, int laneMask, int width = warpSize,\n"
+        "                                                  unsigned int mask = 0xffffffff) {\n"
+        "#if CUDA_VERSION >= 9000\n"
+        "  return __shfl_xor_sync(mask, value, laneMask, width);\n"
+        "#else\n"
+        "  return __shfl_xor(value, laneMask, width);\n"
+        "#endif\n"
+        "}\n",
+        line=4,
+        message="false there and ROCm silently skips this arm; decide which arm ROCm needs",
+    ),
+    Invalid(
+        "namespace internal {\n"
+        "__device__ __forceinline__ unsigned convert_to_shared(const void* ptr) {\n"
+        "#if __CUDACC_VER_MAJOR__ >= 11\n"
+        "  return __cvta_generic_to_shared(ptr);\n"
+        "#else\n"
+        "  unsigned ret;\n"
+        '  asm volatile("{ .reg .u64 p1; cvta.to.shared.u64 p1, %1; cvt.u32.u64 %0, p1; }" : "=r"(ret) : "l"(ptr));\n'
+        "  return ret;\n"
+        "#endif\n"
+        "}\n"
+        "}  // namespace internal\n",
+        line=3,
+        message="`__CUDACC_VER_MAJOR__`",
+    ),
+    # `<` is true on ROCm: ROCm lands in the legacy arm.
+    Invalid(
+        "#if CUDART_VERSION < 11000\n"
+        "#define __shfl_xor_sync(mask, var, lane) __shfl_xor(var, lane)\n"
+        "#endif\n",
+        line=1,
+        message="true there and ROCm silently compiles this arm",
+    ),
+    # One report per chain, at its first version test (the `#elif` is read on ROCm too).
+    Invalid(
+        "#if defined(ENABLE_NVTX)\n"
+        "#include <nvtx3/nvToolsExt.h>\n"
+        "#elif CUDA_VERSION >= 12000\n"
+        "#define USE_GRAPH_CONDITIONAL_NODES 1\n"
+        "#elif CUDA_VERSION >= 11000\n"
+        "#define USE_GRAPH_CONDITIONAL_NODES 0\n"
+        "#endif\n",
+        line=3,
+    ),
+    Invalid(
+        "#ifdef CUDA_VERSION\n"
+        "#define DEVICE_SUPPORTS_MEMPOOL 1\n"
+        "#endif\n",
+        line=1,
+    ),
+)

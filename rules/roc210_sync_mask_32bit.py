@@ -1,0 +1,285 @@
+"""ROC210 sync-mask-32bit."""
+
+from __future__ import annotations
+
+import re
+
+from rocmlint.cuda.frontend import CudaContext, Define, Node
+from rocmlint.cuda.masks import (
+    SYNC_MASK_INTRINSICS,
+    is_portable_wrapper_use,
+    literal_width,
+    text_width,
+    value_width,
+)
+from rocmlint.cuda.preprocessor import parse_int
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.rule import Invalid, Rule, Valid
+
+# A `*_sync` call inside a macro body, with a 32-bit literal mask: `__shfl_down_sync(0xffffffff, v, o)`.
+_SYNC_CALL_IN_MACRO = re.compile(r"\b(__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all|uni|match_any|match_all|reduce_\w+)_sync|__syncwarp)\s*\(\s*(0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*)\s*[,)]")
+# A full-warp mask constant: `#define FINAL_MASK 0xffffffff` (not `LOW_MASK`, which splits 64-bit words).
+_MASK_MACRO_NAME = re.compile(r"(?i)(?:full|final|warp|wave|lane|all|active|sync|shfl)_?mask|mask_?(?:full|all)")
+
+
+class SyncMask32Bit(Rule):
+    """
+    ## What it does
+    Flags 32-bit lane masks (`0xffffffff`, `uint32_t(-1)`, `unsigned` variables, a `FULL_MASK` macro
+    that expands to a 32-bit literal) passed to `__shfl*_sync`, `__ballot_sync`, `__any_sync`,
+    `__all_sync`, `__match_*_sync`, `__reduce_*_sync` or `__syncwarp(mask)`; also a widened literal that
+    still names only 32 lanes (`0xffffffffull`).
+
+    ## Why is this bad on ROCm?
+    HIP's `*_sync` warp functions are templates whose device-side `static_assert` requires a 64-bit
+    integer mask (`amd_warp_sync_functions.h`; on by default since ROCm 7.0, and forced on for PyTorch
+    extensions through `-DHIP_ENABLE_WARP_SYNC_BUILTINS=1`), so a 32-bit mask stops the kernel from
+    compiling. Widening the literal is not enough either: `0xffffffffull` names only lanes 0-31 of a
+    64-lane wave, and HIP's runtime mask check wants the mask to equal the active lanes. PyTorch
+    (`WARP_SHFL_XOR`) and vLLM (`VLLM_SHFL_XOR_SYNC`) call the plain `__shfl_xor` etc. on ROCm
+    (HIP `hip_cpp_language_extensions.rst`, "Warp cross-lane functions").
+
+    A `#define ...MASK 0xffffffff` that this file never passes to a `*_sync` call itself is reported
+    at the definition, since its uses live in other files.
+
+    ## Example
+    ```cuda
+    template <typename T>
+    __device__ T warp_reduce_sum(T val) {
+      for (int offset = 16; offset > 0; offset >>= 1)
+        val += __shfl_down_sync(0xffffffff, val, offset);
+      return val;
+    }
+    ```
+
+    ## Fix
+    ```cuda
+    template <typename T>
+    __device__ T warp_reduce_sum(T val) {
+      for (int offset = 16; offset > 0; offset >>= 1)
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+        val += __shfl_down(val, offset);
+    #else
+        val += __shfl_down_sync(0xffffffff, val, offset);
+    #endif
+      return val;
+    }
+    ```
+
+    ## Fix safety
+    Safe for full-warp literal masks: the NVIDIA branch keeps the original tokens, and the ROCm branch
+    calls the non-sync intrinsic with the remaining arguments, as PyTorch's `WARP_SHFL_*` do. A partial
+    mask (a subset of lanes) needs review: build it as a 64-bit `lane_mask_t` instead (see ROC211).
+    """
+
+    code = "ROC210"
+    name = "sync-mask-32bit"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.SAFE
+    language = "cuda"
+    triggers = (b"_sync", b"__syncwarp", b"MASK")
+    applies_to_rocm_sources = True
+
+    def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
+        name = ctx.call_name(node)
+        if name not in SYNC_MASK_INTRINSICS:
+            return
+        arguments = ctx.arguments(node)
+        if not arguments:
+            return
+        width = value_width(arguments[0], ctx)
+        if width is None or is_portable_wrapper_use(node, ctx):
+            return
+        mask = ctx.text(arguments[0])
+        resolved = ctx.resolve(arguments[0])
+        shown = f"`{mask}`" if resolved == mask else f"`{mask}` (= `{resolved}`)"
+        if width == 32:
+            ctx.report(node, f"`{name}` gets the 32-bit mask {shown}; {_WHY}")
+        elif parse_int(resolved) == 0xFFFFFFFF:
+            # Widened but still 32 lanes: HIP checks the mask against the wave's active lanes.
+            ctx.report(
+                node,
+                f"`{name}` gets {shown}, which names only lanes 0-31 of a 64-lane wave; on ROCm call the "
+                "non-sync intrinsic or pass `__activemask()` / a full 64-bit mask",
+            )
+
+    def visit_define(self, define: Define, ctx: CudaContext) -> None:
+        value = define.value
+        if "sync" in value:
+            match = _SYNC_CALL_IN_MACRO.search(value)
+            if match is not None and literal_width(match.group(2)) == 32:
+                ctx.report(define.directive, f"macro `{define.name}` passes the 32-bit mask `{match.group(2)}` to `{match.group(1)}`; {_WHY}")
+            return
+        if define.parameters is None and _MASK_MACRO_NAME.search(define.name) and _is_full_warp_32(value):
+            if re.search(rb"\b__\w+_sync\s*\(\s*" + re.escape(define.name.encode()) + rb"\b|__syncwarp\s*\(\s*" + re.escape(define.name.encode()) + rb"\b", ctx.content):
+                return  # its uses in this file are reported at the calls
+            ctx.report(
+                define.directive,
+                f"`{define.name}` is a 32-bit lane mask (`{value}`); HIP's `*_sync` intrinsics need a 64-bit mask "
+                "and a wave has 64 lanes: on ROCm call the non-sync intrinsic or define a 64-bit mask",
+            )
+
+
+_WHY = (
+    "HIP's `*_sync` intrinsics static_assert a 64-bit mask and a wave has 64 lanes: on ROCm call the "
+    "non-sync intrinsic (`__shfl_xor`, `__ballot`, ...) or pass a 64-bit mask"
+)
+
+
+def _is_full_warp_32(value: str) -> bool:
+    """`0xffffffff`, `0xFFFFFFFFU`, `(0xffffffff)`: all 32 lanes, as a 32-bit value."""
+    text = value.strip().strip("()").strip()
+    return text_width(text) == 32 and text.lower().rstrip("u").endswith("ffffffff")
+
+
+SyncMask32Bit.valid = (
+    # The PyTorch-style port: plain intrinsic on ROCm, the original _sync call on NVIDIA.
+    Valid(
+        "template <typename T>\n"
+        "__device__ __forceinline__ T warp_reduce_sum(T val) {\n"
+        "#pragma unroll\n"
+        "  for (int offset = warpSize / 2; offset > 0; offset >>= 1) {\n"
+        "#ifdef USE_ROCM\n"
+        "    val += __shfl_down(val, offset);\n"
+        "#else\n"
+        "    val += __shfl_down_sync(0xffffffff, val, offset);\n"
+        "#endif\n"
+        "  }\n"
+        "  return val;\n"
+        "}\n"
+    ),
+    # A CUDA_VERSION test is NVIDIA-only: ROCm takes the non-sync #else.
+    Valid(
+        "template <typename T>\n"
+        "__device__ __forceinline__ T WARP_SHFL_XOR_NATIVE(T value, int laneMask, int width = warpSize,\n"
+        "                                                  unsigned int mask = 0xffffffff) {\n"
+        "#if CUDA_VERSION >= 9000\n"
+        "  return __shfl_xor_sync(mask, value, laneMask, width);\n"
+        "#else\n"
+        "  return __shfl_xor(value, laneMask, width);\n"
+        "#endif\n"
+        "}\n"
+    ),
+    # Macro wrappers chosen per vendor: the ROCm definition drops the mask.
+    Valid(
+        "#if defined USE_ROCM\n"
+        "#define SHFL_DOWN(mask, val, i) __shfl_down(val, i)\n"
+        "#else\n"
+        "#define SHFL_DOWN __shfl_down_sync\n"
+        "#define FULL_MASK 0xffffffff\n"
+        "#endif\n"
+        "__device__ float block_sum(float v) {\n"
+        "  for (int i = 16; i > 0; i >>= 1) v += SHFL_DOWN(0xffffffff, v, i);\n"
+        "  return v;\n"
+        "}\n"
+    ),
+    # PyTorch's portable wrapper and 64-bit masks are fine.
+    Valid(
+        "#include <ATen/cuda/DeviceUtils.cuh>\n"
+        "__global__ void count_positive(const float* x, int* out) {\n"
+        "  const uint64_t kFull = 0xffffffffffffffffull;\n"
+        "  float v = x[threadIdx.x];\n"
+        "  v += WARP_SHFL_XOR(v, 1);\n"
+        "  unsigned long long active = __activemask();\n"
+        "  bool any = __any_sync(active, v > 0.f);\n"
+        "  if (__all_sync(kFull, any)) out[blockIdx.x] = __ballot_sync(0xffffffffffffffffULL, v > 0.f) != 0;\n"
+        "}\n"
+    ),
+    Valid(
+        "__device__ void publish(int* flag) {\n"
+        "#if !defined(__HIP_PLATFORM_AMD__)\n"
+        "  __syncwarp(0xffffffffu);\n"
+        "#endif\n"
+        "  *flag = 1;\n"
+        "}\n"
+    ),
+    # No mask: `__syncwarp()` is declared in HIP.
+    Valid("__device__ void stage(float* smem) {\n  smem[threadIdx.x] = 0.f;\n  __syncwarp();\n}\n"),
+    # A ported macro body under #ifndef USE_ROCM.
+    Valid(
+        "#ifndef USE_ROCM\n"
+        "#define SYNCWARP(mask) __syncwarp(mask)\n"
+        "#define SHFL_DOWN(val, laneMask, width) __shfl_down_sync(0xffffffff, val, laneMask, width)\n"
+        "#else\n"
+        "#define SYNCWARP(mask)\n"
+        "#define SHFL_DOWN(val, laneMask, width) __shfl_down(val, laneMask, width)\n"
+        "#endif\n"
+    ),
+)
+SyncMask32Bit.invalid = (
+    Invalid(
+        "template <typename T>\n"
+        "__device__ __forceinline__ T warp_reduce_sum(T val) {\n"
+        "#pragma unroll\n"
+        "  for (int i = WARP_SIZE / 2; i > 0; i >>= 1) val = val + __shfl_down_sync(0xffffffff, val, i);\n"
+        "  return val;\n"
+        "}\n",
+        line=4,
+        message="`__shfl_down_sync` gets the 32-bit mask `0xffffffff`",
+    ),
+    # A same-file macro resolves to a 32-bit literal.
+    Invalid(
+        "#define FULL_MASK 0xffffffff\n"
+        "__global__ void softmax_warp(float* x) {\n"
+        "  float m = x[threadIdx.x];\n"
+        "  for (int o = 16; o > 0; o /= 2)\n"
+        "    m = fmaxf(m, __shfl_xor_sync(FULL_MASK, m, o));\n"
+        "  x[threadIdx.x] = m;\n"
+        "}\n",
+        line=5,
+        message="(= `0xffffffff`)",
+    ),
+    # `uint32_t(-1)` and a `constexpr unsigned` constant are 32-bit too.
+    Invalid(
+        "template <typename T>\n"
+        "inline __device__ T warp_shuffle_xor(const T& x, uint32_t idx) {\n"
+        "  return __shfl_xor_sync(uint32_t(-1), x, idx);\n"
+        "}\n"
+    , line=3),
+    Invalid(
+        "constexpr unsigned FINAL_MASK = 0xffffffff;\n"
+        "__device__ float2 group_sum(float2 s, int mask) {\n"
+        "  s.x += __shfl_xor_sync(FINAL_MASK, s.x, mask, 32);\n"
+        "  return s;\n"
+        "}\n",
+        line=3,
+    ),
+    # A partial mask held in a uint32_t for __syncwarp.
+    Invalid(
+        "__device__ void reduce_partials(float* smem, float v) {\n"
+        "  uint32_t mask = (((uint64_t)1) << (blockDim.x / 32)) - 1;\n"
+        "  int lane = threadIdx.x % 32;\n"
+        "  if (lane < blockDim.x / 32) {\n"
+        "    __syncwarp(mask);\n"
+        "    smem[lane] = v;\n"
+        "  }\n"
+        "}\n",
+        line=5,
+        message="`__syncwarp`",
+    ),
+    # The ballot in the apex relu-mask kernels: the mask argument is the hazard here.
+    Invalid(
+        "__device__ void relu_bits(const float* x, unsigned long long* out) {\n"
+        "  bool rectified = x[threadIdx.x] < 0.f;\n"
+        "  unsigned long long bits = __ballot_sync(0xFFFFFFFFU, rectified);\n"
+        "  if (threadIdx.x == 0) *out = bits;\n"
+        "}\n",
+        line=3,
+    ),
+    # Widened to 64 bits, but lanes 32-63 are still missing from the mask.
+    Invalid(
+        "__device__ float broadcast_lane0(float v) {\n"
+        "  return __shfl_sync(0xffffffffULL, v, 0);\n"
+        "}\n",
+        line=2,
+        message="names only lanes 0-31",
+    ),
+    # A header-wide mask macro whose uses are in other files.
+    Invalid("#include <cuda.h>\n#define THREADS 256\n#define FINAL_MASK 0xffffffff\n", line=3, message="`FINAL_MASK` is a 32-bit lane mask"),
+    # A macro body that a ROCm build sees.
+    Invalid(
+        "#define SHFL_DOWN(val, laneMask, width) __shfl_down_sync(0xffffffff, val, laneMask, width)\n",
+        line=1,
+        message="macro `SHFL_DOWN`",
+    ),
+)

@@ -1,0 +1,177 @@
+"""ROC211 lane-shift-32bit."""
+
+from __future__ import annotations
+
+from rocmlint.cuda.frontend import CudaContext, Node
+from rocmlint.cuda.masks import constant_width, is_lane_index
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.rule import Invalid, Rule, Valid
+
+
+class LaneShift32Bit(Rule):
+    """
+    ## What it does
+    Flags lane-bit shifts on a 32-bit operand: `1 << lane`, `1u << (threadIdx.x % warpSize)`,
+    `1U << lane_id`, `(unsigned)1 << __lane_id()`, where the shift amount is a lane index.
+
+    ## Why is this bad on ROCm?
+    Lane indices reach 63 on a 64-lane wave (GCN/CDNA). Shifting a 32-bit `1` by 32 or more is undefined
+    behaviour and in practice yields garbage or zero, so lane masks built this way (for comparing with a
+    ballot, for prefix counts) are wrong for the upper half of the wave. HIP's porting guide has a
+    dedicated "Lane masks bit-shift" section recommending `1ull` or a 64-bit `lane_mask_t`
+    (rocm-systems `hip_porting_guide.rst`). Shifts by other amounts (`1 << log2_size`) are not reported.
+
+    ## Example
+    ```cuda
+    __device__ bool lane_is_set(unsigned long long ballot, int lane_id) {
+      return (ballot & (1U << lane_id)) != 0;
+    }
+    ```
+
+    ## Fix
+    ```cuda
+    __device__ bool lane_is_set(unsigned long long ballot, int lane_id) {
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+      return (ballot & (1ull << lane_id)) != 0;
+    #else
+      return (ballot & (1U << lane_id)) != 0;
+    #endif
+    }
+    ```
+
+    ## Fix safety
+    Safe: the NVIDIA branch keeps the original tokens; the ROCm branch only widens the shifted constant,
+    which gives the same bit for lanes 0-31 and the right one above. Where the result is stored in a
+    32-bit variable, widen that too (ROC201).
+    """
+
+    code = "ROC211"
+    name = "lane-shift-32bit"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.SAFE
+    language = "cuda"
+    triggers = (b"lane", b"Lane", b"LANE", b"warpSize", b"WARP_SIZE", b"WarpSize", b"PER_WARP")
+    applies_to_rocm_sources = True
+
+    def visit_binary_expression(self, node: Node, ctx: CudaContext) -> None:
+        operator = node.child_by_field_name("operator")
+        if operator is None or ctx.text(operator) != "<<":
+            return
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None or not is_lane_index(right, ctx):
+            return
+        if constant_width(left, ctx) != 32:
+            return
+        ctx.report(
+            node,
+            f"`{ctx.text(node)}` shifts a 32-bit value by a lane index, which reaches 63 on a 64-lane wave "
+            "(undefined for lanes >= 32); shift a 64-bit one (`1ull << ...` or `lane_mask_t`)",
+        )
+
+
+LaneShift32Bit.valid = (
+    # The ported apex kernel: a ROCm-side 64-bit constant chosen by the preprocessor.
+    Valid(
+        "#ifdef USE_ROCM\n"
+        "using bitmask_t = uint64_t;\n"
+        "#define ONE_BITMASK 1UL\n"
+        "#else\n"
+        "using bitmask_t = unsigned int;\n"
+        "#define ONE_BITMASK 1U\n"
+        "#endif\n"
+        "__device__ void unpack(const bitmask_t* relu_mask, bool* rectified, int j) {\n"
+        "  const int lane_id = threadIdx.x % warpSize;\n"
+        "  rectified[j] = ((shfl_sync(relu_mask[0], j) & (ONE_BITMASK << lane_id)) != 0);\n"
+        "}\n"
+    ),
+    Valid(
+        "__device__ int lanes_below(unsigned long long votes, int lane) {\n"
+        "#if defined(USE_ROCM)\n"
+        "  return __popcll(votes & ((1ull << lane) - 1));\n"
+        "#else\n"
+        "  return __popc(votes & ((1u << lane) - 1));\n"
+        "#endif\n"
+        "}\n"
+    ),
+    Valid(
+        "__device__ bool is_leader(unsigned mask) {\n"
+        "#if !defined(__HIP_PLATFORM_AMD__)\n"
+        "  return mask & (1 << (threadIdx.x % 32));\n"
+        "#else\n"
+        "  return false;\n"
+        "#endif\n"
+        "}\n"
+    ),
+    # 64-bit operands and non-lane shift amounts.
+    Valid(
+        "__global__ void lane_bits(unsigned long long* out, int log2_size, int num_lanes) {\n"
+        "  const int lane = threadIdx.x % warpSize;\n"
+        "  out[0] = 1ull << lane;\n"
+        "  out[1] = (uint64_t)1 << __lane_id();\n"
+        "  out[2] = 1 << log2_size;\n"
+        "  out[3] = (1u << num_lanes) - 1;\n"
+        "}\n"
+    ),
+    # A bit index into a 32-bit word of a bitset is not a lane.
+    Valid(
+        "__global__ void set_bits(unsigned* bitmap, const int* idx, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) atomicOr(&bitmap[idx[i] / 32], 1u << (idx[i] % 32));\n"
+        "}\n"
+    ),
+    Valid(
+        "#ifndef USE_ROCM\n"
+        "__device__ unsigned my_bit() { return 1U << (threadIdx.x % warpSize); }\n"
+        "#endif\n"
+    ),
+    # One bit per thread in 32-bit words: `% 32` bounds the shift (ROC208 reviews the literal 32).
+    Valid(
+        "__global__ void mark_done(unsigned* done_bits) {\n"
+        "  atomicOr(&done_bits[threadIdx.x / 32], 1u << (threadIdx.x % 32));\n"
+        "}\n"
+    ),
+)
+LaneShift32Bit.invalid = (
+    # The apex relu-mask unpacking: `1U << lane_id` against a shuffled mask.
+    Invalid(
+        "__device__ void unpack(unsigned int relu_mask, bool* rectified) {\n"
+        "  const int lane_id = threadIdx.x % THREADS_PER_WARP;\n"
+        "  for (int j = 0; j < 4; ++j) {\n"
+        "    rectified[j] = ((__shfl(relu_mask, j) & (1U << lane_id)) != 0);\n"
+        "  }\n"
+        "}\n",
+        line=4,
+        message="`1U << lane_id`",
+    ),
+    Invalid(
+        "__device__ int rank_in_warp(unsigned long long votes) {\n"
+        "  return __popcll(votes & ((1u << (threadIdx.x % warpSize)) - 1));\n"
+        "}\n",
+        line=2,
+    ),
+    Invalid(
+        "__global__ void mark(int* flags, unsigned long long* out) {\n"
+        "  int laneId = threadIdx.x & (warpSize - 1);\n"
+        "  if (flags[threadIdx.x]) atomicOr(out, 1 << laneId);\n"
+        "}\n",
+        line=3,
+    ),
+    Invalid(
+        "#define ONE 1u\n"
+        "__device__ bool lane_set(unsigned long long m) {\n"
+        "  return m & (ONE << __lane_id());\n"
+        "}\n",
+        line=3,
+    ),
+    Invalid(
+        "__device__ bool neighbour_set(unsigned long long m, int lane) {\n"
+        "  return (m & (uint32_t{1} << (lane + 1))) != 0;\n"
+        "}\n",
+        line=2,
+    ),
+    Invalid(
+        "__device__ unsigned long long my_bit() {\n  return 1U << (threadIdx.x & (warpSize - 1));\n}\n",
+        line=2,
+        path="kernel.hip",
+    ),
+)

@@ -1,0 +1,218 @@
+"""ROC213 cuda-arch-macro."""
+
+from __future__ import annotations
+
+import re
+
+from rocmlint.cuda.conditions import ConditionRule, arm_branch, is_host_only_unit
+from rocmlint.cuda.frontend import CudaContext
+from rocmlint.cuda.preprocessor import Directive
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.rule import Invalid, Rule, Valid
+
+_ARCH = "__CUDA_ARCH__"
+# `defined(__CUDA_ARCH__)` / `defined __CUDA_ARCH__`: the test only asks which compilation pass this is.
+_DEFINED_ARCH = re.compile(r"\bdefined\s*(?:\(\s*__CUDA_ARCH__\s*\)|__CUDA_ARCH__\b)")
+# `__CUDA_ARCH__ >= 800`, `800 <= __CUDA_ARCH__`, `__CUDA_ARCH__ == 700`: it selects an architecture.
+_COMPARED_ARCH = re.compile(r"\b__CUDA_ARCH__\s*(?:[<>]=?|[=!]=)|(?:[<>]=?|[=!]=)\s*\(?\s*__CUDA_ARCH__\b")
+_WORD_ARCH = re.compile(r"\b__CUDA_ARCH__\b")
+
+
+class CudaArchMacro(ConditionRule, Rule):
+    """
+    ## What it does
+    Flags `#if`/`#ifdef`/`#elif` conditions on `__CUDA_ARCH__` that a ROCm build reads without a HIP
+    alternative in the condition or its chain (`|| defined(__HIP_DEVICE_COMPILE__)`, `&& !defined(USE_ROCM)`).
+
+    ## Why is this bad on ROCm?
+    HIP-Clang never defines `__CUDA_ARCH__`. Device-pass detection (`#ifdef __CUDA_ARCH__`) is false on
+    every ROCm pass, so device-only code disappears and host-only code is compiled for the GPU; feature
+    selection (`#if __CUDA_ARCH__ >= 800`) is false too, so ROCm silently takes the legacy arm or loses a
+    specialisation (state-spaces/mamba `csrc/selective_scan/selective_scan_common.h` hides its BFloat16
+    `Converter` this way). The HIP porting guide (ROCm/HIP `docs/how-to/hip_porting_guide.md`, "Compiler
+    Defines" and "HIP_ARCH Defines") names `__HIP_DEVICE_COMPILE__` for pass detection and the
+    `__HIP_ARCH_HAS_*__`/`__gfx*__` macros for features. Code inside such an arm is ROCm-excluded for
+    the other rules; this rule reports the gate itself.
+
+    ## Example
+    ```cuda
+    #if __CUDA_ARCH__ >= 800
+    template <int N>
+    struct Converter<at::BFloat16, N> {
+      static __device__ void to_float(const at::BFloat16 (&src)[N], float (&dst)[N]);
+    };
+    #endif
+    ```
+
+    ## Fix
+    ```cuda
+    #if __CUDA_ARCH__ >= 800 || defined(USE_ROCM)
+    template <int N>
+    struct Converter<at::BFloat16, N> {
+      static __device__ void to_float(const at::BFloat16 (&src)[N], float (&dst)[N]);
+    };
+    #endif
+    ```
+
+    ## Fix safety
+    Safe for pass detection: `defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)` is true on an
+    NVIDIA build exactly when `__CUDA_ARCH__` is defined. Architecture comparisons need review: whether
+    the ROCm hardware has the feature (`|| defined(USE_ROCM)`) or not (`&& !defined(USE_ROCM)`) is a
+    per-feature decision.
+    """
+
+    code = "ROC213"
+    name = "cuda-arch-macro"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.SAFE
+    language = "cuda"
+    triggers = (b"__CUDA_ARCH__",)
+    # Gating is decided per directive by ConditionRule (an `#elif` is read where its chain is).
+    reports_gated = True
+
+    def visit_directive(self, directive: Directive, ctx: CudaContext) -> None:
+        condition = directive.condition
+        # In a host-only `.cpp` file `__CUDA_ARCH__` is undefined on NVIDIA as well: nothing diverges.
+        if _ARCH not in condition or is_host_only_unit(ctx):
+            return
+        if not _WORD_ARCH.search(condition) or not self._candidate(directive, ctx):
+            return
+        self._report_condition(directive, ctx, _message(directive, ctx))
+
+
+def _message(directive: Directive, ctx: CudaContext) -> str:
+    condition = " ".join(directive.condition.split())
+    shown = condition if len(condition) <= 60 else condition[:57] + "..."
+    if _COMPARED_ARCH.search(condition):
+        taken = arm_branch(directive, ctx).on_rocm
+        outcome = "ROCm silently compiles this arm" if taken else "ROCm silently takes the fallback arm"
+        return (
+            f"`{shown}` selects an NVIDIA architecture feature, but HIP-Clang never defines `__CUDA_ARCH__` "
+            f"(it evaluates as 0), so {outcome}; decide whether ROCm has the feature: `|| defined(USE_ROCM)` "
+            "(or a `__gfx*__`/`__HIP_ARCH_HAS_*__` test) or `&& !defined(USE_ROCM)`"
+        )
+    return (
+        f"`{shown}` detects the device compilation pass, but HIP-Clang never defines `__CUDA_ARCH__`: "
+        "on ROCm the device pass looks like the host pass; add `|| defined(__HIP_DEVICE_COMPILE__)`"
+    )
+
+
+_BF16_CONVERTER = (
+    "template <int N>\n"
+    "struct Converter<at::BFloat16, N> {\n"
+    "  static inline __device__ void to_float(const at::BFloat16 (&src)[N], float (&dst)[N]) {\n"
+    "    auto& src2 = reinterpret_cast<const nv_bfloat162 (&)[N / 2]>(src);\n"
+    "    auto& dst2 = reinterpret_cast<float2 (&)[N / 2]>(dst);\n"
+    "    for (int i = 0; i < N / 2; ++i) { dst2[i] = __bfloat1622float2(src2[i]); }\n"
+    "  }\n"
+    "};\n"
+)
+
+CudaArchMacro.valid = (
+    # NVIDIA-only region (DeepSpeed ds_kernel_utils.h shape): ROCm never reads the tests.
+    Valid(
+        "#ifdef __HIP_PLATFORM_AMD__\n"
+        "constexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;\n"
+        "#define HALF_PRECISION_AVAILABLE = 1\n"
+        "#include <hip/hip_fp16.h>\n"
+        "#else  // !__HIP_PLATFORM_AMD__\n"
+        "constexpr int hw_warp_size = 32;\n"
+        "#if __CUDA_ARCH__ >= 530\n"
+        "#define HALF_PRECISION_AVAILABLE = 1\n"
+        "#define PTX_AVAILABLE\n"
+        "#endif\n"
+        "#if __CUDA_ARCH__ >= 800\n"
+        "#define ASYNC_COPY_AVAILABLE\n"
+        "#endif\n"
+        "#include <cuda_fp16.h>\n"
+        "#endif  // __HIP_PLATFORM_AMD__\n"
+    ),
+    # The ROCm alternative in the condition itself.
+    Valid("#if __CUDA_ARCH__ >= 800 || defined(USE_ROCM)\n" + _BF16_CONVERTER + "#endif\n"),
+    Valid(
+        "__host__ __device__ inline int lane_count() {\n"
+        "#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)\n"
+        "  return warpSize;\n"
+        "#else\n"
+        "  return 0;\n"
+        "#endif\n"
+        "}\n"
+    ),
+    Valid(
+        "__device__ __forceinline__ __half2 hmax2(__half2 a, __half2 b) {\n"
+        "#if !defined(__HIP_PLATFORM_AMD__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
+        "  return __hmax2(a, b);\n"
+        "#else\n"
+        "  return __halves2half2(__hgt(a.x, b.x) ? a.x : b.x, __hgt(a.y, b.y) ? a.y : b.y);\n"
+        "#endif\n"
+        "}\n"
+    ),
+    Valid("#ifndef USE_ROCM\n#if __CUDA_ARCH__ >= 900\n#define HAS_TMA 1\n#endif\n#endif\n"),
+    # A host-only translation unit: no device pass on either vendor (DeepSpeed aio `.cpp` shape).
+    Valid(
+        "void BounceBuffer::alloc(int64_t numel, const torch::TensorOptions& options) {\n"
+        "#if defined(__CUDA_ARCH__)\n"
+        "  buffer_ = torch::empty(numel, options).pin_memory();\n"
+        "#else\n"
+        "  buffer_ = pinned_pool_->alloc(numel, options);\n"
+        "#endif\n"
+        "}\n",
+        path="deepspeed_cpu_op.cpp",
+    ),
+    # The chain has a ROCm arm of its own.
+    Valid(
+        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
+        "#define HAS_BF16_MATH 1\n"
+        "#elif defined(__gfx90a__) || defined(__gfx942__)\n"
+        "#define HAS_BF16_MATH 1\n"
+        "#else\n"
+        "#define HAS_BF16_MATH 0\n"
+        "#endif\n"
+    ),
+)
+CudaArchMacro.invalid = (
+    # state-spaces/mamba selective_scan_common.h shape.
+    Invalid("#if __CUDA_ARCH__ >= 800\n" + _BF16_CONVERTER + "#endif\n", line=1, message="selects an NVIDIA architecture feature"),
+    Invalid(
+        "#include <cstdio>\n"
+        "__host__ __device__ inline void report_error(const char* what) {\n"
+        "#ifdef __CUDA_ARCH__\n"
+        '  printf("device error: %s\\n", what);\n'
+        "#else\n"
+        '  fprintf(stderr, "host error: %s\\n", what);\n'
+        "#endif\n"
+        "}\n",
+        line=3,
+        message="`defined(__CUDA_ARCH__)` detects the device compilation pass",
+    ),
+    # A host-pass fallback that ROCm's device pass also takes.
+    Invalid(
+        "#if !defined(__CUDA_ARCH__) || (__CUDA_ARCH__ >= 700)\n"
+        "#define CUTLASS_USE_LDG_PREFETCH 1\n"
+        "#endif\n",
+        line=1,
+        message="ROCm silently compiles this arm",
+    ),
+    Invalid(
+        "template <typename T>\n"
+        "__device__ __forceinline__ T warp_max(T v) {\n"
+        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
+        "  return __reduce_max_sync(0xffffffff, v);\n"
+        "#elif defined(__CUDA_ARCH__)\n"
+        "  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffff, v, o));\n"
+        "  return v;\n"
+        "#endif\n"
+        "}\n",
+        line=3,
+        message="fallback arm",
+    ),
+    # DeepSpeed normalize_kernels.cu shape: an option OR an arch comparison.
+    Invalid(
+        "__global__ void fused_bias_residual_layer_norm(float* vals, const float* residual, int row_stride) {\n"
+        "#if !defined(__STOCHASTIC_MODE__) || __CUDA_ARCH__ < 700\n"
+        "  __shared__ float shr[32];\n"
+        "#endif\n"
+        "}\n",
+        line=2,
+    ),
+)

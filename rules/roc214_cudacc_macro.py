@@ -1,0 +1,170 @@
+"""ROC214 cudacc-macro."""
+
+from __future__ import annotations
+
+from rocmlint.cuda.conditions import ConditionRule, is_host_only_unit
+from rocmlint.cuda.frontend import CudaContext
+from rocmlint.cuda.preprocessor import Directive, names_in
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.rule import Invalid, Rule, Valid
+
+# nvcc's compiler macros and the HIP spelling each should be paired with.
+_HIP_SPELLING = {"__CUDACC__": "__HIPCC__", "__NVCC__": "__HIPCC__", "__CUDACC_RTC__": "__HIPCC_RTC__"}
+
+
+class CudaccMacro(ConditionRule, Rule):
+    """
+    ## What it does
+    Flags `#if`/`#ifdef`/`#elif` conditions on `__CUDACC__`, `__NVCC__` or `__CUDACC_RTC__` that a ROCm
+    build reads with no HIP alternative (`__HIPCC__`, `__HIP__`, `USE_ROCM`, `__HIP_PLATFORM_AMD__`).
+
+    ## Why is this bad on ROCm?
+    HIP-Clang defines `__HIPCC__` and `__HIP__`, never `__CUDACC__` or `__NVCC__` (ROCm/HIP
+    `docs/how-to/hip_porting_guide.md`, "Identifying the Compiler"); hipRTC defines `__HIPCC_RTC__`, not
+    `__CUDACC_RTC__`. A header that adds `__host__ __device__`, includes device headers or declares
+    kernels under `#ifdef __CUDACC__` therefore compiles them away on ROCm: host-only functions are then
+    called from kernels, or identifiers are undeclared. PyTorch's hipify rewrites `__CUDACC__` to
+    `__HIPCC__` (`torch/utils/hipify/cuda_to_hip_mappings.py`) for exactly this reason, and c10's own
+    macros test both.
+
+    ## Example
+    ```cuda
+    #ifdef __CUDACC__
+    #define HOST_DEVICE __host__ __device__
+    #else
+    #define HOST_DEVICE
+    #endif
+    ```
+
+    ## Fix
+    ```cuda
+    #if defined(__CUDACC__) || defined(__HIPCC__)
+    #define HOST_DEVICE __host__ __device__
+    #else
+    #define HOST_DEVICE
+    #endif
+    ```
+
+    ## Fix safety
+    Safe: `|| defined(__HIPCC__)` never holds on a plain NVCC build, and where HIP's NVIDIA headers are
+    used `hip_common.h` defines `__HIPCC__` only when `__CUDACC__` already is, so the NVIDIA build keeps
+    the arm it had.
+    """
+
+    code = "ROC214"
+    name = "cudacc-macro"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.SAFE
+    language = "cuda"
+    triggers = (b"__CUDACC__", b"__NVCC__", b"__CUDACC_RTC__")
+    # Gating is decided per directive by ConditionRule (an `#elif` is read where its chain is).
+    reports_gated = True
+
+    def visit_directive(self, directive: Directive, ctx: CudaContext) -> None:
+        # In a host-only `.cpp` file nvcc's macros are undefined on NVIDIA as well: nothing diverges.
+        if "__" not in directive.text or is_host_only_unit(ctx):
+            return
+        macro = next((name for name in names_in(directive.condition) if name in _HIP_SPELLING), None)
+        if macro is None or not self._candidate(directive, ctx):
+            return
+        self._report_condition(
+            directive,
+            ctx,
+            f"HIP-Clang does not define `{macro}` (it defines `{_HIP_SPELLING[macro]}`), so a ROCm build evaluates "
+            f"this test as a plain C++ compiler would and loses the CUDA-only arm; add `|| defined({_HIP_SPELLING[macro]})`",
+        )
+
+
+CudaccMacro.valid = (
+    Valid(
+        "#if defined(__CUDACC__) || defined(__HIPCC__)\n"
+        "#define HOST_DEVICE __host__ __device__\n"
+        "#define DEVICE_INLINE __device__ __forceinline__\n"
+        "#else\n"
+        "#define HOST_DEVICE\n"
+        "#define DEVICE_INLINE inline\n"
+        "#endif\n"
+    ),
+    Valid(
+        "#if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)\n"
+        "#define STD_NS cuda::std\n"
+        "#else\n"
+        "#include <type_traits>\n"
+        "#define STD_NS std\n"
+        "#endif\n"
+    ),
+    # NVIDIA-only region and explicitly excluded ROCm.
+    Valid(
+        "#ifndef USE_ROCM\n"
+        "#ifdef __NVCC__\n"
+        "#pragma nv_diag_suppress 20012\n"
+        "#endif\n"
+        "#endif\n"
+    ),
+    Valid(
+        "#if defined(__NVCC__) && !defined(__HIP_PLATFORM_AMD__)\n"
+        "#define LAUNCH_BOUNDS(t) __launch_bounds__(t)\n"
+        "#else\n"
+        "#define LAUNCH_BOUNDS(t) __launch_bounds__(t, 1)\n"
+        "#endif\n"
+    ),
+    # A host-only translation unit: no vendor sees `__CUDACC__` there.
+    Valid(
+        "#ifdef __CUDACC__\n"
+        "#include <cuda_runtime.h>\n"
+        "#endif\n"
+        "torch::Tensor pinned_like(const torch::Tensor& t) { return torch::empty_like(t).pin_memory(); }\n",
+        path="pinned.cpp",
+    ),
+    # The chain handles ROCm in its own arm.
+    Valid(
+        "#if defined(__HIPCC__)\n"
+        "#include <hip/hip_runtime.h>\n"
+        "#elif defined(__CUDACC__)\n"
+        "#include <cuda_runtime.h>\n"
+        "#endif\n"
+    ),
+)
+CudaccMacro.invalid = (
+    Invalid(
+        "#ifdef __CUDACC__\n"
+        "#define HOST_DEVICE __host__ __device__\n"
+        "#else\n"
+        "#define HOST_DEVICE\n"
+        "#endif\n"
+        "HOST_DEVICE inline float gelu(float x) { return 0.5f * x * (1.f + tanhf(0.79788456f * x)); }\n",
+        line=1,
+        message="add `|| defined(__HIPCC__)`",
+    ),
+    Invalid(
+        "struct OutputTileThreadMap {\n"
+        "#if defined(__CUDACC_RTC__)\n"
+        "  static constexpr int kElements = 8;\n"
+        "#else\n"
+        "  static constexpr int kElements = 4;\n"
+        "#endif\n"
+        "};\n",
+        line=2,
+        message="`__HIPCC_RTC__`",
+    ),
+    Invalid(
+        "#if !defined(__NVCC__)\n"
+        "#include <cmath>\n"
+        "inline float fast_exp(float x) { return std::exp(x); }\n"
+        "#else\n"
+        "__device__ inline float fast_exp(float x) { return __expf(x); }\n"
+        "#endif\n",
+        line=1,
+        message="`__NVCC__`",
+    ),
+    Invalid(
+        "#if defined(_MSC_VER)\n"
+        "#define FORCE_INLINE __forceinline\n"
+        "#elif defined(__CUDACC__)\n"
+        "#define FORCE_INLINE __forceinline__\n"
+        "#else\n"
+        "#define FORCE_INLINE inline __attribute__((always_inline))\n"
+        "#endif\n",
+        line=3,
+    ),
+)

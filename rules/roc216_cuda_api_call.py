@@ -1,0 +1,172 @@
+"""ROC216 cuda-api-call."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from rocmlint.cuda.frontend import CudaContext, Node
+from rocmlint.data import load
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.rule import Invalid, Rule, Valid
+
+_LIBRARY_NAMES = {
+    "runtime": "CUDA runtime", "driver": "CUDA driver", "complex": "cuComplex", "rtc": "NVRTC", "blas": "cuBLAS",
+    "rand": "cuRAND", "fft": "cuFFT", "sparse": "cuSPARSE", "solver": "cuSOLVER",
+}
+
+
+@cache
+def api_map() -> dict[str, tuple[str, str]]:
+    """CUDA function -> (HIP function, library), expanded from `cuda_api.toml` (HIPIFY's tables)."""
+    mapping: dict[str, tuple[str, str]] = {}
+    for library, table in load("cuda_api").items():
+        cuda_prefix, hip_prefix = table["cuda_prefix"], table["hip_prefix"]
+        skip = len(cuda_prefix)
+        for name in table["same_suffix"]:
+            mapping[name] = (hip_prefix + name[skip:], library)
+        for name, hip in table.get("renamed", {}).items():
+            mapping[name] = (hip, library)
+    return mapping
+
+
+class CudaApiCall(Rule):
+    """
+    ## What it does
+    Notes calls to CUDA runtime, driver and library functions (`cudaMalloc`, `cuModuleLoad`,
+    `cublasGemmEx`, `curandGenerate`, ...) that HIP provides under another name, with that name.
+
+    ## Why is this bad on ROCm?
+    It is not a bug by itself: HIP mirrors these APIs (`cudaMalloc` -> `hipMalloc`, `cublasSgemm` ->
+    `hipblasSgemm`) and hipify (torch's `CUDAExtension`, `hipify-perl`, `hipify-clang`) renames the calls.
+    Code that is not hipified, or that wraps these calls in its own macros, needs the HIP names. The
+    table is HIPIFY's published mapping (`docs/tables/*_supported_by_HIP.md`, regenerated into
+    `rocmlint/data/cuda_api.toml` by `scripts/regenerate_hip_tables.py`); calls HIP lacks are ROC217.
+    Off by default: a porting checklist, not a hazard.
+
+    ## Example
+    ```cuda
+    void* buffer;
+    cudaMalloc(&buffer, bytes);
+    cudaMemsetAsync(buffer, 0, bytes, stream);
+    ```
+
+    ## Fix
+    ```cuda
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+    hipMalloc(&buffer, bytes);
+    #else
+    cudaMalloc(&buffer, bytes);
+    #endif
+    ```
+
+    ## Fix safety
+    No automatic fix: hipify does the renaming for the whole file at build time.
+    """
+
+    code = "ROC216"
+    name = "cuda-api-call"
+    severity = Severity.INFO
+    fix_availability = FixAvailability.NONE
+    language = "cuda"
+    enabled_by_default = False
+    # Every mapped function starts with one of these; driver calls come with `cuda.h` or the driver's
+    # types, cuComplex calls with `cuComplex.h`.
+    triggers = (
+        b"cuda", b"cublas", b"cusparse", b"cusolver", b"curand", b"cufft", b"nvrtc", b"cuComplex", b"CUresult",
+        b"CUdevice", b"CUcontext", b"CUmodule", b"CUfunction", b"CUstream",
+    )
+
+    def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
+        name = ctx.call_name(node)
+        if name is None:
+            return
+        hit = api_map().get(name.removeprefix("::"))
+        if hit is None:
+            return
+        hip, library = hit
+        ctx.report(node, f"`{name.lstrip(':')}` ({_LIBRARY_NAMES[library]} API) is `{hip}` in HIP; hipify renames it, hand-written HIP code must")
+
+
+CudaApiCall.valid = (
+    Valid(
+        "#ifdef USE_ROCM\n"
+        "#define GPU_CHECK(x) C10_HIP_CHECK(x)\n"
+        "static void* alloc(size_t n) { void* p; GPU_CHECK(hipMalloc(&p, n)); return p; }\n"
+        "#else\n"
+        "static void* alloc(size_t n) { void* p; C10_CUDA_CHECK(cudaMalloc(&p, n)); return p; }\n"
+        "#endif\n"
+    ),
+    Valid(
+        "void gemm(cublasHandle_t h, int m, int n, int k, const float* a, const float* b, float* c) {\n"
+        "  const float one = 1.f, zero = 0.f;\n"
+        "#if !defined(__HIP_PLATFORM_AMD__)\n"
+        "  cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, m, b, k, &zero, c, m);\n"
+        "#else\n"
+        "  hipblasSgemm(h, HIPBLAS_OP_N, HIPBLAS_OP_N, m, n, k, &one, a, m, b, k, &zero, c, m);\n"
+        "#endif\n"
+        "}\n"
+    ),
+    # Types, enum values and comments are not calls; CUDA functions HIP lacks are ROC217's.
+    Valid(
+        "// cudaMalloc is called by the caching allocator, not here.\n"
+        "void launch(cudaStream_t stream, cudaMemcpyKind kind);\n"
+        "void copy_l2(cudaStream_t s, cudaStreamAttrValue* v) {\n"
+        "  cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, v);\n"
+        "}\n"
+    ),
+    Valid(
+        "#include <hip/hip_runtime.h>\n"
+        "void sync_all() { hipDeviceSynchronize(); cudaDeviceSynchronize(); }\n"
+    ),
+    Valid(
+        "#ifndef USE_ROCM\n"
+        "static size_t free_bytes() { size_t f, t; cudaMemGetInfo(&f, &t); return f; }\n"
+        "#endif\n"
+    ),
+)
+CudaApiCall.invalid = (
+    Invalid(
+        "torch::Tensor workspace(size_t bytes, cudaStream_t stream) {\n"
+        "  void* buffer = nullptr;\n"
+        "  C10_CUDA_CHECK(cudaMalloc(&buffer, bytes));\n"
+        "  C10_CUDA_CHECK(cudaMemsetAsync(buffer, 0, bytes, stream));\n"
+        "  return wrap(buffer);\n"
+        "}\n",
+        line=3,
+        message="`hipMalloc`",
+    ),
+    Invalid(
+        "void gemm_ex(cublasHandle_t handle, int m, int n, int k, const void* a, const void* b, void* c) {\n"
+        "  float alpha = 1.f, beta = 0.f;\n"
+        "  cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, a, CUDA_R_16F, k, b, CUDA_R_16F,\n"
+        "               k, &beta, c, CUDA_R_16F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP);\n"
+        "}\n",
+        line=3,
+        message="hipblasGemmEx",
+    ),
+    Invalid(
+        "void pin(void** host, size_t n) {\n"
+        "  if (::cudaMallocHost(host, n) != cudaSuccess) throw std::bad_alloc();\n"
+        "}\n",
+        line=2,
+        message="`hipHostMalloc`",
+    ),
+    Invalid(
+        "CUfunction load_kernel(CUmodule* module, const char* image) {\n"
+        "  CUfunction fn;\n"
+        "  cuModuleLoadData(module, image);\n"
+        "  cuModuleGetFunction(&fn, *module, \"kernel\");\n"
+        "  return fn;\n"
+        "}\n",
+        line=3,
+        message="CUDA driver API",
+    ),
+    Invalid(
+        "void seed(curandGenerator_t* gen, unsigned long long s) {\n"
+        "  curandCreateGenerator(gen, CURAND_RNG_PSEUDO_DEFAULT);\n"
+        "  curandSetPseudoRandomGeneratorSeed(*gen, s);\n"
+        "}\n",
+        line=2,
+        message="hiprandCreateGenerator",
+    ),
+)

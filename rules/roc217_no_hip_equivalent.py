@@ -1,0 +1,291 @@
+"""ROC217 no-hip-equivalent."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from rocmlint.cuda.frontend import CudaContext, Directive, Include, Node
+from rocmlint.data import load
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.rule import Invalid, Rule, Valid
+
+_LIBRARY_NAMES = {
+    "runtime": "CUDA runtime", "driver": "CUDA driver", "device": "CUDA device", "rtc": "NVRTC", "blas": "cuBLAS",
+    "rand": "cuRAND", "fft": "cuFFT", "sparse": "cuSPARSE", "solver": "cuSOLVER",
+}
+_DYNAMIC_PARALLELISM = "launching a kernel from device code (dynamic parallelism) is not supported by HIP"
+
+
+@dataclass(frozen=True)
+class _Tables:
+    headers: dict[str, str]  # header -> message
+    qualified: dict[tuple[str, ...], str]  # name segments prefix -> message
+    names: dict[str, str]  # plain identifier -> message
+
+
+@cache
+def _tables() -> _Tables:
+    data = load("no_hip_equivalent")
+    reasons: dict[str, str] = data["reasons"]
+    names = {name: reasons[reason] for name, reason in data["names"].items()}
+    for library, listed in data["hipify"].items():
+        reason = f"{_LIBRARY_NAMES.get(library, library)} API without a HIP equivalent (HIPIFY lists no HIP name)"
+        for name in listed:
+            names.setdefault(name, reason)
+    return _Tables(
+        headers={header: reasons[reason] for header, reason in data["headers"].items()},
+        qualified={tuple(name.split("::")): reasons[reason] for name, reason in data["qualified"].items()},
+        names=names,
+    )
+
+
+class NoHipEquivalent(Rule):
+    """
+    ## What it does
+    Flags CUDA features HIP does not have, in code a ROCm build compiles: warp matrix functions
+    (`nvcuda::wmma`, `<mma.h>`), async-copy pipelines (`cuda_pipeline.h`, `<cuda/pipeline>`,
+    `cuda::memcpy_async`, `cg::memcpy_async`), libcu++ barriers (`<cuda/barrier>`), thread-block
+    clusters and TMA, device-side kernel launches, and the CUDA API functions, types and intrinsics
+    HIPIFY's tables list without a HIP name.
+
+    ## Why is this bad on ROCm?
+    There is nothing to rename to, so hipify leaves the code as is and the ROCm build fails (or the
+    feature has to be re-designed). HIP documents WMMA as unsupported (`kernel_language.rst`, "Warp
+    matrix functions") and lists the cooperative-groups features it lacks (`cooperative_groups.rst`,
+    "Unsupported NVIDIA CUDA features"); AMD GPUs have no clusters or TMA, and HIP no dynamic
+    parallelism (HIP FAQ). The API list is HIPIFY's (`docs/tables/*_supported_by_HIP.md`, rows with no
+    HIP column), regenerated into `rocmlint/data/no_hip_equivalent.toml`.
+
+    ## Example
+    ```cuda
+    #include <mma.h>
+    using namespace nvcuda;
+    __global__ void gemm_16x16(const half* a, const half* b, float* c) {
+      wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+      wmma::load_matrix_sync(fa, a, 16);
+    }
+    ```
+
+    ## Fix
+    ```cuda
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+    #include <rocwmma/rocwmma.hpp>  // rocWMMA: different fragment shapes, review the tiling
+    #else
+    #include <mma.h>
+    #endif
+    ```
+
+    ## Fix safety
+    No automatic fix: each feature needs a ROCm design (rocWMMA or MFMA builtins, LDS double-buffering,
+    `__syncthreads()`), written by hand in a ROCm branch.
+    """
+
+    code = "ROC217"
+    name = "no-hip-equivalent"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.NONE
+    language = "cuda"
+    # Runtime/driver names need `cuda.h`/`cuda_runtime.h` (or carry `cuda`); the rest are spelled here.
+    triggers = (
+        b"cuda", b"CUresult", b"CUdevice", b"CUtensorMap", b"cublas", b"cusparse", b"cusolver", b"curand", b"cufft", b"nvrtc", b"mma.h", b"wmma", b"pipeline",
+        b"barrier", b"memcpy_async", b"cooperative_groups", b"cluster", b"<<<", b"_rd", b"_ru", b"_rz",
+        b"__st", b"__ld", b"__pm", b"__brkpt", b"__prof_trigger",
+    )
+
+    def __init__(self) -> None:
+        # One diagnostic per line, and per function for a namespace-wide feature: a WMMA kernel names
+        # `wmma::` on every line, and the first one says it all.
+        self._seen: set[object] = set()
+
+    def _report(self, ctx: CudaContext, span: Node | Include | Directive, key: object, message: str) -> None:
+        if key not in self._seen and ctx.report(span, message):
+            self._seen.add(key)
+
+    def visit_include(self, include: Include, ctx: CudaContext) -> None:
+        header = include.header.strip()
+        reason = _tables().headers.get(header)
+        if reason is not None:
+            self._report(ctx, include, include.directive.line, f"`{header}`: {reason}")
+
+    def visit_qualified_identifier(self, node: Node, ctx: CudaContext) -> None:
+        if node.parent is not None and node.parent.type == "qualified_identifier":
+            return  # the outermost name is checked, once
+        segments = _segments(node, ctx)
+        qualified = _tables().qualified
+        for end in range(1, len(segments) + 1):
+            reason = qualified.get(tuple(segments[:end]))
+            if reason is not None:
+                function = ctx.function_of(node)
+                key = (function.start_byte, reason) if function is not None else node.start_point[0] + 1
+                self._report(ctx, node, key, f"`{'::'.join(segments)}`: {reason}")
+                self._seen.add(node.start_point[0] + 1)  # `this_cluster` in `cg::this_cluster()` is this finding
+                return
+
+    def visit_identifier(self, node: Node, ctx: CudaContext) -> None:
+        self._check_name(node, ctx)
+
+    def visit_type_identifier(self, node: Node, ctx: CudaContext) -> None:
+        self._check_name(node, ctx)
+
+    def _check_name(self, node: Node, ctx: CudaContext) -> None:
+        name = ctx.text(node)
+        reason = _tables().names.get(name)
+        if reason is not None:
+            self._report(ctx, node, node.start_point[0] + 1, f"`{name}`: {reason}")
+
+    def visit_kernel_call_syntax(self, node: Node, ctx: CudaContext) -> None:
+        if ctx.is_device_code(node):
+            self._report(ctx, node.parent or node, node.start_point[0] + 1, _DYNAMIC_PARALLELISM)
+
+
+def _segments(node: Node, ctx: CudaContext) -> list[str]:
+    """`["nvcuda", "wmma", "fragment"]` for `nvcuda::wmma::fragment<...>` (template arguments dropped)."""
+    segments: list[str] = []
+    current: Node | None = node
+    while current is not None and current.type == "qualified_identifier":
+        scope = current.child_by_field_name("scope")
+        if scope is not None:
+            segments.append(ctx.text(scope) if scope.type == "namespace_identifier" else _base_name(scope, ctx))
+        current = current.child_by_field_name("name")
+    if current is not None:
+        segments.append(_base_name(current, ctx))
+    return segments
+
+
+def _base_name(node: Node, ctx: CudaContext) -> str:
+    name = node.child_by_field_name("name") if node.type in ("template_type", "template_function") else None
+    return ctx.text(name if name is not None else node)
+
+
+NoHipEquivalent.valid = (
+    # DeepSpeed's cublas_wrappers.h: <mma.h> only when not building for AMD.
+    Valid(
+        "#pragma once\n"
+        "#include <assert.h>\n"
+        "#include <cublas_v2.h>\n"
+        "#include <cuda.h>\n"
+        "#ifndef __HIP_PLATFORM_AMD__\n"
+        "#include <mma.h>\n"
+        "#endif\n"
+        "#ifdef __HIP_PLATFORM_AMD__\n"
+        "#include <rocblas/rocblas.h>\n"
+        "#endif\n"
+    ),
+    Valid(
+        "#ifdef USE_ROCM\n"
+        "#include <rocwmma/rocwmma.hpp>\n"
+        "namespace wm = rocwmma;\n"
+        "#else\n"
+        "#include <mma.h>\n"
+        "namespace wm = nvcuda::wmma;\n"
+        "#endif\n"
+        "__global__ void tile_mma(const half* a, const half* b, float* c) {\n"
+        "  wm::fragment<wm::matrix_a, 16, 16, 16, half, wm::row_major> fa;\n"
+        "  wm::load_matrix_sync(fa, a, 16);\n"
+        "}\n"
+    ),
+    Valid(
+        "template <int kStages>\n"
+        "__global__ void copy_tiles(const float4* src, float4* dst) {\n"
+        "  extern __shared__ float4 smem[];\n"
+        "#if !defined(USE_ROCM) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
+        "  __pipeline_memcpy_async(&smem[threadIdx.x], &src[threadIdx.x], sizeof(float4));\n"
+        "  __pipeline_commit();\n"
+        "  __pipeline_wait_prior(0);\n"
+        "#else\n"
+        "  smem[threadIdx.x] = src[threadIdx.x];\n"
+        "#endif\n"
+        "  __syncthreads();\n"
+        "  dst[threadIdx.x] = smem[threadIdx.x];\n"
+        "}\n"
+    ),
+    # HIP has these: cooperative groups' tiles and grid sync, `__shfl_xor_sync`, host-side launches,
+    # and `wait` / `barrier` as the project's own names.
+    Valid(
+        "namespace cg = cooperative_groups;\n"
+        "__global__ void reduce(float* x) {\n"
+        "  auto block = cg::this_thread_block();\n"
+        "  auto warp = cg::tiled_partition<32>(block);\n"
+        "  float v = x[threadIdx.x];\n"
+        "  v += warp.shfl_down(v, 1);\n"
+        "  block.sync();\n"
+        "  barrier(x); wait(1);\n"
+        "}\n"
+        "void run(float* x, cudaStream_t s) { reduce<<<1, 256, 0, s>>>(x); }\n"
+    ),
+    Valid(
+        "#ifndef USE_ROCM\n"
+        "__global__ void __cluster_dims__(2, 1, 1) cluster_kernel(float* out) {\n"
+        "  auto cluster = cg::this_cluster();\n"
+        "  cluster.sync();\n"
+        "}\n"
+        "#endif\n"
+    ),
+)
+NoHipEquivalent.invalid = (
+    Invalid(
+        "#include <mma.h>\n"
+        "using namespace nvcuda;\n"
+        "__global__ void gemm_16x16(const half* a, const half* b, float* c) {\n"
+        "  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;\n"
+        "}\n",
+        line=1,
+        message="rocWMMA",
+    ),
+    Invalid(
+        "__global__ void tile(const half* a, float* c) {\n"
+        "  nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> acc;\n"
+        "  nvcuda::wmma::fill_fragment(acc, 0.0f);\n"
+        "  nvcuda::wmma::store_matrix_sync(c, acc, 16, nvcuda::wmma::mem_row_major);\n"
+        "}\n",
+        line=2,
+        message="`nvcuda::wmma::fragment`",
+    ),
+    Invalid(
+        "#include <cooperative_groups.h>\n"
+        "#include <cooperative_groups/memcpy_async.h>\n"
+        "namespace cg = cooperative_groups;\n"
+        "__global__ void stage(const float* g, int n) {\n"
+        "  extern __shared__ float s[];\n"
+        "  auto block = cg::this_thread_block();\n"
+        "  cg::memcpy_async(block, s, g, sizeof(float) * n);\n"
+        "  cg::wait(block);\n"
+        "}\n",
+        line=2,
+        message="memcpy_async",
+    ),
+    Invalid(
+        "#include <cuda/pipeline>\n"
+        "__global__ void pipelined(const int* in, int* out) {\n"
+        "  auto pipe = cuda::make_pipeline();\n"
+        "}\n",
+        line=1,
+        message="pipelines",
+    ),
+    Invalid(
+        "void launch_clustered(const void* kernel, dim3 grid, dim3 block, cudaStream_t stream) {\n"
+        "  cudaLaunchConfig_t config = {grid, block, 0, stream};\n"
+        "  cudaLaunchAttribute attribute[1];\n"
+        "  attribute[0].id = cudaLaunchAttributeClusterDimension;\n"
+        "  cudaLaunchKernelExC(&config, kernel, nullptr);\n"
+        "}\n",
+        line=2,
+        message="`cudaLaunchConfig_t`",
+    ),
+    Invalid(
+        "__global__ void child(float* x) { x[threadIdx.x] *= 2.f; }\n"
+        "__global__ void parent(float* x, int n) {\n"
+        "  if (threadIdx.x == 0) child<<<n / 256, 256>>>(x);\n"
+        "}\n",
+        line=3,
+        message="dynamic parallelism",
+    ),
+    Invalid(
+        "__device__ float accumulate_down(float a, float b) {\n"
+        "  return __fadd_rd(a, b);\n"
+        "}\n",
+        line=2,
+        message="CUDA device API",
+    ),
+)
