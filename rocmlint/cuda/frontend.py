@@ -175,13 +175,16 @@ class CudaContext:
         return None
 
     def declaration_of(self, identifier: Node) -> Node | None:
-        """The declaration, parameter or constant that introduces `identifier`'s name where it is used: the
-        last one before the use whose scope (block, function or file) contains the use."""
+        """The declaration, parameter or constant that introduces `identifier`'s name where it is used, as a
+        ROCm build sees it: the last one before the use, compiled on ROCm, whose scope (block, function or
+        file) contains the use."""
         name = self.text(identifier)
         best: Node | None = None
         for declaration in self._declarations().get(name, ()):
             if declaration.start_byte >= identifier.start_byte:
                 break
+            if self.is_rocm_gated(declaration):
+                continue  # an NVIDIA-only `#else` twin: ROCm sees the other declaration
             scope = self._scope_of(declaration)
             if scope.start_byte <= identifier.start_byte < scope.end_byte:
                 best = declaration

@@ -1,0 +1,271 @@
+"""ROC209 warpsize-constexpr."""
+
+from __future__ import annotations
+
+from rocmlint.cuda.frontend import CudaContext, Node
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.rule import Invalid, Rule, Valid
+
+# PyTorch's C10_WARP_SIZE is a constant in the device pass but 1 in the ROCm host pass (c10/macros/Macros.h):
+# only host-side constant uses of it are wrong.
+_WARP_SIZE_NAMES = ("warpSize", "C10_WARP_SIZE")
+# Where the search for an enclosing constant context stops: beyond these the value is a run-time one.
+_RUNTIME_BOUNDARIES = frozenset(
+    {
+        "compound_statement", "expression_statement", "argument_list", "function_definition", "return_statement",
+        "lambda_expression", "parameter_list", "translation_unit", "field_declaration_list", "declaration_list",
+        "for_statement", "while_statement", "do_statement", "subscript_expression", "initializer_list",
+        "new_expression", "assignment_expression", "field_initializer_list", "preproc_if", "preproc_ifdef",
+    }
+)
+
+
+def _is_constexpr(declaration: Node, ctx: CudaContext) -> bool:
+    return any(
+        child.type in ("type_qualifier", "storage_class_specifier") and ctx.text(child) in ("constexpr", "consteval", "constinit")
+        for child in declaration.children
+    )
+
+
+def _constant_context(node: Node, ctx: CudaContext) -> str | None:
+    """What requires a constant expression around `node` (`template argument`, `array size`, ...), if anything."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        kind = ancestor.type
+        if kind == "template_argument_list":
+            return "a template argument"
+        if kind == "template_parameter_list":
+            return "a template parameter default"
+        if kind == "static_assert_declaration":
+            return "a `static_assert`"
+        if kind == "launch_bounds":
+            return "`__launch_bounds__`"
+        if kind == "enumerator":
+            return "an enumerator" if child == ancestor.child_by_field_name("value") else None
+        if kind == "case_statement":
+            return "a `case` label" if child == ancestor.child_by_field_name("value") else None
+        if kind == "array_declarator":
+            return "an array size" if child == ancestor.child_by_field_name("size") else None
+        if kind == "init_declarator":
+            declaration = ancestor.parent
+            constant = declaration is not None and child == ancestor.child_by_field_name("value") and _is_constexpr(declaration, ctx)
+            return "a `constexpr` initialiser" if constant else None
+        if kind == "field_declaration":
+            constant = child == ancestor.child_by_field_name("default_value") and _is_constexpr(ancestor, ctx)
+            return "a `constexpr` initialiser" if constant else None
+        if kind == "if_statement":
+            constant = child == ancestor.child_by_field_name("condition") and any(c.type == "constexpr" for c in ancestor.children)
+            return "an `if constexpr` condition" if constant else None
+        if kind in _RUNTIME_BOUNDARIES:
+            return None
+        child = ancestor
+    return None
+
+
+class WarpsizeConstexpr(Rule):
+    """
+    ## What it does
+    Flags `warpSize` (or PyTorch's `C10_WARP_SIZE` in host code) used where C++ needs a constant
+    expression: template arguments and template parameter defaults, array sizes, `static_assert`,
+    `constexpr` initialisers, `if constexpr`, `case` labels, enumerators and `__launch_bounds__`.
+
+    ## Why is this bad on ROCm?
+    Since ROCm 7.0 `warpSize` is a device-side object with an implicit `int` conversion, not a
+    `constexpr` (rocm-systems `amd_warp_functions.h`; `hip_cpp_language_extensions.rst`, "Prior to ROCm
+    7.0 ..."), so these uses stop compiling (ROCm/rocHPL#20, vllm-project/vllm#20330,
+    turboderp-org/exllamav2#807, ROCm/apex#231). PyTorch's `C10_WARP_SIZE` is a constant in the ROCm
+    device pass but 1 in the host pass, so host-side template arguments built from it instantiate a
+    different kernel than the device pass compiled (ROCm/pytorch#2328).
+
+    ## Example
+    ```cuda
+    template <int kWarp>
+    __global__ void reduce(const float* x, float* out);
+
+    __global__ void softmax(const float* x, float* out) {
+      __shared__ float partial[1024 / warpSize];
+      static_assert(warpSize == 32, "one float per lane");
+    }
+    ```
+
+    ## Fix
+    ```cuda
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+    #if defined(__GFX8__) || defined(__GFX9__)
+    constexpr int kWaveSize = 64;
+    #else
+    constexpr int kWaveSize = 32;
+    #endif
+    #else
+    constexpr int kWaveSize = 32;
+    #endif
+
+    __global__ void softmax(const float* x, float* out) {
+      __shared__ float partial[1024 / kWaveSize];
+    }
+    ```
+
+    ## Fix safety
+    Unsafe: a device-side arch selector is right in device code but always gives 32 in the host pass
+    (ROCm/vllm#694 review), so host code must query `hipDeviceAttributeWarpSize` (or
+    `at::cuda::warp_size()`) and dispatch to templated kernels instead; that rewrite needs review.
+    """
+
+    code = "ROC209"
+    name = "warpsize-constexpr"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.UNSAFE
+    language = "cuda"
+    applies_to_rocm_sources = True
+    triggers = (b"warpSize", b"C10_WARP_SIZE")
+
+    def __init__(self) -> None:
+        self._aliases: set[str] | None = None  # same-file macros that expand to warpSize
+
+    def visit_identifier(self, node: Node, ctx: CudaContext) -> None:
+        self._check(node, ctx)
+
+    def visit_type_identifier(self, node: Node, ctx: CudaContext) -> None:
+        # `foo<warpSize>` parses the argument as a type name.
+        self._check(node, ctx)
+
+    def _check(self, node: Node, ctx: CudaContext) -> None:
+        text = ctx.text(node)
+        if text not in _WARP_SIZE_NAMES and text not in self._macro_aliases(ctx):
+            return
+        if text == "C10_WARP_SIZE" and not self._certainly_host(node, ctx):
+            return
+        context = _constant_context(node, ctx)
+        if context is None:
+            return
+        shown = text if text in _WARP_SIZE_NAMES else f"{text}` (`warpSize`)"
+        ctx.report(
+            node,
+            f"`{shown}` used in {context}: it is not a constant expression on ROCm (`warpSize` is a run-time "
+            "value since ROCm 7.0; `C10_WARP_SIZE` is 1 in the host pass)",
+        )
+
+    @staticmethod
+    def _certainly_host(node: Node, ctx: CudaContext) -> bool:
+        """Host code, or file scope (seen by the host pass too); not where a parse error hides the function."""
+        function = ctx.function_of(node)
+        if function is None:
+            return not ctx.in_error(node)
+        if ctx.is_device_code(node):
+            return False
+        # `__shared__` only exists in device code, whatever the (possibly mis-parsed) function head says.
+        declaration = ctx.enclosing(node, "declaration")
+        return declaration is None or b"__shared__" not in ctx.content[declaration.start_byte : declaration.end_byte]
+
+    def _macro_aliases(self, ctx: CudaContext) -> set[str]:
+        """Object-like macros of this file whose value is `warpSize` (`#define WARP_SIZE warpSize`)."""
+        if self._aliases is None:
+            self._aliases = {
+                name
+                for name, defines in ctx.preprocessor.defines.items()
+                if any(d.parameters is None and d.value.strip("() \t") == "warpSize" and d.directive.branch.on_rocm is not False for d in defines)
+            }
+        return self._aliases
+
+
+WarpsizeConstexpr.valid = (
+    # Run-time uses of warpSize are what HIP documents.
+    Valid(
+        "__global__ void block_sum(const float* x, float* out) {\n"
+        "  extern __shared__ float partial[];\n"
+        "  const int lane = threadIdx.x % warpSize;\n"
+        "  const int warps = blockDim.x / warpSize;\n"
+        "  for (int offset = warpSize / 2; offset > 0; offset /= 2) partial[lane] += __shfl_down(partial[lane], offset);\n"
+        "  if (lane == 0) out[threadIdx.x / warpSize] = partial[0] * warps;\n"
+        "}\n"
+    ),
+    # NVIDIA-only constant uses are gated.
+    Valid(
+        "#if !defined(USE_ROCM) && !defined(__HIP_PLATFORM_AMD__)\n"
+        "__global__ void k(float* x) {\n"
+        "  __shared__ float buf[warpSize];\n"
+        "  static_assert(warpSize == 32, \"\");\n"
+        "}\n"
+        "#endif\n"
+    ),
+    Valid(
+        "__global__ void k(float* x) {\n"
+        "#ifndef USE_ROCM\n"
+        "  constexpr int kLanes = warpSize;\n"
+        "#else\n"
+        "  const int kLanes = warpSize;\n"
+        "#endif\n"
+        "  x[threadIdx.x % kLanes] = 0.f;\n"
+        "}\n"
+    ),
+    # C10_WARP_SIZE is a constant in the device pass; only host-side constant uses are wrong.
+    Valid(
+        "template <typename T>\n"
+        "__device__ T warp_reduce(T v) {\n"
+        "  __shared__ T shared[1024 / C10_WARP_SIZE];\n"
+        "  static_assert(C10_WARP_SIZE >= 32, \"\");\n"
+        "  return v + shared[threadIdx.x / C10_WARP_SIZE];\n"
+        "}\n"
+    ),
+    # The device-property field and a plain `const` copy are run-time values.
+    Valid(
+        "void launch(const cudaDeviceProp& prop, float* x) {\n"
+        "  const int ws = prop.warpSize;\n"
+        "  int blocks = (1024 + ws - 1) / ws;\n"
+        "  std::vector<float> host(prop.warpSize);\n"
+        "}\n"
+    ),
+)
+WarpsizeConstexpr.invalid = (
+    Invalid(
+        "__global__ void softmax(const float* x, float* out) {\n"
+        "  __shared__ float partial[1024 / warpSize];\n"
+        "  out[threadIdx.x] = partial[0];\n"
+        "}\n",
+        line=2,
+        message="an array size",
+    ),
+    Invalid(
+        "template <int kWarp>\n"
+        "__device__ float reduce(float v);\n"
+        "__global__ void k(float* x) {\n"
+        "  x[0] = reduce<warpSize>(x[threadIdx.x]);\n"
+        "}\n",
+        line=4,
+        message="a template argument",
+    ),
+    Invalid(
+        "__global__ void k(float* x) {\n"
+        "  static_assert(warpSize == 32, \"one float per lane\");\n"
+        "  constexpr int kWarpsPerBlock = 256 / warpSize;\n"
+        "}\n",
+        line=2,
+        message="`static_assert`",
+    ),
+    Invalid(
+        "__global__ void __launch_bounds__(8 * warpSize) attention(const float* q, float* o) {\n"
+        "  o[threadIdx.x] = q[threadIdx.x];\n"
+        "}\n",
+        line=1,
+        message="`__launch_bounds__`",
+    ),
+    # Host code: C10_WARP_SIZE is 1 in the ROCm host pass.
+    Invalid(
+        "template <int kWarp>\n"
+        "__global__ void layer_norm_kernel(const float* x, float* y);\n"
+        "void layer_norm(const float* x, float* y, cudaStream_t stream) {\n"
+        "  layer_norm_kernel<C10_WARP_SIZE><<<1, 256, 0, stream>>>(x, y);\n"
+        "}\n",
+        line=4,
+        message="`C10_WARP_SIZE` used in a template argument",
+    ),
+    Invalid(
+        "#define WARP_SIZE warpSize\n"
+        "__global__ void k(int* flags) {\n"
+        "  __shared__ int votes[WARP_SIZE];\n"
+        "  switch (flags[0]) { case 64: votes[0] = 1; break; }\n"
+        "}\n",
+        line=3,
+        message="(`warpSize`)",
+    ),
+)

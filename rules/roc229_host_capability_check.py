@@ -1,0 +1,277 @@
+"""ROC229 host-capability-check."""
+
+from __future__ import annotations
+
+import re
+
+from rocmlint.cuda.frontend import CudaContext, Node
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.rule import Invalid, Rule, Valid
+
+_COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
+_ARITHMETIC = frozenset({"+", "-", "*"})
+_DEVICE_PROP_TYPES = re.compile(r"\b(?:cudaDeviceProp|hipDeviceProp_t|hipDeviceProp)\b")
+# Receivers conventionally holding device properties: prop, props, dprops, deviceProp, device_prop, properties.
+_PROP_NAME = re.compile(r"(?:\w*_)?(?:d|dev|device|gpu|cuda|hip)?_?prop(?:s|erties)?", re.IGNORECASE)
+_PROP_GETTERS = re.compile(r"(?:^|::)(?:getCurrentDeviceProperties|getDeviceProperties)$")
+_CAPABILITY_ATTRIBUTES = re.compile(
+    r"(?:cudaDevAttr|hipDeviceAttribute)ComputeCapability(?:Major|Minor)|CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_(?:MAJOR|MINOR)"
+)
+_GET_ATTRIBUTE = frozenset({"cudaDeviceGetAttribute", "hipDeviceGetAttribute", "cuDeviceGetAttribute"})
+
+
+def _unparenthesize(node: Node) -> Node:
+    """The outermost node that is `node` wrapped in parentheses or casts."""
+    while node.parent is not None and node.parent.type in ("parenthesized_expression", "cast_expression"):
+        node = node.parent
+    return node
+
+
+def _operator(node: Node, ctx: CudaContext) -> str | None:
+    operator = node.child_by_field_name("operator") if node.type == "binary_expression" else None
+    return None if operator is None else ctx.text(operator)
+
+
+class HostCapabilityCheck(Rule):
+    """
+    ## What it does
+    Flags host code that compares the CUDA compute capability: `prop.major`/`prop.minor` of a
+    `cudaDeviceProp`/`hipDeviceProp_t` (also `at::cuda::getCurrentDeviceProperties()->major`), an SM
+    number computed as `major * 10 + minor`, and values read with
+    `cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMajor/Minor, dev)`.
+
+    ## Why is this bad on ROCm?
+    On ROCm `hipDeviceProp_t.major/minor` hold the GFX IP version (9.4 on MI300X, 9.0 on MI200, 11.0
+    on RDNA3), so `major >= 8` checks meant for Ampere select the wrong code path, and exact checks
+    (`major == 8`) reject AMD GPUs outright (DeepSpeed `blocked_flash.cpp`: MI300 is refused as "not
+    Ampere"). The HIP porting guide ("Device-Architecture Properties", "Host code feature
+    identification") says to test `prop.arch.has*` flags or `gcnArchName` instead.
+
+    ## Example
+    ```cuda
+    void check_support() {
+      auto dprops = at::cuda::getCurrentDeviceProperties();
+      bool is_sm8x = dprops->major == 8 && dprops->minor >= 0;
+      TORCH_CHECK(is_sm8x, "FlashAttention only supports Ampere GPUs or newer.");
+    }
+    ```
+
+    ## Fix
+    ```cuda
+    void check_support() {
+      auto dprops = at::cuda::getCurrentDeviceProperties();
+    #if defined(USE_ROCM)
+      bool is_sm8x = std::string(dprops->gcnArchName).rfind("gfx94", 0) == 0;
+    #else
+      bool is_sm8x = dprops->major == 8 && dprops->minor >= 0;
+    #endif
+      TORCH_CHECK(is_sm8x, "FlashAttention only supports Ampere GPUs or newer.");
+    }
+    ```
+
+    ## Fix safety
+    Unsafe: the NVIDIA branch can keep the comparison verbatim, but what the ROCm branch should test
+    (an architecture list, a feature flag) depends on what the capability check was guarding.
+    """
+
+    code = "ROC229"
+    name = "host-capability-check"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.UNSAFE
+    language = "cuda"
+    triggers = (b"major", b"minor", b"ComputeCapability", b"COMPUTE_CAPABILITY")
+
+    def __init__(self) -> None:
+        self._reported: set[tuple[int, int]] = set()
+        # Variables filled by cudaDeviceGetAttribute(&v, ...ComputeCapabilityMajor...), per function.
+        self._capability_variables: dict[int, set[str]] = {}
+
+    # --- prop.major / prop->minor -------------------------------------------------------------------
+    def visit_field_expression(self, node: Node, ctx: CudaContext) -> None:
+        field = node.child_by_field_name("field")
+        if field is None or ctx.text(field) not in ("major", "minor"):
+            return
+        receiver = node.child_by_field_name("argument")
+        if receiver is None or not self._is_device_properties(receiver, ctx):
+            return
+        self._check_use(node, ctx)
+
+    def _is_device_properties(self, receiver: Node, ctx: CudaContext) -> bool:
+        while receiver.type in ("parenthesized_expression", "pointer_expression") and receiver.named_child_count:
+            receiver = receiver.named_children[-1]
+        if receiver.type == "call_expression":
+            return bool(_PROP_GETTERS.search(ctx.call_name(receiver) or ""))
+        if receiver.type == "field_expression":
+            # launch_params.props->major: judge by the member's name.
+            member = receiver.child_by_field_name("field")
+            return member is not None and bool(_PROP_NAME.fullmatch(ctx.text(member)))
+        if receiver.type == "subscript_expression":
+            array = receiver.child_by_field_name("argument")
+            return array is not None and self._is_device_properties(array, ctx)
+        if receiver.type != "identifier":
+            return False
+        declared = ctx.declared_type(receiver)
+        if declared is not None and _DEVICE_PROP_TYPES.search(declared):
+            return True
+        if declared is not None and declared.split()[-1] != "auto":
+            return False  # a struct of another type that happens to have a `major` (a version, a tensor layout)
+        if declared is not None:
+            value = ctx.declared_value(receiver)
+            if value is not None and value.type == "call_expression":
+                return bool(_PROP_GETTERS.search(ctx.call_name(value) or ""))
+        return bool(_PROP_NAME.fullmatch(ctx.text(receiver)))
+
+    # --- cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ---------------------------
+    def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
+        if ctx.call_name(node) not in _GET_ATTRIBUTE:
+            return
+        arguments = ctx.arguments(node)
+        if len(arguments) < 2 or not _CAPABILITY_ATTRIBUTES.search(ctx.text(arguments[1])):
+            return
+        target = arguments[0]
+        if target.type != "pointer_expression" or target.named_child_count != 1 or target.named_children[0].type != "identifier":
+            return
+        scope = ctx.function_of(node)
+        key = scope.start_byte if scope is not None else -1
+        self._capability_variables.setdefault(key, set()).add(ctx.text(target.named_children[0]))
+
+    def visit_identifier(self, node: Node, ctx: CudaContext) -> None:
+        if not self._capability_variables:
+            return
+        scope = ctx.function_of(node)
+        names = self._capability_variables.get(scope.start_byte if scope is not None else -1)
+        if not names or ctx.text(node) not in names:
+            return
+        parent = node.parent
+        if parent is not None and parent.type == "pointer_expression":
+            return  # the `&major` handed to cudaDeviceGetAttribute itself
+        self._check_use(node, ctx)
+
+    # --- what the value is used for ---------------------------------------------------------------------
+    def _check_use(self, value: Node, ctx: CudaContext) -> None:
+        """Report a comparison of the capability, or an SM number computed from it (`major * 10 + minor`)."""
+        top = _unparenthesize(value)
+        computed = False
+        while top.parent is not None and _operator(top.parent, ctx) in _ARITHMETIC:
+            top = _unparenthesize(top.parent)
+            computed = True
+        parent = top.parent
+        if parent is not None and _operator(parent, ctx) in _COMPARISONS:
+            self._report(parent, ctx, "compares the CUDA compute capability")
+        elif parent is not None and parent.type == "condition_clause" and parent.parent is not None and parent.parent.type == "switch_statement":
+            self._report(parent.parent, ctx, "switches on the CUDA compute capability")
+        elif computed:
+            self._report(top, ctx, "computes an SM number from the compute capability")
+
+    def _report(self, node: Node, ctx: CudaContext, what: str) -> None:
+        # One diagnostic per condition: `major == 8 && minor >= 0` is one capability check.
+        whole = node
+        while whole.parent is not None and (whole.parent.type == "parenthesized_expression" or _operator(whole.parent, ctx) in ("&&", "||")):
+            whole = whole.parent
+        key = (whole.start_byte, whole.end_byte)
+        if key in self._reported:
+            return
+        self._reported.add(key)
+        ctx.report(
+            node,
+            f"`{ctx.text(node)}` {what}; on ROCm `major.minor` is the GFX IP version (9.4 on MI300X): test "
+            "`gcnArchName` or `prop.arch.has*` flags in a ROCm branch",
+        )
+
+
+HostCapabilityCheck.valid = (
+    # The check only runs on NVIDIA builds.
+    Valid(
+        "void check(const at::Tensor& q) {\n"
+        "  auto dprops = at::cuda::getCurrentDeviceProperties();\n"
+        "#ifndef USE_ROCM\n"
+        "  bool is_sm8x = dprops->major == 8 && dprops->minor >= 0;\n"
+        "  TORCH_CHECK(is_sm8x, \"needs Ampere\");\n"
+        "#endif\n"
+        "}\n"
+    ),
+    Valid(
+        "bool supports_bf16(int device) {\n"
+        "  cudaDeviceProp prop;\n"
+        "  cudaGetDeviceProperties(&prop, device);\n"
+        "#if defined(USE_ROCM)\n"
+        "  return std::string(prop.gcnArchName).find(\"gfx94\") == 0;\n"
+        "#else\n"
+        "  return prop.major >= 8;\n"
+        "#endif\n"
+        "}\n"
+    ),
+    # Printing the capability, and `.major` of other structs, are not capability checks.
+    Valid(
+        "struct Version { int major; int minor; };\n"
+        "void report(const cudaDeviceProp& props, Version v) {\n"
+        "  printf(\"cc: %d.%d\\n\", props.major, props.minor);\n"
+        "  if (v.major >= 2 && v.minor > 1) printf(\"new format\\n\");\n"
+        "}\n"
+    ),
+    Valid(
+        "#if !defined(__HIP_PLATFORM_AMD__)\n"
+        "int sm_count_for_arch(int dev) {\n"
+        "  int major = 0;\n"
+        "  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);\n"
+        "  return major >= 9 ? 132 : 108;\n"
+        "}\n"
+        "#endif\n"
+    ),
+    # A tensor layout's `major` field, and a loop bound named like it.
+    Valid(
+        "void transpose(Layout layout, int major) {\n"
+        "  if (layout.major == Layout::Row) { launch_row(); }\n"
+        "  for (int i = 0; i < major; ++i) launch_col(i);\n"
+        "}\n"
+    ),
+)
+HostCapabilityCheck.invalid = (
+    Invalid(
+        "void mha_fwd(const at::Tensor& q) {\n"
+        "  auto dprops = at::cuda::getCurrentDeviceProperties();\n"
+        "  bool is_sm8x = dprops->major == 8 && dprops->minor >= 0;\n"
+        "  bool is_sm90 = dprops->major == 9 && dprops->minor == 0;\n"
+        "  TORCH_CHECK(is_sm90 || is_sm8x, \"FlashAttention only supports Ampere GPUs or newer.\");\n"
+        "}\n",
+        line=3,
+        message="compares the CUDA compute capability",
+    ),
+    Invalid(
+        "void attention(at::Tensor& q) {\n"
+        "  cudaDeviceProp* prop = at::cuda::getCurrentDeviceProperties();\n"
+        "  DISPATCH_ARCHTAG(prop->major * 10 + prop->minor, launch(q));\n"
+        "}\n",
+        line=3,
+        message="computes an SM number",
+    ),
+    Invalid(
+        "int pick_kernel(int dev) {\n"
+        "  int major = 0, minor = 0;\n"
+        "  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);\n"
+        "  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);\n"
+        "  if (major >= 9) return 2;\n"
+        "  return major * 10 + minor >= 80 ? 1 : 0;\n"
+        "}\n",
+        line=5,
+    ),
+    Invalid(
+        "void run(const cudaDeviceProp& deviceProp) {\n"
+        "  int runtime_cuda_arch = deviceProp.major * 100 + deviceProp.minor * 10;\n"
+        "  dispatch(runtime_cuda_arch);\n"
+        "}\n",
+        line=2,
+    ),
+    Invalid(
+        "float focal_loss(const at::Tensor& x) {\n"
+        "  cudaDeviceProp props;\n"
+        "  cudaGetDeviceProperties(&props, x.get_device());\n"
+        "  switch (props.major) {\n"
+        "    case 8: return launch_ampere(x);\n"
+        "    default: return launch_generic(x);\n"
+        "  }\n"
+        "}\n",
+        line=4,
+        message="switches on",
+    ),
+)

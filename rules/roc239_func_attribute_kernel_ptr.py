@@ -1,0 +1,244 @@
+"""ROC239 func-attribute-kernel-ptr."""
+
+from __future__ import annotations
+
+from rocmlint.cuda.frontend import CudaContext, Node
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.rule import Invalid, Rule, Valid
+
+# The runtime call and the position of its kernel argument. HIP declares these with `const void*` only;
+# CUDA's runtime adds `template <class T> ...(T* entry, ...)` overloads, so CUDA code passes typed kernels.
+# (The occupancy calculators are not listed: hip_runtime_api.h has template overloads for
+# hipOccupancyMaxActiveBlocksPerMultiprocessor[WithFlags] and hipOccupancyMaxPotentialBlockSize[*].)
+_KERNEL_ARGUMENT = {
+    "cudaFuncSetAttribute": 0,
+    "cudaFuncGetAttributes": 1,
+    "hipFuncSetAttribute": 0,
+    "hipFuncGetAttributes": 1,
+}
+_CASTS = frozenset({"reinterpret_cast", "static_cast", "const_cast", "std::bit_cast", "bit_cast"})
+
+
+def _is_void_pointer_declaration(declaration: Node, name: str, ctx: CudaContext) -> bool:
+    """`void* k`, `const void* k`: already the type HIP wants."""
+    type_node = declaration.child_by_field_name("type")
+    if type_node is None or ctx.text(type_node) != "void":
+        return False
+    for declarator in declaration.children_by_field_name("declarator"):
+        current: Node | None = declarator
+        if current is not None and current.type == "init_declarator":
+            current = current.child_by_field_name("declarator")
+        if current is not None and current.type == "pointer_declarator":
+            inner = current.child_by_field_name("declarator")
+            if inner is not None and ctx.text(inner) == name:
+                return True
+    return False
+
+
+def _typed_kernel(argument: Node, ctx: CudaContext, depth: int = 0) -> bool:
+    """Whether `argument` is a typed kernel (function symbol or pointer) rather than a `const void*`."""
+    kind = argument.type
+    if kind == "parenthesized_expression" and argument.named_child_count == 1:
+        return _typed_kernel(argument.named_children[0], ctx, depth)
+    if kind == "cast_expression":
+        return False
+    if kind == "conditional_expression":
+        # auto kernel = is_training ? &fprop_kernel<true> : &fprop_kernel<false>;
+        arms = (argument.child_by_field_name("consequence"), argument.child_by_field_name("alternative"))
+        return any(arm is not None and _typed_kernel(arm, ctx, depth + 1) for arm in arms)
+    if kind == "call_expression":
+        return False  # reinterpret_cast<const void*>(k), or a helper returning the pointer
+    if kind == "pointer_expression":
+        operand = argument.child_by_field_name("argument")
+        return operand is not None and ctx.text(argument).startswith("&") and operand.type in (
+            "identifier", "template_function", "qualified_identifier"
+        )
+    if kind in ("template_function", "qualified_identifier"):
+        return True
+    if kind != "identifier":
+        return False
+    declaration = ctx.declaration_of(argument)
+    if declaration is None:
+        return True  # no variable or parameter of that name: the kernel function itself
+    name = ctx.text(argument)
+    if _is_void_pointer_declaration(declaration, name, ctx):
+        return False
+    if any(d.type == "function_declarator" for d in declaration.children_by_field_name("declarator")):
+        return True  # a forward-declared kernel: `__global__ void k(float*);`
+    value = ctx.declared_value(argument)
+    if value is not None and depth < 3:
+        return _typed_kernel(value, ctx, depth + 1)  # auto kernel = &ln_fwd_kernel<Traits>;
+    type_node = declaration.child_by_field_name("type")
+    # A function-pointer variable or parameter (`void (*k)(float*)`, `KernelFn k`, `F kernel`).
+    return type_node is not None and ctx.text(type_node) not in ("void", "auto", "hipFunction_t", "CUfunction")
+
+
+class FuncAttributeKernelPtr(Rule):
+    """
+    ## What it does
+    Flags `cudaFuncSetAttribute` and `cudaFuncGetAttributes` calls whose kernel argument is a typed
+    kernel (a function name, `kernel<T, 128>`, `&kernel`, or a variable holding a kernel pointer)
+    rather than a `(const void*)` / `reinterpret_cast<const void*>` cast.
+
+    ## Why is this bad on ROCm?
+    CUDA's runtime header adds template overloads (`template <class T> cudaFuncSetAttribute(T* entry,
+    ...)`) that accept any kernel. HIP declares `hipFuncSetAttribute(const void* func, ...)` and
+    `hipFuncGetAttributes(hipFuncAttributes*, const void* func)` only, and C++ has no implicit
+    conversion from a function pointer to `const void*`, so the hipified call fails with "no matching
+    function" (sgl-project/sglang#25237; projects such as DeepSpeed-Kernels wrap the call to add the
+    cast). HIP does have template overloads for the occupancy calculators, which are therefore not flagged.
+
+    ## Example
+    ```cuda
+    template <typename Traits>
+    void launch(const Params& p, cudaStream_t stream) {
+      auto kernel = &ln_fwd_kernel<Traits>;
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::SMEM_BYTES);
+      kernel<<<p.ctas, Traits::THREADS, Traits::SMEM_BYTES, stream>>>(p);
+    }
+    ```
+
+    ## Fix
+    ```cuda
+    template <typename Traits>
+    void launch(const Params& p, cudaStream_t stream) {
+      auto kernel = &ln_fwd_kernel<Traits>;
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+      cudaFuncSetAttribute((const void*)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::SMEM_BYTES);
+    #else
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::SMEM_BYTES);
+    #endif
+      kernel<<<p.ctas, Traits::THREADS, Traits::SMEM_BYTES, stream>>>(p);
+    }
+    ```
+
+    ## Fix safety
+    Safe: the NVIDIA branch keeps the original call token for token; the cast only changes which
+    overload HIP's C API resolves to, not the kernel it names.
+    """
+
+    code = "ROC239"
+    name = "func-attribute-kernel-ptr"
+    severity = Severity.ERROR
+    fix_availability = FixAvailability.SAFE
+    language = "cuda"
+    triggers = (b"FuncSetAttribute", b"FuncGetAttributes")
+
+    def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
+        name = ctx.call_name(node)
+        index = _KERNEL_ARGUMENT.get(name or "")
+        if index is None or name is None:
+            return
+        if ctx.preprocessor.define_of(name, node.start_byte) is not None:
+            return  # the project wraps the call in a macro of its own (usually to add the cast)
+        arguments = ctx.arguments(node)
+        if len(arguments) <= index or not _typed_kernel(arguments[index], ctx):
+            return
+        kernel = ctx.text(arguments[index])
+        ctx.report(
+            arguments[index],
+            f"`{name}` is given the typed kernel `{kernel}`; HIP's `{name.replace('cuda', 'hip')}` takes `const void*` "
+            f"only, so pass `reinterpret_cast<const void*>({kernel})`",
+        )
+
+
+FuncAttributeKernelPtr.valid = (
+    # The cast HIP needs, in its common spellings.
+    Valid(
+        "template <typename T, int kBlock>\n"
+        "__global__ void gemm_kernel(const T* a, T* c);\n"
+        "void setup() {\n"
+        "  cudaFuncSetAttribute(reinterpret_cast<const void*>(&gemm_kernel<half, 128>),\n"
+        "                       cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024);\n"
+        "  cudaFuncSetAttribute((const void*)gemm_kernel<float, 64>, cudaFuncAttributePreferredSharedMemoryCarveout, 100);\n"
+        "  cudaFuncAttributes attr;\n"
+        "  cudaFuncGetAttributes(&attr, (void*)gemm_kernel<float, 64>);\n"
+        "}\n"
+    ),
+    # The kernel is already held as `const void*`.
+    Valid(
+        "void set_smem(const void* kernel_ptr, int bytes) {\n"
+        "  cudaFuncSetAttribute(kernel_ptr, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);\n"
+        "}\n"
+        "void set_all(int bytes) {\n"
+        "  const void* fn = reinterpret_cast<const void*>(&attention_kernel);\n"
+        "  cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);\n"
+        "}\n"
+    ),
+    # The typed call only on NVIDIA builds.
+    Valid(
+        "void configure(int smem) {\n"
+        "#ifdef USE_ROCM\n"
+        "  hipFuncSetAttribute((const void*)fwd_kernel, hipFuncAttributeMaxDynamicSharedMemorySize, smem);\n"
+        "#else\n"
+        "  cudaFuncSetAttribute(fwd_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);\n"
+        "#endif\n"
+        "}\n"
+    ),
+    Valid(
+        "#if !defined(__HIP_PLATFORM_AMD__)\n"
+        "void configure(int smem) { cudaFuncSetAttribute(fwd_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); }\n"
+        "#endif\n"
+    ),
+    # A project macro that adds the cast, and occupancy calls (HIP has template overloads for those).
+    Valid(
+        "#define cudaFuncSetAttribute my_hip_func_set_attribute\n"
+        "void configure(int smem, int* blocks) {\n"
+        "  cudaFuncSetAttribute(fwd_kernel<float>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);\n"
+        "  cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, biasAdd_fprop<float>, 256, 0);\n"
+        "}\n"
+    ),
+)
+FuncAttributeKernelPtr.invalid = (
+    Invalid(
+        "template <typename TilingConfig, typename OutputDataType>\n"
+        "void quant_gemm(cudaStream_t stream, size_t smem) {\n"
+        "  cudaFuncSetAttribute(QUANT_GEMM_Kernel<TilingConfig, OutputDataType>,\n"
+        "                       cudaFuncAttributeMaxDynamicSharedMemorySize, smem);\n"
+        "}\n",
+        line=3,
+        message="reinterpret_cast<const void*>(QUANT_GEMM_Kernel<TilingConfig, OutputDataType>)",
+    ),
+    Invalid(
+        "template <typename Kernel_traits>\n"
+        "void launch_fwd(LaunchParams& p) {\n"
+        "  auto kernel = &ln_fwd_kernel<Kernel_traits>;\n"
+        "  if (Kernel_traits::SMEM_BYTES_FWD >= 48 * 1024) {\n"
+        "    CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Kernel_traits::SMEM_BYTES_FWD));\n"
+        "  }\n"
+        "}\n",
+        line=5,
+    ),
+    Invalid(
+        "template <typename Attention>\n"
+        "void run_attention(typename Attention::Params& p) {\n"
+        "  constexpr auto kernel_fn = attention_kernel_batched_impl<Attention>;\n"
+        "  int smem_bytes = sizeof(typename Attention::SharedStorage);\n"
+        "  if (smem_bytes > 0xc000) cudaFuncSetAttribute(kernel_fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);\n"
+        "}\n",
+        line=5,
+    ),
+    Invalid(
+        "__global__ void reduce_kernel(const float* x, float* y);\n"
+        "int max_threads() {\n"
+        "  cudaFuncAttributes attr;\n"
+        "  cudaFuncGetAttributes(&attr, reduce_kernel);\n"
+        "  return attr.maxThreadsPerBlock;\n"
+        "}\n",
+        line=4,
+        message="`cudaFuncGetAttributes`",
+    ),
+    Invalid(
+        "void run_fmha(Launch_params& launch_params, int smem_size) {\n"
+        "  auto kernel = launch_params.is_training ? &fmha_fprop_kernel<true> : &fmha_fprop_kernel<false>;\n"
+        "  FMHA_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_size));\n"
+        "}\n",
+        line=3,
+    ),
+    Invalid(
+        "void set_carveout() {\n"
+        "  cudaFuncSetAttribute(&bn_fwd_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100);\n"
+        "}\n",
+        line=2,
+    ),
+)
