@@ -33,7 +33,9 @@ def check_invalid(rule: type[Rule], example: Invalid) -> list[str]:
         problems.append(f"expected message containing {example.message!r}, got {first.message!r}")
     if example.fixed is not None:
         data = example.code.encode("utf-8")
-        fixed, _ = apply_fixes(data, [d.fix for d in found if d.fix is not None], detect_python_encoding(data))
+        # `fixed` is the file after the rule's fix, safe or not (unsafe fixes are applied on request).
+        fixes = [d.fix for d in found if d.fix is not None]
+        fixed, _ = apply_fixes(data, fixes, detect_python_encoding(data), unsafe=True)
         if fixed.decode("utf-8") != example.fixed:
             problems.append(f"fix gave:\n{fixed.decode('utf-8')}\nexpected:\n{example.fixed}")
     return problems

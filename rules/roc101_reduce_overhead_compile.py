@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.diagnostics import Fix, FixAvailability, Severity
+from rocmlint.python.fixes import choose_on_rocm, rocm_guard
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import called_function, unpacked_keyword
 from rocmlint.rule import Invalid, Rule, Valid
@@ -31,11 +32,15 @@ class ReduceOverheadCompile(Rule):
 
     ## Fix
     ```python
-    model = torch.compile(model, mode="default" if IS_ROCM else "reduce-overhead")
+    _IS_ROCM = getattr(torch.version, "hip", None) is not None  # added once, after the imports
+    model = torch.compile(model, mode="default" if _IS_ROCM else "reduce-overhead")
     ```
+    The literal is replaced where it is written (also in a `MODE = ...` constant or an options dict).
+    A ROCm flag the module already defines (`IS_ROCM = torch.version.hip is not None`) is reused.
 
     ## Fix safety
-    Safe: on NVIDIA `IS_ROCM` is false and the original mode string is kept verbatim.
+    Safe: on NVIDIA `_IS_ROCM` is false and the original mode string is kept verbatim. No fix when the
+    literal runs before the module imports torch.
     """
 
     code = "ROC101"
@@ -58,7 +63,18 @@ class ReduceOverheadCompile(Rule):
     def _check_mode(reported: cst.CSTNode, value: cst.CSTNode, ctx: PythonContext) -> None:
         for string, literal in ctx.semantic.string_sources(value):
             if string == "reduce-overhead":
-                ctx.report(reported, _message(), gate_on=(literal,))
+                ctx.report(reported, _message(), gate_on=(literal,), fix=_fix(literal, ctx))
+
+
+def _fix(literal: cst.CSTNode, ctx: PythonContext) -> Fix | None:
+    """`"default" if IS_ROCM else "reduce-overhead"` in place of the literal (kept verbatim for NVIDIA)."""
+    if not isinstance(literal, cst.SimpleString):
+        return None
+    guard = rocm_guard(ctx, literal)
+    if guard is None:
+        return None
+    default = f"{literal.prefix}{literal.quote}default{literal.quote}"
+    return ctx.fix('Use mode="default" on ROCm', choose_on_rocm(ctx, literal, default, guard.name), *guard.edits)
 
 
 def _message() -> str:
@@ -86,10 +102,27 @@ ReduceOverheadCompile.valid = (
     Valid('print("try mode=reduce-overhead for small batches")\n'),
 )
 ReduceOverheadCompile.invalid = (
-    Invalid('import torch\nmodel = torch.compile(model, mode="reduce-overhead")\n', line=2),
+    Invalid(
+        'import torch\nmodel = torch.compile(model, mode="reduce-overhead")\n',
+        line=2,
+        fixed=(
+            "import torch\n"
+            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
+            'model = torch.compile(model, mode="default" if _IS_ROCM else "reduce-overhead")\n'
+        ),
+    ),
     Invalid('import torch as T\n\n@T.compile(mode="reduce-overhead")\ndef step(x):\n    return x * 2\n', line=3),
     Invalid('import torch\nMODE = "reduce-overhead"\nmodel = torch.compile(model, mode=MODE)\n', line=3),
-    Invalid('import torch\nopts = {"mode": "reduce-overhead", "fullgraph": True}\nm = torch.compile(m, **opts)\n', line=3),
+    Invalid(
+        'import torch\nopts = {"mode": "reduce-overhead", "fullgraph": True}\nm = torch.compile(m, **opts)\n',
+        line=3,
+        fixed=(
+            "import torch\n"
+            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
+            'opts = {"mode": "default" if _IS_ROCM else "reduce-overhead", "fullgraph": True}\n'
+            "m = torch.compile(m, **opts)\n"
+        ),
+    ),
     Invalid(
         'import functools, torch\ncompile_fn = functools.partial(torch.compile, mode="reduce-overhead")\n',
         line=2,

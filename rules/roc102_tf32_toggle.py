@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.fixes import gate_statement
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_truthy_constant, last_name, rocm_arm
 from rocmlint.rule import Invalid, Rule, Valid
@@ -49,16 +50,22 @@ class Tf32Toggle(Rule):
 
     ## Fix
     ```python
-    if not IS_ROCM:
+    _IS_ROCM = getattr(torch.version, "hip", None) is not None  # added once, after the imports
+    if not _IS_ROCM:
         torch.backends.cuda.matmul.allow_tf32 = True
+    if not _IS_ROCM:
         torch.backends.cudnn.allow_tf32 = True
+    if not _IS_ROCM:
         torch.set_float32_matmul_precision("high")
     ```
+    Each statement is wrapped on its own (merge the blocks by hand if you like); a ROCm flag the
+    module already defines is reused.
     To use TF32 on MI300 deliberately, enable it in a ROCm branch, set `HIPBLASLT_ALLOW_TF32=1` for
     PyTorch 2.5/2.6, and review numerical tolerances.
 
     ## Fix safety
-    Safe: the statement is wrapped in `if not IS_ROCM:`, so NVIDIA runs exactly the original code.
+    Safe: the statement is wrapped in `if not _IS_ROCM:`, so NVIDIA runs exactly the original code.
+    No fix for a statement that shares its line (`a; b`), binds a name, or spans a multi-line string.
     """
 
     code = "ROC102"
@@ -89,7 +96,7 @@ class Tf32Toggle(Rule):
         arm = rocm_arm(ctx, argument.value, lambda a: ctx.string_value(a) in _TF32_MATMUL_PRECISIONS)
         if arm is not None:
             what = f'set_float32_matmul_precision("{ctx.string_value(arm)}")'
-            ctx.report(argument, _message(what), gate_on=(arm,))
+            ctx.report(argument, _message(what), gate_on=(arm,), fix=gate_statement(ctx, node, _FIX))
 
     @staticmethod
     def _check_allow_tf32(target: cst.Attribute, value: cst.BaseExpression, ctx: PythonContext) -> None:
@@ -98,7 +105,7 @@ class Tf32Toggle(Rule):
             return
         arm = rocm_arm(ctx, value, is_truthy_constant)
         if arm is not None:
-            ctx.report(target, _message(f"{name} = True"), gate_on=(arm,))
+            ctx.report(target, _message(f"{name} = True"), gate_on=(arm,), fix=gate_statement(ctx, target, _FIX))
 
     @staticmethod
     def _check_fp32_precision(target: cst.Attribute, value: cst.BaseExpression, ctx: PythonContext) -> None:
@@ -110,7 +117,10 @@ class Tf32Toggle(Rule):
         arm = rocm_arm(ctx, value, lambda a: ctx.string_value(a) not in (None, *_FULL_FP32_PRECISIONS))
         if arm is not None:
             what = f'{name} = "{ctx.string_value(arm)}"'
-            ctx.report(target, _message(what), gate_on=(arm,))
+            ctx.report(target, _message(what), gate_on=(arm,), fix=gate_statement(ctx, target, _FIX))
+
+
+_FIX = "Set it only when not on ROCm (`if not IS_ROCM:`)"
 
 
 def _is_deliberate_rocm_setting(node: cst.CSTNode, ctx: PythonContext) -> bool:
@@ -201,6 +211,15 @@ Tf32Toggle.invalid = (
         "import torch\n\ntorch.backends.cuda.matmul.allow_tf32 = True\ntorch.backends.cudnn.allow_tf32 = True\n",
         line=3,
         message="cuda.matmul.allow_tf32 = True",
+        fixed=(
+            "import torch\n"
+            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
+            "\n"
+            "if not _IS_ROCM:\n"
+            "    torch.backends.cuda.matmul.allow_tf32 = True\n"
+            "if not _IS_ROCM:\n"
+            "    torch.backends.cudnn.allow_tf32 = True\n"
+        ),
     ),
     Invalid(
         "import torch\n"
@@ -210,6 +229,15 @@ Tf32Toggle.invalid = (
         '        torch.set_float32_matmul_precision("high")\n',
         line=5,
         message='set_float32_matmul_precision("high")',
+        fixed=(
+            "import torch\n"
+            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
+            "\n"
+            "def main():\n"
+            "    if torch.cuda.is_available():\n"
+            "        if not _IS_ROCM:\n"
+            '            torch.set_float32_matmul_precision("high")\n'
+        ),
     ),
     Invalid(
         "from torch.backends import cudnn\n\ncudnn.allow_tf32 = True\ncudnn.benchmark = True\n",

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.diagnostics import Fix, FixAvailability, Severity
+from rocmlint.python.fixes import (
+    enclosing_statement,
+    gate_statement,
+    keep_on_nvidia,
+    rocm_guard,
+)
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import environ_writes
+from rocmlint.python.idioms import environ_writes, last_name
 from rocmlint.rule import Invalid, Rule, Valid
 
 _TOKEN = "max_split_size_mb"
@@ -48,13 +54,20 @@ class AllocConfMaxSplit(Rule):
 
     ## Fix
     ```python
-    if not IS_ROCM:
+    _IS_ROCM = getattr(torch.version, "hip", None) is not None  # added once, after the imports
+    if not _IS_ROCM:
         os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "max_split_size_mb:128"
+    ```
+    When the value carries other settings, they stay on ROCm:
+    ```python
+    os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True,max_split_size_mb:512" if not _IS_ROCM else "expandable_segments:True"
     ```
 
     ## Fix safety
-    Safe: the `max_split_size_mb` key is dropped only when `IS_ROCM` is true; NVIDIA keeps the
-    original statement and value verbatim.
+    Safe: the `max_split_size_mb` key is dropped only when `_IS_ROCM` is true; NVIDIA keeps the
+    original statement and value verbatim. No fix when the setting runs before the module imports
+    torch (the fix must not move the torch import ahead of the allocator settings), nor for values
+    built at run time that carry other settings too.
     """
 
     code = "ROC103"
@@ -92,8 +105,59 @@ def _check_value(value: cst.BaseExpression, ctx: PythonContext) -> None:
         return  # a ROCm-only branch chose its own allocator settings
     for literal in _split_size_literals(value, ctx):
         if not ctx.is_rocm_gated(literal):
-            ctx.report(value, _MESSAGE, gate_on=(literal,))
+            ctx.report(value, _MESSAGE, gate_on=(literal,), fix=_fix(value, ctx))
             return
+
+
+def _fix(value: cst.BaseExpression, ctx: PythonContext) -> Fix | None:
+    """Drop the key on ROCm. A literal (written here or assigned once) with other settings becomes
+    `"<orig>" if not IS_ROCM else "<orig minus max_split_size_mb>"`; a value holding nothing but the key
+    gets its statement wrapped in `if not IS_ROCM:` (ROCm then keeps its default)."""
+    literal = ctx.single_value(value) or value
+    if isinstance(literal, cst.SimpleString):
+        remaining = _without_split_size(literal)
+        if remaining is None:
+            return None
+        if remaining:
+            guard = rocm_guard(ctx, literal)
+            if guard is None:
+                return None
+            rocm_text = f"{literal.prefix}{literal.quote}{remaining}{literal.quote}"
+            return ctx.fix(_FIX, keep_on_nvidia(ctx, literal, rocm_text, guard.name), *guard.edits)
+        if literal is not value:
+            return None  # a shared constant: only its uses know whether to skip the setting
+    text = ctx.semantic.static_text(value)
+    if text is None or not all(_TOKEN in entry for entry in text.split(",")):
+        return None  # other settings would be lost with the statement
+    if not _sets_one_variable(value, ctx):
+        return None
+    return gate_statement(ctx, value, _FIX)
+
+
+def _without_split_size(literal: cst.SimpleString) -> str | None:
+    """The literal's source text between its quotes with the max_split_size_mb entries removed; None
+    when the text is not a plain comma-separated list (escapes)."""
+    body = literal.value[len(literal.prefix) + len(literal.quote) : len(literal.value) - len(literal.quote)]
+    if "\\" in body:
+        return None
+    return ",".join(entry.strip() for entry in body.split(",") if _TOKEN not in entry and entry.strip())
+
+
+def _sets_one_variable(value: cst.BaseExpression, ctx: PythonContext) -> bool:
+    """The statement is one `os.environ[K] = v`, `setdefault`/`putenv` or `_set_allocator_settings` call
+    (an `update` with other variables must stay)."""
+    statement = enclosing_statement(ctx, value)
+    if statement is None or len(statement.body) != 1:
+        return False
+    small = statement.body[0]
+    if isinstance(small, cst.Assign):
+        return small.value is value
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        return last_name(small.value.func) in ("setdefault", "putenv", "_set_allocator_settings")
+    return False
+
+
+_FIX = "Drop max_split_size_mb from the allocator settings on ROCm"
 
 
 def _split_size_literals(expr: cst.BaseExpression, ctx: PythonContext, depth: int = 0) -> list[cst.CSTNode]:
@@ -205,12 +269,29 @@ AllocConfMaxSplit.invalid = (
         "    if args.low_memory:\n"
         '        os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", f"max_split_size_mb:{args.split_mb}")\n',
         line=5,
+        fixed=(
+            "import os\n"
+            "import torch\n"
+            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
+            "\n"
+            "def main(args):\n"
+            "    if args.low_memory:\n"
+            "        if not _IS_ROCM:\n"
+            '            os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", f"max_split_size_mb:{args.split_mb}")\n'
+        ),
     ),
     Invalid(
         "import os\n"
         'ALLOC_CONF = "expandable_segments:True,max_split_size_mb:512"\n'
         'os.environ.update({"PYTORCH_CUDA_ALLOC_CONF": ALLOC_CONF, "NCCL_DEBUG": "WARN"})\n',
         line=3,
+        fixed=(
+            "import os\n"
+            "import torch\n"
+            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
+            'ALLOC_CONF = "expandable_segments:True,max_split_size_mb:512" if not _IS_ROCM else "expandable_segments:True"\n'
+            'os.environ.update({"PYTORCH_CUDA_ALLOC_CONF": ALLOC_CONF, "NCCL_DEBUG": "WARN"})\n'
+        ),
     ),
     Invalid(
         "import torch\n"
@@ -219,6 +300,15 @@ AllocConfMaxSplit.invalid = (
         '    torch.cuda.memory._set_allocator_settings("max_split_size_mb:20")\n'
         "    model.load_state_dict(torch.load(path))\n",
         line=4,
+        fixed=(
+            "import torch\n"
+            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
+            "\n"
+            "def load_weights(model, path):\n"
+            "    if not _IS_ROCM:\n"
+            '        torch.cuda.memory._set_allocator_settings("max_split_size_mb:20")\n'
+            "    model.load_state_dict(torch.load(path))\n"
+        ),
     ),
     Invalid(
         "from os import environ, putenv\n"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.diagnostics import Fix, FixAvailability, Severity
+from rocmlint.python.fixes import enclosing_statement, wrap_in_try
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.scopes import dotted_name
 from rocmlint.rule import Invalid, Rule, Valid
@@ -65,14 +66,47 @@ class PynvmlImport(Rule):
         for alias in node.names:
             module = dotted_name(alias.name) or ""
             if _is_nvml_module(module) and _runs_at_import(node, ctx):
-                ctx.report(alias, _message(module))
+                ctx.report(alias, _message(module), fix=_fix(node, ctx))
 
     def visit_ImportFrom(self, node: cst.ImportFrom, ctx: PythonContext) -> None:
         if node.relative or node.module is None:
             return
         module = dotted_name(node.module) or ""
         if _is_nvml_module(module) and _runs_at_import(node, ctx):
-            ctx.report(node.module, _message(module))
+            ctx.report(node.module, _message(module), fix=_fix(node, ctx))
+
+
+def _fix(node: cst.Import | cst.ImportFrom, ctx: PythonContext) -> Fix | None:
+    """`try: <import> except ImportError: <each bound name> = None`. No fix for `from pynvml import *`
+    or an `import` that also imports other modules (their ImportError must not be swallowed)."""
+    names = _bound_names(node)
+    statement = enclosing_statement(ctx, node)
+    if not names or statement is None:
+        return None
+    edit = wrap_in_try(ctx, statement, "ImportError", [f"{name} = None" for name in names])
+    return ctx.fix("Import it inside try/except ImportError (None when missing)", edit) if edit else None
+
+
+def _bound_names(node: cst.Import | cst.ImportFrom) -> list[str]:
+    """The names the import binds, [] when it cannot be fixed."""
+    if isinstance(node, cst.ImportFrom):
+        if isinstance(node.names, cst.ImportStar):
+            return []
+        aliases = list(node.names)
+    else:
+        aliases = list(node.names)
+        if not all(_is_nvml_module(dotted_name(alias.name) or "") for alias in aliases):
+            return []
+    names: list[str] = []
+    for alias in aliases:
+        if alias.asname is not None:
+            bound = alias.asname.name
+            names.append(bound.value if isinstance(bound, cst.Name) else "")
+        elif isinstance(node, cst.Import):
+            names.append((dotted_name(alias.name) or "").split(".", 1)[0])
+        else:
+            names.append(dotted_name(alias.name) or "")
+    return list(dict.fromkeys(names)) if all(names) else []
 
 
 def _is_nvml_module(module: str) -> bool:
@@ -154,11 +188,32 @@ PynvmlImport.valid = (
     ),
 )
 PynvmlImport.invalid = (
-    Invalid("import os\nimport pynvml\nimport torch\n", line=2, message="`pynvml` import"),
+    Invalid(
+        "import os\nimport pynvml\nimport torch\n",
+        line=2,
+        message="`pynvml` import",
+        fixed=(
+            "import os\n"
+            "try:\n"
+            "    import pynvml\n"
+            "except ImportError:\n"
+            "    pynvml = None\n"
+            "import torch\n"
+        ),
+    ),
     Invalid(
         "import torch\n"
         "from pynvml import nvmlDeviceGetHandleByIndex, nvmlDeviceGetMemoryInfo, nvmlInit\n",
         line=2,
+        fixed=(
+            "import torch\n"
+            "try:\n"
+            "    from pynvml import nvmlDeviceGetHandleByIndex, nvmlDeviceGetMemoryInfo, nvmlInit\n"
+            "except ImportError:\n"
+            "    nvmlDeviceGetHandleByIndex = None\n"
+            "    nvmlDeviceGetMemoryInfo = None\n"
+            "    nvmlInit = None\n"
+        ),
     ),
     Invalid("import nvidia_smi\n\nnvidia_smi.nvmlInit()\n", line=1, message="`nvidia_smi`"),
     Invalid("import sys\nfrom pynvml.smi import nvidia_smi\n", line=2, message="`pynvml.smi`"),

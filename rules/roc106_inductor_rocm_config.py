@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.diagnostics import Fix, FixAvailability, Severity
+from rocmlint.python.fixes import choose_on_rocm, gate_statement, rocm_guard
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import (
     called_function,
@@ -66,14 +67,17 @@ class InductorRocmConfig(Rule):
 
     ## Fix
     ```python
-    if not IS_ROCM:
+    _IS_ROCM = getattr(torch.version, "hip", None) is not None  # added once, after the imports
+    if not _IS_ROCM:
         inductor_config.triton.cudagraphs = True
+    if not _IS_ROCM:
         inductor_config.max_autotune = True
+    model = torch.compile(model, options={"max_autotune": False if _IS_ROCM else True})
     ```
 
     ## Fix safety
-    Safe: the setting is gated on `not IS_ROCM`; on NVIDIA the original statement or value is kept
-    verbatim.
+    Safe: the setting is gated on `not _IS_ROCM`; on NVIDIA the original statement or value is kept
+    verbatim. No fix for an `os.environ.update(...)` that also sets other variables.
     """
 
     code = "ROC106"
@@ -148,7 +152,7 @@ def _check_setting(key: str, reported: cst.CSTNode, value: cst.BaseExpression, c
         return  # not a risky key, or a ROCm-only branch that chose the setting deliberately
     arm = rocm_arm(ctx, value, is_truthy_constant)
     if arm is not None:
-        ctx.report(reported, _message(f"{key}=True", why), gate_on=(arm,))
+        ctx.report(reported, _message(f"{key}=True", why), gate_on=(arm,), fix=_setting_fix(reported, arm, ctx))
 
 
 def _check_environment(node: cst.Assign | cst.Call, ctx: PythonContext) -> None:
@@ -159,7 +163,27 @@ def _check_environment(node: cst.Assign | cst.Call, ctx: PythonContext) -> None:
             continue  # not a risky variable, or a ROCm-only branch that chose the setting deliberately
         arm = rocm_arm(ctx, write.value, lambda a: ctx.string_value(a) == "1")
         if arm is not None:
-            ctx.report(write.site, _message(f"{write.key}=1", _RISKY_SETTINGS[setting]), gate_on=(arm,))
+            # Wrapping `os.environ.update(...)` would drop its other variables on ROCm: no fix there.
+            fix = None if _is_update(node) else gate_statement(ctx, write.site, _FIX)
+            ctx.report(write.site, _message(f"{write.key}=1", _RISKY_SETTINGS[setting]), gate_on=(arm,), fix=fix)
+
+
+_FIX = "Enable it only when not on ROCm"
+
+
+def _setting_fix(reported: cst.CSTNode, arm: cst.BaseExpression, ctx: PythonContext) -> Fix | None:
+    """An assignment to the config attribute is gated as a statement; a `patch(...)`/`options=` entry
+    keeps its place and gets `False if IS_ROCM else <value>` (the key's default is False)."""
+    if isinstance(ctx.parent(reported), (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+        return gate_statement(ctx, reported, _FIX)
+    guard = rocm_guard(ctx, arm)
+    if guard is None:
+        return None
+    return ctx.fix(_FIX, choose_on_rocm(ctx, arm, "False", guard.name), *guard.edits)
+
+
+def _is_update(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Call) and last_name(node.func) == "update"
 
 
 def _message(setting: str, why: str) -> str:
@@ -240,6 +264,16 @@ InductorRocmConfig.invalid = (
         "inductor_config.triton.cudagraph_trees = True\n",
         line=3,
         message="triton.cudagraphs=True",
+        fixed=(
+            "import torch._inductor.config as inductor_config\n"
+            "import torch\n"
+            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
+            "\n"
+            "if not _IS_ROCM:\n"
+            "    inductor_config.triton.cudagraphs = True\n"
+            "if not _IS_ROCM:\n"
+            "    inductor_config.triton.cudagraph_trees = True\n"
+        ),
     ),
     Invalid(
         "import torch\n"
@@ -264,6 +298,11 @@ InductorRocmConfig.invalid = (
         "import torch\n"
         'model = torch.compile(model, options={"triton.cudagraphs": True, "shape_padding": True})\n',
         line=2,
+        fixed=(
+            "import torch\n"
+            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
+            'model = torch.compile(model, options={"triton.cudagraphs": False if _IS_ROCM else True, "shape_padding": True})\n'
+        ),
     ),
     Invalid(
         "from torch._inductor import config\n"

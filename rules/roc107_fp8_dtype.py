@@ -6,7 +6,8 @@ import re
 
 import libcst as cst
 
-from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.diagnostics import Fix, FixAvailability, Severity
+from rocmlint.python.fixes import choose_on_rocm, module_definition, torch_name
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_display_call, last_name
 from rocmlint.rule import Invalid, Rule, Valid
@@ -71,10 +72,12 @@ class Fp8Dtype(Rule):
 
     ## Fix
     ```python
-    FP8_DTYPE = torch.float8_e4m3fnuz if IS_GFX94X else torch.float8_e4m3fn
-    weight_fp8 = weight.to(FP8_DTYPE)
-    scale = amax / torch.finfo(FP8_DTYPE).max
+    # added once, after the imports
+    _IS_FNUZ = getattr(torch.version, "hip", None) is not None and torch.cuda.is_available() and "gfx94" in torch.cuda.get_device_properties(0).gcnArchName
+    weight_fp8 = weight.to(torch.float8_e4m3fnuz if _IS_FNUZ else torch.float8_e4m3fn)
+    scale = amax / torch.finfo(torch.float8_e4m3fnuz if _IS_FNUZ else torch.float8_e4m3fn).max
     ```
+    (`--unsafe-fixes`). `_IS_FNUZ` reads device 0 when the module is imported on ROCm.
 
     ## Fix safety
     Unsafe: the right dtype depends on the target architecture (FNUZ on gfx94x, OCP on gfx950/gfx12),
@@ -112,7 +115,27 @@ class Fp8Dtype(Rule):
         in_finfo = _is_finfo_argument(node, ctx)
         if in_finfo and dtype == "torch.float8_e5m2":
             return  # e5m2 and e5m2fnuz share the same max (57344): the finfo constant is portable
-        ctx.report(node, _message(dtype, in_finfo))
+        ctx.report(node, _message(dtype, in_finfo), fix=_fix(node, dtype, ctx))
+
+
+def _fix(node: cst.CSTNode, dtype: str, ctx: PythonContext) -> Fix | None:
+    """`torch.float8_e4m3fnuz if _IS_FNUZ else <orig>`, with a module-level `_IS_FNUZ` (ROCm on a gfx94x
+    GPU, read from device 0 at import). Unsafe: FNUZ has a different range (max 240, not 448), so scales
+    and saturation constants computed for the OCP format need review."""
+    guard = module_definition(ctx, node, _FNUZ_FLAG, _FNUZ_TEST)
+    if guard is None:
+        return None
+    fnuz = torch_name(ctx) + "." + _OCP_TO_FNUZ[dtype].rsplit(".", 1)[-1]
+    edit = choose_on_rocm(ctx, node, fnuz, guard.name)
+    return ctx.fix("Select the FP8 dtype per arch (FNUZ on gfx94x)", edit, *guard.edits, safe=False)
+
+
+_FNUZ_FLAG = "_IS_FNUZ"
+# Short-circuits on NVIDIA (no device query there); on ROCm it initialises the GPU at import.
+_FNUZ_TEST = (
+    'getattr({torch}.version, "hip", None) is not None and {torch}.cuda.is_available() '
+    'and "gfx94" in {torch}.cuda.get_device_properties(0).gcnArchName'
+)
 
 
 def _targets_without_fnuz(ctx: PythonContext) -> bool:
@@ -312,7 +335,16 @@ Fp8Dtype.valid = (
     Valid("import torch\nw8 = torch.version.cuda is not None and w.to(torch.float8_e5m2)\n"),
 )
 Fp8Dtype.invalid = (
-    Invalid("import torch\nweight_fp8 = weight.to(torch.float8_e4m3fn)\n", line=2, message="float8_e4m3fnuz"),
+    Invalid(
+        "import torch\nweight_fp8 = weight.to(torch.float8_e4m3fn)\n",
+        line=2,
+        message="float8_e4m3fnuz",
+        fixed=(
+            "import torch\n"
+            '_IS_FNUZ = getattr(torch.version, "hip", None) is not None and torch.cuda.is_available() and "gfx94" in torch.cuda.get_device_properties(0).gcnArchName\n'
+            "weight_fp8 = weight.to(torch.float8_e4m3fnuz if _IS_FNUZ else torch.float8_e4m3fn)\n"
+        ),
+    ),
     Invalid(
         "import torch\n"
         "\n"
@@ -329,6 +361,13 @@ Fp8Dtype.invalid = (
         "    return k.to(dtype), v.to(dtype)\n",
         line=3,
         message="float8_e5m2fnuz",
+        fixed=(
+            "import torch\n"
+            '_IS_FNUZ = getattr(torch.version, "hip", None) is not None and torch.cuda.is_available() and "gfx94" in torch.cuda.get_device_properties(0).gcnArchName\n'
+            "\n"
+            "def quantize_kv(k, v, dtype: torch.dtype = (torch.float8_e5m2fnuz if _IS_FNUZ else torch.float8_e5m2)):\n"
+            "    return k.to(dtype), v.to(dtype)\n"
+        ),
     ),
     Invalid(
         "import torch\n"

@@ -7,7 +7,8 @@ from pathlib import PurePath
 
 import libcst as cst
 
-from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.diagnostics import Fix, FixAvailability, Severity
+from rocmlint.python.fixes import enclosing_statement, wrap_in_try
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import leaves_quietly, statements_before
 from rocmlint.python.scopes import dotted_name
@@ -52,16 +53,23 @@ class FlashAttnNoFallback(Rule):
     ```
 
     ## Fix
+    For `from flash_attn import flash_attn_func` (`--unsafe-fixes`), three tiers: flash-attn itself
+    (on ROCm the CK or Triton build), else PyTorch SDPA, else eager attention:
     ```python
     try:
         from flash_attn import flash_attn_func
     except ImportError:
-        flash_attn_func = None  # fall back to torch.nn.functional.scaled_dot_product_attention
+        # No flash-attn build (on ROCm: the CK or Triton one): PyTorch SDPA, else eager attention.
+        def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, **options):
+            ...  # (batch, seqlen, heads, head_dim) layout, GQA, bottom-right causal mask
     ```
+    Other imports (`flash_attn_varlen_func`, FA3's `flash_attn_interface`) get no fix: their
+    signatures have no small PyTorch equivalent.
 
     ## Fix safety
-    Unsafe: the fallback needs a second attention path (ROCm flash-attn build, Triton build, or
-    `scaled_dot_product_attention`, which takes a different tensor layout) at every call site.
+    Unsafe: the fallback is slower than flash-attn, raises `NotImplementedError` for options it does
+    not implement (`window_size`, `alibi_slopes`, `return_attn_probs`, ...), and its numerics differ
+    slightly from flash-attn's kernels; review the call sites.
     """
 
     code = "ROC109"
@@ -86,7 +94,63 @@ class FlashAttnNoFallback(Rule):
     def _check(self, reported: cst.CSTNode, module: str, ctx: PythonContext) -> None:
         if _inside_same_distribution(module, ctx) or _has_fallback(reported, ctx):
             return
-        ctx.report(reported, _message(module))
+        ctx.report(reported, _message(module), fix=_fix(reported, module, ctx))
+
+
+def _fix(reported: cst.CSTNode, module: str, ctx: PythonContext) -> Fix | None:
+    """For `from flash_attn import flash_attn_func [as f]`: on ImportError, define the same function on
+    PyTorch attention. The import stays the first tier (on ROCm the CK or Triton flash-attn build), SDPA
+    is the second, eager attention the third. Other names get no fix: their signatures (varlen, kvcache,
+    FA3's return values) have no small PyTorch equivalent."""
+    statement_node = ctx.parent(reported)
+    if module != FA2 or not isinstance(statement_node, cst.ImportFrom):
+        return None
+    names = statement_node.names
+    if isinstance(names, cst.ImportStar) or len(names) != 1 or dotted_name(names[0].name) != "flash_attn_func":
+        return None
+    alias = names[0].asname.name if names[0].asname is not None else names[0].name
+    statement = enclosing_statement(ctx, statement_node)
+    if not isinstance(alias, cst.Name) or statement is None:
+        return None
+    unit = ctx.module.default_indent
+    handler = [line.replace("{u}", unit).replace("{name}", alias.value) for line in _FALLBACK]
+    edit = wrap_in_try(ctx, statement, "ImportError", handler)
+    return ctx.fix(_FIX, edit, safe=False) if edit is not None else None
+
+
+_FIX = "Fall back to PyTorch attention (SDPA, else eager) when flash-attn is missing"
+# flash_attn_func's contract: (batch, seqlen, heads, head_dim) tensors, GQA when k/v have fewer heads,
+# causal masks aligned to the bottom-right corner when the query is shorter than the key.
+_FALLBACK = (
+    "# No flash-attn build (on ROCm: the CK or Triton one): PyTorch SDPA, else eager attention.",
+    "def {name}(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, **options):",
+    '{u}"""flash_attn_func on PyTorch: (batch, seqlen, heads, head_dim) in and out."""',
+    "{u}import torch",
+    "",
+    "{u}for key, value in options.items():  # flash-attn options PyTorch lacks: only their defaults",
+    "{u}{u}if value is None or isinstance(value, (bool, int, float)) and not value:",
+    "{u}{u}{u}continue",
+    "{u}{u}if isinstance(value, tuple) and value == (-1, -1):  # window_size: no sliding window",
+    "{u}{u}{u}continue",
+    '{u}{u}raise NotImplementedError(f"flash_attn_func fallback: {key}={value!r} is not supported")',
+    "{u}q, k, v = (t.transpose(1, 2) for t in (q, k, v))",
+    "{u}if k.shape[1] != q.shape[1]:  # grouped-query attention: repeat the key/value heads",
+    "{u}{u}k = k.repeat_interleave(q.shape[1] // k.shape[1], dim=1)",
+    "{u}{u}v = v.repeat_interleave(q.shape[1] // v.shape[1], dim=1)",
+    '{u}sdpa = getattr(torch.nn.functional, "scaled_dot_product_attention", None)',
+    "{u}if sdpa is not None and softmax_scale is None and (not causal or q.shape[2] == k.shape[2]):",
+    "{u}{u}out = sdpa(q, k, v, dropout_p=dropout_p, is_causal=causal)",
+    "{u}else:",
+    "{u}{u}scale = q.shape[-1] ** -0.5 if softmax_scale is None else softmax_scale",
+    "{u}{u}scores = torch.matmul(q, k.transpose(-2, -1)).float() * scale",
+    "{u}{u}if causal:  # aligned to the bottom-right corner, as flash-attn's mask is",
+    "{u}{u}{u}q_len, k_len = q.shape[2], k.shape[2]",
+    "{u}{u}{u}keep = torch.ones(q_len, k_len, dtype=torch.bool, device=q.device).tril(k_len - q_len)",
+    '{u}{u}{u}scores = scores.masked_fill(~keep, float("-inf"))',
+    "{u}{u}weights = torch.nn.functional.dropout(scores.softmax(dim=-1), p=dropout_p).to(v.dtype)",
+    "{u}{u}out = torch.matmul(weights, v)",
+    "{u}return out.transpose(1, 2)",
+)
 
 
 def _flash_module(module: str) -> str | None:
@@ -219,6 +283,42 @@ FlashAttnNoFallback.invalid = (
         "import torch\nfrom flash_attn import flash_attn_func\n\nout = flash_attn_func(q, k, v, causal=True)\n",
         line=2,
         message="scaled_dot_product_attention",
+        fixed=(
+            "import torch\n"
+            "try:\n"
+            "    from flash_attn import flash_attn_func\n"
+            "except ImportError:\n"
+            "    # No flash-attn build (on ROCm: the CK or Triton one): PyTorch SDPA, else eager attention.\n"
+            "    def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, **options):\n"
+            '        """flash_attn_func on PyTorch: (batch, seqlen, heads, head_dim) in and out."""\n'
+            "        import torch\n"
+            "\n"
+            "        for key, value in options.items():  # flash-attn options PyTorch lacks: only their defaults\n"
+            "            if value is None or isinstance(value, (bool, int, float)) and not value:\n"
+            "                continue\n"
+            "            if isinstance(value, tuple) and value == (-1, -1):  # window_size: no sliding window\n"
+            "                continue\n"
+            '            raise NotImplementedError(f"flash_attn_func fallback: {key}={value!r} is not supported")\n'
+            "        q, k, v = (t.transpose(1, 2) for t in (q, k, v))\n"
+            "        if k.shape[1] != q.shape[1]:  # grouped-query attention: repeat the key/value heads\n"
+            "            k = k.repeat_interleave(q.shape[1] // k.shape[1], dim=1)\n"
+            "            v = v.repeat_interleave(q.shape[1] // v.shape[1], dim=1)\n"
+            '        sdpa = getattr(torch.nn.functional, "scaled_dot_product_attention", None)\n'
+            "        if sdpa is not None and softmax_scale is None and (not causal or q.shape[2] == k.shape[2]):\n"
+            "            out = sdpa(q, k, v, dropout_p=dropout_p, is_causal=causal)\n"
+            "        else:\n"
+            "            scale = q.shape[-1] ** -0.5 if softmax_scale is None else softmax_scale\n"
+            "            scores = torch.matmul(q, k.transpose(-2, -1)).float() * scale\n"
+            "            if causal:  # aligned to the bottom-right corner, as flash-attn's mask is\n"
+            "                q_len, k_len = q.shape[2], k.shape[2]\n"
+            "                keep = torch.ones(q_len, k_len, dtype=torch.bool, device=q.device).tril(k_len - q_len)\n"
+            '                scores = scores.masked_fill(~keep, float("-inf"))\n'
+            "            weights = torch.nn.functional.dropout(scores.softmax(dim=-1), p=dropout_p).to(v.dtype)\n"
+            "            out = torch.matmul(weights, v)\n"
+            "        return out.transpose(1, 2)\n"
+            "\n"
+            "out = flash_attn_func(q, k, v, causal=True)\n"
+        ),
     ),
     Invalid("import torch\nimport flash_attn_interface\n", line=2, message="FlashAttention-3"),
     # A function-level import still fails when the function is called.
@@ -243,6 +343,42 @@ FlashAttnNoFallback.invalid = (
         "except ImportError:\n"
         "    from flash_attn import flash_attn_func\n",
         line=4,
+        fixed=(
+            "try:\n"
+            "    from flash_attn_interface import flash_attn_func\n"
+            "except ImportError:\n"
+            "    try:\n"
+            "        from flash_attn import flash_attn_func\n"
+            "    except ImportError:\n"
+            "        # No flash-attn build (on ROCm: the CK or Triton one): PyTorch SDPA, else eager attention.\n"
+            "        def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, **options):\n"
+            '            """flash_attn_func on PyTorch: (batch, seqlen, heads, head_dim) in and out."""\n'
+            "            import torch\n"
+            "\n"
+            "            for key, value in options.items():  # flash-attn options PyTorch lacks: only their defaults\n"
+            "                if value is None or isinstance(value, (bool, int, float)) and not value:\n"
+            "                    continue\n"
+            "                if isinstance(value, tuple) and value == (-1, -1):  # window_size: no sliding window\n"
+            "                    continue\n"
+            '                raise NotImplementedError(f"flash_attn_func fallback: {key}={value!r} is not supported")\n'
+            "            q, k, v = (t.transpose(1, 2) for t in (q, k, v))\n"
+            "            if k.shape[1] != q.shape[1]:  # grouped-query attention: repeat the key/value heads\n"
+            "                k = k.repeat_interleave(q.shape[1] // k.shape[1], dim=1)\n"
+            "                v = v.repeat_interleave(q.shape[1] // v.shape[1], dim=1)\n"
+            '            sdpa = getattr(torch.nn.functional, "scaled_dot_product_attention", None)\n'
+            "            if sdpa is not None and softmax_scale is None and (not causal or q.shape[2] == k.shape[2]):\n"
+            "                out = sdpa(q, k, v, dropout_p=dropout_p, is_causal=causal)\n"
+            "            else:\n"
+            "                scale = q.shape[-1] ** -0.5 if softmax_scale is None else softmax_scale\n"
+            "                scores = torch.matmul(q, k.transpose(-2, -1)).float() * scale\n"
+            "                if causal:  # aligned to the bottom-right corner, as flash-attn's mask is\n"
+            "                    q_len, k_len = q.shape[2], k.shape[2]\n"
+            "                    keep = torch.ones(q_len, k_len, dtype=torch.bool, device=q.device).tril(k_len - q_len)\n"
+            '                    scores = scores.masked_fill(~keep, float("-inf"))\n'
+            "                weights = torch.nn.functional.dropout(scores.softmax(dim=-1), p=dropout_p).to(v.dtype)\n"
+            "                out = torch.matmul(weights, v)\n"
+            "            return out.transpose(1, 2)\n"
+        ),
     ),
     Invalid(
         "import torch\n"

@@ -6,7 +6,7 @@ import re
 
 import libcst as cst
 
-from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.diagnostics import Edit, Fix, FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import fstring_prefix, last_name
 from rocmlint.rule import Invalid, Rule, Valid
@@ -15,6 +15,7 @@ from rocmlint.rule import Invalid, Rule, Valid
 _DEVICE_STRING = re.compile(r"(hip|rocm)(:\d+)?")
 _DEVICE_PREFIX = re.compile(r"(hip|rocm):")
 _CUDA_STRING = re.compile(r"cuda(:\d+)?")
+_DEVICE_TYPE = re.compile(r"^(hip|rocm)")
 # Keyword arguments that take a device on any call (torch.load's `map_location` included).
 _DEVICE_KEYWORDS = frozenset({"device", "map_location"})
 # Calls whose first positional argument is a device.
@@ -64,7 +65,7 @@ class HipDeviceString(Rule):
 
     ## Fix
     ```python
-    device = "cuda" if torch.version.hip else "cuda"  # simplify to "cuda" after review
+    device = "cuda" if torch.version.hip else "cuda"  # simplify by hand
     x = torch.randn(8, 8, device=device)
     ```
 
@@ -84,7 +85,7 @@ class HipDeviceString(Rule):
         for value in _device_arguments(node, ctx):
             literals = [lit for lit in _device_literals(value, ctx) if not _claimed_by_assignment(lit, ctx)]
             if literals:
-                ctx.report(value, _message(ctx, literals[0]))
+                ctx.report(value, _message(ctx, literals[0]), fix=_fix(literals, ctx))
 
     def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
         if any(_is_device_holder(target.target) for target in node.targets):
@@ -115,7 +116,35 @@ class HipDeviceString(Rule):
         if not _chooses_hip_or_cuda(value, ctx):
             return
         for literal in _device_literals(value, ctx, follow_names=False):
-            ctx.report(literal, _message(ctx, literal))
+            ctx.report(literal, _message(ctx, literal), fix=_fix([literal], ctx))
+
+
+def _fix(literals: list[cst.BaseExpression], ctx: PythonContext) -> Fix | None:
+    """`"cuda"` for each literal, only when every one of them sits in code that never runs on NVIDIA
+    (elsewhere the string may mean something to NVIDIA code, so the change would need review)."""
+    if not all(ctx.is_nvidia_gated(literal) for literal in literals):
+        return None
+    edits = [_cuda_literal(literal, ctx) for literal in literals]
+    if any(edit is None for edit in edits):
+        return None
+    return ctx.fix('Use the "cuda" device type (ROCm builds of PyTorch reuse it)', *(e for e in edits if e is not None))
+
+
+def _cuda_literal(literal: cst.BaseExpression, ctx: PythonContext) -> Edit | None:
+    """The edit turning `"hip"`/`"rocm:0"`/`f"hip:{i}"`/`"hip:" + ...`'s device type into `cuda`."""
+    if isinstance(literal, cst.FormattedString):
+        part = literal.parts[0] if literal.parts else None
+        if not isinstance(part, cst.FormattedStringText):
+            return None
+        return ctx.replace(part, _DEVICE_TYPE.sub("cuda", part.value, count=1))
+    if not isinstance(literal, cst.SimpleString):
+        return None
+    quote = literal.quote
+    prefix = literal.prefix
+    body = literal.value[len(prefix) + len(quote) : len(literal.value) - len(quote)]
+    if not (_DEVICE_STRING.fullmatch(body) or _DEVICE_PREFIX.fullmatch(body)):
+        return None  # escapes or other characters: leave it to the user
+    return ctx.replace(literal, f"{prefix}{quote}{_DEVICE_TYPE.sub('cuda', body, count=1)}{quote}")
 
 
 def _device_arguments(call: cst.Call, ctx: PythonContext) -> list[cst.BaseExpression]:
@@ -256,6 +285,11 @@ HipDeviceString.invalid = (
         "model = model.to(device)\n",
         line=2,
         message="this branch only runs on ROCm",
+        fixed=(
+            "import torch\n"
+            'device = "cuda" if torch.version.hip else "cuda"\n'
+            "model = model.to(device)\n"
+        ),
     ),
     Invalid('import torch\nx = torch.empty(1024, 1024, dtype=torch.float16, device="hip")\n', line=2),
     Invalid(
@@ -271,6 +305,12 @@ HipDeviceString.invalid = (
         "if IS_ROCM:\n"
         '    torch.set_default_device("hip")\n',
         line=4,
+        fixed=(
+            "import torch\n"
+            "IS_ROCM = torch.version.hip is not None\n"
+            "if IS_ROCM:\n"
+            '    torch.set_default_device("cuda")\n'
+        ),
     ),
     Invalid(
         "def cast_inputs(batch, device):\n"

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.fixes import gate_condition
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_none, last_name, only_displayed, whole_condition
 from rocmlint.python.scopes import target_names
@@ -60,14 +61,17 @@ class CapabilityCompare(Rule):
 
     ## Fix
     ```python
-    if (not IS_ROCM) and (torch.cuda.get_device_capability() >= (9, 0)):
+    _IS_ROCM = getattr(torch.version, "hip", None) is not None  # added once, after the imports
+    if (not _IS_ROCM) and (torch.cuda.get_device_capability() >= (9, 0)):
         attention = flash_attn_3
     ```
+    The whole `and`/`or` condition is gated (`(not _IS_ROCM) and (major > 8 or minor >= 9)`); an
+    `assert` gets no fix (it would always fail on ROCm).
     On ROCm choose the feature from the gfx architecture instead
     (`torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]`, vLLM's `on_mi3xx()`).
 
     ## Fix safety
-    Safe: on NVIDIA `IS_ROCM` is false and the original comparison is kept verbatim; ROCm takes the
+    Safe: on NVIDIA `_IS_ROCM` is false and the original comparison is kept verbatim; ROCm takes the
     fallback branch, which may need an explicit gfx-based path.
     """
 
@@ -105,7 +109,7 @@ class CapabilityCompare(Rule):
         if condition in self._reported_conditions:
             return
         self._reported_conditions.add(condition)
-        ctx.report(node, _COMPARISON_MESSAGE, gate_on=sources)
+        ctx.report(node, _COMPARISON_MESSAGE, gate_on=sources, fix=gate_condition(ctx, condition, _FIX))
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
         func = node.func
@@ -115,7 +119,8 @@ class CapabilityCompare(Rule):
             return  # the platform class's own implementation
         if isinstance(func, cst.Name) and _defined_here(func, ctx):
             return  # a helper defined in this file: its body's comparison is checked (and fixed) there
-        ctx.report(node, _helper_message(last_name(func)))
+        fix = gate_condition(ctx, whole_condition(ctx, node), _FIX)
+        ctx.report(node, _helper_message(last_name(func)), fix=fix)
 
     # --- where a value comes from --------------------------------------------------------------------
     def _sources(self, expr: cst.CSTNode, ctx: PythonContext, depth: int) -> list[cst.CSTNode]:
@@ -198,6 +203,9 @@ class CapabilityCompare(Rule):
         if binding is not None and binding.kind == "value" and binding.scope.node is scope:
             plain += binding.values
         return [*plain, *ctx.semantic.unpacked_values(scope, name.value)]
+
+
+_FIX = "Take the NVIDIA path only when not on ROCm: `(not IS_ROCM) and (...)`"
 
 
 def _predates_amd(threshold: cst.CSTNode, ctx: PythonContext) -> bool:
@@ -356,6 +364,12 @@ CapabilityCompare.invalid = (
         "import torch\nif torch.cuda.get_device_capability() >= (8, 0):\n    dtype = torch.bfloat16\n",
         line=2,
         message="gfx IP version",
+        fixed=(
+            "import torch\n"
+            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
+            "if (not _IS_ROCM) and (torch.cuda.get_device_capability() >= (8, 0)):\n"
+            "    dtype = torch.bfloat16\n"
+        ),
     ),
     Invalid(
         "import torch as T\n"
@@ -388,6 +402,13 @@ CapabilityCompare.invalid = (
         "    major, minor = torch.cuda.get_device_capability()\n"
         "    return major > 8 or (major == 8 and minor >= 9)\n",
         line=4,
+        fixed=(
+            "import torch\n"
+            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
+            "def fp8_supported():\n"
+            "    major, minor = torch.cuda.get_device_capability()\n"
+            "    return (not _IS_ROCM) and (major > 8 or (major == 8 and minor >= 9))\n"
+        ),
     ),
     Invalid(
         "from vllm.platforms import current_platform\n"

@@ -5,8 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.fixes import gate_condition, is_truth_tested
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import fstring_prefix, only_displayed
+from rocmlint.python.idioms import fstring_prefix, only_displayed, whole_condition
 from rocmlint.rule import Invalid, Rule, Valid
 
 _ARCH_LIST_CALLS = frozenset({"torch.cuda.get_arch_list"})
@@ -45,14 +46,15 @@ class ArchListSm(Rule):
 
     ## Fix
     ```python
-    if not IS_ROCM and f"sm_{major}{minor}" not in torch.cuda.get_arch_list():
+    _IS_ROCM = getattr(torch.version, "hip", None) is not None  # added once, after the imports
+    if (not _IS_ROCM) and (f"sm_{major}{minor}" not in torch.cuda.get_arch_list()):
         device = "cpu"
     ```
     On ROCm, compare `torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]` with the list.
 
     ## Fix safety
-    Safe: on NVIDIA `IS_ROCM` is false and the original search runs unchanged; ROCm skips the
-    NVIDIA-only check.
+    Safe: on NVIDIA `_IS_ROCM` is false and the original search runs unchanged; ROCm skips the
+    NVIDIA-only check. No fix for a regex match whose result is used beyond its truth (`.group(1)`).
     """
 
     code = "ROC114"
@@ -83,16 +85,24 @@ class ArchListSm(Rule):
             return
         pattern, subject = _regex_operands(node, ctx)
         if pattern is not None and subject is not None:
-            _report(node, _nvidia_regexes(pattern, ctx), _arch_list_sources(subject, ctx, 0), ctx)
+            # A match object is used for more than its truth (`.group(1)`): `False` cannot stand for it.
+            fixable = is_truth_tested(ctx, node)
+            _report(node, _nvidia_regexes(pattern, ctx), _arch_list_sources(subject, ctx, 0), ctx, fixable)
 
 
-def _report(node: cst.CSTNode, targets: list[cst.CSTNode], sources: list[cst.CSTNode], ctx: PythonContext) -> bool:
+def _report(
+    node: cst.CSTNode, targets: list[cst.CSTNode], sources: list[cst.CSTNode], ctx: PythonContext, fixable: bool = True
+) -> bool:
     """Report `node` when an NVIDIA target string meets the arch list; True when the pair was found."""
     if not targets or not sources:
         return False
     if not only_displayed(ctx, node):
-        ctx.report(node, _MESSAGE, gate_on=(*sources, *targets))
+        fix = gate_condition(ctx, whole_condition(ctx, node), _FIX) if fixable else None
+        ctx.report(node, _MESSAGE, gate_on=(*sources, *targets), fix=fix)
     return True
+
+
+_FIX = "Search the arch list for sm_ targets only when not on ROCm"
 
 
 # --- the arch list and its elements ------------------------------------------------------------------
@@ -237,7 +247,17 @@ ArchListSm.valid = (
     ),
 )
 ArchListSm.invalid = (
-    Invalid('import torch\nif "sm_90" in torch.cuda.get_arch_list():\n    use_fp8 = True\n', line=2, message="gfx"),
+    Invalid(
+        'import torch\nif "sm_90" in torch.cuda.get_arch_list():\n    use_fp8 = True\n',
+        line=2,
+        message="gfx",
+        fixed=(
+            "import torch\n"
+            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
+            'if (not _IS_ROCM) and ("sm_90" in torch.cuda.get_arch_list()):\n'
+            "    use_fp8 = True\n"
+        ),
+    ),
     Invalid(
         "import torch\n"
         "def check_device_compatibility():\n"
@@ -247,6 +267,16 @@ ArchListSm.invalid = (
         '        return "cpu"\n'
         '    return "cuda"\n',
         line=5,
+        fixed=(
+            "import torch\n"
+            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
+            "def check_device_compatibility():\n"
+            "    major, minor = torch.cuda.get_device_capability()\n"
+            "    arch_list = torch.cuda.get_arch_list()\n"
+            '    if (not _IS_ROCM) and (f"sm_{major}{minor}" not in arch_list):\n'
+            '        return "cpu"\n'
+            '    return "cuda"\n'
+        ),
     ),
     Invalid(
         'import torch\nhas_sm = any(a.startswith("sm_") for a in torch.cuda.get_arch_list())\n',

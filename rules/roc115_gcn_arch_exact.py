@@ -6,7 +6,7 @@ import re
 
 import libcst as cst
 
-from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import subscript_key
 from rocmlint.rule import Invalid, Rule, Valid
@@ -106,7 +106,15 @@ def _report(node: cst.CSTNode, message: str, ctx: PythonContext) -> None:
     # Code that cannot run on ROCm never sees a real gcnArchName.
     if ctx.branch(node).on_rocm is False:
         return
-    ctx.report(node, message)
+    ctx.report(node, message, fix=_fix(node, ctx))
+
+
+def _fix(node: cst.CSTNode, ctx: PythonContext) -> Fix | None:
+    """`<arch>.split(":")[0]`. On NVIDIA the name has no `:` (or is ""), so the split returns it unchanged;
+    a `getattr(..., "gcnArchName", None)` default would make the split raise, so it gets no fix."""
+    if isinstance(node, cst.Call) and len(node.args) > 2 and not isinstance(node.args[2].value, cst.SimpleString):
+        return None
+    return ctx.fix('Compare the bare gfx name: `.split(":")[0]`', ctx.insert_after(node, '.split(":")[0]'))
 
 
 def _is_arch_name(expr: cst.CSTNode, ctx: PythonContext, depth: int = 0) -> bool:
@@ -214,6 +222,12 @@ GcnArchExact.invalid = (
         "    block_size = 256\n",
         line=3,
         message='split(":")[0]',
+        fixed=(
+            "import torch\n"
+            "props = torch.cuda.get_device_properties(0)\n"
+            'if props.gcnArchName.split(":")[0] == "gfx942":\n'
+            "    block_size = 256\n"
+        ),
     ),
     # Inside a ROCm branch: still wrong.
     Invalid(
@@ -230,6 +244,11 @@ GcnArchExact.invalid = (
         '_BLOCK = {"gfx90a": 64, "gfx942": 128}\n'
         "block = _BLOCK[torch.cuda.get_device_properties(0).gcnArchName]\n",
         line=3,
+        fixed=(
+            "import torch\n"
+            '_BLOCK = {"gfx90a": 64, "gfx942": 128}\n'
+            'block = _BLOCK[torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]]\n'
+        ),
     ),
     Invalid(
         "import torch\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.fixes import gate_statement
 from rocmlint.python.frontend import PythonContext
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -39,13 +40,14 @@ class CufftPlanCache(Rule):
     ## Fix
     ```python
     import torch
+    _IS_ROCM = getattr(torch.version, "hip", None) is not None
 
-    if not torch.version.hip:
+    if not _IS_ROCM:
         torch.backends.cuda.cufft_plan_cache[0].max_size = 32
     ```
 
     ## Fix safety
-    Safe: the statement is only wrapped in `if not torch.version.hip:`, so on NVIDIA it runs exactly as
+    Safe: the statement is only wrapped in `if not _IS_ROCM:`, so on NVIDIA it runs exactly as
     before; on ROCm the default cache is kept, which only changes memory use of cached plans.
     """
 
@@ -72,14 +74,17 @@ class CufftPlanCache(Rule):
             return
         owner, attribute = node.args[0].value, node.args[1].value
         if ctx.string_value(attribute) == "max_size" and _is_plan_cache(owner, ctx):
-            ctx.report(node, _message())
+            ctx.report(node, _message(), fix=gate_statement(ctx, node, _FIX))
 
     @staticmethod
     def _check_target(target: cst.BaseExpression, ctx: PythonContext) -> None:
         if not isinstance(target, cst.Attribute) or target.attr.value != "max_size":
             return
         if _is_plan_cache(target.value, ctx):
-            ctx.report(target, _message())
+            ctx.report(target, _message(), fix=gate_statement(ctx, target, _FIX))
+
+
+_FIX = "Set the plan cache size only when not on ROCm"
 
 
 def _is_plan_cache(owner: cst.BaseExpression, ctx: PythonContext) -> bool:
@@ -154,7 +159,17 @@ CufftPlanCache.valid = (
     ),
 )
 CufftPlanCache.invalid = (
-    Invalid("import torch\ntorch.backends.cuda.cufft_plan_cache.max_size = 32\n", line=2, message="hipFFT/rocFFT"),
+    Invalid(
+        "import torch\ntorch.backends.cuda.cufft_plan_cache.max_size = 32\n",
+        line=2,
+        message="hipFFT/rocFFT",
+        fixed=(
+            "import torch\n"
+            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
+            "if not _IS_ROCM:\n"
+            "    torch.backends.cuda.cufft_plan_cache.max_size = 32\n"
+        ),
+    ),
     Invalid(
         "import torch\n"
         "\n"
@@ -182,5 +197,13 @@ CufftPlanCache.invalid = (
         "for device_index in range(torch.cuda.device_count()):\n"
         '    setattr(torch.backends.cuda.cufft_plan_cache[device_index], "max_size", 128)\n',
         line=4,
+        fixed=(
+            "import torch\n"
+            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
+            "\n"
+            "for device_index in range(torch.cuda.device_count()):\n"
+            "    if not _IS_ROCM:\n"
+            '        setattr(torch.backends.cuda.cufft_plan_cache[device_index], "max_size", 128)\n'
+        ),
     ),
 )

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.diagnostics import Fix, FixAvailability, Severity
+from rocmlint.python.fixes import needs_parens, original_text
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name, report_site, whole_condition
 from rocmlint.rule import Invalid, Rule, Valid
@@ -110,6 +111,8 @@ class CudaErrorText(Rule):
     except torch.cuda.OutOfMemoryError:
         batch_size //= 2
     ```
+    `--unsafe-fixes` widens a literal `in`/`not in` match on a name (or `str()` of one) to both
+    spellings: `"CUDA out of memory" not in str(e) and "HIP out of memory" not in str(e)`.
 
     ## Fix safety
     Unsafe: catching `torch.cuda.OutOfMemoryError` or widening the match changes which exceptions the
@@ -145,8 +148,38 @@ class CudaErrorText(Rule):
             reported = candidate.literal if candidate.from_loop else report_site(ctx, candidate.literal, needle)
             if reported in self._reported:
                 continue
-            if ctx.report(reported, _message(wording), gate_on=(candidate.literal, site)):
+            fix = _fix(candidate.literal, site, ctx)
+            if ctx.report(reported, _message(wording), gate_on=(candidate.literal, site), fix=fix):
                 self._reported.add(reported)
+
+
+def _fix(literal: cst.CSTNode, site: cst.CSTNode, ctx: PythonContext) -> Fix | None:
+    """`("CUDA out of memory" in text or "HIP out of memory" in text)` for a literal written as the left
+    operand of `in` (`not in`: `and ... not in`). Only when the searched text is a name, an attribute or
+    `str()`/`repr()` of one, so evaluating it twice changes nothing."""
+    if not isinstance(site, cst.Comparison) or site.left is not literal or not isinstance(literal, cst.SimpleString):
+        return None
+    target = site.comparisons[0]
+    if not _is_plain_text(target.comparator, ctx):
+        return None
+    body = literal.value[len(literal.prefix) + len(literal.quote) : len(literal.value) - len(literal.quote)]
+    hip = body.replace("CUDA", "HIP").replace("cuda", "hip")
+    if hip == body:
+        return None
+    hip_literal = f"{literal.prefix}{literal.quote}{hip}{literal.quote}"
+    searched = original_text(ctx, target.comparator)
+    joiner, operator = ("or", "in") if isinstance(target.operator, cst.In) else ("and", "not in")
+    new = f"{original_text(ctx, site)} {joiner} {hip_literal} {operator} {searched}"
+    edit = ctx.replace(site, f"({new})" if needs_parens(ctx, site) else new)
+    return ctx.fix("Also match the ROCm (HIP) wording", edit, safe=False)
+
+
+def _is_plain_text(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
+    if isinstance(expr, cst.Call):
+        if ctx.qualified_name(expr.func) not in ("str", "repr") or len(expr.args) != 1:
+            return False
+        expr = expr.args[0].value
+    return isinstance(expr, (cst.Name, cst.Attribute))
 
 
 def _searched_text(call: cst.Call, ctx: PythonContext) -> cst.BaseExpression | None:
@@ -351,6 +384,15 @@ CudaErrorText.invalid = (
         "        raise\n",
         line=5,
         message="HIP out of memory",
+        fixed=(
+            "def train_step(model, batch):\n"
+            "    try:\n"
+            "        return model(batch)\n"
+            "    except RuntimeError as e:\n"
+            '        if "CUDA out of memory" in str(e) or "HIP out of memory" in str(e):\n'
+            "            return None\n"
+            "        raise\n"
+        ),
     ),
     Invalid(
         "def should_retry(err: Exception) -> bool:\n"
@@ -401,5 +443,12 @@ CudaErrorText.invalid = (
         '        return "fatal"\n'
         '    return "retry"\n',
         line=3,
+        fixed=(
+            "def classify(exc: BaseException) -> str:\n"
+            "    msg = str(exc).lower()\n"
+            '    if ("cuda error" in msg or "hip error" in msg) or "device-side assert" in msg:\n'
+            '        return "fatal"\n'
+            '    return "retry"\n'
+        ),
     ),
 )

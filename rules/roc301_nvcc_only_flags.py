@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.diagnostics import Fix, FixAvailability, Severity
+from rocmlint.python.fixes import hip_extension_guard, keep_on_nvidia, wrap_in_if
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.scopes import dotted_name
 from rocmlint.python.tree import children
@@ -136,15 +137,19 @@ class NvccOnlyFlags(Rule):
 
     ## Fix
     ```python
-    from torch.utils.cpp_extension import IS_HIP_EXTENSION, CUDAExtension
+    from torch.utils.cpp_extension import CUDAExtension
+    from torch.utils.cpp_extension import IS_HIP_EXTENSION
 
-    nvcc_flags = ["-O3", "--use_fast_math", "-lineinfo"] if not IS_HIP_EXTENSION else ["-O3", "-ffast-math"]
     ext = CUDAExtension(
         "fused_ops",
         ["fused_ops.cpp", "fused_ops_kernel.cu"],
-        extra_compile_args={"cxx": ["-O3"], "nvcc": nvcc_flags},
+        extra_compile_args={"cxx": ["-O3"], "nvcc": ["-O3", "--use_fast_math", "-lineinfo"] if not IS_HIP_EXTENSION else ["-O3"]},
     )
     ```
+    nvcc-only flags are dropped from the ROCm list (with their separate value: `"-gencode", "arch=..."`);
+    `flags.append("--use_fast_math")` is wrapped in `if not IS_HIP_EXTENSION:`. No fix for a string
+    holding several flags, or a script that does not import torch (the import would add a build
+    dependency).
 
     ## Fix safety
     Safe: the fix keeps the original list verbatim for `not IS_HIP_EXTENSION` and gives ROCm a copy
@@ -305,7 +310,7 @@ class NvccOnlyFlags(Rule):
         if any(ctx.is_rocm_gated(node) for node in (literal, *path)):
             return
         state.reported.add(literal)
-        ctx.report(literal, message, gate_on=path)
+        ctx.report(literal, message, gate_on=path, fix=_fix(literal, ctx, hipified))
 
     def _state(self, ctx: PythonContext) -> _FileState:
         if self._file is None or self._file.ctx is not ctx:
@@ -403,6 +408,67 @@ class _FileState:
                 self._mutations.setdefault(child.value, []).append(parent)
             elif _is_load(child, parent):
                 self._reads.setdefault(child.value, []).append(child)
+
+
+# --- the fix -------------------------------------------------------------------------------------------
+# Options whose value may follow as the next list element (`"-gencode", "arch=..."`): dropped together.
+_TAKES_VALUE = frozenset(
+    {
+        "-gencode", "--generate-code", "-arch", "--gpu-architecture", "-code", "--gpu-code", "-Xptxas",
+        "--ptxas-options", "-maxrregcount", "--maxrregcount", "-Xcompiler", "--compiler-options", "--threads",
+        "-Xcudafe", "--diag-suppress", "-diag-suppress", "-ccbin", "--compiler-bindir", "-rdc",
+        "--relocatable-device-code", "-ftz", "--ftz", "-prec-div", "--prec-div", "-prec-sqrt", "--prec-sqrt",
+        "-fmad", "--fmad",
+    }
+)
+_FIX = "Split the flags on IS_HIP_EXTENSION: the nvcc list as it is, a ROCm list without the nvcc-only flags"
+
+
+def _fix(literal: cst.BaseExpression, ctx: PythonContext, hipified: bool) -> Fix | None:
+    """`[<nvcc flags>] if not IS_HIP_EXTENSION else [<hipcc flags>]` around the list literal holding the
+    flag (the original list untouched); `if not IS_HIP_EXTENSION:` around a `flags.append("-flag")`."""
+    element = ctx.parent(literal)
+    container = ctx.parent(element) if isinstance(element, cst.Element) else None
+    if isinstance(container, cst.List):
+        rocm_list = _rocm_list(container, ctx, hipified)
+        guard = hip_extension_guard(ctx, container) if rocm_list is not None else None
+        if rocm_list is None or guard is None:
+            return None
+        return ctx.fix(_FIX, keep_on_nvidia(ctx, container, rocm_list, guard.name), *guard.edits)
+    call = ctx.parent(element) if isinstance(element, cst.Arg) else None
+    text = _literal_text(literal, ctx) or ""
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) or call.func.attr.value != "append":
+        return None
+    if len(text.split()) != 1 or text in _TAKES_VALUE or text in _CUDA_NO_HALF_UNDEFS:
+        return None  # its value (or the HIP spelling) belongs in another statement
+    guard = hip_extension_guard(ctx, call)
+    edit = wrap_in_if(ctx, call, f"not {guard.name}") if guard is not None else None
+    return ctx.fix(_FIX, edit, *guard.edits) if guard is not None and edit is not None else None
+
+
+def _rocm_list(flags: cst.List, ctx: PythonContext, hipified: bool) -> str | None:
+    """The list's text for hipcc: nvcc-only flags (and their separate values) dropped, CUDA half undefs
+    swapped for the HIP spelling; None when a string holds several flags (it cannot be split safely)."""
+    kept: list[str] = []
+    skip_value = False
+    for element in flags.elements:
+        value = element.value
+        text = _literal_text(value, ctx) if isinstance(element, cst.Element) else None
+        if skip_value and text is not None and not text.startswith("-"):
+            skip_value = False
+            continue
+        skip_value = False
+        if text is None or _message_for(text, ctx, hipified) is None:
+            kept.append(ctx.code_of(element.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip())
+            continue
+        if len(text.split()) != 1 or not isinstance(value, cst.SimpleString):
+            return None
+        hip_undef = _CUDA_NO_HALF_UNDEFS.get(text)
+        if hip_undef is not None:
+            kept.append(f"{value.prefix}{value.quote}{hip_undef}{value.quote}")
+        else:
+            skip_value = text in _TAKES_VALUE
+    return "[" + ", ".join(dict.fromkeys(kept)) + "]"
 
 
 # --- helpers -------------------------------------------------------------------------------------------
@@ -671,6 +737,15 @@ NvccOnlyFlags.invalid = (
         ")\n",
         line=5,
         message='"--use_fast_math" is an nvcc-only flag',
+        fixed=(
+            "from torch.utils.cpp_extension import CUDAExtension\n"
+            "from torch.utils.cpp_extension import IS_HIP_EXTENSION\n"
+            "ext = CUDAExtension(\n"
+            '    "fused_ops",\n'
+            '    ["fused_ops.cpp", "fused_ops_kernel.cu"],\n'
+            '    extra_compile_args={"cxx": ["-O3"], "nvcc": ["-O3", "--use_fast_math", "-lineinfo"] if not IS_HIP_EXTENSION else ["-O3"]},\n'
+            ")\n"
+        ),
     ),
     # flash-attention style: the list is built up, then passed through a local helper.
     Invalid(
@@ -718,6 +793,13 @@ NvccOnlyFlags.invalid = (
         '    return load("rope", ["rope.cu"], extra_cuda_cflags=cflags, verbose=verbose)\n',
         line=3,
         message="-U__HIP_NO_HALF_OPERATORS__",
+        fixed=(
+            "from torch.utils.cpp_extension import load\n"
+            "from torch.utils.cpp_extension import IS_HIP_EXTENSION\n"
+            "def build_rope_kernels(verbose=False):\n"
+            '    cflags = ["-O3", "-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF_CONVERSIONS__"] if not IS_HIP_EXTENSION else ["-O3", "-U__HIP_NO_HALF_OPERATORS__", "-U__HIP_NO_HALF_CONVERSIONS__"]\n'
+            '    return load("rope", ["rope.cu"], extra_cuda_cflags=cflags, verbose=verbose)\n'
+        ),
     ),
     # `torch.cuda.is_available()` is true on ROCm: not a gate.
     Invalid(
