@@ -39,20 +39,31 @@ class CudaRuntimeHeader(Rule):
     ```
 
     ## Fix
+    Each include line goes behind the ROCm test (`rocm-condition`, default shown), with the HIP header
+    from the same table the rule reads in the ROCm branch. Every include gets a gate of its own, so each
+    fix stands alone (it can be taken, dropped or `noqa`ed by itself, and ROC205's library includes next
+    to it are fixed by that rule):
     ```cuda
-    #if defined(USE_ROCM) || defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
     #include <hip/hip_runtime.h>
-    #include <hip/hip_bf16.h>
     #else
     #include <cuda_runtime.h>
+    #endif
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+    #include <hip/hip_bf16.h>
+    #else
     #include <cuda_bf16.h>
     #endif
     ```
+    A header HIP needs no counterpart for (`device_launch_parameters.h`, `texture_fetch_functions.h`)
+    gets an empty ROCm branch.
 
     ## Fix safety
-    Safe: the NVIDIA branch keeps the original include lines token for token; the ROCm branch includes
-    the HIP header HIPIFY maps the CUDA header to (test `__HIP__` too: `__HIP_PLATFORM_AMD__` may only be
-    defined once a HIP header is in).
+    Safe: the NVIDIA branch keeps the original include line byte for byte, and nothing in the ROCm test is
+    defined by an NVIDIA build, so nvcc sees the same tokens (only line numbers move). The ROCm branch
+    includes the HIP header HIPIFY maps the CUDA header to; the test includes `__HIP__`, which HIP-Clang
+    always defines, because `__HIP_PLATFORM_AMD__` may only be defined once a HIP header is in. HIP 5.x
+    lacks some newer headers (`hip/hip_bf16.h` is HIP 6), so old ROCm may still fail on those.
     """
 
     code = "ROC204"
@@ -70,9 +81,12 @@ class CudaRuntimeHeader(Rule):
         header = include.header.strip()
         if hip:
             message = f"`{header}` is not on ROCm's include path; include `{hip}` in a ROCm branch"
+            fix = ctx.gated_fix(f"include `<{hip}>` on ROCm", include.directive, f"#include <{hip}>")
         else:
             message = f"`{header}` does not exist on ROCm (HIP needs no replacement); include it on NVIDIA only"
-        ctx.report(include, message)
+            # Nothing to include on ROCm: the ROCm branch is left empty.
+            fix = ctx.gated_fix("include it on NVIDIA only", include.directive, "")
+        ctx.report(include, message, fix=fix)
 
 
 CudaRuntimeHeader.valid = (
@@ -130,7 +144,20 @@ CudaRuntimeHeader.invalid = (
         "}\n",
         line=1,
         message="hip/hip_runtime.h",
+        fixed=(
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "#include <hip/hip_runtime.h>\n"
+            "#else\n"
+            "#include <cuda_runtime.h>\n"
+            "#endif\n"
+            "#include <torch/extension.h>\n"
+            "__global__ void relu(float* x, int n) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  if (i < n) x[i] = fmaxf(x[i], 0.f);\n"
+            "}\n"
+        ),
     ),
+    # Consecutive includes: one gate each, so each fix stands alone.
     Invalid(
         "#pragma once\n"
         "#include <ATen/ATen.h>\n"
@@ -138,6 +165,20 @@ CudaRuntimeHeader.invalid = (
         "#include <cuda_bf16.h>\n",
         line=3,
         message="`cuda.h`",
+        fixed=(
+            "#pragma once\n"
+            "#include <ATen/ATen.h>\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "#include <hip/hip_runtime.h>\n"
+            "#else\n"
+            "#include <cuda.h>\n"
+            "#endif\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "#include <hip/hip_bf16.h>\n"
+            "#else\n"
+            "#include <cuda_bf16.h>\n"
+            "#endif\n"
+        ),
     ),
     Invalid(
         "#include <cuda_fp16.h>\n"
@@ -155,6 +196,17 @@ CudaRuntimeHeader.invalid = (
         "}\n",
         line=1,
         message="hiprand/hiprand_kernel.h",
+        fixed=(
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "#include <hiprand/hiprand_kernel.h>\n"
+            "#else\n"
+            '#include "curand_kernel.h"\n'
+            "#endif\n"
+            "__global__ void dropout(curandStatePhilox4_32_10_t* states, float* x, float p, int n) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  if (i < n && curand_uniform(&states[i]) < p) x[i] = 0.f;\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "#ifdef ENABLE_PROFILING\n"
@@ -163,5 +215,17 @@ CudaRuntimeHeader.invalid = (
         "#include <device_launch_parameters.h>\n",
         line=2,
     ),
-    Invalid("#include <device_launch_parameters.h>\n", line=1, message="NVIDIA only"),
+    # Nothing to include on ROCm: the ROCm branch is empty.
+    Invalid(
+        "#include <device_launch_parameters.h>\n",
+        line=1,
+        message="NVIDIA only",
+        fixed=(
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "\n"
+            "#else\n"
+            "#include <device_launch_parameters.h>\n"
+            "#endif\n"
+        ),
+    ),
 )

@@ -6,7 +6,7 @@ from functools import cache
 
 from rocmlint.cuda.frontend import CudaContext, Include
 from rocmlint.data import load
-from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
 # Library names for the message, by the header's leading letters.
@@ -15,6 +15,8 @@ _LIBRARIES = (
     ("cufft", "cuFFT"), ("curand", "cuRAND"), ("cudnn", "cuDNN"), ("nccl", "NCCL"), ("nvToolsExt", "NVTX"),
     ("nvtx3", "NVTX"), ("nvml", "NVML"), ("nvrtc", "NVRTC"), ("cub/", "CUB"), ("thrust/", "Thrust's CUDA backend"),
 )
+# Libraries whose ROCm counterpart has a different API (MIOpen, ROCm SMI): swapping the header fixes nothing.
+_NO_DROP_IN = frozenset({"cuDNN", "NVML"})
 
 
 @cache
@@ -25,10 +27,16 @@ def _headers() -> tuple[dict[str, str], tuple[tuple[str, str], ...]]:
 
 
 def hip_header(header: str) -> str | None:
+    """The HIP header for a CUDA library header; a folder mapped to a folder (`thrust/system/cuda/` ->
+    `thrust/system/hip/`) keeps the rest of the path."""
     exact, prefixes = _headers()
     if header in exact:
         return exact[header]
-    return next((hip for prefix, hip in prefixes if header.startswith(prefix)), None)
+    hip = next(((prefix, hip) for prefix, hip in prefixes if header.startswith(prefix)), None)
+    if hip is None:
+        return None
+    prefix, target = hip
+    return target + header[len(prefix) :] if target.endswith("/") else target
 
 
 def _library(header: str) -> str:
@@ -56,20 +64,31 @@ class CudaLibraryHeader(Rule):
     ```
 
     ## Fix
+    Each include line goes behind the ROCm test (`rocm-condition`, default shown), with the ROCm library's
+    header from the same table the rule reads in the ROCm branch; a `cub/` header also gets
+    `namespace cub = hipcub;` there, since the code says `cub::`. Every include gets a gate of its own,
+    so each fix stands alone:
     ```cuda
-    #if defined(USE_ROCM) || defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
     #include <hipblas/hipblas.h>
+    #else
+    #include <cublas_v2.h>
+    #endif
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
     #include <hipcub/hipcub.hpp>
     namespace cub = hipcub;
     #else
-    #include <cublas_v2.h>
     #include <cub/block/block_reduce.cuh>
     #endif
     ```
+    `cudnn.h` and `nvml.h` get no fix: MIOpen and ROCm SMI have different APIs, so swapping the header
+    would silence the report without making the code build.
 
     ## Fix safety
-    Safe: the NVIDIA branch keeps the original include lines token for token; the ROCm branch includes
-    the HIP library's header. The calls still need their HIP names (hipify, or ROC216's table).
+    Safe: the NVIDIA branch keeps the original include line byte for byte and nothing in the ROCm test is
+    defined by an NVIDIA build, so nvcc sees the same tokens (only line numbers move). On ROCm the calls
+    still need their HIP names (hipify, which torch's `CUDAExtension` runs, or ROC216's table), and the ROCm
+    library must be installed.
     """
 
     code = "ROC205"
@@ -89,7 +108,17 @@ class CudaLibraryHeader(Rule):
             message = f"`{header}`: cuDNN is not available on ROCm; MIOpen (`{hip}`) is the counterpart, with a different API"
         else:
             message = f"`{header}` ({library}) is not available on ROCm; include `{hip}` in a ROCm branch"
-        ctx.report(include, message)
+        ctx.report(include, message, fix=_fix(include, header, hip, library, ctx))
+
+
+def _fix(include: Include, header: str, hip: str, library: str, ctx: CudaContext) -> Fix | None:
+    """The include swapped behind the ROCm test, one gate per include (each fix stands alone)."""
+    if library in _NO_DROP_IN:
+        return None  # the ROCm header would not declare what the code calls: the port is a rewrite
+    rocm = f"#include <{hip}>"
+    if header.startswith("cub/"):
+        rocm += "\nnamespace cub = hipcub;"  # the code says `cub::`; hipCUB's namespace is `hipcub`
+    return ctx.gated_fix(f"include `<{hip}>` on ROCm", include.directive, rocm)
 
 
 CudaLibraryHeader.valid = (
@@ -151,6 +180,25 @@ CudaLibraryHeader.invalid = (
         "#include <curand.h>\n",
         line=7,
         message="hipblas/hipblas.h",
+        fixed=(
+            "#pragma once\n"
+            "#include <ATen/cuda/CUDAContext.h>\n"
+            "#include <cuda_runtime_api.h>\n"
+            "#include <cassert>\n"
+            "#include <iostream>\n"
+            "#include <vector>\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "#include <hipblas/hipblas.h>\n"
+            "#else\n"
+            "#include <cublas_v2.h>\n"
+            "#endif\n"
+            "#include <cuda.h>\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "#include <hiprand/hiprand.h>\n"
+            "#else\n"
+            "#include <curand.h>\n"
+            "#endif\n"
+        ),
     ),
     Invalid(
         "#include <cub/block/block_reduce.cuh>\n"
@@ -164,6 +212,22 @@ CudaLibraryHeader.invalid = (
         "}\n",
         line=1,
         message="hipcub/hipcub.hpp",
+        fixed=(
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "#include <hipcub/hipcub.hpp>\n"
+            "namespace cub = hipcub;\n"
+            "#else\n"
+            "#include <cub/block/block_reduce.cuh>\n"
+            "#endif\n"
+            "template <int kThreads> __global__ void row_sum(const float* x, float* out, int cols) {\n"
+            "  using BlockReduce = cub::BlockReduce<float, kThreads>;\n"
+            "  __shared__ typename BlockReduce::TempStorage tmp;\n"
+            "  float s = 0.f;\n"
+            "  for (int c = threadIdx.x; c < cols; c += kThreads) s += x[blockIdx.x * cols + c];\n"
+            "  float total = BlockReduce(tmp).Sum(s);\n"
+            "  if (threadIdx.x == 0) out[blockIdx.x] = total;\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "#include <cufft.h>\n"
@@ -178,6 +242,8 @@ CudaLibraryHeader.invalid = (
         "cudnnHandle_t make_handle() { cudnnHandle_t h; cudnnCreate(&h); return h; }\n",
         line=1,
         message="MIOpen",
+        # No fix: MIOpen's API is not cuDNN's.
+        fixed='#include "cudnn.h"\ncudnnHandle_t make_handle() { cudnnHandle_t h; cudnnCreate(&h); return h; }\n',
     ),
     Invalid(
         "#ifdef WITH_NVTX\n"
@@ -185,5 +251,27 @@ CudaLibraryHeader.invalid = (
         "#endif\n",
         line=2,
         message="roctracer/roctx.h",
+        fixed=(
+            "#ifdef WITH_NVTX\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "#include <roctracer/roctx.h>\n"
+            "#else\n"
+            "#include <nvtx3/nvToolsExt.h>\n"
+            "#endif\n"
+            "#endif\n"
+        ),
+    ),
+    # A folder mapped to a folder keeps the rest of the path.
+    Invalid(
+        "#include <thrust/system/cuda/execution_policy.h>\n",
+        line=1,
+        message="thrust/system/hip/execution_policy.h",
+        fixed=(
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "#include <thrust/system/hip/execution_policy.h>\n"
+            "#else\n"
+            "#include <thrust/system/cuda/execution_policy.h>\n"
+            "#endif\n"
+        ),
     ),
 )

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
-from rocmlint.cuda.conditions import ConditionRule, arm_branch
+from rocmlint.cuda.conditions import (
+    CUDA_VERSION_MACROS,
+    PASS_AND_COMPILER_ALTERNATIVES,
+    ConditionRule,
+    arm_branch,
+    arm_may_hold_hazards,
+    condition_edit,
+    is_rocm_macro,
+)
 from rocmlint.cuda.frontend import CudaContext
 from rocmlint.cuda.preprocessor import Directive, names_in
-from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
-# Version macros of the CUDA toolkit and of nvcc; HIP-Clang defines none of them.
-CUDA_VERSION_MACROS = frozenset(
-    {"CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__", "__CUDA_API_VERSION"}
-)
+# Other vendor tests the rewrite would hide from their rules (ROC213, ROC214): once `|| <ROCm test>` is in
+# the chain, no rule reports it any more.
+_OTHER_VENDOR_TESTS = frozenset(PASS_AND_COMPILER_ALTERNATIVES) | {"__NVCC__"}
+
+__all__ = ["CUDA_VERSION_MACROS", "CudaVersionGate"]
 
 
 class CudaVersionGate(ConditionRule, Rule):
@@ -43,21 +52,23 @@ class CudaVersionGate(ConditionRule, Rule):
     ```
 
     ## Fix
+    By hand, for the example above: `#if CUDA_VERSION >= 9000 && !defined(USE_ROCM)` keeps ROCm on the
+    non-`_sync` arm it needs. The automatic fix only ever moves ROCm *into* the arm the test opens, by
+    adding the ROCm test (`rocm-condition`, default shown):
     ```cuda
-    template <typename T>
-    __device__ __forceinline__ T shfl_xor(T value, int lane_mask, unsigned mask = 0xffffffff) {
-    #if CUDA_VERSION >= 9000 && !defined(USE_ROCM)
-      return __shfl_xor_sync(mask, value, lane_mask);
-    #else
-      return __shfl_xor(value, lane_mask);
+    #if CUDART_VERSION >= 11000 || defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+    #define HAS_BF16_TYPES 1
     #endif
-    }
     ```
+    and only when that arm holds nothing a CUDA rule could report or that looks CUDA-only (any rule's
+    trigger string such as `_sync`, `asm` or a CUDA header; an intrinsic call `__name(`; `cu*`/`CU_*`
+    driver names; `nv_*` types), and when the chain tests no `__CUDA_ARCH__`, `__CUDACC__` or `__NVCC__`
+    (the new ROCm term would hide those tests from ROC213/ROC214). The example above gets no fix.
 
     ## Fix safety
-    Unsafe: `&& !defined(USE_ROCM)` keeps ROCm where it already was and `|| defined(USE_ROCM)` moves it
-    into the other arm; both leave the NVIDIA build unchanged, but only a reviewer knows which arm the
-    ROCm build should compile.
+    Unsafe: nothing in the added term is defined by an NVIDIA build, so NVIDIA keeps its arm, but ROCm now
+    compiles this arm, and only a reviewer knows whether ROCm has what it enables (a
+    `#define HAS_FEATURE 1` arm is free of CUDA code yet may switch on a CUDA-only feature elsewhere).
     """
 
     code = "ROC207"
@@ -75,7 +86,27 @@ class CudaVersionGate(ConditionRule, Rule):
         macro = next((name for name in names_in(directive.condition) if name in CUDA_VERSION_MACROS), None)
         if macro is None or ctx.define(macro, directive) is not None:
             return  # no version test, or the file defines the macro itself where ROCm sees it
-        self._report_condition(directive, ctx, _message(directive, macro, ctx))
+        self._report_condition(directive, ctx, _message(directive, macro, ctx), fix=self._fix(directive, ctx))
+
+    def _fix(self, directive: Directive, ctx: CudaContext) -> Fix | None:
+        """`<condition> || <ROCm test>`: ROCm compiles this arm. Offered only when the arm holds nothing any
+        CUDA rule could report (no `*_sync`, PTX, CUDA header or API...), so ROCm is not moved into code
+        that cannot work there, and when the chain tests no `__CUDA_ARCH__`/`__CUDACC__`/`__NVCC__` (the
+        new ROCm term would silence ROC213/ROC214 on it)."""
+        rocm = ctx.options.rocm_condition.strip()
+        if self._chains(ctx).names(directive) & _OTHER_VENDOR_TESTS or arm_may_hold_hazards(directive, ctx):
+            return None
+        if not any(is_rocm_macro(name, ctx) for name in names_in(rocm)):
+            return None  # a configured ROCm test this rule would not recognise: the fix would not settle it
+        condition = directive.condition
+        if any(operator in condition for operator in ("&&", "||", "?", ",")):
+            condition = f"({condition})"
+        if "?" in rocm or "," in rocm:
+            rocm = f"({rocm})"
+        edit = condition_edit(directive, ctx, f"{condition} || {rocm}")
+        if edit is None:
+            return None
+        return ctx.fix(f"compile this arm on ROCm too (`|| {rocm}`); check ROCm supports what it enables", edit, safe=False)
 
 
 def _message(directive: Directive, macro: str, ctx: CudaContext) -> str:
@@ -157,6 +188,18 @@ CudaVersionGate.invalid = (
         "}\n",
         line=4,
         message="false there and ROCm silently skips this arm; decide which arm ROCm needs",
+        # No fix: the arm is the 32-bit-mask `_sync` call ROCm must not compile (ROC210).
+        fixed=(
+            "template <typename T>\n"
+            "__device__ __forceinline__ T WARP_SHFL_XOR_NATIVE(T value, int laneMask, int width = warpSize,\n"
+            "                                                  unsigned int mask = 0xffffffff) {\n"
+            "#if CUDA_VERSION >= 9000\n"
+            "  return __shfl_xor_sync(mask, value, laneMask, width);\n"
+            "#else\n"
+            "  return __shfl_xor(value, laneMask, width);\n"
+            "#endif\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "namespace internal {\n"
@@ -172,6 +215,20 @@ CudaVersionGate.invalid = (
         "}  // namespace internal\n",
         line=3,
         message="`__CUDACC_VER_MAJOR__`",
+        # No fix: `__cvta_generic_to_shared` is a CUDA intrinsic HIP does not declare.
+        fixed=(
+            "namespace internal {\n"
+            "__device__ __forceinline__ unsigned convert_to_shared(const void* ptr) {\n"
+            "#if __CUDACC_VER_MAJOR__ >= 11\n"
+            "  return __cvta_generic_to_shared(ptr);\n"
+            "#else\n"
+            "  unsigned ret;\n"
+            '  asm volatile("{ .reg .u64 p1; cvta.to.shared.u64 p1, %1; cvt.u32.u64 %0, p1; }" : "=r"(ret) : "l"(ptr));\n'
+            "  return ret;\n"
+            "#endif\n"
+            "}\n"
+            "}  // namespace internal\n"
+        ),
     ),
     # `<` is true on ROCm: ROCm lands in the legacy arm.
     Invalid(
@@ -197,5 +254,39 @@ CudaVersionGate.invalid = (
         "#define DEVICE_SUPPORTS_MEMPOOL 1\n"
         "#endif\n",
         line=1,
+        fixed=(
+            "#if defined(CUDA_VERSION) || defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "#define DEVICE_SUPPORTS_MEMPOOL 1\n"
+            "#endif\n"
+        ),
+    ),
+    # A feature switch with no CUDA code in its arm: the fix moves ROCm into it.
+    Invalid(
+        "#if CUDART_VERSION >= 11000  // bf16 types\n"
+        "#define HAS_BF16_TYPES 1\n"
+        "#else\n"
+        "#define HAS_BF16_TYPES 0\n"
+        "#endif\n",
+        line=1,
+        message="ROCm silently skips this arm",
+        fixed=(
+            "#if CUDART_VERSION >= 11000 || defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)  // bf16 types\n"
+            "#define HAS_BF16_TYPES 1\n"
+            "#else\n"
+            "#define HAS_BF16_TYPES 0\n"
+            "#endif\n"
+        ),
+    ),
+    # The chain also tests `__CUDA_ARCH__`: adding a ROCm term would hide that test from ROC213.
+    Invalid(
+        "#if defined(__CUDA_ARCH__) && CUDA_VERSION >= 11000\n"
+        "#define HAS_FAST_PATH 1\n"
+        "#endif\n",
+        line=1,
+        fixed=(
+            "#if defined(__CUDA_ARCH__) && CUDA_VERSION >= 11000\n"
+            "#define HAS_FAST_PATH 1\n"
+            "#endif\n"
+        ),
     ),
 )

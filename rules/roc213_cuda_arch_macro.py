@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from rocmlint.cuda.conditions import ConditionRule, arm_branch, is_host_only_unit
+from rocmlint.cuda.conditions import NO_SAFE_REWRITE, PASS_AND_COMPILER_ALTERNATIVES, ConditionRule, arm_branch, is_host_only_unit
 from rocmlint.cuda.frontend import CudaContext
 from rocmlint.cuda.preprocessor import Directive
 from rocmlint.diagnostics import FixAvailability, Severity
@@ -16,6 +16,8 @@ _DEFINED_ARCH = re.compile(r"\bdefined\s*(?:\(\s*__CUDA_ARCH__\s*\)|__CUDA_ARCH_
 # `__CUDA_ARCH__ >= 800`, `800 <= __CUDA_ARCH__`, `__CUDA_ARCH__ == 700`: it selects an architecture.
 _COMPARED_ARCH = re.compile(r"\b__CUDA_ARCH__\s*(?:[<>]=?|[=!]=)|(?:[<>]=?|[=!]=)\s*\(?\s*__CUDA_ARCH__\b")
 _WORD_ARCH = re.compile(r"\b__CUDA_ARCH__\b")
+# nvcc defines `__CUDA_ARCH__` as the architecture number (never 0), so `#if __CUDA_ARCH__` is `defined()`.
+_BARE_TRUTH = frozenset({_ARCH})
 
 
 class CudaArchMacro(ConditionRule, Rule):
@@ -45,6 +47,14 @@ class CudaArchMacro(ConditionRule, Rule):
     ```
 
     ## Fix
+    Device-pass detection gets HIP's device-pass test next to it, in every arm of the chain at once:
+    ```cuda
+    #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)    // was: #ifdef __CUDA_ARCH__
+    #if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)  // was: #ifndef __CUDA_ARCH__
+    #if (defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)) && defined(USE_FAST_MATH)
+    ```
+    A `__CUDACC__` test in the same chain gets `|| defined(__HIPCC__)` in the same fix (ROC214's). An
+    architecture comparison gets no automatic fix; decide whether ROCm has the feature, e.g.
     ```cuda
     #if __CUDA_ARCH__ >= 800 || defined(USE_ROCM)
     template <int N>
@@ -53,12 +63,15 @@ class CudaArchMacro(ConditionRule, Rule):
     };
     #endif
     ```
+    (or a `__gfx*__` test, or `&& !defined(USE_ROCM)`). No fix either for a chain that also compares
+    `__CUDA_ARCH__` or tests `__NVCC__` or a CUDA version: once the chain names a ROCm macro those tests
+    would no longer be reported.
 
     ## Fix safety
-    Safe for pass detection: `defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)` is true on an
-    NVIDIA build exactly when `__CUDA_ARCH__` is defined. Architecture comparisons need review: whether
-    the ROCm hardware has the feature (`|| defined(USE_ROCM)`) or not (`&& !defined(USE_ROCM)`) is a
-    per-feature decision.
+    Safe: on an NVIDIA build `__HIP_DEVICE_COMPILE__` is either undefined or, with HIP's NVIDIA headers
+    (`hip_common.h`), defined exactly when `__CUDA_ARCH__` is, so every rewritten test keeps its truth
+    value and nvcc compiles the same code; only the directive's own text changes. A bare `#if
+    __CUDA_ARCH__` is read as `defined(__CUDA_ARCH__)`, since nvcc never defines it as 0.
     """
 
     code = "ROC213"
@@ -77,7 +90,11 @@ class CudaArchMacro(ConditionRule, Rule):
             return
         if not _WORD_ARCH.search(condition) or not self._candidate(directive, ctx):
             return
-        self._report_condition(directive, ctx, _message(directive, ctx))
+        # Pass detection only: the chain's `__CUDA_ARCH__` tests (and any `__CUDACC__` test beside them,
+        # ROC214's) all gain their HIP test at once; an architecture comparison anywhere in the chain, or a
+        # test with no safe rewrite (`__NVCC__`, a CUDA version), leaves the whole chain to the user.
+        fix = self._chain_rewrite(directive, ctx, PASS_AND_COMPILER_ALTERNATIVES, refuse=NO_SAFE_REWRITE, bare_truth=_BARE_TRUTH)
+        self._report_condition(directive, ctx, _message(directive, ctx), fix=fix)
 
 
 def _message(directive: Directive, ctx: CudaContext) -> str:
@@ -172,7 +189,13 @@ CudaArchMacro.valid = (
 )
 CudaArchMacro.invalid = (
     # state-spaces/mamba selective_scan_common.h shape.
-    Invalid("#if __CUDA_ARCH__ >= 800\n" + _BF16_CONVERTER + "#endif\n", line=1, message="selects an NVIDIA architecture feature"),
+    # An architecture comparison: whether ROCm has the feature is the user's call, no fix.
+    Invalid(
+        "#if __CUDA_ARCH__ >= 800\n" + _BF16_CONVERTER + "#endif\n",
+        line=1,
+        message="selects an NVIDIA architecture feature",
+        fixed="#if __CUDA_ARCH__ >= 800\n" + _BF16_CONVERTER + "#endif\n",
+    ),
     Invalid(
         "#include <cstdio>\n"
         "__host__ __device__ inline void report_error(const char* what) {\n"
@@ -184,6 +207,54 @@ CudaArchMacro.invalid = (
         "}\n",
         line=3,
         message="`defined(__CUDA_ARCH__)` detects the device compilation pass",
+        fixed=(
+            "#include <cstdio>\n"
+            "__host__ __device__ inline void report_error(const char* what) {\n"
+            "#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)\n"
+            '  printf("device error: %s\\n", what);\n'
+            "#else\n"
+            '  fprintf(stderr, "host error: %s\\n", what);\n'
+            "#endif\n"
+            "}\n"
+        ),
+    ),
+    Invalid(
+        "template <typename T>\n"
+        "__host__ __device__ inline T clamp01(T x) {\n"
+        "#ifndef __CUDA_ARCH__  // host: std::\n"
+        "  return std::min(std::max(x, T(0)), T(1));\n"
+        "#else\n"
+        "  return fminf(fmaxf(x, 0.f), 1.f);\n"
+        "#endif\n"
+        "}\n",
+        line=3,
+        fixed=(
+            "template <typename T>\n"
+            "__host__ __device__ inline T clamp01(T x) {\n"
+            "#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)  // host: std::\n"
+            "  return std::min(std::max(x, T(0)), T(1));\n"
+            "#else\n"
+            "  return fminf(fmaxf(x, 0.f), 1.f);\n"
+            "#endif\n"
+            "}\n"
+        ),
+    ),
+    # Every arm of the chain at once, with ROC214's `__CUDACC__` beside it.
+    Invalid(
+        "#if defined(__CUDACC__) && !defined(__CUDA_ARCH__)\n"
+        "#define PASS_NAME \"host\"\n"
+        "#elif __CUDA_ARCH__\n"
+        "#define PASS_NAME \"device\"\n"
+        "#endif\n",
+        line=1,
+        message="detects the device compilation pass",
+        fixed=(
+            "#if (defined(__CUDACC__) || defined(__HIPCC__)) && (!defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__))\n"
+            "#define PASS_NAME \"host\"\n"
+            "#elif defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)\n"
+            "#define PASS_NAME \"device\"\n"
+            "#endif\n"
+        ),
     ),
     # A host-pass fallback that ROCm's device pass also takes.
     Invalid(

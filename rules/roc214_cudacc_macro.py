@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rocmlint.cuda.conditions import ConditionRule, is_host_only_unit
+from rocmlint.cuda.conditions import NO_SAFE_REWRITE, PASS_AND_COMPILER_ALTERNATIVES, ConditionRule, is_host_only_unit
 from rocmlint.cuda.frontend import CudaContext
 from rocmlint.cuda.preprocessor import Directive, names_in
 from rocmlint.diagnostics import FixAvailability, Severity
@@ -10,6 +10,8 @@ from rocmlint.rule import Invalid, Rule, Valid
 
 # nvcc's compiler macros and the HIP spelling each should be paired with.
 _HIP_SPELLING = {"__CUDACC__": "__HIPCC__", "__NVCC__": "__HIPCC__", "__CUDACC_RTC__": "__HIPCC_RTC__"}
+# A bare `#if __CUDA_ARCH__` (ROC213's, in the same chain) is a truth test; bare `__CUDACC__` is not rewritten.
+_BARE_TRUTH = frozenset({"__CUDA_ARCH__"})
 
 
 class CudaccMacro(ConditionRule, Rule):
@@ -37,6 +39,8 @@ class CudaccMacro(ConditionRule, Rule):
     ```
 
     ## Fix
+    Each `__CUDACC__` test gets `__HIPCC__` next to it (`__CUDACC_RTC__` gets `__HIPCC_RTC__`), in every
+    arm of the chain at once:
     ```cuda
     #if defined(__CUDACC__) || defined(__HIPCC__)
     #define HOST_DEVICE __host__ __device__
@@ -44,11 +48,19 @@ class CudaccMacro(ConditionRule, Rule):
     #define HOST_DEVICE
     #endif
     ```
+    `#ifndef __CUDACC__` becomes `#if !defined(__CUDACC__) && !defined(__HIPCC__)`; inside a larger
+    condition the widened test is parenthesised. A device-pass `__CUDA_ARCH__` test in the same chain
+    gets `|| defined(__HIP_DEVICE_COMPILE__)` in the same fix (ROC213's). `__NVCC__` gets no automatic
+    fix: it means nvcc itself (nvcc-only pragmas and flags hip-clang rejects), and clang's CUDA mode with
+    HIP's NVIDIA headers defines `__HIPCC__` without `__NVCC__`. No fix either for a chain that also
+    compares `__CUDA_ARCH__` or tests a CUDA version: once the chain names a ROCm macro those tests would
+    no longer be reported.
 
     ## Fix safety
-    Safe: `|| defined(__HIPCC__)` never holds on a plain NVCC build, and where HIP's NVIDIA headers are
-    used `hip_common.h` defines `__HIPCC__` only when `__CUDACC__` already is, so the NVIDIA build keeps
-    the arm it had.
+    Safe: `__HIPCC__` never holds on a plain NVCC build, and where HIP's NVIDIA headers are used
+    `hip_common.h` defines `__HIPCC__` only when `__CUDACC__` already is; nothing on NVIDIA defines
+    `__HIPCC_RTC__`. Every rewritten test keeps its NVIDIA truth value, so nvcc compiles the same code;
+    only the directive's own text changes.
     """
 
     code = "ROC214"
@@ -67,11 +79,17 @@ class CudaccMacro(ConditionRule, Rule):
         macro = next((name for name in names_in(directive.condition) if name in _HIP_SPELLING), None)
         if macro is None or not self._candidate(directive, ctx):
             return
+        # The chain's `__CUDACC__`/`__CUDACC_RTC__` tests (and any device-pass `__CUDA_ARCH__` test beside
+        # them, ROC213's) all gain their HIP test at once. `__NVCC__` gets no fix: it means nvcc itself
+        # (nvcc-only pragmas and flags), and clang's CUDA mode with HIP's NVIDIA headers defines `__HIPCC__`
+        # without it, so adding `__HIPCC__` could change an NVIDIA build.
+        fix = self._chain_rewrite(directive, ctx, PASS_AND_COMPILER_ALTERNATIVES, refuse=NO_SAFE_REWRITE, bare_truth=_BARE_TRUTH)
         self._report_condition(
             directive,
             ctx,
             f"HIP-Clang does not define `{macro}` (it defines `{_HIP_SPELLING[macro]}`), so a ROCm build evaluates "
             f"this test as a plain C++ compiler would and loses the CUDA-only arm; add `|| defined({_HIP_SPELLING[macro]})`",
+            fix=fix,
         )
 
 
@@ -135,6 +153,14 @@ CudaccMacro.invalid = (
         "HOST_DEVICE inline float gelu(float x) { return 0.5f * x * (1.f + tanhf(0.79788456f * x)); }\n",
         line=1,
         message="add `|| defined(__HIPCC__)`",
+        fixed=(
+            "#if defined(__CUDACC__) || defined(__HIPCC__)\n"
+            "#define HOST_DEVICE __host__ __device__\n"
+            "#else\n"
+            "#define HOST_DEVICE\n"
+            "#endif\n"
+            "HOST_DEVICE inline float gelu(float x) { return 0.5f * x * (1.f + tanhf(0.79788456f * x)); }\n"
+        ),
     ),
     Invalid(
         "struct OutputTileThreadMap {\n"
@@ -146,6 +172,15 @@ CudaccMacro.invalid = (
         "};\n",
         line=2,
         message="`__HIPCC_RTC__`",
+        fixed=(
+            "struct OutputTileThreadMap {\n"
+            "#if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)\n"
+            "  static constexpr int kElements = 8;\n"
+            "#else\n"
+            "  static constexpr int kElements = 4;\n"
+            "#endif\n"
+            "};\n"
+        ),
     ),
     Invalid(
         "#if !defined(__NVCC__)\n"
@@ -156,6 +191,15 @@ CudaccMacro.invalid = (
         "#endif\n",
         line=1,
         message="`__NVCC__`",
+        # No fix: `__NVCC__` means nvcc itself.
+        fixed=(
+            "#if !defined(__NVCC__)\n"
+            "#include <cmath>\n"
+            "inline float fast_exp(float x) { return std::exp(x); }\n"
+            "#else\n"
+            "__device__ inline float fast_exp(float x) { return __expf(x); }\n"
+            "#endif\n"
+        ),
     ),
     Invalid(
         "#if defined(_MSC_VER)\n"
@@ -166,5 +210,27 @@ CudaccMacro.invalid = (
         "#define FORCE_INLINE inline __attribute__((always_inline))\n"
         "#endif\n",
         line=3,
+        fixed=(
+            "#if defined(_MSC_VER)\n"
+            "#define FORCE_INLINE __forceinline\n"
+            "#elif defined(__CUDACC__) || defined(__HIPCC__)\n"
+            "#define FORCE_INLINE __forceinline__\n"
+            "#else\n"
+            "#define FORCE_INLINE inline __attribute__((always_inline))\n"
+            "#endif\n"
+        ),
+    ),
+    Invalid(
+        "#ifndef __CUDACC__\n"
+        "#define __host__\n"
+        "#define __device__\n"
+        "#endif\n",
+        line=1,
+        fixed=(
+            "#if !defined(__CUDACC__) && !defined(__HIPCC__)\n"
+            "#define __host__\n"
+            "#define __device__\n"
+            "#endif\n"
+        ),
     ),
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rocmlint.cuda.conditions import ConditionRule
+from rocmlint.cuda.conditions import PLATFORM_ALTERNATIVES, ConditionRule
 from rocmlint.cuda.frontend import CudaContext
 from rocmlint.cuda.preprocessor import Directive, names_in
 from rocmlint.diagnostics import FixAvailability, Severity
@@ -16,6 +16,9 @@ _REPLACEMENT = {
     "HIP_PLATFORM_NVCC": "__HIP_PLATFORM_NVIDIA__",
 }
 _DEPRECATED = frozenset(_REPLACEMENT)
+# Current names that count as the alternative in a chain besides the ROCm macros (`__HIP_PLATFORM_NVIDIA__`
+# is NVIDIA's, so the generic ROCm check does not see it).
+_CURRENT = frozenset({"__HIP_PLATFORM_NVIDIA__"})
 
 
 class HipPlatformHcc(ConditionRule, Rule):
@@ -44,20 +47,27 @@ class HipPlatformHcc(ConditionRule, Rule):
     ```
 
     ## Fix
+    Each `defined(__HIP_PLATFORM_HCC__)` test gets the current macro next to it, the old name kept for
+    ROCm < 6.0, in every arm of the chain at once:
     ```cuda
     template <typename T>
     __device__ __forceinline__ T WARP_SHFL_XOR(T value, int lane_mask) {
-    #if defined(__HIP_PLATFORM_AMD__) || defined(USE_ROCM)
+    #if defined(__HIP_PLATFORM_HCC__) || defined(__HIP_PLATFORM_AMD__)
       return __shfl_xor(value, lane_mask);
     #else
       return __shfl_xor_sync(0xffffffff, value, lane_mask);
     #endif
     }
     ```
+    `HIP_PLATFORM_HCC` likewise gets `__HIP_PLATFORM_AMD__`, and `__HIP_PLATFORM_NVCC__` gets
+    `__HIP_PLATFORM_NVIDIA__`; `#ifndef X` becomes `#if !defined(X) && !defined(<current>)`. A test of
+    the macro's value (`__HIP_PLATFORM_HCC__ == 1`) gets no automatic fix.
 
     ## Fix safety
-    Safe: none of `__HIP_PLATFORM_HCC__`, `__HIP_PLATFORM_AMD__` or `USE_ROCM` is defined on an NVIDIA
-    build, so it keeps the arm it had; only ROCm builds change, into the arm written for them.
+    Safe: a plain NVIDIA build defines none of these macros, so it keeps its arm. Builds that include
+    HIP's headers get the arm the code was written for: ROCm 6+ defines only `__HIP_PLATFORM_AMD__`
+    (HIP on NVIDIA only `__HIP_PLATFORM_NVIDIA__`), and older HIP defines both spellings, so nothing
+    changes there.
     """
 
     code = "ROC215"
@@ -74,13 +84,17 @@ class HipPlatformHcc(ConditionRule, Rule):
             return
         macro = next((name for name in names_in(directive.condition) if name in _DEPRECATED), None)
         # The deprecated names themselves do not count as the ROCm alternative.
-        if macro is None or not self._candidate(directive, ctx, ignore=_DEPRECATED):
+        if macro is None or not self._candidate(directive, ctx, ignore=_DEPRECATED, also=_CURRENT):
             return
+        # Every `defined(<old name>)` of the chain gains `|| defined(<current name>)`, the old name kept for
+        # ROCm < 6; a value test (`__HIP_PLATFORM_HCC__ == 1`) gets no fix.
+        fix = self._chain_rewrite(directive, ctx, PLATFORM_ALTERNATIVES)
         self._report_condition(
             directive,
             ctx,
             f"`{macro}` was removed in ROCm 6.0 (HIP defines only `__HIP_PLATFORM_AMD__`/`__HIP_PLATFORM_NVIDIA__`), "
             f"so this test no longer picks the arm written for HIP; test `{_REPLACEMENT[macro]}` (or `USE_ROCM`) instead",
+            fix=fix,
         )
 
 
@@ -131,6 +145,16 @@ HipPlatformHcc.invalid = (
         "}\n",
         line=3,
         message="test `__HIP_PLATFORM_AMD__`",
+        fixed=(
+            "template <typename T>\n"
+            "__device__ __forceinline__ T WARP_SHFL_XOR(T value, int lane_mask) {\n"
+            "#if defined(__HIP_PLATFORM_HCC__) || defined(__HIP_PLATFORM_AMD__)\n"
+            "  return __shfl_xor(value, lane_mask);\n"
+            "#else\n"
+            "  return __shfl_xor_sync(0xffffffff, value, lane_mask);\n"
+            "#endif\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "#if defined(__HIP_PLATFORM_NVCC__)\n"
@@ -140,12 +164,24 @@ HipPlatformHcc.invalid = (
         "#endif\n",
         line=1,
         message="`__HIP_PLATFORM_NVIDIA__`",
+        fixed=(
+            "#if defined(__HIP_PLATFORM_NVCC__) || defined(__HIP_PLATFORM_NVIDIA__)\n"
+            "#include <cuda_runtime.h>\n"
+            "#else\n"
+            "#include <hip/hip_runtime.h>\n"
+            "#endif\n"
+        ),
     ),
     Invalid(
         "#if !defined(HIP_PLATFORM_HCC)\n"
         "#define USE_CUDNN_FRONTEND 1\n"
         "#endif\n",
         line=1,
+        fixed=(
+            "#if !defined(HIP_PLATFORM_HCC) && !defined(__HIP_PLATFORM_AMD__)\n"
+            "#define USE_CUDNN_FRONTEND 1\n"
+            "#endif\n"
+        ),
     ),
     Invalid(
         "__global__ void fill(float* out, float v, int n) {\n"
@@ -157,5 +193,31 @@ HipPlatformHcc.invalid = (
         "#endif\n"
         "}\n",
         line=3,
+        # No fix: the value test would stay false on ROCm 6.
+        fixed=(
+            "__global__ void fill(float* out, float v, int n) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "#if defined(__HIP_PLATFORM_HCC__) && (__HIP_PLATFORM_HCC__ == 1)\n"
+            "  if (i < n) __builtin_nontemporal_store(v, out + i);\n"
+            "#else\n"
+            "  if (i < n) out[i] = v;\n"
+            "#endif\n"
+            "}\n"
+        ),
+    ),
+    Invalid(
+        "#ifndef __HIP_PLATFORM_HCC__  // CUDA build\n"
+        "#include <cuda_fp16.h>\n"
+        "#elif defined(__HIP_PLATFORM_HCC__) && !defined(NO_HALF)\n"
+        "#include <hip/hip_fp16.h>\n"
+        "#endif\n",
+        line=1,
+        fixed=(
+            "#if !defined(__HIP_PLATFORM_HCC__) && !defined(__HIP_PLATFORM_AMD__)  // CUDA build\n"
+            "#include <cuda_fp16.h>\n"
+            "#elif (defined(__HIP_PLATFORM_HCC__) || defined(__HIP_PLATFORM_AMD__)) && !defined(NO_HALF)\n"
+            "#include <hip/hip_fp16.h>\n"
+            "#endif\n"
+        ),
     ),
 )

@@ -7,14 +7,24 @@ are not (RULES.md, "What gated means"; PyTorch `hip.rst` recommends exactly thes
 with an arm of its own for ROCm (`#if __CUDA_ARCH__ >= 800 ... #elif defined(__HIP_DEVICE_COMPILE__)`)
 also made the decision. The preprocessor analysis (rocmlint/cuda/preprocessor.py) supplies the rest:
 the vendor branch around each directive and the branch of the arm each directive opens.
+
+Fixes are plain edits of the condition text (`condition_edit`): ROC213/ROC214/ROC215 add the HIP macro
+next to each CUDA one in every arm of the chain at once (`ConditionRule._chain_rewrite`), ROC207 adds the
+ROCm test to one condition when the arm it opens looks free of CUDA-only code (`arm_may_hold_hazards`).
+Once a chain names a ROCm macro it is no longer reported, so no fix may leave another reported test of
+the chain behind.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 
 from rocmlint.cuda.frontend import CudaContext
 from rocmlint.cuda.preprocessor import Directive, VendorMacros, names_in
+from rocmlint.diagnostics import Edit, Fix
 from rocmlint.vendor import Branch
 
 CONDITION_KINDS = frozenset({"if", "ifdef", "ifndef", "elif", "elifdef", "elifndef"})
@@ -23,6 +33,32 @@ _ARMS = frozenset({"elif", "elifdef", "elifndef", "else"})
 # HIP-aware spellings the evaluator does not need but a reader does: a test naming them thought about ROCm
 # (hipRTC's macro, and the deprecated platform macros that ROC215 reports on its own).
 _HIP_AWARE = frozenset({"__HIPCC_RTC__", "__HCC__", "HIP_PLATFORM_HCC", "__HIP_PLATFORM_HCC__"})
+
+# Version macros of the CUDA toolkit and of nvcc (ROC207); HIP-Clang defines none of them.
+CUDA_VERSION_MACROS = frozenset(
+    {"CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__", "__CUDA_API_VERSION"}
+)
+# Safe condition rewrites (ROC213, ROC214): each test gains the HIP macro that is defined exactly when it
+# would be on NVIDIA. `__HIP_DEVICE_COMPILE__` is undefined on NVIDIA, or (HIP headers on NVIDIA,
+# `hip_common.h`) defined exactly when `__CUDA_ARCH__` is; `__HIPCC__` is undefined on NVIDIA, or defined
+# there only when `__CUDACC__` is; nothing on NVIDIA defines `__HIPCC_RTC__`.
+PASS_AND_COMPILER_ALTERNATIVES: Mapping[str, str] = {
+    "__CUDA_ARCH__": "__HIP_DEVICE_COMPILE__",
+    "__CUDACC__": "__HIPCC__",
+    "__CUDACC_RTC__": "__HIPCC_RTC__",
+}
+# Names whose tests have no safe rewrite: a chain testing one of them gets no safe fix from ROC213/ROC214
+# (fixing the rest would make the chain name a ROCm macro and hide the remaining test from its rule).
+# `__NVCC__` means nvcc itself (nvcc-only pragmas and flags), and clang's CUDA mode with HIP's NVIDIA
+# headers defines `__HIPCC__` without `__NVCC__`.
+NO_SAFE_REWRITE = frozenset({"__NVCC__"}) | CUDA_VERSION_MACROS
+# ROC215: the removed platform macros, kept, next to their current names.
+PLATFORM_ALTERNATIVES: Mapping[str, str] = {
+    "__HIP_PLATFORM_HCC__": "__HIP_PLATFORM_AMD__",
+    "HIP_PLATFORM_HCC": "__HIP_PLATFORM_AMD__",
+    "__HIP_PLATFORM_NVCC__": "__HIP_PLATFORM_NVIDIA__",
+    "HIP_PLATFORM_NVCC": "__HIP_PLATFORM_NVIDIA__",
+}
 
 
 # Translation units a host compiler builds on both vendors (torch's CUDAExtension hands `.cpp` files to
@@ -62,31 +98,42 @@ class Chains:
     """The `#if ... #elif ... #endif` chains of one file, built once (per rule instance, i.e. per file)."""
 
     def __init__(self, ctx: CudaContext) -> None:
-        # directive start byte -> start byte of its chain's `#if`; chain start -> its conditions
+        # directive start byte -> start byte of its chain's `#if`; chain start -> its conditional directives
         self.opener_of: dict[int, int] = {}
-        self.conditions: dict[int, list[str]] = {}
+        self.members: dict[int, list[Directive]] = {}
         stack: list[int] = []
         for directive in ctx.preprocessor.directives:
             if directive.kind in _OPENERS:
                 stack.append(directive.start_byte)
-                self.conditions[directive.start_byte] = [directive.condition]
+                self.members[directive.start_byte] = [directive]
                 self.opener_of[directive.start_byte] = directive.start_byte
             elif directive.kind in _ARMS and stack:
                 self.opener_of[directive.start_byte] = stack[-1]
                 if directive.kind != "else":
-                    self.conditions[stack[-1]].append(directive.condition)
+                    self.members[stack[-1]].append(directive)
             elif directive.kind == "endif" and stack:
                 stack.pop()
 
     def opener(self, directive: Directive) -> int:
         return self.opener_of.get(directive.start_byte, directive.start_byte)
 
-    def names_rocm(self, directive: Directive, ctx: CudaContext, *, ignore: frozenset[str] = frozenset()) -> bool:
-        """Whether some arm of the directive's chain (its own condition included) tests a ROCm macro."""
-        for condition in self.conditions.get(self.opener(directive), [directive.condition]):
-            if any(is_rocm_macro(name, ctx) and name not in ignore for name in names_in(condition)):
+    def chain(self, directive: Directive) -> list[Directive]:
+        """The `#if`/`#elif` directives of the directive's chain, in order (the directive alone if none)."""
+        return self.members.get(self.opener(directive), [directive])
+
+    def names_rocm(
+        self, directive: Directive, ctx: CudaContext, *, ignore: frozenset[str] = frozenset(), also: frozenset[str] = frozenset()
+    ) -> bool:
+        """Whether some arm of the directive's chain (its own condition included) tests a ROCm macro (or
+        one of `also`, names a rule counts as an alternative of its own)."""
+        for member in self.chain(directive):
+            if any((is_rocm_macro(name, ctx) or name in also) and name not in ignore for name in names_in(member.condition)):
                 return True
         return False
+
+    def names(self, directive: Directive) -> set[str]:
+        """Every name the conditions of the directive's chain mention."""
+        return {name for member in self.chain(directive) for name in names_in(member.condition)}
 
 
 class ConditionRule:
@@ -104,17 +151,52 @@ class ConditionRule:
         self._chain_index: Chains | None = None
         self._reported: set[int] = set()  # chain openers already reported in this file
 
-    def _candidate(self, directive: Directive, ctx: CudaContext, *, ignore: frozenset[str] = frozenset()) -> bool:
+    def _candidate(
+        self, directive: Directive, ctx: CudaContext, *, ignore: frozenset[str] = frozenset(), also: frozenset[str] = frozenset()
+    ) -> bool:
         """A condition ROCm's preprocessor reads, in a chain that nowhere names a ROCm macro (other than
-        those in `ignore`) and has not been reported yet."""
+        those in `ignore`; names in `also` count as ROCm macros) and has not been reported yet."""
         if directive.kind not in CONDITION_KINDS or directive.branch.on_rocm is False:
             return False
         chains = self._chains(ctx)
-        return not chains.names_rocm(directive, ctx, ignore=ignore) and chains.opener(directive) not in self._reported
+        return not chains.names_rocm(directive, ctx, ignore=ignore, also=also) and chains.opener(directive) not in self._reported
 
-    def _report_condition(self, directive: Directive, ctx: CudaContext, message: str) -> None:
-        if ctx.report(directive, message):
+    def _report_condition(self, directive: Directive, ctx: CudaContext, message: str, *, fix: Fix | None = None) -> None:
+        if ctx.report(directive, message, fix=fix):
             self._reported.add(self._chains(ctx).opener(directive))
+
+    def _chain_rewrite(
+        self,
+        directive: Directive,
+        ctx: CudaContext,
+        alternatives: Mapping[str, str],
+        *,
+        refuse: frozenset[str] = frozenset(),
+        bare_truth: frozenset[str] = frozenset(),
+    ) -> Fix | None:
+        """A safe fix adding the HIP alternative next to every test of a name in `alternatives` in every
+        condition of the directive's chain (all at once: once one arm names a ROCm macro the chain is
+        no longer reported, so an arm left alone would be hidden). None when a condition of the chain
+        names something in `refuse`, uses a name in a way with no safe rewrite (a comparison), or its
+        text cannot be located in the line (a comment or continuation inside the condition)."""
+        edits: list[Edit] = []
+        widened: dict[str, str] = {}
+        for member in self._chains(ctx).chain(directive):
+            names = set(names_in(member.condition))
+            if names & refuse:
+                return None
+            if not names & set(alternatives):
+                continue
+            rewritten = with_alternatives(member.condition, alternatives, bare_truth=bare_truth)
+            edit = None if rewritten is None else condition_edit(member, ctx, rewritten)
+            if edit is None:
+                return None
+            edits.append(edit)
+            widened.update((name, alternatives[name]) for name in sorted(names & set(alternatives)))
+        if not edits:
+            return None
+        tests = ", ".join(f"`defined({alternative})` next to `{name}`" for name, alternative in widened.items())
+        return ctx.fix(f"also test {tests}", *edits)
 
     def _chains(self, ctx: CudaContext) -> Chains:
         if self._chain_index is None:
@@ -122,4 +204,148 @@ class ConditionRule:
         return self._chain_index
 
 
-__all__ = ["CONDITION_KINDS", "Chains", "ConditionRule", "arm_branch", "is_host_only_unit", "is_rocm_macro"]
+# --- condition rewrites ---------------------------------------------------------------------------------
+
+
+class _NoRewrite(Exception):
+    pass
+
+
+@cache
+def _term_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    alternation = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+    return re.compile(
+        rf"(?P<neg>!\s*)?(?:\bdefined\s*\(\s*(?P<paren>{alternation})\s*\)|\bdefined\s+(?P<spaced>{alternation})\b"
+        rf"|\b(?P<bare>{alternation})\b)"
+    )
+
+
+def _truth_context(before: str, after: str) -> bool:
+    """Whether a bare macro sits where only its truth value counts (`#if X`, `!X && Y`, `(X)`)."""
+    before, after = before.rstrip(), after.lstrip()
+    return (not before or before.endswith(("(", "!", "&&", "||"))) and (not after or after.startswith((")", "&&", "||")))
+
+
+def with_alternatives(condition: str, alternatives: Mapping[str, str], *, bare_truth: frozenset[str] = frozenset()) -> str | None:
+    """`condition` with every test of a name in `alternatives` widened by its alternative:
+    `defined(X)` -> `(defined(X) || defined(ALT))`, `!defined(X)` -> `(!defined(X) && !defined(ALT))`
+    (parentheses left out when the term is the whole condition or already parenthesised). A bare `X` counts
+    as `defined(X)` only for names in `bare_truth` (macros never defined as 0) in a truth context. None when
+    a name is used another way (`__CUDA_ARCH__ >= 800`, `__HIP_PLATFORM_HCC__ == 1`)."""
+    pattern = _term_pattern(tuple(alternatives))
+    condition = condition.strip()
+
+    def widen(match: re.Match[str]) -> str:
+        name = match.group("paren") or match.group("spaced") or match.group("bare")
+        if match.group("bare") and (name not in bare_truth or not _truth_context(condition[: match.start()], condition[match.end() :])):
+            raise _NoRewrite
+        alternative = alternatives[name]
+        if match.group("neg"):
+            text = f"!defined({name}) && !defined({alternative})"
+        else:
+            text = f"defined({name}) || defined({alternative})"
+        enclosed = condition[: match.start()].rstrip().endswith("(") and condition[match.end() :].lstrip().startswith(")")
+        return text if match.group(0) == condition or enclosed else f"({text})"
+
+    try:
+        return pattern.sub(widen, condition)
+    except _NoRewrite:
+        return None
+
+
+_CONDITION_DIRECTIVE = re.compile(r"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef)\b")
+_OPERAND = re.compile(r"[ \t]+([A-Za-z_]\w*)")
+
+
+def condition_edit(directive: Directive, ctx: CudaContext, condition: str) -> Edit | None:
+    """An edit replacing the directive's condition by `condition` (written as for `#if`): `#ifdef X`
+    becomes `#if <condition>`, `#elifdef X` `#elif <condition>`; the rest of the line (a trailing comment)
+    stays. None when the condition cannot be located verbatim in the line (a comment or a line
+    continuation inside it)."""
+    raw = ctx.content[directive.start_byte : directive.end_byte].decode("utf-8", "replace")
+    opening = _CONDITION_DIRECTIVE.match(raw)
+    if opening is None:
+        return None
+    kind = opening.group(1)
+    if kind in ("ifdef", "ifndef", "elifdef", "elifndef"):
+        operand = _OPERAND.match(raw, opening.end())
+        if operand is None or operand.group(1) != directive.text.strip():
+            return None
+        start, end = opening.start(1), operand.end(1)
+        text = ("if " if kind in ("ifdef", "ifndef") else "elif ") + condition
+    else:
+        written = directive.text.strip()
+        start = raw.find(written, opening.end()) if written else -1
+        if start < 0:
+            return None
+        end, text = start + len(written), condition
+    return ctx.edit(
+        directive.start_byte + len(raw[:start].encode("utf-8")), directive.start_byte + len(raw[:end].encode("utf-8")), text
+    )
+
+
+# --- what an arm holds ---------------------------------------------------------------------------------
+
+_C_COMMENT = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.DOTALL)
+
+
+def arm_text(directive: Directive, ctx: CudaContext) -> str:
+    """The code of the arm this `#if`/`#elif` opens, up to the chain's next `#elif`/`#else`/`#endif`
+    (nested conditionals included), comments removed."""
+    directives = ctx.preprocessor.directives
+    index = next((i for i, d in enumerate(directives) if d.start_byte == directive.start_byte), len(directives))
+    end = len(ctx.content)
+    depth = 0
+    for following in directives[index + 1 :]:
+        if following.kind in _OPENERS:
+            depth += 1
+        elif following.kind == "endif":
+            if depth == 0:
+                end = following.start_byte
+                break
+            depth -= 1
+        elif following.kind in _ARMS and depth == 0:
+            end = following.start_byte
+            break
+    return _C_COMMENT.sub(" ", ctx.content[directive.end_byte : end].decode("utf-8", "replace"))
+
+
+@cache
+def _cuda_triggers() -> re.Pattern[str]:
+    """Any CUDA rule's trigger; a numeric one (ROC208's `32`) only as a number, not inside `BF16`/`int32_t`."""
+    from rocmlint.registry import all_rules  # the registry imports rule modules, which import this one
+
+    triggers = sorted({t.decode("utf-8", "replace") for rule in all_rules() if rule.language == "cuda" for t in rule.triggers})
+    return re.compile("|".join((r"(?<![\w.])" if t[:1].isdigit() else "") + re.escape(t) for t in triggers))
+
+
+# CUDA spellings no rule covers but a version-gated arm typically holds: intrinsic calls (`__cvta_generic_to_shared(`,
+# `__hmax2(`: HIP has some, not all), driver API names (`cuMemMap`, `CU_MEM_...`) and NVIDIA types (`nv_bfloat162`).
+_CUDA_SPELLING = re.compile(r"\b__\w+\s*\(|\bcu[A-Z]\w*|\bCU_\w+|\b(?:__)?nv_\w+|\bnvcuda\b")
+
+
+def arm_may_hold_hazards(directive: Directive, ctx: CudaContext) -> bool:
+    """Whether the arm this directive opens may hold code that cannot work on ROCm: a trigger of any CUDA
+    rule (the strings without which a rule never fires; inside an identifier too, except numbers), or a
+    CUDA intrinsic, driver API or NVIDIA type spelling no rule covers. Conservative: moving ROCm into an arm
+    with none of them cannot bring in a hazard a rule knows of."""
+    text = arm_text(directive, ctx)
+    return _cuda_triggers().search(text) is not None or _CUDA_SPELLING.search(text) is not None
+
+
+__all__ = [
+    "CONDITION_KINDS",
+    "CUDA_VERSION_MACROS",
+    "NO_SAFE_REWRITE",
+    "PASS_AND_COMPILER_ALTERNATIVES",
+    "PLATFORM_ALTERNATIVES",
+    "Chains",
+    "ConditionRule",
+    "arm_branch",
+    "arm_may_hold_hazards",
+    "arm_text",
+    "condition_edit",
+    "is_host_only_unit",
+    "is_rocm_macro",
+    "with_alternatives",
+]
