@@ -241,8 +241,9 @@ def compat_header() -> str:
 
 @cache
 def cuda_to_hip_names() -> dict[str, str]:
+    """CUDA API functions, types, enum values and constants -> their HIP names (HIPIFY's tables)."""
     names: dict[str, str] = {}
-    for library in load("cuda_api").values():
+    for library in [*load("cuda_api").values(), *load("cuda_types").values()]:
         if not isinstance(library, dict):
             continue
         prefix, hip_prefix = library.get("cuda_prefix", ""), library.get("hip_prefix", "")

@@ -314,14 +314,15 @@ def parse_include_map(text: str) -> list[HeaderEntry]:
 # --- building the tables ------------------------------------------------------------------------------
 
 
-def api_mappings(tables: dict[str, list[Row]]) -> dict[str, dict[str, str]]:
-    """Per library: CUDA function -> HIP function, for names HIP provides (with a ROCm version) under a
-    different name. Same-name rows (most device functions) need no porting and are left out."""
+def api_mappings(tables: dict[str, list[Row]], types: bool = False) -> dict[str, dict[str, str]]:
+    """Per library: CUDA function (or, with `types`, data type / enum value / constant) -> HIP name, for
+    names HIP provides (with a ROCm version) under a different name. Same-name rows (most device
+    functions) need no porting and are left out."""
     result: dict[str, dict[str, str]] = {}
     for library, rows in tables.items():
         mapping: dict[str, str] = {}
         for row in rows:
-            if row.is_type or row.hip is None or not row.hip_added or row.hip == row.cuda:
+            if row.is_type != types or row.hip is None or not row.hip_added or row.hip == row.cuda:
                 continue
             mapping.setdefault(row.cuda, row.hip)
         if mapping:
@@ -393,17 +394,22 @@ def _same_suffix(cuda: str, hip: str, cuda_prefix: str, hip_prefix: str) -> bool
     return bool(cuda_prefix) and cuda.startswith(cuda_prefix) and hip == hip_prefix + cuda[len(cuda_prefix) :]
 
 
-def render_api(source: Source, mappings: dict[str, dict[str, str]]) -> str:
-    lines = _preamble(
-        source,
-        [
-            "CUDA API functions with a HIP mapping (ROC216 cuda-api-call), per library. Kept: function rows",
-            "whose HIP column names a different function and gives the ROCm version that added it.",
-            "`same_suffix`: the HIP name is the CUDA name with `cuda_prefix` replaced by `hip_prefix`",
-            "(cudaMalloc -> hipMalloc); `[<library>.renamed]`: every other CUDA name = HIP name.",
-            "(Two lists rather than one table keep the file quick to parse.)",
-        ],
-    )
+API_PURPOSE = [
+    "CUDA API functions with a HIP mapping (ROC216 cuda-api-call), per library. Kept: function rows",
+    "whose HIP column names a different function and gives the ROCm version that added it.",
+    "`same_suffix`: the HIP name is the CUDA name with `cuda_prefix` replaced by `hip_prefix`",
+    "(cudaMalloc -> hipMalloc); `[<library>.renamed]`: every other CUDA name = HIP name.",
+    "(Two lists rather than one table keep the file quick to parse.)",
+]
+TYPES_PURPOSE = [
+    "CUDA data types, enum values and constants with a HIP mapping, per library, in the layout of",
+    "cuda_api.toml. `rocmlint verify` renames them (with the functions) in the temporary copy it",
+    "compiles, as PyTorch's hipify does before a ROCm build.",
+]
+
+
+def render_api(source: Source, mappings: dict[str, dict[str, str]], purpose: list[str] = API_PURPOSE) -> str:
+    lines = _preamble(source, purpose)
     for library, _ in LIBRARIES:
         mapping = mappings.get(library)
         if not mapping:
@@ -491,6 +497,7 @@ def generate(source: Source) -> dict[str, str]:
     headers = header_mappings(parse_include_map(include_text) if include_text else [])
     return {
         "cuda_api.toml": render_api(source, api_mappings(tables)),
+        "cuda_types.toml": render_api(source, api_mappings(tables, types=True), TYPES_PURPOSE),
         "cuda_headers.toml": render_headers(source, headers),
         "no_hip_equivalent.toml": render_unsupported(source, unsupported_names(tables)),
     }

@@ -91,3 +91,16 @@ def run_cli(project: Path) -> Callable[..., Result]:
 @pytest.fixture
 def settings(project: Path) -> Settings:
     return Settings(root=project)
+
+
+def require_tool(name: str) -> str:
+    """The path of an external tool a test needs. In CI (CI is set) a missing tool fails the test;
+    elsewhere the test is skipped with the reason printed in pytest's summary (-ra)."""
+    import shutil
+
+    path = shutil.which(name)
+    if path is not None:
+        return path
+    if os.environ.get("CI"):
+        pytest.fail(f"{name} is required in CI (scripts/test.sh installs it) but is not on PATH")
+    pytest.skip(f"{name} is not installed here (Debian: apt-get install {name}); this test runs in CI")

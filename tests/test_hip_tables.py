@@ -25,7 +25,7 @@ from rocmlint.data import load
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "rocmlint" / "data"
-TABLES = ("cuda_api.toml", "cuda_headers.toml", "no_hip_equivalent.toml")
+TABLES = ("cuda_api.toml", "cuda_types.toml", "cuda_headers.toml", "no_hip_equivalent.toml")
 HEADER_ROW = "|**CUDA**|**A**|**D**|**C**|**R**|**HIP**|**A**|**D**|**C**|**R**|**E**|\n|:--|:-:|:-:|:-:|:-:|:--|:-:|:-:|:-:|:-:|:-:|\n"
 
 
@@ -67,23 +67,29 @@ def _source_of(text: str) -> tuple[str, list[str]]:
 # --- byte-for-byte regeneration ------------------------------------------------------------------------
 
 
+def _mapped_rows(table: dict | None) -> list[str]:
+    """HIPIFY rows for one library's section of cuda_api.toml / cuda_types.toml."""
+    if not table:
+        return []
+    skip = len(table["cuda_prefix"])
+    rows = [_row(name, table["hip_prefix"] + name[skip:], "1.0.0") for name in table["same_suffix"]]
+    return rows + [_row(name, hip, "1.0.0") for name, hip in table.get("renamed", {}).items()]
+
+
 def _synthesise_hipify(script: ModuleType, folder: Path) -> str:
     """Write HIPIFY-format tables holding exactly the checked-in facts; return the commit they name."""
     api = tomllib.loads((DATA / "cuda_api.toml").read_text(encoding="utf-8"))
+    types = tomllib.loads((DATA / "cuda_types.toml").read_text(encoding="utf-8"))
     unsupported = tomllib.loads((DATA / "no_hip_equivalent.toml").read_text(encoding="utf-8"))["hipify"]
     headers = (DATA / "cuda_headers.toml").read_text(encoding="utf-8")
     commit, files = _source_of(headers)
     file_of = dict(script.LIBRARIES)
     for library, file in file_of.items():
-        rows: list[str] = []
-        if library in api:
-            table = api[library]
-            skip = len(table["cuda_prefix"])
-            rows += [_row(name, table["hip_prefix"] + name[skip:], "1.0.0") for name in table["same_suffix"]]
-            rows += [_row(name, hip, "1.0.0") for name, hip in table.get("renamed", {}).items()]
-        rows += [_row(name) for name in unsupported.get(library, [])]
+        rows = _mapped_rows(api.get(library)) + [_row(name) for name in unsupported.get(library, [])]
+        type_rows = _mapped_rows(types.get(library))
         if f"{script.TABLES_DIR}/{file}" in files:
-            (folder / file).write_text(_table(f"{library} API supported by HIP", [("API functions", rows)]), encoding="utf-8")
+            sections = [("API functions", rows), ("Data types", type_rows)]
+            (folder / file).write_text(_table(f"{library} API supported by HIP", sections), encoding="utf-8")
     # HIPIFY's own header entries are the uncommented ones (curated ones come from the script).
     entries: list[tuple[str, str, str]] = []
     kind = ""
