@@ -62,7 +62,8 @@ def test_json_shape_is_exact(cli, project):
     assert item["end_location"] == {"row": 2, "column": 44}
     assert_position(item["location"])
     assert_position(item["end_location"])
-    assert item["fix"] is None
+    assert item["fix"]["applicability"] == "safe" and set(item["fix"]) == {"applicability", "message", "edits"}
+    assert all(set(edit) == {"content", "location", "end_location"} for edit in item["fix"]["edits"])
     assert item["noqa_row"] == 2
     assert item["url"] == "https://github.com/rocmlint/rocmlint/blob/main/docs/rules/ROC101.md"
     assert item["severity"] == "warning"
@@ -261,4 +262,4 @@ def test_text_fixable_mark(project):
 
 
 def test_formats_are_registered():
-    assert set(FORMATS) == {"text", "json", "sarif", "github"}
+    assert set(FORMATS) == {"text", "json", "sarif", "github", "gitlab"}

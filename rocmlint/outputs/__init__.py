@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from rocmlint.diagnostics import Diagnostic
-from rocmlint.outputs import github, json_format, sarif, text
+from rocmlint.outputs import github, gitlab, json_format, sarif, text
 
 Renderer = Callable[[Sequence[Diagnostic]], str]
 
@@ -14,4 +14,5 @@ FORMATS: dict[str, Renderer] = {
     "json": json_format.render,
     "sarif": sarif.render,
     "github": github.render,
+    "gitlab": gitlab.render,
 }
