@@ -1,0 +1,91 @@
+"""The `rocmlint report` subcommand: its options and its run. rocmlint/cli.py only registers and calls it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rocmlint.config import ConfigResolver, Overrides
+from rocmlint.report import html, json_report, markdown
+from rocmlint.report.model import ReportModel, build_model
+from rocmlint.report.run import collect, report_root
+
+Warn = Callable[[str], None]
+FORMAT_NAMES = ("markdown", "html", "json")
+
+
+def _codes(value: str) -> tuple[str, ...]:
+    return tuple(part.strip().upper() for part in value.split(",") if part.strip())
+
+
+def _patterns(value: str) -> tuple[str, ...]:
+    return tuple(p for p in value.split(",") if p)
+
+
+def add_parser(commands: Any, per_file: Callable[[str], tuple[str, tuple[str, ...]]]) -> None:
+    """Register `report` on the CLI's subparsers. Option names match `check`, so `_overrides` reads both."""
+    report = commands.add_parser("report", help="write a porting-readiness report (markdown, html or json)")
+    report.add_argument("paths", nargs="*", type=Path, help="files or folders (default: .)")
+    report.add_argument("--format", choices=FORMAT_NAMES, default="markdown")
+    report.add_argument("-o", "--output", type=Path, help="write the report to this file instead of stdout")
+    report.add_argument("--source-url", metavar="TEMPLATE",
+                        help="HTML: link findings here, e.g. 'https://github.com/org/repo/blob/main/{path}#L{line}'")
+    report.add_argument("--no-progress", action="store_true", help="no progress bar (it is drawn only on a terminal)")
+    report.add_argument("--select", type=_codes, help="rule codes or prefixes to enable (replaces the configured set)")
+    report.add_argument("--extend-select", type=_codes, default=(), help="rule codes or prefixes to enable in addition")
+    report.add_argument("--ignore", type=_codes, default=(), help="rule codes or prefixes to disable")
+    report.add_argument("--per-file-ignores", type=per_file, action="append", default=[], metavar="GLOB:CODES")
+    report.add_argument("--exclude", type=_patterns, help="glob patterns to skip (replaces the configured list)")
+    report.add_argument("--extend-exclude", type=_patterns, default=())
+    report.add_argument("--force-exclude", action="store_true", help="apply excludes to paths given on the command line too")
+    report.add_argument("--config", type=Path, help="use this configuration file for every checked file")
+    report.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    report.add_argument("-v", "--verbose", action="store_true", help="print tracebacks of internal errors")
+
+
+def run(args: argparse.Namespace, overrides: Overrides, warn: Warn) -> int:
+    """Exit 0 when the report is written, whatever it found: a report is not a gate (`check` is)."""
+    from rocmlint.cli import UsageError  # late: rocmlint.cli imports this module
+
+    paths: list[Path] = args.paths or [Path(".")]
+    if any(str(p) == "-" for p in paths):
+        raise UsageError("report reads files and folders, not stdin")
+    if args.config is not None and args.isolated:
+        raise UsageError("--config and --isolated cannot be used together")
+    resolver = ConfigResolver(overrides, config_path=args.config, isolated=args.isolated)
+    result = collect(paths, resolver, warn, progress=False if args.no_progress else None)
+    for file_report in result.reports:
+        for message in file_report.warnings:
+            warn(message)
+        if args.verbose:
+            for trace in file_report.tracebacks:
+                sys.stderr.write(trace)
+    root = report_root(paths)
+    model = build_model(result.reports, result.facts, root, result.enabled_codes, result.target_archs)
+    text = _render(args, model, root)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            args.output.parent.mkdir(parents=True, exist_ok=True)
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise UsageError(f"{args.output}: cannot write the report: {error.strerror or error}") from error
+    return 0
+
+
+def _render(args: argparse.Namespace, model: ReportModel, root: Path) -> str:
+    if args.format == "html":
+        linker = (
+            html.template_linker(args.source_url)
+            if args.source_url
+            else html.relative_linker(root, Path(os.path.abspath(args.output)).parent if args.output else None)
+        )
+        return html.render(model, linker)
+    if args.format == "json":
+        return json_report.render(model)
+    return markdown.render(model)
