@@ -7,7 +7,7 @@ what fails is what rocmlint's rules are about, not names hipify would rename. Th
 touched. Compiler errors become ROC010 diagnostics at the user's file and line.
 
 NVIDIA identity: `nvcc -E` of the original and of the fixed content must give the same token stream
-(line markers and spacing ignored); a difference is ROC011. Gated fixes only add `#if <ROCm> ... #else`
+(line markers, spacing and the values of `__LINE__`/`__FILE__` ignored); a difference is ROC011. Gated fixes only add `#if <ROCm> ... #else`
 around the original text, so NVIDIA's preprocessor output stays the same.
 """
 
@@ -37,6 +37,9 @@ TORCH_HIP_DEFINES = ("-DUSE_ROCM=1", "-D__HIP_PLATFORM_AMD__=1")
 _COMPILER_MESSAGE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<column>\d+): (?:fatal )?error: (?P<message>.*)$", re.M)
 _LINE_MARKER = re.compile(r"^\s*#.*$", re.M)
 _TIMEOUT_SECONDS = 300
+# A gated fix moves the original lines down by design: `__LINE__` (and the temporary copy's `__FILE__`)
+# are pinned so that CHECK_CUDA-style macros expand alike, and only the code itself is compared.
+_LINE_AGNOSTIC = ("-D__LINE__=0", '-D__FILE__="rocmlint-verify"', "-Xcompiler", "-Wno-builtin-macro-redefined")
 
 
 @dataclass(frozen=True)
@@ -220,7 +223,7 @@ def nvidia_tokens(path: Path, content: bytes, nvcc: str, options: VerifyOptions)
     with tempfile.TemporaryDirectory(prefix="rocmlint-verify-") as folder:
         copy = Path(folder) / path.name
         copy.write_bytes(content)
-        command = [nvcc, "-E", "-x", "cu", str(copy), *_include_flags(path, options), *options.extra_flags]
+        command = [nvcc, "-E", "-x", "cu", str(copy), *_LINE_AGNOSTIC, *_include_flags(path, options), *options.extra_flags]
         try:
             result = subprocess.run(command, capture_output=True, text=True, timeout=_TIMEOUT_SECONDS, check=False)
         except subprocess.TimeoutExpired:

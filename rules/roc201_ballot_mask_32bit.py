@@ -3,18 +3,9 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import CudaContext, Node
-from rocmlint.cuda.masks import (
-    cast_type,
-    is_wave_mask_call,
-    normalize_type,
-    type_width,
-    unwrap,
-)
+from rocmlint.cuda.masks import is_wave_mask_call, mask_fix, narrowing
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
-
-# Operators through which a mask stays a mask on its way to where it is stored.
-_PASS_THROUGH_OPS = frozenset({"&", "|", "^", "~"})
 
 
 class BallotMask32Bit(Rule):
@@ -41,7 +32,7 @@ class BallotMask32Bit(Rule):
     ## Fix
     ```cuda
     __global__ void count_negative(const float* x, int* out) {
-    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
       unsigned long long votes = __ballot(x[threadIdx.x] < 0.f);
     #else
       unsigned int votes = __ballot_sync(0xffffffff, x[threadIdx.x] < 0.f);
@@ -49,12 +40,21 @@ class BallotMask32Bit(Rule):
       if (threadIdx.x % 32 == 0) atomicAdd(out, __popc(votes));
     }
     ```
-    (The `__popc` and the `% 32` are ROC202 and ROC208.)
+    The fix wraps the declaration (or the smallest statement standing on its own lines) in a ROCm gate
+    whose branch declares the variable `unsigned long long` (`uint64_t` where it was `uint32_t`); a
+    32-bit cast of the mask becomes a 64-bit one, and so does the variable that cast initialises. The
+    ROCm branch also gets every other mask fix of the statement: a `*_sync` call with a full-warp mask
+    (`0xffffffff`, `~0u`, `__activemask()`, a `FULL_MASK`/`FINAL_MASK` macro) becomes the non-sync
+    intrinsic (ROC210), so the branch compiles on HIP releases without `*_sync` warp functions and
+    ROC210's fix of the same statement is the same edit. A mask assigned to an existing variable or
+    returned from a function declared 32-bit is reported without a fix: widening it means changing
+    another declaration. (The `__popc` and the `% 32` are ROC202 and ROC208.)
 
     ## Fix safety
-    Safe: the NVIDIA branch keeps the original declaration token for token, and the ROCm branch only
-    widens the variable to the type HIP's intrinsic already returns. Code that later packs the mask into
-    32-bit storage (a `uint32_t` buffer, a shuffle) needs its own review.
+    Safe: the NVIDIA branch keeps the original declaration token for token (only `__LINE__` values
+    below it move), and the ROCm branch only widens the variable to the type HIP's intrinsic already
+    returns; dropping a full-warp mask is what HIP's non-sync intrinsics mean. Code that later packs the
+    mask into 32-bit storage (a `uint32_t` buffer, a shuffle) needs its own review.
     """
 
     code = "ROC201"
@@ -68,75 +68,16 @@ class BallotMask32Bit(Rule):
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
         if not is_wave_mask_call(node, ctx):
             return
-        found = _narrowing_type(node, ctx)
+        found = narrowing(node, ctx)
         if found is None:
             return
-        where, type_text = found
         name = ctx.call_name(node) or ctx.text(node.child_by_field_name("function") or node)
         ctx.report(
             node,
-            f"`{name}` returns a 64-bit mask on ROCm (64-lane waves) but is {where} `{type_text}`, "
+            f"`{name}` returns a 64-bit mask on ROCm (64-lane waves) but is {found.where} `{found.type_text}`, "
             "dropping lanes 32-63; use `auto`, `uint64_t` or `unsigned long long`",
+            fix=mask_fix(node, ctx, "keep the mask in 64 bits on ROCm", list(found.widen)),
         )
-
-
-def _narrowing_type(call: Node, ctx: CudaContext) -> tuple[str, str] | None:
-    """(how, 32-bit type) when the mask produced by `call` ends up in a 32-bit type, else None."""
-    node = call
-    parent = node.parent
-    while parent is not None and _passes_mask_through(parent, ctx):
-        node, parent = parent, parent.parent
-    if parent is None:
-        return None
-    if parent.type == "initializer_list" and parent.parent is not None and parent.parent.type == "init_declarator":
-        parent = parent.parent
-    if parent.type == "argument_list":
-        parent = parent.parent  # `uint32_t(__ballot(p))`, `static_cast<unsigned>(...)`
-    if parent is None:
-        return None
-    cast = cast_type(parent, ctx)
-    if cast is not None:
-        return ("cast to", normalize_type(cast[0])) if type_width(cast[0]) == 32 else None
-    if parent.type == "init_declarator" and parent.child_by_field_name("declarator") != node:
-        declaration = parent.parent
-        type_node = declaration.child_by_field_name("type") if declaration is not None else None
-        return _if_32("stored in", ctx.text(type_node)) if type_node is not None else None
-    if parent.type == "assignment_expression" and parent.child_by_field_name("right") == node:
-        return _if_32("assigned to", _target_type(parent.child_by_field_name("left"), ctx))
-    if parent.type == "return_statement":
-        return _if_32("returned as", _return_type(parent, ctx))
-    return None
-
-
-def _passes_mask_through(node: Node, ctx: CudaContext) -> bool:
-    if node.type == "parenthesized_expression":
-        return True
-    if node.type in ("binary_expression", "unary_expression"):
-        operator = node.child_by_field_name("operator")
-        return operator is not None and ctx.text(operator) in _PASS_THROUGH_OPS
-    return False
-
-
-def _if_32(where: str, type_text: str | None) -> tuple[str, str] | None:
-    return (where, normalize_type(type_text)) if type_text is not None and type_width(type_text) == 32 else None
-
-
-def _target_type(left: Node | None, ctx: CudaContext) -> str | None:
-    if left is None:
-        return None
-    left = unwrap(left)
-    if left.type == "subscript_expression":
-        left = unwrap(left.child_by_field_name("argument") or left)
-    return ctx.declared_type(left) if left.type == "identifier" else None
-
-
-def _return_type(statement: Node, ctx: CudaContext) -> str | None:
-    """The declared return type of the function `statement` returns from (not through a lambda)."""
-    owner = ctx.enclosing(statement, "function_definition", "lambda_expression")
-    if owner is None or owner.type != "function_definition":
-        return None
-    type_node = owner.child_by_field_name("type")
-    return ctx.text(type_node) if type_node is not None else None
 
 
 BallotMask32Bit.valid = (
@@ -202,6 +143,41 @@ BallotMask32Bit.invalid = (
         "}\n",
         line=5,
         message="stored in `unsigned int`",
+        fixed=(
+            "__device__ void relu_bits(const float* x, unsigned int* out) {\n"
+            "  int lane_id = threadIdx.x & 31;\n"
+            "  for (int i = 0; i < 4; ++i) {\n"
+            "    bool rectified = x[i * 32 + lane_id] < 0.0F;\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "    unsigned long long local_relu_mask = __ballot(rectified);\n"
+            "#else\n"
+            "    unsigned int local_relu_mask = __ballot(rectified);\n"
+            "#endif\n"
+            "    if (lane_id == i) out[i] = local_relu_mask;\n"
+            "  }\n"
+            "}\n"
+        ),
+    ),
+    # A full-warp `__ballot_sync`: the ROCm branch also drops the mask (ROC210), giving one clean branch.
+    Invalid(
+        "#define FULL_MASK 0xffffffff\n"
+        "__global__ void count_positive(const float* x, int* out) {\n"
+        "  const uint32_t votes = __ballot_sync(FULL_MASK, x[threadIdx.x] > 0.f);  // one bit per lane\n"
+        "  if (threadIdx.x % warpSize == 0) atomicAdd(out, __popcll(votes));\n"
+        "}\n",
+        line=3,
+        message="stored in `uint32_t`",
+        fixed=(
+            "#define FULL_MASK 0xffffffff\n"
+            "__global__ void count_positive(const float* x, int* out) {\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  const uint64_t votes = __ballot(x[threadIdx.x] > 0.f);\n"
+            "#else\n"
+            "  const uint32_t votes = __ballot_sync(FULL_MASK, x[threadIdx.x] > 0.f);  // one bit per lane\n"
+            "#endif\n"
+            "  if (threadIdx.x % warpSize == 0) atomicAdd(out, __popcll(votes));\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "__device__ uint32_t active_lanes() {\n"
@@ -226,6 +202,16 @@ BallotMask32Bit.invalid = (
         "}\n",
         line=2,
         message="cast to `unsigned`",
+        fixed=(
+            "__device__ int leaders(bool p) {\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  const auto bits = static_cast<unsigned long long>(__ballot(p) & __lanemask_lt());\n"
+            "#else\n"
+            "  const auto bits = static_cast<unsigned>(__ballot(p) & __lanemask_lt());\n"
+            "#endif\n"
+            "  return bits == 0;\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "__global__ void flag_rows(const float* x, int* any_negative) {\n"
@@ -234,6 +220,16 @@ BallotMask32Bit.invalid = (
         "}\n",
         line=2,
         message="cast to `int`",
+        fixed=(
+            "__global__ void flag_rows(const float* x, int* any_negative) {\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  unsigned long long votes = (unsigned long long)__ballot(x[threadIdx.x] < 0.f);\n"
+            "#else\n"
+            "  int votes = (int)__ballot(x[threadIdx.x] < 0.f);\n"
+            "#endif\n"
+            "  if (threadIdx.x == 0) *any_negative = votes;\n"
+            "}\n"
+        ),
     ),
     # In a `.hip` file too: the wave is 64 lanes there.
     Invalid(

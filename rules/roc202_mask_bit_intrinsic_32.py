@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import CudaContext, Node
-from rocmlint.cuda.masks import BIT_INTRINSICS_64, is_wave_mask
+from rocmlint.cuda.masks import (
+    BIT_INTRINSICS_64,
+    bit_intrinsic_rewrites,
+    is_wave_mask,
+    mask_fix,
+)
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -27,27 +32,41 @@ class MaskBitIntrinsic32(Rule):
     ```cuda
     __device__ int rank_in_warp(bool pred) {
       unsigned mask = __ballot_sync(0xffffffff, pred);
-      return __popc(mask & ((1u << (threadIdx.x % 32)) - 1));
+      return __popc(mask & ((1u << (threadIdx.x % warpSize)) - 1));
     }
     ```
 
     ## Fix
     ```cuda
     __device__ int rank_in_warp(bool pred) {
-    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
       unsigned long long mask = __ballot(pred);
-      return __popcll(mask & __lanemask_lt());
     #else
       unsigned mask = __ballot_sync(0xffffffff, pred);
-      return __popc(mask & ((1u << (threadIdx.x % 32)) - 1));
+    #endif
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+      return __popcll(mask & ((1ull << (threadIdx.x % warpSize)) - 1));
+    #else
+      return __popc(mask & ((1u << (threadIdx.x % warpSize)) - 1));
     #endif
     }
     ```
+    (What `rocmlint check --fix` writes with ROC201, ROC202, ROC210 and ROC211 on; the declaration is
+    ROC201's fix.) The fix wraps the statement holding the call (or the smallest statement around it
+    that stands on its own lines) in a ROCm gate whose branch calls the 64-bit form: `__popc` ->
+    `__popcll`, `__ffs` -> `__ffsll` (the argument cast to `unsigned long long` unless it is already
+    64-bit: HIP overloads `__ffsll` for signed and unsigned, so a 32-bit argument is ambiguous), `__fns`
+    -> `__fns64`. The ROCm branch gets the other mask fixes of the statement too (`1ull <<` for lane
+    shifts, non-sync intrinsics for full-warp masks). `__clz(m)` -> `(__clzll(m) - 32)` and `__brev(m)`
+    -> `__brevll(m)` are offered as unsafe fixes.
 
     ## Fix safety
-    Safe: the NVIDIA branch keeps the original tokens and the ROCm branch calls the `ll`/`64` variant,
-    which returns the same value for the low 32 lanes. The variable holding the mask must be widened
-    too (ROC201).
+    Safe for `__popc`, `__ffs` and `__fns`: the NVIDIA branch keeps the original tokens, and the `ll`/`64`
+    variant returns the same value for a mask of lanes 0-31 (a count, a 1-based lowest lane, the n-th
+    set lane) and the right one for lanes 32-63. Unsafe for `__clz` and `__brev`: their results count
+    from the top bit, so `(__clzll(m) - 32)` keeps every value for lanes 0-31 but goes negative for a
+    higher lane, and `__brevll` moves the reversed bits to the upper half; the code around them (`31 -
+    __clz(m)`, a shift) needs a look.
     """
 
     code = "ROC202"
@@ -69,6 +88,7 @@ class MaskBitIntrinsic32(Rule):
         ctx.report(
             node,
             f"`{name}` truncates a wave mask to lanes 0-31; ROCm masks are 64-bit (64-lane waves): use `{wide}`",
+            fix=mask_fix(node, ctx, f"use `{wide}` on ROCm", bit_intrinsic_rewrites(node, ctx)),
         )
 
 
@@ -127,12 +147,51 @@ MaskBitIntrinsic32.invalid = (
         "}\n",
         line=3,
         message="use `__popcll`",
+        fixed=(
+            "__global__ void count_positive(const float* x, int* out) {\n"
+            "  unsigned int votes = __ballot_sync(0xffffffff, x[threadIdx.x] > 0.f);\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  if (threadIdx.x % warpSize == 0) atomicAdd(out, __popcll(votes));\n"
+            "#else\n"
+            "  if (threadIdx.x % warpSize == 0) atomicAdd(out, __popc(votes));\n"
+            "#endif\n"
+            "}\n"
+        ),
     ),
     # Directly on the intrinsic.
     Invalid(
         "__device__ int first_active_lane() {\n  return __ffs(__activemask()) - 1;\n}\n",
         line=2,
         message="use `__ffsll`",
+        fixed=(
+            "__device__ int first_active_lane() {\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  return __ffsll(__activemask()) - 1;\n"
+            "#else\n"
+            "  return __ffs(__activemask()) - 1;\n"
+            "#endif\n"
+            "}\n"
+        ),
+    ),
+    # A 32-bit mask variable: `__ffsll` gets an explicit 64-bit argument (HIP overloads it).
+    Invalid(
+        "__device__ int leader(const int* keys) {\n"
+        "  const unsigned peers = __match_any_sync(__activemask(), keys[threadIdx.x]);\n"
+        "  const int first = __ffs(peers) - 1;\n"
+        "  return first;\n"
+        "}\n",
+        line=3,
+        fixed=(
+            "__device__ int leader(const int* keys) {\n"
+            "  const unsigned peers = __match_any_sync(__activemask(), keys[threadIdx.x]);\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  const int first = __ffsll(static_cast<unsigned long long>(peers)) - 1;\n"
+            "#else\n"
+            "  const int first = __ffs(peers) - 1;\n"
+            "#endif\n"
+            "  return first;\n"
+            "}\n"
+        ),
     ),
     # Through a prefix mask and a variable assigned later in a loop.
     Invalid(
@@ -151,6 +210,16 @@ MaskBitIntrinsic32.invalid = (
         "__device__ int highest_lane(lane_mask_t active) {\n  return 31 - __clz(active);\n}\n",
         line=2,
         message="use `__clzll`",
+        # Unsafe: `(__clzll(m) - 32)` equals `__clz(m)` for lanes 0-31, so `31 - ...` finds the top lane.
+        fixed=(
+            "__device__ int highest_lane(lane_mask_t active) {\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  return 31 - (__clzll(active) - 32);\n"
+            "#else\n"
+            "  return 31 - __clz(active);\n"
+            "#endif\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "__device__ unsigned nth_peer(bool p, int n) {\n"

@@ -6,18 +6,28 @@ import re
 
 from rocmlint.cuda.frontend import CudaContext, Define, Node
 from rocmlint.cuda.masks import (
+    NON_SYNC_INTRINSICS,
     SYNC_MASK_INTRINSICS,
+    WAVE_BARRIER,
+    is_all_ones_text,
     is_portable_wrapper_use,
     literal_width,
+    mask_fix,
+    sync_rewrites,
     text_width,
     value_width,
 )
 from rocmlint.cuda.preprocessor import parse_int
-from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
 # A `*_sync` call inside a macro body, with a 32-bit literal mask: `__shfl_down_sync(0xffffffff, v, o)`.
 _SYNC_CALL_IN_MACRO = re.compile(r"\b(__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all|uni|match_any|match_all|reduce_\w+)_sync|__syncwarp)\s*\(\s*(0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*)\s*[,)]")
+# The same call with a literal or macro mask, to rewrite inside a macro body for ROCm.
+_SYNC_CALL_TO_REWRITE = re.compile(
+    r"\b(?P<name>__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all)_sync)\s*\(\s*(?P<mask>0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*)\s*,\s*"
+    r"|\b__syncwarp\s*\(\s*(?P<barrier_mask>0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*)\s*\)"
+)
 # A full-warp mask constant: `#define FINAL_MASK 0xffffffff` (not `LOW_MASK`, which splits 64-bit words).
 _MASK_MACRO_NAME = re.compile(r"(?i)(?:full|final|warp|wave|lane|all|active|sync|shfl)_?mask|mask_?(?:full|all)")
 
@@ -57,7 +67,7 @@ class SyncMask32Bit(Rule):
     template <typename T>
     __device__ T warp_reduce_sum(T val) {
       for (int offset = 16; offset > 0; offset >>= 1)
-    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
         val += __shfl_down(val, offset);
     #else
         val += __shfl_down_sync(0xffffffff, val, offset);
@@ -65,11 +75,26 @@ class SyncMask32Bit(Rule):
       return val;
     }
     ```
+    For a full-warp mask (`0xffffffff` with any suffix, `~0u`, `uint32_t(-1)`, the all-ones 64-bit
+    literal, `__activemask()`, or a same-file macro or `const` variable holding one), the statement is
+    wrapped in a ROCm gate (climbing to the smallest statement that stands on its own lines) whose
+    branch calls the non-sync intrinsic with the remaining arguments: `__shfl_sync(m, v, l[, w])` ->
+    `__shfl(v, l[, w])`, likewise `__shfl_up`, `__shfl_down`, `__shfl_xor`; `__ballot_sync(m, p)` ->
+    `__ballot(p)`, `__any_sync` -> `__any`, `__all_sync` -> `__all`; `__syncwarp(m)` ->
+    `__builtin_amdgcn_wave_barrier()` (a wave runs in lockstep, only the compiler needs a barrier). These
+    exist on every HIP release, which has no `*_sync` warp functions before ROCm 7. The ROCm branch gets
+    the statement's other mask fixes too, so `unsigned m = __ballot_sync(FULL_MASK, p);` becomes
+    `unsigned long long m = __ballot(p);` whether ROC201's or this rule's fix runs (they are the same
+    edit). A macro body (`#define SHFL_DOWN(v, o, w) __shfl_down_sync(0xffffffff, v, o, w)`) gets a gated
+    ROCm `#define` with the non-sync call. Partial masks, `__match_*_sync`, `__reduce_*_sync` and a bare
+    `#define FINAL_MASK 0xffffffff` are reported without a fix.
 
     ## Fix safety
-    Safe for full-warp literal masks: the NVIDIA branch keeps the original tokens, and the ROCm branch
-    calls the non-sync intrinsic with the remaining arguments, as PyTorch's `WARP_SHFL_*` do. A partial
-    mask (a subset of lanes) needs review: build it as a 64-bit `lane_mask_t` instead (see ROC211).
+    Safe for full-warp masks: the NVIDIA branch keeps the original tokens (only `__LINE__` values below
+    it move), and the ROCm branch calls the non-sync intrinsic with the remaining arguments, as
+    PyTorch's `WARP_SHFL_*` do; with every lane named, the sync form adds nothing but the mask check. A
+    partial mask (a subset of lanes) needs review: build it as a 64-bit `lane_mask_t` instead (see
+    ROC211).
     """
 
     code = "ROC210"
@@ -94,21 +119,27 @@ class SyncMask32Bit(Rule):
         resolved = ctx.resolve(arguments[0])
         shown = f"`{mask}`" if resolved == mask else f"`{mask}` (= `{resolved}`)"
         if width == 32:
-            ctx.report(node, f"`{name}` gets the 32-bit mask {shown}; {_WHY}")
+            message = f"`{name}` gets the 32-bit mask {shown}; {_WHY}"
         elif parse_int(resolved) == 0xFFFFFFFF:
             # Widened but still 32 lanes: HIP checks the mask against the wave's active lanes.
-            ctx.report(
-                node,
+            message = (
                 f"`{name}` gets {shown}, which names only lanes 0-31 of a 64-lane wave; on ROCm call the "
-                "non-sync intrinsic or pass `__activemask()` / a full 64-bit mask",
+                "non-sync intrinsic or pass `__activemask()` / a full 64-bit mask"
             )
+        else:
+            return
+        ctx.report(node, message, fix=mask_fix(node, ctx, _fix_message(name), sync_rewrites(node, ctx)))
 
     def visit_define(self, define: Define, ctx: CudaContext) -> None:
         value = define.value
         if "sync" in value:
             match = _SYNC_CALL_IN_MACRO.search(value)
             if match is not None and literal_width(match.group(2)) == 32:
-                ctx.report(define.directive, f"macro `{define.name}` passes the 32-bit mask `{match.group(2)}` to `{match.group(1)}`; {_WHY}")
+                ctx.report(
+                    define.directive,
+                    f"macro `{define.name}` passes the 32-bit mask `{match.group(2)}` to `{match.group(1)}`; {_WHY}",
+                    fix=_define_fix(define, ctx),
+                )
             return
         if define.parameters is None and _MASK_MACRO_NAME.search(define.name) and _is_full_warp_32(value):
             if re.search(rb"\b__\w+_sync\s*\(\s*" + re.escape(define.name.encode()) + rb"\b|__syncwarp\s*\(\s*" + re.escape(define.name.encode()) + rb"\b", ctx.content):
@@ -124,6 +155,36 @@ _WHY = (
     "HIP's `*_sync` intrinsics static_assert a 64-bit mask and a wave has 64 lanes: on ROCm call the "
     "non-sync intrinsic (`__shfl_xor`, `__ballot`, ...) or pass a 64-bit mask"
 )
+
+
+def _fix_message(name: str | None) -> str:
+    if name == "__syncwarp":
+        return f"use `{WAVE_BARRIER}` on ROCm"
+    return f"call `{NON_SYNC_INTRINSICS.get(name or '', name)}` without the mask on ROCm"
+
+
+def _define_fix(define: Define, ctx: CudaContext) -> Fix | None:
+    """A ROCm `#define` whose body calls the non-sync intrinsics where the original passes a full-warp mask."""
+    original = ctx.text(define.directive)
+
+    def full(mask: str) -> bool:
+        if re.fullmatch(r"[A-Za-z_]\w*", mask):
+            if define.parameters is not None and mask in define.parameters:
+                return False  # the caller's mask
+            known = ctx.define(mask, define.directive)
+            return known is not None and is_all_ones_text(known.value)
+        return is_all_ones_text(mask)
+
+    def rewrite(match: re.Match[str]) -> str:
+        if match.group("name") is not None:
+            return f"{NON_SYNC_INTRINSICS[match.group('name')]}(" if full(match.group("mask")) else match.group(0)
+        return WAVE_BARRIER if full(match.group("barrier_mask")) else match.group(0)
+
+    rocm = _SYNC_CALL_TO_REWRITE.sub(rewrite, original)
+    remaining = _SYNC_CALL_IN_MACRO.search(rocm)
+    if rocm == original or (remaining is not None and literal_width(remaining.group(2)) == 32):
+        return None  # a partial mask: the ROCm body needs a person
+    return ctx.gated_fix(_fix_message(None), define.directive, rocm)
 
 
 def _is_full_warp_32(value: str) -> bool:
@@ -216,6 +277,18 @@ SyncMask32Bit.invalid = (
         "}\n",
         line=4,
         message="`__shfl_down_sync` gets the 32-bit mask `0xffffffff`",
+        fixed=(
+            "template <typename T>\n"
+            "__device__ __forceinline__ T warp_reduce_sum(T val) {\n"
+            "#pragma unroll\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  for (int i = WARP_SIZE / 2; i > 0; i >>= 1) val = val + __shfl_down(val, i);\n"
+            "#else\n"
+            "  for (int i = WARP_SIZE / 2; i > 0; i >>= 1) val = val + __shfl_down_sync(0xffffffff, val, i);\n"
+            "#endif\n"
+            "  return val;\n"
+            "}\n"
+        ),
     ),
     # A same-file macro resolves to a 32-bit literal.
     Invalid(
@@ -234,8 +307,19 @@ SyncMask32Bit.invalid = (
         "template <typename T>\n"
         "inline __device__ T warp_shuffle_xor(const T& x, uint32_t idx) {\n"
         "  return __shfl_xor_sync(uint32_t(-1), x, idx);\n"
-        "}\n"
-    , line=3),
+        "}\n",
+        line=3,
+        fixed=(
+            "template <typename T>\n"
+            "inline __device__ T warp_shuffle_xor(const T& x, uint32_t idx) {\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  return __shfl_xor(x, idx);\n"
+            "#else\n"
+            "  return __shfl_xor_sync(uint32_t(-1), x, idx);\n"
+            "#endif\n"
+            "}\n"
+        ),
+    ),
     Invalid(
         "constexpr unsigned FINAL_MASK = 0xffffffff;\n"
         "__device__ float2 group_sum(float2 s, int mask) {\n"
@@ -265,6 +349,17 @@ SyncMask32Bit.invalid = (
         "  if (threadIdx.x == 0) *out = bits;\n"
         "}\n",
         line=3,
+        fixed=(
+            "__device__ void relu_bits(const float* x, unsigned long long* out) {\n"
+            "  bool rectified = x[threadIdx.x] < 0.f;\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  unsigned long long bits = __ballot(rectified);\n"
+            "#else\n"
+            "  unsigned long long bits = __ballot_sync(0xFFFFFFFFU, rectified);\n"
+            "#endif\n"
+            "  if (threadIdx.x == 0) *out = bits;\n"
+            "}\n"
+        ),
     ),
     # Widened to 64 bits, but lanes 32-63 are still missing from the mask.
     Invalid(
@@ -273,6 +368,54 @@ SyncMask32Bit.invalid = (
         "}\n",
         line=2,
         message="names only lanes 0-31",
+        fixed=(
+            "__device__ float broadcast_lane0(float v) {\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  return __shfl(v, 0);\n"
+            "#else\n"
+            "  return __shfl_sync(0xffffffffULL, v, 0);\n"
+            "#endif\n"
+            "}\n"
+        ),
+    ),
+    # `__syncwarp` with every lane: a wave runs in lockstep, ROCm only needs a compiler barrier.
+    Invalid(
+        "__device__ void stage(float* smem, float v) {\n"
+        "  smem[threadIdx.x] = v;\n"
+        "  __syncwarp(0xffffffff);\n"
+        "}\n",
+        line=3,
+        message="`__syncwarp`",
+        fixed=(
+            "__device__ void stage(float* smem, float v) {\n"
+            "  smem[threadIdx.x] = v;\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  __builtin_amdgcn_wave_barrier();\n"
+            "#else\n"
+            "  __syncwarp(0xffffffff);\n"
+            "#endif\n"
+            "}\n"
+        ),
+    ),
+    # Also ROC201's hazard: the ROCm branch widens the variable too (ROC201's fix is the same edit).
+    Invalid(
+        "#define FULL_MASK 0xffffffff\n"
+        "__global__ void count_positive(const float* x, int* count) {\n"
+        "  unsigned int mask = __ballot_sync(FULL_MASK, x[threadIdx.x] > 0.f);\n"
+        "  if (threadIdx.x == 0) atomicAdd(count, __popcll(mask));\n"
+        "}\n",
+        line=3,
+        fixed=(
+            "#define FULL_MASK 0xffffffff\n"
+            "__global__ void count_positive(const float* x, int* count) {\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  unsigned long long mask = __ballot(x[threadIdx.x] > 0.f);\n"
+            "#else\n"
+            "  unsigned int mask = __ballot_sync(FULL_MASK, x[threadIdx.x] > 0.f);\n"
+            "#endif\n"
+            "  if (threadIdx.x == 0) atomicAdd(count, __popcll(mask));\n"
+            "}\n"
+        ),
     ),
     # A header-wide mask macro whose uses are in other files.
     Invalid("#include <cuda.h>\n#define THREADS 256\n#define FINAL_MASK 0xffffffff\n", line=3, message="`FINAL_MASK` is a 32-bit lane mask"),
@@ -281,5 +424,12 @@ SyncMask32Bit.invalid = (
         "#define SHFL_DOWN(val, laneMask, width) __shfl_down_sync(0xffffffff, val, laneMask, width)\n",
         line=1,
         message="macro `SHFL_DOWN`",
+        fixed=(
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "#define SHFL_DOWN(val, laneMask, width) __shfl_down(val, laneMask, width)\n"
+            "#else\n"
+            "#define SHFL_DOWN(val, laneMask, width) __shfl_down_sync(0xffffffff, val, laneMask, width)\n"
+            "#endif\n"
+        ),
     ),
 )

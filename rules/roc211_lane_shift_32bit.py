@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import CudaContext, Node
-from rocmlint.cuda.masks import constant_width, is_lane_index
+from rocmlint.cuda.masks import is_lane_shift_32, lane_shift_rewrites, mask_fix
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -31,18 +31,23 @@ class LaneShift32Bit(Rule):
     ## Fix
     ```cuda
     __device__ bool lane_is_set(unsigned long long ballot, int lane_id) {
-    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
       return (ballot & (1ull << lane_id)) != 0;
     #else
       return (ballot & (1U << lane_id)) != 0;
     #endif
     }
     ```
+    When the shifted constant is 1 (`1`, `1u`, `(unsigned)1`, `uint32_t{1}`, a same-file macro for 1),
+    the statement (or the smallest statement around it that stands on its own lines) is wrapped in a
+    ROCm gate whose branch shifts `1ull`; the branch gets the statement's other mask fixes too (ROC201,
+    ROC202, ROC210). Other constants (`3u << lane`) are reported without a fix: widening them changes
+    which bits survive for lanes below 32 too.
 
     ## Fix safety
-    Safe: the NVIDIA branch keeps the original tokens; the ROCm branch only widens the shifted constant,
-    which gives the same bit for lanes 0-31 and the right one above. Where the result is stored in a
-    32-bit variable, widen that too (ROC201).
+    Safe: the NVIDIA branch keeps the original tokens (only `__LINE__` values below it move); the ROCm
+    branch only widens the shifted 1, which gives the same bit for lanes 0-31 and the right one above.
+    Where the result is stored in a 32-bit variable, widen that too (ROC201 does it for ballot masks).
     """
 
     code = "ROC211"
@@ -54,18 +59,13 @@ class LaneShift32Bit(Rule):
     applies_to_rocm_sources = True
 
     def visit_binary_expression(self, node: Node, ctx: CudaContext) -> None:
-        operator = node.child_by_field_name("operator")
-        if operator is None or ctx.text(operator) != "<<":
-            return
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        if left is None or right is None or not is_lane_index(right, ctx):
-            return
-        if constant_width(left, ctx) != 32:
+        if not is_lane_shift_32(node, ctx):
             return
         ctx.report(
             node,
             f"`{ctx.text(node)}` shifts a 32-bit value by a lane index, which reaches 63 on a 64-lane wave "
             "(undefined for lanes >= 32); shift a 64-bit one (`1ull << ...` or `lane_mask_t`)",
+            fix=mask_fix(node, ctx, "shift `1ull` on ROCm", lane_shift_rewrites(node, ctx)),
         )
 
 
@@ -142,6 +142,18 @@ LaneShift32Bit.invalid = (
         "}\n",
         line=4,
         message="`1U << lane_id`",
+        fixed=(
+            "__device__ void unpack(unsigned int relu_mask, bool* rectified) {\n"
+            "  const int lane_id = threadIdx.x % THREADS_PER_WARP;\n"
+            "  for (int j = 0; j < 4; ++j) {\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "    rectified[j] = ((__shfl(relu_mask, j) & (1ull << lane_id)) != 0);\n"
+            "#else\n"
+            "    rectified[j] = ((__shfl(relu_mask, j) & (1U << lane_id)) != 0);\n"
+            "#endif\n"
+            "  }\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "__device__ int rank_in_warp(unsigned long long votes) {\n"
@@ -155,6 +167,16 @@ LaneShift32Bit.invalid = (
         "  if (flags[threadIdx.x]) atomicOr(out, 1 << laneId);\n"
         "}\n",
         line=3,
+        fixed=(
+            "__global__ void mark(int* flags, unsigned long long* out) {\n"
+            "  int laneId = threadIdx.x & (warpSize - 1);\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  if (flags[threadIdx.x]) atomicOr(out, 1ull << laneId);\n"
+            "#else\n"
+            "  if (flags[threadIdx.x]) atomicOr(out, 1 << laneId);\n"
+            "#endif\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "#define ONE 1u\n"
@@ -162,11 +184,26 @@ LaneShift32Bit.invalid = (
         "  return m & (ONE << __lane_id());\n"
         "}\n",
         line=3,
+        fixed=(
+            "#define ONE 1u\n"
+            "__device__ bool lane_set(unsigned long long m) {\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  return m & (1ull << __lane_id());\n"
+            "#else\n"
+            "  return m & (ONE << __lane_id());\n"
+            "#endif\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "__device__ bool neighbour_set(unsigned long long m, int lane) {\n"
         "  return (m & (uint32_t{1} << (lane + 1))) != 0;\n"
         "}\n",
+        line=2,
+    ),
+    # Two bits per lane: no fix (a 64-bit `3ull` keeps bit 32 that the 32-bit shift drops at lane 31).
+    Invalid(
+        "__device__ bool pair_set(unsigned long long m, int lane) {\n  return m & (3u << lane);\n}\n",
         line=2,
     ),
     Invalid(

@@ -308,7 +308,16 @@ class CudaContext:
         newline = self.source.newline
         rocm_lines = rocm_text.replace("\r\n", "\n").replace("\n", newline)
         opening = f"#if {self.options.rocm_condition}{newline}{indent.decode('utf-8', 'replace')}{rocm_lines}{newline}#else{newline}"
-        return self.fix(message, self.edit(line_start, line_start, opening), self.edit(line_end, line_end, f"{newline}#endif"), safe=safe)
+        original = self.content[span.start_byte : span.end_byte].decode("utf-8", "replace")
+        return self.fix(
+            message,
+            self.edit(line_start, line_start, opening),
+            # Rewriting the span with its own text claims it: a fix inside it (a statement in a wrapped
+            # loop) then overlaps and waits for the next pass instead of nesting a second #if in #else.
+            self.edit(span.start_byte, span.end_byte, original),
+            self.edit(line_end, line_end, f"{newline}#endif"),
+            safe=safe,
+        )
 
     def edit(self, start: int, end: int, content: str) -> Edit:
         """An edit over the content's byte range [start, end)."""

@@ -11,6 +11,12 @@ the tree and the file's own macros only:
   function, or a variable declared with a lane-mask type)?
 - how wide is this integer value: 32 bits, 64 bits, or unknown (None)? Unknown is never reported.
 - is this shift amount a lane index (`lane`, `lane_id`, `threadIdx.x % warpSize`, `__lane_id()`)?
+- is this mask argument a full-warp mask (`0xffffffff`, `~0u`, `FULL_MASK`, `__activemask()`)?
+
+It also builds the rules' fixes (`mask_fix`): the ROCm branch of a gated statement gets every mask hazard
+in that statement rewritten at once (64-bit storage, non-sync intrinsics for full-warp masks, `ll`/`64`
+bit intrinsics, `1ull <<`), so whichever of the four rules fixes a statement, it writes the same ROCm
+text, the other rules' identical fixes share its edits, and the ROCm branch is quiet for all of them.
 
 Everything is same-file and same-function: no headers are read, no type aliases are followed.
 """
@@ -20,6 +26,7 @@ from __future__ import annotations
 import re
 import weakref
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 
 import tree_sitter
@@ -27,6 +34,7 @@ import tree_sitter_cuda
 
 from rocmlint.cuda.frontend import CudaContext, Node
 from rocmlint.cuda.preprocessor import parse_int
+from rocmlint.diagnostics import Fix
 
 # Intrinsics whose result is a wave-wide lane mask (64-bit on HIP).
 WAVE_MASK_INTRINSICS = frozenset(
@@ -469,19 +477,422 @@ def _is_warp_size(node: Node, ctx: CudaContext) -> bool:
     return node.type == "identifier" and bool(_WARP_SIZE_NAME.match(ctx.text(node)))
 
 
+# --- where a mask is narrowed (ROC201) -----------------------------------------------------------------
+
+# Operators through which a mask stays a mask on its way to where it is stored.
+_PASS_THROUGH_OPS = frozenset({"&", "|", "^", "~"})
+
+
+@dataclass(frozen=True)
+class Narrowing:
+    """A wave mask ending up in a 32-bit type: how (`stored in`, `cast to`, ...), the type, and the ROCm
+    rewrites that widen it (empty when the widening would have to edit another statement)."""
+
+    where: str
+    type_text: str
+    widen: tuple[Rewrite, ...]
+
+
+def narrowing(call: Node, ctx: CudaContext) -> Narrowing | None:
+    """How the mask produced by `call` ends up in a 32-bit type, or None when it keeps 64 bits."""
+    node, parent = _mask_destination(call, ctx)
+    if parent is None:
+        return None
+    cast = cast_type(parent, ctx)
+    if cast is not None:
+        if type_width(cast[0]) != 32:
+            return None
+        type_node = _cast_type_node(parent, ctx)
+        widen = [] if type_node is None else [_widened_type(type_node, ctx)]
+        outer, holder = _mask_destination(parent, ctx)
+        stored = _declaration_type(outer, holder)
+        if stored is not None and type_width(ctx.text(stored)) == 32:
+            # `int v = (int)__ballot(p);`: the declaration that keeps the cast value is widened too.
+            widen = widen + [_widened_type(stored, ctx)] if _single_declarator(stored) else []
+        elif holder is not None and holder.type == "assignment_expression" and holder.child_by_field_name("right") == outer:
+            if _if_32(_target_type(holder.child_by_field_name("left"), ctx)) is not None:
+                widen = []  # a wider cast would only move the truncation to the assignment
+        elif holder is not None and holder.type == "return_statement" and _if_32(_return_type(holder, ctx)) is not None:
+            widen = []
+        return Narrowing("cast to", normalize_type(cast[0]), tuple(widen))
+    declared = _declaration_type(node, parent)
+    if declared is not None:
+        if type_width(ctx.text(declared)) != 32:
+            return None
+        kept = (_widened_type(declared, ctx),) if _single_declarator(declared) else ()
+        return Narrowing("stored in", normalize_type(ctx.text(declared)), kept)
+    if parent.type == "assignment_expression" and parent.child_by_field_name("right") == node:
+        found = _if_32(_target_type(parent.child_by_field_name("left"), ctx))
+        return Narrowing("assigned to", found, ()) if found is not None else None
+    if parent.type == "return_statement":
+        found = _if_32(_return_type(parent, ctx))
+        return Narrowing("returned as", found, ()) if found is not None else None
+    return None
+
+
+def _mask_destination(node: Node, ctx: CudaContext) -> tuple[Node, Node | None]:
+    """(the outermost expression the mask flows through unchanged, the node that receives it)."""
+    parent = node.parent
+    while parent is not None and _passes_mask_through(parent, ctx):
+        node, parent = parent, parent.parent
+    if parent is not None and parent.type == "initializer_list" and parent.parent is not None and parent.parent.type == "init_declarator":
+        node, parent = parent, parent.parent
+    if parent is not None and parent.type == "argument_list":
+        parent = parent.parent  # `uint32_t(__ballot(p))`, `static_cast<unsigned>(...)`
+    return node, parent
+
+
+def _declaration_type(node: Node, parent: Node | None) -> Node | None:
+    """The type node of the declaration whose initialiser is `node` (`parent` being its init_declarator)."""
+    if parent is None or parent.type != "init_declarator" or parent.child_by_field_name("declarator") == node:
+        return None
+    declaration = parent.parent
+    return declaration.child_by_field_name("type") if declaration is not None else None
+
+
+def _single_declarator(type_node: Node) -> bool:
+    """Widening `unsigned a = __ballot(p), b = 0;` would widen `b` too: only one-variable declarations."""
+    declaration = type_node.parent
+    return declaration is not None and declaration.type == "declaration" and len(declaration.children_by_field_name("declarator")) == 1
+
+
+def _passes_mask_through(node: Node, ctx: CudaContext) -> bool:
+    if node.type == "parenthesized_expression":
+        return True
+    if node.type in ("binary_expression", "unary_expression"):
+        operator = node.child_by_field_name("operator")
+        return operator is not None and ctx.text(operator) in _PASS_THROUGH_OPS
+    return False
+
+
+def _cast_type_node(node: Node, ctx: CudaContext) -> Node | None:
+    """The node naming the target type of a cast (`(T)x`, `T(x)`, `T{x}`, `static_cast<T>(x)`)."""
+    if cast_type(node, ctx) is None:
+        return None
+    if node.type in ("cast_expression", "compound_literal_expression"):
+        return node.child_by_field_name("type")
+    function = node.child_by_field_name("function")
+    if function is not None and function.type == "template_function":
+        targs = function.child_by_field_name("arguments")
+        inner = [c for c in targs.named_children if c.type != "comment"] if targs is not None else []
+        return inner[0] if len(inner) == 1 else None
+    return function
+
+
+def _widened_type(type_node: Node, ctx: CudaContext) -> Rewrite:
+    """Replace a 32-bit type name with its 64-bit unsigned counterpart (`uint32_t` -> `uint64_t`)."""
+    text = ctx.text(type_node)
+    if re.search(r"\bu?int32_t\b", text):
+        wide = re.sub(r"\bu?int32_t\b", "uint64_t", text)
+    elif type_node.parent is not None and type_node.parent.type in ("call_expression", "compound_literal_expression"):
+        # `unsigned(x)` / `unsigned{x}`: a functional cast needs a one-word type.
+        wide = "uint64_t"
+    else:
+        wide = "unsigned long long"
+    return Rewrite(type_node.start_byte, type_node.end_byte, wide)
+
+
+def _if_32(type_text: str | None) -> str | None:
+    return normalize_type(type_text) if type_text is not None and type_width(type_text) == 32 else None
+
+
+def _target_type(left: Node | None, ctx: CudaContext) -> str | None:
+    if left is None:
+        return None
+    left = unwrap(left)
+    if left.type == "subscript_expression":
+        left = unwrap(left.child_by_field_name("argument") or left)
+    return ctx.declared_type(left) if left.type == "identifier" else None
+
+
+def _return_type(statement: Node, ctx: CudaContext) -> str | None:
+    """The declared return type of the function `statement` returns from (not through a lambda)."""
+    owner = ctx.enclosing(statement, "function_definition", "lambda_expression")
+    if owner is None or owner.type != "function_definition":
+        return None
+    type_node = owner.child_by_field_name("type")
+    return ctx.text(type_node) if type_node is not None else None
+
+
+# --- full-warp masks (what a non-sync intrinsic may replace) -----------------------------------------
+
+# A mask constant named for the whole warp, whose definition lives in another file (`FULL_MASK` from a
+# shared header): `FINAL_MASK`, `kFullMask`, `FULL_WARP_MASK`, `WARP_FULL_MASK`, `MASK_ALL`.
+_FULL_MASK_NAME = re.compile(
+    r"(?i)^k?_?(?:full|final|all)_?(?:warp_?|wave_?|lane_?)?mask$|^(?:warp|wave|lane)_?(?:full|all)_?mask$|^mask_?(?:full|all)$"
+)
+_ALL_ONES = (0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF)
+
+
+def is_full_warp_mask(expr: Node, ctx: CudaContext, depth: int = 0) -> bool:
+    """Every lane of a 32-lane warp: `0xffffffff`, `0xFFFFFFFFU`, `~0u`, `uint32_t(-1)`, `-1`, the
+    all-ones 64-bit literal, `__activemask()`, a same-file macro or const variable holding one, or a
+    macro named for the full mask (`FULL_MASK`, `FINAL_MASK`) that this file does not define."""
+    if depth > _MAX_DEPTH:
+        return False
+    expr = unwrap(expr)
+    if expr.type == "call_expression" and ctx.call_name(expr) == "__activemask":
+        return not ctx.arguments(expr)
+    cast = cast_type(expr, ctx)
+    if cast is not None:
+        return type_width(cast[0]) is not None and is_full_warp_mask(cast[1], ctx, depth + 1)
+    if expr.type == "identifier":
+        name = ctx.text(expr)
+        if ctx.define(name, expr) is not None:
+            resolved = ctx.resolve(expr)
+            if re.fullmatch(r"[A-Za-z_]\w*", resolved):
+                return bool(_FULL_MASK_NAME.match(resolved)) and ctx.define(resolved, expr) is None
+            return is_all_ones_text(resolved)
+        declaration = ctx.declaration_of(expr)
+        if declaration is None:
+            return _optional_parameter_type(expr, ctx) is None and bool(_FULL_MASK_NAME.match(name))
+        if declaration.type == "declaration" and _is_constant(declaration, ctx):
+            value = ctx.declared_value(expr)
+            return value is not None and is_full_warp_mask(value, ctx, depth + 1)
+        return False
+    return expr.type in ("number_literal", "unary_expression") and is_all_ones_text(ctx.text(expr))
+
+
+def is_all_ones_text(text: str) -> bool:
+    """`0xffffffff`, `0xFFFFFFFFFFFFFFFFULL`, `~0u`, `-1`, `(unsigned)-1`, `uint32_t(-1)`, `(0xffffffff)`."""
+    text = text.strip()
+    while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+        text = text[1:-1].strip()
+    if re.fullmatch(r"~\s*(?:0[xX]0*|0+)[uUlL]*|-\s*1[uUlL]*", text):
+        return True
+    match = _LITERAL.fullmatch(text)
+    if match is not None:
+        return not text.startswith("-") and parse_int(match.group(1)) in _ALL_ONES
+    cast = re.fullmatch(r"\(\s*([A-Za-z_][\w\s:]*)\)\s*(.+)", text, re.DOTALL)
+    if cast is not None:
+        return type_width(cast.group(1)) is not None and is_all_ones_text(cast.group(2))
+    functional = re.fullmatch(r"(?:static_cast\s*<\s*([^<>]+)>|([A-Za-z_][\w:]*(?:\s+[A-Za-z_]\w*)*))\s*[({](.*)[)}]", text, re.DOTALL)
+    if functional is not None:
+        return type_width(functional.group(1) or functional.group(2)) is not None and is_all_ones_text(functional.group(3))
+    return False
+
+
+def _is_constant(declaration: Node, ctx: CudaContext) -> bool:
+    return any(c.type == "type_qualifier" and ctx.text(c) in ("const", "constexpr") for c in declaration.children)
+
+
+# --- ROCm rewrites of each hazard ------------------------------------------------------------------------
+
+# The non-sync intrinsic HIP has for each `*_sync` one (HIP 5.x has no `*_sync` warp functions at all).
+NON_SYNC_INTRINSICS = {
+    "__shfl_sync": "__shfl",
+    "__shfl_up_sync": "__shfl_up",
+    "__shfl_down_sync": "__shfl_down",
+    "__shfl_xor_sync": "__shfl_xor",
+    "__ballot_sync": "__ballot",
+    "__any_sync": "__any",
+    "__all_sync": "__all",
+}
+# `__syncwarp(mask)`: a wave executes in lockstep on AMD GPUs, so only the compiler needs a barrier.
+WAVE_BARRIER = "__builtin_amdgcn_wave_barrier()"
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """Replace content bytes [start, end) with `text` in the ROCm branch; `safe` as a fix would be."""
+
+    start: int
+    end: int
+    text: str
+    safe: bool = True
+
+
+def sync_rewrites(call: Node, ctx: CudaContext) -> list[Rewrite]:
+    """`__shfl_xor_sync(FULL, v, o[, w])` -> `__shfl_xor(v, o[, w])`, `__ballot_sync(FULL, p)` -> `__ballot(p)`,
+    `__syncwarp(FULL)` -> `__builtin_amdgcn_wave_barrier()`; nothing for a partial mask."""
+    name = ctx.call_name(call)
+    arguments = ctx.arguments(call)
+    function = call.child_by_field_name("function")
+    if function is None or not arguments or not is_full_warp_mask(arguments[0], ctx):
+        return []
+    if name == "__syncwarp":
+        return [Rewrite(call.start_byte, call.end_byte, WAVE_BARRIER)] if len(arguments) == 1 else []
+    plain = NON_SYNC_INTRINSICS.get(name or "")
+    if plain is None or len(arguments) < 2:
+        return []
+    return [Rewrite(function.start_byte, function.end_byte, plain), Rewrite(arguments[0].start_byte, arguments[1].start_byte, "")]
+
+
+def bit_intrinsic_rewrites(call: Node, ctx: CudaContext) -> list[Rewrite]:
+    """`__popc(m)` -> `__popcll(m)`, `__ffs(m)` -> `__ffsll(m)`, `__fns(m, b, n)` -> `__fns64(m, b, n)` (safe: the
+    result means the same at any width); `__clz(m)` -> `(__clzll(m) - 32)` and `__brev(m)` -> `__brevll(m)`
+    (unsafe: their results count from the top bit, so the code around them needs a look)."""
+    name = ctx.call_name(call)
+    wide = BIT_INTRINSICS_64.get(name or "")
+    arguments = ctx.arguments(call)
+    function = call.child_by_field_name("function")
+    if wide is None or function is None or not arguments or not is_wave_mask(arguments[0], ctx):
+        return []
+    if name == "__clz":
+        return [Rewrite(function.start_byte, function.end_byte, f"({wide}", safe=False), Rewrite(call.end_byte, call.end_byte, " - 32)", safe=False)]
+    rewrites = [Rewrite(function.start_byte, function.end_byte, wide, safe=name != "__brev")]
+    if name == "__ffs" and value_width(arguments[0], ctx) != 64:
+        # HIP overloads `__ffsll` for `long long` and `unsigned long long`: a 32-bit argument is ambiguous.
+        argument = arguments[0]
+        rewrites += [
+            Rewrite(argument.start_byte, argument.start_byte, "static_cast<unsigned long long>("),
+            Rewrite(argument.end_byte, argument.end_byte, ")"),
+        ]
+    return rewrites
+
+
+def is_lane_shift_32(shift: Node, ctx: CudaContext) -> bool:
+    """`1 << lane`, `1u << (threadIdx.x % warpSize)`: a 32-bit constant shifted by a lane index."""
+    operator = shift.child_by_field_name("operator")
+    if shift.type != "binary_expression" or operator is None or ctx.text(operator) != "<<":
+        return False
+    left, right = shift.child_by_field_name("left"), shift.child_by_field_name("right")
+    return left is not None and right is not None and is_lane_index(right, ctx) and constant_width(left, ctx) == 32
+
+
+def lane_shift_rewrites(shift: Node, ctx: CudaContext) -> list[Rewrite]:
+    """`1 << lane` -> `1ull << lane` when the shifted constant is 1 (the same bit for lanes 0-31)."""
+    left = shift.child_by_field_name("left")
+    if left is None or not is_lane_shift_32(shift, ctx):
+        return []
+    value = unwrap(left)
+    cast = cast_type(value, ctx)
+    if cast is not None:
+        value = unwrap(cast[1])
+    if value.type not in ("number_literal", "identifier") or ctx.int_value(value) != 1:
+        return []
+    return [Rewrite(left.start_byte, left.end_byte, "1ull")]
+
+
+def hazard_rewrites(node: Node, ctx: CudaContext) -> list[Rewrite]:
+    """Every mask rewrite this node itself needs on ROCm (a call or a shift)."""
+    if node.type == "binary_expression":
+        return lane_shift_rewrites(node, ctx)
+    if node.type != "call_expression":
+        return []
+    rewrites = sync_rewrites(node, ctx) + bit_intrinsic_rewrites(node, ctx)
+    if is_wave_mask_call(node, ctx):
+        found = narrowing(node, ctx)
+        if found is not None:
+            rewrites += found.widen
+    return rewrites
+
+
+# --- the fix ------------------------------------------------------------------------------------------------
+
+_COMPOUND_STATEMENTS = frozenset({"if_statement", "for_statement", "while_statement", "do_statement", "switch_statement", "template_declaration"})
+# How many lines a compound statement (or one reached because the hazard's own statement shares its line)
+# may span before duplicating it behind a gate is more than a fix should do.
+_MAX_WRAPPED_LINES = 6
+
+
+def mask_fix(hazard: Node, ctx: CudaContext, message: str, own: list[Rewrite]) -> Fix | None:
+    """The fix for one hazard whose own ROCm rewrites are `own` (None when there are none).
+
+    ROCm-only code (a ROCm branch, one an earlier fix wrote too) is edited in place. Elsewhere the
+    smallest statement holding the hazard that stands on its own lines is wrapped by `ctx.gated_fix`, its
+    ROCm text having every mask hazard of the statement rewritten (only the safe rewrites unless the
+    hazard's own are unsafe, which makes the fix unsafe).
+    """
+    if not own:
+        return None
+    safe = all(r.safe for r in own)
+    if ctx.branch(hazard).on_nvidia is False:
+        in_place = _disjoint(own)
+        return None if in_place is None else ctx.fix(message, *(ctx.edit(r.start, r.end, r.text) for r in in_place), safe=safe)
+    statement = ctx.statement_of(hazard)
+    climbed = False
+    while statement is not None:
+        lines = ctx.content.count(b"\n", statement.start_byte, statement.end_byte) + 1
+        if (climbed or statement.type in _COMPOUND_STATEMENTS) and lines > _MAX_WRAPPED_LINES:
+            return None
+        if statement.has_error or re.search(rb"(?m)^[ \t]*#", ctx.content[statement.start_byte : statement.end_byte]):
+            return None  # a statement split by directives or not parsed: leave it to a person
+        rewrites = rocm_rewrites(statement, ctx, unsafe=not safe)
+        if rewrites is None:
+            return None
+        text = ctx.rocm_variant(statement, [(_Span(r.start, r.end), r.text) for r in rewrites])
+        fix = ctx.gated_fix(message, statement, text, safe=safe)
+        if fix is not None:
+            return _covering(fix, statement, ctx)
+        parent = statement.parent
+        statement = ctx.statement_of(parent) if parent is not None else None
+        climbed = True
+    return None
+
+
+def _covering(fix: Fix, statement: Node, ctx: CudaContext) -> Fix:
+    """`fix` plus an edit that rewrites `statement` with its own bytes. A gated fix only inserts lines
+    around the statement, so without it the fix of a statement nested inside (a loop body) would land in
+    the same pass, gating it again inside the NVIDIA branch; the no-op edit overlaps such a fix, which
+    then waits for the next pass, where the NVIDIA copy is gated and the ROCm copy already fixed."""
+    try:
+        original = ctx.content[statement.start_byte : statement.end_byte].decode("utf-8")
+    except UnicodeDecodeError:
+        return fix
+    cover = ctx.edit(statement.start_byte, statement.end_byte, original)
+    return Fix(fix.message, (*fix.edits, cover), fix.applicability)
+
+
+def rocm_rewrites(root: Node, ctx: CudaContext, unsafe: bool = False) -> list[Rewrite] | None:
+    """Every mask rewrite inside `root` (safe ones only unless `unsafe`); None when two of them clash."""
+    found: list[Rewrite] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in ("call_expression", "binary_expression"):
+            found += [r for r in hazard_rewrites(node, ctx) if unsafe or r.safe]
+        stack.extend(reversed(node.children))
+    return _disjoint(found)
+
+
+def _disjoint(rewrites: list[Rewrite]) -> list[Rewrite] | None:
+    """Sorted, duplicates dropped, rewrites inside a replaced range dropped; None for a partial overlap."""
+    ordered = sorted(dict.fromkeys(rewrites), key=lambda r: (r.start, r.end))
+    kept: list[Rewrite] = []
+    for rewrite in ordered:
+        covering = next((k for k in kept if k.start < k.end and k.start <= rewrite.start and rewrite.end <= k.end and k != rewrite), None)
+        if covering is not None and (rewrite.start < rewrite.end or covering.start < rewrite.start < covering.end):
+            continue  # inside a range that is replaced whole (`__syncwarp(...)`)
+        if any(k.start < rewrite.end and rewrite.start < k.end for k in kept):
+            return None
+        kept.append(rewrite)
+    return kept
+
+
+@dataclass(frozen=True)
+class _Span:
+    start_byte: int
+    end_byte: int
+
+
 __all__ = [
     "BIT_INTRINSICS_64",
+    "NON_SYNC_INTRINSICS",
     "SYNC_MASK_INTRINSICS",
+    "WAVE_BARRIER",
     "WAVE_MASK_INTRINSICS",
+    "Narrowing",
+    "Rewrite",
+    "bit_intrinsic_rewrites",
     "cast_type",
     "constant_width",
+    "hazard_rewrites",
+    "is_all_ones_text",
+    "is_full_warp_mask",
     "is_lane_index",
     "is_lane_mask_type",
+    "is_lane_shift_32",
     "is_portable_wrapper_use",
     "is_wave_mask",
     "is_wave_mask_call",
+    "lane_shift_rewrites",
     "literal_width",
+    "mask_fix",
+    "narrowing",
     "normalize_type",
+    "rocm_rewrites",
+    "sync_rewrites",
     "text_width",
     "type_width",
     "value_width",
