@@ -7,7 +7,8 @@ from collections.abc import Iterator
 
 from rocmlint.cuda.frontend import CudaContext, Define, Node, Span
 from rocmlint.cuda.preprocessor import parse_int
-from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.cuda.warp import enum_declaration, indent_of, wave_selector, with_value
+from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
 # Names that spell "the hardware warp width": WARP_SIZE, kWarpSize, hw_warp_size, THREADS_PER_WARP ...
@@ -132,6 +133,35 @@ def _in_wave_selector(ctx: CudaContext, span: Span) -> bool:
     return any(_WAVE_AWARE_TEST.search(condition) for chain in open_chains for condition in chain)
 
 
+# --- fixes: the constant becomes 64 on CDNA, the NVIDIA text stays ------------------------------------------
+_FIX_MESSAGE = "define the wave size per ROCm target (64 on GFX8/GFX9 and in the host pass, 32 on RDNA)"
+# `#define WARP_SIZE 32`, `#define WARP_SIZE (32u)  // lanes`: the prefix, the literal, the rest of the line.
+_DEFINE_LITERAL = re.compile(r"(?P<head>[ \t]*#[ \t]*define[ \t]+\w+[ \t(]+)(?P<literal>(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*)(?P<tail>.*)", re.DOTALL)
+# The statements a constant's declaration can be wrapped as (not the `for` loop that declares it).
+_DECLARATIONS = frozenset({"declaration", "field_declaration", "type_definition"})
+
+
+def _define_fix(define: Define, ctx: CudaContext) -> Fix | None:
+    """The define in a ROCm-gated wave selector; only a literal value (`32`, `(32)`, `32u`) is rewritten."""
+    text = ctx.text(define.directive)
+    match = _DEFINE_LITERAL.fullmatch(text)
+    if match is None or "\\" in text or parse_int(match.group("literal")) != 32:
+        return None  # `#define WARP_SIZE HW_WARP`, a continued line: the value is not ours to rewrite
+    wave64 = match.group("head") + with_value(match.group("literal"), 64) + match.group("tail")
+    return ctx.gated_fix(_FIX_MESSAGE, define.directive, wave_selector(wave64, text))
+
+
+def _constant_fix(name_node: Node, value: Node, ctx: CudaContext) -> Fix | None:
+    """The constant's declaration (or `enum {...};`) in a ROCm-gated wave selector, with 64 for 32."""
+    statement: Span | None = enum_declaration(ctx, name_node) if name_node.parent is not None and name_node.parent.type == "enumerator" else None
+    if statement is None:
+        statement = ctx.statement_of(name_node)
+        if statement is None or statement.type not in _DECLARATIONS:
+            return None
+    wave64 = ctx.rocm_variant(statement, [(value, with_value(ctx.text(value), 64))])
+    return ctx.gated_fix(_FIX_MESSAGE, statement, wave_selector(wave64, ctx.text(statement), indent_of(ctx, statement)))
+
+
 def _descendants(node: Node) -> Iterator[Node]:
     stack = list(node.named_children)
     while stack:
@@ -168,9 +198,12 @@ class WarpSize32(Rule):
     ```
 
     ## Fix
+    The autofix handles the constants: their definition goes behind a ROCm gate, where a wave selector
+    picks 64 for GFX8/GFX9 (GCN and CDNA, MI100 to MI355) device passes and for the host pass, and 32
+    for other targets (RDNA, wave32):
     ```cuda
-    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
-    #if defined(__GFX8__) || defined(__GFX9__)
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+    #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)
     #define WARP_SIZE 64
     #else
     #define WARP_SIZE 32
@@ -178,7 +211,11 @@ class WarpSize32(Rule):
     #else
     #define WARP_SIZE 32
     #endif
-
+    ```
+    `constexpr`/`static const` declarations and enumerators get the same selector around a copy of
+    their declaration with `64`. Lane arithmetic and reduction loops are rewritten by hand with the run-time
+    `warpSize`:
+    ```cuda
     __global__ void row_sum(const float* x, float* out) {
       float v = x[threadIdx.x];
       for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_xor(v, offset);
@@ -187,10 +224,17 @@ class WarpSize32(Rule):
     ```
 
     ## Fix safety
-    Safe for the constant definitions: the NVIDIA branch keeps the original `32` token for token and
-    the ROCm branch selects 64 on GFX8/GFX9 (CDNA) devices, the selector the HIP documentation
-    recommends. Expressions and loops are not fixed automatically: replacing `& 31` by `% warpSize`
-    changes the number of warps per block, and shared arrays sized from it, downstream.
+    Safe for the constant definitions: the NVIDIA branch (`#else`) keeps the original definition token
+    for token, so `nvcc` compiles what it compiled before; only line numbers move. On ROCm the device
+    passes follow the HIP documentation's selector (`__GFX8__`/`__GFX9__` mean a 64-lane wavefront).
+    The host pass has no target macro, where that selector alone would give 32 and make host code that
+    sizes launches or instantiates kernel templates from the constant disagree with CDNA device code
+    (ROCm/vllm#694 review); the fix picks 64 there, the value of the MI200/MI300 targets. The cost
+    is on RDNA (wave32) targets: the device code gets 32 but host code still sees 64, so a kernel
+    template instantiated with the constant from host code is not the one the RDNA device pass built;
+    projects that ship for RDNA should size host-side launches from `hipDeviceAttributeWarpSize` instead.
+    Expressions and loops are not fixed: replacing `& 31` by `% warpSize` changes the number of warps
+    per block, and shared arrays sized from it, downstream.
     """
 
     code = "ROC208"
@@ -212,7 +256,7 @@ class WarpSize32(Rule):
             return
         if _in_wave_selector(ctx, define.directive):
             return
-        ctx.report(define.directive, self._constant_message(define.name))
+        ctx.report(define.directive, self._constant_message(define.name), fix=_define_fix(define, ctx))
 
     def visit_declaration(self, node: Node, ctx: CudaContext) -> None:
         if not self._is_constant_declaration(node, ctx):
@@ -238,7 +282,7 @@ class WarpSize32(Rule):
             return
         if _in_wave_selector(ctx, name_node):
             return
-        ctx.report(name_node, self._constant_message(name))
+        ctx.report(name_node, self._constant_message(name), fix=_constant_fix(name_node, value, ctx))
 
     @staticmethod
     def _is_constant_declaration(node: Node, ctx: CudaContext) -> bool:
@@ -291,7 +335,7 @@ class WarpSize32(Rule):
         target = _assigned_name(node, ctx)
         if not (_is_thread_id(left, ctx) or (target is not None and _LANE_OR_WARP_TARGET.fullmatch(target))):
             return
-        if self._uses_32_lane_subgroups(node, ctx):
+        if self._uses_32_lane_subgroups(node, ctx) or _in_wave_selector(ctx, node):
             return
         ctx.report(
                 node,
@@ -485,6 +529,21 @@ WarpSize32.valid = (
         "  if (threadIdx.x % 32 == 0) per_group[threadIdx.x / 32] = v;\n"
         "}\n"
     ),
+    # What the fix writes: a per-target selector behind the ROCm gate, the original in the NVIDIA arm.
+    Valid(
+        "struct Traits {\n"
+        "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+        "  #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)\n"
+        "  static constexpr int kWarpSize = 64;\n"
+        "  #else\n"
+        "  static constexpr int kWarpSize = 32;\n"
+        "  #endif\n"
+        "#else\n"
+        "  static constexpr int kWarpSize = 32;\n"
+        "#endif\n"
+        "  static constexpr int kWarps = 256 / kWarpSize;\n"
+        "};\n"
+    ),
 )
 WarpSize32.invalid = (
     Invalid(
@@ -493,6 +552,19 @@ WarpSize32.invalid = (
         "__global__ void scale(float* x) { x[threadIdx.x] *= WARP_SIZE; }\n",
         line=2,
         message="`WARP_SIZE` hard-codes a 32-lane warp",
+        fixed=(
+            "#include <cuda_runtime.h>\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "#if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)\n"
+            "#define WARP_SIZE 64\n"
+            "#else\n"
+            "#define WARP_SIZE 32\n"
+            "#endif\n"
+            "#else\n"
+            "#define WARP_SIZE 32\n"
+            "#endif\n"
+            "__global__ void scale(float* x) { x[threadIdx.x] *= WARP_SIZE; }\n"
+        ),
     ),
     Invalid(
         "__global__ void quantize(const float* x, int8_t* q) {\n"
@@ -502,6 +574,13 @@ WarpSize32.invalid = (
         "}\n",
         line=2,
         message="`threadIdx.x >> 5`",
+        fixed=(
+            "__global__ void quantize(const float* x, int8_t* q) {\n"
+            "  int gid = threadIdx.x >> 5;\n"
+            "  int lane = threadIdx.x & 0x1f;\n"
+            "  q[gid * 32 + lane] = (int8_t)x[threadIdx.x];\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "template <int kNRows>\n"
@@ -527,6 +606,20 @@ WarpSize32.invalid = (
         "  static constexpr int kWarps = 256 / kWarpSize;\n"
         "};\n",
         line=2,
+        fixed=(
+            "struct Traits {\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)\n"
+            "  static constexpr int kWarpSize = 64;\n"
+            "  #else\n"
+            "  static constexpr int kWarpSize = 32;\n"
+            "  #endif\n"
+            "#else\n"
+            "  static constexpr int kWarpSize = 32;\n"
+            "#endif\n"
+            "  static constexpr int kWarps = 256 / kWarpSize;\n"
+            "};\n"
+        ),
     ),
     Invalid(
         "__global__ void softmax(const float* in, float* out) {\n"
@@ -536,6 +629,22 @@ WarpSize32.invalid = (
         "  out[warp_id] = in[tid];\n"
         "}\n",
         line=3,
+        fixed=(
+            "__global__ void softmax(const float* in, float* out) {\n"
+            "  const int tid = threadIdx.x;\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)\n"
+            "  enum { THREADS_PER_WARP = 64 };\n"
+            "  #else\n"
+            "  enum { THREADS_PER_WARP = 32 };\n"
+            "  #endif\n"
+            "#else\n"
+            "  enum { THREADS_PER_WARP = 32 };\n"
+            "#endif\n"
+            "  int warp_id = tid / 32;\n"
+            "  out[warp_id] = in[tid];\n"
+            "}\n"
+        ),
     ),
     # The hazard sits in a .hip file: wave-size rules still apply to ROCm sources.
     Invalid(

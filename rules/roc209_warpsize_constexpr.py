@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from rocmlint.cuda.frontend import CudaContext, Node
-from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.cuda.frontend import CudaContext, Node, Span
+from rocmlint.cuda.warp import enum_declaration, indent_of, wave_selector
+from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
 # PyTorch's C10_WARP_SIZE is a constant in the device pass but 1 in the ROCm host pass (c10/macros/Macros.h):
@@ -17,6 +18,10 @@ _RUNTIME_BOUNDARIES = frozenset(
         "for_statement", "while_statement", "do_statement", "subscript_expression", "initializer_list",
         "new_expression", "assignment_expression", "field_initializer_list", "preproc_if", "preproc_ifdef",
     }
+)
+# Statements a device-code fix wraps whole; loops, `if`, `switch` and templates are too big to duplicate.
+_FIXABLE_STATEMENTS = frozenset(
+    {"declaration", "expression_statement", "return_statement", "static_assert_declaration", "alias_declaration", "type_definition"}
 )
 
 
@@ -62,6 +67,20 @@ def _constant_context(node: Node, ctx: CudaContext) -> str | None:
     return None
 
 
+def _identifiers(ctx: CudaContext, span: Span) -> list[Node]:
+    """The identifiers and type identifiers inside `span`, in source order."""
+    found: list[Node] = []
+    stack = [ctx.tree.root_node.descendant_for_byte_range(span.start_byte, span.end_byte)]
+    while stack:
+        current = stack.pop()
+        if current is None:
+            continue
+        if current.type in ("identifier", "type_identifier") and span.start_byte <= current.start_byte and current.end_byte <= span.end_byte:
+            found.append(current)
+        stack.extend(current.children)
+    return sorted(found, key=lambda n: n.start_byte)
+
+
 class WarpsizeConstexpr(Rule):
     """
     ## What it does
@@ -89,26 +108,33 @@ class WarpsizeConstexpr(Rule):
     ```
 
     ## Fix
+    In device code (`__global__`/`__device__` functions, `__shared__` declarations) the unsafe fix puts
+    the statement behind a ROCm gate twice, under a wave selector, with the target's wave size written
+    as a literal for every constant-context `warpSize` in it:
     ```cuda
-    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
-    #if defined(__GFX8__) || defined(__GFX9__)
-    constexpr int kWaveSize = 64;
-    #else
-    constexpr int kWaveSize = 32;
-    #endif
-    #else
-    constexpr int kWaveSize = 32;
-    #endif
-
     __global__ void softmax(const float* x, float* out) {
-      __shared__ float partial[1024 / kWaveSize];
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+      #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)
+      __shared__ float partial[1024 / 64];
+      #else
+      __shared__ float partial[1024 / 32];
+      #endif
+    #else
+      __shared__ float partial[1024 / warpSize];
+    #endif
     }
     ```
+    Host code, file-scope constants, `case` labels, loops and `__launch_bounds__` get no fix: host code
+    should query `hipDeviceAttributeWarpSize` (or `at::cuda::warp_size()`) at run time and dispatch to
+    templated kernels.
 
     ## Fix safety
-    Unsafe: a device-side arch selector is right in device code but always gives 32 in the host pass
-    (ROCm/vllm#694 review), so host code must query `hipDeviceAttributeWarpSize` (or
-    `at::cuda::warp_size()`) and dispatch to templated kernels instead; that rewrite needs review.
+    Unsafe. The NVIDIA branch (`#else`) keeps the statement token for token, so `nvcc` compiles what it
+    compiled before. On ROCm the device passes take 64 on GFX8/GFX9 (CDNA) and 32 on other targets,
+    the HIP documentation's selector; the host pass, which also parses device functions but has no
+    target macro, takes 64 like ROC208's fix. Whether the code is right with 64 needs review:
+    `static_assert(warpSize == 32, ...)` becomes `static_assert(64 == 32, ...)` and fails on CDNA, which
+    is what the assertion means, and sizes derived from the constant double.
     """
 
     code = "ROC209"
@@ -143,7 +169,45 @@ class WarpsizeConstexpr(Rule):
             node,
             f"`{shown}` used in {context}: it is not a constant expression on ROCm (`warpSize` is a run-time "
             "value since ROCm 7.0; `C10_WARP_SIZE` is 1 in the host pass)",
+            fix=self._fix(node, ctx),
         )
+
+    def _fix(self, node: Node, ctx: CudaContext) -> Fix | None:
+        """Device code: the statement twice behind a ROCm-gated wave selector, with 64 and with 32 for every
+        constant-context `warpSize` in it. Host code has no target to select on: no fix."""
+        if ctx.text(node) == "C10_WARP_SIZE" or not self._certainly_device(node, ctx):
+            return None
+        enclosing = ctx.statement_of(node)
+        statement: Span | None = enclosing
+        if enclosing is None or enclosing.type not in _FIXABLE_STATEMENTS:
+            enumerator = ctx.enclosing(node, "enumerator")
+            statement = enum_declaration(ctx, enumerator) if enumerator is not None else None
+        elif ctx.function_of(enclosing) is None:
+            return None  # file scope: the host compiles it too
+        if statement is None:
+            return None
+        names = {*_WARP_SIZE_NAMES, *self._macro_aliases(ctx)} - {"C10_WARP_SIZE"}
+        uses = [
+            n
+            for n in _identifiers(ctx, statement)
+            if ctx.text(n) in names and _constant_context(n, ctx) is not None
+        ]
+        wave64 = ctx.rocm_variant(statement, [(n, "64") for n in uses])
+        wave32 = ctx.rocm_variant(statement, [(n, "32") for n in uses])
+        return ctx.gated_fix(
+            "use the ROCm target's wave size as a constant (64 on GFX8/GFX9, 32 on RDNA)",
+            statement,
+            wave_selector(wave64, wave32, indent_of(ctx, statement)),
+            safe=False,
+        )
+
+    @staticmethod
+    def _certainly_device(node: Node, ctx: CudaContext) -> bool:
+        """Inside a `__global__`/`__device__` function, or a `__shared__` declaration."""
+        if ctx.is_device_code(node):
+            return True
+        declaration = ctx.enclosing(node, "declaration")
+        return declaration is not None and b"__shared__" in ctx.content[declaration.start_byte : declaration.end_byte]
 
     @staticmethod
     def _certainly_host(node: Node, ctx: CudaContext) -> bool:
@@ -215,6 +279,21 @@ WarpsizeConstexpr.valid = (
         "  std::vector<float> host(prop.warpSize);\n"
         "}\n"
     ),
+    # What the fix writes: literals per ROCm target, `warpSize` only in the NVIDIA arm.
+    Valid(
+        "__global__ void k(float* x) {\n"
+        "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+        "  #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)\n"
+        "  constexpr int kWarpsPerBlock = 256 / 64;\n"
+        "  #else\n"
+        "  constexpr int kWarpsPerBlock = 256 / 32;\n"
+        "  #endif\n"
+        "#else\n"
+        "  constexpr int kWarpsPerBlock = 256 / warpSize;\n"
+        "#endif\n"
+        "  x[threadIdx.x] *= kWarpsPerBlock;\n"
+        "}\n"
+    ),
 )
 WarpsizeConstexpr.invalid = (
     Invalid(
@@ -224,6 +303,20 @@ WarpsizeConstexpr.invalid = (
         "}\n",
         line=2,
         message="an array size",
+        fixed=(
+            "__global__ void softmax(const float* x, float* out) {\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)\n"
+            "  __shared__ float partial[1024 / 64];\n"
+            "  #else\n"
+            "  __shared__ float partial[1024 / 32];\n"
+            "  #endif\n"
+            "#else\n"
+            "  __shared__ float partial[1024 / warpSize];\n"
+            "#endif\n"
+            "  out[threadIdx.x] = partial[0];\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "template <int kWarp>\n"
@@ -233,6 +326,21 @@ WarpsizeConstexpr.invalid = (
         "}\n",
         line=4,
         message="a template argument",
+        fixed=(
+            "template <int kWarp>\n"
+            "__device__ float reduce(float v);\n"
+            "__global__ void k(float* x) {\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)\n"
+            "  x[0] = reduce<64>(x[threadIdx.x]);\n"
+            "  #else\n"
+            "  x[0] = reduce<32>(x[threadIdx.x]);\n"
+            "  #endif\n"
+            "#else\n"
+            "  x[0] = reduce<warpSize>(x[threadIdx.x]);\n"
+            "#endif\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "__global__ void k(float* x) {\n"
@@ -258,6 +366,13 @@ WarpsizeConstexpr.invalid = (
         "}\n",
         line=4,
         message="`C10_WARP_SIZE` used in a template argument",
+        fixed=(
+            "template <int kWarp>\n"
+            "__global__ void layer_norm_kernel(const float* x, float* y);\n"
+            "void layer_norm(const float* x, float* y, cudaStream_t stream) {\n"
+            "  layer_norm_kernel<C10_WARP_SIZE><<<1, 256, 0, stream>>>(x, y);\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "#define WARP_SIZE warpSize\n"
@@ -267,5 +382,20 @@ WarpsizeConstexpr.invalid = (
         "}\n",
         line=3,
         message="(`warpSize`)",
+        fixed=(
+            "#define WARP_SIZE warpSize\n"
+            "__global__ void k(int* flags) {\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)\n"
+            "  __shared__ int votes[64];\n"
+            "  #else\n"
+            "  __shared__ int votes[32];\n"
+            "  #endif\n"
+            "#else\n"
+            "  __shared__ int votes[WARP_SIZE];\n"
+            "#endif\n"
+            "  switch (flags[0]) { case 64: votes[0] = 1; break; }\n"
+            "}\n"
+        ),
     ),
 )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from rocmlint.cuda.frontend import CudaContext, Node
-from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.cuda.frontend import STATEMENT_TYPES, CudaContext, Node
+from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
 _COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
@@ -18,6 +18,16 @@ _CAPABILITY_ATTRIBUTES = re.compile(
     r"(?:cudaDevAttr|hipDeviceAttribute)ComputeCapability(?:Major|Minor)|CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_(?:MAJOR|MINOR)"
 )
 _GET_ATTRIBUTE = frozenset({"cudaDeviceGetAttribute", "hipDeviceGetAttribute", "cuDeviceGetAttribute"})
+# Where `false && (<test>)` can replace a test without parentheses around it (lowest-precedence slots).
+_LOOSE_SLOTS = frozenset(
+    {"condition_clause", "init_declarator", "argument_list", "parenthesized_expression", "return_statement", "expression_statement"}
+)
+# A statement holding the check is wrapped whole only when it is this short (an `if` with a small body).
+_MAX_WRAPPED_LINES = 8
+_FIX_MESSAGE = (
+    "on ROCm make the compute-capability test false (review: the ROCm side then takes the non-NVIDIA-feature "
+    "path; test `gcnArchName` or `prop.arch.has*` for what the check guards)"
+)
 
 
 def _unparenthesize(node: Node) -> Node:
@@ -30,6 +40,36 @@ def _unparenthesize(node: Node) -> Node:
 def _operator(node: Node, ctx: CudaContext) -> str | None:
     operator = node.child_by_field_name("operator") if node.type == "binary_expression" else None
     return None if operator is None else ctx.text(operator)
+
+
+def _inner(node: Node) -> Node:
+    """`node` without the parentheses around it."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    return node
+
+
+def _short_circuited(node: Node, ctx: CudaContext) -> bool:
+    """Inside `false && (...)`: never evaluated (how the fix disables a test on ROCm)."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if ancestor.type in STATEMENT_TYPES:
+            return False
+        if _operator(ancestor, ctx) == "&&" and child == ancestor.child_by_field_name("right"):
+            left = ancestor.child_by_field_name("left")
+            if left is not None and _inner(left).type == "false":
+                return True
+        child = ancestor
+    return False
+
+
+def _enclosing_statement(node: Node) -> Node | None:
+    parent = node.parent
+    while parent is not None and parent.type not in STATEMENT_TYPES:
+        if parent.type in ("function_definition", "lambda_expression"):
+            return None
+        parent = parent.parent
+    return parent
 
 
 class HostCapabilityCheck(Rule):
@@ -57,6 +97,7 @@ class HostCapabilityCheck(Rule):
     ```
 
     ## Fix
+    Write the ROCm side by hand from what the check guards, for example an architecture list:
     ```cuda
     void check_support() {
       auto dprops = at::cuda::getCurrentDeviceProperties();
@@ -68,10 +109,24 @@ class HostCapabilityCheck(Rule):
       TORCH_CHECK(is_sm8x, "FlashAttention only supports Ampere GPUs or newer.");
     }
     ```
+    The unsafe autofix writes a starting point for that review: the statement behind a ROCm gate, where
+    each test made only of capability comparisons becomes `false && (<test>)`, so ROCm behaves as a GPU
+    without the NVIDIA capability (other terms, as in `force || prop.major >= 8`, keep their meaning):
+    ```cuda
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+      bool is_sm8x = false && (dprops->major == 8 && dprops->minor >= 0);
+    #else
+      bool is_sm8x = dprops->major == 8 && dprops->minor >= 0;
+    #endif
+    ```
+    Switches on `major` and computed SM numbers (`major * 10 + minor`) get no fix.
 
     ## Fix safety
-    Unsafe: the NVIDIA branch can keep the comparison verbatim, but what the ROCm branch should test
-    (an architecture list, a feature flag) depends on what the capability check was guarding.
+    Unsafe. The NVIDIA branch (`#else`) keeps the statement token for token, so `nvcc` compiles what it
+    compiled before. On ROCm the test is now false, which skips "Ampere or newer" paths (usually the
+    NVIDIA-specific kernels) but also makes "too old" guards such as `!(major >= 7)` reject the device;
+    what the ROCm branch should test (a gfx list from `gcnArchName`, a `prop.arch.has*` flag) depends
+    on what the capability check was guarding.
     """
 
     code = "ROC229"
@@ -150,6 +205,8 @@ class HostCapabilityCheck(Rule):
     # --- what the value is used for ---------------------------------------------------------------------
     def _check_use(self, value: Node, ctx: CudaContext) -> None:
         """Report a comparison of the capability, or an SM number computed from it (`major * 10 + minor`)."""
+        if _short_circuited(value, ctx):
+            return
         top = _unparenthesize(value)
         computed = False
         while top.parent is not None and _operator(top.parent, ctx) in _ARITHMETIC:
@@ -157,13 +214,13 @@ class HostCapabilityCheck(Rule):
             computed = True
         parent = top.parent
         if parent is not None and _operator(parent, ctx) in _COMPARISONS:
-            self._report(parent, ctx, "compares the CUDA compute capability")
+            self._report(parent, ctx, "compares the CUDA compute capability", fixable=True)
         elif parent is not None and parent.type == "condition_clause" and parent.parent is not None and parent.parent.type == "switch_statement":
             self._report(parent.parent, ctx, "switches on the CUDA compute capability")
         elif computed:
             self._report(top, ctx, "computes an SM number from the compute capability")
 
-    def _report(self, node: Node, ctx: CudaContext, what: str) -> None:
+    def _report(self, node: Node, ctx: CudaContext, what: str, *, fixable: bool = False) -> None:
         # One diagnostic per condition: `major == 8 && minor >= 0` is one capability check.
         whole = node
         while whole.parent is not None and (whole.parent.type == "parenthesized_expression" or _operator(whole.parent, ctx) in ("&&", "||")):
@@ -176,7 +233,63 @@ class HostCapabilityCheck(Rule):
             node,
             f"`{ctx.text(node)}` {what}; on ROCm `major.minor` is the GFX IP version (9.4 on MI300X): test "
             "`gcnArchName` or `prop.arch.has*` flags in a ROCm branch",
+            fix=self._fix(whole, ctx) if fixable else None,
         )
+
+    # --- fix: the statement behind a ROCm gate, its capability tests disabled on the ROCm side -----------
+    def _fix(self, whole: Node, ctx: CudaContext) -> Fix | None:
+        """`false && (<test>)` for each capability-only test in the condition `whole`; other terms
+        (`force || prop.major >= 8`) keep their meaning. Switches and SM numbers get no fix."""
+        tests = self._capability_tests(whole, ctx)
+        if not tests:
+            return None
+        replacements = []
+        for test in tests:
+            inner = ctx.text(test) if test.type == "parenthesized_expression" else f"({ctx.text(test)})"
+            loose = test.parent is not None and test.parent.type in _LOOSE_SLOTS
+            replacements.append((test, f"false && {inner}" if loose else f"(false && {inner})"))
+        statement = ctx.statement_of(whole)
+        while statement is not None and statement.type != "template_declaration":
+            if statement.end_point.row - statement.start_point.row >= _MAX_WRAPPED_LINES:
+                return None
+            fix = ctx.gated_fix(_FIX_MESSAGE, statement, ctx.rocm_variant(statement, replacements), safe=False)
+            if fix is not None:
+                return fix
+            statement = _enclosing_statement(statement)
+        return None
+
+    def _capability_tests(self, node: Node, ctx: CudaContext) -> list[Node]:
+        """The largest parts of the `&&`/`||` chain `node` that only compare the compute capability."""
+        if self._capability_only(node, ctx):
+            return [node]
+        inner = _inner(node)
+        if _operator(inner, ctx) in ("&&", "||"):
+            sides = (inner.child_by_field_name("left"), inner.child_by_field_name("right"))
+            return [test for side in sides if side is not None for test in self._capability_tests(side, ctx)]
+        return []
+
+    def _capability_only(self, node: Node, ctx: CudaContext) -> bool:
+        inner = _inner(node)
+        operator = _operator(inner, ctx)
+        if operator in ("&&", "||"):
+            sides = (inner.child_by_field_name("left"), inner.child_by_field_name("right"))
+            return all(side is not None and self._capability_only(side, ctx) for side in sides)
+        return operator in _COMPARISONS and self._mentions_capability(inner, ctx)
+
+    def _mentions_capability(self, node: Node, ctx: CudaContext) -> bool:
+        scope = ctx.function_of(node)
+        variables = self._capability_variables.get(scope.start_byte if scope is not None else -1, set())
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if current.type == "identifier" and ctx.text(current) in variables:
+                return True
+            if current.type == "field_expression":
+                field, receiver = current.child_by_field_name("field"), current.child_by_field_name("argument")
+                if field is not None and receiver is not None and ctx.text(field) in ("major", "minor") and self._is_device_properties(receiver, ctx):
+                    return True
+            stack.extend(current.named_children)
+        return False
 
 
 HostCapabilityCheck.valid = (
@@ -225,6 +338,16 @@ HostCapabilityCheck.valid = (
         "  for (int i = 0; i < major; ++i) launch_col(i);\n"
         "}\n"
     ),
+    # What the fix writes: the ROCm arm never evaluates the comparison (`false && ...`).
+    Valid(
+        "bool use_fast_path(const cudaDeviceProp& prop, bool force) {\n"
+        "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+        "  return force || (false && (prop.major >= 8 && prop.minor >= 0));\n"
+        "#else\n"
+        "  return force || (prop.major >= 8 && prop.minor >= 0);\n"
+        "#endif\n"
+        "}\n"
+    ),
 )
 HostCapabilityCheck.invalid = (
     Invalid(
@@ -236,6 +359,22 @@ HostCapabilityCheck.invalid = (
         "}\n",
         line=3,
         message="compares the CUDA compute capability",
+        fixed=(
+            "void mha_fwd(const at::Tensor& q) {\n"
+            "  auto dprops = at::cuda::getCurrentDeviceProperties();\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  bool is_sm8x = false && (dprops->major == 8 && dprops->minor >= 0);\n"
+            "#else\n"
+            "  bool is_sm8x = dprops->major == 8 && dprops->minor >= 0;\n"
+            "#endif\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  bool is_sm90 = false && (dprops->major == 9 && dprops->minor == 0);\n"
+            "#else\n"
+            "  bool is_sm90 = dprops->major == 9 && dprops->minor == 0;\n"
+            "#endif\n"
+            "  TORCH_CHECK(is_sm90 || is_sm8x, \"FlashAttention only supports Ampere GPUs or newer.\");\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "void attention(at::Tensor& q) {\n"
@@ -254,6 +393,23 @@ HostCapabilityCheck.invalid = (
         "  return major * 10 + minor >= 80 ? 1 : 0;\n"
         "}\n",
         line=5,
+        fixed=(
+            "int pick_kernel(int dev) {\n"
+            "  int major = 0, minor = 0;\n"
+            "  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);\n"
+            "  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  if (false && (major >= 9)) return 2;\n"
+            "#else\n"
+            "  if (major >= 9) return 2;\n"
+            "#endif\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  return (false && (major * 10 + minor >= 80)) ? 1 : 0;\n"
+            "#else\n"
+            "  return major * 10 + minor >= 80 ? 1 : 0;\n"
+            "#endif\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "void run(const cudaDeviceProp& deviceProp) {\n"
@@ -273,5 +429,31 @@ HostCapabilityCheck.invalid = (
         "}\n",
         line=4,
         message="switches on",
+        fixed=(
+            "float focal_loss(const at::Tensor& x) {\n"
+            "  cudaDeviceProp props;\n"
+            "  cudaGetDeviceProperties(&props, x.get_device());\n"
+            "  switch (props.major) {\n"
+            "    case 8: return launch_ampere(x);\n"
+            "    default: return launch_generic(x);\n"
+            "  }\n"
+            "}\n"
+        ),
+    ),
+    # Only the capability part of the condition is disabled on ROCm; `force` keeps its meaning.
+    Invalid(
+        "bool use_fast_path(const cudaDeviceProp& prop, bool force) {\n"
+        "  return force || (prop.major >= 8 && prop.minor >= 0);\n"
+        "}\n",
+        line=2,
+        fixed=(
+            "bool use_fast_path(const cudaDeviceProp& prop, bool force) {\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  return force || (false && (prop.major >= 8 && prop.minor >= 0));\n"
+            "#else\n"
+            "  return force || (prop.major >= 8 && prop.minor >= 0);\n"
+            "#endif\n"
+            "}\n"
+        ),
     ),
 )

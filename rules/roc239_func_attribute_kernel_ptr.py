@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rocmlint.cuda.frontend import CudaContext, Node
-from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.cuda.frontend import STATEMENT_TYPES, CudaContext, Node
+from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
 # The runtime call and the position of its kernel argument. HIP declares these with `const void*` only;
@@ -17,6 +17,8 @@ _KERNEL_ARGUMENT = {
     "hipFuncGetAttributes": 1,
 }
 _CASTS = frozenset({"reinterpret_cast", "static_cast", "const_cast", "std::bit_cast", "bit_cast"})
+# A call sharing its line with an `if`/`for` head is fixed by wrapping that statement, if it is this short.
+_MAX_WRAPPED_LINES = 8
 
 
 def _is_void_pointer_declaration(declaration: Node, name: str, ctx: CudaContext) -> bool:
@@ -103,18 +105,22 @@ class FuncAttributeKernelPtr(Rule):
     template <typename Traits>
     void launch(const Params& p, cudaStream_t stream) {
       auto kernel = &ln_fwd_kernel<Traits>;
-    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
-      cudaFuncSetAttribute((const void*)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::SMEM_BYTES);
+    #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+      cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::SMEM_BYTES);
     #else
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::SMEM_BYTES);
     #endif
       kernel<<<p.ctas, Traits::THREADS, Traits::SMEM_BYTES, stream>>>(p);
     }
     ```
+    The ROCm branch keeps the `cuda*` name: hipify (or a CUDA-to-HIP rename header) turns it into the
+    `hip*` call, which then finds its `const void*` overload. A call sharing its line with an `if` or
+    `for` head is fixed by wrapping that statement when it is short.
 
     ## Fix safety
-    Safe: the NVIDIA branch keeps the original call token for token; the cast only changes which
-    overload HIP's C API resolves to, not the kernel it names.
+    Safe: the NVIDIA branch (`#else`) keeps the original call token for token, so `nvcc` compiles what it
+    compiled before. The cast only changes which overload HIP's C API resolves to, not the kernel it
+    names (CUDA's template overload performs the same cast).
     """
 
     code = "ROC239"
@@ -139,7 +145,35 @@ class FuncAttributeKernelPtr(Rule):
             arguments[index],
             f"`{name}` is given the typed kernel `{kernel}`; HIP's `{name.replace('cuda', 'hip')}` takes `const void*` "
             f"only, so pass `reinterpret_cast<const void*>({kernel})`",
+            fix=_fix(arguments[index], ctx),
         )
+
+
+def _fix(argument: Node, ctx: CudaContext) -> Fix | None:
+    """The statement behind a ROCm gate, its kernel argument cast to `const void*` on the ROCm side.
+
+    The call keeps its `cuda*` name: hipify, or the CUDA->HIP rename header of a ROCm build, maps it to the
+    `hip*` function, whose only overload takes `const void*`."""
+    cast = f"reinterpret_cast<const void*>({ctx.text(argument)})"
+    statement = ctx.statement_of(argument)
+    while statement is not None and statement.type != "template_declaration":
+        if statement.end_point.row - statement.start_point.row >= _MAX_WRAPPED_LINES:
+            return None
+        rocm = ctx.rocm_variant(statement, [(argument, cast)])
+        fix = ctx.gated_fix("cast the kernel to `const void*` on ROCm", statement, rocm)
+        if fix is not None:
+            return fix
+        statement = _enclosing_statement(statement)  # `if (big) cudaFuncSetAttribute(k, ...);` on one line
+    return None
+
+
+def _enclosing_statement(node: Node) -> Node | None:
+    parent = node.parent
+    while parent is not None and parent.type not in STATEMENT_TYPES:
+        if parent.type in ("function_definition", "lambda_expression"):
+            return None
+        parent = parent.parent
+    return parent
 
 
 FuncAttributeKernelPtr.valid = (
@@ -198,6 +232,18 @@ FuncAttributeKernelPtr.invalid = (
         "}\n",
         line=3,
         message="reinterpret_cast<const void*>(QUANT_GEMM_Kernel<TilingConfig, OutputDataType>)",
+        fixed=(
+            "template <typename TilingConfig, typename OutputDataType>\n"
+            "void quant_gemm(cudaStream_t stream, size_t smem) {\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  cudaFuncSetAttribute(reinterpret_cast<const void*>(QUANT_GEMM_Kernel<TilingConfig, OutputDataType>),\n"
+            "                       cudaFuncAttributeMaxDynamicSharedMemorySize, smem);\n"
+            "#else\n"
+            "  cudaFuncSetAttribute(QUANT_GEMM_Kernel<TilingConfig, OutputDataType>,\n"
+            "                       cudaFuncAttributeMaxDynamicSharedMemorySize, smem);\n"
+            "#endif\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "template <typename Kernel_traits>\n"
@@ -217,6 +263,18 @@ FuncAttributeKernelPtr.invalid = (
         "  if (smem_bytes > 0xc000) cudaFuncSetAttribute(kernel_fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);\n"
         "}\n",
         line=5,
+        fixed=(
+            "template <typename Attention>\n"
+            "void run_attention(typename Attention::Params& p) {\n"
+            "  constexpr auto kernel_fn = attention_kernel_batched_impl<Attention>;\n"
+            "  int smem_bytes = sizeof(typename Attention::SharedStorage);\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  if (smem_bytes > 0xc000) cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel_fn), cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);\n"
+            "#else\n"
+            "  if (smem_bytes > 0xc000) cudaFuncSetAttribute(kernel_fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);\n"
+            "#endif\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "__global__ void reduce_kernel(const float* x, float* y);\n"
@@ -227,6 +285,18 @@ FuncAttributeKernelPtr.invalid = (
         "}\n",
         line=4,
         message="`cudaFuncGetAttributes`",
+        fixed=(
+            "__global__ void reduce_kernel(const float* x, float* y);\n"
+            "int max_threads() {\n"
+            "  cudaFuncAttributes attr;\n"
+            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+            "  cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(reduce_kernel));\n"
+            "#else\n"
+            "  cudaFuncGetAttributes(&attr, reduce_kernel);\n"
+            "#endif\n"
+            "  return attr.maxThreadsPerBlock;\n"
+            "}\n"
+        ),
     ),
     Invalid(
         "void run_fmha(Launch_params& launch_params, int smem_size) {\n"
