@@ -71,7 +71,8 @@ class Diagnostic:
 
     @property
     def fixable(self) -> bool:
-        return self.fix is not None
+        """`--fix` would fix it: it has a safe fix (unsafe ones need `--unsafe-fixes`)."""
+        return self.fix is not None and self.fix.applicability is Applicability.SAFE
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.location.line, self.location.column, self.code)

@@ -141,10 +141,9 @@ def test_every_output_format_runs(cli, project, output_format):
 def test_text_line_format_and_summary(cli, project):
     write_tree(project, {"pkg/a.py": HAZARD, "b.py": CLEAN})
     result = cli("check")
-    assert len(result.lines) == 2
-    assert re.fullmatch(rf"pkg/a\.py:{HAZARD_LINE}:{HAZARD_COLUMN}: ROC101 torch\.compile mode .+", result.lines[0])
-    assert "[*]" not in result.lines[0]
-    assert result.lines[1] == "Found 1 diagnostic (1 warning)."
+    assert len(result.lines) == 3
+    assert re.fullmatch(rf"pkg/a\.py:{HAZARD_LINE}:{HAZARD_COLUMN}: ROC101 \[\*\] torch\.compile mode .+", result.lines[0])
+    assert result.lines[1:] == ["Found 1 diagnostic (1 warning).", "[*] 1 fixable with `--fix`."]
 
 
 def test_fixable_mark_and_fixable_summary(cli, project):
@@ -154,9 +153,9 @@ def test_fixable_mark_and_fixable_summary(cli, project):
         result.lines[0],
         "a.py:3:8: ROC002 [*] Unused `noqa` directive (unused: ROC101)",
         "Found 2 diagnostics (1 warning, 1 info).",
-        "[*] 1 fixable.",
+        "[*] 2 fixable with `--fix`.",
     ]
-    assert result.lines[0].startswith("a.py:2:22: ROC101 torch.compile")
+    assert result.lines[0].startswith("a.py:2:22: ROC101 [*] torch.compile")
 
 
 def test_quiet_leaves_out_the_summary(cli, project):
@@ -172,7 +171,7 @@ def test_statistics(cli, project):
     result = cli("check", "--statistics", "--extend-select", "ROC002")
     assert result.code == 1
     assert result.lines == [
-        "2\tROC101\t    reduce-overhead-compile",
+        "2\tROC101\t[*] reduce-overhead-compile",
         "1\tROC002\t[*] unused-noqa",
     ]
 

@@ -258,7 +258,10 @@ def test_text_fixable_mark(project):
     edit = Edit(0, 1, "", Location(1, 1), Location(1, 2))
     fixable = diagnostic(fix=Fix("remove it", (edit,), Applicability.SAFE))
     assert text.line(fixable) == "src/a.py:3:5: ROC101 [*] a message"
-    assert text.summary([fixable]).endswith("[*] 1 fixable.\n")
+    assert text.summary([fixable]).endswith("[*] 1 fixable with `--fix`.\n")
+    unsafe = diagnostic(fix=Fix("rewrite it", (edit,), Applicability.UNSAFE))
+    assert text.line(unsafe) == "src/a.py:3:5: ROC101 a message"
+    assert text.summary([fixable, unsafe]).endswith("[*] 1 fixable with `--fix`.\n1 more fixable with `--fix --unsafe-fixes` (review them).\n")
 
 
 def test_formats_are_registered():

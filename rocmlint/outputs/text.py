@@ -31,7 +31,10 @@ def summary(diagnostics: Sequence[Diagnostic]) -> str:
     text = f"Found {total} diagnostic{'s' if total != 1 else ''} ({', '.join(parts)})."
     fixable = sum(d.fixable for d in diagnostics)
     if fixable:
-        text += f"\n[*] {fixable} fixable."
+        text += f"\n[*] {fixable} fixable with `--fix`."
+    hidden = sum(d.fix is not None and not d.fixable for d in diagnostics)
+    if hidden:
+        text += f"\n{hidden} more fixable with `--fix --unsafe-fixes` (review them)."
     return text + "\n"
 
 
