@@ -157,7 +157,9 @@ class Engine:
 
         def on_internal_error(rule: type[Rule], error: BaseException, trace: str) -> None:
             message = f"rule {rule.code} ({rule.name}) crashed on this file: {type(error).__name__}: {error}"
-            crashes.append(self._tool(INTERNAL_ERROR, source.path, message))
+            if isinstance(error, RecursionError):  # the input's fault, not the rule's: see _too_deep
+                message = _too_deep(f"rule {rule.code} ({rule.name})")
+            crashes.append(self._tool(_crash_code(error), source.path, message))
             crashed.add(rule.code)
             report.tracebacks.append(f"{source.path}: {rule.code} crashed:\n{trace}")
 
@@ -176,8 +178,10 @@ class Engine:
             return _FrontEndOutcome([self._tool(PARSE_ERROR, source.path, str(error), Location(error.line, error.column))], None)
         except Exception as error:  # noqa: BLE001 - a front-end bug must not stop the run
             message = f"the Python front end crashed on this file: {type(error).__name__}: {error}"
+            if isinstance(error, RecursionError):
+                message = _too_deep("the Python front end")
             report.tracebacks.append(f"{source.path}: the Python front end crashed:\n{traceback.format_exc()}")
-            return _FrontEndOutcome([self._tool(INTERNAL_ERROR, source.path, message)], None)
+            return _FrontEndOutcome([self._tool(_crash_code(error), source.path, message)], None)
         return _FrontEndOutcome(found + crashes, frozenset(crashed))
 
     def _run_cuda(
@@ -194,8 +198,10 @@ class Engine:
             found = check_cuda(source, rules, cuda_options(settings), on_internal_error)
         except Exception as error:  # noqa: BLE001 - a front-end bug must not stop the run
             message = f"the CUDA C++ front end crashed on this file: {type(error).__name__}: {error}"
+            if isinstance(error, RecursionError):
+                message = _too_deep("the CUDA C++ front end")
             report.tracebacks.append(f"{source.path}: the CUDA C++ front end crashed:\n{traceback.format_exc()}")
-            return _FrontEndOutcome([self._tool(INTERNAL_ERROR, source.path, message)], None)
+            return _FrontEndOutcome([self._tool(_crash_code(error), source.path, message)], None)
         return _FrontEndOutcome(found + crashes, frozenset(crashed))
 
     def _filter(
@@ -249,6 +255,16 @@ class Engine:
             url=rule.url(),
             noqa_line=location.line,
         )
+
+
+def _crash_code(error: BaseException) -> str:
+    """A RecursionError means code nested deeper than Python's stack allows (hostile or generated
+    input), which is a property of the file (ROC001), not a bug in rocmlint (ROC900)."""
+    return PARSE_ERROR if isinstance(error, RecursionError) else INTERNAL_ERROR
+
+
+def _too_deep(who: str) -> str:
+    return f"code nested too deep to analyse: {who} ran out of stack (RecursionError)"
 
 
 def _embedded_cuda_rules(data: bytes, enabled: frozenset[str], prefilter: bool = True) -> list[type[Rule]]:

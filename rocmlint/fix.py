@@ -111,21 +111,77 @@ def write_if_unchanged(path: Path, original: bytes, new: bytes) -> None:
         info = path.stat()
         if not os.access(path, os.W_OK):
             raise WriteRefused("file is read-only; not fixed")
-        if path.read_bytes() != original:
-            raise WriteRefused("file changed while it was being fixed; left as it is")
+        _unchanged_or_refuse(path, original)
+        remove_stale_temporaries(path)
+        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=_temporary_prefix(path), suffix=TEMP_SUFFIX)
     except OSError as error:
         raise WriteRefused(f"cannot write: {error.strerror or error}") from error
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".rocmlint-tmp")
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(new)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temporary, stat.S_IMODE(info.st_mode))
+        # Again, right before the rename: an editor may have saved while the temporary was written.
+        _unchanged_or_refuse(path, original)
         os.replace(temporary, path)
+    except OSError as error:  # a full disk, a vanished folder: this file is not fixed, the run goes on
+        Path(temporary).unlink(missing_ok=True)
+        raise WriteRefused(f"cannot write: {error.strerror or error}") from error
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+# `.<name>.<pid>.<random>.rocmlint-tmp`, next to the file. Discovery never picks these up (unknown
+# suffix); one is left behind only if the process is killed between writing it and renaming it.
+TEMP_SUFFIX = ".rocmlint-tmp"
+
+
+def _temporary_prefix(path: Path) -> str:
+    return f".{path.name}.{os.getpid()}."
+
+
+def _unchanged_or_refuse(path: Path, original: bytes) -> None:
+    if path.read_bytes() != original:
+        raise WriteRefused("file changed while it was being fixed; left as it is")
+
+
+def remove_stale_temporaries(path: Path) -> list[Path]:
+    """Delete temporaries a killed rocmlint left next to `path`: those whose writer process is gone.
+
+    A live writer's temporary (another rocmlint fixing the same file right now) is kept; a reused pid
+    only means a leftover survives until a later run.
+    """
+    removed: list[Path] = []
+    prefix = f".{path.name}."
+    try:
+        names = [n for n in os.listdir(path.parent) if n.startswith(prefix) and n.endswith(TEMP_SUFFIX)]
+    except OSError:
+        return removed
+    for name in names:
+        pid_text = name[len(prefix) :].split(".", 1)[0]
+        if not pid_text.isdigit() or _process_alive(int(pid_text)):
+            continue
+        stale = path.parent / name
+        try:
+            stale.unlink()
+            removed.append(stale)
+        except OSError:
+            pass
+    return removed
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError, OverflowError):
+        return True  # exists (another user's), or cannot tell: keep the file
+    return True
 
 
 @dataclass

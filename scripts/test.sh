@@ -5,4 +5,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+
+# System tools some tests drive for real: hipcc (Debian's HIP 5.2, for `rocmlint verify` and the C++ fix
+# tests) and chromium (renders the HTML report). Installed when missing, as root, with apt; elsewhere the
+# tests that need them skip and say why (in CI, where CI is set, they fail instead).
+missing=()
+command -v hipcc >/dev/null 2>&1 || missing+=(hipcc)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+if [ "${#missing[@]}" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    (apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1 \
+        || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1)) \
+        || echo "scripts/test.sh: could not install ${missing[*]}; the tests that need them will say so" >&2
+fi
+
 exec .venv/bin/python -m pytest "$@"

@@ -20,10 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import HAZARD, write_tree
+from conftest import HAZARD, write_tree, require_tool
 
 from rocmlint.engine import FileReport
-from rocmlint.report import html as html_report
 from rocmlint.report import markdown
 from rocmlint.report.facts import scan_bytes
 from rocmlint.report.model import build_model
@@ -270,11 +269,11 @@ def test_progress_line_fits_the_terminal() -> None:
 # -- HTML in a real browser -----------------------------------------------------------------------
 
 def chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
+    for name in ("chromium-browser", "google-chrome"):
         found = shutil.which(name)
         if found:
             return found
-    pytest.skip("headless Chromium is not installed (scripts/test.sh installs it with apt-get when run as root)")
+    return require_tool("chromium")  # skipped with the reason outside CI, a failure in CI
 
 
 def run_chromium(*args: str) -> subprocess.CompletedProcess[bytes]:

@@ -356,6 +356,9 @@ def parse(content: bytes) -> tree_sitter.Tree:
 
 
 InternalErrorReporter = Callable[[type[Rule], BaseException, str], None]
+# How deep in the syntax tree rules look (docs/robustness.md): real code stays in the low hundreds;
+# the query cursor slows down sharply past 65,535 levels.
+MAX_VISIT_DEPTH = 50_000
 Callback = Callable[[object], None]
 
 
@@ -386,7 +389,11 @@ def check_cuda(
         # of triggered rules cost more than capturing a few node types nobody asked for in this file.
         wanted = {t for t in table if t not in PREPROCESSOR_HOOKS}
         node_types = _all_visited_types() if wanted <= set(_all_visited_types()) else tuple(sorted(wanted))
-        captured = tree_sitter.QueryCursor(_query(node_types)).captures(tree.root_node).get("node", [])
+        cursor = tree_sitter.QueryCursor(_query(node_types))
+        # tree-sitter's query cursor turns quadratic below ~65,000 levels (a 1,000,000-character
+        # `1+1+...` line took minutes); no real code nests this deep, so deeper nodes are not visited.
+        cursor.set_max_start_depth(MAX_VISIT_DEPTH)
+        captured = cursor.captures(tree.root_node).get("node", [])
         for node in sorted(captured, key=lambda n: (n.start_byte, -n.end_byte)):
             for callback in table.get(node.type, ()):
                 callback(node)

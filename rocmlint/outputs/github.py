@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rocmlint.diagnostics import Diagnostic, Severity
-from rocmlint.outputs.paths import display_path
+from rocmlint.outputs.paths import display_path, escape_control
 
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -30,7 +30,9 @@ def _command(d: Diagnostic) -> str:
 
 
 def _escape_data(value: str) -> str:
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # Newlines are kept as GitHub's %0A (multi-line annotations); other control characters (ANSI
+    # escapes from a file name or a quoted line of code) are made visible, as in the text output.
+    return escape_control(value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _escape_property(value: str) -> str:

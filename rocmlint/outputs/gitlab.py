@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rocmlint.diagnostics import Diagnostic, Severity
+from rocmlint.outputs.paths import unicode_path
 
 # Code Climate severities are info, minor, major, critical and blocker; rocmlint has three levels.
 _SEVERITY = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "info"}
@@ -46,9 +47,9 @@ def _report_path(path: str) -> str:
     """Relative to the working directory (the repository root in a GitLab job), with `/` separators."""
     absolute = Path(os.path.abspath(path))
     try:
-        return absolute.relative_to(Path.cwd()).as_posix()
+        return unicode_path(absolute.relative_to(Path.cwd()).as_posix())
     except ValueError:
-        return absolute.as_posix()
+        return unicode_path(absolute.as_posix())
 
 
 def _fingerprint(identity: str, occurrence: int) -> str:

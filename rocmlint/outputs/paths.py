@@ -21,7 +21,17 @@ def display_path(path: str) -> str:
 
 
 def absolute_path(path: str) -> str:
-    return STDIN if path == STDIN else os.path.abspath(path)
+    return STDIN if path == STDIN else unicode_path(os.path.abspath(path))
+
+
+def unicode_path(path: str) -> str:
+    """A path fit for JSON: a file name that is not UTF-8 holds lone surrogates (Python's
+    surrogateescape), which no UTF-8 output can carry; they become visible `\\xff` escapes."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return path
 
 
 def escape_control(value: str) -> str:

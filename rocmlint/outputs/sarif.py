@@ -50,7 +50,9 @@ def _artifact(path: str) -> dict[str, str]:
     absolute = Path(path).resolve()
     try:
         # A relative URI reference: percent-encoded (spaces, '%', non-ASCII), '/' kept.
-        return {"uri": quote(absolute.relative_to(Path.cwd()).as_posix()), "uriBaseId": "%SRCROOT%"}
+        # surrogateescape: a name that is not UTF-8 keeps its raw bytes (%FF), as file URIs do.
+        relative = absolute.relative_to(Path.cwd()).as_posix()
+        return {"uri": quote(relative, errors="surrogateescape"), "uriBaseId": "%SRCROOT%"}
     except ValueError:
         return {"uri": absolute.as_uri()}
 

@@ -189,7 +189,7 @@ def _runs_after(ctx: PythonContext, site: cst.CSTNode, offset: int) -> bool:
     """Whether `site` runs after the module's code up to `offset` has run: its top-level statement (a
     def or class included: a function defined later cannot be called earlier) starts at or after it."""
     statement = top_level_statement(ctx, site)
-    return statement is not None and ctx.byte_range(statement)[0] >= offset
+    return statement is not None and ctx.top_level_start_byte(statement) >= offset
 
 
 def top_level_statement(ctx: PythonContext, node: cst.CSTNode) -> cst.CSTNode | None:
@@ -316,7 +316,9 @@ def _top_insertion(ctx: PythonContext) -> int:
     if index > 0:
         return _line_end_offset(ctx, body[index - 1])
     if body:
-        line = ctx.code_range(body[0]).start.line
+        # libcst's range of a decorated def/class starts at `def`/`class`: insert above its decorators.
+        decorators = getattr(body[0], "decorators", ())
+        line = ctx.code_range(decorators[0] if decorators else body[0]).start.line
         return ctx.source.byte_offset(line, 0)
     return len(ctx.source.data)
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ast
+import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -36,11 +38,78 @@ class RuleOptions:
 
 def parse(source: SourceFile) -> cst.Module:
     try:
-        return cst.parse_module(source.text)
+        return parse_module_safely(source.text)
     except cst.ParserSyntaxError as error:
         raise _precise_error(source, error.message, error.editor_line) from None
+    except cst.CSTValidationError as error:  # parsed, but not valid Python: `"" b""` mixes str and bytes
+        raise _precise_error(source, str(error), 1) from None
     except RecursionError:
         raise PythonParseError("nesting too deep to parse", 1, 1) from None
+
+
+# libcst's native parser recurses on the C stack and dies with SIGSEGV (no exception) past a few
+# thousand levels: 1,200 nested parentheses, a 10,000-term `a and a and ...`. Two guards
+# (docs/robustness.md): CPython's own parser screens deep nesting first (it raises instead of
+# crashing), and libcst runs on a thread with a large stack for the long flat chains CPython accepts.
+_SCREEN_MIN_LENGTH = 2048  # shorter code cannot nest deep enough to overflow libcst
+PARSE_STACK_BYTES = 256 * 1024 * 1024  # address space reserved, not memory used
+_stack_lock = threading.Lock()
+
+
+def parse_module_safely(code: str | bytes) -> cst.Module:
+    """cst.parse_module, with PythonParseError instead of a crash for code nested too deep."""
+    _screen_nesting(code)
+    return _on_large_stack(cst.parse_module, code)
+
+
+def _screen_nesting(code: str | bytes) -> None:
+    if len(code) < _SCREEN_MIN_LENGTH:
+        return
+    try:
+        ast.parse(code)
+    except (RecursionError, MemoryError):
+        raise PythonParseError("nesting too deep to parse (CPython's parser gives up too)", 1, 1) from None
+    except SyntaxError as error:
+        # Other syntax errors are left to libcst, which may know a newer grammar than this CPython.
+        if error.msg.startswith(("too many nested", "too many levels of indentation")):
+            raise PythonParseError(f"SyntaxError: {error.msg}", error.lineno or 1, error.offset or 1) from None
+    except ValueError:
+        pass  # NUL bytes and the like: libcst reports them
+
+
+_T = TypeVar("_T")
+
+
+def _on_large_stack(function: Callable[[str | bytes], _T], code: str | bytes) -> _T:
+    """Run `function(code)` on a fresh thread with a PARSE_STACK_BYTES stack; in this thread when the
+    platform refuses such a thread."""
+    outcome: list[_T] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(function(code))
+        except BaseException as error:  # noqa: BLE001 - handed to the calling thread
+            failure.append(error)
+
+    with _stack_lock:  # stack_size is process-wide: set, start, restore
+        try:
+            previous = threading.stack_size(PARSE_STACK_BYTES)
+        except (ValueError, RuntimeError):
+            return function(code)
+        try:
+            thread = threading.Thread(target=run, name="rocmlint-parse", daemon=True)
+            thread.start()
+        except RuntimeError:
+            thread = None
+        finally:
+            threading.stack_size(previous)
+    if thread is None:
+        return function(code)
+    thread.join()
+    if failure:
+        raise failure[0]
+    return outcome[0]
 
 
 def _precise_error(source: SourceFile, message: str, line: int) -> PythonParseError:
@@ -126,9 +195,17 @@ class PythonContext:
 
     # --- positions and edits ------------------------------------------------------------------------
     def code_range(self, node: cst.CSTNode) -> CodeRange:
+        return self._position_index().code_range(node)
+
+    def _position_index(self) -> PositionIndex:
         if self._positions is None:
             self._positions = PositionIndex(self.module, self.semantic.parents)
-        return self._positions.code_range(node)
+        return self._positions
+
+    def top_level_start_byte(self, statement: cst.CSTNode) -> int:
+        """Where a top-level statement's text begins (leading comments included). Cheap: it needs no
+        per-node positions, so order checks (`does this run after that import?`) stay fast."""
+        return self.source.byte_offset(self._position_index().statement_start_line(statement), 0)
 
     def byte_range(self, node: cst.CSTNode) -> tuple[int, int]:
         span = self.code_range(node)

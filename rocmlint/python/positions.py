@@ -43,6 +43,11 @@ class PositionIndex:
         self._record(statement)
         return self._recorder._computed[node]
 
+    def statement_start_line(self, statement: cst.CSTNode) -> int:
+        """The line a top-level statement's text begins on (its leading blank lines and comments
+        included), from plain code generation of the statements before it: no per-node positions."""
+        return self._start_line(self._index[statement])
+
     def _top_level_statement(self, node: cst.CSTNode) -> cst.CSTNode | None:
         current = node
         while current is not None and current not in self._index:

@@ -7,8 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import libcst as cst
-
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import walk
 
@@ -89,6 +87,7 @@ class ProjectIndex:
     def _evaluate(self, module_file: Path, symbol: str, guards: frozenset[str]) -> Vendor | None:
         # Imported here: gating imports this module's resolver type.
         from rocmlint.python.gating import GateAnalyzer
+        from rocmlint.python.frontend import parse_module_safely
 
         try:
             if module_file.stat().st_size > _MAX_FILE_BYTES:
@@ -101,7 +100,7 @@ class ProjectIndex:
         if not _may_define(data, name, guards):
             return None
         try:
-            module = cst.parse_module(data)
+            module = parse_module_safely(data)  # a crash-proof parse: see frontend.py
         except Exception:  # noqa: BLE001 - a broken neighbour module just resolves to nothing
             return None
         package, _ = package_of(str(module_file))

@@ -1,0 +1,341 @@
+"""Time rocmlint against its peers on the same files; print a Markdown table of medians and ratios.
+
+    python benchmarks/run.py CORPUS [CORPUS ...] [--runs 3] [--hipify-perl PATH] [--no-peers]
+    python benchmarks/run.py --synthetic            # a generated corpus (benchmarks/synthetic.py)
+
+Per corpus: rocmlint cold (`--no-cache`), warm (cache filled, nothing changed), after editing one
+Python file, with peak memory (RSS summed over the process tree); then, where installed, ruff
+(`--no-cache --select E,F`) and flake8 (`--select=F -j 2`) on the same Python files, torchfix on a
+sample of them, and hipify-perl `-examine` on a sample of the same C/C++/CUDA files (samples are
+extrapolated by bytes or lines, and marked `~`). Two in-process figures close the table: C++
+throughput (one core, every ROC2xx rule, files that contain triggers) and Engine.check_bytes on a
+2,000-line Python file with hazards (the LSP's cost per edit). `/proc/loadavg` is printed before
+and after: on a shared machine the load explains the spread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PY_SUFFIXES = {".py", ".pyi"}
+
+
+@dataclass
+class Row:
+    corpus: str
+    tool: str
+    seconds: list[float] = field(default_factory=list)
+    note: str = ""
+    estimate: bool = False
+    peak_mb: float | None = None
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds) if self.seconds else float("nan")
+
+
+def loadavg() -> str:
+    try:
+        return Path("/proc/loadavg").read_text().strip()
+    except OSError:
+        return "n/a"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Running and measuring a command
+
+
+def _tree_rss_kb(pid: int) -> int:
+    """RSS of a process and all its descendants (pool workers count too)."""
+    total, stack = 0, [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            for line in Path(f"/proc/{current}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+            for task in Path(f"/proc/{current}/task").iterdir():
+                stack.extend(int(c) for c in (task / "children").read_text().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def timed(command: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Wall seconds and peak tree RSS (MB) of one run; output is discarded."""
+    peak = [0]
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    def sample() -> None:
+        while process.poll() is None:
+            peak[0] = max(peak[0], _tree_rss_kb(process.pid))
+            time.sleep(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, stderr = process.communicate()
+    elapsed = time.perf_counter() - start
+    sampler.join()
+    if process.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(command[:3])} ... exited {process.returncode}: {stderr.decode(errors='replace')[-800:]}")
+    return elapsed, peak[0] / 1024
+
+
+def repeat(row: Row, runs: int, run: Callable[[], tuple[float, float]], before: Callable[[], None] | None = None) -> Row:
+    for _ in range(runs):
+        if before is not None:
+            before()
+        seconds, peak = run()
+        row.seconds.append(seconds)
+        row.peak_mb = max(row.peak_mb or 0.0, peak)
+    return row
+
+
+# ---------------------------------------------------------------------------------------------------
+# The files rocmlint checks (so every tool gets the same ones)
+
+
+def corpus_files(root: Path) -> tuple[list[Path], list[Path]]:
+    from rocmlint.config import ConfigResolver, Overrides
+    from rocmlint.discovery import discover
+
+    found = [c.path for c in discover([root], ConfigResolver(Overrides(), cwd=root), lambda message: None)]
+    python = [p for p in found if p.suffix in PY_SUFFIXES]
+    return python, [p for p in found if p.suffix not in PY_SUFFIXES]
+
+
+def _size(paths: Sequence[Path]) -> int:
+    return sum(p.stat().st_size for p in paths)
+
+
+def _lines(paths: Sequence[Path]) -> int:
+    return sum(p.read_bytes().count(b"\n") for p in paths)
+
+
+def _sample(paths: Sequence[Path], count: int, seed: int = 0) -> list[Path]:
+    return sorted(random.Random(seed).sample(list(paths), min(count, len(paths))))
+
+
+# ---------------------------------------------------------------------------------------------------
+# rocmlint
+
+
+def rocmlint_rows(
+    name: str, root: Path, rocmlint: list[str], runs: int, cold_runs: int, jobs: int | None, touch: Path | None
+) -> list[Row]:
+    base = [*rocmlint, "check", "--exit-zero", "--quiet", "--statistics"]
+    if jobs:
+        base += ["--jobs", str(jobs)]
+    cache = Path(tempfile.mkdtemp(prefix="rocmlint-bench-cache-"))
+    env = {**os.environ, "ROCMLINT_CACHE_DIR": str(cache)}
+    rows = [repeat(Row(name, "rocmlint cold (--no-cache)"), cold_runs, lambda: timed([*base, "--no-cache", "."], root, env))]
+    timed([*base, "."], root, env)  # fill the cache
+    rows.append(repeat(Row(name, "rocmlint warm (cache, nothing changed)"), runs, lambda: timed([*base, "."], root, env)))
+    if touch is not None:
+        original = touch.read_bytes()
+        counter = [0]
+
+        def edit() -> None:
+            counter[0] += 1
+            touch.write_bytes(original + f"\n# rocmlint benchmark edit {counter[0]}\n".encode())
+
+        try:
+            row = repeat(Row(name, "rocmlint after editing one file"), runs, lambda: timed([*base, "."], root, env), edit)
+            row.note = str(touch.relative_to(root))
+            rows.append(row)
+        finally:
+            touch.write_bytes(original)
+    shutil.rmtree(cache, ignore_errors=True)
+    return rows
+
+
+def pick_touch_file(python: Sequence[Path]) -> Path | None:
+    """A mid-sized Python file the prefilter lets through (so the edit costs a real re-check)."""
+    from rocmlint.config import Settings
+    from rocmlint.engine import prefilter_for
+
+    enabled = Settings(root=Path.cwd()).enabled_codes
+    passing = [p for p in python if prefilter_for("python", enabled).rules_for(p.read_bytes())]
+    mid_sized = [p for p in passing if 5_000 < p.stat().st_size < 40_000] or passing
+    return sorted(mid_sized)[len(mid_sized) // 2] if mid_sized else None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Peers
+
+
+def _tool(name: str) -> str | None:
+    """A peer installed next to this Python (the same virtualenv) or on PATH."""
+    beside = Path(sys.executable).parent / name
+    return str(beside) if beside.is_file() else shutil.which(name)
+
+
+def peer_rows(name: str, root: Path, python: list[Path], native: list[Path], args: argparse.Namespace) -> list[Row]:
+    rows: list[Row] = []
+    rel_py = [str(p.relative_to(root)) for p in python]
+    ruff = _tool("ruff")
+    if ruff and rel_py:
+        command = [ruff, "check", "--no-cache", "--select", "E,F", "--quiet", "--exit-zero", *rel_py]
+        rows.append(repeat(Row(name, "ruff --no-cache --select E,F"), args.runs, lambda: timed(command, root)))
+    flake8 = str(args.flake8) if args.flake8 else _tool("flake8")
+    if flake8 and rel_py:
+        command = [flake8, "--select=F", "-j", "2", "--exit-zero", *rel_py]
+        row = repeat(Row(name, "flake8 --select=F -j 2"), args.peer_runs, lambda: timed(command, root))
+        # Plugins run whatever --select says: torchfix installed next to flake8 makes it ~10x slower.
+        version = subprocess.run([flake8, "--version"], capture_output=True, text=True).stdout
+        row.note = "torchfix plugin loaded" if "torchfix" in version.lower() else "no plugins"
+        rows.append(row)
+    torchfix = _tool("torchfix")
+    if torchfix and python:
+        sample = _sample(python, args.torchfix_sample)
+        scale = _size(python) / max(1, _size(sample))
+        command = [torchfix, *[str(p.relative_to(root)) for p in sample]]
+        row = repeat(Row(name, f"torchfix ({len(sample)}-file sample, scaled by bytes)"), args.peer_runs, lambda: timed(command, root))
+        row.seconds = [s * scale for s in row.seconds]
+        row.estimate = True
+        rows.append(row)
+    if args.hipify_perl and native:
+        sample = _sample([p for p in native if p.suffix in {".cu", ".cuh"}] or native, args.hipify_sample)
+        scale = _lines(native) / max(1, _lines(sample))
+        command = ["perl", str(args.hipify_perl), "-examine", *[str(p.relative_to(root)) for p in sample]]
+        row = repeat(Row(name, f"hipify-perl -examine ({len(sample)}-file sample, scaled by lines)"), args.peer_runs, lambda: timed(command, root))
+        row.seconds = [s * scale for s in row.seconds]
+        row.estimate = True
+        rows.append(row)
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------------
+# In-process figures
+
+
+def cuda_throughput(native: Sequence[Path]) -> tuple[float, int, int]:
+    """Lines per second, one core, every ROC2xx rule, over the files whose bytes contain a trigger."""
+    from rocmlint.config import Overrides, Selection, Settings
+    from rocmlint.engine import Engine, prefilter_for
+
+    settings = Overrides(select=("ROC2",)).apply(Settings(root=Path.cwd()))
+    assert settings.command_line == Selection(("ROC2",), (), ())
+    prefilter = prefilter_for("cuda", settings.enabled_codes)
+    files = [(str(p), p.read_bytes()) for p in native]
+    files = [(p, data) for p, data in files if prefilter.rules_for(data)]
+    engine = Engine()
+    lines = sum(data.count(b"\n") for _, data in files)
+    start = time.process_time()
+    for path, data in files:
+        engine.check_bytes(path, data, settings)
+    elapsed = time.process_time() - start
+    return (lines / elapsed if elapsed else float("inf")), lines, len(files)
+
+
+def lsp_edit_ms(runs: int) -> float:
+    """Median ms of Engine.check_bytes on a 2,000-line Python file with hazards, engine warm."""
+    from rocmlint.config import Settings
+    from rocmlint.engine import Engine
+
+    sys.path.insert(0, str(HERE))
+    import synthetic  # type: ignore[import-not-found]
+
+    hazards = [
+        'import torch\nm = torch.compile(m, mode="reduce-overhead")\n',
+        "torch.backends.cuda.matmul.allow_tf32 = True\n",
+        'os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "max_split_size_mb:128"\n',
+    ]
+    text = "import os\nimport torch\n" + synthetic._python_filler(random.Random(1), 0, 8)
+    lines = text.splitlines(keepends=True)
+    while len(lines) < 2000:
+        lines += synthetic._python_filler(random.Random(len(lines)), len(lines), 4).splitlines(keepends=True)
+        lines += hazards[len(lines) % len(hazards)].splitlines(keepends=True)
+    data = "".join(lines[:2000]).encode()
+    engine, settings = Engine(), Settings(root=Path.cwd())
+    engine.check_bytes("edited.py", data, settings)  # imports and caches, as a running server has
+    times = []
+    for i in range(runs):
+        edited = data + f"\nx_{i} = 1\n".encode()
+        start = time.perf_counter()
+        engine.check_bytes("edited.py", edited, settings)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Output
+
+
+def render(rows: list[Row]) -> str:
+    out = ["| corpus | command | median s | runs | vs rocmlint cold | peak MB | note |", "|---|---|---:|---:|---:|---:|---|"]
+    cold = {r.corpus: r.median for r in rows if r.tool.startswith("rocmlint cold")}
+    for r in rows:
+        ratio = r.median / cold[r.corpus] if cold.get(r.corpus) else float("nan")
+        median = f"{'~' if r.estimate else ''}{r.median:.2f}"
+        peak = f"{r.peak_mb:.0f}" if r.peak_mb else ""
+        out.append(f"| {r.corpus} | {r.tool} | {median} | {len(r.seconds)} | {ratio:.2f}x | {peak} | {r.note} |")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpora", nargs="*", type=Path)
+    parser.add_argument("--synthetic", action="store_true", help="also benchmark a generated corpus (scale 10)")
+    parser.add_argument("--runs", type=int, default=3, help="runs per rocmlint/ruff measurement (median)")
+    parser.add_argument("--cold-runs", type=int, help="runs of the cold rocmlint measurement (default: --runs)")
+    parser.add_argument("--peer-runs", type=int, default=1, help="runs per slow peer (flake8, torchfix, hipify-perl)")
+    parser.add_argument("--jobs", type=int, help="rocmlint --jobs (default: all cores)")
+    parser.add_argument("--rocmlint", default=f"{sys.executable} -m rocmlint", help="how to run rocmlint")
+    parser.add_argument("--hipify-perl", type=Path, help="path to hipify-perl (from github:ROCm/HIPIFY bin/hipify-perl)")
+    parser.add_argument("--hipify-sample", type=int, default=25)
+    parser.add_argument("--torchfix-sample", type=int, default=200)
+    parser.add_argument("--flake8", type=Path, help="flake8 to run (default: beside this Python, else PATH); use one without plugins")
+    parser.add_argument("--no-peers", action="store_true")
+    args = parser.parse_args(argv)
+    corpora = [p.resolve() for p in args.corpora]
+    temporary = None
+    if args.synthetic or not corpora:
+        sys.path.insert(0, str(HERE))
+        import synthetic  # type: ignore[import-not-found]
+
+        temporary = Path(tempfile.mkdtemp(prefix="rocmlint-synthetic-"))
+        synthetic.generate(temporary, scale=10)
+        corpora.append(temporary)
+    print(f"loadavg before: {loadavg()}  (cores: {os.cpu_count()})")
+    rows: list[Row] = []
+    extra: list[str] = []
+    for root in corpora:
+        name = "synthetic" if root == temporary else root.name
+        python, native = corpus_files(root)
+        print(f"{name}: {len(python)} Python files ({_size(python) / 1e6:.1f} MB), {len(native)} C/C++/CUDA ({_size(native) / 1e6:.1f} MB)", flush=True)
+        touch = pick_touch_file(python)
+        rows += rocmlint_rows(name, root, args.rocmlint.split(), args.runs, args.cold_runs or args.runs, args.jobs, touch)
+        if not args.no_peers:
+            rows += peer_rows(name, root, python, native, args)
+        if native:
+            rate, lines, files = cuda_throughput(native)
+            extra.append(f"{name}: C++ throughput, one core, ROC2xx, {files} files with triggers ({lines:,} lines): {rate:,.0f} lines/s")
+    extra.append(f"Engine.check_bytes on a 2,000-line Python file with hazards (LSP edit): {lsp_edit_ms(7):.0f} ms median of 7")
+    print()
+    print(render(rows))
+    print()
+    for line in extra:
+        print(f"- {line}")
+    print(f"\nloadavg after: {loadavg()}")
+    if temporary is not None:
+        shutil.rmtree(temporary, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

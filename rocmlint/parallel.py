@@ -1,0 +1,263 @@
+"""Checks many files: cache lookups in this process, the misses over a process pool (`--jobs`).
+
+Work goes out in chunks of files (one task per chunk keeps IPC small: each chunk carries its few
+distinct Settings once) and comes back as FileReports placed by index, so the output never depends
+on which worker finished first: `--jobs 2` prints exactly what `--jobs 1` prints.
+
+Each worker builds its own Engine (and so its own ProjectIndex, the cross-module cache) on first
+use. A worker that dies (a crash in a native parser, the OOM killer) breaks the whole pool in
+concurrent.futures; the files of every unfinished chunk are then re-run one at a time in a fresh
+single-worker pool, and a file that kills that worker too is reported as ROC900 instead of hanging
+or aborting the run.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+
+from rocmlint.cache import Cache, DependencyRecorder, Stat, content_hash, package_chain
+from rocmlint.config import Settings
+from rocmlint.discovery import Candidate
+from rocmlint.engine import INTERNAL_ERROR, MAX_FILE_BYTES, Engine, FileReport
+from rocmlint.python.project import ProjectIndex
+from rocmlint.source import language_of
+
+# Below this many files to check, starting workers costs more than it saves.
+POOL_MIN_FILES = 16
+# Files per chunk: small enough that one slow file does not leave a core idle at the end, large
+# enough that IPC and scheduling stay a small fraction of the work.
+CHUNK_MAX_FILES = 32
+CHUNKS_PER_WORKER = 8
+
+Warn = Callable[[str], None]
+
+
+def default_jobs() -> int:
+    """The cores this process may run on (a container's CPU set, not the host's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass
+class Checked:
+    """One file's report plus what the cache needs to remember it."""
+
+    report: FileReport
+    stat: Stat | None = None  # (size, mtime_ns) taken before reading the checked bytes
+    digest: bytes | None = None  # hash of the checked bytes; None when they were not read
+    dependencies: tuple[str, ...] = ()  # other files the result depends on (Python cross-module)
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    remember: bool = False  # record what the cache needs (hash, dependencies)
+    prefilter: bool = True
+
+
+def make_engine(options: EngineOptions) -> Engine:
+    project = DependencyRecorder() if options.remember else ProjectIndex()
+    return Engine(project, prefilter=options.prefilter)
+
+
+def check_file(engine: Engine, path: Path, settings: Settings, remember: bool) -> Checked:
+    """What Engine.check_path does, keeping the stat, hash and dependencies of what was checked."""
+    display = str(path)
+    try:
+        status = os.stat(display)
+        if status.st_size > MAX_FILE_BYTES:
+            return Checked(engine.check_path(path, settings))
+        with open(display, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return Checked(engine.check_path(path, settings))  # it words the warning
+    if not remember:
+        return Checked(engine.check_bytes(display, data, settings))
+    project = engine.project
+    recording = isinstance(project, DependencyRecorder)
+    if recording:
+        project.start_file()
+    try:
+        report = engine.check_bytes(display, data, settings)
+    finally:
+        dependencies = project.finish_file() if recording else set()
+    if not report.skipped and language_of(display) == "python":
+        dependencies.update(package_chain(display))
+    return Checked(report, (status.st_size, status.st_mtime_ns), content_hash(data), tuple(sorted(dependencies)))
+
+
+# ---------------------------------------------------------------------------------------------------
+# The worker side
+
+_worker_engine: Engine | None = None
+_worker_options: EngineOptions | None = None
+
+Chunk = tuple[tuple[Settings, ...], tuple[tuple[str, int], ...]]  # (settings table, (path, settings index))
+
+
+def _init_worker(options: EngineOptions) -> None:
+    global _worker_engine, _worker_options
+    _worker_options = options
+    _worker_engine = None  # built on first use, after any fork-inherited state is gone
+
+
+def _run_chunk(chunk: Chunk) -> list[Checked]:
+    global _worker_engine
+    assert _worker_options is not None
+    if _worker_engine is None:
+        _worker_engine = make_engine(_worker_options)
+    table, items = chunk
+    return [check_file(_worker_engine, Path(path), table[index], _worker_options.remember) for path, index in items]
+
+
+# ---------------------------------------------------------------------------------------------------
+# The parent side
+
+
+def check_candidates(
+    candidates: Sequence[Candidate],
+    jobs: int,
+    cache: Cache | None,
+    warn: Warn,
+    prefilter: bool = True,
+    pool_min_files: int = POOL_MIN_FILES,
+) -> list[FileReport]:
+    """Reports for `candidates`, in their order: cached ones from `cache`, the rest computed."""
+    reports: list[FileReport | None] = [None] * len(candidates)
+    lookups = [cache.lookup(c.path, c.settings) for c in candidates] if cache is not None else None
+    todo = [i for i in range(len(candidates)) if lookups is None or lookups[i].report is None]
+    if lookups is not None:
+        for i, lookup in enumerate(lookups):
+            reports[i] = lookup.report
+    options = EngineOptions(remember=cache is not None, prefilter=prefilter)
+    tasks = [candidates[i] for i in todo]
+    if jobs <= 1 or len(tasks) < max(pool_min_files, 2):
+        engine = make_engine(options)
+        results = [check_file(engine, c.path, c.settings, options.remember) for c in tasks]
+    else:
+        results = _check_in_pool(tasks, jobs, options, warn, cache)
+    for i, checked in zip(todo, results):
+        reports[i] = checked.report
+        if cache is not None and lookups is not None:
+            cache.store(lookups[i], checked.report, checked.stat, checked.digest, checked.dependencies)
+    if cache is not None:
+        cache.save()
+    return [r for r in reports if r is not None]
+
+
+def _chunks(tasks: Sequence[Candidate], jobs: int) -> list[list[int]]:
+    size = max(1, min(CHUNK_MAX_FILES, -(-len(tasks) // (jobs * CHUNKS_PER_WORKER))))
+    return [list(range(start, min(start + size, len(tasks)))) for start in range(0, len(tasks), size)]
+
+
+def _payload(tasks: Sequence[Candidate], indices: list[int]) -> Chunk:
+    """Each distinct Settings once per chunk (there are few: one per configuration file)."""
+    table: list[Settings] = []
+    position: dict[int, int] = {}
+    items = []
+    for i in indices:
+        settings = tasks[i].settings
+        if id(settings) not in position:
+            position[id(settings)] = len(table)
+            table.append(settings)
+        items.append((str(tasks[i].path), position[id(settings)]))
+    return tuple(table), tuple(items)
+
+
+def _size_hint(tasks: Sequence[Candidate], indices: list[int], cache: Cache | None) -> int:
+    """Bytes in a chunk, from the cache's memoised stats when there is one (the lookups took them)."""
+    total = 0
+    for i in indices:
+        path = str(tasks[i].path)
+        if cache is not None:
+            stat = cache.stat(os.path.abspath(path))
+            total += stat[0] if stat else 0
+            continue
+        try:
+            total += os.stat(path).st_size
+        except OSError:
+            pass
+    return total
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    # fork: workers start in milliseconds with rocmlint, libcst and the rules already imported.
+    # Not on macOS, where forking a process that touched system frameworks is unsafe.
+    if sys.platform.startswith("linux"):
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+def _check_in_pool(
+    tasks: Sequence[Candidate], jobs: int, options: EngineOptions, warn: Warn, cache: Cache | None
+) -> list[Checked]:
+    results: list[Checked | None] = [None] * len(tasks)
+    chunks = _chunks(tasks, jobs)
+    # Biggest chunks first: a large file started last would leave the other cores idle.
+    order = sorted(range(len(chunks)), key=lambda c: -_size_hint(tasks, chunks[c], cache))
+    lost: list[int] = []
+    executor = ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context(), initializer=_init_worker, initargs=(options,))
+    try:
+        futures: dict[Future[list[Checked]], int] = {}
+        for c in order:
+            try:
+                futures[executor.submit(_run_chunk, _payload(tasks, chunks[c]))] = c
+            except BrokenProcessPool:  # workers already died: submit refuses new work
+                lost.extend(chunks[c])
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                chunk = chunks[futures[future]]
+                try:
+                    for i, checked in zip(chunk, future.result()):
+                        results[i] = checked
+                except BrokenProcessPool:
+                    lost.extend(chunk)
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+    if lost:
+        warn(f"a worker process died; checking the {len(lost)} unfinished files one at a time")
+        for i, checked in zip(sorted(lost), _check_isolated([tasks[i] for i in sorted(lost)], options)):
+            results[i] = checked
+    return [r if r is not None else Checked(FileReport(str(tasks[i].path))) for i, r in enumerate(results)]
+
+
+def _check_isolated(tasks: Sequence[Candidate], options: EngineOptions) -> list[Checked]:
+    """One file per task in a single-worker pool, so a file that kills its worker is known exactly;
+    the pool is replaced after each death."""
+    results: list[Checked] = []
+    executor: ProcessPoolExecutor | None = None
+    try:
+        for candidate in tasks:
+            if executor is None:
+                executor = ProcessPoolExecutor(
+                    max_workers=1, mp_context=_pool_context(), initializer=_init_worker, initargs=(options,)
+                )
+            try:
+                results.append(executor.submit(_run_chunk, _payload([candidate], [0])).result()[0])
+            except BrokenProcessPool:
+                executor.shutdown(wait=True, cancel_futures=True)
+                executor = None
+                results.append(Checked(_worker_died(candidate)))
+    finally:
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+    return results
+
+
+def _worker_died(candidate: Candidate) -> FileReport:
+    path = str(candidate.path)
+    diagnostic = Engine._tool(INTERNAL_ERROR, path, "the worker process checking this file died (a crash in a parser or rule, or out of memory)")
+    report = FileReport(path)
+    report.diagnostics = Engine()._filter([diagnostic], candidate.settings, path, None)
+    report.tracebacks.append(f"{path}: the worker process checking this file died\n")
+    return report
