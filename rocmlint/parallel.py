@@ -256,7 +256,8 @@ def _check_isolated(tasks: Sequence[Candidate], options: EngineOptions) -> list[
 
 def _worker_died(candidate: Candidate) -> FileReport:
     path = str(candidate.path)
-    diagnostic = Engine._tool(INTERNAL_ERROR, path, "the worker process checking this file died (a crash in a parser or rule, or out of memory)")
+    message = "the worker process checking this file died (a crash in a parser or rule, or out of memory)"
+    diagnostic = Engine._tool(INTERNAL_ERROR, path, message)
     report = FileReport(path)
     report.diagnostics = Engine()._filter([diagnostic], candidate.settings, path, None)
     report.tracebacks.append(f"{path}: the worker process checking this file died\n")

@@ -104,3 +104,10 @@ def require_tool(name: str) -> str:
     if os.environ.get("CI"):
         pytest.fail(f"{name} is required in CI (scripts/test.sh installs it) but is not on PATH")
     pytest.skip(f"{name} is not installed here (Debian: apt-get install {name}); this test runs in CI")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _cache_outside_the_repository(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """CLI runs in the tests (in-process and subprocesses) keep their result cache out of fixtures/."""
+    if "ROCMLINT_CACHE_DIR" not in os.environ:
+        os.environ["ROCMLINT_CACHE_DIR"] = str(tmp_path_factory.mktemp("rocmlint-cache"))

@@ -288,7 +288,10 @@ def test_recursion_in_a_rule_on_deep_code_is_a_roc001(settings: Settings, monkey
 # --- cache and configuration through the CLI --------------------------------------------------------
 
 
-def test_corrupted_cache_is_discarded_with_a_warning_through_the_cli(cli: Callable[..., Result], project: Path) -> None:
+def test_corrupted_cache_is_discarded_with_a_warning_through_the_cli(
+    cli: Callable[..., Result], project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ROCMLINT_CACHE_DIR", raising=False)  # the cache where users have it: in the project
     write_tree(project, {"a.py": HAZARD, "b.cu": CU})
     first = cli("check")
     index = project / ".rocmlint_cache" / "index.bin"

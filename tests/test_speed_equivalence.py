@@ -110,7 +110,8 @@ def test_cache_after_edit_matches_a_fresh_run(project, tmp_path):
     _run(project, jobs=2, cache_dir=cache_dir)
     sources = sorted(project.rglob("*.py")) or sorted(project.rglob("*.cu"))
     edited = sources[0]
-    hazard = '\nimport torch\nm = torch.compile(m, mode="reduce-overhead")\n' if edited.suffix == ".py" else "\nint lanes = 32; // warpSize\n"
+    python_hazard = '\nimport torch\nm = torch.compile(m, mode="reduce-overhead")\n'
+    hazard = python_hazard if edited.suffix == ".py" else "\nint lanes = 32; // warpSize\n"
     edited.write_text(edited.read_text() + hazard)
     stamp = edited.stat().st_mtime_ns + 5_000_000_000
     os.utime(edited, ns=(stamp, stamp))
