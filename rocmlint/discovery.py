@@ -37,21 +37,25 @@ def matches_any(path: Path, patterns: tuple[str, ...], root: Path) -> bool:
     if not patterns:
         return False
     name = path.name
-    relative = _relative_to(path, root)
+    relative: str | None = None  # computed only for patterns with a '/' (most have none)
     for pattern in patterns:
         if "/" not in pattern.rstrip("/"):
             if fnmatch.fnmatchcase(name, pattern.rstrip("/")):
                 return True
-        elif relative is not None and _match_relative(relative, pattern.lstrip("./")):
+            continue
+        if relative is None:
+            relative = _relative_to(path, root)
+        if relative is not None and _match_relative(relative, pattern.lstrip("./")):
             return True
     return False
 
 
 def _relative_to(path: Path, root: Path) -> str | None:
     """`path` relative to `root` as it was named (symlinks kept), else with symlinks resolved."""
-    for candidate in (Path(os.path.abspath(path)), path.resolve()):
+    # resolve() costs a syscall per path component: only when the path as named is not below root.
+    for candidate in (lambda: Path(os.path.abspath(path)), path.resolve):
         try:
-            return candidate.relative_to(root).as_posix()
+            return candidate().relative_to(root).as_posix()
         except ValueError:
             continue
     return None
@@ -70,6 +74,8 @@ class GitIgnore:
 
     def __init__(self) -> None:
         self._specs: dict[Path, pathspec.PathSpec | None] = {}
+        # Every file of a folder asks for the same chain of folders; without a .git it reaches `/`.
+        self._chains: dict[Path, list[Path]] = {}
 
     def _spec(self, folder: Path) -> pathspec.PathSpec | None:
         if folder not in self._specs:
@@ -88,7 +94,10 @@ class GitIgnore:
         """As git decides: the deepest .gitignore with a matching pattern wins, and within one file
         the last matching pattern (so a nested `!name` re-includes what a parent ignored)."""
         path = Path(os.path.abspath(path))
-        for folder in _folders_up_to_repo_root(path.parent):
+        chain = self._chains.get(path.parent)
+        if chain is None:
+            chain = self._chains[path.parent] = _folders_up_to_repo_root(path.parent)
+        for folder in chain:
             spec = self._spec(folder)
             if spec is None:
                 continue
