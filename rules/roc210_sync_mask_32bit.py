@@ -102,7 +102,7 @@ class SyncMask32Bit(Rule):
     severity = Severity.ERROR
     fix_availability = FixAvailability.SAFE
     language = "cuda"
-    triggers = (b"_sync", b"__syncwarp", b"MASK")
+    triggers = (b"_sync(", b"_sync (", b"__syncwarp", b"MASK")  # not `__syncthreads`, in every kernel
     applies_to_rocm_sources = True
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
