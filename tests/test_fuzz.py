@@ -49,7 +49,7 @@ TOKENS = [
     b"__ballot_sync(0xffffffff, p)", b"import pynvml\n", b"\xc3",
     "é€😀".encode(), b"# -*- coding: latin-1 -*-\n",
 ]
-TRIGGERS = [b"allow_tf32", b"__shfl_xor_sync", b"__nanosleep", b"reduce-overhead", b"warpSize", b"load_inline"]
+TRIGGERS = [b"allow_tf32", b"__shfl_xor_sync(", b"__nanosleep", b"reduce-overhead", b"warpSize", b"load_inline"]
 
 
 @lru_cache(maxsize=1)
