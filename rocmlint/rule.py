@@ -33,6 +33,7 @@ class Invalid:
     line: int | None = None
     message: str | None = None  # a substring of the first diagnostic's message
     fixed: str | None = None  # the file after applying the rule's fix, when it has one
+    no_fix: bool = False  # the diagnostics carry no fix (a form the rule's fix deliberately leaves alone)
     path: str | None = None  # defaults to example.py or example.cu by the rule's language
 
 

@@ -31,6 +31,8 @@ def check_invalid(rule: type[Rule], example: Invalid) -> list[str]:
         problems.append(f"expected line {example.line}, got {first.location.line}: {first.message}")
     if example.message is not None and example.message not in first.message:
         problems.append(f"expected message containing {example.message!r}, got {first.message!r}")
+    if example.no_fix and any(d.fix is not None for d in found):
+        problems.append(f"expected no fix, got: {[d.fix.message for d in found if d.fix is not None]}")
     if example.fixed is not None:
         data = example.code.encode("utf-8")
         # `fixed` is the file after the rule's fix, safe or not (unsafe fixes are applied on request).

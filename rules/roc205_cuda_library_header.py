@@ -243,7 +243,7 @@ CudaLibraryHeader.invalid = (
         line=1,
         message="MIOpen",
         # No fix: MIOpen's API is not cuDNN's.
-        fixed='#include "cudnn.h"\ncudnnHandle_t make_handle() { cudnnHandle_t h; cudnnCreate(&h); return h; }\n',
+        no_fix=True,
     ),
     Invalid(
         "#ifdef WITH_NVTX\n"

@@ -189,17 +189,7 @@ CudaVersionGate.invalid = (
         line=4,
         message="false there and ROCm silently skips this arm; decide which arm ROCm needs",
         # No fix: the arm is the 32-bit-mask `_sync` call ROCm must not compile (ROC210).
-        fixed=(
-            "template <typename T>\n"
-            "__device__ __forceinline__ T WARP_SHFL_XOR_NATIVE(T value, int laneMask, int width = warpSize,\n"
-            "                                                  unsigned int mask = 0xffffffff) {\n"
-            "#if CUDA_VERSION >= 9000\n"
-            "  return __shfl_xor_sync(mask, value, laneMask, width);\n"
-            "#else\n"
-            "  return __shfl_xor(value, laneMask, width);\n"
-            "#endif\n"
-            "}\n"
-        ),
+        no_fix=True,
     ),
     Invalid(
         "namespace internal {\n"
@@ -216,19 +206,7 @@ CudaVersionGate.invalid = (
         line=3,
         message="`__CUDACC_VER_MAJOR__`",
         # No fix: `__cvta_generic_to_shared` is a CUDA intrinsic HIP does not declare.
-        fixed=(
-            "namespace internal {\n"
-            "__device__ __forceinline__ unsigned convert_to_shared(const void* ptr) {\n"
-            "#if __CUDACC_VER_MAJOR__ >= 11\n"
-            "  return __cvta_generic_to_shared(ptr);\n"
-            "#else\n"
-            "  unsigned ret;\n"
-            '  asm volatile("{ .reg .u64 p1; cvta.to.shared.u64 p1, %1; cvt.u32.u64 %0, p1; }" : "=r"(ret) : "l"(ptr));\n'
-            "  return ret;\n"
-            "#endif\n"
-            "}\n"
-            "}  // namespace internal\n"
-        ),
+        no_fix=True,
     ),
     # `<` is true on ROCm: ROCm lands in the legacy arm.
     Invalid(
@@ -283,10 +261,6 @@ CudaVersionGate.invalid = (
         "#define HAS_FAST_PATH 1\n"
         "#endif\n",
         line=1,
-        fixed=(
-            "#if defined(__CUDA_ARCH__) && CUDA_VERSION >= 11000\n"
-            "#define HAS_FAST_PATH 1\n"
-            "#endif\n"
-        ),
+        no_fix=True,
     ),
 )

@@ -194,7 +194,7 @@ CudaArchMacro.invalid = (
         "#if __CUDA_ARCH__ >= 800\n" + _BF16_CONVERTER + "#endif\n",
         line=1,
         message="selects an NVIDIA architecture feature",
-        fixed="#if __CUDA_ARCH__ >= 800\n" + _BF16_CONVERTER + "#endif\n",
+        no_fix=True,
     ),
     Invalid(
         "#include <cstdio>\n"

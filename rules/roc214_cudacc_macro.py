@@ -192,14 +192,7 @@ CudaccMacro.invalid = (
         line=1,
         message="`__NVCC__`",
         # No fix: `__NVCC__` means nvcc itself.
-        fixed=(
-            "#if !defined(__NVCC__)\n"
-            "#include <cmath>\n"
-            "inline float fast_exp(float x) { return std::exp(x); }\n"
-            "#else\n"
-            "__device__ inline float fast_exp(float x) { return __expf(x); }\n"
-            "#endif\n"
-        ),
+        no_fix=True,
     ),
     Invalid(
         "#if defined(_MSC_VER)\n"

@@ -194,16 +194,7 @@ HipPlatformHcc.invalid = (
         "}\n",
         line=3,
         # No fix: the value test would stay false on ROCm 6.
-        fixed=(
-            "__global__ void fill(float* out, float v, int n) {\n"
-            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-            "#if defined(__HIP_PLATFORM_HCC__) && (__HIP_PLATFORM_HCC__ == 1)\n"
-            "  if (i < n) __builtin_nontemporal_store(v, out + i);\n"
-            "#else\n"
-            "  if (i < n) out[i] = v;\n"
-            "#endif\n"
-            "}\n"
-        ),
+        no_fix=True,
     ),
     Invalid(
         "#ifndef __HIP_PLATFORM_HCC__  // CUDA build\n"

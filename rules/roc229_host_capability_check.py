@@ -429,16 +429,7 @@ HostCapabilityCheck.invalid = (
         "}\n",
         line=4,
         message="switches on",
-        fixed=(
-            "float focal_loss(const at::Tensor& x) {\n"
-            "  cudaDeviceProp props;\n"
-            "  cudaGetDeviceProperties(&props, x.get_device());\n"
-            "  switch (props.major) {\n"
-            "    case 8: return launch_ampere(x);\n"
-            "    default: return launch_generic(x);\n"
-            "  }\n"
-            "}\n"
-        ),
+        no_fix=True,
     ),
     # Only the capability part of the condition is disabled on ROCm; `force` keeps its meaning.
     Invalid(
