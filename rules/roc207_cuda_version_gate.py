@@ -77,8 +77,6 @@ class CudaVersionGate(ConditionRule, Rule):
     fix_availability = FixAvailability.UNSAFE
     language = "cuda"
     triggers = (b"CUDA_VERSION", b"CUDART_VERSION", b"__CUDACC_VER_", b"__CUDA_API_VERSION")
-    # Gating is decided per directive by ConditionRule (an `#elif` is read where its chain is).
-    reports_gated = True
 
     def visit_directive(self, directive: Directive, ctx: CudaContext) -> None:
         if not self._candidate(directive, ctx):

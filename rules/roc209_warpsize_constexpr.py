@@ -227,7 +227,7 @@ class WarpsizeConstexpr(Rule):
             self._aliases = {
                 name
                 for name, defines in ctx.preprocessor.defines.items()
-                if any(d.parameters is None and d.value.strip("() \t") == "warpSize" and d.directive.branch.on_rocm is not False for d in defines)
+                if any(d.parameters is None and d.value.strip("() \t") == "warpSize" and not ctx.is_rocm_gated(d.directive) for d in defines)
             }
         return self._aliases
 

@@ -80,8 +80,6 @@ class CudaArchMacro(ConditionRule, Rule):
     fix_availability = FixAvailability.SAFE
     language = "cuda"
     triggers = (b"__CUDA_ARCH__",)
-    # Gating is decided per directive by ConditionRule (an `#elif` is read where its chain is).
-    reports_gated = True
 
     def visit_directive(self, directive: Directive, ctx: CudaContext) -> None:
         condition = directive.condition

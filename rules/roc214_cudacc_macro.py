@@ -69,8 +69,6 @@ class CudaccMacro(ConditionRule, Rule):
     fix_availability = FixAvailability.SAFE
     language = "cuda"
     triggers = (b"__CUDACC__", b"__NVCC__", b"__CUDACC_RTC__")
-    # Gating is decided per directive by ConditionRule (an `#elif` is read where its chain is).
-    reports_gated = True
 
     def visit_directive(self, directive: Directive, ctx: CudaContext) -> None:
         # In a host-only `.cpp` file nvcc's macros are undefined on NVIDIA as well: nothing diverges.

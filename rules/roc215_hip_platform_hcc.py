@@ -76,8 +76,6 @@ class HipPlatformHcc(ConditionRule, Rule):
     fix_availability = FixAvailability.SAFE
     language = "cuda"
     triggers = (b"HIP_PLATFORM_HCC", b"HIP_PLATFORM_NVCC")
-    # Gating is decided per directive by ConditionRule (an `#elif` is read where its chain is).
-    reports_gated = True
 
     def visit_directive(self, directive: Directive, ctx: CudaContext) -> None:
         if "HIP_PLATFORM_" not in directive.text:

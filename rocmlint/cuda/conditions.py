@@ -140,11 +140,10 @@ class ConditionRule:
     """Mixin for rules that report `#if`/`#elif` conditions a ROCm build reads; at most one report per
     chain (the user decides the whole chain at once: `#if CUDA_VERSION >= 12000 / #elif >= 11000`).
 
-    Such rules set `reports_gated = True` and gate here instead: `ctx.report` judges a directive by the
-    code before it, which for an `#elif` is the previous arm, not whether ROCm reads the `#elif`. ROCm
-    reads a condition when the code around the chain is compiled there (`directive.branch`) and no
-    earlier arm is certainly taken on ROCm; an arm certainly taken on ROCm names a ROCm macro, and a
-    chain naming one is never reported, so `directive.branch` is all that is left to check.
+    ROCm reads a condition when the code around its chain is compiled there (the front end reads an
+    `#elif` line where its chain is, so `ctx.is_rocm_gated(directive)` answers it) and no earlier arm is
+    certainly taken on ROCm; an arm certainly taken on ROCm names a ROCm macro, and a chain naming one
+    is never reported.
     """
 
     def __init__(self) -> None:
@@ -156,7 +155,7 @@ class ConditionRule:
     ) -> bool:
         """A condition ROCm's preprocessor reads, in a chain that nowhere names a ROCm macro (other than
         those in `ignore`; names in `also` count as ROCm macros) and has not been reported yet."""
-        if directive.kind not in CONDITION_KINDS or directive.branch.on_rocm is False:
+        if directive.kind not in CONDITION_KINDS or ctx.is_rocm_gated(directive):
             return False
         chains = self._chains(ctx)
         return not chains.names_rocm(directive, ctx, ignore=ignore, also=also) and chains.opener(directive) not in self._reported
