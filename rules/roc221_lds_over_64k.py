@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import ast
 import re
 
 from rocmlint.cuda.frontend import CudaContext, Node, Span
-from rocmlint.cuda.preprocessor import parse_int
+from rocmlint.cuda.preprocessor import evaluate_integer, parse_int
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -26,38 +25,11 @@ _MAX_DYNAMIC_ATTRIBUTES = frozenset(
 )
 _SET_ATTRIBUTE = frozenset({"cudaFuncSetAttribute", "hipFuncSetAttribute", "cuFuncSetAttribute"})
 _TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(sizeof\s*\(\s*[\w:\s]+?\s*\))|([A-Za-z_]\w*)|(<<|>>|[-+*/%()]))")
-_BINARY = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__, ast.FloorDiv: int.__floordiv__,
-           ast.Mod: int.__mod__, ast.LShift: int.__lshift__, ast.RShift: int.__rshift__}
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "<<", ">>"})
 
 
 def _sizeof(type_name: str) -> int | None:
     return _ELEMENT_BYTES.get(" ".join(type_name.replace("const", " ").split()))
-
-
-def _evaluate_python(expression: str) -> int | None:
-    """Integer arithmetic only: the text was built from literals by `_text_value`."""
-    try:
-        tree = ast.parse(expression, mode="eval")
-    except SyntaxError:
-        return None
-
-    def walk(node: ast.AST) -> int | None:
-        if isinstance(node, ast.Constant) and isinstance(node.value, int):
-            return node.value
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            value = walk(node.operand)
-            return None if value is None else -value
-        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-            left, right = walk(node.left), walk(node.right)
-            if left is None or right is None or (isinstance(node.op, (ast.FloorDiv, ast.Mod)) and right == 0):
-                return None
-            if isinstance(node.op, ast.LShift) and right > 64:
-                return None
-            return _BINARY[type(node.op)](left, right)
-        return None
-
-    return walk(tree.body)
 
 
 def _text_value(text: str, before: Span, ctx: CudaContext, depth: int) -> int | None:
@@ -86,9 +58,9 @@ def _text_value(text: str, before: Span, ctx: CudaContext, depth: int) -> int | 
                 return None
             pieces.append(f"({value})")
         else:
-            pieces.append("//" if operator == "/" else operator)
+            pieces.append(operator)
         position = match.end()
-    return _evaluate_python(" ".join(pieces)) if pieces else None
+    return evaluate_integer(" ".join(pieces)) if pieces else None
 
 
 def constant_value(node: Node, ctx: CudaContext, depth: int = 0) -> int | None:
@@ -113,7 +85,7 @@ def constant_value(node: Node, ctx: CudaContext, depth: int = 0) -> int | None:
             return _text_value(define.value, node, ctx, depth + 1)
         declaration = ctx.declaration_of(node)
         if declaration is None or ctx.is_rocm_gated(declaration):
-            # declaration_of() may pick an NVIDIA-only twin (`#ifdef USE_ROCM ... #else ...`): unknown then.
+            # A declaration in NVIDIA-only code sizes nothing on ROCm.
             return None
         value = ctx.declared_value(node)
         return None if value is None else constant_value(value, ctx, depth + 1)
@@ -126,7 +98,7 @@ def constant_value(node: Node, ctx: CudaContext, depth: int = 0) -> int | None:
         if a is None or b is None:
             return None
         op = ctx.text(operator)
-        return _evaluate_python(f"({a}) {'//' if op == '/' else op} ({b})")
+        return evaluate_integer(f"({a}) {op} ({b})")
     return None
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rocmlint.cuda.preprocessor import VendorMacros, analyse, parse_int
+from rocmlint.cuda.preprocessor import VendorMacros, analyse, evaluate_integer, parse_int
 from rocmlint.vendor import Branch
 
 
@@ -117,3 +117,11 @@ def test_an_elif_line_is_read_where_its_chain_is():
     elif_line = preprocessor.directives[1]
     assert preprocessor.branch_at(elif_line.start_byte + 3) == Branch(True, True)
     assert preprocessor.branch_at(source.index("int a")) == Branch(False, True)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("(32 * 1024 + 16)", 32784), ("7 / 2", 3), ("-7 / 2", -3), ("-7 % 2", -1), ("1 << 16", 65536), ("2 +", None), ("N * 4", None)],
+)
+def test_evaluate_integer_follows_c(text, value):
+    assert evaluate_integer(text) == value

@@ -123,6 +123,10 @@ class CudaContext:
     def enclosing(self, node: Node, *types: str) -> Node | None:
         return next((a for a in self.ancestors(node) if a.type in types), None)
 
+    def descendants(self, node: Node, *types: str) -> list[Node]:
+        """The nodes of these types below `node` (one tree-sitter query, not a Python walk)."""
+        return tree_sitter.QueryCursor(_query(tuple(sorted(types)))).captures(node).get("node", [])
+
     def function_of(self, node: Node) -> Node | None:
         return self.enclosing(node, "function_definition")
 

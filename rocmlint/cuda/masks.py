@@ -25,12 +25,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
-
-import tree_sitter
-import tree_sitter_cuda
 
 from rocmlint.cuda.frontend import CudaContext, Node
 from rocmlint.cuda.preprocessor import parse_int
@@ -398,7 +393,7 @@ def _assigned_values(identifier: Node, ctx: CudaContext) -> list[Node]:
 
 def _collect_assignments(function: Node, ctx: CudaContext) -> dict[str, list[Node]]:
     table: dict[str, list[Node]] = {}
-    for node in _descendants_of_type(function, "assignment_expression"):
+    for node in ctx.descendants(function, "assignment_expression"):
         operator, left, right = (node.child_by_field_name(f) for f in ("operator", "left", "right"))
         if operator is None or left is None or right is None or ctx.text(operator) not in _ASSIGN_OPS:
             continue
@@ -408,15 +403,6 @@ def _collect_assignments(function: Node, ctx: CudaContext) -> dict[str, list[Nod
         if left.type == "identifier":
             table.setdefault(ctx.text(left), []).append(right)
     return table
-
-
-def _descendants_of_type(root: Node, node_type: str) -> Iterator[Node]:
-    yield from tree_sitter.QueryCursor(_query(node_type)).captures(root).get("node", [])
-
-
-@lru_cache(maxsize=8)
-def _query(node_type: str) -> tree_sitter.Query:
-    return tree_sitter.Query(tree_sitter.Language(tree_sitter_cuda.language()), f"({node_type}) @node")
 
 
 # --- lane indices ---------------------------------------------------------------------------------------

@@ -336,6 +336,15 @@ def parse_int(text: str) -> int | None:
     return int(digits)
 
 
+def evaluate_integer(expression: str) -> int | None:
+    """The value of a C integer constant expression of literals (`(32 * 1024 + 16) / 2`), with C's
+    operators and precedence; None when it names anything or does not parse."""
+    tokens = _tokenize(expression)
+    if not tokens or any(kind == "name" for kind, _ in tokens):
+        return None
+    return _Parser(tokens, lambda name, asked: None).parse()
+
+
 def _truth(value: int | None) -> Tri:
     return None if value is None else value != 0
 
@@ -473,7 +482,9 @@ def _apply(op: str, left: int | None, right: int | None) -> int | None:
         "<=": lambda: int(left <= right), ">=": lambda: int(left >= right),
         "<<": lambda: left << right if 0 <= right < 64 else None, ">>": lambda: left >> right if 0 <= right < 64 else None,
         "+": lambda: left + right, "-": lambda: left - right, "*": lambda: left * right,
-        "/": lambda: int(left / right), "%": lambda: left % right,
+        # C truncates toward zero (Python's // and % floor).
+        "/": lambda: abs(left) // abs(right) * (1 if (left < 0) == (right < 0) else -1),
+        "%": lambda: left - right * (abs(left) // abs(right) * (1 if (left < 0) == (right < 0) else -1)),
     }[op]()
 
 
