@@ -48,9 +48,8 @@ class _FrontEndOutcome:
 
 @dataclass(frozen=True)
 class Prefilter:
-    """Which rules could fire on a file, decided from its raw bytes with one regex scan."""
+    """Which rules could fire on a file, decided from its raw bytes."""
 
-    pattern: re.Pattern[bytes] | None
     rules_by_trigger: dict[bytes, tuple[type[Rule], ...]]
     always: tuple[type[Rule], ...]  # rules that declared no triggers
 
@@ -60,12 +59,33 @@ class Prefilter:
             every = {rule for rules in self.rules_by_trigger.values() for rule in rules}
             return sorted({*self.always, *every}, key=lambda rule: rule.code)
         chosen = list(self.always)
-        if self.pattern is not None:
-            for trigger in set(self.pattern.findall(data)):
-                for rule in self.rules_by_trigger.get(trigger, ()):
-                    if rule not in chosen:
-                        chosen.append(rule)
+        lowered: bytes | None = None  # for also_requires, computed once and only when a rule has it
+        # One `in` per trigger: CPython's substring search is several times faster than one regex
+        # alternating over a hundred triggers.
+        for trigger, rules in self.rules_by_trigger.items():
+            if all(rule in chosen for rule in rules) or trigger not in data:
+                continue
+            for rule in rules:
+                if rule in chosen:
+                    continue
+                if rule.also_requires:
+                    lowered = data.lower() if lowered is None else lowered
+                    if not any(word in lowered for word in rule.also_requires):
+                        continue
+                chosen.append(rule)
         return sorted(chosen, key=lambda rule: rule.code)
+
+
+def _trigger_offsets(text: str, rules: tuple[type[Rule], ...]) -> list[int]:
+    """Where in the decoded text the triggers of `rules` match: the code the Python front end parses."""
+    pattern = _text_pattern(rules)
+    return [match.start() for match in pattern.finditer(text)] if pattern is not None else []
+
+
+@lru_cache(maxsize=256)
+def _text_pattern(rules: tuple[type[Rule], ...]) -> re.Pattern[str] | None:
+    triggers = sorted({trigger.decode("latin-1") for rule in rules for trigger in rule.triggers}, key=len, reverse=True)
+    return re.compile("|".join(re.escape(trigger) for trigger in triggers)) if triggers else None
 
 
 @lru_cache(maxsize=64)
@@ -79,15 +99,7 @@ def prefilter_for(language: str, enabled: frozenset[str]) -> Prefilter:
             always.append(rule)
         for trigger in rule.triggers:
             by_trigger.setdefault(trigger, []).append(rule)
-    # The regex reports the longest trigger at each position, so a match also stands for every
-    # shorter trigger it contains (`pynvml` contains `nvml`).
-    ordered = sorted(by_trigger, key=len, reverse=True)
-    pattern = re.compile(b"|".join(re.escape(t) for t in ordered)) if ordered else None
-    rules_by_match = {
-        trigger: tuple(dict.fromkeys(rule for other in ordered if other in trigger for rule in by_trigger[other]))
-        for trigger in ordered
-    }
-    return Prefilter(pattern, rules_by_match, tuple(always))
+    return Prefilter({trigger: tuple(rules) for trigger, rules in by_trigger.items()}, tuple(always))
 
 
 class Engine:
@@ -168,8 +180,11 @@ class Engine:
         options = RuleOptions(frozenset(settings.rocm_guards), settings.target_archs)
         try:
             package, _ = package_of(source.path)
+            # CUDA held in strings is read from the whole module, so embedded rules need every line.
+            hits = _trigger_offsets(source.text, tuple(rules)) if self.prefilter and not embedded_rules else None
             result = check_python(
-                source, rules, options, self.project.resolver_for(source.path, options.rocm_guards), package, on_internal_error
+                source, rules, options, self.project.resolver_for(source.path, options.rocm_guards), package,
+                on_internal_error, hits,
             )
             found = result.diagnostics
             if embedded_rules:

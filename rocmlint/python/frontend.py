@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import threading
 import traceback
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -15,6 +16,7 @@ from libcst.metadata import CodeRange
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location
 from rocmlint.python.gating import Branch, CrossModuleResolver, GateAnalyzer, Vendor
 from rocmlint.python.positions import PositionIndex
+from rocmlint.python.regions import reduce_source
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import Callback, walk
 from rocmlint.rule import Rule
@@ -36,9 +38,18 @@ class RuleOptions:
     target_archs: tuple[str, ...] = ()
 
 
-def parse(source: SourceFile) -> cst.Module:
+def parse(source: SourceFile, hits: Sequence[int] | None = None) -> cst.Module:
+    """The file's module; with `hits` (character offsets of the triggers of the rules that will run)
+    only the parts those rules need are parsed (rocmlint/python/regions.py), positions unchanged."""
+    text = source.text
     try:
-        return parse_module_safely(source.text)
+        if len(text) < _SCREEN_MIN_LENGTH or not _compiles(text):
+            return parse_module_safely(text)
+        if hits is not None:
+            reduced = _parse_reduced(text, hits)
+            if reduced is not None:
+                return reduced
+        return _on_large_stack(cst.parse_module, text)  # compile() screened the nesting
     except cst.ParserSyntaxError as error:
         raise _precise_error(source, error.message, error.editor_line) from None
     except cst.CSTValidationError as error:  # parsed, but not valid Python: `"" b""` mixes str and bytes
@@ -75,6 +86,36 @@ def _screen_nesting(code: str | bytes) -> None:
             raise PythonParseError(f"SyntaxError: {error.msg}", error.lineno or 1, error.offset or 1) from None
     except ValueError:
         pass  # NUL bytes and the like: libcst reports them
+
+
+def _parse_reduced(text: str, hits: Sequence[int]) -> cst.Module | None:
+    reduced = reduce_source(text, hits)
+    if reduced is None:
+        return None
+    try:
+        return _on_large_stack(cst.parse_module, reduced)
+    except (cst.ParserSyntaxError, cst.CSTValidationError):
+        return None  # the region scan misread the file: parse it whole
+
+
+def _compiles(code: str) -> bool:
+    """Whether CPython compiles `code` (which also screens nesting too deep for libcst, raising
+    PythonParseError). False for other syntax errors: libcst, which may know a newer grammar than this
+    CPython, decides those. compile() is twice as fast as ast.parse, which builds Python objects."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes and the like are not ours to report
+            compile(code, "<rocmlint>", "exec", dont_inherit=True)
+    except SyntaxError as error:
+        if error.msg.startswith(("too many nested", "too many levels of indentation")):
+            raise PythonParseError(f"SyntaxError: {error.msg}", error.lineno or 1, error.offset or 1) from None
+        return False
+    except (RecursionError, MemoryError):
+        _screen_nesting(code)  # the compiler's own limits are lower than the parser's: ask the parser
+        return False
+    except ValueError:
+        return False
+    return True
 
 
 _T = TypeVar("_T")
@@ -285,9 +326,13 @@ def check_python(
     resolve_external: CrossModuleResolver | None,
     package: str | None,
     on_internal_error: InternalErrorReporter,
+    hits: Sequence[int] | None = None,
 ) -> PythonResult:
-    """Run `rules` over one Python file. Raises PythonParseError when the file does not parse."""
-    module = parse(source)
+    """Run `rules` over one Python file. Raises PythonParseError when the file does not parse.
+
+    `hits`: where the rules' triggers match (character offsets); code far from them is not parsed.
+    None parses the whole file (the prefilter is off, or CUDA embedded in strings needs every string)."""
+    module = parse(source, hits)
     semantic = Semantic(module, package)
     gates = GateAnalyzer(semantic, options.rocm_guards, resolve_external)
     context = PythonContext(source, module, semantic, gates, options)

@@ -1,0 +1,344 @@
+"""Which parts of a Python file the rules need, so that libcst parses only those.
+
+libcst parses about 0.6 MB/s, and the files a trigger lets through are often large (inductor's code
+generators, test suites of one class): parsing them whole dominates a cold run. Most of such a file is
+functions and methods no trigger lands in. This module finds them from the raw text and blanks their
+lines, so the parsed module has the same lines and columns as the file (every position and edit stays
+exact) but holds only:
+
+- every top-level statement that is not a def or class (imports, module-level flags, `if` blocks);
+- every def, class and method a trigger lands in;
+- what the analyses of those reach by name (a fixpoint over words, deliberately over-inclusive):
+  definitions their text names (a guard function `is_hip()`, a method or property `self.is_rocm`, a
+  base class), functions and methods that name a kept definition (callers decide whether a function
+  runs on ROCm), methods assigning a `self.<attr>` that kept text names, and code that names a variable
+  assigned where a trigger lands (`MODE = "reduce-overhead"` used as `mode=MODE` far below).
+- anything containing `global` or `nonlocal` (it rebinds names other code reads).
+
+The scan relies on the file being valid Python (the caller compiles it first), so strings, comments,
+brackets and continuation lines are tokenised exactly; anything unexpected keeps the whole file.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+_TOKEN = re.compile(
+    r"""
+    (?P<string>(?:[rRbBuUfF]{1,2})?(?:
+        \"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
+      | '''(?:[^'\\]|\\.|'(?!''))*'''
+      | "(?:[^"\\\r\n]|\\.)*"
+      | '(?:[^'\\\r\n]|\\.)*'
+    ))
+  | (?P<comment>\#[^\r\n]*)
+  | (?P<open>[(\[{])
+  | (?P<close>[)\]}])
+  | (?P<continuation>\\(?:\r\n|\r|\n))
+  | (?P<newline>\r\n|\r|\n)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_DEFINITION = re.compile(r"(?:async[ \t]+)?(def|class)[ \t]+(\w+)")
+_MODULE_LEVEL_DEFINED = re.compile(r"^(?:\t| {0,4})(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
+_SELF_ASSIGNMENT = re.compile(r"\bself\.(\w+)[ \t]*(?::[^=\r\n]*)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
+_WORD = re.compile(r"\w+")
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+_ATTRIBUTE = re.compile(r"\.[ \t]*(\w+)")
+_REBINDS = re.compile(r"\b(?:global|nonlocal)\b")
+# `=` of an assignment (also augmented and annotated), not of a comparison.
+_ASSIGNMENT_EQUALS = re.compile(r"(?<![=!<>])=(?!=)")
+_TRAILING_SUBSCRIPT = re.compile(r"\[[^\[\]]*\]\s*$")
+
+
+@dataclass
+class _Unit:
+    """A def or class (with its decorators) at the top level, or one inside a top-level class."""
+
+    first: int  # 0-based first line (its first decorator)
+    end: int  # 0-based line after its last line
+    name: str
+    is_class: bool
+    owner: _Unit | None = None  # the class a method belongs to
+    members: list[_Unit] = field(default_factory=list)
+    kept: bool = False
+
+
+def reduce_source(text: str, hit_offsets: Iterable[int]) -> str | None:
+    """`text` with the lines of every unneeded def, class and method blanked (line endings kept, a method
+    reduced to `pass` so its class keeps a body); None when nothing can be left out.
+
+    `hit_offsets`: character offsets where a trigger of a rule that will run matched.
+    """
+    lines = _LINE_BREAK.split(text)
+    breaks = [match.end() for match in _LINE_BREAK.finditer(text)]
+    starts = _statement_starts(text)
+    if starts is None:
+        return None
+    units = _units(lines, starts)
+    if not units:
+        return None
+    hit_lines = sorted({bisect_right(breaks, offset) for offset in hit_offsets})
+    _keep_needed(lines, units, starts, hit_lines)
+    dropped = [unit for unit in _all_units(units) if not unit.kept and (unit.owner is None or unit.owner.kept)]
+    if not dropped:
+        return None
+    return _blank(text, lines, breaks, dropped)
+
+
+def _statement_starts(text: str) -> list[int] | None:
+    """0-based lines on which a logical line begins (outside brackets, strings and continuations)."""
+    starts = [0]
+    line = 0
+    depth = 0
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup
+        if kind == "newline":
+            line += 1
+            if depth == 0:
+                starts.append(line)
+        elif kind == "string":
+            line += len(_LINE_BREAK.findall(match.group()))
+        elif kind == "open":
+            depth += 1
+        elif kind == "close":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif kind == "continuation":
+            line += 1
+    return starts if depth == 0 else None
+
+
+def _units(lines: list[str], starts: list[int]) -> list[_Unit]:
+    """Top-level defs and classes, and the defs and classes directly inside top-level classes."""
+    top = _definitions(lines, starts, 0, len(lines), "")
+    for unit in top:
+        if unit.is_class:
+            indent = _body_indent(lines, starts, unit)
+            if indent:
+                unit.members = _definitions(lines, starts, unit.first, unit.end, indent, owner=unit)
+    return top
+
+
+def _definitions(
+    lines: list[str], starts: list[int], first: int, end: int, indent: str, owner: _Unit | None = None
+) -> list[_Unit]:
+    """The defs and classes whose statements begin at exactly `indent` within lines [first, end)."""
+    found: list[_Unit] = []
+    decorator_start: int | None = None
+    current: _Unit | None = None
+    for line_number in starts[bisect_right(starts, first - 1) :]:
+        if line_number >= end:
+            break
+        line = lines[line_number]
+        content = line[len(indent) :] if line.startswith(indent) else None
+        if content is None or not content or content[0] in " \t#" or content.isspace():
+            continue  # deeper (or shallower: only at the very end), blank, or a comment line
+        if current is not None:
+            current.end = line_number
+            current = None
+        if content.startswith("@"):
+            decorator_start = line_number if decorator_start is None else decorator_start
+            continue
+        definition = _DEFINITION.match(content)
+        if definition is not None:
+            unit_first = decorator_start if decorator_start is not None else line_number
+            current = _Unit(unit_first, end, definition.group(2), definition.group(1) == "class", owner)
+            found.append(current)
+        decorator_start = None
+    return found
+
+
+def _body_indent(lines: list[str], starts: list[int], unit: _Unit) -> str:
+    """The indentation of a class's body statements; '' for a one-line class."""
+    for line_number in starts[bisect_right(starts, unit.first) :]:
+        if line_number >= unit.end:
+            break
+        line = lines[line_number]
+        stripped = line.lstrip(" \t")
+        if stripped and not stripped.startswith("#") and len(stripped) < len(line):
+            return line[: len(line) - len(stripped)]
+    return ""
+
+
+def _all_units(units: list[_Unit]) -> Iterable[_Unit]:
+    for unit in units:
+        yield unit
+        yield from unit.members
+
+
+class _Analysis:
+    """The words each unit's own text holds, and the fixpoint deciding which units stay."""
+
+    def __init__(self, lines: list[str], units: list[_Unit], starts: list[int], hit_lines: list[int]) -> None:
+        self.units = units
+        self.candidates = list(_all_units(units))
+        self.own: dict[int, _Words] = {}
+        # Every word of a class including its methods': a class must be kept for a method of it to be.
+        self.deep: dict[int, set[str]] = {}
+        for unit in self.candidates:
+            self.own[id(unit)] = _Words.of(_own_text(lines, unit))
+            self.deep[id(unit)] = self.own[id(unit)].words
+            if unit.members:
+                self.deep[id(unit)] = set(_WORD.findall("\n".join(lines[unit.first : unit.end])))
+        self.assigned = _assigned_at(lines, starts, hit_lines)
+        self.kept_words = set(_WORD.findall(_module_text(lines, units)))
+        # Functions defined by module-level code itself (`if HAS_GPU:` / `    def helper():`), the one
+        # block level down at most: deeper ones are local to a function of that code.
+        self.top_functions = set(_MODULE_LEVEL_DEFINED.findall(_module_text(lines, units)))
+        for unit in self.candidates:
+            if _contains_line(hit_lines, unit.first, unit.end) or self.own[id(unit)].rebinds:
+                self._keep(unit)
+
+    def run(self) -> None:
+        changed = True
+        while changed:
+            changed = False
+            # What each kept class reads and which of its methods stay, as of this round.
+            self._family: dict[int, set[str]] = {}
+            self._kept_methods: dict[int, set[str]] = {}
+            for unit in self.candidates:
+                if unit.kept or (unit.owner is not None and not unit.owner.kept):
+                    continue
+                if self._needed(unit):
+                    self._keep(unit)
+                    changed = True
+
+    def _keep(self, unit: _Unit) -> None:
+        unit.kept = True
+        self.kept_words |= self.own[id(unit)].words
+        if unit.owner is None and not unit.is_class:
+            self.top_functions.add(unit.name)  # its callers decide whether it runs on ROCm
+
+    def _needed(self, unit: _Unit) -> bool:
+        own = self.own[id(unit)]
+        deep = self.deep[id(unit)]
+        if deep & self.top_functions or deep & self.assigned:
+            return True  # it calls a kept function, or reads a variable a trigger's statement assigns
+        if unit.owner is None:
+            return unit.name in self.kept_words  # a guard function, a class used as a base or a value
+        owner = id(unit.owner)
+        if owner not in self._family:
+            self._family[owner] = self._family_attributes(unit.owner)
+            self._kept_methods[owner] = {member.name for member in unit.owner.members if member.kept}
+        family = self._family[owner]
+        if unit.name in family:
+            return True  # `self.is_rocm` / `self.is_rocm()`: a method or property the class reads
+        if own.self_assigned & family:
+            return True  # `self.use_hip = ...` for an attribute the class reads
+        return bool(own.attributes & self._kept_methods[owner])  # `self.helper()` calling a kept method
+
+    def _family_attributes(self, cls: _Unit) -> set[str]:
+        """Attributes read by the kept code of `cls` and of the kept classes that name it (subclasses)."""
+        attributes: set[str] = set()
+        for other in self.units:
+            if not other.is_class or not other.kept:
+                continue
+            if other is not cls and cls.name not in self.own[id(other)].header_words:
+                continue
+            attributes |= self.own[id(other)].attributes
+            for member in other.members:
+                if member.kept:
+                    attributes |= self.own[id(member)].attributes
+        return attributes
+
+
+@dataclass
+class _Words:
+    words: set[str]
+    attributes: set[str]  # names after a dot
+    self_assigned: set[str]  # `self.<name> = ...`
+    header_words: set[str]  # words of its first line (a class's bases)
+    rebinds: bool  # holds `global` or `nonlocal`
+
+    @classmethod
+    def of(cls, text: str) -> _Words:
+        header = text.split("\n", 1)[0] if text else ""
+        return cls(
+            set(_WORD.findall(text)),
+            set(_ATTRIBUTE.findall(text)),
+            set(_SELF_ASSIGNMENT.findall(text)),
+            set(_WORD.findall(header)),
+            _REBINDS.search(text) is not None,
+        )
+
+
+def _keep_needed(lines: list[str], units: list[_Unit], starts: list[int], hit_lines: list[int]) -> None:
+    """Mark the units to parse: those with hits, then a fixpoint over what kept code names."""
+    _Analysis(lines, units, starts, hit_lines).run()
+
+
+def _own_text(lines: list[str], unit: _Unit) -> str:
+    """A unit's lines without those of its members (a class's methods are units of their own)."""
+    taken = [False] * (unit.end - unit.first)
+    for member in unit.members:
+        taken[member.first - unit.first : member.end - unit.first] = [True] * (member.end - member.first)
+    return "\n".join(line for line, gone in zip(lines[unit.first : unit.end], taken) if not gone)
+
+
+def _module_text(lines: list[str], units: list[_Unit]) -> str:
+    """The lines outside every top-level def and class."""
+    taken = [False] * len(lines)
+    for unit in units:
+        taken[unit.first : unit.end] = [True] * (unit.end - unit.first)
+    return "\n".join(line for line, gone in zip(lines, taken) if not gone)
+
+
+def _assigned_at(lines: list[str], starts: list[int], hit_lines: list[int]) -> set[str]:
+    """Names assigned by the statements triggers land in (`MODE = "reduce-overhead"` -> MODE;
+    `self.flags += [...]` -> flags; `os.environ["X"] = ...` -> environ; `a = b = ...` -> a, b)."""
+    names: set[str] = set()
+    for hit in hit_lines:
+        position = bisect_right(starts, hit) - 1
+        first = starts[position]
+        end = starts[position + 1] if position + 1 < len(starts) else len(lines)
+        statement = "\n".join(lines[first:end])
+        for target in _ASSIGNMENT_EQUALS.split(statement)[:-1]:
+            found = _target_names(target)
+            if found is None:
+                break  # `f(mode=...`: from here on, keyword arguments rather than assignment targets
+            names.update(found)
+    return names
+
+
+def _target_names(target: str) -> list[str] | None:
+    target = target.split(":", 1)[0].rstrip(" \t+-*/%&|^@<>")
+    if target.count("(") != target.count(")") or target.count("[") != target.count("]"):
+        return None
+    names = []
+    for part in target.split(","):
+        part = _TRAILING_SUBSCRIPT.sub("", part.strip())
+        words = _IDENTIFIER.findall(part)
+        if words:
+            names.append(words[-1])
+    return names
+
+
+def _contains_line(sorted_lines: list[int], first: int, end: int) -> bool:
+    index = bisect_right(sorted_lines, first - 1)
+    return index < len(sorted_lines) and sorted_lines[index] < end
+
+
+def _blank(text: str, lines: list[str], breaks: list[int], dropped: list[_Unit]) -> str:
+    """The text with each dropped unit's lines emptied; a method keeps `pass` on its first line."""
+    line_starts = [0, *breaks]
+    pieces: list[str] = []
+    position = 0
+    for unit in sorted(dropped, key=lambda u: u.first):
+        start = line_starts[unit.first]
+        end = line_starts[unit.end] if unit.end < len(line_starts) else len(text)
+        pieces.append(text[position:start])
+        region = text[start:end]
+        line_endings = "".join(_LINE_BREAK.findall(region))
+        if unit.owner is not None:
+            first_line = lines[unit.first]
+            pieces.append(first_line[: len(first_line) - len(first_line.lstrip(" \t"))] + "pass")
+        pieces.append(line_endings)
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)

@@ -1,0 +1,251 @@
+"""Parsing only the regions triggers land in changes no position and no diagnostic."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+import pytest
+
+import rocmlint.python.frontend as frontend
+from rocmlint.config import Settings
+from rocmlint.diagnostics import Diagnostic
+from rocmlint.engine import Engine
+from rocmlint.python.regions import reduce_source
+from rocmlint.registry import all_rules
+
+_FILLER = '''
+
+def transform_{n}(values, factor={n}):
+    """Scale and shift a list of numbers ({n})."""
+    result = []
+    for index, value in enumerate(values):
+        if index % 3 == 0:
+            result.append(value * factor + {n})
+    return result
+
+
+class Block{n}:
+    def __init__(self, width={n}):
+        self.width = width
+
+    @staticmethod
+    def forward(x):
+        return transform_{n}(x)
+'''
+
+
+def _reduce(code: str, *needles: str) -> str | None:
+    code = textwrap.dedent(code)
+    return reduce_source(code, [match.start() for needle in needles for match in re.finditer(re.escape(needle), code)])
+
+
+def _kept_lines(reduced: str) -> list[str]:
+    return [line for line in reduced.splitlines() if line.strip()]
+
+
+def test_unrelated_definitions_are_blanked_and_lines_stay_in_place():
+    code = textwrap.dedent(
+        '''\
+        import torch
+
+        @decorate
+        def unrelated():
+            return 1
+
+        class Model:
+            size = 3
+
+            def helper(self):
+                return 2
+
+            def run(self):
+                torch.backends.cuda.matmul.allow_tf32 = True
+
+        def also_unrelated():
+            pass
+        '''
+    )
+    reduced = _reduce(code, "allow_tf32")
+    assert reduced is not None
+    assert len(reduced.splitlines()) == len(code.splitlines())
+    for original, kept in zip(code.splitlines(), reduced.splitlines()):
+        assert kept in (original, "", "    pass"), (original, kept)
+    assert "unrelated" not in reduced and "@decorate" not in reduced
+    assert "    pass" in reduced and "def helper" not in reduced  # a dropped method leaves its class a body
+    assert "allow_tf32" in reduced and "size = 3" in reduced
+
+
+def test_crlf_line_endings_are_kept():
+    code = "import torch\r\n\r\ndef a():\r\n    return 1\r\n\r\ndef b():\r\n    torch.version.cuda\r\n"
+    reduced = reduce_source(code, [code.index("version.cuda")])
+    assert reduced is not None
+    assert reduced.count("\r\n") == code.count("\r\n")
+    assert "def a" not in reduced and "def b" in reduced
+
+
+def test_a_guard_function_that_kept_code_calls_is_kept():
+    reduced = _reduce(
+        '''\
+        import torch
+
+        def is_hip():
+            return torch.version.hip is not None
+
+        def setup():
+            if not is_hip():
+                torch.backends.cuda.matmul.allow_tf32 = True
+        ''',
+        "allow_tf32",
+    )
+    assert reduced is None or "def is_hip" in reduced
+
+
+def test_callers_of_a_kept_function_are_kept():
+    reduced = _reduce(
+        '''\
+        import torch
+
+        def cuda_only():
+            torch.backends.cuda.matmul.allow_tf32 = True
+
+        def main():
+            if torch.version.cuda:
+                cuda_only()
+
+        def unrelated():
+            return 0
+        ''',
+        "allow_tf32",
+    )
+    assert reduced is not None
+    assert "def main" in reduced and "def unrelated" not in reduced
+
+
+def test_readers_of_a_variable_a_trigger_assigns_are_kept():
+    reduced = _reduce(
+        '''\
+        import torch
+
+        MODE = "reduce-overhead"
+
+        def build(model):
+            return torch.compile(model, mode=MODE)
+
+        def unrelated():
+            return 0
+        ''',
+        "reduce-overhead",
+    )
+    assert reduced is not None
+    assert "def build" in reduced and "def unrelated" not in reduced
+
+
+def test_methods_feeding_self_attributes_of_kept_methods_are_kept():
+    reduced = _reduce(
+        '''\
+        import torch
+
+        class Runner:
+            def __init__(self):
+                self.use_hip = torch.version.hip is not None
+
+            @property
+            def on_amd(self):
+                return self.use_hip
+
+            def unrelated(self):
+                return 0
+
+            def run(self):
+                if not self.on_amd:
+                    torch.backends.cuda.matmul.allow_tf32 = True
+        ''',
+        "allow_tf32",
+    )
+    assert reduced is not None
+    assert "def __init__" in reduced and "def on_amd" in reduced and "def unrelated" not in reduced
+
+
+def test_rebinding_globals_keeps_the_function():
+    reduced = _reduce(
+        '''\
+        import torch
+
+        MODE = "default"
+
+        def configure():
+            global MODE
+            MODE = "other"
+
+        def build(model):
+            return torch.compile(model, mode="reduce-overhead")
+        ''',
+        "reduce-overhead",
+    )
+    assert reduced is None or "def configure" in reduced
+
+
+def test_nothing_to_drop_gives_none():
+    assert _reduce("import torch\nx = torch.version.cuda\n", "version.cuda") is None
+    assert _reduce("def f():\n    return torch.version.cuda\n", "version.cuda") is None
+
+
+def test_strings_holding_definitions_are_not_units():
+    reduced = _reduce(
+        '''\
+        TEMPLATE = """
+        def not_a_function():
+            pass
+        """
+
+        def kernel():
+            return TEMPLATE + "allow_tf32"
+
+        def unrelated():
+            return 0
+        ''',
+        "allow_tf32",
+    )
+    assert reduced is not None
+    assert "def not_a_function" in reduced and "def unrelated" not in reduced
+
+
+def _python_examples():
+    for rule in all_rules():
+        if rule.language != "python":
+            continue
+        for kind, examples in (("valid", rule.valid), ("invalid", rule.invalid)):
+            for index, example in enumerate(examples):
+                yield pytest.param(rule, example.code, id=f"{rule.code}-{kind}-{index}")
+
+
+def _check(
+    code: str, regions: bool, monkeypatch: pytest.MonkeyPatch, settings: Settings
+) -> list[tuple[Diagnostic, int]]:
+    with monkeypatch.context() as patch:
+        if not regions:
+            patch.setattr(frontend, "reduce_source", lambda text, hits: None)
+        report = Engine().check_bytes(str(settings.root / "example.py"), code.encode(), settings)
+    return [(d, d.noqa_line) for d in report.diagnostics]
+
+
+@pytest.mark.parametrize(("rule", "code"), list(_python_examples()))
+def test_every_example_inside_a_large_file_gives_the_same_diagnostics(rule, code, monkeypatch, settings):
+    """Each rule example with unrelated functions and classes after it (large enough for the region
+    scan): diagnostics, positions and fixes are those of parsing the whole file."""
+    large = code + "".join(_FILLER.format(n=n) for n in range(12))
+    assert len(large) > 4096
+    with_regions = _check(large, True, monkeypatch, settings)
+    assert with_regions == _check(large, False, monkeypatch, settings)
+
+
+def test_the_large_examples_are_really_reduced():
+    reduced = 0
+    examples = list(_python_examples())
+    for param in examples:
+        rule, code = param.values
+        large = code + "".join(_FILLER.format(n=n) for n in range(12))
+        hits = [m.start() for trigger in rule.triggers for m in re.finditer(re.escape(trigger.decode()), large)]
+        reduced += reduce_source(large, hits) is not None
+    assert reduced > len(examples) * 0.9
