@@ -12,8 +12,9 @@ so `apply_fixes` shares it and the file gets it once however many fixes use it.
 
 from __future__ import annotations
 
+import re
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import libcst as cst
@@ -26,6 +27,7 @@ from rocmlint.vendor import ROCM
 GUARD_NAME = "_IS_ROCM"
 HIP_EXTENSION = "IS_HIP_EXTENSION"
 _CPP_EXTENSION = "torch.utils.cpp_extension"
+_GUARD_WORDS = re.compile(r"hip|rocm|amd", re.IGNORECASE)
 
 # Parents in which an `a if c else b` or `a and b` replacing a child needs no parentheses: the child is
 # a whole argument, value, condition or element (every operator there binds looser than both forms).
@@ -67,7 +69,7 @@ class _ModuleFacts:
 
     def __init__(self, ctx: PythonContext) -> None:
         self.guards = [
-            b for b in _module_bindings(ctx) if ctx.gates.symbol_value(b.name) == ROCM
+            b for b in _module_bindings(ctx, _may_be_rocm_guard) if ctx.gates.symbol_value(b.name) == ROCM
         ]
         self.torch_name, self.torch_end = _torch_import(ctx)
         self.top = _top_insertion(ctx)
@@ -116,7 +118,7 @@ def module_definition(
     """A module-level `name = value` after the torch import (`{torch}` in `value` is the module's name
     for torch), reused when `name` is already defined; None when `site` runs before it could be."""
     facts = _facts(ctx)
-    existing = [b for b in _module_bindings(ctx) if b.name == name]
+    existing = _module_bindings(ctx, lambda bound, _code: bound == name)
     if existing:
         return Guard(name) if _runs_after(ctx, site, existing[0].end) else None
     if (
@@ -202,17 +204,26 @@ def top_level_statement(ctx: PythonContext, node: cst.CSTNode) -> cst.CSTNode | 
     return None
 
 
-def _module_bindings(ctx: PythonContext) -> list[_Binding]:
-    """Names bound by top-level simple statements (`X = ...`, `from m import X`), in file order."""
+def _module_bindings(ctx: PythonContext, wanted: Callable[[str, str], bool]) -> list[_Binding]:
+    """Names bound by top-level simple statements (`X = ...`, `from m import X`), in file order; only
+    those `wanted(name, statement code)` accepts (where a statement ends costs a position lookup)."""
     found: list[_Binding] = []
     for statement in ctx.semantic.module.body:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
-        end = _line_end_offset(ctx, statement)
-        for small in statement.body:
-            for name in _bound_names(small):
-                found.append(_Binding(name, end))
+        names = [name for small in statement.body for name in _bound_names(small)]
+        code = ctx.code_of(statement) if names else ""
+        names = [name for name in names if wanted(name, code)]
+        if names:
+            end = _line_end_offset(ctx, statement)
+            found.extend(_Binding(name, end) for name in names)
     return found
+
+
+def _may_be_rocm_guard(name: str, code: str) -> bool:
+    """A statement that never says hip, rocm or amd cannot bind a ROCm test worth reusing; skipping the
+    rest spares evaluating every module-level name, imports from other modules included."""
+    return _GUARD_WORDS.search(code) is not None
 
 
 def _bound_names(small: cst.BaseSmallStatement) -> Iterator[str]:

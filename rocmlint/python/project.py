@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rocmlint.python.semantic import Semantic
+from rocmlint.source import SourceFile
 from rocmlint.python.tree import walk
 
 if TYPE_CHECKING:
@@ -87,7 +89,7 @@ class ProjectIndex:
     def _evaluate(self, module_file: Path, symbol: str, guards: frozenset[str]) -> Vendor | None:
         # Imported here: gating imports this module's resolver type.
         from rocmlint.python.gating import GateAnalyzer
-        from rocmlint.python.frontend import parse_module_safely
+        from rocmlint.python.frontend import parse
 
         try:
             if module_file.stat().st_size > _MAX_FILE_BYTES:
@@ -100,7 +102,9 @@ class ProjectIndex:
         if not _may_define(data, name, guards):
             return None
         try:
-            module = parse_module_safely(data)  # a crash-proof parse: see frontend.py
+            source = SourceFile.from_bytes(str(module_file), data, "python")
+            # Only what defines and feeds `name` is parsed (crash-proof, as every parse: see frontend.py).
+            module = parse(source, [match.start() for match in re.finditer(rf"\b{re.escape(name)}\b", source.text)])
         except Exception:  # noqa: BLE001 - a broken neighbour module just resolves to nothing
             return None
         package, _ = package_of(str(module_file))
