@@ -46,6 +46,10 @@ class Rule:
     enabled_by_default: ClassVar[bool] = True
     # Byte strings of which at least one must occur in a file for the rule to possibly fire there.
     triggers: ClassVar[tuple[bytes, ...]] = ()
+    # A second necessary condition, checked only once a trigger matched: at least one of these lower-case
+    # words must also occur somewhere in the file, in any case (`rng_state` calls matter only in files
+    # that capture CUDA graphs). File-level context: only `triggers` mark the code regions a rule reads.
+    also_requires: ClassVar[tuple[bytes, ...]] = ()
     # Most hazards are NVIDIA-only code reaching ROCm; a rule whose hazard is ROCm code itself opts out.
     reports_gated: ClassVar[bool] = False
     # CUDA rules: `.hip` files and files including the HIP runtime are ROCm sources; only rules about the

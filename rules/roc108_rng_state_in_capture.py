@@ -69,6 +69,7 @@ class RngStateInCapture(Rule):
     severity = Severity.ERROR
     fix_availability = FixAvailability.NONE
     triggers = (b"rng_state",)
+    also_requires = (b"graph", b"capture_begin")  # no capture in the file, nothing to flag
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
         if "rng_state" not in last_name(node.func):

@@ -85,6 +85,7 @@ class DistBackend(Rule):
     severity = Severity.ERROR
     fix_availability = FixAvailability.NONE
     triggers = (b"init_process_group", b"new_group", b"new_subgroups", b"init_distributed")
+    also_requires = tuple(name.encode() for name in _UNSUPPORTED)  # every flagged backend is spelled in the file
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
         if last_name(node.func) not in _FACTORY_NAMES:

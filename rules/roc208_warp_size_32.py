@@ -133,6 +133,14 @@ def _in_wave_selector(ctx: CudaContext, span: Span) -> bool:
     return any(_WAVE_AWARE_TEST.search(condition) for chain in open_chains for condition in chain)
 
 
+
+# What every ROC208 finding needs besides its number, as file-level prefilter context (`Rule.also_requires`):
+# a warp-constant name (_WARP_CONSTANT: `warp`), a `blockDim` split, a thread-id operand (`threadIdx` or a
+# _THREAD_ID_NAME: `tid`, `t_idx`, `thread`, `lane`, `tx`), a lane/warp target (_LANE_OR_WARP_TARGET: `lane`,
+# `warp`, `wid`), or a shuffle (_SHUFFLES: `shfl`/`SHFL`). The prefilter compares these ignoring case, as
+# the rule's name patterns do.
+_CONTEXT_WORDS = (b"blockdim", b"shfl", b"thread", b"lane", b"warp", b"tid", b"tx", b"wid", b"t_idx")
+
 # --- fixes: the constant becomes 64 on CDNA, the NVIDIA text stays ------------------------------------------
 _FIX_MESSAGE = "define the wave size per ROCm target (64 on GFX8/GFX9 and in the host pass, 32 on RDNA)"
 # `#define WARP_SIZE 32`, `#define WARP_SIZE (32u)  // lanes`: the prefix, the literal, the rest of the line.
@@ -243,7 +251,8 @@ class WarpSize32(Rule):
     fix_availability = FixAvailability.SAFE
     language = "cuda"
     applies_to_rocm_sources = True
-    triggers = (b"32", b"31", b"0x1f", b"0x1F", b">> 5", b">>5", b"16")
+    triggers = (b"32", b"31", b"0x1f", b"0x1F", b"0x20", b">> 5", b">>5", b"16")
+    also_requires = _CONTEXT_WORDS
 
     def __init__(self) -> None:
         self._subgroup_functions: dict[int, bool] = {}  # function start byte -> shuffles with width <= 32

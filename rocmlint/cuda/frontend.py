@@ -9,6 +9,7 @@ query that collects the node types they ask for, in source order.
 
 from __future__ import annotations
 
+import operator
 import re
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -142,8 +143,11 @@ class CudaContext:
     def in_error(self, span: Span) -> bool:
         """Whether `span` lies inside a region tree-sitter could not parse (reported, never fixed)."""
         if self._error_ranges is None:
-            cursor = tree_sitter.QueryCursor(_query(("ERROR",)))
-            self._error_ranges = [(n.start_byte, n.end_byte) for n in cursor.captures(self.tree.root_node).get("node", [])]
+            self._error_ranges = []
+            root = self.tree.root_node
+            if root.has_error:  # most files parse cleanly: no need to walk the tree for ERROR nodes
+                cursor = tree_sitter.QueryCursor(_query(("ERROR",)))
+                self._error_ranges = [(n.start_byte, n.end_byte) for n in cursor.captures(root).get("node", [])]
         return any(start <= span.start_byte and span.end_byte <= end for start, end in self._error_ranges)
 
     def define(self, name: str, before: Span) -> Define | None:
@@ -397,11 +401,23 @@ def check_cuda(
         # tree-sitter's query cursor turns quadratic below ~65,000 levels (a 1,000,000-character
         # `1+1+...` line took minutes); no real code nests this deep, so deeper nodes are not visited.
         cursor.set_max_start_depth(MAX_VISIT_DEPTH)
-        captured = cursor.captures(tree.root_node).get("node", [])
-        for node in sorted(captured, key=lambda n: (n.start_byte, -n.end_byte)):
+        for node in _source_order(cursor.captures(tree.root_node).get("node", [])):
             for callback in table.get(node.type, ()):
                 callback(node)
     return context.diagnostics
+
+
+_START_BYTE = operator.attrgetter("start_byte")
+_END_BYTE = operator.attrgetter("end_byte")
+
+
+def _source_order(nodes: list[Node]) -> list[Node]:
+    """The captured nodes by start, an outer node before the inner ones that start with it: the order
+    (start, -end) in two stable sorts keyed in C. The query cursor returns captures in no useful order,
+    and a Python key function building a tuple per node cost as much as the query itself."""
+    ordered = sorted(nodes, key=_END_BYTE, reverse=True)
+    ordered.sort(key=_START_BYTE)
+    return ordered
 
 
 def _dispatch_table(
