@@ -3,18 +3,18 @@ and the unused-noqa check (ROC002)."""
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from rocmlint.diagnostics import Applicability, Diagnostic, Fix, Location, Severity
+from rocmlint.python.lexical import STRING_OR_COMMENT
 from rocmlint.source import SourceFile
 
 _CODES = r"(?P<codes>[A-Za-z]+[0-9]+(?:\s*,?\s*[A-Za-z]+[0-9]+)*)"
 # `noqa` right after a comment marker (`# noqa`, `#noqa`, `// NOQA`), as ruff and flake8 read it: a comment
 # that merely mentions the word ("# this is not a noqa") is no directive.
+_NOQA_TEXT = re.compile("noqa", re.IGNORECASE)
 _LINE_NOQA = re.compile(r"(?:#|//|/\*)\s*noqa(?![^\s:#*])(?:\s*:\s*" + _CODES + r")?", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"^\s*rocmlint\s*:\s*noqa(?::\s*" + _CODES + r")?", re.IGNORECASE)
 _NOQA_BYTES = re.compile(rb"noqa", re.IGNORECASE)
@@ -26,7 +26,6 @@ _CPP_TOKEN = re.compile(
     re.DOTALL,
 )
 _CODE_SPLIT = re.compile(r"[\s,]+")
-_NEWLINES = re.compile(r"\r\n?")
 
 
 def mentions_noqa(data: bytes) -> bool:
@@ -97,18 +96,13 @@ def _split(codes: str | None) -> tuple[str, ...] | None:
 
 
 def _python_comments(source: SourceFile) -> list[tuple[int, int, str]]:
-    # tokenize knows only \n and \r\n; a lone \r ends a line for libcst and for us, so normalise first.
-    text = _NEWLINES.sub("\n", source.text)
-    try:
-        tokens = tokenize.generate_tokens(io.StringIO(text).readline)
-        return [(t.start[0], t.start[1], t.string) for t in tokens if t.type == tokenize.COMMENT]
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        found = []
-        for number, line in enumerate(source.lines, start=1):
-            index = line.find("#")
-            if index >= 0:
-                found.append((number, index, line[index:].rstrip("\r\n")))
-        return found
+    """The comments that mention noqa (1-based line, 0-based column, text), strings stepped over."""
+    found = []
+    for match in STRING_OR_COMMENT.finditer(source.text):
+        if match.lastgroup == "comment" and _NOQA_TEXT.search(match.group()):
+            location = source.location_of_char(match.start())
+            found.append((location.line, location.column - 1, match.group()))
+    return found
 
 
 def _cpp_comments(source: SourceFile) -> list[tuple[int, int, str]]:

@@ -26,17 +26,14 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from rocmlint.python.lexical import COMMENT, STRING
+
 _TOKEN = re.compile(
-    r"""
-    (?P<string>(?:[rRbBuUfF]{1,2})?(?:
-        \"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
-      | '''(?:[^'\\]|\\.|'(?!''))*'''
-      | "(?:[^"\\\r\n]|\\.)*"
-      | '(?:[^'\\\r\n]|\\.)*'
-    ))
-  | (?P<comment>\#[^\r\n]*)
-  | (?P<open>[(\[{])
-  | (?P<close>[)\]}])
+    rf"""
+    (?P<string>{STRING})
+  | (?P<comment>{COMMENT})
+  | (?P<open>[(\[{{])
+  | (?P<close>[)\]}}])
   | (?P<continuation>\\(?:\r\n|\r|\n))
   | (?P<newline>\r\n|\r|\n)
     """,
