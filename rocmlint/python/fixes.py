@@ -69,7 +69,7 @@ class _ModuleFacts:
 
     def __init__(self, ctx: PythonContext) -> None:
         self.guards = [
-            b for b in _module_bindings(ctx, _may_be_rocm_guard) if ctx.gates.symbol_value(b.name) == ROCM
+            b for b in _module_bindings(ctx, _may_be_rocm_guard(ctx)) if ctx.gates.symbol_value(b.name) == ROCM
         ]
         self.torch_name, self.torch_end = _torch_import(ctx)
         self.top = _top_insertion(ctx)
@@ -118,7 +118,7 @@ def module_definition(
     """A module-level `name = value` after the torch import (`{torch}` in `value` is the module's name
     for torch), reused when `name` is already defined; None when `site` runs before it could be."""
     facts = _facts(ctx)
-    existing = _module_bindings(ctx, lambda bound, _code: bound == name)
+    existing = _module_bindings(ctx, lambda bound, _statement: bound == name)
     if existing:
         return Guard(name) if _runs_after(ctx, site, existing[0].end) else None
     if (
@@ -204,26 +204,31 @@ def top_level_statement(ctx: PythonContext, node: cst.CSTNode) -> cst.CSTNode | 
     return None
 
 
-def _module_bindings(ctx: PythonContext, wanted: Callable[[str, str], bool]) -> list[_Binding]:
+def _module_bindings(ctx: PythonContext, wanted: Callable[[str, cst.SimpleStatementLine], bool]) -> list[_Binding]:
     """Names bound by top-level simple statements (`X = ...`, `from m import X`), in file order; only
-    those `wanted(name, statement code)` accepts (where a statement ends costs a position lookup)."""
+    those `wanted(name, statement)` accepts (where a statement ends costs a position lookup)."""
     found: list[_Binding] = []
     for statement in ctx.semantic.module.body:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
-        names = [name for small in statement.body for name in _bound_names(small)]
-        code = ctx.code_of(statement) if names else ""
-        names = [name for name in names if wanted(name, code)]
+        names = [name for small in statement.body for name in _bound_names(small) if wanted(name, statement)]
         if names:
             end = _line_end_offset(ctx, statement)
             found.extend(_Binding(name, end) for name in names)
     return found
 
 
-def _may_be_rocm_guard(name: str, code: str) -> bool:
-    """A statement that never says hip, rocm or amd cannot bind a ROCm test worth reusing; skipping the
-    rest spares evaluating every module-level name, imports from other modules included."""
-    return _GUARD_WORDS.search(code) is not None
+def _may_be_rocm_guard(ctx: PythonContext) -> Callable[[str, cst.SimpleStatementLine], bool]:
+    """A statement with no name or string saying hip, rocm or amd cannot bind a ROCm test worth reusing;
+    skipping the rest spares evaluating every module-level name, imports from other modules included."""
+
+    def wanted(_name: str, statement: cst.SimpleStatementLine) -> bool:
+        return any(
+            isinstance(node, (cst.Name, cst.SimpleString)) and _GUARD_WORDS.search(node.value) is not None
+            for node in ctx.semantic.descendants(statement)
+        )
+
+    return wanted
 
 
 def _bound_names(small: cst.BaseSmallStatement) -> Iterator[str]:
