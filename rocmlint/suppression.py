@@ -99,9 +99,9 @@ def _python_comments(source: SourceFile) -> list[tuple[int, int, str]]:
     """The comments that mention noqa (1-based line, 0-based column, text), strings stepped over."""
     found = []
     for match in STRING_OR_COMMENT.finditer(source.text):
-        if match.lastgroup == "comment" and _NOQA_TEXT.search(match.group()):
-            location = source.location_of_char(match.start())
-            found.append((location.line, location.column - 1, match.group()))
+        if match.lastgroup == "comment" and _NOQA_TEXT.search(match.group("comment")):
+            location = source.location_of_char(match.start("comment"))
+            found.append((location.line, location.column - 1, match.group("comment")))
     return found
 
 

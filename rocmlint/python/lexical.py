@@ -18,4 +18,9 @@ STRING = r"""(?:[rRbBuUfF]{1,2})?(?:
     )"""
 COMMENT = r"\#[^\r\n]*"
 
-STRING_OR_COMMENT = re.compile(rf"(?P<string>{STRING})|(?P<comment>{COMMENT})", re.VERBOSE | re.DOTALL)
+# Plain code is skipped by a possessive character-class loop inside each match (fast in the regex
+# engine); the token is optional so that a tail without one is consumed once, not rescanned per
+# character. Read a token's position with match.start("string") / match.start("comment").
+STRING_OR_COMMENT = re.compile(
+    rf"""[^"'\#]*+(?:(?P<string>{STRING})|(?P<comment>{COMMENT}))?""", re.VERBOSE | re.DOTALL
+)

@@ -70,10 +70,14 @@ class PositionIndex:
         return current
 
     def _innermost_statement(self, node: cst.CSTNode) -> cst.CSTNode:
+        """Where to record: the innermost statement holding `node`, or `node` itself when that is a
+        top-level statement (one `op_db = [...]` of 10,000 lines)."""
         current: cst.CSTNode | None = node
         while current is not None and not isinstance(current, cst.BaseStatement):
             current = self.parents.get(current)
-        return current if current is not None else node
+        if current is None or current in self._index:
+            return node
+        return current
 
     def _record_within(self, statement: cst.CSTNode, target: cst.CSTNode) -> None:
         state = _TargetedCodegenState(

@@ -6,12 +6,15 @@ functions and methods no trigger lands in. This module finds them from the raw t
 lines, so the parsed module has the same lines and columns as the file (every position and edit stays
 exact) but holds only:
 
-- every top-level statement that is not a def or class (imports, module-level flags, `if` blocks);
+- every top-level statement that is not a def, a class or a plain assignment or expression statement
+  (imports, `if`/`try`/`with` blocks), and every one of those that says hip, rocm or amd or may end the
+  module (`exit`, `skip`, ...);
 - every def, class and method a trigger lands in;
 - what the analyses of those reach by name (a fixpoint over words, deliberately over-inclusive):
   definitions their text names (a guard function `is_hip()`, a method or property `self.is_rocm`, a
   base class), functions and methods that name a kept definition (callers decide whether a function
-  runs on ROCm), methods assigning a `self.<attr>` that kept text names, and code that names a variable
+  runs on ROCm), methods assigning a `self.<attr>` that kept text names, module-level statements
+  assigning a name kept text reads, and code that names a variable
   assigned where a trigger lands (`MODE = "reduce-overhead"` used as `mode=MODE` far below).
 - anything containing `global` or `nonlocal` (it rebinds names other code reads).
 
@@ -28,14 +31,19 @@ from dataclasses import dataclass, field
 
 from rocmlint.python.lexical import COMMENT, STRING
 
+# Each match skips plain code in one tight character-class loop, then takes one token: five times
+# faster in the regex engine than trying every alternative at every character.
 _TOKEN = re.compile(
     rf"""
-    (?P<string>{STRING})
-  | (?P<comment>{COMMENT})
-  | (?P<open>[(\[{{])
-  | (?P<close>[)\]}}])
-  | (?P<continuation>\\(?:\r\n|\r|\n))
-  | (?P<newline>\r\n|\r|\n)
+    [^"'\#()\[\]{{}}\\]*+
+    (?:
+      (?P<flat>[(\[{{][^()\[\]{{}}"'\#\\\r\n]*[)\]}}])  # `f(a, b)` on one line: opens and closes, nothing to do
+    | (?P<string>{STRING})
+    | (?P<comment>{COMMENT})
+    | (?P<open>[(\[{{])
+    | (?P<close>[)\]}}])
+    | (?P<continuation>\\(?:\r\n|\r|\n))
+    )?  # optional: a tail with no token still matches once (a failed match would rescan it per character)
     """,
     re.VERBOSE | re.DOTALL,
 )
@@ -46,10 +54,17 @@ _SELF_ASSIGNMENT = re.compile(r"\bself\.(\w+)[ \t]*(?::[^=\r\n]*)?(?:[-+*/%&|^@]
 _WORD = re.compile(r"\w+")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _ATTRIBUTE = re.compile(r"\.[ \t]*(\w+)")
-_REBINDS = re.compile(r"\b(?:global|nonlocal)\b")
 # `=` of an assignment (also augmented and annotated), not of a comparison.
 _ASSIGNMENT_EQUALS = re.compile(r"(?<![=!<>])=(?!=)")
 _TRAILING_SUBSCRIPT = re.compile(r"\[[^\[\]]*\]\s*$")
+_KEYWORDS = frozenset(
+    "if elif else for while try except finally with def class async import from global nonlocal assert"
+    " raise return del pass break continue match case type await yield lambda not print".split()
+)
+# A module-level statement saying one of these (in any case) stays: it may bind a ROCm guard a fix
+# reuses, or end the module early (`sys.exit()`, `pytest.skip(...)`), which gates everything after it.
+_PINNED_WORDS = ("hip", "rocm", "amd", "exit", "skip", "abort", "fail", "raise")
+_REBINDING_WORDS = frozenset({"global", "nonlocal"})
 
 
 @dataclass
@@ -61,6 +76,7 @@ class _Unit:
     name: str
     is_class: bool
     owner: _Unit | None = None  # the class a method belongs to
+    statement: bool = False  # a module-level assignment or expression statement
     members: list[_Unit] = field(default_factory=list)
     kept: bool = False
 
@@ -73,7 +89,7 @@ def reduce_source(text: str, hit_offsets: Iterable[int]) -> str | None:
     """
     lines = _LINE_BREAK.split(text)
     breaks = [match.end() for match in _LINE_BREAK.finditer(text)]
-    starts = _statement_starts(text)
+    starts = _statement_starts(text, breaks, len(lines))
     if starts is None:
         return None
     units = _units(lines, starts)
@@ -87,28 +103,42 @@ def reduce_source(text: str, hit_offsets: Iterable[int]) -> str | None:
     return _blank(text, lines, breaks, dropped)
 
 
-def _statement_starts(text: str) -> list[int] | None:
-    """0-based lines on which a logical line begins (outside brackets, strings and continuations)."""
-    starts = [0]
-    line = 0
+def _statement_starts(text: str, breaks: list[int], line_count: int) -> list[int] | None:
+    """0-based lines on which a logical line begins: every line but those inside brackets or a
+    multi-line string, or after a backslash continuation. None if the brackets do not balance."""
+    inside = bytearray(line_count)
+
+    def cover(start: int, end: int) -> None:
+        """Lines after the one holding offset `start`, through the one holding offset `end`."""
+        first, last = bisect_right(breaks, start) + 1, bisect_right(breaks, end)
+        if last >= first:
+            inside[first : last + 1] = b"\x01" * (last + 1 - first)
+
     depth = 0
+    opened = 0
     for match in _TOKEN.finditer(text):
         kind = match.lastgroup
-        if kind == "newline":
-            line += 1
+        if kind == "flat":
+            continue
+        if kind == "open":
             if depth == 0:
-                starts.append(line)
-        elif kind == "string":
-            line += len(_LINE_BREAK.findall(match.group()))
-        elif kind == "open":
+                opened = match.start(kind)
             depth += 1
         elif kind == "close":
             depth -= 1
             if depth < 0:
                 return None
+            if depth == 0:
+                cover(opened, match.start(kind))
+        elif kind == "string":
+            start = match.start(kind)
+            if depth == 0 and _LINE_BREAK.search(text, start, match.end()):
+                cover(start, match.end() - 1)
         elif kind == "continuation":
-            line += 1
-    return starts if depth == 0 else None
+            cover(match.start(kind), match.end())
+    if depth != 0:
+        return None
+    return [line for line, covered in enumerate(inside) if not covered]
 
 
 def _units(lines: list[str], starts: list[int]) -> list[_Unit]:
@@ -147,8 +177,18 @@ def _definitions(
             unit_first = decorator_start if decorator_start is not None else line_number
             current = _Unit(unit_first, end, definition.group(2), definition.group(1) == "class", owner)
             found.append(current)
+        elif owner is None and _is_plain_statement(content):
+            current = _Unit(line_number, end, "", False, statement=True)
+            found.append(current)
         decorator_start = None
     return found
+
+
+def _is_plain_statement(content: str) -> bool:
+    """A module-level assignment or expression statement (`op_db = [...]`, `add_docstr(...)`), not a
+    compound statement, import or other keyword statement."""
+    first = _IDENTIFIER.match(content)
+    return first is not None and first.group() not in _KEYWORDS
 
 
 def _body_indent(lines: list[str], starts: list[int], unit: _Unit) -> str:
@@ -179,7 +219,7 @@ class _Analysis:
         # Every word of a class including its methods': a class must be kept for a method of it to be.
         self.deep: dict[int, set[str]] = {}
         for unit in self.candidates:
-            self.own[id(unit)] = _Words.of(_own_text(lines, unit))
+            self.own[id(unit)] = _Words.of(_own_text(lines, unit), unit.statement)
             self.deep[id(unit)] = self.own[id(unit)].words
             if unit.members:
                 self.deep[id(unit)] = set(_WORD.findall("\n".join(lines[unit.first : unit.end])))
@@ -189,7 +229,8 @@ class _Analysis:
         # block level down at most: deeper ones are local to a function of that code.
         self.top_functions = set(_MODULE_LEVEL_DEFINED.findall(_module_text(lines, units)))
         for unit in self.candidates:
-            if _contains_line(hit_lines, unit.first, unit.end) or self.own[id(unit)].rebinds:
+            own = self.own[id(unit)]
+            if _contains_line(hit_lines, unit.first, unit.end) or own.rebinds or unit.statement and own.pinned:
                 self._keep(unit)
 
     def run(self) -> None:
@@ -215,8 +256,14 @@ class _Analysis:
     def _needed(self, unit: _Unit) -> bool:
         own = self.own[id(unit)]
         deep = self.deep[id(unit)]
-        if deep & self.top_functions or deep & self.assigned:
-            return True  # it calls a kept function, or reads a variable a trigger's statement assigns
+        if deep & self.assigned:
+            if unit.statement:
+                self.assigned |= own.bound  # `sm = major * 10 + minor`: what it assigns carries the hit on
+            return True  # it reads a variable a trigger's statement assigns
+        if deep & self.top_functions:
+            return True  # it calls a kept function, whose callers decide where it runs
+        if unit.statement:
+            return bool(own.bound & self.kept_words)  # kept code reads what it assigns
         if unit.owner is None:
             return unit.name in self.kept_words  # a guard function, a class used as a base or a value
         owner = id(unit.owner)
@@ -252,16 +299,22 @@ class _Words:
     self_assigned: set[str]  # `self.<name> = ...`
     header_words: set[str]  # words of its first line (a class's bases)
     rebinds: bool  # holds `global` or `nonlocal`
+    pinned: bool  # as a module-level statement, must stay (see _PINNED_WORDS)
+    bound: set[str]  # as a module-level statement, the names it assigns
 
     @classmethod
-    def of(cls, text: str) -> _Words:
+    def of(cls, text: str, statement: bool) -> _Words:
         header = text.split("\n", 1)[0] if text else ""
+        words = set(_WORD.findall(text))
+        lowered = text.lower() if statement else ""
         return cls(
-            set(_WORD.findall(text)),
-            set(_ATTRIBUTE.findall(text)),
-            set(_SELF_ASSIGNMENT.findall(text)),
+            words,
+            set(_ATTRIBUTE.findall(text)) if "." in text else set(),
+            set(_SELF_ASSIGNMENT.findall(text)) if "self" in words else set(),
             set(_WORD.findall(header)),
-            _REBINDS.search(text) is not None,
+            not words.isdisjoint(_REBINDING_WORDS),
+            statement and any(word in lowered for word in _PINNED_WORDS),
+            _assigned_names(text) if statement else set(),
         )
 
 
@@ -290,16 +343,22 @@ def _assigned_at(lines: list[str], starts: list[int], hit_lines: list[int]) -> s
     """Names assigned by the statements triggers land in (`MODE = "reduce-overhead"` -> MODE;
     `self.flags += [...]` -> flags; `os.environ["X"] = ...` -> environ; `a = b = ...` -> a, b)."""
     names: set[str] = set()
-    for hit in hit_lines:
-        position = bisect_right(starts, hit) - 1
+    for position in sorted({bisect_right(starts, hit) - 1 for hit in hit_lines}):
         first = starts[position]
         end = starts[position + 1] if position + 1 < len(starts) else len(lines)
-        statement = "\n".join(lines[first:end])
-        for target in _ASSIGNMENT_EQUALS.split(statement)[:-1]:
-            found = _target_names(target)
-            if found is None:
-                break  # `f(mode=...`: from here on, keyword arguments rather than assignment targets
-            names.update(found)
+        names |= _assigned_names("\n".join(lines[first:end]))
+    return names
+
+
+def _assigned_names(statement: str) -> set[str]:
+    names: set[str] = set()
+    target_start = 0
+    for equals in _ASSIGNMENT_EQUALS.finditer(statement):
+        found = _target_names(statement[target_start : equals.start()])
+        if found is None:
+            break  # `f(mode=...`: from here on, keyword arguments rather than assignment targets
+        names.update(found)
+        target_start = equals.end()
     return names
 
 
