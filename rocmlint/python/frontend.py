@@ -16,7 +16,7 @@ from libcst.metadata import CodeRange
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location
 from rocmlint.python.gating import Branch, CrossModuleResolver, GateAnalyzer, Vendor
 from rocmlint.python.positions import PositionIndex
-from rocmlint.python.regions import reduce_source
+from rocmlint.python.regions import reduce_source, without_bare_continuations
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import Callback, walk
 from rocmlint.rule import Rule
@@ -41,7 +41,7 @@ class RuleOptions:
 def parse(source: SourceFile, hits: Sequence[int] | None = None) -> cst.Module:
     """The file's module; with `hits` (character offsets of the triggers of the rules that will run)
     only the parts those rules need are parsed (rocmlint/python/regions.py), positions unchanged."""
-    text = source.text
+    text = without_bare_continuations(source.text)
     try:
         if len(text) < _SCREEN_MIN_LENGTH or not _compiles(text):
             return parse_module_safely(text)

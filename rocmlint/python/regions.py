@@ -48,6 +48,8 @@ _TOKEN = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_BARE_CONTINUATION = re.compile(r"(?:^|(?<=\r))[ \t]*\\(?:\r\n|\r|\n)", re.MULTILINE)
+_BARE_CONTINUATION_LINE = re.compile(r"([ \t]*)\\")
 _DEFINITION = re.compile(r"(?:async[ \t]+)?(def|class)[ \t]+(\w+)")
 _MODULE_LEVEL_DEFINED = re.compile(r"^(?:\t| {0,4})(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
 _SELF_ASSIGNMENT = re.compile(r"\bself\.(\w+)[ \t]*(?::[^=\r\n]*)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
@@ -101,6 +103,38 @@ def reduce_source(text: str, hit_offsets: Iterable[int]) -> str | None:
     if not dropped:
         return None
     return _blank(text, lines, breaks, dropped)
+
+
+def without_bare_continuations(text: str) -> str:
+    """`text` with the backslash of every statement-start line holding nothing else removed.
+
+    libcst drops such a line (`\\` then `import os`): the module it returns has one line fewer, and
+    every position after it is a line off. CPython reads the two lines as one logical line indented like
+    the first, so when the next line has the same indentation an empty line means the same.
+    """
+    if not _BARE_CONTINUATION.search(text):
+        return text
+    lines = _LINE_BREAK.split(text)
+    breaks = [match.end() for match in _LINE_BREAK.finditer(text)]
+    starts = _statement_starts(text, breaks, len(lines))
+    if starts is None:
+        return text
+    line_starts = [0, *breaks]
+    pieces: list[str] = []
+    position = 0
+    for line in starts:
+        bare = _BARE_CONTINUATION_LINE.fullmatch(lines[line])
+        following = lines[line + 1] if line + 1 < len(lines) else ""
+        if bare is None or _indentation(following) != bare.group(1):
+            continue
+        pieces.append(text[position : line_starts[line]])
+        position = line_starts[line] + len(lines[line])  # the line ending stays
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def _indentation(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 def _statement_starts(text: str, breaks: list[int], line_count: int) -> list[int] | None:
