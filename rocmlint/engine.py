@@ -76,16 +76,16 @@ class Prefilter:
         return sorted(chosen, key=lambda rule: rule.code)
 
 
-def _trigger_offsets(text: str, rules: tuple[type[Rule], ...]) -> list[int]:
-    """Where in the decoded text the triggers of `rules` match: the code the Python front end parses."""
-    pattern = _text_pattern(rules)
+def _trigger_offsets(text: str, triggers: tuple[bytes, ...]) -> list[int]:
+    """Where in the decoded text `triggers` match: the code the Python front end parses."""
+    pattern = _text_pattern(triggers)
     return [match.start() for match in pattern.finditer(text)] if pattern is not None else []
 
 
 @lru_cache(maxsize=256)
-def _text_pattern(rules: tuple[type[Rule], ...]) -> re.Pattern[str] | None:
-    triggers = sorted({trigger.decode("latin-1") for rule in rules for trigger in rule.triggers}, key=len, reverse=True)
-    return re.compile("|".join(re.escape(trigger) for trigger in triggers)) if triggers else None
+def _text_pattern(triggers: tuple[bytes, ...]) -> re.Pattern[str] | None:
+    words = sorted({trigger.decode("latin-1") for trigger in triggers}, key=len, reverse=True)
+    return re.compile("|".join(re.escape(word) for word in words)) if words else None
 
 
 @lru_cache(maxsize=64)
@@ -180,8 +180,10 @@ class Engine:
         options = RuleOptions(frozenset(settings.rocm_guards), settings.target_archs)
         try:
             package, _ = package_of(source.path)
-            # CUDA held in strings is read from the whole module, so embedded rules need every line.
-            hits = _trigger_offsets(source.text, tuple(rules)) if self.prefilter and not embedded_rules else None
+            hits = None
+            if self.prefilter:  # code far from every trigger is not parsed (rocmlint/python/regions.py)
+                triggers = [trigger for rule in rules for trigger in rule.triggers]
+                hits = _trigger_offsets(source.text, tuple(triggers + (list(EMBEDDED_TRIGGERS) if embedded_rules else [])))
             result = check_python(
                 source, rules, options, self.project.resolver_for(source.path, options.rocm_guards), package,
                 on_internal_error, hits,

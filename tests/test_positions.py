@@ -62,3 +62,15 @@ def test_each_node_asked_alone_matches_libcst(source: str) -> None:
     nodes = [node for node in semantic.parents if node in expected]
     for node in nodes[:: max(1, len(nodes) // 300)]:
         assert PositionIndex(module, semantic.parents).code_range(node) == expected[node], type(node).__name__
+
+
+@pytest.mark.parametrize("source", [*SOURCES, _REAL_MODULE])
+def test_line_after_a_top_level_statement_matches_its_range(source: str) -> None:
+    module = cst.parse_module(source)
+    semantic = Semantic(module, None)
+    walk(module, semantic.parents, {})
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    index = PositionIndex(module, semantic.parents)
+    for statement in module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            assert index.line_after(statement) == expected[statement].end.line + 1

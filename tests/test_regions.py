@@ -249,3 +249,28 @@ def test_the_large_examples_are_really_reduced():
         hits = [m.start() for trigger in rule.triggers for m in re.finditer(re.escape(trigger.decode()), large)]
         reduced += reduce_source(large, hits) is not None
     assert reduced > len(examples) * 0.9
+
+
+_EMBEDDED = '''import torch
+from torch.utils.cpp_extension import load_inline
+
+HEADER = "// spin until the flag is set\\n"
+KERNEL = """
+__global__ void spin(volatile int* flag) {
+  while (*flag == 0) { __nanosleep(100); }
+}
+"""
+
+
+def build():
+    return load_inline(name="spin", cpp_sources="", cuda_sources=[HEADER, KERNEL], functions=["spin"])
+'''
+
+
+def test_cuda_embedded_in_a_large_file_gives_the_same_diagnostics(monkeypatch, settings):
+    """The strings a load_inline call compiles are found through the module constants it names: region
+    parsing must keep those statements although no trigger lands in them."""
+    large = _EMBEDDED + "".join(_FILLER.format(n=n) for n in range(12))
+    with_regions = _check(large, True, monkeypatch, settings)
+    assert "ROC224" in {d.code for d, _ in with_regions}
+    assert with_regions == _check(large, False, monkeypatch, settings)

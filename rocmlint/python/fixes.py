@@ -360,6 +360,8 @@ def _is_future_import(statement: cst.CSTNode) -> bool:
 
 def _line_end_offset(ctx: PythonContext, statement: cst.CSTNode) -> int:
     """The byte offset of the start of the line after `statement` (end of file on the last line)."""
+    if isinstance(statement, cst.SimpleStatementLine) and ctx.parent(statement) is ctx.module:
+        return ctx.top_level_end_byte(statement)
     last_line = ctx.code_range(statement).end.line
     return ctx.source.byte_offset(last_line + 1, 0)
 

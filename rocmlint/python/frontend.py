@@ -248,6 +248,11 @@ class PythonContext:
         per-node positions, so order checks (`does this run after that import?`) stay fast."""
         return self.source.byte_offset(self._position_index().statement_start_line(statement), 0)
 
+    def top_level_end_byte(self, statement: cst.SimpleStatementLine) -> int:
+        """Where the line after a top-level simple statement begins (end of file after the last one).
+        Cheap like top_level_start_byte: a 10,000-line `op_db = [...]` needs no per-node positions."""
+        return self.source.byte_offset(self._position_index().line_after(statement), 0)
+
     def byte_range(self, node: cst.CSTNode) -> tuple[int, int]:
         span = self.code_range(node)
         start = self.source.byte_offset(span.start.line, span.start.column)

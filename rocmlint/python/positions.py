@@ -6,7 +6,7 @@ finds the line a top-level statement starts on from the plain text of the statem
 generates that statement's code plainly up to the innermost statement holding the node, and records
 positions only inside that one (a test class of 5,000 lines costs a plain code generation up to the
 method asked about, not a position-recording one of the whole class). A top-level statement asked
-about many times is recorded whole once.
+about more than eight times is recorded whole once.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from libcst.metadata import CodeRange
 from libcst.metadata.position_provider import NEWLINE_RE, PositionProvidingCodegenState
 
 # After this many targeted passes over one top-level statement, recording it whole is cheaper.
-_MAX_TARGETED_PASSES = 4
+_MAX_TARGETED_PASSES = 8
 
 
 @dataclass
@@ -62,6 +62,14 @@ class PositionIndex:
         """The line a top-level statement's text begins on (its leading blank lines and comments
         included), from plain code generation of the statements before it: no per-node positions."""
         return self._start_line(self._index[statement])
+
+    def line_after(self, statement: cst.SimpleStatementLine) -> int:
+        """The line after a top-level simple statement: where the next one's text begins (its blank
+        lines and comments included), from plain code generation only."""
+        index = self._index[statement]
+        if index + 1 < len(self.module.body):
+            return self._start_line(index + 1)
+        return self._start_line(index) + _newlines(self._code_of([statement]))
 
     def _top_level_statement(self, node: cst.CSTNode) -> cst.CSTNode | None:
         current = node

@@ -11,11 +11,11 @@ exact) but holds only:
   module (`exit`, `skip`, ...);
 - every def, class and method a trigger lands in;
 - what the analyses of those reach by name (a fixpoint over words, deliberately over-inclusive):
-  definitions their text names (a guard function `is_hip()`, a method or property `self.is_rocm`, a
-  base class), functions and methods that name a kept definition (callers decide whether a function
-  runs on ROCm), methods assigning a `self.<attr>` that kept text names, module-level statements
-  assigning a name kept text reads, and code that names a variable
-  assigned where a trigger lands (`MODE = "reduce-overhead"` used as `mode=MODE` far below).
+  functions their text calls (a guard function `is_hip()`), methods and properties it names
+  (`self.is_rocm`), classes it names (a base class); functions and methods that name a kept
+  definition (callers decide whether a function runs on ROCm); methods assigning a `self.<attr>`
+  that kept text names; module-level statements assigning a name kept text reads; and code that
+  names a variable assigned where a trigger lands (`MODE = "reduce-overhead"` used as `mode=MODE`);
 - anything containing `global` or `nonlocal` (it rebinds names other code reads).
 
 The scan relies on the file being valid Python (the caller compiles it first), so strings, comments,
@@ -56,6 +56,7 @@ _SELF_ASSIGNMENT = re.compile(r"\bself\.(\w+)[ \t]*(?::[^=\r\n]*)?(?:[-+*/%&|^@]
 _WORD = re.compile(r"\w+")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _ATTRIBUTE = re.compile(r"\.[ \t]*(\w+)")
+_CALLED = re.compile(r"(\w+)[ \t]*\(")
 # `=` of an assignment (also augmented and annotated), not of a comparison.
 _ASSIGNMENT_EQUALS = re.compile(r"(?<![=!<>])=(?!=)")
 _TRAILING_SUBSCRIPT = re.compile(r"\[[^\[\]]*\]\s*$")
@@ -258,7 +259,9 @@ class _Analysis:
             if unit.members:
                 self.deep[id(unit)] = set(_WORD.findall("\n".join(lines[unit.first : unit.end])))
         self.assigned = _assigned_at(lines, starts, hit_lines)
-        self.kept_words = set(_WORD.findall(_module_text(lines, units)))
+        module_text = _module_text(lines, units)
+        self.kept_words = set(_WORD.findall(module_text))
+        self.kept_calls = set(_CALLED.findall(module_text))
         # Functions defined by module-level code itself (`if HAS_GPU:` / `    def helper():`), the one
         # block level down at most: deeper ones are local to a function of that code.
         self.top_functions = set(_MODULE_LEVEL_DEFINED.findall(_module_text(lines, units)))
@@ -284,6 +287,7 @@ class _Analysis:
     def _keep(self, unit: _Unit) -> None:
         unit.kept = True
         self.kept_words |= self.own[id(unit)].words
+        self.kept_calls |= self.own[id(unit)].calls
         if unit.owner is None and not unit.is_class:
             self.top_functions.add(unit.name)  # its callers decide whether it runs on ROCm
 
@@ -298,8 +302,12 @@ class _Analysis:
             return True  # it calls a kept function, whose callers decide where it runs
         if unit.statement:
             return bool(own.bound & self.kept_words)  # kept code reads what it assigns
+        if unit.owner is None and unit.is_class:
+            return unit.name in self.kept_words  # a base class, or one whose attributes kept code reads
         if unit.owner is None:
-            return unit.name in self.kept_words  # a guard function, a class used as a base or a value
+            # Only a call makes gating evaluate a function (`if is_hip():`); `sample_inputs_func=f`
+            # in a table of ten thousand lines does not.
+            return unit.name in self.kept_calls
         owner = id(unit.owner)
         if owner not in self._family:
             self._family[owner] = self._family_attributes(unit.owner)
@@ -329,6 +337,7 @@ class _Analysis:
 @dataclass
 class _Words:
     words: set[str]
+    calls: set[str]  # names called: `name(`
     attributes: set[str]  # names after a dot
     self_assigned: set[str]  # `self.<name> = ...`
     header_words: set[str]  # words of its first line (a class's bases)
@@ -343,6 +352,7 @@ class _Words:
         lowered = text.lower() if statement else ""
         return cls(
             words,
+            set(_CALLED.findall(text)),
             set(_ATTRIBUTE.findall(text)) if "." in text else set(),
             set(_SELF_ASSIGNMENT.findall(text)) if "self" in words else set(),
             set(_WORD.findall(header)),
