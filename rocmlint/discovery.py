@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,62 +70,91 @@ def _match_relative(relative: str, pattern: str) -> bool:
     return fnmatch.fnmatchcase(relative, pattern + "/*")
 
 
+@dataclass(frozen=True)
+class _IgnoreFile:
+    """One .gitignore: its folder (as a path prefix), its patterns, and one regex any of them matches."""
+
+    prefix: str  # the folder with a trailing separator
+    spec: pathspec.PathSpec
+    any_pattern: re.Pattern[str] | None  # None: check pattern by pattern
+
+    def decision(self, relative: str) -> bool | None:
+        """True (ignored), False (re-included by a `!` pattern) or None (no pattern matches)."""
+        if self.any_pattern is not None and self.any_pattern.match(relative) is None:
+            return None  # most paths: one regex instead of every pattern of a long .gitignore
+        decision = None
+        for pattern in self.spec.patterns:
+            if pattern.include is not None and pattern.match_file(relative) is not None:
+                decision = pattern.include
+        return decision
+
+
 class GitIgnore:
     """The .gitignore files that apply below a folder, from the repository root down."""
 
     def __init__(self) -> None:
-        self._specs: dict[Path, pathspec.PathSpec | None] = {}
+        self._files: dict[str, _IgnoreFile | None] = {}
         # Every file of a folder asks for the same chain of folders; without a .git it reaches `/`.
-        self._chains: dict[Path, list[Path]] = {}
+        self._chains: dict[str, list[_IgnoreFile]] = {}
 
-    def _spec(self, folder: Path) -> pathspec.PathSpec | None:
-        if folder not in self._specs:
-            spec = None
-            ignore_file = folder / ".gitignore"
-            try:
-                if ignore_file.is_file():
-                    lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
-                    spec = pathspec.GitIgnoreSpec.from_lines(lines)
-            except OSError:
-                spec = None
-            self._specs[folder] = spec
-        return self._specs[folder]
+    def _ignore_file(self, folder: Path) -> _IgnoreFile | None:
+        key = str(folder)
+        if key not in self._files:
+            self._files[key] = _read_ignore_file(folder)
+        return self._files[key]
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
         """As git decides: the deepest .gitignore with a matching pattern wins, and within one file
         the last matching pattern (so a nested `!name` re-includes what a parent ignored)."""
-        path = Path(os.path.abspath(path))
-        chain = self._chains.get(path.parent)
-        if chain is None:
-            chain = self._chains[path.parent] = _folders_up_to_repo_root(path.parent)
-        for folder in chain:
-            spec = self._spec(folder)
-            if spec is None:
-                continue
-            relative = path.relative_to(folder).as_posix() + ("/" if is_dir else "")
-            decision = _last_match(spec, relative)
+        absolute = os.path.abspath(path)
+        parent = os.path.dirname(absolute)
+        for ignore_file in self._chain(parent):
+            decision = ignore_file.decision(absolute[len(ignore_file.prefix) :].replace(os.sep, "/") + ("/" if is_dir else ""))
             if decision is not None:
                 return decision
         return False
 
 
-def _last_match(spec: pathspec.PathSpec, relative: str) -> bool | None:
-    """True (ignored), False (re-included by a `!` pattern) or None (no pattern matches)."""
-    decision = None
+    def _chain(self, folder: str) -> list[_IgnoreFile]:
+        """The .gitignore files from `folder` up to its repository root (or `/`), deepest first;
+        built from the parent's chain, so each folder costs one `.git` check."""
+        chain = self._chains.get(folder)
+        if chain is None:
+            own = self._ignore_file(Path(folder))
+            parent = os.path.dirname(folder)
+            at_root = parent == folder or os.path.exists(os.path.join(folder, ".git"))
+            chain = ([own] if own is not None else []) + ([] if at_root else self._chain(parent))
+            self._chains[folder] = chain
+        return chain
+
+
+def _read_ignore_file(folder: Path) -> _IgnoreFile | None:
+    ignore_file = folder / ".gitignore"
+    try:
+        if not ignore_file.is_file():
+            return None
+        lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    return _IgnoreFile(os.path.join(str(folder), ""), spec, _any_pattern(spec))
+
+
+def _any_pattern(spec: pathspec.PathSpec) -> re.Pattern[str] | None:
+    """One alternation of every pattern's regex (pathspec's named group made plain, so the names do not
+    clash); None when a pattern has no plain regex to combine."""
+    regexes = []
     for pattern in spec.patterns:
-        if pattern.include is not None and pattern.match_file(relative) is not None:
-            decision = pattern.include
-    return decision
-
-
-def _folders_up_to_repo_root(folder: Path) -> list[Path]:
-    folders = []
-    current = folder
-    while True:
-        folders.append(current)
-        if (current / ".git").exists() or current.parent == current:
-            return folders
-        current = current.parent
+        if pattern.include is None:
+            continue
+        regex = getattr(pattern, "regex", None)
+        if not isinstance(regex, re.Pattern) or not isinstance(regex.pattern, str) or regex.flags & ~re.UNICODE:
+            return None
+        regexes.append("(?:" + regex.pattern.replace("(?P<ps_d>", "(?:") + ")")
+    try:
+        return re.compile("|".join(regexes)) if regexes else None
+    except re.error:
+        return None
 
 
 def is_excluded(path: Path, settings: Settings, gitignore: GitIgnore, is_dir: bool) -> bool:
