@@ -80,7 +80,8 @@ class _IgnoreFile:
 
     def decision(self, relative: str) -> bool | None:
         """True (ignored), False (re-included by a `!` pattern) or None (no pattern matches)."""
-        if self.any_pattern is not None and self.any_pattern.match(relative) is None:
+        # search, as pathspec's match_file does: `*/` compiles to an unanchored regex.
+        if self.any_pattern is not None and self.any_pattern.search(relative) is None:
             return None  # most paths: one regex instead of every pattern of a long .gitignore
         decision = None
         for pattern in self.spec.patterns:
@@ -113,7 +114,6 @@ class GitIgnore:
             if decision is not None:
                 return decision
         return False
-
 
     def _chain(self, folder: str) -> list[_IgnoreFile]:
         """The .gitignore files from `folder` up to its repository root (or `/`), deepest first;

@@ -183,7 +183,9 @@ class Engine:
             hits = None
             if self.prefilter:  # code far from every trigger is not parsed (rocmlint/python/regions.py)
                 triggers = [trigger for rule in rules for trigger in rule.triggers]
-                hits = _trigger_offsets(source.text, tuple(triggers + (list(EMBEDDED_TRIGGERS) if embedded_rules else [])))
+                if embedded_rules:
+                    triggers += EMBEDDED_TRIGGERS  # a JIT call site leads to the strings it compiles
+                hits = _trigger_offsets(source.text, tuple(triggers))
             result = check_python(
                 source, rules, options, self.project.resolver_for(source.path, options.rocm_guards), package,
                 on_internal_error, hits,

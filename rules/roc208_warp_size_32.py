@@ -133,7 +133,6 @@ def _in_wave_selector(ctx: CudaContext, span: Span) -> bool:
     return any(_WAVE_AWARE_TEST.search(condition) for chain in open_chains for condition in chain)
 
 
-
 # What every ROC208 finding needs besides its number, as file-level prefilter context (`Rule.also_requires`):
 # a warp-constant name (_WARP_CONSTANT: `warp`), a `blockDim` split, a thread-id operand (`threadIdx` or a
 # _THREAD_ID_NAME: `tid`, `t_idx`, `thread`, `lane`, `tx`), a lane/warp target (_LANE_OR_WARP_TARGET: `lane`,

@@ -75,6 +75,11 @@ def test_nested_gitignore(project):
     assert sorted(found(project)) == ["local/y.py", "only_here.py", "sub/keep.gen.py"]
 
 
+def test_gitignore_folder_wildcards_and_reinclusion(project):
+    write_tree(project, {".gitignore": "*/\n!keep/\n", "sub/a.py": "", "keep/b.py": "", "top.py": ""})
+    assert sorted(found(project)) == ["keep/b.py", "top.py"]
+
+
 def test_gitignore_outside_the_repository_is_not_read(tmp_path, monkeypatch):
     (tmp_path / ".gitignore").write_text("*.py\n")
     repo = tmp_path / "repo"

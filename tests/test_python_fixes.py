@@ -558,6 +558,7 @@ def test_guard_defined_once_for_three_fixes() -> None:
             "from torch.utils.cpp_extension import IS_HIP_EXTENSION\n",
             "IS_HIP_EXTENSION",
         ),
+        ("from vllm.platforms import on_mi3xx\nON_MI = on_mi3xx()\n", "ON_MI"),  # named by convention
     ],
 )
 def test_existing_guard_is_reused(definition: str, guard: str) -> None:

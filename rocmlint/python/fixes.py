@@ -27,7 +27,9 @@ from rocmlint.vendor import ROCM
 GUARD_NAME = "_IS_ROCM"
 HIP_EXTENSION = "IS_HIP_EXTENSION"
 _CPP_EXTENSION = "torch.utils.cpp_extension"
-_GUARD_WORDS = re.compile(r"hip|rocm|amd", re.IGNORECASE)
+# What a statement binding a reusable ROCm guard names: gating's conventions (`IS_ROCM`, `on_gfx9`,
+# `on_mi3xx`, `torch.version.hip`) and the configured rocm-guards.
+_GUARD_WORDS = re.compile(r"hip|rocm|amd|gfx|mi\d", re.IGNORECASE)
 
 # Parents in which an `a if c else b` or `a and b` replacing a child needs no parentheses: the child is
 # a whole argument, value, condition or element (every operator there binds looser than both forms).
@@ -219,14 +221,21 @@ def _module_bindings(ctx: PythonContext, wanted: Callable[[str, cst.SimpleStatem
 
 
 def _may_be_rocm_guard(ctx: PythonContext) -> Callable[[str, cst.SimpleStatementLine], bool]:
-    """A statement with no name or string saying hip, rocm or amd cannot bind a ROCm test worth reusing;
-    skipping the rest spares evaluating every module-level name, imports from other modules included."""
+    """A statement whose names and strings match neither _GUARD_WORDS nor a configured guard cannot bind
+    a ROCm test worth reusing; skipping the rest spares evaluating every module-level name, imports from
+    other modules included."""
+    configured = {guard.rsplit(".", 1)[-1] for guard in ctx.options.rocm_guards}
+    verdicts: dict[cst.SimpleStatementLine, bool] = {}
+
+    def says_rocm(node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Name) and node.value in configured:
+            return True
+        return isinstance(node, (cst.Name, cst.SimpleString)) and _GUARD_WORDS.search(node.value) is not None
 
     def wanted(_name: str, statement: cst.SimpleStatementLine) -> bool:
-        return any(
-            isinstance(node, (cst.Name, cst.SimpleString)) and _GUARD_WORDS.search(node.value) is not None
-            for node in ctx.semantic.descendants(statement)
-        )
+        if statement not in verdicts:
+            verdicts[statement] = any(says_rocm(node) for node in ctx.semantic.descendants(statement))
+        return verdicts[statement]
 
     return wanted
 

@@ -6,7 +6,7 @@ import ast
 import threading
 import traceback
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -38,15 +38,16 @@ class RuleOptions:
     target_archs: tuple[str, ...] = ()
 
 
-def parse(source: SourceFile, hits: Sequence[int] | None = None) -> cst.Module:
-    """The file's module; with `hits` (character offsets of the triggers of the rules that will run)
-    only the parts those rules need are parsed (rocmlint/python/regions.py), positions unchanged."""
-    text = without_bare_continuations(source.text)
+def parse(source: SourceFile, hits: Sequence[int] | None = None, pinned: Iterable[str] = ()) -> cst.Module:
+    """The file's module; with `hits` (offsets into `source.text` where the triggers of the rules that
+    will run match) only the parts those rules need are parsed (rocmlint/python/regions.py), positions
+    unchanged. `pinned`: names whose module-level definitions are always parsed (configured guards)."""
+    text = without_bare_continuations(source.text)  # same length: `hits` stay valid
     try:
         if len(text) < _SCREEN_MIN_LENGTH or not _compiles(text):
             return parse_module_safely(text)
         if hits is not None:
-            reduced = _parse_reduced(text, hits)
+            reduced = _parse_reduced(text, hits, pinned)
             if reduced is not None:
                 return reduced
         return _on_large_stack(cst.parse_module, text)  # compile() screened the nesting
@@ -88,8 +89,8 @@ def _screen_nesting(code: str | bytes) -> None:
         pass  # NUL bytes and the like: libcst reports them
 
 
-def _parse_reduced(text: str, hits: Sequence[int]) -> cst.Module | None:
-    reduced = reduce_source(text, hits)
+def _parse_reduced(text: str, hits: Sequence[int], pinned: Iterable[str]) -> cst.Module | None:
+    reduced = reduce_source(text, hits, pinned)
     if reduced is None:
         return None
     try:
@@ -337,7 +338,8 @@ def check_python(
 
     `hits`: where the rules' triggers match (character offsets); code far from them is not parsed.
     None parses the whole file (the prefilter is off, or CUDA embedded in strings needs every string)."""
-    module = parse(source, hits)
+    pinned = {guard.rsplit(".", 1)[-1] for guard in options.rocm_guards}
+    module = parse(source, hits, pinned)
     semantic = Semantic(module, package)
     gates = GateAnalyzer(semantic, options.rocm_guards, resolve_external)
     context = PythonContext(source, module, semantic, gates, options)

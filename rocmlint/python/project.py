@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rocmlint.python.semantic import Semantic
-from rocmlint.source import SourceFile
 from rocmlint.python.tree import walk
+from rocmlint.source import SourceFile
 
 if TYPE_CHECKING:
     from rocmlint.python.gating import Vendor
@@ -104,7 +103,7 @@ class ProjectIndex:
         try:
             source = SourceFile.from_bytes(str(module_file), data, "python")
             # Only what defines and feeds `name` is parsed (crash-proof, as every parse: see frontend.py).
-            module = parse(source, [match.start() for match in re.finditer(rf"\b{re.escape(name)}\b", source.text)])
+            module = parse(source, _word_offsets(source.text, name), {guard.rsplit(".", 1)[-1] for guard in guards})
         except Exception:  # noqa: BLE001 - a broken neighbour module just resolves to nothing
             return None
         package, _ = package_of(str(module_file))
@@ -113,6 +112,19 @@ class ProjectIndex:
         analyzer = GateAnalyzer(semantic, guards, self.resolver_for(str(module_file), guards))
         value = analyzer.symbol_value(name, called)
         return value if value is not None and value.is_vendor_test else None
+
+
+def _word_offsets(text: str, word: str) -> list[int]:
+    """Where `word` occurs in `text` as a whole word (plain `find`: no regex compiled per symbol)."""
+    offsets = []
+    start = text.find(word)
+    while start != -1:
+        before = text[start - 1] if start else " "
+        after = text[start + len(word)] if start + len(word) < len(text) else " "
+        if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+            offsets.append(start)
+        start = text.find(word, start + len(word))
+    return offsets
 
 
 def _may_define(data: bytes, name: str, guards: frozenset[str]) -> bool:

@@ -19,7 +19,10 @@ exact) but holds only:
 - anything containing `global` or `nonlocal` (it rebinds names other code reads).
 
 The scan relies on the file being valid Python (the caller compiles it first), so strings, comments,
-brackets and continuation lines are tokenised exactly; anything unexpected keeps the whole file.
+brackets and continuation lines are tokenised exactly; unbalanced brackets keep the whole file, and a
+reduced module libcst cannot parse is parsed whole (rocmlint/python/frontend.py). What the fixpoint
+keeps is checked against whole-file parsing by tests/test_regions.py (every rule example inside a
+large file) and, by hand, on the PyTorch and vLLM trees (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -52,11 +55,15 @@ _BARE_CONTINUATION = re.compile(r"(?:^|(?<=\r))[ \t]*\\(?:\r\n|\r|\n)", re.MULTI
 _BARE_CONTINUATION_LINE = re.compile(r"([ \t]*)\\")
 _DEFINITION = re.compile(r"(?:async[ \t]+)?(def|class)[ \t]+(\w+)")
 _MODULE_LEVEL_DEFINED = re.compile(r"^(?:\t| {0,4})(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
-_SELF_ASSIGNMENT = re.compile(r"\bself\.(\w+)[ \t]*(?::[^=\r\n]*)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
 _WORD = re.compile(r"\w+")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _ATTRIBUTE = re.compile(r"\.[ \t]*(\w+)")
-_CALLED = re.compile(r"(\w+)[ \t]*\(")
+_CALLED = re.compile(r"\b(\w+)[ \t]*\(")  # \b: no retry inside a long word (quadratic otherwise)
+_ATTRIBUTE_ASSIGNMENT = re.compile(r"\b\w+\.(\w+)[ \t]*(?::[^=\r\n]*)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
+_IMPORTED = re.compile(r"(?:\bas[ \t]+)?\b([A-Za-z_]\w*)\b(?![ \t]+as\b)(?![ \t]*\.)")
+_AS_NAME = re.compile(r"\bas[ \t]+(\w+)")
+_WALRUS = re.compile(r"\b(\w+)[ \t]*:=")
+_FOR_TARGETS = re.compile(r"(?:async[ \t]+)?for[ \t]+(.+?)[ \t]+in\b", re.DOTALL)
 # `=` of an assignment (also augmented and annotated), not of a comparison.
 _ASSIGNMENT_EQUALS = re.compile(r"(?<![=!<>])=(?!=)")
 _TRAILING_SUBSCRIPT = re.compile(r"\[[^\[\]]*\]\s*$")
@@ -64,9 +71,10 @@ _KEYWORDS = frozenset(
     "if elif else for while try except finally with def class async import from global nonlocal assert"
     " raise return del pass break continue match case type await yield lambda not print".split()
 )
-# A module-level statement saying one of these (in any case) stays: it may bind a ROCm guard a fix
-# reuses, or end the module early (`sys.exit()`, `pytest.skip(...)`), which gates everything after it.
-_PINNED_WORDS = ("hip", "rocm", "amd", "exit", "skip", "abort", "fail", "raise")
+# A module-level statement matching this stays: it may bind a ROCm guard a fix reuses (gating's naming
+# conventions included: `on_gfx9`, `on_mi3xx`), probe for a package, or end the module early
+# (`sys.exit()`, `pytest.skip(...)`), which gates everything after it.
+_PINNED = re.compile(r"hip|rocm|amd|gfx|mi\d|find_spec|exit|skip|abort|fail|raise", re.IGNORECASE)
 _REBINDING_WORDS = frozenset({"global", "nonlocal"})
 
 
@@ -84,12 +92,11 @@ class _Unit:
     kept: bool = False
 
 
-def reduce_source(text: str, hit_offsets: Iterable[int]) -> str | None:
-    """`text` with the lines of every unneeded def, class and method blanked (line endings kept, a method
-    reduced to `pass` so its class keeps a body); None when nothing can be left out.
-
-    `hit_offsets`: character offsets where a trigger of a rule that will run matched.
-    """
+def reduce_source(text: str, hit_offsets: Iterable[int], pinned: Iterable[str] = ()) -> str | None:
+    """`text` with the lines of every unneeded def, class, method and module-level statement blanked
+    (line endings kept; a method becomes `pass` so its class keeps a body); None when nothing can be
+    left out. `hit_offsets`: offsets into `text` where a trigger of a rule that will run matched.
+    `pinned`: names whose module-level definitions always stay (configured ROCm guards)."""
     lines = _LINE_BREAK.split(text)
     breaks = [match.end() for match in _LINE_BREAK.finditer(text)]
     starts = _statement_starts(text, breaks, len(lines))
@@ -99,19 +106,30 @@ def reduce_source(text: str, hit_offsets: Iterable[int]) -> str | None:
     if not units:
         return None
     hit_lines = sorted({bisect_right(breaks, offset) for offset in hit_offsets})
-    _keep_needed(lines, units, starts, hit_lines)
+    _Analysis(lines, units, starts, hit_lines, frozenset(pinned)).run()
     dropped = [unit for unit in _all_units(units) if not unit.kept and (unit.owner is None or unit.owner.kept)]
     if not dropped:
         return None
     return _blank(text, lines, breaks, dropped)
 
 
+def _first_indented_line(lines: list[str], starts: list[int]) -> int:
+    """The first indented statement's line (-1 without one): libcst takes its indentation as the
+    module's default_indent, which fixes indent added code with, so it must stay."""
+    for line_number in starts:
+        line = lines[line_number] if line_number < len(lines) else ""
+        stripped = line.lstrip(" \t")
+        if stripped and not stripped.startswith("#") and len(stripped) < len(line):
+            return line_number
+    return -1
+
+
 def without_bare_continuations(text: str) -> str:
-    """`text` with the backslash of every statement-start line holding nothing else removed.
+    """`text` with the backslash of every statement-start line holding nothing else made a space.
 
     libcst drops such a line (`\\` then `import os`): the module it returns has one line fewer, and
     every position after it is a line off. CPython reads the two lines as one logical line indented like
-    the first, so when the next line has the same indentation an empty line means the same.
+    the first, so when the next line has the same indentation a blank line means the same.
     """
     if not _BARE_CONTINUATION.search(text):
         return text
@@ -128,8 +146,9 @@ def without_bare_continuations(text: str) -> str:
         following = lines[line + 1] if line + 1 < len(lines) else ""
         if bare is None or _indentation(following) != bare.group(1):
             continue
-        pieces.append(text[position : line_starts[line]])
-        position = line_starts[line] + len(lines[line])  # the line ending stays
+        end_of_backslash = line_starts[line] + len(lines[line])
+        pieces.append(text[position : end_of_backslash - 1] + " ")  # same length: offsets stay valid
+        position = end_of_backslash
     pieces.append(text[position:])
     return "".join(pieces)
 
@@ -245,93 +264,118 @@ def _all_units(units: list[_Unit]) -> Iterable[_Unit]:
 
 
 class _Analysis:
-    """The words each unit's own text holds, and the fixpoint deciding which units stay."""
+    """The words each unit's text holds, and the fixpoint deciding which units stay."""
 
-    def __init__(self, lines: list[str], units: list[_Unit], starts: list[int], hit_lines: list[int]) -> None:
+    def __init__(
+        self, lines: list[str], units: list[_Unit], starts: list[int], hit_lines: list[int], pinned: frozenset[str]
+    ) -> None:
         self.units = units
         self.candidates = list(_all_units(units))
-        self.own: dict[int, _Words] = {}
-        # Every word of a class including its methods': a class must be kept for a method of it to be.
-        self.deep: dict[int, set[str]] = {}
+        self.own = {id(unit): _Words.of(_own_text(lines, unit), unit.statement, pinned) for unit in self.candidates}
+        # Every word of a class, its methods' included: a class must be kept for a method of it to be.
+        self.deep = {id(unit): self.own[id(unit)] for unit in self.candidates}
         for unit in self.candidates:
-            self.own[id(unit)] = _Words.of(_own_text(lines, unit), unit.statement)
-            self.deep[id(unit)] = self.own[id(unit)].words
             if unit.members:
-                self.deep[id(unit)] = set(_WORD.findall("\n".join(lines[unit.first : unit.end])))
-        self.assigned = _assigned_at(lines, starts, hit_lines)
-        module_text = _module_text(lines, units)
-        self.kept_words = set(_WORD.findall(module_text))
-        self.kept_calls = set(_CALLED.findall(module_text))
+                self.deep[id(unit)] = _Words.of("\n".join(lines[unit.first : unit.end]), False, pinned)
+        module = _Words.of(_module_text(lines, units), False, pinned)
+        self.kept = _Kept(set(module.words), set(module.calls), set(module.attributes))
         # Functions defined by module-level code itself (`if HAS_GPU:` / `    def helper():`), the one
         # block level down at most: deeper ones are local to a function of that code.
-        self.top_functions = set(_MODULE_LEVEL_DEFINED.findall(_module_text(lines, units)))
+        self.top_functions = set(module.defined)
+        self.kept_methods: set[str] = set()
+        self.assigned = _bound_at(lines, starts, hit_lines)  # names a trigger's statement binds
+        self.hit_words = set(self.assigned)  # every name a unit holding a trigger mentions
+        last_import = _last_top_level_import(lines, starts)
+        first_indented = _first_indented_line(lines, starts)
         for unit in self.candidates:
             own = self.own[id(unit)]
-            if _contains_line(hit_lines, unit.first, unit.end) or own.rebinds or unit.statement and own.pinned:
+            holds_hit = _contains_line(hit_lines, unit.first, unit.end)
+            if holds_hit:
+                self.hit_words |= own.words
+            # Units before the last top-level import stay: the fixes read which imports are adjacent.
+            structural = unit.first < last_import or unit.first <= first_indented < unit.end
+            if holds_hit or structural or own.rebinds or unit.statement and own.pinned:
                 self._keep(unit)
 
     def run(self) -> None:
         changed = True
         while changed:
             changed = False
-            # What each kept class reads and which of its methods stay, as of this round.
-            self._family: dict[int, set[str]] = {}
-            self._kept_methods: dict[int, set[str]] = {}
+            families: dict[int, set[str]] = {}  # per kept class, as of this round
             for unit in self.candidates:
                 if unit.kept or (unit.owner is not None and not unit.owner.kept):
                     continue
-                if self._needed(unit):
+                if self._needed(unit, families):
                     self._keep(unit)
                     changed = True
 
     def _keep(self, unit: _Unit) -> None:
         unit.kept = True
-        self.kept_words |= self.own[id(unit)].words
-        self.kept_calls |= self.own[id(unit)].calls
-        if unit.owner is None and not unit.is_class:
-            self.top_functions.add(unit.name)  # its callers decide whether it runs on ROCm
-
-    def _needed(self, unit: _Unit) -> bool:
         own = self.own[id(unit)]
-        deep = self.deep[id(unit)]
-        if deep & self.assigned:
-            if unit.statement:
-                self.assigned |= own.bound  # `sm = major * 10 + minor`: what it assigns carries the hit on
-            return True  # it reads a variable a trigger's statement assigns
-        if deep & self.top_functions:
-            return True  # it calls a kept function, whose callers decide where it runs
+        self.kept.add(own)
+        if unit.statement and not own.words.isdisjoint(self.assigned):
+            self.assigned |= own.bound  # `sm = major * 10 + minor`: what it binds carries the hit on
+        if unit.owner is None and not unit.is_class and not unit.statement:
+            self.top_functions.add(unit.name)  # its callers decide whether it runs on ROCm
+        if unit.owner is not None:
+            self.kept_methods.add(unit.name)
+
+    def _needed(self, unit: _Unit, families: dict[int, set[str]]) -> bool:
+        own, deep = self.own[id(unit)], self.deep[id(unit)]
+        if not deep.words.isdisjoint(self.assigned):
+            return True  # it reads a name a trigger's statement binds (or one bound from that)
+        if not deep.words.isdisjoint(self.top_functions) or not deep.attributes.isdisjoint(self.kept_methods):
+            return True  # it calls a kept function or method, whose callers decide where it runs
         if unit.statement:
-            return bool(own.bound & self.kept_words)  # kept code reads what it assigns
+            return not own.bound.isdisjoint(self.kept.words)  # kept code reads what it binds
         if unit.owner is None and unit.is_class:
-            return unit.name in self.kept_words  # a base class, or one whose attributes kept code reads
+            return unit.name in self.kept.words  # a base class, or one whose attributes kept code reads
         if unit.owner is None:
-            # Only a call makes gating evaluate a function (`if is_hip():`); `sample_inputs_func=f`
-            # in a table of ten thousand lines does not.
-            return unit.name in self.kept_calls
-        owner = id(unit.owner)
-        if owner not in self._family:
-            self._family[owner] = self._family_attributes(unit.owner)
-            self._kept_methods[owner] = {member.name for member in unit.owner.members if member.kept}
-        family = self._family[owner]
-        if unit.name in family:
-            return True  # `self.is_rocm` / `self.is_rocm()`: a method or property the class reads
-        if own.self_assigned & family:
-            return True  # `self.use_hip = ...` for an attribute the class reads
-        return bool(own.attributes & self._kept_methods[owner])  # `self.helper()` calling a kept method
+            # Gating evaluates a function only where it is called (`if is_hip():`); a rule may read one
+            # its trigger's code names (`prune_configs_by={"early_config_prune": _prune}`). A table of
+            # ten thousand lines naming `sample_inputs_func=f` keeps no f.
+            return unit.name in self.kept.calls or unit.name in self.hit_words
+        family = families.get(id(unit.owner))
+        if family is None:
+            family = families[id(unit.owner)] = self._family_attributes(unit.owner)
+        # `self.is_rocm`, `Config.gpu_kind()`: a method or property read; `cls.use_hip = ...` for an
+        # attribute read.
+        return unit.name in family or not own.assigned_attributes.isdisjoint(family)
 
     def _family_attributes(self, cls: _Unit) -> set[str]:
-        """Attributes read by the kept code of `cls` and of the kept classes that name it (subclasses)."""
-        attributes: set[str] = set()
+        """Attributes read by kept code that names `cls` (itself, subclasses, `Config.x` users), with
+        the kept methods of the classes that name it."""
+        attributes = set(self.kept.attributes_where(cls.name))
         for other in self.units:
-            if not other.is_class or not other.kept:
-                continue
-            if other is not cls and cls.name not in self.own[id(other)].header_words:
-                continue
-            attributes |= self.own[id(other)].attributes
-            for member in other.members:
-                if member.kept:
-                    attributes |= self.own[id(member)].attributes
+            if other.kept and other.is_class and (other is cls or cls.name in self.own[id(other)].header_words):
+                for member in other.members:
+                    if member.kept:
+                        attributes |= self.own[id(member)].attributes
         return attributes
+
+
+@dataclass
+class _Kept:
+    """What the kept code holds so far."""
+
+    words: set[str]
+    calls: set[str]
+    attributes: set[str]
+    # (words, attributes) of each kept piece, to ask which attributes code naming a class reads.
+    pieces: list[tuple[set[str], set[str]]] = field(default_factory=list)
+
+    def add(self, own: _Words) -> None:
+        self.words |= own.words
+        self.calls |= own.calls
+        self.attributes |= own.attributes
+        self.pieces.append((own.words, own.attributes))
+
+    def attributes_where(self, name: str) -> set[str]:
+        found: set[str] = set()
+        for words, attributes in self.pieces:
+            if name in words:
+                found |= attributes
+        return found
 
 
 @dataclass
@@ -339,32 +383,37 @@ class _Words:
     words: set[str]
     calls: set[str]  # names called: `name(`
     attributes: set[str]  # names after a dot
-    self_assigned: set[str]  # `self.<name> = ...`
+    assigned_attributes: set[str]  # `self.<name> = ...`, `cls.<name> += ...`
+    defined: set[str]  # defs at most one block level down (for module-level code)
     header_words: set[str]  # words of its first line (a class's bases)
     rebinds: bool  # holds `global` or `nonlocal`
-    pinned: bool  # as a module-level statement, must stay (see _PINNED_WORDS)
-    bound: set[str]  # as a module-level statement, the names it assigns
+    pinned: bool  # as a module-level statement, must stay (see _PINNED)
+    bound: set[str]  # as a module-level statement, the names it binds
 
     @classmethod
-    def of(cls, text: str, statement: bool) -> _Words:
-        header = text.split("\n", 1)[0] if text else ""
+    def of(cls, text: str, statement: bool, pinned_names: frozenset[str]) -> _Words:
         words = set(_WORD.findall(text))
-        lowered = text.lower() if statement else ""
         return cls(
             words,
             set(_CALLED.findall(text)),
             set(_ATTRIBUTE.findall(text)) if "." in text else set(),
-            set(_SELF_ASSIGNMENT.findall(text)) if "self" in words else set(),
-            set(_WORD.findall(header)),
+            set(_ATTRIBUTE_ASSIGNMENT.findall(text)) if "." in text else set(),
+            set(_MODULE_LEVEL_DEFINED.findall(text)) if "def" in words else set(),
+            set(_WORD.findall(text.split("\n", 1)[0])),
             not words.isdisjoint(_REBINDING_WORDS),
-            statement and any(word in lowered for word in _PINNED_WORDS),
-            _assigned_names(text) if statement else set(),
+            # `DEBUG = False; import torch as T`: a `;` may hide an import or anything else.
+            statement and (";" in text or _PINNED.search(text) is not None or not words.isdisjoint(pinned_names)),
+            _bound_names(text) if statement else set(),
         )
 
 
-def _keep_needed(lines: list[str], units: list[_Unit], starts: list[int], hit_lines: list[int]) -> None:
-    """Mark the units to parse: those with hits, then a fixpoint over what kept code names."""
-    _Analysis(lines, units, starts, hit_lines).run()
+def _last_top_level_import(lines: list[str], starts: list[int]) -> int:
+    """The line of the last top-level `import`/`from` statement, -1 without one."""
+    last = -1
+    for line_number in starts:
+        if line_number < len(lines) and lines[line_number].startswith(("import ", "from ")):
+            last = line_number
+    return last
 
 
 def _own_text(lines: list[str], unit: _Unit) -> str:
@@ -383,19 +432,26 @@ def _module_text(lines: list[str], units: list[_Unit]) -> str:
     return "\n".join(line for line, gone in zip(lines, taken) if not gone)
 
 
-def _assigned_at(lines: list[str], starts: list[int], hit_lines: list[int]) -> set[str]:
-    """Names assigned by the statements triggers land in (`MODE = "reduce-overhead"` -> MODE;
-    `self.flags += [...]` -> flags; `os.environ["X"] = ...` -> environ; `a = b = ...` -> a, b)."""
+def _bound_at(lines: list[str], starts: list[int], hit_lines: list[int]) -> set[str]:
+    """Names bound by the statements triggers land in (`MODE = "reduce-overhead"` -> MODE;
+    `self.flags += [...]` -> flags; `os.environ["X"] = ...` -> environ; `a = b = ...` -> a, b;
+    `from torch.version import cuda` -> cuda; `for arch in ...`, `with ... as f`, `(n := ...)`)."""
     names: set[str] = set()
     for position in sorted({bisect_right(starts, hit) - 1 for hit in hit_lines}):
         first = starts[position]
         end = starts[position + 1] if position + 1 < len(starts) else len(lines)
-        names |= _assigned_names("\n".join(lines[first:end]))
+        names |= _bound_names("\n".join(lines[first:end]))
     return names
 
 
-def _assigned_names(statement: str) -> set[str]:
-    names: set[str] = set()
+def _bound_names(statement: str) -> set[str]:
+    body = statement.lstrip()
+    if body.startswith(("import ", "from ")):
+        return set(_IMPORTED.findall(body.split(" import ", 1)[-1] if body.startswith("from ") else body[7:]))
+    names = set(_WALRUS.findall(statement)) | set(_AS_NAME.findall(statement))
+    loop = _FOR_TARGETS.match(body)
+    if loop is not None:
+        names |= set(_IDENTIFIER.findall(loop.group(1)))
     target_start = 0
     for equals in _ASSIGNMENT_EQUALS.finditer(statement):
         found = _target_names(statement[target_start : equals.start()])
