@@ -60,13 +60,13 @@ _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _ATTRIBUTE = re.compile(r"\.[ \t]*(\w+)")
 _CALLED = re.compile(r"\b(\w+)[ \t]*\(")  # \b: no retry inside a long word (quadratic otherwise)
 _ATTRIBUTE_ASSIGNMENT = re.compile(r"\b\w+\.(\w+)[ \t]*(?::[^=\r\n]*)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
-_IMPORTED = re.compile(r"(?:\bas[ \t]+)?\b([A-Za-z_]\w*)\b(?![ \t]+as\b)(?![ \t]*\.)")
 _AS_NAME = re.compile(r"\bas[ \t]+(\w+)")
 _WALRUS = re.compile(r"\b(\w+)[ \t]*:=")
 _FOR_TARGETS = re.compile(r"(?:async[ \t]+)?for[ \t]+(.+?)[ \t]+in\b", re.DOTALL)
 # `=` of an assignment (also augmented and annotated), not of a comparison.
 _ASSIGNMENT_EQUALS = re.compile(r"(?<![=!<>])=(?!=)")
 _TRAILING_SUBSCRIPT = re.compile(r"\[[^\[\]]*\]\s*$")
+_NEAR = 12  # lines around a trigger whose names count, in a statement longer than twice that
 _KEYWORDS = frozenset(
     "if elif else for while try except finally with def class async import from global nonlocal assert"
     " raise return del pass break continue match case type await yield lambda not print".split()
@@ -284,16 +284,13 @@ class _Analysis:
         self.top_functions = set(module.defined)
         self.kept_methods: set[str] = set()
         self.assigned = _bound_at(lines, starts, hit_lines)  # names a trigger's statement binds
-        self.hit_words = set(self.assigned)  # every name a unit holding a trigger mentions
-        last_import = _last_top_level_import(lines, starts)
+        self.hit_words = _words_near(lines, starts, hit_lines)  # names the code around a trigger mentions
+        top_level = [line for line in starts if line < len(lines) and lines[line][:1] not in ("", " ", "\t", "#")]
         first_indented = _first_indented_line(lines, starts)
         for unit in self.candidates:
             own = self.own[id(unit)]
             holds_hit = _contains_line(hit_lines, unit.first, unit.end)
-            if holds_hit:
-                self.hit_words |= own.words
-            # Units before the last top-level import stay: the fixes read which imports are adjacent.
-            structural = unit.first < last_import or unit.first <= first_indented < unit.end
+            structural = unit.first <= first_indented < unit.end or _frames_imports(unit, top_level, lines)
             if holds_hit or structural or own.rebinds or unit.statement and own.pinned:
                 self._keep(unit)
 
@@ -332,8 +329,8 @@ class _Analysis:
             return unit.name in self.kept.words  # a base class, or one whose attributes kept code reads
         if unit.owner is None:
             # Gating evaluates a function only where it is called (`if is_hip():`); a rule may read one
-            # its trigger's code names (`prune_configs_by={"early_config_prune": _prune}`). A table of
-            # ten thousand lines naming `sample_inputs_func=f` keeps no f.
+            # the code around its trigger names (`prune_configs_by={"early_config_prune": _prune}`). A
+            # table of ten thousand lines naming `sample_inputs_func=f` keeps only the f near a trigger.
             return unit.name in self.kept.calls or unit.name in self.hit_words
         family = families.get(id(unit.owner))
         if family is None:
@@ -407,13 +404,32 @@ class _Words:
         )
 
 
-def _last_top_level_import(lines: list[str], starts: list[int]) -> int:
-    """The line of the last top-level `import`/`from` statement, -1 without one."""
-    last = -1
-    for line_number in starts:
-        if line_number < len(lines) and lines[line_number].startswith(("import ", "from ")):
-            last = line_number
-    return last
+def _words_near(lines: list[str], starts: list[int], hit_lines: list[int]) -> set[str]:
+    """The words of the statements triggers land in (`@triton.autotune(configs=..., prune_configs_by=
+    {...: _prune})` names the function a rule reads), within _NEAR lines of the trigger in a statement
+    longer than that (one entry of a 10,000-line table, not every function the table names)."""
+    words: set[str] = set()
+    for hit in hit_lines:
+        position = bisect_right(starts, hit) - 1
+        first = starts[position]
+        end = starts[position + 1] if position + 1 < len(starts) else len(lines)
+        if end - first > 2 * _NEAR:
+            first, end = max(first, hit - _NEAR), min(end, hit + _NEAR + 1)
+        words |= set(_WORD.findall("\n".join(lines[first:end])))
+    return words
+
+
+def _frames_imports(unit: _Unit, top_level: list[int], lines: list[str]) -> bool:
+    """Whether blanking this top-level unit could change what the fixes see around imports: it is the
+    module's first statement (`import torch` would go above it), or an import follows it (two import
+    blocks it separates would become one, moving where `_IS_ROCM = ...` goes)."""
+    if unit.owner is not None:
+        return False
+    index = bisect_right(top_level, unit.first - 1)
+    if index == 0:
+        return True
+    following = bisect_right(top_level, unit.end - 1)
+    return following < len(top_level) and lines[top_level[following]].startswith(("import ", "from "))
 
 
 def _own_text(lines: list[str], unit: _Unit) -> str:
@@ -447,9 +463,12 @@ def _bound_at(lines: list[str], starts: list[int], hit_lines: list[int]) -> set[
 def _bound_names(statement: str) -> set[str]:
     body = statement.lstrip()
     if body.startswith(("import ", "from ")):
-        return set(_IMPORTED.findall(body.split(" import ", 1)[-1] if body.startswith("from ") else body[7:]))
-    names = set(_WALRUS.findall(statement)) | set(_AS_NAME.findall(statement))
-    loop = _FOR_TARGETS.match(body)
+        return _imported_names(body)
+    names = set(_WALRUS.findall(statement))
+    header = body.split("\n", 1)[0]
+    if header.startswith(("with ", "async with ", "except ")):
+        names |= set(_AS_NAME.findall(header))
+    loop = _FOR_TARGETS.match(header)
     if loop is not None:
         names |= set(_IDENTIFIER.findall(loop.group(1)))
     target_start = 0
@@ -459,6 +478,23 @@ def _bound_names(statement: str) -> set[str]:
             break  # `f(mode=...`: from here on, keyword arguments rather than assignment targets
         names.update(found)
         target_start = equals.end()
+    return names
+
+
+def _imported_names(statement: str) -> set[str]:
+    """What a one-line import binds (`from torch.version import cuda as v` -> v). A parenthesised list
+    over many lines binds nothing here: carrying a whole import block on would keep every function that
+    uses any of its names."""
+    if "\n" in statement.rstrip():
+        return set()
+    names_part = statement.split(" import ", 1)[1] if statement.startswith("from ") else statement[len("import ") :]
+    names = set()
+    for alias in names_part.split("#", 1)[0].strip(" ()\r\n").split(","):
+        words = alias.split()
+        if len(words) == 3 and words[1] == "as":
+            names.add(words[2])
+        elif words:
+            names.add(words[0].split(".", 1)[0])
     return names
 
 
