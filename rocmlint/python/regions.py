@@ -80,7 +80,8 @@ _REBINDING_WORDS = frozenset({"global", "nonlocal"})
 
 @dataclass
 class _Unit:
-    """A def or class (with its decorators) at the top level, or one inside a top-level class."""
+    """A def or class (with its decorators) or a plain assignment/expression statement at the top
+    level, or a def or class directly inside a top-level class: what the scan may blank."""
 
     first: int  # 0-based first line (its first decorator)
     end: int  # 0-based line after its last line
