@@ -63,15 +63,6 @@ def _short_circuited(node: Node, ctx: CudaContext) -> bool:
     return False
 
 
-def _enclosing_statement(node: Node) -> Node | None:
-    parent = node.parent
-    while parent is not None and parent.type not in STATEMENT_TYPES:
-        if parent.type in ("function_definition", "lambda_expression"):
-            return None
-        parent = parent.parent
-    return parent
-
-
 class HostCapabilityCheck(Rule):
     """
     ## What it does
@@ -255,7 +246,7 @@ class HostCapabilityCheck(Rule):
             fix = ctx.gated_fix(_FIX_MESSAGE, statement, ctx.rocm_variant(statement, replacements), safe=False)
             if fix is not None:
                 return fix
-            statement = _enclosing_statement(statement)
+            statement = ctx.outer_statement(statement)
         return None
 
     def _capability_tests(self, node: Node, ctx: CudaContext) -> list[Node]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rocmlint.cuda.frontend import STATEMENT_TYPES, CudaContext, Node
+from rocmlint.cuda.frontend import CudaContext, Node
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -163,17 +163,8 @@ def _fix(argument: Node, ctx: CudaContext) -> Fix | None:
         fix = ctx.gated_fix("cast the kernel to `const void*` on ROCm", statement, rocm)
         if fix is not None:
             return fix
-        statement = _enclosing_statement(statement)  # `if (big) cudaFuncSetAttribute(k, ...);` on one line
+        statement = ctx.outer_statement(statement)  # `if (big) cudaFuncSetAttribute(k, ...);` on one line
     return None
-
-
-def _enclosing_statement(node: Node) -> Node | None:
-    parent = node.parent
-    while parent is not None and parent.type not in STATEMENT_TYPES:
-        if parent.type in ("function_definition", "lambda_expression"):
-            return None
-        parent = parent.parent
-    return parent
 
 
 FuncAttributeKernelPtr.valid = (

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+
 import libcst as cst
 import pytest
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from rocmlint.python.positions import PositionIndex
 from rocmlint.python.semantic import Semantic
@@ -25,12 +28,17 @@ SOURCES = [
 ]
 
 
-@pytest.mark.parametrize("source", SOURCES)
-def test_positions_match_libcst(source: str) -> None:
+def _parsed(source: str) -> tuple[cst.Module, Semantic, Mapping[cst.CSTNode, CodeRange]]:
+    """The module, its parents (walked as the front end walks), and libcst's own positions."""
     module = cst.parse_module(source)
     semantic = Semantic(module, None)
     walk(module, semantic.parents, {})
-    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return module, semantic, MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_positions_match_libcst(source: str) -> None:
+    module, semantic, expected = _parsed(source)
     index = PositionIndex(module, semantic.parents)
     assert semantic.parents, "the snippet must have nodes to compare"
     # Ask in reverse order: statements must not depend on earlier ones having been asked first.
@@ -46,7 +54,7 @@ def test_unknown_node_is_a_key_error() -> None:
 
 
 _REAL_MODULE = pytest.param(
-    (__import__("pathlib").Path(__file__).resolve().parent.parent / "rocmlint" / "python" / "gating.py").read_text(),
+    (Path(__file__).resolve().parent.parent / "rocmlint" / "python" / "gating.py").read_text(),
     id="rocmlint-gating-module",
 )
 
@@ -55,10 +63,7 @@ _REAL_MODULE = pytest.param(
 def test_each_node_asked_alone_matches_libcst(source: str) -> None:
     """A fresh index per node: every range comes from a targeted pass (plain code generation up to the
     node's innermost statement, recording only inside it), never from a whole-statement recording."""
-    module = cst.parse_module(source)
-    semantic = Semantic(module, None)
-    walk(module, semantic.parents, {})
-    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    module, semantic, expected = _parsed(source)
     nodes = [node for node in semantic.parents if node in expected]
     for node in nodes[:: max(1, len(nodes) // 300)]:
         assert PositionIndex(module, semantic.parents).code_range(node) == expected[node], type(node).__name__
@@ -66,10 +71,7 @@ def test_each_node_asked_alone_matches_libcst(source: str) -> None:
 
 @pytest.mark.parametrize("source", [*SOURCES, _REAL_MODULE])
 def test_line_after_a_top_level_statement_matches_its_range(source: str) -> None:
-    module = cst.parse_module(source)
-    semantic = Semantic(module, None)
-    walk(module, semantic.parents, {})
-    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    module, semantic, expected = _parsed(source)
     index = PositionIndex(module, semantic.parents)
     for statement in module.body:
         if isinstance(statement, cst.SimpleStatementLine):

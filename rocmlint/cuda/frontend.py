@@ -283,6 +283,16 @@ class CudaContext:
             current = current.parent
         return current
 
+    def outer_statement(self, statement: Node) -> Node | None:
+        """The statement around `statement` in the same function (`if (big) f(x);`: the `if`), None at
+        a function or lambda boundary: where a fix may widen to when `statement` itself cannot be gated."""
+        parent = statement.parent
+        while parent is not None and parent.type not in STATEMENT_TYPES:
+            if parent.type in ("function_definition", "lambda_expression"):
+                return None
+            parent = parent.parent
+        return parent
+
     def rocm_variant(self, span: Span, replacements: Sequence[tuple[Span, str]]) -> str:
         """The text of `span` with each (inner span, new text) replaced: the ROCm side of a gated fix."""
         pieces: list[bytes] = []
