@@ -59,33 +59,56 @@ class Prefilter:
             every = {rule for rules in self.rules_by_trigger.values() for rule in rules}
             return sorted({*self.always, *every}, key=lambda rule: rule.code)
         chosen = list(self.always)
+        rejected: list[type[Rule]] = []  # a trigger occurs, but the rule's file-level condition failed
         lowered: bytes | None = None  # for also_requires, computed once and only when a rule has it
         # One `in` per trigger: CPython's substring search is several times faster than one regex
         # alternating over a hundred triggers.
         for trigger, rules in self.rules_by_trigger.items():
-            if all(rule in chosen for rule in rules) or trigger not in data:
+            if all(rule in chosen or rule in rejected for rule in rules) or trigger not in data:
                 continue
             for rule in rules:
-                if rule in chosen:
+                if rule in chosen or rule in rejected:
                     continue
                 if rule.also_requires:
                     lowered = data.lower() if lowered is None else lowered
                     if not any(word in lowered for word in rule.also_requires):
+                        rejected.append(rule)
                         continue
+                if rule.trigger_pattern is not None and not _byte_pattern(rule.trigger_pattern).search(data):
+                    rejected.append(rule)
+                    continue
                 chosen.append(rule)
         return sorted(chosen, key=lambda rule: rule.code)
 
 
-def _trigger_offsets(text: str, triggers: tuple[bytes, ...]) -> list[int]:
-    """Where in the decoded text `triggers` match: the code the Python front end parses."""
-    pattern = _text_pattern(triggers)
-    return [match.start() for match in pattern.finditer(text)] if pattern is not None else []
+def _hit_offsets(text: str, rules: list[type[Rule]], extra_triggers: tuple[bytes, ...]) -> list[int]:
+    """Where in the decoded text the rules' triggers (their trigger_pattern where they have one) and
+    `extra_triggers` match: the code the Python front end parses."""
+    triggers = [trigger for rule in rules if rule.trigger_pattern is None for trigger in rule.triggers]
+    offsets: list[int] = []
+    pattern = _text_pattern(tuple(triggers) + extra_triggers)
+    if pattern is not None:
+        offsets = [match.start() for match in pattern.finditer(text)]
+    for rule in rules:
+        if rule.trigger_pattern is not None:
+            offsets += [match.start() for match in _str_pattern(rule.trigger_pattern).finditer(text)]
+    return offsets
 
 
 @lru_cache(maxsize=256)
 def _text_pattern(triggers: tuple[bytes, ...]) -> re.Pattern[str] | None:
     words = sorted({trigger.decode("latin-1") for trigger in triggers}, key=len, reverse=True)
     return re.compile("|".join(re.escape(word) for word in words)) if words else None
+
+
+@lru_cache(maxsize=64)
+def _byte_pattern(pattern: str) -> re.Pattern[bytes]:
+    return re.compile(pattern.encode("ascii"))
+
+
+@lru_cache(maxsize=64)
+def _str_pattern(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.ASCII)  # the same matches as on the bytes
 
 
 @lru_cache(maxsize=64)
@@ -182,10 +205,8 @@ class Engine:
             package, _ = package_of(source.path)
             hits = None
             if self.prefilter:  # code far from every trigger is not parsed (rocmlint/python/regions.py)
-                triggers = [trigger for rule in rules for trigger in rule.triggers]
-                if embedded_rules:
-                    triggers += EMBEDDED_TRIGGERS  # a JIT call site leads to the strings it compiles
-                hits = _trigger_offsets(source.text, tuple(triggers))
+                # A JIT call site leads to the strings it compiles.
+                hits = _hit_offsets(source.text, rules, EMBEDDED_TRIGGERS if embedded_rules else ())
             result = check_python(
                 source, rules, options, self.project.resolver_for(source.path, options.rocm_guards), package,
                 on_internal_error, hits,

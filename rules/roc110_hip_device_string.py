@@ -78,7 +78,8 @@ class HipDeviceString(Rule):
     name = "hip-device-string"
     severity = Severity.ERROR
     fix_availability = FixAvailability.SAFE
-    triggers = (b'"hip', b"'hip", b'"rocm', b"'rocm")
+    # A device string's text from its opening quote: the whole string or its `hip:` start.
+    triggers = (b'"hip"', b'"hip:', b"'hip'", b"'hip:", b'"rocm"', b'"rocm:', b"'rocm'", b"'rocm:")
     reports_gated = True
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:

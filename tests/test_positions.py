@@ -24,6 +24,13 @@ SOURCES = [
         id="decorated-class",
     ),
     pytest.param("if a:\n\tb = 1\n\tif c:\n\t\td = 2\n", id="tabs"),
+    pytest.param(
+        "try:\n    a = 1\nexcept E as e:\n    if x:\n        b = 2\n    elif y:\n        c = 3\n    else:\n        d = 4\n"
+        "else:\n    for i in r:\n        while j:\n            e = 5\n        else:\n            f = 6\n"
+        "finally:\n    with m as n:  # c\n\n        # lead\n        g = 7\n"
+        "match v:\n    case 1:\n        h = 8\n    case _:\n        pass\n",
+        id="every-kind-of-block",
+    ),
     pytest.param("x = '''multi\nline\nstring'''; y = f'{x!r:>{w}}'\nz = (1 +\n     2)\n", id="multiline-strings"),
 ]
 
@@ -61,8 +68,8 @@ _REAL_MODULE = pytest.param(
 
 @pytest.mark.parametrize("source", [*SOURCES, _REAL_MODULE])
 def test_each_node_asked_alone_matches_libcst(source: str) -> None:
-    """A fresh index per node: every range comes from a targeted pass (plain code generation up to the
-    node's innermost statement, recording only inside it), never from a whole-statement recording."""
+    """A fresh index per node: every range comes from recording only the node's innermost statement,
+    started at the line found from the plain text before it, with nothing remembered from other nodes."""
     module, semantic, expected = _parsed(source)
     nodes = [node for node in semantic.parents if node in expected]
     for node in nodes[:: max(1, len(nodes) // 300)]:

@@ -42,7 +42,8 @@ _PRELUDE = "if False:\n    pass\n"
 
 def _reduce(code: str, *needles: str) -> str | None:
     code = _PRELUDE + textwrap.dedent(code)
-    return reduce_source(code, [match.start() for needle in needles for match in re.finditer(re.escape(needle), code)])
+    reduced = reduce_source(code, [match.start() for needle in needles for match in re.finditer(re.escape(needle), code)])
+    return None if reduced is None else reduced.text
 
 
 def test_unrelated_definitions_are_blanked_and_lines_stay_in_place():
@@ -80,8 +81,9 @@ def test_unrelated_definitions_are_blanked_and_lines_stay_in_place():
 
 def test_crlf_line_endings_are_kept():
     code = "import torch\r\nif False:\r\n    pass\r\n\r\ndef a():\r\n    return 1\r\n\r\ndef b():\r\n    torch.version.cuda\r\n"
-    reduced = reduce_source(code, [code.index("version.cuda")])
-    assert reduced is not None
+    reduction = reduce_source(code, [code.index("version.cuda")])
+    assert reduction is not None
+    reduced = reduction.text
     assert reduced.count("\r\n") == code.count("\r\n")
     assert "def a" not in reduced and "def b" in reduced
 
@@ -329,3 +331,64 @@ def test_forms_the_fixpoint_once_missed(code, monkeypatch, settings):
     large = code + _PAD
     assert reduce_source(large, []) is not None, "the padding alone must be droppable"
     assert _check(large, True, monkeypatch, settings) == _check(large, False, monkeypatch, settings)
+
+
+# Large literals: the elements no trigger lands in are blanked inside a kept statement.
+def _table(rows: int, special: int, special_row: str) -> str:
+    body = "".join(
+        special_row if n == special else f"    OpInfo('op{n}', dtypes=(torch.float32,), sample_inputs_func=s{n}),\n"
+        for n in range(rows)
+    )
+    return f"import torch\n\nop_db = [\n{body}]\n"
+
+
+def test_elements_of_a_large_literal_without_a_trigger_are_blanked():
+    code = _table(80, 40, "    OpInfo('fp8', dtypes=(torch.float8_e4m3fn,)),\n")
+    reduction = reduce_source(code, [code.index("float8_e4m3fn")])
+    assert reduction is not None
+    reduced = reduction.text
+    assert reduced.count("\n") == code.count("\n")
+    assert "'fp8'" in reduced and "'op39'" not in reduced and "'op41'" not in reduced
+    compile(reduced, "<reduced>", "exec")
+    assert reduction.elided == ((3, 43), (44, 83))  # before and after the kept row (0-based line runs)
+
+
+def test_elements_that_are_only_strings_and_names_stay():
+    """A list of sources for load_inline holds no call: its strings are what the embedded-CUDA scan reads."""
+    rows = "".join(f'    "__global__ void k{n}() {{}}",\n' for n in range(60))
+    code = f"import torch\n\nKERNELS = [\n{rows}]\nif torch.version.cuda:\n    run(KERNELS)\n\ndef unrelated():\n    return 1\n"
+    reduction = reduce_source(code, [code.index("version.cuda")])
+    assert reduction is not None and "unrelated" not in reduction.text
+    assert "k30" in reduction.text and reduction.elided == ()
+
+
+def test_a_fix_spanning_blanked_elements_is_made_on_the_whole_file(monkeypatch, settings):
+    """ROC301's fix rewrites the whole flag list: it must copy every element, so the file is redone whole."""
+    rows = "".join(f'    "-I" + os.path.join(ROOT, "include{n}"),\n' for n in range(60))
+    code = (
+        'import os\nfrom torch.utils.cpp_extension import CUDAExtension\n\nROOT = "."\n'
+        f'nvcc_flags = [\n    "-O3",\n{rows}    "--use_fast_math",\n]\n'
+        'ext = CUDAExtension("x", ["x.cu"], extra_compile_args={"nvcc": nvcc_flags})\n'
+    )
+    reduction = reduce_source(code, [code.index("--use_fast_math")])
+    assert reduction is not None and reduction.elided, "the list's other elements must be left out at first"
+    with_regions = _check(code, True, monkeypatch, settings)
+    assert with_regions == _check(code, False, monkeypatch, settings)
+    fix = with_regions[0][0].fix
+    assert fix is not None and any("include30" in edit.content for edit in fix.edits)
+
+
+_EMBEDDED_LIST = (
+    "from torch.utils.cpp_extension import load_inline\n\nKERNELS = [\n"
+    + "".join(f'    "__global__ void k{n}(int* x) {{ x[0] = {n}; }}",\n' for n in range(30))
+    + '    "__global__ void spin(volatile int* f) { while (*f == 0) { __nanosleep(100); } }",\n'
+    + "".join(f'    "__global__ void m{n}(int* x) {{ x[0] = {n}; }}",\n' for n in range(30))
+    + ']\n\n\ndef build():\n    return load_inline(name="k", cpp_sources="", cuda_sources=KERNELS)\n'
+)
+
+
+def test_cuda_sources_in_a_large_list_are_all_scanned(monkeypatch, settings):
+    large = _EMBEDDED_LIST + "".join(_FILLER.format(n=n) for n in range(12))
+    with_regions = _check(large, True, monkeypatch, settings)
+    assert "ROC224" in {d.code for d, _ in with_regions}
+    assert with_regions == _check(large, False, monkeypatch, settings)

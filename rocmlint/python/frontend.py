@@ -42,15 +42,22 @@ def parse(source: SourceFile, hits: Sequence[int] | None = None, pinned: Iterabl
     """The file's module; with `hits` (offsets into `source.text` where the triggers of the rules that
     will run match) only the parts those rules need are parsed (rocmlint/python/regions.py), positions
     unchanged. `pinned`: names whose module-level definitions are always parsed (configured guards)."""
+    return _parse(source, hits, pinned)[0]
+
+
+def _parse(
+    source: SourceFile, hits: Sequence[int] | None, pinned: Iterable[str], elide_literals: bool = True
+) -> tuple[cst.Module, tuple[tuple[int, int], ...]]:
+    """parse(), and the 0-based line runs [first, end) of literal elements it left out."""
     text = without_bare_continuations(source.text)  # same length: `hits` stay valid
     try:
         if len(text) < _SCREEN_MIN_LENGTH or not _compiles(text):
-            return parse_module_safely(text)
+            return parse_module_safely(text), ()
         if hits is not None:
-            reduced = _parse_reduced(text, hits, pinned)
+            reduced = _parse_reduced(text, hits, pinned, elide_literals)
             if reduced is not None:
                 return reduced
-        return _on_large_stack(cst.parse_module, text)  # compile() screened the nesting
+        return _on_large_stack(cst.parse_module, text), ()  # compile() screened the nesting
     except cst.ParserSyntaxError as error:
         raise _precise_error(source, error.message, error.editor_line) from None
     except cst.CSTValidationError as error:  # parsed, but not valid Python: `"" b""` mixes str and bytes
@@ -89,12 +96,14 @@ def _screen_nesting(code: str | bytes) -> None:
         pass  # NUL bytes and the like: libcst reports them
 
 
-def _parse_reduced(text: str, hits: Sequence[int], pinned: Iterable[str]) -> cst.Module | None:
-    reduced = reduce_source(text, hits, pinned)
+def _parse_reduced(
+    text: str, hits: Sequence[int], pinned: Iterable[str], elide_literals: bool
+) -> tuple[cst.Module, tuple[tuple[int, int], ...]] | None:
+    reduced = reduce_source(text, hits, pinned, elide_literals)
     if reduced is None:
         return None
     try:
-        return _on_large_stack(cst.parse_module, reduced)
+        return _on_large_stack(cst.parse_module, reduced.text), reduced.elided
     except (cst.ParserSyntaxError, cst.CSTValidationError):
         return None  # the region scan misread the file: parse it whole
 
@@ -339,12 +348,45 @@ def check_python(
     `hits`: where the rules' triggers match (character offsets); code far from them is not parsed.
     None parses the whole file (the prefilter is off, or CUDA embedded in strings needs every string)."""
     pinned = {guard.rsplit(".", 1)[-1] for guard in options.rocm_guards}
-    module = parse(source, hits, pinned)
+    module, elided = _parse(source, hits, pinned)
+    if not elided:
+        return _run_rules(source, module, rules, options, resolve_external, package, on_internal_error)
+    errors: list[tuple[type[Rule], BaseException, str]] = []
+    result = _run_rules(
+        source, module, rules, options, resolve_external, package, lambda *error: errors.append(error)
+    )
+    if any(_reaches(diagnostic, elided) for diagnostic in result.diagnostics):
+        # A diagnostic or fix spans left-out elements (a fix copying the whole literal): redo it whole.
+        module, _ = _parse(source, hits, pinned, elide_literals=False)
+        return _run_rules(source, module, rules, options, resolve_external, package, on_internal_error)
+    for error in errors:
+        on_internal_error(*error)
+    return result
+
+
+def _run_rules(
+    source: SourceFile,
+    module: cst.Module,
+    rules: Sequence[type[Rule]],
+    options: RuleOptions,
+    resolve_external: CrossModuleResolver | None,
+    package: str | None,
+    on_internal_error: InternalErrorReporter,
+) -> PythonResult:
     semantic = Semantic(module, package)
     gates = GateAnalyzer(semantic, options.rocm_guards, resolve_external)
     context = PythonContext(source, module, semantic, gates, options)
     walk(module, semantic.parents, _dispatch_table(rules, context, on_internal_error))
     return PythonResult(context.diagnostics, context)
+
+
+def _reaches(diagnostic: Diagnostic, elided: tuple[tuple[int, int], ...]) -> bool:
+    """Whether the diagnostic's range or one of its fix's edits touches an elided line run."""
+    spans = [(diagnostic.location.line, diagnostic.end_location.line)]
+    if diagnostic.fix is not None:
+        spans += [(edit.location.line, edit.end_location.line) for edit in diagnostic.fix.edits]
+    # A run [first, end) of 0-based lines is 1-based lines first + 1 .. end; spans are 1-based, inclusive.
+    return any(start <= end and first < last for start, last in spans for first, end in elided)
 
 
 def _dispatch_table(

@@ -18,6 +18,14 @@ exact) but holds only:
   names a variable assigned where a trigger lands (`MODE = "reduce-overhead"` used as `mode=MODE`);
 - anything containing `global` or `nonlocal` (it rebinds names other code reads).
 
+Inside a kept module-level statement of _LARGE_LITERAL_LINES lines or more, the elements of its large
+list, dict and set literals that no trigger lands in and that are more than strings and names (a list
+of CUDA sources stays whole for the embedded-CUDA scan) are blanked too (`op_db = [OpInfo(...), ...]` with
+an FP8 dtype in three of its five hundred entries; a tuning table read by a kept function): libcst takes
+seconds on such literals, and no rule reads an element without a trigger in it. The lines blanked this
+way are reported (`Reduction.elided`) so that a diagnostic or fix reaching them can be redone on the
+whole file (rocmlint/python/frontend.py).
+
 The scan relies on the file being valid Python (the caller compiles it first), so strings, comments,
 brackets and continuation lines are tokenised exactly; unbalanced brackets keep the whole file, and a
 reduced module libcst cannot parse is parsed whole (rocmlint/python/frontend.py). What the fixpoint
@@ -32,7 +40,7 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from rocmlint.python.lexical import COMMENT, STRING
+from rocmlint.python.lexical import COMMENT, STRING, STRING_OR_COMMENT
 
 # Each match skips plain code in one tight character-class loop, then takes one token: five times
 # faster in the regex engine than trying every alternative at every character.
@@ -67,6 +75,12 @@ _FOR_TARGETS = re.compile(r"(?:async[ \t]+)?for[ \t]+(.+?)[ \t]+in\b", re.DOTALL
 _ASSIGNMENT_EQUALS = re.compile(r"(?<![=!<>])=(?!=)")
 _TRAILING_SUBSCRIPT = re.compile(r"\[[^\[\]]*\]\s*$")
 _NEAR = 12  # lines around a trigger whose names count, in a statement longer than twice that
+_LARGE_LITERAL_LINES = 50  # a statement this long may have its literals' elements blanked
+_BRACKET = re.compile(r"[\[\](){}]")
+_CLOSING = {"]": "[", ")": "(", "}": "{"}
+# A call, subscript or nested literal: an element holding none is plain strings and names.
+_COMPOUND = re.compile(r"[\w)\]][ \t]*[(\[]|[\[{]")
+_NOT_LINE_BREAK = re.compile(r"[^\r\n]")
 _KEYWORDS = frozenset(
     "if elif else for while try except finally with def class async import from global nonlocal assert"
     " raise return del pass break continue match case type await yield lambda not print".split()
@@ -91,13 +105,25 @@ class _Unit:
     statement: bool = False  # a module-level assignment or expression statement
     members: list[_Unit] = field(default_factory=list)
     kept: bool = False
+    elided: list[tuple[int, int]] = field(default_factory=list)  # line runs [first, end) of literal elements left out
 
 
-def reduce_source(text: str, hit_offsets: Iterable[int], pinned: Iterable[str] = ()) -> str | None:
+@dataclass(frozen=True)
+class Reduction:
+    """The text libcst parses instead of the file's, and which lines of kept statements it left out."""
+
+    text: str
+    elided: tuple[tuple[int, int], ...]  # 0-based line runs [first, end) of blanked literal elements
+
+
+def reduce_source(
+    text: str, hit_offsets: Iterable[int], pinned: Iterable[str] = (), elide_literals: bool = True
+) -> Reduction | None:
     """`text` with the lines of every unneeded def, class, method and module-level statement blanked
     (line endings kept; a method becomes `pass` so its class keeps a body); None when nothing can be
     left out. `hit_offsets`: offsets into `text` where a trigger of a rule that will run matched.
-    `pinned`: names whose module-level definitions always stay (configured ROCm guards)."""
+    `pinned`: names whose module-level definitions always stay (configured ROCm guards).
+    `elide_literals`: also blank the elements of large literals no trigger lands in."""
     lines = _LINE_BREAK.split(text)
     breaks = [match.end() for match in _LINE_BREAK.finditer(text)]
     starts = _statement_starts(text, breaks, len(lines))
@@ -107,11 +133,16 @@ def reduce_source(text: str, hit_offsets: Iterable[int], pinned: Iterable[str] =
     if not units:
         return None
     hit_lines = sorted({bisect_right(breaks, offset) for offset in hit_offsets})
+    if elide_literals:
+        for unit in units:
+            if unit.statement and unit.end - unit.first >= _LARGE_LITERAL_LINES:
+                unit.elided = _elidable_elements(lines, unit, hit_lines)
     _Analysis(lines, units, starts, hit_lines, frozenset(pinned)).run()
     dropped = [unit for unit in _all_units(units) if not unit.kept and (unit.owner is None or unit.owner.kept)]
-    if not dropped:
+    elided = [run for unit in units if unit.kept for run in unit.elided]
+    if not dropped and not elided:
         return None
-    return _blank(text, lines, breaks, dropped)
+    return Reduction(_blank(text, lines, breaks, dropped, elided), tuple(elided))
 
 
 def _first_indented_line(lines: list[str], starts: list[int]) -> int:
@@ -256,6 +287,93 @@ def _body_indent(lines: list[str], starts: list[int], unit: _Unit) -> str:
         if stripped and not stripped.startswith("#") and len(stripped) < len(line):
             return line[: len(line) - len(stripped)]
     return ""
+
+
+def _elidable_elements(lines: list[str], unit: _Unit, hit_lines: list[int]) -> list[tuple[int, int]]:
+    """Line runs [first, end) of a statement's large list/dict/set literals that each hold whole
+    elements (ending with their comma) and no trigger: blanking them leaves a valid literal."""
+    code = _code_only("\n".join(lines[unit.first : unit.end])).split("\n")
+    level = [0]  # bracket depth at the start of each line
+    for line in code:
+        level.append(level[-1] + _net_brackets(line))
+    runs: list[tuple[int, int]] = []
+    for opening, closing, depth in _large_literals(code):
+        starts = _element_starts(code, level, opening, closing, depth)
+        for first, end in zip(starts, starts[1:]):
+            if _contains_line(hit_lines, unit.first + first, unit.first + end):
+                continue
+            element = "\n".join(code[first:end])
+            if ":=" in element:
+                continue  # an assignment expression binds a name other code may read
+            if not _COMPOUND.search(element):
+                continue  # strings and names only: a list of CUDA sources for load_inline, say
+            if runs and runs[-1][1] == unit.first + first:
+                runs[-1] = (runs[-1][0], unit.first + end)  # one run for neighbouring elements
+            else:
+                runs.append((unit.first + first, unit.first + end))
+    return runs
+
+
+def _code_only(text: str) -> str:
+    """`text` with every character of a string literal but its line breaks made `S` and every comment
+    removed, so the brackets and commas left are code."""
+    pieces: list[str] = []
+    position = 0
+    for match in STRING_OR_COMMENT.finditer(text):
+        kind = match.lastgroup
+        if kind is None:
+            continue
+        start, end = match.span(kind)
+        pieces.append(text[position:start])
+        if kind == "string":
+            pieces.append(_NOT_LINE_BREAK.sub("S", text[start:end]))
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def _large_literals(code: list[str]) -> list[tuple[int, int, int]]:
+    """(opening line, closing line, depth outside) of the outermost `[...]`/`{...}` literals spanning
+    at least _LARGE_LITERAL_LINES lines; a `[` after a name or bracket is a subscript, not a literal."""
+    found: list[tuple[int, int, int]] = []
+    open_brackets: list[tuple[str, int, bool]] = []  # (bracket, line, is a literal)
+    for line_number, line in enumerate(code):
+        for match in _BRACKET.finditer(line):
+            bracket = match.group()
+            if bracket in "([{":
+                before = line[: match.start()].rstrip()
+                literal = bracket == "{" or not before or not (before[-1] in "])}S_" or before[-1].isalnum())
+                open_brackets.append((bracket, line_number, literal))
+                continue
+            if not open_brackets or open_brackets[-1][0] != _CLOSING[bracket]:
+                return []  # cannot happen in code that compiles; stay safe
+            opener, opening, literal = open_brackets.pop()
+            if literal and opener != "(" and line_number - opening >= _LARGE_LITERAL_LINES:
+                found = [inner for inner in found if inner[0] < opening]  # nested ones are inside this one
+                found.append((opening, line_number, len(open_brackets)))
+    return found
+
+
+def _element_starts(code: list[str], level: list[int], opening: int, closing: int, depth: int) -> list[int]:
+    """Lines in (opening, closing] on which an element of the literal opened on line `opening` begins,
+    alone at its start: right after the opener, or after a line ending with the comma of the element
+    before. `closing` counts when the last element ends with a comma, so every run between two of these
+    lines is whole elements with their commas."""
+    starts: list[int] = []
+    previous = code[opening].rstrip()
+    for line_number in range(opening + 1, closing + 1):
+        stripped = code[line_number].strip()
+        if not stripped:
+            continue
+        after_opener = line_number == opening + 1 and previous[-1:] in ("[", "{")
+        if level[line_number] == depth + 1 and (previous.endswith(",") or after_opener):
+            starts.append(line_number)
+        previous = stripped
+    return starts
+
+
+def _net_brackets(line: str) -> int:
+    return line.count("(") + line.count("[") + line.count("{") - line.count(")") - line.count("]") - line.count("}")
 
 
 def _all_units(units: list[_Unit]) -> Iterable[_Unit]:
@@ -434,10 +552,11 @@ def _frames_imports(unit: _Unit, top_level: list[int], lines: list[str]) -> bool
 
 
 def _own_text(lines: list[str], unit: _Unit) -> str:
-    """A unit's lines without those of its members (a class's methods are units of their own)."""
+    """A unit's lines without those of its members (a class's methods are units of their own) and
+    without its elided literal elements."""
     taken = [False] * (unit.end - unit.first)
-    for member in unit.members:
-        taken[member.first - unit.first : member.end - unit.first] = [True] * (member.end - member.first)
+    for first, end in [(member.first, member.end) for member in unit.members] + unit.elided:
+        taken[first - unit.first : end - unit.first] = [True] * (end - first)
     return "\n".join(line for line, gone in zip(lines[unit.first : unit.end], taken) if not gone)
 
 
@@ -517,21 +636,22 @@ def _contains_line(sorted_lines: list[int], first: int, end: int) -> bool:
     return index < len(sorted_lines) and sorted_lines[index] < end
 
 
-def _blank(text: str, lines: list[str], breaks: list[int], dropped: list[_Unit]) -> str:
-    """The text with each dropped unit's lines emptied; a method keeps `pass` on its first line."""
+def _blank(text: str, lines: list[str], breaks: list[int], dropped: list[_Unit], elided: list[tuple[int, int]]) -> str:
+    """The text with the lines of each dropped unit and elided run emptied; a method keeps `pass` on
+    its first line."""
+    runs = [(unit.first, unit.end, unit.owner is not None) for unit in dropped]
+    runs += [(first, end, False) for first, end in elided]
     line_starts = [0, *breaks]
     pieces: list[str] = []
     position = 0
-    for unit in sorted(dropped, key=lambda u: u.first):
-        start = line_starts[unit.first]
-        end = line_starts[unit.end] if unit.end < len(line_starts) else len(text)
+    for first, end, keeps_pass in sorted(runs):
+        start = line_starts[first]
+        stop = line_starts[end] if end < len(line_starts) else len(text)
         pieces.append(text[position:start])
-        region = text[start:end]
-        line_endings = "".join(_LINE_BREAK.findall(region))
-        if unit.owner is not None:
-            first_line = lines[unit.first]
+        if keeps_pass:
+            first_line = lines[first]
             pieces.append(first_line[: len(first_line) - len(first_line.lstrip(" \t"))] + "pass")
-        pieces.append(line_endings)
-        position = end
+        pieces.append("".join(_LINE_BREAK.findall(text, start, stop)))
+        position = stop
     pieces.append(text[position:])
     return "".join(pieces)
