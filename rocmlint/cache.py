@@ -1,13 +1,18 @@
 """A content-addressed result cache: `.rocmlint_cache/` next to the configuration (or project root).
 
 One index file holds, per checked file (by absolute path): the path as displayed, a key of the
-file's Settings, its (size, mtime_ns), the hash of its bytes, the other files its result depends on
-(each with its (size, mtime_ns), or None for "did not exist"), and the FileReport in a compact form.
+file's Settings, its stat (size, mtime_ns, inode, ctime_ns), the hash of its bytes, the other files
+its result depends on (each with its stat, or None for "did not exist"), and the FileReport in a
+compact form.
 
-A warm run therefore costs discovery plus one stat per file and per dependency: bytes are hashed
-only when a file's size is unchanged but its mtime moved (a `touch`, a checkout), and a matching
-hash keeps the stored report. The whole index is dropped when the rocmlint version or its code
-(rules included: an editable install changes under the same version) differs.
+A warm run therefore costs discovery plus one stat per file and per dependency, as git's index and
+ruff's cache do: a file whose stat is unchanged keeps its result unread. Any other stat (a `touch`,
+a checkout, an edit whose mtime was set back: the ctime still moves) makes the bytes decide, and a
+matching hash keeps the stored report. A stat taken less than RACY_NS after the file last changed
+is stored untrusted ("racy git"): the file may change again within the same timestamp tick without
+its stat changing, so its bytes are hashed on the next run, and such a dependency never matches.
+The whole index is dropped when the rocmlint version or its code (rules included: an editable
+install changes under the same version) differs.
 
 Integrity: the index is one marshal payload behind a magic, a format number and a BLAKE2 digest; a
 truncated or altered file fails the digest and is discarded with a warning, a structurally bad entry
@@ -15,44 +20,45 @@ is discarded on its own. marshal (not pickle) because loading it never runs code
 bytes. Writes go to a temporary file in the cache folder, then os.replace: two concurrent runs never
 leave a torn index (the last writer wins; the loser's new entries are simply recomputed next time).
 
-Python results can depend on other modules (ProjectIndex follows `from pkg.env import IS_ROCM`), so
-the engine used for cache misses is given a DependencyRecorder: every module file it looked up or
-read (found or not), and every `__init__.py` that decided a file's package, becomes a dependency of
-the file being checked. Changing, adding or removing any of them invalidates just the files that
-looked at them.
+Nothing here imports the engine, libcst or a rule module: a run served entirely from the cache never
+loads them. The dependencies of Python results are recorded by rocmlint/dependencies.py.
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import marshal
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from rocmlint import __version__
 from rocmlint.config import Settings
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location, Severity
-from rocmlint.engine import FileReport
-from rocmlint.python.project import ProjectIndex
+from rocmlint.file_report import FileReport
 
 CACHE_DIR_NAME = ".rocmlint_cache"
 INDEX_NAME = "index.bin"
 ENV_CACHE_DIR = "ROCMLINT_CACHE_DIR"
 _MAGIC = b"RLCACHE\0"
-_FORMAT = 2
+_FORMAT = 3
 _DIGEST_SIZE = 32
-# A file modified this close to "now" may be modified again within the same mtime tick without its
-# stat changing (git's "racy clean" problem): such stats are stored as untrusted, forcing a re-hash.
-_RACY_NS = 2_000_000_000
+# A file that changed this close to the moment its stat was taken may change again within the same
+# timestamp tick without its stat changing (git's "racy clean" problem; FAT's mtime ticks are 2 s):
+# such stats are stored untrusted.
+RACY_NS = 2_000_000_000
 _UNTRUSTED_MTIME = -1
 _PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
+_PARSERS = ("libcst", "tree_sitter", "tree_sitter_cuda")  # modules whose version changes results
 
-Stat = tuple[int, int]  # (st_size, st_mtime_ns)
+Stat = tuple[int, int, int, int]  # (st_size, st_mtime_ns or _UNTRUSTED_MTIME, st_ino, st_ctime_ns)
 Dependencies = tuple[tuple[str, "Stat | None"], ...]
 Warn = Callable[[str], None]
 
@@ -61,19 +67,43 @@ def content_hash(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def stat_of(path: str) -> Stat | None:
-    """(size, mtime_ns) of a file, None when it does not exist; racy mtimes come back untrusted."""
+def stat_of(path: str, since_ns: int | None = None) -> Stat | None:
+    """The stat of a file, None when it does not exist. `since_ns` is a time no later than the moment
+    the file's bytes were (or will be) read, by default now: a file that changed less than RACY_NS
+    before it comes back untrusted."""
+    since_ns = time.time_ns() if since_ns is None else since_ns
     try:
-        result = os.stat(path)
+        status = os.stat(path)
     except OSError:
         return None
-    return _trusted(result.st_size, result.st_mtime_ns)
+    return stat_tuple(status, since_ns)
 
 
-def _trusted(size: int, mtime_ns: int) -> Stat:
-    if mtime_ns > time.time_ns() - _RACY_NS:
-        return (size, _UNTRUSTED_MTIME)
-    return (size, mtime_ns)
+def stat_tuple(status: os.stat_result, since_ns: int) -> Stat:
+    """What the cache keeps of `os.stat`'s result, untrusted when racy (see stat_of)."""
+    # ctime too: setting the mtime back (os.utime, `touch -d`, `cp -p`) moves the ctime.
+    last_change = max(status.st_mtime_ns, status.st_ctime_ns)
+    mtime = _UNTRUSTED_MTIME if last_change > since_ns - RACY_NS else status.st_mtime_ns
+    return (status.st_size, mtime, status.st_ino, status.st_ctime_ns)
+
+
+def trusted(stat: Stat | None) -> bool:
+    return stat is None or stat[1] != _UNTRUSTED_MTIME
+
+
+@contextmanager
+def collection_paused() -> Iterator[None]:
+    """CPython's cyclic garbage collection paused, for the warm path (discovery, loading the index,
+    lookups). Those allocate a few hundred thousand objects, none in a reference cycle (refcounting
+    frees them), and the collector would otherwise scan the growing heap again and again: a third of
+    a warm run. Never around the engine, whose syntax trees do form cycles."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -114,7 +144,8 @@ def clean(cache_dir: Path) -> bool:
 
 def code_fingerprint() -> str:
     """rocmlint's version plus the stat of every module and data file it runs (rules included), so an
-    edited rule in a development checkout never serves results computed by its old code."""
+    edited rule in a development checkout never serves results computed by its old code; plus the
+    installed versions of the parsers."""
     import rocmlint
     import rocmlint.rules
 
@@ -127,18 +158,26 @@ def code_fingerprint() -> str:
                 if name.endswith((".py", ".toml")):
                     stat = os.stat(os.path.join(dirpath, name))
                     digest.update(f"{dirpath}/{name}:{stat.st_size}:{stat.st_mtime_ns};".encode())
-    for package in ("libcst", "tree-sitter", "tree-sitter-cuda"):
-        digest.update(_distribution_version(package).encode())
+    for module in _PARSERS:
+        digest.update(f"{module}={_installed_version(module)};".encode())
     return digest.hexdigest()
 
 
-def _distribution_version(name: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
+def _installed_version(module: str) -> str:
+    """The `<name>-<version>.dist-info` folder next to an installed package (what importlib.metadata
+    would read, without its 30 ms of imports on every run), or '?' when there is none."""
+    from importlib.util import find_spec
 
+    spec = find_spec(module)
+    if spec is None or spec.origin is None:
+        return "?"
+    site = os.path.dirname(os.path.dirname(spec.origin))
     try:
-        return f"{name}={version(name)};"
-    except PackageNotFoundError:
-        return f"{name}=?;"
+        names = os.listdir(site)
+    except OSError:
+        return "?"
+    found = sorted(name for name in names if name.startswith(f"{module}-") and name.endswith((".dist-info", ".egg-info")))
+    return ",".join(found) or "?"
 
 
 def settings_key(settings: Settings) -> str:
@@ -233,99 +272,20 @@ def cacheable(report: FileReport) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Dependencies of Python results on other files
-
-
-class DependencyRecorder(ProjectIndex):
-    """A ProjectIndex that notes every file its answers depended on, per checked file.
-
-    The index caches symbol values across files, so the files one symbol's value was computed from
-    are remembered with it and credited again to every later file that asks for the same symbol.
-    """
-
-    def __init__(self, rocm_guards: frozenset[str] = frozenset()) -> None:
-        super().__init__(rocm_guards)
-        self._frames: list[set[str]] = []
-        self._symbol_files: dict[tuple[Path, str, frozenset[str]], frozenset[str]] = {}
-
-    def start_file(self) -> None:
-        self._frames = [set()]
-
-    def finish_file(self) -> set[str]:
-        found = self._frames[0] if self._frames else set()
-        self._frames = []
-        return found
-
-    def _note(self, *paths: str) -> None:
-        if self._frames:
-            self._frames[-1].update(paths)
-
-    def _find_module(self, parts: tuple[str, ...], roots: tuple[Path, ...]) -> Path | None:
-        # Every candidate, found or not: creating `pkg/env.py` later can change the answer.
-        for root in roots:
-            base = root.joinpath(*parts)
-            self._note(str(base.with_suffix(".py")), str(base / "__init__.py"))
-        return super()._find_module(parts, roots)
-
-    def _symbol(self, module_file: Path, symbol: str, guards: frozenset[str]) -> object:
-        key = (module_file, symbol, guards)
-        known = self._symbol_files.get(key)
-        if known is not None:
-            self._note(*known)
-            return super()._symbol(module_file, symbol, guards)
-        if key in self._in_progress:  # an import cycle: the answer depends on that module too
-            self._note(str(module_file))
-            return super()._symbol(module_file, symbol, guards)
-        self._frames.append(set())
-        try:
-            return super()._symbol(module_file, symbol, guards)
-        finally:
-            files = self._frames.pop()
-            files.add(str(module_file))
-            files.update(package_chain(str(module_file)))
-            self._symbol_files[key] = frozenset(files)
-            self._note(*files)
-
-
-def package_chain(path: str) -> list[str]:
-    """The `__init__.py` files package_of() looks at for `path` (each one found, and the first
-    missing one): they decide the file's package name and import roots."""
-    found = []
-    folder = os.path.dirname(os.path.abspath(path))
-    while True:
-        marker = os.path.join(folder, "__init__.py")
-        found.append(marker)
-        if not os.path.isfile(marker) or os.path.dirname(folder) == folder:
-            return found
-        folder = os.path.dirname(folder)
-
-
-# ---------------------------------------------------------------------------------------------------
 # The index
 
 
-@dataclass
-class Entry:
+class Entry(NamedTuple):
+    """One file's remembered result. Stored as a plain tuple (marshal takes no tuple subclasses) and
+    checked field by field only when looked up: a field of the wrong type never compares equal, and
+    one that cannot even be read makes the entry malformed."""
+
     display: str
     settings: str
     stat: Stat
     digest: bytes
     dependencies: Dependencies
     report: tuple
-
-    def as_tuple(self) -> tuple:
-        return (self.display, self.settings, self.stat, self.digest, self.dependencies, self.report)
-
-    @classmethod
-    def from_tuple(cls, value: object) -> Entry:
-        display, settings, stat, digest, dependencies, report = value  # type: ignore[misc]
-        if not (isinstance(display, str) and isinstance(settings, str) and isinstance(digest, bytes)):
-            raise TypeError("bad entry fields")
-        size, mtime = stat
-        deps = tuple((str(p), None if s is None else (int(s[0]), int(s[1]))) for p, s in dependencies)
-        if not isinstance(report, tuple):
-            raise TypeError("bad report")
-        return cls(display, settings, (int(size), int(mtime)), digest, deps, report)
 
 
 @dataclass
@@ -377,10 +337,14 @@ class Cache:
             return  # another rocmlint version or code: silently start over
         for key, raw in raw_entries.items():
             try:
-                self.entries[key] = Entry.from_tuple(raw)
-            except Exception:  # noqa: BLE001 - one bad entry is dropped, the rest are fine
-                self.warn(f"{path}: discarded a malformed cache entry for {key}")
-                self.dirty = True
+                self.entries[key] = Entry(*raw)
+            except TypeError:  # not a tuple of six fields: dropped, the rest are fine
+                self._discard(key)
+
+    def _discard(self, key: str) -> None:
+        self.warn(f"{self.folder / INDEX_NAME}: discarded a malformed cache entry for {key}")
+        self.entries.pop(key, None)
+        self.dirty = True
 
     def settings_key(self, settings: Settings) -> str:
         memo = self._settings_keys.get(id(settings))
@@ -395,32 +359,26 @@ class Cache:
             self._stats[path] = stat_of(path)
         return self._stats[path]
 
-    def lookup(self, path: Path, settings: Settings) -> Lookup:
-        display = str(path)
-        key = os.path.abspath(display)
-        lookup = Lookup(key, self.settings_key(settings))
-        entry = self.entries.get(key)
+    def lookup(self, display: str, absolute: str, settings: Settings) -> Lookup:
+        """The cache state of the file shown as `display`, whose absolute path is `absolute`."""
+        lookup = Lookup(absolute, self.settings_key(settings))
+        entry = self.entries.get(absolute)
         if entry is None or entry.display != display or entry.settings != lookup.settings:
             return lookup
-        if not self._content_unchanged(key, entry):
-            return lookup
-        if any(self.stat(dep) != stat for dep, stat in entry.dependencies):
-            return lookup
         try:
-            lookup.report = decode_report(display, entry.report)
-        except Exception:  # noqa: BLE001 - a malformed stored report is discarded, never trusted
-            self.warn(f"{self.folder / INDEX_NAME}: discarded a malformed cache entry for {display}")
-            del self.entries[key]
-            self.dirty = True
+            if self._content_unchanged(absolute, entry) and self._dependencies_unchanged(entry):
+                lookup.report = decode_report(display, entry.report)
+        except Exception:  # noqa: BLE001 - a malformed entry is discarded, never trusted
+            self._discard(absolute)
         return lookup
 
     def _content_unchanged(self, key: str, entry: Entry) -> bool:
         current = self.stat(key)
         if current is None or current[0] != entry.stat[0]:
             return False
-        if current == entry.stat and current[1] != _UNTRUSTED_MTIME:
+        if current == entry.stat and trusted(current):
             return True
-        # Same size, other (or untrusted) mtime: the bytes decide.
+        # Same size, another (or a racy) stat: the bytes decide.
         try:
             with open(key, "rb") as handle:
                 digest = content_hash(handle.read())
@@ -428,23 +386,30 @@ class Cache:
             return False
         if digest != entry.digest:
             return False
-        entry.stat = current
-        self.dirty = True
+        if current != entry.stat:
+            self.entries[key] = entry._replace(stat=current)
+            self.dirty = True
+        return True
+
+    def _dependencies_unchanged(self, entry: Entry) -> bool:
+        for dependency, stored in entry.dependencies:
+            if not isinstance(dependency, str):
+                raise TypeError("a dependency is not a path")
+            if not trusted(stored) or self.stat(dependency) != stored:
+                return False
         return True
 
     # -- writing ------------------------------------------------------------------------------------
 
-    def store(
-        self, lookup: Lookup, report: FileReport, stat: Stat | None, digest: bytes | None, dependencies: Iterable[str]
-    ) -> None:
-        """Remember a freshly computed report; `stat`/`digest` are of the bytes that were checked."""
+    def store(self, lookup: Lookup, report: FileReport, stat: Stat | None, digest: bytes | None, dependencies: Dependencies) -> None:
+        """Remember a freshly computed report: `stat` and `digest` are of the bytes that were checked,
+        `dependencies` the other files it depends on with their stats (taken by whoever checked it)."""
         if stat is None or digest is None or not cacheable(report):
             if self.entries.pop(lookup.key, None) is not None:
                 self.dirty = True
             return
-        deps = tuple((dep, self.stat(dep)) for dep in sorted(set(dependencies) - {lookup.key}))
-        stat = _trusted(*stat)
-        self.entries[lookup.key] = Entry(report.path, lookup.settings, stat, digest, deps, encode_report(report))
+        others = tuple((path, dependency_stat) for path, dependency_stat in dependencies if path != lookup.key)
+        self.entries[lookup.key] = Entry(report.path, lookup.settings, stat, digest, others, encode_report(report))
         self.dirty = True
 
     def save(self) -> None:
@@ -453,7 +418,7 @@ class Cache:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             _write_markers(self.folder)
-            payload = marshal.dumps(((_FORMAT, self.fingerprint), {k: e.as_tuple() for k, e in self.entries.items()}))
+            payload = marshal.dumps(((_FORMAT, self.fingerprint), {k: tuple(e) for k, e in self.entries.items()}))
             blob = _MAGIC + hashlib.blake2b(payload, digest_size=_DIGEST_SIZE).digest() + payload
             _atomic_write(self.folder / INDEX_NAME, blob)
             self.dirty = False

@@ -11,24 +11,27 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rocmlint import __version__
 from rocmlint.config import ConfigError, ConfigResolver, Overrides, Settings, check_selector
 from rocmlint.diagnostics import Applicability, Diagnostic
 from rocmlint.discovery import GitIgnore, discover, is_path_excluded
 from rocmlint.docs import LANGUAGE_LABEL, rule_page
-from rocmlint.engine import Engine, FileReport
-from rocmlint.cache import Cache, cache_dir_for
+from rocmlint.file_report import FileReport
+from rocmlint.cache import Cache, cache_dir_for, collection_paused
 from rocmlint.cache import clean as clean_cache
 from rocmlint.parallel import check_candidates, default_jobs
 from rocmlint.outputs import FORMATS
 from rocmlint.outputs import text as text_output
 from rocmlint.outputs.paths import escape_control
-from rocmlint.registry import all_rules, rule_by_code
+from rocmlint.registry import rule_by_code, rule_infos
 from rocmlint.report import command as report_command
 from rocmlint.fix import FileFix, WriteRefused, fix_content, fix_file, write_if_unchanged
-from rocmlint.verify import Toolchain, VerifyOptions, compile_flags, git_original, verify_file, verify_many, verify_summary
 from rocmlint.source import DecodeError, detect_python_encoding, language_of
+
+if TYPE_CHECKING:
+    from rocmlint.engine import Engine
 
 EXIT_CLEAN, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 STDIN_NAME = "-"
@@ -168,7 +171,7 @@ def _show_rule(code: str) -> int:
 
 
 def _list_rules(output_format: str) -> int:
-    rules = all_rules()
+    rules = rule_infos()
     if output_format == "json":
         rows = [
             {
@@ -217,18 +220,17 @@ def _check(args: argparse.Namespace) -> int:
     if args.config is not None and args.isolated:
         raise UsageError("--config and --isolated cannot be used together")
     resolver = ConfigResolver(_overrides(args), config_path=args.config, isolated=args.isolated)
-    engine = Engine()
     fixing = args.fix or args.fix_only or args.diff
     if _reads_stdin(args) and fixing:
-        return _fix_stdin(args, engine, resolver)
-    reports = _check_stdin(args, engine, resolver) if _reads_stdin(args) else _check_paths(args, engine, resolver)
+        return _fix_stdin(args, _new_engine(), resolver)
+    reports = _check_stdin(args, _new_engine(), resolver) if _reads_stdin(args) else _check_paths(args, resolver)
     for report in reports:
         for warning in report.warnings:
             _warn(warning)
         if args.verbose:
             for trace in report.tracebacks:
                 sys.stderr.write(trace)
-    fixes = _fix_reports(args, reports, engine, resolver) if fixing else []
+    fixes = _fix_reports(args, reports, resolver) if fixing else []
     if args.diff:
         return _print_diffs(fixes, args)
     fixed = sum(sum(f.outcome.applied.values()) for f in fixes)
@@ -245,12 +247,22 @@ def _check(args: argparse.Namespace) -> int:
     return EXIT_FOUND if diagnostics and not args.exit_zero else EXIT_CLEAN
 
 
-def _fix_reports(args: argparse.Namespace, reports: list[FileReport], engine: Engine, resolver: ConfigResolver) -> list[FileFix]:
+def _new_engine() -> Engine:
+    """The engine imports libcst, tree-sitter and every rule module: built only to check or fix for
+    real, never for results served from the cache."""
+    from rocmlint.engine import Engine
+
+    return Engine()
+
+
+def _fix_reports(args: argparse.Namespace, reports: list[FileReport], resolver: ConfigResolver) -> list[FileFix]:
     """Fix every file with an applicable fix; its report then holds what the fixed file still reports."""
+    fixable = [r for r in reports if any(_applicable(d, args.unsafe_fixes) for d in r.diagnostics)]
+    if not fixable:
+        return []
+    engine = _new_engine()
     done: list[FileFix] = []
-    for report in reports:
-        if not any(_applicable(d, args.unsafe_fixes) for d in report.diagnostics):
-            continue
+    for report in fixable:
         path = Path(report.path)
         settings = resolver.for_file(path)
 
@@ -275,6 +287,8 @@ def _fix_reports(args: argparse.Namespace, reports: list[FileReport], engine: En
 def _verify_then_write(result: FileFix, report: FileReport, settings: Settings) -> None:
     """`--fix --verify`: write the fixed file only if hipcc is not worse off and NVIDIA sees the same
     tokens; otherwise the file keeps its original bytes and the verdict is reported."""
+    from rocmlint.verify import Toolchain, VerifyOptions, verify_file
+
     toolchain = Toolchain.detect(settings.target_archs)
     before = verify_file(result.path, result.original, None, toolchain, VerifyOptions())
     after = verify_file(result.path, result.outcome.data, result.original, toolchain, VerifyOptions())
@@ -353,6 +367,9 @@ def _fix_stdin(args: argparse.Namespace, engine: Engine, resolver: ConfigResolve
 
 
 def _verify(args: argparse.Namespace) -> int:
+    # Imported here, as by --fix --verify: the toolchain machinery is no part of a plain check.
+    from rocmlint.verify import Toolchain, VerifyOptions, compile_flags, git_original, verify_many, verify_summary
+
     if args.config is not None and args.isolated:
         raise UsageError("--config and --isolated cannot be used together")
     resolver = ConfigResolver(Overrides(), config_path=args.config, isolated=args.isolated)
@@ -389,13 +406,14 @@ def _reads_stdin(args: argparse.Namespace) -> bool:
     return not args.paths and args.stdin_filename is not None
 
 
-def _check_paths(args: argparse.Namespace, engine: Engine, resolver: ConfigResolver) -> list[FileReport]:
+def _check_paths(args: argparse.Namespace, resolver: ConfigResolver) -> list[FileReport]:
     """Discovery, then cache lookups and a process pool for the rest (rocmlint/parallel.py)."""
     paths: list[Path] = args.paths or [Path(".")]
-    candidates = list(discover(paths, resolver, _warn))
-    cache = None
-    if not getattr(args, "no_cache", False) and candidates:
-        cache = Cache.open(_cache_dir(paths[0], resolver, args.config), _warn)
+    with collection_paused():
+        candidates = list(discover(paths, resolver, _warn))
+        cache = None
+        if not getattr(args, "no_cache", False) and candidates:
+            cache = Cache.open(_cache_dir(paths[0], resolver, args.config), _warn)
     jobs = getattr(args, "jobs", None) or default_jobs()
     return check_candidates(candidates, jobs, cache, _warn)
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from rocmlint.registry import all_rules, is_valid_selector, select_rules
-from rocmlint.rule import Rule
+from rocmlint.registry import RuleInfo, is_valid_selector, rule_infos, select_rules
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -53,11 +53,11 @@ class Selection:
         if not self.extend_select and not self.ignore:
             return enabled
         added = select_rules((), self.ignore, self.extend_select)
-        removed = {rule.code for rule in all_rules() if any(_selects(s, rule) for s in self.ignore)}
+        removed = {rule.code for rule in rule_infos() if any(_selects(s, rule) for s in self.ignore)}
         return frozenset((enabled - removed) | added)
 
 
-def _selects(selector: str, rule: type[Rule]) -> bool:
+def _selects(selector: str, rule: RuleInfo) -> bool:
     return selector == "ALL" or rule.code.startswith(selector)
 
 
@@ -232,7 +232,7 @@ def _selectors(value: Any, key: str, where: str) -> tuple[str, ...]:
 
 
 def check_selector(selector: str, where: str) -> None:
-    if not is_valid_selector(selector) or not any(_selects(selector, rule) for rule in all_rules()):
+    if not is_valid_selector(selector) or not any(_selects(selector, rule) for rule in rule_infos()):
         raise ConfigError(f"{where} has {selector!r}, which is not a rule code or prefix (see `rocmlint rules`)")
 
 
@@ -268,18 +268,22 @@ class ConfigResolver:
     def for_file(self, path: Path) -> Settings:
         return self.for_folder(Path(os.path.abspath(path)).parent)
 
-    def for_folder(self, folder: Path) -> Settings:
+    def for_folder(self, folder: Path, names: Collection[str] | None = None) -> Settings:
+        """The settings for files in the absolute `folder`. `names`, the folder's entries when the
+        caller has listed it, spares looking for configuration files that are not among them."""
         if self._fixed is not None:
             return self._fixed
         cached = self._by_folder.get(folder)
         if cached is not None:
             return cached
-        settings = self._discover(folder)
+        settings = self._discover(folder, names)
         self._by_folder[folder] = settings
         return settings
 
-    def _discover(self, folder: Path) -> Settings:
+    def _discover(self, folder: Path, names: Collection[str] | None) -> Settings:
         for candidate in CONFIG_FILES:
+            if names is not None and candidate not in names:
+                continue
             path = folder / candidate
             if path.is_file() and has_rocmlint_table(path):
                 return self.overrides.apply(load_config(path))

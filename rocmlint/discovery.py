@@ -7,6 +7,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import pathspec
@@ -28,33 +29,48 @@ Warn = Callable[[str], None]
 
 @dataclass(frozen=True)
 class Candidate:
-    path: Path
+    display: str  # the path as it is shown, as str() of its Path would show it
     settings: Settings
+    absolute: str  # the path made absolute, once (the cache's key)
+
+    @property
+    def path(self) -> Path:
+        # Built on demand: most candidates of a warm run are never opened, only looked up.
+        return Path(self.display)
 
 
 def matches_any(path: Path, patterns: tuple[str, ...], root: Path) -> bool:
     """ruff-style globs: a pattern without '/' matches a file or folder name anywhere; one with '/'
     matches the path relative to the configuration's folder."""
-    if not patterns:
+    return _matches_any(path.name, os.path.abspath(path), patterns, root)
+
+
+def _matches_any(name: str, absolute: str, patterns: tuple[str, ...], root: Path) -> bool:
+    """matches_any for a path given as its name and its absolute form (the walk has both at hand)."""
+    name_patterns, path_patterns = _split_patterns(patterns)
+    if name_patterns is not None and name_patterns.match(name):
+        return True
+    if not path_patterns:
         return False
-    name = path.name
-    relative: str | None = None  # computed only for patterns with a '/' (most have none)
-    for pattern in patterns:
-        if "/" not in pattern.rstrip("/"):
-            if fnmatch.fnmatchcase(name, pattern.rstrip("/")):
-                return True
-            continue
-        if relative is None:
-            relative = _relative_to(path, root)
-        if relative is not None and _match_relative(relative, pattern.lstrip("./")):
-            return True
-    return False
+    relative = _relative_to(absolute, root)
+    return relative is not None and any(_match_relative(relative, pattern.lstrip("./")) for pattern in path_patterns)
 
 
-def _relative_to(path: Path, root: Path) -> str | None:
-    """`path` relative to `root` as it was named (symlinks kept), else with symlinks resolved."""
+@lru_cache(maxsize=64)
+def _split_patterns(patterns: tuple[str, ...]) -> tuple[re.Pattern[str] | None, tuple[str, ...]]:
+    """One regex for the patterns that match a name (every file is tested against all of them), and
+    the patterns that match a path relative to the root."""
+    names = [pattern.rstrip("/") for pattern in patterns if "/" not in pattern.rstrip("/")]
+    paths = tuple(pattern for pattern in patterns if "/" in pattern.rstrip("/"))
+    # fnmatch.translate anchors each at the end, as fnmatchcase's full match does.
+    regex = re.compile("|".join(f"(?:{fnmatch.translate(name)})" for name in names)) if names else None
+    return regex, paths
+
+
+def _relative_to(absolute: str, root: Path) -> str | None:
+    """`absolute` relative to `root` as it was named (symlinks kept), else with symlinks resolved."""
     # resolve() costs a syscall per path component: only when the path as named is not below root.
-    for candidate in (lambda: Path(os.path.abspath(path)), path.resolve):
+    for candidate in (lambda: Path(absolute), Path(absolute).resolve):
         try:
             return candidate().relative_to(root).as_posix()
         except ValueError:
@@ -72,11 +88,17 @@ def _match_relative(relative: str, pattern: str) -> bool:
 
 @dataclass(frozen=True)
 class _IgnoreFile:
-    """One .gitignore: its folder (as a path prefix), its patterns, and one regex any of them matches."""
+    """One .gitignore: its folder (as a path prefix), its lines, and one regex any of them matches."""
 
     prefix: str  # the folder with a trailing separator
-    spec: pathspec.PathSpec
+    lines: tuple[str, ...]
     any_pattern: re.Pattern[str] | None  # None: check pattern by pattern
+
+    @cached_property
+    def patterns(self) -> list[pathspec.Pattern]:
+        # Compiled on the first path the combined regex matches: compiling every pattern of a long
+        # .gitignore cost more than screening all the paths of the tree with the combined regex.
+        return list(pathspec.GitIgnoreSpec.from_lines(self.lines).patterns)
 
     def decision(self, relative: str) -> bool | None:
         """True (ignored), False (re-included by a `!` pattern) or None (no pattern matches)."""
@@ -84,7 +106,7 @@ class _IgnoreFile:
         if self.any_pattern is not None and self.any_pattern.search(relative) is None:
             return None  # most paths: one regex instead of every pattern of a long .gitignore
         decision = None
-        for pattern in self.spec.patterns:
+        for pattern in self.patterns:
             if pattern.include is not None and pattern.match_file(relative) is not None:
                 decision = pattern.include
         return decision
@@ -108,8 +130,11 @@ class GitIgnore:
         """As git decides: the deepest .gitignore with a matching pattern wins, and within one file
         the last matching pattern (so a nested `!name` re-includes what a parent ignored)."""
         absolute = os.path.abspath(path)
-        parent = os.path.dirname(absolute)
-        for ignore_file in self._chain(parent):
+        return self.ignored_in(os.path.dirname(absolute), absolute, is_dir)
+
+    def ignored_in(self, folder: str, absolute: str, is_dir: bool) -> bool:
+        """ignored() for `absolute`, a path in the absolute `folder` (the walk has both at hand)."""
+        for ignore_file in self._chain(folder):
             decision = ignore_file.decision(absolute[len(ignore_file.prefix) :].replace(os.sep, "/") + ("/" if is_dir else ""))
             if decision is not None:
                 return decision
@@ -136,31 +161,56 @@ def _read_ignore_file(folder: Path) -> _IgnoreFile | None:
         lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
-    spec = pathspec.GitIgnoreSpec.from_lines(lines)
-    return _IgnoreFile(os.path.join(str(folder), ""), spec, _any_pattern(spec))
+    return _IgnoreFile(os.path.join(str(folder), ""), tuple(lines), _any_pattern(lines))
 
 
-def _any_pattern(spec: pathspec.PathSpec) -> re.Pattern[str] | None:
-    """One alternation of every pattern's regex (pathspec's named group made plain, so the names do not
-    clash); None when a pattern has no plain regex to combine."""
-    regexes = []
-    for pattern in spec.patterns:
-        if pattern.include is None:
+@lru_cache(maxsize=1)
+def _gitignore_pattern_class() -> type[pathspec.RegexPattern]:
+    """The pattern class GitIgnoreSpec builds (its name changed between pathspec 0.12 and 1.0)."""
+    return type(pathspec.GitIgnoreSpec.from_lines(["x"]).patterns[0])
+
+
+# How pathspec starts the regex of a pattern that matches at any depth (`*.so`, `build/`, `name`).
+_ANY_DEPTH = "^(?:.+/)?"
+
+
+def _any_pattern(lines: list[str]) -> re.Pattern[str] | None:
+    """One regex matching where any line's pattern matches (pathspec's named group made plain, so the
+    names do not clash); None when the patterns' regexes cannot be combined.
+
+    The patterns that match at any depth share one `^(?:.+/)?` prefix: tried once per path rather than
+    once per pattern (most of a long .gitignore is such names: 4x faster on vLLM's)."""
+    anchored, any_depth = [], []
+    pattern_class = _gitignore_pattern_class()
+    for line in lines:
+        source, include = pattern_class.pattern_to_regex(line)
+        if include is None:
             continue
-        regex = getattr(pattern, "regex", None)
-        if not isinstance(regex, re.Pattern) or not isinstance(regex.pattern, str) or regex.flags & ~re.UNICODE:
+        if not isinstance(source, str):
             return None
-        regexes.append("(?:" + regex.pattern.replace("(?P<ps_d>", "(?:") + ")")
+        source = source.replace("(?P<ps_d>", "(?:")
+        if source.startswith(_ANY_DEPTH):
+            any_depth.append(f"(?:{source[len(_ANY_DEPTH):]})")
+        else:
+            anchored.append(f"(?:{source})")
+    if any_depth:
+        anchored.append(f"{_ANY_DEPTH}(?:{'|'.join(any_depth)})")
     try:
-        return re.compile("|".join(regexes)) if regexes else None
+        return re.compile("|".join(anchored)) if anchored else None
     except re.error:
         return None
 
 
 def is_excluded(path: Path, settings: Settings, gitignore: GitIgnore, is_dir: bool) -> bool:
-    if matches_any(path, settings.exclude_patterns, settings.root):
+    absolute = os.path.abspath(path)
+    return _excluded(path.name, os.path.dirname(absolute), absolute, settings, gitignore, is_dir)
+
+
+def _excluded(name: str, folder: str, absolute: str, settings: Settings, gitignore: GitIgnore, is_dir: bool) -> bool:
+    """is_excluded for `name` in the absolute `folder`, `absolute` being their join."""
+    if _matches_any(name, absolute, settings.exclude_patterns, settings.root):
         return True
-    return settings.respect_gitignore and gitignore.ignored(path, is_dir)
+    return settings.respect_gitignore and gitignore.ignored_in(folder, absolute, is_dir)
 
 
 def is_path_excluded(path: Path, settings: Settings, gitignore: GitIgnore, is_dir: bool) -> bool:
@@ -186,7 +236,7 @@ def _folders_below(path: Path, root: Path) -> list[Path]:
 def discover(paths: list[Path], resolver: ConfigResolver, warn: Warn) -> Iterator[Candidate]:
     """Yield every file to check under `paths`, in a stable (sorted) order."""
     gitignore = GitIgnore()
-    seen: set[Path] = set()
+    seen: set[str] = set()  # absolute paths
     for path in paths:
         if not os.path.lexists(path):
             warn(f"{path}: no such file or directory")
@@ -203,14 +253,16 @@ def discover(paths: list[Path], resolver: ConfigResolver, warn: Warn) -> Iterato
         if language_of(str(path)) is None:
             warn(f"{path}: not a Python or CUDA/C++ file, skipped")
             continue
-        key = Path(os.path.abspath(path))
+        key = os.path.abspath(path)
         if key not in seen:
             seen.add(key)
-            yield Candidate(path, settings)
+            yield Candidate(str(path), settings, key)
 
 
-def _walk(top: Path, resolver: ConfigResolver, gitignore: GitIgnore, warn: Warn, seen: set[Path]) -> Iterator[Candidate]:
-    stack = [top]
+def _walk(top: Path, resolver: ConfigResolver, gitignore: GitIgnore, warn: Warn, seen: set[str]) -> Iterator[Candidate]:
+    # Paths stay strings: building a Path for each of the tens of thousands of entries of a large
+    # tree cost more than the rest of the walk.
+    stack = [str(top)]
     while stack:
         folder = stack.pop()
         try:
@@ -219,30 +271,37 @@ def _walk(top: Path, resolver: ConfigResolver, gitignore: GitIgnore, warn: Warn,
         except OSError as error:
             warn(f"{folder}: cannot read folder: {error.strerror}")
             continue
-        settings = resolver.for_folder(Path(os.path.abspath(folder)))
+        absolute_folder = os.path.abspath(folder)
+        settings = resolver.for_folder(Path(absolute_folder), {entry.name for entry in listing})
         subfolders = []
         for entry in listing:
-            path = Path(entry.path)
             try:
                 # Folder symlinks are not followed: they loop, and they lead out of the project.
                 is_dir = entry.is_dir(follow_symlinks=False)
                 is_file = not is_dir and entry.is_file()
             except OSError:
                 continue
+            name = entry.name
+            if not is_dir and not (is_file and language_of(name) is not None):
+                continue
+            if is_dir and (name in ALWAYS_SKIPPED or _is_virtualenv(entry.path)):
+                continue
+            absolute = os.path.join(absolute_folder, name)
+            if _excluded(name, absolute_folder, absolute, settings, gitignore, is_dir):
+                continue
             if is_dir:
-                if entry.name in ALWAYS_SKIPPED or _is_virtualenv(path):
-                    continue
-                if not is_excluded(path, settings, gitignore, is_dir=True):
-                    subfolders.append(path)
-            elif is_file and language_of(entry.name) is not None:
-                if is_excluded(path, settings, gitignore, is_dir=False):
-                    continue
-                key = Path(os.path.abspath(path))
-                if key not in seen:
-                    seen.add(key)
-                    yield Candidate(path, settings)
+                subfolders.append(_shown_child(folder, name))
+            elif absolute not in seen:
+                seen.add(absolute)
+                yield Candidate(_shown_child(folder, name), settings, absolute)
         stack.extend(reversed(subfolders))
 
 
-def _is_virtualenv(folder: Path) -> bool:
-    return (folder / "pyvenv.cfg").is_file()
+def _shown_child(folder: str, name: str) -> str:
+    """str(Path(folder) / name) for a `folder` shown as pathlib shows paths (no trailing separator
+    but the root's, `.` for the current folder), without building the Path."""
+    return name if folder == "." else os.path.join(folder, name)
+
+
+def _is_virtualenv(folder: str) -> bool:
+    return os.path.isfile(os.path.join(folder, "pyvenv.cfg"))

@@ -1,4 +1,5 @@
-"""Rule pages (docs/rules/ROCxxx.md) and the rules index, generated from the rule modules.
+"""Rule pages (docs/rules/ROCxxx.md), the rules index page and rocmlint/rule_index.py (the metadata
+the registry reads without importing rule modules), generated from the rule modules.
 
 `python -m rocmlint.docs` rewrites them; `python -m rocmlint.docs --check` fails when they are stale.
 """
@@ -9,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from rocmlint.registry import all_rules
+from rocmlint.registry import INDEX_FILE, discover_rules, index_module_text
 from rocmlint.rule import Rule
 
 LANGUAGE_LABEL = {"python": "Python", "cuda": "CUDA C++", "any": "any file"}
@@ -57,7 +58,8 @@ def index_page(rules: tuple[type[Rule], ...]) -> str:
 
 
 def expected_files() -> dict[str, str]:
-    rules = all_rules()
+    # The rule modules themselves, not all_rules(): that one refuses to run while the index is stale.
+    rules = discover_rules()
     files = {f"{rule.code}.md": rule_page(rule) for rule in rules}
     files["README.md"] = index_page(rules)
     return files
@@ -81,6 +83,16 @@ def write(folder: Path) -> None:
         (folder / name).write_text(text, encoding="utf-8")
 
 
+def rule_index_is_current(index_file: Path = INDEX_FILE) -> bool:
+    return _read(index_file) == index_module_text(discover_rules())
+
+
+def write_rule_index(index_file: Path = INDEX_FILE) -> None:
+    """Rewritten only when it changes: its mtime is part of the result cache's code fingerprint."""
+    if not rule_index_is_current(index_file):
+        index_file.write_text(index_module_text(discover_rules()), encoding="utf-8")
+
+
 def _read(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8")
@@ -95,11 +107,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.check:
         stale = stale_files(args.dir)
+        index_current = rule_index_is_current()
         if stale:
             print(f"stale rule docs in {args.dir}: {', '.join(stale)}; run `python -m rocmlint.docs`", file=sys.stderr)
-            return 1
-        return 0
+        if not index_current:
+            print(f"stale rule index {INDEX_FILE}; run `python -m rocmlint.docs`", file=sys.stderr)
+        return 0 if not stale and index_current else 1
     write(args.dir)
+    write_rule_index()
     return 0
 
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 import re
 import traceback
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
 from rocmlint.config import Settings
 from rocmlint.diagnostics import Diagnostic, Location
 from rocmlint.discovery import matches_any
+from rocmlint.file_report import FileReport
 from rocmlint.cuda.frontend import CudaOptions, InternalErrorReporter, check_cuda
 from rocmlint.python.embedded import TRIGGERS as EMBEDDED_TRIGGERS
 from rocmlint.python.embedded import EmbeddedSource, find_embedded_cuda
@@ -28,15 +29,6 @@ from rocmlint.suppression import Suppressions, find_suppressions, mentions_noqa,
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 PARSE_ERROR, UNUSED_NOQA, INTERNAL_ERROR = "ROC001", "ROC002", "ROC900"
-
-
-@dataclass
-class FileReport:
-    path: str
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)  # filesystem problems, for stderr
-    tracebacks: list[str] = field(default_factory=list)  # of rules that crashed (ROC900), for --verbose
-    skipped: bool = False  # no enabled rule could fire: the file was never decoded or parsed
 
 
 @dataclass(frozen=True)

@@ -13,21 +13,25 @@ or aborting the run.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rocmlint.cache import Cache, DependencyRecorder, Stat, content_hash, package_chain
+from rocmlint.cache import Cache, Dependencies, Stat, collection_paused, content_hash, stat_of, stat_tuple
 from rocmlint.config import Settings
 from rocmlint.discovery import Candidate
-from rocmlint.engine import INTERNAL_ERROR, MAX_FILE_BYTES, Engine, FileReport
-from rocmlint.python.project import ProjectIndex
+from rocmlint.file_report import FileReport
 from rocmlint.source import language_of
+
+if TYPE_CHECKING:
+    import multiprocessing.context
+    from concurrent.futures import Future
+
+    from rocmlint.engine import Engine
 
 # Below this many files to check, starting workers costs more than it saves.
 POOL_MIN_FILES = 16
@@ -52,9 +56,9 @@ class Checked:
     """One file's report plus what the cache needs to remember it."""
 
     report: FileReport
-    stat: Stat | None = None  # (size, mtime_ns) taken before reading the checked bytes
+    stat: Stat | None = None  # taken before reading the checked bytes
     digest: bytes | None = None  # hash of the checked bytes; None when they were not read
-    dependencies: tuple[str, ...] = ()  # other files the result depends on (Python cross-module)
+    dependencies: Dependencies = ()  # other files the result depends on (Python cross-module), with stats
 
 
 @dataclass(frozen=True)
@@ -63,14 +67,26 @@ class EngineOptions:
     prefilter: bool = True
 
 
+# The engine imports libcst, tree-sitter and (on first use) every rule module: only files that are
+# checked for real need it, so a run served entirely from the cache never imports it.
+
+
 def make_engine(options: EngineOptions) -> Engine:
+    from rocmlint.dependencies import DependencyRecorder
+    from rocmlint.engine import Engine
+    from rocmlint.python.project import ProjectIndex
+
     project = DependencyRecorder() if options.remember else ProjectIndex()
     return Engine(project, prefilter=options.prefilter)
 
 
 def check_file(engine: Engine, path: Path, settings: Settings, remember: bool) -> Checked:
     """What Engine.check_path does, keeping the stat, hash and dependencies of what was checked."""
+    from rocmlint.dependencies import DependencyRecorder, package_chain
+    from rocmlint.engine import MAX_FILE_BYTES
+
     display = str(path)
+    since = time.time_ns()  # before the stat and the read: see cache.stat_of on racy stats
     try:
         status = os.stat(display)
         if status.st_size > MAX_FILE_BYTES:
@@ -88,10 +104,22 @@ def check_file(engine: Engine, path: Path, settings: Settings, remember: bool) -
     try:
         report = engine.check_bytes(display, data, settings)
     finally:
-        dependencies = project.finish_file() if recording else set()
+        dependencies = project.finish_file() if recording else {}
     if not report.skipped and language_of(display) == "python":
-        dependencies.update(package_chain(display))
-    return Checked(report, (status.st_size, status.st_mtime_ns), content_hash(data), tuple(sorted(dependencies)))
+        # Stat-ed after the check read them: one that changed since `since` comes back untrusted
+        # and never matches, so the stored stat never describes newer bytes than were read.
+        for marker in package_chain(display):
+            dependencies.setdefault(marker, stat_of(marker, since))
+    return Checked(report, stat_tuple(status, since), content_hash(data), tuple(sorted(dependencies.items())))
+
+
+def preload_engine() -> None:
+    """Import the engine and every rule module here, before forking workers, so each inherits them
+    instead of importing them again."""
+    import rocmlint.engine  # noqa: F401 - imported for the workers to inherit
+    from rocmlint.registry import all_rules
+
+    all_rules()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -132,24 +160,29 @@ def check_candidates(
 ) -> list[FileReport]:
     """Reports for `candidates`, in their order: cached ones from `cache`, the rest computed."""
     reports: list[FileReport | None] = [None] * len(candidates)
-    lookups = [cache.lookup(c.path, c.settings) for c in candidates] if cache is not None else None
+    with collection_paused():
+        lookups = [cache.lookup(c.display, c.absolute, c.settings) for c in candidates] if cache is not None else None
     todo = [i for i in range(len(candidates)) if lookups is None or lookups[i].report is None]
     if lookups is not None:
         for i, lookup in enumerate(lookups):
             reports[i] = lookup.report
     options = EngineOptions(remember=cache is not None, prefilter=prefilter)
     tasks = [candidates[i] for i in todo]
-    if jobs <= 1 or len(tasks) < max(pool_min_files, 2):
+    if not tasks:
+        results: list[Checked] = []
+    elif jobs <= 1 or len(tasks) < max(pool_min_files, 2):
         engine = make_engine(options)
         results = [check_file(engine, c.path, c.settings, options.remember) for c in tasks]
     else:
         results = _check_in_pool(tasks, jobs, options, warn, cache)
-    for i, checked in zip(todo, results):
-        reports[i] = checked.report
-        if cache is not None and lookups is not None:
-            cache.store(lookups[i], checked.report, checked.stat, checked.digest, checked.dependencies)
-    if cache is not None:
-        cache.save()
+    # Storing makes no cycles either, and after checking, the heap holds the engine's many objects.
+    with collection_paused():
+        for i, checked in zip(todo, results):
+            reports[i] = checked.report
+            if cache is not None and lookups is not None:
+                cache.store(lookups[i], checked.report, checked.stat, checked.digest, checked.dependencies)
+        if cache is not None:
+            cache.save()
     return [r for r in reports if r is not None]
 
 
@@ -168,7 +201,7 @@ def _payload(tasks: Sequence[Candidate], indices: list[int]) -> Chunk:
         if id(settings) not in position:
             position[id(settings)] = len(table)
             table.append(settings)
-        items.append((str(tasks[i].path), position[id(settings)]))
+        items.append((tasks[i].display, position[id(settings)]))
     return tuple(table), tuple(items)
 
 
@@ -176,19 +209,24 @@ def _size_hint(tasks: Sequence[Candidate], indices: list[int], cache: Cache | No
     """Bytes in a chunk, from the cache's memoised stats when there is one (the lookups took them)."""
     total = 0
     for i in indices:
-        path = str(tasks[i].path)
         if cache is not None:
-            stat = cache.stat(os.path.abspath(path))
+            stat = cache.stat(tasks[i].absolute)
             total += stat[0] if stat else 0
             continue
         try:
-            total += os.stat(path).st_size
+            total += os.stat(tasks[i].absolute).st_size
         except OSError:
             pass
     return total
 
 
+# The pool's modules (concurrent.futures, multiprocessing and what they import) are imported only
+# when a pool runs: a run served from the cache, or with a few misses, never starts one.
+
+
 def _pool_context() -> multiprocessing.context.BaseContext:
+    import multiprocessing
+
     # fork: workers start in milliseconds with rocmlint, libcst and the rules already imported.
     # Not on macOS, where forking a process that touched system frameworks is unsafe.
     if sys.platform.startswith("linux"):
@@ -199,7 +237,11 @@ def _pool_context() -> multiprocessing.context.BaseContext:
 def _check_in_pool(
     tasks: Sequence[Candidate], jobs: int, options: EngineOptions, warn: Warn, cache: Cache | None
 ) -> list[Checked]:
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
     results: list[Checked | None] = [None] * len(tasks)
+    preload_engine()
     chunks = _chunks(tasks, jobs)
     # Biggest chunks first: a large file started last would leave the other cores idle.
     order = sorted(range(len(chunks)), key=lambda c: -_size_hint(tasks, chunks[c], cache))
@@ -228,12 +270,15 @@ def _check_in_pool(
         warn(f"a worker process died; checking the {len(lost)} unfinished files one at a time")
         for i, checked in zip(sorted(lost), _check_isolated([tasks[i] for i in sorted(lost)], options)):
             results[i] = checked
-    return [r if r is not None else Checked(FileReport(str(tasks[i].path))) for i, r in enumerate(results)]
+    return [r if r is not None else Checked(FileReport(tasks[i].display)) for i, r in enumerate(results)]
 
 
 def _check_isolated(tasks: Sequence[Candidate], options: EngineOptions) -> list[Checked]:
     """One file per task in a single-worker pool, so a file that kills its worker is known exactly;
     the pool is replaced after each death."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     results: list[Checked] = []
     executor: ProcessPoolExecutor | None = None
     try:
@@ -255,7 +300,9 @@ def _check_isolated(tasks: Sequence[Candidate], options: EngineOptions) -> list[
 
 
 def _worker_died(candidate: Candidate) -> FileReport:
-    path = str(candidate.path)
+    from rocmlint.engine import INTERNAL_ERROR, Engine
+
+    path = candidate.display
     message = "the worker process checking this file died (a crash in a parser or rule, or out of memory)"
     diagnostic = Engine._tool(INTERNAL_ERROR, path, message)
     report = FileReport(path)

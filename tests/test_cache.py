@@ -5,12 +5,14 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
+import time
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from rocmlint import cache as cache_module
+from rocmlint import parallel
 from rocmlint.cache import INDEX_NAME, Cache, settings_key
 from rocmlint.cli import main
 from rocmlint.config import ConfigResolver, Overrides, Settings
@@ -19,13 +21,18 @@ from rocmlint.parallel import check_candidates
 
 from conftest import HAZARD, write_tree
 
-OLD = 1_600_000_000_000_000_000  # an mtime far from "now", so stats are trusted
+OLD = 1_600_000_000_000_000_000  # an mtime far from "now"
 
 
-def _age(root: Path) -> None:
-    for path in root.rglob("*"):
-        if path.is_file():
-            os.utime(path, ns=(OLD, OLD))
+@pytest.fixture(autouse=True)
+def no_racy_window(monkeypatch):
+    """Trust a stat as soon as it is taken after the file's last change, so these tests need not wait
+    out the racy window for their files; the tests about racy stats set it back."""
+    monkeypatch.setattr(cache_module, "RACY_NS", 0)
+
+
+def _racy_window(monkeypatch) -> None:
+    monkeypatch.setattr(cache_module, "RACY_NS", 2_000_000_000)
 
 
 def _run(root: Path, cache_dir: Path, jobs: int = 1):
@@ -44,7 +51,10 @@ def _codes(reports) -> list[tuple[str, str, int]]:
 def tree(tmp_path: Path) -> Path:
     root = tmp_path / "proj"
     write_tree(root, {"a.py": HAZARD, "b.py": "import torch\n", "k.cu": "__global__ void k() {}\n"})
-    _age(root)
+    # Old mtimes, as most files of a real tree have: an edit whose mtime is set back then shows only
+    # in the ctime.
+    for path in root.iterdir():
+        os.utime(path, ns=(OLD, OLD))
     return root
 
 
@@ -114,7 +124,6 @@ def test_wrong_shaped_entry_is_discarded_with_a_warning(tree, tmp_path):
 def test_content_change_is_a_miss(tree, tmp_path):
     _run(tree, tmp_path / "c")
     (tree / "a.py").write_text("import torch\nm = torch.compile(m)\n")
-    _age(tree)
     reports, _, _ = _run(tree, tmp_path / "c")
     assert _codes(reports) == []
 
@@ -193,11 +202,9 @@ def test_imported_flag_change_invalidates_the_importer(tmp_path):
             "pkg/a.py": gated,
         },
     )
-    _age(root)
     first, _, _ = _run(root, tmp_path / "c")
     assert _codes(first) == []
     (root / "pkg" / "env.py").write_text("import torch\nFAST = True  # no longer a vendor test\n")
-    _age(root)
     second, _, _ = _run(root, tmp_path / "c")
     fresh, _, _ = _run(root, tmp_path / "fresh")
     assert _codes(second) == _codes(fresh) == [("a.py", "ROC101", 4)]
@@ -207,11 +214,9 @@ def test_new_module_on_the_import_path_invalidates_the_importer(tmp_path):
     root = tmp_path / "proj"
     gated = 'import torch\nfrom pkg.flags import FAST\nif FAST:\n    m = torch.compile(m, mode="reduce-overhead")\n'
     write_tree(root, {"pkg/__init__.py": "", "pkg/a.py": gated})
-    _age(root)
     first, _, _ = _run(root, tmp_path / "c")
     assert _codes(first) == [("a.py", "ROC101", 4)]
     write_tree(root, {"pkg/flags.py": "import torch\nFAST = torch.version.hip is None\n"})
-    _age(root)
     second, _, _ = _run(root, tmp_path / "c")
     fresh, _, _ = _run(root, tmp_path / "fresh")
     assert _codes(second) == _codes(fresh) == []
@@ -267,7 +272,8 @@ def test_clean_refuses_a_folder_that_is_not_a_cache(tmp_path):
 
 def test_report_round_trip_keeps_fixes_and_tracebacks(tmp_path):
     from rocmlint.cache import decode_report, encode_report
-    from rocmlint.engine import Engine, FileReport
+    from rocmlint.engine import Engine
+    from rocmlint.file_report import FileReport
 
     report = Engine().check_bytes(str(tmp_path / "a.py"), HAZARD.encode(), Settings(root=tmp_path))
     report.tracebacks.append("Traceback: a rule ran out of stack\n")
@@ -276,3 +282,156 @@ def test_report_round_trip_keeps_fixes_and_tracebacks(tmp_path):
     assert [d.noqa_line for d in decoded.diagnostics] == [d.noqa_line for d in report.diagnostics]
     assert decoded.tracebacks == report.tracebacks
     assert isinstance(decoded, FileReport)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The stat fast path and racy stats
+
+
+def _counting_hashes(monkeypatch) -> list[int]:
+    """Counts the files the cache reads and hashes while looking up (not those checked afresh)."""
+    hashed: list[int] = []
+    real = cache_module.content_hash
+
+    def counting(data: bytes) -> bytes:
+        hashed.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(cache_module, "content_hash", counting)
+    return hashed
+
+
+def test_an_unchanged_stat_keeps_the_result_without_reading_the_file(tree, tmp_path, monkeypatch):
+    _run(tree, tmp_path / "c")
+    hashed = _counting_hashes(monkeypatch)
+    reports, cache, _ = _run(tree, tmp_path / "c")
+    assert _codes(reports) == [("a.py", "ROC101", 2)]
+    assert hashed == [] and not cache.dirty
+
+
+def test_a_racy_stat_is_stored_untrusted_and_the_bytes_decide_next_time(tree, tmp_path, monkeypatch):
+    _racy_window(monkeypatch)
+    _, first, _ = _run(tree, tmp_path / "c")
+    key = os.path.abspath(tree / "a.py")
+    assert not cache_module.trusted(first.entries[key].stat), "a.py changed less than 2 s before it was read"
+    hashed = _counting_hashes(monkeypatch)
+    reports, _, _ = _run(tree, tmp_path / "c")
+    assert _codes(reports) == [("a.py", "ROC101", 2)]
+    assert len(hashed) == 3, "every file is racy, so each is read and hashed, and each hash matches"
+
+
+def _same_size_edit_with_the_mtime_set_back(path: Path) -> None:
+    before = path.stat()
+    text = path.read_text()
+    path.write_text(text.replace("reduce-overhead", "reduce_overhead"))
+    assert path.stat().st_size == before.st_size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_a_racy_edit_that_keeps_the_size_and_the_mtime_is_caught(tree, tmp_path, monkeypatch):
+    _racy_window(monkeypatch)
+    _run(tree, tmp_path / "c")
+    _same_size_edit_with_the_mtime_set_back(tree / "a.py")
+    reports, _, _ = _run(tree, tmp_path / "c")
+    assert _codes(reports) == []
+
+
+def test_an_edit_that_keeps_the_size_and_the_mtime_is_caught_by_the_ctime(tree, tmp_path):
+    _, first, _ = _run(tree, tmp_path / "c")
+    key = os.path.abspath(tree / "a.py")
+    assert cache_module.trusted(first.entries[key].stat), "no racy window: only the ctime can tell"
+    time.sleep(0.05)  # past the file system's timestamp tick, so the edit moves the ctime
+    _same_size_edit_with_the_mtime_set_back(tree / "a.py")
+    reports, _, _ = _run(tree, tmp_path / "c")
+    assert _codes(reports) == []
+
+
+def test_a_trusted_stat_is_believed_so_racy_stats_must_not_be(tree, tmp_path):
+    """What the racy rule protects against: an entry whose stat still matches is served unread, even
+    if the bytes changed (an edit within the same timestamp tick); an untrusted one is re-hashed."""
+    _, first, _ = _run(tree, tmp_path / "c")
+    key = os.path.abspath(tree / "a.py")
+    entry = first.entries[key]
+    stale = first.entries[key] = entry._replace(digest=b"other bytes")
+    first.dirty = True
+    first.save()
+    reports, _, _ = _run(tree, tmp_path / "c")
+    assert _codes(reports) == [("a.py", "ROC101", 2)], "served from the stat alone"
+    first.entries[key] = stale._replace(stat=(entry.stat[0], -1, *entry.stat[2:]), report=((), ()))
+    first.save()
+    reports, _, _ = _run(tree, tmp_path / "c")
+    assert _codes(reports) == [("a.py", "ROC101", 2)], "untrusted: hashed, found different, checked again"
+
+
+@pytest.mark.parametrize("racy", [False, True])
+@pytest.mark.parametrize("edit", ["append", "same size", "same size, mtime set back", "replaced by a renamed copy"])
+def test_changed_content_is_always_checked_again(tree, tmp_path, monkeypatch, racy, edit):
+    if racy:
+        _racy_window(monkeypatch)
+    _run(tree, tmp_path / "c")
+    time.sleep(0.05)  # past the file system's timestamp tick
+    target = tree / "a.py"
+    if edit == "append":
+        target.write_text(target.read_text() + "n = torch.compile(n, mode='reduce-overhead')\n")
+    elif edit == "same size":
+        target.write_text(target.read_text().replace("reduce-overhead", "reduce_overhead"))
+    elif edit == "same size, mtime set back":
+        _same_size_edit_with_the_mtime_set_back(target)
+    else:
+        before = target.stat()
+        copy = tree / "a.py.new"
+        copy.write_text(target.read_text().replace("reduce-overhead", "reduce_overhead"))
+        os.utime(copy, ns=(before.st_atime_ns, before.st_mtime_ns))
+        os.replace(copy, target)
+    cached, _, _ = _run(tree, tmp_path / "c")
+    fresh, _, _ = _run(tree, tmp_path / "fresh")
+    assert _codes(cached) == _codes(fresh)
+    assert [r.diagnostics for r in cached] == [r.diagnostics for r in fresh]
+
+
+def test_a_racy_dependency_never_matches(tmp_path, monkeypatch):
+    """A dependency stat-ed less than the racy window after it changed may change again unseen: the
+    importer is checked again until the dependency's stat can be trusted."""
+    _racy_window(monkeypatch)
+    root = tmp_path / "proj"
+    gated = 'import torch\nfrom pkg.env import FAST\nif FAST:\n    m = torch.compile(m, mode="reduce-overhead")\n'
+    write_tree(root, {"pkg/__init__.py": "", "pkg/env.py": "import torch\nFAST = torch.version.hip is None\n", "pkg/a.py": gated})
+    _, first, _ = _run(root, tmp_path / "c")
+    dependencies = dict(first.entries[os.path.abspath(root / "pkg" / "a.py")].dependencies)
+    assert not cache_module.trusted(dependencies[os.path.abspath(root / "pkg" / "env.py")])
+    env = root / "pkg" / "env.py"
+    before = env.stat()
+    env.write_text("import torch\nFAST = torch.version.hip is True\n")
+    os.utime(env, ns=(before.st_atime_ns, before.st_mtime_ns))
+    second, _, _ = _run(root, tmp_path / "c")
+    fresh, _, _ = _run(root, tmp_path / "fresh")
+    assert _codes(second) == _codes(fresh) == [("a.py", "ROC101", 4)]
+
+
+def test_the_parsers_versions_are_read_without_importlib_metadata():
+    assert cache_module._installed_version("libcst").startswith("libcst-")
+    assert cache_module._installed_version("no_such_module_here") == "?"
+
+
+def test_a_dependency_edited_during_the_run_is_seen_by_the_next_run(tmp_path, monkeypatch):
+    """The index reads pkg/env.py once and keeps its value for the run: files checked after env.py
+    changed still used the old value, so they must be remembered with env.py's stat from before."""
+    root = tmp_path / "proj"
+    gated = 'import torch\nfrom pkg.env import FAST\nif FAST:\n    m = torch.compile(m, mode="reduce-overhead")\n'
+    env = root / "pkg" / "env.py"
+    write_tree(root, {"pkg/__init__.py": "", "pkg/env.py": "import torch\nFAST = torch.version.hip is None\n", "pkg/a.py": gated, "pkg/b.py": gated})
+    real = parallel.check_file
+
+    def edit_env_after_a(engine, path, settings, remember):
+        result = real(engine, path, settings, remember)
+        if path.name == "a.py":
+            time.sleep(0.05)  # past the file system's timestamp tick
+            env.write_text("import torch\nFAST = True  # no longer a vendor test\n")
+        return result
+
+    monkeypatch.setattr(parallel, "check_file", edit_env_after_a)
+    _run(root, tmp_path / "c")
+    monkeypatch.setattr(parallel, "check_file", real)
+    second, _, _ = _run(root, tmp_path / "c")
+    fresh, _, _ = _run(root, tmp_path / "fresh")
+    assert _codes(second) == _codes(fresh) == [("a.py", "ROC101", 4), ("b.py", "ROC101", 4)]

@@ -229,3 +229,15 @@ def test_matches_any_name_and_relative_forms(tmp_path):
     assert matches_any(tmp_path / "src" / "gen", ("src/gen",), root)
     assert matches_any(path, (), root) is False
     assert matches_any(Path("/elsewhere/src/gen/a.py"), ("src/gen/*",), root) is False
+
+
+@pytest.mark.parametrize("argument", [".", "./src", "src/", "src/../src", "ABSOLUTE", "./src/pkg/a.py"])
+def test_a_candidate_is_shown_as_its_path_would_be(project, argument):
+    """The walk builds the shown paths as strings; they must be what str() of the Path shows (the
+    cache compares them with the paths reports carry)."""
+    write_tree(project, {"src/pkg/a.py": "", "src/pkg/sub/b.cu": "", "src/c.py": ""})
+    path = project / "src" if argument == "ABSOLUTE" else Path(argument)
+    candidates = list(discover([path], ConfigResolver(Overrides(), cwd=project), lambda message: None))
+    assert candidates
+    assert [c.display for c in candidates] == [str(c.path) for c in candidates]
+    assert [c.absolute for c in candidates] == [os.path.abspath(c.path) for c in candidates]

@@ -7,12 +7,12 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rocmlint.config import ConfigResolver, Overrides
-from rocmlint.report import html, json_report, markdown
-from rocmlint.report.model import ReportModel, build_model
-from rocmlint.report.run import collect, report_root
+
+if TYPE_CHECKING:
+    from rocmlint.report.model import ReportModel
 
 Warn = Callable[[str], None]
 FORMAT_NAMES = ("markdown", "html", "json")
@@ -49,7 +49,11 @@ def add_parser(commands: Any, per_file: Callable[[str], tuple[str, tuple[str, ..
 
 def run(args: argparse.Namespace, overrides: Overrides, warn: Warn) -> int:
     """Exit 0 when the report is written, whatever it found: a report is not a gate (`check` is)."""
-    from rocmlint.cli import UsageError  # late: rocmlint.cli imports this module
+    # Late: rocmlint.cli imports this module, and registering `report` on every command line must not
+    # import the model and the run (they import the engine, libcst and every rule module).
+    from rocmlint.cli import UsageError
+    from rocmlint.report.model import build_model
+    from rocmlint.report.run import collect, report_root
 
     paths: list[Path] = args.paths or [Path(".")]
     if any(str(p) == "-" for p in paths):
@@ -79,6 +83,8 @@ def run(args: argparse.Namespace, overrides: Overrides, warn: Warn) -> int:
 
 
 def _render(args: argparse.Namespace, model: ReportModel, root: Path) -> str:
+    from rocmlint.report import html, json_report, markdown
+
     if args.format == "html":
         linker = (
             html.template_linker(args.source_url)
