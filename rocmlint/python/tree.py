@@ -7,7 +7,7 @@ trivia (whitespace, parentheses, commas), and never recurses in Python, so deep 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -51,16 +51,30 @@ def _child_fields(node_type: type) -> tuple[str, ...]:
     return fields
 
 
-def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+# Whether a type is a libcst node, by exact type: `isinstance(x, cst.CSTNode)` goes through the ABC
+# machinery, and the walk asks it for every field of every node.
+_is_node_type: dict[type, bool] = {}
+
+
+def _is_node(value: object) -> bool:
+    kind = type(value)
+    known = _is_node_type.get(kind)
+    if known is None:
+        known = _is_node_type[kind] = issubclass(kind, cst.CSTNode)
+    return known
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """Direct non-trivia children, in field order."""
+    found: list[cst.CSTNode] = []
     for name in _child_fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                if isinstance(item, cst.CSTNode):
-                    yield item
+        kind = type(value)
+        if kind is list or kind is tuple:
+            found.extend(item for item in value if _is_node(item))  # type: ignore[attr-defined]
+        elif _is_node(value):
+            found.append(value)  # type: ignore[arg-type]
+    return found
 
 
 def walk(
@@ -80,10 +94,11 @@ def walk(
         callbacks = dispatch.get(type(node).__name__)
         if callbacks:
             visits.append((node, callbacks))
-        kids = list(children(node))
+        kids = children(node)
         for kid in kids:
             parents[kid] = node
-        stack.extend(reversed(kids))
+        kids.reverse()
+        stack.extend(kids)
     for node, callbacks in visits:
         for callback in callbacks:
             callback(node)
