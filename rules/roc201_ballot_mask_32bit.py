@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rocmlint.cuda.frontend import CudaContext, Node
-from rocmlint.cuda.masks import is_wave_mask_call, mask_fix, narrowing
+from rocmlint.cuda.frontend import Anchors, CudaContext, Node
+from rocmlint.cuda.masks import WAVE_MASK_INTRINSICS, WAVE_MASK_METHODS, is_wave_mask_call, mask_fix, narrowing
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -64,6 +64,11 @@ class BallotMask32Bit(Rule):
     language = "cuda"
     triggers = (b"__ballot", b"__activemask", b"__match_any", b"__match_all", b"__lanemask_", b".ballot(")
     applies_to_rocm_sources = True
+
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """A wave-mask call holds the intrinsic's or method's name (is_wave_mask_call)."""
+        anchors = ctx.offsets(*(name.encode() for name in WAVE_MASK_INTRINSICS | WAVE_MASK_METHODS))
+        return {"call_expression": anchors} if anchors else {}
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
         if not is_wave_mask_call(node, ctx):

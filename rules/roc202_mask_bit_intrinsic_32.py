@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rocmlint.cuda.frontend import CudaContext, Node
+from rocmlint.cuda.frontend import Anchors, CudaContext, Node
 from rocmlint.cuda.masks import (
     BIT_INTRINSICS_64,
     bit_intrinsic_rewrites,
@@ -76,6 +76,11 @@ class MaskBitIntrinsic32(Rule):
     language = "cuda"
     triggers = (b"__popc", b"__ffs", b"__clz", b"__brev", b"__fns")
     applies_to_rocm_sources = True
+
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """A reported call holds the intrinsic's name."""
+        anchors = ctx.offsets(*(name.encode() for name in BIT_INTRINSICS_64))
+        return {"call_expression": anchors} if anchors else {}
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
         name = ctx.call_name(node)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rocmlint.cuda.frontend import CudaContext, Node, Span
+from rocmlint.cuda.frontend import Anchors, CudaContext, Node, Span
 from rocmlint.cuda.preprocessor import Define
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -119,6 +119,11 @@ class InlinePtx(Rule):
     fix_availability = FixAvailability.NONE
     language = "cuda"
     triggers = (b"asm",)  # `asm`, `__asm__`, `__asm`
+
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """An asm statement holds its keyword (`asm`, `__asm__`, `__asm`)."""
+        anchors = ctx.offsets(b"asm")
+        return {"gnu_asm_expression": anchors} if anchors else {}
 
     def visit_gnu_asm_expression(self, node: Node, ctx: CudaContext) -> None:
         code = node.child_by_field_name("assembly_code")

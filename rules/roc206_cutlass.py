@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from rocmlint.cuda.frontend import CudaContext, Node
+from rocmlint.cuda.frontend import Anchors, CudaContext, Node
 from rocmlint.cuda.preprocessor import Include
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -85,6 +85,12 @@ class Cutlass(Rule):
             "give ROCm a Composable Kernel/hipBLASLt path and keep the CUTLASS code behind `#ifndef USE_ROCM`",
         ):
             self._reported.add(library)
+
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """A namespace use spells its library as a whole word; one its header already reported is done."""
+        pending = [library.encode() for library in _LIBRARY if library not in self._reported]
+        anchors = ctx.offsets(*(word for word in pending if word in ctx.words))
+        return {"namespace_identifier": anchors, "using_declaration": anchors} if anchors else {}
 
     def visit_namespace_identifier(self, node: Node, ctx: CudaContext) -> None:
         # `cutlass::gemm::GemmShape`, `cute::make_tensor`, `namespace cutlass { ... }`, `= cutlass::gemm`.

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
-from rocmlint.cuda.frontend import CudaContext, Define, Node, Span
+from rocmlint.cuda.frontend import Anchors, CudaContext, Define, Node, Span
 from rocmlint.cuda.preprocessor import parse_int
 from rocmlint.cuda.warp import enum_declaration, indent_of, wave_selector, with_value
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
@@ -139,6 +138,26 @@ def _in_wave_selector(ctx: CudaContext, span: Span) -> bool:
 # `warp`, `wid`), or a shuffle (_SHUFFLES: `shfl`/`SHFL`). The prefilter compares these ignoring case, as
 # the rule's name patterns do.
 _CONTEXT_WORDS = (b"blockdim", b"shfl", b"thread", b"lane", b"warp", b"tid", b"tx", b"wid", b"t_idx")
+# What tree-sitter may skip between an operator and its right operand: whitespace (Unicode's too, in UTF-8),
+# line continuations and comments. Possessive, so that a file full of `//` does not backtrack.
+_GAP = (
+    rb"(?:[ \t\n\r\f\v]++|\xc2\xa0|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80|\xef\xbb\xbf"
+    rb"|\\\r?\n|/\*.*?\*/|//(?:[^\r\n\\]++|\\(?:\r?\n|.))*+)*+"
+)
+
+
+def _literal_text(value: int) -> bytes:
+    """A whole integer literal token worth `value`, in the spellings parse_int reads."""
+    hex_digits = "".join(f"[{c}{c.upper()}]" if c.isalpha() else c for c in f"{value:x}")
+    return f"(?:0[xX]0*{hex_digits}|0+{value:o}|{value})[uUlL]*(?![\\w.'])".encode()
+
+
+# Each _SPLITS operator with its number: lane arithmetic cannot be found where none matches. One pattern per
+# operator, each starting with its operator's text, which re searches for quickly (one alternation of all
+# four took five times as long).
+_SPLIT_TEXTS = tuple(
+    re.compile(re.escape(operator.encode()) + _GAP + _literal_text(value), re.DOTALL) for operator, value in _SPLITS.items()
+)
 
 # --- fixes: the constant becomes 64 on CDNA, the NVIDIA text stays ------------------------------------------
 _FIX_MESSAGE = "define the wave size per ROCm target (64 on GFX8/GFX9 and in the host pass, 32 on RDNA)"
@@ -167,14 +186,6 @@ def _constant_fix(name_node: Node, value: Node, ctx: CudaContext) -> Fix | None:
             return None
     wave64 = ctx.rocm_variant(statement, [(value, with_value(ctx.text(value), 64))])
     return ctx.gated_fix(_FIX_MESSAGE, statement, wave_selector(wave64, ctx.text(statement), indent_of(ctx, statement)))
-
-
-def _descendants(node: Node) -> Iterator[Node]:
-    stack = list(node.named_children)
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(current.named_children)
 
 
 class WarpSize32(Rule):
@@ -255,6 +266,21 @@ class WarpSize32(Rule):
 
     def __init__(self) -> None:
         self._subgroup_functions: dict[int, bool] = {}  # function start byte -> shuffles with width <= 32
+
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """Lane arithmetic holds a split with its literal (_SPLIT_TEXTS); a constant's name says `warp`
+        (_WARP_CONSTANT), a reduction loop's or unrolled butterfly's shuffle `shfl` (_SHUFFLES), in any case."""
+        needed: dict[str, Anchors] = {}
+        splits = [match.start() for split in _SPLIT_TEXTS for match in split.finditer(ctx.content)]
+        if splits:
+            needed["binary_expression"] = splits
+        constants = ctx.offsets(b"warp", lowered=True)
+        if constants:
+            needed.update(dict.fromkeys(("declaration", "field_declaration", "enumerator"), constants))
+        shuffles = ctx.offsets(b"shfl", lowered=True)
+        if shuffles:
+            needed.update(dict.fromkeys(("for_statement", "call_expression"), shuffles))
+        return needed
 
     # --- constants ------------------------------------------------------------------------------
     def visit_define(self, define: Define, ctx: CudaContext) -> None:
@@ -358,12 +384,13 @@ class WarpSize32(Rule):
         if function is None:
             return False
         known = self._subgroup_functions.get(function.start_byte)
+        if known is None and b"shfl" not in ctx.content[function.start_byte : function.end_byte].lower():
+            known = False  # every _SHUFFLES name says `shfl`: no need to walk the function
         if known is None:
             known = any(
-                n.type == "call_expression"
-                and (ctx.call_name(n) or "") in _SHUFFLES
+                (ctx.call_name(n) or "") in _SHUFFLES
                 and _has_subgroup_width(ctx.call_name(n) or "", ctx.arguments(n), ctx)
-                for n in _descendants(function)
+                for n in ctx.descendants(function, "call_expression")
             )
             self._subgroup_functions[function.start_byte] = known
         return known
@@ -379,7 +406,7 @@ class WarpSize32(Rule):
         body = node.child_by_field_name("body")
         if body is None:
             return
-        for call in (n for n in _descendants(body) if n.type == "call_expression"):
+        for call in ctx.descendants(body, "call_expression"):
             name = ctx.call_name(call)
             if name not in _SHUFFLES or (not ascending and name not in _DESCENDING):
                 continue

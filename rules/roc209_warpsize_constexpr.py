@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rocmlint.cuda.frontend import CudaContext, Node, Span
+from rocmlint.cuda.frontend import Anchors, CudaContext, Node, Span
 from rocmlint.cuda.warp import enum_declaration, indent_of, wave_selector
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -10,6 +10,7 @@ from rocmlint.rule import Invalid, Rule, Valid
 # PyTorch's C10_WARP_SIZE is a constant in the device pass but 1 in the ROCm host pass (c10/macros/Macros.h):
 # only host-side constant uses of it are wrong.
 _WARP_SIZE_NAMES = ("warpSize", "C10_WARP_SIZE")
+_WARP_SIZE_WORDS = frozenset(name.encode() for name in _WARP_SIZE_NAMES)
 # Where the search for an enclosing constant context stops: beyond these the value is a run-time one.
 _RUNTIME_BOUNDARIES = frozenset(
     {
@@ -147,6 +148,11 @@ class WarpsizeConstexpr(Rule):
 
     def __init__(self) -> None:
         self._aliases: set[str] | None = None  # same-file macros that expand to warpSize
+
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """Only identifiers spelling a warp-size name (or a macro of this file standing for `warpSize`)."""
+        anchors = ctx.offsets(*_WARP_SIZE_WORDS, *(alias.encode() for alias in self._macro_aliases(ctx)))
+        return {"identifier": anchors, "type_identifier": anchors} if anchors else {}
 
     def visit_identifier(self, node: Node, ctx: CudaContext) -> None:
         self._check(node, ctx)

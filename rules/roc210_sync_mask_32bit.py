@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from rocmlint.cuda.frontend import CudaContext, Define, Node
+from rocmlint.cuda.frontend import Anchors, CudaContext, Define, Node
 from rocmlint.cuda.masks import (
     NON_SYNC_INTRINSICS,
     SYNC_MASK_INTRINSICS,
@@ -20,6 +20,8 @@ from rocmlint.cuda.masks import (
 from rocmlint.cuda.preprocessor import parse_int
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
+
+_SYNC_MASK_WORDS = frozenset(name.encode() for name in SYNC_MASK_INTRINSICS)
 
 # A `*_sync` call inside a macro body, with a 32-bit literal mask: `__shfl_down_sync(0xffffffff, v, o)`.
 _SYNC_CALL_IN_MACRO = re.compile(r"\b(__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all|uni|match_any|match_all|reduce_\w+)_sync|__syncwarp)\s*\(\s*(0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*)\s*[,)]")
@@ -104,6 +106,11 @@ class SyncMask32Bit(Rule):
     language = "cuda"
     triggers = (b"_sync(", b"_sync (", b"__syncwarp", b"MASK")  # not `__syncthreads`, in every kernel
     applies_to_rocm_sources = True
+
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """Calls are reported by the intrinsic's name, a whole word of the file."""
+        anchors = ctx.offsets(*(_SYNC_MASK_WORDS & ctx.words))
+        return {"call_expression": anchors} if anchors else {}
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
         name = ctx.call_name(node)

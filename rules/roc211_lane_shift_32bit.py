@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rocmlint.cuda.frontend import CudaContext, Node
+from rocmlint.cuda.frontend import Anchors, CudaContext, Node
 from rocmlint.cuda.masks import is_lane_shift_32, lane_shift_rewrites, mask_fix
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -57,6 +57,11 @@ class LaneShift32Bit(Rule):
     language = "cuda"
     triggers = (b"lane", b"Lane", b"LANE", b"warpSize", b"WARP_SIZE", b"WarpSize", b"PER_WARP")
     applies_to_rocm_sources = True
+
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """A lane shift holds its `<<` (is_lane_shift_32)."""
+        anchors = ctx.offsets(b"<<")
+        return {"binary_expression": anchors} if anchors else {}
 
     def visit_binary_expression(self, node: Node, ctx: CudaContext) -> None:
         if not is_lane_shift_32(node, ctx):

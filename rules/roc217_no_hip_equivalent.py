@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
-from rocmlint.cuda.frontend import CudaContext, Directive, Include, Node
+from rocmlint.cuda.frontend import Anchors, CudaContext, Directive, Include, Node
 from rocmlint.data import load
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -22,6 +22,15 @@ class _Tables:
     headers: dict[str, str]  # header -> message
     qualified: dict[tuple[str, ...], str]  # name segments prefix -> message
     names: dict[str, str]  # plain identifier -> message
+
+    @cached_property
+    def name_words(self) -> frozenset[bytes]:
+        return frozenset(name.encode() for name in self.names)
+
+    @cached_property
+    def qualified_words(self) -> tuple[tuple[bytes, ...], ...]:
+        """Each qualified entry's segments: all of them are words of a file that names it."""
+        return tuple(tuple(segment.encode() for segment in segments) for segments in self.qualified)
 
 
 @cache
@@ -97,6 +106,23 @@ class NoHipEquivalent(Rule):
         # One diagnostic per line, and per function for a namespace-wide feature: a WMMA kernel names
         # `wmma::` on every line, and the first one says it all.
         self._seen: set[object] = set()
+
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """Names from the tables are whole words of the file (most files name none: visiting every identifier
+        of them cost more than their parse); a qualified name holds its entry's last segment; a device-side
+        launch its `<<<`."""
+        tables, words = _tables(), ctx.words
+        needed: dict[str, Anchors] = {}
+        names = ctx.offsets(*(tables.name_words & words))
+        if names:
+            needed.update({"identifier": names, "type_identifier": names})
+        qualified = ctx.offsets(*{segments[-1] for segments in tables.qualified_words if all(s in words for s in segments)})
+        if qualified:
+            needed["qualified_identifier"] = qualified
+        launches = ctx.offsets(b"<<<")
+        if launches:
+            needed["kernel_call_syntax"] = launches
+        return needed
 
     def _report(self, ctx: CudaContext, span: Node | Include | Directive, key: object, message: str) -> None:
         if key not in self._seen and ctx.report(span, message):

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 
-from rocmlint.cuda.frontend import CudaContext, Define, Directive, Include, Node
+from rocmlint.cuda.frontend import Anchors, CudaContext, Define, Directive, Include, Node
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
 _FP8_HEADERS = frozenset({"cuda_fp8.h", "cuda_fp8.hpp"})
 _INTERPRETATIONS = frozenset({"__NV_E4M3", "__NV_E5M2"})
+_INTERPRETATION_WORDS = frozenset(name.encode() for name in _INTERPRETATIONS)
 # A file, function or name that deals with FP8 (the context that makes a 448 an e4m3 bound).
 _FP8_TEXT = re.compile(rb"fp8|e4m3|e5m2|float8", re.IGNORECASE)
 # GPU code: CPU-only fp8 emulation (`float_to_fp8e4m3_scalar` on x86) runs on no GPU.
@@ -82,6 +83,18 @@ class CudaFp8Type(Rule):
     def __init__(self) -> None:
         self._lines: set[int] = set()  # one diagnostic per line
         self._fp8_file: bool | None = None
+
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """Names hold `__nv_fp8`, `__nv_cvt_` or an interpretation (_is_cuda_fp8_name); the bound `448` or
+        `4.48` (_FLOAT_448, _INT_448)."""
+        needed: dict[str, Anchors] = {}
+        names = ctx.offsets(b"__nv_fp8", b"__nv_cvt_", *_INTERPRETATION_WORDS)
+        if names:
+            needed.update({"identifier": names, "type_identifier": names})
+        bounds = ctx.offsets(b"448", b"4.48")
+        if bounds:
+            needed["number_literal"] = bounds
+        return needed
 
     # --- the FP8 API -----------------------------------------------------------------------------------
     def visit_include(self, include: Include, ctx: CudaContext) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from rocmlint.cuda.frontend import CudaContext, Node, Span
+from rocmlint.cuda.frontend import Anchors, CudaContext, Node, Span
 from rocmlint.cuda.preprocessor import evaluate_integer, parse_int
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -24,6 +24,7 @@ _MAX_DYNAMIC_ATTRIBUTES = frozenset(
      "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", "HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"}
 )
 _SET_ATTRIBUTE = frozenset({"cudaFuncSetAttribute", "hipFuncSetAttribute", "cuFuncSetAttribute"})
+_SET_ATTRIBUTE_WORDS = frozenset(name.encode() for name in _SET_ATTRIBUTE)
 _TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(sizeof\s*\(\s*[\w:\s]+?\s*\))|([A-Za-z_]\w*)|(<<|>>|[-+*/%()]))")
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "<<", ">>"})
 
@@ -170,6 +171,18 @@ class LdsOver64k(Rule):
     def __init__(self) -> None:
         # Static shared bytes seen so far per function (start byte), to catch several arrays adding up.
         self._totals: dict[int, int] = {}
+
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """Each visit's node holds its text: `__shared__`, the attribute setter's name, a launch's `<<<`."""
+        needed: dict[str, Anchors] = {}
+        for node_type, anchors in (
+            ("declaration", ctx.offsets(b"__shared__")),
+            ("call_expression", ctx.offsets(*_SET_ATTRIBUTE_WORDS)),
+            ("kernel_call_syntax", ctx.offsets(b"<<<")),
+        ):
+            if anchors:
+                needed[node_type] = anchors
+        return needed
 
     def visit_declaration(self, node: Node, ctx: CudaContext) -> None:
         qualifiers = {ctx.text(c) for c in node.children if c.type in ("type_qualifier", "storage_class_specifier")}

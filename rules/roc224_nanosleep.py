@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rocmlint.cuda.frontend import CudaContext, Node
+from rocmlint.cuda.frontend import Anchors, CudaContext, Node
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -47,6 +47,11 @@ class Nanosleep(Rule):
     fix_availability = FixAvailability.SAFE
     language = "cuda"
     triggers = (b"__nanosleep",)
+
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """A reported call holds the name."""
+        anchors = ctx.offsets(b"__nanosleep")
+        return {"call_expression": anchors} if anchors else {}
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
         if ctx.call_name(node) != "__nanosleep":

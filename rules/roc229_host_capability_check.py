@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from rocmlint.cuda.frontend import STATEMENT_TYPES, CudaContext, Node
+from rocmlint.cuda.frontend import STATEMENT_TYPES, Anchors, CudaContext, Node
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -18,6 +18,7 @@ _CAPABILITY_ATTRIBUTES = re.compile(
     r"(?:cudaDevAttr|hipDeviceAttribute)ComputeCapability(?:Major|Minor)|CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_(?:MAJOR|MINOR)"
 )
 _GET_ATTRIBUTE = frozenset({"cudaDeviceGetAttribute", "hipDeviceGetAttribute", "cuDeviceGetAttribute"})
+_GET_ATTRIBUTE_WORDS = frozenset(name.encode() for name in _GET_ATTRIBUTE)
 # Where `false && (<test>)` can replace a test without parentheses around it (lowest-precedence slots).
 _LOOSE_SLOTS = frozenset(
     {"condition_clause", "init_declarator", "argument_list", "parenthesized_expression", "return_statement", "expression_statement"}
@@ -131,6 +132,18 @@ class HostCapabilityCheck(Rule):
         self._reported: set[tuple[int, int]] = set()
         # Variables filled by cudaDeviceGetAttribute(&v, ...ComputeCapabilityMajor...), per function.
         self._capability_variables: dict[int, set[str]] = {}
+
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """`.major`/`.minor` hold the field's name, a getter call its name; the variables it fills can be
+        any identifier after it."""
+        needed: dict[str, Anchors] = {}
+        fields = ctx.offsets(*(word for word in (b"major", b"minor") if word in ctx.words))
+        if fields:
+            needed["field_expression"] = fields
+        getters = ctx.offsets(*(_GET_ATTRIBUTE_WORDS & ctx.words))
+        if getters:
+            needed.update({"call_expression": getters, "identifier": None})
+        return needed
 
     # --- prop.major / prop->minor -------------------------------------------------------------------
     def visit_field_expression(self, node: Node, ctx: CudaContext) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rocmlint.cuda.frontend import CudaContext, Node
+from rocmlint.cuda.frontend import Anchors, CudaContext, Node
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -129,6 +129,11 @@ class FuncAttributeKernelPtr(Rule):
     fix_availability = FixAvailability.SAFE
     language = "cuda"
     triggers = (b"FuncSetAttribute", b"FuncGetAttributes")
+
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """A reported call holds the function's name."""
+        anchors = ctx.offsets(*(name.encode() for name in _KERNEL_ARGUMENT))
+        return {"call_expression": anchors} if anchors else {}
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
         name = ctx.call_name(node)

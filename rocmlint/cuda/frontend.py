@@ -1,10 +1,12 @@
-"""The CUDA C++ front end: one tree-sitter-cuda parse, one preprocessor analysis, one query per file.
+"""The CUDA C++ front end: one preprocessor analysis, then at most one tree-sitter-cuda parse per file.
 
 Rules define `visit_<tree-sitter node type>(self, node, ctx)` (for example `visit_call_expression`) and
 may also define `visit_include(include, ctx)`, `visit_define(define, ctx)` and
 `visit_directive(directive, ctx)` for preprocessor lines, which the front end reads from the text itself
-so they survive the ERROR nodes macros leave in tree-sitter's tree. All enabled rules are served by one
-query that collects the node types they ask for, in source order.
+so they survive the ERROR nodes macros leave in tree-sitter's tree. Once those have run, each rule may say
+from the text which nodes it still needs (`visits_needed`, see `_RuleRun.needed_visits`): the file is
+parsed only when some rule needs a node, and the nodes are found by one walk of the tree, or by queries
+over the bytes of the rules' anchors, and visited in source order.
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ from __future__ import annotations
 import operator
 import re
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Protocol
 
 import tree_sitter
@@ -46,6 +48,8 @@ STATEMENT_TYPES = frozenset(
     }
 )
 _HIP_RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
+# Every byte that cannot be part of an ASCII identifier becomes a space: splitting the result gives the words.
+_WORD_BYTES = bytes(byte if chr(byte).isascii() and (chr(byte).isalnum() or chr(byte) == "_") else 0x20 for byte in range(256))
 
 
 class Span(Protocol):
@@ -79,17 +83,50 @@ def _query(node_types: tuple[str, ...]) -> tree_sitter.Query:
 class CudaContext:
     """What a CUDA C++ rule sees: the tree, the preprocessor's view of each byte, macros, and `report`."""
 
-    def __init__(self, source: SourceFile, tree: tree_sitter.Tree, preprocessor: Preprocessor, options: CudaOptions) -> None:
+    def __init__(
+        self, source: SourceFile, preprocessor: Preprocessor, options: CudaOptions, tree: tree_sitter.Tree | None = None
+    ) -> None:
         self.source = source
-        self.tree = tree
+        self._tree = tree
         self.preprocessor = preprocessor
         self.options = options
         self.content = source.data[source.bom_length :]  # what tree-sitter parsed; offsets are into this
         self.portable_macros = PORTABLE_MACROS | frozenset(options.portable_macros)
         self.rule: type[Rule] | None = None
         self.diagnostics: list[Diagnostic] = []
-        self._error_ranges: list[tuple[int, int]] | None = None
-        self._declarations_by_name: dict[str, list[Node]] | None = None
+        self._declarations_by_name: dict[str, list[Node]] = {}
+
+    @property
+    def tree(self) -> tree_sitter.Tree:
+        """The syntax tree, parsed on first use: a file where no rule needs to visit a node (and no fix asks
+        about ERROR regions) is never parsed."""
+        if self._tree is None:
+            self._tree = parse(self.content)
+        return self._tree
+
+    @cached_property
+    def words(self) -> frozenset[bytes]:
+        """Every run of ASCII letters, digits and `_` in the file: a superset of the ASCII identifiers tree-sitter
+        finds, comments and strings included. An identifier is a whole run (the preprocessor reads `2x` as one
+        token), so a rule whose node visits need `cudaFoo` as an identifier can skip them when
+        `b"cudaFoo" not in ctx.words` (see `_RuleRun.needed_visits`)."""
+        return frozenset(self.content.translate(_WORD_BYTES).split())
+
+    def offsets(self, *texts: bytes, lowered: bool = False) -> list[int]:
+        """Where each of `texts` occurs in the content (in lower case with `lowered`): anchors for a rule's
+        `visits_needed`, as a node holding one of these texts holds its first byte."""
+        content = self._lowered_content if lowered else self.content
+        found: set[int] = set()
+        for text in texts:
+            position = content.find(text)
+            while position >= 0:
+                found.add(position)
+                position = content.find(text, position + 1)
+        return sorted(found)
+
+    @cached_property
+    def _lowered_content(self) -> bytes:
+        return self.content.lower()  # ASCII letters only: every offset stays
 
     # --- gating -----------------------------------------------------------------------------------
     def branch(self, span: Span) -> Branch:
@@ -142,13 +179,16 @@ class CudaContext:
 
     def in_error(self, span: Span) -> bool:
         """Whether `span` lies inside a region tree-sitter could not parse (reported, never fixed)."""
-        if self._error_ranges is None:
-            self._error_ranges = []
-            root = self.tree.root_node
-            if root.has_error:  # most files parse cleanly: no need to walk the tree for ERROR nodes
-                cursor = tree_sitter.QueryCursor(_query(("ERROR",)))
-                self._error_ranges = [(n.start_byte, n.end_byte) for n in cursor.captures(root).get("node", [])]
-        return any(start <= span.start_byte and span.end_byte <= end for start, end in self._error_ranges)
+        start, end = span.start_byte, span.end_byte
+        root = self.tree.root_node
+        if not root.has_error:  # most files parse cleanly: no need to look for ERROR nodes
+            return False
+        cursor = tree_sitter.QueryCursor(_query(("ERROR",)))
+        if end > start:
+            # An ERROR node holding the span intersects it: a query over the span's bytes finds it without
+            # walking the whole tree.
+            cursor.set_byte_range(start, end)
+        return any(n.start_byte <= start and end <= n.end_byte for n in cursor.captures(root).get("node", []))
 
     def define(self, name: str, before: Span) -> Define | None:
         """The object-like `#define name` a ROCm build sees before `before`, if this file has one."""
@@ -188,7 +228,7 @@ class CudaContext:
         file) contains the use."""
         name = self.text(identifier)
         best: Node | None = None
-        for declaration in self._declarations().get(name, ()):
+        for declaration in self._declarations_of(name):
             if declaration.start_byte >= identifier.start_byte:
                 break
             if self.is_rocm_gated(declaration):
@@ -222,17 +262,35 @@ class CudaContext:
                 return declarator.child_by_field_name("value")
         return None
 
-    def _declarations(self) -> dict[str, list[Node]]:
-        if self._declarations_by_name is None:
-            found: dict[str, list[Node]] = {}
-            cursor = tree_sitter.QueryCursor(_query(("declaration", "parameter_declaration", "optional_parameter_declaration", "field_declaration")))
-            for declaration in sorted(cursor.captures(self.tree.root_node).get("node", []), key=lambda n: n.start_byte):
-                for declarator in declaration.children_by_field_name("declarator"):
-                    name = _declared_name(declarator, self)
-                    if name is not None:
-                        found.setdefault(name, []).append(declaration)
-            self._declarations_by_name = found
-        return self._declarations_by_name
+    def _declarations_of(self, name: str) -> list[Node]:
+        """The declarations, parameters and fields whose declarator introduces `name`, by position. Found from
+        the name's occurrences in the text (each a leaf looked up in the tree, then its declarator chain
+        followed up) rather than by walking the whole tree: rules ask about a few names per file. The empty
+        name of an identifier tree-sitter made up to recover from an error has no occurrences to look for."""
+        found = self._declarations_by_name.get(name)
+        if found is None:
+            found = self._declarations_at_occurrences(name) if name else self._declarations_walked(name)
+            found.sort(key=_START_BYTE)
+            self._declarations_by_name[name] = found
+        return found
+
+    def _declarations_at_occurrences(self, name: str) -> list[Node]:
+        found: list[Node] = []
+        root = self.tree.root_node
+        for match in _occurrences(name).finditer(self.content):
+            leaf = root.descendant_for_byte_range(match.start(), match.end())
+            if leaf is not None and leaf.type in _DECLARED_NAME_TYPES and (leaf.start_byte, leaf.end_byte) == match.span():
+                found += _declarations_naming(leaf)
+        return found
+
+    def _declarations_walked(self, name: str) -> list[Node]:
+        cursor = tree_sitter.QueryCursor(_query(tuple(sorted(_DECLARATION_TYPES))))
+        return [
+            declaration
+            for declaration in cursor.captures(self.tree.root_node).get("node", [])
+            for declarator in declaration.children_by_field_name("declarator")
+            if _declared_name(declarator, self) == name
+        ]
 
     def _scope_of(self, declaration: Node) -> Node:
         if declaration.type in ("parameter_declaration", "optional_parameter_declaration"):
@@ -352,6 +410,34 @@ def _line_end(content: bytes, offset: int) -> int:
     return min(ends) if ends else len(content)
 
 
+_DECLARATION_TYPES = frozenset({"declaration", "parameter_declaration", "optional_parameter_declaration", "field_declaration"})
+_DECLARED_NAME_TYPES = frozenset({"identifier", "field_identifier"})
+
+
+@lru_cache(maxsize=256)
+def _occurrences(name: str) -> re.Pattern[bytes]:
+    """Where `name` may be an identifier: not inside a longer word. A letter or `_` before it, or a letter,
+    digit or `_` after it, would belong to the same token (the preprocessor reads a number glued to letters
+    as one token, so code a compiler accepts has no identifier right after one ending in a letter). The
+    name comes first, for re's fast search of a literal prefix; the look-behind checks the byte before it."""
+    spelled = re.escape(name.encode("utf-8", "surrogatepass"))
+    return re.compile(spelled + rb"(?<![A-Za-z_]" + spelled + rb")(?![A-Za-z0-9_])")
+
+
+def _declarations_naming(leaf: Node) -> list[Node]:
+    """The declarations whose declarator chain (`declarator` fields, as _declared_name follows them down)
+    ends at `leaf`."""
+    found: list[Node] = []
+    child, parent = leaf, leaf.parent
+    while parent is not None:
+        if parent.type in _DECLARATION_TYPES and child in parent.children_by_field_name("declarator"):
+            found.append(parent)
+        if parent.child_by_field_name("declarator") != child:
+            break
+        child, parent = parent, parent.parent
+    return found
+
+
 def _declared_name(declarator: Node, ctx: CudaContext) -> str | None:
     """The name a declarator introduces: `m` in `m`, `m = 0`, `*m`, `m[32]`, `&m`."""
     current: Node | None = declarator
@@ -378,6 +464,8 @@ InternalErrorReporter = Callable[[type[Rule], BaseException, str], None]
 # the query cursor slows down sharply past 65,535 levels.
 MAX_VISIT_DEPTH = 50_000
 Callback = Callable[[object], None]
+# Which nodes of a type a rule visits: None for every one, else byte offsets each node worth visiting holds.
+Anchors = Sequence[int] | None
 
 
 def check_cuda(
@@ -387,34 +475,112 @@ def check_cuda(
     macros = VendorMacros().with_project_macros(options.rocm_macros, options.nvidia_macros)
     text = source.text[1:] if source.text.startswith("\ufeff") else source.text
     preprocessor = analyse(text, macros)
-    tree = parse(source.data[source.bom_length :])
-    context = CudaContext(source, tree, preprocessor, options)
+    context = CudaContext(source, preprocessor, options)
     if context.is_rocm_source:
         # A ROCm source only meets ROCm hardware: the wave size is all that can still be wrong there.
         rules = [rule for rule in rules if rule.applies_to_rocm_sources]
-    table = _dispatch_table(rules, context, on_internal_error)
-    for directive in preprocessor.directives:
-        for callback in table.get("directive", ()):
-            callback(directive)
-    for define in (d for defines in preprocessor.defines.values() for d in defines):
-        for callback in table.get("define", ()):
-            callback(define)
-    for include in preprocessor.includes:
-        for callback in table.get("include", ()):
-            callback(include)
-    if any(t not in PREPROCESSOR_HOOKS for t in table):
-        # One query for what every CUDA rule visits, compiled once per process: compiling one per set
-        # of triggered rules cost more than capturing a few node types nobody asked for in this file.
-        wanted = {t for t in table if t not in PREPROCESSOR_HOOKS}
-        node_types = _all_visited_types() if wanted <= set(_all_visited_types()) else tuple(sorted(wanted))
-        cursor = tree_sitter.QueryCursor(_query(node_types))
-        # tree-sitter's query cursor turns quadratic below ~65,000 levels (a 1,000,000-character
-        # `1+1+...` line took minutes); no real code nests this deep, so deeper nodes are not visited.
-        cursor.set_max_start_depth(MAX_VISIT_DEPTH)
-        for node in _source_order(cursor.captures(tree.root_node).get("node", [])):
-            for callback in table.get(node.type, ()):
+    runs = [_RuleRun(rule, context, on_internal_error) for rule in rules]
+    for hook, items in (
+        ("directive", preprocessor.directives),
+        ("define", [d for defines in preprocessor.defines.values() for d in defines]),
+        ("include", preprocessor.includes),
+    ):
+        callbacks = [c for run in runs if (c := run.callback(hook)) is not None]
+        for item in items if callbacks else ():
+            for callback in callbacks:
+                callback(item)
+    table, anchors = _node_table(runs)
+    if table:
+        # By kind id: `node.type` builds a new string on every call, half as costly again.
+        by_kind = {kind: callbacks for node_type, callbacks in table.items() for kind in _kind_ids(node_type)}
+        for node in _source_order(_visited_nodes(context, anchors)):
+            for callback in by_kind[node.kind_id]:
                 callback(node)
     return context.diagnostics
+
+
+def _visited_nodes(context: CudaContext, anchors: dict[str, list[int] | None]) -> list[Node]:
+    """The nodes of each needed type (in no order): every one, from one walk of the tree, or, for a type
+    whose rules gave anchors, those holding an anchor, from a query over each anchor's byte. A node holding
+    several anchors is found once. Anchors cost a query each: where a type has more than a walk costs,
+    the walk finds its nodes."""
+    limit = _anchor_limit(len(context.content))
+    walked = frozenset(t for t, offsets in anchors.items() if offsets is None or len(offsets) > limit)
+    anchored = {t: offsets for t, offsets in anchors.items() if t not in walked and offsets}
+    if sum(len(offsets) for offsets in anchored.values()) > limit:
+        walked, anchored = frozenset(anchors), {}
+    if not walked and not anchored:
+        return []  # the file need not even be parsed
+    root = context.tree.root_node
+    nodes: list[Node] = []
+    captured: tuple[str, ...] = ()
+    if walked:
+        captured = _captured_types(walked)
+        cursor = _cursor(captured)
+        nodes += _of_kinds(cursor.captures(root).get("node", []), [t for t in anchors if t in captured])
+    anchored = {t: offsets for t, offsets in anchored.items() if t not in captured}
+    if anchored:
+        cursor = _cursor(_captured_types(frozenset(anchored)))
+        found: set[Node] = set()
+        for start, end in _anchor_ranges(sorted({o for offsets in anchored.values() for o in offsets})):
+            cursor.set_byte_range(start, end)
+            found.update(cursor.captures(root).get("node", []))
+        nodes += _of_kinds(found, anchored)
+    return nodes
+
+
+def _anchor_limit(content_length: int) -> int:
+    """How many anchors a file may have before walking its tree is cheaper. A walk costs about what a query
+    over one anchor's byte costs for every 130 bytes of the file; anchors are kept while sparser than one
+    per 256 bytes (and up to 16 in any file)."""
+    return content_length // 256 + 16
+
+
+def _cursor(node_types: tuple[str, ...]) -> tree_sitter.QueryCursor:
+    cursor = tree_sitter.QueryCursor(_query(node_types))
+    # tree-sitter's query cursor turns quadratic below ~65,000 levels (a 1,000,000-character
+    # `1+1+...` line took minutes); no real code nests this deep, so deeper nodes are not visited.
+    cursor.set_max_start_depth(MAX_VISIT_DEPTH)
+    return cursor
+
+
+def _of_kinds(nodes: Iterable[Node], node_types: Collection[str]) -> list[Node]:
+    kinds = {kind for node_type in node_types for kind in _kind_ids(node_type)}
+    return [node for node in nodes if node.kind_id in kinds]
+
+
+_ANCHOR_GAP = 16
+
+
+def _anchor_ranges(offsets: list[int]) -> list[tuple[int, int]]:
+    """Byte ranges covering sorted anchors, neighbours a few bytes apart in one (`<<<` holds two `<<`): a
+    query over a range finds every node intersecting it, a superset of those holding its anchors."""
+    ranges: list[tuple[int, int]] = []
+    for offset in offsets:
+        if ranges and offset - ranges[-1][1] < _ANCHOR_GAP:
+            ranges[-1] = (ranges[-1][0], offset + 1)
+        else:
+            ranges.append((offset, offset + 1))
+    return ranges
+
+
+# Node types files hold by the thousand, in groups: a file's query leaves out each group no rule needs there
+# and captures every other visited type, needed or not. Compiling a query costs ~15 ms, as much as
+# capturing ~25,000 nodes nobody asked for: one query per exact set of needed types compiled dozens.
+_COSTLY_GROUPS = (
+    frozenset({"identifier", "type_identifier", "qualified_identifier", "namespace_identifier", "number_literal"}),
+    frozenset({"call_expression"}),
+)
+
+
+def _captured_types(needed: frozenset[str]) -> tuple[str, ...]:
+    """What the query captures for a file whose rules visit `needed`: those, the visited types outside
+    _COSTLY_GROUPS, and the groups `needed` touches."""
+    captured = set(needed).union(_all_visited_types()).difference(*_COSTLY_GROUPS)
+    for group in _COSTLY_GROUPS:
+        if needed & group:
+            captured |= group
+    return tuple(sorted(captured))
 
 
 _START_BYTE = operator.attrgetter("start_byte")
@@ -430,22 +596,93 @@ def _source_order(nodes: list[Node]) -> list[Node]:
     return ordered
 
 
-def _dispatch_table(
-    rules: Sequence[type[Rule]], context: CudaContext, on_internal_error: InternalErrorReporter
-) -> dict[str, list[Callback]]:
-    table: dict[str, list[Callback]] = {}
+class _RuleRun:
+    """One rule on one file: its instance, its visit methods, and whether it crashed (then it is reported
+    once and visits nothing more)."""
+
+    def __init__(self, rule_class: type[Rule], context: CudaContext, on_internal_error: InternalErrorReporter) -> None:
+        self.rule_class = rule_class
+        self.visits = _visit_methods(rule_class)
+        self.rule = rule_class()
+        self.context = context
+        self.on_internal_error = on_internal_error
+        self.failed = False
+
+    def callback(self, hook: str) -> Callback | None:
+        """The guarded call of the rule's `visit_<hook>`, if it has one."""
+        attribute = self.visits.get(hook)
+        if attribute is None:
+            return None
+        method = getattr(self.rule, attribute)
+        context, rule_class = self.context, self.rule_class
+
+        def call(item: object) -> None:
+            if self.failed:
+                return
+            context.rule = rule_class
+            try:
+                method(item, context)
+            except Exception as error:  # noqa: BLE001 - one broken rule must not stop the others
+                self._crashed(error)
+
+        return call
+
+    def needed_visits(self) -> Mapping[str, Anchors]:
+        """Node type -> which of its nodes the rule visits in this file: every one (None) of every type it
+        has a method for, unless it defines `visits_needed(ctx) -> Mapping[str, Anchors]`. That maps the
+        node types whose `visit_` methods can report (or change what the rule reports later) in this file
+        to None, or to anchors: byte offsets (`ctx.offsets(...)`) such that each node of that type worth
+        visiting holds one of them (a call to `__nanosleep` holds the name's first byte). Types it leaves
+        out are not visited. A rule decides from the text alone (`ctx.words`, `ctx.content`) and from what
+        its preprocessor hooks, which have run, saw. When no rule visits a node the file is never parsed;
+        visiting only the nodes around anchors saves walking the whole tree."""
+        if self.failed:
+            return {}
+        every: dict[str, Anchors] = {t: None for t in self.visits if t not in PREPROCESSOR_HOOKS}
+        hook = getattr(self.rule, "visits_needed", None)
+        if hook is None or not every:
+            return every
+        self.context.rule = self.rule_class
+        try:
+            needed = hook(self.context)
+        except Exception as error:  # noqa: BLE001 - one broken rule must not stop the others
+            self._crashed(error)
+            return {}
+        return {t: anchors for t, anchors in needed.items() if t in every}
+
+    def _crashed(self, error: Exception) -> None:
+        self.failed = True
+        self.on_internal_error(self.rule_class, error, traceback.format_exc())
+
+
+def _visit_methods(rule_class: type[Rule]) -> dict[str, str]:
+    """Node type or preprocessor hook -> the rule's method for it; a method naming neither is a rule bug."""
+    visits: dict[str, str] = {}
     known_types = _node_types()
-    for rule_class in rules:
-        rule = rule_class()
-        state = {"failed": False}
-        for attribute in dir(rule_class):
-            if not attribute.startswith("visit_"):
+    # The class dictionaries themselves: dir() builds and sorts every attribute name, object's included.
+    names = {name for klass in rule_class.__mro__ for name in vars(klass) if name.startswith("visit_")}
+    for attribute in sorted(names):
+        node_type = attribute[len("visit_") :]
+        if node_type not in known_types and node_type not in PREPROCESSOR_HOOKS:
+            raise ValueError(f"{rule_class.code}: {attribute} names no tree-sitter-cuda node type")
+        visits[node_type] = attribute
+    return visits
+
+
+def _node_table(runs: Sequence[_RuleRun]) -> tuple[dict[str, list[Callback]], dict[str, list[int] | None]]:
+    """Node type -> the callbacks of the rules that visit it in this file (asked once their preprocessor
+    hooks have run), and node type -> the anchors of all of them (None when one visits every node)."""
+    table: dict[str, list[Callback]] = {}
+    anchors: dict[str, list[int] | None] = {}
+    for run in runs:
+        for node_type, offsets in run.needed_visits().items():
+            callback = run.callback(node_type)
+            if callback is None:
                 continue
-            node_type = attribute[len("visit_") :]
-            if node_type not in known_types and node_type not in PREPROCESSOR_HOOKS:
-                raise ValueError(f"{rule_class.code}: {attribute} names no tree-sitter-cuda node type")
-            table.setdefault(node_type, []).append(_guarded(rule_class, getattr(rule, attribute), context, state, on_internal_error))
-    return table
+            table.setdefault(node_type, []).append(callback)
+            known = anchors.get(node_type, [])
+            anchors[node_type] = None if offsets is None or known is None else known + list(offsets)
+    return table, anchors
 
 
 @lru_cache(maxsize=1)
@@ -462,32 +699,19 @@ def _all_visited_types() -> tuple[str, ...]:
     return tuple(sorted(visited & _node_types()))
 
 
+@lru_cache(maxsize=None)
+def _kind_ids(node_type: str) -> tuple[int, ...]:
+    """The ids of the named node kinds called `node_type` (an alias has an id of its own)."""
+    language = _language()
+    return tuple(
+        i for i in range(language.node_kind_count) if language.node_kind_is_named(i) and language.node_kind_for_id(i) == node_type
+    )
+
+
 @lru_cache(maxsize=1)
 def _node_types() -> frozenset[str]:
     language = _language()
     return frozenset(language.node_kind_for_id(i) or "" for i in range(language.node_kind_count))
 
 
-def _guarded(
-    rule_class: type[Rule],
-    method: Callable[[object, CudaContext], None],
-    context: CudaContext,
-    state: dict[str, bool],
-    on_internal_error: InternalErrorReporter,
-) -> Callback:
-    """Call a rule's visit method; a crash disables that rule for the rest of the file and is reported once."""
-
-    def callback(node: object) -> None:
-        if state["failed"]:
-            return
-        context.rule = rule_class
-        try:
-            method(node, context)
-        except Exception as error:  # noqa: BLE001 - one broken rule must not stop the others
-            state["failed"] = True
-            on_internal_error(rule_class, error, traceback.format_exc())
-
-    return callback
-
-
-__all__ = ["CudaContext", "CudaOptions", "Define", "Directive", "Include", "Node", "check_cuda"]
+__all__ = ["Anchors", "CudaContext", "CudaOptions", "Define", "Directive", "Include", "Node", "check_cuda"]

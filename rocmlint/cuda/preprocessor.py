@@ -26,8 +26,10 @@ ROCM_VERSION_MACROS = frozenset({"HIP_VERSION", "HIP_VERSION_MAJOR", "HIP_VERSIO
 NVIDIA_MACROS = frozenset({"__NVCC__", "__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__", "CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__", "__CUDA_API_VERSION", "CUDNN_VERSION", "__CUDA_ARCH_FEAT_SM90_ALL", "CUBLAS_VERSION", "CUSPARSE_VERSION", "CUSOLVER_VERSION", "CUFFT_VERSION", "CURAND_VERSION", "CUTLASS_VERSION"})
 # Not NVIDIA-only although they look it: RCCL defines NCCL_VERSION_CODE too.
 
-# A line starting with `#name`, with its backslash-continued lines.
-_DIRECTIVE_LINE = re.compile(r"^[ \t]*#[ \t]*([A-Za-z_]\w*)((?:[^\n\\]|\\\r?\n|\\.)*)", re.M)
+# `#name` and the rest of its line with its backslash-continued lines: a directive when only blanks come
+# before the `#` on its line. Searching for the `#` first is seven times faster than trying a multi-line
+# `^[ \t]*#` at every line start.
+_DIRECTIVE = re.compile(r"#[ \t]*([A-Za-z_]\w*)((?:[^\n\\]++|\\\r?\n|\\.)*+)")
 _COMMENT_OR_STRING = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)|\"(?:\\.|[^\"\\\n])*\"", re.S)
 _CONTINUATION = re.compile(r"\\\r?\n")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
@@ -214,24 +216,60 @@ def _directives(text: str) -> Iterator[Directive]:
     comment_starts = [start for start, _ in comments]
     ascii_only = text.isascii()
     line, char, byte = 1, 0, 0  # where the previous directive started, to count incrementally
-    for match in _DIRECTIVE_LINE.finditer(text):
-        start = match.start()
+    position = 0
+    while (match := _DIRECTIVE.search(text, position)) is not None:
+        start = _line_start_if_first(text, match.start())
+        if start is None:
+            position = match.start() + 1  # a `#` inside a line: what follows it may still hold directives
+            continue
+        position = match.end()
         index = bisect.bisect_right(comment_starts, start) - 1
         if index >= 0 and start < comments[index][1]:
             continue
         line += text.count("\n", char, start)
         byte += start - char if ascii_only else len(text[char:start].encode("utf-8", "surrogatepass"))
         char = start
-        body = match.group(0).rstrip("\r\n")
+        body = text[start : match.end()].rstrip("\r\n")
         end = byte + (len(body) if ascii_only else len(body.encode("utf-8", "surrogatepass")))
         joined = _COMMENT.sub(" ", _CONTINUATION.sub("", match.group(2)))
         yield Directive(match.group(1), joined.split("/*")[0].rstrip("\r"), byte, end, line)
 
 
+def _line_start_if_first(text: str, hash_at: int) -> int | None:
+    """The start of the line when only spaces and tabs come before `hash_at` on it, else None. Reads back
+    over the blanks only, so a long line with many `#` costs no more than once."""
+    start = hash_at
+    while start > 0 and text[start - 1] in " \t":
+        start -= 1
+    return start if start == 0 or text[start - 1] == "\n" else None
+
+
 def _block_comments(text: str) -> list[tuple[int, int]]:
-    """The spans of `/* ... */` comments; `//` comments and string literals are read past so that a
-    `/*` inside them opens nothing."""
-    return [(m.start(), m.end()) for m in _COMMENT_OR_STRING.finditer(text) if m.group().startswith("/*")]
+    """The spans of `/* ... */` comments, as a scan of the whole text for comments and string literals
+    finds them (so that a `/*` inside a `//` comment or a string opens nothing). Only the lines holding a
+    `/*` are scanned, from a point where that scan is in step (_in_step_before)."""
+    spans: list[tuple[int, int]] = []
+    resume = 0  # the whole-text scan is in step here: the end of the last comment or string read
+    while (opening := text.find("/*", resume)) >= 0:
+        for match in _COMMENT_OR_STRING.finditer(text, _in_step_before(text, opening, resume)):
+            if match.end() <= opening:
+                continue
+            if match.start() == opening:
+                spans.append((opening, match.end()))
+            resume = match.end()  # the comment, or the `//` comment or string the `/*` sits in
+            break
+    return spans
+
+
+def _in_step_before(text: str, offset: int, resume: int) -> int:
+    """A point at or before `offset`, not before `resume`, where a scan for comments and strings from
+    `resume` is in step: the start of `offset`'s line, as no `//` comment or string runs past a line end
+    and no block comment starts between `resume` and `offset`; an earlier line start when the line
+    before ends in a backslash (a string literal may continue there)."""
+    newline = text.rfind("\n", resume, offset)
+    while newline > resume and text[newline - 1] == "\\":
+        newline = text.rfind("\n", resume, newline)
+    return newline + 1 if newline >= 0 else resume
 
 
 _DEFINE = re.compile(r"\s*([A-Za-z_]\w*)(\([^)]*\))?\s*(.*)", re.DOTALL)
