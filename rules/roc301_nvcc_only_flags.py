@@ -91,12 +91,12 @@ _LOG_CALLS = frozenset({"print", "debug", "info", "warning", "warn", "error", "l
 _MAX_DEPTH = 10
 # Every reportable literal contains one of the flag spellings with a single leading dash.
 _TRIGGERS = tuple(sorted({("-" + flag.lstrip("-")).encode() for flag in _NVCC_ONLY_FLAGS} | {b"__CUDA_NO_HALF"}))
-# ... as a whole whitespace-separated token of the literal's text (what `_message_for` reads): after the
-# opening quote, whitespace or an escaped one (`"-O3\\n-arch=sm_80"`), up to `=`, whitespace, an escape
-# or the closing quote; not `--trust-remote-code` or a URL's `-archive`.
+# ... as a whole token of the literal's text (what `_message_for` splits on whitespace): not after a
+# letter, `_` or `-` unless that is an escape (`"-O3\t-arch"`; `\x20`, `\u00a0` end in a digit), and
+# not followed by a word character or `-`: never `--trust-remote-code` or a URL's `-archive`.
 _FLAG_NAMES = sorted({re.escape(flag.lstrip("-")) for flag in _NVCC_ONLY_FLAGS}, key=len, reverse=True)
 _TRIGGER_PATTERN = (
-    r"""(?:(?<=["'\s])|(?<=\\[ntrfv]))-{1,2}(?:""" + "|".join(_FLAG_NAMES) + r""")(?=[=\s"'\\])|__CUDA_NO_HALF"""
+    r"(?:(?<![A-Za-z_-])|(?<=\\[ntrfv]))-{1,2}(?:" + "|".join(_FLAG_NAMES) + r")(?![\w-])|__CUDA_NO_HALF"
 )
 
 # Build-target values that mean a ROCm build (`BUILD_TARGET == "rocm"`).

@@ -18,6 +18,8 @@ NVCC_FLAG_FORMS = [
     _BUILD + "load('op', ['op.cu'], extra_cuda_cflags=['-O3', '--use_fast_math'])\n",
     _BUILD + 'load("op", ["op.cu"], extra_cuda_cflags="-O3 -lineinfo".split())\n',
     _BUILD + 'load("op", ["op.cu"], extra_cuda_cflags="-O3\\t-Xptxas=-v".split())\n',
+    _BUILD + 'load("op", ["op.cu"], extra_cuda_cflags=["-O3\\x20-lineinfo"])\n',
+    _BUILD + 'load("op", ["op.cu"], extra_cuda_cflags=["-O3\\u00a0-lineinfo"])\n',
     _BUILD + 'load("op", ["op.cu"], extra_cuda_cflags=[f"-gencode=arch=compute_{ARCH},code=sm_{ARCH}"])\n',
     _BUILD + 'NVCC_FLAGS = ["-O3",\n              "--expt-relaxed-constexpr"]\n',
     _BUILD + 'load("op", ["op.cu"], extra_cuda_cflags=["-U__CUDA_NO_HALF_OPERATORS__"])\n',

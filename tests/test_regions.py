@@ -392,3 +392,18 @@ def test_cuda_sources_in_a_large_list_are_all_scanned(monkeypatch, settings):
     with_regions = _check(large, True, monkeypatch, settings)
     assert "ROC224" in {d.code for d, _ in with_regions}
     assert with_regions == _check(large, False, monkeypatch, settings)
+
+
+def test_an_element_reading_a_triggers_binding_stays(monkeypatch, settings):
+    """ROC301 follows where `cuda_flags` is read: an element of a large table reading it must stay, or
+    the flags look unused there and are reported although the only use is gated (review finding)."""
+    rows = "".join(f'    make_ext("a{n}", cuda_flags),\n' for n in range(70))
+    code = (
+        "from torch.utils.cpp_extension import IS_HIP_EXTENSION, CUDAExtension\n\n"
+        'def make_ext(name, flags):\n    return CUDAExtension(name, [name + ".cu"], extra_compile_args={"nvcc": flags})\n\n'
+        'cuda_flags = ["-O3", "--use_fast_math"]\nif IS_HIP_EXTENSION:\n    cuda_flags = ["-O3"]\n'
+        f"EXTENSIONS = [\n{rows}]\n"
+    )
+    reduction = reduce_source(code, [code.index("--use_fast_math")])
+    assert reduction is None or "a35" in reduction.text
+    assert _check(code, True, monkeypatch, settings) == _check(code, False, monkeypatch, settings)

@@ -41,8 +41,9 @@ class RuleOptions:
 def parse(source: SourceFile, hits: Sequence[int] | None = None, pinned: Iterable[str] = ()) -> cst.Module:
     """The file's module; with `hits` (offsets into `source.text` where the triggers of the rules that
     will run match) only the parts those rules need are parsed (rocmlint/python/regions.py), positions
-    unchanged. `pinned`: names whose module-level definitions are always parsed (configured guards)."""
-    return _parse(source, hits, pinned)[0]
+    unchanged. `pinned`: names whose module-level definitions are always parsed (configured guards).
+    Elements of large literals are kept: nothing here could notice that one was needed."""
+    return _parse(source, hits, pinned, elide_literals=False)[0]
 
 
 def _parse(

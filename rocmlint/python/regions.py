@@ -19,11 +19,12 @@ exact) but holds only:
 - anything containing `global` or `nonlocal` (it rebinds names other code reads).
 
 Inside a kept module-level statement of _LARGE_LITERAL_LINES lines or more, the elements of its large
-list, dict and set literals that no trigger lands in and that are more than strings and names (a list
-of CUDA sources stays whole for the embedded-CUDA scan) are blanked too (`op_db = [OpInfo(...), ...]` with
-an FP8 dtype in three of its five hundred entries; a tuning table read by a kept function): libcst takes
-seconds on such literals, and no rule reads an element without a trigger in it. The lines blanked this
-way are reported (`Reduction.elided`) so that a diagnostic or fix reaching them can be redone on the
+list, dict and set literals are blanked too when no trigger lands in them, they are more than strings and
+names (a list of CUDA sources stays whole for the embedded-CUDA scan), and the fixpoint does not need
+what they read (an element reading a name a trigger's statement binds, or calling a kept function,
+stays): `op_db = [OpInfo(...), ...]` with an FP8 dtype in three of its five hundred entries, a tuning
+table read by a kept function. libcst takes seconds on such literals. The lines blanked this way are
+reported (`Reduction.elided`) so that a diagnostic or fix reaching them can be redone on the
 whole file (rocmlint/python/frontend.py).
 
 The scan relies on the file being valid Python (the caller compiles it first), so strings, comments,
@@ -80,6 +81,7 @@ _BRACKET = re.compile(r"[\[\](){}]")
 _CLOSING = {"]": "[", ")": "(", "}": "{"}
 # A call, subscript or nested literal: an element holding none is plain strings and names.
 _COMPOUND = re.compile(r"[\w)\]][ \t]*[(\[]|[\[{]")
+_FREE_NAME = re.compile(r"(?<![\w.])[^\W\d]\w*")  # a name not after a dot: a variable or function read
 _NOT_LINE_BREAK = re.compile(r"[^\r\n]")
 _KEYWORDS = frozenset(
     "if elif else for while try except finally with def class async import from global nonlocal assert"
@@ -139,7 +141,7 @@ def reduce_source(
                 unit.elided = _elidable_elements(lines, unit, hit_lines)
     _Analysis(lines, units, starts, hit_lines, frozenset(pinned)).run()
     dropped = [unit for unit in _all_units(units) if not unit.kept and (unit.owner is None or unit.owner.kept)]
-    elided = [run for unit in units if unit.kept for run in unit.elided]
+    elided = _merged(run for unit in units if unit.kept for run in unit.elided)
     if not dropped and not elided:
         return None
     return Reduction(_blank(text, lines, breaks, dropped, elided), tuple(elided))
@@ -298,8 +300,8 @@ def _elidable_elements(lines: list[str], unit: _Unit, hit_lines: list[int]) -> l
         level.append(level[-1] + _net_brackets(line))
     runs: list[tuple[int, int]] = []
     for opening, closing, depth in _large_literals(code):
-        starts = _element_starts(code, level, opening, closing, depth)
-        for first, end in zip(starts, starts[1:]):
+        element_starts = _element_starts(code, level, opening, closing, depth)
+        for first, end in zip(element_starts, element_starts[1:]):
             if _contains_line(hit_lines, unit.first + first, unit.first + end):
                 continue
             element = "\n".join(code[first:end])
@@ -307,11 +309,19 @@ def _elidable_elements(lines: list[str], unit: _Unit, hit_lines: list[int]) -> l
                 continue  # an assignment expression binds a name other code may read
             if not _COMPOUND.search(element):
                 continue  # strings and names only: a list of CUDA sources for load_inline, say
-            if runs and runs[-1][1] == unit.first + first:
-                runs[-1] = (runs[-1][0], unit.first + end)  # one run for neighbouring elements
-            else:
-                runs.append((unit.first + first, unit.first + end))
+            runs.append((unit.first + first, unit.first + end))
     return runs
+
+
+def _merged(runs: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Line runs with neighbouring ones joined (one elided stretch per run of blanked elements)."""
+    merged: list[tuple[int, int]] = []
+    for first, end in sorted(runs):
+        if merged and merged[-1][1] == first:
+            merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((first, end))
+    return merged
 
 
 def _code_only(text: str) -> str:
@@ -391,11 +401,20 @@ class _Analysis:
         self.units = units
         self.candidates = list(_all_units(units))
         self.own = {id(unit): _Words.of(_own_text(lines, unit), unit.statement, pinned) for unit in self.candidates}
-        # Every word of a class, its methods' included: a class must be kept for a method of it to be.
+        # The names (not after a dot) and words of each literal element left out of its statement's own
+        # words, should kept code turn out to need what it reads.
+        self.element_names: dict[tuple[int, int], tuple[set[str], _Words]] = {}
+        for unit in units:
+            for run in unit.elided:
+                text = "\n".join(lines[run[0] : run[1]])
+                self.element_names[run] = (set(_FREE_NAME.findall(text)), _Words.of(text, False, pinned))
+        # Every word of a class, its methods' included (a class must be kept for a method of it to be),
+        # and of a statement, its elided elements' included (whether it is needed does not depend on
+        # which elements would be left out once it is).
         self.deep = {id(unit): self.own[id(unit)] for unit in self.candidates}
         for unit in self.candidates:
-            if unit.members:
-                self.deep[id(unit)] = _Words.of("\n".join(lines[unit.first : unit.end]), False, pinned)
+            if unit.members or unit.elided:
+                self.deep[id(unit)] = _Words.of("\n".join(lines[unit.first : unit.end]), unit.statement, pinned)
         module = _Words.of(_module_text(lines, units), False, pinned)
         self.kept = _Kept(set(module.words), set(module.calls), set(module.attributes))
         # Functions defined by module-level code itself (`if HAS_GPU:` / `    def helper():`), the one
@@ -424,12 +443,33 @@ class _Analysis:
                 if self._needed(unit, families):
                     self._keep(unit)
                     changed = True
+            changed = self._restore_needed_elements() or changed
+
+    def _restore_needed_elements(self) -> bool:
+        """Put back the literal elements of kept statements that read what a trigger's statement binds,
+        call a kept function or read a kept method (`make_ext("a", cuda_flags)` in a table of
+        extensions: a rule following the flags' reads must see it), as _needed keeps units."""
+        restored = False
+        for unit in self.units:
+            if not unit.kept:
+                continue
+            for run in list(unit.elided):
+                names, words = self.element_names[run]
+                reads_hit = not names.isdisjoint(self.assigned)
+                calls_kept = not names.isdisjoint(self.top_functions)  # `unittest.skip` is not `skip`
+                if reads_hit or calls_kept or not words.attributes.isdisjoint(self.kept_methods):
+                    unit.elided.remove(run)
+                    self.kept.add(words)
+                    if reads_hit:
+                        self.assigned |= self.own[id(unit)].bound
+                    restored = True
+        return restored
 
     def _keep(self, unit: _Unit) -> None:
         unit.kept = True
         own = self.own[id(unit)]
         self.kept.add(own)
-        if unit.statement and not own.words.isdisjoint(self.assigned):
+        if unit.statement and not self.deep[id(unit)].words.isdisjoint(self.assigned):
             self.assigned |= own.bound  # `sm = major * 10 + minor`: what it binds carries the hit on
         if unit.owner is None and not unit.is_class and not unit.statement:
             self.top_functions.add(unit.name)  # its callers decide whether it runs on ROCm
