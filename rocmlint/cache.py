@@ -192,7 +192,9 @@ def settings_key(settings: Settings) -> str:
         settings.rocm_guards,
         settings.rocm_macros,
         settings.portable_macros,
+        settings.nvidia_macros,
         settings.target_archs,
+        settings.rocm_condition,  # the `#if` C++ fixes write
     )
     return hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest()
 

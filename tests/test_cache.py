@@ -6,7 +6,7 @@ import hashlib
 import marshal
 import os
 import time
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,7 @@ from rocmlint import cache as cache_module
 from rocmlint import parallel
 from rocmlint.cache import INDEX_NAME, Cache, settings_key
 from rocmlint.cli import main
-from rocmlint.config import ConfigResolver, Overrides, Settings
+from rocmlint.config import ConfigResolver, Overrides, Selection, Settings
 from rocmlint.discovery import discover
 from rocmlint.parallel import check_candidates
 
@@ -147,18 +147,25 @@ def test_touch_without_change_keeps_the_entry(tree, tmp_path):
 
 def test_settings_key_changes_with_every_setting_that_matters(tmp_path):
     base = Settings(root=tmp_path)
-    variants = [
-        replace(base, ignore=("ROC101",)),
-        replace(base, extend_select=("ROC002",)),
-        replace(base, per_file_ignores=(("a.py", ("ROC1",)),)),
-        replace(base, rocm_guards=("pkg.on_amd",)),
-        replace(base, rocm_macros=("USE_HIP",)),
-        replace(base, portable_macros=("SHFL",)),
-        replace(base, target_archs=("gfx942",)),
-        replace(base, root=tmp_path / "other"),
-    ]
-    keys = {settings_key(base), *(settings_key(v) for v in variants)}
-    assert len(keys) == len(variants) + 1
+    changed = {
+        "select": ("ROC1",),
+        "ignore": ("ROC101",),
+        "extend_select": ("ROC002",),
+        "per_file_ignores": (("a.py", ("ROC1",)),),
+        "rocm_guards": ("pkg.on_amd",),
+        "rocm_macros": ("USE_HIP",),
+        "portable_macros": ("SHFL",),
+        "nvidia_macros": ("PTX_AVAILABLE",),
+        "target_archs": ("gfx942",),
+        "rocm_condition": "defined(USE_ROCM)",
+        "command_line": Selection(("ROC2",), (), ()),
+        "root": tmp_path / "other",
+    }
+    discovery_only = {"config_path", "exclude", "extend_exclude", "respect_gitignore", "force_exclude"}
+    # A new setting must be listed here, so its effect on the key is decided, not forgotten.
+    assert {f.name for f in fields(Settings)} == set(changed) | discovery_only
+    keys = {settings_key(base), *(settings_key(replace(base, **{name: value})) for name, value in changed.items())}
+    assert len(keys) == len(changed) + 1
     assert settings_key(replace(base, exclude=("x",))) == settings_key(base), "discovery-only settings do not matter"
 
 
