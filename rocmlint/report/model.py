@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rocmlint.diagnostics import Diagnostic, FixAvailability
-from rocmlint.engine import FileReport
+from rocmlint.file_report import FileReport
 from rocmlint.registry import rule_by_code
 from rocmlint.report.facts import FACT_BY_KEY, FileFacts
 from rocmlint.report.knowledge import PHASES, REWRITES, TARGET_GROUPS, Phase, RewriteKind, TargetGroup, phase_of

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from rocmlint.config import ConfigResolver
 from rocmlint.discovery import Candidate, discover
-from rocmlint.engine import Engine, FileReport
+from rocmlint.engine import Engine
+from rocmlint.file_report import FileReport
 from rocmlint.report.facts import FileFacts, scan_file
 from rocmlint.report.progress import Progress
 
