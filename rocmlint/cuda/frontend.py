@@ -184,10 +184,9 @@ class CudaContext:
         if not root.has_error:  # most files parse cleanly: no need to look for ERROR nodes
             return False
         cursor = tree_sitter.QueryCursor(_query(("ERROR",)))
-        if end > start:
-            # An ERROR node holding the span intersects it: a query over the span's bytes finds it without
-            # walking the whole tree.
-            cursor.set_byte_range(start, end)
+        # An ERROR node holding the span intersects it: a query over the span's bytes (one byte either
+        # side, so an empty span has some) finds it without walking the whole tree.
+        cursor.set_byte_range(max(start - 1, 0), end + 1)
         return any(n.start_byte <= start and end <= n.end_byte for n in cursor.captures(root).get("node", []))
 
     def define(self, name: str, before: Span) -> Define | None:
@@ -486,7 +485,9 @@ def check_cuda(
         ("include", preprocessor.includes),
     ):
         callbacks = [c for run in runs if (c := run.callback(hook)) is not None]
-        for item in items if callbacks else ():
+        if not callbacks:
+            continue
+        for item in items:
             for callback in callbacks:
                 callback(item)
     table, anchors = _node_table(runs)
@@ -629,13 +630,9 @@ class _RuleRun:
 
     def needed_visits(self) -> Mapping[str, Anchors]:
         """Node type -> which of its nodes the rule visits in this file: every one (None) of every type it
-        has a method for, unless it defines `visits_needed(ctx) -> Mapping[str, Anchors]`. That maps the
-        node types whose `visit_` methods can report (or change what the rule reports later) in this file
-        to None, or to anchors: byte offsets (`ctx.offsets(...)`) such that each node of that type worth
-        visiting holds one of them (a call to `__nanosleep` holds the name's first byte). Types it leaves
-        out are not visited. A rule decides from the text alone (`ctx.words`, `ctx.content`) and from what
-        its preprocessor hooks, which have run, saw. When no rule visits a node the file is never parsed;
-        visiting only the nodes around anchors saves walking the whole tree."""
+        has a method for, unless it defines `visits_needed` (the contract is in docs/writing-rules.md,
+        "C++ rules"). When no rule visits a node the file is never parsed; visiting only the nodes around
+        anchors saves walking the whole tree."""
         if self.failed:
             return {}
         every: dict[str, Anchors] = {t: None for t in self.visits if t not in PREPROCESSOR_HOOKS}
