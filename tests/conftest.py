@@ -93,6 +93,15 @@ def settings(project: Path) -> Settings:
     return Settings(root=project)
 
 
+def codes_with_prefilter(path: str, source: str, settings: Settings, prefilter: bool) -> list[str]:
+    """The codes Engine reports on `source` (as the file `path`), with the byte prefilter and region
+    parsing on or off: speed tests compare the two."""
+    from rocmlint.engine import Engine
+
+    report = Engine(prefilter=prefilter).check_bytes(path, source.encode(), settings)
+    return [d.code for d in report.diagnostics]
+
+
 def require_tool(name: str) -> str:
     """The path of an external tool a test needs. In CI (CI is set) a missing tool fails the test;
     elsewhere the test is skipped with the reason printed in pytest's summary (-ra)."""

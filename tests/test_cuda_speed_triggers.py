@@ -9,7 +9,9 @@ import tree_sitter
 
 from rocmlint.config import Overrides, Settings
 from rocmlint.cuda import frontend
-from rocmlint.engine import Engine, prefilter_for
+from rocmlint.engine import prefilter_for
+
+from conftest import codes_with_prefilter
 
 SETTINGS = Overrides(select=("ROC2",)).apply(Settings(root=Path.cwd()))
 
@@ -26,8 +28,7 @@ UNUSUAL_SPELLINGS = [
 
 
 def _codes(source: str, prefilter: bool) -> list[str]:
-    report = Engine(prefilter=prefilter).check_bytes("example.cu", source.encode(), SETTINGS)
-    return [d.code for d in report.diagnostics]
+    return codes_with_prefilter("example.cu", source, SETTINGS, prefilter)
 
 
 @pytest.mark.parametrize("source", UNUSUAL_SPELLINGS)

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from rocmlint.config import Settings
-from rocmlint.engine import Engine, prefilter_for
+from rocmlint.engine import prefilter_for
+
+from conftest import codes_with_prefilter
 
 SETTINGS = Settings(root=Path.cwd())
 
@@ -40,8 +42,7 @@ DEVICE_STRING_FORMS = [
 
 
 def _codes(source: str, prefilter: bool) -> list[str]:
-    report = Engine(prefilter=prefilter).check_bytes("setup.py", source.encode(), SETTINGS)
-    return [d.code for d in report.diagnostics]
+    return codes_with_prefilter("setup.py", source, SETTINGS, prefilter)
 
 
 @pytest.mark.parametrize("source", NVCC_FLAG_FORMS)

@@ -402,8 +402,9 @@ def test_an_element_reading_a_triggers_binding_stays(monkeypatch, settings):
         "from torch.utils.cpp_extension import IS_HIP_EXTENSION, CUDAExtension\n\n"
         'def make_ext(name, flags):\n    return CUDAExtension(name, [name + ".cu"], extra_compile_args={"nvcc": flags})\n\n'
         'cuda_flags = ["-O3", "--use_fast_math"]\nif IS_HIP_EXTENSION:\n    cuda_flags = ["-O3"]\n'
-        f"EXTENSIONS = [\n{rows}]\n"
+        f"EXTENSIONS = [\n{rows}]\n\ndef unrelated():\n    return 0\n"
     )
     reduction = reduce_source(code, [code.index("--use_fast_math")])
-    assert reduction is None or "a35" in reduction.text
+    assert reduction is not None and "def unrelated" not in reduction.text
+    assert "a35" in reduction.text and reduction.elided == ()
     assert _check(code, True, monkeypatch, settings) == _check(code, False, monkeypatch, settings)
