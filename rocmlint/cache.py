@@ -26,15 +26,13 @@ loads them. The dependencies of Python results are recorded by rocmlint/dependen
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import marshal
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -89,21 +87,6 @@ def stat_tuple(status: os.stat_result, since_ns: int) -> Stat:
 
 def trusted(stat: Stat | None) -> bool:
     return stat is None or stat[1] != _UNTRUSTED_MTIME
-
-
-@contextmanager
-def collection_paused() -> Iterator[None]:
-    """CPython's cyclic garbage collection paused, for the warm path (discovery, loading the index,
-    lookups). Those allocate a few hundred thousand objects, none in a reference cycle (refcounting
-    frees them), and the collector would otherwise scan the growing heap again and again: a third of
-    a warm run. Never around the engine, whose syntax trees do form cycles."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 # ---------------------------------------------------------------------------------------------------

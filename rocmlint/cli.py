@@ -19,8 +19,9 @@ from rocmlint.diagnostics import Applicability, Diagnostic
 from rocmlint.discovery import GitIgnore, discover, is_path_excluded
 from rocmlint.docs import LANGUAGE_LABEL, rule_page
 from rocmlint.file_report import FileReport
-from rocmlint.cache import Cache, cache_dir_for, collection_paused
+from rocmlint.cache import Cache, cache_dir_for
 from rocmlint.cache import clean as clean_cache
+from rocmlint.collector import collection_paused
 from rocmlint.parallel import check_candidates, default_jobs
 from rocmlint.outputs import FORMATS
 from rocmlint.outputs import text as text_output

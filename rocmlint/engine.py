@@ -16,6 +16,7 @@ from pathlib import Path
 import ahocorasick
 
 from rocmlint.config import Settings
+from rocmlint.collector import collection_paused
 from rocmlint.cuda.frontend import CudaOptions, InternalErrorReporter, check_cuda
 from rocmlint.diagnostics import Diagnostic, Location
 from rocmlint.discovery import matches_any
@@ -153,6 +154,12 @@ class Engine:
         `language` ("python" or "cuda") defaults to what the path's extension says. `apply_noqa=False`
         keeps noqa-suppressed diagnostics (flake8 applies its own noqa to what a plugin reports).
         """
+        with collection_paused():  # one file's syntax trees would be rescanned by every collection
+            return self._check_bytes(path, data, settings, language, apply_noqa)
+
+    def _check_bytes(
+        self, path: str, data: bytes, settings: Settings, language: str | None, apply_noqa: bool
+    ) -> FileReport:
         report = FileReport(path)
         language = language or language_of(path)
         if language is None:

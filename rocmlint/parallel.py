@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rocmlint.cache import Cache, Dependencies, Stat, collection_paused, content_hash, stat_of, stat_tuple
+from rocmlint.cache import Cache, Dependencies, Stat, content_hash, stat_of, stat_tuple
+from rocmlint.collector import collection_paused
 from rocmlint.config import Settings
 from rocmlint.discovery import Candidate
 from rocmlint.file_report import FileReport

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from dataclasses import replace
 from pathlib import Path
 
@@ -230,3 +231,28 @@ def test_per_file_ignores_patterns(settings, project, pattern, path, ignored):
 def test_diagnostics_are_sorted(settings):
     source = f"import torch\n{CALL}; {CALL}\n{CALL}\n"
     assert summary(check(settings, source)) == [("ROC101", 2, 22), ("ROC101", 2, 68), ("ROC101", 3, 22)]
+
+
+# --- garbage collection ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("enabled_before", [True, False])
+def test_the_collector_is_paused_while_a_file_is_checked_and_restored_after(settings, monkeypatch, enabled_before):
+    """Collections during a check would rescan the file's syntax tree again and again; between files
+    the collector must run as before (or stay off when the embedding program turned it off)."""
+    seen: list[bool] = []
+    original = ReduceOverheadCompile.visit_Call
+
+    def visit_call(self, node: cst.Call, ctx) -> None:
+        seen.append(gc.isenabled())
+        original(self, node, ctx)
+
+    monkeypatch.setattr(ReduceOverheadCompile, "visit_Call", visit_call)
+    (gc.enable if enabled_before else gc.disable)()
+    try:
+        report = check(settings, f"import torch\n{CALL}\n")
+        assert [d.code for d in report.diagnostics] == ["ROC101"]
+        assert seen == [False]
+        assert gc.isenabled() is enabled_before
+    finally:
+        gc.enable()
