@@ -306,6 +306,14 @@ _REVIEW_CASES = {
         "@triton.autotune(configs=[triton.Config({}, num_warps=32)], key=['n'],\n"
         "                 prune_configs_by={'early_config_prune': _prune})\n@triton.jit\ndef kernel(x, n):\n    pass\n"
     ),
+    "function-named-by-kept-code-away-from-the-trigger": (
+        "import torch\nimport triton\n\ndef helper():\n    return 1\n\n"  # holds the first indented line
+        "def _prune(configs, named_args, **kw):\n    if torch.version.hip:\n"
+        "        return [c for c in configs if c.kwargs['BLOCK'] <= 1024]\n    return configs\n\n"
+        "CONFIGS = [triton.Config({'BLOCK': 4096}, num_warps=32)]\n\n"
+        "@triton.autotune(configs=CONFIGS, key=['n'], prune_configs_by={'early_config_prune': _prune})\n"
+        "@triton.jit\ndef kernel(x, n):\n    pass\n"
+    ),
     "method-called-from-outside-its-class": (
         "import torch\nfrom torch.utils.cpp_extension import load\n\nclass OpBuilder:\n    def cuda_flags(self):\n"
         "        return ['-O3', '--use_fast_math']\n\ndef build(builder):\n    if torch.version.hip is not None:\n"

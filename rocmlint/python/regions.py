@@ -11,8 +11,8 @@ exact) but holds only:
   module (`exit`, `skip`, ...);
 - every def, class and method a trigger lands in;
 - what the analyses of those reach by name (a fixpoint over words, deliberately over-inclusive):
-  functions their text calls (a guard function `is_hip()`), methods and properties it names
-  (`self.is_rocm`), classes it names (a base class); functions and methods that name a kept
+  functions their text calls or names (a guard function `is_hip()`, a pruning callback), methods and
+  properties it names (`self.is_rocm`), classes it names (a base class); functions and methods that name a kept
   definition (callers decide whether a function runs on ROCm); methods assigning a `self.<attr>`
   that kept text names; module-level statements assigning a name kept text reads; and code that
   names a variable assigned where a trigger lands (`MODE = "reduce-overhead"` used as `mode=MODE`);
@@ -67,7 +67,8 @@ _MODULE_LEVEL_DEFINED = re.compile(r"^(?:\t| {0,4})(?:async[ \t]+)?def[ \t]+(\w+
 _WORD = re.compile(r"\w+")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _ATTRIBUTE = re.compile(r"\.[ \t]*(\w+)")
-_CALLED = re.compile(r"\b(\w+)[ \t]*\(")  # \b: no retry inside a long word (quadratic otherwise)
+# Every word, with the `(` after it when it is called: words and calls in one pass.
+_WORD_OR_CALL = re.compile(r"(\w+)([ \t]*\()?")
 _ATTRIBUTE_ASSIGNMENT = re.compile(r"\b\w+\.(\w+)[ \t]*(?::[^=\r\n]*)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
 _AS_NAME = re.compile(r"\bas[ \t]+(\w+)")
 _WALRUS = re.compile(r"\b(\w+)[ \t]*:=")
@@ -400,7 +401,10 @@ class _Analysis:
     ) -> None:
         self.units = units
         self.candidates = list(_all_units(units))
-        self.own = {id(unit): _Words.of(_own_text(lines, unit), unit.statement, pinned) for unit in self.candidates}
+        self.own = {
+            id(unit): _Words.of(_own_text(lines, unit), unit.statement, pinned, method=unit.owner is not None)
+            for unit in self.candidates
+        }
         # The names (not after a dot) and words of each literal element left out of its statement's own
         # words, should kept code turn out to need what it reads.
         self.element_names: dict[tuple[int, int], tuple[set[str], _Words]] = {}
@@ -411,10 +415,15 @@ class _Analysis:
         # Every word of a class, its methods' included (a class must be kept for a method of it to be),
         # and of a statement, its elided elements' included (whether it is needed does not depend on
         # which elements would be left out once it is).
-        self.deep = {id(unit): self.own[id(unit)] for unit in self.candidates}
+        # Unions of what was scanned already: words and attributes never span lines, so they are those of
+        # the whole text (rescanning a test class of thousands of lines took a tenth of a cold run).
+        self.deep: dict[int, _Reach] = {}
         for unit in self.candidates:
-            if unit.members or unit.elided:
-                self.deep[id(unit)] = _Words.of("\n".join(lines[unit.first : unit.end]), unit.statement, pinned)
+            parts = [self.own[id(unit)]] + [self.own[id(member)] for member in unit.members]
+            parts += [self.element_names[run][1] for run in unit.elided]
+            self.deep[id(unit)] = _Reach(
+                set().union(*(part.words for part in parts)), set().union(*(part.attributes for part in parts))
+            )
         module = _Words.of(_module_text(lines, units), False, pinned)
         self.kept = _Kept(set(module.words), set(module.calls), set(module.attributes))
         # Functions defined by module-level code itself (`if HAS_GPU:` / `    def helper():`), the one
@@ -487,10 +496,11 @@ class _Analysis:
         if unit.owner is None and unit.is_class:
             return unit.name in self.kept.words  # a base class, or one whose attributes kept code reads
         if unit.owner is None:
-            # Gating evaluates a function only where it is called (`if is_hip():`); a rule may read one
-            # the code around its trigger names (`prune_configs_by={"early_config_prune": _prune}`). A
-            # table of ten thousand lines naming `sample_inputs_func=f` keeps only the f near a trigger.
-            return unit.name in self.kept.calls or unit.name in self.hit_words
+            # Gating evaluates a function where it is called (`if is_hip():`); a rule may read one that
+            # kept code only names (`prune_configs_by={"early_config_prune": _prune}` on a kept kernel)
+            # or that the code around its trigger names, which may sit in literal elements left out (a
+            # table of ten thousand lines naming `sample_inputs_func=f` keeps only the f near a trigger).
+            return unit.name in self.kept.words or unit.name in self.hit_words
         family = families.get(id(unit.owner))
         if family is None:
             family = families[id(unit.owner)] = self._family_attributes(unit.owner)
@@ -534,12 +544,20 @@ class _Kept:
         return found
 
 
+@dataclass(frozen=True)
+class _Reach:
+    """The words and attributes (names after a dot) of a unit's whole text."""
+
+    words: set[str]
+    attributes: set[str]
+
+
 @dataclass
 class _Words:
     words: set[str]
     calls: set[str]  # names called: `name(`
     attributes: set[str]  # names after a dot
-    assigned_attributes: set[str]  # `self.<name> = ...`, `cls.<name> += ...`
+    assigned_attributes: set[str]  # of a method: `self.<name> = ...`, `cls.<name> += ...`
     defined: set[str]  # defs at most one block level down (for module-level code)
     header_words: set[str]  # words of its first line (a class's bases)
     rebinds: bool  # holds `global` or `nonlocal`
@@ -547,13 +565,15 @@ class _Words:
     bound: set[str]  # as a module-level statement, the names it binds
 
     @classmethod
-    def of(cls, text: str, statement: bool, pinned_names: frozenset[str]) -> _Words:
-        words = set(_WORD.findall(text))
+    def of(cls, text: str, statement: bool, pinned_names: frozenset[str], method: bool = False) -> _Words:
+        """`method`: also find the attributes it assigns (only a method's are ever asked for)."""
+        words_and_calls = _WORD_OR_CALL.findall(text)
+        words = {word for word, _ in words_and_calls}
         return cls(
             words,
-            set(_CALLED.findall(text)),
+            {word for word, call in words_and_calls if call},
             set(_ATTRIBUTE.findall(text)) if "." in text else set(),
-            set(_ATTRIBUTE_ASSIGNMENT.findall(text)) if "." in text else set(),
+            set(_ATTRIBUTE_ASSIGNMENT.findall(text)) if method and "." in text else set(),
             set(_MODULE_LEVEL_DEFINED.findall(text)) if "def" in words else set(),
             set(_WORD.findall(text.split("\n", 1)[0])),
             not words.isdisjoint(_REBINDING_WORDS),
