@@ -18,6 +18,22 @@ _GLOBAL_PRECISION = "torch.backends.fp32_precision"
 _FULL_FP32_PRECISIONS = frozenset({"ieee", "none"})
 _TF32_MATMUL_PRECISIONS = frozenset({"high", "medium"})
 _SET_MATMUL_PRECISION = "torch.set_float32_matmul_precision"
+# Where the rule could report or read: a superset of the assignment targets and calls it reports.
+# - `allow_tf32` / `fp32_precision` count only as the attribute an `=` assigns (`visit_Assign`): after
+#   a dot (with any whitespace, line continuation or comment between, matched from the dot, which is
+#   in the same statement; a comment is taken to its line end in one piece, or a run of `#` would
+#   backtrack exponentially), and followed by `=` (not `==`), `)` (a parenthesised target), a line
+#   continuation, a comment or the end of the line. Reads (`if ...allow_tf32:`, `x = ...allow_tf32,`),
+#   keyword arguments (`flags(allow_tf32=True)`, `tl.dot(a, b, allow_tf32=...)`), dictionary keys
+#   and longer names (`_get_cublas_allow_tf32`) are left out.
+# - `set_float32_matmul_precision` counts only as the callee's last name (`visit_Call`): left out when
+#   `,`, `]`, `}`, `:`, `=` or `.` follows it (an element, key, argument or attribute of it, never the
+#   function called) or a quote or backtick does (no code: in valid Python a name never precedes a
+#   string, and a backtick is not a token).
+_TRIGGER_PATTERN = (
+    r"\.(?:\s|\\|#[^\r\n]*[\r\n])*\b(?:allow_tf32|fp32_precision)(?=[ \t\f]*(?:=(?!=)|[)\\#\r\n]|$))"
+    r"""|\bset_float32_matmul_precision(?![ \t]*[,\]}:=.]|['"`])"""
+)
 
 
 class Tf32Toggle(Rule):
@@ -73,6 +89,7 @@ class Tf32Toggle(Rule):
     severity = Severity.WARNING
     fix_availability = FixAvailability.SAFE
     triggers = (b"allow_tf32", b"set_float32_matmul_precision", b"fp32_precision")
+    trigger_pattern = _TRIGGER_PATTERN
 
     def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
         for assign_target in node.targets:
@@ -205,6 +222,19 @@ Tf32Toggle.valid = (
     ),
     # A value the linter cannot resolve (a CLI flag) is not reported.
     Valid("import torch\n\ndef configure(args):\n    torch.backends.cuda.matmul.allow_tf32 = args.tf32\n"),
+    # Mentions that are no assignment or call (the trigger pattern leaves them out): keyword arguments,
+    # reads, a key, a reference to the function, a longer name.
+    Valid(
+        "import torch\n"
+        "def conv(x, allow_tf32=True):\n"
+        "    with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):\n"
+        "        return x\n"
+        "KEY = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.fp32_precision, 1)\n"
+        'OPTIONS = {"allow_tf32": torch._C._get_cublas_allow_tf32()}\n'
+        "OVERRIDES = {torch.set_float32_matmul_precision: lambda precision: -1}\n"
+        "if torch.backends.cuda.matmul.allow_tf32 == True:\n"
+        '    print(torch.set_float32_matmul_precision.__doc__, "torch.set_float32_matmul_precision")\n'
+    ),
 )
 Tf32Toggle.invalid = (
     Invalid(
@@ -261,4 +291,17 @@ Tf32Toggle.invalid = (
         line=5,
     ),
     Invalid('import torch\ntorch.backends.fp32_precision = "tf32"\n', line=2),
+    # Spellings the trigger pattern must still reach: a target wrapped over lines (a comment between
+    # the dot and the name), a line continuation, a form feed before `=`, a chained assignment, a
+    # parenthesised callee.
+    Invalid(
+        "import torch\n"
+        "(torch.backends.cudnn.  # Ampere and newer\n"
+        "    allow_tf32) = True\n",
+        line=2,
+    ),
+    Invalid("import torch\ntorch.backends.cuda.matmul . allow_tf32 \\\n    = True\n", line=2),
+    Invalid('import torch\ntorch.backends.cuda.matmul.fp32_precision\f= "tf32"\n', line=2),
+    Invalid("import torch\ntorch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = True\n", line=2),
+    Invalid('import torch\n(torch.set_float32_matmul_precision)(\n    "high")\n', line=3),
 )

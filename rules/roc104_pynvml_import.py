@@ -15,6 +15,21 @@ from rocmlint.rule import Invalid, Rule, Valid
 _NVML_MODULES = frozenset({"pynvml", "nvidia_smi"})
 _TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
 
+# The prefilter (Rule.trigger_pattern): an import statement naming `pynvml` or `nvidia_smi` as the top-level
+# package, not the words' other uses (`import_pynvml()`, `vllm.third_party.pynvml`, `pynvml.nvmlInit()`
+# calls, docstrings). A superset of what the rule visits: an ImportFrom's module follows `from` after only
+# whitespace (spaces, tabs, form feeds, backslash continuations; a relative one's dots do not match), and an
+# Import's modules follow `import` after a run of what an `import a.b as c, d` statement may hold
+# (identifier characters, non-ASCII ones included, `.`, `,`, whitespace, continuations; no brackets or
+# comments), the module itself after a separator, not after `.` or part of a longer name. A match starts at
+# the `from` or `import` keyword, so it lands in the import statement: region parsing keeps the block
+# holding it, with the enclosing `if TYPE_CHECKING:` tests the rule reads and the module-level assignments
+# they name. `from pkg import pynvml` also matches: harmless.
+_WHITESPACE = r"(?:[ \t\f]|\\(?:\r\n|\r|\n))"
+_NVML_TOP = r"(?:pynvml|nvidia_smi)\b"
+_IMPORT_LIST = r"(?:[\w \t\f.,]|[^\x00-\x7f]|\\(?:\r\n|\r|\n))"
+_TRIGGER_PATTERN = rf"\bfrom{_WHITESPACE}+{_NVML_TOP}|\bimport{_WHITESPACE}{_IMPORT_LIST}*?(?<![\w.]){_NVML_TOP}"
+
 
 class PynvmlImport(Rule):
     """
@@ -61,6 +76,7 @@ class PynvmlImport(Rule):
     severity = Severity.ERROR
     fix_availability = FixAvailability.SAFE
     triggers = (b"pynvml", b"nvidia_smi")
+    trigger_pattern = _TRIGGER_PATTERN
 
     def visit_Import(self, node: cst.Import, ctx: PythonContext) -> None:
         for alias in node.names:
@@ -186,6 +202,15 @@ PynvmlImport.valid = (
         "\n"
         "pynvml = import_pynvml()\n"
     ),
+    # Look-alikes the prefilter skips: vLLM's vendored copy, a module named after the package, calls.
+    Valid(
+        "import vllm.third_party.pynvml as pynvml\n"
+        "from vllm.third_party import pynvml as nvml\n"
+        "from tools.nvidia_smi_parser import parse\n"
+        "\n"
+        "def used(handle):\n"
+        "    return pynvml.nvmlDeviceGetMemoryInfo(handle).used\n"
+    ),
 )
 PynvmlImport.invalid = (
     Invalid(
@@ -236,4 +261,14 @@ PynvmlImport.invalid = (
         "    HAS_NVML = False\n",
         line=2,
     ),
+    # Odd but legal spellings: a module after others in one `import`, aliases, a non-ASCII name, tabs,
+    # spaces around dots, backslash continuations, a parenthesised name list, `;`, a class body.
+    Invalid("import os, pynvml\n", line=1),
+    Invalid("import torch as t, nvidia_smi\n", line=1, message="`nvidia_smi`"),
+    Invalid("import sys; import donn\u00e9es as d, pynvml as nv\n", line=1),
+    Invalid("import\tpynvml . smi\n", line=1),
+    Invalid("import os, \\\n    pynvml as nv\n", line=2),
+    Invalid("from \\\n    pynvml import nvmlInit\n", line=2),
+    Invalid("from pynvml import (\n    nvmlInit,\n    nvmlShutdown,\n)\n", line=1),
+    Invalid("class Probe:\n    import pynvml\n", line=2),
 )

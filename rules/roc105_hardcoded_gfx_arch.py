@@ -519,6 +519,17 @@ HardcodedGfxArch.valid = (
         "def base_arch(name: str) -> str:\n"
         '    return name.replace("gfx90a:sramecc+:xnack-", "gfx90a").removesuffix(":xnack-")\n'
     ),
+    # "gfx" only in names, family prefixes, file names, a regex and upper case: no target spelled.
+    Valid(
+        "import re\n"
+        "import torch\n"
+        "\n"
+        "def _gfx942_default_tile_fits_lds(on_gfx9: bool) -> bool:\n"
+        '    arch = torch.cuda.get_device_properties(0).gcnArchName\n'
+        '    version = re.match(r"gfx(\\d+)", arch)\n'
+        '    table = "configs/gfx942_fp8.json" if arch.startswith("gfx94") else "GFX950"\n'
+        '    return on_gfx9 and version is not None and bool(table)\n'
+    ),
 )
 HardcodedGfxArch.invalid = (
     Invalid(
@@ -572,5 +583,67 @@ HardcodedGfxArch.invalid = (
         'def aot_target(arch: str = "gfx942:sramecc+:xnack-"):\n'
         '    return GPUTarget("hip", arch, 64)\n',
         line=3,
+    ),
+    # Spellings the trigger_pattern must still find: implicit concatenation, a target split across the
+    # pieces (with a comment between them), a line continuation inside the literal, escapes before,
+    # inside and after a target (`\x3d` is "=", `\t` and U+00A0 are spaces), a bytes flag, a
+    # generic target.
+    Invalid(
+        "import os\n"
+        'os.environ["PYTORCH_ROCM_ARCH"] = "gfx90a;" "gfx942"\n',
+        line=2,
+        message='"gfx90a;gfx942"',
+    ),
+    Invalid(
+        "import os\n"
+        "os.environ['GPU_ARCHS'] = (\n"
+        "    'gfx9'  # MI300\n"
+        "    '42'\n"
+        ")\n",
+        line=3,
+        message='"gfx942"',
+    ),
+    Invalid(
+        "import os\n"
+        'os.environ["PYTORCH_ROCM_ARCH"] = "gfx90a;\\\ngfx942"\n',
+        line=2,
+    ),
+    Invalid(
+        "cc_flag = []\n"
+        'cc_flag.append("--offload-arch\\x3dgfx942")\n',
+        line=2,
+        message="--offload-arch=gfx942",
+    ),
+    Invalid(
+        "import os\n"
+        'os.environ["HIP_ARCHITECTURES"] = "gfx94\\x32"\n',
+        line=2,
+        message='"gfx942"',
+    ),
+    Invalid(
+        "from triton.backends.compiler import GPUTarget\n"
+        "\n"
+        'def aot_target(arch="\\tgfx950"):\n'
+        '    return GPUTarget("hip", arch, 64)\n',
+        line=3,
+    ),
+    Invalid(
+        "import os\n"
+        'os.environ["PYTORCH_ROCM_ARCH"] = "gfx90a,gfx942\u00a0"\n',
+        line=2,
+    ),
+    Invalid(
+        "from hip import hiprtc\n"
+        "\n"
+        "def compile_program(prog):\n"
+        '    return hiprtc.hiprtcCompileProgram(prog, 2, [b"--offload-arch=gfx90a", b"-O3"])\n',
+        line=4,
+    ),
+    Invalid(
+        "from .aot import compile_kernel\n"
+        "\n"
+        'compile_kernel("attn.hip", target="gfx9-4-generic")\n',
+        line=3,
+        message="gfx9-4-generic",
     ),
 )

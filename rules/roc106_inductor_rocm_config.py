@@ -35,6 +35,47 @@ _RISKY_ENVIRONMENT = {
     "TORCHINDUCTOR_CUDAGRAPHS": "triton.cudagraphs",
 }
 _COMPILERS = frozenset({"torch.compile", "torch.compiler.compile"})
+# Where a trigger word can stand for a setting this rule reports; its matches (not every mention of
+# the words) decide whether the rule runs and mark the regions parsed for it. The rule reads a risky
+# key only from
+# (1) an assignment target `<config>.max_autotune = ...` (also `(<config>.triton.cudagraphs) = ...`,
+#     `a = b = ...`, a `\` continuation before the `=`);
+# (2) a keyword argument: `patch(max_autotune=...)`, `dict(memory_planning=...)` (a name bound to it
+#     included), `os.environ.update(TORCHINDUCTOR_CUDAGRAPHS=...)`, a comment possibly before the `=`;
+# (3) a string literal whose value is the whole key, `"max_autotune"`, `"triton.cudagraphs"`,
+#     `"TORCHINDUCTOR_MAX_AUTOTUNE"` (a dict key, `patch(key, value)`, `os.environ[key]`, `setdefault`,
+#     `putenv`, or a string assigned to a name read there).
+# In (1) and (2) the word is a whole identifier followed by `=` (not `==`) after blanks, `\`, `)` or
+# comments. In (3) the key ends the literal or a piece of an implicit concatenation, so the word is
+# followed by its closing quote, after nothing but `\`-newline continuations (which add no character).
+# Before a whole key there is its opening quote or such a continuation's newline; before `cudagraphs`
+# and `cudagraph_trees` there is `.` (`"triton.cudagraphs"`), the last character of an escape spelling
+# `.` (`\x2e`, `\u002E`, `\056`, `\N{FULL STOP}`), a continuation's newline, or the opening quote of a
+# piece that follows another string (`"triton." "cudagraphs"`, possibly on the next line, after a
+# comment, or with a prefix: `r"cudagraphs"`). Left out: reads (`if config.max_autotune:`, `x ==
+# config.max_autotune`), comments, prose (`"max-autotune-no-cudagraphs"`, `backend="cudagraphs"`) and
+# longer names (`max_autotune_gemm_backends`, `use_cudagraphs`, `"inductor_no_cudagraphs"`): the rule
+# reads none of them for a report. A key whose trigger word is itself split by an escape or by a
+# concatenation (`"max_" "autotune"`) never held a trigger, so the prefilter never ran the rule for it.
+# Each alternative starts with its word (or, for a concatenation, a quote) and looks behind from there:
+# the regex engine skips to those first characters, and a comment in a gap must end its line, so no
+# run of `#` can be split in many ways.
+_WHOLE_KEYS = ("max_autotune", "memory_planning", "TORCHINDUCTOR_MAX_AUTOTUNE", "TORCHINDUCTOR_CUDAGRAPHS")
+_TRITON_KEYS = ("cudagraph_trees", "cudagraphs")  # `triton.cudagraph_trees`, `triton.cudagraphs`
+_SET = r"(?:[\s\\)]|#[^\r\n]*[\r\n])*=(?!=)"
+_KEY_END = r"(?:\\(?:\r\n|\r|\n))*[\"']"
+
+
+def _key_word(word: str, before: str) -> str:
+    """`word` ending a string key after one of the characters `before`, or as an identifier set with `=`."""
+    return rf"{word}(?:(?<={before}{word}){_KEY_END}|(?<!\w{word}){_SET})"
+
+
+_TRIGGER_PATTERN = "|".join(
+    [_key_word(word, r"[\"'\r\n]") for word in _WHOLE_KEYS]
+    + [_key_word(word, r"[.\r\n}eE6]") for word in _TRITON_KEYS]
+    + [r"[\"'](?:[\s\\]|#[^\r\n]*[\r\n])*[A-Za-z]{0,2}[\"'](?:" + "|".join(_TRITON_KEYS) + ")" + _KEY_END]
+)
 
 
 class InductorRocmConfig(Rule):
@@ -92,6 +133,7 @@ class InductorRocmConfig(Rule):
         b"TORCHINDUCTOR_MAX_AUTOTUNE",
         b"TORCHINDUCTOR_CUDAGRAPHS",
     )
+    trigger_pattern = _TRIGGER_PATTERN
 
     def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
         for assign_target in node.targets:
@@ -255,6 +297,19 @@ InductorRocmConfig.valid = (
         "cfg = TrainConfig()\n"
         "cfg.max_autotune = True\n"
     ),
+    # Lookalikes the trigger pattern skips: backend and mode names, longer names, reads and comparisons.
+    Valid(
+        "import torch\n"
+        "import torch._inductor.config as inductor_config\n"
+        "\n"
+        'model = torch.compile(model, backend="cudagraphs")\n'
+        'model = torch.compile(model, mode="max-autotune-no-cudagraphs")\n'
+        'BENCHMARKS = {"inductor_no_cudagraphs": "--disable-cudagraphs"}\n'
+        "inductor_config.max_autotune_gemm_backends = \"TRITON\"\n"
+        "use_cudagraphs = True  # Dynamo's cudagraphs backend\n"
+        "if inductor_config.max_autotune == True or inductor_config.triton.cudagraphs:\n"
+        '    print("max_autotune is on")\n'
+    ),
 )
 InductorRocmConfig.invalid = (
     Invalid(
@@ -320,5 +375,61 @@ InductorRocmConfig.invalid = (
         '        os.environ.setdefault("TORCHINDUCTOR_MAX_AUTOTUNE", "1")\n',
         line=5,
         message="TORCHINDUCTOR_MAX_AUTOTUNE=1",
+    ),
+    # Odd spellings of the key the trigger pattern must still match: implicit concatenation across a
+    # comment with a prefix, an escape spelling `.`, a comment before a keyword's `=`, a continuation.
+    Invalid(
+        "import torch\n"
+        "model = torch.compile(model, options={\n"
+        '    "triton."  # CUDA graphs\n'
+        '    r"cudagraphs": True,\n'
+        "})\n",
+        line=4,
+        message="triton.cudagraphs=True",
+    ),
+    Invalid(
+        "import torch\n"
+        'model = torch.compile(model, options={"triton\\x2ecudagraph_trees": 1})\n',
+        line=2,
+        message="triton.cudagraph_trees=True",
+    ),
+    Invalid(
+        "from torch._inductor import config\n"
+        "\n"
+        "@config.patch(\n"
+        "    memory_planning  # static planning\n"
+        "    =True,\n"
+        ")\n"
+        "def test_planned(self):\n"
+        "    pass\n",
+        line=4,
+        message="memory_planning=True",
+    ),
+    Invalid(
+        "import torch._inductor.config as inductor_config\n"
+        "\n"
+        "(inductor_config.triton.cudagraphs) = False\n"
+        "inductor_config.max_autotune \\\n"
+        "    = True\n",
+        line=4,
+        message="max_autotune=True",
+    ),
+    Invalid(
+        "from torch._inductor import config\n"
+        "\n"
+        'KEY = "max_autotune\\\n"\n'
+        "\n"
+        "def tuned(fn):\n"
+        "    with config.patch(KEY, True):\n"
+        "        return fn()\n",
+        line=7,
+    ),
+    Invalid(
+        "import os\n"
+        "\n"
+        'os.environ.update(TORCHINDUCTOR_CUDAGRAPHS="1")\n',
+        line=3,
+        message="TORCHINDUCTOR_CUDAGRAPHS=1",
+        no_fix=True,
     ),
 )

@@ -333,6 +333,15 @@ Fp8Dtype.valid = (
     ),
     # `and` short-circuit on a NVIDIA-only test.
     Valid("import torch\nw8 = torch.version.cuda is not None and w.to(torch.float8_e5m2)\n"),
+    # Mentions that are no value: whole comparators, metadata, strings, the fnuz names.
+    Valid(
+        "import torch\n"
+        "def pack(t, w):\n"
+        "    if t.dtype == torch.float8_e4m3fn and w.dtype != torch.float8_e5m2:\n"
+        "        return t.view(torch.uint8), torch.float8_e4m3fn.itemsize\n"
+        "    checks = [t.dtype == torch.float8_e5m2, w.dtype == torch.float8_e4m3fn]\n"
+        '    return KV_CACHE_DTYPES.get("float8_e4m3fn", torch.float8_e4m3fnuz), checks\n'
+    ),
 )
 Fp8Dtype.invalid = (
     Invalid(
@@ -385,4 +394,9 @@ Fp8Dtype.invalid = (
     ),
     # `torch.cuda.is_available()` is true on ROCm: not a gate.
     Invalid("import torch\nif torch.cuda.is_available():\n    FP8 = torch.float8_e4m3fn\n", line=3),
+    # Spellings the trigger pattern must still reach: a value next to a comparator, an operand the next
+    # line continues, a name split over a line continuation.
+    Invalid("import torch\nout = torch.float8_e4m3fn if x.dtype == torch.float8_e4m3fn else torch.bfloat16\n", line=2),
+    Invalid("import torch\nbits = (code == torch.float8_e5m2\n        + 0)\n", line=2),
+    Invalid("import torch\nq = w.to(torch.\\\n    float8_e4m3fn)\n", line=2),
 )

@@ -17,6 +17,23 @@ _RNG_STATE_CALLS = frozenset(
 _GRAPH_CONTEXTS = frozenset({"torch.cuda.graph", "torch.cuda.graphs.graph"})
 # Capture is lexical only within one function: a nested def runs whenever it is called.
 _SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+# The prefilter. A report needs a capture the rule resolves: `torch.cuda.graph`/`torch.cuda.graphs.graph`,
+# whose last part is the identifier `graph` (as an attribute, an imported name, or in the dotted value an
+# alias is assigned), or the method `capture_begin`. Python separates a token from the one before it only
+# by spaces, tabs, form feeds or line breaks (comments and continuations end in one), and the token before
+# that `graph` is `.`, `import`, `,` or `(`: so one of _CAPTURE_WORDS is in the file (not `cudagraph`,
+# `fx_graph`, `CUDAGraph`). A reported call resolves to one of _RNG_STATE_CALLS, so the file spells
+# `get_rng_state` or `set_rng_state` (the `_all` names contain them), in the call or in the import or
+# assignment an alias comes from: `also_requires`.
+_CAPTURE_WORDS = tuple(before + b"graph" for before in (b".", b" ", b"\t", b"\f", b"\n", b"\r", b",", b"(")) + (
+    b"capture_begin",
+)
+# The regions (Rule.trigger_pattern: its matches, not the triggers', mark what is parsed): every
+# `rng_state`, since a reported call's callee always contains it (visit_Call's first test), also when it
+# is an alias such as `cuda_rng_state` from a multi-line `from torch.cuda import (get_rng_state as ...)`,
+# whose callers no binding of the import would lead the region scan to; and the manual capture calls
+# _after_capture_begin reads, which at module level are statements of their own.
+_REGIONS = r"rng_state|capture_begin|capture_end"
 
 
 class RngStateInCapture(Rule):
@@ -68,8 +85,9 @@ class RngStateInCapture(Rule):
     name = "rng-state-in-capture"
     severity = Severity.ERROR
     fix_availability = FixAvailability.NONE
-    triggers = (b"rng_state",)
-    also_requires = (b"graph", b"capture_begin")  # no capture in the file, nothing to flag
+    triggers = _CAPTURE_WORDS  # no capture in the file, nothing to flag
+    also_requires = (b"get_rng_state", b"set_rng_state")
+    trigger_pattern = _REGIONS
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
         if "rng_state" not in last_name(node.func):
@@ -203,6 +221,35 @@ RngStateInCapture.valid = (
         '    logging.debug("skipping torch.cuda.get_rng_state during capture")\n'
         "    out = model(x)\n"
     ),
+    # A module-level capture that has ended before the RNG state is read.
+    Valid(
+        "import torch\n"
+        "g = torch.cuda.CUDAGraph()\n"
+        "g.capture_begin()\n"
+        "out = model(static_input)\n"
+        "g.capture_end()\n"
+        "rng = torch.cuda.get_rng_state()\n"
+    ),
+    # No capture the rule reads (`CUDAGraph` and `make_graphed_callables` only): it does not even run.
+    Valid(
+        "import torch\n"
+        "def record(model, x):\n"
+        "    state = torch.cuda.get_rng_state()\n"
+        "    g = torch.cuda.CUDAGraph()\n"
+        "    model = torch.cuda.make_graphed_callables(model, (x,))\n"
+        "    torch.cuda.set_rng_state(state)\n"
+        "    return model, g\n"
+    ),
+    # Other RNG-state helpers, in a file that builds FX graphs: the rule does not even run.
+    Valid(
+        "import torch\n"
+        "from torch._prims.rng_prims import run_and_save_rng_state\n"
+        "\n"
+        "def trace(gm, op, x):\n"
+        "    with torch.cuda.graph(gm.graph_pool):\n"
+        "        state, out = run_and_save_rng_state(op, x)\n"
+        "    return gm.graph, state\n"
+    ),
 )
 RngStateInCapture.invalid = (
     Invalid(
@@ -248,6 +295,15 @@ RngStateInCapture.invalid = (
         "    return y\n",
         line=5,
     ),
+    # The manual capture API at module level (a script): each call is a statement of its own.
+    Invalid(
+        "import torch\n"
+        "g = torch.cuda.CUDAGraph()\n"
+        "g.capture_begin()\n"
+        "rng = torch.cuda.get_rng_state()\n"
+        "g.capture_end()\n",
+        line=4,
+    ),
     # `torch.cuda.is_available()` does not gate anything away from ROCm.
     Invalid(
         "import torch\n"
@@ -255,5 +311,35 @@ RngStateInCapture.invalid = (
         "    if torch.cuda.is_available():\n"
         "        torch.cuda.set_rng_state(state)\n",
         line=4,
+    ),
+    # Aliases from a multi-line import: the callee says `rng_state` but not `get_rng_state`, the capture
+    # says neither `torch.cuda.graph` nor `graph(`.
+    Invalid(
+        "import torch\n"
+        "from torch.cuda import (\n"
+        "    get_rng_state as cuda_rng_state,\n"
+        "    graph as capture,\n"
+        ")\n"
+        "\n"
+        "def warm_up(model, x):\n"
+        "    return model(x)\n"
+        "\n"
+        "def step(g, model, x):\n"
+        "    with capture(g):\n"
+        "        saved = cuda_rng_state()\n"
+        "        y = model(x)\n"
+        "    return y, saved\n",
+        line=12,
+        message="get_rng_state",
+    ),
+    # A backslash continuation inside the callee; the capture opened at module level.
+    Invalid(
+        "import torch\n"
+        "g = torch.cuda.CUDAGraph()\n"
+        "with torch.cuda.graph(g):\n"
+        "    torch.cuda.\\\n"
+        "        set_rng_state_all(states)\n",
+        line=4,
+        message="set_rng_state_all",
     ),
 )

@@ -22,6 +22,24 @@ FA3 = frozenset({"flash_attn_interface", "flash_attn_3"})
 # or `attn_implementation == "flash_attention_2"`. The other branch is the fallback.
 _FLASH_CONDITION = re.compile(r"flash_?att(?:n|ention)", re.IGNORECASE)
 
+# The prefilter (Rule.trigger_pattern): an import statement naming `flash_attn`, `flash_attn_interface` or
+# `flash_attn_3` as the top-level package, not the word's far more common uses (`vllm_flash_attn`,
+# `flash_attn_varlen_func(...)`, `use_flash_attn`, `from vllm....backends.flash_attn import`). A superset
+# of what the rule visits: an ImportFrom's module follows `from` after only whitespace (spaces, tabs, form
+# feeds, backslash continuations; a relative one's dots do not match), and an Import's modules follow
+# `import` after a run of what an `import a.b as c, d` statement may hold (identifier characters, non-ASCII
+# ones included, `.`, `,`, whitespace, continuations; no brackets or comments), the module itself after a
+# separator, not after `.` or part of a longer name. A match starts at the `from` or `import` keyword, so it
+# lands in the import statement: region parsing keeps the def, class or module-level block holding it,
+# with every ancestor `if` and earlier statement `_has_fallback` reads, and the module-level assignments
+# its conditions name. `from pkg import flash_attn` also matches: harmless.
+_WHITESPACE = r"(?:[ \t\f]|\\(?:\r\n|\r|\n))"
+_FLASH_TOP = r"flash_attn(?:_interface|_3)?\b"
+_IMPORT_LIST = r"(?:[\w \t\f.,]|[^\x00-\x7f]|\\(?:\r\n|\r|\n))"
+_TRIGGER_PATTERN = (
+    rf"\bfrom{_WHITESPACE}+{_FLASH_TOP}|\bimport{_WHITESPACE}{_IMPORT_LIST}*?(?<![\w.]){_FLASH_TOP}"
+)
+
 
 class FlashAttnNoFallback(Rule):
     """
@@ -77,6 +95,7 @@ class FlashAttnNoFallback(Rule):
     severity = Severity.WARNING
     fix_availability = FixAvailability.UNSAFE
     triggers = (b"flash_attn",)
+    trigger_pattern = _TRIGGER_PATTERN
 
     def visit_Import(self, node: cst.Import, ctx: PythonContext) -> None:
         for alias in node.names:
@@ -277,6 +296,27 @@ FlashAttnNoFallback.valid = (
         "from .flash_attn import attention  # local module, not the flash-attn package\n"
         'logging.warning("flash_attn not found, using SDPA")\n'
     ),
+    # Lookalikes the prefilter skips: vLLM's own flash-attn, a backend module named flash_attn, flags, calls.
+    Valid(
+        "from vllm.vllm_flash_attn import flash_attn_varlen_func\n"
+        "from vllm.attention.backends.flash_attn import FlashAttentionBackend\n"
+        "from vllm.v1.attention.backends import flash_attn as flash_attn_module\n"
+        "import vllm.flash_attn\n"
+        "use_flash_attn = True\n"
+        "out = flash_attn_varlen_func(q, k, v, cu_seqlens_q=cu, max_seqlen_q=n)\n"
+    ),
+    # The early-return flag is assigned far from the import, in a statement with no import in it.
+    Valid(
+        "from transformers.utils import is_flash_attn_2_available\n"
+        "FA_READY = is_flash_attn_2_available()\n"
+        "\n"
+        "\n"
+        "def attention(q, k, v):\n"
+        "    if not FA_READY:\n"
+        "        return q\n"
+        "    from flash_attn import flash_attn_func\n"
+        "    return flash_attn_func(q, k, v)\n"
+    ),
 )
 FlashAttnNoFallback.invalid = (
     Invalid(
@@ -394,5 +434,26 @@ FlashAttnNoFallback.invalid = (
         "if torch.cuda.is_available():\n"
         "    from flash_attn.bert_padding import pad_input, unpad_input\n",
         line=3,
+    ),
+    # Odd but legal spellings: a module after others in one `import`, aliases, a non-ASCII name, tabs,
+    # spaces around dots, backslash continuations, a parenthesised name list, `;` and a one-line `if`.
+    Invalid("import os, flash_attn\n", line=1),
+    Invalid("import torch as t, flash_attn_interface\n", line=1, message="FlashAttention-3"),
+    Invalid("import numpy as np, donn\u00e9es as d, flash_attn_3.flash_attn_interface as fa3\n", line=1),
+    Invalid("import\tflash_attn . bert_padding\n", line=1),
+    Invalid("from \\\n    flash_attn.bert_padding import pad_input\n", line=2),
+    Invalid("import os, \\\n    flash_attn_interface as fa3\n", line=2),
+    Invalid(
+        "from flash_attn import (\n    flash_attn_varlen_func,\n    flash_attn_with_kvcache,\n)\n",
+        line=1,
+    ),
+    Invalid(
+        "import torch\n"
+        "\n"
+        "class Attention(torch.nn.Module):\n"
+        "    def forward(self, q, k, v):\n"
+        "        if q.is_cuda: import torch.nn.functional as F; import flash_attn\n"
+        "        return q\n",
+        line=5,
     ),
 )

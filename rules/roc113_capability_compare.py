@@ -28,6 +28,30 @@ _NUMBER_CASTS = frozenset({"int", "float"})
 _SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 _MAX_DEPTH = 8
+# Where the rule could report or read: a superset of every mention of a capability read or helper.
+# - Every source and helper is named by its own identifier somewhere (`_sources` and `visit_Call`
+#   compare qualified and last names): in the call itself, or in the import or assignment that aliases
+#   it (`from torch.cuda import get_device_capability as cap`), so the whole words are enough;
+#   `device_capability` alone is a variable (`device_capability.major` is reached through the
+#   assignment that binds it, whose call is matched).
+# - A helper is not called when an attribute of it is read (`platform.has_device_capability.
+#   return_value = True`): left out when `.name` follows it directly.
+# - `get_device_properties(...)` counts only under `.major`/`.minor` (or bound to a name, read so
+#   later), `get_device_capability(...)` only as a value, subscripted or under `.major`/`.minor`/
+#   `.to_int()`: left out when a call (parentheses balanced three deep, no string or comment inside,
+#   so the scan reads code exactly) is directly followed by another attribute (`.total_memory`,
+#   `.gcnArchName`, `.as_version_str()`), or when `.name` follows the bare name (`.cache_clear()`).
+# - A name followed by a quote or backtick is no code (in valid Python a name never precedes a
+#   string, and a backtick is not a token; a file neither CPython nor libcst parses gets no
+#   diagnostic): `"torch.cuda.get_device_capability"` in `mock.patch(...)`, a docstring ending in it.
+_HELPER_WORDS = r"(?:has_device_capability|is_device_capability(?:_family)?|has_cuda_capability)"
+_READ_WORDS = r"(?:get_device_capability|get_device_properties)"
+_BALANCED_CALL = r"""\((?:[^()'"#]|\((?:[^()'"#]|\([^()'"#]*\))*\))*\)"""
+_TRIGGER_PATTERN = (
+    rf"\b(?:{_HELPER_WORDS}(?![ \t]*\.[ \t]*[A-Za-z_])"
+    rf"|{_READ_WORDS}(?![ \t]*(?:{_BALANCED_CALL}[ \t]*)?\.[ \t]*(?!(?:major|minor|to_int)\b)[A-Za-z_]))"
+    r"""(?![\w'"`])"""
+)
 
 
 class CapabilityCompare(Rule):
@@ -80,6 +104,7 @@ class CapabilityCompare(Rule):
     severity = Severity.ERROR
     fix_availability = FixAvailability.SAFE
     triggers = (b"device_capability", b"get_device_properties", b"cuda_capability")
+    trigger_pattern = _TRIGGER_PATTERN
 
     def __init__(self) -> None:
         self._reported_conditions: set[cst.CSTNode] = set()
@@ -358,6 +383,23 @@ CapabilityCompare.valid = (
         "if has_cuda_capability(9, 0):\n"
         "    attention = 'fa3'\n"
     ),
+    # Mentions that are no capability read (the trigger pattern leaves them out): other device
+    # properties, mocks of the functions, a docstring.
+    Valid(
+        "import torch\n"
+        "from unittest import mock\n"
+        "from vllm.platforms import current_platform\n"
+        "def sm_count():\n"
+        '    """The SM count, from torch.cuda.get_device_properties"""\n'
+        "    return torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count\n"
+        "big_gpu = torch.cuda.get_device_properties(0) .total_memory >= 40 * 1024**3\n"
+        'sm100 = current_platform.get_device_capability().as_version_str() == "10.0"\n'
+        "current_platform.has_device_capability.return_value = True\n"
+        '@mock.patch("vllm.platforms.current_platform.is_device_capability_family", return_value=True)\n'
+        "def test_blackwell(_):\n"
+        "    with mock.patch.object(torch.cuda, 'get_device_capability', lambda *_: (9, 0)):\n"
+        "        assert sm_count() > 0\n"
+    ),
 )
 CapabilityCompare.invalid = (
     Invalid(
@@ -424,5 +466,54 @@ CapabilityCompare.invalid = (
         "        return 'fa3'\n"
         "    return 'fa2'\n",
         line=3,
+    ),
+    # Spellings the trigger pattern must still reach: `.major` after a spaced or wrapped call, an
+    # alias of the function, `to_int()`, inside an f-string, a spaced helper call.
+    Invalid(
+        "import torch\n"
+        "def ampere(device):\n"
+        "    return (torch.cuda.get_device_properties (torch.cuda.device(device).idx)\n"
+        "            .major) >= 8\n",
+        line=3,
+    ),
+    Invalid(
+        "import torch\n"
+        "def hopper(device):\n"
+        "    return torch.cuda.get_device_properties(device) \\\n"
+        "        .major >= 9\n",
+        line=3,
+    ),
+    Invalid(
+        "from torch.cuda import get_device_capability as capability\n"
+        "def use_fa3():\n"
+        "    return capability()[0] >= 9\n",
+        line=3,
+    ),
+    Invalid(
+        "import torch\n"
+        "read_capability = torch.cuda.get_device_capability\n"
+        "def use_fa3():\n"
+        "    return read_capability() >= (9, 0)\n",
+        line=4,
+    ),
+    Invalid(
+        "from vllm.platforms import current_platform\n"
+        "def fp8_supported():\n"
+        "    return current_platform.get_device_capability().to_int() >= 89\n",
+        line=3,
+    ),
+    Invalid(
+        "import torch\n"
+        'LABEL = f"hopper={torch.cuda.get_device_capability()[0] >= 9}"\n',
+        line=2,
+    ),
+    Invalid(
+        "from vllm.platforms import current_platform\n"
+        "def backend():\n"
+        "    if current_platform.is_device_capability_family (100):\n"
+        "        return 'trtllm'\n"
+        "    return 'fa'\n",
+        line=3,
+        message="is_device_capability_family",
     ),
 )

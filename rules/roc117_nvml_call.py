@@ -183,6 +183,13 @@ NvmlCall.valid = (
         "except OSError:\n"
         "    _nvml = None\n"
     ),
+    # PyTorch's own NVML-named helpers and settings: no NVML library is called.
+    Valid(
+        "import os\n"
+        "def _raw_device_count_nvml() -> int:\n"
+        '    return int(os.environ.get("PYTORCH_NVML_BASED_CUDA_CHECK", "0"))\n'
+        "_nvml_based_avail = _raw_device_count_nvml() > 0\n"
+    ),
 )
 NvmlCall.invalid = (
     Invalid(
@@ -221,4 +228,9 @@ NvmlCall.invalid = (
         "    raise\n",
         line=3,
     ),
+    # Callees spelled away from the call: an aliased loader, a module alias, a name assigned once.
+    Invalid('from ctypes import CDLL as load\nlib = load("nvml.dll")\n', line=2, message="libnvidia-ml"),
+    Invalid('import ctypes\nlib = ctypes.windll.LoadLibrary("C:\\\\Windows\\\\System32\\\\nvml.dll")\n', line=2),
+    Invalid("from py3nvml import py3nvml as nv\nnv.nvmlInit()\n", line=2),
+    Invalid("import pynvml\ninit = pynvml.nvmlInit\n\ndef start():\n    init()\n", line=5),
 )

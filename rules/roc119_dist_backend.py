@@ -39,6 +39,15 @@ _FACTORY_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _FACTORIES)
 # AMD GPUs and are left alone; unknown names are not reported.
 _UNSUPPORTED = frozenset({"mpi", "ucc", "rccl"})
 _BACKEND_ENUM_OWNERS = ("torch.distributed.Backend", "torch.distributed.distributed_c10d.Backend")
+# The prefilter (Rule.trigger_pattern): a factory name as a whole word. visit_Call reports only a call
+# whose callee's last identifier is one of _FACTORY_NAMES, and an identifier is written whole (no escapes;
+# `dist.\` + newline + `new_group` still has it whole), so every reported call holds a match, which marks
+# its region; what the check reads besides (the backend's assignment, a `**kwargs` dict) is what the call
+# names. A word, not a substring: `init_distributed_environment` (vLLM), `_new_group_with_tag` name other
+# functions. The backend names stay the substrings of `also_requires`: the rule reads string values through
+# escapes and implicit concatenation (`"\x6dpi"`, `"m" "pi"`), so what it reports requires no sharper
+# spelling of them (a quoted `"mpi"` would miss `"cpu:gloo,cuda:mpi"` and `Backend.MPI` too).
+_TRIGGER_PATTERN = r"\b(?:init_process_group|new_group|new_subgroups(?:_by_enumeration)?|init_distributed)\b"
 
 
 class DistBackend(Rule):
@@ -86,6 +95,7 @@ class DistBackend(Rule):
     fix_availability = FixAvailability.NONE
     triggers = (b"init_process_group", b"new_group", b"new_subgroups", b"init_distributed")
     also_requires = tuple(name.encode() for name in _UNSUPPORTED)  # every flagged backend is spelled in the file
+    trigger_pattern = _TRIGGER_PATTERN
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
         if last_name(node.func) not in _FACTORY_NAMES:
@@ -196,6 +206,15 @@ DistBackend.valid = (
         "        pass\n"
         "    init_process_group(Backend.NCCL, world_size=world_size)\n"
     ),
+    # A wrapper whose name only starts like a factory's (vLLM): the rule does not even run.
+    Valid(
+        "import torch\n"
+        "from vllm.distributed import init_distributed_environment\n"
+        "\n"
+        "def init_worker(rank, model):\n"
+        '    init_distributed_environment(world_size=8, rank=rank, backend="nccl")\n'
+        "    return torch.compile(model)\n"
+    ),
     Valid(
         "import torch.distributed as dist\n"
         "\n"
@@ -266,5 +285,27 @@ DistBackend.invalid = (
         'dist_kwargs = dict(backend="mpi", init_method="env://")\n'
         "dist.init_process_group(**dist_kwargs)\n",
         line=4,
+    ),
+    # The factory's name after a backslash continuation; the positional backend of the `_by_enumeration` form.
+    Invalid(
+        "import torch.distributed as dist\n"
+        "\n"
+        "groups = dist.\\\n"
+        '    new_subgroups_by_enumeration([[0, 1], [2, 3]], None, "ucc")\n',
+        line=4,
+    ),
+    # A parenthesised callee split by a comment, the backend assigned before it.
+    Invalid(
+        "import torch.distributed as dist\n"
+        "\n"
+        'BACKEND = "mpi"\n'
+        "\n"
+        "def warm_up():\n"
+        "    return 0\n"
+        "\n"
+        "def init():\n"
+        "    (dist  # the default process group\n"
+        "        .init_process_group)(backend=BACKEND)\n",
+        line=10,
     ),
 )

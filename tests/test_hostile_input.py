@@ -41,7 +41,7 @@ def _binary(seed: int, trigger: bytes) -> bytes:
 
 # name -> (content, the codes it may give). ROC001 where the content is not source rocmlint can read.
 HOSTILE: dict[str, tuple[bytes, set[str]]] = {
-    "binary.py": (_binary(1, b"allow_tf32"), {"ROC001"}),
+    "binary.py": (_binary(1, b"torch.backends.cuda.matmul.allow_tf32 = True"), {"ROC001"}),
     "binary.cu": (_binary(2, b"__shfl_xor_sync("), {"ROC001"}),
     "nul.py": (PY + b"x = 1\x00\n", {"ROC001"}),
     "nul.cu": (CU + b"\x00", {"ROC001"}),
@@ -52,7 +52,7 @@ HOSTILE: dict[str, tuple[bytes, set[str]]] = {
     "bom.py": (codecs.BOM_UTF8 + PY, {PY_CODE}),
     "bom.cu": (codecs.BOM_UTF8 + CU, {CU_CODE}),
     # UTF-16 holds NUL bytes between ASCII letters; with the trigger spelled in ASCII it is read.
-    "utf16.py": (b"# allow_tf32\n" + PY.decode().encode("utf-16"), {"ROC001"}),
+    "utf16.py": (b"# matmul.allow_tf32 = True\n" + PY.decode().encode("utf-16"), {"ROC001"}),
     "utf16.cu": (b"// __shfl_xor_sync(\n" + CU.decode().encode("utf-16"), {"ROC001"}),
     "crlf.py": (PY.replace(b"\n", b"\r\n"), {PY_CODE}),
     "crlf.cu": (CU.replace(b"\n", b"\r\n"), {CU_CODE}),

@@ -1,4 +1,5 @@
-"""Sharper Python triggers change no result: ROC301's trigger_pattern and ROC110's quoted triggers."""
+"""Sharper Python triggers change no result: every spelling a rule reports still reaches it with the
+prefilter on, and lookalikes of its trigger words no longer run it (so their files are not parsed)."""
 
 from __future__ import annotations
 
@@ -72,3 +73,140 @@ def test_hip_names_in_strings_do_not_run_roc110() -> None:
     source = b'MAP = {"cudaMalloc": ("hipMalloc", "API_RUNTIME")}\nBACKEND = "rocm_smi"\n'
     rules = prefilter_for("python", SETTINGS.enabled_codes).rules_for(source)
     assert "ROC110" not in {rule.code for rule in rules}
+
+
+# (code, source): odd but legal spellings each rule still reports with the prefilter on.
+REACHES = [
+    ("ROC102", "import torch\n(torch.backends.cudnn.  # Ampere and newer\n    allow_tf32) = True\n"),
+    ("ROC102", "import torch\ntorch.backends.cuda.matmul . allow_tf32 \\\n    = True\n"),
+    ("ROC102", 'import torch\ntorch.backends.cuda.matmul.fp32_precision\f= "tf32"\n'),
+    ("ROC102", "import torch\ntorch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = True\n"),
+    ("ROC102", 'import torch\n(torch.set_float32_matmul_precision)(\n    "high")\n'),
+    ("ROC102", 'import torch\ntorch.set_float32_matmul_precision (precision="high")\n'),
+    ("ROC104", "import os, pynvml\n"),
+    ("ROC104", "import torch as t, nvidia_smi\n"),
+    ("ROC104", "from \\\n    pynvml import nvmlInit\n"),
+    ("ROC104", "class Probe:\n    import pynvml\n"),
+    ("ROC108", "import torch\nfrom torch.cuda import (\n    get_rng_state as cuda_rng_state,\n    graph as capture,\n)\n\n"
+               "def warm_up(model, x):\n    return model(x)\n\ndef step(g, model, x):\n    with capture(g):\n"
+               "        saved = cuda_rng_state()\n    return saved\n"),
+    ("ROC108", "import torch\ncap = (torch.cuda.  # the context\n    graph)\n\ndef f(g):\n    with cap(g):\n"
+               "        return torch.cuda.get_rng_state()\n"),
+    ("ROC108", "import torch\nfrom torch.cuda import\tgraph as cap\nwith cap(g):\n    torch.cuda.random.set_rng_state_all(s)\n"),
+    ("ROC108", "import torch\ncap = (torch.cuda.\x0cgraph)\nwith cap(g):\n    torch.cuda.get_rng_state()\n"),
+    ("ROC108", "import torch\ng.capture_begin()\ns = torch.cuda.get_rng_state()\ng.capture_end()\n"),
+    ("ROC109", "import os, flash_attn\n"),
+    ("ROC109", "import torch as t, flash_attn_interface\n"),
+    ("ROC109", "from \\\n    flash_attn.bert_padding import pad_input\n"),
+    ("ROC109", "import os, \\\n    flash_attn_3.flash_attn_interface as fa3\n"),
+    ("ROC109", "import\tflash_attn . bert_padding\n"),
+    ("ROC109", "from flash_attn import (\n    flash_attn_varlen_func,\n    flash_attn_with_kvcache,\n)\n"),
+    ("ROC109", "def f(q):\n    if q: import flash_attn\n    return q\n"),
+    ("ROC113", "import torch\ndef ampere(d):\n    return (torch.cuda.get_device_properties (d)\n            .major) >= 8\n"),
+    ("ROC113", "import torch\ndef hopper(d):\n    return torch.cuda.get_device_properties(d) \\\n        .major >= 9\n"),
+    ("ROC113", "import torch\nprops = torch.cuda.get_device_properties(0)\ndef fp8():\n"
+               "    return props.minor >= 9 and props.major == 8\n"),
+    ("ROC113", "from torch.cuda import get_device_capability as capability\ndef use_fa3():\n"
+               "    return capability()[0] >= 9\n"),
+    ("ROC113", "import torch\nread_capability = torch.cuda.get_device_capability\ndef use_fa3():\n"
+               "    return read_capability() >= (9, 0)\n"),
+    ("ROC113", "from vllm.platforms import current_platform\ndef fp8():\n"
+               "    return current_platform.get_device_capability().to_int() >= 89\n"),
+    ("ROC113", 'import torch\nLABEL = f"hopper={torch.cuda.get_device_capability()[0] >= 9}"\n'),
+    ("ROC113", "from vllm.platforms import current_platform\nif current_platform.is_device_capability_family (100):\n"
+               "    kernel = 'trtllm'\n"),
+    ("ROC119", "import torch.distributed as dist\n\ngroups = dist.\\\n"
+               "    new_subgroups_by_enumeration([[0, 1], [2, 3]], None, \"ucc\")\n"),
+    ("ROC119", "import torch.distributed as dist\n\nBACKEND = \"mpi\"\n\ndef init():\n    (dist  # c\n"
+               "        .init_process_group)(backend=BACKEND)\n"),
+]
+# (code, source): files holding a rule's old trigger word only in forms it never reports or reads.
+DOES_NOT_RUN = [
+    ("ROC102", "import torch\nwith torch.backends.cudnn.flags(enabled=True, allow_tf32=False):\n    pass\n"),
+    ("ROC102", "def _convolution(g, input, weight, allow_tf32=None,\n                 benchmark=None):\n"
+               "    return tl.dot(a, b, allow_tf32=ALLOW_TF32)\n"),
+    ("ROC102", "import torch\nkey = (torch.backends.cuda.matmul.allow_tf32, torch._C._get_cublas_allow_tf32())\n"
+               "if torch.backends.cudnn.allow_tf32 == True:\n    pass\n"),
+    ("ROC102", 'import torch\nIGNORED = {torch.set_float32_matmul_precision: lambda p: -1}\nOPTIONS = {"allow_tf32": True}\n'
+               '__all__ = ["set_float32_matmul_precision"]\n'),
+    ("ROC104", "from vllm.third_party import nvml_utils\npynvml = nvml_utils.pynvml\n"),
+    ("ROC104", "from vllm.utils import import_pynvml\n"),
+    ("ROC108", "import torch\ndef record(model, x):\n    state = torch.cuda.get_rng_state()\n"
+               "    g = torch.cuda.CUDAGraph()\n    model = torch.cuda.make_graphed_callables(model, (x,))\n"
+               "    torch.cuda.set_rng_state(state)\n"),
+    ("ROC108", "import torch\nfrom torch._inductor import cudagraph_trees\nstate = torch.cuda.get_rng_state()\n"),
+    ("ROC108", "import torch\nfrom torch._prims.rng_prims import run_and_save_rng_state\nwith torch.cuda.graph(g):\n"
+               "    out = run_and_save_rng_state(op, x)\n"),
+    ("ROC109", "from vllm.vllm_flash_attn import flash_attn_varlen_func\nuse_flash_attn = True\n"
+               "out = flash_attn_varlen_func(q, k, v)\nimport vllm.flash_attn\n"),
+    ("ROC109", "from vllm.attention.backends.flash_attn import FlashAttentionBackend\n"),
+    ("ROC113", "import torch\nmem = torch.cuda.get_device_properties(0).total_memory\n"
+               "sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count\n"),
+    ("ROC113", "import torch\narch = torch.cuda.get_device_properties(torch.device(0).index).gcnArchName\n"),
+    ("ROC113", "from vllm.platforms import current_platform\n"
+               "version = current_platform.get_device_capability().as_version_str()\n"),
+    ("ROC113", 'from unittest import mock\n@mock.patch("vllm.platforms.current_platform.has_device_capability", '
+               'return_value=True)\ndef test_x(m):\n    pass\n'),
+    ("ROC113", 'def init(self):\n    """Initialize attributes from torch.cuda.get_device_properties"""\n    self.num_sms = 132\n'),
+    ("ROC113", "platform.get_device_capability.return_value = (9, 0)\nplatform.has_device_capability.side_effect = None\n"),
+    ("ROC113", '__all__ = ["get_device_capability", "get_device_properties"]\n'),
+    ("ROC119", "import torch\nfrom vllm.distributed import init_distributed_environment\n"
+               "init_distributed_environment(backend=\"nccl\")\nm = torch.compile(model)\n"),
+    ("ROC119", "from torch.distributed.distributed_c10d import _new_group_with_tag\npg = _new_group_with_tag([0, 1])  # mpi\n"),
+]
+
+
+_INDUCTOR = "import os\nimport torch\nimport torch._inductor.config as inductor_config\nfrom torch._inductor import config\n\n"
+# Spellings of risky Inductor settings ROC106 reports.
+INDUCTOR_SETTING_FORMS = [
+    _INDUCTOR + "inductor_config.triton.cudagraphs = True\n",
+    _INDUCTOR + "inductor_config.max_autotune=1\n",
+    _INDUCTOR + "inductor_config.max_autotune \\\n    = True\n",
+    _INDUCTOR + "(inductor_config.memory_planning) = True\n",
+    _INDUCTOR + "inductor_config.max_autotune = inductor_config.triton.cudagraph_trees = True\n",
+    _INDUCTOR + "with config.patch(max_autotune=True):\n    pass\n",
+    _INDUCTOR + "with config.patch(\n    memory_planning  # static planning\n    = True,\n):\n    pass\n",
+    _INDUCTOR + 'with config.patch({"max_autotune": True}):\n    pass\n',
+    _INDUCTOR + "with config.patch('triton.cudagraphs', True):\n    pass\n",
+    _INDUCTOR + 'model = torch.compile(model, options={"triton.cudagraphs": True})\n',
+    _INDUCTOR + 'model = torch.compile(model, options={"triton." "cudagraphs": True})\n',
+    _INDUCTOR + 'model = torch.compile(model, options={\n    "triton."  # graphs\n    r"cudagraphs": True,\n})\n',
+    _INDUCTOR + 'model = torch.compile(model, options={"triton\\x2ecudagraphs": True})\n',
+    _INDUCTOR + 'model = torch.compile(model, options={"triton\\N{FULL STOP}cudagraph_trees": True})\n',
+    _INDUCTOR + 'with config.patch({"max_autotune\\\n": True}):\n    pass\n',
+    _INDUCTOR + 'with config.patch({"\\\nmax_autotune": True}):\n    pass\n',
+    _INDUCTOR + 'KEY = "max_autotune"\n\n\ndef tuned(fn):\n    with config.patch(KEY, True):\n        return fn()\n',
+    _INDUCTOR + "OPTIONS = dict(max_autotune=True)\n\n\ndef build(m):\n    return torch.compile(m, options=OPTIONS)\n",
+    _INDUCTOR + 'os.environ["TORCHINDUCTOR_MAX_AUTOTUNE"] = "1"\n',
+    _INDUCTOR + "os.environ.update(TORCHINDUCTOR_CUDAGRAPHS='1')\n",
+    _INDUCTOR + 'os.environ.setdefault("TORCHINDUCTOR_CUDAGRAPHS", "1")\n',
+]
+# Mentions of the setting names (reads, prose, backend and mode names, longer names, comments).
+NOT_INDUCTOR_SETTINGS = [
+    'import torch\nmodel = torch.compile(model, backend="cudagraphs")\n',
+    'import torch\nmodel = torch.compile(model, mode="max-autotune-no-cudagraphs")\n',
+    'BENCHMARKS = {"inductor_no_cudagraphs": "--training --inductor --disable-cudagraphs"}\n',
+    'import torch._inductor.config as inductor_config\ninductor_config.max_autotune_gemm_backends = "TRITON"\n',
+    "use_cudagraphs = True\ncudagraphs_reason = None\n",
+    "import torch._inductor.config as c\nif c.max_autotune or c.triton.cudagraphs:\n    print(c.max_autotune == True)\n",
+    "def test_max_autotune(self):\n    pass  # needs max_autotune on a big GPU\n",
+    '"""Set TORCHINDUCTOR_MAX_AUTOTUNE in the environment for the best kernels."""\n',
+]
+REACHES += [("ROC106", source) for source in INDUCTOR_SETTING_FORMS]
+DOES_NOT_RUN += [("ROC106", source) for source in NOT_INDUCTOR_SETTINGS]
+
+@pytest.mark.parametrize(("code", "source"), REACHES)
+def test_every_spelling_still_reaches_its_rule(code: str, source: str) -> None:
+    assert code in _codes(source, prefilter=False)
+    assert _codes(source, prefilter=True) == _codes(source, prefilter=False)
+
+
+@pytest.mark.parametrize(("code", "source"), DOES_NOT_RUN)
+def test_lookalikes_of_a_trigger_do_not_run_the_rule(code: str, source: str) -> None:
+    rules = prefilter_for("python", SETTINGS.enabled_codes).rules_for(source.encode())
+    assert code not in {rule.code for rule in rules}
+
+
+def test_roc106_runs_where_a_setting_and_a_mention_share_a_file() -> None:
+    source = NOT_INDUCTOR_SETTINGS[5] + "\n\n" + INDUCTOR_SETTING_FORMS[6]
+    assert "ROC106" in _codes(source, prefilter=True)
