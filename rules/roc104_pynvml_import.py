@@ -7,6 +7,7 @@ import libcst as cst
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import enclosing_statement, wrap_in_try
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.lexical import import_statement_pattern
 from rocmlint.python.scopes import dotted_name
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -15,20 +16,11 @@ from rocmlint.rule import Invalid, Rule, Valid
 _NVML_MODULES = frozenset({"pynvml", "nvidia_smi"})
 _TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
 
-# The prefilter (Rule.trigger_pattern): an import statement naming `pynvml` or `nvidia_smi` as the top-level
-# package, not the words' other uses (`import_pynvml()`, `vllm.third_party.pynvml`, `pynvml.nvmlInit()`
-# calls, docstrings). A superset of what the rule visits: an ImportFrom's module follows `from` after only
-# whitespace (spaces, tabs, form feeds, backslash continuations; a relative one's dots do not match), and an
-# Import's modules follow `import` after a run of what an `import a.b as c, d` statement may hold
-# (identifier characters, non-ASCII ones included, `.`, `,`, whitespace, continuations; no brackets or
-# comments), the module itself after a separator, not after `.` or part of a longer name. A match starts at
-# the `from` or `import` keyword, so it lands in the import statement: region parsing keeps the block
-# holding it, with the enclosing `if TYPE_CHECKING:` tests the rule reads and the module-level assignments
-# they name. `from pkg import pynvml` also matches: harmless.
-_WHITESPACE = r"(?:[ \t\f]|\\(?:\r\n|\r|\n))"
-_NVML_TOP = r"(?:pynvml|nvidia_smi)\b"
-_IMPORT_LIST = r"(?:[\w \t\f.,]|[^\x00-\x7f]|\\(?:\r\n|\r|\n))"
-_TRIGGER_PATTERN = rf"\bfrom{_WHITESPACE}+{_NVML_TOP}|\bimport{_WHITESPACE}{_IMPORT_LIST}*?(?<![\w.]){_NVML_TOP}"
+# The prefilter (Rule.trigger_pattern): an import statement naming `pynvml` or `nvidia_smi` as the
+# top-level package, not the words' other uses (`import_pynvml()`, `vllm.third_party.pynvml`,
+# `pynvml.nvmlInit()` calls, docstrings). The match lands in the import statement, so region parsing keeps
+# the block holding it with the enclosing `if TYPE_CHECKING:` tests the rule reads.
+_TRIGGER_PATTERN = import_statement_pattern(r"(?:pynvml|nvidia_smi)\b")
 
 
 class PynvmlImport(Rule):

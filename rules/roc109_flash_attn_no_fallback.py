@@ -10,6 +10,7 @@ import libcst as cst
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import enclosing_statement, wrap_in_try
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.lexical import import_statement_pattern
 from rocmlint.python.idioms import leaves_quietly, statements_before
 from rocmlint.python.scopes import dotted_name
 from rocmlint.rule import Invalid, Rule, Valid
@@ -24,21 +25,11 @@ _FLASH_CONDITION = re.compile(r"flash_?att(?:n|ention)", re.IGNORECASE)
 
 # The prefilter (Rule.trigger_pattern): an import statement naming `flash_attn`, `flash_attn_interface` or
 # `flash_attn_3` as the top-level package, not the word's far more common uses (`vllm_flash_attn`,
-# `flash_attn_varlen_func(...)`, `use_flash_attn`, `from vllm....backends.flash_attn import`). A superset
-# of what the rule visits: an ImportFrom's module follows `from` after only whitespace (spaces, tabs, form
-# feeds, backslash continuations; a relative one's dots do not match), and an Import's modules follow
-# `import` after a run of what an `import a.b as c, d` statement may hold (identifier characters, non-ASCII
-# ones included, `.`, `,`, whitespace, continuations; no brackets or comments), the module itself after a
-# separator, not after `.` or part of a longer name. A match starts at the `from` or `import` keyword, so it
-# lands in the import statement: region parsing keeps the def, class or module-level block holding it,
+# `flash_attn_varlen_func(...)`, `use_flash_attn`, `from vllm....backends.flash_attn import`). The match
+# lands in the import statement, so region parsing keeps the def, class or module-level block holding it,
 # with every ancestor `if` and earlier statement `_has_fallback` reads, and the module-level assignments
-# its conditions name. `from pkg import flash_attn` also matches: harmless.
-_WHITESPACE = r"(?:[ \t\f]|\\(?:\r\n|\r|\n))"
-_FLASH_TOP = r"flash_attn(?:_interface|_3)?\b"
-_IMPORT_LIST = r"(?:[\w \t\f.,]|[^\x00-\x7f]|\\(?:\r\n|\r|\n))"
-_TRIGGER_PATTERN = (
-    rf"\bfrom{_WHITESPACE}+{_FLASH_TOP}|\bimport{_WHITESPACE}{_IMPORT_LIST}*?(?<![\w.]){_FLASH_TOP}"
-)
+# its conditions name.
+_TRIGGER_PATTERN = import_statement_pattern(r"flash_attn(?:_interface|_3)?\b")
 
 
 class FlashAttnNoFallback(Rule):
