@@ -91,7 +91,7 @@ def is_rocm_macro(name: str, ctx: CudaContext) -> bool:
     if name in _HIP_AWARE or VendorMacros().with_project_macros(ctx.options.rocm_macros, ctx.options.nvidia_macros).is_rocm_side(name):
         return True
     defines = ctx.preprocessor.defines.get(name)
-    return bool(defines) and all(d.directive.branch.on_nvidia is False for d in defines)
+    return defines is not None and len(defines) > 0 and all(d.directive.branch.on_nvidia is False for d in defines)
 
 
 class Chains:

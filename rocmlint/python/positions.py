@@ -89,6 +89,7 @@ class PositionIndex:
         index = self._slot(block, statement)
         lines = self._block_lines.get(block)
         if lines is None:
+            assert isinstance(block, cst.IndentedBlock)  # the module's lines are seeded in __init__
             lines = self._block_lines[block] = [self._first_line(block)]
         while len(lines) <= index:
             lines.append(lines[-1] + _newlines(self._code_of([block.body[len(lines) - 1]])))
