@@ -14,7 +14,7 @@ def collection_paused() -> Iterator[None]:
     The collector runs whenever allocations outnumber frees by a threshold, and each full collection
     walks every live container object. Building a syntax tree allocates millions of objects that stay
     alive until the file is done, so collections during one file's check rescan that growing tree again
-    and again for nothing (a third of the Python CPU time on PyTorch's files), and the warm path
+    and again for nothing (over a quarter of the Python CPU time on PyTorch's files), and the warm path
     (discovery, loading the cache index, lookups) allocates a few hundred thousand objects refcounting
     alone frees. Paused per file, not per run: whatever cycles a check leaves behind are collected after
     it, so memory stays bounded by the largest file.

@@ -12,10 +12,10 @@ exact) but holds only:
 - every def, class and method a trigger lands in;
 - what the analyses of those reach by name (a fixpoint over words, deliberately over-inclusive):
   functions their text calls or names (a guard function `is_hip()`, a pruning callback), methods and
-  properties it names (`self.is_rocm`), classes it names (a base class); functions and methods that name a kept
-  definition (callers decide whether a function runs on ROCm); methods assigning a `self.<attr>`
-  that kept text names; module-level statements assigning a name kept text reads; and code that
-  names a variable assigned where a trigger lands (`MODE = "reduce-overhead"` used as `mode=MODE`);
+  properties it names (`self.is_rocm`), classes it names (a base class); functions and methods that
+  name a kept definition (callers decide whether a function runs on ROCm); methods assigning a
+  `self.<attr>` that kept text names; module-level statements assigning a name kept text reads; and code
+  that names a variable assigned where a trigger lands (`MODE = "reduce-overhead"` used as `mode=MODE`);
 - anything containing `global` or `nonlocal` (it rebinds names other code reads).
 
 Inside a kept module-level statement of _LARGE_LITERAL_LINES lines or more, the elements of its large
@@ -67,8 +67,6 @@ _MODULE_LEVEL_DEFINED = re.compile(r"^(?:\t| {0,4})(?:async[ \t]+)?def[ \t]+(\w+
 _WORD = re.compile(r"\w+")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _ATTRIBUTE = re.compile(r"\.[ \t]*(\w+)")
-# Every word, with the `(` after it when it is called: words and calls in one pass.
-_WORD_OR_CALL = re.compile(r"(\w+)([ \t]*\()?")
 _ATTRIBUTE_ASSIGNMENT = re.compile(r"\b\w+\.(\w+)[ \t]*(?::[^=\r\n]*)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
 _AS_NAME = re.compile(r"\bas[ \t]+(\w+)")
 _WALRUS = re.compile(r"\b(\w+)[ \t]*:=")
@@ -414,9 +412,8 @@ class _Analysis:
                 self.element_names[run] = (set(_FREE_NAME.findall(text)), _Words.of(text, False, pinned))
         # Every word of a class, its methods' included (a class must be kept for a method of it to be),
         # and of a statement, its elided elements' included (whether it is needed does not depend on
-        # which elements would be left out once it is).
-        # Unions of what was scanned already: words and attributes never span lines, so they are those of
-        # the whole text (rescanning a test class of thousands of lines took a tenth of a cold run).
+        # which elements would be left out once it is): unions of the parts' sets, as words and attributes
+        # never span lines (rescanning a test class of thousands of lines took a tenth of a cold run).
         self.deep: dict[int, _Reach] = {}
         for unit in self.candidates:
             parts = [self.own[id(unit)]] + [self.own[id(member)] for member in unit.members]
@@ -425,7 +422,7 @@ class _Analysis:
                 set().union(*(part.words for part in parts)), set().union(*(part.attributes for part in parts))
             )
         module = _Words.of(_module_text(lines, units), False, pinned)
-        self.kept = _Kept(set(module.words), set(module.calls), set(module.attributes))
+        self.kept = _Kept(set(module.words), set(module.attributes))
         # Functions defined by module-level code itself (`if HAS_GPU:` / `    def helper():`), the one
         # block level down at most: deeper ones are local to a function of that code.
         self.top_functions = set(module.defined)
@@ -525,14 +522,12 @@ class _Kept:
     """What the kept code holds so far."""
 
     words: set[str]
-    calls: set[str]
     attributes: set[str]
     # (words, attributes) of each kept piece, to ask which attributes code naming a class reads.
     pieces: list[tuple[set[str], set[str]]] = field(default_factory=list)
 
     def add(self, own: _Words) -> None:
         self.words |= own.words
-        self.calls |= own.calls
         self.attributes |= own.attributes
         self.pieces.append((own.words, own.attributes))
 
@@ -555,7 +550,6 @@ class _Reach:
 @dataclass
 class _Words:
     words: set[str]
-    calls: set[str]  # names called: `name(`
     attributes: set[str]  # names after a dot
     assigned_attributes: set[str]  # of a method: `self.<name> = ...`, `cls.<name> += ...`
     defined: set[str]  # defs at most one block level down (for module-level code)
@@ -567,11 +561,9 @@ class _Words:
     @classmethod
     def of(cls, text: str, statement: bool, pinned_names: frozenset[str], method: bool = False) -> _Words:
         """`method`: also find the attributes it assigns (only a method's are ever asked for)."""
-        words_and_calls = _WORD_OR_CALL.findall(text)
-        words = {word for word, _ in words_and_calls}
+        words = set(_WORD.findall(text))
         return cls(
             words,
-            {word for word, call in words_and_calls if call},
             set(_ATTRIBUTE.findall(text)) if "." in text else set(),
             set(_ATTRIBUTE_ASSIGNMENT.findall(text)) if method and "." in text else set(),
             set(_MODULE_LEVEL_DEFINED.findall(text)) if "def" in words else set(),
