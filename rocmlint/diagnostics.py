@@ -24,10 +24,15 @@ class Applicability(str, enum.Enum):
 
 
 class FixAvailability(str, enum.Enum):
-    """What a rule promises about fixes (per RULES.md's `fix` column)."""
+    """What a rule promises about fixes (per RULES.md's `fix` column), checked against its examples' fixes.
+
+    `sometimes` (ruff's `FixAvailability::Sometimes`): the rule emits safe fixes for some forms and
+    unsafe ones for others (its doc's "Fix safety" section says which).
+    """
 
     SAFE = "safe"
     UNSAFE = "unsafe"
+    SOMETIMES = "sometimes"
     NONE = "none"
 
 

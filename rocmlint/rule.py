@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 import textwrap
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import ClassVar
 
 from rocmlint.diagnostics import FixAvailability, Severity
@@ -17,24 +17,49 @@ from rocmlint.diagnostics import FixAvailability, Severity
 DOCS_URL = "https://github.com/rocmlint/rocmlint/blob/main/docs/rules/{code}.md"
 
 
+def example_text(text: str) -> str:
+    """An example's source as written in a rule module: a string that opens with a newline is a block.
+
+    A block (opening quotes and a newline, indented lines, closing quotes) loses that first newline and
+    its common indentation (`textwrap.dedent`, which also empties whitespace-only lines); end the last
+    line with the closing quotes for a file without a final newline. Any other string is taken as it is:
+    use one for code that must keep whitespace-only lines or leading indentation.
+    """
+    return textwrap.dedent(text[1:]) if text.startswith("\n") else text
+
+
 @dataclass(frozen=True)
 class Valid:
     """Code the rule must not report."""
 
     code: str
+    _: KW_ONLY
     path: str | None = None  # defaults to example.py or example.cu by the rule's language
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", example_text(self.code))
 
 
 @dataclass(frozen=True)
 class Invalid:
-    """Code the rule must report; `line` is the expected line of its first diagnostic."""
+    """Code the rule must report exactly as `expect` says.
+
+    `expect` holds one `"line:column-end_line:end_column"` span per diagnostic of the rule, in output
+    order (1-based columns, as `rocmlint check` prints them): a missing, extra or moved diagnostic fails.
+    """
 
     code: str
-    line: int | None = None
+    _: KW_ONLY
+    expect: tuple[str, ...]
     message: str | None = None  # a substring of the first diagnostic's message
-    fixed: str | None = None  # the file after applying the rule's fix, when it has one
     no_fix: bool = False  # the diagnostics carry no fix (a form the rule's fix deliberately leaves alone)
+    fixed: str | None = None  # the file once the rule's fixes (unsafe ones too) are applied until none is left
     path: str | None = None  # defaults to example.py or example.cu by the rule's language
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", example_text(self.code))
+        if self.fixed is not None:
+            object.__setattr__(self, "fixed", example_text(self.fixed))
 
 
 class Rule:

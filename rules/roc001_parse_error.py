@@ -34,12 +34,48 @@ class ParseError(ToolRule):
     name = "parse-error"
     severity = Severity.ERROR
     valid = (
-        Valid("import torch\n\ntorch.backends.cuda.matmul.allow_tf32 = False if IS_ROCM else True\n"),
-        Valid("def broken(:\n    pass  # no rule has anything to look for here, so it is not read\n"),
+        Valid(
+            """
+            import torch
+
+            torch.backends.cuda.matmul.allow_tf32 = False if IS_ROCM else True
+            """,
+        ),
+        Valid(
+            """
+            def broken(:
+                pass  # no rule has anything to look for here, so it is not read
+            """,
+        ),
     )
     invalid = (
-        Invalid("import torch\nmodel = torch.compile(model, mode='reduce-overhead'\n"),
-        Invalid("import torch\nmode = 'reduce-overhead\n", line=2),
-        Invalid("if True:\nimport pynvml\n"),
-        Invalid("# -*- coding: latin-1 -*-\nimport pynvml\n\x00\x01binary\n"),
+        Invalid(
+            """
+            import torch
+            model = torch.compile(model, mode='reduce-overhead'
+            """,
+            expect=("2:22-2:22",),
+        ),
+        Invalid(
+            """
+            import torch
+            mode = 'reduce-overhead
+            """,
+            expect=("2:8-2:8",),
+        ),
+        Invalid(
+            """
+            if True:
+            import pynvml
+            """,
+            expect=("2:1-2:1",),
+        ),
+        Invalid(
+            """
+            # -*- coding: latin-1 -*-
+            import pynvml
+            \x00\x01binary
+            """,
+            expect=("1:1-1:1",),
+        ),
     )

@@ -36,16 +36,51 @@ class UnusedNoqa(ToolRule):
     enabled_by_default = False
     triggers = (b"noqa",)
     valid = (
-        Valid("import torch\ntorch.compile(m, mode='reduce-overhead')  # noqa: ROC101\n"),
-        Valid("x = 1  # noqa: E501\n"),
-        Valid("x = 1  # noqa\n"),
+        Valid(
+            """
+            import torch
+            torch.compile(m, mode='reduce-overhead')  # noqa: ROC101
+            """,
+        ),
+        Valid(
+            """
+            x = 1  # noqa: E501
+            """,
+        ),
+        Valid(
+            """
+            x = 1  # noqa
+            """,
+        ),
     )
     invalid = (
-        Invalid("x = 1  # noqa: ROC101\n", line=1, fixed="x = 1\n"),
         Invalid(
-            "import torch\ntorch.compile(m, mode='reduce-overhead')  # noqa: ROC101, ROC105\n",
-            line=2,
-            fixed="import torch\ntorch.compile(m, mode='reduce-overhead')  # noqa: ROC101\n",
+            """
+            x = 1  # noqa: ROC101
+            """,
+            expect=("1:8-1:22",),
+            fixed="""
+            x = 1
+            """,
         ),
-        Invalid("y = 2  # noqa: E501, ROC102\n", line=1, fixed="y = 2  # noqa: E501\n"),
+        Invalid(
+            """
+            import torch
+            torch.compile(m, mode='reduce-overhead')  # noqa: ROC101, ROC105
+            """,
+            expect=("2:43-2:65",),
+            fixed="""
+            import torch
+            torch.compile(m, mode='reduce-overhead')  # noqa: ROC101
+            """,
+        ),
+        Invalid(
+            """
+            y = 2  # noqa: E501, ROC102
+            """,
+            expect=("1:8-1:28",),
+            fixed="""
+            y = 2  # noqa: E501
+            """,
+        ),
     )

@@ -85,46 +85,85 @@ def _message() -> str:
 
 
 ReduceOverheadCompile.valid = (
-    Valid('import torch\nmodel = torch.compile(model, mode="default")\n'),
     Valid(
-        'import torch\n'
-        'if torch.version.hip:\n'
-        '    model = torch.compile(model)\n'
-        'else:\n'
-        '    model = torch.compile(model, mode="reduce-overhead")\n'
+        """
+        import torch
+        model = torch.compile(model, mode="default")
+        """,
     ),
     Valid(
-        'import torch\n'
-        'IS_ROCM = torch.version.hip is not None\n'
-        'mode = "default" if IS_ROCM else "reduce-overhead"\n'
-        'model = torch.compile(model, mode="default" if IS_ROCM else "reduce-overhead")\n'
+        """
+        import torch
+        if torch.version.hip:
+            model = torch.compile(model)
+        else:
+            model = torch.compile(model, mode="reduce-overhead")
+        """,
     ),
-    Valid('print("try mode=reduce-overhead for small batches")\n'),
+    Valid(
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        mode = "default" if IS_ROCM else "reduce-overhead"
+        model = torch.compile(model, mode="default" if IS_ROCM else "reduce-overhead")
+        """,
+    ),
+    Valid(
+        """
+        print("try mode=reduce-overhead for small batches")
+        """,
+    ),
 )
 ReduceOverheadCompile.invalid = (
     Invalid(
-        'import torch\nmodel = torch.compile(model, mode="reduce-overhead")\n',
-        line=2,
-        fixed=(
-            "import torch\n"
-            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
-            'model = torch.compile(model, mode="default" if _IS_ROCM else "reduce-overhead")\n'
-        ),
-    ),
-    Invalid('import torch as T\n\n@T.compile(mode="reduce-overhead")\ndef step(x):\n    return x * 2\n', line=3),
-    Invalid('import torch\nMODE = "reduce-overhead"\nmodel = torch.compile(model, mode=MODE)\n', line=3),
-    Invalid(
-        'import torch\nopts = {"mode": "reduce-overhead", "fullgraph": True}\nm = torch.compile(m, **opts)\n',
-        line=3,
-        fixed=(
-            "import torch\n"
-            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
-            'opts = {"mode": "default" if _IS_ROCM else "reduce-overhead", "fullgraph": True}\n'
-            "m = torch.compile(m, **opts)\n"
-        ),
+        """
+        import torch
+        model = torch.compile(model, mode="reduce-overhead")
+        """,
+        expect=("2:30-2:52",),
+        fixed="""
+        import torch
+        _IS_ROCM = getattr(torch.version, "hip", None) is not None
+        model = torch.compile(model, mode="default" if _IS_ROCM else "reduce-overhead")
+        """,
     ),
     Invalid(
-        'import functools, torch\ncompile_fn = functools.partial(torch.compile, mode="reduce-overhead")\n',
-        line=2,
+        """
+        import torch as T
+
+        @T.compile(mode="reduce-overhead")
+        def step(x):
+            return x * 2
+        """,
+        expect=("3:12-3:34",),
+    ),
+    Invalid(
+        """
+        import torch
+        MODE = "reduce-overhead"
+        model = torch.compile(model, mode=MODE)
+        """,
+        expect=("3:30-3:39",),
+    ),
+    Invalid(
+        """
+        import torch
+        opts = {"mode": "reduce-overhead", "fullgraph": True}
+        m = torch.compile(m, **opts)
+        """,
+        expect=("3:22-3:28",),
+        fixed="""
+        import torch
+        _IS_ROCM = getattr(torch.version, "hip", None) is not None
+        opts = {"mode": "default" if _IS_ROCM else "reduce-overhead", "fullgraph": True}
+        m = torch.compile(m, **opts)
+        """,
+    ),
+    Invalid(
+        """
+        import functools, torch
+        compile_fn = functools.partial(torch.compile, mode="reduce-overhead")
+        """,
+        expect=("2:47-2:69",),
     ),
 )

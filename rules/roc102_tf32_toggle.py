@@ -156,152 +156,232 @@ def _message(what: str) -> str:
 Tf32Toggle.valid = (
     # Reading the flags (saving and restoring state) is fine.
     Valid(
-        "import torch\n"
-        "prev_matmul = torch.backends.cuda.matmul.allow_tf32\n"
-        "prev_cudnn = torch.backends.cudnn.allow_tf32\n"
-        'print(f"tf32 matmul={prev_matmul} cudnn={prev_cudnn}")\n'
+        """
+        import torch
+        prev_matmul = torch.backends.cuda.matmul.allow_tf32
+        prev_cudnn = torch.backends.cudnn.allow_tf32
+        print(f"tf32 matmul={prev_matmul} cudnn={prev_cudnn}")
+        """,
     ),
     # Turning TF32 off for exact fp32 comparisons is fine on every vendor.
     Valid(
-        "import torch\n"
-        "torch.backends.cuda.matmul.allow_tf32 = False\n"
-        "torch.backends.cudnn.allow_tf32 = False\n"
-        'torch.set_float32_matmul_precision("highest")\n'
-        'torch.backends.cuda.matmul.fp32_precision = "ieee"\n'
+        """
+        import torch
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        torch.set_float32_matmul_precision("highest")
+        torch.backends.cuda.matmul.fp32_precision = "ieee"
+        """,
     ),
     Valid(
-        "import torch\n"
-        "if torch.version.hip:\n"
-        '    torch.set_float32_matmul_precision("highest")\n'
-        "else:\n"
-        "    torch.backends.cuda.matmul.allow_tf32 = True\n"
-        "    torch.backends.cudnn.allow_tf32 = True\n"
+        """
+        import torch
+        if torch.version.hip:
+            torch.set_float32_matmul_precision("highest")
+        else:
+            torch.backends.cuda.matmul.allow_tf32 = True
+            torch.backends.cudnn.allow_tf32 = True
+        """,
     ),
     Valid(
-        "import torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "\n"
-        "def setup_precision(args):\n"
-        "    if not IS_ROCM:\n"
-        '        torch.set_float32_matmul_precision("high")\n'
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+
+        def setup_precision(args):
+            if not IS_ROCM:
+                torch.set_float32_matmul_precision("high")
+        """,
     ),
     Valid(
-        "import torch\n"
-        "\n"
-        "def enable_tf32():\n"
-        "    if torch.version.hip is not None:\n"
-        "        return\n"
-        '    torch.backends.cuda.matmul.fp32_precision = "tf32"\n'
-        '    torch.backends.cudnn.conv.fp32_precision = "tf32"\n'
+        """
+        import torch
+
+        def enable_tf32():
+            if torch.version.hip is not None:
+                return
+            torch.backends.cuda.matmul.fp32_precision = "tf32"
+            torch.backends.cudnn.conv.fp32_precision = "tf32"
+        """,
     ),
     Valid(
-        "import torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "torch.backends.cuda.matmul.allow_tf32 = False if IS_ROCM else True\n"
-        'torch.set_float32_matmul_precision("highest" if IS_ROCM else "high")\n'
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        torch.backends.cuda.matmul.allow_tf32 = False if IS_ROCM else True
+        torch.set_float32_matmul_precision("highest" if IS_ROCM else "high")
+        """,
     ),
     # Enabling TF32 in a ROCm-only branch (MI300 via hipBLASLt) is a deliberate choice.
     Valid(
-        "import os\n"
-        "import torch\n"
-        "if torch.version.hip and 'gfx94' in torch.cuda.get_device_properties(0).gcnArchName:\n"
-        '    os.environ["HIPBLASLT_ALLOW_TF32"] = "1"\n'
-        "    torch.backends.cuda.matmul.allow_tf32 = True\n"
+        """
+        import os
+        import torch
+        if torch.version.hip and 'gfx94' in torch.cuda.get_device_properties(0).gcnArchName:
+            os.environ["HIPBLASLT_ALLOW_TF32"] = "1"
+            torch.backends.cuda.matmul.allow_tf32 = True
+        """,
     ),
     # The CPU (oneDNN) backend is not a GPU toggle.
-    Valid('import torch\ntorch.backends.mkldnn.matmul.fp32_precision = "bf16"\n'),
+    Valid(
+        """
+        import torch
+        torch.backends.mkldnn.matmul.fp32_precision = "bf16"
+        """,
+    ),
     # The token in a docstring, a comment and a log message.
     Valid(
-        "import logging\n"
-        "import torch\n"
-        "\n"
-        "def report_precision():\n"
-        '    """Logs torch.backends.cuda.matmul.allow_tf32 = True style settings."""\n'
-        "    # torch.set_float32_matmul_precision('high') is decided by the launcher\n"
-        '    logging.info("allow_tf32=%s", torch.backends.cuda.matmul.allow_tf32)\n'
+        """
+        import logging
+        import torch
+
+        def report_precision():
+            \"\"\"Logs torch.backends.cuda.matmul.allow_tf32 = True style settings.\"\"\"
+            # torch.set_float32_matmul_precision('high') is decided by the launcher
+            logging.info("allow_tf32=%s", torch.backends.cuda.matmul.allow_tf32)
+        """,
     ),
     # A value the linter cannot resolve (a CLI flag) is not reported.
-    Valid("import torch\n\ndef configure(args):\n    torch.backends.cuda.matmul.allow_tf32 = args.tf32\n"),
+    Valid(
+        """
+        import torch
+
+        def configure(args):
+            torch.backends.cuda.matmul.allow_tf32 = args.tf32
+        """,
+    ),
     # Mentions that are no assignment or call (the trigger pattern leaves them out): keyword arguments,
     # reads, a key, a reference to the function, a longer name.
     Valid(
-        "import torch\n"
-        "def conv(x, allow_tf32=True):\n"
-        "    with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):\n"
-        "        return x\n"
-        "KEY = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.fp32_precision, 1)\n"
-        'OPTIONS = {"allow_tf32": torch._C._get_cublas_allow_tf32()}\n'
-        "OVERRIDES = {torch.set_float32_matmul_precision: lambda precision: -1}\n"
-        "if torch.backends.cuda.matmul.allow_tf32 == True:\n"
-        '    print(torch.set_float32_matmul_precision.__doc__, "torch.set_float32_matmul_precision")\n'
+        """
+        import torch
+        def conv(x, allow_tf32=True):
+            with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):
+                return x
+        KEY = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.fp32_precision, 1)
+        OPTIONS = {"allow_tf32": torch._C._get_cublas_allow_tf32()}
+        OVERRIDES = {torch.set_float32_matmul_precision: lambda precision: -1}
+        if torch.backends.cuda.matmul.allow_tf32 == True:
+            print(torch.set_float32_matmul_precision.__doc__, "torch.set_float32_matmul_precision")
+        """,
     ),
 )
 Tf32Toggle.invalid = (
     Invalid(
-        "import torch\n\ntorch.backends.cuda.matmul.allow_tf32 = True\ntorch.backends.cudnn.allow_tf32 = True\n",
-        line=3,
+        """
+        import torch
+
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
+        """,
+        expect=("3:1-3:38", "4:1-4:32"),
         message="cuda.matmul.allow_tf32 = True",
-        fixed=(
-            "import torch\n"
-            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
-            "\n"
-            "if not _IS_ROCM:\n"
-            "    torch.backends.cuda.matmul.allow_tf32 = True\n"
-            "if not _IS_ROCM:\n"
-            "    torch.backends.cudnn.allow_tf32 = True\n"
-        ),
+        fixed="""
+        import torch
+        _IS_ROCM = getattr(torch.version, "hip", None) is not None
+
+        if not _IS_ROCM:
+            torch.backends.cuda.matmul.allow_tf32 = True
+        if not _IS_ROCM:
+            torch.backends.cudnn.allow_tf32 = True
+        """,
     ),
     Invalid(
-        "import torch\n"
-        "\n"
-        "def main():\n"
-        "    if torch.cuda.is_available():\n"
-        '        torch.set_float32_matmul_precision("high")\n',
-        line=5,
+        """
+        import torch
+
+        def main():
+            if torch.cuda.is_available():
+                torch.set_float32_matmul_precision("high")
+        """,
+        expect=("5:44-5:50",),
         message='set_float32_matmul_precision("high")',
-        fixed=(
-            "import torch\n"
-            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
-            "\n"
-            "def main():\n"
-            "    if torch.cuda.is_available():\n"
-            "        if not _IS_ROCM:\n"
-            '            torch.set_float32_matmul_precision("high")\n'
-        ),
+        fixed="""
+        import torch
+        _IS_ROCM = getattr(torch.version, "hip", None) is not None
+
+        def main():
+            if torch.cuda.is_available():
+                if not _IS_ROCM:
+                    torch.set_float32_matmul_precision("high")
+        """,
     ),
     Invalid(
-        "from torch.backends import cudnn\n\ncudnn.allow_tf32 = True\ncudnn.benchmark = True\n",
-        line=3,
+        """
+        from torch.backends import cudnn
+
+        cudnn.allow_tf32 = True
+        cudnn.benchmark = True
+        """,
+        expect=("3:1-3:17",),
         message="cudnn.allow_tf32 = True",
     ),
     Invalid(
-        "import torch\n"
-        'if hasattr(torch.backends.cuda.matmul, "fp32_precision"):\n'
-        '    torch.backends.cuda.matmul.fp32_precision = "tf32"\n'
-        '    torch.backends.cudnn.conv.fp32_precision = "tf32"\n',
-        line=3,
+        """
+        import torch
+        if hasattr(torch.backends.cuda.matmul, "fp32_precision"):
+            torch.backends.cuda.matmul.fp32_precision = "tf32"
+            torch.backends.cudnn.conv.fp32_precision = "tf32"
+        """,
+        expect=("3:5-3:46", "4:5-4:45"),
         message='cuda.matmul.fp32_precision = "tf32"',
     ),
     Invalid(
-        "import torch\n"
-        'MATMUL_PRECISION = "medium"\n'
-        "\n"
-        "def setup():\n"
-        "    torch.set_float32_matmul_precision(MATMUL_PRECISION)\n",
-        line=5,
+        """
+        import torch
+        MATMUL_PRECISION = "medium"
+
+        def setup():
+            torch.set_float32_matmul_precision(MATMUL_PRECISION)
+        """,
+        expect=("5:40-5:56",),
     ),
-    Invalid('import torch\ntorch.backends.fp32_precision = "tf32"\n', line=2),
+    Invalid(
+        """
+        import torch
+        torch.backends.fp32_precision = "tf32"
+        """,
+        expect=("2:1-2:30",),
+    ),
     # Spellings the trigger pattern must still reach: a target wrapped over lines (a comment between
     # the dot and the name), a line continuation, a form feed before `=`, a chained assignment, a
     # parenthesised callee.
     Invalid(
-        "import torch\n"
-        "(torch.backends.cudnn.  # Ampere and newer\n"
-        "    allow_tf32) = True\n",
-        line=2,
+        """
+        import torch
+        (torch.backends.cudnn.  # Ampere and newer
+            allow_tf32) = True
+        """,
+        expect=("2:2-3:15",),
     ),
-    Invalid("import torch\ntorch.backends.cuda.matmul . allow_tf32 \\\n    = True\n", line=2),
-    Invalid('import torch\ntorch.backends.cuda.matmul.fp32_precision\f= "tf32"\n', line=2),
-    Invalid("import torch\ntorch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = True\n", line=2),
-    Invalid('import torch\n(torch.set_float32_matmul_precision)(\n    "high")\n', line=3),
+    Invalid(
+        r"""
+        import torch
+        torch.backends.cuda.matmul . allow_tf32 \
+            = True
+        """,
+        expect=("2:1-2:40",),
+    ),
+    Invalid(
+        """
+        import torch
+        torch.backends.cuda.matmul.fp32_precision\x0c= "tf32"
+        """,
+        expect=("2:1-2:42",),
+    ),
+    Invalid(
+        """
+        import torch
+        torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = True
+        """,
+        expect=("2:1-2:32", "2:35-2:72"),
+    ),
+    Invalid(
+        """
+        import torch
+        (torch.set_float32_matmul_precision)(
+            "high")
+        """,
+        expect=("3:5-3:11",),
+    ),
 )

@@ -205,124 +205,148 @@ _MESSAGE = (
 
 AllocConfMaxSplit.valid = (
     Valid(
-        "import os\n"
-        "import torch\n"
-        "if torch.version.hip:\n"
-        '    os.environ["PYTORCH_HIP_ALLOC_CONF"] = "garbage_collection_threshold:0.8"\n'
-        "else:\n"
-        '    os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "max_split_size_mb:128"\n'
+        """
+        import os
+        import torch
+        if torch.version.hip:
+            os.environ["PYTORCH_HIP_ALLOC_CONF"] = "garbage_collection_threshold:0.8"
+        else:
+            os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "max_split_size_mb:128"
+        """,
     ),
     Valid(
-        "import os\n"
-        "import torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "\n"
-        "def configure_allocator(split_mb: int) -> None:\n"
-        "    if IS_ROCM:\n"
-        "        return\n"
-        '    os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", f"max_split_size_mb:{split_mb}")\n'
+        """
+        import os
+        import torch
+        IS_ROCM = torch.version.hip is not None
+
+        def configure_allocator(split_mb: int) -> None:
+            if IS_ROCM:
+                return
+            os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", f"max_split_size_mb:{split_mb}")
+        """,
     ),
     Valid(
-        "import os\n"
-        "import torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        'conf = "expandable_segments:True" if IS_ROCM else "max_split_size_mb:512"\n'
-        'os.environ["PYTORCH_CUDA_ALLOC_CONF"] = conf\n'
+        """
+        import os
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        conf = "expandable_segments:True" if IS_ROCM else "max_split_size_mb:512"
+        os.environ["PYTORCH_CUDA_ALLOC_CONF"] = conf
+        """,
     ),
     Valid(
-        "import torch\n"
-        "torch.version.cuda is not None and torch.cuda.memory._set_allocator_settings(\n"
-        '    "max_split_size_mb:256"\n'
-        ")\n"
+        """
+        import torch
+        torch.version.cuda is not None and torch.cuda.memory._set_allocator_settings(
+            "max_split_size_mb:256"
+        )
+        """,
     ),
     # Reading the setting, or mentioning it in a message or docstring, is fine.
     Valid(
-        "import logging\n"
-        "import os\n"
-        "\n"
-        "def check_allocator():\n"
-        '    """Warn when PYTORCH_CUDA_ALLOC_CONF carries max_split_size_mb."""\n'
-        '    conf = os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")\n'
-        '    if "max_split_size_mb" in conf:\n'
-        '        logging.warning("max_split_size_mb is set: %s", conf)\n'
+        """
+        import logging
+        import os
+
+        def check_allocator():
+            \"\"\"Warn when PYTORCH_CUDA_ALLOC_CONF carries max_split_size_mb.\"\"\"
+            conf = os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")
+            if "max_split_size_mb" in conf:
+                logging.warning("max_split_size_mb is set: %s", conf)
+        """,
     ),
     # A different environment variable, and a value that removes the key.
     Valid(
-        "import os\n"
-        'os.environ["MY_APP_ALLOC_HINT"] = "max_split_size_mb:128"\n'
-        'conf = os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")\n'
-        'os.environ["PYTORCH_CUDA_ALLOC_CONF"] = conf.replace("max_split_size_mb:128", "")\n'
+        """
+        import os
+        os.environ["MY_APP_ALLOC_HINT"] = "max_split_size_mb:128"
+        conf = os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")
+        os.environ["PYTORCH_CUDA_ALLOC_CONF"] = conf.replace("max_split_size_mb:128", "")
+        """,
     ),
 )
 AllocConfMaxSplit.invalid = (
     Invalid(
-        "import os\n"
-        'os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "max_split_size_mb:128"\n'
-        "import torch\n",
-        line=2,
+        """
+        import os
+        os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "max_split_size_mb:128"
+        import torch
+        """,
+        expect=("2:41-2:64",),
         message="max_split_size_mb",
     ),
     Invalid(
-        "import os\n"
-        "\n"
-        "def main(args):\n"
-        "    if args.low_memory:\n"
-        '        os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", f"max_split_size_mb:{args.split_mb}")\n',
-        line=5,
-        fixed=(
-            "import os\n"
-            "import torch\n"
-            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
-            "\n"
-            "def main(args):\n"
-            "    if args.low_memory:\n"
-            "        if not _IS_ROCM:\n"
-            '            os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", f"max_split_size_mb:{args.split_mb}")\n'
-        ),
+        """
+        import os
+
+        def main(args):
+            if args.low_memory:
+                os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", f"max_split_size_mb:{args.split_mb}")
+        """,
+        expect=("5:58-5:94",),
+        fixed="""
+        import os
+        import torch
+        _IS_ROCM = getattr(torch.version, "hip", None) is not None
+
+        def main(args):
+            if args.low_memory:
+                if not _IS_ROCM:
+                    os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", f"max_split_size_mb:{args.split_mb}")
+        """,
     ),
     Invalid(
-        "import os\n"
-        'ALLOC_CONF = "expandable_segments:True,max_split_size_mb:512"\n'
-        'os.environ.update({"PYTORCH_CUDA_ALLOC_CONF": ALLOC_CONF, "NCCL_DEBUG": "WARN"})\n',
-        line=3,
-        fixed=(
-            "import os\n"
-            "import torch\n"
-            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
-            'ALLOC_CONF = "expandable_segments:True,max_split_size_mb:512" if not _IS_ROCM else "expandable_segments:True"\n'
-            'os.environ.update({"PYTORCH_CUDA_ALLOC_CONF": ALLOC_CONF, "NCCL_DEBUG": "WARN"})\n'
-        ),
+        """
+        import os
+        ALLOC_CONF = "expandable_segments:True,max_split_size_mb:512"
+        os.environ.update({"PYTORCH_CUDA_ALLOC_CONF": ALLOC_CONF, "NCCL_DEBUG": "WARN"})
+        """,
+        expect=("3:47-3:57",),
+        fixed="""
+        import os
+        import torch
+        _IS_ROCM = getattr(torch.version, "hip", None) is not None
+        ALLOC_CONF = "expandable_segments:True,max_split_size_mb:512" if not _IS_ROCM else "expandable_segments:True"
+        os.environ.update({"PYTORCH_CUDA_ALLOC_CONF": ALLOC_CONF, "NCCL_DEBUG": "WARN"})
+        """,
     ),
     Invalid(
-        "import torch\n"
-        "\n"
-        "def load_weights(model, path):\n"
-        '    torch.cuda.memory._set_allocator_settings("max_split_size_mb:20")\n'
-        "    model.load_state_dict(torch.load(path))\n",
-        line=4,
-        fixed=(
-            "import torch\n"
-            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
-            "\n"
-            "def load_weights(model, path):\n"
-            "    if not _IS_ROCM:\n"
-            '        torch.cuda.memory._set_allocator_settings("max_split_size_mb:20")\n'
-            "    model.load_state_dict(torch.load(path))\n"
-        ),
+        """
+        import torch
+
+        def load_weights(model, path):
+            torch.cuda.memory._set_allocator_settings("max_split_size_mb:20")
+            model.load_state_dict(torch.load(path))
+        """,
+        expect=("4:47-4:69",),
+        fixed="""
+        import torch
+        _IS_ROCM = getattr(torch.version, "hip", None) is not None
+
+        def load_weights(model, path):
+            if not _IS_ROCM:
+                torch.cuda.memory._set_allocator_settings("max_split_size_mb:20")
+            model.load_state_dict(torch.load(path))
+        """,
     ),
     Invalid(
-        "from os import environ, putenv\n"
-        'previous = environ.get("PYTORCH_HIP_ALLOC_CONF", "")\n'
-        'environ["PYTORCH_HIP_ALLOC_CONF"] = previous + ",max_split_size_mb:256"\n'
-        'putenv("PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb:{}".format(256))\n',
-        line=3,
+        """
+        from os import environ, putenv
+        previous = environ.get("PYTORCH_HIP_ALLOC_CONF", "")
+        environ["PYTORCH_HIP_ALLOC_CONF"] = previous + ",max_split_size_mb:256"
+        putenv("PYTORCH_CUDA_ALLOC_CONF", "max_split_size_mb:{}".format(256))
+        """,
+        expect=("3:37-3:72",),
     ),
     Invalid(
-        "import os\n"
-        "if torch.cuda.is_available():\n"
-        '    os.environ["PYTORCH_CUDA_ALLOC_CONF"] = ",".join(\n'
-        '        ["garbage_collection_threshold:0.6", "max_split_size_mb:64"]\n'
-        "    )\n",
-        line=3,
+        """
+        import os
+        if torch.cuda.is_available():
+            os.environ["PYTORCH_CUDA_ALLOC_CONF"] = ",".join(
+                ["garbage_collection_threshold:0.6", "max_split_size_mb:64"]
+            )
+        """,
+        expect=("3:45-5:6",),
     ),
 )

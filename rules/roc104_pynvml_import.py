@@ -140,127 +140,215 @@ def _message(module: str) -> str:
 
 PynvmlImport.valid = (
     Valid(
-        "try:\n"
-        "    import pynvml\n"
-        "except ImportError:\n"
-        "    pynvml = None\n"
-        "\n"
-        "def gpu_count():\n"
-        "    if pynvml is None:\n"
-        "        return 0\n"
-        "    pynvml.nvmlInit()\n"
-        "    return pynvml.nvmlDeviceGetCount()\n"
+        """
+        try:
+            import pynvml
+        except ImportError:
+            pynvml = None
+
+        def gpu_count():
+            if pynvml is None:
+                return 0
+            pynvml.nvmlInit()
+            return pynvml.nvmlDeviceGetCount()
+        """,
     ),
     # A lazy import inside a function is ROC117's business (the calls), not a module-level import.
     Valid(
-        "def gpu_memory_used(index: int) -> int:\n"
-        "    import pynvml\n"
-        "\n"
-        "    pynvml.nvmlInit()\n"
-        "    handle = pynvml.nvmlDeviceGetHandleByIndex(index)\n"
-        "    return pynvml.nvmlDeviceGetMemoryInfo(handle).used\n"
+        """
+        def gpu_memory_used(index: int) -> int:
+            import pynvml
+
+            pynvml.nvmlInit()
+            handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+            return pynvml.nvmlDeviceGetMemoryInfo(handle).used
+        """,
     ),
     Valid(
-        "import torch\n"
-        "\n"
-        "if torch.version.hip:\n"
-        "    import amdsmi\n"
-        "else:\n"
-        "    from pynvml import nvmlInit, nvmlDeviceGetCount\n"
+        """
+        import torch
+
+        if torch.version.hip:
+            import amdsmi
+        else:
+            from pynvml import nvmlInit, nvmlDeviceGetCount
+        """,
     ),
     Valid(
-        "import torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "if not IS_ROCM:\n"
-        "    import pynvml\n"
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        if not IS_ROCM:
+            import pynvml
+        """,
     ),
     Valid(
-        "from typing import TYPE_CHECKING\n"
-        "\n"
-        "if TYPE_CHECKING:\n"
-        "    import pynvml\n"
+        """
+        from typing import TYPE_CHECKING
+
+        if TYPE_CHECKING:
+            import pynvml
+        """,
     ),
     Valid(
-        "import contextlib\n"
-        "\n"
-        "with contextlib.suppress(ImportError):\n"
-        "    from pynvml.smi import nvidia_smi\n"
+        """
+        import contextlib
+
+        with contextlib.suppress(ImportError):
+            from pynvml.smi import nvidia_smi
+        """,
     ),
     # Look-alikes: vLLM's helper, a relative module, and the name in a docstring and a comment.
     Valid(
-        '"""GPU telemetry; uses pynvml on NVIDIA and amdsmi on ROCm."""\n'
-        "from vllm.utils import import_pynvml  # wraps `import pynvml`\n"
-        "from .nvidia_smi import query_gpus\n"
-        "\n"
-        "pynvml = import_pynvml()\n"
+        """
+        \"\"\"GPU telemetry; uses pynvml on NVIDIA and amdsmi on ROCm.\"\"\"
+        from vllm.utils import import_pynvml  # wraps `import pynvml`
+        from .nvidia_smi import query_gpus
+
+        pynvml = import_pynvml()
+        """,
     ),
     # Look-alikes the prefilter skips: vLLM's vendored copy, a module named after the package, calls.
     Valid(
-        "import vllm.third_party.pynvml as pynvml\n"
-        "from vllm.third_party import pynvml as nvml\n"
-        "from tools.nvidia_smi_parser import parse\n"
-        "\n"
-        "def used(handle):\n"
-        "    return pynvml.nvmlDeviceGetMemoryInfo(handle).used\n"
+        """
+        import vllm.third_party.pynvml as pynvml
+        from vllm.third_party import pynvml as nvml
+        from tools.nvidia_smi_parser import parse
+
+        def used(handle):
+            return pynvml.nvmlDeviceGetMemoryInfo(handle).used
+        """,
     ),
 )
 PynvmlImport.invalid = (
     Invalid(
-        "import os\nimport pynvml\nimport torch\n",
-        line=2,
+        """
+        import os
+        import pynvml
+        import torch
+        """,
+        expect=("2:8-2:14",),
         message="`pynvml` import",
-        fixed=(
-            "import os\n"
-            "try:\n"
-            "    import pynvml\n"
-            "except ImportError:\n"
-            "    pynvml = None\n"
-            "import torch\n"
-        ),
+        fixed="""
+        import os
+        try:
+            import pynvml
+        except ImportError:
+            pynvml = None
+        import torch
+        """,
     ),
     Invalid(
-        "import torch\n"
-        "from pynvml import nvmlDeviceGetHandleByIndex, nvmlDeviceGetMemoryInfo, nvmlInit\n",
-        line=2,
-        fixed=(
-            "import torch\n"
-            "try:\n"
-            "    from pynvml import nvmlDeviceGetHandleByIndex, nvmlDeviceGetMemoryInfo, nvmlInit\n"
-            "except ImportError:\n"
-            "    nvmlDeviceGetHandleByIndex = None\n"
-            "    nvmlDeviceGetMemoryInfo = None\n"
-            "    nvmlInit = None\n"
-        ),
+        """
+        import torch
+        from pynvml import nvmlDeviceGetHandleByIndex, nvmlDeviceGetMemoryInfo, nvmlInit
+        """,
+        expect=("2:6-2:12",),
+        fixed="""
+        import torch
+        try:
+            from pynvml import nvmlDeviceGetHandleByIndex, nvmlDeviceGetMemoryInfo, nvmlInit
+        except ImportError:
+            nvmlDeviceGetHandleByIndex = None
+            nvmlDeviceGetMemoryInfo = None
+            nvmlInit = None
+        """,
     ),
-    Invalid("import nvidia_smi\n\nnvidia_smi.nvmlInit()\n", line=1, message="`nvidia_smi`"),
-    Invalid("import sys\nfrom pynvml.smi import nvidia_smi\n", line=2, message="`pynvml.smi`"),
+    Invalid(
+        """
+        import nvidia_smi
+
+        nvidia_smi.nvmlInit()
+        """,
+        expect=("1:8-1:18",),
+        message="`nvidia_smi`",
+    ),
+    Invalid(
+        """
+        import sys
+        from pynvml.smi import nvidia_smi
+        """,
+        expect=("2:6-2:16",),
+        message="`pynvml.smi`",
+    ),
     # `torch.cuda.is_available()` is true on ROCm, so it is not a gate.
     Invalid(
-        "import torch\n"
-        "\n"
-        "if torch.cuda.is_available():\n"
-        "    import pynvml as nvml\n",
-        line=4,
+        """
+        import torch
+
+        if torch.cuda.is_available():
+            import pynvml as nvml
+        """,
+        expect=("4:12-4:26",),
     ),
     # Catching only NVML errors does not catch the ImportError.
     Invalid(
-        "try:\n"
-        "    import pynvml\n"
-        "\n"
-        "    pynvml.nvmlInit()\n"
-        "    HAS_NVML = True\n"
-        "except pynvml.NVMLError:\n"
-        "    HAS_NVML = False\n",
-        line=2,
+        """
+        try:
+            import pynvml
+
+            pynvml.nvmlInit()
+            HAS_NVML = True
+        except pynvml.NVMLError:
+            HAS_NVML = False
+        """,
+        expect=("2:12-2:18",),
     ),
     # Odd but legal spellings: a module after others in one `import`, aliases, a non-ASCII name, tabs,
     # spaces around dots, backslash continuations, a parenthesised name list, `;`, a class body.
-    Invalid("import os, pynvml\n", line=1),
-    Invalid("import torch as t, nvidia_smi\n", line=1, message="`nvidia_smi`"),
-    Invalid("import sys; import donn\u00e9es as d, pynvml as nv\n", line=1),
-    Invalid("import\tpynvml . smi\n", line=1),
-    Invalid("import os, \\\n    pynvml as nv\n", line=2),
-    Invalid("from \\\n    pynvml import nvmlInit\n", line=2),
-    Invalid("from pynvml import (\n    nvmlInit,\n    nvmlShutdown,\n)\n", line=1),
-    Invalid("class Probe:\n    import pynvml\n", line=2),
+    Invalid(
+        """
+        import os, pynvml
+        """,
+        expect=("1:12-1:18",),
+    ),
+    Invalid(
+        """
+        import torch as t, nvidia_smi
+        """,
+        expect=("1:20-1:30",),
+        message="`nvidia_smi`",
+    ),
+    Invalid(
+        """
+        import sys; import données as d, pynvml as nv
+        """,
+        expect=("1:34-1:46",),
+    ),
+    Invalid(
+        """
+        import\tpynvml . smi
+        """,
+        expect=("1:8-1:20",),
+    ),
+    Invalid(
+        r"""
+        import os, \
+            pynvml as nv
+        """,
+        expect=("2:5-2:17",),
+    ),
+    Invalid(
+        r"""
+        from \
+            pynvml import nvmlInit
+        """,
+        expect=("2:5-2:11",),
+    ),
+    Invalid(
+        """
+        from pynvml import (
+            nvmlInit,
+            nvmlShutdown,
+        )
+        """,
+        expect=("1:6-1:12",),
+    ),
+    Invalid(
+        """
+        class Probe:
+            import pynvml
+        """,
+        expect=("2:12-2:18",),
+    ),
 )

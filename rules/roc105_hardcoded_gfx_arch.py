@@ -437,213 +437,264 @@ def _message(texts: list[str], target_archs: tuple[str, ...]) -> str:
 HardcodedGfxArch.valid = (
     # Comparisons against the detected arch, with exact names, prefixes and a tuple tested with `in`.
     Valid(
-        "import torch\n"
-        "\n"
-        "def use_fnuz_fp8() -> bool:\n"
-        '    arch = torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]\n'
-        '    if arch == "gfx942" or arch.startswith("gfx94"):\n'
-        "        return True\n"
-        '    return arch in ("gfx940", "gfx941", "gfx942")\n'
+        """
+        import torch
+
+        def use_fnuz_fp8() -> bool:
+            arch = torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]
+            if arch == "gfx942" or arch.startswith("gfx94"):
+                return True
+            return arch in ("gfx940", "gfx941", "gfx942")
+        """,
     ),
     # vLLM-style: a list iterated by a generator whose variable is compared.
     Valid(
-        "import torch\n"
-        "\n"
-        "def on_gfx9() -> bool:\n"
-        "    gpu_arch = torch.cuda.get_device_properties('cuda').gcnArchName\n"
-        '    return any(arch in gpu_arch for arch in ["gfx90a", "gfx942", "gfx950"])\n'
+        """
+        import torch
+
+        def on_gfx9() -> bool:
+            gpu_arch = torch.cuda.get_device_properties('cuda').gcnArchName
+            return any(arch in gpu_arch for arch in ["gfx90a", "gfx942", "gfx950"])
+        """,
     ),
     # flash-attention-style allow-list: a module constant only tested with `not in`.
     Valid(
-        "import os\n"
-        'ALLOWED_ARCHS = ["native", "gfx90a", "gfx942", "gfx950"]\n'
-        "\n"
-        "def rocm_archs():\n"
-        '    archs = os.getenv("GPU_ARCHS", "native").split(";")\n'
-        "    for arch in archs:\n"
-        "        if arch not in ALLOWED_ARCHS:\n"
-        '            raise ValueError(f"unsupported GPU_ARCHS entry {arch}; expected one of gfx90a, gfx942")\n'
-        "    return archs\n"
+        """
+        import os
+        ALLOWED_ARCHS = ["native", "gfx90a", "gfx942", "gfx950"]
+
+        def rocm_archs():
+            archs = os.getenv("GPU_ARCHS", "native").split(";")
+            for arch in archs:
+                if arch not in ALLOWED_ARCHS:
+                    raise ValueError(f"unsupported GPU_ARCHS entry {arch}; expected one of gfx90a, gfx942")
+            return archs
+        """,
     ),
     # Dict keys of a tuning table indexed by the detected arch, and lookups by subscript.
     Valid(
-        "import torch\n"
-        "BLOCK_SIZES = {\n"
-        '    "gfx90a": 128,\n'
-        '    "gfx942": 256,\n'
-        '    "gfx1100": 64,\n'
-        "}\n"
-        "\n"
-        "def block_size():\n"
-        '    arch = torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]\n'
-        "    return BLOCK_SIZES.get(arch, 128)\n"
+        """
+        import torch
+        BLOCK_SIZES = {
+            "gfx90a": 128,
+            "gfx942": 256,
+            "gfx1100": 64,
+        }
+
+        def block_size():
+            arch = torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]
+            return BLOCK_SIZES.get(arch, 128)
+        """,
     ),
     # Docstrings, comments, log and exception messages, argparse choices.
     Valid(
-        "import argparse\n"
-        "import logging\n"
-        "\n"
-        "def build(arch):\n"
-        '    """Build the kernels, e.g. for "gfx942"."""\n'
-        "    # CI builds gfx90a;gfx942\n"
-        '    logging.info("building for %s (default %s)", arch, "gfx942")\n'
-        '    if arch not in {"gfx90a", "gfx942"}:\n'
-        '        raise RuntimeError("gfx942")\n'
-        "\n"
-        "parser = argparse.ArgumentParser()\n"
-        'parser.add_argument("--arch", choices=["gfx90a", "gfx942", "gfx1100"])\n'
+        """
+        import argparse
+        import logging
+
+        def build(arch):
+            \"\"\"Build the kernels, e.g. for "gfx942".\"\"\"
+            # CI builds gfx90a;gfx942
+            logging.info("building for %s (default %s)", arch, "gfx942")
+            if arch not in {"gfx90a", "gfx942"}:
+                raise RuntimeError("gfx942")
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--arch", choices=["gfx90a", "gfx942", "gfx1100"])
+        """,
     ),
     # Registry keys passed positionally, a set of supported targets, and a family prefix.
     Valid(
-        "from .registry import detect_arch, register_kernels\n"
-        "from .configs import GEMM_CONFIGS_942\n"
-        "\n"
-        'register_kernels("gfx942", GEMM_CONFIGS_942)\n'
-        'ARCH_OK, DETECTED_ARCH = detect_arch({"gfx950", "gfx942"})\n'
-        'FAMILY_PREFIX = "gfx9"\n'
+        """
+        from .registry import detect_arch, register_kernels
+        from .configs import GEMM_CONFIGS_942
+
+        register_kernels("gfx942", GEMM_CONFIGS_942)
+        ARCH_OK, DETECTED_ARCH = detect_arch({"gfx950", "gfx942"})
+        FAMILY_PREFIX = "gfx9"
+        """,
     ),
     # The arch comes from the user or the device; the literals only document it.
     Valid(
-        "import os\n"
-        "import torch\n"
-        "\n"
-        "def offload_flags():\n"
-        '    """Returns e.g. ["--offload-arch=gfx942"]."""\n'
-        '    archs = os.environ.get("PYTORCH_ROCM_ARCH")\n'
-        "    if not archs:\n"
-        '        archs = torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]\n'
-        '    return [f"--offload-arch={arch}" for arch in archs.split(";")]\n'
+        """
+        import os
+        import torch
+
+        def offload_flags():
+            \"\"\"Returns e.g. ["--offload-arch=gfx942"].\"\"\"
+            archs = os.environ.get("PYTORCH_ROCM_ARCH")
+            if not archs:
+                archs = torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]
+            return [f"--offload-arch={arch}" for arch in archs.split(";")]
+        """,
     ),
     # Normalising the runtime name is string manipulation, not a target choice.
     Valid(
-        "def base_arch(name: str) -> str:\n"
-        '    return name.replace("gfx90a:sramecc+:xnack-", "gfx90a").removesuffix(":xnack-")\n'
+        """
+        def base_arch(name: str) -> str:
+            return name.replace("gfx90a:sramecc+:xnack-", "gfx90a").removesuffix(":xnack-")
+        """,
     ),
     # "gfx" only in names, family prefixes, file names, a regex and upper case: no target spelled.
     Valid(
-        "import re\n"
-        "import torch\n"
-        "\n"
-        "def _gfx942_default_tile_fits_lds(on_gfx9: bool) -> bool:\n"
-        '    arch = torch.cuda.get_device_properties(0).gcnArchName\n'
-        '    version = re.match(r"gfx(\\d+)", arch)\n'
-        '    table = "configs/gfx942_fp8.json" if arch.startswith("gfx94") else "GFX950"\n'
-        '    return on_gfx9 and version is not None and bool(table)\n'
+        r"""
+        import re
+        import torch
+
+        def _gfx942_default_tile_fits_lds(on_gfx9: bool) -> bool:
+            arch = torch.cuda.get_device_properties(0).gcnArchName
+            version = re.match(r"gfx(\d+)", arch)
+            table = "configs/gfx942_fp8.json" if arch.startswith("gfx94") else "GFX950"
+            return on_gfx9 and version is not None and bool(table)
+        """,
     ),
 )
 HardcodedGfxArch.invalid = (
     Invalid(
-        "import os\n"
-        'os.environ["PYTORCH_ROCM_ARCH"] = "gfx90a;gfx942"\n'
-        "from torch.utils.cpp_extension import CUDAExtension\n",
-        line=2,
+        """
+        import os
+        os.environ["PYTORCH_ROCM_ARCH"] = "gfx90a;gfx942"
+        from torch.utils.cpp_extension import CUDAExtension
+        """,
+        expect=("2:35-2:50",),
         message='"gfx90a;gfx942"',
     ),
     Invalid(
-        "cc_flag = []\n"
-        "if IS_HIP_EXTENSION:\n"
-        '    cc_flag.append("--offload-arch=gfx942")\n',
-        line=3,
+        """
+        cc_flag = []
+        if IS_HIP_EXTENSION:
+            cc_flag.append("--offload-arch=gfx942")
+        """,
+        expect=("3:20-3:43",),
         message="--offload-arch=gfx942",
     ),
     Invalid(
-        "import torch\n"
-        "\n"
-        "torch._inductor.config.rocm.arch = [\"gfx90a\"]\n",
-        line=3,
+        """
+        import torch
+
+        torch._inductor.config.rocm.arch = ["gfx90a"]
+        """,
+        expect=("3:37-3:45",),
     ),
     Invalid(
-        "import os\n"
-        "\n"
-        "def rocm_arch_list():\n"
-        '    return os.environ.get("PYTORCH_ROCM_ARCH", "gfx90a,gfx942").split(",")\n',
-        line=4,
+        """
+        import os
+
+        def rocm_arch_list():
+            return os.environ.get("PYTORCH_ROCM_ARCH", "gfx90a,gfx942").split(",")
+        """,
+        expect=("4:48-4:63",),
     ),
     Invalid(
-        "import subprocess\n"
-        'ROCM_TARGETS = ["gfx940", "gfx941", "gfx942"]\n'
-        "\n"
-        "def compile_kernel(src):\n"
-        '    cmd = ["hipcc", "-O3", *(f"--offload-arch={a}" for a in ROCM_TARGETS), src]\n'
-        "    subprocess.check_call(cmd)\n",
-        line=2,
+        """
+        import subprocess
+        ROCM_TARGETS = ["gfx940", "gfx941", "gfx942"]
+
+        def compile_kernel(src):
+            cmd = ["hipcc", "-O3", *(f"--offload-arch={a}" for a in ROCM_TARGETS), src]
+            subprocess.check_call(cmd)
+        """,
+        expect=("2:17-2:25",),
         message="pre-release",
     ),
     Invalid(
-        "from torch.utils.cpp_extension import load\n"
-        'ROCM_ARCH = "gfx942"\n'
-        "\n"
-        "def build_extension():\n"
-        '    return load("fused_ops", ["fused_ops.hip"], extra_cuda_cflags=[f"--offload-arch={ROCM_ARCH}", "-O3"])\n',
-        line=2,
+        """
+        from torch.utils.cpp_extension import load
+        ROCM_ARCH = "gfx942"
+
+        def build_extension():
+            return load("fused_ops", ["fused_ops.hip"], extra_cuda_cflags=[f"--offload-arch={ROCM_ARCH}", "-O3"])
+        """,
+        expect=("2:13-2:21",),
     ),
     Invalid(
-        "from triton.backends.compiler import GPUTarget\n"
-        "\n"
-        'def aot_target(arch: str = "gfx942:sramecc+:xnack-"):\n'
-        '    return GPUTarget("hip", arch, 64)\n',
-        line=3,
+        """
+        from triton.backends.compiler import GPUTarget
+
+        def aot_target(arch: str = "gfx942:sramecc+:xnack-"):
+            return GPUTarget("hip", arch, 64)
+        """,
+        expect=("3:28-3:52",),
     ),
     # Spellings the trigger_pattern must still find: implicit concatenation, a target split across the
     # pieces (with a comment between them), a line continuation inside the literal, escapes before,
     # inside and after a target (`\x3d` is "=", `\t` and U+00A0 are spaces), a bytes flag, a
     # generic target.
     Invalid(
-        "import os\n"
-        'os.environ["PYTORCH_ROCM_ARCH"] = "gfx90a;" "gfx942"\n',
-        line=2,
+        """
+        import os
+        os.environ["PYTORCH_ROCM_ARCH"] = "gfx90a;" "gfx942"
+        """,
+        expect=("2:35-2:53",),
         message='"gfx90a;gfx942"',
     ),
     Invalid(
-        "import os\n"
-        "os.environ['GPU_ARCHS'] = (\n"
-        "    'gfx9'  # MI300\n"
-        "    '42'\n"
-        ")\n",
-        line=3,
+        """
+        import os
+        os.environ['GPU_ARCHS'] = (
+            'gfx9'  # MI300
+            '42'
+        )
+        """,
+        expect=("3:5-4:9",),
         message='"gfx942"',
     ),
     Invalid(
-        "import os\n"
-        'os.environ["PYTORCH_ROCM_ARCH"] = "gfx90a;\\\ngfx942"\n',
-        line=2,
+        r"""
+        import os
+        os.environ["PYTORCH_ROCM_ARCH"] = "gfx90a;\
+        gfx942"
+        """,
+        expect=("2:35-3:8",),
     ),
     Invalid(
-        "cc_flag = []\n"
-        'cc_flag.append("--offload-arch\\x3dgfx942")\n',
-        line=2,
+        r"""
+        cc_flag = []
+        cc_flag.append("--offload-arch\x3dgfx942")
+        """,
+        expect=("2:16-2:42",),
         message="--offload-arch=gfx942",
     ),
     Invalid(
-        "import os\n"
-        'os.environ["HIP_ARCHITECTURES"] = "gfx94\\x32"\n',
-        line=2,
+        r"""
+        import os
+        os.environ["HIP_ARCHITECTURES"] = "gfx94\x32"
+        """,
+        expect=("2:35-2:46",),
         message='"gfx942"',
     ),
     Invalid(
-        "from triton.backends.compiler import GPUTarget\n"
-        "\n"
-        'def aot_target(arch="\\tgfx950"):\n'
-        '    return GPUTarget("hip", arch, 64)\n',
-        line=3,
+        r"""
+        from triton.backends.compiler import GPUTarget
+
+        def aot_target(arch="\tgfx950"):
+            return GPUTarget("hip", arch, 64)
+        """,
+        expect=("3:21-3:31",),
     ),
     Invalid(
-        "import os\n"
-        'os.environ["PYTORCH_ROCM_ARCH"] = "gfx90a,gfx942\u00a0"\n',
-        line=2,
+        """
+        import os
+        os.environ["PYTORCH_ROCM_ARCH"] = "gfx90a,gfx942\xa0"
+        """,
+        expect=("2:35-2:51",),
     ),
     Invalid(
-        "from hip import hiprtc\n"
-        "\n"
-        "def compile_program(prog):\n"
-        '    return hiprtc.hiprtcCompileProgram(prog, 2, [b"--offload-arch=gfx90a", b"-O3"])\n',
-        line=4,
+        """
+        from hip import hiprtc
+
+        def compile_program(prog):
+            return hiprtc.hiprtcCompileProgram(prog, 2, [b"--offload-arch=gfx90a", b"-O3"])
+        """,
+        expect=("4:50-4:74",),
     ),
     Invalid(
-        "from .aot import compile_kernel\n"
-        "\n"
-        'compile_kernel("attn.hip", target="gfx9-4-generic")\n',
-        line=3,
+        """
+        from .aot import compile_kernel
+
+        compile_kernel("attn.hip", target="gfx9-4-generic")
+        """,
+        expect=("3:35-3:51",),
         message="gfx9-4-generic",
     ),
 )

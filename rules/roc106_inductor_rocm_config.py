@@ -234,201 +234,240 @@ def _message(setting: str, why: str) -> str:
 
 InductorRocmConfig.valid = (
     Valid(
-        "import torch\n"
-        "import torch._inductor.config as inductor_config\n"
-        "\n"
-        "if torch.version.hip:\n"
-        "    inductor_config.triton.cudagraphs = False\n"
-        "else:\n"
-        "    inductor_config.triton.cudagraphs = True\n"
-        "    inductor_config.max_autotune = True\n"
+        """
+        import torch
+        import torch._inductor.config as inductor_config
+
+        if torch.version.hip:
+            inductor_config.triton.cudagraphs = False
+        else:
+            inductor_config.triton.cudagraphs = True
+            inductor_config.max_autotune = True
+        """,
     ),
     Valid(
-        "import torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "compile_options = {\n"
-        '    "max_autotune": not IS_ROCM,\n'
-        '    "triton.cudagraphs": False if IS_ROCM else True,\n'
-        "}\n"
-        "model = torch.compile(model, options=compile_options)\n"
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        compile_options = {
+            "max_autotune": not IS_ROCM,
+            "triton.cudagraphs": False if IS_ROCM else True,
+        }
+        model = torch.compile(model, options=compile_options)
+        """,
     ),
     Valid(
-        "import os\n"
-        "import torch\n"
-        "\n"
-        "def enable_autotune():\n"
-        "    if torch.version.hip is not None:\n"
-        "        return\n"
-        '    os.environ["TORCHINDUCTOR_MAX_AUTOTUNE"] = "1"\n'
+        """
+        import os
+        import torch
+
+        def enable_autotune():
+            if torch.version.hip is not None:
+                return
+            os.environ["TORCHINDUCTOR_MAX_AUTOTUNE"] = "1"
+        """,
     ),
     Valid(
-        "import torch\n"
-        "from torch._inductor import config\n"
-        "\n"
-        "def compiled_step(fn):\n"
-        "    if torch.version.cuda is None:\n"
-        "        return torch.compile(fn)\n"
-        "    with config.patch(max_autotune=True, memory_planning=True):\n"
-        "        return torch.compile(fn)\n"
+        """
+        import torch
+        from torch._inductor import config
+
+        def compiled_step(fn):
+            if torch.version.cuda is None:
+                return torch.compile(fn)
+            with config.patch(max_autotune=True, memory_planning=True):
+                return torch.compile(fn)
+        """,
     ),
     # Turning the settings off is the fix; `mode="max-autotune"` is ROC101's territory, not this rule.
     Valid(
-        "import os\n"
-        "import torch\n"
-        "import torch._inductor.config as inductor_config\n"
-        "inductor_config.triton.cudagraphs = False\n"
-        "inductor_config.memory_planning = False\n"
-        'os.environ["TORCHINDUCTOR_MAX_AUTOTUNE"] = "0"\n'
-        'model = torch.compile(model, mode="max-autotune")\n'
+        """
+        import os
+        import torch
+        import torch._inductor.config as inductor_config
+        inductor_config.triton.cudagraphs = False
+        inductor_config.memory_planning = False
+        os.environ["TORCHINDUCTOR_MAX_AUTOTUNE"] = "0"
+        model = torch.compile(model, mode="max-autotune")
+        """,
     ),
     # Reading, logging and documenting the settings; a different config object with the same attribute.
     Valid(
-        "import logging\n"
-        "import torch._inductor.config as inductor_config\n"
-        "\n"
-        "def describe():\n"
-        '    """Reports whether max_autotune and triton.cudagraphs are on."""\n'
-        '    logging.info("max_autotune=%s", inductor_config.max_autotune)\n'
-        "    return {\"max_autotune\": inductor_config.max_autotune}\n"
-        "\n"
-        "class TrainConfig:\n"
-        "    max_autotune = True\n"
-        "\n"
-        "cfg = TrainConfig()\n"
-        "cfg.max_autotune = True\n"
+        """
+        import logging
+        import torch._inductor.config as inductor_config
+
+        def describe():
+            \"\"\"Reports whether max_autotune and triton.cudagraphs are on.\"\"\"
+            logging.info("max_autotune=%s", inductor_config.max_autotune)
+            return {"max_autotune": inductor_config.max_autotune}
+
+        class TrainConfig:
+            max_autotune = True
+
+        cfg = TrainConfig()
+        cfg.max_autotune = True
+        """,
     ),
     # Lookalikes the trigger pattern skips: backend and mode names, longer names, reads and comparisons.
     Valid(
-        "import torch\n"
-        "import torch._inductor.config as inductor_config\n"
-        "\n"
-        'model = torch.compile(model, backend="cudagraphs")\n'
-        'model = torch.compile(model, mode="max-autotune-no-cudagraphs")\n'
-        'BENCHMARKS = {"inductor_no_cudagraphs": "--disable-cudagraphs"}\n'
-        "inductor_config.max_autotune_gemm_backends = \"TRITON\"\n"
-        "use_cudagraphs = True  # Dynamo's cudagraphs backend\n"
-        "if inductor_config.max_autotune == True or inductor_config.triton.cudagraphs:\n"
-        '    print("max_autotune is on")\n'
+        """
+        import torch
+        import torch._inductor.config as inductor_config
+
+        model = torch.compile(model, backend="cudagraphs")
+        model = torch.compile(model, mode="max-autotune-no-cudagraphs")
+        BENCHMARKS = {"inductor_no_cudagraphs": "--disable-cudagraphs"}
+        inductor_config.max_autotune_gemm_backends = "TRITON"
+        use_cudagraphs = True  # Dynamo's cudagraphs backend
+        if inductor_config.max_autotune == True or inductor_config.triton.cudagraphs:
+            print("max_autotune is on")
+        """,
     ),
 )
 InductorRocmConfig.invalid = (
     Invalid(
-        "import torch._inductor.config as inductor_config\n"
-        "\n"
-        "inductor_config.triton.cudagraphs = True\n"
-        "inductor_config.triton.cudagraph_trees = True\n",
-        line=3,
+        """
+        import torch._inductor.config as inductor_config
+
+        inductor_config.triton.cudagraphs = True
+        inductor_config.triton.cudagraph_trees = True
+        """,
+        expect=("3:1-3:34", "4:1-4:39"),
         message="triton.cudagraphs=True",
-        fixed=(
-            "import torch._inductor.config as inductor_config\n"
-            "import torch\n"
-            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
-            "\n"
-            "if not _IS_ROCM:\n"
-            "    inductor_config.triton.cudagraphs = True\n"
-            "if not _IS_ROCM:\n"
-            "    inductor_config.triton.cudagraph_trees = True\n"
-        ),
+        fixed="""
+        import torch._inductor.config as inductor_config
+        import torch
+        _IS_ROCM = getattr(torch.version, "hip", None) is not None
+
+        if not _IS_ROCM:
+            inductor_config.triton.cudagraphs = True
+        if not _IS_ROCM:
+            inductor_config.triton.cudagraph_trees = True
+        """,
     ),
     Invalid(
-        "import torch\n"
-        "\n"
-        "torch._inductor.config.coordinate_descent_tuning = True\n"
-        "torch._inductor.config.max_autotune = True\n",
-        line=4,
+        """
+        import torch
+
+        torch._inductor.config.coordinate_descent_tuning = True
+        torch._inductor.config.max_autotune = True
+        """,
+        expect=("4:1-4:36",),
         message="max_autotune=True",
     ),
     Invalid(
-        "import torch\n"
-        "torch_compile_options = dict(\n"
-        "    epilogue_fusion=True,\n"
-        "    max_autotune=False,\n"
-        "    memory_planning=True,\n"
-        ")\n"
-        "model = torch.compile(model, fullgraph=True, options=torch_compile_options)\n",
-        line=7,
+        """
+        import torch
+        torch_compile_options = dict(
+            epilogue_fusion=True,
+            max_autotune=False,
+            memory_planning=True,
+        )
+        model = torch.compile(model, fullgraph=True, options=torch_compile_options)
+        """,
+        expect=("7:46-7:75",),
         message="memory_planning=True",
     ),
     Invalid(
-        "import torch\n"
-        'model = torch.compile(model, options={"triton.cudagraphs": True, "shape_padding": True})\n',
-        line=2,
-        fixed=(
-            "import torch\n"
-            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
-            'model = torch.compile(model, options={"triton.cudagraphs": False if _IS_ROCM else True, "shape_padding": True})\n'
-        ),
+        """
+        import torch
+        model = torch.compile(model, options={"triton.cudagraphs": True, "shape_padding": True})
+        """,
+        expect=("2:60-2:64",),
+        fixed="""
+        import torch
+        _IS_ROCM = getattr(torch.version, "hip", None) is not None
+        model = torch.compile(model, options={"triton.cudagraphs": False if _IS_ROCM else True, "shape_padding": True})
+        """,
     ),
     Invalid(
-        "from torch._inductor import config\n"
-        "\n"
-        '@config.patch({"max_autotune": True, "max_autotune_gemm_backends": "TRITON"})\n'
-        "def test_mm_autotune(self):\n"
-        "    pass\n",
-        line=3,
+        """
+        from torch._inductor import config
+
+        @config.patch({"max_autotune": True, "max_autotune_gemm_backends": "TRITON"})
+        def test_mm_autotune(self):
+            pass
+        """,
+        expect=("3:32-3:36",),
     ),
     Invalid(
-        "import os\n"
-        "\n"
-        "def main(args):\n"
-        "    if torch.cuda.is_available():\n"
-        '        os.environ.setdefault("TORCHINDUCTOR_MAX_AUTOTUNE", "1")\n',
-        line=5,
+        """
+        import os
+
+        def main(args):
+            if torch.cuda.is_available():
+                os.environ.setdefault("TORCHINDUCTOR_MAX_AUTOTUNE", "1")
+        """,
+        expect=("5:61-5:64",),
         message="TORCHINDUCTOR_MAX_AUTOTUNE=1",
     ),
     # Odd spellings of the key the trigger pattern must still match: implicit concatenation across a
     # comment with a prefix, an escape spelling `.`, a comment before a keyword's `=`, a continuation.
     Invalid(
-        "import torch\n"
-        "model = torch.compile(model, options={\n"
-        '    "triton."  # CUDA graphs\n'
-        '    r"cudagraphs": True,\n'
-        "})\n",
-        line=4,
+        """
+        import torch
+        model = torch.compile(model, options={
+            "triton."  # CUDA graphs
+            r"cudagraphs": True,
+        })
+        """,
+        expect=("4:20-4:24",),
         message="triton.cudagraphs=True",
     ),
     Invalid(
-        "import torch\n"
-        'model = torch.compile(model, options={"triton\\x2ecudagraph_trees": 1})\n',
-        line=2,
+        r"""
+        import torch
+        model = torch.compile(model, options={"triton\x2ecudagraph_trees": 1})
+        """,
+        expect=("2:68-2:69",),
         message="triton.cudagraph_trees=True",
     ),
     Invalid(
-        "from torch._inductor import config\n"
-        "\n"
-        "@config.patch(\n"
-        "    memory_planning  # static planning\n"
-        "    =True,\n"
-        ")\n"
-        "def test_planned(self):\n"
-        "    pass\n",
-        line=4,
+        """
+        from torch._inductor import config
+
+        @config.patch(
+            memory_planning  # static planning
+            =True,
+        )
+        def test_planned(self):
+            pass
+        """,
+        expect=("4:5-5:10",),
         message="memory_planning=True",
     ),
     Invalid(
-        "import torch._inductor.config as inductor_config\n"
-        "\n"
-        "(inductor_config.triton.cudagraphs) = False\n"
-        "inductor_config.max_autotune \\\n"
-        "    = True\n",
-        line=4,
+        r"""
+        import torch._inductor.config as inductor_config
+
+        (inductor_config.triton.cudagraphs) = False
+        inductor_config.max_autotune \
+            = True
+        """,
+        expect=("4:1-4:29",),
         message="max_autotune=True",
     ),
     Invalid(
-        "from torch._inductor import config\n"
-        "\n"
-        'KEY = "max_autotune\\\n"\n'
-        "\n"
-        "def tuned(fn):\n"
-        "    with config.patch(KEY, True):\n"
-        "        return fn()\n",
-        line=7,
+        r"""
+        from torch._inductor import config
+
+        KEY = "max_autotune\
+        "
+
+        def tuned(fn):
+            with config.patch(KEY, True):
+                return fn()
+        """,
+        expect=("7:28-7:32",),
     ),
     Invalid(
-        "import os\n"
-        "\n"
-        'os.environ.update(TORCHINDUCTOR_CUDAGRAPHS="1")\n',
-        line=3,
+        """
+        import os
+
+        os.environ.update(TORCHINDUCTOR_CUDAGRAPHS="1")
+        """,
+        expect=("3:19-3:47",),
         message="TORCHINDUCTOR_CUDAGRAPHS=1",
         no_fix=True,
     ),

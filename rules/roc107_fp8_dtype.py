@@ -254,149 +254,219 @@ def _message(dtype: str, in_finfo: bool) -> str:
 Fp8Dtype.valid = (
     # ROCm-gated conditional expression.
     Valid(
-        "import torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "FP8_DTYPE = torch.float8_e4m3fnuz if IS_ROCM else torch.float8_e4m3fn\n"
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        FP8_DTYPE = torch.float8_e4m3fnuz if IS_ROCM else torch.float8_e4m3fn
+        """,
     ),
     # vLLM style: the branch selects FNUZ by arch.
     Valid(
-        "import torch\n"
-        "from vllm.platforms import current_platform\n"
-        "\n"
-        "def fp8_dtype():\n"
-        "    if current_platform.is_fp8_fnuz():\n"
-        "        return torch.float8_e4m3fnuz\n"
-        "    else:\n"
-        "        return torch.float8_e4m3fn\n"
+        """
+        import torch
+        from vllm.platforms import current_platform
+
+        def fp8_dtype():
+            if current_platform.is_fp8_fnuz():
+                return torch.float8_e4m3fnuz
+            else:
+                return torch.float8_e4m3fn
+        """,
     ),
     # Early return under a ROCm test.
     Valid(
-        "import torch\n"
-        "\n"
-        "def quantize(w, scale):\n"
-        "    if torch.version.hip:\n"
-        "        return w\n"
-        "    return (w / scale).to(torch.float8_e4m3fn)\n"
+        """
+        import torch
+
+        def quantize(w, scale):
+            if torch.version.hip:
+                return w
+            return (w / scale).to(torch.float8_e4m3fn)
+        """,
     ),
     # Comparisons and membership only read a tensor's dtype.
     Valid(
-        "import torch\n"
-        "\n"
-        "def is_fp8(t):\n"
-        "    if t.dtype == torch.float8_e4m3fn:\n"
-        "        return True\n"
-        "    return t.dtype in (torch.float8_e4m3fn, torch.float8_e5m2)\n"
+        """
+        import torch
+
+        def is_fp8(t):
+            if t.dtype == torch.float8_e4m3fn:
+                return True
+            return t.dtype in (torch.float8_e4m3fn, torch.float8_e5m2)
+        """,
     ),
     # Dict keys of a mapping table, a set of known dtypes, and the fnuz dtypes themselves.
     Valid(
-        "import torch\n"
-        "FP8_MAX = {torch.float8_e4m3fn: 448.0, torch.float8_e4m3fnuz: 240.0}\n"
-        "FP8_TYPES = {torch.float8_e4m3fn, torch.float8_e5m2}\n"
-        "w8 = w.to(torch.float8_e4m3fnuz)\n"
+        """
+        import torch
+        FP8_MAX = {torch.float8_e4m3fn: 448.0, torch.float8_e4m3fnuz: 240.0}
+        FP8_TYPES = {torch.float8_e4m3fn, torch.float8_e5m2}
+        w8 = w.to(torch.float8_e4m3fnuz)
+        """,
     ),
     # torchao-style allow-lists, a peak-throughput table lookup, finfo bits, an MX element dtype.
     Valid(
-        "import torch\n"
-        "_ALLOWED_DTYPES = (torch.int8, torch.uint8, torch.float8_e5m2, torch.float8_e4m3fn)\n"
-        "assert dtype in _ALLOWED_DTYPES\n"
-        "tops = PEAK_TOPS[torch.float8_e4m3fn]\n"
-        "bytes_per_el = torch.finfo(torch.float8_e4m3fn).bits / 8\n"
-        "cfg = MXLinearConfig(elem_dtype=torch.float8_e4m3fn, block_size=32)\n"
+        """
+        import torch
+        _ALLOWED_DTYPES = (torch.int8, torch.uint8, torch.float8_e5m2, torch.float8_e4m3fn)
+        assert dtype in _ALLOWED_DTYPES
+        tops = PEAK_TOPS[torch.float8_e4m3fn]
+        bytes_per_el = torch.finfo(torch.float8_e4m3fn).bits / 8
+        cfg = MXLinearConfig(elem_dtype=torch.float8_e4m3fn, block_size=32)
+        """,
     ),
     # A default the file overrides on MI300 (torchao's Float8TypeConfig).
     Valid(
-        "import torch\n"
-        "class Float8TypeConfig:\n"
-        "    e4m3_dtype = torch.float8_e4m3fn\n"
-        "\n"
-        "    def __post_init__(self):\n"
-        "        if torch.version.hip and is_MI300():\n"
-        "            self.e4m3_dtype = torch.float8_e4m3fnuz\n"
+        """
+        import torch
+        class Float8TypeConfig:
+            e4m3_dtype = torch.float8_e4m3fn
+
+            def __post_init__(self):
+                if torch.version.hip and is_MI300():
+                    self.e4m3_dtype = torch.float8_e4m3fnuz
+        """,
     ),
     # A table that covers both formats.
     Valid(
-        "import torch\n"
-        "KV_CACHE_DTYPES = {\n"
-        '    "fp8_e4m3": torch.float8_e4m3fn,\n'
-        '    "fp8_e4m3fnuz": torch.float8_e4m3fnuz,\n'
-        "}\n"
+        """
+        import torch
+        KV_CACHE_DTYPES = {
+            "fp8_e4m3": torch.float8_e4m3fn,
+            "fp8_e4m3fnuz": torch.float8_e4m3fnuz,
+        }
+        """,
     ),
     # The token in a docstring, a comment and log messages.
     Valid(
-        '"""Quantize to torch.float8_e4m3fn."""\n'
-        "import logging, torch\n"
-        "logger = logging.getLogger(__name__)\n"
-        "# torch.float8_e4m3fn on H100\n"
-        'logging.info("using torch.float8_e4m3fn")\n'
-        'logger.warning("casting to %s", torch.float8_e4m3fn)\n'
-        'print(f"fp8 dtype: {torch.float8_e5m2}")\n'
+        """
+        \"\"\"Quantize to torch.float8_e4m3fn.\"\"\"
+        import logging, torch
+        logger = logging.getLogger(__name__)
+        # torch.float8_e4m3fn on H100
+        logging.info("using torch.float8_e4m3fn")
+        logger.warning("casting to %s", torch.float8_e4m3fn)
+        print(f"fp8 dtype: {torch.float8_e5m2}")
+        """,
     ),
     # `and` short-circuit on a NVIDIA-only test.
-    Valid("import torch\nw8 = torch.version.cuda is not None and w.to(torch.float8_e5m2)\n"),
+    Valid(
+        """
+        import torch
+        w8 = torch.version.cuda is not None and w.to(torch.float8_e5m2)
+        """,
+    ),
     # Mentions that are no value: whole comparators, metadata, strings, the fnuz names.
     Valid(
-        "import torch\n"
-        "def pack(t, w):\n"
-        "    if t.dtype == torch.float8_e4m3fn and w.dtype != torch.float8_e5m2:\n"
-        "        return t.view(torch.uint8), torch.float8_e4m3fn.itemsize\n"
-        "    checks = [t.dtype == torch.float8_e5m2, w.dtype == torch.float8_e4m3fn]\n"
-        '    return KV_CACHE_DTYPES.get("float8_e4m3fn", torch.float8_e4m3fnuz), checks\n'
+        """
+        import torch
+        def pack(t, w):
+            if t.dtype == torch.float8_e4m3fn and w.dtype != torch.float8_e5m2:
+                return t.view(torch.uint8), torch.float8_e4m3fn.itemsize
+            checks = [t.dtype == torch.float8_e5m2, w.dtype == torch.float8_e4m3fn]
+            return KV_CACHE_DTYPES.get("float8_e4m3fn", torch.float8_e4m3fnuz), checks
+        """,
     ),
 )
 Fp8Dtype.invalid = (
     Invalid(
-        "import torch\nweight_fp8 = weight.to(torch.float8_e4m3fn)\n",
-        line=2,
+        """
+        import torch
+        weight_fp8 = weight.to(torch.float8_e4m3fn)
+        """,
+        expect=("2:24-2:43",),
         message="float8_e4m3fnuz",
-        fixed=(
-            "import torch\n"
-            '_IS_FNUZ = getattr(torch.version, "hip", None) is not None and torch.cuda.is_available() and "gfx94" in torch.cuda.get_device_properties(0).gcnArchName\n'
-            "weight_fp8 = weight.to(torch.float8_e4m3fnuz if _IS_FNUZ else torch.float8_e4m3fn)\n"
-        ),
+        fixed="""
+        import torch
+        _IS_FNUZ = getattr(torch.version, "hip", None) is not None and torch.cuda.is_available() and "gfx94" in torch.cuda.get_device_properties(0).gcnArchName
+        weight_fp8 = weight.to(torch.float8_e4m3fnuz if _IS_FNUZ else torch.float8_e4m3fn)
+        """,
     ),
     Invalid(
-        "import torch\n"
-        "\n"
-        "def per_tensor_quant(x):\n"
-        "    scale = x.abs().max() / torch.finfo(torch.float8_e4m3fn).max\n"
-        "    return (x / scale).to(torch.float8_e4m3fnuz), scale\n",
-        line=4,
+        """
+        import torch
+
+        def per_tensor_quant(x):
+            scale = x.abs().max() / torch.finfo(torch.float8_e4m3fn).max
+            return (x / scale).to(torch.float8_e4m3fnuz), scale
+        """,
+        expect=("4:41-4:60",),
         message="max is 240",
     ),
     Invalid(
-        "import torch\n"
-        "\n"
-        "def quantize_kv(k, v, dtype: torch.dtype = torch.float8_e5m2):\n"
-        "    return k.to(dtype), v.to(dtype)\n",
-        line=3,
+        """
+        import torch
+
+        def quantize_kv(k, v, dtype: torch.dtype = torch.float8_e5m2):
+            return k.to(dtype), v.to(dtype)
+        """,
+        expect=("3:44-3:61",),
         message="float8_e5m2fnuz",
-        fixed=(
-            "import torch\n"
-            '_IS_FNUZ = getattr(torch.version, "hip", None) is not None and torch.cuda.is_available() and "gfx94" in torch.cuda.get_device_properties(0).gcnArchName\n'
-            "\n"
-            "def quantize_kv(k, v, dtype: torch.dtype = (torch.float8_e5m2fnuz if _IS_FNUZ else torch.float8_e5m2)):\n"
-            "    return k.to(dtype), v.to(dtype)\n"
-        ),
+        fixed="""
+        import torch
+        _IS_FNUZ = getattr(torch.version, "hip", None) is not None and torch.cuda.is_available() and "gfx94" in torch.cuda.get_device_properties(0).gcnArchName
+
+        def quantize_kv(k, v, dtype: torch.dtype = (torch.float8_e5m2fnuz if _IS_FNUZ else torch.float8_e5m2)):
+            return k.to(dtype), v.to(dtype)
+        """,
     ),
     Invalid(
-        "import torch\n"
-        "out = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)\n"
-        "buf = torch.empty(n, k, dtype=torch.float8_e4m3fn, device='cuda')\n",
-        line=3,
+        """
+        import torch
+        out = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
+        buf = torch.empty(n, k, dtype=torch.float8_e4m3fn, device='cuda')
+        """,
+        expect=("3:31-3:50",),
     ),
-    Invalid("from torch import float8_e4m3fn\n\nq = x.to(float8_e4m3fn)\n", line=3),
     Invalid(
-        "import pytest, torch\n"
-        '@pytest.mark.parametrize("dtype", [torch.float8_e4m3fn, torch.float8_e5m2])\n'
-        "def test_cast(dtype):\n"
-        "    assert x.to(dtype).dtype == dtype\n",
-        line=2,
+        """
+        from torch import float8_e4m3fn
+
+        q = x.to(float8_e4m3fn)
+        """,
+        expect=("3:10-3:23",),
+    ),
+    Invalid(
+        """
+        import pytest, torch
+        @pytest.mark.parametrize("dtype", [torch.float8_e4m3fn, torch.float8_e5m2])
+        def test_cast(dtype):
+            assert x.to(dtype).dtype == dtype
+        """,
+        expect=("2:36-2:55", "2:57-2:74"),
     ),
     # `torch.cuda.is_available()` is true on ROCm: not a gate.
-    Invalid("import torch\nif torch.cuda.is_available():\n    FP8 = torch.float8_e4m3fn\n", line=3),
+    Invalid(
+        """
+        import torch
+        if torch.cuda.is_available():
+            FP8 = torch.float8_e4m3fn
+        """,
+        expect=("3:11-3:30",),
+    ),
     # Spellings the trigger pattern must still reach: a value next to a comparator, an operand the next
     # line continues, a name split over a line continuation.
-    Invalid("import torch\nout = torch.float8_e4m3fn if x.dtype == torch.float8_e4m3fn else torch.bfloat16\n", line=2),
-    Invalid("import torch\nbits = (code == torch.float8_e5m2\n        + 0)\n", line=2),
-    Invalid("import torch\nq = w.to(torch.\\\n    float8_e4m3fn)\n", line=2),
+    Invalid(
+        """
+        import torch
+        out = torch.float8_e4m3fn if x.dtype == torch.float8_e4m3fn else torch.bfloat16
+        """,
+        expect=("2:7-2:26",),
+    ),
+    Invalid(
+        """
+        import torch
+        bits = (code == torch.float8_e5m2
+                + 0)
+        """,
+        expect=("2:17-2:34",),
+    ),
+    Invalid(
+        r"""
+        import torch
+        q = w.to(torch.\
+            float8_e4m3fn)
+        """,
+        expect=("2:10-3:18",),
+    ),
 )

@@ -165,181 +165,215 @@ def _message(name: str) -> str:
 RngStateInCapture.valid = (
     # Saved before capture, restored after it.
     Valid(
-        "import torch\n"
-        "g = torch.cuda.CUDAGraph()\n"
-        "state = torch.cuda.get_rng_state()\n"
-        "with torch.cuda.graph(g):\n"
-        "    out = model(static_input)\n"
-        "torch.cuda.set_rng_state(state)\n"
+        """
+        import torch
+        g = torch.cuda.CUDAGraph()
+        state = torch.cuda.get_rng_state()
+        with torch.cuda.graph(g):
+            out = model(static_input)
+        torch.cuda.set_rng_state(state)
+        """,
     ),
     # The graph-safe API inside capture.
     Valid(
-        "import torch\n"
-        "gen = torch.cuda.default_generators[0]\n"
-        "g.register_generator_state(gen)\n"
-        "with torch.cuda.graph(g, pool=mempool):\n"
-        "    state = gen.graphsafe_get_state()\n"
-        "    y = torch.nn.functional.dropout(x, 0.1)\n"
-        "    gen.graphsafe_set_state(state)\n"
+        """
+        import torch
+        gen = torch.cuda.default_generators[0]
+        g.register_generator_state(gen)
+        with torch.cuda.graph(g, pool=mempool):
+            state = gen.graphsafe_get_state()
+            y = torch.nn.functional.dropout(x, 0.1)
+            gen.graphsafe_set_state(state)
+        """,
     ),
     # The manual capture API, RNG state handled after capture_end().
     Valid(
-        "import torch\n"
-        "def capture(g, fn, x):\n"
-        "    g.capture_begin()\n"
-        "    y = fn(x)\n"
-        "    g.capture_end()\n"
-        "    torch.cuda.set_rng_state(torch.cuda.get_rng_state())\n"
-        "    return y\n"
+        """
+        import torch
+        def capture(g, fn, x):
+            g.capture_begin()
+            y = fn(x)
+            g.capture_end()
+            torch.cuda.set_rng_state(torch.cuda.get_rng_state())
+            return y
+        """,
     ),
     # A function defined (not called) in the capture block; another context manager; CPU RNG state.
     Valid(
-        "import torch\n"
-        "with torch.cuda.graph(g):\n"
-        "    def restore(s):\n"
-        "        torch.cuda.set_rng_state(s)\n"
-        "    out = model(x)\n"
-        "with torch.cuda.stream(side):\n"
-        "    torch.cuda.set_rng_state(state)\n"
-        "with torch.cuda.graph(g):\n"
-        "    cpu_state = torch.get_rng_state()\n"
+        """
+        import torch
+        with torch.cuda.graph(g):
+            def restore(s):
+                torch.cuda.set_rng_state(s)
+            out = model(x)
+        with torch.cuda.stream(side):
+            torch.cuda.set_rng_state(state)
+        with torch.cuda.graph(g):
+            cpu_state = torch.get_rng_state()
+        """,
     ),
     # ROCm-gated: the NVIDIA-only branch keeps the old code.
     Valid(
-        "import torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "with torch.cuda.graph(g):\n"
-        "    if not IS_ROCM:\n"
-        "        state = torch.cuda.get_rng_state()\n"
-        "    out = model(x)\n"
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        with torch.cuda.graph(g):
+            if not IS_ROCM:
+                state = torch.cuda.get_rng_state()
+            out = model(x)
+        """,
     ),
     # Only mentioned in a comment and a log message.
     Valid(
-        "import logging, torch\n"
-        "with torch.cuda.graph(g):\n"
-        "    # do not call torch.cuda.get_rng_state() here\n"
-        '    logging.debug("skipping torch.cuda.get_rng_state during capture")\n'
-        "    out = model(x)\n"
+        """
+        import logging, torch
+        with torch.cuda.graph(g):
+            # do not call torch.cuda.get_rng_state() here
+            logging.debug("skipping torch.cuda.get_rng_state during capture")
+            out = model(x)
+        """,
     ),
     # A module-level capture that has ended before the RNG state is read.
     Valid(
-        "import torch\n"
-        "g = torch.cuda.CUDAGraph()\n"
-        "g.capture_begin()\n"
-        "out = model(static_input)\n"
-        "g.capture_end()\n"
-        "rng = torch.cuda.get_rng_state()\n"
+        """
+        import torch
+        g = torch.cuda.CUDAGraph()
+        g.capture_begin()
+        out = model(static_input)
+        g.capture_end()
+        rng = torch.cuda.get_rng_state()
+        """,
     ),
     # No capture the rule reads (`CUDAGraph` and `make_graphed_callables` only): it does not even run.
     Valid(
-        "import torch\n"
-        "def record(model, x):\n"
-        "    state = torch.cuda.get_rng_state()\n"
-        "    g = torch.cuda.CUDAGraph()\n"
-        "    model = torch.cuda.make_graphed_callables(model, (x,))\n"
-        "    torch.cuda.set_rng_state(state)\n"
-        "    return model, g\n"
+        """
+        import torch
+        def record(model, x):
+            state = torch.cuda.get_rng_state()
+            g = torch.cuda.CUDAGraph()
+            model = torch.cuda.make_graphed_callables(model, (x,))
+            torch.cuda.set_rng_state(state)
+            return model, g
+        """,
     ),
     # Other RNG-state helpers, in a file that builds FX graphs: the rule does not even run.
     Valid(
-        "import torch\n"
-        "from torch._prims.rng_prims import run_and_save_rng_state\n"
-        "\n"
-        "def trace(gm, op, x):\n"
-        "    with torch.cuda.graph(gm.graph_pool):\n"
-        "        state, out = run_and_save_rng_state(op, x)\n"
-        "    return gm.graph, state\n"
+        """
+        import torch
+        from torch._prims.rng_prims import run_and_save_rng_state
+
+        def trace(gm, op, x):
+            with torch.cuda.graph(gm.graph_pool):
+                state, out = run_and_save_rng_state(op, x)
+            return gm.graph, state
+        """,
     ),
 )
 RngStateInCapture.invalid = (
     Invalid(
-        "import torch\n"
-        "g = torch.cuda.CUDAGraph()\n"
-        "with torch.cuda.graph(g):\n"
-        "    state = torch.cuda.get_rng_state()\n"
-        "    out = model(static_input)\n"
-        "    torch.cuda.set_rng_state(state)\n",
-        line=4,
+        """
+        import torch
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            state = torch.cuda.get_rng_state()
+            out = model(static_input)
+            torch.cuda.set_rng_state(state)
+        """,
+        expect=("4:13-4:39", "6:5-6:36"),
         message="get_rng_state",
     ),
     # Megatron-style checkpoint helper captured with a memory pool and a side stream.
     Invalid(
-        "import torch\n"
-        "from torch.cuda import graph as cuda_graph\n"
-        "\n"
-        "def capture_layer(layer, x, pool, stream):\n"
-        "    g = torch.cuda.CUDAGraph()\n"
-        "    with torch.cuda.stream(stream), cuda_graph(g, pool=pool, stream=stream):\n"
-        "        if layer.training:\n"
-        "            fwd_state = torch.cuda.get_rng_state_all()\n"
-        "        y = layer(x)\n"
-        "    return g, y\n",
-        line=8,
+        """
+        import torch
+        from torch.cuda import graph as cuda_graph
+
+        def capture_layer(layer, x, pool, stream):
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.stream(stream), cuda_graph(g, pool=pool, stream=stream):
+                if layer.training:
+                    fwd_state = torch.cuda.get_rng_state_all()
+                y = layer(x)
+            return g, y
+        """,
+        expect=("8:25-8:55",),
     ),
     Invalid(
-        "import torch\n"
-        "from torch.cuda import random as cuda_random\n"
-        "with torch.cuda.graphs.graph(g):\n"
-        "    cuda_random.set_rng_state(saved)\n",
-        line=4,
+        """
+        import torch
+        from torch.cuda import random as cuda_random
+        with torch.cuda.graphs.graph(g):
+            cuda_random.set_rng_state(saved)
+        """,
+        expect=("4:5-4:37",),
     ),
     # The manual capture API.
     Invalid(
-        "import torch\n"
-        "def warmup_and_capture(g, fn, x):\n"
-        "    g.capture_begin()\n"
-        "    for _ in range(2):\n"
-        "        rng = torch.cuda.get_rng_state()\n"
-        "        y = fn(x)\n"
-        "    g.capture_end()\n"
-        "    return y\n",
-        line=5,
+        """
+        import torch
+        def warmup_and_capture(g, fn, x):
+            g.capture_begin()
+            for _ in range(2):
+                rng = torch.cuda.get_rng_state()
+                y = fn(x)
+            g.capture_end()
+            return y
+        """,
+        expect=("5:15-5:41",),
     ),
     # The manual capture API at module level (a script): each call is a statement of its own.
     Invalid(
-        "import torch\n"
-        "g = torch.cuda.CUDAGraph()\n"
-        "g.capture_begin()\n"
-        "rng = torch.cuda.get_rng_state()\n"
-        "g.capture_end()\n",
-        line=4,
+        """
+        import torch
+        g = torch.cuda.CUDAGraph()
+        g.capture_begin()
+        rng = torch.cuda.get_rng_state()
+        g.capture_end()
+        """,
+        expect=("4:7-4:33",),
     ),
     # `torch.cuda.is_available()` does not gate anything away from ROCm.
     Invalid(
-        "import torch\n"
-        "with torch.cuda.graph(g):\n"
-        "    if torch.cuda.is_available():\n"
-        "        torch.cuda.set_rng_state(state)\n",
-        line=4,
+        """
+        import torch
+        with torch.cuda.graph(g):
+            if torch.cuda.is_available():
+                torch.cuda.set_rng_state(state)
+        """,
+        expect=("4:9-4:40",),
     ),
     # Aliases from a multi-line import: the callee says `rng_state` but not `get_rng_state`, the capture
     # says neither `torch.cuda.graph` nor `graph(`.
     Invalid(
-        "import torch\n"
-        "from torch.cuda import (\n"
-        "    get_rng_state as cuda_rng_state,\n"
-        "    graph as capture,\n"
-        ")\n"
-        "\n"
-        "def warm_up(model, x):\n"
-        "    return model(x)\n"
-        "\n"
-        "def step(g, model, x):\n"
-        "    with capture(g):\n"
-        "        saved = cuda_rng_state()\n"
-        "        y = model(x)\n"
-        "    return y, saved\n",
-        line=12,
+        """
+        import torch
+        from torch.cuda import (
+            get_rng_state as cuda_rng_state,
+            graph as capture,
+        )
+
+        def warm_up(model, x):
+            return model(x)
+
+        def step(g, model, x):
+            with capture(g):
+                saved = cuda_rng_state()
+                y = model(x)
+            return y, saved
+        """,
+        expect=("12:17-12:33",),
         message="get_rng_state",
     ),
     # A backslash continuation inside the callee; the capture opened at module level.
     Invalid(
-        "import torch\n"
-        "g = torch.cuda.CUDAGraph()\n"
-        "with torch.cuda.graph(g):\n"
-        "    torch.cuda.\\\n"
-        "        set_rng_state_all(states)\n",
-        line=4,
+        r"""
+        import torch
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            torch.cuda.\
+                set_rng_state_all(states)
+        """,
+        expect=("4:5-5:34",),
         message="set_rng_state_all",
     ),
 )

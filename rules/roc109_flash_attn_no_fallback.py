@@ -237,214 +237,290 @@ def _message(module: str) -> str:
 FlashAttnNoFallback.valid = (
     # The usual try/except fallback.
     Valid(
-        "import torch.nn.functional as F\n"
-        "try:\n"
-        "    from flash_attn import flash_attn_func, flash_attn_varlen_func\n"
-        "    HAS_FLASH_ATTN = True\n"
-        "except ImportError:\n"
-        "    HAS_FLASH_ATTN = False\n"
+        """
+        import torch.nn.functional as F
+        try:
+            from flash_attn import flash_attn_func, flash_attn_varlen_func
+            HAS_FLASH_ATTN = True
+        except ImportError:
+            HAS_FLASH_ATTN = False
+        """,
     ),
     # Megatron-style tiers: FA3, then FA2, then nothing.
     Valid(
-        "try:\n"
-        "    from flash_attn_3.flash_attn_interface import flash_attn_with_kvcache\n"
-        "    HAVE_FA3 = True\n"
-        "except ImportError:\n"
-        "    try:\n"
-        "        from flash_attn import flash_attn_with_kvcache\n"
-        "    except ImportError:\n"
-        "        flash_attn_with_kvcache = None\n"
-        "    HAVE_FA3 = False\n"
+        """
+        try:
+            from flash_attn_3.flash_attn_interface import flash_attn_with_kvcache
+            HAVE_FA3 = True
+        except ImportError:
+            try:
+                from flash_attn import flash_attn_with_kvcache
+            except ImportError:
+                flash_attn_with_kvcache = None
+            HAVE_FA3 = False
+        """,
     ),
     # transformers-style availability helper, and a find_spec flag.
     Valid(
-        "import importlib.util\n"
-        "from transformers.utils import is_flash_attn_2_available\n"
-        "if is_flash_attn_2_available():\n"
-        "    from flash_attn import flash_attn_func\n"
-        "HAS_FA = importlib.util.find_spec('flash_attn') is not None\n"
-        "\n"
-        "def attention(q, k, v):\n"
-        "    if not HAS_FA:\n"
-        "        return sdpa(q, k, v)\n"
-        "    from flash_attn.flash_attn_interface import flash_attn_func\n"
-        "    return flash_attn_func(q, k, v)\n"
+        """
+        import importlib.util
+        from transformers.utils import is_flash_attn_2_available
+        if is_flash_attn_2_available():
+            from flash_attn import flash_attn_func
+        HAS_FA = importlib.util.find_spec('flash_attn') is not None
+
+        def attention(q, k, v):
+            if not HAS_FA:
+                return sdpa(q, k, v)
+            from flash_attn.flash_attn_interface import flash_attn_func
+            return flash_attn_func(q, k, v)
+        """,
     ),
     # ROCm-gated: FA3 only on NVIDIA.
     Valid(
-        "import torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "if not IS_ROCM:\n"
-        "    import flash_attn_interface\n"
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        if not IS_ROCM:
+            import flash_attn_interface
+        """,
     ),
     # TYPE_CHECKING, a relative import, and mentions in a docstring, comment and log message.
     Valid(
-        '"""Uses `from flash_attn import flash_attn_func` when available."""\n'
-        "import logging\n"
-        "from typing import TYPE_CHECKING\n"
-        "if TYPE_CHECKING:\n"
-        "    from flash_attn.layers.rotary import RotaryEmbedding\n"
-        "from .flash_attn import attention  # local module, not the flash-attn package\n"
-        'logging.warning("flash_attn not found, using SDPA")\n'
+        """
+        \"\"\"Uses `from flash_attn import flash_attn_func` when available.\"\"\"
+        import logging
+        from typing import TYPE_CHECKING
+        if TYPE_CHECKING:
+            from flash_attn.layers.rotary import RotaryEmbedding
+        from .flash_attn import attention  # local module, not the flash-attn package
+        logging.warning("flash_attn not found, using SDPA")
+        """,
     ),
     # Lookalikes the prefilter skips: vLLM's own flash-attn, a backend module named flash_attn, flags, calls.
     Valid(
-        "from vllm.vllm_flash_attn import flash_attn_varlen_func\n"
-        "from vllm.attention.backends.flash_attn import FlashAttentionBackend\n"
-        "from vllm.v1.attention.backends import flash_attn as flash_attn_module\n"
-        "import vllm.flash_attn\n"
-        "use_flash_attn = True\n"
-        "out = flash_attn_varlen_func(q, k, v, cu_seqlens_q=cu, max_seqlen_q=n)\n"
+        """
+        from vllm.vllm_flash_attn import flash_attn_varlen_func
+        from vllm.attention.backends.flash_attn import FlashAttentionBackend
+        from vllm.v1.attention.backends import flash_attn as flash_attn_module
+        import vllm.flash_attn
+        use_flash_attn = True
+        out = flash_attn_varlen_func(q, k, v, cu_seqlens_q=cu, max_seqlen_q=n)
+        """,
     ),
     # The early-return flag is assigned far from the import, in a statement with no import in it.
     Valid(
-        "from transformers.utils import is_flash_attn_2_available\n"
-        "FA_READY = is_flash_attn_2_available()\n"
-        "\n"
-        "\n"
-        "def attention(q, k, v):\n"
-        "    if not FA_READY:\n"
-        "        return q\n"
-        "    from flash_attn import flash_attn_func\n"
-        "    return flash_attn_func(q, k, v)\n"
+        """
+        from transformers.utils import is_flash_attn_2_available
+        FA_READY = is_flash_attn_2_available()
+
+
+        def attention(q, k, v):
+            if not FA_READY:
+                return q
+            from flash_attn import flash_attn_func
+            return flash_attn_func(q, k, v)
+        """,
     ),
 )
 FlashAttnNoFallback.invalid = (
     Invalid(
-        "import torch\nfrom flash_attn import flash_attn_func\n\nout = flash_attn_func(q, k, v, causal=True)\n",
-        line=2,
+        """
+        import torch
+        from flash_attn import flash_attn_func
+
+        out = flash_attn_func(q, k, v, causal=True)
+        """,
+        expect=("2:6-2:16",),
         message="scaled_dot_product_attention",
-        fixed=(
-            "import torch\n"
-            "try:\n"
-            "    from flash_attn import flash_attn_func\n"
-            "except ImportError:\n"
-            "    # No flash-attn build (on ROCm: the CK or Triton one): PyTorch SDPA, else eager attention.\n"
-            "    def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, **options):\n"
-            '        """flash_attn_func on PyTorch: (batch, seqlen, heads, head_dim) in and out."""\n'
-            "        import torch\n"
-            "\n"
-            "        for key, value in options.items():  # flash-attn options PyTorch lacks: only their defaults\n"
-            "            if value is None or isinstance(value, (bool, int, float)) and not value:\n"
-            "                continue\n"
-            "            if isinstance(value, tuple) and value == (-1, -1):  # window_size: no sliding window\n"
-            "                continue\n"
-            '            raise NotImplementedError(f"flash_attn_func fallback: {key}={value!r} is not supported")\n'
-            "        q, k, v = (t.transpose(1, 2) for t in (q, k, v))\n"
-            "        if k.shape[1] != q.shape[1]:  # grouped-query attention: repeat the key/value heads\n"
-            "            k = k.repeat_interleave(q.shape[1] // k.shape[1], dim=1)\n"
-            "            v = v.repeat_interleave(q.shape[1] // v.shape[1], dim=1)\n"
-            '        sdpa = getattr(torch.nn.functional, "scaled_dot_product_attention", None)\n'
-            "        if sdpa is not None and softmax_scale is None and (not causal or q.shape[2] == k.shape[2]):\n"
-            "            out = sdpa(q, k, v, dropout_p=dropout_p, is_causal=causal)\n"
-            "        else:\n"
-            "            scale = q.shape[-1] ** -0.5 if softmax_scale is None else softmax_scale\n"
-            "            scores = torch.matmul(q, k.transpose(-2, -1)).float() * scale\n"
-            "            if causal:  # aligned to the bottom-right corner, as flash-attn's mask is\n"
-            "                q_len, k_len = q.shape[2], k.shape[2]\n"
-            "                keep = torch.ones(q_len, k_len, dtype=torch.bool, device=q.device).tril(k_len - q_len)\n"
-            '                scores = scores.masked_fill(~keep, float("-inf"))\n'
-            "            weights = torch.nn.functional.dropout(scores.softmax(dim=-1), p=dropout_p).to(v.dtype)\n"
-            "            out = torch.matmul(weights, v)\n"
-            "        return out.transpose(1, 2)\n"
-            "\n"
-            "out = flash_attn_func(q, k, v, causal=True)\n"
-        ),
+        fixed="""
+        import torch
+        try:
+            from flash_attn import flash_attn_func
+        except ImportError:
+            # No flash-attn build (on ROCm: the CK or Triton one): PyTorch SDPA, else eager attention.
+            def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, **options):
+                \"\"\"flash_attn_func on PyTorch: (batch, seqlen, heads, head_dim) in and out.\"\"\"
+                import torch
+
+                for key, value in options.items():  # flash-attn options PyTorch lacks: only their defaults
+                    if value is None or isinstance(value, (bool, int, float)) and not value:
+                        continue
+                    if isinstance(value, tuple) and value == (-1, -1):  # window_size: no sliding window
+                        continue
+                    raise NotImplementedError(f"flash_attn_func fallback: {key}={value!r} is not supported")
+                q, k, v = (t.transpose(1, 2) for t in (q, k, v))
+                if k.shape[1] != q.shape[1]:  # grouped-query attention: repeat the key/value heads
+                    k = k.repeat_interleave(q.shape[1] // k.shape[1], dim=1)
+                    v = v.repeat_interleave(q.shape[1] // v.shape[1], dim=1)
+                sdpa = getattr(torch.nn.functional, "scaled_dot_product_attention", None)
+                if sdpa is not None and softmax_scale is None and (not causal or q.shape[2] == k.shape[2]):
+                    out = sdpa(q, k, v, dropout_p=dropout_p, is_causal=causal)
+                else:
+                    scale = q.shape[-1] ** -0.5 if softmax_scale is None else softmax_scale
+                    scores = torch.matmul(q, k.transpose(-2, -1)).float() * scale
+                    if causal:  # aligned to the bottom-right corner, as flash-attn's mask is
+                        q_len, k_len = q.shape[2], k.shape[2]
+                        keep = torch.ones(q_len, k_len, dtype=torch.bool, device=q.device).tril(k_len - q_len)
+                        scores = scores.masked_fill(~keep, float("-inf"))
+                    weights = torch.nn.functional.dropout(scores.softmax(dim=-1), p=dropout_p).to(v.dtype)
+                    out = torch.matmul(weights, v)
+                return out.transpose(1, 2)
+
+        out = flash_attn_func(q, k, v, causal=True)
+        """,
     ),
-    Invalid("import torch\nimport flash_attn_interface\n", line=2, message="FlashAttention-3"),
+    Invalid(
+        """
+        import torch
+        import flash_attn_interface
+        """,
+        expect=("2:8-2:28",),
+        message="FlashAttention-3",
+    ),
     # A function-level import still fails when the function is called.
     Invalid(
-        "def forward(self, q, k, v):\n"
-        "    from flash_attn.flash_attn_interface import flash_attn_varlen_func\n"
-        "    return flash_attn_varlen_func(q, k, v, self.cu_seqlens, self.cu_seqlens, self.max_s, self.max_s)\n",
-        line=2,
+        """
+        def forward(self, q, k, v):
+            from flash_attn.flash_attn_interface import flash_attn_varlen_func
+            return flash_attn_varlen_func(q, k, v, self.cu_seqlens, self.cu_seqlens, self.max_s, self.max_s)
+        """,
+        expect=("2:10-2:41",),
     ),
     # An availability check that only turns the failure into another error.
     Invalid(
-        "from transformers.utils import is_flash_attn_2_available\n"
-        "if not is_flash_attn_2_available():\n"
-        '    raise ImportError("pip install flash-attn")\n'
-        "from flash_attn import flash_attn_varlen_func\n",
-        line=4,
+        """
+        from transformers.utils import is_flash_attn_2_available
+        if not is_flash_attn_2_available():
+            raise ImportError("pip install flash-attn")
+        from flash_attn import flash_attn_varlen_func
+        """,
+        expect=("4:6-4:16",),
     ),
     # The last tier has no fallback; a handler that does not catch ImportError.
     Invalid(
-        "try:\n"
-        "    from flash_attn_interface import flash_attn_func\n"
-        "except ImportError:\n"
-        "    from flash_attn import flash_attn_func\n",
-        line=4,
-        fixed=(
-            "try:\n"
-            "    from flash_attn_interface import flash_attn_func\n"
-            "except ImportError:\n"
-            "    try:\n"
-            "        from flash_attn import flash_attn_func\n"
-            "    except ImportError:\n"
-            "        # No flash-attn build (on ROCm: the CK or Triton one): PyTorch SDPA, else eager attention.\n"
-            "        def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, **options):\n"
-            '            """flash_attn_func on PyTorch: (batch, seqlen, heads, head_dim) in and out."""\n'
-            "            import torch\n"
-            "\n"
-            "            for key, value in options.items():  # flash-attn options PyTorch lacks: only their defaults\n"
-            "                if value is None or isinstance(value, (bool, int, float)) and not value:\n"
-            "                    continue\n"
-            "                if isinstance(value, tuple) and value == (-1, -1):  # window_size: no sliding window\n"
-            "                    continue\n"
-            '                raise NotImplementedError(f"flash_attn_func fallback: {key}={value!r} is not supported")\n'
-            "            q, k, v = (t.transpose(1, 2) for t in (q, k, v))\n"
-            "            if k.shape[1] != q.shape[1]:  # grouped-query attention: repeat the key/value heads\n"
-            "                k = k.repeat_interleave(q.shape[1] // k.shape[1], dim=1)\n"
-            "                v = v.repeat_interleave(q.shape[1] // v.shape[1], dim=1)\n"
-            '            sdpa = getattr(torch.nn.functional, "scaled_dot_product_attention", None)\n'
-            "            if sdpa is not None and softmax_scale is None and (not causal or q.shape[2] == k.shape[2]):\n"
-            "                out = sdpa(q, k, v, dropout_p=dropout_p, is_causal=causal)\n"
-            "            else:\n"
-            "                scale = q.shape[-1] ** -0.5 if softmax_scale is None else softmax_scale\n"
-            "                scores = torch.matmul(q, k.transpose(-2, -1)).float() * scale\n"
-            "                if causal:  # aligned to the bottom-right corner, as flash-attn's mask is\n"
-            "                    q_len, k_len = q.shape[2], k.shape[2]\n"
-            "                    keep = torch.ones(q_len, k_len, dtype=torch.bool, device=q.device).tril(k_len - q_len)\n"
-            '                    scores = scores.masked_fill(~keep, float("-inf"))\n'
-            "                weights = torch.nn.functional.dropout(scores.softmax(dim=-1), p=dropout_p).to(v.dtype)\n"
-            "                out = torch.matmul(weights, v)\n"
-            "            return out.transpose(1, 2)\n"
-        ),
+        """
+        try:
+            from flash_attn_interface import flash_attn_func
+        except ImportError:
+            from flash_attn import flash_attn_func
+        """,
+        expect=("4:10-4:20",),
+        fixed="""
+        try:
+            from flash_attn_interface import flash_attn_func
+        except ImportError:
+            try:
+                from flash_attn import flash_attn_func
+            except ImportError:
+                # No flash-attn build (on ROCm: the CK or Triton one): PyTorch SDPA, else eager attention.
+                def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, **options):
+                    \"\"\"flash_attn_func on PyTorch: (batch, seqlen, heads, head_dim) in and out.\"\"\"
+                    import torch
+
+                    for key, value in options.items():  # flash-attn options PyTorch lacks: only their defaults
+                        if value is None or isinstance(value, (bool, int, float)) and not value:
+                            continue
+                        if isinstance(value, tuple) and value == (-1, -1):  # window_size: no sliding window
+                            continue
+                        raise NotImplementedError(f"flash_attn_func fallback: {key}={value!r} is not supported")
+                    q, k, v = (t.transpose(1, 2) for t in (q, k, v))
+                    if k.shape[1] != q.shape[1]:  # grouped-query attention: repeat the key/value heads
+                        k = k.repeat_interleave(q.shape[1] // k.shape[1], dim=1)
+                        v = v.repeat_interleave(q.shape[1] // v.shape[1], dim=1)
+                    sdpa = getattr(torch.nn.functional, "scaled_dot_product_attention", None)
+                    if sdpa is not None and softmax_scale is None and (not causal or q.shape[2] == k.shape[2]):
+                        out = sdpa(q, k, v, dropout_p=dropout_p, is_causal=causal)
+                    else:
+                        scale = q.shape[-1] ** -0.5 if softmax_scale is None else softmax_scale
+                        scores = torch.matmul(q, k.transpose(-2, -1)).float() * scale
+                        if causal:  # aligned to the bottom-right corner, as flash-attn's mask is
+                            q_len, k_len = q.shape[2], k.shape[2]
+                            keep = torch.ones(q_len, k_len, dtype=torch.bool, device=q.device).tril(k_len - q_len)
+                            scores = scores.masked_fill(~keep, float("-inf"))
+                        weights = torch.nn.functional.dropout(scores.softmax(dim=-1), p=dropout_p).to(v.dtype)
+                        out = torch.matmul(weights, v)
+                    return out.transpose(1, 2)
+        """,
     ),
     Invalid(
-        "import torch\n"
-        "try:\n"
-        "    import flash_attn\n"
-        "except RuntimeError:\n"
-        "    flash_attn = None\n",
-        line=3,
+        """
+        import torch
+        try:
+            import flash_attn
+        except RuntimeError:
+            flash_attn = None
+        """,
+        expect=("3:12-3:22",),
     ),
     # `torch.cuda.is_available()` is true on ROCm: not a fallback.
     Invalid(
-        "import torch\n"
-        "if torch.cuda.is_available():\n"
-        "    from flash_attn.bert_padding import pad_input, unpad_input\n",
-        line=3,
+        """
+        import torch
+        if torch.cuda.is_available():
+            from flash_attn.bert_padding import pad_input, unpad_input
+        """,
+        expect=("3:10-3:33",),
     ),
     # Odd but legal spellings: a module after others in one `import`, aliases, a non-ASCII name, tabs,
     # spaces around dots, backslash continuations, a parenthesised name list, `;` and a one-line `if`.
-    Invalid("import os, flash_attn\n", line=1),
-    Invalid("import torch as t, flash_attn_interface\n", line=1, message="FlashAttention-3"),
-    Invalid("import numpy as np, donn\u00e9es as d, flash_attn_3.flash_attn_interface as fa3\n", line=1),
-    Invalid("import\tflash_attn . bert_padding\n", line=1),
-    Invalid("from \\\n    flash_attn.bert_padding import pad_input\n", line=2),
-    Invalid("import os, \\\n    flash_attn_interface as fa3\n", line=2),
     Invalid(
-        "from flash_attn import (\n    flash_attn_varlen_func,\n    flash_attn_with_kvcache,\n)\n",
-        line=1,
+        """
+        import os, flash_attn
+        """,
+        expect=("1:12-1:22",),
     ),
     Invalid(
-        "import torch\n"
-        "\n"
-        "class Attention(torch.nn.Module):\n"
-        "    def forward(self, q, k, v):\n"
-        "        if q.is_cuda: import torch.nn.functional as F; import flash_attn\n"
-        "        return q\n",
-        line=5,
+        """
+        import torch as t, flash_attn_interface
+        """,
+        expect=("1:20-1:40",),
+        message="FlashAttention-3",
+    ),
+    Invalid(
+        """
+        import numpy as np, données as d, flash_attn_3.flash_attn_interface as fa3
+        """,
+        expect=("1:35-1:68",),
+    ),
+    Invalid(
+        """
+        import\tflash_attn . bert_padding
+        """,
+        expect=("1:8-1:33",),
+    ),
+    Invalid(
+        r"""
+        from \
+            flash_attn.bert_padding import pad_input
+        """,
+        expect=("2:5-2:28",),
+    ),
+    Invalid(
+        r"""
+        import os, \
+            flash_attn_interface as fa3
+        """,
+        expect=("2:5-2:25",),
+    ),
+    Invalid(
+        """
+        from flash_attn import (
+            flash_attn_varlen_func,
+            flash_attn_with_kvcache,
+        )
+        """,
+        expect=("1:6-1:16",),
+    ),
+    Invalid(
+        """
+        import torch
+
+        class Attention(torch.nn.Module):
+            def forward(self, q, k, v):
+                if q.is_cuda: import torch.nn.functional as F; import flash_attn
+                return q
+        """,
+        expect=("5:63-5:73",),
     ),
 )

@@ -241,85 +241,128 @@ def _message(ctx: PythonContext, literal: cst.BaseExpression) -> str:
 
 
 HipDeviceString.valid = (
-    Valid('import torch\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'),
+    Valid(
+        """
+        import torch
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        """,
+    ),
     # Labels: logging, a backend name, dict keys, Triton's backend test.
     Valid(
-        "import logging, torch\n"
-        'backend = "hip" if torch.version.hip else "cuda"\n'
-        'logging.info("running on %s", "rocm" if torch.version.hip else "cuda")\n'
-        'KERNELS = {"hip": "ck", "cuda": "cutlass"}\n'
-        "kernel = KERNELS[backend]\n"
-        'if triton.runtime.driver.active.get_current_target().backend == "hip":\n'
-        "    BLOCK = 64\n"
+        """
+        import logging, torch
+        backend = "hip" if torch.version.hip else "cuda"
+        logging.info("running on %s", "rocm" if torch.version.hip else "cuda")
+        KERNELS = {"hip": "ck", "cuda": "cutlass"}
+        kernel = KERNELS[backend]
+        if triton.runtime.driver.active.get_current_target().backend == "hip":
+            BLOCK = 64
+        """,
     ),
     # The ROCm-gated branch already uses "cuda".
     Valid(
-        "import torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "if IS_ROCM:\n"
-        '    x = x.to("cuda", non_blocking=True)\n'
-        "else:\n"
-        '    x = x.to("cuda:0")\n'
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        if IS_ROCM:
+            x = x.to("cuda", non_blocking=True)
+        else:
+            x = x.to("cuda:0")
+        """,
     ),
     # Comparing a platform label (not a device's .type), a different keyword, and a docstring.
     Valid(
-        '"""Move tensors to the GPU (never torch.device("hip"))."""\n'
-        "import torch\n"
-        'if args.platform == "rocm":\n'
-        "    torch.backends.cuda.matmul.allow_tf32 = False\n"
-        'os.environ.setdefault("HSA_OVERRIDE_GFX_VERSION", "11.0.0")\n'
-        'x = torch.ones(3, device="cuda", layout=torch.strided)\n'
-        'accelerator = get_accelerator(name="hip")\n'
+        """
+        \"\"\"Move tensors to the GPU (never torch.device("hip")).\"\"\"
+        import torch
+        if args.platform == "rocm":
+            torch.backends.cuda.matmul.allow_tf32 = False
+        os.environ.setdefault("HSA_OVERRIDE_GFX_VERSION", "11.0.0")
+        x = torch.ones(3, device="cuda", layout=torch.strided)
+        accelerator = get_accelerator(name="hip")
+        """,
     ),
     # Detecting ROCm the right way before choosing the device string.
     Valid(
-        "import torch\n"
-        'vendor = "rocm" if torch.version.hip else "cuda"\n'
-        'device = torch.device("cuda", local_rank)\n'
-        "model.to(device)\n"
+        """
+        import torch
+        vendor = "rocm" if torch.version.hip else "cuda"
+        device = torch.device("cuda", local_rank)
+        model.to(device)
+        """,
     ),
 )
 HipDeviceString.invalid = (
     Invalid(
-        "import torch\n"
-        'device = "hip" if torch.version.hip else "cuda"\n'
-        "model = model.to(device)\n",
-        line=2,
+        """
+        import torch
+        device = "hip" if torch.version.hip else "cuda"
+        model = model.to(device)
+        """,
+        expect=("2:10-2:15",),
         message="this branch only runs on ROCm",
-        fixed=(
-            "import torch\n"
-            'device = "cuda" if torch.version.hip else "cuda"\n'
-            "model = model.to(device)\n"
-        ),
-    ),
-    Invalid('import torch\nx = torch.empty(1024, 1024, dtype=torch.float16, device="hip")\n', line=2),
-    Invalid(
-        "import os, torch\n"
-        'local_rank = int(os.environ["LOCAL_RANK"])\n'
-        'torch.cuda.set_device(f"hip:{local_rank}")\n',
-        line=3,
-    ),
-    Invalid('import torch\nDEV = "rocm:0"\n\ndef load(path):\n    return torch.load(path, map_location=DEV)\n', line=5),
-    Invalid(
-        "import torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "if IS_ROCM:\n"
-        '    torch.set_default_device("hip")\n',
-        line=4,
-        fixed=(
-            "import torch\n"
-            "IS_ROCM = torch.version.hip is not None\n"
-            "if IS_ROCM:\n"
-            '    torch.set_default_device("cuda")\n'
-        ),
+        fixed="""
+        import torch
+        device = "cuda" if torch.version.hip else "cuda"
+        model = model.to(device)
+        """,
     ),
     Invalid(
-        "def cast_inputs(batch, device):\n"
-        '    if device.type == "hip":\n'
-        "        batch = batch.half()\n"
-        "    return batch\n",
-        line=2,
+        """
+        import torch
+        x = torch.empty(1024, 1024, dtype=torch.float16, device="hip")
+        """,
+        expect=("2:57-2:62",),
+    ),
+    Invalid(
+        """
+        import os, torch
+        local_rank = int(os.environ["LOCAL_RANK"])
+        torch.cuda.set_device(f"hip:{local_rank}")
+        """,
+        expect=("3:23-3:42",),
+    ),
+    Invalid(
+        """
+        import torch
+        DEV = "rocm:0"
+
+        def load(path):
+            return torch.load(path, map_location=DEV)
+        """,
+        expect=("5:42-5:45",),
+    ),
+    Invalid(
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        if IS_ROCM:
+            torch.set_default_device("hip")
+        """,
+        expect=("4:30-4:35",),
+        fixed="""
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        if IS_ROCM:
+            torch.set_default_device("cuda")
+        """,
+    ),
+    Invalid(
+        """
+        def cast_inputs(batch, device):
+            if device.type == "hip":
+                batch = batch.half()
+            return batch
+        """,
+        expect=("2:23-2:28",),
         message="always false",
     ),
-    Invalid('import torch\nwith torch.autocast(device_type="hip", dtype=torch.bfloat16):\n    y = model(x)\n', line=2),
+    Invalid(
+        """
+        import torch
+        with torch.autocast(device_type="hip", dtype=torch.bfloat16):
+            y = model(x)
+        """,
+        expect=("2:33-2:38",),
+    ),
 )

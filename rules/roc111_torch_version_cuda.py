@@ -57,14 +57,14 @@ class TorchVersionCuda(Rule):
     ```
 
     ## Fix safety
-    Unsafe: what the ROCm side should get (no CUDA version, the HIP version, or the GPU path) depends
+    No fix: what the ROCm side should get (no CUDA version, the HIP version, or the GPU path) depends
     on what the code does with the value.
     """
 
     code = "ROC111"
     name = "torch-version-cuda"
     severity = Severity.ERROR
-    fix_availability = FixAvailability.UNSAFE
+    fix_availability = FixAvailability.NONE
     triggers = (b"version.cuda", b"torch.version import")
 
     def visit_Attribute(self, node: cst.Attribute, ctx: PythonContext) -> None:
@@ -223,100 +223,146 @@ def _gpu_test_message(subject: str, value_on_rocm: str, test: cst.If | cst.IfExp
 
 TorchVersionCuda.valid = (
     Valid(
-        'import torch\n'
-        'def get_cuda_version():\n'
-        '    return tuple(int(x) for x in torch.version.cuda.split("."))\n'
-        'if torch.version.cuda is not None:\n'
-        '    if get_cuda_version() >= (11, 8):\n'
-        '        FUNCS = ["bmm"]\n'
+        """
+        import torch
+        def get_cuda_version():
+            return tuple(int(x) for x in torch.version.cuda.split("."))
+        if torch.version.cuda is not None:
+            if get_cuda_version() >= (11, 8):
+                FUNCS = ["bmm"]
+        """,
     ),
     # Explicit None guard, `and` short-circuit, early return.
     Valid(
-        "import torch\n"
-        "from packaging import version\n"
-        "if torch.version.cuda is not None:\n"
-        '    CUDA_MAJOR = int(torch.version.cuda.split(".")[0])\n'
-        'HAS_CUDA_12 = torch.version.cuda is not None and version.parse(torch.version.cuda) >= version.parse("12.0")\n'
-        "\n"
-        "def nvcc_flags():\n"
-        "    if torch.version.cuda is None:\n"
-        "        return []\n"
-        '    return [f"-DCUDA_VERSION_MAJOR={torch.version.cuda.split(\'.\')[0]}"]\n'
+        """
+        import torch
+        from packaging import version
+        if torch.version.cuda is not None:
+            CUDA_MAJOR = int(torch.version.cuda.split(".")[0])
+        HAS_CUDA_12 = torch.version.cuda is not None and version.parse(torch.version.cuda) >= version.parse("12.0")
+
+        def nvcc_flags():
+            if torch.version.cuda is None:
+                return []
+            return [f"-DCUDA_VERSION_MAJOR={torch.version.cuda.split('.')[0]}"]
+        """,
     ),
     # ROCm branch first, through an alias.
     Valid(
-        "import torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "if IS_ROCM:\n"
-        '    tag = "rocm" + torch.version.hip\n'
-        "else:\n"
-        '    tag = "cu" + torch.version.cuda.replace(".", "")\n'
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        if IS_ROCM:
+            tag = "rocm" + torch.version.hip
+        else:
+            tag = "cu" + torch.version.cuda.replace(".", "")
+        """,
     ),
     # Truthiness as an NVIDIA gate (the else branch is not a CPU fallback), and `or torch.version.hip`.
     Valid(
-        "import torch\n"
-        "if torch.version.cuda:\n"
-        "    from apex.contrib import fmha\n"
-        "else:\n"
-        "    fmha = None\n"
-        "gpu_build = bool(torch.version.cuda or torch.version.hip)\n"
-        'device = "cuda" if (torch.version.cuda or torch.version.hip) else "cpu"\n'
+        """
+        import torch
+        if torch.version.cuda:
+            from apex.contrib import fmha
+        else:
+            fmha = None
+        gpu_build = bool(torch.version.cuda or torch.version.hip)
+        device = "cuda" if (torch.version.cuda or torch.version.hip) else "cpu"
+        """,
     ),
     # Printing, logging, equality with a version string, docstrings and comments.
     Valid(
-        '"""Reports torch.version.cuda.split(".") for the bug template."""\n'
-        "import logging, torch\n"
-        'print(f"CUDA: {torch.version.cuda}, HIP: {torch.version.hip}")\n'
-        'logging.info("built with CUDA %s", torch.version.cuda)\n'
-        'IS_CU118 = torch.version.cuda == "11.8"\n'
-        "# int(torch.version.cuda) would fail on ROCm\n"
+        """
+        \"\"\"Reports torch.version.cuda.split(".") for the bug template.\"\"\"
+        import logging, torch
+        print(f"CUDA: {torch.version.cuda}, HIP: {torch.version.hip}")
+        logging.info("built with CUDA %s", torch.version.cuda)
+        IS_CU118 = torch.version.cuda == "11.8"
+        # int(torch.version.cuda) would fail on ROCm
+        """,
     ),
     # A name assigned from the guarded value, checked before use.
     Valid(
-        "import torch\n"
-        "cuda_version = torch.version.cuda\n"
-        "if cuda_version:\n"
-        '    major, minor = cuda_version.split(".")[:2]\n'
+        """
+        import torch
+        cuda_version = torch.version.cuda
+        if cuda_version:
+            major, minor = cuda_version.split(".")[:2]
+        """,
     ),
 )
 TorchVersionCuda.invalid = (
     Invalid(
-        "import torch\nfrom packaging.version import Version\n\nif Version(torch.version.cuda) >= Version('11.8'):\n"
-        "    use_flash = True\n",
-        line=4,
+        """
+        import torch
+        from packaging.version import Version
+
+        if Version(torch.version.cuda) >= Version('11.8'):
+            use_flash = True
+        """,
+        expect=("4:12-4:30",),
         message="Version()` of it",
     ),
     # apex setup.py style.
     Invalid(
-        "import torch\n"
-        'torch_binary_major = torch.version.cuda.split(".")[0]\n',
-        line=2,
+        """
+        import torch
+        torch_binary_major = torch.version.cuda.split(".")[0]
+        """,
+        expect=("2:22-2:40",),
         message="`.split` on it",
     ),
     Invalid(
-        "import torch\n"
-        "cuda_version = torch.version.cuda\n"
-        'cu_tag = "cu" + cuda_version.replace(".", "")\n',
-        line=3,
+        """
+        import torch
+        cuda_version = torch.version.cuda
+        cu_tag = "cu" + cuda_version.replace(".", "")
+        """,
+        expect=("3:17-3:29",),
     ),
-    Invalid('import torch\ndevice = "cuda" if torch.version.cuda else "cpu"\n', line=2, message="CPU path"),
     Invalid(
-        "import torch\n"
-        "def pick_device():\n"
-        "    if torch.version.cuda is not None and torch.cuda.is_available():\n"
-        '        return torch.device("cuda")\n'
-        "    else:\n"
-        '        raise RuntimeError("No GPU found")\n',
-        line=3,
+        """
+        import torch
+        device = "cuda" if torch.version.cuda else "cpu"
+        """,
+        expect=("2:20-2:38",),
+        message="CPU path",
     ),
-    Invalid("import torch\nassert torch.version.cuda, 'this script needs a GPU'\n", line=2, message="assert"),
+    Invalid(
+        """
+        import torch
+        def pick_device():
+            if torch.version.cuda is not None and torch.cuda.is_available():
+                return torch.device("cuda")
+            else:
+                raise RuntimeError("No GPU found")
+        """,
+        expect=("3:8-3:26",),
+    ),
+    Invalid(
+        """
+        import torch
+        assert torch.version.cuda, 'this script needs a GPU'
+        """,
+        expect=("2:8-2:26",),
+        message="assert",
+    ),
     # A flag derived from it.
     Invalid(
-        "import torch\n"
-        "USE_GPU = torch.version.cuda is not None\n"
-        'DEVICE = torch.device("cuda" if USE_GPU else "cpu")\n',
-        line=3,
+        """
+        import torch
+        USE_GPU = torch.version.cuda is not None
+        DEVICE = torch.device("cuda" if USE_GPU else "cpu")
+        """,
+        expect=("3:33-3:40",),
         message="USE_GPU (from torch.version.cuda)",
     ),
-    Invalid('import torch\nif torch.version.cuda >= "12.1":\n    BLOCK = 128\n', line=2),
+    Invalid(
+        """
+        import torch
+        if torch.version.cuda >= "12.1":
+            BLOCK = 128
+        """,
+        expect=("2:4-2:22",),
+    ),
 )

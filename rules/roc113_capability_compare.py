@@ -308,212 +308,276 @@ def _helper_message(helper: str) -> str:
 
 CapabilityCompare.valid = (
     Valid(
-        'import cutlass\n'
-        'import torch\n'
-        'def validate(x):\n'
-        '    if torch.cuda.get_device_capability(x.device) != (9, 0):\n'
-        '        raise RuntimeError("this CuTe DSL kernel needs an sm90 GPU")\n'
+        """
+        import cutlass
+        import torch
+        def validate(x):
+            if torch.cuda.get_device_capability(x.device) != (9, 0):
+                raise RuntimeError("this CuTe DSL kernel needs an sm90 GPU")
+        """,
     ),
     Valid(
-        'import torch\n'
-        'major, minor = torch.cuda.get_device_capability()\n'
-        'HALF_DTYPE = torch.float16 if major >= 7 else torch.float32\n'
+        """
+        import torch
+        major, minor = torch.cuda.get_device_capability()
+        HALF_DTYPE = torch.float16 if major >= 7 else torch.float32
+        """,
     ),
     # The NVIDIA-only branch of an is-ROCm test.
     Valid(
-        "import torch\n"
-        "if torch.version.hip:\n"
-        "    use_fa3 = False\n"
-        "else:\n"
-        "    use_fa3 = torch.cuda.get_device_capability() >= (9, 0)\n"
+        """
+        import torch
+        if torch.version.hip:
+            use_fa3 = False
+        else:
+            use_fa3 = torch.cuda.get_device_capability() >= (9, 0)
+        """,
     ),
     # An IS_ROCM alias conjoined with `not`, and a conditional expression.
     Valid(
-        "import torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "if not IS_ROCM and torch.cuda.get_device_capability()[0] >= 8:\n"
-        "    torch.backends.cuda.matmul.allow_tf32 = True\n"
-        'impl = "triton" if IS_ROCM else ("fa3" if torch.cuda.get_device_capability()[0] >= 9 else "fa2")\n'
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        if not IS_ROCM and torch.cuda.get_device_capability()[0] >= 8:
+            torch.backends.cuda.matmul.allow_tf32 = True
+        impl = "triton" if IS_ROCM else ("fa3" if torch.cuda.get_device_capability()[0] >= 9 else "fa2")
+        """,
     ),
     # Early return for ROCm before the capability gate (vLLM `supports_fp8` style).
     Valid(
-        "import torch\n"
-        "from vllm.platforms import current_platform\n"
-        "def supports_fp8() -> bool:\n"
-        "    if current_platform.is_rocm():\n"
-        '        return "gfx94" in torch.cuda.get_device_properties(0).gcnArchName\n'
-        "    major, minor = torch.cuda.get_device_capability()\n"
-        "    return major * 10 + minor >= 89\n"
+        """
+        import torch
+        from vllm.platforms import current_platform
+        def supports_fp8() -> bool:
+            if current_platform.is_rocm():
+                return "gfx94" in torch.cuda.get_device_properties(0).gcnArchName
+            major, minor = torch.cuda.get_device_capability()
+            return major * 10 + minor >= 89
+        """,
     ),
     # vLLM: the helper conjoined with `current_platform.is_cuda()`.
     Valid(
-        "from vllm.platforms import current_platform\n"
-        "use_cutlass_fp8 = current_platform.is_cuda() and current_platform.has_device_capability(89)\n"
+        """
+        from vllm.platforms import current_platform
+        use_cutlass_fp8 = current_platform.is_cuda() and current_platform.has_device_capability(89)
+        """,
     ),
     # Printing, logging, storing the capability; other device properties.
     Valid(
-        "import logging, torch\n"
-        "logger = logging.getLogger(__name__)\n"
-        "major, minor = torch.cuda.get_device_capability()\n"
-        'logger.info("compute capability %d.%d", major, minor)\n'
-        'logger.debug("ampere or newer: %s", (major, minor) >= (8, 0))\n'
-        'print(f"capability: {torch.cuda.get_device_capability(0)}")\n'
-        'env_info = {"capability": torch.cuda.get_device_capability(0)}\n'
-        "props = torch.cuda.get_device_properties(0)\n"
-        "big_gpu = props.total_memory >= 40 * 1024**3\n"
+        """
+        import logging, torch
+        logger = logging.getLogger(__name__)
+        major, minor = torch.cuda.get_device_capability()
+        logger.info("compute capability %d.%d", major, minor)
+        logger.debug("ampere or newer: %s", (major, minor) >= (8, 0))
+        print(f"capability: {torch.cuda.get_device_capability(0)}")
+        env_info = {"capability": torch.cuda.get_device_capability(0)}
+        props = torch.cuda.get_device_properties(0)
+        big_gpu = props.total_memory >= 40 * 1024**3
+        """,
     ),
     # The capability is only read on NVIDIA builds.
     Valid(
-        "import torch\n"
-        "cap = torch.cuda.get_device_capability() if torch.version.cuda else (0, 0)\n"
-        "if cap >= (8, 0):\n"
-        "    dtype = torch.bfloat16\n"
+        """
+        import torch
+        cap = torch.cuda.get_device_capability() if torch.version.cuda else (0, 0)
+        if cap >= (8, 0):
+            dtype = torch.bfloat16
+        """,
     ),
     # Comparing two devices with each other (homogeneity), not against an architecture.
     Valid(
-        "import torch\n"
-        "same_arch = torch.cuda.get_device_capability(0) == torch.cuda.get_device_capability(1)\n"
+        """
+        import torch
+        same_arch = torch.cuda.get_device_capability(0) == torch.cuda.get_device_capability(1)
+        """,
     ),
     # A helper defined in this file whose body is already gated: its calls are not reported again.
     Valid(
-        "import torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "def has_cuda_capability(major: int, minor: int) -> bool:\n"
-        "    return not IS_ROCM and torch.cuda.get_device_capability() >= (major, minor)\n"
-        "if has_cuda_capability(9, 0):\n"
-        "    attention = 'fa3'\n"
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        def has_cuda_capability(major: int, minor: int) -> bool:
+            return not IS_ROCM and torch.cuda.get_device_capability() >= (major, minor)
+        if has_cuda_capability(9, 0):
+            attention = 'fa3'
+        """,
     ),
     # Mentions that are no capability read (the trigger pattern leaves them out): other device
     # properties, mocks of the functions, a docstring.
     Valid(
-        "import torch\n"
-        "from unittest import mock\n"
-        "from vllm.platforms import current_platform\n"
-        "def sm_count():\n"
-        '    """The SM count, from torch.cuda.get_device_properties"""\n'
-        "    return torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count\n"
-        "big_gpu = torch.cuda.get_device_properties(0) .total_memory >= 40 * 1024**3\n"
-        'sm100 = current_platform.get_device_capability().as_version_str() == "10.0"\n'
-        "current_platform.has_device_capability.return_value = True\n"
-        '@mock.patch("vllm.platforms.current_platform.is_device_capability_family", return_value=True)\n'
-        "def test_blackwell(_):\n"
-        "    with mock.patch.object(torch.cuda, 'get_device_capability', lambda *_: (9, 0)):\n"
-        "        assert sm_count() > 0\n"
+        """
+        import torch
+        from unittest import mock
+        from vllm.platforms import current_platform
+        def sm_count():
+            \"\"\"The SM count, from torch.cuda.get_device_properties\"\"\"
+            return torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+        big_gpu = torch.cuda.get_device_properties(0) .total_memory >= 40 * 1024**3
+        sm100 = current_platform.get_device_capability().as_version_str() == "10.0"
+        current_platform.has_device_capability.return_value = True
+        @mock.patch("vllm.platforms.current_platform.is_device_capability_family", return_value=True)
+        def test_blackwell(_):
+            with mock.patch.object(torch.cuda, 'get_device_capability', lambda *_: (9, 0)):
+                assert sm_count() > 0
+        """,
     ),
 )
 CapabilityCompare.invalid = (
     Invalid(
-        "import torch\nif torch.cuda.get_device_capability() >= (8, 0):\n    dtype = torch.bfloat16\n",
-        line=2,
+        """
+        import torch
+        if torch.cuda.get_device_capability() >= (8, 0):
+            dtype = torch.bfloat16
+        """,
+        expect=("2:4-2:48",),
         message="gfx IP version",
-        fixed=(
-            "import torch\n"
-            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
-            "if (not _IS_ROCM) and (torch.cuda.get_device_capability() >= (8, 0)):\n"
-            "    dtype = torch.bfloat16\n"
-        ),
+        fixed="""
+        import torch
+        _IS_ROCM = getattr(torch.version, "hip", None) is not None
+        if (not _IS_ROCM) and (torch.cuda.get_device_capability() >= (8, 0)):
+            dtype = torch.bfloat16
+        """,
     ),
     Invalid(
-        "import torch as T\n"
-        "def pick_attention():\n"
-        "    major, minor = T.cuda.get_device_capability()\n"
-        "    use_fa3 = major >= 9\n"
-        "    return use_fa3\n",
-        line=4,
+        """
+        import torch as T
+        def pick_attention():
+            major, minor = T.cuda.get_device_capability()
+            use_fa3 = major >= 9
+            return use_fa3
+        """,
+        expect=("4:15-4:25",),
     ),
     Invalid(
-        "import torch\n"
-        "props = torch.cuda.get_device_properties(0)\n"
-        "if torch.cuda.is_available() and props.major >= 8:\n"
-        "    torch.backends.cuda.matmul.allow_tf32 = True\n",
-        line=3,
+        """
+        import torch
+        props = torch.cuda.get_device_properties(0)
+        if torch.cuda.is_available() and props.major >= 8:
+            torch.backends.cuda.matmul.allow_tf32 = True
+        """,
+        expect=("3:34-3:50",),
     ),
     Invalid(
-        "import torch\n"
-        "major, minor = torch.cuda.get_device_capability(device)\n"
-        "sm = major * 10 + minor\n"
-        "fp8_supported = sm >= 89\n",
-        line=4,
+        """
+        import torch
+        major, minor = torch.cuda.get_device_capability(device)
+        sm = major * 10 + minor
+        fp8_supported = sm >= 89
+        """,
+        expect=("4:17-4:25",),
     ),
-    Invalid("import torch\nampere = torch.cuda.get_device_properties(0).major >= 8\n", line=2),
-    Invalid("import torch\nis_hopper = torch.cuda.get_device_capability()[0] == 9\n", line=2),
+    Invalid(
+        """
+        import torch
+        ampere = torch.cuda.get_device_properties(0).major >= 8
+        """,
+        expect=("2:10-2:56",),
+    ),
+    Invalid(
+        """
+        import torch
+        is_hopper = torch.cuda.get_device_capability()[0] == 9
+        """,
+        expect=("2:13-2:55",),
+    ),
     # One diagnostic for the whole condition (torchao test_vllm style).
     Invalid(
-        "import torch\n"
-        "def fp8_supported():\n"
-        "    major, minor = torch.cuda.get_device_capability()\n"
-        "    return major > 8 or (major == 8 and minor >= 9)\n",
-        line=4,
-        fixed=(
-            "import torch\n"
-            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
-            "def fp8_supported():\n"
-            "    major, minor = torch.cuda.get_device_capability()\n"
-            "    return (not _IS_ROCM) and (major > 8 or (major == 8 and minor >= 9))\n"
-        ),
+        """
+        import torch
+        def fp8_supported():
+            major, minor = torch.cuda.get_device_capability()
+            return major > 8 or (major == 8 and minor >= 9)
+        """,
+        expect=("4:12-4:21",),
+        fixed="""
+        import torch
+        _IS_ROCM = getattr(torch.version, "hip", None) is not None
+        def fp8_supported():
+            major, minor = torch.cuda.get_device_capability()
+            return (not _IS_ROCM) and (major > 8 or (major == 8 and minor >= 9))
+        """,
     ),
     Invalid(
-        "from vllm.platforms import current_platform\n"
-        "if current_platform.has_device_capability(89):\n"
-        "    kernel = 'cutlass_fp8'\n",
-        line=2,
+        """
+        from vllm.platforms import current_platform
+        if current_platform.has_device_capability(89):
+            kernel = 'cutlass_fp8'
+        """,
+        expect=("2:4-2:46",),
         message="has_device_capability",
     ),
     Invalid(
-        "from torchtitan.tools.utils import has_cuda_capability\n"
-        "def get_flash_attention_impl():\n"
-        "    if has_cuda_capability(9, 0):\n"
-        "        return 'fa3'\n"
-        "    return 'fa2'\n",
-        line=3,
+        """
+        from torchtitan.tools.utils import has_cuda_capability
+        def get_flash_attention_impl():
+            if has_cuda_capability(9, 0):
+                return 'fa3'
+            return 'fa2'
+        """,
+        expect=("3:8-3:33",),
     ),
     # Spellings the trigger pattern must still reach: `.major` after a spaced or wrapped call, an
     # alias of the function, `to_int()`, inside an f-string, a spaced helper call.
     Invalid(
-        "import torch\n"
-        "def ampere(device):\n"
-        "    return (torch.cuda.get_device_properties (torch.cuda.device(device).idx)\n"
-        "            .major) >= 8\n",
-        line=3,
+        """
+        import torch
+        def ampere(device):
+            return (torch.cuda.get_device_properties (torch.cuda.device(device).idx)
+                    .major) >= 8
+        """,
+        expect=("3:12-4:25",),
     ),
     Invalid(
-        "import torch\n"
-        "def hopper(device):\n"
-        "    return torch.cuda.get_device_properties(device) \\\n"
-        "        .major >= 9\n",
-        line=3,
+        r"""
+        import torch
+        def hopper(device):
+            return torch.cuda.get_device_properties(device) \
+                .major >= 9
+        """,
+        expect=("3:12-4:20",),
     ),
     Invalid(
-        "from torch.cuda import get_device_capability as capability\n"
-        "def use_fa3():\n"
-        "    return capability()[0] >= 9\n",
-        line=3,
+        """
+        from torch.cuda import get_device_capability as capability
+        def use_fa3():
+            return capability()[0] >= 9
+        """,
+        expect=("3:12-3:32",),
     ),
     Invalid(
-        "import torch\n"
-        "read_capability = torch.cuda.get_device_capability\n"
-        "def use_fa3():\n"
-        "    return read_capability() >= (9, 0)\n",
-        line=4,
+        """
+        import torch
+        read_capability = torch.cuda.get_device_capability
+        def use_fa3():
+            return read_capability() >= (9, 0)
+        """,
+        expect=("4:12-4:39",),
     ),
     Invalid(
-        "from vllm.platforms import current_platform\n"
-        "def fp8_supported():\n"
-        "    return current_platform.get_device_capability().to_int() >= 89\n",
-        line=3,
+        """
+        from vllm.platforms import current_platform
+        def fp8_supported():
+            return current_platform.get_device_capability().to_int() >= 89
+        """,
+        expect=("3:12-3:67",),
     ),
     Invalid(
-        "import torch\n"
-        'LABEL = f"hopper={torch.cuda.get_device_capability()[0] >= 9}"\n',
-        line=2,
+        """
+        import torch
+        LABEL = f"hopper={torch.cuda.get_device_capability()[0] >= 9}"
+        """,
+        expect=("2:19-2:61",),
     ),
     Invalid(
-        "from vllm.platforms import current_platform\n"
-        "def backend():\n"
-        "    if current_platform.is_device_capability_family (100):\n"
-        "        return 'trtllm'\n"
-        "    return 'fa'\n",
-        line=3,
+        """
+        from vllm.platforms import current_platform
+        def backend():
+            if current_platform.is_device_capability_family (100):
+                return 'trtllm'
+            return 'fa'
+        """,
+        expect=("3:8-3:58",),
         message="is_device_capability_family",
     ),
 )

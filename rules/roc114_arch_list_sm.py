@@ -201,103 +201,130 @@ _MESSAGE = (
 ArchListSm.valid = (
     # Printing / logging the list.
     Valid(
-        "import torch\n"
-        'print("built for:", torch.cuda.get_arch_list())\n'
-        'print("sm_90 support:", "sm_90" in torch.cuda.get_arch_list())\n'
+        """
+        import torch
+        print("built for:", torch.cuda.get_arch_list())
+        print("sm_90 support:", "sm_90" in torch.cuda.get_arch_list())
+        """,
     ),
     # A gfx search is the ROCm way; a search of an unrelated list or env var.
     Valid(
-        "import os, torch\n"
-        'has_mi300 = "gfx942" in torch.cuda.get_arch_list()\n'
-        'rdna = any(a.startswith("gfx11") for a in torch.cuda.get_arch_list())\n'
-        'wants_hopper = "sm_90" in os.environ.get("TORCH_CUDA_ARCH_LIST", "")\n'
+        """
+        import os, torch
+        has_mi300 = "gfx942" in torch.cuda.get_arch_list()
+        rdna = any(a.startswith("gfx11") for a in torch.cuda.get_arch_list())
+        wants_hopper = "sm_90" in os.environ.get("TORCH_CUDA_ARCH_LIST", "")
+        """,
     ),
     # The NVIDIA-only branch of an is-ROCm test.
     Valid(
-        "import torch\n"
-        "if torch.version.hip:\n"
-        "    supported = True\n"
-        "else:\n"
-        '    supported = "sm_90" in torch.cuda.get_arch_list()\n'
+        """
+        import torch
+        if torch.version.hip:
+            supported = True
+        else:
+            supported = "sm_90" in torch.cuda.get_arch_list()
+        """,
     ),
     # Early return for ROCm, with an IS_ROCM alias (VoiceStudio after the fix).
     Valid(
-        "import torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "def check_device_compatibility() -> bool:\n"
-        "    if IS_ROCM:\n"
-        "        return True\n"
-        "    major, minor = torch.cuda.get_device_capability()\n"
-        "    arch_list = torch.cuda.get_arch_list()\n"
-        '    return f"sm_{major}{minor}" in arch_list\n'
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        def check_device_compatibility() -> bool:
+            if IS_ROCM:
+                return True
+            major, minor = torch.cuda.get_device_capability()
+            arch_list = torch.cuda.get_arch_list()
+            return f"sm_{major}{minor}" in arch_list
+        """,
     ),
     # `and` short-circuit and a conditional expression.
     Valid(
-        "import torch\n"
-        'ok = torch.version.cuda is not None and "sm_80" in torch.cuda.get_arch_list()\n'
-        'ok = True if torch.version.hip else "sm_80" in torch.cuda.get_arch_list()\n'
+        """
+        import torch
+        ok = torch.version.cuda is not None and "sm_80" in torch.cuda.get_arch_list()
+        ok = True if torch.version.hip else "sm_80" in torch.cuda.get_arch_list()
+        """,
     ),
     # Only in a docstring and a comment.
     Valid(
-        "import torch\n"
-        "def archs():\n"
-        '    """Returns e.g. ["sm_80", "sm_90"] on CUDA builds."""\n'
-        "    # sm_ entries only exist on CUDA wheels\n"
-        "    return torch.cuda.get_arch_list()\n"
+        """
+        import torch
+        def archs():
+            \"\"\"Returns e.g. ["sm_80", "sm_90"] on CUDA builds.\"\"\"
+            # sm_ entries only exist on CUDA wheels
+            return torch.cuda.get_arch_list()
+        """,
     ),
 )
 ArchListSm.invalid = (
     Invalid(
-        'import torch\nif "sm_90" in torch.cuda.get_arch_list():\n    use_fp8 = True\n',
-        line=2,
+        """
+        import torch
+        if "sm_90" in torch.cuda.get_arch_list():
+            use_fp8 = True
+        """,
+        expect=("2:4-2:41",),
         message="gfx",
-        fixed=(
-            "import torch\n"
-            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
-            'if (not _IS_ROCM) and ("sm_90" in torch.cuda.get_arch_list()):\n'
-            "    use_fp8 = True\n"
-        ),
+        fixed="""
+        import torch
+        _IS_ROCM = getattr(torch.version, "hip", None) is not None
+        if (not _IS_ROCM) and ("sm_90" in torch.cuda.get_arch_list()):
+            use_fp8 = True
+        """,
     ),
     Invalid(
-        "import torch\n"
-        "def check_device_compatibility():\n"
-        "    major, minor = torch.cuda.get_device_capability()\n"
-        "    arch_list = torch.cuda.get_arch_list()\n"
-        '    if f"sm_{major}{minor}" not in arch_list:\n'
-        '        return "cpu"\n'
-        '    return "cuda"\n',
-        line=5,
-        fixed=(
-            "import torch\n"
-            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
-            "def check_device_compatibility():\n"
-            "    major, minor = torch.cuda.get_device_capability()\n"
-            "    arch_list = torch.cuda.get_arch_list()\n"
-            '    if (not _IS_ROCM) and (f"sm_{major}{minor}" not in arch_list):\n'
-            '        return "cpu"\n'
-            '    return "cuda"\n'
-        ),
+        """
+        import torch
+        def check_device_compatibility():
+            major, minor = torch.cuda.get_device_capability()
+            arch_list = torch.cuda.get_arch_list()
+            if f"sm_{major}{minor}" not in arch_list:
+                return "cpu"
+            return "cuda"
+        """,
+        expect=("5:8-5:45",),
+        fixed="""
+        import torch
+        _IS_ROCM = getattr(torch.version, "hip", None) is not None
+        def check_device_compatibility():
+            major, minor = torch.cuda.get_device_capability()
+            arch_list = torch.cuda.get_arch_list()
+            if (not _IS_ROCM) and (f"sm_{major}{minor}" not in arch_list):
+                return "cpu"
+            return "cuda"
+        """,
     ),
     Invalid(
-        'import torch\nhas_sm = any(a.startswith("sm_") for a in torch.cuda.get_arch_list())\n',
-        line=2,
+        """
+        import torch
+        has_sm = any(a.startswith("sm_") for a in torch.cuda.get_arch_list())
+        """,
+        expect=("2:14-2:33",),
     ),
     Invalid(
-        "import re, torch\n"
-        'sms = [int(re.search(r"sm_(\\d+)", a).group(1)) for a in torch.cuda.get_arch_list()]\n',
-        line=2,
+        r"""
+        import re, torch
+        sms = [int(re.search(r"sm_(\d+)", a).group(1)) for a in torch.cuda.get_arch_list()]
+        """,
+        expect=("2:12-2:37",),
     ),
     Invalid(
-        "import torch\n"
-        "for arch in torch.cuda.get_arch_list():\n"
-        '    if arch.startswith(("sm_", "compute_")):\n'
-        "        print(arch)\n",
-        line=3,
+        """
+        import torch
+        for arch in torch.cuda.get_arch_list():
+            if arch.startswith(("sm_", "compute_")):
+                print(arch)
+        """,
+        expect=("3:8-3:44",),
     ),
     Invalid(
-        "import torch\n"
-        'supported = " ".join(torch.cuda.get_arch_list())\n'
-        'has_hopper = "sm_90" in supported\n',
-        line=3,
+        """
+        import torch
+        supported = " ".join(torch.cuda.get_arch_list())
+        has_hopper = "sm_90" in supported
+        """,
+        expect=("3:14-3:34",),
     ),
 )

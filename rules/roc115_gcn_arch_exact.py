@@ -171,102 +171,125 @@ _KEY_MESSAGE = f'{_SUFFIX}, so a lookup keyed by it misses the gfx entries; use 
 GcnArchExact.valid = (
     # Substring and prefix tests (vLLM, mamba), a regular expression.
     Valid(
-        "import re, torch\n"
-        "props = torch.cuda.get_device_properties(0)\n"
-        'on_mi3xx = any(arch in props.gcnArchName for arch in ("gfx940", "gfx941", "gfx942"))\n'
-        'is_gfx9 = props.gcnArchName.startswith("gfx9")\n'
-        'wave32 = re.match(r"gfx1[01]", props.gcnArchName) is not None\n'
+        """
+        import re, torch
+        props = torch.cuda.get_device_properties(0)
+        on_mi3xx = any(arch in props.gcnArchName for arch in ("gfx940", "gfx941", "gfx942"))
+        is_gfx9 = props.gcnArchName.startswith("gfx9")
+        wave32 = re.match(r"gfx1[01]", props.gcnArchName) is not None
+        """,
     ),
     # Normalised with split(":")[0], inline or by reassignment.
     Valid(
-        "import torch\n"
-        "arch = torch.cuda.get_device_properties(0).gcnArchName\n"
-        'arch = arch.split(":")[0]\n'
-        'if arch == "gfx942":\n'
-        "    block_size = 256\n"
-        '_TUNED = {"gfx90a": 64, "gfx942": 128}\n'
-        'bs = _TUNED[torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]]\n'
+        """
+        import torch
+        arch = torch.cuda.get_device_properties(0).gcnArchName
+        arch = arch.split(":")[0]
+        if arch == "gfx942":
+            block_size = 256
+        _TUNED = {"gfx90a": 64, "gfx942": 128}
+        bs = _TUNED[torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]]
+        """,
     ),
     # Compared with a full feature string on purpose; an RDNA 3 target (never suffixed); an emptiness test.
     Valid(
-        "import torch\n"
-        "name = torch.cuda.get_device_properties(0).gcnArchName\n"
-        'xnack_off = name == "gfx90a:sramecc+:xnack-"\n'
-        'wave32 = name in ("gfx1100", "gfx1101", "gfx1201")\n'
-        'if name == "":\n'
-        '    raise RuntimeError("not a ROCm device")\n'
+        """
+        import torch
+        name = torch.cuda.get_device_properties(0).gcnArchName
+        xnack_off = name == "gfx90a:sramecc+:xnack-"
+        wave32 = name in ("gfx1100", "gfx1101", "gfx1201")
+        if name == "":
+            raise RuntimeError("not a ROCm device")
+        """,
     ),
     # Stored as a key and read back with the same full name.
     Valid(
-        "import torch\n"
-        "_cache = {}\n"
-        "def tuned(props):\n"
-        "    _cache[props.gcnArchName] = compute_config()\n"
+        """
+        import torch
+        _cache = {}
+        def tuned(props):
+            _cache[props.gcnArchName] = compute_config()
+        """,
     ),
     # Only in a comment, a docstring and a log message; an NVIDIA-only branch.
     Valid(
-        "import torch\n"
-        "def describe(props):\n"
-        '    """props.gcnArchName == "gfx942" on MI300X (plus feature flags)."""\n'
-        '    # gcnArchName == "gfx942" would miss the :sramecc+ suffix\n'
-        '    print("arch:", props.gcnArchName)\n'
-        "    if torch.version.cuda:\n"
-        '        return props.gcnArchName == "gfx942"\n'
+        """
+        import torch
+        def describe(props):
+            \"\"\"props.gcnArchName == "gfx942" on MI300X (plus feature flags).\"\"\"
+            # gcnArchName == "gfx942" would miss the :sramecc+ suffix
+            print("arch:", props.gcnArchName)
+            if torch.version.cuda:
+                return props.gcnArchName == "gfx942"
+        """,
     ),
 )
 GcnArchExact.invalid = (
     Invalid(
-        "import torch\n"
-        "props = torch.cuda.get_device_properties(0)\n"
-        'if props.gcnArchName == "gfx942":\n'
-        "    block_size = 256\n",
-        line=3,
+        """
+        import torch
+        props = torch.cuda.get_device_properties(0)
+        if props.gcnArchName == "gfx942":
+            block_size = 256
+        """,
+        expect=("3:4-3:21",),
         message='split(":")[0]',
-        fixed=(
-            "import torch\n"
-            "props = torch.cuda.get_device_properties(0)\n"
-            'if props.gcnArchName.split(":")[0] == "gfx942":\n'
-            "    block_size = 256\n"
-        ),
+        fixed="""
+        import torch
+        props = torch.cuda.get_device_properties(0)
+        if props.gcnArchName.split(":")[0] == "gfx942":
+            block_size = 256
+        """,
     ),
     # Inside a ROCm branch: still wrong.
     Invalid(
-        "import torch\n"
-        "if torch.version.hip:\n"
-        "    arch = torch.cuda.get_device_properties(0).gcnArchName\n"
-        '    if arch in ("gfx90a", "gfx942"):\n'
-        "        use_ck = True\n",
-        line=4,
+        """
+        import torch
+        if torch.version.hip:
+            arch = torch.cuda.get_device_properties(0).gcnArchName
+            if arch in ("gfx90a", "gfx942"):
+                use_ck = True
+        """,
+        expect=("4:8-4:12",),
         message="membership",
     ),
     Invalid(
-        "import torch\n"
-        '_BLOCK = {"gfx90a": 64, "gfx942": 128}\n'
-        "block = _BLOCK[torch.cuda.get_device_properties(0).gcnArchName]\n",
-        line=3,
-        fixed=(
-            "import torch\n"
-            '_BLOCK = {"gfx90a": 64, "gfx942": 128}\n'
-            'block = _BLOCK[torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]]\n'
-        ),
+        """
+        import torch
+        _BLOCK = {"gfx90a": 64, "gfx942": 128}
+        block = _BLOCK[torch.cuda.get_device_properties(0).gcnArchName]
+        """,
+        expect=("3:16-3:63",),
+        fixed="""
+        import torch
+        _BLOCK = {"gfx90a": 64, "gfx942": 128}
+        block = _BLOCK[torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]]
+        """,
     ),
     Invalid(
-        "import torch\n"
-        "def num_warps(device):\n"
-        "    props = torch.cuda.get_device_properties(device)\n"
-        '    return _TUNED_WARPS.get(props.gcnArchName, 4)\n',
-        line=4,
+        """
+        import torch
+        def num_warps(device):
+            props = torch.cuda.get_device_properties(device)
+            return _TUNED_WARPS.get(props.gcnArchName, 4)
+        """,
+        expect=("4:29-4:46",),
     ),
     Invalid(
-        "import torch\n"
-        '_MI300 = frozenset({"gfx940", "gfx941", "gfx942"})\n'
-        "arch = getattr(torch.cuda.get_device_properties(0), 'gcnArchName', '')\n"
-        "if arch not in _MI300:\n"
-        '    raise RuntimeError("MI300 only")\n',
-        line=4,
+        """
+        import torch
+        _MI300 = frozenset({"gfx940", "gfx941", "gfx942"})
+        arch = getattr(torch.cuda.get_device_properties(0), 'gcnArchName', '')
+        if arch not in _MI300:
+            raise RuntimeError("MI300 only")
+        """,
+        expect=("4:4-4:8",),
     ),
     Invalid(
-        "import torch\nskip = torch.cuda.get_device_properties(0).gcnArchName != 'gfx90a'\n",
-        line=2,
+        """
+        import torch
+        skip = torch.cuda.get_device_properties(0).gcnArchName != 'gfx90a'
+        """,
+        expect=("2:8-2:55",),
     ),
 )

@@ -243,103 +243,129 @@ _MESSAGE = (
 NvidiaSmi.valid = (
     # Guarded by shutil.which, inline and with an early return.
     Valid(
-        "import shutil, subprocess\n"
-        "def gpu_names():\n"
-        '    if shutil.which("nvidia-smi"):\n'
-        '        out = subprocess.check_output(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"])\n'
-        "        return out.decode().splitlines()\n"
-        "    return []\n"
-        "def gpu_count():\n"
-        '    if shutil.which("nvidia-smi") is None:\n'
-        "        return 0\n"
-        '    return len(subprocess.check_output(["nvidia-smi", "-L"]).splitlines())\n'
+        """
+        import shutil, subprocess
+        def gpu_names():
+            if shutil.which("nvidia-smi"):
+                out = subprocess.check_output(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"])
+                return out.decode().splitlines()
+            return []
+        def gpu_count():
+            if shutil.which("nvidia-smi") is None:
+                return 0
+            return len(subprocess.check_output(["nvidia-smi", "-L"]).splitlines())
+        """,
     ),
     # try/except with a fallback.
     Valid(
-        "import subprocess\n"
-        "def driver_version():\n"
-        "    try:\n"
-        '        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],\n'
-        "                             capture_output=True, text=True, check=True)\n"
-        "    except (FileNotFoundError, subprocess.CalledProcessError):\n"
-        "        return None\n"
-        "    return out.stdout.strip()\n"
+        """
+        import subprocess
+        def driver_version():
+            try:
+                out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                                     capture_output=True, text=True, check=True)
+            except (FileNotFoundError, subprocess.CalledProcessError):
+                return None
+            return out.stdout.strip()
+        """,
     ),
     # Vendor branches, an IS_ROCM alias with early return, and a conditional command.
     Valid(
-        "import subprocess, torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "if torch.version.hip:\n"
-        '    out = subprocess.run(["amd-smi", "list", "--json"], capture_output=True)\n'
-        "else:\n"
-        '    out = subprocess.run(["nvidia-smi", "-L"], capture_output=True)\n'
-        "def memory():\n"
-        "    if IS_ROCM:\n"
-        "        return torch.cuda.mem_get_info()\n"
-        '    return subprocess.getoutput("nvidia-smi --query-gpu=memory.used --format=csv")\n'
-        'cmd = ["amd-smi", "list"] if IS_ROCM else ["nvidia-smi", "-L"]\n'
-        "subprocess.run(cmd)\n"
-        'SMI = ["nvidia-smi", "-L"]\n'
-        "if IS_ROCM:\n"
-        '    SMI = ["amd-smi", "list"]\n'
-        "subprocess.run(SMI)\n"
+        """
+        import subprocess, torch
+        IS_ROCM = torch.version.hip is not None
+        if torch.version.hip:
+            out = subprocess.run(["amd-smi", "list", "--json"], capture_output=True)
+        else:
+            out = subprocess.run(["nvidia-smi", "-L"], capture_output=True)
+        def memory():
+            if IS_ROCM:
+                return torch.cuda.mem_get_info()
+            return subprocess.getoutput("nvidia-smi --query-gpu=memory.used --format=csv")
+        cmd = ["amd-smi", "list"] if IS_ROCM else ["nvidia-smi", "-L"]
+        subprocess.run(cmd)
+        SMI = ["nvidia-smi", "-L"]
+        if IS_ROCM:
+            SMI = ["amd-smi", "list"]
+        subprocess.run(SMI)
+        """,
     ),
     # Help texts, log messages, other programs.
     Valid(
-        "import argparse, logging, subprocess\n"
-        "parser = argparse.ArgumentParser()\n"
-        'parser.add_argument("--gpu", help="GPU index as shown by nvidia-smi")\n'
-        'logging.warning("nvidia-smi not found, assuming no GPU")\n'
-        'subprocess.run(["echo", "nvidia-smi"])\n'
-        'subprocess.run(["rocm-smi", "--showuse"])\n'
+        """
+        import argparse, logging, subprocess
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--gpu", help="GPU index as shown by nvidia-smi")
+        logging.warning("nvidia-smi not found, assuming no GPU")
+        subprocess.run(["echo", "nvidia-smi"])
+        subprocess.run(["rocm-smi", "--showuse"])
+        """,
     ),
 )
 NvidiaSmi.invalid = (
     # apex permutation_utilities: counts GPUs from `nvidia-smi -L`.
     Invalid(
-        "import subprocess\n"
-        "def get_num_gpus():\n"
-        '    output = subprocess.check_output(["nvidia-smi", "-L"]).decode()\n'
-        "    return len(output.strip().split('\\n'))\n",
-        line=3,
+        r"""
+        import subprocess
+        def get_num_gpus():
+            output = subprocess.check_output(["nvidia-smi", "-L"]).decode()
+            return len(output.strip().split('\n'))
+        """,
+        expect=("3:38-3:58",),
         message="amd-smi",
     ),
-    Invalid('import os\nos.system("nvidia-smi")\n', line=2),
     Invalid(
-        "import os\n"
-        'used = os.popen("nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits").read()\n',
-        line=2,
+        """
+        import os
+        os.system("nvidia-smi")
+        """,
+        expect=("2:11-2:23",),
     ),
     Invalid(
-        "import subprocess\n"
-        'NVSMI_CMD = ["/usr/bin/nvidia-smi", "--query-gpu=name,memory.total", "--format=csv"]\n'
-        "def query():\n"
-        "    return subprocess.run(NVSMI_CMD, capture_output=True, text=True).stdout\n",
-        line=4,
+        """
+        import os
+        used = os.popen("nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits").read()
+        """,
+        expect=("2:17-2:83",),
     ),
     Invalid(
-        "import subprocess\n"
-        "def utilization(rank):\n"
-        '    return subprocess.getoutput(f"nvidia-smi -i {rank} --query-gpu=utilization.gpu --format=csv")\n',
-        line=3,
+        """
+        import subprocess
+        NVSMI_CMD = ["/usr/bin/nvidia-smi", "--query-gpu=name,memory.total", "--format=csv"]
+        def query():
+            return subprocess.run(NVSMI_CMD, capture_output=True, text=True).stdout
+        """,
+        expect=("4:27-4:36",),
+    ),
+    Invalid(
+        """
+        import subprocess
+        def utilization(rank):
+            return subprocess.getoutput(f"nvidia-smi -i {rank} --query-gpu=utilization.gpu --format=csv")
+        """,
+        expect=("3:33-3:97",),
     ),
     # CalledProcessError does not catch the FileNotFoundError of a missing program run directly.
     Invalid(
-        "import subprocess\n"
-        "try:\n"
-        '    out = subprocess.check_output(["nvidia-smi", "topo", "-m"])\n'
-        "except subprocess.CalledProcessError:\n"
-        "    out = b''\n",
-        line=3,
+        """
+        import subprocess
+        try:
+            out = subprocess.check_output(["nvidia-smi", "topo", "-m"])
+        except subprocess.CalledProcessError:
+            out = b''
+        """,
+        expect=("3:35-3:63",),
     ),
     # A handler that re-raises is no fallback.
     Invalid(
-        "import shlex, subprocess\n"
-        "try:\n"
-        '    subprocess.check_call(shlex.split("nvidia-smi -pm 1"))\n'
-        "except OSError:\n"
-        '    print("failed")\n'
-        "    raise\n",
-        line=3,
+        """
+        import shlex, subprocess
+        try:
+            subprocess.check_call(shlex.split("nvidia-smi -pm 1"))
+        except OSError:
+            print("failed")
+            raise
+        """,
+        expect=("3:27-3:58",),
     ),
 )

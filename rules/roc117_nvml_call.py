@@ -133,104 +133,172 @@ _LIBRARY_MESSAGE = (
 NvmlCall.valid = (
     # DeepSpeed graph_profile style: NVML inside try/except with a fallback.
     Valid(
-        "import pynvml\n"
-        "def gpu_memory_used(device):\n"
-        "    try:\n"
-        "        pynvml.nvmlInit()\n"
-        "        handle = pynvml.nvmlDeviceGetHandleByIndex(device)\n"
-        "        return pynvml.nvmlDeviceGetMemoryInfo(handle).used\n"
-        "    except pynvml.NVMLError:\n"
-        "        return 0\n"
+        """
+        import pynvml
+        def gpu_memory_used(device):
+            try:
+                pynvml.nvmlInit()
+                handle = pynvml.nvmlDeviceGetHandleByIndex(device)
+                return pynvml.nvmlDeviceGetMemoryInfo(handle).used
+            except pynvml.NVMLError:
+                return 0
+        """,
     ),
     # Vendor branches: amdsmi on ROCm, NVML elsewhere; an IS_ROCM alias with early return.
     Valid(
-        "import torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "if torch.version.hip:\n"
-        "    import amdsmi\n"
-        "    amdsmi.amdsmi_init()\n"
-        "else:\n"
-        "    import pynvml\n"
-        "    pynvml.nvmlInit()\n"
-        "def device_count():\n"
-        "    if IS_ROCM:\n"
-        "        return torch.cuda.device_count()\n"
-        "    from pynvml import nvmlDeviceGetCount\n"
-        "    return nvmlDeviceGetCount()\n"
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        if torch.version.hip:
+            import amdsmi
+            amdsmi.amdsmi_init()
+        else:
+            import pynvml
+            pynvml.nvmlInit()
+        def device_count():
+            if IS_ROCM:
+                return torch.cuda.device_count()
+            from pynvml import nvmlDeviceGetCount
+            return nvmlDeviceGetCount()
+        """,
     ),
     # The import alone (ROC104's business), torch.cuda helpers, names in messages and except clauses.
     Valid(
-        "import logging, torch\n"
-        "try:\n"
-        "    import pynvml\n"
-        "except ImportError:\n"
-        "    pynvml = None\n"
-        "util = torch.cuda.utilization()\n"
-        'logging.info("nvmlInit() failed, falling back to torch.cuda.mem_get_info")\n'
-        "errors = (pynvml.NVMLError,) if pynvml else ()\n"
+        """
+        import logging, torch
+        try:
+            import pynvml
+        except ImportError:
+            pynvml = None
+        util = torch.cuda.utilization()
+        logging.info("nvmlInit() failed, falling back to torch.cuda.mem_get_info")
+        errors = (pynvml.NVMLError,) if pynvml else ()
+        """,
     ),
     # Other shared libraries; an `and` short-circuit on an NVIDIA-only test.
     Valid(
-        "import ctypes, torch\n"
-        'hip = ctypes.CDLL("libamdhip64.so")\n'
-        'nvml = torch.version.cuda is not None and ctypes.CDLL("libnvidia-ml.so.1")\n'
+        """
+        import ctypes, torch
+        hip = ctypes.CDLL("libamdhip64.so")
+        nvml = torch.version.cuda is not None and ctypes.CDLL("libnvidia-ml.so.1")
+        """,
     ),
     # ctypes load inside try/except OSError with a fallback.
     Valid(
-        "import ctypes\n"
-        "try:\n"
-        '    _nvml = ctypes.cdll.LoadLibrary("libnvidia-ml.so")\n'
-        "except OSError:\n"
-        "    _nvml = None\n"
+        """
+        import ctypes
+        try:
+            _nvml = ctypes.cdll.LoadLibrary("libnvidia-ml.so")
+        except OSError:
+            _nvml = None
+        """,
     ),
     # PyTorch's own NVML-named helpers and settings: no NVML library is called.
     Valid(
-        "import os\n"
-        "def _raw_device_count_nvml() -> int:\n"
-        '    return int(os.environ.get("PYTORCH_NVML_BASED_CUDA_CHECK", "0"))\n'
-        "_nvml_based_avail = _raw_device_count_nvml() > 0\n"
+        """
+        import os
+        def _raw_device_count_nvml() -> int:
+            return int(os.environ.get("PYTORCH_NVML_BASED_CUDA_CHECK", "0"))
+        _nvml_based_avail = _raw_device_count_nvml() > 0
+        """,
     ),
 )
 NvmlCall.invalid = (
     Invalid(
-        "import pynvml\n"
-        "pynvml.nvmlInit()\n"
-        "handle = pynvml.nvmlDeviceGetHandleByIndex(0)\n",
-        line=2,
+        """
+        import pynvml
+        pynvml.nvmlInit()
+        handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+        """,
+        expect=("2:1-2:18", "3:10-3:46"),
         message="amdsmi",
     ),
-    Invalid("from pynvml import nvmlInit, nvmlDeviceGetCount\nnvmlInit()\nn = nvmlDeviceGetCount()\n", line=2),
     Invalid(
-        "import pynvml as nv\n"
-        "def gpu_memory(i):\n"
-        "    h = nv.nvmlDeviceGetHandleByIndex(i)\n"
-        "    return nv.nvmlDeviceGetMemoryInfo(h).total\n",
-        line=3,
+        """
+        from pynvml import nvmlInit, nvmlDeviceGetCount
+        nvmlInit()
+        n = nvmlDeviceGetCount()
+        """,
+        expect=("2:1-2:11", "3:5-3:25"),
     ),
-    Invalid('import ctypes\nnvml = ctypes.CDLL("libnvidia-ml.so.1")\n', line=2, message="libnvidia-ml"),
+    Invalid(
+        """
+        import pynvml as nv
+        def gpu_memory(i):
+            h = nv.nvmlDeviceGetHandleByIndex(i)
+            return nv.nvmlDeviceGetMemoryInfo(h).total
+        """,
+        expect=("3:9-3:41", "4:12-4:41"),
+    ),
+    Invalid(
+        """
+        import ctypes
+        nvml = ctypes.CDLL("libnvidia-ml.so.1")
+        """,
+        expect=("2:20-2:39",),
+        message="libnvidia-ml",
+    ),
     # An ImportError guard covers the import, not the NVML failure of an installed pynvml.
     Invalid(
-        "try:\n"
-        "    import pynvml\n"
-        "    pynvml.nvmlInit()\n"
-        "except ImportError:\n"
-        "    pynvml = None\n",
-        line=3,
+        """
+        try:
+            import pynvml
+            pynvml.nvmlInit()
+        except ImportError:
+            pynvml = None
+        """,
+        expect=("3:5-3:22",),
     ),
-    Invalid("from pynvml.smi import nvidia_smi\nnvsmi = nvidia_smi.getInstance()\n", line=2),
+    Invalid(
+        """
+        from pynvml.smi import nvidia_smi
+        nvsmi = nvidia_smi.getInstance()
+        """,
+        expect=("2:9-2:33",),
+    ),
     # A handler that re-raises is no fallback.
     Invalid(
-        "import logging, pynvml\n"
-        "try:\n"
-        "    pynvml.nvmlInit()\n"
-        "except pynvml.NVMLError:\n"
-        '    logging.error("NVML unavailable")\n'
-        "    raise\n",
-        line=3,
+        """
+        import logging, pynvml
+        try:
+            pynvml.nvmlInit()
+        except pynvml.NVMLError:
+            logging.error("NVML unavailable")
+            raise
+        """,
+        expect=("3:5-3:22",),
     ),
     # Callees spelled away from the call: an aliased loader, a module alias, a name assigned once.
-    Invalid('from ctypes import CDLL as load\nlib = load("nvml.dll")\n', line=2, message="libnvidia-ml"),
-    Invalid('import ctypes\nlib = ctypes.windll.LoadLibrary("C:\\\\Windows\\\\System32\\\\nvml.dll")\n', line=2),
-    Invalid("from py3nvml import py3nvml as nv\nnv.nvmlInit()\n", line=2),
-    Invalid("import pynvml\ninit = pynvml.nvmlInit\n\ndef start():\n    init()\n", line=5),
+    Invalid(
+        """
+        from ctypes import CDLL as load
+        lib = load("nvml.dll")
+        """,
+        expect=("2:12-2:22",),
+        message="libnvidia-ml",
+    ),
+    Invalid(
+        r"""
+        import ctypes
+        lib = ctypes.windll.LoadLibrary("C:\\Windows\\System32\\nvml.dll")
+        """,
+        expect=("2:33-2:66",),
+    ),
+    Invalid(
+        """
+        from py3nvml import py3nvml as nv
+        nv.nvmlInit()
+        """,
+        expect=("2:1-2:14",),
+    ),
+    Invalid(
+        """
+        import pynvml
+        init = pynvml.nvmlInit
+
+        def start():
+            init()
+        """,
+        expect=("5:5-5:11",),
+    ),
 )

@@ -161,151 +161,187 @@ def _message(backend: str) -> str:
 
 DistBackend.valid = (
     Valid(
-        "import torch.distributed as dist\n"
-        "\n"
-        'dist.init_process_group(backend="nccl", init_method="env://")\n'
-        'cpu_group = dist.new_group(ranks=list(range(4)), backend="gloo")\n'
-        'dist.init_process_group("cpu:gloo,cuda:nccl")\n'
+        """
+        import torch.distributed as dist
+
+        dist.init_process_group(backend="nccl", init_method="env://")
+        cpu_group = dist.new_group(ranks=list(range(4)), backend="gloo")
+        dist.init_process_group("cpu:gloo,cuda:nccl")
+        """,
     ),
     # Unknown at lint time: the user picks it on the command line.
     Valid(
-        "import argparse\n"
-        "import torch.distributed as dist\n"
-        "\n"
-        "parser = argparse.ArgumentParser()\n"
-        'parser.add_argument("--backend", default="mpi", choices=["nccl", "gloo", "mpi"])\n'
-        "args = parser.parse_args()\n"
-        "dist.init_process_group(backend=args.backend)\n"
+        """
+        import argparse
+        import torch.distributed as dist
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--backend", default="mpi", choices=["nccl", "gloo", "mpi"])
+        args = parser.parse_args()
+        dist.init_process_group(backend=args.backend)
+        """,
     ),
     Valid(
-        "import torch\n"
-        "import torch.distributed as dist\n"
-        "\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        'dist.init_process_group(backend="nccl" if IS_ROCM else "ucc")\n'
+        """
+        import torch
+        import torch.distributed as dist
+
+        IS_ROCM = torch.version.hip is not None
+        dist.init_process_group(backend="nccl" if IS_ROCM else "ucc")
+        """,
     ),
     Valid(
-        "import torch\n"
-        "import deepspeed\n"
-        "\n"
-        "def init_comm():\n"
-        "    if torch.version.hip:\n"
-        '        deepspeed.init_distributed(dist_backend="nccl")\n'
-        "        return\n"
-        '    deepspeed.init_distributed(dist_backend="mpi", auto_mpi_discovery=True)\n'
+        """
+        import torch
+        import deepspeed
+
+        def init_comm():
+            if torch.version.hip:
+                deepspeed.init_distributed(dist_backend="nccl")
+                return
+            deepspeed.init_distributed(dist_backend="mpi", auto_mpi_discovery=True)
+        """,
     ),
     Valid(
-        "import torch\n"
-        "from torch.distributed import Backend, init_process_group\n"
-        "\n"
-        "def setup(world_size: int) -> None:\n"
-        '    """Use init_process_group(backend="mpi") on the CPU cluster."""\n'
-        '    print("falling back from mpi to nccl")  # backend="mpi" is slower here\n'
-        '    timeouts = {"mpi": 60, "nccl": 30}\n'
-        "    if dist_is_mpi() and Backend.MPI in available():\n"
-        "        pass\n"
-        "    init_process_group(Backend.NCCL, world_size=world_size)\n"
+        """
+        import torch
+        from torch.distributed import Backend, init_process_group
+
+        def setup(world_size: int) -> None:
+            \"\"\"Use init_process_group(backend="mpi") on the CPU cluster.\"\"\"
+            print("falling back from mpi to nccl")  # backend="mpi" is slower here
+            timeouts = {"mpi": 60, "nccl": 30}
+            if dist_is_mpi() and Backend.MPI in available():
+                pass
+            init_process_group(Backend.NCCL, world_size=world_size)
+        """,
     ),
     # A wrapper whose name only starts like a factory's (vLLM): the rule does not even run.
     Valid(
-        "import torch\n"
-        "from vllm.distributed import init_distributed_environment\n"
-        "\n"
-        "def init_worker(rank, model):\n"
-        '    init_distributed_environment(world_size=8, rank=rank, backend="nccl")\n'
-        "    return torch.compile(model)\n"
+        """
+        import torch
+        from vllm.distributed import init_distributed_environment
+
+        def init_worker(rank, model):
+            init_distributed_environment(world_size=8, rank=rank, backend="nccl")
+            return torch.compile(model)
+        """,
     ),
     Valid(
-        "import torch.distributed as dist\n"
-        "\n"
-        "def init_npu():\n"
-        '    dist.init_process_group(backend="hccl")\n'
-        "\n"
-        "def init_fake(store):\n"
-        '    dist.init_process_group("fake", store=store, rank=0, world_size=8)\n'
+        """
+        import torch.distributed as dist
+
+        def init_npu():
+            dist.init_process_group(backend="hccl")
+
+        def init_fake(store):
+            dist.init_process_group("fake", store=store, rank=0, world_size=8)
+        """,
     ),
 )
 DistBackend.invalid = (
     Invalid(
-        "import torch.distributed as dist\n\ndist.init_process_group(backend=\"mpi\")\n",
-        line=3,
+        """
+        import torch.distributed as dist
+
+        dist.init_process_group(backend="mpi")
+        """,
+        expect=("3:33-3:38",),
         message='backend "mpi"',
     ),
     Invalid(
-        "import os\n"
-        "import torch.distributed as dist\n"
-        "\n"
-        'BACKEND = "ucc"\n'
-        "\n"
-        "def init(rank: int, world_size: int) -> None:\n"
-        "    dist.init_process_group(BACKEND, rank=rank, world_size=world_size)\n",
-        line=7,
+        """
+        import os
+        import torch.distributed as dist
+
+        BACKEND = "ucc"
+
+        def init(rank: int, world_size: int) -> None:
+            dist.init_process_group(BACKEND, rank=rank, world_size=world_size)
+        """,
+        expect=("7:29-7:36",),
     ),
     Invalid(
-        "import torch\n"
-        "import torch.distributed as dist\n"
-        "\n"
-        "def setup(use_mpi: bool) -> None:\n"
-        "    dist.init_process_group(\n"
-        '        backend=dist.Backend.MPI if use_mpi else dist.Backend.NCCL,\n'
-        "    )\n",
-        line=6,
+        """
+        import torch
+        import torch.distributed as dist
+
+        def setup(use_mpi: bool) -> None:
+            dist.init_process_group(
+                backend=dist.Backend.MPI if use_mpi else dist.Backend.NCCL,
+            )
+        """,
+        expect=("6:17-6:33",),
     ),
     Invalid(
-        "import torch.distributed as dist\n"
-        "\n"
-        'dist.init_process_group(backend="cpu:gloo,cuda:ucc")\n',
-        line=3,
+        """
+        import torch.distributed as dist
+
+        dist.init_process_group(backend="cpu:gloo,cuda:ucc")
+        """,
+        expect=("3:33-3:52",),
     ),
     Invalid(
-        "import deepspeed\n"
-        "\n"
-        'deepspeed.init_distributed(dist_backend="mpi", auto_mpi_discovery=True)\n',
-        line=3,
+        """
+        import deepspeed
+
+        deepspeed.init_distributed(dist_backend="mpi", auto_mpi_discovery=True)
+        """,
+        expect=("3:41-3:46",),
     ),
     Invalid(
-        "from torch import distributed\n"
-        "\n"
-        "def make_groups(ranks):\n"
-        '    return distributed.new_group(ranks, backend="ucc")\n',
-        line=4,
+        """
+        from torch import distributed
+
+        def make_groups(ranks):
+            return distributed.new_group(ranks, backend="ucc")
+        """,
+        expect=("4:49-4:54",),
     ),
     Invalid(
-        "import torch\n"
-        "import torch.distributed as dist\n"
-        "\n"
-        "if torch.version.hip:\n"
-        '    dist.init_process_group(backend="rccl")\n',
-        line=5,
+        """
+        import torch
+        import torch.distributed as dist
+
+        if torch.version.hip:
+            dist.init_process_group(backend="rccl")
+        """,
+        expect=("5:37-5:43",),
         message='no "rccl"',
     ),
     Invalid(
-        "import torch.distributed as dist\n"
-        "\n"
-        'dist_kwargs = dict(backend="mpi", init_method="env://")\n'
-        "dist.init_process_group(**dist_kwargs)\n",
-        line=4,
+        """
+        import torch.distributed as dist
+
+        dist_kwargs = dict(backend="mpi", init_method="env://")
+        dist.init_process_group(**dist_kwargs)
+        """,
+        expect=("4:25-4:38",),
     ),
     # The factory's name after a backslash continuation; the positional backend of the `_by_enumeration` form.
     Invalid(
-        "import torch.distributed as dist\n"
-        "\n"
-        "groups = dist.\\\n"
-        '    new_subgroups_by_enumeration([[0, 1], [2, 3]], None, "ucc")\n',
-        line=4,
+        r"""
+        import torch.distributed as dist
+
+        groups = dist.\
+            new_subgroups_by_enumeration([[0, 1], [2, 3]], None, "ucc")
+        """,
+        expect=("4:58-4:63",),
     ),
     # A parenthesised callee split by a comment, the backend assigned before it.
     Invalid(
-        "import torch.distributed as dist\n"
-        "\n"
-        'BACKEND = "mpi"\n'
-        "\n"
-        "def warm_up():\n"
-        "    return 0\n"
-        "\n"
-        "def init():\n"
-        "    (dist  # the default process group\n"
-        "        .init_process_group)(backend=BACKEND)\n",
-        line=10,
+        """
+        import torch.distributed as dist
+
+        BACKEND = "mpi"
+
+        def warm_up():
+            return 0
+
+        def init():
+            (dist  # the default process group
+                .init_process_group)(backend=BACKEND)
+        """,
+        expect=("10:38-10:45",),
     ),
 )

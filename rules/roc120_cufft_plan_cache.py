@@ -115,95 +115,116 @@ def _message() -> str:
 CufftPlanCache.valid = (
     # Reading the size and clearing the cache work on ROCm.
     Valid(
-        "import torch\n"
-        "\n"
-        "def report_fft_cache():\n"
-        "    cache = torch.backends.cuda.cufft_plan_cache\n"
-        '    print(f"cuFFT plans cached: {cache.size} / {cache.max_size}")\n'
-        "    cache.clear()\n"
+        """
+        import torch
+
+        def report_fft_cache():
+            cache = torch.backends.cuda.cufft_plan_cache
+            print(f"cuFFT plans cached: {cache.size} / {cache.max_size}")
+            cache.clear()
+        """,
     ),
     Valid(
-        "import torch\n"
-        "\n"
-        "if torch.version.hip:\n"
-        "    pass  # rocFFT plan cache size is fixed\n"
-        "else:\n"
-        "    torch.backends.cuda.cufft_plan_cache.max_size = 64\n"
+        """
+        import torch
+
+        if torch.version.hip:
+            pass  # rocFFT plan cache size is fixed
+        else:
+            torch.backends.cuda.cufft_plan_cache.max_size = 64
+        """,
     ),
     Valid(
-        "import torch\n"
-        "\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "\n"
-        "def configure_fft(device_index: int, plans: int) -> None:\n"
-        "    if IS_ROCM:\n"
-        "        return\n"
-        "    torch.backends.cuda.cufft_plan_cache[device_index].max_size = plans\n"
+        """
+        import torch
+
+        IS_ROCM = torch.version.hip is not None
+
+        def configure_fft(device_index: int, plans: int) -> None:
+            if IS_ROCM:
+                return
+            torch.backends.cuda.cufft_plan_cache[device_index].max_size = plans
+        """,
     ),
     Valid(
-        "import torch\n"
-        "\n"
-        "if not torch.version.hip and torch.cuda.is_available():\n"
-        "    torch.backends.cuda.cufft_plan_cache.max_size = 16\n"
+        """
+        import torch
+
+        if not torch.version.hip and torch.cuda.is_available():
+            torch.backends.cuda.cufft_plan_cache.max_size = 16
+        """,
     ),
     # A different object's `max_size` and the token in a comment/docstring.
     Valid(
-        "import torch\n"
-        "\n"
-        "def tune(pool):\n"
-        '    """Mirror torch.backends.cuda.cufft_plan_cache.max_size = 32 for our own pool."""\n'
-        "    # torch.backends.cuda.cufft_plan_cache.max_size = 32\n"
-        "    pool.max_size = 32\n"
-        '    limits = {"cufft_plan_cache.max_size": 32}\n'
-        "    return limits\n"
+        """
+        import torch
+
+        def tune(pool):
+            \"\"\"Mirror torch.backends.cuda.cufft_plan_cache.max_size = 32 for our own pool.\"\"\"
+            # torch.backends.cuda.cufft_plan_cache.max_size = 32
+            pool.max_size = 32
+            limits = {"cufft_plan_cache.max_size": 32}
+            return limits
+        """,
     ),
 )
 CufftPlanCache.invalid = (
     Invalid(
-        "import torch\ntorch.backends.cuda.cufft_plan_cache.max_size = 32\n",
-        line=2,
+        """
+        import torch
+        torch.backends.cuda.cufft_plan_cache.max_size = 32
+        """,
+        expect=("2:1-2:46",),
         message="hipFFT/rocFFT",
-        fixed=(
-            "import torch\n"
-            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
-            "if not _IS_ROCM:\n"
-            "    torch.backends.cuda.cufft_plan_cache.max_size = 32\n"
-        ),
+        fixed="""
+        import torch
+        _IS_ROCM = getattr(torch.version, "hip", None) is not None
+        if not _IS_ROCM:
+            torch.backends.cuda.cufft_plan_cache.max_size = 32
+        """,
     ),
     Invalid(
-        "import torch\n"
-        "\n"
-        "def setup_spectral_loss(device: torch.device) -> None:\n"
-        "    if torch.cuda.is_available():\n"
-        "        torch.backends.cuda.cufft_plan_cache[device.index].max_size = 8\n",
-        line=5,
+        """
+        import torch
+
+        def setup_spectral_loss(device: torch.device) -> None:
+            if torch.cuda.is_available():
+                torch.backends.cuda.cufft_plan_cache[device.index].max_size = 8
+        """,
+        expect=("5:9-5:68",),
     ),
     Invalid(
-        "from torch.backends import cuda as backends_cuda\n"
-        "\n"
-        "backends_cuda.cufft_plan_cache.max_size = 0  # disable caching\n",
-        line=3,
+        """
+        from torch.backends import cuda as backends_cuda
+
+        backends_cuda.cufft_plan_cache.max_size = 0  # disable caching
+        """,
+        expect=("3:1-3:40",),
     ),
     Invalid(
-        "import torch\n"
-        "\n"
-        "plan_cache = torch.backends.cuda.cufft_plan_cache[0]\n"
-        "plan_cache.max_size = 1024\n",
-        line=4,
+        """
+        import torch
+
+        plan_cache = torch.backends.cuda.cufft_plan_cache[0]
+        plan_cache.max_size = 1024
+        """,
+        expect=("4:1-4:20",),
     ),
     Invalid(
-        "import torch\n"
-        "\n"
-        "for device_index in range(torch.cuda.device_count()):\n"
-        '    setattr(torch.backends.cuda.cufft_plan_cache[device_index], "max_size", 128)\n',
-        line=4,
-        fixed=(
-            "import torch\n"
-            '_IS_ROCM = getattr(torch.version, "hip", None) is not None\n'
-            "\n"
-            "for device_index in range(torch.cuda.device_count()):\n"
-            "    if not _IS_ROCM:\n"
-            '        setattr(torch.backends.cuda.cufft_plan_cache[device_index], "max_size", 128)\n'
-        ),
+        """
+        import torch
+
+        for device_index in range(torch.cuda.device_count()):
+            setattr(torch.backends.cuda.cufft_plan_cache[device_index], "max_size", 128)
+        """,
+        expect=("4:5-4:81",),
+        fixed="""
+        import torch
+        _IS_ROCM = getattr(torch.version, "hip", None) is not None
+
+        for device_index in range(torch.cuda.device_count()):
+            if not _IS_ROCM:
+                setattr(torch.backends.cuda.cufft_plan_cache[device_index], "max_size", 128)
+        """,
     ),
 )

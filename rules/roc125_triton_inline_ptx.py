@@ -177,147 +177,169 @@ def _message() -> str:
 TritonInlinePtx.valid = (
     # AMDGCN asm with VGPR constraints is what ROCm needs.
     Valid(
-        "import triton\n"
-        "import triton.language as tl\n"
-        "\n"
-        "@triton.jit\n"
-        "def _materialize(x):\n"
-        '    return tl.inline_asm_elementwise("v_mov_b32 $0, $1", "=v,v", [x], dtype=tl.float32, is_pure=True, pack=1)\n'
-        "\n"
-        "@triton.jit\n"
-        "def _log2e_scale(x):\n"
-        "    return tl.inline_asm_elementwise(\n"
-        '        "v_mul_f32_e32 $0, 0x3fb8aa3b, $1;", "=v,v", [x], dtype=tl.float32, is_pure=True, pack=1\n'
-        "    )\n"
+        """
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def _materialize(x):
+            return tl.inline_asm_elementwise("v_mov_b32 $0, $1", "=v,v", [x], dtype=tl.float32, is_pure=True, pack=1)
+
+        @triton.jit
+        def _log2e_scale(x):
+            return tl.inline_asm_elementwise(
+                "v_mul_f32_e32 $0, 0x3fb8aa3b, $1;", "=v,v", [x], dtype=tl.float32, is_pure=True, pack=1
+            )
+        """,
     ),
     Valid(
-        "import torch\n"
-        "import triton\n"
-        "import triton.language as tl\n"
-        "\n"
-        "IS_HIP = torch.version.hip is not None\n"
-        "\n"
-        "@triton.jit\n"
-        "def fast_rsqrt(x):\n"
-        "    if IS_HIP:\n"
-        "        return tl.math.rsqrt(x)\n"
-        "    return tl.inline_asm_elementwise(\n"
-        '        "rsqrt.approx.ftz.f32 $0, $1;", "=f,f", [x], dtype=tl.float32, is_pure=True, pack=1\n'
-        "    )\n"
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        IS_HIP = torch.version.hip is not None
+
+        @triton.jit
+        def fast_rsqrt(x):
+            if IS_HIP:
+                return tl.math.rsqrt(x)
+            return tl.inline_asm_elementwise(
+                "rsqrt.approx.ftz.f32 $0, $1;", "=f,f", [x], dtype=tl.float32, is_pure=True, pack=1
+            )
+        """,
     ),
     Valid(
-        "import triton\n"
-        "import triton.language as tl\n"
-        "from triton.runtime import driver\n"
-        "\n"
-        'if driver.active.get_current_target().backend == "hip":\n'
-        '    CVT_ASM, CVT_CONSTRAINTS = "v_cvt_pk_f32_bf16 $0, $1", "=v,v"\n'
-        "else:\n"
-        "    @triton.jit\n"
-        "    def cvt(x):\n"
-        "        return tl.inline_asm_elementwise(\n"
-        '            "cvt.rn.bf16x2.f32 $0, $2, $1;", "=r,r,r", [x, x], dtype=tl.bfloat16, is_pure=True, pack=2\n'
-        "        )\n"
+        """
+        import triton
+        import triton.language as tl
+        from triton.runtime import driver
+
+        if driver.active.get_current_target().backend == "hip":
+            CVT_ASM, CVT_CONSTRAINTS = "v_cvt_pk_f32_bf16 $0, $1", "=v,v"
+        else:
+            @triton.jit
+            def cvt(x):
+                return tl.inline_asm_elementwise(
+                    "cvt.rn.bf16x2.f32 $0, $2, $1;", "=r,r,r", [x, x], dtype=tl.bfloat16, is_pure=True, pack=2
+                )
+        """,
     ),
     Valid(
-        "import torch\n"
-        "import triton.language as tl\n"
-        "\n"
-        "ON_ROCM = bool(torch.version.hip)\n"
-        'TANH_ASM = "v_tanh_f32 $0, $1" if ON_ROCM else "tanh.approx.f32 $0, $1;"\n'
-        'TANH_CONSTRAINTS = "=v,v" if ON_ROCM else "=f,f"\n'
-        "\n"
-        "def tanh(x):\n"
-        "    return tl.inline_asm_elementwise(TANH_ASM, TANH_CONSTRAINTS, [x], dtype=tl.float32, is_pure=True, pack=1)\n"
+        """
+        import torch
+        import triton.language as tl
+
+        ON_ROCM = bool(torch.version.hip)
+        TANH_ASM = "v_tanh_f32 $0, $1" if ON_ROCM else "tanh.approx.f32 $0, $1;"
+        TANH_CONSTRAINTS = "=v,v" if ON_ROCM else "=f,f"
+
+        def tanh(x):
+            return tl.inline_asm_elementwise(TANH_ASM, TANH_CONSTRAINTS, [x], dtype=tl.float32, is_pure=True, pack=1)
+        """,
     ),
     # PTX in a docstring, a comment and a log message; a different asm API.
     Valid(
-        "import logging\n"
-        "import triton.language as tl\n"
-        "\n"
-        "def sigmoid(x):\n"
-        '    """Was tl.inline_asm_elementwise("tanh.approx.f32 $0, $1;", "=f,f", ...) before ROCm support."""\n'
-        '    # tanh_half = tl.inline_asm_elementwise("tanh.approx.f32 $0, $1;", constraints="=f,f", args=[x])\n'
-        '    logging.debug("skipping tanh.approx.f32 on this target")\n'
-        "    return tl.sigmoid(x)\n"
+        """
+        import logging
+        import triton.language as tl
+
+        def sigmoid(x):
+            \"\"\"Was tl.inline_asm_elementwise("tanh.approx.f32 $0, $1;", "=f,f", ...) before ROCm support.\"\"\"
+            # tanh_half = tl.inline_asm_elementwise("tanh.approx.f32 $0, $1;", constraints="=f,f", args=[x])
+            logging.debug("skipping tanh.approx.f32 on this target")
+            return tl.sigmoid(x)
+        """,
     ),
 )
 TritonInlinePtx.invalid = (
     Invalid(
-        "import triton\n"
-        "import triton.language as tl\n"
-        "\n"
-        "@triton.jit\n"
-        "def cos_approx(x):\n"
-        "    return tl.inline_asm_elementwise(\n"
-        '        "cos.approx.f32 $0, $1;",\n'
-        '        "=f,f",\n'
-        "        [x],\n"
-        "        dtype=tl.float32,\n"
-        "        is_pure=True,\n"
-        "        pack=1,\n"
-        "    )\n",
-        line=7,
+        """
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def cos_approx(x):
+            return tl.inline_asm_elementwise(
+                "cos.approx.f32 $0, $1;",
+                "=f,f",
+                [x],
+                dtype=tl.float32,
+                is_pure=True,
+                pack=1,
+            )
+        """,
+        expect=("7:9-7:33",),
         message="PTX",
     ),
     Invalid(
-        "import triton\n"
-        "from triton import language as tlang\n"
-        "\n"
-        "@triton.jit\n"
-        "def fp32_to_e2m1(x):\n"
-        "    return tlang.inline_asm_elementwise(\n"
-        '        asm="""\n'
-        "        {\n"
-        "        .reg .b8 t;\n"
-        "        cvt.rn.satfinite.e2m1x2.f32 t, $1, $2;\n"
-        "        cvt.u32.u8 $0, t;\n"
-        "        }\n"
-        '        """,\n'
-        '        constraints="=r,r,r",\n'
-        "        args=[x, x],\n"
-        "        dtype=tlang.uint8,\n"
-        "        is_pure=True,\n"
-        "        pack=1,\n"
-        "    )\n",
-        line=7,
+        """
+        import triton
+        from triton import language as tlang
+
+        @triton.jit
+        def fp32_to_e2m1(x):
+            return tlang.inline_asm_elementwise(
+                asm=\"\"\"
+                {
+                .reg .b8 t;
+                cvt.rn.satfinite.e2m1x2.f32 t, $1, $2;
+                cvt.u32.u8 $0, t;
+                }
+                \"\"\",
+                constraints="=r,r,r",
+                args=[x, x],
+                dtype=tlang.uint8,
+                is_pure=True,
+                pack=1,
+            )
+        """,
+        expect=("7:13-13:12",),
     ),
     Invalid(
-        "import triton\n"
-        "import triton.language as tl\n"
-        "\n"
-        'DIV_RN = "div.rn.f32 $0, $1, $2;"\n'
-        "\n"
-        "@triton.jit\n"
-        "def _ieee_div(x, y):\n"
-        '    return tl.inline_asm_elementwise(DIV_RN, "=r,r,r", [x, y], dtype=tl.float32, is_pure=True, pack=1)\n',
-        line=8,
+        """
+        import triton
+        import triton.language as tl
+
+        DIV_RN = "div.rn.f32 $0, $1, $2;"
+
+        @triton.jit
+        def _ieee_div(x, y):
+            return tl.inline_asm_elementwise(DIV_RN, "=r,r,r", [x, y], dtype=tl.float32, is_pure=True, pack=1)
+        """,
+        expect=("8:38-8:44",),
     ),
     Invalid(
-        "import triton\n"
-        "from triton.language import inline_asm_elementwise, int32\n"
-        "\n"
-        "@triton.jit\n"
-        "def smid():\n"
-        '    return inline_asm_elementwise("mov.u32 $0, %smid;", "=r", [], dtype=int32, is_pure=True, pack=1)\n',
-        line=6,
+        """
+        import triton
+        from triton.language import inline_asm_elementwise, int32
+
+        @triton.jit
+        def smid():
+            return inline_asm_elementwise("mov.u32 $0, %smid;", "=r", [], dtype=int32, is_pure=True, pack=1)
+        """,
+        expect=("6:35-6:55",),
     ),
     # The asm text is built elsewhere: the NVPTX constraints give it away.
     Invalid(
-        "import triton\n"
-        "import triton.language as tl\n"
-        "\n"
-        "@triton.jit\n"
-        "def apply(x, ASM: tl.constexpr):\n"
-        '    return tl.inline_asm_elementwise(ASM, constraints="=f,f", args=[x], dtype=tl.float32, is_pure=True, pack=1)\n',
-        line=6,
+        """
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def apply(x, ASM: tl.constexpr):
+            return tl.inline_asm_elementwise(ASM, constraints="=f,f", args=[x], dtype=tl.float32, is_pure=True, pack=1)
+        """,
+        expect=("6:55-6:61",),
     ),
     Invalid(
-        "import torch\n"
-        "from torch._higher_order_ops.inline_asm_elementwise import inline_asm_elementwise\n"
-        "\n"
-        "def fast_rsqrt(x):\n"
-        '    return inline_asm_elementwise(x, asm_str="rsqrt.approx.f32 $0, $1;", constraints="=f,f", dtype=torch.float32)\n',
-        line=5,
+        """
+        import torch
+        from torch._higher_order_ops.inline_asm_elementwise import inline_asm_elementwise
+
+        def fast_rsqrt(x):
+            return inline_asm_elementwise(x, asm_str="rsqrt.approx.f32 $0, $1;", constraints="=f,f", dtype=torch.float32)
+        """,
+        expect=("5:46-5:72",),
     ),
 )

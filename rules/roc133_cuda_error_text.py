@@ -299,156 +299,180 @@ def _message(wording: _Wording) -> str:
 
 CudaErrorText.valid = (
     Valid(
-        "import torch\n"
-        "\n"
-        "def find_batch_size(step, batch_size: int) -> int:\n"
-        "    while batch_size > 1:\n"
-        "        try:\n"
-        "            step(batch_size)\n"
-        "            return batch_size\n"
-        "        except torch.cuda.OutOfMemoryError:\n"
-        "            batch_size //= 2\n"
-        "        except RuntimeError as e:\n"
-        '            if "out of memory" not in str(e):\n'
-        "                raise\n"
-        "            batch_size //= 2\n"
-        "    return batch_size\n"
+        """
+        import torch
+
+        def find_batch_size(step, batch_size: int) -> int:
+            while batch_size > 1:
+                try:
+                    step(batch_size)
+                    return batch_size
+                except torch.cuda.OutOfMemoryError:
+                    batch_size //= 2
+                except RuntimeError as e:
+                    if "out of memory" not in str(e):
+                        raise
+                    batch_size //= 2
+            return batch_size
+        """,
     ),
     # Both spellings, the exception type, or a pattern covering HIP.
     Valid(
-        "import re\n"
-        "import torch\n"
-        "\n"
-        "def is_oom(e: BaseException) -> bool:\n"
-        "    msg = str(e)\n"
-        '    if "CUDA out of memory" in msg or "HIP out of memory" in msg:\n'
-        "        return True\n"
-        '    if isinstance(e, torch.cuda.OutOfMemoryError) or "CUDA out of memory" in msg:\n'
-        "        return True\n"
-        '    if msg.startswith(("CUDA error", "HIP error")):\n'
-        "        return True\n"
-        '    return re.search(r"(CUDA|HIP) error: out of memory", msg) is not None\n'
-        "\n"
-        "def oom_kind(msg: str) -> str:\n"
-        '    if "CUDA out of memory" in msg:\n'
-        '        return "cuda"\n'
-        '    elif "HIP out of memory" in msg:\n'
-        '        return "hip"\n'
-        '    return ""\n'
+        """
+        import re
+        import torch
+
+        def is_oom(e: BaseException) -> bool:
+            msg = str(e)
+            if "CUDA out of memory" in msg or "HIP out of memory" in msg:
+                return True
+            if isinstance(e, torch.cuda.OutOfMemoryError) or "CUDA out of memory" in msg:
+                return True
+            if msg.startswith(("CUDA error", "HIP error")):
+                return True
+            return re.search(r"(CUDA|HIP) error: out of memory", msg) is not None
+
+        def oom_kind(msg: str) -> str:
+            if "CUDA out of memory" in msg:
+                return "cuda"
+            elif "HIP out of memory" in msg:
+                return "hip"
+            return ""
+        """,
     ),
     Valid(
-        "import torch\n"
-        "\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "\n"
-        "def is_oom(err: RuntimeError) -> bool:\n"
-        "    if IS_ROCM:\n"
-        '        return "HIP out of memory" in str(err)\n'
-        '    return "CUDA out of memory" in str(err)\n'
-        "\n"
-        "def is_launch_failure(err: RuntimeError) -> bool:\n"
-        '    return "HIP error" in str(err) if IS_ROCM else "CUDA error" in str(err)\n'
+        """
+        import torch
+
+        IS_ROCM = torch.version.hip is not None
+
+        def is_oom(err: RuntimeError) -> bool:
+            if IS_ROCM:
+                return "HIP out of memory" in str(err)
+            return "CUDA out of memory" in str(err)
+
+        def is_launch_failure(err: RuntimeError) -> bool:
+            return "HIP error" in str(err) if IS_ROCM else "CUDA error" in str(err)
+        """,
     ),
     # Raising, logging and documenting the text is not matching it.
     Valid(
-        "import logging\n"
-        "\n"
-        "logger = logging.getLogger(__name__)\n"
-        "HINTS = {\"CUDA out of memory\": \"lower --batch-size\"}\n"
-        "\n"
-        "def allocate(n: int) -> None:\n"
-        '    """Raises RuntimeError("CUDA out of memory") like torch does when the pool is full."""\n'
-        "    if n > 1 << 40:\n"
-        '        logger.error("CUDA error: requested %d bytes", n)  # mimic "CUDA error" in str(e)\n'
-        '        raise RuntimeError("CUDA out of memory. Tried to allocate %d bytes" % n)\n'
+        """
+        import logging
+
+        logger = logging.getLogger(__name__)
+        HINTS = {"CUDA out of memory": "lower --batch-size"}
+
+        def allocate(n: int) -> None:
+            \"\"\"Raises RuntimeError("CUDA out of memory") like torch does when the pool is full.\"\"\"
+            if n > 1 << 40:
+                logger.error("CUDA error: requested %d bytes", n)  # mimic "CUDA error" in str(e)
+                raise RuntimeError("CUDA out of memory. Tried to allocate %d bytes" % n)
+        """,
     ),
     Valid(
-        "import torch\n"
-        "from torch.testing._internal.common_utils import TestCase, skipIfRocm\n"
-        "\n"
-        "class TestCudaMallocAsync(TestCase):\n"
-        "    @skipIfRocm\n"
-        "    def test_oom_message(self):\n"
-        '        with self.assertRaisesRegex(RuntimeError, "CUDA out of memory"):\n'
-        '            torch.empty(1 << 50, device="cuda")\n'
+        """
+        import torch
+        from torch.testing._internal.common_utils import TestCase, skipIfRocm
+
+        class TestCudaMallocAsync(TestCase):
+            @skipIfRocm
+            def test_oom_message(self):
+                with self.assertRaisesRegex(RuntimeError, "CUDA out of memory"):
+                    torch.empty(1 << 50, device="cuda")
+        """,
     ),
 )
 CudaErrorText.invalid = (
     Invalid(
-        "def train_step(model, batch):\n"
-        "    try:\n"
-        "        return model(batch)\n"
-        "    except RuntimeError as e:\n"
-        '        if "CUDA out of memory" in str(e):\n'
-        "            return None\n"
-        "        raise\n",
-        line=5,
+        """
+        def train_step(model, batch):
+            try:
+                return model(batch)
+            except RuntimeError as e:
+                if "CUDA out of memory" in str(e):
+                    return None
+                raise
+        """,
+        expect=("5:12-5:32",),
         message="HIP out of memory",
-        fixed=(
-            "def train_step(model, batch):\n"
-            "    try:\n"
-            "        return model(batch)\n"
-            "    except RuntimeError as e:\n"
-            '        if "CUDA out of memory" in str(e) or "HIP out of memory" in str(e):\n'
-            "            return None\n"
-            "        raise\n"
-        ),
+        fixed="""
+        def train_step(model, batch):
+            try:
+                return model(batch)
+            except RuntimeError as e:
+                if "CUDA out of memory" in str(e) or "HIP out of memory" in str(e):
+                    return None
+                raise
+        """,
     ),
     Invalid(
-        "def should_retry(err: Exception) -> bool:\n"
-        '    return str(err).startswith("CUDA error: an illegal memory access")\n',
-        line=2,
+        """
+        def should_retry(err: Exception) -> bool:
+            return str(err).startswith("CUDA error: an illegal memory access")
+        """,
+        expect=("2:32-2:70",),
         message="HIP error",
     ),
     Invalid(
-        "import re\n"
-        "\n"
-        'OOM_PATTERN = re.compile(r"CUDA out of memory\\. Tried to allocate ([\\d.]+) (MiB|GiB)")\n',
-        line=3,
+        r"""
+        import re
+
+        OOM_PATTERN = re.compile(r"CUDA out of memory\. Tried to allocate ([\d.]+) (MiB|GiB)")
+        """,
+        expect=("3:26-3:86",),
     ),
     Invalid(
-        "import pytest\n"
-        "import torch\n"
-        "\n"
-        "def test_huge_allocation_fails():\n"
-        '    with pytest.raises(RuntimeError, match="CUDA out of memory"):\n'
-        '        torch.empty(1 << 50, device="cuda")\n',
-        line=5,
+        """
+        import pytest
+        import torch
+
+        def test_huge_allocation_fails():
+            with pytest.raises(RuntimeError, match="CUDA out of memory"):
+                torch.empty(1 << 50, device="cuda")
+        """,
+        expect=("5:44-5:64",),
     ),
     Invalid(
-        "OOM_MARKERS = (\n"
-        '    "out of memory",\n'
-        '    "CUBLAS_STATUS_ALLOC_FAILED",\n'
-        ")\n"
-        "\n"
-        "def is_oom(e: Exception) -> bool:\n"
-        "    return any(marker in str(e) for marker in OOM_MARKERS)\n",
-        line=3,
+        """
+        OOM_MARKERS = (
+            "out of memory",
+            "CUBLAS_STATUS_ALLOC_FAILED",
+        )
+
+        def is_oom(e: Exception) -> bool:
+            return any(marker in str(e) for marker in OOM_MARKERS)
+        """,
+        expect=("3:5-3:33",),
         message="HIPBLAS_STATUS_",
     ),
     Invalid(
-        "import unittest\n"
-        "\n"
-        "class TestConv(unittest.TestCase):\n"
-        "    def test_bad_workspace(self):\n"
-        '        with self.assertRaisesRegex(RuntimeError, "cuDNN error: CUDNN_STATUS_BAD_PARAM"):\n'
-        "            run_conv()\n",
-        line=5,
+        """
+        import unittest
+
+        class TestConv(unittest.TestCase):
+            def test_bad_workspace(self):
+                with self.assertRaisesRegex(RuntimeError, "cuDNN error: CUDNN_STATUS_BAD_PARAM"):
+                    run_conv()
+        """,
+        expect=("5:51-5:88",),
         message="MIOpen",
     ),
     Invalid(
-        "def classify(exc: BaseException) -> str:\n"
-        "    msg = str(exc).lower()\n"
-        '    if "cuda error" in msg or "device-side assert" in msg:\n'
-        '        return "fatal"\n'
-        '    return "retry"\n',
-        line=3,
-        fixed=(
-            "def classify(exc: BaseException) -> str:\n"
-            "    msg = str(exc).lower()\n"
-            '    if ("cuda error" in msg or "hip error" in msg) or "device-side assert" in msg:\n'
-            '        return "fatal"\n'
-            '    return "retry"\n'
-        ),
+        """
+        def classify(exc: BaseException) -> str:
+            msg = str(exc).lower()
+            if "cuda error" in msg or "device-side assert" in msg:
+                return "fatal"
+            return "retry"
+        """,
+        expect=("3:8-3:20",),
+        fixed="""
+        def classify(exc: BaseException) -> str:
+            msg = str(exc).lower()
+            if ("cuda error" in msg or "hip error" in msg) or "device-side assert" in msg:
+                return "fatal"
+            return "retry"
+        """,
     ),
 )

@@ -88,162 +88,186 @@ class BallotMask32Bit(Rule):
 BallotMask32Bit.valid = (
     # Gated: the ROCm branch keeps the 64-bit mask.
     Valid(
-        "DEVICE_FUNCTION bitmask_t ballot(int predicate) {\n"
-        "#ifdef USE_ROCM\n"
-        "  return __ballot(predicate);\n"
-        "#else\n"
-        "  unsigned int m = __ballot_sync(0xFFFFFFFFU, predicate);\n"
-        "  return m;\n"
-        "#endif\n"
-        "}\n"
+        """
+        DEVICE_FUNCTION bitmask_t ballot(int predicate) {
+        #ifdef USE_ROCM
+          return __ballot(predicate);
+        #else
+          unsigned int m = __ballot_sync(0xFFFFFFFFU, predicate);
+          return m;
+        #endif
+        }
+        """,
     ),
     Valid(
-        "__device__ int leader_of_group(int key) {\n"
-        "#if !defined(__HIP_PLATFORM_AMD__)\n"
-        "  unsigned peers = __match_any_sync(__activemask(), key);\n"
-        "  return __ffs(peers) - 1;\n"
-        "#else\n"
-        "  return 0;\n"
-        "#endif\n"
-        "}\n"
+        """
+        __device__ int leader_of_group(int key) {
+        #if !defined(__HIP_PLATFORM_AMD__)
+          unsigned peers = __match_any_sync(__activemask(), key);
+          return __ffs(peers) - 1;
+        #else
+          return 0;
+        #endif
+        }
+        """,
     ),
     # 64-bit or deduced types keep every lane.
     Valid(
-        "__global__ void compact(const int* flags, int* out) {\n"
-        "  auto active = __activemask();\n"
-        "  uint64_t votes = __ballot(flags[threadIdx.x] != 0);\n"
-        "  unsigned long long peers = __match_any_sync(active, flags[threadIdx.x]);\n"
-        "  const auto lt = votes & __lanemask_lt();\n"
-        "  if (votes & 1ull) out[blockIdx.x] = __popcll(lt) + (peers != 0);\n"
-        "}\n"
+        """
+        __global__ void compact(const int* flags, int* out) {
+          auto active = __activemask();
+          uint64_t votes = __ballot(flags[threadIdx.x] != 0);
+          unsigned long long peers = __match_any_sync(active, flags[threadIdx.x]);
+          const auto lt = votes & __lanemask_lt();
+          if (votes & 1ull) out[blockIdx.x] = __popcll(lt) + (peers != 0);
+        }
+        """,
     ),
     # A ballot used as a truth value or counted directly is not stored in 32 bits.
     Valid(
-        "#ifndef USE_ROCM\n"
-        "#define VOTE_MASK 0xffffffff\n"
-        "#endif\n"
-        "__device__ bool warp_any_nan(float v) {\n"
-        "  bool any = __ballot(isnan(v)) != 0;\n"
-        "  if (__ballot(v > 0.f)) return true;\n"
-        "  return any;\n"
-        "}\n"
+        """
+        #ifndef USE_ROCM
+        #define VOTE_MASK 0xffffffff
+        #endif
+        __device__ bool warp_any_nan(float v) {
+          bool any = __ballot(isnan(v)) != 0;
+          if (__ballot(v > 0.f)) return true;
+          return any;
+        }
+        """,
     ),
     # A returned ballot from a function declared with a 64-bit (or alias) type.
     Valid(
-        "using lane_mask_t = unsigned long long;\n"
-        "__device__ lane_mask_t vote(bool p) { return __ballot(p); }\n"
-        "__device__ bitmask_t vote_alias(bool p) { return __ballot(p); }\n"
+        """
+        using lane_mask_t = unsigned long long;
+        __device__ lane_mask_t vote(bool p) { return __ballot(p); }
+        __device__ bitmask_t vote_alias(bool p) { return __ballot(p); }
+        """,
     ),
 )
 BallotMask32Bit.invalid = (
     # The apex relu-mask kernel: ballot result kept in an `unsigned int`.
     Invalid(
-        "__device__ void relu_bits(const float* x, unsigned int* out) {\n"
-        "  int lane_id = threadIdx.x & 31;\n"
-        "  for (int i = 0; i < 4; ++i) {\n"
-        "    bool rectified = x[i * 32 + lane_id] < 0.0F;\n"
-        "    unsigned int local_relu_mask = __ballot(rectified);\n"
-        "    if (lane_id == i) out[i] = local_relu_mask;\n"
-        "  }\n"
-        "}\n",
-        line=5,
+        """
+        __device__ void relu_bits(const float* x, unsigned int* out) {
+          int lane_id = threadIdx.x & 31;
+          for (int i = 0; i < 4; ++i) {
+            bool rectified = x[i * 32 + lane_id] < 0.0F;
+            unsigned int local_relu_mask = __ballot(rectified);
+            if (lane_id == i) out[i] = local_relu_mask;
+          }
+        }
+        """,
+        expect=("5:36-5:55",),
         message="stored in `unsigned int`",
-        fixed=(
-            "__device__ void relu_bits(const float* x, unsigned int* out) {\n"
-            "  int lane_id = threadIdx.x & 31;\n"
-            "  for (int i = 0; i < 4; ++i) {\n"
-            "    bool rectified = x[i * 32 + lane_id] < 0.0F;\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "    unsigned long long local_relu_mask = __ballot(rectified);\n"
-            "#else\n"
-            "    unsigned int local_relu_mask = __ballot(rectified);\n"
-            "#endif\n"
-            "    if (lane_id == i) out[i] = local_relu_mask;\n"
-            "  }\n"
-            "}\n"
-        ),
+        fixed="""
+        __device__ void relu_bits(const float* x, unsigned int* out) {
+          int lane_id = threadIdx.x & 31;
+          for (int i = 0; i < 4; ++i) {
+            bool rectified = x[i * 32 + lane_id] < 0.0F;
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+            unsigned long long local_relu_mask = __ballot(rectified);
+        #else
+            unsigned int local_relu_mask = __ballot(rectified);
+        #endif
+            if (lane_id == i) out[i] = local_relu_mask;
+          }
+        }
+        """,
     ),
     # A full-warp `__ballot_sync`: the ROCm branch also drops the mask (ROC210), giving one clean branch.
     Invalid(
-        "#define FULL_MASK 0xffffffff\n"
-        "__global__ void count_positive(const float* x, int* out) {\n"
-        "  const uint32_t votes = __ballot_sync(FULL_MASK, x[threadIdx.x] > 0.f);  // one bit per lane\n"
-        "  if (threadIdx.x % warpSize == 0) atomicAdd(out, __popcll(votes));\n"
-        "}\n",
-        line=3,
+        """
+        #define FULL_MASK 0xffffffff
+        __global__ void count_positive(const float* x, int* out) {
+          const uint32_t votes = __ballot_sync(FULL_MASK, x[threadIdx.x] > 0.f);  // one bit per lane
+          if (threadIdx.x % warpSize == 0) atomicAdd(out, __popcll(votes));
+        }
+        """,
+        expect=("3:26-3:72",),
         message="stored in `uint32_t`",
-        fixed=(
-            "#define FULL_MASK 0xffffffff\n"
-            "__global__ void count_positive(const float* x, int* out) {\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  const uint64_t votes = __ballot(x[threadIdx.x] > 0.f);\n"
-            "#else\n"
-            "  const uint32_t votes = __ballot_sync(FULL_MASK, x[threadIdx.x] > 0.f);  // one bit per lane\n"
-            "#endif\n"
-            "  if (threadIdx.x % warpSize == 0) atomicAdd(out, __popcll(votes));\n"
-            "}\n"
-        ),
+        fixed="""
+        #define FULL_MASK 0xffffffff
+        __global__ void count_positive(const float* x, int* out) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          const uint64_t votes = __ballot(x[threadIdx.x] > 0.f);
+        #else
+          const uint32_t votes = __ballot_sync(FULL_MASK, x[threadIdx.x] > 0.f);  // one bit per lane
+        #endif
+          if (threadIdx.x % warpSize == 0) atomicAdd(out, __popcll(votes));
+        }
+        """,
     ),
     Invalid(
-        "__device__ uint32_t active_lanes() {\n"
-        "  return __activemask();\n"
-        "}\n",
-        line=2,
+        """
+        __device__ uint32_t active_lanes() {
+          return __activemask();
+        }
+        """,
+        expect=("2:10-2:24",),
         message="returned as `uint32_t`",
     ),
     Invalid(
-        "__global__ void vote_kernel(const int* keys, uint32_t* out) {\n"
-        "  uint32_t masks[2];\n"
-        "  masks[0] = __match_any_sync(__activemask(), keys[threadIdx.x]);\n"
-        "  out[threadIdx.x] = masks[0];\n"
-        "}\n",
-        line=3,
+        """
+        __global__ void vote_kernel(const int* keys, uint32_t* out) {
+          uint32_t masks[2];
+          masks[0] = __match_any_sync(__activemask(), keys[threadIdx.x]);
+          out[threadIdx.x] = masks[0];
+        }
+        """,
+        expect=("3:14-3:65",),
         message="assigned to `uint32_t`",
     ),
     Invalid(
-        "__device__ int leaders(bool p) {\n"
-        "  const auto bits = static_cast<unsigned>(__ballot(p) & __lanemask_lt());\n"
-        "  return bits == 0;\n"
-        "}\n",
-        line=2,
+        """
+        __device__ int leaders(bool p) {
+          const auto bits = static_cast<unsigned>(__ballot(p) & __lanemask_lt());
+          return bits == 0;
+        }
+        """,
+        expect=("2:43-2:54", "2:57-2:72"),
         message="cast to `unsigned`",
-        fixed=(
-            "__device__ int leaders(bool p) {\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  const auto bits = static_cast<unsigned long long>(__ballot(p) & __lanemask_lt());\n"
-            "#else\n"
-            "  const auto bits = static_cast<unsigned>(__ballot(p) & __lanemask_lt());\n"
-            "#endif\n"
-            "  return bits == 0;\n"
-            "}\n"
-        ),
+        fixed="""
+        __device__ int leaders(bool p) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          const auto bits = static_cast<unsigned long long>(__ballot(p) & __lanemask_lt());
+        #else
+          const auto bits = static_cast<unsigned>(__ballot(p) & __lanemask_lt());
+        #endif
+          return bits == 0;
+        }
+        """,
     ),
     Invalid(
-        "__global__ void flag_rows(const float* x, int* any_negative) {\n"
-        "  int votes = (int)__ballot(x[threadIdx.x] < 0.f);\n"
-        "  if (threadIdx.x == 0) *any_negative = votes;\n"
-        "}\n",
-        line=2,
+        """
+        __global__ void flag_rows(const float* x, int* any_negative) {
+          int votes = (int)__ballot(x[threadIdx.x] < 0.f);
+          if (threadIdx.x == 0) *any_negative = votes;
+        }
+        """,
+        expect=("2:20-2:50",),
         message="cast to `int`",
-        fixed=(
-            "__global__ void flag_rows(const float* x, int* any_negative) {\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  unsigned long long votes = (unsigned long long)__ballot(x[threadIdx.x] < 0.f);\n"
-            "#else\n"
-            "  int votes = (int)__ballot(x[threadIdx.x] < 0.f);\n"
-            "#endif\n"
-            "  if (threadIdx.x == 0) *any_negative = votes;\n"
-            "}\n"
-        ),
+        fixed="""
+        __global__ void flag_rows(const float* x, int* any_negative) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          unsigned long long votes = (unsigned long long)__ballot(x[threadIdx.x] < 0.f);
+        #else
+          int votes = (int)__ballot(x[threadIdx.x] < 0.f);
+        #endif
+          if (threadIdx.x == 0) *any_negative = votes;
+        }
+        """,
     ),
     # In a `.hip` file too: the wave is 64 lanes there.
     Invalid(
-        "#include <hip/hip_runtime.h>\n"
-        "__global__ void k(const int* f, unsigned* o) {\n"
-        "  unsigned m = __ballot(f[threadIdx.x]);\n"
-        "  o[blockIdx.x] = m;\n"
-        "}\n",
-        line=3,
+        """
+        #include <hip/hip_runtime.h>
+        __global__ void k(const int* f, unsigned* o) {
+          unsigned m = __ballot(f[threadIdx.x]);
+          o[blockIdx.x] = m;
+        }
+        """,
         path="kernel.hip",
+        expect=("3:16-3:40",),
     ),
 )

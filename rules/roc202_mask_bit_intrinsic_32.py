@@ -61,18 +61,18 @@ class MaskBitIntrinsic32(Rule):
     -> `__brevll(m)` are offered as unsafe fixes.
 
     ## Fix safety
-    Safe for `__popc`, `__ffs` and `__fns`: the NVIDIA branch keeps the original tokens, and the `ll`/`64`
-    variant returns the same value for a mask of lanes 0-31 (a count, a 1-based lowest lane, the n-th
-    set lane) and the right one for lanes 32-63. Unsafe for `__clz` and `__brev`: their results count
-    from the top bit, so `(__clzll(m) - 32)` keeps every value for lanes 0-31 but goes negative for a
-    higher lane, and `__brevll` moves the reversed bits to the upper half; the code around them (`31 -
-    __clz(m)`, a shift) needs a look.
+    Sometimes: safe for some intrinsics, unsafe for others. Safe for `__popc`, `__ffs` and `__fns`: the
+    NVIDIA branch keeps the original tokens, and the `ll`/`64` variant returns the same value for a mask
+    of lanes 0-31 (a count, a 1-based lowest lane, the n-th set lane) and the right one for lanes 32-63.
+    Unsafe for `__clz` and `__brev`: their results count from the top bit, so `(__clzll(m) - 32)` keeps
+    every value for lanes 0-31 but goes negative for a higher lane, and `__brevll` moves the reversed
+    bits to the upper half; the code around them (`31 - __clz(m)`, a shift) needs a look.
     """
 
     code = "ROC202"
     name = "mask-bit-intrinsic-32"
     severity = Severity.ERROR
-    fix_availability = FixAvailability.SAFE
+    fix_availability = FixAvailability.SOMETIMES
     language = "cuda"
     triggers = (b"__popc", b"__ffs", b"__clz", b"__brev", b"__fns")
     applies_to_rocm_sources = True
@@ -100,139 +100,165 @@ class MaskBitIntrinsic32(Rule):
 MaskBitIntrinsic32.valid = (
     # Gated: ROCm uses the 64-bit variant.
     Valid(
-        "__device__ int warp_vote_count(bool pred) {\n"
-        "#ifdef USE_ROCM\n"
-        "  return __popcll(__ballot(pred));\n"
-        "#else\n"
-        "  return __popc(__ballot_sync(0xffffffff, pred));\n"
-        "#endif\n"
-        "}\n"
+        """
+        __device__ int warp_vote_count(bool pred) {
+        #ifdef USE_ROCM
+          return __popcll(__ballot(pred));
+        #else
+          return __popc(__ballot_sync(0xffffffff, pred));
+        #endif
+        }
+        """,
     ),
     Valid(
-        "__device__ int first_active_lane() {\n"
-        "#if !defined(__HIP_PLATFORM_AMD__)\n"
-        "  return __ffs(__activemask()) - 1;\n"
-        "#else\n"
-        "  return __ffsll(__activemask()) - 1;\n"
-        "#endif\n"
-        "}\n"
+        """
+        __device__ int first_active_lane() {
+        #if !defined(__HIP_PLATFORM_AMD__)
+          return __ffs(__activemask()) - 1;
+        #else
+          return __ffsll(__activemask()) - 1;
+        #endif
+        }
+        """,
     ),
     # Bit tricks on ordinary integers (apex welford's lastpow2, layer-norm's num_active) are not masks.
     Valid(
-        "__device__ __forceinline__ int lastpow2(int n) {\n"
-        "  int out = 1 << (31 - __clz(n));\n"
-        "  if (n == out) out >>= 1;\n"
-        "  return out;\n"
-        "}\n"
-        "__device__ int highest_bit(int num_active) {\n"
-        "  return (8 * sizeof(num_active)) - __clz(num_active - 1);\n"
-        "}\n"
-        "__device__ int bits_set(unsigned flags) { return __popc(flags) + __brev(flags & 0xff); }\n"
+        """
+        __device__ __forceinline__ int lastpow2(int n) {
+          int out = 1 << (31 - __clz(n));
+          if (n == out) out >>= 1;
+          return out;
+        }
+        __device__ int highest_bit(int num_active) {
+          return (8 * sizeof(num_active)) - __clz(num_active - 1);
+        }
+        __device__ int bits_set(unsigned flags) { return __popc(flags) + __brev(flags & 0xff); }
+        """,
     ),
     # The 64-bit variants on masks are what ROCm wants.
     Valid(
-        "__global__ void stream_compact(const int* in, int* out, int* count) {\n"
-        "  const auto votes = __ballot(in[threadIdx.x] > 0);\n"
-        "  const int rank = __popcll(votes & __lanemask_lt());\n"
-        "  if (__lane_id() == __ffsll(votes) - 1) atomicAdd(count, __popcll(votes));\n"
-        "  out[rank] = in[threadIdx.x];\n"
-        "}\n"
+        """
+        __global__ void stream_compact(const int* in, int* out, int* count) {
+          const auto votes = __ballot(in[threadIdx.x] > 0);
+          const int rank = __popcll(votes & __lanemask_lt());
+          if (__lane_id() == __ffsll(votes) - 1) atomicAdd(count, __popcll(votes));
+          out[rank] = in[threadIdx.x];
+        }
+        """,
     ),
     Valid(
-        "#ifndef USE_ROCM\n"
-        "__device__ unsigned leader(unsigned mask) { return __fns(mask, 0, 1); }\n"
-        "#endif\n"
+        """
+        #ifndef USE_ROCM
+        __device__ unsigned leader(unsigned mask) { return __fns(mask, 0, 1); }
+        #endif
+        """,
     ),
 )
 MaskBitIntrinsic32.invalid = (
     Invalid(
-        "__global__ void count_positive(const float* x, int* out) {\n"
-        "  unsigned int votes = __ballot_sync(0xffffffff, x[threadIdx.x] > 0.f);\n"
-        "  if (threadIdx.x % warpSize == 0) atomicAdd(out, __popc(votes));\n"
-        "}\n",
-        line=3,
+        """
+        __global__ void count_positive(const float* x, int* out) {
+          unsigned int votes = __ballot_sync(0xffffffff, x[threadIdx.x] > 0.f);
+          if (threadIdx.x % warpSize == 0) atomicAdd(out, __popc(votes));
+        }
+        """,
+        expect=("3:51-3:64",),
         message="use `__popcll`",
-        fixed=(
-            "__global__ void count_positive(const float* x, int* out) {\n"
-            "  unsigned int votes = __ballot_sync(0xffffffff, x[threadIdx.x] > 0.f);\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  if (threadIdx.x % warpSize == 0) atomicAdd(out, __popcll(votes));\n"
-            "#else\n"
-            "  if (threadIdx.x % warpSize == 0) atomicAdd(out, __popc(votes));\n"
-            "#endif\n"
-            "}\n"
-        ),
+        fixed="""
+        __global__ void count_positive(const float* x, int* out) {
+          unsigned int votes = __ballot_sync(0xffffffff, x[threadIdx.x] > 0.f);
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          if (threadIdx.x % warpSize == 0) atomicAdd(out, __popcll(votes));
+        #else
+          if (threadIdx.x % warpSize == 0) atomicAdd(out, __popc(votes));
+        #endif
+        }
+        """,
     ),
     # Directly on the intrinsic.
     Invalid(
-        "__device__ int first_active_lane() {\n  return __ffs(__activemask()) - 1;\n}\n",
-        line=2,
+        """
+        __device__ int first_active_lane() {
+          return __ffs(__activemask()) - 1;
+        }
+        """,
+        expect=("2:10-2:31",),
         message="use `__ffsll`",
-        fixed=(
-            "__device__ int first_active_lane() {\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  return __ffsll(__activemask()) - 1;\n"
-            "#else\n"
-            "  return __ffs(__activemask()) - 1;\n"
-            "#endif\n"
-            "}\n"
-        ),
+        fixed="""
+        __device__ int first_active_lane() {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          return __ffsll(__activemask()) - 1;
+        #else
+          return __ffs(__activemask()) - 1;
+        #endif
+        }
+        """,
     ),
     # A 32-bit mask variable: `__ffsll` gets an explicit 64-bit argument (HIP overloads it).
     Invalid(
-        "__device__ int leader(const int* keys) {\n"
-        "  const unsigned peers = __match_any_sync(__activemask(), keys[threadIdx.x]);\n"
-        "  const int first = __ffs(peers) - 1;\n"
-        "  return first;\n"
-        "}\n",
-        line=3,
-        fixed=(
-            "__device__ int leader(const int* keys) {\n"
-            "  const unsigned peers = __match_any_sync(__activemask(), keys[threadIdx.x]);\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  const int first = __ffsll(static_cast<unsigned long long>(peers)) - 1;\n"
-            "#else\n"
-            "  const int first = __ffs(peers) - 1;\n"
-            "#endif\n"
-            "  return first;\n"
-            "}\n"
-        ),
+        """
+        __device__ int leader(const int* keys) {
+          const unsigned peers = __match_any_sync(__activemask(), keys[threadIdx.x]);
+          const int first = __ffs(peers) - 1;
+          return first;
+        }
+        """,
+        expect=("3:21-3:33",),
+        fixed="""
+        __device__ int leader(const int* keys) {
+          const unsigned peers = __match_any_sync(__activemask(), keys[threadIdx.x]);
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          const int first = __ffsll(static_cast<unsigned long long>(peers)) - 1;
+        #else
+          const int first = __ffs(peers) - 1;
+        #endif
+          return first;
+        }
+        """,
     ),
     # Through a prefix mask and a variable assigned later in a loop.
     Invalid(
-        "__device__ int compact_rank(const int* keys, int n) {\n"
-        "  unsigned long long peers = 0;\n"
-        "  for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
-        "    peers = __match_any_sync(__activemask(), keys[i]);\n"
-        "  }\n"
-        "  int lane = threadIdx.x % warpSize;\n"
-        "  return __popc(peers & ((1ull << lane) - 1));\n"
-        "}\n",
-        line=7,
+        """
+        __device__ int compact_rank(const int* keys, int n) {
+          unsigned long long peers = 0;
+          for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            peers = __match_any_sync(__activemask(), keys[i]);
+          }
+          int lane = threadIdx.x % warpSize;
+          return __popc(peers & ((1ull << lane) - 1));
+        }
+        """,
+        expect=("7:10-7:46",),
     ),
     # A variable of a lane-mask type.
     Invalid(
-        "__device__ int highest_lane(lane_mask_t active) {\n  return 31 - __clz(active);\n}\n",
-        line=2,
+        """
+        __device__ int highest_lane(lane_mask_t active) {
+          return 31 - __clz(active);
+        }
+        """,
+        expect=("2:15-2:28",),
         message="use `__clzll`",
         # Unsafe: `(__clzll(m) - 32)` equals `__clz(m)` for lanes 0-31, so `31 - ...` finds the top lane.
-        fixed=(
-            "__device__ int highest_lane(lane_mask_t active) {\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  return 31 - (__clzll(active) - 32);\n"
-            "#else\n"
-            "  return 31 - __clz(active);\n"
-            "#endif\n"
-            "}\n"
-        ),
+        fixed="""
+        __device__ int highest_lane(lane_mask_t active) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          return 31 - (__clzll(active) - 32);
+        #else
+          return 31 - __clz(active);
+        #endif
+        }
+        """,
     ),
     Invalid(
-        "__device__ unsigned nth_peer(bool p, int n) {\n"
-        "  auto m = __ballot(p);\n"
-        "  unsigned rev = __brev(~m);\n"
-        "  return __fns(m, 0, n) + rev;\n"
-        "}\n",
-        line=3,
+        """
+        __device__ unsigned nth_peer(bool p, int n) {
+          auto m = __ballot(p);
+          unsigned rev = __brev(~m);
+          return __fns(m, 0, n) + rev;
+        }
+        """,
+        expect=("3:18-3:28", "4:10-4:24"),
         message="use `__brevll`",
     ),
 )

@@ -186,113 +186,141 @@ def _message(snippet: str, key: str) -> str:
 
 InlinePtx.valid = (
     Valid(
-        "__device__ __forceinline__ unsigned lane_id() {\n"
-        "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)\n"
-        "  return __lane_id();\n"
-        "#else\n"
-        "  unsigned id;\n"
-        '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));\n'
-        "  return id;\n"
-        "#endif\n"
-        "}\n"
+        """
+        __device__ __forceinline__ unsigned lane_id() {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+          return __lane_id();
+        #else
+          unsigned id;
+          asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));
+          return id;
+        #endif
+        }
+        """,
     ),
     Valid(
-        "__device__ __forceinline__ void store_streaming(float4* dst, float4 v) {\n"
-        "#if !defined(__HIP_PLATFORM_AMD__)\n"
-        '  asm volatile("st.global.cs.v4.f32 [%0], {%1, %2, %3, %4};" :: "l"(dst), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w));\n'
-        "#else\n"
-        "  __builtin_nontemporal_store(v, dst);\n"
-        "#endif\n"
-        "}\n"
+        """
+        __device__ __forceinline__ void store_streaming(float4* dst, float4 v) {
+        #if !defined(__HIP_PLATFORM_AMD__)
+          asm volatile("st.global.cs.v4.f32 [%0], {%1, %2, %3, %4};" :: "l"(dst), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w));
+        #else
+          __builtin_nontemporal_store(v, dst);
+        #endif
+        }
+        """,
     ),
     # PTX inside an architecture gate: not compiled on ROCm (ROC213 reports the gate itself).
     Valid(
-        "__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {\n"
-        "#ifndef USE_ROCM\n"
-        "#if __CUDA_ARCH__ >= 800\n"
-        "  unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));\n"
-        '  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\\n" :: "r"(s), "l"(gmem));\n'
-        "#endif\n"
-        "#endif\n"
-        "}\n"
+        r"""
+        __device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+        #ifndef USE_ROCM
+        #if __CUDA_ARCH__ >= 800
+          unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(s), "l"(gmem));
+        #endif
+        #endif
+        }
+        """,
     ),
     # AMDGPU assembly and host x86 assembly are fine.
     Valid(
-        "__device__ __forceinline__ float fast_exp2(float x) {\n"
-        "  float r;\n"
-        '  asm volatile("v_exp_f32 %0, %1" : "=v"(r) : "v"(x));\n'
-        '  asm volatile("s_waitcnt lgkmcnt(0)\\n\\ts_barrier" ::: "memory");\n'
-        "  return r;\n"
-        "}\n"
-        "inline unsigned long long host_tsc() {\n"
-        "  unsigned lo, hi;\n"
-        '  __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));\n'
-        '  asm volatile("" ::: "memory");\n'
-        "  return (static_cast<unsigned long long>(hi) << 32) | lo;\n"
-        "}\n"
+        r"""
+        __device__ __forceinline__ float fast_exp2(float x) {
+          float r;
+          asm volatile("v_exp_f32 %0, %1" : "=v"(r) : "v"(x));
+          asm volatile("s_waitcnt lgkmcnt(0)\n\ts_barrier" ::: "memory");
+          return r;
+        }
+        inline unsigned long long host_tsc() {
+          unsigned lo, hi;
+          __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+          asm volatile("" ::: "memory");
+          return (static_cast<unsigned long long>(hi) << 32) | lo;
+        }
+        """,
     ),
     Valid(
-        "#ifndef USE_ROCM\n"
-        '#define LDMATRIX_X4(r, p) asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];" \\\n'
-        '    : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(p))\n'
-        "#endif\n"
+        r"""
+        #ifndef USE_ROCM
+        #define LDMATRIX_X4(r, p) asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];" \
+            : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(p))
+        #endif
+        """,
     ),
 )
 InlinePtx.invalid = (
     Invalid(
-        "__device__ __forceinline__ unsigned lane_id() {\n"
-        "  unsigned id;\n"
-        '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));\n'
-        "  return id;\n"
-        "}\n",
-        line=3,
+        """
+        __device__ __forceinline__ unsigned lane_id() {
+          unsigned id;
+          asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));
+          return id;
+        }
+        """,
+        expect=("3:3-3:51",),
         message="use `__lane_id()` on ROCm",
     ),
     # A global-memory barrier built from PTX (apex group_norm shape).
     Invalid(
-        "__device__ void spin_wait_(int* barrier, int step, int expected) {\n"
-        '  asm volatile("red.release.gpu.global.add.s32 [%0], %1;" :: "l"(barrier), "r"(step));\n'
-        "  for (int found = -1; found != expected;) {\n"
-        '    asm volatile("ld.global.acquire.gpu.b32 %0, [%1];" : "=r"(found) : "l"(barrier));\n'
-        "  }\n"
-        "}\n",
-        line=2,
+        """
+        __device__ void spin_wait_(int* barrier, int step, int expected) {
+          asm volatile("red.release.gpu.global.add.s32 [%0], %1;" :: "l"(barrier), "r"(step));
+          for (int found = -1; found != expected;) {
+            asm volatile("ld.global.acquire.gpu.b32 %0, [%1];" : "=r"(found) : "l"(barrier));
+          }
+        }
+        """,
+        expect=("2:3-2:86", "4:5-4:85"),
         message="`red.release.gpu.global.add.s32`",
     ),
     # A multi-line template with a `.reg` scope, under a project macro ROCm may well define.
     Invalid(
-        "template <>\n"
-        "__device__ __forceinline__ void load_global<16>(void* dst, const void* src, bool do_access) {\n"
-        "  uint4* data = reinterpret_cast<uint4*>(dst);\n"
-        "  asm volatile(\n"
-        '      "{\\n"\n'
-        '      "\\t.reg .pred p;\\n"\n'
-        '      "\\tsetp.ne.b32 p, %5, 0;\\n"\n'
-        '      "\\t@p ld.global.v4.u32 {%0, %1, %2, %3}, [%4];\\n"\n'
-        '      "}\\n"\n'
-        '      : "=r"(data[0].x), "=r"(data[0].y), "=r"(data[0].z), "=r"(data[0].w)\n'
-        '      : "l"(src), "r"((int)do_access));\n'
-        "}\n",
-        line=4,
+        r"""
+        template <>
+        __device__ __forceinline__ void load_global<16>(void* dst, const void* src, bool do_access) {
+          uint4* data = reinterpret_cast<uint4*>(dst);
+          asm volatile(
+              "{\n"
+              "\t.reg .pred p;\n"
+              "\tsetp.ne.b32 p, %5, 0;\n"
+              "\t@p ld.global.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+              "}\n"
+              : "=r"(data[0].x), "=r"(data[0].y), "=r"(data[0].z), "=r"(data[0].w)
+              : "l"(src), "r"((int)do_access));
+        }
+        """,
+        expect=("4:3-11:39",),
     ),
     # The template comes from a macro (expanded from the same file).
     Invalid(
-        '#define SMID_ASM "mov.u32 %0, %%smid;"\n'
-        "__device__ unsigned sm_id() {\n"
-        "  unsigned id;\n"
-        '  asm volatile(SMID_ASM : "=r"(id));\n'
-        "  return id;\n"
-        "}\n",
-        line=4,
+        """
+        #define SMID_ASM "mov.u32 %0, %%smid;"
+        __device__ unsigned sm_id() {
+          unsigned id;
+          asm volatile(SMID_ASM : "=r"(id));
+          return id;
+        }
+        """,
+        expect=("4:3-4:35",),
         message="`__smid()`",
     ),
-    Invalid('__device__ __noinline__ void die() {\n  asm volatile("trap;");\n}\n', line=2, message="`__builtin_trap()`"),
+    Invalid(
+        """
+        __device__ __noinline__ void die() {
+          asm volatile("trap;");
+        }
+        """,
+        expect=("2:3-2:24",),
+        message="`__builtin_trap()`",
+    ),
     # PTX in a function-like macro (apex fmha gemm.h shape).
     Invalid(
-        "#define MMA_16816(d, a, b) \\\n"
-        '  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};" \\\n'
-        '               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))\n',
-        line=1,
+        r"""
+        #define MMA_16816(d, a, b) \
+          asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};" \
+                       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+        """,
+        expect=("1:1-3:132",),
         message="`__builtin_amdgcn_mfma_*`",
     ),
 )

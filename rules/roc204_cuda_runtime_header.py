@@ -91,141 +91,163 @@ class CudaRuntimeHeader(Rule):
 
 CudaRuntimeHeader.valid = (
     Valid(
-        "#ifdef USE_ROCM\n"
-        "#include <hip/hip_runtime.h>\n"
-        "#include <hip/hip_fp16.h>\n"
-        "#else\n"
-        "#include <cuda_runtime.h>\n"
-        "#include <cuda_fp16.h>\n"
-        "#endif\n"
-        "__global__ void scale(__half* x, float s, int n) {\n"
-        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        "  if (i < n) x[i] = __float2half(__half2float(x[i]) * s);\n"
-        "}\n"
+        """
+        #ifdef USE_ROCM
+        #include <hip/hip_runtime.h>
+        #include <hip/hip_fp16.h>
+        #else
+        #include <cuda_runtime.h>
+        #include <cuda_fp16.h>
+        #endif
+        __global__ void scale(__half* x, float s, int n) {
+          int i = blockIdx.x * blockDim.x + threadIdx.x;
+          if (i < n) x[i] = __float2half(__half2float(x[i]) * s);
+        }
+        """,
     ),
     # DeepSpeed style: the CUDA-only header sits under a negated HIP platform test.
     Valid(
-        '#include "ds_kernel_utils.h"\n'
-        "#if !defined(__HIP_PLATFORM_AMD__)\n"
-        "#include <cuda_bf16.h>\n"
-        "#endif\n"
-        "template <typename T> __device__ T load_elem(const T* p) { return *p; }\n"
+        """
+        #include "ds_kernel_utils.h"
+        #if !defined(__HIP_PLATFORM_AMD__)
+        #include <cuda_bf16.h>
+        #endif
+        template <typename T> __device__ T load_elem(const T* p) { return *p; }
+        """,
     ),
     Valid(
-        "#ifndef USE_ROCM\n"
-        "#include <cooperative_groups.h>\n"
-        "#include <curand_kernel.h>\n"
-        "namespace cg = cooperative_groups;\n"
-        "#endif\n"
+        """
+        #ifndef USE_ROCM
+        #include <cooperative_groups.h>
+        #include <curand_kernel.h>
+        namespace cg = cooperative_groups;
+        #endif
+        """,
     ),
     # A ROCm source (includes the HIP runtime unguarded) is past porting; project headers that merely
     # look alike are not CUDA's.
     Valid(
-        "#include <hip/hip_runtime.h>\n"
-        '#include "cuda_runtime_compat.h"\n'
-        '#include "cuda_utils.h"\n'
-        "__global__ void fill(float* x, float v) { x[threadIdx.x] = v; }\n"
+        """
+        #include <hip/hip_runtime.h>
+        #include "cuda_runtime_compat.h"
+        #include "cuda_utils.h"
+        __global__ void fill(float* x, float v) { x[threadIdx.x] = v; }
+        """,
     ),
     Valid(
-        "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)\n"
-        "#include <hip/hip_cooperative_groups.h>\n"
-        "#elif defined(__CUDACC__)\n"
-        "#include <cooperative_groups.h>\n"
-        "#endif\n"
+        """
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+        #include <hip/hip_cooperative_groups.h>
+        #elif defined(__CUDACC__)
+        #include <cooperative_groups.h>
+        #endif
+        """,
     ),
 )
 CudaRuntimeHeader.invalid = (
     Invalid(
-        "#include <cuda_runtime.h>\n"
-        "#include <torch/extension.h>\n"
-        "__global__ void relu(float* x, int n) {\n"
-        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        "  if (i < n) x[i] = fmaxf(x[i], 0.f);\n"
-        "}\n",
-        line=1,
+        """
+        #include <cuda_runtime.h>
+        #include <torch/extension.h>
+        __global__ void relu(float* x, int n) {
+          int i = blockIdx.x * blockDim.x + threadIdx.x;
+          if (i < n) x[i] = fmaxf(x[i], 0.f);
+        }
+        """,
+        expect=("1:1-1:26",),
         message="hip/hip_runtime.h",
-        fixed=(
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "#include <hip/hip_runtime.h>\n"
-            "#else\n"
-            "#include <cuda_runtime.h>\n"
-            "#endif\n"
-            "#include <torch/extension.h>\n"
-            "__global__ void relu(float* x, int n) {\n"
-            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-            "  if (i < n) x[i] = fmaxf(x[i], 0.f);\n"
-            "}\n"
-        ),
+        fixed="""
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+        #include <hip/hip_runtime.h>
+        #else
+        #include <cuda_runtime.h>
+        #endif
+        #include <torch/extension.h>
+        __global__ void relu(float* x, int n) {
+          int i = blockIdx.x * blockDim.x + threadIdx.x;
+          if (i < n) x[i] = fmaxf(x[i], 0.f);
+        }
+        """,
     ),
     # Consecutive includes: one gate each, so each fix stands alone.
     Invalid(
-        "#pragma once\n"
-        "#include <ATen/ATen.h>\n"
-        "#include <cuda.h>\n"
-        "#include <cuda_bf16.h>\n",
-        line=3,
+        """
+        #pragma once
+        #include <ATen/ATen.h>
+        #include <cuda.h>
+        #include <cuda_bf16.h>
+        """,
+        expect=("3:1-3:18", "4:1-4:23"),
         message="`cuda.h`",
-        fixed=(
-            "#pragma once\n"
-            "#include <ATen/ATen.h>\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "#include <hip/hip_runtime.h>\n"
-            "#else\n"
-            "#include <cuda.h>\n"
-            "#endif\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "#include <hip/hip_bf16.h>\n"
-            "#else\n"
-            "#include <cuda_bf16.h>\n"
-            "#endif\n"
-        ),
+        fixed="""
+        #pragma once
+        #include <ATen/ATen.h>
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+        #include <hip/hip_runtime.h>
+        #else
+        #include <cuda.h>
+        #endif
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+        #include <hip/hip_bf16.h>
+        #else
+        #include <cuda_bf16.h>
+        #endif
+        """,
     ),
     Invalid(
-        "#include <cuda_fp16.h>\n"
-        "#if !defined(USE_ROCM)\n"
-        "#include <cuda_bf16.h>\n"
-        "#endif\n",
-        line=1,
+        """
+        #include <cuda_fp16.h>
+        #if !defined(USE_ROCM)
+        #include <cuda_bf16.h>
+        #endif
+        """,
+        expect=("1:1-1:23",),
         message="hip/hip_fp16.h",
     ),
     Invalid(
-        '#include "curand_kernel.h"\n'
-        "__global__ void dropout(curandStatePhilox4_32_10_t* states, float* x, float p, int n) {\n"
-        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        "  if (i < n && curand_uniform(&states[i]) < p) x[i] = 0.f;\n"
-        "}\n",
-        line=1,
+        """
+        #include "curand_kernel.h"
+        __global__ void dropout(curandStatePhilox4_32_10_t* states, float* x, float p, int n) {
+          int i = blockIdx.x * blockDim.x + threadIdx.x;
+          if (i < n && curand_uniform(&states[i]) < p) x[i] = 0.f;
+        }
+        """,
+        expect=("1:1-1:27",),
         message="hiprand/hiprand_kernel.h",
-        fixed=(
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "#include <hiprand/hiprand_kernel.h>\n"
-            "#else\n"
-            '#include "curand_kernel.h"\n'
-            "#endif\n"
-            "__global__ void dropout(curandStatePhilox4_32_10_t* states, float* x, float p, int n) {\n"
-            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-            "  if (i < n && curand_uniform(&states[i]) < p) x[i] = 0.f;\n"
-            "}\n"
-        ),
+        fixed="""
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+        #include <hiprand/hiprand_kernel.h>
+        #else
+        #include "curand_kernel.h"
+        #endif
+        __global__ void dropout(curandStatePhilox4_32_10_t* states, float* x, float p, int n) {
+          int i = blockIdx.x * blockDim.x + threadIdx.x;
+          if (i < n && curand_uniform(&states[i]) < p) x[i] = 0.f;
+        }
+        """,
     ),
     Invalid(
-        "#ifdef ENABLE_PROFILING\n"
-        "#include <cuda_profiler_api.h>\n"
-        "#endif\n"
-        "#include <device_launch_parameters.h>\n",
-        line=2,
+        """
+        #ifdef ENABLE_PROFILING
+        #include <cuda_profiler_api.h>
+        #endif
+        #include <device_launch_parameters.h>
+        """,
+        expect=("2:1-2:31", "4:1-4:38"),
     ),
     # Nothing to include on ROCm: the ROCm branch is empty.
     Invalid(
-        "#include <device_launch_parameters.h>\n",
-        line=1,
+        """
+        #include <device_launch_parameters.h>
+        """,
+        expect=("1:1-1:38",),
         message="NVIDIA only",
-        fixed=(
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "\n"
-            "#else\n"
-            "#include <device_launch_parameters.h>\n"
-            "#endif\n"
-        ),
+        fixed="""
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+
+        #else
+        #include <device_launch_parameters.h>
+        #endif
+        """,
     ),
 )

@@ -124,154 +124,176 @@ def _fix(include: Include, header: str, hip: str, library: str, ctx: CudaContext
 CudaLibraryHeader.valid = (
     # mamba's selective scan: CUB on NVIDIA, hipCUB plus a namespace alias on ROCm.
     Valid(
-        "#ifndef USE_ROCM\n"
-        "    #include <cub/block/block_load.cuh>\n"
-        "    #include <cub/block/block_store.cuh>\n"
-        "    #include <cub/block/block_scan.cuh>\n"
-        "#else\n"
-        "    #include <hipcub/hipcub.hpp>\n"
-        "    namespace cub = hipcub;\n"
-        "#endif\n"
-        "template <int kNThreads> __device__ float block_sum(float v) {\n"
-        "  using BlockReduce = cub::BlockReduce<float, kNThreads>;\n"
-        "  __shared__ typename BlockReduce::TempStorage tmp;\n"
-        "  return BlockReduce(tmp).Sum(v);\n"
-        "}\n"
+        """
+        #ifndef USE_ROCM
+            #include <cub/block/block_load.cuh>
+            #include <cub/block/block_store.cuh>
+            #include <cub/block/block_scan.cuh>
+        #else
+            #include <hipcub/hipcub.hpp>
+            namespace cub = hipcub;
+        #endif
+        template <int kNThreads> __device__ float block_sum(float v) {
+          using BlockReduce = cub::BlockReduce<float, kNThreads>;
+          __shared__ typename BlockReduce::TempStorage tmp;
+          return BlockReduce(tmp).Sum(v);
+        }
+        """,
     ),
     Valid(
-        "#if defined(__HIP_PLATFORM_AMD__)\n"
-        "#include <hipblas/hipblas.h>\n"
-        "#include <rocblas/rocblas.h>\n"
-        "#else\n"
-        "#include <cublas_v2.h>\n"
-        "#include <cublasLt.h>\n"
-        "#endif\n"
+        """
+        #if defined(__HIP_PLATFORM_AMD__)
+        #include <hipblas/hipblas.h>
+        #include <rocblas/rocblas.h>
+        #else
+        #include <cublas_v2.h>
+        #include <cublasLt.h>
+        #endif
+        """,
     ),
     Valid(
-        "#if !defined(USE_ROCM) && defined(USE_NCCL)\n"
-        "#include <nccl.h>\n"
-        "#include <nvToolsExt.h>\n"
-        "#endif\n"
+        """
+        #if !defined(USE_ROCM) && defined(USE_NCCL)
+        #include <nccl.h>
+        #include <nvToolsExt.h>
+        #endif
+        """,
     ),
     # Thrust itself is provided by rocThrust under the same names; project headers that look alike are
     # not CUDA's.
     Valid(
-        "#include <thrust/device_vector.h>\n"
-        "#include <thrust/sort.h>\n"
-        '#include "cublas_wrappers_impl.h"\n'
-        '#include "my_cub_utils.cuh"\n'
+        """
+        #include <thrust/device_vector.h>
+        #include <thrust/sort.h>
+        #include "cublas_wrappers_impl.h"
+        #include "my_cub_utils.cuh"
+        """,
     ),
     Valid(
-        "#include <hip/hip_runtime.h>\n"
-        "#include <cublas_v2.h>  // hipified in place by the build\n"
+        """
+        #include <hip/hip_runtime.h>
+        #include <cublas_v2.h>  // hipified in place by the build
+        """,
     ),
 )
 CudaLibraryHeader.invalid = (
     # DeepSpeed's context.h: cuBLAS and cuRAND included unguarded.
     Invalid(
-        "#pragma once\n"
-        "#include <ATen/cuda/CUDAContext.h>\n"
-        "#include <cuda_runtime_api.h>\n"
-        "#include <cassert>\n"
-        "#include <iostream>\n"
-        "#include <vector>\n"
-        "#include <cublas_v2.h>\n"
-        "#include <cuda.h>\n"
-        "#include <curand.h>\n",
-        line=7,
+        """
+        #pragma once
+        #include <ATen/cuda/CUDAContext.h>
+        #include <cuda_runtime_api.h>
+        #include <cassert>
+        #include <iostream>
+        #include <vector>
+        #include <cublas_v2.h>
+        #include <cuda.h>
+        #include <curand.h>
+        """,
+        expect=("7:1-7:23", "9:1-9:20"),
         message="hipblas/hipblas.h",
-        fixed=(
-            "#pragma once\n"
-            "#include <ATen/cuda/CUDAContext.h>\n"
-            "#include <cuda_runtime_api.h>\n"
-            "#include <cassert>\n"
-            "#include <iostream>\n"
-            "#include <vector>\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "#include <hipblas/hipblas.h>\n"
-            "#else\n"
-            "#include <cublas_v2.h>\n"
-            "#endif\n"
-            "#include <cuda.h>\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "#include <hiprand/hiprand.h>\n"
-            "#else\n"
-            "#include <curand.h>\n"
-            "#endif\n"
-        ),
+        fixed="""
+        #pragma once
+        #include <ATen/cuda/CUDAContext.h>
+        #include <cuda_runtime_api.h>
+        #include <cassert>
+        #include <iostream>
+        #include <vector>
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+        #include <hipblas/hipblas.h>
+        #else
+        #include <cublas_v2.h>
+        #endif
+        #include <cuda.h>
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+        #include <hiprand/hiprand.h>
+        #else
+        #include <curand.h>
+        #endif
+        """,
     ),
     Invalid(
-        "#include <cub/block/block_reduce.cuh>\n"
-        "template <int kThreads> __global__ void row_sum(const float* x, float* out, int cols) {\n"
-        "  using BlockReduce = cub::BlockReduce<float, kThreads>;\n"
-        "  __shared__ typename BlockReduce::TempStorage tmp;\n"
-        "  float s = 0.f;\n"
-        "  for (int c = threadIdx.x; c < cols; c += kThreads) s += x[blockIdx.x * cols + c];\n"
-        "  float total = BlockReduce(tmp).Sum(s);\n"
-        "  if (threadIdx.x == 0) out[blockIdx.x] = total;\n"
-        "}\n",
-        line=1,
+        """
+        #include <cub/block/block_reduce.cuh>
+        template <int kThreads> __global__ void row_sum(const float* x, float* out, int cols) {
+          using BlockReduce = cub::BlockReduce<float, kThreads>;
+          __shared__ typename BlockReduce::TempStorage tmp;
+          float s = 0.f;
+          for (int c = threadIdx.x; c < cols; c += kThreads) s += x[blockIdx.x * cols + c];
+          float total = BlockReduce(tmp).Sum(s);
+          if (threadIdx.x == 0) out[blockIdx.x] = total;
+        }
+        """,
+        expect=("1:1-1:38",),
         message="hipcub/hipcub.hpp",
-        fixed=(
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "#include <hipcub/hipcub.hpp>\n"
-            "namespace cub = hipcub;\n"
-            "#else\n"
-            "#include <cub/block/block_reduce.cuh>\n"
-            "#endif\n"
-            "template <int kThreads> __global__ void row_sum(const float* x, float* out, int cols) {\n"
-            "  using BlockReduce = cub::BlockReduce<float, kThreads>;\n"
-            "  __shared__ typename BlockReduce::TempStorage tmp;\n"
-            "  float s = 0.f;\n"
-            "  for (int c = threadIdx.x; c < cols; c += kThreads) s += x[blockIdx.x * cols + c];\n"
-            "  float total = BlockReduce(tmp).Sum(s);\n"
-            "  if (threadIdx.x == 0) out[blockIdx.x] = total;\n"
-            "}\n"
-        ),
+        fixed="""
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+        #include <hipcub/hipcub.hpp>
+        namespace cub = hipcub;
+        #else
+        #include <cub/block/block_reduce.cuh>
+        #endif
+        template <int kThreads> __global__ void row_sum(const float* x, float* out, int cols) {
+          using BlockReduce = cub::BlockReduce<float, kThreads>;
+          __shared__ typename BlockReduce::TempStorage tmp;
+          float s = 0.f;
+          for (int c = threadIdx.x; c < cols; c += kThreads) s += x[blockIdx.x * cols + c];
+          float total = BlockReduce(tmp).Sum(s);
+          if (threadIdx.x == 0) out[blockIdx.x] = total;
+        }
+        """,
     ),
     Invalid(
-        "#include <cufft.h>\n"
-        "#ifndef USE_ROCM\n"
-        "#include <cufftXt.h>\n"
-        "#endif\n",
-        line=1,
+        """
+        #include <cufft.h>
+        #ifndef USE_ROCM
+        #include <cufftXt.h>
+        #endif
+        """,
+        expect=("1:1-1:19",),
         message="hipfft/hipfft.h",
     ),
     Invalid(
-        '#include "cudnn.h"\n'
-        "cudnnHandle_t make_handle() { cudnnHandle_t h; cudnnCreate(&h); return h; }\n",
-        line=1,
+        """
+        #include "cudnn.h"
+        cudnnHandle_t make_handle() { cudnnHandle_t h; cudnnCreate(&h); return h; }
+        """,
+        expect=("1:1-1:19",),
         message="MIOpen",
         # No fix: MIOpen's API is not cuDNN's.
         no_fix=True,
     ),
     Invalid(
-        "#ifdef WITH_NVTX\n"
-        "#include <nvtx3/nvToolsExt.h>\n"
-        "#endif\n",
-        line=2,
+        """
+        #ifdef WITH_NVTX
+        #include <nvtx3/nvToolsExt.h>
+        #endif
+        """,
+        expect=("2:1-2:30",),
         message="roctracer/roctx.h",
-        fixed=(
-            "#ifdef WITH_NVTX\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "#include <roctracer/roctx.h>\n"
-            "#else\n"
-            "#include <nvtx3/nvToolsExt.h>\n"
-            "#endif\n"
-            "#endif\n"
-        ),
+        fixed="""
+        #ifdef WITH_NVTX
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+        #include <roctracer/roctx.h>
+        #else
+        #include <nvtx3/nvToolsExt.h>
+        #endif
+        #endif
+        """,
     ),
     # A folder mapped to a folder keeps the rest of the path.
     Invalid(
-        "#include <thrust/system/cuda/execution_policy.h>\n",
-        line=1,
+        """
+        #include <thrust/system/cuda/execution_policy.h>
+        """,
+        expect=("1:1-1:49",),
         message="thrust/system/hip/execution_policy.h",
-        fixed=(
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "#include <thrust/system/hip/execution_policy.h>\n"
-            "#else\n"
-            "#include <thrust/system/cuda/execution_policy.h>\n"
-            "#endif\n"
-        ),
+        fixed="""
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+        #include <thrust/system/hip/execution_policy.h>
+        #else
+        #include <thrust/system/cuda/execution_policy.h>
+        #endif
+        """,
     ),
 )

@@ -119,84 +119,108 @@ def _is_open(include: Include, library: str, ctx: CudaContext) -> bool:
     return match is not None and match.group(1) == library and not ctx.is_rocm_gated(include)
 
 
-_GEMM = (
-    "using Gemm = cutlass::gemm::device::Gemm<cutlass::half_t, cutlass::layout::RowMajor,\n"
-    "                                         cutlass::half_t, cutlass::layout::ColumnMajor,\n"
-    "                                         float, cutlass::layout::RowMajor>;\n"
-)
-
 Cutlass.valid = (
     Valid(
-        "#ifdef USE_ROCM\n"
-        '#include "ck_gemm_instance.h"\n'
-        "#else\n"
-        "#include <cutlass/gemm/device/gemm.h>\n" + _GEMM + "#endif\n"
+        """
+        #ifdef USE_ROCM
+        #include "ck_gemm_instance.h"
+        #else
+        #include <cutlass/gemm/device/gemm.h>
+        using Gemm = cutlass::gemm::device::Gemm<cutlass::half_t, cutlass::layout::RowMajor,
+                                                 cutlass::half_t, cutlass::layout::ColumnMajor,
+                                                 float, cutlass::layout::RowMajor>;
+        #endif
+        """,
     ),
     Valid(
-        "#if !defined(__HIP_PLATFORM_AMD__)\n"
-        "#include <cute/tensor.hpp>\n"
-        "template <class Layout>\n"
-        "__device__ void copy_tile(float* dst, const float* src, Layout layout) {\n"
-        "  using namespace cute;\n"
-        "  Tensor s = make_tensor(make_gmem_ptr(src), layout);\n"
-        "  Tensor d = make_tensor(make_gmem_ptr(dst), layout);\n"
-        "  copy(s, d);\n"
-        "}\n"
-        "#endif\n"
+        """
+        #if !defined(__HIP_PLATFORM_AMD__)
+        #include <cute/tensor.hpp>
+        template <class Layout>
+        __device__ void copy_tile(float* dst, const float* src, Layout layout) {
+          using namespace cute;
+          Tensor s = make_tensor(make_gmem_ptr(src), layout);
+          Tensor d = make_tensor(make_gmem_ptr(dst), layout);
+          copy(s, d);
+        }
+        #endif
+        """,
     ),
     Valid(
-        "#ifndef USE_ROCM\n"
-        '#include "cutlass/numeric_types.h"\n'
-        "using ElementAcc = cutlass::half_t;\n"
-        "#else\n"
-        "using ElementAcc = __half;\n"
-        "#endif\n"
+        """
+        #ifndef USE_ROCM
+        #include "cutlass/numeric_types.h"
+        using ElementAcc = cutlass::half_t;
+        #else
+        using ElementAcc = __half;
+        #endif
+        """,
     ),
     # Names that only look alike, and mentions in comments or strings.
     Valid(
-        "// Tile sizes follow cutlass::gemm::GemmShape<128, 128, 32>.\n"
-        "namespace cutlass_compat { constexpr int kTileM = 128; }\n"
-        'const char* kBackend = "cutlass";\n'
-        "int cute_count(int n) { return cutlass_compat::kTileM * n; }\n"
+        """
+        // Tile sizes follow cutlass::gemm::GemmShape<128, 128, 32>.
+        namespace cutlass_compat { constexpr int kTileM = 128; }
+        const char* kBackend = "cutlass";
+        int cute_count(int n) { return cutlass_compat::kTileM * n; }
+        """,
     ),
 )
 Cutlass.invalid = (
     Invalid(
-        "#include <cutlass/gemm/device/gemm.h>\n\n" + _GEMM,
-        line=1,
+        """
+        #include <cutlass/gemm/device/gemm.h>
+
+        using Gemm = cutlass::gemm::device::Gemm<cutlass::half_t, cutlass::layout::RowMajor,
+                                                 cutlass::half_t, cutlass::layout::ColumnMajor,
+                                                 float, cutlass::layout::RowMajor>;
+        """,
+        expect=("1:1-1:38",),
         message="`cutlass/gemm/device/gemm.h` is a CUTLASS header",
     ),
     # Only the first namespace use in a file that gets CUTLASS through a project header.
     Invalid(
-        '#include "gemm_kernel_utils.h"\n'
-        "template <typename scalar_t>\n"
-        "struct DefaultConfig {\n"
-        "  using Element = typename cutlass::platform::conditional<sizeof(scalar_t) == 2, cutlass::half_t, float>::type;\n"
-        "  static constexpr int kAlignment = 128 / cutlass::sizeof_bits<Element>::value;\n"
-        "};\n",
-        line=4,
+        """
+        #include "gemm_kernel_utils.h"
+        template <typename scalar_t>
+        struct DefaultConfig {
+          using Element = typename cutlass::platform::conditional<sizeof(scalar_t) == 2, cutlass::half_t, float>::type;
+          static constexpr int kAlignment = 128 / cutlass::sizeof_bits<Element>::value;
+        };
+        """,
+        expect=("4:28-4:35",),
         message="`cutlass::`",
     ),
     Invalid(
-        "#include <cute/tensor.hpp>\n"
-        '#include "cutlass/numeric_types.h"\n'
-        "using namespace cute;\n",
-        line=1,
+        """
+        #include <cute/tensor.hpp>
+        #include "cutlass/numeric_types.h"
+        using namespace cute;
+        """,
+        expect=("1:1-1:27", "2:1-2:35"),
         message="CuTe header",
     ),
     # An include that is not ROCm-gated although its uses are.
     Invalid(
-        "#include <cutlass/cutlass.h>\n"
-        "#ifndef USE_ROCM\n" + _GEMM + "#endif\n",
-        line=1,
+        """
+        #include <cutlass/cutlass.h>
+        #ifndef USE_ROCM
+        using Gemm = cutlass::gemm::device::Gemm<cutlass::half_t, cutlass::layout::RowMajor,
+                                                 cutlass::half_t, cutlass::layout::ColumnMajor,
+                                                 float, cutlass::layout::RowMajor>;
+        #endif
+        """,
+        expect=("1:1-1:29",),
     ),
     Invalid(
-        "template <class TiledMma>\n"
-        "__global__ void gemm_kernel(const half* A, const half* B, float* C) {\n"
-        "  using namespace cute;\n"
-        "  TiledMma mma;\n"
-        "}\n",
-        line=3,
+        """
+        template <class TiledMma>
+        __global__ void gemm_kernel(const half* A, const half* B, float* C) {
+          using namespace cute;
+          TiledMma mma;
+        }
+        """,
+        expect=("3:3-3:24",),
         message="CuTe namespace",
     ),
 )

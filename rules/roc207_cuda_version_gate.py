@@ -124,141 +124,170 @@ def _message(directive: Directive, macro: str, ctx: CudaContext) -> str:
 CudaVersionGate.valid = (
     # The PyTorch-recommended explicit forms.
     Valid(
-        "template <typename T>\n"
-        "__device__ __forceinline__ T shfl_xor(T value, int lane_mask) {\n"
-        "#if CUDA_VERSION >= 9000 && !defined(USE_ROCM)\n"
-        "  return __shfl_xor_sync(0xffffffff, value, lane_mask);\n"
-        "#else\n"
-        "  return __shfl_xor(value, lane_mask);\n"
-        "#endif\n"
-        "}\n"
+        """
+        template <typename T>
+        __device__ __forceinline__ T shfl_xor(T value, int lane_mask) {
+        #if CUDA_VERSION >= 9000 && !defined(USE_ROCM)
+          return __shfl_xor_sync(0xffffffff, value, lane_mask);
+        #else
+          return __shfl_xor(value, lane_mask);
+        #endif
+        }
+        """,
     ),
     Valid(
-        "#if defined(USE_ROCM) || CUDART_VERSION >= 11000\n"
-        "#define HAS_BF16_TYPES 1\n"
-        "#endif\n"
-        "__global__ void scale(float* out, const float* in, float s, int n) {\n"
-        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        "  if (i < n) out[i] = in[i] * s;\n"
-        "}\n"
+        """
+        #if defined(USE_ROCM) || CUDART_VERSION >= 11000
+        #define HAS_BF16_TYPES 1
+        #endif
+        __global__ void scale(float* out, const float* in, float s, int n) {
+          int i = blockIdx.x * blockDim.x + threadIdx.x;
+          if (i < n) out[i] = in[i] * s;
+        }
+        """,
     ),
     # Inside an NVIDIA-only region: ROCm never reads the test.
     Valid(
-        "#ifndef USE_ROCM\n"
-        "#include <cuda.h>\n"
-        "#if CUDA_VERSION >= 12000\n"
-        "#include <cuda/barrier>\n"
-        "#endif\n"
-        "#endif\n"
+        """
+        #ifndef USE_ROCM
+        #include <cuda.h>
+        #if CUDA_VERSION >= 12000
+        #include <cuda/barrier>
+        #endif
+        #endif
+        """,
     ),
     Valid(
-        "__device__ __forceinline__ unsigned to_shared(const void* ptr) {\n"
-        "#if !defined(__HIP_PLATFORM_AMD__) && __CUDACC_VER_MAJOR__ >= 11\n"
-        "  return __cvta_generic_to_shared(ptr);\n"
-        "#else\n"
-        "  return static_cast<unsigned>(reinterpret_cast<size_t>(ptr));\n"
-        "#endif\n"
-        "}\n"
+        """
+        __device__ __forceinline__ unsigned to_shared(const void* ptr) {
+        #if !defined(__HIP_PLATFORM_AMD__) && __CUDACC_VER_MAJOR__ >= 11
+          return __cvta_generic_to_shared(ptr);
+        #else
+          return static_cast<unsigned>(reinterpret_cast<size_t>(ptr));
+        #endif
+        }
+        """,
     ),
     # The chain has an arm of its own for ROCm.
     Valid(
-        "#if defined(__HIP_PLATFORM_AMD__)\n"
-        "#define FP8_AVAILABLE (HIP_VERSION >= 60000000)\n"
-        "#elif CUDA_VERSION >= 11080\n"
-        "#define FP8_AVAILABLE 1\n"
-        "#else\n"
-        "#define FP8_AVAILABLE 0\n"
-        "#endif\n"
+        """
+        #if defined(__HIP_PLATFORM_AMD__)
+        #define FP8_AVAILABLE (HIP_VERSION >= 60000000)
+        #elif CUDA_VERSION >= 11080
+        #define FP8_AVAILABLE 1
+        #else
+        #define FP8_AVAILABLE 0
+        #endif
+        """,
     ),
     # The macro in a comment is not a test.
-    Valid("// requires CUDA_VERSION >= 11000 on NVIDIA\n#define MAX_THREADS 1024\n"),
+    Valid(
+        """
+        // requires CUDA_VERSION >= 11000 on NVIDIA
+        #define MAX_THREADS 1024
+        """,
+    ),
 )
 CudaVersionGate.invalid = (
     Invalid(
-        "template <typename T>\n"
-        "__device__ __forceinline__ T WARP_SHFL_XOR_NATIVE(T value, int laneMask, int width = warpSize,\n"
-        "                                                  unsigned int mask = 0xffffffff) {\n"
-        "#if CUDA_VERSION >= 9000\n"
-        "  return __shfl_xor_sync(mask, value, laneMask, width);\n"
-        "#else\n"
-        "  return __shfl_xor(value, laneMask, width);\n"
-        "#endif\n"
-        "}\n",
-        line=4,
+        """
+        template <typename T>
+        __device__ __forceinline__ T WARP_SHFL_XOR_NATIVE(T value, int laneMask, int width = warpSize,
+                                                          unsigned int mask = 0xffffffff) {
+        #if CUDA_VERSION >= 9000
+          return __shfl_xor_sync(mask, value, laneMask, width);
+        #else
+          return __shfl_xor(value, laneMask, width);
+        #endif
+        }
+        """,
+        expect=("4:1-4:25",),
         message="false there and ROCm silently skips this arm; decide which arm ROCm needs",
         # No fix: the arm is the 32-bit-mask `_sync` call ROCm must not compile (ROC210).
         no_fix=True,
     ),
     Invalid(
-        "namespace internal {\n"
-        "__device__ __forceinline__ unsigned convert_to_shared(const void* ptr) {\n"
-        "#if __CUDACC_VER_MAJOR__ >= 11\n"
-        "  return __cvta_generic_to_shared(ptr);\n"
-        "#else\n"
-        "  unsigned ret;\n"
-        '  asm volatile("{ .reg .u64 p1; cvta.to.shared.u64 p1, %1; cvt.u32.u64 %0, p1; }" : "=r"(ret) : "l"(ptr));\n'
-        "  return ret;\n"
-        "#endif\n"
-        "}\n"
-        "}  // namespace internal\n",
-        line=3,
+        """
+        namespace internal {
+        __device__ __forceinline__ unsigned convert_to_shared(const void* ptr) {
+        #if __CUDACC_VER_MAJOR__ >= 11
+          return __cvta_generic_to_shared(ptr);
+        #else
+          unsigned ret;
+          asm volatile("{ .reg .u64 p1; cvta.to.shared.u64 p1, %1; cvt.u32.u64 %0, p1; }" : "=r"(ret) : "l"(ptr));
+          return ret;
+        #endif
+        }
+        }  // namespace internal
+        """,
+        expect=("3:1-3:31",),
         message="`__CUDACC_VER_MAJOR__`",
         # No fix: `__cvta_generic_to_shared` is a CUDA intrinsic HIP does not declare.
         no_fix=True,
     ),
     # `<` is true on ROCm: ROCm lands in the legacy arm.
     Invalid(
-        "#if CUDART_VERSION < 11000\n"
-        "#define __shfl_xor_sync(mask, var, lane) __shfl_xor(var, lane)\n"
-        "#endif\n",
-        line=1,
+        """
+        #if CUDART_VERSION < 11000
+        #define __shfl_xor_sync(mask, var, lane) __shfl_xor(var, lane)
+        #endif
+        """,
+        expect=("1:1-1:27",),
         message="true there and ROCm silently compiles this arm",
     ),
     # One report per chain, at its first version test (the `#elif` is read on ROCm too).
     Invalid(
-        "#if defined(ENABLE_NVTX)\n"
-        "#include <nvtx3/nvToolsExt.h>\n"
-        "#elif CUDA_VERSION >= 12000\n"
-        "#define USE_GRAPH_CONDITIONAL_NODES 1\n"
-        "#elif CUDA_VERSION >= 11000\n"
-        "#define USE_GRAPH_CONDITIONAL_NODES 0\n"
-        "#endif\n",
-        line=3,
+        """
+        #if defined(ENABLE_NVTX)
+        #include <nvtx3/nvToolsExt.h>
+        #elif CUDA_VERSION >= 12000
+        #define USE_GRAPH_CONDITIONAL_NODES 1
+        #elif CUDA_VERSION >= 11000
+        #define USE_GRAPH_CONDITIONAL_NODES 0
+        #endif
+        """,
+        expect=("3:1-3:28",),
     ),
     Invalid(
-        "#ifdef CUDA_VERSION\n"
-        "#define DEVICE_SUPPORTS_MEMPOOL 1\n"
-        "#endif\n",
-        line=1,
-        fixed=(
-            "#if defined(CUDA_VERSION) || defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "#define DEVICE_SUPPORTS_MEMPOOL 1\n"
-            "#endif\n"
-        ),
+        """
+        #ifdef CUDA_VERSION
+        #define DEVICE_SUPPORTS_MEMPOOL 1
+        #endif
+        """,
+        expect=("1:1-1:20",),
+        fixed="""
+        #if defined(CUDA_VERSION) || defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+        #define DEVICE_SUPPORTS_MEMPOOL 1
+        #endif
+        """,
     ),
     # A feature switch with no CUDA code in its arm: the fix moves ROCm into it.
     Invalid(
-        "#if CUDART_VERSION >= 11000  // bf16 types\n"
-        "#define HAS_BF16_TYPES 1\n"
-        "#else\n"
-        "#define HAS_BF16_TYPES 0\n"
-        "#endif\n",
-        line=1,
+        """
+        #if CUDART_VERSION >= 11000  // bf16 types
+        #define HAS_BF16_TYPES 1
+        #else
+        #define HAS_BF16_TYPES 0
+        #endif
+        """,
+        expect=("1:1-1:43",),
         message="ROCm silently skips this arm",
-        fixed=(
-            "#if CUDART_VERSION >= 11000 || defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)  // bf16 types\n"
-            "#define HAS_BF16_TYPES 1\n"
-            "#else\n"
-            "#define HAS_BF16_TYPES 0\n"
-            "#endif\n"
-        ),
+        fixed="""
+        #if CUDART_VERSION >= 11000 || defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)  // bf16 types
+        #define HAS_BF16_TYPES 1
+        #else
+        #define HAS_BF16_TYPES 0
+        #endif
+        """,
     ),
     # The chain also tests `__CUDA_ARCH__`: adding a ROCm term would hide that test from ROC213.
     Invalid(
-        "#if defined(__CUDA_ARCH__) && CUDA_VERSION >= 11000\n"
-        "#define HAS_FAST_PATH 1\n"
-        "#endif\n",
-        line=1,
+        """
+        #if defined(__CUDA_ARCH__) && CUDA_VERSION >= 11000
+        #define HAS_FAST_PATH 1
+        #endif
+        """,
+        expect=("1:1-1:52",),
         no_fix=True,
     ),
 )

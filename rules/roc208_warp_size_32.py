@@ -489,201 +489,231 @@ class WarpSize32(Rule):
 WarpSize32.valid = (
     # The constant is chosen per vendor; the 32 sits in the NVIDIA-only arm.
     Valid(
-        "#ifdef USE_ROCM\n"
-        "#define WARP_SIZE 64\n"
-        "#else\n"
-        "#define WARP_SIZE 32\n"
-        "#endif\n"
-        "__global__ void scale(float* x) { x[threadIdx.x] *= WARP_SIZE; }\n"
+        """
+        #ifdef USE_ROCM
+        #define WARP_SIZE 64
+        #else
+        #define WARP_SIZE 32
+        #endif
+        __global__ void scale(float* x) { x[threadIdx.x] *= WARP_SIZE; }
+        """,
     ),
     # DeepSpeed-style: a constexpr per platform, the 32 only where __HIP_PLATFORM_AMD__ is undefined.
     Valid(
-        "#if !defined(__HIP_PLATFORM_AMD__)\n"
-        "constexpr int hw_warp_size = 32;\n"
-        "#else\n"
-        "constexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;\n"
-        "#endif\n"
+        """
+        #if !defined(__HIP_PLATFORM_AMD__)
+        constexpr int hw_warp_size = 32;
+        #else
+        constexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;
+        #endif
+        """,
     ),
     # Lane ids from the real wave size; the NVIDIA-only mask arm is gated (mamba reverse_scan.cuh).
     Valid(
-        "struct WarpScan {\n"
-        "  int lane_id;\n"
-        "  __device__ WarpScan()\n"
-        "#ifndef USE_ROCM\n"
-        "      : lane_id(threadIdx.x & 0x1f)\n"
-        "#else\n"
-        "      : lane_id(threadIdx.x & (warpSize - 1))\n"
-        "#endif\n"
-        "  {}\n"
-        "};\n"
+        """
+        struct WarpScan {
+          int lane_id;
+          __device__ WarpScan()
+        #ifndef USE_ROCM
+              : lane_id(threadIdx.x & 0x1f)
+        #else
+              : lane_id(threadIdx.x & (warpSize - 1))
+        #endif
+          {}
+        };
+        """,
     ),
     # A per-target wave selector: the 32 is the RDNA (wave32) arm.
     Valid(
-        "#ifdef USE_ROCM\n"
-        "#if defined(__gfx942__) || defined(__gfx90a__)\n"
-        "#define WARP_THREADS 64\n"
-        "#elif defined(__gfx1100__)\n"
-        "#define WARP_THREADS 32\n"
-        "#endif\n"
-        "#endif\n"
+        """
+        #ifdef USE_ROCM
+        #if defined(__gfx942__) || defined(__gfx90a__)
+        #define WARP_THREADS 64
+        #elif defined(__gfx1100__)
+        #define WARP_THREADS 32
+        #endif
+        #endif
+        """,
     ),
     # `/ 32` and `>> 5` on element counts, bit positions and grid-wide indices are not lane arithmetic.
     Valid(
-        "__global__ void pack_bits(const bool* in, unsigned* out, int n) {\n"
-        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        "  const int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        "  if (in[tid]) atomicOr(&out[tid >> 5], 1u << (tid & 31));\n"
-        "  int words = n / 32;\n"
-        "  size_t bytes = n * sizeof(float) / 32;\n"
-        "  if (i < words) out[i] = in[i * 32] ? 1u << (n & 31) : 0u;\n"
-        "}\n"
+        """
+        __global__ void pack_bits(const bool* in, unsigned* out, int n) {
+          int i = blockIdx.x * blockDim.x + threadIdx.x;
+          const int tid = blockIdx.x * blockDim.x + threadIdx.x;
+          if (in[tid]) atomicOr(&out[tid >> 5], 1u << (tid & 31));
+          int words = n / 32;
+          size_t bytes = n * sizeof(float) / 32;
+          if (i < words) out[i] = in[i * 32] ? 1u << (n & 31) : 0u;
+        }
+        """,
     ),
     # Reductions sized from warpSize / C10_WARP_SIZE, and explicit 32-wide sub-group shuffles.
     Valid(
-        "template <typename T>\n"
-        "__device__ T warp_sum(T v) {\n"
-        "  for (int offset = C10_WARP_SIZE >> 1; offset > 0; offset >>= 1) v += WARP_SHFL_DOWN(v, offset);\n"
-        "  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor(v, offset, 32);\n"
-        "  return v + (threadIdx.x % warpSize);\n"
-        "}\n"
+        """
+        template <typename T>
+        __device__ T warp_sum(T v) {
+          for (int offset = C10_WARP_SIZE >> 1; offset > 0; offset >>= 1) v += WARP_SHFL_DOWN(v, offset);
+          for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor(v, offset, 32);
+          return v + (threadIdx.x % warpSize);
+        }
+        """,
     ),
     # A reduction among the first 32 threads on purpose, and leaders of explicit 32-wide shuffle groups.
     Valid(
-        "template <typename T>\n"
-        "__device__ T block_reduce(T* x, T val, int lanes) {\n"
-        "  const int tid = threadIdx.x;\n"
-        "  T result = val;\n"
-        "  if (tid < 32) {\n"
-        "    for (int i = 16; i >= lanes; i >>= 1) result += __shfl_down(result, i);\n"
-        "  }\n"
-        "  return result;\n"
-        "}\n"
-        "__global__ void group_sum(float2* out, float2 v) {\n"
-        "  __shared__ float2 per_group[8];\n"
-        "  for (int m = 16; m > 0; m >>= 1) v.x += __shfl_xor(v.x, m, 32);\n"
-        "  if (threadIdx.x % 32 == 0) per_group[threadIdx.x / 32] = v;\n"
-        "}\n"
+        """
+        template <typename T>
+        __device__ T block_reduce(T* x, T val, int lanes) {
+          const int tid = threadIdx.x;
+          T result = val;
+          if (tid < 32) {
+            for (int i = 16; i >= lanes; i >>= 1) result += __shfl_down(result, i);
+          }
+          return result;
+        }
+        __global__ void group_sum(float2* out, float2 v) {
+          __shared__ float2 per_group[8];
+          for (int m = 16; m > 0; m >>= 1) v.x += __shfl_xor(v.x, m, 32);
+          if (threadIdx.x % 32 == 0) per_group[threadIdx.x / 32] = v;
+        }
+        """,
     ),
     # What the fix writes: a per-target selector behind the ROCm gate, the original in the NVIDIA arm.
     Valid(
-        "struct Traits {\n"
-        "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-        "  #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)\n"
-        "  static constexpr int kWarpSize = 64;\n"
-        "  #else\n"
-        "  static constexpr int kWarpSize = 32;\n"
-        "  #endif\n"
-        "#else\n"
-        "  static constexpr int kWarpSize = 32;\n"
-        "#endif\n"
-        "  static constexpr int kWarps = 256 / kWarpSize;\n"
-        "};\n"
+        """
+        struct Traits {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)
+          static constexpr int kWarpSize = 64;
+          #else
+          static constexpr int kWarpSize = 32;
+          #endif
+        #else
+          static constexpr int kWarpSize = 32;
+        #endif
+          static constexpr int kWarps = 256 / kWarpSize;
+        };
+        """,
     ),
 )
 WarpSize32.invalid = (
     Invalid(
-        "#include <cuda_runtime.h>\n"
-        "#define WARP_SIZE 32\n"
-        "__global__ void scale(float* x) { x[threadIdx.x] *= WARP_SIZE; }\n",
-        line=2,
+        """
+        #include <cuda_runtime.h>
+        #define WARP_SIZE 32
+        __global__ void scale(float* x) { x[threadIdx.x] *= WARP_SIZE; }
+        """,
+        expect=("2:1-2:21",),
         message="`WARP_SIZE` hard-codes a 32-lane warp",
-        fixed=(
-            "#include <cuda_runtime.h>\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "#if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)\n"
-            "#define WARP_SIZE 64\n"
-            "#else\n"
-            "#define WARP_SIZE 32\n"
-            "#endif\n"
-            "#else\n"
-            "#define WARP_SIZE 32\n"
-            "#endif\n"
-            "__global__ void scale(float* x) { x[threadIdx.x] *= WARP_SIZE; }\n"
-        ),
+        fixed="""
+        #include <cuda_runtime.h>
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+        #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)
+        #define WARP_SIZE 64
+        #else
+        #define WARP_SIZE 32
+        #endif
+        #else
+        #define WARP_SIZE 32
+        #endif
+        __global__ void scale(float* x) { x[threadIdx.x] *= WARP_SIZE; }
+        """,
     ),
     Invalid(
-        "__global__ void quantize(const float* x, int8_t* q) {\n"
-        "  int gid = threadIdx.x >> 5;\n"
-        "  int lane = threadIdx.x & 0x1f;\n"
-        "  q[gid * 32 + lane] = (int8_t)x[threadIdx.x];\n"
-        "}\n",
-        line=2,
+        """
+        __global__ void quantize(const float* x, int8_t* q) {
+          int gid = threadIdx.x >> 5;
+          int lane = threadIdx.x & 0x1f;
+          q[gid * 32 + lane] = (int8_t)x[threadIdx.x];
+        }
+        """,
+        expect=("2:13-2:29", "3:14-3:32"),
         message="`threadIdx.x >> 5`",
         no_fix=True,
     ),
     Invalid(
-        "template <int kNRows>\n"
-        "__global__ void scan_fwd(float2* smem_running_prefix, int chunk) {\n"
-        "  float2 running_prefix = chunk > 0 && threadIdx.x % 32 == 0\n"
-        "      ? smem_running_prefix[0] : make_float2(1.f, 0.f);\n"
-        "}\n",
-        line=3,
+        """
+        template <int kNRows>
+        __global__ void scan_fwd(float2* smem_running_prefix, int chunk) {
+          float2 running_prefix = chunk > 0 && threadIdx.x % 32 == 0
+              ? smem_running_prefix[0] : make_float2(1.f, 0.f);
+        }
+        """,
+        expect=("3:40-3:56",),
     ),
     Invalid(
-        "template <typename T>\n"
-        "__device__ T warp_reduce_sum(T val) {\n"
-        "  for (int offset = 16; offset > 0; offset /= 2)\n"
-        "    val += __shfl_xor_sync(0xffffffff, val, offset);\n"
-        "  return val;\n"
-        "}\n",
-        line=3,
+        """
+        template <typename T>
+        __device__ T warp_reduce_sum(T val) {
+          for (int offset = 16; offset > 0; offset /= 2)
+            val += __shfl_xor_sync(0xffffffff, val, offset);
+          return val;
+        }
+        """,
+        expect=("3:3-4:53",),
         message="spans only 32 lanes",
     ),
     Invalid(
-        "struct Traits {\n"
-        "  static constexpr int kWarpSize = 32;\n"
-        "  static constexpr int kWarps = 256 / kWarpSize;\n"
-        "};\n",
-        line=2,
-        fixed=(
-            "struct Traits {\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)\n"
-            "  static constexpr int kWarpSize = 64;\n"
-            "  #else\n"
-            "  static constexpr int kWarpSize = 32;\n"
-            "  #endif\n"
-            "#else\n"
-            "  static constexpr int kWarpSize = 32;\n"
-            "#endif\n"
-            "  static constexpr int kWarps = 256 / kWarpSize;\n"
-            "};\n"
-        ),
+        """
+        struct Traits {
+          static constexpr int kWarpSize = 32;
+          static constexpr int kWarps = 256 / kWarpSize;
+        };
+        """,
+        expect=("2:24-2:33",),
+        fixed="""
+        struct Traits {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)
+          static constexpr int kWarpSize = 64;
+          #else
+          static constexpr int kWarpSize = 32;
+          #endif
+        #else
+          static constexpr int kWarpSize = 32;
+        #endif
+          static constexpr int kWarps = 256 / kWarpSize;
+        };
+        """,
     ),
     Invalid(
-        "__global__ void softmax(const float* in, float* out) {\n"
-        "  const int tid = threadIdx.x;\n"
-        "  enum { THREADS_PER_WARP = 32 };\n"
-        "  int warp_id = tid / 32;\n"
-        "  out[warp_id] = in[tid];\n"
-        "}\n",
-        line=3,
-        fixed=(
-            "__global__ void softmax(const float* in, float* out) {\n"
-            "  const int tid = threadIdx.x;\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)\n"
-            "  enum { THREADS_PER_WARP = 64 };\n"
-            "  #else\n"
-            "  enum { THREADS_PER_WARP = 32 };\n"
-            "  #endif\n"
-            "#else\n"
-            "  enum { THREADS_PER_WARP = 32 };\n"
-            "#endif\n"
-            "  int warp_id = tid / 32;\n"
-            "  out[warp_id] = in[tid];\n"
-            "}\n"
-        ),
+        """
+        __global__ void softmax(const float* in, float* out) {
+          const int tid = threadIdx.x;
+          enum { THREADS_PER_WARP = 32 };
+          int warp_id = tid / 32;
+          out[warp_id] = in[tid];
+        }
+        """,
+        expect=("3:10-3:26", "4:17-4:25"),
+        fixed="""
+        __global__ void softmax(const float* in, float* out) {
+          const int tid = threadIdx.x;
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)
+          enum { THREADS_PER_WARP = 64 };
+          #else
+          enum { THREADS_PER_WARP = 32 };
+          #endif
+        #else
+          enum { THREADS_PER_WARP = 32 };
+        #endif
+          int warp_id = tid / 32;
+          out[warp_id] = in[tid];
+        }
+        """,
     ),
     # The hazard sits in a .hip file: wave-size rules still apply to ROCm sources.
     Invalid(
-        "#include <hip/hip_runtime.h>\n"
-        "__global__ void k(float* x) {\n"
-        "  int d3 = threadIdx.x;\n"
-        "  int lane = d3 & 31;\n"
-        "  x[lane] = 0.f;\n"
-        "}\n",
-        line=4,
+        """
+        #include <hip/hip_runtime.h>
+        __global__ void k(float* x) {
+          int d3 = threadIdx.x;
+          int lane = d3 & 31;
+          x[lane] = 0.f;
+        }
+        """,
         path="example.hip",
+        expect=("4:14-4:21",),
     ),
 )

@@ -241,161 +241,185 @@ class WarpsizeConstexpr(Rule):
 WarpsizeConstexpr.valid = (
     # Run-time uses of warpSize are what HIP documents.
     Valid(
-        "__global__ void block_sum(const float* x, float* out) {\n"
-        "  extern __shared__ float partial[];\n"
-        "  const int lane = threadIdx.x % warpSize;\n"
-        "  const int warps = blockDim.x / warpSize;\n"
-        "  for (int offset = warpSize / 2; offset > 0; offset /= 2) partial[lane] += __shfl_down(partial[lane], offset);\n"
-        "  if (lane == 0) out[threadIdx.x / warpSize] = partial[0] * warps;\n"
-        "}\n"
+        """
+        __global__ void block_sum(const float* x, float* out) {
+          extern __shared__ float partial[];
+          const int lane = threadIdx.x % warpSize;
+          const int warps = blockDim.x / warpSize;
+          for (int offset = warpSize / 2; offset > 0; offset /= 2) partial[lane] += __shfl_down(partial[lane], offset);
+          if (lane == 0) out[threadIdx.x / warpSize] = partial[0] * warps;
+        }
+        """,
     ),
     # NVIDIA-only constant uses are gated.
     Valid(
-        "#if !defined(USE_ROCM) && !defined(__HIP_PLATFORM_AMD__)\n"
-        "__global__ void k(float* x) {\n"
-        "  __shared__ float buf[warpSize];\n"
-        "  static_assert(warpSize == 32, \"\");\n"
-        "}\n"
-        "#endif\n"
+        """
+        #if !defined(USE_ROCM) && !defined(__HIP_PLATFORM_AMD__)
+        __global__ void k(float* x) {
+          __shared__ float buf[warpSize];
+          static_assert(warpSize == 32, "");
+        }
+        #endif
+        """,
     ),
     Valid(
-        "__global__ void k(float* x) {\n"
-        "#ifndef USE_ROCM\n"
-        "  constexpr int kLanes = warpSize;\n"
-        "#else\n"
-        "  const int kLanes = warpSize;\n"
-        "#endif\n"
-        "  x[threadIdx.x % kLanes] = 0.f;\n"
-        "}\n"
+        """
+        __global__ void k(float* x) {
+        #ifndef USE_ROCM
+          constexpr int kLanes = warpSize;
+        #else
+          const int kLanes = warpSize;
+        #endif
+          x[threadIdx.x % kLanes] = 0.f;
+        }
+        """,
     ),
     # C10_WARP_SIZE is a constant in the device pass; only host-side constant uses are wrong.
     Valid(
-        "template <typename T>\n"
-        "__device__ T warp_reduce(T v) {\n"
-        "  __shared__ T shared[1024 / C10_WARP_SIZE];\n"
-        "  static_assert(C10_WARP_SIZE >= 32, \"\");\n"
-        "  return v + shared[threadIdx.x / C10_WARP_SIZE];\n"
-        "}\n"
+        """
+        template <typename T>
+        __device__ T warp_reduce(T v) {
+          __shared__ T shared[1024 / C10_WARP_SIZE];
+          static_assert(C10_WARP_SIZE >= 32, "");
+          return v + shared[threadIdx.x / C10_WARP_SIZE];
+        }
+        """,
     ),
     # The device-property field and a plain `const` copy are run-time values.
     Valid(
-        "void launch(const cudaDeviceProp& prop, float* x) {\n"
-        "  const int ws = prop.warpSize;\n"
-        "  int blocks = (1024 + ws - 1) / ws;\n"
-        "  std::vector<float> host(prop.warpSize);\n"
-        "}\n"
+        """
+        void launch(const cudaDeviceProp& prop, float* x) {
+          const int ws = prop.warpSize;
+          int blocks = (1024 + ws - 1) / ws;
+          std::vector<float> host(prop.warpSize);
+        }
+        """,
     ),
     # What the fix writes: literals per ROCm target, `warpSize` only in the NVIDIA arm.
     Valid(
-        "__global__ void k(float* x) {\n"
-        "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-        "  #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)\n"
-        "  constexpr int kWarpsPerBlock = 256 / 64;\n"
-        "  #else\n"
-        "  constexpr int kWarpsPerBlock = 256 / 32;\n"
-        "  #endif\n"
-        "#else\n"
-        "  constexpr int kWarpsPerBlock = 256 / warpSize;\n"
-        "#endif\n"
-        "  x[threadIdx.x] *= kWarpsPerBlock;\n"
-        "}\n"
+        """
+        __global__ void k(float* x) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)
+          constexpr int kWarpsPerBlock = 256 / 64;
+          #else
+          constexpr int kWarpsPerBlock = 256 / 32;
+          #endif
+        #else
+          constexpr int kWarpsPerBlock = 256 / warpSize;
+        #endif
+          x[threadIdx.x] *= kWarpsPerBlock;
+        }
+        """,
     ),
 )
 WarpsizeConstexpr.invalid = (
     Invalid(
-        "__global__ void softmax(const float* x, float* out) {\n"
-        "  __shared__ float partial[1024 / warpSize];\n"
-        "  out[threadIdx.x] = partial[0];\n"
-        "}\n",
-        line=2,
+        """
+        __global__ void softmax(const float* x, float* out) {
+          __shared__ float partial[1024 / warpSize];
+          out[threadIdx.x] = partial[0];
+        }
+        """,
+        expect=("2:35-2:43",),
         message="an array size",
-        fixed=(
-            "__global__ void softmax(const float* x, float* out) {\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)\n"
-            "  __shared__ float partial[1024 / 64];\n"
-            "  #else\n"
-            "  __shared__ float partial[1024 / 32];\n"
-            "  #endif\n"
-            "#else\n"
-            "  __shared__ float partial[1024 / warpSize];\n"
-            "#endif\n"
-            "  out[threadIdx.x] = partial[0];\n"
-            "}\n"
-        ),
+        fixed="""
+        __global__ void softmax(const float* x, float* out) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)
+          __shared__ float partial[1024 / 64];
+          #else
+          __shared__ float partial[1024 / 32];
+          #endif
+        #else
+          __shared__ float partial[1024 / warpSize];
+        #endif
+          out[threadIdx.x] = partial[0];
+        }
+        """,
     ),
     Invalid(
-        "template <int kWarp>\n"
-        "__device__ float reduce(float v);\n"
-        "__global__ void k(float* x) {\n"
-        "  x[0] = reduce<warpSize>(x[threadIdx.x]);\n"
-        "}\n",
-        line=4,
+        """
+        template <int kWarp>
+        __device__ float reduce(float v);
+        __global__ void k(float* x) {
+          x[0] = reduce<warpSize>(x[threadIdx.x]);
+        }
+        """,
+        expect=("4:17-4:25",),
         message="a template argument",
-        fixed=(
-            "template <int kWarp>\n"
-            "__device__ float reduce(float v);\n"
-            "__global__ void k(float* x) {\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)\n"
-            "  x[0] = reduce<64>(x[threadIdx.x]);\n"
-            "  #else\n"
-            "  x[0] = reduce<32>(x[threadIdx.x]);\n"
-            "  #endif\n"
-            "#else\n"
-            "  x[0] = reduce<warpSize>(x[threadIdx.x]);\n"
-            "#endif\n"
-            "}\n"
-        ),
+        fixed="""
+        template <int kWarp>
+        __device__ float reduce(float v);
+        __global__ void k(float* x) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)
+          x[0] = reduce<64>(x[threadIdx.x]);
+          #else
+          x[0] = reduce<32>(x[threadIdx.x]);
+          #endif
+        #else
+          x[0] = reduce<warpSize>(x[threadIdx.x]);
+        #endif
+        }
+        """,
     ),
     Invalid(
-        "__global__ void k(float* x) {\n"
-        "  static_assert(warpSize == 32, \"one float per lane\");\n"
-        "  constexpr int kWarpsPerBlock = 256 / warpSize;\n"
-        "}\n",
-        line=2,
+        """
+        __global__ void k(float* x) {
+          static_assert(warpSize == 32, "one float per lane");
+          constexpr int kWarpsPerBlock = 256 / warpSize;
+        }
+        """,
+        expect=("2:17-2:25", "3:40-3:48"),
         message="`static_assert`",
     ),
     Invalid(
-        "__global__ void __launch_bounds__(8 * warpSize) attention(const float* q, float* o) {\n"
-        "  o[threadIdx.x] = q[threadIdx.x];\n"
-        "}\n",
-        line=1,
+        """
+        __global__ void __launch_bounds__(8 * warpSize) attention(const float* q, float* o) {
+          o[threadIdx.x] = q[threadIdx.x];
+        }
+        """,
+        expect=("1:39-1:47",),
         message="`__launch_bounds__`",
     ),
     # Host code: C10_WARP_SIZE is 1 in the ROCm host pass.
     Invalid(
-        "template <int kWarp>\n"
-        "__global__ void layer_norm_kernel(const float* x, float* y);\n"
-        "void layer_norm(const float* x, float* y, cudaStream_t stream) {\n"
-        "  layer_norm_kernel<C10_WARP_SIZE><<<1, 256, 0, stream>>>(x, y);\n"
-        "}\n",
-        line=4,
+        """
+        template <int kWarp>
+        __global__ void layer_norm_kernel(const float* x, float* y);
+        void layer_norm(const float* x, float* y, cudaStream_t stream) {
+          layer_norm_kernel<C10_WARP_SIZE><<<1, 256, 0, stream>>>(x, y);
+        }
+        """,
+        expect=("4:21-4:34",),
         message="`C10_WARP_SIZE` used in a template argument",
         no_fix=True,
     ),
     Invalid(
-        "#define WARP_SIZE warpSize\n"
-        "__global__ void k(int* flags) {\n"
-        "  __shared__ int votes[WARP_SIZE];\n"
-        "  switch (flags[0]) { case 64: votes[0] = 1; break; }\n"
-        "}\n",
-        line=3,
+        """
+        #define WARP_SIZE warpSize
+        __global__ void k(int* flags) {
+          __shared__ int votes[WARP_SIZE];
+          switch (flags[0]) { case 64: votes[0] = 1; break; }
+        }
+        """,
+        expect=("3:24-3:33",),
         message="(`warpSize`)",
-        fixed=(
-            "#define WARP_SIZE warpSize\n"
-            "__global__ void k(int* flags) {\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)\n"
-            "  __shared__ int votes[64];\n"
-            "  #else\n"
-            "  __shared__ int votes[32];\n"
-            "  #endif\n"
-            "#else\n"
-            "  __shared__ int votes[WARP_SIZE];\n"
-            "#endif\n"
-            "  switch (flags[0]) { case 64: votes[0] = 1; break; }\n"
-            "}\n"
-        ),
+        fixed="""
+        #define WARP_SIZE warpSize
+        __global__ void k(int* flags) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)
+          __shared__ int votes[64];
+          #else
+          __shared__ int votes[32];
+          #endif
+        #else
+          __shared__ int votes[WARP_SIZE];
+        #endif
+          switch (flags[0]) { case 64: votes[0] = 1; break; }
+        }
+        """,
     ),
 )

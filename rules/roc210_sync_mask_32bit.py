@@ -203,240 +203,287 @@ def _is_full_warp_32(value: str) -> bool:
 SyncMask32Bit.valid = (
     # The PyTorch-style port: plain intrinsic on ROCm, the original _sync call on NVIDIA.
     Valid(
-        "template <typename T>\n"
-        "__device__ __forceinline__ T warp_reduce_sum(T val) {\n"
-        "#pragma unroll\n"
-        "  for (int offset = warpSize / 2; offset > 0; offset >>= 1) {\n"
-        "#ifdef USE_ROCM\n"
-        "    val += __shfl_down(val, offset);\n"
-        "#else\n"
-        "    val += __shfl_down_sync(0xffffffff, val, offset);\n"
-        "#endif\n"
-        "  }\n"
-        "  return val;\n"
-        "}\n"
+        """
+        template <typename T>
+        __device__ __forceinline__ T warp_reduce_sum(T val) {
+        #pragma unroll
+          for (int offset = warpSize / 2; offset > 0; offset >>= 1) {
+        #ifdef USE_ROCM
+            val += __shfl_down(val, offset);
+        #else
+            val += __shfl_down_sync(0xffffffff, val, offset);
+        #endif
+          }
+          return val;
+        }
+        """,
     ),
     # A CUDA_VERSION test is NVIDIA-only: ROCm takes the non-sync #else.
     Valid(
-        "template <typename T>\n"
-        "__device__ __forceinline__ T WARP_SHFL_XOR_NATIVE(T value, int laneMask, int width = warpSize,\n"
-        "                                                  unsigned int mask = 0xffffffff) {\n"
-        "#if CUDA_VERSION >= 9000\n"
-        "  return __shfl_xor_sync(mask, value, laneMask, width);\n"
-        "#else\n"
-        "  return __shfl_xor(value, laneMask, width);\n"
-        "#endif\n"
-        "}\n"
+        """
+        template <typename T>
+        __device__ __forceinline__ T WARP_SHFL_XOR_NATIVE(T value, int laneMask, int width = warpSize,
+                                                          unsigned int mask = 0xffffffff) {
+        #if CUDA_VERSION >= 9000
+          return __shfl_xor_sync(mask, value, laneMask, width);
+        #else
+          return __shfl_xor(value, laneMask, width);
+        #endif
+        }
+        """,
     ),
     # Macro wrappers chosen per vendor: the ROCm definition drops the mask.
     Valid(
-        "#if defined USE_ROCM\n"
-        "#define SHFL_DOWN(mask, val, i) __shfl_down(val, i)\n"
-        "#else\n"
-        "#define SHFL_DOWN __shfl_down_sync\n"
-        "#define FULL_MASK 0xffffffff\n"
-        "#endif\n"
-        "__device__ float block_sum(float v) {\n"
-        "  for (int i = 16; i > 0; i >>= 1) v += SHFL_DOWN(0xffffffff, v, i);\n"
-        "  return v;\n"
-        "}\n"
+        """
+        #if defined USE_ROCM
+        #define SHFL_DOWN(mask, val, i) __shfl_down(val, i)
+        #else
+        #define SHFL_DOWN __shfl_down_sync
+        #define FULL_MASK 0xffffffff
+        #endif
+        __device__ float block_sum(float v) {
+          for (int i = 16; i > 0; i >>= 1) v += SHFL_DOWN(0xffffffff, v, i);
+          return v;
+        }
+        """,
     ),
     # PyTorch's portable wrapper and 64-bit masks are fine.
     Valid(
-        "#include <ATen/cuda/DeviceUtils.cuh>\n"
-        "__global__ void count_positive(const float* x, int* out) {\n"
-        "  const uint64_t kFull = 0xffffffffffffffffull;\n"
-        "  float v = x[threadIdx.x];\n"
-        "  v += WARP_SHFL_XOR(v, 1);\n"
-        "  unsigned long long active = __activemask();\n"
-        "  bool any = __any_sync(active, v > 0.f);\n"
-        "  if (__all_sync(kFull, any)) out[blockIdx.x] = __ballot_sync(0xffffffffffffffffULL, v > 0.f) != 0;\n"
-        "}\n"
+        """
+        #include <ATen/cuda/DeviceUtils.cuh>
+        __global__ void count_positive(const float* x, int* out) {
+          const uint64_t kFull = 0xffffffffffffffffull;
+          float v = x[threadIdx.x];
+          v += WARP_SHFL_XOR(v, 1);
+          unsigned long long active = __activemask();
+          bool any = __any_sync(active, v > 0.f);
+          if (__all_sync(kFull, any)) out[blockIdx.x] = __ballot_sync(0xffffffffffffffffULL, v > 0.f) != 0;
+        }
+        """,
     ),
     Valid(
-        "__device__ void publish(int* flag) {\n"
-        "#if !defined(__HIP_PLATFORM_AMD__)\n"
-        "  __syncwarp(0xffffffffu);\n"
-        "#endif\n"
-        "  *flag = 1;\n"
-        "}\n"
+        """
+        __device__ void publish(int* flag) {
+        #if !defined(__HIP_PLATFORM_AMD__)
+          __syncwarp(0xffffffffu);
+        #endif
+          *flag = 1;
+        }
+        """,
     ),
     # No mask: `__syncwarp()` is declared in HIP.
-    Valid("__device__ void stage(float* smem) {\n  smem[threadIdx.x] = 0.f;\n  __syncwarp();\n}\n"),
+    Valid(
+        """
+        __device__ void stage(float* smem) {
+          smem[threadIdx.x] = 0.f;
+          __syncwarp();
+        }
+        """,
+    ),
     # A ported macro body under #ifndef USE_ROCM.
     Valid(
-        "#ifndef USE_ROCM\n"
-        "#define SYNCWARP(mask) __syncwarp(mask)\n"
-        "#define SHFL_DOWN(val, laneMask, width) __shfl_down_sync(0xffffffff, val, laneMask, width)\n"
-        "#else\n"
-        "#define SYNCWARP(mask)\n"
-        "#define SHFL_DOWN(val, laneMask, width) __shfl_down(val, laneMask, width)\n"
-        "#endif\n"
+        """
+        #ifndef USE_ROCM
+        #define SYNCWARP(mask) __syncwarp(mask)
+        #define SHFL_DOWN(val, laneMask, width) __shfl_down_sync(0xffffffff, val, laneMask, width)
+        #else
+        #define SYNCWARP(mask)
+        #define SHFL_DOWN(val, laneMask, width) __shfl_down(val, laneMask, width)
+        #endif
+        """,
     ),
 )
 SyncMask32Bit.invalid = (
     Invalid(
-        "template <typename T>\n"
-        "__device__ __forceinline__ T warp_reduce_sum(T val) {\n"
-        "#pragma unroll\n"
-        "  for (int i = WARP_SIZE / 2; i > 0; i >>= 1) val = val + __shfl_down_sync(0xffffffff, val, i);\n"
-        "  return val;\n"
-        "}\n",
-        line=4,
+        """
+        template <typename T>
+        __device__ __forceinline__ T warp_reduce_sum(T val) {
+        #pragma unroll
+          for (int i = WARP_SIZE / 2; i > 0; i >>= 1) val = val + __shfl_down_sync(0xffffffff, val, i);
+          return val;
+        }
+        """,
+        expect=("4:59-4:95",),
         message="`__shfl_down_sync` gets the 32-bit mask `0xffffffff`",
-        fixed=(
-            "template <typename T>\n"
-            "__device__ __forceinline__ T warp_reduce_sum(T val) {\n"
-            "#pragma unroll\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  for (int i = WARP_SIZE / 2; i > 0; i >>= 1) val = val + __shfl_down(val, i);\n"
-            "#else\n"
-            "  for (int i = WARP_SIZE / 2; i > 0; i >>= 1) val = val + __shfl_down_sync(0xffffffff, val, i);\n"
-            "#endif\n"
-            "  return val;\n"
-            "}\n"
-        ),
+        fixed="""
+        template <typename T>
+        __device__ __forceinline__ T warp_reduce_sum(T val) {
+        #pragma unroll
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          for (int i = WARP_SIZE / 2; i > 0; i >>= 1) val = val + __shfl_down(val, i);
+        #else
+          for (int i = WARP_SIZE / 2; i > 0; i >>= 1) val = val + __shfl_down_sync(0xffffffff, val, i);
+        #endif
+          return val;
+        }
+        """,
     ),
     # A same-file macro resolves to a 32-bit literal.
     Invalid(
-        "#define FULL_MASK 0xffffffff\n"
-        "__global__ void softmax_warp(float* x) {\n"
-        "  float m = x[threadIdx.x];\n"
-        "  for (int o = 16; o > 0; o /= 2)\n"
-        "    m = fmaxf(m, __shfl_xor_sync(FULL_MASK, m, o));\n"
-        "  x[threadIdx.x] = m;\n"
-        "}\n",
-        line=5,
+        """
+        #define FULL_MASK 0xffffffff
+        __global__ void softmax_warp(float* x) {
+          float m = x[threadIdx.x];
+          for (int o = 16; o > 0; o /= 2)
+            m = fmaxf(m, __shfl_xor_sync(FULL_MASK, m, o));
+          x[threadIdx.x] = m;
+        }
+        """,
+        expect=("5:18-5:50",),
         message="(= `0xffffffff`)",
     ),
     # `uint32_t(-1)` and a `constexpr unsigned` constant are 32-bit too.
     Invalid(
-        "template <typename T>\n"
-        "inline __device__ T warp_shuffle_xor(const T& x, uint32_t idx) {\n"
-        "  return __shfl_xor_sync(uint32_t(-1), x, idx);\n"
-        "}\n",
-        line=3,
-        fixed=(
-            "template <typename T>\n"
-            "inline __device__ T warp_shuffle_xor(const T& x, uint32_t idx) {\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  return __shfl_xor(x, idx);\n"
-            "#else\n"
-            "  return __shfl_xor_sync(uint32_t(-1), x, idx);\n"
-            "#endif\n"
-            "}\n"
-        ),
+        """
+        template <typename T>
+        inline __device__ T warp_shuffle_xor(const T& x, uint32_t idx) {
+          return __shfl_xor_sync(uint32_t(-1), x, idx);
+        }
+        """,
+        expect=("3:10-3:47",),
+        fixed="""
+        template <typename T>
+        inline __device__ T warp_shuffle_xor(const T& x, uint32_t idx) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          return __shfl_xor(x, idx);
+        #else
+          return __shfl_xor_sync(uint32_t(-1), x, idx);
+        #endif
+        }
+        """,
     ),
     Invalid(
-        "constexpr unsigned FINAL_MASK = 0xffffffff;\n"
-        "__device__ float2 group_sum(float2 s, int mask) {\n"
-        "  s.x += __shfl_xor_sync(FINAL_MASK, s.x, mask, 32);\n"
-        "  return s;\n"
-        "}\n",
-        line=3,
+        """
+        constexpr unsigned FINAL_MASK = 0xffffffff;
+        __device__ float2 group_sum(float2 s, int mask) {
+          s.x += __shfl_xor_sync(FINAL_MASK, s.x, mask, 32);
+          return s;
+        }
+        """,
+        expect=("3:10-3:52",),
     ),
     # A partial mask held in a uint32_t for __syncwarp.
     Invalid(
-        "__device__ void reduce_partials(float* smem, float v) {\n"
-        "  uint32_t mask = (((uint64_t)1) << (blockDim.x / 32)) - 1;\n"
-        "  int lane = threadIdx.x % 32;\n"
-        "  if (lane < blockDim.x / 32) {\n"
-        "    __syncwarp(mask);\n"
-        "    smem[lane] = v;\n"
-        "  }\n"
-        "}\n",
-        line=5,
+        """
+        __device__ void reduce_partials(float* smem, float v) {
+          uint32_t mask = (((uint64_t)1) << (blockDim.x / 32)) - 1;
+          int lane = threadIdx.x % 32;
+          if (lane < blockDim.x / 32) {
+            __syncwarp(mask);
+            smem[lane] = v;
+          }
+        }
+        """,
+        expect=("5:5-5:21",),
         message="`__syncwarp`",
     ),
     # The ballot in the apex relu-mask kernels: the mask argument is the hazard here.
     Invalid(
-        "__device__ void relu_bits(const float* x, unsigned long long* out) {\n"
-        "  bool rectified = x[threadIdx.x] < 0.f;\n"
-        "  unsigned long long bits = __ballot_sync(0xFFFFFFFFU, rectified);\n"
-        "  if (threadIdx.x == 0) *out = bits;\n"
-        "}\n",
-        line=3,
-        fixed=(
-            "__device__ void relu_bits(const float* x, unsigned long long* out) {\n"
-            "  bool rectified = x[threadIdx.x] < 0.f;\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  unsigned long long bits = __ballot(rectified);\n"
-            "#else\n"
-            "  unsigned long long bits = __ballot_sync(0xFFFFFFFFU, rectified);\n"
-            "#endif\n"
-            "  if (threadIdx.x == 0) *out = bits;\n"
-            "}\n"
-        ),
+        """
+        __device__ void relu_bits(const float* x, unsigned long long* out) {
+          bool rectified = x[threadIdx.x] < 0.f;
+          unsigned long long bits = __ballot_sync(0xFFFFFFFFU, rectified);
+          if (threadIdx.x == 0) *out = bits;
+        }
+        """,
+        expect=("3:29-3:66",),
+        fixed="""
+        __device__ void relu_bits(const float* x, unsigned long long* out) {
+          bool rectified = x[threadIdx.x] < 0.f;
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          unsigned long long bits = __ballot(rectified);
+        #else
+          unsigned long long bits = __ballot_sync(0xFFFFFFFFU, rectified);
+        #endif
+          if (threadIdx.x == 0) *out = bits;
+        }
+        """,
     ),
     # Widened to 64 bits, but lanes 32-63 are still missing from the mask.
     Invalid(
-        "__device__ float broadcast_lane0(float v) {\n"
-        "  return __shfl_sync(0xffffffffULL, v, 0);\n"
-        "}\n",
-        line=2,
+        """
+        __device__ float broadcast_lane0(float v) {
+          return __shfl_sync(0xffffffffULL, v, 0);
+        }
+        """,
+        expect=("2:10-2:42",),
         message="names only lanes 0-31",
-        fixed=(
-            "__device__ float broadcast_lane0(float v) {\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  return __shfl(v, 0);\n"
-            "#else\n"
-            "  return __shfl_sync(0xffffffffULL, v, 0);\n"
-            "#endif\n"
-            "}\n"
-        ),
+        fixed="""
+        __device__ float broadcast_lane0(float v) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          return __shfl(v, 0);
+        #else
+          return __shfl_sync(0xffffffffULL, v, 0);
+        #endif
+        }
+        """,
     ),
     # `__syncwarp` with every lane: a wave runs in lockstep, ROCm only needs a compiler barrier.
     Invalid(
-        "__device__ void stage(float* smem, float v) {\n"
-        "  smem[threadIdx.x] = v;\n"
-        "  __syncwarp(0xffffffff);\n"
-        "}\n",
-        line=3,
+        """
+        __device__ void stage(float* smem, float v) {
+          smem[threadIdx.x] = v;
+          __syncwarp(0xffffffff);
+        }
+        """,
+        expect=("3:3-3:25",),
         message="`__syncwarp`",
-        fixed=(
-            "__device__ void stage(float* smem, float v) {\n"
-            "  smem[threadIdx.x] = v;\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  __builtin_amdgcn_wave_barrier();\n"
-            "#else\n"
-            "  __syncwarp(0xffffffff);\n"
-            "#endif\n"
-            "}\n"
-        ),
+        fixed="""
+        __device__ void stage(float* smem, float v) {
+          smem[threadIdx.x] = v;
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          __builtin_amdgcn_wave_barrier();
+        #else
+          __syncwarp(0xffffffff);
+        #endif
+        }
+        """,
     ),
     # Also ROC201's hazard: the ROCm branch widens the variable too (ROC201's fix is the same edit).
     Invalid(
-        "#define FULL_MASK 0xffffffff\n"
-        "__global__ void count_positive(const float* x, int* count) {\n"
-        "  unsigned int mask = __ballot_sync(FULL_MASK, x[threadIdx.x] > 0.f);\n"
-        "  if (threadIdx.x == 0) atomicAdd(count, __popcll(mask));\n"
-        "}\n",
-        line=3,
-        fixed=(
-            "#define FULL_MASK 0xffffffff\n"
-            "__global__ void count_positive(const float* x, int* count) {\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  unsigned long long mask = __ballot(x[threadIdx.x] > 0.f);\n"
-            "#else\n"
-            "  unsigned int mask = __ballot_sync(FULL_MASK, x[threadIdx.x] > 0.f);\n"
-            "#endif\n"
-            "  if (threadIdx.x == 0) atomicAdd(count, __popcll(mask));\n"
-            "}\n"
-        ),
+        """
+        #define FULL_MASK 0xffffffff
+        __global__ void count_positive(const float* x, int* count) {
+          unsigned int mask = __ballot_sync(FULL_MASK, x[threadIdx.x] > 0.f);
+          if (threadIdx.x == 0) atomicAdd(count, __popcll(mask));
+        }
+        """,
+        expect=("3:23-3:69",),
+        fixed="""
+        #define FULL_MASK 0xffffffff
+        __global__ void count_positive(const float* x, int* count) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          unsigned long long mask = __ballot(x[threadIdx.x] > 0.f);
+        #else
+          unsigned int mask = __ballot_sync(FULL_MASK, x[threadIdx.x] > 0.f);
+        #endif
+          if (threadIdx.x == 0) atomicAdd(count, __popcll(mask));
+        }
+        """,
     ),
     # A header-wide mask macro whose uses are in other files.
-    Invalid("#include <cuda.h>\n#define THREADS 256\n#define FINAL_MASK 0xffffffff\n", line=3, message="`FINAL_MASK` is a 32-bit lane mask"),
+    Invalid(
+        """
+        #include <cuda.h>
+        #define THREADS 256
+        #define FINAL_MASK 0xffffffff
+        """,
+        expect=("3:1-3:30",),
+        message="`FINAL_MASK` is a 32-bit lane mask",
+    ),
     # A macro body that a ROCm build sees.
     Invalid(
-        "#define SHFL_DOWN(val, laneMask, width) __shfl_down_sync(0xffffffff, val, laneMask, width)\n",
-        line=1,
+        """
+        #define SHFL_DOWN(val, laneMask, width) __shfl_down_sync(0xffffffff, val, laneMask, width)
+        """,
+        expect=("1:1-1:91",),
         message="macro `SHFL_DOWN`",
-        fixed=(
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "#define SHFL_DOWN(val, laneMask, width) __shfl_down(val, laneMask, width)\n"
-            "#else\n"
-            "#define SHFL_DOWN(val, laneMask, width) __shfl_down_sync(0xffffffff, val, laneMask, width)\n"
-            "#endif\n"
-        ),
+        fixed="""
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+        #define SHFL_DOWN(val, laneMask, width) __shfl_down(val, laneMask, width)
+        #else
+        #define SHFL_DOWN(val, laneMask, width) __shfl_down_sync(0xffffffff, val, laneMask, width)
+        #endif
+        """,
     ),
 )

@@ -77,143 +77,175 @@ class LaneShift32Bit(Rule):
 LaneShift32Bit.valid = (
     # The ported apex kernel: a ROCm-side 64-bit constant chosen by the preprocessor.
     Valid(
-        "#ifdef USE_ROCM\n"
-        "using bitmask_t = uint64_t;\n"
-        "#define ONE_BITMASK 1UL\n"
-        "#else\n"
-        "using bitmask_t = unsigned int;\n"
-        "#define ONE_BITMASK 1U\n"
-        "#endif\n"
-        "__device__ void unpack(const bitmask_t* relu_mask, bool* rectified, int j) {\n"
-        "  const int lane_id = threadIdx.x % warpSize;\n"
-        "  rectified[j] = ((shfl_sync(relu_mask[0], j) & (ONE_BITMASK << lane_id)) != 0);\n"
-        "}\n"
+        """
+        #ifdef USE_ROCM
+        using bitmask_t = uint64_t;
+        #define ONE_BITMASK 1UL
+        #else
+        using bitmask_t = unsigned int;
+        #define ONE_BITMASK 1U
+        #endif
+        __device__ void unpack(const bitmask_t* relu_mask, bool* rectified, int j) {
+          const int lane_id = threadIdx.x % warpSize;
+          rectified[j] = ((shfl_sync(relu_mask[0], j) & (ONE_BITMASK << lane_id)) != 0);
+        }
+        """,
     ),
     Valid(
-        "__device__ int lanes_below(unsigned long long votes, int lane) {\n"
-        "#if defined(USE_ROCM)\n"
-        "  return __popcll(votes & ((1ull << lane) - 1));\n"
-        "#else\n"
-        "  return __popc(votes & ((1u << lane) - 1));\n"
-        "#endif\n"
-        "}\n"
+        """
+        __device__ int lanes_below(unsigned long long votes, int lane) {
+        #if defined(USE_ROCM)
+          return __popcll(votes & ((1ull << lane) - 1));
+        #else
+          return __popc(votes & ((1u << lane) - 1));
+        #endif
+        }
+        """,
     ),
     Valid(
-        "__device__ bool is_leader(unsigned mask) {\n"
-        "#if !defined(__HIP_PLATFORM_AMD__)\n"
-        "  return mask & (1 << (threadIdx.x % 32));\n"
-        "#else\n"
-        "  return false;\n"
-        "#endif\n"
-        "}\n"
+        """
+        __device__ bool is_leader(unsigned mask) {
+        #if !defined(__HIP_PLATFORM_AMD__)
+          return mask & (1 << (threadIdx.x % 32));
+        #else
+          return false;
+        #endif
+        }
+        """,
     ),
     # 64-bit operands and non-lane shift amounts.
     Valid(
-        "__global__ void lane_bits(unsigned long long* out, int log2_size, int num_lanes) {\n"
-        "  const int lane = threadIdx.x % warpSize;\n"
-        "  out[0] = 1ull << lane;\n"
-        "  out[1] = (uint64_t)1 << __lane_id();\n"
-        "  out[2] = 1 << log2_size;\n"
-        "  out[3] = (1u << num_lanes) - 1;\n"
-        "}\n"
+        """
+        __global__ void lane_bits(unsigned long long* out, int log2_size, int num_lanes) {
+          const int lane = threadIdx.x % warpSize;
+          out[0] = 1ull << lane;
+          out[1] = (uint64_t)1 << __lane_id();
+          out[2] = 1 << log2_size;
+          out[3] = (1u << num_lanes) - 1;
+        }
+        """,
     ),
     # A bit index into a 32-bit word of a bitset is not a lane.
     Valid(
-        "__global__ void set_bits(unsigned* bitmap, const int* idx, int n) {\n"
-        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        "  if (i < n) atomicOr(&bitmap[idx[i] / 32], 1u << (idx[i] % 32));\n"
-        "}\n"
+        """
+        __global__ void set_bits(unsigned* bitmap, const int* idx, int n) {
+          int i = blockIdx.x * blockDim.x + threadIdx.x;
+          if (i < n) atomicOr(&bitmap[idx[i] / 32], 1u << (idx[i] % 32));
+        }
+        """,
     ),
     Valid(
-        "#ifndef USE_ROCM\n"
-        "__device__ unsigned my_bit() { return 1U << (threadIdx.x % warpSize); }\n"
-        "#endif\n"
+        """
+        #ifndef USE_ROCM
+        __device__ unsigned my_bit() { return 1U << (threadIdx.x % warpSize); }
+        #endif
+        """,
     ),
     # One bit per thread in 32-bit words: `% 32` bounds the shift (ROC208 reviews the literal 32).
     Valid(
-        "__global__ void mark_done(unsigned* done_bits) {\n"
-        "  atomicOr(&done_bits[threadIdx.x / 32], 1u << (threadIdx.x % 32));\n"
-        "}\n"
+        """
+        __global__ void mark_done(unsigned* done_bits) {
+          atomicOr(&done_bits[threadIdx.x / 32], 1u << (threadIdx.x % 32));
+        }
+        """,
     ),
 )
 LaneShift32Bit.invalid = (
     # The apex relu-mask unpacking: `1U << lane_id` against a shuffled mask.
     Invalid(
-        "__device__ void unpack(unsigned int relu_mask, bool* rectified) {\n"
-        "  const int lane_id = threadIdx.x % THREADS_PER_WARP;\n"
-        "  for (int j = 0; j < 4; ++j) {\n"
-        "    rectified[j] = ((__shfl(relu_mask, j) & (1U << lane_id)) != 0);\n"
-        "  }\n"
-        "}\n",
-        line=4,
+        """
+        __device__ void unpack(unsigned int relu_mask, bool* rectified) {
+          const int lane_id = threadIdx.x % THREADS_PER_WARP;
+          for (int j = 0; j < 4; ++j) {
+            rectified[j] = ((__shfl(relu_mask, j) & (1U << lane_id)) != 0);
+          }
+        }
+        """,
+        expect=("4:46-4:59",),
         message="`1U << lane_id`",
-        fixed=(
-            "__device__ void unpack(unsigned int relu_mask, bool* rectified) {\n"
-            "  const int lane_id = threadIdx.x % THREADS_PER_WARP;\n"
-            "  for (int j = 0; j < 4; ++j) {\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "    rectified[j] = ((__shfl(relu_mask, j) & (1ull << lane_id)) != 0);\n"
-            "#else\n"
-            "    rectified[j] = ((__shfl(relu_mask, j) & (1U << lane_id)) != 0);\n"
-            "#endif\n"
-            "  }\n"
-            "}\n"
-        ),
+        fixed="""
+        __device__ void unpack(unsigned int relu_mask, bool* rectified) {
+          const int lane_id = threadIdx.x % THREADS_PER_WARP;
+          for (int j = 0; j < 4; ++j) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+            rectified[j] = ((__shfl(relu_mask, j) & (1ull << lane_id)) != 0);
+        #else
+            rectified[j] = ((__shfl(relu_mask, j) & (1U << lane_id)) != 0);
+        #endif
+          }
+        }
+        """,
     ),
     Invalid(
-        "__device__ int rank_in_warp(unsigned long long votes) {\n"
-        "  return __popcll(votes & ((1u << (threadIdx.x % warpSize)) - 1));\n"
-        "}\n",
-        line=2,
+        """
+        __device__ int rank_in_warp(unsigned long long votes) {
+          return __popcll(votes & ((1u << (threadIdx.x % warpSize)) - 1));
+        }
+        """,
+        expect=("2:29-2:59",),
     ),
     Invalid(
-        "__global__ void mark(int* flags, unsigned long long* out) {\n"
-        "  int laneId = threadIdx.x & (warpSize - 1);\n"
-        "  if (flags[threadIdx.x]) atomicOr(out, 1 << laneId);\n"
-        "}\n",
-        line=3,
-        fixed=(
-            "__global__ void mark(int* flags, unsigned long long* out) {\n"
-            "  int laneId = threadIdx.x & (warpSize - 1);\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  if (flags[threadIdx.x]) atomicOr(out, 1ull << laneId);\n"
-            "#else\n"
-            "  if (flags[threadIdx.x]) atomicOr(out, 1 << laneId);\n"
-            "#endif\n"
-            "}\n"
-        ),
+        """
+        __global__ void mark(int* flags, unsigned long long* out) {
+          int laneId = threadIdx.x & (warpSize - 1);
+          if (flags[threadIdx.x]) atomicOr(out, 1 << laneId);
+        }
+        """,
+        expect=("3:41-3:52",),
+        fixed="""
+        __global__ void mark(int* flags, unsigned long long* out) {
+          int laneId = threadIdx.x & (warpSize - 1);
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          if (flags[threadIdx.x]) atomicOr(out, 1ull << laneId);
+        #else
+          if (flags[threadIdx.x]) atomicOr(out, 1 << laneId);
+        #endif
+        }
+        """,
     ),
     Invalid(
-        "#define ONE 1u\n"
-        "__device__ bool lane_set(unsigned long long m) {\n"
-        "  return m & (ONE << __lane_id());\n"
-        "}\n",
-        line=3,
-        fixed=(
-            "#define ONE 1u\n"
-            "__device__ bool lane_set(unsigned long long m) {\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  return m & (1ull << __lane_id());\n"
-            "#else\n"
-            "  return m & (ONE << __lane_id());\n"
-            "#endif\n"
-            "}\n"
-        ),
+        """
+        #define ONE 1u
+        __device__ bool lane_set(unsigned long long m) {
+          return m & (ONE << __lane_id());
+        }
+        """,
+        expect=("3:15-3:33",),
+        fixed="""
+        #define ONE 1u
+        __device__ bool lane_set(unsigned long long m) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          return m & (1ull << __lane_id());
+        #else
+          return m & (ONE << __lane_id());
+        #endif
+        }
+        """,
     ),
     Invalid(
-        "__device__ bool neighbour_set(unsigned long long m, int lane) {\n"
-        "  return (m & (uint32_t{1} << (lane + 1))) != 0;\n"
-        "}\n",
-        line=2,
+        """
+        __device__ bool neighbour_set(unsigned long long m, int lane) {
+          return (m & (uint32_t{1} << (lane + 1))) != 0;
+        }
+        """,
+        expect=("2:16-2:41",),
     ),
     # Two bits per lane: no fix (a 64-bit `3ull` keeps bit 32 that the 32-bit shift drops at lane 31).
     Invalid(
-        "__device__ bool pair_set(unsigned long long m, int lane) {\n  return m & (3u << lane);\n}\n",
-        line=2,
+        """
+        __device__ bool pair_set(unsigned long long m, int lane) {
+          return m & (3u << lane);
+        }
+        """,
+        expect=("2:15-2:25",),
     ),
     Invalid(
-        "__device__ unsigned long long my_bit() {\n  return 1U << (threadIdx.x & (warpSize - 1));\n}\n",
-        line=2,
+        """
+        __device__ unsigned long long my_bit() {
+          return 1U << (threadIdx.x & (warpSize - 1));
+        }
+        """,
         path="kernel.hip",
+        expect=("2:10-2:46",),
     ),
 )

@@ -112,176 +112,219 @@ def _message(directive: Directive, ctx: CudaContext) -> str:
     )
 
 
-_BF16_CONVERTER = (
-    "template <int N>\n"
-    "struct Converter<at::BFloat16, N> {\n"
-    "  static inline __device__ void to_float(const at::BFloat16 (&src)[N], float (&dst)[N]) {\n"
-    "    auto& src2 = reinterpret_cast<const nv_bfloat162 (&)[N / 2]>(src);\n"
-    "    auto& dst2 = reinterpret_cast<float2 (&)[N / 2]>(dst);\n"
-    "    for (int i = 0; i < N / 2; ++i) { dst2[i] = __bfloat1622float2(src2[i]); }\n"
-    "  }\n"
-    "};\n"
-)
-
 CudaArchMacro.valid = (
     # NVIDIA-only region (DeepSpeed ds_kernel_utils.h shape): ROCm never reads the tests.
     Valid(
-        "#ifdef __HIP_PLATFORM_AMD__\n"
-        "constexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;\n"
-        "#define HALF_PRECISION_AVAILABLE = 1\n"
-        "#include <hip/hip_fp16.h>\n"
-        "#else  // !__HIP_PLATFORM_AMD__\n"
-        "constexpr int hw_warp_size = 32;\n"
-        "#if __CUDA_ARCH__ >= 530\n"
-        "#define HALF_PRECISION_AVAILABLE = 1\n"
-        "#define PTX_AVAILABLE\n"
-        "#endif\n"
-        "#if __CUDA_ARCH__ >= 800\n"
-        "#define ASYNC_COPY_AVAILABLE\n"
-        "#endif\n"
-        "#include <cuda_fp16.h>\n"
-        "#endif  // __HIP_PLATFORM_AMD__\n"
+        """
+        #ifdef __HIP_PLATFORM_AMD__
+        constexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;
+        #define HALF_PRECISION_AVAILABLE = 1
+        #include <hip/hip_fp16.h>
+        #else  // !__HIP_PLATFORM_AMD__
+        constexpr int hw_warp_size = 32;
+        #if __CUDA_ARCH__ >= 530
+        #define HALF_PRECISION_AVAILABLE = 1
+        #define PTX_AVAILABLE
+        #endif
+        #if __CUDA_ARCH__ >= 800
+        #define ASYNC_COPY_AVAILABLE
+        #endif
+        #include <cuda_fp16.h>
+        #endif  // __HIP_PLATFORM_AMD__
+        """,
     ),
     # The ROCm alternative in the condition itself.
-    Valid("#if __CUDA_ARCH__ >= 800 || defined(USE_ROCM)\n" + _BF16_CONVERTER + "#endif\n"),
     Valid(
-        "__host__ __device__ inline int lane_count() {\n"
-        "#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)\n"
-        "  return warpSize;\n"
-        "#else\n"
-        "  return 0;\n"
-        "#endif\n"
-        "}\n"
+        """
+        #if __CUDA_ARCH__ >= 800 || defined(USE_ROCM)
+        template <int N>
+        struct Converter<at::BFloat16, N> {
+          static inline __device__ void to_float(const at::BFloat16 (&src)[N], float (&dst)[N]) {
+            auto& src2 = reinterpret_cast<const nv_bfloat162 (&)[N / 2]>(src);
+            auto& dst2 = reinterpret_cast<float2 (&)[N / 2]>(dst);
+            for (int i = 0; i < N / 2; ++i) { dst2[i] = __bfloat1622float2(src2[i]); }
+          }
+        };
+        #endif
+        """,
     ),
     Valid(
-        "__device__ __forceinline__ __half2 hmax2(__half2 a, __half2 b) {\n"
-        "#if !defined(__HIP_PLATFORM_AMD__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
-        "  return __hmax2(a, b);\n"
-        "#else\n"
-        "  return __halves2half2(__hgt(a.x, b.x) ? a.x : b.x, __hgt(a.y, b.y) ? a.y : b.y);\n"
-        "#endif\n"
-        "}\n"
+        """
+        __host__ __device__ inline int lane_count() {
+        #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+          return warpSize;
+        #else
+          return 0;
+        #endif
+        }
+        """,
     ),
-    Valid("#ifndef USE_ROCM\n#if __CUDA_ARCH__ >= 900\n#define HAS_TMA 1\n#endif\n#endif\n"),
+    Valid(
+        """
+        __device__ __forceinline__ __half2 hmax2(__half2 a, __half2 b) {
+        #if !defined(__HIP_PLATFORM_AMD__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+          return __hmax2(a, b);
+        #else
+          return __halves2half2(__hgt(a.x, b.x) ? a.x : b.x, __hgt(a.y, b.y) ? a.y : b.y);
+        #endif
+        }
+        """,
+    ),
+    Valid(
+        """
+        #ifndef USE_ROCM
+        #if __CUDA_ARCH__ >= 900
+        #define HAS_TMA 1
+        #endif
+        #endif
+        """,
+    ),
     # A host-only translation unit: no device pass on either vendor (DeepSpeed aio `.cpp` shape).
     Valid(
-        "void BounceBuffer::alloc(int64_t numel, const torch::TensorOptions& options) {\n"
-        "#if defined(__CUDA_ARCH__)\n"
-        "  buffer_ = torch::empty(numel, options).pin_memory();\n"
-        "#else\n"
-        "  buffer_ = pinned_pool_->alloc(numel, options);\n"
-        "#endif\n"
-        "}\n",
+        """
+        void BounceBuffer::alloc(int64_t numel, const torch::TensorOptions& options) {
+        #if defined(__CUDA_ARCH__)
+          buffer_ = torch::empty(numel, options).pin_memory();
+        #else
+          buffer_ = pinned_pool_->alloc(numel, options);
+        #endif
+        }
+        """,
         path="deepspeed_cpu_op.cpp",
     ),
     # The chain has a ROCm arm of its own.
     Valid(
-        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
-        "#define HAS_BF16_MATH 1\n"
-        "#elif defined(__gfx90a__) || defined(__gfx942__)\n"
-        "#define HAS_BF16_MATH 1\n"
-        "#else\n"
-        "#define HAS_BF16_MATH 0\n"
-        "#endif\n"
+        """
+        #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+        #define HAS_BF16_MATH 1
+        #elif defined(__gfx90a__) || defined(__gfx942__)
+        #define HAS_BF16_MATH 1
+        #else
+        #define HAS_BF16_MATH 0
+        #endif
+        """,
     ),
 )
 CudaArchMacro.invalid = (
     # state-spaces/mamba selective_scan_common.h shape.
     # An architecture comparison: whether ROCm has the feature is the user's call, no fix.
     Invalid(
-        "#if __CUDA_ARCH__ >= 800\n" + _BF16_CONVERTER + "#endif\n",
-        line=1,
+        """
+        #if __CUDA_ARCH__ >= 800
+        template <int N>
+        struct Converter<at::BFloat16, N> {
+          static inline __device__ void to_float(const at::BFloat16 (&src)[N], float (&dst)[N]) {
+            auto& src2 = reinterpret_cast<const nv_bfloat162 (&)[N / 2]>(src);
+            auto& dst2 = reinterpret_cast<float2 (&)[N / 2]>(dst);
+            for (int i = 0; i < N / 2; ++i) { dst2[i] = __bfloat1622float2(src2[i]); }
+          }
+        };
+        #endif
+        """,
+        expect=("1:1-1:25",),
         message="selects an NVIDIA architecture feature",
         no_fix=True,
     ),
     Invalid(
-        "#include <cstdio>\n"
-        "__host__ __device__ inline void report_error(const char* what) {\n"
-        "#ifdef __CUDA_ARCH__\n"
-        '  printf("device error: %s\\n", what);\n'
-        "#else\n"
-        '  fprintf(stderr, "host error: %s\\n", what);\n'
-        "#endif\n"
-        "}\n",
-        line=3,
+        r"""
+        #include <cstdio>
+        __host__ __device__ inline void report_error(const char* what) {
+        #ifdef __CUDA_ARCH__
+          printf("device error: %s\n", what);
+        #else
+          fprintf(stderr, "host error: %s\n", what);
+        #endif
+        }
+        """,
+        expect=("3:1-3:21",),
         message="`defined(__CUDA_ARCH__)` detects the device compilation pass",
-        fixed=(
-            "#include <cstdio>\n"
-            "__host__ __device__ inline void report_error(const char* what) {\n"
-            "#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)\n"
-            '  printf("device error: %s\\n", what);\n'
-            "#else\n"
-            '  fprintf(stderr, "host error: %s\\n", what);\n'
-            "#endif\n"
-            "}\n"
-        ),
+        fixed=r"""
+        #include <cstdio>
+        __host__ __device__ inline void report_error(const char* what) {
+        #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+          printf("device error: %s\n", what);
+        #else
+          fprintf(stderr, "host error: %s\n", what);
+        #endif
+        }
+        """,
     ),
     Invalid(
-        "template <typename T>\n"
-        "__host__ __device__ inline T clamp01(T x) {\n"
-        "#ifndef __CUDA_ARCH__  // host: std::\n"
-        "  return std::min(std::max(x, T(0)), T(1));\n"
-        "#else\n"
-        "  return fminf(fmaxf(x, 0.f), 1.f);\n"
-        "#endif\n"
-        "}\n",
-        line=3,
-        fixed=(
-            "template <typename T>\n"
-            "__host__ __device__ inline T clamp01(T x) {\n"
-            "#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)  // host: std::\n"
-            "  return std::min(std::max(x, T(0)), T(1));\n"
-            "#else\n"
-            "  return fminf(fmaxf(x, 0.f), 1.f);\n"
-            "#endif\n"
-            "}\n"
-        ),
+        """
+        template <typename T>
+        __host__ __device__ inline T clamp01(T x) {
+        #ifndef __CUDA_ARCH__  // host: std::
+          return std::min(std::max(x, T(0)), T(1));
+        #else
+          return fminf(fmaxf(x, 0.f), 1.f);
+        #endif
+        }
+        """,
+        expect=("3:1-3:38",),
+        fixed="""
+        template <typename T>
+        __host__ __device__ inline T clamp01(T x) {
+        #if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)  // host: std::
+          return std::min(std::max(x, T(0)), T(1));
+        #else
+          return fminf(fmaxf(x, 0.f), 1.f);
+        #endif
+        }
+        """,
     ),
     # Every arm of the chain at once, with ROC214's `__CUDACC__` beside it.
     Invalid(
-        "#if defined(__CUDACC__) && !defined(__CUDA_ARCH__)\n"
-        "#define PASS_NAME \"host\"\n"
-        "#elif __CUDA_ARCH__\n"
-        "#define PASS_NAME \"device\"\n"
-        "#endif\n",
-        line=1,
+        """
+        #if defined(__CUDACC__) && !defined(__CUDA_ARCH__)
+        #define PASS_NAME "host"
+        #elif __CUDA_ARCH__
+        #define PASS_NAME "device"
+        #endif
+        """,
+        expect=("1:1-1:51",),
         message="detects the device compilation pass",
-        fixed=(
-            "#if (defined(__CUDACC__) || defined(__HIPCC__)) && (!defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__))\n"
-            "#define PASS_NAME \"host\"\n"
-            "#elif defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)\n"
-            "#define PASS_NAME \"device\"\n"
-            "#endif\n"
-        ),
+        fixed="""
+        #if (defined(__CUDACC__) || defined(__HIPCC__)) && (!defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__))
+        #define PASS_NAME "host"
+        #elif defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+        #define PASS_NAME "device"
+        #endif
+        """,
     ),
     # A host-pass fallback that ROCm's device pass also takes.
     Invalid(
-        "#if !defined(__CUDA_ARCH__) || (__CUDA_ARCH__ >= 700)\n"
-        "#define CUTLASS_USE_LDG_PREFETCH 1\n"
-        "#endif\n",
-        line=1,
+        """
+        #if !defined(__CUDA_ARCH__) || (__CUDA_ARCH__ >= 700)
+        #define CUTLASS_USE_LDG_PREFETCH 1
+        #endif
+        """,
+        expect=("1:1-1:54",),
         message="ROCm silently compiles this arm",
     ),
     Invalid(
-        "template <typename T>\n"
-        "__device__ __forceinline__ T warp_max(T v) {\n"
-        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
-        "  return __reduce_max_sync(0xffffffff, v);\n"
-        "#elif defined(__CUDA_ARCH__)\n"
-        "  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffff, v, o));\n"
-        "  return v;\n"
-        "#endif\n"
-        "}\n",
-        line=3,
+        """
+        template <typename T>
+        __device__ __forceinline__ T warp_max(T v) {
+        #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+          return __reduce_max_sync(0xffffffff, v);
+        #elif defined(__CUDA_ARCH__)
+          for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffff, v, o));
+          return v;
+        #endif
+        }
+        """,
+        expect=("3:1-3:51",),
         message="fallback arm",
     ),
     # DeepSpeed normalize_kernels.cu shape: an option OR an arch comparison.
     Invalid(
-        "__global__ void fused_bias_residual_layer_norm(float* vals, const float* residual, int row_stride) {\n"
-        "#if !defined(__STOCHASTIC_MODE__) || __CUDA_ARCH__ < 700\n"
-        "  __shared__ float shr[32];\n"
-        "#endif\n"
-        "}\n",
-        line=2,
+        """
+        __global__ void fused_bias_residual_layer_norm(float* vals, const float* residual, int row_stride) {
+        #if !defined(__STOCHASTIC_MODE__) || __CUDA_ARCH__ < 700
+          __shared__ float shr[32];
+        #endif
+        }
+        """,
+        expect=("2:1-2:57",),
     ),
 )

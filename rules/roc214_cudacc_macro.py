@@ -93,135 +93,157 @@ class CudaccMacro(ConditionRule, Rule):
 
 CudaccMacro.valid = (
     Valid(
-        "#if defined(__CUDACC__) || defined(__HIPCC__)\n"
-        "#define HOST_DEVICE __host__ __device__\n"
-        "#define DEVICE_INLINE __device__ __forceinline__\n"
-        "#else\n"
-        "#define HOST_DEVICE\n"
-        "#define DEVICE_INLINE inline\n"
-        "#endif\n"
+        """
+        #if defined(__CUDACC__) || defined(__HIPCC__)
+        #define HOST_DEVICE __host__ __device__
+        #define DEVICE_INLINE __device__ __forceinline__
+        #else
+        #define HOST_DEVICE
+        #define DEVICE_INLINE inline
+        #endif
+        """,
     ),
     Valid(
-        "#if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)\n"
-        "#define STD_NS cuda::std\n"
-        "#else\n"
-        "#include <type_traits>\n"
-        "#define STD_NS std\n"
-        "#endif\n"
+        """
+        #if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)
+        #define STD_NS cuda::std
+        #else
+        #include <type_traits>
+        #define STD_NS std
+        #endif
+        """,
     ),
     # NVIDIA-only region and explicitly excluded ROCm.
     Valid(
-        "#ifndef USE_ROCM\n"
-        "#ifdef __NVCC__\n"
-        "#pragma nv_diag_suppress 20012\n"
-        "#endif\n"
-        "#endif\n"
+        """
+        #ifndef USE_ROCM
+        #ifdef __NVCC__
+        #pragma nv_diag_suppress 20012
+        #endif
+        #endif
+        """,
     ),
     Valid(
-        "#if defined(__NVCC__) && !defined(__HIP_PLATFORM_AMD__)\n"
-        "#define LAUNCH_BOUNDS(t) __launch_bounds__(t)\n"
-        "#else\n"
-        "#define LAUNCH_BOUNDS(t) __launch_bounds__(t, 1)\n"
-        "#endif\n"
+        """
+        #if defined(__NVCC__) && !defined(__HIP_PLATFORM_AMD__)
+        #define LAUNCH_BOUNDS(t) __launch_bounds__(t)
+        #else
+        #define LAUNCH_BOUNDS(t) __launch_bounds__(t, 1)
+        #endif
+        """,
     ),
     # A host-only translation unit: no vendor sees `__CUDACC__` there.
     Valid(
-        "#ifdef __CUDACC__\n"
-        "#include <cuda_runtime.h>\n"
-        "#endif\n"
-        "torch::Tensor pinned_like(const torch::Tensor& t) { return torch::empty_like(t).pin_memory(); }\n",
+        """
+        #ifdef __CUDACC__
+        #include <cuda_runtime.h>
+        #endif
+        torch::Tensor pinned_like(const torch::Tensor& t) { return torch::empty_like(t).pin_memory(); }
+        """,
         path="pinned.cpp",
     ),
     # The chain handles ROCm in its own arm.
     Valid(
-        "#if defined(__HIPCC__)\n"
-        "#include <hip/hip_runtime.h>\n"
-        "#elif defined(__CUDACC__)\n"
-        "#include <cuda_runtime.h>\n"
-        "#endif\n"
+        """
+        #if defined(__HIPCC__)
+        #include <hip/hip_runtime.h>
+        #elif defined(__CUDACC__)
+        #include <cuda_runtime.h>
+        #endif
+        """,
     ),
 )
 CudaccMacro.invalid = (
     Invalid(
-        "#ifdef __CUDACC__\n"
-        "#define HOST_DEVICE __host__ __device__\n"
-        "#else\n"
-        "#define HOST_DEVICE\n"
-        "#endif\n"
-        "HOST_DEVICE inline float gelu(float x) { return 0.5f * x * (1.f + tanhf(0.79788456f * x)); }\n",
-        line=1,
+        """
+        #ifdef __CUDACC__
+        #define HOST_DEVICE __host__ __device__
+        #else
+        #define HOST_DEVICE
+        #endif
+        HOST_DEVICE inline float gelu(float x) { return 0.5f * x * (1.f + tanhf(0.79788456f * x)); }
+        """,
+        expect=("1:1-1:18",),
         message="add `|| defined(__HIPCC__)`",
-        fixed=(
-            "#if defined(__CUDACC__) || defined(__HIPCC__)\n"
-            "#define HOST_DEVICE __host__ __device__\n"
-            "#else\n"
-            "#define HOST_DEVICE\n"
-            "#endif\n"
-            "HOST_DEVICE inline float gelu(float x) { return 0.5f * x * (1.f + tanhf(0.79788456f * x)); }\n"
-        ),
+        fixed="""
+        #if defined(__CUDACC__) || defined(__HIPCC__)
+        #define HOST_DEVICE __host__ __device__
+        #else
+        #define HOST_DEVICE
+        #endif
+        HOST_DEVICE inline float gelu(float x) { return 0.5f * x * (1.f + tanhf(0.79788456f * x)); }
+        """,
     ),
     Invalid(
-        "struct OutputTileThreadMap {\n"
-        "#if defined(__CUDACC_RTC__)\n"
-        "  static constexpr int kElements = 8;\n"
-        "#else\n"
-        "  static constexpr int kElements = 4;\n"
-        "#endif\n"
-        "};\n",
-        line=2,
+        """
+        struct OutputTileThreadMap {
+        #if defined(__CUDACC_RTC__)
+          static constexpr int kElements = 8;
+        #else
+          static constexpr int kElements = 4;
+        #endif
+        };
+        """,
+        expect=("2:1-2:28",),
         message="`__HIPCC_RTC__`",
-        fixed=(
-            "struct OutputTileThreadMap {\n"
-            "#if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)\n"
-            "  static constexpr int kElements = 8;\n"
-            "#else\n"
-            "  static constexpr int kElements = 4;\n"
-            "#endif\n"
-            "};\n"
-        ),
+        fixed="""
+        struct OutputTileThreadMap {
+        #if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)
+          static constexpr int kElements = 8;
+        #else
+          static constexpr int kElements = 4;
+        #endif
+        };
+        """,
     ),
     Invalid(
-        "#if !defined(__NVCC__)\n"
-        "#include <cmath>\n"
-        "inline float fast_exp(float x) { return std::exp(x); }\n"
-        "#else\n"
-        "__device__ inline float fast_exp(float x) { return __expf(x); }\n"
-        "#endif\n",
-        line=1,
+        """
+        #if !defined(__NVCC__)
+        #include <cmath>
+        inline float fast_exp(float x) { return std::exp(x); }
+        #else
+        __device__ inline float fast_exp(float x) { return __expf(x); }
+        #endif
+        """,
+        expect=("1:1-1:23",),
         message="`__NVCC__`",
         # No fix: `__NVCC__` means nvcc itself.
         no_fix=True,
     ),
     Invalid(
-        "#if defined(_MSC_VER)\n"
-        "#define FORCE_INLINE __forceinline\n"
-        "#elif defined(__CUDACC__)\n"
-        "#define FORCE_INLINE __forceinline__\n"
-        "#else\n"
-        "#define FORCE_INLINE inline __attribute__((always_inline))\n"
-        "#endif\n",
-        line=3,
-        fixed=(
-            "#if defined(_MSC_VER)\n"
-            "#define FORCE_INLINE __forceinline\n"
-            "#elif defined(__CUDACC__) || defined(__HIPCC__)\n"
-            "#define FORCE_INLINE __forceinline__\n"
-            "#else\n"
-            "#define FORCE_INLINE inline __attribute__((always_inline))\n"
-            "#endif\n"
-        ),
+        """
+        #if defined(_MSC_VER)
+        #define FORCE_INLINE __forceinline
+        #elif defined(__CUDACC__)
+        #define FORCE_INLINE __forceinline__
+        #else
+        #define FORCE_INLINE inline __attribute__((always_inline))
+        #endif
+        """,
+        expect=("3:1-3:26",),
+        fixed="""
+        #if defined(_MSC_VER)
+        #define FORCE_INLINE __forceinline
+        #elif defined(__CUDACC__) || defined(__HIPCC__)
+        #define FORCE_INLINE __forceinline__
+        #else
+        #define FORCE_INLINE inline __attribute__((always_inline))
+        #endif
+        """,
     ),
     Invalid(
-        "#ifndef __CUDACC__\n"
-        "#define __host__\n"
-        "#define __device__\n"
-        "#endif\n",
-        line=1,
-        fixed=(
-            "#if !defined(__CUDACC__) && !defined(__HIPCC__)\n"
-            "#define __host__\n"
-            "#define __device__\n"
-            "#endif\n"
-        ),
+        """
+        #ifndef __CUDACC__
+        #define __host__
+        #define __device__
+        #endif
+        """,
+        expect=("1:1-1:19",),
+        fixed="""
+        #if !defined(__CUDACC__) && !defined(__HIPCC__)
+        #define __host__
+        #define __device__
+        #endif
+        """,
     ),
 )

@@ -98,115 +98,141 @@ class HipPlatformHcc(ConditionRule, Rule):
 
 HipPlatformHcc.valid = (
     Valid(
-        "template <typename T>\n"
-        "__device__ __forceinline__ T WARP_SHFL_XOR(T value, int lane_mask) {\n"
-        "#if defined(__HIP_PLATFORM_AMD__) || defined(USE_ROCM)\n"
-        "  return __shfl_xor(value, lane_mask);\n"
-        "#else\n"
-        "  return __shfl_xor_sync(0xffffffff, value, lane_mask);\n"
-        "#endif\n"
-        "}\n"
+        """
+        template <typename T>
+        __device__ __forceinline__ T WARP_SHFL_XOR(T value, int lane_mask) {
+        #if defined(__HIP_PLATFORM_AMD__) || defined(USE_ROCM)
+          return __shfl_xor(value, lane_mask);
+        #else
+          return __shfl_xor_sync(0xffffffff, value, lane_mask);
+        #endif
+        }
+        """,
     ),
     # Kept for old ROCm next to the current macro.
     Valid(
-        "#if defined(__HIP_PLATFORM_HCC__) || defined(__HIP_PLATFORM_AMD__)\n"
-        "#include <hip/hip_runtime.h>\n"
-        "#define GPU_WARP_SIZE 64\n"
-        "#else\n"
-        "#define GPU_WARP_SIZE 32\n"
-        "#endif\n"
+        """
+        #if defined(__HIP_PLATFORM_HCC__) || defined(__HIP_PLATFORM_AMD__)
+        #include <hip/hip_runtime.h>
+        #define GPU_WARP_SIZE 64
+        #else
+        #define GPU_WARP_SIZE 32
+        #endif
+        """,
     ),
     # The chain tests the current macro first.
     Valid(
-        "#if defined(__HIP_PLATFORM_AMD__)\n"
-        "#define HIP_BACKEND_AMD 1\n"
-        "#elif defined(__HIP_PLATFORM_HCC__)\n"
-        "#define HIP_BACKEND_AMD 1\n"
-        "#endif\n"
+        """
+        #if defined(__HIP_PLATFORM_AMD__)
+        #define HIP_BACKEND_AMD 1
+        #elif defined(__HIP_PLATFORM_HCC__)
+        #define HIP_BACKEND_AMD 1
+        #endif
+        """,
     ),
     # Comments and string literals are not tests.
     Valid(
-        "// Before ROCm 6.0 this was __HIP_PLATFORM_HCC__.\n"
-        '__device__ const char* kPlatform = "__HIP_PLATFORM_HCC__";\n'
+        """
+        // Before ROCm 6.0 this was __HIP_PLATFORM_HCC__.
+        __device__ const char* kPlatform = "__HIP_PLATFORM_HCC__";
+        """,
     ),
-    Valid("#ifndef USE_ROCM\n#ifdef __HIP_PLATFORM_NVCC__\n#include <hip/hip_runtime.h>\n#endif\n#endif\n"),
+    Valid(
+        """
+        #ifndef USE_ROCM
+        #ifdef __HIP_PLATFORM_NVCC__
+        #include <hip/hip_runtime.h>
+        #endif
+        #endif
+        """,
+    ),
 )
 HipPlatformHcc.invalid = (
     Invalid(
-        "template <typename T>\n"
-        "__device__ __forceinline__ T WARP_SHFL_XOR(T value, int lane_mask) {\n"
-        "#ifdef __HIP_PLATFORM_HCC__\n"
-        "  return __shfl_xor(value, lane_mask);\n"
-        "#else\n"
-        "  return __shfl_xor_sync(0xffffffff, value, lane_mask);\n"
-        "#endif\n"
-        "}\n",
-        line=3,
+        """
+        template <typename T>
+        __device__ __forceinline__ T WARP_SHFL_XOR(T value, int lane_mask) {
+        #ifdef __HIP_PLATFORM_HCC__
+          return __shfl_xor(value, lane_mask);
+        #else
+          return __shfl_xor_sync(0xffffffff, value, lane_mask);
+        #endif
+        }
+        """,
+        expect=("3:1-3:28",),
         message="test `__HIP_PLATFORM_AMD__`",
-        fixed=(
-            "template <typename T>\n"
-            "__device__ __forceinline__ T WARP_SHFL_XOR(T value, int lane_mask) {\n"
-            "#if defined(__HIP_PLATFORM_HCC__) || defined(__HIP_PLATFORM_AMD__)\n"
-            "  return __shfl_xor(value, lane_mask);\n"
-            "#else\n"
-            "  return __shfl_xor_sync(0xffffffff, value, lane_mask);\n"
-            "#endif\n"
-            "}\n"
-        ),
+        fixed="""
+        template <typename T>
+        __device__ __forceinline__ T WARP_SHFL_XOR(T value, int lane_mask) {
+        #if defined(__HIP_PLATFORM_HCC__) || defined(__HIP_PLATFORM_AMD__)
+          return __shfl_xor(value, lane_mask);
+        #else
+          return __shfl_xor_sync(0xffffffff, value, lane_mask);
+        #endif
+        }
+        """,
     ),
     Invalid(
-        "#if defined(__HIP_PLATFORM_NVCC__)\n"
-        "#include <cuda_runtime.h>\n"
-        "#else\n"
-        "#include <hip/hip_runtime.h>\n"
-        "#endif\n",
-        line=1,
+        """
+        #if defined(__HIP_PLATFORM_NVCC__)
+        #include <cuda_runtime.h>
+        #else
+        #include <hip/hip_runtime.h>
+        #endif
+        """,
+        expect=("1:1-1:35",),
         message="`__HIP_PLATFORM_NVIDIA__`",
-        fixed=(
-            "#if defined(__HIP_PLATFORM_NVCC__) || defined(__HIP_PLATFORM_NVIDIA__)\n"
-            "#include <cuda_runtime.h>\n"
-            "#else\n"
-            "#include <hip/hip_runtime.h>\n"
-            "#endif\n"
-        ),
+        fixed="""
+        #if defined(__HIP_PLATFORM_NVCC__) || defined(__HIP_PLATFORM_NVIDIA__)
+        #include <cuda_runtime.h>
+        #else
+        #include <hip/hip_runtime.h>
+        #endif
+        """,
     ),
     Invalid(
-        "#if !defined(HIP_PLATFORM_HCC)\n"
-        "#define USE_CUDNN_FRONTEND 1\n"
-        "#endif\n",
-        line=1,
-        fixed=(
-            "#if !defined(HIP_PLATFORM_HCC) && !defined(__HIP_PLATFORM_AMD__)\n"
-            "#define USE_CUDNN_FRONTEND 1\n"
-            "#endif\n"
-        ),
+        """
+        #if !defined(HIP_PLATFORM_HCC)
+        #define USE_CUDNN_FRONTEND 1
+        #endif
+        """,
+        expect=("1:1-1:31",),
+        fixed="""
+        #if !defined(HIP_PLATFORM_HCC) && !defined(__HIP_PLATFORM_AMD__)
+        #define USE_CUDNN_FRONTEND 1
+        #endif
+        """,
     ),
     Invalid(
-        "__global__ void fill(float* out, float v, int n) {\n"
-        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        "#if defined(__HIP_PLATFORM_HCC__) && (__HIP_PLATFORM_HCC__ == 1)\n"
-        "  if (i < n) __builtin_nontemporal_store(v, out + i);\n"
-        "#else\n"
-        "  if (i < n) out[i] = v;\n"
-        "#endif\n"
-        "}\n",
-        line=3,
+        """
+        __global__ void fill(float* out, float v, int n) {
+          int i = blockIdx.x * blockDim.x + threadIdx.x;
+        #if defined(__HIP_PLATFORM_HCC__) && (__HIP_PLATFORM_HCC__ == 1)
+          if (i < n) __builtin_nontemporal_store(v, out + i);
+        #else
+          if (i < n) out[i] = v;
+        #endif
+        }
+        """,
+        expect=("3:1-3:65",),
         # No fix: the value test would stay false on ROCm 6.
         no_fix=True,
     ),
     Invalid(
-        "#ifndef __HIP_PLATFORM_HCC__  // CUDA build\n"
-        "#include <cuda_fp16.h>\n"
-        "#elif defined(__HIP_PLATFORM_HCC__) && !defined(NO_HALF)\n"
-        "#include <hip/hip_fp16.h>\n"
-        "#endif\n",
-        line=1,
-        fixed=(
-            "#if !defined(__HIP_PLATFORM_HCC__) && !defined(__HIP_PLATFORM_AMD__)  // CUDA build\n"
-            "#include <cuda_fp16.h>\n"
-            "#elif (defined(__HIP_PLATFORM_HCC__) || defined(__HIP_PLATFORM_AMD__)) && !defined(NO_HALF)\n"
-            "#include <hip/hip_fp16.h>\n"
-            "#endif\n"
-        ),
+        """
+        #ifndef __HIP_PLATFORM_HCC__  // CUDA build
+        #include <cuda_fp16.h>
+        #elif defined(__HIP_PLATFORM_HCC__) && !defined(NO_HALF)
+        #include <hip/hip_fp16.h>
+        #endif
+        """,
+        expect=("1:1-1:44",),
+        fixed="""
+        #if !defined(__HIP_PLATFORM_HCC__) && !defined(__HIP_PLATFORM_AMD__)  // CUDA build
+        #include <cuda_fp16.h>
+        #elif (defined(__HIP_PLATFORM_HCC__) || defined(__HIP_PLATFORM_AMD__)) && !defined(NO_HALF)
+        #include <hip/hip_fp16.h>
+        #endif
+        """,
     ),
 )

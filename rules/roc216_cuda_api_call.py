@@ -89,84 +89,104 @@ class CudaApiCall(Rule):
 
 CudaApiCall.valid = (
     Valid(
-        "#ifdef USE_ROCM\n"
-        "#define GPU_CHECK(x) C10_HIP_CHECK(x)\n"
-        "static void* alloc(size_t n) { void* p; GPU_CHECK(hipMalloc(&p, n)); return p; }\n"
-        "#else\n"
-        "static void* alloc(size_t n) { void* p; C10_CUDA_CHECK(cudaMalloc(&p, n)); return p; }\n"
-        "#endif\n"
+        """
+        #ifdef USE_ROCM
+        #define GPU_CHECK(x) C10_HIP_CHECK(x)
+        static void* alloc(size_t n) { void* p; GPU_CHECK(hipMalloc(&p, n)); return p; }
+        #else
+        static void* alloc(size_t n) { void* p; C10_CUDA_CHECK(cudaMalloc(&p, n)); return p; }
+        #endif
+        """,
     ),
     Valid(
-        "void gemm(cublasHandle_t h, int m, int n, int k, const float* a, const float* b, float* c) {\n"
-        "  const float one = 1.f, zero = 0.f;\n"
-        "#if !defined(__HIP_PLATFORM_AMD__)\n"
-        "  cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, m, b, k, &zero, c, m);\n"
-        "#else\n"
-        "  hipblasSgemm(h, HIPBLAS_OP_N, HIPBLAS_OP_N, m, n, k, &one, a, m, b, k, &zero, c, m);\n"
-        "#endif\n"
-        "}\n"
+        """
+        void gemm(cublasHandle_t h, int m, int n, int k, const float* a, const float* b, float* c) {
+          const float one = 1.f, zero = 0.f;
+        #if !defined(__HIP_PLATFORM_AMD__)
+          cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, m, b, k, &zero, c, m);
+        #else
+          hipblasSgemm(h, HIPBLAS_OP_N, HIPBLAS_OP_N, m, n, k, &one, a, m, b, k, &zero, c, m);
+        #endif
+        }
+        """,
     ),
     # Types, enum values and comments are not calls; CUDA functions HIP lacks are ROC217's.
     Valid(
-        "// cudaMalloc is called by the caching allocator, not here.\n"
-        "void launch(cudaStream_t stream, cudaMemcpyKind kind);\n"
-        "void copy_l2(cudaStream_t s, cudaStreamAttrValue* v) {\n"
-        "  cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, v);\n"
-        "}\n"
+        """
+        // cudaMalloc is called by the caching allocator, not here.
+        void launch(cudaStream_t stream, cudaMemcpyKind kind);
+        void copy_l2(cudaStream_t s, cudaStreamAttrValue* v) {
+          cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, v);
+        }
+        """,
     ),
     Valid(
-        "#include <hip/hip_runtime.h>\n"
-        "void sync_all() { hipDeviceSynchronize(); cudaDeviceSynchronize(); }\n"
+        """
+        #include <hip/hip_runtime.h>
+        void sync_all() { hipDeviceSynchronize(); cudaDeviceSynchronize(); }
+        """,
     ),
     Valid(
-        "#ifndef USE_ROCM\n"
-        "static size_t free_bytes() { size_t f, t; cudaMemGetInfo(&f, &t); return f; }\n"
-        "#endif\n"
+        """
+        #ifndef USE_ROCM
+        static size_t free_bytes() { size_t f, t; cudaMemGetInfo(&f, &t); return f; }
+        #endif
+        """,
     ),
 )
 CudaApiCall.invalid = (
     Invalid(
-        "torch::Tensor workspace(size_t bytes, cudaStream_t stream) {\n"
-        "  void* buffer = nullptr;\n"
-        "  C10_CUDA_CHECK(cudaMalloc(&buffer, bytes));\n"
-        "  C10_CUDA_CHECK(cudaMemsetAsync(buffer, 0, bytes, stream));\n"
-        "  return wrap(buffer);\n"
-        "}\n",
-        line=3,
+        """
+        torch::Tensor workspace(size_t bytes, cudaStream_t stream) {
+          void* buffer = nullptr;
+          C10_CUDA_CHECK(cudaMalloc(&buffer, bytes));
+          C10_CUDA_CHECK(cudaMemsetAsync(buffer, 0, bytes, stream));
+          return wrap(buffer);
+        }
+        """,
+        expect=("3:18-3:44", "4:18-4:59"),
         message="`hipMalloc`",
     ),
     Invalid(
-        "void gemm_ex(cublasHandle_t handle, int m, int n, int k, const void* a, const void* b, void* c) {\n"
-        "  float alpha = 1.f, beta = 0.f;\n"
-        "  cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, a, CUDA_R_16F, k, b, CUDA_R_16F,\n"
-        "               k, &beta, c, CUDA_R_16F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP);\n"
-        "}\n",
-        line=3,
+        """
+        void gemm_ex(cublasHandle_t handle, int m, int n, int k, const void* a, const void* b, void* c) {
+          float alpha = 1.f, beta = 0.f;
+          cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, a, CUDA_R_16F, k, b, CUDA_R_16F,
+                       k, &beta, c, CUDA_R_16F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT_TENSOR_OP);
+        }
+        """,
+        expect=("3:3-4:94",),
         message="hipblasGemmEx",
     ),
     Invalid(
-        "void pin(void** host, size_t n) {\n"
-        "  if (::cudaMallocHost(host, n) != cudaSuccess) throw std::bad_alloc();\n"
-        "}\n",
-        line=2,
+        """
+        void pin(void** host, size_t n) {
+          if (::cudaMallocHost(host, n) != cudaSuccess) throw std::bad_alloc();
+        }
+        """,
+        expect=("2:7-2:32",),
         message="`hipHostMalloc`",
     ),
     Invalid(
-        "CUfunction load_kernel(CUmodule* module, const char* image) {\n"
-        "  CUfunction fn;\n"
-        "  cuModuleLoadData(module, image);\n"
-        "  cuModuleGetFunction(&fn, *module, \"kernel\");\n"
-        "  return fn;\n"
-        "}\n",
-        line=3,
+        """
+        CUfunction load_kernel(CUmodule* module, const char* image) {
+          CUfunction fn;
+          cuModuleLoadData(module, image);
+          cuModuleGetFunction(&fn, *module, "kernel");
+          return fn;
+        }
+        """,
+        expect=("3:3-3:34", "4:3-4:46"),
         message="CUDA driver API",
     ),
     Invalid(
-        "void seed(curandGenerator_t* gen, unsigned long long s) {\n"
-        "  curandCreateGenerator(gen, CURAND_RNG_PSEUDO_DEFAULT);\n"
-        "  curandSetPseudoRandomGeneratorSeed(*gen, s);\n"
-        "}\n",
-        line=2,
+        """
+        void seed(curandGenerator_t* gen, unsigned long long s) {
+          curandCreateGenerator(gen, CURAND_RNG_PSEUDO_DEFAULT);
+          curandSetPseudoRandomGeneratorSeed(*gen, s);
+        }
+        """,
+        expect=("2:3-2:56", "3:3-3:46"),
         message="hiprandCreateGenerator",
     ),
 )

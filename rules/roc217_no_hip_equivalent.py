@@ -187,131 +187,155 @@ def _base_name(node: Node, ctx: CudaContext) -> str:
 NoHipEquivalent.valid = (
     # DeepSpeed's cublas_wrappers.h: <mma.h> only when not building for AMD.
     Valid(
-        "#pragma once\n"
-        "#include <assert.h>\n"
-        "#include <cublas_v2.h>\n"
-        "#include <cuda.h>\n"
-        "#ifndef __HIP_PLATFORM_AMD__\n"
-        "#include <mma.h>\n"
-        "#endif\n"
-        "#ifdef __HIP_PLATFORM_AMD__\n"
-        "#include <rocblas/rocblas.h>\n"
-        "#endif\n"
+        """
+        #pragma once
+        #include <assert.h>
+        #include <cublas_v2.h>
+        #include <cuda.h>
+        #ifndef __HIP_PLATFORM_AMD__
+        #include <mma.h>
+        #endif
+        #ifdef __HIP_PLATFORM_AMD__
+        #include <rocblas/rocblas.h>
+        #endif
+        """,
     ),
     Valid(
-        "#ifdef USE_ROCM\n"
-        "#include <rocwmma/rocwmma.hpp>\n"
-        "namespace wm = rocwmma;\n"
-        "#else\n"
-        "#include <mma.h>\n"
-        "namespace wm = nvcuda::wmma;\n"
-        "#endif\n"
-        "__global__ void tile_mma(const half* a, const half* b, float* c) {\n"
-        "  wm::fragment<wm::matrix_a, 16, 16, 16, half, wm::row_major> fa;\n"
-        "  wm::load_matrix_sync(fa, a, 16);\n"
-        "}\n"
+        """
+        #ifdef USE_ROCM
+        #include <rocwmma/rocwmma.hpp>
+        namespace wm = rocwmma;
+        #else
+        #include <mma.h>
+        namespace wm = nvcuda::wmma;
+        #endif
+        __global__ void tile_mma(const half* a, const half* b, float* c) {
+          wm::fragment<wm::matrix_a, 16, 16, 16, half, wm::row_major> fa;
+          wm::load_matrix_sync(fa, a, 16);
+        }
+        """,
     ),
     Valid(
-        "template <int kStages>\n"
-        "__global__ void copy_tiles(const float4* src, float4* dst) {\n"
-        "  extern __shared__ float4 smem[];\n"
-        "#if !defined(USE_ROCM) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
-        "  __pipeline_memcpy_async(&smem[threadIdx.x], &src[threadIdx.x], sizeof(float4));\n"
-        "  __pipeline_commit();\n"
-        "  __pipeline_wait_prior(0);\n"
-        "#else\n"
-        "  smem[threadIdx.x] = src[threadIdx.x];\n"
-        "#endif\n"
-        "  __syncthreads();\n"
-        "  dst[threadIdx.x] = smem[threadIdx.x];\n"
-        "}\n"
+        """
+        template <int kStages>
+        __global__ void copy_tiles(const float4* src, float4* dst) {
+          extern __shared__ float4 smem[];
+        #if !defined(USE_ROCM) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+          __pipeline_memcpy_async(&smem[threadIdx.x], &src[threadIdx.x], sizeof(float4));
+          __pipeline_commit();
+          __pipeline_wait_prior(0);
+        #else
+          smem[threadIdx.x] = src[threadIdx.x];
+        #endif
+          __syncthreads();
+          dst[threadIdx.x] = smem[threadIdx.x];
+        }
+        """,
     ),
     # HIP has these: cooperative groups' tiles and grid sync, `__shfl_xor_sync`, host-side launches,
     # and `wait` / `barrier` as the project's own names.
     Valid(
-        "namespace cg = cooperative_groups;\n"
-        "__global__ void reduce(float* x) {\n"
-        "  auto block = cg::this_thread_block();\n"
-        "  auto warp = cg::tiled_partition<32>(block);\n"
-        "  float v = x[threadIdx.x];\n"
-        "  v += warp.shfl_down(v, 1);\n"
-        "  block.sync();\n"
-        "  barrier(x); wait(1);\n"
-        "}\n"
-        "void run(float* x, cudaStream_t s) { reduce<<<1, 256, 0, s>>>(x); }\n"
+        """
+        namespace cg = cooperative_groups;
+        __global__ void reduce(float* x) {
+          auto block = cg::this_thread_block();
+          auto warp = cg::tiled_partition<32>(block);
+          float v = x[threadIdx.x];
+          v += warp.shfl_down(v, 1);
+          block.sync();
+          barrier(x); wait(1);
+        }
+        void run(float* x, cudaStream_t s) { reduce<<<1, 256, 0, s>>>(x); }
+        """,
     ),
     Valid(
-        "#ifndef USE_ROCM\n"
-        "__global__ void __cluster_dims__(2, 1, 1) cluster_kernel(float* out) {\n"
-        "  auto cluster = cg::this_cluster();\n"
-        "  cluster.sync();\n"
-        "}\n"
-        "#endif\n"
+        """
+        #ifndef USE_ROCM
+        __global__ void __cluster_dims__(2, 1, 1) cluster_kernel(float* out) {
+          auto cluster = cg::this_cluster();
+          cluster.sync();
+        }
+        #endif
+        """,
     ),
 )
 NoHipEquivalent.invalid = (
     Invalid(
-        "#include <mma.h>\n"
-        "using namespace nvcuda;\n"
-        "__global__ void gemm_16x16(const half* a, const half* b, float* c) {\n"
-        "  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;\n"
-        "}\n",
-        line=1,
+        """
+        #include <mma.h>
+        using namespace nvcuda;
+        __global__ void gemm_16x16(const half* a, const half* b, float* c) {
+          wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+        }
+        """,
+        expect=("1:1-1:17", "4:3-4:68"),
         message="rocWMMA",
     ),
     Invalid(
-        "__global__ void tile(const half* a, float* c) {\n"
-        "  nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> acc;\n"
-        "  nvcuda::wmma::fill_fragment(acc, 0.0f);\n"
-        "  nvcuda::wmma::store_matrix_sync(c, acc, 16, nvcuda::wmma::mem_row_major);\n"
-        "}\n",
-        line=2,
+        """
+        __global__ void tile(const half* a, float* c) {
+          nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> acc;
+          nvcuda::wmma::fill_fragment(acc, 0.0f);
+          nvcuda::wmma::store_matrix_sync(c, acc, 16, nvcuda::wmma::mem_row_major);
+        }
+        """,
+        expect=("2:3-2:71",),
         message="`nvcuda::wmma::fragment`",
     ),
     Invalid(
-        "#include <cooperative_groups.h>\n"
-        "#include <cooperative_groups/memcpy_async.h>\n"
-        "namespace cg = cooperative_groups;\n"
-        "__global__ void stage(const float* g, int n) {\n"
-        "  extern __shared__ float s[];\n"
-        "  auto block = cg::this_thread_block();\n"
-        "  cg::memcpy_async(block, s, g, sizeof(float) * n);\n"
-        "  cg::wait(block);\n"
-        "}\n",
-        line=2,
+        """
+        #include <cooperative_groups.h>
+        #include <cooperative_groups/memcpy_async.h>
+        namespace cg = cooperative_groups;
+        __global__ void stage(const float* g, int n) {
+          extern __shared__ float s[];
+          auto block = cg::this_thread_block();
+          cg::memcpy_async(block, s, g, sizeof(float) * n);
+          cg::wait(block);
+        }
+        """,
+        expect=("2:1-2:45", "7:3-7:19"),
         message="memcpy_async",
     ),
     Invalid(
-        "#include <cuda/pipeline>\n"
-        "__global__ void pipelined(const int* in, int* out) {\n"
-        "  auto pipe = cuda::make_pipeline();\n"
-        "}\n",
-        line=1,
+        """
+        #include <cuda/pipeline>
+        __global__ void pipelined(const int* in, int* out) {
+          auto pipe = cuda::make_pipeline();
+        }
+        """,
+        expect=("1:1-1:25", "3:15-3:34"),
         message="pipelines",
     ),
     Invalid(
-        "void launch_clustered(const void* kernel, dim3 grid, dim3 block, cudaStream_t stream) {\n"
-        "  cudaLaunchConfig_t config = {grid, block, 0, stream};\n"
-        "  cudaLaunchAttribute attribute[1];\n"
-        "  attribute[0].id = cudaLaunchAttributeClusterDimension;\n"
-        "  cudaLaunchKernelExC(&config, kernel, nullptr);\n"
-        "}\n",
-        line=2,
+        """
+        void launch_clustered(const void* kernel, dim3 grid, dim3 block, cudaStream_t stream) {
+          cudaLaunchConfig_t config = {grid, block, 0, stream};
+          cudaLaunchAttribute attribute[1];
+          attribute[0].id = cudaLaunchAttributeClusterDimension;
+          cudaLaunchKernelExC(&config, kernel, nullptr);
+        }
+        """,
+        expect=("2:3-2:21", "3:3-3:22", "4:21-4:56", "5:3-5:22"),
         message="`cudaLaunchConfig_t`",
     ),
     Invalid(
-        "__global__ void child(float* x) { x[threadIdx.x] *= 2.f; }\n"
-        "__global__ void parent(float* x, int n) {\n"
-        "  if (threadIdx.x == 0) child<<<n / 256, 256>>>(x);\n"
-        "}\n",
-        line=3,
+        """
+        __global__ void child(float* x) { x[threadIdx.x] *= 2.f; }
+        __global__ void parent(float* x, int n) {
+          if (threadIdx.x == 0) child<<<n / 256, 256>>>(x);
+        }
+        """,
+        expect=("3:25-3:51",),
         message="dynamic parallelism",
     ),
     Invalid(
-        "__device__ float accumulate_down(float a, float b) {\n"
-        "  return __fadd_rd(a, b);\n"
-        "}\n",
-        line=2,
+        """
+        __device__ float accumulate_down(float a, float b) {
+          return __fadd_rd(a, b);
+        }
+        """,
+        expect=("2:10-2:19",),
         message="CUDA device API",
     ),
 )

@@ -230,96 +230,118 @@ def _identifiers(root: Node) -> list[Node]:
 CudaFp8Type.valid = (
     # vLLM style: CUDA's FP8 only on NVIDIA, HIP's FP8 on ROCm.
     Valid(
-        "#ifndef USE_ROCM\n"
-        "#include <cuda_fp8.h>\n"
-        "using fp8_storage = __nv_fp8_storage_t;\n"
-        "#else\n"
-        "#include <hip/hip_fp8.h>\n"
-        "using fp8_storage = __hip_fp8_storage_t;\n"
-        "#endif\n"
+        """
+        #ifndef USE_ROCM
+        #include <cuda_fp8.h>
+        using fp8_storage = __nv_fp8_storage_t;
+        #else
+        #include <hip/hip_fp8.h>
+        using fp8_storage = __hip_fp8_storage_t;
+        #endif
+        """,
     ),
     # The 448 sits in the OCP arm of a chain that already picks FNUZ on gfx942.
     Valid(
-        "#include \"quant_utils.cuh\"  // fp8 helpers\n"
-        "#if defined(USE_ROCM) && defined(__gfx942__)\n"
-        "constexpr float kFp8Max = 224.0f;\n"
-        "#else\n"
-        "constexpr float kFp8Max = 448.0f;\n"
-        "#endif\n"
-        "__device__ float to_fp8_range(float v, float s) { return fminf(fmaxf(v * s, -kFp8Max), kFp8Max); }\n"
+        """
+        #include "quant_utils.cuh"  // fp8 helpers
+        #if defined(USE_ROCM) && defined(__gfx942__)
+        constexpr float kFp8Max = 224.0f;
+        #else
+        constexpr float kFp8Max = 448.0f;
+        #endif
+        __device__ float to_fp8_range(float v, float s) { return fminf(fmaxf(v * s, -kFp8Max), kFp8Max); }
+        """,
     ),
     # CPU-side FP8 emulation: no GPU, no FNUZ.
     Valid(
-        "inline uint8_t float_to_fp8e4m3_scalar(float v, float inv_scale) noexcept {\n"
-        "  constexpr float fp8_max = 448.0f;\n"
-        "  v = std::max(-fp8_max, std::min(fp8_max, v * inv_scale));\n"
-        "  return pack_e4m3(v);\n"
-        "}\n",
+        """
+        inline uint8_t float_to_fp8e4m3_scalar(float v, float inv_scale) noexcept {
+          constexpr float fp8_max = 448.0f;
+          v = std::max(-fp8_max, std::min(fp8_max, v * inv_scale));
+          return pack_e4m3(v);
+        }
+        """,
         path="cpu_attn_fp8.hpp",
     ),
     # A function-local bound used only in the NVIDIA branch.
     Valid(
-        "__device__ void store_fp8(uint8_t* dst, const float* v) {\n"
-        "  constexpr float kFp8Max = 448.0f;\n"
-        "#ifndef USE_ROCM\n"
-        "  float2 x = make_float2(fminf(fmaxf(v[0], -kFp8Max), kFp8Max), v[1]);\n"
-        "  *reinterpret_cast<__nv_fp8x2_storage_t*>(dst) = __nv_cvt_float2_to_fp8x2(x, __NV_SATFINITE, __NV_E4M3);\n"
-        "#else\n"
-        "  dst[0] = fp8::cvt(v[0]); dst[1] = fp8::cvt(v[1]);\n"
-        "#endif\n"
-        "}\n"
+        """
+        __device__ void store_fp8(uint8_t* dst, const float* v) {
+          constexpr float kFp8Max = 448.0f;
+        #ifndef USE_ROCM
+          float2 x = make_float2(fminf(fmaxf(v[0], -kFp8Max), kFp8Max), v[1]);
+          *reinterpret_cast<__nv_fp8x2_storage_t*>(dst) = __nv_cvt_float2_to_fp8x2(x, __NV_SATFINITE, __NV_E4M3);
+        #else
+          dst[0] = fp8::cvt(v[0]); dst[1] = fp8::cvt(v[1]);
+        #endif
+        }
+        """,
     ),
     # 448 as a channel count or launch width is not an FP8 bound, even in a file that handles fp8.
     Valid(
-        "// fp8 weights are dequantized before this kernel\n"
-        "void launch_group_norm(Params& p, cudaStream_t s) {\n"
-        "  if (p.c % 448 == 0) p.channels_per_block = 448;\n"
-        "  switch (p.cols) { case 448: run<448><<<p.blocks, 224, 0, s>>>(p); break; }\n"
-        "  float widths[] = {0.448f, 12.448f};\n"
-        "}\n"
+        """
+        // fp8 weights are dequantized before this kernel
+        void launch_group_norm(Params& p, cudaStream_t s) {
+          if (p.c % 448 == 0) p.channels_per_block = 448;
+          switch (p.cols) { case 448: run<448><<<p.blocks, 224, 0, s>>>(p); break; }
+          float widths[] = {0.448f, 12.448f};
+        }
+        """,
     ),
     Valid(
-        "#if !defined(__HIP_PLATFORM_AMD__)\n"
-        "#include <cuda_fp8.h>\n"
-        "__device__ __nv_fp8_e4m3 q(float x) { return __nv_fp8_e4m3(x); }\n"
-        "#endif\n"
+        """
+        #if !defined(__HIP_PLATFORM_AMD__)
+        #include <cuda_fp8.h>
+        __device__ __nv_fp8_e4m3 q(float x) { return __nv_fp8_e4m3(x); }
+        #endif
+        """,
     ),
 )
 CudaFp8Type.invalid = (
     Invalid(
-        "#include <cuda_fp8.h>\n"
-        "__device__ __nv_fp8_e4m3 quantize(float x, float scale) { return __nv_fp8_e4m3(x * scale); }\n",
-        line=1,
+        """
+        #include <cuda_fp8.h>
+        __device__ __nv_fp8_e4m3 quantize(float x, float scale) { return __nv_fp8_e4m3(x * scale); }
+        """,
+        expect=("1:1-1:22", "2:12-2:25"),
         message="hip/hip_fp8.h",
     ),
     Invalid(
-        "template <typename T>\n"
-        "__global__ void to_fp8(const T* in, __nv_fp8_storage_t* out, float scale, int n) {\n"
-        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        "  if (i < n) out[i] = __nv_cvt_float_to_fp8(float(in[i]) * scale, __NV_SATFINITE, __NV_E4M3);\n"
-        "}\n",
-        line=2,
+        """
+        template <typename T>
+        __global__ void to_fp8(const T* in, __nv_fp8_storage_t* out, float scale, int n) {
+          int i = blockIdx.x * blockDim.x + threadIdx.x;
+          if (i < n) out[i] = __nv_cvt_float_to_fp8(float(in[i]) * scale, __NV_SATFINITE, __NV_E4M3);
+        }
+        """,
+        expect=("2:37-2:55", "4:23-4:44"),
         message="`__nv_fp8_storage_t`",
     ),
     Invalid(
-        "#include \"fp8_utils.h\"\n"
-        "constexpr float kFp8ScaleDivisor = 448.f;\n",
-        line=2,
+        """
+        #include "fp8_utils.h"
+        constexpr float kFp8ScaleDivisor = 448.f;
+        """,
+        expect=("2:36-2:41",),
         message="FNUZ",
     ),
     Invalid(
-        "#define FP8_E4M3_MAX 448.0f\n"
-        "__device__ float clamp_fp8(float v) { return fminf(fmaxf(v, -FP8_E4M3_MAX), FP8_E4M3_MAX); }\n",
-        line=1,
+        """
+        #define FP8_E4M3_MAX 448.0f
+        __device__ float clamp_fp8(float v) { return fminf(fmaxf(v, -FP8_E4M3_MAX), FP8_E4M3_MAX); }
+        """,
+        expect=("1:1-1:28",),
         message="240",
     ),
     Invalid(
-        "__global__ void compute_scale(const float* amax, float* scale, int n) {\n"
-        "  // per-tensor scale for fp8 e4m3 output\n"
-        "  int i = threadIdx.x;\n"
-        "  if (i < n) scale[i] = amax[i] / 448.0f;\n"
-        "}\n",
-        line=4,
+        """
+        __global__ void compute_scale(const float* amax, float* scale, int n) {
+          // per-tensor scale for fp8 e4m3 output
+          int i = threadIdx.x;
+          if (i < n) scale[i] = amax[i] / 448.0f;
+        }
+        """,
+        expect=("4:35-4:41",),
         message="448",
     ),
 )

@@ -247,97 +247,117 @@ class LdsOver64k(Rule):
 LdsOver64k.valid = (
     # Sizes that fit, and sizes only known at run time (queried from the device).
     Valid(
-        "#define TILE 64\n"
-        "__global__ void transpose(const float* in, float* out) {\n"
-        "  __shared__ float tile[TILE][TILE + 1];\n"
-        "  __shared__ double partial[1024];\n"
-        "  tile[threadIdx.y][threadIdx.x] = in[threadIdx.x];\n"
-        "}\n"
-        "void launch(const float* in, float* out, const cudaDeviceProp& prop, cudaStream_t s) {\n"
-        "  size_t smem = prop.sharedMemPerBlockOptin;\n"
-        "  cudaFuncSetAttribute((const void*)transpose, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);\n"
-        "  transpose<<<1, dim3(TILE, TILE), smem, s>>>(in, out);\n"
-        "}\n"
+        """
+        #define TILE 64
+        __global__ void transpose(const float* in, float* out) {
+          __shared__ float tile[TILE][TILE + 1];
+          __shared__ double partial[1024];
+          tile[threadIdx.y][threadIdx.x] = in[threadIdx.x];
+        }
+        void launch(const float* in, float* out, const cudaDeviceProp& prop, cudaStream_t s) {
+          size_t smem = prop.sharedMemPerBlockOptin;
+          cudaFuncSetAttribute((const void*)transpose, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+          transpose<<<1, dim3(TILE, TILE), smem, s>>>(in, out);
+        }
+        """,
     ),
     # Large tiles only on the NVIDIA path.
     Valid(
-        "#ifdef USE_ROCM\n"
-        "constexpr int kSmemBytes = 64 * 1024;\n"
-        "#else\n"
-        "constexpr int kSmemBytes = 160 * 1024;\n"
-        "#endif\n"
-        "void launch(cudaStream_t s) {\n"
-        "  cudaFuncSetAttribute((const void*)gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);\n"
-        "  gemm_kernel<<<132, 384, kSmemBytes, s>>>();\n"
-        "}\n"
+        """
+        #ifdef USE_ROCM
+        constexpr int kSmemBytes = 64 * 1024;
+        #else
+        constexpr int kSmemBytes = 160 * 1024;
+        #endif
+        void launch(cudaStream_t s) {
+          cudaFuncSetAttribute((const void*)gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+          gemm_kernel<<<132, 384, kSmemBytes, s>>>();
+        }
+        """,
     ),
     Valid(
-        "#if !defined(__HIP_PLATFORM_AMD__)\n"
-        "__global__ void hopper_tile(float* x) {\n"
-        "  __shared__ float buf[48 * 1024];\n"
-        "  buf[threadIdx.x] = x[threadIdx.x];\n"
-        "}\n"
-        "#endif\n"
+        """
+        #if !defined(__HIP_PLATFORM_AMD__)
+        __global__ void hopper_tile(float* x) {
+          __shared__ float buf[48 * 1024];
+          buf[threadIdx.x] = x[threadIdx.x];
+        }
+        #endif
+        """,
     ),
     # `extern __shared__` has no static size; template element types are unknown.
     Valid(
-        "template <typename T, int N>\n"
-        "__global__ void k(T* x) {\n"
-        "  extern __shared__ char smem[];\n"
-        "  __shared__ T staging[N * 1024];\n"
-        "  staging[threadIdx.x] = x[threadIdx.x];\n"
-        "}\n"
+        """
+        template <typename T, int N>
+        __global__ void k(T* x) {
+          extern __shared__ char smem[];
+          __shared__ T staging[N * 1024];
+          staging[threadIdx.x] = x[threadIdx.x];
+        }
+        """,
     ),
     # Attributes other than the dynamic shared size, and launches with small constants.
     Valid(
-        "void configure(cudaStream_t s) {\n"
-        "  cudaFuncSetAttribute((const void*)k, cudaFuncAttributePreferredSharedMemoryCarveout, 100);\n"
-        "  k<<<64, 256, 32 * 1024, s>>>();\n"
-        "}\n"
+        """
+        void configure(cudaStream_t s) {
+          cudaFuncSetAttribute((const void*)k, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
+          k<<<64, 256, 32 * 1024, s>>>();
+        }
+        """,
     ),
 )
 LdsOver64k.invalid = (
     Invalid(
-        "#define ROWS 128\n"
-        "#define COLS 160\n"
-        "__global__ void stage(const float* x, float* y) {\n"
-        "  __shared__ float tile[ROWS][COLS];\n"
-        "  tile[threadIdx.y][threadIdx.x] = x[threadIdx.x];\n"
-        "}\n",
-        line=4,
+        """
+        #define ROWS 128
+        #define COLS 160
+        __global__ void stage(const float* x, float* y) {
+          __shared__ float tile[ROWS][COLS];
+          tile[threadIdx.y][threadIdx.x] = x[threadIdx.x];
+        }
+        """,
+        expect=("4:20-4:36",),
         message="81920 bytes",
     ),
     Invalid(
-        "constexpr int kSmemBytes = 100 * 1024;\n"
-        "void launch(const half* q, half* o, cudaStream_t stream) {\n"
-        "  cudaFuncSetAttribute((const void*)attention_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,\n"
-        "                       kSmemBytes);\n"
-        "}\n",
-        line=4,
+        """
+        constexpr int kSmemBytes = 100 * 1024;
+        void launch(const half* q, half* o, cudaStream_t stream) {
+          cudaFuncSetAttribute((const void*)attention_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               kSmemBytes);
+        }
+        """,
+        expect=("4:24-4:34",),
         message="dynamic shared memory",
     ),
     Invalid(
-        "void launch(const float* x, float* y, cudaStream_t stream) {\n"
-        "  softmax_kernel<<<1024, 256, 96 * 1024, stream>>>(x, y);\n"
-        "}\n",
-        line=2,
+        """
+        void launch(const float* x, float* y, cudaStream_t stream) {
+          softmax_kernel<<<1024, 256, 96 * 1024, stream>>>(x, y);
+        }
+        """,
+        expect=("2:31-2:40",),
         message="launch asks for 98304 bytes",
     ),
     Invalid(
-        "__global__ void double_buffer(const __half* a) {\n"
-        "  __shared__ __half buf0[16384];\n"
-        "  __shared__ __half buf1[16384];\n"
-        "  __shared__ float scratch[512];\n"
-        "  buf0[threadIdx.x] = a[threadIdx.x];\n"
-        "}\n",
-        line=4,
+        """
+        __global__ void double_buffer(const __half* a) {
+          __shared__ __half buf0[16384];
+          __shared__ __half buf1[16384];
+          __shared__ float scratch[512];
+          buf0[threadIdx.x] = a[threadIdx.x];
+        }
+        """,
+        expect=("4:20-4:32",),
         message="add up to",
     ),
     Invalid(
-        "#define SMEM_BYTES (72 * 1024 + sizeof(float) * 16)\n"
-        "void launch(cudaStream_t s) {\n"
-        "  cudaFuncSetAttribute((const void*)reduce, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);\n"
-        "}\n",
-        line=3,
+        """
+        #define SMEM_BYTES (72 * 1024 + sizeof(float) * 16)
+        void launch(cudaStream_t s) {
+          cudaFuncSetAttribute((const void*)reduce, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES);
+        }
+        """,
+        expect=("3:90-3:100",),
     ),
 )

@@ -73,77 +73,93 @@ def _fix(call: Node, ctx: CudaContext) -> Fix | None:
 
 Nanosleep.valid = (
     Valid(
-        "__device__ void backoff(unsigned ns) {\n"
-        "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)\n"
-        "  __builtin_amdgcn_s_sleep(1);\n"
-        "#else\n"
-        "  __nanosleep(ns);\n"
-        "#endif\n"
-        "}\n"
+        """
+        __device__ void backoff(unsigned ns) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+          __builtin_amdgcn_s_sleep(1);
+        #else
+          __nanosleep(ns);
+        #endif
+        }
+        """,
     ),
     Valid(
-        "__device__ void backoff(unsigned ns) {\n"
-        "#ifndef USE_ROCM\n"
-        "  __nanosleep(ns);\n"
-        "#endif\n"
-        "}\n"
+        """
+        __device__ void backoff(unsigned ns) {
+        #ifndef USE_ROCM
+          __nanosleep(ns);
+        #endif
+        }
+        """,
     ),
     Valid(
-        "__device__ void backoff(unsigned ns) {\n"
-        "#if !defined(__HIP_PLATFORM_AMD__) && __CUDA_ARCH__ >= 700\n"
-        "  __nanosleep(ns);\n"
-        "#endif\n"
-        "}\n"
+        """
+        __device__ void backoff(unsigned ns) {
+        #if !defined(__HIP_PLATFORM_AMD__) && __CUDA_ARCH__ >= 700
+          __nanosleep(ns);
+        #endif
+        }
+        """,
     ),
     # The name in a comment or a string is not a call.
     Valid(
-        "// On Volta and later we could call __nanosleep(100) here.\n"
-        '__device__ const char* kWhy = "__nanosleep unavailable";\n'
+        """
+        // On Volta and later we could call __nanosleep(100) here.
+        __device__ const char* kWhy = "__nanosleep unavailable";
+        """,
     ),
 )
 Nanosleep.invalid = (
     Invalid(
-        "__device__ void backoff(unsigned ns) {\n  __nanosleep(ns);\n}\n",
-        line=2,
+        """
+        __device__ void backoff(unsigned ns) {
+          __nanosleep(ns);
+        }
+        """,
+        expect=("2:3-2:18",),
         message="__builtin_amdgcn_s_sleep",
-        fixed=(
-            "__device__ void backoff(unsigned ns) {\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  __builtin_amdgcn_s_sleep(1);\n"
-            "#else\n"
-            "  __nanosleep(ns);\n"
-            "#endif\n"
-            "}\n"
-        ),
+        fixed="""
+        __device__ void backoff(unsigned ns) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          __builtin_amdgcn_s_sleep(1);
+        #else
+          __nanosleep(ns);
+        #endif
+        }
+        """,
     ),
     Invalid(
-        "template <int kBackoffNs>\n"
-        "__global__ void spin_until(volatile int* flag) {\n"
-        "  while (*flag == 0) {\n"
-        "    __nanosleep(kBackoffNs);  // back off\n"
-        "  }\n"
-        "}\n",
-        line=4,
-        fixed=(
-            "template <int kBackoffNs>\n"
-            "__global__ void spin_until(volatile int* flag) {\n"
-            "  while (*flag == 0) {\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "    __builtin_amdgcn_s_sleep(1);\n"
-            "#else\n"
-            "    __nanosleep(kBackoffNs);  // back off\n"
-            "#endif\n"
-            "  }\n"
-            "}\n"
-        ),
+        """
+        template <int kBackoffNs>
+        __global__ void spin_until(volatile int* flag) {
+          while (*flag == 0) {
+            __nanosleep(kBackoffNs);  // back off
+          }
+        }
+        """,
+        expect=("4:5-4:28",),
+        fixed="""
+        template <int kBackoffNs>
+        __global__ void spin_until(volatile int* flag) {
+          while (*flag == 0) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+            __builtin_amdgcn_s_sleep(1);
+        #else
+            __nanosleep(kBackoffNs);  // back off
+        #endif
+          }
+        }
+        """,
     ),
     Invalid(
-        "#ifdef USE_ROCM\n"
-        "#define SLEEP() __builtin_amdgcn_s_sleep(1)\n"
-        "#endif\n"
-        "__device__ void wait_for(int* lock) {\n"
-        "  while (atomicCAS(lock, 0, 1) != 0) { __nanosleep(32); }\n"
-        "}\n",
-        line=5,
+        """
+        #ifdef USE_ROCM
+        #define SLEEP() __builtin_amdgcn_s_sleep(1)
+        #endif
+        __device__ void wait_for(int* lock) {
+          while (atomicCAS(lock, 0, 1) != 0) { __nanosleep(32); }
+        }
+        """,
+        expect=("5:40-5:55",),
     ),
 )

@@ -299,156 +299,180 @@ class HostCapabilityCheck(Rule):
 HostCapabilityCheck.valid = (
     # The check only runs on NVIDIA builds.
     Valid(
-        "void check(const at::Tensor& q) {\n"
-        "  auto dprops = at::cuda::getCurrentDeviceProperties();\n"
-        "#ifndef USE_ROCM\n"
-        "  bool is_sm8x = dprops->major == 8 && dprops->minor >= 0;\n"
-        "  TORCH_CHECK(is_sm8x, \"needs Ampere\");\n"
-        "#endif\n"
-        "}\n"
+        """
+        void check(const at::Tensor& q) {
+          auto dprops = at::cuda::getCurrentDeviceProperties();
+        #ifndef USE_ROCM
+          bool is_sm8x = dprops->major == 8 && dprops->minor >= 0;
+          TORCH_CHECK(is_sm8x, "needs Ampere");
+        #endif
+        }
+        """,
     ),
     Valid(
-        "bool supports_bf16(int device) {\n"
-        "  cudaDeviceProp prop;\n"
-        "  cudaGetDeviceProperties(&prop, device);\n"
-        "#if defined(USE_ROCM)\n"
-        "  return std::string(prop.gcnArchName).find(\"gfx94\") == 0;\n"
-        "#else\n"
-        "  return prop.major >= 8;\n"
-        "#endif\n"
-        "}\n"
+        """
+        bool supports_bf16(int device) {
+          cudaDeviceProp prop;
+          cudaGetDeviceProperties(&prop, device);
+        #if defined(USE_ROCM)
+          return std::string(prop.gcnArchName).find("gfx94") == 0;
+        #else
+          return prop.major >= 8;
+        #endif
+        }
+        """,
     ),
     # Printing the capability, and `.major` of other structs, are not capability checks.
     Valid(
-        "struct Version { int major; int minor; };\n"
-        "void report(const cudaDeviceProp& props, Version v) {\n"
-        "  printf(\"cc: %d.%d\\n\", props.major, props.minor);\n"
-        "  if (v.major >= 2 && v.minor > 1) printf(\"new format\\n\");\n"
-        "}\n"
+        r"""
+        struct Version { int major; int minor; };
+        void report(const cudaDeviceProp& props, Version v) {
+          printf("cc: %d.%d\n", props.major, props.minor);
+          if (v.major >= 2 && v.minor > 1) printf("new format\n");
+        }
+        """,
     ),
     Valid(
-        "#if !defined(__HIP_PLATFORM_AMD__)\n"
-        "int sm_count_for_arch(int dev) {\n"
-        "  int major = 0;\n"
-        "  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);\n"
-        "  return major >= 9 ? 132 : 108;\n"
-        "}\n"
-        "#endif\n"
+        """
+        #if !defined(__HIP_PLATFORM_AMD__)
+        int sm_count_for_arch(int dev) {
+          int major = 0;
+          cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+          return major >= 9 ? 132 : 108;
+        }
+        #endif
+        """,
     ),
     # A tensor layout's `major` field, and a loop bound named like it.
     Valid(
-        "void transpose(Layout layout, int major) {\n"
-        "  if (layout.major == Layout::Row) { launch_row(); }\n"
-        "  for (int i = 0; i < major; ++i) launch_col(i);\n"
-        "}\n"
+        """
+        void transpose(Layout layout, int major) {
+          if (layout.major == Layout::Row) { launch_row(); }
+          for (int i = 0; i < major; ++i) launch_col(i);
+        }
+        """,
     ),
     # What the fix writes: the ROCm arm never evaluates the comparison (`false && ...`).
     Valid(
-        "bool use_fast_path(const cudaDeviceProp& prop, bool force) {\n"
-        "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-        "  return force || (false && (prop.major >= 8 && prop.minor >= 0));\n"
-        "#else\n"
-        "  return force || (prop.major >= 8 && prop.minor >= 0);\n"
-        "#endif\n"
-        "}\n"
+        """
+        bool use_fast_path(const cudaDeviceProp& prop, bool force) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          return force || (false && (prop.major >= 8 && prop.minor >= 0));
+        #else
+          return force || (prop.major >= 8 && prop.minor >= 0);
+        #endif
+        }
+        """,
     ),
 )
 HostCapabilityCheck.invalid = (
     Invalid(
-        "void mha_fwd(const at::Tensor& q) {\n"
-        "  auto dprops = at::cuda::getCurrentDeviceProperties();\n"
-        "  bool is_sm8x = dprops->major == 8 && dprops->minor >= 0;\n"
-        "  bool is_sm90 = dprops->major == 9 && dprops->minor == 0;\n"
-        "  TORCH_CHECK(is_sm90 || is_sm8x, \"FlashAttention only supports Ampere GPUs or newer.\");\n"
-        "}\n",
-        line=3,
+        """
+        void mha_fwd(const at::Tensor& q) {
+          auto dprops = at::cuda::getCurrentDeviceProperties();
+          bool is_sm8x = dprops->major == 8 && dprops->minor >= 0;
+          bool is_sm90 = dprops->major == 9 && dprops->minor == 0;
+          TORCH_CHECK(is_sm90 || is_sm8x, "FlashAttention only supports Ampere GPUs or newer.");
+        }
+        """,
+        expect=("3:18-3:36", "4:18-4:36"),
         message="compares the CUDA compute capability",
-        fixed=(
-            "void mha_fwd(const at::Tensor& q) {\n"
-            "  auto dprops = at::cuda::getCurrentDeviceProperties();\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  bool is_sm8x = false && (dprops->major == 8 && dprops->minor >= 0);\n"
-            "#else\n"
-            "  bool is_sm8x = dprops->major == 8 && dprops->minor >= 0;\n"
-            "#endif\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  bool is_sm90 = false && (dprops->major == 9 && dprops->minor == 0);\n"
-            "#else\n"
-            "  bool is_sm90 = dprops->major == 9 && dprops->minor == 0;\n"
-            "#endif\n"
-            "  TORCH_CHECK(is_sm90 || is_sm8x, \"FlashAttention only supports Ampere GPUs or newer.\");\n"
-            "}\n"
-        ),
+        fixed="""
+        void mha_fwd(const at::Tensor& q) {
+          auto dprops = at::cuda::getCurrentDeviceProperties();
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          bool is_sm8x = false && (dprops->major == 8 && dprops->minor >= 0);
+        #else
+          bool is_sm8x = dprops->major == 8 && dprops->minor >= 0;
+        #endif
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          bool is_sm90 = false && (dprops->major == 9 && dprops->minor == 0);
+        #else
+          bool is_sm90 = dprops->major == 9 && dprops->minor == 0;
+        #endif
+          TORCH_CHECK(is_sm90 || is_sm8x, "FlashAttention only supports Ampere GPUs or newer.");
+        }
+        """,
     ),
     Invalid(
-        "void attention(at::Tensor& q) {\n"
-        "  cudaDeviceProp* prop = at::cuda::getCurrentDeviceProperties();\n"
-        "  DISPATCH_ARCHTAG(prop->major * 10 + prop->minor, launch(q));\n"
-        "}\n",
-        line=3,
+        """
+        void attention(at::Tensor& q) {
+          cudaDeviceProp* prop = at::cuda::getCurrentDeviceProperties();
+          DISPATCH_ARCHTAG(prop->major * 10 + prop->minor, launch(q));
+        }
+        """,
+        expect=("3:20-3:50",),
         message="computes an SM number",
     ),
     Invalid(
-        "int pick_kernel(int dev) {\n"
-        "  int major = 0, minor = 0;\n"
-        "  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);\n"
-        "  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);\n"
-        "  if (major >= 9) return 2;\n"
-        "  return major * 10 + minor >= 80 ? 1 : 0;\n"
-        "}\n",
-        line=5,
-        fixed=(
-            "int pick_kernel(int dev) {\n"
-            "  int major = 0, minor = 0;\n"
-            "  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);\n"
-            "  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  if (false && (major >= 9)) return 2;\n"
-            "#else\n"
-            "  if (major >= 9) return 2;\n"
-            "#endif\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  return (false && (major * 10 + minor >= 80)) ? 1 : 0;\n"
-            "#else\n"
-            "  return major * 10 + minor >= 80 ? 1 : 0;\n"
-            "#endif\n"
-            "}\n"
-        ),
+        """
+        int pick_kernel(int dev) {
+          int major = 0, minor = 0;
+          cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+          cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+          if (major >= 9) return 2;
+          return major * 10 + minor >= 80 ? 1 : 0;
+        }
+        """,
+        expect=("5:7-5:17", "6:10-6:34"),
+        fixed="""
+        int pick_kernel(int dev) {
+          int major = 0, minor = 0;
+          cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+          cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          if (false && (major >= 9)) return 2;
+        #else
+          if (major >= 9) return 2;
+        #endif
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          return (false && (major * 10 + minor >= 80)) ? 1 : 0;
+        #else
+          return major * 10 + minor >= 80 ? 1 : 0;
+        #endif
+        }
+        """,
     ),
     Invalid(
-        "void run(const cudaDeviceProp& deviceProp) {\n"
-        "  int runtime_cuda_arch = deviceProp.major * 100 + deviceProp.minor * 10;\n"
-        "  dispatch(runtime_cuda_arch);\n"
-        "}\n",
-        line=2,
+        """
+        void run(const cudaDeviceProp& deviceProp) {
+          int runtime_cuda_arch = deviceProp.major * 100 + deviceProp.minor * 10;
+          dispatch(runtime_cuda_arch);
+        }
+        """,
+        expect=("2:27-2:73",),
     ),
     Invalid(
-        "float focal_loss(const at::Tensor& x) {\n"
-        "  cudaDeviceProp props;\n"
-        "  cudaGetDeviceProperties(&props, x.get_device());\n"
-        "  switch (props.major) {\n"
-        "    case 8: return launch_ampere(x);\n"
-        "    default: return launch_generic(x);\n"
-        "  }\n"
-        "}\n",
-        line=4,
+        """
+        float focal_loss(const at::Tensor& x) {
+          cudaDeviceProp props;
+          cudaGetDeviceProperties(&props, x.get_device());
+          switch (props.major) {
+            case 8: return launch_ampere(x);
+            default: return launch_generic(x);
+          }
+        }
+        """,
+        expect=("4:3-7:4",),
         message="switches on",
         no_fix=True,
     ),
     # Only the capability part of the condition is disabled on ROCm; `force` keeps its meaning.
     Invalid(
-        "bool use_fast_path(const cudaDeviceProp& prop, bool force) {\n"
-        "  return force || (prop.major >= 8 && prop.minor >= 0);\n"
-        "}\n",
-        line=2,
-        fixed=(
-            "bool use_fast_path(const cudaDeviceProp& prop, bool force) {\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  return force || (false && (prop.major >= 8 && prop.minor >= 0));\n"
-            "#else\n"
-            "  return force || (prop.major >= 8 && prop.minor >= 0);\n"
-            "#endif\n"
-            "}\n"
-        ),
+        """
+        bool use_fast_path(const cudaDeviceProp& prop, bool force) {
+          return force || (prop.major >= 8 && prop.minor >= 0);
+        }
+        """,
+        expect=("2:20-2:35",),
+        fixed="""
+        bool use_fast_path(const cudaDeviceProp& prop, bool force) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          return force || (false && (prop.major >= 8 && prop.minor >= 0));
+        #else
+          return force || (prop.major >= 8 && prop.minor >= 0);
+        #endif
+        }
+        """,
     ),
 )

@@ -175,136 +175,158 @@ def _fix(argument: Node, ctx: CudaContext) -> Fix | None:
 FuncAttributeKernelPtr.valid = (
     # The cast HIP needs, in its common spellings.
     Valid(
-        "template <typename T, int kBlock>\n"
-        "__global__ void gemm_kernel(const T* a, T* c);\n"
-        "void setup() {\n"
-        "  cudaFuncSetAttribute(reinterpret_cast<const void*>(&gemm_kernel<half, 128>),\n"
-        "                       cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024);\n"
-        "  cudaFuncSetAttribute((const void*)gemm_kernel<float, 64>, cudaFuncAttributePreferredSharedMemoryCarveout, 100);\n"
-        "  cudaFuncAttributes attr;\n"
-        "  cudaFuncGetAttributes(&attr, (void*)gemm_kernel<float, 64>);\n"
-        "}\n"
+        """
+        template <typename T, int kBlock>
+        __global__ void gemm_kernel(const T* a, T* c);
+        void setup() {
+          cudaFuncSetAttribute(reinterpret_cast<const void*>(&gemm_kernel<half, 128>),
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024);
+          cudaFuncSetAttribute((const void*)gemm_kernel<float, 64>, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
+          cudaFuncAttributes attr;
+          cudaFuncGetAttributes(&attr, (void*)gemm_kernel<float, 64>);
+        }
+        """,
     ),
     # The kernel is already held as `const void*`.
     Valid(
-        "void set_smem(const void* kernel_ptr, int bytes) {\n"
-        "  cudaFuncSetAttribute(kernel_ptr, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);\n"
-        "}\n"
-        "void set_all(int bytes) {\n"
-        "  const void* fn = reinterpret_cast<const void*>(&attention_kernel);\n"
-        "  cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);\n"
-        "}\n"
+        """
+        void set_smem(const void* kernel_ptr, int bytes) {
+          cudaFuncSetAttribute(kernel_ptr, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+        }
+        void set_all(int bytes) {
+          const void* fn = reinterpret_cast<const void*>(&attention_kernel);
+          cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+        }
+        """,
     ),
     # The typed call only on NVIDIA builds.
     Valid(
-        "void configure(int smem) {\n"
-        "#ifdef USE_ROCM\n"
-        "  hipFuncSetAttribute((const void*)fwd_kernel, hipFuncAttributeMaxDynamicSharedMemorySize, smem);\n"
-        "#else\n"
-        "  cudaFuncSetAttribute(fwd_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);\n"
-        "#endif\n"
-        "}\n"
+        """
+        void configure(int smem) {
+        #ifdef USE_ROCM
+          hipFuncSetAttribute((const void*)fwd_kernel, hipFuncAttributeMaxDynamicSharedMemorySize, smem);
+        #else
+          cudaFuncSetAttribute(fwd_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        #endif
+        }
+        """,
     ),
     Valid(
-        "#if !defined(__HIP_PLATFORM_AMD__)\n"
-        "void configure(int smem) { cudaFuncSetAttribute(fwd_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); }\n"
-        "#endif\n"
+        """
+        #if !defined(__HIP_PLATFORM_AMD__)
+        void configure(int smem) { cudaFuncSetAttribute(fwd_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); }
+        #endif
+        """,
     ),
     # A project macro that adds the cast, and occupancy calls (HIP has template overloads for those).
     Valid(
-        "#define cudaFuncSetAttribute my_hip_func_set_attribute\n"
-        "void configure(int smem, int* blocks) {\n"
-        "  cudaFuncSetAttribute(fwd_kernel<float>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);\n"
-        "  cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, biasAdd_fprop<float>, 256, 0);\n"
-        "}\n"
+        """
+        #define cudaFuncSetAttribute my_hip_func_set_attribute
+        void configure(int smem, int* blocks) {
+          cudaFuncSetAttribute(fwd_kernel<float>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, biasAdd_fprop<float>, 256, 0);
+        }
+        """,
     ),
 )
 FuncAttributeKernelPtr.invalid = (
     Invalid(
-        "template <typename TilingConfig, typename OutputDataType>\n"
-        "void quant_gemm(cudaStream_t stream, size_t smem) {\n"
-        "  cudaFuncSetAttribute(QUANT_GEMM_Kernel<TilingConfig, OutputDataType>,\n"
-        "                       cudaFuncAttributeMaxDynamicSharedMemorySize, smem);\n"
-        "}\n",
-        line=3,
+        """
+        template <typename TilingConfig, typename OutputDataType>
+        void quant_gemm(cudaStream_t stream, size_t smem) {
+          cudaFuncSetAttribute(QUANT_GEMM_Kernel<TilingConfig, OutputDataType>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        }
+        """,
+        expect=("3:24-3:71",),
         message="reinterpret_cast<const void*>(QUANT_GEMM_Kernel<TilingConfig, OutputDataType>)",
-        fixed=(
-            "template <typename TilingConfig, typename OutputDataType>\n"
-            "void quant_gemm(cudaStream_t stream, size_t smem) {\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  cudaFuncSetAttribute(reinterpret_cast<const void*>(QUANT_GEMM_Kernel<TilingConfig, OutputDataType>),\n"
-            "                       cudaFuncAttributeMaxDynamicSharedMemorySize, smem);\n"
-            "#else\n"
-            "  cudaFuncSetAttribute(QUANT_GEMM_Kernel<TilingConfig, OutputDataType>,\n"
-            "                       cudaFuncAttributeMaxDynamicSharedMemorySize, smem);\n"
-            "#endif\n"
-            "}\n"
-        ),
+        fixed="""
+        template <typename TilingConfig, typename OutputDataType>
+        void quant_gemm(cudaStream_t stream, size_t smem) {
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          cudaFuncSetAttribute(reinterpret_cast<const void*>(QUANT_GEMM_Kernel<TilingConfig, OutputDataType>),
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        #else
+          cudaFuncSetAttribute(QUANT_GEMM_Kernel<TilingConfig, OutputDataType>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        #endif
+        }
+        """,
     ),
     Invalid(
-        "template <typename Kernel_traits>\n"
-        "void launch_fwd(LaunchParams& p) {\n"
-        "  auto kernel = &ln_fwd_kernel<Kernel_traits>;\n"
-        "  if (Kernel_traits::SMEM_BYTES_FWD >= 48 * 1024) {\n"
-        "    CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Kernel_traits::SMEM_BYTES_FWD));\n"
-        "  }\n"
-        "}\n",
-        line=5,
+        """
+        template <typename Kernel_traits>
+        void launch_fwd(LaunchParams& p) {
+          auto kernel = &ln_fwd_kernel<Kernel_traits>;
+          if (Kernel_traits::SMEM_BYTES_FWD >= 48 * 1024) {
+            CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Kernel_traits::SMEM_BYTES_FWD));
+          }
+        }
+        """,
+        expect=("5:37-5:43",),
     ),
     Invalid(
-        "template <typename Attention>\n"
-        "void run_attention(typename Attention::Params& p) {\n"
-        "  constexpr auto kernel_fn = attention_kernel_batched_impl<Attention>;\n"
-        "  int smem_bytes = sizeof(typename Attention::SharedStorage);\n"
-        "  if (smem_bytes > 0xc000) cudaFuncSetAttribute(kernel_fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);\n"
-        "}\n",
-        line=5,
-        fixed=(
-            "template <typename Attention>\n"
-            "void run_attention(typename Attention::Params& p) {\n"
-            "  constexpr auto kernel_fn = attention_kernel_batched_impl<Attention>;\n"
-            "  int smem_bytes = sizeof(typename Attention::SharedStorage);\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  if (smem_bytes > 0xc000) cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel_fn), cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);\n"
-            "#else\n"
-            "  if (smem_bytes > 0xc000) cudaFuncSetAttribute(kernel_fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);\n"
-            "#endif\n"
-            "}\n"
-        ),
+        """
+        template <typename Attention>
+        void run_attention(typename Attention::Params& p) {
+          constexpr auto kernel_fn = attention_kernel_batched_impl<Attention>;
+          int smem_bytes = sizeof(typename Attention::SharedStorage);
+          if (smem_bytes > 0xc000) cudaFuncSetAttribute(kernel_fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+        }
+        """,
+        expect=("5:49-5:58",),
+        fixed="""
+        template <typename Attention>
+        void run_attention(typename Attention::Params& p) {
+          constexpr auto kernel_fn = attention_kernel_batched_impl<Attention>;
+          int smem_bytes = sizeof(typename Attention::SharedStorage);
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          if (smem_bytes > 0xc000) cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel_fn), cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+        #else
+          if (smem_bytes > 0xc000) cudaFuncSetAttribute(kernel_fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+        #endif
+        }
+        """,
     ),
     Invalid(
-        "__global__ void reduce_kernel(const float* x, float* y);\n"
-        "int max_threads() {\n"
-        "  cudaFuncAttributes attr;\n"
-        "  cudaFuncGetAttributes(&attr, reduce_kernel);\n"
-        "  return attr.maxThreadsPerBlock;\n"
-        "}\n",
-        line=4,
+        """
+        __global__ void reduce_kernel(const float* x, float* y);
+        int max_threads() {
+          cudaFuncAttributes attr;
+          cudaFuncGetAttributes(&attr, reduce_kernel);
+          return attr.maxThreadsPerBlock;
+        }
+        """,
+        expect=("4:32-4:45",),
         message="`cudaFuncGetAttributes`",
-        fixed=(
-            "__global__ void reduce_kernel(const float* x, float* y);\n"
-            "int max_threads() {\n"
-            "  cudaFuncAttributes attr;\n"
-            "#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
-            "  cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(reduce_kernel));\n"
-            "#else\n"
-            "  cudaFuncGetAttributes(&attr, reduce_kernel);\n"
-            "#endif\n"
-            "  return attr.maxThreadsPerBlock;\n"
-            "}\n"
-        ),
+        fixed="""
+        __global__ void reduce_kernel(const float* x, float* y);
+        int max_threads() {
+          cudaFuncAttributes attr;
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(reduce_kernel));
+        #else
+          cudaFuncGetAttributes(&attr, reduce_kernel);
+        #endif
+          return attr.maxThreadsPerBlock;
+        }
+        """,
     ),
     Invalid(
-        "void run_fmha(Launch_params& launch_params, int smem_size) {\n"
-        "  auto kernel = launch_params.is_training ? &fmha_fprop_kernel<true> : &fmha_fprop_kernel<false>;\n"
-        "  FMHA_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_size));\n"
-        "}\n",
-        line=3,
+        """
+        void run_fmha(Launch_params& launch_params, int smem_size) {
+          auto kernel = launch_params.is_training ? &fmha_fprop_kernel<true> : &fmha_fprop_kernel<false>;
+          FMHA_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_size));
+        }
+        """,
+        expect=("3:40-3:46",),
     ),
     Invalid(
-        "void set_carveout() {\n"
-        "  cudaFuncSetAttribute(&bn_fwd_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100);\n"
-        "}\n",
-        line=2,
+        """
+        void set_carveout() {
+          cudaFuncSetAttribute(&bn_fwd_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
+        }
+        """,
+        expect=("2:24-2:38",),
     ),
 )

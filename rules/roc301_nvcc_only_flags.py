@@ -652,180 +652,208 @@ def _start(node: cst.CSTNode, ctx: PythonContext) -> tuple[int, int]:
 NvccOnlyFlags.valid = (
     # Gated on the real torch flag: the CUDA list only runs on NVIDIA.
     Valid(
-        "from torch.utils.cpp_extension import CUDAExtension, IS_HIP_EXTENSION\n"
-        "if IS_HIP_EXTENSION:\n"
-        '    nvcc_flags = ["-O3", "--offload-arch=gfx942", "-U__HIP_NO_HALF_OPERATORS__"]\n'
-        "else:\n"
-        '    nvcc_flags = ["-O3", "--use_fast_math", "-lineinfo", "--expt-relaxed-constexpr"]\n'
-        'ext = CUDAExtension("fused_adam", ["fused_adam.cu"], extra_compile_args={"nvcc": nvcc_flags})\n'
+        """
+        from torch.utils.cpp_extension import CUDAExtension, IS_HIP_EXTENSION
+        if IS_HIP_EXTENSION:
+            nvcc_flags = ["-O3", "--offload-arch=gfx942", "-U__HIP_NO_HALF_OPERATORS__"]
+        else:
+            nvcc_flags = ["-O3", "--use_fast_math", "-lineinfo", "--expt-relaxed-constexpr"]
+        ext = CUDAExtension("fused_adam", ["fused_adam.cu"], extra_compile_args={"nvcc": nvcc_flags})
+        """,
     ),
     # apex style: the nvcc list is assigned unconditionally but only ever chosen when not on ROCm.
     Valid(
-        "import torch\n"
-        "from torch.utils.cpp_extension import CUDAExtension\n"
-        "IS_ROCM_PYTORCH = torch.version.hip is not None\n"
-        "nvcc_args_layer_norm = ['-maxrregcount=50', '-O3', '--use_fast_math']\n"
-        "hipcc_args_layer_norm = ['-O3']\n"
-        "ext = CUDAExtension(\n"
-        "    name='fused_layer_norm_cuda',\n"
-        "    sources=['csrc/layer_norm_cuda.cpp', 'csrc/layer_norm_cuda_kernel.cu'],\n"
-        "    extra_compile_args={\n"
-        "        'cxx': ['-O3'],\n"
-        "        'nvcc': nvcc_args_layer_norm if not IS_ROCM_PYTORCH else hipcc_args_layer_norm,\n"
-        "    },\n"
-        ")\n"
+        """
+        import torch
+        from torch.utils.cpp_extension import CUDAExtension
+        IS_ROCM_PYTORCH = torch.version.hip is not None
+        nvcc_args_layer_norm = ['-maxrregcount=50', '-O3', '--use_fast_math']
+        hipcc_args_layer_norm = ['-O3']
+        ext = CUDAExtension(
+            name='fused_layer_norm_cuda',
+            sources=['csrc/layer_norm_cuda.cpp', 'csrc/layer_norm_cuda_kernel.cu'],
+            extra_compile_args={
+                'cxx': ['-O3'],
+                'nvcc': nvcc_args_layer_norm if not IS_ROCM_PYTORCH else hipcc_args_layer_norm,
+            },
+        )
+        """,
     ),
     # An early return on ROCm before the CUDA-only `.extend`.
     Valid(
-        "import torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "class FusedAdamBuilder:\n"
-        "    def nvcc_args(self):\n"
-        "        nvcc_flags = ['-O3']\n"
-        "        if IS_ROCM:\n"
-        "            return nvcc_flags + ['-fgpu-flush-denormals-to-zero']\n"
-        "        nvcc_flags.extend(['-lineinfo', '--use_fast_math'])\n"
-        "        return nvcc_flags\n"
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        class FusedAdamBuilder:
+            def nvcc_args(self):
+                nvcc_flags = ['-O3']
+                if IS_ROCM:
+                    return nvcc_flags + ['-fgpu-flush-denormals-to-zero']
+                nvcc_flags.extend(['-lineinfo', '--use_fast_math'])
+                return nvcc_flags
+        """,
     ),
     # flash-attention style BUILD_TARGET switch, and a ROCm override of the default list.
     Valid(
-        "import os\n"
-        "from torch.utils.cpp_extension import load\n"
-        'BUILD_TARGET = os.environ.get("BUILD_TARGET", "auto")\n'
-        'cuda_flags = ["-O3", "-Xptxas=-v", "-gencode", "arch=compute_90a,code=sm_90a"]\n'
-        'if BUILD_TARGET == "rocm":\n'
-        '    cuda_flags = ["-O3", "--offload-arch=gfx942"]\n'
-        'ops = load(name="paged_attn", sources=["paged_attn.cu"], extra_cuda_cflags=cuda_flags)\n'
+        """
+        import os
+        from torch.utils.cpp_extension import load
+        BUILD_TARGET = os.environ.get("BUILD_TARGET", "auto")
+        cuda_flags = ["-O3", "-Xptxas=-v", "-gencode", "arch=compute_90a,code=sm_90a"]
+        if BUILD_TARGET == "rocm":
+            cuda_flags = ["-O3", "--offload-arch=gfx942"]
+        ops = load(name="paged_attn", sources=["paged_attn.cu"], extra_cuda_cflags=cuda_flags)
+        """,
     ),
     # Look-alikes: hipcc-compatible flags, a cxx-only list, a log message, a docstring and a comment.
     Valid(
-        '"""Build notes: nvcc needs --expt-relaxed-constexpr, hipcc does not."""\n'
-        "from setuptools import Extension\n"
-        "from torch.utils.cpp_extension import CUDAExtension\n"
-        'print("pass --use_fast_math to nvcc for the fast path")\n'
-        '# extra_compile_args={"nvcc": ["-lineinfo"]}\n'
-        'cpu_ext = Extension("cpu_ops", ["cpu_ops.cpp"], extra_compile_args=["-O3", "-lineinfo"])\n'
-        'gpu_ext = CUDAExtension("gpu_ops", ["gpu_ops.cu"],\n'
-        '    extra_compile_args={"cxx": ["-O3"], "nvcc": ["-O3", "-std=c++17", "-DNDEBUG", "-fgpu-flush-denormals-to-zero"]})\n'
+        """
+        \"\"\"Build notes: nvcc needs --expt-relaxed-constexpr, hipcc does not.\"\"\"
+        from setuptools import Extension
+        from torch.utils.cpp_extension import CUDAExtension
+        print("pass --use_fast_math to nvcc for the fast path")
+        # extra_compile_args={"nvcc": ["-lineinfo"]}
+        cpu_ext = Extension("cpu_ops", ["cpu_ops.cpp"], extra_compile_args=["-O3", "-lineinfo"])
+        gpu_ext = CUDAExtension("gpu_ops", ["gpu_ops.cu"],
+            extra_compile_args={"cxx": ["-O3"], "nvcc": ["-O3", "-std=c++17", "-DNDEBUG", "-fgpu-flush-denormals-to-zero"]})
+        """,
     ),
     # DeepSpeed style `self.is_rocm_pytorch()` gate, and xformers style: the CUDA arm of an if/elif
     # chain whose next arm is the ROCm one (it reaches ROCm only through FORCE_CUDA).
     Valid(
-        "import os, torch\n"
-        "from torch.utils.cpp_extension import CUDA_HOME\n"
-        "class CUDAOpBuilder:\n"
-        "    def nvcc_args(self):\n"
-        '        args = ["-O3"]\n'
-        "        if not self.is_rocm_pytorch():\n"
-        '            args += ["-lineinfo", "--use_fast_math"]\n'
-        "        return args\n"
-        'extra_compile_args = {"cxx": ["-O3"]}\n'
-        'if (torch.version.cuda is not None and CUDA_HOME is not None) or os.getenv("FORCE_CUDA") == "1":\n'
-        '    nvcc_flags = ["--use_fast_math", "--extended-lambda", "--ptxas-options=-v"]\n'
-        '    extra_compile_args["nvcc"] = nvcc_flags\n'
-        "elif torch.version.hip:\n"
-        '    extra_compile_args["nvcc"] = ["-O3", "-DCK_FMHA_FWD_FAST_EXP2=1"]\n'
+        """
+        import os, torch
+        from torch.utils.cpp_extension import CUDA_HOME
+        class CUDAOpBuilder:
+            def nvcc_args(self):
+                args = ["-O3"]
+                if not self.is_rocm_pytorch():
+                    args += ["-lineinfo", "--use_fast_math"]
+                return args
+        extra_compile_args = {"cxx": ["-O3"]}
+        if (torch.version.cuda is not None and CUDA_HOME is not None) or os.getenv("FORCE_CUDA") == "1":
+            nvcc_flags = ["--use_fast_math", "--extended-lambda", "--ptxas-options=-v"]
+            extra_compile_args["nvcc"] = nvcc_flags
+        elif torch.version.hip:
+            extra_compile_args["nvcc"] = ["-O3", "-DCK_FMHA_FWD_FAST_EXP2=1"]
+        """,
     ),
     # A conditional expression choosing the flag itself, and `and` short-circuit.
     Valid(
-        "import torch\n"
-        "from torch.utils.cpp_extension import load_inline\n"
-        'fast = "-ffast-math" if torch.version.hip else "--use_fast_math"\n'
-        'extra = torch.version.cuda is not None and ["-lineinfo"] or []\n'
-        'mod = load_inline("k", cpp_sources=[src], cuda_sources=[cu], extra_cuda_cflags=["-O3", fast] + extra)\n'
+        """
+        import torch
+        from torch.utils.cpp_extension import load_inline
+        fast = "-ffast-math" if torch.version.hip else "--use_fast_math"
+        extra = torch.version.cuda is not None and ["-lineinfo"] or []
+        mod = load_inline("k", cpp_sources=[src], cuda_sources=[cu], extra_cuda_cflags=["-O3", fast] + extra)
+        """,
     ),
 )
 NvccOnlyFlags.invalid = (
     Invalid(
-        "from torch.utils.cpp_extension import CUDAExtension\n"
-        "ext = CUDAExtension(\n"
-        '    "fused_ops",\n'
-        '    ["fused_ops.cpp", "fused_ops_kernel.cu"],\n'
-        '    extra_compile_args={"cxx": ["-O3"], "nvcc": ["-O3", "--use_fast_math", "-lineinfo"]},\n'
-        ")\n",
-        line=5,
+        """
+        from torch.utils.cpp_extension import CUDAExtension
+        ext = CUDAExtension(
+            "fused_ops",
+            ["fused_ops.cpp", "fused_ops_kernel.cu"],
+            extra_compile_args={"cxx": ["-O3"], "nvcc": ["-O3", "--use_fast_math", "-lineinfo"]},
+        )
+        """,
+        expect=("5:57-5:74", "5:76-5:87"),
         message='"--use_fast_math" is an nvcc-only flag',
-        fixed=(
-            "from torch.utils.cpp_extension import CUDAExtension\n"
-            "from torch.utils.cpp_extension import IS_HIP_EXTENSION\n"
-            "ext = CUDAExtension(\n"
-            '    "fused_ops",\n'
-            '    ["fused_ops.cpp", "fused_ops_kernel.cu"],\n'
-            '    extra_compile_args={"cxx": ["-O3"], "nvcc": ["-O3", "--use_fast_math", "-lineinfo"] if not IS_HIP_EXTENSION else ["-O3"]},\n'
-            ")\n"
-        ),
+        fixed="""
+        from torch.utils.cpp_extension import CUDAExtension
+        from torch.utils.cpp_extension import IS_HIP_EXTENSION
+        ext = CUDAExtension(
+            "fused_ops",
+            ["fused_ops.cpp", "fused_ops_kernel.cu"],
+            extra_compile_args={"cxx": ["-O3"], "nvcc": ["-O3", "--use_fast_math", "-lineinfo"] if not IS_HIP_EXTENSION else ["-O3"]},
+        )
+        """,
     ),
     # flash-attention style: the list is built up, then passed through a local helper.
     Invalid(
-        "from torch.utils.cpp_extension import CUDAExtension\n"
-        "def append_nvcc_threads(nvcc_extra_args):\n"
-        '    return nvcc_extra_args + ["--threads", "4"]\n'
-        "cc_flag = []\n"
-        'cc_flag.append("-gencode")\n'
-        'cc_flag.append("arch=compute_80,code=sm_80")\n'
-        'nvcc_flags = ["-O3", "-std=c++17"]\n'
-        "ext = CUDAExtension(\n"
-        '    name="flash_attn_2_cuda",\n'
-        '    sources=["csrc/flash_api.cpp"],\n'
-        '    extra_compile_args={"cxx": ["-O3"], "nvcc": append_nvcc_threads(nvcc_flags + cc_flag)},\n'
-        ")\n",
-        line=3,
+        """
+        from torch.utils.cpp_extension import CUDAExtension
+        def append_nvcc_threads(nvcc_extra_args):
+            return nvcc_extra_args + ["--threads", "4"]
+        cc_flag = []
+        cc_flag.append("-gencode")
+        cc_flag.append("arch=compute_80,code=sm_80")
+        nvcc_flags = ["-O3", "-std=c++17"]
+        ext = CUDAExtension(
+            name="flash_attn_2_cuda",
+            sources=["csrc/flash_api.cpp"],
+            extra_compile_args={"cxx": ["-O3"], "nvcc": append_nvcc_threads(nvcc_flags + cc_flag)},
+        )
+        """,
+        expect=("3:31-3:42", "5:16-5:26"),
         message='"--threads"',
     ),
     Invalid(
-        "import torch.utils.cpp_extension as cpp_ext\n"
-        "module = cpp_ext.load(\n"
-        '    name="quant_kernels",\n'
-        '    sources=["quant.cpp", "quant_kernels.cu"],\n'
-        '    extra_cuda_cflags=["-O3", "-Xcompiler", "-fPIC", "--expt-relaxed-constexpr"],\n'
-        ")\n",
-        line=5,
+        """
+        import torch.utils.cpp_extension as cpp_ext
+        module = cpp_ext.load(
+            name="quant_kernels",
+            sources=["quant.cpp", "quant_kernels.cu"],
+            extra_cuda_cflags=["-O3", "-Xcompiler", "-fPIC", "--expt-relaxed-constexpr"],
+        )
+        """,
+        expect=("5:31-5:43", "5:54-5:80"),
         message="-Xcompiler",
     ),
     # A module-level NVCC_FLAGS list, extended and exported for the op builders.
     Invalid(
-        "NVCC_FLAGS = [\n"
-        '    "-O3",\n'
-        '    "-U__CUDA_NO_HALF_OPERATORS__",\n'
-        '    "-U__CUDA_NO_BFLOAT16_CONVERSIONS__",\n'
-        "]\n"
-        'NVCC_FLAGS += ["--expt-extended-lambda", "-Xptxas=-v"]\n',
-        line=6,
+        """
+        NVCC_FLAGS = [
+            "-O3",
+            "-U__CUDA_NO_HALF_OPERATORS__",
+            "-U__CUDA_NO_BFLOAT16_CONVERSIONS__",
+        ]
+        NVCC_FLAGS += ["--expt-extended-lambda", "-Xptxas=-v"]
+        """,
+        expect=("6:16-6:40", "6:42-6:54"),
         message='"--expt-extended-lambda"',
     ),
     # The JIT path hands extra_cuda_cflags to hipcc as they are: the half undef is not rewritten.
     Invalid(
-        "from torch.utils.cpp_extension import load\n"
-        "def build_rope_kernels(verbose=False):\n"
-        '    cflags = ["-O3", "-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF_CONVERSIONS__"]\n'
-        '    return load("rope", ["rope.cu"], extra_cuda_cflags=cflags, verbose=verbose)\n',
-        line=3,
+        """
+        from torch.utils.cpp_extension import load
+        def build_rope_kernels(verbose=False):
+            cflags = ["-O3", "-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF_CONVERSIONS__"]
+            return load("rope", ["rope.cu"], extra_cuda_cflags=cflags, verbose=verbose)
+        """,
+        expect=("3:22-3:52", "3:54-3:86"),
         message="-U__HIP_NO_HALF_OPERATORS__",
-        fixed=(
-            "from torch.utils.cpp_extension import load\n"
-            "from torch.utils.cpp_extension import IS_HIP_EXTENSION\n"
-            "def build_rope_kernels(verbose=False):\n"
-            '    cflags = ["-O3", "-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF_CONVERSIONS__"] if not IS_HIP_EXTENSION else ["-O3", "-U__HIP_NO_HALF_OPERATORS__", "-U__HIP_NO_HALF_CONVERSIONS__"]\n'
-            '    return load("rope", ["rope.cu"], extra_cuda_cflags=cflags, verbose=verbose)\n'
-        ),
+        fixed="""
+        from torch.utils.cpp_extension import load
+        from torch.utils.cpp_extension import IS_HIP_EXTENSION
+        def build_rope_kernels(verbose=False):
+            cflags = ["-O3", "-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF_CONVERSIONS__"] if not IS_HIP_EXTENSION else ["-O3", "-U__HIP_NO_HALF_OPERATORS__", "-U__HIP_NO_HALF_CONVERSIONS__"]
+            return load("rope", ["rope.cu"], extra_cuda_cflags=cflags, verbose=verbose)
+        """,
     ),
     # `torch.cuda.is_available()` is true on ROCm: not a gate.
     Invalid(
-        "import torch\n"
-        "from torch.utils.cpp_extension import CUDAExtension\n"
-        "compile_args = dict(cxx=['-O3'], nvcc=['-O3'])\n"
-        "if torch.cuda.is_available():\n"
-        "    compile_args['nvcc'].append('-maxrregcount=64')\n"
-        "ext = CUDAExtension('rms_norm', ['rms_norm.cu'], extra_compile_args=compile_args)\n",
-        line=5,
+        """
+        import torch
+        from torch.utils.cpp_extension import CUDAExtension
+        compile_args = dict(cxx=['-O3'], nvcc=['-O3'])
+        if torch.cuda.is_available():
+            compile_args['nvcc'].append('-maxrregcount=64')
+        ext = CUDAExtension('rms_norm', ['rms_norm.cu'], extra_compile_args=compile_args)
+        """,
+        expect=("5:33-5:51",),
     ),
     # An f-string arch flag in a DeepSpeed-style `nvcc_args` method.
     Invalid(
-        "class QuantizerBuilder:\n"
-        "    def nvcc_args(self):\n"
-        "        major, minor = 8, 0\n"
-        '        return ["-O3", f"-gencode=arch=compute_{major}{minor},code=sm_{major}{minor}"]\n',
-        line=4,
+        """
+        class QuantizerBuilder:
+            def nvcc_args(self):
+                major, minor = 8, 0
+                return ["-O3", f"-gencode=arch=compute_{major}{minor},code=sm_{major}{minor}"]
+        """,
+        expect=("4:24-4:86",),
         message="--offload-arch=gfx",
     ),
 )

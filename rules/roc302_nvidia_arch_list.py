@@ -208,85 +208,110 @@ def _is_message_or_lookup(call: cst.Call) -> bool:
 NvidiaArchList.valid = (
     # The build knows ROCm: PYTORCH_ROCM_ARCH is handled in the same file.
     Valid(
-        "import os\n"
-        "from torch.utils.cpp_extension import IS_HIP_EXTENSION\n"
-        "if IS_HIP_EXTENSION:\n"
-        '    os.environ.setdefault("PYTORCH_ROCM_ARCH", "gfx90a;gfx942")\n'
-        "else:\n"
-        '    os.environ["TORCH_CUDA_ARCH_LIST"] = "8.0;9.0"\n'
+        """
+        import os
+        from torch.utils.cpp_extension import IS_HIP_EXTENSION
+        if IS_HIP_EXTENSION:
+            os.environ.setdefault("PYTORCH_ROCM_ARCH", "gfx90a;gfx942")
+        else:
+            os.environ["TORCH_CUDA_ARCH_LIST"] = "8.0;9.0"
+        """,
     ),
     # Gated by the front end: an `IS_ROCM` alias and an early exit on ROCm.
     Valid(
-        "import os, torch\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "def cuda_gencode_flags():\n"
-        "    if IS_ROCM:\n"
-        "        return []\n"
-        '    return ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90"]\n'
-        "if not IS_ROCM:\n"
-        '    os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "8.0;9.0+PTX")\n'
+        """
+        import os, torch
+        IS_ROCM = torch.version.hip is not None
+        def cuda_gencode_flags():
+            if IS_ROCM:
+                return []
+            return ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90"]
+        if not IS_ROCM:
+            os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "8.0;9.0+PTX")
+        """,
     ),
     # Reading or clearing the variable, and arch specs in a docstring, a message and a comparison.
     Valid(
-        '"""Builds with -gencode arch=compute_80,code=sm_80 by default."""\n'
-        "import os, torch\n"
-        'arch_list = os.environ.get("TORCH_CUDA_ARCH_LIST", "")\n'
-        'os.environ["TORCH_CUDA_ARCH_LIST"] = ""\n'
-        'print("compiling with -arch=sm_80, set TORCH_CUDA_ARCH_LIST to override")\n'
-        'if "arch=compute_90a" in os.environ.get("NVCC_GENCODE", ""):\n'
-        "    use_wgmma = True\n"
+        """
+        \"\"\"Builds with -gencode arch=compute_80,code=sm_80 by default.\"\"\"
+        import os, torch
+        arch_list = os.environ.get("TORCH_CUDA_ARCH_LIST", "")
+        os.environ["TORCH_CUDA_ARCH_LIST"] = ""
+        print("compiling with -arch=sm_80, set TORCH_CUDA_ARCH_LIST to override")
+        if "arch=compute_90a" in os.environ.get("NVCC_GENCODE", ""):
+            use_wgmma = True
+        """,
     ),
     # Look-alikes: file names with an sm suffix, a CMake flag named in a warning, dict keys, a CuTe DSL
     # target name and an attribute lookup.
     Valid(
-        "import warnings\n"
-        'sources = ["csrc/fmha_fwd_sm_80.cu", "csrc/flash_fwd_hdim64_fp16_sm80.cu"]\n'
-        'warnings.warn("ignoring -DCMAKE_CUDA_ARCHITECTURES from the environment")\n'
-        'tile_config = {"arch=compute_80": 128, "sm_90": 256}\n'
-        "class FmhaKernel:\n"
-        '    arch_str: str = "sm_100a"\n'
-        'arch = getattr(Arch, "sm_107", None)\n'
+        """
+        import warnings
+        sources = ["csrc/fmha_fwd_sm_80.cu", "csrc/flash_fwd_hdim64_fp16_sm80.cu"]
+        warnings.warn("ignoring -DCMAKE_CUDA_ARCHITECTURES from the environment")
+        tile_config = {"arch=compute_80": 128, "sm_90": 256}
+        class FmhaKernel:
+            arch_str: str = "sm_100a"
+        arch = getattr(Arch, "sm_107", None)
+        """,
     ),
     # A conditional expression and an `and` short-circuit pick the NVIDIA arch only off ROCm.
     Valid(
-        "import torch\n"
-        'cmake_args = [] if torch.version.hip else ["-DCMAKE_CUDA_ARCHITECTURES=80;90"]\n'
-        'gencode = torch.version.cuda is not None and ["-arch=sm_90a"]\n'
+        """
+        import torch
+        cmake_args = [] if torch.version.hip else ["-DCMAKE_CUDA_ARCHITECTURES=80;90"]
+        gencode = torch.version.cuda is not None and ["-arch=sm_90a"]
+        """,
     ),
 )
 NvidiaArchList.invalid = (
-    Invalid('import os\nos.environ["TORCH_CUDA_ARCH_LIST"] = "8.0;8.6;9.0"\n', line=2, message="PYTORCH_ROCM_ARCH"),
+    Invalid(
+        """
+        import os
+        os.environ["TORCH_CUDA_ARCH_LIST"] = "8.0;8.6;9.0"
+        """,
+        expect=("2:12-2:34",),
+        message="PYTORCH_ROCM_ARCH",
+    ),
     # apex style: an arch default set when no GPU is visible (`is_available` is not a vendor test).
     Invalid(
-        "import os, torch\n"
-        "if not torch.cuda.is_available():\n"
-        '    if os.environ.get("TORCH_CUDA_ARCH_LIST", None) is None:\n'
-        '        os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "7.0;7.5;8.0;8.6")\n',
-        line=4,
+        """
+        import os, torch
+        if not torch.cuda.is_available():
+            if os.environ.get("TORCH_CUDA_ARCH_LIST", None) is None:
+                os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "7.0;7.5;8.0;8.6")
+        """,
+        expect=("4:31-4:53",),
     ),
     # mamba / flash-attention style -gencode list.
     Invalid(
-        "cc_flag = []\n"
-        'cc_flag.append("-gencode")\n'
-        'cc_flag.append("arch=compute_80,code=sm_80")\n'
-        "for major in (9, 10):\n"
-        '    cc_flag += ["-gencode", f"arch=compute_{major}0,code=sm_{major}0"]\n',
-        line=3,
+        """
+        cc_flag = []
+        cc_flag.append("-gencode")
+        cc_flag.append("arch=compute_80,code=sm_80")
+        for major in (9, 10):
+            cc_flag += ["-gencode", f"arch=compute_{major}0,code=sm_{major}0"]
+        """,
+        expect=("3:16-3:44",),
         message='"arch=compute_80" selects an NVIDIA GPU architecture',
     ),
     # vLLM-style CMake build driven from setup.py.
     Invalid(
-        "import subprocess\n"
-        "def build_cmake(build_dir, archs):\n"
-        '    cmake_args = ["-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_CUDA_ARCHITECTURES={archs}"]\n'
-        '    subprocess.check_call(["cmake", "..", *cmake_args], cwd=build_dir)\n',
-        line=3,
+        """
+        import subprocess
+        def build_cmake(build_dir, archs):
+            cmake_args = ["-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_CUDA_ARCHITECTURES={archs}"]
+            subprocess.check_call(["cmake", "..", *cmake_args], cwd=build_dir)
+        """,
+        expect=("3:49-3:86",),
         message="CMAKE_HIP_ARCHITECTURES",
     ),
     # A subprocess environment.
     Invalid(
-        "import os, subprocess\n"
-        'subprocess.run(["python", "setup.py", "build_ext"], env={**os.environ, "TORCH_CUDA_ARCH_LIST": "9.0a"})\n',
-        line=2,
+        """
+        import os, subprocess
+        subprocess.run(["python", "setup.py", "build_ext"], env={**os.environ, "TORCH_CUDA_ARCH_LIST": "9.0a"})
+        """,
+        expect=("2:72-2:94",),
     ),
 )

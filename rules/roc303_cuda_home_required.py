@@ -379,148 +379,172 @@ def _line(node: cst.CSTNode, ctx: PythonContext) -> int:
 CudaHomeRequired.valid = (
     # Gated: only the CUDA branch probes nvcc, and the ROCm branch uses hipcc.
     Valid(
-        "import subprocess\n"
-        "from torch.utils.cpp_extension import CUDA_HOME, ROCM_HOME, IS_HIP_EXTENSION\n"
-        "if IS_HIP_EXTENSION:\n"
-        '    out = subprocess.check_output([ROCM_HOME + "/bin/hipcc", "--version"], text=True)\n'
-        "else:\n"
-        "    if CUDA_HOME is None:\n"
-        '        raise RuntimeError("CUDA_HOME is not set")\n'
-        '    out = subprocess.check_output([CUDA_HOME + "/bin/nvcc", "-V"], text=True)\n'
+        """
+        import subprocess
+        from torch.utils.cpp_extension import CUDA_HOME, ROCM_HOME, IS_HIP_EXTENSION
+        if IS_HIP_EXTENSION:
+            out = subprocess.check_output([ROCM_HOME + "/bin/hipcc", "--version"], text=True)
+        else:
+            if CUDA_HOME is None:
+                raise RuntimeError("CUDA_HOME is not set")
+            out = subprocess.check_output([CUDA_HOME + "/bin/nvcc", "-V"], text=True)
+        """,
     ),
     # flash-attention style: the helper is only called behind `not IS_ROCM` and a CUDA_HOME check.
     Valid(
-        "import subprocess, torch\n"
-        "from torch.utils.cpp_extension import CUDA_HOME\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "def get_cuda_bare_metal_version(cuda_dir):\n"
-        '    raw_output = subprocess.check_output([cuda_dir + "/bin/nvcc", "-V"], universal_newlines=True)\n'
-        "    return raw_output.split()\n"
-        "if not IS_ROCM:\n"
-        "    if CUDA_HOME is not None:\n"
-        "        version = get_cuda_bare_metal_version(CUDA_HOME)\n"
+        """
+        import subprocess, torch
+        from torch.utils.cpp_extension import CUDA_HOME
+        IS_ROCM = torch.version.hip is not None
+        def get_cuda_bare_metal_version(cuda_dir):
+            raw_output = subprocess.check_output([cuda_dir + "/bin/nvcc", "-V"], universal_newlines=True)
+            return raw_output.split()
+        if not IS_ROCM:
+            if CUDA_HOME is not None:
+                version = get_cuda_bare_metal_version(CUDA_HOME)
+        """,
     ),
     # DeepSpeed style: the raising helper is only used from op-builder methods that catch it.
     Valid(
-        "import subprocess\n"
-        "import torch.utils.cpp_extension\n"
-        "class MissingCUDAException(Exception):\n"
-        "    pass\n"
-        "def installed_cuda_version():\n"
-        "    cuda_home = torch.utils.cpp_extension.CUDA_HOME\n"
-        "    if cuda_home is None:\n"
-        '        raise MissingCUDAException("CUDA_HOME does not exist, unable to compile CUDA op(s)")\n'
-        '    return subprocess.check_output([cuda_home + "/bin/nvcc", "-V"], universal_newlines=True)\n'
-        "class CUDAOpBuilder:\n"
-        "    def builder(self):\n"
-        "        try:\n"
-        "            installed_cuda_version()\n"
-        "        except MissingCUDAException:\n"
-        "            self.build_for_cpu = True\n"
+        """
+        import subprocess
+        import torch.utils.cpp_extension
+        class MissingCUDAException(Exception):
+            pass
+        def installed_cuda_version():
+            cuda_home = torch.utils.cpp_extension.CUDA_HOME
+            if cuda_home is None:
+                raise MissingCUDAException("CUDA_HOME does not exist, unable to compile CUDA op(s)")
+            return subprocess.check_output([cuda_home + "/bin/nvcc", "-V"], universal_newlines=True)
+        class CUDAOpBuilder:
+            def builder(self):
+                try:
+                    installed_cuda_version()
+                except MissingCUDAException:
+                    self.build_for_cpu = True
+        """,
     ),
     # Look-alikes: CUDA_HOME printed, a ROCM_HOME check, either toolkit accepted, a caught probe.
     Valid(
-        "import subprocess\n"
-        "from torch.utils.cpp_extension import CUDA_HOME, ROCM_HOME\n"
-        'print(f"CUDA_HOME={CUDA_HOME}, ROCM_HOME={ROCM_HOME}")\n'
-        "if ROCM_HOME is None:\n"
-        '    raise RuntimeError("hipcc not found")\n'
-        "if CUDA_HOME is None and ROCM_HOME is None:\n"
-        '    raise RuntimeError("neither nvcc nor hipcc was found")\n'
-        "try:\n"
-        '    nvcc_version = subprocess.check_output(["nvcc", "--version"], text=True)\n'
-        "except (FileNotFoundError, subprocess.CalledProcessError):\n"
-        "    nvcc_version = None\n"
+        """
+        import subprocess
+        from torch.utils.cpp_extension import CUDA_HOME, ROCM_HOME
+        print(f"CUDA_HOME={CUDA_HOME}, ROCM_HOME={ROCM_HOME}")
+        if ROCM_HOME is None:
+            raise RuntimeError("hipcc not found")
+        if CUDA_HOME is None and ROCM_HOME is None:
+            raise RuntimeError("neither nvcc nor hipcc was found")
+        try:
+            nvcc_version = subprocess.check_output(["nvcc", "--version"], text=True)
+        except (FileNotFoundError, subprocess.CalledProcessError):
+            nvcc_version = None
+        """,
     ),
     # A BUILD_TARGET switch, and xformers style: the CUDA arm of an if/elif chain whose next arm is the
     # ROCm one (it reaches ROCm only through FORCE_CUDA).
     Valid(
-        "import os, subprocess, torch\n"
-        "from torch.utils.cpp_extension import CUDA_HOME\n"
-        'BUILD_TARGET = os.environ.get("BUILD_TARGET", "auto")\n'
-        'if BUILD_TARGET != "rocm":\n'
-        "    if CUDA_HOME is None:\n"
-        '        raise RuntimeError("CUDA_HOME is not set")\n'
-        "def get_cuda_version(cuda_dir):\n"
-        '    nvcc_bin = "nvcc" if cuda_dir is None else cuda_dir + "/bin/nvcc"\n'
-        '    return subprocess.check_output([nvcc_bin, "-V"], universal_newlines=True)\n'
-        'if (torch.version.cuda is not None and CUDA_HOME is not None) or os.getenv("FORCE_CUDA") == "1":\n'
-        "    cuda_version = get_cuda_version(CUDA_HOME)\n"
-        "elif torch.version.hip:\n"
-        "    hip_version = torch.version.hip\n"
+        """
+        import os, subprocess, torch
+        from torch.utils.cpp_extension import CUDA_HOME
+        BUILD_TARGET = os.environ.get("BUILD_TARGET", "auto")
+        if BUILD_TARGET != "rocm":
+            if CUDA_HOME is None:
+                raise RuntimeError("CUDA_HOME is not set")
+        def get_cuda_version(cuda_dir):
+            nvcc_bin = "nvcc" if cuda_dir is None else cuda_dir + "/bin/nvcc"
+            return subprocess.check_output([nvcc_bin, "-V"], universal_newlines=True)
+        if (torch.version.cuda is not None and CUDA_HOME is not None) or os.getenv("FORCE_CUDA") == "1":
+            cuda_version = get_cuda_version(CUDA_HOME)
+        elif torch.version.hip:
+            hip_version = torch.version.hip
+        """,
     ),
     # An early exit on ROCm, a conditional expression, and an apex-style suffixed flag.
     Valid(
-        "import subprocess, sys, torch\n"
-        "from torch.utils.cpp_extension import CUDA_HOME\n"
-        "from build_utils import detect_rocm_pytorch\n"
-        "IS_ROCM_PYTORCH = detect_rocm_pytorch()\n"
-        "def nvcc_version():\n"
-        "    if torch.version.hip:\n"
-        "        return None\n"
-        '    return subprocess.check_output(["nvcc", "-V"], text=True)\n'
-        "VERSION = nvcc_version()\n"
-        'NVCC_OUT = None if IS_ROCM_PYTORCH else subprocess.check_output([f"{CUDA_HOME}/bin/nvcc", "-V"])\n'
-        "if not IS_ROCM_PYTORCH and CUDA_HOME is None:\n"
-        "    sys.exit(1)\n"
+        """
+        import subprocess, sys, torch
+        from torch.utils.cpp_extension import CUDA_HOME
+        from build_utils import detect_rocm_pytorch
+        IS_ROCM_PYTORCH = detect_rocm_pytorch()
+        def nvcc_version():
+            if torch.version.hip:
+                return None
+            return subprocess.check_output(["nvcc", "-V"], text=True)
+        VERSION = nvcc_version()
+        NVCC_OUT = None if IS_ROCM_PYTORCH else subprocess.check_output([f"{CUDA_HOME}/bin/nvcc", "-V"])
+        if not IS_ROCM_PYTORCH and CUDA_HOME is None:
+            sys.exit(1)
+        """,
     ),
 )
 CudaHomeRequired.invalid = (
     Invalid(
-        "from torch.utils.cpp_extension import CUDA_HOME\n"
-        "if CUDA_HOME is None:\n"
-        '    raise RuntimeError("nvcc was not found; is the CUDA toolkit installed?")\n',
-        line=3,
+        """
+        from torch.utils.cpp_extension import CUDA_HOME
+        if CUDA_HOME is None:
+            raise RuntimeError("nvcc was not found; is the CUDA toolkit installed?")
+        """,
+        expect=("3:5-3:77",),
         message="raises when CUDA_HOME is None",
     ),
     # apex style: a helper probing nvcc, called from module level (`is_available` is not a gate).
     Invalid(
-        "import subprocess, torch\n"
-        "from torch.utils.cpp_extension import CUDA_HOME\n"
-        "def get_cuda_bare_metal_version(cuda_dir):\n"
-        '    raw_output = subprocess.check_output([cuda_dir + "/bin/nvcc", "-V"], universal_newlines=True)\n'
-        '    release = raw_output.split()[raw_output.split().index("release") + 1].split(".")\n'
-        "    return raw_output, release[0], release[1][0]\n"
-        "if not torch.cuda.is_available():\n"
-        "    _, bare_metal_major, _ = get_cuda_bare_metal_version(CUDA_HOME)\n",
-        line=8,
+        """
+        import subprocess, torch
+        from torch.utils.cpp_extension import CUDA_HOME
+        def get_cuda_bare_metal_version(cuda_dir):
+            raw_output = subprocess.check_output([cuda_dir + "/bin/nvcc", "-V"], universal_newlines=True)
+            release = raw_output.split()[raw_output.split().index("release") + 1].split(".")
+            return raw_output, release[0], release[1][0]
+        if not torch.cuda.is_available():
+            _, bare_metal_major, _ = get_cuda_bare_metal_version(CUDA_HOME)
+        """,
+        expect=("8:30-8:68",),
         message="calls get_cuda_bare_metal_version(), which runs nvcc (line 4)",
     ),
     Invalid(
-        "import os, subprocess\n"
-        "from torch.utils.cpp_extension import CUDA_HOME\n"
-        'NVCC = os.path.join(CUDA_HOME, "bin", "nvcc")\n'
-        'nvcc_out = subprocess.run([NVCC, "--version"], capture_output=True, text=True).stdout\n',
-        line=4,
+        """
+        import os, subprocess
+        from torch.utils.cpp_extension import CUDA_HOME
+        NVCC = os.path.join(CUDA_HOME, "bin", "nvcc")
+        nvcc_out = subprocess.run([NVCC, "--version"], capture_output=True, text=True).stdout
+        """,
+        expect=("4:12-4:79",),
         message="runs nvcc",
     ),
     # A `main()` that checks for the toolkit, called under `__main__`.
     Invalid(
-        "import sys\n"
-        "import torch.utils.cpp_extension as cpp\n"
-        "def check_toolkit():\n"
-        "    if not cpp.CUDA_HOME:\n"
-        '        sys.exit("error: CUDA_HOME is not set, cannot build the kernels")\n'
-        "def main():\n"
-        "    check_toolkit()\n"
-        'if __name__ == "__main__":\n'
-        "    main()\n",
-        line=9,
+        """
+        import sys
+        import torch.utils.cpp_extension as cpp
+        def check_toolkit():
+            if not cpp.CUDA_HOME:
+                sys.exit("error: CUDA_HOME is not set, cannot build the kernels")
+        def main():
+            check_toolkit()
+        if __name__ == "__main__":
+            main()
+        """,
+        expect=("9:5-9:11",),
         message="calls main() -> check_toolkit(), which exits when CUDA_HOME is None (line 5)",
     ),
     Invalid(
-        "import os\n"
-        'assert os.environ.get("CUDA_HOME") is not None, "set CUDA_HOME to build the extension"\n',
-        line=2,
+        """
+        import os
+        assert os.environ.get("CUDA_HOME") is not None, "set CUDA_HOME to build the extension"
+        """,
+        expect=("2:1-2:87",),
     ),
     # An early return when the toolkit is there, then the raise (vLLM-style helper).
     Invalid(
-        "from torch.utils.cpp_extension import CUDA_HOME\n"
-        "def check_cuda_home():\n"
-        "    if CUDA_HOME is not None:\n"
-        "        return\n"
-        '    raise RuntimeError("Cannot find CUDA_HOME. CUDA must be available to build the package.")\n'
-        "check_cuda_home()\n",
-        line=6,
+        """
+        from torch.utils.cpp_extension import CUDA_HOME
+        def check_cuda_home():
+            if CUDA_HOME is not None:
+                return
+            raise RuntimeError("Cannot find CUDA_HOME. CUDA must be available to build the package.")
+        check_cuda_home()
+        """,
+        expect=("6:1-6:18",),
     ),
 )

@@ -1,4 +1,5 @@
-"""Every rule's own VALID and INVALID examples, plus the metadata every rule must carry."""
+"""Every rule's own VALID and INVALID examples, plus the metadata every rule must carry (its declared fix
+availability included: what its examples' fixes show)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from rocmlint.diagnostics import FixAvailability
 from rocmlint.registry import all_rules
 from rocmlint.rule import ToolRule
-from rocmlint.testing import check_invalid, run_example
+from rocmlint.testing import check_invalid, check_valid, fix_availability_seen
 
 RULES = all_rules()
 VALID = [pytest.param(rule, example, id=f"{rule.code}-valid-{i}") for rule in RULES for i, example in enumerate(rule.valid)]
@@ -22,8 +23,8 @@ CHECKING_RULES = [rule for rule in RULES if rule.code not in WITHOUT_EXAMPLES]
 
 @pytest.mark.parametrize(("rule", "example"), VALID)
 def test_valid_example_is_not_reported(rule, example):
-    found = run_example(rule, example.code, example.path)
-    assert not found, "\n".join(f"{d.location.line}:{d.location.column} {d.message}" for d in found) + "\n" + example.code
+    problems = check_valid(rule, example)
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize(("rule", "example"), INVALID)
@@ -49,10 +50,16 @@ def test_rule_metadata(rule):
         assert rule.triggers, f"{rule.code} must declare triggers so the prefilter can skip files"
 
 
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
+def test_declared_fix_availability_is_what_the_examples_show(rule):
+    # SAFE: only safe fixes, at least one; UNSAFE: only unsafe ones; SOMETIMES: both; NONE: no fix at all.
+    assert fix_availability_seen(rule) is rule.fix_availability
+
+
 @pytest.mark.parametrize("rule", [r for r in RULES if r.fix_availability is not FixAvailability.NONE], ids=lambda r: r.code)
-def test_fixed_examples_only_for_fixable_rules(rule):
-    # A rule that declares a fix documents it; examples with `fixed=` are checked above.
+def test_rules_with_fixes_document_and_pin_them(rule):
     assert "## Fix" in rule.doc()
+    assert any(example.fixed is not None for example in rule.invalid), f"{rule.code}: no example pins a fixed file"
 
 
 def test_codes_and_names_are_unique():
