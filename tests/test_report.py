@@ -27,6 +27,7 @@ from rocmlint.report import markdown
 from rocmlint.report.facts import scan_bytes
 from rocmlint.report.model import build_model
 from rocmlint.report.progress import Progress, bar_line
+from rocmlint.report.text import fix_summary
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
@@ -175,7 +176,24 @@ def test_fixability_counts_follow_the_rules_fix_availability() -> None:
 
     reports = [FileReport("x.py", [diag("ROC101"), diag("ROC107"), diag("ROC116"), diag("ROC116")])]
     model = build_model(reports, [], Path.cwd(), frozenset())
-    assert model.fixability.by_rule == {"safe": 1, "unsafe": 1, "none": 2}
+    assert model.fixability.by_rule == {"safe": 1, "unsafe": 1, "sometimes": 0, "none": 2}
+    assert "some forms" not in fix_summary(model)
+
+
+def test_attached_fixes_are_counted_by_their_own_safety() -> None:
+    """ROC202's availability is `sometimes`: its `__popc` fix is safe, its `__clz` fix is not."""
+    from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location, Severity
+
+    def diag(applicability: Applicability) -> Diagnostic:
+        edit = Edit(0, 1, "x", Location(1, 1), Location(1, 2))
+        fix = Fix("use the 64-bit form", (edit,), applicability)
+        return Diagnostic("k.cu", "ROC202", "n", "m", Severity.ERROR, Location(1, 1), Location(1, 2), fix)
+
+    reports = [FileReport("k.cu", [diag(Applicability.SAFE), diag(Applicability.UNSAFE)])]
+    model = build_model(reports, [], Path.cwd(), frozenset())
+    assert model.fixability.by_rule == {"safe": 0, "unsafe": 0, "sometimes": 2, "none": 0}
+    assert (model.fixability.attached_safe, model.fixability.attached_unsafe) == (1, 1)
+    assert "2 from rules whose fix is safe for some forms only" in fix_summary(model)
 
 
 def test_facts_are_found_by_language() -> None:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rocmlint.diagnostics import Diagnostic, FixAvailability
+from rocmlint.diagnostics import Applicability, Diagnostic, FixAvailability
 from rocmlint.file_report import FileReport
 from rocmlint.registry import rule_by_code
 from rocmlint.report.facts import FACT_BY_KEY, FileFacts
@@ -34,7 +34,7 @@ class Finding:
     severity: str
     message: str
     url: str
-    fix: str  # the rule's fix availability: safe, unsafe or none
+    fix: str  # the rule's fix availability: safe, unsafe, sometimes or none
     fix_attached: bool  # this diagnostic carries a fix now
 
 
@@ -130,7 +130,7 @@ class TargetRow:
 
 @dataclass(frozen=True)
 class Fixability:
-    by_rule: dict[str, int]  # diagnostics counted by their rule's fix availability
+    by_rule: dict[str, int]  # diagnostics counted by their rule's fix availability (every FixAvailability value)
     attached_safe: int
     attached_unsafe: int
 
@@ -183,7 +183,7 @@ def build_model(
         files_with_findings=len({f.path for f in findings}),
         total=len(findings),
         by_severity=_by_severity(findings),
-        fixability=_fixability(findings),
+        fixability=_fixability(findings, (d for r in reports for d in r.diagnostics)),
         answers=answers,
         phases=tuple(_phase_row(p, findings, {a.key: a for a in answers}) for p in PHASES),
         rules=_rule_rows(findings),
@@ -227,10 +227,11 @@ def _files_by_language(facts: Sequence[FileFacts]) -> dict[str, int]:
     return {language: counts[language] for language in ("python", "cuda")}
 
 
-def _fixability(findings: Sequence[Finding]) -> Fixability:
+def _fixability(findings: Sequence[Finding], diagnostics: Iterable[Diagnostic]) -> Fixability:
     counts = Counter(f.fix for f in findings)
-    attached = [f for f in findings if f.fix_attached]
-    safe = sum(1 for f in attached if f.fix == FixAvailability.SAFE.value)
+    # Counted from the fixes themselves: a rule whose availability is `sometimes` attaches either kind.
+    attached = [d.fix for d in diagnostics if d.fix is not None]
+    safe = sum(1 for fix in attached if fix.applicability is Applicability.SAFE)
     return Fixability(
         by_rule={a.value: counts[a.value] for a in FixAvailability},
         attached_safe=safe,

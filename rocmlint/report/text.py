@@ -34,10 +34,12 @@ def headline(model: ReportModel) -> str:
 def fix_summary(model: ReportModel) -> str:
     fx = model.fixability
     safe, unsafe, none = fx.by_rule.get("safe", 0), fx.by_rule.get("unsafe", 0), fx.by_rule.get("none", 0)
+    sometimes = fx.by_rule.get("sometimes", 0)
+    mixed = f", {sometimes} from rules whose fix is safe for some forms only" if sometimes else ""
     return (
         f"Fixes: {safe} from rules with a safe fix (NVIDIA path unchanged), {unsafe} from rules whose fix needs "
-        f"review, {none} report-only; {fx.attached_safe} safe and {fx.attached_unsafe} unsafe fixes are attached "
-        f"to findings now."
+        f"review{mixed}, {none} report-only; {fx.attached_safe} safe and {fx.attached_unsafe} unsafe fixes are "
+        f"attached to findings now."
     )
 
 
