@@ -90,7 +90,8 @@ def _span_problems(example: Invalid, found: list[Diagnostic]) -> list[str]:
     if tuple(span(d) for d in found) == example.expect:
         return []
     got = "".join(f"\n  {span(d)} {d.message}" for d in found) or " nothing"
-    return [f"expected {len(example.expect)} diagnostic(s) at {', '.join(example.expect)}; got{got}\n{example.code}"]
+    expected = f"expected {len(example.expect)} diagnostic(s) at {', '.join(example.expect)}"
+    return [f"{expected}; got{got}\n(expect={tuple(span(d) for d in found)!r})\n{example.code}"]
 
 
 def _fix_problems(rule: type[Rule], example: Invalid) -> list[str]:
