@@ -1,8 +1,9 @@
 """Checks a rule against its own VALID/INVALID examples (used by the test suite and by rule authors).
 
-An INVALID example pins every diagnostic of its rule (start and end, how many, in output order); one
-with `fixed=` is fixed, re-checked and fixed again until nothing changes, unsafe fixes included. A rule's
-declared fix availability must be what its examples' fixes show.
+An INVALID example pins every diagnostic of its rule (start and end, how many, in output order). One
+whose diagnostics carry fixes is fixed, re-checked and fixed again until nothing changes, unsafe fixes
+included: no fixable diagnostic of the rule may be left, and the result must be its `fixed=` when it
+gives one. A rule's declared fix availability must be what its examples' fixes show.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def check_invalid(rule: type[Rule], example: Invalid) -> list[str]:
         problems.append(f"expected message containing {example.message!r}, got {found[0].message!r}")
     if example.no_fix and any(d.fix is not None for d in found):
         problems.append(f"expected no fix, got: {[d.fix.message for d in found if d.fix is not None]}")
-    if example.fixed is not None:
+    if example.fixed is not None or any(d.fix is not None for d in found):
         problems += _fix_problems(rule, example)
     return problems
 
@@ -98,7 +99,7 @@ def _fix_problems(rule: type[Rule], example: Invalid) -> list[str]:
     outcome = fix_example(rule, example.code, example.path)
     fixed = outcome.data.decode("utf-8")
     problems = []
-    if fixed != example.fixed:
+    if example.fixed is not None and fixed != example.fixed:
         problems.append(f"fix gave:\n{fixed}\nexpected:\n{example.fixed}")
     left = [d for d in outcome.remaining if d.fix is not None]
     if left:
