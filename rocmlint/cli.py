@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rocmlint import __version__
+from rocmlint.arguments import UsageError, codes, patterns, per_file_ignore
 from rocmlint.config import ConfigError, ConfigResolver, Overrides, Settings, check_selector
 from rocmlint.diagnostics import Applicability, Diagnostic
 from rocmlint.discovery import GitIgnore, discover, is_path_excluded
@@ -38,21 +39,6 @@ EXIT_CLEAN, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 STDIN_NAME = "-"
 
 
-class UsageError(Exception):
-    pass
-
-
-def _codes(value: str) -> tuple[str, ...]:
-    return tuple(part.strip().upper() for part in value.split(",") if part.strip())
-
-
-def _per_file(value: str) -> tuple[str, tuple[str, ...]]:
-    pattern, sep, codes = value.rpartition(":")
-    if not sep or not pattern or not codes:
-        raise argparse.ArgumentTypeError(f"expected GLOB:CODES, got {value!r}")
-    return pattern, _codes(codes)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rocmlint",
@@ -63,12 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="check files and folders (default: .)")
     check.add_argument("paths", nargs="*", type=Path, help="files or folders; '-' reads stdin")
-    check.add_argument("--select", type=_codes, help="rule codes or prefixes to enable (replaces the configured set)")
-    check.add_argument("--extend-select", type=_codes, default=(), help="rule codes or prefixes to enable in addition")
-    check.add_argument("--ignore", type=_codes, default=(), help="rule codes or prefixes to disable")
-    check.add_argument("--per-file-ignores", type=_per_file, action="append", default=[], metavar="GLOB:CODES")
-    check.add_argument("--exclude", type=lambda v: tuple(p for p in v.split(",") if p), help="glob patterns to skip (replaces the configured list)")
-    check.add_argument("--extend-exclude", type=lambda v: tuple(p for p in v.split(",") if p), default=())
+    check.add_argument("--select", type=codes, help="rule codes or prefixes to enable (replaces the configured set)")
+    check.add_argument("--extend-select", type=codes, default=(), help="rule codes or prefixes to enable in addition")
+    check.add_argument("--ignore", type=codes, default=(), help="rule codes or prefixes to disable")
+    check.add_argument("--per-file-ignores", type=per_file_ignore, action="append", default=[], metavar="GLOB:CODES")
+    check.add_argument("--exclude", type=patterns, help="glob patterns to skip (replaces the configured list)")
+    check.add_argument("--extend-exclude", type=patterns, default=())
     check.add_argument("--force-exclude", action="store_true", help="apply excludes to paths given on the command line too")
     check.add_argument("--output-format", choices=sorted(FORMATS), default="text")
     check.add_argument("--statistics", action="store_true", help="count diagnostics per rule instead of listing them")
@@ -112,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     lsp.add_argument("--debounce", type=float, default=0.3, metavar="SECONDS", help="pause after typing before linting")
     lsp.add_argument("--log-file", help="write the server's log here (stdout is the protocol)")
 
-    report_command.add_parser(commands, _per_file)
+    report_command.add_parser(commands)
     return parser
 
 
