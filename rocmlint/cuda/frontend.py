@@ -22,12 +22,11 @@ from typing import Protocol
 import tree_sitter
 import tree_sitter_cuda
 
-from rocmlint.config import DEFAULT_ROCM_CONDITION
 from rocmlint.cuda.preprocessor import Define, Directive, Include, Preprocessor, VendorMacros, analyse, parse_int
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from rocmlint.rule import Rule
 from rocmlint.source import SourceFile
-from rocmlint.vendor import EVERYWHERE, Branch
+from rocmlint.vendor import DEFAULT_ROCM_CONDITION, EVERYWHERE, Branch
 
 Node = tree_sitter.Node
 PREPROCESSOR_HOOKS = ("include", "define", "directive")
