@@ -1,4 +1,4 @@
-"""A content-addressed result cache: `.rocmlint_cache/` next to the configuration (or project root).
+"""A content-addressed result cache: `.rocmlint_cache/` next to the configuration in use (else in the cwd).
 
 One index file holds, per checked file (by absolute path): the path as displayed, a key of the
 file's Settings, its stat (size, mtime_ns, inode, ctime_ns), the hash of its bytes, the other files
@@ -53,7 +53,6 @@ _DIGEST_SIZE = 32
 # such stats are stored untrusted.
 RACY_NS = 2_000_000_000
 _UNTRUSTED_MTIME = -1
-_PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 _PARSERS = ("libcst", "tree_sitter", "tree_sitter_cuda")  # modules whose version changes results
 
 Stat = tuple[int, int, int, int]  # (st_size, st_mtime_ns or _UNTRUSTED_MTIME, st_ino, st_ctime_ns)
@@ -93,21 +92,15 @@ def trusted(stat: Stat | None) -> bool:
 # Where the cache lives
 
 
-def cache_dir_for(start: Path, config_path: Path | None) -> Path:
-    """`$ROCMLINT_CACHE_DIR`, else next to the configuration file that applies, else in the nearest
-    folder above `start` that looks like a project root (.git, pyproject.toml, setup.py), else in
-    `start` itself."""
+def cache_dir_for(config_path: Path | None, cwd: Path) -> Path:
+    """`$ROCMLINT_CACHE_DIR`, else in the folder of the configuration file in use (`config_path`: the one
+    `--config` names or the one found from the working directory up), else in the working directory: where
+    ruff puts `.ruff_cache/`. Never chosen from the checked paths: `rocmlint check sub/` from the project
+    root must not leave a cache in `sub/`."""
     override = os.environ.get(ENV_CACHE_DIR)
     if override:
         return Path(override)
-    if config_path is not None:
-        return Path(os.path.abspath(config_path)).parent / CACHE_DIR_NAME
-    folder = Path(os.path.abspath(start))
-    if not folder.is_dir():
-        folder = folder.parent
-    for candidate in (folder, *folder.parents):
-        if any((candidate / marker).exists() for marker in _PROJECT_MARKERS):
-            return candidate / CACHE_DIR_NAME
+    folder = Path(os.path.abspath(config_path)).parent if config_path is not None else cwd
     return folder / CACHE_DIR_NAME
 
 

@@ -6,7 +6,6 @@ import argparse
 import codecs
 import difflib
 import json
-import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -87,9 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
     rule = commands.add_parser("rule", help="show a rule's documentation")
     rule.add_argument("code", help="a rule code (ROC101) or name (reduce-overhead-compile)")
 
-    clean = commands.add_parser("clean", help="remove the result cache (.rocmlint_cache/) that `check` uses for PATH")
-    clean.add_argument("path", nargs="?", type=Path, default=Path("."), help="a checked folder or file (default: .)")
+    clean = commands.add_parser("clean", help="remove the result cache (.rocmlint_cache/) that `check` run in FOLDER uses")
+    clean.add_argument("folder", nargs="?", type=Path, default=Path("."), help="where `check` was run (default: .)")
     clean.add_argument("--config", type=Path, help="the configuration file `check --config` was given")
+    clean.add_argument("--isolated", action="store_true", help="the cache of `check --isolated`")
 
     rules = commands.add_parser("rules", help="list every rule")
     rules.add_argument("--output-format", choices=("text", "json"), default="text")
@@ -400,22 +400,22 @@ def _check_paths(args: argparse.Namespace, resolver: ConfigResolver) -> list[Fil
         candidates = list(discover(paths, resolver, _warn))
         cache = None
         if not getattr(args, "no_cache", False) and candidates:
-            cache = Cache.open(_cache_dir(paths[0], resolver, args.config), _warn)
+            cache = Cache.open(_cache_dir(resolver), _warn)
     jobs = getattr(args, "jobs", None) or default_jobs()
     return check_candidates(candidates, jobs, cache, _warn)
 
 
-def _cache_dir(path: Path, resolver: ConfigResolver, config: Path | None) -> Path:
-    """Next to the configuration file that applies to the first path, else at its project root."""
-    if config is None:
-        folder = path if path.is_dir() else path.parent
-        config = resolver.for_folder(Path(os.path.abspath(folder))).config_path
-    return cache_dir_for(path, config)
+def _cache_dir(resolver: ConfigResolver) -> Path:
+    """Next to the configuration in use (`--config`, else the one found from the working directory up),
+    else in the working directory."""
+    return cache_dir_for(resolver.default().config_path, resolver.cwd)
 
 
 def _clean(args: argparse.Namespace) -> int:
-    resolver = ConfigResolver(Overrides(), config_path=args.config)
-    folder = _cache_dir(args.path, resolver, args.config)
+    if args.config is not None and args.isolated:
+        raise UsageError("--config and --isolated cannot be used together")
+    resolver = ConfigResolver(Overrides(), config_path=args.config, isolated=args.isolated, cwd=args.folder)
+    folder = _cache_dir(resolver)
     try:
         removed = clean_cache(folder)
     except OSError as error:
