@@ -123,10 +123,10 @@ def code_fingerprint() -> str:
     edited rule in a development checkout never serves results computed by its old code; plus the
     installed versions of the parsers."""
     import rocmlint
-    import rocmlint.rules
+    from rocmlint.registry import rules_package
 
     digest = hashlib.blake2b(__version__.encode(), digest_size=16)
-    folders = {Path(p) for p in rocmlint.__path__} | {Path(p) for p in rocmlint.rules.__path__}
+    folders = {Path(p) for p in rocmlint.__path__} | {Path(p) for p in rules_package().__path__}
     for folder in sorted(folders):
         for dirpath, dirnames, filenames in os.walk(folder):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")

@@ -73,7 +73,7 @@ def module_files() -> dict[str, Path]:
 
 def imports_of(name: str, path: Path, known: Mapping[str, Path]) -> Iterator[Import]:
     """The rocmlint modules `name` imports anywhere in its text: `from package import module` names the
-    module, `from module import attribute` the module."""
+    module, `from module import attribute` the module; `importlib.import_module("...")` counts too."""
     is_package = path.name == "__init__.py"
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.Import):
@@ -81,11 +81,23 @@ def imports_of(name: str, path: Path, known: Mapping[str, Path]) -> Iterator[Imp
         elif isinstance(node, ast.ImportFrom):
             base = _absolute(name, is_package, node.level, node.module)
             targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
+        elif (by_name := _imported_by_name(node)) is not None:
+            targets = [by_name]
         else:
             continue
         for target in targets:
             if target == "rocmlint" or target.startswith("rocmlint."):
                 yield Import(name, target, path, node.lineno)
+
+
+def _imported_by_name(node: ast.AST) -> str | None:
+    """"rocmlint.rules" for `importlib.import_module("rocmlint.rules")`: an import all the same."""
+    if not isinstance(node, ast.Call) or not node.args or not isinstance(node.args[0], ast.Constant):
+        return None
+    function = node.func
+    called = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
+    name = node.args[0].value
+    return name if called == "import_module" and isinstance(name, str) else None
 
 
 def _absolute(name: str, is_package: bool, level: int, module: str | None) -> str:
@@ -257,6 +269,11 @@ def test_a_cycle_through_a_late_import_is_caught(tmp_path: Path) -> None:
         },
     )
     assert cycles(found) == [["rocmlint.cli", "rocmlint.report.command"]]
+
+
+def test_an_import_by_name_counts(tmp_path: Path) -> None:
+    found = _imports_from(tmp_path, {"rocmlint.python.frontend": 'import importlib\nimportlib.import_module("rocmlint.engine")\n'})
+    assert [f.imported for f in found] == ["rocmlint.engine"]
 
 
 def test_relative_imports_resolve_against_the_package(tmp_path: Path) -> None:
