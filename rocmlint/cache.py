@@ -26,6 +26,7 @@ loads them. The dependencies of Python results are recorded by rocmlint/dependen
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import marshal
 import os
@@ -431,8 +432,6 @@ def _atomic_write(path: Path, blob: bytes) -> None:
             out.write(blob)
         os.replace(temporary, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
-        except OSError:
-            pass
         raise

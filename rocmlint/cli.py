@@ -181,7 +181,7 @@ def _list_rules(output_format: str) -> int:
     ]
     widths = [max(len(row[i]) for row in [header, *rows_text]) for i in range(len(header))]
     for row in [header, *rows_text]:
-        sys.stdout.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")
+        sys.stdout.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() + "\n")
     return EXIT_CLEAN
 
 
@@ -189,8 +189,8 @@ def _overrides(args: argparse.Namespace) -> Overrides:
     for option in ("select", "extend_select", "ignore"):
         for selector in getattr(args, option) or ():
             check_selector(selector, f"--{option.replace('_', '-')}")
-    for _, codes in args.per_file_ignores:
-        for selector in codes:
+    for _, selectors in args.per_file_ignores:
+        for selector in selectors:
             check_selector(selector, "--per-file-ignores")
     return Overrides(
         select=args.select,

@@ -27,8 +27,13 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "integrations",
         (
-            "rocmlint.arguments", "rocmlint.report.*", "rocmlint.lsp.*", "rocmlint.flake8_plugin", "rocmlint.verify",
-            "rocmlint.docs", "rocmlint.testing",
+            "rocmlint.arguments",
+            "rocmlint.report.*",
+            "rocmlint.lsp.*",
+            "rocmlint.flake8_plugin",
+            "rocmlint.verify",
+            "rocmlint.docs",
+            "rocmlint.testing",
         ),
     ),
     ("outputs, cache and pool", ("rocmlint.outputs.*", "rocmlint.parallel", "rocmlint.cache", "rocmlint.dependencies")),
@@ -39,8 +44,14 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "core",
         (
-            "rocmlint", "rocmlint.diagnostics", "rocmlint.source", "rocmlint.rule", "rocmlint.vendor",
-            "rocmlint.file_report", "rocmlint.collector", "rocmlint.data.*",
+            "rocmlint",
+            "rocmlint.diagnostics",
+            "rocmlint.source",
+            "rocmlint.rule",
+            "rocmlint.vendor",
+            "rocmlint.file_report",
+            "rocmlint.collector",
+            "rocmlint.data.*",
         ),
     ),
 )
@@ -91,7 +102,7 @@ def imports_of(name: str, path: Path, known: Mapping[str, Path]) -> Iterator[Imp
 
 
 def _imported_by_name(node: ast.AST) -> str | None:
-    """"rocmlint.rules" for `importlib.import_module("rocmlint.rules")`: an import all the same."""
+    """ "rocmlint.rules" for `importlib.import_module("rocmlint.rules")`: an import all the same."""
     if not isinstance(node, ast.Call) or not node.args or not isinstance(node.args[0], ast.Constant):
         return None
     function = node.func
@@ -146,8 +157,12 @@ def independence_violations(imports: list[Import]) -> list[str]:
             mine = [p for p in group if _matches(p, found.importer)]
             theirs = [p for p in group if _matches(p, found.imported)]
             if mine and theirs and mine != theirs:
-                problems.append(f"{found.where()}: {found.importer} imports {found.imported} ({mine[0]} and {theirs[0]} are independent)")
-    rules = [f for f in imports if _is_rule_module(f.importer) and _is_rule_module(f.imported) and f.importer != f.imported]
+                problems.append(
+                    f"{found.where()}: {found.importer} imports {found.imported} ({mine[0]} and {theirs[0]} are independent)"
+                )
+    rules = [
+        f for f in imports if _is_rule_module(f.importer) and _is_rule_module(f.imported) and f.importer != f.imported
+    ]
     problems += [f"{f.where()}: rule module {f.importer} imports rule module {f.imported}" for f in rules]
     return problems
 
@@ -253,7 +268,9 @@ def _imports_from(tmp_path: Path, files: Mapping[str, str]) -> list[Import]:
 def test_a_function_local_import_of_the_registry_by_a_front_end_is_caught(tmp_path: Path) -> None:
     found = _imports_from(
         tmp_path,
-        {"rocmlint.cuda.frontend": "def visited():\n    from rocmlint.registry import all_rules\n    return all_rules()\n"},
+        {
+            "rocmlint.cuda.frontend": "def visited():\n    from rocmlint.registry import all_rules\n    return all_rules()\n"
+        },
     )
     assert [f.imported for f in found] == ["rocmlint.registry"]
     assert len(layer_violations(found)) == 1
@@ -272,7 +289,9 @@ def test_a_cycle_through_a_late_import_is_caught(tmp_path: Path) -> None:
 
 
 def test_an_import_by_name_counts(tmp_path: Path) -> None:
-    found = _imports_from(tmp_path, {"rocmlint.python.frontend": 'import importlib\nimportlib.import_module("rocmlint.engine")\n'})
+    found = _imports_from(
+        tmp_path, {"rocmlint.python.frontend": 'import importlib\nimportlib.import_module("rocmlint.engine")\n'}
+    )
     assert [f.imported for f in found] == ["rocmlint.engine"]
 
 
@@ -280,4 +299,7 @@ def test_relative_imports_resolve_against_the_package(tmp_path: Path) -> None:
     path = tmp_path / "__init__.py"
     path.write_text("from . import text\nfrom .paths import escape_control\n", encoding="utf-8")
     known = {"rocmlint.outputs": path, "rocmlint.outputs.text": path, "rocmlint.outputs.paths": path}
-    assert [f.imported for f in imports_of("rocmlint.outputs", path, known)] == ["rocmlint.outputs.text", "rocmlint.outputs.paths"]
+    assert [f.imported for f in imports_of("rocmlint.outputs", path, known)] == [
+        "rocmlint.outputs.text",
+        "rocmlint.outputs.paths",
+    ]
