@@ -102,7 +102,7 @@ def imports_of(name: str, path: Path, known: Mapping[str, Path]) -> Iterator[Imp
 
 
 def _imported_by_name(node: ast.AST) -> str | None:
-    """ "rocmlint.rules" for `importlib.import_module("rocmlint.rules")`: an import all the same."""
+    """The module an `importlib.import_module("rocmlint.rules")` call names (an import all the same), else None."""
     if not isinstance(node, ast.Call) or not node.args or not isinstance(node.args[0], ast.Constant):
         return None
     function = node.func
