@@ -1,4 +1,4 @@
-"""A content-addressed result cache: `.rocmlint_cache/` next to the configuration (or project root).
+"""A content-addressed result cache: `.rocmlint_cache/` next to the configuration in use (else in the cwd).
 
 One index file holds, per checked file (by absolute path): the path as displayed, a key of the
 file's Settings, its stat (size, mtime_ns, inode, ctime_ns), the hash of its bytes, the other files
@@ -26,6 +26,7 @@ loads them. The dependencies of Python results are recorded by rocmlint/dependen
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import marshal
 import os
@@ -53,7 +54,6 @@ _DIGEST_SIZE = 32
 # such stats are stored untrusted.
 RACY_NS = 2_000_000_000
 _UNTRUSTED_MTIME = -1
-_PROJECT_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 _PARSERS = ("libcst", "tree_sitter", "tree_sitter_cuda")  # modules whose version changes results
 
 Stat = tuple[int, int, int, int]  # (st_size, st_mtime_ns or _UNTRUSTED_MTIME, st_ino, st_ctime_ns)
@@ -93,21 +93,15 @@ def trusted(stat: Stat | None) -> bool:
 # Where the cache lives
 
 
-def cache_dir_for(start: Path, config_path: Path | None) -> Path:
-    """`$ROCMLINT_CACHE_DIR`, else next to the configuration file that applies, else in the nearest
-    folder above `start` that looks like a project root (.git, pyproject.toml, setup.py), else in
-    `start` itself."""
+def cache_dir_for(config_path: Path | None, cwd: Path) -> Path:
+    """`$ROCMLINT_CACHE_DIR`, else in the folder of the configuration file in use (`config_path`: the one
+    `--config` names or the one found from the working directory up), else in the working directory: where
+    ruff puts `.ruff_cache/`. Never chosen from the checked paths: `rocmlint check sub/` from the project
+    root must not leave a cache in `sub/`."""
     override = os.environ.get(ENV_CACHE_DIR)
     if override:
         return Path(override)
-    if config_path is not None:
-        return Path(os.path.abspath(config_path)).parent / CACHE_DIR_NAME
-    folder = Path(os.path.abspath(start))
-    if not folder.is_dir():
-        folder = folder.parent
-    for candidate in (folder, *folder.parents):
-        if any((candidate / marker).exists() for marker in _PROJECT_MARKERS):
-            return candidate / CACHE_DIR_NAME
+    folder = Path(os.path.abspath(config_path)).parent if config_path is not None else cwd
     return folder / CACHE_DIR_NAME
 
 
@@ -130,10 +124,10 @@ def code_fingerprint() -> str:
     edited rule in a development checkout never serves results computed by its old code; plus the
     installed versions of the parsers."""
     import rocmlint
-    import rocmlint.rules
+    from rocmlint.registry import rules_package
 
     digest = hashlib.blake2b(__version__.encode(), digest_size=16)
-    folders = {Path(p) for p in rocmlint.__path__} | {Path(p) for p in rocmlint.rules.__path__}
+    folders = {Path(p) for p in rocmlint.__path__} | {Path(p) for p in rules_package().__path__}
     for folder in sorted(folders):
         for dirpath, dirnames, filenames in os.walk(folder):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
@@ -438,8 +432,6 @@ def _atomic_write(path: Path, blob: bytes) -> None:
             out.write(blob)
         os.replace(temporary, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
-        except OSError:
-            pass
         raise

@@ -6,7 +6,6 @@ import argparse
 import codecs
 import difflib
 import json
-import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rocmlint import __version__
+from rocmlint.arguments import UsageError, codes, patterns, per_file_ignore
 from rocmlint.config import ConfigError, ConfigResolver, Overrides, Settings, check_selector
 from rocmlint.diagnostics import Applicability, Diagnostic
 from rocmlint.discovery import GitIgnore, discover, is_path_excluded
@@ -38,21 +38,6 @@ EXIT_CLEAN, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 STDIN_NAME = "-"
 
 
-class UsageError(Exception):
-    pass
-
-
-def _codes(value: str) -> tuple[str, ...]:
-    return tuple(part.strip().upper() for part in value.split(",") if part.strip())
-
-
-def _per_file(value: str) -> tuple[str, tuple[str, ...]]:
-    pattern, sep, codes = value.rpartition(":")
-    if not sep or not pattern or not codes:
-        raise argparse.ArgumentTypeError(f"expected GLOB:CODES, got {value!r}")
-    return pattern, _codes(codes)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rocmlint",
@@ -63,12 +48,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="check files and folders (default: .)")
     check.add_argument("paths", nargs="*", type=Path, help="files or folders; '-' reads stdin")
-    check.add_argument("--select", type=_codes, help="rule codes or prefixes to enable (replaces the configured set)")
-    check.add_argument("--extend-select", type=_codes, default=(), help="rule codes or prefixes to enable in addition")
-    check.add_argument("--ignore", type=_codes, default=(), help="rule codes or prefixes to disable")
-    check.add_argument("--per-file-ignores", type=_per_file, action="append", default=[], metavar="GLOB:CODES")
-    check.add_argument("--exclude", type=lambda v: tuple(p for p in v.split(",") if p), help="glob patterns to skip (replaces the configured list)")
-    check.add_argument("--extend-exclude", type=lambda v: tuple(p for p in v.split(",") if p), default=())
+    check.add_argument("--select", type=codes, help="rule codes or prefixes to enable (replaces the configured set)")
+    check.add_argument("--extend-select", type=codes, default=(), help="rule codes or prefixes to enable in addition")
+    check.add_argument("--ignore", type=codes, default=(), help="rule codes or prefixes to disable")
+    check.add_argument("--per-file-ignores", type=per_file_ignore, action="append", default=[], metavar="GLOB:CODES")
+    check.add_argument("--exclude", type=patterns, help="glob patterns to skip (replaces the configured list)")
+    check.add_argument("--extend-exclude", type=patterns, default=())
     check.add_argument("--force-exclude", action="store_true", help="apply excludes to paths given on the command line too")
     check.add_argument("--output-format", choices=sorted(FORMATS), default="text")
     check.add_argument("--statistics", action="store_true", help="count diagnostics per rule instead of listing them")
@@ -101,9 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
     rule = commands.add_parser("rule", help="show a rule's documentation")
     rule.add_argument("code", help="a rule code (ROC101) or name (reduce-overhead-compile)")
 
-    clean = commands.add_parser("clean", help="remove the result cache (.rocmlint_cache/) that `check` uses for PATH")
-    clean.add_argument("path", nargs="?", type=Path, default=Path("."), help="a checked folder or file (default: .)")
+    clean = commands.add_parser("clean", help="remove the result cache (.rocmlint_cache/) that `check` run in FOLDER uses")
+    clean.add_argument("folder", nargs="?", type=Path, default=Path("."), help="where `check` was run (default: .)")
     clean.add_argument("--config", type=Path, help="the configuration file `check --config` was given")
+    clean.add_argument("--isolated", action="store_true", help="the cache of `check --isolated`")
 
     rules = commands.add_parser("rules", help="list every rule")
     rules.add_argument("--output-format", choices=("text", "json"), default="text")
@@ -112,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     lsp.add_argument("--debounce", type=float, default=0.3, metavar="SECONDS", help="pause after typing before linting")
     lsp.add_argument("--log-file", help="write the server's log here (stdout is the protocol)")
 
-    report_command.add_parser(commands, _per_file)
+    report_command.add_parser(commands)
     return parser
 
 
@@ -195,7 +181,7 @@ def _list_rules(output_format: str) -> int:
     ]
     widths = [max(len(row[i]) for row in [header, *rows_text]) for i in range(len(header))]
     for row in [header, *rows_text]:
-        sys.stdout.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")
+        sys.stdout.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() + "\n")
     return EXIT_CLEAN
 
 
@@ -203,8 +189,8 @@ def _overrides(args: argparse.Namespace) -> Overrides:
     for option in ("select", "extend_select", "ignore"):
         for selector in getattr(args, option) or ():
             check_selector(selector, f"--{option.replace('_', '-')}")
-    for _, codes in args.per_file_ignores:
-        for selector in codes:
+    for _, selectors in args.per_file_ignores:
+        for selector in selectors:
             check_selector(selector, "--per-file-ignores")
     return Overrides(
         select=args.select,
@@ -414,22 +400,22 @@ def _check_paths(args: argparse.Namespace, resolver: ConfigResolver) -> list[Fil
         candidates = list(discover(paths, resolver, _warn))
         cache = None
         if not getattr(args, "no_cache", False) and candidates:
-            cache = Cache.open(_cache_dir(paths[0], resolver, args.config), _warn)
+            cache = Cache.open(_cache_dir(resolver), _warn)
     jobs = getattr(args, "jobs", None) or default_jobs()
     return check_candidates(candidates, jobs, cache, _warn)
 
 
-def _cache_dir(path: Path, resolver: ConfigResolver, config: Path | None) -> Path:
-    """Next to the configuration file that applies to the first path, else at its project root."""
-    if config is None:
-        folder = path if path.is_dir() else path.parent
-        config = resolver.for_folder(Path(os.path.abspath(folder))).config_path
-    return cache_dir_for(path, config)
+def _cache_dir(resolver: ConfigResolver) -> Path:
+    """Next to the configuration in use (`--config`, else the one found from the working directory up),
+    else in the working directory."""
+    return cache_dir_for(resolver.default().config_path, resolver.cwd)
 
 
 def _clean(args: argparse.Namespace) -> int:
-    resolver = ConfigResolver(Overrides(), config_path=args.config)
-    folder = _cache_dir(args.path, resolver, args.config)
+    if args.config is not None and args.isolated:
+        raise UsageError("--config and --isolated cannot be used together")
+    resolver = ConfigResolver(Overrides(), config_path=args.config, isolated=args.isolated, cwd=args.folder)
+    folder = _cache_dir(resolver)
     try:
         removed = clean_cache(folder)
     except OSError as error:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rocmlint.registry import RuleInfo, is_valid_selector, rule_infos, select_rules
+from rocmlint.vendor import DEFAULT_ROCM_CONDITION
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -59,11 +60,6 @@ class Selection:
 
 def _selects(selector: str, rule: RuleInfo) -> bool:
     return selector == "ALL" or rule.code.startswith(selector)
-
-
-# `__HIP__` too: hipcc predefines it, while __HIP_PLATFORM_AMD__ only appears once a HIP header is included
-# (or when the build passes it, as PyTorch's does), so a gated `#include` needs the third term.
-DEFAULT_ROCM_CONDITION = "defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)"
 
 
 @dataclass(frozen=True)

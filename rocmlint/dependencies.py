@@ -16,9 +16,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rocmlint.cache import Stat, stat_of
 from rocmlint.python.project import ProjectIndex
+
+if TYPE_CHECKING:
+    from rocmlint.python.gating import Vendor
 
 
 class DependencyRecorder(ProjectIndex):
@@ -58,7 +62,7 @@ class DependencyRecorder(ProjectIndex):
             self._note(str(base.with_suffix(".py")), str(base / "__init__.py"))
         return super()._find_module(parts, roots)
 
-    def _symbol(self, module_file: Path, symbol: str, guards: frozenset[str]) -> object:
+    def _symbol(self, module_file: Path, symbol: str, guards: frozenset[str]) -> Vendor | None:
         key = (module_file, symbol, guards)
         known = self._symbol_files.get(key)
         if known is not None:

@@ -35,8 +35,8 @@ def rule_page(rule: type[Rule]) -> str:
             parts += [f"```{fence}", example.code.rstrip("\n"), "```", ""]
     if rule.valid:
         parts += ["## Not flagged (from the rule's tests)", ""]
-        for example in rule.valid[:_EXAMPLES_SHOWN]:
-            parts += [f"```{fence}", example.code.rstrip("\n"), "```", ""]
+        for valid in rule.valid[:_EXAMPLES_SHOWN]:
+            parts += [f"```{fence}", valid.code.rstrip("\n"), "```", ""]
     return "\n".join(parts).rstrip("\n") + "\n"
 
 

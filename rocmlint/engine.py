@@ -22,8 +22,8 @@ from rocmlint.diagnostics import Diagnostic, Location
 from rocmlint.discovery import matches_any
 from rocmlint.file_report import FileReport
 from rocmlint.python.embedded import TRIGGERS as EMBEDDED_TRIGGERS
-from rocmlint.python.embedded import EmbeddedSource, find_embedded_cuda
-from rocmlint.python.frontend import PythonContext, PythonParseError, RuleOptions, check_python
+from rocmlint.python.embedded import EmbeddedSource
+from rocmlint.python.frontend import PythonParseError, RuleOptions, check_python
 from rocmlint.python.project import ProjectIndex, package_of
 from rocmlint.registry import all_rules, rule_by_code
 from rocmlint.rule import Rule
@@ -212,11 +212,11 @@ class Engine:
                 hits = _hit_offsets(source.text, rules, EMBEDDED_TRIGGERS if embedded_rules else ())
             result = check_python(
                 source, rules, options, self.project.resolver_for(source.path, options.rocm_guards), package,
-                on_internal_error, hits,
+                on_internal_error, hits, embedded_cuda=bool(embedded_rules),
             )
             found = result.diagnostics
             if embedded_rules:
-                found += _check_embedded_cuda(result.context, embedded_rules, settings, on_internal_error)
+                found += _check_embedded_cuda(source, result.embedded_cuda, embedded_rules, settings, on_internal_error)
         except PythonParseError as error:
             return _FrontEndOutcome([self._tool(PARSE_ERROR, source.path, str(error), Location(error.line, error.column))], None)
         except Exception as error:  # noqa: BLE001 - a front-end bug must not stop the run
@@ -318,16 +318,20 @@ def _embedded_cuda_rules(data: bytes, enabled: frozenset[str], prefilter: bool =
 
 
 def _check_embedded_cuda(
-    context: PythonContext, rules: list[type[Rule]], settings: Settings, on_internal_error: InternalErrorReporter
+    python_source: SourceFile,
+    sources: list[EmbeddedSource],
+    rules: list[type[Rule]],
+    settings: Settings,
+    on_internal_error: InternalErrorReporter,
 ) -> list[Diagnostic]:
-    """Run the CUDA rules over each JIT-compiled source of a Python file and map the diagnostics back.
+    """Run the CUDA rules over each JIT-compiled source the Python front end found in a Python file and map
+    the diagnostics back.
 
     A `// noqa` inside the CUDA text works as in a .cu file. Fixes are dropped: editing code inside a
     string literal (escapes, quotes) is left to the user.
     """
-    python_source = context.source
     found: list[Diagnostic] = []
-    for embedded in find_embedded_cuda(context):
+    for embedded in sources:
         snippet = SourceFile.from_bytes(python_source.path, embedded.text.encode("utf-8", "surrogatepass"), "cuda")
         suppressions = find_suppressions(snippet)
         for diagnostic in check_cuda(snippet, rules, cuda_options(settings), on_internal_error):
@@ -345,7 +349,15 @@ def _map_back(location: Location, snippet: SourceFile, embedded: EmbeddedSource,
 
 
 def cuda_options(settings: Settings) -> CudaOptions:
-    return CudaOptions(settings.rocm_macros, settings.portable_macros, settings.nvidia_macros, settings.rocm_condition)
+    return CudaOptions(
+        settings.rocm_macros, settings.portable_macros, settings.nvidia_macros, settings.rocm_condition, _cuda_rules()
+    )
+
+
+@lru_cache(maxsize=1)
+def _cuda_rules() -> tuple[type[Rule], ...]:
+    """Every CUDA rule, enabled or not: what the CUDA front end knows of rules comes from here."""
+    return tuple(rule for rule in all_rules() if rule.language == "cuda")
 
 
 def _file_suppressed(diagnostic: Diagnostic, suppressions: Suppressions) -> bool:

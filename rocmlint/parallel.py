@@ -98,14 +98,13 @@ def check_file(engine: Engine, path: Path, settings: Settings, remember: bool) -
         return Checked(engine.check_path(path, settings))  # it words the warning
     if not remember:
         return Checked(engine.check_bytes(display, data, settings))
-    project = engine.project
-    recording = isinstance(project, DependencyRecorder)
-    if recording:
-        project.start_file()
+    recorder = engine.project if isinstance(engine.project, DependencyRecorder) else None
+    if recorder is not None:
+        recorder.start_file()
     try:
         report = engine.check_bytes(display, data, settings)
     finally:
-        dependencies = project.finish_file() if recording else {}
+        dependencies = recorder.finish_file() if recorder is not None else {}
     if not report.skipped and language_of(display) == "python":
         # Stat-ed after the check read them: one that changed since `since` comes back untrusted
         # and never matches, so the stored stat never describes newer bytes than were read.

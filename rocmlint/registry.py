@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import DOCS_URL, Rule
@@ -63,11 +64,16 @@ def rule_infos() -> tuple[RuleInfo, ...]:
     )
 
 
+def rules_package() -> ModuleType:
+    """The package of the rule modules. Imported by name: pyproject.toml installs ./rules as rocmlint.rules
+    (package-dir), a mapping only the import system knows (mypy reads ./rules as a package of its own)."""
+    return importlib.import_module("rocmlint.rules")
+
+
 @lru_cache(maxsize=1)
 def discover_rules() -> tuple[type[Rule], ...]:
     """Every rule class of the `rocmlint.rules` package, ordered by code (imports every rule module)."""
-    import rocmlint.rules as package
-
+    package = rules_package()
     found: dict[str, type[Rule]] = {}
     for module_info in pkgutil.iter_modules(package.__path__):
         module = importlib.import_module(f"{package.__name__}.{module_info.name}")

@@ -6,6 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 Tri = bool | None  # True, False, or None for "unknown"
+# What C++ fixes test for a ROCm build (`#if <condition>`; configurable as `rocm-condition`). `__HIP__` too:
+# hipcc predefines it, while __HIP_PLATFORM_AMD__ only appears once a HIP header is included (or when the
+# build passes it, as PyTorch's does), so a gated `#include` needs the third term.
+DEFAULT_ROCM_CONDITION = "defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)"
 
 
 def and3(a: Tri, b: Tri) -> Tri:

@@ -135,7 +135,9 @@ class HardcodedGfxArch(Rule):
 
     def _check_literal(self, node: cst.SimpleString | cst.ConcatenatedString, ctx: PythonContext) -> None:
         text = _text_of(node, ctx)
-        match = _HARDCODED.match(text) if text else None
+        if not text:
+            return
+        match = _HARDCODED.match(text)
         if match is None or _in_message_or_decorator(node, ctx) or _module_is_arch_specific(text, ctx):
             return
         carrier = _carrier(node, ctx)

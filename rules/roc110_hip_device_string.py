@@ -199,7 +199,7 @@ def _is_device_holder(target: cst.BaseExpression) -> bool:
     return bool(_DEVICE_HOLDER.search(name)) and not _LABEL_WORDS.search(name)
 
 
-def _chooses_hip_or_cuda(value: cst.BaseExpression, ctx: PythonContext) -> bool:
+def _chooses_hip_or_cuda(value: cst.CSTNode, ctx: PythonContext) -> bool:
     """A conditional expression with a HIP device string in one arm and a CUDA one in another."""
     if not isinstance(value, cst.IfExp):
         return False

@@ -92,6 +92,8 @@ def _is_plan_cache(owner: cst.BaseExpression, ctx: PythonContext) -> bool:
     directly or through a name assigned once."""
     current: cst.BaseExpression | None = owner
     for _ in range(_MAX_ALIAS_DEPTH):
+        if current is None:
+            return False
         if isinstance(current, cst.Subscript):
             current = current.value
         if ctx.qualified_name(current) == _PLAN_CACHE:

@@ -225,8 +225,8 @@ def _collection_root(expr: cst.CSTNode, ctx: PythonContext) -> cst.CSTNode:
             current = parent
         elif isinstance(parent, cst.IfExp) and current is not parent.test:
             current = parent
-        elif isinstance(parent, cst.Arg) and _is_wrapper_call(ctx.parent(parent), ctx):
-            current = ctx.parent(parent)
+        elif isinstance(parent, cst.Arg) and (call := ctx.parent(parent)) is not None and _is_wrapper_call(call, ctx):
+            current = call
         else:
             return current
 

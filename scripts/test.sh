@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets up a virtualenv in .venv with rocmlint (editable) and its test dependencies, then runs the tests.
+# Sets up a virtualenv in .venv with rocmlint (editable) and its test dependencies, runs ruff (lint and
+# format check) and mypy, then the tests.
 # pytest's exit code passes through: 5 (no test collected) fails on purpose.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,5 +18,10 @@ if [ "${#missing[@]}" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/
         || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1)) \
         || echo "scripts/test.sh: could not install ${missing[*]}; the tests that need them will say so" >&2
 fi
+
+# Style and types first (configured in pyproject.toml): any finding fails the run before the tests start.
+.venv/bin/ruff check --no-fix .
+.venv/bin/ruff format --check .
+.venv/bin/mypy
 
 exec .venv/bin/python -m pytest "$@"

@@ -260,6 +260,39 @@ def test_cli_creates_the_cache_next_to_the_config_and_clean_removes_it(tmp_path,
     assert "no cache" in capsys.readouterr().out
 
 
+# Where ruff puts .ruff_cache: the folder of the configuration in use (`--config`, else the one found from the
+# working directory up), else the working directory; never a checked folder because it looks like a project.
+@pytest.mark.parametrize(
+    ("files", "options", "expected"),
+    [
+        ({"sub/pyproject.toml": "[project]\nname = 'sub'\n"}, (), "."),
+        ({"pyproject.toml": "[tool.rocmlint]\n", "sub/pyproject.toml": "[tool.rocmlint]\n"}, (), "."),
+        ({"sub/.rocmlint.toml": "", "sub/pyproject.toml": "[project]\nname = 'sub'\n"}, ("--isolated",), "."),
+        ({"pyproject.toml": "[tool.rocmlint]\n", "sub/setup.py": ""}, ("--isolated",), "."),
+        ({"sub/.rocmlint.toml": "", "conf/rocmlint.toml": ""}, ("--config", "conf/rocmlint.toml"), "conf"),
+    ],
+    ids=["no-config", "config-here-and-in-sub", "isolated", "isolated-ignores-config", "config-option"],
+)
+def test_check_sub_from_the_project_root_caches_where_ruff_would(tmp_path, monkeypatch, files, options, expected):
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    write_tree(root, {**files, "sub/a.py": HAZARD})
+    monkeypatch.chdir(root)
+    monkeypatch.delenv(cache_module.ENV_CACHE_DIR, raising=False)
+    assert main(["check", *options, "sub"]) == 1
+    assert sorted(p.parent.relative_to(root).as_posix() for p in root.rglob(".rocmlint_cache")) == [expected]
+    assert main(["clean", *options]) == 0
+    assert not list(root.rglob(".rocmlint_cache"))
+
+
+def test_the_cache_stays_in_the_working_directory_when_the_checked_folder_is_elsewhere(tmp_path, monkeypatch):
+    write_tree(tmp_path, {"here/.git/HEAD": "", "there/pyproject.toml": "[project]\n", "there/a.py": HAZARD})
+    monkeypatch.chdir(tmp_path / "here")
+    monkeypatch.delenv(cache_module.ENV_CACHE_DIR, raising=False)
+    assert main(["check", "../there"]) == 1
+    assert [p.parent for p in tmp_path.rglob(".rocmlint_cache")] == [tmp_path / "here"]
+
+
 def test_no_cache_writes_nothing(tmp_path, monkeypatch):
     write_tree(tmp_path, {"pyproject.toml": "[tool.rocmlint]\n", "a.py": HAZARD})
     monkeypatch.chdir(tmp_path)

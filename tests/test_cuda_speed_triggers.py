@@ -10,6 +10,7 @@ import tree_sitter
 from rocmlint.config import Overrides, Settings
 from rocmlint.cuda import frontend
 from rocmlint.engine import prefilter_for
+from rocmlint.registry import all_rules
 
 from conftest import codes_with_prefilter
 
@@ -45,7 +46,7 @@ def test_roc208_skips_numbers_without_warp_context() -> None:
 def test_source_order_puts_outer_nodes_first() -> None:
     source = b"int f(int a) { return g(h(a) % 32) + a; }\nenum { A, B = 2 };\n"
     tree = frontend.parse(source)
-    query = frontend._query(frontend._all_visited_types())
+    query = frontend._query(frontend.visited_types(tuple(r for r in all_rules() if r.language == "cuda")))
     nodes = tree_sitter.QueryCursor(query).captures(tree.root_node).get("node", [])
     expected = sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte))
     assert [(n.start_byte, n.end_byte) for n in frontend._source_order(nodes)] == [(n.start_byte, n.end_byte) for n in expected]

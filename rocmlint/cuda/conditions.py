@@ -25,6 +25,7 @@ from functools import cache
 from rocmlint.cuda.frontend import CudaContext
 from rocmlint.cuda.preprocessor import Directive, VendorMacros, names_in
 from rocmlint.diagnostics import Edit, Fix
+from rocmlint.rule import Rule
 from rocmlint.vendor import Branch
 
 CONDITION_KINDS = frozenset({"if", "ifdef", "ifndef", "elif", "elifdef", "elifndef"})
@@ -310,11 +311,11 @@ def arm_text(directive: Directive, ctx: CudaContext) -> str:
 
 
 @cache
-def _cuda_triggers() -> re.Pattern[str]:
-    """Any CUDA rule's trigger; a numeric one (ROC208's `32`) only as a number, not inside `BF16`/`int32_t`."""
-    from rocmlint.registry import all_rules  # the registry imports rule modules, which import this one
-
-    triggers = sorted({t.decode("utf-8", "replace") for rule in all_rules() if rule.language == "cuda" for t in rule.triggers})
+def _cuda_triggers(rules: tuple[type[Rule], ...]) -> re.Pattern[str] | None:
+    """Any of `rules`' triggers; a numeric one (ROC208's `32`) only as a number, not inside `BF16`/`int32_t`."""
+    triggers = sorted({t.decode("utf-8", "replace") for rule in rules for t in rule.triggers})
+    if not triggers:
+        return None
     return re.compile("|".join((r"(?<![\w.])" if t[:1].isdigit() else "") + re.escape(t) for t in triggers))
 
 
@@ -325,11 +326,13 @@ _CUDA_SPELLING = re.compile(r"\b__\w+\s*\(|\bcu[A-Z]\w*|\bCU_\w+|\b(?:__)?nv_\w+
 
 def arm_may_hold_hazards(directive: Directive, ctx: CudaContext) -> bool:
     """Whether the arm this directive opens may hold code that cannot work on ROCm: a trigger of any CUDA
-    rule (the strings without which a rule never fires; inside an identifier too, except numbers), or a
-    CUDA intrinsic, driver API or NVIDIA type spelling no rule covers. Conservative: moving ROCm into an arm
-    with none of them cannot bring in a hazard a rule knows of."""
+    rule (the strings without which a rule never fires; inside an identifier too, except numbers; the
+    engine passes every CUDA rule in `ctx.options.known_rules`), or a CUDA intrinsic, driver API or NVIDIA
+    type spelling no rule covers. Conservative: moving ROCm into an arm with none of them cannot bring in a
+    hazard a rule knows of."""
     text = arm_text(directive, ctx)
-    return _cuda_triggers().search(text) is not None or _CUDA_SPELLING.search(text) is not None
+    triggers = _cuda_triggers(ctx.options.known_rules)
+    return (triggers is not None and triggers.search(text) is not None) or _CUDA_SPELLING.search(text) is not None
 
 
 __all__ = [

@@ -22,12 +22,11 @@ from typing import Protocol
 import tree_sitter
 import tree_sitter_cuda
 
-from rocmlint.config import DEFAULT_ROCM_CONDITION
 from rocmlint.cuda.preprocessor import Define, Directive, Include, Preprocessor, VendorMacros, analyse, parse_int
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from rocmlint.rule import Rule
 from rocmlint.source import SourceFile
-from rocmlint.vendor import EVERYWHERE, Branch
+from rocmlint.vendor import DEFAULT_ROCM_CONDITION, EVERYWHERE, Branch
 
 Node = tree_sitter.Node
 PREPROCESSOR_HOOKS = ("include", "define", "directive")
@@ -68,6 +67,10 @@ class CudaOptions:
     portable_macros: tuple[str, ...] = ()
     nvidia_macros: tuple[str, ...] = ()
     rocm_condition: str = DEFAULT_ROCM_CONDITION  # what fixes test: `#if <rocm_condition>`
+    # Every CUDA rule rocmlint has, enabled or not, passed in by the engine (a front end never imports the
+    # registry): the node query captures what any of them visits, so one compiled query serves every file,
+    # and rocmlint/cuda/conditions.py reads their triggers to tell whether an arm may hold a hazard.
+    known_rules: tuple[type[Rule], ...] = ()
 
 
 @lru_cache(maxsize=1)
@@ -516,12 +519,12 @@ def _visited_nodes(context: CudaContext, anchors: dict[str, list[int] | None]) -
     nodes: list[Node] = []
     captured: tuple[str, ...] = ()
     if walked:
-        captured = _captured_types(walked)
+        captured = _captured_types(walked, context.options.known_rules)
         cursor = _cursor(captured)
         nodes += _of_kinds(cursor.captures(root).get("node", []), [t for t in anchors if t in captured])
     anchored = {t: offsets for t, offsets in anchored.items() if t not in captured}
     if anchored:
-        cursor = _cursor(_captured_types(frozenset(anchored)))
+        cursor = _cursor(_captured_types(frozenset(anchored), context.options.known_rules))
         found: set[Node] = set()
         for start, end in _anchor_ranges(sorted({o for offsets in anchored.values() for o in offsets})):
             cursor.set_byte_range(start, end)
@@ -574,10 +577,10 @@ _COSTLY_GROUPS = (
 )
 
 
-def _captured_types(needed: frozenset[str]) -> tuple[str, ...]:
-    """What the query captures for a file whose rules visit `needed`: those, the visited types outside
-    _COSTLY_GROUPS, and the groups `needed` touches."""
-    captured = set(needed).union(_all_visited_types()).difference(*_COSTLY_GROUPS)
+def _captured_types(needed: frozenset[str], known_rules: tuple[type[Rule], ...]) -> tuple[str, ...]:
+    """What the query captures for a file whose rules visit `needed`: those, the types `known_rules` visit
+    outside _COSTLY_GROUPS, and the groups `needed` touches."""
+    captured = set(needed).union(visited_types(known_rules)).difference(*_COSTLY_GROUPS)
     for group in _COSTLY_GROUPS:
         if needed & group:
             captured |= group
@@ -682,17 +685,10 @@ def _node_table(runs: Sequence[_RuleRun]) -> tuple[dict[str, list[Callback]], di
     return table, anchors
 
 
-@lru_cache(maxsize=1)
-def _all_visited_types() -> tuple[str, ...]:
-    from rocmlint.registry import all_rules  # the registry imports rule modules, which import this one
-
-    visited = {
-        attribute[len("visit_") :]
-        for rule in all_rules()
-        if rule.language == "cuda"
-        for attribute in dir(rule)
-        if attribute.startswith("visit_")
-    }
+@lru_cache(maxsize=4)
+def visited_types(rules: tuple[type[Rule], ...]) -> tuple[str, ...]:
+    """The tree-sitter node types `rules` have a visit method for."""
+    visited = {attribute[len("visit_") :] for rule in rules for attribute in dir(rule) if attribute.startswith("visit_")}
     return tuple(sorted(visited & _node_types()))
 
 

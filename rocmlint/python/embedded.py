@@ -5,6 +5,11 @@ friends compile at run time, so their kernels never meet a build-time check; the
 here. A source may be a literal, an implicit concatenation, a `+` of literals, a list or tuple of them, or
 a name bound once to any of these (typically a module-level constant). f-strings are skipped: their
 text is not known before run time.
+
+The Python front end runs this scan after its rules when the engine asks (`check_python(embedded_cuda=True)`)
+and returns the sources as plain data; the engine runs the CUDA front end over them and maps the diagnostics
+back. This module asks the front end's context only what `ScanContext` lists, so it does not import the
+front end that calls it.
 """
 
 from __future__ import annotations
@@ -12,10 +17,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 import libcst as cst
+from libcst.metadata import CodeRange
 
-from rocmlint.python.frontend import PythonContext
+from rocmlint.python.semantic import Semantic
+from rocmlint.source import SourceFile
 
 # Qualified name of the JIT entry point -> (positional index, keyword) of each argument holding CUDA text.
 JIT_SOURCES: dict[str, tuple[tuple[int | None, str], ...]] = {
@@ -47,7 +55,25 @@ class EmbeddedSource:
         return self.offsets[-1] + 1
 
 
-def find_embedded_cuda(ctx: PythonContext) -> list[EmbeddedSource]:
+class ScanContext(Protocol):
+    """What the scan asks of the Python front end's context (rocmlint.python.frontend.PythonContext)."""
+
+    @property
+    def source(self) -> SourceFile: ...
+
+    @property
+    def semantic(self) -> Semantic: ...
+
+    def is_rocm_gated(self, node: cst.CSTNode) -> bool: ...
+
+    def qualified_name(self, node: cst.CSTNode) -> str | None: ...
+
+    def single_value(self, node: cst.CSTNode) -> cst.BaseExpression | None: ...
+
+    def code_range(self, node: cst.CSTNode) -> CodeRange: ...
+
+
+def find_embedded_cuda(ctx: ScanContext) -> list[EmbeddedSource]:
     """Every CUDA source passed to a JIT compile call that ROCm can reach, in source order."""
     found: list[EmbeddedSource] = []
     seen: set[int] = set()
@@ -66,13 +92,13 @@ def find_embedded_cuda(ctx: PythonContext) -> list[EmbeddedSource]:
     return found
 
 
-def _jit_calls(ctx: PythonContext) -> Iterator[cst.Call]:
+def _jit_calls(ctx: ScanContext) -> Iterator[cst.Call]:
     for node in ctx.semantic.parents:
         if isinstance(node, cst.Call) and ctx.qualified_name(node.func) in JIT_SOURCES:
             yield node
 
 
-def _source_arguments(call: cst.Call, ctx: PythonContext) -> Iterator[cst.BaseExpression]:
+def _source_arguments(call: cst.Call, ctx: ScanContext) -> Iterator[cst.BaseExpression]:
     slots = JIT_SOURCES[ctx.qualified_name(call.func) or ""]
     positional = [a for a in call.args if a.keyword is None and not a.star]
     for index, keyword in slots:
@@ -83,7 +109,7 @@ def _source_arguments(call: cst.Call, ctx: PythonContext) -> Iterator[cst.BaseEx
             yield chosen
 
 
-def _literal_groups(node: cst.BaseExpression, ctx: PythonContext, hops: int = 0) -> Iterator[list[cst.SimpleString]]:
+def _literal_groups(node: cst.BaseExpression, ctx: ScanContext, hops: int = 0) -> Iterator[list[cst.SimpleString]]:
     """Groups of literals that form one source each (a list of sources gives several groups)."""
     if isinstance(node, (cst.List, cst.Tuple)):
         for element in node.elements:
@@ -112,7 +138,7 @@ def _concatenated(node: cst.BaseExpression) -> list[cst.SimpleString]:
     return []
 
 
-def _embedded(literals: list[cst.SimpleString], ctx: PythonContext) -> EmbeddedSource | None:
+def _embedded(literals: list[cst.SimpleString], ctx: ScanContext) -> EmbeddedSource | None:
     text: list[str] = []
     offsets: list[int] = []
     for literal in literals:

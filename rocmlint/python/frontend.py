@@ -14,6 +14,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location
+from rocmlint.python.embedded import EmbeddedSource, find_embedded_cuda
 from rocmlint.python.gating import Branch, CrossModuleResolver, GateAnalyzer, Vendor
 from rocmlint.python.positions import PositionIndex
 from rocmlint.python.regions import reduce_source, without_bare_continuations
@@ -332,7 +333,9 @@ InternalErrorReporter = Callable[[type[Rule], BaseException, str], None]
 @dataclass
 class PythonResult:
     diagnostics: list[Diagnostic]
-    context: PythonContext  # for what runs after the Python rules (CUDA embedded in strings)
+    # The CUDA sources the file's JIT compile calls hold, when the engine asked for them (it runs the CUDA
+    # front end over them): plain data, so nothing of this front end's context leaves it.
+    embedded_cuda: list[EmbeddedSource]
 
 
 def check_python(
@@ -343,26 +346,42 @@ def check_python(
     package: str | None,
     on_internal_error: InternalErrorReporter,
     hits: Sequence[int] | None = None,
+    embedded_cuda: bool = False,
 ) -> PythonResult:
     """Run `rules` over one Python file. Raises PythonParseError when the file does not parse.
 
     `hits`: where the rules' triggers match (character offsets); code far from them is not parsed.
-    None parses the whole file (the prefilter is off, or CUDA embedded in strings needs every string)."""
+    None parses the whole file (the prefilter is off, or CUDA embedded in strings needs every string).
+    `embedded_cuda`: also return the CUDA sources held in strings (rocmlint/python/embedded.py)."""
+    context = _checked_context(source, rules, options, resolve_external, package, on_internal_error, hits)
+    return PythonResult(context.diagnostics, find_embedded_cuda(context) if embedded_cuda else [])
+
+
+def _checked_context(
+    source: SourceFile,
+    rules: Sequence[type[Rule]],
+    options: RuleOptions,
+    resolve_external: CrossModuleResolver | None,
+    package: str | None,
+    on_internal_error: InternalErrorReporter,
+    hits: Sequence[int] | None,
+) -> PythonContext:
+    """The context `rules` ran in, holding their diagnostics."""
     pinned = {guard.rsplit(".", 1)[-1] for guard in options.rocm_guards}
     module, elided = _parse(source, hits, pinned)
     if not elided:
         return _run_rules(source, module, rules, options, resolve_external, package, on_internal_error)
     errors: list[tuple[type[Rule], BaseException, str]] = []
-    result = _run_rules(
+    context = _run_rules(
         source, module, rules, options, resolve_external, package, lambda *error: errors.append(error)
     )
-    if any(_reaches(diagnostic, elided) for diagnostic in result.diagnostics):
+    if any(_reaches(diagnostic, elided) for diagnostic in context.diagnostics):
         # A diagnostic or fix spans left-out elements (a fix copying the whole literal): redo it whole.
         module, _ = _parse(source, hits, pinned, elide_literals=False)
         return _run_rules(source, module, rules, options, resolve_external, package, on_internal_error)
     for error in errors:
         on_internal_error(*error)
-    return result
+    return context
 
 
 def _run_rules(
@@ -373,12 +392,12 @@ def _run_rules(
     resolve_external: CrossModuleResolver | None,
     package: str | None,
     on_internal_error: InternalErrorReporter,
-) -> PythonResult:
+) -> PythonContext:
     semantic = Semantic(module, package)
     gates = GateAnalyzer(semantic, options.rocm_guards, resolve_external)
     context = PythonContext(source, module, semantic, gates, options)
     walk(module, semantic.parents, _dispatch_table(rules, context, on_internal_error))
-    return PythonResult(context.diagnostics, context)
+    return context
 
 
 def _reaches(diagnostic: Diagnostic, elided: tuple[tuple[int, int], ...]) -> bool:

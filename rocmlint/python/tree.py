@@ -71,9 +71,9 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
         value = getattr(node, name)
         kind = type(value)
         if kind is list or kind is tuple:
-            found.extend(item for item in value if _is_node(item))  # type: ignore[attr-defined]
+            found.extend(item for item in value if _is_node(item))
         elif _is_node(value):
-            found.append(value)  # type: ignore[arg-type]
+            found.append(value)
     return found
 
 

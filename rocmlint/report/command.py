@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rocmlint.arguments import UsageError, codes, patterns, per_file_ignore
 from rocmlint.config import ConfigResolver, Overrides
 
 if TYPE_CHECKING:
@@ -18,15 +19,7 @@ Warn = Callable[[str], None]
 FORMAT_NAMES = ("markdown", "html", "json")
 
 
-def _codes(value: str) -> tuple[str, ...]:
-    return tuple(part.strip().upper() for part in value.split(",") if part.strip())
-
-
-def _patterns(value: str) -> tuple[str, ...]:
-    return tuple(p for p in value.split(",") if p)
-
-
-def add_parser(commands: Any, per_file: Callable[[str], tuple[str, tuple[str, ...]]]) -> None:
+def add_parser(commands: Any) -> None:
     """Register `report` on the CLI's subparsers. Option names match `check`, so `_overrides` reads both."""
     report = commands.add_parser("report", help="write a porting-readiness report (markdown, html or json)")
     report.add_argument("paths", nargs="*", type=Path, help="files or folders (default: .)")
@@ -35,12 +28,12 @@ def add_parser(commands: Any, per_file: Callable[[str], tuple[str, tuple[str, ..
     report.add_argument("--source-url", metavar="TEMPLATE",
                         help="HTML: link findings here, e.g. 'https://github.com/org/repo/blob/main/{path}#L{line}'")
     report.add_argument("--no-progress", action="store_true", help="no progress bar (it is drawn only on a terminal)")
-    report.add_argument("--select", type=_codes, help="rule codes or prefixes to enable (replaces the configured set)")
-    report.add_argument("--extend-select", type=_codes, default=(), help="rule codes or prefixes to enable in addition")
-    report.add_argument("--ignore", type=_codes, default=(), help="rule codes or prefixes to disable")
-    report.add_argument("--per-file-ignores", type=per_file, action="append", default=[], metavar="GLOB:CODES")
-    report.add_argument("--exclude", type=_patterns, help="glob patterns to skip (replaces the configured list)")
-    report.add_argument("--extend-exclude", type=_patterns, default=())
+    report.add_argument("--select", type=codes, help="rule codes or prefixes to enable (replaces the configured set)")
+    report.add_argument("--extend-select", type=codes, default=(), help="rule codes or prefixes to enable in addition")
+    report.add_argument("--ignore", type=codes, default=(), help="rule codes or prefixes to disable")
+    report.add_argument("--per-file-ignores", type=per_file_ignore, action="append", default=[], metavar="GLOB:CODES")
+    report.add_argument("--exclude", type=patterns, help="glob patterns to skip (replaces the configured list)")
+    report.add_argument("--extend-exclude", type=patterns, default=())
     report.add_argument("--force-exclude", action="store_true", help="apply excludes to paths given on the command line too")
     report.add_argument("--config", type=Path, help="use this configuration file for every checked file")
     report.add_argument("--isolated", action="store_true", help="ignore every configuration file")
@@ -49,9 +42,8 @@ def add_parser(commands: Any, per_file: Callable[[str], tuple[str, tuple[str, ..
 
 def run(args: argparse.Namespace, overrides: Overrides, warn: Warn) -> int:
     """Exit 0 when the report is written, whatever it found: a report is not a gate (`check` is)."""
-    # Late: rocmlint.cli imports this module, and registering `report` on every command line must not
-    # import the model and the run (they import the engine, libcst and every rule module).
-    from rocmlint.cli import UsageError
+    # Late: registering `report` on every command line must not import the model and the run (they
+    # import the engine, libcst and every rule module).
     from rocmlint.report.model import build_model
     from rocmlint.report.run import collect, report_root
 

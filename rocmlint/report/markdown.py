@@ -115,14 +115,14 @@ def _phases(model: ReportModel) -> list[str]:
 def _rules(model: ReportModel) -> list[str]:
     lines = ["## Findings by rule", ""]
     if not model.rules:
-        return lines + ["No findings."]
+        return [*lines, "No findings."]
     rows = (
         (link(r.code, r.url), text(r.name), r.severity, r.fix, "" if r.phase is None else str(r.phase), str(r.count), str(r.files))
         for r in model.rules
     )
     lines += _table(("Rule", "Name", "Severity", "Fix", "Phase", "Findings", "Files"), rows)
     totals = ", ".join(f"{model.by_severity[s]} {s}" for s in SEVERITIES)
-    return lines + ["", f"By severity: {totals}."]
+    return [*lines, "", f"By severity: {totals}."]
 
 
 def _rewrites(model: ReportModel) -> list[str]:
@@ -157,14 +157,14 @@ def _targets(model: ReportModel) -> list[str]:
     lines = ["## ROCm targets affected", "", *_table(("Targets", "GPUs", "Findings", "Files", "Rules", "Your targets"), rows), ""]
     lines += [f"- **{text(t.title)}**: {text(t.note)}" for t in model.targets]
     other = model.total - sum(t.findings for t in model.targets)
-    return lines + [f"- **Every ROCm target**: the other {plural(other, 'finding')}."]
+    return [*lines, f"- **Every ROCm target**: the other {plural(other, 'finding')}."]
 
 
 def _directories(model: ReportModel) -> list[str]:
     lines = ["## By directory", ""]
     if not model.total:
-        return lines + ["No findings."]
-    return lines + list(_tree_lines(model.directories, 0))
+        return [*lines, "No findings."]
+    return [*lines, *_tree_lines(model.directories, 0)]
 
 
 def _tree_lines(node: DirNode, depth: int) -> Iterator[str]:
@@ -180,7 +180,7 @@ def _tree_lines(node: DirNode, depth: int) -> Iterator[str]:
 def _top_files(model: ReportModel) -> list[str]:
     lines = ["## Files with the most work", ""]
     if not model.top_files:
-        return lines + ["No findings."]
+        return [*lines, "No findings."]
     rows = (
         (code(f.path), str(f.total), *(str(f.by_severity[s]) for s in SEVERITIES), ", ".join(f"{c} ({n})" for c, n in f.codes))
         for f in model.top_files
@@ -191,7 +191,7 @@ def _top_files(model: ReportModel) -> list[str]:
 def _findings(model: ReportModel) -> list[str]:
     lines = ["## All findings", ""]
     if not model.findings:
-        return lines + ["No findings."]
+        return [*lines, "No findings."]
     rows = (
         (code(f"{f.path}:{f.line}:{f.column}"), link(f.code, f.url), f.severity, f.fix, message(f.message))
         for f in model.findings
