@@ -1,0 +1,47 @@
+"""How code uses a value: only inspects it (compares it, looks it up, shows it, reads an attribute of it)
+or uses it (passes it on, assigns it, computes with it).
+
+A rule about a hazardous value (an FP8 dtype, a device name) reports its uses, not its inspections.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import is_display_call
+
+# Literals that only collect values: a value inside them is as used as the literal.
+_COLLECTIONS = (cst.Tuple, cst.List, cst.Set, cst.Element, cst.StarredElement)
+# Calls whose arguments are only matched against or turned into text: type checks, sets, `str`/`repr`.
+_LOOKUP_CALLS = frozenset({"isinstance", "issubclass", "set", "frozenset", "str", "repr"})
+# Comparisons (`==`, `in`), subscript keys, f-string fields.
+_READING_PARENTS = (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.FormattedStringExpression)
+
+
+def outermost_collection_member(ctx: PythonContext, node: cst.CSTNode) -> cst.CSTNode:
+    """`node`, or the outermost tuple/list/set literal it is an element of (`x in (a, (b, c))`)."""
+    current = node
+    parent = ctx.parent(current)
+    while isinstance(parent, _COLLECTIONS):
+        current, parent = parent, ctx.parent(parent)
+    return current
+
+
+def is_inspected(ctx: PythonContext, node: cst.CSTNode) -> bool:
+    """`node` (or the collection literal it is in) is only inspected: compared (`x.dtype == node`,
+    `x in (node, ...)`), a member of a set literal, a dict key or subscript key (`TABLE[node]`), an
+    f-string field, the object of an attribute read (`node.itemsize`), or an argument of a type check,
+    `set()`/`frozenset()`, `str()`/`repr()`, `print` or a logging call."""
+    member = outermost_collection_member(ctx, node)
+    parent = ctx.parent(member)
+    if isinstance(member, cst.Set) or isinstance(parent, _READING_PARENTS):
+        return True
+    if isinstance(parent, cst.Attribute):
+        return parent.value is member
+    if isinstance(parent, cst.DictElement):
+        return parent.key is member
+    call = ctx.parent(parent) if isinstance(parent, cst.Arg) else None
+    if not isinstance(call, cst.Call):
+        return False
+    return ctx.qualified_name(call.func) in _LOOKUP_CALLS or is_display_call(ctx, call)
