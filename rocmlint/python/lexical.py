@@ -60,8 +60,8 @@ def setting_key_pattern(whole_keys: tuple[str, ...], dotted_tails: tuple[str, ..
         another string (`"triton." "cudagraphs"`, possibly on the next line, after a comment, or with a
         prefix: `r"cudagraphs"`).
 
-    Left out: reads (`if cfg.max_autotune:`), comments, prose (`"max-autotune-no-cudagraphs"`) and longer
-    names (`max_autotune_gemm_backends`, `use_cudagraphs`). A key whose word is itself split by an escape
+    Left out: reads (`if cfg.max_autotune:`), prose in comments and strings (`"max-autotune-no-cudagraphs"`)
+    and longer names (`max_autotune_gemm_backends`, `use_cudagraphs`). A key whose word is itself split by an escape
     or a concatenation (`"max_" "autotune"`) is not matched. Each alternative starts with its word (or, for
     a concatenation, a quote) and looks behind from there: the regex engine skips to those first
     characters, and a comment in a gap must end its line, so no run of `#` can be split in many ways.
