@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import statements_before, whole_condition
+from rocmlint.python.idioms import is_none, statements_before, whole_condition
 
 
 def enclosing_tests(
@@ -70,3 +70,47 @@ def test_codes(ctx: PythonContext, test: cst.CSTNode) -> Iterator[str]:
             value = ctx.single_value(name)
             if value is not None and value is not name:
                 yield ctx.code_of(value)
+
+
+def decided_test(ctx: PythonContext, node: cst.CSTNode) -> cst.If | cst.IfExp | cst.Assert | None:
+    """The `if`, conditional expression or `assert` whose test `node`'s truth value decides, through
+    `not`, `bool(...)`, `... is (not) None` and `and`/`or`; None when `node` is no part of such a test
+    (`f(node)`, `node + 1`, a test that compares it with anything but None)."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, (cst.If, cst.IfExp, cst.Assert)):
+            return ancestor if child is ancestor.test else None
+        if not _keeps_truth(ctx, ancestor):
+            return None
+        child = ancestor
+    return None
+
+
+def _keeps_truth(ctx: PythonContext, ancestor: cst.CSTNode) -> bool:
+    """`ancestor` keeps the truth value of its child as part of a condition."""
+    if isinstance(ancestor, cst.BooleanOperation):
+        return True
+    if isinstance(ancestor, cst.UnaryOperation):
+        return isinstance(ancestor.operator, cst.Not)
+    if isinstance(ancestor, cst.Arg):
+        return _is_bool_call(ctx, ctx.parent(ancestor))
+    if isinstance(ancestor, cst.Call):
+        return _is_bool_call(ctx, ancestor)
+    if isinstance(ancestor, cst.Comparison):
+        return len(ancestor.comparisons) == 1 and is_none(ancestor.comparisons[0].comparator)
+    return False
+
+
+def _is_bool_call(ctx: PythonContext, node: cst.CSTNode | None) -> bool:
+    return isinstance(node, cst.Call) and ctx.qualified_name(node.func) == "bool"
+
+
+def outermost_conditional(ctx: PythonContext, node: cst.CSTNode) -> cst.IfExp | None:
+    """The outermost conditional expression `node` is an arm of, through nested arms (`a` of
+    `x if c else (a if d else b)`); None when `node` is no arm."""
+    choice = None
+    child, parent = node, ctx.parent(node)
+    while isinstance(parent, cst.IfExp) and child in (parent.body, parent.orelse):
+        choice = parent
+        child, parent = parent, ctx.parent(parent)
+    return choice
