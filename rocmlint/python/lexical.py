@@ -78,3 +78,26 @@ def setting_key_pattern(whole_keys: tuple[str, ...], dotted_tails: tuple[str, ..
         + [key_word(word, r"[.\r\n}eE6]") for word in dotted_tails]
         + [concatenated_tail + key_end]
     )
+
+
+def assigned_attribute_pattern(*names: str) -> str:
+    """A regular expression (for `Rule.trigger_pattern`) matching, from its dot, every attribute named one
+    of `names` that an `=` assigns (`torch.backends.cudnn.allow_tf32 = True`).
+
+    After the dot any whitespace, line continuation or comment may come before the name (the match starts
+    at the dot, in the same statement; a comment is taken to its line end in one piece, or a run of `#`
+    would backtrack exponentially); after it `=` (not `==`), `)` (a parenthesised target), a line
+    continuation, a comment or the end of the line. Left out: reads (`if x.allow_tf32:`, `y = x.allow_tf32,`),
+    keyword arguments (`flags(allow_tf32=True)`), dictionary keys and longer names (`_get_allow_tf32`).
+    """
+    alternatives = "|".join(names)
+    return rf"\.(?:\s|\\|#[^\r\n]*[\r\n])*\b(?:{alternatives})(?=[ \t\f]*(?:=(?!=)|[)\\#\r\n]|$))"
+
+
+def called_name_pattern(*names: str) -> str:
+    """A regular expression (for `Rule.trigger_pattern`) matching every whole word of `names` that may be the
+    last name of a called function: left out when `,`, `]`, `}`, `:`, `=` or `.` follows it (an element,
+    key, argument or attribute of it, never the function called) or a quote or backtick does (no code: in
+    valid Python a name never precedes a string, and a backtick is not a token)."""
+    alternatives = "|".join(names)
+    return rf"""\b(?:{alternatives})(?![ \t]*[,\]}}:=.]|['"`])"""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import is_display_call
+from rocmlint.python.idioms import is_display_call, last_name
 
 # Literals that only collect values: a value inside them is as used as the literal.
 _COLLECTIONS = (cst.Tuple, cst.List, cst.Set, cst.Element, cst.StarredElement)
@@ -17,6 +17,15 @@ _COLLECTIONS = (cst.Tuple, cst.List, cst.Set, cst.Element, cst.StarredElement)
 _LOOKUP_CALLS = frozenset({"isinstance", "issubclass", "set", "frozenset", "str", "repr"})
 # Comparisons (`==`, `in`), subscript keys, f-string fields.
 _READING_PARENTS = (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.FormattedStringExpression)
+# Calls whose string arguments are messages, lookups or tests (by the callee's last name).
+_MESSAGE_CALLS = frozenset(
+    {"print", "warn", "debug", "info", "warning", "error", "exception", "critical", "log", "write", "echo"}
+)
+_LOOKUP_METHODS = frozenset(
+    {"startswith", "endswith", "find", "rfind", "index", "count", "replace", "split", "strip", "get", "pop", "search",
+     "match", "fullmatch", "findall", "sub", "compile", "getattr", "hasattr"}
+)
+_NOT_A_VALUE = (cst.Comparison, cst.ComparisonTarget, cst.SubscriptElement, cst.Assert, cst.Raise)
 
 
 def outermost_collection_member(ctx: PythonContext, node: cst.CSTNode) -> cst.CSTNode:
@@ -45,3 +54,30 @@ def is_inspected(ctx: PythonContext, node: cst.CSTNode) -> bool:
     if not isinstance(call, cst.Call):
         return False
     return ctx.qualified_name(call.func) in _LOOKUP_CALLS or is_display_call(ctx, call)
+
+
+def is_string_value_use(ctx: PythonContext, node: cst.BaseExpression) -> bool:
+    """A string used as a value (a flag, a list item, an assigned setting), not a docstring or bare string
+    statement, a message (an argument of `print`, logging, `write`, an exception or warning class), a
+    dict key, a comparison operand, a subscript, an f-string field, in an `assert` or `raise`, or the
+    argument of a lookup such as `.startswith` or `re.search`."""
+    child: cst.CSTNode = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, cst.ConcatenatedString):
+            child = ancestor
+            continue
+        if isinstance(ancestor, (cst.Expr, cst.FormattedStringExpression, *_NOT_A_VALUE)):
+            return False
+        if isinstance(ancestor, cst.DictElement):
+            return child is not ancestor.key
+        if isinstance(ancestor, cst.Call) and child is not ancestor.func:
+            return not _is_message_or_lookup(ancestor)
+        if isinstance(ancestor, cst.BaseStatement):
+            return True
+        child = ancestor
+    return True
+
+
+def _is_message_or_lookup(call: cst.Call) -> bool:
+    name = last_name(call.func)
+    return name in _MESSAGE_CALLS or name in _LOOKUP_METHODS or name.endswith(("Error", "Exception", "Warning", "Exit"))
