@@ -1,6 +1,6 @@
 """Front-end helpers rules share: import analysis (rocmlint/python/imports.py), syntactic conditions
-(conditions.py), text search (text_search.py), value inspections (uses.py), settings (settings.py) and
-the setting-key trigger pattern (lexical.py).
+(conditions.py), statements around a node (statements.py), text search (text_search.py), value uses
+(uses.py), settings (settings.py), PyTorch device arguments (torch_api.py) and trigger patterns (lexical.py).
 
 Each case parses a snippet and indexes it the way `check_python` does; nodes are found by their code.
 """
@@ -15,11 +15,11 @@ from typing import TypeVar
 import libcst as cst
 import pytest
 
-from rocmlint.python import conditions, imports, settings, text_search, uses
+from rocmlint.python import conditions, imports, settings, statements, text_search, torch_api, uses
 from rocmlint.python.frontend import PythonContext, RuleOptions
 from rocmlint.python.gating import GateAnalyzer
 from rocmlint.python.idioms import leaves_quietly
-from rocmlint.python.lexical import setting_key_pattern
+from rocmlint.python.lexical import assigned_attribute_pattern, called_name_pattern, setting_key_pattern
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import walk
 from rocmlint.source import SourceFile
@@ -178,6 +178,69 @@ def test_test_codes_follow_once_assigned_names() -> None:
     assert list(conditions.test_codes(snippet.ctx, test)) == ["not HAS", 'find_spec("flash_attn") is not None']
 
 
+@pytest.mark.parametrize(
+    ("code", "decided"),
+    [
+        ("if not V:\n    pass\n", "if"),
+        ("x = 1 if bool(V) and ok else 2\n", "ifexp"),
+        ("assert V is not None\n", "assert"),
+        ("if V == 3:\n    pass\n", None),
+        ("if f(V):\n    pass\n", None),
+        ("if ok:\n    use(V)\n", None),
+    ],
+)
+def test_decided_test(code: str, decided: str | None) -> None:
+    snippet = parse(code)
+    found = conditions.decided_test(snippet.ctx, snippet.node("V", cst.Name))
+    kinds = {cst.If: "if", cst.IfExp: "ifexp", cst.Assert: "assert"}
+    assert (None if found is None else kinds[type(found)]) == decided
+
+
+def test_outermost_conditional() -> None:
+    snippet = parse('d = "a" if c else ("b" if e else "x")\nf("b2")\n')
+    choice = conditions.outermost_conditional(snippet.ctx, snippet.node('"b"', cst.SimpleString))
+    assert choice is not None and snippet.code(choice) == '"a" if c else ("b" if e else "x")'
+    assert conditions.outermost_conditional(snippet.ctx, snippet.node('"b2"', cst.SimpleString)) is None
+
+
+# --- statements ---------------------------------------------------------------------------------------
+CAPTURE = """
+with torch.cuda.graph(g), other():
+    def later():
+        with inner():
+            use(1)
+    use(2)
+g.capture_begin()
+use(3)
+g.capture_end()
+use(4)
+if ok:
+    use(5)
+"""
+
+
+def test_with_items_around() -> None:
+    snippet = parse(CAPTURE)
+    first, second = (snippet.node(f"use({n})", cst.Call) for n in (1, 2))
+    assert [snippet.code(e) for e in statements.with_items_around(snippet.ctx, first)] == ["inner()"]
+    assert [snippet.code(e) for e in statements.with_items_around(snippet.ctx, second)] == [
+        "torch.cuda.graph(g)",
+        "other()",
+    ]
+
+
+@pytest.mark.parametrize(("number", "inside"), [(2, False), (3, True), (4, False), (5, False)])
+def test_after_open_call(number: int, inside: bool) -> None:
+    snippet = parse(CAPTURE)
+    node = snippet.node(f"use({number})", cst.Call)
+    assert statements.after_open_call(snippet.ctx, node, "capture_begin", "capture_end") is inside
+
+
+def test_called_method() -> None:
+    module = cst.parse_module("g.capture_begin()\nx = g.capture_end()\nf()\n")
+    assert [statements.called_method(statement) for statement in module.body] == ["capture_begin", None, None]
+
+
 # --- text search --------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("call", "needle"),
@@ -260,6 +323,26 @@ def test_is_inspected(code: str, inspected: bool) -> None:
     assert uses.is_inspected(snippet.ctx, snippet.node("D", cst.Name)) is inspected
 
 
+@pytest.mark.parametrize(
+    ("code", "used"),
+    [
+        ('FLAGS = ["-arch=sm_80"]', True),
+        ('run(["nvcc", "-arch=sm_80"])', True),
+        ('"""-arch=sm_80"""', False),
+        ('print("-arch=sm_80")', False),
+        ('raise ValueError("-arch=sm_80")', False),
+        ('ok = flag == "-arch=sm_80"', False),
+        ('t = {"-arch=sm_80": 1}', False),
+        ('t = {1: "-arch=sm_80"}', True),
+        ('ok = flag.startswith("-arch=sm_80")', False),
+    ],
+)
+def test_is_string_value_use(code: str, used: bool) -> None:
+    snippet = parse(code + "\n")
+    string = snippet.first(cst.SimpleString)
+    assert uses.is_string_value_use(snippet.ctx, string) is used
+
+
 def test_outermost_collection_member() -> None:
     snippet = parse("ok = x in (a, (D, b))\n")
     member = uses.outermost_collection_member(snippet.ctx, snippet.node("D", cst.Name))
@@ -297,6 +380,26 @@ def test_option_settings() -> None:
     ]
 
 
+# --- torch_api ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("call", "devices"),
+    [
+        ("torch.empty(3, device=D)", ["D"]),
+        ("torch.load(f, map_location=D)", ["D"]),
+        ("x.to(D, non_blocking=True)", ["D"]),
+        ("torch.device(D)", ["D"]),
+        ("torch.autocast(device_type=D)", ["D"]),
+        ("torch.amp.GradScaler(D)", ["D"]),
+        ("other.autocast(device_type=D)", []),
+        ("f(D)", []),
+    ],
+)
+def test_device_arguments(call: str, devices: list[str]) -> None:
+    snippet = parse(f"import torch\n{call}\n")
+    found = torch_api.device_arguments(snippet.ctx, snippet.node(call, cst.Call))
+    assert [snippet.code(value) for value in found] == devices
+
+
 # --- lexical ------------------------------------------------------------------------------------------
 _SETTING = re.compile(setting_key_pattern(("max_autotune",), ("cudagraphs",)))
 
@@ -331,3 +434,14 @@ def test_setting_key_pattern_matches(code: str) -> None:
 )
 def test_setting_key_pattern_skips(code: str) -> None:
     assert not _SETTING.search(code)
+
+
+def test_assigned_attribute_and_called_name_patterns() -> None:
+    assigned = re.compile(assigned_attribute_pattern("allow_tf32"))
+    assert assigned.search("torch.backends.cudnn.allow_tf32 = True")
+    assert assigned.search("(torch.backends.cudnn\n    .allow_tf32) = True")
+    assert not assigned.search("if torch.backends.cudnn.allow_tf32 == True: pass")
+    assert not assigned.search("flags(allow_tf32=True)")
+    called = re.compile(called_name_pattern("set_precision"))
+    assert called.search("torch.set_precision('high')")
+    assert not any(called.search(code) for code in ("f(set_precision, x)", "x.set_precision.y", "'set_precision'"))
