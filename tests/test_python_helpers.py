@@ -1,6 +1,7 @@
 """Front-end helpers rules share: import analysis (rocmlint/python/imports.py), syntactic conditions
 (conditions.py), statements around a node (statements.py), text search (text_search.py), value uses
-(uses.py), settings (settings.py), PyTorch device arguments (torch_api.py) and trigger patterns (lexical.py).
+(uses.py), settings (settings.py), PyTorch device arguments (torch_api.py), ctypes libraries (native.py) and
+trigger patterns (lexical.py).
 
 Each case parses a snippet and indexes it the way `check_python` does; nodes are found by their code.
 """
@@ -15,7 +16,7 @@ from typing import TypeVar
 import libcst as cst
 import pytest
 
-from rocmlint.python import conditions, imports, settings, statements, text_search, torch_api, uses
+from rocmlint.python import conditions, imports, native, settings, statements, text_search, torch_api, uses
 from rocmlint.python.frontend import PythonContext, RuleOptions
 from rocmlint.python.gating import GateAnalyzer
 from rocmlint.python.idioms import leaves_quietly
@@ -398,6 +399,33 @@ def test_device_arguments(call: str, devices: list[str]) -> None:
     snippet = parse(f"import torch\n{call}\n")
     found = torch_api.device_arguments(snippet.ctx, snippet.node(call, cst.Call))
     assert [snippet.code(value) for value in found] == devices
+
+
+# --- native -------------------------------------------------------------------------------------------
+def test_loaded_library_names() -> None:
+    snippet = parse(
+        """
+        import ctypes
+        import ctypes.util
+        from ctypes import cdll
+        NAME = "/usr/lib/libnvidia-ml.so.1" if linux else "nvml.dll"
+        ctypes.CDLL(NAME)
+        cdll.LoadLibrary(ctypes.util.find_library("nvidia-ml"))
+        ctypes.CDLL()
+        other.CDLL("x")
+        """
+    )
+    finder = "ctypes.util.find_library"
+    calls = [n for n in _in_order(snippet.module) if isinstance(n, cst.Call) and snippet.code(n.func) != finder]
+    libraries = [native.loaded_library(snippet.ctx, call) for call in calls]
+    assert [None if lib is None else snippet.code(lib) for lib in libraries] == [
+        "NAME",
+        'ctypes.util.find_library("nvidia-ml")',
+        None,
+        None,
+    ]
+    names = [[name for name, _ in native.library_names(snippet.ctx, lib)] for lib in libraries if lib is not None]
+    assert names == [["libnvidia-ml.so.1", "nvml.dll"], ["nvidia-ml"]]
 
 
 # --- lexical ------------------------------------------------------------------------------------------
