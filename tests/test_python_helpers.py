@@ -401,6 +401,40 @@ def test_device_arguments(call: str, devices: list[str]) -> None:
     assert [snippet.code(value) for value in found] == devices
 
 
+@pytest.mark.parametrize(
+    ("call", "sites"),
+    [
+        ('dist.init_process_group("mpi")', [('"mpi"', '"mpi"')]),
+        ("dist.new_group([0, 1], None, backend=B)", [("B", "B")]),
+        ("dist.new_group([0, 1], None, B)", [("B", "B")]),
+        ("deepspeed.init_distributed(dist_backend=B)", [("B", "B")]),
+        ('dist.init_process_group(**{"backend": "ucc"})', [('**{"backend": "ucc"}', '"ucc"')]),
+        ("dist.init_process_group(world_size=2)", []),
+        ("other.init_process_group(B)", []),
+    ],
+)
+def test_backend_arguments(call: str, sites: list[tuple[str, str]]) -> None:
+    snippet = parse(f"import deepspeed\nimport torch.distributed as dist\n{call}\n")
+    found = torch_api.backend_arguments(snippet.ctx, snippet.node(call, cst.Call))
+    assert [(snippet.code(site), snippet.code(value)) for site, value in found] == sites
+
+
+@pytest.mark.parametrize(
+    ("value", "backends"),
+    [
+        ('"MPI"', ["mpi"]),
+        ('"cpu:gloo,cuda:mpi"', ["gloo", "mpi"]),
+        ("dist.Backend.UCC", ["ucc"]),
+        ("args.backend", []),
+        ('", "', []),
+    ],
+)
+def test_backend_names(value: str, backends: list[str]) -> None:
+    snippet = parse(f"import torch.distributed as dist\nB = {value}\n")
+    assigned = snippet.first(cst.Assign).value
+    assert torch_api.backend_names(snippet.ctx, assigned) == backends
+
+
 # --- native -------------------------------------------------------------------------------------------
 def test_loaded_library_names() -> None:
     snippet = parse(

@@ -1,7 +1,8 @@
-"""Where PyTorch APIs take a device: the arguments a device-taking call interprets as a device
-(`torch.device(...)`, `.to(...)`, `device=`, `map_location=`, `device_type=`).
+"""Where PyTorch APIs take a device or a distributed backend: the arguments a device-taking call interprets
+as a device (`torch.device(...)`, `.to(...)`, `device=`, `map_location=`, `device_type=`), and the backend a
+process-group factory gets (`torch.distributed.init_process_group(backend=...)`, DeepSpeed's too).
 
-Which device strings are a hazard stays in the rule.
+Which devices or backends are a hazard stays in the rule.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import last_name, unpacked_keyword
 
 # Keyword arguments that take a device on any call (torch.load's `map_location` included).
 _DEVICE_KEYWORDS = frozenset({"device", "map_location"})
@@ -45,3 +47,50 @@ def device_arguments(ctx: PythonContext, call: cst.Call) -> list[cst.BaseExpress
     if first is not None and name in _DEVICE_CALLS:
         values.append(first.value)
     return values
+
+
+# Process-group factories -> the backend parameter's keyword and position.
+_PROCESS_GROUP_FACTORIES = {
+    f"{module}.{function}": parameter
+    for module in ("torch.distributed", "torch.distributed.distributed_c10d")
+    for function, parameter in (
+        ("init_process_group", ("backend", 0)),
+        ("new_group", ("backend", 2)),
+        ("new_subgroups", ("backend", 3)),
+        ("new_subgroups_by_enumeration", ("backend", 2)),
+    )
+} | {
+    f"{module}.init_distributed": ("dist_backend", 0)
+    for module in ("deepspeed", "deepspeed.comm", "deepspeed.comm.comm")
+}
+_FACTORY_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _PROCESS_GROUP_FACTORIES)
+_BACKEND_ENUM_OWNERS = ("torch.distributed.Backend", "torch.distributed.distributed_c10d.Backend")
+
+
+def backend_arguments(ctx: PythonContext, call: cst.Call) -> list[tuple[cst.CSTNode, cst.BaseExpression]]:
+    """The backend a process-group factory call gets, with where it is written: the argument's value (by
+    keyword or position), else each value the keyword gets through `**{...}` with its `**` argument."""
+    if last_name(call.func) not in _FACTORY_NAMES:
+        return []  # the cheap test before resolving names
+    parameter = _PROCESS_GROUP_FACTORIES.get(ctx.qualified_name(call.func) or "")
+    if parameter is None:
+        return []
+    keyword, position = parameter
+    argument = ctx.semantic.argument(call, keyword, position)
+    if argument is not None:
+        return [(argument.value, argument.value)]
+    return [(arg, value) for arg, value in unpacked_keyword(ctx, call, keyword)]
+
+
+def backend_names(ctx: PythonContext, expr: cst.BaseExpression) -> list[str]:
+    """The backends one expression names, lower-cased: a `torch.distributed.Backend.MPI` member (through
+    aliases) or a backend string (`"mpi"`; `"cpu:gloo,cuda:mpi"` names gloo and mpi)."""
+    if isinstance(expr, cst.Attribute):
+        owner, _, member = (ctx.qualified_name(expr) or "").rpartition(".")
+        if owner in _BACKEND_ENUM_OWNERS:
+            return [member.lower()]
+    string = ctx.string_value(expr)
+    if string is None:
+        return []
+    backends = (part.rpartition(":")[2].strip() for part in string.lower().split(","))
+    return [backend for backend in backends if backend]
