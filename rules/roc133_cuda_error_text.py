@@ -9,7 +9,7 @@ import libcst as cst
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.conditions import chain_tests
-from rocmlint.python.fixes import needs_parens, original_text
+from rocmlint.python.fixes import also_searched
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name, report_site
 from rocmlint.python.text_search import Needle, is_text_of_name, membership_needle, needles, searched_text, string_texts
@@ -144,18 +144,13 @@ def _fix(literal: cst.CSTNode, site: cst.CSTNode, ctx: PythonContext) -> Fix | N
     `str()`/`repr()` of one, so evaluating it twice changes nothing."""
     if not isinstance(site, cst.Comparison) or site.left is not literal or not isinstance(literal, cst.SimpleString):
         return None
-    target = site.comparisons[0]
-    if not is_text_of_name(ctx, target.comparator):
+    if not is_text_of_name(ctx, site.comparisons[0].comparator):
         return None
     body = literal.raw_value
     hip = body.replace("CUDA", "HIP").replace("cuda", "hip")
     if hip == body:
         return None
-    hip_literal = f"{literal.prefix}{literal.quote}{hip}{literal.quote}"
-    searched = original_text(ctx, target.comparator)
-    joiner, operator = ("or", "in") if isinstance(target.operator, cst.In) else ("and", "not in")
-    new = f"{original_text(ctx, site)} {joiner} {hip_literal} {operator} {searched}"
-    edit = ctx.replace(site, f"({new})" if needs_parens(ctx, site) else new)
+    edit = also_searched(ctx, site, f"{literal.prefix}{literal.quote}{hip}{literal.quote}")
     return ctx.fix("Also match the ROCm (HIP) wording", edit, safe=False)
 
 

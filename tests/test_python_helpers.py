@@ -17,6 +17,7 @@ import libcst as cst
 import pytest
 
 from rocmlint.python import conditions, imports, native, settings, statements, text_search, torch_api, uses
+from rocmlint.python.fixes import also_searched
 from rocmlint.python.frontend import PythonContext, RuleOptions
 from rocmlint.python.gating import GateAnalyzer
 from rocmlint.python.idioms import leaves_quietly
@@ -297,6 +298,21 @@ def test_string_texts_and_text_of_name() -> None:
     for code, expected in (("m", True), ("str(e)", True), ("e.args", True), ("f(e)", False), ("str(a, b)", False)):
         expr = cst.parse_expression(code)
         assert text_search.is_text_of_name(snippet.ctx, expr) is expected, code
+
+
+@pytest.mark.parametrize(
+    ("code", "fixed"),
+    [
+        ('ok = "a" in msg\n', 'ok = "a" in msg or "b" in msg\n'),
+        ('if "a" not in str(e):\n    pass\n', 'if "a" not in str(e) and "b" not in str(e):\n    pass\n'),
+        ('ok = "a" in msg and ready\n', 'ok = ("a" in msg or "b" in msg) and ready\n'),
+    ],
+)
+def test_also_searched(code: str, fixed: str) -> None:
+    snippet = parse(code)
+    edit = also_searched(snippet.ctx, snippet.first(cst.Comparison), '"b"')
+    data = code.encode()
+    assert (data[: edit.start] + edit.content.encode() + data[edit.end :]).decode() == fixed
 
 
 # --- uses ---------------------------------------------------------------------------------------------
