@@ -162,9 +162,10 @@ def _is_portable_argument(arg: cst.Arg, ctx: PythonContext) -> bool:
     if arg.keyword is not None and arg.keyword.value in _OCP_BY_SPEC_KEYWORDS:
         return True
     call = ctx.parent(arg)
-    used = ctx.parent(call) if isinstance(call, cst.Call) else None
-    is_finfo = isinstance(call, cst.Call) and ctx.qualified_name(call.func) == "torch.finfo"
-    return is_finfo and isinstance(used, cst.Attribute) and used.attr.value in _PORTABLE_FINFO
+    if not isinstance(call, cst.Call) or ctx.qualified_name(call.func) != "torch.finfo":
+        return False
+    used = ctx.parent(call)
+    return isinstance(used, cst.Attribute) and used.attr.value in _PORTABLE_FINFO
 
 
 def _selected_per_arch(node: cst.CSTNode, ctx: PythonContext) -> bool:
