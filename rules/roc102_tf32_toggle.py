@@ -8,6 +8,7 @@ from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.fixes import gate_statement
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_truthy_constant, last_name, rocm_arm
+from rocmlint.python.lexical import assigned_attribute_pattern, called_name_pattern
 from rocmlint.rule import Invalid, Rule, Valid
 
 _ALLOW_TF32 = frozenset({"torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf32"})
@@ -18,21 +19,10 @@ _GLOBAL_PRECISION = "torch.backends.fp32_precision"
 _FULL_FP32_PRECISIONS = frozenset({"ieee", "none"})
 _TF32_MATMUL_PRECISIONS = frozenset({"high", "medium"})
 _SET_MATMUL_PRECISION = "torch.set_float32_matmul_precision"
-# Where the rule could report or read: a superset of the assignment targets and calls it reports.
-# - `allow_tf32` / `fp32_precision` count only as the attribute an `=` assigns (`visit_Assign`): after
-#   a dot (with any whitespace, line continuation or comment between, matched from the dot, which is
-#   in the same statement; a comment is taken to its line end in one piece, or a run of `#` would
-#   backtrack exponentially), and followed by `=` (not `==`), `)` (a parenthesised target), a line
-#   continuation, a comment or the end of the line. Reads (`if ...allow_tf32:`, `x = ...allow_tf32,`),
-#   keyword arguments (`flags(allow_tf32=True)`, `tl.dot(a, b, allow_tf32=...)`), dictionary keys
-#   and longer names (`_get_cublas_allow_tf32`) are left out.
-# - `set_float32_matmul_precision` counts only as the callee's last name (`visit_Call`): left out when
-#   `,`, `]`, `}`, `:`, `=` or `.` follows it (an element, key, argument or attribute of it, never the
-#   function called) or a quote or backtick does (no code: in valid Python a name never precedes a
-#   string, and a backtick is not a token).
-_TRIGGER_PATTERN = (
-    r"\.(?:\s|\\|#[^\r\n]*[\r\n])*\b(?:allow_tf32|fp32_precision)(?=[ \t\f]*(?:=(?!=)|[)\\#\r\n]|$))"
-    r"""|\bset_float32_matmul_precision(?![ \t]*[,\]}:=.]|['"`])"""
+# Where the rule could report or read: the attributes `visit_Assign` reads as assigned, and the callee
+# `visit_Call` reads.
+_TRIGGER_PATTERN = "|".join(
+    (assigned_attribute_pattern("allow_tf32", "fp32_precision"), called_name_pattern("set_float32_matmul_precision"))
 )
 
 

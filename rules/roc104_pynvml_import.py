@@ -7,14 +7,13 @@ import libcst as cst
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import enclosing_statement, wrap_in_try
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.imports import bound_names, imported_modules, runs_at_import, top_level
 from rocmlint.python.lexical import import_statement_pattern
-from rocmlint.python.scopes import dotted_name
 from rocmlint.rule import Invalid, Rule, Valid
 
 # Top-level modules of the NVML bindings: `nvidia-ml-py`/`pynvml` (incl. `pynvml.smi`) and
 # `nvidia-ml-py3`'s `nvidia_smi`.
 _NVML_MODULES = frozenset({"pynvml", "nvidia_smi"})
-_TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
 
 # The prefilter (Rule.trigger_pattern): an import statement naming `pynvml` or `nvidia_smi` as the
 # top-level package, not the words' other uses (`import_pynvml()`, `vllm.third_party.pynvml`,
@@ -71,64 +70,33 @@ class PynvmlImport(Rule):
     trigger_pattern = _TRIGGER_PATTERN
 
     def visit_Import(self, node: cst.Import, ctx: PythonContext) -> None:
-        for alias in node.names:
-            module = dotted_name(alias.name) or ""
-            if _is_nvml_module(module) and _runs_at_import(node, ctx):
-                ctx.report(alias, _message(module), fix=_fix(node, ctx))
+        self._check(node, ctx)
 
     def visit_ImportFrom(self, node: cst.ImportFrom, ctx: PythonContext) -> None:
-        if node.relative or node.module is None:
-            return
-        module = dotted_name(node.module) or ""
-        if _is_nvml_module(module) and _runs_at_import(node, ctx):
-            ctx.report(node.module, _message(module), fix=_fix(node, ctx))
+        self._check(node, ctx)
+
+    @staticmethod
+    def _check(node: cst.Import | cst.ImportFrom, ctx: PythonContext) -> None:
+        for imported in imported_modules(node):
+            if _is_nvml_module(imported.module) and runs_at_import(ctx, node):
+                ctx.report(imported.alias or imported.name, _message(imported.module), fix=_fix(node, ctx))
 
 
 def _fix(node: cst.Import | cst.ImportFrom, ctx: PythonContext) -> Fix | None:
     """`try: <import> except ImportError: <each bound name> = None`. No fix for `from pynvml import *`
     or an `import` that also imports other modules (their ImportError must not be swallowed)."""
-    names = _bound_names(node)
+    names = bound_names(node)
+    imports_others = not all(_is_nvml_module(imported.module) for imported in imported_modules(node))
     statement = enclosing_statement(ctx, node)
-    if not names or statement is None:
+    if not names or not all(names) or (isinstance(node, cst.Import) and imports_others) or statement is None:
         return None
-    edit = wrap_in_try(ctx, statement, "ImportError", [f"{name} = None" for name in names])
+    unbound = [f"{name} = None" for name in dict.fromkeys(names)]
+    edit = wrap_in_try(ctx, statement, "ImportError", unbound)
     return ctx.fix("Import it inside try/except ImportError (None when missing)", edit) if edit else None
 
 
-def _bound_names(node: cst.Import | cst.ImportFrom) -> list[str]:
-    """The names the import binds, [] when it cannot be fixed."""
-    if isinstance(node, cst.ImportFrom):
-        if isinstance(node.names, cst.ImportStar):
-            return []
-        aliases = list(node.names)
-    else:
-        aliases = list(node.names)
-        if not all(_is_nvml_module(dotted_name(alias.name) or "") for alias in aliases):
-            return []
-    names: list[str] = []
-    for alias in aliases:
-        if alias.asname is not None:
-            bound = alias.asname.name
-            names.append(bound.value if isinstance(bound, cst.Name) else "")
-        elif isinstance(node, cst.Import):
-            names.append((dotted_name(alias.name) or "").split(".", 1)[0])
-        else:
-            names.append(dotted_name(alias.name) or "")
-    return list(dict.fromkeys(names)) if all(names) else []
-
-
 def _is_nvml_module(module: str) -> bool:
-    return module.split(".", 1)[0] in _NVML_MODULES
-
-
-def _runs_at_import(node: cst.CSTNode, ctx: PythonContext) -> bool:
-    """Executed when the module is imported: not inside a function, not under `if TYPE_CHECKING:`."""
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
-            return False
-        if isinstance(ancestor, cst.If) and ctx.qualified_name(ancestor.test) in _TYPE_CHECKING:
-            return False
-    return True
+    return top_level(module) in _NVML_MODULES
 
 
 def _message(module: str) -> str:

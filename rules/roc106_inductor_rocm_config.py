@@ -7,14 +7,9 @@ import libcst as cst
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import choose_on_rocm, gate_statement, rocm_guard
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import (
-    called_function,
-    environ_writes,
-    is_truthy_constant,
-    last_name,
-    report_site,
-    rocm_arm,
-)
+from rocmlint.python.idioms import called_function, environ_writes, is_truthy_constant, last_name, rocm_arm
+from rocmlint.python.lexical import setting_key_pattern
+from rocmlint.python.settings import Setting, option_settings, patch_settings
 from rocmlint.rule import Invalid, Rule, Valid
 
 _INDUCTOR_CONFIG = "torch._inductor.config"
@@ -35,46 +30,11 @@ _RISKY_ENVIRONMENT = {
     "TORCHINDUCTOR_CUDAGRAPHS": "triton.cudagraphs",
 }
 _COMPILERS = frozenset({"torch.compile", "torch.compiler.compile"})
-# Where a trigger word can stand for a setting this rule reports; its matches (not every mention of
-# the words) decide whether the rule runs and mark the regions parsed for it. The rule reads a risky
-# key only from
-# (1) an assignment target `<config>.max_autotune = ...` (also `(<config>.triton.cudagraphs) = ...`,
-#     `a = b = ...`, a `\` continuation before the `=`);
-# (2) a keyword argument: `patch(max_autotune=...)`, `dict(memory_planning=...)` (a name bound to it
-#     included), `os.environ.update(TORCHINDUCTOR_CUDAGRAPHS=...)`, a comment possibly before the `=`;
-# (3) a string literal whose value is the whole key, `"max_autotune"`, `"triton.cudagraphs"`,
-#     `"TORCHINDUCTOR_MAX_AUTOTUNE"` (a dict key, `patch(key, value)`, `os.environ[key]`, `setdefault`,
-#     `putenv`, or a string assigned to a name read there).
-# In (1) and (2) the word is a whole identifier followed by `=` (not `==`) after blanks, `\`, `)` or
-# comments. In (3) the key ends the literal or a piece of an implicit concatenation, so the word is
-# followed by its closing quote, after nothing but `\`-newline continuations (which add no character).
-# Before a whole key there is its opening quote or such a continuation's newline; before `cudagraphs`
-# and `cudagraph_trees` there is `.` (`"triton.cudagraphs"`), the last character of an escape spelling
-# `.` (`\x2e`, `\u002E`, `\056`, `\N{FULL STOP}`), a continuation's newline, or the opening quote of a
-# piece that follows another string (`"triton." "cudagraphs"`, possibly on the next line, after a
-# comment, or with a prefix: `r"cudagraphs"`). Left out: reads (`if config.max_autotune:`, `x ==
-# config.max_autotune`), comments, prose (`"max-autotune-no-cudagraphs"`, `backend="cudagraphs"`) and
-# longer names (`max_autotune_gemm_backends`, `use_cudagraphs`, `"inductor_no_cudagraphs"`): the rule
-# reads none of them for a report. A key whose trigger word is itself split by an escape or by a
-# concatenation (`"max_" "autotune"`) never held a trigger, so the prefilter never ran the rule for it.
-# Each alternative starts with its word (or, for a concatenation, a quote) and looks behind from there:
-# the regex engine skips to those first characters, and a comment in a gap must end its line, so no
-# run of `#` can be split in many ways.
-_WHOLE_KEYS = ("max_autotune", "memory_planning", "TORCHINDUCTOR_MAX_AUTOTUNE", "TORCHINDUCTOR_CUDAGRAPHS")
-_TRITON_KEYS = ("cudagraph_trees", "cudagraphs")  # `triton.cudagraph_trees`, `triton.cudagraphs`
-_SET = r"(?:[\s\\)]|#[^\r\n]*[\r\n])*=(?!=)"
-_KEY_END = r"(?:\\(?:\r\n|\r|\n))*[\"']"
-
-
-def _key_word(word: str, before: str) -> str:
-    """`word` ending a string key after one of the characters `before`, or as an identifier set with `=`."""
-    return rf"{word}(?:(?<={before}{word}){_KEY_END}|(?<!\w{word}){_SET})"
-
-
-_TRIGGER_PATTERN = "|".join(
-    [_key_word(word, r"[\"'\r\n]") for word in _WHOLE_KEYS]
-    + [_key_word(word, r"[.\r\n}eE6]") for word in _TRITON_KEYS]
-    + [r"[\"'](?:[\s\\]|#[^\r\n]*[\r\n])*[A-Za-z]{0,2}[\"'](?:" + "|".join(_TRITON_KEYS) + ")" + _KEY_END]
+# The prefilter: a risky key set as an identifier (`config.max_autotune = ...`, `patch(memory_planning=...)`)
+# or written as a whole string key (`"triton.cudagraphs"`, `"TORCHINDUCTOR_MAX_AUTOTUNE"`), not reads or prose.
+_TRIGGER_PATTERN = setting_key_pattern(
+    ("max_autotune", "memory_planning", "TORCHINDUCTOR_MAX_AUTOTUNE", "TORCHINDUCTOR_CUDAGRAPHS"),
+    ("cudagraph_trees", "cudagraphs"),  # `triton.cudagraph_trees`, `triton.cudagraphs`
 )
 
 
@@ -153,48 +113,34 @@ class InductorRocmConfig(Rule):
 
     @staticmethod
     def _check_patch(node: cst.Call, ctx: PythonContext) -> None:
-        if ctx.qualified_name(node.func) != f"{_INDUCTOR_CONFIG}.patch":
-            return
-        first, second = ctx.semantic.positional(node, 0), ctx.semantic.positional(node, 1)
-        if first is not None and second is not None:
-            key = ctx.string_value(first.value)
-            if key is not None:
-                _check_setting(key, second, second.value, ctx)
-        elif first is not None:
-            _check_entries(first, ctx)
-        for arg in node.args:
-            if arg.keyword is not None:
-                _check_setting(arg.keyword.value, arg, arg.value, ctx)
+        if ctx.qualified_name(node.func) == f"{_INDUCTOR_CONFIG}.patch":
+            for setting in patch_settings(ctx, node):
+                _check_setting(setting, ctx)
 
     @staticmethod
     def _check_compile_options(node: cst.Call, ctx: PythonContext) -> None:
-        if called_function(ctx, node) not in _COMPILERS:
-            return
         options = ctx.semantic.keyword(node, "options")
-        if options is not None:
-            _check_entries(options, ctx)
+        if options is None or called_function(ctx, node) not in _COMPILERS:
+            return
+        for setting in option_settings(ctx, options):
+            _check_setting(setting, ctx)
 
 
 def _check_config_attribute(target: cst.Attribute, value: cst.BaseExpression, ctx: PythonContext) -> None:
     name = ctx.qualified_name(target) or ""
     prefix = f"{_INDUCTOR_CONFIG}."
     if name.startswith(prefix):
-        _check_setting(name[len(prefix) :], target, value, ctx)
+        _check_setting(Setting(name[len(prefix) :], value, target), ctx)
 
 
-def _check_entries(arg: cst.Arg, ctx: PythonContext) -> None:
-    """`{"triton.cudagraphs": True, ...}` (or a name bound to such a dict, or `dict(max_autotune=True)`)."""
-    for key, value in ctx.semantic.dict_entries(arg.value).items():
-        _check_setting(key, report_site(ctx, value, arg), value, ctx)
-
-
-def _check_setting(key: str, reported: cst.CSTNode, value: cst.BaseExpression, ctx: PythonContext) -> None:
-    why = _RISKY_SETTINGS.get(key)
-    if why is None or ctx.is_nvidia_gated(reported):
+def _check_setting(setting: Setting, ctx: PythonContext) -> None:
+    why = _RISKY_SETTINGS.get(setting.key)
+    if why is None or ctx.is_nvidia_gated(setting.site):
         return  # not a risky key, or a ROCm-only branch that chose the setting deliberately
-    arm = rocm_arm(ctx, value, is_truthy_constant)
+    arm = rocm_arm(ctx, setting.value, is_truthy_constant)
     if arm is not None:
-        ctx.report(reported, _message(f"{key}=True", why), gate_on=(arm,), fix=_setting_fix(reported, arm, ctx))
+        message, fix = _message(f"{setting.key}=True", why), _setting_fix(setting.site, arm, ctx)
+        ctx.report(setting.site, message, gate_on=(arm,), fix=fix)
 
 
 def _check_environment(node: cst.Assign | cst.Call, ctx: PythonContext) -> None:

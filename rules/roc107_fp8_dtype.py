@@ -7,9 +7,11 @@ import re
 import libcst as cst
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
+from rocmlint.python.conditions import alternatives
 from rocmlint.python.fixes import choose_on_rocm, module_definition, torch_name
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import is_display_call, last_name
+from rocmlint.python.idioms import last_name
+from rocmlint.python.uses import is_inspected, outermost_collection_member
 from rocmlint.rule import Invalid, Rule, Valid
 
 # The OCP FP8 dtypes and the FNUZ dtype gfx94x (MI300) needs instead.
@@ -18,12 +20,6 @@ _OCP_TO_FNUZ = {
     "torch.float8_e5m2": "torch.float8_e5m2fnuz",
 }
 _OCP_ATTRIBUTES = frozenset(name.rsplit(".", 1)[1] for name in _OCP_TO_FNUZ)
-# Literals that only collect values: a dtype inside them is looked up, not used to build a tensor.
-_COLLECTIONS = (cst.Tuple, cst.List, cst.Set, cst.Element, cst.StarredElement)
-# Calls whose arguments are only matched against or turned into text: type checks, sets of known dtypes
-# (printing and logging count too).
-_LOOKUP_CALLS = frozenset({"isinstance", "issubclass", "set", "frozenset", "str", "repr"})
-_READING_PARENTS = (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.FormattedStringExpression)
 # Names of collections that list accepted dtypes rather than choose one.
 _ALLOW_LIST_NAME = re.compile(r"allowed|supported|valid|accepted|known", re.IGNORECASE)
 # Keywords whose dtype is OCP by definition: MX formats (OCP MX spec) name their element dtype so.
@@ -144,30 +140,16 @@ def _targets_without_fnuz(ctx: PythonContext) -> bool:
     return bool(archs) and not any(arch.startswith("gfx94") for arch in archs)
 
 
-def _outermost_collection_member(node: cst.CSTNode, ctx: PythonContext) -> cst.CSTNode:
-    """`node`, or the tuple/list/set literal it is an element of (`x.dtype in (a, b)`, `{a: 1}` keys)."""
-    current = node
-    parent = ctx.parent(current)
-    while isinstance(parent, _COLLECTIONS):
-        current, parent = parent, ctx.parent(parent)
-    return current
-
-
 def _is_read_only_use(node: cst.CSTNode, ctx: PythonContext) -> bool:
-    """Comparisons, type checks, lookup tables and metadata: the dtype is matched against, not produced."""
-    member = _outermost_collection_member(node, ctx)
+    """Comparisons, type checks, lookup tables and metadata: the dtype is matched against, not produced;
+    also allow-lists, MX element dtypes and `torch.finfo(...).bits`, the same for both formats."""
+    if is_inspected(ctx, node):
+        return True
+    member = outermost_collection_member(ctx, node)
     parent = ctx.parent(member)
-    if isinstance(member, cst.Set) or isinstance(parent, _READING_PARENTS):
-        return True  # `x.dtype in {...}`, `x.dtype == ...`, `PEAK_TOPS[torch.float8_e4m3fn]`, `f"{...}"`
-    if isinstance(parent, cst.Attribute) and parent.value is member:
-        return True  # `torch.float8_e4m3fn.itemsize`: metadata, identical for both formats
-    if isinstance(parent, cst.DictElement):
-        return parent.key is member
     if isinstance(parent, cst.Assign) and member is not node:
         return any(_names_allow_list(target.target) for target in parent.targets)
-    if isinstance(parent, cst.Arg):
-        return _is_lookup_argument(parent, ctx)
-    return False
+    return isinstance(parent, cst.Arg) and _is_portable_argument(parent, ctx)
 
 
 def _names_allow_list(target: cst.BaseExpression) -> bool:
@@ -175,19 +157,15 @@ def _names_allow_list(target: cst.BaseExpression) -> bool:
     return bool(_ALLOW_LIST_NAME.search(last_name(target)))
 
 
-def _is_lookup_argument(arg: cst.Arg, ctx: PythonContext) -> bool:
-    """An argument of a type check, set constructor, `str`/`print`/logging call, an MX element dtype
-    (OCP by the MX spec), or `torch.finfo(...).bits` (8 for both formats)."""
+def _is_portable_argument(arg: cst.Arg, ctx: PythonContext) -> bool:
+    """An MX element dtype (OCP by the MX spec), or the argument of `torch.finfo(...).bits` (8 for both)."""
     if arg.keyword is not None and arg.keyword.value in _OCP_BY_SPEC_KEYWORDS:
         return True
     call = ctx.parent(arg)
-    if not isinstance(call, cst.Call):
+    if not isinstance(call, cst.Call) or ctx.qualified_name(call.func) != "torch.finfo":
         return False
-    name = ctx.qualified_name(call.func)
-    if name in _LOOKUP_CALLS or is_display_call(ctx, call):
-        return True
     used = ctx.parent(call)
-    return name == "torch.finfo" and isinstance(used, cst.Attribute) and used.attr.value in _PORTABLE_FINFO
+    return isinstance(used, cst.Attribute) and used.attr.value in _PORTABLE_FINFO
 
 
 def _selected_per_arch(node: cst.CSTNode, ctx: PythonContext) -> bool:
@@ -201,16 +179,8 @@ def _selected_per_arch(node: cst.CSTNode, ctx: PythonContext) -> bool:
 
 
 def _alternatives(ancestor: cst.CSTNode, child: cst.CSTNode) -> list[cst.CSTNode]:
-    """The parts of `ancestor` that decide between `child` and something else."""
-    if isinstance(ancestor, (cst.If, cst.IfExp)):
-        if child is ancestor.body:
-            return [ancestor.test] + ([ancestor.orelse] if ancestor.orelse is not None else [])
-        if child is ancestor.orelse:
-            return [ancestor.test, ancestor.body]
-        return []
-    if isinstance(ancestor, (cst.Tuple, cst.List, cst.Dict)):
-        return [ancestor]
-    return []
+    """What decides between `child` and something else: a branch's test and other arm, or a collection."""
+    return [ancestor] if isinstance(ancestor, (cst.Tuple, cst.List, cst.Dict)) else alternatives(ancestor, child)
 
 
 def _mentions_arch_selection(node: cst.CSTNode, ctx: PythonContext) -> bool:

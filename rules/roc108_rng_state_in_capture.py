@@ -6,7 +6,8 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import last_name, statements_before
+from rocmlint.python.idioms import last_name
+from rocmlint.python.statements import after_open_call, with_items_around
 from rocmlint.rule import Invalid, Rule, Valid
 
 _RNG_STATE_CALLS = frozenset(
@@ -15,8 +16,6 @@ _RNG_STATE_CALLS = frozenset(
     for function in ("get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all")
 )
 _GRAPH_CONTEXTS = frozenset({"torch.cuda.graph", "torch.cuda.graphs.graph"})
-# Capture is lexical only within one function: a nested def runs whenever it is called.
-_SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 # The prefilter. A report needs a capture the rule resolves: `torch.cuda.graph`/`torch.cuda.graphs.graph`,
 # whose last part is the identifier `graph` (as an attribute, an imported name, or in the dotted value an
 # alias is assigned), or the method `capture_begin`. Python separates a token from the one before it only
@@ -32,7 +31,7 @@ _CAPTURE_WORDS = tuple(before + b"graph" for before in (b".", b" ", b"\t", b"\f"
 # `rng_state`, since a reported call's callee always contains it (visit_Call's first test), also when it
 # is an alias such as `cuda_rng_state` from a multi-line `from torch.cuda import (get_rng_state as ...)`,
 # whose callers no binding of the import would lead the region scan to; and the manual capture calls
-# _after_capture_begin reads, which at module level are statements of their own.
+# after_open_call reads, which at module level are statements of their own.
 _REGIONS = r"rng_state|capture_begin|capture_end"
 
 
@@ -95,60 +94,17 @@ class RngStateInCapture(Rule):
         name = ctx.qualified_name(node.func)
         if name not in _RNG_STATE_CALLS:
             return
-        if _in_graph_context(node, ctx) or _after_capture_begin(node, ctx):
+        # The manual `torch.cuda.CUDAGraph` API: `g.capture_begin()` before it, no `g.capture_end()` between.
+        if _in_graph_context(node, ctx) or after_open_call(ctx, node, "capture_begin", "capture_end"):
             ctx.report(node, _message(name))
 
 
 def _in_graph_context(node: cst.CSTNode, ctx: PythonContext) -> bool:
     """Inside the body of `with torch.cuda.graph(...):` in the same function."""
-    child = node
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, _SCOPE_BOUNDARIES):
-            return False
-        if isinstance(ancestor, cst.With) and child is ancestor.body:
-            if any(_is_graph_context(item.item, ctx) for item in ancestor.items):
-                return True
-        child = ancestor
-    return False
-
-
-def _is_graph_context(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
-    return isinstance(expr, cst.Call) and ctx.qualified_name(expr.func) in _GRAPH_CONTEXTS
-
-
-def _after_capture_begin(node: cst.CSTNode, ctx: PythonContext) -> bool:
-    """A statement before `node` in an enclosing block calls `.capture_begin()` with no
-    `.capture_end()` in between (the manual `torch.cuda.CUDAGraph` API)."""
-    child = node
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, _SCOPE_BOUNDARIES):
-            return False
-        if isinstance(ancestor, (cst.IndentedBlock, cst.Module)) and _capture_open_before(ancestor, child):
-            return True
-        child = ancestor
-    return False
-
-
-def _capture_open_before(block: cst.IndentedBlock | cst.Module, statement: cst.CSTNode) -> bool:
-    capturing = False
-    for earlier in statements_before(block, statement):
-        method = _called_method(earlier)
-        if method == "capture_begin":
-            capturing = True
-        elif method == "capture_end":
-            capturing = False
-    return capturing
-
-
-def _called_method(statement: cst.CSTNode) -> str | None:
-    """`m` of a statement that is just `x.m(...)`."""
-    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-        return None
-    small = statement.body[0]
-    if not isinstance(small, cst.Expr) or not isinstance(small.value, cst.Call):
-        return None
-    func = small.value.func
-    return func.attr.value if isinstance(func, cst.Attribute) else None
+    return any(
+        isinstance(item, cst.Call) and ctx.qualified_name(item.func) in _GRAPH_CONTEXTS
+        for item in with_items_around(ctx, node)
+    )
 
 
 def _message(name: str) -> str:

@@ -3,32 +3,30 @@
 from __future__ import annotations
 
 import re
-from pathlib import PurePath
 
 import libcst as cst
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
+from rocmlint.python.conditions import enclosing_tests, test_codes
 from rocmlint.python.fixes import enclosing_statement, wrap_in_try
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import leaves_quietly
+from rocmlint.python.imports import imported_modules, is_type_checking, module_path_names, sole_imported_name, top_level
 from rocmlint.python.lexical import import_statement_pattern
-from rocmlint.python.idioms import leaves_quietly, statements_before
-from rocmlint.python.scopes import dotted_name
 from rocmlint.rule import Invalid, Rule, Valid
 
 FA2 = "flash_attn"
 # FlashAttention-3 (Hopper) module names: CUDA-only, no ROCm build at all.
 FA3 = frozenset({"flash_attn_interface", "flash_attn_3"})
+_DISTRIBUTIONS = (frozenset({FA2}), FA3)  # each one's top-level names
 # A condition that names flash attention decides whether to take the flash-attn path: an availability
 # helper (`is_flash_attn_2_available()`), `find_spec("flash_attn")`, an opt-in flag (`use_flash_attn`)
 # or `attn_implementation == "flash_attention_2"`. The other branch is the fallback.
 _FLASH_CONDITION = re.compile(r"flash_?att(?:n|ention)", re.IGNORECASE)
 
-# The prefilter (Rule.trigger_pattern): an import statement naming `flash_attn`, `flash_attn_interface` or
-# `flash_attn_3` as the top-level package, not the word's far more common uses (`vllm_flash_attn`,
-# `flash_attn_varlen_func(...)`, `use_flash_attn`, `from vllm....backends.flash_attn import`). The match
-# lands in the import statement, so region parsing keeps the def, class or module-level block holding it,
-# with every ancestor `if` and earlier statement `_has_fallback` reads, and the module-level assignments
-# its conditions name.
+# The prefilter: an import statement naming `flash_attn`, `flash_attn_interface` or `flash_attn_3` as the
+# top-level package, not the word's far more common uses (`vllm_flash_attn`, `flash_attn_varlen_func(...)`,
+# `use_flash_attn`, `from vllm....backends.flash_attn import`).
 _TRIGGER_PATTERN = import_statement_pattern(r"flash_attn(?:_interface|_3)?\b")
 
 
@@ -89,41 +87,32 @@ class FlashAttnNoFallback(Rule):
     trigger_pattern = _TRIGGER_PATTERN
 
     def visit_Import(self, node: cst.Import, ctx: PythonContext) -> None:
-        for alias in node.names:
-            module = dotted_name(alias.name) or ""
-            if _flash_module(module) is not None:
-                self._check(alias.name, module, ctx)
+        self._check(node, ctx)
 
     def visit_ImportFrom(self, node: cst.ImportFrom, ctx: PythonContext) -> None:
-        if node.relative or node.module is None:
-            return
-        module = dotted_name(node.module) or ""
-        if _flash_module(module) is not None:
-            self._check(node.module, module, ctx)
+        self._check(node, ctx)
 
-    def _check(self, reported: cst.CSTNode, module: str, ctx: PythonContext) -> None:
-        if _inside_same_distribution(module, ctx) or _has_fallback(reported, ctx):
-            return
-        ctx.report(reported, _message(module), fix=_fix(reported, module, ctx))
+    @staticmethod
+    def _check(node: cst.Import | cst.ImportFrom, ctx: PythonContext) -> None:
+        for imported in imported_modules(node):
+            distribution = _distribution(imported.module)
+            if not distribution or distribution & set(module_path_names(ctx)) or _has_fallback(imported.name, ctx):
+                continue  # not flash-attn, a file of flash-attn itself, or one with a fallback
+            ctx.report(imported.name, _message(imported.module), fix=_fix(imported.name, imported.module, ctx))
 
 
 def _fix(reported: cst.CSTNode, module: str, ctx: PythonContext) -> Fix | None:
-    """For `from flash_attn import flash_attn_func [as f]`: on ImportError, define the same function on
-    PyTorch attention. The import stays the first tier (on ROCm the CK or Triton flash-attn build), SDPA
-    is the second, eager attention the third. Other names get no fix: their signatures (varlen, kvcache,
-    FA3's return values) have no small PyTorch equivalent."""
+    """For `from flash_attn import flash_attn_func [as f]`: on ImportError, define it on PyTorch attention
+    (SDPA, else eager). Other names get no fix: their signatures (varlen, kvcache, FA3's return values) have
+    no small PyTorch equivalent."""
     statement_node = ctx.parent(reported)
     if module != FA2 or not isinstance(statement_node, cst.ImportFrom):
         return None
-    names = statement_node.names
-    if isinstance(names, cst.ImportStar) or len(names) != 1 or dotted_name(names[0].name) != "flash_attn_func":
-        return None
-    alias = names[0].asname.name if names[0].asname is not None else names[0].name
-    statement = enclosing_statement(ctx, statement_node)
-    if not isinstance(alias, cst.Name) or statement is None:
+    imported, statement = sole_imported_name(statement_node), enclosing_statement(ctx, statement_node)
+    if imported is None or imported[0] != "flash_attn_func" or statement is None:
         return None
     unit = ctx.module.default_indent
-    handler = [line.replace("{u}", unit).replace("{name}", alias.value) for line in _FALLBACK]
+    handler = [line.replace("{u}", unit).replace("{name}", imported[1].value) for line in _FALLBACK]
     edit = wrap_in_try(ctx, statement, "ImportError", handler)
     return ctx.fix(_FIX, edit, safe=False) if edit is not None else None
 
@@ -163,75 +152,35 @@ _FALLBACK = (
 )
 
 
-def _flash_module(module: str) -> str | None:
-    """The flash-attn distribution a module belongs to (`flash_attn` or a FA3 name), else None."""
-    top = module.split(".", 1)[0]
-    if top == FA2 or top in FA3:
-        return top
-    return None
-
-
-def _inside_same_distribution(module: str, ctx: PythonContext) -> bool:
-    """The importing file is part of flash-attn itself (`flash_attn/...`, `hopper/flash_attn_3/...`,
-    `hopper/flash_attn_interface.py`)."""
-    imported = _flash_module(module)
-    parts = (ctx.semantic.package or "").split(".") + [PurePath(ctx.source.path).stem]
-    packages = {_flash_module(part) for part in parts}
-    return imported in packages or (imported in FA3 and bool(packages & FA3))
+def _distribution(module: str) -> frozenset[str]:
+    """The top-level names of the flash-attn distribution (FA2 or FA3) a module belongs to, else empty."""
+    return next((names for names in _DISTRIBUTIONS if top_level(module) in names), frozenset())
 
 
 def _has_fallback(node: cst.CSTNode, ctx: PythonContext) -> bool:
-    """Under an `if` on a flash-attention condition (either branch), after an early `return` on one,
-    or under `if TYPE_CHECKING:`."""
-    child = node
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, cst.If) and child in (ancestor.body, ancestor.orelse):
-            if _is_type_checking(ancestor.test, ctx) or _names_flash_attention(ancestor.test, ctx):
-                return True
-        if isinstance(ancestor, (cst.IndentedBlock, cst.Module)) and _exits_early_on_flash_check(ancestor, child, ctx):
-            return True
-        child = ancestor
-    return False
-
-
-def _is_type_checking(test: cst.BaseExpression, ctx: PythonContext) -> bool:
-    return (ctx.qualified_name(test) or "").rsplit(".", 1)[-1] == "TYPE_CHECKING"
-
-
-def _exits_early_on_flash_check(
-    block: cst.IndentedBlock | cst.Module, statement: cst.CSTNode, ctx: PythonContext
-) -> bool:
-    """`if not has_flash_attn: return ...` before `statement`: a path that skips the import and carries
-    on (a `raise` is no fallback, as an `except ImportError:` that re-raises is none)."""
-    return any(
-        isinstance(earlier, cst.If) and leaves_quietly(earlier.body) and _names_flash_attention(earlier.test, ctx)
-        for earlier in statements_before(block, statement)
-    )
+    """Under an `if` on a flash-attention condition (either branch) or `if TYPE_CHECKING:`, or after an
+    early `return` on a flash-attention condition (a `raise` is no fallback, as an `except ImportError:`
+    that re-raises is none)."""
+    if any(is_type_checking(ctx, test) or _names_flash_attention(test, ctx) for test in enclosing_tests(ctx, node)):
+        return True
+    return any(_names_flash_attention(test, ctx) for test in enclosing_tests(ctx, node, exits=leaves_quietly))
 
 
 def _names_flash_attention(test: cst.CSTNode, ctx: PythonContext) -> bool:
     """The condition's code, or the value of a once-assigned name in it, mentions flash attention."""
-    if _FLASH_CONDITION.search(ctx.code_of(test)):
-        return True
-    names = (node for node in ctx.semantic.descendants(test) if isinstance(node, cst.Name))
-    for name in names:
-        value = ctx.single_value(name)
-        if value is not None and value is not name and _FLASH_CONDITION.search(ctx.code_of(value)):
-            return True
-    return False
+    return any(_FLASH_CONDITION.search(code) for code in test_codes(ctx, test))
 
 
 def _message(module: str) -> str:
-    if _flash_module(module) in FA3:
-        return (
-            f"{module} is FlashAttention-3, which is CUDA-only and has no ROCm build; catch ImportError and "
-            "fall back to flash_attn (ROCm CK/Triton build) or torch.nn.functional.scaled_dot_product_attention"
-        )
-    return (
-        f"{module} is imported with no fallback, but on ROCm flash-attn exists only as the CK or Triton "
-        "(FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE) build; catch ImportError and fall back to "
-        "torch.nn.functional.scaled_dot_product_attention"
-    )
+    if top_level(module) in FA3:
+        fallback = f"flash_attn (ROCm CK/Triton build) or {_SDPA}"
+        return f"{module} is FlashAttention-3, which is CUDA-only and has no ROCm build; {_ADVICE} {fallback}"
+    build = "the CK or Triton (FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE) build"
+    return f"{module} is imported with no fallback, but on ROCm flash-attn exists only as {build}; {_ADVICE} {_SDPA}"
+
+
+_ADVICE = "catch ImportError and fall back to"
+_SDPA = "torch.nn.functional.scaled_dot_product_attention"
 
 
 FlashAttnNoFallback.valid = (

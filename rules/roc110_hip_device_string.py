@@ -7,8 +7,10 @@ import re
 import libcst as cst
 
 from rocmlint.diagnostics import Edit, Fix, FixAvailability, Severity
+from rocmlint.python.conditions import outermost_conditional
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import fstring_prefix, last_name
+from rocmlint.python.torch_api import device_arguments
 from rocmlint.rule import Invalid, Rule, Valid
 
 # A whole device string (`"hip"`, `"rocm:1"`), and the static start of a built one (`f"hip:{rank}"`).
@@ -16,20 +18,6 @@ _DEVICE_STRING = re.compile(r"(hip|rocm)(:\d+)?")
 _DEVICE_PREFIX = re.compile(r"(hip|rocm):")
 _CUDA_STRING = re.compile(r"cuda(:\d+)?")
 _DEVICE_TYPE = re.compile(r"^(hip|rocm)")
-# Keyword arguments that take a device on any call (torch.load's `map_location` included).
-_DEVICE_KEYWORDS = frozenset({"device", "map_location"})
-# Calls whose first positional argument is a device.
-_DEVICE_CALLS = frozenset(
-    {
-        "torch.device",
-        "torch.set_default_device",
-        "torch.cuda.set_device",
-        "torch.cuda.device",
-        "torch.autocast",
-        "torch.amp.autocast",
-        "torch.amp.GradScaler",
-    }
-)
 # Targets named for a device (`device`, `self.dev`, `LOCAL_DEVICE`), but not for a label about one.
 _DEVICE_HOLDER = re.compile(r"(^|_)dev($|_)|device", re.IGNORECASE)
 _LABEL_WORDS = re.compile(r"name|vendor|backend|platform|label|kind", re.IGNORECASE)
@@ -83,7 +71,7 @@ class HipDeviceString(Rule):
     reports_gated = True
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
-        for value in _device_arguments(node, ctx):
+        for value in device_arguments(ctx, node):
             literals = [lit for lit in _device_literals(value, ctx) if not _claimed_by_assignment(lit, ctx)]
             if literals:
                 ctx.report(value, _message(ctx, literals[0]), fix=_fix(literals, ctx))
@@ -140,31 +128,10 @@ def _cuda_literal(literal: cst.BaseExpression, ctx: PythonContext) -> Edit | Non
         return ctx.replace(part, _DEVICE_TYPE.sub("cuda", part.value, count=1))
     if not isinstance(literal, cst.SimpleString):
         return None
-    quote = literal.quote
-    prefix = literal.prefix
-    body = literal.value[len(prefix) + len(quote) : len(literal.value) - len(quote)]
+    quote, prefix, body = literal.quote, literal.prefix, literal.raw_value
     if not (_DEVICE_STRING.fullmatch(body) or _DEVICE_PREFIX.fullmatch(body)):
         return None  # escapes or other characters: leave it to the user
     return ctx.replace(literal, f"{prefix}{quote}{_DEVICE_TYPE.sub('cuda', body, count=1)}{quote}")
-
-
-def _device_arguments(call: cst.Call, ctx: PythonContext) -> list[cst.BaseExpression]:
-    """The argument expressions of `call` that a device-taking API interprets as a device."""
-    values = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in _DEVICE_KEYWORDS]
-    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
-    if method == "to":
-        values.extend(arg.value for arg in call.args if arg.keyword is None and not arg.star)
-        return values
-    device_type = ctx.semantic.keyword(call, "device_type")
-    first = ctx.semantic.positional(call, 0)
-    if device_type is None and first is None:
-        return values
-    name = ctx.qualified_name(call.func) or ""
-    if device_type is not None and name.startswith("torch."):
-        values.append(device_type.value)  # torch.autocast(device_type=...), torch.amp.GradScaler(...)
-    if first is not None and name in _DEVICE_CALLS:
-        values.append(first.value)
-    return values
 
 
 def _device_literals(
@@ -211,12 +178,10 @@ def _chooses_hip_or_cuda(value: cst.CSTNode, ctx: PythonContext) -> bool:
 
 def _claimed_by_assignment(literal: cst.CSTNode, ctx: PythonContext) -> bool:
     """The literal is an arm of a `device = "hip" if ... else "cuda"` choice, reported where it is assigned."""
-    top = literal
-    parent = ctx.parent(top)
-    while isinstance(parent, cst.IfExp) and top in (parent.body, parent.orelse):
-        top, parent = parent, ctx.parent(parent)
-    if top is literal or not _chooses_hip_or_cuda(top, ctx):
+    choice = outermost_conditional(ctx, literal)
+    if choice is None or not _chooses_hip_or_cuda(choice, ctx):
         return False
+    parent = ctx.parent(choice)
     if isinstance(parent, cst.Assign):
         return any(_is_device_holder(target.target) for target in parent.targets)
     return isinstance(parent, cst.AnnAssign) and _is_device_holder(parent.target)

@@ -7,8 +7,8 @@ import re
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.conditions import decided_test
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import is_none
 from rocmlint.rule import Invalid, Rule, Valid
 
 TORCH_VERSION_CUDA = "torch.version.cuda"
@@ -82,7 +82,7 @@ class TorchVersionCuda(Rule):
     def _check(node: cst.Attribute | cst.Name, ctx: PythonContext) -> None:
         # Positions first (they only look at parents), the qualified name only for candidates.
         how = _parsed(node, ctx.parent(node), ctx)
-        test = _gpu_test(node, ctx) if how is None else None
+        test = decided_test(ctx, node) if how is None else None
         if how is None and test is None:
             return
         is_version = ctx.qualified_name(node) == TORCH_VERSION_CUDA
@@ -124,38 +124,6 @@ def _compared(target: cst.ComparisonTarget, node: cst.CSTNode, ctx: PythonContex
     if isinstance(target.operator, (cst.In, cst.NotIn)):
         return "an `in` test on it"  # `"12" in torch.version.cuda` iterates None
     return None
-
-
-def _gpu_test(node: cst.CSTNode, ctx: PythonContext) -> cst.If | cst.IfExp | cst.Assert | None:
-    """The `if`/conditional expression/`assert` whose test `node` decides, through `not`, `bool()`,
-    `is (not) None` and `and`/`or` (the vendor value of the whole test is checked later)."""
-    child = node
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, (cst.If, cst.IfExp, cst.Assert)):
-            return ancestor if child is ancestor.test else None
-        if not _passes_truth(ancestor, ctx):
-            return None
-        child = ancestor
-    return None
-
-
-def _passes_truth(ancestor: cst.CSTNode, ctx: PythonContext) -> bool:
-    """`ancestor` keeps the truth value of its child as part of a condition."""
-    if isinstance(ancestor, cst.BooleanOperation):
-        return True
-    if isinstance(ancestor, cst.UnaryOperation):
-        return isinstance(ancestor.operator, cst.Not)
-    if isinstance(ancestor, cst.Arg):
-        return _is_bool_call(ctx.parent(ancestor), ctx)
-    if isinstance(ancestor, cst.Call):
-        return _is_bool_call(ancestor, ctx)
-    if isinstance(ancestor, cst.Comparison):
-        return len(ancestor.comparisons) == 1 and is_none(ancestor.comparisons[0].comparator)
-    return False
-
-
-def _is_bool_call(node: cst.CSTNode | None, ctx: PythonContext) -> bool:
-    return isinstance(node, cst.Call) and ctx.qualified_name(node.func) == "bool"
 
 
 def _is_flag_from_version(node: cst.CSTNode, ctx: PythonContext) -> bool:

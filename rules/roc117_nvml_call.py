@@ -9,15 +9,13 @@ import libcst as cst
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import handled_by_try
+from rocmlint.python.native import library_names, loaded_library
 from rocmlint.rule import Invalid, Rule, Valid
 
 # Modules whose `nvml*` functions are NVML bindings (nvidia-ml-py, its old `nvidia_smi` helper, py3nvml).
 _NVML_MODULES = frozenset({"pynvml", "nvidia_smi", "py3nvml", "py3nvml.py3nvml"})
 # Everything in these modules talks to NVML (`nvidia_smi.getInstance()`, `pynvml.smi.nvidia_smi...`).
 _NVML_PACKAGES = ("pynvml.smi.", "nvidia_smi.")
-_LIBRARY_LOADERS = frozenset(
-    {"ctypes.CDLL", "ctypes.PyDLL", "ctypes.WinDLL", "ctypes.cdll.LoadLibrary", "ctypes.windll.LoadLibrary"}
-)
 _NVML_LIBRARY = re.compile(r"^(?:lib)?nvidia-ml(?:\.so(?:\.\d+)*)?$|^nvml\.dll$", re.IGNORECASE)
 # What a missing libnvidia-ml turns into: pynvml raises NVMLError_LibraryNotFound from nvmlInit and
 # NVMLError_Uninitialized from every later call; ctypes raises OSError.
@@ -83,10 +81,11 @@ class NvmlCall(Rule):
             if not handled_by_try(ctx, node, _NVML_FAILURES | _BROAD_FAILURES):
                 ctx.report(node, _message(name.rsplit(".", 1)[-1]))
             return
-        if name not in _LIBRARY_LOADERS or not node.args:
+        library = loaded_library(ctx, node)
+        if library is None:
             return
-        library = node.args[0].value
-        literals = _nvml_library_literals(library, ctx)
+        # `ctypes.util.find_library("nvidia-ml")` is None on AMD systems: `CDLL(None)` loads no NVML symbols.
+        literals = [literal for file, literal in library_names(ctx, library) if _NVML_LIBRARY.match(file)]
         if not literals or handled_by_try(ctx, node, _BROAD_FAILURES):
             return
         # A name assigned per vendor branch has several literals; report through one that reaches ROCm.
@@ -101,19 +100,6 @@ def _is_nvml_function(name: str) -> bool:
         return True
     module, _, function = name.rpartition(".")
     return module in _NVML_MODULES and function.startswith("nvml")
-
-
-def _nvml_library_literals(expr: cst.CSTNode, ctx: PythonContext) -> list[cst.CSTNode]:
-    """The literals naming libnvidia-ml that `expr` may be, including `ctypes.util.find_library("nvidia-ml")`
-    (None on AMD systems, so `CDLL(None)` loads no NVML symbols)."""
-    value = ctx.single_value(expr)
-    if isinstance(value, cst.Call) and ctx.qualified_name(value.func) == "ctypes.util.find_library" and value.args:
-        return _nvml_library_literals(value.args[0].value, ctx)
-    return [
-        literal
-        for path, literal in ctx.semantic.string_sources(expr)
-        if _NVML_LIBRARY.match(re.split(r"[\\/]", path)[-1])
-    ]
 
 
 def _message(function: str) -> str:

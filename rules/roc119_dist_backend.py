@@ -2,51 +2,27 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import last_name, report_site, unpacked_keyword
+from rocmlint.python.idioms import report_site
+from rocmlint.python.torch_api import backend_arguments, backend_names
 from rocmlint.rule import Invalid, Rule, Valid
 
-
-@dataclass(frozen=True)
-class _BackendParameter:
-    """Where a process-group factory takes its backend: keyword name and positional index."""
-
-    keyword: str
-    position: int
-
-
-_FACTORIES = {
-    "torch.distributed.init_process_group": _BackendParameter("backend", 0),
-    "torch.distributed.distributed_c10d.init_process_group": _BackendParameter("backend", 0),
-    "torch.distributed.new_group": _BackendParameter("backend", 2),
-    "torch.distributed.distributed_c10d.new_group": _BackendParameter("backend", 2),
-    "torch.distributed.new_subgroups": _BackendParameter("backend", 3),
-    "torch.distributed.distributed_c10d.new_subgroups": _BackendParameter("backend", 3),
-    "torch.distributed.new_subgroups_by_enumeration": _BackendParameter("backend", 2),
-    "torch.distributed.distributed_c10d.new_subgroups_by_enumeration": _BackendParameter("backend", 2),
-    "deepspeed.init_distributed": _BackendParameter("dist_backend", 0),
-    "deepspeed.comm.init_distributed": _BackendParameter("dist_backend", 0),
-    "deepspeed.comm.comm.init_distributed": _BackendParameter("dist_backend", 0),
-}
-_FACTORY_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _FACTORIES)
 # Backends PyTorch has on NVIDIA builds but not on ROCm builds, plus the name people guess on ROCm.
 # Backends of other accelerators (hccl, xccl, ccl, ...) and test backends (fake, threaded) never target
 # AMD GPUs and are left alone; unknown names are not reported.
 _UNSUPPORTED = frozenset({"mpi", "ucc", "rccl"})
-_BACKEND_ENUM_OWNERS = ("torch.distributed.Backend", "torch.distributed.distributed_c10d.Backend")
 # The prefilter (Rule.trigger_pattern): a factory name as a whole word. visit_Call reports only a call
-# whose callee's last identifier is one of _FACTORY_NAMES, and an identifier is written whole (no escapes;
-# `dist.\` + newline + `new_group` still has it whole), so every reported call holds a match, which marks
-# its region; what the check reads besides (the backend's assignment, a `**kwargs` dict) is what the call
-# names. A word, not a substring: `init_distributed_environment` (vLLM), `_new_group_with_tag` name other
-# functions. The backend names stay the substrings of `also_requires`: the rule reads string values through
-# escapes and implicit concatenation (`"\x6dpi"`, `"m" "pi"`), so what it reports requires no sharper
-# spelling of them (a quoted `"mpi"` would miss `"cpu:gloo,cuda:mpi"` and `Backend.MPI` too).
+# whose callee's last identifier is a process-group factory's name (torch_api.backend_arguments), and an
+# identifier is written whole (no escapes; `dist.\` + newline + `new_group` still has it whole), so every
+# reported call holds a match, which marks its region; what the check reads besides (the backend's
+# assignment, a `**kwargs` dict) is what the call names. A word, not a substring:
+# `init_distributed_environment` (vLLM), `_new_group_with_tag` name other functions. The backend names stay
+# the substrings of `also_requires`: the rule reads string values through escapes and implicit
+# concatenation (`"\x6dpi"`, `"m" "pi"`), so what it reports requires no sharper spelling of them (a quoted
+# `"mpi"` would miss `"cpu:gloo,cuda:mpi"` and `Backend.MPI` too).
 _TRIGGER_PATTERN = r"\b(?:init_process_group|new_group|new_subgroups(?:_by_enumeration)?|init_distributed)\b"
 
 
@@ -98,53 +74,17 @@ class DistBackend(Rule):
     trigger_pattern = _TRIGGER_PATTERN
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
-        if last_name(node.func) not in _FACTORY_NAMES:
-            return  # the cheap test before resolving names
-        parameter = _FACTORIES.get(ctx.qualified_name(node.func) or "")
-        if parameter is None:
-            return
-        argument = ctx.semantic.argument(node, parameter.keyword, parameter.position)
-        if argument is not None:
-            _check_backend(argument.value, argument.value, ctx)
-            return
-        for arg, value in unpacked_keyword(ctx, node, parameter.keyword):
-            _check_backend(arg, value, ctx)
+        for site, value in backend_arguments(ctx, node):
+            _check_backend(site, value, ctx)
 
 
 def _check_backend(argument: cst.CSTNode, value: cst.BaseExpression, ctx: PythonContext) -> None:
     """Report each unsupported backend `value` may name (through names assigned once and both arms of
     conditional expressions), gated on the arm that names it."""
     for arm in ctx.semantic.value_arms(value):
-        for backend in _backends(arm, ctx):
+        for backend in backend_names(ctx, arm):
             if backend in _UNSUPPORTED:
                 ctx.report(report_site(ctx, arm, argument), _message(backend), gate_on=(arm,))
-
-
-def _backends(expr: cst.BaseExpression, ctx: PythonContext) -> list[str]:
-    """The backends one expression names: a `Backend.MPI`-style enum member or a backend string."""
-    enum_member = _enum_member(expr, ctx)
-    if enum_member is not None:
-        return [enum_member]
-    string = ctx.string_value(expr)
-    return _string_backends(string) if string is not None else []
-
-
-def _enum_member(node: cst.BaseExpression, ctx: PythonContext) -> str | None:
-    """`"mpi"` for `torch.distributed.Backend.MPI` (through aliases), else None."""
-    if not isinstance(node, cst.Attribute):
-        return None
-    owner, _, member = (ctx.qualified_name(node) or "").rpartition(".")
-    return member.lower() if owner in _BACKEND_ENUM_OWNERS else None
-
-
-def _string_backends(value: str) -> list[str]:
-    """The backends a backend string names: `"mpi"` -> [mpi]; `"cpu:gloo,cuda:mpi"` -> [gloo, mpi]."""
-    backends = []
-    for part in value.lower().split(","):
-        _, _, backend = part.rpartition(":")
-        if backend.strip():
-            backends.append(backend.strip())
-    return backends
 
 
 def _message(backend: str) -> str:

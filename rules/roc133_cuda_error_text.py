@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
-from rocmlint.python.fixes import needs_parens, original_text
+from rocmlint.python.conditions import chain_tests
+from rocmlint.python.fixes import also_searched
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import last_name, report_site, whole_condition
+from rocmlint.python.idioms import last_name, report_site
+from rocmlint.python.text_search import Needle, is_text_of_name, membership_needle, needles, searched_text, string_texts
 from rocmlint.rule import Invalid, Rule, Valid
 
 
@@ -52,22 +53,6 @@ _WORDINGS = (
 # Text that shows the author already matches the ROCm spelling next to the CUDA one.
 _ROCM_WORDING = re.compile(r"(?<![a-z])(?:hip|rocm|miopen|rocblas)", re.IGNORECASE)
 _VENDOR_NEUTRAL_OOM = re.compile(r"(?<!cuda )(?<!hip )out of memory", re.IGNORECASE)
-_STRING_METHODS = frozenset({"startswith", "endswith", "find", "rfind", "index", "rindex", "count", "__contains__"})
-_REGEX_FUNCTION_NAMES = frozenset({"search", "match", "fullmatch", "findall", "finditer", "compile"})
-_REGEX_FUNCTIONS = frozenset(f"{module}.{name}" for module in ("re", "regex") for name in _REGEX_FUNCTION_NAMES)
-_REGEX_ASSERTIONS = frozenset({"assertRaisesRegex", "assertRaisesRegexp", "assertRegex", "assertNotRegex"})
-_MEMBERSHIP_ASSERTIONS = frozenset({"assertIn", "assertNotIn"})
-
-
-@dataclass(frozen=True)
-class _Needle:
-    """A string that may be searched for, the literal it is written at, and the other candidates
-    searched with it (the rest of a tuple it came from)."""
-
-    text: str
-    literal: cst.CSTNode
-    siblings: tuple[str, ...] = ()
-    from_loop: bool = False
 
 
 class CudaErrorText(Rule):
@@ -131,17 +116,17 @@ class CudaErrorText(Rule):
         self._reported: set[cst.CSTNode] = set()
 
     def visit_Comparison(self, node: cst.Comparison, ctx: PythonContext) -> None:
-        if len(node.comparisons) != 1 or not isinstance(node.comparisons[0].operator, (cst.In, cst.NotIn)):
-            return
-        self._check(node.left, node, ctx)
+        needle = membership_needle(node)
+        if needle is not None:
+            self._check(needle, node, ctx)
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
-        searched = _searched_text(node, ctx)
+        searched = searched_text(ctx, node)
         if searched is not None:
             self._check(searched, node, ctx)
 
     def _check(self, needle: cst.BaseExpression, site: cst.CSTNode, ctx: PythonContext) -> None:
-        for candidate in _needles(needle, ctx):
+        for candidate in needles(ctx, needle):
             wording = _cuda_wording(candidate.text)
             if wording is None or _matches_rocm_too(candidate, wording, site, ctx):
                 continue
@@ -159,84 +144,14 @@ def _fix(literal: cst.CSTNode, site: cst.CSTNode, ctx: PythonContext) -> Fix | N
     `str()`/`repr()` of one, so evaluating it twice changes nothing."""
     if not isinstance(site, cst.Comparison) or site.left is not literal or not isinstance(literal, cst.SimpleString):
         return None
-    target = site.comparisons[0]
-    if not _is_plain_text(target.comparator, ctx):
+    if not is_text_of_name(ctx, site.comparisons[0].comparator):
         return None
-    body = literal.value[len(literal.prefix) + len(literal.quote) : len(literal.value) - len(literal.quote)]
+    body = literal.raw_value
     hip = body.replace("CUDA", "HIP").replace("cuda", "hip")
     if hip == body:
         return None
-    hip_literal = f"{literal.prefix}{literal.quote}{hip}{literal.quote}"
-    searched = original_text(ctx, target.comparator)
-    joiner, operator = ("or", "in") if isinstance(target.operator, cst.In) else ("and", "not in")
-    new = f"{original_text(ctx, site)} {joiner} {hip_literal} {operator} {searched}"
-    edit = ctx.replace(site, f"({new})" if needs_parens(ctx, site) else new)
+    edit = also_searched(ctx, site, f"{literal.prefix}{literal.quote}{hip}{literal.quote}")
     return ctx.fix("Also match the ROCm (HIP) wording", edit, safe=False)
-
-
-def _is_plain_text(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
-    if isinstance(expr, cst.Call):
-        if ctx.qualified_name(expr.func) not in ("str", "repr") or len(expr.args) != 1:
-            return False
-        expr = expr.args[0].value
-    return isinstance(expr, (cst.Name, cst.Attribute))
-
-
-def _searched_text(call: cst.Call, ctx: PythonContext) -> cst.BaseExpression | None:
-    """The argument a call searches for in some text, when it is a text-matching call."""
-    func = call.func
-    last = last_name(func)
-    if isinstance(func, cst.Attribute) and last in _STRING_METHODS:
-        return _argument_value(call, None, 0, ctx)
-    if last in _REGEX_ASSERTIONS:
-        return _argument_value(call, "expected_regex", 1, ctx)
-    if last in _MEMBERSHIP_ASSERTIONS:
-        return _argument_value(call, "member", 0, ctx)
-    if last == "raises" and ctx.qualified_name(func) == "pytest.raises":
-        return _argument_value(call, "match", None, ctx)
-    if last in _REGEX_FUNCTION_NAMES and ctx.qualified_name(func) in _REGEX_FUNCTIONS:
-        return _argument_value(call, "pattern", 0, ctx)
-    return None
-
-
-def _argument_value(
-    call: cst.Call, keyword: str | None, position: int | None, ctx: PythonContext
-) -> cst.BaseExpression | None:
-    found = ctx.semantic.argument(call, keyword, position)
-    return found.value if found is not None else None
-
-
-# --- what is searched for -------------------------------------------------------------------------
-def _needles(expr: cst.BaseExpression, ctx: PythonContext) -> list[_Needle]:
-    """Strings `expr` may be: a literal, a name assigned once, conditional arms, the members of a tuple
-    (`startswith(("a", "b"))`), or the elements a loop/comprehension target takes."""
-    if isinstance(expr, cst.Name):
-        looped = _loop_needles(expr, ctx)
-        if looped is not None:
-            return looped
-    resolved = ctx.single_value(expr)
-    if isinstance(resolved, (cst.Tuple, cst.List)):
-        return _element_needles([element.value for element in resolved.elements], ctx, from_loop=False)
-    return [_Needle(text, literal) for text, literal in ctx.semantic.string_sources(expr)]
-
-
-def _loop_needles(name: cst.Name, ctx: PythonContext) -> list[_Needle] | None:
-    """The strings a `for`/comprehension target takes when `name` is one (None when it is not); the
-    element of a tuple target (`for text, code in ...`) is not followed."""
-    loop = ctx.semantic.loop_target(name)
-    if loop is None:
-        return None
-    if loop.position is not None:
-        return []
-    return _element_needles(ctx.semantic.iterated_values(loop.iterable), ctx, from_loop=True)
-
-
-def _element_needles(elements: Sequence[cst.BaseExpression], ctx: PythonContext, from_loop: bool) -> list[_Needle]:
-    members = [(ctx.string_value(element), element) for element in elements]
-    texts = tuple(text for text, _ in members if text is not None)
-    return [
-        _Needle(text, literal, siblings=texts, from_loop=from_loop) for text, literal in members if text is not None
-    ]
 
 
 def _cuda_wording(text: str) -> _Wording | None:
@@ -246,13 +161,12 @@ def _cuda_wording(text: str) -> _Wording | None:
     return None
 
 
-# --- already matching ROCm ------------------------------------------------------------------------------
-def _matches_rocm_too(needle: _Needle, wording: _Wording, site: cst.CSTNode, ctx: PythonContext) -> bool:
+def _matches_rocm_too(needle: Needle, wording: _Wording, site: cst.CSTNode, ctx: PythonContext) -> bool:
     """The same pattern, tuple or boolean condition also matches the ROCm spelling (or, for OOM, the
     vendor-neutral text or `torch.cuda.OutOfMemoryError`)."""
     texts = [needle.text, *needle.siblings]
-    conditions = _related_conditions(site, ctx)
-    texts.extend(text for condition in conditions for text in _string_texts(condition, ctx))
+    conditions = chain_tests(ctx, site)
+    texts.extend(text for condition in conditions for text in string_texts(ctx, condition))
     if any(_ROCM_WORDING.search(text) for text in texts):
         return True
     if not wording.out_of_memory:
@@ -260,32 +174,6 @@ def _matches_rocm_too(needle: _Needle, wording: _Wording, site: cst.CSTNode, ctx
     if any(_VENDOR_NEUTRAL_OOM.search(text) and _cuda_wording(text) is None for text in texts):
         return True
     return any(_is_oom_exception_type(node) for condition in conditions for node in ctx.semantic.descendants(condition))
-
-
-def _related_conditions(site: cst.CSTNode, ctx: PythonContext) -> list[cst.CSTNode]:
-    """The whole `a or b and not c` expression `site` is a part of; when that is the test of an
-    `if`/`elif`, every test of the chain (`elif "HIP out of memory" in msg:` matches ROCm too)."""
-    condition = whole_condition(ctx, site)
-    parent = ctx.parent(condition)
-    if not isinstance(parent, cst.If) or parent.test is not condition:
-        return [condition]
-    head = parent
-    while isinstance(ctx.parent(head), cst.If) and ctx.parent(head).orelse is head:  # type: ignore[union-attr]
-        head = ctx.parent(head)  # type: ignore[assignment]
-    tests: list[cst.CSTNode] = []
-    branch: cst.If | None = head
-    while branch is not None:
-        tests.append(branch.test)
-        branch = branch.orelse if isinstance(branch.orelse, cst.If) else None
-    return tests
-
-
-def _string_texts(root: cst.CSTNode, ctx: PythonContext) -> Iterator[str]:
-    for node in ctx.semantic.descendants(root):
-        if isinstance(node, cst.SimpleString):
-            text = ctx.string_value(node)
-            if text is not None:
-                yield text
 
 
 def _is_oom_exception_type(node: cst.CSTNode) -> bool:

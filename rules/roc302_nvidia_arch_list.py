@@ -8,7 +8,8 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import last_name, subscript_key
+from rocmlint.python.idioms import subscript_key
+from rocmlint.python.uses import is_string_value_use
 from rocmlint.rule import Invalid, Rule, Valid
 
 # Environment variables that select NVIDIA architectures only (CUDAARCHS is CMake's default for
@@ -25,14 +26,6 @@ _SM_ARCH = re.compile(
     r"(?=$|[,;\s])"
 )
 _ENV_WRITERS = frozenset({"setdefault", "putenv", "setenv"})
-# Calls whose string arguments are messages, lookups or tests, not arch selections.
-_MESSAGE_CALLS = frozenset(
-    {"print", "warn", "debug", "info", "warning", "error", "exception", "critical", "log", "write", "echo"}
-)
-_LOOKUP_METHODS = frozenset(
-    {"startswith", "endswith", "find", "rfind", "index", "count", "replace", "split", "strip", "get", "pop", "search",
-     "match", "fullmatch", "findall", "sub", "compile", "getattr", "hasattr"}
-)
 _SM_TRIGGERS = tuple(f"{prefix}_{digit}".encode() for prefix in ("sm", "compute") for digit in (*"123456789", "{"))
 
 
@@ -145,7 +138,7 @@ class NvidiaArchList(Rule):
         if found is None:
             match = _SM_ARCH.search(text)
             found = match.group(1) if match else None
-        if found is None or _has_rocm_arch_path(ctx) or not _is_value_use(node, ctx):
+        if found is None or _has_rocm_arch_path(ctx) or not is_string_value_use(ctx, node):
             return
         if found == _CMAKE_CUDA_ARCHS:
             message = (
@@ -174,35 +167,6 @@ def _is_environment_dict(node: cst.Dict, ctx: PythonContext) -> bool:
     if isinstance(parent, cst.Assign):
         return any(isinstance(t.target, cst.Name) and "env" in t.target.value.lower() for t in parent.targets)
     return False
-
-
-def _is_value_use(node: cst.BaseExpression, ctx: PythonContext) -> bool:
-    """A string used as a value (a flag, a list item, an assigned arch), not a docstring, a message, a
-    dict key, a comparison operand, a subscript, or the argument of a lookup such as `.startswith`."""
-    child: cst.CSTNode = node
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, cst.ConcatenatedString):
-            child = ancestor
-            continue
-        if isinstance(ancestor, cst.Expr):
-            return False  # a docstring or a bare string statement
-        if isinstance(ancestor, (cst.Comparison, cst.ComparisonTarget, cst.SubscriptElement, cst.Assert, cst.Raise)):
-            return False
-        if isinstance(ancestor, cst.DictElement):
-            return child is not ancestor.key
-        if isinstance(ancestor, cst.FormattedStringExpression):
-            return False  # a piece of a larger message
-        if isinstance(ancestor, cst.Call) and child is not ancestor.func:
-            return not _is_message_or_lookup(ancestor)
-        if isinstance(ancestor, cst.BaseStatement):
-            return True
-        child = ancestor
-    return True
-
-
-def _is_message_or_lookup(call: cst.Call) -> bool:
-    name = last_name(call.func)
-    return name in _MESSAGE_CALLS or name in _LOOKUP_METHODS or name.endswith(("Error", "Exception", "Warning", "Exit"))
 
 
 NvidiaArchList.valid = (

@@ -395,6 +395,17 @@ def needs_parens(ctx: PythonContext, node: cst.CSTNode, boolean: bool = False) -
     return not (boolean and isinstance(parent, cst.BooleanOperation))
 
 
+def also_searched(ctx: PythonContext, comparison: cst.Comparison, needle: str) -> Edit:
+    """`(<comparison> or <needle> in <text>)` for `x in <text>`, `(<comparison> and <needle> not in <text>)`
+    for `x not in <text>` (parenthesised only where needed). `<text>` is repeated verbatim: only for text
+    that evaluating twice changes nothing (a name, `str(e)`)."""
+    target = comparison.comparisons[0]
+    searched = original_text(ctx, target.comparator)
+    joiner, operator = ("or", "in") if isinstance(target.operator, cst.In) else ("and", "not in")
+    new = f"{original_text(ctx, comparison)} {joiner} {needle} {operator} {searched}"
+    return ctx.replace(comparison, f"({new})" if needs_parens(ctx, comparison) else new)
+
+
 def is_truth_tested(ctx: PythonContext, node: cst.CSTNode) -> bool:
     """Only the truth of `node` is used (an `if`/`while`/conditional/comprehension test, or an operand of
     `and`/`or`/`not` there), so `False` may stand for whatever falsy value it had (`re.search` -> None)."""

@@ -42,3 +42,62 @@ def import_statement_pattern(top_level: str) -> str:
     whitespace = r"(?:[ \t\f]|\\(?:\r\n|\r|\n))"
     import_list = r"(?:[\w \t\f.,]|[^\x00-\x7f]|\\(?:\r\n|\r|\n))"
     return rf"\bfrom{whitespace}+{top_level}|\bimport{whitespace}{import_list}*?(?<![\w.]){top_level}"
+
+
+def setting_key_pattern(whole_keys: tuple[str, ...], dotted_tails: tuple[str, ...]) -> str:
+    """A regular expression (for `Rule.trigger_pattern`) matching where code may set a configuration key:
+    each of `whole_keys` (`max_autotune`) and each last segment of a dotted key (`cudagraphs` of
+    `triton.cudagraphs`) written as
+
+    (1) an identifier set with `=` (not `==`): an assignment target `cfg.max_autotune = ...` (also
+        `(cfg.triton.cudagraphs) = ...`, `a = b = ...`) or a keyword argument `patch(max_autotune=...)`,
+        with blanks, `\\` continuations, `)` or comments before the `=`;
+    (2) a string literal whose value ends with the key (`"max_autotune"`, `"triton.cudagraphs"`): the
+        word is followed by its closing quote after nothing but `\\`-newline continuations (which add no
+        character). Before a whole key there is its opening quote or such a continuation's newline; before
+        a dotted tail there is `.`, the last character of an escape spelling `.` (`\\x2e`, `\\u002E`,
+        `\\056`, `\\N{FULL STOP}`), a continuation's newline, or the opening quote of a piece that follows
+        another string (`"triton." "cudagraphs"`, possibly on the next line, after a comment, or with a
+        prefix: `r"cudagraphs"`).
+
+    Left out: reads (`if cfg.max_autotune:`), prose in comments and strings (`"max-autotune-no-cudagraphs"`)
+    and longer names (`max_autotune_gemm_backends`, `use_cudagraphs`). A key whose word is itself split by an escape
+    or a concatenation (`"max_" "autotune"`) is not matched. Each alternative starts with its word (or, for
+    a concatenation, a quote) and looks behind from there: the regex engine skips to those first
+    characters, and a comment in a gap must end its line, so no run of `#` can be split in many ways.
+    """
+    set_with_equals = r"(?:[\s\\)]|#[^\r\n]*[\r\n])*=(?!=)"
+    key_end = r"(?:\\(?:\r\n|\r|\n))*[\"']"
+
+    def key_word(word: str, before: str) -> str:
+        return rf"{word}(?:(?<={before}{word}){key_end}|(?<!\w{word}){set_with_equals})"
+
+    concatenated_tail = r"[\"'](?:[\s\\]|#[^\r\n]*[\r\n])*[A-Za-z]{0,2}[\"'](?:" + "|".join(dotted_tails) + ")"
+    return "|".join(
+        [key_word(word, r"[\"'\r\n]") for word in whole_keys]
+        + [key_word(word, r"[.\r\n}eE6]") for word in dotted_tails]
+        + [concatenated_tail + key_end]
+    )
+
+
+def assigned_attribute_pattern(*names: str) -> str:
+    """A regular expression (for `Rule.trigger_pattern`) matching, from its dot, every attribute named one
+    of `names` that an `=` assigns (`torch.backends.cudnn.allow_tf32 = True`).
+
+    After the dot any whitespace, line continuation or comment may come before the name (the match starts
+    at the dot, in the same statement; a comment is taken to its line end in one piece, or a run of `#`
+    would backtrack exponentially); after it `=` (not `==`), `)` (a parenthesised target), a line
+    continuation, a comment or the end of the line. Left out: reads (`if x.allow_tf32:`, `y = x.allow_tf32,`),
+    keyword arguments (`flags(allow_tf32=True)`), dictionary keys and longer names (`_get_allow_tf32`).
+    """
+    alternatives = "|".join(names)
+    return rf"\.(?:\s|\\|#[^\r\n]*[\r\n])*\b(?:{alternatives})(?=[ \t\f]*(?:=(?!=)|[)\\#\r\n]|$))"
+
+
+def called_name_pattern(*names: str) -> str:
+    """A regular expression (for `Rule.trigger_pattern`) matching every whole word of `names` that may be the
+    last name of a called function: left out when `,`, `]`, `}`, `:`, `=` or `.` follows it (an element,
+    key, argument or attribute of it, never the function called) or a quote or backtick does (no code: in
+    valid Python a name never precedes a string, and a backtick is not a token)."""
+    alternatives = "|".join(names)
+    return rf"""\b(?:{alternatives})(?![ \t]*[,\]}}:=.]|['"`])"""

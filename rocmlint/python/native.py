@@ -1,0 +1,34 @@
+"""Native libraries Python code loads through `ctypes`: the loader calls and the library names they get.
+
+Which libraries are a hazard stays in the rule.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from rocmlint.python.frontend import PythonContext
+
+_LIBRARY_LOADERS = frozenset(
+    {"ctypes.CDLL", "ctypes.PyDLL", "ctypes.WinDLL", "ctypes.cdll.LoadLibrary", "ctypes.windll.LoadLibrary"}
+)
+_FIND_LIBRARY = "ctypes.util.find_library"
+
+
+def loaded_library(ctx: PythonContext, call: cst.Call) -> cst.BaseExpression | None:
+    """The library argument of a `ctypes` loader call (`ctypes.CDLL(name)`, `cdll.LoadLibrary(name)`), else None."""
+    if not call.args or ctx.qualified_name(call.func) not in _LIBRARY_LOADERS:
+        return None
+    return call.args[0].value
+
+
+def library_names(ctx: PythonContext, expr: cst.CSTNode) -> list[tuple[str, cst.CSTNode]]:
+    """The file names (the last path component) a library argument may be, each with the literal it comes
+    from; through names assigned once, conditional arms and `ctypes.util.find_library("name")` (whose
+    argument is the name searched for)."""
+    value = ctx.single_value(expr)
+    if isinstance(value, cst.Call) and ctx.qualified_name(value.func) == _FIND_LIBRARY and value.args:
+        return library_names(ctx, value.args[0].value)
+    return [(re.split(r"[\\/]", path)[-1], literal) for path, literal in ctx.semantic.string_sources(expr)]

@@ -1,0 +1,112 @@
+"""Code that searches text for a string: `needle in text`, `str.startswith`/`find`/..., `re.search`/...,
+`pytest.raises(match=...)` and unittest's regex and membership assertions, and every string a needle may be.
+
+Rules that recognise text by its wording (error messages, device names) ask here what is searched for; which
+wording is a hazard stays in the rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import last_name
+
+_STRING_METHODS = frozenset({"startswith", "endswith", "find", "rfind", "index", "rindex", "count", "__contains__"})
+_REGEX_FUNCTION_NAMES = frozenset({"search", "match", "fullmatch", "findall", "finditer", "compile"})
+_REGEX_FUNCTIONS = frozenset(f"{module}.{name}" for module in ("re", "regex") for name in _REGEX_FUNCTION_NAMES)
+_REGEX_ASSERTIONS = frozenset({"assertRaisesRegex", "assertRaisesRegexp", "assertRegex", "assertNotRegex"})
+_MEMBERSHIP_ASSERTIONS = frozenset({"assertIn", "assertNotIn"})
+
+
+@dataclass(frozen=True)
+class Needle:
+    """A string that may be searched for, the literal it is written at, and the other candidates
+    searched with it (the rest of the tuple it came from)."""
+
+    text: str
+    literal: cst.CSTNode
+    siblings: tuple[str, ...] = ()
+    from_loop: bool = False  # an element a loop or comprehension target takes
+
+
+def searched_text(ctx: PythonContext, call: cst.Call) -> cst.BaseExpression | None:
+    """The argument a text-matching call searches for (the needle, or the pattern), else None."""
+    func = call.func
+    last = last_name(func)
+    if isinstance(func, cst.Attribute) and last in _STRING_METHODS:
+        return _argument_value(ctx, call, None, 0)
+    if last in _REGEX_ASSERTIONS:
+        return _argument_value(ctx, call, "expected_regex", 1)
+    if last in _MEMBERSHIP_ASSERTIONS:
+        return _argument_value(ctx, call, "member", 0)
+    if last == "raises" and ctx.qualified_name(func) == "pytest.raises":
+        return _argument_value(ctx, call, "match", None)
+    if last in _REGEX_FUNCTION_NAMES and ctx.qualified_name(func) in _REGEX_FUNCTIONS:
+        return _argument_value(ctx, call, "pattern", 0)
+    return None
+
+
+def membership_needle(comparison: cst.Comparison) -> cst.BaseExpression | None:
+    """`needle` of `needle in text` / `needle not in text` (a single comparison), else None."""
+    if len(comparison.comparisons) != 1 or not isinstance(comparison.comparisons[0].operator, (cst.In, cst.NotIn)):
+        return None
+    return comparison.left
+
+
+def _argument_value(
+    ctx: PythonContext, call: cst.Call, keyword: str | None, position: int | None
+) -> cst.BaseExpression | None:
+    found = ctx.semantic.argument(call, keyword, position)
+    return found.value if found is not None else None
+
+
+def needles(ctx: PythonContext, expr: cst.BaseExpression) -> list[Needle]:
+    """Strings `expr` may be: a literal, a name assigned once, conditional arms, the members of a tuple
+    (`startswith(("a", "b"))`), or the elements a loop/comprehension target takes."""
+    if isinstance(expr, cst.Name):
+        looped = _loop_needles(ctx, expr)
+        if looped is not None:
+            return looped
+    resolved = ctx.single_value(expr)
+    if isinstance(resolved, (cst.Tuple, cst.List)):
+        return _element_needles(ctx, [element.value for element in resolved.elements], from_loop=False)
+    return [Needle(text, literal) for text, literal in ctx.semantic.string_sources(expr)]
+
+
+def _loop_needles(ctx: PythonContext, name: cst.Name) -> list[Needle] | None:
+    """The strings a `for`/comprehension target takes when `name` is one (None when it is not); the
+    element of a tuple target (`for text, code in ...`) is not followed."""
+    loop = ctx.semantic.loop_target(name)
+    if loop is None:
+        return None
+    if loop.position is not None:
+        return []
+    return _element_needles(ctx, ctx.semantic.iterated_values(loop.iterable), from_loop=True)
+
+
+def _element_needles(ctx: PythonContext, elements: Sequence[cst.BaseExpression], from_loop: bool) -> list[Needle]:
+    members = [(ctx.string_value(element), element) for element in elements]
+    texts = tuple(text for text, _ in members if text is not None)
+    return [Needle(text, literal, siblings=texts, from_loop=from_loop) for text, literal in members if text is not None]
+
+
+def string_texts(ctx: PythonContext, root: cst.CSTNode) -> Iterator[str]:
+    """The values of the plain string literals inside `root`."""
+    for node in ctx.semantic.descendants(root):
+        if isinstance(node, cst.SimpleString):
+            text = ctx.string_value(node)
+            if text is not None:
+                yield text
+
+
+def is_text_of_name(ctx: PythonContext, expr: cst.BaseExpression) -> bool:
+    """A name, an attribute, or `str()`/`repr()` of one: text that evaluating twice changes nothing."""
+    if isinstance(expr, cst.Call):
+        if ctx.qualified_name(expr.func) not in ("str", "repr") or len(expr.args) != 1:
+            return False
+        expr = expr.args[0].value
+    return isinstance(expr, (cst.Name, cst.Attribute))

@@ -1,0 +1,96 @@
+"""Where PyTorch APIs take a device or a distributed backend: the arguments a device-taking call interprets
+as a device (`torch.device(...)`, `.to(...)`, `device=`, `map_location=`, `device_type=`), and the backend a
+process-group factory gets (`torch.distributed.init_process_group(backend=...)`, DeepSpeed's too).
+
+Which devices or backends are a hazard stays in the rule.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import last_name, unpacked_keyword
+
+# Keyword arguments that take a device on any call (torch.load's `map_location` included).
+_DEVICE_KEYWORDS = frozenset({"device", "map_location"})
+# Calls whose first positional argument is a device.
+_DEVICE_CALLS = frozenset(
+    {
+        "torch.device",
+        "torch.set_default_device",
+        "torch.cuda.set_device",
+        "torch.cuda.device",
+        "torch.autocast",
+        "torch.amp.autocast",
+        "torch.amp.GradScaler",
+    }
+)
+
+
+def device_arguments(ctx: PythonContext, call: cst.Call) -> list[cst.BaseExpression]:
+    """The argument expressions of `call` a device-taking API interprets as a device: `device=` and
+    `map_location=` of any call, every positional argument of `.to(...)`, `device_type=` of a torch API,
+    and the first positional argument of `torch.device`, `torch.cuda.set_device`, `torch.autocast`, ..."""
+    values = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in _DEVICE_KEYWORDS]
+    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+    if method == "to":
+        values.extend(arg.value for arg in call.args if arg.keyword is None and not arg.star)
+        return values
+    device_type = ctx.semantic.keyword(call, "device_type")
+    first = ctx.semantic.positional(call, 0)
+    if device_type is None and first is None:
+        return values
+    name = ctx.qualified_name(call.func) or ""
+    if device_type is not None and name.startswith("torch."):
+        values.append(device_type.value)  # torch.autocast(device_type=...), torch.amp.GradScaler(...)
+    if first is not None and name in _DEVICE_CALLS:
+        values.append(first.value)
+    return values
+
+
+# Process-group factories -> the backend parameter's keyword and position.
+_PROCESS_GROUP_FACTORIES = {
+    f"{module}.{function}": parameter
+    for module in ("torch.distributed", "torch.distributed.distributed_c10d")
+    for function, parameter in (
+        ("init_process_group", ("backend", 0)),
+        ("new_group", ("backend", 2)),
+        ("new_subgroups", ("backend", 3)),
+        ("new_subgroups_by_enumeration", ("backend", 2)),
+    )
+} | {
+    f"{module}.init_distributed": ("dist_backend", 0)
+    for module in ("deepspeed", "deepspeed.comm", "deepspeed.comm.comm")
+}
+_FACTORY_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _PROCESS_GROUP_FACTORIES)
+_BACKEND_ENUM_OWNERS = ("torch.distributed.Backend", "torch.distributed.distributed_c10d.Backend")
+
+
+def backend_arguments(ctx: PythonContext, call: cst.Call) -> list[tuple[cst.CSTNode, cst.BaseExpression]]:
+    """The backend a process-group factory call gets, with where it is written: the argument's value (by
+    keyword or position), else each value the keyword gets through `**{...}` with its `**` argument."""
+    if last_name(call.func) not in _FACTORY_NAMES:
+        return []  # the cheap test before resolving names
+    parameter = _PROCESS_GROUP_FACTORIES.get(ctx.qualified_name(call.func) or "")
+    if parameter is None:
+        return []
+    keyword, position = parameter
+    argument = ctx.semantic.argument(call, keyword, position)
+    if argument is not None:
+        return [(argument.value, argument.value)]
+    return [(arg, value) for arg, value in unpacked_keyword(ctx, call, keyword)]
+
+
+def backend_names(ctx: PythonContext, expr: cst.BaseExpression) -> list[str]:
+    """The backends one expression names, lower-cased: a `torch.distributed.Backend.MPI` member (through
+    aliases) or a backend string (`"mpi"`; `"cpu:gloo,cuda:mpi"` names gloo and mpi)."""
+    if isinstance(expr, cst.Attribute):
+        owner, _, member = (ctx.qualified_name(expr) or "").rpartition(".")
+        if owner in _BACKEND_ENUM_OWNERS:
+            return [member.lower()]
+    string = ctx.string_value(expr)
+    if string is None:
+        return []
+    backends = (part.rpartition(":")[2].strip() for part in string.lower().split(","))
+    return [backend for backend in backends if backend]

@@ -1,0 +1,525 @@
+"""Front-end helpers rules share: import analysis (rocmlint/python/imports.py), syntactic conditions
+(conditions.py), statements around a node (statements.py), text search (text_search.py), value uses
+(uses.py), settings (settings.py), PyTorch device arguments (torch_api.py), ctypes libraries (native.py) and
+trigger patterns (lexical.py).
+
+Each case parses a snippet and indexes it the way `check_python` does; nodes are found by their code.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass
+from typing import TypeVar
+
+import libcst as cst
+import pytest
+
+from rocmlint.python import conditions, imports, native, settings, statements, text_search, torch_api, uses
+from rocmlint.python.fixes import also_searched
+from rocmlint.python.frontend import PythonContext, RuleOptions
+from rocmlint.python.gating import GateAnalyzer
+from rocmlint.python.idioms import leaves_quietly
+from rocmlint.python.lexical import assigned_attribute_pattern, called_name_pattern, setting_key_pattern
+from rocmlint.python.semantic import Semantic
+from rocmlint.python.tree import walk
+from rocmlint.source import SourceFile
+
+N = TypeVar("N", bound=cst.CSTNode)
+
+
+@dataclass
+class Snippet:
+    module: cst.Module
+    ctx: PythonContext
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def node(self, code: str, kind: type[N], index: int = 0) -> N:
+        """The `index`-th node (in source order) of type `kind` whose code is exactly `code`."""
+        found = [n for n in _in_order(self.module) if isinstance(n, kind) and self.code(n) == code]
+        assert len(found) > index, f"no {kind.__name__} {code!r}"
+        return found[index]
+
+    def first(self, kind: type[N]) -> N:
+        return next(n for n in _in_order(self.module) if isinstance(n, kind))
+
+    def imports(self) -> list[cst.Import | cst.ImportFrom]:
+        return [n for n in _in_order(self.module) if isinstance(n, (cst.Import, cst.ImportFrom))]
+
+    def used(self) -> list[cst.BaseExpression]:
+        """The arguments of the `use(...)` calls, in order."""
+        calls = [n for n in _in_order(self.module) if isinstance(n, cst.Call) and self.code(n.func) == "use"]
+        return [call.args[0].value for call in calls]
+
+
+def _in_order(root: cst.CSTNode) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        stack.extend(reversed(node.children))
+    return found
+
+
+def parse(code: str, path: str = "example.py", package: str | None = None) -> Snippet:
+    text = textwrap.dedent(code).lstrip("\n")
+    module = cst.parse_module(text)
+    semantic = Semantic(module, package)
+    source = SourceFile.from_bytes(path, text.encode("utf-8"), "python")
+    ctx = PythonContext(source, module, semantic, GateAnalyzer(semantic), RuleOptions())
+    walk(module, semantic.parents, {})
+    return Snippet(module, ctx)
+
+
+# --- imports ------------------------------------------------------------------------------------------
+def test_imported_modules() -> None:
+    snippet = parse("import a.b as c, d\nfrom e.f import g\nfrom . import h\nfrom .i import j\n")
+    plain, from_import, relative, relative_module = snippet.imports()
+    found = imports.imported_modules(plain)
+    assert [(m.module, snippet.code(m.name)) for m in found] == [("a.b", "a.b"), ("d", "d")]
+    # An alias owns its comma.
+    assert [snippet.code(m.alias) for m in found if m.alias is not None] == ["a.b as c, ", "d"]
+    assert [(m.module, m.alias) for m in imports.imported_modules(from_import)] == [("e.f", None)]
+    assert imports.imported_modules(relative) == imports.imported_modules(relative_module) == []
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("import a.b, c as d\n", ["a", "d"]),
+        ("from m import x, y as z\n", ["x", "z"]),
+        ("from m import *\n", None),
+    ],
+)
+def test_bound_names(code: str, expected: list[str] | None) -> None:
+    assert imports.bound_names(parse(code).imports()[0]) == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("from m import x\n", ("x", "x")),
+        ("from m import x as y\n", ("x", "y")),
+        ("from m import x, y\n", None),
+        ("from m import *\n", None),
+    ],
+)
+def test_sole_imported_name(code: str, expected: tuple[str, str] | None) -> None:
+    snippet = parse(code)
+    found = imports.sole_imported_name(snippet.first(cst.ImportFrom))
+    assert (None if found is None else (found[0], found[1].value)) == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "runs"),
+    [
+        ("import pynvml\n", True),
+        ("if TYPE_CHECKING:\n    import pynvml\n", False),
+        ("import typing as t\nif t.TYPE_CHECKING:\n    pass\nelse:\n    import pynvml\n", False),
+        ("def f():\n    import pynvml\n", False),
+        ("f = lambda: __import__('x')\nif ready:\n    import pynvml\n", True),
+    ],
+)
+def test_runs_at_import(code: str, runs: bool) -> None:
+    snippet = parse(code)
+    assert imports.runs_at_import(snippet.ctx, snippet.node("import pynvml", cst.Import)) is runs
+
+
+def test_module_path_names() -> None:
+    snippet = parse("x = 1\n", path="hopper/flash_attn_3/ops.py", package="flash_attn_3")
+    assert imports.module_path_names(snippet.ctx) == ["flash_attn_3", "ops"]
+    assert imports.top_level("a.b.c") == "a"
+
+
+# --- conditions ---------------------------------------------------------------------------------------
+ENCLOSED = """
+if outer:
+    def f():
+        if not ready:
+            return
+        if quit:
+            raise E
+        if a:
+            pass
+        else:
+            use(x)
+"""
+
+
+def test_enclosing_tests() -> None:
+    snippet = parse(ENCLOSED)
+    use = snippet.node("use(x)", cst.Call)
+    assert [snippet.code(t) for t in conditions.enclosing_tests(snippet.ctx, use)] == ["a", "outer"]
+    early = conditions.enclosing_tests(snippet.ctx, use, exits=leaves_quietly)
+    assert [snippet.code(t) for t in early] == ["not ready"]
+
+
+def test_chain_tests() -> None:
+    snippet = parse('if "a" in m and ok:\n    pass\nelif "b" in m:\n    pass\nelse:\n    pass\nx = "c" in m or y\n')
+    second = snippet.node('"b" in m', cst.Comparison)
+    assert [snippet.code(t) for t in conditions.chain_tests(snippet.ctx, second)] == ['"a" in m and ok', '"b" in m']
+    alone = snippet.node('"c" in m', cst.Comparison)
+    assert [snippet.code(t) for t in conditions.chain_tests(snippet.ctx, alone)] == ['"c" in m or y']
+
+
+def test_alternatives() -> None:
+    snippet = parse("x = a if t else b\n")
+    choice = snippet.first(cst.IfExp)
+    assert [snippet.code(n) for n in conditions.alternatives(choice, choice.body)] == ["t", "b"]
+    assert [snippet.code(n) for n in conditions.alternatives(choice, choice.orelse)] == ["t", "a"]
+    assert conditions.alternatives(choice, choice.test) == []
+
+
+def test_test_codes_follow_once_assigned_names() -> None:
+    snippet = parse('HAS = find_spec("flash_attn") is not None\nif not HAS:\n    pass\n')
+    test = snippet.node("not HAS", cst.UnaryOperation)
+    assert list(conditions.test_codes(snippet.ctx, test)) == ["not HAS", 'find_spec("flash_attn") is not None']
+
+
+@pytest.mark.parametrize(
+    ("code", "decided"),
+    [
+        ("if not V:\n    pass\n", "if"),
+        ("x = 1 if bool(V) and ok else 2\n", "ifexp"),
+        ("assert V is not None\n", "assert"),
+        ("if V == 3:\n    pass\n", None),
+        ("if f(V):\n    pass\n", None),
+        ("if ok:\n    use(V)\n", None),
+    ],
+)
+def test_decided_test(code: str, decided: str | None) -> None:
+    snippet = parse(code)
+    found = conditions.decided_test(snippet.ctx, snippet.node("V", cst.Name))
+    kinds = {cst.If: "if", cst.IfExp: "ifexp", cst.Assert: "assert"}
+    assert (None if found is None else kinds[type(found)]) == decided
+
+
+def test_outermost_conditional() -> None:
+    snippet = parse('d = "a" if c else ("b" if e else "x")\nf("b2")\n')
+    choice = conditions.outermost_conditional(snippet.ctx, snippet.node('"b"', cst.SimpleString))
+    assert choice is not None and snippet.code(choice) == '"a" if c else ("b" if e else "x")'
+    assert conditions.outermost_conditional(snippet.ctx, snippet.node('"b2"', cst.SimpleString)) is None
+
+
+# --- statements ---------------------------------------------------------------------------------------
+CAPTURE = """
+with torch.cuda.graph(g), other():
+    def later():
+        with inner():
+            use(1)
+    use(2)
+g.capture_begin()
+use(3)
+g.capture_end()
+use(4)
+if ok:
+    use(5)
+"""
+
+
+def test_with_items_around() -> None:
+    snippet = parse(CAPTURE)
+    first, second = (snippet.node(f"use({n})", cst.Call) for n in (1, 2))
+    assert [snippet.code(e) for e in statements.with_items_around(snippet.ctx, first)] == ["inner()"]
+    assert [snippet.code(e) for e in statements.with_items_around(snippet.ctx, second)] == [
+        "torch.cuda.graph(g)",
+        "other()",
+    ]
+
+
+@pytest.mark.parametrize(("number", "inside"), [(2, False), (3, True), (4, False), (5, False)])
+def test_after_open_call(number: int, inside: bool) -> None:
+    snippet = parse(CAPTURE)
+    node = snippet.node(f"use({number})", cst.Call)
+    assert statements.after_open_call(snippet.ctx, node, "capture_begin", "capture_end") is inside
+
+
+def test_called_method() -> None:
+    module = cst.parse_module("g.capture_begin()\nx = g.capture_end()\nf()\n")
+    assert [statements.called_method(statement) for statement in module.body] == ["capture_begin", None, None]
+
+
+# --- text search --------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("call", "needle"),
+    [
+        ('msg.startswith("a")', '"a"'),
+        ('re.search(r"a", msg)', 'r"a"'),
+        ('self.assertRaisesRegex(E, "a")', '"a"'),
+        ('self.assertIn("a", msg)', '"a"'),
+        ('pytest.raises(E, match="a")', '"a"'),
+        ('print("a")', None),
+        ('other.search("a", msg)', None),
+    ],
+)
+def test_searched_text(call: str, needle: str | None) -> None:
+    snippet = parse(f"import re\nimport pytest\n{call}\n")
+    found = text_search.searched_text(snippet.ctx, snippet.node(call, cst.Call))
+    assert (None if found is None else snippet.code(found)) == needle
+
+
+def test_membership_needle() -> None:
+    snippet = parse('a = "x" in m\nb = "x" == m\nc = "x" in m in n\n')
+    needle = text_search.membership_needle(snippet.node('"x" in m', cst.Comparison))
+    assert needle is not None and snippet.code(needle) == '"x"'
+    assert text_search.membership_needle(snippet.node('"x" == m', cst.Comparison)) is None
+    assert text_search.membership_needle(snippet.node('"x" in m in n', cst.Comparison)) is None
+
+
+def test_needles() -> None:
+    snippet = parse(
+        """
+        MARKERS = ("a", "b", f(x))
+        WORD = "w" if c else "v"
+        use(MARKERS)
+        use(WORD)
+        for marker in ("l1", "l2"):
+            use(marker)
+        for marker, code in PAIRS:
+            use(marker)
+        """
+    )
+    tuple_needles, word, looped, unpacked = (text_search.needles(snippet.ctx, used) for used in snippet.used())
+    members = [(n.text, n.siblings, n.from_loop) for n in tuple_needles]
+    assert members == [("a", ("a", "b"), False), ("b", ("a", "b"), False)]
+    assert [(n.text, n.from_loop) for n in word] == [("w", False), ("v", False)]
+    assert [(n.text, n.from_loop) for n in looped] == [("l1", True), ("l2", True)]
+    assert unpacked == []
+
+
+def test_string_texts_and_text_of_name() -> None:
+    snippet = parse('ok = "a" in m or f"{x}" in m or "b" in str(e)\n')
+    condition = snippet.first(cst.BooleanOperation)
+    assert sorted(text_search.string_texts(snippet.ctx, condition)) == ["a", "b"]
+    for code, expected in (("m", True), ("str(e)", True), ("e.args", True), ("f(e)", False), ("str(a, b)", False)):
+        expr = cst.parse_expression(code)
+        assert text_search.is_text_of_name(snippet.ctx, expr) is expected, code
+
+
+@pytest.mark.parametrize(
+    ("code", "fixed"),
+    [
+        ('ok = "a" in msg\n', 'ok = "a" in msg or "b" in msg\n'),
+        ('if "a" not in str(e):\n    pass\n', 'if "a" not in str(e) and "b" not in str(e):\n    pass\n'),
+        ('ok = "a" in msg and ready\n', 'ok = ("a" in msg or "b" in msg) and ready\n'),
+    ],
+)
+def test_also_searched(code: str, fixed: str) -> None:
+    snippet = parse(code)
+    edit = also_searched(snippet.ctx, snippet.first(cst.Comparison), '"b"')
+    data = code.encode()
+    assert (data[: edit.start] + edit.content.encode() + data[edit.end :]).decode() == fixed
+
+
+# --- uses ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("code", "inspected"),
+    [
+        ("ok = x.dtype == D", True),
+        ("ok = x.dtype in (D, E)", True),
+        ("ok = x.dtype in {D}", True),
+        ("v = TABLE[D]", True),
+        ("t = {D: 1}", True),
+        ("t = {1: D}", False),
+        ("s = f'{D}'", True),
+        ("n = D.itemsize", True),
+        ("ok = isinstance(D, T)", True),
+        ("s = frozenset([D, E])", True),
+        ("logger.info('%s', D)", True),
+        ("y = x.to(D)", False),
+        ("y = torch.empty(3, dtype=D)", False),
+        ("y = [D, E]", False),
+    ],
+)
+def test_is_inspected(code: str, inspected: bool) -> None:
+    snippet = parse(code + "\n")
+    assert uses.is_inspected(snippet.ctx, snippet.node("D", cst.Name)) is inspected
+
+
+@pytest.mark.parametrize(
+    ("code", "used"),
+    [
+        ('FLAGS = ["-arch=sm_80"]', True),
+        ('run(["nvcc", "-arch=sm_80"])', True),
+        ('"""-arch=sm_80"""', False),
+        ('print("-arch=sm_80")', False),
+        ('raise ValueError("-arch=sm_80")', False),
+        ('ok = flag == "-arch=sm_80"', False),
+        ('t = {"-arch=sm_80": 1}', False),
+        ('t = {1: "-arch=sm_80"}', True),
+        ('ok = flag.startswith("-arch=sm_80")', False),
+    ],
+)
+def test_is_string_value_use(code: str, used: bool) -> None:
+    snippet = parse(code + "\n")
+    string = snippet.first(cst.SimpleString)
+    assert uses.is_string_value_use(snippet.ctx, string) is used
+
+
+def test_outermost_collection_member() -> None:
+    snippet = parse("ok = x in (a, (D, b))\n")
+    member = uses.outermost_collection_member(snippet.ctx, snippet.node("D", cst.Name))
+    assert snippet.code(member) == "(a, (D, b))"
+
+
+# --- settings -----------------------------------------------------------------------------------------
+def test_patch_settings() -> None:
+    snippet = parse(
+        """
+        OPTIONS = {"max_autotune": True}
+        KEY = "memory_planning"
+        config.patch(KEY, True)
+        config.patch(OPTIONS, coordinate_descent_tuning=False)
+        config.patch({"triton.cudagraphs": 1})
+        """
+    )
+    calls = [c for c in _in_order(snippet.module) if isinstance(c, cst.Call)]
+    found = [[(s.key, snippet.code(s.site)) for s in settings.patch_settings(snippet.ctx, c)] for c in calls]
+    assert found == [
+        [("memory_planning", "True")],
+        [("max_autotune", "OPTIONS, "), ("coordinate_descent_tuning", "coordinate_descent_tuning=False")],
+        [("triton.cudagraphs", "1")],
+    ]
+    values = [snippet.code(s.value) for c in calls for s in settings.patch_settings(snippet.ctx, c)]
+    assert values == ["True", "True", "False", "1"]
+
+
+def test_option_settings() -> None:
+    snippet = parse("torch.compile(m, options=dict(max_autotune=True))\n")
+    options = snippet.ctx.semantic.keyword(snippet.first(cst.Call), "options")
+    assert options is not None
+    assert [(s.key, snippet.code(s.site)) for s in settings.option_settings(snippet.ctx, options)] == [
+        ("max_autotune", "True")
+    ]
+
+
+# --- torch_api ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("call", "devices"),
+    [
+        ("torch.empty(3, device=D)", ["D"]),
+        ("torch.load(f, map_location=D)", ["D"]),
+        ("x.to(D, non_blocking=True)", ["D"]),
+        ("torch.device(D)", ["D"]),
+        ("torch.autocast(device_type=D)", ["D"]),
+        ("torch.amp.GradScaler(D)", ["D"]),
+        ("other.autocast(device_type=D)", []),
+        ("f(D)", []),
+    ],
+)
+def test_device_arguments(call: str, devices: list[str]) -> None:
+    snippet = parse(f"import torch\n{call}\n")
+    found = torch_api.device_arguments(snippet.ctx, snippet.node(call, cst.Call))
+    assert [snippet.code(value) for value in found] == devices
+
+
+@pytest.mark.parametrize(
+    ("call", "sites"),
+    [
+        ('dist.init_process_group("mpi")', [('"mpi"', '"mpi"')]),
+        ("dist.new_group([0, 1], None, backend=B)", [("B", "B")]),
+        ("dist.new_group([0, 1], None, B)", [("B", "B")]),
+        ("deepspeed.init_distributed(dist_backend=B)", [("B", "B")]),
+        ('dist.init_process_group(**{"backend": "ucc"})', [('**{"backend": "ucc"}', '"ucc"')]),
+        ("dist.init_process_group(world_size=2)", []),
+        ("other.init_process_group(B)", []),
+    ],
+)
+def test_backend_arguments(call: str, sites: list[tuple[str, str]]) -> None:
+    snippet = parse(f"import deepspeed\nimport torch.distributed as dist\n{call}\n")
+    found = torch_api.backend_arguments(snippet.ctx, snippet.node(call, cst.Call))
+    assert [(snippet.code(site), snippet.code(value)) for site, value in found] == sites
+
+
+@pytest.mark.parametrize(
+    ("value", "backends"),
+    [
+        ('"MPI"', ["mpi"]),
+        ('"cpu:gloo,cuda:mpi"', ["gloo", "mpi"]),
+        ("dist.Backend.UCC", ["ucc"]),
+        ("args.backend", []),
+        ('", "', []),
+    ],
+)
+def test_backend_names(value: str, backends: list[str]) -> None:
+    snippet = parse(f"import torch.distributed as dist\nB = {value}\n")
+    assigned = snippet.first(cst.Assign).value
+    assert torch_api.backend_names(snippet.ctx, assigned) == backends
+
+
+# --- native -------------------------------------------------------------------------------------------
+def test_loaded_library_names() -> None:
+    snippet = parse(
+        """
+        import ctypes
+        import ctypes.util
+        from ctypes import cdll
+        NAME = "/usr/lib/libnvidia-ml.so.1" if linux else "nvml.dll"
+        ctypes.CDLL(NAME)
+        cdll.LoadLibrary(ctypes.util.find_library("nvidia-ml"))
+        ctypes.CDLL()
+        other.CDLL("x")
+        """
+    )
+    finder = "ctypes.util.find_library"
+    calls = [n for n in _in_order(snippet.module) if isinstance(n, cst.Call) and snippet.code(n.func) != finder]
+    libraries = [native.loaded_library(snippet.ctx, call) for call in calls]
+    assert [None if lib is None else snippet.code(lib) for lib in libraries] == [
+        "NAME",
+        'ctypes.util.find_library("nvidia-ml")',
+        None,
+        None,
+    ]
+    names = [[name for name, _ in native.library_names(snippet.ctx, lib)] for lib in libraries if lib is not None]
+    assert names == [["libnvidia-ml.so.1", "nvml.dll"], ["nvidia-ml"]]
+
+
+# --- lexical ------------------------------------------------------------------------------------------
+_SETTING = re.compile(setting_key_pattern(("max_autotune",), ("cudagraphs",)))
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "config.max_autotune = True",
+        "(config.max_autotune) \\\n    = True",
+        "patch(max_autotune  # why\n    =True)",
+        '{"max_autotune": True}',
+        '"max_autotune\\\n"',
+        '{"triton.cudagraphs": True}',
+        '"triton\\x2ecudagraphs"',
+        '"triton."  # note\n    r"cudagraphs"',
+    ],
+)
+def test_setting_key_pattern_matches(code: str) -> None:
+    assert _SETTING.search(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "if config.max_autotune == True: pass",
+        "config.max_autotune_gemm_backends = 'TRITON'",
+        "use_cudagraphs = True",
+        'mode = "max-autotune-no-cudagraphs"',
+        '"max_" "autotune"',
+        "# turn on max_autotune for speed",
+    ],
+)
+def test_setting_key_pattern_skips(code: str) -> None:
+    assert not _SETTING.search(code)
+
+
+def test_assigned_attribute_and_called_name_patterns() -> None:
+    assigned = re.compile(assigned_attribute_pattern("allow_tf32"))
+    assert assigned.search("torch.backends.cudnn.allow_tf32 = True")
+    assert assigned.search("(torch.backends.cudnn\n    .allow_tf32) = True")
+    assert not assigned.search("if torch.backends.cudnn.allow_tf32 == True: pass")
+    assert not assigned.search("flags(allow_tf32=True)")
+    called = re.compile(called_name_pattern("set_precision"))
+    assert called.search("torch.set_precision('high')")
+    assert not any(called.search(code) for code in ("f(set_precision, x)", "x.set_precision.y", "'set_precision'"))
