@@ -238,9 +238,9 @@ class Values:
             call = self.semantic.parent(parent)
             if not isinstance(call, cst.Call):
                 return None
-            func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value in _LIST_BUILDERS and isinstance(func.value, cst.Name):
-                return Destination(reads=self.variable_reads(func.value, call))
+            receiver = _list_built(call)
+            if receiver is not None:
+                return Destination(reads=self.variable_reads(receiver, call))
             return Destination(call=call, argument=parent)
         if isinstance(parent, _ASSIGNMENTS) and parent.value is root:
             target = assigned_name(parent)
@@ -262,6 +262,14 @@ class Values:
     def _adds_to(self, read: cst.Name) -> bool:
         parent = self.semantic.parent(read)
         return isinstance(parent, cst.Attribute) and parent.value is read and parent.attr.value in _LIST_BUILDERS
+
+
+def _list_built(call: cst.Call) -> cst.Name | None:
+    """`x` of `x.append(...)`, `x.extend(...)`, `x.insert(...)`."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in _LIST_BUILDERS and isinstance(func.value, cst.Name):
+        return func.value
+    return None
 
 
 def assigned_name(statement: cst.Assign | cst.AugAssign | cst.AnnAssign) -> cst.Name | None:
