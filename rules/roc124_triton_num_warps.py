@@ -217,16 +217,10 @@ def _prune_consults_rocm(autotune: cst.Call, ctx: PythonContext) -> bool:
 
 def _consults_rocm(function: cst.BaseExpression, ctx: PythonContext) -> bool:
     """Whether a local function (or lambda) reads a ROCm test or the device warp size."""
-    if isinstance(function, cst.Lambda):
-        body: cst.CSTNode = function.body
-    elif isinstance(function, cst.Name):
-        binding = ctx.semantic.lookup(function.value, function)
-        if binding is None or binding.kind != "function" or binding.definition is None:
-            return False
-        body = binding.definition.body
-    else:
+    definition = function if isinstance(function, cst.Lambda) else ctx.semantic.local_function(function)
+    if definition is None:
         return False
-    for node in ctx.semantic.descendants(body):
+    for node in ctx.semantic.descendants(definition.body):
         if isinstance(node, (cst.Name, cst.Attribute)) and last_name(node) == "warp_size":
             return True
         if isinstance(node, _VENDOR_TEST_FORMS) and ctx.vendor_test(node).is_vendor_test:

@@ -170,11 +170,8 @@ class Values:
         func = call.func
         if follow.joins and isinstance(func, cst.Attribute) and func.attr.value == "join" and len(call.args) == 1:
             return [call.args[0].value]
-        if follow.returns and isinstance(func, cst.Name):
-            binding = self.semantic.lookup(func.value, func)
-            if binding is not None and binding.kind == "function" and isinstance(binding.definition, cst.FunctionDef):
-                return return_values(binding.definition)
-        return []
+        function = self.semantic.local_function(func) if follow.returns else None
+        return return_values(function) if function is not None else []
 
     # --- loops and collections ----------------------------------------------------------------------
     def loop_values(self, name: cst.Name) -> list[cst.BaseExpression] | None:
