@@ -246,3 +246,18 @@ def test_assigned_name() -> None:
     statements = [line.body[0] for line in module.body if isinstance(line, cst.SimpleStatementLine)]
     names = [assigned_name(statement) for statement in statements]  # type: ignore[arg-type]
     assert [name.value if name is not None else None for name in names] == ["x", "y", "z", None, None]
+
+
+def test_comparison_pairs() -> None:
+    comparison = cst.parse_expression("a < b <= c")
+    assert isinstance(comparison, cst.Comparison)
+    code = cst.Module([]).code_for_node
+    pairs = [(code(left), type(op).__name__, code(right)) for left, op, right in Semantic.comparison_pairs(comparison)]
+    assert pairs == [("a", "LessThan", "b"), ("b", "LessThanEqual", "c")]
+
+
+def test_local_function() -> None:
+    module, semantic = _parse("def f():\n    pass\ng = f\nx = f\ny = g\nz = len\n")
+    found = {name: semantic.local_function(_assigned(module, name)) for name in "xyz"}
+    assert found["x"] is not None and found["x"].name.value == "f"
+    assert found["y"] is None and found["z"] is None
