@@ -34,6 +34,8 @@ ALL_OPERATORS: tuple[type[cst.BaseBinaryOp], ...] = (cst.BaseBinaryOp,)
 _SEQUENCES = (cst.Tuple, cst.List, cst.Set)
 _CONSTANT_NAMES = frozenset({"None", "True", "False"})
 _COLLECTION_CALLS = frozenset({"set", "frozenset", "tuple", "list", "sorted"})
+# Calls whose result keeps the elements (or the text) of their one argument.
+_CONVERSIONS = _COLLECTION_CALLS | {"str"}
 _NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 # Calls that return the list they are given, as a list (`list(configs)`).
 _LIST_WRAPPERS = frozenset({"list", "tuple", "sorted"})
@@ -74,6 +76,7 @@ class Follow:
     elements: bool = False  # every element of a tuple, list or set display
     fields: bool = False  # every `{...}` field of an f-string
     joins: bool = False  # `sep.join(x)` comes from `x` (with `elements`, from its elements)
+    conversions: bool = False  # `list(x)`, `tuple(x)`, `set(x)`, `frozenset(x)`, `sorted(x)`, `str(x)` come from `x`
     # A loop variable takes the elements its loop iterates when they are written out (`for w in [4, 8]`,
     # tuple targets, `itertools.product`); a plain target over anything else is an element of the
     # iterable, traced as the iterable itself (like a subscript).
@@ -188,6 +191,8 @@ class Values:
     def _call_steps(self, call: cst.Call, follow: Follow) -> list[cst.BaseExpression]:
         func = call.func
         if follow.joins and isinstance(func, cst.Attribute) and func.attr.value == "join" and len(call.args) == 1:
+            return [call.args[0].value]
+        if follow.conversions and len(call.args) == 1 and self.semantic.qualified_name(func) in _CONVERSIONS:
             return [call.args[0].value]
         function = self.semantic.local_function(func) if follow.returns else None
         return return_values(function) if function is not None else []
