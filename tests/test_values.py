@@ -138,6 +138,8 @@ def _trace(code: str, follow: Follow = PLAIN, target: str = "x") -> list[str]:
         pytest.param("x = [y for y in [1]][0]\n", Follow(subscripts=True, names=Names.ALL), [], id="comprehension"),
         pytest.param('x = sorted(set(("a",)))\n', Follow(conversions=True, elements=True), ['"a"'], id="conversions"),
         pytest.param('x = sorted(("a",))\n', Follow(elements=True), [], id="conversions-off"),
+        pytest.param('x = " {} ".format(1).strip()\n', Follow(text_methods=True), ['" {} "'], id="text-methods"),
+        pytest.param('x = "a".replace("a", "")\n', Follow(text_methods=True), [], id="other-methods-not"),
     ],
 )
 def test_follows(code: str, follow: Follow, expected: list[str]) -> None:

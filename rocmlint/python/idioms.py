@@ -120,13 +120,6 @@ def fstring_prefix(string: cst.FormattedString) -> str:
     return first.value if isinstance(first, cst.FormattedStringText) else ""
 
 
-def format_template(expr: cst.BaseExpression) -> cst.BaseExpression | None:
-    """The template `"..."` of `"...".format(...)`, else None."""
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format":
-        return expr.func.value
-    return None
-
-
 _REGEX_FUNCTIONS = frozenset({"re.match", "re.search", "re.fullmatch", "re.findall", "re.finditer"})
 _REGEX_METHODS = frozenset({"match", "search", "fullmatch", "findall", "finditer"})
 

@@ -36,6 +36,8 @@ _CONSTANT_NAMES = frozenset({"None", "True", "False"})
 _COLLECTION_CALLS = frozenset({"set", "frozenset", "tuple", "list", "sorted"})
 # Calls whose result keeps the elements (or the text) of their one argument.
 _CONVERSIONS = _COLLECTION_CALLS | {"str"}
+# Methods of a string whose result still carries the string's text.
+_TEXT_METHODS = frozenset({"format", "strip", "lstrip", "rstrip"})
 _NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 # Calls that return the list they are given, as a list (`list(configs)`).
 _LIST_WRAPPERS = frozenset({"list", "tuple", "sorted"})
@@ -77,6 +79,7 @@ class Follow:
     fields: bool = False  # every `{...}` field of an f-string
     joins: bool = False  # `sep.join(x)` comes from `x` (with `elements`, from its elements)
     conversions: bool = False  # `list(x)`, `tuple(x)`, `set(x)`, `frozenset(x)`, `sorted(x)`, `str(x)` come from `x`
+    text_methods: bool = False  # `s.format(...)`, `s.strip()` (and `lstrip`, `rstrip`) come from `s`
     # A loop variable takes the elements its loop iterates when they are written out (`for w in [4, 8]`,
     # tuple targets, `itertools.product`); a plain target over anything else is an element of the
     # iterable, traced as the iterable itself (like a subscript).
@@ -194,6 +197,8 @@ class Values:
             return [call.args[0].value]
         if follow.conversions and len(call.args) == 1 and self.semantic.qualified_name(func) in _CONVERSIONS:
             return [call.args[0].value]
+        if follow.text_methods and isinstance(func, cst.Attribute) and func.attr.value in _TEXT_METHODS:
+            return [func.value]
         function = self.semantic.local_function(func) if follow.returns else None
         return return_values(function) if function is not None else []
 
