@@ -1,15 +1,20 @@
 """What a Python expression may evaluate to: the one value tracer rules ask instead of walking values themselves.
 
 A trace starts at an expression and walks back to the leaves it may come from: names to what they are
-assigned, both arms of `a if c else b`, and (when the rule asks for them) operands, subscripted values,
-elements, f-string fields, joins, loop variables and calls of local functions. At every expression it
-first asks the rule's `visit`, which knows the rule's hazard: it returns the leaves found there (a list,
-possibly empty: a dead end), `Through(...)` to continue at other expressions (a step only this rule
-sees through, such as `int(x)`), or None to let the tracer follow the generic constructs.
+assigned, both arms of `a if c else b`, and (when the rule asks for them, `Follow`) operands, subscripted
+values, elements, f-string fields, joins, conversions (`list(x)`), string methods, loop variables and
+calls of local functions. At every expression it first asks the rule's `visit`, which knows the rule's
+hazard: it returns the leaves found there (a list, possibly empty: a dead end), `Through(...)` to
+continue at other expressions (a step only this rule sees through, such as `int(x)`), or None to let the
+tracer follow the generic constructs.
 
 Every step costs one unit of depth, the same for every rule (`MAX_DEPTH`); a trace started from inside
 `visit` continues the depth of the expression being visited, so nested traces are bounded too (and
 `x = x + "a"` cannot loop).
+
+Built on it: `int_values` (the integers an expression may be, folding constant arithmetic) and
+`collection_elements` (what a collection display holds). The other direction, where a collection goes (an argument, a variable's reads, a
+def's calls), is `destination`.
 """
 
 from __future__ import annotations
@@ -147,7 +152,7 @@ class Values:
             return list(step)
         if isinstance(expr, cst.Name):
             return self._trace_name(expr, visit, follow, depth)
-        return self._trace_all(self.steps(expr, follow), visit, follow, depth + 1)
+        return self._trace_all(self._steps(expr, follow), visit, follow, depth + 1)
 
     def _trace_all(
         self, parts: Sequence[cst.BaseExpression], visit: Visit[T], follow: Follow, depth: int
@@ -175,7 +180,7 @@ class Values:
             found += leaves
         return found
 
-    def steps(self, expr: cst.BaseExpression, follow: Follow) -> list[cst.BaseExpression]:
+    def _steps(self, expr: cst.BaseExpression, follow: Follow) -> list[cst.BaseExpression]:
         """The expressions `expr` comes from, one generic step back (none: `expr` is a leaf)."""
         if isinstance(expr, cst.IfExp):
             return [expr.body, expr.orelse] if follow.arms else []
@@ -240,8 +245,9 @@ class Values:
 
     # --- loops and collections ----------------------------------------------------------------------
     def loop_values(self, name: cst.Name) -> list[cst.BaseExpression] | None:
-        """What the loop variable `name` stands for (see `Follow.loops`); None when it is no loop variable
-        there, empty when its tuple target's elements are not written out."""
+        """What the loop variable `name` stands for (see `Follow.loops`: unlike `Semantic.loop_values`, the
+        iterable itself when its elements are not written out); None when it is no loop variable there,
+        empty for a tuple target whose elements are not written out."""
         target = self.semantic.loop_target(name)
         if target is None:
             return None
@@ -267,7 +273,6 @@ class Values:
         if isinstance(value, cst.Dict):
             return [element.key for element in value.elements if isinstance(element, cst.DictElement)]
         return []
-
 
     # --- where a value goes -----------------------------------------------------------------------------
     def collection_of(self, expr: cst.CSTNode) -> cst.CSTNode:
