@@ -13,8 +13,8 @@ Every step costs one unit of depth, the same for every rule (`MAX_DEPTH`); a tra
 `x = x + "a"` cannot loop).
 
 Built on it: `int_values` (the integers an expression may be, folding constant arithmetic) and
-`collection_elements` (what a collection display holds). The other direction, where a collection goes (an argument, a variable's reads, a
-def's calls), is `destination`.
+`collection_elements` (what a collection display holds). The other direction, where a collection goes
+(an argument, a variable's reads, a def's calls), is `destination`.
 """
 
 from __future__ import annotations
