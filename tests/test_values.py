@@ -311,3 +311,9 @@ def test_regex_operands(code: str, expected: tuple[str | None, str | None]) -> N
     assert isinstance(call, cst.Call)
     found = regex_operands(ctx, call)
     assert tuple(module.code_for_node(part) if part is not None else None for part in found) == expected
+
+
+def test_texts() -> None:
+    module, semantic = _parse('A = "mov.b32"\nx = (A if c else f"cvt.{t}") if d else "{}".format(y)\n')
+    found = [(text, module.code_for_node(node)) for text, node in semantic.values.texts(_assigned(module, "x"))]
+    assert found == [("mov.b32", '"mov.b32"'), ("cvt. ", 'f"cvt.{t}"'), ("{}", '"{}"')]

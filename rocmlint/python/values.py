@@ -123,6 +123,7 @@ class Through:
 Visit = Callable[[cst.BaseExpression], "Sequence[T] | Through | None"]
 # Names assigned once and both arms of conditionals.
 PLAIN = Follow()
+_TEXTS = Follow(text_methods=True)
 
 
 class Values:
@@ -206,6 +207,18 @@ class Values:
             return [func.value]
         function = self.semantic.local_function(func) if follow.returns else None
         return return_values(function) if function is not None else []
+
+    # --- texts ----------------------------------------------------------------------------------------
+    def texts(self, expr: cst.BaseExpression) -> list[tuple[str, cst.CSTNode]]:
+        """Every text `expr` may be, with the node it is written at: string literals, f-strings (a space for
+        each field), their concatenations, through names assigned once, both arms of conditionals,
+        `"...".format(...)` and `.strip()`."""
+        return self.trace(expr, self._text_step, _TEXTS)
+
+    def _text_step(self, expr: cst.BaseExpression) -> list[tuple[str, cst.CSTNode]] | None:
+        # A name is left to the trace, so that the literal it is assigned is the node, not the name.
+        text = None if isinstance(expr, cst.Name) else self.semantic.static_text(expr)
+        return [(text, expr)] if text is not None else None
 
     # --- integers -------------------------------------------------------------------------------------
     def int_values(self, expr: cst.BaseExpression) -> list[IntValue]:
