@@ -219,7 +219,8 @@ class Semantic:
         """Every value the variable `name` reads is assigned in the scope that binds it: plain assignments,
         the matching element of tuple unpacking (`major, minor = cap`), and None for each binding whose
         value is unknown (a `for`/`with` target, a lambda parameter or comprehension variable). Empty when
-        `name` is no variable (an import, def or class) or is bound nowhere, or for a parameter."""
+        `name` is no variable (an import, def or class) or is bound nowhere; a parameter's own value is not
+        listed, only what the body assigns it."""
         _, shadowed = self._scope_for(name.value, name)
         if shadowed:
             return [None]
