@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
@@ -19,29 +15,9 @@ _CONFIG_CLASSES = frozenset(
     {"triton.Config", "triton.runtime.Config", "triton.runtime.autotuner.Config", "helion.Config"}
 )
 _AUTOTUNERS = frozenset({"triton.autotune", "triton.runtime.autotune", "triton.runtime.autotuner.autotune"})
-_COLLECTION_BUILDERS = frozenset({"append", "extend", "insert"})
-_COLLECTION_WRAPPERS = frozenset({"list", "tuple", "sorted"})
-_BINARY_OPERATORS: dict[type, Callable[[int, int], int]] = {
-    cst.Add: operator.add,
-    cst.Subtract: operator.sub,
-    cst.Multiply: operator.mul,
-    cst.FloorDivide: operator.floordiv,
-    cst.LeftShift: operator.lshift,
-    cst.RightShift: operator.rshift,
-}
-_MAX_DEPTH = 6
+# How many hops (a variable, a def's result) a config list is followed forward to where it is pruned.
 _MAX_FLOW_DEPTH = 3
-_SCOPE_BOUNDARIES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _VENDOR_TEST_FORMS = (cst.Name, cst.Attribute, cst.Call, cst.Comparison)
-
-
-@dataclass(frozen=True)
-class _Source:
-    """One value `num_warps` may take, and the node it is written at."""
-
-    value: int
-    node: cst.CSTNode
-    from_loop: bool = False  # an element of the list a `for`/comprehension iterates
 
 
 class TritonNumWarps(Rule):
@@ -109,11 +85,11 @@ class TritonNumWarps(Rule):
         argument = _num_warps_argument(node, ctx)
         if argument is None:
             return
-        too_many = [s for s in _int_sources(argument.value, ctx, 0) if s.value > _MAX_WARPS_ON_WAVE64]
+        too_many = [v for v in ctx.semantic.values.int_values(argument.value) if v.value > _MAX_WARPS_ON_WAVE64]
         if not too_many or _handled_for_rocm(node, ctx):
             return
         for source in too_many:
-            reported = source.node if source.from_loop else report_site(ctx, source.node, argument.value)
+            reported = source.node if source.looped else report_site(ctx, source.node, argument.value)
             if reported in self._reported:
                 continue
             if ctx.report(reported, _message(source.value), gate_on=(source.node, argument.value)):
@@ -130,59 +106,6 @@ def _num_warps_argument(call: cst.Call, ctx: PythonContext) -> cst.Arg | None:
     return keyword or ctx.semantic.positional(call, 1)
 
 
-# --- values ---------------------------------------------------------------------------------------
-def _int_sources(expr: cst.BaseExpression, ctx: PythonContext, depth: int) -> list[_Source]:
-    """Every integer `expr` may be, where it is known at lint time."""
-    if depth > _MAX_DEPTH:
-        return []
-    if isinstance(expr, cst.Name):
-        return _name_sources(expr, ctx, depth)
-    if isinstance(expr, cst.Integer):
-        return [_Source(int(expr.evaluated_value), expr)]
-    if isinstance(expr, cst.IfExp):
-        return _int_sources(expr.body, ctx, depth + 1) + _int_sources(expr.orelse, ctx, depth + 1)
-    if isinstance(expr, cst.BinaryOperation):
-        apply = _BINARY_OPERATORS.get(type(expr.operator))
-        left, right = _constant(expr.left, ctx, depth), _constant(expr.right, ctx, depth)
-        if apply is None or left is None or right is None or not _safe_operands(expr.operator, right):
-            return []
-        return [_Source(apply(left, right), expr)]
-    if isinstance(expr, cst.Call) and ctx.qualified_name(expr.func) in ("min", "max") and expr.args:
-        values = [_constant(arg.value, ctx, depth) for arg in expr.args if not arg.star and arg.keyword is None]
-        if len(values) != len(expr.args) or any(v is None for v in values):
-            return []
-        pick = min if ctx.qualified_name(expr.func) == "min" else max
-        return [_Source(pick(v for v in values if v is not None), expr)]
-    return []
-
-
-def _safe_operands(operation: cst.BaseBinaryOp, right: int) -> bool:
-    """No division by zero, no shifts that build huge integers."""
-    if isinstance(operation, cst.FloorDivide):
-        return right != 0
-    if isinstance(operation, (cst.LeftShift, cst.RightShift)):
-        return 0 <= right < 64
-    return True
-
-
-def _constant(expr: cst.BaseExpression, ctx: PythonContext, depth: int) -> int | None:
-    """The single value of `expr` when it has exactly one (operands of arithmetic)."""
-    sources = _int_sources(expr, ctx, depth + 1)
-    return sources[0].value if len(sources) == 1 and not sources[0].from_loop else None
-
-
-def _name_sources(name: cst.Name, ctx: PythonContext, depth: int) -> list[_Source]:
-    # A loop variable takes the integer literals of the list it iterates (`for w in [4, 8, 32]`, a
-    # tuple target of `[(64, 4), (128, 32)]`, `itertools.product([64, 128], [4, 8, 32])`).
-    looped = ctx.semantic.loop_values(name)
-    if looped is not None:
-        return [_Source(int(v.evaluated_value), v, from_loop=True) for v in looped if isinstance(v, cst.Integer)]
-    value = ctx.single_value(name)
-    if value is None or value is name:
-        return []
-    return _int_sources(value, ctx, depth + 1)
-
-
 # --- ROCm handling beyond plain gating ---------------------------------------------------------------
 def _handled_for_rocm(call: cst.Call, ctx: PythonContext) -> bool:
     """A config the author already keeps from ROCm in a way plain gating cannot see."""
@@ -196,62 +119,26 @@ def _under_rocm_aware_condition(node: cst.CSTNode, ctx: PythonContext) -> bool:
 
 
 def _flows_away_from_rocm(expr: cst.CSTNode, ctx: PythonContext, depth: int) -> bool:
-    """Whether the config list holding `expr` is pruned for ROCm or only used on NVIDIA."""
-    if depth > _MAX_FLOW_DEPTH:
+    """Whether the config list holding `expr` is pruned for ROCm or only used on NVIDIA: passed to a call
+    that prunes it, read in ROCm-only code (pruning it), or every read of it (every call of the def
+    returning it) gated away from ROCm or flowing into pruning."""
+    destination = ctx.semantic.values.destination(expr) if depth <= _MAX_FLOW_DEPTH else None
+    if destination is None:
         return False
-    root = _collection_root(expr, ctx)
-    parent = ctx.parent(root)
-    if isinstance(parent, cst.Arg):
-        call = ctx.parent(parent)
-        return isinstance(call, cst.Call) and _call_handles_configs(call, parent, ctx, depth)
-    if isinstance(parent, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and parent.value is root:
-        target = _assigned_name(parent)
-        return target is not None and _name_flows_away(target, parent, ctx, depth)
-    if isinstance(parent, cst.Return):
-        function = next((a for a in ctx.ancestors(parent) if isinstance(a, _SCOPE_BOUNDARIES)), None)
-        return isinstance(function, cst.FunctionDef) and _function_result_flows_away(function, ctx, depth)
-    return False
+    if destination.call is not None and destination.argument is not None:
+        return _call_prunes(destination.call, destination.argument, ctx)
+    if any(ctx.is_nvidia_gated(read) for read in destination.reads):
+        return True
+    uses = destination.reads or destination.calls
+    return bool(uses) and all(ctx.is_rocm_gated(use) or _flows_away_from_rocm(use, ctx, depth + 1) for use in uses)
 
 
-def _collection_root(expr: cst.CSTNode, ctx: PythonContext) -> cst.CSTNode:
-    """The outermost expression that is just the config list `expr` belongs to (list displays,
-    comprehensions, `+`, conditional arms, `list(...)`)."""
-    current = expr
-    while True:
-        parent = ctx.parent(current)
-        if isinstance(parent, (cst.Element, cst.List, cst.Tuple, cst.Set, cst.StarredElement, cst.BinaryOperation)):
-            current = parent
-        elif isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and current is parent.elt:
-            current = parent
-        elif isinstance(parent, cst.IfExp) and current is not parent.test:
-            current = parent
-        elif isinstance(parent, cst.Arg) and (call := ctx.parent(parent)) is not None and _is_wrapper_call(call, ctx):
-            current = call
-        else:
-            return current
-
-
-def _is_wrapper_call(node: cst.CSTNode | None, ctx: PythonContext) -> bool:
-    return isinstance(node, cst.Call) and ctx.qualified_name(node.func) in _COLLECTION_WRAPPERS
-
-
-def _assigned_name(statement: cst.Assign | cst.AugAssign | cst.AnnAssign) -> cst.Name | None:
-    if isinstance(statement, cst.Assign):
-        targets = [t.target for t in statement.targets]
-        return targets[0] if len(targets) == 1 and isinstance(targets[0], cst.Name) else None
-    return statement.target if isinstance(statement.target, cst.Name) else None
-
-
-def _call_handles_configs(call: cst.Call, argument: cst.Arg, ctx: PythonContext, depth: int) -> bool:
-    """The config list is an argument of `call`: an autotuner that prunes for ROCm, a builder call on a
-    list (`configs.append(...)`), or a local function that consults ROCm (`config_prune(configs)`)."""
-    name = ctx.qualified_name(call.func)
-    if name in _AUTOTUNERS:
+def _call_prunes(call: cst.Call, argument: cst.Arg, ctx: PythonContext) -> bool:
+    """The config list is an argument of an autotuner that prunes for ROCm, or of a local function that
+    consults ROCm (`config_prune(configs)`)."""
+    if ctx.qualified_name(call.func) in _AUTOTUNERS:
         return _prune_consults_rocm(call, ctx)
-    func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value in _COLLECTION_BUILDERS and isinstance(func.value, cst.Name):
-        return _name_flows_away(func.value, call, ctx, depth)
-    return argument.keyword is None and _consults_rocm(func, ctx)
+    return argument.keyword is None and _consults_rocm(call.func, ctx)
 
 
 def _prune_consults_rocm(autotune: cst.Call, ctx: PythonContext) -> bool:
@@ -263,56 +150,15 @@ def _prune_consults_rocm(autotune: cst.Call, ctx: PythonContext) -> bool:
 
 def _consults_rocm(function: cst.BaseExpression, ctx: PythonContext) -> bool:
     """Whether a local function (or lambda) reads a ROCm test or the device warp size."""
-    if isinstance(function, cst.Lambda):
-        body: cst.CSTNode = function.body
-    elif isinstance(function, cst.Name):
-        binding = ctx.semantic.lookup(function.value, function)
-        if binding is None or binding.kind != "function" or binding.definition is None:
-            return False
-        body = binding.definition.body
-    else:
+    definition = function if isinstance(function, cst.Lambda) else ctx.semantic.local_function(function)
+    if definition is None:
         return False
-    for node in ctx.semantic.descendants(body):
+    for node in ctx.semantic.descendants(definition.body):
         if isinstance(node, (cst.Name, cst.Attribute)) and last_name(node) == "warp_size":
             return True
         if isinstance(node, _VENDOR_TEST_FORMS) and ctx.vendor_test(node).is_vendor_test:
             return True
     return False
-
-
-def _name_flows_away(name: cst.Name, at: cst.CSTNode, ctx: PythonContext, depth: int) -> bool:
-    """The list bound to `name` is read in ROCm-only code (pruning it), or every read of it is gated away
-    from ROCm or flows into pruning."""
-    binding = ctx.semantic.lookup(name.value, at)
-    if binding is None or binding.kind != "value":
-        return False
-    reads = [ref for ref in ctx.semantic.reads(name.value, binding) if not _is_builder_receiver(ref, ctx)]
-    if not reads:
-        return False
-    if any(ctx.is_nvidia_gated(ref) for ref in reads):
-        return True
-    return all(ctx.is_rocm_gated(ref) or _flows_away_from_rocm(ref, ctx, depth + 1) for ref in reads)
-
-
-def _function_result_flows_away(function: cst.FunctionDef, ctx: PythonContext, depth: int) -> bool:
-    """Every call of `function` (a module-level or nested def) is gated away from ROCm or pruned."""
-    calls = [
-        ref
-        for ref in ctx.semantic.name_reads(ctx.module, function.name.value)
-        if isinstance(ctx.parent(ref), cst.Call) and ctx.parent(ref).func is ref  # type: ignore[union-attr]
-    ]
-    if not calls:
-        return False
-    return all(
-        ctx.is_rocm_gated(call) or _flows_away_from_rocm(call, ctx, depth + 1)
-        for call in (ctx.parent(ref) for ref in calls)
-        if call is not None
-    )
-
-
-def _is_builder_receiver(ref: cst.Name, ctx: PythonContext) -> bool:
-    parent = ctx.parent(ref)
-    return isinstance(parent, cst.Attribute) and parent.value is ref and parent.attr.value in _COLLECTION_BUILDERS
 
 
 def _message(warps: int) -> str:
@@ -324,209 +170,181 @@ def _message(warps: int) -> str:
 
 TritonNumWarps.valid = (
     Valid(
-        """
-        def launch(kernel, x, grid):
-            num_warps = 32 if x.device.type == "xpu" else 8
-            kernel[grid](x, num_warps=num_warps)
-        """,
+        'def launch(kernel, x, grid):\n'
+        '    num_warps = 32 if x.device.type == "xpu" else 8\n'
+        '    kernel[grid](x, num_warps=num_warps)\n'
     ),
     Valid(
-        """
-        import triton
-
-        @triton.autotune(
-            configs=[
-                triton.Config({"BLOCK_SIZE": 1024}, num_warps=4),
-                triton.Config({"BLOCK_SIZE": 2048}, num_warps=8),
-                triton.Config({"BLOCK_SIZE": 4096}, num_warps=16),
-            ],
-            key=["n_elements"],
-        )
-        @triton.jit
-        def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-            pass
-        """,
+        "import triton\n"
+        "\n"
+        "@triton.autotune(\n"
+        "    configs=[\n"
+        '        triton.Config({"BLOCK_SIZE": 1024}, num_warps=4),\n'
+        '        triton.Config({"BLOCK_SIZE": 2048}, num_warps=8),\n'
+        '        triton.Config({"BLOCK_SIZE": 4096}, num_warps=16),\n'
+        "    ],\n"
+        '    key=["n_elements"],\n'
+        ")\n"
+        "@triton.jit\n"
+        "def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):\n"
+        "    pass\n"
     ),
     # Liger-style: a ROCm-aware conditional expression and a parameter the linter cannot know.
     Valid(
-        """
-        import torch
-
-        def is_hip() -> bool:
-            return torch.version.hip is not None
-
-        num_warps = 32  # module default for the benchmark script
-
-        def cross_entropy(logits, target, BLOCK_SIZE, num_warps=4):
-            _cross_entropy_kernel[(logits.shape[0],)](
-                logits, target, BLOCK_SIZE=BLOCK_SIZE, num_warps=32 if not is_hip() else 16,
-            )
-            _softmax_kernel[(logits.shape[0],)](logits, BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)
-        """,
+        "import torch\n"
+        "\n"
+        "def is_hip() -> bool:\n"
+        "    return torch.version.hip is not None\n"
+        "\n"
+        "num_warps = 32  # module default for the benchmark script\n"
+        "\n"
+        "def cross_entropy(logits, target, BLOCK_SIZE, num_warps=4):\n"
+        "    _cross_entropy_kernel[(logits.shape[0],)](\n"
+        "        logits, target, BLOCK_SIZE=BLOCK_SIZE, num_warps=32 if not is_hip() else 16,\n"
+        "    )\n"
+        "    _softmax_kernel[(logits.shape[0],)](logits, BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)\n"
     ),
     # mamba-style: the config list goes through a pruning function that reads the warp size on ROCm.
     Valid(
-        """
-        import torch
-        import triton
-
-        def config_prune(configs):
-            warp_size = 64 if torch.version.hip else 32
-            max_num_warps = 1024 // warp_size
-            return [config for config in configs if config.num_warps <= max_num_warps]
-
-        configs_autotune = [
-            triton.Config({}, num_warps=1),
-            triton.Config({}, num_warps=8),
-            triton.Config({}, num_warps=16),
-            triton.Config({}, num_warps=32),
-        ]
-        pruned_configs_autotune = config_prune(configs_autotune)
-
-        @triton.autotune(configs=pruned_configs_autotune, key=["N"])
-        @triton.jit
-        def _layer_norm_fwd_1pass_kernel(X, Y, N, BLOCK_N: tl.constexpr):
-            pass
-        """,
+        "import torch\n"
+        "import triton\n"
+        "\n"
+        "def config_prune(configs):\n"
+        "    warp_size = 64 if torch.version.hip else 32\n"
+        "    max_num_warps = 1024 // warp_size\n"
+        "    return [config for config in configs if config.num_warps <= max_num_warps]\n"
+        "\n"
+        "configs_autotune = [\n"
+        "    triton.Config({}, num_warps=1),\n"
+        "    triton.Config({}, num_warps=8),\n"
+        "    triton.Config({}, num_warps=16),\n"
+        "    triton.Config({}, num_warps=32),\n"
+        "]\n"
+        "pruned_configs_autotune = config_prune(configs_autotune)\n"
+        "\n"
+        '@triton.autotune(configs=pruned_configs_autotune, key=["N"])\n'
+        "@triton.jit\n"
+        "def _layer_norm_fwd_1pass_kernel(X, Y, N, BLOCK_N: tl.constexpr):\n"
+        "    pass\n"
     ),
     Valid(
-        """
-        import torch
-        import triton
-
-        IS_ROCM = torch.version.hip is not None
-
-        def get_configs():
-            configs = []
-            for block in [1024, 2048, 4096]:
-                for num_warps in [4, 8, 16, 32]:
-                    if IS_ROCM and num_warps > 16:
-                        continue
-                    configs.append(triton.Config({"BLOCK": block}, num_warps=num_warps))
-            return configs
-        """,
+        "import torch\n"
+        "import triton\n"
+        "\n"
+        "IS_ROCM = torch.version.hip is not None\n"
+        "\n"
+        "def get_configs():\n"
+        "    configs = []\n"
+        "    for block in [1024, 2048, 4096]:\n"
+        "        for num_warps in [4, 8, 16, 32]:\n"
+        "            if IS_ROCM and num_warps > 16:\n"
+        "                continue\n"
+        '            configs.append(triton.Config({"BLOCK": block}, num_warps=num_warps))\n'
+        "    return configs\n"
     ),
     Valid(
-        """
-        import torch
-        import triton
-
-        CUDA_CONFIGS = [triton.Config({'BLOCK_M': 128}, num_warps=w) for w in (8, 16, 32)]
-        HIP_CONFIGS = [triton.Config({'BLOCK_M': 128, 'waves_per_eu': 2}, num_warps=w) for w in (4, 8)]
-
-        @triton.autotune(configs=HIP_CONFIGS if torch.version.hip else CUDA_CONFIGS, key=['M'])
-        @triton.jit
-        def matmul_kernel(a_ptr, b_ptr, M, BLOCK_M: tl.constexpr):
-            pass
-        """,
+        "import torch\n"
+        "import triton\n"
+        "\n"
+        "CUDA_CONFIGS = [triton.Config({'BLOCK_M': 128}, num_warps=w) for w in (8, 16, 32)]\n"
+        "HIP_CONFIGS = [triton.Config({'BLOCK_M': 128, 'waves_per_eu': 2}, num_warps=w) for w in (4, 8)]\n"
+        "\n"
+        "@triton.autotune(configs=HIP_CONFIGS if torch.version.hip else CUDA_CONFIGS, key=['M'])\n"
+        "@triton.jit\n"
+        "def matmul_kernel(a_ptr, b_ptr, M, BLOCK_M: tl.constexpr):\n"
+        "    pass\n"
     ),
     Valid(
-        """
-        import torch
-
-        def softmax(x):
-            if torch.version.hip:
-                num_warps = 16
-            else:
-                num_warps = 32
-            _softmax_kernel[(x.shape[0],)](x, num_warps=num_warps)
-
-        def launch(x, spec):
-            \"\"\"Launch with num_warps=32 on Hopper.\"\"\"
-            print("num_warps=32")  # num_warps=32 is fastest on H100
-            spec = {"num_warps": 32}
-            run_benchmark(x, num_warps=32)
-        """,
+        "import torch\n"
+        "\n"
+        "def softmax(x):\n"
+        "    if torch.version.hip:\n"
+        "        num_warps = 16\n"
+        "    else:\n"
+        "        num_warps = 32\n"
+        "    _softmax_kernel[(x.shape[0],)](x, num_warps=num_warps)\n"
+        "\n"
+        "def launch(x, spec):\n"
+        '    """Launch with num_warps=32 on Hopper."""\n'
+        '    print("num_warps=32")  # num_warps=32 is fastest on H100\n'
+        '    spec = {"num_warps": 32}\n'
+        "    run_benchmark(x, num_warps=32)\n"
     ),
 )
 TritonNumWarps.invalid = (
     Invalid(
-        """
-        import triton
-        import triton.language as tl
-
-        @triton.autotune(
-            configs=[
-                triton.Config({'BLOCK_SIZE': 2048}, num_warps=16),
-                triton.Config({'BLOCK_SIZE': 4096}, num_warps=32),
-            ],
-            key=['HW'],
-        )
-        @triton.jit
-        def _fused_kernel(x_ptr, HW, BLOCK_SIZE: tl.constexpr):
-            pass
-        """,
-        expect=("7:55-7:57",),
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.autotune(\n"
+        "    configs=[\n"
+        "        triton.Config({'BLOCK_SIZE': 2048}, num_warps=16),\n"
+        "        triton.Config({'BLOCK_SIZE': 4096}, num_warps=32),\n"
+        "    ],\n"
+        "    key=['HW'],\n"
+        ")\n"
+        "@triton.jit\n"
+        "def _fused_kernel(x_ptr, HW, BLOCK_SIZE: tl.constexpr):\n"
+        "    pass\n",
+        line=7,
         message="2048 threads",
     ),
     Invalid(
-        """
-        import triton
-
-        def triton_softmax(x, y):
-            n_rows, n_cols = x.shape
-            kernel_softmax[(n_rows,)](
-                x, x.stride(0), y, y.stride(0), n_cols,
-                BLOCK_SIZE=triton.next_power_of_2(n_cols),
-                num_warps=32,
-            )
-        """,
-        expect=("8:19-8:21",),
+        "import triton\n"
+        "\n"
+        "def triton_softmax(x, y):\n"
+        "    n_rows, n_cols = x.shape\n"
+        "    kernel_softmax[(n_rows,)](\n"
+        "        x, x.stride(0), y, y.stride(0), n_cols,\n"
+        "        BLOCK_SIZE=triton.next_power_of_2(n_cols),\n"
+        "        num_warps=32,\n"
+        "    )\n",
+        line=8,
     ),
     Invalid(
-        """
-        from triton import Config
-
-        NUM_WARPS = 32
-        CONFIGS = [Config({'BLOCK_N': 8192}, num_warps=NUM_WARPS, num_stages=1)]
-        """,
-        expect=("4:48-4:57",),
+        "from triton import Config\n"
+        "\n"
+        "NUM_WARPS = 32\n"
+        "CONFIGS = [Config({'BLOCK_N': 8192}, num_warps=NUM_WARPS, num_stages=1)]\n",
+        line=4,
     ),
     Invalid(
-        """
-        import triton
-
-        def get_autotune_configs():
-            return [
-                triton.Config({'BLOCK_M': bm}, num_warps=num_warps)
-                for bm in [64, 128]
-                for num_warps in [4, 8, 32]
-            ]
-        """,
-        expect=("7:33-7:35",),
+        "import triton\n"
+        "\n"
+        "def get_autotune_configs():\n"
+        "    return [\n"
+        "        triton.Config({'BLOCK_M': bm}, num_warps=num_warps)\n"
+        "        for bm in [64, 128]\n"
+        "        for num_warps in [4, 8, 32]\n"
+        "    ]\n",
+        line=7,
     ),
     Invalid(
-        """
-        import itertools
-        import triton
-
-        configs = []
-        for block, warps in itertools.product([1024, 4096], [8, 16, 32]):
-            configs.append(triton.Config({'BLOCK': block}, num_warps=warps))
-            configs.append(triton.Config({'BLOCK': block}, num_warps=warps, num_stages=1))
-        """,
-        expect=("5:61-5:63",),
+        "import itertools\n"
+        "import triton\n"
+        "\n"
+        "configs = []\n"
+        "for block, warps in itertools.product([1024, 4096], [8, 16, 32]):\n"
+        "    configs.append(triton.Config({'BLOCK': block}, num_warps=warps))\n"
+        "    configs.append(triton.Config({'BLOCK': block}, num_warps=warps, num_stages=1))\n",
+        line=5,
     ),
     Invalid(
-        """
-        BLOCK_SIZE = 2048
-
-        def rms_norm(x, w):
-            num_warps = BLOCK_SIZE // 32
-            _rms_norm_kernel[(x.shape[0],)](x, w, BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)
-        """,
-        expect=("5:76-5:85",),
+        "BLOCK_SIZE = 2048\n"
+        "\n"
+        "def rms_norm(x, w):\n"
+        "    num_warps = BLOCK_SIZE // 32\n"
+        "    _rms_norm_kernel[(x.shape[0],)](x, w, BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)\n",
+        line=5,
         message="num_warps=64",
     ),
     Invalid(
-        """
-        import torch
-        import triton
-
-        def matmul(a, b, large: bool):
-            if torch.cuda.is_available():
-                _matmul_kernel[(1,)](a, b, num_warps=32 if large else 8)
-        """,
-        expect=("6:46-6:48",),
+        "import torch\n"
+        "import triton\n"
+        "\n"
+        "def matmul(a, b, large: bool):\n"
+        "    if torch.cuda.is_available():\n"
+        "        _matmul_kernel[(1,)](a, b, num_warps=32 if large else 8)\n",
+        line=6,
     ),
 )

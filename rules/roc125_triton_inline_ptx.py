@@ -10,7 +10,7 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import format_template, last_name, report_site
+from rocmlint.python.idioms import last_name, report_site
 from rocmlint.rule import Invalid, Rule, Valid
 
 
@@ -55,7 +55,6 @@ _PTX_SPECIAL_REGISTER = re.compile(
 # NVPTX register constraint letters (h: 16-bit, r: 32-bit, l: 64-bit, f: f32, d: f64, b/c: predicates,
 # q: 128-bit); AMDGPU uses v/s/a, and immediates (i, n) and ties (0) are shared.
 _PTX_CONSTRAINT_LETTERS = frozenset("bchrlfdq")
-_MAX_DEPTH = 6
 
 
 class TritonInlinePtx(Rule):
@@ -124,29 +123,11 @@ class TritonInlinePtx(Rule):
 
 def _report_ptx(value: cst.BaseExpression, is_ptx: Callable[[str], bool], ctx: PythonContext) -> bool:
     """Report each text `value` may be that `is_ptx`; True when any of its texts is known."""
-    texts = _text_sources(value, ctx, 0)
+    texts = ctx.semantic.values.texts(value)
     for text, literal in texts:
         if is_ptx(text):
             ctx.report(report_site(ctx, literal, value), _message(), gate_on=(literal,))
     return bool(texts)
-
-
-def _text_sources(value: cst.BaseExpression, ctx: PythonContext, depth: int) -> list[tuple[str, cst.CSTNode]]:
-    """Every text an asm/constraints expression may be, with the node it is written at: literals
-    (f-strings by their constant parts), names assigned once, both arms of `a if c else b`, and
-    `"...".format(...)` by its template."""
-    if depth > _MAX_DEPTH:
-        return []
-    found: list[tuple[str, cst.CSTNode]] = []
-    for arm in ctx.semantic.value_arms(value):
-        template = format_template(arm)
-        if template is not None:
-            found += _text_sources(template, ctx, depth + 1)
-            continue
-        text = ctx.semantic.static_text(arm)
-        if text is not None:
-            found.append((text, arm))
-    return found
 
 
 def _has_ptx(asm: str) -> bool:

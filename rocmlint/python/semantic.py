@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 import libcst as cst
 
 from rocmlint.python.scopes import Scope, ScopeNode, dotted_name, index_scope, parameter_names, target_names
 from rocmlint.python.tree import children
+from rocmlint.python.values import MAX_DEPTH, Values
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 # Bodies that run later, in a scope of their own (what a loop variable holds there is not known).
 _DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-# How deep `a if c else (b if d else ...)` is followed (also stops `x = "a" if c else x` from looping).
-_MAX_ARM_DEPTH = 8
 
 
 @dataclass(frozen=True)
@@ -187,6 +187,15 @@ class Semantic:
         binding = self.lookup(name.value, name)
         return binding is not None and binding.scope.node is scope_node
 
+    def calls_of(self, function: cst.FunctionDef) -> list[cst.Call]:
+        """The calls in this file that call `function` by its name."""
+        calls = []
+        for read in self.name_reads(self.module, function.name.value):
+            call = self.parent(read)
+            if isinstance(call, cst.Call) and call.func is read:
+                calls.append(call)
+        return calls
+
     def loop_target(self, name: cst.Name) -> LoopTarget | None:
         """The `for` statement or comprehension clause that binds the loop variable `name` reads, when
         `name` is in its body; None when `name` is no loop variable there or the loop is outside the
@@ -205,6 +214,25 @@ class Semantic:
                 return None
             child = ancestor
         return None
+
+    def assigned_values(self, name: cst.Name) -> list[cst.BaseExpression | None]:
+        """Every value the variable `name` reads is assigned in the scope that binds it: plain assignments,
+        the matching element of tuple unpacking (`major, minor = cap`), and None for each binding whose
+        value is unknown (a `for`/`with` target, a lambda parameter or comprehension variable). Empty when
+        `name` is no variable (an import, def or class) or is bound nowhere; a parameter's own value is not
+        listed, only what the body assigns it."""
+        _, shadowed = self._scope_for(name.value, name)
+        if shadowed:
+            return [None]
+        binding = self.lookup(name.value, name)
+        if binding is None or binding.kind != "value":
+            return []
+        return [*binding.values, *self.unpacked_values(binding.scope.node, name.value)]
+
+    @cached_property
+    def values(self) -> Values:
+        """The value tracer: what an expression may evaluate to (rocmlint.python.values)."""
+        return Values(self)
 
     # --- classes --------------------------------------------------------------------------------
     def receiver_class(self, expr: cst.Attribute) -> cst.ClassDef | None:
@@ -246,7 +274,7 @@ class Semantic:
         if name in scope.attributes or name in scope.opaque_attributes:
             values = tuple(scope.attributes.get(name, ()))
             return Binding("value", scope, values=values, opaque=name in scope.opaque_attributes)
-        if _depth > 8:
+        if _depth > MAX_DEPTH:
             return None
         for base in cls.bases:
             if base.keyword is None and isinstance(base.value, cst.Name):
@@ -264,7 +292,7 @@ class Semantic:
         A name that is bound nowhere is taken literally (`torch.compile` without `import torch`).
         """
         dotted = dotted_name(node)
-        if dotted is None or _depth > 8:
+        if dotted is None or _depth > MAX_DEPTH:
             return None
         head, _, rest = dotted.partition(".")
         binding = self.lookup(head, node)
@@ -293,7 +321,7 @@ class Semantic:
     def single_value(self, node: cst.CSTNode, _depth: int = 0) -> cst.BaseExpression | None:
         """The expression a Name stands for when it is assigned exactly once in its scope; else the node."""
         current = node
-        for _ in range(8):
+        for _ in range(MAX_DEPTH):
             if not isinstance(current, cst.Name):
                 break
             binding = self.lookup(current.value, current)
@@ -336,7 +364,7 @@ class Semantic:
         value = self.single_value(node) if follow_names else node
         if not isinstance(value, cst.BaseExpression):
             return []
-        if not isinstance(value, cst.IfExp) or _depth >= _MAX_ARM_DEPTH:
+        if not isinstance(value, cst.IfExp) or _depth >= MAX_DEPTH:  # also stops `x = "a" if c else x`
             return [value]
         found: list[cst.BaseExpression] = []
         for arm in (value.body, value.orelse):
@@ -422,6 +450,25 @@ class Semantic:
     def positional(self, call: cst.Call, index: int) -> cst.Arg | None:
         positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
         return positional[index] if index < len(positional) else None
+
+    @staticmethod
+    def comparison_pairs(
+        node: cst.Comparison,
+    ) -> Iterator[tuple[cst.BaseExpression, cst.BaseCompOp, cst.BaseExpression]]:
+        """(left, operator, right) of each comparison in a chain: `a < b <= c` is `(a, <, b), (b, <=, c)`."""
+        left = node.left
+        for target in node.comparisons:
+            yield left, target.operator, target.comparator
+            left = target.comparator
+
+    def local_function(self, name: cst.CSTNode) -> cst.FunctionDef | None:
+        """The def of this file a name refers to (`helper` in `helper(x)`), else None."""
+        if not isinstance(name, cst.Name):
+            return None
+        binding = self.lookup(name.value, name)
+        if binding is None or binding.kind != "function" or not isinstance(binding.definition, cst.FunctionDef):
+            return None
+        return binding.definition
 
     def argument(self, call: cst.Call, keyword: str | None, position: int | None) -> cst.Arg | None:
         """The argument passed as `keyword=`, else the one at `position` (either may be None: no such way)."""
