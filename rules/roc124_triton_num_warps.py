@@ -170,181 +170,209 @@ def _message(warps: int) -> str:
 
 TritonNumWarps.valid = (
     Valid(
-        'def launch(kernel, x, grid):\n'
-        '    num_warps = 32 if x.device.type == "xpu" else 8\n'
-        '    kernel[grid](x, num_warps=num_warps)\n'
+        """
+        def launch(kernel, x, grid):
+            num_warps = 32 if x.device.type == "xpu" else 8
+            kernel[grid](x, num_warps=num_warps)
+        """,
     ),
     Valid(
-        "import triton\n"
-        "\n"
-        "@triton.autotune(\n"
-        "    configs=[\n"
-        '        triton.Config({"BLOCK_SIZE": 1024}, num_warps=4),\n'
-        '        triton.Config({"BLOCK_SIZE": 2048}, num_warps=8),\n'
-        '        triton.Config({"BLOCK_SIZE": 4096}, num_warps=16),\n'
-        "    ],\n"
-        '    key=["n_elements"],\n'
-        ")\n"
-        "@triton.jit\n"
-        "def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):\n"
-        "    pass\n"
+        """
+        import triton
+
+        @triton.autotune(
+            configs=[
+                triton.Config({"BLOCK_SIZE": 1024}, num_warps=4),
+                triton.Config({"BLOCK_SIZE": 2048}, num_warps=8),
+                triton.Config({"BLOCK_SIZE": 4096}, num_warps=16),
+            ],
+            key=["n_elements"],
+        )
+        @triton.jit
+        def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+            pass
+        """,
     ),
     # Liger-style: a ROCm-aware conditional expression and a parameter the linter cannot know.
     Valid(
-        "import torch\n"
-        "\n"
-        "def is_hip() -> bool:\n"
-        "    return torch.version.hip is not None\n"
-        "\n"
-        "num_warps = 32  # module default for the benchmark script\n"
-        "\n"
-        "def cross_entropy(logits, target, BLOCK_SIZE, num_warps=4):\n"
-        "    _cross_entropy_kernel[(logits.shape[0],)](\n"
-        "        logits, target, BLOCK_SIZE=BLOCK_SIZE, num_warps=32 if not is_hip() else 16,\n"
-        "    )\n"
-        "    _softmax_kernel[(logits.shape[0],)](logits, BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)\n"
+        """
+        import torch
+
+        def is_hip() -> bool:
+            return torch.version.hip is not None
+
+        num_warps = 32  # module default for the benchmark script
+
+        def cross_entropy(logits, target, BLOCK_SIZE, num_warps=4):
+            _cross_entropy_kernel[(logits.shape[0],)](
+                logits, target, BLOCK_SIZE=BLOCK_SIZE, num_warps=32 if not is_hip() else 16,
+            )
+            _softmax_kernel[(logits.shape[0],)](logits, BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)
+        """,
     ),
     # mamba-style: the config list goes through a pruning function that reads the warp size on ROCm.
     Valid(
-        "import torch\n"
-        "import triton\n"
-        "\n"
-        "def config_prune(configs):\n"
-        "    warp_size = 64 if torch.version.hip else 32\n"
-        "    max_num_warps = 1024 // warp_size\n"
-        "    return [config for config in configs if config.num_warps <= max_num_warps]\n"
-        "\n"
-        "configs_autotune = [\n"
-        "    triton.Config({}, num_warps=1),\n"
-        "    triton.Config({}, num_warps=8),\n"
-        "    triton.Config({}, num_warps=16),\n"
-        "    triton.Config({}, num_warps=32),\n"
-        "]\n"
-        "pruned_configs_autotune = config_prune(configs_autotune)\n"
-        "\n"
-        '@triton.autotune(configs=pruned_configs_autotune, key=["N"])\n'
-        "@triton.jit\n"
-        "def _layer_norm_fwd_1pass_kernel(X, Y, N, BLOCK_N: tl.constexpr):\n"
-        "    pass\n"
+        """
+        import torch
+        import triton
+
+        def config_prune(configs):
+            warp_size = 64 if torch.version.hip else 32
+            max_num_warps = 1024 // warp_size
+            return [config for config in configs if config.num_warps <= max_num_warps]
+
+        configs_autotune = [
+            triton.Config({}, num_warps=1),
+            triton.Config({}, num_warps=8),
+            triton.Config({}, num_warps=16),
+            triton.Config({}, num_warps=32),
+        ]
+        pruned_configs_autotune = config_prune(configs_autotune)
+
+        @triton.autotune(configs=pruned_configs_autotune, key=["N"])
+        @triton.jit
+        def _layer_norm_fwd_1pass_kernel(X, Y, N, BLOCK_N: tl.constexpr):
+            pass
+        """,
     ),
     Valid(
-        "import torch\n"
-        "import triton\n"
-        "\n"
-        "IS_ROCM = torch.version.hip is not None\n"
-        "\n"
-        "def get_configs():\n"
-        "    configs = []\n"
-        "    for block in [1024, 2048, 4096]:\n"
-        "        for num_warps in [4, 8, 16, 32]:\n"
-        "            if IS_ROCM and num_warps > 16:\n"
-        "                continue\n"
-        '            configs.append(triton.Config({"BLOCK": block}, num_warps=num_warps))\n'
-        "    return configs\n"
+        """
+        import torch
+        import triton
+
+        IS_ROCM = torch.version.hip is not None
+
+        def get_configs():
+            configs = []
+            for block in [1024, 2048, 4096]:
+                for num_warps in [4, 8, 16, 32]:
+                    if IS_ROCM and num_warps > 16:
+                        continue
+                    configs.append(triton.Config({"BLOCK": block}, num_warps=num_warps))
+            return configs
+        """,
     ),
     Valid(
-        "import torch\n"
-        "import triton\n"
-        "\n"
-        "CUDA_CONFIGS = [triton.Config({'BLOCK_M': 128}, num_warps=w) for w in (8, 16, 32)]\n"
-        "HIP_CONFIGS = [triton.Config({'BLOCK_M': 128, 'waves_per_eu': 2}, num_warps=w) for w in (4, 8)]\n"
-        "\n"
-        "@triton.autotune(configs=HIP_CONFIGS if torch.version.hip else CUDA_CONFIGS, key=['M'])\n"
-        "@triton.jit\n"
-        "def matmul_kernel(a_ptr, b_ptr, M, BLOCK_M: tl.constexpr):\n"
-        "    pass\n"
+        """
+        import torch
+        import triton
+
+        CUDA_CONFIGS = [triton.Config({'BLOCK_M': 128}, num_warps=w) for w in (8, 16, 32)]
+        HIP_CONFIGS = [triton.Config({'BLOCK_M': 128, 'waves_per_eu': 2}, num_warps=w) for w in (4, 8)]
+
+        @triton.autotune(configs=HIP_CONFIGS if torch.version.hip else CUDA_CONFIGS, key=['M'])
+        @triton.jit
+        def matmul_kernel(a_ptr, b_ptr, M, BLOCK_M: tl.constexpr):
+            pass
+        """,
     ),
     Valid(
-        "import torch\n"
-        "\n"
-        "def softmax(x):\n"
-        "    if torch.version.hip:\n"
-        "        num_warps = 16\n"
-        "    else:\n"
-        "        num_warps = 32\n"
-        "    _softmax_kernel[(x.shape[0],)](x, num_warps=num_warps)\n"
-        "\n"
-        "def launch(x, spec):\n"
-        '    """Launch with num_warps=32 on Hopper."""\n'
-        '    print("num_warps=32")  # num_warps=32 is fastest on H100\n'
-        '    spec = {"num_warps": 32}\n'
-        "    run_benchmark(x, num_warps=32)\n"
+        """
+        import torch
+
+        def softmax(x):
+            if torch.version.hip:
+                num_warps = 16
+            else:
+                num_warps = 32
+            _softmax_kernel[(x.shape[0],)](x, num_warps=num_warps)
+
+        def launch(x, spec):
+            \"\"\"Launch with num_warps=32 on Hopper.\"\"\"
+            print("num_warps=32")  # num_warps=32 is fastest on H100
+            spec = {"num_warps": 32}
+            run_benchmark(x, num_warps=32)
+        """,
     ),
 )
 TritonNumWarps.invalid = (
     Invalid(
-        "import triton\n"
-        "import triton.language as tl\n"
-        "\n"
-        "@triton.autotune(\n"
-        "    configs=[\n"
-        "        triton.Config({'BLOCK_SIZE': 2048}, num_warps=16),\n"
-        "        triton.Config({'BLOCK_SIZE': 4096}, num_warps=32),\n"
-        "    ],\n"
-        "    key=['HW'],\n"
-        ")\n"
-        "@triton.jit\n"
-        "def _fused_kernel(x_ptr, HW, BLOCK_SIZE: tl.constexpr):\n"
-        "    pass\n",
-        line=7,
+        """
+        import triton
+        import triton.language as tl
+
+        @triton.autotune(
+            configs=[
+                triton.Config({'BLOCK_SIZE': 2048}, num_warps=16),
+                triton.Config({'BLOCK_SIZE': 4096}, num_warps=32),
+            ],
+            key=['HW'],
+        )
+        @triton.jit
+        def _fused_kernel(x_ptr, HW, BLOCK_SIZE: tl.constexpr):
+            pass
+        """,
+        expect=("7:55-7:57",),
         message="2048 threads",
     ),
     Invalid(
-        "import triton\n"
-        "\n"
-        "def triton_softmax(x, y):\n"
-        "    n_rows, n_cols = x.shape\n"
-        "    kernel_softmax[(n_rows,)](\n"
-        "        x, x.stride(0), y, y.stride(0), n_cols,\n"
-        "        BLOCK_SIZE=triton.next_power_of_2(n_cols),\n"
-        "        num_warps=32,\n"
-        "    )\n",
-        line=8,
+        """
+        import triton
+
+        def triton_softmax(x, y):
+            n_rows, n_cols = x.shape
+            kernel_softmax[(n_rows,)](
+                x, x.stride(0), y, y.stride(0), n_cols,
+                BLOCK_SIZE=triton.next_power_of_2(n_cols),
+                num_warps=32,
+            )
+        """,
+        expect=("8:19-8:21",),
     ),
     Invalid(
-        "from triton import Config\n"
-        "\n"
-        "NUM_WARPS = 32\n"
-        "CONFIGS = [Config({'BLOCK_N': 8192}, num_warps=NUM_WARPS, num_stages=1)]\n",
-        line=4,
+        """
+        from triton import Config
+
+        NUM_WARPS = 32
+        CONFIGS = [Config({'BLOCK_N': 8192}, num_warps=NUM_WARPS, num_stages=1)]
+        """,
+        expect=("4:48-4:57",),
     ),
     Invalid(
-        "import triton\n"
-        "\n"
-        "def get_autotune_configs():\n"
-        "    return [\n"
-        "        triton.Config({'BLOCK_M': bm}, num_warps=num_warps)\n"
-        "        for bm in [64, 128]\n"
-        "        for num_warps in [4, 8, 32]\n"
-        "    ]\n",
-        line=7,
+        """
+        import triton
+
+        def get_autotune_configs():
+            return [
+                triton.Config({'BLOCK_M': bm}, num_warps=num_warps)
+                for bm in [64, 128]
+                for num_warps in [4, 8, 32]
+            ]
+        """,
+        expect=("7:33-7:35",),
     ),
     Invalid(
-        "import itertools\n"
-        "import triton\n"
-        "\n"
-        "configs = []\n"
-        "for block, warps in itertools.product([1024, 4096], [8, 16, 32]):\n"
-        "    configs.append(triton.Config({'BLOCK': block}, num_warps=warps))\n"
-        "    configs.append(triton.Config({'BLOCK': block}, num_warps=warps, num_stages=1))\n",
-        line=5,
+        """
+        import itertools
+        import triton
+
+        configs = []
+        for block, warps in itertools.product([1024, 4096], [8, 16, 32]):
+            configs.append(triton.Config({'BLOCK': block}, num_warps=warps))
+            configs.append(triton.Config({'BLOCK': block}, num_warps=warps, num_stages=1))
+        """,
+        expect=("5:61-5:63",),
     ),
     Invalid(
-        "BLOCK_SIZE = 2048\n"
-        "\n"
-        "def rms_norm(x, w):\n"
-        "    num_warps = BLOCK_SIZE // 32\n"
-        "    _rms_norm_kernel[(x.shape[0],)](x, w, BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)\n",
-        line=5,
+        """
+        BLOCK_SIZE = 2048
+
+        def rms_norm(x, w):
+            num_warps = BLOCK_SIZE // 32
+            _rms_norm_kernel[(x.shape[0],)](x, w, BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)
+        """,
+        expect=("5:76-5:85",),
         message="num_warps=64",
     ),
     Invalid(
-        "import torch\n"
-        "import triton\n"
-        "\n"
-        "def matmul(a, b, large: bool):\n"
-        "    if torch.cuda.is_available():\n"
-        "        _matmul_kernel[(1,)](a, b, num_warps=32 if large else 8)\n",
-        line=6,
+        """
+        import torch
+        import triton
+
+        def matmul(a, b, large: bool):
+            if torch.cuda.is_available():
+                _matmul_kernel[(1,)](a, b, num_warps=32 if large else 8)
+        """,
+        expect=("6:46-6:48",),
     ),
 )
