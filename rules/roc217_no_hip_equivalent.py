@@ -2,51 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cache, cached_property
-
 from rocmlint.cuda.frontend import Anchors, CudaContext, Directive, Include, Node
-from rocmlint.data import load
+from rocmlint.cuda.hip_gaps import no_hip_equivalents as _tables
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
-_LIBRARY_NAMES = {
-    "runtime": "CUDA runtime", "driver": "CUDA driver", "device": "CUDA device", "rtc": "NVRTC", "blas": "cuBLAS",
-    "rand": "cuRAND", "fft": "cuFFT", "sparse": "cuSPARSE", "solver": "cuSOLVER",
-}
 _DYNAMIC_PARALLELISM = "launching a kernel from device code (dynamic parallelism) is not supported by HIP"
-
-
-@dataclass(frozen=True)
-class _Tables:
-    headers: dict[str, str]  # header -> message
-    qualified: dict[tuple[str, ...], str]  # name segments prefix -> message
-    names: dict[str, str]  # plain identifier -> message
-
-    @cached_property
-    def name_words(self) -> frozenset[bytes]:
-        return frozenset(name.encode() for name in self.names)
-
-    @cached_property
-    def qualified_words(self) -> tuple[tuple[bytes, ...], ...]:
-        """Each qualified entry's segments: all of them are words of a file that names it."""
-        return tuple(tuple(segment.encode() for segment in segments) for segments in self.qualified)
-
-
-@cache
-def _tables() -> _Tables:
-    data = load("no_hip_equivalent")
-    reasons: dict[str, str] = data["reasons"]
-    names = {name: reasons[reason] for name, reason in data["names"].items()}
-    for library, listed in data["hipify"].items():
-        reason = f"{_LIBRARY_NAMES.get(library, library)} API without a HIP equivalent (HIPIFY lists no HIP name)"
-        for name in listed:
-            names.setdefault(name, reason)
-    return _Tables(
-        headers={header: reasons[reason] for header, reason in data["headers"].items()},
-        qualified={tuple(name.split("::")): reasons[reason] for name, reason in data["qualified"].items()},
-        names=names,
-    )
 
 
 class NoHipEquivalent(Rule):

@@ -9,7 +9,8 @@ also made the decision. The preprocessor analysis (rocmlint/cuda/preprocessor.py
 the vendor branch around each directive and the branch of the arm each directive opens.
 
 Fixes are plain edits of the condition text (`condition_edit`): ROC213/ROC214/ROC215 add the HIP macro
-next to each CUDA one in every arm of the chain at once (`ConditionRule._chain_rewrite`), ROC207 adds the
+next to each CUDA one in every arm of the chain at once (`ConditionRule._chain_rewrite`), unless an arm
+ROCm skips today holds what HIP lacks (rocmlint/cuda/hip_gaps.py), ROC207 adds the
 ROCm test to one condition when the arm it opens looks free of CUDA-only code (`arm_may_hold_hazards`).
 Once a chain names a ROCm macro it is no longer reported, so no fix may leave another reported test of
 the chain behind.
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from rocmlint.cuda.frontend import CudaContext
+from rocmlint.cuda.hip_gaps import lacking_on_hip
 from rocmlint.cuda.preprocessor import Directive, VendorMacros, names_in
 from rocmlint.diagnostics import Edit, Fix
 from rocmlint.vendor import Branch
@@ -101,14 +103,17 @@ class Chains:
         # directive start byte -> start byte of its chain's `#if`; chain start -> its conditional directives
         self.opener_of: dict[int, int] = {}
         self.members: dict[int, list[Directive]] = {}
+        self.arms: dict[int, list[Directive]] = {}  # chain start -> the directives opening its arms, `#else` too
         stack: list[int] = []
         for directive in ctx.preprocessor.directives:
             if directive.kind in _OPENERS:
                 stack.append(directive.start_byte)
                 self.members[directive.start_byte] = [directive]
+                self.arms[directive.start_byte] = [directive]
                 self.opener_of[directive.start_byte] = directive.start_byte
             elif directive.kind in _ARMS and stack:
                 self.opener_of[directive.start_byte] = stack[-1]
+                self.arms[stack[-1]].append(directive)
                 if directive.kind != "else":
                     self.members[stack[-1]].append(directive)
             elif directive.kind == "endif" and stack:
@@ -120,6 +125,10 @@ class Chains:
     def chain(self, directive: Directive) -> list[Directive]:
         """The `#if`/`#elif` directives of the directive's chain, in order (the directive alone if none)."""
         return self.members.get(self.opener(directive), [directive])
+
+    def arms_of(self, directive: Directive) -> list[Directive]:
+        """The directives opening the arms of the directive's chain (`#if`, each `#elif`, `#else`), in order."""
+        return self.arms.get(self.opener(directive), [directive])
 
     def names_rocm(
         self, directive: Directive, ctx: CudaContext, *, ignore: frozenset[str] = frozenset(), also: frozenset[str] = frozenset()
@@ -177,7 +186,8 @@ class ConditionRule:
         condition of the directive's chain (all at once: once one arm names a ROCm macro the chain is
         no longer reported, so an arm left alone would be hidden). None when a condition of the chain
         names something in `refuse`, uses a name in a way with no safe rewrite (a comparison), or its
-        text cannot be located in the line (a comment or continuation inside the condition)."""
+        text cannot be located in the line (a comment or continuation inside the condition), and when an
+        arm the rewrite may send ROCm into holds what HIP lacks (`_lacking_arm`)."""
         edits: list[Edit] = []
         widened: dict[str, str] = {}
         for member in self._chains(ctx).chain(directive):
@@ -192,10 +202,22 @@ class ConditionRule:
                 return None
             edits.append(edit)
             widened.update((name, alternatives[name]) for name in sorted(names & set(alternatives)))
-        if not edits:
+        if not edits or self._lacking_arm(directive, ctx) is not None:
             return None
         tests = ", ".join(f"`defined({alternative})` next to `{name}`" for name, alternative in widened.items())
         return ctx.fix(f"also test {tests}", *edits)
+
+    def _lacking_arm(self, directive: Directive, ctx: CudaContext) -> str | None:
+        """What HIP lacks in an arm of the directive's chain that a ROCm build skips today, or None. Widening
+        the chain's tests routes ROCm into such an arm (`#ifdef __CUDA_ARCH__` gains the HIP device pass), and
+        a fix must not send ROCm into code it cannot build (`#define RUNTIME_ASSERT(x) __brkpt()`). An arm
+        whose ROCm branch is unknown is checked too; an arm ROCm compiles already keeps what it holds."""
+        for arm in self._chains(ctx).arms_of(directive):
+            if arm_branch(arm, ctx).on_rocm is not True:
+                lacking = lacking_on_hip(arm_text(arm, ctx))
+                if lacking is not None:
+                    return lacking
+        return None
 
     def _chains(self, ctx: CudaContext) -> Chains:
         if self._chain_index is None:
