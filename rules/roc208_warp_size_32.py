@@ -6,6 +6,7 @@ import re
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Define, Node, Span
 from rocmlint.cuda.preprocessor import parse_int
+from rocmlint.cuda.values import START, Trace, initialiser, resolve_text
 from rocmlint.cuda.warp import enum_declaration, indent_of, wave_selector, with_value
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -78,25 +79,29 @@ def _builtin_field(node: Node, ctx: CudaContext) -> str | None:
     return name if name in ("threadIdx", "blockDim") else None
 
 
-def _is_thread_id(node: Node, ctx: CudaContext, depth: int = 0) -> bool:
+def _is_thread_id(node: Node, ctx: CudaContext, trace: Trace | None = START) -> bool:
     """`threadIdx.x`, a `tid`/`lane`-named variable, a variable initialised from one, or `threadIdx.x + k`."""
     node = _strip(node)
+    if trace is None:
+        return False
     if _builtin_field(node, ctx) == "threadIdx":
         return True
     if node.type == "identifier":
         # The initialiser decides when there is one (`int tid = blockIdx.x * blockDim.x + threadIdx.x` is a
         # global element index); the name decides for parameters and members.
-        value = ctx.declared_value(node) if depth < 3 else None
-        if value is not None and _GLOBAL_INDEX.search(ctx.text(value)):
-            return False
-        if value is not None and _is_thread_id(value, ctx, depth + 1):
-            return True
+        found = initialiser(ctx, node, trace)
+        if found is not None:
+            value, deeper = found
+            if _GLOBAL_INDEX.search(ctx.text(value)):
+                return False
+            if _is_thread_id(value, ctx, deeper):
+                return True
         return bool(_THREAD_ID_NAME.fullmatch(ctx.text(node)))
     if node.type == "binary_expression" and ctx.text(node.child_by_field_name("operator") or node) == "+":
         if _GLOBAL_INDEX.search(ctx.text(node)):
             return False  # a grid-wide index: `% 32` / `>> 5` on it is usually bit packing of data
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        return any(side is not None and _is_thread_id(side, ctx, depth + 1) for side in (left, right))
+        return any(side is not None and _is_thread_id(side, ctx, trace.step()) for side in (left, right))
     return False
 
 
@@ -286,7 +291,7 @@ class WarpSize32(Rule):
     def visit_define(self, define: Define, ctx: CudaContext) -> None:
         if define.parameters is not None or not self._is_warp_constant_name(define.name):
             return
-        if parse_int(self._resolve_text(define.value, define.directive, ctx)) != 32:
+        if parse_int(resolve_text(ctx, define.value, define.directive)) != 32:
             return
         if _in_wave_selector(ctx, define.directive):
             return
@@ -329,19 +334,6 @@ class WarpSize32(Rule):
     @staticmethod
     def _is_warp_constant_name(name: str) -> bool:
         return name not in _PORTABLE_CONSTANTS and bool(_WARP_CONSTANT.fullmatch(name))
-
-    @staticmethod
-    def _resolve_text(value: str, before: Span, ctx: CudaContext) -> str:
-        """`#define WARP_SIZE HW_WARP` -> the value of HW_WARP (same-file object-like macros only)."""
-        for _ in range(4):
-            stripped = value.strip().strip("()").strip()
-            if not re.fullmatch(r"[A-Za-z_]\w*", stripped):
-                return value
-            define = ctx.define(stripped, before)
-            if define is None:
-                return value
-            value = define.value
-        return value
 
     @staticmethod
     def _constant_message(name: str) -> str:

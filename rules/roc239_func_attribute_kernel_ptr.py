@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
+from rocmlint.cuda.values import START, Trace, initialiser
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -37,17 +38,19 @@ def _is_void_pointer_declaration(declaration: Node, name: str, ctx: CudaContext)
     return False
 
 
-def _typed_kernel(argument: Node, ctx: CudaContext, depth: int = 0) -> bool:
+def _typed_kernel(argument: Node, ctx: CudaContext, trace: Trace | None = START) -> bool:
     """Whether `argument` is a typed kernel (function symbol or pointer) rather than a `const void*`."""
     kind = argument.type
+    if trace is None:
+        return False
     if kind == "parenthesized_expression" and argument.named_child_count == 1:
-        return _typed_kernel(argument.named_children[0], ctx, depth)
+        return _typed_kernel(argument.named_children[0], ctx, trace)
     if kind == "cast_expression":
         return False
     if kind == "conditional_expression":
         # auto kernel = is_training ? &fprop_kernel<true> : &fprop_kernel<false>;
         arms = (argument.child_by_field_name("consequence"), argument.child_by_field_name("alternative"))
-        return any(arm is not None and _typed_kernel(arm, ctx, depth + 1) for arm in arms)
+        return any(arm is not None and _typed_kernel(arm, ctx, trace.step()) for arm in arms)
     if kind == "call_expression":
         return False  # reinterpret_cast<const void*>(k), or a helper returning the pointer
     if kind == "pointer_expression":
@@ -67,9 +70,9 @@ def _typed_kernel(argument: Node, ctx: CudaContext, depth: int = 0) -> bool:
         return False
     if any(d.type == "function_declarator" for d in declaration.children_by_field_name("declarator")):
         return True  # a forward-declared kernel: `__global__ void k(float*);`
-    value = ctx.declared_value(argument)
-    if value is not None and depth < 3:
-        return _typed_kernel(value, ctx, depth + 1)  # auto kernel = &ln_fwd_kernel<Traits>;
+    found = initialiser(ctx, argument, trace)
+    if found is not None:
+        return _typed_kernel(found[0], ctx, found[1])  # auto kernel = &ln_fwd_kernel<Traits>;
     type_node = declaration.child_by_field_name("type")
     # A function-pointer variable or parameter (`void (*k)(float*)`, `KernelFn k`, `F kernel`).
     return type_node is not None and ctx.text(type_node) not in ("void", "auto", "hipFunction_t", "CUfunction")

@@ -24,6 +24,7 @@ import tree_sitter_cuda
 
 from rocmlint.config import DEFAULT_ROCM_CONDITION
 from rocmlint.cuda.preprocessor import Define, Directive, Include, Preprocessor, VendorMacros, analyse, parse_int
+from rocmlint.cuda.values import resolve_text
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from rocmlint.rule import Rule
 from rocmlint.source import SourceFile
@@ -194,17 +195,9 @@ class CudaContext:
         define = self.preprocessor.define_of(name, before.start_byte)
         return define if define is not None and define.parameters is None else None
 
-    def resolve(self, node: Node, depth: int = 4) -> str:
+    def resolve(self, node: Node) -> str:
         """The node's text with a same-file object-like macro expanded (`FULL_MASK` -> `0xffffffff`)."""
-        text = self.text(node).strip()
-        for _ in range(depth):
-            if not re.fullmatch(r"[A-Za-z_]\w*", text):
-                break
-            define = self.define(text, node)
-            if define is None:
-                break
-            text = define.value
-        return text
+        return resolve_text(self, self.text(node), node)
 
     def int_value(self, node: Node) -> int | None:
         """The integer a literal (or a same-file macro naming one) stands for."""
