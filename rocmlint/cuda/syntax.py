@@ -91,6 +91,26 @@ def identifiers_in(ctx: CudaContext, span: Span) -> list[Node]:
     return sorted(found, key=lambda n: n.start_byte)
 
 
+def is_certainly_device(node: Node, ctx: CudaContext) -> bool:
+    """Inside a `__global__`/`__device__` function, or a `__shared__` declaration."""
+    if ctx.is_device_code(node):
+        return True
+    declaration = ctx.enclosing(node, "declaration")
+    return declaration is not None and b"__shared__" in ctx.content[declaration.start_byte : declaration.end_byte]
+
+
+def is_certainly_host(node: Node, ctx: CudaContext) -> bool:
+    """Host code, or file scope (seen by the host pass too); not where a parse error hides the function."""
+    function = ctx.function_of(node)
+    if function is None:
+        return not ctx.in_error(node)
+    if ctx.is_device_code(node):
+        return False
+    # `__shared__` only exists in device code, whatever the (possibly mis-parsed) function head says.
+    declaration = ctx.enclosing(node, "declaration")
+    return declaration is None or b"__shared__" not in ctx.content[declaration.start_byte : declaration.end_byte]
+
+
 # --- constant expressions -------------------------------------------------------------------------------
 # Where the search for an enclosing constant context stops: beyond these the value is a run-time one.
 _RUNTIME_BOUNDARIES = frozenset(
@@ -174,6 +194,8 @@ __all__ = [
     "constant_context",
     "has_specifier",
     "identifiers_in",
+    "is_certainly_device",
+    "is_certainly_host",
     "literal_pattern",
     "loop_counter",
     "operator_with_literal",
