@@ -18,8 +18,6 @@ _KERNEL_ARGUMENT = {
     "hipFuncGetAttributes": 1,
 }
 _CASTS = frozenset({"reinterpret_cast", "static_cast", "const_cast", "std::bit_cast", "bit_cast"})
-# A call sharing its line with an `if`/`for` head is fixed by wrapping that statement, if it is this short.
-_MAX_WRAPPED_LINES = 8
 
 
 def _is_void_pointer_declaration(declaration: Node, name: str, ctx: CudaContext) -> bool:
@@ -163,16 +161,7 @@ def _fix(argument: Node, ctx: CudaContext) -> Fix | None:
     The call keeps its `cuda*` name: hipify, or the CUDA->HIP rename header of a ROCm build, maps it to the
     `hip*` function, whose only overload takes `const void*`."""
     cast = f"reinterpret_cast<const void*>({ctx.text(argument)})"
-    statement = ctx.statement_of(argument)
-    while statement is not None and statement.type != "template_declaration":
-        if statement.end_point.row - statement.start_point.row >= _MAX_WRAPPED_LINES:
-            return None
-        rocm = ctx.rocm_variant(statement, [(argument, cast)])
-        fix = ctx.gated_fix("cast the kernel to `const void*` on ROCm", statement, rocm)
-        if fix is not None:
-            return fix
-        statement = ctx.outer_statement(statement)  # `if (big) cudaFuncSetAttribute(k, ...);` on one line
-    return None
+    return ctx.statement_fix("cast the kernel to `const void*` on ROCm", argument, [(argument, cast)])
 
 
 FuncAttributeKernelPtr.valid = (

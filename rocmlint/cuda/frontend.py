@@ -24,6 +24,7 @@ import tree_sitter_cuda
 
 from rocmlint.config import DEFAULT_ROCM_CONDITION
 from rocmlint.cuda.preprocessor import Define, Directive, Include, Preprocessor, VendorMacros, analyse, parse_int
+from rocmlint.cuda.syntax import STATEMENT_TYPES
 from rocmlint.cuda.values import resolve_text
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from rocmlint.rule import Rule
@@ -40,14 +41,8 @@ PORTABLE_MACROS = frozenset(
         "VLLM_SHFL_DOWN_SYNC", "VLLM_DevFuncAttribute_SET_MaxDynamicSharedMemorySize",
     }
 )
-# What a C++ fix wraps: the smallest of these around the hazard.
-STATEMENT_TYPES = frozenset(
-    {
-        "expression_statement", "declaration", "return_statement", "field_declaration", "if_statement",
-        "for_statement", "while_statement", "do_statement", "switch_statement", "alias_declaration",
-        "type_definition", "static_assert_declaration", "template_declaration",
-    }
-)
+# A statement a fix wraps whole (`statement_fix`) is this short at most: an `if` with a small body.
+MAX_WRAPPED_LINES = 8
 _HIP_RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
 # Every byte that cannot be part of an ASCII identifier becomes a space: splitting the result gives the words.
 _WORD_BYTES = bytes(byte if chr(byte).isascii() and (chr(byte).isalnum() or chr(byte) == "_") else 0x20 for byte in range(256))
@@ -386,6 +381,20 @@ class CudaContext:
             self.edit(line_end, line_end, f"{newline}#endif"),
             safe=safe,
         )
+
+    def statement_fix(self, message: str, node: Node, replacements: Sequence[tuple[Span, str]], *, safe: bool = True) -> Fix | None:
+        """A gated fix (`gated_fix`) of the statement around `node`, its ROCm side with `replacements`: the
+        smallest statement that can be gated, or the statement around it when that one shares its line
+        (`if (big) f(x);`); None past a template or a statement of MAX_WRAPPED_LINES lines."""
+        statement = self.statement_of(node)
+        while statement is not None and statement.type != "template_declaration":
+            if statement.end_point.row - statement.start_point.row >= MAX_WRAPPED_LINES:
+                return None
+            fix = self.gated_fix(message, statement, self.rocm_variant(statement, replacements), safe=safe)
+            if fix is not None:
+                return fix
+            statement = self.outer_statement(statement)
+        return None
 
     def edit(self, start: int, end: int, content: str) -> Edit:
         """An edit over the content's byte range [start, end)."""

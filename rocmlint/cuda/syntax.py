@@ -5,10 +5,21 @@ expression, and text patterns that find an operator with a literal operand befor
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the front end's types only: it is the front end's module, imported by rules
     from rocmlint.cuda.frontend import CudaContext, Node, Span
+
+COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
+# What a C++ fix wraps: the smallest of these around the hazard (the front end's `statement_of`).
+STATEMENT_TYPES = frozenset(
+    {
+        "expression_statement", "declaration", "return_statement", "field_declaration", "if_statement",
+        "for_statement", "while_statement", "do_statement", "switch_statement", "alias_declaration",
+        "type_definition", "static_assert_declaration", "template_declaration",
+    }
+)
 
 
 def bare(node: Node) -> Node:
@@ -20,6 +31,67 @@ def bare(node: Node) -> Node:
             node = node.child_by_field_name("value")  # type: ignore[assignment]
         else:
             return node
+
+
+def outermost(node: Node) -> Node:
+    """The outermost node that is `node` wrapped in parentheses or casts (`((int)x)` for `x`)."""
+    while node.parent is not None and node.parent.type in ("parenthesized_expression", "cast_expression"):
+        node = node.parent
+    return node
+
+
+def without_parentheses(node: Node) -> Node:
+    """`node` without the parentheses around it."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    return node
+
+
+def operator_of(node: Node, ctx: CudaContext) -> str | None:
+    """The operator of a binary expression (`&&`, `<`, ...); None for other nodes."""
+    operator = node.child_by_field_name("operator") if node.type == "binary_expression" else None
+    return None if operator is None else ctx.text(operator)
+
+
+def whole_condition(node: Node, ctx: CudaContext) -> Node:
+    """The whole `&&`/`||` chain (and the parentheses around it) that `node` is a term of."""
+    while node.parent is not None and (node.parent.type == "parenthesized_expression" or operator_of(node.parent, ctx) in ("&&", "||")):
+        node = node.parent
+    return node
+
+
+def largest_terms(node: Node, ctx: CudaContext, holds: Callable[[Node], bool]) -> list[Node]:
+    """The largest parts of the `&&`/`||` chain `node` for each of whose comparisons `holds` is true: `node`
+    itself when all are, else such parts of its sides (`force || (a >= 8 && b >= 0)`: the parenthesised part)."""
+    if _all_terms(node, ctx, holds):
+        return [node]
+    inner = without_parentheses(node)
+    if operator_of(inner, ctx) not in ("&&", "||"):
+        return []
+    sides = (inner.child_by_field_name("left"), inner.child_by_field_name("right"))
+    return [term for side in sides if side is not None for term in largest_terms(side, ctx, holds)]
+
+
+def _all_terms(node: Node, ctx: CudaContext, holds: Callable[[Node], bool]) -> bool:
+    inner = without_parentheses(node)
+    if operator_of(inner, ctx) in ("&&", "||"):
+        sides = (inner.child_by_field_name("left"), inner.child_by_field_name("right"))
+        return all(side is not None and _all_terms(side, ctx, holds) for side in sides)
+    return operator_of(inner, ctx) in COMPARISONS and holds(inner)
+
+
+def short_circuited(node: Node, ctx: CudaContext) -> bool:
+    """Inside `false && (...)` within its statement: never evaluated (how fixes disable a test on ROCm)."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if ancestor.type in STATEMENT_TYPES:
+            return False
+        if operator_of(ancestor, ctx) == "&&" and child == ancestor.child_by_field_name("right"):
+            left = ancestor.child_by_field_name("left")
+            if left is not None and without_parentheses(left).type == "false":
+                return True
+        child = ancestor
+    return False
 
 
 def binary_parts(node: Node | None, ctx: CudaContext) -> tuple[Node, str, Node] | None:
@@ -188,6 +260,8 @@ def operator_with_literal(operator: str, value: int) -> re.Pattern[bytes]:
 
 
 __all__ = [
+    "COMPARISONS",
+    "STATEMENT_TYPES",
     "assigned_name",
     "bare",
     "binary_parts",
@@ -196,7 +270,13 @@ __all__ = [
     "identifiers_in",
     "is_certainly_device",
     "is_certainly_host",
+    "largest_terms",
     "literal_pattern",
     "loop_counter",
+    "operator_of",
     "operator_with_literal",
+    "outermost",
+    "short_circuited",
+    "whole_condition",
+    "without_parentheses",
 ]
