@@ -27,9 +27,9 @@ import re
 import weakref
 from dataclasses import dataclass
 
-from rocmlint.cuda.frontend import CudaContext, Node
-from rocmlint.cuda.values import START, Trace
+from rocmlint.cuda.frontend import CudaContext, Define, Node
 from rocmlint.cuda.preprocessor import parse_int
+from rocmlint.cuda.values import START, Trace
 from rocmlint.diagnostics import Fix
 
 # Intrinsics whose result is a wave-wide lane mask (64-bit on HIP).
@@ -844,6 +844,72 @@ def _disjoint(rewrites: list[Rewrite]) -> list[Rewrite] | None:
     return kept
 
 
+# --- masks in macro bodies, which tree-sitter does not parse ---------------------------------------------
+# A `*_sync` call inside a macro body, with a 32-bit literal mask: `__shfl_down_sync(0xffffffff, v, o)`.
+_SYNC_CALL_IN_MACRO = re.compile(r"\b(__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all|uni|match_any|match_all|reduce_\w+)_sync|__syncwarp)\s*\(\s*(0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*)\s*[,)]")
+# The same call with a literal or macro mask, to rewrite inside a macro body for ROCm.
+_SYNC_CALL_TO_REWRITE = re.compile(
+    r"\b(?P<name>__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all)_sync)\s*\(\s*(?P<mask>0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*)\s*,\s*"
+    r"|\b__syncwarp\s*\(\s*(?P<barrier_mask>0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*)\s*\)"
+)
+# A full-warp mask constant: `#define FINAL_MASK 0xffffffff` (not `LOW_MASK`, which splits 64-bit words).
+_MASK_MACRO_NAME = re.compile(r"(?i)(?:full|final|warp|wave|lane|all|active|sync|shfl)_?mask|mask_?(?:full|all)")
+
+
+def sync_call_in_macro(value: str) -> tuple[str, str] | None:
+    """(intrinsic, mask) of a `*_sync` call with a 32-bit literal mask in a macro body."""
+    match = _SYNC_CALL_IN_MACRO.search(value)
+    return (match.group(1), match.group(2)) if match is not None and literal_width(match.group(2)) == 32 else None
+
+
+def is_full_warp_mask_macro(name: str, value: str) -> bool:
+    """`#define FINAL_MASK 0xffffffff`: a macro named for a full-warp mask whose value is all 32 lanes."""
+    return bool(_MASK_MACRO_NAME.search(name)) and _is_full_warp_32(value)
+
+
+def passed_to_sync_call(name: str, ctx: CudaContext) -> bool:
+    """Whether this file passes the macro `name` as the mask of a `*_sync` call or `__syncwarp`."""
+    spelled = re.escape(name.encode())
+    return re.search(rb"\b__\w+_sync\s*\(\s*" + spelled + rb"\b|__syncwarp\s*\(\s*" + spelled + rb"\b", ctx.content) is not None
+
+
+def non_sync_message(name: str | None) -> str:
+    """What a fix of a `*_sync` call (None: of a macro body) does on ROCm."""
+    if name == "__syncwarp":
+        return f"use `{WAVE_BARRIER}` on ROCm"
+    return f"call `{NON_SYNC_INTRINSICS.get(name or '', name)}` without the mask on ROCm"
+
+
+def sync_macro_fix(define: Define, ctx: CudaContext) -> Fix | None:
+    """A ROCm `#define` whose body calls the non-sync intrinsics where the original passes a full-warp mask."""
+    original = ctx.text(define.directive)
+
+    def full(mask: str) -> bool:
+        if re.fullmatch(r"[A-Za-z_]\w*", mask):
+            if define.parameters is not None and mask in define.parameters:
+                return False  # the caller's mask
+            known = ctx.define(mask, define.directive)
+            return known is not None and is_all_ones_text(known.value)
+        return is_all_ones_text(mask)
+
+    def rewrite(match: re.Match[str]) -> str:
+        if match.group("name") is not None:
+            return f"{NON_SYNC_INTRINSICS[match.group('name')]}(" if full(match.group("mask")) else match.group(0)
+        return WAVE_BARRIER if full(match.group("barrier_mask")) else match.group(0)
+
+    rocm = _SYNC_CALL_TO_REWRITE.sub(rewrite, original)
+    remaining = _SYNC_CALL_IN_MACRO.search(rocm)
+    if rocm == original or (remaining is not None and literal_width(remaining.group(2)) == 32):
+        return None  # a partial mask: the ROCm body needs a person
+    return ctx.gated_fix(non_sync_message(None), define.directive, rocm)
+
+
+def _is_full_warp_32(value: str) -> bool:
+    """`0xffffffff`, `0xFFFFFFFFU`, `(0xffffffff)`: all 32 lanes, as a 32-bit value."""
+    text = value.strip().strip("()").strip()
+    return text_width(text) == 32 and text.lower().rstrip("u").endswith("ffffffff")
+
+
 @dataclass(frozen=True)
 class _Span:
     start_byte: int
@@ -853,17 +919,18 @@ class _Span:
 __all__ = [
     "BIT_INTRINSICS_64",
     "NON_SYNC_INTRINSICS",
+    "Narrowing",
+    "Rewrite",
     "SYNC_MASK_INTRINSICS",
     "WAVE_BARRIER",
     "WAVE_MASK_INTRINSICS",
-    "Narrowing",
-    "Rewrite",
     "bit_intrinsic_rewrites",
     "cast_type",
     "constant_width",
     "hazard_rewrites",
     "is_all_ones_text",
     "is_full_warp_mask",
+    "is_full_warp_mask_macro",
     "is_lane_index",
     "is_lane_mask_type",
     "is_lane_shift_32",
@@ -874,8 +941,12 @@ __all__ = [
     "literal_width",
     "mask_fix",
     "narrowing",
+    "non_sync_message",
     "normalize_type",
+    "passed_to_sync_call",
     "rocm_rewrites",
+    "sync_call_in_macro",
+    "sync_macro_fix",
     "sync_rewrites",
     "text_width",
     "type_width",
