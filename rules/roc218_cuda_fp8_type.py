@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import Anchors, CudaContext, Define, Directive, Include, Node
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -183,19 +184,7 @@ def _is_fp8_bound(node: Node, ctx: CudaContext, is_float: bool) -> bool:
 def _arch_selected(ctx: CudaContext, offset: int) -> bool:
     """Whether `offset` sits in an `#if` chain that tests the AMD target or FP8 flavour (the 448 there is
     the OCP arm of a port that already tells FNUZ and OCP apart)."""
-    stack: list[tuple[int, list[str]]] = []
-    for directive in ctx.preprocessor.directives:
-        if directive.kind in ("if", "ifdef", "ifndef"):
-            stack.append((directive.start_byte, [directive.condition]))
-        elif directive.kind in ("elif", "elifdef", "elifndef") and stack:
-            stack[-1][1].append(directive.condition)
-        elif directive.kind == "endif" and stack:
-            start, conditions = stack.pop()
-            if start < offset < directive.start_byte and any(_ARCH_TEST.search(c) for c in conditions):
-                return True
-        elif directive.start_byte > offset and not stack:
-            return False
-    return False
+    return any(_ARCH_TEST.search(c) for chain in chains_around(ctx, offset, later_arms=True) for c in chain)
 
 
 def _only_used_where_rocm_never_compiles(node: Node, ctx: CudaContext) -> bool:
@@ -212,19 +201,8 @@ def _only_used_where_rocm_never_compiles(node: Node, ctx: CudaContext) -> bool:
     if name_node is None or name_node.type != "identifier" or scope is None:
         return False
     name = ctx.text(name_node)
-    uses = [n for n in _identifiers(scope) if n.start_byte > declarator.end_byte and ctx.text(n) == name]
+    uses = [n for n in ctx.descendants(scope, "identifier") if n.start_byte > declarator.end_byte and ctx.text(n) == name]
     return all(ctx.is_rocm_gated(use) for use in uses)
-
-
-def _identifiers(root: Node) -> list[Node]:
-    found: list[Node] = []
-    stack = [root]
-    while stack:
-        current = stack.pop()
-        if current.type == "identifier":
-            found.append(current)
-        stack.extend(current.children)
-    return found
 
 
 CudaFp8Type.valid = (

@@ -86,6 +86,27 @@ def arm_branch(directive: Directive, ctx: CudaContext) -> Branch:
     return ctx.branch(_At(directive.end_byte, directive.end_byte))
 
 
+def chains_around(ctx: CudaContext, offset: int, *, later_arms: bool) -> list[list[str]]:
+    """The conditions of each `#if` chain around `offset`: of every arm (`later_arms`), or only of the arms
+    opened before `offset` (what the code there was written knowing)."""
+    stack: list[tuple[int, list[str]]] = []
+    found: list[list[str]] = []
+    for directive in ctx.preprocessor.directives:
+        if not later_arms and directive.start_byte >= offset:
+            return found + [conditions for _, conditions in stack]
+        if directive.kind in _OPENERS:
+            stack.append((directive.start_byte, [directive.condition]))
+        elif directive.kind in CONDITION_KINDS and stack:
+            stack[-1][1].append(directive.condition)
+        elif directive.kind == "endif" and stack:
+            start, conditions = stack.pop()
+            if start < offset < directive.start_byte:
+                found.append(conditions)
+        elif directive.start_byte > offset and not stack:
+            break
+    return found if later_arms else found + [conditions for _, conditions in stack]
+
+
 def is_rocm_macro(name: str, ctx: CudaContext) -> bool:
     """A macro that tells a ROCm build apart: HIP/ROCm macros, gfx arch macros, HIP/ROCm versions, the
     project's configured `rocm-macros`, and macros this file defines only in ROCm-only branches
@@ -365,6 +386,7 @@ __all__ = [
     "arm_branch",
     "arm_may_hold_hazards",
     "arm_text",
+    "chains_around",
     "condition_edit",
     "is_host_only_unit",
     "is_rocm_macro",

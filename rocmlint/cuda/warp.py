@@ -16,6 +16,7 @@ import re
 import weakref
 from dataclasses import dataclass
 
+from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import CudaContext, Define, Node, Span
 from rocmlint.cuda.preprocessor import parse_int
 from rocmlint.cuda.syntax import bare, binary_parts, loop_counter
@@ -230,17 +231,8 @@ _WAVE_AWARE_TEST = re.compile(r"__(?:GFX|gfx)\w*__|WAVEFRONT|wave_?size|WAVE(?:3
 
 def in_wave_selector(ctx: CudaContext, span: Span) -> bool:
     """Inside an `#if` chain that tests the target's wave size (`__GFX9__`, `__AMDGCN_WAVEFRONT_SIZE`)."""
-    open_chains: list[list[str]] = []
-    for directive in ctx.preprocessor.directives:
-        if directive.start_byte >= span.start_byte:
-            break
-        if directive.kind in ("if", "ifdef", "ifndef"):
-            open_chains.append([directive.condition])
-        elif directive.kind in ("elif", "elifdef", "elifndef") and open_chains:
-            open_chains[-1].append(directive.condition)
-        elif directive.kind == "endif" and open_chains:
-            open_chains.pop()
-    return any(_WAVE_AWARE_TEST.search(condition) for chain in open_chains for condition in chain)
+    chains = chains_around(ctx, span.start_byte, later_arms=False)
+    return any(_WAVE_AWARE_TEST.search(condition) for chain in chains for condition in chain)
 
 
 # --- fixes: a 32 constant becomes 64 on CDNA, the NVIDIA text stays -----------------------------------------
