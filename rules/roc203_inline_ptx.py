@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from rocmlint.cuda.frontend import Anchors, CudaContext, Node, Span
-from rocmlint.cuda.hip_gaps import ASM_STATEMENT, STRING_LITERAL, ptx_in, string_contents
+from rocmlint.cuda.frontend import Anchors, ByteSpan, CudaContext, Node
+from rocmlint.cuda.hip_gaps import ASM_STATEMENT, asm_template, ptx_in
 from rocmlint.cuda.preprocessor import Define
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -34,13 +33,6 @@ _HINTS = {
     "ld": "plain loads or `__builtin_nontemporal_load`",
     "st": "plain stores or `__builtin_nontemporal_store`",
 }
-_IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
-
-
-@dataclass(frozen=True)
-class _At:
-    start_byte: int
-    end_byte: int
 
 
 class InlinePtx(Rule):
@@ -100,7 +92,7 @@ class InlinePtx(Rule):
 
     def visit_gnu_asm_expression(self, node: Node, ctx: CudaContext) -> None:
         code = node.child_by_field_name("assembly_code")
-        found = ptx_in(_template(ctx.text(code if code is not None else node), node, ctx))
+        found = ptx_in(asm_template(ctx, ctx.text(code if code is not None else node), node))
         if found is not None:
             ctx.report(node, _message(*found))
 
@@ -112,21 +104,10 @@ class InlinePtx(Rule):
         if match is None:
             return
         # A macro body is expanded where it is used: any string macro of the file may complete it.
-        end = _At(len(ctx.content), len(ctx.content))
-        found = ptx_in(_template(define.value[match.end() :], end, ctx))
+        end = ByteSpan(len(ctx.content), len(ctx.content))
+        found = ptx_in(asm_template(ctx, define.value[match.end() :], end))
         if found is not None:
             ctx.report(define.directive, _message(*found))
-
-
-def _template(text: str, where: Span, ctx: CudaContext) -> str:
-    """The assembly text in `text`: string literals joined, with same-file `#define`d string pieces
-    (`asm(LOAD_PREFIX ".u32 ...")`, `asm(LANE_ID_ASM : ...)`) expanded."""
-    pieces = string_contents(text)
-    for name in _IDENTIFIER.findall(STRING_LITERAL.sub(" ", text)):
-        define = ctx.define(name, where)
-        if define is not None:
-            pieces.extend(string_contents(define.value))
-    return " ".join(pieces)
 
 
 def _message(snippet: str, key: str) -> str:

@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 
-from rocmlint.cuda.frontend import CudaContext
+from rocmlint.cuda.frontend import ByteSpan, CudaContext
 from rocmlint.cuda.hip_gaps import lacking_on_hip
 from rocmlint.cuda.preprocessor import Directive, VendorMacros, names_in
 from rocmlint.diagnostics import Edit, Fix
@@ -73,17 +72,9 @@ def is_host_only_unit(ctx: CudaContext) -> bool:
     return ctx.source.path.lower().endswith(_HOST_ONLY_SUFFIXES)
 
 
-@dataclass(frozen=True)
-class _At:
-    """A zero-width span, for asking the front end about the code at one byte offset."""
-
-    start_byte: int
-    end_byte: int
-
-
 def arm_branch(directive: Directive, ctx: CudaContext) -> Branch:
     """Where the arm this `#if`/`#elif` opens is compiled (`on_rocm` False: a ROCm build skips it)."""
-    return ctx.branch(_At(directive.end_byte, directive.end_byte))
+    return ctx.branch(ByteSpan(directive.end_byte, directive.end_byte))
 
 
 def chains_around(ctx: CudaContext, offset: int, *, later_arms: bool) -> list[list[str]]:

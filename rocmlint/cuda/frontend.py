@@ -59,6 +59,14 @@ class Span(Protocol):
 
 
 @dataclass(frozen=True)
+class ByteSpan:
+    """A span of the file's content that is no single tree-sitter node (`enum {...};`, one byte offset)."""
+
+    start_byte: int
+    end_byte: int
+
+
+@dataclass(frozen=True)
 class CudaOptions:
     rocm_macros: tuple[str, ...] = ()
     portable_macros: tuple[str, ...] = ()
@@ -713,4 +721,4 @@ def _node_types() -> frozenset[str]:
     return frozenset(language.node_kind_for_id(i) or "" for i in range(language.node_kind_count))
 
 
-__all__ = ["Anchors", "CudaContext", "CudaOptions", "Define", "Directive", "Include", "Node", "check_cuda"]
+__all__ = ["Anchors", "ByteSpan", "CudaContext", "CudaOptions", "Define", "Directive", "Include", "Node", "check_cuda"]

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import cache, cached_property
 
+from rocmlint.cuda.frontend import CudaContext, Span
 from rocmlint.data import load
 
 _LIBRARY_NAMES = {
@@ -95,12 +96,25 @@ _STANDALONE = re.compile(r"(?:^|[;{}\s])(trap|exit|pmevent\s+\d+)\s*;")
 # An asm statement's head, in code or in a macro body: `asm(`, `asm volatile (`, `__asm__ __volatile__(`.
 ASM_STATEMENT = re.compile(r"\b(?:asm|__asm__|__asm)\b\s*(?:(?:volatile|__volatile__|__volatile|inline|goto)\s*)*\(")
 STRING_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
 def string_contents(text: str) -> list[str]:
     """The contents of the string literals in `text`. C escapes (`\\n`, `\\t`, `\\"`) become spaces so
     instructions after them are seen at a word start."""
     return [re.sub(r"\\.", " ", content) for content in STRING_LITERAL.findall(text)]
+
+
+def asm_template(ctx: CudaContext, text: str, where: Span) -> str:
+    """The assembly text in `text` (an asm statement's operands, or what follows `asm(` in a macro body):
+    string literals joined, with same-file `#define`d string pieces (`asm(LOAD_PREFIX ".u32 ...")`,
+    `asm(LANE_ID_ASM : ...)`) as a ROCm build sees them before `where` expanded."""
+    pieces = string_contents(text)
+    for name in _IDENTIFIER.findall(STRING_LITERAL.sub(" ", text)):
+        define = ctx.define(name, where)
+        if define is not None:
+            pieces.extend(string_contents(define.value))
+    return " ".join(pieces)
 
 
 def ptx_in(template: str) -> tuple[str, str] | None:
@@ -147,4 +161,4 @@ def lacking_on_hip(code: str) -> str | None:
     return None
 
 
-__all__ = ["ASM_STATEMENT", "NoHipEquivalents", "lacking_on_hip", "no_hip_equivalents", "ptx_in", "string_contents"]
+__all__ = ["ASM_STATEMENT", "NoHipEquivalents", "asm_template", "lacking_on_hip", "no_hip_equivalents", "ptx_in", "string_contents"]

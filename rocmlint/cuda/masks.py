@@ -27,7 +27,7 @@ import re
 import weakref
 from dataclasses import dataclass
 
-from rocmlint.cuda.frontend import CudaContext, Define, Node
+from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node
 from rocmlint.cuda.preprocessor import parse_int
 from rocmlint.cuda.values import START, Trace
 from rocmlint.diagnostics import Fix
@@ -795,7 +795,7 @@ def mask_fix(hazard: Node, ctx: CudaContext, message: str, own: list[Rewrite]) -
         rewrites = rocm_rewrites(statement, ctx, unsafe=not safe)
         if rewrites is None:
             return None
-        text = ctx.rocm_variant(statement, [(_Span(r.start, r.end), r.text) for r in rewrites])
+        text = ctx.rocm_variant(statement, [(ByteSpan(r.start, r.end), r.text) for r in rewrites])
         fix = ctx.gated_fix(message, statement, text, safe=safe)
         if fix is not None:
             return _covering(fix, statement, ctx)
@@ -908,12 +908,6 @@ def _is_full_warp_32(value: str) -> bool:
     """`0xffffffff`, `0xFFFFFFFFU`, `(0xffffffff)`: all 32 lanes, as a 32-bit value."""
     text = value.strip().strip("()").strip()
     return text_width(text) == 32 and text.lower().rstrip("u").endswith("ffffffff")
-
-
-@dataclass(frozen=True)
-class _Span:
-    start_byte: int
-    end_byte: int
 
 
 __all__ = [

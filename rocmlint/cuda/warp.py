@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import re
 import weakref
-from dataclasses import dataclass
 
 from rocmlint.cuda.conditions import chains_around
-from rocmlint.cuda.frontend import CudaContext, Define, Node, Span
+from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node, Span
 from rocmlint.cuda.preprocessor import parse_int
 from rocmlint.cuda.syntax import bare, binary_parts, loop_counter
 from rocmlint.cuda.values import START, Trace, initialiser
@@ -25,14 +24,6 @@ from rocmlint.diagnostics import Fix
 
 WAVE64_CONDITION = "defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)"
 _INT_LITERAL = re.compile(r"(?P<digits>0[xX][0-9a-fA-F]+|\d+)(?P<suffix>[uUlL]*)")
-
-
-@dataclass(frozen=True)
-class ByteSpan:
-    """A span of the file's content that is no single tree-sitter node (`enum {...};`)."""
-
-    start_byte: int
-    end_byte: int
 
 
 def wave_selector(wave64: str, wave32: str, indent: str = "") -> str:
