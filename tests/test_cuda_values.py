@@ -9,7 +9,9 @@ import itertools
 import pytest
 
 from rocmlint.cuda import syntax, warp
+from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import CudaContext, CudaOptions, Node
+from rocmlint.cuda.hip_gaps import asm_template, ptx_in
 from rocmlint.cuda.preprocessor import VendorMacros, analyse, parse_int
 from rocmlint.cuda.values import MAX_TRACE_DEPTH, START, Trace, constant_value, initialiser, macro_value, resolve_text
 from rocmlint.source import SourceFile
@@ -206,3 +208,18 @@ def test_in_wave_selector() -> None:
     ctx = context("#if defined(__GFX9__)\n#define W 64\n#else\nint a;\n#endif\nint b;\n")
     assert warp.in_wave_selector(ctx, node_at(ctx, "a", "identifier"))
     assert not warp.in_wave_selector(ctx, node_at(ctx, "b", "identifier"))
+
+
+def test_chains_around_with_and_without_later_arms() -> None:
+    ctx = context("#if defined(A)\nint a;\n#elif defined(__gfx942__)\nint b;\n#endif\nint c;\n")
+    at_a = node_at(ctx, "a", "identifier").start_byte
+    assert chains_around(ctx, at_a, later_arms=True) == [["defined(A)", "defined(__gfx942__)"]]
+    assert chains_around(ctx, at_a, later_arms=False) == [["defined(A)"]]
+    assert chains_around(ctx, node_at(ctx, "c", "identifier").start_byte, later_arms=True) == []
+
+
+def test_asm_template_expands_string_macros() -> None:
+    ctx = context('#define LANE_ASM "mov.u32 %0, %%laneid;"\n__device__ unsigned f() { unsigned r; asm(LANE_ASM : "=r"(r)); return r; }\n')
+    asm = node_at(ctx, "asm(", "gnu_asm_expression")
+    template = asm_template(ctx, ctx.text(asm), asm)
+    assert "%%laneid" in template and ptx_in(template) == ("%%laneid", "laneid")
