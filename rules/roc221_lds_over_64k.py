@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
+from rocmlint.cuda.syntax import array_dimensions
 from rocmlint.cuda.values import constant_value, size_of
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -14,18 +15,6 @@ _MAX_DYNAMIC_ATTRIBUTES = frozenset(
 )
 _SET_ATTRIBUTE = frozenset({"cudaFuncSetAttribute", "hipFuncSetAttribute", "cuFuncSetAttribute"})
 _SET_ATTRIBUTE_WORDS = frozenset(name.encode() for name in _SET_ATTRIBUTE)
-
-
-def _array_dimensions(declarator: Node) -> tuple[Node | None, list[Node]]:
-    """The name and the size expressions of `s[A][B]` (outermost first)."""
-    sizes: list[Node] = []
-    current: Node | None = declarator
-    while current is not None and current.type == "array_declarator":
-        size = current.child_by_field_name("size")
-        if size is not None:
-            sizes.append(size)
-        current = current.child_by_field_name("declarator")
-    return current, sizes
 
 
 def _kib(size: int) -> str:
@@ -109,7 +98,7 @@ class LdsOver64k(Rule):
             self._check_array(node, declarator, element, ctx)
 
     def _check_array(self, declaration: Node, declarator: Node, element: int, ctx: CudaContext) -> None:
-        name, sizes = _array_dimensions(declarator)
+        name, sizes = array_dimensions(declarator)
         if name is None or not sizes:
             return
         total = element

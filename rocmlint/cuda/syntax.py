@@ -141,6 +141,18 @@ def loop_counter(loop: Node, ctx: CudaContext) -> tuple[str, Node] | None:
     return ctx.text(name), value
 
 
+def array_dimensions(declarator: Node) -> tuple[Node | None, list[Node]]:
+    """The name and the size expressions of the declarator `s[A][B]` (outermost first)."""
+    sizes: list[Node] = []
+    current: Node | None = declarator
+    while current is not None and current.type == "array_declarator":
+        size = current.child_by_field_name("size")
+        if size is not None:
+            sizes.append(size)
+        current = current.child_by_field_name("declarator")
+    return current, sizes
+
+
 def has_specifier(declaration: Node, ctx: CudaContext, *words: str) -> bool:
     """Whether the declaration says one of `words` as a qualifier or storage class (`const`, `constexpr`,
     `static`, ...)."""
@@ -262,6 +274,7 @@ def operator_with_literal(operator: str, value: int) -> re.Pattern[bytes]:
 __all__ = [
     "COMPARISONS",
     "STATEMENT_TYPES",
+    "array_dimensions",
     "assigned_name",
     "bare",
     "binary_parts",
