@@ -17,7 +17,6 @@ _KERNEL_ARGUMENT = {
     "hipFuncSetAttribute": 0,
     "hipFuncGetAttributes": 1,
 }
-_CASTS = frozenset({"reinterpret_cast", "static_cast", "const_cast", "std::bit_cast", "bit_cast"})
 
 
 def _is_void_pointer_declaration(declaration: Node, name: str, ctx: CudaContext) -> bool:
