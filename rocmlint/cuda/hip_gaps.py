@@ -42,13 +42,12 @@ class NoHipEquivalents:
     def qualified_pattern(self) -> re.Pattern[str]:
         """Where code names a qualified entry: its segments (`cg::memcpy_async`, spaces allowed around `::`)
         starting a qualified name, as ROC217 matches entries as prefixes; a one-segment entry (`wmma`) only as
-        a scope (`wmma::fragment`). Group `name` is the entry as written."""
+        a scope (`wmma::fragment`). Group `name` (or `scope`, for a one-segment entry) is the entry as written."""
         spellings = sorted((r"\s*::\s*".join(map(re.escape, segments)) for segments in self.qualified), key=len, reverse=True)
-        single = [s for s in spellings if "::" not in s]
-        multiple = [s for s in spellings if "::" in s]
-        return re.compile(
-            r"(?<![\w:])(?:(?P<name>" + "|".join(multiple) + r")\b|(?P<scope>" + "|".join(single) + r")\s*::)"
-        )
+        # `(?!)` never matches: a table with no entries of one kind must not turn into a pattern matching any `::`.
+        multiple = "|".join(s for s in spellings if "::" in s) or "(?!)"
+        single = "|".join(s for s in spellings if "::" not in s) or "(?!)"
+        return re.compile(r"(?<![\w:])(?:(?P<name>" + multiple + r")\b|(?P<scope>" + single + r")\s*::)")
 
 
 @cache

@@ -55,9 +55,9 @@ def resolve_text(ctx: CudaContext, text: str, before: Span) -> str:
         name = text.strip("()").strip()
         define = ctx.define(name, before) if _NAME.fullmatch(name) else None
         trace = trace.into(name) if define is not None else None
-        if trace is None:
+        if define is None or trace is None:
             break
-        text = define.value.strip()  # type: ignore[union-attr]
+        text = define.value.strip()
     return text
 
 
