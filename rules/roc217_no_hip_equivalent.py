@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Directive, Include, Node
 from rocmlint.cuda.hip_gaps import no_hip_equivalents as _tables
+from rocmlint.cuda.syntax import qualified_segments
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -98,7 +99,7 @@ class NoHipEquivalent(Rule):
     def visit_qualified_identifier(self, node: Node, ctx: CudaContext) -> None:
         if node.parent is not None and node.parent.type == "qualified_identifier":
             return  # the outermost name is checked, once
-        segments = _segments(node, ctx)
+        segments = qualified_segments(node, ctx)
         qualified = _tables().qualified
         for end in range(1, len(segments) + 1):
             reason = qualified.get(tuple(segments[:end]))
@@ -124,25 +125,6 @@ class NoHipEquivalent(Rule):
     def visit_kernel_call_syntax(self, node: Node, ctx: CudaContext) -> None:
         if ctx.is_device_code(node):
             self._report(ctx, node.parent or node, node.start_point[0] + 1, _DYNAMIC_PARALLELISM)
-
-
-def _segments(node: Node, ctx: CudaContext) -> list[str]:
-    """`["nvcuda", "wmma", "fragment"]` for `nvcuda::wmma::fragment<...>` (template arguments dropped)."""
-    segments: list[str] = []
-    current: Node | None = node
-    while current is not None and current.type == "qualified_identifier":
-        scope = current.child_by_field_name("scope")
-        if scope is not None:
-            segments.append(ctx.text(scope) if scope.type == "namespace_identifier" else _base_name(scope, ctx))
-        current = current.child_by_field_name("name")
-    if current is not None:
-        segments.append(_base_name(current, ctx))
-    return segments
-
-
-def _base_name(node: Node, ctx: CudaContext) -> str:
-    name = node.child_by_field_name("name") if node.type in ("template_type", "template_function") else None
-    return ctx.text(name if name is not None else node)
 
 
 NoHipEquivalent.valid = (

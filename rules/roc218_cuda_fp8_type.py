@@ -6,6 +6,7 @@ import re
 
 from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import Anchors, CudaContext, Define, Directive, Include, Node
+from rocmlint.cuda.syntax import local_uses
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -196,14 +197,8 @@ def _only_used_where_rocm_never_compiles(node: Node, ctx: CudaContext) -> bool:
         declarator = declarator.parent
     if declarator is None:
         return False
-    name_node = declarator.child_by_field_name("declarator")
-    scope = ctx.enclosing(declarator, "compound_statement")
-    if name_node is None or name_node.type != "identifier" or scope is None:
-        return False
-    name = ctx.text(name_node)
-    uses = [n for n in ctx.descendants(scope, "identifier") if n.start_byte > declarator.end_byte and ctx.text(n) == name]
-    return all(ctx.is_rocm_gated(use) for use in uses)
-
+    uses = local_uses(declarator, ctx)
+    return uses is not None and all(ctx.is_rocm_gated(use) for use in uses)
 
 CudaFp8Type.valid = (
     # vLLM style: CUDA's FP8 only on NVIDIA, HIP's FP8 on ROCm.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
+from rocmlint.cuda.syntax import declares_void_pointer
 from rocmlint.cuda.values import START, Trace, initialiser
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -17,22 +18,6 @@ _KERNEL_ARGUMENT = {
     "hipFuncSetAttribute": 0,
     "hipFuncGetAttributes": 1,
 }
-
-
-def _is_void_pointer_declaration(declaration: Node, name: str, ctx: CudaContext) -> bool:
-    """`void* k`, `const void* k`: already the type HIP wants."""
-    type_node = declaration.child_by_field_name("type")
-    if type_node is None or ctx.text(type_node) != "void":
-        return False
-    for declarator in declaration.children_by_field_name("declarator"):
-        current: Node | None = declarator
-        if current is not None and current.type == "init_declarator":
-            current = current.child_by_field_name("declarator")
-        if current is not None and current.type == "pointer_declarator":
-            inner = current.child_by_field_name("declarator")
-            if inner is not None and ctx.text(inner) == name:
-                return True
-    return False
 
 
 def _typed_kernel(argument: Node, ctx: CudaContext, trace: Trace | None = START) -> bool:
@@ -63,7 +48,7 @@ def _typed_kernel(argument: Node, ctx: CudaContext, trace: Trace | None = START)
     if declaration is None:
         return True  # no variable or parameter of that name: the kernel function itself
     name = ctx.text(argument)
-    if _is_void_pointer_declaration(declaration, name, ctx):
+    if declares_void_pointer(declaration, name, ctx):
         return False
     if any(d.type == "function_declarator" for d in declaration.children_by_field_name("declarator")):
         return True  # a forward-declared kernel: `__global__ void k(float*);`

@@ -223,3 +223,19 @@ def test_asm_template_expands_string_macros() -> None:
     asm = node_at(ctx, "asm(", "gnu_asm_expression")
     template = asm_template(ctx, ctx.text(asm), asm)
     assert "%%laneid" in template and ptx_in(template) == ("%%laneid", "laneid")
+
+
+def test_qualified_segments_drop_template_arguments() -> None:
+    ctx = context("nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, half> a;\n")
+    outer = node_at(ctx, "nvcuda::wmma::fragment", "qualified_identifier")
+    while outer.parent is not None and outer.parent.type == "qualified_identifier":
+        outer = outer.parent
+    assert syntax.qualified_segments(outer, ctx) == ["nvcuda", "wmma", "fragment"]
+
+
+def test_local_uses_and_void_pointers() -> None:
+    ctx = context("void f(float x) {\n  constexpr float kMax = 448.f;\n  const void* k = nullptr;\n  x = fminf(x, kMax) + kMax;\n}\n")
+    declarator = node_at(ctx, "kMax = 448.f", "init_declarator")
+    assert [ctx.text(n) for n in syntax.local_uses(declarator, ctx) or []] == ["kMax", "kMax"]
+    assert syntax.declares_void_pointer(node_at(ctx, "const void* k", "declaration"), "k", ctx)
+    assert not syntax.declares_void_pointer(node_at(ctx, "constexpr float kMax", "declaration"), "kMax", ctx)

@@ -195,6 +195,52 @@ def is_certainly_host(node: Node, ctx: CudaContext) -> bool:
     return declaration is None or b"__shared__" not in ctx.content[declaration.start_byte : declaration.end_byte]
 
 
+def qualified_segments(node: Node, ctx: CudaContext) -> list[str]:
+    """`["nvcuda", "wmma", "fragment"]` for `nvcuda::wmma::fragment<...>` (template arguments dropped)."""
+    segments: list[str] = []
+    current: Node | None = node
+    while current is not None and current.type == "qualified_identifier":
+        scope = current.child_by_field_name("scope")
+        if scope is not None:
+            segments.append(ctx.text(scope) if scope.type == "namespace_identifier" else _base_name(scope, ctx))
+        current = current.child_by_field_name("name")
+    if current is not None:
+        segments.append(_base_name(current, ctx))
+    return segments
+
+
+def _base_name(node: Node, ctx: CudaContext) -> str:
+    name = node.child_by_field_name("name") if node.type in ("template_type", "template_function") else None
+    return ctx.text(name if name is not None else node)
+
+
+def local_uses(declarator: Node, ctx: CudaContext) -> list[Node] | None:
+    """The identifiers naming what the `init_declarator` declares, after it in its block (`kMax` in
+    `constexpr float kMax = 448.f; ... fminf(x, kMax)`); None for a declaration outside a block."""
+    name_node = declarator.child_by_field_name("declarator")
+    scope = ctx.enclosing(declarator, "compound_statement")
+    if name_node is None or name_node.type != "identifier" or scope is None:
+        return None
+    name = ctx.text(name_node)
+    return [n for n in ctx.descendants(scope, "identifier") if n.start_byte > declarator.end_byte and ctx.text(n) == name]
+
+
+def declares_void_pointer(declaration: Node, name: str, ctx: CudaContext) -> bool:
+    """`void* k`, `const void* k`: already the type HIP wants."""
+    type_node = declaration.child_by_field_name("type")
+    if type_node is None or ctx.text(type_node) != "void":
+        return False
+    for declarator in declaration.children_by_field_name("declarator"):
+        current: Node | None = declarator
+        if current is not None and current.type == "init_declarator":
+            current = current.child_by_field_name("declarator")
+        if current is not None and current.type == "pointer_declarator":
+            inner = current.child_by_field_name("declarator")
+            if inner is not None and ctx.text(inner) == name:
+                return True
+    return False
+
+
 # --- constant expressions -------------------------------------------------------------------------------
 # Where the search for an enclosing constant context stops: beyond these the value is a run-time one.
 _RUNTIME_BOUNDARIES = frozenset(
@@ -279,16 +325,19 @@ __all__ = [
     "bare",
     "binary_parts",
     "constant_context",
+    "declares_void_pointer",
     "has_specifier",
     "identifiers_in",
     "is_certainly_device",
     "is_certainly_host",
     "largest_terms",
+    "local_uses",
     "literal_pattern",
     "loop_counter",
     "operator_of",
     "operator_with_literal",
     "outermost",
+    "qualified_segments",
     "short_circuited",
     "whole_condition",
     "without_parentheses",
