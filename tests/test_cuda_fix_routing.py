@@ -34,6 +34,15 @@ _PTX_IN_ELSE = (
     "#endif\n"
     "}\n"
 )
+# The device pass would be routed into a 32-bit-mask `_sync` reduction, which HIP's 64-bit-mask templates reject.
+_SYNC_MASK_UNDER_ARCH = (
+    "__device__ __host__ inline float warp_sum(float v) {\n"
+    "#if defined(__CUDA_ARCH__)\n"
+    "  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);\n"
+    "#endif\n"
+    "  return v;\n"
+    "}\n"
+)
 _WMMA_UNDER_CUDACC = (
     "#ifdef __CUDACC__\n"
     "#include <mma.h>\n"
@@ -49,6 +58,7 @@ _PIPELINE_UNDER_HCC = (
 CASES = [
     pytest.param(CudaArchMacro, _BRKPT, id="ROC213-brkpt"),
     pytest.param(CudaArchMacro, _PTX_IN_ELSE, id="ROC213-ptx-in-else"),
+    pytest.param(CudaArchMacro, _SYNC_MASK_UNDER_ARCH, id="ROC213-32-bit-sync-mask"),
     pytest.param(CudaccMacro, _WMMA_UNDER_CUDACC, id="ROC214-wmma"),
     pytest.param(HipPlatformHcc, _PIPELINE_UNDER_HCC, id="ROC215-pipeline"),
 ]
@@ -94,6 +104,11 @@ def test_an_arm_rocm_already_compiles_does_not_block_the_fix() -> None:
         ("cg :: memcpy_async(group, dst, src, n);", "cg::memcpy_async"),
         ("#include <cuda/barrier>", "cuda/barrier"),
         ('asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));', "%%laneid"),
+        ("v += __shfl_xor_sync(0xffffffff, v, 16);", "__shfl_xor_sync(0xffffffff, ...)"),
+        ("#include <cuda_fp8.h>", "cuda_fp8.h"),
+        ("__nv_fp8_e4m3 q = __nv_fp8_e4m3(x);", "__nv_fp8_e4m3"),
+        ("#include <cutlass/gemm/device/gemm.h>", "cutlass/gemm/device/gemm.h"),
+        ("__nanosleep(100);", "__nanosleep"),
     ],
 )
 def test_lacking_on_hip_finds(code: str, found: str) -> None:
@@ -109,7 +124,23 @@ def test_lacking_on_hip_finds(code: str, found: str) -> None:
         'asm volatile("v_add_f32 %0, %1, %2" : "=v"(r) : "v"(a), "v"(b));',  # GCN assembly
         "x = 1;  // __brkpt() would stop here",
         "#include <hip/hip_runtime.h>",
+        "v += __shfl_xor_sync(__activemask(), v, 16);",  # a mask whose width HIP accepts
     ],
 )
 def test_lacking_on_hip_ignores(code: str) -> None:
     assert lacking_on_hip(code) is None
+
+
+def test_an_arm_the_fix_routes_rocm_out_of_does_not_block_it() -> None:
+    # ROCm 6 takes the `#else` today; the fix sends it into the `__HIP_PLATFORM_HCC__` arm, away from the mask.
+    code = (
+        "__device__ float xor_sum(float v, int m) {\n"
+        "#ifdef __HIP_PLATFORM_HCC__\n"
+        "  return v + __shfl_xor(v, m);\n"
+        "#else\n"
+        "  return v + __shfl_xor_sync(0xffffffff, v, m);\n"
+        "#endif\n"
+        "}\n"
+    )
+    diagnostics = run_example(HipPlatformHcc, code)
+    assert len(diagnostics) == 1 and diagnostics[0].fix is not None

@@ -214,22 +214,38 @@ class ConditionRule:
                 return None
             edits.append(edit)
             widened.update((name, alternatives[name]) for name in sorted(names & set(alternatives)))
-        if not edits or self._lacking_arm(directive, ctx) is not None:
+        if not edits or self._lacking_arm(directive, ctx, alternatives) is not None:
             return None
         tests = ", ".join(f"`defined({alternative})` next to `{name}`" for name, alternative in widened.items())
         return ctx.fix(f"also test {tests}", *edits)
 
-    def _lacking_arm(self, directive: Directive, ctx: CudaContext) -> str | None:
-        """What HIP lacks in an arm of the directive's chain that a ROCm build skips today, or None. Widening
-        the chain's tests routes ROCm into such an arm (`#ifdef __CUDA_ARCH__` gains the HIP device pass), and
-        a fix must not send ROCm into code it cannot build (`#define RUNTIME_ASSERT(x) __brkpt()`). An arm
-        whose ROCm branch is unknown is checked too; an arm ROCm compiles already keeps what it holds."""
-        for arm in self._chains(ctx).arms_of(directive):
+    def _lacking_arm(self, directive: Directive, ctx: CudaContext, alternatives: Mapping[str, str]) -> str | None:
+        """What HIP lacks in an arm of the directive's chain that widening the tests of `alternatives` may send
+        a ROCm build into, or None: a fix must not route ROCm into code it cannot build (`#ifdef __CUDA_ARCH__`
+        gaining the HIP device pass over `#define RUNTIME_ASSERT(x) __brkpt()`). An arm ROCm certainly compiles
+        today keeps what it holds whatever the fix does."""
+        for arm in self._routed_arms(directive, ctx, alternatives):
             if arm_branch(arm, ctx).on_rocm is not True:
                 lacking = lacking_on_hip(arm_text(arm, ctx))
                 if lacking is not None:
                     return lacking
         return None
+
+    def _routed_arms(self, directive: Directive, ctx: CudaContext, alternatives: Mapping[str, str]) -> list[Directive]:
+        """The arms of the directive's chain a ROCm build may newly enter once the tests of `alternatives` are
+        widened: the arm of a condition where such a test holds (`defined(X)` becomes `defined(X) ||
+        defined(ALT)`), and every later arm after a condition where one is negated (`!defined(X) &&
+        !defined(ALT)` is now false on ROCm, which falls through to them; any `!` counts, to be safe)."""
+        arms = self._chains(ctx).arms_of(directive)
+        pattern = _term_pattern(tuple(alternatives))
+        routed: list[Directive] = []
+        for index, arm in enumerate(arms):
+            tests = list(pattern.finditer(arm.condition)) if arm.kind != "else" else []
+            if any(not test.group("neg") for test in tests):
+                routed.append(arm)
+            if tests and (any(test.group("neg") for test in tests) or "!" in arm.condition):
+                routed.extend(later for later in arms[index + 1 :] if later not in routed)
+        return routed
 
     def _chains(self, ctx: CudaContext) -> Chains:
         if self._chain_index is None:

@@ -1,9 +1,10 @@
-"""What HIP lacks: the CUDA features with no HIP equivalent (rocmlint/data/no_hip_equivalent.toml) and inline
-PTX, which HIP-Clang cannot assemble.
+"""What HIP lacks: the CUDA features with no HIP equivalent (rocmlint/data/no_hip_equivalent.toml, ROC217), inline
+PTX, which HIP-Clang cannot assemble (ROC203), CUDA's FP8 API (ROC218), CUTLASS and CuTe (ROC206), `__nanosleep`
+(ROC224), and `*_sync` calls with a 32-bit mask, which HIP's 64-bit-mask templates reject (ROC210).
 
-ROC217 and ROC203 report these where a ROCm build compiles them; `lacking_on_hip` answers the same question for
-code a fix is about to send ROCm into (ROC213/ROC214/ROC215 route ROCm into an existing `#if` arm only when the
-arm holds none of them), from the same tables and the same PTX recognition.
+Those rules report these where a ROCm build compiles them; `lacking_on_hip` answers the same question for code a
+fix is about to send ROCm into (ROC213/ROC214/ROC215 route ROCm into an existing `#if` arm only when the arm holds
+none of them), from the same tables and the same recognisers.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 
 from rocmlint.cuda.frontend import CudaContext, Span
+from rocmlint.cuda.masks import sync_call_in_macro
 from rocmlint.data import load
 
 _LIBRARY_NAMES = {
@@ -64,6 +66,22 @@ def no_hip_equivalents() -> NoHipEquivalents:
         qualified={tuple(name.split("::")): reasons[reason] for name, reason in data["qualified"].items()},
         names=names,
     )
+
+
+# --- CUDA libraries and intrinsics the ROC2xx rules know HIP lacks, beyond the table -------------------------
+# CUDA's FP8 header and API (ROC218): hipify has no mapping for them.
+FP8_HEADERS = frozenset({"cuda_fp8.h", "cuda_fp8.hpp"})
+FP8_INTERPRETATIONS = frozenset({"__NV_E4M3", "__NV_E5M2"})
+# `cutlass/gemm/device/gemm.h`, `cute/tensor.hpp`, `third_party/cutlass/include/cutlass/numeric_types.h`, and the
+# `cutlass_extensions/` headers projects layer on top of CUTLASS (ROC206): NVIDIA-only, no ROCm build.
+CUTLASS_HEADER = re.compile(r"(?:^|/)(cutlass|cute)(?:/|_extensions/)")
+# Device intrinsics HIP's headers do not declare (ROC224).
+_UNDECLARED_INTRINSICS = {"__nanosleep": "HIP does not declare `__nanosleep`"}
+
+
+def is_cuda_fp8_name(name: str) -> bool:
+    """`__nv_fp8_e4m3`, `__nv_cvt_float_to_fp8`, `__NV_E4M3`: CUDA's FP8 API."""
+    return name.startswith("__nv_fp8") or name in FP8_INTERPRETATIONS or (name.startswith("__nv_cvt_") and "fp8" in name)
 
 
 # --- inline PTX -----------------------------------------------------------------------------------------
@@ -137,27 +155,68 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 
 def lacking_on_hip(code: str) -> str | None:
     """What `code` (C++ text, comments allowed) uses that HIP lacks, as `` `name`: reason ``, or None: an
-    include of a header, a name or a qualified name of the no-HIP-equivalent table (ROC217's), or an asm
-    statement holding PTX (ROC203's). Read from the text, macro bodies included, whatever the preprocessor
-    would keep of it: code that is only there on NVIDIA counts too."""
+    include, a name or a qualified name of the no-HIP-equivalent table (ROC217's), CUDA's FP8 header or API
+    (ROC218), a CUTLASS/CuTe header (ROC206), `__nanosleep` (ROC224), a `*_sync` call with a 32-bit literal mask
+    (ROC210) or an asm statement holding PTX (ROC203). Read from the text, macro bodies included, whatever the
+    preprocessor would keep of it: code that is only there on NVIDIA counts too."""
     code = _COMMENT.sub(" ", code)
+    return next((found for found in (_header(code), _name(code), _qualified(code), _sync_mask(code), _ptx(code)) if found), None)
+
+
+def _header(code: str) -> str | None:
     table = no_hip_equivalents()
     for include in _INCLUDE.finditer(code):
-        reason = table.headers.get(include.group(1).strip())
-        if reason is not None:
-            return f"`{include.group(1).strip()}`: {reason}"
-    name = next((word for word in _WORD.findall(code) if word in table.names), None)
-    if name is not None:
-        return f"`{name}`: {table.names[name]}"
-    qualified = table.qualified_pattern.search(code)
-    if qualified is not None:
-        segments = tuple(re.split(r"\s*::\s*", qualified.group("name") or qualified.group("scope")))
-        return f"`{'::'.join(segments)}`: {table.qualified[segments]}"
-    if ASM_STATEMENT.search(code) is not None:
-        found = ptx_in(" ".join(string_contents(code)))
-        if found is not None:
-            return f"inline PTX `{found[0]}`: HIP-Clang cannot assemble PTX"
+        header = include.group(1).strip()
+        if header in table.headers:
+            return f"`{header}`: {table.headers[header]}"
+        if header in FP8_HEADERS:
+            return f"`{header}`: CUDA's FP8 header has no hipify mapping"
+        if CUTLASS_HEADER.search(header):
+            return f"`{header}`: CUTLASS and CuTe have no ROCm build"
     return None
 
 
-__all__ = ["ASM_STATEMENT", "NoHipEquivalents", "asm_template", "lacking_on_hip", "no_hip_equivalents", "ptx_in", "string_contents"]
+def _name(code: str) -> str | None:
+    table = no_hip_equivalents()
+    for word in _WORD.findall(code):
+        if word in table.names:
+            return f"`{word}`: {table.names[word]}"
+        if word in _UNDECLARED_INTRINSICS:
+            return f"`{word}`: {_UNDECLARED_INTRINSICS[word]}"
+        if word.startswith("__") and is_cuda_fp8_name(word):
+            return f"`{word}`: CUDA's FP8 API has no hipify mapping"
+    return None
+
+
+def _qualified(code: str) -> str | None:
+    table = no_hip_equivalents()
+    qualified = table.qualified_pattern.search(code)
+    if qualified is None:
+        return None
+    segments = tuple(re.split(r"\s*::\s*", qualified.group("name") or qualified.group("scope")))
+    return f"`{'::'.join(segments)}`: {table.qualified[segments]}"
+
+
+def _sync_mask(code: str) -> str | None:
+    found = sync_call_in_macro(code) if "sync" in code else None
+    return None if found is None else f"`{found[0]}({found[1]}, ...)`: HIP's `*_sync` intrinsics static_assert a 64-bit mask"
+
+
+def _ptx(code: str) -> str | None:
+    found = ptx_in(" ".join(string_contents(code))) if ASM_STATEMENT.search(code) is not None else None
+    return None if found is None else f"inline PTX `{found[0]}`: HIP-Clang cannot assemble PTX"
+
+
+__all__ = [
+    "ASM_STATEMENT",
+    "CUTLASS_HEADER",
+    "FP8_HEADERS",
+    "FP8_INTERPRETATIONS",
+    "NoHipEquivalents",
+    "asm_template",
+    "is_cuda_fp8_name",
+    "lacking_on_hip",
+    "no_hip_equivalents",
+    "ptx_in",
+    "string_contents",
+]
