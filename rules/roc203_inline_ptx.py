@@ -3,38 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from rocmlint.cuda.frontend import Anchors, CudaContext, Node, Span
+from rocmlint.cuda.frontend import Anchors, ByteSpan, CudaContext, Node
+from rocmlint.cuda.hip_gaps import ASM_STATEMENT, asm_template, ptx_in
 from rocmlint.cuda.preprocessor import Define
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
-
-# PTX instruction names (PTX ISA 8.x). A PTX instruction is the name followed by dotted modifiers
-# (`mov.u32`, `ld.global.cs.v4.u32`, `cp.async.cg.shared.global`); GCN/AMDGPU mnemonics use underscores
-# (`v_add_f32`, `ds_read_b128`, `buffer_load_dword`) and x86/Arm ones carry no dotted suffix, so the
-# dotted form is what tells PTX apart.
-_OPCODES = (
-    "abs", "add", "addc", "alloca", "and", "applypriority", "atom", "bar", "barrier", "bfe", "bfi", "bfind",
-    "bmsk", "bra", "brev", "brkpt", "call", "clz", "cnot", "copysign", "cos", "cp", "createpolicy", "cvt",
-    "cvta", "discard", "div", "dp2a", "dp4a", "elect", "ex2", "fence", "fma", "fns", "getctarank",
-    "griddepcontrol", "isspacep", "istypeof", "ld", "ldmatrix", "ldu", "lg2", "lop3", "mad", "mad24", "madc",
-    "mapa", "match", "max", "mbarrier", "membar", "min", "mma", "mov", "movmatrix", "mul", "mul24",
-    "multimem", "nanosleep", "neg", "not", "or", "popc", "prefetch", "prefetchu", "prmt", "rcp", "red",
-    "redux", "rem", "rsqrt", "sad", "selp", "set", "setmaxnreg", "setp", "shf", "shfl", "shl", "shr", "sin",
-    "slct", "sqrt", "st", "stmatrix", "sub", "subc", "suld", "sured", "sust", "szext", "tanh", "tcgen05",
-    "tensormap", "testp", "tex", "tld4", "txq", "vabsdiff", "vadd", "vmad", "vmax", "vmin", "vote", "vset",
-    "vshl", "vshr", "vsub", "wgmma", "wmma", "xor",
-)
-_INSTRUCTION = re.compile(r"(?<![\w.%$])(" + "|".join(sorted(_OPCODES, key=len, reverse=True)) + r")(?:\.[A-Za-z0-9_]+)+")
-# PTX special registers, written `%%laneid` in an asm template with operands and `%laneid` without.
-_SPECIAL_REGISTER = re.compile(
-    r"%%?(laneid|warpid|nwarpid|smid|nsmid|gridid|clock64|clock|globaltimer(?:_lo|_hi)?|lanemask_(?:eq|le|lt|ge|gt)"
-    r"|n?tid\.[xyz]|n?ctaid\.[xyz]|dynamic_smem_size|total_smem_size|envreg\d+|pm\d+)\b"
-)
-# PTX declarations inside `{ ... }` scopes (`.reg .pred p;`, `.reg .b64 addr;`) and operand-less instructions.
-_DECLARATION = re.compile(r"(?<![\w.])\.(?:reg|shared|local|param)\s+\.(?:pred|[bsuf]\d+|v[248])\b")
-_STANDALONE = re.compile(r"(?:^|[;{}\s])(trap|exit|pmevent\s+\d+)\s*;")
 
 # What ROCm offers instead, by PTX instruction or register (HIP device headers / AMDGPU builtins).
 _HINTS = {
@@ -59,15 +33,6 @@ _HINTS = {
     "ld": "plain loads or `__builtin_nontemporal_load`",
     "st": "plain stores or `__builtin_nontemporal_store`",
 }
-_ASM_IN_MACRO = re.compile(r"\b(?:asm|__asm__|__asm)\b\s*(?:(?:volatile|__volatile__|__volatile|inline|goto)\s*)*\(")
-_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
-_IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
-
-
-@dataclass(frozen=True)
-class _At:
-    start_byte: int
-    end_byte: int
 
 
 class InlinePtx(Rule):
@@ -127,7 +92,7 @@ class InlinePtx(Rule):
 
     def visit_gnu_asm_expression(self, node: Node, ctx: CudaContext) -> None:
         code = node.child_by_field_name("assembly_code")
-        found = _ptx(_template(ctx.text(code if code is not None else node), node, ctx))
+        found = ptx_in(asm_template(ctx, ctx.text(code if code is not None else node), node))
         if found is not None:
             ctx.report(node, _message(*found))
 
@@ -135,42 +100,14 @@ class InlinePtx(Rule):
         # Macro bodies are not parsed by tree-sitter: read the asm template from the replacement text.
         if "asm" not in define.value:
             return
-        match = _ASM_IN_MACRO.search(define.value)
+        match = ASM_STATEMENT.search(define.value)
         if match is None:
             return
         # A macro body is expanded where it is used: any string macro of the file may complete it.
-        end = _At(len(ctx.content), len(ctx.content))
-        found = _ptx(_template(define.value[match.end() :], end, ctx))
+        end = ByteSpan(len(ctx.content), len(ctx.content))
+        found = ptx_in(asm_template(ctx, define.value[match.end() :], end))
         if found is not None:
             ctx.report(define.directive, _message(*found))
-
-
-def _template(text: str, where: Span, ctx: CudaContext) -> str:
-    """The assembly text in `text`: string literals joined, with same-file `#define`d string pieces
-    (`asm(LOAD_PREFIX ".u32 ...")`, `asm(LANE_ID_ASM : ...)`) expanded."""
-    pieces = _strings(text)
-    for name in _IDENTIFIER.findall(_STRING.sub(" ", text)):
-        define = ctx.define(name, where)
-        if define is not None:
-            pieces.extend(_strings(define.value))
-    return " ".join(pieces)
-
-
-def _strings(text: str) -> list[str]:
-    # C escapes (`\n`, `\t`, `\"`) become spaces so instructions after them are seen at a word start.
-    return [re.sub(r"\\.", " ", content) for content in _STRING.findall(text)]
-
-
-def _ptx(template: str) -> tuple[str, str] | None:
-    """(the PTX found, its instruction or register name), or None for text that is not recognisably PTX."""
-    for pattern in (_SPECIAL_REGISTER, _INSTRUCTION, _STANDALONE):
-        match = pattern.search(template)
-        if match is not None:
-            return match.group(0).strip(" ;{}\t"), match.group(1).split(".")[0]
-    match = _DECLARATION.search(template)
-    if match is not None:
-        return match.group(0), "reg"
-    return None
 
 
 def _message(snippet: str, key: str) -> str:

@@ -5,13 +5,11 @@ from __future__ import annotations
 import re
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
+from rocmlint.cuda.hip_gaps import CUTLASS_HEADER
 from rocmlint.cuda.preprocessor import Include
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
-# `cutlass/gemm/device/gemm.h`, `cute/tensor.hpp`, `third_party/cutlass/include/cutlass/numeric_types.h`,
-# and the `cutlass_extensions/` headers projects layer on top of CUTLASS.
-_HEADER = re.compile(r"(?:^|/)(cutlass|cute)(?:/|_extensions/)")
 _USING_NAMESPACE = re.compile(r"using\s+namespace\s+:?:?\s*(cutlass|cute)\b")
 _LIBRARY = {"cutlass": "CUTLASS", "cute": "CuTe"}
 
@@ -73,7 +71,7 @@ class Cutlass(Rule):
         self._reported: set[str] = set()
 
     def visit_include(self, include: Include, ctx: CudaContext) -> None:
-        match = _HEADER.search(include.header)
+        match = CUTLASS_HEADER.search(include.header)
         if match is None or match.group(1) in self._reported:
             return
         library = match.group(1)
@@ -115,7 +113,7 @@ class Cutlass(Rule):
 
 def _is_open(include: Include, library: str, ctx: CudaContext) -> bool:
     """An include of `library` that a ROCm build reads."""
-    match = _HEADER.search(include.header)
+    match = CUTLASS_HEADER.search(include.header)
     return match is not None and match.group(1) == library and not ctx.is_rocm_gated(include)
 
 

@@ -4,188 +4,31 @@ from __future__ import annotations
 
 import re
 
-from rocmlint.cuda.frontend import Anchors, CudaContext, Define, Node, Span
+from rocmlint.cuda import warp
+from rocmlint.cuda.frontend import Anchors, CudaContext, Define, Node
 from rocmlint.cuda.preprocessor import parse_int
-from rocmlint.cuda.warp import enum_declaration, indent_of, wave_selector, with_value
-from rocmlint.diagnostics import Fix, FixAvailability, Severity
+from rocmlint.cuda.syntax import assigned_name, bare, binary_parts, has_specifier, operator_with_literal
+from rocmlint.cuda.values import resolve_text
+from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
-# Names that spell "the hardware warp width": WARP_SIZE, kWarpSize, hw_warp_size, THREADS_PER_WARP ...
-_WARP_CONSTANT = re.compile(
-    r"(?:k_?|c_?|g_?|s_?)?(?:hw_?|cuda_?|gpu_?|default_?|hardware_?|phys(?:ical)?_?)?warp_?(?:size|sz|threads|width|lanes)"
-    r"|(?:k_?)?(?:num_?|n_?)?(?:threads|lanes)_?per_?warp",
-    re.IGNORECASE,
-)
-# PyTorch's wrapper is wave-aware (RULES.md: portable wrappers are not hazards).
-_PORTABLE_CONSTANTS = frozenset({"C10_WARP_SIZE"})
-# Preprocessor tests that pick the wave size per target: a 32 under them is the RDNA (wave32) arm.
-_WAVE_AWARE_TEST = re.compile(r"__(?:GFX|gfx)\w*__|WAVEFRONT|wave_?size|WAVE(?:32|64)", re.IGNORECASE)
-# Variables that conventionally hold a thread or lane index.
-_THREAD_ID_NAME = re.compile(
-    r"tid|tidx|tid_?x|t_?idx|thread_?id(?:x|_?x)?|thread_?idx(?:_?x)?|thread_?index|thread_?rank|"
-    r"local_?(?:tid|thread_?id)|ltid|lane|lane_?id(?:x)?|lane_?index|laneid|tx",
-    re.IGNORECASE,
-)
-_GLOBAL_INDEX = re.compile(r"\b(?:blockIdx|gridDim)\b")
 # Where the result of `x % 32` / `x >> 5` is stored says it is a lane or warp index.
 _LANE_OR_WARP_TARGET = re.compile(r"(?:lane|warp)_?(?:id|idx|index|num|no)?|wid|laneid|warpid", re.IGNORECASE)
 # Right operand that makes each operator a 32-lane split.
 _SPLITS = {"%": 32, "/": 32, "&": 31, ">>": 5}
-_SHUFFLES = frozenset(
-    {
-        "__shfl_xor_sync", "__shfl_down_sync", "__shfl_up_sync", "__shfl_xor", "__shfl_down", "__shfl_up",
-        "WARP_SHFL_XOR", "WARP_SHFL_DOWN", "WARP_SHFL_UP", "VLLM_SHFL_XOR_SYNC", "VLLM_SHFL_XOR_SYNC_WIDTH",
-        "VLLM_SHFL_DOWN_SYNC", "VLLM_SHFL_UP_SYNC",
-    }
-)
-_DESCENDING = frozenset({"__shfl_xor_sync", "__shfl_down_sync", "__shfl_xor", "__shfl_down", "WARP_SHFL_XOR",
-                         "WARP_SHFL_DOWN", "VLLM_SHFL_XOR_SYNC", "VLLM_SHFL_XOR_SYNC_WIDTH", "VLLM_SHFL_DOWN_SYNC"})
-
-
-def _shuffle_offset_index(name: str) -> int:
-    """Position of the lane offset: after the mask for the `_sync` intrinsics, after the value otherwise."""
-    return 2 if name.endswith("_sync") else 1
-
-
-def _has_subgroup_width(name: str, arguments: list[Node], ctx: CudaContext) -> bool:
-    """An explicit width of at most 32 works on 32-lane segments on purpose (correct on a wave64 too)."""
-    index = _shuffle_offset_index(name) + 1
-    if len(arguments) <= index:
-        return False
-    width = ctx.int_value(arguments[index])
-    return width is not None and width <= 32
-
-
-def _strip(node: Node) -> Node:
-    """Look through parentheses and casts: `(int)(threadIdx.x)` is `threadIdx.x`."""
-    while True:
-        if node.type == "parenthesized_expression" and node.named_child_count == 1:
-            node = node.named_children[0]
-        elif node.type == "cast_expression" and node.child_by_field_name("value") is not None:
-            node = node.child_by_field_name("value")  # type: ignore[assignment]
-        else:
-            return node
-
-
-def _builtin_field(node: Node, ctx: CudaContext) -> str | None:
-    """`threadIdx` for `threadIdx.x`, `blockDim` for `blockDim.y`; None for anything else."""
-    if node.type != "field_expression":
-        return None
-    argument, field = node.child_by_field_name("argument"), node.child_by_field_name("field")
-    if argument is None or field is None or ctx.text(field) not in ("x", "y", "z"):
-        return None
-    name = ctx.text(argument)
-    return name if name in ("threadIdx", "blockDim") else None
-
-
-def _is_thread_id(node: Node, ctx: CudaContext, depth: int = 0) -> bool:
-    """`threadIdx.x`, a `tid`/`lane`-named variable, a variable initialised from one, or `threadIdx.x + k`."""
-    node = _strip(node)
-    if _builtin_field(node, ctx) == "threadIdx":
-        return True
-    if node.type == "identifier":
-        # The initialiser decides when there is one (`int tid = blockIdx.x * blockDim.x + threadIdx.x` is a
-        # global element index); the name decides for parameters and members.
-        value = ctx.declared_value(node) if depth < 3 else None
-        if value is not None and _GLOBAL_INDEX.search(ctx.text(value)):
-            return False
-        if value is not None and _is_thread_id(value, ctx, depth + 1):
-            return True
-        return bool(_THREAD_ID_NAME.fullmatch(ctx.text(node)))
-    if node.type == "binary_expression" and ctx.text(node.child_by_field_name("operator") or node) == "+":
-        if _GLOBAL_INDEX.search(ctx.text(node)):
-            return False  # a grid-wide index: `% 32` / `>> 5` on it is usually bit packing of data
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        return any(side is not None and _is_thread_id(side, ctx, depth + 1) for side in (left, right))
-    return False
-
-
-def _assigned_name(node: Node, ctx: CudaContext) -> str | None:
-    """The variable `node` initialises or is assigned to (through parentheses and casts)."""
-    current = node
-    parent = current.parent
-    while parent is not None and parent.type in ("parenthesized_expression", "cast_expression"):
-        current, parent = parent, parent.parent
-    if parent is None:
-        return None
-    if parent.type == "init_declarator" and parent.child_by_field_name("value") == current:
-        target = parent.child_by_field_name("declarator")
-    elif parent.type == "assignment_expression" and parent.child_by_field_name("right") == current:
-        target = parent.child_by_field_name("left")
-    else:
-        return None
-    return ctx.text(target) if target is not None and target.type == "identifier" else None
-
-
-def _in_wave_selector(ctx: CudaContext, span: Span) -> bool:
-    """Inside an `#if` chain that tests the target's wave size (`__GFX9__`, `__AMDGCN_WAVEFRONT_SIZE`)."""
-    open_chains: list[list[str]] = []
-    for directive in ctx.preprocessor.directives:
-        if directive.start_byte >= span.start_byte:
-            break
-        if directive.kind in ("if", "ifdef", "ifndef"):
-            open_chains.append([directive.condition])
-        elif directive.kind in ("elif", "elifdef", "elifndef") and open_chains:
-            open_chains[-1].append(directive.condition)
-        elif directive.kind == "endif" and open_chains:
-            open_chains.pop()
-    return any(_WAVE_AWARE_TEST.search(condition) for chain in open_chains for condition in chain)
-
-
+# Each split with its number: lane arithmetic cannot be found where none matches (one pattern per operator:
+# one alternation of all four took five times as long).
+_SPLIT_TEXTS = tuple(operator_with_literal(operator, value) for operator, value in _SPLITS.items())
 # What every ROC208 finding needs besides its number, as file-level prefilter context (`Rule.also_requires`):
-# a warp-constant name (_WARP_CONSTANT: `warp`), a `blockDim` split, a thread-id operand (`threadIdx` or a
-# _THREAD_ID_NAME: `tid`, `t_idx`, `thread`, `lane`, `tx`), a lane/warp target (_LANE_OR_WARP_TARGET: `lane`,
-# `warp`, `wid`), or a shuffle (_SHUFFLES: `shfl`/`SHFL`). The prefilter compares these ignoring case, as
-# the rule's name patterns do.
+# a warp-constant name (`warp`), a `blockDim` split, a thread-id operand (`threadIdx` or a thread-index name:
+# `tid`, `t_idx`, `thread`, `lane`, `tx`), a lane/warp target (`lane`, `warp`, `wid`), or a shuffle
+# (`shfl`/`SHFL`). The prefilter compares these ignoring case, as the name patterns do.
+_CONSTANT_MESSAGE = (
+    "`{}` hard-codes a 32-lane warp; CDNA wavefronts are 64 lanes: use `warpSize` at run time or a ROCm-gated "
+    "`__GFX9__` selector for compile-time sizes"
+)
+_FROM_HALF_WAVE = "a 64-lane wavefront needs offsets from `warpSize / 2`"
 _CONTEXT_WORDS = (b"blockdim", b"shfl", b"thread", b"lane", b"warp", b"tid", b"tx", b"wid", b"t_idx")
-# What tree-sitter may skip between an operator and its right operand: whitespace (Unicode's too, in UTF-8),
-# line continuations and comments. Possessive, so that a file full of `//` does not backtrack.
-_GAP = (
-    rb"(?:[ \t\n\r\f\v]++|\xc2\xa0|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80|\xef\xbb\xbf"
-    rb"|\\\r?\n|/\*.*?\*/|//(?:[^\r\n\\]++|\\(?:\r?\n|.))*+)*+"
-)
-
-
-def _literal_text(value: int) -> bytes:
-    """A whole integer literal token worth `value`, in the spellings parse_int reads."""
-    hex_digits = "".join(f"[{c}{c.upper()}]" if c.isalpha() else c for c in f"{value:x}")
-    return f"(?:0[xX]0*{hex_digits}|0+{value:o}|{value})[uUlL]*(?![\\w.'])".encode()
-
-
-# Each _SPLITS operator with its number: lane arithmetic cannot be found where none matches. One pattern per
-# operator, each starting with its operator's text, which re searches for quickly (one alternation of all
-# four took five times as long).
-_SPLIT_TEXTS = tuple(
-    re.compile(re.escape(operator.encode()) + _GAP + _literal_text(value), re.DOTALL) for operator, value in _SPLITS.items()
-)
-
-# --- fixes: the constant becomes 64 on CDNA, the NVIDIA text stays ------------------------------------------
-_FIX_MESSAGE = "define the wave size per ROCm target (64 on GFX8/GFX9 and in the host pass, 32 on RDNA)"
-# `#define WARP_SIZE 32`, `#define WARP_SIZE (32u)  // lanes`: the prefix, the literal, the rest of the line.
-_DEFINE_LITERAL = re.compile(r"(?P<head>[ \t]*#[ \t]*define[ \t]+\w+[ \t(]+)(?P<literal>(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*)(?P<tail>.*)", re.DOTALL)
-# The statements a constant's declaration can be wrapped as (not the `for` loop that declares it).
-_DECLARATIONS = frozenset({"declaration", "field_declaration", "type_definition"})
-
-
-def _define_fix(define: Define, ctx: CudaContext) -> Fix | None:
-    """The define in a ROCm-gated wave selector; only a literal value (`32`, `(32)`, `32u`) is rewritten."""
-    text = ctx.text(define.directive)
-    match = _DEFINE_LITERAL.fullmatch(text)
-    if match is None or "\\" in text or parse_int(match.group("literal")) != 32:
-        return None  # `#define WARP_SIZE HW_WARP`, a continued line: the value is not ours to rewrite
-    wave64 = match.group("head") + with_value(match.group("literal"), 64) + match.group("tail")
-    return ctx.gated_fix(_FIX_MESSAGE, define.directive, wave_selector(wave64, text))
-
-
-def _constant_fix(name_node: Node, value: Node, ctx: CudaContext) -> Fix | None:
-    """The constant's declaration (or `enum {...};`) in a ROCm-gated wave selector, with 64 for 32."""
-    statement: Span | None = enum_declaration(ctx, name_node) if name_node.parent is not None and name_node.parent.type == "enumerator" else None
-    if statement is None:
-        statement = ctx.statement_of(name_node)
-        if statement is None or statement.type not in _DECLARATIONS:
-            return None
-    wave64 = ctx.rocm_variant(statement, [(value, with_value(ctx.text(value), 64))])
-    return ctx.gated_fix(_FIX_MESSAGE, statement, wave_selector(wave64, ctx.text(statement), indent_of(ctx, statement)))
 
 
 class WarpSize32(Rule):
@@ -264,12 +107,9 @@ class WarpSize32(Rule):
     triggers = (b"32", b"31", b"0x1f", b"0x1F", b"0x20", b">> 5", b">>5", b"16")
     also_requires = _CONTEXT_WORDS
 
-    def __init__(self) -> None:
-        self._subgroup_functions: dict[int, bool] = {}  # function start byte -> shuffles with width <= 32
-
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
-        """Lane arithmetic holds a split with its literal (_SPLIT_TEXTS); a constant's name says `warp`
-        (_WARP_CONSTANT), a reduction loop's or unrolled butterfly's shuffle `shfl` (_SHUFFLES), in any case."""
+        """Lane arithmetic holds a split with its literal (_SPLIT_TEXTS); a constant's name says `warp`, a
+        reduction loop's or unrolled butterfly's shuffle `shfl`, in any case."""
         needed: dict[str, Anchors] = {}
         splits = [match.start() for split in _SPLIT_TEXTS for match in split.finditer(ctx.content)]
         if splits:
@@ -284,25 +124,22 @@ class WarpSize32(Rule):
 
     # --- constants ------------------------------------------------------------------------------
     def visit_define(self, define: Define, ctx: CudaContext) -> None:
-        if define.parameters is not None or not self._is_warp_constant_name(define.name):
+        if define.parameters is not None or not warp.is_warp_constant_name(define.name):
             return
-        if parse_int(self._resolve_text(define.value, define.directive, ctx)) != 32:
+        if parse_int(resolve_text(ctx, define.value, define.directive)) != 32 or warp.in_wave_selector(ctx, define.directive):
             return
-        if _in_wave_selector(ctx, define.directive):
-            return
-        ctx.report(define.directive, self._constant_message(define.name), fix=_define_fix(define, ctx))
+        ctx.report(define.directive, _CONSTANT_MESSAGE.format(define.name), fix=warp.wave_size_define_fix(define, ctx))
 
     def visit_declaration(self, node: Node, ctx: CudaContext) -> None:
-        if not self._is_constant_declaration(node, ctx):
+        if not has_specifier(node, ctx, "const", "constexpr", "static"):  # a named constant, not a loop counter
             return
         for declarator in node.children_by_field_name("declarator"):
-            if declarator.type != "init_declarator":
-                continue
-            self._check_constant(declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value"), ctx)
+            if declarator.type == "init_declarator":
+                self._check_constant(declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value"), ctx)
 
     def visit_field_declaration(self, node: Node, ctx: CudaContext) -> None:
         # `static constexpr int kWarpSize = 32;` inside a struct: the value is the `default_value` field.
-        if self._is_constant_declaration(node, ctx):
+        if has_specifier(node, ctx, "const", "constexpr", "static"):
             self._check_constant(node.child_by_field_name("declarator"), node.child_by_field_name("default_value"), ctx)
 
     def visit_enumerator(self, node: Node, ctx: CudaContext) -> None:
@@ -312,178 +149,49 @@ class WarpSize32(Rule):
         if name_node is None or value is None or name_node.type not in ("identifier", "field_identifier"):
             return
         name = ctx.text(name_node)
-        if not self._is_warp_constant_name(name) or ctx.int_value(value) != 32:
+        if not warp.is_warp_constant_name(name) or ctx.int_value(value) != 32 or warp.in_wave_selector(ctx, name_node):
             return
-        if _in_wave_selector(ctx, name_node):
-            return
-        ctx.report(name_node, self._constant_message(name), fix=_constant_fix(name_node, value, ctx))
-
-    @staticmethod
-    def _is_constant_declaration(node: Node, ctx: CudaContext) -> bool:
-        """`const`, `constexpr` or `static`: a named constant, not a loop counter that starts at 32."""
-        return any(
-            child.type in ("type_qualifier", "storage_class_specifier") and ctx.text(child) in ("const", "constexpr", "static")
-            for child in node.children
-        )
-
-    @staticmethod
-    def _is_warp_constant_name(name: str) -> bool:
-        return name not in _PORTABLE_CONSTANTS and bool(_WARP_CONSTANT.fullmatch(name))
-
-    @staticmethod
-    def _resolve_text(value: str, before: Span, ctx: CudaContext) -> str:
-        """`#define WARP_SIZE HW_WARP` -> the value of HW_WARP (same-file object-like macros only)."""
-        for _ in range(4):
-            stripped = value.strip().strip("()").strip()
-            if not re.fullmatch(r"[A-Za-z_]\w*", stripped):
-                return value
-            define = ctx.define(stripped, before)
-            if define is None:
-                return value
-            value = define.value
-        return value
-
-    @staticmethod
-    def _constant_message(name: str) -> str:
-        return (
-            f"`{name}` hard-codes a 32-lane warp; CDNA wavefronts are 64 lanes: use `warpSize` at run time "
-            "or a ROCm-gated `__GFX9__` selector for compile-time sizes"
-        )
+        ctx.report(name_node, _CONSTANT_MESSAGE.format(name), fix=warp.wave_size_constant_fix(name_node, value, ctx))
 
     # --- lane and warp index arithmetic ------------------------------------------------------------
     def visit_binary_expression(self, node: Node, ctx: CudaContext) -> None:
-        operator = node.child_by_field_name("operator")
-        right = node.child_by_field_name("right")
-        if operator is None or right is None or right.type != "number_literal":
+        parts = binary_parts(node, ctx)
+        if parts is None or parts[2].type != "number_literal":
             return
-        wanted = _SPLITS.get(ctx.text(operator))
-        if wanted is None or parse_int(ctx.text(right)) != wanted:
+        left, operator, right = parts
+        if _SPLITS.get(operator) is None or parse_int(ctx.text(right)) != _SPLITS[operator]:
             return
-        left = node.child_by_field_name("left")
-        if left is None:
-            return
-        stripped = _strip(left)
-        if _builtin_field(stripped, ctx) == "blockDim" and ctx.text(operator) in ("/", ">>"):
+        if warp.builtin_index(bare(left), ctx) == "blockDim" and operator in ("/", ">>"):
             ctx.report(node, f"`{ctx.text(node)}` counts warps of 32 threads; a CDNA wavefront has 64: divide by `warpSize`")
             return
-        target = _assigned_name(node, ctx)
-        if not (_is_thread_id(left, ctx) or (target is not None and _LANE_OR_WARP_TARGET.fullmatch(target))):
+        target = assigned_name(node, ctx)
+        if not (warp.is_thread_index(left, ctx) or (target is not None and _LANE_OR_WARP_TARGET.fullmatch(target))):
             return
-        if self._uses_32_lane_subgroups(node, ctx) or _in_wave_selector(ctx, node):
+        if warp.in_32_lane_subgroups(node, ctx) or warp.in_wave_selector(ctx, node):
             return
         ctx.report(
-                node,
+            node,
             f"`{ctx.text(node)}` splits thread ids into 32-lane warps; on 64-lane CDNA wavefronts use "
             "`% warpSize` / `/ warpSize`",
         )
 
-    def _uses_32_lane_subgroups(self, node: Node, ctx: CudaContext) -> bool:
-        """The function shuffles with an explicit width of 32 (`__shfl_xor_sync(m, v, o, 32)`): its `% 32`
-        and `/ 32` index those logical 32-lane groups, which stay consistent on a 64-lane wavefront."""
-        function = ctx.function_of(node)
-        if function is None:
-            return False
-        known = self._subgroup_functions.get(function.start_byte)
-        if known is None and b"shfl" not in ctx.content[function.start_byte : function.end_byte].lower():
-            known = False  # every _SHUFFLES name says `shfl`: no need to walk the function
-        if known is None:
-            known = any(
-                (ctx.call_name(n) or "") in _SHUFFLES
-                and _has_subgroup_width(ctx.call_name(n) or "", ctx.arguments(n), ctx)
-                for n in ctx.descendants(function, "call_expression")
-            )
-            self._subgroup_functions[function.start_byte] = known
-        return known
-
     # --- shuffle reductions sized for 32 lanes --------------------------------------------------------
     def visit_for_statement(self, node: Node, ctx: CudaContext) -> None:
-        variable, start = self._loop_start(node, ctx)
-        if variable is None or start is None:
-            return
-        ascending = start == 1 and self._bounded_by_32(node.child_by_field_name("condition"), variable, ctx)
-        if (start != 16 and not ascending) or self._in_first_32_threads(node, ctx):
-            return
-        body = node.child_by_field_name("body")
-        if body is None:
-            return
-        for call in ctx.descendants(body, "call_expression"):
-            name = ctx.call_name(call)
-            if name not in _SHUFFLES or (not ascending and name not in _DESCENDING):
-                continue
-            arguments = ctx.arguments(call)
-            index = _shuffle_offset_index(name)
-            if len(arguments) <= index or ctx.text(arguments[index]).strip() != variable:
-                continue
-            if _has_subgroup_width(name, arguments, ctx):
-                continue
-            ctx.report(
-                node,
-                f"shuffle reduction over `{variable}` spans only 32 lanes; a 64-lane wavefront needs offsets "
-                "from `warpSize / 2`",
-            )
-            return
+        variable = warp.reduction_over_32_lanes(node, ctx)
+        if variable is not None:
+            ctx.report(node, f"shuffle reduction over `{variable}` spans only 32 lanes; {_FROM_HALF_WAVE}")
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
         # Unrolled butterflies: `v += __shfl_xor_sync(mask, v, 16); v += __shfl_xor_sync(mask, v, 8); ...`
-        name = ctx.call_name(node)
-        if name not in _DESCENDING:
+        name = ctx.call_name(node) or ""
+        if name not in warp.DESCENDING_SHUFFLES:
             return
         arguments = ctx.arguments(node)
-        index = _shuffle_offset_index(name)
-        if len(arguments) <= index or arguments[index].type != "number_literal" or parse_int(ctx.text(arguments[index])) != 16:
+        offset = warp.shuffle_offset(name, arguments)
+        if offset is None or offset.type != "number_literal" or parse_int(ctx.text(offset)) != 16:
             return
-        if _has_subgroup_width(name, arguments, ctx):
-            return
-        ctx.report(node, f"`{name}` with offset 16 starts a 32-lane reduction; a 64-lane wavefront needs offset 32 first")
-
-    @staticmethod
-    def _in_first_32_threads(node: Node, ctx: CudaContext) -> bool:
-        """Under `if (tid < 32)`: a reduction among 32 threads on purpose (lane 0's result stays right)."""
-        for ancestor in ctx.ancestors(node):
-            if ancestor.type == "function_definition":
-                return False
-            if ancestor.type != "if_statement":
-                continue
-            condition = ancestor.child_by_field_name("condition")
-            test = condition.named_children[0] if condition is not None and condition.named_child_count else None
-            if test is None or test.type != "binary_expression":
-                continue
-            left, operator, right = (test.child_by_field_name(f) for f in ("left", "operator", "right"))
-            if (
-                left is not None and operator is not None and right is not None
-                and ctx.text(operator) == "<" and ctx.int_value(right) == 32 and _is_thread_id(left, ctx)
-            ):
-                return True
-        return False
-
-    @staticmethod
-    def _loop_start(node: Node, ctx: CudaContext) -> tuple[str | None, int | None]:
-        initializer = node.child_by_field_name("initializer")
-        if initializer is None:
-            return None, None
-        if initializer.type == "declaration":
-            declarator = initializer.child_by_field_name("declarator")
-            if declarator is None or declarator.type != "init_declarator":
-                return None, None
-            name, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
-        elif initializer.type == "assignment_expression":
-            name, value = initializer.child_by_field_name("left"), initializer.child_by_field_name("right")
-        else:
-            return None, None
-        if name is None or value is None or name.type != "identifier":
-            return None, None
-        return ctx.text(name), ctx.int_value(value)
-
-    @staticmethod
-    def _bounded_by_32(condition: Node | None, variable: str, ctx: CudaContext) -> bool:
-        """`i < 32` or `i <= 16`: an ascending butterfly that stops at the 32-lane boundary."""
-        if condition is None or condition.type != "binary_expression":
-            return False
-        left, operator, right = (condition.child_by_field_name(f) for f in ("left", "operator", "right"))
-        if left is None or operator is None or right is None or ctx.text(left).strip() != variable:
-            return False
-        bound = ctx.int_value(right)
-        return (ctx.text(operator) == "<" and bound == 32) or (ctx.text(operator) == "<=" and bound == 16)
+        if not warp.has_subgroup_width(name, arguments, ctx):
+            ctx.report(node, f"`{name}` with offset 16 starts a 32-lane reduction; a 64-lane wavefront needs offset 32 first")
 
 
 WarpSize32.valid = (

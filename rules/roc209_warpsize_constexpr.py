@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node, Span
+from rocmlint.cuda.syntax import constant_context, identifiers_in, is_certainly_device, is_certainly_host
 from rocmlint.cuda.warp import enum_declaration, indent_of, wave_selector
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -11,75 +12,10 @@ from rocmlint.rule import Invalid, Rule, Valid
 # only host-side constant uses of it are wrong.
 _WARP_SIZE_NAMES = ("warpSize", "C10_WARP_SIZE")
 _WARP_SIZE_WORDS = frozenset(name.encode() for name in _WARP_SIZE_NAMES)
-# Where the search for an enclosing constant context stops: beyond these the value is a run-time one.
-_RUNTIME_BOUNDARIES = frozenset(
-    {
-        "compound_statement", "expression_statement", "argument_list", "function_definition", "return_statement",
-        "lambda_expression", "parameter_list", "translation_unit", "field_declaration_list", "declaration_list",
-        "for_statement", "while_statement", "do_statement", "subscript_expression", "initializer_list",
-        "new_expression", "assignment_expression", "field_initializer_list", "preproc_if", "preproc_ifdef",
-    }
-)
 # Statements a device-code fix wraps whole; loops, `if`, `switch` and templates are too big to duplicate.
 _FIXABLE_STATEMENTS = frozenset(
     {"declaration", "expression_statement", "return_statement", "static_assert_declaration", "alias_declaration", "type_definition"}
 )
-
-
-def _is_constexpr(declaration: Node, ctx: CudaContext) -> bool:
-    return any(
-        child.type in ("type_qualifier", "storage_class_specifier") and ctx.text(child) in ("constexpr", "consteval", "constinit")
-        for child in declaration.children
-    )
-
-
-def _constant_context(node: Node, ctx: CudaContext) -> str | None:
-    """What requires a constant expression around `node` (`template argument`, `array size`, ...), if anything."""
-    child = node
-    for ancestor in ctx.ancestors(node):
-        kind = ancestor.type
-        if kind == "template_argument_list":
-            return "a template argument"
-        if kind == "template_parameter_list":
-            return "a template parameter default"
-        if kind == "static_assert_declaration":
-            return "a `static_assert`"
-        if kind == "launch_bounds":
-            return "`__launch_bounds__`"
-        if kind == "enumerator":
-            return "an enumerator" if child == ancestor.child_by_field_name("value") else None
-        if kind == "case_statement":
-            return "a `case` label" if child == ancestor.child_by_field_name("value") else None
-        if kind == "array_declarator":
-            return "an array size" if child == ancestor.child_by_field_name("size") else None
-        if kind == "init_declarator":
-            declaration = ancestor.parent
-            constant = declaration is not None and child == ancestor.child_by_field_name("value") and _is_constexpr(declaration, ctx)
-            return "a `constexpr` initialiser" if constant else None
-        if kind == "field_declaration":
-            constant = child == ancestor.child_by_field_name("default_value") and _is_constexpr(ancestor, ctx)
-            return "a `constexpr` initialiser" if constant else None
-        if kind == "if_statement":
-            constant = child == ancestor.child_by_field_name("condition") and any(c.type == "constexpr" for c in ancestor.children)
-            return "an `if constexpr` condition" if constant else None
-        if kind in _RUNTIME_BOUNDARIES:
-            return None
-        child = ancestor
-    return None
-
-
-def _identifiers(ctx: CudaContext, span: Span) -> list[Node]:
-    """The identifiers and type identifiers inside `span`, in source order."""
-    found: list[Node] = []
-    stack = [ctx.tree.root_node.descendant_for_byte_range(span.start_byte, span.end_byte)]
-    while stack:
-        current = stack.pop()
-        if current is None:
-            continue
-        if current.type in ("identifier", "type_identifier") and span.start_byte <= current.start_byte and current.end_byte <= span.end_byte:
-            found.append(current)
-        stack.extend(current.children)
-    return sorted(found, key=lambda n: n.start_byte)
 
 
 class WarpsizeConstexpr(Rule):
@@ -165,9 +101,9 @@ class WarpsizeConstexpr(Rule):
         text = ctx.text(node)
         if text not in _WARP_SIZE_NAMES and text not in self._macro_aliases(ctx):
             return
-        if text == "C10_WARP_SIZE" and not self._certainly_host(node, ctx):
+        if text == "C10_WARP_SIZE" and not is_certainly_host(node, ctx):
             return
-        context = _constant_context(node, ctx)
+        context = constant_context(node, ctx)
         if context is None:
             return
         shown = text if text in _WARP_SIZE_NAMES else f"{text}` (`warpSize`)"
@@ -181,7 +117,7 @@ class WarpsizeConstexpr(Rule):
     def _fix(self, node: Node, ctx: CudaContext) -> Fix | None:
         """Device code: the statement twice behind a ROCm-gated wave selector, with 64 and with 32 for every
         constant-context `warpSize` in it. Host code has no target to select on: no fix."""
-        if ctx.text(node) == "C10_WARP_SIZE" or not self._certainly_device(node, ctx):
+        if ctx.text(node) == "C10_WARP_SIZE" or not is_certainly_device(node, ctx):
             return None
         enclosing = ctx.statement_of(node)
         statement: Span | None = enclosing
@@ -195,8 +131,8 @@ class WarpsizeConstexpr(Rule):
         names = {*_WARP_SIZE_NAMES, *self._macro_aliases(ctx)} - {"C10_WARP_SIZE"}
         uses = [
             n
-            for n in _identifiers(ctx, statement)
-            if ctx.text(n) in names and _constant_context(n, ctx) is not None
+            for n in identifiers_in(ctx, statement)
+            if ctx.text(n) in names and constant_context(n, ctx) is not None
         ]
         wave64 = ctx.rocm_variant(statement, [(n, "64") for n in uses])
         wave32 = ctx.rocm_variant(statement, [(n, "32") for n in uses])
@@ -206,26 +142,6 @@ class WarpsizeConstexpr(Rule):
             wave_selector(wave64, wave32, indent_of(ctx, statement)),
             safe=False,
         )
-
-    @staticmethod
-    def _certainly_device(node: Node, ctx: CudaContext) -> bool:
-        """Inside a `__global__`/`__device__` function, or a `__shared__` declaration."""
-        if ctx.is_device_code(node):
-            return True
-        declaration = ctx.enclosing(node, "declaration")
-        return declaration is not None and b"__shared__" in ctx.content[declaration.start_byte : declaration.end_byte]
-
-    @staticmethod
-    def _certainly_host(node: Node, ctx: CudaContext) -> bool:
-        """Host code, or file scope (seen by the host pass too); not where a parse error hides the function."""
-        function = ctx.function_of(node)
-        if function is None:
-            return not ctx.in_error(node)
-        if ctx.is_device_code(node):
-            return False
-        # `__shared__` only exists in device code, whatever the (possibly mis-parsed) function head says.
-        declaration = ctx.enclosing(node, "declaration")
-        return declaration is None or b"__shared__" not in ctx.content[declaration.start_byte : declaration.end_byte]
 
     def _macro_aliases(self, ctx: CudaContext) -> set[str]:
         """Object-like macros of this file whose value is `warpSize` (`#define WARP_SIZE warpSize`)."""

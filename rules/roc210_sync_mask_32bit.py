@@ -2,37 +2,24 @@
 
 from __future__ import annotations
 
-import re
-
 from rocmlint.cuda.frontend import Anchors, CudaContext, Define, Node
 from rocmlint.cuda.masks import (
-    NON_SYNC_INTRINSICS,
     SYNC_MASK_INTRINSICS,
-    WAVE_BARRIER,
-    is_all_ones_text,
+    is_full_warp_mask_macro,
     is_portable_wrapper_use,
-    literal_width,
     mask_fix,
+    non_sync_message,
+    passed_to_sync_call,
+    sync_call_in_macro,
+    sync_macro_fix,
     sync_rewrites,
-    text_width,
     value_width,
 )
 from rocmlint.cuda.preprocessor import parse_int
-from rocmlint.diagnostics import Fix, FixAvailability, Severity
+from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
 _SYNC_MASK_WORDS = frozenset(name.encode() for name in SYNC_MASK_INTRINSICS)
-
-# A `*_sync` call inside a macro body, with a 32-bit literal mask: `__shfl_down_sync(0xffffffff, v, o)`.
-_SYNC_CALL_IN_MACRO = re.compile(r"\b(__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all|uni|match_any|match_all|reduce_\w+)_sync|__syncwarp)\s*\(\s*(0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*)\s*[,)]")
-# The same call with a literal or macro mask, to rewrite inside a macro body for ROCm.
-_SYNC_CALL_TO_REWRITE = re.compile(
-    r"\b(?P<name>__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all)_sync)\s*\(\s*(?P<mask>0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*)\s*,\s*"
-    r"|\b__syncwarp\s*\(\s*(?P<barrier_mask>0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*)\s*\)"
-)
-# A full-warp mask constant: `#define FINAL_MASK 0xffffffff` (not `LOW_MASK`, which splits 64-bit words).
-_MASK_MACRO_NAME = re.compile(r"(?i)(?:full|final|warp|wave|lane|all|active|sync|shfl)_?mask|mask_?(?:full|all)")
-
 
 class SyncMask32Bit(Rule):
     """
@@ -135,22 +122,20 @@ class SyncMask32Bit(Rule):
             )
         else:
             return
-        ctx.report(node, message, fix=mask_fix(node, ctx, _fix_message(name), sync_rewrites(node, ctx)))
+        ctx.report(node, message, fix=mask_fix(node, ctx, non_sync_message(name), sync_rewrites(node, ctx)))
 
     def visit_define(self, define: Define, ctx: CudaContext) -> None:
         value = define.value
         if "sync" in value:
-            match = _SYNC_CALL_IN_MACRO.search(value)
-            if match is not None and literal_width(match.group(2)) == 32:
+            found = sync_call_in_macro(value)
+            if found is not None:
                 ctx.report(
                     define.directive,
-                    f"macro `{define.name}` passes the 32-bit mask `{match.group(2)}` to `{match.group(1)}`; {_WHY}",
-                    fix=_define_fix(define, ctx),
+                    f"macro `{define.name}` passes the 32-bit mask `{found[1]}` to `{found[0]}`; {_WHY}",
+                    fix=sync_macro_fix(define, ctx),
                 )
             return
-        if define.parameters is None and _MASK_MACRO_NAME.search(define.name) and _is_full_warp_32(value):
-            if re.search(rb"\b__\w+_sync\s*\(\s*" + re.escape(define.name.encode()) + rb"\b|__syncwarp\s*\(\s*" + re.escape(define.name.encode()) + rb"\b", ctx.content):
-                return  # its uses in this file are reported at the calls
+        if define.parameters is None and is_full_warp_mask_macro(define.name, value) and not passed_to_sync_call(define.name, ctx):
             ctx.report(
                 define.directive,
                 f"`{define.name}` is a 32-bit lane mask (`{value}`); HIP's `*_sync` intrinsics need a 64-bit mask "
@@ -162,42 +147,6 @@ _WHY = (
     "HIP's `*_sync` intrinsics static_assert a 64-bit mask and a wave has 64 lanes: on ROCm call the "
     "non-sync intrinsic (`__shfl_xor`, `__ballot`, ...) or pass a 64-bit mask"
 )
-
-
-def _fix_message(name: str | None) -> str:
-    if name == "__syncwarp":
-        return f"use `{WAVE_BARRIER}` on ROCm"
-    return f"call `{NON_SYNC_INTRINSICS.get(name or '', name)}` without the mask on ROCm"
-
-
-def _define_fix(define: Define, ctx: CudaContext) -> Fix | None:
-    """A ROCm `#define` whose body calls the non-sync intrinsics where the original passes a full-warp mask."""
-    original = ctx.text(define.directive)
-
-    def full(mask: str) -> bool:
-        if re.fullmatch(r"[A-Za-z_]\w*", mask):
-            if define.parameters is not None and mask in define.parameters:
-                return False  # the caller's mask
-            known = ctx.define(mask, define.directive)
-            return known is not None and is_all_ones_text(known.value)
-        return is_all_ones_text(mask)
-
-    def rewrite(match: re.Match[str]) -> str:
-        if match.group("name") is not None:
-            return f"{NON_SYNC_INTRINSICS[match.group('name')]}(" if full(match.group("mask")) else match.group(0)
-        return WAVE_BARRIER if full(match.group("barrier_mask")) else match.group(0)
-
-    rocm = _SYNC_CALL_TO_REWRITE.sub(rewrite, original)
-    remaining = _SYNC_CALL_IN_MACRO.search(rocm)
-    if rocm == original or (remaining is not None and literal_width(remaining.group(2)) == 32):
-        return None  # a partial mask: the ROCm body needs a person
-    return ctx.gated_fix(_fix_message(None), define.directive, rocm)
-
-
-def _is_full_warp_32(value: str) -> bool:
-    """`0xffffffff`, `0xFFFFFFFFU`, `(0xffffffff)`: all 32 lanes, as a 32-bit value."""
-    text = value.strip().strip("()").strip()
-    return text_width(text) == 32 and text.lower().rstrip("u").endswith("ffffffff")
 
 
 SyncMask32Bit.valid = (

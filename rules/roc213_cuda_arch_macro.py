@@ -11,8 +11,6 @@ from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
 _ARCH = "__CUDA_ARCH__"
-# `defined(__CUDA_ARCH__)` / `defined __CUDA_ARCH__`: the test only asks which compilation pass this is.
-_DEFINED_ARCH = re.compile(r"\bdefined\s*(?:\(\s*__CUDA_ARCH__\s*\)|__CUDA_ARCH__\b)")
 # `__CUDA_ARCH__ >= 800`, `800 <= __CUDA_ARCH__`, `__CUDA_ARCH__ == 700`: it selects an architecture.
 _COMPARED_ARCH = re.compile(r"\b__CUDA_ARCH__\s*(?:[<>]=?|[=!]=)|(?:[<>]=?|[=!]=)\s*\(?\s*__CUDA_ARCH__\b")
 _WORD_ARCH = re.compile(r"\b__CUDA_ARCH__\b")

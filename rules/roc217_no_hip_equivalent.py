@@ -2,51 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cache, cached_property
-
 from rocmlint.cuda.frontend import Anchors, CudaContext, Directive, Include, Node
-from rocmlint.data import load
+from rocmlint.cuda.hip_gaps import no_hip_equivalents as _tables
+from rocmlint.cuda.syntax import qualified_segments
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
-_LIBRARY_NAMES = {
-    "runtime": "CUDA runtime", "driver": "CUDA driver", "device": "CUDA device", "rtc": "NVRTC", "blas": "cuBLAS",
-    "rand": "cuRAND", "fft": "cuFFT", "sparse": "cuSPARSE", "solver": "cuSOLVER",
-}
 _DYNAMIC_PARALLELISM = "launching a kernel from device code (dynamic parallelism) is not supported by HIP"
-
-
-@dataclass(frozen=True)
-class _Tables:
-    headers: dict[str, str]  # header -> message
-    qualified: dict[tuple[str, ...], str]  # name segments prefix -> message
-    names: dict[str, str]  # plain identifier -> message
-
-    @cached_property
-    def name_words(self) -> frozenset[bytes]:
-        return frozenset(name.encode() for name in self.names)
-
-    @cached_property
-    def qualified_words(self) -> tuple[tuple[bytes, ...], ...]:
-        """Each qualified entry's segments: all of them are words of a file that names it."""
-        return tuple(tuple(segment.encode() for segment in segments) for segments in self.qualified)
-
-
-@cache
-def _tables() -> _Tables:
-    data = load("no_hip_equivalent")
-    reasons: dict[str, str] = data["reasons"]
-    names = {name: reasons[reason] for name, reason in data["names"].items()}
-    for library, listed in data["hipify"].items():
-        reason = f"{_LIBRARY_NAMES.get(library, library)} API without a HIP equivalent (HIPIFY lists no HIP name)"
-        for name in listed:
-            names.setdefault(name, reason)
-    return _Tables(
-        headers={header: reasons[reason] for header, reason in data["headers"].items()},
-        qualified={tuple(name.split("::")): reasons[reason] for name, reason in data["qualified"].items()},
-        names=names,
-    )
 
 
 class NoHipEquivalent(Rule):
@@ -137,7 +99,7 @@ class NoHipEquivalent(Rule):
     def visit_qualified_identifier(self, node: Node, ctx: CudaContext) -> None:
         if node.parent is not None and node.parent.type == "qualified_identifier":
             return  # the outermost name is checked, once
-        segments = _segments(node, ctx)
+        segments = qualified_segments(node, ctx)
         qualified = _tables().qualified
         for end in range(1, len(segments) + 1):
             reason = qualified.get(tuple(segments[:end]))
@@ -163,25 +125,6 @@ class NoHipEquivalent(Rule):
     def visit_kernel_call_syntax(self, node: Node, ctx: CudaContext) -> None:
         if ctx.is_device_code(node):
             self._report(ctx, node.parent or node, node.start_point[0] + 1, _DYNAMIC_PARALLELISM)
-
-
-def _segments(node: Node, ctx: CudaContext) -> list[str]:
-    """`["nvcuda", "wmma", "fragment"]` for `nvcuda::wmma::fragment<...>` (template arguments dropped)."""
-    segments: list[str] = []
-    current: Node | None = node
-    while current is not None and current.type == "qualified_identifier":
-        scope = current.child_by_field_name("scope")
-        if scope is not None:
-            segments.append(ctx.text(scope) if scope.type == "namespace_identifier" else _base_name(scope, ctx))
-        current = current.child_by_field_name("name")
-    if current is not None:
-        segments.append(_base_name(current, ctx))
-    return segments
-
-
-def _base_name(node: Node, ctx: CudaContext) -> str:
-    name = node.child_by_field_name("name") if node.type in ("template_type", "template_function") else None
-    return ctx.text(name if name is not None else node)
 
 
 NoHipEquivalent.valid = (

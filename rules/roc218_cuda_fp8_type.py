@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 
+from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import Anchors, CudaContext, Define, Directive, Include, Node
+from rocmlint.cuda.hip_gaps import FP8_HEADERS, FP8_INTERPRETATIONS, is_cuda_fp8_name
+from rocmlint.cuda.syntax import local_uses
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
-_FP8_HEADERS = frozenset({"cuda_fp8.h", "cuda_fp8.hpp"})
-_INTERPRETATIONS = frozenset({"__NV_E4M3", "__NV_E5M2"})
-_INTERPRETATION_WORDS = frozenset(name.encode() for name in _INTERPRETATIONS)
+_INTERPRETATION_WORDS = frozenset(name.encode() for name in FP8_INTERPRETATIONS)
 # A file, function or name that deals with FP8 (the context that makes a 448 an e4m3 bound).
 _FP8_TEXT = re.compile(rb"fp8|e4m3|e5m2|float8", re.IGNORECASE)
 # GPU code: CPU-only fp8 emulation (`float_to_fp8e4m3_scalar` on x86) runs on no GPU.
@@ -85,7 +86,7 @@ class CudaFp8Type(Rule):
         self._fp8_file: bool | None = None
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
-        """Names hold `__nv_fp8`, `__nv_cvt_` or an interpretation (_is_cuda_fp8_name); the bound `448` or
+        """Names hold `__nv_fp8`, `__nv_cvt_` or an interpretation (is_cuda_fp8_name); the bound `448` or
         `4.48` (_FLOAT_448, _INT_448)."""
         needed: dict[str, Anchors] = {}
         names = ctx.offsets(b"__nv_fp8", b"__nv_cvt_", *_INTERPRETATION_WORDS)
@@ -99,7 +100,7 @@ class CudaFp8Type(Rule):
     # --- the FP8 API -----------------------------------------------------------------------------------
     def visit_include(self, include: Include, ctx: CudaContext) -> None:
         header = include.header.strip()
-        if header in _FP8_HEADERS:
+        if header in FP8_HEADERS:
             self._report(ctx, include, include.directive.line, f"`{header}` has no hipify mapping; use `hip/hip_fp8.h` and pick FNUZ (gfx942) or OCP types per target")
 
     def visit_type_identifier(self, node: Node, ctx: CudaContext) -> None:
@@ -110,7 +111,7 @@ class CudaFp8Type(Rule):
 
     def _check_name(self, node: Node, ctx: CudaContext) -> None:
         name = ctx.text(node)
-        if not name.startswith("__") or not _is_cuda_fp8_name(name):
+        if not name.startswith("__") or not is_cuda_fp8_name(name):
             return
         self._report(ctx, node, node.start_point[0] + 1, f"`{name}` is CUDA's OCP FP8 API; HIP's FP8 is FNUZ on gfx942 and OCP on gfx950/gfx12 (`hip/hip_fp8.h`)")
 
@@ -149,14 +150,6 @@ class CudaFp8Type(Rule):
             self._lines.add(line)
 
 
-def _is_cuda_fp8_name(name: str) -> bool:
-    return (
-        name.startswith("__nv_fp8")
-        or name in _INTERPRETATIONS
-        or (name.startswith("__nv_cvt_") and "fp8" in name)
-    )
-
-
 def _is_fp8_bound(node: Node, ctx: CudaContext, is_float: bool) -> bool:
     """Whether this 448 is used as an FP8 bound: the value of an FP8/scale-named constant, or (a float
     448) an operand or argument in a function that handles FP8."""
@@ -183,19 +176,7 @@ def _is_fp8_bound(node: Node, ctx: CudaContext, is_float: bool) -> bool:
 def _arch_selected(ctx: CudaContext, offset: int) -> bool:
     """Whether `offset` sits in an `#if` chain that tests the AMD target or FP8 flavour (the 448 there is
     the OCP arm of a port that already tells FNUZ and OCP apart)."""
-    stack: list[tuple[int, list[str]]] = []
-    for directive in ctx.preprocessor.directives:
-        if directive.kind in ("if", "ifdef", "ifndef"):
-            stack.append((directive.start_byte, [directive.condition]))
-        elif directive.kind in ("elif", "elifdef", "elifndef") and stack:
-            stack[-1][1].append(directive.condition)
-        elif directive.kind == "endif" and stack:
-            start, conditions = stack.pop()
-            if start < offset < directive.start_byte and any(_ARCH_TEST.search(c) for c in conditions):
-                return True
-        elif directive.start_byte > offset and not stack:
-            return False
-    return False
+    return any(_ARCH_TEST.search(c) for chain in chains_around(ctx, offset, later_arms=True) for c in chain)
 
 
 def _only_used_where_rocm_never_compiles(node: Node, ctx: CudaContext) -> bool:
@@ -207,25 +188,8 @@ def _only_used_where_rocm_never_compiles(node: Node, ctx: CudaContext) -> bool:
         declarator = declarator.parent
     if declarator is None:
         return False
-    name_node = declarator.child_by_field_name("declarator")
-    scope = ctx.enclosing(declarator, "compound_statement")
-    if name_node is None or name_node.type != "identifier" or scope is None:
-        return False
-    name = ctx.text(name_node)
-    uses = [n for n in _identifiers(scope) if n.start_byte > declarator.end_byte and ctx.text(n) == name]
-    return all(ctx.is_rocm_gated(use) for use in uses)
-
-
-def _identifiers(root: Node) -> list[Node]:
-    found: list[Node] = []
-    stack = [root]
-    while stack:
-        current = stack.pop()
-        if current.type == "identifier":
-            found.append(current)
-        stack.extend(current.children)
-    return found
-
+    uses = local_uses(declarator, ctx)
+    return uses is not None and all(ctx.is_rocm_gated(use) for use in uses)
 
 CudaFp8Type.valid = (
     # vLLM style: CUDA's FP8 only on NVIDIA, HIP's FP8 on ROCm.

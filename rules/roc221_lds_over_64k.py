@@ -2,117 +2,19 @@
 
 from __future__ import annotations
 
-import re
-
-from rocmlint.cuda.frontend import Anchors, CudaContext, Node, Span
-from rocmlint.cuda.preprocessor import evaluate_integer, parse_int
+from rocmlint.cuda.frontend import Anchors, CudaContext, Node
+from rocmlint.cuda.syntax import array_dimensions
+from rocmlint.cuda.values import constant_value, size_of
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
 LDS_BYTES = 64 * 1024  # LDS per workgroup on MI100/MI200/MI300 (ROCm GPU specs table)
-_ELEMENT_BYTES = {
-    "char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "int8_t": 1, "uint8_t": 1, "__nv_fp8_e4m3": 1,
-    "__nv_fp8_e5m2": 1, "short": 2, "unsigned short": 2, "int16_t": 2, "uint16_t": 2, "half": 2, "__half": 2,
-    "at::Half": 2, "c10::Half": 2, "__nv_bfloat16": 2, "nv_bfloat16": 2, "bf16": 2, "__hip_bfloat16": 2,
-    "hip_bfloat16": 2, "at::BFloat16": 2, "c10::BFloat16": 2, "float": 4, "int": 4, "unsigned": 4, "unsigned int": 4,
-    "signed int": 4, "int32_t": 4, "uint32_t": 4, "half2": 4, "__half2": 4, "__nv_bfloat162": 4, "double": 8,
-    "long long": 8, "unsigned long long": 8, "long long int": 8, "int64_t": 8, "uint64_t": 8, "size_t": 8,
-    "float2": 8, "int2": 8, "uint2": 8, "float4": 16, "int4": 16, "uint4": 16, "double2": 16,
-}
 _MAX_DYNAMIC_ATTRIBUTES = frozenset(
     {"cudaFuncAttributeMaxDynamicSharedMemorySize", "hipFuncAttributeMaxDynamicSharedMemorySize",
      "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", "HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"}
 )
 _SET_ATTRIBUTE = frozenset({"cudaFuncSetAttribute", "hipFuncSetAttribute", "cuFuncSetAttribute"})
 _SET_ATTRIBUTE_WORDS = frozenset(name.encode() for name in _SET_ATTRIBUTE)
-_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(sizeof\s*\(\s*[\w:\s]+?\s*\))|([A-Za-z_]\w*)|(<<|>>|[-+*/%()]))")
-_ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "<<", ">>"})
-
-
-def _sizeof(type_name: str) -> int | None:
-    return _ELEMENT_BYTES.get(" ".join(type_name.replace("const", " ").split()))
-
-
-def _text_value(text: str, before: Span, ctx: CudaContext, depth: int) -> int | None:
-    """The value of a macro's replacement text (`(32 * 1024 + 16)`, `TILE * sizeof(float)`), or None."""
-    if depth > 6:
-        return None
-    pieces: list[str] = []
-    position = 0
-    text = text.strip()
-    while position < len(text):
-        match = _TOKEN.match(text, position)
-        if match is None:
-            return None
-        number, size, name, operator = match.groups()
-        if number is not None:
-            pieces.append(str(parse_int(number)))
-        elif size is not None:
-            element = _sizeof(size[size.index("(") + 1 : -1])
-            if element is None:
-                return None
-            pieces.append(str(element))
-        elif name is not None:
-            define = ctx.define(name, before)
-            value = None if define is None else _text_value(define.value, before, ctx, depth + 1)
-            if value is None:
-                return None
-            pieces.append(f"({value})")
-        else:
-            pieces.append(operator)
-        position = match.end()
-    return evaluate_integer(" ".join(pieces)) if pieces else None
-
-
-def constant_value(node: Node, ctx: CudaContext, depth: int = 0) -> int | None:
-    """An integer constant expression made of literals, `sizeof` of known types, same-file macros and
-    initialised variables (`constexpr int kSmem = 96 * 1024;`); None when any part is unknown."""
-    if depth > 6:
-        return None
-    kind = node.type
-    if kind == "number_literal":
-        return parse_int(ctx.text(node))
-    if kind == "parenthesized_expression" and node.named_child_count == 1:
-        return constant_value(node.named_children[0], ctx, depth + 1)
-    if kind == "cast_expression":
-        value = node.child_by_field_name("value")
-        return None if value is None else constant_value(value, ctx, depth + 1)
-    if kind == "sizeof_expression":
-        type_node = node.child_by_field_name("type")
-        return None if type_node is None else _sizeof(ctx.text(type_node))
-    if kind == "identifier":
-        define = ctx.define(ctx.text(node), node)
-        if define is not None:
-            return _text_value(define.value, node, ctx, depth + 1)
-        declaration = ctx.declaration_of(node)
-        if declaration is None or ctx.is_rocm_gated(declaration):
-            # A declaration in NVIDIA-only code sizes nothing on ROCm.
-            return None
-        value = ctx.declared_value(node)
-        return None if value is None else constant_value(value, ctx, depth + 1)
-    if kind == "binary_expression":
-        operator = node.child_by_field_name("operator")
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        if operator is None or left is None or right is None or ctx.text(operator) not in _ARITHMETIC:
-            return None
-        a, b = constant_value(left, ctx, depth + 1), constant_value(right, ctx, depth + 1)
-        if a is None or b is None:
-            return None
-        op = ctx.text(operator)
-        return evaluate_integer(f"({a}) {op} ({b})")
-    return None
-
-
-def _array_dimensions(declarator: Node) -> tuple[Node | None, list[Node]]:
-    """The name and the size expressions of `s[A][B]` (outermost first)."""
-    sizes: list[Node] = []
-    current: Node | None = declarator
-    while current is not None and current.type == "array_declarator":
-        size = current.child_by_field_name("size")
-        if size is not None:
-            sizes.append(size)
-        current = current.child_by_field_name("declarator")
-    return current, sizes
 
 
 def _kib(size: int) -> str:
@@ -189,19 +91,19 @@ class LdsOver64k(Rule):
         if "__shared__" not in qualifiers or "extern" in qualifiers:
             return
         type_node = node.child_by_field_name("type")
-        element = None if type_node is None else _sizeof(ctx.text(type_node))
+        element = None if type_node is None else size_of(ctx.text(type_node))
         if element is None:
             return
         for declarator in node.children_by_field_name("declarator"):
             self._check_array(node, declarator, element, ctx)
 
     def _check_array(self, declaration: Node, declarator: Node, element: int, ctx: CudaContext) -> None:
-        name, sizes = _array_dimensions(declarator)
+        name, sizes = array_dimensions(declarator)
         if name is None or not sizes:
             return
         total = element
         for size in sizes:
-            value = constant_value(size, ctx)
+            value = constant_value(ctx, size)
             if value is None:
                 return
             total *= value
@@ -227,7 +129,7 @@ class LdsOver64k(Rule):
         arguments = ctx.arguments(node)
         if len(arguments) < 3 or ctx.text(arguments[1]).split("::")[-1] not in _MAX_DYNAMIC_ATTRIBUTES:
             return
-        value = constant_value(arguments[2], ctx)
+        value = constant_value(ctx, arguments[2])
         if value is not None and value > LDS_BYTES:
             ctx.report(
                 arguments[2],
@@ -239,7 +141,7 @@ class LdsOver64k(Rule):
         arguments = [c for c in node.named_children if c.type != "comment"]
         if len(arguments) < 3:
             return
-        value = constant_value(arguments[2], ctx)
+        value = constant_value(ctx, arguments[2])
         if value is not None and value > LDS_BYTES:
             ctx.report(arguments[2], f"launch asks for {_kib(value)} of dynamic shared memory; ROCm GPUs have 64 KiB of LDS per workgroup (MI200/MI300)")
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from rocmlint.cuda.frontend import STATEMENT_TYPES, Anchors, CudaContext, Node
+from rocmlint.cuda.frontend import Anchors, CudaContext, Node
+from rocmlint.cuda.syntax import COMPARISONS, largest_terms, operator_of, outermost, short_circuited, whole_condition
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
-_COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
 _ARITHMETIC = frozenset({"+", "-", "*"})
 _DEVICE_PROP_TYPES = re.compile(r"\b(?:cudaDeviceProp|hipDeviceProp_t|hipDeviceProp)\b")
 # Receivers conventionally holding device properties: prop, props, dprops, deviceProp, device_prop, properties.
@@ -23,45 +23,10 @@ _GET_ATTRIBUTE_WORDS = frozenset(name.encode() for name in _GET_ATTRIBUTE)
 _LOOSE_SLOTS = frozenset(
     {"condition_clause", "init_declarator", "argument_list", "parenthesized_expression", "return_statement", "expression_statement"}
 )
-# A statement holding the check is wrapped whole only when it is this short (an `if` with a small body).
-_MAX_WRAPPED_LINES = 8
 _FIX_MESSAGE = (
     "on ROCm make the compute-capability test false (review: the ROCm side then takes the non-NVIDIA-feature "
     "path; test `gcnArchName` or `prop.arch.has*` for what the check guards)"
 )
-
-
-def _unparenthesize(node: Node) -> Node:
-    """The outermost node that is `node` wrapped in parentheses or casts."""
-    while node.parent is not None and node.parent.type in ("parenthesized_expression", "cast_expression"):
-        node = node.parent
-    return node
-
-
-def _operator(node: Node, ctx: CudaContext) -> str | None:
-    operator = node.child_by_field_name("operator") if node.type == "binary_expression" else None
-    return None if operator is None else ctx.text(operator)
-
-
-def _inner(node: Node) -> Node:
-    """`node` without the parentheses around it."""
-    while node.type == "parenthesized_expression" and node.named_child_count == 1:
-        node = node.named_children[0]
-    return node
-
-
-def _short_circuited(node: Node, ctx: CudaContext) -> bool:
-    """Inside `false && (...)`: never evaluated (how the fix disables a test on ROCm)."""
-    child = node
-    for ancestor in ctx.ancestors(node):
-        if ancestor.type in STATEMENT_TYPES:
-            return False
-        if _operator(ancestor, ctx) == "&&" and child == ancestor.child_by_field_name("right"):
-            left = ancestor.child_by_field_name("left")
-            if left is not None and _inner(left).type == "false":
-                return True
-        child = ancestor
-    return False
 
 
 class HostCapabilityCheck(Rule):
@@ -209,15 +174,15 @@ class HostCapabilityCheck(Rule):
     # --- what the value is used for ---------------------------------------------------------------------
     def _check_use(self, value: Node, ctx: CudaContext) -> None:
         """Report a comparison of the capability, or an SM number computed from it (`major * 10 + minor`)."""
-        if _short_circuited(value, ctx):
+        if short_circuited(value, ctx):
             return
-        top = _unparenthesize(value)
+        top = outermost(value)
         computed = False
-        while top.parent is not None and _operator(top.parent, ctx) in _ARITHMETIC:
-            top = _unparenthesize(top.parent)
+        while top.parent is not None and operator_of(top.parent, ctx) in _ARITHMETIC:
+            top = outermost(top.parent)
             computed = True
         parent = top.parent
-        if parent is not None and _operator(parent, ctx) in _COMPARISONS:
+        if parent is not None and operator_of(parent, ctx) in COMPARISONS:
             self._report(parent, ctx, "compares the CUDA compute capability", fixable=True)
         elif parent is not None and parent.type == "condition_clause" and parent.parent is not None and parent.parent.type == "switch_statement":
             self._report(parent.parent, ctx, "switches on the CUDA compute capability")
@@ -226,9 +191,7 @@ class HostCapabilityCheck(Rule):
 
     def _report(self, node: Node, ctx: CudaContext, what: str, *, fixable: bool = False) -> None:
         # One diagnostic per condition: `major == 8 && minor >= 0` is one capability check.
-        whole = node
-        while whole.parent is not None and (whole.parent.type == "parenthesized_expression" or _operator(whole.parent, ctx) in ("&&", "||")):
-            whole = whole.parent
+        whole = whole_condition(node, ctx)
         key = (whole.start_byte, whole.end_byte)
         if key in self._reported:
             return
@@ -244,41 +207,12 @@ class HostCapabilityCheck(Rule):
     def _fix(self, whole: Node, ctx: CudaContext) -> Fix | None:
         """`false && (<test>)` for each capability-only test in the condition `whole`; other terms
         (`force || prop.major >= 8`) keep their meaning. Switches and SM numbers get no fix."""
-        tests = self._capability_tests(whole, ctx)
-        if not tests:
-            return None
         replacements = []
-        for test in tests:
+        for test in largest_terms(whole, ctx, lambda comparison: self._mentions_capability(comparison, ctx)):
             inner = ctx.text(test) if test.type == "parenthesized_expression" else f"({ctx.text(test)})"
             loose = test.parent is not None and test.parent.type in _LOOSE_SLOTS
             replacements.append((test, f"false && {inner}" if loose else f"(false && {inner})"))
-        statement = ctx.statement_of(whole)
-        while statement is not None and statement.type != "template_declaration":
-            if statement.end_point.row - statement.start_point.row >= _MAX_WRAPPED_LINES:
-                return None
-            fix = ctx.gated_fix(_FIX_MESSAGE, statement, ctx.rocm_variant(statement, replacements), safe=False)
-            if fix is not None:
-                return fix
-            statement = ctx.outer_statement(statement)
-        return None
-
-    def _capability_tests(self, node: Node, ctx: CudaContext) -> list[Node]:
-        """The largest parts of the `&&`/`||` chain `node` that only compare the compute capability."""
-        if self._capability_only(node, ctx):
-            return [node]
-        inner = _inner(node)
-        if _operator(inner, ctx) in ("&&", "||"):
-            sides = (inner.child_by_field_name("left"), inner.child_by_field_name("right"))
-            return [test for side in sides if side is not None for test in self._capability_tests(side, ctx)]
-        return []
-
-    def _capability_only(self, node: Node, ctx: CudaContext) -> bool:
-        inner = _inner(node)
-        operator = _operator(inner, ctx)
-        if operator in ("&&", "||"):
-            sides = (inner.child_by_field_name("left"), inner.child_by_field_name("right"))
-            return all(side is not None and self._capability_only(side, ctx) for side in sides)
-        return operator in _COMPARISONS and self._mentions_capability(inner, ctx)
+        return ctx.statement_fix(_FIX_MESSAGE, whole, replacements, safe=False) if replacements else None
 
     def _mentions_capability(self, node: Node, ctx: CudaContext) -> bool:
         scope = ctx.function_of(node)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
+from rocmlint.cuda.syntax import declares_void_pointer
+from rocmlint.cuda.values import START, Trace, initialiser
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -16,38 +18,21 @@ _KERNEL_ARGUMENT = {
     "hipFuncSetAttribute": 0,
     "hipFuncGetAttributes": 1,
 }
-_CASTS = frozenset({"reinterpret_cast", "static_cast", "const_cast", "std::bit_cast", "bit_cast"})
-# A call sharing its line with an `if`/`for` head is fixed by wrapping that statement, if it is this short.
-_MAX_WRAPPED_LINES = 8
 
 
-def _is_void_pointer_declaration(declaration: Node, name: str, ctx: CudaContext) -> bool:
-    """`void* k`, `const void* k`: already the type HIP wants."""
-    type_node = declaration.child_by_field_name("type")
-    if type_node is None or ctx.text(type_node) != "void":
-        return False
-    for declarator in declaration.children_by_field_name("declarator"):
-        current: Node | None = declarator
-        if current is not None and current.type == "init_declarator":
-            current = current.child_by_field_name("declarator")
-        if current is not None and current.type == "pointer_declarator":
-            inner = current.child_by_field_name("declarator")
-            if inner is not None and ctx.text(inner) == name:
-                return True
-    return False
-
-
-def _typed_kernel(argument: Node, ctx: CudaContext, depth: int = 0) -> bool:
+def _typed_kernel(argument: Node, ctx: CudaContext, trace: Trace | None = START) -> bool:
     """Whether `argument` is a typed kernel (function symbol or pointer) rather than a `const void*`."""
     kind = argument.type
+    if trace is None:
+        return False
     if kind == "parenthesized_expression" and argument.named_child_count == 1:
-        return _typed_kernel(argument.named_children[0], ctx, depth)
+        return _typed_kernel(argument.named_children[0], ctx, trace)
     if kind == "cast_expression":
         return False
     if kind == "conditional_expression":
         # auto kernel = is_training ? &fprop_kernel<true> : &fprop_kernel<false>;
         arms = (argument.child_by_field_name("consequence"), argument.child_by_field_name("alternative"))
-        return any(arm is not None and _typed_kernel(arm, ctx, depth + 1) for arm in arms)
+        return any(arm is not None and _typed_kernel(arm, ctx, trace.step()) for arm in arms)
     if kind == "call_expression":
         return False  # reinterpret_cast<const void*>(k), or a helper returning the pointer
     if kind == "pointer_expression":
@@ -63,13 +48,13 @@ def _typed_kernel(argument: Node, ctx: CudaContext, depth: int = 0) -> bool:
     if declaration is None:
         return True  # no variable or parameter of that name: the kernel function itself
     name = ctx.text(argument)
-    if _is_void_pointer_declaration(declaration, name, ctx):
+    if declares_void_pointer(declaration, name, ctx):
         return False
     if any(d.type == "function_declarator" for d in declaration.children_by_field_name("declarator")):
         return True  # a forward-declared kernel: `__global__ void k(float*);`
-    value = ctx.declared_value(argument)
-    if value is not None and depth < 3:
-        return _typed_kernel(value, ctx, depth + 1)  # auto kernel = &ln_fwd_kernel<Traits>;
+    found = initialiser(ctx, argument, trace)
+    if found is not None:
+        return _typed_kernel(found[0], ctx, found[1])  # auto kernel = &ln_fwd_kernel<Traits>;
     type_node = declaration.child_by_field_name("type")
     # A function-pointer variable or parameter (`void (*k)(float*)`, `KernelFn k`, `F kernel`).
     return type_node is not None and ctx.text(type_node) not in ("void", "auto", "hipFunction_t", "CUfunction")
@@ -160,16 +145,7 @@ def _fix(argument: Node, ctx: CudaContext) -> Fix | None:
     The call keeps its `cuda*` name: hipify, or the CUDA->HIP rename header of a ROCm build, maps it to the
     `hip*` function, whose only overload takes `const void*`."""
     cast = f"reinterpret_cast<const void*>({ctx.text(argument)})"
-    statement = ctx.statement_of(argument)
-    while statement is not None and statement.type != "template_declaration":
-        if statement.end_point.row - statement.start_point.row >= _MAX_WRAPPED_LINES:
-            return None
-        rocm = ctx.rocm_variant(statement, [(argument, cast)])
-        fix = ctx.gated_fix("cast the kernel to `const void*` on ROCm", statement, rocm)
-        if fix is not None:
-            return fix
-        statement = ctx.outer_statement(statement)  # `if (big) cudaFuncSetAttribute(k, ...);` on one line
-    return None
+    return ctx.statement_fix("cast the kernel to `const void*` on ROCm", argument, [(argument, cast)])
 
 
 FuncAttributeKernelPtr.valid = (

@@ -11,7 +11,8 @@ import pytest
 
 from rocmlint.cuda import preprocessor
 from rocmlint.cuda.preprocessor import parse_int
-from rocmlint.rules.roc208_warp_size_32 import _SPLIT_TEXTS, _SPLITS, _literal_text
+from rocmlint.cuda.syntax import literal_pattern
+from rocmlint.rules.roc208_warp_size_32 import _SPLIT_TEXTS, _SPLITS
 
 # The plain scans, as the front end had them.
 _PLAIN_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*([A-Za-z_]\w*)((?:[^\n\\]|\\\r?\n|\\.)*)", re.M)
@@ -89,12 +90,12 @@ def test_a_long_line_of_hashes_is_scanned_in_linear_time() -> None:
 def test_literal_text_matches_what_parse_int_reads(value: int, spelling: str) -> None:
     literal = spelling.format(d=value, x=f"{value:x}", X=f"{value:X}", o=f"{value:o}")
     assert parse_int(literal) == value
-    assert re.fullmatch(_literal_text(value), literal.encode())
+    assert re.fullmatch(literal_pattern(value), literal.encode())
 
 
 @pytest.mark.parametrize("text", ["32.0", "320", "32f", "3'2", "-32", "0x200"])
 def test_literal_text_rejects_other_tokens(text: str) -> None:
-    assert not re.match(_literal_text(32), text.encode())
+    assert not re.match(literal_pattern(32), text.encode())
 
 
 @pytest.mark.parametrize(

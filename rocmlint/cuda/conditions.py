@@ -9,7 +9,8 @@ also made the decision. The preprocessor analysis (rocmlint/cuda/preprocessor.py
 the vendor branch around each directive and the branch of the arm each directive opens.
 
 Fixes are plain edits of the condition text (`condition_edit`): ROC213/ROC214/ROC215 add the HIP macro
-next to each CUDA one in every arm of the chain at once (`ConditionRule._chain_rewrite`), ROC207 adds the
+next to each CUDA one in every arm of the chain at once (`ConditionRule._chain_rewrite`), unless an arm
+ROCm skips today holds what HIP lacks (rocmlint/cuda/hip_gaps.py), ROC207 adds the
 ROCm test to one condition when the arm it opens looks free of CUDA-only code (`arm_may_hold_hazards`).
 Once a chain names a ROCm macro it is no longer reported, so no fix may leave another reported test of
 the chain behind.
@@ -19,10 +20,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 
-from rocmlint.cuda.frontend import CudaContext
+from rocmlint.cuda.frontend import ByteSpan, CudaContext
+from rocmlint.cuda.hip_gaps import lacking_on_hip
 from rocmlint.cuda.preprocessor import Directive, VendorMacros, names_in
 from rocmlint.diagnostics import Edit, Fix
 from rocmlint.rule import Rule
@@ -72,17 +73,30 @@ def is_host_only_unit(ctx: CudaContext) -> bool:
     return ctx.source.path.lower().endswith(_HOST_ONLY_SUFFIXES)
 
 
-@dataclass(frozen=True)
-class _At:
-    """A zero-width span, for asking the front end about the code at one byte offset."""
-
-    start_byte: int
-    end_byte: int
-
-
 def arm_branch(directive: Directive, ctx: CudaContext) -> Branch:
     """Where the arm this `#if`/`#elif` opens is compiled (`on_rocm` False: a ROCm build skips it)."""
-    return ctx.branch(_At(directive.end_byte, directive.end_byte))
+    return ctx.branch(ByteSpan(directive.end_byte, directive.end_byte))
+
+
+def chains_around(ctx: CudaContext, offset: int, *, later_arms: bool) -> list[list[str]]:
+    """The conditions of each `#if` chain around `offset`: of every arm (`later_arms`), or only of the arms
+    opened before `offset` (what the code there was written knowing)."""
+    stack: list[tuple[int, list[str]]] = []
+    found: list[list[str]] = []
+    for directive in ctx.preprocessor.directives:
+        if not later_arms and directive.start_byte >= offset:
+            return found + [conditions for _, conditions in stack]
+        if directive.kind in _OPENERS:
+            stack.append((directive.start_byte, [directive.condition]))
+        elif directive.kind in CONDITION_KINDS and stack:
+            stack[-1][1].append(directive.condition)
+        elif directive.kind == "endif" and stack:
+            start, conditions = stack.pop()
+            if start < offset < directive.start_byte:
+                found.append(conditions)
+        elif directive.start_byte > offset and not stack:
+            break
+    return found if later_arms else found + [conditions for _, conditions in stack]
 
 
 def is_rocm_macro(name: str, ctx: CudaContext) -> bool:
@@ -102,14 +116,17 @@ class Chains:
         # directive start byte -> start byte of its chain's `#if`; chain start -> its conditional directives
         self.opener_of: dict[int, int] = {}
         self.members: dict[int, list[Directive]] = {}
+        self.arms: dict[int, list[Directive]] = {}  # chain start -> the directives opening its arms, `#else` too
         stack: list[int] = []
         for directive in ctx.preprocessor.directives:
             if directive.kind in _OPENERS:
                 stack.append(directive.start_byte)
                 self.members[directive.start_byte] = [directive]
+                self.arms[directive.start_byte] = [directive]
                 self.opener_of[directive.start_byte] = directive.start_byte
             elif directive.kind in _ARMS and stack:
                 self.opener_of[directive.start_byte] = stack[-1]
+                self.arms[stack[-1]].append(directive)
                 if directive.kind != "else":
                     self.members[stack[-1]].append(directive)
             elif directive.kind == "endif" and stack:
@@ -121,6 +138,10 @@ class Chains:
     def chain(self, directive: Directive) -> list[Directive]:
         """The `#if`/`#elif` directives of the directive's chain, in order (the directive alone if none)."""
         return self.members.get(self.opener(directive), [directive])
+
+    def arms_of(self, directive: Directive) -> list[Directive]:
+        """The directives opening the arms of the directive's chain (`#if`, each `#elif`, `#else`), in order."""
+        return self.arms.get(self.opener(directive), [directive])
 
     def names_rocm(
         self, directive: Directive, ctx: CudaContext, *, ignore: frozenset[str] = frozenset(), also: frozenset[str] = frozenset()
@@ -178,7 +199,8 @@ class ConditionRule:
         condition of the directive's chain (all at once: once one arm names a ROCm macro the chain is
         no longer reported, so an arm left alone would be hidden). None when a condition of the chain
         names something in `refuse`, uses a name in a way with no safe rewrite (a comparison), or its
-        text cannot be located in the line (a comment or continuation inside the condition)."""
+        text cannot be located in the line (a comment or continuation inside the condition), and when an
+        arm the rewrite may send ROCm into holds what HIP lacks (`_lacking_arm`)."""
         edits: list[Edit] = []
         widened: dict[str, str] = {}
         for member in self._chains(ctx).chain(directive):
@@ -193,10 +215,38 @@ class ConditionRule:
                 return None
             edits.append(edit)
             widened.update((name, alternatives[name]) for name in sorted(names & set(alternatives)))
-        if not edits:
+        if not edits or self._lacking_arm(directive, ctx, alternatives) is not None:
             return None
         tests = ", ".join(f"`defined({alternative})` next to `{name}`" for name, alternative in widened.items())
         return ctx.fix(f"also test {tests}", *edits)
+
+    def _lacking_arm(self, directive: Directive, ctx: CudaContext, alternatives: Mapping[str, str]) -> str | None:
+        """What HIP lacks in an arm of the directive's chain that widening the tests of `alternatives` may send
+        a ROCm build into, or None: a fix must not route ROCm into code it cannot build (`#ifdef __CUDA_ARCH__`
+        gaining the HIP device pass over `#define RUNTIME_ASSERT(x) __brkpt()`). An arm ROCm certainly compiles
+        today keeps what it holds whatever the fix does."""
+        for arm in self._routed_arms(directive, ctx, alternatives):
+            if arm_branch(arm, ctx).on_rocm is not True:
+                lacking = lacking_on_hip(arm_text(arm, ctx))
+                if lacking is not None:
+                    return lacking
+        return None
+
+    def _routed_arms(self, directive: Directive, ctx: CudaContext, alternatives: Mapping[str, str]) -> list[Directive]:
+        """The arms of the directive's chain a ROCm build may newly enter once the tests of `alternatives` are
+        widened: the arm of a condition where such a test holds (`defined(X)` becomes `defined(X) ||
+        defined(ALT)`), and every later arm after a condition where one is negated (`!defined(X) &&
+        !defined(ALT)` is now false on ROCm, which falls through to them; any `!` counts, to be safe)."""
+        arms = self._chains(ctx).arms_of(directive)
+        pattern = _term_pattern(tuple(alternatives))
+        routed: list[Directive] = []
+        for index, arm in enumerate(arms):
+            tests = list(pattern.finditer(arm.condition)) if arm.kind != "else" else []
+            if any(not test.group("neg") for test in tests):
+                routed.append(arm)
+            if tests and (any(test.group("neg") for test in tests) or "!" in arm.condition):
+                routed.extend(later for later in arms[index + 1 :] if later not in routed)
+        return routed
 
     def _chains(self, ctx: CudaContext) -> Chains:
         if self._chain_index is None:
@@ -346,6 +396,7 @@ __all__ = [
     "arm_branch",
     "arm_may_hold_hazards",
     "arm_text",
+    "chains_around",
     "condition_edit",
     "is_host_only_unit",
     "is_rocm_macro",

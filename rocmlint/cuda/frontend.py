@@ -23,6 +23,8 @@ import tree_sitter
 import tree_sitter_cuda
 
 from rocmlint.cuda.preprocessor import Define, Directive, Include, Preprocessor, VendorMacros, analyse, parse_int
+from rocmlint.cuda.syntax import STATEMENT_TYPES
+from rocmlint.cuda.values import resolve_text
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from rocmlint.rule import Rule
 from rocmlint.source import SourceFile
@@ -38,14 +40,8 @@ PORTABLE_MACROS = frozenset(
         "VLLM_SHFL_DOWN_SYNC", "VLLM_DevFuncAttribute_SET_MaxDynamicSharedMemorySize",
     }
 )
-# What a C++ fix wraps: the smallest of these around the hazard.
-STATEMENT_TYPES = frozenset(
-    {
-        "expression_statement", "declaration", "return_statement", "field_declaration", "if_statement",
-        "for_statement", "while_statement", "do_statement", "switch_statement", "alias_declaration",
-        "type_definition", "static_assert_declaration", "template_declaration",
-    }
-)
+# A statement a fix wraps whole (`statement_fix`) is this short at most: an `if` with a small body.
+MAX_WRAPPED_LINES = 8
 _HIP_RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
 # Every byte that cannot be part of an ASCII identifier becomes a space: splitting the result gives the words.
 _WORD_BYTES = bytes(byte if chr(byte).isascii() and (chr(byte).isalnum() or chr(byte) == "_") else 0x20 for byte in range(256))
@@ -59,6 +55,14 @@ class Span(Protocol):
 
     @property
     def end_byte(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class ByteSpan:
+    """A span of the file's content that is no single tree-sitter node (`enum {...};`, one byte offset)."""
+
+    start_byte: int
+    end_byte: int
 
 
 @dataclass(frozen=True)
@@ -197,17 +201,9 @@ class CudaContext:
         define = self.preprocessor.define_of(name, before.start_byte)
         return define if define is not None and define.parameters is None else None
 
-    def resolve(self, node: Node, depth: int = 4) -> str:
+    def resolve(self, node: Node) -> str:
         """The node's text with a same-file object-like macro expanded (`FULL_MASK` -> `0xffffffff`)."""
-        text = self.text(node).strip()
-        for _ in range(depth):
-            if not re.fullmatch(r"[A-Za-z_]\w*", text):
-                break
-            define = self.define(text, node)
-            if define is None:
-                break
-            text = define.value
-        return text
+        return resolve_text(self, self.text(node), node)
 
     def int_value(self, node: Node) -> int | None:
         """The integer a literal (or a same-file macro naming one) stands for."""
@@ -396,6 +392,20 @@ class CudaContext:
             self.edit(line_end, line_end, f"{newline}#endif"),
             safe=safe,
         )
+
+    def statement_fix(self, message: str, node: Node, replacements: Sequence[tuple[Span, str]], *, safe: bool = True) -> Fix | None:
+        """A gated fix (`gated_fix`) of the statement around `node`, its ROCm side with `replacements`: the
+        smallest statement that can be gated, or the statement around it when that one shares its line
+        (`if (big) f(x);`); None past a template or a statement of MAX_WRAPPED_LINES lines."""
+        statement = self.statement_of(node)
+        while statement is not None and statement.type != "template_declaration":
+            if statement.end_point.row - statement.start_point.row >= MAX_WRAPPED_LINES:
+                return None
+            fix = self.gated_fix(message, statement, self.rocm_variant(statement, replacements), safe=safe)
+            if fix is not None:
+                return fix
+            statement = self.outer_statement(statement)
+        return None
 
     def edit(self, start: int, end: int, content: str) -> Edit:
         """An edit over the content's byte range [start, end)."""
@@ -707,4 +717,4 @@ def _node_types() -> frozenset[str]:
     return frozenset(language.node_kind_for_id(i) or "" for i in range(language.node_kind_count))
 
 
-__all__ = ["Anchors", "CudaContext", "CudaOptions", "Define", "Directive", "Include", "Node", "check_cuda"]
+__all__ = ["Anchors", "ByteSpan", "CudaContext", "CudaOptions", "Define", "Directive", "Include", "Node", "check_cuda"]

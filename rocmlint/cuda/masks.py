@@ -27,8 +27,9 @@ import re
 import weakref
 from dataclasses import dataclass
 
-from rocmlint.cuda.frontend import CudaContext, Node
+from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node
 from rocmlint.cuda.preprocessor import parse_int
+from rocmlint.cuda.values import START, Trace
 from rocmlint.diagnostics import Fix
 
 # Intrinsics whose result is a wave-wide lane mask (64-bit on HIP).
@@ -83,9 +84,6 @@ _NOT_LANE_WORDS = frozenset(
     {"mask", "count", "num", "n", "size", "bits", "bit", "log", "width", "per", "total", "cnt", "group", "groups", "shift", "stride", "step"}
 )
 _WARP_SIZE_NAME = re.compile(r"(?i)^(?:warp_?size|wave_?size|k_?warp_?size|c10_warp_size|threads_per_warp|warp_threads|hw_warp_size|warp_sz)$")
-
-_MAX_DEPTH = 6
-
 
 def unwrap(node: Node) -> Node:
     """`x` for `(x)`, `((x))`."""
@@ -222,9 +220,9 @@ def is_portable_wrapper_use(node: Node, ctx: CudaContext) -> bool:
 # --- widths -------------------------------------------------------------------------------------------
 
 
-def value_width(expr: Node, ctx: CudaContext, depth: int = 0) -> int | None:
+def value_width(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> int | None:
     """The integer width (32/64) of `expr` as HIP sees it, or None when it cannot be told from this file."""
-    if depth > _MAX_DEPTH:
+    if trace is None:
         return None
     expr = unwrap(expr)
     kind = expr.type
@@ -236,22 +234,22 @@ def value_width(expr: Node, ctx: CudaContext, depth: int = 0) -> int | None:
             return None
         if ctx.text(operator) == "!":
             return 32
-        return value_width(argument, ctx, depth + 1)
+        return value_width(argument, ctx, trace.step())
     cast = cast_type(expr, ctx)
     if cast is not None:
         return type_width(cast[0])
     if kind == "call_expression":
         return 64 if is_wave_mask_call(expr, ctx) else None
     if kind == "identifier":
-        return _identifier_width(expr, ctx, depth)
+        return _identifier_width(expr, ctx, trace)
     if kind == "subscript_expression":
         base = unwrap(expr.child_by_field_name("argument") or expr)
         return type_width(ctx.declared_type(base)) if base.type == "identifier" else None
     if kind == "binary_expression":
-        return _binary_width(expr, ctx, depth)
+        return _binary_width(expr, ctx, trace)
     if kind == "conditional_expression":
         arms = [expr.child_by_field_name(f) for f in ("consequence", "alternative")]
-        widths = [value_width(arm, ctx, depth + 1) if arm is not None else None for arm in arms]
+        widths = [value_width(arm, ctx, trace.step()) if arm is not None else None for arm in arms]
         return _combine(widths[0], widths[1])
     return None
 
@@ -270,7 +268,7 @@ def constant_width(expr: Node, ctx: CudaContext) -> int | None:
     return None
 
 
-def _identifier_width(identifier: Node, ctx: CudaContext, depth: int) -> int | None:
+def _identifier_width(identifier: Node, ctx: CudaContext, trace: Trace) -> int | None:
     if ctx.define(ctx.text(identifier), identifier) is not None:
         return text_width(ctx.resolve(identifier))
     declared = ctx.declared_type(identifier)
@@ -281,7 +279,7 @@ def _identifier_width(identifier: Node, ctx: CudaContext, depth: int) -> int | N
         return width
     if normalize_type(declared) == "auto":
         value = ctx.declared_value(identifier)
-        return value_width(value, ctx, depth + 1) if value is not None else None
+        return value_width(value, ctx, trace.step()) if value is not None else None
     return None
 
 
@@ -305,16 +303,16 @@ def _optional_parameter_type(identifier: Node, ctx: CudaContext) -> str | None:
     return None
 
 
-def _binary_width(expr: Node, ctx: CudaContext, depth: int) -> int | None:
+def _binary_width(expr: Node, ctx: CudaContext, trace: Trace) -> int | None:
     operator = expr.child_by_field_name("operator")
     left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
     if operator is None or left is None or right is None:
         return None
     op = ctx.text(operator)
     if op in ("<<", ">>"):
-        return value_width(left, ctx, depth + 1)
+        return value_width(left, ctx, trace.step())
     if op in ("&", "|", "^", "+", "-", "*", "/", "%"):
-        return _combine(value_width(left, ctx, depth + 1), value_width(right, ctx, depth + 1))
+        return _combine(value_width(left, ctx, trace.step()), value_width(right, ctx, trace.step()))
     return None
 
 
@@ -330,53 +328,53 @@ def _combine(a: int | None, b: int | None) -> int | None:
 _ASSIGNMENTS: weakref.WeakKeyDictionary[CudaContext, dict[int, dict[str, list[Node]]]] = weakref.WeakKeyDictionary()
 
 
-def is_wave_mask(expr: Node, ctx: CudaContext, depth: int = 0, seen: frozenset[str] = frozenset()) -> bool:
+def is_wave_mask(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> bool:
     """A ballot-style call, bit operations on one, or a variable one flows into in the same function."""
-    if depth > _MAX_DEPTH:
+    if trace is None:
         return False
     expr = unwrap(expr)
     if is_wave_mask_call(expr, ctx):
         return True
     cast = cast_type(expr, ctx)
     if cast is not None:
-        return is_wave_mask(cast[1], ctx, depth + 1, seen)
+        return is_wave_mask(cast[1], ctx, trace.step())
     if expr.type == "unary_expression":
         operator, argument = expr.child_by_field_name("operator"), expr.child_by_field_name("argument")
-        return operator is not None and argument is not None and ctx.text(operator) == "~" and is_wave_mask(argument, ctx, depth + 1, seen)
+        return operator is not None and argument is not None and ctx.text(operator) == "~" and is_wave_mask(argument, ctx, trace.step())
     if expr.type == "binary_expression":
-        return _binary_is_wave_mask(expr, ctx, depth, seen)
+        return _binary_is_wave_mask(expr, ctx, trace)
     if expr.type == "subscript_expression":
         base = unwrap(expr.child_by_field_name("argument") or expr)
-        return base.type == "identifier" and _variable_is_wave_mask(base, ctx, depth, seen)
+        return base.type == "identifier" and _variable_is_wave_mask(base, ctx, trace)
     if expr.type == "identifier":
-        return _variable_is_wave_mask(expr, ctx, depth, seen)
+        return _variable_is_wave_mask(expr, ctx, trace)
     return False
 
 
-def _binary_is_wave_mask(expr: Node, ctx: CudaContext, depth: int, seen: frozenset[str]) -> bool:
+def _binary_is_wave_mask(expr: Node, ctx: CudaContext, trace: Trace) -> bool:
     operator = expr.child_by_field_name("operator")
     left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
     if operator is None or left is None or right is None:
         return False
     op = ctx.text(operator)
     if op in _MASK_OPS:
-        return is_wave_mask(left, ctx, depth + 1, seen) or is_wave_mask(right, ctx, depth + 1, seen)
+        return is_wave_mask(left, ctx, trace.step()) or is_wave_mask(right, ctx, trace.step())
     if op in ("<<", ">>"):
-        return is_wave_mask(left, ctx, depth + 1, seen)
+        return is_wave_mask(left, ctx, trace.step())
     return False
 
 
-def _variable_is_wave_mask(identifier: Node, ctx: CudaContext, depth: int, seen: frozenset[str]) -> bool:
+def _variable_is_wave_mask(identifier: Node, ctx: CudaContext, trace: Trace) -> bool:
     name = ctx.text(identifier)
-    if name in seen:
-        return False
-    seen = seen | {name}
+    if name in trace.names:
+        return False  # `m |= __ballot_sync(...)` in a loop: `m` is what is being decided
     if is_lane_mask_type(ctx.declared_type(identifier)):
         return True
+    deeper = trace.into(name)
     value = ctx.declared_value(identifier)
-    if value is not None and is_wave_mask(value, ctx, depth + 1, seen):
+    if value is not None and is_wave_mask(value, ctx, deeper):
         return True
-    return any(is_wave_mask(v, ctx, depth + 1, seen) for v in _assigned_values(identifier, ctx))
+    return any(is_wave_mask(v, ctx, deeper) for v in _assigned_values(identifier, ctx))
 
 
 def _assigned_values(identifier: Node, ctx: CudaContext) -> list[Node]:
@@ -408,9 +406,9 @@ def _collect_assignments(function: Node, ctx: CudaContext) -> dict[str, list[Nod
 # --- lane indices ---------------------------------------------------------------------------------------
 
 
-def is_lane_index(expr: Node, ctx: CudaContext, depth: int = 0) -> bool:
+def is_lane_index(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> bool:
     """`lane`, `lane_id`, `laneId`, `__lane_id()`, `threadIdx.x % warpSize`, `tid & 31`, `lane + 1`."""
-    if depth > _MAX_DEPTH:
+    if trace is None:
         return False
     expr = unwrap(expr)
     if expr.type == "identifier" and ctx.define(ctx.text(expr), expr) is not None:
@@ -425,7 +423,7 @@ def is_lane_index(expr: Node, ctx: CudaContext, depth: int = 0) -> bool:
         return name is not None and not ctx.arguments(expr) and is_lane_name(name.rsplit("::", 1)[-1])
     cast = cast_type(expr, ctx)
     if cast is not None:
-        return is_lane_index(cast[1], ctx, depth + 1)
+        return is_lane_index(cast[1], ctx, trace.step())
     if expr.type != "binary_expression":
         return False
     operator = expr.child_by_field_name("operator")
@@ -436,7 +434,7 @@ def is_lane_index(expr: Node, ctx: CudaContext, depth: int = 0) -> bool:
     if op in ("%", "&"):
         return _is_lane_reduction(op, left, right, ctx)
     if op in ("+", "-", "^", "|"):
-        return is_lane_index(left, ctx, depth + 1) or is_lane_index(right, ctx, depth + 1)
+        return is_lane_index(left, ctx, trace.step()) or is_lane_index(right, ctx, trace.step())
     return False
 
 
@@ -610,18 +608,18 @@ _FULL_MASK_NAME = re.compile(
 _ALL_ONES = (0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF)
 
 
-def is_full_warp_mask(expr: Node, ctx: CudaContext, depth: int = 0) -> bool:
+def is_full_warp_mask(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> bool:
     """Every lane of a 32-lane warp: `0xffffffff`, `0xFFFFFFFFU`, `~0u`, `uint32_t(-1)`, `-1`, the
     all-ones 64-bit literal, `__activemask()`, a same-file macro or const variable holding one, or a
     macro named for the full mask (`FULL_MASK`, `FINAL_MASK`) that this file does not define."""
-    if depth > _MAX_DEPTH:
+    if trace is None:
         return False
     expr = unwrap(expr)
     if expr.type == "call_expression" and ctx.call_name(expr) == "__activemask":
         return not ctx.arguments(expr)
     cast = cast_type(expr, ctx)
     if cast is not None:
-        return type_width(cast[0]) is not None and is_full_warp_mask(cast[1], ctx, depth + 1)
+        return type_width(cast[0]) is not None and is_full_warp_mask(cast[1], ctx, trace.step())
     if expr.type == "identifier":
         name = ctx.text(expr)
         if ctx.define(name, expr) is not None:
@@ -634,7 +632,7 @@ def is_full_warp_mask(expr: Node, ctx: CudaContext, depth: int = 0) -> bool:
             return _optional_parameter_type(expr, ctx) is None and bool(_FULL_MASK_NAME.match(name))
         if declaration.type == "declaration" and _is_constant(declaration, ctx):
             value = ctx.declared_value(expr)
-            return value is not None and is_full_warp_mask(value, ctx, depth + 1)
+            return value is not None and is_full_warp_mask(value, ctx, trace.step())
         return False
     return expr.type in ("number_literal", "unary_expression") and is_all_ones_text(ctx.text(expr))
 
@@ -797,7 +795,7 @@ def mask_fix(hazard: Node, ctx: CudaContext, message: str, own: list[Rewrite]) -
         rewrites = rocm_rewrites(statement, ctx, unsafe=not safe)
         if rewrites is None:
             return None
-        text = ctx.rocm_variant(statement, [(_Span(r.start, r.end), r.text) for r in rewrites])
+        text = ctx.rocm_variant(statement, [(ByteSpan(r.start, r.end), r.text) for r in rewrites])
         fix = ctx.gated_fix(message, statement, text, safe=safe)
         if fix is not None:
             return _covering(fix, statement, ctx)
@@ -846,26 +844,87 @@ def _disjoint(rewrites: list[Rewrite]) -> list[Rewrite] | None:
     return kept
 
 
-@dataclass(frozen=True)
-class _Span:
-    start_byte: int
-    end_byte: int
+# --- masks in macro bodies, which tree-sitter does not parse ---------------------------------------------
+# A `*_sync` call inside a macro body, with a 32-bit literal mask: `__shfl_down_sync(0xffffffff, v, o)`.
+_SYNC_CALL_IN_MACRO = re.compile(r"\b(__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all|uni|match_any|match_all|reduce_\w+)_sync|__syncwarp)\s*\(\s*(0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*)\s*[,)]")
+# The same call with a literal or macro mask, to rewrite inside a macro body for ROCm.
+_SYNC_CALL_TO_REWRITE = re.compile(
+    r"\b(?P<name>__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all)_sync)\s*\(\s*(?P<mask>0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*)\s*,\s*"
+    r"|\b__syncwarp\s*\(\s*(?P<barrier_mask>0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*)\s*\)"
+)
+# A full-warp mask constant: `#define FINAL_MASK 0xffffffff` (not `LOW_MASK`, which splits 64-bit words).
+_MASK_MACRO_NAME = re.compile(r"(?i)(?:full|final|warp|wave|lane|all|active|sync|shfl)_?mask|mask_?(?:full|all)")
+
+
+def sync_call_in_macro(value: str) -> tuple[str, str] | None:
+    """(intrinsic, mask) of a `*_sync` call with a 32-bit literal mask in a macro body."""
+    match = _SYNC_CALL_IN_MACRO.search(value)
+    return (match.group(1), match.group(2)) if match is not None and literal_width(match.group(2)) == 32 else None
+
+
+def is_full_warp_mask_macro(name: str, value: str) -> bool:
+    """`#define FINAL_MASK 0xffffffff`: a macro named for a full-warp mask whose value is all 32 lanes."""
+    return bool(_MASK_MACRO_NAME.search(name)) and _is_full_warp_32(value)
+
+
+def passed_to_sync_call(name: str, ctx: CudaContext) -> bool:
+    """Whether this file passes the macro `name` as the mask of a `*_sync` call or `__syncwarp`."""
+    spelled = re.escape(name.encode())
+    return re.search(rb"\b__\w+_sync\s*\(\s*" + spelled + rb"\b|__syncwarp\s*\(\s*" + spelled + rb"\b", ctx.content) is not None
+
+
+def non_sync_message(name: str | None) -> str:
+    """What a fix of a `*_sync` call (None: of a macro body) does on ROCm."""
+    if name == "__syncwarp":
+        return f"use `{WAVE_BARRIER}` on ROCm"
+    return f"call `{NON_SYNC_INTRINSICS.get(name or '', name)}` without the mask on ROCm"
+
+
+def sync_macro_fix(define: Define, ctx: CudaContext) -> Fix | None:
+    """A ROCm `#define` whose body calls the non-sync intrinsics where the original passes a full-warp mask."""
+    original = ctx.text(define.directive)
+
+    def full(mask: str) -> bool:
+        if re.fullmatch(r"[A-Za-z_]\w*", mask):
+            if define.parameters is not None and mask in define.parameters:
+                return False  # the caller's mask
+            known = ctx.define(mask, define.directive)
+            return known is not None and is_all_ones_text(known.value)
+        return is_all_ones_text(mask)
+
+    def rewrite(match: re.Match[str]) -> str:
+        if match.group("name") is not None:
+            return f"{NON_SYNC_INTRINSICS[match.group('name')]}(" if full(match.group("mask")) else match.group(0)
+        return WAVE_BARRIER if full(match.group("barrier_mask")) else match.group(0)
+
+    rocm = _SYNC_CALL_TO_REWRITE.sub(rewrite, original)
+    remaining = _SYNC_CALL_IN_MACRO.search(rocm)
+    if rocm == original or (remaining is not None and literal_width(remaining.group(2)) == 32):
+        return None  # a partial mask: the ROCm body needs a person
+    return ctx.gated_fix(non_sync_message(None), define.directive, rocm)
+
+
+def _is_full_warp_32(value: str) -> bool:
+    """`0xffffffff`, `0xFFFFFFFFU`, `(0xffffffff)`: all 32 lanes, as a 32-bit value."""
+    text = value.strip().strip("()").strip()
+    return text_width(text) == 32 and text.lower().rstrip("u").endswith("ffffffff")
 
 
 __all__ = [
     "BIT_INTRINSICS_64",
     "NON_SYNC_INTRINSICS",
+    "Narrowing",
+    "Rewrite",
     "SYNC_MASK_INTRINSICS",
     "WAVE_BARRIER",
     "WAVE_MASK_INTRINSICS",
-    "Narrowing",
-    "Rewrite",
     "bit_intrinsic_rewrites",
     "cast_type",
     "constant_width",
     "hazard_rewrites",
     "is_all_ones_text",
     "is_full_warp_mask",
+    "is_full_warp_mask_macro",
     "is_lane_index",
     "is_lane_mask_type",
     "is_lane_shift_32",
@@ -876,8 +935,12 @@ __all__ = [
     "literal_width",
     "mask_fix",
     "narrowing",
+    "non_sync_message",
     "normalize_type",
+    "passed_to_sync_call",
     "rocm_rewrites",
+    "sync_call_in_macro",
+    "sync_macro_fix",
     "sync_rewrites",
     "text_width",
     "type_width",

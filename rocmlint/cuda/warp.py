@@ -1,4 +1,5 @@
-"""The wave-size choice the warp-size rules' fixes write on the ROCm side (ROC208, ROC209).
+"""What the warp-size rules (ROC208, ROC209) know of warps: names of warp-size constants and thread indices,
+shuffles, `#if` chains that select the wave size, and the wave-size choice their fixes write on the ROCm side.
 
 A ROCm build compiles each file in a host pass and one device pass per `--offload-arch`. Only the device
 passes know the target: clang defines `__GFX9__` (gfx900 ... gfx950, all wave64) or `__GFX10__`/`__GFX11__`/
@@ -12,20 +13,17 @@ selector below keeps the HIP documentation's per-target choice in device passes 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import weakref
 
-from rocmlint.cuda.frontend import CudaContext, Node, Span
+from rocmlint.cuda.conditions import chains_around
+from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node, Span
+from rocmlint.cuda.preprocessor import parse_int
+from rocmlint.cuda.syntax import bare, binary_parts, loop_counter
+from rocmlint.cuda.values import START, Trace, initialiser
+from rocmlint.diagnostics import Fix
 
 WAVE64_CONDITION = "defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)"
 _INT_LITERAL = re.compile(r"(?P<digits>0[xX][0-9a-fA-F]+|\d+)(?P<suffix>[uUlL]*)")
-
-
-@dataclass(frozen=True)
-class ByteSpan:
-    """A span of the file's content that is no single tree-sitter node (`enum {...};`)."""
-
-    start_byte: int
-    end_byte: int
 
 
 def wave_selector(wave64: str, wave32: str, indent: str = "") -> str:
@@ -57,3 +55,203 @@ def enum_declaration(ctx: CudaContext, enumerator: Node) -> ByteSpan | None:
     if following is None or following.type != ";":
         return None  # `enum E {...} e;`, a member of a declaration: the declaration is the statement
     return ByteSpan(specifier.start_byte, following.end_byte)
+
+
+# --- names ------------------------------------------------------------------------------------------------
+# Names that spell "the hardware warp width": WARP_SIZE, kWarpSize, hw_warp_size, THREADS_PER_WARP ...
+_WARP_CONSTANT = re.compile(
+    r"(?:k_?|c_?|g_?|s_?)?(?:hw_?|cuda_?|gpu_?|default_?|hardware_?|phys(?:ical)?_?)?warp_?(?:size|sz|threads|width|lanes)"
+    r"|(?:k_?)?(?:num_?|n_?)?(?:threads|lanes)_?per_?warp",
+    re.IGNORECASE,
+)
+# PyTorch's wrapper is wave-aware (RULES.md: portable wrappers are not hazards).
+_PORTABLE_CONSTANTS = frozenset({"C10_WARP_SIZE"})
+# Variables that conventionally hold a thread or lane index.
+_THREAD_ID_NAME = re.compile(
+    r"tid|tidx|tid_?x|t_?idx|thread_?id(?:x|_?x)?|thread_?idx(?:_?x)?|thread_?index|thread_?rank|"
+    r"local_?(?:tid|thread_?id)|ltid|lane|lane_?id(?:x)?|lane_?index|laneid|tx",
+    re.IGNORECASE,
+)
+_GLOBAL_INDEX = re.compile(r"\b(?:blockIdx|gridDim)\b")
+
+
+def is_warp_constant_name(name: str) -> bool:
+    """`WARP_SIZE`, `kWarpSize`, `THREADS_PER_WARP`: a name for the hardware warp width (not `C10_WARP_SIZE`)."""
+    return name not in _PORTABLE_CONSTANTS and bool(_WARP_CONSTANT.fullmatch(name))
+
+
+def builtin_index(node: Node, ctx: CudaContext) -> str | None:
+    """`threadIdx` for `threadIdx.x`, `blockDim` for `blockDim.y`; None for anything else."""
+    if node.type != "field_expression":
+        return None
+    argument, field = node.child_by_field_name("argument"), node.child_by_field_name("field")
+    if argument is None or field is None or ctx.text(field) not in ("x", "y", "z"):
+        return None
+    name = ctx.text(argument)
+    return name if name in ("threadIdx", "blockDim") else None
+
+
+def is_thread_index(node: Node, ctx: CudaContext, trace: Trace | None = START) -> bool:
+    """`threadIdx.x`, a `tid`/`lane`-named variable, a variable initialised from one, or `threadIdx.x + k`;
+    not a grid-wide index (`blockIdx.x * blockDim.x + threadIdx.x`)."""
+    node = bare(node)
+    if trace is None:
+        return False
+    if builtin_index(node, ctx) == "threadIdx":
+        return True
+    if node.type == "identifier":
+        # The initialiser decides when there is one (`int tid = blockIdx.x * blockDim.x + threadIdx.x` is a
+        # global element index); the name decides for parameters and members.
+        found = initialiser(ctx, node, trace)
+        if found is not None:
+            value, deeper = found
+            if _GLOBAL_INDEX.search(ctx.text(value)):
+                return False
+            if is_thread_index(value, ctx, deeper):
+                return True
+        return bool(_THREAD_ID_NAME.fullmatch(ctx.text(node)))
+    if node.type == "binary_expression" and ctx.text(node.child_by_field_name("operator") or node) == "+":
+        if _GLOBAL_INDEX.search(ctx.text(node)):
+            return False  # a grid-wide index: `% 32` / `>> 5` on it is usually bit packing of data
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        return any(side is not None and is_thread_index(side, ctx, trace.step()) for side in (left, right))
+    return False
+
+
+# --- shuffles ---------------------------------------------------------------------------------------------
+SHUFFLES = frozenset(
+    {
+        "__shfl_xor_sync", "__shfl_down_sync", "__shfl_up_sync", "__shfl_xor", "__shfl_down", "__shfl_up",
+        "WARP_SHFL_XOR", "WARP_SHFL_DOWN", "WARP_SHFL_UP", "VLLM_SHFL_XOR_SYNC", "VLLM_SHFL_XOR_SYNC_WIDTH",
+        "VLLM_SHFL_DOWN_SYNC", "VLLM_SHFL_UP_SYNC",
+    }
+)
+# The shuffles whose offsets a reduction halves down to 1 (a butterfly or a tree reduction).
+DESCENDING_SHUFFLES = frozenset(
+    {
+        "__shfl_xor_sync", "__shfl_down_sync", "__shfl_xor", "__shfl_down", "WARP_SHFL_XOR", "WARP_SHFL_DOWN",
+        "VLLM_SHFL_XOR_SYNC", "VLLM_SHFL_XOR_SYNC_WIDTH", "VLLM_SHFL_DOWN_SYNC",
+    }
+)
+
+
+def shuffle_offset(name: str, arguments: list[Node]) -> Node | None:
+    """The lane offset argument of a SHUFFLES call: after the mask for the `_sync` intrinsics, after the
+    value otherwise."""
+    index = 2 if name.endswith("_sync") else 1
+    return arguments[index] if len(arguments) > index else None
+
+
+def has_subgroup_width(name: str, arguments: list[Node], ctx: CudaContext) -> bool:
+    """An explicit width of at most 32 works on 32-lane segments on purpose (correct on a wave64 too)."""
+    index = (2 if name.endswith("_sync") else 1) + 1
+    if len(arguments) <= index:
+        return False
+    width = ctx.int_value(arguments[index])
+    return width is not None and width <= 32
+
+
+_SUBGROUP_FUNCTIONS: weakref.WeakKeyDictionary[CudaContext, dict[int, bool]] = weakref.WeakKeyDictionary()
+
+
+def in_32_lane_subgroups(node: Node, ctx: CudaContext) -> bool:
+    """The function around `node` shuffles with an explicit width of at most 32 (`__shfl_xor_sync(m, v, o, 32)`):
+    its `% 32` and `/ 32` index those logical 32-lane groups, which stay consistent on a 64-lane wavefront."""
+    function = ctx.function_of(node)
+    if function is None:
+        return False
+    known = _SUBGROUP_FUNCTIONS.setdefault(ctx, {})
+    if function.start_byte not in known:
+        # Every SHUFFLES name says `shfl`: a function without it need not be walked.
+        walk = b"shfl" in ctx.content[function.start_byte : function.end_byte].lower()
+        known[function.start_byte] = walk and any(
+            (ctx.call_name(n) or "") in SHUFFLES and has_subgroup_width(ctx.call_name(n) or "", ctx.arguments(n), ctx)
+            for n in ctx.descendants(function, "call_expression")
+        )
+    return known[function.start_byte]
+
+
+def reduction_over_32_lanes(loop: Node, ctx: CudaContext) -> str | None:
+    """The counter of a shuffle reduction loop sized for 32 lanes: halving from 16
+    (`for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(m, v, o)`) or doubling from 1 up to 32, with the
+    counter as the shuffle's offset; not among the first 32 threads on purpose, nor with an explicit width."""
+    counter = loop_counter(loop, ctx)
+    body = loop.child_by_field_name("body")
+    if counter is None or body is None:
+        return None
+    variable, start = counter[0], ctx.int_value(counter[1])
+    ascending = start == 1 and bounded_by_32(loop.child_by_field_name("condition"), variable, ctx)
+    if (start != 16 and not ascending) or in_first_32_threads(loop, ctx):
+        return None
+    for call in ctx.descendants(body, "call_expression"):
+        name = ctx.call_name(call) or ""
+        if name not in SHUFFLES or (not ascending and name not in DESCENDING_SHUFFLES):
+            continue
+        arguments = ctx.arguments(call)
+        offset = shuffle_offset(name, arguments)
+        if offset is not None and ctx.text(offset).strip() == variable and not has_subgroup_width(name, arguments, ctx):
+            return variable
+    return None
+
+
+def in_first_32_threads(node: Node, ctx: CudaContext) -> bool:
+    """Under `if (tid < 32)`: a reduction among 32 threads on purpose (lane 0's result stays right)."""
+    for ancestor in ctx.ancestors(node):
+        if ancestor.type == "function_definition":
+            return False
+        condition = ancestor.child_by_field_name("condition") if ancestor.type == "if_statement" else None
+        test = binary_parts(condition.named_children[0] if condition is not None and condition.named_child_count else None, ctx)
+        if test is not None and test[1] == "<" and ctx.int_value(test[2]) == 32 and is_thread_index(test[0], ctx):
+            return True
+    return False
+
+
+def bounded_by_32(condition: Node | None, variable: str, ctx: CudaContext) -> bool:
+    """`i < 32` or `i <= 16`: an ascending butterfly that stops at the 32-lane boundary."""
+    test = binary_parts(condition, ctx)
+    if test is None or ctx.text(test[0]).strip() != variable:
+        return False
+    bound = ctx.int_value(test[2])
+    return (test[1] == "<" and bound == 32) or (test[1] == "<=" and bound == 16)
+
+
+# --- wave-size selectors ----------------------------------------------------------------------------------
+# Preprocessor tests that pick the wave size per target: a 32 under them is the RDNA (wave32) arm.
+_WAVE_AWARE_TEST = re.compile(r"__(?:GFX|gfx)\w*__|WAVEFRONT|wave_?size|WAVE(?:32|64)", re.IGNORECASE)
+
+
+def in_wave_selector(ctx: CudaContext, span: Span) -> bool:
+    """Inside an `#if` chain that tests the target's wave size (`__GFX9__`, `__AMDGCN_WAVEFRONT_SIZE`)."""
+    chains = chains_around(ctx, span.start_byte, later_arms=False)
+    return any(_WAVE_AWARE_TEST.search(condition) for chain in chains for condition in chain)
+
+
+# --- fixes: a 32 constant becomes 64 on CDNA, the NVIDIA text stays -----------------------------------------
+_WAVE_FIX_MESSAGE = "define the wave size per ROCm target (64 on GFX8/GFX9 and in the host pass, 32 on RDNA)"
+# `#define WARP_SIZE 32`, `#define WARP_SIZE (32u)  // lanes`: the prefix, the literal, the rest of the line.
+_DEFINE_LITERAL = re.compile(r"(?P<head>[ \t]*#[ \t]*define[ \t]+\w+[ \t(]+)(?P<literal>(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*)(?P<tail>.*)", re.DOTALL)
+# The statements a constant's declaration can be wrapped as (not the `for` loop that declares it).
+_DECLARATIONS = frozenset({"declaration", "field_declaration", "type_definition"})
+
+
+def wave_size_define_fix(define: Define, ctx: CudaContext) -> Fix | None:
+    """`#define WARP_SIZE 32` in a ROCm-gated wave selector; only a literal value (`32`, `(32)`, `32u`) is
+    rewritten."""
+    text = ctx.text(define.directive)
+    match = _DEFINE_LITERAL.fullmatch(text)
+    if match is None or "\\" in text or parse_int(match.group("literal")) != 32:
+        return None  # `#define WARP_SIZE HW_WARP`, a continued line: the value is not ours to rewrite
+    wave64 = match.group("head") + with_value(match.group("literal"), 64) + match.group("tail")
+    return ctx.gated_fix(_WAVE_FIX_MESSAGE, define.directive, wave_selector(wave64, text))
+
+
+def wave_size_constant_fix(name_node: Node, value: Node, ctx: CudaContext) -> Fix | None:
+    """A 32 constant's declaration (or `enum {...};`) in a ROCm-gated wave selector, with 64 for 32."""
+    is_enumerator = name_node.parent is not None and name_node.parent.type == "enumerator"
+    statement: Span | None = enum_declaration(ctx, name_node) if is_enumerator else None
+    if statement is None:
+        statement = ctx.statement_of(name_node)
+        if statement is None or statement.type not in _DECLARATIONS:
+            return None
+    wave64 = ctx.rocm_variant(statement, [(value, with_value(ctx.text(value), 64))])
+    return ctx.gated_fix(_WAVE_FIX_MESSAGE, statement, wave_selector(wave64, ctx.text(statement), indent_of(ctx, statement)))

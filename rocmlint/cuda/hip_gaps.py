@@ -1,0 +1,222 @@
+"""What HIP lacks: the CUDA features with no HIP equivalent (rocmlint/data/no_hip_equivalent.toml, ROC217), inline
+PTX, which HIP-Clang cannot assemble (ROC203), CUDA's FP8 API (ROC218), CUTLASS and CuTe (ROC206), `__nanosleep`
+(ROC224), and `*_sync` calls with a 32-bit mask, which HIP's 64-bit-mask templates reject (ROC210).
+
+Those rules report these where a ROCm build compiles them; `lacking_on_hip` answers the same question for code a
+fix is about to send ROCm into (ROC213/ROC214/ROC215 route ROCm into an existing `#if` arm only when the arm holds
+none of them), from the same tables and the same recognisers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache, cached_property
+
+from rocmlint.cuda.frontend import CudaContext, Span
+from rocmlint.cuda.masks import sync_call_in_macro
+from rocmlint.data import load
+
+_LIBRARY_NAMES = {
+    "runtime": "CUDA runtime", "driver": "CUDA driver", "device": "CUDA device", "rtc": "NVRTC", "blas": "cuBLAS",
+    "rand": "cuRAND", "fft": "cuFFT", "sparse": "cuSPARSE", "solver": "cuSOLVER",
+}
+
+
+@dataclass(frozen=True)
+class NoHipEquivalents:
+    """The table of CUDA features HIP lacks, each with the reason shown to the user."""
+
+    headers: dict[str, str]  # header -> message
+    qualified: dict[tuple[str, ...], str]  # name segments prefix -> message
+    names: dict[str, str]  # plain identifier -> message
+
+    @cached_property
+    def name_words(self) -> frozenset[bytes]:
+        return frozenset(name.encode() for name in self.names)
+
+    @cached_property
+    def qualified_words(self) -> tuple[tuple[bytes, ...], ...]:
+        """Each qualified entry's segments: all of them are words of a file that names it."""
+        return tuple(tuple(segment.encode() for segment in segments) for segments in self.qualified)
+
+    @cached_property
+    def qualified_pattern(self) -> re.Pattern[str]:
+        """Where code names a qualified entry: its segments (`cg::memcpy_async`, spaces allowed around `::`)
+        starting a qualified name, as ROC217 matches entries as prefixes; a one-segment entry (`wmma`) only as
+        a scope (`wmma::fragment`). Group `name` (or `scope`, for a one-segment entry) is the entry as written."""
+        spellings = sorted((r"\s*::\s*".join(map(re.escape, segments)) for segments in self.qualified), key=len, reverse=True)
+        # `(?!)` never matches: a table with no entries of one kind must not turn into a pattern matching any `::`.
+        multiple = "|".join(s for s in spellings if "::" in s) or "(?!)"
+        single = "|".join(s for s in spellings if "::" not in s) or "(?!)"
+        return re.compile(r"(?<![\w:])(?:(?P<name>" + multiple + r")\b|(?P<scope>" + single + r")\s*::)")
+
+
+@cache
+def no_hip_equivalents() -> NoHipEquivalents:
+    data = load("no_hip_equivalent")
+    reasons: dict[str, str] = data["reasons"]
+    names = {name: reasons[reason] for name, reason in data["names"].items()}
+    for library, listed in data["hipify"].items():
+        reason = f"{_LIBRARY_NAMES.get(library, library)} API without a HIP equivalent (HIPIFY lists no HIP name)"
+        for name in listed:
+            names.setdefault(name, reason)
+    return NoHipEquivalents(
+        headers={header: reasons[reason] for header, reason in data["headers"].items()},
+        qualified={tuple(name.split("::")): reasons[reason] for name, reason in data["qualified"].items()},
+        names=names,
+    )
+
+
+# --- CUDA libraries and intrinsics the ROC2xx rules know HIP lacks, beyond the table -------------------------
+# CUDA's FP8 header and API (ROC218): hipify has no mapping for them.
+FP8_HEADERS = frozenset({"cuda_fp8.h", "cuda_fp8.hpp"})
+FP8_INTERPRETATIONS = frozenset({"__NV_E4M3", "__NV_E5M2"})
+# `cutlass/gemm/device/gemm.h`, `cute/tensor.hpp`, `third_party/cutlass/include/cutlass/numeric_types.h`, and the
+# `cutlass_extensions/` headers projects layer on top of CUTLASS (ROC206): NVIDIA-only, no ROCm build.
+CUTLASS_HEADER = re.compile(r"(?:^|/)(cutlass|cute)(?:/|_extensions/)")
+# Device intrinsics HIP's headers do not declare (ROC224).
+_UNDECLARED_INTRINSICS = {"__nanosleep": "HIP does not declare `__nanosleep`"}
+
+
+def is_cuda_fp8_name(name: str) -> bool:
+    """`__nv_fp8_e4m3`, `__nv_cvt_float_to_fp8`, `__NV_E4M3`: CUDA's FP8 API."""
+    return name.startswith("__nv_fp8") or name in FP8_INTERPRETATIONS or (name.startswith("__nv_cvt_") and "fp8" in name)
+
+
+# --- inline PTX -----------------------------------------------------------------------------------------
+# PTX instruction names (PTX ISA 8.x). A PTX instruction is the name followed by dotted modifiers
+# (`mov.u32`, `ld.global.cs.v4.u32`, `cp.async.cg.shared.global`); GCN/AMDGPU mnemonics use underscores
+# (`v_add_f32`, `ds_read_b128`, `buffer_load_dword`) and x86/Arm ones carry no dotted suffix, so the
+# dotted form is what tells PTX apart.
+_OPCODES = (
+    "abs", "add", "addc", "alloca", "and", "applypriority", "atom", "bar", "barrier", "bfe", "bfi", "bfind",
+    "bmsk", "bra", "brev", "brkpt", "call", "clz", "cnot", "copysign", "cos", "cp", "createpolicy", "cvt",
+    "cvta", "discard", "div", "dp2a", "dp4a", "elect", "ex2", "fence", "fma", "fns", "getctarank",
+    "griddepcontrol", "isspacep", "istypeof", "ld", "ldmatrix", "ldu", "lg2", "lop3", "mad", "mad24", "madc",
+    "mapa", "match", "max", "mbarrier", "membar", "min", "mma", "mov", "movmatrix", "mul", "mul24",
+    "multimem", "nanosleep", "neg", "not", "or", "popc", "prefetch", "prefetchu", "prmt", "rcp", "red",
+    "redux", "rem", "rsqrt", "sad", "selp", "set", "setmaxnreg", "setp", "shf", "shfl", "shl", "shr", "sin",
+    "slct", "sqrt", "st", "stmatrix", "sub", "subc", "suld", "sured", "sust", "szext", "tanh", "tcgen05",
+    "tensormap", "testp", "tex", "tld4", "txq", "vabsdiff", "vadd", "vmad", "vmax", "vmin", "vote", "vset",
+    "vshl", "vshr", "vsub", "wgmma", "wmma", "xor",
+)
+_INSTRUCTION = re.compile(r"(?<![\w.%$])(" + "|".join(sorted(_OPCODES, key=len, reverse=True)) + r")(?:\.[A-Za-z0-9_]+)+")
+# PTX special registers, written `%%laneid` in an asm template with operands and `%laneid` without.
+_SPECIAL_REGISTER = re.compile(
+    r"%%?(laneid|warpid|nwarpid|smid|nsmid|gridid|clock64|clock|globaltimer(?:_lo|_hi)?|lanemask_(?:eq|le|lt|ge|gt)"
+    r"|n?tid\.[xyz]|n?ctaid\.[xyz]|dynamic_smem_size|total_smem_size|envreg\d+|pm\d+)\b"
+)
+# PTX declarations inside `{ ... }` scopes (`.reg .pred p;`, `.reg .b64 addr;`) and operand-less instructions.
+_DECLARATION = re.compile(r"(?<![\w.])\.(?:reg|shared|local|param)\s+\.(?:pred|[bsuf]\d+|v[248])\b")
+_STANDALONE = re.compile(r"(?:^|[;{}\s])(trap|exit|pmevent\s+\d+)\s*;")
+# An asm statement's head, in code or in a macro body: `asm(`, `asm volatile (`, `__asm__ __volatile__(`.
+ASM_STATEMENT = re.compile(r"\b(?:asm|__asm__|__asm)\b\s*(?:(?:volatile|__volatile__|__volatile|inline|goto)\s*)*\(")
+STRING_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+def string_contents(text: str) -> list[str]:
+    """The contents of the string literals in `text`. C escapes (`\\n`, `\\t`, `\\"`) become spaces so
+    instructions after them are seen at a word start."""
+    return [re.sub(r"\\.", " ", content) for content in STRING_LITERAL.findall(text)]
+
+
+def asm_template(ctx: CudaContext, text: str, where: Span) -> str:
+    """The assembly text in `text` (an asm statement's operands, or what follows `asm(` in a macro body):
+    string literals joined, with same-file `#define`d string pieces (`asm(LOAD_PREFIX ".u32 ...")`,
+    `asm(LANE_ID_ASM : ...)`) as a ROCm build sees them before `where` expanded."""
+    pieces = string_contents(text)
+    for name in _IDENTIFIER.findall(STRING_LITERAL.sub(" ", text)):
+        define = ctx.define(name, where)
+        if define is not None:
+            pieces.extend(string_contents(define.value))
+    return " ".join(pieces)
+
+
+def ptx_in(template: str) -> tuple[str, str] | None:
+    """(the PTX found, its instruction or register name) in an assembly template, or None for text that is
+    not recognisably PTX."""
+    for pattern in (_SPECIAL_REGISTER, _INSTRUCTION, _STANDALONE):
+        match = pattern.search(template)
+        if match is not None:
+            return match.group(0).strip(" ;{}\t"), match.group(1).split(".")[0]
+    match = _DECLARATION.search(template)
+    if match is not None:
+        return match.group(0), "reg"
+    return None
+
+
+# --- a piece of code ------------------------------------------------------------------------------------
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.DOTALL)
+_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]", re.MULTILINE)
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def lacking_on_hip(code: str) -> str | None:
+    """What `code` (C++ text, comments allowed) uses that HIP lacks, as `` `name`: reason ``, or None: an
+    include, a name or a qualified name of the no-HIP-equivalent table (ROC217's), CUDA's FP8 header or API
+    (ROC218), a CUTLASS/CuTe header (ROC206), `__nanosleep` (ROC224), a `*_sync` call with a 32-bit literal mask
+    (ROC210) or an asm statement holding PTX (ROC203). Read from the text, macro bodies included, whatever the
+    preprocessor would keep of it: code that is only there on NVIDIA counts too."""
+    code = _COMMENT.sub(" ", code)
+    return next((found for found in (_header(code), _name(code), _qualified(code), _sync_mask(code), _ptx(code)) if found), None)
+
+
+def _header(code: str) -> str | None:
+    table = no_hip_equivalents()
+    for include in _INCLUDE.finditer(code):
+        header = include.group(1).strip()
+        if header in table.headers:
+            return f"`{header}`: {table.headers[header]}"
+        if header in FP8_HEADERS:
+            return f"`{header}`: CUDA's FP8 header has no hipify mapping"
+        if CUTLASS_HEADER.search(header):
+            return f"`{header}`: CUTLASS and CuTe have no ROCm build"
+    return None
+
+
+def _name(code: str) -> str | None:
+    table = no_hip_equivalents()
+    for word in _WORD.findall(code):
+        if word in table.names:
+            return f"`{word}`: {table.names[word]}"
+        if word in _UNDECLARED_INTRINSICS:
+            return f"`{word}`: {_UNDECLARED_INTRINSICS[word]}"
+        if word.startswith("__") and is_cuda_fp8_name(word):
+            return f"`{word}`: CUDA's FP8 API has no hipify mapping"
+    return None
+
+
+def _qualified(code: str) -> str | None:
+    table = no_hip_equivalents()
+    qualified = table.qualified_pattern.search(code)
+    if qualified is None:
+        return None
+    segments = tuple(re.split(r"\s*::\s*", qualified.group("name") or qualified.group("scope")))
+    return f"`{'::'.join(segments)}`: {table.qualified[segments]}"
+
+
+def _sync_mask(code: str) -> str | None:
+    found = sync_call_in_macro(code) if "sync" in code else None
+    return None if found is None else f"`{found[0]}({found[1]}, ...)`: HIP's `*_sync` intrinsics static_assert a 64-bit mask"
+
+
+def _ptx(code: str) -> str | None:
+    found = ptx_in(" ".join(string_contents(code))) if ASM_STATEMENT.search(code) is not None else None
+    return None if found is None else f"inline PTX `{found[0]}`: HIP-Clang cannot assemble PTX"
+
+
+__all__ = [
+    "ASM_STATEMENT",
+    "CUTLASS_HEADER",
+    "FP8_HEADERS",
+    "FP8_INTERPRETATIONS",
+    "NoHipEquivalents",
+    "asm_template",
+    "is_cuda_fp8_name",
+    "lacking_on_hip",
+    "no_hip_equivalents",
+    "ptx_in",
+    "string_contents",
+]

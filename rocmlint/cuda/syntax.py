@@ -1,0 +1,344 @@
+"""C++ syntax questions several CUDA rules ask of tree-sitter's tree: operands through parentheses and casts,
+what an expression is assigned to, loop counters, declaration specifiers, where C++ needs a constant
+expression, and text patterns that find an operator with a literal operand before any parse."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the front end's types only: it is the front end's module, imported by rules
+    from rocmlint.cuda.frontend import CudaContext, Node, Span
+
+COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
+# What a C++ fix wraps: the smallest of these around the hazard (the front end's `statement_of`).
+STATEMENT_TYPES = frozenset(
+    {
+        "expression_statement", "declaration", "return_statement", "field_declaration", "if_statement",
+        "for_statement", "while_statement", "do_statement", "switch_statement", "alias_declaration",
+        "type_definition", "static_assert_declaration", "template_declaration",
+    }
+)
+
+
+def bare(node: Node) -> Node:
+    """`x` for `(x)`, `(int)x`, `((unsigned)(x))`: the operand under parentheses and C casts."""
+    while True:
+        if node.type == "parenthesized_expression" and node.named_child_count == 1:
+            node = node.named_children[0]
+        elif node.type == "cast_expression" and node.child_by_field_name("value") is not None:
+            node = node.child_by_field_name("value")  # type: ignore[assignment]
+        else:
+            return node
+
+
+def outermost(node: Node) -> Node:
+    """The outermost node that is `node` wrapped in parentheses or casts (`((int)x)` for `x`)."""
+    while node.parent is not None and node.parent.type in ("parenthesized_expression", "cast_expression"):
+        node = node.parent
+    return node
+
+
+def without_parentheses(node: Node) -> Node:
+    """`node` without the parentheses around it."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    return node
+
+
+def operator_of(node: Node, ctx: CudaContext) -> str | None:
+    """The operator of a binary expression (`&&`, `<`, ...); None for other nodes."""
+    operator = node.child_by_field_name("operator") if node.type == "binary_expression" else None
+    return None if operator is None else ctx.text(operator)
+
+
+def whole_condition(node: Node, ctx: CudaContext) -> Node:
+    """The whole `&&`/`||` chain (and the parentheses around it) that `node` is a term of."""
+    while node.parent is not None and (node.parent.type == "parenthesized_expression" or operator_of(node.parent, ctx) in ("&&", "||")):
+        node = node.parent
+    return node
+
+
+def largest_terms(node: Node, ctx: CudaContext, holds: Callable[[Node], bool]) -> list[Node]:
+    """The largest parts of the `&&`/`||` chain `node` for each of whose comparisons `holds` is true: `node`
+    itself when all are, else such parts of its sides (`force || (a >= 8 && b >= 0)`: the parenthesised part)."""
+    if _all_terms(node, ctx, holds):
+        return [node]
+    inner = without_parentheses(node)
+    if operator_of(inner, ctx) not in ("&&", "||"):
+        return []
+    sides = (inner.child_by_field_name("left"), inner.child_by_field_name("right"))
+    return [term for side in sides if side is not None for term in largest_terms(side, ctx, holds)]
+
+
+def _all_terms(node: Node, ctx: CudaContext, holds: Callable[[Node], bool]) -> bool:
+    inner = without_parentheses(node)
+    if operator_of(inner, ctx) in ("&&", "||"):
+        sides = (inner.child_by_field_name("left"), inner.child_by_field_name("right"))
+        return all(side is not None and _all_terms(side, ctx, holds) for side in sides)
+    return operator_of(inner, ctx) in COMPARISONS and holds(inner)
+
+
+def short_circuited(node: Node, ctx: CudaContext) -> bool:
+    """Inside `false && (...)` within its statement: never evaluated (how fixes disable a test on ROCm)."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if ancestor.type in STATEMENT_TYPES:
+            return False
+        if operator_of(ancestor, ctx) == "&&" and child == ancestor.child_by_field_name("right"):
+            left = ancestor.child_by_field_name("left")
+            if left is not None and without_parentheses(left).type == "false":
+                return True
+        child = ancestor
+    return False
+
+
+def binary_parts(node: Node | None, ctx: CudaContext) -> tuple[Node, str, Node] | None:
+    """(left, operator text, right) of a binary expression; None for anything else."""
+    if node is None or node.type != "binary_expression":
+        return None
+    left, operator, right = (node.child_by_field_name(f) for f in ("left", "operator", "right"))
+    if left is None or operator is None or right is None:
+        return None
+    return left, ctx.text(operator), right
+
+
+def assigned_name(node: Node, ctx: CudaContext) -> str | None:
+    """The variable `node` initialises or is assigned to (through parentheses and casts): `lane` for the
+    `threadIdx.x & 31` of `int lane = (int)(threadIdx.x & 31);`."""
+    current = node
+    parent = current.parent
+    while parent is not None and parent.type in ("parenthesized_expression", "cast_expression"):
+        current, parent = parent, parent.parent
+    if parent is None:
+        return None
+    if parent.type == "init_declarator" and parent.child_by_field_name("value") == current:
+        target = parent.child_by_field_name("declarator")
+    elif parent.type == "assignment_expression" and parent.child_by_field_name("right") == current:
+        target = parent.child_by_field_name("left")
+    else:
+        return None
+    return ctx.text(target) if target is not None and target.type == "identifier" else None
+
+
+def loop_counter(loop: Node, ctx: CudaContext) -> tuple[str, Node] | None:
+    """(the counter's name, its initial value) of `for (int i = 16; ...)` or `for (i = 16; ...)`."""
+    initializer = loop.child_by_field_name("initializer")
+    if initializer is None:
+        return None
+    if initializer.type == "declaration":
+        declarator = initializer.child_by_field_name("declarator")
+        if declarator is None or declarator.type != "init_declarator":
+            return None
+        name, value = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value")
+    elif initializer.type == "assignment_expression":
+        name, value = initializer.child_by_field_name("left"), initializer.child_by_field_name("right")
+    else:
+        return None
+    if name is None or value is None or name.type != "identifier":
+        return None
+    return ctx.text(name), value
+
+
+def array_dimensions(declarator: Node) -> tuple[Node | None, list[Node]]:
+    """The name and the size expressions of the declarator `s[A][B]` (outermost first)."""
+    sizes: list[Node] = []
+    current: Node | None = declarator
+    while current is not None and current.type == "array_declarator":
+        size = current.child_by_field_name("size")
+        if size is not None:
+            sizes.append(size)
+        current = current.child_by_field_name("declarator")
+    return current, sizes
+
+
+def has_specifier(declaration: Node, ctx: CudaContext, *words: str) -> bool:
+    """Whether the declaration says one of `words` as a qualifier or storage class (`const`, `constexpr`,
+    `static`, ...)."""
+    return any(
+        child.type in ("type_qualifier", "storage_class_specifier") and ctx.text(child) in words for child in declaration.children
+    )
+
+
+def identifiers_in(ctx: CudaContext, span: Span) -> list[Node]:
+    """The identifiers and type identifiers inside `span` (a node or a byte span), in source order."""
+    found: list[Node] = []
+    stack = [ctx.tree.root_node.descendant_for_byte_range(span.start_byte, span.end_byte)]
+    while stack:
+        current = stack.pop()
+        if current is None:
+            continue
+        if current.type in ("identifier", "type_identifier") and span.start_byte <= current.start_byte and current.end_byte <= span.end_byte:
+            found.append(current)
+        stack.extend(current.children)
+    return sorted(found, key=lambda n: n.start_byte)
+
+
+def is_certainly_device(node: Node, ctx: CudaContext) -> bool:
+    """Inside a `__global__`/`__device__` function, or a `__shared__` declaration."""
+    if ctx.is_device_code(node):
+        return True
+    declaration = ctx.enclosing(node, "declaration")
+    return declaration is not None and b"__shared__" in ctx.content[declaration.start_byte : declaration.end_byte]
+
+
+def is_certainly_host(node: Node, ctx: CudaContext) -> bool:
+    """Host code, or file scope (seen by the host pass too); not where a parse error hides the function."""
+    function = ctx.function_of(node)
+    if function is None:
+        return not ctx.in_error(node)
+    if ctx.is_device_code(node):
+        return False
+    # `__shared__` only exists in device code, whatever the (possibly mis-parsed) function head says.
+    declaration = ctx.enclosing(node, "declaration")
+    return declaration is None or b"__shared__" not in ctx.content[declaration.start_byte : declaration.end_byte]
+
+
+def qualified_segments(node: Node, ctx: CudaContext) -> list[str]:
+    """`["nvcuda", "wmma", "fragment"]` for `nvcuda::wmma::fragment<...>` (template arguments dropped)."""
+    segments: list[str] = []
+    current: Node | None = node
+    while current is not None and current.type == "qualified_identifier":
+        scope = current.child_by_field_name("scope")
+        if scope is not None:
+            segments.append(ctx.text(scope) if scope.type == "namespace_identifier" else _base_name(scope, ctx))
+        current = current.child_by_field_name("name")
+    if current is not None:
+        segments.append(_base_name(current, ctx))
+    return segments
+
+
+def _base_name(node: Node, ctx: CudaContext) -> str:
+    name = node.child_by_field_name("name") if node.type in ("template_type", "template_function") else None
+    return ctx.text(name if name is not None else node)
+
+
+def local_uses(declarator: Node, ctx: CudaContext) -> list[Node] | None:
+    """The identifiers naming what the `init_declarator` declares, after it in its block (`kMax` in
+    `constexpr float kMax = 448.f; ... fminf(x, kMax)`); None for a declaration outside a block."""
+    name_node = declarator.child_by_field_name("declarator")
+    scope = ctx.enclosing(declarator, "compound_statement")
+    if name_node is None or name_node.type != "identifier" or scope is None:
+        return None
+    name = ctx.text(name_node)
+    return [n for n in ctx.descendants(scope, "identifier") if n.start_byte > declarator.end_byte and ctx.text(n) == name]
+
+
+def declares_void_pointer(declaration: Node, name: str, ctx: CudaContext) -> bool:
+    """`void* k`, `const void* k`: already the type HIP wants."""
+    type_node = declaration.child_by_field_name("type")
+    if type_node is None or ctx.text(type_node) != "void":
+        return False
+    for declarator in declaration.children_by_field_name("declarator"):
+        current: Node | None = declarator
+        if current is not None and current.type == "init_declarator":
+            current = current.child_by_field_name("declarator")
+        if current is not None and current.type == "pointer_declarator":
+            inner = current.child_by_field_name("declarator")
+            if inner is not None and ctx.text(inner) == name:
+                return True
+    return False
+
+
+# --- constant expressions -------------------------------------------------------------------------------
+# Where the search for an enclosing constant context stops: beyond these the value is a run-time one.
+_RUNTIME_BOUNDARIES = frozenset(
+    {
+        "compound_statement", "expression_statement", "argument_list", "function_definition", "return_statement",
+        "lambda_expression", "parameter_list", "translation_unit", "field_declaration_list", "declaration_list",
+        "for_statement", "while_statement", "do_statement", "subscript_expression", "initializer_list",
+        "new_expression", "assignment_expression", "field_initializer_list", "preproc_if", "preproc_ifdef",
+    }
+)
+_CONSTEXPR = ("constexpr", "consteval", "constinit")
+
+
+def constant_context(node: Node, ctx: CudaContext) -> str | None:
+    """What requires a constant expression around `node` (`a template argument`, `an array size`, ...), if
+    anything: C++ rejects a run-time value there."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        kind = ancestor.type
+        if kind == "template_argument_list":
+            return "a template argument"
+        if kind == "template_parameter_list":
+            return "a template parameter default"
+        if kind == "static_assert_declaration":
+            return "a `static_assert`"
+        if kind == "launch_bounds":
+            return "`__launch_bounds__`"
+        if kind in _CONSTANT_FIELDS:
+            description, field = _CONSTANT_FIELDS[kind]
+            return description if child == ancestor.child_by_field_name(field) else None
+        if kind == "init_declarator":
+            declaration = ancestor.parent
+            constant = declaration is not None and child == ancestor.child_by_field_name("value") and has_specifier(declaration, ctx, *_CONSTEXPR)
+            return "a `constexpr` initialiser" if constant else None
+        if kind == "field_declaration":
+            constant = child == ancestor.child_by_field_name("default_value") and has_specifier(ancestor, ctx, *_CONSTEXPR)
+            return "a `constexpr` initialiser" if constant else None
+        if kind == "if_statement":
+            constant = child == ancestor.child_by_field_name("condition") and any(c.type == "constexpr" for c in ancestor.children)
+            return "an `if constexpr` condition" if constant else None
+        if kind in _RUNTIME_BOUNDARIES:
+            return None
+        child = ancestor
+    return None
+
+
+# Node type -> (what it is, the field that must hold a constant).
+_CONSTANT_FIELDS = {
+    "enumerator": ("an enumerator", "value"),
+    "case_statement": ("a `case` label", "value"),
+    "array_declarator": ("an array size", "size"),
+}
+
+
+# --- text before any parse --------------------------------------------------------------------------------
+# What tree-sitter may skip between an operator and its right operand: whitespace (Unicode's too, in UTF-8),
+# line continuations and comments. Possessive, so that a file full of `//` does not backtrack.
+_GAP = (
+    rb"(?:[ \t\n\r\f\v]++|\xc2\xa0|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80|\xef\xbb\xbf"
+    rb"|\\\r?\n|/\*.*?\*/|//(?:[^\r\n\\]++|\\(?:\r?\n|.))*+)*+"
+)
+
+
+def literal_pattern(value: int) -> bytes:
+    """A regular expression for a whole integer literal token worth `value`, in the spellings parse_int reads."""
+    hex_digits = "".join(f"[{c}{c.upper()}]" if c.isalpha() else c for c in f"{value:x}")
+    return f"(?:0[xX]0*{hex_digits}|0+{value:o}|{value})[uUlL]*(?![\\w.'])".encode()
+
+
+def operator_with_literal(operator: str, value: int) -> re.Pattern[bytes]:
+    """Where the content may hold `<operator> <literal worth value>` (`% 32`, `>>/*lanes*/5`): every binary
+    expression of that shape starts its right-hand side after a match's operator. It starts with the operator's
+    text, which re searches for quickly."""
+    return re.compile(re.escape(operator.encode()) + _GAP + literal_pattern(value), re.DOTALL)
+
+
+__all__ = [
+    "COMPARISONS",
+    "STATEMENT_TYPES",
+    "array_dimensions",
+    "assigned_name",
+    "bare",
+    "binary_parts",
+    "constant_context",
+    "declares_void_pointer",
+    "has_specifier",
+    "identifiers_in",
+    "is_certainly_device",
+    "is_certainly_host",
+    "largest_terms",
+    "local_uses",
+    "literal_pattern",
+    "loop_counter",
+    "operator_of",
+    "operator_with_literal",
+    "outermost",
+    "qualified_segments",
+    "short_circuited",
+    "whole_condition",
+    "without_parentheses",
+]
