@@ -58,11 +58,23 @@ _VENDOR_PACKAGES = load("vendor_packages")
 _OTHER_DEVICE_TYPES = frozenset(_VENDOR_PACKAGES["other_device_types"])
 _PACKAGE_PROBES = frozenset({"importlib.util.find_spec", "pytest.importorskip"})
 _MAX_DEPTH = 24
+# Functions whose callers are decided one inside another on the Python stack before the next is deferred.
+_MAX_CALLER_NESTING = 32
 
 # Resolves a qualified name defined in another module of the scanned tree to its vendor value. A name
 # ending in "()" asks for the value of calling it (`from pkg.env import is_hip; is_hip()`).
 CrossModuleResolver = Callable[[str], "Vendor | None"]
 Condition = tuple[Vendor, bool]  # a test and whether the node sits where it is true
+
+
+class _CallerDeferred(Exception):
+    """Deciding a function's callers needs `function` decided first, too deep to do it on this stack;
+    `path` is the chain of functions being decided when it was asked."""
+
+    def __init__(self, function: cst.FunctionDef, path: list[cst.FunctionDef]) -> None:
+        super().__init__(function.name.value)
+        self.function = function
+        self.path = path
 
 
 class GateAnalyzer:
@@ -79,6 +91,10 @@ class GateAnalyzer:
         self._branch_cache: dict[cst.CSTNode, Branch] = {}
         self._before_cache: dict[cst.CSTNode, list[Condition]] = {}
         self._reference_index: dict[str, list[cst.CSTNode]] | None = None
+        self._callers: dict[cst.FunctionDef, list[Condition]] = {}
+        self._caller_path: list[cst.FunctionDef] = []  # the functions being decided, outermost first
+        self._caller_nesting = 0  # how many of them are on the Python stack
+        self._recursive: set[cst.FunctionDef] = set()
 
     # --- public -----------------------------------------------------------------------------------
     def branch(self, node: cst.CSTNode) -> Branch:
@@ -170,11 +186,60 @@ class GateAnalyzer:
             return self._conditions_before(parent, child)
         return []
 
-    # --- one level of call graph ---------------------------------------------------------------------
+    # --- callers: the call graph, one function at a time --------------------------------------------
     def _caller_conditions(self, function: cst.FunctionDef) -> list[Condition]:
         """A function that this file only ever calls from code that never runs on ROCm (and never passes
         around as a value) does not run on ROCm either: `def cuda_version(): ...` called under
-        `if torch.version.cuda:`. Recursive functions are left alone."""
+        `if torch.version.cuda:`. Recursive functions (directly or through others) are left alone.
+
+        Answers are memoised. Deciding one function asks where its callers run, so a chain of calls
+        f1 -> f2 -> ... -> f3000 nests that deep: past `_MAX_CALLER_NESTING` functions the innermost
+        question is deferred (`_CallerDeferred`) and answered first by the outermost call, which then
+        asks again, so the Python stack stays bounded whatever the chain."""
+        known = self._callers.get(function)
+        if known is not None:
+            return known
+        if function in self._caller_path:  # asked again while deciding it: a cycle of calls
+            self._recursive.update(self._caller_path[self._caller_path.index(function) :])
+            return []
+        if self._caller_nesting >= _MAX_CALLER_NESTING:
+            raise _CallerDeferred(function, list(self._caller_path))
+        if self._caller_nesting > 0:
+            return self._decide_callers(function)
+        return self._settle_callers(function)
+
+    def _settle_callers(self, function: cst.FunctionDef) -> list[Condition]:
+        """Decide `function`, deciding first every deeper function a deferral names (a stack of pending
+        questions, each with the chain of functions being decided when it was asked, for cycles)."""
+        pending: list[tuple[cst.FunctionDef, list[cst.FunctionDef]]] = [(function, [])]
+        while pending:
+            current, path = pending[-1]
+            if current in self._callers:
+                pending.pop()
+                continue
+            self._caller_path = list(path)
+            try:
+                self._decide_callers(current)
+            except _CallerDeferred as deferred:
+                pending.append((deferred.function, deferred.path))
+        self._caller_path = []
+        return self._callers[function]
+
+    def _decide_callers(self, function: cst.FunctionDef) -> list[Condition]:
+        self._caller_path.append(function)
+        self._caller_nesting += 1
+        try:
+            found = self._conditions_from_callers(function)
+        finally:
+            self._caller_path.pop()
+            self._caller_nesting -= 1
+        result = [] if function in self._recursive else found
+        self._callers[function] = result
+        return result
+
+    def _conditions_from_callers(self, function: cst.FunctionDef) -> list[Condition]:
+        if function in self._recursive:
+            return []
         uses = self._uses_of(function)
         if not uses or any(not isinstance(use, cst.Call) for use in uses):
             return []
