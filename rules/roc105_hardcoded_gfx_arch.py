@@ -9,7 +9,7 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import last_name
+from rocmlint.python.idioms import is_display_call, last_name
 from rocmlint.rule import Invalid, Rule, Valid
 
 # A gfx target id: gfx + major (6-12) + minor + hex stepping (gfx90a, gfx942, gfx1100), optional target
@@ -34,8 +34,6 @@ _TEST_METHODS = frozenset(
         "rsplit", "partition", "rpartition", "strip", "lstrip", "rstrip", "parametrize", "param",
     }
 )
-_MESSAGE_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal"})
-_MESSAGE_FUNCTIONS = frozenset({"print", "warn", "echo", "secho"})
 # Methods that add elements to a collection: the collection's own uses decide.
 _MUTATORS = frozenset({"append", "extend", "insert"})
 # Methods whose second positional argument is a value to store or a fallback (`os.getenv(k, "gfx942")`).
@@ -136,7 +134,7 @@ class HardcodedGfxArch(Rule):
     def _check_literal(self, node: cst.SimpleString | cst.ConcatenatedString, ctx: PythonContext) -> None:
         text = _text_of(node, ctx)
         match = _HARDCODED.match(text) if text else None
-        if match is None or _in_message_or_decorator(node, ctx) or _module_is_arch_specific(text, ctx):
+        if text is None or match is None or _in_message_or_decorator(node, ctx) or _module_is_arch_specific(text, ctx):
             return
         carrier = _carrier(node, ctx)
         state = self._state(ctx)
@@ -184,7 +182,7 @@ class HardcodedGfxArch(Rule):
 
     def _argument_use(self, arg: cst.Arg, ctx: PythonContext, depth: int) -> _Use:
         call = ctx.parent(arg)
-        if not isinstance(call, cst.Call) or _is_message_call(call):
+        if not isinstance(call, cst.Call) or is_display_call(ctx, call):
             return _Use.UNKNOWN
         if arg.keyword is not None:
             return _Use.HARDCODED  # arch="gfx942", default="gfx942", extra_cuda_cflags=[...]
@@ -242,7 +240,7 @@ class HardcodedGfxArch(Rule):
         identifier = binding.value if isinstance(binding, cst.Name) else binding.attr.value
         reads = [
             use
-            for use in self._identifier_uses(identifier, ctx)
+            for use in ctx.semantic.references.mentions(identifier)
             if use is not binding
             and not ctx.semantic.is_store(use)
             and (scope is None or any(a is scope for a in ctx.ancestors(use)))
@@ -255,13 +253,6 @@ class HardcodedGfxArch(Rule):
         if _in_message_or_decorator(read, ctx):
             return _Use.UNKNOWN
         return self._use(_carrier(read, ctx), ctx, depth=depth)
-
-    def _identifier_uses(self, identifier: str, ctx: PythonContext) -> list[cst.CSTNode]:
-        """Every reference `identifier` and every `x.identifier` attribute in the file."""
-        state = self._state(ctx)
-        if state.references is None:
-            state.references = _index_references(ctx)
-        return state.references.get(identifier, [])
 
 
 def _strongest(uses: set[_Use]) -> _Use:
@@ -277,22 +268,6 @@ class _FileState:
     def __init__(self, module: cst.Module) -> None:
         self.module = module
         self.reported_carriers: set[int] = set()
-        self.references: dict[str, list[cst.CSTNode]] | None = None
-
-
-def _index_references(ctx: PythonContext) -> dict[str, list[cst.CSTNode]]:
-    """Identifier -> the `Name` references and `x.identifier` attributes that mention it.
-
-    Names that only label something (the `attr` of an attribute, keyword-argument and parameter
-    names, imported names, def/class names) are not references.
-    """
-    index: dict[str, list[cst.CSTNode]] = {}
-    for node in ctx.semantic.parents:
-        if isinstance(node, cst.Attribute):
-            index.setdefault(node.attr.value, []).append(node)
-        elif isinstance(node, cst.Name) and ctx.semantic.is_reference(node):
-            index.setdefault(node.value, []).append(node)
-    return index
 
 
 def _is_test_file(path: str) -> bool:
@@ -402,18 +377,12 @@ def _in_message_or_decorator(node: cst.CSTNode, ctx: PythonContext) -> bool:
             return True
         if isinstance(ancestor, cst.Assert):
             return child is ancestor.msg
-        if isinstance(ancestor, cst.Call) and _is_message_call(ancestor):
+        if isinstance(ancestor, cst.Call) and is_display_call(ctx, ancestor):
             return True
         if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
             return False
         child = ancestor
     return False
-
-
-def _is_message_call(call: cst.Call) -> bool:
-    if isinstance(call.func, cst.Name):
-        return call.func.value in _MESSAGE_FUNCTIONS
-    return isinstance(call.func, cst.Attribute) and call.func.attr.value in _MESSAGE_METHODS | _MESSAGE_FUNCTIONS
 
 
 def _message(texts: list[str], target_archs: tuple[str, ...]) -> str:

@@ -11,7 +11,7 @@ import libcst as cst
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import hip_extension_guard, keep_on_nvidia, wrap_in_if
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.scopes import dotted_name
+from rocmlint.python.idioms import is_display_call
 from rocmlint.python.tree import children
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -87,7 +87,6 @@ _PASS_THROUGH_BUILTINS = frozenset({"list", "tuple", "sorted"})
 _NAME_TOKENS = re.compile(r"[a-z0-9]+")
 _FLAG_WORDS = frozenset({"flags", "cflags", "args", "options", "opts"})
 _ROCM_WORDS = frozenset({"hip", "hipcc", "rocm", "amd"})
-_LOG_CALLS = frozenset({"print", "debug", "info", "warning", "warn", "error", "log"})
 _MAX_DEPTH = 10
 # Every reportable literal contains one of the flag spellings with a single leading dash.
 _TRIGGERS = tuple(sorted({("-" + flag.lstrip("-")).encode() for flag in _NVCC_ONLY_FLAGS} | {b"__CUDA_NO_HALF"}))
@@ -217,7 +216,7 @@ class NvccOnlyFlags(Rule):
         if not _is_flag_list_name(node.name.value):
             return
         returns = _return_values(node)
-        calls = self._state(ctx).calls_of(node, ctx)
+        calls = _calls_of(node, ctx)
         if not calls:
             self._check(returns, (), ctx)
         for call in calls:
@@ -328,23 +327,22 @@ class NvccOnlyFlags(Rule):
 
 @dataclass
 class _FileState:
-    """What one file's check remembers: a name index and the literals reported."""
+    """What one file's check remembers: the literals reported."""
 
     ctx: PythonContext
     reported: set[cst.CSTNode] = field(default_factory=set)
-    _reads: dict[str, list[cst.Name]] | None = None
-    _mutations: dict[str, list[cst.Call | cst.AugAssign]] | None = None
-    _calls: dict[str, list[cst.Call]] | None = None
 
     def reads_of(self, target: cst.Name, ctx: PythonContext) -> list[cst.Name]:
-        """Loads of the variable `target` defines, except its own re-definitions (`x = x + [...]`)."""
-        self._index(ctx)
-        assert self._reads is not None
+        """Reads of the variable `target` defines, except its own re-definitions (`x = x + [...]`), its
+        in-place additions (`x.append(...)`) and displays (`print(x)`)."""
         scope = _binding_scope(target, ctx)
         return [
             read
-            for read in self._reads.get(target.value, [])
-            if _binding_scope(read, ctx) is scope and not _inside_definition_of(read, ctx) and not _logged(read, ctx)
+            for read in ctx.semantic.references.reads(target.value)
+            if _binding_scope(read, ctx) is scope
+            and _addition(read, ctx) is None
+            and not _inside_definition_of(read, ctx)
+            and not _logged(read, ctx)
         ]
 
     def definitions(self, use: cst.Name, ctx: PythonContext) -> list[cst.CSTNode]:
@@ -353,11 +351,12 @@ class _FileState:
         binding = ctx.semantic.lookup(use.value, use)
         if binding is None or binding.kind != "value":
             return []
-        self._index(ctx)
-        assert self._mutations is not None
         scope = binding.scope.node
         found: list[cst.CSTNode] = list(binding.values)
-        found += [m for m in self._mutations.get(use.value, []) if _binding_scope(_mutated_name(m), ctx) is scope]
+        for name in ctx.semantic.references.names(use.value):
+            addition = _addition(name, ctx)
+            if addition is not None and _binding_scope(name, ctx) is scope:
+                found.append(addition)
         if ctx.semantic.enclosing_scope_node(use) is not scope:
             return found
         at = _start(use, ctx)
@@ -379,43 +378,25 @@ class _FileState:
             return True
         return ctx.is_nvidia_gated(value) and not ctx.is_rocm_gated(value)
 
-    def calls_of(self, function: cst.FunctionDef, ctx: PythonContext) -> list[cst.Call]:
-        """Calls of `function` in this file: by name for a plain function, `<x>.name(...)` for a method."""
-        self._index(ctx)
-        assert self._calls is not None
-        name = function.name.value
-        is_method = isinstance(ctx.semantic.enclosing_scope_node(function), cst.ClassDef)
-        found = []
-        for call in self._calls.get(name, []):
-            if isinstance(call.func, cst.Attribute):
-                if is_method:
-                    found.append(call)
-                continue
-            binding = ctx.semantic.lookup(name, call.func)
-            if binding is not None and binding.definition is function:
-                found.append(call)
-        return found
 
-    def _index(self, ctx: PythonContext) -> None:
-        if self._reads is not None:
-            return
-        self._reads, self._mutations, self._calls = {}, {}, {}
-        for child, parent in ctx.semantic.parents.items():
-            if not isinstance(child, cst.Name):
-                continue
-            call = parent if isinstance(parent, cst.Call) else ctx.parent(parent)
-            is_method_name = isinstance(parent, cst.Attribute) and parent.attr is child and call is not None
-            if isinstance(call, cst.Call) and (call.func is child or is_method_name and call.func is parent):
-                self._calls.setdefault(child.value, []).append(call)
-            if isinstance(parent, cst.Attribute) and parent.value is child:
-                grandparent = ctx.parent(parent)
-                if parent.attr.value in _MUTATORS and isinstance(grandparent, cst.Call) and grandparent.func is parent:
-                    self._mutations.setdefault(child.value, []).append(grandparent)
-                    continue
-            if isinstance(parent, cst.AugAssign) and parent.target is child and isinstance(parent.operator, cst.AddAssign):
-                self._mutations.setdefault(child.value, []).append(parent)
-            elif _is_load(child, parent):
-                self._reads.setdefault(child.value, []).append(child)
+def _calls_of(function: cst.FunctionDef, ctx: PythonContext) -> list[cst.Call]:
+    """Calls of `function` in this file: by name for a plain function, `<x>.name(...)` with any `x` for a
+    method (DeepSpeed's builders call `builder.nvcc_args()`)."""
+    if isinstance(ctx.semantic.enclosing_scope_node(function), cst.ClassDef):
+        return ctx.semantic.references.method_calls(function.name.value)
+    return ctx.semantic.references.calls_of(function)
+
+
+def _addition(name: cst.Name, ctx: PythonContext) -> cst.Call | cst.AugAssign | None:
+    """The statement adding to the list `name` holds in place: `name.append(...)`, `.extend`, `.insert`,
+    `name += ...`."""
+    parent = ctx.parent(name)
+    if isinstance(parent, cst.AugAssign):
+        return parent if parent.target is name and isinstance(parent.operator, cst.AddAssign) else None
+    if not isinstance(parent, cst.Attribute) or parent.value is not name or parent.attr.value not in _MUTATORS:
+        return None
+    call = ctx.parent(parent)
+    return call if isinstance(call, cst.Call) and call.func is parent else None
 
 
 # --- the fix -------------------------------------------------------------------------------------------
@@ -575,13 +556,6 @@ def _definition_sources(definition: cst.CSTNode) -> list[cst.BaseExpression]:
     return [definition] if isinstance(definition, cst.BaseExpression) else []
 
 
-def _mutated_name(mutation: cst.Call | cst.AugAssign) -> cst.Name:
-    """The variable `x.append(...)` / `x += ...` changes (the index only records Name receivers)."""
-    target = mutation.target if isinstance(mutation, cst.AugAssign) else mutation.func.value  # type: ignore[attr-defined]
-    assert isinstance(target, cst.Name)
-    return target
-
-
 def _mentions(expr: cst.CSTNode, name: str) -> bool:
     stack = [expr]
     while stack:
@@ -627,21 +601,7 @@ def _logged(read: cst.Name, ctx: PythonContext) -> bool:
     """`print("nvcc flags:", nvcc_flags)`: shown, not handed to a compiler."""
     argument = ctx.parent(read)
     call = ctx.parent(argument) if isinstance(argument, cst.Arg) else None
-    if not isinstance(call, cst.Call):
-        return False
-    callee = dotted_name(call.func) or ""
-    return callee.rsplit(".", 1)[-1] in _LOG_CALLS
-
-
-def _is_load(name: cst.Name, parent: cst.CSTNode) -> bool:
-    """A Name that reads a variable (not an attribute name, keyword, parameter, target or definition)."""
-    if isinstance(parent, (cst.Attribute, cst.Arg)):
-        return parent.value is name
-    if isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
-        return parent.target is not name
-    return not isinstance(
-        parent, (cst.AssignTarget, cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.AsName, cst.NameItem)
-    )
+    return isinstance(call, cst.Call) and is_display_call(ctx, call)
 
 
 def _start(node: cst.CSTNode, ctx: PythonContext) -> tuple[int, int]:

@@ -115,7 +115,6 @@ class CudaHomeRequired(Rule):
 
     def __init__(self) -> None:
         self._ctx: PythonContext | None = None
-        self._calls: dict[str, list[cst.Call]] = {}
         self._reported: set[cst.CSTNode] = set()
 
     # --- requirement sites ---------------------------------------------------------------------------
@@ -159,7 +158,7 @@ class CudaHomeRequired(Rule):
         if not isinstance(scope, cst.FunctionDef) or not ctx.is_module_level(scope):
             return
         line = requirement.line or _line(node, ctx)
-        for call in self._calls_of(scope, ctx):
+        for call in ctx.semantic.references.calls_of(scope):
             caller = replace(
                 requirement,
                 node=call,
@@ -169,33 +168,14 @@ class CudaHomeRequired(Rule):
             )
             self._check(caller, ctx)
 
-    def _calls_of(self, function: cst.FunctionDef, ctx: PythonContext) -> list[cst.Call]:
-        """Calls of the module-level `function` by name anywhere in the file."""
-        self._prepare(ctx)
-        name = function.name.value
-        found = []
-        for call in self._calls.get(name, []):
-            binding = ctx.semantic.lookup(name, call.func)
-            if binding is not None and binding.definition is function:
-                found.append(call)
-        return found
-
     def _report(self, requirement: _Requirement, ctx: PythonContext) -> None:
         node = requirement.node
-        self._prepare(ctx)
+        if self._ctx is not ctx:
+            self._ctx, self._reported = ctx, set()
         if node in self._reported:
             return
         self._reported.add(node)
         ctx.report(node, requirement.message(), gate_on=requirement.gate_on)
-
-    def _prepare(self, ctx: PythonContext) -> None:
-        """Per-file state: an index of calls by callee name and the nodes reported."""
-        if self._ctx is not ctx:
-            self._ctx, self._reported = ctx, set()
-            self._calls = {}
-            for child, parent in ctx.semantic.parents.items():
-                if isinstance(child, cst.Name) and isinstance(parent, cst.Call) and parent.func is child:
-                    self._calls.setdefault(child.value, []).append(parent)
 
 
 # --- what the code checks -----------------------------------------------------------------------------

@@ -374,6 +374,32 @@ def test_only_displayed() -> None:
     assert displayed == expected
 
 
+def test_is_display_call_is_one_list_for_every_rule() -> None:
+    snippet = parse(
+        """
+        import logging, warnings, click
+        from rich import print as rprint
+        from logging import info
+        print("a")
+        logger.info("b")
+        logging.fatal("c")
+        log.log(10, "d")
+        warnings.warn("e")
+        click.secho("f")
+        console.print("g")
+        info("h")
+        rprint("i")
+        subprocess.run("j")
+        flags.append("k")
+        check("l")
+        """
+    )
+    calls = [n for n in _in_order(snippet.module) if isinstance(n, cst.Call)]
+    shown = {snippet.code(call.args[-1].value): idioms.is_display_call(snippet.ctx, call) for call in calls}
+    # `rprint` is rich's print under another name: neither its name nor its qualified name is listed.
+    assert [text for text, is_shown in shown.items() if is_shown] == [f'"{letter}"' for letter in "abcdefgh"]
+
+
 # --- idioms: control flow -------------------------------------------------------------------------------
 def test_whole_condition() -> None:
     snippet = parse("ok = not (a > 8 or (a == 8 and b >= 9))\n")

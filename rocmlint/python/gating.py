@@ -90,7 +90,6 @@ class GateAnalyzer:
         self._binding_cache: dict[tuple[int, str], Vendor] = {}
         self._branch_cache: dict[cst.CSTNode, Branch] = {}
         self._before_cache: dict[cst.CSTNode, list[Condition]] = {}
-        self._reference_index: dict[str, list[cst.CSTNode]] | None = None
         self._callers: dict[cst.FunctionDef, list[Condition]] = {}
         self._caller_path: list[cst.FunctionDef] = []  # the functions being decided, outermost first
         self._caller_nesting = 0  # how many of them are on the Python stack
@@ -240,7 +239,7 @@ class GateAnalyzer:
     def _conditions_from_callers(self, function: cst.FunctionDef) -> list[Condition]:
         if function in self._recursive:
             return []
-        uses = self._uses_of(function)
+        uses = self.semantic.references.uses_of(function)
         if not uses or any(not isinstance(use, cst.Call) for use in uses):
             return []
         if any(function in self.semantic.ancestors(use) for use in uses):
@@ -248,37 +247,6 @@ class GateAnalyzer:
         if all(self.branch(call).on_rocm is False for call in uses):
             return [(Vendor(False, None), True)]
         return []
-
-    def _uses_of(self, function: cst.FunctionDef) -> list[cst.CSTNode]:
-        """Calls of `function` in this file (the Call node), or the bare reference when it is not called."""
-        uses: list[cst.CSTNode] = []
-        owner = self.semantic.enclosing_scope_node(function)
-        for reference in self._references().get(function.name.value, []):
-            if not self._refers_to(reference, function, owner):
-                continue
-            parent = self.semantic.parent(reference)
-            uses.append(parent if isinstance(parent, cst.Call) and parent.func is reference else reference)
-        return uses
-
-    def _refers_to(self, reference: cst.CSTNode, function: cst.FunctionDef, owner: cst.CSTNode) -> bool:
-        if isinstance(reference, cst.Name):
-            binding = self.semantic.lookup(reference.value, reference)
-            return binding is not None and binding.definition is function
-        assert isinstance(reference, cst.Attribute)
-        return isinstance(owner, cst.ClassDef) and self.semantic.receiver_class(reference) is owner
-
-    def _references(self) -> dict[str, list[cst.CSTNode]]:
-        """Every load of a name or attribute in the file, by its last segment (built once, on demand)."""
-        if self._reference_index is None:
-            index: dict[str, list[cst.CSTNode]] = {}
-            for node, parent in self.semantic.parents.items():
-                if isinstance(node, cst.Name) and not _is_definition_name(node, parent):
-                    if not (isinstance(parent, cst.Attribute) and parent.attr is node):
-                        index.setdefault(node.value, []).append(node)
-                elif isinstance(node, cst.Attribute):
-                    index.setdefault(node.attr.value, []).append(node)
-            self._reference_index = index
-        return self._reference_index
 
     def _rocm_arm_follows(self, branch: cst.If) -> bool:
         """`if <cuda setup or override>: ... elif torch.version.hip: ...`: a later arm that only ROCm can
@@ -761,7 +729,3 @@ def _names_a_device_type(subject: cst.CSTNode) -> bool:
     """`x.device.type`, `device_type`, `device`, `infer_device()`: what a device-type comparison reads."""
     name = dotted_name(subject.func if isinstance(subject, cst.Call) else subject) or ""
     return "device" in name.lower()
-
-
-def _is_definition_name(name: cst.Name, parent: cst.CSTNode) -> bool:
-    return isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is name

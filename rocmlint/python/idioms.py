@@ -15,8 +15,13 @@ import libcst as cst
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.scopes import dotted_name
 
-# Methods of `logging` loggers (and `warnings.warn`-style `warn`) whose arguments are only shown.
-_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+# Calls whose arguments are only shown, the one list for every rule: methods of `logging` loggers and the
+# `logging` module, `warnings.warn`, rich's `console.print`, click's `echo`/`secho`
+# (`<anything>.<method>(...)`); and these functions called by their own name (`from logging import info`).
+DISPLAY_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "print", "echo", "secho"}
+)
+DISPLAY_FUNCTIONS = frozenset({"print", "warn", "echo", "secho", "debug", "info", "warning", "error", "log"})
 _ENVIRON = "os.environ"
 _ENVIRON_SETTERS = frozenset({f"{_ENVIRON}.setdefault", "os.putenv"})
 _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
@@ -177,10 +182,13 @@ def _update_writes(ctx: PythonContext, call: cst.Call) -> list[EnvironmentWrite]
 
 # --- what is only shown -------------------------------------------------------------------------------
 def is_display_call(ctx: PythonContext, call: cst.Call) -> bool:
-    """`print(...)` or a logging call (`logger.info(...)`, `logging.warning(...)`, `log.log(...)`)."""
+    """`print(...)`, a logging call (`logger.info(...)`, `logging.warning(...)`, `log.log(...)`),
+    `warnings.warn(...)`, `click.echo(...)`: see DISPLAY_METHODS and DISPLAY_FUNCTIONS."""
     if isinstance(call.func, cst.Attribute):
-        return call.func.attr.value in _LOG_METHODS
-    return ctx.qualified_name(call.func) == "print"
+        return call.func.attr.value in DISPLAY_METHODS
+    return isinstance(call.func, cst.Name) and (
+        call.func.value in DISPLAY_FUNCTIONS or ctx.qualified_name(call.func) == "print"
+    )
 
 
 def only_displayed(ctx: PythonContext, node: cst.CSTNode) -> bool:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from rocmlint.python.references import References
 from rocmlint.python.scopes import Scope, ScopeNode, dotted_name, index_scope, parameter_names, target_names
 from rocmlint.python.tree import children
 
@@ -55,6 +56,7 @@ class Semantic:
         self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
         self._scopes: dict[ScopeNode, Scope] = {}
         self._unpacked: dict[ScopeNode, dict[str, list[cst.BaseExpression | None]]] = {}
+        self._references: References | None = None
 
     # --- tree -----------------------------------------------------------------------------------
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
@@ -109,6 +111,14 @@ class Semantic:
         return scope
 
     # --- names ----------------------------------------------------------------------------------
+    @property
+    def references(self) -> References:
+        """Where the file uses each name, and the call sites of its functions (built on first use, once
+        the tree is indexed)."""
+        if self._references is None:
+            self._references = References(self)
+        return self._references
+
     def lookup(self, name: str, at: cst.CSTNode) -> Binding | None:
         """Resolve `name` as Python would from `at`: enclosing functions, then the module.
 
