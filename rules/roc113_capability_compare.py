@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.fixes import gate_condition
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_none, last_name, only_displayed, whole_condition
-from rocmlint.python.scopes import target_names
+from rocmlint.python.values import ALL_OPERATORS, Follow, Names, Through
 from rocmlint.rule import Invalid, Rule, Valid
 
 _CAPABILITY_CALLS = frozenset({"torch.cuda.get_device_capability"})
@@ -25,9 +23,11 @@ _CAPABILITY_HELPERS = frozenset(
 )
 _ORDERINGS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
 _NUMBER_CASTS = frozenset({"int", "float"})
-_SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-_MAX_DEPTH = 8
+# A capability value may be unpacked, indexed, combined (`major * 10 + minor`), put in a tuple or an
+# f-string; a name counts when all its assignments are capability values or constant fallbacks.
+_CAPABILITY_VALUES = Follow(
+    names=Names.AGREEING, operators=ALL_OPERATORS, subscripts=True, elements=True, fields=True
+)
 # Where the rule could report or read: a superset of every mention of a capability read or helper.
 # - Every source and helper is named by its own identifier somewhere (`_sources` and `visit_Call`
 #   compare qualified and last names): in the call itself, or in the import or assignment that aliases
@@ -115,8 +115,8 @@ class CapabilityCompare(Rule):
             if not isinstance(target.operator, _ORDERINGS):
                 continue
             left, right = operands[index], operands[index + 1]
-            left_sources = self._sources(left, ctx, 0)
-            right_sources = self._sources(right, ctx, 0)
+            left_sources = _capability_reads(left, ctx)
+            right_sources = _capability_reads(right, ctx)
             # Both sides capability (device 0 vs device 1) is a homogeneity check, not an arch gate.
             if bool(left_sources) == bool(right_sources):
                 continue
@@ -147,87 +147,40 @@ class CapabilityCompare(Rule):
         fix = gate_condition(ctx, whole_condition(ctx, node), _FIX)
         ctx.report(node, _helper_message(last_name(func)), fix=fix)
 
-    # --- where a value comes from --------------------------------------------------------------------
-    def _sources(self, expr: cst.CSTNode, ctx: PythonContext, depth: int) -> list[cst.CSTNode]:
-        """The capability reads (`get_device_capability()` / `get_device_properties()` calls) an
-        expression is computed from; empty when it is not a capability value."""
-        if depth > _MAX_DEPTH:
-            return []
-        if isinstance(expr, cst.Call):
-            return self._call_sources(expr, ctx, depth)
-        if isinstance(expr, cst.Subscript):
-            return self._sources(expr.value, ctx, depth + 1)
-        if isinstance(expr, cst.Attribute):
-            if expr.attr.value not in ("major", "minor"):
-                return []
-            return self._properties_sources(expr.value, ctx, depth + 1) or self._sources(expr.value, ctx, depth + 1)
-        if isinstance(expr, cst.BinaryOperation):
-            return self._sources(expr.left, ctx, depth + 1) + self._sources(expr.right, ctx, depth + 1)
-        if isinstance(expr, cst.IfExp):
-            return self._sources(expr.body, ctx, depth + 1) + self._sources(expr.orelse, ctx, depth + 1)
-        if isinstance(expr, (cst.Tuple, cst.FormattedString)):
-            found: list[cst.CSTNode] = []
-            for part in _sub_expressions(expr):
-                found += self._sources(part, ctx, depth + 1)
-            return found
-        if isinstance(expr, cst.Name):
-            return self._name_sources(expr, ctx, depth)
-        return []
 
-    def _call_sources(self, call: cst.Call, ctx: PythonContext, depth: int) -> list[cst.CSTNode]:
-        name = ctx.qualified_name(call.func) or ""
-        if name in _CAPABILITY_CALLS or _is_platform_capability(call.func, name):
-            return [call]
-        if name in _NUMBER_CASTS and len(call.args) == 1:
-            return self._sources(call.args[0].value, ctx, depth + 1)
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to_int" and not call.args:
-            return self._sources(call.func.value, ctx, depth + 1)  # vLLM `DeviceCapability.to_int()`
-        return []
+def _capability_reads(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode]:
+    """The capability reads (`get_device_capability()` / `get_device_properties()` calls) an expression is
+    computed from (`cap[0]`, `major * 10 + minor`, `(major, minor)`, `f"{major}"`, names assigned from
+    them); empty when it is not a capability value."""
+    return ctx.semantic.values.trace(expr, lambda value: _capability_step(value, ctx), _CAPABILITY_VALUES)
 
-    def _name_sources(self, name: cst.Name, ctx: PythonContext, depth: int) -> list[cst.CSTNode]:
-        return self._agreeing_sources(name, ctx, lambda value: self._sources(value, ctx, depth + 1))
 
-    def _properties_sources(self, expr: cst.CSTNode, ctx: PythonContext, depth: int) -> list[cst.CSTNode]:
-        """`torch.cuda.get_device_properties(...)` calls that `expr` (a call or a name) stands for."""
-        if depth > _MAX_DEPTH:
+def _capability_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | Through | None:
+    if isinstance(expr, cst.Attribute):
+        if expr.attr.value not in ("major", "minor"):
             return []
-        if isinstance(expr, cst.Call):
-            return [expr] if ctx.qualified_name(expr.func) in _PROPERTIES_CALLS else []
-        if not isinstance(expr, cst.Name):
-            return []
-        return self._agreeing_sources(expr, ctx, lambda value: self._properties_sources(value, ctx, depth + 1))
+        return _properties_reads(expr.value, ctx) or Through((expr.value,))
+    if not isinstance(expr, cst.Call):
+        return None
+    name = ctx.qualified_name(expr.func) or ""
+    if name in _CAPABILITY_CALLS or _is_platform_capability(expr.func, name):
+        return [expr]
+    if name in _NUMBER_CASTS and len(expr.args) == 1:
+        return Through((expr.args[0].value,))
+    if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "to_int" and not expr.args:
+        return Through((expr.func.value,))  # vLLM `DeviceCapability.to_int()`
+    return []
 
-    def _agreeing_sources(
-        self, name: cst.Name, ctx: PythonContext, sources_of: Callable[[cst.BaseExpression], list[cst.CSTNode]]
-    ) -> list[cst.CSTNode]:
-        """The sources of every value `name` is assigned, when all of them are capability reads or plain
-        constants (`major, minor = 0, 0` in an `except:`); empty as soon as one is something else, or the
-        name is also bound by a `for`/`with`/comprehension target, since then it may hold anything."""
-        if _is_comprehension_target(name, ctx):
-            return []
-        found: list[cst.CSTNode] = []
-        for value in self._bound_values(name, ctx):
-            sources = sources_of(value) if value is not None else []
-            if not sources and (value is None or not _is_constant(value)):
-                return []
-            found += sources
-        return found
 
-    def _bound_values(self, name: cst.Name, ctx: PythonContext) -> list[cst.BaseExpression | None]:
-        """Everything assigned to `name` in the scope it resolves to: plain assignments, tuple unpacking,
-        and None for loop/with targets. Empty when it is not a variable (import, def, parameter)."""
-        binding = ctx.semantic.lookup(name.value, name)
-        if binding is not None and binding.kind in ("import", "function", "class"):
-            return []
-        scope = ctx.semantic.enclosing_scope_node(name)
-        unpacked_here = ctx.semantic.unpacked_values(scope, name.value)
-        bound_here = bool(unpacked_here) or (binding is not None and binding.scope.node is scope)
-        if not bound_here:
-            scope = ctx.semantic.module  # not bound where it is read: a module-level `major, minor = ...`
-        plain: list[cst.BaseExpression | None] = []
-        if binding is not None and binding.kind == "value" and binding.scope.node is scope:
-            plain += binding.values
-        return [*plain, *ctx.semantic.unpacked_values(scope, name.value)]
+def _properties_reads(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode]:
+    """The `torch.cuda.get_device_properties(...)` calls `expr` (a call or a name) stands for."""
+
+    def step(value: cst.BaseExpression) -> list[cst.CSTNode] | None:
+        if isinstance(value, cst.Call):
+            return [value] if ctx.qualified_name(value.func) in _PROPERTIES_CALLS else []
+        return None
+
+    return ctx.semantic.values.trace(expr, step, Follow(names=Names.AGREEING))
 
 
 _FIX = "Take the NVIDIA path only when not on ROCm: `(not IS_ROCM) and (...)`"
@@ -243,39 +196,6 @@ def _predates_amd(threshold: cst.CSTNode, ctx: PythonContext) -> bool:
         major = number // 10 if number >= 20 else number
         return major < 8
     return False
-
-
-def _is_comprehension_target(name: cst.Name, ctx: PythonContext) -> bool:
-    for ancestor in ctx.ancestors(name):
-        if isinstance(ancestor, _SCOPE_BOUNDARIES):
-            return False
-        if isinstance(ancestor, _COMPREHENSIONS):
-            clause: cst.CompFor | None = ancestor.for_in
-            while clause is not None:
-                if name.value in target_names(clause.target):
-                    return True
-                clause = clause.inner_for_in
-    return False
-
-
-def _is_constant(value: cst.BaseExpression) -> bool:
-    """A fallback value such as `0`, `None`, `(0, 0)` or `-1`."""
-    if isinstance(value, (cst.Integer, cst.Float)):
-        return True
-    if isinstance(value, cst.Name):
-        return value.value in ("None", "True", "False")
-    if isinstance(value, cst.UnaryOperation):
-        return _is_constant(value.expression)
-    if isinstance(value, (cst.Tuple, cst.List)):
-        return all(_is_constant(element.value) for element in value.elements)
-    return False
-
-
-def _sub_expressions(expr: cst.Tuple | cst.FormattedString) -> list[cst.BaseExpression]:
-    """The elements of `(major, minor)`, the `{...}` parts of `f"{major}.{minor}"`."""
-    if isinstance(expr, cst.Tuple):
-        return [element.value for element in expr.elements]
-    return [part.expression for part in expr.parts if isinstance(part, cst.FormattedStringExpression)]
 
 
 def _is_platform_capability(func: cst.BaseExpression, name: str) -> bool:

@@ -8,6 +8,7 @@ from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.fixes import gate_condition, is_truth_tested
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import fstring_prefix, only_displayed, whole_condition
+from rocmlint.python.values import Follow, Names, Through
 from rocmlint.rule import Invalid, Rule, Valid
 
 _ARCH_LIST_CALLS = frozenset({"torch.cuda.get_arch_list"})
@@ -18,7 +19,8 @@ _REGEX_FUNCTIONS = frozenset({"re.match", "re.search", "re.fullmatch", "re.finda
 _REGEX_METHODS = frozenset({"match", "search", "fullmatch", "findall", "finditer"})
 _MEMBERSHIP = (cst.In, cst.NotIn)
 _EQUALITY = (cst.Equal, cst.NotEqual)
-_MAX_DEPTH = 8
+# An element (`for arch in ...`, `[0]`) or a join of the arch list is searched like the list itself.
+_ARCH_LIST_VALUES = Follow(names=Names.AGREEING, subscripts=True, joins=True, loops=True)
 
 
 class ArchListSm(Rule):
@@ -74,20 +76,20 @@ class ArchListSm(Rule):
             else:
                 continue
             for needle, haystack in pairs:
-                if _report(node, _nvidia_targets(needle, ctx), _arch_list_sources(haystack, ctx, 0), ctx):
+                if _report(node, _nvidia_targets(needle, ctx), _arch_list_sources(haystack, ctx), ctx):
                     return
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "startswith" and node.args:
             prefixes = _nvidia_targets(node.args[0].value, ctx)
-            _report(node, prefixes, _arch_list_sources(func.value, ctx, 0), ctx)
+            _report(node, prefixes, _arch_list_sources(func.value, ctx), ctx)
             return
         pattern, subject = _regex_operands(node, ctx)
         if pattern is not None and subject is not None:
             # A match object is used for more than its truth (`.group(1)`): `False` cannot stand for it.
             fixable = is_truth_tested(ctx, node)
-            _report(node, _nvidia_regexes(pattern, ctx), _arch_list_sources(subject, ctx, 0), ctx, fixable)
+            _report(node, _nvidia_regexes(pattern, ctx), _arch_list_sources(subject, ctx), ctx, fixable)
 
 
 def _report(
@@ -105,71 +107,36 @@ def _report(
 _FIX = "Search the arch list for sm_ targets only when not on ROCm"
 
 
-# --- the arch list and its elements ------------------------------------------------------------------
-def _arch_list_sources(expr: cst.CSTNode, ctx: PythonContext, depth: int) -> list[cst.CSTNode]:
-    """The `get_arch_list()` calls `expr` is the result of, an element of, or a join of."""
-    if depth > _MAX_DEPTH:
-        return []
-    if isinstance(expr, cst.Call):
-        return _call_sources(expr, ctx, depth)
-    if isinstance(expr, cst.Subscript):
-        return _arch_list_sources(expr.value, ctx, depth + 1)
-    if not isinstance(expr, cst.Name):
-        return []
-    loop = ctx.semantic.loop_target(expr)
-    if loop is not None:
-        # An element of the list itself; a tuple target's element (`for arch, n in ...`) is not followed.
-        return _arch_list_sources(loop.iterable, ctx, depth + 1) if loop.position is None else []
-    binding = ctx.semantic.lookup(expr.value, expr)
-    if binding is None or binding.kind != "value":
-        return []
-    # Every assignment must be the arch list (or a literal default such as `[]`), else it may hold anything.
-    found: list[cst.CSTNode] = []
-    for value in binding.values:
-        sources = _arch_list_sources(value, ctx, depth + 1)
-        if not sources and not _is_literal_default(value):
-            return []
-        found += sources
-    return found
+# --- the arch list and NVIDIA target strings ---------------------------------------------------------
+def _arch_list_sources(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode]:
+    """The `get_arch_list()` calls `expr` is the result of, an element of, or a join of; a name counts when
+    every assignment is the arch list (or a literal default such as `[]`)."""
+    return ctx.semantic.values.trace(expr, lambda value: _arch_list_step(value, ctx), _ARCH_LIST_VALUES)
 
 
-def _is_literal_default(value: cst.BaseExpression) -> bool:
-    if isinstance(value, cst.Name):
-        return value.value == "None"
-    if isinstance(value, (cst.List, cst.Tuple)):
-        return all(isinstance(element.value, cst.SimpleString) for element in value.elements)
-    return False
-
-
-def _call_sources(call: cst.Call, ctx: PythonContext, depth: int) -> list[cst.CSTNode]:
-    name = ctx.qualified_name(call.func) or ""
+def _arch_list_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | Through | None:
+    if not isinstance(expr, cst.Call):
+        return None
+    name = ctx.qualified_name(expr.func)
     if name in _ARCH_LIST_CALLS:
-        return [call]
-    if name in _PASS_THROUGH and len(call.args) == 1:
-        return _arch_list_sources(call.args[0].value, ctx, depth + 1)
-    func = call.func
-    if not isinstance(func, cst.Attribute) or func.attr.value != "join" or len(call.args) != 1:
-        return []
-    if ctx.string_value(func.value) is None:
-        return []
-    return _arch_list_sources(call.args[0].value, ctx, depth + 1)  # `" ".join(arch_list)`
+        return [expr]
+    return Through((expr.args[0].value,)) if name in _PASS_THROUGH and len(expr.args) == 1 else None
 
 
-# --- NVIDIA target strings ---------------------------------------------------------------------------
-def _nvidia_targets(expr: cst.CSTNode, ctx: PythonContext) -> list[cst.CSTNode]:
+def _nvidia_targets(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode]:
     """Literals `expr` may be that name an NVIDIA target: `"sm_90"`, `f"sm_{major}{minor}"`,
     `"compute_" + cc`, or a tuple of prefixes for `startswith`."""
-    value = ctx.single_value(expr)
-    if isinstance(value, cst.Tuple):
-        found: list[cst.CSTNode] = []
-        for element in value.elements:
-            found += _nvidia_targets(element.value, ctx)
-        return found
-    if isinstance(value, cst.FormattedString):
-        return [value] if fstring_prefix(value).startswith(_NVIDIA_PREFIXES) else []
-    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
-        return _nvidia_targets(value.left, ctx)
-    return [literal for string, literal in ctx.semantic.string_sources(expr) if string.startswith(_NVIDIA_PREFIXES)]
+    return ctx.semantic.values.trace(expr, lambda value: _target_step(value, ctx), Follow(elements=True))
+
+
+def _target_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | Through | None:
+    if isinstance(expr, cst.FormattedString):
+        return [expr] if fstring_prefix(expr).startswith(_NVIDIA_PREFIXES) else []
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        return Through((expr.left,))
+    if not isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
+        return None
+    return [expr] if (ctx.string_value(expr) or "").startswith(_NVIDIA_PREFIXES) else []
 
 
 def _regex_operands(call: cst.Call, ctx: PythonContext) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None]:

@@ -9,13 +9,14 @@ import libcst as cst
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import subscript_key
+from rocmlint.python.values import Follow
 from rocmlint.rule import Invalid, Rule, Valid
 
 _ATTRIBUTE = "gcnArchName"
 _EQUALITY = (cst.Equal, cst.NotEqual)
 _MEMBERSHIP = (cst.In, cst.NotIn)
-_COLLECTION_CALLS = frozenset({"set", "frozenset", "tuple", "list"})
-_MAX_DEPTH = 8
+# A conditional is no arch name: `.split(":")[0]` appended to it would bind to its last arm only.
+_NO_ARMS = Follow(arms=False)
 # Targets that support xnack or sramecc, so gcnArchName has a `:feature` suffix (LLVM AMDGPU processor
 # table): GCN gfx8 APUs, every gfx9 (Vega, MI50-MI355), and RDNA 1 (gfx1010-gfx1013).
 _FEATURED_TARGET = re.compile(r"^gfx(?:8|9|101[0-3])")
@@ -117,21 +118,20 @@ def _fix(node: cst.CSTNode, ctx: PythonContext) -> Fix | None:
     return ctx.fix('Compare the bare gfx name: `.split(":")[0]`', ctx.insert_after(node, '.split(":")[0]'))
 
 
-def _is_arch_name(expr: cst.CSTNode, ctx: PythonContext, depth: int = 0) -> bool:
-    """`x.gcnArchName`, `getattr(x, "gcnArchName", ...)`, or a name assigned exactly once from one."""
-    if depth > _MAX_DEPTH:
-        return False
+def _is_arch_name(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
+    """`x.gcnArchName`, `getattr(x, "gcnArchName", ...)`, or a name assigned exactly once from one (so
+    `arch = props.gcnArchName; arch = arch.split(":")[0]` is normalised)."""
+    return bool(ctx.semantic.values.trace(expr, lambda value: _arch_name_step(value, ctx), _NO_ARMS))
+
+
+def _arch_name_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | None:
     if isinstance(expr, cst.Attribute):
-        return expr.attr.value == _ATTRIBUTE
-    if isinstance(expr, cst.Call):
-        if ctx.qualified_name(expr.func) != "getattr" or len(expr.args) < 2:
-            return False
-        return ctx.string_value(expr.args[1].value) == _ATTRIBUTE
-    if isinstance(expr, cst.Name):
-        # Exactly one assignment: `arch = props.gcnArchName; arch = arch.split(":")[0]` is normalised.
-        value = ctx.single_value(expr)
-        return value is not None and value is not expr and _is_arch_name(value, ctx, depth + 1)
-    return False
+        return [expr] if expr.attr.value == _ATTRIBUTE else []
+    if not isinstance(expr, cst.Call):
+        return None
+    if ctx.qualified_name(expr.func) != "getattr" or len(expr.args) < 2:
+        return []
+    return [expr] if ctx.string_value(expr.args[1].value) == _ATTRIBUTE else []
 
 
 def _is_bare_gfx(string: str) -> bool:
@@ -145,19 +145,10 @@ def _bare_gfx_strings(expr: cst.CSTNode, ctx: PythonContext) -> bool:
     return any(_is_bare_gfx(string) for string, _ in ctx.semantic.string_sources(expr))
 
 
-def _collection_has_bare_gfx(expr: cst.CSTNode, ctx: PythonContext, depth: int = 0) -> bool:
+def _collection_has_bare_gfx(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
     """A tuple/list/set literal with a bare gfx element, a dict literal with a bare gfx key, or
     `frozenset({...})` of one; names assigned once are followed."""
-    value = ctx.single_value(expr)
-    if depth > _MAX_DEPTH or value is None:
-        return False
-    if isinstance(value, (cst.Tuple, cst.List, cst.Set)):
-        return any(_bare_gfx_strings(element.value, ctx) for element in value.elements)
-    if isinstance(value, cst.Dict):
-        return any(isinstance(e, cst.DictElement) and _bare_gfx_strings(e.key, ctx) for e in value.elements)
-    if isinstance(value, cst.Call) and ctx.qualified_name(value.func) in _COLLECTION_CALLS and len(value.args) == 1:
-        return _collection_has_bare_gfx(value.args[0].value, ctx, depth + 1)
-    return False
+    return any(_bare_gfx_strings(element, ctx) for element in ctx.semantic.values.collection_elements(expr))
 
 
 _SUFFIX = "`gcnArchName` carries target features (`gfx942:sramecc+:xnack-`)"

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 import libcst as cst
 
 from rocmlint.python.references import References
 from rocmlint.python.scopes import Scope, ScopeNode, dotted_name, index_scope, parameter_names, target_names
 from rocmlint.python.tree import children
+from rocmlint.python.values import Values
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 # Bodies that run later, in a scope of their own (what a loop variable holds there is not known).
@@ -215,6 +217,24 @@ class Semantic:
                 return None
             child = ancestor
         return None
+
+    def assigned_values(self, name: cst.Name) -> list[cst.BaseExpression | None]:
+        """Every value the variable `name` reads is assigned in the scope that binds it: plain assignments,
+        the matching element of tuple unpacking (`major, minor = cap`), and None for each binding whose
+        value is unknown (a `for`/`with` target, a lambda parameter or comprehension variable). Empty when
+        `name` is no variable (an import, def or class) or is bound nowhere, or for a parameter."""
+        _, shadowed = self._scope_for(name.value, name)
+        if shadowed:
+            return [None]
+        binding = self.lookup(name.value, name)
+        if binding is None or binding.kind != "value":
+            return []
+        return [*binding.values, *self.unpacked_values(binding.scope.node, name.value)]
+
+    @cached_property
+    def values(self) -> Values:
+        """The value tracer: what an expression may evaluate to (rocmlint.python.values)."""
+        return Values(self)
 
     # --- classes --------------------------------------------------------------------------------
     def receiver_class(self, expr: cst.Attribute) -> cst.ClassDef | None:

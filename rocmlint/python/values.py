@@ -1,0 +1,221 @@
+"""What a Python expression may evaluate to: the one value tracer rules ask instead of walking values themselves.
+
+A trace starts at an expression and walks back to the leaves it may come from: names to what they are
+assigned, both arms of `a if c else b`, and (when the rule asks for them) operands, subscripted values,
+elements, f-string fields, joins, loop variables and calls of local functions. At every expression it
+first asks the rule's `visit`, which knows the rule's hazard: it returns the leaves found there (a list,
+possibly empty: a dead end), `Through(...)` to continue at other expressions (a step only this rule
+sees through, such as `int(x)`), or None to let the tracer follow the generic constructs.
+
+Every step costs one unit of depth, the same for every rule (`MAX_DEPTH`); a trace started from inside
+`visit` continues the depth of the expression being visited, so nested traces are bounded too (and
+`x = x + "a"` cannot loop).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+
+import libcst as cst
+
+if TYPE_CHECKING:
+    from rocmlint.python.semantic import Semantic
+
+# How many steps (a name, an arm, an operand, an element, a rule's own step) a trace follows.
+MAX_DEPTH = 8
+
+T = TypeVar("T")
+# Operands followed by every arithmetic or string operator.
+ALL_OPERATORS: tuple[type[cst.BaseBinaryOp], ...] = (cst.BaseBinaryOp,)
+_SEQUENCES = (cst.Tuple, cst.List, cst.Set)
+_CONSTANT_NAMES = frozenset({"None", "True", "False"})
+_COLLECTION_CALLS = frozenset({"set", "frozenset", "tuple", "list", "sorted"})
+_NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+class Names(enum.Enum):
+    """How a trace follows a variable."""
+
+    SINGLE = "single"  # only a name assigned exactly once (and bound no other way) stands for its value
+    ALL = "all"  # every value the name is assigned in its scope; the unknown ones (a loop target) are skipped
+    # Every value, but only when each one leads to leaves or is a literal constant (`major = 0` in an
+    # `except:`); nothing as soon as one is something else or unknown: the name may then hold anything.
+    AGREEING = "agreeing"
+
+
+@dataclass(frozen=True)
+class Follow:
+    """Which generic constructs a trace sees through (besides names and, unless `arms` is off, conditionals)."""
+
+    names: Names = Names.SINGLE
+    arms: bool = True  # both arms of `a if c else b`
+    operators: tuple[type[cst.BaseBinaryOp], ...] = ()  # both operands of `a <op> b` for these operators
+    subscripts: bool = False  # `x[i]` and `x[a:b]` come from `x`
+    elements: bool = False  # every element of a tuple, list or set display
+    fields: bool = False  # every `{...}` field of an f-string
+    joins: bool = False  # `sep.join(x)` comes from `x` (with `elements`, from its elements)
+    # A loop variable takes the elements its loop iterates when they are written out (`for w in [4, 8]`,
+    # tuple targets, `itertools.product`); a plain target over anything else is an element of the
+    # iterable, traced as the iterable itself (like a subscript).
+    loops: bool = False
+    returns: bool = False  # a call of a def of this file comes from its `return` values
+
+
+@dataclass(frozen=True)
+class Through:
+    """A rule's own step: continue the trace at these expressions."""
+
+    parts: tuple[cst.BaseExpression, ...]
+
+
+Visit = Callable[[cst.BaseExpression], "Sequence[T] | Through | None"]
+# Names assigned once and both arms of conditionals.
+PLAIN = Follow()
+
+
+class Values:
+    """The value tracer of one file (`Semantic.values`)."""
+
+    def __init__(self, semantic: Semantic) -> None:
+        self.semantic = semantic
+        # The depth of the expression being visited while a trace runs, so that nested traces continue it.
+        self._depth: int | None = None
+
+    def trace(self, expr: cst.BaseExpression, visit: Visit[T], follow: Follow = PLAIN) -> list[T]:
+        """Every leaf `visit` finds in what `expr` may evaluate to, in source order of the steps taken."""
+        outer = self._depth
+        try:
+            return self._trace(expr, visit, follow, 0 if outer is None else outer + 1)
+        finally:
+            self._depth = outer
+
+    def _trace(self, expr: cst.BaseExpression, visit: Visit[T], follow: Follow, depth: int) -> list[T]:
+        if depth > MAX_DEPTH:
+            return []
+        self._depth = depth
+        step = visit(expr)
+        if isinstance(step, Through):
+            return self._trace_all(step.parts, visit, follow, depth + 1)
+        if step is not None:
+            return list(step)
+        if isinstance(expr, cst.Name):
+            return self._trace_name(expr, visit, follow, depth)
+        return self._trace_all(self.steps(expr, follow), visit, follow, depth + 1)
+
+    def _trace_all(
+        self, parts: Sequence[cst.BaseExpression], visit: Visit[T], follow: Follow, depth: int
+    ) -> list[T]:
+        found: list[T] = []
+        for part in parts:
+            found += self._trace(part, visit, follow, depth)
+        return found
+
+    def _trace_name(self, name: cst.Name, visit: Visit[T], follow: Follow, depth: int) -> list[T]:
+        if follow.loops:
+            looped = self.loop_values(name)
+            if looped is not None:
+                return self._trace_all(looped, visit, follow, depth + 1)
+        if follow.names is Names.SINGLE:
+            binding = self.semantic.lookup(name.value, name)
+            single = binding.single if binding is not None else None
+            return self._trace(single, visit, follow, depth + 1) if single is not None else []
+        assigned = self.semantic.assigned_values(name)
+        found: list[T] = []
+        for value in assigned:
+            leaves = self._trace(value, visit, follow, depth + 1) if value is not None else []
+            if follow.names is Names.AGREEING and not leaves and (value is None or not is_literal_constant(value)):
+                return []
+            found += leaves
+        return found
+
+    def steps(self, expr: cst.BaseExpression, follow: Follow) -> list[cst.BaseExpression]:
+        """The expressions `expr` comes from, one generic step back (none: `expr` is a leaf)."""
+        if isinstance(expr, cst.IfExp):
+            return [expr.body, expr.orelse] if follow.arms else []
+        if isinstance(expr, cst.BinaryOperation):
+            return [expr.left, expr.right] if isinstance(expr.operator, follow.operators) else []
+        if isinstance(expr, cst.Subscript):
+            return [expr.value] if follow.subscripts else []
+        if isinstance(expr, _SEQUENCES):
+            return [element.value for element in expr.elements] if follow.elements else []
+        if isinstance(expr, cst.FormattedString):
+            return fstring_fields(expr) if follow.fields else []
+        if isinstance(expr, cst.Call):
+            return self._call_steps(expr, follow)
+        return []
+
+    def _call_steps(self, call: cst.Call, follow: Follow) -> list[cst.BaseExpression]:
+        func = call.func
+        if follow.joins and isinstance(func, cst.Attribute) and func.attr.value == "join" and len(call.args) == 1:
+            return [call.args[0].value]
+        if follow.returns and isinstance(func, cst.Name):
+            binding = self.semantic.lookup(func.value, func)
+            if binding is not None and binding.kind == "function" and isinstance(binding.definition, cst.FunctionDef):
+                return return_values(binding.definition)
+        return []
+
+    # --- loops and collections ----------------------------------------------------------------------
+    def loop_values(self, name: cst.Name) -> list[cst.BaseExpression] | None:
+        """What the loop variable `name` stands for (see `Follow.loops`); None when it is no loop variable
+        there, empty when its tuple target's elements are not written out."""
+        target = self.semantic.loop_target(name)
+        if target is None:
+            return None
+        written = self.semantic.iterated_values(target.iterable, target.position)
+        if written or target.position is not None:
+            return written
+        return [target.iterable]
+
+    def collection_elements(self, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+        """The elements of a tuple, list or set display, the keys of a dict display, through a name
+        assigned once and `set(...)`/`frozenset(...)`/`tuple(...)`/`list(...)`/`sorted(...)`; empty for
+        anything else."""
+        value = expr
+        for _ in range(MAX_DEPTH):
+            value = self.semantic.single_value(value) or value
+            if not isinstance(value, cst.Call) or len(value.args) != 1:
+                break
+            if self.semantic.qualified_name(value.func) not in _COLLECTION_CALLS:
+                break
+            value = value.args[0].value
+        if isinstance(value, _SEQUENCES):
+            return [element.value for element in value.elements]
+        if isinstance(value, cst.Dict):
+            return [element.key for element in value.elements if isinstance(element, cst.DictElement)]
+        return []
+
+
+def fstring_fields(string: cst.FormattedString) -> list[cst.BaseExpression]:
+    """The expressions of an f-string's `{...}` fields."""
+    return [part.expression for part in string.parts if isinstance(part, cst.FormattedStringExpression)]
+
+
+def is_literal_constant(value: cst.BaseExpression) -> bool:
+    """A literal that carries no computed value: a number, string, `None`/`True`/`False`, `-1`, or a
+    tuple or list of these (`(0, 0)`, `[]`), as assigned for a fallback."""
+    if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(value, cst.Name):
+        return value.value in _CONSTANT_NAMES
+    if isinstance(value, cst.UnaryOperation):
+        return is_literal_constant(value.expression)
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return all(is_literal_constant(element.value) for element in value.elements)
+    return False
+
+
+def return_values(function: cst.FunctionDef) -> list[cst.BaseExpression]:
+    """The values of the `return` statements of `function` itself (not of defs, classes or lambdas in it)."""
+    return [node.value for node in _own_nodes(function.body) if isinstance(node, cst.Return) and node.value]
+
+
+def _own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (*_NESTED_SCOPES, cst.BaseExpression)):
+            stack.extend(reversed(node.children))

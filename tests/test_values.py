@@ -1,0 +1,192 @@
+"""The Python value tracer (rocmlint/python/values.py): each construct it follows, and where it stops.
+
+Each case traces the value assigned to `x` (the last `x = ...`) and lists the code of the leaves: with
+`_literals`, every string or integer literal reached.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+
+import libcst as cst
+import pytest
+
+from rocmlint.python.semantic import Semantic
+from rocmlint.python.tree import walk
+from rocmlint.python.values import ALL_OPERATORS, MAX_DEPTH, PLAIN, Follow, Names, Through, is_literal_constant
+
+
+def _parse(code: str) -> tuple[cst.Module, Semantic]:
+    module = cst.parse_module(textwrap.dedent(code).lstrip("\n"))
+    semantic = Semantic(module, None)
+    walk(module, semantic.parents, {})
+    return module, semantic
+
+
+def _assigned(module: cst.Module, name: str) -> cst.BaseExpression:
+    found = None
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Assign) and module.code_for_node(node.targets[0].target) == name:
+            found = node.value
+        stack.extend(reversed(node.children))
+    assert found is not None, f"no assignment to {name}"
+    return found
+
+
+def _literals(expr: cst.BaseExpression) -> Sequence[cst.BaseExpression] | None:
+    return [expr] if isinstance(expr, (cst.SimpleString, cst.Integer)) else None
+
+
+def _trace(code: str, follow: Follow = PLAIN, target: str = "x") -> list[str]:
+    module, semantic = _parse(code)
+    leaves = semantic.values.trace(_assigned(module, target), _literals, follow)
+    return [module.code_for_node(leaf) for leaf in leaves]
+
+
+@pytest.mark.parametrize(
+    ("code", "follow", "expected"),
+    [
+        pytest.param('x = "a"\n', Follow(), ['"a"'], id="leaf"),
+        pytest.param('A = "a"\nB = A\nx = B\n', Follow(), ['"a"'], id="names-assigned-once"),
+        pytest.param('A = "a"\nif c:\n    A = "b"\nx = A\n', Follow(), [], id="single-skips-reassigned"),
+        pytest.param('A = "a"\nif c:\n    A = "b"\nx = A\n', Follow(names=Names.ALL), ['"a"', '"b"'], id="all"),
+        pytest.param(
+            "A = 1\nfor A in f():\n    pass\nx = A\n", Follow(names=Names.ALL), ["1"], id="all-skips-unknown"
+        ),
+        pytest.param(
+            "A = 1\nfor A in f():\n    pass\nx = A\n", Follow(names=Names.AGREEING), [], id="agreeing-rejects-unknown"
+        ),
+        pytest.param(
+            "try:\n    A = g(7)\nexcept E:\n    A = (0, 0)\nx = A\n",
+            Follow(names=Names.AGREEING, subscripts=True),
+            [],
+            id="agreeing-constant-leads-nowhere",
+        ),
+        pytest.param(
+            "try:\n    A = 7\nexcept E:\n    A = g()\nx = A\n",
+            Follow(names=Names.AGREEING),
+            [],
+            id="agreeing-rejects-other-value",
+        ),
+        pytest.param(
+            "major, minor = 8, 9\nx = minor\n", Follow(names=Names.ALL), ["9"], id="tuple-unpacking-element"
+        ),
+        pytest.param("def f(p):\n    x = p\n", Follow(names=Names.ALL), [], id="parameter-unknown"),
+        pytest.param('x = "a" if c else ("b" if d else "c")\n', Follow(), ['"a"', '"b"', '"c"'], id="arms"),
+        pytest.param('x = "a" if c else "b"\n', Follow(arms=False), [], id="arms-off"),
+        pytest.param('x = "a" + "b" % c\n', Follow(operators=(cst.Add,)), ['"a"'], id="operators-chosen"),
+        pytest.param("x = 2 * 3 - 1\n", Follow(operators=ALL_OPERATORS), ["2", "3", "1"], id="all-operators"),
+        pytest.param('A = ["a"]\nx = A[0]\n', Follow(subscripts=True, elements=True), ['"a"'], id="subscript"),
+        pytest.param('x = ("a", ["b"], {"c"})\n', Follow(elements=True), ['"a"', '"b"', '"c"'], id="elements"),
+        pytest.param('x = ("a", "b")\n', Follow(), [], id="elements-off"),
+        pytest.param('A = "a"\nx = f"{A}-{3}"\n', Follow(fields=True), ['"a"', "3"], id="f-string-fields"),
+        pytest.param('P = ["a", "b"]\nx = ",".join(P)\n', Follow(joins=True, elements=True), ['"a"', '"b"'], id="join"),
+        pytest.param("for w in [4, 32]:\n    x = w\n", Follow(loops=True), ["4", "32"], id="loop-elements"),
+        pytest.param(
+            "for b, w in [(1, 4), (2, 32)]:\n    x = w\n", Follow(loops=True), ["4", "32"], id="loop-tuple-target"
+        ),
+        pytest.param(
+            "import itertools\nfor b, w in itertools.product([1], [4, 8]):\n    x = w\n",
+            Follow(loops=True),
+            ["4", "8"],
+            id="loop-product",
+        ),
+        pytest.param(
+            "for w in f([4]):\n    x = w\n", Follow(loops=True, returns=True), [], id="loop-over-unknown-iterable"
+        ),
+        pytest.param(
+            "def f():\n    return [4]\nfor w in f():\n    x = w\n",
+            Follow(loops=True, returns=True, elements=True),
+            ["4"],
+            id="loop-element-is-the-iterable",
+        ),
+        pytest.param(
+            'def f():\n    def g():\n        return "no"\n    return "yes"\nx = f()\n',
+            Follow(returns=True),
+            ['"yes"'],
+            id="local-function-returns",
+        ),
+        pytest.param(
+            "def f():\n    return 1\nx = f()\n", Follow(), [], id="returns-off"
+        ),
+        pytest.param("x = [y for y in [1]][0]\n", Follow(subscripts=True, names=Names.ALL), [], id="comprehension"),
+    ],
+)
+def test_follows(code: str, follow: Follow, expected: list[str]) -> None:
+    assert _trace(code, follow) == expected
+
+
+def test_comprehension_variable_is_unknown() -> None:
+    module, semantic = _parse("y = 1\nx = [y for y in g()]\n")
+    comprehension = _assigned(module, "x")
+    assert isinstance(comprehension, cst.ListComp) and isinstance(comprehension.elt, cst.Name)
+    assert semantic.assigned_values(comprehension.elt) == [None]
+    assert semantic.values.trace(comprehension.elt, _literals, Follow(names=Names.AGREEING)) == []
+
+
+def test_depth_cut_off() -> None:
+    """A chain of MAX_DEPTH names is followed to its literal; one more is not."""
+    chain = "".join(f"A{i + 1} = A{i}\n" for i in range(MAX_DEPTH))
+    assert _trace(f'A0 = "a"\n{chain}x = A{MAX_DEPTH - 1}\n') == ['"a"']
+    assert _trace(f'A0 = "a"\n{chain}x = A{MAX_DEPTH}\n') == []
+
+
+def test_self_reference_stops() -> None:
+    """Each round of `x = x + "b"` is two steps (the operand, the name)."""
+    leaves = _trace('x = "a"\nx = x + "b"\n', Follow(names=Names.ALL, operators=(cst.Add,)))
+    assert leaves.count('"b"') == MAX_DEPTH // 2
+
+
+def test_rule_steps_and_dead_ends() -> None:
+    """`visit` returns leaves (a dead end when empty), `Through` to see through a construct of its own,
+    or None for the generic constructs."""
+    module, semantic = _parse('A = "a"\nx = int(A) if c else str(A)\n')
+
+    def visit(expr: cst.BaseExpression) -> Sequence[str] | Through | None:
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
+            return Through(tuple(arg.value for arg in expr.args)) if expr.func.value == "int" else []
+        return [expr.evaluated_value] if isinstance(expr, cst.SimpleString) else None  # type: ignore[list-item]
+
+    assert semantic.values.trace(_assigned(module, "x"), visit) == ["a"]
+
+
+def test_nested_traces_continue_the_depth() -> None:
+    """A trace started inside `visit` counts on from the expression visited, so nesting cannot recurse forever."""
+    module, semantic = _parse("x = [x]\n")
+    depths: list[int] = []
+
+    def visit(expr: cst.BaseExpression) -> Sequence[int] | None:
+        if isinstance(expr, cst.List):
+            depths.append(len(depths))
+            return semantic.values.trace(expr.elements[0].value, visit)
+        return None
+
+    assert semantic.values.trace(_assigned(module, "x"), visit) == []
+    assert 0 < len(depths) <= MAX_DEPTH
+
+
+@pytest.mark.parametrize(
+    ("code", "elements"),
+    [
+        pytest.param('x = ("a", "b")\n', ['"a"', '"b"'], id="tuple"),
+        pytest.param('A = {"a": 1}\nx = A\n', ['"a"'], id="dict-keys-through-name"),
+        pytest.param('x = frozenset({"a"})\n', ['"a"'], id="frozenset"),
+        pytest.param('x = "ab"\n', [], id="a-string-is-no-collection"),
+    ],
+)
+def test_collection_elements(code: str, elements: list[str]) -> None:
+    module, semantic = _parse(code)
+    found = semantic.values.collection_elements(_assigned(module, "x"))
+    assert [module.code_for_node(element) for element in found] == elements
+
+
+@pytest.mark.parametrize(
+    ("code", "constant"),
+    [("0", True), ("-1", True), ("(0, 0)", True), ("[]", True), ("None", True), ('"x"', True), ("f()", False),
+     ("(0, a)", False)],
+)
+def test_is_literal_constant(code: str, constant: bool) -> None:
+    assert is_literal_constant(cst.parse_expression(code)) is constant
