@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -13,6 +12,7 @@ from rocmlint.python.fixes import hip_extension_guard, keep_on_nvidia, wrap_in_i
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_display_call
 from rocmlint.python.tree import children
+from rocmlint.python.values import Follow, Through
 from rocmlint.rule import Invalid, Rule, Valid
 
 # What to use instead on ROCm, appended to the message in parentheses.
@@ -87,7 +87,10 @@ _PASS_THROUGH_BUILTINS = frozenset({"list", "tuple", "sorted"})
 _NAME_TOKENS = re.compile(r"[a-z0-9]+")
 _FLAG_WORDS = frozenset({"flags", "cflags", "args", "options", "opts"})
 _ROCM_WORDS = frozenset({"hip", "hipcc", "rocm", "amd"})
-_MAX_DEPTH = 10
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+# The value tracer's generic steps this rule takes: list elements, `a + b`, both arms of a conditional.
+_FOLLOW = Follow(operators=(cst.Add,), elements=True)
+_Leaf = tuple[cst.BaseExpression, tuple[cst.CSTNode, ...]]  # a literal and the names and calls it came through
 # Every reportable literal contains one of the flag spellings with a single leading dash.
 _TRIGGERS = tuple(sorted({("-" + flag.lstrip("-")).encode() for flag in _NVCC_ONLY_FLAGS} | {b"__CUDA_NO_HALF"}))
 # ... as a whole token of the literal's text (what `_message_for` splits on whitespace): not after a
@@ -258,44 +261,37 @@ class NvccOnlyFlags(Rule):
         `-U__HIP_NO_X`), or a list whose destination is unknown; `load(extra_cuda_cflags=...)` is not."""
         state = self._state(ctx)
         for source in sources:
-            for literal, literal_path in self._literals(source, ctx, path, frozenset(), 0):
-                self._report(literal, literal_path, ctx, state, hipified)
+            for literal, literal_path in self._literals(source, ctx):
+                self._report(literal, (*path, *literal_path), ctx, state, hipified)
 
     def _literals(
-        self,
-        expr: cst.BaseExpression,
-        ctx: PythonContext,
-        path: tuple[cst.CSTNode, ...],
-        seen: frozenset[cst.CSTNode],
-        depth: int,
-    ) -> Iterator[tuple[cst.BaseExpression, tuple[cst.CSTNode, ...]]]:
-        """Every string literal `expr` may put in the flag list, with the uses it flowed through."""
-        if depth > _MAX_DEPTH:
-            return
-        if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
-            yield expr, path
-        elif isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
-            for element in expr.elements:
-                yield from self._literals(element.value, ctx, path, seen, depth + 1)
-        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
-            yield from self._literals(expr.left, ctx, path, seen, depth + 1)
-            yield from self._literals(expr.right, ctx, path, seen, depth + 1)
-        elif isinstance(expr, cst.IfExp):
-            yield from self._literals(expr.body, ctx, path, seen, depth + 1)
-            yield from self._literals(expr.orelse, ctx, path, seen, depth + 1)
-        elif isinstance(expr, cst.Dict):
-            nvcc = ctx.semantic.dict_entries(expr).get("nvcc")
-            if nvcc is not None:
-                yield from self._literals(nvcc, ctx, path, seen, depth + 1)
-        elif isinstance(expr, cst.Call):
-            for argument in _call_pass_through(expr, ctx):
-                yield from self._literals(argument, ctx, (*path, expr), seen, depth + 1)
-        elif isinstance(expr, cst.Name):
-            for definition in self._state(ctx).definitions(expr, ctx):
-                if definition in seen:
-                    continue
-                for source in _definition_sources(definition):
-                    yield from self._literals(source, ctx, (*path, expr), seen | {definition}, depth + 1)
+        self, expr: cst.BaseExpression, ctx: PythonContext, seen: frozenset[cst.CSTNode] = frozenset()
+    ) -> list[_Leaf]:
+        """Every string literal `expr` may put in the flag list, with the names and calls it flowed through
+        (the value tracer's elements, `+` and arms; this rule's definitions reaching a name, `"nvcc"`
+        entries and calls passing flags through). `seen`: the definitions followed so far."""
+
+        def visit(node: cst.BaseExpression) -> list[_Leaf] | Through | None:
+            if isinstance(node, _STRINGS):
+                return [(node, ())]
+            if isinstance(node, cst.Dict):
+                nvcc = ctx.semantic.dict_entries(node).get("nvcc")
+                return Through((nvcc,)) if nvcc is not None else []
+            if isinstance(node, cst.Call):
+                return self._through(node, [(argument, seen) for argument in _call_pass_through(node, ctx)], ctx)
+            if isinstance(node, cst.Name):
+                definitions = [d for d in self._state(ctx).definitions(node, ctx) if d not in seen]
+                parts = [(source, seen | {d}) for d in definitions for source in _definition_sources(d)]
+                return self._through(node, parts, ctx)
+            return None
+
+        return ctx.semantic.values.trace(expr, visit, _FOLLOW)
+
+    def _through(
+        self, node: cst.CSTNode, parts: list[tuple[cst.BaseExpression, frozenset[cst.CSTNode]]], ctx: PythonContext
+    ) -> list[_Leaf]:
+        """The literals of `parts`, each having flowed through `node` too."""
+        return [(literal, (node, *path)) for part, seen in parts for literal, path in self._literals(part, ctx, seen)]
 
     # --- reporting ----------------------------------------------------------------------------------
     def _report(

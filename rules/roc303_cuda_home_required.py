@@ -12,6 +12,7 @@ from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import PROCESS_RUNNERS, guarded_by, handled_by_try, is_none, statements_before
 from rocmlint.python.scopes import dotted_name
 from rocmlint.python.tree import children
+from rocmlint.python.values import Follow, Through
 from rocmlint.rule import Invalid, Rule, Valid
 
 _EXECUTABLE_LOOKUPS = frozenset({"shutil.which", "distutils.spawn.find_executable", "find_executable", "which"})
@@ -26,6 +27,7 @@ _BROAD_ERRORS = frozenset({"Exception", "BaseException"})
 _NAME_WORDS = re.compile(r"[a-z0-9]+")
 _ROCM_WORDS = frozenset({"rocm", "hip", "hipcc"})
 _MAX_CALL_DEPTH = 3  # functions between a module-level call and the requirement
+_NO_ARMS = Follow(arms=False)
 
 # Build-target values that mean a ROCm build (`BUILD_TARGET == "rocm"`).
 
@@ -136,7 +138,7 @@ class CudaHomeRequired(Rule):
                 self._check(_Requirement(node, "exits when CUDA_HOME is None", _ABORT_ADVICE, errors), ctx)
         elif callee in PROCESS_RUNNERS:
             command = ctx.semantic.positional(node, 0) or ctx.semantic.keyword(node, "args")
-            if command is not None and _runs_nvcc(command.value, ctx, 0):
+            if command is not None and _runs_nvcc(command.value, ctx):
                 self._check(_Requirement(node, "runs nvcc", _PROBE_ADVICE, _PROBE_ERRORS | _BROAD_ERRORS), ctx)
         elif _is_version_helper(node, callee, ctx):
             what = f"passes CUDA_HOME to {callee.rsplit('.', 1)[-1]}()"
@@ -257,43 +259,42 @@ def _cuda_guarded(node: cst.CSTNode, ctx: PythonContext) -> bool:
 
 
 # --- what runs nvcc -----------------------------------------------------------------------------------
-def _runs_nvcc(command: cst.BaseExpression, ctx: PythonContext, depth: int) -> bool:
-    """A command list whose program is nvcc, or a shell string starting with nvcc."""
-    if depth > 4:
-        return False
-    if isinstance(command, (cst.List, cst.Tuple)):
-        first = command.elements[0].value if command.elements else None
-        return first is not None and _is_nvcc_path(first, ctx, depth + 1)
-    if isinstance(command, cst.BinaryOperation):
-        return _runs_nvcc(command.left, ctx, depth + 1)
-    if isinstance(command, cst.Call) and (ctx.qualified_name(command.func) or "") == "shlex.split" and command.args:
-        return _runs_nvcc(command.args[0].value, ctx, depth + 1)
-    text = _text(command, ctx)
-    if text is not None:
-        words = text.split()
-        return bool(words) and _names_nvcc(words[0])
-    value = ctx.single_value(command)
-    return value is not None and value is not command and _runs_nvcc(value, ctx, depth + 1)
+def _runs_nvcc(command: cst.BaseExpression, ctx: PythonContext) -> bool:
+    """A command list whose program is nvcc, or a shell string starting with nvcc (through names assigned
+    once, `+` and `shlex.split`, not conditionals)."""
+
+    def visit(node: cst.BaseExpression) -> list[bool] | Through | None:
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return [bool(node.elements) and _is_nvcc_path(node.elements[0].value, ctx)]
+        if isinstance(node, cst.BinaryOperation):
+            return Through((node.left,))
+        if isinstance(node, cst.Call) and ctx.qualified_name(node.func) == "shlex.split" and node.args:
+            return Through((node.args[0].value,))
+        text = _text(node, ctx)
+        if text is not None:
+            return [bool(text.split()) and _names_nvcc(text.split()[0])]
+        return None
+
+    return any(ctx.semantic.values.trace(command, visit, _NO_ARMS))
 
 
-def _is_nvcc_path(expr: cst.BaseExpression, ctx: PythonContext, depth: int) -> bool:
+def _is_nvcc_path(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
     """`"nvcc"`, `CUDA_HOME + "/bin/nvcc"`, `Path(CUDA_HOME) / "bin" / "nvcc"`, `f"{CUDA_HOME}/bin/nvcc"`,
-    `os.path.join(CUDA_HOME, "bin", "nvcc")`, `shutil.which("nvcc")`, a choice between these, or a name
-    assigned one of these."""
-    if depth > 6:
-        return False
-    text = _text(expr, ctx)
-    if text is not None:
-        return _names_nvcc(text.strip())
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Divide)):
-        return _is_nvcc_path(expr.right, ctx, depth + 1)
-    if isinstance(expr, cst.IfExp):  # xformers: `"nvcc" if cuda_dir is None else cuda_dir + "/bin/nvcc"`
-        return _is_nvcc_path(expr.body, ctx, depth + 1) or _is_nvcc_path(expr.orelse, ctx, depth + 1)
-    if isinstance(expr, cst.Call):
-        positional = [arg.value for arg in expr.args if arg.keyword is None and not arg.star]
-        return bool(positional) and _is_nvcc_path(positional[-1], ctx, depth + 1)
-    value = ctx.single_value(expr)
-    return value is not None and value is not expr and _is_nvcc_path(value, ctx, depth + 1)
+    `os.path.join(CUDA_HOME, "bin", "nvcc")`, `shutil.which("nvcc")`, a choice between these (xformers:
+    `"nvcc" if cuda_dir is None else cuda_dir + "/bin/nvcc"`), or a name assigned one of these."""
+
+    def visit(node: cst.BaseExpression) -> list[bool] | Through | None:
+        text = _text(node, ctx)
+        if text is not None:
+            return [_names_nvcc(text.strip())]
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Divide)):
+            return Through((node.right,))
+        if isinstance(node, cst.Call):
+            positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+            return Through(tuple(positional[-1:]))
+        return None
+
+    return any(ctx.semantic.values.trace(expr, visit))
 
 
 def _names_nvcc(path: str) -> bool:
