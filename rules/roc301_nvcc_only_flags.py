@@ -3,86 +3,31 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 import libcst as cst
 
+from rocmlint.data import load
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import hip_extension_guard, keep_on_nvidia, wrap_in_if
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import is_display_call
-from rocmlint.python.tree import children
-from rocmlint.python.values import Follow, Through
+from rocmlint.python.lists import (
+    ADDING_METHODS,
+    added_values,
+    consuming_reads,
+    method_additions,
+    reaching_definitions,
+)
+from rocmlint.python.values import Follow, Through, return_values
 from rocmlint.rule import Invalid, Rule, Valid
 
-# What to use instead on ROCm, appended to the message in parentheses.
-_ARCH = "select GPUs with --offload-arch=gfx... or PYTORCH_ROCM_ARCH there"
-_PTXAS = "ptxas has no ROCm counterpart; bound registers with __launch_bounds__"
-_XCOMPILER = "hipcc is clang: pass the host flag itself"
-_EXPT = "hip-clang needs no such switch"
-_LINEINFO = "use -gline-tables-only there"
-_LINEINFO_SHORT = "clang reads it as the linker input -l ineinfo and drops it; use -gline-tables-only there"
-_DROP = "hipcc has no such option"
-_FAST_MATH = "hipcc at most adds -DHIP_FAST_MATH, with no fast-math code generation; use -ffast-math there"
-_RDC = "use -fgpu-rdc there"
-_FTZ = "use -fgpu-flush-denormals-to-zero there"
-_DIAG = "use -Wno-<warning> there"
-
-# Option (the part before "=") -> what to do on ROCm. Everything else (-O3, -std=c++17, -D..., -I...,
-# --offload-arch=..., -fgpu-flush-denormals-to-zero, -ffast-math) is fine for hipcc.
+# Option -> what to use on ROCm instead, `-U__CUDA_NO_HALF*` undefs -> their HIP spelling, and the
+# options whose value may be the next list element (rocmlint/data/nvcc_flags.toml).
+_TABLE = load("nvcc_flags")
 _NVCC_ONLY_FLAGS: dict[str, str] = {
-    "-gencode": _ARCH,
-    "--generate-code": _ARCH,
-    "-arch": _ARCH,
-    "--gpu-architecture": _ARCH,
-    "-code": _ARCH,
-    "--gpu-code": _ARCH,
-    "--use_fast_math": _FAST_MATH,
-    "-use_fast_math": _FAST_MATH,
-    "-Xptxas": _PTXAS,
-    "--ptxas-options": _PTXAS,
-    "-maxrregcount": _PTXAS,
-    "--maxrregcount": _PTXAS,
-    "-Xcompiler": _XCOMPILER,
-    "--compiler-options": _XCOMPILER,
-    "--expt-relaxed-constexpr": _EXPT,
-    "-expt-relaxed-constexpr": _EXPT,
-    "--expt-extended-lambda": _EXPT,
-    "-expt-extended-lambda": _EXPT,
-    "--extended-lambda": _EXPT,
-    "-extended-lambda": _EXPT,
-    "-lineinfo": _LINEINFO_SHORT,
-    "--generate-line-info": _LINEINFO,
-    "--threads": _DROP,
-    "-rdc": _RDC,
-    "--relocatable-device-code": _RDC,
-    "-Xcudafe": _DROP,
-    "--diag-suppress": _DIAG,
-    "-diag-suppress": _DIAG,
-    "-ccbin": _DROP,
-    "--compiler-bindir": _DROP,
-    "--allow-unsupported-compiler": _DROP,
-    "-allow-unsupported-compiler": _DROP,
-    "-ftz": _FTZ,
-    "--ftz": _FTZ,
-    "-prec-div": _DROP,
-    "--prec-div": _DROP,
-    "-prec-sqrt": _DROP,
-    "--prec-sqrt": _DROP,
-    "-fmad": _DROP,
-    "--fmad": _DROP,
+    option: group["advice"] for group in _TABLE["nvcc_only"] for option in group["options"]
 }
-# `-U__CUDA_NO_HALF_OPERATORS__` asks for the half operators; PyTorch's ROCm build defines the HIP
-# spellings (`-D__HIP_NO_HALF_OPERATORS__=1`), which hip_fp16.h tests for both __half and __half2.
-# BuildExtension rewrites these undefs in `extra_compile_args["nvcc"]` (`_hipify_compile_flags`), but
-# `load(extra_cuda_cflags=...)` and a plain `CUDAExtension` list reach hipcc unchanged. The bfloat16
-# undefs are no-ops on ROCm (nothing defines a HIP counterpart), so they are not flagged.
-_CUDA_NO_HALF_UNDEFS: dict[str, str] = {
-    "-U__CUDA_NO_HALF_OPERATORS__": "-U__HIP_NO_HALF_OPERATORS__",
-    "-U__CUDA_NO_HALF2_OPERATORS__": "-U__HIP_NO_HALF_OPERATORS__",
-    "-U__CUDA_NO_HALF_CONVERSIONS__": "-U__HIP_NO_HALF_CONVERSIONS__",
-}
-_MUTATORS = frozenset({"append", "extend", "insert"})
+_CUDA_NO_HALF_UNDEFS: dict[str, str] = _TABLE["half_undefs"]
+_TAKES_VALUE = frozenset(_TABLE["takes_value"])
 _PASS_THROUGH_BUILTINS = frozenset({"list", "tuple", "sorted"})
 _NAME_TOKENS = re.compile(r"[a-z0-9]+")
 _FLAG_WORDS = frozenset({"flags", "cflags", "args", "options", "opts"})
@@ -175,7 +120,8 @@ class NvccOnlyFlags(Rule):
     trigger_pattern = _TRIGGER_PATTERN
 
     def __init__(self) -> None:
-        self._file: _FileState | None = None
+        self._ctx: PythonContext | None = None
+        self._reported: set[cst.CSTNode] = set()  # the literals reported in this file
 
     # --- sinks --------------------------------------------------------------------------------------
     def visit_Dict(self, node: cst.Dict, ctx: PythonContext) -> None:
@@ -197,8 +143,8 @@ class NvccOnlyFlags(Rule):
             # A plain list goes to both compilers unchanged; a dict's "nvcc" entry is visit_Dict's.
             if isinstance(ctx.single_value(compile_args.value), (cst.List, cst.BinaryOperation)):
                 self._check([compile_args.value], (), ctx, hipified=False)
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in _MUTATORS:
-            self._check_definition(node.func.value, node, _mutation_arguments(node), ctx)
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ADDING_METHODS:
+            self._check_definition(node.func.value, node, method_additions(node), ctx)
 
     def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
         for target in node.targets:
@@ -218,7 +164,7 @@ class NvccOnlyFlags(Rule):
         as it is when nothing here calls it (a subclass's override)."""
         if not _is_flag_list_name(node.name.value):
             return
-        returns = _return_values(node)
+        returns = return_values(node)
         calls = _calls_of(node, ctx)
         if not calls:
             self._check(returns, (), ctx)
@@ -240,12 +186,11 @@ class NvccOnlyFlags(Rule):
         """A definition of `nvcc_flags` matters where the variable is read and this definition reaches
         the read on ROCm: apex's `nvcc_args if not IS_ROCM_PYTORCH else hipcc_args` never does. A
         variable that is never read here (a module constant other files import) is checked as it is."""
-        state = self._state(ctx)
-        reads = state.reads_of(target, ctx)
+        reads = consuming_reads(ctx, target)
         if not reads:
             self._check(sources, (), ctx)
         for read in reads:
-            if definition in state.definitions(read, ctx):
+            if definition in reaching_definitions(ctx, read):
                 self._check(sources, (read,), ctx)
 
     # --- tracing a value back to its string literals -------------------------------------------------
@@ -259,10 +204,11 @@ class NvccOnlyFlags(Rule):
         """Report the nvcc-only literals the `sources` put in a flag list. `hipified`: the list is an
         `extra_compile_args["nvcc"]` that BuildExtension rewrites on ROCm (`-U__CUDA_NO_X` becomes
         `-U__HIP_NO_X`), or a list whose destination is unknown; `load(extra_cuda_cflags=...)` is not."""
-        state = self._state(ctx)
+        if self._ctx is not ctx:
+            self._ctx, self._reported = ctx, set()
         for source in sources:
             for literal, literal_path in self._literals(source, ctx):
-                self._report(literal, (*path, *literal_path), ctx, state, hipified)
+                self._report(literal, (*path, *literal_path), ctx, hipified)
 
     def _literals(
         self, expr: cst.BaseExpression, ctx: PythonContext, seen: frozenset[cst.CSTNode] = frozenset()
@@ -280,8 +226,8 @@ class NvccOnlyFlags(Rule):
             if isinstance(node, cst.Call):
                 return self._through(node, [(argument, seen) for argument in _call_pass_through(node, ctx)], ctx)
             if isinstance(node, cst.Name):
-                definitions = [d for d in self._state(ctx).definitions(node, ctx) if d not in seen]
-                parts = [(source, seen | {d}) for d in definitions for source in _definition_sources(d)]
+                definitions = [d for d in reaching_definitions(ctx, node) if d not in seen]
+                parts = [(source, seen | {d}) for d in definitions for source in added_values(d)]
                 return self._through(node, parts, ctx)
             return None
 
@@ -295,84 +241,13 @@ class NvccOnlyFlags(Rule):
 
     # --- reporting ----------------------------------------------------------------------------------
     def _report(
-        self,
-        literal: cst.BaseExpression,
-        path: tuple[cst.CSTNode, ...],
-        ctx: PythonContext,
-        state: _FileState,
-        hipified: bool,
+        self, literal: cst.BaseExpression, path: tuple[cst.CSTNode, ...], ctx: PythonContext, hipified: bool
     ) -> None:
-        if literal in state.reported:
-            return
-        text = _literal_text(literal, ctx)
-        if text is None:
-            return
-        message = _message_for(text, ctx, hipified)
-        if message is None:
-            return
-        if any(ctx.is_rocm_gated(node) for node in (literal, *path)):
-            return
-        state.reported.add(literal)
-        ctx.report(literal, message, gate_on=path, fix=_fix(literal, ctx, hipified))
-
-    def _state(self, ctx: PythonContext) -> _FileState:
-        if self._file is None or self._file.ctx is not ctx:
-            self._file = _FileState(ctx)
-        return self._file
-
-
-@dataclass
-class _FileState:
-    """What one file's check remembers: the literals reported."""
-
-    ctx: PythonContext
-    reported: set[cst.CSTNode] = field(default_factory=set)
-
-    def reads_of(self, target: cst.Name, ctx: PythonContext) -> list[cst.Name]:
-        """Reads of the variable `target` defines, except its own re-definitions (`x = x + [...]`), its
-        in-place additions (`x.append(...)`) and displays (`print(x)`)."""
-        scope = _binding_scope(target, ctx)
-        return [
-            read
-            for read in ctx.semantic.references.reads(target.value)
-            if _binding_scope(read, ctx) is scope
-            and _addition(read, ctx) is None
-            and not _inside_definition_of(read, ctx)
-            and not _logged(read, ctx)
-        ]
-
-    def definitions(self, use: cst.Name, ctx: PythonContext) -> list[cst.CSTNode]:
-        """Assigned values and in-place additions (`+=`, `.append`, `.extend`, `.insert`) of the variable
-        `use` reads that can reach it on ROCm."""
-        binding = ctx.semantic.lookup(use.value, use)
-        if binding is None or binding.kind != "value":
-            return []
-        scope = binding.scope.node
-        found: list[cst.CSTNode] = list(binding.values)
-        for name in ctx.semantic.references.names(use.value):
-            addition = _addition(name, ctx)
-            if addition is not None and _binding_scope(name, ctx) is scope:
-                found.append(addition)
-        if ctx.semantic.enclosing_scope_node(use) is not scope:
-            return found
-        at = _start(use, ctx)
-        kills = [value for value in binding.values if self._kills(value, use, ctx)]
-        return [
-            d for d in found if _start(d, ctx) <= at and not any(_start(d, ctx) < _start(k, ctx) <= at for k in kills)
-        ]
-
-    def _kills(self, value: cst.BaseExpression, use: cst.Name, ctx: PythonContext) -> bool:
-        """Whether the plain assignment of `value` replaces earlier definitions on every path to `use` on
-        ROCm: it sits directly in a block that holds `use` (`cc_flag = []` opening a section), or it is
-        made only on ROCm (`if IS_HIP_EXTENSION: nvcc_flags = [...]`). `x = x + [...]` keeps them."""
-        assign = ctx.parent(value)
-        if not isinstance(assign, cst.Assign) or _mentions(value, use.value):
-            return False
-        statement = ctx.parent(assign)
-        block = ctx.parent(statement) if statement is not None else None
-        if block is not None and any(ancestor is block for ancestor in ctx.ancestors(use)):
-            return True
-        return ctx.is_nvidia_gated(value) and not ctx.is_rocm_gated(value)
+        """Report a literal once, through the first of its paths that reaches ROCm."""
+        text = _literal_text(literal, ctx) if literal not in self._reported else None
+        message = _message_for(text, ctx, hipified) if text is not None else None
+        if message is not None and ctx.report(literal, message, gate_on=path, fix=_fix(literal, ctx, hipified)):
+            self._reported.add(literal)
 
 
 def _calls_of(function: cst.FunctionDef, ctx: PythonContext) -> list[cst.Call]:
@@ -383,29 +258,7 @@ def _calls_of(function: cst.FunctionDef, ctx: PythonContext) -> list[cst.Call]:
     return ctx.semantic.references.calls_of(function)
 
 
-def _addition(name: cst.Name, ctx: PythonContext) -> cst.Call | cst.AugAssign | None:
-    """The statement adding to the list `name` holds in place: `name.append(...)`, `.extend`, `.insert`,
-    `name += ...`."""
-    parent = ctx.parent(name)
-    if isinstance(parent, cst.AugAssign):
-        return parent if parent.target is name and isinstance(parent.operator, cst.AddAssign) else None
-    if not isinstance(parent, cst.Attribute) or parent.value is not name or parent.attr.value not in _MUTATORS:
-        return None
-    call = ctx.parent(parent)
-    return call if isinstance(call, cst.Call) and call.func is parent else None
-
-
 # --- the fix -------------------------------------------------------------------------------------------
-# Options whose value may follow as the next list element (`"-gencode", "arch=..."`): dropped together.
-_TAKES_VALUE = frozenset(
-    {
-        "-gencode", "--generate-code", "-arch", "--gpu-architecture", "-code", "--gpu-code", "-Xptxas",
-        "--ptxas-options", "-maxrregcount", "--maxrregcount", "-Xcompiler", "--compiler-options", "--threads",
-        "-Xcudafe", "--diag-suppress", "-diag-suppress", "-ccbin", "--compiler-bindir", "-rdc",
-        "--relocatable-device-code", "-ftz", "--ftz", "-prec-div", "--prec-div", "-prec-sqrt", "--prec-sqrt",
-        "-fmad", "--fmad",
-    }
-)
 _FIX = "Split the flags on IS_HIP_EXTENSION: the nvcc list as it is, a ROCm list without the nvcc-only flags"
 
 
@@ -496,7 +349,7 @@ def _call_pass_through(call: cst.Call, ctx: PythonContext) -> list[cst.BaseExpre
     if isinstance(func, cst.Name) and not _mentions_rocm(func.value):
         binding = ctx.semantic.lookup(func.value, func)
         if binding is not None and isinstance(binding.definition, cst.FunctionDef):
-            return positional + _return_values(binding.definition)
+            return positional + return_values(binding.definition)
     return []
 
 
@@ -532,77 +385,6 @@ def _is_nvcc_subscript(node: cst.CSTNode, ctx: PythonContext) -> bool:
         return False
     index = node.slice[0].slice
     return isinstance(index, cst.Index) and ctx.string_value(index.value) == "nvcc"
-
-
-def _mutation_arguments(call: cst.Call) -> list[cst.BaseExpression]:
-    """What `.append(x)` / `.extend(xs)` / `.insert(i, x)` add to the list."""
-    if not isinstance(call.func, cst.Attribute):
-        return []
-    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
-    if call.func.attr.value == "insert":
-        return positional[1:2]
-    return positional[:1]
-
-
-def _definition_sources(definition: cst.CSTNode) -> list[cst.BaseExpression]:
-    if isinstance(definition, cst.AugAssign):
-        return [definition.value]
-    if isinstance(definition, cst.Call) and isinstance(definition.func, cst.Attribute):
-        return _mutation_arguments(definition)
-    return [definition] if isinstance(definition, cst.BaseExpression) else []
-
-
-def _mentions(expr: cst.CSTNode, name: str) -> bool:
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name) and node.value == name:
-            return True
-        stack.extend(children(node))
-    return False
-
-
-def _return_values(function: cst.FunctionDef) -> list[cst.BaseExpression]:
-    """What a function returns, not looking into nested defs, classes or lambdas."""
-    found: list[cst.BaseExpression] = []
-    stack: list[cst.CSTNode] = [function.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Return):
-            if node.value is not None:
-                found.append(node.value)
-        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
-            stack.extend(children(node))
-    return found
-
-
-def _binding_scope(name: cst.Name, ctx: PythonContext) -> cst.CSTNode | None:
-    binding = ctx.semantic.lookup(name.value, name)
-    return binding.scope.node if binding is not None else None
-
-
-def _inside_definition_of(read: cst.Name, ctx: PythonContext) -> bool:
-    """`flags = flags + [...]` / `flags = helper(flags)`: the right-hand side re-defines, it does not consume."""
-    for ancestor in ctx.ancestors(read):
-        if isinstance(ancestor, cst.Assign):
-            return any(isinstance(t.target, cst.Name) and t.target.value == read.value for t in ancestor.targets)
-        if isinstance(ancestor, (cst.AugAssign, cst.AnnAssign)):
-            return isinstance(ancestor.target, cst.Name) and ancestor.target.value == read.value
-        if isinstance(ancestor, cst.BaseStatement):
-            return False
-    return False
-
-
-def _logged(read: cst.Name, ctx: PythonContext) -> bool:
-    """`print("nvcc flags:", nvcc_flags)`: shown, not handed to a compiler."""
-    argument = ctx.parent(read)
-    call = ctx.parent(argument) if isinstance(argument, cst.Arg) else None
-    return isinstance(call, cst.Call) and is_display_call(ctx, call)
-
-
-def _start(node: cst.CSTNode, ctx: PythonContext) -> tuple[int, int]:
-    position = ctx.code_range(node).start
-    return position.line, position.column
 
 
 NvccOnlyFlags.valid = (
