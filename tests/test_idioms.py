@@ -400,6 +400,38 @@ def test_is_display_call_is_one_list_for_every_rule() -> None:
     assert [text for text, is_shown in shown.items() if is_shown] == [f'"{letter}"' for letter in "abcdefgh"]
 
 
+def test_in_message() -> None:
+    snippet = parse(
+        """
+        logger.warning("a")
+        raise RuntimeError(f"{'b'}")
+        assert ok, "c"
+        assert "d" in archs
+        @pytest.mark.parametrize("arch", ["e"])
+        def test(arch): ...
+        run("f", msg=print("g"))
+        """
+    )
+    strings = [n for n in _in_order(snippet.module) if isinstance(n, cst.SimpleString)]
+    shown = {snippet.code(s).strip("'\""): idioms.in_message(snippet.ctx, s) for s in strings}
+    assert shown == {"a": True, "b": True, "c": True, "d": False, "arch": True, "e": True, "f": False, "g": True}
+
+
+def test_whole_value() -> None:
+    snippet = parse(
+        """
+        a = frozenset(["x1", "x2"]) + extra
+        b = call("x3")
+        c = sorted(("x4",))[0]
+        """
+    )
+    whole = {
+        literal: snippet.code(idioms.whole_value(snippet.ctx, snippet.node(f'"{literal}"', cst.SimpleString)))
+        for literal in ("x1", "x3", "x4")
+    }
+    assert whole == {"x1": 'frozenset(["x1", "x2"]) + extra', "x3": '"x3"', "x4": 'sorted(("x4",))'}
+
+
 # --- idioms: control flow -------------------------------------------------------------------------------
 def test_whole_condition() -> None:
     snippet = parse("ok = not (a > 8 or (a == 8 and b >= 9))\n")

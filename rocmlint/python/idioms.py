@@ -27,6 +27,8 @@ _ENVIRON_SETTERS = frozenset({f"{_ENVIRON}.setdefault", "os.putenv"})
 _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
 _DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+# Calls that only wrap a collection: the wrapped value is still the collection.
+_COLLECTION_WRAPPERS = frozenset({"frozenset", "set", "tuple", "list", "sorted"})
 
 
 # Functions that run a program: its command is the first argument (or `args=`).
@@ -118,6 +120,27 @@ def report_site(ctx: PythonContext, literal: cst.CSTNode, written: cst.CSTNode) 
     return literal if ctx.semantic.is_within(literal, written) else written
 
 
+def whole_value(ctx: PythonContext, node: cst.CSTNode) -> cst.CSTNode:
+    """The outermost expression that still is `node`'s value as a whole: the list, tuple or set holding
+    it, a `+` concatenation, `frozenset(...)`/`set(...)`/`tuple(...)`/`list(...)`/`sorted(...)` around it
+    (`node` itself when none of these holds it)."""
+    current = node
+    while True:
+        parent = ctx.parent(current)
+        if isinstance(parent, (cst.Element, cst.List, cst.Tuple, cst.Set)):
+            current = parent
+        elif isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add):
+            current = parent
+        elif isinstance(parent, cst.Arg) and _wraps_collection(ctx, ctx.parent(parent)):
+            current = ctx.parent(parent)  # type: ignore[assignment]
+        else:
+            return current
+
+
+def _wraps_collection(ctx: PythonContext, node: cst.CSTNode | None) -> bool:
+    return isinstance(node, cst.Call) and ctx.qualified_name(node.func) in _COLLECTION_WRAPPERS
+
+
 def fstring_prefix(string: cst.FormattedString) -> str:
     """The constant text an f-string starts with (`"hip:"` of `f"hip:{rank}"`), "" when it starts with
     a field."""
@@ -199,6 +222,23 @@ def only_displayed(ctx: PythonContext, node: cst.CSTNode) -> bool:
             return False
         if isinstance(ancestor, cst.Call) and is_display_call(ctx, ancestor):
             return True
+    return False
+
+
+def in_message(ctx: PythonContext, node: cst.CSTNode) -> bool:
+    """Inside a display call (`is_display_call`), an exception (`raise`) or `assert` message, or a
+    decorator (test data), within the statement `node` is in: text that is shown, not used."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, (cst.Raise, cst.Decorator)):
+            return True
+        if isinstance(ancestor, cst.Assert):
+            return child is ancestor.msg
+        if isinstance(ancestor, cst.Call) and is_display_call(ctx, ancestor):
+            return True
+        if isinstance(ancestor, _STATEMENTS):
+            return False
+        child = ancestor
     return False
 
 

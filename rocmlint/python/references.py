@@ -50,6 +50,13 @@ class References:
         under that identifier (a variable or any object's attribute) may be used, without scope analysis."""
         return self._mentions.get(identifier, [])
 
+    def mention_reads(self, identifier: str, within: cst.CSTNode | None = None) -> list[Reference]:
+        """`mentions(identifier)` that read (not assignment, loop or `del` targets), only those under
+        `within` when it is given."""
+        mentions = self.mentions(identifier)
+        reads = [mention for mention in mentions if not self.semantic.is_store(mention)]
+        return reads if within is None else [read for read in reads if self.semantic.is_within(read, within)]
+
     # --- call sites -------------------------------------------------------------------------------
     def uses_of(self, function: cst.FunctionDef) -> list[cst.CSTNode]:
         """The uses of `function` in this file: the `Call` for each call, the bare reference for each use
