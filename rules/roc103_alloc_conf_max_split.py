@@ -13,6 +13,7 @@ from rocmlint.python.fixes import (
 )
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import environ_writes, last_name
+from rocmlint.python.values import Follow, Through
 from rocmlint.rule import Invalid, Rule, Valid
 
 _TOKEN = "max_split_size_mb"
@@ -23,7 +24,8 @@ _SET_ALLOCATOR_SETTINGS = frozenset(
 )
 # Methods of a string literal whose result still carries the literal's text.
 _TEXT_PRESERVING_METHODS = frozenset({"format", "strip", "lstrip", "rstrip"})
-_MAX_DEPTH = 8
+# Settings text is built with `+`, `%`, conditionals and `",".join([...])`.
+_SETTINGS_TEXT = Follow(operators=(cst.Add, cst.Modulo), joins=True, elements=True)
 
 
 class AllocConfMaxSplit(Rule):
@@ -160,41 +162,21 @@ def _sets_one_variable(value: cst.BaseExpression, ctx: PythonContext) -> bool:
 _FIX = "Drop max_split_size_mb from the allocator settings on ROCm"
 
 
-def _split_size_literals(expr: cst.BaseExpression, ctx: PythonContext, depth: int = 0) -> list[cst.CSTNode]:
-    """The string literals (or f-string text parts) in `expr` that put `max_split_size_mb` into it.
-
-    Follows names assigned once, both arms of `a if c else b`, `+` and `%` concatenation,
-    `"sep".join([...])` and `"...".format(...)`; a call such as `conf.replace("max_split_size_mb:128", "")`
-    that removes the key is not followed.
-    """
-    if depth > _MAX_DEPTH:
-        return []
-    value = ctx.single_value(expr) or expr
-    if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
-        return [value] if _TOKEN in (ctx.string_value(value) or "") else []
-    if isinstance(value, cst.FormattedString):
-        return [part for part in value.parts if isinstance(part, cst.FormattedStringText) and _TOKEN in part.value]
-    if isinstance(value, cst.IfExp):
-        return _split_size_literals(value.body, ctx, depth + 1) + _split_size_literals(value.orelse, ctx, depth + 1)
-    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Add, cst.Modulo)):
-        return _split_size_literals(value.left, ctx, depth + 1) + _split_size_literals(value.right, ctx, depth + 1)
-    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
-        method = value.func.attr.value
-        if method in _TEXT_PRESERVING_METHODS:
-            return _split_size_literals(value.func.value, ctx, depth + 1)
-        if method == "join" and value.args:
-            return _joined_literals(value.args[0].value, ctx, depth + 1)
-    return []
+def _split_size_literals(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode]:
+    """The string literals (or f-string text parts) in `expr` that put `max_split_size_mb` into it. A call
+    such as `conf.replace("max_split_size_mb:128", "")` that removes the key is not followed."""
+    return ctx.semantic.values.trace(expr, lambda value: _split_size_step(value, ctx), _SETTINGS_TEXT)
 
 
-def _joined_literals(expr: cst.BaseExpression, ctx: PythonContext, depth: int) -> list[cst.CSTNode]:
-    value = ctx.single_value(expr) or expr
-    if not isinstance(value, (cst.List, cst.Tuple)):
-        return []
-    found: list[cst.CSTNode] = []
-    for element in value.elements:
-        found.extend(_split_size_literals(element.value, ctx, depth))
-    return found
+def _split_size_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | Through | None:
+    if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
+        return [expr] if _TOKEN in (ctx.string_value(expr) or "") else []
+    if isinstance(expr, cst.FormattedString):
+        return [part for part in expr.parts if isinstance(part, cst.FormattedStringText) and _TOKEN in part.value]
+    func = expr.func if isinstance(expr, cst.Call) else None
+    if isinstance(func, cst.Attribute) and func.attr.value in _TEXT_PRESERVING_METHODS:
+        return Through((func.value,))
+    return None
 
 
 _MESSAGE = (

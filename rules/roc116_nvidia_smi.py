@@ -16,6 +16,7 @@ from rocmlint.python.idioms import (
     guarded_by,
     leaves_quietly,
 )
+from rocmlint.python.values import MAX_DEPTH, Follow, Names
 from rocmlint.rule import Invalid, Rule, Valid
 
 # Runners that go through a shell: a missing program is exit status 127, not FileNotFoundError.
@@ -35,7 +36,8 @@ _MISSING_PROGRAM_ERRORS = frozenset(
 )
 # Through a shell the program's absence shows as a failed command instead.
 _FAILED_COMMAND_ERRORS = frozenset({"CalledProcessError", "SubprocessError"})
-_MAX_DEPTH = 8
+# A name set per vendor branch holds one command per branch.
+_ALL_ASSIGNMENTS = Follow(names=Names.ALL)
 
 
 class NvidiaSmi(Rule):
@@ -90,7 +92,7 @@ class NvidiaSmi(Rule):
         command = _command_argument(node, ctx)
         if command is None:
             return
-        literals = _program_literals(command, ctx, runner in _PROGRAM_RUNNERS, 0)
+        literals = _program_literals(command, ctx, runner in _PROGRAM_RUNNERS)
         if not literals or _has_fallback(node, ctx, _runs_through_shell(node, runner, ctx)):
             return
         # A name assigned per vendor branch has several literals; report through one that reaches ROCm.
@@ -119,42 +121,31 @@ def _runs_through_shell(call: cst.Call, runner: str, ctx: PythonContext) -> bool
 
 
 # --- is the command nvidia-smi? ------------------------------------------------------------------------
-def _program_literals(expr: cst.CSTNode, ctx: PythonContext, whole: bool, depth: int) -> list[cst.CSTNode]:
+def _program_literals(expr: cst.BaseExpression, ctx: PythonContext, whole: bool) -> list[cst.CSTNode]:
     """The literals that make `expr` run nvidia-smi: an argv list's first element, a command string's
-    first word (the whole string when `whole`), following names (every assignment) and both arms of
-    `a if c else b`."""
-    if depth > _MAX_DEPTH:
-        return []
+    first word (the whole string when `whole`), through every assignment of a name."""
+    return ctx.semantic.values.trace(expr, lambda value: _program_step(value, ctx, whole), _ALL_ASSIGNMENTS)
+
+
+def _program_step(expr: cst.BaseExpression, ctx: PythonContext, whole: bool) -> list[cst.CSTNode] | None:
     if isinstance(expr, (cst.List, cst.Tuple)):
         first = expr.elements[0] if expr.elements else None
         if first is None or isinstance(first, cst.StarredElement):
             return []
-        return _program_literals(first.value, ctx, True, depth + 1)
-    if isinstance(expr, cst.IfExp):
-        arms = (expr.body, expr.orelse)
-        return [literal for arm in arms for literal in _program_literals(arm, ctx, whole, depth + 1)]
+        return _program_literals(first.value, ctx, True)
     if isinstance(expr, cst.Name):
-        return _name_literals(expr, ctx, whole, depth)
+        # `SMI = ["nvidia-smi"]` then `if IS_ROCM: SMI = ["amd-smi", ...]`: ROCm gets its own command.
+        binding = ctx.semantic.lookup(expr.value, expr)
+        return [] if binding is not None and any(ctx.is_nvidia_gated(v) for v in binding.values) else None
     if isinstance(expr, cst.Call):
         split_string = _split_string(expr, ctx)
-        return _program_literals(split_string, ctx, False, depth + 1) if split_string is not None else []
+        return _program_literals(split_string, ctx, False) if split_string is not None else []
     if isinstance(expr, cst.FormattedString):
         return [expr] if _names_nvidia_smi(fstring_prefix(expr), whole=False) else []
+    if not isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
+        return None
     string = ctx.string_value(expr)
     return [expr] if string is not None and _names_nvidia_smi(string, whole) else []
-
-
-def _name_literals(name: cst.Name, ctx: PythonContext, whole: bool, depth: int) -> list[cst.CSTNode]:
-    binding = ctx.semantic.lookup(name.value, name)
-    if binding is None or binding.kind != "value":
-        return []
-    # `SMI = ["nvidia-smi"]` then `if IS_ROCM: SMI = ["amd-smi", ...]`: ROCm gets its own command.
-    if any(ctx.is_nvidia_gated(value) for value in binding.values):
-        return []
-    found: list[cst.CSTNode] = []
-    for value in binding.values:
-        found += _program_literals(value, ctx, whole, depth + 1)
-    return found
 
 
 def _split_string(call: cst.Call, ctx: PythonContext) -> cst.BaseExpression | None:
@@ -192,7 +183,7 @@ def _presence_checked(call: cst.Call, ctx: PythonContext) -> bool:
 def _presence(test: cst.CSTNode, ctx: PythonContext, depth: int) -> tuple[bool, bool]:
     """(test true => nvidia-smi exists, nvidia-smi missing => test true) for presence checks such as
     `shutil.which("nvidia-smi")`, `not ...`, `... is None`, `and`/`or`, and names assigned once."""
-    if depth > _MAX_DEPTH:
+    if depth > MAX_DEPTH:
         return False, False
     if isinstance(test, cst.Call):
         return _is_presence_check(test, ctx), False

@@ -19,8 +19,6 @@ _CONFIG_CLASSES = frozenset(
     {"triton.Config", "triton.runtime.Config", "triton.runtime.autotuner.Config", "helion.Config"}
 )
 _AUTOTUNERS = frozenset({"triton.autotune", "triton.runtime.autotune", "triton.runtime.autotuner.autotune"})
-_COLLECTION_BUILDERS = frozenset({"append", "extend", "insert"})
-_COLLECTION_WRAPPERS = frozenset({"list", "tuple", "sorted"})
 _BINARY_OPERATORS: dict[type, Callable[[int, int], int]] = {
     cst.Add: operator.add,
     cst.Subtract: operator.sub,
@@ -29,9 +27,8 @@ _BINARY_OPERATORS: dict[type, Callable[[int, int], int]] = {
     cst.LeftShift: operator.lshift,
     cst.RightShift: operator.rshift,
 }
-_MAX_DEPTH = 6
+# How many hops (a variable, a def's result) a config list is followed forward to where it is pruned.
 _MAX_FLOW_DEPTH = 3
-_SCOPE_BOUNDARIES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _VENDOR_TEST_FORMS = (cst.Name, cst.Attribute, cst.Call, cst.Comparison)
 
 
@@ -109,7 +106,7 @@ class TritonNumWarps(Rule):
         argument = _num_warps_argument(node, ctx)
         if argument is None:
             return
-        too_many = [s for s in _int_sources(argument.value, ctx, 0) if s.value > _MAX_WARPS_ON_WAVE64]
+        too_many = [s for s in _int_sources(argument.value, ctx) if s.value > _MAX_WARPS_ON_WAVE64]
         if not too_many or _handled_for_rocm(node, ctx):
             return
         for source in too_many:
@@ -131,29 +128,34 @@ def _num_warps_argument(call: cst.Call, ctx: PythonContext) -> cst.Arg | None:
 
 
 # --- values ---------------------------------------------------------------------------------------
-def _int_sources(expr: cst.BaseExpression, ctx: PythonContext, depth: int) -> list[_Source]:
+def _int_sources(expr: cst.BaseExpression, ctx: PythonContext) -> list[_Source]:
     """Every integer `expr` may be, where it is known at lint time."""
-    if depth > _MAX_DEPTH:
-        return []
-    if isinstance(expr, cst.Name):
-        return _name_sources(expr, ctx, depth)
+    return ctx.semantic.values.trace(expr, lambda value: _int_step(value, ctx))
+
+
+def _int_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[_Source] | None:
     if isinstance(expr, cst.Integer):
         return [_Source(int(expr.evaluated_value), expr)]
-    if isinstance(expr, cst.IfExp):
-        return _int_sources(expr.body, ctx, depth + 1) + _int_sources(expr.orelse, ctx, depth + 1)
+    if isinstance(expr, cst.Name):
+        # A loop variable takes the integer literals of the list it iterates (`for w in [4, 8, 32]`, a
+        # tuple target of `[(64, 4), (128, 32)]`, `itertools.product([64, 128], [4, 8, 32])`).
+        looped = ctx.semantic.loop_values(expr)
+        if looped is None:
+            return None
+        return [_Source(int(v.evaluated_value), v, from_loop=True) for v in looped if isinstance(v, cst.Integer)]
     if isinstance(expr, cst.BinaryOperation):
         apply = _BINARY_OPERATORS.get(type(expr.operator))
-        left, right = _constant(expr.left, ctx, depth), _constant(expr.right, ctx, depth)
+        left, right = _constant(expr.left, ctx), _constant(expr.right, ctx)
         if apply is None or left is None or right is None or not _safe_operands(expr.operator, right):
             return []
         return [_Source(apply(left, right), expr)]
     if isinstance(expr, cst.Call) and ctx.qualified_name(expr.func) in ("min", "max") and expr.args:
-        values = [_constant(arg.value, ctx, depth) for arg in expr.args if not arg.star and arg.keyword is None]
+        values = [_constant(arg.value, ctx) for arg in expr.args if not arg.star and arg.keyword is None]
         if len(values) != len(expr.args) or any(v is None for v in values):
             return []
         pick = min if ctx.qualified_name(expr.func) == "min" else max
         return [_Source(pick(v for v in values if v is not None), expr)]
-    return []
+    return None
 
 
 def _safe_operands(operation: cst.BaseBinaryOp, right: int) -> bool:
@@ -165,22 +167,10 @@ def _safe_operands(operation: cst.BaseBinaryOp, right: int) -> bool:
     return True
 
 
-def _constant(expr: cst.BaseExpression, ctx: PythonContext, depth: int) -> int | None:
+def _constant(expr: cst.BaseExpression, ctx: PythonContext) -> int | None:
     """The single value of `expr` when it has exactly one (operands of arithmetic)."""
-    sources = _int_sources(expr, ctx, depth + 1)
+    sources = _int_sources(expr, ctx)
     return sources[0].value if len(sources) == 1 and not sources[0].from_loop else None
-
-
-def _name_sources(name: cst.Name, ctx: PythonContext, depth: int) -> list[_Source]:
-    # A loop variable takes the integer literals of the list it iterates (`for w in [4, 8, 32]`, a
-    # tuple target of `[(64, 4), (128, 32)]`, `itertools.product([64, 128], [4, 8, 32])`).
-    looped = ctx.semantic.loop_values(name)
-    if looped is not None:
-        return [_Source(int(v.evaluated_value), v, from_loop=True) for v in looped if isinstance(v, cst.Integer)]
-    value = ctx.single_value(name)
-    if value is None or value is name:
-        return []
-    return _int_sources(value, ctx, depth + 1)
 
 
 # --- ROCm handling beyond plain gating ---------------------------------------------------------------
@@ -196,62 +186,26 @@ def _under_rocm_aware_condition(node: cst.CSTNode, ctx: PythonContext) -> bool:
 
 
 def _flows_away_from_rocm(expr: cst.CSTNode, ctx: PythonContext, depth: int) -> bool:
-    """Whether the config list holding `expr` is pruned for ROCm or only used on NVIDIA."""
-    if depth > _MAX_FLOW_DEPTH:
+    """Whether the config list holding `expr` is pruned for ROCm or only used on NVIDIA: passed to a call
+    that prunes it, read in ROCm-only code (pruning it), or every read of it (every call of the def
+    returning it) gated away from ROCm or flowing into pruning."""
+    destination = ctx.semantic.values.destination(expr) if depth <= _MAX_FLOW_DEPTH else None
+    if destination is None:
         return False
-    root = _collection_root(expr, ctx)
-    parent = ctx.parent(root)
-    if isinstance(parent, cst.Arg):
-        call = ctx.parent(parent)
-        return isinstance(call, cst.Call) and _call_handles_configs(call, parent, ctx, depth)
-    if isinstance(parent, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and parent.value is root:
-        target = _assigned_name(parent)
-        return target is not None and _name_flows_away(target, parent, ctx, depth)
-    if isinstance(parent, cst.Return):
-        function = next((a for a in ctx.ancestors(parent) if isinstance(a, _SCOPE_BOUNDARIES)), None)
-        return isinstance(function, cst.FunctionDef) and _function_result_flows_away(function, ctx, depth)
-    return False
+    if destination.call is not None and destination.argument is not None:
+        return _call_prunes(destination.call, destination.argument, ctx)
+    if any(ctx.is_nvidia_gated(read) for read in destination.reads):
+        return True
+    uses = destination.reads or destination.calls
+    return bool(uses) and all(ctx.is_rocm_gated(use) or _flows_away_from_rocm(use, ctx, depth + 1) for use in uses)
 
 
-def _collection_root(expr: cst.CSTNode, ctx: PythonContext) -> cst.CSTNode:
-    """The outermost expression that is just the config list `expr` belongs to (list displays,
-    comprehensions, `+`, conditional arms, `list(...)`)."""
-    current = expr
-    while True:
-        parent = ctx.parent(current)
-        if isinstance(parent, (cst.Element, cst.List, cst.Tuple, cst.Set, cst.StarredElement, cst.BinaryOperation)):
-            current = parent
-        elif isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and current is parent.elt:
-            current = parent
-        elif isinstance(parent, cst.IfExp) and current is not parent.test:
-            current = parent
-        elif isinstance(parent, cst.Arg) and _is_wrapper_call(ctx.parent(parent), ctx):
-            current = ctx.parent(parent)
-        else:
-            return current
-
-
-def _is_wrapper_call(node: cst.CSTNode | None, ctx: PythonContext) -> bool:
-    return isinstance(node, cst.Call) and ctx.qualified_name(node.func) in _COLLECTION_WRAPPERS
-
-
-def _assigned_name(statement: cst.Assign | cst.AugAssign | cst.AnnAssign) -> cst.Name | None:
-    if isinstance(statement, cst.Assign):
-        targets = [t.target for t in statement.targets]
-        return targets[0] if len(targets) == 1 and isinstance(targets[0], cst.Name) else None
-    return statement.target if isinstance(statement.target, cst.Name) else None
-
-
-def _call_handles_configs(call: cst.Call, argument: cst.Arg, ctx: PythonContext, depth: int) -> bool:
-    """The config list is an argument of `call`: an autotuner that prunes for ROCm, a builder call on a
-    list (`configs.append(...)`), or a local function that consults ROCm (`config_prune(configs)`)."""
-    name = ctx.qualified_name(call.func)
-    if name in _AUTOTUNERS:
+def _call_prunes(call: cst.Call, argument: cst.Arg, ctx: PythonContext) -> bool:
+    """The config list is an argument of an autotuner that prunes for ROCm, or of a local function that
+    consults ROCm (`config_prune(configs)`)."""
+    if ctx.qualified_name(call.func) in _AUTOTUNERS:
         return _prune_consults_rocm(call, ctx)
-    func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value in _COLLECTION_BUILDERS and isinstance(func.value, cst.Name):
-        return _name_flows_away(func.value, call, ctx, depth)
-    return argument.keyword is None and _consults_rocm(func, ctx)
+    return argument.keyword is None and _consults_rocm(call.func, ctx)
 
 
 def _prune_consults_rocm(autotune: cst.Call, ctx: PythonContext) -> bool:
@@ -278,41 +232,6 @@ def _consults_rocm(function: cst.BaseExpression, ctx: PythonContext) -> bool:
         if isinstance(node, _VENDOR_TEST_FORMS) and ctx.vendor_test(node).is_vendor_test:
             return True
     return False
-
-
-def _name_flows_away(name: cst.Name, at: cst.CSTNode, ctx: PythonContext, depth: int) -> bool:
-    """The list bound to `name` is read in ROCm-only code (pruning it), or every read of it is gated away
-    from ROCm or flows into pruning."""
-    binding = ctx.semantic.lookup(name.value, at)
-    if binding is None or binding.kind != "value":
-        return False
-    reads = [ref for ref in ctx.semantic.reads(name.value, binding) if not _is_builder_receiver(ref, ctx)]
-    if not reads:
-        return False
-    if any(ctx.is_nvidia_gated(ref) for ref in reads):
-        return True
-    return all(ctx.is_rocm_gated(ref) or _flows_away_from_rocm(ref, ctx, depth + 1) for ref in reads)
-
-
-def _function_result_flows_away(function: cst.FunctionDef, ctx: PythonContext, depth: int) -> bool:
-    """Every call of `function` (a module-level or nested def) is gated away from ROCm or pruned."""
-    calls = [
-        ref
-        for ref in ctx.semantic.name_reads(ctx.module, function.name.value)
-        if isinstance(ctx.parent(ref), cst.Call) and ctx.parent(ref).func is ref  # type: ignore[union-attr]
-    ]
-    if not calls:
-        return False
-    return all(
-        ctx.is_rocm_gated(call) or _flows_away_from_rocm(call, ctx, depth + 1)
-        for call in (ctx.parent(ref) for ref in calls)
-        if call is not None
-    )
-
-
-def _is_builder_receiver(ref: cst.Name, ctx: PythonContext) -> bool:
-    parent = ctx.parent(ref)
-    return isinstance(parent, cst.Attribute) and parent.value is ref and parent.attr.value in _COLLECTION_BUILDERS
 
 
 def _message(warps: int) -> str:

@@ -11,6 +11,7 @@ import libcst as cst
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import format_template, last_name, report_site
+from rocmlint.python.values import Through
 from rocmlint.rule import Invalid, Rule, Valid
 
 
@@ -55,7 +56,6 @@ _PTX_SPECIAL_REGISTER = re.compile(
 # NVPTX register constraint letters (h: 16-bit, r: 32-bit, l: 64-bit, f: f32, d: f64, b/c: predicates,
 # q: 128-bit); AMDGPU uses v/s/a, and immediates (i, n) and ties (0) are shared.
 _PTX_CONSTRAINT_LETTERS = frozenset("bchrlfdq")
-_MAX_DEPTH = 6
 
 
 class TritonInlinePtx(Rule):
@@ -124,29 +124,27 @@ class TritonInlinePtx(Rule):
 
 def _report_ptx(value: cst.BaseExpression, is_ptx: Callable[[str], bool], ctx: PythonContext) -> bool:
     """Report each text `value` may be that `is_ptx`; True when any of its texts is known."""
-    texts = _text_sources(value, ctx, 0)
+    texts = _text_sources(value, ctx)
     for text, literal in texts:
         if is_ptx(text):
             ctx.report(report_site(ctx, literal, value), _message(), gate_on=(literal,))
     return bool(texts)
 
 
-def _text_sources(value: cst.BaseExpression, ctx: PythonContext, depth: int) -> list[tuple[str, cst.CSTNode]]:
+def _text_sources(value: cst.BaseExpression, ctx: PythonContext) -> list[tuple[str, cst.CSTNode]]:
     """Every text an asm/constraints expression may be, with the node it is written at: literals
     (f-strings by their constant parts), names assigned once, both arms of `a if c else b`, and
     `"...".format(...)` by its template."""
-    if depth > _MAX_DEPTH:
-        return []
-    found: list[tuple[str, cst.CSTNode]] = []
-    for arm in ctx.semantic.value_arms(value):
-        template = format_template(arm)
-        if template is not None:
-            found += _text_sources(template, ctx, depth + 1)
-            continue
-        text = ctx.semantic.static_text(arm)
-        if text is not None:
-            found.append((text, arm))
-    return found
+    return ctx.semantic.values.trace(value, lambda expr: _text_step(expr, ctx))
+
+
+def _text_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[tuple[str, cst.CSTNode]] | Through | None:
+    template = format_template(expr)
+    if template is not None:
+        return Through((template,))
+    # A name is left to the tracer, so that the literal it is assigned is reported, not the name.
+    text = None if isinstance(expr, cst.Name) else ctx.semantic.static_text(expr)
+    return [(text, expr)] if text is not None else None
 
 
 def _has_ptx(asm: str) -> bool:

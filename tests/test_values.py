@@ -14,7 +14,17 @@ import pytest
 
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import walk
-from rocmlint.python.values import ALL_OPERATORS, MAX_DEPTH, PLAIN, Follow, Names, Through, is_literal_constant
+from rocmlint.python.values import (
+    ALL_OPERATORS,
+    MAX_DEPTH,
+    PLAIN,
+    Destination,
+    Follow,
+    Names,
+    Through,
+    assigned_name,
+    is_literal_constant,
+)
 
 
 def _parse(code: str) -> tuple[cst.Module, Semantic]:
@@ -24,16 +34,25 @@ def _parse(code: str) -> tuple[cst.Module, Semantic]:
     return module, semantic
 
 
-def _assigned(module: cst.Module, name: str) -> cst.BaseExpression:
-    found = None
-    stack: list[cst.CSTNode] = [module]
+def _walk(root: cst.CSTNode) -> list[cst.CSTNode]:
+    """Every node under `root`, in source order."""
+    found, stack = [], [root]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Assign) and module.code_for_node(node.targets[0].target) == name:
-            found = node.value
+        found.append(node)
         stack.extend(reversed(node.children))
-    assert found is not None, f"no assignment to {name}"
     return found
+
+
+def _assigned(module: cst.Module, name: str) -> cst.BaseExpression:
+    """The value of the last `name = ...`."""
+    values = [
+        node.value
+        for node in _walk(module)
+        if isinstance(node, cst.Assign) and module.code_for_node(node.targets[0].target) == name
+    ]
+    assert values, f"no assignment to {name}"
+    return values[-1]
 
 
 def _literals(expr: cst.BaseExpression) -> Sequence[cst.BaseExpression] | None:
@@ -190,3 +209,40 @@ def test_collection_elements(code: str, elements: list[str]) -> None:
 )
 def test_is_literal_constant(code: str, constant: bool) -> None:
     assert is_literal_constant(cst.parse_expression(code)) is constant
+
+
+# --- where a value goes -----------------------------------------------------------------------------------
+def _described(module: cst.Module, destination: Destination | None) -> str | None:
+    if destination is None:
+        return None
+    if destination.call is not None:
+        return f"call {module.code_for_node(destination.call.func)}"
+    if destination.reads:
+        return "reads " + " ".join(read.value for read in destination.reads)
+    return "calls " + " ".join(module.code_for_node(call) for call in destination.calls)
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        pytest.param("prune(list([c(7)] + [c(8)]))\n", "call prune", id="argument-through-collections"),
+        pytest.param("prune(c(7) if a else None)\n", "call prune", id="arm"),
+        pytest.param("x = [c(7) for w in ws]\nuse(x)\nx.append(1)\n", "reads x", id="variable-reads"),
+        pytest.param("x = []\nx.append(c(7))\nuse(x)\n", "reads x", id="added-to-variable"),
+        pytest.param("def f():\n    return [c(7)]\nuse(f())\nf\n", "calls f()", id="returned"),
+        pytest.param("a, b = [c(7)], 1\n", None, id="unpacked"),
+        pytest.param("prune(c(7).x)\n", None, id="attribute-of-it"),
+    ],
+)
+def test_destination(code: str, expected: str | None) -> None:
+    """Where the collection holding the call `c(7)` goes."""
+    module, semantic = _parse(code)
+    call = next(node for node in _walk(module) if isinstance(node, cst.Call) and module.code_for_node(node) == "c(7)")
+    assert _described(module, semantic.values.destination(call)) == expected
+
+
+def test_assigned_name() -> None:
+    module, _ = _parse("x = 1\ny += 1\nz: int = 1\na = b = 1\nc.d = 1\n")
+    statements = [line.body[0] for line in module.body if isinstance(line, cst.SimpleStatementLine)]
+    names = [assigned_name(statement) for statement in statements]  # type: ignore[arg-type]
+    assert [name.value if name is not None else None for name in names] == ["x", "y", "z", None, None]

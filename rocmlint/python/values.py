@@ -34,6 +34,13 @@ _SEQUENCES = (cst.Tuple, cst.List, cst.Set)
 _CONSTANT_NAMES = frozenset({"None", "True", "False"})
 _COLLECTION_CALLS = frozenset({"set", "frozenset", "tuple", "list", "sorted"})
 _NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+# Calls that return the list they are given, as a list (`list(configs)`).
+_LIST_WRAPPERS = frozenset({"list", "tuple", "sorted"})
+# Methods that add their argument to the list they are called on.
+_LIST_BUILDERS = frozenset({"append", "extend", "insert"})
+_PART_OF_COLLECTION = (cst.Element, cst.List, cst.Tuple, cst.Set, cst.StarredElement, cst.BinaryOperation)
+_ELEMENT_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp)
+_ASSIGNMENTS = (cst.Assign, cst.AugAssign, cst.AnnAssign)
 
 
 class Names(enum.Enum):
@@ -62,6 +69,18 @@ class Follow:
     # iterable, traced as the iterable itself (like a subscript).
     loops: bool = False
     returns: bool = False  # a call of a def of this file comes from its `return` values
+
+
+@dataclass(frozen=True)
+class Destination:
+    """Where the collection an expression belongs to goes next (`Values.destination`): exactly one of
+    an argument of a call, the reads of the variable it is assigned or added to, or the calls of the
+    def that returns it."""
+
+    call: cst.Call | None = None
+    argument: cst.Arg | None = None
+    reads: tuple[cst.Name, ...] = ()
+    calls: tuple[cst.Call, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -186,6 +205,79 @@ class Values:
         if isinstance(value, cst.Dict):
             return [element.key for element in value.elements if isinstance(element, cst.DictElement)]
         return []
+
+
+    # --- where a value goes -----------------------------------------------------------------------------
+    def collection_of(self, expr: cst.CSTNode) -> cst.CSTNode:
+        """The outermost expression that is just the collection `expr` belongs to: list, tuple and set
+        displays, `*x`, operands (`a + b`), a comprehension's element, conditional arms, `list(...)`."""
+        current = expr
+        while True:
+            parent = self.semantic.parent(current)
+            if isinstance(parent, _PART_OF_COLLECTION):
+                current = parent
+            elif isinstance(parent, _ELEMENT_COMPREHENSIONS) and current is parent.elt:
+                current = parent
+            elif isinstance(parent, cst.IfExp) and current is not parent.test:
+                current = parent
+            elif isinstance(parent, cst.Arg) and self._is_list_wrapper(self.semantic.parent(parent)):
+                current = self.semantic.parent(parent)  # type: ignore[assignment]
+            else:
+                return current
+
+    def _is_list_wrapper(self, node: cst.CSTNode | None) -> bool:
+        return isinstance(node, cst.Call) and self.semantic.qualified_name(node.func) in _LIST_WRAPPERS
+
+    def destination(self, expr: cst.CSTNode) -> Destination | None:
+        """Where the collection `expr` belongs to (`collection_of`) goes: passed to a call, assigned to
+        a variable or added to one (`configs.append(...)`: the variable's reads, those that only add to
+        it left out), or returned from a def (its calls in this file); None for anything else."""
+        root = self.collection_of(expr)
+        parent = self.semantic.parent(root)
+        if isinstance(parent, cst.Arg):
+            call = self.semantic.parent(parent)
+            if not isinstance(call, cst.Call):
+                return None
+            receiver = _list_built(call)
+            if receiver is not None:
+                return Destination(reads=self.variable_reads(receiver, call))
+            return Destination(call=call, argument=parent)
+        if isinstance(parent, _ASSIGNMENTS) and parent.value is root:
+            target = assigned_name(parent)
+            return Destination(reads=self.variable_reads(target, parent)) if target is not None else None
+        if isinstance(parent, cst.Return):
+            function = next((a for a in self.semantic.ancestors(parent) if isinstance(a, _NESTED_SCOPES)), None)
+            if isinstance(function, cst.FunctionDef):
+                return Destination(calls=tuple(self.semantic.calls_of(function)))
+        return None
+
+    def variable_reads(self, name: cst.Name, at: cst.CSTNode) -> tuple[cst.Name, ...]:
+        """The reads of the variable `name` (as bound from `at`), except those that only add to the list
+        it holds (`name.append(...)`); empty when it is no variable."""
+        binding = self.semantic.lookup(name.value, at)
+        if binding is None or binding.kind != "value":
+            return ()
+        return tuple(read for read in self.semantic.reads(name.value, binding) if not self._adds_to(read))
+
+    def _adds_to(self, read: cst.Name) -> bool:
+        parent = self.semantic.parent(read)
+        return isinstance(parent, cst.Attribute) and parent.value is read and parent.attr.value in _LIST_BUILDERS
+
+
+def _list_built(call: cst.Call) -> cst.Name | None:
+    """`x` of `x.append(...)`, `x.extend(...)`, `x.insert(...)`."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in _LIST_BUILDERS and isinstance(func.value, cst.Name):
+        return func.value
+    return None
+
+
+def assigned_name(statement: cst.Assign | cst.AugAssign | cst.AnnAssign) -> cst.Name | None:
+    """The one name a statement assigns (`x = ...`, `x += ...`, `x: T = ...`), None for other targets."""
+    if isinstance(statement, cst.Assign):
+        targets = [target.target for target in statement.targets]
+        return targets[0] if len(targets) == 1 and isinstance(targets[0], cst.Name) else None
+    return statement.target if isinstance(statement.target, cst.Name) else None
 
 
 def fstring_fields(string: cst.FormattedString) -> list[cst.BaseExpression]:
