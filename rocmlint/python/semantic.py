@@ -199,15 +199,6 @@ class Semantic:
         binding = self.lookup(name.value, name)
         return binding is not None and binding.scope.node is scope_node
 
-    def calls_of(self, function: cst.FunctionDef) -> list[cst.Call]:
-        """The calls in this file that call `function` by its name."""
-        calls = []
-        for read in self.name_reads(self.module, function.name.value):
-            call = self.parent(read)
-            if isinstance(call, cst.Call) and call.func is read:
-                calls.append(call)
-        return calls
-
     def loop_target(self, name: cst.Name) -> LoopTarget | None:
         """The `for` statement or comprehension clause that binds the loop variable `name` reads, when
         `name` is in its body; None when `name` is no loop variable there or the loop is outside the
