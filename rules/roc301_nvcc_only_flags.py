@@ -10,6 +10,7 @@ from rocmlint.data import load
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import hip_extension_guard, keep_on_nvidia, wrap_in_if
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import literal_text
 from rocmlint.python.lists import (
     ADDING_METHODS,
     added_values,
@@ -244,7 +245,7 @@ class NvccOnlyFlags(Rule):
         self, literal: cst.BaseExpression, path: tuple[cst.CSTNode, ...], ctx: PythonContext, hipified: bool
     ) -> None:
         """Report a literal once, through the first of its paths that reaches ROCm."""
-        text = _literal_text(literal, ctx) if literal not in self._reported else None
+        text = literal_text(ctx, literal) if literal not in self._reported else None
         message = _message_for(text, ctx, hipified) if text is not None else None
         if message is not None and ctx.report(literal, message, gate_on=path, fix=_fix(literal, ctx, hipified)):
             self._reported.add(literal)
@@ -274,7 +275,7 @@ def _fix(literal: cst.BaseExpression, ctx: PythonContext, hipified: bool) -> Fix
             return None
         return ctx.fix(_FIX, keep_on_nvidia(ctx, container, rocm_list, guard.name), *guard.edits)
     call = ctx.parent(element) if isinstance(element, cst.Arg) else None
-    text = _literal_text(literal, ctx) or ""
+    text = literal_text(ctx, literal) or ""
     if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) or call.func.attr.value != "append":
         return None
     if len(text.split()) != 1 or text in _TAKES_VALUE or text in _CUDA_NO_HALF_UNDEFS:
@@ -291,7 +292,7 @@ def _rocm_list(flags: cst.List, ctx: PythonContext, hipified: bool) -> str | Non
     skip_value = False
     for element in flags.elements:
         value = element.value
-        text = _literal_text(value, ctx) if isinstance(element, cst.Element) else None
+        text = literal_text(ctx, value) if isinstance(element, cst.Element) else None
         if skip_value and text is not None and not text.startswith("-"):
             skip_value = False
             continue
@@ -351,18 +352,6 @@ def _call_pass_through(call: cst.Call, ctx: PythonContext) -> list[cst.BaseExpre
         if binding is not None and isinstance(binding.definition, cst.FunctionDef):
             return positional + return_values(binding.definition)
     return []
-
-
-def _literal_text(node: cst.BaseExpression, ctx: PythonContext) -> str | None:
-    """A string literal's text; an f-string's with `{}` for each replacement field."""
-    if isinstance(node, cst.SimpleString):
-        return ctx.string_value(node)
-    if isinstance(node, cst.ConcatenatedString):
-        left, right = _literal_text(node.left, ctx), _literal_text(node.right, ctx)
-        return (left or "") + (right or "") if left is not None or right is not None else None
-    if isinstance(node, cst.FormattedString):
-        return "".join(part.value if isinstance(part, cst.FormattedStringText) else "{}" for part in node.parts)
-    return None
 
 
 def _is_flag_list_name(name: str) -> bool:

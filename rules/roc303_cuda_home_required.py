@@ -9,7 +9,14 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import PROCESS_RUNNERS, guarded_by, handled_by_try, is_none, statements_before
+from rocmlint.python.idioms import (
+    PROCESS_RUNNERS,
+    guarded_by,
+    handled_by_try,
+    is_none,
+    literal_text,
+    statements_before,
+)
 from rocmlint.python.scopes import dotted_name
 from rocmlint.python.tree import children
 from rocmlint.python.values import Follow, Through
@@ -270,7 +277,7 @@ def _runs_nvcc(command: cst.BaseExpression, ctx: PythonContext) -> bool:
             return Through((node.left,))
         if isinstance(node, cst.Call) and ctx.qualified_name(node.func) == "shlex.split" and node.args:
             return Through((node.args[0].value,))
-        text = _text(node, ctx)
+        text = literal_text(ctx, node)
         if text is not None:
             return [bool(text.split()) and _names_nvcc(text.split()[0])]
         return None
@@ -284,7 +291,7 @@ def _is_nvcc_path(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
     `"nvcc" if cuda_dir is None else cuda_dir + "/bin/nvcc"`), or a name assigned one of these."""
 
     def visit(node: cst.BaseExpression) -> list[bool] | Through | None:
-        text = _text(node, ctx)
+        text = literal_text(ctx, node)
         if text is not None:
             return [_names_nvcc(text.strip())]
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Divide)):
@@ -308,7 +315,7 @@ def _mentions_cuda_toolkit(expr: cst.BaseExpression, ctx: PythonContext) -> bool
         node = stack.pop()
         if isinstance(node, (cst.Name, cst.Attribute)) and _is_cuda_home(node, ctx):
             return True
-        text = _text(node, ctx) if isinstance(node, cst.BaseExpression) else None
+        text = literal_text(ctx, node)
         if text is not None and _names_nvcc(text.strip()):
             return True
         stack.extend(children(node))
@@ -329,15 +336,6 @@ def _is_version_helper(call: cst.Call, callee: str, ctx: PythonContext) -> bool:
 
 
 # --- small helpers -------------------------------------------------------------------------------------
-def _text(node: cst.CSTNode, ctx: PythonContext) -> str | None:
-    """A string literal's text; an f-string's with `{}` for each replacement field."""
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        return ctx.string_value(node)
-    if isinstance(node, cst.FormattedString):
-        return "".join(part.value if isinstance(part, cst.FormattedStringText) else "{}" for part in node.parts)
-    return None
-
-
 def _raised_name(node: cst.Raise) -> str:
     exception = node.exc.func if isinstance(node.exc, cst.Call) else node.exc
     return (dotted_name(exception) or "").rsplit(".", 1)[-1] if exception is not None else ""

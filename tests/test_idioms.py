@@ -417,6 +417,12 @@ def test_in_message() -> None:
     assert shown == {"a": True, "b": True, "c": True, "d": False, "arch": True, "e": True, "f": False, "g": True}
 
 
+def test_literal_text() -> None:
+    snippet = parse('NAME = "-O3"\nx = ["-arch", "-O" "3", f"-gencode={arch}", NAME, 3]\n')
+    elements = [element.value for element in snippet.value_as("x", cst.List).elements]
+    assert [idioms.literal_text(snippet.ctx, e) for e in elements] == ["-arch", "-O3", "-gencode={}", None, None]
+
+
 def test_whole_value() -> None:
     snippet = parse(
         """

@@ -27,6 +27,7 @@ _ENVIRON_SETTERS = frozenset({f"{_ENVIRON}.setdefault", "os.putenv"})
 _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
 _DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_STRING_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 # Calls that only wrap a collection: the wrapped value is still the collection.
 _COLLECTION_WRAPPERS = frozenset({"frozenset", "set", "tuple", "list", "sorted"})
 
@@ -139,6 +140,12 @@ def whole_value(ctx: PythonContext, node: cst.CSTNode) -> cst.CSTNode:
 
 def _wraps_collection(ctx: PythonContext, node: cst.CSTNode | None) -> bool:
     return isinstance(node, cst.Call) and ctx.qualified_name(node.func) in _COLLECTION_WRAPPERS
+
+
+def literal_text(ctx: PythonContext, node: cst.CSTNode) -> str | None:
+    """The text of a string literal as written (plain, implicitly concatenated, or an f-string with `{}`
+    for each field); None for anything else (a name is not followed: see `Semantic.static_text`)."""
+    return ctx.semantic.static_text(node, "{}") if isinstance(node, _STRING_LITERALS) else None
 
 
 def fstring_prefix(string: cst.FormattedString) -> str:
