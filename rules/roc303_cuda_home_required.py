@@ -15,7 +15,7 @@ from rocmlint.python.idioms import (
     handled_by_try,
     is_none,
     literal_text,
-    statements_before,
+    runs_right_under,
 )
 from rocmlint.python.scopes import dotted_name
 from rocmlint.python.tree import children
@@ -234,29 +234,11 @@ def _cuda_test(test: cst.BaseExpression, ctx: PythonContext) -> str | None:
 def _aborts_when_cuda_missing(node: cst.CSTNode, ctx: PythonContext) -> bool:
     """`node` (a raise or exit) runs exactly when CUDA_HOME is missing: in the body of a "missing" test,
     the else of a "present" test, or after `if <present>: return` in the same block."""
-    statement = ctx.parent(node)
-    while statement is not None and not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-        if isinstance(statement, cst.BaseCompoundStatement):
-            return False
-        statement = ctx.parent(statement)
-    if statement is None:
-        return False
-    suite = ctx.parent(statement) if isinstance(statement, cst.SimpleStatementLine) else statement
-    owner = ctx.parent(suite) if isinstance(suite, cst.IndentedBlock) else ctx.parent(statement)
-    if isinstance(owner, cst.If) and suite is owner.body:
-        return _cuda_test(owner.test, ctx) == "missing"
-    if isinstance(owner, cst.Else):
-        branch = ctx.parent(owner)
-        return isinstance(branch, cst.If) and _cuda_test(branch.test, ctx) == "present"
-    if isinstance(suite, (cst.IndentedBlock, cst.Module)):
-        return any(
-            isinstance(earlier, cst.If)
-            and earlier.orelse is None
-            and ctx.gates.terminates(earlier.body)
-            and _cuda_test(earlier.test, ctx) == "present"
-            for earlier in statements_before(suite, statement)
-        )
-    return False
+    return runs_right_under(ctx, node, lambda test, taken: _cuda_test(test, ctx) == _WHEN_TAKEN[taken])
+
+
+# What `_cuda_test` must say of a test for CUDA_HOME to be missing where it is taken (True) or not (False).
+_WHEN_TAKEN = {True: "missing", False: "present"}
 
 
 def _cuda_guarded(node: cst.CSTNode, ctx: PythonContext) -> bool:

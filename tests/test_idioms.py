@@ -497,6 +497,26 @@ def test_guarded_by_counts_any_exit_by_default() -> None:
     assert idioms.guarded_by(snippet.ctx, hazard, lambda test, taken: snippet.code(test) == "missing" and not taken)
 
 
+@pytest.mark.parametrize(
+    ("code", "decided"),
+    [
+        pytest.param("if missing:\n    HAZARD()\n", True, id="if-body"),
+        pytest.param("if missing: HAZARD()\n", True, id="one-line-if"),
+        pytest.param("if present:\n    pass\nelse:\n    HAZARD()\n", True, id="else"),
+        pytest.param("def f():\n    if present:\n        return\n    HAZARD()\n", True, id="after-an-exit"),
+        pytest.param("if present:\n    x = 1\nHAZARD()\n", False, id="after-no-exit"),
+        pytest.param("if missing:\n    if other:\n        HAZARD()\n", False, id="only-the-closest-if"),
+        pytest.param("while HAZARD():\n    pass\n", False, id="in-a-header"),
+        pytest.param("if present:\n    HAZARD()\n", False, id="wrong-arm"),
+    ],
+)
+def test_runs_right_under(code: str, decided: bool) -> None:
+    snippet = parse(code)
+    hazard = snippet.node("HAZARD()", cst.Call)
+    wanted = {True: "missing", False: "present"}
+    assert idioms.runs_right_under(snippet.ctx, hazard, lambda test, taken: snippet.code(test) == wanted[taken]) is decided
+
+
 def test_statements_before_and_leaves_quietly() -> None:
     snippet = parse("a()\nif x:\n    return\nif y:\n    raise E\nb()\n")
     body = list(snippet.module.body)

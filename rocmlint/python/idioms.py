@@ -282,6 +282,36 @@ def guarded_by(
     return False
 
 
+def runs_right_under(
+    ctx: PythonContext, node: cst.CSTNode, holds: Callable[[cst.BaseExpression, bool], bool]
+) -> bool:
+    """Whether the simple statement holding `node` is decided by a test right around it, by a rule's own
+    predicate `holds(test, taken)`: it sits in the body of `if test:` (taken True), in the `else:` of one
+    (False), or after an earlier `if test: <leave the block>` without `else` in its own block (False).
+    A node in a compound statement's own header (an `if` or `while` test) is decided by nothing here."""
+    statement = ctx.parent(node)
+    while statement is not None and not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        if isinstance(statement, cst.BaseCompoundStatement):
+            return False
+        statement = ctx.parent(statement)
+    if statement is None:
+        return False
+    suite = ctx.parent(statement) if isinstance(statement, cst.SimpleStatementLine) else statement
+    owner = ctx.parent(suite) if isinstance(suite, cst.IndentedBlock) else ctx.parent(statement)
+    if isinstance(owner, cst.If) and suite is owner.body:
+        return holds(owner.test, True)
+    if isinstance(owner, cst.Else):
+        branch = ctx.parent(owner)
+        return isinstance(branch, cst.If) and holds(branch.test, False)
+    if not isinstance(suite, (cst.IndentedBlock, cst.Module)):
+        return False
+    earlier = statements_before(suite, statement)
+    return any(
+        isinstance(s, cst.If) and s.orelse is None and ctx.gates.terminates(s.body) and holds(s.test, False)
+        for s in earlier
+    )
+
+
 def _conditions_at(
     ancestor: cst.CSTNode, child: cst.CSTNode, leaves: Callable[[cst.BaseSuite], bool]
 ) -> list[tuple[cst.BaseExpression, bool]]:
