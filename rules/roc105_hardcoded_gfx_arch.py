@@ -9,7 +9,14 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import in_message, is_display_call, last_name, whole_value
+from rocmlint.python.idioms import (
+    in_message,
+    is_display_call,
+    is_looked_for,
+    last_name,
+    whole_value,
+)
+from rocmlint.python.lists import ADDING_METHODS
 from rocmlint.python.project import is_test_file
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -25,16 +32,6 @@ _ARCH_NAME = re.compile(r"gfx[0-9a-f]+(?:-[0-9]+)?(?:-generic)?")
 _PRE_RELEASE = frozenset({"gfx940", "gfx941"})
 
 _SET_WRAPPERS = frozenset({"frozenset", "set"})
-# Methods whose literal argument is a pattern or a piece of text matched against another string.
-_TEST_METHODS = frozenset(
-    {
-        "startswith", "endswith", "find", "rfind", "index", "count", "match", "fullmatch", "search",
-        "fnmatch", "fnmatchcase", "__contains__", "replace", "removeprefix", "removesuffix", "split",
-        "rsplit", "partition", "rpartition", "strip", "lstrip", "rstrip", "parametrize", "param",
-    }
-)
-# Methods that add elements to a collection: the collection's own uses decide.
-_MUTATORS = frozenset({"append", "extend", "insert"})
 # Methods whose second positional argument is a value to store or a fallback (`os.getenv(k, "gfx942")`).
 _VALUE_AFTER_KEY = frozenset({"get", "getenv", "setdefault", "putenv", "pop"})
 # Methods that build a string out of their arguments.
@@ -152,7 +149,7 @@ class HardcodedGfxArch(Rule):
         parent = ctx.parent(carrier)
         if parent is None:
             return _Use.UNKNOWN
-        if _is_test_or_key(carrier, parent, ctx):
+        if is_looked_for(ctx, carrier):
             return _Use.TEST
         if is_flag:
             return _Use.HARDCODED  # a compiler flag or an env assignment is never a lookup key
@@ -184,7 +181,7 @@ class HardcodedGfxArch(Rule):
             return _Use.HARDCODED  # arch="gfx942", default="gfx942", extra_cuda_cflags=[...]
         method = last_name(call.func)
         receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
-        if method in _MUTATORS and isinstance(receiver, (cst.Name, cst.Attribute)):
+        if method in ADDING_METHODS and isinstance(receiver, (cst.Name, cst.Attribute)):
             return self._uses_of(receiver, ctx, depth, unused=_Use.UNKNOWN)
         if method in _VALUE_AFTER_KEY:
             return _Use.HARDCODED if ctx.semantic.positional(call, 0) is not arg else _Use.UNKNOWN
@@ -270,29 +267,6 @@ def _module_is_arch_specific(text: str, ctx: PythonContext) -> bool:
     closest = "/".join(ctx.source.path.lower().replace("\\", "/").split("/")[-2:])
     archs = _ARCH_NAME.findall(text)
     return bool(archs) and all(arch in closest for arch in archs)
-
-
-def _is_test_or_key(carrier: cst.CSTNode, parent: cst.CSTNode, ctx: PythonContext) -> bool:
-    """Compared, matched, used as a key or index, or offered as `choices`: not a hardcoded target."""
-    if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
-        return True
-    if isinstance(parent, (cst.Index, cst.SubscriptElement)):
-        return True
-    if isinstance(parent, cst.DictElement) and parent.key is carrier:
-        return True
-    if isinstance(parent, cst.Arg):
-        call = ctx.parent(parent)
-        if not isinstance(call, cst.Call):
-            return False
-        method = last_name(call.func)
-        if method in _TEST_METHODS or method.startswith("assert"):
-            return True
-        if (ctx.qualified_name(call.func) or "").startswith(("re.", "fnmatch.")):
-            return True
-        if parent.keyword is not None and parent.keyword.value == "choices":
-            return True
-        return method == "get" and ctx.semantic.positional(call, 0) is parent
-    return False
 
 
 def _gfx_texts(carrier: cst.CSTNode, ctx: PythonContext) -> list[str]:

@@ -423,6 +423,30 @@ def test_literal_text() -> None:
     assert [idioms.literal_text(snippet.ctx, e) for e in elements] == ["-arch", "-O3", "-gencode={}", None, None]
 
 
+def test_is_looked_for() -> None:
+    snippet = parse(
+        """
+        a = arch == "x1"
+        b = table["x2"]
+        c = {"x3": "x4"}
+        d = name.startswith("x5")
+        e = re.match("x6", name)
+        f = parser.add_argument("--arch", choices=["x7"])
+        g = config.get("x8", "x9")
+        h = self.assertEqual(arch, "x10")
+        i = build("x11", target="x12")
+        """
+    )
+    strings = [n for n in _in_order(snippet.module) if isinstance(n, cst.SimpleString) and "x" in n.value]
+    looked_for = {snippet.code(s).strip('"'): idioms.is_looked_for(snippet.ctx, s) for s in strings}
+    assert looked_for == {
+        "x1": True, "x2": True, "x3": True, "x4": False, "x5": True, "x6": True, "x7": False,
+        "x8": True, "x9": False, "x10": True, "x11": False, "x12": False,
+    }
+    choices = snippet.node('["x7"]', cst.List)
+    assert idioms.is_looked_for(snippet.ctx, choices)
+
+
 def test_whole_value() -> None:
     snippet = parse(
         """

@@ -32,6 +32,16 @@ _STRING_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedStrin
 _COLLECTION_WRAPPERS = frozenset({"frozenset", "set", "tuple", "list", "sorted"})
 
 
+# Methods whose arguments are patterns or text matched against (or cut out of) another string, and
+# pytest's test parameters: values to look for, not to use.
+LOOKED_FOR_METHODS = frozenset(
+    {
+        "startswith", "endswith", "find", "rfind", "index", "count", "match", "fullmatch", "search",
+        "fnmatch", "fnmatchcase", "__contains__", "replace", "removeprefix", "removesuffix", "split",
+        "rsplit", "partition", "rpartition", "strip", "lstrip", "rstrip", "parametrize", "param",
+    }
+)
+
 # Functions that run a program: its command is the first argument (or `args=`).
 PROCESS_RUNNERS = frozenset(
     {
@@ -247,6 +257,30 @@ def in_message(ctx: PythonContext, node: cst.CSTNode) -> bool:
             return False
         child = ancestor
     return False
+
+
+def is_looked_for(ctx: PythonContext, node: cst.CSTNode) -> bool:
+    """Whether the value `node` stands for (a literal, or the collection holding it) is something to look
+    for rather than to use: compared (`==`, `in`), matched or edited as text (an argument of
+    `LOOKED_FOR_METHODS`, an `assert*` method, `re.*`, `fnmatch.*`), a key or an index (a subscript, a
+    dict key, the key of `.get(key, ...)`), offered as `choices=`, or test parameters."""
+    parent = ctx.parent(node)
+    if isinstance(parent, (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.SubscriptElement)):
+        return True
+    if isinstance(parent, cst.DictElement):
+        return parent.key is node
+    call = ctx.parent(parent) if isinstance(parent, cst.Arg) else None
+    if not isinstance(call, cst.Call):
+        return False
+    assert isinstance(parent, cst.Arg)
+    method = last_name(call.func)
+    if method in LOOKED_FOR_METHODS or method.startswith("assert"):
+        return True
+    if (ctx.qualified_name(call.func) or "").startswith(("re.", "fnmatch.")):
+        return True
+    if parent.keyword is not None and parent.keyword.value == "choices":
+        return True
+    return method == "get" and ctx.semantic.positional(call, 0) is parent
 
 
 # --- conditions and control flow ------------------------------------------------------------------
