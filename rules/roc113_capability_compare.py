@@ -11,11 +11,11 @@ from rocmlint.python.idioms import is_none, last_name, only_displayed, whole_con
 from rocmlint.python.values import ALL_OPERATORS, Follow, Names, Through
 from rocmlint.rule import Invalid, Rule, Valid
 
-_CAPABILITY_CALLS = frozenset({"torch.cuda.get_device_capability"})
-_PROPERTIES_CALLS = frozenset({"torch.cuda.get_device_properties"})
-# vLLM's platform object answers the same question with the same numbers (`RocmPlatform` returns the
-# gfx IP version too).
-_PLATFORM_OBJECTS = ("current_platform",)
+# The properties object is only compared through `.major`/`.minor`: its other fields lead nowhere.
+_CAPABILITY_CALLS = frozenset({"torch.cuda.get_device_capability", "torch.cuda.get_device_properties"})
+# vLLM's `current_platform.get_device_capability()` answers the same question with the same numbers
+# (`RocmPlatform` returns the gfx IP version too).
+_PLATFORM_READ = ["current_platform", "get_device_capability"]
 # Helpers that compare the capability themselves: vLLM's `Platform` methods, torchtitan's
 # `has_cuda_capability(9, 0)`.
 _CAPABILITY_HELPERS = frozenset(
@@ -25,25 +25,16 @@ _ORDERINGS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanE
 _NUMBER_CASTS = frozenset({"int", "float"})
 # A capability value may be unpacked, indexed, combined (`major * 10 + minor`), put in a tuple or an
 # f-string; a name counts when all its assignments are capability values or constant fallbacks.
-_CAPABILITY_VALUES = Follow(
-    names=Names.AGREEING, operators=ALL_OPERATORS, subscripts=True, elements=True, fields=True
-)
-# Where the rule could report or read: a superset of every mention of a capability read or helper.
-# - Every source and helper is named by its own identifier somewhere (`_sources` and `visit_Call`
-#   compare qualified and last names): in the call itself, or in the import or assignment that aliases
-#   it (`from torch.cuda import get_device_capability as cap`), so the whole words are enough;
-#   `device_capability` alone is a variable (`device_capability.major` is reached through the
-#   assignment that binds it, whose call is matched).
-# - A helper is not called when an attribute of it is read (`platform.has_device_capability.
-#   return_value = True`): left out when `.name` follows it directly.
-# - `get_device_properties(...)` counts only under `.major`/`.minor` (or bound to a name, read so
-#   later), `get_device_capability(...)` only as a value, subscripted or under `.major`/`.minor`/
-#   `.to_int()`: left out when a call (parentheses balanced three deep, no string or comment inside,
-#   so the scan reads code exactly) is directly followed by another attribute (`.total_memory`,
-#   `.gcnArchName`, `.as_version_str()`), or when `.name` follows the bare name (`.cache_clear()`).
-# - A name followed by a quote or backtick is no code (in valid Python a name never precedes a
-#   string, and a backtick is not a token; a file neither CPython nor libcst parses gets no
-#   diagnostic): `"torch.cuda.get_device_capability"` in `mock.patch(...)`, a docstring ending in it.
+_CAPABILITY_VALUES = Follow(names=Names.AGREEING, operators=ALL_OPERATORS, subscripts=True, elements=True, fields=True)
+# Where the rule could report or read (a superset of every mention of a capability read or helper):
+# - whole words: every read and helper is named by its own identifier in the call, or in the import or
+#   assignment aliasing it (`device_capability` alone is a variable, reached through its assignment);
+# - not a helper whose attribute is read (`platform.has_device_capability.return_value = True`);
+# - a read only as a value, subscripted or under `.major`/`.minor`/`.to_int()`: not when a call
+#   (parentheses balanced three deep, no string or comment inside, so the scan reads code exactly) or the
+#   bare name is directly followed by another attribute (`.total_memory`, `.as_version_str()`, `.cache_clear()`);
+# - not a name followed by a quote or backtick, which is no code in a file that parses
+#   (`mock.patch("torch.cuda.get_device_capability")`, a docstring ending in it).
 _HELPER_WORDS = r"(?:has_device_capability|is_device_capability(?:_family)?|has_cuda_capability)"
 _READ_WORDS = r"(?:get_device_capability|get_device_properties)"
 _BALANCED_CALL = r"""\((?:[^()'"#]|\((?:[^()'"#]|\([^()'"#]*\))*\))*\)"""
@@ -110,13 +101,10 @@ class CapabilityCompare(Rule):
         self._reported_conditions: set[cst.CSTNode] = set()
 
     def visit_Comparison(self, node: cst.Comparison, ctx: PythonContext) -> None:
-        operands = [node.left, *(target.comparator for target in node.comparisons)]
-        for index, target in enumerate(node.comparisons):
-            if not isinstance(target.operator, _ORDERINGS):
+        for left, operator, right in ctx.semantic.comparison_pairs(node):
+            if not isinstance(operator, _ORDERINGS):
                 continue
-            left, right = operands[index], operands[index + 1]
-            left_sources = _capability_reads(left, ctx)
-            right_sources = _capability_reads(right, ctx)
+            left_sources, right_sources = _capability_reads(left, ctx), _capability_reads(right, ctx)
             # Both sides capability (device 0 vs device 1) is a homogeneity check, not an arch gate.
             if bool(left_sources) == bool(right_sources):
                 continue
@@ -142,45 +130,32 @@ class CapabilityCompare(Rule):
             return
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
             return  # the platform class's own implementation
-        if isinstance(func, cst.Name) and _defined_here(func, ctx):
+        if ctx.semantic.local_function(func) is not None:
             return  # a helper defined in this file: its body's comparison is checked (and fixed) there
         fix = gate_condition(ctx, whole_condition(ctx, node), _FIX)
-        ctx.report(node, _helper_message(last_name(func)), fix=fix)
+        ctx.report(node, _HELPER_MESSAGE.format(last_name(func)), fix=fix)
 
 
 def _capability_reads(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode]:
-    """The capability reads (`get_device_capability()` / `get_device_properties()` calls) an expression is
-    computed from (`cap[0]`, `major * 10 + minor`, `(major, minor)`, `f"{major}"`, names assigned from
-    them); empty when it is not a capability value."""
+    """The capability reads (`get_device_capability()`, `get_device_properties()` calls) an expression is
+    computed from (`cap[0]`, `props.major`, `major * 10 + minor`, `(major, minor)`, `f"{major}"`, names
+    assigned from them); empty when it is not a capability value."""
     return ctx.semantic.values.trace(expr, lambda value: _capability_step(value, ctx), _CAPABILITY_VALUES)
 
 
 def _capability_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | Through | None:
     if isinstance(expr, cst.Attribute):
-        if expr.attr.value not in ("major", "minor"):
-            return []
-        return _properties_reads(expr.value, ctx) or Through((expr.value,))
+        return Through((expr.value,)) if expr.attr.value in ("major", "minor") else []
     if not isinstance(expr, cst.Call):
         return None
     name = ctx.qualified_name(expr.func) or ""
-    if name in _CAPABILITY_CALLS or _is_platform_capability(expr.func, name):
+    if name in _CAPABILITY_CALLS or (isinstance(expr.func, cst.Attribute) and name.split(".")[-2:] == _PLATFORM_READ):
         return [expr]
     if name in _NUMBER_CASTS and len(expr.args) == 1:
         return Through((expr.args[0].value,))
     if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "to_int" and not expr.args:
         return Through((expr.func.value,))  # vLLM `DeviceCapability.to_int()`
     return []
-
-
-def _properties_reads(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode]:
-    """The `torch.cuda.get_device_properties(...)` calls `expr` (a call or a name) stands for."""
-
-    def step(value: cst.BaseExpression) -> list[cst.CSTNode] | None:
-        if isinstance(value, cst.Call):
-            return [value] if ctx.qualified_name(value.func) in _PROPERTIES_CALLS else []
-        return None
-
-    return ctx.semantic.values.trace(expr, step, Follow(names=Names.AGREEING))
 
 
 _FIX = "Take the NVIDIA path only when not on ROCm: `(not IS_ROCM) and (...)`"
@@ -198,19 +173,6 @@ def _predates_amd(threshold: cst.CSTNode, ctx: PythonContext) -> bool:
     return False
 
 
-def _is_platform_capability(func: cst.BaseExpression, name: str) -> bool:
-    """vLLM's `current_platform.get_device_capability()`."""
-    if not isinstance(func, cst.Attribute) or func.attr.value != "get_device_capability":
-        return False
-    owner = name.rsplit(".", 1)[0]
-    return owner.rsplit(".", 1)[-1] in _PLATFORM_OBJECTS
-
-
-def _defined_here(func: cst.Name, ctx: PythonContext) -> bool:
-    binding = ctx.semantic.lookup(func.value, func)
-    return binding is not None and binding.kind == "function"
-
-
 _COMPARISON_MESSAGE = (
     "ROCm reports the gfx IP version as the CUDA compute capability (MI250 is 9.0, MI300X 9.4), so this "
     "NVIDIA architecture check also passes on AMD GPUs; guard it with `not torch.version.hip` and pick the "
@@ -218,12 +180,11 @@ _COMPARISON_MESSAGE = (
 )
 
 
-def _helper_message(helper: str) -> str:
-    return (
-        f"`{helper}` compares the CUDA compute capability, which ROCm reports as the gfx IP version "
-        "(MI300X is 9.4), so this NVIDIA architecture check also passes on AMD GPUs; conjoin it with an "
-        "NVIDIA-only test (`current_platform.is_cuda()`, `not torch.version.hip`)"
-    )
+_HELPER_MESSAGE = (
+    "`{}` compares the CUDA compute capability, which ROCm reports as the gfx IP version "
+    "(MI300X is 9.4), so this NVIDIA architecture check also passes on AMD GPUs; conjoin it with an "
+    "NVIDIA-only test (`current_platform.is_cuda()`, `not torch.version.hip`)"
+)
 
 
 CapabilityCompare.valid = (

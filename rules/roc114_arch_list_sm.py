@@ -66,12 +66,10 @@ class ArchListSm(Rule):
     triggers = (b"get_arch_list",)
 
     def visit_Comparison(self, node: cst.Comparison, ctx: PythonContext) -> None:
-        operands = [node.left, *(target.comparator for target in node.comparisons)]
-        for index, target in enumerate(node.comparisons):
-            left, right = operands[index], operands[index + 1]
-            if isinstance(target.operator, _MEMBERSHIP):
+        for left, operator, right in ctx.semantic.comparison_pairs(node):
+            if isinstance(operator, _MEMBERSHIP):
                 pairs = [(left, right)]
-            elif isinstance(target.operator, _EQUALITY):
+            elif isinstance(operator, _EQUALITY):
                 pairs = [(left, right), (right, left)]
             else:
                 continue

@@ -73,15 +73,13 @@ class GcnArchExact(Rule):
     reports_gated = True
 
     def visit_Comparison(self, node: cst.Comparison, ctx: PythonContext) -> None:
-        operands = [node.left, *(target.comparator for target in node.comparisons)]
-        for index, target in enumerate(node.comparisons):
-            left, right = operands[index], operands[index + 1]
-            if isinstance(target.operator, _EQUALITY):
+        for left, operator, right in ctx.semantic.comparison_pairs(node):
+            if isinstance(operator, _EQUALITY):
                 for arch, other in ((left, right), (right, left)):
                     if _is_arch_name(arch, ctx) and _bare_gfx_strings(other, ctx):
                         _report(arch, _EXACT_MESSAGE, ctx)
                         return
-            elif isinstance(target.operator, _MEMBERSHIP):
+            elif isinstance(operator, _MEMBERSHIP):
                 # `arch in ("gfx90a", "gfx942")`; `"gfx94" in arch` is a substring test and is correct.
                 if _is_arch_name(left, ctx) and _collection_has_bare_gfx(right, ctx):
                     _report(left, _MEMBERSHIP_MESSAGE, ctx)

@@ -2,40 +2,16 @@
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.commands import command_of, copes_with_missing_program, program_name, split_command
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import (
-    PROCESS_RUNNERS,
-    fstring_prefix,
-    handled_by_try,
-    is_none,
-    guarded_by,
-    leaves_quietly,
-)
-from rocmlint.python.values import MAX_DEPTH, Follow, Names
+from rocmlint.python.idioms import fstring_prefix
+from rocmlint.python.values import Follow, Names
 from rocmlint.rule import Invalid, Rule, Valid
 
-# Runners that go through a shell: a missing program is exit status 127, not FileNotFoundError.
-_SHELL_RUNNERS = frozenset(
-    {"os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput", "asyncio.create_subprocess_shell"}
-)
-# Runners whose first argument is the program alone (`create_subprocess_exec("nvidia-smi", "-L")`).
-_PROGRAM_RUNNERS = frozenset({"asyncio.create_subprocess_exec", "sh.Command"})
-_COMMAND_KEYWORDS = ("args", "cmd", "command", "program")
 _PROGRAM_NAMES = frozenset({"nvidia-smi", "nvidia-smi.exe"})
-_PRESENCE_CHECKS = frozenset(
-    {"shutil.which", "distutils.spawn.find_executable", "os.path.exists", "os.path.isfile", "os.access"}
-)
-# What a missing `nvidia-smi` raises when it is executed directly.
-_MISSING_PROGRAM_ERRORS = frozenset(
-    {"FileNotFoundError", "OSError", "EnvironmentError", "IOError", "Exception", "BaseException"}
-)
-# Through a shell the program's absence shows as a failed command instead.
-_FAILED_COMMAND_ERRORS = frozenset({"CalledProcessError", "SubprocessError"})
 # A name set per vendor branch holds one command per branch.
 _ALL_ASSIGNMENTS = Follow(names=Names.ALL)
 
@@ -86,48 +62,27 @@ class NvidiaSmi(Rule):
     triggers = (b"nvidia-smi",)
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
-        runner = ctx.qualified_name(node.func)
-        if runner not in PROCESS_RUNNERS:
-            return
-        command = _command_argument(node, ctx)
+        command = command_of(ctx, node)
         if command is None:
             return
-        literals = _program_literals(command, ctx, runner in _PROGRAM_RUNNERS)
-        if not literals or _has_fallback(node, ctx, _runs_through_shell(node, runner, ctx)):
+        literals = _program_literals(command.argument, ctx, command.program_alone)
+        if not literals or copes_with_missing_program(ctx, command, _PROGRAM_NAMES):
             return
         # A name assigned per vendor branch has several literals; report through one that reaches ROCm.
         for literal in literals:
             if not ctx.is_rocm_gated(literal):
-                ctx.report(command, _MESSAGE, gate_on=(literal,))
+                ctx.report(command.argument, _MESSAGE, gate_on=(literal,))
                 return
 
 
-def _command_argument(call: cst.Call, ctx: PythonContext) -> cst.BaseExpression | None:
-    first = ctx.semantic.positional(call, 0)
-    if first is not None:
-        return first.value
-    for keyword in _COMMAND_KEYWORDS:
-        arg = ctx.semantic.keyword(call, keyword)
-        if arg is not None:
-            return arg.value
-    return None
-
-
-def _runs_through_shell(call: cst.Call, runner: str, ctx: PythonContext) -> bool:
-    if runner in _SHELL_RUNNERS:
-        return True
-    shell = ctx.semantic.keyword(call, "shell")
-    return shell is not None and isinstance(shell.value, cst.Name) and shell.value.value == "True"
-
-
 # --- is the command nvidia-smi? ------------------------------------------------------------------------
-def _program_literals(expr: cst.BaseExpression, ctx: PythonContext, whole: bool) -> list[cst.CSTNode]:
+def _program_literals(expr: cst.BaseExpression, ctx: PythonContext, alone: bool) -> list[cst.CSTNode]:
     """The literals that make `expr` run nvidia-smi: an argv list's first element, a command string's
-    first word (the whole string when `whole`), through every assignment of a name."""
-    return ctx.semantic.values.trace(expr, lambda value: _program_step(value, ctx, whole), _ALL_ASSIGNMENTS)
+    first word (the whole string when `alone`), through every assignment of a name."""
+    return ctx.semantic.values.trace(expr, lambda value: _program_step(value, ctx, alone), _ALL_ASSIGNMENTS)
 
 
-def _program_step(expr: cst.BaseExpression, ctx: PythonContext, whole: bool) -> list[cst.CSTNode] | None:
+def _program_step(expr: cst.BaseExpression, ctx: PythonContext, alone: bool) -> list[cst.CSTNode] | None:
     if isinstance(expr, (cst.List, cst.Tuple)):
         first = expr.elements[0] if expr.elements else None
         if first is None or isinstance(first, cst.StarredElement):
@@ -138,90 +93,18 @@ def _program_step(expr: cst.BaseExpression, ctx: PythonContext, whole: bool) -> 
         binding = ctx.semantic.lookup(expr.value, expr)
         return [] if binding is not None and any(ctx.is_nvidia_gated(v) for v in binding.values) else None
     if isinstance(expr, cst.Call):
-        split_string = _split_string(expr, ctx)
+        split_string = split_command(ctx, expr)
         return _program_literals(split_string, ctx, False) if split_string is not None else []
     if isinstance(expr, cst.FormattedString):
-        return [expr] if _names_nvidia_smi(fstring_prefix(expr), whole=False) else []
+        return [expr] if _names_nvidia_smi(fstring_prefix(expr), alone=False) else []
     if not isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
         return None
     string = ctx.string_value(expr)
-    return [expr] if string is not None and _names_nvidia_smi(string, whole) else []
+    return [expr] if string is not None and _names_nvidia_smi(string, alone) else []
 
 
-def _split_string(call: cst.Call, ctx: PythonContext) -> cst.BaseExpression | None:
-    """The command string of `shlex.split("nvidia-smi -L")` or `"nvidia-smi -L".split()`."""
-    if ctx.qualified_name(call.func) == "shlex.split" and call.args:
-        return call.args[0].value
-    func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value == "split" and not call.args:
-        return func.value
-    return None
-
-
-def _names_nvidia_smi(command: str, whole: bool) -> bool:
-    words = command.split()
-    if not words or (whole and len(words) != 1):
-        return False
-    program = re.split(r"[\\/]", words[0].strip("\"'"))[-1]
-    return program.lower() in _PROGRAM_NAMES
-
-
-# --- fallbacks specific to this rule --------------------------------------------------------------------
-def _has_fallback(call: cst.Call, ctx: PythonContext, through_shell: bool) -> bool:
-    """Inside a `shutil.which("nvidia-smi")` check, after an early exit when it is missing, or in a
-    `try:` whose handler catches the failure and does not re-raise (within the same function)."""
-    failures = _MISSING_PROGRAM_ERRORS | (_FAILED_COMMAND_ERRORS if through_shell else frozenset())
-    return _presence_checked(call, ctx) or handled_by_try(ctx, call, failures)
-
-
-def _presence_checked(call: cst.Call, ctx: PythonContext) -> bool:
-    """Under a check that nvidia-smi exists, or after an early exit when it is missing (same function).
-    A `raise` as that exit is no fallback."""
-    return guarded_by(ctx, call, lambda test, taken: _presence(test, ctx, 0)[0 if taken else 1], leaves_quietly)
-
-
-def _presence(test: cst.CSTNode, ctx: PythonContext, depth: int) -> tuple[bool, bool]:
-    """(test true => nvidia-smi exists, nvidia-smi missing => test true) for presence checks such as
-    `shutil.which("nvidia-smi")`, `not ...`, `... is None`, `and`/`or`, and names assigned once."""
-    if depth > MAX_DEPTH:
-        return False, False
-    if isinstance(test, cst.Call):
-        return _is_presence_check(test, ctx), False
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        implies_present, true_when_missing = _presence(test.expression, ctx, depth + 1)
-        return true_when_missing, implies_present
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        return _none_comparison(test, ctx, depth)
-    if isinstance(test, cst.BooleanOperation):
-        left, right = _presence(test.left, ctx, depth + 1), _presence(test.right, ctx, depth + 1)
-        if isinstance(test.operator, cst.And):
-            return left[0] or right[0], left[1] and right[1]
-        return left[0] and right[0], left[1] or right[1]
-    if isinstance(test, cst.Name):
-        value = ctx.single_value(test)
-        if value is not None and value is not test:
-            return _presence(value, ctx, depth + 1)
-    return False, False
-
-
-def _none_comparison(test: cst.Comparison, ctx: PythonContext, depth: int) -> tuple[bool, bool]:
-    """`shutil.which(...) is not None` means the same as the call; `is None` its negation."""
-    target = test.comparisons[0]
-    if not is_none(target.comparator):
-        return False, False
-    implies_present, true_when_missing = _presence(test.left, ctx, depth + 1)
-    if isinstance(target.operator, (cst.IsNot, cst.NotEqual)):
-        return implies_present, true_when_missing
-    if isinstance(target.operator, (cst.Is, cst.Equal)):
-        return true_when_missing, implies_present
-    return False, False
-
-
-def _is_presence_check(call: cst.Call, ctx: PythonContext) -> bool:
-    if ctx.qualified_name(call.func) not in _PRESENCE_CHECKS or not call.args:
-        return False
-    path = ctx.string_value(call.args[0].value)
-    return path is not None and _names_nvidia_smi(path, whole=True)
+def _names_nvidia_smi(text: str, alone: bool) -> bool:
+    return program_name(text, alone) in _PROGRAM_NAMES
 
 
 _MESSAGE = (

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
@@ -19,26 +15,9 @@ _CONFIG_CLASSES = frozenset(
     {"triton.Config", "triton.runtime.Config", "triton.runtime.autotuner.Config", "helion.Config"}
 )
 _AUTOTUNERS = frozenset({"triton.autotune", "triton.runtime.autotune", "triton.runtime.autotuner.autotune"})
-_BINARY_OPERATORS: dict[type, Callable[[int, int], int]] = {
-    cst.Add: operator.add,
-    cst.Subtract: operator.sub,
-    cst.Multiply: operator.mul,
-    cst.FloorDivide: operator.floordiv,
-    cst.LeftShift: operator.lshift,
-    cst.RightShift: operator.rshift,
-}
 # How many hops (a variable, a def's result) a config list is followed forward to where it is pruned.
 _MAX_FLOW_DEPTH = 3
 _VENDOR_TEST_FORMS = (cst.Name, cst.Attribute, cst.Call, cst.Comparison)
-
-
-@dataclass(frozen=True)
-class _Source:
-    """One value `num_warps` may take, and the node it is written at."""
-
-    value: int
-    node: cst.CSTNode
-    from_loop: bool = False  # an element of the list a `for`/comprehension iterates
 
 
 class TritonNumWarps(Rule):
@@ -106,11 +85,11 @@ class TritonNumWarps(Rule):
         argument = _num_warps_argument(node, ctx)
         if argument is None:
             return
-        too_many = [s for s in _int_sources(argument.value, ctx) if s.value > _MAX_WARPS_ON_WAVE64]
+        too_many = [v for v in ctx.semantic.values.int_values(argument.value) if v.value > _MAX_WARPS_ON_WAVE64]
         if not too_many or _handled_for_rocm(node, ctx):
             return
         for source in too_many:
-            reported = source.node if source.from_loop else report_site(ctx, source.node, argument.value)
+            reported = source.node if source.looped else report_site(ctx, source.node, argument.value)
             if reported in self._reported:
                 continue
             if ctx.report(reported, _message(source.value), gate_on=(source.node, argument.value)):
@@ -125,52 +104,6 @@ def _num_warps_argument(call: cst.Call, ctx: PythonContext) -> cst.Arg | None:
     if last_name(call.func) != "Config" or ctx.qualified_name(call.func) not in _CONFIG_CLASSES:
         return None
     return keyword or ctx.semantic.positional(call, 1)
-
-
-# --- values ---------------------------------------------------------------------------------------
-def _int_sources(expr: cst.BaseExpression, ctx: PythonContext) -> list[_Source]:
-    """Every integer `expr` may be, where it is known at lint time."""
-    return ctx.semantic.values.trace(expr, lambda value: _int_step(value, ctx))
-
-
-def _int_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[_Source] | None:
-    if isinstance(expr, cst.Integer):
-        return [_Source(int(expr.evaluated_value), expr)]
-    if isinstance(expr, cst.Name):
-        # A loop variable takes the integer literals of the list it iterates (`for w in [4, 8, 32]`, a
-        # tuple target of `[(64, 4), (128, 32)]`, `itertools.product([64, 128], [4, 8, 32])`).
-        looped = ctx.semantic.loop_values(expr)
-        if looped is None:
-            return None
-        return [_Source(int(v.evaluated_value), v, from_loop=True) for v in looped if isinstance(v, cst.Integer)]
-    if isinstance(expr, cst.BinaryOperation):
-        apply = _BINARY_OPERATORS.get(type(expr.operator))
-        left, right = _constant(expr.left, ctx), _constant(expr.right, ctx)
-        if apply is None or left is None or right is None or not _safe_operands(expr.operator, right):
-            return []
-        return [_Source(apply(left, right), expr)]
-    if isinstance(expr, cst.Call) and ctx.qualified_name(expr.func) in ("min", "max") and expr.args:
-        values = [_constant(arg.value, ctx) for arg in expr.args if not arg.star and arg.keyword is None]
-        if len(values) != len(expr.args) or any(v is None for v in values):
-            return []
-        pick = min if ctx.qualified_name(expr.func) == "min" else max
-        return [_Source(pick(v for v in values if v is not None), expr)]
-    return None
-
-
-def _safe_operands(operation: cst.BaseBinaryOp, right: int) -> bool:
-    """No division by zero, no shifts that build huge integers."""
-    if isinstance(operation, cst.FloorDivide):
-        return right != 0
-    if isinstance(operation, (cst.LeftShift, cst.RightShift)):
-        return 0 <= right < 64
-    return True
-
-
-def _constant(expr: cst.BaseExpression, ctx: PythonContext) -> int | None:
-    """The single value of `expr` when it has exactly one (operands of arithmetic)."""
-    sources = _int_sources(expr, ctx)
-    return sources[0].value if len(sources) == 1 and not sources[0].from_loop else None
 
 
 # --- ROCm handling beyond plain gating ---------------------------------------------------------------
@@ -217,16 +150,10 @@ def _prune_consults_rocm(autotune: cst.Call, ctx: PythonContext) -> bool:
 
 def _consults_rocm(function: cst.BaseExpression, ctx: PythonContext) -> bool:
     """Whether a local function (or lambda) reads a ROCm test or the device warp size."""
-    if isinstance(function, cst.Lambda):
-        body: cst.CSTNode = function.body
-    elif isinstance(function, cst.Name):
-        binding = ctx.semantic.lookup(function.value, function)
-        if binding is None or binding.kind != "function" or binding.definition is None:
-            return False
-        body = binding.definition.body
-    else:
+    definition = function if isinstance(function, cst.Lambda) else ctx.semantic.local_function(function)
+    if definition is None:
         return False
-    for node in ctx.semantic.descendants(body):
+    for node in ctx.semantic.descendants(definition.body):
         if isinstance(node, (cst.Name, cst.Attribute)) and last_name(node) == "warp_size":
             return True
         if isinstance(node, _VENDOR_TEST_FORMS) and ctx.vendor_test(node).is_vendor_test:

@@ -246,3 +246,39 @@ def test_assigned_name() -> None:
     statements = [line.body[0] for line in module.body if isinstance(line, cst.SimpleStatementLine)]
     names = [assigned_name(statement) for statement in statements]  # type: ignore[arg-type]
     assert [name.value if name is not None else None for name in names] == ["x", "y", "z", None, None]
+
+
+def test_comparison_pairs() -> None:
+    comparison = cst.parse_expression("a < b <= c")
+    assert isinstance(comparison, cst.Comparison)
+    code = cst.Module([]).code_for_node
+    pairs = [(code(left), type(op).__name__, code(right)) for left, op, right in Semantic.comparison_pairs(comparison)]
+    assert pairs == [("a", "LessThan", "b"), ("b", "LessThanEqual", "c")]
+
+
+def test_local_function() -> None:
+    module, semantic = _parse("def f():\n    pass\ng = f\nx = f\ny = g\nz = len\n")
+    found = {name: semantic.local_function(_assigned(module, name)) for name in "xyz"}
+    assert found["x"] is not None and found["x"].name.value == "f"
+    assert found["y"] is None and found["z"] is None
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        pytest.param("B = 1024\nx = B // 32\n", [(32, False)], id="constant-arithmetic"),
+        pytest.param("x = (1 << 5) - 2 * 3 + 1\n", [(27, False)], id="nested-arithmetic"),
+        pytest.param("x = 8 // 0\n", [], id="no-division-by-zero"),
+        pytest.param("x = 1 << 100\n", [], id="no-huge-shift"),
+        pytest.param("x = 2 ** 5\n", [], id="power-not-folded"),
+        pytest.param("x = max(4, min(32, 64))\n", [(32, False)], id="min-max"),
+        pytest.param("x = max(4, n)\n", [], id="min-max-of-unknown"),
+        pytest.param("x = 8 if c else 32\n", [(8, False), (32, False)], id="arms"),
+        pytest.param("for w in [4, 32]:\n    x = w\n", [(4, True), (32, True)], id="loop"),
+        pytest.param("for w in [4, 32]:\n    x = w * 2\n", [], id="looped-operand-is-no-constant"),
+        pytest.param("def f(w):\n    x = w\n", [], id="parameter"),
+    ],
+)
+def test_int_values(code: str, expected: list[tuple[int, bool]]) -> None:
+    module, semantic = _parse(code)
+    assert [(v.value, v.looped) for v in semantic.values.int_values(_assigned(module, "x"))] == expected

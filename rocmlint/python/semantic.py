@@ -453,6 +453,25 @@ class Semantic:
         positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
         return positional[index] if index < len(positional) else None
 
+    @staticmethod
+    def comparison_pairs(
+        node: cst.Comparison,
+    ) -> Iterator[tuple[cst.BaseExpression, cst.BaseCompOp, cst.BaseExpression]]:
+        """(left, operator, right) of each comparison in a chain: `a < b <= c` is `(a, <, b), (b, <=, c)`."""
+        left = node.left
+        for target in node.comparisons:
+            yield left, target.operator, target.comparator
+            left = target.comparator
+
+    def local_function(self, name: cst.CSTNode) -> cst.FunctionDef | None:
+        """The def of this file a name refers to (`helper` in `helper(x)`), else None."""
+        if not isinstance(name, cst.Name):
+            return None
+        binding = self.lookup(name.value, name)
+        if binding is None or binding.kind != "function" or not isinstance(binding.definition, cst.FunctionDef):
+            return None
+        return binding.definition
+
     def argument(self, call: cst.Call, keyword: str | None, position: int | None) -> cst.Arg | None:
         """The argument passed as `keyword=`, else the one at `position` (either may be None: no such way)."""
         found = self.keyword(call, keyword) if keyword is not None else None

@@ -15,6 +15,7 @@ Every step costs one unit of depth, the same for every rule (`MAX_DEPTH`); a tra
 from __future__ import annotations
 
 import enum
+import operator
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
@@ -41,6 +42,15 @@ _LIST_BUILDERS = frozenset({"append", "extend", "insert"})
 _PART_OF_COLLECTION = (cst.Element, cst.List, cst.Tuple, cst.Set, cst.StarredElement, cst.BinaryOperation)
 _ELEMENT_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp)
 _ASSIGNMENTS = (cst.Assign, cst.AugAssign, cst.AnnAssign)
+_INTEGER_OPERATIONS: dict[type, Callable[[int, int], int]] = {
+    cst.Add: operator.add,
+    cst.Subtract: operator.sub,
+    cst.Multiply: operator.mul,
+    cst.FloorDivide: operator.floordiv,
+    cst.LeftShift: operator.lshift,
+    cst.RightShift: operator.rshift,
+}
+_INTEGER_CHOICES: dict[str, Callable[[list[int]], int]] = {"min": min, "max": max}
 
 
 class Names(enum.Enum):
@@ -81,6 +91,15 @@ class Destination:
     argument: cst.Arg | None = None
     reads: tuple[cst.Name, ...] = ()
     calls: tuple[cst.Call, ...] = ()
+
+
+@dataclass(frozen=True)
+class IntValue:
+    """One integer an expression may be (`Values.int_values`), and the node that makes it."""
+
+    value: int
+    node: cst.CSTNode
+    looped: bool = False  # an element of the list a loop iterates: one of several values at run time
 
 
 @dataclass(frozen=True)
@@ -170,11 +189,44 @@ class Values:
         func = call.func
         if follow.joins and isinstance(func, cst.Attribute) and func.attr.value == "join" and len(call.args) == 1:
             return [call.args[0].value]
-        if follow.returns and isinstance(func, cst.Name):
-            binding = self.semantic.lookup(func.value, func)
-            if binding is not None and binding.kind == "function" and isinstance(binding.definition, cst.FunctionDef):
-                return return_values(binding.definition)
-        return []
+        function = self.semantic.local_function(func) if follow.returns else None
+        return return_values(function) if function is not None else []
+
+    # --- integers -------------------------------------------------------------------------------------
+    def int_values(self, expr: cst.BaseExpression) -> list[IntValue]:
+        """Every integer `expr` may be, where it is known at lint time: literals, names assigned once,
+        both arms of conditionals, arithmetic on constants (`BLOCK // 32`, `1 << 5`), `min`/`max` of
+        constants, and the integers in the list a loop variable iterates (`for w in [4, 8, 32]`, a tuple
+        target of `[(64, 4), (128, 32)]`, `itertools.product([64, 128], [4, 8])`)."""
+        return self.trace(expr, self._int_step)
+
+    def _int_step(self, expr: cst.BaseExpression) -> list[IntValue] | None:
+        if isinstance(expr, cst.Integer):
+            return [IntValue(int(expr.evaluated_value), expr)]
+        if isinstance(expr, cst.Name):
+            looped = self.semantic.loop_values(expr)
+            if looped is None:
+                return None
+            return [IntValue(int(v.evaluated_value), v, looped=True) for v in looped if isinstance(v, cst.Integer)]
+        if isinstance(expr, cst.BinaryOperation):
+            apply = _INTEGER_OPERATIONS.get(type(expr.operator))
+            left, right = self._constant(expr.left), self._constant(expr.right)
+            if apply is None or left is None or right is None or not _defined_operation(expr.operator, right):
+                return []
+            return [IntValue(apply(left, right), expr)]
+        if not isinstance(expr, cst.Call) or not expr.args:
+            return None
+        choose = _INTEGER_CHOICES.get(self.semantic.qualified_name(expr.func) or "")
+        if choose is None:
+            return None
+        arguments = [self._constant(arg.value) for arg in expr.args if not arg.star and arg.keyword is None]
+        known = [value for value in arguments if value is not None]
+        return [IntValue(choose(known), expr)] if len(known) == len(expr.args) else []
+
+    def _constant(self, expr: cst.BaseExpression) -> int | None:
+        """The one value of an operand, when it has exactly one."""
+        values = self.int_values(expr)
+        return values[0].value if len(values) == 1 and not values[0].looped else None
 
     # --- loops and collections ----------------------------------------------------------------------
     def loop_values(self, name: cst.Name) -> list[cst.BaseExpression] | None:
@@ -270,6 +322,15 @@ def _list_built(call: cst.Call) -> cst.Name | None:
     if isinstance(func, cst.Attribute) and func.attr.value in _LIST_BUILDERS and isinstance(func.value, cst.Name):
         return func.value
     return None
+
+
+def _defined_operation(operation: cst.BaseBinaryOp, right: int) -> bool:
+    """No division by zero, no shifts that build huge integers."""
+    if isinstance(operation, cst.FloorDivide):
+        return right != 0
+    if isinstance(operation, (cst.LeftShift, cst.RightShift)):
+        return 0 <= right < 64
+    return True
 
 
 def assigned_name(statement: cst.Assign | cst.AugAssign | cst.AnnAssign) -> cst.Name | None:

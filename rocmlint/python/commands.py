@@ -1,0 +1,135 @@
+"""Calls that run a program: which argument is the command, how it names the program, and whether the code
+around the call copes with the program being missing (a presence check first, or a handler for the failure)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import libcst as cst
+
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import PROCESS_RUNNERS, guarded_by, handled_by_try, is_none, leaves_quietly
+from rocmlint.python.values import MAX_DEPTH
+
+# Runners that go through a shell: a missing program is exit status 127, not FileNotFoundError.
+_SHELL_RUNNERS = frozenset(
+    {"os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput", "asyncio.create_subprocess_shell"}
+)
+# Runners whose first argument is the program alone (`create_subprocess_exec("nvidia-smi", "-L")`).
+_PROGRAM_RUNNERS = frozenset({"asyncio.create_subprocess_exec", "sh.Command"})
+_COMMAND_KEYWORDS = ("args", "cmd", "command", "program")
+_PRESENCE_CHECKS = frozenset(
+    {"shutil.which", "distutils.spawn.find_executable", "os.path.exists", "os.path.isfile", "os.access"}
+)
+# What a missing program raises when it is executed directly.
+_MISSING_PROGRAM_ERRORS = frozenset(
+    {"FileNotFoundError", "OSError", "EnvironmentError", "IOError", "Exception", "BaseException"}
+)
+# Through a shell the program's absence shows as a failed command instead.
+_FAILED_COMMAND_ERRORS = frozenset({"CalledProcessError", "SubprocessError"})
+
+
+@dataclass(frozen=True)
+class Command:
+    """A call that runs a program (`subprocess.run(...)`, `os.system(...)`, ...)."""
+
+    call: cst.Call
+    argument: cst.BaseExpression  # an argv list, a shell string, or the program alone
+    program_alone: bool  # the argument is the program itself, not a command line
+    through_shell: bool
+
+
+def command_of(ctx: PythonContext, call: cst.Call) -> Command | None:
+    """The command `call` runs, when it is a process runner (the first argument, or `args=`/`cmd=`/...)."""
+    runner = ctx.qualified_name(call.func)
+    if runner not in PROCESS_RUNNERS:
+        return None
+    first = ctx.semantic.positional(call, 0)
+    arguments = [first] if first is not None else [ctx.semantic.keyword(call, word) for word in _COMMAND_KEYWORDS]
+    argument = next((arg.value for arg in arguments if arg is not None), None)
+    if argument is None:
+        return None
+    shell = ctx.semantic.keyword(call, "shell")
+    through_shell = runner in _SHELL_RUNNERS or (
+        shell is not None and isinstance(shell.value, cst.Name) and shell.value.value == "True"
+    )
+    return Command(call, argument, runner in _PROGRAM_RUNNERS, through_shell)
+
+
+def split_command(ctx: PythonContext, call: cst.Call) -> cst.BaseExpression | None:
+    """The command string of `shlex.split("nvidia-smi -L")` or `"nvidia-smi -L".split()`."""
+    if ctx.qualified_name(call.func) == "shlex.split" and call.args:
+        return call.args[0].value
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "split" and not call.args:
+        return func.value
+    return None
+
+
+def program_name(text: str, alone: bool) -> str | None:
+    """The lower-case file name of the program a command line starts with (`nvidia-smi` for
+    `"/usr/bin/nvidia-smi -L"`); with `alone`, only when the text is the program and nothing else."""
+    words = text.split()
+    if not words or (alone and len(words) != 1):
+        return None
+    return re.split(r"[\\/]", words[0].strip("\"'"))[-1].lower()
+
+
+def copes_with_missing_program(ctx: PythonContext, command: Command, programs: frozenset[str]) -> bool:
+    """Whether the code around `command` (within its function) copes with its program (one of `programs`)
+    missing: inside a presence check (`if shutil.which("nvidia-smi"):`), after an early exit when it is
+    missing (a `raise` is no fallback), or in a `try:` whose handler catches the failure and does not
+    re-raise (`FileNotFoundError`, `OSError`, `Exception`; `CalledProcessError` through a shell)."""
+    failures = _MISSING_PROGRAM_ERRORS | (_FAILED_COMMAND_ERRORS if command.through_shell else frozenset())
+
+    def checks_presence(test: cst.BaseExpression, taken: bool) -> bool:
+        return _presence(ctx, test, programs, 0)[0 if taken else 1]
+
+    return guarded_by(ctx, command.call, checks_presence, leaves_quietly) or handled_by_try(ctx, command.call, failures)
+
+
+def _presence(ctx: PythonContext, test: cst.CSTNode, programs: frozenset[str], depth: int) -> tuple[bool, bool]:
+    """(test true => the program exists, the program missing => test true) for presence checks such as
+    `shutil.which("nvidia-smi")`, `not ...`, `... is None`, `and`/`or`, and names assigned once."""
+    if depth > MAX_DEPTH:
+        return False, False
+    if isinstance(test, cst.Call):
+        return _is_presence_check(ctx, test, programs), False
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        implies_present, true_when_missing = _presence(ctx, test.expression, programs, depth + 1)
+        return true_when_missing, implies_present
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        return _none_comparison(ctx, test, programs, depth)
+    if isinstance(test, cst.BooleanOperation):
+        left, right = _presence(ctx, test.left, programs, depth + 1), _presence(ctx, test.right, programs, depth + 1)
+        if isinstance(test.operator, cst.And):
+            return left[0] or right[0], left[1] and right[1]
+        return left[0] and right[0], left[1] or right[1]
+    if isinstance(test, cst.Name):
+        value = ctx.single_value(test)
+        if value is not None and value is not test:
+            return _presence(ctx, value, programs, depth + 1)
+    return False, False
+
+
+def _none_comparison(
+    ctx: PythonContext, test: cst.Comparison, programs: frozenset[str], depth: int
+) -> tuple[bool, bool]:
+    """`shutil.which(...) is not None` means the same as the call; `is None` its negation."""
+    target = test.comparisons[0]
+    if not is_none(target.comparator):
+        return False, False
+    implies_present, true_when_missing = _presence(ctx, test.left, programs, depth + 1)
+    if isinstance(target.operator, (cst.IsNot, cst.NotEqual)):
+        return implies_present, true_when_missing
+    if isinstance(target.operator, (cst.Is, cst.Equal)):
+        return true_when_missing, implies_present
+    return False, False
+
+
+def _is_presence_check(ctx: PythonContext, call: cst.Call, programs: frozenset[str]) -> bool:
+    if ctx.qualified_name(call.func) not in _PRESENCE_CHECKS or not call.args:
+        return False
+    path = ctx.string_value(call.args[0].value)
+    return path is not None and program_name(path, alone=True) in programs

@@ -1,0 +1,131 @@
+"""Calls that run a program (rocmlint/python/commands.py): the command argument, the program it names, and
+whether the code around the call copes with the program missing."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from rocmlint.python.commands import Command, command_of, copes_with_missing_program, program_name, split_command
+from rocmlint.python.frontend import PythonContext, RuleOptions
+from rocmlint.python.gating import GateAnalyzer
+from rocmlint.python.semantic import Semantic
+from rocmlint.python.tree import walk
+from rocmlint.source import SourceFile
+
+_SMI = frozenset({"nvidia-smi"})
+
+
+def _context(code: str) -> tuple[cst.Module, PythonContext]:
+    text = textwrap.dedent(code).lstrip("\n")
+    module = cst.parse_module(text)
+    semantic = Semantic(module, None)
+    source = SourceFile.from_bytes("example.py", text.encode("utf-8"), "python")
+    ctx = PythonContext(source, module, semantic, GateAnalyzer(semantic), RuleOptions())
+    walk(module, semantic.parents, {})
+    return module, ctx
+
+
+def _calls(module: cst.Module) -> list[cst.Call]:
+    found: list[cst.Call] = []
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            found.append(node)
+        stack.extend(reversed(node.children))
+    return found
+
+
+def _first_command(code: str) -> tuple[cst.Module, PythonContext, Command | None]:
+    module, ctx = _context(code)
+    commands = [command_of(ctx, call) for call in _calls(module)]
+    return module, ctx, next((command for command in commands if command is not None), None)
+
+
+@pytest.mark.parametrize(
+    ("code", "argument", "alone", "shell"),
+    [
+        pytest.param('import subprocess\nsubprocess.run(["nvidia-smi", "-L"])\n', '["nvidia-smi", "-L"]', False, False),
+        pytest.param('import subprocess\nsubprocess.run(args="nvidia-smi", shell=True)\n', '"nvidia-smi"', False, True),
+        pytest.param('import os\nos.system("nvidia-smi")\n', '"nvidia-smi"', False, True),
+        pytest.param(
+            "import asyncio as a\na.create_subprocess_exec('nvidia-smi', '-L')\n", "'nvidia-smi'", True, False
+        ),
+    ],
+)
+def test_command_of(code: str, argument: str, alone: bool, shell: bool) -> None:
+    module, _, command = _first_command(code)
+    assert command is not None
+    assert module.code_for_node(command.argument) == argument
+    assert (command.program_alone, command.through_shell) == (alone, shell)
+
+
+def test_no_command() -> None:
+    assert _first_command("import subprocess\nsubprocess.run()\nprint('nvidia-smi')\n")[2] is None
+
+
+@pytest.mark.parametrize(
+    ("code", "split"),
+    [('import shlex\nshlex.split("a b")\n', '"a b"'), ('"a b".split()\n', '"a b"'), ('"a,b".split(",")\n', None)],
+)
+def test_split_command(code: str, split: str | None) -> None:
+    module, ctx = _context(code)
+    found = split_command(ctx, _calls(module)[0])
+    assert (module.code_for_node(found) if found is not None else None) == split
+
+
+@pytest.mark.parametrize(
+    ("text", "alone", "name"),
+    [
+        ("/usr/bin/nvidia-smi -L", False, "nvidia-smi"),
+        ('"C:\\Tools\\NVIDIA-SMI.exe"', True, "nvidia-smi.exe"),
+        ("nvidia-smi -L", True, None),
+        ("", False, None),
+    ],
+)
+def test_program_name(text: str, alone: bool, name: str | None) -> None:
+    assert program_name(text, alone) == name
+
+
+@pytest.mark.parametrize(
+    ("code", "copes"),
+    [
+        pytest.param('if shutil.which("nvidia-smi"):\n    subprocess.run(["nvidia-smi"])\n', True, id="which"),
+        pytest.param(
+            'if shutil.which("nvidia-smi") is None:\n    pass\nelse:\n    subprocess.run(["nvidia-smi"])\n',
+            True,
+            id="is-none-else",
+        ),
+        pytest.param(
+            'def f():\n    if not shutil.which("nvidia-smi"):\n        return 0\n    subprocess.run(["nvidia-smi"])\n',
+            True,
+            id="early-return",
+        ),
+        pytest.param(
+            'def f():\n    if not shutil.which("nvidia-smi"):\n        raise E()\n    subprocess.run(["nvidia-smi"])\n',
+            False,
+            id="raise-is-no-fallback",
+        ),
+        pytest.param('if shutil.which("amd-smi"):\n    subprocess.run(["nvidia-smi"])\n', False, id="other-program"),
+        pytest.param(
+            'try:\n    subprocess.run(["nvidia-smi"])\nexcept FileNotFoundError:\n    pass\n', True, id="handled"
+        ),
+        pytest.param(
+            'try:\n    subprocess.run(["nvidia-smi"])\nexcept subprocess.CalledProcessError:\n    pass\n',
+            False,
+            id="failed-command-is-not-missing-program",
+        ),
+        pytest.param(
+            'try:\n    os.system("nvidia-smi")\nexcept subprocess.CalledProcessError:\n    pass\n',
+            True,
+            id="through-a-shell-missing-is-failed",
+        ),
+    ],
+)
+def test_copes_with_missing_program(code: str, copes: bool) -> None:
+    _, ctx, command = _first_command("import os, shutil, subprocess\n" + code)
+    assert command is not None
+    assert copes_with_missing_program(ctx, command, _SMI) is copes
