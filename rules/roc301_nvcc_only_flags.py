@@ -10,7 +10,7 @@ from rocmlint.data import load
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import hip_extension_guard, keep_on_nvidia, wrap_in_if
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import literal_text
+from rocmlint.python.idioms import literal_text, subscript_key
 from rocmlint.python.lists import (
     ADDING_METHODS,
     added_values,
@@ -176,7 +176,10 @@ class NvccOnlyFlags(Rule):
         self, target: cst.BaseExpression, definition: cst.CSTNode, sources: list[cst.BaseExpression], ctx: PythonContext
     ) -> None:
         """`compile_args["nvcc"] = ...`, `self.nvcc_flags += ...`, `nvcc_flags.append(...)`."""
-        if _is_nvcc_subscript(target, ctx) or isinstance(target, cst.Attribute) and _is_flag_list_name(target.attr.value):
+        key = subscript_key(target)
+        if key is not None and ctx.string_value(key) == "nvcc":
+            self._check(sources, (), ctx)
+        elif isinstance(target, cst.Attribute) and _is_flag_list_name(target.attr.value):
             self._check(sources, (), ctx)
         elif isinstance(target, cst.Name) and _is_flag_list_name(target.value):
             self._check_flag_variable(target, definition, sources, ctx)
@@ -347,11 +350,10 @@ def _call_pass_through(call: cst.Call, ctx: PythonContext) -> list[cst.BaseExpre
     positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
     if callee in _PASS_THROUGH_BUILTINS:
         return positional
-    if isinstance(func, cst.Name) and not _mentions_rocm(func.value):
-        binding = ctx.semantic.lookup(func.value, func)
-        if binding is not None and isinstance(binding.definition, cst.FunctionDef):
-            return positional + return_values(binding.definition)
-    return []
+    helper = ctx.semantic.local_function(func)
+    if helper is None or _mentions_rocm(helper.name.value):
+        return []
+    return positional + return_values(helper)
 
 
 def _is_flag_list_name(name: str) -> bool:
@@ -366,14 +368,6 @@ def _is_flag_list_name(name: str) -> bool:
 
 def _mentions_rocm(name: str) -> bool:
     return bool(_ROCM_WORDS.intersection(_NAME_TOKENS.findall(name.lower())))
-
-
-def _is_nvcc_subscript(node: cst.CSTNode, ctx: PythonContext) -> bool:
-    """`compile_args["nvcc"]`."""
-    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
-        return False
-    index = node.slice[0].slice
-    return isinstance(index, cst.Index) and ctx.string_value(index.value) == "nvcc"
 
 
 NvccOnlyFlags.valid = (

@@ -310,10 +310,8 @@ def _is_version_helper(call: cst.Call, callee: str, ctx: PythonContext) -> bool:
     words = set(_NAME_WORDS.findall(callee.rsplit(".", 1)[-1].lower()))
     if not words.intersection(_VERSION_HELPER_WORDS) or words.intersection(_ROCM_WORDS):
         return False
-    if isinstance(call.func, cst.Name):
-        binding = ctx.semantic.lookup(call.func.value, call.func)
-        if binding is not None and binding.kind == "function":
-            return False
+    if ctx.semantic.local_function(call.func) is not None:
+        return False
     return any(_is_cuda_home(arg.value, ctx) for arg in call.args if not arg.star)
 
 
