@@ -92,6 +92,7 @@ class GateAnalyzer:
         self._before_cache: dict[cst.CSTNode, list[Condition]] = {}
         self._callers: dict[cst.FunctionDef, list[Condition]] = {}
         self._caller_path: list[cst.FunctionDef] = []  # the functions being decided, outermost first
+        self._on_caller_path: set[cst.FunctionDef] = set()  # the same, for membership tests
         self._caller_nesting = 0  # how many of them are on the Python stack
         self._recursive: set[cst.FunctionDef] = set()
 
@@ -198,7 +199,7 @@ class GateAnalyzer:
         known = self._callers.get(function)
         if known is not None:
             return known
-        if function in self._caller_path:  # asked again while deciding it: a cycle of calls
+        if function in self._on_caller_path:  # asked again while deciding it: a cycle of calls
             self._recursive.update(self._caller_path[self._caller_path.index(function) :])
             return []
         if self._caller_nesting >= _MAX_CALLER_NESTING:
@@ -216,21 +217,23 @@ class GateAnalyzer:
             if current in self._callers:
                 pending.pop()
                 continue
-            self._caller_path = list(path)
+            self._caller_path, self._on_caller_path = list(path), set(path)
             try:
                 self._decide_callers(current)
             except _CallerDeferred as deferred:
                 pending.append((deferred.function, deferred.path))
-        self._caller_path = []
+        self._caller_path, self._on_caller_path = [], set()
         return self._callers[function]
 
     def _decide_callers(self, function: cst.FunctionDef) -> list[Condition]:
         self._caller_path.append(function)
+        self._on_caller_path.add(function)
         self._caller_nesting += 1
         try:
             found = self._conditions_from_callers(function)
         finally:
             self._caller_path.pop()
+            self._on_caller_path.discard(function)
             self._caller_nesting -= 1
         result = [] if function in self._recursive else found
         self._callers[function] = result
