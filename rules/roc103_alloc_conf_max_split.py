@@ -13,7 +13,7 @@ from rocmlint.python.fixes import (
 )
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import environ_writes, last_name
-from rocmlint.python.values import Follow, Through
+from rocmlint.python.values import Follow
 from rocmlint.rule import Invalid, Rule, Valid
 
 _TOKEN = "max_split_size_mb"
@@ -22,10 +22,8 @@ _ALLOC_CONF_VARIABLES = frozenset({"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC
 _SET_ALLOCATOR_SETTINGS = frozenset(
     {"torch.cuda.memory._set_allocator_settings", "torch.cuda._set_allocator_settings"}
 )
-# Methods of a string literal whose result still carries the literal's text.
-_TEXT_PRESERVING_METHODS = frozenset({"format", "strip", "lstrip", "rstrip"})
-# Settings text is built with `+`, `%`, conditionals and `",".join([...])`.
-_SETTINGS_TEXT = Follow(operators=(cst.Add, cst.Modulo), joins=True, elements=True)
+# Settings text is built with `+`, `%`, conditionals, `",".join([...])` and `"...".format(...)`.
+_SETTINGS_TEXT = Follow(operators=(cst.Add, cst.Modulo), joins=True, elements=True, text_methods=True)
 
 
 class AllocConfMaxSplit(Rule):
@@ -168,14 +166,11 @@ def _split_size_literals(expr: cst.BaseExpression, ctx: PythonContext) -> list[c
     return ctx.semantic.values.trace(expr, lambda value: _split_size_step(value, ctx), _SETTINGS_TEXT)
 
 
-def _split_size_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | Through | None:
+def _split_size_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | None:
     if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
         return [expr] if _TOKEN in (ctx.string_value(expr) or "") else []
     if isinstance(expr, cst.FormattedString):
         return [part for part in expr.parts if isinstance(part, cst.FormattedStringText) and _TOKEN in part.value]
-    func = expr.func if isinstance(expr, cst.Call) else None
-    if isinstance(func, cst.Attribute) and func.attr.value in _TEXT_PRESERVING_METHODS:
-        return Through((func.value,))
     return None
 
 

@@ -7,20 +7,17 @@ import libcst as cst
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.fixes import gate_condition, is_truth_tested
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import fstring_prefix, only_displayed, whole_condition
+from rocmlint.python.idioms import fstring_prefix, only_displayed, regex_operands, whole_condition
 from rocmlint.python.values import Follow, Names, Through
 from rocmlint.rule import Invalid, Rule, Valid
 
 _ARCH_LIST_CALLS = frozenset({"torch.cuda.get_arch_list"})
 _NVIDIA_PREFIXES = ("sm_", "compute_")
 # Calls that keep the arch names: `list(...)`, `" ".join(...)`, `str(...)`.
-_PASS_THROUGH = frozenset({"list", "tuple", "set", "frozenset", "sorted", "str"})
-_REGEX_FUNCTIONS = frozenset({"re.match", "re.search", "re.fullmatch", "re.findall", "re.finditer"})
-_REGEX_METHODS = frozenset({"match", "search", "fullmatch", "findall", "finditer"})
 _MEMBERSHIP = (cst.In, cst.NotIn)
 _EQUALITY = (cst.Equal, cst.NotEqual)
-# An element (`for arch in ...`, `[0]`) or a join of the arch list is searched like the list itself.
-_ARCH_LIST_VALUES = Follow(names=Names.AGREEING, subscripts=True, joins=True, loops=True)
+# An element (`for arch in ...`, `[0]`), a join or a copy of the arch list is searched like the list itself.
+_ARCH_LIST_VALUES = Follow(names=Names.AGREEING, subscripts=True, joins=True, loops=True, conversions=True)
 
 
 class ArchListSm(Rule):
@@ -83,7 +80,7 @@ class ArchListSm(Rule):
             prefixes = _nvidia_targets(node.args[0].value, ctx)
             _report(node, prefixes, _arch_list_sources(func.value, ctx), ctx)
             return
-        pattern, subject = _regex_operands(node, ctx)
+        pattern, subject = regex_operands(ctx, node)
         if pattern is not None and subject is not None:
             # A match object is used for more than its truth (`.group(1)`): `False` cannot stand for it.
             fixable = is_truth_tested(ctx, node)
@@ -112,13 +109,10 @@ def _arch_list_sources(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst
     return ctx.semantic.values.trace(expr, lambda value: _arch_list_step(value, ctx), _ARCH_LIST_VALUES)
 
 
-def _arch_list_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | Through | None:
-    if not isinstance(expr, cst.Call):
+def _arch_list_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | None:
+    if not isinstance(expr, cst.Call) or ctx.qualified_name(expr.func) not in _ARCH_LIST_CALLS:
         return None
-    name = ctx.qualified_name(expr.func)
-    if name in _ARCH_LIST_CALLS:
-        return [expr]
-    return Through((expr.args[0].value,)) if name in _PASS_THROUGH and len(expr.args) == 1 else None
+    return [expr]
 
 
 def _nvidia_targets(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode]:
@@ -135,20 +129,6 @@ def _target_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNo
     if not isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
         return None
     return [expr] if (ctx.string_value(expr) or "").startswith(_NVIDIA_PREFIXES) else []
-
-
-def _regex_operands(call: cst.Call, ctx: PythonContext) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None]:
-    """(pattern, searched string) of `re.search(p, s)` or `compiled.search(s)` after `compiled = re.compile(p)`."""
-    name = ctx.qualified_name(call.func) or ""
-    if name in _REGEX_FUNCTIONS and len(call.args) >= 2:
-        return call.args[0].value, call.args[1].value
-    func = call.func
-    if not isinstance(func, cst.Attribute) or func.attr.value not in _REGEX_METHODS or not call.args:
-        return None, None
-    compiled = ctx.single_value(func.value)
-    if isinstance(compiled, cst.Call) and ctx.qualified_name(compiled.func) == "re.compile" and compiled.args:
-        return compiled.args[0].value, call.args[0].value
-    return None, None
 
 
 def _nvidia_regexes(pattern: cst.CSTNode, ctx: PythonContext) -> list[cst.CSTNode]:

@@ -10,8 +10,7 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import format_template, last_name, report_site
-from rocmlint.python.values import Through
+from rocmlint.python.idioms import last_name, report_site
 from rocmlint.rule import Invalid, Rule, Valid
 
 
@@ -124,27 +123,11 @@ class TritonInlinePtx(Rule):
 
 def _report_ptx(value: cst.BaseExpression, is_ptx: Callable[[str], bool], ctx: PythonContext) -> bool:
     """Report each text `value` may be that `is_ptx`; True when any of its texts is known."""
-    texts = _text_sources(value, ctx)
+    texts = ctx.semantic.values.texts(value)
     for text, literal in texts:
         if is_ptx(text):
             ctx.report(report_site(ctx, literal, value), _message(), gate_on=(literal,))
     return bool(texts)
-
-
-def _text_sources(value: cst.BaseExpression, ctx: PythonContext) -> list[tuple[str, cst.CSTNode]]:
-    """Every text an asm/constraints expression may be, with the node it is written at: literals
-    (f-strings by their constant parts), names assigned once, both arms of `a if c else b`, and
-    `"...".format(...)` by its template."""
-    return ctx.semantic.values.trace(value, lambda expr: _text_step(expr, ctx))
-
-
-def _text_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[tuple[str, cst.CSTNode]] | Through | None:
-    template = format_template(expr)
-    if template is not None:
-        return Through((template,))
-    # A name is left to the tracer, so that the literal it is assigned is reported, not the name.
-    text = None if isinstance(expr, cst.Name) else ctx.semantic.static_text(expr)
-    return [(text, expr)] if text is not None else None
 
 
 def _has_ptx(asm: str) -> bool:

@@ -267,7 +267,7 @@ def test_descendants_and_is_within() -> None:
 
 # --- idioms: names, calls, values -----------------------------------------------------------------------
 def test_small_syntactic_idioms() -> None:
-    snippet = parse('a.b.c()\nd()\nx = None\ny = os.environ["K"]\nz = s[1:2]\nt = f"hip:{r}"\nu = "{}".format(v)\n')
+    snippet = parse('a.b.c()\nd()\nx = None\ny = os.environ["K"]\nz = s[1:2]\nt = f"hip:{r}"\n')
     assert idioms.last_name(snippet.node("a.b.c", cst.Attribute)) == "c"
     assert idioms.last_name(snippet.node("d", cst.Name)) == "d"
     assert idioms.last_name(snippet.node("d()", cst.Call)) == ""
@@ -275,8 +275,6 @@ def test_small_syntactic_idioms() -> None:
     assert snippet.code(idioms.subscript_key(snippet.value("y"))) == '"K"'
     assert idioms.subscript_key(snippet.value("z")) is None
     assert idioms.fstring_prefix(snippet.value_as("t", cst.FormattedString)) == "hip:"
-    assert snippet.code(idioms.format_template(snippet.value("u"))) == '"{}"'
-    assert idioms.format_template(snippet.value("t")) is None
 
 
 @pytest.mark.parametrize(

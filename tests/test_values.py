@@ -12,6 +12,9 @@ from collections.abc import Sequence
 import libcst as cst
 import pytest
 
+from rocmlint.python.frontend import PythonContext, RuleOptions
+from rocmlint.python.gating import GateAnalyzer
+from rocmlint.python.idioms import regex_operands
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import walk
 from rocmlint.python.values import (
@@ -25,6 +28,7 @@ from rocmlint.python.values import (
     assigned_name,
     is_literal_constant,
 )
+from rocmlint.source import SourceFile
 
 
 def _parse(code: str) -> tuple[cst.Module, Semantic]:
@@ -132,6 +136,10 @@ def _trace(code: str, follow: Follow = PLAIN, target: str = "x") -> list[str]:
             "def f():\n    return 1\nx = f()\n", Follow(), [], id="returns-off"
         ),
         pytest.param("x = [y for y in [1]][0]\n", Follow(subscripts=True, names=Names.ALL), [], id="comprehension"),
+        pytest.param('x = sorted(set(("a",)))\n', Follow(conversions=True, elements=True), ['"a"'], id="conversions"),
+        pytest.param('x = sorted(("a",))\n', Follow(elements=True), [], id="conversions-off"),
+        pytest.param('x = " {} ".format(1).strip()\n', Follow(text_methods=True), ['" {} "'], id="text-methods"),
+        pytest.param('x = "a".replace("a", "")\n', Follow(text_methods=True), [], id="other-methods-not"),
     ],
 )
 def test_follows(code: str, follow: Follow, expected: list[str]) -> None:
@@ -282,3 +290,30 @@ def test_local_function() -> None:
 def test_int_values(code: str, expected: list[tuple[int, bool]]) -> None:
     module, semantic = _parse(code)
     assert [(v.value, v.looped) for v in semantic.values.int_values(_assigned(module, "x"))] == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        pytest.param('import re\nx = re.search(r"sm_", arch)\n', ('r"sm_"', "arch"), id="function"),
+        pytest.param('import re\nP = re.compile("sm_")\nx = P.match(arch)\n', ('"sm_"', "arch"), id="compiled"),
+        pytest.param("x = P.match(arch)\n", (None, None), id="unknown-receiver"),
+        pytest.param('import re\nx = re.sub("a", "b", s)\n', (None, None), id="other-function"),
+    ],
+)
+def test_regex_operands(code: str, expected: tuple[str | None, str | None]) -> None:
+    module = cst.parse_module(code)
+    semantic = Semantic(module, None)
+    walk(module, semantic.parents, {})
+    source = SourceFile.from_bytes("example.py", code.encode(), "python")
+    ctx = PythonContext(source, module, semantic, GateAnalyzer(semantic), RuleOptions())
+    call = _assigned(module, "x")
+    assert isinstance(call, cst.Call)
+    found = regex_operands(ctx, call)
+    assert tuple(module.code_for_node(part) if part is not None else None for part in found) == expected
+
+
+def test_texts() -> None:
+    module, semantic = _parse('A = "mov.b32"\nx = (A if c else f"cvt.{t}") if d else "{}".format(y)\n')
+    found = [(text, module.code_for_node(node)) for text, node in semantic.values.texts(_assigned(module, "x"))]
+    assert found == [("mov.b32", '"mov.b32"'), ("cvt. ", 'f"cvt.{t}"'), ("{}", '"{}"')]

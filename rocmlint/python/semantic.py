@@ -11,13 +11,11 @@ import libcst as cst
 from rocmlint.python.references import References
 from rocmlint.python.scopes import Scope, ScopeNode, dotted_name, index_scope, parameter_names, target_names
 from rocmlint.python.tree import children
-from rocmlint.python.values import Values
+from rocmlint.python.values import MAX_DEPTH, Values
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 # Bodies that run later, in a scope of their own (what a loop variable holds there is not known).
 _DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-# How deep `a if c else (b if d else ...)` is followed (also stops `x = "a" if c else x` from looping).
-_MAX_ARM_DEPTH = 8
 
 
 @dataclass(frozen=True)
@@ -222,7 +220,8 @@ class Semantic:
         """Every value the variable `name` reads is assigned in the scope that binds it: plain assignments,
         the matching element of tuple unpacking (`major, minor = cap`), and None for each binding whose
         value is unknown (a `for`/`with` target, a lambda parameter or comprehension variable). Empty when
-        `name` is no variable (an import, def or class) or is bound nowhere, or for a parameter."""
+        `name` is no variable (an import, def or class) or is bound nowhere; a parameter's own value is not
+        listed, only what the body assigns it."""
         _, shadowed = self._scope_for(name.value, name)
         if shadowed:
             return [None]
@@ -276,7 +275,7 @@ class Semantic:
         if name in scope.attributes or name in scope.opaque_attributes:
             values = tuple(scope.attributes.get(name, ()))
             return Binding("value", scope, values=values, opaque=name in scope.opaque_attributes)
-        if _depth > 8:
+        if _depth > MAX_DEPTH:
             return None
         for base in cls.bases:
             if base.keyword is None and isinstance(base.value, cst.Name):
@@ -294,7 +293,7 @@ class Semantic:
         A name that is bound nowhere is taken literally (`torch.compile` without `import torch`).
         """
         dotted = dotted_name(node)
-        if dotted is None or _depth > 8:
+        if dotted is None or _depth > MAX_DEPTH:
             return None
         head, _, rest = dotted.partition(".")
         binding = self.lookup(head, node)
@@ -323,7 +322,7 @@ class Semantic:
     def single_value(self, node: cst.CSTNode, _depth: int = 0) -> cst.BaseExpression | None:
         """The expression a Name stands for when it is assigned exactly once in its scope; else the node."""
         current = node
-        for _ in range(8):
+        for _ in range(MAX_DEPTH):
             if not isinstance(current, cst.Name):
                 break
             binding = self.lookup(current.value, current)
@@ -366,7 +365,7 @@ class Semantic:
         value = self.single_value(node) if follow_names else node
         if not isinstance(value, cst.BaseExpression):
             return []
-        if not isinstance(value, cst.IfExp) or _depth >= _MAX_ARM_DEPTH:
+        if not isinstance(value, cst.IfExp) or _depth >= MAX_DEPTH:  # also stops `x = "a" if c else x`
             return [value]
         found: list[cst.BaseExpression] = []
         for arm in (value.body, value.orelse):

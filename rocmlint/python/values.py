@@ -1,15 +1,20 @@
 """What a Python expression may evaluate to: the one value tracer rules ask instead of walking values themselves.
 
 A trace starts at an expression and walks back to the leaves it may come from: names to what they are
-assigned, both arms of `a if c else b`, and (when the rule asks for them) operands, subscripted values,
-elements, f-string fields, joins, loop variables and calls of local functions. At every expression it
-first asks the rule's `visit`, which knows the rule's hazard: it returns the leaves found there (a list,
-possibly empty: a dead end), `Through(...)` to continue at other expressions (a step only this rule
-sees through, such as `int(x)`), or None to let the tracer follow the generic constructs.
+assigned, both arms of `a if c else b`, and (when the rule asks for them, `Follow`) operands, subscripted
+values, elements, f-string fields, joins, conversions (`list(x)`), string methods, loop variables and
+calls of local functions. At every expression it first asks the rule's `visit`, which knows the rule's
+hazard: it returns the leaves found there (a list, possibly empty: a dead end), `Through(...)` to
+continue at other expressions (a step only this rule sees through, such as `int(x)`), or None to let the
+tracer follow the generic constructs.
 
 Every step costs one unit of depth, the same for every rule (`MAX_DEPTH`); a trace started from inside
 `visit` continues the depth of the expression being visited, so nested traces are bounded too (and
 `x = x + "a"` cannot loop).
+
+Built on it: `int_values` (the integers an expression may be, folding constant arithmetic) and
+`collection_elements` (what a collection display holds). The other direction, where a collection goes
+(an argument, a variable's reads, a def's calls), is `destination`.
 """
 
 from __future__ import annotations
@@ -34,6 +39,10 @@ ALL_OPERATORS: tuple[type[cst.BaseBinaryOp], ...] = (cst.BaseBinaryOp,)
 _SEQUENCES = (cst.Tuple, cst.List, cst.Set)
 _CONSTANT_NAMES = frozenset({"None", "True", "False"})
 _COLLECTION_CALLS = frozenset({"set", "frozenset", "tuple", "list", "sorted"})
+# Calls whose result keeps the elements (or the text) of their one argument.
+_CONVERSIONS = _COLLECTION_CALLS | {"str"}
+# Methods of a string whose result still carries the string's text.
+_TEXT_METHODS = frozenset({"format", "strip", "lstrip", "rstrip"})
 _NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 # Calls that return the list they are given, as a list (`list(configs)`).
 _LIST_WRAPPERS = frozenset({"list", "tuple", "sorted"})
@@ -74,6 +83,8 @@ class Follow:
     elements: bool = False  # every element of a tuple, list or set display
     fields: bool = False  # every `{...}` field of an f-string
     joins: bool = False  # `sep.join(x)` comes from `x` (with `elements`, from its elements)
+    conversions: bool = False  # `list(x)`, `tuple(x)`, `set(x)`, `frozenset(x)`, `sorted(x)`, `str(x)` come from `x`
+    text_methods: bool = False  # `s.format(...)`, `s.strip()` (and `lstrip`, `rstrip`) come from `s`
     # A loop variable takes the elements its loop iterates when they are written out (`for w in [4, 8]`,
     # tuple targets, `itertools.product`); a plain target over anything else is an element of the
     # iterable, traced as the iterable itself (like a subscript).
@@ -112,6 +123,7 @@ class Through:
 Visit = Callable[[cst.BaseExpression], "Sequence[T] | Through | None"]
 # Names assigned once and both arms of conditionals.
 PLAIN = Follow()
+_TEXTS = Follow(text_methods=True)
 
 
 class Values:
@@ -141,7 +153,7 @@ class Values:
             return list(step)
         if isinstance(expr, cst.Name):
             return self._trace_name(expr, visit, follow, depth)
-        return self._trace_all(self.steps(expr, follow), visit, follow, depth + 1)
+        return self._trace_all(self._steps(expr, follow), visit, follow, depth + 1)
 
     def _trace_all(
         self, parts: Sequence[cst.BaseExpression], visit: Visit[T], follow: Follow, depth: int
@@ -169,7 +181,7 @@ class Values:
             found += leaves
         return found
 
-    def steps(self, expr: cst.BaseExpression, follow: Follow) -> list[cst.BaseExpression]:
+    def _steps(self, expr: cst.BaseExpression, follow: Follow) -> list[cst.BaseExpression]:
         """The expressions `expr` comes from, one generic step back (none: `expr` is a leaf)."""
         if isinstance(expr, cst.IfExp):
             return [expr.body, expr.orelse] if follow.arms else []
@@ -189,8 +201,24 @@ class Values:
         func = call.func
         if follow.joins and isinstance(func, cst.Attribute) and func.attr.value == "join" and len(call.args) == 1:
             return [call.args[0].value]
+        if follow.conversions and len(call.args) == 1 and self.semantic.qualified_name(func) in _CONVERSIONS:
+            return [call.args[0].value]
+        if follow.text_methods and isinstance(func, cst.Attribute) and func.attr.value in _TEXT_METHODS:
+            return [func.value]
         function = self.semantic.local_function(func) if follow.returns else None
         return return_values(function) if function is not None else []
+
+    # --- texts ----------------------------------------------------------------------------------------
+    def texts(self, expr: cst.BaseExpression) -> list[tuple[str, cst.CSTNode]]:
+        """Every text `expr` may be, with the node it is written at: string literals, f-strings (a space for
+        each field), their concatenations, through names assigned once, both arms of conditionals,
+        `"...".format(...)` and `.strip()`."""
+        return self.trace(expr, self._text_step, _TEXTS)
+
+    def _text_step(self, expr: cst.BaseExpression) -> list[tuple[str, cst.CSTNode]] | None:
+        # A name is left to the trace, so that the literal it is assigned is the node, not the name.
+        text = None if isinstance(expr, cst.Name) else self.semantic.static_text(expr)
+        return [(text, expr)] if text is not None else None
 
     # --- integers -------------------------------------------------------------------------------------
     def int_values(self, expr: cst.BaseExpression) -> list[IntValue]:
@@ -230,8 +258,9 @@ class Values:
 
     # --- loops and collections ----------------------------------------------------------------------
     def loop_values(self, name: cst.Name) -> list[cst.BaseExpression] | None:
-        """What the loop variable `name` stands for (see `Follow.loops`); None when it is no loop variable
-        there, empty when its tuple target's elements are not written out."""
+        """What the loop variable `name` stands for (see `Follow.loops`: unlike `Semantic.loop_values`, the
+        iterable itself when its elements are not written out); None when it is no loop variable there,
+        empty for a tuple target whose elements are not written out."""
         target = self.semantic.loop_target(name)
         if target is None:
             return None
@@ -257,7 +286,6 @@ class Values:
         if isinstance(value, cst.Dict):
             return [element.key for element in value.elements if isinstance(element, cst.DictElement)]
         return []
-
 
     # --- where a value goes -----------------------------------------------------------------------------
     def collection_of(self, expr: cst.CSTNode) -> cst.CSTNode:
