@@ -9,7 +9,15 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import last_name
+from rocmlint.python.idioms import (
+    in_message,
+    is_display_call,
+    is_looked_for,
+    last_name,
+    whole_value,
+)
+from rocmlint.python.lists import ADDING_METHODS
+from rocmlint.python.project import is_test_file
 from rocmlint.rule import Invalid, Rule, Valid
 
 # A gfx target id: gfx + major (6-12) + minor + hex stepping (gfx90a, gfx942, gfx1100), optional target
@@ -23,21 +31,7 @@ _HARDCODED = re.compile(rf"^\s*(?P<flag>-{{0,2}}[A-Za-z][\w-]*=)?(?P<archs>{_TAR
 _ARCH_NAME = re.compile(r"gfx[0-9a-f]+(?:-[0-9]+)?(?:-generic)?")
 _PRE_RELEASE = frozenset({"gfx940", "gfx941"})
 
-# Calls that only wrap a collection literal: the wrapped value is still the collection.
-_COLLECTION_WRAPPERS = frozenset({"frozenset", "set", "tuple", "list", "sorted"})
 _SET_WRAPPERS = frozenset({"frozenset", "set"})
-# Methods whose literal argument is a pattern or a piece of text matched against another string.
-_TEST_METHODS = frozenset(
-    {
-        "startswith", "endswith", "find", "rfind", "index", "count", "match", "fullmatch", "search",
-        "fnmatch", "fnmatchcase", "__contains__", "replace", "removeprefix", "removesuffix", "split",
-        "rsplit", "partition", "rpartition", "strip", "lstrip", "rstrip", "parametrize", "param",
-    }
-)
-_MESSAGE_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal"})
-_MESSAGE_FUNCTIONS = frozenset({"print", "warn", "echo", "secho"})
-# Methods that add elements to a collection: the collection's own uses decide.
-_MUTATORS = frozenset({"append", "extend", "insert"})
 # Methods whose second positional argument is a value to store or a fallback (`os.getenv(k, "gfx942")`).
 _VALUE_AFTER_KEY = frozenset({"get", "getenv", "setdefault", "putenv", "pop"})
 # Methods that build a string out of their arguments.
@@ -122,36 +116,31 @@ class HardcodedGfxArch(Rule):
     triggers = (b"gfx",)
 
     def __init__(self) -> None:
-        self._file: _FileState | None = None
+        self._ctx: PythonContext | None = None
+        self._reported_carriers: set[cst.CSTNode] = set()  # one report per list of targets, at its first literal
 
     def visit_SimpleString(self, node: cst.SimpleString, ctx: PythonContext) -> None:
         if "gfx" in node.value and not isinstance(ctx.parent(node), cst.ConcatenatedString):
-            if not _is_test_file(ctx.source.path):
+            if not is_test_file(ctx.source.path):
                 self._check_literal(node, ctx)
 
     def visit_ConcatenatedString(self, node: cst.ConcatenatedString, ctx: PythonContext) -> None:
-        if not isinstance(ctx.parent(node), cst.ConcatenatedString) and not _is_test_file(ctx.source.path):
+        if not isinstance(ctx.parent(node), cst.ConcatenatedString) and not is_test_file(ctx.source.path):
             self._check_literal(node, ctx)
 
     def _check_literal(self, node: cst.SimpleString | cst.ConcatenatedString, ctx: PythonContext) -> None:
         text = _text_of(node, ctx)
-        if not text:
+        match = _HARDCODED.match(text) if text else None
+        if text is None or match is None or in_message(ctx, node) or _module_is_arch_specific(text, ctx):
             return
-        match = _HARDCODED.match(text)
-        if match is None or _in_message_or_decorator(node, ctx) or _module_is_arch_specific(text, ctx):
+        carrier = whole_value(ctx, node)
+        if self._ctx is not ctx:
+            self._ctx, self._reported_carriers = ctx, set()
+        if carrier in self._reported_carriers:
             return
-        carrier = _carrier(node, ctx)
-        state = self._state(ctx)
-        if id(carrier) in state.reported_carriers:
-            return  # one report per list of targets, at its first literal
         if self._use(carrier, ctx, is_flag=match.group("flag") is not None) is _Use.HARDCODED:
-            state.reported_carriers.add(id(carrier))
+            self._reported_carriers.add(carrier)
             ctx.report(node, _message(_gfx_texts(carrier, ctx) or [text], ctx.options.target_archs))
-
-    def _state(self, ctx: PythonContext) -> _FileState:
-        if self._file is None or self._file.module is not ctx.module:
-            self._file = _FileState(ctx.module)
-        return self._file
 
     # --- how a value (the literal, the collection holding it, or a name bound to it) is used --------
     def _use(self, carrier: cst.CSTNode, ctx: PythonContext, *, is_flag: bool = False, depth: int = 0) -> _Use:
@@ -160,7 +149,7 @@ class HardcodedGfxArch(Rule):
         parent = ctx.parent(carrier)
         if parent is None:
             return _Use.UNKNOWN
-        if _is_test_or_key(carrier, parent, ctx):
+        if is_looked_for(ctx, carrier):
             return _Use.TEST
         if is_flag:
             return _Use.HARDCODED  # a compiler flag or an env assignment is never a lookup key
@@ -186,13 +175,13 @@ class HardcodedGfxArch(Rule):
 
     def _argument_use(self, arg: cst.Arg, ctx: PythonContext, depth: int) -> _Use:
         call = ctx.parent(arg)
-        if not isinstance(call, cst.Call) or _is_message_call(call):
+        if not isinstance(call, cst.Call) or is_display_call(ctx, call):
             return _Use.UNKNOWN
         if arg.keyword is not None:
             return _Use.HARDCODED  # arch="gfx942", default="gfx942", extra_cuda_cflags=[...]
         method = last_name(call.func)
         receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
-        if method in _MUTATORS and isinstance(receiver, (cst.Name, cst.Attribute)):
+        if method in ADDING_METHODS and isinstance(receiver, (cst.Name, cst.Attribute)):
             return self._uses_of(receiver, ctx, depth, unused=_Use.UNKNOWN)
         if method in _VALUE_AFTER_KEY:
             return _Use.HARDCODED if ctx.semantic.positional(call, 0) is not arg else _Use.UNKNOWN
@@ -242,28 +231,15 @@ class HardcodedGfxArch(Rule):
         if depth >= _MAX_DEPTH:
             return _Use.UNKNOWN
         identifier = binding.value if isinstance(binding, cst.Name) else binding.attr.value
-        reads = [
-            use
-            for use in self._identifier_uses(identifier, ctx)
-            if use is not binding
-            and not ctx.semantic.is_store(use)
-            and (scope is None or any(a is scope for a in ctx.ancestors(use)))
-        ]
+        reads = ctx.semantic.references.mention_reads(identifier, within=scope)
         if not reads:
             return unused
         return _strongest({self._read_use(read, ctx, depth + 1) for read in reads})
 
     def _read_use(self, read: cst.CSTNode, ctx: PythonContext, depth: int) -> _Use:
-        if _in_message_or_decorator(read, ctx):
+        if in_message(ctx, read):
             return _Use.UNKNOWN
-        return self._use(_carrier(read, ctx), ctx, depth=depth)
-
-    def _identifier_uses(self, identifier: str, ctx: PythonContext) -> list[cst.CSTNode]:
-        """Every reference `identifier` and every `x.identifier` attribute in the file."""
-        state = self._state(ctx)
-        if state.references is None:
-            state.references = _index_references(ctx)
-        return state.references.get(identifier, [])
+        return self._use(whole_value(ctx, read), ctx, depth=depth)
 
 
 def _strongest(uses: set[_Use]) -> _Use:
@@ -272,66 +248,12 @@ def _strongest(uses: set[_Use]) -> _Use:
     return _Use.HARDCODED if _Use.HARDCODED in uses else _Use.UNKNOWN
 
 
-class _FileState:
-    """What the rule remembers about the file being checked (the front end creates one rule per file,
-    the module identity check keeps it correct if an instance is ever reused)."""
-
-    def __init__(self, module: cst.Module) -> None:
-        self.module = module
-        self.reported_carriers: set[int] = set()
-        self.references: dict[str, list[cst.CSTNode]] | None = None
-
-
-def _index_references(ctx: PythonContext) -> dict[str, list[cst.CSTNode]]:
-    """Identifier -> the `Name` references and `x.identifier` attributes that mention it.
-
-    Names that only label something (the `attr` of an attribute, keyword-argument and parameter
-    names, imported names, def/class names) are not references.
-    """
-    index: dict[str, list[cst.CSTNode]] = {}
-    for node in ctx.semantic.parents:
-        if isinstance(node, cst.Attribute):
-            index.setdefault(node.attr.value, []).append(node)
-        elif isinstance(node, cst.Name) and ctx.semantic.is_reference(node):
-            index.setdefault(node.value, []).append(node)
-    return index
-
-
-def _is_test_file(path: str) -> bool:
-    """Test suites pass fixed targets around as test data (expected values, fake device metadata)."""
-    parts = path.replace("\\", "/").split("/")
-    name = parts[-1]
-    # Only the two closest folders: a checkout that itself lives under ~/tests/ is not a test suite.
-    in_test_dir = any(part in ("test", "tests", "testing") for part in parts[-3:-1])
-    return in_test_dir or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
-
-
 def _text_of(node: cst.SimpleString | cst.ConcatenatedString, ctx: PythonContext) -> str | None:
     """The literal's text; bytes literals count too (`b"--offload-arch=gfx942"` for hiprtc options)."""
     if isinstance(node, cst.SimpleString) and "b" in node.prefix.lower():
         value = node.evaluated_value
         return value.decode("latin-1") if isinstance(value, bytes) else None
     return ctx.string_value(node)
-
-
-def _carrier(node: cst.CSTNode, ctx: PythonContext) -> cst.CSTNode:
-    """The outermost expression that still is "this value": the list/tuple/set holding the literal,
-    a `frozenset(...)`/`sorted(...)` around it, a `+` concatenation."""
-    current = node
-    while True:
-        parent = ctx.parent(current)
-        if isinstance(parent, _CONTAINERS):
-            current = parent
-        elif isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add):
-            current = parent
-        elif isinstance(parent, cst.Arg) and _is_collection_wrapper(ctx.parent(parent), ctx):
-            current = ctx.parent(parent)  # type: ignore[assignment]
-        else:
-            return current
-
-
-def _is_collection_wrapper(node: cst.CSTNode | None, ctx: PythonContext) -> bool:
-    return isinstance(node, cst.Call) and ctx.qualified_name(node.func) in _COLLECTION_WRAPPERS
 
 
 def _is_membership_table(carrier: cst.CSTNode, ctx: PythonContext) -> bool:
@@ -345,29 +267,6 @@ def _module_is_arch_specific(text: str, ctx: PythonContext) -> bool:
     closest = "/".join(ctx.source.path.lower().replace("\\", "/").split("/")[-2:])
     archs = _ARCH_NAME.findall(text)
     return bool(archs) and all(arch in closest for arch in archs)
-
-
-def _is_test_or_key(carrier: cst.CSTNode, parent: cst.CSTNode, ctx: PythonContext) -> bool:
-    """Compared, matched, used as a key or index, or offered as `choices`: not a hardcoded target."""
-    if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
-        return True
-    if isinstance(parent, (cst.Index, cst.SubscriptElement)):
-        return True
-    if isinstance(parent, cst.DictElement) and parent.key is carrier:
-        return True
-    if isinstance(parent, cst.Arg):
-        call = ctx.parent(parent)
-        if not isinstance(call, cst.Call):
-            return False
-        method = last_name(call.func)
-        if method in _TEST_METHODS or method.startswith("assert"):
-            return True
-        if (ctx.qualified_name(call.func) or "").startswith(("re.", "fnmatch.")):
-            return True
-        if parent.keyword is not None and parent.keyword.value == "choices":
-            return True
-        return method == "get" and ctx.semantic.positional(call, 0) is parent
-    return False
 
 
 def _gfx_texts(carrier: cst.CSTNode, ctx: PythonContext) -> list[str]:
@@ -394,28 +293,6 @@ def _comprehension_of(loop: cst.CompFor, ctx: PythonContext) -> cst.CSTNode:
         if isinstance(ancestor, _COMPREHENSIONS):
             return ancestor
     return loop
-
-
-def _in_message_or_decorator(node: cst.CSTNode, ctx: PythonContext) -> bool:
-    """Inside a print/log/warn call, an exception or assert message, or a decorator (test data)."""
-    child = node
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, (cst.Raise, cst.Decorator)):
-            return True
-        if isinstance(ancestor, cst.Assert):
-            return child is ancestor.msg
-        if isinstance(ancestor, cst.Call) and _is_message_call(ancestor):
-            return True
-        if isinstance(ancestor, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
-            return False
-        child = ancestor
-    return False
-
-
-def _is_message_call(call: cst.Call) -> bool:
-    if isinstance(call.func, cst.Name):
-        return call.func.value in _MESSAGE_FUNCTIONS
-    return isinstance(call.func, cst.Attribute) and call.func.attr.value in _MESSAGE_METHODS | _MESSAGE_FUNCTIONS
 
 
 def _message(texts: list[str], target_archs: tuple[str, ...]) -> str:

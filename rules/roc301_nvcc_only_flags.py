@@ -3,92 +3,40 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 import libcst as cst
 
+from rocmlint.data import load
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import hip_extension_guard, keep_on_nvidia, wrap_in_if
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.scopes import dotted_name
-from rocmlint.python.tree import children
+from rocmlint.python.idioms import literal_text, subscript_key
+from rocmlint.python.lists import (
+    ADDING_METHODS,
+    added_values,
+    consuming_reads,
+    method_additions,
+    reaching_definitions,
+)
+from rocmlint.python.values import Follow, Through, return_values
 from rocmlint.rule import Invalid, Rule, Valid
 
-# What to use instead on ROCm, appended to the message in parentheses.
-_ARCH = "select GPUs with --offload-arch=gfx... or PYTORCH_ROCM_ARCH there"
-_PTXAS = "ptxas has no ROCm counterpart; bound registers with __launch_bounds__"
-_XCOMPILER = "hipcc is clang: pass the host flag itself"
-_EXPT = "hip-clang needs no such switch"
-_LINEINFO = "use -gline-tables-only there"
-_LINEINFO_SHORT = "clang reads it as the linker input -l ineinfo and drops it; use -gline-tables-only there"
-_DROP = "hipcc has no such option"
-_FAST_MATH = "hipcc at most adds -DHIP_FAST_MATH, with no fast-math code generation; use -ffast-math there"
-_RDC = "use -fgpu-rdc there"
-_FTZ = "use -fgpu-flush-denormals-to-zero there"
-_DIAG = "use -Wno-<warning> there"
-
-# Option (the part before "=") -> what to do on ROCm. Everything else (-O3, -std=c++17, -D..., -I...,
-# --offload-arch=..., -fgpu-flush-denormals-to-zero, -ffast-math) is fine for hipcc.
+# Option -> what to use on ROCm instead, `-U__CUDA_NO_HALF*` undefs -> their HIP spelling, and the
+# options whose value may be the next list element (rocmlint/data/nvcc_flags.toml).
+_TABLE = load("nvcc_flags")
 _NVCC_ONLY_FLAGS: dict[str, str] = {
-    "-gencode": _ARCH,
-    "--generate-code": _ARCH,
-    "-arch": _ARCH,
-    "--gpu-architecture": _ARCH,
-    "-code": _ARCH,
-    "--gpu-code": _ARCH,
-    "--use_fast_math": _FAST_MATH,
-    "-use_fast_math": _FAST_MATH,
-    "-Xptxas": _PTXAS,
-    "--ptxas-options": _PTXAS,
-    "-maxrregcount": _PTXAS,
-    "--maxrregcount": _PTXAS,
-    "-Xcompiler": _XCOMPILER,
-    "--compiler-options": _XCOMPILER,
-    "--expt-relaxed-constexpr": _EXPT,
-    "-expt-relaxed-constexpr": _EXPT,
-    "--expt-extended-lambda": _EXPT,
-    "-expt-extended-lambda": _EXPT,
-    "--extended-lambda": _EXPT,
-    "-extended-lambda": _EXPT,
-    "-lineinfo": _LINEINFO_SHORT,
-    "--generate-line-info": _LINEINFO,
-    "--threads": _DROP,
-    "-rdc": _RDC,
-    "--relocatable-device-code": _RDC,
-    "-Xcudafe": _DROP,
-    "--diag-suppress": _DIAG,
-    "-diag-suppress": _DIAG,
-    "-ccbin": _DROP,
-    "--compiler-bindir": _DROP,
-    "--allow-unsupported-compiler": _DROP,
-    "-allow-unsupported-compiler": _DROP,
-    "-ftz": _FTZ,
-    "--ftz": _FTZ,
-    "-prec-div": _DROP,
-    "--prec-div": _DROP,
-    "-prec-sqrt": _DROP,
-    "--prec-sqrt": _DROP,
-    "-fmad": _DROP,
-    "--fmad": _DROP,
+    option: group["advice"] for group in _TABLE["nvcc_only"] for option in group["options"]
 }
-# `-U__CUDA_NO_HALF_OPERATORS__` asks for the half operators; PyTorch's ROCm build defines the HIP
-# spellings (`-D__HIP_NO_HALF_OPERATORS__=1`), which hip_fp16.h tests for both __half and __half2.
-# BuildExtension rewrites these undefs in `extra_compile_args["nvcc"]` (`_hipify_compile_flags`), but
-# `load(extra_cuda_cflags=...)` and a plain `CUDAExtension` list reach hipcc unchanged. The bfloat16
-# undefs are no-ops on ROCm (nothing defines a HIP counterpart), so they are not flagged.
-_CUDA_NO_HALF_UNDEFS: dict[str, str] = {
-    "-U__CUDA_NO_HALF_OPERATORS__": "-U__HIP_NO_HALF_OPERATORS__",
-    "-U__CUDA_NO_HALF2_OPERATORS__": "-U__HIP_NO_HALF_OPERATORS__",
-    "-U__CUDA_NO_HALF_CONVERSIONS__": "-U__HIP_NO_HALF_CONVERSIONS__",
-}
-_MUTATORS = frozenset({"append", "extend", "insert"})
+_CUDA_NO_HALF_UNDEFS: dict[str, str] = _TABLE["half_undefs"]
+_TAKES_VALUE = frozenset(_TABLE["takes_value"])
 _PASS_THROUGH_BUILTINS = frozenset({"list", "tuple", "sorted"})
 _NAME_TOKENS = re.compile(r"[a-z0-9]+")
 _FLAG_WORDS = frozenset({"flags", "cflags", "args", "options", "opts"})
 _ROCM_WORDS = frozenset({"hip", "hipcc", "rocm", "amd"})
-_LOG_CALLS = frozenset({"print", "debug", "info", "warning", "warn", "error", "log"})
-_MAX_DEPTH = 10
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+# The value tracer's generic steps this rule takes: list elements, `a + b`, both arms of a conditional.
+_FOLLOW = Follow(operators=(cst.Add,), elements=True)
+_Leaf = tuple[cst.BaseExpression, tuple[cst.CSTNode, ...]]  # a literal and the names and calls it came through
 # Every reportable literal contains one of the flag spellings with a single leading dash.
 _TRIGGERS = tuple(sorted({("-" + flag.lstrip("-")).encode() for flag in _NVCC_ONLY_FLAGS} | {b"__CUDA_NO_HALF"}))
 # ... as a whole token of the literal's text (what `_message_for` splits on whitespace): not after a
@@ -173,7 +121,8 @@ class NvccOnlyFlags(Rule):
     trigger_pattern = _TRIGGER_PATTERN
 
     def __init__(self) -> None:
-        self._file: _FileState | None = None
+        self._ctx: PythonContext | None = None
+        self._reported: set[cst.CSTNode] = set()  # the literals reported in this file
 
     # --- sinks --------------------------------------------------------------------------------------
     def visit_Dict(self, node: cst.Dict, ctx: PythonContext) -> None:
@@ -195,8 +144,8 @@ class NvccOnlyFlags(Rule):
             # A plain list goes to both compilers unchanged; a dict's "nvcc" entry is visit_Dict's.
             if isinstance(ctx.single_value(compile_args.value), (cst.List, cst.BinaryOperation)):
                 self._check([compile_args.value], (), ctx, hipified=False)
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in _MUTATORS:
-            self._check_definition(node.func.value, node, _mutation_arguments(node), ctx)
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ADDING_METHODS:
+            self._check_definition(node.func.value, node, method_additions(node), ctx)
 
     def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
         for target in node.targets:
@@ -216,8 +165,8 @@ class NvccOnlyFlags(Rule):
         as it is when nothing here calls it (a subclass's override)."""
         if not _is_flag_list_name(node.name.value):
             return
-        returns = _return_values(node)
-        calls = self._state(ctx).calls_of(node, ctx)
+        returns = return_values(node)
+        calls = _calls_of(node, ctx)
         if not calls:
             self._check(returns, (), ctx)
         for call in calls:
@@ -227,7 +176,10 @@ class NvccOnlyFlags(Rule):
         self, target: cst.BaseExpression, definition: cst.CSTNode, sources: list[cst.BaseExpression], ctx: PythonContext
     ) -> None:
         """`compile_args["nvcc"] = ...`, `self.nvcc_flags += ...`, `nvcc_flags.append(...)`."""
-        if _is_nvcc_subscript(target, ctx) or isinstance(target, cst.Attribute) and _is_flag_list_name(target.attr.value):
+        key = subscript_key(target)
+        if key is not None and ctx.string_value(key) == "nvcc":
+            self._check(sources, (), ctx)
+        elif isinstance(target, cst.Attribute) and _is_flag_list_name(target.attr.value):
             self._check(sources, (), ctx)
         elif isinstance(target, cst.Name) and _is_flag_list_name(target.value):
             self._check_flag_variable(target, definition, sources, ctx)
@@ -238,12 +190,11 @@ class NvccOnlyFlags(Rule):
         """A definition of `nvcc_flags` matters where the variable is read and this definition reaches
         the read on ROCm: apex's `nvcc_args if not IS_ROCM_PYTORCH else hipcc_args` never does. A
         variable that is never read here (a module constant other files import) is checked as it is."""
-        state = self._state(ctx)
-        reads = state.reads_of(target, ctx)
+        reads = consuming_reads(ctx, target)
         if not reads:
             self._check(sources, (), ctx)
         for read in reads:
-            if definition in state.definitions(read, ctx):
+            if definition in reaching_definitions(ctx, read):
                 self._check(sources, (read,), ctx)
 
     # --- tracing a value back to its string literals -------------------------------------------------
@@ -257,178 +208,61 @@ class NvccOnlyFlags(Rule):
         """Report the nvcc-only literals the `sources` put in a flag list. `hipified`: the list is an
         `extra_compile_args["nvcc"]` that BuildExtension rewrites on ROCm (`-U__CUDA_NO_X` becomes
         `-U__HIP_NO_X`), or a list whose destination is unknown; `load(extra_cuda_cflags=...)` is not."""
-        state = self._state(ctx)
+        if self._ctx is not ctx:
+            self._ctx, self._reported = ctx, set()
         for source in sources:
-            for literal, literal_path in self._literals(source, ctx, path, frozenset(), 0):
-                self._report(literal, literal_path, ctx, state, hipified)
+            for literal, literal_path in self._literals(source, ctx):
+                self._report(literal, (*path, *literal_path), ctx, hipified)
 
     def _literals(
-        self,
-        expr: cst.BaseExpression,
-        ctx: PythonContext,
-        path: tuple[cst.CSTNode, ...],
-        seen: frozenset[cst.CSTNode],
-        depth: int,
-    ) -> Iterator[tuple[cst.BaseExpression, tuple[cst.CSTNode, ...]]]:
-        """Every string literal `expr` may put in the flag list, with the uses it flowed through."""
-        if depth > _MAX_DEPTH:
-            return
-        if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
-            yield expr, path
-        elif isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
-            for element in expr.elements:
-                yield from self._literals(element.value, ctx, path, seen, depth + 1)
-        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
-            yield from self._literals(expr.left, ctx, path, seen, depth + 1)
-            yield from self._literals(expr.right, ctx, path, seen, depth + 1)
-        elif isinstance(expr, cst.IfExp):
-            yield from self._literals(expr.body, ctx, path, seen, depth + 1)
-            yield from self._literals(expr.orelse, ctx, path, seen, depth + 1)
-        elif isinstance(expr, cst.Dict):
-            nvcc = ctx.semantic.dict_entries(expr).get("nvcc")
-            if nvcc is not None:
-                yield from self._literals(nvcc, ctx, path, seen, depth + 1)
-        elif isinstance(expr, cst.Call):
-            for argument in _call_pass_through(expr, ctx):
-                yield from self._literals(argument, ctx, (*path, expr), seen, depth + 1)
-        elif isinstance(expr, cst.Name):
-            for definition in self._state(ctx).definitions(expr, ctx):
-                if definition in seen:
-                    continue
-                for source in _definition_sources(definition):
-                    yield from self._literals(source, ctx, (*path, expr), seen | {definition}, depth + 1)
+        self, expr: cst.BaseExpression, ctx: PythonContext, seen: frozenset[cst.CSTNode] = frozenset()
+    ) -> list[_Leaf]:
+        """Every string literal `expr` may put in the flag list, with the names and calls it flowed through
+        (the value tracer's elements, `+` and arms; this rule's definitions reaching a name, `"nvcc"`
+        entries and calls passing flags through). `seen`: the definitions followed so far."""
+
+        def visit(node: cst.BaseExpression) -> list[_Leaf] | Through | None:
+            if isinstance(node, _STRINGS):
+                return [(node, ())]
+            if isinstance(node, cst.Dict):
+                nvcc = ctx.semantic.dict_entries(node).get("nvcc")
+                return Through((nvcc,)) if nvcc is not None else []
+            if isinstance(node, cst.Call):
+                return self._through(node, [(argument, seen) for argument in _call_pass_through(node, ctx)], ctx)
+            if isinstance(node, cst.Name):
+                definitions = [d for d in reaching_definitions(ctx, node) if d not in seen]
+                parts = [(source, seen | {d}) for d in definitions for source in added_values(d)]
+                return self._through(node, parts, ctx)
+            return None
+
+        return ctx.semantic.values.trace(expr, visit, _FOLLOW)
+
+    def _through(
+        self, node: cst.CSTNode, parts: list[tuple[cst.BaseExpression, frozenset[cst.CSTNode]]], ctx: PythonContext
+    ) -> list[_Leaf]:
+        """The literals of `parts`, each having flowed through `node` too."""
+        return [(literal, (node, *path)) for part, seen in parts for literal, path in self._literals(part, ctx, seen)]
 
     # --- reporting ----------------------------------------------------------------------------------
     def _report(
-        self,
-        literal: cst.BaseExpression,
-        path: tuple[cst.CSTNode, ...],
-        ctx: PythonContext,
-        state: _FileState,
-        hipified: bool,
+        self, literal: cst.BaseExpression, path: tuple[cst.CSTNode, ...], ctx: PythonContext, hipified: bool
     ) -> None:
-        if literal in state.reported:
-            return
-        text = _literal_text(literal, ctx)
-        if text is None:
-            return
-        message = _message_for(text, ctx, hipified)
-        if message is None:
-            return
-        if any(ctx.is_rocm_gated(node) for node in (literal, *path)):
-            return
-        state.reported.add(literal)
-        ctx.report(literal, message, gate_on=path, fix=_fix(literal, ctx, hipified))
-
-    def _state(self, ctx: PythonContext) -> _FileState:
-        if self._file is None or self._file.ctx is not ctx:
-            self._file = _FileState(ctx)
-        return self._file
+        """Report a literal once, through the first of its paths that reaches ROCm."""
+        text = literal_text(ctx, literal) if literal not in self._reported else None
+        message = _message_for(text, ctx, hipified) if text is not None else None
+        if message is not None and ctx.report(literal, message, gate_on=path, fix=_fix(literal, ctx, hipified)):
+            self._reported.add(literal)
 
 
-@dataclass
-class _FileState:
-    """What one file's check remembers: a name index and the literals reported."""
-
-    ctx: PythonContext
-    reported: set[cst.CSTNode] = field(default_factory=set)
-    _reads: dict[str, list[cst.Name]] | None = None
-    _mutations: dict[str, list[cst.Call | cst.AugAssign]] | None = None
-    _calls: dict[str, list[cst.Call]] | None = None
-
-    def reads_of(self, target: cst.Name, ctx: PythonContext) -> list[cst.Name]:
-        """Loads of the variable `target` defines, except its own re-definitions (`x = x + [...]`)."""
-        self._index(ctx)
-        assert self._reads is not None
-        scope = _binding_scope(target, ctx)
-        return [
-            read
-            for read in self._reads.get(target.value, [])
-            if _binding_scope(read, ctx) is scope and not _inside_definition_of(read, ctx) and not _logged(read, ctx)
-        ]
-
-    def definitions(self, use: cst.Name, ctx: PythonContext) -> list[cst.CSTNode]:
-        """Assigned values and in-place additions (`+=`, `.append`, `.extend`, `.insert`) of the variable
-        `use` reads that can reach it on ROCm."""
-        binding = ctx.semantic.lookup(use.value, use)
-        if binding is None or binding.kind != "value":
-            return []
-        self._index(ctx)
-        assert self._mutations is not None
-        scope = binding.scope.node
-        found: list[cst.CSTNode] = list(binding.values)
-        found += [m for m in self._mutations.get(use.value, []) if _binding_scope(_mutated_name(m), ctx) is scope]
-        if ctx.semantic.enclosing_scope_node(use) is not scope:
-            return found
-        at = _start(use, ctx)
-        kills = [value for value in binding.values if self._kills(value, use, ctx)]
-        return [
-            d for d in found if _start(d, ctx) <= at and not any(_start(d, ctx) < _start(k, ctx) <= at for k in kills)
-        ]
-
-    def _kills(self, value: cst.BaseExpression, use: cst.Name, ctx: PythonContext) -> bool:
-        """Whether the plain assignment of `value` replaces earlier definitions on every path to `use` on
-        ROCm: it sits directly in a block that holds `use` (`cc_flag = []` opening a section), or it is
-        made only on ROCm (`if IS_HIP_EXTENSION: nvcc_flags = [...]`). `x = x + [...]` keeps them."""
-        assign = ctx.parent(value)
-        if not isinstance(assign, cst.Assign) or _mentions(value, use.value):
-            return False
-        statement = ctx.parent(assign)
-        block = ctx.parent(statement) if statement is not None else None
-        if block is not None and any(ancestor is block for ancestor in ctx.ancestors(use)):
-            return True
-        return ctx.is_nvidia_gated(value) and not ctx.is_rocm_gated(value)
-
-    def calls_of(self, function: cst.FunctionDef, ctx: PythonContext) -> list[cst.Call]:
-        """Calls of `function` in this file: by name for a plain function, `<x>.name(...)` for a method."""
-        self._index(ctx)
-        assert self._calls is not None
-        name = function.name.value
-        is_method = isinstance(ctx.semantic.enclosing_scope_node(function), cst.ClassDef)
-        found = []
-        for call in self._calls.get(name, []):
-            if isinstance(call.func, cst.Attribute):
-                if is_method:
-                    found.append(call)
-                continue
-            binding = ctx.semantic.lookup(name, call.func)
-            if binding is not None and binding.definition is function:
-                found.append(call)
-        return found
-
-    def _index(self, ctx: PythonContext) -> None:
-        if self._reads is not None:
-            return
-        self._reads, self._mutations, self._calls = {}, {}, {}
-        for child, parent in ctx.semantic.parents.items():
-            if not isinstance(child, cst.Name):
-                continue
-            call = parent if isinstance(parent, cst.Call) else ctx.parent(parent)
-            is_method_name = isinstance(parent, cst.Attribute) and parent.attr is child and call is not None
-            if isinstance(call, cst.Call) and (call.func is child or is_method_name and call.func is parent):
-                self._calls.setdefault(child.value, []).append(call)
-            if isinstance(parent, cst.Attribute) and parent.value is child:
-                grandparent = ctx.parent(parent)
-                if parent.attr.value in _MUTATORS and isinstance(grandparent, cst.Call) and grandparent.func is parent:
-                    self._mutations.setdefault(child.value, []).append(grandparent)
-                    continue
-            if isinstance(parent, cst.AugAssign) and parent.target is child and isinstance(parent.operator, cst.AddAssign):
-                self._mutations.setdefault(child.value, []).append(parent)
-            elif _is_load(child, parent):
-                self._reads.setdefault(child.value, []).append(child)
+def _calls_of(function: cst.FunctionDef, ctx: PythonContext) -> list[cst.Call]:
+    """Calls of `function` in this file: by name for a plain function, `<x>.name(...)` with any `x` for a
+    method (DeepSpeed's builders call `builder.nvcc_args()`)."""
+    if isinstance(ctx.semantic.enclosing_scope_node(function), cst.ClassDef):
+        return ctx.semantic.references.method_calls(function.name.value)
+    return ctx.semantic.references.calls_of(function)
 
 
 # --- the fix -------------------------------------------------------------------------------------------
-# Options whose value may follow as the next list element (`"-gencode", "arch=..."`): dropped together.
-_TAKES_VALUE = frozenset(
-    {
-        "-gencode", "--generate-code", "-arch", "--gpu-architecture", "-code", "--gpu-code", "-Xptxas",
-        "--ptxas-options", "-maxrregcount", "--maxrregcount", "-Xcompiler", "--compiler-options", "--threads",
-        "-Xcudafe", "--diag-suppress", "-diag-suppress", "-ccbin", "--compiler-bindir", "-rdc",
-        "--relocatable-device-code", "-ftz", "--ftz", "-prec-div", "--prec-div", "-prec-sqrt", "--prec-sqrt",
-        "-fmad", "--fmad",
-    }
-)
 _FIX = "Split the flags on IS_HIP_EXTENSION: the nvcc list as it is, a ROCm list without the nvcc-only flags"
 
 
@@ -444,7 +278,7 @@ def _fix(literal: cst.BaseExpression, ctx: PythonContext, hipified: bool) -> Fix
             return None
         return ctx.fix(_FIX, keep_on_nvidia(ctx, container, rocm_list, guard.name), *guard.edits)
     call = ctx.parent(element) if isinstance(element, cst.Arg) else None
-    text = _literal_text(literal, ctx) or ""
+    text = literal_text(ctx, literal) or ""
     if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) or call.func.attr.value != "append":
         return None
     if len(text.split()) != 1 or text in _TAKES_VALUE or text in _CUDA_NO_HALF_UNDEFS:
@@ -461,7 +295,7 @@ def _rocm_list(flags: cst.List, ctx: PythonContext, hipified: bool) -> str | Non
     skip_value = False
     for element in flags.elements:
         value = element.value
-        text = _literal_text(value, ctx) if isinstance(element, cst.Element) else None
+        text = literal_text(ctx, value) if isinstance(element, cst.Element) else None
         if skip_value and text is not None and not text.startswith("-"):
             skip_value = False
             continue
@@ -516,23 +350,10 @@ def _call_pass_through(call: cst.Call, ctx: PythonContext) -> list[cst.BaseExpre
     positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
     if callee in _PASS_THROUGH_BUILTINS:
         return positional
-    if isinstance(func, cst.Name) and not _mentions_rocm(func.value):
-        binding = ctx.semantic.lookup(func.value, func)
-        if binding is not None and isinstance(binding.definition, cst.FunctionDef):
-            return positional + _return_values(binding.definition)
-    return []
-
-
-def _literal_text(node: cst.BaseExpression, ctx: PythonContext) -> str | None:
-    """A string literal's text; an f-string's with `{}` for each replacement field."""
-    if isinstance(node, cst.SimpleString):
-        return ctx.string_value(node)
-    if isinstance(node, cst.ConcatenatedString):
-        left, right = _literal_text(node.left, ctx), _literal_text(node.right, ctx)
-        return (left or "") + (right or "") if left is not None or right is not None else None
-    if isinstance(node, cst.FormattedString):
-        return "".join(part.value if isinstance(part, cst.FormattedStringText) else "{}" for part in node.parts)
-    return None
+    helper = ctx.semantic.local_function(func)
+    if helper is None or _mentions_rocm(helper.name.value):
+        return []
+    return positional + return_values(helper)
 
 
 def _is_flag_list_name(name: str) -> bool:
@@ -547,106 +368,6 @@ def _is_flag_list_name(name: str) -> bool:
 
 def _mentions_rocm(name: str) -> bool:
     return bool(_ROCM_WORDS.intersection(_NAME_TOKENS.findall(name.lower())))
-
-
-def _is_nvcc_subscript(node: cst.CSTNode, ctx: PythonContext) -> bool:
-    """`compile_args["nvcc"]`."""
-    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
-        return False
-    index = node.slice[0].slice
-    return isinstance(index, cst.Index) and ctx.string_value(index.value) == "nvcc"
-
-
-def _mutation_arguments(call: cst.Call) -> list[cst.BaseExpression]:
-    """What `.append(x)` / `.extend(xs)` / `.insert(i, x)` add to the list."""
-    if not isinstance(call.func, cst.Attribute):
-        return []
-    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
-    if call.func.attr.value == "insert":
-        return positional[1:2]
-    return positional[:1]
-
-
-def _definition_sources(definition: cst.CSTNode) -> list[cst.BaseExpression]:
-    if isinstance(definition, cst.AugAssign):
-        return [definition.value]
-    if isinstance(definition, cst.Call) and isinstance(definition.func, cst.Attribute):
-        return _mutation_arguments(definition)
-    return [definition] if isinstance(definition, cst.BaseExpression) else []
-
-
-def _mutated_name(mutation: cst.Call | cst.AugAssign) -> cst.Name:
-    """The variable `x.append(...)` / `x += ...` changes (the index only records Name receivers)."""
-    target = mutation.target if isinstance(mutation, cst.AugAssign) else mutation.func.value  # type: ignore[attr-defined]
-    assert isinstance(target, cst.Name)
-    return target
-
-
-def _mentions(expr: cst.CSTNode, name: str) -> bool:
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name) and node.value == name:
-            return True
-        stack.extend(children(node))
-    return False
-
-
-def _return_values(function: cst.FunctionDef) -> list[cst.BaseExpression]:
-    """What a function returns, not looking into nested defs, classes or lambdas."""
-    found: list[cst.BaseExpression] = []
-    stack: list[cst.CSTNode] = [function.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Return):
-            if node.value is not None:
-                found.append(node.value)
-        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
-            stack.extend(children(node))
-    return found
-
-
-def _binding_scope(name: cst.Name, ctx: PythonContext) -> cst.CSTNode | None:
-    binding = ctx.semantic.lookup(name.value, name)
-    return binding.scope.node if binding is not None else None
-
-
-def _inside_definition_of(read: cst.Name, ctx: PythonContext) -> bool:
-    """`flags = flags + [...]` / `flags = helper(flags)`: the right-hand side re-defines, it does not consume."""
-    for ancestor in ctx.ancestors(read):
-        if isinstance(ancestor, cst.Assign):
-            return any(isinstance(t.target, cst.Name) and t.target.value == read.value for t in ancestor.targets)
-        if isinstance(ancestor, (cst.AugAssign, cst.AnnAssign)):
-            return isinstance(ancestor.target, cst.Name) and ancestor.target.value == read.value
-        if isinstance(ancestor, cst.BaseStatement):
-            return False
-    return False
-
-
-def _logged(read: cst.Name, ctx: PythonContext) -> bool:
-    """`print("nvcc flags:", nvcc_flags)`: shown, not handed to a compiler."""
-    argument = ctx.parent(read)
-    call = ctx.parent(argument) if isinstance(argument, cst.Arg) else None
-    if not isinstance(call, cst.Call):
-        return False
-    callee = dotted_name(call.func) or ""
-    return callee.rsplit(".", 1)[-1] in _LOG_CALLS
-
-
-def _is_load(name: cst.Name, parent: cst.CSTNode) -> bool:
-    """A Name that reads a variable (not an attribute name, keyword, parameter, target or definition)."""
-    if isinstance(parent, (cst.Attribute, cst.Arg)):
-        return parent.value is name
-    if isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
-        return parent.target is not name
-    return not isinstance(
-        parent, (cst.AssignTarget, cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.AsName, cst.NameItem)
-    )
-
-
-def _start(node: cst.CSTNode, ctx: PythonContext) -> tuple[int, int]:
-    position = ctx.code_range(node).start
-    return position.line, position.column
 
 
 NvccOnlyFlags.valid = (

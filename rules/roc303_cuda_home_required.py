@@ -9,9 +9,17 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import PROCESS_RUNNERS, guarded_by, handled_by_try, is_none, statements_before
+from rocmlint.python.idioms import (
+    PROCESS_RUNNERS,
+    guarded_by,
+    handled_by_try,
+    is_none,
+    literal_text,
+    runs_right_under,
+)
 from rocmlint.python.scopes import dotted_name
 from rocmlint.python.tree import children
+from rocmlint.python.values import Follow, Through
 from rocmlint.rule import Invalid, Rule, Valid
 
 _EXECUTABLE_LOOKUPS = frozenset({"shutil.which", "distutils.spawn.find_executable", "find_executable", "which"})
@@ -26,6 +34,7 @@ _BROAD_ERRORS = frozenset({"Exception", "BaseException"})
 _NAME_WORDS = re.compile(r"[a-z0-9]+")
 _ROCM_WORDS = frozenset({"rocm", "hip", "hipcc"})
 _MAX_CALL_DEPTH = 3  # functions between a module-level call and the requirement
+_NO_ARMS = Follow(arms=False)
 
 # Build-target values that mean a ROCm build (`BUILD_TARGET == "rocm"`).
 
@@ -115,7 +124,6 @@ class CudaHomeRequired(Rule):
 
     def __init__(self) -> None:
         self._ctx: PythonContext | None = None
-        self._calls: dict[str, list[cst.Call]] = {}
         self._reported: set[cst.CSTNode] = set()
 
     # --- requirement sites ---------------------------------------------------------------------------
@@ -137,7 +145,7 @@ class CudaHomeRequired(Rule):
                 self._check(_Requirement(node, "exits when CUDA_HOME is None", _ABORT_ADVICE, errors), ctx)
         elif callee in PROCESS_RUNNERS:
             command = ctx.semantic.positional(node, 0) or ctx.semantic.keyword(node, "args")
-            if command is not None and _runs_nvcc(command.value, ctx, 0):
+            if command is not None and _runs_nvcc(command.value, ctx):
                 self._check(_Requirement(node, "runs nvcc", _PROBE_ADVICE, _PROBE_ERRORS | _BROAD_ERRORS), ctx)
         elif _is_version_helper(node, callee, ctx):
             what = f"passes CUDA_HOME to {callee.rsplit('.', 1)[-1]}()"
@@ -159,7 +167,7 @@ class CudaHomeRequired(Rule):
         if not isinstance(scope, cst.FunctionDef) or not ctx.is_module_level(scope):
             return
         line = requirement.line or _line(node, ctx)
-        for call in self._calls_of(scope, ctx):
+        for call in ctx.semantic.references.calls_of(scope):
             caller = replace(
                 requirement,
                 node=call,
@@ -169,33 +177,14 @@ class CudaHomeRequired(Rule):
             )
             self._check(caller, ctx)
 
-    def _calls_of(self, function: cst.FunctionDef, ctx: PythonContext) -> list[cst.Call]:
-        """Calls of the module-level `function` by name anywhere in the file."""
-        self._prepare(ctx)
-        name = function.name.value
-        found = []
-        for call in self._calls.get(name, []):
-            binding = ctx.semantic.lookup(name, call.func)
-            if binding is not None and binding.definition is function:
-                found.append(call)
-        return found
-
     def _report(self, requirement: _Requirement, ctx: PythonContext) -> None:
         node = requirement.node
-        self._prepare(ctx)
+        if self._ctx is not ctx:
+            self._ctx, self._reported = ctx, set()
         if node in self._reported:
             return
         self._reported.add(node)
         ctx.report(node, requirement.message(), gate_on=requirement.gate_on)
-
-    def _prepare(self, ctx: PythonContext) -> None:
-        """Per-file state: an index of calls by callee name and the nodes reported."""
-        if self._ctx is not ctx:
-            self._ctx, self._reported = ctx, set()
-            self._calls = {}
-            for child, parent in ctx.semantic.parents.items():
-                if isinstance(child, cst.Name) and isinstance(parent, cst.Call) and parent.func is child:
-                    self._calls.setdefault(child.value, []).append(parent)
 
 
 # --- what the code checks -----------------------------------------------------------------------------
@@ -245,29 +234,11 @@ def _cuda_test(test: cst.BaseExpression, ctx: PythonContext) -> str | None:
 def _aborts_when_cuda_missing(node: cst.CSTNode, ctx: PythonContext) -> bool:
     """`node` (a raise or exit) runs exactly when CUDA_HOME is missing: in the body of a "missing" test,
     the else of a "present" test, or after `if <present>: return` in the same block."""
-    statement = ctx.parent(node)
-    while statement is not None and not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-        if isinstance(statement, cst.BaseCompoundStatement):
-            return False
-        statement = ctx.parent(statement)
-    if statement is None:
-        return False
-    suite = ctx.parent(statement) if isinstance(statement, cst.SimpleStatementLine) else statement
-    owner = ctx.parent(suite) if isinstance(suite, cst.IndentedBlock) else ctx.parent(statement)
-    if isinstance(owner, cst.If) and suite is owner.body:
-        return _cuda_test(owner.test, ctx) == "missing"
-    if isinstance(owner, cst.Else):
-        branch = ctx.parent(owner)
-        return isinstance(branch, cst.If) and _cuda_test(branch.test, ctx) == "present"
-    if isinstance(suite, (cst.IndentedBlock, cst.Module)):
-        return any(
-            isinstance(earlier, cst.If)
-            and earlier.orelse is None
-            and ctx.gates.terminates(earlier.body)
-            and _cuda_test(earlier.test, ctx) == "present"
-            for earlier in statements_before(suite, statement)
-        )
-    return False
+    return runs_right_under(ctx, node, lambda test, taken: _cuda_test(test, ctx) == _WHEN_TAKEN[taken])
+
+
+# What `_cuda_test` must say of a test for CUDA_HOME to be missing where it is taken (True) or not (False).
+_WHEN_TAKEN = {True: "missing", False: "present"}
 
 
 def _cuda_guarded(node: cst.CSTNode, ctx: PythonContext) -> bool:
@@ -277,43 +248,42 @@ def _cuda_guarded(node: cst.CSTNode, ctx: PythonContext) -> bool:
 
 
 # --- what runs nvcc -----------------------------------------------------------------------------------
-def _runs_nvcc(command: cst.BaseExpression, ctx: PythonContext, depth: int) -> bool:
-    """A command list whose program is nvcc, or a shell string starting with nvcc."""
-    if depth > 4:
-        return False
-    if isinstance(command, (cst.List, cst.Tuple)):
-        first = command.elements[0].value if command.elements else None
-        return first is not None and _is_nvcc_path(first, ctx, depth + 1)
-    if isinstance(command, cst.BinaryOperation):
-        return _runs_nvcc(command.left, ctx, depth + 1)
-    if isinstance(command, cst.Call) and (ctx.qualified_name(command.func) or "") == "shlex.split" and command.args:
-        return _runs_nvcc(command.args[0].value, ctx, depth + 1)
-    text = _text(command, ctx)
-    if text is not None:
-        words = text.split()
-        return bool(words) and _names_nvcc(words[0])
-    value = ctx.single_value(command)
-    return value is not None and value is not command and _runs_nvcc(value, ctx, depth + 1)
+def _runs_nvcc(command: cst.BaseExpression, ctx: PythonContext) -> bool:
+    """A command list whose program is nvcc, or a shell string starting with nvcc (through names assigned
+    once, `+` and `shlex.split`, not conditionals)."""
+
+    def visit(node: cst.BaseExpression) -> list[bool] | Through | None:
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return [bool(node.elements) and _is_nvcc_path(node.elements[0].value, ctx)]
+        if isinstance(node, cst.BinaryOperation):
+            return Through((node.left,))
+        if isinstance(node, cst.Call) and ctx.qualified_name(node.func) == "shlex.split" and node.args:
+            return Through((node.args[0].value,))
+        text = literal_text(ctx, node)
+        if text is not None:
+            return [bool(text.split()) and _names_nvcc(text.split()[0])]
+        return None
+
+    return any(ctx.semantic.values.trace(command, visit, _NO_ARMS))
 
 
-def _is_nvcc_path(expr: cst.BaseExpression, ctx: PythonContext, depth: int) -> bool:
+def _is_nvcc_path(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
     """`"nvcc"`, `CUDA_HOME + "/bin/nvcc"`, `Path(CUDA_HOME) / "bin" / "nvcc"`, `f"{CUDA_HOME}/bin/nvcc"`,
-    `os.path.join(CUDA_HOME, "bin", "nvcc")`, `shutil.which("nvcc")`, a choice between these, or a name
-    assigned one of these."""
-    if depth > 6:
-        return False
-    text = _text(expr, ctx)
-    if text is not None:
-        return _names_nvcc(text.strip())
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Divide)):
-        return _is_nvcc_path(expr.right, ctx, depth + 1)
-    if isinstance(expr, cst.IfExp):  # xformers: `"nvcc" if cuda_dir is None else cuda_dir + "/bin/nvcc"`
-        return _is_nvcc_path(expr.body, ctx, depth + 1) or _is_nvcc_path(expr.orelse, ctx, depth + 1)
-    if isinstance(expr, cst.Call):
-        positional = [arg.value for arg in expr.args if arg.keyword is None and not arg.star]
-        return bool(positional) and _is_nvcc_path(positional[-1], ctx, depth + 1)
-    value = ctx.single_value(expr)
-    return value is not None and value is not expr and _is_nvcc_path(value, ctx, depth + 1)
+    `os.path.join(CUDA_HOME, "bin", "nvcc")`, `shutil.which("nvcc")`, a choice between these (xformers:
+    `"nvcc" if cuda_dir is None else cuda_dir + "/bin/nvcc"`), or a name assigned one of these."""
+
+    def visit(node: cst.BaseExpression) -> list[bool] | Through | None:
+        text = literal_text(ctx, node)
+        if text is not None:
+            return [_names_nvcc(text.strip())]
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Divide)):
+            return Through((node.right,))
+        if isinstance(node, cst.Call):
+            positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+            return Through(tuple(positional[-1:]))
+        return None
+
+    return any(ctx.semantic.values.trace(expr, visit))
 
 
 def _names_nvcc(path: str) -> bool:
@@ -327,7 +297,7 @@ def _mentions_cuda_toolkit(expr: cst.BaseExpression, ctx: PythonContext) -> bool
         node = stack.pop()
         if isinstance(node, (cst.Name, cst.Attribute)) and _is_cuda_home(node, ctx):
             return True
-        text = _text(node, ctx) if isinstance(node, cst.BaseExpression) else None
+        text = literal_text(ctx, node)
         if text is not None and _names_nvcc(text.strip()):
             return True
         stack.extend(children(node))
@@ -340,23 +310,12 @@ def _is_version_helper(call: cst.Call, callee: str, ctx: PythonContext) -> bool:
     words = set(_NAME_WORDS.findall(callee.rsplit(".", 1)[-1].lower()))
     if not words.intersection(_VERSION_HELPER_WORDS) or words.intersection(_ROCM_WORDS):
         return False
-    if isinstance(call.func, cst.Name):
-        binding = ctx.semantic.lookup(call.func.value, call.func)
-        if binding is not None and binding.kind == "function":
-            return False
+    if ctx.semantic.local_function(call.func) is not None:
+        return False
     return any(_is_cuda_home(arg.value, ctx) for arg in call.args if not arg.star)
 
 
 # --- small helpers -------------------------------------------------------------------------------------
-def _text(node: cst.CSTNode, ctx: PythonContext) -> str | None:
-    """A string literal's text; an f-string's with `{}` for each replacement field."""
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        return ctx.string_value(node)
-    if isinstance(node, cst.FormattedString):
-        return "".join(part.value if isinstance(part, cst.FormattedStringText) else "{}" for part in node.parts)
-    return None
-
-
 def _raised_name(node: cst.Raise) -> str:
     exception = node.exc.func if isinstance(node.exc, cst.Call) else node.exc
     return (dotted_name(exception) or "").rsplit(".", 1)[-1] if exception is not None else ""

@@ -16,6 +16,8 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+from rocmlint.config import Settings
+from rocmlint.engine import Engine
 from rocmlint.python.frontend import PythonContext, RuleOptions
 from rocmlint.python.gating import CrossModuleResolver, GateAnalyzer, Vendor
 from rocmlint.python.project import ProjectIndex, package_of
@@ -1728,3 +1730,91 @@ def test_function_with_one_ungated_call_runs_on_rocm() -> None:
         """
     )
     assert found.branch(found.hazard()) == BOTH
+
+
+# --- long call chains and cycles (a 26,000-line module once ran gate analysis out of Python stack) -----
+def _call_chain(length: int, head: str) -> str:
+    """f1 -> f2 -> ... -> f<length>, a HAZARD("chain") at the end, f1 called at module level under `head`
+    (empty: unconditionally); plus a cycle a -> b -> a holding HAZARD("cycle")."""
+    functions = [f"def f{i}():\n    return f{i + 1}()\n" for i in range(1, length)]
+    functions.append(f'def f{length}():\n    HAZARD("chain")\n')
+    cycle = 'def a():\n    return b()\n\ndef b():\n    a()\n    HAZARD("cycle")\n'
+    call = f"{head}\n    f1()\n" if head else "f1()\n"
+    return "import torch\n\n" + "\n".join(functions) + "\n" + cycle + "\n" + call
+
+
+@pytest.mark.parametrize(("head", "chain"), [("if torch.version.cuda:", NVIDIA_ONLY), ("", BOTH)])
+def test_long_call_chain_is_followed_to_its_head(head: str, chain: tuple[bool | None, bool | None]) -> None:
+    found = analyze(_call_chain(3000, head))
+    assert found.branch(found.hazard("chain")) == chain
+    assert found.branch(found.hazard("cycle")) == BOTH  # recursive through another function: left alone
+
+
+def test_mutual_recursion_is_left_alone_from_either_end() -> None:
+    code = """
+        import torch
+
+        def ping(n):
+            HAZARD("ping")
+            return pong(n - 1)
+
+        def pong(n):
+            HAZARD("pong")
+            return ping(n - 1) if n else 0
+
+        def three():
+            HAZARD("three")
+            return one()
+
+        def one():
+            return two()
+
+        def two():
+            return three()
+
+        if torch.version.cuda:
+            ping(3)
+            one()
+        """
+    assert everywhere(code) == {"ping": BOTH, "pong": BOTH, "three": BOTH}
+    found = analyze(code)  # asked in the other order
+    assert [found.branch(found.hazard(label)) for label in ("three", "pong", "ping")] == [BOTH] * 3
+
+
+def test_chain_through_a_cycle_that_is_never_reached_keeps_its_gate() -> None:
+    """A cycle among the callers of `worker` (loop -> loop2 -> loop) leaves `worker` ungated, and the gate
+    `worker` puts around its own call of `helper` still holds."""
+    found = analyze(
+        """
+        import torch
+
+        def helper():
+            HAZARD()
+
+        def worker():
+            if torch.version.cuda:
+                helper()
+
+        def loop():
+            worker()
+            loop2()
+
+        def loop2():
+            loop()
+
+        worker()
+        """
+    )
+    assert found.branch(found.hazard()) == NVIDIA_ONLY
+
+
+def test_long_call_chain_in_a_real_run_gives_no_roc001(settings: Settings) -> None:
+    hazard = 'torch.compile(m, mode="reduce-overhead")'
+    for head, reported in (("if torch.version.cuda:", False), ("", True)):
+        code = _call_chain(3000, head).replace('HAZARD("chain")', hazard).replace('HAZARD("cycle")', hazard)
+        report = Engine().check_bytes("chains.py", code.encode(), settings)
+        lines = {d.location.line for d in report.diagnostics if d.code == "ROC101"}
+        assert {d.code for d in report.diagnostics} == {"ROC101"}, [d.message for d in report.diagnostics]
+        chain_line = code.splitlines().index(f"    {hazard}") + 1
+        assert (chain_line in lines) is reported
+        assert len(lines) == (2 if reported else 1)  # the cycle's hazard is always reported

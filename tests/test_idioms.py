@@ -372,6 +372,94 @@ def test_only_displayed() -> None:
     assert displayed == expected
 
 
+def test_is_display_call_is_one_list_for_every_rule() -> None:
+    snippet = parse(
+        """
+        import logging, warnings, click
+        from rich import print as rprint
+        from logging import info
+        print("a")
+        logger.info("b")
+        logging.fatal("c")
+        log.log(10, "d")
+        warnings.warn("e")
+        click.secho("f")
+        console.print("g")
+        info("h")
+        rprint("i")
+        subprocess.run("j")
+        flags.append("k")
+        check("l")
+        """
+    )
+    calls = [n for n in _in_order(snippet.module) if isinstance(n, cst.Call)]
+    shown = {snippet.code(call.args[-1].value): idioms.is_display_call(snippet.ctx, call) for call in calls}
+    # `rprint` is rich's print under another name: neither its name nor its qualified name is listed.
+    assert [text for text, is_shown in shown.items() if is_shown] == [f'"{letter}"' for letter in "abcdefgh"]
+
+
+def test_in_message() -> None:
+    snippet = parse(
+        """
+        logger.warning("a")
+        raise RuntimeError(f"{'b'}")
+        assert ok, "c"
+        assert "d" in archs
+        @pytest.mark.parametrize("arch", ["e"])
+        def test(arch): ...
+        run("f", msg=print("g"))
+        """
+    )
+    strings = [n for n in _in_order(snippet.module) if isinstance(n, cst.SimpleString)]
+    shown = {snippet.code(s).strip("'\""): idioms.in_message(snippet.ctx, s) for s in strings}
+    assert shown == {"a": True, "b": True, "c": True, "d": False, "arch": True, "e": True, "f": False, "g": True}
+
+
+def test_literal_text() -> None:
+    snippet = parse('NAME = "-O3"\nx = ["-arch", "-O" "3", f"-gencode={arch}", NAME, 3]\n')
+    elements = [element.value for element in snippet.value_as("x", cst.List).elements]
+    assert [idioms.literal_text(snippet.ctx, e) for e in elements] == ["-arch", "-O3", "-gencode={}", None, None]
+
+
+def test_is_looked_for() -> None:
+    snippet = parse(
+        """
+        a = arch == "x1"
+        b = table["x2"]
+        c = {"x3": "x4"}
+        d = name.startswith("x5")
+        e = re.match("x6", name)
+        f = parser.add_argument("--arch", choices=["x7"])
+        g = config.get("x8", "x9")
+        h = self.assertEqual(arch, "x10")
+        i = build("x11", target="x12")
+        """
+    )
+    strings = [n for n in _in_order(snippet.module) if isinstance(n, cst.SimpleString) and "x" in n.value]
+    looked_for = {snippet.code(s).strip('"'): idioms.is_looked_for(snippet.ctx, s) for s in strings}
+    assert looked_for == {
+        "x1": True, "x2": True, "x3": True, "x4": False, "x5": True, "x6": True, "x7": False,
+        "x8": True, "x9": False, "x10": True, "x11": False, "x12": False,
+    }
+    choices = snippet.node('["x7"]', cst.List)
+    assert idioms.is_looked_for(snippet.ctx, choices)
+
+
+def test_whole_value() -> None:
+    snippet = parse(
+        """
+        a = frozenset(["x1", "x2"]) + extra
+        b = call("x3")
+        c = sorted(("x4",))[0]
+        """
+    )
+    whole = {
+        literal: snippet.code(idioms.whole_value(snippet.ctx, snippet.node(f'"{literal}"', cst.SimpleString)))
+        for literal in ("x1", "x3", "x4")
+    }
+    assert whole == {"x1": 'frozenset(["x1", "x2"]) + extra', "x3": '"x3"', "x4": 'sorted(("x4",))'}
+
+
 # --- idioms: control flow -------------------------------------------------------------------------------
 def test_whole_condition() -> None:
     snippet = parse("ok = not (a > 8 or (a == 8 and b >= 9))\n")
@@ -429,6 +517,26 @@ def test_guarded_by_counts_any_exit_by_default() -> None:
     snippet = parse("def f():\n    if missing:\n        raise E\n    HAZARD()\n")
     hazard = snippet.node("HAZARD()", cst.Call)
     assert idioms.guarded_by(snippet.ctx, hazard, lambda test, taken: snippet.code(test) == "missing" and not taken)
+
+
+@pytest.mark.parametrize(
+    ("code", "decided"),
+    [
+        pytest.param("if missing:\n    HAZARD()\n", True, id="if-body"),
+        pytest.param("if missing: HAZARD()\n", True, id="one-line-if"),
+        pytest.param("if present:\n    pass\nelse:\n    HAZARD()\n", True, id="else"),
+        pytest.param("def f():\n    if present:\n        return\n    HAZARD()\n", True, id="after-an-exit"),
+        pytest.param("if present:\n    x = 1\nHAZARD()\n", False, id="after-no-exit"),
+        pytest.param("if missing:\n    if other:\n        HAZARD()\n", False, id="only-the-closest-if"),
+        pytest.param("while HAZARD():\n    pass\n", False, id="in-a-header"),
+        pytest.param("if present:\n    HAZARD()\n", False, id="wrong-arm"),
+    ],
+)
+def test_runs_right_under(code: str, decided: bool) -> None:
+    snippet = parse(code)
+    hazard = snippet.node("HAZARD()", cst.Call)
+    wanted = {True: "missing", False: "present"}
+    assert idioms.runs_right_under(snippet.ctx, hazard, lambda test, taken: snippet.code(test) == wanted[taken]) is decided
 
 
 def test_statements_before_and_leaves_quietly() -> None:

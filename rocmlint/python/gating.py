@@ -58,11 +58,23 @@ _VENDOR_PACKAGES = load("vendor_packages")
 _OTHER_DEVICE_TYPES = frozenset(_VENDOR_PACKAGES["other_device_types"])
 _PACKAGE_PROBES = frozenset({"importlib.util.find_spec", "pytest.importorskip"})
 _MAX_DEPTH = 24
+# Functions whose callers are decided one inside another on the Python stack before the next is deferred.
+_MAX_CALLER_NESTING = 32
 
 # Resolves a qualified name defined in another module of the scanned tree to its vendor value. A name
 # ending in "()" asks for the value of calling it (`from pkg.env import is_hip; is_hip()`).
 CrossModuleResolver = Callable[[str], "Vendor | None"]
 Condition = tuple[Vendor, bool]  # a test and whether the node sits where it is true
+
+
+class _CallerDeferred(Exception):
+    """Deciding a function's callers needs `function` decided first, too deep to do it on this stack;
+    `path` is the chain of functions being decided when it was asked."""
+
+    def __init__(self, function: cst.FunctionDef, path: list[cst.FunctionDef]) -> None:
+        super().__init__(function.name.value)
+        self.function = function
+        self.path = path
 
 
 class GateAnalyzer:
@@ -78,7 +90,11 @@ class GateAnalyzer:
         self._binding_cache: dict[tuple[int, str], Vendor] = {}
         self._branch_cache: dict[cst.CSTNode, Branch] = {}
         self._before_cache: dict[cst.CSTNode, list[Condition]] = {}
-        self._reference_index: dict[str, list[cst.CSTNode]] | None = None
+        self._callers: dict[cst.FunctionDef, list[Condition]] = {}
+        self._caller_path: list[cst.FunctionDef] = []  # the functions being decided, outermost first
+        self._on_caller_path: set[cst.FunctionDef] = set()  # the same, for membership tests
+        self._caller_nesting = 0  # how many of them are on the Python stack
+        self._recursive: set[cst.FunctionDef] = set()
 
     # --- public -----------------------------------------------------------------------------------
     def branch(self, node: cst.CSTNode) -> Branch:
@@ -170,12 +186,63 @@ class GateAnalyzer:
             return self._conditions_before(parent, child)
         return []
 
-    # --- one level of call graph ---------------------------------------------------------------------
+    # --- callers: the call graph, one function at a time --------------------------------------------
     def _caller_conditions(self, function: cst.FunctionDef) -> list[Condition]:
         """A function that this file only ever calls from code that never runs on ROCm (and never passes
         around as a value) does not run on ROCm either: `def cuda_version(): ...` called under
-        `if torch.version.cuda:`. Recursive functions are left alone."""
-        uses = self._uses_of(function)
+        `if torch.version.cuda:`. Recursive functions (directly or through others) are left alone.
+
+        Answers are memoised. Deciding one function asks where its callers run, so a chain of calls
+        f1 -> f2 -> ... -> f3000 nests that deep: past `_MAX_CALLER_NESTING` functions the innermost
+        question is deferred (`_CallerDeferred`) and answered first by the outermost call, which then
+        asks again, so the Python stack stays bounded whatever the chain."""
+        known = self._callers.get(function)
+        if known is not None:
+            return known
+        if function in self._on_caller_path:  # asked again while deciding it: a cycle of calls
+            self._recursive.update(self._caller_path[self._caller_path.index(function) :])
+            return []
+        if self._caller_nesting >= _MAX_CALLER_NESTING:
+            raise _CallerDeferred(function, list(self._caller_path))
+        if self._caller_nesting > 0:
+            return self._decide_callers(function)
+        return self._settle_callers(function)
+
+    def _settle_callers(self, function: cst.FunctionDef) -> list[Condition]:
+        """Decide `function`, deciding first every deeper function a deferral names (a stack of pending
+        questions, each with the chain of functions being decided when it was asked, for cycles)."""
+        pending: list[tuple[cst.FunctionDef, list[cst.FunctionDef]]] = [(function, [])]
+        while pending:
+            current, path = pending[-1]
+            if current in self._callers:
+                pending.pop()
+                continue
+            self._caller_path, self._on_caller_path = list(path), set(path)
+            try:
+                self._decide_callers(current)
+            except _CallerDeferred as deferred:
+                pending.append((deferred.function, deferred.path))
+        self._caller_path, self._on_caller_path = [], set()
+        return self._callers[function]
+
+    def _decide_callers(self, function: cst.FunctionDef) -> list[Condition]:
+        self._caller_path.append(function)
+        self._on_caller_path.add(function)
+        self._caller_nesting += 1
+        try:
+            found = self._conditions_from_callers(function)
+        finally:
+            self._caller_path.pop()
+            self._on_caller_path.discard(function)
+            self._caller_nesting -= 1
+        result = [] if function in self._recursive else found
+        self._callers[function] = result
+        return result
+
+    def _conditions_from_callers(self, function: cst.FunctionDef) -> list[Condition]:
+        if function in self._recursive:
+            return []
+        uses = self.semantic.references.uses_of(function)
         if not uses or any(not isinstance(use, cst.Call) for use in uses):
             return []
         if any(function in self.semantic.ancestors(use) for use in uses):
@@ -183,37 +250,6 @@ class GateAnalyzer:
         if all(self.branch(call).on_rocm is False for call in uses):
             return [(Vendor(False, None), True)]
         return []
-
-    def _uses_of(self, function: cst.FunctionDef) -> list[cst.CSTNode]:
-        """Calls of `function` in this file (the Call node), or the bare reference when it is not called."""
-        uses: list[cst.CSTNode] = []
-        owner = self.semantic.enclosing_scope_node(function)
-        for reference in self._references().get(function.name.value, []):
-            if not self._refers_to(reference, function, owner):
-                continue
-            parent = self.semantic.parent(reference)
-            uses.append(parent if isinstance(parent, cst.Call) and parent.func is reference else reference)
-        return uses
-
-    def _refers_to(self, reference: cst.CSTNode, function: cst.FunctionDef, owner: cst.CSTNode) -> bool:
-        if isinstance(reference, cst.Name):
-            binding = self.semantic.lookup(reference.value, reference)
-            return binding is not None and binding.definition is function
-        assert isinstance(reference, cst.Attribute)
-        return isinstance(owner, cst.ClassDef) and self.semantic.receiver_class(reference) is owner
-
-    def _references(self) -> dict[str, list[cst.CSTNode]]:
-        """Every load of a name or attribute in the file, by its last segment (built once, on demand)."""
-        if self._reference_index is None:
-            index: dict[str, list[cst.CSTNode]] = {}
-            for node, parent in self.semantic.parents.items():
-                if isinstance(node, cst.Name) and not _is_definition_name(node, parent):
-                    if not (isinstance(parent, cst.Attribute) and parent.attr is node):
-                        index.setdefault(node.value, []).append(node)
-                elif isinstance(node, cst.Attribute):
-                    index.setdefault(node.attr.value, []).append(node)
-            self._reference_index = index
-        return self._reference_index
 
     def _rocm_arm_follows(self, branch: cst.If) -> bool:
         """`if <cuda setup or override>: ... elif torch.version.hip: ...`: a later arm that only ROCm can
@@ -696,7 +732,3 @@ def _names_a_device_type(subject: cst.CSTNode) -> bool:
     """`x.device.type`, `device_type`, `device`, `infer_device()`: what a device-type comparison reads."""
     name = dotted_name(subject.func if isinstance(subject, cst.Call) else subject) or ""
     return "device" in name.lower()
-
-
-def _is_definition_name(name: cst.Name, parent: cst.CSTNode) -> bool:
-    return isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is name

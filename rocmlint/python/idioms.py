@@ -15,14 +15,32 @@ import libcst as cst
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.scopes import dotted_name
 
-# Methods of `logging` loggers (and `warnings.warn`-style `warn`) whose arguments are only shown.
-_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+# Calls whose arguments are only shown, the one list for every rule: methods of `logging` loggers and the
+# `logging` module, `warnings.warn`, rich's `console.print`, click's `echo`/`secho`
+# (`<anything>.<method>(...)`); and these functions called by their own name (`from logging import info`).
+DISPLAY_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "print", "echo", "secho"}
+)
+DISPLAY_FUNCTIONS = frozenset({"print", "warn", "echo", "secho", "debug", "info", "warning", "error", "log"})
 _ENVIRON = "os.environ"
 _ENVIRON_SETTERS = frozenset({f"{_ENVIRON}.setdefault", "os.putenv"})
 _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
 _DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_STRING_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+# Calls that only wrap a collection: the wrapped value is still the collection.
+_COLLECTION_WRAPPERS = frozenset({"frozenset", "set", "tuple", "list", "sorted"})
 
+
+# Methods whose arguments are patterns or text matched against (or cut out of) another string, and
+# pytest's test parameters: values to look for, not to use.
+LOOKED_FOR_METHODS = frozenset(
+    {
+        "startswith", "endswith", "find", "rfind", "index", "count", "match", "fullmatch", "search",
+        "fnmatch", "fnmatchcase", "__contains__", "replace", "removeprefix", "removesuffix", "split",
+        "rsplit", "partition", "rpartition", "strip", "lstrip", "rstrip", "parametrize", "param",
+    }
+)
 
 # Functions that run a program: its command is the first argument (or `args=`).
 PROCESS_RUNNERS = frozenset(
@@ -113,6 +131,33 @@ def report_site(ctx: PythonContext, literal: cst.CSTNode, written: cst.CSTNode) 
     return literal if ctx.semantic.is_within(literal, written) else written
 
 
+def whole_value(ctx: PythonContext, node: cst.CSTNode) -> cst.CSTNode:
+    """The outermost expression that still is `node`'s value as a whole: the list, tuple or set holding
+    it, a `+` concatenation, `frozenset(...)`/`set(...)`/`tuple(...)`/`list(...)`/`sorted(...)` around it
+    (`node` itself when none of these holds it)."""
+    current = node
+    while True:
+        parent = ctx.parent(current)
+        if isinstance(parent, (cst.Element, cst.List, cst.Tuple, cst.Set)):
+            current = parent
+        elif isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add):
+            current = parent
+        elif isinstance(parent, cst.Arg) and _wraps_collection(ctx, ctx.parent(parent)):
+            current = ctx.parent(parent)  # type: ignore[assignment]
+        else:
+            return current
+
+
+def _wraps_collection(ctx: PythonContext, node: cst.CSTNode | None) -> bool:
+    return isinstance(node, cst.Call) and ctx.qualified_name(node.func) in _COLLECTION_WRAPPERS
+
+
+def literal_text(ctx: PythonContext, node: cst.CSTNode) -> str | None:
+    """The text of a string literal as written (plain, implicitly concatenated, or an f-string with `{}`
+    for each field); None for anything else (a name is not followed: see `Semantic.static_text`)."""
+    return ctx.semantic.static_text(node, "{}") if isinstance(node, _STRING_LITERALS) else None
+
+
 def fstring_prefix(string: cst.FormattedString) -> str:
     """The constant text an f-string starts with (`"hip:"` of `f"hip:{rank}"`), "" when it starts with
     a field."""
@@ -190,10 +235,13 @@ def _update_writes(ctx: PythonContext, call: cst.Call) -> list[EnvironmentWrite]
 
 # --- what is only shown -------------------------------------------------------------------------------
 def is_display_call(ctx: PythonContext, call: cst.Call) -> bool:
-    """`print(...)` or a logging call (`logger.info(...)`, `logging.warning(...)`, `log.log(...)`)."""
+    """`print(...)`, a logging call (`logger.info(...)`, `logging.warning(...)`, `log.log(...)`),
+    `warnings.warn(...)`, `click.echo(...)`: see DISPLAY_METHODS and DISPLAY_FUNCTIONS."""
     if isinstance(call.func, cst.Attribute):
-        return call.func.attr.value in _LOG_METHODS
-    return ctx.qualified_name(call.func) == "print"
+        return call.func.attr.value in DISPLAY_METHODS
+    return isinstance(call.func, cst.Name) and (
+        call.func.value in DISPLAY_FUNCTIONS or ctx.qualified_name(call.func) == "print"
+    )
 
 
 def only_displayed(ctx: PythonContext, node: cst.CSTNode) -> bool:
@@ -205,6 +253,47 @@ def only_displayed(ctx: PythonContext, node: cst.CSTNode) -> bool:
         if isinstance(ancestor, cst.Call) and is_display_call(ctx, ancestor):
             return True
     return False
+
+
+def in_message(ctx: PythonContext, node: cst.CSTNode) -> bool:
+    """Inside a display call (`is_display_call`), an exception (`raise`) or `assert` message, or a
+    decorator (test data), within the statement `node` is in: text that is shown, not used."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, (cst.Raise, cst.Decorator)):
+            return True
+        if isinstance(ancestor, cst.Assert):
+            return child is ancestor.msg
+        if isinstance(ancestor, cst.Call) and is_display_call(ctx, ancestor):
+            return True
+        if isinstance(ancestor, _STATEMENTS):
+            return False
+        child = ancestor
+    return False
+
+
+def is_looked_for(ctx: PythonContext, node: cst.CSTNode) -> bool:
+    """Whether the value `node` stands for (a literal, or the collection holding it) is something to look
+    for rather than to use: compared (`==`, `in`), matched or edited as text (an argument of
+    `LOOKED_FOR_METHODS`, an `assert*` method, `re.*`, `fnmatch.*`), a key or an index (a subscript, a
+    dict key, the key of `.get(key, ...)`), offered as `choices=`, or test parameters."""
+    parent = ctx.parent(node)
+    if isinstance(parent, (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.SubscriptElement)):
+        return True
+    if isinstance(parent, cst.DictElement):
+        return parent.key is node
+    call = ctx.parent(parent) if isinstance(parent, cst.Arg) else None
+    if not isinstance(call, cst.Call):
+        return False
+    assert isinstance(parent, cst.Arg)
+    method = last_name(call.func)
+    if method in LOOKED_FOR_METHODS or method.startswith("assert"):
+        return True
+    if (ctx.qualified_name(call.func) or "").startswith(("re.", "fnmatch.")):
+        return True
+    if parent.keyword is not None and parent.keyword.value == "choices":
+        return True
+    return method == "get" and ctx.semantic.positional(call, 0) is parent
 
 
 # --- conditions and control flow ------------------------------------------------------------------
@@ -238,6 +327,36 @@ def guarded_by(
             return True
         child = ancestor
     return False
+
+
+def runs_right_under(
+    ctx: PythonContext, node: cst.CSTNode, holds: Callable[[cst.BaseExpression, bool], bool]
+) -> bool:
+    """Whether the simple statement holding `node` is decided by a test right around it, by a rule's own
+    predicate `holds(test, taken)`: it sits in the body of `if test:` (taken True), in the `else:` of one
+    (False), or after an earlier `if test: <leave the block>` without `else` in its own block (False).
+    A node in a compound statement's own header (an `if` or `while` test) is decided by nothing here."""
+    statement = ctx.parent(node)
+    while statement is not None and not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        if isinstance(statement, cst.BaseCompoundStatement):
+            return False
+        statement = ctx.parent(statement)
+    if statement is None:
+        return False
+    suite = ctx.parent(statement) if isinstance(statement, cst.SimpleStatementLine) else statement
+    owner = ctx.parent(suite) if isinstance(suite, cst.IndentedBlock) else ctx.parent(statement)
+    if isinstance(owner, cst.If) and suite is owner.body:
+        return holds(owner.test, True)
+    if isinstance(owner, cst.Else):
+        branch = ctx.parent(owner)
+        return isinstance(branch, cst.If) and holds(branch.test, False)
+    if not isinstance(suite, (cst.IndentedBlock, cst.Module)):
+        return False
+    earlier = statements_before(suite, statement)
+    return any(
+        isinstance(s, cst.If) and s.orelse is None and ctx.gates.terminates(s.body) and holds(s.test, False)
+        for s in earlier
+    )
 
 
 def _conditions_at(

@@ -29,6 +29,15 @@ def package_of(path: str) -> tuple[str | None, Path]:
     return (".".join(reversed(parts)) if parts else ""), folder
 
 
+def is_test_file(path: str) -> bool:
+    """A test suite's file (`test_*.py`, `*_test.py`, `conftest.py`, or in a `test`/`tests`/`testing`
+    folder among the two closest: a checkout that itself lives under ~/tests/ is not a test suite)."""
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1]
+    in_test_dir = any(part in ("test", "tests", "testing") for part in parts[-3:-1])
+    return in_test_dir or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+
+
 class ProjectIndex:
     """Resolves qualified names defined in other Python modules of the project; cached per run.
 

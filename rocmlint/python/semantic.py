@@ -8,6 +8,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from rocmlint.python.references import References
 from rocmlint.python.scopes import Scope, ScopeNode, dotted_name, index_scope, parameter_names, target_names
 from rocmlint.python.tree import children
 from rocmlint.python.values import MAX_DEPTH, Values
@@ -55,6 +56,7 @@ class Semantic:
         self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
         self._scopes: dict[ScopeNode, Scope] = {}
         self._unpacked: dict[ScopeNode, dict[str, list[cst.BaseExpression | None]]] = {}
+        self._references: References | None = None
 
     # --- tree -----------------------------------------------------------------------------------
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
@@ -109,6 +111,14 @@ class Semantic:
         return scope
 
     # --- names ----------------------------------------------------------------------------------
+    @property
+    def references(self) -> References:
+        """Where the file uses each name, and the call sites of its functions (built on first use, once
+        the tree is indexed)."""
+        if self._references is None:
+            self._references = References(self)
+        return self._references
+
     def lookup(self, name: str, at: cst.CSTNode) -> Binding | None:
         """Resolve `name` as Python would from `at`: enclosing functions, then the module.
 
@@ -186,15 +196,6 @@ class Semantic:
     def _resolves_in(self, name: cst.Name, scope_node: ScopeNode) -> bool:
         binding = self.lookup(name.value, name)
         return binding is not None and binding.scope.node is scope_node
-
-    def calls_of(self, function: cst.FunctionDef) -> list[cst.Call]:
-        """The calls in this file that call `function` by its name."""
-        calls = []
-        for read in self.name_reads(self.module, function.name.value):
-            call = self.parent(read)
-            if isinstance(call, cst.Call) and call.func is read:
-                calls.append(call)
-        return calls
 
     def loop_target(self, name: cst.Name) -> LoopTarget | None:
         """The `for` statement or comprehension clause that binds the loop variable `name` reads, when

@@ -328,7 +328,7 @@ class Values:
         if isinstance(parent, cst.Return):
             function = next((a for a in self.semantic.ancestors(parent) if isinstance(a, _NESTED_SCOPES)), None)
             if isinstance(function, cst.FunctionDef):
-                return Destination(calls=tuple(self.semantic.calls_of(function)))
+                return Destination(calls=tuple(self.semantic.references.calls_of(function)))
         return None
 
     def variable_reads(self, name: cst.Name, at: cst.CSTNode) -> tuple[cst.Name, ...]:

@@ -1,0 +1,132 @@
+"""How a list variable is built up in its scope: its plain assignments and in-place additions (`x += ...`,
+`x.append(...)`, `.extend`, `.insert`), which of them reach a read of it on ROCm, and the reads that
+consume it (flag lists handed to a compiler, command lines).
+
+Reaching definitions here are those of straight-line build scripts: a definition reaches a read that
+comes after it in the file unless a plain assignment in between replaces it on every path (it stands in
+a block that holds the read), or replaces it on ROCm (it is made only on ROCm).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import is_display_call
+
+# Methods that add to a list in place.
+ADDING_METHODS = frozenset({"append", "extend", "insert"})
+Addition = cst.Call | cst.AugAssign
+
+
+def addition(ctx: PythonContext, name: cst.Name) -> Addition | None:
+    """The statement that adds to the list `name` holds, in place: `name.append(...)`, `name.extend(...)`,
+    `name.insert(...)` (the call) or `name += ...`."""
+    parent = ctx.parent(name)
+    if isinstance(parent, cst.AugAssign):
+        return parent if parent.target is name and isinstance(parent.operator, cst.AddAssign) else None
+    if not isinstance(parent, cst.Attribute) or parent.value is not name or parent.attr.value not in ADDING_METHODS:
+        return None
+    call = ctx.parent(parent)
+    return call if isinstance(call, cst.Call) and call.func is parent else None
+
+
+def added_values(definition: cst.CSTNode) -> list[cst.BaseExpression]:
+    """What a definition puts in the list: the assigned value itself, the right side of `+=`, the argument
+    of `.append(x)` / `.extend(xs)` / `.insert(i, x)`."""
+    if isinstance(definition, cst.AugAssign):
+        return [definition.value]
+    if isinstance(definition, cst.Call):
+        return method_additions(definition)
+    return [definition] if isinstance(definition, cst.BaseExpression) else []
+
+
+def method_additions(call: cst.Call) -> list[cst.BaseExpression]:
+    """What `.append(x)` / `.extend(xs)` / `.insert(i, x)` add to the list (empty for other calls' forms)."""
+    if not isinstance(call.func, cst.Attribute):
+        return []
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    return positional[1:2] if call.func.attr.value == "insert" else positional[:1]
+
+
+def consuming_reads(ctx: PythonContext, target: cst.Name) -> list[cst.Name]:
+    """The reads of the variable `target` binds (in its scope, nested scopes that do not rebind it
+    included) that use the list: not its in-place additions (`x.append(...)`), not the right side of its
+    own re-definitions (`x = x + [...]`, `x = helper(x)`), not a display (`print("flags:", x)`)."""
+    scope = _binding_scope(ctx, target)
+    return [
+        read
+        for read in ctx.semantic.references.reads(target.value)
+        if _binding_scope(ctx, read) is scope
+        and addition(ctx, read) is None
+        and not _redefines(ctx, read)
+        and not _displayed(ctx, read)
+    ]
+
+
+def reaching_definitions(ctx: PythonContext, use: cst.Name) -> list[cst.CSTNode]:
+    """The assigned values and in-place additions (the `Addition` statements) of the variable `use`
+    reads that can reach it on ROCm (see the module's docstring). A read in a nested scope sees all of
+    them."""
+    binding = ctx.semantic.lookup(use.value, use)
+    if binding is None or binding.kind != "value":
+        return []
+    scope = binding.scope.node
+    found: list[cst.CSTNode] = list(binding.values)
+    for name in ctx.semantic.references.names(use.value):
+        added = addition(ctx, name)
+        if added is not None and _binding_scope(ctx, name) is scope:
+            found.append(added)
+    if ctx.semantic.enclosing_scope_node(use) is not scope:
+        return found
+    at = _start(ctx, use)
+    kills = [_start(ctx, value) for value in binding.values if _replaces(ctx, value, use)]
+    return [d for d in found if _start(ctx, d) <= at and not any(_start(ctx, d) < kill <= at for kill in kills)]
+
+
+def _replaces(ctx: PythonContext, value: cst.BaseExpression, use: cst.Name) -> bool:
+    """Whether the plain assignment of `value` replaces earlier definitions on every path to `use` on
+    ROCm: it sits directly in a block that holds `use` (`cc_flag = []` opening a section), or it is made
+    only on ROCm (`if IS_HIP_EXTENSION: nvcc_flags = [...]`). `x = x + [...]` keeps them."""
+    assign = ctx.parent(value)
+    if not isinstance(assign, cst.Assign) or _mentions(ctx, value, use.value):
+        return False
+    statement = ctx.parent(assign)
+    block = ctx.parent(statement) if statement is not None else None
+    if block is not None and any(ancestor is block for ancestor in ctx.ancestors(use)):
+        return True
+    return ctx.is_nvidia_gated(value) and not ctx.is_rocm_gated(value)
+
+
+def _mentions(ctx: PythonContext, expr: cst.CSTNode, name: str) -> bool:
+    """Any Name spelled `name` in `expr`, even an attribute's (`flags = cfg.flags` keeps earlier ones)."""
+    return any(isinstance(node, cst.Name) and node.value == name for node in ctx.semantic.descendants(expr))
+
+
+def _binding_scope(ctx: PythonContext, name: cst.Name) -> cst.CSTNode | None:
+    binding = ctx.semantic.lookup(name.value, name)
+    return binding.scope.node if binding is not None else None
+
+
+def _redefines(ctx: PythonContext, read: cst.Name) -> bool:
+    """`flags = flags + [...]` / `flags = helper(flags)`: the right side re-defines, it does not consume."""
+    for ancestor in ctx.ancestors(read):
+        if isinstance(ancestor, cst.Assign):
+            return any(isinstance(t.target, cst.Name) and t.target.value == read.value for t in ancestor.targets)
+        if isinstance(ancestor, (cst.AugAssign, cst.AnnAssign)):
+            return isinstance(ancestor.target, cst.Name) and ancestor.target.value == read.value
+        if isinstance(ancestor, cst.BaseStatement):
+            return False
+    return False
+
+
+def _displayed(ctx: PythonContext, read: cst.Name) -> bool:
+    """An argument of `print(...)` or a logging call: shown, not used."""
+    argument = ctx.parent(read)
+    call = ctx.parent(argument) if isinstance(argument, cst.Arg) else None
+    return isinstance(call, cst.Call) and is_display_call(ctx, call)
+
+
+def _start(ctx: PythonContext, node: cst.CSTNode) -> tuple[int, int]:
+    position = ctx.code_range(node).start
+    return position.line, position.column

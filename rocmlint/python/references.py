@@ -1,0 +1,88 @@
+"""Where a file uses its names: one index of every reference by identifier, and the call sites of each
+function defined in the file (its callers in this file).
+
+Built once per file, on the first question (`Semantic.references`). The index follows the file's
+order, so answers come in source order.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+if TYPE_CHECKING:
+    from rocmlint.python.semantic import Semantic
+
+Reference = cst.Name | cst.Attribute
+
+
+class References:
+    def __init__(self, semantic: Semantic) -> None:
+        self.semantic = semantic
+        self._names: dict[str, list[cst.Name]] = {}
+        self._attributes: dict[str, list[cst.Attribute]] = {}
+        self._mentions: dict[str, list[Reference]] = {}
+        for node in semantic.parents:
+            if isinstance(node, cst.Attribute):
+                self._attributes.setdefault(node.attr.value, []).append(node)
+                self._mentions.setdefault(node.attr.value, []).append(node)
+            elif isinstance(node, cst.Name) and semantic.is_reference(node):
+                self._names.setdefault(node.value, []).append(node)
+                self._mentions.setdefault(node.value, []).append(node)
+
+    # --- the name index ---------------------------------------------------------------------------
+    def names(self, identifier: str) -> list[cst.Name]:
+        """The names spelled `identifier` that refer to a variable, read or written (`Semantic.is_reference`:
+        not an attribute's, keyword's, parameter's, def's, class's or imported name), whatever they bind to."""
+        return self._names.get(identifier, [])
+
+    def reads(self, identifier: str) -> list[cst.Name]:
+        """The names spelled `identifier` that read a variable (not assignment, loop or `del` targets)."""
+        return [name for name in self.names(identifier) if not self.semantic.is_store(name)]
+
+    def attributes(self, identifier: str) -> list[cst.Attribute]:
+        """Every `<x>.identifier` in the file, whatever `x` is."""
+        return self._attributes.get(identifier, [])
+
+    def mentions(self, identifier: str) -> list[Reference]:
+        """`names(identifier)` and `attributes(identifier)` together, in source order: where a value stored
+        under that identifier (a variable or any object's attribute) may be used, without scope analysis."""
+        return self._mentions.get(identifier, [])
+
+    def mention_reads(self, identifier: str, within: cst.CSTNode | None = None) -> list[Reference]:
+        """`mentions(identifier)` that read (not assignment, loop or `del` targets), only those under
+        `within` when it is given."""
+        mentions = self.mentions(identifier)
+        reads = [mention for mention in mentions if not self.semantic.is_store(mention)]
+        return reads if within is None else [read for read in reads if self.semantic.is_within(read, within)]
+
+    # --- call sites -------------------------------------------------------------------------------
+    def uses_of(self, function: cst.FunctionDef) -> list[cst.CSTNode]:
+        """The uses of `function` in this file: the `Call` for each call, the bare reference for each use
+        as a value (`register(callback)`). A plain function is used by the names that resolve to it; a
+        method by `self.name`, `cls.name` and `Class.name` of its own class."""
+        owner = self.semantic.enclosing_scope_node(function)
+        mentions = self.mentions(function.name.value)
+        return [_call_of(use, self.semantic) or use for use in mentions if self._refers_to(use, function, owner)]
+
+    def calls_of(self, function: cst.FunctionDef) -> list[cst.Call]:
+        """The calls of `function` in this file (`uses_of` without its uses as a value)."""
+        return [use for use in self.uses_of(function) if isinstance(use, cst.Call)]
+
+    def method_calls(self, name: str) -> list[cst.Call]:
+        """Every `<x>.name(...)` call, whatever `x` is (a method of an object whose class is unknown here)."""
+        found = (_call_of(attribute, self.semantic) for attribute in self.attributes(name))
+        return [call for call in found if call is not None]
+
+    def _refers_to(self, reference: Reference, function: cst.FunctionDef, owner: cst.CSTNode) -> bool:
+        if isinstance(reference, cst.Name):
+            binding = self.semantic.lookup(reference.value, reference)
+            return binding is not None and binding.definition is function
+        return isinstance(owner, cst.ClassDef) and self.semantic.receiver_class(reference) is owner
+
+
+def _call_of(reference: Reference, semantic: Semantic) -> cst.Call | None:
+    """The call whose callee `reference` is."""
+    parent = semantic.parent(reference)
+    return parent if isinstance(parent, cst.Call) and parent.func is reference else None
