@@ -163,7 +163,7 @@ _FIX = "Drop max_split_size_mb from the allocator settings on ROCm"
 def _split_size_literals(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode]:
     """The string literals (or f-string text parts) in `expr` that put `max_split_size_mb` into it. A call
     such as `conf.replace("max_split_size_mb:128", "")` that removes the key is not followed."""
-    return ctx.semantic.values.trace(expr, lambda value: _split_size_step(value, ctx), _SETTINGS_TEXT)
+    return ctx.values.trace(expr, lambda value: _split_size_step(value, ctx), _SETTINGS_TEXT)
 
 
 def _split_size_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | None:

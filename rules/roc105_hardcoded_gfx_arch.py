@@ -231,7 +231,7 @@ class HardcodedGfxArch(Rule):
         if depth >= _MAX_DEPTH:
             return _Use.UNKNOWN
         identifier = binding.value if isinstance(binding, cst.Name) else binding.attr.value
-        reads = ctx.semantic.references.mention_reads(identifier, within=scope)
+        reads = ctx.references.mention_reads(identifier, within=scope)
         if not reads:
             return unused
         return _strongest({self._read_use(read, ctx, depth + 1) for read in reads})

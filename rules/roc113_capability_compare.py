@@ -140,7 +140,7 @@ def _capability_reads(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.
     """The capability reads (`get_device_capability()`, `get_device_properties()` calls) an expression is
     computed from (`cap[0]`, `props.major`, `major * 10 + minor`, `(major, minor)`, `f"{major}"`, names
     assigned from them); empty when it is not a capability value."""
-    return ctx.semantic.values.trace(expr, lambda value: _capability_step(value, ctx), _CAPABILITY_VALUES)
+    return ctx.values.trace(expr, lambda value: _capability_step(value, ctx), _CAPABILITY_VALUES)
 
 
 def _capability_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | Through | None:

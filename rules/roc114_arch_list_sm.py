@@ -106,7 +106,7 @@ _FIX = "Search the arch list for sm_ targets only when not on ROCm"
 def _arch_list_sources(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode]:
     """The `get_arch_list()` calls `expr` is the result of, an element of, or a join of; a name counts when
     every assignment is the arch list (or a literal default such as `[]`)."""
-    return ctx.semantic.values.trace(expr, lambda value: _arch_list_step(value, ctx), _ARCH_LIST_VALUES)
+    return ctx.values.trace(expr, lambda value: _arch_list_step(value, ctx), _ARCH_LIST_VALUES)
 
 
 def _arch_list_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | None:
@@ -118,7 +118,7 @@ def _arch_list_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CS
 def _nvidia_targets(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode]:
     """Literals `expr` may be that name an NVIDIA target: `"sm_90"`, `f"sm_{major}{minor}"`,
     `"compute_" + cc`, or a tuple of prefixes for `startswith`."""
-    return ctx.semantic.values.trace(expr, lambda value: _target_step(value, ctx), Follow(elements=True))
+    return ctx.values.trace(expr, lambda value: _target_step(value, ctx), Follow(elements=True))
 
 
 def _target_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | Through | None:

@@ -119,7 +119,7 @@ def _fix(node: cst.CSTNode, ctx: PythonContext) -> Fix | None:
 def _is_arch_name(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
     """`x.gcnArchName`, `getattr(x, "gcnArchName", ...)`, or a name assigned exactly once from one (so
     `arch = props.gcnArchName; arch = arch.split(":")[0]` is normalised)."""
-    return bool(ctx.semantic.values.trace(expr, lambda value: _arch_name_step(value, ctx), _NO_ARMS))
+    return bool(ctx.values.trace(expr, lambda value: _arch_name_step(value, ctx), _NO_ARMS))
 
 
 def _arch_name_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | None:
@@ -146,7 +146,7 @@ def _bare_gfx_strings(expr: cst.CSTNode, ctx: PythonContext) -> bool:
 def _collection_has_bare_gfx(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
     """A tuple/list/set literal with a bare gfx element, a dict literal with a bare gfx key, or
     `frozenset({...})` of one; names assigned once are followed."""
-    return any(_bare_gfx_strings(element, ctx) for element in ctx.semantic.values.collection_elements(expr))
+    return any(_bare_gfx_strings(element, ctx) for element in ctx.values.collection_elements(expr))
 
 
 _SUFFIX = "`gcnArchName` carries target features (`gfx942:sramecc+:xnack-`)"

@@ -79,7 +79,7 @@ class NvidiaSmi(Rule):
 def _program_literals(expr: cst.BaseExpression, ctx: PythonContext, alone: bool) -> list[cst.CSTNode]:
     """The literals that make `expr` run nvidia-smi: an argv list's first element, a command string's
     first word (the whole string when `alone`), through every assignment of a name."""
-    return ctx.semantic.values.trace(expr, lambda value: _program_step(value, ctx, alone), _ALL_ASSIGNMENTS)
+    return ctx.values.trace(expr, lambda value: _program_step(value, ctx, alone), _ALL_ASSIGNMENTS)
 
 
 def _program_step(expr: cst.BaseExpression, ctx: PythonContext, alone: bool) -> list[cst.CSTNode] | None:

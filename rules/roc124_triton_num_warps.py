@@ -85,7 +85,7 @@ class TritonNumWarps(Rule):
         argument = _num_warps_argument(node, ctx)
         if argument is None:
             return
-        too_many = [v for v in ctx.semantic.values.int_values(argument.value) if v.value > _MAX_WARPS_ON_WAVE64]
+        too_many = [v for v in ctx.values.int_values(argument.value) if v.value > _MAX_WARPS_ON_WAVE64]
         if not too_many or _handled_for_rocm(node, ctx):
             return
         for source in too_many:
@@ -122,7 +122,7 @@ def _flows_away_from_rocm(expr: cst.CSTNode, ctx: PythonContext, depth: int) -> 
     """Whether the config list holding `expr` is pruned for ROCm or only used on NVIDIA: passed to a call
     that prunes it, read in ROCm-only code (pruning it), or every read of it (every call of the def
     returning it) gated away from ROCm or flowing into pruning."""
-    destination = ctx.semantic.values.destination(expr) if depth <= _MAX_FLOW_DEPTH else None
+    destination = ctx.values.destination(expr) if depth <= _MAX_FLOW_DEPTH else None
     if destination is None:
         return False
     if destination.call is not None and destination.argument is not None:

@@ -123,7 +123,7 @@ class TritonInlinePtx(Rule):
 
 def _report_ptx(value: cst.BaseExpression, is_ptx: Callable[[str], bool], ctx: PythonContext) -> bool:
     """Report each text `value` may be that `is_ptx`; True when any of its texts is known."""
-    texts = ctx.semantic.values.texts(value)
+    texts = ctx.values.texts(value)
     for text, literal in texts:
         if is_ptx(text):
             ctx.report(report_site(ctx, literal, value), _message(), gate_on=(literal,))

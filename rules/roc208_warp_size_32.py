@@ -8,7 +8,6 @@ from rocmlint.cuda import warp
 from rocmlint.cuda.frontend import Anchors, CudaContext, Define, Node
 from rocmlint.cuda.preprocessor import parse_int
 from rocmlint.cuda.syntax import assigned_name, bare, binary_parts, has_specifier, operator_with_literal
-from rocmlint.cuda.values import resolve_text
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -126,7 +125,7 @@ class WarpSize32(Rule):
     def visit_define(self, define: Define, ctx: CudaContext) -> None:
         if define.parameters is not None or not warp.is_warp_constant_name(define.name):
             return
-        if parse_int(resolve_text(ctx, define.value, define.directive)) != 32 or warp.in_wave_selector(ctx, define.directive):
+        if parse_int(ctx.resolve_text(define.value, define.directive)) != 32 or warp.in_wave_selector(ctx, define.directive):
             return
         ctx.report(define.directive, _CONSTANT_MESSAGE.format(define.name), fix=warp.wave_size_define_fix(define, ctx))
 

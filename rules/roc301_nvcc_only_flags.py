@@ -235,7 +235,7 @@ class NvccOnlyFlags(Rule):
                 return self._through(node, parts, ctx)
             return None
 
-        return ctx.semantic.values.trace(expr, visit, _FOLLOW)
+        return ctx.values.trace(expr, visit, _FOLLOW)
 
     def _through(
         self, node: cst.CSTNode, parts: list[tuple[cst.BaseExpression, frozenset[cst.CSTNode]]], ctx: PythonContext
@@ -258,8 +258,8 @@ def _calls_of(function: cst.FunctionDef, ctx: PythonContext) -> list[cst.Call]:
     """Calls of `function` in this file: by name for a plain function, `<x>.name(...)` with any `x` for a
     method (DeepSpeed's builders call `builder.nvcc_args()`)."""
     if isinstance(ctx.semantic.enclosing_scope_node(function), cst.ClassDef):
-        return ctx.semantic.references.method_calls(function.name.value)
-    return ctx.semantic.references.calls_of(function)
+        return ctx.references.method_calls(function.name.value)
+    return ctx.references.calls_of(function)
 
 
 # --- the fix -------------------------------------------------------------------------------------------

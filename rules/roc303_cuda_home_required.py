@@ -167,7 +167,7 @@ class CudaHomeRequired(Rule):
         if not isinstance(scope, cst.FunctionDef) or not ctx.is_module_level(scope):
             return
         line = requirement.line or _line(node, ctx)
-        for call in ctx.semantic.references.calls_of(scope):
+        for call in ctx.references.calls_of(scope):
             caller = replace(
                 requirement,
                 node=call,
@@ -264,7 +264,7 @@ def _runs_nvcc(command: cst.BaseExpression, ctx: PythonContext) -> bool:
             return [bool(text.split()) and _names_nvcc(text.split()[0])]
         return None
 
-    return any(ctx.semantic.values.trace(command, visit, _NO_ARMS))
+    return any(ctx.values.trace(command, visit, _NO_ARMS))
 
 
 def _is_nvcc_path(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
@@ -283,7 +283,7 @@ def _is_nvcc_path(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
             return Through(tuple(positional[-1:]))
         return None
 
-    return any(ctx.semantic.values.trace(expr, visit))
+    return any(ctx.values.trace(expr, visit))
 
 
 def _names_nvcc(path: str) -> bool:

@@ -13,7 +13,8 @@ from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import CudaContext, CudaOptions, Node
 from rocmlint.cuda.hip_gaps import asm_template, ptx_in
 from rocmlint.cuda.preprocessor import VendorMacros, analyse, parse_int
-from rocmlint.cuda.values import MAX_TRACE_DEPTH, START, Trace, constant_value, initialiser, macro_value, resolve_text
+from rocmlint.cuda.trace import MAX_TRACE_DEPTH, START, Trace
+from rocmlint.cuda.values import constant_value, initialiser, macro_value
 from rocmlint.source import SourceFile
 
 
@@ -91,7 +92,7 @@ def test_initialiser_follows_a_chain_up_to_the_limit() -> None:
 )
 def test_resolve_text(code: str, text: str, expected: str) -> None:
     ctx = context(code)
-    assert resolve_text(ctx, text, node_at(ctx, "anchor", "identifier")) == expected
+    assert ctx.resolve_text(text, node_at(ctx, "anchor", "identifier")) == expected
 
 
 def test_resolve_sees_macros_as_rocm_does() -> None:

@@ -19,7 +19,7 @@ def _index(code: str) -> tuple[cst.Module, References]:
     module = cst.parse_module(textwrap.dedent(code).lstrip("\n"))
     semantic = Semantic(module, None)
     walk(module, semantic.parents, {})
-    return module, semantic.references
+    return module, References(semantic)
 
 
 def _lines(module: cst.Module, nodes: Sequence[cst.CSTNode]) -> list[str]:

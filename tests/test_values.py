@@ -15,16 +15,17 @@ import pytest
 from rocmlint.python.frontend import PythonContext, RuleOptions
 from rocmlint.python.gating import GateAnalyzer
 from rocmlint.python.idioms import regex_operands
-from rocmlint.python.semantic import Semantic
+from rocmlint.python.references import References
+from rocmlint.python.semantic import MAX_DEPTH, Semantic
 from rocmlint.python.tree import walk
 from rocmlint.python.values import (
     ALL_OPERATORS,
-    MAX_DEPTH,
     PLAIN,
     Destination,
     Follow,
     Names,
     Through,
+    Values,
     assigned_name,
     is_literal_constant,
 )
@@ -36,6 +37,10 @@ def _parse(code: str) -> tuple[cst.Module, Semantic]:
     semantic = Semantic(module, None)
     walk(module, semantic.parents, {})
     return module, semantic
+
+
+def _values(semantic: Semantic) -> Values:
+    return Values(semantic, References(semantic))
 
 
 def _walk(root: cst.CSTNode) -> list[cst.CSTNode]:
@@ -65,7 +70,7 @@ def _literals(expr: cst.BaseExpression) -> Sequence[cst.BaseExpression] | None:
 
 def _trace(code: str, follow: Follow = PLAIN, target: str = "x") -> list[str]:
     module, semantic = _parse(code)
-    leaves = semantic.values.trace(_assigned(module, target), _literals, follow)
+    leaves = _values(semantic).trace(_assigned(module, target), _literals, follow)
     return [module.code_for_node(leaf) for leaf in leaves]
 
 
@@ -151,7 +156,7 @@ def test_comprehension_variable_is_unknown() -> None:
     comprehension = _assigned(module, "x")
     assert isinstance(comprehension, cst.ListComp) and isinstance(comprehension.elt, cst.Name)
     assert semantic.assigned_values(comprehension.elt) == [None]
-    assert semantic.values.trace(comprehension.elt, _literals, Follow(names=Names.AGREEING)) == []
+    assert _values(semantic).trace(comprehension.elt, _literals, Follow(names=Names.AGREEING)) == []
 
 
 def test_depth_cut_off() -> None:
@@ -177,21 +182,22 @@ def test_rule_steps_and_dead_ends() -> None:
             return Through(tuple(arg.value for arg in expr.args)) if expr.func.value == "int" else []
         return [expr.evaluated_value] if isinstance(expr, cst.SimpleString) else None  # type: ignore[list-item]
 
-    assert semantic.values.trace(_assigned(module, "x"), visit) == ["a"]
+    assert _values(semantic).trace(_assigned(module, "x"), visit) == ["a"]
 
 
 def test_nested_traces_continue_the_depth() -> None:
     """A trace started inside `visit` counts on from the expression visited, so nesting cannot recurse forever."""
     module, semantic = _parse("x = [x]\n")
+    values = _values(semantic)
     depths: list[int] = []
 
     def visit(expr: cst.BaseExpression) -> Sequence[int] | None:
         if isinstance(expr, cst.List):
             depths.append(len(depths))
-            return semantic.values.trace(expr.elements[0].value, visit)
+            return values.trace(expr.elements[0].value, visit)
         return None
 
-    assert semantic.values.trace(_assigned(module, "x"), visit) == []
+    assert values.trace(_assigned(module, "x"), visit) == []
     assert 0 < len(depths) <= MAX_DEPTH
 
 
@@ -206,7 +212,7 @@ def test_nested_traces_continue_the_depth() -> None:
 )
 def test_collection_elements(code: str, elements: list[str]) -> None:
     module, semantic = _parse(code)
-    found = semantic.values.collection_elements(_assigned(module, "x"))
+    found = _values(semantic).collection_elements(_assigned(module, "x"))
     assert [module.code_for_node(element) for element in found] == elements
 
 
@@ -246,7 +252,7 @@ def test_destination(code: str, expected: str | None) -> None:
     """Where the collection holding the call `c(7)` goes."""
     module, semantic = _parse(code)
     call = next(node for node in _walk(module) if isinstance(node, cst.Call) and module.code_for_node(node) == "c(7)")
-    assert _described(module, semantic.values.destination(call)) == expected
+    assert _described(module, _values(semantic).destination(call)) == expected
 
 
 def test_assigned_name() -> None:
@@ -289,7 +295,7 @@ def test_local_function() -> None:
 )
 def test_int_values(code: str, expected: list[tuple[int, bool]]) -> None:
     module, semantic = _parse(code)
-    assert [(v.value, v.looped) for v in semantic.values.int_values(_assigned(module, "x"))] == expected
+    assert [(v.value, v.looped) for v in _values(semantic).int_values(_assigned(module, "x"))] == expected
 
 
 @pytest.mark.parametrize(
@@ -315,5 +321,5 @@ def test_regex_operands(code: str, expected: tuple[str | None, str | None]) -> N
 
 def test_texts() -> None:
     module, semantic = _parse('A = "mov.b32"\nx = (A if c else f"cvt.{t}") if d else "{}".format(y)\n')
-    found = [(text, module.code_for_node(node)) for text, node in semantic.values.texts(_assigned(module, "x"))]
+    found = [(text, module.code_for_node(node)) for text, node in _values(semantic).texts(_assigned(module, "x"))]
     assert found == [("mov.b32", '"mov.b32"'), ("cvt. ", 'f"cvt.{t}"'), ("{}", '"{}"')]

@@ -23,8 +23,7 @@ import tree_sitter
 import tree_sitter_cuda
 
 from rocmlint.cuda.preprocessor import Define, Directive, Include, Preprocessor, VendorMacros, analyse, parse_int
-from rocmlint.cuda.syntax import STATEMENT_TYPES
-from rocmlint.cuda.values import resolve_text
+from rocmlint.cuda.trace import START, Trace
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from rocmlint.rule import Rule
 from rocmlint.source import SourceFile
@@ -45,6 +44,17 @@ MAX_WRAPPED_LINES = 8
 _HIP_RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
 # Every byte that cannot be part of an ASCII identifier becomes a space: splitting the result gives the words.
 _WORD_BYTES = bytes(byte if chr(byte).isascii() and (chr(byte).isalnum() or chr(byte) == "_") else 0x20 for byte in range(256))
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# What a C++ fix wraps: the smallest of these around the hazard (the front end's `statement_of`).
+STATEMENT_TYPES = frozenset(
+    {
+        "expression_statement", "declaration", "return_statement", "field_declaration", "if_statement",
+        "for_statement", "while_statement", "do_statement", "switch_statement", "alias_declaration",
+        "type_definition", "static_assert_declaration", "template_declaration",
+    }
+)
 
 
 class Span(Protocol):
@@ -203,7 +213,23 @@ class CudaContext:
 
     def resolve(self, node: Node) -> str:
         """The node's text with a same-file object-like macro expanded (`FULL_MASK` -> `0xffffffff`)."""
-        return resolve_text(self, self.text(node), node)
+        return self.resolve_text(self.text(node), node)
+
+    def resolve_text(self, text: str, before: Span) -> str:
+        """`text` with a same-file object-like macro it names expanded, as a ROCm build sees the macros before
+        `before`: `FULL_MASK` -> `0xffffffff`, `(HW_WARP)` -> the value of `HW_WARP`, through macros naming
+        macros (as deep as the tracing depth policy allows). Anything else (a literal, an expression, an
+        unknown name) comes back stripped of surrounding spaces."""
+        text = text.strip()
+        trace: Trace | None = START
+        while trace is not None:
+            name = text.strip("()").strip()
+            define = self.define(name, before) if _IDENTIFIER.fullmatch(name) else None
+            trace = trace.into(name) if define is not None else None
+            if define is None or trace is None:
+                break
+            text = define.value.strip()
+        return text
 
     def int_value(self, node: Node) -> int | None:
         """The integer a literal (or a same-file macro naming one) stands for."""

@@ -6,22 +6,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the front end's types only: it is the front end's module, imported by rules
-    from rocmlint.cuda.frontend import CudaContext, Node, Span
+from rocmlint.cuda.frontend import STATEMENT_TYPES, CudaContext, Node, Span
 
 COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
-# What a C++ fix wraps: the smallest of these around the hazard (the front end's `statement_of`).
-STATEMENT_TYPES = frozenset(
-    {
-        "expression_statement", "declaration", "return_statement", "field_declaration", "if_statement",
-        "for_statement", "while_statement", "do_statement", "switch_statement", "alias_declaration",
-        "type_definition", "static_assert_declaration", "template_declaration",
-    }
-)
-
-
 def bare(node: Node) -> Node:
     """`x` for `(x)`, `(int)x`, `((unsigned)(x))`: the operand under parentheses and C casts."""
     while True:

@@ -11,54 +11,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from rocmlint.cuda.preprocessor import evaluate_integer, parse_int
+from rocmlint.cuda.trace import MAX_TRACE_DEPTH, START, Trace
 
-if TYPE_CHECKING:  # the front end imports this module: a type only
-    from rocmlint.cuda.frontend import CudaContext, Node, Span
+from rocmlint.cuda.frontend import CudaContext, Node, Span
 
-# The one depth policy of C++ value tracing: how many steps a walk may take from the expression it starts at.
-MAX_TRACE_DEPTH = 6
-_NAME = re.compile(r"[A-Za-z_]\w*")
-
-
-@dataclass(frozen=True)
-class Trace:
-    """Where a walk through a value stands: how many steps it took, and the names whose values it followed."""
-
-    depth: int = 0
-    names: frozenset[str] = frozenset()
-
-    def step(self) -> Trace | None:
-        """The walk one step further (into an operand), or None past MAX_TRACE_DEPTH."""
-        return None if self.depth >= MAX_TRACE_DEPTH else Trace(self.depth + 1, self.names)
-
-    def into(self, name: str) -> Trace | None:
-        """The walk one step further, into what `name` stands for; None past MAX_TRACE_DEPTH or when the walk
-        already followed `name` (a value defined through itself)."""
-        if name in self.names or self.depth >= MAX_TRACE_DEPTH:
-            return None
-        return Trace(self.depth + 1, self.names | {name})
-
-
-START = Trace()
-
-
-def resolve_text(ctx: CudaContext, text: str, before: Span) -> str:
-    """`text` with a same-file object-like macro it names expanded, as a ROCm build sees the macros before
-    `before`: `FULL_MASK` -> `0xffffffff`, `(HW_WARP)` -> the value of `HW_WARP`, through macros naming macros.
-    Anything else (a literal, an expression, an unknown name) comes back stripped of surrounding spaces."""
-    text = text.strip()
-    trace: Trace | None = START
-    while trace is not None:
-        name = text.strip("()").strip()
-        define = ctx.define(name, before) if _NAME.fullmatch(name) else None
-        trace = trace.into(name) if define is not None else None
-        if define is None or trace is None:
-            break
-        text = define.value.strip()
-    return text
 
 
 def initialiser(ctx: CudaContext, identifier: Node, trace: Trace) -> tuple[Node, Trace] | None:
@@ -160,4 +118,4 @@ def macro_value(ctx: CudaContext, text: str, before: Span, trace: Trace | None =
     return evaluate_integer(" ".join(pieces)) if pieces else None
 
 
-__all__ = ["MAX_TRACE_DEPTH", "START", "TYPE_BYTES", "Trace", "constant_value", "initialiser", "macro_value", "resolve_text", "size_of"]
+__all__ = ["MAX_TRACE_DEPTH", "START", "TYPE_BYTES", "Trace", "constant_value", "initialiser", "macro_value", "size_of"]

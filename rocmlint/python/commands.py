@@ -10,7 +10,7 @@ import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import PROCESS_RUNNERS, guarded_by, handled_by_try, is_none, leaves_quietly
-from rocmlint.python.values import MAX_DEPTH
+from rocmlint.python.semantic import MAX_DEPTH
 
 # Runners that go through a shell: a missing program is exit status 127, not FileNotFoundError.
 _SHELL_RUNNERS = frozenset(

@@ -8,6 +8,7 @@ import traceback
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TypeVar
 
 import libcst as cst
@@ -17,9 +18,11 @@ from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location
 from rocmlint.python.embedded import EmbeddedSource, find_embedded_cuda
 from rocmlint.python.gating import Branch, CrossModuleResolver, GateAnalyzer, Vendor
 from rocmlint.python.positions import PositionIndex
+from rocmlint.python.references import References
 from rocmlint.python.regions import reduce_source, without_bare_continuations
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import Callback, walk
+from rocmlint.python.values import Values
 from rocmlint.rule import Rule
 from rocmlint.source import SourceFile
 
@@ -195,6 +198,17 @@ class PythonContext:
         self.rule: type[Rule] | None = None
         self.diagnostics: list[Diagnostic] = []
         self._positions: PositionIndex | None = None
+
+    # --- names and values -------------------------------------------------------------------------
+    @property
+    def references(self) -> References:
+        """Where the file uses each name, and the call sites of its functions (rocmlint.python.references)."""
+        return self.gates.references
+
+    @cached_property
+    def values(self) -> Values:
+        """The value tracer: what an expression may evaluate to (rocmlint.python.values)."""
+        return Values(self.semantic, self.references)
 
     # --- gating -----------------------------------------------------------------------------------
     def branch(self, node: cst.CSTNode) -> Branch:

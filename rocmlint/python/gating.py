@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import cached_property
 
 import libcst as cst
 
 from rocmlint.data import load
+from rocmlint.python.references import References
 from rocmlint.python.scopes import dotted_name
 from rocmlint.python.semantic import Binding, Semantic
 from rocmlint.python.tree import children
@@ -95,6 +97,11 @@ class GateAnalyzer:
         self._on_caller_path: set[cst.FunctionDef] = set()  # the same, for membership tests
         self._caller_nesting = 0  # how many of them are on the Python stack
         self._recursive: set[cst.FunctionDef] = set()
+
+    @cached_property
+    def references(self) -> References:
+        """The file's name index and call sites (rules share it through `PythonContext.references`)."""
+        return References(self.semantic)
 
     # --- public -----------------------------------------------------------------------------------
     def branch(self, node: cst.CSTNode) -> Branch:
@@ -242,7 +249,7 @@ class GateAnalyzer:
     def _conditions_from_callers(self, function: cst.FunctionDef) -> list[Condition]:
         if function in self._recursive:
             return []
-        uses = self.semantic.references.uses_of(function)
+        uses = self.references.uses_of(function)
         if not uses or any(not isinstance(use, cst.Call) for use in uses):
             return []
         if any(function in self.semantic.ancestors(use) for use in uses):

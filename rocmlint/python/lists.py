@@ -56,7 +56,7 @@ def consuming_reads(ctx: PythonContext, target: cst.Name) -> list[cst.Name]:
     scope = _binding_scope(ctx, target)
     return [
         read
-        for read in ctx.semantic.references.reads(target.value)
+        for read in ctx.references.reads(target.value)
         if _binding_scope(ctx, read) is scope
         and addition(ctx, read) is None
         and not _redefines(ctx, read)
@@ -73,7 +73,7 @@ def reaching_definitions(ctx: PythonContext, use: cst.Name) -> list[cst.CSTNode]
         return []
     scope = binding.scope.node
     found: list[cst.CSTNode] = list(binding.values)
-    for name in ctx.semantic.references.names(use.value):
+    for name in ctx.references.names(use.value):
         added = addition(ctx, name)
         if added is not None and _binding_scope(ctx, name) is scope:
             found.append(added)

@@ -1,41 +1,51 @@
 """Where a file uses its names: one index of every reference by identifier, and the call sites of each
 function defined in the file (its callers in this file).
 
-Built once per file, on the first question (`Semantic.references`). The index follows the file's
+Built once per file, on the first question (`PythonContext.references`, shared with gate analysis). The index follows the file's
 order, so answers come in source order.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import libcst as cst
 
-if TYPE_CHECKING:
-    from rocmlint.python.semantic import Semantic
+from rocmlint.python.semantic import Semantic
 
 Reference = cst.Name | cst.Attribute
+
+
+@dataclass
+class _Index:
+    names: dict[str, list[cst.Name]] = field(default_factory=dict)
+    attributes: dict[str, list[cst.Attribute]] = field(default_factory=dict)
+    mentions: dict[str, list[Reference]] = field(default_factory=dict)
 
 
 class References:
     def __init__(self, semantic: Semantic) -> None:
         self.semantic = semantic
-        self._names: dict[str, list[cst.Name]] = {}
-        self._attributes: dict[str, list[cst.Attribute]] = {}
-        self._mentions: dict[str, list[Reference]] = {}
-        for node in semantic.parents:
+
+    @cached_property
+    def _index(self) -> _Index:
+        # Built on the first question, when the walk has recorded every node's parent.
+        index = _Index()
+        for node in self.semantic.parents:
             if isinstance(node, cst.Attribute):
-                self._attributes.setdefault(node.attr.value, []).append(node)
-                self._mentions.setdefault(node.attr.value, []).append(node)
-            elif isinstance(node, cst.Name) and semantic.is_reference(node):
-                self._names.setdefault(node.value, []).append(node)
-                self._mentions.setdefault(node.value, []).append(node)
+                index.attributes.setdefault(node.attr.value, []).append(node)
+                index.mentions.setdefault(node.attr.value, []).append(node)
+            elif isinstance(node, cst.Name) and self.semantic.is_reference(node):
+                index.names.setdefault(node.value, []).append(node)
+                index.mentions.setdefault(node.value, []).append(node)
+        return index
 
     # --- the name index ---------------------------------------------------------------------------
     def names(self, identifier: str) -> list[cst.Name]:
         """The names spelled `identifier` that refer to a variable, read or written (`Semantic.is_reference`:
         not an attribute's, keyword's, parameter's, def's, class's or imported name), whatever they bind to."""
-        return self._names.get(identifier, [])
+        return self._index.names.get(identifier, [])
 
     def reads(self, identifier: str) -> list[cst.Name]:
         """The names spelled `identifier` that read a variable (not assignment, loop or `del` targets)."""
@@ -43,12 +53,12 @@ class References:
 
     def attributes(self, identifier: str) -> list[cst.Attribute]:
         """Every `<x>.identifier` in the file, whatever `x` is."""
-        return self._attributes.get(identifier, [])
+        return self._index.attributes.get(identifier, [])
 
     def mentions(self, identifier: str) -> list[Reference]:
         """`names(identifier)` and `attributes(identifier)` together, in source order: where a value stored
         under that identifier (a variable or any object's attribute) may be used, without scope analysis."""
-        return self._mentions.get(identifier, [])
+        return self._index.mentions.get(identifier, [])
 
     def mention_reads(self, identifier: str, within: cst.CSTNode | None = None) -> list[Reference]:
         """`mentions(identifier)` that read (not assignment, loop or `del` targets), only those under

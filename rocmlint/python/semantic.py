@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property
 
 import libcst as cst
 
-from rocmlint.python.references import References
 from rocmlint.python.scopes import Scope, ScopeNode, dotted_name, index_scope, parameter_names, target_names
 from rocmlint.python.tree import children
-from rocmlint.python.values import MAX_DEPTH, Values
+
+# The one depth policy of the Python front end: how many steps (a name, an arm, an operand, an element)
+# the value tracer (values.py) and this model's own lookups (qualified names, single values) follow.
+MAX_DEPTH = 8
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 # Bodies that run later, in a scope of their own (what a loop variable holds there is not known).
@@ -56,7 +57,6 @@ class Semantic:
         self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
         self._scopes: dict[ScopeNode, Scope] = {}
         self._unpacked: dict[ScopeNode, dict[str, list[cst.BaseExpression | None]]] = {}
-        self._references: References | None = None
 
     # --- tree -----------------------------------------------------------------------------------
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
@@ -111,14 +111,6 @@ class Semantic:
         return scope
 
     # --- names ----------------------------------------------------------------------------------
-    @property
-    def references(self) -> References:
-        """Where the file uses each name, and the call sites of its functions (built on first use, once
-        the tree is indexed)."""
-        if self._references is None:
-            self._references = References(self)
-        return self._references
-
     def lookup(self, name: str, at: cst.CSTNode) -> Binding | None:
         """Resolve `name` as Python would from `at`: enclosing functions, then the module.
 
@@ -229,11 +221,6 @@ class Semantic:
         if binding is None or binding.kind != "value":
             return []
         return [*binding.values, *self.unpacked_values(binding.scope.node, name.value)]
-
-    @cached_property
-    def values(self) -> Values:
-        """The value tracer: what an expression may evaluate to (rocmlint.python.values)."""
-        return Values(self)
 
     # --- classes --------------------------------------------------------------------------------
     def receiver_class(self, expr: cst.Attribute) -> cst.ClassDef | None:

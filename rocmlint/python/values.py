@@ -23,15 +23,12 @@ import enum
 import operator
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import libcst as cst
 
-if TYPE_CHECKING:
-    from rocmlint.python.semantic import Semantic
-
-# How many steps (a name, an arm, an operand, an element, a rule's own step) a trace follows.
-MAX_DEPTH = 8
+from rocmlint.python.references import References
+from rocmlint.python.semantic import MAX_DEPTH, Semantic
 
 T = TypeVar("T")
 # Operands followed by every arithmetic or string operator.
@@ -127,10 +124,11 @@ _TEXTS = Follow(text_methods=True)
 
 
 class Values:
-    """The value tracer of one file (`Semantic.values`)."""
+    """The value tracer of one file (`PythonContext.values`)."""
 
-    def __init__(self, semantic: Semantic) -> None:
+    def __init__(self, semantic: Semantic, references: References) -> None:
         self.semantic = semantic
+        self.references = references
         # The depth of the expression being visited while a trace runs, so that nested traces continue it.
         self._depth: int | None = None
 
@@ -328,7 +326,7 @@ class Values:
         if isinstance(parent, cst.Return):
             function = next((a for a in self.semantic.ancestors(parent) if isinstance(a, _NESTED_SCOPES)), None)
             if isinstance(function, cst.FunctionDef):
-                return Destination(calls=tuple(self.semantic.references.calls_of(function)))
+                return Destination(calls=tuple(self.references.calls_of(function)))
         return None
 
     def variable_reads(self, name: cst.Name, at: cst.CSTNode) -> tuple[cst.Name, ...]:
