@@ -91,11 +91,15 @@ def timed(command: Sequence[str], cwd: Path, env: dict[str, str] | None = None) 
     elapsed = time.perf_counter() - start
     sampler.join()
     if process.returncode not in (0, 1):
-        raise RuntimeError(f"{' '.join(command[:3])} ... exited {process.returncode}: {stderr.decode(errors='replace')[-800:]}")
+        raise RuntimeError(
+            f"{' '.join(command[:3])} ... exited {process.returncode}: {stderr.decode(errors='replace')[-800:]}"
+        )
     return elapsed, peak[0] / 1024
 
 
-def repeat(row: Row, runs: int, run: Callable[[], tuple[float, float]], before: Callable[[], None] | None = None) -> Row:
+def repeat(
+    row: Row, runs: int, run: Callable[[], tuple[float, float]], before: Callable[[], None] | None = None
+) -> Row:
     for _ in range(runs):
         if before is not None:
             before()
@@ -142,9 +146,13 @@ def rocmlint_rows(
         base += ["--jobs", str(jobs)]
     cache = Path(tempfile.mkdtemp(prefix="rocmlint-bench-cache-"))
     env = {**os.environ, "ROCMLINT_CACHE_DIR": str(cache)}
-    rows = [repeat(Row(name, "rocmlint cold (--no-cache)"), cold_runs, lambda: timed([*base, "--no-cache", "."], root, env))]
+    rows = [
+        repeat(Row(name, "rocmlint cold (--no-cache)"), cold_runs, lambda: timed([*base, "--no-cache", "."], root, env))
+    ]
     timed([*base, "."], root, env)  # fill the cache
-    rows.append(repeat(Row(name, "rocmlint warm (cache, nothing changed)"), runs, lambda: timed([*base, "."], root, env)))
+    rows.append(
+        repeat(Row(name, "rocmlint warm (cache, nothing changed)"), runs, lambda: timed([*base, "."], root, env))
+    )
     if touch is not None:
         original = touch.read_bytes()
         counter = [0]
@@ -154,7 +162,9 @@ def rocmlint_rows(
             touch.write_bytes(original + f"\n# rocmlint benchmark edit {counter[0]}\n".encode())
 
         try:
-            row = repeat(Row(name, "rocmlint after editing one file"), runs, lambda: timed([*base, "."], root, env), edit)
+            row = repeat(
+                Row(name, "rocmlint after editing one file"), runs, lambda: timed([*base, "."], root, env), edit
+            )
             row.note = str(touch.relative_to(root))
             rows.append(row)
         finally:
@@ -204,7 +214,11 @@ def peer_rows(name: str, root: Path, python: list[Path], native: list[Path], arg
         sample = _sample(python, args.torchfix_sample)
         scale = _size(python) / max(1, _size(sample))
         command = [torchfix, *[str(p.relative_to(root)) for p in sample]]
-        row = repeat(Row(name, f"torchfix ({len(sample)}-file sample, scaled by bytes)"), args.peer_runs, lambda: timed(command, root))
+        row = repeat(
+            Row(name, f"torchfix ({len(sample)}-file sample, scaled by bytes)"),
+            args.peer_runs,
+            lambda: timed(command, root),
+        )
         row.seconds = [s * scale for s in row.seconds]
         row.estimate = True
         rows.append(row)
@@ -212,7 +226,11 @@ def peer_rows(name: str, root: Path, python: list[Path], native: list[Path], arg
         sample = _sample([p for p in native if p.suffix in {".cu", ".cuh"}] or native, args.hipify_sample)
         scale = _lines(native) / max(1, _lines(sample))
         command = ["perl", str(args.hipify_perl), "-examine", *[str(p.relative_to(root)) for p in sample]]
-        row = repeat(Row(name, f"hipify-perl -examine ({len(sample)}-file sample, scaled by lines)"), args.peer_runs, lambda: timed(command, root))
+        row = repeat(
+            Row(name, f"hipify-perl -examine ({len(sample)}-file sample, scaled by lines)"),
+            args.peer_runs,
+            lambda: timed(command, root),
+        )
         row.seconds = [s * scale for s in row.seconds]
         row.estimate = True
         rows.append(row)
@@ -277,7 +295,10 @@ def lsp_edit_ms(runs: int) -> float:
 
 
 def render(rows: list[Row]) -> str:
-    out = ["| corpus | command | median s | runs | vs rocmlint cold | peak MB | note |", "|---|---|---:|---:|---:|---:|---|"]
+    out = [
+        "| corpus | command | median s | runs | vs rocmlint cold | peak MB | note |",
+        "|---|---|---:|---:|---:|---:|---|",
+    ]
     cold = {r.corpus: r.median for r in rows if r.tool.startswith("rocmlint cold")}
     for r in rows:
         ratio = r.median / cold[r.corpus] if cold.get(r.corpus) else float("nan")
@@ -296,10 +317,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peer-runs", type=int, default=1, help="runs per slow peer (flake8, torchfix, hipify-perl)")
     parser.add_argument("--jobs", type=int, help="rocmlint --jobs (default: all cores)")
     parser.add_argument("--rocmlint", default=f"{sys.executable} -m rocmlint", help="how to run rocmlint")
-    parser.add_argument("--hipify-perl", type=Path, help="path to hipify-perl (from github:ROCm/HIPIFY bin/hipify-perl)")
+    parser.add_argument(
+        "--hipify-perl", type=Path, help="path to hipify-perl (from github:ROCm/HIPIFY bin/hipify-perl)"
+    )
     parser.add_argument("--hipify-sample", type=int, default=25)
     parser.add_argument("--torchfix-sample", type=int, default=200)
-    parser.add_argument("--flake8", type=Path, help="flake8 to run (default: beside this Python, else PATH); use one without plugins")
+    parser.add_argument(
+        "--flake8", type=Path, help="flake8 to run (default: beside this Python, else PATH); use one without plugins"
+    )
     parser.add_argument("--no-peers", action="store_true")
     args = parser.parse_args(argv)
     corpora = [p.resolve() for p in args.corpora]
@@ -317,15 +342,24 @@ def main(argv: list[str] | None = None) -> int:
     for root in corpora:
         name = "synthetic" if root == temporary else root.name
         python, native = corpus_files(root)
-        print(f"{name}: {len(python)} Python files ({_size(python) / 1e6:.1f} MB), {len(native)} C/C++/CUDA ({_size(native) / 1e6:.1f} MB)", flush=True)
+        print(
+            f"{name}: {len(python)} Python files ({_size(python) / 1e6:.1f} MB), {len(native)} C/C++/CUDA ({_size(native) / 1e6:.1f} MB)",
+            flush=True,
+        )
         touch = pick_touch_file(python)
-        rows += rocmlint_rows(name, root, args.rocmlint.split(), args.runs, args.cold_runs or args.runs, args.jobs, touch)
+        rows += rocmlint_rows(
+            name, root, args.rocmlint.split(), args.runs, args.cold_runs or args.runs, args.jobs, touch
+        )
         if not args.no_peers:
             rows += peer_rows(name, root, python, native, args)
         if native:
             rate, lines, files = cuda_throughput(native)
-            extra.append(f"{name}: C++ throughput, one core, ROC2xx, {files} files with triggers ({lines:,} lines): {rate:,.0f} lines/s")
-    extra.append(f"Engine.check_bytes on a 2,000-line Python file with hazards (LSP edit): {lsp_edit_ms(7):.0f} ms median of 7")
+            extra.append(
+                f"{name}: C++ throughput, one core, ROC2xx, {files} files with triggers ({lines:,} lines): {rate:,.0f} lines/s"
+            )
+    extra.append(
+        f"Engine.check_bytes on a 2,000-line Python file with hazards (LSP edit): {lsp_edit_ms(7):.0f} ms median of 7"
+    )
     print()
     print(render(rows))
     print()

@@ -59,16 +59,16 @@ __device__ T clamp_{n}(T v, T lo, T hi) {{
 }}
 """
 
-_ENV = '''import torch
+_ENV = """import torch
 
 IS_ROCM = torch.version.hip is not None
 
 
 def on_rocm():
     return IS_ROCM
-'''
+"""
 
-_MODEL_GATED = '''import torch
+_MODEL_GATED = """import torch
 from pkg.env import IS_ROCM
 
 
@@ -76,24 +76,24 @@ def build(model):
     if not IS_ROCM:
         return torch.compile(model, mode="reduce-overhead")
     return torch.compile(model)
-'''
+"""
 
-_MODEL_UNGATED = '''import torch
+_MODEL_UNGATED = """import torch
 
 
 def build(model):
     torch.backends.cuda.matmul.allow_tf32 = True
     return torch.compile(model, mode="reduce-overhead")
-'''
+"""
 
-_MODEL_NOQA = '''import torch
+_MODEL_NOQA = """import torch
 
 
 def build(model):
     return torch.compile(model, mode="reduce-overhead")  # noqa: ROC101
-'''
+"""
 
-_SETUP = '''from setuptools import setup
+_SETUP = """from setuptools import setup
 from torch.utils.cpp_extension import BuildExtension, CUDAExtension
 
 setup(
@@ -107,7 +107,7 @@ setup(
     ],
     cmdclass={"build_ext": BuildExtension},
 )
-'''
+"""
 
 
 def _example_name(rule_language: str, path: str | None) -> str:
@@ -151,7 +151,9 @@ def _cuda_filler(rng: random.Random, start: int, kernels: int) -> str:
 def _cuda_hazards() -> list[str]:
     from rocmlint.registry import all_rules
 
-    return [example.code for rule in all_rules() if rule.language == "cuda" for example in rule.invalid if not example.path]
+    return [
+        example.code for rule in all_rules() if rule.language == "cuda" for example in rule.invalid if not example.path
+    ]
 
 
 def generate(out: Path, scale: int = 1, seed: int = 0) -> int:

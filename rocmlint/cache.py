@@ -153,7 +153,9 @@ def _installed_version(module: str) -> str:
         names = os.listdir(site)
     except OSError:
         return "?"
-    found = sorted(name for name in names if name.startswith(f"{module}-") and name.endswith((".dist-info", ".egg-info")))
+    found = sorted(
+        name for name in names if name.startswith(f"{module}-") and name.endswith((".dist-info", ".egg-info"))
+    )
     return ",".join(found) or "?"
 
 
@@ -380,7 +382,9 @@ class Cache:
 
     # -- writing ------------------------------------------------------------------------------------
 
-    def store(self, lookup: Lookup, report: FileReport, stat: Stat | None, digest: bytes | None, dependencies: Dependencies) -> None:
+    def store(
+        self, lookup: Lookup, report: FileReport, stat: Stat | None, digest: bytes | None, dependencies: Dependencies
+    ) -> None:
         """Remember a freshly computed report: `stat` and `digest` are of the bytes that were checked,
         `dependencies` the other files it depends on with their stats (taken by whoever checked it)."""
         if stat is None or digest is None or not cacheable(report):
@@ -422,7 +426,9 @@ def _write_markers(folder: Path) -> None:
         ignore.write_text("# Created by rocmlint automatically.\n*\n")
     tag = folder / "CACHEDIR.TAG"
     if not tag.exists():
-        tag.write_text("Signature: 8a477f597d28d172789f06886806bc55\n# Created by rocmlint: https://bford.info/cachedir/\n")
+        tag.write_text(
+            "Signature: 8a477f597d28d172789f06886806bc55\n# Created by rocmlint: https://bford.info/cachedir/\n"
+        )
 
 
 def _atomic_write(path: Path, blob: bytes) -> None:

@@ -14,21 +14,21 @@ from typing import TYPE_CHECKING
 
 from rocmlint import __version__
 from rocmlint.arguments import UsageError, codes, patterns, per_file_ignore
+from rocmlint.cache import Cache, cache_dir_for
+from rocmlint.cache import clean as clean_cache
+from rocmlint.collector import collection_paused
 from rocmlint.config import ConfigError, ConfigResolver, Overrides, Settings, check_selector
 from rocmlint.diagnostics import Applicability, Diagnostic
 from rocmlint.discovery import GitIgnore, discover, is_path_excluded
 from rocmlint.docs import LANGUAGE_LABEL, rule_page
 from rocmlint.file_report import FileReport
-from rocmlint.cache import Cache, cache_dir_for
-from rocmlint.cache import clean as clean_cache
-from rocmlint.collector import collection_paused
-from rocmlint.parallel import check_candidates, default_jobs
+from rocmlint.fix import FileFix, WriteRefused, fix_content, fix_file, write_if_unchanged
 from rocmlint.outputs import FORMATS
 from rocmlint.outputs import text as text_output
 from rocmlint.outputs.paths import escape_control
+from rocmlint.parallel import check_candidates, default_jobs
 from rocmlint.registry import rule_by_code, rule_infos
 from rocmlint.report import command as report_command
-from rocmlint.fix import FileFix, WriteRefused, fix_content, fix_file, write_if_unchanged
 from rocmlint.source import DecodeError, detect_python_encoding, language_of
 
 if TYPE_CHECKING:
@@ -54,30 +54,53 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--per-file-ignores", type=per_file_ignore, action="append", default=[], metavar="GLOB:CODES")
     check.add_argument("--exclude", type=patterns, help="glob patterns to skip (replaces the configured list)")
     check.add_argument("--extend-exclude", type=patterns, default=())
-    check.add_argument("--force-exclude", action="store_true", help="apply excludes to paths given on the command line too")
+    check.add_argument(
+        "--force-exclude", action="store_true", help="apply excludes to paths given on the command line too"
+    )
     check.add_argument("--output-format", choices=sorted(FORMATS), default="text")
     check.add_argument("--statistics", action="store_true", help="count diagnostics per rule instead of listing them")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when diagnostics are found")
     check.add_argument("--config", type=Path, help="use this configuration file for every checked file")
     check.add_argument("--isolated", action="store_true", help="ignore every configuration file")
-    check.add_argument("--stdin-filename", help="the name of the file read from stdin (decides its language and config)")
+    check.add_argument(
+        "--stdin-filename", help="the name of the file read from stdin (decides its language and config)"
+    )
     check.add_argument("--fix", action="store_true", help="apply safe fixes")
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix/--diff, apply unsafe fixes too")
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     check.add_argument("--show-fixes", action="store_true", help="list the fixes applied per file")
     check.add_argument("--fix-only", action="store_true", help="apply fixes and report nothing else")
-    check.add_argument("--verify", action="store_true", help="with --fix: keep a fixed CUDA file only if it passes `rocmlint verify`")
+    check.add_argument(
+        "--verify", action="store_true", help="with --fix: keep a fixed CUDA file only if it passes `rocmlint verify`"
+    )
     check.add_argument("-q", "--quiet", action="store_true", help="print diagnostics only, no summary")
     check.add_argument("-v", "--verbose", action="store_true", help="print tracebacks of internal errors")
-    check.add_argument("-j", "--jobs", type=_jobs, default=None, help="worker processes (default: all cores; 1 checks in this process)")
-    check.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache (.rocmlint_cache/)")
+    check.add_argument(
+        "-j", "--jobs", type=_jobs, default=None, help="worker processes (default: all cores; 1 checks in this process)"
+    )
+    check.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the result cache (.rocmlint_cache/)"
+    )
 
-    verify = commands.add_parser("verify", help="compile CUDA files with hipcc; check NVIDIA's view is unchanged (nvcc -E)")
+    verify = commands.add_parser(
+        "verify", help="compile CUDA files with hipcc; check NVIDIA's view is unchanged (nvcc -E)"
+    )
     verify.add_argument("paths", nargs="*", type=Path, help="files or folders (default: .)")
-    verify.add_argument("--offload-arch", type=lambda v: tuple(a for a in v.split(",") if a), default=(), help="AMD targets, e.g. gfx90a,gfx942 (default: config target-archs, else the GPUs found, else gfx90a)")
-    verify.add_argument("-I", dest="include_dirs", type=Path, action="append", default=[], help="an include folder (repeatable)")
+    verify.add_argument(
+        "--offload-arch",
+        type=lambda v: tuple(a for a in v.split(",") if a),
+        default=(),
+        help="AMD targets, e.g. gfx90a,gfx942 (default: config target-archs, else the GPUs found, else gfx90a)",
+    )
+    verify.add_argument(
+        "-I", dest="include_dirs", type=Path, action="append", default=[], help="an include folder (repeatable)"
+    )
     verify.add_argument("--compile-commands", type=Path, help="take -I/-D/-std flags from this compile_commands.json")
-    verify.add_argument("--against", default="HEAD", help="git revision holding the originals for the NVIDIA identity check (default: HEAD)")
+    verify.add_argument(
+        "--against",
+        default="HEAD",
+        help="git revision holding the originals for the NVIDIA identity check (default: HEAD)",
+    )
     verify.add_argument("--output-format", choices=sorted(FORMATS), default="text")
     verify.add_argument("--config", type=Path, help="use this configuration file")
     verify.add_argument("--isolated", action="store_true", help="ignore every configuration file")
@@ -86,7 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     rule = commands.add_parser("rule", help="show a rule's documentation")
     rule.add_argument("code", help="a rule code (ROC101) or name (reduce-overhead-compile)")
 
-    clean = commands.add_parser("clean", help="remove the result cache (.rocmlint_cache/) that `check` run in FOLDER uses")
+    clean = commands.add_parser(
+        "clean", help="remove the result cache (.rocmlint_cache/) that `check` run in FOLDER uses"
+    )
     clean.add_argument("folder", nargs="?", type=Path, default=Path("."), help="where `check` was run (default: .)")
     clean.add_argument("--config", type=Path, help="the configuration file `check --config` was given")
     clean.add_argument("--isolated", action="store_true", help="the cache of `check --isolated`")
@@ -176,7 +201,14 @@ def _list_rules(output_format: str) -> int:
         return EXIT_CLEAN
     header = ("code", "name", "language", "severity", "fix", "default")
     rows_text = [
-        (r.code, r.name, LANGUAGE_LABEL[r.language], r.severity.value, r.fix_availability.value, "on" if r.enabled_by_default else "off")
+        (
+            r.code,
+            r.name,
+            LANGUAGE_LABEL[r.language],
+            r.severity.value,
+            r.fix_availability.value,
+            "on" if r.enabled_by_default else "off",
+        )
         for r in rules
     ]
     widths = [max(len(row[i]) for row in [header, *rows_text]) for i in range(len(header))]
@@ -328,7 +360,9 @@ def _fix_listing(fixes: list[FileFix]) -> str:
     for result in fixes:
         for code, count in sorted(result.outcome.applied.items()):
             rule = rule_by_code(code)
-            lines.append(f"{escape_control(str(result.path))}: fixed {count} x {code} ({rule.name if rule else code})\n")
+            lines.append(
+                f"{escape_control(str(result.path))}: fixed {count} x {code} ({rule.name if rule else code})\n"
+            )
     return "".join(lines)
 
 
@@ -370,10 +404,17 @@ def _verify(args: argparse.Namespace) -> int:
         flags = compile_flags(candidate.path, args.compile_commands) if args.compile_commands else ()
         jobs.append((candidate.path, candidate.path.read_bytes(), git_original(candidate.path, args.against), flags))
     options = VerifyOptions(tuple(args.include_dirs))
-    verdicts = verify_many(((path, content, original) for path, content, original, _ in jobs), toolchain, options, flags_by_path={p: f for p, _, _, f in jobs})
+    verdicts = verify_many(
+        ((path, content, original) for path, content, original, _ in jobs),
+        toolchain,
+        options,
+        flags_by_path={p: f for p, _, _, f in jobs},
+    )
     diagnostics = sorted((d for v in verdicts for d in v.diagnostics), key=Diagnostic.sort_key)
     out = sys.stdout
-    out.write(FORMATS[args.output_format](diagnostics) if args.output_format != "text" else text_output.render(diagnostics))
+    out.write(
+        FORMATS[args.output_format](diagnostics) if args.output_format != "text" else text_output.render(diagnostics)
+    )
     if args.output_format == "text" and not args.quiet:
         out.write(verify_summary(verdicts, toolchain))
     return EXIT_FOUND if diagnostics else EXIT_CLEAN

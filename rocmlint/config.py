@@ -199,7 +199,9 @@ def _closest(key: str, known: dict[str, Any]) -> str | None:
     return matches[0] if matches else None
 
 
-def _strings(value: Any, key: str, where: str, pattern: re.Pattern[str] | None = None, what: str = "") -> tuple[str, ...]:
+def _strings(
+    value: Any, key: str, where: str, pattern: re.Pattern[str] | None = None, what: str = ""
+) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ConfigError(f"{where}: '{key}' must be a list of strings, got {value!r}")
     for item in value:

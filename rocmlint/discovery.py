@@ -18,9 +18,26 @@ from rocmlint.source import language_of
 # Never worth walking into, whatever the configuration says.
 ALWAYS_SKIPPED = frozenset(
     {
-        ".git", ".hg", ".svn", ".bzr", ".jj", ".venv", "venv", ".tox", ".nox", ".eggs", "__pycache__",
-        ".mypy_cache", ".pytest_cache", ".ruff_cache", ".rocmlint_cache", ".ipynb_checkpoints", ".idea",
-        ".vscode", ".direnv", "__pypackages__",
+        ".git",
+        ".hg",
+        ".svn",
+        ".bzr",
+        ".jj",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        ".eggs",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".rocmlint_cache",
+        ".ipynb_checkpoints",
+        ".idea",
+        ".vscode",
+        ".direnv",
+        "__pypackages__",
     }
 )
 
@@ -135,7 +152,9 @@ class GitIgnore:
     def ignored_in(self, folder: str, absolute: str, is_dir: bool) -> bool:
         """ignored() for `absolute`, a path in the absolute `folder` (the walk has both at hand)."""
         for ignore_file in self._chain(folder):
-            decision = ignore_file.decision(absolute[len(ignore_file.prefix) :].replace(os.sep, "/") + ("/" if is_dir else ""))
+            decision = ignore_file.decision(
+                absolute[len(ignore_file.prefix) :].replace(os.sep, "/") + ("/" if is_dir else "")
+            )
             if decision is not None:
                 return decision
         return False
@@ -190,7 +209,7 @@ def _any_pattern(lines: list[str]) -> re.Pattern[str] | None:
             return None
         source = source.replace("(?P<ps_d>", "(?:")
         if source.startswith(_ANY_DEPTH):
-            any_depth.append(f"(?:{source[len(_ANY_DEPTH):]})")
+            any_depth.append(f"(?:{source[len(_ANY_DEPTH) :]})")
         else:
             anchored.append(f"(?:{source})")
     if any_depth:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import ahocorasick
 
-from rocmlint.config import Settings
 from rocmlint.collector import collection_paused
+from rocmlint.config import Settings
 from rocmlint.cuda.frontend import CudaOptions, InternalErrorReporter, check_cuda
 from rocmlint.diagnostics import Diagnostic, Location
 from rocmlint.discovery import matches_any
@@ -136,8 +136,14 @@ class Engine:
             size = path.stat().st_size
             if size > MAX_FILE_BYTES:
                 report.diagnostics = self._filter(
-                    [self._tool(PARSE_ERROR, str(path), f"file is too large to check ({size:,} bytes > {MAX_FILE_BYTES:,})")],
-                    settings, str(path), None,
+                    [
+                        self._tool(
+                            PARSE_ERROR, str(path), f"file is too large to check ({size:,} bytes > {MAX_FILE_BYTES:,})"
+                        )
+                    ],
+                    settings,
+                    str(path),
+                    None,
                 )
                 return report
             data = path.read_bytes()
@@ -174,7 +180,9 @@ class Engine:
         try:
             source = SourceFile.from_bytes(path, data, language)
         except DecodeError as error:
-            report.diagnostics = self._filter([self._tool(PARSE_ERROR, path, f"cannot decode file: {error}")], settings, path, None)
+            report.diagnostics = self._filter(
+                [self._tool(PARSE_ERROR, path, f"cannot decode file: {error}")], settings, path, None
+            )
             return report
         outcome = _FrontEndOutcome([])
         if rules or embedded_rules:
@@ -211,14 +219,22 @@ class Engine:
                 # A JIT call site leads to the strings it compiles.
                 hits = _hit_offsets(source.text, rules, EMBEDDED_TRIGGERS if embedded_rules else ())
             result = check_python(
-                source, rules, options, self.project.resolver_for(source.path, options.rocm_guards), package,
-                on_internal_error, hits, embedded_cuda=bool(embedded_rules),
+                source,
+                rules,
+                options,
+                self.project.resolver_for(source.path, options.rocm_guards),
+                package,
+                on_internal_error,
+                hits,
+                embedded_cuda=bool(embedded_rules),
             )
             found = result.diagnostics
             if embedded_rules:
                 found += _check_embedded_cuda(source, result.embedded_cuda, embedded_rules, settings, on_internal_error)
         except PythonParseError as error:
-            return _FrontEndOutcome([self._tool(PARSE_ERROR, source.path, str(error), Location(error.line, error.column))], None)
+            return _FrontEndOutcome(
+                [self._tool(PARSE_ERROR, source.path, str(error), Location(error.line, error.column))], None
+            )
         except Exception as error:  # noqa: BLE001 - a front-end bug must not stop the run
             message = f"the Python front end crashed on this file: {type(error).__name__}: {error}"
             if isinstance(error, RecursionError):

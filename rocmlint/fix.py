@@ -29,7 +29,9 @@ def apply_fixes(data: bytes, fixes: Iterable[Fix], encoding: str = "utf-8", unsa
     same `_IS_ROCM = ...` definition get it once.
     """
     chosen = choose_fixes(fixes, unsafe)
-    edits = sorted({(e.start, e.end, e.content): e for f in chosen for e in f.edits}.values(), key=lambda e: (e.start, e.end))
+    edits = sorted(
+        {(e.start, e.end, e.content): e for f in chosen for e in f.edits}.values(), key=lambda e: (e.start, e.end)
+    )
     return splice(data, edits, encoding), len(chosen)
 
 
@@ -63,7 +65,7 @@ def _conflicts(edit: Edit, taken: dict[tuple[int, int], str]) -> bool:
     if taken.get(span) == edit.content:
         return False
     # Two insertions at the same point conflict too: their order would be arbitrary.
-    return any(edit.start < end and start < edit.end or span == (start, end) for start, end in taken)
+    return any((edit.start < end and start < edit.end) or span == (start, end) for start, end in taken)
 
 
 @dataclass
@@ -85,7 +87,9 @@ def fix_content(
     for _ in range(MAX_PASSES):
         diagnostics, encoding = check(outcome.data)
         outcome.remaining = diagnostics
-        fixable = [d for d in diagnostics if d.fix is not None and (unsafe or d.fix.applicability is Applicability.SAFE)]
+        fixable = [
+            d for d in diagnostics if d.fix is not None and (unsafe or d.fix.applicability is Applicability.SAFE)
+        ]
         chosen = choose_fixes([d.fix for d in fixable if d.fix is not None], unsafe)
         if not chosen:
             break
@@ -192,7 +196,9 @@ class FileFix:
     refused: str | None = None  # why the fixed content was not written
 
 
-def fix_file(path: Path, check: Callable[[bytes], tuple[list[Diagnostic], str]], unsafe: bool, write: bool) -> FileFix | None:
+def fix_file(
+    path: Path, check: Callable[[bytes], tuple[list[Diagnostic], str]], unsafe: bool, write: bool
+) -> FileFix | None:
     """Fix one file on disk (`write`) or only compute its fixed content; None when it cannot be read."""
     try:
         original = path.read_bytes()

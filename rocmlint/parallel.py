@@ -13,6 +13,7 @@ or aborting the run.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -177,7 +178,7 @@ def check_candidates(
         results = _check_in_pool(tasks, jobs, options, warn, cache)
     # Storing makes no cycles either, and after checking, the heap holds the engine's many objects.
     with collection_paused():
-        for i, checked in zip(todo, results):
+        for i, checked in zip(todo, results, strict=True):
             reports[i] = checked.report
             if cache is not None and lookups is not None:
                 cache.store(lookups[i], checked.report, checked.stat, checked.digest, checked.dependencies)
@@ -213,10 +214,8 @@ def _size_hint(tasks: Sequence[Candidate], indices: list[int], cache: Cache | No
             stat = cache.stat(tasks[i].absolute)
             total += stat[0] if stat else 0
             continue
-        try:
+        with contextlib.suppress(OSError):
             total += os.stat(tasks[i].absolute).st_size
-        except OSError:
-            pass
     return total
 
 
@@ -246,7 +245,9 @@ def _check_in_pool(
     # Biggest chunks first: a large file started last would leave the other cores idle.
     order = sorted(range(len(chunks)), key=lambda c: -_size_hint(tasks, chunks[c], cache))
     lost: list[int] = []
-    executor = ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context(), initializer=_init_worker, initargs=(options,))
+    executor = ProcessPoolExecutor(
+        max_workers=jobs, mp_context=_pool_context(), initializer=_init_worker, initargs=(options,)
+    )
     try:
         futures: dict[Future[list[Checked]], int] = {}
         for c in order:
@@ -260,7 +261,7 @@ def _check_in_pool(
             for future in done:
                 chunk = chunks[futures[future]]
                 try:
-                    for i, checked in zip(chunk, future.result()):
+                    for i, checked in zip(chunk, future.result(), strict=True):
                         results[i] = checked
                 except BrokenProcessPool:
                     lost.extend(chunk)
@@ -268,7 +269,7 @@ def _check_in_pool(
         executor.shutdown(wait=True, cancel_futures=True)
     if lost:
         warn(f"a worker process died; checking the {len(lost)} unfinished files one at a time")
-        for i, checked in zip(sorted(lost), _check_isolated([tasks[i] for i in sorted(lost)], options)):
+        for i, checked in zip(sorted(lost), _check_isolated([tasks[i] for i in sorted(lost)], options), strict=True):
             results[i] = checked
     return [r if r is not None else Checked(FileReport(tasks[i].display)) for i, r in enumerate(results)]
 

@@ -42,7 +42,14 @@ class RuleInfo:
         return DOCS_URL.format(code=self.code)
 
     def as_row(self) -> tuple[str, str, str, str, str, bool]:
-        return (self.code, self.name, self.language, self.severity.value, self.fix_availability.value, self.enabled_by_default)
+        return (
+            self.code,
+            self.name,
+            self.language,
+            self.severity.value,
+            self.fix_availability.value,
+            self.enabled_by_default,
+        )
 
 
 class StaleRuleIndex(RuntimeError):

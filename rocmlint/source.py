@@ -16,9 +16,7 @@ from rocmlint.diagnostics import Edit, Location
 _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 PYTHON_SUFFIXES = frozenset({".py", ".pyi"})
-CUDA_SUFFIXES = frozenset(
-    {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++", ".h", ".hpp", ".hh", ".hxx", ".inl", ".hip"}
-)
+CUDA_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++", ".h", ".hpp", ".hh", ".hxx", ".inl", ".hip"})
 
 
 class DecodeError(Exception):

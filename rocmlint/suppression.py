@@ -137,9 +137,7 @@ def unused_noqa(
     for directive in sorted(suppressions.lines.values(), key=lambda d: d.line):
         if directive.codes is None:
             continue  # a bare noqa may be meant for another tool
-        unused = [
-            c for c in directive.codes if c.startswith("ROC") and c not in directive.used and c not in unjudged
-        ]
+        unused = [c for c in directive.codes if c.startswith("ROC") and c not in directive.used and c not in unjudged]
         if not unused:
             continue
         start = Location(directive.line, directive.column + 1)

@@ -34,7 +34,9 @@ HIP_COMPILE_ERROR, NVIDIA_PATH_CHANGED = "ROC010", "ROC011"
 DEFAULT_ARCHS = ("gfx90a",)
 # What torch.utils.cpp_extension passes to hipcc for extension sources (COMMON_HIP_FLAGS).
 TORCH_HIP_DEFINES = ("-DUSE_ROCM=1", "-D__HIP_PLATFORM_AMD__=1")
-_COMPILER_MESSAGE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<column>\d+): (?:fatal )?error: (?P<message>.*)$", re.M)
+_COMPILER_MESSAGE = re.compile(
+    r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<column>\d+): (?:fatal )?error: (?P<message>.*)$", re.M
+)
 _LINE_MARKER = re.compile(r"^\s*#.*$", re.M)
 _TIMEOUT_SECONDS = 300
 # A gated fix moves the original lines down by design: `__LINE__` (and the temporary copy's `__FILE__`)
@@ -80,7 +82,14 @@ class FileVerdict:
     def diagnostics(self) -> list[Diagnostic]:
         found = list(self.hip_errors)
         if self.nvidia_identical is False:
-            found.append(_tool_diagnostic(NVIDIA_PATH_CHANGED, str(self.path), 1, "nvcc -E of the fixed file differs from the original: the NVIDIA path changed"))
+            found.append(
+                _tool_diagnostic(
+                    NVIDIA_PATH_CHANGED,
+                    str(self.path),
+                    1,
+                    "nvcc -E of the fixed file differs from the original: the NVIDIA path changed",
+                )
+            )
         return found
 
 
@@ -90,7 +99,9 @@ class VerifyOptions:
     extra_flags: tuple[str, ...] = ()
 
 
-def verify_file(path: Path, content: bytes, original: bytes | None, toolchain: Toolchain, options: VerifyOptions) -> FileVerdict:
+def verify_file(
+    path: Path, content: bytes, original: bytes | None, toolchain: Toolchain, options: VerifyOptions
+) -> FileVerdict:
     """Compile `content` (the file as it is or as fixing would make it) for AMD, and compare NVIDIA's
     preprocessed view of it with that of `original` when given."""
     verdict = FileVerdict(path)
@@ -135,7 +146,11 @@ def verify_summary(verdicts: Sequence[FileVerdict], toolchain: Toolchain) -> str
     changed = sum(v.nvidia_identical is False for v in verdicts)
     unchecked = len(verdicts) - identical - changed
     archs = ",".join(toolchain.archs)
-    nvidia = "nvcc not found" if toolchain.nvcc is None else f"{identical} identical, {changed} changed, {unchecked} not compared"
+    nvidia = (
+        "nvcc not found"
+        if toolchain.nvcc is None
+        else f"{identical} identical, {changed} changed, {unchecked} not compared"
+    )
     return f"hipcc ({archs}): {compiled} of {len(verdicts)} files compile. NVIDIA path (nvcc -E): {nvidia}.\n"
 
 
@@ -144,7 +159,9 @@ def git_original(path: Path, revision: str) -> bytes | None:
     try:
         result = subprocess.run(
             ["git", "-C", str(path.resolve().parent), "show", f"{revision}:./{path.name}"],
-            capture_output=True, timeout=60, check=False,
+            capture_output=True,
+            timeout=60,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -201,16 +218,29 @@ def hip_compile(path: Path, content: bytes, toolchain: Toolchain, options: Verif
         compat = Path(folder) / "rocmlint_hip_compat.h"
         compat.write_text(compat_header(), encoding="utf-8")
         command = [
-            toolchain.hipcc, "-x", "hip", "-c", str(copy), "-o", str(Path(folder) / "out.o"),
+            toolchain.hipcc,
+            "-x",
+            "hip",
+            "-c",
+            str(copy),
+            "-o",
+            str(Path(folder) / "out.o"),
             *(f"--offload-arch={arch}" for arch in toolchain.archs),
-            *TORCH_HIP_DEFINES, "-include", str(compat),
-            *_include_flags(path, options), *options.extra_flags,
+            *TORCH_HIP_DEFINES,
+            "-include",
+            str(compat),
+            *_include_flags(path, options),
+            *options.extra_flags,
         ]
         environment = {**os.environ, "HIP_PLATFORM": "amd"}  # hipcc picks NVIDIA when nvcc is on PATH
         try:
-            result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=_TIMEOUT_SECONDS, check=False)
+            result = subprocess.run(
+                command, capture_output=True, text=True, env=environment, timeout=_TIMEOUT_SECONDS, check=False
+            )
         except subprocess.TimeoutExpired:
-            return [_tool_diagnostic(HIP_COMPILE_ERROR, str(path), 1, f"hipcc did not finish within {_TIMEOUT_SECONDS} s")]
+            return [
+                _tool_diagnostic(HIP_COMPILE_ERROR, str(path), 1, f"hipcc did not finish within {_TIMEOUT_SECONDS} s")
+            ]
         if result.returncode == 0:
             return []
         return _compiler_errors(result.stderr, copy, path) or [
@@ -223,7 +253,16 @@ def nvidia_tokens(path: Path, content: bytes, nvcc: str, options: VerifyOptions)
     with tempfile.TemporaryDirectory(prefix="rocmlint-verify-") as folder:
         copy = Path(folder) / path.name
         copy.write_bytes(content)
-        command = [nvcc, "-E", "-x", "cu", str(copy), *_LINE_AGNOSTIC, *_include_flags(path, options), *options.extra_flags]
+        command = [
+            nvcc,
+            "-E",
+            "-x",
+            "cu",
+            str(copy),
+            *_LINE_AGNOSTIC,
+            *_include_flags(path, options),
+            *options.extra_flags,
+        ]
         try:
             result = subprocess.run(command, capture_output=True, text=True, timeout=_TIMEOUT_SECONDS, check=False)
         except subprocess.TimeoutExpired:
@@ -237,7 +276,11 @@ def nvidia_tokens(path: Path, content: bytes, nvcc: str, options: VerifyOptions)
 def compat_header() -> str:
     """`#define cudaMalloc hipMalloc`... for every mapped CUDA API name, after the HIP runtime header:
     the rename pass PyTorch's hipify does, done by the preprocessor in the temporary copy only."""
-    lines = ["// Generated by rocmlint verify from rocmlint/data/cuda_api.toml.", "#pragma once", "#include <hip/hip_runtime.h>"]
+    lines = [
+        "// Generated by rocmlint verify from rocmlint/data/cuda_api.toml.",
+        "#pragma once",
+        "#include <hip/hip_runtime.h>",
+    ]
     lines += [f"#define {cuda} {hip}" for cuda, hip in sorted(cuda_to_hip_names().items())]
     return "\n".join(lines) + "\n"
 
@@ -258,7 +301,11 @@ def cuda_to_hip_names() -> dict[str, str]:
 
 def _include_flags(path: Path, options: VerifyOptions) -> list[str]:
     # The copy lives elsewhere: its own folder first, as for `#include "..."` next to the original.
-    return ["-I", str(path.resolve().parent), *(flag for folder in options.include_dirs for flag in ("-I", str(folder)))]
+    return [
+        "-I",
+        str(path.resolve().parent),
+        *(flag for folder in options.include_dirs for flag in ("-I", str(folder))),
+    ]
 
 
 def _compiler_errors(stderr: str, copy: Path, path: Path) -> list[Diagnostic]:
@@ -275,7 +322,11 @@ def _compiler_errors(stderr: str, copy: Path, path: Path) -> list[Diagnostic]:
         if key in seen:  # one error per offload arch
             continue
         seen.add(key)
-        found.append(_tool_diagnostic(HIP_COMPILE_ERROR, str(path), int(match["line"]), f"hipcc: {match['message']}", int(match["column"])))
+        found.append(
+            _tool_diagnostic(
+                HIP_COMPILE_ERROR, str(path), int(match["line"]), f"hipcc: {match['message']}", int(match["column"])
+            )
+        )
     if not found and elsewhere:
         found.append(_tool_diagnostic(HIP_COMPILE_ERROR, str(path), 1, elsewhere[0]))
     return found

@@ -19,9 +19,7 @@ from rocmlint.rule import Invalid, Rule, Valid
 _TOKEN = "max_split_size_mb"
 # PYTORCH_ALLOC_CONF is the device-generic name PyTorch 2.9 introduced for the same settings.
 _ALLOC_CONF_VARIABLES = frozenset({"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF", "PYTORCH_ALLOC_CONF"})
-_SET_ALLOCATOR_SETTINGS = frozenset(
-    {"torch.cuda.memory._set_allocator_settings", "torch.cuda._set_allocator_settings"}
-)
+_SET_ALLOCATOR_SETTINGS = frozenset({"torch.cuda.memory._set_allocator_settings", "torch.cuda._set_allocator_settings"})
 # Settings text is built with `+`, `%`, conditionals, `",".join([...])` and `"...".format(...)`.
 _SETTINGS_TEXT = Follow(operators=(cst.Add, cst.Modulo), joins=True, elements=True, text_methods=True)
 

@@ -39,16 +39,29 @@ _STRING_BUILDERS = frozenset({"join", "format"})
 # Calls whose positional arguments are a command line or a compile target.
 _COMMAND_SINKS = frozenset(
     {
-        "subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
-        "subprocess.Popen", "os.system", "os.popen", "triton.backends.compiler.GPUTarget",
+        "subprocess.run",
+        "subprocess.call",
+        "subprocess.check_call",
+        "subprocess.check_output",
+        "subprocess.Popen",
+        "os.system",
+        "os.popen",
+        "triton.backends.compiler.GPUTarget",
         "triton.compiler.GPUTarget",
     }
 )
 # Environment variables and CMake options that hold a ROCm arch list.
 _ARCH_VARIABLES = frozenset(
     {
-        "PYTORCH_ROCM_ARCH", "GPU_ARCHS", "GPU_TARGETS", "AMDGPU_TARGETS", "HCC_AMDGPU_TARGET",
-        "CMAKE_HIP_ARCHITECTURES", "ROCM_ARCH", "HIP_ARCHITECTURES", "OFFLOAD_ARCH",
+        "PYTORCH_ROCM_ARCH",
+        "GPU_ARCHS",
+        "GPU_TARGETS",
+        "AMDGPU_TARGETS",
+        "HCC_AMDGPU_TARGET",
+        "CMAKE_HIP_ARCHITECTURES",
+        "ROCM_ARCH",
+        "HIP_ARCHITECTURES",
+        "OFFLOAD_ARCH",
     }
 )
 _CONTAINERS = (cst.Element, cst.List, cst.Tuple, cst.Set)

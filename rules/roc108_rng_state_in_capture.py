@@ -24,7 +24,8 @@ _GRAPH_CONTEXTS = frozenset({"torch.cuda.graph", "torch.cuda.graphs.graph"})
 # `fx_graph`, `CUDAGraph`). A reported call resolves to one of _RNG_STATE_CALLS, so the file spells
 # `get_rng_state` or `set_rng_state` (the `_all` names contain them), in the call or in the import or
 # assignment an alias comes from: `also_requires`.
-_CAPTURE_WORDS = tuple(before + b"graph" for before in (b".", b" ", b"\t", b"\f", b"\n", b"\r", b",", b"(")) + (
+_CAPTURE_WORDS = (
+    *tuple(before + b"graph" for before in (b".", b" ", b"\t", b"\x0c", b"\n", b"\r", b",", b"(")),
     b"capture_begin",
 )
 # The regions (Rule.trigger_pattern: its matches, not the triggers', mark what is parsed): every

@@ -11,9 +11,20 @@ from rocmlint.rule import Invalid, Rule, Valid
 
 # Library names for the message, by the header's leading letters.
 _LIBRARIES = (
-    ("cublasLt", "cuBLASLt"), ("cublas", "cuBLAS"), ("cusparse", "cuSPARSE"), ("cusolver", "cuSOLVER"),
-    ("cufft", "cuFFT"), ("curand", "cuRAND"), ("cudnn", "cuDNN"), ("nccl", "NCCL"), ("nvToolsExt", "NVTX"),
-    ("nvtx3", "NVTX"), ("nvml", "NVML"), ("nvrtc", "NVRTC"), ("cub/", "CUB"), ("thrust/", "Thrust's CUDA backend"),
+    ("cublasLt", "cuBLASLt"),
+    ("cublas", "cuBLAS"),
+    ("cusparse", "cuSPARSE"),
+    ("cusolver", "cuSOLVER"),
+    ("cufft", "cuFFT"),
+    ("curand", "cuRAND"),
+    ("cudnn", "cuDNN"),
+    ("nccl", "NCCL"),
+    ("nvToolsExt", "NVTX"),
+    ("nvtx3", "NVTX"),
+    ("nvml", "NVML"),
+    ("nvrtc", "NVRTC"),
+    ("cub/", "CUB"),
+    ("thrust/", "Thrust's CUDA backend"),
 )
 # Libraries whose ROCm counterpart has a different API (MIOpen, ROCm SMI): swapping the header fixes nothing.
 _NO_DROP_IN = frozenset({"cuDNN", "NVML"})
@@ -96,7 +107,21 @@ class CudaLibraryHeader(Rule):
     severity = Severity.WARNING
     fix_availability = FixAvailability.SAFE
     language = "cuda"
-    triggers = (b"cublas", b"cusparse", b"cusolver", b"cufft", b"curand", b"cudnn", b"nccl", b"nvToolsExt", b"nvtx3", b"nvml", b"nvrtc", b"cub/", b"thrust/system/cuda")
+    triggers = (
+        b"cublas",
+        b"cusparse",
+        b"cusolver",
+        b"cufft",
+        b"curand",
+        b"cudnn",
+        b"nccl",
+        b"nvToolsExt",
+        b"nvtx3",
+        b"nvml",
+        b"nvrtc",
+        b"cub/",
+        b"thrust/system/cuda",
+    )
 
     def visit_include(self, include: Include, ctx: CudaContext) -> None:
         header = include.header.strip()
@@ -105,7 +130,9 @@ class CudaLibraryHeader(Rule):
             return
         library = _library(header)
         if library == "cuDNN":
-            message = f"`{header}`: cuDNN is not available on ROCm; MIOpen (`{hip}`) is the counterpart, with a different API"
+            message = (
+                f"`{header}`: cuDNN is not available on ROCm; MIOpen (`{hip}`) is the counterpart, with a different API"
+            )
         else:
             message = f"`{header}` ({library}) is not available on ROCm; include `{hip}` in a ROCm branch"
         ctx.report(include, message, fix=_fix(include, header, hip, library, ctx))

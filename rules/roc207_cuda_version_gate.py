@@ -104,7 +104,9 @@ class CudaVersionGate(ConditionRule, Rule):
         edit = condition_edit(directive, ctx, f"{condition} || {rocm}")
         if edit is None:
             return None
-        return ctx.fix(f"compile this arm on ROCm too (`|| {rocm}`); check ROCm supports what it enables", edit, safe=False)
+        return ctx.fix(
+            f"compile this arm on ROCm too (`|| {rocm}`); check ROCm supports what it enables", edit, safe=False
+        )
 
 
 def _message(directive: Directive, macro: str, ctx: CudaContext) -> str:

@@ -125,7 +125,9 @@ class WarpSize32(Rule):
     def visit_define(self, define: Define, ctx: CudaContext) -> None:
         if define.parameters is not None or not warp.is_warp_constant_name(define.name):
             return
-        if parse_int(ctx.resolve_text(define.value, define.directive)) != 32 or warp.in_wave_selector(ctx, define.directive):
+        if parse_int(ctx.resolve_text(define.value, define.directive)) != 32 or warp.in_wave_selector(
+            ctx, define.directive
+        ):
             return
         ctx.report(define.directive, _CONSTANT_MESSAGE.format(define.name), fix=warp.wave_size_define_fix(define, ctx))
 
@@ -134,7 +136,9 @@ class WarpSize32(Rule):
             return
         for declarator in node.children_by_field_name("declarator"):
             if declarator.type == "init_declarator":
-                self._check_constant(declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value"), ctx)
+                self._check_constant(
+                    declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value"), ctx
+                )
 
     def visit_field_declaration(self, node: Node, ctx: CudaContext) -> None:
         # `static constexpr int kWarpSize = 32;` inside a struct: the value is the `default_value` field.
@@ -161,7 +165,9 @@ class WarpSize32(Rule):
         if _SPLITS.get(operator) is None or parse_int(ctx.text(right)) != _SPLITS[operator]:
             return
         if warp.builtin_index(bare(left), ctx) == "blockDim" and operator in ("/", ">>"):
-            ctx.report(node, f"`{ctx.text(node)}` counts warps of 32 threads; a CDNA wavefront has 64: divide by `warpSize`")
+            ctx.report(
+                node, f"`{ctx.text(node)}` counts warps of 32 threads; a CDNA wavefront has 64: divide by `warpSize`"
+            )
             return
         target = assigned_name(node, ctx)
         if not (warp.is_thread_index(left, ctx) or (target is not None and _LANE_OR_WARP_TARGET.fullmatch(target))):
@@ -190,7 +196,9 @@ class WarpSize32(Rule):
         if offset is None or offset.type != "number_literal" or parse_int(ctx.text(offset)) != 16:
             return
         if not warp.has_subgroup_width(name, arguments, ctx):
-            ctx.report(node, f"`{name}` with offset 16 starts a 32-lane reduction; a 64-lane wavefront needs offset 32 first")
+            ctx.report(
+                node, f"`{name}` with offset 16 starts a 32-lane reduction; a 64-lane wavefront needs offset 32 first"
+            )
 
 
 WarpSize32.valid = (

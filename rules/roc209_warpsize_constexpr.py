@@ -14,7 +14,14 @@ _WARP_SIZE_NAMES = ("warpSize", "C10_WARP_SIZE")
 _WARP_SIZE_WORDS = frozenset(name.encode() for name in _WARP_SIZE_NAMES)
 # Statements a device-code fix wraps whole; loops, `if`, `switch` and templates are too big to duplicate.
 _FIXABLE_STATEMENTS = frozenset(
-    {"declaration", "expression_statement", "return_statement", "static_assert_declaration", "alias_declaration", "type_definition"}
+    {
+        "declaration",
+        "expression_statement",
+        "return_statement",
+        "static_assert_declaration",
+        "alias_declaration",
+        "type_definition",
+    }
 )
 
 
@@ -130,9 +137,7 @@ class WarpsizeConstexpr(Rule):
             return None
         names = {*_WARP_SIZE_NAMES, *self._macro_aliases(ctx)} - {"C10_WARP_SIZE"}
         uses = [
-            n
-            for n in identifiers_in(ctx, statement)
-            if ctx.text(n) in names and constant_context(n, ctx) is not None
+            n for n in identifiers_in(ctx, statement) if ctx.text(n) in names and constant_context(n, ctx) is not None
         ]
         wave64 = ctx.rocm_variant(statement, [(n, "64") for n in uses])
         wave32 = ctx.rocm_variant(statement, [(n, "32") for n in uses])
@@ -149,7 +154,10 @@ class WarpsizeConstexpr(Rule):
             self._aliases = {
                 name
                 for name, defines in ctx.preprocessor.defines.items()
-                if any(d.parameters is None and d.value.strip("() \t") == "warpSize" and not ctx.is_rocm_gated(d.directive) for d in defines)
+                if any(
+                    d.parameters is None and d.value.strip("() \t") == "warpSize" and not ctx.is_rocm_gated(d.directive)
+                    for d in defines
+                )
             }
         return self._aliases
 

@@ -21,6 +21,7 @@ from rocmlint.rule import Invalid, Rule, Valid
 
 _SYNC_MASK_WORDS = frozenset(name.encode() for name in SYNC_MASK_INTRINSICS)
 
+
 class SyncMask32Bit(Rule):
     """
     ## What it does
@@ -135,7 +136,11 @@ class SyncMask32Bit(Rule):
                     fix=sync_macro_fix(define, ctx),
                 )
             return
-        if define.parameters is None and is_full_warp_mask_macro(define.name, value) and not passed_to_sync_call(define.name, ctx):
+        if (
+            define.parameters is None
+            and is_full_warp_mask_macro(define.name, value)
+            and not passed_to_sync_call(define.name, ctx)
+        ):
             ctx.report(
                 define.directive,
                 f"`{define.name}` is a 32-bit lane mask (`{value}`); HIP's `*_sync` intrinsics need a 64-bit mask "

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import re
 
-from rocmlint.cuda.conditions import NO_SAFE_REWRITE, PASS_AND_COMPILER_ALTERNATIVES, ConditionRule, arm_branch, is_host_only_unit
+from rocmlint.cuda.conditions import (
+    NO_SAFE_REWRITE,
+    PASS_AND_COMPILER_ALTERNATIVES,
+    ConditionRule,
+    arm_branch,
+    is_host_only_unit,
+)
 from rocmlint.cuda.frontend import CudaContext
 from rocmlint.cuda.preprocessor import Directive
 from rocmlint.diagnostics import FixAvailability, Severity
@@ -89,7 +95,9 @@ class CudaArchMacro(ConditionRule, Rule):
         # Pass detection only: the chain's `__CUDA_ARCH__` tests (and any `__CUDACC__` test beside them,
         # ROC214's) all gain their HIP test at once; an architecture comparison anywhere in the chain, or a
         # test with no safe rewrite (`__NVCC__`, a CUDA version), leaves the whole chain to the user.
-        fix = self._chain_rewrite(directive, ctx, PASS_AND_COMPILER_ALTERNATIVES, refuse=NO_SAFE_REWRITE, bare_truth=_BARE_TRUTH)
+        fix = self._chain_rewrite(
+            directive, ctx, PASS_AND_COMPILER_ALTERNATIVES, refuse=NO_SAFE_REWRITE, bare_truth=_BARE_TRUTH
+        )
         self._report_condition(directive, ctx, _message(directive, ctx), fix=fix)
 
 

@@ -81,7 +81,9 @@ class CudaccMacro(ConditionRule, Rule):
         # them, ROC213's) all gain their HIP test at once. `__NVCC__` gets no fix: it means nvcc itself
         # (nvcc-only pragmas and flags), and clang's CUDA mode with HIP's NVIDIA headers defines `__HIPCC__`
         # without it, so adding `__HIPCC__` could change an NVIDIA build.
-        fix = self._chain_rewrite(directive, ctx, PASS_AND_COMPILER_ALTERNATIVES, refuse=NO_SAFE_REWRITE, bare_truth=_BARE_TRUTH)
+        fix = self._chain_rewrite(
+            directive, ctx, PASS_AND_COMPILER_ALTERNATIVES, refuse=NO_SAFE_REWRITE, bare_truth=_BARE_TRUTH
+        )
         self._report_condition(
             directive,
             ctx,

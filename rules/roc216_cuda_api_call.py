@@ -10,8 +10,15 @@ from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
 _LIBRARY_NAMES = {
-    "runtime": "CUDA runtime", "driver": "CUDA driver", "complex": "cuComplex", "rtc": "NVRTC", "blas": "cuBLAS",
-    "rand": "cuRAND", "fft": "cuFFT", "sparse": "cuSPARSE", "solver": "cuSOLVER",
+    "runtime": "CUDA runtime",
+    "driver": "CUDA driver",
+    "complex": "cuComplex",
+    "rtc": "NVRTC",
+    "blas": "cuBLAS",
+    "rand": "cuRAND",
+    "fft": "cuFFT",
+    "sparse": "cuSPARSE",
+    "solver": "cuSOLVER",
 }
 
 
@@ -72,8 +79,20 @@ class CudaApiCall(Rule):
     # Every mapped function starts with one of these; driver calls come with `cuda.h` or the driver's
     # types, cuComplex calls with `cuComplex.h`.
     triggers = (
-        b"cuda", b"cublas", b"cusparse", b"cusolver", b"curand", b"cufft", b"nvrtc", b"cuComplex", b"CUresult",
-        b"CUdevice", b"CUcontext", b"CUmodule", b"CUfunction", b"CUstream",
+        b"cuda",
+        b"cublas",
+        b"cusparse",
+        b"cusolver",
+        b"curand",
+        b"cufft",
+        b"nvrtc",
+        b"cuComplex",
+        b"CUresult",
+        b"CUdevice",
+        b"CUcontext",
+        b"CUmodule",
+        b"CUfunction",
+        b"CUstream",
     )
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
@@ -84,7 +103,10 @@ class CudaApiCall(Rule):
         if hit is None:
             return
         hip, library = hit
-        ctx.report(node, f"`{name.lstrip(':')}` ({_LIBRARY_NAMES[library]} API) is `{hip}` in HIP; hipify renames it, hand-written HIP code must")
+        ctx.report(
+            node,
+            f"`{name.lstrip(':')}` ({_LIBRARY_NAMES[library]} API) is `{hip}` in HIP; hipify renames it, hand-written HIP code must",
+        )
 
 
 CudaApiCall.valid = (

@@ -59,9 +59,32 @@ class NoHipEquivalent(Rule):
     language = "cuda"
     # Runtime/driver names need `cuda.h`/`cuda_runtime.h` (or carry `cuda`); the rest are spelled here.
     triggers = (
-        b"cuda", b"CUresult", b"CUdevice", b"CUtensorMap", b"cublas", b"cusparse", b"cusolver", b"curand", b"cufft", b"nvrtc", b"mma.h", b"wmma", b"pipeline",
-        b"barrier", b"memcpy_async", b"cooperative_groups", b"cluster", b"<<<", b"_rd", b"_ru", b"_rz",
-        b"__st", b"__ld", b"__pm", b"__brkpt", b"__prof_trigger",
+        b"cuda",
+        b"CUresult",
+        b"CUdevice",
+        b"CUtensorMap",
+        b"cublas",
+        b"cusparse",
+        b"cusolver",
+        b"curand",
+        b"cufft",
+        b"nvrtc",
+        b"mma.h",
+        b"wmma",
+        b"pipeline",
+        b"barrier",
+        b"memcpy_async",
+        b"cooperative_groups",
+        b"cluster",
+        b"<<<",
+        b"_rd",
+        b"_ru",
+        b"_rz",
+        b"__st",
+        b"__ld",
+        b"__pm",
+        b"__brkpt",
+        b"__prof_trigger",
     )
 
     def __init__(self) -> None:
@@ -78,7 +101,9 @@ class NoHipEquivalent(Rule):
         names = ctx.offsets(*(tables.name_words & words))
         if names:
             needed.update({"identifier": names, "type_identifier": names})
-        qualified = ctx.offsets(*{segments[-1] for segments in tables.qualified_words if all(s in words for s in segments)})
+        qualified = ctx.offsets(
+            *{segments[-1] for segments in tables.qualified_words if all(s in words for s in segments)}
+        )
         if qualified:
             needed["qualified_identifier"] = qualified
         launches = ctx.offsets(b"<<<")

@@ -23,9 +23,7 @@ _FLOAT_448 = re.compile(r"448(?:\.0*)?[fFlL]?|448\.0*|4\.48[eE]\+?0*2[fF]?")
 _INT_448 = re.compile(r"448[uUlL]*")
 # `#if` tests that select by AMD target or FP8 flavour: a 448 in such a chain is the port's OCP arm.
 _ARCH_TEST = re.compile(r"gfx|GFX|fnuz|FNUZ|HIP_FP8")
-_E4M3_MESSAGE = (
-    "448 is the OCP e4m3 max; gfx942 (MI300) FP8 is e4m3 FNUZ with max 240: choose the bound per target"
-)
+_E4M3_MESSAGE = "448 is the OCP e4m3 max; gfx942 (MI300) FP8 is e4m3 FNUZ with max 240: choose the bound per target"
 
 
 class CudaFp8Type(Rule):
@@ -101,7 +99,12 @@ class CudaFp8Type(Rule):
     def visit_include(self, include: Include, ctx: CudaContext) -> None:
         header = include.header.strip()
         if header in FP8_HEADERS:
-            self._report(ctx, include, include.directive.line, f"`{header}` has no hipify mapping; use `hip/hip_fp8.h` and pick FNUZ (gfx942) or OCP types per target")
+            self._report(
+                ctx,
+                include,
+                include.directive.line,
+                f"`{header}` has no hipify mapping; use `hip/hip_fp8.h` and pick FNUZ (gfx942) or OCP types per target",
+            )
 
     def visit_type_identifier(self, node: Node, ctx: CudaContext) -> None:
         self._check_name(node, ctx)
@@ -113,7 +116,12 @@ class CudaFp8Type(Rule):
         name = ctx.text(node)
         if not name.startswith("__") or not is_cuda_fp8_name(name):
             return
-        self._report(ctx, node, node.start_point[0] + 1, f"`{name}` is CUDA's OCP FP8 API; HIP's FP8 is FNUZ on gfx942 and OCP on gfx950/gfx12 (`hip/hip_fp8.h`)")
+        self._report(
+            ctx,
+            node,
+            node.start_point[0] + 1,
+            f"`{name}` is CUDA's OCP FP8 API; HIP's FP8 is FNUZ on gfx942 and OCP on gfx950/gfx12 (`hip/hip_fp8.h`)",
+        )
 
     # --- 448 as the e4m3 bound -----------------------------------------------------------------------------
     def visit_number_literal(self, node: Node, ctx: CudaContext) -> None:
@@ -167,7 +175,13 @@ def _is_fp8_bound(node: Node, ctx: CudaContext, is_float: bool) -> bool:
             return False
         function = ctx.function_of(node)
         return function is None or bool(_FP8_TEXT.search(ctx.content[function.start_byte : function.end_byte]))
-    if not is_float or parent.type not in ("binary_expression", "argument_list", "conditional_expression", "return_statement", "assignment_expression"):
+    if not is_float or parent.type not in (
+        "binary_expression",
+        "argument_list",
+        "conditional_expression",
+        "return_statement",
+        "assignment_expression",
+    ):
         return False
     function = ctx.function_of(node)
     return function is not None and bool(_FP8_TEXT.search(ctx.content[function.start_byte : function.end_byte]))
@@ -190,6 +204,7 @@ def _only_used_where_rocm_never_compiles(node: Node, ctx: CudaContext) -> bool:
         return False
     uses = local_uses(declarator, ctx)
     return uses is not None and all(ctx.is_rocm_gated(use) for use in uses)
+
 
 CudaFp8Type.valid = (
     # vLLM style: CUDA's FP8 only on NVIDIA, HIP's FP8 on ROCm.

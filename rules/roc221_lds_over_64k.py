@@ -10,8 +10,12 @@ from rocmlint.rule import Invalid, Rule, Valid
 
 LDS_BYTES = 64 * 1024  # LDS per workgroup on MI100/MI200/MI300 (ROCm GPU specs table)
 _MAX_DYNAMIC_ATTRIBUTES = frozenset(
-    {"cudaFuncAttributeMaxDynamicSharedMemorySize", "hipFuncAttributeMaxDynamicSharedMemorySize",
-     "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", "HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"}
+    {
+        "cudaFuncAttributeMaxDynamicSharedMemorySize",
+        "hipFuncAttributeMaxDynamicSharedMemorySize",
+        "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES",
+        "HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES",
+    }
 )
 _SET_ATTRIBUTE = frozenset({"cudaFuncSetAttribute", "hipFuncSetAttribute", "cuFuncSetAttribute"})
 _SET_ATTRIBUTE_WORDS = frozenset(name.encode() for name in _SET_ATTRIBUTE)
@@ -109,7 +113,10 @@ class LdsOver64k(Rule):
             total *= value
         label = ctx.text(name)
         if total > LDS_BYTES:
-            ctx.report(declarator, f"static `__shared__` array `{label}` needs {_kib(total)}; ROCm GPUs have 64 KiB of LDS per workgroup (MI200/MI300)")
+            ctx.report(
+                declarator,
+                f"static `__shared__` array `{label}` needs {_kib(total)}; ROCm GPUs have 64 KiB of LDS per workgroup (MI200/MI300)",
+            )
             return
         function = ctx.function_of(declaration)
         if function is None:
@@ -143,7 +150,10 @@ class LdsOver64k(Rule):
             return
         value = constant_value(ctx, arguments[2])
         if value is not None and value > LDS_BYTES:
-            ctx.report(arguments[2], f"launch asks for {_kib(value)} of dynamic shared memory; ROCm GPUs have 64 KiB of LDS per workgroup (MI200/MI300)")
+            ctx.report(
+                arguments[2],
+                f"launch asks for {_kib(value)} of dynamic shared memory; ROCm GPUs have 64 KiB of LDS per workgroup (MI200/MI300)",
+            )
 
 
 LdsOver64k.valid = (

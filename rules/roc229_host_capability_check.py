@@ -21,7 +21,14 @@ _GET_ATTRIBUTE = frozenset({"cudaDeviceGetAttribute", "hipDeviceGetAttribute", "
 _GET_ATTRIBUTE_WORDS = frozenset(name.encode() for name in _GET_ATTRIBUTE)
 # Where `false && (<test>)` can replace a test without parentheses around it (lowest-precedence slots).
 _LOOSE_SLOTS = frozenset(
-    {"condition_clause", "init_declarator", "argument_list", "parenthesized_expression", "return_statement", "expression_statement"}
+    {
+        "condition_clause",
+        "init_declarator",
+        "argument_list",
+        "parenthesized_expression",
+        "return_statement",
+        "expression_statement",
+    }
 )
 _FIX_MESSAGE = (
     "on ROCm make the compute-capability test false (review: the ROCm side then takes the non-NVIDIA-feature "
@@ -153,7 +160,11 @@ class HostCapabilityCheck(Rule):
         if len(arguments) < 2 or not _CAPABILITY_ATTRIBUTES.search(ctx.text(arguments[1])):
             return
         target = arguments[0]
-        if target.type != "pointer_expression" or target.named_child_count != 1 or target.named_children[0].type != "identifier":
+        if (
+            target.type != "pointer_expression"
+            or target.named_child_count != 1
+            or target.named_children[0].type != "identifier"
+        ):
             return
         scope = ctx.function_of(node)
         key = scope.start_byte if scope is not None else -1
@@ -184,7 +195,12 @@ class HostCapabilityCheck(Rule):
         parent = top.parent
         if parent is not None and operator_of(parent, ctx) in COMPARISONS:
             self._report(parent, ctx, "compares the CUDA compute capability", fixable=True)
-        elif parent is not None and parent.type == "condition_clause" and parent.parent is not None and parent.parent.type == "switch_statement":
+        elif (
+            parent is not None
+            and parent.type == "condition_clause"
+            and parent.parent is not None
+            and parent.parent.type == "switch_statement"
+        ):
             self._report(parent.parent, ctx, "switches on the CUDA compute capability")
         elif computed:
             self._report(top, ctx, "computes an SM number from the compute capability")
@@ -224,7 +240,12 @@ class HostCapabilityCheck(Rule):
                 return True
             if current.type == "field_expression":
                 field, receiver = current.child_by_field_name("field"), current.child_by_field_name("argument")
-                if field is not None and receiver is not None and ctx.text(field) in ("major", "minor") and self._is_device_properties(receiver, ctx):
+                if (
+                    field is not None
+                    and receiver is not None
+                    and ctx.text(field) in ("major", "minor")
+                    and self._is_device_properties(receiver, ctx)
+                ):
                     return True
             stack.extend(current.named_children)
         return False

@@ -37,8 +37,10 @@ def _typed_kernel(argument: Node, ctx: CudaContext, trace: Trace | None = START)
         return False  # reinterpret_cast<const void*>(k), or a helper returning the pointer
     if kind == "pointer_expression":
         operand = argument.child_by_field_name("argument")
-        return operand is not None and ctx.text(argument).startswith("&") and operand.type in (
-            "identifier", "template_function", "qualified_identifier"
+        return (
+            operand is not None
+            and ctx.text(argument).startswith("&")
+            and operand.type in ("identifier", "template_function", "qualified_identifier")
         )
     if kind in ("template_function", "qualified_identifier"):
         return True

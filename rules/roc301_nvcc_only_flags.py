@@ -43,9 +43,7 @@ _TRIGGERS = tuple(sorted({("-" + flag.lstrip("-")).encode() for flag in _NVCC_ON
 # letter, `_` or `-` unless that is an escape (`"-O3\t-arch"`; `\x20`, `\u00a0` end in a digit), and
 # not followed by a word character or `-`: never `--trust-remote-code` or a URL's `-archive`.
 _FLAG_NAMES = sorted({re.escape(flag.lstrip("-")) for flag in _NVCC_ONLY_FLAGS}, key=len, reverse=True)
-_TRIGGER_PATTERN = (
-    r"(?:(?<![A-Za-z_-])|(?<=\\[ntrfv]))-{1,2}(?:" + "|".join(_FLAG_NAMES) + r")(?![\w-])|__CUDA_NO_HALF"
-)
+_TRIGGER_PATTERN = r"(?:(?<![A-Za-z_-])|(?<=\\[ntrfv]))-{1,2}(?:" + "|".join(_FLAG_NAMES) + r")(?![\w-])|__CUDA_NO_HALF"
 
 # Build-target values that mean a ROCm build (`BUILD_TARGET == "rocm"`).
 
@@ -177,9 +175,9 @@ class NvccOnlyFlags(Rule):
     ) -> None:
         """`compile_args["nvcc"] = ...`, `self.nvcc_flags += ...`, `nvcc_flags.append(...)`."""
         key = subscript_key(target)
-        if key is not None and ctx.string_value(key) == "nvcc":
-            self._check(sources, (), ctx)
-        elif isinstance(target, cst.Attribute) and _is_flag_list_name(target.attr.value):
+        if (key is not None and ctx.string_value(key) == "nvcc") or (
+            isinstance(target, cst.Attribute) and _is_flag_list_name(target.attr.value)
+        ):
             self._check(sources, (), ctx)
         elif isinstance(target, cst.Name) and _is_flag_list_name(target.value):
             self._check_flag_variable(target, definition, sources, ctx)

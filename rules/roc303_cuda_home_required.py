@@ -208,7 +208,7 @@ def _is_cuda_home(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
 
 
 def _cuda_test(test: cst.BaseExpression, ctx: PythonContext) -> str | None:
-    """"missing" for `CUDA_HOME is None` / `not CUDA_HOME`, "present" for the opposite, else None."""
+    """ "missing" for `CUDA_HOME is None` / `not CUDA_HOME`, "present" for the opposite, else None."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = _cuda_test(test.expression, ctx)
         return {"missing": "present", "present": "missing"}.get(inner or "")

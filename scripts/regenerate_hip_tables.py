@@ -112,7 +112,9 @@ CURATED_HEADERS: dict[str, Curated] = {
     "cublasLt.h": Curated("hipblaslt/hipblaslt.h", "library", TORCH_MAP),
     "cusparse.h": Curated("hipsparse/hipsparse.h", "library", TORCH_MAP),
     "cusparse_v2.h": Curated("hipsparse/hipsparse.h", "library", "hipSPARSE header layout, as torch maps cusparse.h"),
-    "cudnn.h": Curated("miopen/miopen.h", "library", f"HIPIFY's ROC column; {HIP_GUIDE}: cuDNN -> MIOpen, no drop-in API"),
+    "cudnn.h": Curated(
+        "miopen/miopen.h", "library", f"HIPIFY's ROC column; {HIP_GUIDE}: cuDNN -> MIOpen, no drop-in API"
+    ),
     "nvrtc.h": Curated("hip/hiprtc.h", "library", TORCH_MAP),
     "nccl.h": Curated("rccl/rccl.h", "library", TORCH_MAP),
     "nvToolsExt.h": Curated("roctracer/roctx.h", "library", TORCH_MAP),
@@ -182,7 +184,11 @@ CURATED_UNSUPPORTED_QUALIFIED: dict[str, str] = {
     "cuda::annotated_ptr": "annotated_ptr",
     "cuda::ptx": "tma",
     "cuda::device::experimental": "tma",
-    **{f"{namespace}::{name}": reason for namespace in ("cg", "cooperative_groups") for name, reason in _CG_NAMES.items()},
+    **{
+        f"{namespace}::{name}": reason
+        for namespace in ("cg", "cooperative_groups")
+        for name, reason in _CG_NAMES.items()
+    },
 }
 # Plain names (after `using namespace cooperative_groups;`, or C-style primitives).
 CURATED_UNSUPPORTED_NAMES: dict[str, str] = {
@@ -417,7 +423,12 @@ def render_api(source: Source, mappings: dict[str, dict[str, str]], purpose: lis
         cuda_prefix, hip_prefix = API_PREFIXES.get(library, ("", ""))
         regular = sorted(c for c, h in mapping.items() if _same_suffix(c, h, cuda_prefix, hip_prefix))
         renamed = sorted((c, h) for c, h in mapping.items() if not _same_suffix(c, h, cuda_prefix, hip_prefix))
-        lines += [f"[{library}]", f"cuda_prefix = {_quote(cuda_prefix)}", f"hip_prefix = {_quote(hip_prefix)}", "same_suffix = ["]
+        lines += [
+            f"[{library}]",
+            f"cuda_prefix = {_quote(cuda_prefix)}",
+            f"hip_prefix = {_quote(hip_prefix)}",
+            "same_suffix = [",
+        ]
         lines.extend(f"  {_quote(cuda)}," for cuda in regular)
         lines += ["]", ""]
         if renamed:
@@ -433,7 +444,7 @@ def render_headers(source: Source, tables: dict[str, dict[str, tuple[str, str | 
         [
             "CUDA header -> HIP header. [runtime]: CUDA toolkit runtime/device headers (ROC204",
             "cuda-runtime-header); [library]: CUDA library headers (ROC205 cuda-library-header);",
-            "[library_prefixes]: every library header under that folder. \"\" = nothing to include on ROCm",
+            '[library_prefixes]: every library header under that folder. "" = nothing to include on ROCm',
             "(hipify drops the line). Entries marked `curated:` are hand-curated facts (in the script), with",
             "their source; they replace HIPIFY's entry for the same header.",
         ],
@@ -505,7 +516,9 @@ def generate(source: Source) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("source", type=Path, help="HIPIFY checkout, bare git dir, or folder of *_supported_by_HIP.md tables")
+    parser.add_argument(
+        "source", type=Path, help="HIPIFY checkout, bare git dir, or folder of *_supported_by_HIP.md tables"
+    )
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "rocmlint" / "data")
     parser.add_argument("--commit", help="the HIPIFY commit to read (git) or to name in the headers (folder)")
     parser.add_argument("--check", action="store_true", help="exit 1 if a checked-in table differs; write nothing")

@@ -10,6 +10,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
+from conftest import HAZARD, write_tree
 
 from rocmlint import cache as cache_module
 from rocmlint import parallel
@@ -18,8 +19,6 @@ from rocmlint.cli import main
 from rocmlint.config import ConfigResolver, Overrides, Selection, Settings
 from rocmlint.discovery import discover
 from rocmlint.parallel import check_candidates
-
-from conftest import HAZARD, write_tree
 
 OLD = 1_600_000_000_000_000_000  # an mtime far from "now"
 
@@ -103,7 +102,7 @@ def test_malformed_entry_is_discarded_with_a_warning(tree, tmp_path):
     key = os.path.abspath(tree / "a.py")
 
     def break_report(entries):
-        display, settings, stat, digest, deps, report = entries[key]
+        display, settings, stat, digest, deps, _report = entries[key]
         entries[key] = (display, settings, stat, digest, deps, ((("bad",),), ()))
 
     _rewrite_entries(tmp_path / "c" / INDEX_NAME, break_report)
@@ -435,7 +434,10 @@ def test_a_racy_dependency_never_matches(tmp_path, monkeypatch):
     _racy_window(monkeypatch)
     root = tmp_path / "proj"
     gated = 'import torch\nfrom pkg.env import FAST\nif FAST:\n    m = torch.compile(m, mode="reduce-overhead")\n'
-    write_tree(root, {"pkg/__init__.py": "", "pkg/env.py": "import torch\nFAST = torch.version.hip is None\n", "pkg/a.py": gated})
+    write_tree(
+        root,
+        {"pkg/__init__.py": "", "pkg/env.py": "import torch\nFAST = torch.version.hip is None\n", "pkg/a.py": gated},
+    )
     _, first, _ = _run(root, tmp_path / "c")
     dependencies = dict(first.entries[os.path.abspath(root / "pkg" / "a.py")].dependencies)
     assert not cache_module.trusted(dependencies[os.path.abspath(root / "pkg" / "env.py")])
@@ -459,7 +461,15 @@ def test_a_dependency_edited_during_the_run_is_seen_by_the_next_run(tmp_path, mo
     root = tmp_path / "proj"
     gated = 'import torch\nfrom pkg.env import FAST\nif FAST:\n    m = torch.compile(m, mode="reduce-overhead")\n'
     env = root / "pkg" / "env.py"
-    write_tree(root, {"pkg/__init__.py": "", "pkg/env.py": "import torch\nFAST = torch.version.hip is None\n", "pkg/a.py": gated, "pkg/b.py": gated})
+    write_tree(
+        root,
+        {
+            "pkg/__init__.py": "",
+            "pkg/env.py": "import torch\nFAST = torch.version.hip is None\n",
+            "pkg/a.py": gated,
+            "pkg/b.py": gated,
+        },
+    )
     real = parallel.check_file
 
     def edit_env_after_a(engine, path, settings, remember):

@@ -142,7 +142,9 @@ def test_text_line_format_and_summary(cli, project):
     write_tree(project, {"pkg/a.py": HAZARD, "b.py": CLEAN})
     result = cli("check")
     assert len(result.lines) == 3
-    assert re.fullmatch(rf"pkg/a\.py:{HAZARD_LINE}:{HAZARD_COLUMN}: ROC101 \[\*\] torch\.compile mode .+", result.lines[0])
+    assert re.fullmatch(
+        rf"pkg/a\.py:{HAZARD_LINE}:{HAZARD_COLUMN}: ROC101 \[\*\] torch\.compile mode .+", result.lines[0]
+    )
     assert result.lines[1:] == ["Found 1 diagnostic (1 warning).", "[*] 1 fixable with `--fix`."]
 
 
@@ -215,7 +217,9 @@ def test_stdin_filename_alone_reads_stdin(cli):
 
 
 def test_stdin_filename_applies_per_file_ignores(cli):
-    result = cli("check", "-", "--stdin-filename", "tests/t.py", "--per-file-ignores", "tests/*:ROC101", stdin=HAZARD.encode())
+    result = cli(
+        "check", "-", "--stdin-filename", "tests/t.py", "--per-file-ignores", "tests/*:ROC101", stdin=HAZARD.encode()
+    )
     assert result.code == 0
 
 

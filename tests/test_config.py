@@ -63,7 +63,10 @@ def test_configs_are_not_merged(cli, project):
         ({".rocmlint.toml": 'ignore = ["ROC101"]\n', "rocmlint.toml": 'select = ["ROC101"]\n'}, []),
         ({".rocmlint.toml": 'select = ["ROC101"]\n', "rocmlint.toml": 'ignore = ["ROC101"]\n'}, ["a.py"]),
         ({"rocmlint.toml": 'ignore = ["ROC101"]\n', "pyproject.toml": '[tool.rocmlint]\nselect = ["ROC101"]\n'}, []),
-        ({"rocmlint.toml": 'select = ["ROC101"]\n', "pyproject.toml": '[tool.rocmlint]\nignore = ["ROC101"]\n'}, ["a.py"]),
+        (
+            {"rocmlint.toml": 'select = ["ROC101"]\n', "pyproject.toml": '[tool.rocmlint]\nignore = ["ROC101"]\n'},
+            ["a.py"],
+        ),
         ({".rocmlint.toml": 'ignore = ["ROC101"]\n', "pyproject.toml": '[tool.rocmlint]\nselect = ["ROC101"]\n'}, []),
     ],
     ids=["dot-over-plain", "dot-over-plain-2", "plain-over-pyproject", "plain-over-pyproject-2", "dot-over-pyproject"],
@@ -313,7 +316,14 @@ def test_per_file_ignores_config_and_cli_add_up(cli, project):
 
 
 def test_per_file_ignores_also_silence_unused_noqa(cli, project):
-    write_tree(project, {"rocmlint.toml": '[per-file-ignores]\n"a.py" = ["ROC002"]\n', "a.py": UNUSED_NOQA_LINE, "b.py": UNUSED_NOQA_LINE})
+    write_tree(
+        project,
+        {
+            "rocmlint.toml": '[per-file-ignores]\n"a.py" = ["ROC002"]\n',
+            "a.py": UNUSED_NOQA_LINE,
+            "b.py": UNUSED_NOQA_LINE,
+        },
+    )
     assert flagged(cli, "--extend-select", "ROC002") == ["b.py"]
 
 

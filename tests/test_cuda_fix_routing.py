@@ -5,13 +5,13 @@ clean."""
 from __future__ import annotations
 
 import pytest
+from rocmlint.rules.roc213_cuda_arch_macro import CudaArchMacro
+from rocmlint.rules.roc214_cudacc_macro import CudaccMacro
+from rocmlint.rules.roc215_hip_platform_hcc import HipPlatformHcc
 
 from rocmlint.cuda.hip_gaps import lacking_on_hip
 from rocmlint.rule import Rule
 from rocmlint.testing import run_example
-from rocmlint.rules.roc213_cuda_arch_macro import CudaArchMacro
-from rocmlint.rules.roc214_cudacc_macro import CudaccMacro
-from rocmlint.rules.roc215_hip_platform_hcc import HipPlatformHcc
 
 # The issue's case: the device arm asserts with a PTX breakpoint intrinsic HIP does not declare.
 _BRKPT = (
@@ -43,17 +43,8 @@ _SYNC_MASK_UNDER_ARCH = (
     "  return v;\n"
     "}\n"
 )
-_WMMA_UNDER_CUDACC = (
-    "#ifdef __CUDACC__\n"
-    "#include <mma.h>\n"
-    "using namespace nvcuda;\n"
-    "#endif\n"
-)
-_PIPELINE_UNDER_HCC = (
-    "#if defined(__HIP_PLATFORM_HCC__)\n"
-    "#include <cuda_pipeline.h>\n"
-    "#endif\n"
-)
+_WMMA_UNDER_CUDACC = "#ifdef __CUDACC__\n#include <mma.h>\nusing namespace nvcuda;\n#endif\n"
+_PIPELINE_UNDER_HCC = "#if defined(__HIP_PLATFORM_HCC__)\n#include <cuda_pipeline.h>\n#endif\n"
 
 CASES = [
     pytest.param(CudaArchMacro, _BRKPT, id="ROC213-brkpt"),
@@ -74,9 +65,21 @@ def test_no_fix_routes_rocm_into_code_hip_lacks(rule: type[Rule], code: str) -> 
 # The same chains with portable arms keep their safe fix.
 CLEAN = [
     pytest.param(CudaArchMacro, _BRKPT.replace("__brkpt()", "__builtin_trap()"), "__HIP_DEVICE_COMPILE__", id="ROC213"),
-    pytest.param(CudaArchMacro, _PTX_IN_ELSE.replace('asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));', "id = threadIdx.x % warpSize;"), "__HIP_DEVICE_COMPILE__", id="ROC213-ifndef"),
-    pytest.param(CudaccMacro, "#ifdef __CUDACC__\n#define HOST_DEVICE __host__ __device__\n#endif\n", "__HIPCC__", id="ROC214"),
-    pytest.param(HipPlatformHcc, "#if defined(__HIP_PLATFORM_HCC__)\n#include <hip/hip_runtime.h>\n#endif\n", "__HIP_PLATFORM_AMD__", id="ROC215"),
+    pytest.param(
+        CudaArchMacro,
+        _PTX_IN_ELSE.replace('asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));', "id = threadIdx.x % warpSize;"),
+        "__HIP_DEVICE_COMPILE__",
+        id="ROC213-ifndef",
+    ),
+    pytest.param(
+        CudaccMacro, "#ifdef __CUDACC__\n#define HOST_DEVICE __host__ __device__\n#endif\n", "__HIPCC__", id="ROC214"
+    ),
+    pytest.param(
+        HipPlatformHcc,
+        "#if defined(__HIP_PLATFORM_HCC__)\n#include <hip/hip_runtime.h>\n#endif\n",
+        "__HIP_PLATFORM_AMD__",
+        id="ROC215",
+    ),
 ]
 
 

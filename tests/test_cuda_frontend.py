@@ -7,13 +7,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from rocmlint.rules.roc224_nanosleep import Nanosleep
 
 from rocmlint.config import Settings
 from rocmlint.cuda.frontend import CudaContext, CudaOptions, Node, check_cuda
 from rocmlint.diagnostics import Severity
 from rocmlint.engine import Engine, FileReport
 from rocmlint.rule import Rule
-from rocmlint.rules.roc224_nanosleep import Nanosleep
 from rocmlint.source import SourceFile
 
 SLEEP = "__device__ void backoff(unsigned ns) {\n  __nanosleep(ns);\n}\n"
@@ -82,7 +82,11 @@ def test_hazard_inside_error_region_is_reported_without_fix(settings, monkeypatc
 
     def fixing_visit(self, node: Node, ctx: CudaContext) -> None:
         if ctx.call_name(node) == "__nanosleep":
-            ctx.report(node, "nanosleep", fix=ctx.fix("swap", ctx.edit(node.start_byte, node.end_byte, "__builtin_amdgcn_s_sleep(1)")))
+            ctx.report(
+                node,
+                "nanosleep",
+                fix=ctx.fix("swap", ctx.edit(node.start_byte, node.end_byte, "__builtin_amdgcn_s_sleep(1)")),
+            )
 
     monkeypatch.setattr(Nanosleep, "visit_call_expression", fixing_visit)
     # A dispatch macro taking a lambda, with one parenthesis too many: the whole call is an ERROR node.

@@ -42,11 +42,17 @@ def branch_of(source: str, marker: str = "HAZARD", macros: VendorMacros | None =
         ("#ifndef USE_ROCM\n#ifdef ENABLE_BF16\nx;\n#endif\nHAZARD;\n#endif\n", Branch(False, True)),
         ("#ifdef USE_ROCM\nx;\n#endif\nHAZARD;\n", Branch(True, True)),
         # Continuations and comments inside directives.
-        ("#if defined(USE_ROCM) \\\n    || defined(__HIP__)  /* ROCm */\nx;\n#else  // CUDA\nHAZARD;\n#endif\n", Branch(False, True)),
+        (
+            "#if defined(USE_ROCM) \\\n    || defined(__HIP__)  /* ROCm */\nx;\n#else  // CUDA\nHAZARD;\n#endif\n",
+            Branch(False, True),
+        ),
         # A directive inside a block comment is not a directive.
         ("/*\n#ifdef USE_ROCM\n*/\nHAZARD;\n", Branch(True, True)),
         # A macro the file itself defines only for ROCm is a ROCm macro.
-        ("#if defined(__HIP_PLATFORM_AMD__)\n#define IS_HIP 1\n#endif\n#ifndef IS_HIP\nHAZARD;\n#endif\n", Branch(False, True)),
+        (
+            "#if defined(__HIP_PLATFORM_AMD__)\n#define IS_HIP 1\n#endif\n#ifndef IS_HIP\nHAZARD;\n#endif\n",
+            Branch(False, True),
+        ),
         # Include guards hold when the header is read.
         ("#ifndef KERNELS_H\n#define KERNELS_H\nHAZARD;\n#endif\n", Branch(True, True)),
         # Ternaries, arithmetic, function-like macros (unknown) and malformed conditions (unknown).
@@ -77,7 +83,9 @@ def test_stray_else_and_endif_do_not_crash():
 
 
 def test_defines_are_tracked_with_the_branch_rocm_sees():
-    source = "#ifdef USE_ROCM\n#define FULL_MASK 0xffffffffffffffffull\n#else\n#define FULL_MASK 0xffffffff\n#endif\nuse;\n"
+    source = (
+        "#ifdef USE_ROCM\n#define FULL_MASK 0xffffffffffffffffull\n#else\n#define FULL_MASK 0xffffffff\n#endif\nuse;\n"
+    )
     preprocessor = analyse(source, VendorMacros())
     define = preprocessor.define_of("FULL_MASK", len(source))
     assert define is not None and define.value == "0xffffffffffffffffull"
@@ -87,7 +95,10 @@ def test_defines_are_tracked_with_the_branch_rocm_sees():
 def test_includes_and_function_like_defines():
     source = '#include <cuda_runtime.h>\n#include "kernels/common.cuh"\n#define SHFL(v, o) __shfl_xor_sync(0xffffffff, v, o)\n'
     preprocessor = analyse(source, VendorMacros())
-    assert [(i.header, i.system) for i in preprocessor.includes] == [("cuda_runtime.h", True), ("kernels/common.cuh", False)]
+    assert [(i.header, i.system) for i in preprocessor.includes] == [
+        ("cuda_runtime.h", True),
+        ("kernels/common.cuh", False),
+    ]
     assert preprocessor.defines["SHFL"][0].parameters == ("v", "o")
     assert [d.line for d in preprocessor.directives] == [1, 2, 3]
 
@@ -99,7 +110,16 @@ def test_byte_offsets_count_utf8_bytes():
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("32", 32), ("0xffffffff", 0xFFFFFFFF), ("0xFFFFFFFFu", 0xFFFFFFFF), ("(64)", 64), ("010", 8), ("0", 0), ("x", None), ("1.5", None)],
+    [
+        ("32", 32),
+        ("0xffffffff", 0xFFFFFFFF),
+        ("0xFFFFFFFFu", 0xFFFFFFFF),
+        ("(64)", 64),
+        ("010", 8),
+        ("0", 0),
+        ("x", None),
+        ("1.5", None),
+    ],
 )
 def test_parse_int(text, value):
     assert parse_int(text) == value
@@ -121,7 +141,15 @@ def test_an_elif_line_is_read_where_its_chain_is():
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("(32 * 1024 + 16)", 32784), ("7 / 2", 3), ("-7 / 2", -3), ("-7 % 2", -1), ("1 << 16", 65536), ("2 +", None), ("N * 4", None)],
+    [
+        ("(32 * 1024 + 16)", 32784),
+        ("7 / 2", 3),
+        ("-7 / 2", -3),
+        ("-7 % 2", -1),
+        ("1 << 16", 65536),
+        ("2 +", None),
+        ("N * 4", None),
+    ],
 )
 def test_evaluate_integer_follows_c(text, value):
     assert evaluate_integer(text) == value

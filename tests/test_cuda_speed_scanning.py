@@ -8,11 +8,11 @@ import random
 import re
 
 import pytest
+from rocmlint.rules.roc208_warp_size_32 import _SPLIT_TEXTS, _SPLITS
 
 from rocmlint.cuda import preprocessor
 from rocmlint.cuda.preprocessor import parse_int
 from rocmlint.cuda.syntax import literal_pattern
-from rocmlint.rules.roc208_warp_size_32 import _SPLIT_TEXTS, _SPLITS
 
 # The plain scans, as the front end had them.
 _PLAIN_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*([A-Za-z_]\w*)((?:[^\n\\]|\\\r?\n|\\.)*)", re.M)
@@ -47,7 +47,7 @@ def _directives(text: str) -> list[tuple[str, str, int, int, int]]:
 TRICKY = [
     '#define A "/*"\n#if X\n*/\n#endif\n',
     'x = "a\\\n/* not a comment */ b";\n#if Y\n#endif\n',
-    "x = \"a\\\r\n/* comment */\n#if Z\n#endif\n",
+    'x = "a\\\r\n/* comment */\n#if Z\n#endif\n',
     "//* a line comment\n#ifdef USE_ROCM\n#endif\n",
     "/* a /* b */ #if NOT\n#if YES /* c\n*/ #endif\n#endif\n",
     "int a; # if ALSO_NOT\n  #  ifdef INDENTED\n\t#endif\n",
@@ -58,8 +58,30 @@ TRICKY = [
     "#",
     "",
 ]
-ATOMS = ["#", "#if X\n", "#endif\n", "/*", "*/", "//", '"', "\\\n", "\\\r\n", "\n", "\r\n", " ", "\t", "a", "'", "é", "\r",
-         "#define A 1\n", 'x = "/*";\n', "  # ifdef USE_ROCM\n", "#else\n", "\\"]
+ATOMS = [
+    "#",
+    "#if X\n",
+    "#endif\n",
+    "/*",
+    "*/",
+    "//",
+    '"',
+    "\\\n",
+    "\\\r\n",
+    "\n",
+    "\r\n",
+    " ",
+    "\t",
+    "a",
+    "'",
+    "é",
+    "\r",
+    "#define A 1\n",
+    'x = "/*";\n',
+    "  # ifdef USE_ROCM\n",
+    "#else\n",
+    "\\",
+]
 
 
 def _random_texts(count: int) -> list[str]:

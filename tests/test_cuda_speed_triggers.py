@@ -6,13 +6,12 @@ from pathlib import Path
 
 import pytest
 import tree_sitter
+from conftest import codes_with_prefilter
 
 from rocmlint.config import Overrides, Settings
 from rocmlint.cuda import frontend
 from rocmlint.engine import prefilter_for
 from rocmlint.registry import all_rules
-
-from conftest import codes_with_prefilter
 
 SETTINGS = Overrides(select=("ROC2",)).apply(Settings(root=Path.cwd()))
 
@@ -49,4 +48,6 @@ def test_source_order_puts_outer_nodes_first() -> None:
     query = frontend._query(frontend.visited_types(tuple(r for r in all_rules() if r.language == "cuda")))
     nodes = tree_sitter.QueryCursor(query).captures(tree.root_node).get("node", [])
     expected = sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte))
-    assert [(n.start_byte, n.end_byte) for n in frontend._source_order(nodes)] == [(n.start_byte, n.end_byte) for n in expected]
+    assert [(n.start_byte, n.end_byte) for n in frontend._source_order(nodes)] == [
+        (n.start_byte, n.end_byte) for n in expected
+    ]

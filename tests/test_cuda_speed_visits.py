@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import tree_sitter
+from rocmlint.rules.roc224_nanosleep import Nanosleep
 
 from rocmlint.config import Overrides, Settings
 from rocmlint.cuda import frontend
@@ -20,7 +21,6 @@ from rocmlint.diagnostics import Diagnostic
 from rocmlint.engine import Engine
 from rocmlint.registry import all_rules
 from rocmlint.rule import Invalid, Valid
-from rocmlint.rules.roc224_nanosleep import Nanosleep
 from rocmlint.source import SourceFile
 
 SETTINGS = Overrides(select=("ALL",)).apply(Settings(root=Path.cwd()))
@@ -45,7 +45,7 @@ MIXED = [
     "  float v = x[threadIdx.x];\n"
     "  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffff, v, offset);\n"
     "  if (lane == 0) partial[warp] = v + __popc(mask) + (1 << lane);\n"
-    "  asm volatile(\"membar.gl;\");\n"
+    '  asm volatile("membar.gl;");\n'
     "  __nanosleep(100);\n"
     "}\n"
     "void run(float* out, const float* x, cudaStream_t s) {\n"
@@ -101,7 +101,19 @@ def test_narrowed_visits_find_what_visiting_every_node_finds(
 def test_mixed_files_are_reported() -> None:
     """The equivalence above means something: the mixed files hold findings of many rules."""
     codes = {d.code for index, code in enumerate(MIXED) for d in _diagnostics(f"mixed{index}.cu", code)}
-    assert {"ROC201", "ROC202", "ROC203", "ROC206", "ROC208", "ROC211", "ROC217", "ROC218", "ROC221", "ROC224", "ROC229"} <= codes
+    assert {
+        "ROC201",
+        "ROC202",
+        "ROC203",
+        "ROC206",
+        "ROC208",
+        "ROC211",
+        "ROC217",
+        "ROC218",
+        "ROC221",
+        "ROC224",
+        "ROC229",
+    } <= codes
 
 
 def test_a_file_no_rule_visits_nodes_in_is_not_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -152,8 +164,12 @@ def test_anchor_ranges_merge_neighbours() -> None:
 
 def test_words_hold_every_identifier() -> None:
     context = _context("\n".join(code for _, code in FILES))
-    cursor = tree_sitter.QueryCursor(frontend._query(("field_identifier", "identifier", "namespace_identifier", "type_identifier")))
-    names = {context.content[n.start_byte : n.end_byte] for n in cursor.captures(context.tree.root_node).get("node", [])}
+    cursor = tree_sitter.QueryCursor(
+        frontend._query(("field_identifier", "identifier", "namespace_identifier", "type_identifier"))
+    )
+    names = {
+        context.content[n.start_byte : n.end_byte] for n in cursor.captures(context.tree.root_node).get("node", [])
+    }
     assert names and {name for name in names if name.isascii()} <= context.words
 
 
@@ -189,9 +205,18 @@ def test_declarations_found_from_the_text_are_those_of_a_walk() -> None:
 def test_in_error_looks_at_the_span_only() -> None:
     context = _context('DISPATCH(T, "n", [&] {\n  __nanosleep(ns); } ) )\nvoid ok() { __nanosleep(1); }\n')
     root = context.tree.root_node
-    errors = [(n.start_byte, n.end_byte) for n in tree_sitter.QueryCursor(frontend._query(("ERROR",))).captures(root).get("node", [])]
+    errors = [
+        (n.start_byte, n.end_byte)
+        for n in tree_sitter.QueryCursor(frontend._query(("ERROR",))).captures(root).get("node", [])
+    ]
     assert errors
-    spans = tree_sitter.QueryCursor(frontend._query(frontend.visited_types(tuple(r for r in all_rules() if r.language == "cuda")))).captures(root).get("node", [])
+    spans = (
+        tree_sitter.QueryCursor(
+            frontend._query(frontend.visited_types(tuple(r for r in all_rules() if r.language == "cuda")))
+        )
+        .captures(root)
+        .get("node", [])
+    )
     assert spans
     for span in spans:
         expected = any(start <= span.start_byte and span.end_byte <= end for start, end in errors)

@@ -120,7 +120,10 @@ def test_constant_value(code: str, expected: int | None) -> None:
 
 
 def test_macro_value_stops_at_the_depth_limit() -> None:
-    chain = "".join(f"#define M{i} (M{i + 1} + 1)\n" for i in range(MAX_TRACE_DEPTH + 1)) + f"#define M{MAX_TRACE_DEPTH + 1} 0\n"
+    chain = (
+        "".join(f"#define M{i} (M{i + 1} + 1)\n" for i in range(MAX_TRACE_DEPTH + 1))
+        + f"#define M{MAX_TRACE_DEPTH + 1} 0\n"
+    )
     ctx = context(chain + "int anchor;\n")
     at = node_at(ctx, "anchor", "identifier")
     # Each name costs a step: from `M2` the walk reaches `M7`'s value at the limit, from `M1` one step past it.
@@ -132,7 +135,9 @@ def test_macro_value_stops_at_the_depth_limit() -> None:
 
 
 def test_bare_assigned_name_and_loop_counter() -> None:
-    ctx = context("__global__ void k() {\n  int lane = (int)(threadIdx.x & 31);\n  for (int o = 16; o > 0; o /= 2) {}\n}\n")
+    ctx = context(
+        "__global__ void k() {\n  int lane = (int)(threadIdx.x & 31);\n  for (int o = 16; o > 0; o /= 2) {}\n}\n"
+    )
     split = node_at(ctx, "threadIdx.x & 31", "binary_expression")
     assert syntax.assigned_name(split, ctx) == "lane"
     assert ctx.text(syntax.bare(initial_value(ctx, "int lane"))) == "threadIdx.x & 31"
@@ -170,7 +175,10 @@ def test_short_circuited() -> None:
     assert not syntax.short_circuited(node_at(ctx, "p.major", "field_expression", 1), ctx)
 
 
-@pytest.mark.parametrize(("text", "matches"), [(b"x % 32", True), (b"x %/* lanes */ 0x20u", True), (b"x % 320", False), (b"x % 32.0f", False)])
+@pytest.mark.parametrize(
+    ("text", "matches"),
+    [(b"x % 32", True), (b"x %/* lanes */ 0x20u", True), (b"x % 320", False), (b"x % 32.0f", False)],
+)
 def test_operator_with_literal(text: bytes, matches: bool) -> None:
     assert (syntax.operator_with_literal("%", 32).search(text) is not None) == matches
     assert parse_int("0x20u") == 32
@@ -193,7 +201,16 @@ def test_is_thread_index(code: str, expected: bool) -> None:
     assert warp.is_thread_index(initial_value(ctx, "int v"), ctx) == expected
 
 
-@pytest.mark.parametrize(("name", "expected"), [("WARP_SIZE", True), ("kWarpSize", True), ("THREADS_PER_WARP", True), ("C10_WARP_SIZE", False), ("warp_id", False)])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("WARP_SIZE", True),
+        ("kWarpSize", True),
+        ("THREADS_PER_WARP", True),
+        ("C10_WARP_SIZE", False),
+        ("warp_id", False),
+    ],
+)
 def test_is_warp_constant_name(name: str, expected: bool) -> None:
     assert warp.is_warp_constant_name(name) == expected
 
@@ -220,7 +237,9 @@ def test_chains_around_with_and_without_later_arms() -> None:
 
 
 def test_asm_template_expands_string_macros() -> None:
-    ctx = context('#define LANE_ASM "mov.u32 %0, %%laneid;"\n__device__ unsigned f() { unsigned r; asm(LANE_ASM : "=r"(r)); return r; }\n')
+    ctx = context(
+        '#define LANE_ASM "mov.u32 %0, %%laneid;"\n__device__ unsigned f() { unsigned r; asm(LANE_ASM : "=r"(r)); return r; }\n'
+    )
     asm = node_at(ctx, "asm(", "gnu_asm_expression")
     template = asm_template(ctx, ctx.text(asm), asm)
     assert "%%laneid" in template and ptx_in(template) == ("%%laneid", "laneid")
@@ -235,7 +254,9 @@ def test_qualified_segments_drop_template_arguments() -> None:
 
 
 def test_local_uses_and_void_pointers() -> None:
-    ctx = context("void f(float x) {\n  constexpr float kMax = 448.f;\n  const void* k = nullptr;\n  x = fminf(x, kMax) + kMax;\n}\n")
+    ctx = context(
+        "void f(float x) {\n  constexpr float kMax = 448.f;\n  const void* k = nullptr;\n  x = fminf(x, kMax) + kMax;\n}\n"
+    )
     declarator = node_at(ctx, "kMax = 448.f", "init_declarator")
     assert [ctx.text(n) for n in syntax.local_uses(declarator, ctx) or []] == ["kMax", "kMax"]
     assert syntax.declares_void_pointer(node_at(ctx, "const void* k", "declaration"), "k", ctx)

@@ -11,7 +11,22 @@ from conftest import HAZARD, write_tree
 from rocmlint.config import ConfigResolver, Overrides
 from rocmlint.discovery import discover, matches_any
 
-SOURCE_FILES = ["a.py", "a.pyi", "k.cu", "k.cuh", "k.cpp", "k.cc", "k.cxx", "k.h", "k.hpp", "k.hh", "k.inl", "k.hip", "UP.PY", "K.CU"]
+SOURCE_FILES = [
+    "a.py",
+    "a.pyi",
+    "k.cu",
+    "k.cuh",
+    "k.cpp",
+    "k.cc",
+    "k.cxx",
+    "k.h",
+    "k.hpp",
+    "k.hh",
+    "k.inl",
+    "k.hip",
+    "UP.PY",
+    "K.CU",
+]
 OTHER_FILES = ["notes.txt", "a.pyc", "setup.cfg", "Makefile", "k.c", "a.py~", "a.ipynb", "py"]
 
 
@@ -29,8 +44,25 @@ def test_python_and_cuda_files_are_found(project):
 
 @pytest.mark.parametrize(
     "folder",
-    [".git", ".hg", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs",
-     "build", "dist", "node_modules", "site-packages", "pkg.egg-info", "third_party", "_build"],
+    [
+        ".git",
+        ".hg",
+        ".venv",
+        "venv",
+        "__pycache__",
+        ".tox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".eggs",
+        "build",
+        "dist",
+        "node_modules",
+        "site-packages",
+        "pkg.egg-info",
+        "third_party",
+        "_build",
+    ],
 )
 def test_vcs_virtualenv_build_and_cache_folders_are_skipped(project, folder):
     write_tree(project, {f"{folder}/x.py": HAZARD, f"src/{folder}/y.py": HAZARD, "src/z.py": HAZARD})
@@ -89,7 +121,9 @@ def test_gitignore_outside_the_repository_is_not_read(tmp_path, monkeypatch):
 
 
 def test_respect_gitignore_false(project):
-    write_tree(project, {".gitignore": "ignored.py\n", "ignored.py": "", "rocmlint.toml": "respect-gitignore = false\n"})
+    write_tree(
+        project, {".gitignore": "ignored.py\n", "ignored.py": "", "rocmlint.toml": "respect-gitignore = false\n"}
+    )
     assert found(project) == ["ignored.py"]
 
 
@@ -126,7 +160,11 @@ def test_exclude_from_config_is_relative_to_the_config_folder(project):
 def test_explicit_files_are_checked_even_when_excluded(project):
     write_tree(project, {".gitignore": "ignored.py\n", "ignored.py": "", "build/x.py": "", "gen.py": ""})
     overrides = Overrides(extend_exclude=("gen.py",))
-    assert found(project, "ignored.py", "build/x.py", "gen.py", overrides=overrides) == ["ignored.py", "build/x.py", "gen.py"]
+    assert found(project, "ignored.py", "build/x.py", "gen.py", overrides=overrides) == [
+        "ignored.py",
+        "build/x.py",
+        "gen.py",
+    ]
     forced = Overrides(extend_exclude=("gen.py",), force_exclude=True)
     assert found(project, "ignored.py", "build/x.py", "gen.py", "./build", overrides=forced) == []
 

@@ -37,6 +37,8 @@ def test_docs_check_mode_detects_drift(tmp_path: Path) -> None:
     assert stale_files(tmp_path) == []
     page = tmp_path / f"{all_rules()[0].code}.md"
     page.write_text(page.read_text() + "edited by hand\n")
-    result = subprocess.run([sys.executable, "-m", "rocmlint.docs", "--check", "--dir", str(tmp_path)], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "rocmlint.docs", "--check", "--dir", str(tmp_path)], capture_output=True, text=True
+    )
     assert result.returncode == 1
     assert page.name in result.stderr

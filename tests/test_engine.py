@@ -9,11 +9,11 @@ from pathlib import Path
 import libcst as cst
 import pytest
 from conftest import HAZARD, write_tree
+from rocmlint.rules.roc101_reduce_overhead_compile import ReduceOverheadCompile
 
 import rocmlint.engine as engine_module
 from rocmlint.config import Settings
 from rocmlint.engine import Engine, FileReport
-from rocmlint.rules.roc101_reduce_overhead_compile import ReduceOverheadCompile
 from rocmlint.source import SourceFile
 
 CALL = 'm = torch.compile(m, mode="reduce-overhead")'
@@ -127,7 +127,14 @@ def test_declared_encoding_is_honoured(settings):
 
 
 def test_parse_error_does_not_stop_the_run(cli, project):
-    write_tree(project, {"a_broken.py": "import torch\nm = torch.compile(m, mode='reduce-overhead'\n", "b.py": HAZARD, "c.py": b"reduce-overhead\xff\n"})
+    write_tree(
+        project,
+        {
+            "a_broken.py": "import torch\nm = torch.compile(m, mode='reduce-overhead'\n",
+            "b.py": HAZARD,
+            "c.py": b"reduce-overhead\xff\n",
+        },
+    )
     result = cli("check", "--quiet")
     assert result.code == 1
     assert [line.split(": ")[0] + " " + line.split()[1] for line in result.lines] == [

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import stat
+
 import pytest
 from conftest import write_tree
 
@@ -81,7 +82,9 @@ def test_read_only_file_is_reported_not_chmodded(project, cli, monkeypatch):
     write_tree(project, {"k.cu": SLEEP})
     (project / "k.cu").chmod(0o444)
     real_access = os.access
-    monkeypatch.setattr(os, "access", lambda path, mode: False if str(path).endswith("k.cu") else real_access(path, mode))
+    monkeypatch.setattr(
+        os, "access", lambda path, mode: False if str(path).endswith("k.cu") else real_access(path, mode)
+    )
     result = cli("check", "--fix", ".")
     assert (project / "k.cu").read_text() == SLEEP and "read-only" in result.stderr
     assert stat.S_IMODE((project / "k.cu").stat().st_mode) == 0o444

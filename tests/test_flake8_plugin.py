@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import write_tree
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -33,7 +32,11 @@ def flake8(cwd: Path, *args: str) -> list[str]:
     # --isolated: no flake8 configuration from above the temporary folder; rocmlint's is still read.
     completed = subprocess.run(
         [sys.executable, "-m", "flake8", "--isolated", "--select", "ROC", *args, "."],
-        cwd=cwd, capture_output=True, text=True, encoding="utf-8", timeout=120,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
     )
     assert completed.returncode in (0, 1), completed.stderr
     return sorted(completed.stdout.splitlines())
@@ -43,7 +46,11 @@ def rocmlint_as_flake8(cwd: Path) -> list[str]:
     """`rocmlint check`'s diagnostics in flake8's format (flake8 prints the 0-based column + 1)."""
     completed = subprocess.run(
         [sys.executable, "-m", "rocmlint", "check", "--output-format", "json", "."],
-        cwd=cwd, capture_output=True, text=True, encoding="utf-8", timeout=120,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
     )
     assert completed.returncode in (0, 1), completed.stderr
     lines = []

@@ -42,12 +42,41 @@ FUZZ = settings(
 # Tokens that open or close structure, or that rules look for: mutations built from these reach the
 # error-recovery paths of both parsers and the rules' odd cases.
 TOKENS = [
-    b"#if", b"#ifdef __HIP_PLATFORM_AMD__\n", b"#else\n", b"#endif\n", b"#define WARP 32\n", b'"""', b"'''", b'"',
-    b"{", b"}", b"(", b")", b"[", b"]", b"\\\n", b"\r", b"\r\n", b"\t", b"\x00", b"\xff", b"\xef\xbb\xbf", b"# noqa",
-    b"// noqa: ROC210", b"__shfl_xor_sync(0xffffffff, v, 1)", b"__nanosleep(ns);", b"allow_tf32 = True",
-    b'torch.compile(m, mode="reduce-overhead")', b"if torch.version.hip:\n", b"load_inline(", b"warpSize",
-    b"__ballot_sync(0xffffffff, p)", b"import pynvml\n", b"\xc3",
-    "é€😀".encode(), b"# -*- coding: latin-1 -*-\n",
+    b"#if",
+    b"#ifdef __HIP_PLATFORM_AMD__\n",
+    b"#else\n",
+    b"#endif\n",
+    b"#define WARP 32\n",
+    b'"""',
+    b"'''",
+    b'"',
+    b"{",
+    b"}",
+    b"(",
+    b")",
+    b"[",
+    b"]",
+    b"\\\n",
+    b"\r",
+    b"\r\n",
+    b"\t",
+    b"\x00",
+    b"\xff",
+    b"\xef\xbb\xbf",
+    b"# noqa",
+    b"// noqa: ROC210",
+    b"__shfl_xor_sync(0xffffffff, v, 1)",
+    b"__nanosleep(ns);",
+    b"allow_tf32 = True",
+    b'torch.compile(m, mode="reduce-overhead")',
+    b"if torch.version.hip:\n",
+    b"load_inline(",
+    b"warpSize",
+    b"__ballot_sync(0xffffffff, p)",
+    b"import pynvml\n",
+    b"\xc3",
+    "é€😀".encode(),
+    b"# -*- coding: latin-1 -*-\n",
 ]
 TRIGGERS = [b"allow_tf32", b"__shfl_xor_sync(", b"__nanosleep", b"reduce-overhead", b"warpSize", b"load_inline"]
 
@@ -88,7 +117,9 @@ def mutated_source(draw: st.DrawFn) -> tuple[str, bytes]:
 @st.composite
 def random_source(draw: st.DrawFn) -> tuple[str, bytes]:
     name = draw(st.sampled_from(["r.py", "r.cu", "r.cuh", "r.cpp"]))
-    parts = draw(st.lists(st.one_of(st.binary(max_size=40), st.sampled_from(TOKENS), st.sampled_from(TRIGGERS)), max_size=30))
+    parts = draw(
+        st.lists(st.one_of(st.binary(max_size=40), st.sampled_from(TOKENS), st.sampled_from(TRIGGERS)), max_size=30)
+    )
     return name, b"".join(parts)
 
 
@@ -131,7 +162,10 @@ def _error_query() -> tuple[tree_sitter.Query, tree_sitter.Query]:
 
 def _cpp_errors(data: bytes) -> int:
     tree = parse(data)
-    return sum(len(tree_sitter.QueryCursor(q).captures(tree.root_node).get(k, [])) for q, k in zip(_error_query(), "em"))
+    return sum(
+        len(tree_sitter.QueryCursor(q).captures(tree.root_node).get(k, []))
+        for q, k in zip(_error_query(), "em", strict=True)
+    )
 
 
 def _check_properties(name: str, data: bytes, project: Settings) -> None:

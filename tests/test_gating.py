@@ -146,13 +146,23 @@ ROCM_TESTS = [
     pytest.param("import torch", "None is not torch.version.hip", id="none-is-not-hip"),
     pytest.param("import torch", 'getattr(torch.version, "hip", None)', id="getattr-hip"),
     pytest.param("import torch", 'getattr(torch.version, "hip", None) is not None', id="getattr-hip-is-not-none"),
-    pytest.param("import torch", 'hasattr(torch.version, "hip") and torch.version.hip is not None', id="hasattr-and-hip"),
+    pytest.param(
+        "import torch", 'hasattr(torch.version, "hip") and torch.version.hip is not None', id="hasattr-and-hip"
+    ),
     pytest.param("import torch", "bool(torch.version.hip)", id="bool-hip"),
     pytest.param("import torch", "not torch.version.cuda", id="not-cuda"),
-    pytest.param("import torch.utils.cpp_extension", "torch.utils.cpp_extension.IS_HIP_EXTENSION", id="is-hip-extension-dotted"),
-    pytest.param("from torch.utils.cpp_extension import IS_HIP_EXTENSION", "IS_HIP_EXTENSION", id="is-hip-extension-imported"),
-    pytest.param("from torch.utils import cpp_extension as ce", "ce.IS_HIP_EXTENSION", id="is-hip-extension-module-alias"),
-    pytest.param("from torch.testing._internal.common_utils import TEST_WITH_ROCM", "TEST_WITH_ROCM", id="test-with-rocm"),
+    pytest.param(
+        "import torch.utils.cpp_extension", "torch.utils.cpp_extension.IS_HIP_EXTENSION", id="is-hip-extension-dotted"
+    ),
+    pytest.param(
+        "from torch.utils.cpp_extension import IS_HIP_EXTENSION", "IS_HIP_EXTENSION", id="is-hip-extension-imported"
+    ),
+    pytest.param(
+        "from torch.utils import cpp_extension as ce", "ce.IS_HIP_EXTENSION", id="is-hip-extension-module-alias"
+    ),
+    pytest.param(
+        "from torch.testing._internal.common_utils import TEST_WITH_ROCM", "TEST_WITH_ROCM", id="test-with-rocm"
+    ),
     pytest.param("from vllm.platforms import current_platform", "current_platform.is_rocm()", id="vllm-is-rocm"),
     pytest.param(
         "import triton", 'triton.runtime.driver.active.get_current_target().backend == "hip"', id="triton-backend-hip"
@@ -173,12 +183,20 @@ NVIDIA_TESTS = [
     pytest.param("import torch", "torch.version.hip is None", id="hip-is-none"),
     pytest.param("import torch", "torch.version.hip == None", id="hip-eq-none"),
     pytest.param("import torch", "not torch.version.hip", id="not-hip"),
-    pytest.param("from torch.utils.cpp_extension import IS_HIP_EXTENSION", "not IS_HIP_EXTENSION", id="not-hip-extension"),
-    pytest.param("from torch.testing._internal.common_utils import TEST_WITH_ROCM", "not TEST_WITH_ROCM", id="not-test-with-rocm"),
-    pytest.param("from vllm.platforms import current_platform", "current_platform.is_cuda()", id="vllm-is-cuda"),
-    pytest.param("from vllm.platforms import current_platform", "not current_platform.is_rocm()", id="vllm-not-is-rocm"),
     pytest.param(
-        "import triton", 'triton.runtime.driver.active.get_current_target().backend != "hip"', id="triton-backend-not-hip"
+        "from torch.utils.cpp_extension import IS_HIP_EXTENSION", "not IS_HIP_EXTENSION", id="not-hip-extension"
+    ),
+    pytest.param(
+        "from torch.testing._internal.common_utils import TEST_WITH_ROCM", "not TEST_WITH_ROCM", id="not-test-with-rocm"
+    ),
+    pytest.param("from vllm.platforms import current_platform", "current_platform.is_cuda()", id="vllm-is-cuda"),
+    pytest.param(
+        "from vllm.platforms import current_platform", "not current_platform.is_rocm()", id="vllm-not-is-rocm"
+    ),
+    pytest.param(
+        "import triton",
+        'triton.runtime.driver.active.get_current_target().backend != "hip"',
+        id="triton-backend-not-hip",
     ),
     pytest.param(
         "import triton", 'triton.runtime.driver.active.get_current_target().backend == "cuda"', id="triton-backend-cuda"
@@ -207,7 +225,9 @@ NOT_VENDOR_TESTS = [
     pytest.param("import torch", "torch.backends.cudnn.is_available()", id="cudnn-is-available"),
     pytest.param("import torch", "torch.cuda.device_count() > 0", id="device-count"),
     pytest.param("from torch.testing._internal.common_utils import TEST_CUDA", "TEST_CUDA", id="test-cuda"),
-    pytest.param("from vllm.platforms import current_platform", "current_platform.is_cuda_alike()", id="vllm-cuda-alike"),
+    pytest.param(
+        "from vllm.platforms import current_platform", "current_platform.is_cuda_alike()", id="vllm-cuda-alike"
+    ),
 ]
 
 
@@ -825,30 +845,24 @@ class Platform:
 """
 
 CROSS_MODULE = [
-    pytest.param(
-        "from mypkg.env import amd\nif amd:\n    HAZARD()\n", ROCM_ONLY, id="from-import-value"
-    ),
+    pytest.param("from mypkg.env import amd\nif amd:\n    HAZARD()\n", ROCM_ONLY, id="from-import-value"),
     pytest.param(
         "from mypkg.env import detect\nif not detect():\n    HAZARD()\n", NVIDIA_ONLY, id="from-import-function"
     ),
-    pytest.param(
-        "from mypkg.env import detect as d\nif d():\n    HAZARD()\n", ROCM_ONLY, id="from-import-function-as"
-    ),
-    pytest.param(
-        "import mypkg.env as env\nif env.amd:\n    HAZARD()\n", ROCM_ONLY, id="import-module-as"
-    ),
-    pytest.param(
-        "import mypkg.env as env\nif env.detect():\n    HAZARD()\n", ROCM_ONLY, id="import-module-as-call"
-    ),
-    pytest.param(
-        "import mypkg.env\nif not mypkg.env.amd:\n    HAZARD()\n", NVIDIA_ONLY, id="import-module-dotted"
-    ),
+    pytest.param("from mypkg.env import detect as d\nif d():\n    HAZARD()\n", ROCM_ONLY, id="from-import-function-as"),
+    pytest.param("import mypkg.env as env\nif env.amd:\n    HAZARD()\n", ROCM_ONLY, id="import-module-as"),
+    pytest.param("import mypkg.env as env\nif env.detect():\n    HAZARD()\n", ROCM_ONLY, id="import-module-as-call"),
+    pytest.param("import mypkg.env\nif not mypkg.env.amd:\n    HAZARD()\n", NVIDIA_ONLY, id="import-module-dotted"),
     pytest.param("from mypkg import env\nif env.amd:\n    HAZARD()\n", ROCM_ONLY, id="from-package-import-module"),
     pytest.param("from .env import amd\nif amd:\n    HAZARD()\n", ROCM_ONLY, id="relative-import"),
     pytest.param("from . import env\nif not env.detect():\n    HAZARD()\n", NVIDIA_ONLY, id="relative-import-module"),
     pytest.param("from mypkg import flag\nif flag:\n    HAZARD()\n", ROCM_ONLY, id="re-exported-through-init"),
     pytest.param("import mypkg\nif not mypkg.probe():\n    HAZARD()\n", NVIDIA_ONLY, id="re-exported-function"),
-    pytest.param("from mypkg.env import Platform\nif Platform().amd():\n    HAZARD()\n", BOTH, id="method-on-instance-not-followed"),
+    pytest.param(
+        "from mypkg.env import Platform\nif Platform().amd():\n    HAZARD()\n",
+        BOTH,
+        id="method-on-instance-not-followed",
+    ),
     pytest.param("from mypkg.env import torch\nif torch.cuda.is_available():\n    HAZARD()\n", BOTH, id="not-a-test"),
 ]
 
@@ -1242,7 +1256,9 @@ def test_code_before_an_early_exit_is_not_gated() -> None:
 
 
 DECORATORS = [
-    pytest.param("from torch.testing._internal.common_utils import skipIfRocm\n@skipIfRocm", NVIDIA_ONLY, id="skipIfRocm"),
+    pytest.param(
+        "from torch.testing._internal.common_utils import skipIfRocm\n@skipIfRocm", NVIDIA_ONLY, id="skipIfRocm"
+    ),
     pytest.param('@skipIfRocm(msg="flaky")', NVIDIA_ONLY, id="skipIfRocm-called"),
     pytest.param("@skipCUDAIfRocm", NVIDIA_ONLY, id="skipCUDAIfRocm"),
     pytest.param("@skip_if_rocm_multiprocess", NVIDIA_ONLY, id="skip-if-rocm-multiprocess"),
@@ -1251,11 +1267,11 @@ DECORATORS = [
     pytest.param('@skipIfRocmArch(("gfx942",))', BOTH, id="skipIfRocmArch-partial"),
     pytest.param("@skipIfRocmVersionLessThan((6, 2))", BOTH, id="skipIfRocmVersionLessThan-partial"),
     pytest.param('@runOnRocmArch(("gfx942",))', BOTH, id="runOnRocmArch-partial"),
+    pytest.param('import unittest\n@unittest.skipIf(TEST_WITH_ROCM, "no ROCm")', NVIDIA_ONLY, id="unittest-skipIf"),
     pytest.param(
-        'import unittest\n@unittest.skipIf(TEST_WITH_ROCM, "no ROCm")', NVIDIA_ONLY, id="unittest-skipIf"
-    ),
-    pytest.param(
-        'import unittest, torch\n@unittest.skipUnless(torch.version.hip, "ROCm only")', ROCM_ONLY, id="unittest-skipUnless"
+        'import unittest, torch\n@unittest.skipUnless(torch.version.hip, "ROCm only")',
+        ROCM_ONLY,
+        id="unittest-skipUnless",
     ),
     pytest.param(
         'import pytest, torch\n@pytest.mark.skipif(torch.version.hip is not None, reason="ROCm")',
@@ -1268,7 +1284,9 @@ DECORATORS = [
         id="pytest-skipif-keyword",
     ),
     pytest.param(
-        'import pytest, torch\n@pytest.mark.skipif(not torch.cuda.is_available(), reason="GPU")', BOTH, id="skipif-not-vendor"
+        'import pytest, torch\n@pytest.mark.skipif(not torch.cuda.is_available(), reason="GPU")',
+        BOTH,
+        id="skipif-not-vendor",
     ),
 ]
 
@@ -1338,7 +1356,9 @@ def test_reach_keeps_runtime_conditions() -> None:
 IMPORT_GUARDS = [
     pytest.param("try:\n    import pynvml  # <-\nexcept ImportError:\n    pynvml = None\n", True, id="ImportError"),
     pytest.param(
-        "try:\n    from apex import amp  # <-\nexcept ModuleNotFoundError:\n    amp = None\n", True, id="ModuleNotFoundError"
+        "try:\n    from apex import amp  # <-\nexcept ModuleNotFoundError:\n    amp = None\n",
+        True,
+        id="ModuleNotFoundError",
     ),
     pytest.param("try:\n    import pynvml  # <-\nexcept Exception:\n    pass\n", True, id="Exception"),
     pytest.param("try:\n    import pynvml  # <-\nexcept:\n    pass\n", True, id="bare-except"),
@@ -1346,7 +1366,9 @@ IMPORT_GUARDS = [
         "try:\n    import pynvml  # <-\nexcept (OSError, ImportError) as e:\n    pass\n", True, id="tuple-of-exceptions"
     ),
     pytest.param(
-        "try:\n    import pynvml  # <-\nexcept OSError:\n    pass\nexcept ImportError:\n    pass\n", True, id="second-handler"
+        "try:\n    import pynvml  # <-\nexcept OSError:\n    pass\nexcept ImportError:\n    pass\n",
+        True,
+        id="second-handler",
     ),
     pytest.param("try:\n    import pynvml  # <-\nexcept OSError:\n    pass\n", False, id="other-exception"),
     pytest.param(
@@ -1355,19 +1377,27 @@ IMPORT_GUARDS = [
         id="handler-re-raises",
     ),
     pytest.param(
-        "import sys\ntry:\n    import pynvml  # <-\nexcept ImportError:\n    sys.exit('need pynvml')\n", False, id="handler-exits"
+        "import sys\ntry:\n    import pynvml  # <-\nexcept ImportError:\n    sys.exit('need pynvml')\n",
+        False,
+        id="handler-exits",
     ),
     pytest.param(
-        "try:\n    import pynvml\n    pynvml.nvmlInit()  # <-\nexcept ImportError:\n    pass\n", False, id="non-import-statement"
+        "try:\n    import pynvml\n    pynvml.nvmlInit()  # <-\nexcept ImportError:\n    pass\n",
+        False,
+        id="non-import-statement",
     ),
     pytest.param(
         "try:\n    if x:\n        import pynvml  # <-\nexcept ImportError:\n    pass\n", True, id="nested-in-if"
     ),
     pytest.param(
-        "try:\n    def f():\n        import pynvml  # <-\nexcept ImportError:\n    pass\n", False, id="import-inside-def-runs-later"
+        "try:\n    def f():\n        import pynvml  # <-\nexcept ImportError:\n    pass\n",
+        False,
+        id="import-inside-def-runs-later",
     ),
     pytest.param(
-        "try:\n    pass\nexcept ImportError:\n    pass\nelse:\n    import pynvml  # <-\n", False, id="try-else-is-not-guarded"
+        "try:\n    pass\nexcept ImportError:\n    pass\nelse:\n    import pynvml  # <-\n",
+        False,
+        id="try-else-is-not-guarded",
     ),
     pytest.param(
         "import contextlib\nwith contextlib.suppress(ImportError):\n    import pynvml  # <-\n", True, id="suppress"
@@ -1430,18 +1460,28 @@ QUALIFIED = [
         "torch.backends.cuda.matmul.allow_tf32",
         id="from-import-as",
     ),
-    pytest.param("import torch.utils.cpp_extension\nx = torch.utils.cpp_extension.CUDAExtension\n",
-                 "torch.utils.cpp_extension.CUDAExtension", id="import-dotted"),
+    pytest.param(
+        "import torch.utils.cpp_extension\nx = torch.utils.cpp_extension.CUDAExtension\n",
+        "torch.utils.cpp_extension.CUDAExtension",
+        id="import-dotted",
+    ),
     pytest.param("import torch.nn.functional as F\nx = F.relu\n", "torch.nn.functional.relu", id="import-dotted-as"),
-    pytest.param("import torch\nbk = torch.backends\nx = bk.cudnn.benchmark\n", "torch.backends.cudnn.benchmark",
-                 id="name-alias-of-module"),
+    pytest.param(
+        "import torch\nbk = torch.backends\nx = bk.cudnn.benchmark\n",
+        "torch.backends.cudnn.benchmark",
+        id="name-alias-of-module",
+    ),
     pytest.param("x = torch.compile\n", "torch.compile", id="unbound-taken-literally"),
     pytest.param("from .env import flag\nx = flag\n", "mypkg.sub.env.flag", id="relative-import"),
     pytest.param("from ..env import flag\nx = flag\n", "mypkg.env.flag", id="relative-import-parent"),
     pytest.param("from . import env\nx = env.flag\n", "mypkg.sub.env.flag", id="relative-import-module"),
-    pytest.param("import torch\ndef f(torch):\n    x = torch.compile\n", "torch.compile", id="parameter-shadows-import"),
     pytest.param(
-        "import torch\ndef f():\n    import numpy as torch\n    x = torch.compile\n", "numpy.compile", id="local-import-shadows"
+        "import torch\ndef f(torch):\n    x = torch.compile\n", "torch.compile", id="parameter-shadows-import"
+    ),
+    pytest.param(
+        "import torch\ndef f():\n    import numpy as torch\n    x = torch.compile\n",
+        "numpy.compile",
+        id="local-import-shadows",
     ),
 ]
 
@@ -1487,14 +1527,11 @@ STRING_SOURCES = [
     ),
     pytest.param('x = "reduce" "-overhead"\n', ["reduce-overhead"], id="concatenated"),
     pytest.param('x = f"{mode}"\n', [], id="f-string-unknown"),
-    pytest.param('x = get_mode()\n', [], id="call-unknown"),
-    pytest.param(
-        'MODE = "reduce-overhead"\ndef f(MODE):\n    x = MODE\n', [], id="parameter-shadows-module-string"
-    ),
+    pytest.param("x = get_mode()\n", [], id="call-unknown"),
+    pytest.param('MODE = "reduce-overhead"\ndef f(MODE):\n    x = MODE\n', [], id="parameter-shadows-module-string"),
     pytest.param(
         'MODE = "reduce-overhead"\ndef f():\n    for MODE in modes:\n        x = MODE\n', [], id="loop-target-shadows"
     ),
-
 ]
 
 
@@ -1521,7 +1558,9 @@ SINGLE_VALUES = [
     pytest.param("n += 1\nx = n\n", "n", id="augmented-is-the-name"),
     pytest.param("n = 4\ndef f(n):\n    x = n\n", "n", id="parameter"),
     pytest.param("n = 4\ndef f():\n    x = n\n", "4", id="module-value-seen-from-function"),
-    pytest.param("n = 4\nclass C:\n    n = 5\n    def m(self):\n        x = n\n", "4", id="class-body-invisible-to-methods"),
+    pytest.param(
+        "n = 4\nclass C:\n    n = 5\n    def m(self):\n        x = n\n", "4", id="class-body-invisible-to-methods"
+    ),
     pytest.param("n = 4\nclass C:\n    n = 5\n    x = n\n", "5", id="class-body-visible-inside"),
     pytest.param("n = 4\ndef f():\n    with open(p) as n:\n        x = n\n", "n", id="with-target"),
     pytest.param("n = 4\ndef f():\n    a, n = g()\n    x = n\n", "n", id="tuple-target"),
@@ -1540,7 +1579,9 @@ def test_single_value(code: str, expected: str) -> None:
     ("code", "shadowed"),
     [
         pytest.param('MODE = "reduce-overhead"\nx = [f(MODE) for MODE in modes]\n', True, id="comprehension"),
-        pytest.param('MODE = "reduce-overhead"\nx = {k: f(MODE) for k, (a, MODE) in items}\n', True, id="dict-comp-tuple"),
+        pytest.param(
+            'MODE = "reduce-overhead"\nx = {k: f(MODE) for k, (a, MODE) in items}\n', True, id="dict-comp-tuple"
+        ),
         pytest.param('MODE = "reduce-overhead"\nx = lambda MODE: f(MODE)\n', True, id="lambda"),
         pytest.param('MODE = "reduce-overhead"\nx = lambda other: f(MODE)\n', False, id="lambda-other-param"),
         pytest.param('MODE = "reduce-overhead"\nx = [f(MODE) for m in modes]\n', False, id="comprehension-other-var"),
@@ -1577,17 +1618,17 @@ def test_deeply_nested_code_does_not_overflow() -> None:
 # --- 8. through the engine: rules never report gated code ---------------------------------------------
 ENGINE_VALID = [
     pytest.param(
-        'import torch\ndef build(m):\n    if torch.version.hip:\n        return m\n'
+        "import torch\ndef build(m):\n    if torch.version.hip:\n        return m\n"
         '    return torch.compile(m, mode="reduce-overhead")\n',
         id="early-return",
     ),
     pytest.param(
-        'import torch as T\nfrom torch import version as V\nON_AMD = V.hip is not None\n'
+        "import torch as T\nfrom torch import version as V\nON_AMD = V.hip is not None\n"
         'm = T.compile(m, mode="default" if ON_AMD else "reduce-overhead")\n',
         id="aliases",
     ),
     pytest.param(
-        'import torch\nclass Trainer:\n    def __init__(self):\n        self.amd = bool(torch.version.hip)\n'
+        "import torch\nclass Trainer:\n    def __init__(self):\n        self.amd = bool(torch.version.hip)\n"
         '    def build(self, m):\n        return m if self.amd else torch.compile(m, mode="reduce-overhead")\n',
         id="instance-attribute",
     ),
@@ -1609,7 +1650,7 @@ ENGINE_INVALID = [
     ),
     pytest.param(
         'import torch\nMODE = "reduce-overhead"\ndef build(m, MODE="default"):\n    return torch.compile(m, mode=MODE)\n'
-        'torch.compile(m, mode=MODE)\n',
+        "torch.compile(m, mode=MODE)\n",
         id="module-string-still-seen-outside-the-shadowing-def",
     ),
 ]
@@ -1645,11 +1686,15 @@ def test_engine_reports_ungated_code(code: str) -> None:
         pytest.param("from cuda import cudart\nHAZARD()\n", NVIDIA_ONLY, id="from-cuda-import"),
         pytest.param("import habana_frameworks.torch.core as htcore\nHAZARD()\n", NEVER, id="import-habana"),
         pytest.param("HAZARD()\nimport cutlass\n", BOTH, id="code-before-the-import"),
-        pytest.param("try:\n    import cutlass\nexcept ImportError:\n    cutlass = None\nHAZARD()\n", BOTH, id="guarded-import"),
+        pytest.param(
+            "try:\n    import cutlass\nexcept ImportError:\n    cutlass = None\nHAZARD()\n", BOTH, id="guarded-import"
+        ),
         pytest.param("import pytest\npytest.importorskip('cuda.tile')\nHAZARD()\n", NVIDIA_ONLY, id="importorskip"),
         pytest.param("import cupy\nimport flash_attn\nHAZARD()\n", BOTH, id="packages-with-rocm-builds"),
         pytest.param(
-            "import importlib.util\nif importlib.util.find_spec('cutlass') is not None:\n    HAZARD()\n", NVIDIA_ONLY, id="find-spec"
+            "import importlib.util\nif importlib.util.find_spec('cutlass') is not None:\n    HAZARD()\n",
+            NVIDIA_ONLY,
+            id="find-spec",
         ),
         pytest.param("def f():\n    import cutlass\n    HAZARD()\nHAZARD('outside')\n", NVIDIA_ONLY, id="local-import"),
     ],

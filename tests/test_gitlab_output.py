@@ -39,7 +39,9 @@ ISSUE_SCHEMA: dict[str, Any] = {
 }
 
 
-def diagnostic(line: int, code: str = "ROC101", severity: Severity = Severity.WARNING, path: str = "src/m.py") -> Diagnostic:
+def diagnostic(
+    line: int, code: str = "ROC101", severity: Severity = Severity.WARNING, path: str = "src/m.py"
+) -> Diagnostic:
     return Diagnostic(path, code, "name", "a message", severity, Location(line, 1), Location(line, 5))
 
 

@@ -31,7 +31,9 @@ HEADER_ROW = "|**CUDA**|**A**|**D**|**C**|**R**|**HIP**|**A**|**D**|**C**|**R**|
 
 @pytest.fixture(scope="module")
 def script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("regenerate_hip_tables", ROOT / "scripts" / "regenerate_hip_tables.py")
+    spec = importlib.util.spec_from_file_location(
+        "regenerate_hip_tables", ROOT / "scripts" / "regenerate_hip_tables.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up
@@ -129,20 +131,42 @@ def fixture_tables(tmp_path: Path) -> Path:
         "CUDA Runtime API supported by HIP",
         [
             ("Device Management", [_row("cudaSetDevice", "hipSetDevice", "1.6.0"), _row("cudaInitDevice")]),
-            ("Memory Management", [_row("cudaMalloc", "hipMalloc", "1.5.0"), _row("cudaMallocHost", "hipHostMalloc", "1.6.0")]),
+            (
+                "Memory Management",
+                [_row("cudaMalloc", "hipMalloc", "1.5.0"), _row("cudaMallocHost", "hipHostMalloc", "1.6.0")],
+            ),
             ("Execution Control", [_row("cudaLaunchKernelExC")]),
-            ("Data types used by CUDA Runtime", [_row("cudaStream_t", "hipStream_t", "1.6.0"), _row("cudaLaunchAttributeClusterDimension"), _row("memoryBarrier")]),
+            (
+                "Data types used by CUDA Runtime",
+                [
+                    _row("cudaStream_t", "hipStream_t", "1.6.0"),
+                    _row("cudaLaunchAttributeClusterDimension"),
+                    _row("memoryBarrier"),
+                ],
+            ),
         ],
     )
     device = _table(
         "CUDA DEVICE API supported by HIP",
-        [("Device Functions", [_row("__shfl", "__shfl", "1.6.0"), _row("__shfl_sync"), _row("__fadd_rd"), _row("__stcg")])],
+        [
+            (
+                "Device Functions",
+                [_row("__shfl", "__shfl", "1.6.0"), _row("__shfl_sync"), _row("__fadd_rd"), _row("__stcg")],
+            )
+        ],
     )
     blas = _table(
         "CUBLAS API supported by HIP",
         [
             ("CUBLAS Data types", [_row("CUBLAS_OP_N", "HIPBLAS_OP_N", "1.8.2")]),
-            ("CUBLAS Level-3 Function Reference", [_row("cublasSgemm", "hipblasSgemm", "1.8.2"), _row("cublasCgemm", "hipblasCgemm_v2", "6.0.0"), _row("cublasSgemmEx_64")]),
+            (
+                "CUBLAS Level-3 Function Reference",
+                [
+                    _row("cublasSgemm", "hipblasSgemm", "1.8.2"),
+                    _row("cublasCgemm", "hipblasCgemm_v2", "6.0.0"),
+                    _row("cublasSgemmEx_64"),
+                ],
+            ),
         ],
     )
     (folder / "CUDA_Runtime_API_functions_supported_by_HIP.md").write_text(runtime, encoding="utf-8")
@@ -176,11 +200,17 @@ def test_fixture_tables_give_the_expected_facts(script: ModuleType, fixture_tabl
     api = tomllib.loads(generated["cuda_api.toml"])
     assert api["runtime"]["same_suffix"] == ["cudaMalloc", "cudaSetDevice"]  # types and unmapped rows left out
     assert api["runtime"]["renamed"] == {"cudaMallocHost": "hipHostMalloc"}
-    assert api["blas"]["same_suffix"] == ["cublasSgemm"] and api["blas"]["renamed"] == {"cublasCgemm": "hipblasCgemm_v2"}
+    assert api["blas"]["same_suffix"] == ["cublasSgemm"] and api["blas"]["renamed"] == {
+        "cublasCgemm": "hipblasCgemm_v2"
+    }
     assert "device" not in api  # same-name device functions need no porting
 
     unsupported = tomllib.loads(generated["no_hip_equivalent.toml"])
-    assert unsupported["hipify"]["runtime"] == ["cudaInitDevice", "cudaLaunchAttributeClusterDimension", "cudaLaunchKernelExC"]
+    assert unsupported["hipify"]["runtime"] == [
+        "cudaInitDevice",
+        "cudaLaunchAttributeClusterDimension",
+        "cudaLaunchKernelExC",
+    ]
     assert unsupported["hipify"]["device"] == ["__fadd_rd", "__stcg"]  # `__shfl_sync` exists in HIP since 6.2
     assert unsupported["hipify"]["blas"] == ["cublasSgemmEx_64"]
     assert unsupported["headers"]["mma.h"] == "wmma" and "wmma" in unsupported["reasons"]

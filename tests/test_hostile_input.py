@@ -58,7 +58,10 @@ HOSTILE: dict[str, tuple[bytes, set[str]]] = {
     "crlf.cu": (CU.replace(b"\n", b"\r\n"), {CU_CODE}),
     "lone_cr.py": (PY.replace(b"\n", b"\r"), {PY_CODE}),
     "lone_cr.cu": (b"#include <cuda.h>\r" + CU.replace(b"\n", b"\r"), {CU_CODE, "ROC205", "ROC204"}),
-    "tabs_spaces.py": (b"import torch\nif True:\n\tx = 1\n        torch.backends.cuda.matmul.allow_tf32 = True\n", {"ROC001"}),
+    "tabs_spaces.py": (
+        b"import torch\nif True:\n\tx = 1\n        torch.backends.cuda.matmul.allow_tf32 = True\n",
+        {"ROC001"},
+    ),
     "truncated_string.py": (PY + b"x = '''never closed", {"ROC001"}),
     "truncated_string.cu": (CU + b'const char* s = "never closed', {CU_CODE}),
     "unterminated_if.cu": (b"#if defined(FOO)\n#ifdef BAR\n" + CU, {CU_CODE}),
@@ -67,7 +70,10 @@ HOSTILE: dict[str, tuple[bytes, set[str]]] = {
     "deep_parens.py": (PY + b"x = " + b"(" * 10_000 + b"1" + b")" * 10_000 + b"\n", {"ROC001"}),
     "deep_brackets.py": (PY + b"x = " + b"[" * 10_000 + b"]" * 10_000 + b"\n", {"ROC001"}),
     "deep_unary.py": (PY + b"x = " + b"not " * 10_000 + b"y\n", {"ROC001"}),
-    "deep_indent.py": (PY + b"".join(b" " * i + b"if x:\n" for i in range(1_000)) + b" " * 1_000 + b"pass\n", {"ROC001"}),
+    "deep_indent.py": (
+        PY + b"".join(b" " * i + b"if x:\n" for i in range(1_000)) + b" " * 1_000 + b"pass\n",
+        {"ROC001"},
+    ),
     "deep_braces.cu": (CU + b"void f() " + b"{" * 10_000 + b"}" * 10_000 + b"\n", {CU_CODE}),
     "deep_parens.cu": (CU + b"int x = " + b"(" * 10_000 + b"1" + b")" * 10_000 + b";\n", {CU_CODE}),
     "deep_if.cu": (CU + b"#if A\n" * 10_000 + b"int x;\n" + b"#endif\n" * 10_000, {CU_CODE}),
@@ -117,8 +123,23 @@ def test_native_stack_overflow_and_quadratic_depth_are_contained(project: Path) 
     write_tree(project, {name: HOSTILE[name][0] for name in IN_SUBPROCESS})
     write_tree(project, {"chain.py": PY + b"x = " + b" and ".join([b"a"] * 20_000) + b"\n"})
     completed = subprocess.run(
-        [sys.executable, "-m", "rocmlint", "check", "--no-cache", "--jobs", "1", "--output-format", "json", *IN_SUBPROCESS, "chain.py"],
-        cwd=project, capture_output=True, timeout=60, check=False,
+        [
+            sys.executable,
+            "-m",
+            "rocmlint",
+            "check",
+            "--no-cache",
+            "--jobs",
+            "1",
+            "--output-format",
+            "json",
+            *IN_SUBPROCESS,
+            "chain.py",
+        ],
+        cwd=project,
+        capture_output=True,
+        timeout=60,
+        check=False,
     )
     assert completed.returncode == 1, (completed.returncode, completed.stderr[-2000:])
     found = json.loads(completed.stdout)
@@ -164,7 +185,9 @@ def test_symlink_loops_and_dangling_links_do_not_stop_the_run(cli: Callable[...,
     assert "loop_a.py: cannot read" in named.stderr and "dangling.py: cannot read" in named.stderr
 
 
-def test_unreadable_file_is_a_warning(cli: Callable[..., Result], project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unreadable_file_is_a_warning(
+    cli: Callable[..., Result], project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Permission denied, simulated: the tests run as root, who may read anything (a setuid
     subprocess cannot run Python from root's home either)."""
     write_tree(project, {"secret.py": PY, "real.py": HAZARD})
@@ -187,7 +210,9 @@ def _deny_reading(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     monkeypatch.setattr(io, "open", guarded_open)
 
 
-def test_file_deleted_between_discovery_and_reading(cli: Callable[..., Result], project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_file_deleted_between_discovery_and_reading(
+    cli: Callable[..., Result], project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     write_tree(project, {"gone.py": PY, "real.py": HAZARD})
     discover = cli_module.discover
 
@@ -223,7 +248,11 @@ def test_file_name_that_is_not_utf8(run_cli: Callable[..., Result], project: Pat
 # --- crash containment ------------------------------------------------------------------------------
 
 CUDA_HAZARDS = b"__global__ void k(int v) {\n  __nanosleep(100);\n  v = __shfl_xor_sync(0xffffffff, v, 1);\n}\n"
-EMBEDDED = b'from torch.utils.cpp_extension import load_inline\nCUDA = """\n' + CUDA_HAZARDS + b'"""\nmod = load_inline(name="m", cpp_sources="", cuda_sources=CUDA)\n'
+EMBEDDED = (
+    b'from torch.utils.cpp_extension import load_inline\nCUDA = """\n'
+    + CUDA_HAZARDS
+    + b'"""\nmod = load_inline(name="m", cpp_sources="", cuda_sources=CUDA)\n'
+)
 
 
 @pytest.fixture

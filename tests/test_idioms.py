@@ -438,8 +438,18 @@ def test_is_looked_for() -> None:
     strings = [n for n in _in_order(snippet.module) if isinstance(n, cst.SimpleString) and "x" in n.value]
     looked_for = {snippet.code(s).strip('"'): idioms.is_looked_for(snippet.ctx, s) for s in strings}
     assert looked_for == {
-        "x1": True, "x2": True, "x3": True, "x4": False, "x5": True, "x6": True, "x7": False,
-        "x8": True, "x9": False, "x10": True, "x11": False, "x12": False,
+        "x1": True,
+        "x2": True,
+        "x3": True,
+        "x4": False,
+        "x5": True,
+        "x6": True,
+        "x7": False,
+        "x8": True,
+        "x9": False,
+        "x10": True,
+        "x11": False,
+        "x12": False,
     }
     choices = snippet.node('["x7"]', cst.List)
     assert idioms.is_looked_for(snippet.ctx, choices)
@@ -536,7 +546,9 @@ def test_runs_right_under(code: str, decided: bool) -> None:
     snippet = parse(code)
     hazard = snippet.node("HAZARD()", cst.Call)
     wanted = {True: "missing", False: "present"}
-    assert idioms.runs_right_under(snippet.ctx, hazard, lambda test, taken: snippet.code(test) == wanted[taken]) is decided
+    assert (
+        idioms.runs_right_under(snippet.ctx, hazard, lambda test, taken: snippet.code(test) == wanted[taken]) is decided
+    )
 
 
 def test_statements_before_and_leaves_quietly() -> None:

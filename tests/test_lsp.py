@@ -18,7 +18,7 @@ from rocmlint.lsp.convert import noqa_code_at, whole_text_edit
 from rocmlint.lsp.text import code_units, encode_text, from_lsp, split_lines, to_lsp
 
 # The emoji takes 2 UTF-16 code units, 4 UTF-8 ones and 1 code point: the ROC101 column tells which was used.
-MODEL = 's = "\U0001F600"; m = torch.compile(m, mode="reduce-overhead")\nx = 1  # noqa: ROC101\n'
+MODEL = 's = "\U0001f600"; m = torch.compile(m, mode="reduce-overhead")\nx = 1  # noqa: ROC101\n'
 ROC101_START = {"utf-16": 31, "utf-8": 33, "utf-32": 30}
 KERNEL = "__device__ float f(float v) {\n  return __shfl_xor_sync(0xffffffff, v, 16);\n}\n"
 # ROC002 (unused noqa, off by default) is turned on by the workspace's configuration: it has a safe fix.
@@ -141,7 +141,11 @@ async def test_diagnostics_quick_fix_and_the_diagnostic_going_away(client: Langu
     cu_diagnostics = await diagnostics_for(client, cu_uri, lambda d: "ROC210" in codes(d))
 
     roc101, roc002 = sorted(py_diagnostics, key=lambda d: str(d.code), reverse=True)
-    assert (roc101.code, roc101.source, roc101.range.start) == ("ROC101", "rocmlint", types.Position(0, ROC101_START["utf-16"]))
+    assert (roc101.code, roc101.source, roc101.range.start) == (
+        "ROC101",
+        "rocmlint",
+        types.Position(0, ROC101_START["utf-16"]),
+    )
     assert roc101.code_description is not None and roc101.code_description.href.endswith("ROC101.md")
     assert roc101.severity == types.DiagnosticSeverity.Warning
     assert roc002.code == "ROC002" and roc002.range.start == types.Position(1, 7)
@@ -173,8 +177,10 @@ async def test_noqa_actions_fix_all_and_hover(client: LanguageClient, workspace:
     # Suppressing ROC101 on line 1 adds a comment; in C++ it is a `//` comment.
     roc101 = next(d for d in py_diagnostics if d.code == "ROC101")
     suppress = [a for a in await code_actions(client, py_uri, [roc101]) if a.title.startswith("Suppress")]
-    assert apply_edits(MODEL, edits_of(suppress[0], py_uri)).splitlines()[0].endswith(
-        'mode="reduce-overhead")  # noqa: ROC101'
+    assert (
+        apply_edits(MODEL, edits_of(suppress[0], py_uri))
+        .splitlines()[0]
+        .endswith('mode="reduce-overhead")  # noqa: ROC101')
     )
     roc210 = next(d for d in cu_diagnostics if d.code == "ROC210")
     suppress = [a for a in await code_actions(client, cu_uri, [roc210]) if a.title.startswith("Suppress")]
@@ -243,7 +249,7 @@ async def test_negotiated_position_encoding(client: LanguageClient, workspace: P
 
 @pytest.mark.parametrize(("encoding", "character"), [("utf-16", 8), ("utf-8", 11), ("utf-32", 7)])
 def test_location_to_lsp_and_back(encoding: str, character: int) -> None:
-    lines = split_lines('x = "\U0001F600é" + y\n')
+    lines = split_lines('x = "\U0001f600é" + y\n')
     # Location column 8 (1-based code points) is the `"` after é.
     assert to_lsp(Location(1, 8), lines, encoding) == (0, character)  # type: ignore[arg-type]
     assert from_lsp(0, character, lines, encoding) == Location(1, 8)  # type: ignore[arg-type]
@@ -253,7 +259,7 @@ def test_location_to_lsp_and_back(encoding: str, character: int) -> None:
 
 def test_lines_end_where_lsp_says() -> None:
     assert split_lines("a\r\nb\rc\nd\u2028e") == ["a", "b", "c", "d\u2028e"]  # U+2028 is no LSP line end
-    assert code_units("\U0001F600", "utf-16") == 2
+    assert code_units("\U0001f600", "utf-16") == 2
 
 
 def test_encode_text_keeps_a_coding_cookie() -> None:

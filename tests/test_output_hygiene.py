@@ -36,7 +36,9 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def _diagnostic(path: str, message: str = "plain message") -> Diagnostic:
-    return Diagnostic(path, "ROC101", "reduce-overhead-compile", message, Severity.WARNING, Location(2, 22), Location(2, 44))
+    return Diagnostic(
+        path, "ROC101", "reduce-overhead-compile", message, Severity.WARNING, Location(2, 22), Location(2, 44)
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -59,9 +61,20 @@ def test_github_output_cannot_forge_a_workflow_command(name: str) -> None:
     assert len(lines) == 1 and lines[0].startswith("::warning file=")
     properties, _, data = lines[0][len("::warning ") :].partition("::")
     # Exactly one `::` separates properties from data; no raw `,`/`:` inside a property value.
-    assert [p.split("=", 1)[0] for p in properties.split(",")] == ["file", "line", "col", "endLine", "endColumn", "title"]
+    assert [p.split("=", 1)[0] for p in properties.split(",")] == [
+        "file",
+        "line",
+        "col",
+        "endLine",
+        "endColumn",
+        "title",
+    ]
     # No raw line break, so nothing in the data can start a command line of its own.
-    assert "\n" not in data and "\r" not in data and data.startswith("ROC101 line one%0A::error::forged%0D%250A 100%25 \\x1b[2J")
+    assert (
+        "\n" not in data
+        and "\r" not in data
+        and data.startswith("ROC101 line one%0A::error::forged%0D%250A 100%25 \\x1b[2J")
+    )
     assert not _CONTROL.search(lines[0])
 
 

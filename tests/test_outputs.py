@@ -142,7 +142,9 @@ def validate(validator: jsonschema.protocols.Validator, document: Any) -> None:
 
 
 def test_sarif_validates_with_results_and_fixes(cli, project, sarif_validator):
-    write_tree(project, {"a.py": HAZARD + "x = 1  # noqa: ROC101, E501\n", "b c.py": f"import torch\n{NON_ASCII_LINE}\n"})
+    write_tree(
+        project, {"a.py": HAZARD + "x = 1  # noqa: ROC101, E501\n", "b c.py": f"import torch\n{NON_ASCII_LINE}\n"}
+    )
     result = cli("check", "--output-format", "sarif", "--extend-select", "ROC002")
     document = json.loads(result.stdout)
     validate(sarif_validator, document)
@@ -197,9 +199,7 @@ def test_github_workflow_command(cli, project):
     result = cli("check", "--output-format", "github")
     assert result.code == 1
     [line] = result.lines
-    assert line.startswith(
-        "::warning file=src/a.py,line=2,col=22,endLine=2,endColumn=44,title=ROC101::ROC101 "
-    )
+    assert line.startswith("::warning file=src/a.py,line=2,col=22,endLine=2,endColumn=44,title=ROC101::ROC101 ")
     assert 'torch.compile mode "reduce-overhead"' in line
 
 
@@ -245,7 +245,9 @@ def test_github_empty_prints_nothing(project):
 def test_text_escapes_control_characters_in_paths_and_messages(project):
     line = text.line(diagnostic(path="a\x1b[31m.py", message="bad\nthing"))
     assert "\x1b" not in line and "\n" not in line
-    assert line == "src/a.py:3:5: ROC101 a message".replace("src/a.py", "a\\x1b[31m.py").replace("a message", "bad\\nthing")
+    assert line == "src/a.py:3:5: ROC101 a message".replace("src/a.py", "a\\x1b[31m.py").replace(
+        "a message", "bad\\nthing"
+    )
 
 
 def test_text_summary_counts_by_severity(project):
@@ -261,7 +263,9 @@ def test_text_fixable_mark(project):
     assert text.summary([fixable]).endswith("[*] 1 fixable with `--fix`.\n")
     unsafe = diagnostic(fix=Fix("rewrite it", (edit,), Applicability.UNSAFE))
     assert text.line(unsafe) == "src/a.py:3:5: ROC101 a message"
-    assert text.summary([fixable, unsafe]).endswith("[*] 1 fixable with `--fix`.\n1 more fixable with `--fix --unsafe-fixes` (review them).\n")
+    assert text.summary([fixable, unsafe]).endswith(
+        "[*] 1 fixable with `--fix`.\n1 more fixable with `--fix --unsafe-fixes` (review them).\n"
+    )
 
 
 def test_formats_are_registered():

@@ -7,13 +7,12 @@ import signal
 from pathlib import Path
 
 import pytest
+from conftest import CLEAN, HAZARD, write_tree
 
 from rocmlint import parallel
 from rocmlint.config import ConfigResolver, Overrides
 from rocmlint.discovery import discover
 from rocmlint.parallel import check_candidates
-
-from conftest import CLEAN, HAZARD, write_tree
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the kill test relies on fork inheriting the patch")
 
@@ -30,6 +29,7 @@ def tree(tmp_path: Path) -> Path:
 @pytest.fixture
 def deadline():
     """Fail instead of hanging forever if the pool ever waits on a dead worker."""
+
     def expire(signum, frame):
         raise TimeoutError("the run hung")
 

@@ -15,7 +15,10 @@ from rocmlint.python.tree import walk
 
 SOURCES = [
     pytest.param("import torch\nx = torch.compile(m, mode='reduce-overhead')\n", id="simple"),
-    pytest.param("# header comment\n\n\nimport os  # trailing\n\n\ndef f(a,\n      b):\n    return a + b\n", id="header-and-blank-lines"),
+    pytest.param(
+        "# header comment\n\n\nimport os  # trailing\n\n\ndef f(a,\n      b):\n    return a + b\n",
+        id="header-and-blank-lines",
+    ),
     pytest.param("x = 1\r\ny = f(\r\n    2,\r\n)\r\n", id="crlf"),
     pytest.param("a = 1\rb = [1,\r 2]\r", id="lone-cr"),
     pytest.param("s = 'é漢字😀'; t = s + 'x'\nu = t\n", id="non-ascii-and-semicolons"),

@@ -16,14 +16,24 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from conftest import write_tree
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 # Not part of the package, and large or machine-specific.
 _NOT_COPIED = shutil.ignore_patterns(
-    ".git", ".venv", "venv", "__pycache__", "*.pyc", "*.egg-info", "build", "dist",
-    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".rocmlint_cache", "node_modules",
+    ".git",
+    ".venv",
+    "venv",
+    "__pycache__",
+    "*.pyc",
+    "*.egg-info",
+    "build",
+    "dist",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".rocmlint_cache",
+    "node_modules",
 )
 HAZARD_PY = 'import torch\nm = torch.compile(m, mode="reduce-overhead")\n'
 HAZARD_CU = "__device__ float f(float v) { return __shfl_xor_sync(0xffffffff, v, 16); }\n"
@@ -34,9 +44,23 @@ extend-select = ["ROC002"]
 extend-exclude = ["vendored"]
 """
 
+
 def git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return run(["git", "-c", "user.name=rocmlint test", "-c", "user.email=test@example.invalid",
-                "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args], cwd)
+    return run(
+        [
+            "git",
+            "-c",
+            "user.name=rocmlint test",
+            "-c",
+            "user.email=test@example.invalid",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+            *args,
+        ],
+        cwd,
+    )
 
 
 def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -40,11 +40,7 @@ ALLOC_CONF = "PYTORCH_CUDA_ALLOC_CONF"
 
 # --- running the linter's fixes ------------------------------------------------------------------------
 def diagnostics(code: str, path: str = "module.py") -> list[Diagnostic]:
-    return (
-        Engine()
-        .check_bytes(path, code.encode("utf-8"), Settings(root=Path.cwd()))
-        .diagnostics
-    )
+    return Engine().check_bytes(path, code.encode("utf-8"), Settings(root=Path.cwd())).diagnostics
 
 
 def fix(code: str, unsafe: bool = False, path: str = "module.py") -> FixOutcome:
@@ -108,9 +104,7 @@ def build_torch(gpu: Gpu, log: Log) -> dict[str, types.ModuleType]:
         return call
 
     torch = Recorder("torch", log)
-    props = types.SimpleNamespace(
-        major=gpu.capability[0], minor=gpu.capability[1], gcnArchName=gpu.arch_name
-    )
+    props = types.SimpleNamespace(major=gpu.capability[0], minor=gpu.capability[1], gcnArchName=gpu.arch_name)
     cuda = Recorder(
         "torch.cuda",
         log,
@@ -126,9 +120,7 @@ def build_torch(gpu: Gpu, log: Log) -> dict[str, types.ModuleType]:
     )
     matmul = Recorder("torch.backends.cuda.matmul", log)
     plan_cache = PlanCache("torch.backends.cuda.cufft_plan_cache", log)
-    backends_cuda = Recorder(
-        "torch.backends.cuda", log, matmul=matmul, cufft_plan_cache=plan_cache
-    )
+    backends_cuda = Recorder("torch.backends.cuda", log, matmul=matmul, cufft_plan_cache=plan_cache)
     cudnn = Recorder("torch.backends.cudnn", log)
     backends = Recorder("torch.backends", log, cuda=backends_cuda, cudnn=cudnn)
     triton = Recorder("torch._inductor.config.triton", log)
@@ -191,7 +183,7 @@ def run(
         monkeypatch.setitem(sys.modules, name, module)
     monkeypatch.delenv(ALLOC_CONF, raising=False)
     namespace: dict[str, Any] = {"__name__": "checked_module"}
-    exec(compile(code, "checked_module.py", "exec"), namespace)  # noqa: S102 - running the module is the test
+    exec(compile(code, "checked_module.py", "exec"), namespace)
     return Run(log, namespace, {ALLOC_CONF: os.environ.get(ALLOC_CONF)})
 
 
@@ -211,9 +203,7 @@ def _calls(run: Run, name: str) -> list[tuple[Any, ...]]:
 
 
 def _sets(run: Run, attribute: str) -> list[tuple[Any, ...]]:
-    return [
-        entry for entry in run.log if entry[0] == "set" and entry[1].endswith(attribute)
-    ]
+    return [entry for entry in run.log if entry[0] == "set" and entry[1].endswith(attribute)]
 
 
 def _nothing(namespace: dict[str, Any]) -> None:
@@ -226,9 +216,7 @@ def _rocm_compile_default(result: Run, _: Any) -> None:
 
 
 def _rocm_no_tf32(result: Run, _: Any) -> None:
-    assert not _sets(result, "allow_tf32") and not _calls(
-        result, "set_float32_matmul_precision"
-    )
+    assert not _sets(result, "allow_tf32") and not _calls(result, "set_float32_matmul_precision")
 
 
 def _rocm_alloc_conf(result: Run, _: Any) -> None:
@@ -274,9 +262,7 @@ def _rocm_hip_flags(result: Run, _: Any) -> None:
 
 def _fake_pynvml(gpu: Gpu) -> dict[str, Any]:
     if gpu.hip is not None:
-        return {
-            "pynvml": None
-        }  # not installed on the ROCm machine: importing it raises ImportError
+        return {"pynvml": None}  # not installed on the ROCm machine: importing it raises ImportError
     return {"pynvml": types.SimpleNamespace(nvmlInit=lambda: None, __name__="pynvml")}
 
 
@@ -421,21 +407,14 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.rule)
-def test_fix_keeps_nvidia_and_changes_rocm(
-    case: Case, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    assert any(
-        d.code == case.rule and d.fix is not None for d in diagnostics(case.code)
-    )
+def test_fix_keeps_nvidia_and_changes_rocm(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert any(d.code == case.rule and d.fix is not None for d in diagnostics(case.code))
     outcome = fix(case.code)
     fixed = outcome.data.decode("utf-8")
     assert outcome.applied[case.rule] > 0 and fixed != case.code
     assert not [d for d in outcome.remaining if d.code == case.rule], fixed
 
-    nvidia = [
-        run(code, NVIDIA, monkeypatch, case.extra(NVIDIA))
-        for code in (case.code, fixed)
-    ]
+    nvidia = [run(code, NVIDIA, monkeypatch, case.extra(NVIDIA)) for code in (case.code, fixed)]
     results = [case.after(r.namespace) for r in nvidia]
     assert nvidia[0].log == nvidia[1].log
     assert nvidia[0].environ == nvidia[1].environ
@@ -469,18 +448,14 @@ def _fixable_examples() -> list[tuple[str, str]]:
 FIXABLE = _fixable_examples()
 
 
-@pytest.mark.parametrize(
-    ("code", "source"), FIXABLE, ids=[f"{c}-{i}" for i, (c, _) in enumerate(FIXABLE)]
-)
+@pytest.mark.parametrize(("code", "source"), FIXABLE, ids=[f"{c}-{i}" for i, (c, _) in enumerate(FIXABLE)])
 def test_fix_is_idempotent(code: str, source: str) -> None:
     once = fix(source, unsafe=True)
     twice = fix(once.data.decode("utf-8"), unsafe=True)
     assert twice.data == once.data
     assert not twice.changed
     # Every fix made its diagnostic go away: the gating analysis sees the guard the fix wrote.
-    assert not [d for d in once.remaining if d.fix is not None], once.data.decode(
-        "utf-8"
-    )
+    assert not [d for d in once.remaining if d.fix is not None], once.data.decode("utf-8")
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.rule)
@@ -509,19 +484,12 @@ THREE_FIXES = (
 def test_guard_defined_once_for_three_fixes() -> None:
     found = [d for d in diagnostics(THREE_FIXES) if d.fix is not None]
     assert {d.code for d in found} == {"ROC101", "ROC102", "ROC120"}
-    fixed, applied = apply_fixes(
-        THREE_FIXES.encode(), [d.fix for d in found if d.fix is not None]
-    )
+    fixed, applied = apply_fixes(THREE_FIXES.encode(), [d.fix for d in found if d.fix is not None])
     text = fixed.decode()
     assert applied == 3
     assert text.count("_IS_ROCM = ") == 1
-    assert text.startswith(
-        'import torch\n_IS_ROCM = getattr(torch.version, "hip", None) is not None\n\n'
-    )
-    assert (
-        text.count("if not _IS_ROCM:") == 2
-        and '"default" if _IS_ROCM else "reduce-overhead"' in text
-    )
+    assert text.startswith('import torch\n_IS_ROCM = getattr(torch.version, "hip", None) is not None\n\n')
+    assert text.count("if not _IS_ROCM:") == 2 and '"default" if _IS_ROCM else "reduce-overhead"' in text
 
 
 @pytest.mark.parametrize(
@@ -537,23 +505,15 @@ def test_guard_defined_once_for_three_fixes() -> None:
     ],
 )
 def test_existing_guard_is_reused(definition: str, guard: str) -> None:
-    text = fixed_text(
-        "import torch\n" + definition + THREE_FIXES.replace("import torch\n", "")
-    )
+    text = fixed_text("import torch\n" + definition + THREE_FIXES.replace("import torch\n", ""))
     assert "_IS_ROCM" not in text
-    assert (
-        text.count(f"if not {guard}:") == 2
-        and f'"default" if {guard} else "reduce-overhead"' in text
-    )
+    assert text.count(f"if not {guard}:") == 2 and f'"default" if {guard} else "reduce-overhead"' in text
 
 
 def test_guard_of_unknown_meaning_is_not_reused() -> None:
     """`IS_ROCM` imported from a module the linter cannot read gates by its name, but a fix must not
     bet NVIDIA's behaviour on a name: it defines its own."""
-    text = fixed_text(
-        "import torch\nfrom somewhere import IS_ROCM\n"
-        + THREE_FIXES.replace("import torch\n", "")
-    )
+    text = fixed_text("import torch\nfrom somewhere import IS_ROCM\n" + THREE_FIXES.replace("import torch\n", ""))
     assert text.count("_IS_ROCM = ") == 1 and "if not _IS_ROCM:" in text
 
 
@@ -612,9 +572,7 @@ def test_multi_line_statement_is_indented_as_a_whole() -> None:
 def test_unsafe_fixes_only_on_request() -> None:
     code = "import torch\nw = x.to(torch.float8_e4m3fn)\n"
     assert fixed_text(code) == code
-    assert "torch.float8_e4m3fnuz if _IS_FNUZ else torch.float8_e4m3fn" in fixed_text(
-        code, unsafe=True
-    )
+    assert "torch.float8_e4m3fnuz if _IS_FNUZ else torch.float8_e4m3fn" in fixed_text(code, unsafe=True)
     (found,) = [d for d in diagnostics(code) if d.code == "ROC107"]
     assert found.fix is not None and found.fix.applicability is Applicability.UNSAFE
 
@@ -631,7 +589,7 @@ def test_fp8_fix_selects_fnuz_only_on_gfx94(monkeypatch: pytest.MonkeyPatch) -> 
         for name, module in modules.items():
             monkeypatch.setitem(sys.modules, name, module)
         namespace: dict[str, Any] = {}
-        exec(fixed, namespace)  # noqa: S102 - running the module is the test
+        exec(fixed, namespace)
         return namespace["DTYPE"]
 
     assert dtype(NVIDIA) == "e4m3fn"
@@ -667,37 +625,23 @@ def _files(root: Path) -> dict[str, bytes]:
 
 def test_check_fix_over_train_pkg(tmp_path: Path) -> None:
     project = tmp_path / "train_pkg"
-    shutil.copytree(
-        FIXTURES / "train_pkg", project, ignore=shutil.ignore_patterns(*_IGNORED)
-    )
+    shutil.copytree(FIXTURES / "train_pkg", project, ignore=shutil.ignore_patterns(*_IGNORED))
     fixed_run = _rocmlint("--fix", ".", cwd=project)
     assert fixed_run.returncode in (0, 1), fixed_run.stderr
     assert "Fixed" in fixed_run.stdout
 
     # What remains is checked in as the fixed project's own snapshot (tests/test_fixtures.py reads it).
-    (project / "expected.txt").write_text(
-        _rocmlint("--quiet", ".", cwd=project).stdout, encoding="utf-8"
-    )
+    (project / "expected.txt").write_text(_rocmlint("--quiet", ".", cwd=project).stdout, encoding="utf-8")
     expected_root = FIXTURES / "train_pkg_fixed"
     if os.environ.get("ROCMLINT_UPDATE_FIXTURES"):
         shutil.rmtree(expected_root, ignore_errors=True)
-        shutil.copytree(
-            project, expected_root, ignore=shutil.ignore_patterns(*_IGNORED)
-        )
+        shutil.copytree(project, expected_root, ignore=shutil.ignore_patterns(*_IGNORED))
     assert _files(project) == _files(expected_root)
-    assert (project / "expected.txt").read_text() == (
-        expected_root / "expected.txt"
-    ).read_text()
+    assert (project / "expected.txt").read_text() == (expected_root / "expected.txt").read_text()
 
     # The fixed copy reports nothing a safe fix could still change, and fixing it again is a no-op.
-    report = json.loads(
-        _rocmlint("--output-format", "json", "--exit-zero", ".", cwd=project).stdout
-    )
-    assert not [
-        d
-        for d in report
-        if d["fix"] is not None and d["fix"]["applicability"] == "safe"
-    ]
+    report = json.loads(_rocmlint("--output-format", "json", "--exit-zero", ".", cwd=project).stdout)
+    assert not [d for d in report if d["fix"] is not None and d["fix"]["applicability"] == "safe"]
     before = _files(project)
     _rocmlint("--fix", ".", cwd=project)
     assert _files(project) == before

@@ -6,11 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import codes_with_prefilter
 
 from rocmlint.config import Settings
 from rocmlint.engine import prefilter_for
-
-from conftest import codes_with_prefilter
 
 SETTINGS = Settings(root=Path.cwd())
 
@@ -87,12 +86,21 @@ REACHES = [
     ("ROC104", "import torch as t, nvidia_smi\n"),
     ("ROC104", "from \\\n    pynvml import nvmlInit\n"),
     ("ROC104", "class Probe:\n    import pynvml\n"),
-    ("ROC108", "import torch\nfrom torch.cuda import (\n    get_rng_state as cuda_rng_state,\n    graph as capture,\n)\n\n"
-               "def warm_up(model, x):\n    return model(x)\n\ndef step(g, model, x):\n    with capture(g):\n"
-               "        saved = cuda_rng_state()\n    return saved\n"),
-    ("ROC108", "import torch\ncap = (torch.cuda.  # the context\n    graph)\n\ndef f(g):\n    with cap(g):\n"
-               "        return torch.cuda.get_rng_state()\n"),
-    ("ROC108", "import torch\nfrom torch.cuda import\tgraph as cap\nwith cap(g):\n    torch.cuda.random.set_rng_state_all(s)\n"),
+    (
+        "ROC108",
+        "import torch\nfrom torch.cuda import (\n    get_rng_state as cuda_rng_state,\n    graph as capture,\n)\n\n"
+        "def warm_up(model, x):\n    return model(x)\n\ndef step(g, model, x):\n    with capture(g):\n"
+        "        saved = cuda_rng_state()\n    return saved\n",
+    ),
+    (
+        "ROC108",
+        "import torch\ncap = (torch.cuda.  # the context\n    graph)\n\ndef f(g):\n    with cap(g):\n"
+        "        return torch.cuda.get_rng_state()\n",
+    ),
+    (
+        "ROC108",
+        "import torch\nfrom torch.cuda import\tgraph as cap\nwith cap(g):\n    torch.cuda.random.set_rng_state_all(s)\n",
+    ),
     ("ROC108", "import torch\ncap = (torch.cuda.\x0cgraph)\nwith cap(g):\n    torch.cuda.get_rng_state()\n"),
     ("ROC108", "import torch\ng.capture_begin()\ns = torch.cuda.get_rng_state()\ng.capture_end()\n"),
     ("ROC109", "import os, flash_attn\n"),
@@ -102,61 +110,128 @@ REACHES = [
     ("ROC109", "import\tflash_attn . bert_padding\n"),
     ("ROC109", "from flash_attn import (\n    flash_attn_varlen_func,\n    flash_attn_with_kvcache,\n)\n"),
     ("ROC109", "def f(q):\n    if q: import flash_attn\n    return q\n"),
-    ("ROC113", "import torch\ndef ampere(d):\n    return (torch.cuda.get_device_properties (d)\n            .major) >= 8\n"),
-    ("ROC113", "import torch\ndef hopper(d):\n    return torch.cuda.get_device_properties(d) \\\n        .major >= 9\n"),
-    ("ROC113", "import torch\nprops = torch.cuda.get_device_properties(0)\ndef fp8():\n"
-               "    return props.minor >= 9 and props.major == 8\n"),
-    ("ROC113", "from torch.cuda import get_device_capability as capability\ndef use_fa3():\n"
-               "    return capability()[0] >= 9\n"),
-    ("ROC113", "import torch\nread_capability = torch.cuda.get_device_capability\ndef use_fa3():\n"
-               "    return read_capability() >= (9, 0)\n"),
-    ("ROC113", "from vllm.platforms import current_platform\ndef fp8():\n"
-               "    return current_platform.get_device_capability().to_int() >= 89\n"),
+    (
+        "ROC113",
+        "import torch\ndef ampere(d):\n    return (torch.cuda.get_device_properties (d)\n            .major) >= 8\n",
+    ),
+    (
+        "ROC113",
+        "import torch\ndef hopper(d):\n    return torch.cuda.get_device_properties(d) \\\n        .major >= 9\n",
+    ),
+    (
+        "ROC113",
+        "import torch\nprops = torch.cuda.get_device_properties(0)\ndef fp8():\n"
+        "    return props.minor >= 9 and props.major == 8\n",
+    ),
+    (
+        "ROC113",
+        "from torch.cuda import get_device_capability as capability\ndef use_fa3():\n    return capability()[0] >= 9\n",
+    ),
+    (
+        "ROC113",
+        "import torch\nread_capability = torch.cuda.get_device_capability\ndef use_fa3():\n"
+        "    return read_capability() >= (9, 0)\n",
+    ),
+    (
+        "ROC113",
+        "from vllm.platforms import current_platform\ndef fp8():\n"
+        "    return current_platform.get_device_capability().to_int() >= 89\n",
+    ),
     ("ROC113", 'import torch\nLABEL = f"hopper={torch.cuda.get_device_capability()[0] >= 9}"\n'),
-    ("ROC113", "from vllm.platforms import current_platform\nif current_platform.is_device_capability_family (100):\n"
-               "    kernel = 'trtllm'\n"),
-    ("ROC119", "import torch.distributed as dist\n\ngroups = dist.\\\n"
-               "    new_subgroups_by_enumeration([[0, 1], [2, 3]], None, \"ucc\")\n"),
-    ("ROC119", "import torch.distributed as dist\n\nBACKEND = \"mpi\"\n\ndef init():\n    (dist  # c\n"
-               "        .init_process_group)(backend=BACKEND)\n"),
+    (
+        "ROC113",
+        "from vllm.platforms import current_platform\nif current_platform.is_device_capability_family (100):\n"
+        "    kernel = 'trtllm'\n",
+    ),
+    (
+        "ROC119",
+        "import torch.distributed as dist\n\ngroups = dist.\\\n"
+        '    new_subgroups_by_enumeration([[0, 1], [2, 3]], None, "ucc")\n',
+    ),
+    (
+        "ROC119",
+        'import torch.distributed as dist\n\nBACKEND = "mpi"\n\ndef init():\n    (dist  # c\n'
+        "        .init_process_group)(backend=BACKEND)\n",
+    ),
 ]
 # (code, source): files holding a rule's old trigger word only in forms it never reports or reads.
 DOES_NOT_RUN = [
     ("ROC102", "import torch\nwith torch.backends.cudnn.flags(enabled=True, allow_tf32=False):\n    pass\n"),
-    ("ROC102", "def _convolution(g, input, weight, allow_tf32=None,\n                 benchmark=None):\n"
-               "    return tl.dot(a, b, allow_tf32=ALLOW_TF32)\n"),
-    ("ROC102", "import torch\nkey = (torch.backends.cuda.matmul.allow_tf32, torch._C._get_cublas_allow_tf32())\n"
-               "if torch.backends.cudnn.allow_tf32 == True:\n    pass\n"),
-    ("ROC102", 'import torch\nIGNORED = {torch.set_float32_matmul_precision: lambda p: -1}\nOPTIONS = {"allow_tf32": True}\n'
-               '__all__ = ["set_float32_matmul_precision"]\n'),
+    (
+        "ROC102",
+        "def _convolution(g, input, weight, allow_tf32=None,\n                 benchmark=None):\n"
+        "    return tl.dot(a, b, allow_tf32=ALLOW_TF32)\n",
+    ),
+    (
+        "ROC102",
+        "import torch\nkey = (torch.backends.cuda.matmul.allow_tf32, torch._C._get_cublas_allow_tf32())\n"
+        "if torch.backends.cudnn.allow_tf32 == True:\n    pass\n",
+    ),
+    (
+        "ROC102",
+        'import torch\nIGNORED = {torch.set_float32_matmul_precision: lambda p: -1}\nOPTIONS = {"allow_tf32": True}\n'
+        '__all__ = ["set_float32_matmul_precision"]\n',
+    ),
     ("ROC104", "from vllm.third_party import nvml_utils\npynvml = nvml_utils.pynvml\n"),
     ("ROC104", "from vllm.utils import import_pynvml\n"),
-    ("ROC108", "import torch\ndef record(model, x):\n    state = torch.cuda.get_rng_state()\n"
-               "    g = torch.cuda.CUDAGraph()\n    model = torch.cuda.make_graphed_callables(model, (x,))\n"
-               "    torch.cuda.set_rng_state(state)\n"),
+    (
+        "ROC108",
+        "import torch\ndef record(model, x):\n    state = torch.cuda.get_rng_state()\n"
+        "    g = torch.cuda.CUDAGraph()\n    model = torch.cuda.make_graphed_callables(model, (x,))\n"
+        "    torch.cuda.set_rng_state(state)\n",
+    ),
     ("ROC108", "import torch\nfrom torch._inductor import cudagraph_trees\nstate = torch.cuda.get_rng_state()\n"),
-    ("ROC108", "import torch\nfrom torch._prims.rng_prims import run_and_save_rng_state\nwith torch.cuda.graph(g):\n"
-               "    out = run_and_save_rng_state(op, x)\n"),
-    ("ROC109", "from vllm.vllm_flash_attn import flash_attn_varlen_func\nuse_flash_attn = True\n"
-               "out = flash_attn_varlen_func(q, k, v)\nimport vllm.flash_attn\n"),
+    (
+        "ROC108",
+        "import torch\nfrom torch._prims.rng_prims import run_and_save_rng_state\nwith torch.cuda.graph(g):\n"
+        "    out = run_and_save_rng_state(op, x)\n",
+    ),
+    (
+        "ROC109",
+        "from vllm.vllm_flash_attn import flash_attn_varlen_func\nuse_flash_attn = True\n"
+        "out = flash_attn_varlen_func(q, k, v)\nimport vllm.flash_attn\n",
+    ),
     ("ROC109", "from vllm.attention.backends.flash_attn import FlashAttentionBackend\n"),
-    ("ROC113", "import torch\nmem = torch.cuda.get_device_properties(0).total_memory\n"
-               "sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count\n"),
+    (
+        "ROC113",
+        "import torch\nmem = torch.cuda.get_device_properties(0).total_memory\n"
+        "sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count\n",
+    ),
     ("ROC113", "import torch\narch = torch.cuda.get_device_properties(torch.device(0).index).gcnArchName\n"),
-    ("ROC113", "from vllm.platforms import current_platform\n"
-               "version = current_platform.get_device_capability().as_version_str()\n"),
-    ("ROC113", 'from unittest import mock\n@mock.patch("vllm.platforms.current_platform.has_device_capability", '
-               'return_value=True)\ndef test_x(m):\n    pass\n'),
-    ("ROC113", 'def init(self):\n    """Initialize attributes from torch.cuda.get_device_properties"""\n    self.num_sms = 132\n'),
-    ("ROC113", "platform.get_device_capability.return_value = (9, 0)\nplatform.has_device_capability.side_effect = None\n"),
+    (
+        "ROC113",
+        "from vllm.platforms import current_platform\n"
+        "version = current_platform.get_device_capability().as_version_str()\n",
+    ),
+    (
+        "ROC113",
+        'from unittest import mock\n@mock.patch("vllm.platforms.current_platform.has_device_capability", '
+        "return_value=True)\ndef test_x(m):\n    pass\n",
+    ),
+    (
+        "ROC113",
+        'def init(self):\n    """Initialize attributes from torch.cuda.get_device_properties"""\n    self.num_sms = 132\n',
+    ),
+    (
+        "ROC113",
+        "platform.get_device_capability.return_value = (9, 0)\nplatform.has_device_capability.side_effect = None\n",
+    ),
     ("ROC113", '__all__ = ["get_device_capability", "get_device_properties"]\n'),
-    ("ROC119", "import torch\nfrom vllm.distributed import init_distributed_environment\n"
-               "init_distributed_environment(backend=\"nccl\")\nm = torch.compile(model)\n"),
-    ("ROC119", "from torch.distributed.distributed_c10d import _new_group_with_tag\npg = _new_group_with_tag([0, 1])  # mpi\n"),
+    (
+        "ROC119",
+        "import torch\nfrom vllm.distributed import init_distributed_environment\n"
+        'init_distributed_environment(backend="nccl")\nm = torch.compile(model)\n',
+    ),
+    (
+        "ROC119",
+        "from torch.distributed.distributed_c10d import _new_group_with_tag\npg = _new_group_with_tag([0, 1])  # mpi\n",
+    ),
 ]
 
 
-_INDUCTOR = "import os\nimport torch\nimport torch._inductor.config as inductor_config\nfrom torch._inductor import config\n\n"
+_INDUCTOR = (
+    "import os\nimport torch\nimport torch._inductor.config as inductor_config\nfrom torch._inductor import config\n\n"
+)
 # Spellings of risky Inductor settings ROC106 reports.
 INDUCTOR_SETTING_FORMS = [
     _INDUCTOR + "inductor_config.triton.cudagraphs = True\n",
@@ -194,6 +269,7 @@ NOT_INDUCTOR_SETTINGS = [
 ]
 REACHES += [("ROC106", source) for source in INDUCTOR_SETTING_FORMS]
 DOES_NOT_RUN += [("ROC106", source) for source in NOT_INDUCTOR_SETTINGS]
+
 
 @pytest.mark.parametrize(("code", "source"), REACHES)
 def test_every_spelling_still_reaches_its_rule(code: str, source: str) -> None:

@@ -116,7 +116,9 @@ def test_a_method_is_called_through_its_own_class_only() -> None:
     assert _lines(module, index.calls_of(method)) == ["11:self.nvcc_args()", "11:Builder.nvcc_args(self)"]
     # Any receiver, for a method whose object's class is not known here.
     assert _lines(module, index.method_calls("nvcc_args")) == [
-        "11:self.nvcc_args()", "11:Builder.nvcc_args(self)", "19:other.nvcc_args()"
+        "11:self.nvcc_args()",
+        "11:Builder.nvcc_args(self)",
+        "19:other.nvcc_args()",
     ]
 
 

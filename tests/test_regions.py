@@ -42,13 +42,15 @@ _PRELUDE = "if False:\n    pass\n"
 
 def _reduce(code: str, *needles: str) -> str | None:
     code = _PRELUDE + textwrap.dedent(code)
-    reduced = reduce_source(code, [match.start() for needle in needles for match in re.finditer(re.escape(needle), code)])
+    reduced = reduce_source(
+        code, [match.start() for needle in needles for match in re.finditer(re.escape(needle), code)]
+    )
     return None if reduced is None else reduced.text
 
 
 def test_unrelated_definitions_are_blanked_and_lines_stay_in_place():
     code = textwrap.dedent(
-        '''\
+        """\
         import torch
 
         @decorate
@@ -66,13 +68,13 @@ def test_unrelated_definitions_are_blanked_and_lines_stay_in_place():
 
         def also_unrelated():
             pass
-        '''
+        """
     )
     reduced = _reduce(code, "allow_tf32")
     assert reduced is not None
     code = _PRELUDE + code
     assert len(reduced.splitlines()) == len(code.splitlines())
-    for original, kept in zip(code.splitlines(), reduced.splitlines()):
+    for original, kept in zip(code.splitlines(), reduced.splitlines(), strict=True):
         assert kept in (original, "", "    pass"), (original, kept)
     assert "unrelated" not in reduced and "@decorate" not in reduced
     assert "    pass" in reduced and "def helper" not in reduced  # a dropped method leaves its class a body
@@ -90,7 +92,7 @@ def test_crlf_line_endings_are_kept():
 
 def test_a_guard_function_that_kept_code_calls_is_kept():
     reduced = _reduce(
-        '''\
+        """\
         import torch
 
         def is_hip():
@@ -102,7 +104,7 @@ def test_a_guard_function_that_kept_code_calls_is_kept():
 
         def unrelated():
             return 0
-        ''',
+        """,
         "allow_tf32",
     )
     assert reduced is not None
@@ -111,7 +113,7 @@ def test_a_guard_function_that_kept_code_calls_is_kept():
 
 def test_callers_of_a_kept_function_are_kept():
     reduced = _reduce(
-        '''\
+        """\
         import torch
 
         def cuda_only():
@@ -123,7 +125,7 @@ def test_callers_of_a_kept_function_are_kept():
 
         def unrelated():
             return 0
-        ''',
+        """,
         "allow_tf32",
     )
     assert reduced is not None
@@ -132,7 +134,7 @@ def test_callers_of_a_kept_function_are_kept():
 
 def test_readers_of_a_variable_a_trigger_assigns_are_kept():
     reduced = _reduce(
-        '''\
+        """\
         import torch
 
         MODE = "reduce-overhead"
@@ -142,7 +144,7 @@ def test_readers_of_a_variable_a_trigger_assigns_are_kept():
 
         def unrelated():
             return 0
-        ''',
+        """,
         "reduce-overhead",
     )
     assert reduced is not None
@@ -151,7 +153,7 @@ def test_readers_of_a_variable_a_trigger_assigns_are_kept():
 
 def test_methods_feeding_self_attributes_of_kept_methods_are_kept():
     reduced = _reduce(
-        '''\
+        """\
         import torch
 
         class Runner:
@@ -168,7 +170,7 @@ def test_methods_feeding_self_attributes_of_kept_methods_are_kept():
             def run(self):
                 if not self.on_amd:
                     torch.backends.cuda.matmul.allow_tf32 = True
-        ''',
+        """,
         "allow_tf32",
     )
     assert reduced is not None
@@ -177,7 +179,7 @@ def test_methods_feeding_self_attributes_of_kept_methods_are_kept():
 
 def test_rebinding_globals_keeps_the_function():
     reduced = _reduce(
-        '''\
+        """\
         import torch
 
         MODE = "default"
@@ -191,7 +193,7 @@ def test_rebinding_globals_keeps_the_function():
 
         def unrelated():
             return 0
-        ''',
+        """,
         "reduce-overhead",
     )
     assert reduced is not None

@@ -11,7 +11,15 @@ import pytest
 
 from rocmlint import registry
 from rocmlint.docs import rule_index_is_current, write_rule_index
-from rocmlint.registry import INDEX_FILE, StaleRuleIndex, discover_rules, index_module_text, info_of, rule_infos, select_rules
+from rocmlint.registry import (
+    INDEX_FILE,
+    StaleRuleIndex,
+    discover_rules,
+    index_module_text,
+    info_of,
+    rule_infos,
+    select_rules,
+)
 
 
 def test_the_checked_in_index_is_current() -> None:

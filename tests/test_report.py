@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import HAZARD, write_tree, require_tool
+from conftest import HAZARD, require_tool, write_tree
 
 from rocmlint.engine import FileReport
 from rocmlint.report import markdown
@@ -49,6 +49,7 @@ def run_report(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 # -- goldens --------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
 @pytest.mark.parametrize("project", PROJECTS, ids=lambda p: p.name)
@@ -79,7 +80,10 @@ def test_every_golden_has_a_fixture() -> None:
 def test_report_counts_agree_with_check(project: Path) -> None:
     check = subprocess.run(
         [sys.executable, "-m", "rocmlint", "check", "--output-format", "json", "."],
-        cwd=project, capture_output=True, text=True, timeout=300,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     diagnostics = json.loads(check.stdout)
     report = json.loads(run_report(project, "--format", "json", ".").stdout)
@@ -123,7 +127,12 @@ def test_decision_tree_from_the_code(cli: Any, project: Path) -> None:
     data = report_json(cli, "--isolated")
     answers = {a["key"]: a for a in data["answers"]}
     assert {k for k, a in answers.items() if a["answer"]} == {
-        "cuda_kernels", "custom_extension", "flash_attn", "cutlass", "torch_compile", "triton",
+        "cuda_kernels",
+        "custom_extension",
+        "flash_attn",
+        "cutlass",
+        "torch_compile",
+        "triton",
     }
     assert [e["path"] for e in answers["cuda_kernels"]["evidence"]] == ["csrc/gemm.cu", "csrc/mma.cu"]
     assert answers["custom_extension"]["evidence"][0] == {"path": "setup.py", "line": 2, "source": "scan"}
@@ -151,10 +160,15 @@ def test_rewrite_falls_back_to_a_text_scan_when_the_rule_did_not_run(cli: Any, p
 
 
 def test_directory_tree_totals_and_targets(cli: Any, project: Path) -> None:
-    write_tree(project, {
-        "a/b/one.py": HAZARD, "a/two.py": HAZARD + HAZARD.replace("m = ", "n = "), "top.py": HAZARD,
-        "rocmlint.toml": 'target-archs = ["gfx942", "gfx1100"]\n',
-    })
+    write_tree(
+        project,
+        {
+            "a/b/one.py": HAZARD,
+            "a/two.py": HAZARD + HAZARD.replace("m = ", "n = "),
+            "top.py": HAZARD,
+            "rocmlint.toml": 'target-archs = ["gfx942", "gfx1100"]\n',
+        },
+    )
     data = report_json(cli)
     root = data["directories"]
     assert (root["total"], root["own"], root["files"]) == (4, 1, 3)
@@ -199,7 +213,7 @@ def test_attached_fixes_are_counted_by_their_own_safety() -> None:
 def test_facts_are_found_by_language() -> None:
     cu = scan_bytes("k.cu", b'#include <cute/tensor.hpp>\nasm volatile("mov.u32 %0, %%laneid;" : "=r"(x));\n')
     assert dict(cu.lines) == {"cuda_kernels": 1, "cutlass": 1, "inline_ptx": 2}
-    py = scan_bytes("m.py", b"# asm(\"x\")\nimport torch\nfn = torch.compile(f)\n")
+    py = scan_bytes("m.py", b'# asm("x")\nimport torch\nfn = torch.compile(f)\n')
     assert dict(py.lines) == {"torch_compile": 3}  # asm is looked for in C++ only
 
 
@@ -227,7 +241,7 @@ def test_markdown_text_escaping() -> None:
         r"a &lt;b&gt; &amp; c\|d \*e\* \[f\](g) max_split_size_mb \_x\_"
     )
     assert markdown.code("a`b|c") == "``a`b\\|c``"
-    assert markdown.message("use `x.split(\":\")[0]` now") == 'use `x.split(":")[0]` now'
+    assert markdown.message('use `x.split(":")[0]` now') == 'use `x.split(":")[0]` now'
     assert markdown.message("odd ` tick") == "odd \\` tick"
 
 
@@ -242,13 +256,16 @@ class TagCollector(HTMLParser):
 
 # -- the CLI --------------------------------------------------------------------------------------
 
+
 def test_report_writes_the_output_file_and_exits_0(cli: Any, project: Path) -> None:
     write_tree(project, {"train.py": HAZARD})
     result = cli("report", "--format", "html", "-o", "out/report.html", "--no-progress", "--isolated")
     assert (result.code, result.stdout) == (0, "")
     page = (project / "out" / "report.html").read_text(encoding="utf-8")
     assert 'href="../train.py#L2"' in page  # links are relative to where the page is written
-    template = cli("report", "--format", "html", "--isolated", "--source-url", "https://git.example/blob/main/{path}#L{line}")
+    template = cli(
+        "report", "--format", "html", "--isolated", "--source-url", "https://git.example/blob/main/{path}#L{line}"
+    )
     assert 'href="https://git.example/blob/main/train.py#L2"' in template.stdout
 
 
@@ -265,6 +282,7 @@ def test_report_respects_select_and_exclude(cli: Any, project: Path) -> None:
 
 
 # -- progress -------------------------------------------------------------------------------------
+
 
 def test_progress_bar_only_on_a_terminal() -> None:
     quiet = io.StringIO()
@@ -285,6 +303,7 @@ def test_progress_line_fits_the_terminal() -> None:
 
 
 # -- HTML in a real browser -----------------------------------------------------------------------
+
 
 def chromium() -> str:
     for name in ("chromium-browser", "google-chrome"):
@@ -314,7 +333,17 @@ def test_html_report_renders_in_chromium(tmp_path: Path) -> None:
     rendered = dom.stdout.decode("utf-8")
     assert len(re.findall(r"<svg[^>]*class=\"chart\"", rendered)) == 2
     assert len(re.findall(r"<rect ", rendered)) >= 10
-    for section in ("decision-tree", "phases", "charts", "rules", "rewrites", "targets", "directories", "top-files", "findings"):
+    for section in (
+        "decision-tree",
+        "phases",
+        "charts",
+        "rules",
+        "rewrites",
+        "targets",
+        "directories",
+        "top-files",
+        "findings",
+    ):
         assert f'id="{section}"' in rendered
     assert rendered.count("<table") >= 7
     assert "docs/rules/ROC301.md" in rendered  # findings link to their rule page
@@ -339,5 +368,7 @@ def check_screenshot(shot: Path) -> None:
     total = sum(count for count, _ in colours)
     white = sum(count for count, c in colours if min(c) > 245)
     assert 0.3 < white / total < 0.995
-    error_red = sum(count for count, (r, g, b) in colours if abs(r - 0xC6) < 12 and abs(g - 0x28) < 12 and abs(b - 0x28) < 12)
+    error_red = sum(
+        count for count, (r, g, b) in colours if abs(r - 0xC6) < 12 and abs(g - 0x28) < 12 and abs(b - 0x28) < 12
+    )
     assert error_red > 2000  # the red bars of the charts (and severity badges) were painted

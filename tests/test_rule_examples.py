@@ -13,8 +13,14 @@ from rocmlint.rule import ToolRule
 from rocmlint.testing import check_invalid, check_valid, fix_availability_seen
 
 RULES = all_rules()
-VALID = [pytest.param(rule, example, id=f"{rule.code}-valid-{i}") for rule in RULES for i, example in enumerate(rule.valid)]
-INVALID = [pytest.param(rule, example, id=f"{rule.code}-invalid-{i}") for rule in RULES for i, example in enumerate(rule.invalid)]
+VALID = [
+    pytest.param(rule, example, id=f"{rule.code}-valid-{i}") for rule in RULES for i, example in enumerate(rule.valid)
+]
+INVALID = [
+    pytest.param(rule, example, id=f"{rule.code}-invalid-{i}")
+    for rule in RULES
+    for i, example in enumerate(rule.invalid)
+]
 # Reported by the tool itself, with no source pattern to give as an example: internal errors, and the
 # compiler verdicts of `rocmlint verify` (tested in tests/test_verify.py).
 WITHOUT_EXAMPLES = {"ROC900", "ROC010", "ROC011"}
@@ -56,7 +62,9 @@ def test_declared_fix_availability_is_what_the_examples_show(rule):
     assert fix_availability_seen(rule) is rule.fix_availability
 
 
-@pytest.mark.parametrize("rule", [r for r in RULES if r.fix_availability is not FixAvailability.NONE], ids=lambda r: r.code)
+@pytest.mark.parametrize(
+    "rule", [r for r in RULES if r.fix_availability is not FixAvailability.NONE], ids=lambda r: r.code
+)
 def test_rules_with_fixes_document_and_pin_them(rule):
     assert "## Fix" in rule.doc()
     assert any(example.fixed is not None for example in rule.invalid), f"{rule.code}: no example pins a fixed file"

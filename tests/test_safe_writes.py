@@ -37,7 +37,11 @@ def _fixable_tree(count: int = 50) -> dict[str, str]:
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and ".git" not in p.parts}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.parts
+    }
 
 
 def _rocmlint(cwd: Path, *args: str) -> subprocess.Popen[bytes]:
@@ -89,7 +93,9 @@ def test_sigkill_at_random_moments_leaves_each_file_original_or_fully_fixed(tmp_
     print(f"\n{KILL_ROUNDS} kills; files fully fixed when killed, per round: {outcomes}")
 
 
-def test_stale_temporary_of_a_dead_process_is_removed_a_live_ones_kept(cli: Callable[..., Result], project: Path) -> None:
+def test_stale_temporary_of_a_dead_process_is_removed_a_live_ones_kept(
+    cli: Callable[..., Result], project: Path
+) -> None:
     write_tree(project, {"k.cu": CU_FIXABLE.format(i=0)})
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()  # reaped: its pid names no process now
@@ -147,7 +153,9 @@ def test_write_error_leaves_the_file_and_the_run_goes_on(
     assert result.code in (0, 1)
 
 
-def test_fix_keeps_a_symlink_target_intact_and_refuses_nothing_silently(cli: Callable[..., Result], project: Path) -> None:
+def test_fix_keeps_a_symlink_target_intact_and_refuses_nothing_silently(
+    cli: Callable[..., Result], project: Path
+) -> None:
     """Fixing through a symlink must not leave a half-file anywhere; whatever it does, it is whole."""
     write_tree(project, {"real/k.cu": CU_FIXABLE.format(i=0)})
     try:
@@ -158,6 +166,6 @@ def test_fix_keeps_a_symlink_target_intact_and_refuses_nothing_silently(cli: Cal
     cli("check", "--fix", "--no-cache", "link.cu")
     for path in (project / "real/k.cu", project / "link.cu"):
         content = path.read_bytes()
-        assert content == original or b"__nanosleep" in content and content.count(b"\n") > original.count(b"\n")
+        assert content == original or (b"__nanosleep" in content and content.count(b"\n") > original.count(b"\n"))
     assert _temporaries(project) == []
     shutil.rmtree(project / "real")

@@ -48,8 +48,10 @@ def _flatten(reports) -> list[tuple]:
     return [(d, d.noqa_line) for r in reports for d in sorted(r.diagnostics, key=Diagnostic.sort_key)]
 
 
-def _run(root: Path, jobs: int = 1, prefilter: bool = True, cache_dir: Path | None = None, warnings: list | None = None):
-    warn = (warnings.append if warnings is not None else lambda message: None)
+def _run(
+    root: Path, jobs: int = 1, prefilter: bool = True, cache_dir: Path | None = None, warnings: list | None = None
+):
+    warn = warnings.append if warnings is not None else lambda message: None
     cache = Cache.open(cache_dir, warn) if cache_dir is not None else None
     return check_candidates(_candidates(root), jobs, cache, warn, prefilter=prefilter, pool_min_files=0), cache
 

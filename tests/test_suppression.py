@@ -207,7 +207,7 @@ def test_cpp_file_directives():
 def test_cpp_comment_markers_inside_literals_do_not_count():
     source = (
         'const char* u = "http://example.com // noqa";\n'
-        "const char* v = \"/* noqa */\";\n"
+        'const char* v = "/* noqa */";\n'
         "char w = '/'; int x = 1; // real noqa: ROC201\n"
         'auto y = R"(// noqa )"; int z;\n'
         'const char* q = "escaped \\" // noqa";\n'

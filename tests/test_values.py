@@ -81,9 +81,7 @@ def _trace(code: str, follow: Follow = PLAIN, target: str = "x") -> list[str]:
         pytest.param('A = "a"\nB = A\nx = B\n', Follow(), ['"a"'], id="names-assigned-once"),
         pytest.param('A = "a"\nif c:\n    A = "b"\nx = A\n', Follow(), [], id="single-skips-reassigned"),
         pytest.param('A = "a"\nif c:\n    A = "b"\nx = A\n', Follow(names=Names.ALL), ['"a"', '"b"'], id="all"),
-        pytest.param(
-            "A = 1\nfor A in f():\n    pass\nx = A\n", Follow(names=Names.ALL), ["1"], id="all-skips-unknown"
-        ),
+        pytest.param("A = 1\nfor A in f():\n    pass\nx = A\n", Follow(names=Names.ALL), ["1"], id="all-skips-unknown"),
         pytest.param(
             "A = 1\nfor A in f():\n    pass\nx = A\n", Follow(names=Names.AGREEING), [], id="agreeing-rejects-unknown"
         ),
@@ -99,9 +97,7 @@ def _trace(code: str, follow: Follow = PLAIN, target: str = "x") -> list[str]:
             [],
             id="agreeing-rejects-other-value",
         ),
-        pytest.param(
-            "major, minor = 8, 9\nx = minor\n", Follow(names=Names.ALL), ["9"], id="tuple-unpacking-element"
-        ),
+        pytest.param("major, minor = 8, 9\nx = minor\n", Follow(names=Names.ALL), ["9"], id="tuple-unpacking-element"),
         pytest.param("def f(p):\n    x = p\n", Follow(names=Names.ALL), [], id="parameter-unknown"),
         pytest.param('x = "a" if c else ("b" if d else "c")\n', Follow(), ['"a"', '"b"', '"c"'], id="arms"),
         pytest.param('x = "a" if c else "b"\n', Follow(arms=False), [], id="arms-off"),
@@ -137,9 +133,7 @@ def _trace(code: str, follow: Follow = PLAIN, target: str = "x") -> list[str]:
             ['"yes"'],
             id="local-function-returns",
         ),
-        pytest.param(
-            "def f():\n    return 1\nx = f()\n", Follow(), [], id="returns-off"
-        ),
+        pytest.param("def f():\n    return 1\nx = f()\n", Follow(), [], id="returns-off"),
         pytest.param("x = [y for y in [1]][0]\n", Follow(subscripts=True, names=Names.ALL), [], id="comprehension"),
         pytest.param('x = sorted(set(("a",)))\n', Follow(conversions=True, elements=True), ['"a"'], id="conversions"),
         pytest.param('x = sorted(("a",))\n', Follow(elements=True), [], id="conversions-off"),
@@ -218,8 +212,16 @@ def test_collection_elements(code: str, elements: list[str]) -> None:
 
 @pytest.mark.parametrize(
     ("code", "constant"),
-    [("0", True), ("-1", True), ("(0, 0)", True), ("[]", True), ("None", True), ('"x"', True), ("f()", False),
-     ("(0, a)", False)],
+    [
+        ("0", True),
+        ("-1", True),
+        ("(0, 0)", True),
+        ("[]", True),
+        ("None", True),
+        ('"x"', True),
+        ("f()", False),
+        ("(0, a)", False),
+    ],
 )
 def test_is_literal_constant(code: str, constant: bool) -> None:
     assert is_literal_constant(cst.parse_expression(code)) is constant

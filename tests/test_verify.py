@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from conftest import require_tool, write_tree
-
 from rocmlint.rules.roc224_nanosleep import Nanosleep
+
 from rocmlint.verify import Toolchain, VerifyOptions, compile_flags, git_original, verify_file
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -42,7 +42,10 @@ def test_missing_cuda_header_is_the_error_before_anything_else(tmp_path, toolcha
 
 
 def test_cuda_api_names_are_renamed_in_the_compiled_copy_only(tmp_path, toolchain):
-    code = GATED_INCLUDE.replace("  __nanosleep(ns);\n", "  (void)ns;\n") + "void* grab(size_t n) { void* p; cudaMalloc(&p, n); return p; }\n"
+    code = (
+        GATED_INCLUDE.replace("  __nanosleep(ns);\n", "  (void)ns;\n")
+        + "void* grab(size_t n) { void* p; cudaMalloc(&p, n); return p; }\n"
+    )
     path = tmp_path / "k.cu"
     path.write_text(code)
     verdict = verify_file(path, code.encode(), None, toolchain, VerifyOptions())
@@ -51,16 +54,28 @@ def test_cuda_api_names_are_renamed_in_the_compiled_copy_only(tmp_path, toolchai
 
 
 def test_nvidia_identity(tmp_path, toolchain):
-    fixed = GATED_INCLUDE.replace("  __nanosleep(ns);\n", "#if defined(__HIP__)\n  __builtin_amdgcn_s_sleep(1);\n#else\n  __nanosleep(ns);\n#endif\n")
+    fixed = GATED_INCLUDE.replace(
+        "  __nanosleep(ns);\n",
+        "#if defined(__HIP__)\n  __builtin_amdgcn_s_sleep(1);\n#else\n  __nanosleep(ns);\n#endif\n",
+    )
     same = verify_file(tmp_path / "k.cu", fixed.encode(), GATED_INCLUDE.encode(), toolchain, VerifyOptions())
     assert same.nvidia_identical is True and same.hip_compiled is True
-    changed = verify_file(tmp_path / "k.cu", GATED_INCLUDE.replace("(ns)", "(ns + 1)").encode(), GATED_INCLUDE.encode(), toolchain, VerifyOptions())
+    changed = verify_file(
+        tmp_path / "k.cu",
+        GATED_INCLUDE.replace("(ns)", "(ns + 1)").encode(),
+        GATED_INCLUDE.encode(),
+        toolchain,
+        VerifyOptions(),
+    )
     assert changed.nvidia_identical is False
     assert [d.code for d in changed.diagnostics if d.code == "ROC011"] == ["ROC011"]
 
 
 def test_verify_command(project, cli, toolchain):
-    write_tree(project, {"ok.cu": GATED_INCLUDE.replace("  __nanosleep(ns);\n", "  (void)ns;\n"), "bad.cu": SLEEP, "m.py": "x = 1\n"})
+    write_tree(
+        project,
+        {"ok.cu": GATED_INCLUDE.replace("  __nanosleep(ns);\n", "  (void)ns;\n"), "bad.cu": SLEEP, "m.py": "x = 1\n"},
+    )
     result = cli("verify", "--offload-arch", "gfx90a", ".")
     assert result.code == 1
     assert result.lines[0] == "bad.cu:1:10: ROC010 hipcc: 'cuda_runtime.h' file not found"
@@ -79,7 +94,9 @@ def _copy_fixture(name: str, tmp_path: Path) -> Path:
 def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     import sys
 
-    return subprocess.run([sys.executable, "-m", "rocmlint", *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "rocmlint", *args], cwd=cwd, capture_output=True, text=True, timeout=600
+    )
 
 
 def test_fixed_fixture_matches_golden_files_and_is_clean(tmp_path):
@@ -99,12 +116,17 @@ def test_fixed_fixture_matches_golden_files_and_is_clean(tmp_path):
 def test_every_safe_cpp_fix_compiles_with_hipcc_and_keeps_the_nvidia_path(tmp_path, toolchain):
     project = _copy_fixture("cuda_fixable", tmp_path)
     originals = {p: p.read_bytes() for p in project.rglob("*") if p.suffix in (".cu", ".cuh")}
-    before = {p: verify_file(p, data, None, toolchain, VerifyOptions()) for p, data in originals.items() if p.suffix == ".cu"}
+    before = {
+        p: verify_file(p, data, None, toolchain, VerifyOptions()) for p, data in originals.items() if p.suffix == ".cu"
+    }
     assert all(v.hip_compiled is False for v in before.values())  # the hazards break the ROCm build
     _run(["check", "--fix", "--quiet", "."], project)
     for path, original in originals.items():
         verdict = verify_file(path, path.read_bytes(), original, toolchain, VerifyOptions())
-        assert verdict.hip_compiled is True, (path.name, [f"{d.location.line}: {d.message}" for d in verdict.hip_errors])
+        assert verdict.hip_compiled is True, (
+            path.name,
+            [f"{d.location.line}: {d.message}" for d in verdict.hip_errors],
+        )
         assert verdict.nvidia_identical is True, path.name
 
 
@@ -113,7 +135,11 @@ def test_fix_verify_rolls_back_a_broken_fix(project, cli, toolchain, monkeypatch
 
     def broken_visit(self, node, ctx):
         if ctx.call_name(node) == "__nanosleep":
-            ctx.report(node, "nanosleep", fix=ctx.fix("broken", ctx.edit(node.start_byte, node.end_byte, "__nanosleep(ns + 1)")))
+            ctx.report(
+                node,
+                "nanosleep",
+                fix=ctx.fix("broken", ctx.edit(node.start_byte, node.end_byte, "__nanosleep(ns + 1)")),
+            )
 
     monkeypatch.setattr(Nanosleep, "visit_call_expression", broken_visit)
     write_tree(project, {"k.cu": GATED_INCLUDE})
@@ -131,7 +157,11 @@ def test_fix_verify_keeps_a_good_fix(project, cli, toolchain):
 
 def test_compile_commands_flags(tmp_path):
     (tmp_path / "build").mkdir()
-    entry = {"directory": str(tmp_path / "build"), "file": "../k.cu", "command": "nvcc -I../include -isystem /opt/x -DFOO=1 -O3 -std=c++17 -c ../k.cu"}
+    entry = {
+        "directory": str(tmp_path / "build"),
+        "file": "../k.cu",
+        "command": "nvcc -I../include -isystem /opt/x -DFOO=1 -O3 -std=c++17 -c ../k.cu",
+    }
     (tmp_path / "compile_commands.json").write_text(json.dumps([entry]))
     flags = compile_flags(tmp_path / "k.cu", tmp_path / "compile_commands.json")
     assert flags == (f"-I{tmp_path / 'include'}", "-isystem", "/opt/x", "-DFOO=1", "-std=c++17")
@@ -142,7 +172,9 @@ def test_git_original(tmp_path):
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / "k.cu").write_text("old\n")
     subprocess.run(["git", "-C", str(tmp_path), "add", "k.cu"], check=True)
-    subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"], check=True)
+    subprocess.run(
+        ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"], check=True
+    )
     (tmp_path / "k.cu").write_text("new\n")
     assert git_original(tmp_path / "k.cu", "HEAD") == b"old\n"
     assert git_original(tmp_path / "untracked.cu", "HEAD") is None

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import HAZARD, write_tree
+
 from rocmlint.cache import RACY_NS
 
 FRONT_END = ("libcst", "tree_sitter", "rocmlint.engine", "rocmlint.rules.")
@@ -32,7 +32,9 @@ def _run(project: Path, cache: Path, *argv: str) -> tuple[set[str], str]:
     """The modules a real `rocmlint` process imported, and its stdout."""
     env = {**os.environ, "ROCMLINT_CACHE_DIR": str(cache)}
     listing = cache.parent / f"{cache.name}-modules.json"
-    result = subprocess.run([sys.executable, "-c", _PROBE, str(listing), *argv], cwd=project, env=env, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(listing), *argv], cwd=project, env=env, capture_output=True, text=True
+    )
     assert result.returncode in (0, 1), result.stderr[-2000:]
     return set(json.loads(listing.read_text())), result.stdout
 

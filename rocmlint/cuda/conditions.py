@@ -38,7 +38,14 @@ _HIP_AWARE = frozenset({"__HIPCC_RTC__", "__HCC__", "HIP_PLATFORM_HCC", "__HIP_P
 
 # Version macros of the CUDA toolkit and of nvcc (ROC207); HIP-Clang defines none of them.
 CUDA_VERSION_MACROS = frozenset(
-    {"CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__", "__CUDA_API_VERSION"}
+    {
+        "CUDA_VERSION",
+        "CUDART_VERSION",
+        "__CUDACC_VER_MAJOR__",
+        "__CUDACC_VER_MINOR__",
+        "__CUDACC_VER_BUILD__",
+        "__CUDA_API_VERSION",
+    }
 )
 # Safe condition rewrites (ROC213, ROC214): each test gains the HIP macro that is defined exactly when it
 # would be on NVIDIA. `__HIP_DEVICE_COMPILE__` is undefined on NVIDIA, or (HIP headers on NVIDIA,
@@ -103,7 +110,9 @@ def is_rocm_macro(name: str, ctx: CudaContext) -> bool:
     """A macro that tells a ROCm build apart: HIP/ROCm macros, gfx arch macros, HIP/ROCm versions, the
     project's configured `rocm-macros`, and macros this file defines only in ROCm-only branches
     (`#ifdef USE_ROCM` / `#define IS_HIP 1`), as the preprocessor's evaluator counts them."""
-    if name in _HIP_AWARE or VendorMacros().with_project_macros(ctx.options.rocm_macros, ctx.options.nvidia_macros).is_rocm_side(name):
+    if name in _HIP_AWARE or VendorMacros().with_project_macros(
+        ctx.options.rocm_macros, ctx.options.nvidia_macros
+    ).is_rocm_side(name):
         return True
     defines = ctx.preprocessor.defines.get(name)
     return defines is not None and len(defines) > 0 and all(d.directive.branch.on_nvidia is False for d in defines)
@@ -144,12 +153,19 @@ class Chains:
         return self.arms.get(self.opener(directive), [directive])
 
     def names_rocm(
-        self, directive: Directive, ctx: CudaContext, *, ignore: frozenset[str] = frozenset(), also: frozenset[str] = frozenset()
+        self,
+        directive: Directive,
+        ctx: CudaContext,
+        *,
+        ignore: frozenset[str] = frozenset(),
+        also: frozenset[str] = frozenset(),
     ) -> bool:
         """Whether some arm of the directive's chain (its own condition included) tests a ROCm macro (or
         one of `also`, names a rule counts as an alternative of its own)."""
         for member in self.chain(directive):
-            if any((is_rocm_macro(name, ctx) or name in also) and name not in ignore for name in names_in(member.condition)):
+            if any(
+                (is_rocm_macro(name, ctx) or name in also) and name not in ignore for name in names_in(member.condition)
+            ):
                 return True
         return False
 
@@ -173,16 +189,26 @@ class ConditionRule:
         self._reported: set[int] = set()  # chain openers already reported in this file
 
     def _candidate(
-        self, directive: Directive, ctx: CudaContext, *, ignore: frozenset[str] = frozenset(), also: frozenset[str] = frozenset()
+        self,
+        directive: Directive,
+        ctx: CudaContext,
+        *,
+        ignore: frozenset[str] = frozenset(),
+        also: frozenset[str] = frozenset(),
     ) -> bool:
         """A condition ROCm's preprocessor reads, in a chain that nowhere names a ROCm macro (other than
         those in `ignore`; names in `also` count as ROCm macros) and has not been reported yet."""
         if directive.kind not in CONDITION_KINDS or ctx.is_rocm_gated(directive):
             return False
         chains = self._chains(ctx)
-        return not chains.names_rocm(directive, ctx, ignore=ignore, also=also) and chains.opener(directive) not in self._reported
+        return (
+            not chains.names_rocm(directive, ctx, ignore=ignore, also=also)
+            and chains.opener(directive) not in self._reported
+        )
 
-    def _report_condition(self, directive: Directive, ctx: CudaContext, message: str, *, fix: Fix | None = None) -> None:
+    def _report_condition(
+        self, directive: Directive, ctx: CudaContext, message: str, *, fix: Fix | None = None
+    ) -> None:
         if ctx.report(directive, message, fix=fix):
             self._reported.add(self._chains(ctx).opener(directive))
 
@@ -273,10 +299,14 @@ def _term_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
 def _truth_context(before: str, after: str) -> bool:
     """Whether a bare macro sits where only its truth value counts (`#if X`, `!X && Y`, `(X)`)."""
     before, after = before.rstrip(), after.lstrip()
-    return (not before or before.endswith(("(", "!", "&&", "||"))) and (not after or after.startswith((")", "&&", "||")))
+    return (not before or before.endswith(("(", "!", "&&", "||"))) and (
+        not after or after.startswith((")", "&&", "||"))
+    )
 
 
-def with_alternatives(condition: str, alternatives: Mapping[str, str], *, bare_truth: frozenset[str] = frozenset()) -> str | None:
+def with_alternatives(
+    condition: str, alternatives: Mapping[str, str], *, bare_truth: frozenset[str] = frozenset()
+) -> str | None:
     """`condition` with every test of a name in `alternatives` widened by its alternative:
     `defined(X)` -> `(defined(X) || defined(ALT))`, `!defined(X)` -> `(!defined(X) && !defined(ALT))`
     (parentheses left out when the term is the whole condition or already parenthesised). A bare `X` counts
@@ -287,14 +317,18 @@ def with_alternatives(condition: str, alternatives: Mapping[str, str], *, bare_t
 
     def widen(match: re.Match[str]) -> str:
         name = match.group("paren") or match.group("spaced") or match.group("bare")
-        if match.group("bare") and (name not in bare_truth or not _truth_context(condition[: match.start()], condition[match.end() :])):
+        if match.group("bare") and (
+            name not in bare_truth or not _truth_context(condition[: match.start()], condition[match.end() :])
+        ):
             raise _NoRewrite
         alternative = alternatives[name]
         if match.group("neg"):
             text = f"!defined({name}) && !defined({alternative})"
         else:
             text = f"defined({name}) || defined({alternative})"
-        enclosed = condition[: match.start()].rstrip().endswith("(") and condition[match.end() :].lstrip().startswith(")")
+        enclosed = condition[: match.start()].rstrip().endswith("(") and condition[match.end() :].lstrip().startswith(
+            ")"
+        )
         return text if match.group(0) == condition or enclosed else f"({text})"
 
     try:
@@ -330,7 +364,9 @@ def condition_edit(directive: Directive, ctx: CudaContext, condition: str) -> Ed
             return None
         end, text = start + len(written), condition
     return ctx.edit(
-        directive.start_byte + len(raw[:start].encode("utf-8")), directive.start_byte + len(raw[:end].encode("utf-8")), text
+        directive.start_byte + len(raw[:start].encode("utf-8")),
+        directive.start_byte + len(raw[:end].encode("utf-8")),
+        text,
     )
 
 

@@ -16,7 +16,7 @@ import re
 import traceback
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 from typing import Protocol
 
 import tree_sitter
@@ -34,25 +34,48 @@ PREPROCESSOR_HOOKS = ("include", "define", "directive")
 # Wrappers that already pick the right intrinsic per vendor (RULES.md, "What gated means").
 PORTABLE_MACROS = frozenset(
     {
-        "WARP_SHFL", "WARP_SHFL_XOR", "WARP_SHFL_UP", "WARP_SHFL_DOWN", "WARP_BALLOT", "WARP_ANY", "WARP_ALL",
-        "C10_WARP_SIZE", "VLLM_SHFL_XOR_SYNC", "VLLM_SHFL_SYNC", "VLLM_SHFL_XOR_SYNC_WIDTH", "VLLM_SHFL_UP_SYNC",
-        "VLLM_SHFL_DOWN_SYNC", "VLLM_DevFuncAttribute_SET_MaxDynamicSharedMemorySize",
+        "WARP_SHFL",
+        "WARP_SHFL_XOR",
+        "WARP_SHFL_UP",
+        "WARP_SHFL_DOWN",
+        "WARP_BALLOT",
+        "WARP_ANY",
+        "WARP_ALL",
+        "C10_WARP_SIZE",
+        "VLLM_SHFL_XOR_SYNC",
+        "VLLM_SHFL_SYNC",
+        "VLLM_SHFL_XOR_SYNC_WIDTH",
+        "VLLM_SHFL_UP_SYNC",
+        "VLLM_SHFL_DOWN_SYNC",
+        "VLLM_DevFuncAttribute_SET_MaxDynamicSharedMemorySize",
     }
 )
 # A statement a fix wraps whole (`statement_fix`) is this short at most: an `if` with a small body.
 MAX_WRAPPED_LINES = 8
 _HIP_RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
 # Every byte that cannot be part of an ASCII identifier becomes a space: splitting the result gives the words.
-_WORD_BYTES = bytes(byte if chr(byte).isascii() and (chr(byte).isalnum() or chr(byte) == "_") else 0x20 for byte in range(256))
+_WORD_BYTES = bytes(
+    byte if chr(byte).isascii() and (chr(byte).isalnum() or chr(byte) == "_") else 0x20 for byte in range(256)
+)
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 # What a C++ fix wraps: the smallest of these around the hazard (the front end's `statement_of`).
 STATEMENT_TYPES = frozenset(
     {
-        "expression_statement", "declaration", "return_statement", "field_declaration", "if_statement",
-        "for_statement", "while_statement", "do_statement", "switch_statement", "alias_declaration",
-        "type_definition", "static_assert_declaration", "template_declaration",
+        "expression_statement",
+        "declaration",
+        "return_statement",
+        "field_declaration",
+        "if_statement",
+        "for_statement",
+        "while_statement",
+        "do_statement",
+        "switch_statement",
+        "alias_declaration",
+        "type_definition",
+        "static_assert_declaration",
+        "template_declaration",
     }
 )
 
@@ -270,7 +293,11 @@ class CudaContext:
         type_node = declaration.child_by_field_name("type")
         if type_node is None:
             return None
-        qualifiers = [self.text(c) for c in declaration.children if c.type == "type_qualifier" and c.start_byte < type_node.start_byte]
+        qualifiers = [
+            self.text(c)
+            for c in declaration.children
+            if c.type == "type_qualifier" and c.start_byte < type_node.start_byte
+        ]
         return " ".join([*qualifiers, self.text(type_node)])
 
     def declared_value(self, identifier: Node) -> Node | None:
@@ -303,7 +330,11 @@ class CudaContext:
         root = self.tree.root_node
         for match in _occurrences(name).finditer(self.content):
             leaf = root.descendant_for_byte_range(match.start(), match.end())
-            if leaf is not None and leaf.type in _DECLARED_NAME_TYPES and (leaf.start_byte, leaf.end_byte) == match.span():
+            if (
+                leaf is not None
+                and leaf.type in _DECLARED_NAME_TYPES
+                and (leaf.start_byte, leaf.end_byte) == match.span()
+            ):
                 found += _declarations_naming(leaf)
         return found
 
@@ -319,7 +350,10 @@ class CudaContext:
     def _scope_of(self, declaration: Node) -> Node:
         if declaration.type in ("parameter_declaration", "optional_parameter_declaration"):
             return self.function_of(declaration) or self.tree.root_node
-        return self.enclosing(declaration, "compound_statement", "field_declaration_list", "for_statement") or self.tree.root_node
+        return (
+            self.enclosing(declaration, "compound_statement", "field_declaration_list", "for_statement")
+            or self.tree.root_node
+        )
 
     def arguments(self, call: Node) -> list[Node]:
         arguments = call.child_by_field_name("arguments")
@@ -419,7 +453,9 @@ class CudaContext:
             safe=safe,
         )
 
-    def statement_fix(self, message: str, node: Node, replacements: Sequence[tuple[Span, str]], *, safe: bool = True) -> Fix | None:
+    def statement_fix(
+        self, message: str, node: Node, replacements: Sequence[tuple[Span, str]], *, safe: bool = True
+    ) -> Fix | None:
         """A gated fix (`gated_fix`) of the statement around `node`, its ROCm side with `replacements`: the
         smallest statement that can be gated, or the statement around it when that one shares its line
         (`if (big) f(x);`); None past a template or a statement of MAX_WRAPPED_LINES lines."""
@@ -448,7 +484,9 @@ def _line_end(content: bytes, offset: int) -> int:
     return min(ends) if ends else len(content)
 
 
-_DECLARATION_TYPES = frozenset({"declaration", "parameter_declaration", "optional_parameter_declaration", "field_declaration"})
+_DECLARATION_TYPES = frozenset(
+    {"declaration", "parameter_declaration", "optional_parameter_declaration", "field_declaration"}
+)
 _DECLARED_NAME_TYPES = frozenset({"identifier", "field_identifier"})
 
 
@@ -724,16 +762,20 @@ def _node_table(runs: Sequence[_RuleRun]) -> tuple[dict[str, list[Callback]], di
 @lru_cache(maxsize=4)
 def visited_types(rules: tuple[type[Rule], ...]) -> tuple[str, ...]:
     """The tree-sitter node types `rules` have a visit method for."""
-    visited = {attribute[len("visit_") :] for rule in rules for attribute in dir(rule) if attribute.startswith("visit_")}
+    visited = {
+        attribute[len("visit_") :] for rule in rules for attribute in dir(rule) if attribute.startswith("visit_")
+    }
     return tuple(sorted(visited & _node_types()))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _kind_ids(node_type: str) -> tuple[int, ...]:
     """The ids of the named node kinds called `node_type` (an alias has an id of its own)."""
     language = _language()
     return tuple(
-        i for i in range(language.node_kind_count) if language.node_kind_is_named(i) and language.node_kind_for_id(i) == node_type
+        i
+        for i in range(language.node_kind_count)
+        if language.node_kind_is_named(i) and language.node_kind_for_id(i) == node_type
     )
 
 

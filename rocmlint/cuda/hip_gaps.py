@@ -18,8 +18,15 @@ from rocmlint.cuda.masks import sync_call_in_macro
 from rocmlint.data import load
 
 _LIBRARY_NAMES = {
-    "runtime": "CUDA runtime", "driver": "CUDA driver", "device": "CUDA device", "rtc": "NVRTC", "blas": "cuBLAS",
-    "rand": "cuRAND", "fft": "cuFFT", "sparse": "cuSPARSE", "solver": "cuSOLVER",
+    "runtime": "CUDA runtime",
+    "driver": "CUDA driver",
+    "device": "CUDA device",
+    "rtc": "NVRTC",
+    "blas": "cuBLAS",
+    "rand": "cuRAND",
+    "fft": "cuFFT",
+    "sparse": "cuSPARSE",
+    "solver": "cuSOLVER",
 }
 
 
@@ -45,7 +52,9 @@ class NoHipEquivalents:
         """Where code names a qualified entry: its segments (`cg::memcpy_async`, spaces allowed around `::`)
         starting a qualified name, as ROC217 matches entries as prefixes; a one-segment entry (`wmma`) only as
         a scope (`wmma::fragment`). Group `name` (or `scope`, for a one-segment entry) is the entry as written."""
-        spellings = sorted((r"\s*::\s*".join(map(re.escape, segments)) for segments in self.qualified), key=len, reverse=True)
+        spellings = sorted(
+            (r"\s*::\s*".join(map(re.escape, segments)) for segments in self.qualified), key=len, reverse=True
+        )
         # `(?!)` never matches: a table with no entries of one kind must not turn into a pattern matching any `::`.
         multiple = "|".join(s for s in spellings if "::" in s) or "(?!)"
         single = "|".join(s for s in spellings if "::" not in s) or "(?!)"
@@ -81,7 +90,9 @@ _UNDECLARED_INTRINSICS = {"__nanosleep": "HIP does not declare `__nanosleep`"}
 
 def is_cuda_fp8_name(name: str) -> bool:
     """`__nv_fp8_e4m3`, `__nv_cvt_float_to_fp8`, `__NV_E4M3`: CUDA's FP8 API."""
-    return name.startswith("__nv_fp8") or name in FP8_INTERPRETATIONS or (name.startswith("__nv_cvt_") and "fp8" in name)
+    return (
+        name.startswith("__nv_fp8") or name in FP8_INTERPRETATIONS or (name.startswith("__nv_cvt_") and "fp8" in name)
+    )
 
 
 # --- inline PTX -----------------------------------------------------------------------------------------
@@ -90,18 +101,121 @@ def is_cuda_fp8_name(name: str) -> bool:
 # (`v_add_f32`, `ds_read_b128`, `buffer_load_dword`) and x86/Arm ones carry no dotted suffix, so the
 # dotted form is what tells PTX apart.
 _OPCODES = (
-    "abs", "add", "addc", "alloca", "and", "applypriority", "atom", "bar", "barrier", "bfe", "bfi", "bfind",
-    "bmsk", "bra", "brev", "brkpt", "call", "clz", "cnot", "copysign", "cos", "cp", "createpolicy", "cvt",
-    "cvta", "discard", "div", "dp2a", "dp4a", "elect", "ex2", "fence", "fma", "fns", "getctarank",
-    "griddepcontrol", "isspacep", "istypeof", "ld", "ldmatrix", "ldu", "lg2", "lop3", "mad", "mad24", "madc",
-    "mapa", "match", "max", "mbarrier", "membar", "min", "mma", "mov", "movmatrix", "mul", "mul24",
-    "multimem", "nanosleep", "neg", "not", "or", "popc", "prefetch", "prefetchu", "prmt", "rcp", "red",
-    "redux", "rem", "rsqrt", "sad", "selp", "set", "setmaxnreg", "setp", "shf", "shfl", "shl", "shr", "sin",
-    "slct", "sqrt", "st", "stmatrix", "sub", "subc", "suld", "sured", "sust", "szext", "tanh", "tcgen05",
-    "tensormap", "testp", "tex", "tld4", "txq", "vabsdiff", "vadd", "vmad", "vmax", "vmin", "vote", "vset",
-    "vshl", "vshr", "vsub", "wgmma", "wmma", "xor",
+    "abs",
+    "add",
+    "addc",
+    "alloca",
+    "and",
+    "applypriority",
+    "atom",
+    "bar",
+    "barrier",
+    "bfe",
+    "bfi",
+    "bfind",
+    "bmsk",
+    "bra",
+    "brev",
+    "brkpt",
+    "call",
+    "clz",
+    "cnot",
+    "copysign",
+    "cos",
+    "cp",
+    "createpolicy",
+    "cvt",
+    "cvta",
+    "discard",
+    "div",
+    "dp2a",
+    "dp4a",
+    "elect",
+    "ex2",
+    "fence",
+    "fma",
+    "fns",
+    "getctarank",
+    "griddepcontrol",
+    "isspacep",
+    "istypeof",
+    "ld",
+    "ldmatrix",
+    "ldu",
+    "lg2",
+    "lop3",
+    "mad",
+    "mad24",
+    "madc",
+    "mapa",
+    "match",
+    "max",
+    "mbarrier",
+    "membar",
+    "min",
+    "mma",
+    "mov",
+    "movmatrix",
+    "mul",
+    "mul24",
+    "multimem",
+    "nanosleep",
+    "neg",
+    "not",
+    "or",
+    "popc",
+    "prefetch",
+    "prefetchu",
+    "prmt",
+    "rcp",
+    "red",
+    "redux",
+    "rem",
+    "rsqrt",
+    "sad",
+    "selp",
+    "set",
+    "setmaxnreg",
+    "setp",
+    "shf",
+    "shfl",
+    "shl",
+    "shr",
+    "sin",
+    "slct",
+    "sqrt",
+    "st",
+    "stmatrix",
+    "sub",
+    "subc",
+    "suld",
+    "sured",
+    "sust",
+    "szext",
+    "tanh",
+    "tcgen05",
+    "tensormap",
+    "testp",
+    "tex",
+    "tld4",
+    "txq",
+    "vabsdiff",
+    "vadd",
+    "vmad",
+    "vmax",
+    "vmin",
+    "vote",
+    "vset",
+    "vshl",
+    "vshr",
+    "vsub",
+    "wgmma",
+    "wmma",
+    "xor",
 )
-_INSTRUCTION = re.compile(r"(?<![\w.%$])(" + "|".join(sorted(_OPCODES, key=len, reverse=True)) + r")(?:\.[A-Za-z0-9_]+)+")
+_INSTRUCTION = re.compile(
+    r"(?<![\w.%$])(" + "|".join(sorted(_OPCODES, key=len, reverse=True)) + r")(?:\.[A-Za-z0-9_]+)+"
+)
 # PTX special registers, written `%%laneid` in an asm template with operands and `%laneid` without.
 _SPECIAL_REGISTER = re.compile(
     r"%%?(laneid|warpid|nwarpid|smid|nsmid|gridid|clock64|clock|globaltimer(?:_lo|_hi)?|lanemask_(?:eq|le|lt|ge|gt)"
@@ -160,7 +274,9 @@ def lacking_on_hip(code: str) -> str | None:
     (ROC210) or an asm statement holding PTX (ROC203). Read from the text, macro bodies included, whatever the
     preprocessor would keep of it: code that is only there on NVIDIA counts too."""
     code = _COMMENT.sub(" ", code)
-    return next((found for found in (_header(code), _name(code), _qualified(code), _sync_mask(code), _ptx(code)) if found), None)
+    return next(
+        (found for found in (_header(code), _name(code), _qualified(code), _sync_mask(code), _ptx(code)) if found), None
+    )
 
 
 def _header(code: str) -> str | None:
@@ -199,7 +315,11 @@ def _qualified(code: str) -> str | None:
 
 def _sync_mask(code: str) -> str | None:
     found = sync_call_in_macro(code) if "sync" in code else None
-    return None if found is None else f"`{found[0]}({found[1]}, ...)`: HIP's `*_sync` intrinsics static_assert a 64-bit mask"
+    return (
+        None
+        if found is None
+        else f"`{found[0]}({found[1]}, ...)`: HIP's `*_sync` intrinsics static_assert a 64-bit mask"
+    )
 
 
 def _ptx(code: str) -> str | None:

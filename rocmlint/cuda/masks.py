@@ -35,10 +35,24 @@ from rocmlint.diagnostics import Fix
 # Intrinsics whose result is a wave-wide lane mask (64-bit on HIP).
 WAVE_MASK_INTRINSICS = frozenset(
     {
-        "__ballot", "__ballot_sync", "__activemask", "__match_any", "__match_any_sync", "__match_all",
-        "__match_all_sync", "__lanemask_lt", "__lanemask_le", "__lanemask_gt", "__lanemask_ge", "__lanemask_eq",
+        "__ballot",
+        "__ballot_sync",
+        "__activemask",
+        "__match_any",
+        "__match_any_sync",
+        "__match_all",
+        "__match_all_sync",
+        "__lanemask_lt",
+        "__lanemask_le",
+        "__lanemask_gt",
+        "__lanemask_ge",
+        "__lanemask_eq",
         # PyTorch's portable wrappers: the right intrinsic per vendor, so a 64-bit mask on ROCm.
-        "WARP_BALLOT", "getLaneMaskLt", "getLaneMaskLe", "getLaneMaskGt", "getLaneMaskGe",
+        "WARP_BALLOT",
+        "getLaneMaskLt",
+        "getLaneMaskLe",
+        "getLaneMaskGt",
+        "getLaneMaskGe",
     }
 )
 # Cooperative-groups members that return a lane mask (`tile.ballot(p)`; 64-bit in HIP's cooperative groups).
@@ -47,13 +61,33 @@ WAVE_MASK_METHODS = frozenset({"ballot", "match_any", "match_all"})
 # (`amd_warp_sync_functions.h`).
 SYNC_MASK_INTRINSICS = frozenset(
     {
-        "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync", "__any_sync",
-        "__all_sync", "__uni_sync", "__match_any_sync", "__match_all_sync", "__syncwarp", "__reduce_add_sync",
-        "__reduce_min_sync", "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync",
+        "__shfl_sync",
+        "__shfl_up_sync",
+        "__shfl_down_sync",
+        "__shfl_xor_sync",
+        "__ballot_sync",
+        "__any_sync",
+        "__all_sync",
+        "__uni_sync",
+        "__match_any_sync",
+        "__match_all_sync",
+        "__syncwarp",
+        "__reduce_add_sync",
+        "__reduce_min_sync",
+        "__reduce_max_sync",
+        "__reduce_and_sync",
+        "__reduce_or_sync",
+        "__reduce_xor_sync",
     }
 )
 # 32-bit bit intrinsics and their 64-bit HIP counterparts (`amd_device_functions.h`).
-BIT_INTRINSICS_64 = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": "__clzll", "__brev": "__brevll", "__fns": "__fns64"}
+BIT_INTRINSICS_64 = {
+    "__popc": "__popcll",
+    "__ffs": "__ffsll",
+    "__clz": "__clzll",
+    "__brev": "__brevll",
+    "__fns": "__fns64",
+}
 
 _QUALIFIERS = re.compile(
     r"\b(?:const|volatile|constexpr|static|register|inline|__device__|__host__|__constant__|__shared__|"
@@ -61,15 +95,43 @@ _QUALIFIERS = re.compile(
 )
 _TYPES_32 = frozenset(
     {
-        "int", "signed", "signed int", "unsigned", "unsigned int", "uint32_t", "int32_t", "uint", "u32", "uint32",
-        "__uint32_t", "__int32_t", "unsigned signed",
+        "int",
+        "signed",
+        "signed int",
+        "unsigned",
+        "unsigned int",
+        "uint32_t",
+        "int32_t",
+        "uint",
+        "u32",
+        "uint32",
+        "__uint32_t",
+        "__int32_t",
+        "unsigned signed",
     }
 )
 _TYPES_64 = frozenset(
     {
-        "long", "long int", "signed long", "unsigned long", "unsigned long int", "long unsigned int", "long long",
-        "long long int", "unsigned long long", "unsigned long long int", "long long unsigned int", "uint64_t",
-        "int64_t", "size_t", "u64", "uint64", "__uint64_t", "__int64_t", "unsigned __int64", "__int64",
+        "long",
+        "long int",
+        "signed long",
+        "unsigned long",
+        "unsigned long int",
+        "long unsigned int",
+        "long long",
+        "long long int",
+        "unsigned long long",
+        "unsigned long long int",
+        "long long unsigned int",
+        "uint64_t",
+        "int64_t",
+        "size_t",
+        "u64",
+        "uint64",
+        "__uint64_t",
+        "__int64_t",
+        "unsigned __int64",
+        "__int64",
     }
 )
 # A type named as a lane mask: HIP's porting guide recommends a 64-bit `lane_mask_t` typedef.
@@ -81,9 +143,30 @@ _NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _LANE_WORDS = frozenset({"lane", "laneid", "laneidx"})
 # Words that turn a lane-named variable into something that is not one lane's index.
 _NOT_LANE_WORDS = frozenset(
-    {"mask", "count", "num", "n", "size", "bits", "bit", "log", "width", "per", "total", "cnt", "group", "groups", "shift", "stride", "step"}
+    {
+        "mask",
+        "count",
+        "num",
+        "n",
+        "size",
+        "bits",
+        "bit",
+        "log",
+        "width",
+        "per",
+        "total",
+        "cnt",
+        "group",
+        "groups",
+        "shift",
+        "stride",
+        "step",
+    }
 )
-_WARP_SIZE_NAME = re.compile(r"(?i)^(?:warp_?size|wave_?size|k_?warp_?size|c10_warp_size|threads_per_warp|warp_threads|hw_warp_size|warp_sz)$")
+_WARP_SIZE_NAME = re.compile(
+    r"(?i)^(?:warp_?size|wave_?size|k_?warp_?size|c10_warp_size|threads_per_warp|warp_threads|hw_warp_size|warp_sz)$"
+)
+
 
 def unwrap(node: Node) -> Node:
     """`x` for `(x)`, `((x))`."""
@@ -141,7 +224,9 @@ def text_width(text: str) -> int | None:
     cast = re.fullmatch(r"\(\s*([A-Za-z_][\w\s:]*)\)\s*(.+)", text, re.DOTALL)
     if cast is not None:
         return type_width(cast.group(1))
-    functional = re.fullmatch(r"(?:static_cast\s*<\s*([^<>]+)>|([A-Za-z_][\w:]*(?:\s+[A-Za-z_]\w*)*))\s*[({].*[)}]", text, re.DOTALL)
+    functional = re.fullmatch(
+        r"(?:static_cast\s*<\s*([^<>]+)>|([A-Za-z_][\w:]*(?:\s+[A-Za-z_]\w*)*))\s*[({].*[)}]", text, re.DOTALL
+    )
     if functional is not None:
         return type_width(functional.group(1) or functional.group(2))
     return None
@@ -340,7 +425,12 @@ def is_wave_mask(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> b
         return is_wave_mask(cast[1], ctx, trace.step())
     if expr.type == "unary_expression":
         operator, argument = expr.child_by_field_name("operator"), expr.child_by_field_name("argument")
-        return operator is not None and argument is not None and ctx.text(operator) == "~" and is_wave_mask(argument, ctx, trace.step())
+        return (
+            operator is not None
+            and argument is not None
+            and ctx.text(operator) == "~"
+            and is_wave_mask(argument, ctx, trace.step())
+        )
     if expr.type == "binary_expression":
         return _binary_is_wave_mask(expr, ctx, trace)
     if expr.type == "subscript_expression":
@@ -492,8 +582,12 @@ def narrowing(call: Node, ctx: CudaContext) -> Narrowing | None:
         stored = _declaration_type(outer, holder)
         if stored is not None and type_width(ctx.text(stored)) == 32:
             # `int v = (int)__ballot(p);`: the declaration that keeps the cast value is widened too.
-            widen = widen + [_widened_type(stored, ctx)] if _single_declarator(stored) else []
-        elif holder is not None and holder.type == "assignment_expression" and holder.child_by_field_name("right") == outer:
+            widen = [*widen, _widened_type(stored, ctx)] if _single_declarator(stored) else []
+        elif (
+            holder is not None
+            and holder.type == "assignment_expression"
+            and holder.child_by_field_name("right") == outer
+        ):
             if _if_32(_target_type(holder.child_by_field_name("left"), ctx)) is not None:
                 widen = []  # a wider cast would only move the truncation to the assignment
         elif holder is not None and holder.type == "return_statement" and _if_32(_return_type(holder, ctx)) is not None:
@@ -519,7 +613,12 @@ def _mask_destination(node: Node, ctx: CudaContext) -> tuple[Node, Node | None]:
     parent = node.parent
     while parent is not None and _passes_mask_through(parent, ctx):
         node, parent = parent, parent.parent
-    if parent is not None and parent.type == "initializer_list" and parent.parent is not None and parent.parent.type == "init_declarator":
+    if (
+        parent is not None
+        and parent.type == "initializer_list"
+        and parent.parent is not None
+        and parent.parent.type == "init_declarator"
+    ):
         node, parent = parent, parent.parent
     if parent is not None and parent.type == "argument_list":
         parent = parent.parent  # `uint32_t(__ballot(p))`, `static_cast<unsigned>(...)`
@@ -537,7 +636,11 @@ def _declaration_type(node: Node, parent: Node | None) -> Node | None:
 def _single_declarator(type_node: Node) -> bool:
     """Widening `unsigned a = __ballot(p), b = 0;` would widen `b` too: only one-variable declarations."""
     declaration = type_node.parent
-    return declaration is not None and declaration.type == "declaration" and len(declaration.children_by_field_name("declarator")) == 1
+    return (
+        declaration is not None
+        and declaration.type == "declaration"
+        and len(declaration.children_by_field_name("declarator")) == 1
+    )
 
 
 def _passes_mask_through(node: Node, ctx: CudaContext) -> bool:
@@ -650,9 +753,13 @@ def is_all_ones_text(text: str) -> bool:
     cast = re.fullmatch(r"\(\s*([A-Za-z_][\w\s:]*)\)\s*(.+)", text, re.DOTALL)
     if cast is not None:
         return type_width(cast.group(1)) is not None and is_all_ones_text(cast.group(2))
-    functional = re.fullmatch(r"(?:static_cast\s*<\s*([^<>]+)>|([A-Za-z_][\w:]*(?:\s+[A-Za-z_]\w*)*))\s*[({](.*)[)}]", text, re.DOTALL)
+    functional = re.fullmatch(
+        r"(?:static_cast\s*<\s*([^<>]+)>|([A-Za-z_][\w:]*(?:\s+[A-Za-z_]\w*)*))\s*[({](.*)[)}]", text, re.DOTALL
+    )
     if functional is not None:
-        return type_width(functional.group(1) or functional.group(2)) is not None and is_all_ones_text(functional.group(3))
+        return type_width(functional.group(1) or functional.group(2)) is not None and is_all_ones_text(
+            functional.group(3)
+        )
     return False
 
 
@@ -699,7 +806,10 @@ def sync_rewrites(call: Node, ctx: CudaContext) -> list[Rewrite]:
     plain = NON_SYNC_INTRINSICS.get(name or "")
     if plain is None or len(arguments) < 2:
         return []
-    return [Rewrite(function.start_byte, function.end_byte, plain), Rewrite(arguments[0].start_byte, arguments[1].start_byte, "")]
+    return [
+        Rewrite(function.start_byte, function.end_byte, plain),
+        Rewrite(arguments[0].start_byte, arguments[1].start_byte, ""),
+    ]
 
 
 def bit_intrinsic_rewrites(call: Node, ctx: CudaContext) -> list[Rewrite]:
@@ -713,7 +823,10 @@ def bit_intrinsic_rewrites(call: Node, ctx: CudaContext) -> list[Rewrite]:
     if wide is None or function is None or not arguments or not is_wave_mask(arguments[0], ctx):
         return []
     if name == "__clz":
-        return [Rewrite(function.start_byte, function.end_byte, f"({wide}", safe=False), Rewrite(call.end_byte, call.end_byte, " - 32)", safe=False)]
+        return [
+            Rewrite(function.start_byte, function.end_byte, f"({wide}", safe=False),
+            Rewrite(call.end_byte, call.end_byte, " - 32)", safe=False),
+        ]
     rewrites = [Rewrite(function.start_byte, function.end_byte, wide, safe=name != "__brev")]
     if name == "__ffs" and value_width(arguments[0], ctx) != 64:
         # HIP overloads `__ffsll` for `long long` and `unsigned long long`: a 32-bit argument is ambiguous.
@@ -764,7 +877,9 @@ def hazard_rewrites(node: Node, ctx: CudaContext) -> list[Rewrite]:
 
 # --- the fix ------------------------------------------------------------------------------------------------
 
-_COMPOUND_STATEMENTS = frozenset({"if_statement", "for_statement", "while_statement", "do_statement", "switch_statement", "template_declaration"})
+_COMPOUND_STATEMENTS = frozenset(
+    {"if_statement", "for_statement", "while_statement", "do_statement", "switch_statement", "template_declaration"}
+)
 # How many lines a compound statement (or one reached because the hazard's own statement shares its line)
 # may span before duplicating it behind a gate is more than a fix should do.
 _MAX_WRAPPED_LINES = 6
@@ -783,7 +898,11 @@ def mask_fix(hazard: Node, ctx: CudaContext, message: str, own: list[Rewrite]) -
     safe = all(r.safe for r in own)
     if ctx.branch(hazard).on_nvidia is False:
         in_place = _disjoint(own)
-        return None if in_place is None else ctx.fix(message, *(ctx.edit(r.start, r.end, r.text) for r in in_place), safe=safe)
+        return (
+            None
+            if in_place is None
+            else ctx.fix(message, *(ctx.edit(r.start, r.end, r.text) for r in in_place), safe=safe)
+        )
     statement = ctx.statement_of(hazard)
     climbed = False
     while statement is not None:
@@ -835,7 +954,10 @@ def _disjoint(rewrites: list[Rewrite]) -> list[Rewrite] | None:
     ordered = sorted(dict.fromkeys(rewrites), key=lambda r: (r.start, r.end))
     kept: list[Rewrite] = []
     for rewrite in ordered:
-        covering = next((k for k in kept if k.start < k.end and k.start <= rewrite.start and rewrite.end <= k.end and k != rewrite), None)
+        covering = next(
+            (k for k in kept if k.start < k.end and k.start <= rewrite.start and rewrite.end <= k.end and k != rewrite),
+            None,
+        )
         if covering is not None and (rewrite.start < rewrite.end or covering.start < rewrite.start < covering.end):
             continue  # inside a range that is replaced whole (`__syncwarp(...)`)
         if any(k.start < rewrite.end and rewrite.start < k.end for k in kept):
@@ -846,7 +968,9 @@ def _disjoint(rewrites: list[Rewrite]) -> list[Rewrite] | None:
 
 # --- masks in macro bodies, which tree-sitter does not parse ---------------------------------------------
 # A `*_sync` call inside a macro body, with a 32-bit literal mask: `__shfl_down_sync(0xffffffff, v, o)`.
-_SYNC_CALL_IN_MACRO = re.compile(r"\b(__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all|uni|match_any|match_all|reduce_\w+)_sync|__syncwarp)\s*\(\s*(0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*)\s*[,)]")
+_SYNC_CALL_IN_MACRO = re.compile(
+    r"\b(__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all|uni|match_any|match_all|reduce_\w+)_sync|__syncwarp)\s*\(\s*(0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*)\s*[,)]"
+)
 # The same call with a literal or macro mask, to rewrite inside a macro body for ROCm.
 _SYNC_CALL_TO_REWRITE = re.compile(
     r"\b(?P<name>__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all)_sync)\s*\(\s*(?P<mask>0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*)\s*,\s*"
@@ -870,7 +994,10 @@ def is_full_warp_mask_macro(name: str, value: str) -> bool:
 def passed_to_sync_call(name: str, ctx: CudaContext) -> bool:
     """Whether this file passes the macro `name` as the mask of a `*_sync` call or `__syncwarp`."""
     spelled = re.escape(name.encode())
-    return re.search(rb"\b__\w+_sync\s*\(\s*" + spelled + rb"\b|__syncwarp\s*\(\s*" + spelled + rb"\b", ctx.content) is not None
+    return (
+        re.search(rb"\b__\w+_sync\s*\(\s*" + spelled + rb"\b|__syncwarp\s*\(\s*" + spelled + rb"\b", ctx.content)
+        is not None
+    )
 
 
 def non_sync_message(name: str | None) -> str:
@@ -913,11 +1040,11 @@ def _is_full_warp_32(value: str) -> bool:
 __all__ = [
     "BIT_INTRINSICS_64",
     "NON_SYNC_INTRINSICS",
-    "Narrowing",
-    "Rewrite",
     "SYNC_MASK_INTRINSICS",
     "WAVE_BARRIER",
     "WAVE_MASK_INTRINSICS",
+    "Narrowing",
+    "Rewrite",
     "bit_intrinsic_rewrites",
     "cast_type",
     "constant_width",

@@ -19,11 +19,46 @@ from rocmlint.vendor import EVERYWHERE, Branch, Tri, and3, not3
 # Macros each vendor's build defines (ROCm: HIP-Clang and PyTorch/vLLM extension builds).
 ROCM_MACROS = frozenset({"USE_ROCM", "__HIP_PLATFORM_AMD__", "__HIPCC__", "__HIP__", "HIP_PLATFORM_AMD"})
 # Defined only on some ROCm compilation passes or targets: unknown on ROCm, never defined on NVIDIA.
-ROCM_PASS_MACROS = frozenset({"__HIP_DEVICE_COMPILE__", "__AMDGCN__", "__AMDGCN_WAVEFRONT_SIZE", "__HIP_PLATFORM_HCC__"})
+ROCM_PASS_MACROS = frozenset(
+    {"__HIP_DEVICE_COMPILE__", "__AMDGCN__", "__AMDGCN_WAVEFRONT_SIZE", "__HIP_PLATFORM_HCC__"}
+)
 _AMD_ARCH_MACRO = re.compile(r"__(?:GFX\d+|gfx[0-9a-f]+)__|__gfx[0-9a-f]+_generic__")
-ROCM_VERSION_MACROS = frozenset({"HIP_VERSION", "HIP_VERSION_MAJOR", "HIP_VERSION_MINOR", "HIP_VERSION_PATCH", "ROCM_VERSION", "TORCH_HIP_VERSION", "ROCM_VERSION_MAJOR", "ROCM_VERSION_MINOR"})
+ROCM_VERSION_MACROS = frozenset(
+    {
+        "HIP_VERSION",
+        "HIP_VERSION_MAJOR",
+        "HIP_VERSION_MINOR",
+        "HIP_VERSION_PATCH",
+        "ROCM_VERSION",
+        "TORCH_HIP_VERSION",
+        "ROCM_VERSION_MAJOR",
+        "ROCM_VERSION_MINOR",
+    }
+)
 # Never defined by HIP-Clang: a ROCm build sees them undefined (value 0 in arithmetic).
-NVIDIA_MACROS = frozenset({"__NVCC__", "__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__", "CUDA_VERSION", "CUDART_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__", "__CUDA_API_VERSION", "CUDNN_VERSION", "__CUDA_ARCH_FEAT_SM90_ALL", "CUBLAS_VERSION", "CUSPARSE_VERSION", "CUSOLVER_VERSION", "CUFFT_VERSION", "CURAND_VERSION", "CUTLASS_VERSION"})
+NVIDIA_MACROS = frozenset(
+    {
+        "__NVCC__",
+        "__CUDA_ARCH__",
+        "__CUDA_ARCH_LIST__",
+        "__HIP_PLATFORM_NVIDIA__",
+        "__HIP_PLATFORM_NVCC__",
+        "CUDA_VERSION",
+        "CUDART_VERSION",
+        "__CUDACC_VER_MAJOR__",
+        "__CUDACC_VER_MINOR__",
+        "__CUDACC_VER_BUILD__",
+        "__CUDA_API_VERSION",
+        "CUDNN_VERSION",
+        "__CUDA_ARCH_FEAT_SM90_ALL",
+        "CUBLAS_VERSION",
+        "CUSPARSE_VERSION",
+        "CUSOLVER_VERSION",
+        "CUFFT_VERSION",
+        "CURAND_VERSION",
+        "CUTLASS_VERSION",
+    }
+)
 # Not NVIDIA-only although they look it: RCCL defines NCCL_VERSION_CODE too.
 
 # `#name` and the rest of its line with its backslash-continued lines: a directive when only blanks come
@@ -96,7 +131,12 @@ class VendorMacros:
         return VendorMacros(self.rocm | frozenset(rocm), self.rocm_pass, self.nvidia | frozenset(nvidia))
 
     def is_rocm_side(self, name: str) -> bool:
-        return name in self.rocm or name in self.rocm_pass or name in ROCM_VERSION_MACROS or bool(_AMD_ARCH_MACRO.fullmatch(name))
+        return (
+            name in self.rocm
+            or name in self.rocm_pass
+            or name in ROCM_VERSION_MACROS
+            or bool(_AMD_ARCH_MACRO.fullmatch(name))
+        )
 
 
 @dataclass
@@ -116,7 +156,11 @@ class Preprocessor:
 
     def define_of(self, name: str, before: int) -> Define | None:
         """The object-like `#define` of `name` a ROCm build sees at byte `before`, if this file has one."""
-        visible = [d for d in self.defines.get(name, ()) if d.directive.start_byte < before and d.directive.branch.on_rocm is not False]
+        visible = [
+            d
+            for d in self.defines.get(name, ())
+            if d.directive.start_byte < before and d.directive.branch.on_rocm is not False
+        ]
         return visible[-1] if visible else None
 
 
@@ -406,8 +450,24 @@ def _tokenize(expression: str) -> list[tuple[str, str]] | None:
 MacroLookup = Callable[[str, str], "int | None"]
 
 _BINARY = {
-    "||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6,
-    "<": 7, ">": 7, "<=": 7, ">=": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
+    "||": 1,
+    "&&": 2,
+    "|": 3,
+    "^": 4,
+    "&": 5,
+    "==": 6,
+    "!=": 6,
+    "<": 7,
+    ">": 7,
+    "<=": 7,
+    ">=": 7,
+    "<<": 8,
+    ">>": 8,
+    "+": 9,
+    "-": 9,
+    "*": 10,
+    "/": 10,
+    "%": 10,
 }
 
 
@@ -514,12 +574,20 @@ def _apply(op: str, left: int | None, right: int | None) -> int | None:
     if op in ("/", "%") and right == 0:
         return None
     return {
-        "|": lambda: left | right, "^": lambda: left ^ right, "&": lambda: left & right,
-        "==": lambda: int(left == right), "!=": lambda: int(left != right),
-        "<": lambda: int(left < right), ">": lambda: int(left > right),
-        "<=": lambda: int(left <= right), ">=": lambda: int(left >= right),
-        "<<": lambda: left << right if 0 <= right < 64 else None, ">>": lambda: left >> right if 0 <= right < 64 else None,
-        "+": lambda: left + right, "-": lambda: left - right, "*": lambda: left * right,
+        "|": lambda: left | right,
+        "^": lambda: left ^ right,
+        "&": lambda: left & right,
+        "==": lambda: int(left == right),
+        "!=": lambda: int(left != right),
+        "<": lambda: int(left < right),
+        ">": lambda: int(left > right),
+        "<=": lambda: int(left <= right),
+        ">=": lambda: int(left >= right),
+        "<<": lambda: left << right if 0 <= right < 64 else None,
+        ">>": lambda: left >> right if 0 <= right < 64 else None,
+        "+": lambda: left + right,
+        "-": lambda: left - right,
+        "*": lambda: left * right,
         # C truncates toward zero (Python's // and % floor).
         "/": lambda: abs(left) // abs(right) * (1 if (left < 0) == (right < 0) else -1),
         "%": lambda: left - right * (abs(left) // abs(right) * (1 if (left < 0) == (right < 0) else -1)),
@@ -533,4 +601,3 @@ def mentions(expression: str, names: frozenset[str] | set[str]) -> bool:
 
 def names_in(expression: str) -> list[str]:
     return [match.group("name") for match in _TOKEN.finditer(expression) if match.group("name")]
-

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from rocmlint.cuda.frontend import STATEMENT_TYPES, CudaContext, Node, Span
 
 COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
+
+
 def bare(node: Node) -> Node:
     """`x` for `(x)`, `(int)x`, `((unsigned)(x))`: the operand under parentheses and C casts."""
     while True:
@@ -43,7 +45,9 @@ def operator_of(node: Node, ctx: CudaContext) -> str | None:
 
 def whole_condition(node: Node, ctx: CudaContext) -> Node:
     """The whole `&&`/`||` chain (and the parentheses around it) that `node` is a term of."""
-    while node.parent is not None and (node.parent.type == "parenthesized_expression" or operator_of(node.parent, ctx) in ("&&", "||")):
+    while node.parent is not None and (
+        node.parent.type == "parenthesized_expression" or operator_of(node.parent, ctx) in ("&&", "||")
+    ):
         node = node.parent
     return node
 
@@ -145,7 +149,8 @@ def has_specifier(declaration: Node, ctx: CudaContext, *words: str) -> bool:
     """Whether the declaration says one of `words` as a qualifier or storage class (`const`, `constexpr`,
     `static`, ...)."""
     return any(
-        child.type in ("type_qualifier", "storage_class_specifier") and ctx.text(child) in words for child in declaration.children
+        child.type in ("type_qualifier", "storage_class_specifier") and ctx.text(child) in words
+        for child in declaration.children
     )
 
 
@@ -157,7 +162,11 @@ def identifiers_in(ctx: CudaContext, span: Span) -> list[Node]:
         current = stack.pop()
         if current is None:
             continue
-        if current.type in ("identifier", "type_identifier") and span.start_byte <= current.start_byte and current.end_byte <= span.end_byte:
+        if (
+            current.type in ("identifier", "type_identifier")
+            and span.start_byte <= current.start_byte
+            and current.end_byte <= span.end_byte
+        ):
             found.append(current)
         stack.extend(current.children)
     return sorted(found, key=lambda n: n.start_byte)
@@ -210,7 +219,9 @@ def local_uses(declarator: Node, ctx: CudaContext) -> list[Node] | None:
     if name_node is None or name_node.type != "identifier" or scope is None:
         return None
     name = ctx.text(name_node)
-    return [n for n in ctx.descendants(scope, "identifier") if n.start_byte > declarator.end_byte and ctx.text(n) == name]
+    return [
+        n for n in ctx.descendants(scope, "identifier") if n.start_byte > declarator.end_byte and ctx.text(n) == name
+    ]
 
 
 def declares_void_pointer(declaration: Node, name: str, ctx: CudaContext) -> bool:
@@ -233,10 +244,26 @@ def declares_void_pointer(declaration: Node, name: str, ctx: CudaContext) -> boo
 # Where the search for an enclosing constant context stops: beyond these the value is a run-time one.
 _RUNTIME_BOUNDARIES = frozenset(
     {
-        "compound_statement", "expression_statement", "argument_list", "function_definition", "return_statement",
-        "lambda_expression", "parameter_list", "translation_unit", "field_declaration_list", "declaration_list",
-        "for_statement", "while_statement", "do_statement", "subscript_expression", "initializer_list",
-        "new_expression", "assignment_expression", "field_initializer_list", "preproc_if", "preproc_ifdef",
+        "compound_statement",
+        "expression_statement",
+        "argument_list",
+        "function_definition",
+        "return_statement",
+        "lambda_expression",
+        "parameter_list",
+        "translation_unit",
+        "field_declaration_list",
+        "declaration_list",
+        "for_statement",
+        "while_statement",
+        "do_statement",
+        "subscript_expression",
+        "initializer_list",
+        "new_expression",
+        "assignment_expression",
+        "field_initializer_list",
+        "preproc_if",
+        "preproc_ifdef",
     }
 )
 _CONSTEXPR = ("constexpr", "consteval", "constinit")
@@ -261,13 +288,21 @@ def constant_context(node: Node, ctx: CudaContext) -> str | None:
             return description if child == ancestor.child_by_field_name(field) else None
         if kind == "init_declarator":
             declaration = ancestor.parent
-            constant = declaration is not None and child == ancestor.child_by_field_name("value") and has_specifier(declaration, ctx, *_CONSTEXPR)
+            constant = (
+                declaration is not None
+                and child == ancestor.child_by_field_name("value")
+                and has_specifier(declaration, ctx, *_CONSTEXPR)
+            )
             return "a `constexpr` initialiser" if constant else None
         if kind == "field_declaration":
-            constant = child == ancestor.child_by_field_name("default_value") and has_specifier(ancestor, ctx, *_CONSTEXPR)
+            constant = child == ancestor.child_by_field_name("default_value") and has_specifier(
+                ancestor, ctx, *_CONSTEXPR
+            )
             return "a `constexpr` initialiser" if constant else None
         if kind == "if_statement":
-            constant = child == ancestor.child_by_field_name("condition") and any(c.type == "constexpr" for c in ancestor.children)
+            constant = child == ancestor.child_by_field_name("condition") and any(
+                c.type == "constexpr" for c in ancestor.children
+            )
             return "an `if constexpr` condition" if constant else None
         if kind in _RUNTIME_BOUNDARIES:
             return None
@@ -319,8 +354,8 @@ __all__ = [
     "is_certainly_device",
     "is_certainly_host",
     "largest_terms",
-    "local_uses",
     "literal_pattern",
+    "local_uses",
     "loop_counter",
     "operator_of",
     "operator_with_literal",

@@ -10,13 +10,10 @@ Deeper chains are unknown: real code names a constant through two or three level
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-
-from rocmlint.cuda.preprocessor import evaluate_integer, parse_int
-from rocmlint.cuda.trace import MAX_TRACE_DEPTH, START, Trace
 
 from rocmlint.cuda.frontend import CudaContext, Node, Span
-
+from rocmlint.cuda.preprocessor import evaluate_integer, parse_int
+from rocmlint.cuda.trace import MAX_TRACE_DEPTH, START, Trace
 
 
 def initialiser(ctx: CudaContext, identifier: Node, trace: Trace) -> tuple[Node, Trace] | None:
@@ -30,15 +27,57 @@ def initialiser(ctx: CudaContext, identifier: Node, trace: Trace) -> tuple[Node,
 # --- integer constants -------------------------------------------------------------------------------------
 # Bytes of the element types kernels size shared memory and buffers with.
 TYPE_BYTES = {
-    "char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "int8_t": 1, "uint8_t": 1, "__nv_fp8_e4m3": 1,
-    "__nv_fp8_e5m2": 1, "short": 2, "unsigned short": 2, "int16_t": 2, "uint16_t": 2, "half": 2, "__half": 2,
-    "at::Half": 2, "c10::Half": 2, "__nv_bfloat16": 2, "nv_bfloat16": 2, "bf16": 2, "__hip_bfloat16": 2,
-    "hip_bfloat16": 2, "at::BFloat16": 2, "c10::BFloat16": 2, "float": 4, "int": 4, "unsigned": 4, "unsigned int": 4,
-    "signed int": 4, "int32_t": 4, "uint32_t": 4, "half2": 4, "__half2": 4, "__nv_bfloat162": 4, "double": 8,
-    "long long": 8, "unsigned long long": 8, "long long int": 8, "int64_t": 8, "uint64_t": 8, "size_t": 8,
-    "float2": 8, "int2": 8, "uint2": 8, "float4": 16, "int4": 16, "uint4": 16, "double2": 16,
+    "char": 1,
+    "signed char": 1,
+    "unsigned char": 1,
+    "bool": 1,
+    "int8_t": 1,
+    "uint8_t": 1,
+    "__nv_fp8_e4m3": 1,
+    "__nv_fp8_e5m2": 1,
+    "short": 2,
+    "unsigned short": 2,
+    "int16_t": 2,
+    "uint16_t": 2,
+    "half": 2,
+    "__half": 2,
+    "at::Half": 2,
+    "c10::Half": 2,
+    "__nv_bfloat16": 2,
+    "nv_bfloat16": 2,
+    "bf16": 2,
+    "__hip_bfloat16": 2,
+    "hip_bfloat16": 2,
+    "at::BFloat16": 2,
+    "c10::BFloat16": 2,
+    "float": 4,
+    "int": 4,
+    "unsigned": 4,
+    "unsigned int": 4,
+    "signed int": 4,
+    "int32_t": 4,
+    "uint32_t": 4,
+    "half2": 4,
+    "__half2": 4,
+    "__nv_bfloat162": 4,
+    "double": 8,
+    "long long": 8,
+    "unsigned long long": 8,
+    "long long int": 8,
+    "int64_t": 8,
+    "uint64_t": 8,
+    "size_t": 8,
+    "float2": 8,
+    "int2": 8,
+    "uint2": 8,
+    "float4": 16,
+    "int4": 16,
+    "uint4": 16,
+    "double2": 16,
 }
-_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(sizeof\s*\(\s*[\w:\s]+?\s*\))|([A-Za-z_]\w*)|(<<|>>|[-+*/%()]))")
+_TOKEN = re.compile(
+    r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(sizeof\s*\(\s*[\w:\s]+?\s*\))|([A-Za-z_]\w*)|(<<|>>|[-+*/%()]))"
+)
 _ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "<<", ">>"})
 
 

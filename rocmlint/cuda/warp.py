@@ -121,16 +121,33 @@ def is_thread_index(node: Node, ctx: CudaContext, trace: Trace | None = START) -
 # --- shuffles ---------------------------------------------------------------------------------------------
 SHUFFLES = frozenset(
     {
-        "__shfl_xor_sync", "__shfl_down_sync", "__shfl_up_sync", "__shfl_xor", "__shfl_down", "__shfl_up",
-        "WARP_SHFL_XOR", "WARP_SHFL_DOWN", "WARP_SHFL_UP", "VLLM_SHFL_XOR_SYNC", "VLLM_SHFL_XOR_SYNC_WIDTH",
-        "VLLM_SHFL_DOWN_SYNC", "VLLM_SHFL_UP_SYNC",
+        "__shfl_xor_sync",
+        "__shfl_down_sync",
+        "__shfl_up_sync",
+        "__shfl_xor",
+        "__shfl_down",
+        "__shfl_up",
+        "WARP_SHFL_XOR",
+        "WARP_SHFL_DOWN",
+        "WARP_SHFL_UP",
+        "VLLM_SHFL_XOR_SYNC",
+        "VLLM_SHFL_XOR_SYNC_WIDTH",
+        "VLLM_SHFL_DOWN_SYNC",
+        "VLLM_SHFL_UP_SYNC",
     }
 )
 # The shuffles whose offsets a reduction halves down to 1 (a butterfly or a tree reduction).
 DESCENDING_SHUFFLES = frozenset(
     {
-        "__shfl_xor_sync", "__shfl_down_sync", "__shfl_xor", "__shfl_down", "WARP_SHFL_XOR", "WARP_SHFL_DOWN",
-        "VLLM_SHFL_XOR_SYNC", "VLLM_SHFL_XOR_SYNC_WIDTH", "VLLM_SHFL_DOWN_SYNC",
+        "__shfl_xor_sync",
+        "__shfl_down_sync",
+        "__shfl_xor",
+        "__shfl_down",
+        "WARP_SHFL_XOR",
+        "WARP_SHFL_DOWN",
+        "VLLM_SHFL_XOR_SYNC",
+        "VLLM_SHFL_XOR_SYNC_WIDTH",
+        "VLLM_SHFL_DOWN_SYNC",
     }
 )
 
@@ -200,7 +217,9 @@ def in_first_32_threads(node: Node, ctx: CudaContext) -> bool:
         if ancestor.type == "function_definition":
             return False
         condition = ancestor.child_by_field_name("condition") if ancestor.type == "if_statement" else None
-        test = binary_parts(condition.named_children[0] if condition is not None and condition.named_child_count else None, ctx)
+        test = binary_parts(
+            condition.named_children[0] if condition is not None and condition.named_child_count else None, ctx
+        )
         if test is not None and test[1] == "<" and ctx.int_value(test[2]) == 32 and is_thread_index(test[0], ctx):
             return True
     return False
@@ -229,7 +248,9 @@ def in_wave_selector(ctx: CudaContext, span: Span) -> bool:
 # --- fixes: a 32 constant becomes 64 on CDNA, the NVIDIA text stays -----------------------------------------
 _WAVE_FIX_MESSAGE = "define the wave size per ROCm target (64 on GFX8/GFX9 and in the host pass, 32 on RDNA)"
 # `#define WARP_SIZE 32`, `#define WARP_SIZE (32u)  // lanes`: the prefix, the literal, the rest of the line.
-_DEFINE_LITERAL = re.compile(r"(?P<head>[ \t]*#[ \t]*define[ \t]+\w+[ \t(]+)(?P<literal>(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*)(?P<tail>.*)", re.DOTALL)
+_DEFINE_LITERAL = re.compile(
+    r"(?P<head>[ \t]*#[ \t]*define[ \t]+\w+[ \t(]+)(?P<literal>(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*)(?P<tail>.*)", re.DOTALL
+)
 # The statements a constant's declaration can be wrapped as (not the `for` loop that declares it).
 _DECLARATIONS = frozenset({"declaration", "field_declaration", "type_definition"})
 
@@ -254,4 +275,6 @@ def wave_size_constant_fix(name_node: Node, value: Node, ctx: CudaContext) -> Fi
         if statement is None or statement.type not in _DECLARATIONS:
             return None
     wave64 = ctx.rocm_variant(statement, [(value, with_value(ctx.text(value), 64))])
-    return ctx.gated_fix(_WAVE_FIX_MESSAGE, statement, wave_selector(wave64, ctx.text(statement), indent_of(ctx, statement)))
+    return ctx.gated_fix(
+        _WAVE_FIX_MESSAGE, statement, wave_selector(wave64, ctx.text(statement), indent_of(ctx, statement))
+    )

@@ -82,9 +82,7 @@ def fix_from_data(data: Any) -> tuple[str, bool, list[types.TextEdit]] | None:
         return None
     edits = [
         types.TextEdit(
-            types.Range(
-                types.Position(**edit["range"]["start"]), types.Position(**edit["range"]["end"])
-            ),
+            types.Range(types.Position(**edit["range"]["start"]), types.Position(**edit["range"]["end"])),
             edit["newText"],
         )
         for edit in fix.get("edits", ())

@@ -226,7 +226,9 @@ class RocmlintServer(LanguageServer):
         if edit is None:
             return None
         marker = "#" if language == "python" else "//"
-        return self._action(f"Suppress {code} with `{marker} noqa: {code}`", types.CodeActionKind.QuickFix, document, [edit], diagnostic)
+        return self._action(
+            f"Suppress {code} with `{marker} noqa: {code}`", types.CodeActionKind.QuickFix, document, [edit], diagnostic
+        )
 
     def _has_safe_fix(self, uri: str) -> bool:
         linted = self.published.get(uri)
@@ -271,7 +273,7 @@ class RocmlintServer(LanguageServer):
 
 
 def document_language(document: TextDocument) -> str | None:
-    """"python" or "cuda" from the file name, else from the editor's language id."""
+    """ "python" or "cuda" from the file name, else from the editor's language id."""
     path = _file_path(document)
     language = language_of(path.name) if path else None
     return language or _LANGUAGE_IDS.get(document.language_id or "")
@@ -382,4 +384,3 @@ def serve(debounce: float = DEFAULT_DEBOUNCE, log_file: str | None = None) -> No
     if log_file:
         logging.basicConfig(filename=log_file, level=logging.INFO)
     create_server(debounce).start_io()
-

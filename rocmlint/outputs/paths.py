@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-
 STDIN = "-"  # the name of stdin read without --stdin-filename
 
 

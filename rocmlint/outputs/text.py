@@ -26,7 +26,11 @@ def summary(diagnostics: Sequence[Diagnostic]) -> str:
     if not diagnostics:
         return "All checks passed!\n"
     by_severity = Counter(d.severity.value for d in diagnostics)
-    parts = [f"{by_severity[s]} {s}{'s' if by_severity[s] != 1 else ''}" for s in ("error", "warning", "info") if by_severity[s]]
+    parts = [
+        f"{by_severity[s]} {s}{'s' if by_severity[s] != 1 else ''}"
+        for s in ("error", "warning", "info")
+        if by_severity[s]
+    ]
     total = len(diagnostics)
     text = f"Found {total} diagnostic{'s' if total != 1 else ''} ({', '.join(parts)})."
     fixable = sum(d.fixable for d in diagnostics)

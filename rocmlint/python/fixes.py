@@ -77,9 +77,7 @@ class _ModuleFacts:
         self.top = _top_insertion(ctx)
 
 
-_FACTS: weakref.WeakKeyDictionary[PythonContext, _ModuleFacts] = (
-    weakref.WeakKeyDictionary()
-)
+_FACTS: weakref.WeakKeyDictionary[PythonContext, _ModuleFacts] = weakref.WeakKeyDictionary()
 
 
 def _facts(ctx: PythonContext) -> _ModuleFacts:
@@ -99,10 +97,8 @@ def rocm_guard(ctx: PythonContext, site: cst.CSTNode) -> Guard | None:
     reused = _reusable_guard(ctx, facts, site)
     if reused is not None:
         return Guard(reused)
-    if (
-        ctx.contains(GUARD_NAME.encode())
-        or ctx.semantic.lookup("torch", site) is not None
-        and facts.torch_name is None
+    if ctx.contains(GUARD_NAME.encode()) or (
+        ctx.semantic.lookup("torch", site) is not None and facts.torch_name is None
     ):
         return None  # the name is taken, or torch is bound some other way (inside a try, from an import)
     return _defined_after_torch(
@@ -114,20 +110,14 @@ def rocm_guard(ctx: PythonContext, site: cst.CSTNode) -> Guard | None:
     )
 
 
-def module_definition(
-    ctx: PythonContext, site: cst.CSTNode, name: str, value: str
-) -> Guard | None:
+def module_definition(ctx: PythonContext, site: cst.CSTNode, name: str, value: str) -> Guard | None:
     """A module-level `name = value` after the torch import (`{torch}` in `value` is the module's name
     for torch), reused when `name` is already defined; None when `site` runs before it could be."""
     facts = _facts(ctx)
     existing = _module_bindings(ctx, lambda bound, _statement: bound == name)
     if existing:
         return Guard(name) if _runs_after(ctx, site, existing[0].end) else None
-    if (
-        ctx.contains(name.encode())
-        or ctx.semantic.lookup("torch", site) is not None
-        and facts.torch_name is None
-    ):
+    if ctx.contains(name.encode()) or (ctx.semantic.lookup("torch", site) is not None and facts.torch_name is None):
         return None
     return _defined_after_torch(ctx, facts, site, name, value)
 
@@ -154,9 +144,7 @@ def hip_extension_guard(ctx: PythonContext, site: cst.CSTNode) -> Guard | None:
     return Guard(HIP_EXTENSION, (_insertion(ctx, end, text),))
 
 
-def _reusable_guard(
-    ctx: PythonContext, facts: _ModuleFacts, site: cst.CSTNode
-) -> str | None:
+def _reusable_guard(ctx: PythonContext, facts: _ModuleFacts, site: cst.CSTNode) -> str | None:
     for guard in facts.guards:
         binding = ctx.semantic.lookup(guard.name, site)
         if binding is None or binding.scope.node is not ctx.semantic.module:
@@ -245,15 +233,9 @@ def _bound_names(small: cst.BaseSmallStatement) -> Iterator[str]:
         for target in small.targets:
             if isinstance(target.target, cst.Name):
                 yield target.target.value
-    elif (
-        isinstance(small, cst.AnnAssign)
-        and small.value is not None
-        and isinstance(small.target, cst.Name)
-    ):
+    elif isinstance(small, cst.AnnAssign) and small.value is not None and isinstance(small.target, cst.Name):
         yield small.target.value
-    elif isinstance(small, cst.ImportFrom) and not isinstance(
-        small.names, cst.ImportStar
-    ):
+    elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
         for alias in small.names:
             bound = alias.asname.name if alias.asname is not None else alias.name
             if isinstance(bound, cst.Name):
@@ -282,15 +264,9 @@ def _torch_binding(statement: cst.CSTNode) -> str | None:
             continue
         for alias in small.names:
             module = dotted_name(alias.name) or ""
-            if (
-                alias.asname is not None
-                and module == "torch"
-                and isinstance(alias.asname.name, cst.Name)
-            ):
+            if alias.asname is not None and module == "torch" and isinstance(alias.asname.name, cst.Name):
                 return alias.asname.name.value
-            if alias.asname is None and (
-                module == "torch" or module.startswith("torch.")
-            ):
+            if alias.asname is None and (module == "torch" or module.startswith("torch.")):
                 return "torch"
     return None
 
@@ -311,11 +287,7 @@ def _first_torch_statement_end(ctx: PythonContext) -> int | None:
             modules: list[str] = []
             if isinstance(small, cst.Import):
                 modules = [dotted_name(alias.name) or "" for alias in small.names]
-            elif (
-                isinstance(small, cst.ImportFrom)
-                and small.module is not None
-                and not small.relative
-            ):
+            elif isinstance(small, cst.ImportFrom) and small.module is not None and not small.relative:
                 modules = [dotted_name(small.module) or ""]
             if any(m == "torch" or m.startswith("torch.") for m in modules):
                 last = index
@@ -334,9 +306,7 @@ def _top_insertion(ctx: PythonContext) -> int:
         index = 1
     while index < len(body) and _is_future_import(body[index]):
         index += 1
-    while index < len(body) and _is_import_line(
-        body[index]
-    ):  # after the module's import block
+    while index < len(body) and _is_import_line(body[index]):  # after the module's import block
         index += 1
     if index > 0:
         return _line_end_offset(ctx, body[index - 1])
@@ -353,16 +323,13 @@ def _is_docstring(statement: cst.CSTNode) -> bool:
         isinstance(statement, cst.SimpleStatementLine)
         and len(statement.body) == 1
         and isinstance(statement.body[0], cst.Expr)
-        and isinstance(
-            statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)
-        )
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     )
 
 
 def _is_future_import(statement: cst.CSTNode) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and any(
-        isinstance(small, cst.ImportFrom)
-        and dotted_name(small.module or cst.Name("x")) == "__future__"
+        isinstance(small, cst.ImportFrom) and dotted_name(small.module or cst.Name("x")) == "__future__"
         for small in statement.body
     )
 
@@ -426,31 +393,23 @@ def gate_expression(ctx: PythonContext, node: cst.CSTNode, guard: str) -> Edit:
     text = original_text(ctx, node)
     inner = text if getattr(node, "lpar", ()) else f"({text})"
     new = f"(not {guard}) and {inner}"
-    return ctx.replace(
-        node, f"({new})" if needs_parens(ctx, node, boolean=True) else new
-    )
+    return ctx.replace(node, f"({new})" if needs_parens(ctx, node, boolean=True) else new)
 
 
-def choose_on_rocm(
-    ctx: PythonContext, node: cst.CSTNode, rocm_text: str, guard: str
-) -> Edit:
+def choose_on_rocm(ctx: PythonContext, node: cst.CSTNode, rocm_text: str, guard: str) -> Edit:
     """`<rocm_text> if <guard> else <node>`: the original kept verbatim in the NVIDIA arm."""
     new = f"{rocm_text} if {guard} else {original_text(ctx, node)}"
     return ctx.replace(node, f"({new})" if needs_parens(ctx, node) else new)
 
 
-def keep_on_nvidia(
-    ctx: PythonContext, node: cst.CSTNode, rocm_text: str, guard: str
-) -> Edit:
+def keep_on_nvidia(ctx: PythonContext, node: cst.CSTNode, rocm_text: str, guard: str) -> Edit:
     """`<node> if not <guard> else <rocm_text>`: the original first, as build scripts split flag lists."""
     new = f"{original_text(ctx, node)} if not {guard} else {rocm_text}"
     return ctx.replace(node, f"({new})" if needs_parens(ctx, node) else new)
 
 
 # --- statements ------------------------------------------------------------------------------------------
-def enclosing_statement(
-    ctx: PythonContext, node: cst.CSTNode
-) -> cst.SimpleStatementLine | None:
+def enclosing_statement(ctx: PythonContext, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
     if isinstance(node, cst.SimpleStatementLine):
         return node
     for ancestor in ctx.ancestors(node):
@@ -471,9 +430,7 @@ class _Lines:
     text: list[str]  # each line with its own line ending, the last one without
 
 
-def _statement_lines(
-    ctx: PythonContext, statement: cst.SimpleStatementLine
-) -> _Lines | None:
+def _statement_lines(ctx: PythonContext, statement: cst.SimpleStatementLine) -> _Lines | None:
     """None when the statement cannot be re-indented safely: it shares its line (`a; b`), or a string in
     it spans lines (indenting would change the string's content)."""
     if len(statement.body) != 1:
@@ -536,10 +493,10 @@ def wrap_in_try(
         return None
     newline = ctx.source.newline
     unit = ctx.module.default_indent
-    body = newline.join(
-        f"{lines.indent}{unit}{line}" if line else "" for line in handler
+    body = newline.join(f"{lines.indent}{unit}{line}" if line else "" for line in handler)
+    text = (
+        f"{lines.indent}try:{newline}{_indented(ctx, lines)}{newline}{lines.indent}except {exception}:{newline}{body}"
     )
-    text = f"{lines.indent}try:{newline}{_indented(ctx, lines)}{newline}{lines.indent}except {exception}:{newline}{body}"
     return ctx.source.edit(lines.start, lines.end, text)
 
 

@@ -386,9 +386,7 @@ def _checked_context(
     if not elided:
         return _run_rules(source, module, rules, options, resolve_external, package, on_internal_error)
     errors: list[tuple[type[Rule], BaseException, str]] = []
-    context = _run_rules(
-        source, module, rules, options, resolve_external, package, lambda *error: errors.append(error)
-    )
+    context = _run_rules(source, module, rules, options, resolve_external, package, lambda *error: errors.append(error))
     if any(_reaches(diagnostic, elided) for diagnostic in context.diagnostics):
         # A diagnostic or fix spans left-out elements (a fix copying the whole literal): redo it whole.
         module, _ = _parse(source, hits, pinned, elide_literals=False)

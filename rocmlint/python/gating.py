@@ -23,7 +23,6 @@ from rocmlint.python.semantic import Binding, Semantic
 from rocmlint.python.tree import children
 from rocmlint.vendor import CONSTANT_FALSE, CONSTANT_TRUE, EVERYWHERE, NEITHER, NVIDIA, ROCM, UNKNOWN, Branch, Vendor
 
-
 # Qualified names whose value is the vendor test itself.
 _ROCM_NAMES = frozenset(
     {
@@ -702,7 +701,7 @@ def _return_statements(function: cst.FunctionDef) -> list[cst.Return]:
         if isinstance(node, cst.Return):
             found.append(node)
             continue
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) or isinstance(node, cst.BaseExpression):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseExpression)):
             continue
         stack.extend(children(node))
     return found

@@ -36,9 +36,30 @@ _COLLECTION_WRAPPERS = frozenset({"frozenset", "set", "tuple", "list", "sorted"}
 # pytest's test parameters: values to look for, not to use.
 LOOKED_FOR_METHODS = frozenset(
     {
-        "startswith", "endswith", "find", "rfind", "index", "count", "match", "fullmatch", "search",
-        "fnmatch", "fnmatchcase", "__contains__", "replace", "removeprefix", "removesuffix", "split",
-        "rsplit", "partition", "rpartition", "strip", "lstrip", "rstrip", "parametrize", "param",
+        "startswith",
+        "endswith",
+        "find",
+        "rfind",
+        "index",
+        "count",
+        "match",
+        "fullmatch",
+        "search",
+        "fnmatch",
+        "fnmatchcase",
+        "__contains__",
+        "replace",
+        "removeprefix",
+        "removesuffix",
+        "split",
+        "rsplit",
+        "partition",
+        "rpartition",
+        "strip",
+        "lstrip",
+        "rstrip",
+        "parametrize",
+        "param",
     }
 )
 
@@ -138,9 +159,9 @@ def whole_value(ctx: PythonContext, node: cst.CSTNode) -> cst.CSTNode:
     current = node
     while True:
         parent = ctx.parent(current)
-        if isinstance(parent, (cst.Element, cst.List, cst.Tuple, cst.Set)):
-            current = parent
-        elif isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add):
+        if isinstance(parent, (cst.Element, cst.List, cst.Tuple, cst.Set)) or (
+            isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add)
+        ):
             current = parent
         elif isinstance(parent, cst.Arg) and _wraps_collection(ctx, ctx.parent(parent)):
             current = ctx.parent(parent)  # type: ignore[assignment]
@@ -329,9 +350,7 @@ def guarded_by(
     return False
 
 
-def runs_right_under(
-    ctx: PythonContext, node: cst.CSTNode, holds: Callable[[cst.BaseExpression, bool], bool]
-) -> bool:
+def runs_right_under(ctx: PythonContext, node: cst.CSTNode, holds: Callable[[cst.BaseExpression, bool], bool]) -> bool:
     """Whether the simple statement holding `node` is decided by a test right around it, by a rule's own
     predicate `holds(test, taken)`: it sits in the body of `if test:` (taken True), in the `else:` of one
     (False), or after an earlier `if test: <leave the block>` without `else` in its own block (False).

@@ -90,4 +90,4 @@ def runs_at_import(ctx: PythonContext, node: cst.CSTNode) -> bool:
 def module_path_names(ctx: PythonContext) -> list[str]:
     """The names the checked file's own module path is made of: its package's parts and its file stem
     (`["flash_attn", "layers", "rotary"]` for `flash_attn/layers/rotary.py`)."""
-    return (ctx.semantic.package or "").split(".") + [PurePath(ctx.source.path).stem]
+    return [*(ctx.semantic.package or "").split("."), PurePath(ctx.source.path).stem]

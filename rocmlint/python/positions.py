@@ -11,6 +11,7 @@ question. A node that is a top-level statement itself (one `op_db = [...]`) is r
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -101,12 +102,12 @@ class PositionIndex:
         owner = self._innermost_statement(self.parents[block])
         if owner is None:
             raise KeyError("an indented block outside any statement")
-        state = _PrefixCodegenState(default_indent=self.module.default_indent, default_newline=self.module.default_newline)
+        state = _PrefixCodegenState(
+            default_indent=self.module.default_indent, default_newline=self.module.default_newline
+        )
         state.stop_at = block.body[0]
-        try:
+        with contextlib.suppress(_PrefixDone):
             owner._codegen(state)
-        except _PrefixDone:
-            pass
         return self._line_of(owner) + _newlines("".join(state.tokens))
 
     def _slot(self, block: _Block, statement: cst.CSTNode) -> int:

@@ -50,9 +50,7 @@ class ProjectIndex:
         self._in_progress: set[tuple[Path, str, frozenset[str]]] = set()
         self._modules: dict[tuple[tuple[str, ...], tuple[Path, ...]], Path | None] = {}
 
-    def resolver_for(
-        self, path: str, rocm_guards: frozenset[str] | None = None
-    ) -> Callable[[str], Vendor | None]:
+    def resolver_for(self, path: str, rocm_guards: frozenset[str] | None = None) -> Callable[[str], Vendor | None]:
         """The resolver for names imported by the file at `path`. `rocm_guards` (default: the index's
         own) are the configured guard names the other modules are read with."""
         _, root = package_of(path)
@@ -60,9 +58,7 @@ class ProjectIndex:
         guards = self.rocm_guards if rocm_guards is None else rocm_guards
         return lambda qualified: self.resolve(qualified, roots, guards)
 
-    def resolve(
-        self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None = None
-    ) -> Vendor | None:
+    def resolve(self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None = None) -> Vendor | None:
         guards = self.rocm_guards if rocm_guards is None else rocm_guards
         called = qualified.endswith("()")
         parts = qualified.removesuffix("()").split(".")
@@ -96,8 +92,8 @@ class ProjectIndex:
 
     def _evaluate(self, module_file: Path, symbol: str, guards: frozenset[str]) -> Vendor | None:
         # Imported here: gating imports this module's resolver type.
-        from rocmlint.python.gating import GateAnalyzer
         from rocmlint.python.frontend import parse
+        from rocmlint.python.gating import GateAnalyzer
 
         try:
             if module_file.stat().st_size > _MAX_FILE_BYTES:

@@ -36,6 +36,7 @@ large file) and, by hand, on the PyTorch and vLLM trees (docs/performance.md).
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
@@ -83,8 +84,39 @@ _COMPOUND = re.compile(r"[\w)\]][ \t]*[(\[]|[\[{]")
 _FREE_NAME = re.compile(r"(?<![\w.])[^\W\d]\w*")  # a name not after a dot: a variable or function read
 _NOT_LINE_BREAK = re.compile(r"[^\r\n]")
 _KEYWORDS = frozenset(
-    "if elif else for while try except finally with def class async import from global nonlocal assert"
-    " raise return del pass break continue match case type await yield lambda not print".split()
+    [
+        "if",
+        "elif",
+        "else",
+        "for",
+        "while",
+        "try",
+        "except",
+        "finally",
+        "with",
+        "def",
+        "class",
+        "async",
+        "import",
+        "from",
+        "global",
+        "nonlocal",
+        "assert",
+        "raise",
+        "return",
+        "del",
+        "pass",
+        "break",
+        "continue",
+        "match",
+        "case",
+        "type",
+        "await",
+        "yield",
+        "lambda",
+        "not",
+        "print",
+    ]
 )
 # A module-level statement matching this stays: it may bind a ROCm guard a fix reuses (gating's naming
 # conventions included: `on_gfx9`, `on_mi3xx`), probe for a package, or end the module early
@@ -300,7 +332,7 @@ def _elidable_elements(lines: list[str], unit: _Unit, hit_lines: list[int]) -> l
     runs: list[tuple[int, int]] = []
     for opening, closing, depth in _large_literals(code):
         element_starts = _element_starts(code, level, opening, closing, depth)
-        for first, end in zip(element_starts, element_starts[1:]):
+        for first, end in itertools.pairwise(element_starts):
             if _contains_line(hit_lines, unit.first + first, unit.first + end):
                 continue
             element = "\n".join(code[first:end])
@@ -435,7 +467,7 @@ class _Analysis:
             own = self.own[id(unit)]
             holds_hit = _contains_line(hit_lines, unit.first, unit.end)
             structural = unit.first <= first_indented < unit.end or _frames_imports(unit, top_level, lines)
-            if holds_hit or structural or own.rebinds or unit.statement and own.pinned:
+            if holds_hit or structural or own.rebinds or (unit.statement and own.pinned):
                 self._keep(unit)
 
     def run(self) -> None:
@@ -609,7 +641,7 @@ def _own_text(lines: list[str], unit: _Unit) -> str:
     taken = [False] * (unit.end - unit.first)
     for first, end in [(member.first, member.end) for member in unit.members] + unit.elided:
         taken[first - unit.first : end - unit.first] = [True] * (end - first)
-    return "\n".join(line for line, gone in zip(lines[unit.first : unit.end], taken) if not gone)
+    return "\n".join(line for line, gone in zip(lines[unit.first : unit.end], taken, strict=False) if not gone)
 
 
 def _module_text(lines: list[str], units: list[_Unit]) -> str:
@@ -617,7 +649,7 @@ def _module_text(lines: list[str], units: list[_Unit]) -> str:
     taken = [False] * len(lines)
     for unit in units:
         taken[unit.first : unit.end] = [True] * (unit.end - unit.first)
-    return "\n".join(line for line, gone in zip(lines, taken) if not gone)
+    return "\n".join(line for line, gone in zip(lines, taken, strict=True) if not gone)
 
 
 def _bound_at(lines: list[str], starts: list[int], hit_lines: list[int]) -> set[str]:

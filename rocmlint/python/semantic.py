@@ -343,9 +343,7 @@ class Semantic:
             return left + right if left is not None and right is not None else None
         return self.string_value(node)
 
-    def value_arms(
-        self, node: cst.CSTNode, *, follow_names: bool = True, _depth: int = 0
-    ) -> list[cst.BaseExpression]:
+    def value_arms(self, node: cst.CSTNode, *, follow_names: bool = True, _depth: int = 0) -> list[cst.BaseExpression]:
         """Every expression `node` may evaluate to: both arms of each `a if c else b`, and (with
         `follow_names`) what a name assigned once stands for. Each arm is its own node, so that a rule
         can gate on it (`"x" if IS_ROCM else "y"`)."""

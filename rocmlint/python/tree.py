@@ -43,9 +43,7 @@ def _child_fields(node_type: type) -> tuple[str, ...]:
     fields = _child_fields_cache.get(node_type)
     if fields is None:
         fields = tuple(
-            field.name
-            for field in dataclasses.fields(node_type)
-            if not field.name.startswith(_TRIVIA_PREFIXES)
+            field.name for field in dataclasses.fields(node_type) if not field.name.startswith(_TRIVIA_PREFIXES)
         )
         _child_fields_cache[node_type] = fields
     return fields

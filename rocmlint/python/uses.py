@@ -22,8 +22,27 @@ _MESSAGE_CALLS = frozenset(
     {"print", "warn", "debug", "info", "warning", "error", "exception", "critical", "log", "write", "echo"}
 )
 _LOOKUP_METHODS = frozenset(
-    {"startswith", "endswith", "find", "rfind", "index", "count", "replace", "split", "strip", "get", "pop", "search",
-     "match", "fullmatch", "findall", "sub", "compile", "getattr", "hasattr"}
+    {
+        "startswith",
+        "endswith",
+        "find",
+        "rfind",
+        "index",
+        "count",
+        "replace",
+        "split",
+        "strip",
+        "get",
+        "pop",
+        "search",
+        "match",
+        "fullmatch",
+        "findall",
+        "sub",
+        "compile",
+        "getattr",
+        "hasattr",
+    }
 )
 _NOT_A_VALUE = (cst.Comparison, cst.ComparisonTarget, cst.SubscriptElement, cst.Assert, cst.Raise)
 

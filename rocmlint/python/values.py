@@ -153,9 +153,7 @@ class Values:
             return self._trace_name(expr, visit, follow, depth)
         return self._trace_all(self._steps(expr, follow), visit, follow, depth + 1)
 
-    def _trace_all(
-        self, parts: Sequence[cst.BaseExpression], visit: Visit[T], follow: Follow, depth: int
-    ) -> list[T]:
+    def _trace_all(self, parts: Sequence[cst.BaseExpression], visit: Visit[T], follow: Follow, depth: int) -> list[T]:
         found: list[T] = []
         for part in parts:
             found += self._trace(part, visit, follow, depth)
@@ -292,11 +290,11 @@ class Values:
         current = expr
         while True:
             parent = self.semantic.parent(current)
-            if isinstance(parent, _PART_OF_COLLECTION):
-                current = parent
-            elif isinstance(parent, _ELEMENT_COMPREHENSIONS) and current is parent.elt:
-                current = parent
-            elif isinstance(parent, cst.IfExp) and current is not parent.test:
+            if (
+                isinstance(parent, _PART_OF_COLLECTION)
+                or (isinstance(parent, _ELEMENT_COMPREHENSIONS) and current is parent.elt)
+                or (isinstance(parent, cst.IfExp) and current is not parent.test)
+            ):
                 current = parent
             elif isinstance(parent, cst.Arg) and self._is_list_wrapper(self.semantic.parent(parent)):
                 current = self.semantic.parent(parent)  # type: ignore[assignment]

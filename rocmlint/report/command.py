@@ -25,8 +25,11 @@ def add_parser(commands: Any) -> None:
     report.add_argument("paths", nargs="*", type=Path, help="files or folders (default: .)")
     report.add_argument("--format", choices=FORMAT_NAMES, default="markdown")
     report.add_argument("-o", "--output", type=Path, help="write the report to this file instead of stdout")
-    report.add_argument("--source-url", metavar="TEMPLATE",
-                        help="HTML: link findings here, e.g. 'https://github.com/org/repo/blob/main/{path}#L{line}'")
+    report.add_argument(
+        "--source-url",
+        metavar="TEMPLATE",
+        help="HTML: link findings here, e.g. 'https://github.com/org/repo/blob/main/{path}#L{line}'",
+    )
     report.add_argument("--no-progress", action="store_true", help="no progress bar (it is drawn only on a terminal)")
     report.add_argument("--select", type=codes, help="rule codes or prefixes to enable (replaces the configured set)")
     report.add_argument("--extend-select", type=codes, default=(), help="rule codes or prefixes to enable in addition")
@@ -34,7 +37,9 @@ def add_parser(commands: Any) -> None:
     report.add_argument("--per-file-ignores", type=per_file_ignore, action="append", default=[], metavar="GLOB:CODES")
     report.add_argument("--exclude", type=patterns, help="glob patterns to skip (replaces the configured list)")
     report.add_argument("--extend-exclude", type=patterns, default=())
-    report.add_argument("--force-exclude", action="store_true", help="apply excludes to paths given on the command line too")
+    report.add_argument(
+        "--force-exclude", action="store_true", help="apply excludes to paths given on the command line too"
+    )
     report.add_argument("--config", type=Path, help="use this configuration file for every checked file")
     report.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     report.add_argument("-v", "--verbose", action="store_true", help="print tracebacks of internal errors")

@@ -55,8 +55,15 @@ def link(label: str, url: str) -> str:
 
 def render(model: ReportModel) -> str:
     sections = (
-        _summary(model), _decision_tree(model), _phases(model), _rules(model), _rewrites(model),
-        _targets(model), _directories(model), _top_files(model), _findings(model),
+        _summary(model),
+        _decision_tree(model),
+        _phases(model),
+        _rules(model),
+        _rewrites(model),
+        _targets(model),
+        _directories(model),
+        _top_files(model),
+        _findings(model),
     )
     return "\n".join("\n".join(section) + "\n" for section in sections)
 
@@ -93,7 +100,9 @@ def _decision_tree(model: ReportModel) -> list[str]:
         verdict = "Yes" if a.answer else "No"
         lines.append(f"- **{text(a.question)}** {verdict}. {text(a.consequence)}")
         if a.evidence:
-            lines.append(f"  - Evidence ({plural(a.evidence_total, 'file')}): {_evidence(a.evidence, a.evidence_total)}")
+            lines.append(
+                f"  - Evidence ({plural(a.evidence_total, 'file')}): {_evidence(a.evidence, a.evidence_total)}"
+            )
     return lines
 
 
@@ -117,7 +126,15 @@ def _rules(model: ReportModel) -> list[str]:
     if not model.rules:
         return [*lines, "No findings."]
     rows = (
-        (link(r.code, r.url), text(r.name), r.severity, r.fix, "" if r.phase is None else str(r.phase), str(r.count), str(r.files))
+        (
+            link(r.code, r.url),
+            text(r.name),
+            r.severity,
+            r.fix,
+            "" if r.phase is None else str(r.phase),
+            str(r.count),
+            str(r.files),
+        )
         for r in model.rules
     )
     lines += _table(("Rule", "Name", "Severity", "Fix", "Phase", "Findings", "Files"), rows)
@@ -154,7 +171,12 @@ def _targets(model: ReportModel) -> list[str]:
         )
         for t in model.targets
     )
-    lines = ["## ROCm targets affected", "", *_table(("Targets", "GPUs", "Findings", "Files", "Rules", "Your targets"), rows), ""]
+    lines = [
+        "## ROCm targets affected",
+        "",
+        *_table(("Targets", "GPUs", "Findings", "Files", "Rules", "Your targets"), rows),
+        "",
+    ]
     lines += [f"- **{text(t.title)}**: {text(t.note)}" for t in model.targets]
     other = model.total - sum(t.findings for t in model.targets)
     return [*lines, f"- **Every ROCm target**: the other {plural(other, 'finding')}."]
@@ -182,7 +204,12 @@ def _top_files(model: ReportModel) -> list[str]:
     if not model.top_files:
         return [*lines, "No findings."]
     rows = (
-        (code(f.path), str(f.total), *(str(f.by_severity[s]) for s in SEVERITIES), ", ".join(f"{c} ({n})" for c, n in f.codes))
+        (
+            code(f.path),
+            str(f.total),
+            *(str(f.by_severity[s]) for s in SEVERITIES),
+            ", ".join(f"{c} ({n})" for c, n in f.codes),
+        )
         for f in model.top_files
     )
     return lines + _table(("File", "Findings", "Errors", "Warnings", "Info", "Rules"), rows)

@@ -307,10 +307,7 @@ def _top_files(findings: Sequence[Finding]) -> tuple[FileRow, ...]:
     per_file: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
         per_file[f.path].append(f)
-    rows = [
-        FileRow(path, len(group), _by_severity(group), _code_counts(group))
-        for path, group in per_file.items()
-    ]
+    rows = [FileRow(path, len(group), _by_severity(group), _code_counts(group)) for path, group in per_file.items()]
     rows.sort(key=lambda r: (-r.total, r.path))
     return tuple(rows[:TOP_FILES])
 
@@ -321,6 +318,7 @@ def _code_counts(findings: Iterable[Finding]) -> tuple[tuple[str, int], ...]:
 
 
 # -- the decision tree -----------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class _Question:
@@ -333,31 +331,70 @@ class _Question:
 
 
 QUESTIONS: tuple[_Question, ...] = (
-    _Question("cuda_kernels", "Does the repository have CUDA C++ kernels (.cu/.cuh files)?", ("cuda_kernels",), ("ROC2",),
-              "Run all eight phases: source translation, architecture adaptation and build system (Phases 2-4) apply.",
-              "Pure Python/PyTorch: skip Phases 2, 3 and 4; run Phases 1 and 5-8."),
-    _Question("custom_extension", "Does it build custom CUDA extensions (setup.py CUDAExtension, load_inline)?",
-              ("custom_extension",), ("ROC301", "ROC302", "ROC303"),
-              "Custom kernels: the full Phase 2 + 3 HIPIFY workflow, and Phase 4 for the build (hipcc flags, gfx targets).",
-              "No custom extension build found."),
-    _Question("flash_attn", "Does it use flash-attn?", ("flash_attn",), ("ROC109",),
-              "Phase 5: replace with aiter (CDNA) or the Triton build behind a three-tier fallback (aiter, SDPA, eager).",
-              "No flash-attn import found."),
-    _Question("cutlass", "Does it use CUTLASS / CuTe?", ("cutlass",), ("ROC206",),
-              "Phase 3 plus a manual Composable Kernel (CK) rewrite of the CUTLASS kernels.",
-              "No CUTLASS found."),
-    _Question("torch_compile", "Does it use torch.compile / Inductor?", ("torch_compile",), ("ROC101", "ROC106"),
-              "Phase 6: mode=\"default\" on ROCm, Inductor cudagraphs/memory_planning/max_autotune off on ROCm.",
-              "No torch.compile found: Phase 6 has nothing to adapt."),
-    _Question("triton", "Does it have Triton kernels?", ("triton",), ("ROC124", "ROC125"),
-              "Wave64 applies to Triton too: num_warps x 64 <= 1024 threads on CDNA, and no PTX in inline asm.",
-              "No Triton kernels found."),
-    _Question("cuda_graphs", "Does it capture CUDA graphs?", ("cuda_graphs",), ("ROC108",),
-              "Phase 7: HIP graph capture does not raise on illegal operations; validate replays against eager.",
-              "No CUDA graph capture found: Phase 7 is optional."),
-    _Question("rocm_aware", "Is some code already gated for ROCm?", ("rocm_aware",), (),
-              "Partly ported: follow the existing gates' pattern (code under them is not reported).",
-              "No ROCm gate found: the port starts from scratch."),
+    _Question(
+        "cuda_kernels",
+        "Does the repository have CUDA C++ kernels (.cu/.cuh files)?",
+        ("cuda_kernels",),
+        ("ROC2",),
+        "Run all eight phases: source translation, architecture adaptation and build system (Phases 2-4) apply.",
+        "Pure Python/PyTorch: skip Phases 2, 3 and 4; run Phases 1 and 5-8.",
+    ),
+    _Question(
+        "custom_extension",
+        "Does it build custom CUDA extensions (setup.py CUDAExtension, load_inline)?",
+        ("custom_extension",),
+        ("ROC301", "ROC302", "ROC303"),
+        "Custom kernels: the full Phase 2 + 3 HIPIFY workflow, and Phase 4 for the build (hipcc flags, gfx targets).",
+        "No custom extension build found.",
+    ),
+    _Question(
+        "flash_attn",
+        "Does it use flash-attn?",
+        ("flash_attn",),
+        ("ROC109",),
+        "Phase 5: replace with aiter (CDNA) or the Triton build behind a three-tier fallback (aiter, SDPA, eager).",
+        "No flash-attn import found.",
+    ),
+    _Question(
+        "cutlass",
+        "Does it use CUTLASS / CuTe?",
+        ("cutlass",),
+        ("ROC206",),
+        "Phase 3 plus a manual Composable Kernel (CK) rewrite of the CUTLASS kernels.",
+        "No CUTLASS found.",
+    ),
+    _Question(
+        "torch_compile",
+        "Does it use torch.compile / Inductor?",
+        ("torch_compile",),
+        ("ROC101", "ROC106"),
+        'Phase 6: mode="default" on ROCm, Inductor cudagraphs/memory_planning/max_autotune off on ROCm.',
+        "No torch.compile found: Phase 6 has nothing to adapt.",
+    ),
+    _Question(
+        "triton",
+        "Does it have Triton kernels?",
+        ("triton",),
+        ("ROC124", "ROC125"),
+        "Wave64 applies to Triton too: num_warps x 64 <= 1024 threads on CDNA, and no PTX in inline asm.",
+        "No Triton kernels found.",
+    ),
+    _Question(
+        "cuda_graphs",
+        "Does it capture CUDA graphs?",
+        ("cuda_graphs",),
+        ("ROC108",),
+        "Phase 7: HIP graph capture does not raise on illegal operations; validate replays against eager.",
+        "No CUDA graph capture found: Phase 7 is optional.",
+    ),
+    _Question(
+        "rocm_aware",
+        "Is some code already gated for ROCm?",
+        ("rocm_aware",),
+        (),
+        "Partly ported: follow the existing gates' pattern (code under them is not reported).",
+        "No ROCm gate found: the port starts from scratch.",
+    ),
 )
 
 
@@ -429,6 +466,7 @@ def _skip_reason(number: int) -> str:
 
 
 # -- rewrites and targets --------------------------------------------------------------------------
+
 
 def _rewrite_row(
     kind: RewriteKind, findings: Sequence[Finding], facts: Sequence[FileFacts], enabled: frozenset[str]

@@ -45,7 +45,7 @@ def bar_line(done: int, total: int, current: str = "", width: int = 80) -> str:
     room = max(width - len(head) - 1, 0)
     name = escape_control(current)
     if len(name) > room:
-        name = "..." + name[-(room - 3):] if room > 3 else ""
+        name = "..." + name[-(room - 3) :] if room > 3 else ""
     return head + name
 
 
