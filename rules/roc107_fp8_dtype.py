@@ -7,21 +7,16 @@ import re
 import libcst as cst
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
-from rocmlint.python.conditions import alternatives
+from rocmlint.python.conditions import choices_around
 from rocmlint.python.fixes import choose_on_rocm, module_definition, torch_name
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name
-from rocmlint.python.uses import is_inspected, outermost_collection_member
+from rocmlint.python.uses import in_allow_list, is_inspected, outermost_collection_member
 from rocmlint.rule import Invalid, Rule, Valid
 
 # The OCP FP8 dtypes and the FNUZ dtype gfx94x (MI300) needs instead.
-_OCP_TO_FNUZ = {
-    "torch.float8_e4m3fn": "torch.float8_e4m3fnuz",
-    "torch.float8_e5m2": "torch.float8_e5m2fnuz",
-}
+_OCP_TO_FNUZ = {"torch.float8_e4m3fn": "torch.float8_e4m3fnuz", "torch.float8_e5m2": "torch.float8_e5m2fnuz"}
 _OCP_ATTRIBUTES = frozenset(name.rsplit(".", 1)[1] for name in _OCP_TO_FNUZ)
-# Names of collections that list accepted dtypes rather than choose one.
-_ALLOW_LIST_NAME = re.compile(r"allowed|supported|valid|accepted|known", re.IGNORECASE)
 # Keywords whose dtype is OCP by definition: MX formats (OCP MX spec) name their element dtype so.
 _OCP_BY_SPEC_KEYWORDS = frozenset({"elem_dtype"})
 # `torch.finfo` fields equal for the OCP and FNUZ formats.
@@ -30,35 +25,37 @@ _PORTABLE_FINFO = frozenset({"bits"})
 _FNUZ_ASSIGNMENT = r"\b{name}\s*(?::[^=\n]*)?=\s*(?:torch\.)?float8_e\w*fnuz\b"
 # A branch whose test or alternative mentions these already selects the FP8 format per architecture.
 _ARCH_SELECTION_MARKERS = ("fnuz", "gfx")
+# Short-circuits on NVIDIA (no device query there); on ROCm it initialises the GPU at import.
+_FNUZ_FLAG, _FNUZ_TEST = (
+    "_IS_FNUZ",
+    'getattr({torch}.version, "hip", None) is not None and {torch}.cuda.is_available() '
+    'and "gfx94" in {torch}.cuda.get_device_properties(0).gcnArchName',
+)
 
 
 class Fp8Dtype(Rule):
     """
     ## What it does
-    Flags `torch.float8_e4m3fn` and `torch.float8_e5m2` used as a value (a `dtype=` argument,
-    `.to(torch.float8_e4m3fn)`, an assignment, a default argument, `torch.finfo(torch.float8_e4m3fn).max`)
-    that is not selected per GPU architecture.
+    Flags `torch.float8_e4m3fn` and `torch.float8_e5m2` used as a value (a `dtype=` argument, `.to(...)`, an
+    assignment, a default argument, `torch.finfo(torch.float8_e4m3fn).max`) that is not selected per GPU architecture.
 
-    Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`,
-    `x.dtype in (...)`), which only read a tensor's dtype; `isinstance` checks; lookup tables (dict
-    keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, set literals, `frozenset(...)`, tuples and
-    lists assigned to `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` names); text (`str()`, `print`, logging,
-    f-strings); dtype metadata (`torch.float8_e4m3fn.itemsize`, `torch.finfo(...).bits`); MX element
-    dtypes (`elem_dtype=`, OCP by the MX spec); `torch.finfo(torch.float8_e5m2)` (e5m2 and e5m2fnuz
-    share the max 57344); collections and branches that also name the `fnuz` variant or test a `gfx`
-    arch (`torch.float8_e4m3fnuz if is_fp8_fnuz() else torch.float8_e4m3fn`); a default assignment
-    the file overrides with a `fnuz` dtype elsewhere (`self.e4m3_dtype = torch.float8_e4m3fnuz` on
-    MI300); ROCm-gated code. When the project's `target-archs` are declared and none is a gfx94x
-    target, nothing is reported (gfx950 and gfx12 use the OCP formats).
+    Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `x.dtype in (...)`), which only read
+    a tensor's dtype; `isinstance` checks; lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, set
+    literals, `frozenset(...)`, tuples and lists assigned to `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` names); text (`str()`,
+    `print`, logging, f-strings); dtype metadata (`torch.float8_e4m3fn.itemsize`, `torch.finfo(...).bits`); MX element
+    dtypes (`elem_dtype=`, OCP by the MX spec); `torch.finfo(torch.float8_e5m2)` (e5m2 and e5m2fnuz share the max
+    57344); collections and branches that also name the `fnuz` variant or test a `gfx` arch (`torch.float8_e4m3fnuz if
+    is_fp8_fnuz() else torch.float8_e4m3fn`); a default assignment the file overrides with a `fnuz` dtype elsewhere
+    (`self.e4m3_dtype = torch.float8_e4m3fnuz` on MI300); ROCm-gated code. When the project's `target-archs` are
+    declared and none is a gfx94x target, nothing is reported (gfx950 and gfx12 use the OCP formats).
 
     ## Why is this bad on ROCm?
-    MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`,
-    `torch.float8_e5m2fnuz`); gfx950 and gfx12 implement only the OCP ones (`float8_e4m3fn`,
-    `float8_e5m2`). An OCP dtype on MI300 fails in hipBLASLt / `torch._scaled_mm` or silently
-    computes with the wrong encoding: FNUZ has no Inf, a different NaN and exponent bias, and its
-    e4m3 maximum is 240 instead of 448, so a scale derived from `torch.finfo(torch.float8_e4m3fn).max`
-    overflows. Sources: HIP `docs/reference/fp8_numbers.rst` (gfx940-942 FNUZ only, gfx12 OCP only);
-    vLLM `RocmPlatform.fp8_dtype()` / `is_fp8_fnuz()` (returns the fnuz dtype on `"gfx94"`).
+    MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`, `torch.float8_e5m2fnuz`);
+    gfx950 and gfx12 implement only the OCP ones (`float8_e4m3fn`, `float8_e5m2`). An OCP dtype on MI300 fails in
+    hipBLASLt / `torch._scaled_mm` or silently computes with the wrong encoding: FNUZ has no Inf, a different NaN and
+    exponent bias, and its e4m3 maximum is 240 instead of 448, so a scale derived from
+    `torch.finfo(torch.float8_e4m3fn).max` overflows. Sources: HIP `docs/reference/fp8_numbers.rst` (gfx940-942 FNUZ
+    only, gfx12 OCP only); vLLM `RocmPlatform.fp8_dtype()` / `is_fp8_fnuz()` (returns the fnuz dtype on `"gfx94"`).
 
     ## Example
     ```python
@@ -76,9 +73,8 @@ class Fp8Dtype(Rule):
     (`--unsafe-fixes`). `_IS_FNUZ` reads device 0 when the module is imported on ROCm.
 
     ## Fix safety
-    Unsafe: the right dtype depends on the target architecture (FNUZ on gfx94x, OCP on gfx950/gfx12),
-    which a static fix cannot know, and every scale constant and checkpoint derived from the dtype
-    must be reviewed with it.
+    Unsafe: the right dtype depends on the target architecture (FNUZ on gfx94x, OCP on gfx950/gfx12), which a static
+    fix cannot know, and every scale constant and checkpoint derived from the dtype must be reviewed with it.
     """
 
     code = "ROC107"
@@ -108,30 +104,21 @@ class Fp8Dtype(Rule):
             return
         if _default_overridden_with_fnuz(node, ctx):
             return
-        in_finfo = _is_finfo_argument(node, ctx)
+        in_finfo = _finfo_of(node, ctx) is not None
         if in_finfo and dtype == "torch.float8_e5m2":
             return  # e5m2 and e5m2fnuz share the same max (57344): the finfo constant is portable
         ctx.report(node, _message(dtype, in_finfo), fix=_fix(node, dtype, ctx))
 
 
 def _fix(node: cst.CSTNode, dtype: str, ctx: PythonContext) -> Fix | None:
-    """`torch.float8_e4m3fnuz if _IS_FNUZ else <orig>`, with a module-level `_IS_FNUZ` (ROCm on a gfx94x
-    GPU, read from device 0 at import). Unsafe: FNUZ has a different range (max 240, not 448), so scales
-    and saturation constants computed for the OCP format need review."""
+    """`torch.float8_e4m3fnuz if _IS_FNUZ else <orig>`, `_IS_FNUZ` defined once (ROCm on a gfx94x GPU, from device 0
+    at import). Unsafe: FNUZ's range differs (max 240, not 448): scales and saturation constants need review."""
     guard = module_definition(ctx, node, _FNUZ_FLAG, _FNUZ_TEST)
     if guard is None:
         return None
     fnuz = torch_name(ctx) + "." + _OCP_TO_FNUZ[dtype].rsplit(".", 1)[-1]
     edit = choose_on_rocm(ctx, node, fnuz, guard.name)
     return ctx.fix("Select the FP8 dtype per arch (FNUZ on gfx94x)", edit, *guard.edits, safe=False)
-
-
-_FNUZ_FLAG = "_IS_FNUZ"
-# Short-circuits on NVIDIA (no device query there); on ROCm it initialises the GPU at import.
-_FNUZ_TEST = (
-    'getattr({torch}.version, "hip", None) is not None and {torch}.cuda.is_available() '
-    'and "gfx94" in {torch}.cuda.get_device_properties(0).gcnArchName'
-)
 
 
 def _targets_without_fnuz(ctx: PythonContext) -> bool:
@@ -143,49 +130,22 @@ def _targets_without_fnuz(ctx: PythonContext) -> bool:
 def _is_read_only_use(node: cst.CSTNode, ctx: PythonContext) -> bool:
     """Comparisons, type checks, lookup tables and metadata: the dtype is matched against, not produced;
     also allow-lists, MX element dtypes and `torch.finfo(...).bits`, the same for both formats."""
-    if is_inspected(ctx, node):
+    if is_inspected(ctx, node) or in_allow_list(ctx, node):
         return True
     member = outermost_collection_member(ctx, node)
-    parent = ctx.parent(member)
-    if isinstance(parent, cst.Assign) and member is not node:
-        return any(_names_allow_list(target.target) for target in parent.targets)
-    return isinstance(parent, cst.Arg) and _is_portable_argument(parent, ctx)
-
-
-def _names_allow_list(target: cst.BaseExpression) -> bool:
-    """`_ALLOWED_DTYPES = (...)`, `SUPPORTED_ELEM_DTYPES = [...]`: a table checked with `in`."""
-    return bool(_ALLOW_LIST_NAME.search(last_name(target)))
-
-
-def _is_portable_argument(arg: cst.Arg, ctx: PythonContext) -> bool:
-    """An MX element dtype (OCP by the MX spec), or the argument of `torch.finfo(...).bits` (8 for both)."""
-    if arg.keyword is not None and arg.keyword.value in _OCP_BY_SPEC_KEYWORDS:
-        return True
-    call = ctx.parent(arg)
-    if not isinstance(call, cst.Call) or ctx.qualified_name(call.func) != "torch.finfo":
-        return False
-    used = ctx.parent(call)
+    arg, finfo = ctx.parent(member), _finfo_of(member, ctx)
+    if isinstance(arg, cst.Arg) and arg.keyword is not None and arg.keyword.value in _OCP_BY_SPEC_KEYWORDS:
+        return True  # an MX element dtype, OCP by the MX spec
+    used = ctx.parent(finfo) if finfo is not None else None
     return isinstance(used, cst.Attribute) and used.attr.value in _PORTABLE_FINFO
 
 
 def _selected_per_arch(node: cst.CSTNode, ctx: PythonContext) -> bool:
     """A branch, conditional expression or collection around `node` that also covers the FNUZ format."""
-    child: cst.CSTNode = node
-    for ancestor in ctx.ancestors(node):
-        if any(_mentions_arch_selection(part, ctx) for part in _alternatives(ancestor, child)):
+    for choice in choices_around(ctx, node):
+        if any(marker in ctx.code_of(choice).lower() for marker in _ARCH_SELECTION_MARKERS):
             return True
-        child = ancestor
     return False
-
-
-def _alternatives(ancestor: cst.CSTNode, child: cst.CSTNode) -> list[cst.CSTNode]:
-    """What decides between `child` and something else: a branch's test and other arm, or a collection."""
-    return [ancestor] if isinstance(ancestor, (cst.Tuple, cst.List, cst.Dict)) else alternatives(ancestor, child)
-
-
-def _mentions_arch_selection(node: cst.CSTNode, ctx: PythonContext) -> bool:
-    code = ctx.code_of(node).lower()
-    return any(marker in code for marker in _ARCH_SELECTION_MARKERS)
 
 
 def _default_overridden_with_fnuz(node: cst.CSTNode, ctx: PythonContext) -> bool:
@@ -195,17 +155,15 @@ def _default_overridden_with_fnuz(node: cst.CSTNode, ctx: PythonContext) -> bool
     if not ctx.contains(b"fnuz") or not isinstance(statement, (cst.Assign, cst.AnnAssign)):
         return False
     targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
-    for target in targets:
-        name = last_name(target)
-        if name and re.search(_FNUZ_ASSIGNMENT.format(name=re.escape(name)), ctx.source.text):
-            return True
-    return False
+    names = [name for name in map(last_name, targets) if name]
+    return any(re.search(_FNUZ_ASSIGNMENT.format(name=re.escape(name)), ctx.source.text) for name in names)
 
 
-def _is_finfo_argument(node: cst.CSTNode, ctx: PythonContext) -> bool:
+def _finfo_of(node: cst.CSTNode, ctx: PythonContext) -> cst.Call | None:
+    """The `torch.finfo(...)` call `node` is the argument of."""
     arg = ctx.parent(node)
     call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
-    return isinstance(call, cst.Call) and ctx.qualified_name(call.func) == "torch.finfo"
+    return call if isinstance(call, cst.Call) and ctx.qualified_name(call.func) == "torch.finfo" else None
 
 
 def _message(dtype: str, in_finfo: bool) -> str:

@@ -7,52 +7,42 @@ import re
 import libcst as cst
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
-from rocmlint.python.conditions import enclosing_tests, test_codes
-from rocmlint.python.fixes import enclosing_statement, wrap_in_try
+from rocmlint.python.conditions import enclosing_tests, test_mentions
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import leaves_quietly
-from rocmlint.python.imports import imported_modules, is_type_checking, module_path_names, sole_imported_name, top_level
+from rocmlint.python.imports import imported_modules, is_type_checking, module_path_names, top_level
 from rocmlint.python.lexical import import_statement_pattern
+from rocmlint.python.stand_ins import define_on_import_error
 from rocmlint.rule import Invalid, Rule, Valid
 
-FA2 = "flash_attn"
-# FlashAttention-3 (Hopper) module names: CUDA-only, no ROCm build at all.
+# Each flash-attn distribution's top-level modules: FlashAttention-2, and FlashAttention-3 (Hopper, CUDA-only).
 FA3 = frozenset({"flash_attn_interface", "flash_attn_3"})
-_DISTRIBUTIONS = (frozenset({FA2}), FA3)  # each one's top-level names
-# A condition that names flash attention decides whether to take the flash-attn path: an availability
-# helper (`is_flash_attn_2_available()`), `find_spec("flash_attn")`, an opt-in flag (`use_flash_attn`)
-# or `attn_implementation == "flash_attention_2"`. The other branch is the fallback.
+_DISTRIBUTIONS = (frozenset({"flash_attn"}), FA3)
+# A condition naming flash attention (`is_flash_attn_2_available()`, `use_flash_attn`) has another path.
 _FLASH_CONDITION = re.compile(r"flash_?att(?:n|ention)", re.IGNORECASE)
-
-# The prefilter: an import statement naming `flash_attn`, `flash_attn_interface` or `flash_attn_3` as the
-# top-level package, not the word's far more common uses (`vllm_flash_attn`, `flash_attn_varlen_func(...)`,
-# `use_flash_attn`, `from vllm....backends.flash_attn import`).
+# The prefilter: an import naming one of those as the top-level package, not `vllm_flash_attn`,
+# `flash_attn_varlen_func(...)`, `use_flash_attn` or `from vllm....backends.flash_attn import`.
 _TRIGGER_PATTERN = import_statement_pattern(r"flash_attn(?:_interface|_3)?\b")
 
 
 class FlashAttnNoFallback(Rule):
     """
     ## What it does
-    Flags `import flash_attn`, `from flash_attn import flash_attn_func`,
-    `from flash_attn.flash_attn_interface import ...`, and the FlashAttention-3 modules
-    (`import flash_attn_interface`, `flash_attn_3`) imported with no fallback, at module level or
-    inside a function.
+    Flags `import flash_attn`, `from flash_attn import flash_attn_func`, `from flash_attn.flash_attn_interface
+    import ...` and the FlashAttention-3 modules (`import flash_attn_interface`, `flash_attn_3`) imported with no
+    fallback, at module level or inside a function.
 
-    Not flagged: imports inside `try:` that catches `ImportError`, ROCm-gated imports, imports under
-    `if TYPE_CHECKING:`, relative imports, files of the flash-attn packages themselves, and imports under
-    (or after an early `return` on) a condition that names flash attention: an availability helper such as
-    `is_flash_attn_2_available()` or `flash_attn_triton_available()`,
-    `importlib.util.find_spec("flash_attn")`, a flag assigned from one, an opt-in setting such as
-    `args.use_flash_attn`, or `attn_implementation == "flash_attention_2"`. Those conditions have
-    another path when flash-attn is missing.
+    Not flagged: imports inside `try:` that catches `ImportError`, ROCm-gated, under `if TYPE_CHECKING:` or
+    relative; files of the flash-attn packages; imports under (or after an early `return` on) a condition naming
+    flash attention, which has another path when flash-attn is missing (`is_flash_attn_2_available()`,
+    `flash_attn_triton_available()`, `importlib.util.find_spec("flash_attn")`, a flag assigned from one,
+    `args.use_flash_attn`, `attn_implementation == "flash_attention_2"`).
 
     ## Why is this bad on ROCm?
-    The `flash-attn` wheels on PyPI are CUDA builds. On ROCm flash-attn exists only as AMD's CK build
-    (CDNA: MI200/MI300) or the Triton build enabled with `FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE`
-    (used by vLLM for RDNA, `flash_attn_triton_available()`), and many environments have neither, so
-    an unconditional import stops the program before any fallback can run. FlashAttention-3
-    (`flash_attn_interface`, `flash_attn_3`) is Hopper/CUDA-only and has no ROCm build
-    (pytorch/torchtitan#4778).
+    PyPI's `flash-attn` wheels are CUDA builds; on ROCm flash-attn exists only as AMD's CK build (CDNA: MI200/MI300) or
+    the Triton build (`FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE`, used by vLLM for RDNA, `flash_attn_triton_available()`);
+    many environments have neither, so an unconditional import stops the program before any fallback can run. FA3
+    (`flash_attn_interface`, `flash_attn_3`) is Hopper/CUDA-only: it has no ROCm build (pytorch/torchtitan#4778).
 
     ## Example
     ```python
@@ -60,8 +50,8 @@ class FlashAttnNoFallback(Rule):
     ```
 
     ## Fix
-    For `from flash_attn import flash_attn_func` (`--unsafe-fixes`), three tiers: flash-attn itself
-    (on ROCm the CK or Triton build), else PyTorch SDPA, else eager attention:
+    `from flash_attn import flash_attn_func` (`--unsafe-fixes`): flash-attn (on ROCm the CK or Triton build), else
+    PyTorch SDPA, else eager. Others (`flash_attn_varlen_func`, FA3) have no small PyTorch equivalent: no fix.
     ```python
     try:
         from flash_attn import flash_attn_func
@@ -70,13 +60,11 @@ class FlashAttnNoFallback(Rule):
         def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, **options):
             ...  # (batch, seqlen, heads, head_dim) layout, GQA, bottom-right causal mask
     ```
-    Other imports (`flash_attn_varlen_func`, FA3's `flash_attn_interface`) get no fix: their
-    signatures have no small PyTorch equivalent.
 
     ## Fix safety
-    Unsafe: the fallback is slower than flash-attn, raises `NotImplementedError` for options it does
-    not implement (`window_size`, `alibi_slopes`, `return_attn_probs`, ...), and its numerics differ
-    slightly from flash-attn's kernels; review the call sites.
+    Unsafe: the fallback is slower than flash-attn, raises `NotImplementedError` for options it does not implement
+    (`window_size`, `alibi_slopes`, `return_attn_probs`, ...), and its numerics differ slightly from flash-attn's
+    kernels; review the call sites.
     """
 
     code = "ROC109"
@@ -86,101 +74,38 @@ class FlashAttnNoFallback(Rule):
     triggers = (b"flash_attn",)
     trigger_pattern = _TRIGGER_PATTERN
 
-    def visit_Import(self, node: cst.Import, ctx: PythonContext) -> None:
-        self._check(node, ctx)
-
-    def visit_ImportFrom(self, node: cst.ImportFrom, ctx: PythonContext) -> None:
-        self._check(node, ctx)
-
-    @staticmethod
-    def _check(node: cst.Import | cst.ImportFrom, ctx: PythonContext) -> None:
+    def visit_Import(self, node: cst.Import | cst.ImportFrom, ctx: PythonContext) -> None:
         for imported in imported_modules(node):
-            distribution = _distribution(imported.module)
+            distribution = next((names for names in _DISTRIBUTIONS if top_level(imported.module) in names), None)
             if not distribution or distribution & set(module_path_names(ctx)) or _has_fallback(imported.name, ctx):
                 continue  # not flash-attn, a file of flash-attn itself, or one with a fallback
-            ctx.report(imported.name, _message(imported.module), fix=_fix(imported.name, imported.module, ctx))
+            ctx.report(imported.name, _message(imported.module), fix=_fix(node, ctx))
+
+    visit_ImportFrom = visit_Import
 
 
-def _fix(reported: cst.CSTNode, module: str, ctx: PythonContext) -> Fix | None:
-    """For `from flash_attn import flash_attn_func [as f]`: on ImportError, define it on PyTorch attention
-    (SDPA, else eager). Other names get no fix: their signatures (varlen, kvcache, FA3's return values) have
-    no small PyTorch equivalent."""
-    statement_node = ctx.parent(reported)
-    if module != FA2 or not isinstance(statement_node, cst.ImportFrom):
-        return None
-    imported, statement = sole_imported_name(statement_node), enclosing_statement(ctx, statement_node)
-    if imported is None or imported[0] != "flash_attn_func" or statement is None:
-        return None
-    unit = ctx.module.default_indent
-    handler = [line.replace("{u}", unit).replace("{name}", imported[1].value) for line in _FALLBACK]
-    edit = wrap_in_try(ctx, statement, "ImportError", handler)
-    return ctx.fix(_FIX, edit, safe=False) if edit is not None else None
-
-
-_FIX = "Fall back to PyTorch attention (SDPA, else eager) when flash-attn is missing"
-# flash_attn_func's contract: (batch, seqlen, heads, head_dim) tensors, GQA when k/v have fewer heads,
-# causal masks aligned to the bottom-right corner when the query is shorter than the key.
-_FALLBACK = (
-    "# No flash-attn build (on ROCm: the CK or Triton one): PyTorch SDPA, else eager attention.",
-    "def {name}(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, **options):",
-    '{u}"""flash_attn_func on PyTorch: (batch, seqlen, heads, head_dim) in and out."""',
-    "{u}import torch",
-    "",
-    "{u}for key, value in options.items():  # flash-attn options PyTorch lacks: only their defaults",
-    "{u}{u}if value is None or isinstance(value, (bool, int, float)) and not value:",
-    "{u}{u}{u}continue",
-    "{u}{u}if isinstance(value, tuple) and value == (-1, -1):  # window_size: no sliding window",
-    "{u}{u}{u}continue",
-    '{u}{u}raise NotImplementedError(f"flash_attn_func fallback: {key}={value!r} is not supported")',
-    "{u}q, k, v = (t.transpose(1, 2) for t in (q, k, v))",
-    "{u}if k.shape[1] != q.shape[1]:  # grouped-query attention: repeat the key/value heads",
-    "{u}{u}k = k.repeat_interleave(q.shape[1] // k.shape[1], dim=1)",
-    "{u}{u}v = v.repeat_interleave(q.shape[1] // v.shape[1], dim=1)",
-    '{u}sdpa = getattr(torch.nn.functional, "scaled_dot_product_attention", None)',
-    "{u}if sdpa is not None and softmax_scale is None and (not causal or q.shape[2] == k.shape[2]):",
-    "{u}{u}out = sdpa(q, k, v, dropout_p=dropout_p, is_causal=causal)",
-    "{u}else:",
-    "{u}{u}scale = q.shape[-1] ** -0.5 if softmax_scale is None else softmax_scale",
-    "{u}{u}scores = torch.matmul(q, k.transpose(-2, -1)).float() * scale",
-    "{u}{u}if causal:  # aligned to the bottom-right corner, as flash-attn's mask is",
-    "{u}{u}{u}q_len, k_len = q.shape[2], k.shape[2]",
-    "{u}{u}{u}keep = torch.ones(q_len, k_len, dtype=torch.bool, device=q.device).tril(k_len - q_len)",
-    '{u}{u}{u}scores = scores.masked_fill(~keep, float("-inf"))',
-    "{u}{u}weights = torch.nn.functional.dropout(scores.softmax(dim=-1), p=dropout_p).to(v.dtype)",
-    "{u}{u}out = torch.matmul(weights, v)",
-    "{u}return out.transpose(1, 2)",
-)
-
-
-def _distribution(module: str) -> frozenset[str]:
-    """The top-level names of the flash-attn distribution (FA2 or FA3) a module belongs to, else empty."""
-    return next((names for names in _DISTRIBUTIONS if top_level(module) in names), frozenset())
+def _fix(node: cst.Import | cst.ImportFrom, ctx: PythonContext) -> Fix | None:
+    """On ImportError, define the function on PyTorch (SDPA, else eager): `flash_attn_func` only."""
+    edit = define_on_import_error(ctx, node) if isinstance(node, cst.ImportFrom) else None
+    message = "Fall back to PyTorch attention (SDPA, else eager) when flash-attn is missing"
+    return ctx.fix(message, edit, safe=False) if edit is not None else None
 
 
 def _has_fallback(node: cst.CSTNode, ctx: PythonContext) -> bool:
-    """Under an `if` on a flash-attention condition (either branch) or `if TYPE_CHECKING:`, or after an
-    early `return` on a flash-attention condition (a `raise` is no fallback, as an `except ImportError:`
-    that re-raises is none)."""
-    if any(is_type_checking(ctx, test) or _names_flash_attention(test, ctx) for test in enclosing_tests(ctx, node)):
+    """Under an `if` on a flash-attention condition (either branch) or `if TYPE_CHECKING:`, or after an early
+    `return` on a flash-attention condition (a `raise` is no fallback, as a re-raising `except` is none)."""
+    if any(is_type_checking(ctx, t) or test_mentions(ctx, t, _FLASH_CONDITION) for t in enclosing_tests(ctx, node)):
         return True
-    return any(_names_flash_attention(test, ctx) for test in enclosing_tests(ctx, node, exits=leaves_quietly))
-
-
-def _names_flash_attention(test: cst.CSTNode, ctx: PythonContext) -> bool:
-    """The condition's code, or the value of a once-assigned name in it, mentions flash attention."""
-    return any(_FLASH_CONDITION.search(code) for code in test_codes(ctx, test))
+    return any(test_mentions(ctx, t, _FLASH_CONDITION) for t in enclosing_tests(ctx, node, exits=leaves_quietly))
 
 
 def _message(module: str) -> str:
+    advice, sdpa = "catch ImportError and fall back to", "torch.nn.functional.scaled_dot_product_attention"
     if top_level(module) in FA3:
-        fallback = f"flash_attn (ROCm CK/Triton build) or {_SDPA}"
-        return f"{module} is FlashAttention-3, which is CUDA-only and has no ROCm build; {_ADVICE} {fallback}"
+        fallback = f"flash_attn (ROCm CK/Triton build) or {sdpa}"
+        return f"{module} is FlashAttention-3, which is CUDA-only and has no ROCm build; {advice} {fallback}"
     build = "the CK or Triton (FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE) build"
-    return f"{module} is imported with no fallback, but on ROCm flash-attn exists only as {build}; {_ADVICE} {_SDPA}"
-
-
-_ADVICE = "catch ImportError and fall back to"
-_SDPA = "torch.nn.functional.scaled_dot_product_attention"
+    return f"{module} is imported with no fallback, but on ROCm flash-attn exists only as {build}; {advice} {sdpa}"
 
 
 FlashAttnNoFallback.valid = (

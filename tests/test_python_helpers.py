@@ -174,10 +174,23 @@ def test_alternatives() -> None:
     assert conditions.alternatives(choice, choice.test) == []
 
 
+def test_choices_around() -> None:
+    snippet = parse("def f():\n    if t:\n        x = [a if c else b, d]\n")
+    choices = conditions.choices_around(snippet.ctx, snippet.node("a", cst.Name))
+    assert [snippet.code(n) for n in choices] == ["c", "b", "[a if c else b, d]", "t"]
+
+
 def test_test_codes_follow_once_assigned_names() -> None:
     snippet = parse('HAS = find_spec("flash_attn") is not None\nif not HAS:\n    pass\n')
     test = snippet.node("not HAS", cst.UnaryOperation)
     assert list(conditions.test_codes(snippet.ctx, test)) == ["not HAS", 'find_spec("flash_attn") is not None']
+
+
+def test_test_mentions() -> None:
+    snippet = parse('HAS = find_spec("flash_attn") is not None\nif not HAS:\n    pass\nif ok:\n    pass\n')
+    flash = re.compile("flash_?attn")
+    assert conditions.test_mentions(snippet.ctx, snippet.node("not HAS", cst.UnaryOperation), flash)
+    assert not conditions.test_mentions(snippet.ctx, snippet.node("ok", cst.Name), flash)
 
 
 @pytest.mark.parametrize(
@@ -364,6 +377,22 @@ def test_outermost_collection_member() -> None:
     snippet = parse("ok = x in (a, (D, b))\n")
     member = uses.outermost_collection_member(snippet.ctx, snippet.node("D", cst.Name))
     assert snippet.code(member) == "(a, (D, b))"
+
+
+@pytest.mark.parametrize(
+    ("code", "listed"),
+    [
+        ("_ALLOWED_DTYPES = (V, b)\n", True),
+        ("SUPPORTED = [a, (V,)]\n", True),
+        ("self.known_types = [V]\n", True),
+        ("DTYPES = (V, b)\n", False),  # a name that does not say it lists accepted values
+        ("allowed = V\n", False),  # no collection
+        ("check(allowed=(V, b))\n", False),  # not assigned
+    ],
+)
+def test_in_allow_list(code: str, listed: bool) -> None:
+    snippet = parse(code)
+    assert uses.in_allow_list(snippet.ctx, snippet.node("V", cst.Name)) is listed
 
 
 # --- settings -----------------------------------------------------------------------------------------

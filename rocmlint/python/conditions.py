@@ -7,6 +7,7 @@ whose own kind of guard (`if is_flash_attn_available():`, `elif "HIP error" in m
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
 import libcst as cst
@@ -61,6 +62,19 @@ def alternatives(ancestor: cst.CSTNode, child: cst.CSTNode) -> list[cst.CSTNode]
     return []
 
 
+def choices_around(ctx: PythonContext, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Innermost first, through enclosing defs: what `node` is chosen alongside or against. For each `if`
+    statement or conditional expression around it, its test and other branch (`alternatives`); each tuple,
+    list or dict literal around it, whole (a table or parameter list whose other entries are the choices)."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, (cst.Tuple, cst.List, cst.Dict)):
+            yield ancestor
+        else:
+            yield from alternatives(ancestor, child)
+        child = ancestor
+
+
 def test_codes(ctx: PythonContext, test: cst.CSTNode) -> Iterator[str]:
     """The code of a condition, then the code of the value of each once-assigned name in it
     (`if not HAS_FA:` where `HAS_FA = find_spec("flash_attn") is not None`)."""
@@ -70,6 +84,12 @@ def test_codes(ctx: PythonContext, test: cst.CSTNode) -> Iterator[str]:
             value = ctx.single_value(name)
             if value is not None and value is not name:
                 yield ctx.code_of(value)
+
+
+def test_mentions(ctx: PythonContext, test: cst.CSTNode, pattern: re.Pattern[str]) -> bool:
+    """`pattern` is found in the condition's code or in the value of a once-assigned name in it: a condition
+    of the rule's own kind (`if is_flash_attn_2_available():`, `if not HAS_FA:`)."""
+    return any(pattern.search(code) for code in test_codes(ctx, test))
 
 
 def decided_test(ctx: PythonContext, node: cst.CSTNode) -> cst.If | cst.IfExp | cst.Assert | None:

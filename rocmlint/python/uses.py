@@ -6,6 +6,8 @@ A rule about a hazardous value (an FP8 dtype, a device name) reports its uses, n
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
@@ -100,3 +102,17 @@ def is_string_value_use(ctx: PythonContext, node: cst.BaseExpression) -> bool:
 def _is_message_or_lookup(call: cst.Call) -> bool:
     name = last_name(call.func)
     return name in _MESSAGE_CALLS or name in _LOOKUP_METHODS or name.endswith(("Error", "Exception", "Warning", "Exit"))
+
+
+# Names of collections that list accepted values rather than choose one.
+_ALLOW_LIST_NAME = re.compile(r"allowed|supported|valid|accepted|known", re.IGNORECASE)
+
+
+def in_allow_list(ctx: PythonContext, node: cst.CSTNode) -> bool:
+    """`node` is an element of a tuple or list literal assigned to a name that says it lists accepted values
+    (`_ALLOWED_DTYPES = (...)`, `SUPPORTED_ELEM_DTYPES = [...]`): a table checked with `in`."""
+    member = outermost_collection_member(ctx, node)
+    assign = ctx.parent(member)
+    if member is node or not isinstance(assign, cst.Assign):
+        return False
+    return any(_ALLOW_LIST_NAME.search(last_name(target.target)) for target in assign.targets)
