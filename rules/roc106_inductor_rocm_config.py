@@ -7,9 +7,9 @@ import libcst as cst
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import choose_on_rocm, gate_statement, rocm_guard
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import called_function, environ_writes, is_truthy_constant, last_name, rocm_arm
+from rocmlint.python.idioms import environ_writes, is_truthy_constant, last_name, rocm_arm
 from rocmlint.python.lexical import setting_key_pattern
-from rocmlint.python.settings import Setting, option_settings, patch_settings
+from rocmlint.python.settings import Setting, compile_options, config_assignments, patch_settings
 from rocmlint.rule import Invalid, Rule, Valid
 
 _INDUCTOR_CONFIG = "torch._inductor.config"
@@ -29,7 +29,6 @@ _RISKY_ENVIRONMENT = {
     "TORCHINDUCTOR_MAX_AUTOTUNE": "max_autotune",
     "TORCHINDUCTOR_CUDAGRAPHS": "triton.cudagraphs",
 }
-_COMPILERS = frozenset({"torch.compile", "torch.compiler.compile"})
 # The prefilter: a risky key set as an identifier (`config.max_autotune = ...`, `patch(memory_planning=...)`)
 # or written as a whole string key (`"triton.cudagraphs"`, `"TORCHINDUCTOR_MAX_AUTOTUNE"`), not reads or prose.
 _TRIGGER_PATTERN = setting_key_pattern(
@@ -96,41 +95,21 @@ class InductorRocmConfig(Rule):
     trigger_pattern = _TRIGGER_PATTERN
 
     def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
-        for assign_target in node.targets:
-            target = assign_target.target
-            if isinstance(target, cst.Attribute) and target.attr.value in _RISKY_ATTRIBUTES:
-                _check_config_attribute(target, node.value, ctx)
+        for setting in config_assignments(ctx, node, _INDUCTOR_CONFIG, _RISKY_ATTRIBUTES):
+            _check_setting(setting, ctx)
         _check_environment(node, ctx)
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
         method = last_name(node.func)
-        if method == "patch":
-            self._check_patch(node, ctx)
+        settings: list[Setting] = []
+        if method == "patch" and ctx.qualified_name(node.func) == f"{_INDUCTOR_CONFIG}.patch":
+            settings = patch_settings(ctx, node)
         elif method in ("compile", "partial"):
-            self._check_compile_options(node, ctx)
+            settings = compile_options(ctx, node)
         elif method in ("setdefault", "putenv", "update"):
             _check_environment(node, ctx)
-
-    @staticmethod
-    def _check_patch(node: cst.Call, ctx: PythonContext) -> None:
-        if ctx.qualified_name(node.func) == f"{_INDUCTOR_CONFIG}.patch":
-            for setting in patch_settings(ctx, node):
-                _check_setting(setting, ctx)
-
-    @staticmethod
-    def _check_compile_options(node: cst.Call, ctx: PythonContext) -> None:
-        options = ctx.semantic.keyword(node, "options")
-        if options is None or called_function(ctx, node) not in _COMPILERS:
-            return
-        for setting in option_settings(ctx, options):
+        for setting in settings:
             _check_setting(setting, ctx)
-
-
-def _check_config_attribute(target: cst.Attribute, value: cst.BaseExpression, ctx: PythonContext) -> None:
-    name = ctx.qualified_name(target) or ""
-    prefix = f"{_INDUCTOR_CONFIG}."
-    if name.startswith(prefix):
-        _check_setting(Setting(name[len(prefix) :], value, target), ctx)
 
 
 def _check_setting(setting: Setting, ctx: PythonContext) -> None:

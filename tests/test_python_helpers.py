@@ -426,6 +426,39 @@ def test_option_settings() -> None:
     ]
 
 
+def test_compile_options() -> None:
+    snippet = parse(
+        """
+        import functools, torch
+        torch.compile(m, options={"max_autotune": True})
+        functools.partial(torch.compile, options={"memory_planning": True})
+        other.compile(m, options={"max_autotune": True})
+        torch.compile(m)
+        """
+    )
+    calls = [c for c in _in_order(snippet.module) if isinstance(c, cst.Call)]
+    found = [[s.key for s in settings.compile_options(snippet.ctx, c)] for c in calls]
+    assert found == [["max_autotune"], ["memory_planning"], [], []]
+
+
+def test_config_assignments() -> None:
+    snippet = parse(
+        """
+        import torch._inductor.config as c
+        from torch._inductor import config
+        c.triton.cudagraphs = config.max_autotune = other.max_autotune = True
+        c.coordinate_descent_tuning = True
+        """
+    )
+    module, wanted = "torch._inductor.config", {"cudagraphs", "max_autotune"}
+    assigns = [n for n in _in_order(snippet.module) if isinstance(n, cst.Assign)]
+    found = [
+        [(s.key, snippet.code(s.site)) for s in settings.config_assignments(snippet.ctx, a, module, wanted)]
+        for a in assigns
+    ]
+    assert found == [[("triton.cudagraphs", "c.triton.cudagraphs"), ("max_autotune", "config.max_autotune")], []]
+
+
 # --- torch_api ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("call", "devices"),

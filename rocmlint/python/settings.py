@@ -1,17 +1,22 @@
-"""Settings code passes by key: the entries of an options dict (`torch.compile(options={...})`) and what
-PyTorch's `ConfigModule.patch` (`torch._inductor.config.patch(...)`, `torch._dynamo.config.patch(...)`) sets.
+"""Settings code passes by key: the entries of an options dict (`torch.compile(options={...})`), what
+PyTorch's `ConfigModule.patch` (`torch._inductor.config.patch(...)`, `torch._dynamo.config.patch(...)`) sets, and
+assignments to a config module's attributes (`torch._inductor.config.triton.cudagraphs = True`).
 
 Which keys are a hazard stays in the rule.
 """
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass
 
 import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import report_site
+from rocmlint.python.idioms import called_function, report_site
+
+# The compilers whose `options=` are Inductor settings.
+_INDUCTOR_COMPILERS = frozenset({"torch.compile", "torch.compiler.compile"})
 
 
 @dataclass(frozen=True)
@@ -42,4 +47,30 @@ def patch_settings(ctx: PythonContext, call: cst.Call) -> list[Setting]:
     elif first is not None:
         settings.extend(option_settings(ctx, first))
     settings.extend(Setting(arg.keyword.value, arg.value, arg) for arg in call.args if arg.keyword is not None)
+    return settings
+
+
+def compile_options(ctx: PythonContext, call: cst.Call) -> list[Setting]:
+    """The Inductor settings `torch.compile(..., options=...)` passes (also `functools.partial(torch.compile,
+    options=...)`); empty for other calls."""
+    options = ctx.semantic.keyword(call, "options")
+    if options is None or called_function(ctx, call) not in _INDUCTOR_COMPILERS:
+        return []
+    return option_settings(ctx, options)
+
+
+def config_assignments(
+    ctx: PythonContext, assign: cst.Assign, config_module: str, attributes: Container[str]
+) -> list[Setting]:
+    """`<config_module>.a.b = value` through any alias of the module (`import torch._inductor.config as c`), each
+    as `Setting("a.b", value, target)`; only targets whose last attribute is in `attributes` (the cheap test)."""
+    prefix = f"{config_module}."
+    settings: list[Setting] = []
+    for assign_target in assign.targets:
+        target = assign_target.target
+        if not isinstance(target, cst.Attribute) or target.attr.value not in attributes:
+            continue
+        name = ctx.qualified_name(target) or ""
+        if name.startswith(prefix):
+            settings.append(Setting(name[len(prefix) :], assign.value, target))
     return settings
