@@ -89,12 +89,8 @@ class Fp8Dtype(Rule):
 
     def visit_Name(self, node: cst.Name, ctx: PythonContext) -> None:
         # `from torch import float8_e4m3fn` then a bare `float8_e4m3fn`.
-        if node.value not in _OCP_ATTRIBUTES:
-            return
-        parent = ctx.parent(node)
-        if isinstance(parent, cst.ImportAlias) or (isinstance(parent, cst.Attribute) and parent.attr is node):
-            return
-        self._check(node, ctx)
+        if node.value in _OCP_ATTRIBUTES and ctx.semantic.is_reference(node):
+            self._check(node, ctx)
 
     def _check(self, node: cst.Attribute | cst.Name, ctx: PythonContext) -> None:
         dtype = ctx.qualified_name(node)
