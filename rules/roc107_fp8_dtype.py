@@ -36,8 +36,9 @@ _FNUZ_FLAG, _FNUZ_TEST = (
 class Fp8Dtype(Rule):
     """
     ## What it does
-    Flags `torch.float8_e4m3fn` and `torch.float8_e5m2` used as a value (a `dtype=` argument, `.to(...)`, an
-    assignment, a default argument, `torch.finfo(torch.float8_e4m3fn).max`) that is not selected per GPU architecture.
+    Flags `torch.float8_e4m3fn` and `torch.float8_e5m2` used as a value (a `dtype=` argument,
+    `.to(torch.float8_e4m3fn)`, an assignment, a default argument, `torch.finfo(torch.float8_e4m3fn).max`) that is not
+    selected per GPU architecture.
 
     Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `x.dtype in (...)`), which only read
     a tensor's dtype; `isinstance` checks; lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, set

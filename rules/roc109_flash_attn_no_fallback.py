@@ -29,7 +29,7 @@ class FlashAttnNoFallback(Rule):
     """
     ## What it does
     Flags `import flash_attn`, `from flash_attn import flash_attn_func`, `from flash_attn.flash_attn_interface
-    import ...` and the FlashAttention-3 modules (`import flash_attn_interface`, `flash_attn_3`) imported with no
+    import ...`, and the FlashAttention-3 modules (`import flash_attn_interface`, `flash_attn_3`) imported with no
     fallback, at module level or inside a function.
 
     Not flagged: imports inside `try:` that catches `ImportError`, ROCm-gated, under `if TYPE_CHECKING:` or
