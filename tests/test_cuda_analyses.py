@@ -1,11 +1,15 @@
 """Front-end questions the C++ rules used to answer themselves: word anchors and quoted macro values
-(CudaContext), mask macros and the fix of a `*_sync` call (rocmlint/cuda/masks.py)."""
+(CudaContext), mask macros and the fix of a `*_sync` call (rocmlint/cuda/masks.py), device-property fields and
+device attributes (rocmlint/cuda/device_query.py), what a number decides and a disabled test
+(rocmlint/cuda/syntax.py)."""
 
 from __future__ import annotations
 
+import re
+
 from test_cuda_values import context, node_at
 
-from rocmlint.cuda import masks
+from rocmlint.cuda import device_query, masks, syntax
 from rocmlint.cuda.frontend import CudaContext, Define
 
 
@@ -45,3 +49,69 @@ def test_sync_fix_only_for_full_warp_masks() -> None:
     assert "v += __shfl_xor(v, 1);" in "".join(edit.content for edit in fix.edits)
     partial = context("__device__ float f(float v, unsigned m) {\n  return __shfl_xor_sync(m & 3, v, 1);\n}\n")
     assert masks.sync_fix(node_at(partial, "__shfl_xor_sync", "call_expression"), partial) is None
+
+
+# --- device queries ------------------------------------------------------------------------------------------
+def test_property_fields_of_device_properties_only() -> None:
+    ctx = context(
+        "struct Version { int major; };\n"
+        "void f(const cudaDeviceProp* p, Version v, Params params) {\n"
+        "  auto dprops = at::cuda::getCurrentDeviceProperties();\n"
+        "  g(p->major, v.major, dprops->minor, params.props->major, at::cuda::getCurrentDeviceProperties()->major);\n"
+        "}\n"
+    )
+    fields = [n for n in ctx.descendants(ctx.tree.root_node, "field_expression") if ctx.text(n).endswith("major")]
+    fields += [node_at(ctx, "dprops->minor", "field_expression")]
+    found = {ctx.text(n): device_query.is_property_field(n, ctx, ("major", "minor")) for n in fields}
+    assert found == {
+        "p->major": True,
+        "v.major": False,
+        "params.props->major": True,
+        "at::cuda::getCurrentDeviceProperties()->major": True,
+        "dprops->minor": True,
+    }
+
+
+def test_holds_attribute_after_the_getter_in_the_same_function() -> None:
+    ctx = context(
+        "int f(int dev) {\n"
+        "  int major = 0, count = 0;\n"
+        "  g(major);\n"
+        "  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);\n"
+        "  cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev);\n"
+        "  return major + count;\n"
+        "}\n"
+        "int h(int major) { return major; }\n"
+    )
+    capability = re.compile(r"ComputeCapability")
+
+    def holds(text: str, occurrence: int) -> bool:
+        return device_query.holds_attribute(node_at(ctx, text, "identifier", occurrence), ctx, capability)
+
+    assert [holds("major", i) for i in (1, 3, 4, 5)] == [False, True, False, False]
+    assert not holds("count", 2)
+
+
+# --- syntax --------------------------------------------------------------------------------------------------
+def test_number_use() -> None:
+    ctx = context(
+        "void f(P p) {\n"
+        "  if (p.major >= 8) {}\n"
+        "  int sm = p.major * 10 + p.minor;\n"
+        "  switch (p.major) { default: break; }\n"
+        "  g(p.major);\n"
+        "}\n"
+    )
+    uses = [syntax.number_use(node_at(ctx, "p.major", "field_expression", i), ctx) for i in range(4)]
+    assert [(use[0], ctx.text(use[1])) if use else None for use in uses] == [
+        ("comparison", "p.major >= 8"),
+        ("arithmetic", "p.major * 10 + p.minor"),
+        ("switch", "switch (p.major) { default: break; }"),
+        None,
+    ]
+
+
+def test_disabled_parenthesises_where_precedence_needs_it() -> None:
+    ctx = context("bool f(P p, bool force) {\n  bool a = p.major >= 8;\n  return force || p.minor > 0;\n}\n")
+    assert syntax.disabled(node_at(ctx, "p.major >= 8", "binary_expression"), ctx) == "false && (p.major >= 8)"
+    assert syntax.disabled(node_at(ctx, "p.minor > 0", "binary_expression"), ctx) == "(false && (p.minor > 0))"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Literal
 
 from rocmlint.cuda.frontend import STATEMENT_TYPES, CudaContext, Node, Span
 
@@ -84,6 +85,50 @@ def short_circuited(node: Node, ctx: CudaContext) -> bool:
                 return True
         child = ancestor
     return False
+
+
+# Where `false && (<test>)` can replace a test without parentheses around it (lowest-precedence slots).
+_LOOSE_SLOTS = frozenset(
+    {
+        "condition_clause",
+        "init_declarator",
+        "argument_list",
+        "parenthesized_expression",
+        "return_statement",
+        "expression_statement",
+    }
+)
+
+
+def disabled(test: Node, ctx: CudaContext) -> str:
+    """`false && (<test>)`, the test never evaluated (what `short_circuited` recognises), in parentheses as a
+    whole unless it stands where any expression may (a condition, an initialiser, an argument)."""
+    inner = ctx.text(test) if test.type == "parenthesized_expression" else f"({ctx.text(test)})"
+    loose = test.parent is not None and test.parent.type in _LOOSE_SLOTS
+    return f"false && {inner}" if loose else f"(false && {inner})"
+
+
+_ARITHMETIC = frozenset({"+", "-", "*"})
+NumberUse = tuple[Literal["comparison", "switch", "arithmetic"], Node]
+
+
+def number_use(value: Node, ctx: CudaContext) -> NumberUse | None:
+    """What the number `value` decides, through parentheses, casts and the `+`/`-`/`*` arithmetic around it:
+    ("comparison", the comparison), ("switch", the `switch` statement), or ("arithmetic", the largest such
+    expression) when it only computes another number (`major * 10 + minor`); None for other uses."""
+    top = outermost(value)
+    computed = False
+    while top.parent is not None and operator_of(top.parent, ctx) in _ARITHMETIC:
+        top = outermost(top.parent)
+        computed = True
+    parent = top.parent
+    if parent is not None and operator_of(parent, ctx) in COMPARISONS:
+        return "comparison", parent
+    if parent is not None and parent.type == "condition_clause":
+        statement = parent.parent
+        if statement is not None and statement.type == "switch_statement":
+            return "switch", statement
+    return ("arithmetic", top) if computed else None
 
 
 def binary_parts(node: Node | None, ctx: CudaContext) -> tuple[Node, str, Node] | None:
@@ -343,12 +388,14 @@ def operator_with_literal(operator: str, value: int) -> re.Pattern[bytes]:
 __all__ = [
     "COMPARISONS",
     "STATEMENT_TYPES",
+    "NumberUse",
     "array_dimensions",
     "assigned_name",
     "bare",
     "binary_parts",
     "constant_context",
     "declares_void_pointer",
+    "disabled",
     "has_specifier",
     "identifiers_in",
     "is_certainly_device",
@@ -357,6 +404,7 @@ __all__ = [
     "literal_pattern",
     "local_uses",
     "loop_counter",
+    "number_use",
     "operator_of",
     "operator_with_literal",
     "outermost",
