@@ -1,7 +1,7 @@
 """Front-end questions the C++ rules used to answer themselves: word anchors and quoted macro values
 (CudaContext), mask macros and the fix of a `*_sync` call (rocmlint/cuda/masks.py), device-property fields and
-device attributes (rocmlint/cuda/device_query.py), what a number decides and a disabled test
-(rocmlint/cuda/syntax.py)."""
+device attributes (rocmlint/cuda/device_query.py), what a number decides, a disabled test and named constants
+(rocmlint/cuda/syntax.py), lane splits and unrolled butterflies (rocmlint/cuda/warp.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 
 from test_cuda_values import context, node_at
 
-from rocmlint.cuda import device_query, masks, syntax
+from rocmlint.cuda import device_query, masks, syntax, warp
 from rocmlint.cuda.frontend import CudaContext, Define
 
 
@@ -115,3 +115,62 @@ def test_disabled_parenthesises_where_precedence_needs_it() -> None:
     ctx = context("bool f(P p, bool force) {\n  bool a = p.major >= 8;\n  return force || p.minor > 0;\n}\n")
     assert syntax.disabled(node_at(ctx, "p.major >= 8", "binary_expression"), ctx) == "false && (p.major >= 8)"
     assert syntax.disabled(node_at(ctx, "p.minor > 0", "binary_expression"), ctx) == "(false && (p.minor > 0))"
+
+
+def test_named_constants() -> None:
+    ctx = context(
+        "struct T { static constexpr int kWarpSize = 32; int lanes = 32; };\n"
+        "constexpr int A = 1, B = 2;\n"
+        "int plain = 3;\n"
+        "enum { THREADS_PER_WARP = 32, LAST };\n"
+    )
+
+    def names(node_type: str) -> list[tuple[str, str]]:
+        found = [
+            pair for n in ctx.descendants(ctx.tree.root_node, node_type) for pair in syntax.named_constants(n, ctx)
+        ]
+        return [(ctx.text(name), ctx.text(value)) for name, value in found]
+
+    assert names("field_declaration") == [("kWarpSize", "32")]
+    assert names("declaration") == [("A", "1"), ("B", "2")]
+    assert names("enumerator") == [("THREADS_PER_WARP", "32")]
+
+
+# --- warps ---------------------------------------------------------------------------------------------------
+def test_lane_splits_and_their_anchors() -> None:
+    ctx = context("__global__ void k(int n) {\n  int a = threadIdx.x >> 5, b = n & 0x1f, c = n % 320, d = n / 32;\n}\n")
+    splits = [warp.lane_split(n, ctx) for n in ctx.descendants(ctx.tree.root_node, "binary_expression")]
+    assert sorted((ctx.text(left), operator) for left, operator in filter(None, splits)) == [
+        ("n", "&"),
+        ("n", "/"),
+        ("threadIdx.x", ">>"),
+    ]
+    assert sorted(warp.split_offsets(ctx)) == [ctx.content.index(text) for text in (b">> 5", b"& 0x1f", b"/ 32")]
+
+
+def test_is_lane_or_warp_name() -> None:
+    assert [warp.is_lane_or_warp_name(name) for name in ("lane_id", "wid", "warp", "offset", None)] == [
+        True,
+        True,
+        True,
+        False,
+        False,
+    ]
+
+
+def test_unrolled_from_16() -> None:
+    ctx = context(
+        "__device__ float f(float v) {\n"
+        "  v += __shfl_xor_sync(0xffffffff, v, 16);\n"
+        "  v += __shfl_xor_sync(0xffffffff, v, 16, 32);\n"
+        "  v += __shfl_up_sync(0xffffffff, v, 16);\n"
+        "  return v + __shfl_xor(v, 8);\n"
+        "}\n"
+    )
+    calls = ctx.descendants(ctx.tree.root_node, "call_expression")
+    assert [warp.unrolled_from_16(call, ctx) for call in sorted(calls, key=lambda n: n.start_byte)] == [
+        "__shfl_xor_sync",
+        None,
+        None,
+        None,
+    ]

@@ -199,6 +199,29 @@ def has_specifier(declaration: Node, ctx: CudaContext, *words: str) -> bool:
     )
 
 
+def named_constants(node: Node, ctx: CudaContext) -> list[tuple[Node, Node]]:
+    """(name, value) of each named value a declaration, member or enumerator defines: the initialised
+    declarators of a `const`/`constexpr`/`static` declaration (not a loop counter), such a member's
+    (`static constexpr int kWarpSize = 32;`), an enumerator's (`THREADS_PER_WARP = 32`)."""
+    if node.type == "enumerator":
+        pairs = [(node.child_by_field_name("name"), node.child_by_field_name("value"))]
+    elif not has_specifier(node, ctx, "const", "constexpr", "static"):
+        return []
+    elif node.type == "field_declaration":
+        pairs = [(node.child_by_field_name("declarator"), node.child_by_field_name("default_value"))]
+    else:
+        pairs = [
+            (declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value"))
+            for declarator in node.children_by_field_name("declarator")
+            if declarator.type == "init_declarator"
+        ]
+    return [
+        (name, value)
+        for name, value in pairs
+        if name is not None and value is not None and name.type in ("identifier", "field_identifier")
+    ]
+
+
 def identifiers_in(ctx: CudaContext, span: Span) -> list[Node]:
     """The identifiers and type identifiers inside `span` (a node or a byte span), in source order."""
     found: list[Node] = []
@@ -404,6 +427,7 @@ __all__ = [
     "literal_pattern",
     "local_uses",
     "loop_counter",
+    "named_constants",
     "number_use",
     "operator_of",
     "operator_with_literal",
