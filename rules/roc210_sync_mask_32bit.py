@@ -27,16 +27,16 @@ class SyncMask32Bit(Rule):
     Flags 32-bit lane masks (`0xffffffff`, `uint32_t(-1)`, `unsigned` variables, a `FULL_MASK` macro
     that expands to a 32-bit literal) passed to `__shfl*_sync`, `__ballot_sync`, `__any_sync`,
     `__all_sync`, `__match_*_sync`, `__reduce_*_sync` or `__syncwarp(mask)`; also a widened literal that
-    still names only 32 lanes (`0xffffffffull`), and a `#define ...MASK 0xffffffff` this file never passes to
-    such a call (its uses live in other files).
+    still names only 32 lanes (`0xffffffffull`).
+
+    A `#define ...MASK 0xffffffff` no `*_sync` call of this file uses is reported: it is used elsewhere.
 
     ## Why is this bad on ROCm?
-    HIP's `*_sync` warp functions `static_assert` a 64-bit mask (`amd_warp_sync_functions.h`; on by
-    default since ROCm 7.0, forced on for PyTorch extensions by `-DHIP_ENABLE_WARP_SYNC_BUILTINS=1`): a
-    32-bit mask stops the kernel from compiling. A widened `0xffffffffull` names only lanes 0-31 of a
-    64-lane wave, and HIP's runtime check wants the mask to equal the active lanes. PyTorch and vLLM call
-    the plain `__shfl_xor` etc. on ROCm (`WARP_SHFL_XOR`, `VLLM_SHFL_XOR_SYNC`; HIP
-    `hip_cpp_language_extensions.rst`, "Warp cross-lane functions").
+    HIP's `*_sync` warp functions `static_assert` a 64-bit mask (`amd_warp_sync_functions.h`; on by default
+    since ROCm 7.0, forced on for PyTorch extensions by `-DHIP_ENABLE_WARP_SYNC_BUILTINS=1`): a 32-bit mask
+    stops the kernel from compiling. A widened `0xffffffffull` names only lanes 0-31 of a 64-lane wave, and
+    HIP's runtime check wants the mask to equal the active lanes. PyTorch and vLLM call the plain
+    `__shfl_xor` etc. on ROCm (`WARP_SHFL_XOR`, `VLLM_SHFL_XOR_SYNC`; HIP's "Warp cross-lane functions").
 
     ## Example
     ```cuda
