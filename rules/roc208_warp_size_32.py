@@ -2,31 +2,22 @@
 
 from __future__ import annotations
 
-import re
-
 from rocmlint.cuda import warp
 from rocmlint.cuda.frontend import Anchors, CudaContext, Define, Node
 from rocmlint.cuda.preprocessor import parse_int
-from rocmlint.cuda.syntax import assigned_name, bare, binary_parts, has_specifier, operator_with_literal
+from rocmlint.cuda.syntax import assigned_name, bare, named_constants
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
-# Where the result of `x % 32` / `x >> 5` is stored says it is a lane or warp index.
-_LANE_OR_WARP_TARGET = re.compile(r"(?:lane|warp)_?(?:id|idx|index|num|no)?|wid|laneid|warpid", re.IGNORECASE)
-# Right operand that makes each operator a 32-lane split.
-_SPLITS = {"%": 32, "/": 32, "&": 31, ">>": 5}
-# Each split with its number: lane arithmetic cannot be found where none matches (one pattern per operator:
-# one alternation of all four took five times as long).
-_SPLIT_TEXTS = tuple(operator_with_literal(operator, value) for operator, value in _SPLITS.items())
-# What every ROC208 finding needs besides its number, as file-level prefilter context (`Rule.also_requires`):
-# a warp-constant name (`warp`), a `blockDim` split, a thread-id operand (`threadIdx` or a thread-index name:
-# `tid`, `t_idx`, `thread`, `lane`, `tx`), a lane/warp target (`lane`, `warp`, `wid`), or a shuffle
-# (`shfl`/`SHFL`). The prefilter compares these ignoring case, as the name patterns do.
 _CONSTANT_MESSAGE = (
     "`{}` hard-codes a 32-lane warp; CDNA wavefronts are 64 lanes: use `warpSize` at run time or a ROCm-gated "
     "`__GFX9__` selector for compile-time sizes"
 )
 _FROM_HALF_WAVE = "a 64-lane wavefront needs offsets from `warpSize / 2`"
+# What every ROC208 finding needs besides its number, as file-level prefilter context (`Rule.also_requires`):
+# a warp-constant name (`warp`), a `blockDim` split, a thread-id operand (`threadIdx` or a thread-index name:
+# `tid`, `t_idx`, `thread`, `lane`, `tx`), a lane/warp target (`lane`, `warp`, `wid`), or a shuffle
+# (`shfl`/`SHFL`). The prefilter compares these ignoring case, as the name patterns do.
 _CONTEXT_WORDS = (b"blockdim", b"shfl", b"thread", b"lane", b"warp", b"tid", b"tx", b"wid", b"t_idx")
 
 
@@ -72,9 +63,8 @@ class WarpSize32(Rule):
     #define WARP_SIZE 32
     #endif
     ```
-    `constexpr`/`static const` declarations and enumerators get the same selector around a copy of
-    their declaration with `64`. Lane arithmetic and reduction loops are rewritten by hand with the run-time
-    `warpSize`:
+    `constexpr`/`static const` declarations and enumerators get the same selector around a copy with `64`.
+    Lane arithmetic and reduction loops are rewritten by hand with the run-time `warpSize`:
     ```cuda
     __global__ void row_sum(const float* x, float* out) {
       float v = x[threadIdx.x];
@@ -87,14 +77,12 @@ class WarpSize32(Rule):
     Safe for the constant definitions: the NVIDIA branch (`#else`) keeps the original definition token
     for token, so `nvcc` compiles what it compiled before; only line numbers move. On ROCm the device
     passes follow the HIP documentation's selector (`__GFX8__`/`__GFX9__` mean a 64-lane wavefront).
-    The host pass has no target macro, where that selector alone would give 32 and make host code that
-    sizes launches or instantiates kernel templates from the constant disagree with CDNA device code
-    (ROCm/vllm#694 review); the fix picks 64 there, the value of the MI200/MI300 targets. The cost
-    is on RDNA (wave32) targets: the device code gets 32 but host code still sees 64, so a kernel
-    template instantiated with the constant from host code is not the one the RDNA device pass built;
-    projects that ship for RDNA should size host-side launches from `hipDeviceAttributeWarpSize` instead.
-    Expressions and loops are not fixed: replacing `& 31` by `% warpSize` changes the number of warps
-    per block, and shared arrays sized from it, downstream.
+    The host pass has no target macro: that selector alone would give 32 there, and host code sizing
+    launches or instantiating kernel templates from the constant would disagree with CDNA device code
+    (ROCm/vllm#694 review), so the fix picks 64, the MI200/MI300 value. On RDNA (wave32) targets host
+    code then sees 64 while device code gets 32: projects that ship for RDNA should size host-side
+    launches from `hipDeviceAttributeWarpSize`. Expressions and loops are not fixed: replacing `& 31`
+    by `% warpSize` changes the number of warps per block, and shared arrays sized from it, downstream.
     """
 
     code = "ROC208"
@@ -107,10 +95,10 @@ class WarpSize32(Rule):
     also_requires = _CONTEXT_WORDS
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
-        """Lane arithmetic holds a split with its literal (_SPLIT_TEXTS); a constant's name says `warp`, a
-        reduction loop's or unrolled butterfly's shuffle `shfl`, in any case."""
+        """Lane arithmetic holds a split with its literal; a constant's name says `warp`, a reduction loop's or
+        unrolled butterfly's shuffle `shfl`, in any case."""
         needed: dict[str, Anchors] = {}
-        splits = [match.start() for split in _SPLIT_TEXTS for match in split.finditer(ctx.content)]
+        splits = warp.split_offsets(ctx)
         if splits:
             needed["binary_expression"] = splits
         constants = ctx.offsets(b"warp", lowered=True)
@@ -125,52 +113,37 @@ class WarpSize32(Rule):
     def visit_define(self, define: Define, ctx: CudaContext) -> None:
         if define.parameters is not None or not warp.is_warp_constant_name(define.name):
             return
-        if parse_int(ctx.resolve_text(define.value, define.directive)) != 32 or warp.in_wave_selector(
-            ctx, define.directive
-        ):
+        value = parse_int(ctx.resolve_text(define.value, define.directive))
+        if value != 32 or warp.in_wave_selector(ctx, define.directive):
             return
         ctx.report(define.directive, _CONSTANT_MESSAGE.format(define.name), fix=warp.wave_size_define_fix(define, ctx))
 
     def visit_declaration(self, node: Node, ctx: CudaContext) -> None:
-        if not has_specifier(node, ctx, "const", "constexpr", "static"):  # a named constant, not a loop counter
-            return
-        for declarator in node.children_by_field_name("declarator"):
-            if declarator.type == "init_declarator":
-                self._check_constant(
-                    declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value"), ctx
-                )
+        for name_node, value in named_constants(node, ctx):
+            name = ctx.text(name_node)
+            if (
+                warp.is_warp_constant_name(name)
+                and ctx.int_value(value) == 32
+                and not warp.in_wave_selector(ctx, name_node)
+            ):
+                fix = warp.wave_size_constant_fix(name_node, value, ctx)
+                ctx.report(name_node, _CONSTANT_MESSAGE.format(name), fix=fix)
 
-    def visit_field_declaration(self, node: Node, ctx: CudaContext) -> None:
-        # `static constexpr int kWarpSize = 32;` inside a struct: the value is the `default_value` field.
-        if has_specifier(node, ctx, "const", "constexpr", "static"):
-            self._check_constant(node.child_by_field_name("declarator"), node.child_by_field_name("default_value"), ctx)
-
-    def visit_enumerator(self, node: Node, ctx: CudaContext) -> None:
-        self._check_constant(node.child_by_field_name("name"), node.child_by_field_name("value"), ctx)
-
-    def _check_constant(self, name_node: Node | None, value: Node | None, ctx: CudaContext) -> None:
-        if name_node is None or value is None or name_node.type not in ("identifier", "field_identifier"):
-            return
-        name = ctx.text(name_node)
-        if not warp.is_warp_constant_name(name) or ctx.int_value(value) != 32 or warp.in_wave_selector(ctx, name_node):
-            return
-        ctx.report(name_node, _CONSTANT_MESSAGE.format(name), fix=warp.wave_size_constant_fix(name_node, value, ctx))
+    # `static constexpr int kWarpSize = 32;` members and `enum { THREADS_PER_WARP = 32 };` alike.
+    visit_field_declaration = visit_enumerator = visit_declaration
 
     # --- lane and warp index arithmetic ------------------------------------------------------------
     def visit_binary_expression(self, node: Node, ctx: CudaContext) -> None:
-        parts = binary_parts(node, ctx)
-        if parts is None or parts[2].type != "number_literal":
+        split = warp.lane_split(node, ctx)
+        if split is None:
             return
-        left, operator, right = parts
-        if _SPLITS.get(operator) is None or parse_int(ctx.text(right)) != _SPLITS[operator]:
-            return
+        left, operator = split
         if warp.builtin_index(bare(left), ctx) == "blockDim" and operator in ("/", ">>"):
             ctx.report(
                 node, f"`{ctx.text(node)}` counts warps of 32 threads; a CDNA wavefront has 64: divide by `warpSize`"
             )
             return
-        target = assigned_name(node, ctx)
-        if not (warp.is_thread_index(left, ctx) or (target is not None and _LANE_OR_WARP_TARGET.fullmatch(target))):
+        if not (warp.is_thread_index(left, ctx) or warp.is_lane_or_warp_name(assigned_name(node, ctx))):
             return
         if warp.in_32_lane_subgroups(node, ctx) or warp.in_wave_selector(ctx, node):
             return
@@ -187,15 +160,8 @@ class WarpSize32(Rule):
             ctx.report(node, f"shuffle reduction over `{variable}` spans only 32 lanes; {_FROM_HALF_WAVE}")
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
-        # Unrolled butterflies: `v += __shfl_xor_sync(mask, v, 16); v += __shfl_xor_sync(mask, v, 8); ...`
-        name = ctx.call_name(node) or ""
-        if name not in warp.DESCENDING_SHUFFLES:
-            return
-        arguments = ctx.arguments(node)
-        offset = warp.shuffle_offset(name, arguments)
-        if offset is None or offset.type != "number_literal" or parse_int(ctx.text(offset)) != 16:
-            return
-        if not warp.has_subgroup_width(name, arguments, ctx):
+        name = warp.unrolled_from_16(node, ctx)
+        if name is not None:
             ctx.report(
                 node, f"`{name}` with offset 16 starts a 32-lane reduction; a 64-lane wavefront needs offset 32 first"
             )

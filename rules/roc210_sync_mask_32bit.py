@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
+from rocmlint.cuda import masks
 from rocmlint.cuda.frontend import Anchors, CudaContext, Define, Node
-from rocmlint.cuda.masks import (
-    SYNC_MASK_INTRINSICS,
-    is_full_warp_mask_macro,
-    is_portable_wrapper_use,
-    mask_fix,
-    non_sync_message,
-    passed_to_sync_call,
-    sync_call_in_macro,
-    sync_macro_fix,
-    sync_rewrites,
-    value_width,
-)
-from rocmlint.cuda.preprocessor import parse_int
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
-_SYNC_MASK_WORDS = frozenset(name.encode() for name in SYNC_MASK_INTRINSICS)
+_WHY = (
+    "HIP's `*_sync` intrinsics static_assert a 64-bit mask and a wave has 64 lanes: on ROCm call the "
+    "non-sync intrinsic (`__shfl_xor`, `__ballot`, ...) or pass a 64-bit mask"
+)
+_LANES_0_TO_31 = (
+    "which names only lanes 0-31 of a 64-lane wave; on ROCm call the non-sync intrinsic or pass "
+    "`__activemask()` / a full 64-bit mask"
+)
+_MASK_MACRO = (
+    "`{}` is a 32-bit lane mask (`{}`); HIP's `*_sync` intrinsics need a 64-bit mask and a wave has 64 lanes: on "
+    "ROCm call the non-sync intrinsic or define a 64-bit mask"
+)
 
 
 class SyncMask32Bit(Rule):
@@ -30,17 +29,14 @@ class SyncMask32Bit(Rule):
     `__all_sync`, `__match_*_sync`, `__reduce_*_sync` or `__syncwarp(mask)`; also a widened literal that
     still names only 32 lanes (`0xffffffffull`).
 
-    ## Why is this bad on ROCm?
-    HIP's `*_sync` warp functions are templates whose device-side `static_assert` requires a 64-bit
-    integer mask (`amd_warp_sync_functions.h`; on by default since ROCm 7.0, and forced on for PyTorch
-    extensions through `-DHIP_ENABLE_WARP_SYNC_BUILTINS=1`), so a 32-bit mask stops the kernel from
-    compiling. Widening the literal is not enough either: `0xffffffffull` names only lanes 0-31 of a
-    64-lane wave, and HIP's runtime mask check wants the mask to equal the active lanes. PyTorch
-    (`WARP_SHFL_XOR`) and vLLM (`VLLM_SHFL_XOR_SYNC`) call the plain `__shfl_xor` etc. on ROCm
-    (HIP `hip_cpp_language_extensions.rst`, "Warp cross-lane functions").
+    A `#define ...MASK 0xffffffff` no `*_sync` call of this file uses is reported: it is used elsewhere.
 
-    A `#define ...MASK 0xffffffff` that this file never passes to a `*_sync` call itself is reported
-    at the definition, since its uses live in other files.
+    ## Why is this bad on ROCm?
+    HIP's `*_sync` warp functions `static_assert` a 64-bit mask (`amd_warp_sync_functions.h`; on by default
+    since ROCm 7.0, forced on for PyTorch extensions by `-DHIP_ENABLE_WARP_SYNC_BUILTINS=1`): a 32-bit mask
+    stops the kernel from compiling. A widened `0xffffffffull` names only lanes 0-31 of a 64-lane wave, and
+    HIP's runtime check wants the mask to equal the active lanes. PyTorch and vLLM call the plain
+    `__shfl_xor` etc. on ROCm (`WARP_SHFL_XOR`, `VLLM_SHFL_XOR_SYNC`; HIP's "Warp cross-lane functions").
 
     ## Example
     ```cuda
@@ -65,26 +61,18 @@ class SyncMask32Bit(Rule):
       return val;
     }
     ```
-    For a full-warp mask (`0xffffffff` with any suffix, `~0u`, `uint32_t(-1)`, the all-ones 64-bit
-    literal, `__activemask()`, or a same-file macro or `const` variable holding one), the statement is
-    wrapped in a ROCm gate (climbing to the smallest statement that stands on its own lines) whose
-    branch calls the non-sync intrinsic with the remaining arguments: `__shfl_sync(m, v, l[, w])` ->
-    `__shfl(v, l[, w])`, likewise `__shfl_up`, `__shfl_down`, `__shfl_xor`; `__ballot_sync(m, p)` ->
-    `__ballot(p)`, `__any_sync` -> `__any`, `__all_sync` -> `__all`; `__syncwarp(m)` ->
-    `__builtin_amdgcn_wave_barrier()` (a wave runs in lockstep, only the compiler needs a barrier). These
-    exist on every HIP release, which has no `*_sync` warp functions before ROCm 7. The ROCm branch gets
-    the statement's other mask fixes too, so `unsigned m = __ballot_sync(FULL_MASK, p);` becomes
-    `unsigned long long m = __ballot(p);` whether ROC201's or this rule's fix runs (they are the same
-    edit). A macro body (`#define SHFL_DOWN(v, o, w) __shfl_down_sync(0xffffffff, v, o, w)`) gets a gated
-    ROCm `#define` with the non-sync call. Partial masks, `__match_*_sync`, `__reduce_*_sync` and a bare
-    `#define FINAL_MASK 0xffffffff` are reported without a fix.
+    A full-warp mask (`0xffffffff` with any suffix, `~0u`, `uint32_t(-1)`, the all-ones 64-bit literal,
+    `__activemask()`, a same-file macro or `const` holding one) puts the smallest statement on its own lines
+    behind a ROCm gate calling the non-sync intrinsic without the mask (every HIP release has them; the
+    `*_sync` ones came with ROCm 7), or `__builtin_amdgcn_wave_barrier()` for `__syncwarp(m)` (a wave runs
+    in lockstep: only the compiler needs a barrier). That branch also gets the statement's other mask fixes
+    (ROC201's `unsigned long long` ballot variable). A macro body gets a gated ROCm `#define`. Partial
+    masks, `__match_*_sync`, `__reduce_*_sync` and a bare `#define FINAL_MASK 0xffffffff` get no fix.
 
     ## Fix safety
-    Safe for full-warp masks: the NVIDIA branch keeps the original tokens (only `__LINE__` values below
-    it move), and the ROCm branch calls the non-sync intrinsic with the remaining arguments, as
-    PyTorch's `WARP_SHFL_*` do; with every lane named, the sync form adds nothing but the mask check. A
-    partial mask (a subset of lanes) needs review: build it as a 64-bit `lane_mask_t` instead (see
-    ROC211).
+    Safe for full-warp masks: the NVIDIA branch keeps the original tokens (only `__LINE__` below it
+    moves) and the ROCm branch does what PyTorch's `WARP_SHFL_*` do; with every lane named, the sync
+    form adds only the mask check. A partial mask needs review: build a 64-bit `lane_mask_t` (ROC211).
     """
 
     code = "ROC210"
@@ -97,61 +85,30 @@ class SyncMask32Bit(Rule):
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
         """Calls are reported by the intrinsic's name, a whole word of the file."""
-        anchors = ctx.offsets(*(_SYNC_MASK_WORDS & ctx.words))
+        anchors = ctx.word_offsets(*masks.SYNC_MASK_INTRINSICS)
         return {"call_expression": anchors} if anchors else {}
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
         name = ctx.call_name(node)
-        if name not in SYNC_MASK_INTRINSICS:
+        arguments = ctx.arguments(node) if name in masks.SYNC_MASK_INTRINSICS else []
+        if not arguments or masks.is_portable_wrapper_use(node, ctx):
             return
-        arguments = ctx.arguments(node)
-        if not arguments:
-            return
-        width = value_width(arguments[0], ctx)
-        if width is None or is_portable_wrapper_use(node, ctx):
-            return
-        mask = ctx.text(arguments[0])
-        resolved = ctx.resolve(arguments[0])
-        shown = f"`{mask}`" if resolved == mask else f"`{mask}` (= `{resolved}`)"
+        width = masks.value_width(arguments[0], ctx)
         if width == 32:
-            message = f"`{name}` gets the 32-bit mask {shown}; {_WHY}"
-        elif parse_int(resolved) == 0xFFFFFFFF:
-            # Widened but still 32 lanes: HIP checks the mask against the wave's active lanes.
-            message = (
-                f"`{name}` gets {shown}, which names only lanes 0-31 of a 64-lane wave; on ROCm call the "
-                "non-sync intrinsic or pass `__activemask()` / a full 64-bit mask"
-            )
+            message = f"`{name}` gets the 32-bit mask {ctx.quoted(arguments[0])}; {_WHY}"
+        elif width is not None and ctx.int_value(arguments[0]) == 0xFFFFFFFF:
+            message = f"`{name}` gets {ctx.quoted(arguments[0])}, {_LANES_0_TO_31}"
         else:
             return
-        ctx.report(node, message, fix=mask_fix(node, ctx, non_sync_message(name), sync_rewrites(node, ctx)))
+        ctx.report(node, message, fix=masks.sync_fix(node, ctx))
 
     def visit_define(self, define: Define, ctx: CudaContext) -> None:
-        value = define.value
-        if "sync" in value:
-            found = sync_call_in_macro(value)
-            if found is not None:
-                ctx.report(
-                    define.directive,
-                    f"macro `{define.name}` passes the 32-bit mask `{found[1]}` to `{found[0]}`; {_WHY}",
-                    fix=sync_macro_fix(define, ctx),
-                )
-            return
-        if (
-            define.parameters is None
-            and is_full_warp_mask_macro(define.name, value)
-            and not passed_to_sync_call(define.name, ctx)
-        ):
-            ctx.report(
-                define.directive,
-                f"`{define.name}` is a 32-bit lane mask (`{value}`); HIP's `*_sync` intrinsics need a 64-bit mask "
-                "and a wave has 64 lanes: on ROCm call the non-sync intrinsic or define a 64-bit mask",
-            )
-
-
-_WHY = (
-    "HIP's `*_sync` intrinsics static_assert a 64-bit mask and a wave has 64 lanes: on ROCm call the "
-    "non-sync intrinsic (`__shfl_xor`, `__ballot`, ...) or pass a 64-bit mask"
-)
+        found = masks.sync_call_in_macro(define.value)
+        if found is not None:
+            message = f"macro `{define.name}` passes the 32-bit mask `{found[1]}` to `{found[0]}`; {_WHY}"
+            ctx.report(define.directive, message, fix=masks.sync_macro_fix(define, ctx))
+        elif masks.mask_macro_used_elsewhere(define, ctx):
+            ctx.report(define.directive, _MASK_MACRO.format(define.name, define.value))
 
 
 SyncMask32Bit.valid = (

@@ -4,32 +4,21 @@ from __future__ import annotations
 
 import re
 
+from rocmlint.cuda.device_query import ATTRIBUTE_GETTERS, holds_attribute, is_property_field
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
-from rocmlint.cuda.syntax import COMPARISONS, largest_terms, operator_of, outermost, short_circuited, whole_condition
+from rocmlint.cuda.syntax import disabled, largest_terms, number_use, short_circuited, whole_condition
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
-_ARITHMETIC = frozenset({"+", "-", "*"})
-_DEVICE_PROP_TYPES = re.compile(r"\b(?:cudaDeviceProp|hipDeviceProp_t|hipDeviceProp)\b")
-# Receivers conventionally holding device properties: prop, props, dprops, deviceProp, device_prop, properties.
-_PROP_NAME = re.compile(r"(?:\w*_)?(?:d|dev|device|gpu|cuda|hip)?_?prop(?:s|erties)?", re.IGNORECASE)
-_PROP_GETTERS = re.compile(r"(?:^|::)(?:getCurrentDeviceProperties|getDeviceProperties)$")
+_FIELDS = ("major", "minor")
 _CAPABILITY_ATTRIBUTES = re.compile(
     r"(?:cudaDevAttr|hipDeviceAttribute)ComputeCapability(?:Major|Minor)|CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_(?:MAJOR|MINOR)"
 )
-_GET_ATTRIBUTE = frozenset({"cudaDeviceGetAttribute", "hipDeviceGetAttribute", "cuDeviceGetAttribute"})
-_GET_ATTRIBUTE_WORDS = frozenset(name.encode() for name in _GET_ATTRIBUTE)
-# Where `false && (<test>)` can replace a test without parentheses around it (lowest-precedence slots).
-_LOOSE_SLOTS = frozenset(
-    {
-        "condition_clause",
-        "init_declarator",
-        "argument_list",
-        "parenthesized_expression",
-        "return_statement",
-        "expression_statement",
-    }
-)
+_WHAT = {
+    "comparison": "compares the CUDA compute capability",
+    "switch": "switches on the CUDA compute capability",
+    "arithmetic": "computes an SM number from the compute capability",
+}
 _FIX_MESSAGE = (
     "on ROCm make the compute-capability test false (review: the ROCm side then takes the non-NVIDIA-feature "
     "path; test `gcnArchName` or `prop.arch.has*` for what the check guards)"
@@ -101,154 +90,62 @@ class HostCapabilityCheck(Rule):
     triggers = (b"major", b"minor", b"ComputeCapability", b"COMPUTE_CAPABILITY")
 
     def __init__(self) -> None:
-        self._reported: set[tuple[int, int]] = set()
-        # Variables filled by cudaDeviceGetAttribute(&v, ...ComputeCapabilityMajor...), per function.
-        self._capability_variables: dict[int, set[str]] = {}
+        self._reported: set[tuple[int, int]] = set()  # conditions: `major == 8 && minor >= 0` is one check
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
-        """`.major`/`.minor` hold the field's name, a getter call its name; the variables it fills can be
-        any identifier after it."""
+        """`.major`/`.minor` hold the field's name; the variables an attribute getter fills can be any
+        identifier."""
         needed: dict[str, Anchors] = {}
-        fields = ctx.offsets(*(word for word in (b"major", b"minor") if word in ctx.words))
+        fields = ctx.word_offsets(*_FIELDS)
         if fields:
             needed["field_expression"] = fields
-        getters = ctx.offsets(*(_GET_ATTRIBUTE_WORDS & ctx.words))
-        if getters:
-            needed.update({"call_expression": getters, "identifier": None})
+        if ctx.word_offsets(*ATTRIBUTE_GETTERS):
+            needed["identifier"] = None
         return needed
 
-    # --- prop.major / prop->minor -------------------------------------------------------------------
     def visit_field_expression(self, node: Node, ctx: CudaContext) -> None:
-        field = node.child_by_field_name("field")
-        if field is None or ctx.text(field) not in ("major", "minor"):
-            return
-        receiver = node.child_by_field_name("argument")
-        if receiver is None or not self._is_device_properties(receiver, ctx):
-            return
-        self._check_use(node, ctx)
-
-    def _is_device_properties(self, receiver: Node, ctx: CudaContext) -> bool:
-        while receiver.type in ("parenthesized_expression", "pointer_expression") and receiver.named_child_count:
-            receiver = receiver.named_children[-1]
-        if receiver.type == "call_expression":
-            return bool(_PROP_GETTERS.search(ctx.call_name(receiver) or ""))
-        if receiver.type == "field_expression":
-            # launch_params.props->major: judge by the member's name.
-            member = receiver.child_by_field_name("field")
-            return member is not None and bool(_PROP_NAME.fullmatch(ctx.text(member)))
-        if receiver.type == "subscript_expression":
-            array = receiver.child_by_field_name("argument")
-            return array is not None and self._is_device_properties(array, ctx)
-        if receiver.type != "identifier":
-            return False
-        declared = ctx.declared_type(receiver)
-        if declared is not None and _DEVICE_PROP_TYPES.search(declared):
-            return True
-        if declared is not None and declared.split()[-1] != "auto":
-            return False  # a struct of another type that happens to have a `major` (a version, a tensor layout)
-        if declared is not None:
-            value = ctx.declared_value(receiver)
-            if value is not None and value.type == "call_expression":
-                return bool(_PROP_GETTERS.search(ctx.call_name(value) or ""))
-        return bool(_PROP_NAME.fullmatch(ctx.text(receiver)))
-
-    # --- cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ---------------------------
-    def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
-        if ctx.call_name(node) not in _GET_ATTRIBUTE:
-            return
-        arguments = ctx.arguments(node)
-        if len(arguments) < 2 or not _CAPABILITY_ATTRIBUTES.search(ctx.text(arguments[1])):
-            return
-        target = arguments[0]
-        if (
-            target.type != "pointer_expression"
-            or target.named_child_count != 1
-            or target.named_children[0].type != "identifier"
-        ):
-            return
-        scope = ctx.function_of(node)
-        key = scope.start_byte if scope is not None else -1
-        self._capability_variables.setdefault(key, set()).add(ctx.text(target.named_children[0]))
+        if is_property_field(node, ctx, _FIELDS):
+            self._check_use(node, ctx)
 
     def visit_identifier(self, node: Node, ctx: CudaContext) -> None:
-        if not self._capability_variables:
-            return
-        scope = ctx.function_of(node)
-        names = self._capability_variables.get(scope.start_byte if scope is not None else -1)
-        if not names or ctx.text(node) not in names:
-            return
         parent = node.parent
         if parent is not None and parent.type == "pointer_expression":
             return  # the `&major` handed to cudaDeviceGetAttribute itself
-        self._check_use(node, ctx)
+        if holds_attribute(node, ctx, _CAPABILITY_ATTRIBUTES):
+            self._check_use(node, ctx)
 
-    # --- what the value is used for ---------------------------------------------------------------------
     def _check_use(self, value: Node, ctx: CudaContext) -> None:
-        """Report a comparison of the capability, or an SM number computed from it (`major * 10 + minor`)."""
-        if short_circuited(value, ctx):
+        """Report a comparison of the capability, a switch on it, or an SM number computed from it, once per
+        condition."""
+        use = None if short_circuited(value, ctx) else number_use(value, ctx)
+        if use is None:
             return
-        top = outermost(value)
-        computed = False
-        while top.parent is not None and operator_of(top.parent, ctx) in _ARITHMETIC:
-            top = outermost(top.parent)
-            computed = True
-        parent = top.parent
-        if parent is not None and operator_of(parent, ctx) in COMPARISONS:
-            self._report(parent, ctx, "compares the CUDA compute capability", fixable=True)
-        elif (
-            parent is not None
-            and parent.type == "condition_clause"
-            and parent.parent is not None
-            and parent.parent.type == "switch_statement"
-        ):
-            self._report(parent.parent, ctx, "switches on the CUDA compute capability")
-        elif computed:
-            self._report(top, ctx, "computes an SM number from the compute capability")
-
-    def _report(self, node: Node, ctx: CudaContext, what: str, *, fixable: bool = False) -> None:
-        # One diagnostic per condition: `major == 8 && minor >= 0` is one capability check.
+        kind, node = use
         whole = whole_condition(node, ctx)
-        key = (whole.start_byte, whole.end_byte)
-        if key in self._reported:
+        if (whole.start_byte, whole.end_byte) in self._reported:
             return
-        self._reported.add(key)
+        self._reported.add((whole.start_byte, whole.end_byte))
         ctx.report(
             node,
-            f"`{ctx.text(node)}` {what}; on ROCm `major.minor` is the GFX IP version (9.4 on MI300X): test "
+            f"`{ctx.text(node)}` {_WHAT[kind]}; on ROCm `major.minor` is the GFX IP version (9.4 on MI300X): test "
             "`gcnArchName` or `prop.arch.has*` flags in a ROCm branch",
-            fix=self._fix(whole, ctx) if fixable else None,
+            fix=self._fix(whole, ctx) if kind == "comparison" else None,
         )
 
-    # --- fix: the statement behind a ROCm gate, its capability tests disabled on the ROCm side -----------
     def _fix(self, whole: Node, ctx: CudaContext) -> Fix | None:
-        """`false && (<test>)` for each capability-only test in the condition `whole`; other terms
-        (`force || prop.major >= 8`) keep their meaning. Switches and SM numbers get no fix."""
-        replacements = []
-        for test in largest_terms(whole, ctx, lambda comparison: self._mentions_capability(comparison, ctx)):
-            inner = ctx.text(test) if test.type == "parenthesized_expression" else f"({ctx.text(test)})"
-            loose = test.parent is not None and test.parent.type in _LOOSE_SLOTS
-            replacements.append((test, f"false && {inner}" if loose else f"(false && {inner})"))
+        """The statement behind a ROCm gate, each test of the condition `whole` made only of capability
+        comparisons disabled there; other terms (`force || prop.major >= 8`) keep their meaning."""
+        tests = largest_terms(whole, ctx, lambda comparison: self._reads_capability(comparison, ctx))
+        replacements = [(test, disabled(test, ctx)) for test in tests]
         return ctx.statement_fix(_FIX_MESSAGE, whole, replacements, safe=False) if replacements else None
 
-    def _mentions_capability(self, node: Node, ctx: CudaContext) -> bool:
-        scope = ctx.function_of(node)
-        variables = self._capability_variables.get(scope.start_byte if scope is not None else -1, set())
-        stack = [node]
-        while stack:
-            current = stack.pop()
-            if current.type == "identifier" and ctx.text(current) in variables:
-                return True
-            if current.type == "field_expression":
-                field, receiver = current.child_by_field_name("field"), current.child_by_field_name("argument")
-                if (
-                    field is not None
-                    and receiver is not None
-                    and ctx.text(field) in ("major", "minor")
-                    and self._is_device_properties(receiver, ctx)
-                ):
-                    return True
-            stack.extend(current.named_children)
-        return False
+    def _reads_capability(self, node: Node, ctx: CudaContext) -> bool:
+        return any(
+            is_property_field(n, ctx, _FIELDS)
+            if n.type == "field_expression"
+            else holds_attribute(n, ctx, _CAPABILITY_ATTRIBUTES)
+            for n in ctx.descendants(node, "field_expression", "identifier")
+        )
 
 
 HostCapabilityCheck.valid = (

@@ -1,5 +1,6 @@
 """The faster text scans of the C++ front end find what the plain scans they replace find: directives (the
-`#` searched first), block comments (only the lines holding a `/*` scanned), and ROC208's split literals."""
+`#` searched first), block comments (only the lines holding a `/*` scanned), and ROC208's split literals
+(rocmlint/cuda/warp.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ import random
 import re
 
 import pytest
-from rocmlint.rules.roc208_warp_size_32 import _SPLIT_TEXTS, _SPLITS
 
 from rocmlint.cuda import preprocessor
 from rocmlint.cuda.preprocessor import parse_int
 from rocmlint.cuda.syntax import literal_pattern
+from rocmlint.cuda.warp import _SPLIT_TEXTS, LANE_SPLITS
 
 # The plain scans, as the front end had them.
 _PLAIN_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*([A-Za-z_]\w*)((?:[^\n\\]|\\\r?\n|\\.)*)", re.M)
@@ -143,4 +144,4 @@ def test_split_texts_skip_other_numbers(code: str) -> None:
 
 
 def test_one_split_text_per_operator() -> None:
-    assert len(_SPLIT_TEXTS) == len(_SPLITS)
+    assert len(_SPLIT_TEXTS) == len(LANE_SPLITS)

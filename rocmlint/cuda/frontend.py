@@ -164,6 +164,11 @@ class CudaContext:
                 position = content.find(text, position + 1)
         return sorted(found)
 
+    def word_offsets(self, *names: str) -> list[int]:
+        """`offsets` of those `names` that are whole words of the file (`words`): anchors for nodes a rule
+        finds by an identifier's name, without searching for names the file never spells as a word."""
+        return self.offsets(*(word for word in (name.encode() for name in names) if word in self.words))
+
     @cached_property
     def _lowered_content(self) -> bytes:
         return self.content.lower()  # ASCII letters only: every offset stays
@@ -253,6 +258,12 @@ class CudaContext:
                 break
             text = define.value.strip()
         return text
+
+    def quoted(self, node: Node) -> str:
+        """The node's text as a message shows it: in backquotes, with what a same-file macro expands to
+        (`` `FULL_MASK` (= `0xffffffff`) ``)."""
+        text, resolved = self.text(node), self.resolve(node)
+        return f"`{text}`" if resolved == text else f"`{text}` (= `{resolved}`)"
 
     def int_value(self, node: Node) -> int | None:
         """The integer a literal (or a same-file macro naming one) stands for."""

@@ -812,6 +812,11 @@ def sync_rewrites(call: Node, ctx: CudaContext) -> list[Rewrite]:
     ]
 
 
+def sync_fix(call: Node, ctx: CudaContext) -> Fix | None:
+    """The fix of a `*_sync` call's 32-bit mask: `mask_fix` with `sync_rewrites` (none for a partial mask)."""
+    return mask_fix(call, ctx, non_sync_message(ctx.call_name(call)), sync_rewrites(call, ctx))
+
+
 def bit_intrinsic_rewrites(call: Node, ctx: CudaContext) -> list[Rewrite]:
     """`__popc(m)` -> `__popcll(m)`, `__ffs(m)` -> `__ffsll(m)`, `__fns(m, b, n)` -> `__fns64(m, b, n)` (safe: the
     result means the same at any width); `__clz(m)` -> `(__clzll(m) - 32)` and `__brev(m)` -> `__brevll(m)`
@@ -982,16 +987,22 @@ _MASK_MACRO_NAME = re.compile(r"(?i)(?:full|final|warp|wave|lane|all|active|sync
 
 def sync_call_in_macro(value: str) -> tuple[str, str] | None:
     """(intrinsic, mask) of a `*_sync` call with a 32-bit literal mask in a macro body."""
-    match = _SYNC_CALL_IN_MACRO.search(value)
+    match = _SYNC_CALL_IN_MACRO.search(value) if "sync" in value else None
     return (match.group(1), match.group(2)) if match is not None and literal_width(match.group(2)) == 32 else None
 
 
-def is_full_warp_mask_macro(name: str, value: str) -> bool:
-    """`#define FINAL_MASK 0xffffffff`: a macro named for a full-warp mask whose value is all 32 lanes."""
-    return bool(_MASK_MACRO_NAME.search(name)) and _is_full_warp_32(value)
+def mask_macro_used_elsewhere(define: Define, ctx: CudaContext) -> bool:
+    """`#define FINAL_MASK 0xffffffff`: an object-like macro named for a full-warp mask whose value is all 32
+    lanes, which this file never passes to a `*_sync` call (its uses live in other files)."""
+    return (
+        define.parameters is None
+        and bool(_MASK_MACRO_NAME.search(define.name))
+        and _is_full_warp_32(define.value)
+        and not _passed_to_sync_call(define.name, ctx)
+    )
 
 
-def passed_to_sync_call(name: str, ctx: CudaContext) -> bool:
+def _passed_to_sync_call(name: str, ctx: CudaContext) -> bool:
     """Whether this file passes the macro `name` as the mask of a `*_sync` call or `__syncwarp`."""
     spelled = re.escape(name.encode())
     return (
@@ -1051,7 +1062,6 @@ __all__ = [
     "hazard_rewrites",
     "is_all_ones_text",
     "is_full_warp_mask",
-    "is_full_warp_mask_macro",
     "is_lane_index",
     "is_lane_mask_type",
     "is_lane_shift_32",
@@ -1061,12 +1071,13 @@ __all__ = [
     "lane_shift_rewrites",
     "literal_width",
     "mask_fix",
+    "mask_macro_used_elsewhere",
     "narrowing",
     "non_sync_message",
     "normalize_type",
-    "passed_to_sync_call",
     "rocm_rewrites",
     "sync_call_in_macro",
+    "sync_fix",
     "sync_macro_fix",
     "sync_rewrites",
     "text_width",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Literal
 
 from rocmlint.cuda.frontend import STATEMENT_TYPES, CudaContext, Node, Span
 
@@ -86,6 +87,50 @@ def short_circuited(node: Node, ctx: CudaContext) -> bool:
     return False
 
 
+# Where `false && (<test>)` can replace a test without parentheses around it (lowest-precedence slots).
+_LOOSE_SLOTS = frozenset(
+    {
+        "condition_clause",
+        "init_declarator",
+        "argument_list",
+        "parenthesized_expression",
+        "return_statement",
+        "expression_statement",
+    }
+)
+
+
+def disabled(test: Node, ctx: CudaContext) -> str:
+    """`false && (<test>)`, the test never evaluated (what `short_circuited` recognises), in parentheses as a
+    whole unless it stands where any expression may (a condition, an initialiser, an argument)."""
+    inner = ctx.text(test) if test.type == "parenthesized_expression" else f"({ctx.text(test)})"
+    loose = test.parent is not None and test.parent.type in _LOOSE_SLOTS
+    return f"false && {inner}" if loose else f"(false && {inner})"
+
+
+_ARITHMETIC = frozenset({"+", "-", "*"})
+NumberUse = tuple[Literal["comparison", "switch", "arithmetic"], Node]
+
+
+def number_use(value: Node, ctx: CudaContext) -> NumberUse | None:
+    """What the number `value` decides, through parentheses, casts and the `+`/`-`/`*` arithmetic around it:
+    ("comparison", the comparison), ("switch", the `switch` statement), or ("arithmetic", the largest such
+    expression) when it only computes another number (`major * 10 + minor`); None for other uses."""
+    top = outermost(value)
+    computed = False
+    while top.parent is not None and operator_of(top.parent, ctx) in _ARITHMETIC:
+        top = outermost(top.parent)
+        computed = True
+    parent = top.parent
+    if parent is not None and operator_of(parent, ctx) in COMPARISONS:
+        return "comparison", parent
+    if parent is not None and parent.type == "condition_clause":
+        statement = parent.parent
+        if statement is not None and statement.type == "switch_statement":
+            return "switch", statement
+    return ("arithmetic", top) if computed else None
+
+
 def binary_parts(node: Node | None, ctx: CudaContext) -> tuple[Node, str, Node] | None:
     """(left, operator text, right) of a binary expression; None for anything else."""
     if node is None or node.type != "binary_expression":
@@ -152,6 +197,29 @@ def has_specifier(declaration: Node, ctx: CudaContext, *words: str) -> bool:
         child.type in ("type_qualifier", "storage_class_specifier") and ctx.text(child) in words
         for child in declaration.children
     )
+
+
+def named_constants(node: Node, ctx: CudaContext) -> list[tuple[Node, Node]]:
+    """(name, value) of each named value a declaration, member or enumerator defines: the initialised
+    declarators of a `const`/`constexpr`/`static` declaration (not a loop counter), such a member's
+    (`static constexpr int kWarpSize = 32;`), an enumerator's (`THREADS_PER_WARP = 32`)."""
+    if node.type == "enumerator":
+        pairs = [(node.child_by_field_name("name"), node.child_by_field_name("value"))]
+    elif not has_specifier(node, ctx, "const", "constexpr", "static"):
+        return []
+    elif node.type == "field_declaration":
+        pairs = [(node.child_by_field_name("declarator"), node.child_by_field_name("default_value"))]
+    else:
+        pairs = [
+            (declarator.child_by_field_name("declarator"), declarator.child_by_field_name("value"))
+            for declarator in node.children_by_field_name("declarator")
+            if declarator.type == "init_declarator"
+        ]
+    return [
+        (name, value)
+        for name, value in pairs
+        if name is not None and value is not None and name.type in ("identifier", "field_identifier")
+    ]
 
 
 def identifiers_in(ctx: CudaContext, span: Span) -> list[Node]:
@@ -343,12 +411,14 @@ def operator_with_literal(operator: str, value: int) -> re.Pattern[bytes]:
 __all__ = [
     "COMPARISONS",
     "STATEMENT_TYPES",
+    "NumberUse",
     "array_dimensions",
     "assigned_name",
     "bare",
     "binary_parts",
     "constant_context",
     "declares_void_pointer",
+    "disabled",
     "has_specifier",
     "identifiers_in",
     "is_certainly_device",
@@ -357,6 +427,8 @@ __all__ = [
     "literal_pattern",
     "local_uses",
     "loop_counter",
+    "named_constants",
+    "number_use",
     "operator_of",
     "operator_with_literal",
     "outermost",

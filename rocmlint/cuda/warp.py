@@ -1,5 +1,6 @@
 """What the warp-size rules (ROC208, ROC209) know of warps: names of warp-size constants and thread indices,
-shuffles, `#if` chains that select the wave size, and the wave-size choice their fixes write on the ROCm side.
+shuffles, 32-lane splits of thread ids, `#if` chains that select the wave size, and the wave-size choice their
+fixes write on the ROCm side.
 
 A ROCm build compiles each file in a host pass and one device pass per `--offload-arch`. Only the device
 passes know the target: clang defines `__GFX9__` (gfx900 ... gfx950, all wave64) or `__GFX10__`/`__GFX11__`/
@@ -18,7 +19,7 @@ import weakref
 from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node, Span
 from rocmlint.cuda.preprocessor import parse_int
-from rocmlint.cuda.syntax import bare, binary_parts, loop_counter
+from rocmlint.cuda.syntax import bare, binary_parts, loop_counter, operator_with_literal
 from rocmlint.cuda.values import START, Trace, initialiser
 from rocmlint.diagnostics import Fix
 
@@ -73,6 +74,15 @@ _THREAD_ID_NAME = re.compile(
     re.IGNORECASE,
 )
 _GLOBAL_INDEX = re.compile(r"\b(?:blockIdx|gridDim)\b")
+
+
+# Where the result of `x % 32` / `x >> 5` is stored says it is a lane or warp index.
+_LANE_OR_WARP_NAME = re.compile(r"(?:lane|warp)_?(?:id|idx|index|num|no)?|wid|laneid|warpid", re.IGNORECASE)
+
+
+def is_lane_or_warp_name(name: str | None) -> bool:
+    """`lane`, `lane_id`, `warp_idx`, `wid`: a variable named for a lane or warp index."""
+    return name is not None and bool(_LANE_OR_WARP_NAME.fullmatch(name))
 
 
 def is_warp_constant_name(name: str) -> bool:
@@ -150,6 +160,19 @@ DESCENDING_SHUFFLES = frozenset(
         "VLLM_SHFL_DOWN_SYNC",
     }
 )
+
+
+def unrolled_from_16(call: Node, ctx: CudaContext) -> str | None:
+    """The name of a descending shuffle called with the literal offset 16 and no explicit width of at most 32:
+    the first step of an unrolled 32-lane butterfly (`v += __shfl_xor_sync(m, v, 16); ... (m, v, 8); ...`)."""
+    name = ctx.call_name(call) or ""
+    if name not in DESCENDING_SHUFFLES:
+        return None
+    arguments = ctx.arguments(call)
+    offset = shuffle_offset(name, arguments)
+    if offset is None or offset.type != "number_literal" or parse_int(ctx.text(offset)) != 16:
+        return None
+    return None if has_subgroup_width(name, arguments, ctx) else name
 
 
 def shuffle_offset(name: str, arguments: list[Node]) -> Node | None:
@@ -232,6 +255,30 @@ def bounded_by_32(condition: Node | None, variable: str, ctx: CudaContext) -> bo
         return False
     bound = ctx.int_value(test[2])
     return (test[1] == "<" and bound == 32) or (test[1] == "<=" and bound == 16)
+
+
+# --- 32-lane splits of thread ids ------------------------------------------------------------------------
+# The right operand that makes each operator split thread ids into 32-lane warps (`% 32`, `& 31`, `>> 5`).
+LANE_SPLITS = {"%": 32, "/": 32, "&": 31, ">>": 5}
+# Each split with its number: lane arithmetic cannot be found where none matches (one pattern per operator:
+# one alternation of all four took five times as long).
+_SPLIT_TEXTS = tuple(operator_with_literal(operator, value) for operator, value in LANE_SPLITS.items())
+
+
+def split_offsets(ctx: CudaContext) -> list[int]:
+    """Where the file's text holds one of LANE_SPLITS with its literal: anchors for `visits_needed`."""
+    return [match.start() for split in _SPLIT_TEXTS for match in split.finditer(ctx.content)]
+
+
+def lane_split(node: Node, ctx: CudaContext) -> tuple[Node, str] | None:
+    """(left operand, operator) of `x % 32`, `x / 32`, `x & 31` (also `& 0x1f`) or `x >> 5`."""
+    parts = binary_parts(node, ctx)
+    if parts is None or parts[2].type != "number_literal":
+        return None
+    left, operator, right = parts
+    if LANE_SPLITS.get(operator) is None or parse_int(ctx.text(right)) != LANE_SPLITS[operator]:
+        return None
+    return left, operator
 
 
 # --- wave-size selectors ----------------------------------------------------------------------------------
