@@ -1,0 +1,101 @@
+"""Where a value goes: forward from an expression (a literal, say) to the code that uses it.
+
+The other direction from the value tracer (values.py walks back to where a value comes from). A walk starts
+at a value and at every step asks the rule's `visit` what the use of the value there means to it: a list of
+verdicts (possibly empty: a dead end, or a use that says nothing), or None to let the walk follow the
+generic constructs, each to the whole value around the next use (`idioms.whole_value`: the list, tuple,
+set, `+` or `frozenset(...)` holding it):
+
+- an assignment: every read of each assigned name or attribute;
+- a list it is added to (`flags.append(value)`, `extend`, `insert`): every read of that list;
+- a `for` loop or comprehension iterating it: every read of the loop variable inside the loop.
+
+Reads are matched by identifier over the whole file, without scope analysis: a module constant may be read
+in any function, an attribute through any object. An assignment target that is neither a name nor an
+attribute (`table[key] = value`), and a name or attribute nothing reads (`config.arch = value`: it
+configures something elsewhere), is handed to `visit` itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+import libcst as cst
+
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import whole_value
+from rocmlint.python.lists import ADDING_METHODS
+
+T = TypeVar("T")
+Visit = Callable[[cst.CSTNode], "Sequence[T] | None"]
+# How many variables a value is followed through (`ARCHS` -> `for a in ARCHS` -> `f"{a}"`). Identifier
+# matching fans out at every hop (each read may be another variable's value), so the walk stays short.
+MAX_HOPS = 3
+_ASSIGNMENTS = (cst.Assign, cst.AnnAssign, cst.AugAssign)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+def value_uses(ctx: PythonContext, value: cst.CSTNode, visit: Visit[T]) -> list[T]:
+    """Every verdict `visit` gives on the uses `value` reaches, in the order the walk finds them."""
+    return _uses(ctx, whole_value(ctx, value), visit, 0)
+
+
+def _uses(ctx: PythonContext, value: cst.CSTNode, visit: Visit[T], hops: int) -> list[T]:
+    verdicts = visit(value)
+    if verdicts is not None:
+        return list(verdicts)
+    parent = ctx.parent(value)
+    if isinstance(parent, cst.Arg):
+        receiver = _list_added_to(ctx, parent)
+        return _read_uses(ctx, receiver, visit, hops) if receiver is not None else []
+    if isinstance(parent, _ASSIGNMENTS) and parent.value is value:
+        return [verdict for target in _targets(parent) for verdict in _target_uses(ctx, target, visit, hops)]
+    if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is value and isinstance(parent.target, cst.Name):
+        return _read_uses(ctx, parent.target, visit, hops, within=_loop_scope(ctx, parent))
+    return []
+
+
+def _target_uses(ctx: PythonContext, target: cst.BaseExpression, visit: Visit[T], hops: int) -> list[T]:
+    if isinstance(target, (cst.Name, cst.Attribute)):
+        return _read_uses(ctx, target, visit, hops)
+    return list(visit(target) or ())
+
+
+def _read_uses(
+    ctx: PythonContext,
+    binding: cst.Name | cst.Attribute,
+    visit: Visit[T],
+    hops: int,
+    within: cst.CSTNode | None = None,
+) -> list[T]:
+    """The verdicts on the uses of every read of the identifier `binding` stores (under `within`)."""
+    if hops >= MAX_HOPS:
+        return []
+    identifier = binding.value if isinstance(binding, cst.Name) else binding.attr.value
+    reads = ctx.references.mention_reads(identifier, within=within)
+    if not reads:
+        return list(visit(binding) or ())
+    return [verdict for read in reads for verdict in _uses(ctx, whole_value(ctx, read), visit, hops + 1)]
+
+
+def _list_added_to(ctx: PythonContext, arg: cst.Arg) -> cst.Name | cst.Attribute | None:
+    """`flags` of `flags.append(arg)` (or `extend`, `insert`; `self.flags` too)."""
+    call = ctx.parent(arg)
+    func = call.func if isinstance(call, cst.Call) else None
+    if isinstance(func, cst.Attribute) and func.attr.value in ADDING_METHODS:
+        return func.value if isinstance(func.value, (cst.Name, cst.Attribute)) else None
+    return None
+
+
+def _targets(statement: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:
+    if isinstance(statement, cst.Assign):
+        return [target.target for target in statement.targets]
+    return [statement.target]
+
+
+def _loop_scope(ctx: PythonContext, loop: cst.For | cst.CompFor) -> cst.CSTNode:
+    """Where the loop variable of `loop` is read: the `for` statement, or the whole comprehension."""
+    if isinstance(loop, cst.For):
+        return loop
+    return next((ancestor for ancestor in ctx.ancestors(loop) if isinstance(ancestor, _COMPREHENSIONS)), loop)
