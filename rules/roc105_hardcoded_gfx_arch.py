@@ -8,18 +8,9 @@ import re
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
-from rocmlint.python.flow import value_uses
+from rocmlint.python.flow import is_tested, sets_up, value_uses
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import (
-    PROCESS_RUNNERS,
-    in_message,
-    is_display_call,
-    is_looked_for,
-    last_name,
-    literal_value,
-    literals_in,
-    whole_value,
-)
+from rocmlint.python.idioms import in_message, literal_value, literals_in, whole_value
 from rocmlint.python.project import is_test_file
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -33,12 +24,8 @@ _TARGET_LIST = rf"{_TARGET}(?:\s*[;,]\s*{_TARGET}|\s+{_TARGET})*"
 _HARDCODED = re.compile(rf"^\s*(?P<flag>-{{0,2}}[A-Za-z][\w-]*=)?(?P<archs>{_TARGET_LIST})\s*$")
 _ARCH_NAME = re.compile(r"gfx[0-9a-f]+(?:-[0-9]+)?(?:-generic)?")
 _PRE_RELEASE = frozenset({"gfx940", "gfx941"})
-_SET_WRAPPERS = frozenset({"frozenset", "set"})
-# Methods whose second positional argument is a value to store or a fallback (`os.getenv(k, "gfx942")`).
-_VALUE_AFTER_KEY = frozenset({"get", "getenv", "setdefault", "putenv", "pop"})
-# Methods that build a string out of their arguments, and calls whose arguments are a command line or a target.
-_STRING_BUILDERS = frozenset({"join", "format"})
-_COMMAND_SINKS = PROCESS_RUNNERS | {"triton.backends.compiler.GPUTarget", "triton.compiler.GPUTarget"}
+# What takes a compile target (their positional arguments are not registry keys).
+_TARGET_CONSUMERS = frozenset({"triton.backends.compiler.GPUTarget", "triton.compiler.GPUTarget"})
 # Environment variables and CMake options that hold a ROCm arch list.
 _ENVIRONMENT_ARCHS = frozenset({"PYTORCH_ROCM_ARCH", "GPU_ARCHS", "HCC_AMDGPU_TARGET", "ROCM_ARCH", "OFFLOAD_ARCH"})
 _ARCH_VARIABLES = _ENVIRONMENT_ARCHS | {"GPU_TARGETS", "AMDGPU_TARGETS", "CMAKE_HIP_ARCHITECTURES", "HIP_ARCHITECTURES"}
@@ -101,7 +88,6 @@ class HardcodedGfxArch(Rule):
     triggers = (b"gfx",)
 
     def __init__(self) -> None:
-        self._ctx: PythonContext | None = None
         self._reported_carriers: set[cst.CSTNode] = set()  # one report per list of targets, at its first literal
 
     def visit_SimpleString(self, node: cst.SimpleString, ctx: PythonContext) -> None:
@@ -119,8 +105,6 @@ class HardcodedGfxArch(Rule):
         if text is None or match is None or in_message(ctx, node) or _module_is_arch_specific(text, ctx):
             return
         carrier = whole_value(ctx, node)
-        if self._ctx is not ctx:
-            self._ctx, self._reported_carriers = ctx, set()
         if carrier in self._reported_carriers:
             return
         is_flag = match.group("flag") is not None  # a compiler flag or an env assignment is never a lookup key
@@ -133,56 +117,21 @@ class HardcodedGfxArch(Rule):
 
 def _use(value: cst.CSTNode, ctx: PythonContext, *, is_flag: bool) -> list[_Use] | None:
     """What the use of `value` (the literal, its collection, a read of a name bound to it) says; None:
-    follow it on (`value_uses`: into names, loops and lists it is added to)."""
-    if ctx.semantic.is_store(value):  # os.environ["PYTORCH_ROCM_ARCH"] = ..., or an attribute never read here
-        return [_Use.HARDCODED] if isinstance(value, (cst.Subscript, cst.Attribute)) else []
+    follow it on (`value_uses`: into names, loops and lists it is added to). A positional argument of an
+    arbitrary function is as often a registry or table key (`register_kernels("gfx942", ...)`) as a target."""
     if in_message(ctx, value):
         return []
-    if _is_membership_table(value, ctx) or is_looked_for(ctx, value):
-        return [_Use.TEST]  # a set of targets only answers "is this arch in it"
-    parent = ctx.parent(value)
-    if is_flag:
+    if is_tested(ctx, value):
+        return [_Use.TEST]
+    if is_flag or sets_up(ctx, value, _TARGET_CONSUMERS):
         return [_Use.HARDCODED]
-    if isinstance(parent, cst.Arg):
-        return _argument_use(parent, ctx)
+    parent = ctx.parent(value)
     if isinstance(parent, cst.Return):
         # one arch returned is a guess at the current GPU; a returned list is usually a support table
         return [] if isinstance(value, _CONTAINERS) else [_Use.HARDCODED]
-    configures = (
-        isinstance(parent, cst.FormattedStringExpression)  # f"--offload-arch={ARCH}"
-        or (
-            isinstance(parent, cst.BinaryOperation)
-            and isinstance(parent.operator, cst.Modulo)
-            and parent.right is value
-        )
-        or (isinstance(parent, cst.Param) and parent.default is value)
-        or (
-            isinstance(parent, cst.DictElement)
-            and parent.value is value
-            and ctx.string_value(parent.key) in _ARCH_VARIABLES
-        )
-    )
-    return [_Use.HARDCODED] if configures else None
-
-
-def _argument_use(arg: cst.Arg, ctx: PythonContext) -> list[_Use] | None:
-    call = ctx.parent(arg)
-    if not isinstance(call, cst.Call) or is_display_call(ctx, call):
-        return []
-    method = last_name(call.func)
-    if arg.keyword is not None or method in _STRING_BUILDERS or ctx.qualified_name(call.func) in _COMMAND_SINKS:
-        return [_Use.HARDCODED]  # arch="gfx942", extra_cuda_cflags=[...], ";".join(...), a command line
-    if method in _VALUE_AFTER_KEY:
-        return [] if ctx.semantic.positional(call, 0) is arg else [_Use.HARDCODED]
-    # A positional argument of an arbitrary function is as often a registry or table key
-    # (`register_kernels("gfx942", ...)`) as a target choice; a list it is added to is followed.
-    return None
-
-
-def _is_membership_table(value: cst.CSTNode, ctx: PythonContext) -> bool:
-    if isinstance(value, cst.Set):
-        return True
-    return isinstance(value, cst.Call) and ctx.qualified_name(value.func) in _SET_WRAPPERS
+    if isinstance(parent, cst.DictElement) and parent.value is value:  # {"PYTORCH_ROCM_ARCH": ...}
+        return [_Use.HARDCODED] if ctx.string_value(parent.key) in _ARCH_VARIABLES else []
+    return [] if ctx.semantic.is_store(value) else None
 
 
 def _module_is_arch_specific(text: str, ctx: PythonContext) -> bool:

@@ -14,6 +14,9 @@ Reads are matched by identifier over the whole file, without scope analysis: a m
 in any function, an attribute through any object. An assignment target that is neither a name nor an
 attribute (`table[key] = value`), and a name or attribute nothing reads (`config.arch = value`: it
 configures something elsewhere), is handed to `visit` itself.
+
+What a use means is the rule's; `is_tested` and `sets_up` say what most uses are: the value is looked for,
+or handed over as a setting.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import TypeVar
 import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import whole_value
+from rocmlint.python.idioms import PROCESS_RUNNERS, is_looked_for, last_name, whole_value
 from rocmlint.python.lists import ADDING_METHODS
 
 T = TypeVar("T")
@@ -34,6 +37,11 @@ Visit = Callable[[cst.CSTNode], "Sequence[T] | None"]
 MAX_HOPS = 3
 _ASSIGNMENTS = (cst.Assign, cst.AnnAssign, cst.AugAssign)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_SET_CALLS = frozenset({"set", "frozenset"})
+# Methods whose second positional argument is a value to store or a fallback (`os.getenv(key, default)`).
+_VALUE_AFTER_KEY = frozenset({"get", "getenv", "setdefault", "putenv", "pop"})
+# Methods that build a string out of their arguments.
+_STRING_BUILDERS = frozenset({"join", "format"})
 
 
 def value_uses(ctx: PythonContext, value: cst.CSTNode, visit: Visit[T]) -> list[T]:
@@ -99,3 +107,41 @@ def _loop_scope(ctx: PythonContext, loop: cst.For | cst.CompFor) -> cst.CSTNode:
     if isinstance(loop, cst.For):
         return loop
     return next((ancestor for ancestor in ctx.ancestors(loop) if isinstance(ancestor, _COMPREHENSIONS)), loop)
+
+
+def is_tested(ctx: PythonContext, value: cst.CSTNode) -> bool:
+    """`value` is something to look for (`idioms.is_looked_for`: compared, matched, a key), or a set (a set
+    display, `set(...)`, `frozenset(...)`), which only answers whether something is in it."""
+    if isinstance(value, cst.Set) or is_looked_for(ctx, value):
+        return True
+    return isinstance(value, cst.Call) and ctx.qualified_name(value.func) in _SET_CALLS
+
+
+def sets_up(ctx: PythonContext, value: cst.CSTNode, consumers: frozenset[str] = frozenset()) -> bool:
+    """`value` is handed over as a setting where it stands: a keyword argument, a parameter's default, the
+    value or fallback of `get`/`getenv`/`setdefault`/`putenv`/`pop` (not the key), an argument of a command
+    line (`PROCESS_RUNNERS`), of `consumers` (qualified names), of `sep.join(...)` or `"...".format(...)`,
+    an f-string field, the right operand of `%`, or a subscript or attribute assigned to (as `value_uses`
+    hands one over: nothing here reads it)."""
+    parent = ctx.parent(value)
+    if ctx.semantic.is_store(value):
+        return isinstance(value, (cst.Subscript, cst.Attribute))
+    if isinstance(parent, cst.Arg):
+        return _sets_up_argument(ctx, parent, consumers)
+    if isinstance(parent, cst.BinaryOperation):
+        return isinstance(parent.operator, cst.Modulo) and parent.right is value
+    if isinstance(parent, cst.Param):
+        return parent.default is value
+    return isinstance(parent, cst.FormattedStringExpression)
+
+
+def _sets_up_argument(ctx: PythonContext, arg: cst.Arg, consumers: frozenset[str]) -> bool:
+    call = ctx.parent(arg)
+    if not isinstance(call, cst.Call):
+        return False
+    if arg.keyword is not None or last_name(call.func) in _STRING_BUILDERS:
+        return True
+    if last_name(call.func) in _VALUE_AFTER_KEY:
+        return ctx.semantic.positional(call, 0) is not arg
+    name = ctx.qualified_name(call.func)
+    return name in PROCESS_RUNNERS or name in consumers
