@@ -2,39 +2,28 @@
 
 from __future__ import annotations
 
-import enum
 import re
 
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
-from rocmlint.python.flow import is_tested, sets_up, value_uses
+from rocmlint.python.flow import Use, is_tested, sets_up, value_uses
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import in_message, literal_value, literals_in, whole_value
 from rocmlint.python.project import is_test_file
 from rocmlint.rule import Invalid, Rule, Valid
 
-# A gfx target id: gfx + major (6-12) + minor + hex stepping (gfx90a, gfx942, gfx1100), optional target
-# features (gfx90a:sramecc+:xnack-), or a generic target (gfx9-4-generic). Prefixes such as "gfx94" or
-# "gfx11" do not match: they are what code compares a detected arch against.
+# A gfx target id: gfx + major (6-12) + minor + hex stepping (gfx90a, gfx1100), optional features
+# (gfx90a:sramecc+:xnack-), or a generic target (gfx9-4-generic); not a prefix ("gfx94") code compares with.
 _TARGET = r"(?:amdgcn-amd-amdhsa--)?gfx(?:(?:[6-9]|1[0-2])[0-9][0-9a-f](?::[a-z]+[+-])*|[0-9]{1,2}(?:-[0-9]+)?-generic)"
 _TARGET_LIST = rf"{_TARGET}(?:\s*[;,]\s*{_TARGET}|\s+{_TARGET})*"
-# The whole string is a target, a list (PYTORCH_ROCM_ARCH="gfx90a;gfx942"), or a flag / assignment
-# carrying one (--offload-arch=gfx942, PYTORCH_ROCM_ARCH=gfx942).
+# The whole string is a target, a list ("gfx90a;gfx942"), or a flag carrying one (--offload-arch=gfx942).
 _HARDCODED = re.compile(rf"^\s*(?P<flag>-{{0,2}}[A-Za-z][\w-]*=)?(?P<archs>{_TARGET_LIST})\s*$")
 _ARCH_NAME = re.compile(r"gfx[0-9a-f]+(?:-[0-9]+)?(?:-generic)?")
-_PRE_RELEASE = frozenset({"gfx940", "gfx941"})
-# What takes a compile target (their positional arguments are not registry keys).
 _TARGET_CONSUMERS = frozenset({"triton.backends.compiler.GPUTarget", "triton.compiler.GPUTarget"})
 # Environment variables and CMake options that hold a ROCm arch list.
 _ENVIRONMENT_ARCHS = frozenset({"PYTORCH_ROCM_ARCH", "GPU_ARCHS", "HCC_AMDGPU_TARGET", "ROCM_ARCH", "OFFLOAD_ARCH"})
 _ARCH_VARIABLES = _ENVIRONMENT_ARCHS | {"GPU_TARGETS", "AMDGPU_TARGETS", "CMAKE_HIP_ARCHITECTURES", "HIP_ARCHITECTURES"}
-_CONTAINERS = (cst.Element, cst.List, cst.Tuple, cst.Set)
-
-
-class _Use(enum.Enum):
-    HARDCODED = "hardcoded"  # configures a build or a compile target, or stands in for the current GPU
-    TEST = "test"  # compared or matched with a detected arch, or a lookup key: wins over any other use
 
 
 class HardcodedGfxArch(Rule):
@@ -44,25 +33,20 @@ class HardcodedGfxArch(Rule):
     list (`"gfx90a;gfx942"`) or a flag carrying one (`"--offload-arch=gfx942"`) that is used as a value
     rather than compared with the GPU detected at runtime.
 
-    Values are: environment and config assignments (`os.environ["PYTORCH_ROCM_ARCH"] = ...`,
-    `torch._inductor.config.rocm.arch = [...]`), keyword arguments, parameter defaults, fallbacks
-    (`os.getenv("GPU_ARCHS", "gfx942")`, `return "gfx942"`), command lines and compiler-flag lists, strings
-    built from it (`f"--offload-arch={ARCH}"`, `";".join(...)`), and names or loops that carry it there.
-    Not reported: comparisons and matches (`arch == "gfx942"`, `arch in (...)`, `arch.startswith(...)`, a
-    list only tested with `in`, a loop whose variable is compared), set literals, dict keys and subscripts,
-    positional arguments of other functions (often registry keys), `argparse` `choices`, docstrings,
-    comments, log/print/exception messages, decorators, test files, and modules named for the target
-    (`gen_instances_gfx942.py`). With `target-archs` configured, the message names the configured targets
-    the literal leaves out.
+    Values are environment and config assignments, keyword arguments, parameter defaults, fallbacks
+    (`os.getenv("GPU_ARCHS", "gfx942")`, `return "gfx942"`), command lines, flag lists, strings built from it
+    (`f"--offload-arch={ARCH}"`), names or loops carrying it. Not reported: comparisons, matches, a list only
+    tested with `in`, a loop whose variable is compared, sets, dict keys, subscripts, positional arguments of
+    other functions (often registry keys), `choices`, docstrings, messages, decorators, test files, modules
+    named for the target (`gen_instances_gfx942.py`). The message names the configured `target-archs` left out.
 
     ## Why is this bad on ROCm?
-    A HIP code object runs only on the gfx targets it was built for, so a hardcoded list builds (or
-    selects kernels, tuning tables and dtypes) for the author's GPUs only: any other AMD GPU gets
-    "no kernel image is available" / `hipErrorNoBinaryForGpu` or silently takes a slow fallback.
-    `gfx940` and `gfx941` are pre-release MI300 targets; production MI300A/MI300X is `gfx942`
-    (iree-org/iree#19206). The runtime `gcnArchName` carries feature suffixes (`gfx942:sramecc+:xnack-`,
-    vLLM issue #14062): strip everything after `:` before comparing (ROC115). Build scripts should honour
-    `PYTORCH_ROCM_ARCH` (read by `torch.utils.cpp_extension`) or `native` instead of a fixed list.
+    HIP code objects run only on the gfx targets they were built for: a fixed list builds (or selects kernels,
+    tuning tables, dtypes) for the author's GPUs only; other AMD GPUs get "no kernel image is available" /
+    `hipErrorNoBinaryForGpu` silently a slow fallback. `gfx940`/`gfx941` are pre-release MI300 targets;
+    production MI300A/X is `gfx942` (iree-org/iree#19206). `gcnArchName` carries feature suffixes
+    (`gfx942:sramecc+:xnack-`, vLLM #14062): strip what follows `:` before comparing (ROC115). Builds should
+    honour `PYTORCH_ROCM_ARCH` (read by `torch.utils.cpp_extension`) or `native`.
 
     ## Example
     ```python
@@ -91,15 +75,12 @@ class HardcodedGfxArch(Rule):
         self._reported_carriers: set[cst.CSTNode] = set()  # one report per list of targets, at its first literal
 
     def visit_SimpleString(self, node: cst.SimpleString, ctx: PythonContext) -> None:
-        if "gfx" in node.value and not isinstance(ctx.parent(node), cst.ConcatenatedString):
-            if not is_test_file(ctx.source.path):
-                self._check_literal(node, ctx)
+        if "gfx" in node.value:
+            self.visit_ConcatenatedString(node, ctx)
 
-    def visit_ConcatenatedString(self, node: cst.ConcatenatedString, ctx: PythonContext) -> None:
-        if not isinstance(ctx.parent(node), cst.ConcatenatedString) and not is_test_file(ctx.source.path):
-            self._check_literal(node, ctx)
-
-    def _check_literal(self, node: cst.SimpleString | cst.ConcatenatedString, ctx: PythonContext) -> None:
+    def visit_ConcatenatedString(self, node: cst.SimpleString | cst.ConcatenatedString, ctx: PythonContext) -> None:
+        if isinstance(ctx.parent(node), cst.ConcatenatedString) or is_test_file(ctx.source.path):
+            return  # the pieces of an implicit concatenation are read as one literal
         text = literal_value(ctx, node)
         match = _HARDCODED.match(text) if text else None
         if text is None or match is None or in_message(ctx, node) or _module_is_arch_specific(text, ctx):
@@ -109,54 +90,48 @@ class HardcodedGfxArch(Rule):
             return
         is_flag = match.group("flag") is not None  # a compiler flag or an env assignment is never a lookup key
         uses = set(value_uses(ctx, carrier, lambda value: _use(value, ctx, is_flag=is_flag and value is carrier)))
-        if _Use.HARDCODED in uses and _Use.TEST not in uses:
+        if Use.SETS in uses and Use.TESTED not in uses:
             self._reported_carriers.add(carrier)
             texts = [found for found in literals_in(ctx, carrier) if _HARDCODED.match(found)]
             ctx.report(node, _message(texts or [text], ctx.options.target_archs))
 
 
-def _use(value: cst.CSTNode, ctx: PythonContext, *, is_flag: bool) -> list[_Use] | None:
-    """What the use of `value` (the literal, its collection, a read of a name bound to it) says; None:
-    follow it on (`value_uses`: into names, loops and lists it is added to). A positional argument of an
-    arbitrary function is as often a registry or table key (`register_kernels("gfx942", ...)`) as a target."""
+def _use(value: cst.CSTNode, ctx: PythonContext, *, is_flag: bool) -> list[Use] | None:
+    """What the use of `value` (the literal, its collection, a read of a name bound to it) says; None: follow
+    it on. A positional argument of another function is as often a registry key (`register_kernels("gfx942")`)."""
     if in_message(ctx, value):
         return []
     if is_tested(ctx, value):
-        return [_Use.TEST]
+        return [Use.TESTED]
     if is_flag or sets_up(ctx, value, _TARGET_CONSUMERS):
-        return [_Use.HARDCODED]
+        return [Use.SETS]
     parent = ctx.parent(value)
-    if isinstance(parent, cst.Return):
-        # one arch returned is a guess at the current GPU; a returned list is usually a support table
-        return [] if isinstance(value, _CONTAINERS) else [_Use.HARDCODED]
+    if isinstance(parent, cst.Return):  # one arch returned guesses the current GPU; a list is a support table
+        return [] if isinstance(value, (cst.Element, cst.List, cst.Tuple, cst.Set)) else [Use.SETS]
     if isinstance(parent, cst.DictElement) and parent.value is value:  # {"PYTORCH_ROCM_ARCH": ...}
-        return [_Use.HARDCODED] if ctx.string_value(parent.key) in _ARCH_VARIABLES else []
+        return [Use.SETS] if ctx.string_value(parent.key) in _ARCH_VARIABLES else []
     return [] if ctx.semantic.is_store(value) else None
 
 
 def _module_is_arch_specific(text: str, ctx: PythonContext) -> bool:
     """A module named for its target (`gen_instances_gfx942.py`, `fmha_gfx1250/`) names it on purpose."""
     closest = "/".join(ctx.source.path.lower().replace("\\", "/").split("/")[-2:])
-    archs = _ARCH_NAME.findall(text)
-    return bool(archs) and all(arch in closest for arch in archs)
+    return all(arch in closest for arch in _ARCH_NAME.findall(text))  # `text` names at least one target
 
 
 def _message(texts: list[str], target_archs: tuple[str, ...]) -> str:
     archs = [arch for text in texts for arch in _ARCH_NAME.findall(text)]
     shown = ", ".join(f'"{text}"' for text in texts)
-    shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    message = (
-        f"hardcoded AMD GPU target {shown} builds or selects code for those GPUs only; detect the arch at "
-        'runtime (gcnArchName.split(":")[0]) or let the user choose it (PYTORCH_ROCM_ARCH)'
-    )
-    pre_release = sorted(_PRE_RELEASE.intersection(archs))
-    if pre_release:
-        verb = "is a pre-release MI300 target" if len(pre_release) == 1 else "are pre-release MI300 targets"
-        message += f" ({' and '.join(pre_release)} {verb}; production MI300 is gfx942)"
+    pre_release = sorted({"gfx940", "gfx941"}.intersection(archs))
     missing = [a for a in target_archs if a.split(":", 1)[0] not in archs]
-    if missing:
-        message += f"; it leaves out configured target-archs {', '.join(missing)}"
-    return message
+    verb = "is a pre-release MI300 target" if len(pre_release) == 1 else "are pre-release MI300 targets"
+    return (
+        f"hardcoded AMD GPU target {shown if len(shown) <= 60 else shown[:57] + '...'} builds or selects code "
+        'for those GPUs only; detect the arch at runtime (gcnArchName.split(":")[0]) or let the user choose it '
+        "(PYTORCH_ROCM_ARCH)"
+        + (f" ({' and '.join(pre_release)} {verb}; production MI300 is gfx942)" if pre_release else "")
+        + (f"; it leaves out configured target-archs {', '.join(missing)}" if missing else "")
+    )
 
 
 HardcodedGfxArch.valid = (

@@ -15,12 +15,13 @@ in any function, an attribute through any object. An assignment target that is n
 attribute (`table[key] = value`), and a name or attribute nothing reads (`config.arch = value`: it
 configures something elsewhere), is handed to `visit` itself.
 
-What a use means is the rule's; `is_tested` and `sets_up` say what most uses are: the value is looked for,
-or handed over as a setting.
+What a use means is the rule's; `is_tested` and `sets_up` say what most uses are (`Use`): the value is
+looked for, or handed over as a setting.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -37,6 +38,15 @@ Visit = Callable[[cst.CSTNode], "Sequence[T] | None"]
 MAX_HOPS = 3
 _ASSIGNMENTS = (cst.Assign, cst.AnnAssign, cst.AugAssign)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+class Use(enum.Enum):
+    """The two verdicts most walks need: a rule that finds a value `TESTED` anywhere leaves it alone."""
+
+    SETS = "sets"  # handed over as a setting (`sets_up`), or a use the rule finds as hazardous
+    TESTED = "tested"  # looked for (`is_tested`): compared, matched, a key, a member of a set
+
+
 _SET_CALLS = frozenset({"set", "frozenset"})
 # Methods whose second positional argument is a value to store or a fallback (`os.getenv(key, default)`).
 _VALUE_AFTER_KEY = frozenset({"get", "getenv", "setdefault", "putenv", "pop"})
