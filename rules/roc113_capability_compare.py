@@ -13,10 +13,9 @@ from rocmlint.python.lexical import value_word_pattern
 from rocmlint.rule import Invalid, Rule, Valid
 
 _ORDERINGS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
-# Where the rule could report or read: every read and helper is named by its own identifier in the call, or
-# in the import or assignment aliasing it (`device_capability` alone is a variable, reached through its
-# assignment); a helper is not when an attribute of it is read (`platform.has_device_capability.return_value`),
-# a read only as a value, subscripted or under `.major`/`.minor`/`.to_int()` (not `.total_memory`).
+# Where the rule could report or read: each read and helper is named by its identifier in the call or in the
+# import or assignment aliasing it (`device_capability` alone is a variable, reached through its assignment);
+# a helper not under an attribute (`.return_value`), a read only as a value or under `.major`/`.minor`/`.to_int()`.
 _HELPER_PATTERN = value_word_pattern(r"has_device_capability|is_device_capability(?:_family)?|has_cuda_capability")
 _READ_PATTERN = value_word_pattern(
     "get_device_capability|get_device_properties", after_call=True, attributes=("major", "minor", "to_int")
@@ -39,9 +38,10 @@ class CapabilityCompare(Rule):
     ## What it does
     Flags comparisons on the CUDA compute capability that are not gated for ROCm:
     `torch.cuda.get_device_capability()` against a tuple, its `[0]`/`[1]`, names unpacked from it
-    (`major, minor = ...` then `major >= 8`), `get_device_properties(d).major`/`.minor` (also through a
-    variable), `sm = major * 10 + minor` then `sm >= 80`, and capability helpers (vLLM's
-    `current_platform.has_device_capability(89)`, torchtitan's `has_cuda_capability(9, 0)`).
+    (`major, minor = ...` then `major >= 8`), `torch.cuda.get_device_properties(d).major`/`.minor`
+    (also through a `props` variable), `sm = major * 10 + minor` then `sm >= 80`, and calls of
+    capability helpers such as vLLM's `current_platform.has_device_capability(89)` or torchtitan's
+    `has_cuda_capability(9, 0)`.
 
     Not flagged: printing, logging or storing the capability, a read in an NVIDIA-only branch, and
     thresholds below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`): every GPU ROCm supports reports major 9
