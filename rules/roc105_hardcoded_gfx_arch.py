@@ -2,78 +2,28 @@
 
 from __future__ import annotations
 
-import enum
 import re
 
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.flow import Use, is_tested, sets_up, value_uses
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import (
-    in_message,
-    is_display_call,
-    is_looked_for,
-    last_name,
-    whole_value,
-)
-from rocmlint.python.lists import ADDING_METHODS
+from rocmlint.python.idioms import in_message, literal_value, literals_in, whole_value
 from rocmlint.python.project import is_test_file
 from rocmlint.rule import Invalid, Rule, Valid
 
-# A gfx target id: gfx + major (6-12) + minor + hex stepping (gfx90a, gfx942, gfx1100), optional target
-# features (gfx90a:sramecc+:xnack-), or a generic target (gfx9-4-generic). Prefixes such as "gfx94" or
-# "gfx11" do not match: they are what code compares a detected arch against.
+# A gfx target id: gfx + major (6-12) + minor + hex stepping (gfx90a, gfx1100), optional features
+# (gfx90a:sramecc+:xnack-), or a generic target (gfx9-4-generic); not a prefix ("gfx94") code compares with.
 _TARGET = r"(?:amdgcn-amd-amdhsa--)?gfx(?:(?:[6-9]|1[0-2])[0-9][0-9a-f](?::[a-z]+[+-])*|[0-9]{1,2}(?:-[0-9]+)?-generic)"
 _TARGET_LIST = rf"{_TARGET}(?:\s*[;,]\s*{_TARGET}|\s+{_TARGET})*"
-# The whole string is a target, a list (PYTORCH_ROCM_ARCH="gfx90a;gfx942"), or a flag / assignment
-# carrying one (--offload-arch=gfx942, PYTORCH_ROCM_ARCH=gfx942).
+# The whole string is a target, a list ("gfx90a;gfx942"), or a flag carrying one (--offload-arch=gfx942).
 _HARDCODED = re.compile(rf"^\s*(?P<flag>-{{0,2}}[A-Za-z][\w-]*=)?(?P<archs>{_TARGET_LIST})\s*$")
 _ARCH_NAME = re.compile(r"gfx[0-9a-f]+(?:-[0-9]+)?(?:-generic)?")
-_PRE_RELEASE = frozenset({"gfx940", "gfx941"})
-
-_SET_WRAPPERS = frozenset({"frozenset", "set"})
-# Methods whose second positional argument is a value to store or a fallback (`os.getenv(k, "gfx942")`).
-_VALUE_AFTER_KEY = frozenset({"get", "getenv", "setdefault", "putenv", "pop"})
-# Methods that build a string out of their arguments.
-_STRING_BUILDERS = frozenset({"join", "format"})
-# Calls whose positional arguments are a command line or a compile target.
-_COMMAND_SINKS = frozenset(
-    {
-        "subprocess.run",
-        "subprocess.call",
-        "subprocess.check_call",
-        "subprocess.check_output",
-        "subprocess.Popen",
-        "os.system",
-        "os.popen",
-        "triton.backends.compiler.GPUTarget",
-        "triton.compiler.GPUTarget",
-    }
-)
+_TARGET_CONSUMERS = frozenset({"triton.backends.compiler.GPUTarget", "triton.compiler.GPUTarget"})
 # Environment variables and CMake options that hold a ROCm arch list.
-_ARCH_VARIABLES = frozenset(
-    {
-        "PYTORCH_ROCM_ARCH",
-        "GPU_ARCHS",
-        "GPU_TARGETS",
-        "AMDGPU_TARGETS",
-        "HCC_AMDGPU_TARGET",
-        "CMAKE_HIP_ARCHITECTURES",
-        "ROCM_ARCH",
-        "HIP_ARCHITECTURES",
-        "OFFLOAD_ARCH",
-    }
-)
-_CONTAINERS = (cst.Element, cst.List, cst.Tuple, cst.Set)
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-# How far a value is followed through names and loops (`ARCHS` -> `for a in ARCHS` -> `a in name`).
-_MAX_DEPTH = 3
-
-
-class _Use(enum.Enum):
-    HARDCODED = "hardcoded"  # configures a build or a compile target, or stands in for the current GPU
-    TEST = "test"  # compared or matched with a detected arch, or a lookup key
-    UNKNOWN = "unknown"
+_ENVIRONMENT_ARCHS = frozenset({"PYTORCH_ROCM_ARCH", "GPU_ARCHS", "HCC_AMDGPU_TARGET", "ROCM_ARCH", "OFFLOAD_ARCH"})
+_ARCH_VARIABLES = _ENVIRONMENT_ARCHS | {"GPU_TARGETS", "AMDGPU_TARGETS", "CMAKE_HIP_ARCHITECTURES", "HIP_ARCHITECTURES"}
 
 
 class HardcodedGfxArch(Rule):
@@ -83,27 +33,20 @@ class HardcodedGfxArch(Rule):
     list (`"gfx90a;gfx942"`) or a flag carrying one (`"--offload-arch=gfx942"`) that is used as a value
     rather than compared with the GPU detected at runtime.
 
-    Values are: environment and config assignments (`os.environ["PYTORCH_ROCM_ARCH"] = ...`,
-    `torch._inductor.config.rocm.arch = [...]`), keyword arguments (`arch="gfx942"`, `default=...`),
-    parameter defaults, fallbacks (`os.getenv("GPU_ARCHS", "gfx942")`, `return "gfx942"`), command
-    lines and compiler-flag lists, strings built from it (`f"--offload-arch={ARCH}"`, `";".join(...)`),
-    and names or loops that carry it there. Not reported: comparisons and matches
-    (`arch == "gfx942"`, `arch in ("gfx90a", "gfx942")`, `arch.startswith(...)`, a list only tested
-    with `in`, a loop whose variable is compared), set literals, dict keys and subscripts, positional
-    arguments of other functions (often registry keys), `argparse` `choices`, docstrings, comments,
-    log/print/exception messages, decorators, test files, and modules named for the target
-    (`gen_instances_gfx942.py`). With `target-archs` configured, the message names the configured
-    targets the literal leaves out.
+    Values are environment and config assignments, keyword arguments, parameter defaults, fallbacks
+    (`os.getenv("GPU_ARCHS", "gfx942")`, `return "gfx942"`), command lines, flag lists, strings built from it
+    (`f"--offload-arch={ARCH}"`), names or loops carrying it. Not reported: comparisons, matches, a list only
+    tested with `in`, a loop whose variable is compared, sets, dict keys, subscripts, positional arguments of
+    other functions (often registry keys), `choices`, docstrings, messages, decorators, test files, modules
+    named for the target (`gen_instances_gfx942.py`). The message names the configured `target-archs` left out.
 
     ## Why is this bad on ROCm?
-    A HIP code object runs only on the gfx targets it was built for, so a hardcoded list builds (or
-    selects kernels, tuning tables and dtypes) for the author's GPUs only: any other AMD GPU gets
-    "no kernel image is available" / `hipErrorNoBinaryForGpu` or silently takes a slow fallback.
-    `gfx940` and `gfx941` are pre-release MI300 targets; production MI300A/MI300X is `gfx942`
-    (iree-org/iree#19206). The runtime name from `torch.cuda.get_device_properties(i).gcnArchName`
-    carries feature suffixes (`gfx942:sramecc+:xnack-`, vLLM issue #14062), so strip everything after
-    `:` before comparing (ROC115). Build scripts should honour `PYTORCH_ROCM_ARCH` (PyTorch's
-    `torch.utils.cpp_extension` reads it) or `native` instead of a fixed list.
+    HIP code objects run only on the gfx targets they were built for: a fixed list builds (or selects kernels,
+    tuning tables, dtypes) for the author's GPUs only; other AMD GPUs get "no kernel image is available" /
+    `hipErrorNoBinaryForGpu` silently a slow fallback. `gfx940`/`gfx941` are pre-release MI300 targets;
+    production MI300A/X is `gfx942` (iree-org/iree#19206). `gcnArchName` carries feature suffixes
+    (`gfx942:sramecc+:xnack-`, vLLM #14062): strip what follows `:` before comparing (ROC115). Builds should
+    honour `PYTORCH_ROCM_ARCH` (read by `torch.utils.cpp_extension`) or `native`.
 
     ## Example
     ```python
@@ -129,201 +72,66 @@ class HardcodedGfxArch(Rule):
     triggers = (b"gfx",)
 
     def __init__(self) -> None:
-        self._ctx: PythonContext | None = None
         self._reported_carriers: set[cst.CSTNode] = set()  # one report per list of targets, at its first literal
 
     def visit_SimpleString(self, node: cst.SimpleString, ctx: PythonContext) -> None:
-        if "gfx" in node.value and not isinstance(ctx.parent(node), cst.ConcatenatedString):
-            if not is_test_file(ctx.source.path):
-                self._check_literal(node, ctx)
+        if "gfx" in node.value:
+            self.visit_ConcatenatedString(node, ctx)
 
-    def visit_ConcatenatedString(self, node: cst.ConcatenatedString, ctx: PythonContext) -> None:
-        if not isinstance(ctx.parent(node), cst.ConcatenatedString) and not is_test_file(ctx.source.path):
-            self._check_literal(node, ctx)
-
-    def _check_literal(self, node: cst.SimpleString | cst.ConcatenatedString, ctx: PythonContext) -> None:
-        text = _text_of(node, ctx)
+    def visit_ConcatenatedString(self, node: cst.SimpleString | cst.ConcatenatedString, ctx: PythonContext) -> None:
+        if isinstance(ctx.parent(node), cst.ConcatenatedString) or is_test_file(ctx.source.path):
+            return  # the pieces of an implicit concatenation are read as one literal
+        text = literal_value(ctx, node)
         match = _HARDCODED.match(text) if text else None
         if text is None or match is None or in_message(ctx, node) or _module_is_arch_specific(text, ctx):
             return
         carrier = whole_value(ctx, node)
-        if self._ctx is not ctx:
-            self._ctx, self._reported_carriers = ctx, set()
         if carrier in self._reported_carriers:
             return
-        if self._use(carrier, ctx, is_flag=match.group("flag") is not None) is _Use.HARDCODED:
+        is_flag = match.group("flag") is not None  # a compiler flag or an env assignment is never a lookup key
+        uses = set(value_uses(ctx, carrier, lambda value: _use(value, ctx, is_flag=is_flag and value is carrier)))
+        if Use.SETS in uses and Use.TESTED not in uses:
             self._reported_carriers.add(carrier)
-            ctx.report(node, _message(_gfx_texts(carrier, ctx) or [text], ctx.options.target_archs))
-
-    # --- how a value (the literal, the collection holding it, or a name bound to it) is used --------
-    def _use(self, carrier: cst.CSTNode, ctx: PythonContext, *, is_flag: bool = False, depth: int = 0) -> _Use:
-        if _is_membership_table(carrier, ctx):
-            return _Use.TEST  # a set of targets only answers "is this arch in it"
-        parent = ctx.parent(carrier)
-        if parent is None:
-            return _Use.UNKNOWN
-        if is_looked_for(ctx, carrier):
-            return _Use.TEST
-        if is_flag:
-            return _Use.HARDCODED  # a compiler flag or an env assignment is never a lookup key
-        if isinstance(parent, cst.Arg):
-            return self._argument_use(parent, ctx, depth)
-        if isinstance(parent, cst.FormattedStringExpression):
-            return _Use.HARDCODED  # f"--offload-arch={ARCH}"
-        if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Modulo):
-            return _Use.HARDCODED if parent.right is carrier else _Use.UNKNOWN
-        if isinstance(parent, cst.Param):
-            return _Use.HARDCODED if parent.default is carrier else _Use.UNKNOWN
-        if isinstance(parent, cst.Return):
-            # one arch returned is a guess at the current GPU; a returned list is usually a support table
-            return _Use.UNKNOWN if isinstance(carrier, _CONTAINERS) else _Use.HARDCODED
-        if isinstance(parent, cst.DictElement):
-            is_arch_variable = parent.value is carrier and ctx.string_value(parent.key) in _ARCH_VARIABLES
-            return _Use.HARDCODED if is_arch_variable else _Use.UNKNOWN
-        if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and parent.value is carrier:
-            return self._binding_use(parent, ctx, depth)
-        if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is carrier:
-            return self._loop_use(parent, ctx, depth)
-        return _Use.UNKNOWN
-
-    def _argument_use(self, arg: cst.Arg, ctx: PythonContext, depth: int) -> _Use:
-        call = ctx.parent(arg)
-        if not isinstance(call, cst.Call) or is_display_call(ctx, call):
-            return _Use.UNKNOWN
-        if arg.keyword is not None:
-            return _Use.HARDCODED  # arch="gfx942", default="gfx942", extra_cuda_cflags=[...]
-        method = last_name(call.func)
-        receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
-        if method in ADDING_METHODS and isinstance(receiver, (cst.Name, cst.Attribute)):
-            return self._uses_of(receiver, ctx, depth, unused=_Use.UNKNOWN)
-        if method in _VALUE_AFTER_KEY:
-            return _Use.HARDCODED if ctx.semantic.positional(call, 0) is not arg else _Use.UNKNOWN
-        if method in _STRING_BUILDERS or ctx.qualified_name(call.func) in _COMMAND_SINKS:
-            return _Use.HARDCODED
-        # A positional argument of an arbitrary function is as often a registry or table key
-        # (`register_kernels("gfx942", ...)`) as a target choice.
-        return _Use.UNKNOWN
-
-    def _binding_use(
-        self, statement: cst.Assign | cst.AnnAssign | cst.AugAssign, ctx: PythonContext, depth: int
-    ) -> _Use:
-        targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
-        uses = set()
-        for target in targets:
-            if isinstance(target, cst.Subscript):
-                uses.add(_Use.HARDCODED)  # os.environ["PYTORCH_ROCM_ARCH"] = ..., cfg["arch"] = ...
-            elif isinstance(target, cst.Attribute):
-                # written here and never read here: it configures something else (`config.rocm.arch`)
-                uses.add(self._uses_of(target, ctx, depth, unused=_Use.HARDCODED))
-            elif isinstance(target, cst.Name):
-                # never read here: a constant exported for other modules, whose use is unknown
-                uses.add(self._uses_of(target, ctx, depth, unused=_Use.UNKNOWN))
-        return _strongest(uses)
-
-    def _loop_use(self, loop: cst.For | cst.CompFor, ctx: PythonContext, depth: int) -> _Use:
-        """`for arch in ARCHS: if arch in name` is a test, `[f"--offload-arch={a}" for a in ARCHS]` is not."""
-        if not isinstance(loop.target, cst.Name):
-            return _Use.UNKNOWN
-        scope = loop if isinstance(loop, cst.For) else _comprehension_of(loop, ctx)
-        return self._uses_of(loop.target, ctx, depth, unused=_Use.UNKNOWN, scope=scope)
-
-    def _uses_of(
-        self,
-        binding: cst.Name | cst.Attribute,
-        ctx: PythonContext,
-        depth: int,
-        *,
-        unused: _Use,
-        scope: cst.CSTNode | None = None,
-    ) -> _Use:
-        """How the value bound to a name (or attribute) is used, from every read of that identifier.
-
-        Any test use wins: the collection is a table of supported targets even if it is also printed.
-        Reads are matched by identifier within the file (or within `scope`), without scope analysis.
-        """
-        if depth >= _MAX_DEPTH:
-            return _Use.UNKNOWN
-        identifier = binding.value if isinstance(binding, cst.Name) else binding.attr.value
-        reads = ctx.references.mention_reads(identifier, within=scope)
-        if not reads:
-            return unused
-        return _strongest({self._read_use(read, ctx, depth + 1) for read in reads})
-
-    def _read_use(self, read: cst.CSTNode, ctx: PythonContext, depth: int) -> _Use:
-        if in_message(ctx, read):
-            return _Use.UNKNOWN
-        return self._use(whole_value(ctx, read), ctx, depth=depth)
+            texts = [found for found in literals_in(ctx, carrier) if _HARDCODED.match(found)]
+            ctx.report(node, _message(texts or [text], ctx.options.target_archs))
 
 
-def _strongest(uses: set[_Use]) -> _Use:
-    if _Use.TEST in uses:
-        return _Use.TEST
-    return _Use.HARDCODED if _Use.HARDCODED in uses else _Use.UNKNOWN
-
-
-def _text_of(node: cst.SimpleString | cst.ConcatenatedString, ctx: PythonContext) -> str | None:
-    """The literal's text; bytes literals count too (`b"--offload-arch=gfx942"` for hiprtc options)."""
-    if isinstance(node, cst.SimpleString) and "b" in node.prefix.lower():
-        value = node.evaluated_value
-        return value.decode("latin-1") if isinstance(value, bytes) else None
-    return ctx.string_value(node)
-
-
-def _is_membership_table(carrier: cst.CSTNode, ctx: PythonContext) -> bool:
-    if isinstance(carrier, cst.Set):
-        return True
-    return isinstance(carrier, cst.Call) and ctx.qualified_name(carrier.func) in _SET_WRAPPERS
+def _use(value: cst.CSTNode, ctx: PythonContext, *, is_flag: bool) -> list[Use] | None:
+    """What the use of `value` (the literal, its collection, a read of a name bound to it) says; None: follow
+    it on. A positional argument of another function is as often a registry key (`register_kernels("gfx942")`)."""
+    if in_message(ctx, value):
+        return []
+    if is_tested(ctx, value):
+        return [Use.TESTED]
+    if is_flag or sets_up(ctx, value, _TARGET_CONSUMERS):
+        return [Use.SETS]
+    parent = ctx.parent(value)
+    if isinstance(parent, cst.Return):  # one arch returned guesses the current GPU; a list is a support table
+        return [] if isinstance(value, (cst.Element, cst.List, cst.Tuple, cst.Set)) else [Use.SETS]
+    if isinstance(parent, cst.DictElement) and parent.value is value:  # {"PYTORCH_ROCM_ARCH": ...}
+        return [Use.SETS] if ctx.string_value(parent.key) in _ARCH_VARIABLES else []
+    return [] if ctx.semantic.is_store(value) else None
 
 
 def _module_is_arch_specific(text: str, ctx: PythonContext) -> bool:
     """A module named for its target (`gen_instances_gfx942.py`, `fmha_gfx1250/`) names it on purpose."""
     closest = "/".join(ctx.source.path.lower().replace("\\", "/").split("/")[-2:])
-    archs = _ARCH_NAME.findall(text)
-    return bool(archs) and all(arch in closest for arch in archs)
-
-
-def _gfx_texts(carrier: cst.CSTNode, ctx: PythonContext) -> list[str]:
-    """The gfx target strings in a literal or in the list/tuple/set/concatenation holding it."""
-    found: list[str] = []
-    stack: list[cst.CSTNode] = [carrier]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-            text = _text_of(node, ctx)
-            if text is not None and _HARDCODED.match(text):
-                found.append(text)
-        elif isinstance(node, (cst.List, cst.Tuple, cst.Set)):
-            stack.extend(element.value for element in reversed(node.elements))
-        elif isinstance(node, cst.BinaryOperation):
-            stack.extend((node.right, node.left))
-        elif isinstance(node, cst.Call):
-            stack.extend(arg.value for arg in reversed(node.args))
-    return found
-
-
-def _comprehension_of(loop: cst.CompFor, ctx: PythonContext) -> cst.CSTNode:
-    for ancestor in ctx.ancestors(loop):
-        if isinstance(ancestor, _COMPREHENSIONS):
-            return ancestor
-    return loop
+    return all(arch in closest for arch in _ARCH_NAME.findall(text))  # `text` names at least one target
 
 
 def _message(texts: list[str], target_archs: tuple[str, ...]) -> str:
     archs = [arch for text in texts for arch in _ARCH_NAME.findall(text)]
     shown = ", ".join(f'"{text}"' for text in texts)
-    shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    message = (
-        f"hardcoded AMD GPU target {shown} builds or selects code for those GPUs only; detect the arch at "
-        'runtime (gcnArchName.split(":")[0]) or let the user choose it (PYTORCH_ROCM_ARCH)'
-    )
-    pre_release = sorted(_PRE_RELEASE.intersection(archs))
-    if pre_release:
-        verb = "is a pre-release MI300 target" if len(pre_release) == 1 else "are pre-release MI300 targets"
-        message += f" ({' and '.join(pre_release)} {verb}; production MI300 is gfx942)"
+    pre_release = sorted({"gfx940", "gfx941"}.intersection(archs))
     missing = [a for a in target_archs if a.split(":", 1)[0] not in archs]
-    if missing:
-        message += f"; it leaves out configured target-archs {', '.join(missing)}"
-    return message
+    verb = "is a pre-release MI300 target" if len(pre_release) == 1 else "are pre-release MI300 targets"
+    return (
+        f"hardcoded AMD GPU target {shown if len(shown) <= 60 else shown[:57] + '...'} builds or selects code "
+        'for those GPUs only; detect the arch at runtime (gcnArchName.split(":")[0]) or let the user choose it '
+        "(PYTORCH_ROCM_ARCH)"
+        + (f" ({' and '.join(pre_release)} {verb}; production MI300 is gfx942)" if pre_release else "")
+        + (f"; it leaves out configured target-archs {', '.join(missing)}" if missing else "")
+    )
 
 
 HardcodedGfxArch.valid = (

@@ -5,43 +5,31 @@ from __future__ import annotations
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.capability import CAPABILITY_HELPERS, capability_reads, threshold_major
 from rocmlint.python.fixes import gate_condition
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_none, last_name, only_displayed, whole_condition
-from rocmlint.python.values import ALL_OPERATORS, Follow, Names, Through
+from rocmlint.python.lexical import value_word_pattern
 from rocmlint.rule import Invalid, Rule, Valid
 
-# The properties object is only compared through `.major`/`.minor`: its other fields lead nowhere.
-_CAPABILITY_CALLS = frozenset({"torch.cuda.get_device_capability", "torch.cuda.get_device_properties"})
-# vLLM's `current_platform.get_device_capability()` answers the same question with the same numbers
-# (`RocmPlatform` returns the gfx IP version too).
-_PLATFORM_READ = ["current_platform", "get_device_capability"]
-# Helpers that compare the capability themselves: vLLM's `Platform` methods, torchtitan's
-# `has_cuda_capability(9, 0)`.
-_CAPABILITY_HELPERS = frozenset(
-    {"has_device_capability", "is_device_capability", "is_device_capability_family", "has_cuda_capability"}
-)
 _ORDERINGS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
-_NUMBER_CASTS = frozenset({"int", "float"})
-# A capability value may be unpacked, indexed, combined (`major * 10 + minor`), put in a tuple or an
-# f-string; a name counts when all its assignments are capability values or constant fallbacks.
-_CAPABILITY_VALUES = Follow(names=Names.AGREEING, operators=ALL_OPERATORS, subscripts=True, elements=True, fields=True)
-# Where the rule could report or read (a superset of every mention of a capability read or helper):
-# - whole words: every read and helper is named by its own identifier in the call, or in the import or
-#   assignment aliasing it (`device_capability` alone is a variable, reached through its assignment);
-# - not a helper whose attribute is read (`platform.has_device_capability.return_value = True`);
-# - a read only as a value, subscripted or under `.major`/`.minor`/`.to_int()`: not when a call
-#   (parentheses balanced three deep, no string or comment inside, so the scan reads code exactly) or the
-#   bare name is directly followed by another attribute (`.total_memory`, `.as_version_str()`, `.cache_clear()`);
-# - not a name followed by a quote or backtick, which is no code in a file that parses
-#   (`mock.patch("torch.cuda.get_device_capability")`, a docstring ending in it).
-_HELPER_WORDS = r"(?:has_device_capability|is_device_capability(?:_family)?|has_cuda_capability)"
-_READ_WORDS = r"(?:get_device_capability|get_device_properties)"
-_BALANCED_CALL = r"""\((?:[^()'"#]|\((?:[^()'"#]|\([^()'"#]*\))*\))*\)"""
-_TRIGGER_PATTERN = (
-    rf"\b(?:{_HELPER_WORDS}(?![ \t]*\.[ \t]*[A-Za-z_])"
-    rf"|{_READ_WORDS}(?![ \t]*(?:{_BALANCED_CALL}[ \t]*)?\.[ \t]*(?!(?:major|minor|to_int)\b)[A-Za-z_]))"
-    r"""(?![\w'"`])"""
+# Where the rule could report or read: each read and helper is named by its identifier in the call or in the
+# import or assignment aliasing it (`device_capability` alone is a variable, reached through its assignment);
+# a helper not under an attribute (`.return_value`), a read only as a value or under `.major`/`.minor`/`.to_int()`.
+_HELPER_PATTERN = value_word_pattern(r"has_device_capability|is_device_capability(?:_family)?|has_cuda_capability")
+_READ_PATTERN = value_word_pattern(
+    "get_device_capability|get_device_properties", after_call=True, attributes=("major", "minor", "to_int")
+)
+_FIX = "Take the NVIDIA path only when not on ROCm: `(not IS_ROCM) and (...)`"
+_COMPARISON_MESSAGE = (
+    "ROCm reports the gfx IP version as the CUDA compute capability (MI250 is 9.0, MI300X 9.4), so this "
+    "NVIDIA architecture check also passes on AMD GPUs; guard it with `not torch.version.hip` and pick the "
+    "ROCm path from `gcnArchName`"
+)
+_HELPER_MESSAGE = (
+    "`{}` compares the CUDA compute capability, which ROCm reports as the gfx IP version "
+    "(MI300X is 9.4), so this NVIDIA architecture check also passes on AMD GPUs; conjoin it with an "
+    "NVIDIA-only test (`current_platform.is_cuda()`, `not torch.version.hip`)"
 )
 
 
@@ -55,18 +43,16 @@ class CapabilityCompare(Rule):
     capability helpers such as vLLM's `current_platform.has_device_capability(89)` or torchtitan's
     `has_cuda_capability(9, 0)`.
 
-    Printing, logging or storing the capability is not flagged, and neither is a capability read in an
-    NVIDIA-only branch. Comparisons with a threshold below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`)
-    are not flagged either: every GPU ROCm supports reports major 9 or more, so they come out as on a
-    recent NVIDIA GPU, and the features they gate (fp16, tensor-core paths) exist on AMD.
+    Not flagged: printing, logging or storing the capability, a read in an NVIDIA-only branch, and
+    thresholds below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`): every GPU ROCm supports reports major 9
+    or more, so these come out as on a recent NVIDIA GPU, and what they gate (fp16, tensor cores) exists on AMD.
 
     ## Why is this bad on ROCm?
-    HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X
-    (gfx942) is (9, 4), MI355X (gfx950) is (9, 5), RDNA3 is (11, x). Checks meant as "Ampere or newer"
-    (`>= (8, 0)`), "native FP8" (`>= (8, 9)`) or "Hopper" (`major >= 9`) therefore pass on AMD GPUs and
-    select NVIDIA-only paths: FlashAttention 3 on gfx950 (pytorch/torchtitan#4778), an SBO guard on
-    MI355X (sgl-project/sglang#28486), FP8 kernels on MI250 which has no FP8
-    (huggingface/trl#5917, pytorch/ao#3995, vLLM RFC #40620; ROCm GPU specs table).
+    HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942)
+    (9, 4), MI355X (gfx950) (9, 5), RDNA3 (11, x). Checks meant as "Ampere or newer" (`>= (8, 0)`), "native
+    FP8" (`>= (8, 9)`) or "Hopper" (`major >= 9`) pass on AMD GPUs and select NVIDIA-only paths: FlashAttention
+    3 on gfx950 (pytorch/torchtitan#4778), an SBO guard on MI355X (sgl-project/sglang#28486), FP8 kernels on
+    MI250, which has no FP8 (huggingface/trl#5917, pytorch/ao#3995, vLLM RFC #40620; ROCm GPU specs table).
 
     ## Example
     ```python
@@ -80,9 +66,8 @@ class CapabilityCompare(Rule):
     if (not _IS_ROCM) and (torch.cuda.get_device_capability() >= (9, 0)):
         attention = flash_attn_3
     ```
-    The whole `and`/`or` condition is gated (`(not _IS_ROCM) and (major > 8 or minor >= 9)`); an
-    `assert` gets no fix (it would always fail on ROCm).
-    On ROCm choose the feature from the gfx architecture instead
+    The whole `and`/`or` condition is gated (`(not _IS_ROCM) and (major > 8 or minor >= 9)`); an `assert`
+    gets no fix (it would always fail on ROCm). On ROCm choose the feature from the gfx architecture
     (`torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]`, vLLM's `on_mi3xx()`).
 
     ## Fix safety
@@ -95,7 +80,7 @@ class CapabilityCompare(Rule):
     severity = Severity.ERROR
     fix_availability = FixAvailability.SAFE
     triggers = (b"device_capability", b"get_device_properties", b"cuda_capability")
-    trigger_pattern = _TRIGGER_PATTERN
+    trigger_pattern = f"{_HELPER_PATTERN}|{_READ_PATTERN}"
 
     def __init__(self) -> None:
         self._reported_conditions: set[cst.CSTNode] = set()
@@ -104,13 +89,14 @@ class CapabilityCompare(Rule):
         for left, operator, right in ctx.semantic.comparison_pairs(node):
             if not isinstance(operator, _ORDERINGS):
                 continue
-            left_sources, right_sources = _capability_reads(left, ctx), _capability_reads(right, ctx)
+            left_sources, right_sources = capability_reads(ctx, left), capability_reads(ctx, right)
             # Both sides capability (device 0 vs device 1) is a homogeneity check, not an arch gate.
             if bool(left_sources) == bool(right_sources):
                 continue
             threshold = right if left_sources else left
-            if is_none(threshold) or _predates_amd(threshold, ctx):
-                continue
+            major = threshold_major(ctx, threshold)
+            if is_none(threshold) or (major is not None and major < 8):
+                continue  # below major 8 (`7`, `(7, 5)`, `75` as `sm`) ROCm comes out as a recent NVIDIA GPU
             self._report_once(node, tuple(left_sources or right_sources), ctx)
             return
 
@@ -126,7 +112,7 @@ class CapabilityCompare(Rule):
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
         func = node.func
-        if last_name(func) not in _CAPABILITY_HELPERS or not node.args:
+        if last_name(func) not in CAPABILITY_HELPERS or not node.args:
             return
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
             return  # the platform class's own implementation
@@ -134,57 +120,6 @@ class CapabilityCompare(Rule):
             return  # a helper defined in this file: its body's comparison is checked (and fixed) there
         fix = gate_condition(ctx, whole_condition(ctx, node), _FIX)
         ctx.report(node, _HELPER_MESSAGE.format(last_name(func)), fix=fix)
-
-
-def _capability_reads(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode]:
-    """The capability reads (`get_device_capability()`, `get_device_properties()` calls) an expression is
-    computed from (`cap[0]`, `props.major`, `major * 10 + minor`, `(major, minor)`, `f"{major}"`, names
-    assigned from them); empty when it is not a capability value."""
-    return ctx.values.trace(expr, lambda value: _capability_step(value, ctx), _CAPABILITY_VALUES)
-
-
-def _capability_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | Through | None:
-    if isinstance(expr, cst.Attribute):
-        return Through((expr.value,)) if expr.attr.value in ("major", "minor") else []
-    if not isinstance(expr, cst.Call):
-        return None
-    name = ctx.qualified_name(expr.func) or ""
-    if name in _CAPABILITY_CALLS or (isinstance(expr.func, cst.Attribute) and name.split(".")[-2:] == _PLATFORM_READ):
-        return [expr]
-    if name in _NUMBER_CASTS and len(expr.args) == 1:
-        return Through((expr.args[0].value,))
-    if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "to_int" and not expr.args:
-        return Through((expr.func.value,))  # vLLM `DeviceCapability.to_int()`
-    return []
-
-
-_FIX = "Take the NVIDIA path only when not on ROCm: `(not IS_ROCM) and (...)`"
-
-
-def _predates_amd(threshold: cst.CSTNode, ctx: PythonContext) -> bool:
-    """A constant threshold whose major version is below 8 (`7`, `(7, 5)`, `7.5`, `75` as `sm`)."""
-    value = ctx.single_value(threshold)
-    if isinstance(value, cst.Tuple) and value.elements:
-        value = value.elements[0].value
-    if isinstance(value, (cst.Integer, cst.Float)):
-        number = float(value.evaluated_value)
-        major = number // 10 if number >= 20 else number
-        return major < 8
-    return False
-
-
-_COMPARISON_MESSAGE = (
-    "ROCm reports the gfx IP version as the CUDA compute capability (MI250 is 9.0, MI300X 9.4), so this "
-    "NVIDIA architecture check also passes on AMD GPUs; guard it with `not torch.version.hip` and pick the "
-    "ROCm path from `gcnArchName`"
-)
-
-
-_HELPER_MESSAGE = (
-    "`{}` compares the CUDA compute capability, which ROCm reports as the gfx IP version "
-    "(MI300X is 9.4), so this NVIDIA architecture check also passes on AMD GPUs; conjoin it with an "
-    "NVIDIA-only test (`current_platform.is_cuda()`, `not torch.version.hip`)"
-)
 
 
 CapabilityCompare.valid = (

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
 
+from rocmlint.cuda.hip_gaps import ptx_in
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name, report_site
@@ -34,119 +34,6 @@ _APIS = {
     "torch._higher_order_ops.inline_asm_elementwise.inline_asm_elementwise": _TORCH_HOP,
 }
 
-# A PTX instruction is an opcode with dotted modifiers/types (`cvt.rn.f16x2.f32`, `mov.b32`); AMDGCN
-# mnemonics use underscores (`v_cvt_f32_f16`, `s_mov_b32`) and never a dot, and numbers (`1.0`) are
-# excluded by requiring a letter first.
-_DOTTED_TOKEN = re.compile(r"(?<![\w.$%])([a-z][a-z0-9_]*)((?:\.[a-z][a-z0-9]*)+)")
-_PTX_OPCODES = frozenset(
-    [
-        "cvt",
-        "cvta",
-        "mov",
-        "ex2",
-        "lg2",
-        "rsqrt",
-        "sqrt",
-        "rcp",
-        "sin",
-        "cos",
-        "tanh",
-        "lop3",
-        "prmt",
-        "shf",
-        "fma",
-        "mad",
-        "mul",
-        "add",
-        "sub",
-        "div",
-        "max",
-        "min",
-        "neg",
-        "abs",
-        "and",
-        "or",
-        "xor",
-        "not",
-        "shl",
-        "shr",
-        "ld",
-        "st",
-        "setp",
-        "selp",
-        "bfe",
-        "bfi",
-        "brev",
-        "popc",
-        "clz",
-        "bfind",
-        "mma",
-        "wgmma",
-        "ldmatrix",
-        "stmatrix",
-        "cp",
-        "atom",
-        "red",
-        "bar",
-        "membar",
-        "fence",
-        "shfl",
-        "vote",
-        "copysign",
-        "testp",
-        "mbarrier",
-        "elect",
-        "bra",
-    ]
-)
-_PTX_MODIFIERS = frozenset(
-    [
-        "f16",
-        "f16x2",
-        "bf16",
-        "bf16x2",
-        "f32",
-        "f64",
-        "tf32",
-        "b8",
-        "b16",
-        "b32",
-        "b64",
-        "b128",
-        "u8",
-        "u16",
-        "u32",
-        "u64",
-        "s8",
-        "s16",
-        "s32",
-        "s64",
-        "e4m3x2",
-        "e5m2x2",
-        "e4m3x4",
-        "e2m1x2",
-        "pred",
-        "approx",
-        "full",
-        "rn",
-        "rz",
-        "rm",
-        "rp",
-        "rni",
-        "rzi",
-        "rmi",
-        "rpi",
-        "ftz",
-        "sat",
-        "satfinite",
-        "relu",
-    ]
-)
-# `.reg .b32 t;` declarations and PTX special registers (`%smid`, `%clock64`, `%laneid`).
-_PTX_DECLARATION = re.compile(r"(?<![\w.])\.(?:reg|pred|shared|local|param)\b")
-_PTX_SPECIAL_REGISTER = re.compile(
-    r"%(?:smid|nsmid|laneid|warpid|nwarpid|clock|clock64|globaltimer|tid|ntid|ctaid|nctaid|lanemask_\w+)\b"
-)
 # NVPTX register constraint letters (h: 16-bit, r: 32-bit, l: 64-bit, f: f32, d: f64, b/c: predicates,
 # q: 128-bit); AMDGPU uses v/s/a, and immediates (i, n) and ties (0) are shared.
 _PTX_CONSTRAINT_LETTERS = frozenset("bchrlfdq")
@@ -226,12 +113,8 @@ def _report_ptx(value: cst.BaseExpression, is_ptx: Callable[[str], bool], ctx: P
 
 
 def _has_ptx(asm: str) -> bool:
-    lowered = asm.lower()
-    for match in _DOTTED_TOKEN.finditer(lowered):
-        opcode, modifiers = match.group(1), match.group(2).split(".")[1:]
-        if opcode in _PTX_OPCODES or any(modifier in _PTX_MODIFIERS for modifier in modifiers):
-            return True
-    return bool(_PTX_DECLARATION.search(lowered) or _PTX_SPECIAL_REGISTER.search(lowered))
+    """PTX instructions, declarations or special registers: the C++ front end's recogniser (ROC203's)."""
+    return ptx_in(asm) is not None
 
 
 def _has_ptx_constraints(constraints: str) -> bool:

@@ -488,3 +488,32 @@ def re_raises(handler: cst.ExceptHandler) -> bool:
         if any(isinstance(small, cst.Raise) for small in smalls):
             return True
     return False
+
+
+# --- string literals in a value -----------------------------------------------------------------------
+def literal_value(ctx: PythonContext, node: cst.SimpleString | cst.ConcatenatedString) -> str | None:
+    """A string literal's value; a bytes literal's too, read as Latin-1 (`b"--offload-arch=gfx942"`, the
+    options of a runtime compiler)."""
+    if isinstance(node, cst.SimpleString) and "b" in node.prefix.lower():
+        value = node.evaluated_value
+        return value.decode("latin-1") if isinstance(value, bytes) else None
+    return ctx.string_value(node)
+
+
+def literals_in(ctx: PythonContext, value: cst.CSTNode) -> list[str]:
+    """The values of the string and bytes literals written in `value`: the literal itself, or the elements of
+    the list, tuple or set, the operands, the call's arguments holding it (`whole_value`), in source order."""
+    found: list[str] = []
+    stack: list[cst.CSTNode] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+            text = literal_value(ctx, node)
+            found.extend([text] if text is not None else [])
+        elif isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+            stack.extend(element.value for element in reversed(node.elements))
+        elif isinstance(node, cst.BinaryOperation):
+            stack.extend((node.right, node.left))
+        elif isinstance(node, cst.Call):
+            stack.extend(arg.value for arg in reversed(node.args))
+    return found

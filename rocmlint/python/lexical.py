@@ -101,3 +101,19 @@ def called_name_pattern(*names: str) -> str:
     valid Python a name never precedes a string, and a backtick is not a token)."""
     alternatives = "|".join(names)
     return rf"""\b(?:{alternatives})(?![ \t]*[,\]}}:=.]|['"`])"""
+
+
+# A call's parentheses, balanced three deep, with no string or comment inside (so the scan reads code exactly).
+_BALANCED_CALL = r"""\((?:[^()'"#]|\((?:[^()'"#]|\([^()'"#]*\))*\))*\)"""
+
+
+def value_word_pattern(words: str, *, after_call: bool = False, attributes: tuple[str, ...] = ()) -> str:
+    """A regular expression (for `Rule.trigger_pattern`) matching each whole word of the alternation `words`
+    where it may stand for its value: not directly followed by an attribute (`helper.return_value`) unless
+    the attribute is one of `attributes`; with `after_call`, not when its call is (`f(x).total_memory`,
+    parentheses balanced three deep with no string or comment inside, blanks around). Left out too: a word
+    followed by a quote or backtick, which is no code in a file that parses (`mock.patch("torch.cuda.f")`,
+    a docstring ending in the word). An import or assignment aliasing the word matches."""
+    call = rf"(?:{_BALANCED_CALL}[ \t]*)?" if after_call else ""
+    allowed = rf"(?!(?:{'|'.join(attributes)})\b)" if attributes else ""
+    return rf"""\b(?:{words})(?![ \t]*{call}\.[ \t]*{allowed}[A-Za-z_])(?![\w'"`])"""

@@ -1,0 +1,157 @@
+"""Where a value goes: forward from an expression (a literal, say) to the code that uses it.
+
+The other direction from the value tracer (values.py walks back to where a value comes from). A walk starts
+at a value and at every step asks the rule's `visit` what the use of the value there means to it: a list of
+verdicts (possibly empty: a dead end, or a use that says nothing), or None to let the walk follow the
+generic constructs, each to the whole value around the next use (`idioms.whole_value`: the list, tuple,
+set, `+` or `frozenset(...)` holding it):
+
+- an assignment: every read of each assigned name or attribute;
+- a list it is added to (`flags.append(value)`, `extend`, `insert`): every read of that list;
+- a `for` loop or comprehension iterating it: every read of the loop variable inside the loop.
+
+Reads are matched by identifier over the whole file, without scope analysis: a module constant may be read
+in any function, an attribute through any object. An assignment target that is neither a name nor an
+attribute (`table[key] = value`), and a name or attribute nothing reads (`config.arch = value`: it
+configures something elsewhere), is handed to `visit` itself.
+
+What a use means is the rule's; `is_tested` and `sets_up` say what most uses are (`Use`): the value is
+looked for, or handed over as a setting.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+import libcst as cst
+
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import PROCESS_RUNNERS, is_looked_for, last_name, whole_value
+from rocmlint.python.lists import ADDING_METHODS
+
+T = TypeVar("T")
+Visit = Callable[[cst.CSTNode], "Sequence[T] | None"]
+# How many variables a value is followed through (`ARCHS` -> `for a in ARCHS` -> `f"{a}"`). Identifier
+# matching fans out at every hop (each read may be another variable's value), so the walk stays short.
+MAX_HOPS = 3
+_ASSIGNMENTS = (cst.Assign, cst.AnnAssign, cst.AugAssign)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+class Use(enum.Enum):
+    """The two verdicts most walks need: a rule that finds a value `TESTED` anywhere leaves it alone."""
+
+    SETS = "sets"  # handed over as a setting (`sets_up`), or a use the rule finds as hazardous
+    TESTED = "tested"  # looked for (`is_tested`): compared, matched, a key, a member of a set
+
+
+_SET_CALLS = frozenset({"set", "frozenset"})
+# Methods whose second positional argument is a value to store or a fallback (`os.getenv(key, default)`).
+_VALUE_AFTER_KEY = frozenset({"get", "getenv", "setdefault", "putenv", "pop"})
+# Methods that build a string out of their arguments.
+_STRING_BUILDERS = frozenset({"join", "format"})
+
+
+def value_uses(ctx: PythonContext, value: cst.CSTNode, visit: Visit[T]) -> list[T]:
+    """Every verdict `visit` gives on the uses `value` reaches, in the order the walk finds them."""
+    return _uses(ctx, whole_value(ctx, value), visit, 0)
+
+
+def _uses(ctx: PythonContext, value: cst.CSTNode, visit: Visit[T], hops: int) -> list[T]:
+    verdicts = visit(value)
+    if verdicts is not None:
+        return list(verdicts)
+    parent = ctx.parent(value)
+    if isinstance(parent, cst.Arg):
+        receiver = _list_added_to(ctx, parent)
+        return _read_uses(ctx, receiver, visit, hops) if receiver is not None else []
+    if isinstance(parent, _ASSIGNMENTS) and parent.value is value:
+        return [verdict for target in _targets(parent) for verdict in _target_uses(ctx, target, visit, hops)]
+    if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is value and isinstance(parent.target, cst.Name):
+        return _read_uses(ctx, parent.target, visit, hops, within=_loop_scope(ctx, parent))
+    return []
+
+
+def _target_uses(ctx: PythonContext, target: cst.BaseExpression, visit: Visit[T], hops: int) -> list[T]:
+    if isinstance(target, (cst.Name, cst.Attribute)):
+        return _read_uses(ctx, target, visit, hops)
+    return list(visit(target) or ())
+
+
+def _read_uses(
+    ctx: PythonContext,
+    binding: cst.Name | cst.Attribute,
+    visit: Visit[T],
+    hops: int,
+    within: cst.CSTNode | None = None,
+) -> list[T]:
+    """The verdicts on the uses of every read of the identifier `binding` stores (under `within`)."""
+    if hops >= MAX_HOPS:
+        return []
+    identifier = binding.value if isinstance(binding, cst.Name) else binding.attr.value
+    reads = ctx.references.mention_reads(identifier, within=within)
+    if not reads:
+        return list(visit(binding) or ())
+    return [verdict for read in reads for verdict in _uses(ctx, whole_value(ctx, read), visit, hops + 1)]
+
+
+def _list_added_to(ctx: PythonContext, arg: cst.Arg) -> cst.Name | cst.Attribute | None:
+    """`flags` of `flags.append(arg)` (or `extend`, `insert`; `self.flags` too)."""
+    call = ctx.parent(arg)
+    func = call.func if isinstance(call, cst.Call) else None
+    if isinstance(func, cst.Attribute) and func.attr.value in ADDING_METHODS:
+        return func.value if isinstance(func.value, (cst.Name, cst.Attribute)) else None
+    return None
+
+
+def _targets(statement: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:
+    if isinstance(statement, cst.Assign):
+        return [target.target for target in statement.targets]
+    return [statement.target]
+
+
+def _loop_scope(ctx: PythonContext, loop: cst.For | cst.CompFor) -> cst.CSTNode:
+    """Where the loop variable of `loop` is read: the `for` statement, or the whole comprehension."""
+    if isinstance(loop, cst.For):
+        return loop
+    return next((ancestor for ancestor in ctx.ancestors(loop) if isinstance(ancestor, _COMPREHENSIONS)), loop)
+
+
+def is_tested(ctx: PythonContext, value: cst.CSTNode) -> bool:
+    """`value` is something to look for (`idioms.is_looked_for`: compared, matched, a key), or a set (a set
+    display, `set(...)`, `frozenset(...)`), which only answers whether something is in it."""
+    if isinstance(value, cst.Set) or is_looked_for(ctx, value):
+        return True
+    return isinstance(value, cst.Call) and ctx.qualified_name(value.func) in _SET_CALLS
+
+
+def sets_up(ctx: PythonContext, value: cst.CSTNode, consumers: frozenset[str] = frozenset()) -> bool:
+    """`value` is handed over as a setting where it stands: a keyword argument, a parameter's default, the
+    value or fallback of `get`/`getenv`/`setdefault`/`putenv`/`pop` (not the key), an argument of a command
+    line (`PROCESS_RUNNERS`), of `consumers` (qualified names), of `sep.join(...)` or `"...".format(...)`,
+    an f-string field, the right operand of `%`, or a subscript or attribute assigned to (as `value_uses`
+    hands one over: nothing here reads it)."""
+    parent = ctx.parent(value)
+    if ctx.semantic.is_store(value):
+        return isinstance(value, (cst.Subscript, cst.Attribute))
+    if isinstance(parent, cst.Arg):
+        return _sets_up_argument(ctx, parent, consumers)
+    if isinstance(parent, cst.BinaryOperation):
+        return isinstance(parent.operator, cst.Modulo) and parent.right is value
+    if isinstance(parent, cst.Param):
+        return parent.default is value
+    return isinstance(parent, cst.FormattedStringExpression)
+
+
+def _sets_up_argument(ctx: PythonContext, arg: cst.Arg, consumers: frozenset[str]) -> bool:
+    call = ctx.parent(arg)
+    if not isinstance(call, cst.Call):
+        return False
+    if arg.keyword is not None or last_name(call.func) in _STRING_BUILDERS:
+        return True
+    if last_name(call.func) in _VALUE_AFTER_KEY:
+        return ctx.semantic.positional(call, 0) is not arg
+    name = ctx.qualified_name(call.func)
+    return name in PROCESS_RUNNERS or name in consumers

@@ -1,0 +1,135 @@
+"""Where a value goes (rocmlint/python/flow.py): the forward walk to its uses, and what most uses say; and the
+string literals a value holds (`idioms.literal_value`, `idioms.literals_in`)."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+from test_idioms import Snippet, parse
+
+from rocmlint.python import flow, idioms
+
+_FOLLOWED = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)
+
+
+def _uses(snippet: Snippet, literal: str) -> list[str]:
+    """The uses the walk from the string literal `literal` reaches, as `<code> in <parent type>`; stores
+    nothing reads as `<code> stored`."""
+
+    def visit(value: cst.CSTNode) -> list[str] | None:
+        parent = snippet.ctx.parent(value)
+        if snippet.semantic.is_store(value):
+            return [f"{snippet.code(value)} stored"]
+        if isinstance(parent, _FOLLOWED) or (
+            isinstance(parent, cst.Arg) and idioms.last_name(snippet.ctx.parent(parent).func) == "append"  # type: ignore[union-attr]
+        ):
+            return None
+        return [f"{snippet.code(value)} in {type(parent).__name__}"]
+
+    return flow.value_uses(snippet.ctx, snippet.node(literal, cst.SimpleString), visit)
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        pytest.param(
+            'ARCH = "gfx942"\nflags = [f"--arch={ARCH}"]\nuse(ARCH)\n',
+            ["ARCH in FormattedStringExpression", "ARCH in Arg"],
+            id="assignment-reads",
+        ),
+        pytest.param(
+            'for arch in ["gfx90a", "gfx942"]:\n    use(arch)\nprint(arch)\n',
+            ["arch in Arg"],
+            id="loop-variable-read-inside-the-loop",
+        ),
+        pytest.param(
+            'ARCHS = ["gfx90a"]\nflags = [f"-a={a}" for a in ARCHS]\n',
+            ["a in FormattedStringExpression"],
+            id="comprehension",
+        ),
+        pytest.param(
+            'flags = []\nflags.append("gfx90a")\nrun(flags)\n',
+            ["flags in Attribute", "flags in Arg"],
+            id="list-added-to",
+        ),
+        pytest.param('self.flags.append("gfx90a")\n', ["self.flags in Attribute"], id="attribute-list-added-to"),
+        pytest.param('config.rocm.arch = ["gfx90a"]\n', ["config.rocm.arch stored"], id="unread-attribute"),
+        pytest.param('os.environ["ARCH"] = "gfx90a"\n', ['os.environ["ARCH"] stored'], id="subscript-target"),
+        pytest.param('UNUSED = "gfx90a"\n', ["UNUSED stored"], id="unread-name"),
+        pytest.param('A = "gfx90a"\nB = A\nC = B\nD = C\nuse(C)\nuse(D)\n', ["C in Arg"], id="three-variables-at-most"),
+        pytest.param('use(("gfx90a", "gfx942"))\n', ['("gfx90a", "gfx942") in Arg'], id="whole-collection"),
+    ],
+)
+def test_value_uses(code: str, expected: list[str]) -> None:
+    snippet = parse(code)
+    assert _uses(snippet, '"gfx90a"' if '"gfx90a"' in code else '"gfx942"') == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        pytest.param('ok = arch == "x"\n', True, id="compared"),
+        pytest.param('ok = arch.startswith("x")\n', True, id="matched"),
+        pytest.param('ok = {"x"}\n', True, id="set-display"),
+        pytest.param('ok = frozenset(["x"])\n', True, id="frozenset"),
+        pytest.param('ok = table["x"]\n', True, id="subscript-key"),
+        pytest.param('ok = ["x"]\n', False, id="list"),
+    ],
+)
+def test_is_tested(code: str, expected: bool) -> None:
+    snippet = parse(code)
+    literal = snippet.node('"x"', cst.SimpleString)
+    assert flow.is_tested(snippet.ctx, idioms.whole_value(snippet.ctx, literal)) is expected
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        pytest.param('build(arch="x")\n', True, id="keyword-argument"),
+        pytest.param('def build(arch="x"): ...\n', True, id="parameter-default"),
+        pytest.param('a = os.getenv("ARCH", "x")\n', True, id="fallback"),
+        pytest.param('a = os.getenv("x")\n', False, id="key"),
+        pytest.param('a = ";".join("x")\n', True, id="join"),
+        pytest.param('import subprocess\nsubprocess.run("x")\n', True, id="command-line"),
+        pytest.param('from triton.compiler import GPUTarget\nGPUTarget("x")\n', True, id="consumer"),
+        pytest.param('register("x")\n', False, id="positional-argument"),
+        pytest.param('a = "-a=%s" % "x"\n', True, id="percent-operand"),
+        pytest.param('a = "x" % b\n', False, id="percent-template"),
+    ],
+)
+def test_sets_up(code: str, expected: bool) -> None:
+    snippet = parse(code)
+    literal = snippet.node('"x"', cst.SimpleString)
+    assert flow.sets_up(snippet.ctx, literal, frozenset({"triton.compiler.GPUTarget"})) is expected
+
+
+def test_sets_up_a_stored_subscript_or_attribute_not_a_name() -> None:
+    snippet = parse('os.environ["K"] = v\nconfig.arch = v\nname = v\n')
+    targets = [snippet.node('os.environ["K"]', cst.Subscript), snippet.node("config.arch", cst.Attribute)]
+    assert [flow.sets_up(snippet.ctx, target) for target in targets] == [True, True]
+    assert not flow.sets_up(snippet.ctx, snippet.node("name", cst.Name))
+
+
+def test_sets_up_an_f_string_field() -> None:
+    snippet = parse('a = f"--arch={ARCH}"\n')
+    assert flow.sets_up(snippet.ctx, snippet.node("ARCH", cst.Name))
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        pytest.param('x = "gfx942"\n', "gfx942", id="string"),
+        pytest.param('x = b"--arch=gfx942"\n', "--arch=gfx942", id="bytes"),
+        pytest.param('x = "gfx90a;" "gfx942"\n', "gfx90a;gfx942", id="concatenated"),
+    ],
+)
+def test_literal_value(code: str, expected: str) -> None:
+    snippet = parse(code)
+    value = snippet.value("x")
+    assert isinstance(value, (cst.SimpleString, cst.ConcatenatedString))
+    assert idioms.literal_value(snippet.ctx, value) == expected
+
+
+def test_literals_in_a_value_in_source_order() -> None:
+    snippet = parse('x = frozenset(["a", b"b"] + ["c" "d", name, ("e",)])\n')
+    assert idioms.literals_in(snippet.ctx, snippet.value("x")) == ["a", "b", "cd", "e"]
