@@ -14,7 +14,6 @@ from rocmlint.python.idioms import (
     is_display_call,
     is_looked_for,
     last_name,
-    whole_value,
 )
 from rocmlint.python.lists import ADDING_METHODS
 from rocmlint.python.project import is_test_file
@@ -146,7 +145,7 @@ class HardcodedGfxArch(Rule):
         match = _HARDCODED.match(text) if text else None
         if text is None or match is None or in_message(ctx, node) or _module_is_arch_specific(text, ctx):
             return
-        carrier = whole_value(ctx, node)
+        carrier = ctx.values.collection_of(node)
         if self._ctx is not ctx:
             self._ctx, self._reported_carriers = ctx, set()
         if carrier in self._reported_carriers:
@@ -252,7 +251,7 @@ class HardcodedGfxArch(Rule):
     def _read_use(self, read: cst.CSTNode, ctx: PythonContext, depth: int) -> _Use:
         if in_message(ctx, read):
             return _Use.UNKNOWN
-        return self._use(whole_value(ctx, read), ctx, depth=depth)
+        return self._use(ctx.values.collection_of(read), ctx, depth=depth)
 
 
 def _strongest(uses: set[_Use]) -> _Use:

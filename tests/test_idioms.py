@@ -455,21 +455,6 @@ def test_is_looked_for() -> None:
     assert idioms.is_looked_for(snippet.ctx, choices)
 
 
-def test_whole_value() -> None:
-    snippet = parse(
-        """
-        a = frozenset(["x1", "x2"]) + extra
-        b = call("x3")
-        c = sorted(("x4",))[0]
-        """
-    )
-    whole = {
-        literal: snippet.code(idioms.whole_value(snippet.ctx, snippet.node(f'"{literal}"', cst.SimpleString)))
-        for literal in ("x1", "x3", "x4")
-    }
-    assert whole == {"x1": 'frozenset(["x1", "x2"]) + extra', "x3": '"x3"', "x4": 'sorted(("x4",))'}
-
-
 # --- idioms: control flow -------------------------------------------------------------------------------
 def test_whole_condition() -> None:
     snippet = parse("ok = not (a > 8 or (a == 8 and b >= 9))\n")

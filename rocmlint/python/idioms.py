@@ -15,21 +15,32 @@ import libcst as cst
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.scopes import dotted_name
 
-# Calls whose arguments are only shown, the one list for every rule: methods of `logging` loggers and the
-# `logging` module, `warnings.warn`, rich's `console.print`, click's `echo`/`secho`
-# (`<anything>.<method>(...)`); and these functions called by their own name (`from logging import info`).
-DISPLAY_METHODS = frozenset(
-    {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "print", "echo", "secho"}
+# Calls whose arguments are only shown, the one list for every rule, by the callee's last name (a method,
+# or a function called by its own name: `from logging import info`): `logging` loggers and the `logging`
+# module, `warnings.warn`, `print` (rich's `console.print`), click's `echo`/`secho`, a stream's `write`.
+DISPLAY_CALLS = frozenset(
+    {
+        "debug",
+        "info",
+        "warning",
+        "warn",
+        "error",
+        "exception",
+        "critical",
+        "fatal",
+        "log",
+        "print",
+        "echo",
+        "secho",
+        "write",
+    }
 )
-DISPLAY_FUNCTIONS = frozenset({"print", "warn", "echo", "secho", "debug", "info", "warning", "error", "log"})
 _ENVIRON = "os.environ"
 _ENVIRON_SETTERS = frozenset({f"{_ENVIRON}.setdefault", "os.putenv"})
 _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
 _DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 _STRING_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
-# Calls that only wrap a collection: the wrapped value is still the collection.
-_COLLECTION_WRAPPERS = frozenset({"frozenset", "set", "tuple", "list", "sorted"})
 
 
 # Methods whose arguments are patterns or text matched against (or cut out of) another string, and
@@ -152,27 +163,6 @@ def report_site(ctx: PythonContext, literal: cst.CSTNode, written: cst.CSTNode) 
     return literal if ctx.semantic.is_within(literal, written) else written
 
 
-def whole_value(ctx: PythonContext, node: cst.CSTNode) -> cst.CSTNode:
-    """The outermost expression that still is `node`'s value as a whole: the list, tuple or set holding
-    it, a `+` concatenation, `frozenset(...)`/`set(...)`/`tuple(...)`/`list(...)`/`sorted(...)` around it
-    (`node` itself when none of these holds it)."""
-    current = node
-    while True:
-        parent = ctx.parent(current)
-        if isinstance(parent, (cst.Element, cst.List, cst.Tuple, cst.Set)) or (
-            isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add)
-        ):
-            current = parent
-        elif isinstance(parent, cst.Arg) and _wraps_collection(ctx, ctx.parent(parent)):
-            current = ctx.parent(parent)  # type: ignore[assignment]
-        else:
-            return current
-
-
-def _wraps_collection(ctx: PythonContext, node: cst.CSTNode | None) -> bool:
-    return isinstance(node, cst.Call) and ctx.qualified_name(node.func) in _COLLECTION_WRAPPERS
-
-
 def literal_text(ctx: PythonContext, node: cst.CSTNode) -> str | None:
     """The text of a string literal as written (plain, implicitly concatenated, or an f-string with `{}`
     for each field); None for anything else (a name is not followed: see `Semantic.static_text`)."""
@@ -257,12 +247,8 @@ def _update_writes(ctx: PythonContext, call: cst.Call) -> list[EnvironmentWrite]
 # --- what is only shown -------------------------------------------------------------------------------
 def is_display_call(ctx: PythonContext, call: cst.Call) -> bool:
     """`print(...)`, a logging call (`logger.info(...)`, `logging.warning(...)`, `log.log(...)`),
-    `warnings.warn(...)`, `click.echo(...)`: see DISPLAY_METHODS and DISPLAY_FUNCTIONS."""
-    if isinstance(call.func, cst.Attribute):
-        return call.func.attr.value in DISPLAY_METHODS
-    return isinstance(call.func, cst.Name) and (
-        call.func.value in DISPLAY_FUNCTIONS or ctx.qualified_name(call.func) == "print"
-    )
+    `warnings.warn(...)`, `click.echo(...)`, `sys.stderr.write(...)`: see DISPLAY_CALLS."""
+    return last_name(call.func) in DISPLAY_CALLS or ctx.qualified_name(call.func) == "print"
 
 
 def only_displayed(ctx: PythonContext, node: cst.CSTNode) -> bool:

@@ -13,9 +13,8 @@ import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_display_call
+from rocmlint.python.values import ADDING_METHODS
 
-# Methods that add to a list in place.
-ADDING_METHODS = frozenset({"append", "extend", "insert"})
 Addition = cst.Call | cst.AugAssign
 
 
