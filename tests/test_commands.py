@@ -8,7 +8,14 @@ import textwrap
 import libcst as cst
 import pytest
 
-from rocmlint.python.commands import Command, command_of, copes_with_missing_program, program_name, split_command
+from rocmlint.python.commands import (
+    Command,
+    command_of,
+    command_programs,
+    copes_with_missing_program,
+    program_name,
+    split_command,
+)
 from rocmlint.python.frontend import PythonContext, RuleOptions
 from rocmlint.python.gating import GateAnalyzer
 from rocmlint.python.semantic import Semantic
@@ -129,3 +136,26 @@ def test_copes_with_missing_program(code: str, copes: bool) -> None:
     _, ctx, command = _first_command("import os, shutil, subprocess\n" + code)
     assert command is not None
     assert copes_with_missing_program(ctx, command, _SMI) is copes
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ('subprocess.run(["nvcc", "-V"])', ["nvcc"]),
+        ('subprocess.run([home + "/bin/nvcc", "-V"])', ["nvcc"]),
+        ('subprocess.run([os.path.join(home, "bin", "nvcc.exe"), "-V"])', ["nvcc.exe"]),
+        ('subprocess.run([Path(home) / "bin" / "nvcc"])', ["nvcc"]),
+        ('subprocess.run([f"{home}/bin/nvcc", "-V"])', ["nvcc"]),
+        ('subprocess.run(["nvcc" if home is None else home + "/bin/hipcc"])', ["nvcc", "hipcc"]),
+        ('subprocess.run(shlex.split("/usr/bin/nvidia-smi -L"))', ["nvidia-smi"]),
+        ('subprocess.run("nvcc --version".split())', ["nvcc"]),
+        ('os.system("nvcc -V" + " > out.txt")', ["nvcc"]),
+        ('subprocess.run("nvcc -V" if cuda else "hipcc --version", shell=True)', []),
+        ("subprocess.run(command)", []),
+    ],
+)
+def test_command_programs(code: str, expected: list[str]) -> None:
+    module, ctx = _context(code + "\n")
+    command = command_of(ctx, _calls(module)[0])
+    assert command is not None
+    assert command_programs(ctx, command.argument) == expected

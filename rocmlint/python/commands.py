@@ -9,8 +9,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import PROCESS_RUNNERS, guarded_by, handled_by_try, is_none, leaves_quietly
+from rocmlint.python.idioms import PROCESS_RUNNERS, guarded_by, handled_by_try, is_none, leaves_quietly, literal_text
 from rocmlint.python.semantic import MAX_DEPTH
+from rocmlint.python.values import Follow, Through
 
 # Runners that go through a shell: a missing program is exit status 127, not FileNotFoundError.
 _SHELL_RUNNERS = frozenset(
@@ -28,6 +29,8 @@ _MISSING_PROGRAM_ERRORS = frozenset(
 )
 # Through a shell the program's absence shows as a failed command instead.
 _FAILED_COMMAND_ERRORS = frozenset({"CalledProcessError", "SubprocessError"})
+# A command line is followed through names, not through conditional arms.
+_NO_ARMS = Follow(arms=False)
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,49 @@ def program_name(text: str, alone: bool) -> str | None:
     if not words or (alone and len(words) != 1):
         return None
     return re.split(r"[\\/]", words[0].strip("\"'"))[-1].lower()
+
+
+def command_programs(ctx: PythonContext, command: cst.BaseExpression) -> list[str]:
+    """The programs (`program_name`) a command may start: the file an argv list or tuple starts with
+    (`path_programs`), or the first word of a shell string; through names assigned once, `+` (its left
+    side) and `split_command`, not conditional arms."""
+
+    def visit(node: cst.BaseExpression) -> list[str] | Through | None:
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return path_programs(ctx, node.elements[0].value) if node.elements else []
+        if isinstance(node, cst.BinaryOperation):
+            return Through((node.left,))
+        split = split_command(ctx, node) if isinstance(node, cst.Call) else None
+        if split is not None:
+            return Through((split,))
+        text = literal_text(ctx, node)
+        if text is None:
+            return None
+        name = program_name(text, alone=False)
+        return [name] if name is not None else []
+
+    return ctx.values.trace(command, visit, _NO_ARMS)
+
+
+def path_programs(ctx: PythonContext, path: cst.BaseExpression) -> list[str]:
+    """The file names (`program_name`) a path may end in: `"nvcc"`, `home + "/bin/nvcc"`,
+    `Path(home) / "bin" / "nvcc"`, `f"{home}/bin/nvcc"`, the last argument of a call
+    (`os.path.join(home, "bin", "nvcc")`, `shutil.which("nvcc")`); through names assigned once and both
+    arms of conditionals (`"nvcc" if home is None else home + "/bin/nvcc"`)."""
+
+    def visit(node: cst.BaseExpression) -> list[str] | Through | None:
+        text = literal_text(ctx, node)
+        if text is not None:
+            name = program_name(text, alone=True)
+            return [name] if name is not None else []
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Divide)):
+            return Through((node.right,))
+        if isinstance(node, cst.Call):
+            positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+            return Through(tuple(positional[-1:]))
+        return None
+
+    return ctx.values.trace(path, visit)
 
 
 def copes_with_missing_program(ctx: PythonContext, command: Command, programs: frozenset[str]) -> bool:
