@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import libcst as cst
@@ -10,7 +9,15 @@ import libcst as cst
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.commands import command_of, command_programs, program_name
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import guarded_by, handled_by_try, is_none, literal_text, runs_right_under
+from rocmlint.python.idioms import (
+    guarded_by,
+    handled_by_try,
+    is_none,
+    literal_text,
+    name_words,
+    raised_name,
+    runs_right_under,
+)
 from rocmlint.python.import_time import ImportTimeRun, import_time_runs
 from rocmlint.python.scopes import dotted_name
 from rocmlint.rule import Invalid, Rule, Valid
@@ -24,7 +31,6 @@ _VERSION_HELPER_WORDS = frozenset({"version", "nvcc", "bare"})
 # What a failing nvcc run raises: missing executable, or `None + "/bin/nvcc"`.
 _PROBE_ERRORS = frozenset({"FileNotFoundError", "OSError", "EnvironmentError", "IOError", "TypeError"})
 _BROAD_ERRORS = frozenset({"Exception", "BaseException"})
-_NAME_WORDS = re.compile(r"[a-z0-9]+")
 _ROCM_WORDS = frozenset({"rocm", "hip", "hipcc"})
 _MAX_CALL_DEPTH = 3  # functions between a module-level call and the requirement
 _NVCC = frozenset({"nvcc", "nvcc.exe"})
@@ -60,18 +66,16 @@ class _Requirement:
 class CudaHomeRequired(Rule):
     """
     ## What it does
-    Flags build code that requires the CUDA toolkit unconditionally: `if CUDA_HOME is None: raise ...`
-    (also `if not CUDA_HOME:`, `sys.exit(...)`, `assert CUDA_HOME is not None`, an `if CUDA_HOME is not
-    None: return` before the `raise`), running nvcc (`subprocess.check_output([CUDA_HOME +
-    "/bin/nvcc", "-V"])`, `[os.path.join(CUDA_HOME, "bin", "nvcc"), "-V"]`, `["nvcc", "--version"]`,
-    `f"{CUDA_HOME}/bin/nvcc -V"`), and `CUDA_HOME` passed to version helpers such as
-    `get_cuda_bare_metal_version(CUDA_HOME)`. Code at module level is reported where it stands; code in a
-    module-level function is reported at the module-level call that runs it (up to three calls deep),
-    so a helper only called from a CUDA branch is not. Not reported: the same inside `if not
-    IS_HIP_EXTENSION:`, the `else` of `if torch.version.hip:`, `BUILD_TARGET != "rocm"`, the CUDA arm
-    of an if/elif chain whose later arm is the ROCm one, code that already checks
-    `CUDA_HOME is not None` first, nvcc runs inside `try/except (FileNotFoundError, OSError)`,
-    `CUDA_HOME` merely printed, and `ROCM_HOME` checks.
+    Flags build code that needs the CUDA toolkit unconditionally: a `raise`, `sys.exit(...)` or `assert`
+    when CUDA_HOME is missing (`if CUDA_HOME is None:`, `if not CUDA_HOME:`, after `if CUDA_HOME is not
+    None: return`), running nvcc (`[CUDA_HOME + "/bin/nvcc", "-V"]`, `[os.path.join(CUDA_HOME, "bin",
+    "nvcc"), "-V"]`, `["nvcc", "--version"]`, `f"{CUDA_HOME}/bin/nvcc -V"`), and `CUDA_HOME` passed to a
+    version helper (`get_cuda_bare_metal_version(CUDA_HOME)`). Module-level code is reported where it
+    stands, code in a module-level function at the module-level calls that run it (up to three calls
+    deep). Not reported: code gated off ROCm (`if not IS_HIP_EXTENSION:`, the `else` of `if
+    torch.version.hip:`, `BUILD_TARGET != "rocm"`, the CUDA arm of an if/elif chain whose later arm is the
+    ROCm one), code behind a `CUDA_HOME is not None` check, nvcc runs inside `try/except
+    (FileNotFoundError, OSError)`, `CUDA_HOME` merely printed, and `ROCM_HOME` checks.
 
     ## Why is this bad on ROCm?
     On ROCm `torch.utils.cpp_extension.CUDA_HOME` is normally `None` and there is no nvcc, so a setup
@@ -119,7 +123,7 @@ class CudaHomeRequired(Rule):
     # --- requirement sites ---------------------------------------------------------------------------
     def visit_Raise(self, node: cst.Raise, ctx: PythonContext) -> None:
         if _aborts_when_cuda_missing(node, ctx):
-            errors = frozenset({_raised_name(node)}) | _BROAD_ERRORS
+            errors = frozenset({raised_name(node)}) | _BROAD_ERRORS
             self._check(_Requirement(node, "raises when CUDA_HOME is None", _ABORT_ADVICE, errors), ctx)
 
     def visit_Assert(self, node: cst.Assert, ctx: PythonContext) -> None:
@@ -203,11 +207,7 @@ def _cuda_test(test: cst.BaseExpression, ctx: PythonContext) -> str | None:
 def _aborts_when_cuda_missing(node: cst.CSTNode, ctx: PythonContext) -> bool:
     """`node` (a raise or exit) runs exactly when CUDA_HOME is missing: in the body of a "missing" test,
     the else of a "present" test, or after `if <present>: return` in the same block."""
-    return runs_right_under(ctx, node, lambda test, taken: _cuda_test(test, ctx) == _WHEN_TAKEN[taken])
-
-
-# What `_cuda_test` must say of a test for CUDA_HOME to be missing where it is taken (True) or not (False).
-_WHEN_TAKEN = {True: "missing", False: "present"}
+    return runs_right_under(ctx, node, lambda test, taken: _cuda_test(test, ctx) == ("missing" if taken else "present"))
 
 
 def _cuda_guarded(node: cst.CSTNode, ctx: PythonContext) -> bool:
@@ -230,7 +230,7 @@ def _mentions_cuda_toolkit(expr: cst.BaseExpression, ctx: PythonContext) -> bool
 def _is_version_helper(call: cst.Call, callee: str, ctx: PythonContext) -> bool:
     """`get_cuda_bare_metal_version(CUDA_HOME)` with the helper imported from elsewhere (a helper defined
     in this file is judged by what its body does)."""
-    words = set(_NAME_WORDS.findall(callee.rsplit(".", 1)[-1].lower()))
+    words = name_words(callee.rsplit(".", 1)[-1])
     if not words.intersection(_VERSION_HELPER_WORDS) or words.intersection(_ROCM_WORDS):
         return False
     if ctx.semantic.local_function(call.func) is not None:
@@ -238,15 +238,9 @@ def _is_version_helper(call: cst.Call, callee: str, ctx: PythonContext) -> bool:
     return any(_is_cuda_home(arg.value, ctx) for arg in call.args if not arg.star)
 
 
-# --- small helpers -------------------------------------------------------------------------------------
-def _raised_name(node: cst.Raise) -> str:
-    exception = node.exc.func if isinstance(node.exc, cst.Call) else node.exc
-    return (dotted_name(exception) or "").rsplit(".", 1)[-1] if exception is not None else ""
-
-
 def _mentions_rocm(expr: cst.CSTNode, ctx: PythonContext) -> bool:
-    names = (node.value.lower() for node in ctx.semantic.descendants(expr) if isinstance(node, cst.Name))
-    return any(_ROCM_WORDS.intersection(_NAME_WORDS.findall(name)) for name in names)
+    names = (node.value for node in ctx.semantic.descendants(expr) if isinstance(node, cst.Name))
+    return any(_ROCM_WORDS.intersection(name_words(name)) for name in names)
 
 
 CudaHomeRequired.valid = (

@@ -590,3 +590,21 @@ def test_report_says_whether_it_emitted() -> None:
     assert not snippet.ctx.report(snippet.node("HAZARD('nvidia')", cst.Call), "gated")
     assert snippet.ctx.report(snippet.node("HAZARD('both')", cst.Call), "emitted")
     assert [d.message for d in snippet.ctx.diagnostics] == ["emitted"]
+
+
+def test_name_words() -> None:
+    assert idioms.name_words("NVCC_ARGS_v2") == {"nvcc", "args", "v2"}
+    assert idioms.name_words("getCudaVersion") == {"getcudaversion"}
+    assert idioms.name_words("__") == frozenset()
+
+
+def test_raised_name() -> None:
+    snippet = parse(
+        """
+        raise errors.MissingCUDAException("no nvcc")
+        raise RuntimeError
+        raise
+        """
+    )
+    raises = [n for n in _in_order(snippet.module) if isinstance(n, cst.Raise)]
+    assert [idioms.raised_name(r) for r in raises] == ["MissingCUDAException", "RuntimeError", ""]

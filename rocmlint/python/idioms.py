@@ -7,6 +7,7 @@ stays in the rule.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -35,6 +36,7 @@ DISPLAY_CALLS = frozenset(
         "write",
     }
 )
+_NAME_WORDS = re.compile(r"[a-z0-9]+")
 _ENVIRON = "os.environ"
 _ENVIRON_SETTERS = frozenset({f"{_ENVIRON}.setdefault", "os.putenv"})
 _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
@@ -99,6 +101,12 @@ def last_name(expr: cst.BaseExpression) -> str:
     if isinstance(expr, cst.Attribute):
         return expr.attr.value
     return expr.value if isinstance(expr, cst.Name) else ""
+
+
+def name_words(name: str) -> frozenset[str]:
+    """The lower-case words of an identifier (`nvcc`, `args`, `v2` of `NVCC_ARGS_v2`, `getCudaVersion` is one
+    word): what a rule matches a name on by convention."""
+    return frozenset(_NAME_WORDS.findall(name.lower()))
 
 
 def is_none(node: cst.CSTNode) -> bool:
@@ -464,6 +472,13 @@ def caught_names(handler: cst.ExceptHandler) -> list[str]:
     types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
     expressions = [item.value if isinstance(item, cst.BaseElement) else item for item in types]
     return [(dotted_name(expr) or "").rsplit(".", 1)[-1] for expr in expressions]
+
+
+def raised_name(statement: cst.Raise) -> str:
+    """The last segment of the exception a `raise` names (`MissingCUDAException` for `raise
+    errors.MissingCUDAException("...")`); "" for a bare `raise`."""
+    exception = statement.exc.func if isinstance(statement.exc, cst.Call) else statement.exc
+    return (dotted_name(exception) or "").rsplit(".", 1)[-1] if exception is not None else ""
 
 
 def re_raises(handler: cst.ExceptHandler) -> bool:
