@@ -7,12 +7,11 @@ from dataclasses import dataclass
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
-from rocmlint.python.commands import command_of, command_programs, program_name
+from rocmlint.python.commands import Presence, command_of, command_programs, presence, program_name
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import (
     guarded_by,
     handled_by_try,
-    is_none,
     literal_text,
     name_words,
     raised_name,
@@ -127,7 +126,7 @@ class CudaHomeRequired(Rule):
             self._check(_Requirement(node, "raises when CUDA_HOME is None", _ABORT_ADVICE, errors), ctx)
 
     def visit_Assert(self, node: cst.Assert, ctx: PythonContext) -> None:
-        if _cuda_test(node.test, ctx) == "present":
+        if _cuda_presence(node.test, ctx).implied:
             errors = frozenset({"AssertionError"}) | _BROAD_ERRORS
             self._check(_Requirement(node, "asserts that CUDA_HOME is set", _ABORT_ADVICE, errors), ctx)
 
@@ -180,40 +179,23 @@ def _is_cuda_home(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
     return False
 
 
-def _cuda_test(test: cst.BaseExpression, ctx: PythonContext) -> str | None:
-    """ "missing" for `CUDA_HOME is None` / `not CUDA_HOME`, "present" for the opposite, else None."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _cuda_test(test.expression, ctx)
-        return {"missing": "present", "present": "missing"}.get(inner or "")
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        target = test.comparisons[0]
-        subject = test.left if is_none(target.comparator) else target.comparator if is_none(test.left) else None
-        if subject is None or not _is_cuda_home(subject, ctx):
-            return None
-        if isinstance(target.operator, (cst.Is, cst.Equal)):
-            return "missing"
-        return "present" if isinstance(target.operator, (cst.IsNot, cst.NotEqual)) else None
-    if isinstance(test, cst.BooleanOperation):
-        if _mentions_rocm(test, ctx):
-            return None  # `CUDA_HOME is None and ROCM_HOME is None` asks for either toolkit
-        sides = (_cuda_test(test.left, ctx), _cuda_test(test.right, ctx))
-        decisive = "missing" if isinstance(test.operator, cst.Or) else "present"
-        if decisive in sides:
-            return decisive
-        return sides[0] if sides[0] == sides[1] else None
-    return "present" if _is_cuda_home(test, ctx) else None
+def _cuda_presence(test: cst.BaseExpression, ctx: PythonContext) -> Presence:
+    """What a test says about CUDA_HOME: `CUDA_HOME is None` / `not CUDA_HOME` is true when it is missing,
+    `CUDA_HOME is not None` implies it is there (`CUDA_HOME is None and ROCM_HOME is None` asks for either
+    toolkit: neither)."""
+    return presence(ctx, test, lambda expr: _is_cuda_home(expr, ctx))
 
 
 def _aborts_when_cuda_missing(node: cst.CSTNode, ctx: PythonContext) -> bool:
-    """`node` (a raise or exit) runs exactly when CUDA_HOME is missing: in the body of a "missing" test,
-    the else of a "present" test, or after `if <present>: return` in the same block."""
-    return runs_right_under(ctx, node, lambda test, taken: _cuda_test(test, ctx) == ("missing" if taken else "present"))
+    """`node` (a raise or exit) runs exactly when CUDA_HOME is missing: in the body of a test true when it
+    is missing, the else of a test implying it is there, or after `if <that test>: return` in the block."""
+    return runs_right_under(ctx, node, lambda test, taken: _cuda_presence(test, ctx).guards(not taken))
 
 
 def _cuda_guarded(node: cst.CSTNode, ctx: PythonContext) -> bool:
     """Already behind a CUDA_HOME check: `if CUDA_HOME is not None:`, the else of `if CUDA_HOME is None`,
     `CUDA_HOME and ...`, or after `if CUDA_HOME is None: return` (up to the enclosing def)."""
-    return guarded_by(ctx, node, lambda test, taken: _cuda_test(test, ctx) == ("present" if taken else "missing"))
+    return guarded_by(ctx, node, lambda test, taken: _cuda_presence(test, ctx).guards(taken))
 
 
 def _mentions_cuda_toolkit(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
@@ -236,11 +218,6 @@ def _is_version_helper(call: cst.Call, callee: str, ctx: PythonContext) -> bool:
     if ctx.semantic.local_function(call.func) is not None:
         return False
     return any(_is_cuda_home(arg.value, ctx) for arg in call.args if not arg.star)
-
-
-def _mentions_rocm(expr: cst.CSTNode, ctx: PythonContext) -> bool:
-    names = (node.value for node in ctx.semantic.descendants(expr) if isinstance(node, cst.Name))
-    return any(_ROCM_WORDS.intersection(name_words(name)) for name in names)
 
 
 CudaHomeRequired.valid = (

@@ -13,6 +13,7 @@ from rocmlint.python.commands import (
     command_of,
     command_programs,
     copes_with_missing_program,
+    presence,
     program_name,
     split_command,
 )
@@ -159,3 +160,33 @@ def test_command_programs(code: str, expected: list[str]) -> None:
     command = command_of(ctx, _calls(module)[0])
     assert command is not None
     assert command_programs(ctx, command.argument) == expected
+
+
+@pytest.mark.parametrize(
+    ("test", "implied", "when_missing"),
+    [
+        ("CUDA_HOME", True, False),
+        ("not CUDA_HOME", False, True),
+        ("CUDA_HOME is None", False, True),
+        ("None is not CUDA_HOME", True, False),
+        ("CUDA_HOME is not None and fast", True, False),
+        ("CUDA_HOME is None and ROCM_HOME is None", False, False),
+        ("CUDA_HOME is None or ROCM_HOME is None", False, True),
+        ("CUDA_HOME is not None or ROCM_HOME is not None", False, False),
+        ("have_cuda", True, False),
+        ("CUDA_HOME < 3", False, False),
+    ],
+)
+def test_presence(test: str, implied: bool, when_missing: bool) -> None:
+    module, ctx = _context(f"have_cuda = CUDA_HOME is not None\nok = {test}\n")
+    line = module.body[-1]
+    assert isinstance(line, cst.SimpleStatementLine)
+    statement = line.body[0]
+    assert isinstance(statement, cst.Assign)
+
+    def is_cuda_home(expr: cst.BaseExpression) -> bool:
+        return isinstance(expr, cst.Name) and expr.value == "CUDA_HOME"
+
+    found = presence(ctx, statement.value, is_cuda_home)
+    assert (found.implied, found.when_missing) == (implied, when_missing)
+    assert found.guards(True) is implied and found.guards(False) is when_missing

@@ -4,7 +4,9 @@ around the call copes with the program being missing (a presence check first, or
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import libcst as cst
 
@@ -129,49 +131,71 @@ def copes_with_missing_program(ctx: PythonContext, command: Command, programs: f
     re-raise (`FileNotFoundError`, `OSError`, `Exception`; `CalledProcessError` through a shell)."""
     failures = _MISSING_PROGRAM_ERRORS | (_FAILED_COMMAND_ERRORS if command.through_shell else frozenset())
 
+    def is_check(expr: cst.BaseExpression) -> bool:
+        return isinstance(expr, cst.Call) and _is_presence_check(ctx, expr, programs)
+
     def checks_presence(test: cst.BaseExpression, taken: bool) -> bool:
-        return _presence(ctx, test, programs, 0)[0 if taken else 1]
+        return presence(ctx, test, is_check).guards(taken)
 
     return guarded_by(ctx, command.call, checks_presence, leaves_quietly) or handled_by_try(ctx, command.call, failures)
 
 
-def _presence(ctx: PythonContext, test: cst.CSTNode, programs: frozenset[str], depth: int) -> tuple[bool, bool]:
-    """(test true => the program exists, the program missing => test true) for presence checks such as
-    `shutil.which("nvidia-smi")`, `not ...`, `... is None`, `and`/`or`, and names assigned once."""
+class Presence(NamedTuple):
+    """What a test says about whether something exists (a program, a toolkit)."""
+
+    implied: bool  # the test is true => it exists
+    when_missing: bool  # it is missing => the test is true
+
+    def guards(self, taken: bool) -> bool:
+        """Code where the test is `taken` (true; False: false) runs only when the thing exists; code
+        under the other branch (`not taken`) is where it is missing."""
+        return self.implied if taken else self.when_missing
+
+
+_UNKNOWN = Presence(implied=False, when_missing=False)
+
+
+def presence(
+    ctx: PythonContext, test: cst.BaseExpression, present: Callable[[cst.BaseExpression], bool], depth: int = 0
+) -> Presence:
+    """What `test` says about whether something exists, given `present(expr)`: `expr` is truthy exactly
+    when it exists (`shutil.which("nvidia-smi")`, `CUDA_HOME`). Through `not`, comparisons with None
+    (`x is None`, `None is not x`), `and`/`or`, and names assigned once."""
     if depth > MAX_DEPTH:
-        return False, False
-    if isinstance(test, cst.Call):
-        return _is_presence_check(ctx, test, programs), False
+        return _UNKNOWN
+    if present(test):
+        return Presence(implied=True, when_missing=False)
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        implies_present, true_when_missing = _presence(ctx, test.expression, programs, depth + 1)
-        return true_when_missing, implies_present
+        inner = presence(ctx, test.expression, present, depth + 1)
+        return Presence(implied=inner.when_missing, when_missing=inner.implied)
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        return _none_comparison(ctx, test, programs, depth)
+        return _none_comparison(ctx, test, present, depth)
     if isinstance(test, cst.BooleanOperation):
-        left, right = _presence(ctx, test.left, programs, depth + 1), _presence(ctx, test.right, programs, depth + 1)
+        left, right = presence(ctx, test.left, present, depth + 1), presence(ctx, test.right, present, depth + 1)
         if isinstance(test.operator, cst.And):
-            return left[0] or right[0], left[1] and right[1]
-        return left[0] and right[0], left[1] or right[1]
+            return Presence(left.implied or right.implied, left.when_missing and right.when_missing)
+        return Presence(left.implied and right.implied, left.when_missing or right.when_missing)
     if isinstance(test, cst.Name):
         value = ctx.single_value(test)
         if value is not None and value is not test:
-            return _presence(ctx, value, programs, depth + 1)
-    return False, False
+            return presence(ctx, value, present, depth + 1)
+    return _UNKNOWN
 
 
 def _none_comparison(
-    ctx: PythonContext, test: cst.Comparison, programs: frozenset[str], depth: int
-) -> tuple[bool, bool]:
-    """`shutil.which(...) is not None` means the same as the call; `is None` its negation."""
+    ctx: PythonContext, test: cst.Comparison, present: Callable[[cst.BaseExpression], bool], depth: int
+) -> Presence:
+    """`x is not None` means the same as `x`; `x is None` its negation (None on either side)."""
     target = test.comparisons[0]
-    if not is_none(target.comparator):
-        return False, False
-    implies_present, true_when_missing = _presence(ctx, test.left, programs, depth + 1)
+    subject = test.left if is_none(target.comparator) else target.comparator if is_none(test.left) else None
+    if subject is None:
+        return _UNKNOWN
+    inner = presence(ctx, subject, present, depth + 1)
     if isinstance(target.operator, (cst.IsNot, cst.NotEqual)):
-        return implies_present, true_when_missing
+        return inner
     if isinstance(target.operator, (cst.Is, cst.Equal)):
-        return true_when_missing, implies_present
-    return False, False
+        return Presence(implied=inner.when_missing, when_missing=inner.implied)
+    return _UNKNOWN
 
 
 def _is_presence_check(ctx: PythonContext, call: cst.Call, programs: frozenset[str]) -> bool:
