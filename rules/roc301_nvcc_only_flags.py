@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 
@@ -10,15 +11,9 @@ from rocmlint.data import load
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import hip_extension_guard, keep_on_nvidia, wrap_in_if
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import literal_text, subscript_key
-from rocmlint.python.lists import (
-    ADDING_METHODS,
-    added_values,
-    consuming_reads,
-    method_additions,
-    reaching_definitions,
-)
-from rocmlint.python.values import Follow, Through, return_values
+from rocmlint.python.idioms import calls_of_def, literal_text, name_words, subscript_key
+from rocmlint.python.lists import list_items, method_additions, reached_reads
+from rocmlint.python.values import ADDING_METHODS, Through, return_values
 from rocmlint.rule import Invalid, Rule, Valid
 
 # Option -> what to use on ROCm instead, `-U__CUDA_NO_HALF*` undefs -> their HIP spelling, and the
@@ -29,14 +24,9 @@ _NVCC_ONLY_FLAGS: dict[str, str] = {
 }
 _CUDA_NO_HALF_UNDEFS: dict[str, str] = _TABLE["half_undefs"]
 _TAKES_VALUE = frozenset(_TABLE["takes_value"])
-_PASS_THROUGH_BUILTINS = frozenset({"list", "tuple", "sorted"})
-_NAME_TOKENS = re.compile(r"[a-z0-9]+")
 _FLAG_WORDS = frozenset({"flags", "cflags", "args", "options", "opts"})
 _ROCM_WORDS = frozenset({"hip", "hipcc", "rocm", "amd"})
 _STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
-# The value tracer's generic steps this rule takes: list elements, `a + b`, both arms of a conditional.
-_FOLLOW = Follow(operators=(cst.Add,), elements=True)
-_Leaf = tuple[cst.BaseExpression, tuple[cst.CSTNode, ...]]  # a literal and the names and calls it came through
 # Every reportable literal contains one of the flag spellings with a single leading dash.
 _TRIGGERS = tuple(sorted({("-" + flag.lstrip("-")).encode() for flag in _NVCC_ONLY_FLAGS} | {b"__CUDA_NO_HALF"}))
 # ... as a whole token of the literal's text (what `_message_for` splits on whitespace): not after a
@@ -44,8 +34,6 @@ _TRIGGERS = tuple(sorted({("-" + flag.lstrip("-")).encode() for flag in _NVCC_ON
 # not followed by a word character or `-`: never `--trust-remote-code` or a URL's `-archive`.
 _FLAG_NAMES = sorted({re.escape(flag.lstrip("-")) for flag in _NVCC_ONLY_FLAGS}, key=len, reverse=True)
 _TRIGGER_PATTERN = r"(?:(?<![A-Za-z_-])|(?<=\\[ntrfv]))-{1,2}(?:" + "|".join(_FLAG_NAMES) + r")(?![\w-])|__CUDA_NO_HALF"
-
-# Build-target values that mean a ROCm build (`BUILD_TARGET == "rocm"`).
 
 
 class NvccOnlyFlags(Rule):
@@ -163,12 +151,8 @@ class NvccOnlyFlags(Rule):
         as it is when nothing here calls it (a subclass's override)."""
         if not _is_flag_list_name(node.name.value):
             return
-        returns = return_values(node)
-        calls = _calls_of(node, ctx)
-        if not calls:
-            self._check(returns, (), ctx)
-        for call in calls:
-            self._check(returns, (call,), ctx)
+        for path in _paths(calls_of_def(ctx, node) or None):
+            self._check(return_values(node), path, ctx)
 
     def _check_definition(
         self, target: cst.BaseExpression, definition: cst.CSTNode, sources: list[cst.BaseExpression], ctx: PythonContext
@@ -180,20 +164,9 @@ class NvccOnlyFlags(Rule):
         ):
             self._check(sources, (), ctx)
         elif isinstance(target, cst.Name) and _is_flag_list_name(target.value):
-            self._check_flag_variable(target, definition, sources, ctx)
-
-    def _check_flag_variable(
-        self, target: cst.Name, definition: cst.CSTNode, sources: list[cst.BaseExpression], ctx: PythonContext
-    ) -> None:
-        """A definition of `nvcc_flags` matters where the variable is read and this definition reaches
-        the read on ROCm: apex's `nvcc_args if not IS_ROCM_PYTORCH else hipcc_args` never does. A
-        variable that is never read here (a module constant other files import) is checked as it is."""
-        reads = consuming_reads(ctx, target)
-        if not reads:
-            self._check(sources, (), ctx)
-        for read in reads:
-            if definition in reaching_definitions(ctx, read):
-                self._check(sources, (read,), ctx)
+            # `nvcc_flags = ...` matters where a read it reaches on ROCm uses it (`reached_reads`).
+            for path in _paths(reached_reads(ctx, target, definition)):
+                self._check(sources, path, ctx)
 
     # --- tracing a value back to its string literals -------------------------------------------------
     def _check(
@@ -209,37 +182,8 @@ class NvccOnlyFlags(Rule):
         if self._ctx is not ctx:
             self._ctx, self._reported = ctx, set()
         for source in sources:
-            for literal, literal_path in self._literals(source, ctx):
+            for literal, literal_path in list_items(ctx, source, _flag_literals(ctx), _passes_flags):
                 self._report(literal, (*path, *literal_path), ctx, hipified)
-
-    def _literals(
-        self, expr: cst.BaseExpression, ctx: PythonContext, seen: frozenset[cst.CSTNode] = frozenset()
-    ) -> list[_Leaf]:
-        """Every string literal `expr` may put in the flag list, with the names and calls it flowed through
-        (the value tracer's elements, `+` and arms; this rule's definitions reaching a name, `"nvcc"`
-        entries and calls passing flags through). `seen`: the definitions followed so far."""
-
-        def visit(node: cst.BaseExpression) -> list[_Leaf] | Through | None:
-            if isinstance(node, _STRINGS):
-                return [(node, ())]
-            if isinstance(node, cst.Dict):
-                nvcc = ctx.semantic.dict_entries(node).get("nvcc")
-                return Through((nvcc,)) if nvcc is not None else []
-            if isinstance(node, cst.Call):
-                return self._through(node, [(argument, seen) for argument in _call_pass_through(node, ctx)], ctx)
-            if isinstance(node, cst.Name):
-                definitions = [d for d in reaching_definitions(ctx, node) if d not in seen]
-                parts = [(source, seen | {d}) for d in definitions for source in added_values(d)]
-                return self._through(node, parts, ctx)
-            return None
-
-        return ctx.values.trace(expr, visit, _FOLLOW)
-
-    def _through(
-        self, node: cst.CSTNode, parts: list[tuple[cst.BaseExpression, frozenset[cst.CSTNode]]], ctx: PythonContext
-    ) -> list[_Leaf]:
-        """The literals of `parts`, each having flowed through `node` too."""
-        return [(literal, (node, *path)) for part, seen in parts for literal, path in self._literals(part, ctx, seen)]
 
     # --- reporting ----------------------------------------------------------------------------------
     def _report(
@@ -252,12 +196,33 @@ class NvccOnlyFlags(Rule):
             self._reported.add(literal)
 
 
-def _calls_of(function: cst.FunctionDef, ctx: PythonContext) -> list[cst.Call]:
-    """Calls of `function` in this file: by name for a plain function, `<x>.name(...)` with any `x` for a
-    method (DeepSpeed's builders call `builder.nvcc_args()`)."""
-    if isinstance(ctx.semantic.enclosing_scope_node(function), cst.ClassDef):
-        return ctx.references.method_calls(function.name.value)
-    return ctx.references.calls_of(function)
+def _paths(sites: Sequence[cst.CSTNode] | None) -> list[tuple[cst.CSTNode, ...]]:
+    """Through each of the sites where a value is used, or as it stands when there are none (None)."""
+    return [()] if sites is None else [(site,) for site in sites]
+
+
+def _flag_literals(ctx: PythonContext) -> Callable[[cst.BaseExpression], list[cst.BaseExpression] | Through | None]:
+    """The tracer's leaves: string literals; and the `"nvcc"` entry of a dict (`dict(nvcc=...)` too)."""
+
+    def visit(node: cst.BaseExpression) -> list[cst.BaseExpression] | Through | None:
+        if isinstance(node, _STRINGS):
+            return [node]
+        nvcc: cst.BaseExpression | None = None
+        if isinstance(node, cst.Dict):
+            nvcc = ctx.semantic.dict_entries(node).get("nvcc")
+        elif isinstance(node, cst.Call) and ctx.qualified_name(node.func) == "dict":
+            keyword = ctx.semantic.keyword(node, "nvcc")
+            nvcc = keyword.value if keyword is not None else None
+        else:
+            return None
+        return Through((nvcc,)) if nvcc is not None else []
+
+    return visit
+
+
+def _passes_flags(helper: cst.FunctionDef) -> bool:
+    """A local helper passes its flags on unless it is ROCm's (`hipify_flags(...)`)."""
+    return not _ROCM_WORDS.intersection(name_words(helper.name.value))
 
 
 # --- the fix -------------------------------------------------------------------------------------------
@@ -334,38 +299,14 @@ def _message_for(text: str, ctx: PythonContext, hipified: bool) -> str | None:
     return None
 
 
-def _call_pass_through(call: cst.Call, ctx: PythonContext) -> list[cst.BaseExpression]:
-    """Expressions whose flags end up in the call's result: `"-O3 -lineinfo".split()`, `list(flags)`,
-    `dict(nvcc=...)`, and a local helper's arguments and returns (flash-attention's
-    `append_nvcc_threads(nvcc_flags + cc_flag)` returns `nvcc_extra_args + ["--threads", "4"]`)."""
-    func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value == "split":
-        return [func.value]
-    callee = ctx.qualified_name(func) or ""
-    if callee == "dict":
-        nvcc = ctx.semantic.keyword(call, "nvcc")
-        return [nvcc.value] if nvcc is not None else []
-    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
-    if callee in _PASS_THROUGH_BUILTINS:
-        return positional
-    helper = ctx.semantic.local_function(func)
-    if helper is None or _mentions_rocm(helper.name.value):
-        return []
-    return positional + return_values(helper)
-
-
 def _is_flag_list_name(name: str) -> bool:
     """`nvcc_flags`, `NVCC_FLAGS`, `nvcc_args_layer_norm`, `extra_nvcc_flags`, `cuda_flags`, `extra_cuda_cflags`."""
-    words = _NAME_TOKENS.findall(name.lower())
+    words = name_words(name)
     if not words or _ROCM_WORDS.intersection(words) or not _FLAG_WORDS.intersection(words):
         return False
     if "nvcc" in words:
         return True
-    return words[-2:-1] == ["cuda"] or words[-3:-1] == ["cuda", "compile"]
-
-
-def _mentions_rocm(name: str) -> bool:
-    return bool(_ROCM_WORDS.intersection(_NAME_TOKENS.findall(name.lower())))
+    return words[-2:-1] == ("cuda",) or words[-3:-1] == ("cuda", "compile")
 
 
 NvccOnlyFlags.valid = (

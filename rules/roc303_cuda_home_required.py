@@ -213,7 +213,7 @@ def _is_version_helper(call: cst.Call, callee: str, ctx: PythonContext) -> bool:
     """`get_cuda_bare_metal_version(CUDA_HOME)` with the helper imported from elsewhere (a helper defined
     in this file is judged by what its body does)."""
     words = name_words(callee.rsplit(".", 1)[-1])
-    if not words.intersection(_VERSION_HELPER_WORDS) or words.intersection(_ROCM_WORDS):
+    if not _VERSION_HELPER_WORDS.intersection(words) or _ROCM_WORDS.intersection(words):
         return False
     if ctx.semantic.local_function(call.func) is not None:
         return False

@@ -103,10 +103,10 @@ def last_name(expr: cst.BaseExpression) -> str:
     return expr.value if isinstance(expr, cst.Name) else ""
 
 
-def name_words(name: str) -> frozenset[str]:
-    """The lower-case words of an identifier (`nvcc`, `args`, `v2` of `NVCC_ARGS_v2`, `getCudaVersion` is one
-    word): what a rule matches a name on by convention."""
-    return frozenset(_NAME_WORDS.findall(name.lower()))
+def name_words(name: str) -> tuple[str, ...]:
+    """The lower-case words of an identifier, in order (`nvcc`, `args`, `v2` of `NVCC_ARGS_v2`;
+    `getCudaVersion` is one word): what a rule matches a name on by convention."""
+    return tuple(_NAME_WORDS.findall(name.lower()))
 
 
 def is_none(node: cst.CSTNode) -> bool:
@@ -139,6 +139,15 @@ def called_function(ctx: PythonContext, call: cst.Call) -> str | None:
     if name == "functools.partial" and call.args:
         return ctx.qualified_name(call.args[0].value)
     return name
+
+
+def calls_of_def(ctx: PythonContext, function: cst.FunctionDef) -> list[cst.Call]:
+    """The calls of a def in this file: a plain function's by name (`References.calls_of`), a method's on
+    any object (`<anything>.name(...)`: DeepSpeed's builders call `builder.nvcc_args()`, whose class is
+    not known here)."""
+    if isinstance(ctx.semantic.enclosing_scope_node(function), cst.ClassDef):
+        return ctx.references.method_calls(function.name.value)
+    return ctx.references.calls_of(function)
 
 
 def unpacked_keyword(ctx: PythonContext, call: cst.Call, keyword: str) -> list[tuple[cst.Arg, cst.BaseExpression]]:
