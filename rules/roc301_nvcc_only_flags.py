@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
 
 import libcst as cst
 
 from rocmlint.data import load
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
+from rocmlint.python.extensions import device_flags, flag_strings
 from rocmlint.python.fixes import hip_extension_guard, keep_on_nvidia, wrap_in_if
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import calls_of_def, literal_text, name_words, subscript_key
-from rocmlint.python.lists import list_items, method_additions, reached_reads
-from rocmlint.python.values import ADDING_METHODS, Through, return_values
+from rocmlint.python.idioms import literal_text
 from rocmlint.rule import Invalid, Rule, Valid
 
 # Option -> what to use on ROCm instead, `-U__CUDA_NO_HALF*` undefs -> their HIP spelling, and the
@@ -24,9 +22,6 @@ _NVCC_ONLY_FLAGS: dict[str, str] = {
 }
 _CUDA_NO_HALF_UNDEFS: dict[str, str] = _TABLE["half_undefs"]
 _TAKES_VALUE = frozenset(_TABLE["takes_value"])
-_FLAG_WORDS = frozenset({"flags", "cflags", "args", "options", "opts"})
-_ROCM_WORDS = frozenset({"hip", "hipcc", "rocm", "amd"})
-_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 # Every reportable literal contains one of the flag spellings with a single leading dash.
 _TRIGGERS = tuple(sorted({("-" + flag.lstrip("-")).encode() for flag in _NVCC_ONLY_FLAGS} | {b"__CUDA_NO_HALF"}))
 # ... as a whole token of the literal's text (what `_message_for` splits on whitespace): not after a
@@ -110,80 +105,16 @@ class NvccOnlyFlags(Rule):
         self._ctx: PythonContext | None = None
         self._reported: set[cst.CSTNode] = set()  # the literals reported in this file
 
-    # --- sinks --------------------------------------------------------------------------------------
-    def visit_Dict(self, node: cst.Dict, ctx: PythonContext) -> None:
-        for element in node.elements:
-            if isinstance(element, cst.DictElement) and ctx.string_value(element.key) == "nvcc":
-                self._check([element.value], (), ctx)
-
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
-        callee = ctx.qualified_name(node.func) or ""
-        if callee == "dict":
-            nvcc = ctx.semantic.keyword(node, "nvcc")
-            if nvcc is not None:
-                self._check([nvcc.value], (), ctx)
-        cuda_cflags = ctx.semantic.keyword(node, "extra_cuda_cflags")
-        if cuda_cflags is not None:
-            self._check([cuda_cflags.value], (), ctx, hipified=False)
-        compile_args = ctx.semantic.keyword(node, "extra_compile_args")
-        if compile_args is not None and callee.rsplit(".", 1)[-1] == "CUDAExtension":
-            # A plain list goes to both compilers unchanged; a dict's "nvcc" entry is visit_Dict's.
-            if isinstance(ctx.single_value(compile_args.value), (cst.List, cst.BinaryOperation)):
-                self._check([compile_args.value], (), ctx, hipified=False)
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ADDING_METHODS:
-            self._check_definition(node.func.value, node, method_additions(node), ctx)
-
-    def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
-        for target in node.targets:
-            self._check_definition(target.target, node.value, [node.value], ctx)
-
-    def visit_AugAssign(self, node: cst.AugAssign, ctx: PythonContext) -> None:
-        if isinstance(node.operator, cst.AddAssign):
-            self._check_definition(node.target, node, [node.value], ctx)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign, ctx: PythonContext) -> None:
-        if node.value is not None:
-            self._check_definition(node.target, node.value, [node.value], ctx)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef, ctx: PythonContext) -> None:
-        """`def nvcc_args(self): ... return flags` (DeepSpeed op builders): what it returns is nvcc's, where
-        it is called (xformers calls `get_extra_nvcc_flags_for_build_type()` only in its CUDA branch), or
-        as it is when nothing here calls it (a subclass's override)."""
-        if not _is_flag_list_name(node.name.value):
-            return
-        for path in _paths(calls_of_def(ctx, node) or None):
-            self._check(return_values(node), path, ctx)
-
-    def _check_definition(
-        self, target: cst.BaseExpression, definition: cst.CSTNode, sources: list[cst.BaseExpression], ctx: PythonContext
-    ) -> None:
-        """`compile_args["nvcc"] = ...`, `self.nvcc_flags += ...`, `nvcc_flags.append(...)`."""
-        key = subscript_key(target)
-        if (key is not None and ctx.string_value(key) == "nvcc") or (
-            isinstance(target, cst.Attribute) and _is_flag_list_name(target.attr.value)
-        ):
-            self._check(sources, (), ctx)
-        elif isinstance(target, cst.Name) and _is_flag_list_name(target.value):
-            # `nvcc_flags = ...` matters where a read it reaches on ROCm uses it (`reached_reads`).
-            for path in _paths(reached_reads(ctx, target, definition)):
-                self._check(sources, path, ctx)
-
-    # --- tracing a value back to its string literals -------------------------------------------------
-    def _check(
-        self,
-        sources: list[cst.BaseExpression],
-        path: tuple[cst.CSTNode, ...],
-        ctx: PythonContext,
-        hipified: bool = True,
-    ) -> None:
-        """Report the nvcc-only literals the `sources` put in a flag list. `hipified`: the list is an
-        `extra_compile_args["nvcc"]` that BuildExtension rewrites on ROCm (`-U__CUDA_NO_X` becomes
-        `-U__HIP_NO_X`), or a list whose destination is unknown; `load(extra_cuda_cflags=...)` is not."""
+    def _check(self, node: cst.CSTNode, ctx: PythonContext) -> None:
+        """Report the nvcc-only literals of the device-compiler flag lists `node` defines."""
         if self._ctx is not ctx:
             self._ctx, self._reported = ctx, set()
-        for source in sources:
-            for literal, literal_path in list_items(ctx, source, _flag_literals(ctx), _passes_flags):
-                self._report(literal, (*path, *literal_path), ctx, hipified)
+        for flags in device_flags(ctx, node):
+            for literal, path in flag_strings(ctx, flags):
+                self._report(literal, path, ctx, flags.hipified)
+
+    # The nodes that define flag lists (`device_flags`).
+    visit_Dict = visit_Call = visit_Assign = visit_AugAssign = visit_AnnAssign = visit_FunctionDef = _check
 
     # --- reporting ----------------------------------------------------------------------------------
     def _report(
@@ -194,35 +125,6 @@ class NvccOnlyFlags(Rule):
         message = _message_for(text, ctx, hipified) if text is not None else None
         if message is not None and ctx.report(literal, message, gate_on=path, fix=_fix(literal, ctx, hipified)):
             self._reported.add(literal)
-
-
-def _paths(sites: Sequence[cst.CSTNode] | None) -> list[tuple[cst.CSTNode, ...]]:
-    """Through each of the sites where a value is used, or as it stands when there are none (None)."""
-    return [()] if sites is None else [(site,) for site in sites]
-
-
-def _flag_literals(ctx: PythonContext) -> Callable[[cst.BaseExpression], list[cst.BaseExpression] | Through | None]:
-    """The tracer's leaves: string literals; and the `"nvcc"` entry of a dict (`dict(nvcc=...)` too)."""
-
-    def visit(node: cst.BaseExpression) -> list[cst.BaseExpression] | Through | None:
-        if isinstance(node, _STRINGS):
-            return [node]
-        nvcc: cst.BaseExpression | None = None
-        if isinstance(node, cst.Dict):
-            nvcc = ctx.semantic.dict_entries(node).get("nvcc")
-        elif isinstance(node, cst.Call) and ctx.qualified_name(node.func) == "dict":
-            keyword = ctx.semantic.keyword(node, "nvcc")
-            nvcc = keyword.value if keyword is not None else None
-        else:
-            return None
-        return Through((nvcc,)) if nvcc is not None else []
-
-    return visit
-
-
-def _passes_flags(helper: cst.FunctionDef) -> bool:
-    """A local helper passes its flags on unless it is ROCm's (`hipify_flags(...)`)."""
-    return not _ROCM_WORDS.intersection(name_words(helper.name.value))
 
 
 # --- the fix -------------------------------------------------------------------------------------------
@@ -297,16 +199,6 @@ def _message_for(text: str, ctx: PythonContext, hipified: bool) -> str | None:
                 f"the flags used when IS_HIP_EXTENSION ({advice})"
             )
     return None
-
-
-def _is_flag_list_name(name: str) -> bool:
-    """`nvcc_flags`, `NVCC_FLAGS`, `nvcc_args_layer_norm`, `extra_nvcc_flags`, `cuda_flags`, `extra_cuda_cflags`."""
-    words = name_words(name)
-    if not words or _ROCM_WORDS.intersection(words) or not _FLAG_WORDS.intersection(words):
-        return False
-    if "nvcc" in words:
-        return True
-    return words[-2:-1] == ("cuda",) or words[-3:-1] == ("cuda", "compile")
 
 
 NvccOnlyFlags.valid = (
