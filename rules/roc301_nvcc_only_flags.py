@@ -8,6 +8,7 @@ import libcst as cst
 
 from rocmlint.data import load
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
+from rocmlint.python.commands import rewritten_arguments
 from rocmlint.python.extensions import device_flags, flag_strings
 from rocmlint.python.fixes import hip_extension_guard, keep_on_nvidia, wrap_in_if
 from rocmlint.python.frontend import PythonContext
@@ -156,26 +157,11 @@ def _fix(literal: cst.BaseExpression, ctx: PythonContext, hipified: bool) -> Fix
 def _rocm_list(flags: cst.List, ctx: PythonContext, hipified: bool) -> str | None:
     """The list's text for hipcc: nvcc-only flags (and their separate values) dropped, CUDA half undefs
     swapped for the HIP spelling; None when a string holds several flags (it cannot be split safely)."""
-    kept: list[str] = []
-    skip_value = False
-    for element in flags.elements:
-        value = element.value
-        text = literal_text(ctx, value) if isinstance(element, cst.Element) else None
-        if skip_value and text is not None and not text.startswith("-"):
-            skip_value = False
-            continue
-        skip_value = False
-        if text is None or _message_for(text, ctx, hipified) is None:
-            kept.append(ctx.code_of(element.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip())
-            continue
-        if len(text.split()) != 1 or not isinstance(value, cst.SimpleString):
-            return None
-        hip_undef = _CUDA_NO_HALF_UNDEFS.get(text)
-        if hip_undef is not None:
-            kept.append(f"{value.prefix}{value.quote}{hip_undef}{value.quote}")
-        else:
-            skip_value = text in _TAKES_VALUE
-    return "[" + ", ".join(dict.fromkeys(kept)) + "]"
+
+    def for_hipcc(text: str) -> str | None:
+        return None if _message_for(text, ctx, hipified) is None else _CUDA_NO_HALF_UNDEFS.get(text, "")
+
+    return rewritten_arguments(ctx, flags, for_hipcc, _TAKES_VALUE)
 
 
 # --- helpers -------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from rocmlint.python.commands import (
     copes_with_missing_program,
     presence,
     program_name,
+    rewritten_arguments,
     split_command,
 )
 from rocmlint.python.frontend import PythonContext, RuleOptions
@@ -190,3 +191,28 @@ def test_presence(test: str, implied: bool, when_missing: bool) -> None:
     found = presence(ctx, statement.value, is_cuda_home)
     assert (found.implied, found.when_missing) == (implied, when_missing)
     assert found.guards(True) is implied and found.guards(False) is when_missing
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ('["-O3", "-gencode", "arch=compute_80", "-lineinfo", "-O3"]', '["-O3"]'),
+        ('["-O3", "-gencode", "-lineinfo", *extra]', '["-O3", *extra]'),
+        ("['-U__CUDA_NO_HALF__', NAME]", "['-U__HIP_NO_HALF__', NAME]"),
+        ('["-O3 -lineinfo"]', None),
+        ('["-O3", f"-lineinfo{x}"]', '["-O3", f"-lineinfo{x}"]'),
+    ],
+)
+def test_rewritten_arguments(code: str, expected: str | None) -> None:
+    module, ctx = _context(f"flags = {code}\n")
+    line = module.body[0]
+    assert isinstance(line, cst.SimpleStatementLine) and isinstance(line.body[0], cst.Assign)
+    arguments = line.body[0].value
+    assert isinstance(arguments, cst.List)
+
+    def rewrite(text: str) -> str | None:
+        if "CUDA" in text:
+            return text.replace("CUDA", "HIP")
+        return "" if "-gencode" in text or "-lineinfo" in text.split() else None
+
+    assert rewritten_arguments(ctx, arguments, rewrite, frozenset({"-gencode"})) == expected

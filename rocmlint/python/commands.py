@@ -203,3 +203,33 @@ def _is_presence_check(ctx: PythonContext, call: cst.Call, programs: frozenset[s
         return False
     path = ctx.string_value(call.args[0].value)
     return path is not None and program_name(path, alone=True) in programs
+
+
+def rewritten_arguments(
+    ctx: PythonContext, arguments: cst.List, rewrite: Callable[[str], str | None], takes_value: frozenset[str]
+) -> str | None:
+    """The text of an argument list literal with its string arguments rewritten one by one: `rewrite(text)`
+    gives the new text, "" to drop the argument (and its value, the next argument unless that starts with
+    `-`, when the option is in `takes_value`: `"-gencode", "arch=..."`), or None to keep it as written.
+    Repeated arguments are kept once. None when an argument to rewrite is not one plain string holding one
+    option (it cannot be split safely)."""
+    kept: list[str] = []
+    drop_value = False
+    for element in arguments.elements:
+        value = element.value
+        text = literal_text(ctx, value) if isinstance(element, cst.Element) else None
+        if drop_value and text is not None and not text.startswith("-"):
+            drop_value = False
+            continue
+        drop_value = False
+        new = rewrite(text) if text is not None else None
+        if text is None or new is None:
+            kept.append(ctx.code_of(element.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip())
+            continue
+        if len(text.split()) != 1 or not isinstance(value, cst.SimpleString):
+            return None
+        if new:
+            kept.append(f"{value.prefix}{value.quote}{new}{value.quote}")
+        else:
+            drop_value = text in takes_value
+    return "[" + ", ".join(dict.fromkeys(kept)) + "]"
