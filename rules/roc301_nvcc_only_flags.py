@@ -166,6 +166,7 @@ def _rocm_list(flags: cst.List, ctx: PythonContext, hipified: bool) -> str | Non
 
 # --- helpers -------------------------------------------------------------------------------------------
 def _message_for(text: str, ctx: PythonContext, hipified: bool) -> str | None:
+    """The message for the first nvcc-only option in a flag string (None: it holds none)."""
     for token in text.split():
         if not token.startswith("-"):
             continue
