@@ -9,7 +9,7 @@ import libcst as cst
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.flow import Use, is_tested, sets_up, value_uses
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import in_message, literal_value, literals_in, whole_value
+from rocmlint.python.idioms import in_message, literal_value, literals_in
 from rocmlint.python.project import is_test_file
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -85,7 +85,7 @@ class HardcodedGfxArch(Rule):
         match = _HARDCODED.match(text) if text else None
         if text is None or match is None or in_message(ctx, node) or _module_is_arch_specific(text, ctx):
             return
-        carrier = whole_value(ctx, node)
+        carrier = ctx.values.collection_of(node)
         if carrier in self._reported_carriers:
             return
         is_flag = match.group("flag") is not None  # a compiler flag or an env assignment is never a lookup key

@@ -8,17 +8,11 @@ import libcst as cst
 
 from rocmlint.data import load
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
+from rocmlint.python.commands import rewritten_arguments
+from rocmlint.python.extensions import device_flags, flag_strings
 from rocmlint.python.fixes import hip_extension_guard, keep_on_nvidia, wrap_in_if
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import literal_text, subscript_key
-from rocmlint.python.lists import (
-    ADDING_METHODS,
-    added_values,
-    consuming_reads,
-    method_additions,
-    reaching_definitions,
-)
-from rocmlint.python.values import Follow, Through, return_values
+from rocmlint.python.idioms import literal_text
 from rocmlint.rule import Invalid, Rule, Valid
 
 # Option -> what to use on ROCm instead, `-U__CUDA_NO_HALF*` undefs -> their HIP spelling, and the
@@ -29,14 +23,6 @@ _NVCC_ONLY_FLAGS: dict[str, str] = {
 }
 _CUDA_NO_HALF_UNDEFS: dict[str, str] = _TABLE["half_undefs"]
 _TAKES_VALUE = frozenset(_TABLE["takes_value"])
-_PASS_THROUGH_BUILTINS = frozenset({"list", "tuple", "sorted"})
-_NAME_TOKENS = re.compile(r"[a-z0-9]+")
-_FLAG_WORDS = frozenset({"flags", "cflags", "args", "options", "opts"})
-_ROCM_WORDS = frozenset({"hip", "hipcc", "rocm", "amd"})
-_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
-# The value tracer's generic steps this rule takes: list elements, `a + b`, both arms of a conditional.
-_FOLLOW = Follow(operators=(cst.Add,), elements=True)
-_Leaf = tuple[cst.BaseExpression, tuple[cst.CSTNode, ...]]  # a literal and the names and calls it came through
 # Every reportable literal contains one of the flag spellings with a single leading dash.
 _TRIGGERS = tuple(sorted({("-" + flag.lstrip("-")).encode() for flag in _NVCC_ONLY_FLAGS} | {b"__CUDA_NO_HALF"}))
 # ... as a whole token of the literal's text (what `_message_for` splits on whitespace): not after a
@@ -44,8 +30,6 @@ _TRIGGERS = tuple(sorted({("-" + flag.lstrip("-")).encode() for flag in _NVCC_ON
 # not followed by a word character or `-`: never `--trust-remote-code` or a URL's `-archive`.
 _FLAG_NAMES = sorted({re.escape(flag.lstrip("-")) for flag in _NVCC_ONLY_FLAGS}, key=len, reverse=True)
 _TRIGGER_PATTERN = r"(?:(?<![A-Za-z_-])|(?<=\\[ntrfv]))-{1,2}(?:" + "|".join(_FLAG_NAMES) + r")(?![\w-])|__CUDA_NO_HALF"
-
-# Build-target values that mean a ROCm build (`BUILD_TARGET == "rocm"`).
 
 
 class NvccOnlyFlags(Rule):
@@ -122,124 +106,16 @@ class NvccOnlyFlags(Rule):
         self._ctx: PythonContext | None = None
         self._reported: set[cst.CSTNode] = set()  # the literals reported in this file
 
-    # --- sinks --------------------------------------------------------------------------------------
-    def visit_Dict(self, node: cst.Dict, ctx: PythonContext) -> None:
-        for element in node.elements:
-            if isinstance(element, cst.DictElement) and ctx.string_value(element.key) == "nvcc":
-                self._check([element.value], (), ctx)
-
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
-        callee = ctx.qualified_name(node.func) or ""
-        if callee == "dict":
-            nvcc = ctx.semantic.keyword(node, "nvcc")
-            if nvcc is not None:
-                self._check([nvcc.value], (), ctx)
-        cuda_cflags = ctx.semantic.keyword(node, "extra_cuda_cflags")
-        if cuda_cflags is not None:
-            self._check([cuda_cflags.value], (), ctx, hipified=False)
-        compile_args = ctx.semantic.keyword(node, "extra_compile_args")
-        if compile_args is not None and callee.rsplit(".", 1)[-1] == "CUDAExtension":
-            # A plain list goes to both compilers unchanged; a dict's "nvcc" entry is visit_Dict's.
-            if isinstance(ctx.single_value(compile_args.value), (cst.List, cst.BinaryOperation)):
-                self._check([compile_args.value], (), ctx, hipified=False)
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ADDING_METHODS:
-            self._check_definition(node.func.value, node, method_additions(node), ctx)
-
-    def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
-        for target in node.targets:
-            self._check_definition(target.target, node.value, [node.value], ctx)
-
-    def visit_AugAssign(self, node: cst.AugAssign, ctx: PythonContext) -> None:
-        if isinstance(node.operator, cst.AddAssign):
-            self._check_definition(node.target, node, [node.value], ctx)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign, ctx: PythonContext) -> None:
-        if node.value is not None:
-            self._check_definition(node.target, node.value, [node.value], ctx)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef, ctx: PythonContext) -> None:
-        """`def nvcc_args(self): ... return flags` (DeepSpeed op builders): what it returns is nvcc's, where
-        it is called (xformers calls `get_extra_nvcc_flags_for_build_type()` only in its CUDA branch), or
-        as it is when nothing here calls it (a subclass's override)."""
-        if not _is_flag_list_name(node.name.value):
-            return
-        returns = return_values(node)
-        calls = _calls_of(node, ctx)
-        if not calls:
-            self._check(returns, (), ctx)
-        for call in calls:
-            self._check(returns, (call,), ctx)
-
-    def _check_definition(
-        self, target: cst.BaseExpression, definition: cst.CSTNode, sources: list[cst.BaseExpression], ctx: PythonContext
-    ) -> None:
-        """`compile_args["nvcc"] = ...`, `self.nvcc_flags += ...`, `nvcc_flags.append(...)`."""
-        key = subscript_key(target)
-        if (key is not None and ctx.string_value(key) == "nvcc") or (
-            isinstance(target, cst.Attribute) and _is_flag_list_name(target.attr.value)
-        ):
-            self._check(sources, (), ctx)
-        elif isinstance(target, cst.Name) and _is_flag_list_name(target.value):
-            self._check_flag_variable(target, definition, sources, ctx)
-
-    def _check_flag_variable(
-        self, target: cst.Name, definition: cst.CSTNode, sources: list[cst.BaseExpression], ctx: PythonContext
-    ) -> None:
-        """A definition of `nvcc_flags` matters where the variable is read and this definition reaches
-        the read on ROCm: apex's `nvcc_args if not IS_ROCM_PYTORCH else hipcc_args` never does. A
-        variable that is never read here (a module constant other files import) is checked as it is."""
-        reads = consuming_reads(ctx, target)
-        if not reads:
-            self._check(sources, (), ctx)
-        for read in reads:
-            if definition in reaching_definitions(ctx, read):
-                self._check(sources, (read,), ctx)
-
-    # --- tracing a value back to its string literals -------------------------------------------------
-    def _check(
-        self,
-        sources: list[cst.BaseExpression],
-        path: tuple[cst.CSTNode, ...],
-        ctx: PythonContext,
-        hipified: bool = True,
-    ) -> None:
-        """Report the nvcc-only literals the `sources` put in a flag list. `hipified`: the list is an
-        `extra_compile_args["nvcc"]` that BuildExtension rewrites on ROCm (`-U__CUDA_NO_X` becomes
-        `-U__HIP_NO_X`), or a list whose destination is unknown; `load(extra_cuda_cflags=...)` is not."""
+    def _check(self, node: cst.CSTNode, ctx: PythonContext) -> None:
+        """Report the nvcc-only literals of the device-compiler flag lists `node` defines."""
         if self._ctx is not ctx:
             self._ctx, self._reported = ctx, set()
-        for source in sources:
-            for literal, literal_path in self._literals(source, ctx):
-                self._report(literal, (*path, *literal_path), ctx, hipified)
+        for flags in device_flags(ctx, node):
+            for literal, path in flag_strings(ctx, flags):
+                self._report(literal, path, ctx, flags.hipified)
 
-    def _literals(
-        self, expr: cst.BaseExpression, ctx: PythonContext, seen: frozenset[cst.CSTNode] = frozenset()
-    ) -> list[_Leaf]:
-        """Every string literal `expr` may put in the flag list, with the names and calls it flowed through
-        (the value tracer's elements, `+` and arms; this rule's definitions reaching a name, `"nvcc"`
-        entries and calls passing flags through). `seen`: the definitions followed so far."""
-
-        def visit(node: cst.BaseExpression) -> list[_Leaf] | Through | None:
-            if isinstance(node, _STRINGS):
-                return [(node, ())]
-            if isinstance(node, cst.Dict):
-                nvcc = ctx.semantic.dict_entries(node).get("nvcc")
-                return Through((nvcc,)) if nvcc is not None else []
-            if isinstance(node, cst.Call):
-                return self._through(node, [(argument, seen) for argument in _call_pass_through(node, ctx)], ctx)
-            if isinstance(node, cst.Name):
-                definitions = [d for d in reaching_definitions(ctx, node) if d not in seen]
-                parts = [(source, seen | {d}) for d in definitions for source in added_values(d)]
-                return self._through(node, parts, ctx)
-            return None
-
-        return ctx.values.trace(expr, visit, _FOLLOW)
-
-    def _through(
-        self, node: cst.CSTNode, parts: list[tuple[cst.BaseExpression, frozenset[cst.CSTNode]]], ctx: PythonContext
-    ) -> list[_Leaf]:
-        """The literals of `parts`, each having flowed through `node` too."""
-        return [(literal, (node, *path)) for part, seen in parts for literal, path in self._literals(part, ctx, seen)]
+    # The nodes that define flag lists (`device_flags`).
+    visit_Dict = visit_Call = visit_Assign = visit_AugAssign = visit_AnnAssign = visit_FunctionDef = _check
 
     # --- reporting ----------------------------------------------------------------------------------
     def _report(
@@ -250,14 +126,6 @@ class NvccOnlyFlags(Rule):
         message = _message_for(text, ctx, hipified) if text is not None else None
         if message is not None and ctx.report(literal, message, gate_on=path, fix=_fix(literal, ctx, hipified)):
             self._reported.add(literal)
-
-
-def _calls_of(function: cst.FunctionDef, ctx: PythonContext) -> list[cst.Call]:
-    """Calls of `function` in this file: by name for a plain function, `<x>.name(...)` with any `x` for a
-    method (DeepSpeed's builders call `builder.nvcc_args()`)."""
-    if isinstance(ctx.semantic.enclosing_scope_node(function), cst.ClassDef):
-        return ctx.references.method_calls(function.name.value)
-    return ctx.references.calls_of(function)
 
 
 # --- the fix -------------------------------------------------------------------------------------------
@@ -289,30 +157,16 @@ def _fix(literal: cst.BaseExpression, ctx: PythonContext, hipified: bool) -> Fix
 def _rocm_list(flags: cst.List, ctx: PythonContext, hipified: bool) -> str | None:
     """The list's text for hipcc: nvcc-only flags (and their separate values) dropped, CUDA half undefs
     swapped for the HIP spelling; None when a string holds several flags (it cannot be split safely)."""
-    kept: list[str] = []
-    skip_value = False
-    for element in flags.elements:
-        value = element.value
-        text = literal_text(ctx, value) if isinstance(element, cst.Element) else None
-        if skip_value and text is not None and not text.startswith("-"):
-            skip_value = False
-            continue
-        skip_value = False
-        if text is None or _message_for(text, ctx, hipified) is None:
-            kept.append(ctx.code_of(element.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip())
-            continue
-        if len(text.split()) != 1 or not isinstance(value, cst.SimpleString):
-            return None
-        hip_undef = _CUDA_NO_HALF_UNDEFS.get(text)
-        if hip_undef is not None:
-            kept.append(f"{value.prefix}{value.quote}{hip_undef}{value.quote}")
-        else:
-            skip_value = text in _TAKES_VALUE
-    return "[" + ", ".join(dict.fromkeys(kept)) + "]"
+
+    def for_hipcc(text: str) -> str | None:
+        return None if _message_for(text, ctx, hipified) is None else _CUDA_NO_HALF_UNDEFS.get(text, "")
+
+    return rewritten_arguments(ctx, flags, for_hipcc, _TAKES_VALUE)
 
 
 # --- helpers -------------------------------------------------------------------------------------------
 def _message_for(text: str, ctx: PythonContext, hipified: bool) -> str | None:
+    """The message for the first nvcc-only option in a flag string (None: it holds none)."""
     for token in text.split():
         if not token.startswith("-"):
             continue
@@ -332,40 +186,6 @@ def _message_for(text: str, ctx: PythonContext, hipified: bool) -> str | None:
                 f"the flags used when IS_HIP_EXTENSION ({advice})"
             )
     return None
-
-
-def _call_pass_through(call: cst.Call, ctx: PythonContext) -> list[cst.BaseExpression]:
-    """Expressions whose flags end up in the call's result: `"-O3 -lineinfo".split()`, `list(flags)`,
-    `dict(nvcc=...)`, and a local helper's arguments and returns (flash-attention's
-    `append_nvcc_threads(nvcc_flags + cc_flag)` returns `nvcc_extra_args + ["--threads", "4"]`)."""
-    func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value == "split":
-        return [func.value]
-    callee = ctx.qualified_name(func) or ""
-    if callee == "dict":
-        nvcc = ctx.semantic.keyword(call, "nvcc")
-        return [nvcc.value] if nvcc is not None else []
-    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
-    if callee in _PASS_THROUGH_BUILTINS:
-        return positional
-    helper = ctx.semantic.local_function(func)
-    if helper is None or _mentions_rocm(helper.name.value):
-        return []
-    return positional + return_values(helper)
-
-
-def _is_flag_list_name(name: str) -> bool:
-    """`nvcc_flags`, `NVCC_FLAGS`, `nvcc_args_layer_norm`, `extra_nvcc_flags`, `cuda_flags`, `extra_cuda_cflags`."""
-    words = _NAME_TOKENS.findall(name.lower())
-    if not words or _ROCM_WORDS.intersection(words) or not _FLAG_WORDS.intersection(words):
-        return False
-    if "nvcc" in words:
-        return True
-    return words[-2:-1] == ["cuda"] or words[-3:-1] == ["cuda", "compile"]
-
-
-def _mentions_rocm(name: str) -> bool:
-    return bool(_ROCM_WORDS.intersection(_NAME_TOKENS.findall(name.lower())))
 
 
 NvccOnlyFlags.valid = (

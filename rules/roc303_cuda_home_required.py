@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.commands import Presence, command_of, command_programs, presence, program_name
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import (
-    PROCESS_RUNNERS,
     guarded_by,
     handled_by_try,
-    is_none,
     literal_text,
+    name_words,
+    raised_name,
     runs_right_under,
 )
+from rocmlint.python.import_time import ImportTimeRun, import_time_runs
 from rocmlint.python.scopes import dotted_name
-from rocmlint.python.tree import children
-from rocmlint.python.values import Follow, Through
 from rocmlint.rule import Invalid, Rule, Valid
 
 _EXECUTABLE_LOOKUPS = frozenset({"shutil.which", "distutils.spawn.find_executable", "find_executable", "which"})
@@ -31,12 +30,9 @@ _VERSION_HELPER_WORDS = frozenset({"version", "nvcc", "bare"})
 # What a failing nvcc run raises: missing executable, or `None + "/bin/nvcc"`.
 _PROBE_ERRORS = frozenset({"FileNotFoundError", "OSError", "EnvironmentError", "IOError", "TypeError"})
 _BROAD_ERRORS = frozenset({"Exception", "BaseException"})
-_NAME_WORDS = re.compile(r"[a-z0-9]+")
 _ROCM_WORDS = frozenset({"rocm", "hip", "hipcc"})
 _MAX_CALL_DEPTH = 3  # functions between a module-level call and the requirement
-_NO_ARMS = Follow(arms=False)
-
-# Build-target values that mean a ROCm build (`BUILD_TARGET == "rocm"`).
+_NVCC = frozenset({"nvcc", "nvcc.exe"})
 
 _ABORT_ADVICE = (
     "; CUDA_HOME is normally None on ROCm (there is no nvcc), so check it only when not IS_HIP_EXTENSION "
@@ -50,38 +46,35 @@ _PROBE_ADVICE = (
 
 @dataclass(frozen=True)
 class _Requirement:
-    """Code that fails on ROCm because CUDA_HOME/nvcc is missing there, or a call that runs such code."""
+    """Code that fails on ROCm because CUDA_HOME/nvcc is missing there."""
 
     node: cst.CSTNode
     what: str  # "runs nvcc", "raises when CUDA_HOME is None", ...
     advice: str
     errors: frozenset[str]  # exception names that, caught around it, make the failure harmless
-    callees: tuple[str, ...] = ()  # the functions between a module-level call and the requirement
-    line: int = 0  # where the requirement itself is, for a call
-    gate_on: tuple[cst.CSTNode, ...] = ()
 
-    def message(self) -> str:
-        if not self.callees:
+    def message(self, run: ImportTimeRun, ctx: PythonContext) -> str:
+        """Where it runs at module level itself, or the chain of calls from there to it."""
+        if not run.functions:
             return f"{self.what}{self.advice}"
-        chain = " -> ".join(f"{name}()" for name in self.callees)
-        return f"calls {chain}, which {self.what} (line {self.line}){self.advice}"
+        chain = " -> ".join(f"{function.name.value}()" for function in run.functions)
+        line = ctx.code_range(self.node).start.line
+        return f"calls {chain}, which {self.what} (line {line}){self.advice}"
 
 
 class CudaHomeRequired(Rule):
     """
     ## What it does
-    Flags build code that requires the CUDA toolkit unconditionally: `if CUDA_HOME is None: raise ...`
-    (also `if not CUDA_HOME:`, `sys.exit(...)`, `assert CUDA_HOME is not None`, an `if CUDA_HOME is not
-    None: return` before the `raise`), running nvcc (`subprocess.check_output([CUDA_HOME +
-    "/bin/nvcc", "-V"])`, `[os.path.join(CUDA_HOME, "bin", "nvcc"), "-V"]`, `["nvcc", "--version"]`,
-    `f"{CUDA_HOME}/bin/nvcc -V"`), and `CUDA_HOME` passed to version helpers such as
-    `get_cuda_bare_metal_version(CUDA_HOME)`. Code at module level is reported where it stands; code in a
-    module-level function is reported at the module-level call that runs it (up to three calls deep),
-    so a helper only called from a CUDA branch is not. Not reported: the same inside `if not
-    IS_HIP_EXTENSION:`, the `else` of `if torch.version.hip:`, `BUILD_TARGET != "rocm"`, the CUDA arm
-    of an if/elif chain whose later arm is the ROCm one, code that already checks
-    `CUDA_HOME is not None` first, nvcc runs inside `try/except (FileNotFoundError, OSError)`,
-    `CUDA_HOME` merely printed, and `ROCM_HOME` checks.
+    Flags build code that needs the CUDA toolkit unconditionally: a `raise`, `sys.exit(...)` or `assert`
+    when CUDA_HOME is missing (`if CUDA_HOME is None:`, `if not CUDA_HOME:`, after `if CUDA_HOME is not
+    None: return`), running nvcc (`[CUDA_HOME + "/bin/nvcc", "-V"]`, `[os.path.join(CUDA_HOME, "bin",
+    "nvcc"), "-V"]`, `["nvcc", "--version"]`, `f"{CUDA_HOME}/bin/nvcc -V"`), and `CUDA_HOME` passed to a
+    version helper (`get_cuda_bare_metal_version(CUDA_HOME)`). Module-level code is reported where it
+    stands, code in a module-level function at the module-level calls that run it (up to three calls
+    deep). Not reported: code gated off ROCm (`if not IS_HIP_EXTENSION:`, the `else` of `if
+    torch.version.hip:`, `BUILD_TARGET != "rocm"`, the CUDA arm of an if/elif chain whose later arm is the
+    ROCm one), code behind a `CUDA_HOME is not None` check, nvcc runs inside `try/except
+    (FileNotFoundError, OSError)`, `CUDA_HOME` merely printed, and `ROCM_HOME` checks.
 
     ## Why is this bad on ROCm?
     On ROCm `torch.utils.cpp_extension.CUDA_HOME` is normally `None` and there is no nvcc, so a setup
@@ -129,11 +122,11 @@ class CudaHomeRequired(Rule):
     # --- requirement sites ---------------------------------------------------------------------------
     def visit_Raise(self, node: cst.Raise, ctx: PythonContext) -> None:
         if _aborts_when_cuda_missing(node, ctx):
-            errors = frozenset({_raised_name(node)}) | _BROAD_ERRORS
+            errors = frozenset({raised_name(node)}) | _BROAD_ERRORS
             self._check(_Requirement(node, "raises when CUDA_HOME is None", _ABORT_ADVICE, errors), ctx)
 
     def visit_Assert(self, node: cst.Assert, ctx: PythonContext) -> None:
-        if _cuda_test(node.test, ctx) == "present":
+        if _cuda_presence(node.test, ctx).implied:
             errors = frozenset({"AssertionError"}) | _BROAD_ERRORS
             self._check(_Requirement(node, "asserts that CUDA_HOME is set", _ABORT_ADVICE, errors), ctx)
 
@@ -143,9 +136,8 @@ class CudaHomeRequired(Rule):
             if _aborts_when_cuda_missing(node, ctx):
                 errors = frozenset({"SystemExit", "BaseException"})
                 self._check(_Requirement(node, "exits when CUDA_HOME is None", _ABORT_ADVICE, errors), ctx)
-        elif callee in PROCESS_RUNNERS:
-            command = ctx.semantic.positional(node, 0) or ctx.semantic.keyword(node, "args")
-            if command is not None and _runs_nvcc(command.value, ctx):
+        elif (command := command_of(ctx, node)) is not None:
+            if _NVCC.intersection(command_programs(ctx, command.argument)):
                 self._check(_Requirement(node, "runs nvcc", _PROBE_ADVICE, _PROBE_ERRORS | _BROAD_ERRORS), ctx)
         elif _is_version_helper(node, callee, ctx):
             what = f"passes CUDA_HOME to {callee.rsplit('.', 1)[-1]}()"
@@ -155,36 +147,16 @@ class CudaHomeRequired(Rule):
     def _check(self, requirement: _Requirement, ctx: PythonContext) -> None:
         """Report a requirement that runs at import time on ROCm: where it stands at module level, else at
         the module-level calls of the function that holds it."""
-        node = requirement.node
-        if handled_by_try(ctx, node, requirement.errors) or _cuda_guarded(node, ctx):
-            return
-        scope = ctx.semantic.enclosing_scope_node(node)
-        if scope is ctx.module:
-            self._report(requirement, ctx)
-            return
-        if len(requirement.callees) >= _MAX_CALL_DEPTH:
-            return
-        if not isinstance(scope, cst.FunctionDef) or not ctx.is_module_level(scope):
-            return
-        line = requirement.line or _line(node, ctx)
-        for call in ctx.references.calls_of(scope):
-            caller = replace(
-                requirement,
-                node=call,
-                callees=(scope.name.value, *requirement.callees),
-                line=line,
-                gate_on=(*requirement.gate_on, node),
-            )
-            self._check(caller, ctx)
-
-    def _report(self, requirement: _Requirement, ctx: PythonContext) -> None:
-        node = requirement.node
         if self._ctx is not ctx:
             self._ctx, self._reported = ctx, set()
-        if node in self._reported:
-            return
-        self._reported.add(node)
-        ctx.report(node, requirement.message(), gate_on=requirement.gate_on)
+
+        def harmless(site: cst.CSTNode) -> bool:
+            return handled_by_try(ctx, site, requirement.errors) or _cuda_guarded(site, ctx)
+
+        for run in import_time_runs(ctx, requirement.node, _MAX_CALL_DEPTH, harmless):
+            if run.site not in self._reported:
+                self._reported.add(run.site)
+                ctx.report(run.site, requirement.message(run, ctx), gate_on=run.through)
 
 
 # --- what the code checks -----------------------------------------------------------------------------
@@ -207,132 +179,45 @@ def _is_cuda_home(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
     return False
 
 
-def _cuda_test(test: cst.BaseExpression, ctx: PythonContext) -> str | None:
-    """ "missing" for `CUDA_HOME is None` / `not CUDA_HOME`, "present" for the opposite, else None."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _cuda_test(test.expression, ctx)
-        return {"missing": "present", "present": "missing"}.get(inner or "")
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        target = test.comparisons[0]
-        subject = test.left if is_none(target.comparator) else target.comparator if is_none(test.left) else None
-        if subject is None or not _is_cuda_home(subject, ctx):
-            return None
-        if isinstance(target.operator, (cst.Is, cst.Equal)):
-            return "missing"
-        return "present" if isinstance(target.operator, (cst.IsNot, cst.NotEqual)) else None
-    if isinstance(test, cst.BooleanOperation):
-        if _mentions_rocm(test):
-            return None  # `CUDA_HOME is None and ROCM_HOME is None` asks for either toolkit
-        sides = (_cuda_test(test.left, ctx), _cuda_test(test.right, ctx))
-        decisive = "missing" if isinstance(test.operator, cst.Or) else "present"
-        if decisive in sides:
-            return decisive
-        return sides[0] if sides[0] == sides[1] else None
-    return "present" if _is_cuda_home(test, ctx) else None
+def _cuda_presence(test: cst.BaseExpression, ctx: PythonContext) -> Presence:
+    """What a test says about CUDA_HOME: `CUDA_HOME is None` / `not CUDA_HOME` is true when it is missing,
+    `CUDA_HOME is not None` implies it is there (`CUDA_HOME is None and ROCM_HOME is None` asks for either
+    toolkit: neither)."""
+    return presence(ctx, test, lambda expr: _is_cuda_home(expr, ctx))
 
 
 def _aborts_when_cuda_missing(node: cst.CSTNode, ctx: PythonContext) -> bool:
-    """`node` (a raise or exit) runs exactly when CUDA_HOME is missing: in the body of a "missing" test,
-    the else of a "present" test, or after `if <present>: return` in the same block."""
-    return runs_right_under(ctx, node, lambda test, taken: _cuda_test(test, ctx) == _WHEN_TAKEN[taken])
-
-
-# What `_cuda_test` must say of a test for CUDA_HOME to be missing where it is taken (True) or not (False).
-_WHEN_TAKEN = {True: "missing", False: "present"}
+    """`node` (a raise or exit) runs exactly when CUDA_HOME is missing: in the body of a test true when it
+    is missing, the else of a test implying it is there, or after `if <that test>: return` in the block."""
+    return runs_right_under(ctx, node, lambda test, taken: _cuda_presence(test, ctx).guards(not taken))
 
 
 def _cuda_guarded(node: cst.CSTNode, ctx: PythonContext) -> bool:
     """Already behind a CUDA_HOME check: `if CUDA_HOME is not None:`, the else of `if CUDA_HOME is None`,
     `CUDA_HOME and ...`, or after `if CUDA_HOME is None: return` (up to the enclosing def)."""
-    return guarded_by(ctx, node, lambda test, taken: _cuda_test(test, ctx) == ("present" if taken else "missing"))
-
-
-# --- what runs nvcc -----------------------------------------------------------------------------------
-def _runs_nvcc(command: cst.BaseExpression, ctx: PythonContext) -> bool:
-    """A command list whose program is nvcc, or a shell string starting with nvcc (through names assigned
-    once, `+` and `shlex.split`, not conditionals)."""
-
-    def visit(node: cst.BaseExpression) -> list[bool] | Through | None:
-        if isinstance(node, (cst.List, cst.Tuple)):
-            return [bool(node.elements) and _is_nvcc_path(node.elements[0].value, ctx)]
-        if isinstance(node, cst.BinaryOperation):
-            return Through((node.left,))
-        if isinstance(node, cst.Call) and ctx.qualified_name(node.func) == "shlex.split" and node.args:
-            return Through((node.args[0].value,))
-        text = literal_text(ctx, node)
-        if text is not None:
-            return [bool(text.split()) and _names_nvcc(text.split()[0])]
-        return None
-
-    return any(ctx.values.trace(command, visit, _NO_ARMS))
-
-
-def _is_nvcc_path(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
-    """`"nvcc"`, `CUDA_HOME + "/bin/nvcc"`, `Path(CUDA_HOME) / "bin" / "nvcc"`, `f"{CUDA_HOME}/bin/nvcc"`,
-    `os.path.join(CUDA_HOME, "bin", "nvcc")`, `shutil.which("nvcc")`, a choice between these (xformers:
-    `"nvcc" if cuda_dir is None else cuda_dir + "/bin/nvcc"`), or a name assigned one of these."""
-
-    def visit(node: cst.BaseExpression) -> list[bool] | Through | None:
-        text = literal_text(ctx, node)
-        if text is not None:
-            return [_names_nvcc(text.strip())]
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Divide)):
-            return Through((node.right,))
-        if isinstance(node, cst.Call):
-            positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
-            return Through(tuple(positional[-1:]))
-        return None
-
-    return any(ctx.values.trace(expr, visit))
-
-
-def _names_nvcc(path: str) -> bool:
-    return path.rsplit("/", 1)[-1].rsplit("\\", 1)[-1] in ("nvcc", "nvcc.exe")
+    return guarded_by(ctx, node, lambda test, taken: _cuda_presence(test, ctx).guards(taken))
 
 
 def _mentions_cuda_toolkit(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
     """`os.path.exists(os.path.join(CUDA_HOME, "bin", "nvcc"))`-style arguments."""
-    stack: list[cst.CSTNode] = [expr]
-    while stack:
-        node = stack.pop()
+    for node in ctx.semantic.descendants(expr):
         if isinstance(node, (cst.Name, cst.Attribute)) and _is_cuda_home(node, ctx):
             return True
         text = literal_text(ctx, node)
-        if text is not None and _names_nvcc(text.strip()):
+        if text is not None and program_name(text, alone=True) in _NVCC:
             return True
-        stack.extend(children(node))
     return False
 
 
 def _is_version_helper(call: cst.Call, callee: str, ctx: PythonContext) -> bool:
     """`get_cuda_bare_metal_version(CUDA_HOME)` with the helper imported from elsewhere (a helper defined
     in this file is judged by what its body does)."""
-    words = set(_NAME_WORDS.findall(callee.rsplit(".", 1)[-1].lower()))
-    if not words.intersection(_VERSION_HELPER_WORDS) or words.intersection(_ROCM_WORDS):
+    words = name_words(callee.rsplit(".", 1)[-1])
+    if not _VERSION_HELPER_WORDS.intersection(words) or _ROCM_WORDS.intersection(words):
         return False
     if ctx.semantic.local_function(call.func) is not None:
         return False
     return any(_is_cuda_home(arg.value, ctx) for arg in call.args if not arg.star)
-
-
-# --- small helpers -------------------------------------------------------------------------------------
-def _raised_name(node: cst.Raise) -> str:
-    exception = node.exc.func if isinstance(node.exc, cst.Call) else node.exc
-    return (dotted_name(exception) or "").rsplit(".", 1)[-1] if exception is not None else ""
-
-
-def _mentions_rocm(expr: cst.CSTNode) -> bool:
-    stack: list[cst.CSTNode] = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name) and _ROCM_WORDS.intersection(_NAME_WORDS.findall(node.value.lower())):
-            return True
-        stack.extend(children(node))
-    return False
-
-
-def _line(node: cst.CSTNode, ctx: PythonContext) -> int:
-    return ctx.code_range(node).start.line
 
 
 CudaHomeRequired.valid = (

@@ -8,7 +8,16 @@ import textwrap
 import libcst as cst
 import pytest
 
-from rocmlint.python.commands import Command, command_of, copes_with_missing_program, program_name, split_command
+from rocmlint.python.commands import (
+    Command,
+    command_of,
+    command_programs,
+    copes_with_missing_program,
+    presence,
+    program_name,
+    rewritten_arguments,
+    split_command,
+)
 from rocmlint.python.frontend import PythonContext, RuleOptions
 from rocmlint.python.gating import GateAnalyzer
 from rocmlint.python.semantic import Semantic
@@ -129,3 +138,81 @@ def test_copes_with_missing_program(code: str, copes: bool) -> None:
     _, ctx, command = _first_command("import os, shutil, subprocess\n" + code)
     assert command is not None
     assert copes_with_missing_program(ctx, command, _SMI) is copes
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ('subprocess.run(["nvcc", "-V"])', ["nvcc"]),
+        ('subprocess.run([home + "/bin/nvcc", "-V"])', ["nvcc"]),
+        ('subprocess.run([os.path.join(home, "bin", "nvcc.exe"), "-V"])', ["nvcc.exe"]),
+        ('subprocess.run([Path(home) / "bin" / "nvcc"])', ["nvcc"]),
+        ('subprocess.run([f"{home}/bin/nvcc", "-V"])', ["nvcc"]),
+        ('subprocess.run(["nvcc" if home is None else home + "/bin/hipcc"])', ["nvcc", "hipcc"]),
+        ('subprocess.run(shlex.split("/usr/bin/nvidia-smi -L"))', ["nvidia-smi"]),
+        ('subprocess.run("nvcc --version".split())', ["nvcc"]),
+        ('os.system("nvcc -V" + " > out.txt")', ["nvcc"]),
+        ('subprocess.run("nvcc -V" if cuda else "hipcc --version", shell=True)', []),
+        ("subprocess.run(command)", []),
+    ],
+)
+def test_command_programs(code: str, expected: list[str]) -> None:
+    module, ctx = _context(code + "\n")
+    command = command_of(ctx, _calls(module)[0])
+    assert command is not None
+    assert command_programs(ctx, command.argument) == expected
+
+
+@pytest.mark.parametrize(
+    ("test", "implied", "when_missing"),
+    [
+        ("CUDA_HOME", True, False),
+        ("not CUDA_HOME", False, True),
+        ("CUDA_HOME is None", False, True),
+        ("None is not CUDA_HOME", True, False),
+        ("CUDA_HOME is not None and fast", True, False),
+        ("CUDA_HOME is None and ROCM_HOME is None", False, False),
+        ("CUDA_HOME is None or ROCM_HOME is None", False, True),
+        ("CUDA_HOME is not None or ROCM_HOME is not None", False, False),
+        ("have_cuda", True, False),
+        ("CUDA_HOME < 3", False, False),
+    ],
+)
+def test_presence(test: str, implied: bool, when_missing: bool) -> None:
+    module, ctx = _context(f"have_cuda = CUDA_HOME is not None\nok = {test}\n")
+    line = module.body[-1]
+    assert isinstance(line, cst.SimpleStatementLine)
+    statement = line.body[0]
+    assert isinstance(statement, cst.Assign)
+
+    def is_cuda_home(expr: cst.BaseExpression) -> bool:
+        return isinstance(expr, cst.Name) and expr.value == "CUDA_HOME"
+
+    found = presence(ctx, statement.value, is_cuda_home)
+    assert (found.implied, found.when_missing) == (implied, when_missing)
+    assert found.guards(True) is implied and found.guards(False) is when_missing
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ('["-O3", "-gencode", "arch=compute_80", "-lineinfo", "-O3"]', '["-O3"]'),
+        ('["-O3", "-gencode", "-lineinfo", *extra]', '["-O3", *extra]'),
+        ("['-U__CUDA_NO_HALF__', NAME]", "['-U__HIP_NO_HALF__', NAME]"),
+        ('["-O3 -lineinfo"]', None),
+        ('["-O3", f"-lineinfo{x}"]', '["-O3", f"-lineinfo{x}"]'),
+    ],
+)
+def test_rewritten_arguments(code: str, expected: str | None) -> None:
+    module, ctx = _context(f"flags = {code}\n")
+    line = module.body[0]
+    assert isinstance(line, cst.SimpleStatementLine) and isinstance(line.body[0], cst.Assign)
+    arguments = line.body[0].value
+    assert isinstance(arguments, cst.List)
+
+    def rewrite(text: str) -> str | None:
+        if "CUDA" in text:
+            return text.replace("CUDA", "HIP")
+        return "" if "-gencode" in text or "-lineinfo" in text.split() else None
+
+    assert rewritten_arguments(ctx, arguments, rewrite, frozenset({"-gencode"})) == expected

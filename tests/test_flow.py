@@ -79,7 +79,7 @@ def test_value_uses(code: str, expected: list[str]) -> None:
 def test_is_tested(code: str, expected: bool) -> None:
     snippet = parse(code)
     literal = snippet.node('"x"', cst.SimpleString)
-    assert flow.is_tested(snippet.ctx, idioms.whole_value(snippet.ctx, literal)) is expected
+    assert flow.is_tested(snippet.ctx, snippet.ctx.values.collection_of(literal)) is expected
 
 
 @pytest.mark.parametrize(

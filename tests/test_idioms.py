@@ -455,21 +455,6 @@ def test_is_looked_for() -> None:
     assert idioms.is_looked_for(snippet.ctx, choices)
 
 
-def test_whole_value() -> None:
-    snippet = parse(
-        """
-        a = frozenset(["x1", "x2"]) + extra
-        b = call("x3")
-        c = sorted(("x4",))[0]
-        """
-    )
-    whole = {
-        literal: snippet.code(idioms.whole_value(snippet.ctx, snippet.node(f'"{literal}"', cst.SimpleString)))
-        for literal in ("x1", "x3", "x4")
-    }
-    assert whole == {"x1": 'frozenset(["x1", "x2"]) + extra', "x3": '"x3"', "x4": 'sorted(("x4",))'}
-
-
 # --- idioms: control flow -------------------------------------------------------------------------------
 def test_whole_condition() -> None:
     snippet = parse("ok = not (a > 8 or (a == 8 and b >= 9))\n")
@@ -605,3 +590,21 @@ def test_report_says_whether_it_emitted() -> None:
     assert not snippet.ctx.report(snippet.node("HAZARD('nvidia')", cst.Call), "gated")
     assert snippet.ctx.report(snippet.node("HAZARD('both')", cst.Call), "emitted")
     assert [d.message for d in snippet.ctx.diagnostics] == ["emitted"]
+
+
+def test_name_words() -> None:
+    assert idioms.name_words("NVCC_ARGS_v2") == ("nvcc", "args", "v2")
+    assert idioms.name_words("getCudaVersion") == ("getcudaversion",)
+    assert idioms.name_words("__") == ()
+
+
+def test_raised_name() -> None:
+    snippet = parse(
+        """
+        raise errors.MissingCUDAException("no nvcc")
+        raise RuntimeError
+        raise
+        """
+    )
+    raises = [n for n in _in_order(snippet.module) if isinstance(n, cst.Raise)]
+    assert [idioms.raised_name(r) for r in raises] == ["MissingCUDAException", "RuntimeError", ""]

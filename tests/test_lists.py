@@ -59,3 +59,55 @@ def test_reaching_definitions_stop_at_a_replacing_assignment() -> None:
     assert reaching[1] == [10]
     assert reaching[2] == [13]
     assert sorted(reaching[3]) == [3, 4, 5, 6, 8, 10, 13]
+
+
+ITEMS = """
+def with_threads(args):
+    return args + ["--threads", "4"]
+def hipify(args):
+    return ["-DHIP"]
+base = ["-O3"]
+extra = []
+extra.append("-lineinfo")
+flags = with_threads(list(base) + extra)
+more = hipify(["-X"]) + "-G -g".split() + [name, {"nvcc": ["-c"]}]
+"""
+
+
+def _strings(node: cst.BaseExpression) -> list[cst.BaseExpression] | lists.Through | None:
+    if isinstance(node, cst.SimpleString):
+        return [node]
+    if isinstance(node, cst.Dict):
+        return lists.Through(tuple(element.value for element in node.elements))
+    return None
+
+
+def test_list_items_follow_names_additions_and_passing_calls() -> None:
+    snippet = parse(ITEMS)
+
+    def items(name: str) -> list[tuple[str, list[str]]]:
+        value = snippet.ctx.single_value(snippet.node(name, cst.Name))
+        assert value is not None
+        found = lists.list_items(snippet.ctx, value, _strings, lambda helper: helper.name.value != "hipify")
+        return [(snippet.code(leaf), [snippet.code(step) for step in path]) for leaf, path in found]
+
+    call = "with_threads(list(base) + extra)"
+    assert items("flags") == [
+        ('"-O3"', [call, "list(base)", "base"]),
+        ('"-lineinfo"', [call, "extra"]),
+        ('"--threads"', [call]),
+        ('"4"', [call]),
+    ]
+    # `hipify` is not followed, `name` has no definition here, the dict is the rule's own step.
+    assert items("more") == [('"-G -g"', ['"-G -g".split()']), ('"-c"', [])]
+
+
+def test_reached_reads() -> None:
+    snippet = parse(FLAGS)
+    target = snippet.node("flags", cst.Name)  # `flags = ["-O3"]`
+    value = snippet.node('["-O3"]', cst.List)
+    lines = [snippet.ctx.code_range(read).start.line for read in lists.reached_reads(snippet.ctx, target, value) or []]
+    assert lines == [9, 16]  # not past `flags = ["-O2"]`; in `build` every definition is seen
+    unread = parse('nvcc_flags = ["-O3"]\n')
+    name = unread.node("nvcc_flags", cst.Name)
+    assert lists.reached_reads(unread.ctx, name, unread.node('["-O3"]', cst.List)) is None

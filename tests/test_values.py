@@ -257,6 +257,32 @@ def test_destination(code: str, expected: str | None) -> None:
     assert _described(module, _values(semantic).destination(call)) == expected
 
 
+def test_collection_of() -> None:
+    module, semantic = _parse(
+        """
+        a = frozenset(["x1", "x2"]) + extra
+        b = call("x3")
+        c = sorted(("x4",))[0]
+        d = [*("x5",)] if big else ["x6"]
+        e = [w for w in "x7"]
+        f = ["x8" for w in ws]
+        """
+    )
+    strings = {module.code_for_node(n): n for n in _walk(module) if isinstance(n, cst.SimpleString)}
+    values = _values(semantic)
+    whole = {text.strip('"'): module.code_for_node(values.collection_of(node)) for text, node in strings.items()}
+    assert whole == {
+        "x1": 'frozenset(["x1", "x2"]) + extra',
+        "x2": 'frozenset(["x1", "x2"]) + extra',
+        "x3": '"x3"',
+        "x4": 'sorted(("x4",))',
+        "x5": '[*("x5",)] if big else ["x6"]',
+        "x6": '[*("x5",)] if big else ["x6"]',
+        "x7": '"x7"',
+        "x8": '["x8" for w in ws]',
+    }
+
+
 def test_assigned_name() -> None:
     module, _ = _parse("x = 1\ny += 1\nz: int = 1\na = b = 1\nc.d = 1\n")
     statements = [line.body[0] for line in module.body if isinstance(line, cst.SimpleStatementLine)]

@@ -4,13 +4,16 @@ around the call copes with the program being missing (a presence check first, or
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import PROCESS_RUNNERS, guarded_by, handled_by_try, is_none, leaves_quietly
+from rocmlint.python.idioms import PROCESS_RUNNERS, guarded_by, handled_by_try, is_none, leaves_quietly, literal_text
 from rocmlint.python.semantic import MAX_DEPTH
+from rocmlint.python.values import Follow, Through
 
 # Runners that go through a shell: a missing program is exit status 127, not FileNotFoundError.
 _SHELL_RUNNERS = frozenset(
@@ -28,6 +31,8 @@ _MISSING_PROGRAM_ERRORS = frozenset(
 )
 # Through a shell the program's absence shows as a failed command instead.
 _FAILED_COMMAND_ERRORS = frozenset({"CalledProcessError", "SubprocessError"})
+# A command line is followed through names, not through conditional arms.
+_NO_ARMS = Follow(arms=False)
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,49 @@ def program_name(text: str, alone: bool) -> str | None:
     return re.split(r"[\\/]", words[0].strip("\"'"))[-1].lower()
 
 
+def command_programs(ctx: PythonContext, command: cst.BaseExpression) -> list[str]:
+    """The programs (`program_name`) a command may start: the file an argv list or tuple starts with
+    (`path_programs`), or the first word of a shell string; through names assigned once, `+` (its left
+    side) and `split_command`, not conditional arms."""
+
+    def visit(node: cst.BaseExpression) -> list[str] | Through | None:
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return path_programs(ctx, node.elements[0].value) if node.elements else []
+        if isinstance(node, cst.BinaryOperation):
+            return Through((node.left,))
+        split = split_command(ctx, node) if isinstance(node, cst.Call) else None
+        if split is not None:
+            return Through((split,))
+        text = literal_text(ctx, node)
+        if text is None:
+            return None
+        name = program_name(text, alone=False)
+        return [name] if name is not None else []
+
+    return ctx.values.trace(command, visit, _NO_ARMS)
+
+
+def path_programs(ctx: PythonContext, path: cst.BaseExpression) -> list[str]:
+    """The file names (`program_name`) a path may end in: `"nvcc"`, `home + "/bin/nvcc"`,
+    `Path(home) / "bin" / "nvcc"`, `f"{home}/bin/nvcc"`, the last argument of a call
+    (`os.path.join(home, "bin", "nvcc")`, `shutil.which("nvcc")`); through names assigned once and both
+    arms of conditionals (`"nvcc" if home is None else home + "/bin/nvcc"`)."""
+
+    def visit(node: cst.BaseExpression) -> list[str] | Through | None:
+        text = literal_text(ctx, node)
+        if text is not None:
+            name = program_name(text, alone=True)
+            return [name] if name is not None else []
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Divide)):
+            return Through((node.right,))
+        if isinstance(node, cst.Call):
+            positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+            return Through(tuple(positional[-1:]))
+        return None
+
+    return ctx.values.trace(path, visit)
+
+
 def copes_with_missing_program(ctx: PythonContext, command: Command, programs: frozenset[str]) -> bool:
     """Whether the code around `command` (within its function) copes with its program (one of `programs`)
     missing: inside a presence check (`if shutil.which("nvidia-smi"):`), after an early exit when it is
@@ -83,49 +131,71 @@ def copes_with_missing_program(ctx: PythonContext, command: Command, programs: f
     re-raise (`FileNotFoundError`, `OSError`, `Exception`; `CalledProcessError` through a shell)."""
     failures = _MISSING_PROGRAM_ERRORS | (_FAILED_COMMAND_ERRORS if command.through_shell else frozenset())
 
+    def is_check(expr: cst.BaseExpression) -> bool:
+        return isinstance(expr, cst.Call) and _is_presence_check(ctx, expr, programs)
+
     def checks_presence(test: cst.BaseExpression, taken: bool) -> bool:
-        return _presence(ctx, test, programs, 0)[0 if taken else 1]
+        return presence(ctx, test, is_check).guards(taken)
 
     return guarded_by(ctx, command.call, checks_presence, leaves_quietly) or handled_by_try(ctx, command.call, failures)
 
 
-def _presence(ctx: PythonContext, test: cst.CSTNode, programs: frozenset[str], depth: int) -> tuple[bool, bool]:
-    """(test true => the program exists, the program missing => test true) for presence checks such as
-    `shutil.which("nvidia-smi")`, `not ...`, `... is None`, `and`/`or`, and names assigned once."""
+class Presence(NamedTuple):
+    """What a test says about whether something exists (a program, a toolkit)."""
+
+    implied: bool  # the test is true => it exists
+    when_missing: bool  # it is missing => the test is true
+
+    def guards(self, taken: bool) -> bool:
+        """Code where the test is `taken` (true; False: false) runs only when the thing exists; code
+        under the other branch (`not taken`) is where it is missing."""
+        return self.implied if taken else self.when_missing
+
+
+_UNKNOWN = Presence(implied=False, when_missing=False)
+
+
+def presence(
+    ctx: PythonContext, test: cst.BaseExpression, present: Callable[[cst.BaseExpression], bool], depth: int = 0
+) -> Presence:
+    """What `test` says about whether something exists, given `present(expr)`: `expr` is truthy exactly
+    when it exists (`shutil.which("nvidia-smi")`, `CUDA_HOME`). Through `not`, comparisons with None
+    (`x is None`, `None is not x`), `and`/`or`, and names assigned once."""
     if depth > MAX_DEPTH:
-        return False, False
-    if isinstance(test, cst.Call):
-        return _is_presence_check(ctx, test, programs), False
+        return _UNKNOWN
+    if present(test):
+        return Presence(implied=True, when_missing=False)
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        implies_present, true_when_missing = _presence(ctx, test.expression, programs, depth + 1)
-        return true_when_missing, implies_present
+        inner = presence(ctx, test.expression, present, depth + 1)
+        return Presence(implied=inner.when_missing, when_missing=inner.implied)
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        return _none_comparison(ctx, test, programs, depth)
+        return _none_comparison(ctx, test, present, depth)
     if isinstance(test, cst.BooleanOperation):
-        left, right = _presence(ctx, test.left, programs, depth + 1), _presence(ctx, test.right, programs, depth + 1)
+        left, right = presence(ctx, test.left, present, depth + 1), presence(ctx, test.right, present, depth + 1)
         if isinstance(test.operator, cst.And):
-            return left[0] or right[0], left[1] and right[1]
-        return left[0] and right[0], left[1] or right[1]
+            return Presence(left.implied or right.implied, left.when_missing and right.when_missing)
+        return Presence(left.implied and right.implied, left.when_missing or right.when_missing)
     if isinstance(test, cst.Name):
         value = ctx.single_value(test)
         if value is not None and value is not test:
-            return _presence(ctx, value, programs, depth + 1)
-    return False, False
+            return presence(ctx, value, present, depth + 1)
+    return _UNKNOWN
 
 
 def _none_comparison(
-    ctx: PythonContext, test: cst.Comparison, programs: frozenset[str], depth: int
-) -> tuple[bool, bool]:
-    """`shutil.which(...) is not None` means the same as the call; `is None` its negation."""
+    ctx: PythonContext, test: cst.Comparison, present: Callable[[cst.BaseExpression], bool], depth: int
+) -> Presence:
+    """`x is not None` means the same as `x`; `x is None` its negation (None on either side)."""
     target = test.comparisons[0]
-    if not is_none(target.comparator):
-        return False, False
-    implies_present, true_when_missing = _presence(ctx, test.left, programs, depth + 1)
+    subject = test.left if is_none(target.comparator) else target.comparator if is_none(test.left) else None
+    if subject is None:
+        return _UNKNOWN
+    inner = presence(ctx, subject, present, depth + 1)
     if isinstance(target.operator, (cst.IsNot, cst.NotEqual)):
-        return implies_present, true_when_missing
+        return inner
     if isinstance(target.operator, (cst.Is, cst.Equal)):
-        return true_when_missing, implies_present
-    return False, False
+        return Presence(implied=inner.when_missing, when_missing=inner.implied)
+    return _UNKNOWN
 
 
 def _is_presence_check(ctx: PythonContext, call: cst.Call, programs: frozenset[str]) -> bool:
@@ -133,3 +203,33 @@ def _is_presence_check(ctx: PythonContext, call: cst.Call, programs: frozenset[s
         return False
     path = ctx.string_value(call.args[0].value)
     return path is not None and program_name(path, alone=True) in programs
+
+
+def rewritten_arguments(
+    ctx: PythonContext, arguments: cst.List, rewrite: Callable[[str], str | None], takes_value: frozenset[str]
+) -> str | None:
+    """The text of an argument list literal with its string arguments rewritten one by one: `rewrite(text)`
+    gives the new text, "" to drop the argument (and its value, the next argument unless that starts with
+    `-`, when the option is in `takes_value`: `"-gencode", "arch=..."`), or None to keep it as written.
+    Repeated arguments are kept once. None when an argument to rewrite is not one plain string holding one
+    option (it cannot be split safely)."""
+    kept: list[str] = []
+    drop_value = False
+    for element in arguments.elements:
+        value = element.value
+        text = literal_text(ctx, value) if isinstance(element, cst.Element) else None
+        if drop_value and text is not None and not text.startswith("-"):
+            drop_value = False
+            continue
+        drop_value = False
+        new = rewrite(text) if text is not None else None
+        if text is None or new is None:
+            kept.append(ctx.code_of(element.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip())
+            continue
+        if len(text.split()) != 1 or not isinstance(value, cst.SimpleString):
+            return None
+        if new:
+            kept.append(f"{value.prefix}{value.quote}{new}{value.quote}")
+        else:
+            drop_value = text in takes_value
+    return "[" + ", ".join(dict.fromkeys(kept)) + "]"

@@ -3,7 +3,7 @@
 The other direction from the value tracer (values.py walks back to where a value comes from). A walk starts
 at a value and at every step asks the rule's `visit` what the use of the value there means to it: a list of
 verdicts (possibly empty: a dead end, or a use that says nothing), or None to let the walk follow the
-generic constructs, each to the whole value around the next use (`idioms.whole_value`: the list, tuple,
+generic constructs, each to the whole value around the next use (`Values.collection_of`: the list, tuple,
 set, `+` or `frozenset(...)` holding it):
 
 - an assignment: every read of each assigned name or attribute;
@@ -28,7 +28,7 @@ from typing import TypeVar
 import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import PROCESS_RUNNERS, is_looked_for, last_name, whole_value
+from rocmlint.python.idioms import PROCESS_RUNNERS, is_looked_for, last_name
 from rocmlint.python.lists import ADDING_METHODS
 
 T = TypeVar("T")
@@ -56,7 +56,7 @@ _STRING_BUILDERS = frozenset({"join", "format"})
 
 def value_uses(ctx: PythonContext, value: cst.CSTNode, visit: Visit[T]) -> list[T]:
     """Every verdict `visit` gives on the uses `value` reaches, in the order the walk finds them."""
-    return _uses(ctx, whole_value(ctx, value), visit, 0)
+    return _uses(ctx, ctx.values.collection_of(value), visit, 0)
 
 
 def _uses(ctx: PythonContext, value: cst.CSTNode, visit: Visit[T], hops: int) -> list[T]:
@@ -94,7 +94,7 @@ def _read_uses(
     reads = ctx.references.mention_reads(identifier, within=within)
     if not reads:
         return list(visit(binding) or ())
-    return [verdict for read in reads for verdict in _uses(ctx, whole_value(ctx, read), visit, hops + 1)]
+    return [verdict for read in reads for verdict in _uses(ctx, ctx.values.collection_of(read), visit, hops + 1)]
 
 
 def _list_added_to(ctx: PythonContext, arg: cst.Arg) -> cst.Name | cst.Attribute | None:

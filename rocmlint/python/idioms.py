@@ -7,6 +7,7 @@ stays in the rule.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -15,21 +16,33 @@ import libcst as cst
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.scopes import dotted_name
 
-# Calls whose arguments are only shown, the one list for every rule: methods of `logging` loggers and the
-# `logging` module, `warnings.warn`, rich's `console.print`, click's `echo`/`secho`
-# (`<anything>.<method>(...)`); and these functions called by their own name (`from logging import info`).
-DISPLAY_METHODS = frozenset(
-    {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "print", "echo", "secho"}
+# Calls whose arguments are only shown, the one list for every rule, by the callee's last name (a method,
+# or a function called by its own name: `from logging import info`): `logging` loggers and the `logging`
+# module, `warnings.warn`, `print` (rich's `console.print`), click's `echo`/`secho`, a stream's `write`.
+DISPLAY_CALLS = frozenset(
+    {
+        "debug",
+        "info",
+        "warning",
+        "warn",
+        "error",
+        "exception",
+        "critical",
+        "fatal",
+        "log",
+        "print",
+        "echo",
+        "secho",
+        "write",
+    }
 )
-DISPLAY_FUNCTIONS = frozenset({"print", "warn", "echo", "secho", "debug", "info", "warning", "error", "log"})
+_NAME_WORDS = re.compile(r"[a-z0-9]+")
 _ENVIRON = "os.environ"
 _ENVIRON_SETTERS = frozenset({f"{_ENVIRON}.setdefault", "os.putenv"})
 _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
 _DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 _STRING_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
-# Calls that only wrap a collection: the wrapped value is still the collection.
-_COLLECTION_WRAPPERS = frozenset({"frozenset", "set", "tuple", "list", "sorted"})
 
 
 # Methods whose arguments are patterns or text matched against (or cut out of) another string, and
@@ -90,6 +103,12 @@ def last_name(expr: cst.BaseExpression) -> str:
     return expr.value if isinstance(expr, cst.Name) else ""
 
 
+def name_words(name: str) -> tuple[str, ...]:
+    """The lower-case words of an identifier, in order (`nvcc`, `args`, `v2` of `NVCC_ARGS_v2`;
+    `getCudaVersion` is one word): what a rule matches a name on by convention."""
+    return tuple(_NAME_WORDS.findall(name.lower()))
+
+
 def is_none(node: cst.CSTNode) -> bool:
     """The literal `None`."""
     return isinstance(node, cst.Name) and node.value == "None"
@@ -122,6 +141,15 @@ def called_function(ctx: PythonContext, call: cst.Call) -> str | None:
     return name
 
 
+def calls_of_def(ctx: PythonContext, function: cst.FunctionDef) -> list[cst.Call]:
+    """The calls of a def in this file: a plain function's by name (`References.calls_of`), a method's on
+    any object (`<anything>.name(...)`: DeepSpeed's builders call `builder.nvcc_args()`, whose class is
+    not known here)."""
+    if isinstance(ctx.semantic.enclosing_scope_node(function), cst.ClassDef):
+        return ctx.references.method_calls(function.name.value)
+    return ctx.references.calls_of(function)
+
+
 def unpacked_keyword(ctx: PythonContext, call: cst.Call, keyword: str) -> list[tuple[cst.Arg, cst.BaseExpression]]:
     """The values `keyword` gets through `**{...}` arguments of `call` (a dict literal, `dict(...)` or a
     name assigned one once), each with the `**` argument it is in."""
@@ -150,27 +178,6 @@ def report_site(ctx: PythonContext, literal: cst.CSTNode, written: cst.CSTNode) 
     """Where to report a literal a call argument evaluates to: the literal when it is written inside
     `written` (the argument), else `written` itself (the literal was assigned elsewhere)."""
     return literal if ctx.semantic.is_within(literal, written) else written
-
-
-def whole_value(ctx: PythonContext, node: cst.CSTNode) -> cst.CSTNode:
-    """The outermost expression that still is `node`'s value as a whole: the list, tuple or set holding
-    it, a `+` concatenation, `frozenset(...)`/`set(...)`/`tuple(...)`/`list(...)`/`sorted(...)` around it
-    (`node` itself when none of these holds it)."""
-    current = node
-    while True:
-        parent = ctx.parent(current)
-        if isinstance(parent, (cst.Element, cst.List, cst.Tuple, cst.Set)) or (
-            isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add)
-        ):
-            current = parent
-        elif isinstance(parent, cst.Arg) and _wraps_collection(ctx, ctx.parent(parent)):
-            current = ctx.parent(parent)  # type: ignore[assignment]
-        else:
-            return current
-
-
-def _wraps_collection(ctx: PythonContext, node: cst.CSTNode | None) -> bool:
-    return isinstance(node, cst.Call) and ctx.qualified_name(node.func) in _COLLECTION_WRAPPERS
 
 
 def literal_text(ctx: PythonContext, node: cst.CSTNode) -> str | None:
@@ -257,12 +264,8 @@ def _update_writes(ctx: PythonContext, call: cst.Call) -> list[EnvironmentWrite]
 # --- what is only shown -------------------------------------------------------------------------------
 def is_display_call(ctx: PythonContext, call: cst.Call) -> bool:
     """`print(...)`, a logging call (`logger.info(...)`, `logging.warning(...)`, `log.log(...)`),
-    `warnings.warn(...)`, `click.echo(...)`: see DISPLAY_METHODS and DISPLAY_FUNCTIONS."""
-    if isinstance(call.func, cst.Attribute):
-        return call.func.attr.value in DISPLAY_METHODS
-    return isinstance(call.func, cst.Name) and (
-        call.func.value in DISPLAY_FUNCTIONS or ctx.qualified_name(call.func) == "print"
-    )
+    `warnings.warn(...)`, `click.echo(...)`, `sys.stderr.write(...)`: see DISPLAY_CALLS."""
+    return last_name(call.func) in DISPLAY_CALLS or ctx.qualified_name(call.func) == "print"
 
 
 def only_displayed(ctx: PythonContext, node: cst.CSTNode) -> bool:
@@ -480,6 +483,13 @@ def caught_names(handler: cst.ExceptHandler) -> list[str]:
     return [(dotted_name(expr) or "").rsplit(".", 1)[-1] for expr in expressions]
 
 
+def raised_name(statement: cst.Raise) -> str:
+    """The last segment of the exception a `raise` names (`MissingCUDAException` for `raise
+    errors.MissingCUDAException("...")`); "" for a bare `raise`."""
+    exception = statement.exc.func if isinstance(statement.exc, cst.Call) else statement.exc
+    return (dotted_name(exception) or "").rsplit(".", 1)[-1] if exception is not None else ""
+
+
 def re_raises(handler: cst.ExceptHandler) -> bool:
     """A `raise` among the handler's top-level statements."""
     statements = handler.body.body if isinstance(handler.body, cst.IndentedBlock) else [handler.body]
@@ -502,7 +512,7 @@ def literal_value(ctx: PythonContext, node: cst.SimpleString | cst.ConcatenatedS
 
 def literals_in(ctx: PythonContext, value: cst.CSTNode) -> list[str]:
     """The values of the string and bytes literals written in `value`: the literal itself, or the elements of
-    the list, tuple or set, the operands, the call's arguments holding it (`whole_value`), in source order."""
+    the list, tuple or set, the operands, the call's arguments holding it (`Values.collection_of`), in source order."""
     found: list[str] = []
     stack: list[cst.CSTNode] = [value]
     while stack:

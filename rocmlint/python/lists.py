@@ -9,14 +9,23 @@ a block that holds the read), or replaces it on ROCm (it is made only on ROCm).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
 import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_display_call
+from rocmlint.python.values import ADDING_METHODS, Follow, Through, return_values
 
-# Methods that add to a list in place.
-ADDING_METHODS = frozenset({"append", "extend", "insert"})
+T = TypeVar("T")
 Addition = cst.Call | cst.AugAssign
+# A leaf of a list's items, with the names and calls it flowed through (to gate a report on).
+Item = tuple[T, tuple[cst.CSTNode, ...]]
+# What a list is built from besides names and calls: its elements, `a + b`, both arms of a conditional.
+_ITEMS = Follow(operators=(cst.Add,), elements=True)
+# Calls that return the list (or the items) they are given.
+_PASSING_BUILTINS = frozenset({"list", "tuple", "sorted"})
 
 
 def addition(ctx: PythonContext, name: cst.Name) -> Addition | None:
@@ -47,6 +56,16 @@ def method_additions(call: cst.Call) -> list[cst.BaseExpression]:
         return []
     positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
     return positional[1:2] if call.func.attr.value == "insert" else positional[:1]
+
+
+def reached_reads(ctx: PythonContext, target: cst.Name, definition: cst.CSTNode) -> list[cst.Name] | None:
+    """The consuming reads (`consuming_reads`) of the variable `target` binds that its `definition` (an
+    assigned value or an addition) reaches on ROCm: apex's `nvcc_args if not IS_ROCM else hipcc_args`
+    never does; None when nothing here reads the variable (a module constant other files import)."""
+    reads = consuming_reads(ctx, target)
+    if not reads:
+        return None
+    return [read for read in reads if definition in reaching_definitions(ctx, read)]
 
 
 def consuming_reads(ctx: PythonContext, target: cst.Name) -> list[cst.Name]:
@@ -130,3 +149,64 @@ def _displayed(ctx: PythonContext, read: cst.Name) -> bool:
 def _start(ctx: PythonContext, node: cst.CSTNode) -> tuple[int, int]:
     position = ctx.code_range(node).start
     return position.line, position.column
+
+
+# --- what a list holds ------------------------------------------------------------------------------
+def list_items(
+    ctx: PythonContext,
+    expr: cst.BaseExpression,
+    visit: Callable[[cst.BaseExpression], Sequence[T] | Through | None],
+    follows: Callable[[cst.FunctionDef], bool],
+) -> list[Item[T]]:
+    """Every leaf `visit` finds in what the list `expr` may hold, with the names and calls it flowed
+    through. `visit` is asked first at every expression (as by `Values.trace`: leaves, a dead end, the
+    rule's own `Through` step, or None); elsewhere the trace follows elements, `+`, both arms of
+    conditionals, names through the definitions and additions that reach them (`reaching_definitions`,
+    each followed once) and calls that pass a list on (`passed_on`, a local function when `follows` it)."""
+    return _items(ctx, expr, visit, follows, frozenset())
+
+
+def _items(
+    ctx: PythonContext,
+    expr: cst.BaseExpression,
+    visit: Callable[[cst.BaseExpression], Sequence[T] | Through | None],
+    follows: Callable[[cst.FunctionDef], bool],
+    seen: frozenset[cst.CSTNode],
+) -> list[Item[T]]:
+    def step(node: cst.BaseExpression) -> list[Item[T]] | Through | None:
+        found = visit(node)
+        if isinstance(found, Through):
+            return found
+        if found is not None:
+            return [(leaf, ()) for leaf in found]
+        if isinstance(node, cst.Call):
+            parts = [(part, seen) for part in passed_on(ctx, node, follows)]
+        elif isinstance(node, cst.Name):
+            definitions = [d for d in reaching_definitions(ctx, node) if d not in seen]
+            parts = [(source, seen | {d}) for d in definitions for source in added_values(d)]
+        else:
+            return None
+        return [
+            (leaf, (node, *path)) for part, known in parts for leaf, path in _items(ctx, part, visit, follows, known)
+        ]
+
+    return ctx.values.trace(expr, step, _ITEMS)
+
+
+def passed_on(
+    ctx: PythonContext, call: cst.Call, follows: Callable[[cst.FunctionDef], bool]
+) -> list[cst.BaseExpression]:
+    """The expressions whose items end up in the list a call returns: `"-O3 -lineinfo".split()`,
+    `list(x)`, `tuple(x)`, `sorted(x)`, and when `follows(def)` a local function's arguments and return
+    values (flash-attention's `append_nvcc_threads(nvcc_flags + cc_flag)` returns
+    `nvcc_extra_args + ["--threads", "4"]`)."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "split":
+        return [func.value]
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    if ctx.qualified_name(func) in _PASSING_BUILTINS:
+        return positional
+    helper = ctx.semantic.local_function(func)
+    if helper is None or not follows(helper):
+        return []
+    return positional + return_values(helper)

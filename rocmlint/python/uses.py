@@ -19,10 +19,7 @@ _COLLECTIONS = (cst.Tuple, cst.List, cst.Set, cst.Element, cst.StarredElement)
 _LOOKUP_CALLS = frozenset({"isinstance", "issubclass", "set", "frozenset", "str", "repr"})
 # Comparisons (`==`, `in`), subscript keys, f-string fields.
 _READING_PARENTS = (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.FormattedStringExpression)
-# Calls whose string arguments are messages, lookups or tests (by the callee's last name).
-_MESSAGE_CALLS = frozenset(
-    {"print", "warn", "debug", "info", "warning", "error", "exception", "critical", "log", "write", "echo"}
-)
+# Calls whose string arguments are lookups or tests (by the callee's last name).
 _LOOKUP_METHODS = frozenset(
     {
         "startswith",
@@ -92,16 +89,18 @@ def is_string_value_use(ctx: PythonContext, node: cst.BaseExpression) -> bool:
         if isinstance(ancestor, cst.DictElement):
             return child is not ancestor.key
         if isinstance(ancestor, cst.Call) and child is not ancestor.func:
-            return not _is_message_or_lookup(ancestor)
+            return not _is_message_or_lookup(ctx, ancestor)
         if isinstance(ancestor, cst.BaseStatement):
             return True
         child = ancestor
     return True
 
 
-def _is_message_or_lookup(call: cst.Call) -> bool:
+def _is_message_or_lookup(ctx: PythonContext, call: cst.Call) -> bool:
     name = last_name(call.func)
-    return name in _MESSAGE_CALLS or name in _LOOKUP_METHODS or name.endswith(("Error", "Exception", "Warning", "Exit"))
+    if is_display_call(ctx, call) or name in _LOOKUP_METHODS:
+        return True
+    return name.endswith(("Error", "Exception", "Warning", "Exit"))
 
 
 # Names of collections that list accepted values rather than choose one.

@@ -41,10 +41,8 @@ _CONVERSIONS = _COLLECTION_CALLS | {"str"}
 # Methods of a string whose result still carries the string's text.
 _TEXT_METHODS = frozenset({"format", "strip", "lstrip", "rstrip"})
 _NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-# Calls that return the list they are given, as a list (`list(configs)`).
-_LIST_WRAPPERS = frozenset({"list", "tuple", "sorted"})
-# Methods that add their argument to the list they are called on.
-_LIST_BUILDERS = frozenset({"append", "extend", "insert"})
+# Methods that add to the list they are called on, in place (the one list: `rocmlint.python.lists` too).
+ADDING_METHODS = frozenset({"append", "extend", "insert"})
 _PART_OF_COLLECTION = (cst.Element, cst.List, cst.Tuple, cst.Set, cst.StarredElement, cst.BinaryOperation)
 _ELEMENT_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp)
 _ASSIGNMENTS = (cst.Assign, cst.AugAssign, cst.AnnAssign)
@@ -286,7 +284,9 @@ class Values:
     # --- where a value goes -----------------------------------------------------------------------------
     def collection_of(self, expr: cst.CSTNode) -> cst.CSTNode:
         """The outermost expression that is just the collection `expr` belongs to: list, tuple and set
-        displays, `*x`, operands (`a + b`), a comprehension's element, conditional arms, `list(...)`."""
+        displays, `*x`, operands (`a + b`), a comprehension's element, conditional arms, and
+        `list(...)`/`tuple(...)`/`sorted(...)`/`set(...)`/`frozenset(...)` around it (`expr` itself when
+        none of these holds it)."""
         current = expr
         while True:
             parent = self.semantic.parent(current)
@@ -296,13 +296,13 @@ class Values:
                 or (isinstance(parent, cst.IfExp) and current is not parent.test)
             ):
                 current = parent
-            elif isinstance(parent, cst.Arg) and self._is_list_wrapper(self.semantic.parent(parent)):
+            elif isinstance(parent, cst.Arg) and self._is_collection_call(self.semantic.parent(parent)):
                 current = self.semantic.parent(parent)  # type: ignore[assignment]
             else:
                 return current
 
-    def _is_list_wrapper(self, node: cst.CSTNode | None) -> bool:
-        return isinstance(node, cst.Call) and self.semantic.qualified_name(node.func) in _LIST_WRAPPERS
+    def _is_collection_call(self, node: cst.CSTNode | None) -> bool:
+        return isinstance(node, cst.Call) and self.semantic.qualified_name(node.func) in _COLLECTION_CALLS
 
     def destination(self, expr: cst.CSTNode) -> Destination | None:
         """Where the collection `expr` belongs to (`collection_of`) goes: passed to a call, assigned to
@@ -337,13 +337,13 @@ class Values:
 
     def _adds_to(self, read: cst.Name) -> bool:
         parent = self.semantic.parent(read)
-        return isinstance(parent, cst.Attribute) and parent.value is read and parent.attr.value in _LIST_BUILDERS
+        return isinstance(parent, cst.Attribute) and parent.value is read and parent.attr.value in ADDING_METHODS
 
 
 def _list_built(call: cst.Call) -> cst.Name | None:
     """`x` of `x.append(...)`, `x.extend(...)`, `x.insert(...)`."""
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value in _LIST_BUILDERS and isinstance(func.value, cst.Name):
+    if isinstance(func, cst.Attribute) and func.attr.value in ADDING_METHODS and isinstance(func.value, cst.Name):
         return func.value
     return None
 

@@ -1,0 +1,140 @@
+"""The flag lists a PyTorch extension build hands to the device compiler (nvcc; hipcc on ROCm), found where
+they are defined, and the string literals they may hold.
+
+`torch.utils.cpp_extension` passes `extra_compile_args["nvcc"]` and `load(extra_cuda_cflags=...)` to hipcc
+on ROCm as they are, except that BuildExtension renames `-U__CUDA_NO_*` to `-U__HIP_NO_*` in a dict's
+`"nvcc"` list. Build scripts name their own lists by convention (`nvcc_flags`, `NVCC_ARGS`, `cuda_flags`,
+DeepSpeed's `def nvcc_args(self)`). What is wrong with a flag stays in the rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import calls_of_def, name_words, subscript_key
+from rocmlint.python.lists import Item, list_items, method_additions, reached_reads
+from rocmlint.python.values import ADDING_METHODS, Through, return_values
+
+_FLAG_WORDS = frozenset({"flags", "cflags", "args", "options", "opts"})
+_ROCM_WORDS = frozenset({"hip", "hipcc", "rocm", "amd"})
+_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+_NVCC = "nvcc"
+
+
+@dataclass(frozen=True)
+class DeviceFlags:
+    """Expressions whose items a build hands to the device compiler."""
+
+    sources: tuple[cst.BaseExpression, ...]
+    path: tuple[cst.CSTNode, ...] = ()  # where the list is used on the way (a read, a call): gate on these
+    # BuildExtension rewrites `-U__CUDA_NO_*` in it on ROCm (a dict's "nvcc" entry), or where it goes is
+    # unknown; False for `extra_cuda_cflags=` and a plain list, which reach hipcc unchanged.
+    hipified: bool = True
+
+
+def device_flags(ctx: PythonContext, node: cst.CSTNode) -> list[DeviceFlags]:
+    """The device-compiler flag lists `node` defines: the `"nvcc"` entry of a dict literal, `dict(nvcc=...)`
+    or `x["nvcc"] = ...`; `extra_cuda_cflags=` (`load`, `load_inline`); a plain list given to
+    `CUDAExtension(extra_compile_args=...)`; and what is assigned or added (`+=`, `.append`/`.extend`/
+    `.insert`) to a variable or attribute, or returned by a def, named like one (`is_device_flags_name`).
+    A variable counts where a read it reaches on ROCm uses it, a def where it is called (or as it stands
+    when nothing here reads or calls it: a module constant, a subclass's override)."""
+    if isinstance(node, cst.Dict):
+        return [
+            DeviceFlags((element.value,))
+            for element in node.elements
+            if isinstance(element, cst.DictElement) and ctx.string_value(element.key) == _NVCC
+        ]
+    if isinstance(node, cst.Call):
+        return _call_flags(ctx, node)
+    if isinstance(node, cst.Assign):
+        return [flags for target in node.targets for flags in _defined(ctx, target.target, node.value, [node.value])]
+    if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign):
+        return _defined(ctx, node.target, node, [node.value])
+    if isinstance(node, cst.AnnAssign) and node.value is not None:
+        return _defined(ctx, node.target, node.value, [node.value])
+    if isinstance(node, cst.FunctionDef) and is_device_flags_name(node.name.value):
+        returns = tuple(return_values(node))
+        return [DeviceFlags(returns, path) for path in _paths(calls_of_def(ctx, node) or None)]
+    return []
+
+
+def _call_flags(ctx: PythonContext, call: cst.Call) -> list[DeviceFlags]:
+    callee = ctx.qualified_name(call.func) or ""
+    found: list[DeviceFlags] = []
+    if callee == "dict":
+        nvcc = ctx.semantic.keyword(call, _NVCC)
+        found += [DeviceFlags((nvcc.value,))] if nvcc is not None else []
+    cuda_cflags = ctx.semantic.keyword(call, "extra_cuda_cflags")
+    if cuda_cflags is not None:
+        found.append(DeviceFlags((cuda_cflags.value,), hipified=False))
+    compile_args = ctx.semantic.keyword(call, "extra_compile_args")
+    if compile_args is not None and callee.rsplit(".", 1)[-1] == "CUDAExtension":
+        # A plain list goes to both compilers unchanged; a dict's "nvcc" entry is the dict's.
+        if isinstance(ctx.single_value(compile_args.value), (cst.List, cst.BinaryOperation)):
+            found.append(DeviceFlags((compile_args.value,), hipified=False))
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value in ADDING_METHODS:
+        found += _defined(ctx, call.func.value, call, method_additions(call))
+    return found
+
+
+def _defined(
+    ctx: PythonContext, target: cst.BaseExpression, definition: cst.CSTNode, sources: list[cst.BaseExpression]
+) -> list[DeviceFlags]:
+    """`compile_args["nvcc"] = ...`, `self.nvcc_flags += ...`, `nvcc_flags.append(...)`."""
+    key = subscript_key(target)
+    if (key is not None and ctx.string_value(key) == _NVCC) or (
+        isinstance(target, cst.Attribute) and is_device_flags_name(target.attr.value)
+    ):
+        return [DeviceFlags(tuple(sources))]
+    if isinstance(target, cst.Name) and is_device_flags_name(target.value):
+        return [DeviceFlags(tuple(sources), path) for path in _paths(reached_reads(ctx, target, definition))]
+    return []
+
+
+def _paths(sites: Sequence[cst.CSTNode] | None) -> list[tuple[cst.CSTNode, ...]]:
+    """Through each of the sites where a list is used, or as it stands when there are none (None)."""
+    return [()] if sites is None else [(site,) for site in sites]
+
+
+def is_device_flags_name(name: str) -> bool:
+    """`nvcc_flags`, `NVCC_FLAGS`, `nvcc_args_layer_norm`, `extra_nvcc_flags`, `cuda_flags`, `extra_cuda_cflags`,
+    `cuda_compile_args`; not a ROCm one (`hipcc_flags`, `nvcc_flags_rocm`)."""
+    words = name_words(name)
+    if not words or _ROCM_WORDS.intersection(words) or not _FLAG_WORDS.intersection(words):
+        return False
+    if _NVCC in words:
+        return True
+    return words[-2:-1] == ("cuda",) or words[-3:-1] == ("cuda", "compile")
+
+
+def flag_strings(ctx: PythonContext, flags: DeviceFlags) -> list[Item[cst.BaseExpression]]:
+    """Every string literal a flag list may hold (`lists.list_items`, through `"nvcc"` entries and local
+    helpers that are not ROCm's), with the whole path it took to gate on."""
+    found: list[Item[cst.BaseExpression]] = []
+    for source in flags.sources:
+        items = list_items(ctx, source, lambda node: _flag_leaves(ctx, node), _passes_flags)
+        found += [(literal, (*flags.path, *path)) for literal, path in items]
+    return found
+
+
+def _flag_leaves(ctx: PythonContext, node: cst.BaseExpression) -> list[cst.BaseExpression] | Through | None:
+    if isinstance(node, _STRINGS):
+        return [node]
+    if isinstance(node, cst.Dict):
+        nvcc = ctx.semantic.dict_entries(node).get(_NVCC)
+    elif isinstance(node, cst.Call) and ctx.qualified_name(node.func) == "dict":
+        keyword = ctx.semantic.keyword(node, _NVCC)
+        nvcc = keyword.value if keyword is not None else None
+    else:
+        return None
+    return Through((nvcc,)) if nvcc is not None else []
+
+
+def _passes_flags(helper: cst.FunctionDef) -> bool:
+    """A local helper passes its flags on unless it is ROCm's (`hipify_flags(...)`)."""
+    return not _ROCM_WORDS.intersection(name_words(helper.name.value))
