@@ -7,11 +7,12 @@ import libcst as cst
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.fixes import gate_statement
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.values import Follow
 from rocmlint.rule import Invalid, Rule, Valid
 
 _PLAN_CACHE = "torch.backends.cuda.cufft_plan_cache"
-# Enough to see through `cache = torch.backends.cuda.cufft_plan_cache[0]` chains without looping.
-_MAX_ALIAS_DEPTH = 4
+# A device's entry (`cache[0]`) and names assigned once; a conditional alias is not followed.
+_THROUGH_ALIASES = Follow(arms=False, subscripts=True)
 
 
 class CufftPlanCache(Rule):
@@ -89,22 +90,12 @@ _FIX = "Set the plan cache size only when not on ROCm"
 
 def _is_plan_cache(owner: cst.BaseExpression, ctx: PythonContext) -> bool:
     """Whether `owner` is the cuFFT plan cache or one device's entry of it (`...cufft_plan_cache[i]`),
-    directly or through a name assigned once."""
-    current: cst.BaseExpression | None = owner
-    for _ in range(_MAX_ALIAS_DEPTH):
-        if current is None:
-            return False
-        if isinstance(current, cst.Subscript):
-            current = current.value
-        if ctx.qualified_name(current) == _PLAN_CACHE:
-            return True
-        if not isinstance(current, cst.Name):
-            return False
-        followed = ctx.single_value(current)
-        if followed is current:
-            return False
-        current = followed
-    return False
+    directly or through names assigned once."""
+
+    def visit(expr: cst.BaseExpression) -> list[bool] | None:
+        return [True] if ctx.qualified_name(expr) == _PLAN_CACHE else None
+
+    return any(ctx.values.trace(owner, visit, _THROUGH_ALIASES))
 
 
 def _message() -> str:

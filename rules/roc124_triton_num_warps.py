@@ -7,6 +7,7 @@ import libcst as cst
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import deciding_tests, last_name, report_site
+from rocmlint.python.semantic import MAX_HOPS
 from rocmlint.rule import Invalid, Rule, Valid
 
 # 16 warps x 64 lanes = 1024 threads, the per-block limit of AMD GPUs.
@@ -15,8 +16,6 @@ _CONFIG_CLASSES = frozenset(
     {"triton.Config", "triton.runtime.Config", "triton.runtime.autotuner.Config", "helion.Config"}
 )
 _AUTOTUNERS = frozenset({"triton.autotune", "triton.runtime.autotune", "triton.runtime.autotuner.autotune"})
-# How many hops (a variable, a def's result) a config list is followed forward to where it is pruned.
-_MAX_FLOW_DEPTH = 3
 _VENDOR_TEST_FORMS = (cst.Name, cst.Attribute, cst.Call, cst.Comparison)
 
 
@@ -122,7 +121,7 @@ def _flows_away_from_rocm(expr: cst.CSTNode, ctx: PythonContext, depth: int) -> 
     """Whether the config list holding `expr` is pruned for ROCm or only used on NVIDIA: passed to a call
     that prunes it, read in ROCm-only code (pruning it), or every read of it (every call of the def
     returning it) gated away from ROCm or flowing into pruning."""
-    destination = ctx.values.destination(expr) if depth <= _MAX_FLOW_DEPTH else None
+    destination = ctx.values.destination(expr) if depth <= MAX_HOPS else None
     if destination is None:
         return False
     if destination.call is not None and destination.argument is not None:

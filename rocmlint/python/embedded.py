@@ -23,6 +23,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from rocmlint.python.semantic import Semantic
+from rocmlint.python.values import Follow, Values
 from rocmlint.source import SourceFile
 
 # Qualified name of the JIT entry point -> (positional index, keyword) of each argument holding CUDA text.
@@ -36,7 +37,8 @@ JIT_SOURCES: dict[str, tuple[tuple[int | None, str], ...]] = {
     "torch.cuda.jiterator._create_multi_output_jit_fn": ((0, "code_string"),),
 }
 TRIGGERS = (b"load_inline", b"RawKernel", b"RawModule", b"ElementwiseKernel", b"ReductionKernel", b"jiterator")
-_MAX_NAME_HOPS = 4
+# A list or tuple of sources gives one source per element; a conditional is not followed.
+_SOURCES = Follow(arms=False, elements=True)
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,8 @@ class ScanContext(Protocol):
 
     def qualified_name(self, node: cst.CSTNode) -> str | None: ...
 
-    def single_value(self, node: cst.CSTNode) -> cst.BaseExpression | None: ...
+    @property
+    def values(self) -> Values: ...
 
     def code_range(self, node: cst.CSTNode) -> CodeRange: ...
 
@@ -109,20 +112,15 @@ def _source_arguments(call: cst.Call, ctx: ScanContext) -> Iterator[cst.BaseExpr
             yield chosen
 
 
-def _literal_groups(node: cst.BaseExpression, ctx: ScanContext, hops: int = 0) -> Iterator[list[cst.SimpleString]]:
-    """Groups of literals that form one source each (a list of sources gives several groups)."""
-    if isinstance(node, (cst.List, cst.Tuple)):
-        for element in node.elements:
-            yield from _literal_groups(element.value, ctx, hops)
-        return
-    if isinstance(node, cst.Name) and hops < _MAX_NAME_HOPS:
-        value = ctx.single_value(node)
-        if value is not None and value is not node:
-            yield from _literal_groups(value, ctx, hops + 1)
-        return
-    literals = _concatenated(node)
-    if literals:
-        yield literals
+def _literal_groups(node: cst.BaseExpression, ctx: ScanContext) -> list[list[cst.SimpleString]]:
+    """Groups of literals that form one source each (a list of sources gives several groups), through names
+    assigned once."""
+
+    def visit(expr: cst.BaseExpression) -> list[list[cst.SimpleString]] | None:
+        literals = _concatenated(expr)
+        return [literals] if literals else None
+
+    return ctx.values.trace(node, visit, _SOURCES)
 
 
 def _concatenated(node: cst.BaseExpression) -> list[cst.SimpleString]:

@@ -30,12 +30,10 @@ import libcst as cst
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import PROCESS_RUNNERS, is_looked_for, last_name
 from rocmlint.python.lists import ADDING_METHODS
+from rocmlint.python.semantic import MAX_HOPS
 
 T = TypeVar("T")
 Visit = Callable[[cst.CSTNode], "Sequence[T] | None"]
-# How many variables a value is followed through (`ARCHS` -> `for a in ARCHS` -> `f"{a}"`). Identifier
-# matching fans out at every hop (each read may be another variable's value), so the walk stays short.
-MAX_HOPS = 3
 _ASSIGNMENTS = (cst.Assign, cst.AnnAssign, cst.AugAssign)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 

@@ -13,6 +13,9 @@ from rocmlint.python.tree import children
 # The one depth policy of the Python front end: how many steps (a name, an arm, an operand, an element)
 # the value tracer (values.py) and this model's own lookups (qualified names, single values) follow.
 MAX_DEPTH = 8
+# Forward, where a value goes (flow.py, `Values.destination` walks): how many variables it is followed
+# through. Each read may be another variable's value, so the walk fans out and stays short.
+MAX_HOPS = 3
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 # Bodies that run later, in a scope of their own (what a loop variable holds there is not known).
