@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from rocmlint.cuda.frontend import Anchors, ByteSpan, CudaContext, Node
-from rocmlint.cuda.hip_gaps import ASM_STATEMENT, asm_template, ptx_in
+from rocmlint.cuda.frontend import Anchors, CudaContext, Node
+from rocmlint.cuda.hip_gaps import asm_template, macro_asm_template, ptx_in
 from rocmlint.cuda.preprocessor import Define
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -97,15 +97,9 @@ class InlinePtx(Rule):
             ctx.report(node, _message(*found))
 
     def visit_define(self, define: Define, ctx: CudaContext) -> None:
-        # Macro bodies are not parsed by tree-sitter: read the asm template from the replacement text.
-        if "asm" not in define.value:
-            return
-        match = ASM_STATEMENT.search(define.value)
-        if match is None:
-            return
-        # A macro body is expanded where it is used: any string macro of the file may complete it.
-        end = ByteSpan(len(ctx.content), len(ctx.content))
-        found = ptx_in(asm_template(ctx, define.value[match.end() :], end))
+        # Macro bodies are not parsed by tree-sitter: the front end reads the asm template from the text.
+        template = macro_asm_template(ctx, define)
+        found = ptx_in(template) if template is not None else None
         if found is not None:
             ctx.report(define.directive, _message(*found))
 

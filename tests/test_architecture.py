@@ -265,6 +265,20 @@ def _imports_from(tmp_path: Path, files: Mapping[str, str]) -> list[Import]:
     return [Import(f.importer, f.imported, REPOSITORY / "tests" / "x.py", f.line) for f in all_imports(modules)]
 
 
+# A rule keeps what is about its hazard; what is generic belongs to a front end (docs/writing-rules.md).
+MAX_RULE_MODULE_LINES = 400
+
+
+def test_rule_modules_stay_small() -> None:
+    """Each rule module, its doc and examples included, fits in MAX_RULE_MODULE_LINES: a larger one holds
+    an analysis other rules could share, which goes to the front end with its own tests."""
+    sizes = {
+        path.name: len(path.read_text(encoding="utf-8").splitlines()) for path in (REPOSITORY / "rules").glob("roc*.py")
+    }
+    assert sizes
+    assert {name: lines for name, lines in sizes.items() if lines > MAX_RULE_MODULE_LINES} == {}
+
+
 def test_a_function_local_import_of_the_registry_by_a_front_end_is_caught(tmp_path: Path) -> None:
     found = _imports_from(
         tmp_path,

@@ -11,7 +11,7 @@ import pytest
 from rocmlint.cuda import syntax, warp
 from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import CudaContext, CudaOptions, Node
-from rocmlint.cuda.hip_gaps import asm_template, ptx_in
+from rocmlint.cuda.hip_gaps import asm_template, macro_asm_template, ptx_in
 from rocmlint.cuda.preprocessor import VendorMacros, analyse, parse_int
 from rocmlint.cuda.trace import MAX_TRACE_DEPTH, START, Trace
 from rocmlint.cuda.values import constant_value, initialiser, macro_value
@@ -243,6 +243,23 @@ def test_asm_template_expands_string_macros() -> None:
     asm = node_at(ctx, "asm(", "gnu_asm_expression")
     template = asm_template(ctx, ctx.text(asm), asm)
     assert "%%laneid" in template and ptx_in(template) == ("%%laneid", "laneid")
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        pytest.param('asm volatile("bar.sync 0;")', "bar.sync 0;", id="asm-volatile"),
+        # The literals written, then the string macros they name (enough to recognise the instruction).
+        pytest.param('__asm__ __volatile__(PREFIX ".u32 %0;" : "=r"(r))', ".u32 %0; =r ld.global", id="string-macro"),
+        pytest.param("do { x = 1; } while (0)", None, id="no-asm"),
+        pytest.param("asm_helper(x)", None, id="asm-word-only"),
+    ],
+)
+def test_macro_asm_template(body: str, expected: str | None) -> None:
+    """The asm template of a macro body, completed by the file's string macros (the body expands later)."""
+    ctx = context(f'#define PREFIX "ld.global"\n#define BODY(r) {body}\nint anchor;\n')
+    define = ctx.preprocessor.defines["BODY"][0]
+    assert macro_asm_template(ctx, define) == expected
 
 
 def test_qualified_segments_drop_template_arguments() -> None:

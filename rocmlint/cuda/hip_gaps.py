@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass
 from functools import cache, cached_property
 
-from rocmlint.cuda.frontend import CudaContext, Span
+from rocmlint.cuda.frontend import ByteSpan, CudaContext, Span
 from rocmlint.cuda.masks import sync_call_in_macro
+from rocmlint.cuda.preprocessor import Define
 from rocmlint.data import load
 
 _LIBRARY_NAMES = {
@@ -248,6 +249,16 @@ def asm_template(ctx: CudaContext, text: str, where: Span) -> str:
     return " ".join(pieces)
 
 
+def macro_asm_template(ctx: CudaContext, define: Define) -> str | None:
+    """The assembly text of the asm statement in a macro body, None when it has none. The body is expanded
+    where the macro is used, so any string macro of the file may complete it."""
+    match = ASM_STATEMENT.search(define.value) if "asm" in define.value else None
+    if match is None:
+        return None
+    end_of_file = ByteSpan(len(ctx.content), len(ctx.content))
+    return asm_template(ctx, define.value[match.end() :], end_of_file)
+
+
 def ptx_in(template: str) -> tuple[str, str] | None:
     """(the PTX found, its instruction or register name) in an assembly template, or None for text that is
     not recognisably PTX."""
@@ -336,6 +347,7 @@ __all__ = [
     "asm_template",
     "is_cuda_fp8_name",
     "lacking_on_hip",
+    "macro_asm_template",
     "no_hip_equivalents",
     "ptx_in",
     "string_contents",
