@@ -2,38 +2,10 @@
 
 from __future__ import annotations
 
-from functools import cache
-
 from rocmlint.cuda.frontend import CudaContext, Node
-from rocmlint.data import load
+from rocmlint.cuda.hip_gaps import LIBRARY_NAMES, api_map
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
-
-_LIBRARY_NAMES = {
-    "runtime": "CUDA runtime",
-    "driver": "CUDA driver",
-    "complex": "cuComplex",
-    "rtc": "NVRTC",
-    "blas": "cuBLAS",
-    "rand": "cuRAND",
-    "fft": "cuFFT",
-    "sparse": "cuSPARSE",
-    "solver": "cuSOLVER",
-}
-
-
-@cache
-def api_map() -> dict[str, tuple[str, str]]:
-    """CUDA function -> (HIP function, library), expanded from `cuda_api.toml` (HIPIFY's tables)."""
-    mapping: dict[str, tuple[str, str]] = {}
-    for library, table in load("cuda_api").items():
-        cuda_prefix, hip_prefix = table["cuda_prefix"], table["hip_prefix"]
-        skip = len(cuda_prefix)
-        for name in table["same_suffix"]:
-            mapping[name] = (hip_prefix + name[skip:], library)
-        for name, hip in table.get("renamed", {}).items():
-            mapping[name] = (hip, library)
-    return mapping
 
 
 class CudaApiCall(Rule):
@@ -105,7 +77,7 @@ class CudaApiCall(Rule):
         hip, library = hit
         ctx.report(
             node,
-            f"`{name.lstrip(':')}` ({_LIBRARY_NAMES[library]} API) is `{hip}` in HIP; hipify renames it, hand-written HIP code must",
+            f"`{name.lstrip(':')}` ({LIBRARY_NAMES[library]} API) is `{hip}` in HIP; hipify renames it, hand-written HIP code must",
         )
 
 

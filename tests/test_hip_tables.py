@@ -262,7 +262,7 @@ def test_checked_in_tables_name_their_source() -> None:
 
 
 def test_api_table_sanity() -> None:
-    from rocmlint.rules.roc216_cuda_api_call import api_map
+    from rocmlint.cuda.hip_gaps import api_map
 
     mapping = api_map()
     assert mapping["cudaMalloc"] == ("hipMalloc", "runtime")

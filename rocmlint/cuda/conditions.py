@@ -24,7 +24,7 @@ from functools import cache
 
 from rocmlint.cuda.frontend import ByteSpan, CudaContext
 from rocmlint.cuda.hip_gaps import lacking_on_hip
-from rocmlint.cuda.preprocessor import Directive, VendorMacros, names_in
+from rocmlint.cuda.preprocessor import CUDA_VERSION_MACROS, Directive, VendorMacros, names_in
 from rocmlint.diagnostics import Edit, Fix
 from rocmlint.rule import Rule
 from rocmlint.vendor import Branch
@@ -36,17 +36,6 @@ _ARMS = frozenset({"elif", "elifdef", "elifndef", "else"})
 # (hipRTC's macro, and the deprecated platform macros that ROC215 reports on its own).
 _HIP_AWARE = frozenset({"__HIPCC_RTC__", "__HCC__", "HIP_PLATFORM_HCC", "__HIP_PLATFORM_HCC__"})
 
-# Version macros of the CUDA toolkit and of nvcc (ROC207); HIP-Clang defines none of them.
-CUDA_VERSION_MACROS = frozenset(
-    {
-        "CUDA_VERSION",
-        "CUDART_VERSION",
-        "__CUDACC_VER_MAJOR__",
-        "__CUDACC_VER_MINOR__",
-        "__CUDACC_VER_BUILD__",
-        "__CUDA_API_VERSION",
-    }
-)
 # Safe condition rewrites (ROC213, ROC214): each test gains the HIP macro that is defined exactly when it
 # would be on NVIDIA. `__HIP_DEVICE_COMPILE__` is undefined on NVIDIA, or (HIP headers on NVIDIA,
 # `hip_common.h`) defined exactly when `__CUDA_ARCH__` is; `__HIPCC__` is undefined on NVIDIA, or defined

@@ -18,10 +18,12 @@ from rocmlint.cuda.masks import sync_call_in_macro
 from rocmlint.cuda.preprocessor import Define
 from rocmlint.data import load
 
-_LIBRARY_NAMES = {
+# How messages name each library of the CUDA API tables (rocmlint/data/cuda_api.toml, no_hip_equivalent.toml).
+LIBRARY_NAMES = {
     "runtime": "CUDA runtime",
     "driver": "CUDA driver",
     "device": "CUDA device",
+    "complex": "cuComplex",
     "rtc": "NVRTC",
     "blas": "cuBLAS",
     "rand": "cuRAND",
@@ -63,12 +65,26 @@ class NoHipEquivalents:
 
 
 @cache
+def api_map() -> dict[str, tuple[str, str]]:
+    """CUDA function -> (HIP function, library), expanded from `cuda_api.toml` (HIPIFY's tables)."""
+    mapping: dict[str, tuple[str, str]] = {}
+    for library, table in load("cuda_api").items():
+        cuda_prefix, hip_prefix = table["cuda_prefix"], table["hip_prefix"]
+        skip = len(cuda_prefix)
+        for name in table["same_suffix"]:
+            mapping[name] = (hip_prefix + name[skip:], library)
+        for name, hip in table.get("renamed", {}).items():
+            mapping[name] = (hip, library)
+    return mapping
+
+
+@cache
 def no_hip_equivalents() -> NoHipEquivalents:
     data = load("no_hip_equivalent")
     reasons: dict[str, str] = data["reasons"]
     names = {name: reasons[reason] for name, reason in data["names"].items()}
     for library, listed in data["hipify"].items():
-        reason = f"{_LIBRARY_NAMES.get(library, library)} API without a HIP equivalent (HIPIFY lists no HIP name)"
+        reason = f"{LIBRARY_NAMES.get(library, library)} API without a HIP equivalent (HIPIFY lists no HIP name)"
         for name in listed:
             names.setdefault(name, reason)
     return NoHipEquivalents(
@@ -343,7 +359,9 @@ __all__ = [
     "CUTLASS_HEADER",
     "FP8_HEADERS",
     "FP8_INTERPRETATIONS",
+    "LIBRARY_NAMES",
     "NoHipEquivalents",
+    "api_map",
     "asm_template",
     "is_cuda_fp8_name",
     "lacking_on_hip",

@@ -35,20 +35,25 @@ ROCM_VERSION_MACROS = frozenset(
         "ROCM_VERSION_MINOR",
     }
 )
-# Never defined by HIP-Clang: a ROCm build sees them undefined (value 0 in arithmetic).
-NVIDIA_MACROS = frozenset(
+# Version macros of the CUDA toolkit and of nvcc (`#if CUDA_VERSION >= 12000`, ROC207).
+CUDA_VERSION_MACROS = frozenset(
     {
-        "__NVCC__",
-        "__CUDA_ARCH__",
-        "__CUDA_ARCH_LIST__",
-        "__HIP_PLATFORM_NVIDIA__",
-        "__HIP_PLATFORM_NVCC__",
         "CUDA_VERSION",
         "CUDART_VERSION",
         "__CUDACC_VER_MAJOR__",
         "__CUDACC_VER_MINOR__",
         "__CUDACC_VER_BUILD__",
         "__CUDA_API_VERSION",
+    }
+)
+# Never defined by HIP-Clang: a ROCm build sees them undefined (value 0 in arithmetic).
+NVIDIA_MACROS = CUDA_VERSION_MACROS | frozenset(
+    {
+        "__NVCC__",
+        "__CUDA_ARCH__",
+        "__CUDA_ARCH_LIST__",
+        "__HIP_PLATFORM_NVIDIA__",
+        "__HIP_PLATFORM_NVCC__",
         "CUDNN_VERSION",
         "__CUDA_ARCH_FEAT_SM90_ALL",
         "CUBLAS_VERSION",
