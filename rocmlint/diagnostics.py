@@ -24,10 +24,12 @@ class Applicability(str, enum.Enum):
 
 
 class FixAvailability(str, enum.Enum):
-    """What a rule promises about fixes (per RULES.md's `fix` column), checked against its examples' fixes.
+    """What a rule promises about its fixes (the `fix` column of `rocmlint rules` and docs/rules/),
+    checked against the fixes its INVALID examples produce (tests/test_rule_examples.py).
 
-    `sometimes` (ruff's `FixAvailability::Sometimes`): the rule emits safe fixes for some forms and
-    unsafe ones for others (its doc's "Fix safety" section says which).
+    `safe` and `unsafe`: every fix the rule emits has that applicability (a form it cannot fix gets
+    none). `sometimes` (as ruff's `FixAvailability::Sometimes`, by applicability here): safe fixes for
+    some forms and unsafe ones for others, its doc's "Fix safety" section says which. `none`: no fix.
     """
 
     SAFE = "safe"

@@ -21,7 +21,6 @@ from types import ModuleType
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import DOCS_URL, Rule
 
-CODE_RE = re.compile(r"^ROC\d{3}$")
 SELECTOR_RE = re.compile(r"^(ALL|ROC\d{0,3})$")
 INDEX_FILE = Path(__file__).with_name("rule_index.py")
 REGENERATE = "python -m rocmlint.docs"

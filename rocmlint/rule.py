@@ -57,6 +57,8 @@ class Invalid:
     path: str | None = None  # defaults to example.py or example.cu by the rule's language
 
     def __post_init__(self) -> None:
+        if self.no_fix and self.fixed is not None:
+            raise ValueError("an example with no_fix=True has no fixed file")
         object.__setattr__(self, "code", example_text(self.code))
         if self.fixed is not None:
             object.__setattr__(self, "fixed", example_text(self.fixed))

@@ -12,8 +12,8 @@ from rocmlint.python.lexical import STRING_OR_COMMENT
 from rocmlint.source import SourceFile
 
 _CODES = r"(?P<codes>[A-Za-z]+[0-9]+(?:\s*,?\s*[A-Za-z]+[0-9]+)*)"
-# `noqa` right after a comment marker (`# noqa`, `#noqa`, `// NOQA`), as ruff and flake8 read it: a comment
-# that merely mentions the word ("# this is not a noqa") is no directive.
+# The word right after a comment marker (a hash or `//`, with or without a space, any case), as ruff and
+# flake8 read it: a comment that merely mentions the word further on is no directive.
 _NOQA_TEXT = re.compile("noqa", re.IGNORECASE)
 _LINE_NOQA = re.compile(r"(?:#|//|/\*)\s*noqa(?![^\s:#*])(?:\s*:\s*" + _CODES + r")?", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"^\s*rocmlint\s*:\s*noqa(?::\s*" + _CODES + r")?", re.IGNORECASE)

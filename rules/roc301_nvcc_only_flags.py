@@ -103,13 +103,10 @@ class NvccOnlyFlags(Rule):
     trigger_pattern = _TRIGGER_PATTERN
 
     def __init__(self) -> None:
-        self._ctx: PythonContext | None = None
-        self._reported: set[cst.CSTNode] = set()  # the literals reported in this file
+        self._reported: set[cst.CSTNode] = set()  # the literals reported in this file (one instance per file)
 
     def _check(self, node: cst.CSTNode, ctx: PythonContext) -> None:
         """Report the nvcc-only literals of the device-compiler flag lists `node` defines."""
-        if self._ctx is not ctx:
-            self._ctx, self._reported = ctx, set()
         for flags in device_flags(ctx, node):
             for literal, path in flag_strings(ctx, flags):
                 self._report(literal, path, ctx, flags.hipified)

@@ -116,8 +116,7 @@ class CudaHomeRequired(Rule):
     triggers = (b"CUDA_HOME", b"cuda_home", b"nvcc")
 
     def __init__(self) -> None:
-        self._ctx: PythonContext | None = None
-        self._reported: set[cst.CSTNode] = set()
+        self._reported: set[cst.CSTNode] = set()  # one instance per file
 
     # --- requirement sites ---------------------------------------------------------------------------
     def visit_Raise(self, node: cst.Raise, ctx: PythonContext) -> None:
@@ -147,8 +146,6 @@ class CudaHomeRequired(Rule):
     def _check(self, requirement: _Requirement, ctx: PythonContext) -> None:
         """Report a requirement that runs at import time on ROCm: where it stands at module level, else at
         the module-level calls of the function that holds it."""
-        if self._ctx is not ctx:
-            self._ctx, self._reported = ctx, set()
 
         def harmless(site: cst.CSTNode) -> bool:
             return handled_by_try(ctx, site, requirement.errors) or _cuda_guarded(site, ctx)

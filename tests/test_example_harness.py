@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
+from rocmlint.diagnostics import FixAvailability
 from rocmlint.registry import rule_by_code
 from rocmlint.rule import Invalid, Rule, Valid, example_text
-from rocmlint.testing import check_invalid, check_valid
+from rocmlint.testing import check_invalid, check_valid, fix_availability_seen
 
 ROC101 = rule_by_code("ROC101")
 assert ROC101 is not None
@@ -39,8 +42,10 @@ def test_a_moved_column_fails() -> None:
 
 def test_a_missing_or_extra_diagnostic_fails() -> None:
     twice = dataclasses.replace(FIXED_EXAMPLE, expect=FIXED_EXAMPLE.expect * 2)
-    assert check_invalid(RULE, twice)
-    assert check_invalid(RULE, Invalid(RULE.valid[0].code, expect=("1:1-1:2",)))
+    (extra,) = check_invalid(RULE, twice)
+    assert extra.startswith("expected 2 diagnostic(s)")
+    (missing,) = check_invalid(RULE, Invalid(RULE.valid[0].code, expect=("1:1-1:2",)))
+    assert missing.startswith("expected 1 diagnostic(s) at 1:1-1:2; got nothing")
 
 
 def test_a_wrong_fixed_file_fails() -> None:
@@ -53,6 +58,16 @@ def test_a_wrong_fixed_file_fails() -> None:
 def test_a_valid_example_that_is_reported_fails() -> None:
     (problem,) = check_valid(RULE, Valid(FIXED_EXAMPLE.code))
     assert problem.startswith(f"ROC101 reported {FIXED_EXAMPLE.expect[0]}:")
+
+
+def test_a_declared_availability_the_examples_do_not_show_fails() -> None:
+    declared_none = type("DeclaresNoFix", (RULE,), {"fix_availability": FixAvailability.NONE})
+    assert fix_availability_seen(declared_none) is FixAvailability.SAFE  # what test_rule_examples compares
+
+
+def test_no_fix_and_a_fixed_file_contradict() -> None:
+    with pytest.raises(ValueError, match="no_fix"):
+        Invalid("x\n", expect=("1:1-1:2",), no_fix=True, fixed="y\n")
 
 
 def test_a_malformed_expect_fails() -> None:

@@ -273,7 +273,7 @@ class RocmlintServer(LanguageServer):
 
 
 def document_language(document: TextDocument) -> str | None:
-    """ "python" or "cuda" from the file name, else from the editor's language id."""
+    """The document's language ("python" or "cuda"): from the file name, else from the editor's language id."""
     path = _file_path(document)
     language = language_of(path.name) if path else None
     return language or _LANGUAGE_IDS.get(document.language_id or "")

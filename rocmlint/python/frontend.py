@@ -247,9 +247,6 @@ class PythonContext:
     def string_value(self, node: cst.CSTNode) -> str | None:
         return self.semantic.string_value(node)
 
-    def int_value(self, node: cst.CSTNode) -> int | None:
-        return self.semantic.int_value(node)
-
     def single_value(self, node: cst.CSTNode) -> cst.BaseExpression | None:
         return self.semantic.single_value(node)
 

@@ -659,11 +659,6 @@ class GateAnalyzer:
         return False
 
 
-def binding_is_import(semantic: Semantic, name: cst.Name) -> bool:
-    binding = semantic.lookup(name.value, name)
-    return binding is not None and binding.kind == "import"
-
-
 def _handles_import_error(handler: cst.ExceptHandler) -> bool:
     if handler.type is None:
         return True

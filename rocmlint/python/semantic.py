@@ -424,12 +424,6 @@ class Semantic:
                     entries[arg.keyword.value] = arg.value
         return entries
 
-    def int_value(self, node: cst.CSTNode) -> int | None:
-        value = self.single_value(node)
-        if isinstance(value, cst.Integer):
-            return int(value.evaluated_value)
-        return None
-
     def keyword(self, call: cst.Call, name: str) -> cst.Arg | None:
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value == name:
