@@ -61,7 +61,7 @@ class ReduceOverheadCompile(Rule):
 
     @staticmethod
     def _check_mode(reported: cst.CSTNode, value: cst.CSTNode, ctx: PythonContext) -> None:
-        for string, literal in ctx.semantic.string_sources(value):
+        for string, literal in ctx.values.string_sources(value):
             if string == "reduce-overhead":
                 ctx.report(reported, _message(), gate_on=(literal,), fix=_fix(literal, ctx))
 

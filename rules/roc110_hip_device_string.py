@@ -140,7 +140,7 @@ def _device_literals(
     """The HIP device-string literals `expr` may evaluate to (names assigned once, both arms of a
     conditional expression, f-strings and `+`/`%` built from a `"hip:"` prefix)."""
     found: list[cst.BaseExpression] = []
-    for arm in ctx.semantic.value_arms(expr, follow_names=follow_names):
+    for arm in ctx.values.arms(expr, follow_names=follow_names):
         literal = _hip_device_literal(arm, ctx)
         if literal is not None:
             found.append(literal)
@@ -170,7 +170,7 @@ def _chooses_hip_or_cuda(value: cst.CSTNode, ctx: PythonContext) -> bool:
     """A conditional expression with a HIP device string in one arm and a CUDA one in another."""
     if not isinstance(value, cst.IfExp):
         return False
-    strings = [ctx.string_value(arm) for arm in ctx.semantic.value_arms(value, follow_names=False)]
+    strings = [ctx.string_value(arm) for arm in ctx.values.arms(value, follow_names=False)]
     return any(s is not None and _CUDA_STRING.fullmatch(s) for s in strings) and any(
         s is not None and _DEVICE_STRING.fullmatch(s) for s in strings
     )

@@ -132,7 +132,7 @@ def _target_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNo
 
 
 def _nvidia_regexes(pattern: cst.CSTNode, ctx: PythonContext) -> list[cst.CSTNode]:
-    sources = ctx.semantic.string_sources(pattern)
+    sources = ctx.values.string_sources(pattern)
     return [literal for string, literal in sources if any(prefix in string for prefix in _NVIDIA_PREFIXES)]
 
 

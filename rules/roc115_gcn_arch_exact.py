@@ -140,7 +140,7 @@ def _is_bare_gfx(string: str) -> bool:
 
 
 def _bare_gfx_strings(expr: cst.CSTNode, ctx: PythonContext) -> bool:
-    return any(_is_bare_gfx(string) for string, _ in ctx.semantic.string_sources(expr))
+    return any(_is_bare_gfx(string) for string, _ in ctx.values.string_sources(expr))
 
 
 def _collection_has_bare_gfx(expr: cst.BaseExpression, ctx: PythonContext) -> bool:

@@ -81,7 +81,7 @@ class DistBackend(Rule):
 def _check_backend(argument: cst.CSTNode, value: cst.BaseExpression, ctx: PythonContext) -> None:
     """Report each unsupported backend `value` may name (through names assigned once and both arms of
     conditional expressions), gated on the arm that names it."""
-    for arm in ctx.semantic.value_arms(value):
+    for arm in ctx.values.arms(value):
         for backend in backend_names(ctx, arm):
             if backend in _UNSUPPORTED:
                 ctx.report(report_site(ctx, arm, argument), _message(backend), gate_on=(arm,))

@@ -1538,7 +1538,7 @@ STRING_SOURCES = [
 @pytest.mark.parametrize(("code", "expected"), STRING_SOURCES)
 def test_string_sources(code: str, expected: list[str]) -> None:
     analyzed = analyze(code)
-    sources = analyzed.semantic.string_sources(analyzed.expression("x"))
+    sources = analyzed.context.values.string_sources(analyzed.expression("x"))
     assert [string for string, _ in sources] == expected
     for _, literal in sources:
         assert isinstance(literal, (cst.SimpleString, cst.ConcatenatedString))
@@ -1546,7 +1546,7 @@ def test_string_sources(code: str, expected: list[str]) -> None:
 
 def test_string_sources_literals_carry_their_own_gating() -> None:
     analyzed = analyze('import torch\nmode = "default" if torch.version.hip else "reduce-overhead"\nx = mode\n')
-    sources = dict(analyzed.semantic.string_sources(analyzed.expression("x")))
+    sources = dict(analyzed.context.values.string_sources(analyzed.expression("x")))
     assert analyzed.branch(sources["default"]) == ROCM_ONLY
     assert analyzed.branch(sources["reduce-overhead"]) == NVIDIA_ONLY
 
@@ -1591,7 +1591,7 @@ def test_expression_scopes_shadow_outer_names(code: str, shadowed: bool) -> None
     analyzed = analyze(code)
     call = next(n for n in analyzed.semantic.parents if isinstance(n, cst.Call) and n.func.value == "f")  # type: ignore[attr-defined]
     argument = call.args[0].value
-    sources = [string for string, _ in analyzed.semantic.string_sources(argument)]
+    sources = [string for string, _ in analyzed.context.values.string_sources(argument)]
     assert sources == ([] if shadowed else ["reduce-overhead"])
 
 

@@ -19,7 +19,7 @@ from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python import idioms
 from rocmlint.python.frontend import PythonContext, RuleOptions
 from rocmlint.python.gating import GateAnalyzer
-from rocmlint.python.semantic import Semantic
+from rocmlint.python.semantic import MAX_DEPTH, Semantic
 from rocmlint.python.tree import walk
 from rocmlint.rule import Rule
 from rocmlint.source import SourceFile
@@ -99,18 +99,19 @@ def parse(code: str) -> Snippet:
         ),
         pytest.param('B = "y"\nx = "a" if c else B\n', False, ['"a"', "B"], id="names-not-followed"),
         pytest.param("x = f(1)\n", True, ["f(1)"], id="plain-value"),
-        pytest.param('x = "a" if c else x\n', True, ['"a"'] * 8 + ['"a" if c else x'], id="self-reference-stops"),
+        # Each round costs two steps of the tracer's depth (the name, then the conditional).
+        pytest.param('x = "a" if c else x\n', True, ['"a"'] * (MAX_DEPTH // 2), id="self-reference-stops"),
     ],
 )
-def test_value_arms(code: str, follow_names: bool, expected: list[str]) -> None:
+def test_arms(code: str, follow_names: bool, expected: list[str]) -> None:
     snippet = parse(code)
-    arms = snippet.semantic.value_arms(snippet.value("x"), follow_names=follow_names)
+    arms = snippet.ctx.values.arms(snippet.value("x"), follow_names=follow_names)
     assert snippet.codes(arms) == expected
 
 
 def test_string_sources_of_a_self_referencing_name_terminate() -> None:
     snippet = parse('x = "mpi" if c else x\ny = x\n')
-    assert {string for string, _ in snippet.semantic.string_sources(snippet.value("y"))} == {"mpi"}
+    assert {string for string, _ in snippet.ctx.values.string_sources(snippet.value("y"))} == {"mpi"}
 
 
 @pytest.mark.parametrize(

@@ -166,9 +166,9 @@ def unpacked_keyword(ctx: PythonContext, call: cst.Call, keyword: str) -> list[t
 def rocm_arm(
     ctx: PythonContext, value: cst.BaseExpression, wanted: Callable[[cst.BaseExpression], bool]
 ) -> cst.BaseExpression | None:
-    """The first arm of `value` (`ctx.semantic.value_arms`) that is `wanted` and can run on ROCm: report
+    """The first arm of `value` (`ctx.values.arms`) that is `wanted` and can run on ROCm: report
     once per statement, gated on that arm (`True if torch.version.cuda else False` is no hazard)."""
-    for arm in ctx.semantic.value_arms(value):
+    for arm in ctx.values.arms(value):
         if wanted(arm) and not ctx.is_rocm_gated(arm):
             return arm
     return None

@@ -31,4 +31,4 @@ def library_names(ctx: PythonContext, expr: cst.CSTNode) -> list[tuple[str, cst.
     value = ctx.single_value(expr)
     if isinstance(value, cst.Call) and ctx.qualified_name(value.func) == _FIND_LIBRARY and value.args:
         return library_names(ctx, value.args[0].value)
-    return [(re.split(r"[\\/]", path)[-1], literal) for path, literal in ctx.semantic.string_sources(expr)]
+    return [(re.split(r"[\\/]", path)[-1], literal) for path, literal in ctx.values.string_sources(expr)]

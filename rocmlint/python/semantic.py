@@ -346,30 +346,6 @@ class Semantic:
             return left + right if left is not None and right is not None else None
         return self.string_value(node)
 
-    def value_arms(self, node: cst.CSTNode, *, follow_names: bool = True, _depth: int = 0) -> list[cst.BaseExpression]:
-        """Every expression `node` may evaluate to: both arms of each `a if c else b`, and (with
-        `follow_names`) what a name assigned once stands for. Each arm is its own node, so that a rule
-        can gate on it (`"x" if IS_ROCM else "y"`)."""
-        value = self.single_value(node) if follow_names else node
-        if not isinstance(value, cst.BaseExpression):
-            return []
-        if not isinstance(value, cst.IfExp) or _depth >= MAX_DEPTH:  # also stops `x = "a" if c else x`
-            return [value]
-        found: list[cst.BaseExpression] = []
-        for arm in (value.body, value.orelse):
-            found += self.value_arms(arm, follow_names=follow_names, _depth=_depth + 1)
-        return found
-
-    def string_sources(self, node: cst.CSTNode) -> list[tuple[str, cst.CSTNode]]:
-        """Every string an expression may evaluate to, with the literal it comes from: a literal, a name
-        assigned once, or either arm of a conditional expression."""
-        found: list[tuple[str, cst.CSTNode]] = []
-        for arm in self.value_arms(node):
-            string = self.string_value(arm)
-            if string is not None:
-                found.append((string, arm))
-        return found
-
     def unpacked_values(self, scope_node: ScopeNode, name: str) -> list[cst.BaseExpression | None]:
         """What `name` receives in one scope where the scope index keeps no value: for each tuple-target
         assignment (`major, minor = cap`) the matching element of a tuple value, else the whole value (a

@@ -74,7 +74,7 @@ def needles(ctx: PythonContext, expr: cst.BaseExpression) -> list[Needle]:
     resolved = ctx.single_value(expr)
     if isinstance(resolved, (cst.Tuple, cst.List)):
         return _element_needles(ctx, [element.value for element in resolved.elements], from_loop=False)
-    return [Needle(text, literal) for text, literal in ctx.semantic.string_sources(expr)]
+    return [Needle(text, literal) for text, literal in ctx.values.string_sources(expr)]
 
 
 def _loop_needles(ctx: PythonContext, name: cst.Name) -> list[Needle] | None:

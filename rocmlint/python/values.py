@@ -203,6 +203,34 @@ class Values:
         return return_values(function) if function is not None else []
 
     # --- texts ----------------------------------------------------------------------------------------
+    def arms(self, expr: cst.CSTNode, *, follow_names: bool = True) -> list[cst.BaseExpression]:
+        """Every expression `expr` may evaluate to, each arm of `a if c else b` its own node (so that a rule
+        can gate on it: `"x" if IS_ROCM else "y"`); with `follow_names`, through names assigned once (a name
+        that is not stays itself)."""
+
+        def visit(arm: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+            if isinstance(arm, cst.IfExp) or (follow_names and self._assigned_once(arm)):
+                return None
+            return [arm]
+
+        return self.trace(expr, visit) if isinstance(expr, cst.BaseExpression) else []
+
+    def string_sources(self, expr: cst.CSTNode) -> list[tuple[str, cst.CSTNode]]:
+        """Every string `expr` may be, with the literal it comes from (`arms`: names assigned once, both arms
+        of conditionals); only plain string literals (`texts` also reads f-strings and concatenations)."""
+        found: list[tuple[str, cst.CSTNode]] = []
+        for arm in self.arms(expr):
+            string = self.semantic.string_value(arm)
+            if string is not None:
+                found.append((string, arm))
+        return found
+
+    def _assigned_once(self, expr: cst.BaseExpression) -> bool:
+        if not isinstance(expr, cst.Name):
+            return False
+        binding = self.semantic.lookup(expr.value, expr)
+        return binding is not None and binding.single is not None
+
     def texts(self, expr: cst.BaseExpression) -> list[tuple[str, cst.CSTNode]]:
         """Every text `expr` may be, with the node it is written at: string literals, f-strings (a space for
         each field), their concatenations, through names assigned once, both arms of conditionals,
