@@ -38,10 +38,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+import rocmlint
 from rocmlint import __version__
 from rocmlint.config import Settings
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location, Severity
 from rocmlint.file_report import FileReport
+from rocmlint.registry import rules_package
 
 CACHE_DIR_NAME = ".rocmlint_cache"
 INDEX_NAME = "index.bin"
@@ -123,9 +125,6 @@ def code_fingerprint() -> str:
     """rocmlint's version plus the stat of every module and data file it runs (rules included), so an
     edited rule in a development checkout never serves results computed by its old code; plus the
     installed versions of the parsers."""
-    import rocmlint
-    from rocmlint.registry import rules_package
-
     digest = hashlib.blake2b(__version__.encode(), digest_size=16)
     folders = {Path(p) for p in rocmlint.__path__} | {Path(p) for p in rules_package().__path__}
     for folder in sorted(folders):

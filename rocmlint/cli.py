@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rocmlint import __version__
-from rocmlint.arguments import UsageError, codes, patterns, per_file_ignore
+from rocmlint.arguments import UsageError, add_configuration_options, add_selection_options, config_resolver, patterns
 from rocmlint.cache import Cache, cache_dir_for
 from rocmlint.cache import clean as clean_cache
 from rocmlint.collector import collection_paused
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from rocmlint.engine import Engine
 
 EXIT_CLEAN, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
+_CONFIG_HELP = "use this configuration file for every checked file"
+_ISOLATED_HELP = "ignore every configuration file"
 STDIN_NAME = "-"
 
 
@@ -48,20 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="check files and folders (default: .)")
     check.add_argument("paths", nargs="*", type=Path, help="files or folders; '-' reads stdin")
-    check.add_argument("--select", type=codes, help="rule codes or prefixes to enable (replaces the configured set)")
-    check.add_argument("--extend-select", type=codes, default=(), help="rule codes or prefixes to enable in addition")
-    check.add_argument("--ignore", type=codes, default=(), help="rule codes or prefixes to disable")
-    check.add_argument("--per-file-ignores", type=per_file_ignore, action="append", default=[], metavar="GLOB:CODES")
-    check.add_argument("--exclude", type=patterns, help="glob patterns to skip (replaces the configured list)")
-    check.add_argument("--extend-exclude", type=patterns, default=())
-    check.add_argument(
-        "--force-exclude", action="store_true", help="apply excludes to paths given on the command line too"
-    )
+    add_selection_options(check)
     check.add_argument("--output-format", choices=sorted(FORMATS), default="text")
     check.add_argument("--statistics", action="store_true", help="count diagnostics per rule instead of listing them")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when diagnostics are found")
-    check.add_argument("--config", type=Path, help="use this configuration file for every checked file")
-    check.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    add_configuration_options(check, _CONFIG_HELP, _ISOLATED_HELP)
     check.add_argument(
         "--stdin-filename", help="the name of the file read from stdin (decides its language and config)"
     )
@@ -88,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("paths", nargs="*", type=Path, help="files or folders (default: .)")
     verify.add_argument(
         "--offload-arch",
-        type=lambda v: tuple(a for a in v.split(",") if a),
+        type=patterns,
         default=(),
         help="AMD targets, e.g. gfx90a,gfx942 (default: config target-archs, else the GPUs found, else gfx90a)",
     )
@@ -102,8 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="git revision holding the originals for the NVIDIA identity check (default: HEAD)",
     )
     verify.add_argument("--output-format", choices=sorted(FORMATS), default="text")
-    verify.add_argument("--config", type=Path, help="use this configuration file")
-    verify.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    add_configuration_options(verify, "use this configuration file", _ISOLATED_HELP)
     verify.add_argument("-q", "--quiet", action="store_true", help="print diagnostics only, no summary")
 
     rule = commands.add_parser("rule", help="show a rule's documentation")
@@ -113,8 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
         "clean", help="remove the result cache (.rocmlint_cache/) that `check` run in FOLDER uses"
     )
     clean.add_argument("folder", nargs="?", type=Path, default=Path("."), help="where `check` was run (default: .)")
-    clean.add_argument("--config", type=Path, help="the configuration file `check --config` was given")
-    clean.add_argument("--isolated", action="store_true", help="the cache of `check --isolated`")
+    add_configuration_options(
+        clean, "the configuration file `check --config` was given", "the cache of `check --isolated`"
+    )
 
     rules = commands.add_parser("rules", help="list every rule")
     rules.add_argument("--output-format", choices=("text", "json"), default="text")
@@ -236,9 +229,7 @@ def _overrides(args: argparse.Namespace) -> Overrides:
 
 
 def _check(args: argparse.Namespace) -> int:
-    if args.config is not None and args.isolated:
-        raise UsageError("--config and --isolated cannot be used together")
-    resolver = ConfigResolver(_overrides(args), config_path=args.config, isolated=args.isolated)
+    resolver = config_resolver(args, _overrides(args))
     fixing = args.fix or args.fix_only or args.diff
     if _reads_stdin(args) and fixing:
         return _fix_stdin(args, _new_engine(), resolver)
@@ -391,9 +382,7 @@ def _verify(args: argparse.Namespace) -> int:
     # Imported here, as by --fix --verify: the toolchain machinery is no part of a plain check.
     from rocmlint.verify import Toolchain, VerifyOptions, compile_flags, git_original, verify_many, verify_summary
 
-    if args.config is not None and args.isolated:
-        raise UsageError("--config and --isolated cannot be used together")
-    resolver = ConfigResolver(Overrides(), config_path=args.config, isolated=args.isolated)
+    resolver = config_resolver(args, Overrides())
     candidates = [c for c in discover(args.paths or [Path(".")], resolver, _warn) if language_of(str(c.path)) == "cuda"]
     archs = args.offload_arch or (candidates[0].settings.target_archs if candidates else ())
     toolchain = Toolchain.detect(archs)
@@ -440,9 +429,9 @@ def _check_paths(args: argparse.Namespace, resolver: ConfigResolver) -> list[Fil
     with collection_paused():
         candidates = list(discover(paths, resolver, _warn))
         cache = None
-        if not getattr(args, "no_cache", False) and candidates:
+        if not args.no_cache and candidates:
             cache = Cache.open(_cache_dir(resolver), _warn)
-    jobs = getattr(args, "jobs", None) or default_jobs()
+    jobs = args.jobs or default_jobs()
     return check_candidates(candidates, jobs, cache, _warn)
 
 
@@ -453,9 +442,7 @@ def _cache_dir(resolver: ConfigResolver) -> Path:
 
 
 def _clean(args: argparse.Namespace) -> int:
-    if args.config is not None and args.isolated:
-        raise UsageError("--config and --isolated cannot be used together")
-    resolver = ConfigResolver(Overrides(), config_path=args.config, isolated=args.isolated, cwd=args.folder)
+    resolver = config_resolver(args, Overrides(), cwd=args.folder)
     folder = _cache_dir(resolver)
     try:
         removed = clean_cache(folder)

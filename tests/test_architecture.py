@@ -253,18 +253,6 @@ def test_the_table_mirrors_the_architecture_doc() -> None:
     assert missing == []
 
 
-# --- the checks themselves catch what they are for ----------------------------------------------------
-
-
-def _imports_from(tmp_path: Path, files: Mapping[str, str]) -> list[Import]:
-    modules: dict[str, Path] = {}
-    for name, text in files.items():
-        path = tmp_path / f"{name}.py"
-        path.write_text(text, encoding="utf-8")
-        modules[name] = path
-    return [Import(f.importer, f.imported, REPOSITORY / "tests" / "x.py", f.line) for f in all_imports(modules)]
-
-
 # A rule keeps what is about its hazard; what is generic belongs to a front end (docs/writing-rules.md).
 MAX_RULE_MODULE_LINES = 400
 
@@ -277,6 +265,18 @@ def test_rule_modules_stay_small() -> None:
     }
     assert sizes
     assert {name: lines for name, lines in sizes.items() if lines > MAX_RULE_MODULE_LINES} == {}
+
+
+# --- the checks themselves catch what they are for ----------------------------------------------------
+
+
+def _imports_from(tmp_path: Path, files: Mapping[str, str]) -> list[Import]:
+    modules: dict[str, Path] = {}
+    for name, text in files.items():
+        path = tmp_path / f"{name}.py"
+        path.write_text(text, encoding="utf-8")
+        modules[name] = path
+    return [Import(f.importer, f.imported, REPOSITORY / "tests" / "x.py", f.line) for f in all_imports(modules)]
 
 
 def test_a_function_local_import_of_the_registry_by_a_front_end_is_caught(tmp_path: Path) -> None:

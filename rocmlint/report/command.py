@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rocmlint.arguments import UsageError, codes, patterns, per_file_ignore
-from rocmlint.config import ConfigResolver, Overrides
+from rocmlint.arguments import UsageError, add_configuration_options, add_selection_options, config_resolver
+from rocmlint.config import Overrides
 
 if TYPE_CHECKING:
     from rocmlint.report.model import ReportModel
@@ -31,17 +31,10 @@ def add_parser(commands: Any) -> None:
         help="HTML: link findings here, e.g. 'https://github.com/org/repo/blob/main/{path}#L{line}'",
     )
     report.add_argument("--no-progress", action="store_true", help="no progress bar (it is drawn only on a terminal)")
-    report.add_argument("--select", type=codes, help="rule codes or prefixes to enable (replaces the configured set)")
-    report.add_argument("--extend-select", type=codes, default=(), help="rule codes or prefixes to enable in addition")
-    report.add_argument("--ignore", type=codes, default=(), help="rule codes or prefixes to disable")
-    report.add_argument("--per-file-ignores", type=per_file_ignore, action="append", default=[], metavar="GLOB:CODES")
-    report.add_argument("--exclude", type=patterns, help="glob patterns to skip (replaces the configured list)")
-    report.add_argument("--extend-exclude", type=patterns, default=())
-    report.add_argument(
-        "--force-exclude", action="store_true", help="apply excludes to paths given on the command line too"
+    add_selection_options(report)
+    add_configuration_options(
+        report, "use this configuration file for every checked file", "ignore every configuration file"
     )
-    report.add_argument("--config", type=Path, help="use this configuration file for every checked file")
-    report.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     report.add_argument("-v", "--verbose", action="store_true", help="print tracebacks of internal errors")
 
 
@@ -55,9 +48,7 @@ def run(args: argparse.Namespace, overrides: Overrides, warn: Warn) -> int:
     paths: list[Path] = args.paths or [Path(".")]
     if any(str(p) == "-" for p in paths):
         raise UsageError("report reads files and folders, not stdin")
-    if args.config is not None and args.isolated:
-        raise UsageError("--config and --isolated cannot be used together")
-    resolver = ConfigResolver(overrides, config_path=args.config, isolated=args.isolated)
+    resolver = config_resolver(args, overrides)
     result = collect(paths, resolver, warn, progress=False if args.no_progress else None)
     for file_report in result.reports:
         for message in file_report.warnings:
