@@ -10,6 +10,7 @@ docs/architecture.md.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -246,11 +247,16 @@ def test_front_ends_never_import_the_registry(imports: list[Import]) -> None:
     assert crossing == []
 
 
+def documented_layers(text: str) -> list[tuple[str, set[str]]]:
+    """The rows of the `| Layer | Modules | May import |` table in docs/architecture.md, top first."""
+    section = text.split("## Layers", 1)[1]
+    rows = [line.split("|")[1:-1] for line in section.splitlines() if line.startswith("| ")]
+    return [(cells[0].strip(), set(re.findall(r"`([^`]+)`", cells[1]))) for cells in rows[2:]]  # after the header
+
+
 def test_the_table_mirrors_the_architecture_doc() -> None:
-    text = ARCHITECTURE_DOC.read_text(encoding="utf-8")
-    missing = [name for name, _ in LAYERS if name not in text]
-    missing += [f"`{pattern}`" for _, patterns in LAYERS for pattern in patterns if f"`{pattern}`" not in text]
-    assert missing == []
+    documented = documented_layers(ARCHITECTURE_DOC.read_text(encoding="utf-8"))
+    assert documented == [(name, set(patterns)) for name, patterns in LAYERS]
 
 
 # A rule keeps what is about its hazard; what is generic belongs to a front end (docs/writing-rules.md).
