@@ -23,7 +23,7 @@ import pytest
 from conftest import HAZARD, require_tool, write_tree
 
 from rocmlint.engine import FileReport
-from rocmlint.report import markdown
+from rocmlint.report import html, markdown
 from rocmlint.report.facts import scan_bytes
 from rocmlint.report.model import build_model
 from rocmlint.report.progress import Progress, bar_line
@@ -208,6 +208,7 @@ def test_attached_fixes_are_counted_by_their_own_safety() -> None:
     assert model.fixability.by_rule == {"safe": 0, "unsafe": 0, "sometimes": 2, "none": 0}
     assert (model.fixability.attached_safe, model.fixability.attached_unsafe) == (1, 1)
     assert "2 from rules whose fix is safe for some forms only" in fix_summary(model)
+    assert '<div class="card"><b>2</b>fix safe for some forms</div>' in html.render(model)
 
 
 def test_facts_are_found_by_language() -> None:

@@ -164,10 +164,9 @@ def _header(model: ReportModel) -> str:
         (model.files_with_findings, "files with findings"),
         (fx.by_rule.get("safe", 0), "safely auto-fixable"),
         (fx.by_rule.get("unsafe", 0), "fix needs review"),
+        *([(fx.by_rule["sometimes"], "fix safe for some forms")] if fx.by_rule.get("sometimes", 0) else []),
         (fx.by_rule.get("none", 0), "manual work"),
     ]
-    if fx.by_rule.get("sometimes", 0):
-        cards.insert(-1, (fx.by_rule["sometimes"], "fix safe for some forms"))
     card_html = "".join(f'<div class="card"><b>{n}</b>{esc(label)}</div>' for n, label in cards)
     return (
         f"<header><h1>ROCm porting readiness: {esc(model.project)}</h1>\n"
