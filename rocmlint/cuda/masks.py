@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node
 from rocmlint.cuda.preprocessor import parse_int
+from rocmlint.cuda.syntax import without_parentheses
 from rocmlint.cuda.values import START, Trace
 from rocmlint.diagnostics import Fix
 
@@ -168,16 +169,6 @@ _WARP_SIZE_NAME = re.compile(
 )
 
 
-def unwrap(node: Node) -> Node:
-    """`x` for `(x)`, `((x))`."""
-    while node.type == "parenthesized_expression" and node.named_child_count >= 1:
-        inner = [c for c in node.named_children if c.type != "comment"]
-        if len(inner) != 1:
-            break
-        node = inner[0]
-    return node
-
-
 def normalize_type(text: str) -> str:
     """`const std::uint32_t` -> `uint32_t`; `unsigned  int` -> `unsigned int`."""
     text = _QUALIFIERS.sub(" ", text)
@@ -309,7 +300,7 @@ def value_width(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> in
     """The integer width (32/64) of `expr` as HIP sees it, or None when it cannot be told from this file."""
     if trace is None:
         return None
-    expr = unwrap(expr)
+    expr = without_parentheses(expr)
     kind = expr.type
     if kind == "number_literal":
         return literal_width(ctx.text(expr))
@@ -328,7 +319,7 @@ def value_width(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> in
     if kind == "identifier":
         return _identifier_width(expr, ctx, trace)
     if kind == "subscript_expression":
-        base = unwrap(expr.child_by_field_name("argument") or expr)
+        base = without_parentheses(expr.child_by_field_name("argument") or expr)
         return type_width(ctx.declared_type(base)) if base.type == "identifier" else None
     if kind == "binary_expression":
         return _binary_width(expr, ctx, trace)
@@ -341,14 +332,14 @@ def value_width(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> in
 
 def constant_width(expr: Node, ctx: CudaContext) -> int | None:
     """Like `value_width`, but only for constants: literals, casts of them, and same-file macros."""
-    expr = unwrap(expr)
+    expr = without_parentheses(expr)
     if expr.type == "identifier":
         define = ctx.define(ctx.text(expr), expr)
         return text_width(ctx.resolve(expr)) if define is not None else None
     if expr.type in ("number_literal", "unary_expression"):
         return value_width(expr, ctx)
     cast = cast_type(expr, ctx)
-    if cast is not None and unwrap(cast[1]).type in ("number_literal", "unary_expression"):
+    if cast is not None and without_parentheses(cast[1]).type in ("number_literal", "unary_expression"):
         return type_width(cast[0])
     return None
 
@@ -417,7 +408,7 @@ def is_wave_mask(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> b
     """A ballot-style call, bit operations on one, or a variable one flows into in the same function."""
     if trace is None:
         return False
-    expr = unwrap(expr)
+    expr = without_parentheses(expr)
     if is_wave_mask_call(expr, ctx):
         return True
     cast = cast_type(expr, ctx)
@@ -434,7 +425,7 @@ def is_wave_mask(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> b
     if expr.type == "binary_expression":
         return _binary_is_wave_mask(expr, ctx, trace)
     if expr.type == "subscript_expression":
-        base = unwrap(expr.child_by_field_name("argument") or expr)
+        base = without_parentheses(expr.child_by_field_name("argument") or expr)
         return base.type == "identifier" and _variable_is_wave_mask(base, ctx, trace)
     if expr.type == "identifier":
         return _variable_is_wave_mask(expr, ctx, trace)
@@ -485,9 +476,9 @@ def _collect_assignments(function: Node, ctx: CudaContext) -> dict[str, list[Nod
         operator, left, right = (node.child_by_field_name(f) for f in ("operator", "left", "right"))
         if operator is None or left is None or right is None or ctx.text(operator) not in _ASSIGN_OPS:
             continue
-        left = unwrap(left)
+        left = without_parentheses(left)
         if left.type == "subscript_expression":
-            left = unwrap(left.child_by_field_name("argument") or left)
+            left = without_parentheses(left.child_by_field_name("argument") or left)
         if left.type == "identifier":
             table.setdefault(ctx.text(left), []).append(right)
     return table
@@ -500,7 +491,7 @@ def is_lane_index(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> 
     """`lane`, `lane_id`, `laneId`, `__lane_id()`, `threadIdx.x % warpSize`, `tid & 31`, `lane + 1`."""
     if trace is None:
         return False
-    expr = unwrap(expr)
+    expr = without_parentheses(expr)
     if expr.type == "identifier" and ctx.define(ctx.text(expr), expr) is not None:
         return False  # a macro constant (`1 << LANE_BITS`), not a lane computed at run time
     if expr.type in ("identifier", "field_identifier"):
@@ -537,13 +528,17 @@ def _is_lane_reduction(op: str, left: Node, right: Node, ctx: CudaContext) -> bo
     """`x % warpSize`, `x & (warpSize - 1)`, `x % WARP_SIZE`. A literal `% 32` / `& 31` keeps the shift
     below 32 and is as often a bit index into a 32-bit word (`bits[i / 32] |= 1u << (i % 32)`) as a lane;
     ROC208 reports the literal warp size itself."""
-    right = unwrap(right)
+    right = without_parentheses(right)
     if op == "%":
         return _is_warp_size(right, ctx)
     if right.type == "binary_expression":
         operator, size, one = (right.child_by_field_name(f) for f in ("operator", "left", "right"))
         if operator is not None and size is not None and one is not None:
-            return ctx.text(operator) == "-" and ctx.text(one).strip() == "1" and _is_warp_size(unwrap(size), ctx)
+            return (
+                ctx.text(operator) == "-"
+                and ctx.text(one).strip() == "1"
+                and _is_warp_size(without_parentheses(size), ctx)
+            )
     return False
 
 
@@ -686,9 +681,9 @@ def _if_32(type_text: str | None) -> str | None:
 def _target_type(left: Node | None, ctx: CudaContext) -> str | None:
     if left is None:
         return None
-    left = unwrap(left)
+    left = without_parentheses(left)
     if left.type == "subscript_expression":
-        left = unwrap(left.child_by_field_name("argument") or left)
+        left = without_parentheses(left.child_by_field_name("argument") or left)
     return ctx.declared_type(left) if left.type == "identifier" else None
 
 
@@ -717,7 +712,7 @@ def is_full_warp_mask(expr: Node, ctx: CudaContext, trace: Trace | None = START)
     macro named for the full mask (`FULL_MASK`, `FINAL_MASK`) that this file does not define."""
     if trace is None:
         return False
-    expr = unwrap(expr)
+    expr = without_parentheses(expr)
     if expr.type == "call_expression" and ctx.call_name(expr) == "__activemask":
         return not ctx.arguments(expr)
     cast = cast_type(expr, ctx)
@@ -857,10 +852,10 @@ def lane_shift_rewrites(shift: Node, ctx: CudaContext) -> list[Rewrite]:
     left = shift.child_by_field_name("left")
     if left is None or not is_lane_shift_32(shift, ctx):
         return []
-    value = unwrap(left)
+    value = without_parentheses(left)
     cast = cast_type(value, ctx)
     if cast is not None:
-        value = unwrap(cast[1])
+        value = without_parentheses(cast[1])
     if value.type not in ("number_literal", "identifier") or ctx.int_value(value) != 1:
         return []
     return [Rewrite(left.start_byte, left.end_byte, "1ull")]

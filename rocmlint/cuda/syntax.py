@@ -32,9 +32,12 @@ def outermost(node: Node) -> Node:
 
 
 def without_parentheses(node: Node) -> Node:
-    """`node` without the parentheses around it."""
-    while node.type == "parenthesized_expression" and node.named_child_count == 1:
-        node = node.named_children[0]
+    """`x` for `(x)`, `((x))`, `(x /* why */)`: `node` without the parentheses (and comments) around it."""
+    while node.type == "parenthesized_expression":
+        inner = [child for child in node.named_children if child.type != "comment"]
+        if len(inner) != 1:
+            return node
+        node = inner[0]
     return node
 
 
