@@ -147,10 +147,8 @@ def binary_parts(node: Node | None, ctx: CudaContext) -> tuple[Node, str, Node] 
 def assigned_name(node: Node, ctx: CudaContext) -> str | None:
     """The variable `node` initialises or is assigned to (through parentheses and casts): `lane` for the
     `threadIdx.x & 31` of `int lane = (int)(threadIdx.x & 31);`."""
-    current = node
+    current = outermost(node)
     parent = current.parent
-    while parent is not None and parent.type in ("parenthesized_expression", "cast_expression"):
-        current, parent = parent, parent.parent
     if parent is None:
         return None
     if parent.type == "init_declarator" and parent.child_by_field_name("value") == current:
