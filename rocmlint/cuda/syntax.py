@@ -31,6 +31,13 @@ def outermost(node: Node) -> Node:
     return node
 
 
+def outermost_signed(node: Node) -> Node:
+    """The outermost node that is `node` under unary operators and parentheses (`-(448.f)` for `448.f`)."""
+    while node.parent is not None and node.parent.type in ("unary_expression", "parenthesized_expression"):
+        node = node.parent
+    return node
+
+
 def without_parentheses(node: Node) -> Node:
     """`x` for `(x)`, `((x))`, `(x /* why */)`: `node` without the parentheses (and comments) around it."""
     while node.type == "parenthesized_expression":
@@ -433,6 +440,7 @@ __all__ = [
     "operator_of",
     "operator_with_literal",
     "outermost",
+    "outermost_signed",
     "qualified_segments",
     "short_circuited",
     "whole_condition",
