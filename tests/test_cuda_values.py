@@ -8,7 +8,7 @@ import itertools
 
 import pytest
 
-from rocmlint.cuda import syntax, warp
+from rocmlint.cuda import syntax, values, warp
 from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import CudaContext, CudaOptions, Node
 from rocmlint.cuda.hip_gaps import asm_template, macro_asm_template, ptx_in
@@ -77,6 +77,33 @@ def test_initialiser_follows_a_chain_up_to_the_limit() -> None:
     assert followed == MAX_TRACE_DEPTH  # `v1` is as far as the walk goes
 
 
+def test_arms_walk_parentheses_conditionals_and_followed_initialisers() -> None:
+    ctx = context(
+        "__global__ void k(bool t, int p) {\n"
+        "  auto a = t ? &f<true> : (g);\n"
+        "  auto b = (a);\n"
+        "  int c;\n"
+        "  use(b, c, p ? 1 : 2);\n"
+        "}\n"
+    )
+    call = node_at(ctx, "use(b", "call_expression").child_by_field_name("arguments")
+    assert call is not None
+    b, c, conditional = call.named_children
+    assert [ctx.text(arm) for arm in values.arms(ctx, b)] == ["&f<true>", "g"]
+    assert [ctx.text(arm) for arm in values.arms(ctx, b, follow=lambda name: ctx.text(name) != "a")] == ["a"]
+    assert [ctx.text(arm) for arm in values.arms(ctx, c)] == ["c"]  # no initialiser: the name itself
+    assert [ctx.text(arm) for arm in values.arms(ctx, conditional)] == ["1", "2"]
+    assert values.arms(ctx, conditional, trace=Trace(MAX_TRACE_DEPTH)) == []  # each arm a step past the limit
+
+
+def test_arms_keep_a_name_the_walk_may_not_follow_further() -> None:
+    names = [f"v{i}" for i in range(MAX_TRACE_DEPTH + 2)]
+    lines = ["  int v0 = 1;"] + [f"  int {b} = {a};" for a, b in itertools.pairwise(names)]
+    ctx = context("__global__ void k(int* out) {\n" + "\n".join(lines) + f"\n  out[0] = {names[-1]};\n}}\n")
+    arm = values.arms(ctx, node_at(ctx, names[-1], "identifier", occurrence=1))
+    assert [ctx.text(node) for node in arm] == ["v1"]
+
+
 # --- the macro resolver -----------------------------------------------------------------------------------
 
 
@@ -143,6 +170,17 @@ def test_bare_assigned_name_and_loop_counter() -> None:
     assert ctx.text(syntax.bare(initial_value(ctx, "int lane"))) == "threadIdx.x & 31"
     counter = syntax.loop_counter(node_at(ctx, "for", "for_statement"), ctx)
     assert counter is not None and counter[0] == "o" and ctx.int_value(counter[1]) == 16
+
+
+def test_outermost_and_without_parentheses() -> None:
+    ctx = context("void f(int c) {\n  float a = -(448.f);\n  int b = ((int)(c /* why */));\n}\n")
+    number = node_at(ctx, "448.f", "number_literal")
+    assert ctx.text(syntax.outermost_signed(number)) == "-(448.f)"
+    name = node_at(ctx, "(c /* why */)", "parenthesized_expression").named_children[0]
+    assert ctx.text(syntax.outermost(name)) == "((int)(c /* why */))"
+    assert syntax.without_parentheses(syntax.outermost(name)).type == "cast_expression"
+    cast_value = syntax.without_parentheses(syntax.outermost(name)).child_by_field_name("value")
+    assert cast_value is not None and syntax.without_parentheses(cast_value) == name
 
 
 @pytest.mark.parametrize(
