@@ -44,7 +44,7 @@ def arms(
 
 # --- integer constants -------------------------------------------------------------------------------------
 # Bytes of the element types kernels size shared memory and buffers with.
-TYPE_BYTES = {
+_TYPE_BYTES = {
     "char": 1,
     "signed char": 1,
     "unsigned char": 1,
@@ -100,8 +100,8 @@ _ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "<<", ">>"})
 
 
 def size_of(type_name: str) -> int | None:
-    """`sizeof(type_name)` for the element types in TYPE_BYTES (`const` ignored); None for others."""
-    return TYPE_BYTES.get(" ".join(type_name.replace("const", " ").split()))
+    """`sizeof(type_name)` for the element types in _TYPE_BYTES (`const` ignored); None for others."""
+    return _TYPE_BYTES.get(" ".join(type_name.replace("const", " ").split()))
 
 
 def constant_value(ctx: CudaContext, node: Node, trace: Trace | None = START) -> int | None:
@@ -178,7 +178,6 @@ def macro_value(ctx: CudaContext, text: str, before: Span, trace: Trace | None =
 __all__ = [
     "MAX_TRACE_DEPTH",
     "START",
-    "TYPE_BYTES",
     "Trace",
     "arms",
     "constant_value",
