@@ -7,7 +7,7 @@ import re
 from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import Anchors, CudaContext, Define, Directive, Include, Node
 from rocmlint.cuda.hip_gaps import FP8_HEADERS, FP8_INTERPRETATIONS, is_cuda_fp8_name
-from rocmlint.cuda.syntax import local_uses
+from rocmlint.cuda.syntax import local_uses, outermost_signed
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -161,9 +161,7 @@ class CudaFp8Type(Rule):
 def _is_fp8_bound(node: Node, ctx: CudaContext, is_float: bool) -> bool:
     """Whether this 448 is used as an FP8 bound: the value of an FP8/scale-named constant, or (a float
     448) an operand or argument in a function that handles FP8."""
-    parent = node.parent
-    while parent is not None and parent.type in ("unary_expression", "parenthesized_expression"):
-        parent = parent.parent
+    parent = outermost_signed(node).parent
     if parent is None:
         return False
     if parent.type == "init_declarator":
@@ -171,10 +169,7 @@ def _is_fp8_bound(node: Node, ctx: CudaContext, is_float: bool) -> bool:
         name = ctx.text(declarator) if declarator is not None else ""
         if _FP8_NAME.search(name):
             return True
-        if not is_float or not _SCALE_NAME.search(name):
-            return False
-        function = ctx.function_of(node)
-        return function is None or bool(_FP8_TEXT.search(ctx.content[function.start_byte : function.end_byte]))
+        return is_float and bool(_SCALE_NAME.search(name)) and _in_fp8_function(node, ctx, outside=True)
     if not is_float or parent.type not in (
         "binary_expression",
         "argument_list",
@@ -183,8 +178,15 @@ def _is_fp8_bound(node: Node, ctx: CudaContext, is_float: bool) -> bool:
         "assignment_expression",
     ):
         return False
+    return _in_fp8_function(node, ctx, outside=False)
+
+
+def _in_fp8_function(node: Node, ctx: CudaContext, outside: bool) -> bool:
+    """Whether the function around `node` mentions FP8; `outside` for a `node` in no function."""
     function = ctx.function_of(node)
-    return function is not None and bool(_FP8_TEXT.search(ctx.content[function.start_byte : function.end_byte]))
+    if function is None:
+        return outside
+    return bool(_FP8_TEXT.search(ctx.content[function.start_byte : function.end_byte]))
 
 
 def _arch_selected(ctx: CudaContext, offset: int) -> bool:
@@ -195,12 +197,8 @@ def _arch_selected(ctx: CudaContext, offset: int) -> bool:
 
 def _only_used_where_rocm_never_compiles(node: Node, ctx: CudaContext) -> bool:
     """A function-local `constexpr float kMax = 448.f;` whose every use sits in NVIDIA-only code."""
-    declarator = node.parent
-    while declarator is not None and declarator.type != "init_declarator":
-        if declarator.type not in ("unary_expression", "parenthesized_expression", "number_literal"):
-            return False
-        declarator = declarator.parent
-    if declarator is None:
+    declarator = outermost_signed(node).parent
+    if declarator is None or declarator.type != "init_declarator":
         return False
     uses = local_uses(declarator, ctx)
     return uses is not None and all(ctx.is_rocm_gated(use) for use in uses)

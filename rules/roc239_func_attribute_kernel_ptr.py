@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
 from rocmlint.cuda.syntax import declares_void_pointer
-from rocmlint.cuda.values import START, Trace, initialiser
+from rocmlint.cuda.values import arms
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -20,45 +20,53 @@ _KERNEL_ARGUMENT = {
 }
 
 
-def _typed_kernel(argument: Node, ctx: CudaContext, trace: Trace | None = START) -> bool:
-    """Whether `argument` is a typed kernel (function symbol or pointer) rather than a `const void*`."""
-    kind = argument.type
-    if trace is None:
-        return False
-    if kind == "parenthesized_expression" and argument.named_child_count == 1:
-        return _typed_kernel(argument.named_children[0], ctx, trace)
-    if kind == "cast_expression":
-        return False
-    if kind == "conditional_expression":
-        # auto kernel = is_training ? &fprop_kernel<true> : &fprop_kernel<false>;
-        arms = (argument.child_by_field_name("consequence"), argument.child_by_field_name("alternative"))
-        return any(arm is not None and _typed_kernel(arm, ctx, trace.step()) for arm in arms)
-    if kind == "call_expression":
+def _typed_kernel(argument: Node, ctx: CudaContext) -> bool:
+    """Whether `argument` is a typed kernel (function symbol or pointer) rather than a `const void*`: any arm
+    of it (`auto kernel = is_training ? &fprop_kernel<true> : &fprop_kernel<false>;`)."""
+
+    def value_decides(name: Node) -> bool:
+        return _declared_kernel(name, ctx) is None
+
+    return any(_is_typed_kernel(arm, ctx) for arm in arms(ctx, argument, value_decides))
+
+
+def _is_typed_kernel(arm: Node, ctx: CudaContext) -> bool:
+    kind = arm.type
+    if kind in ("cast_expression", "call_expression"):
         return False  # reinterpret_cast<const void*>(k), or a helper returning the pointer
     if kind == "pointer_expression":
-        operand = argument.child_by_field_name("argument")
+        operand = arm.child_by_field_name("argument")
         return (
             operand is not None
-            and ctx.text(argument).startswith("&")
+            and ctx.text(arm).startswith("&")
             and operand.type in ("identifier", "template_function", "qualified_identifier")
         )
     if kind in ("template_function", "qualified_identifier"):
         return True
     if kind != "identifier":
         return False
-    declaration = ctx.declaration_of(argument)
+    declared = _declared_kernel(arm, ctx)
+    return _has_function_pointer_type(arm, ctx) if declared is None else declared
+
+
+def _declared_kernel(name: Node, ctx: CudaContext) -> bool | None:
+    """Whether the declaration of `name` says it is a typed kernel; None when its value (the initialiser,
+    `auto kernel = &ln_fwd_kernel<Traits>;`, else its type) decides."""
+    declaration = ctx.declaration_of(name)
     if declaration is None:
         return True  # no variable or parameter of that name: the kernel function itself
-    name = ctx.text(argument)
-    if declares_void_pointer(declaration, name, ctx):
+    if declares_void_pointer(declaration, ctx.text(name), ctx):
         return False
     if any(d.type == "function_declarator" for d in declaration.children_by_field_name("declarator")):
         return True  # a forward-declared kernel: `__global__ void k(float*);`
-    found = initialiser(ctx, argument, trace)
-    if found is not None:
-        return _typed_kernel(found[0], ctx, found[1])  # auto kernel = &ln_fwd_kernel<Traits>;
-    type_node = declaration.child_by_field_name("type")
-    # A function-pointer variable or parameter (`void (*k)(float*)`, `KernelFn k`, `F kernel`).
+    return None
+
+
+def _has_function_pointer_type(name: Node, ctx: CudaContext) -> bool:
+    """A function-pointer variable or parameter (`void (*k)(float*)`, `KernelFn k`, `F kernel`) whose
+    initialiser, if any, the walk did not follow."""
+    declaration = ctx.declaration_of(name)
+    type_node = None if declaration is None else declaration.child_by_field_name("type")
     return type_node is not None and ctx.text(type_node) not in ("void", "auto", "hipFunction_t", "CUfunction")
 
 

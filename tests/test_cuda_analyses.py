@@ -1,16 +1,19 @@
 """Front-end questions the C++ rules used to answer themselves: word anchors and quoted macro values
 (CudaContext), mask macros and the fix of a `*_sync` call (rocmlint/cuda/masks.py), device-property fields and
-device attributes (rocmlint/cuda/device_query.py), what a number decides, a disabled test and named constants
-(rocmlint/cuda/syntax.py), lane splits and unrolled butterflies (rocmlint/cuda/warp.py)."""
+device attributes (rocmlint/cuda/device_query.py), the `#if` chains around code (rocmlint/cuda/conditions.py)
+and inline PTX (rocmlint/cuda/hip_gaps.py). Syntax and warp questions: test_cuda_syntax.py, test_cuda_warp.py."""
 
 from __future__ import annotations
 
 import re
 
+import pytest
 from test_cuda_values import context, node_at
 
-from rocmlint.cuda import device_query, masks, syntax, warp
+from rocmlint.cuda import device_query, masks
+from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import CudaContext, Define
+from rocmlint.cuda.hip_gaps import asm_template, macro_asm_template, ptx_in
 
 
 def _defines(ctx: CudaContext) -> list[Define]:
@@ -92,85 +95,37 @@ def test_holds_attribute_after_the_getter_in_the_same_function() -> None:
     assert not holds("count", 2)
 
 
-# --- syntax --------------------------------------------------------------------------------------------------
-def test_number_use() -> None:
+# --- #if chains ----------------------------------------------------------------------------------------------
+def test_chains_around_with_and_without_later_arms() -> None:
+    ctx = context("#if defined(A)\nint a;\n#elif defined(__gfx942__)\nint b;\n#endif\nint c;\n")
+    at_a = node_at(ctx, "a", "identifier").start_byte
+    assert chains_around(ctx, at_a, later_arms=True) == [["defined(A)", "defined(__gfx942__)"]]
+    assert chains_around(ctx, at_a, later_arms=False) == [["defined(A)"]]
+    assert chains_around(ctx, node_at(ctx, "c", "identifier").start_byte, later_arms=True) == []
+
+
+# --- what HIP lacks ------------------------------------------------------------------------------------------
+def test_asm_template_expands_string_macros() -> None:
     ctx = context(
-        "void f(P p) {\n"
-        "  if (p.major >= 8) {}\n"
-        "  int sm = p.major * 10 + p.minor;\n"
-        "  switch (p.major) { default: break; }\n"
-        "  g(p.major);\n"
-        "}\n"
+        '#define LANE_ASM "mov.u32 %0, %%laneid;"\n__device__ unsigned f() { unsigned r; asm(LANE_ASM : "=r"(r)); return r; }\n'
     )
-    uses = [syntax.number_use(node_at(ctx, "p.major", "field_expression", i), ctx) for i in range(4)]
-    assert [(use[0], ctx.text(use[1])) if use else None for use in uses] == [
-        ("comparison", "p.major >= 8"),
-        ("arithmetic", "p.major * 10 + p.minor"),
-        ("switch", "switch (p.major) { default: break; }"),
-        None,
-    ]
+    asm = node_at(ctx, "asm(", "gnu_asm_expression")
+    template = asm_template(ctx, ctx.text(asm), asm)
+    assert "%%laneid" in template and ptx_in(template) == ("%%laneid", "laneid")
 
 
-def test_disabled_parenthesises_where_precedence_needs_it() -> None:
-    ctx = context("bool f(P p, bool force) {\n  bool a = p.major >= 8;\n  return force || p.minor > 0;\n}\n")
-    assert syntax.disabled(node_at(ctx, "p.major >= 8", "binary_expression"), ctx) == "false && (p.major >= 8)"
-    assert syntax.disabled(node_at(ctx, "p.minor > 0", "binary_expression"), ctx) == "(false && (p.minor > 0))"
-
-
-def test_named_constants() -> None:
-    ctx = context(
-        "struct T { static constexpr int kWarpSize = 32; int lanes = 32; };\n"
-        "constexpr int A = 1, B = 2;\n"
-        "int plain = 3;\n"
-        "enum { THREADS_PER_WARP = 32, LAST };\n"
-    )
-
-    def names(node_type: str) -> list[tuple[str, str]]:
-        found = [
-            pair for n in ctx.descendants(ctx.tree.root_node, node_type) for pair in syntax.named_constants(n, ctx)
-        ]
-        return [(ctx.text(name), ctx.text(value)) for name, value in found]
-
-    assert names("field_declaration") == [("kWarpSize", "32")]
-    assert names("declaration") == [("A", "1"), ("B", "2")]
-    assert names("enumerator") == [("THREADS_PER_WARP", "32")]
-
-
-# --- warps ---------------------------------------------------------------------------------------------------
-def test_lane_splits_and_their_anchors() -> None:
-    ctx = context("__global__ void k(int n) {\n  int a = threadIdx.x >> 5, b = n & 0x1f, c = n % 320, d = n / 32;\n}\n")
-    splits = [warp.lane_split(n, ctx) for n in ctx.descendants(ctx.tree.root_node, "binary_expression")]
-    assert sorted((ctx.text(left), operator) for left, operator in filter(None, splits)) == [
-        ("n", "&"),
-        ("n", "/"),
-        ("threadIdx.x", ">>"),
-    ]
-    assert sorted(warp.split_offsets(ctx)) == [ctx.content.index(text) for text in (b">> 5", b"& 0x1f", b"/ 32")]
-
-
-def test_is_lane_or_warp_name() -> None:
-    assert [warp.is_lane_or_warp_name(name) for name in ("lane_id", "wid", "warp", "offset", None)] == [
-        True,
-        True,
-        True,
-        False,
-        False,
-    ]
-
-
-def test_unrolled_from_16() -> None:
-    ctx = context(
-        "__device__ float f(float v) {\n"
-        "  v += __shfl_xor_sync(0xffffffff, v, 16);\n"
-        "  v += __shfl_xor_sync(0xffffffff, v, 16, 32);\n"
-        "  v += __shfl_up_sync(0xffffffff, v, 16);\n"
-        "  return v + __shfl_xor(v, 8);\n"
-        "}\n"
-    )
-    calls = ctx.descendants(ctx.tree.root_node, "call_expression")
-    assert [warp.unrolled_from_16(call, ctx) for call in sorted(calls, key=lambda n: n.start_byte)] == [
-        "__shfl_xor_sync",
-        None,
-        None,
-        None,
-    ]
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        pytest.param('asm volatile("bar.sync 0;")', "bar.sync 0;", id="asm-volatile"),
+        # The literals written, then the string macros they name (enough to recognise the instruction).
+        pytest.param('__asm__ __volatile__(PREFIX ".u32 %0;" : "=r"(r))', ".u32 %0; =r ld.global", id="string-macro"),
+        pytest.param("do { x = 1; } while (0)", None, id="no-asm"),
+        pytest.param("asm_helper(x)", None, id="asm-word-only"),
+    ],
+)
+def test_macro_asm_template(body: str, expected: str | None) -> None:
+    """The asm template of a macro body, completed by the file's string macros (the body expands later)."""
+    ctx = context(f'#define PREFIX "ld.global"\n#define BODY(r) {body}\nint anchor;\n')
+    define = ctx.preprocessor.defines["BODY"][0]
+    assert macro_asm_template(ctx, define) == expected

@@ -114,6 +114,7 @@ def test_byte_offsets_count_utf8_bytes():
         ("32", 32),
         ("0xffffffff", 0xFFFFFFFF),
         ("0xFFFFFFFFu", 0xFFFFFFFF),
+        ("0x20u", 32),
         ("(64)", 64),
         ("010", 8),
         ("0", 0),

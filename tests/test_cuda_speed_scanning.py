@@ -13,7 +13,7 @@ import pytest
 from rocmlint.cuda import preprocessor
 from rocmlint.cuda.preprocessor import parse_int
 from rocmlint.cuda.syntax import literal_pattern
-from rocmlint.cuda.warp import _SPLIT_TEXTS, LANE_SPLITS
+from rocmlint.cuda.warp import LANE_SPLITS, SPLIT_TEXTS
 
 # The plain scans, as the front end had them.
 _PLAIN_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*([A-Za-z_]\w*)((?:[^\n\\]|\\\r?\n|\\.)*)", re.M)
@@ -135,13 +135,13 @@ def test_literal_text_rejects_other_tokens(text: str) -> None:
     ],
 )
 def test_split_texts_find_every_split(code: str) -> None:
-    assert any(split.search(code.encode()) for split in _SPLIT_TEXTS)
+    assert any(split.search(code.encode()) for split in SPLIT_TEXTS)
 
 
 @pytest.mark.parametrize("code", ["x = y % 320;", "x = y / 32.0f;", "x = y & 31ull2;", "x = y >> 50;"])
 def test_split_texts_skip_other_numbers(code: str) -> None:
-    assert not any(split.search(code.encode()) for split in _SPLIT_TEXTS)
+    assert not any(split.search(code.encode()) for split in SPLIT_TEXTS)
 
 
 def test_one_split_text_per_operator() -> None:
-    assert len(_SPLIT_TEXTS) == len(LANE_SPLITS)
+    assert len(SPLIT_TEXTS) == len(LANE_SPLITS)

@@ -22,7 +22,7 @@ _PROP_GETTERS = re.compile(r"(?:^|::)(?:getCurrentDeviceProperties|getDeviceProp
 ATTRIBUTE_GETTERS = frozenset({"cudaDeviceGetAttribute", "hipDeviceGetAttribute", "cuDeviceGetAttribute"})
 
 
-def is_device_properties(receiver: Node, ctx: CudaContext) -> bool:
+def _is_device_properties(receiver: Node, ctx: CudaContext) -> bool:
     """Whether `receiver` (of `receiver.major`, `receiver->minor`) holds device properties: declared as
     `cudaDeviceProp`/`hipDeviceProp_t`, or `auto` from a properties getter, a getter call itself, an element of
     an array of them, or (for parameters and members whose type this file does not say) named like one."""
@@ -36,7 +36,7 @@ def is_device_properties(receiver: Node, ctx: CudaContext) -> bool:
         return member is not None and bool(_PROP_NAME.fullmatch(ctx.text(member)))
     if receiver.type == "subscript_expression":
         array = receiver.child_by_field_name("argument")
-        return array is not None and is_device_properties(array, ctx)
+        return array is not None and _is_device_properties(array, ctx)
     if receiver.type != "identifier":
         return False
     declared = ctx.declared_type(receiver)
@@ -58,7 +58,10 @@ def is_property_field(node: Node, ctx: CudaContext, fields: Collection[str]) -> 
         return False
     field, receiver = node.child_by_field_name("field"), node.child_by_field_name("argument")
     return (
-        field is not None and receiver is not None and ctx.text(field) in fields and is_device_properties(receiver, ctx)
+        field is not None
+        and receiver is not None
+        and ctx.text(field) in fields
+        and _is_device_properties(receiver, ctx)
     )
 
 
@@ -110,4 +113,4 @@ def _scope(node: Node, ctx: CudaContext) -> int:
     return function.start_byte if function is not None else -1
 
 
-__all__ = ["ATTRIBUTE_GETTERS", "holds_attribute", "is_device_properties", "is_property_field"]
+__all__ = ["ATTRIBUTE_GETTERS", "holds_attribute", "is_property_field"]

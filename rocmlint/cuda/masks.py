@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node
 from rocmlint.cuda.preprocessor import parse_int
+from rocmlint.cuda.syntax import without_parentheses
 from rocmlint.cuda.values import START, Trace
 from rocmlint.diagnostics import Fix
 
@@ -168,39 +169,29 @@ _WARP_SIZE_NAME = re.compile(
 )
 
 
-def unwrap(node: Node) -> Node:
-    """`x` for `(x)`, `((x))`."""
-    while node.type == "parenthesized_expression" and node.named_child_count >= 1:
-        inner = [c for c in node.named_children if c.type != "comment"]
-        if len(inner) != 1:
-            break
-        node = inner[0]
-    return node
-
-
-def normalize_type(text: str) -> str:
+def _normalize_type(text: str) -> str:
     """`const std::uint32_t` -> `uint32_t`; `unsigned  int` -> `unsigned int`."""
     text = _QUALIFIERS.sub(" ", text)
     return " ".join(text.replace("&", " ").split())
 
 
-def type_width(text: str | None) -> int | None:
+def _type_width(text: str | None) -> int | None:
     """32 or 64 for an integer type written out; None for anything else (aliases, templates, floats)."""
     if text is None:
         return None
-    name = normalize_type(text)
+    name = _normalize_type(text)
     if name in _TYPES_32:
         return 32
-    if name in _TYPES_64 or is_lane_mask_type(name):
+    if name in _TYPES_64 or _is_lane_mask_type(name):
         return 64
     return None
 
 
-def is_lane_mask_type(text: str | None) -> bool:
-    return text is not None and bool(_LANE_MASK_TYPE.search(normalize_type(text)))
+def _is_lane_mask_type(text: str | None) -> bool:
+    return text is not None and bool(_LANE_MASK_TYPE.search(_normalize_type(text)))
 
 
-def literal_width(text: str) -> int | None:
+def _literal_width(text: str) -> int | None:
     """An integer literal's width: `l`/`ll` suffixes and values above 0xffffffff are 64-bit, the rest 32."""
     match = _LITERAL.fullmatch(text.strip())
     if match is None:
@@ -211,24 +202,24 @@ def literal_width(text: str) -> int | None:
     return 64 if value is not None and value > 0xFFFFFFFF else 32
 
 
-def text_width(text: str) -> int | None:
+def _text_width(text: str) -> int | None:
     """The width of a macro's replacement text: a literal, `~literal`, or a cast of one."""
     text = text.strip()
     while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
         text = text[1:-1].strip()
     if text.startswith("~"):
-        return text_width(text[1:])
-    width = literal_width(text)
+        return _text_width(text[1:])
+    width = _literal_width(text)
     if width is not None:
         return width
     cast = re.fullmatch(r"\(\s*([A-Za-z_][\w\s:]*)\)\s*(.+)", text, re.DOTALL)
     if cast is not None:
-        return type_width(cast.group(1))
+        return _type_width(cast.group(1))
     functional = re.fullmatch(
         r"(?:static_cast\s*<\s*([^<>]+)>|([A-Za-z_][\w:]*(?:\s+[A-Za-z_]\w*)*))\s*[({].*[)}]", text, re.DOTALL
     )
     if functional is not None:
-        return type_width(functional.group(1) or functional.group(2))
+        return _type_width(functional.group(1) or functional.group(2))
     return None
 
 
@@ -258,7 +249,7 @@ def is_wave_mask_call(call: Node, ctx: CudaContext) -> bool:
     return False
 
 
-def cast_type(node: Node, ctx: CudaContext) -> tuple[str, Node] | None:
+def _cast_type(node: Node, ctx: CudaContext) -> tuple[str, Node] | None:
     """(type text, operand) for `(T)x`, `T(x)`, `T{x}`, `static_cast<T>(x)`; None for other nodes."""
     if node.type == "cast_expression":
         type_node, value = node.child_by_field_name("type"), node.child_by_field_name("value")
@@ -284,7 +275,7 @@ def cast_type(node: Node, ctx: CudaContext) -> tuple[str, Node] | None:
             return ctx.text(targs)[1:-1], arguments[0]
         return None
     if function.type in ("primitive_type", "sized_type_specifier") or (
-        function.type in ("identifier", "qualified_identifier") and type_width(ctx.text(function)) is not None
+        function.type in ("identifier", "qualified_identifier") and _type_width(ctx.text(function)) is not None
     ):
         return ctx.text(function), arguments[0]
     return None
@@ -309,10 +300,10 @@ def value_width(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> in
     """The integer width (32/64) of `expr` as HIP sees it, or None when it cannot be told from this file."""
     if trace is None:
         return None
-    expr = unwrap(expr)
+    expr = without_parentheses(expr)
     kind = expr.type
     if kind == "number_literal":
-        return literal_width(ctx.text(expr))
+        return _literal_width(ctx.text(expr))
     if kind == "unary_expression":
         operator, argument = expr.child_by_field_name("operator"), expr.child_by_field_name("argument")
         if operator is None or argument is None:
@@ -320,16 +311,16 @@ def value_width(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> in
         if ctx.text(operator) == "!":
             return 32
         return value_width(argument, ctx, trace.step())
-    cast = cast_type(expr, ctx)
+    cast = _cast_type(expr, ctx)
     if cast is not None:
-        return type_width(cast[0])
+        return _type_width(cast[0])
     if kind == "call_expression":
         return 64 if is_wave_mask_call(expr, ctx) else None
     if kind == "identifier":
         return _identifier_width(expr, ctx, trace)
     if kind == "subscript_expression":
-        base = unwrap(expr.child_by_field_name("argument") or expr)
-        return type_width(ctx.declared_type(base)) if base.type == "identifier" else None
+        base = without_parentheses(expr.child_by_field_name("argument") or expr)
+        return _type_width(ctx.declared_type(base)) if base.type == "identifier" else None
     if kind == "binary_expression":
         return _binary_width(expr, ctx, trace)
     if kind == "conditional_expression":
@@ -339,30 +330,30 @@ def value_width(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> in
     return None
 
 
-def constant_width(expr: Node, ctx: CudaContext) -> int | None:
+def _constant_width(expr: Node, ctx: CudaContext) -> int | None:
     """Like `value_width`, but only for constants: literals, casts of them, and same-file macros."""
-    expr = unwrap(expr)
+    expr = without_parentheses(expr)
     if expr.type == "identifier":
         define = ctx.define(ctx.text(expr), expr)
-        return text_width(ctx.resolve(expr)) if define is not None else None
+        return _text_width(ctx.resolve(expr)) if define is not None else None
     if expr.type in ("number_literal", "unary_expression"):
         return value_width(expr, ctx)
-    cast = cast_type(expr, ctx)
-    if cast is not None and unwrap(cast[1]).type in ("number_literal", "unary_expression"):
-        return type_width(cast[0])
+    cast = _cast_type(expr, ctx)
+    if cast is not None and without_parentheses(cast[1]).type in ("number_literal", "unary_expression"):
+        return _type_width(cast[0])
     return None
 
 
 def _identifier_width(identifier: Node, ctx: CudaContext, trace: Trace) -> int | None:
     if ctx.define(ctx.text(identifier), identifier) is not None:
-        return text_width(ctx.resolve(identifier))
+        return _text_width(ctx.resolve(identifier))
     declared = ctx.declared_type(identifier)
     if declared is None:
         declared = _optional_parameter_type(identifier, ctx)
-    width = type_width(declared)
+    width = _type_width(declared)
     if width is not None or declared is None:
         return width
-    if normalize_type(declared) == "auto":
+    if _normalize_type(declared) == "auto":
         value = ctx.declared_value(identifier)
         return value_width(value, ctx, trace.step()) if value is not None else None
     return None
@@ -417,10 +408,10 @@ def is_wave_mask(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> b
     """A ballot-style call, bit operations on one, or a variable one flows into in the same function."""
     if trace is None:
         return False
-    expr = unwrap(expr)
+    expr = without_parentheses(expr)
     if is_wave_mask_call(expr, ctx):
         return True
-    cast = cast_type(expr, ctx)
+    cast = _cast_type(expr, ctx)
     if cast is not None:
         return is_wave_mask(cast[1], ctx, trace.step())
     if expr.type == "unary_expression":
@@ -434,7 +425,7 @@ def is_wave_mask(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> b
     if expr.type == "binary_expression":
         return _binary_is_wave_mask(expr, ctx, trace)
     if expr.type == "subscript_expression":
-        base = unwrap(expr.child_by_field_name("argument") or expr)
+        base = without_parentheses(expr.child_by_field_name("argument") or expr)
         return base.type == "identifier" and _variable_is_wave_mask(base, ctx, trace)
     if expr.type == "identifier":
         return _variable_is_wave_mask(expr, ctx, trace)
@@ -458,7 +449,7 @@ def _variable_is_wave_mask(identifier: Node, ctx: CudaContext, trace: Trace) -> 
     name = ctx.text(identifier)
     if name in trace.names:
         return False  # `m |= __ballot_sync(...)` in a loop: `m` is what is being decided
-    if is_lane_mask_type(ctx.declared_type(identifier)):
+    if _is_lane_mask_type(ctx.declared_type(identifier)):
         return True
     deeper = trace.into(name)
     value = ctx.declared_value(identifier)
@@ -485,9 +476,9 @@ def _collect_assignments(function: Node, ctx: CudaContext) -> dict[str, list[Nod
         operator, left, right = (node.child_by_field_name(f) for f in ("operator", "left", "right"))
         if operator is None or left is None or right is None or ctx.text(operator) not in _ASSIGN_OPS:
             continue
-        left = unwrap(left)
+        left = without_parentheses(left)
         if left.type == "subscript_expression":
-            left = unwrap(left.child_by_field_name("argument") or left)
+            left = without_parentheses(left.child_by_field_name("argument") or left)
         if left.type == "identifier":
             table.setdefault(ctx.text(left), []).append(right)
     return table
@@ -496,11 +487,11 @@ def _collect_assignments(function: Node, ctx: CudaContext) -> dict[str, list[Nod
 # --- lane indices ---------------------------------------------------------------------------------------
 
 
-def is_lane_index(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> bool:
+def _is_lane_index(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> bool:
     """`lane`, `lane_id`, `laneId`, `__lane_id()`, `threadIdx.x % warpSize`, `tid & 31`, `lane + 1`."""
     if trace is None:
         return False
-    expr = unwrap(expr)
+    expr = without_parentheses(expr)
     if expr.type == "identifier" and ctx.define(ctx.text(expr), expr) is not None:
         return False  # a macro constant (`1 << LANE_BITS`), not a lane computed at run time
     if expr.type in ("identifier", "field_identifier"):
@@ -511,9 +502,9 @@ def is_lane_index(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> 
     if expr.type == "call_expression":
         name = ctx.call_name(expr)
         return name is not None and not ctx.arguments(expr) and is_lane_name(name.rsplit("::", 1)[-1])
-    cast = cast_type(expr, ctx)
+    cast = _cast_type(expr, ctx)
     if cast is not None:
-        return is_lane_index(cast[1], ctx, trace.step())
+        return _is_lane_index(cast[1], ctx, trace.step())
     if expr.type != "binary_expression":
         return False
     operator = expr.child_by_field_name("operator")
@@ -524,7 +515,7 @@ def is_lane_index(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> 
     if op in ("%", "&"):
         return _is_lane_reduction(op, left, right, ctx)
     if op in ("+", "-", "^", "|"):
-        return is_lane_index(left, ctx, trace.step()) or is_lane_index(right, ctx, trace.step())
+        return _is_lane_index(left, ctx, trace.step()) or _is_lane_index(right, ctx, trace.step())
     return False
 
 
@@ -537,13 +528,17 @@ def _is_lane_reduction(op: str, left: Node, right: Node, ctx: CudaContext) -> bo
     """`x % warpSize`, `x & (warpSize - 1)`, `x % WARP_SIZE`. A literal `% 32` / `& 31` keeps the shift
     below 32 and is as often a bit index into a 32-bit word (`bits[i / 32] |= 1u << (i % 32)`) as a lane;
     ROC208 reports the literal warp size itself."""
-    right = unwrap(right)
+    right = without_parentheses(right)
     if op == "%":
         return _is_warp_size(right, ctx)
     if right.type == "binary_expression":
         operator, size, one = (right.child_by_field_name(f) for f in ("operator", "left", "right"))
         if operator is not None and size is not None and one is not None:
-            return ctx.text(operator) == "-" and ctx.text(one).strip() == "1" and _is_warp_size(unwrap(size), ctx)
+            return (
+                ctx.text(operator) == "-"
+                and ctx.text(one).strip() == "1"
+                and _is_warp_size(without_parentheses(size), ctx)
+            )
     return False
 
 
@@ -558,7 +553,7 @@ _PASS_THROUGH_OPS = frozenset({"&", "|", "^", "~"})
 
 
 @dataclass(frozen=True)
-class Narrowing:
+class _Narrowing:
     """A wave mask ending up in a 32-bit type: how (`stored in`, `cast to`, ...), the type, and the ROCm
     rewrites that widen it (empty when the widening would have to edit another statement)."""
 
@@ -567,20 +562,20 @@ class Narrowing:
     widen: tuple[Rewrite, ...]
 
 
-def narrowing(call: Node, ctx: CudaContext) -> Narrowing | None:
+def narrowing(call: Node, ctx: CudaContext) -> _Narrowing | None:
     """How the mask produced by `call` ends up in a 32-bit type, or None when it keeps 64 bits."""
     node, parent = _mask_destination(call, ctx)
     if parent is None:
         return None
-    cast = cast_type(parent, ctx)
+    cast = _cast_type(parent, ctx)
     if cast is not None:
-        if type_width(cast[0]) != 32:
+        if _type_width(cast[0]) != 32:
             return None
         type_node = _cast_type_node(parent, ctx)
         widen = [] if type_node is None else [_widened_type(type_node, ctx)]
         outer, holder = _mask_destination(parent, ctx)
         stored = _declaration_type(outer, holder)
-        if stored is not None and type_width(ctx.text(stored)) == 32:
+        if stored is not None and _type_width(ctx.text(stored)) == 32:
             # `int v = (int)__ballot(p);`: the declaration that keeps the cast value is widened too.
             widen = [*widen, _widened_type(stored, ctx)] if _single_declarator(stored) else []
         elif (
@@ -592,19 +587,19 @@ def narrowing(call: Node, ctx: CudaContext) -> Narrowing | None:
                 widen = []  # a wider cast would only move the truncation to the assignment
         elif holder is not None and holder.type == "return_statement" and _if_32(_return_type(holder, ctx)) is not None:
             widen = []
-        return Narrowing("cast to", normalize_type(cast[0]), tuple(widen))
+        return _Narrowing("cast to", _normalize_type(cast[0]), tuple(widen))
     declared = _declaration_type(node, parent)
     if declared is not None:
-        if type_width(ctx.text(declared)) != 32:
+        if _type_width(ctx.text(declared)) != 32:
             return None
         kept = (_widened_type(declared, ctx),) if _single_declarator(declared) else ()
-        return Narrowing("stored in", normalize_type(ctx.text(declared)), kept)
+        return _Narrowing("stored in", _normalize_type(ctx.text(declared)), kept)
     if parent.type == "assignment_expression" and parent.child_by_field_name("right") == node:
         found = _if_32(_target_type(parent.child_by_field_name("left"), ctx))
-        return Narrowing("assigned to", found, ()) if found is not None else None
+        return _Narrowing("assigned to", found, ()) if found is not None else None
     if parent.type == "return_statement":
         found = _if_32(_return_type(parent, ctx))
-        return Narrowing("returned as", found, ()) if found is not None else None
+        return _Narrowing("returned as", found, ()) if found is not None else None
     return None
 
 
@@ -654,7 +649,7 @@ def _passes_mask_through(node: Node, ctx: CudaContext) -> bool:
 
 def _cast_type_node(node: Node, ctx: CudaContext) -> Node | None:
     """The node naming the target type of a cast (`(T)x`, `T(x)`, `T{x}`, `static_cast<T>(x)`)."""
-    if cast_type(node, ctx) is None:
+    if _cast_type(node, ctx) is None:
         return None
     if node.type in ("cast_expression", "compound_literal_expression"):
         return node.child_by_field_name("type")
@@ -680,15 +675,15 @@ def _widened_type(type_node: Node, ctx: CudaContext) -> Rewrite:
 
 
 def _if_32(type_text: str | None) -> str | None:
-    return normalize_type(type_text) if type_text is not None and type_width(type_text) == 32 else None
+    return _normalize_type(type_text) if type_text is not None and _type_width(type_text) == 32 else None
 
 
 def _target_type(left: Node | None, ctx: CudaContext) -> str | None:
     if left is None:
         return None
-    left = unwrap(left)
+    left = without_parentheses(left)
     if left.type == "subscript_expression":
-        left = unwrap(left.child_by_field_name("argument") or left)
+        left = without_parentheses(left.child_by_field_name("argument") or left)
     return ctx.declared_type(left) if left.type == "identifier" else None
 
 
@@ -711,36 +706,36 @@ _FULL_MASK_NAME = re.compile(
 _ALL_ONES = (0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF)
 
 
-def is_full_warp_mask(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> bool:
+def _is_full_warp_mask(expr: Node, ctx: CudaContext, trace: Trace | None = START) -> bool:
     """Every lane of a 32-lane warp: `0xffffffff`, `0xFFFFFFFFU`, `~0u`, `uint32_t(-1)`, `-1`, the
     all-ones 64-bit literal, `__activemask()`, a same-file macro or const variable holding one, or a
     macro named for the full mask (`FULL_MASK`, `FINAL_MASK`) that this file does not define."""
     if trace is None:
         return False
-    expr = unwrap(expr)
+    expr = without_parentheses(expr)
     if expr.type == "call_expression" and ctx.call_name(expr) == "__activemask":
         return not ctx.arguments(expr)
-    cast = cast_type(expr, ctx)
+    cast = _cast_type(expr, ctx)
     if cast is not None:
-        return type_width(cast[0]) is not None and is_full_warp_mask(cast[1], ctx, trace.step())
+        return _type_width(cast[0]) is not None and _is_full_warp_mask(cast[1], ctx, trace.step())
     if expr.type == "identifier":
         name = ctx.text(expr)
         if ctx.define(name, expr) is not None:
             resolved = ctx.resolve(expr)
             if re.fullmatch(r"[A-Za-z_]\w*", resolved):
                 return bool(_FULL_MASK_NAME.match(resolved)) and ctx.define(resolved, expr) is None
-            return is_all_ones_text(resolved)
+            return _is_all_ones_text(resolved)
         declaration = ctx.declaration_of(expr)
         if declaration is None:
             return _optional_parameter_type(expr, ctx) is None and bool(_FULL_MASK_NAME.match(name))
         if declaration.type == "declaration" and _is_constant(declaration, ctx):
             value = ctx.declared_value(expr)
-            return value is not None and is_full_warp_mask(value, ctx, trace.step())
+            return value is not None and _is_full_warp_mask(value, ctx, trace.step())
         return False
-    return expr.type in ("number_literal", "unary_expression") and is_all_ones_text(ctx.text(expr))
+    return expr.type in ("number_literal", "unary_expression") and _is_all_ones_text(ctx.text(expr))
 
 
-def is_all_ones_text(text: str) -> bool:
+def _is_all_ones_text(text: str) -> bool:
     """`0xffffffff`, `0xFFFFFFFFFFFFFFFFULL`, `~0u`, `-1`, `(unsigned)-1`, `uint32_t(-1)`, `(0xffffffff)`."""
     text = text.strip()
     while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
@@ -752,12 +747,12 @@ def is_all_ones_text(text: str) -> bool:
         return not text.startswith("-") and parse_int(match.group(1)) in _ALL_ONES
     cast = re.fullmatch(r"\(\s*([A-Za-z_][\w\s:]*)\)\s*(.+)", text, re.DOTALL)
     if cast is not None:
-        return type_width(cast.group(1)) is not None and is_all_ones_text(cast.group(2))
+        return _type_width(cast.group(1)) is not None and _is_all_ones_text(cast.group(2))
     functional = re.fullmatch(
         r"(?:static_cast\s*<\s*([^<>]+)>|([A-Za-z_][\w:]*(?:\s+[A-Za-z_]\w*)*))\s*[({](.*)[)}]", text, re.DOTALL
     )
     if functional is not None:
-        return type_width(functional.group(1) or functional.group(2)) is not None and is_all_ones_text(
+        return _type_width(functional.group(1) or functional.group(2)) is not None and _is_all_ones_text(
             functional.group(3)
         )
     return False
@@ -770,7 +765,7 @@ def _is_constant(declaration: Node, ctx: CudaContext) -> bool:
 # --- ROCm rewrites of each hazard ------------------------------------------------------------------------
 
 # The non-sync intrinsic HIP has for each `*_sync` one (HIP 5.x has no `*_sync` warp functions at all).
-NON_SYNC_INTRINSICS = {
+_NON_SYNC_INTRINSICS = {
     "__shfl_sync": "__shfl",
     "__shfl_up_sync": "__shfl_up",
     "__shfl_down_sync": "__shfl_down",
@@ -780,7 +775,7 @@ NON_SYNC_INTRINSICS = {
     "__all_sync": "__all",
 }
 # `__syncwarp(mask)`: a wave executes in lockstep on AMD GPUs, so only the compiler needs a barrier.
-WAVE_BARRIER = "__builtin_amdgcn_wave_barrier()"
+_WAVE_BARRIER = "__builtin_amdgcn_wave_barrier()"
 
 
 @dataclass(frozen=True)
@@ -793,17 +788,17 @@ class Rewrite:
     safe: bool = True
 
 
-def sync_rewrites(call: Node, ctx: CudaContext) -> list[Rewrite]:
+def _sync_rewrites(call: Node, ctx: CudaContext) -> list[Rewrite]:
     """`__shfl_xor_sync(FULL, v, o[, w])` -> `__shfl_xor(v, o[, w])`, `__ballot_sync(FULL, p)` -> `__ballot(p)`,
     `__syncwarp(FULL)` -> `__builtin_amdgcn_wave_barrier()`; nothing for a partial mask."""
     name = ctx.call_name(call)
     arguments = ctx.arguments(call)
     function = call.child_by_field_name("function")
-    if function is None or not arguments or not is_full_warp_mask(arguments[0], ctx):
+    if function is None or not arguments or not _is_full_warp_mask(arguments[0], ctx):
         return []
     if name == "__syncwarp":
-        return [Rewrite(call.start_byte, call.end_byte, WAVE_BARRIER)] if len(arguments) == 1 else []
-    plain = NON_SYNC_INTRINSICS.get(name or "")
+        return [Rewrite(call.start_byte, call.end_byte, _WAVE_BARRIER)] if len(arguments) == 1 else []
+    plain = _NON_SYNC_INTRINSICS.get(name or "")
     if plain is None or len(arguments) < 2:
         return []
     return [
@@ -813,8 +808,8 @@ def sync_rewrites(call: Node, ctx: CudaContext) -> list[Rewrite]:
 
 
 def sync_fix(call: Node, ctx: CudaContext) -> Fix | None:
-    """The fix of a `*_sync` call's 32-bit mask: `mask_fix` with `sync_rewrites` (none for a partial mask)."""
-    return mask_fix(call, ctx, non_sync_message(ctx.call_name(call)), sync_rewrites(call, ctx))
+    """The fix of a `*_sync` call's 32-bit mask: `mask_fix` with `_sync_rewrites` (none for a partial mask)."""
+    return mask_fix(call, ctx, _non_sync_message(ctx.call_name(call)), _sync_rewrites(call, ctx))
 
 
 def bit_intrinsic_rewrites(call: Node, ctx: CudaContext) -> list[Rewrite]:
@@ -849,7 +844,7 @@ def is_lane_shift_32(shift: Node, ctx: CudaContext) -> bool:
     if shift.type != "binary_expression" or operator is None or ctx.text(operator) != "<<":
         return False
     left, right = shift.child_by_field_name("left"), shift.child_by_field_name("right")
-    return left is not None and right is not None and is_lane_index(right, ctx) and constant_width(left, ctx) == 32
+    return left is not None and right is not None and _is_lane_index(right, ctx) and _constant_width(left, ctx) == 32
 
 
 def lane_shift_rewrites(shift: Node, ctx: CudaContext) -> list[Rewrite]:
@@ -857,22 +852,22 @@ def lane_shift_rewrites(shift: Node, ctx: CudaContext) -> list[Rewrite]:
     left = shift.child_by_field_name("left")
     if left is None or not is_lane_shift_32(shift, ctx):
         return []
-    value = unwrap(left)
-    cast = cast_type(value, ctx)
+    value = without_parentheses(left)
+    cast = _cast_type(value, ctx)
     if cast is not None:
-        value = unwrap(cast[1])
+        value = without_parentheses(cast[1])
     if value.type not in ("number_literal", "identifier") or ctx.int_value(value) != 1:
         return []
     return [Rewrite(left.start_byte, left.end_byte, "1ull")]
 
 
-def hazard_rewrites(node: Node, ctx: CudaContext) -> list[Rewrite]:
+def _hazard_rewrites(node: Node, ctx: CudaContext) -> list[Rewrite]:
     """Every mask rewrite this node itself needs on ROCm (a call or a shift)."""
     if node.type == "binary_expression":
         return lane_shift_rewrites(node, ctx)
     if node.type != "call_expression":
         return []
-    rewrites = sync_rewrites(node, ctx) + bit_intrinsic_rewrites(node, ctx)
+    rewrites = _sync_rewrites(node, ctx) + bit_intrinsic_rewrites(node, ctx)
     if is_wave_mask_call(node, ctx):
         found = narrowing(node, ctx)
         if found is not None:
@@ -916,7 +911,7 @@ def mask_fix(hazard: Node, ctx: CudaContext, message: str, own: list[Rewrite]) -
             return None
         if statement.has_error or re.search(rb"(?m)^[ \t]*#", ctx.content[statement.start_byte : statement.end_byte]):
             return None  # a statement split by directives or not parsed: leave it to a person
-        rewrites = rocm_rewrites(statement, ctx, unsafe=not safe)
+        rewrites = _rocm_rewrites(statement, ctx, unsafe=not safe)
         if rewrites is None:
             return None
         text = ctx.rocm_variant(statement, [(ByteSpan(r.start, r.end), r.text) for r in rewrites])
@@ -942,14 +937,14 @@ def _covering(fix: Fix, statement: Node, ctx: CudaContext) -> Fix:
     return Fix(fix.message, (*fix.edits, cover), fix.applicability)
 
 
-def rocm_rewrites(root: Node, ctx: CudaContext, unsafe: bool = False) -> list[Rewrite] | None:
+def _rocm_rewrites(root: Node, ctx: CudaContext, unsafe: bool = False) -> list[Rewrite] | None:
     """Every mask rewrite inside `root` (safe ones only unless `unsafe`); None when two of them clash."""
     found: list[Rewrite] = []
     stack = [root]
     while stack:
         node = stack.pop()
         if node.type in ("call_expression", "binary_expression"):
-            found += [r for r in hazard_rewrites(node, ctx) if unsafe or r.safe]
+            found += [r for r in _hazard_rewrites(node, ctx) if unsafe or r.safe]
         stack.extend(reversed(node.children))
     return _disjoint(found)
 
@@ -988,7 +983,7 @@ _MASK_MACRO_NAME = re.compile(r"(?i)(?:full|final|warp|wave|lane|all|active|sync
 def sync_call_in_macro(value: str) -> tuple[str, str] | None:
     """(intrinsic, mask) of a `*_sync` call with a 32-bit literal mask in a macro body."""
     match = _SYNC_CALL_IN_MACRO.search(value) if "sync" in value else None
-    return (match.group(1), match.group(2)) if match is not None and literal_width(match.group(2)) == 32 else None
+    return (match.group(1), match.group(2)) if match is not None and _literal_width(match.group(2)) == 32 else None
 
 
 def mask_macro_used_elsewhere(define: Define, ctx: CudaContext) -> bool:
@@ -1011,11 +1006,11 @@ def _passed_to_sync_call(name: str, ctx: CudaContext) -> bool:
     )
 
 
-def non_sync_message(name: str | None) -> str:
+def _non_sync_message(name: str | None) -> str:
     """What a fix of a `*_sync` call (None: of a macro body) does on ROCm."""
     if name == "__syncwarp":
-        return f"use `{WAVE_BARRIER}` on ROCm"
-    return f"call `{NON_SYNC_INTRINSICS.get(name or '', name)}` without the mask on ROCm"
+        return f"use `{_WAVE_BARRIER}` on ROCm"
+    return f"call `{_NON_SYNC_INTRINSICS.get(name or '', name)}` without the mask on ROCm"
 
 
 def sync_macro_fix(define: Define, ctx: CudaContext) -> Fix | None:
@@ -1027,60 +1022,43 @@ def sync_macro_fix(define: Define, ctx: CudaContext) -> Fix | None:
             if define.parameters is not None and mask in define.parameters:
                 return False  # the caller's mask
             known = ctx.define(mask, define.directive)
-            return known is not None and is_all_ones_text(known.value)
-        return is_all_ones_text(mask)
+            return known is not None and _is_all_ones_text(known.value)
+        return _is_all_ones_text(mask)
 
     def rewrite(match: re.Match[str]) -> str:
         if match.group("name") is not None:
-            return f"{NON_SYNC_INTRINSICS[match.group('name')]}(" if full(match.group("mask")) else match.group(0)
-        return WAVE_BARRIER if full(match.group("barrier_mask")) else match.group(0)
+            return f"{_NON_SYNC_INTRINSICS[match.group('name')]}(" if full(match.group("mask")) else match.group(0)
+        return _WAVE_BARRIER if full(match.group("barrier_mask")) else match.group(0)
 
     rocm = _SYNC_CALL_TO_REWRITE.sub(rewrite, original)
     remaining = _SYNC_CALL_IN_MACRO.search(rocm)
-    if rocm == original or (remaining is not None and literal_width(remaining.group(2)) == 32):
+    if rocm == original or (remaining is not None and _literal_width(remaining.group(2)) == 32):
         return None  # a partial mask: the ROCm body needs a person
-    return ctx.gated_fix(non_sync_message(None), define.directive, rocm)
+    return ctx.gated_fix(_non_sync_message(None), define.directive, rocm)
 
 
 def _is_full_warp_32(value: str) -> bool:
     """`0xffffffff`, `0xFFFFFFFFU`, `(0xffffffff)`: all 32 lanes, as a 32-bit value."""
     text = value.strip().strip("()").strip()
-    return text_width(text) == 32 and text.lower().rstrip("u").endswith("ffffffff")
+    return _text_width(text) == 32 and text.lower().rstrip("u").endswith("ffffffff")
 
 
 __all__ = [
     "BIT_INTRINSICS_64",
-    "NON_SYNC_INTRINSICS",
     "SYNC_MASK_INTRINSICS",
-    "WAVE_BARRIER",
     "WAVE_MASK_INTRINSICS",
-    "Narrowing",
     "Rewrite",
     "bit_intrinsic_rewrites",
-    "cast_type",
-    "constant_width",
-    "hazard_rewrites",
-    "is_all_ones_text",
-    "is_full_warp_mask",
-    "is_lane_index",
-    "is_lane_mask_type",
     "is_lane_shift_32",
     "is_portable_wrapper_use",
     "is_wave_mask",
     "is_wave_mask_call",
     "lane_shift_rewrites",
-    "literal_width",
     "mask_fix",
     "mask_macro_used_elsewhere",
     "narrowing",
-    "non_sync_message",
-    "normalize_type",
-    "rocm_rewrites",
     "sync_call_in_macro",
     "sync_fix",
     "sync_macro_fix",
-    "sync_rewrites",
-    "text_width",
-    "type_width",
     "value_width",
 ]

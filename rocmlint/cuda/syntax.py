@@ -10,7 +10,7 @@ from typing import Literal
 
 from rocmlint.cuda.frontend import STATEMENT_TYPES, CudaContext, Node, Span
 
-COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
+_COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">="})
 
 
 def bare(node: Node) -> Node:
@@ -31,14 +31,24 @@ def outermost(node: Node) -> Node:
     return node
 
 
-def without_parentheses(node: Node) -> Node:
-    """`node` without the parentheses around it."""
-    while node.type == "parenthesized_expression" and node.named_child_count == 1:
-        node = node.named_children[0]
+def outermost_signed(node: Node) -> Node:
+    """The outermost node that is `node` under unary operators and parentheses (`-(448.f)` for `448.f`)."""
+    while node.parent is not None and node.parent.type in ("unary_expression", "parenthesized_expression"):
+        node = node.parent
     return node
 
 
-def operator_of(node: Node, ctx: CudaContext) -> str | None:
+def without_parentheses(node: Node) -> Node:
+    """`x` for `(x)`, `((x))`, `(x /* why */)`: `node` without the parentheses (and comments) around it."""
+    while node.type == "parenthesized_expression":
+        inner = [child for child in node.named_children if child.type != "comment"]
+        if len(inner) != 1:
+            return node
+        node = inner[0]
+    return node
+
+
+def _operator_of(node: Node, ctx: CudaContext) -> str | None:
     """The operator of a binary expression (`&&`, `<`, ...); None for other nodes."""
     operator = node.child_by_field_name("operator") if node.type == "binary_expression" else None
     return None if operator is None else ctx.text(operator)
@@ -47,7 +57,7 @@ def operator_of(node: Node, ctx: CudaContext) -> str | None:
 def whole_condition(node: Node, ctx: CudaContext) -> Node:
     """The whole `&&`/`||` chain (and the parentheses around it) that `node` is a term of."""
     while node.parent is not None and (
-        node.parent.type == "parenthesized_expression" or operator_of(node.parent, ctx) in ("&&", "||")
+        node.parent.type == "parenthesized_expression" or _operator_of(node.parent, ctx) in ("&&", "||")
     ):
         node = node.parent
     return node
@@ -59,7 +69,7 @@ def largest_terms(node: Node, ctx: CudaContext, holds: Callable[[Node], bool]) -
     if _all_terms(node, ctx, holds):
         return [node]
     inner = without_parentheses(node)
-    if operator_of(inner, ctx) not in ("&&", "||"):
+    if _operator_of(inner, ctx) not in ("&&", "||"):
         return []
     sides = (inner.child_by_field_name("left"), inner.child_by_field_name("right"))
     return [term for side in sides if side is not None for term in largest_terms(side, ctx, holds)]
@@ -67,10 +77,10 @@ def largest_terms(node: Node, ctx: CudaContext, holds: Callable[[Node], bool]) -
 
 def _all_terms(node: Node, ctx: CudaContext, holds: Callable[[Node], bool]) -> bool:
     inner = without_parentheses(node)
-    if operator_of(inner, ctx) in ("&&", "||"):
+    if _operator_of(inner, ctx) in ("&&", "||"):
         sides = (inner.child_by_field_name("left"), inner.child_by_field_name("right"))
         return all(side is not None and _all_terms(side, ctx, holds) for side in sides)
-    return operator_of(inner, ctx) in COMPARISONS and holds(inner)
+    return _operator_of(inner, ctx) in _COMPARISONS and holds(inner)
 
 
 def short_circuited(node: Node, ctx: CudaContext) -> bool:
@@ -79,7 +89,7 @@ def short_circuited(node: Node, ctx: CudaContext) -> bool:
     for ancestor in ctx.ancestors(node):
         if ancestor.type in STATEMENT_TYPES:
             return False
-        if operator_of(ancestor, ctx) == "&&" and child == ancestor.child_by_field_name("right"):
+        if _operator_of(ancestor, ctx) == "&&" and child == ancestor.child_by_field_name("right"):
             left = ancestor.child_by_field_name("left")
             if left is not None and without_parentheses(left).type == "false":
                 return True
@@ -109,20 +119,20 @@ def disabled(test: Node, ctx: CudaContext) -> str:
 
 
 _ARITHMETIC = frozenset({"+", "-", "*"})
-NumberUse = tuple[Literal["comparison", "switch", "arithmetic"], Node]
+_NumberUse = tuple[Literal["comparison", "switch", "arithmetic"], Node]
 
 
-def number_use(value: Node, ctx: CudaContext) -> NumberUse | None:
+def number_use(value: Node, ctx: CudaContext) -> _NumberUse | None:
     """What the number `value` decides, through parentheses, casts and the `+`/`-`/`*` arithmetic around it:
     ("comparison", the comparison), ("switch", the `switch` statement), or ("arithmetic", the largest such
     expression) when it only computes another number (`major * 10 + minor`); None for other uses."""
     top = outermost(value)
     computed = False
-    while top.parent is not None and operator_of(top.parent, ctx) in _ARITHMETIC:
+    while top.parent is not None and _operator_of(top.parent, ctx) in _ARITHMETIC:
         top = outermost(top.parent)
         computed = True
     parent = top.parent
-    if parent is not None and operator_of(parent, ctx) in COMPARISONS:
+    if parent is not None and _operator_of(parent, ctx) in _COMPARISONS:
         return "comparison", parent
     if parent is not None and parent.type == "condition_clause":
         statement = parent.parent
@@ -144,10 +154,8 @@ def binary_parts(node: Node | None, ctx: CudaContext) -> tuple[Node, str, Node] 
 def assigned_name(node: Node, ctx: CudaContext) -> str | None:
     """The variable `node` initialises or is assigned to (through parentheses and casts): `lane` for the
     `threadIdx.x & 31` of `int lane = (int)(threadIdx.x & 31);`."""
-    current = node
+    current = outermost(node)
     parent = current.parent
-    while parent is not None and parent.type in ("parenthesized_expression", "cast_expression"):
-        current, parent = parent, parent.parent
     if parent is None:
         return None
     if parent.type == "init_declarator" and parent.child_by_field_name("value") == current:
@@ -190,7 +198,7 @@ def array_dimensions(declarator: Node) -> tuple[Node | None, list[Node]]:
     return current, sizes
 
 
-def has_specifier(declaration: Node, ctx: CudaContext, *words: str) -> bool:
+def _has_specifier(declaration: Node, ctx: CudaContext, *words: str) -> bool:
     """Whether the declaration says one of `words` as a qualifier or storage class (`const`, `constexpr`,
     `static`, ...)."""
     return any(
@@ -205,7 +213,7 @@ def named_constants(node: Node, ctx: CudaContext) -> list[tuple[Node, Node]]:
     (`static constexpr int kWarpSize = 32;`), an enumerator's (`THREADS_PER_WARP = 32`)."""
     if node.type == "enumerator":
         pairs = [(node.child_by_field_name("name"), node.child_by_field_name("value"))]
-    elif not has_specifier(node, ctx, "const", "constexpr", "static"):
+    elif not _has_specifier(node, ctx, "const", "constexpr", "static"):
         return []
     elif node.type == "field_declaration":
         pairs = [(node.child_by_field_name("declarator"), node.child_by_field_name("default_value"))]
@@ -359,11 +367,11 @@ def constant_context(node: Node, ctx: CudaContext) -> str | None:
             constant = (
                 declaration is not None
                 and child == ancestor.child_by_field_name("value")
-                and has_specifier(declaration, ctx, *_CONSTEXPR)
+                and _has_specifier(declaration, ctx, *_CONSTEXPR)
             )
             return "a `constexpr` initialiser" if constant else None
         if kind == "field_declaration":
-            constant = child == ancestor.child_by_field_name("default_value") and has_specifier(
+            constant = child == ancestor.child_by_field_name("default_value") and _has_specifier(
                 ancestor, ctx, *_CONSTEXPR
             )
             return "a `constexpr` initialiser" if constant else None
@@ -409,9 +417,7 @@ def operator_with_literal(operator: str, value: int) -> re.Pattern[bytes]:
 
 
 __all__ = [
-    "COMPARISONS",
     "STATEMENT_TYPES",
-    "NumberUse",
     "array_dimensions",
     "assigned_name",
     "bare",
@@ -419,7 +425,6 @@ __all__ = [
     "constant_context",
     "declares_void_pointer",
     "disabled",
-    "has_specifier",
     "identifiers_in",
     "is_certainly_device",
     "is_certainly_host",
@@ -429,9 +434,9 @@ __all__ = [
     "loop_counter",
     "named_constants",
     "number_use",
-    "operator_of",
     "operator_with_literal",
     "outermost",
+    "outermost_signed",
     "qualified_segments",
     "short_circuited",
     "whole_condition",

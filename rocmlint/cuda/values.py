@@ -10,6 +10,7 @@ Deeper chains are unknown: real code names a constant through two or three level
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from rocmlint.cuda.frontend import CudaContext, Node, Span
 from rocmlint.cuda.preprocessor import evaluate_integer, parse_int
@@ -24,9 +25,26 @@ def initialiser(ctx: CudaContext, identifier: Node, trace: Trace) -> tuple[Node,
     return None if value is None or deeper is None else (value, deeper)
 
 
+def arms(
+    ctx: CudaContext, node: Node, follow: Callable[[Node], bool] = lambda _name: True, trace: Trace | None = START
+) -> list[Node]:
+    """Every expression `node` may evaluate to: through parentheses, each arm of a conditional its own node
+    (`training ? &kernel<true> : &kernel<false>`), and the initialisers of the names `follow` accepts (a name
+    without one, or past the walk's depth, stays itself). An arm past the walk's depth is left out."""
+    if trace is None:
+        return []
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        return arms(ctx, node.named_children[0], follow, trace)
+    if node.type == "conditional_expression":
+        branches = (node.child_by_field_name("consequence"), node.child_by_field_name("alternative"))
+        return [arm for branch in branches if branch is not None for arm in arms(ctx, branch, follow, trace.step())]
+    found = initialiser(ctx, node, trace) if node.type == "identifier" and follow(node) else None
+    return [node] if found is None else arms(ctx, found[0], follow, found[1])
+
+
 # --- integer constants -------------------------------------------------------------------------------------
 # Bytes of the element types kernels size shared memory and buffers with.
-TYPE_BYTES = {
+_TYPE_BYTES = {
     "char": 1,
     "signed char": 1,
     "unsigned char": 1,
@@ -82,8 +100,8 @@ _ARITHMETIC = frozenset({"+", "-", "*", "/", "%", "<<", ">>"})
 
 
 def size_of(type_name: str) -> int | None:
-    """`sizeof(type_name)` for the element types in TYPE_BYTES (`const` ignored); None for others."""
-    return TYPE_BYTES.get(" ".join(type_name.replace("const", " ").split()))
+    """`sizeof(type_name)` for the element types in _TYPE_BYTES (`const` ignored); None for others."""
+    return _TYPE_BYTES.get(" ".join(type_name.replace("const", " ").split()))
 
 
 def constant_value(ctx: CudaContext, node: Node, trace: Trace | None = START) -> int | None:
@@ -157,4 +175,13 @@ def macro_value(ctx: CudaContext, text: str, before: Span, trace: Trace | None =
     return evaluate_integer(" ".join(pieces)) if pieces else None
 
 
-__all__ = ["MAX_TRACE_DEPTH", "START", "TYPE_BYTES", "Trace", "constant_value", "initialiser", "macro_value", "size_of"]
+__all__ = [
+    "MAX_TRACE_DEPTH",
+    "START",
+    "Trace",
+    "arms",
+    "constant_value",
+    "initialiser",
+    "macro_value",
+    "size_of",
+]

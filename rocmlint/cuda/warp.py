@@ -35,7 +35,7 @@ def wave_selector(wave64: str, wave32: str, indent: str = "") -> str:
     return f"#if {WAVE64_CONDITION}\n{indent}{wave64}\n{indent}#else\n{indent}{wave32}\n{indent}#endif"
 
 
-def with_value(literal: str, value: int) -> str:
+def _with_value(literal: str, value: int) -> str:
     """`32u` -> `64u`: the integer literal's suffix kept, its digits replaced by `value`."""
     match = _INT_LITERAL.fullmatch(literal.strip())
     return f"{value}{match.group('suffix')}" if match else str(value)
@@ -129,7 +129,7 @@ def is_thread_index(node: Node, ctx: CudaContext, trace: Trace | None = START) -
 
 
 # --- shuffles ---------------------------------------------------------------------------------------------
-SHUFFLES = frozenset(
+_SHUFFLES = frozenset(
     {
         "__shfl_xor_sync",
         "__shfl_down_sync",
@@ -147,7 +147,7 @@ SHUFFLES = frozenset(
     }
 )
 # The shuffles whose offsets a reduction halves down to 1 (a butterfly or a tree reduction).
-DESCENDING_SHUFFLES = frozenset(
+_DESCENDING_SHUFFLES = frozenset(
     {
         "__shfl_xor_sync",
         "__shfl_down_sync",
@@ -166,23 +166,23 @@ def unrolled_from_16(call: Node, ctx: CudaContext) -> str | None:
     """The name of a descending shuffle called with the literal offset 16 and no explicit width of at most 32:
     the first step of an unrolled 32-lane butterfly (`v += __shfl_xor_sync(m, v, 16); ... (m, v, 8); ...`)."""
     name = ctx.call_name(call) or ""
-    if name not in DESCENDING_SHUFFLES:
+    if name not in _DESCENDING_SHUFFLES:
         return None
     arguments = ctx.arguments(call)
-    offset = shuffle_offset(name, arguments)
+    offset = _shuffle_offset(name, arguments)
     if offset is None or offset.type != "number_literal" or parse_int(ctx.text(offset)) != 16:
         return None
-    return None if has_subgroup_width(name, arguments, ctx) else name
+    return None if _has_subgroup_width(name, arguments, ctx) else name
 
 
-def shuffle_offset(name: str, arguments: list[Node]) -> Node | None:
-    """The lane offset argument of a SHUFFLES call: after the mask for the `_sync` intrinsics, after the
+def _shuffle_offset(name: str, arguments: list[Node]) -> Node | None:
+    """The lane offset argument of a _SHUFFLES call: after the mask for the `_sync` intrinsics, after the
     value otherwise."""
     index = 2 if name.endswith("_sync") else 1
     return arguments[index] if len(arguments) > index else None
 
 
-def has_subgroup_width(name: str, arguments: list[Node], ctx: CudaContext) -> bool:
+def _has_subgroup_width(name: str, arguments: list[Node], ctx: CudaContext) -> bool:
     """An explicit width of at most 32 works on 32-lane segments on purpose (correct on a wave64 too)."""
     index = (2 if name.endswith("_sync") else 1) + 1
     if len(arguments) <= index:
@@ -202,10 +202,10 @@ def in_32_lane_subgroups(node: Node, ctx: CudaContext) -> bool:
         return False
     known = _SUBGROUP_FUNCTIONS.setdefault(ctx, {})
     if function.start_byte not in known:
-        # Every SHUFFLES name says `shfl`: a function without it need not be walked.
+        # Every _SHUFFLES name says `shfl`: a function without it need not be walked.
         walk = b"shfl" in ctx.content[function.start_byte : function.end_byte].lower()
         known[function.start_byte] = walk and any(
-            (ctx.call_name(n) or "") in SHUFFLES and has_subgroup_width(ctx.call_name(n) or "", ctx.arguments(n), ctx)
+            (ctx.call_name(n) or "") in _SHUFFLES and _has_subgroup_width(ctx.call_name(n) or "", ctx.arguments(n), ctx)
             for n in ctx.descendants(function, "call_expression")
         )
     return known[function.start_byte]
@@ -220,21 +220,25 @@ def reduction_over_32_lanes(loop: Node, ctx: CudaContext) -> str | None:
     if counter is None or body is None:
         return None
     variable, start = counter[0], ctx.int_value(counter[1])
-    ascending = start == 1 and bounded_by_32(loop.child_by_field_name("condition"), variable, ctx)
-    if (start != 16 and not ascending) or in_first_32_threads(loop, ctx):
+    ascending = start == 1 and _bounded_by_32(loop.child_by_field_name("condition"), variable, ctx)
+    if (start != 16 and not ascending) or _in_first_32_threads(loop, ctx):
         return None
     for call in ctx.descendants(body, "call_expression"):
         name = ctx.call_name(call) or ""
-        if name not in SHUFFLES or (not ascending and name not in DESCENDING_SHUFFLES):
+        if name not in _SHUFFLES or (not ascending and name not in _DESCENDING_SHUFFLES):
             continue
         arguments = ctx.arguments(call)
-        offset = shuffle_offset(name, arguments)
-        if offset is not None and ctx.text(offset).strip() == variable and not has_subgroup_width(name, arguments, ctx):
+        offset = _shuffle_offset(name, arguments)
+        if (
+            offset is not None
+            and ctx.text(offset).strip() == variable
+            and not _has_subgroup_width(name, arguments, ctx)
+        ):
             return variable
     return None
 
 
-def in_first_32_threads(node: Node, ctx: CudaContext) -> bool:
+def _in_first_32_threads(node: Node, ctx: CudaContext) -> bool:
     """Under `if (tid < 32)`: a reduction among 32 threads on purpose (lane 0's result stays right)."""
     for ancestor in ctx.ancestors(node):
         if ancestor.type == "function_definition":
@@ -248,7 +252,7 @@ def in_first_32_threads(node: Node, ctx: CudaContext) -> bool:
     return False
 
 
-def bounded_by_32(condition: Node | None, variable: str, ctx: CudaContext) -> bool:
+def _bounded_by_32(condition: Node | None, variable: str, ctx: CudaContext) -> bool:
     """`i < 32` or `i <= 16`: an ascending butterfly that stops at the 32-lane boundary."""
     test = binary_parts(condition, ctx)
     if test is None or ctx.text(test[0]).strip() != variable:
@@ -262,12 +266,12 @@ def bounded_by_32(condition: Node | None, variable: str, ctx: CudaContext) -> bo
 LANE_SPLITS = {"%": 32, "/": 32, "&": 31, ">>": 5}
 # Each split with its number: lane arithmetic cannot be found where none matches (one pattern per operator:
 # one alternation of all four took five times as long).
-_SPLIT_TEXTS = tuple(operator_with_literal(operator, value) for operator, value in LANE_SPLITS.items())
+SPLIT_TEXTS = tuple(operator_with_literal(operator, value) for operator, value in LANE_SPLITS.items())
 
 
 def split_offsets(ctx: CudaContext) -> list[int]:
     """Where the file's text holds one of LANE_SPLITS with its literal: anchors for `visits_needed`."""
-    return [match.start() for split in _SPLIT_TEXTS for match in split.finditer(ctx.content)]
+    return [match.start() for split in SPLIT_TEXTS for match in split.finditer(ctx.content)]
 
 
 def lane_split(node: Node, ctx: CudaContext) -> tuple[Node, str] | None:
@@ -309,7 +313,7 @@ def wave_size_define_fix(define: Define, ctx: CudaContext) -> Fix | None:
     match = _DEFINE_LITERAL.fullmatch(text)
     if match is None or "\\" in text or parse_int(match.group("literal")) != 32:
         return None  # `#define WARP_SIZE HW_WARP`, a continued line: the value is not ours to rewrite
-    wave64 = match.group("head") + with_value(match.group("literal"), 64) + match.group("tail")
+    wave64 = match.group("head") + _with_value(match.group("literal"), 64) + match.group("tail")
     return ctx.gated_fix(_WAVE_FIX_MESSAGE, define.directive, wave_selector(wave64, text))
 
 
@@ -321,7 +325,28 @@ def wave_size_constant_fix(name_node: Node, value: Node, ctx: CudaContext) -> Fi
         statement = ctx.statement_of(name_node)
         if statement is None or statement.type not in _DECLARATIONS:
             return None
-    wave64 = ctx.rocm_variant(statement, [(value, with_value(ctx.text(value), 64))])
+    wave64 = ctx.rocm_variant(statement, [(value, _with_value(ctx.text(value), 64))])
     return ctx.gated_fix(
         _WAVE_FIX_MESSAGE, statement, wave_selector(wave64, ctx.text(statement), indent_of(ctx, statement))
     )
+
+
+__all__ = [
+    "LANE_SPLITS",
+    "SPLIT_TEXTS",
+    "builtin_index",
+    "enum_declaration",
+    "in_32_lane_subgroups",
+    "in_wave_selector",
+    "indent_of",
+    "is_lane_or_warp_name",
+    "is_thread_index",
+    "is_warp_constant_name",
+    "lane_split",
+    "reduction_over_32_lanes",
+    "split_offsets",
+    "unrolled_from_16",
+    "wave_selector",
+    "wave_size_constant_fix",
+    "wave_size_define_fix",
+]

@@ -1,0 +1,89 @@
+"""What rules ask about warps (rocmlint/cuda/warp.py): thread indices, warp-constant and lane/warp names,
+reductions and unrolled butterflies over 32 lanes, 32-lane splits of thread ids, wave-size selectors."""
+
+from __future__ import annotations
+
+import pytest
+from test_cuda_values import context, initial_value, node_at
+
+from rocmlint.cuda import warp
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("int t = threadIdx.x;\nint v = t + 1;\n", True),
+        ("int t = blockIdx.x * blockDim.x + threadIdx.x;\nint v = t;\n", False),
+        ("int lane_id;\nint v = lane_id;\n", True),
+        ("int count;\nint v = count;\n", False),
+    ],
+)
+def test_is_thread_index(code: str, expected: bool) -> None:
+    ctx = context("__global__ void k() {\n" + code + "}\n")
+    assert warp.is_thread_index(initial_value(ctx, "int v"), ctx) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("WARP_SIZE", True),
+        ("kWarpSize", True),
+        ("THREADS_PER_WARP", True),
+        ("C10_WARP_SIZE", False),
+        ("warp_id", False),
+    ],
+)
+def test_is_warp_constant_name(name: str, expected: bool) -> None:
+    assert warp.is_warp_constant_name(name) == expected
+
+
+def test_reduction_over_32_lanes() -> None:
+    loop = "  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o{width});\n"
+    for width, expected in (("", "o"), (", 32", None)):
+        ctx = context("__device__ float r(float v) {\n" + loop.format(width=width) + "  return v;\n}\n")
+        assert warp.reduction_over_32_lanes(node_at(ctx, "for", "for_statement"), ctx) == expected
+
+
+def test_in_wave_selector() -> None:
+    ctx = context("#if defined(__GFX9__)\n#define W 64\n#else\nint a;\n#endif\nint b;\n")
+    assert warp.in_wave_selector(ctx, node_at(ctx, "a", "identifier"))
+    assert not warp.in_wave_selector(ctx, node_at(ctx, "b", "identifier"))
+
+
+def test_lane_splits_and_their_anchors() -> None:
+    ctx = context("__global__ void k(int n) {\n  int a = threadIdx.x >> 5, b = n & 0x1f, c = n % 320, d = n / 32;\n}\n")
+    splits = [warp.lane_split(n, ctx) for n in ctx.descendants(ctx.tree.root_node, "binary_expression")]
+    assert sorted((ctx.text(left), operator) for left, operator in filter(None, splits)) == [
+        ("n", "&"),
+        ("n", "/"),
+        ("threadIdx.x", ">>"),
+    ]
+    assert sorted(warp.split_offsets(ctx)) == [ctx.content.index(text) for text in (b">> 5", b"& 0x1f", b"/ 32")]
+
+
+def test_is_lane_or_warp_name() -> None:
+    assert [warp.is_lane_or_warp_name(name) for name in ("lane_id", "wid", "warp", "offset", None)] == [
+        True,
+        True,
+        True,
+        False,
+        False,
+    ]
+
+
+def test_unrolled_from_16() -> None:
+    ctx = context(
+        "__device__ float f(float v) {\n"
+        "  v += __shfl_xor_sync(0xffffffff, v, 16);\n"
+        "  v += __shfl_xor_sync(0xffffffff, v, 16, 32);\n"
+        "  v += __shfl_up_sync(0xffffffff, v, 16);\n"
+        "  return v + __shfl_xor(v, 8);\n"
+        "}\n"
+    )
+    calls = ctx.descendants(ctx.tree.root_node, "call_expression")
+    assert [warp.unrolled_from_16(call, ctx) for call in sorted(calls, key=lambda n: n.start_byte)] == [
+        "__shfl_xor_sync",
+        None,
+        None,
+        None,
+    ]
