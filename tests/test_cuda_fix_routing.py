@@ -9,9 +9,19 @@ from rocmlint.rules.roc213_cuda_arch_macro import CudaArchMacro
 from rocmlint.rules.roc214_cudacc_macro import CudaccMacro
 from rocmlint.rules.roc215_hip_platform_hcc import HipPlatformHcc
 
+from rocmlint.cuda.frontend import ByteSpan, CudaContext, CudaOptions
 from rocmlint.cuda.hip_gaps import lacking_on_hip
+from rocmlint.cuda.preprocessor import VendorMacros, analyse
 from rocmlint.rule import Rule
+from rocmlint.source import SourceFile
 from rocmlint.testing import run_example
+
+
+def lacking_in(code: str) -> str | None:
+    """What HIP lacks in the whole of `code`, a file of its own."""
+    source = SourceFile.from_bytes("k.cu", code.encode("utf-8"), "cuda")
+    ctx = CudaContext(source, analyse(code, VendorMacros()), CudaOptions())
+    return lacking_on_hip(ctx, ByteSpan(0, len(ctx.content)))
 
 # The issue's case: the device arm asserts with a PTX breakpoint intrinsic HIP does not declare.
 _BRKPT = (
@@ -115,7 +125,7 @@ def test_an_arm_rocm_already_compiles_does_not_block_the_fix() -> None:
     ],
 )
 def test_lacking_on_hip_finds(code: str, found: str) -> None:
-    lacking = lacking_on_hip(code)
+    lacking = lacking_in(code)
     assert lacking is not None and f"`{found}`" in lacking
 
 
@@ -131,7 +141,7 @@ def test_lacking_on_hip_finds(code: str, found: str) -> None:
     ],
 )
 def test_lacking_on_hip_ignores(code: str) -> None:
-    assert lacking_on_hip(code) is None
+    assert lacking_in(code) is None
 
 
 def test_an_arm_the_fix_routes_rocm_out_of_does_not_block_it() -> None:
