@@ -293,6 +293,7 @@ def ptx_in(template: str) -> tuple[str, str] | None:
 _LITERAL_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|(//[^\n]*|/\*.*?(?:\*/|\Z))', re.DOTALL)
 _INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]", re.MULTILINE)
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_DEFINED = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
 _STRING_OR_PARENTHESIS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[()]')
 
 
@@ -322,8 +323,9 @@ def lacking_on_hip(ctx: CudaContext, span: ByteSpan) -> str | None:
 
 def _macros_used(ctx: CudaContext, code: str, before: int) -> list[Define]:
     """Every `#define` before byte `before` of a name `code` uses, and of the names those bodies use: the
-    definition a build routed into `code` sees is one of them."""
-    seen: set[str] = set()
+    definition a build routed into `code` sees is one of them. A name `code` defines itself is its own (an
+    `#else` redefining `TRAP()` does not use the `#if` arm's)."""
+    seen = set(_DEFINED.findall(code))
     pending = _WORD.findall(code)
     used: list[Define] = []
     while pending:
