@@ -9,9 +9,11 @@ also made the decision. The preprocessor analysis (rocmlint/cuda/preprocessor.py
 the vendor branch around each directive and the branch of the arm each directive opens.
 
 Fixes are plain edits of the condition text (`condition_edit`): ROC213/ROC214/ROC215 add the HIP macro
-next to each CUDA one in every arm of the chain at once (`ConditionRule._chain_rewrite`), unless an arm
-ROCm skips today holds what HIP lacks (rocmlint/cuda/hip_gaps.py), ROC207 adds the
-ROCm test to one condition when the arm it opens looks free of CUDA-only code (`arm_may_hold_hazards`).
+next to each CUDA test used for its truth (`condition_tests`) in every arm of the chain at once
+(`ConditionRule._chain_rewrite`), unless an arm the widened tests may route ROCm into, and ROCm does not
+certainly compile today, holds what HIP lacks (`hip_gaps.lacking_on_hip`): the arm of a test that holds
+positively, and every later arm after one that is negated, counting only alternatives ROCm defines. ROC207
+adds the ROCm test to one condition when the arm it opens looks free of CUDA-only code (`arm_may_hold_hazards`).
 Once a chain names a ROCm macro it is no longer reported, so no fix may leave another reported test of
 the chain behind.
 """

@@ -2,9 +2,11 @@
 PTX, which HIP-Clang cannot assemble (ROC203), CUDA's FP8 API (ROC218), CUTLASS and CuTe (ROC206), `__nanosleep`
 (ROC224), and `*_sync` calls with a 32-bit mask, which HIP's 64-bit-mask templates reject (ROC210).
 
-Those rules report these where a ROCm build compiles them; `lacking_on_hip` answers the same question for code a
-fix is about to send ROCm into (ROC213/ROC214/ROC215 route ROCm into an existing `#if` arm only when the arm holds
-none of them), from the same tables and the same recognisers.
+Those rules report these where a ROCm build compiles them, from the syntax tree; `lacking_on_hip` answers a
+coarser form of the question for code a fix is about to send ROCm into (ROC213/ROC214/ROC215 route ROCm into an
+existing `#if` arm only when the arm holds none of them): from the text, with the same tables and PTX recognisers,
+same-file macros expanded (asm templates, `*_sync` masks, the bodies of macros the code uses), but no value tracing
+(a mask held in a variable is not seen).
 """
 
 from __future__ import annotations
