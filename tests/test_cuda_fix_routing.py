@@ -249,13 +249,21 @@ def test_an_alternative_rocm_never_defines_routes_nothing() -> None:
     assert len(diagnostics) == 1 and diagnostics[0].fix is not None
 
 
-def test_an_arm_rocm_compiles_today_does_not_block_the_fix_after_a_negated_test() -> None:
+@pytest.mark.parametrize(
+    ("rule", "name"),
+    [
+        pytest.param(CudaArchMacro, "__CUDA_ARCH__", id="ROC213"),
+        pytest.param(CudaccMacro, "__CUDACC__", id="ROC214"),
+        pytest.param(HipPlatformHcc, "__HIP_PLATFORM_HCC__", id="ROC215"),
+    ],
+)
+def test_an_arm_rocm_compiles_today_does_not_block_the_fix_after_a_negated_test(rule: type[Rule], name: str) -> None:
     # ROCm skips the first arm today (`ENABLE_FAST` is 0) and compiles `#else`: the fix changes nothing there.
     code = (
-        "#define ENABLE_FAST 0\n#if !defined(__CUDA_ARCH__) && ENABLE_FAST\n#define TRAP() 0\n#else\n"
+        f"#define ENABLE_FAST 0\n#if !defined({name}) && ENABLE_FAST\n#define TRAP() 0\n#else\n"
         "#define TRAP() __brkpt()\n#endif\n"
     )
-    diagnostics = run_example(CudaArchMacro, code)
+    diagnostics = run_example(rule, code)
     assert len(diagnostics) == 1 and diagnostics[0].fix is not None
 
 
@@ -295,6 +303,24 @@ _LANE = "__device__ inline unsigned lane() {{\n  unsigned id = 0;\n#{opener}\n  
                 opener="ifdef __CUDA_ARCH__", body='asm volatile("mov.u32 %0, %%laneid; // lane" : "=r"(id));'
             ),
             id="ROC213-comment-marker-in-template",
+        ),
+        pytest.param(
+            CudaccMacro,
+            _LANE.format(opener="ifdef __CUDACC__", body='asm volatile("mov.u32 %0, %%laneid; // lane" : "=r"(id));'),
+            id="ROC214-comment-marker-in-template",
+        ),
+        pytest.param(
+            HipPlatformHcc,
+            _LANE.format(
+                opener="ifdef __HIP_PLATFORM_HCC__", body='asm volatile("mov.u32 %0, %%laneid; /* lane" : "=r"(id));'
+            ),
+            id="ROC215-comment-marker-in-template",
+        ),
+        pytest.param(
+            HipPlatformHcc,
+            "#define FULL_MASK 0xffffffff\n"
+            + _LANE.format(opener="ifdef __HIP_PLATFORM_HCC__", body="id = __shfl_xor_sync(FULL_MASK, id, 1);"),
+            id="ROC215-mask-macro",
         ),
         pytest.param(
             CudaccMacro,
