@@ -75,7 +75,11 @@ class CudaArchMacro(ConditionRule, Rule):
     Safe: on an NVIDIA build `__HIP_DEVICE_COMPILE__` is either undefined or, with HIP's NVIDIA headers
     (`hip_common.h`), defined exactly when `__CUDA_ARCH__` is, so every rewritten test keeps its truth
     value and nvcc compiles the same code; only the directive's own text changes. A bare `#if
-    __CUDA_ARCH__` is read as `defined(__CUDA_ARCH__)`, since nvcc never defines it as 0.
+    __CUDA_ARCH__` is read as `defined(__CUDA_ARCH__)`, since nvcc never defines it as 0. On ROCm the
+    HIP device pass enters the arms the widened tests open (and those after a negated one): the fix is
+    withheld when such an arm, or a macro of this file it uses, holds what HIP lacks (inline PTX, a 32-bit
+    `*_sync` mask, an API with no HIP equivalent), and when a test is compared or selected on
+    (`defined(__CUDA_ARCH__) == 0`) rather than used for its truth.
     """
 
     code = "ROC213"

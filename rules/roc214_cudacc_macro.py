@@ -60,7 +60,10 @@ class CudaccMacro(ConditionRule, Rule):
     Safe: `__HIPCC__` never holds on a plain NVCC build, and where HIP's NVIDIA headers are used
     `hip_common.h` defines `__HIPCC__` only when `__CUDACC__` already is; nothing on NVIDIA defines
     `__HIPCC_RTC__`. Every rewritten test keeps its NVIDIA truth value, so nvcc compiles the same code;
-    only the directive's own text changes.
+    only the directive's own text changes. On ROCm, hipcc enters the arms the widened tests open (and
+    those after a negated one): the fix is withheld when such an arm, or a macro of this file it uses,
+    holds what HIP lacks (inline PTX, a 32-bit `*_sync` mask, an API with no HIP equivalent), and when a
+    test is compared or selected on (`defined(__CUDACC__) == 0`) rather than used for its truth.
     """
 
     code = "ROC214"

@@ -67,7 +67,10 @@ class HipPlatformHcc(ConditionRule, Rule):
     Safe: a plain NVIDIA build defines none of these macros, so it keeps its arm. Builds that include
     HIP's headers get the arm the code was written for: ROCm 6+ defines only `__HIP_PLATFORM_AMD__`
     (HIP on NVIDIA only `__HIP_PLATFORM_NVIDIA__`), and older HIP defines both spellings, so nothing
-    changes there.
+    changes there. ROCm 6+ enters the arms a widened `__HIP_PLATFORM_HCC__` test opens (and those after
+    a negated one): the fix is withheld when such an arm, or a macro of this file it uses, holds what HIP
+    lacks (inline PTX, a 32-bit `*_sync` mask, an API with no HIP equivalent), and when a test is compared
+    or selected on rather than used for its truth.
     """
 
     code = "ROC215"

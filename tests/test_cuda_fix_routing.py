@@ -9,9 +9,21 @@ from rocmlint.rules.roc213_cuda_arch_macro import CudaArchMacro
 from rocmlint.rules.roc214_cudacc_macro import CudaccMacro
 from rocmlint.rules.roc215_hip_platform_hcc import HipPlatformHcc
 
-from rocmlint.cuda.hip_gaps import lacking_on_hip
+from rocmlint.cuda.conditions import PASS_AND_COMPILER_ALTERNATIVES, condition_tests, with_alternatives
+from rocmlint.cuda.frontend import ByteSpan, CudaContext, CudaOptions
+from rocmlint.cuda.hip_gaps import lacking_on_hip, without_comments
+from rocmlint.cuda.preprocessor import VendorMacros, analyse
 from rocmlint.rule import Rule
+from rocmlint.source import SourceFile
 from rocmlint.testing import run_example
+
+
+def lacking_in(code: str) -> str | None:
+    """What HIP lacks in the whole of `code`, a file of its own."""
+    source = SourceFile.from_bytes("k.cu", code.encode("utf-8"), "cuda")
+    ctx = CudaContext(source, analyse(code, VendorMacros()), CudaOptions())
+    return lacking_on_hip(ctx, ByteSpan(0, len(ctx.content)))
+
 
 # The issue's case: the device arm asserts with a PTX breakpoint intrinsic HIP does not declare.
 _BRKPT = (
@@ -115,7 +127,7 @@ def test_an_arm_rocm_already_compiles_does_not_block_the_fix() -> None:
     ],
 )
 def test_lacking_on_hip_finds(code: str, found: str) -> None:
-    lacking = lacking_on_hip(code)
+    lacking = lacking_in(code)
     assert lacking is not None and f"`{found}`" in lacking
 
 
@@ -131,7 +143,7 @@ def test_lacking_on_hip_finds(code: str, found: str) -> None:
     ],
 )
 def test_lacking_on_hip_ignores(code: str) -> None:
-    assert lacking_on_hip(code) is None
+    assert lacking_in(code) is None
 
 
 def test_an_arm_the_fix_routes_rocm_out_of_does_not_block_it() -> None:
@@ -147,3 +159,237 @@ def test_an_arm_the_fix_routes_rocm_out_of_does_not_block_it() -> None:
     )
     diagnostics = run_example(HipPlatformHcc, code)
     assert len(diagnostics) == 1 and diagnostics[0].fix is not None
+
+
+# --- which arms a widened test routes ROCm into -------------------------------------------------------------
+# A negation written without `!` is no truth test: the rewrite is refused (it would route ROCm into `#else`).
+_NOT_A_TRUTH_TEST = "#if {condition}\n#define TRAP() 0\n#else\n#define TRAP() __brkpt()\n#endif\n"
+
+
+@pytest.mark.parametrize(
+    ("rule", "condition"),
+    [
+        pytest.param(CudaArchMacro, "defined(__CUDA_ARCH__) == 0", id="ROC213-compared"),
+        pytest.param(CudaArchMacro, "0 == defined(__CUDA_ARCH__)", id="ROC213-compared-left"),
+        pytest.param(CudaArchMacro, "defined(__CUDA_ARCH__) ? 0 : 1", id="ROC213-selected"),
+        pytest.param(CudaArchMacro, "(defined(__CUDA_ARCH__) || defined(FOO)) == 0", id="ROC213-group-compared"),
+        pytest.param(CudaccMacro, "defined(__CUDACC__) == 0", id="ROC214-compared"),
+        pytest.param(HipPlatformHcc, "defined(__HIP_PLATFORM_HCC__) == 0", id="ROC215-compared"),
+    ],
+)
+def test_a_test_outside_a_truth_context_gets_no_fix(rule: type[Rule], condition: str) -> None:
+    diagnostics = run_example(rule, _NOT_A_TRUTH_TEST.format(condition=condition))
+    assert len(diagnostics) == 1 and diagnostics[0].fix is None
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "defined(__CUDA_ARCH__) == 0",
+        "0 == defined(__CUDA_ARCH__)",
+        "defined(__CUDA_ARCH__) ? 0 : 1",
+        "(defined(__CUDA_ARCH__)) == 0",
+        "FOO(defined(__CUDA_ARCH__))",
+    ],
+)
+def test_with_alternatives_refuses_a_test_outside_a_truth_context(condition: str) -> None:
+    assert with_alternatives(condition, PASS_AND_COMPILER_ALTERNATIVES) is None
+
+
+@pytest.mark.parametrize(
+    ("condition", "negated"),
+    [
+        ("defined(__CUDA_ARCH__)", [False]),
+        ("!defined(__CUDA_ARCH__)", [True]),
+        ("!!defined(__CUDA_ARCH__)", [False]),
+        ("!(defined(__CUDA_ARCH__) || defined(FOO))", [True]),
+        ("!(!defined(__CUDA_ARCH__) && X)", [False]),
+        ("defined(__CUDA_ARCH__) || !defined(FOO)", [False]),
+        ("(defined(__CUDA_ARCH__) && !defined(__CUDACC__))", [False, True]),
+    ],
+)
+def test_a_test_is_negated_when_an_odd_number_of_bangs_apply_to_it(condition: str, negated: list[bool]) -> None:
+    tests = condition_tests(condition, PASS_AND_COMPILER_ALTERNATIVES)
+    assert tests is not None and [test.negated for test in tests] == negated
+
+
+def test_a_group_negated_routes_rocm_into_later_arms() -> None:
+    # `!(...)` turns false on the HIP device pass once widened: ROCm falls through to `__brkpt`.
+    code = _NOT_A_TRUTH_TEST.format(condition="!(defined(__CUDA_ARCH__) || defined(FOO))")
+    diagnostics = run_example(CudaArchMacro, code)
+    assert len(diagnostics) == 1 and diagnostics[0].fix is None
+
+
+def test_a_group_negated_routes_rocm_out_of_its_arm() -> None:
+    # The widened test can only make the first arm false: ROCm leaves `__brkpt` for the clean `#else`.
+    code = "#if !(defined(__CUDA_ARCH__) || defined(FOO))\n#define TRAP() __brkpt()\n#else\n#define TRAP() 0\n#endif\n"
+    diagnostics = run_example(CudaArchMacro, code)
+    assert len(diagnostics) == 1 and diagnostics[0].fix is not None
+
+
+@pytest.mark.parametrize(
+    ("rule", "name"),
+    [
+        pytest.param(CudaArchMacro, "__CUDA_ARCH__", id="ROC213"),
+        pytest.param(CudaccMacro, "__CUDACC__", id="ROC214"),
+        pytest.param(HipPlatformHcc, "__HIP_PLATFORM_HCC__", id="ROC215"),
+    ],
+)
+def test_another_name_negated_does_not_route_later_arms(rule: type[Rule], name: str) -> None:
+    # Widening the positive test only takes ROCm away from the `#else`; `!defined(FOO)` is not widened.
+    code = f"#if defined({name}) || !defined(FOO)\n#define TRAP() 0\n#else\n#define TRAP() __brkpt()\n#endif\n"
+    diagnostics = run_example(rule, code)
+    assert len(diagnostics) == 1 and diagnostics[0].fix is not None
+
+
+def test_an_alternative_rocm_never_defines_routes_nothing() -> None:
+    # `__HIP_PLATFORM_NVIDIA__` is never defined on ROCm: widening the test cannot move a ROCm build.
+    code = "#ifdef __HIP_PLATFORM_NVCC__\n#include <cuda_pipeline.h>\n#endif\n"
+    diagnostics = run_example(HipPlatformHcc, code)
+    assert len(diagnostics) == 1 and diagnostics[0].fix is not None
+
+
+@pytest.mark.parametrize(
+    ("rule", "name"),
+    [
+        pytest.param(CudaArchMacro, "__CUDA_ARCH__", id="ROC213"),
+        pytest.param(CudaccMacro, "__CUDACC__", id="ROC214"),
+        pytest.param(HipPlatformHcc, "__HIP_PLATFORM_HCC__", id="ROC215"),
+    ],
+)
+def test_an_arm_rocm_compiles_today_does_not_block_the_fix_after_a_negated_test(rule: type[Rule], name: str) -> None:
+    # ROCm skips the first arm today (`ENABLE_FAST` is 0) and compiles `#else`: the fix changes nothing there.
+    code = (
+        f"#define ENABLE_FAST 0\n#if !defined({name}) && ENABLE_FAST\n#define TRAP() 0\n#else\n"
+        "#define TRAP() __brkpt()\n#endif\n"
+    )
+    diagnostics = run_example(rule, code)
+    assert len(diagnostics) == 1 and diagnostics[0].fix is not None
+
+
+# --- what HIP lacks, same-file macros included --------------------------------------------------------------
+_LANE = "__device__ inline unsigned lane() {{\n  unsigned id = 0;\n#{opener}\n  {body}\n#endif\n  return id;\n}}\n"
+
+
+@pytest.mark.parametrize(
+    ("rule", "code"),
+    [
+        pytest.param(
+            CudaArchMacro,
+            '#define MYASM "mov.u32 %0, %%laneid;"\n'
+            + _LANE.format(opener="ifdef __CUDA_ARCH__", body='asm volatile(MYASM : "=r"(id));'),
+            id="ROC213-asm-template-macro",
+        ),
+        pytest.param(
+            CudaArchMacro,
+            "#define FULL_MASK 0xffffffff\n"
+            + _LANE.format(opener="if defined(__CUDA_ARCH__)", body="id = __shfl_xor_sync(FULL_MASK, id, 1);"),
+            id="ROC213-mask-macro",
+        ),
+        pytest.param(
+            CudaArchMacro,
+            "#define TRAP() __brkpt()\n" + _LANE.format(opener="ifdef __CUDA_ARCH__", body="TRAP();"),
+            id="ROC213-macro-body",
+        ),
+        pytest.param(
+            CudaArchMacro,
+            "#define BREAK __brkpt()\n#define TRAP() BREAK\n"
+            + _LANE.format(opener="ifdef __CUDA_ARCH__", body="TRAP();"),
+            id="ROC213-macro-body-through-a-macro",
+        ),
+        pytest.param(
+            CudaArchMacro,
+            _LANE.format(
+                opener="ifdef __CUDA_ARCH__", body='asm volatile("mov.u32 %0, %%laneid; // lane" : "=r"(id));'
+            ),
+            id="ROC213-comment-marker-in-template",
+        ),
+        pytest.param(
+            CudaccMacro,
+            _LANE.format(opener="ifdef __CUDACC__", body='asm volatile("mov.u32 %0, %%laneid; // lane" : "=r"(id));'),
+            id="ROC214-comment-marker-in-template",
+        ),
+        pytest.param(
+            HipPlatformHcc,
+            _LANE.format(
+                opener="ifdef __HIP_PLATFORM_HCC__", body='asm volatile("mov.u32 %0, %%laneid; /* lane" : "=r"(id));'
+            ),
+            id="ROC215-comment-marker-in-template",
+        ),
+        pytest.param(
+            HipPlatformHcc,
+            "#define FULL_MASK 0xffffffff\n"
+            + _LANE.format(opener="ifdef __HIP_PLATFORM_HCC__", body="id = __shfl_xor_sync(FULL_MASK, id, 1);"),
+            id="ROC215-mask-macro",
+        ),
+        pytest.param(
+            CudaccMacro,
+            "#define TRAP() __brkpt()\n" + _LANE.format(opener="ifdef __CUDACC__", body="TRAP();"),
+            id="ROC214-macro-body",
+        ),
+        pytest.param(
+            CudaccMacro,
+            "#define FULL_MASK 0xffffffff\n"
+            + _LANE.format(opener="ifdef __CUDACC__", body="id = __shfl_xor_sync(FULL_MASK, id, 1);"),
+            id="ROC214-mask-macro",
+        ),
+        pytest.param(
+            HipPlatformHcc,
+            '#define MYASM "mov.u32 %0, %%laneid;"\n'
+            + _LANE.format(opener="ifdef __HIP_PLATFORM_HCC__", body='asm volatile(MYASM : "=r"(id));'),
+            id="ROC215-asm-template-macro",
+        ),
+        pytest.param(
+            HipPlatformHcc,
+            "#define TRAP() __brkpt()\n" + _LANE.format(opener="ifdef __HIP_PLATFORM_HCC__", body="TRAP();"),
+            id="ROC215-macro-body",
+        ),
+    ],
+)
+def test_same_file_macros_the_arm_uses_count(rule: type[Rule], code: str) -> None:
+    diagnostics = run_example(rule, code)
+    assert len(diagnostics) == 1 and diagnostics[0].fix is None
+
+
+@pytest.mark.parametrize(
+    ("rule", "code"),
+    [
+        pytest.param(
+            CudaArchMacro,
+            "#define TRAP() __builtin_trap()\n" + _LANE.format(opener="ifdef __CUDA_ARCH__", body="TRAP();"),
+            id="ROC213-clean-macro-body",
+        ),
+        pytest.param(
+            CudaArchMacro,
+            _LANE.format(
+                opener="ifdef __CUDA_ARCH__", body='asm volatile("s_nop 0"); printf("ld.global.u32 failed\\n");'
+            ),
+            id="ROC213-ptx-like-string-outside-asm",
+        ),
+        pytest.param(
+            CudaccMacro,
+            _LANE.format(opener="ifdef __CUDACC__", body='asm volatile("s_nop 0"); printf("mov.u32 failed\\n");'),
+            id="ROC214-ptx-like-string-outside-asm",
+        ),
+        pytest.param(
+            HipPlatformHcc,
+            "#define TRAP() __builtin_trap()\n" + _LANE.format(opener="ifdef __HIP_PLATFORM_HCC__", body="TRAP();"),
+            id="ROC215-clean-macro-body",
+        ),
+    ],
+)
+def test_clean_code_and_macros_keep_the_fix(rule: type[Rule], code: str) -> None:
+    diagnostics = run_example(rule, code)
+    assert len(diagnostics) == 1 and diagnostics[0].fix is not None
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ('a = "x // y"; // gone', 'a = "x // y";  '),
+        ('a = \'"\'; /* gone */ b = "/*";', 'a = \'"\';   b = "/*";'),
+        ("a = 1; /* to the end", "a = 1;  "),
+    ],
+)
+def test_without_comments_keeps_literals(code: str, expected: str) -> None:
+    assert without_comments(code) == expected

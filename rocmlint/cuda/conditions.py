@@ -9,9 +9,11 @@ also made the decision. The preprocessor analysis (rocmlint/cuda/preprocessor.py
 the vendor branch around each directive and the branch of the arm each directive opens.
 
 Fixes are plain edits of the condition text (`condition_edit`): ROC213/ROC214/ROC215 add the HIP macro
-next to each CUDA one in every arm of the chain at once (`ConditionRule._chain_rewrite`), unless an arm
-ROCm skips today holds what HIP lacks (rocmlint/cuda/hip_gaps.py), ROC207 adds the
-ROCm test to one condition when the arm it opens looks free of CUDA-only code (`arm_may_hold_hazards`).
+next to each CUDA test used for its truth (`condition_tests`) in every arm of the chain at once
+(`ConditionRule._chain_rewrite`), unless an arm the widened tests may route ROCm into, and ROCm does not
+certainly compile today, holds what HIP lacks (`hip_gaps.lacking_on_hip`): the arm of a test that holds
+positively, and every later arm after one that is negated, counting only alternatives ROCm defines. ROC207
+adds the ROCm test to one condition when the arm it opens looks free of CUDA-only code (`arm_may_hold_hazards`).
 Once a chain names a ROCm macro it is no longer reported, so no fix may leave another reported test of
 the chain behind.
 """
@@ -20,10 +22,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
 
 from rocmlint.cuda.frontend import ByteSpan, CudaContext
-from rocmlint.cuda.hip_gaps import lacking_on_hip
+from rocmlint.cuda.hip_gaps import lacking_on_hip, without_comments
 from rocmlint.cuda.preprocessor import CUDA_VERSION_MACROS, Directive, VendorMacros, names_in
 from rocmlint.diagnostics import Edit, Fix
 from rocmlint.rule import Rule
@@ -218,48 +221,64 @@ class ConditionRule:
         arm the rewrite may send ROCm into holds what HIP lacks (`_lacking_arm`)."""
         edits: list[Edit] = []
         widened: dict[str, str] = {}
+        tests_of: dict[int, list[WidenedTest]] = {}  # directive start byte -> the tests its condition widens
         for member in self._chains(ctx).chain(directive):
             names = set(names_in(member.condition))
             if names & refuse:
                 return None
             if not names & set(alternatives):
                 continue
-            rewritten = with_alternatives(member.condition, alternatives, bare_truth=bare_truth)
-            edit = None if rewritten is None else condition_edit(member, ctx, rewritten)
-            if edit is None:
+            tests = condition_tests(member.condition, alternatives, bare_truth=bare_truth)
+            edit = (
+                None if tests is None else condition_edit(member, ctx, _widened(member.condition, tests, alternatives))
+            )
+            if tests is None or edit is None:
                 return None
             edits.append(edit)
+            tests_of[member.start_byte] = tests
             widened.update((name, alternatives[name]) for name in sorted(names & set(alternatives)))
-        if not edits or self._lacking_arm(directive, ctx, alternatives) is not None:
+        if not edits or self._lacking_arm(directive, ctx, tests_of, alternatives) is not None:
             return None
-        tests = ", ".join(f"`defined({alternative})` next to `{name}`" for name, alternative in widened.items())
-        return ctx.fix(f"also test {tests}", *edits)
+        added = ", ".join(f"`defined({alternative})` next to `{name}`" for name, alternative in widened.items())
+        return ctx.fix(f"also test {added}", *edits)
 
-    def _lacking_arm(self, directive: Directive, ctx: CudaContext, alternatives: Mapping[str, str]) -> str | None:
-        """What HIP lacks in an arm of the directive's chain that widening the tests of `alternatives` may send
-        a ROCm build into, or None: a fix must not route ROCm into code it cannot build (`#ifdef __CUDA_ARCH__`
-        gaining the HIP device pass over `#define RUNTIME_ASSERT(x) __brkpt()`). An arm ROCm certainly compiles
-        today keeps what it holds whatever the fix does."""
-        for arm in self._routed_arms(directive, ctx, alternatives):
+    def _lacking_arm(
+        self,
+        directive: Directive,
+        ctx: CudaContext,
+        tests_of: Mapping[int, list[WidenedTest]],
+        alternatives: Mapping[str, str],
+    ) -> str | None:
+        """What HIP lacks in an arm of the directive's chain that widening its tests (`tests_of`) may send a ROCm
+        build into, or None: a fix must not route ROCm into code it cannot build (`#ifdef __CUDA_ARCH__` gaining
+        the HIP device pass over `#define RUNTIME_ASSERT(x) __brkpt()`). An arm ROCm certainly compiles today
+        keeps what it holds whatever the fix does."""
+        for arm in self._routed_arms(directive, ctx, tests_of, alternatives):
             if arm_branch(arm, ctx).on_rocm is not True:
-                lacking = lacking_on_hip(arm_text(arm, ctx))
+                lacking = lacking_on_hip(ctx, arm_span(arm, ctx))
                 if lacking is not None:
                     return lacking
         return None
 
-    def _routed_arms(self, directive: Directive, ctx: CudaContext, alternatives: Mapping[str, str]) -> list[Directive]:
-        """The arms of the directive's chain a ROCm build may newly enter once the tests of `alternatives` are
-        widened: the arm of a condition where such a test holds (`defined(X)` becomes `defined(X) ||
-        defined(ALT)`), and every later arm after a condition where one is negated (`!defined(X) &&
-        !defined(ALT)` is now false on ROCm, which falls through to them; any `!` counts, to be safe)."""
+    def _routed_arms(
+        self,
+        directive: Directive,
+        ctx: CudaContext,
+        tests_of: Mapping[int, list[WidenedTest]],
+        alternatives: Mapping[str, str],
+    ) -> list[Directive]:
+        """The arms of the directive's chain a ROCm build may newly enter once its tests are widened: the arm of
+        a condition where a test holds positively (`defined(X)` becomes `defined(X) || defined(ALT)`: the
+        condition can only turn true), and every later arm after a condition where one is negated
+        (`!defined(X) && !defined(ALT)` can turn the condition false; ROCm falls through to them). Only tests
+        whose alternative is a ROCm macro move a ROCm build (`__HIP_PLATFORM_NVIDIA__` does not)."""
         arms = self._chains(ctx).arms_of(directive)
-        pattern = _term_pattern(tuple(alternatives))
         routed: list[Directive] = []
         for index, arm in enumerate(arms):
-            tests = list(pattern.finditer(arm.condition)) if arm.kind != "else" else []
-            if any(not test.group("neg") for test in tests):
+            tests = [test for test in tests_of.get(arm.start_byte, ()) if is_rocm_macro(alternatives[test.name], ctx)]
+            if any(not test.negated for test in tests):
                 routed.append(arm)
-            if tests and (any(test.group("neg") for test in tests) or "!" in arm.condition):
+            if any(test.negated for test in tests):
                 routed.extend(later for later in arms[index + 1 :] if later not in routed)
         return routed
 
@@ -272,8 +291,18 @@ class ConditionRule:
 # --- condition rewrites ---------------------------------------------------------------------------------
 
 
-class _NoRewrite(Exception):
-    pass
+@dataclass(frozen=True)
+class WidenedTest:
+    """One test of a name a rewrite widens, in a condition: `defined(X)`, `defined X`, a bare `X` (`match`),
+    `!` included when one is written right before it; `negated` when an odd number of `!` apply to it (its
+    own and those before the parenthesised groups around it)."""
+
+    match: re.Match[str]
+    negated: bool
+
+    @property
+    def name(self) -> str:
+        return self.match.group("paren") or self.match.group("spaced") or self.match.group("bare")
 
 
 @cache
@@ -286,30 +315,74 @@ def _term_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
 
 
 def _truth_context(before: str, after: str) -> bool:
-    """Whether a bare macro sits where only its truth value counts (`#if X`, `!X && Y`, `(X)`)."""
+    """Whether a term sits where only its truth value counts (`#if X`, `!X && Y`, `(X)`), not compared
+    (`defined(X) == 0`), selected on (`defined(X) ? 1 : 0`) or passed to a macro (`F(defined(X))`)."""
     before, after = before.rstrip(), after.lstrip()
-    return (not before or before.endswith(("(", "!", "&&", "||"))) and (
+    return (not before or (before.endswith(("(", "!", "&&", "||")) and not _MACRO_CALL.search(before))) and (
         not after or after.startswith((")", "&&", "||"))
     )
 
 
-def with_alternatives(
-    condition: str, alternatives: Mapping[str, str], *, bare_truth: frozenset[str] = frozenset()
-) -> str | None:
-    """`condition` with every test of a name in `alternatives` widened by its alternative:
-    `defined(X)` -> `(defined(X) || defined(ALT))`, `!defined(X)` -> `(!defined(X) && !defined(ALT))`
-    (parentheses left out when the term is the whole condition or already parenthesised). A bare `X` counts
-    as `defined(X)` only for names in `bare_truth` (macros never defined as 0) in a truth context. None when
-    a name is used another way (`__CUDA_ARCH__ >= 800`, `__HIP_PLATFORM_HCC__ == 1`)."""
-    pattern = _term_pattern(tuple(alternatives))
-    condition = condition.strip()
+# A parenthesis opening a function-like macro's arguments, not a group.
+_MACRO_CALL = re.compile(r"\w\s*\($")
 
-    def widen(match: re.Match[str]) -> str:
-        name = match.group("paren") or match.group("spaced") or match.group("bare")
-        if match.group("bare") and (
-            name not in bare_truth or not _truth_context(condition[: match.start()], condition[match.end() :])
-        ):
-            raise _NoRewrite
+
+def _groups(condition: str) -> list[tuple[int, int]] | None:
+    """(open, close) offsets of each pair of parentheses in `condition`; None when they do not balance."""
+    opened: list[int] = []
+    pairs: list[tuple[int, int]] = []
+    for index, char in enumerate(condition):
+        if char == "(":
+            opened.append(index)
+        elif char == ")":
+            if not opened:
+                return None
+            pairs.append((opened.pop(), index))
+    return None if opened else pairs
+
+
+def _bangs(before: str) -> int:
+    """How many `!` end `before` (spaces between them allowed)."""
+    stripped = before.rstrip()
+    count = 0
+    while stripped.endswith("!"):
+        count += 1
+        stripped = stripped[:-1].rstrip()
+    return count
+
+
+def condition_tests(
+    condition: str, alternatives: Mapping[str, str], *, bare_truth: frozenset[str] = frozenset()
+) -> list[WidenedTest] | None:
+    """The tests of names in `alternatives` in `condition`, each with whether it is negated; None when one sits
+    outside a truth context (`defined(X) == 0`, `0 == defined(X)`, `defined(X) ? A : B`, also through the
+    groups around it), and for a bare name not in `bare_truth` (macros never defined as 0): its value counts."""
+    condition = condition.strip()
+    groups = _groups(condition)
+    if groups is None:
+        return None
+    tests: list[WidenedTest] = []
+    for match in _term_pattern(tuple(alternatives)).finditer(condition):
+        if match.group("bare") and match.group("bare") not in bare_truth:
+            return None
+        start = match.start() + len(match.group("neg") or "")
+        if not _truth_context(condition[:start], condition[match.end() :]):
+            return None
+        around = [(o, c) for o, c in groups if o < match.start() and c >= match.end()]
+        if not all(_truth_context(condition[:o], condition[c + 1 :]) for o, c in around):
+            return None
+        negations = _bangs(condition[:start]) + sum(_bangs(condition[:o]) for o, _ in around)
+        tests.append(WidenedTest(match, negations % 2 == 1))
+    return tests
+
+
+def _widened(condition: str, tests: list[WidenedTest], alternatives: Mapping[str, str]) -> str:
+    """`condition` with each test widened by its alternative (see `with_alternatives`)."""
+    condition = condition.strip()
+    pieces: list[str] = []
+    last = 0
+    for test in tests:
+        match, name = test.match, test.name
         alternative = alternatives[name]
         if match.group("neg"):
             text = f"!defined({name}) && !defined({alternative})"
@@ -318,12 +391,21 @@ def with_alternatives(
         enclosed = condition[: match.start()].rstrip().endswith("(") and condition[match.end() :].lstrip().startswith(
             ")"
         )
-        return text if match.group(0) == condition or enclosed else f"({text})"
+        pieces += [condition[last : match.start()], text if match.group(0) == condition or enclosed else f"({text})"]
+        last = match.end()
+    return "".join(pieces) + condition[last:]
 
-    try:
-        return pattern.sub(widen, condition)
-    except _NoRewrite:
-        return None
+
+def with_alternatives(
+    condition: str, alternatives: Mapping[str, str], *, bare_truth: frozenset[str] = frozenset()
+) -> str | None:
+    """`condition` with every test of a name in `alternatives` widened by its alternative:
+    `defined(X)` -> `(defined(X) || defined(ALT))`, `!defined(X)` -> `(!defined(X) && !defined(ALT))`
+    (parentheses left out when the term is the whole condition or already parenthesised). A bare `X` counts
+    as `defined(X)` only for names in `bare_truth` (macros never defined as 0). None when a test is not in a
+    truth context (`__CUDA_ARCH__ >= 800`, `defined(__CUDA_ARCH__) == 0`: `condition_tests`)."""
+    tests = condition_tests(condition, alternatives, bare_truth=bare_truth)
+    return None if tests is None else _widened(condition, tests, alternatives)
 
 
 _CONDITION_DIRECTIVE = re.compile(r"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef)\b")
@@ -361,28 +443,29 @@ def condition_edit(directive: Directive, ctx: CudaContext, condition: str) -> Ed
 
 # --- what an arm holds ---------------------------------------------------------------------------------
 
-_C_COMMENT = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.DOTALL)
 
-
-def arm_text(directive: Directive, ctx: CudaContext) -> str:
-    """The code of the arm this `#if`/`#elif` opens, up to the chain's next `#elif`/`#else`/`#endif`
-    (nested conditionals included), comments removed."""
+def arm_span(directive: Directive, ctx: CudaContext) -> ByteSpan:
+    """The code of the arm this `#if`/`#elif` opens, up to the chain's next `#elif`/`#else`/`#endif` (nested
+    conditionals included)."""
     directives = ctx.preprocessor.directives
     index = next((i for i, d in enumerate(directives) if d.start_byte == directive.start_byte), len(directives))
-    end = len(ctx.content)
     depth = 0
     for following in directives[index + 1 :]:
         if following.kind in _OPENERS:
             depth += 1
         elif following.kind == "endif":
             if depth == 0:
-                end = following.start_byte
-                break
+                return ByteSpan(directive.end_byte, following.start_byte)
             depth -= 1
         elif following.kind in _ARMS and depth == 0:
-            end = following.start_byte
-            break
-    return _C_COMMENT.sub(" ", ctx.content[directive.end_byte : end].decode("utf-8", "replace"))
+            return ByteSpan(directive.end_byte, following.start_byte)
+    return ByteSpan(directive.end_byte, len(ctx.content))
+
+
+def arm_text(directive: Directive, ctx: CudaContext) -> str:
+    """The code of the arm this `#if`/`#elif` opens (`arm_span`), comments removed."""
+    span = arm_span(directive, ctx)
+    return without_comments(ctx.content[span.start_byte : span.end_byte].decode("utf-8", "replace"))
 
 
 @cache
@@ -418,11 +501,14 @@ __all__ = [
     "PLATFORM_ALTERNATIVES",
     "Chains",
     "ConditionRule",
+    "WidenedTest",
     "arm_branch",
     "arm_may_hold_hazards",
+    "arm_span",
     "arm_text",
     "chains_around",
     "condition_edit",
+    "condition_tests",
     "is_host_only_unit",
     "is_rocm_macro",
     "with_alternatives",

@@ -2,9 +2,11 @@
 PTX, which HIP-Clang cannot assemble (ROC203), CUDA's FP8 API (ROC218), CUTLASS and CuTe (ROC206), `__nanosleep`
 (ROC224), and `*_sync` calls with a 32-bit mask, which HIP's 64-bit-mask templates reject (ROC210).
 
-Those rules report these where a ROCm build compiles them; `lacking_on_hip` answers the same question for code a
-fix is about to send ROCm into (ROC213/ROC214/ROC215 route ROCm into an existing `#if` arm only when the arm holds
-none of them), from the same tables and the same recognisers.
+Those rules report these where a ROCm build compiles them, from the syntax tree; `lacking_on_hip` answers a
+coarser form of the question for code a fix is about to send ROCm into (ROC213/ROC214/ROC215 route ROCm into an
+existing `#if` arm only when the arm holds none of them): from the text, with the same tables and PTX recognisers,
+same-file macros expanded (asm templates, `*_sync` masks, the bodies of macros the code uses), but no value tracing
+(a mask held in a variable is not seen).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Span
-from rocmlint.cuda.masks import sync_call_in_macro
+from rocmlint.cuda.masks import sync_call_with_32_bit_mask
 from rocmlint.cuda.preprocessor import Define
 from rocmlint.data import load
 
@@ -289,21 +291,60 @@ def ptx_in(template: str) -> tuple[str, str] | None:
 
 
 # --- a piece of code ------------------------------------------------------------------------------------
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.DOTALL)
+# A string or character literal (kept: `//` and `/*` inside one are text) or a comment (group 1, removed).
+_LITERAL_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|(//[^\n]*|/\*.*?(?:\*/|\Z))', re.DOTALL)
 _INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]", re.MULTILINE)
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_DEFINED = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+_STRING_OR_PARENTHESIS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[()]')
 
 
-def lacking_on_hip(code: str) -> str | None:
-    """What `code` (C++ text, comments allowed) uses that HIP lacks, as `` `name`: reason ``, or None: an
-    include, a name or a qualified name of the no-HIP-equivalent table (ROC217's), CUDA's FP8 header or API
-    (ROC218), a CUTLASS/CuTe header (ROC206), `__nanosleep` (ROC224), a `*_sync` call with a 32-bit literal mask
-    (ROC210) or an asm statement holding PTX (ROC203). Read from the text, macro bodies included, whatever the
-    preprocessor would keep of it: code that is only there on NVIDIA counts too."""
-    code = _COMMENT.sub(" ", code)
-    return next(
-        (found for found in (_header(code), _name(code), _qualified(code), _sync_mask(code), _ptx(code)) if found), None
-    )
+def without_comments(code: str) -> str:
+    """`code` with each comment replaced by a space; string and character literals kept whole
+    (`asm("mov.u32 %0, %%laneid; // lane" : ...)` keeps its PTX)."""
+    return _LITERAL_OR_COMMENT.sub(lambda match: " " if match.group(1) else match.group(0), code)
+
+
+def lacking_on_hip(ctx: CudaContext, span: ByteSpan) -> str | None:
+    """What the code in `span` uses that HIP lacks, as `` `name`: reason ``, or None: an include, a name or a
+    qualified name of the no-HIP-equivalent table (ROC217's), CUDA's FP8 header or API (ROC218), a CUTLASS/CuTe
+    header (ROC206), `__nanosleep` (ROC224), a `*_sync` call whose mask is 32 bits wide (ROC210: a literal, or a
+    same-file macro of one) or an asm statement whose template (same-file string macros included) holds PTX
+    (ROC203). Read from the text, macro bodies included, whatever the preprocessor would keep of it: code that is
+    only there on NVIDIA counts too; so do the bodies of this file's macros the code uses (`TRAP()` defined above
+    as `__brkpt()`), through the macros they use."""
+    code = without_comments(ctx.content[span.start_byte : span.end_byte].decode("utf-8", "replace"))
+    where = ByteSpan(span.end_byte, span.end_byte)
+    found = _header(code) or _lacking_in(ctx, code, where)
+    for define in () if found else _macros_used(ctx, code, span.end_byte):
+        found = _lacking_in(ctx, define.value, where)
+        if found:
+            return found
+    return found
+
+
+def _macros_used(ctx: CudaContext, code: str, before: int) -> list[Define]:
+    """Every `#define` before byte `before` of a name `code` uses, and of the names those bodies use: the
+    definition a build routed into `code` sees is one of them. A name `code` defines itself is its own (an
+    `#else` redefining `TRAP()` does not use the `#if` arm's)."""
+    seen = set(_DEFINED.findall(code))
+    pending = _WORD.findall(code)
+    used: list[Define] = []
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for define in ctx.preprocessor.defines.get(name, ()):
+            if define.directive.start_byte < before:
+                used.append(define)
+                pending.extend(_WORD.findall(define.value))
+    return used
+
+
+def _lacking_in(ctx: CudaContext, code: str, where: Span) -> str | None:
+    """What code (or a macro body) uses that HIP lacks, includes aside, same-file macros expanded before `where`."""
+    return _name(code) or _qualified(code) or _sync_mask(ctx, code, where) or _ptx(ctx, code, where)
 
 
 def _header(code: str) -> str | None:
@@ -340,8 +381,8 @@ def _qualified(code: str) -> str | None:
     return f"`{'::'.join(segments)}`: {table.qualified[segments]}"
 
 
-def _sync_mask(code: str) -> str | None:
-    found = sync_call_in_macro(code) if "sync" in code else None
+def _sync_mask(ctx: CudaContext, code: str, where: Span) -> str | None:
+    found = sync_call_with_32_bit_mask(ctx, code, where) if "sync" in code else None
     return (
         None
         if found is None
@@ -349,9 +390,28 @@ def _sync_mask(code: str) -> str | None:
     )
 
 
-def _ptx(code: str) -> str | None:
-    found = ptx_in(" ".join(string_contents(code))) if ASM_STATEMENT.search(code) is not None else None
-    return None if found is None else f"inline PTX `{found[0]}`: HIP-Clang cannot assemble PTX"
+def _ptx(ctx: CudaContext, code: str, where: Span) -> str | None:
+    """Inline PTX in the template of an asm statement of `code` (only templates: `printf("ld.global failed")`
+    next to an asm statement is not assembly)."""
+    for statement in ASM_STATEMENT.finditer(code) if "asm" in code else ():
+        found = ptx_in(asm_template(ctx, _operands(code, statement.end()), where))
+        if found is not None:
+            return f"inline PTX `{found[0]}`: HIP-Clang cannot assemble PTX"
+    return None
+
+
+def _operands(code: str, start: int) -> str:
+    """The text from `start` (just after an asm statement's `(`) to its closing parenthesis, or to the end
+    of `code` when it has none (a macro body completed where it is used)."""
+    depth = 0
+    for token in _STRING_OR_PARENTHESIS.finditer(code, start):
+        if token.group(0) == "(":
+            depth += 1
+        elif token.group(0) == ")":
+            if depth == 0:
+                return code[start : token.start()]
+            depth -= 1
+    return code[start:]
 
 
 __all__ = [
@@ -369,4 +429,5 @@ __all__ = [
     "no_hip_equivalents",
     "ptx_in",
     "string_contents",
+    "without_comments",
 ]

@@ -27,7 +27,7 @@ import re
 import weakref
 from dataclasses import dataclass
 
-from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node
+from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node, Span
 from rocmlint.cuda.preprocessor import parse_int
 from rocmlint.cuda.syntax import without_parentheses
 from rocmlint.cuda.values import START, Trace
@@ -968,9 +968,12 @@ def _disjoint(rewrites: list[Rewrite]) -> list[Rewrite] | None:
 
 # --- masks in macro bodies, which tree-sitter does not parse ---------------------------------------------
 # A `*_sync` call inside a macro body, with a 32-bit literal mask: `__shfl_down_sync(0xffffffff, v, o)`.
-_SYNC_CALL_IN_MACRO = re.compile(
-    r"\b(__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all|uni|match_any|match_all|reduce_\w+)_sync|__syncwarp)\s*\(\s*(0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*)\s*[,)]"
+_SYNC_INTRINSIC = (
+    r"__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all|uni|match_any|match_all|reduce_\w+)_sync|__syncwarp"
 )
+_SYNC_CALL_IN_MACRO = re.compile(r"\b(" + _SYNC_INTRINSIC + r")\s*\(\s*(0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*)\s*[,)]")
+# The same call with a literal or a macro (`FULL_MASK`, `(FINAL_MASK)`) as its mask.
+_SYNC_CALL_WITH_MASK = re.compile(r"\b(" + _SYNC_INTRINSIC + r")\s*\(\s*(\(?\s*\w+\s*\)?)\s*[,)]")
 # The same call with a literal or macro mask, to rewrite inside a macro body for ROCm.
 _SYNC_CALL_TO_REWRITE = re.compile(
     r"\b(?P<name>__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all)_sync)\s*\(\s*(?P<mask>0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*)\s*,\s*"
@@ -984,6 +987,15 @@ def sync_call_in_macro(value: str) -> tuple[str, str] | None:
     """(intrinsic, mask) of a `*_sync` call with a 32-bit literal mask in a macro body."""
     match = _SYNC_CALL_IN_MACRO.search(value) if "sync" in value else None
     return (match.group(1), match.group(2)) if match is not None and _literal_width(match.group(2)) == 32 else None
+
+
+def sync_call_with_32_bit_mask(ctx: CudaContext, code: str, where: Span) -> tuple[str, str] | None:
+    """(intrinsic, mask as written) of the first `*_sync` call in `code` (text, not parsed) whose mask is a 32-bit
+    literal, or a same-file macro of one as a ROCm build sees it before `where` (`FULL_MASK`)."""
+    for match in _SYNC_CALL_WITH_MASK.finditer(code):
+        if literal_width(ctx.resolve_text(match.group(2), where).strip("()").strip()) == 32:
+            return match.group(1), match.group(2)
+    return None
 
 
 def mask_macro_used_elsewhere(define: Define, ctx: CudaContext) -> bool:
@@ -1058,6 +1070,7 @@ __all__ = [
     "mask_macro_used_elsewhere",
     "narrowing",
     "sync_call_in_macro",
+    "sync_call_with_32_bit_mask",
     "sync_fix",
     "sync_macro_fix",
     "value_width",
