@@ -993,7 +993,7 @@ def sync_call_with_32_bit_mask(ctx: CudaContext, code: str, where: Span) -> tupl
     """(intrinsic, mask as written) of the first `*_sync` call in `code` (text, not parsed) whose mask is a 32-bit
     literal, or a same-file macro of one as a ROCm build sees it before `where` (`FULL_MASK`)."""
     for match in _SYNC_CALL_WITH_MASK.finditer(code):
-        if literal_width(ctx.resolve_text(match.group(2), where).strip("()").strip()) == 32:
+        if _literal_width(ctx.resolve_text(match.group(2), where).strip("()").strip()) == 32:
             return match.group(1), match.group(2)
     return None
 
