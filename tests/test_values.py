@@ -27,7 +27,9 @@ from rocmlint.python.values import (
     Through,
     Values,
     assigned_name,
+    assignment_targets,
     is_literal_constant,
+    list_added_to,
 )
 from rocmlint.source import SourceFile
 
@@ -288,6 +290,31 @@ def test_assigned_name() -> None:
     statements = [line.body[0] for line in module.body if isinstance(line, cst.SimpleStatementLine)]
     names = [assigned_name(statement) for statement in statements]  # type: ignore[arg-type]
     assert [name.value if name is not None else None for name in names] == ["x", "y", "z", None, None]
+
+
+def test_assignment_targets() -> None:
+    module, _ = _parse("x = 1\ny += 1\nz: int = 1\na = b = 1\nc.d, e = 1, 2\n")
+    statements = [line.body[0] for line in module.body if isinstance(line, cst.SimpleStatementLine)]
+    code = module.code_for_node
+    targets = [[code(t) for t in assignment_targets(statement)] for statement in statements]  # type: ignore[arg-type]
+    assert targets == [["x"], ["y"], ["z"], ["a", "b"], ["c.d, e"]]
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("flags.append(a)", "flags"),
+        ("self.flags.extend(a)", "self.flags"),
+        ("args['nvcc'].insert(0, a)", "args['nvcc']"),
+        ("flags.add(a)", None),
+        ("append(a)", None),
+    ],
+)
+def test_list_added_to(code: str, expected: str | None) -> None:
+    call = cst.parse_expression(code)
+    assert isinstance(call, cst.Call)
+    receiver = list_added_to(call)
+    assert (cst.Module([]).code_for_node(receiver) if receiver is not None else None) == expected
 
 
 def test_comparison_pairs() -> None:

@@ -15,6 +15,7 @@ import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.scopes import dotted_name
+from rocmlint.python.semantic import COMPREHENSIONS
 
 # Calls whose arguments are only shown, the one list for every rule, by the callee's last name (a method,
 # or a function called by its own name: `from logging import info`): `logging` loggers and the `logging`
@@ -41,7 +42,6 @@ _ENVIRON = "os.environ"
 _ENVIRON_SETTERS = frozenset({f"{_ENVIRON}.setdefault", "os.putenv"})
 _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
 _DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 _STRING_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
@@ -416,7 +416,7 @@ def _tests_deciding(ctx: PythonContext, ancestor: cst.CSTNode, child: cst.CSTNod
         return [ancestor.test]
     if isinstance(ancestor, cst.BooleanOperation) and child is ancestor.right:
         return [ancestor.left]
-    if isinstance(ancestor, _COMPREHENSIONS):
+    if isinstance(ancestor, COMPREHENSIONS):
         return _comprehension_filters(ancestor)
     if isinstance(ancestor, cst.IndentedBlock):
         earlier = statements_before(ancestor, child)

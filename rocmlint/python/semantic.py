@@ -17,7 +17,8 @@ MAX_DEPTH = 8
 # through. Each read may be another variable's value, so the walk fans out and stays short.
 MAX_HOPS = 3
 
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+# The comprehensions and generator expressions (their own scope; the one tuple).
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 # Bodies that run later, in a scope of their own (what a loop variable holds there is not known).
 _DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
@@ -198,7 +199,7 @@ class Semantic:
         def, class or lambda `name` is in."""
         child: cst.CSTNode = name
         for ancestor in self.ancestors(name):
-            if isinstance(ancestor, _COMPREHENSIONS):
+            if isinstance(ancestor, COMPREHENSIONS):
                 found = _comprehension_target(ancestor, name.value)
                 if found is not None:
                     return found
@@ -441,7 +442,7 @@ def _binds_in_expression(node: cst.CSTNode, child: cst.CSTNode, name: str) -> bo
     """Does `node` (a lambda or comprehension) bind `name` for its part `child`?"""
     if isinstance(node, cst.Lambda):
         return child is node.body and name in parameter_names(node.params)
-    if isinstance(node, _COMPREHENSIONS):
+    if isinstance(node, COMPREHENSIONS):
         comp: cst.CompFor | None = node.for_in
         while comp is not None:
             if name in target_names(comp.target):

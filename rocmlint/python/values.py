@@ -35,17 +35,19 @@ T = TypeVar("T")
 ALL_OPERATORS: tuple[type[cst.BaseBinaryOp], ...] = (cst.BaseBinaryOp,)
 _SEQUENCES = (cst.Tuple, cst.List, cst.Set)
 _CONSTANT_NAMES = frozenset({"None", "True", "False"})
-_COLLECTION_CALLS = frozenset({"set", "frozenset", "tuple", "list", "sorted"})
+# Calls that return a collection of the elements of their one argument (`list(x)`; the one list).
+COLLECTION_CALLS = frozenset({"set", "frozenset", "tuple", "list", "sorted"})
 # Calls whose result keeps the elements (or the text) of their one argument.
-_CONVERSIONS = _COLLECTION_CALLS | {"str"}
+_CONVERSIONS = COLLECTION_CALLS | {"str"}
 # Methods of a string whose result still carries the string's text.
 _TEXT_METHODS = frozenset({"format", "strip", "lstrip", "rstrip"})
 _NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-# Methods that add to the list they are called on, in place (the one list: `rocmlint.python.lists` too).
+# Methods that add to the list they are called on, in place (the one list: `list_added_to`).
 ADDING_METHODS = frozenset({"append", "extend", "insert"})
 _PART_OF_COLLECTION = (cst.Element, cst.List, cst.Tuple, cst.Set, cst.StarredElement, cst.BinaryOperation)
 _ELEMENT_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp)
-_ASSIGNMENTS = (cst.Assign, cst.AugAssign, cst.AnnAssign)
+# The statements that assign a value to targets (`assignment_targets`).
+ASSIGNMENTS = (cst.Assign, cst.AugAssign, cst.AnnAssign)
 _INTEGER_OPERATIONS: dict[type, Callable[[int, int], int]] = {
     cst.Add: operator.add,
     cst.Subtract: operator.sub,
@@ -300,7 +302,7 @@ class Values:
             value = self.semantic.single_value(value) or value
             if not isinstance(value, cst.Call) or len(value.args) != 1:
                 break
-            if self.semantic.qualified_name(value.func) not in _COLLECTION_CALLS:
+            if self.semantic.qualified_name(value.func) not in COLLECTION_CALLS:
                 break
             value = value.args[0].value
         if isinstance(value, _SEQUENCES):
@@ -330,7 +332,7 @@ class Values:
                 return current
 
     def _is_collection_call(self, node: cst.CSTNode | None) -> bool:
-        return isinstance(node, cst.Call) and self.semantic.qualified_name(node.func) in _COLLECTION_CALLS
+        return isinstance(node, cst.Call) and self.semantic.qualified_name(node.func) in COLLECTION_CALLS
 
     def destination(self, expr: cst.CSTNode) -> Destination | None:
         """Where the collection `expr` belongs to (`collection_of`) goes: passed to a call, assigned to
@@ -342,11 +344,11 @@ class Values:
             call = self.semantic.parent(parent)
             if not isinstance(call, cst.Call):
                 return None
-            receiver = _list_built(call)
-            if receiver is not None:
+            receiver = list_added_to(call)
+            if isinstance(receiver, cst.Name):
                 return Destination(reads=self.variable_reads(receiver, call))
             return Destination(call=call, argument=parent)
-        if isinstance(parent, _ASSIGNMENTS) and parent.value is root:
+        if isinstance(parent, ASSIGNMENTS) and parent.value is root:
             target = assigned_name(parent)
             return Destination(reads=self.variable_reads(target, parent)) if target is not None else None
         if isinstance(parent, cst.Return):
@@ -368,10 +370,11 @@ class Values:
         return isinstance(parent, cst.Attribute) and parent.value is read and parent.attr.value in ADDING_METHODS
 
 
-def _list_built(call: cst.Call) -> cst.Name | None:
-    """`x` of `x.append(...)`, `x.extend(...)`, `x.insert(...)`."""
+def list_added_to(call: cst.Call) -> cst.BaseExpression | None:
+    """`x` of `x.append(...)`, `x.extend(...)`, `x.insert(...)` (`ADDING_METHODS`; any receiver: `self.x`,
+    `d["k"]`); None for other calls."""
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value in ADDING_METHODS and isinstance(func.value, cst.Name):
+    if isinstance(func, cst.Attribute) and func.attr.value in ADDING_METHODS:
         return func.value
     return None
 
@@ -387,10 +390,16 @@ def _defined_operation(operation: cst.BaseBinaryOp, right: int) -> bool:
 
 def assigned_name(statement: cst.Assign | cst.AugAssign | cst.AnnAssign) -> cst.Name | None:
     """The one name a statement assigns (`x = ...`, `x += ...`, `x: T = ...`), None for other targets."""
+    targets = assignment_targets(statement)
+    return targets[0] if len(targets) == 1 and isinstance(targets[0], cst.Name) else None
+
+
+def assignment_targets(statement: cst.Assign | cst.AugAssign | cst.AnnAssign) -> list[cst.BaseAssignTargetExpression]:
+    """What a statement assigns to, as written: each `=` target of `a = b = ...` (a tuple target whole),
+    the one target of `x += ...` and `x: T = ...`."""
     if isinstance(statement, cst.Assign):
-        targets = [target.target for target in statement.targets]
-        return targets[0] if len(targets) == 1 and isinstance(targets[0], cst.Name) else None
-    return statement.target if isinstance(statement.target, cst.Name) else None
+        return [target.target for target in statement.targets]
+    return [statement.target]
 
 
 def fstring_fields(string: cst.FormattedString) -> list[cst.BaseExpression]:
