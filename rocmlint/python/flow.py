@@ -39,7 +39,7 @@ Visit = Callable[[cst.CSTNode], "Sequence[T] | None"]
 class Use(enum.Enum):
     """The two verdicts most walks need: a rule that finds a value `TESTED` anywhere leaves it alone."""
 
-    SETS = "sets"  # handed over as a setting (`sets_up`), or a use the rule finds as hazardous
+    SETS = "sets"  # handed over as a setting (`sets_up`, or another use the rule counts as one)
     TESTED = "tested"  # looked for (`is_tested`): compared, matched, a key, a member of a set
 
 

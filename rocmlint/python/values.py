@@ -12,9 +12,17 @@ Every step costs one unit of depth, the same for every rule (`MAX_DEPTH`); a tra
 `visit` continues the depth of the expression being visited, so nested traces are bounded too (and
 `x = x + "a"` cannot loop).
 
-Built on it: `int_values` (the integers an expression may be, folding constant arithmetic) and
-`collection_elements` (what a collection display holds). The other direction, where a collection goes
-(an argument, a variable's reads, a def's calls), is `destination`.
+`Values`, one per file (`ctx.values`): `trace` itself; built on it `arms` (each arm of a conditional its
+own node), `string_sources` (plain string literals), `texts` (f-strings and concatenations too),
+`int_values` (constant arithmetic folded), `loop_sources` (what a loop variable is traced to); and
+`collection_elements` (what a collection display holds). Forward, one step: `collection_of` (the whole
+collection a value is part of), `destination` (where that collection goes next: the call it is an
+argument of, the reads of the variable it is assigned or added to, or the calls of the def returning it)
+and `variable_reads`. `destination` is a single step that knows nothing of the rule; `flow.value_uses`
+walks on over several variables, asking the rule's `visit` what each use means.
+
+Module helpers: `list_added_to` (`x` of `x.append(...)`), `assignment_targets` and `assigned_name`,
+`fstring_fields`, `is_literal_constant`, `return_values`.
 """
 
 from __future__ import annotations
@@ -161,7 +169,7 @@ class Values:
 
     def _trace_name(self, name: cst.Name, visit: Visit[T], follow: Follow, depth: int) -> list[T]:
         if follow.loops:
-            looped = self.loop_values(name)
+            looped = self.loop_sources(name)
             if looped is not None:
                 return self._trace_all(looped, visit, follow, depth + 1)
         if follow.names is Names.SINGLE:
@@ -281,8 +289,8 @@ class Values:
         return values[0].value if len(values) == 1 and not values[0].looped else None
 
     # --- loops and collections ----------------------------------------------------------------------
-    def loop_values(self, name: cst.Name) -> list[cst.BaseExpression] | None:
-        """What the loop variable `name` stands for (see `Follow.loops`: unlike `Semantic.loop_values`, the
+    def loop_sources(self, name: cst.Name) -> list[cst.BaseExpression] | None:
+        """What the loop variable `name` is traced to (see `Follow.loops`: unlike `Semantic.loop_values`, the
         iterable itself when its elements are not written out); None when it is no loop variable there,
         empty for a tuple target whose elements are not written out."""
         target = self.semantic.loop_target(name)
