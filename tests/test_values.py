@@ -12,9 +12,9 @@ from collections.abc import Sequence
 import libcst as cst
 import pytest
 
+from rocmlint.python import text_search
 from rocmlint.python.frontend import PythonContext, RuleOptions
 from rocmlint.python.gating import GateAnalyzer
-from rocmlint.python.idioms import regex_operands
 from rocmlint.python.references import References
 from rocmlint.python.semantic import MAX_DEPTH, Semantic
 from rocmlint.python.tree import walk
@@ -358,6 +358,8 @@ def test_int_values(code: str, expected: list[tuple[int, bool]]) -> None:
     [
         pytest.param('import re\nx = re.search(r"sm_", arch)\n', ('r"sm_"', "arch"), id="function"),
         pytest.param('import re\nP = re.compile("sm_")\nx = P.match(arch)\n', ('"sm_"', "arch"), id="compiled"),
+        pytest.param('import regex\nx = regex.match("sm_", arch)\n', ('"sm_"', "arch"), id="regex-package"),
+        pytest.param('import re\nx = re.compile("sm_", flags)\n', (None, None), id="compile-itself"),
         pytest.param("x = P.match(arch)\n", (None, None), id="unknown-receiver"),
         pytest.param('import re\nx = re.sub("a", "b", s)\n', (None, None), id="other-function"),
     ],
@@ -370,7 +372,7 @@ def test_regex_operands(code: str, expected: tuple[str | None, str | None]) -> N
     ctx = PythonContext(source, module, semantic, GateAnalyzer(semantic), RuleOptions())
     call = _assigned(module, "x")
     assert isinstance(call, cst.Call)
-    found = regex_operands(ctx, call)
+    found = text_search.regex_operands(ctx, call)
     assert tuple(module.code_for_node(part) if part is not None else None for part in found) == expected
 
 

@@ -193,26 +193,6 @@ def fstring_prefix(string: cst.FormattedString) -> str:
     return first.value if isinstance(first, cst.FormattedStringText) else ""
 
 
-_REGEX_FUNCTIONS = frozenset({"re.match", "re.search", "re.fullmatch", "re.findall", "re.finditer"})
-_REGEX_METHODS = frozenset({"match", "search", "fullmatch", "findall", "finditer"})
-
-
-def regex_operands(
-    ctx: PythonContext, call: cst.Call
-) -> tuple[cst.BaseExpression, cst.BaseExpression] | tuple[None, None]:
-    """(pattern, searched string) of `re.search(p, s)` (and `match`, `fullmatch`, `findall`, `finditer`),
-    or of `compiled.search(s)` after `compiled = re.compile(p)`; (None, None) for other calls."""
-    if ctx.qualified_name(call.func) in _REGEX_FUNCTIONS and len(call.args) >= 2:
-        return call.args[0].value, call.args[1].value
-    func = call.func
-    if not isinstance(func, cst.Attribute) or func.attr.value not in _REGEX_METHODS or not call.args:
-        return None, None
-    compiled = ctx.single_value(func.value)
-    if isinstance(compiled, cst.Call) and ctx.qualified_name(compiled.func) == "re.compile" and compiled.args:
-        return compiled.args[0].value, call.args[0].value
-    return None, None
-
-
 # --- os.environ ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class EnvironmentWrite:
