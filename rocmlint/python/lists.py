@@ -18,7 +18,7 @@ from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_display_call
 from rocmlint.python.values import (
     ASSIGNMENTS,
-    COLLECTION_CALLS,
+    SEQUENCE_CALLS,
     Follow,
     Through,
     assignment_targets,
@@ -202,14 +202,16 @@ def passed_on(
     ctx: PythonContext, call: cst.Call, follows: Callable[[cst.FunctionDef], bool]
 ) -> list[cst.BaseExpression]:
     """The expressions whose items end up in the list a call returns: `"-O3 -lineinfo".split()`,
-    `list(x)`, `tuple(x)`, `sorted(x)`, `set(x)`, `frozenset(x)` (`COLLECTION_CALLS`), and when `follows(def)` a local function's arguments and return
-    values (flash-attention's `append_nvcc_threads(nvcc_flags + cc_flag)` returns
+    `list(x)`, `tuple(x)`, `sorted(x)` (`SEQUENCE_CALLS`), and when `follows(def)` a local function's
+    arguments and return values (flash-attention's `append_nvcc_threads(nvcc_flags + cc_flag)` returns
     `nvcc_extra_args + ["--threads", "4"]`)."""
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value == "split":
         return [func.value]
     positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
-    if ctx.qualified_name(func) in COLLECTION_CALLS:
+    # An argument list is a sequence: `set(flags)` (order lost) is not followed; following it would add
+    # findings (PyTorch's `sorted(set(flags))` in `_get_cuda_arch_flags`).
+    if ctx.qualified_name(func) in SEQUENCE_CALLS:
         return positional
     helper = ctx.semantic.local_function(func)
     if helper is None or not follows(helper):

@@ -43,8 +43,9 @@ T = TypeVar("T")
 ALL_OPERATORS: tuple[type[cst.BaseBinaryOp], ...] = (cst.BaseBinaryOp,)
 _SEQUENCES = (cst.Tuple, cst.List, cst.Set)
 _CONSTANT_NAMES = frozenset({"None", "True", "False"})
-# Calls that return a collection of the elements of their one argument (`list(x)`; the one list).
-COLLECTION_CALLS = frozenset({"set", "frozenset", "tuple", "list", "sorted"})
+# Calls that return a sequence, or any collection, of the elements of their one argument (the one list).
+SEQUENCE_CALLS = frozenset({"tuple", "list", "sorted"})
+COLLECTION_CALLS = SEQUENCE_CALLS | {"set", "frozenset"}
 # Calls whose result keeps the elements (or the text) of their one argument.
 _CONVERSIONS = COLLECTION_CALLS | {"str"}
 # Methods of a string whose result still carries the string's text.
