@@ -120,6 +120,10 @@ def test_a_method_is_called_through_its_own_class_only() -> None:
         "11:Builder.nvcc_args(self)",
         "19:other.nvcc_args()",
     ]
+    # A method's loose calls are its method_calls; a plain function's, its own calls.
+    assert index.loose_calls_of(method) == index.method_calls("nvcc_args")
+    helper = _function(module, "helper")
+    assert index.loose_calls_of(helper) == index.calls_of(helper)
 
 
 def test_a_function_nobody_calls_has_no_uses() -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import calls_of_def, name_words, subscript_key
+from rocmlint.python.idioms import name_words, subscript_key
 from rocmlint.python.lists import Item, list_items, method_additions, reached_reads
 from rocmlint.python.values import Through, list_added_to, return_values
 
@@ -59,7 +59,7 @@ def device_flags(ctx: PythonContext, node: cst.CSTNode) -> list[DeviceFlags]:
         return _defined(ctx, node.target, node.value, [node.value])
     if isinstance(node, cst.FunctionDef) and is_device_flags_name(node.name.value):
         returns = tuple(return_values(node))
-        return [DeviceFlags(returns, path) for path in _paths(calls_of_def(ctx, node) or None)]
+        return [DeviceFlags(returns, path) for path in _paths(ctx.references.loose_calls_of(node) or None)]
     return []
 
 

@@ -141,15 +141,6 @@ def called_function(ctx: PythonContext, call: cst.Call) -> str | None:
     return name
 
 
-def calls_of_def(ctx: PythonContext, function: cst.FunctionDef) -> list[cst.Call]:
-    """The calls of a def in this file: a plain function's by name (`References.calls_of`), a method's on
-    any object (`<anything>.name(...)`: DeepSpeed's builders call `builder.nvcc_args()`, whose class is
-    not known here)."""
-    if isinstance(ctx.semantic.enclosing_scope_node(function), cst.ClassDef):
-        return ctx.references.method_calls(function.name.value)
-    return ctx.references.calls_of(function)
-
-
 def unpacked_keyword(ctx: PythonContext, call: cst.Call, keyword: str) -> list[tuple[cst.Arg, cst.BaseExpression]]:
     """The values `keyword` gets through `**{...}` arguments of `call` (a dict literal, `dict(...)` or a
     name assigned one once), each with the `**` argument it is in."""
