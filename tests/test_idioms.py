@@ -434,6 +434,8 @@ def test_is_looked_for() -> None:
         g = config.get("x8", "x9")
         h = self.assertEqual(arch, "x10")
         i = build("x11", target="x12")
+        j = flags.pop("x13", "x14")
+        k = hasattr(torch, "x15")
         """
     )
     strings = [n for n in _in_order(snippet.module) if isinstance(n, cst.SimpleString) and "x" in n.value]
@@ -451,6 +453,9 @@ def test_is_looked_for() -> None:
         "x10": True,
         "x11": False,
         "x12": False,
+        "x13": True,
+        "x14": False,
+        "x15": True,
     }
     choices = snippet.node('["x7"]', cst.List)
     assert idioms.is_looked_for(snippet.ctx, choices)

@@ -365,6 +365,9 @@ def test_is_inspected(code: str, inspected: bool) -> None:
         ('t = {"-arch=sm_80": 1}', False),
         ('t = {1: "-arch=sm_80"}', True),
         ('ok = flag.startswith("-arch=sm_80")', False),
+        ('ok = flag.rindex("-arch=sm_80")', False),
+        ('rest = flag.removeprefix("-arch=sm_80")', False),
+        ('x = os.environ.get("ARCH", "-arch=sm_80")', False),
     ],
 )
 def test_is_string_value_use(code: str, used: bool) -> None:

@@ -45,36 +45,38 @@ _DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _STRING_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
-# Methods whose arguments are patterns or text matched against (or cut out of) another string, and
-# pytest's test parameters: values to look for, not to use.
-LOOKED_FOR_METHODS = frozenset(
-    {
-        "startswith",
-        "endswith",
-        "find",
-        "rfind",
-        "index",
-        "count",
-        "match",
-        "fullmatch",
-        "search",
-        "fnmatch",
-        "fnmatchcase",
-        "__contains__",
-        "replace",
-        "removeprefix",
-        "removesuffix",
-        "split",
-        "rsplit",
-        "partition",
-        "rpartition",
-        "strip",
-        "lstrip",
-        "rstrip",
-        "parametrize",
-        "param",
-    }
-)
+# `str` methods that search a text for their first argument (`text.startswith(needle)`).
+STRING_SEARCHES = frozenset({"startswith", "endswith", "find", "rfind", "index", "rindex", "count", "__contains__"})
+# Calls whose arguments are values to look for, not to use, by the callee's last name (the one table):
+# needles (`STRING_SEARCHES`), regex and shell patterns and the text they are matched against, text cut out
+# of a string (`replace`, `split`, `strip`, ...), attribute names looked up, and pytest's test parameters.
+LOOKUP_METHODS = STRING_SEARCHES | {
+    "match",
+    "fullmatch",
+    "search",
+    "findall",
+    "finditer",
+    "sub",
+    "compile",
+    "fnmatch",
+    "fnmatchcase",
+    "replace",
+    "removeprefix",
+    "removesuffix",
+    "split",
+    "rsplit",
+    "partition",
+    "rpartition",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "getattr",
+    "hasattr",
+    "parametrize",
+    "param",
+}
+# Lookups by key whose other arguments are values to use (`d.get(key, default)`, `d.pop(key, default)`).
+KEY_LOOKUPS = frozenset({"get", "pop"})
 
 # Functions that run a program: its command is the first argument (or `args=`).
 PROCESS_RUNNERS = frozenset(
@@ -270,8 +272,8 @@ def in_message(ctx: PythonContext, node: cst.CSTNode) -> bool:
 def is_looked_for(ctx: PythonContext, node: cst.CSTNode) -> bool:
     """Whether the value `node` stands for (a literal, or the collection holding it) is something to look
     for rather than to use: compared (`==`, `in`), matched or edited as text (an argument of
-    `LOOKED_FOR_METHODS`, an `assert*` method, `re.*`, `fnmatch.*`), a key or an index (a subscript, a
-    dict key, the key of `.get(key, ...)`), offered as `choices=`, or test parameters."""
+    `LOOKUP_METHODS`, an `assert*` method, `re.*`, `fnmatch.*`), a key or an index (a subscript, a
+    dict key, the key of `.get(key, ...)` or `.pop(key, ...)`), offered as `choices=`, or test parameters."""
     parent = ctx.parent(node)
     if isinstance(parent, (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.SubscriptElement)):
         return True
@@ -282,13 +284,13 @@ def is_looked_for(ctx: PythonContext, node: cst.CSTNode) -> bool:
         return False
     assert isinstance(parent, cst.Arg)
     method = last_name(call.func)
-    if method in LOOKED_FOR_METHODS or method.startswith("assert"):
+    if method in LOOKUP_METHODS or method.startswith("assert"):
         return True
     if (ctx.qualified_name(call.func) or "").startswith(("re.", "fnmatch.")):
         return True
     if parent.keyword is not None and parent.keyword.value == "choices":
         return True
-    return method == "get" and ctx.semantic.positional(call, 0) is parent
+    return method in KEY_LOOKUPS and ctx.semantic.positional(call, 0) is parent
 
 
 # --- conditions and control flow ------------------------------------------------------------------

@@ -13,9 +13,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import last_name
+from rocmlint.python.idioms import STRING_SEARCHES, last_name
 
-_STRING_METHODS = frozenset({"startswith", "endswith", "find", "rfind", "index", "rindex", "count", "__contains__"})
 # The functions of `re` (and of the `regex` package) that match a pattern against a text; a compiled
 # pattern has methods of the same names that take the text alone.
 _REGEX_MATCHERS = frozenset({"search", "match", "fullmatch", "findall", "finditer"})
@@ -42,7 +41,7 @@ def searched_text(ctx: PythonContext, call: cst.Call) -> cst.BaseExpression | No
     """The argument a text-matching call searches for (the needle, or the pattern), else None."""
     func = call.func
     last = last_name(func)
-    if isinstance(func, cst.Attribute) and last in _STRING_METHODS:
+    if isinstance(func, cst.Attribute) and last in STRING_SEARCHES:
         return _argument_value(ctx, call, None, 0)
     if last in _REGEX_ASSERTIONS:
         return _argument_value(ctx, call, "expected_regex", 1)
