@@ -18,15 +18,9 @@ from rocmlint.python.commands import (
     presence,
     program_name,
 )
+from rocmlint.python.conditions import guarded_by, runs_right_under
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import (
-    guarded_by,
-    handled_by_try,
-    literal_text,
-    name_words,
-    raised_name,
-    runs_right_under,
-)
+from rocmlint.python.idioms import handled_by_try, literal_text, name_words, raised_name
 from rocmlint.python.import_time import ImportTimeRun, import_time_runs
 from rocmlint.python.scopes import dotted_name
 from rocmlint.rule import Invalid, Rule, Valid

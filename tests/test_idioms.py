@@ -16,7 +16,7 @@ import libcst as cst
 import pytest
 
 from rocmlint.diagnostics import FixAvailability, Severity
-from rocmlint.python import idioms
+from rocmlint.python import conditions, idioms
 from rocmlint.python.frontend import PythonContext, RuleOptions
 from rocmlint.python.gating import GateAnalyzer
 from rocmlint.python.semantic import MAX_DEPTH, Semantic
@@ -464,7 +464,7 @@ def test_is_looked_for() -> None:
 # --- idioms: control flow -------------------------------------------------------------------------------
 def test_whole_condition() -> None:
     snippet = parse("ok = not (a > 8 or (a == 8 and b >= 9))\n")
-    assert snippet.code(idioms.whole_condition(snippet.ctx, snippet.node("b >= 9", cst.Comparison))) == (
+    assert snippet.code(conditions.whole_condition(snippet.ctx, snippet.node("b >= 9", cst.Comparison))) == (
         "not (a > 8 or (a == 8 and b >= 9))"
     )
 
@@ -485,7 +485,7 @@ def test_deciding_tests() -> None:
         """
     )
     hazard = snippet.node("HAZARD(v)", cst.Call)
-    tests = [snippet.code(test) for test in idioms.deciding_tests(snippet.ctx, hazard)]
+    tests = [snippet.code(test) for test in conditions.deciding_tests(snippet.ctx, hazard)]
     assert tests == ["keep(v)", "flag", "IS_ROCM and w > 16", "early"]
 
 
@@ -511,13 +511,13 @@ def test_guarded_by_uses_the_rules_predicate(code: str, guarded: bool) -> None:
         text = snippet.code(test)
         return (text == "ready" and taken) or (text == "not ready" and not taken)
 
-    assert idioms.guarded_by(snippet.ctx, hazard, holds, idioms.leaves_quietly) is guarded
+    assert conditions.guarded_by(snippet.ctx, hazard, holds, idioms.leaves_quietly) is guarded
 
 
 def test_guarded_by_counts_any_exit_by_default() -> None:
     snippet = parse("def f():\n    if missing:\n        raise E\n    HAZARD()\n")
     hazard = snippet.node("HAZARD()", cst.Call)
-    assert idioms.guarded_by(snippet.ctx, hazard, lambda test, taken: snippet.code(test) == "missing" and not taken)
+    assert conditions.guarded_by(snippet.ctx, hazard, lambda test, taken: snippet.code(test) == "missing" and not taken)
 
 
 @pytest.mark.parametrize(
@@ -538,7 +538,8 @@ def test_runs_right_under(code: str, decided: bool) -> None:
     hazard = snippet.node("HAZARD()", cst.Call)
     wanted = {True: "missing", False: "present"}
     assert (
-        idioms.runs_right_under(snippet.ctx, hazard, lambda test, taken: snippet.code(test) == wanted[taken]) is decided
+        conditions.runs_right_under(snippet.ctx, hazard, lambda test, taken: snippet.code(test) == wanted[taken])
+        is decided
     )
 
 

@@ -154,8 +154,17 @@ def test_enclosing_tests() -> None:
     snippet = parse(ENCLOSED)
     use = snippet.node("use(x)", cst.Call)
     assert [snippet.code(t) for t in conditions.enclosing_tests(snippet.ctx, use)] == ["a", "outer"]
-    early = conditions.enclosing_tests(snippet.ctx, use, exits=leaves_quietly)
+    early = conditions.exit_tests(snippet.ctx, use, leaves_quietly)
     assert [snippet.code(t) for t in early] == ["not ready"]
+
+
+def test_earlier_exit_tests_count_an_if_with_else_only_when_asked() -> None:
+    snippet = parse("if a:\n    return\nelse:\n    pass\nif b:\n    return\nif c:\n    raise E\nuse(x)\n")
+    statement = snippet.module.body[-1]
+    found = conditions.earlier_exit_tests(snippet.module, statement, leaves_quietly)
+    assert [snippet.code(t) for t in found] == ["a", "b"]
+    found = conditions.earlier_exit_tests(snippet.module, statement, leaves_quietly, with_else=False)
+    assert [snippet.code(t) for t in found] == ["b"]
 
 
 def test_chain_tests() -> None:

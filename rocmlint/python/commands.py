@@ -10,8 +10,9 @@ from typing import NamedTuple
 
 import libcst as cst
 
+from rocmlint.python.conditions import guarded_by
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import PROCESS_RUNNERS, guarded_by, handled_by_try, is_none, leaves_quietly, literal_text
+from rocmlint.python.idioms import PROCESS_RUNNERS, handled_by_try, is_none, leaves_quietly, literal_text
 from rocmlint.python.semantic import MAX_DEPTH
 from rocmlint.python.values import Follow, Through
 
