@@ -12,9 +12,6 @@ from collections.abc import Sequence
 import libcst as cst
 import pytest
 
-from rocmlint.python import text_search
-from rocmlint.python.frontend import PythonContext, RuleOptions
-from rocmlint.python.gating import GateAnalyzer
 from rocmlint.python.references import References
 from rocmlint.python.semantic import MAX_DEPTH, Semantic
 from rocmlint.python.tree import walk
@@ -31,7 +28,6 @@ from rocmlint.python.values import (
     is_literal_constant,
     list_added_to,
 )
-from rocmlint.source import SourceFile
 
 
 def _parse(code: str) -> tuple[cst.Module, Semantic]:
@@ -317,21 +313,6 @@ def test_list_added_to(code: str, expected: str | None) -> None:
     assert (cst.Module([]).code_for_node(receiver) if receiver is not None else None) == expected
 
 
-def test_comparison_pairs() -> None:
-    comparison = cst.parse_expression("a < b <= c")
-    assert isinstance(comparison, cst.Comparison)
-    code = cst.Module([]).code_for_node
-    pairs = [(code(left), type(op).__name__, code(right)) for left, op, right in Semantic.comparison_pairs(comparison)]
-    assert pairs == [("a", "LessThan", "b"), ("b", "LessThanEqual", "c")]
-
-
-def test_local_function() -> None:
-    module, semantic = _parse("def f():\n    pass\ng = f\nx = f\ny = g\nz = len\n")
-    found = {name: semantic.local_function(_assigned(module, name)) for name in "xyz"}
-    assert found["x"] is not None and found["x"].name.value == "f"
-    assert found["y"] is None and found["z"] is None
-
-
 @pytest.mark.parametrize(
     ("code", "expected"),
     [
@@ -351,29 +332,6 @@ def test_local_function() -> None:
 def test_int_values(code: str, expected: list[tuple[int, bool]]) -> None:
     module, semantic = _parse(code)
     assert [(v.value, v.looped) for v in _values(semantic).int_values(_assigned(module, "x"))] == expected
-
-
-@pytest.mark.parametrize(
-    ("code", "expected"),
-    [
-        pytest.param('import re\nx = re.search(r"sm_", arch)\n', ('r"sm_"', "arch"), id="function"),
-        pytest.param('import re\nP = re.compile("sm_")\nx = P.match(arch)\n', ('"sm_"', "arch"), id="compiled"),
-        pytest.param('import regex\nx = regex.match("sm_", arch)\n', ('"sm_"', "arch"), id="regex-package"),
-        pytest.param('import re\nx = re.compile("sm_", flags)\n', (None, None), id="compile-itself"),
-        pytest.param("x = P.match(arch)\n", (None, None), id="unknown-receiver"),
-        pytest.param('import re\nx = re.sub("a", "b", s)\n', (None, None), id="other-function"),
-    ],
-)
-def test_regex_operands(code: str, expected: tuple[str | None, str | None]) -> None:
-    module = cst.parse_module(code)
-    semantic = Semantic(module, None)
-    walk(module, semantic.parents, {})
-    source = SourceFile.from_bytes("example.py", code.encode(), "python")
-    ctx = PythonContext(source, module, semantic, GateAnalyzer(semantic), RuleOptions())
-    call = _assigned(module, "x")
-    assert isinstance(call, cst.Call)
-    found = text_search.regex_operands(ctx, call)
-    assert tuple(module.code_for_node(part) if part is not None else None for part in found) == expected
 
 
 def test_texts() -> None:
