@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator
 import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import DEFERRED_BODIES, is_none, statements_before
-from rocmlint.python.semantic import COMPREHENSIONS
+from rocmlint.python.idioms import is_none, statements_before
+from rocmlint.python.semantic import COMPREHENSIONS, DEFERRED_BODIES
 
 Exits = Callable[[cst.BaseSuite], bool]
 Holds = Callable[[cst.BaseExpression, bool], bool]

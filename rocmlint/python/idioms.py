@@ -15,6 +15,7 @@ import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.scopes import dotted_name
+from rocmlint.python.semantic import DEFERRED_BODIES
 
 # Calls whose arguments are only shown, the one list for every rule, by the callee's last name (a method,
 # or a function called by its own name: `from logging import info`): `logging` loggers and the `logging`
@@ -40,8 +41,6 @@ _NAME_WORDS = re.compile(r"[a-z0-9]+")
 _ENVIRON = "os.environ"
 _ENVIRON_SETTERS = frozenset({f"{_ENVIRON}.setdefault", "os.putenv"})
 _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
-# Bodies that run later, in a scope of their own: a walk out from a node stops at them.
-DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _STRING_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 

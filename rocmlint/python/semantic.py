@@ -19,8 +19,9 @@ MAX_HOPS = 3
 
 # The comprehensions and generator expressions (their own scope; the one tuple).
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-# Bodies that run later, in a scope of their own (what a loop variable holds there is not known).
-_DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+# Bodies that run later, in a scope of their own: a walk out from a node stops at them (the one tuple; what
+# a loop variable holds there is not known).
+DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
 @dataclass(frozen=True)
@@ -207,7 +208,7 @@ class Semantic:
                 found = _loop_target(ancestor.target, ancestor.iter, name.value)
                 if found is not None:
                     return found
-            elif isinstance(ancestor, _DEFERRED_BODIES):
+            elif isinstance(ancestor, DEFERRED_BODIES):
                 return None
             child = ancestor
         return None
@@ -487,7 +488,7 @@ def _index_unpacking(scope_node: ScopeNode) -> dict[str, list[cst.BaseExpression
             _record_unknown(table, node.target)
         elif isinstance(node, cst.WithItem) and node.asname is not None:
             _record_unknown(table, node.asname.name)
-        if isinstance(node, (*_DEFERRED_BODIES, cst.BaseExpression)):
+        if isinstance(node, (*DEFERRED_BODIES, cst.BaseExpression)):
             continue
         stack.extend(children(node))
     return table

@@ -36,7 +36,7 @@ from typing import TypeVar
 import libcst as cst
 
 from rocmlint.python.references import References
-from rocmlint.python.semantic import MAX_DEPTH, Semantic
+from rocmlint.python.semantic import DEFERRED_BODIES, MAX_DEPTH, Semantic
 
 T = TypeVar("T")
 # Operands followed by every arithmetic or string operator.
@@ -50,7 +50,6 @@ COLLECTION_CALLS = SEQUENCE_CALLS | {"set", "frozenset"}
 _CONVERSIONS = COLLECTION_CALLS | {"str"}
 # Methods of a string whose result still carries the string's text.
 _TEXT_METHODS = frozenset({"format", "strip", "lstrip", "rstrip"})
-_NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 # Methods that add to the list they are called on, in place (the one list: `list_added_to`).
 ADDING_METHODS = frozenset({"append", "extend", "insert"})
 _PART_OF_COLLECTION = (cst.Element, cst.List, cst.Tuple, cst.Set, cst.StarredElement, cst.BinaryOperation)
@@ -361,7 +360,7 @@ class Values:
             target = assigned_name(parent)
             return Destination(reads=self.variable_reads(target, parent)) if target is not None else None
         if isinstance(parent, cst.Return):
-            function = next((a for a in self.semantic.ancestors(parent) if isinstance(a, _NESTED_SCOPES)), None)
+            function = next((a for a in self.semantic.ancestors(parent) if isinstance(a, DEFERRED_BODIES)), None)
             if isinstance(function, cst.FunctionDef):
                 return Destination(calls=tuple(self.references.calls_of(function)))
         return None
@@ -440,5 +439,5 @@ def _own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         node = stack.pop()
         yield node
-        if not isinstance(node, (*_NESTED_SCOPES, cst.BaseExpression)):
+        if not isinstance(node, (*DEFERRED_BODIES, cst.BaseExpression)):
             stack.extend(reversed(node.children))
