@@ -12,6 +12,7 @@ from rocmlint.python.fixes import choose_on_rocm, module_definition, torch_name
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name
 from rocmlint.python.uses import in_allow_list, is_inspected, outermost_collection_member
+from rocmlint.python.values import assignment_targets
 from rocmlint.rule import Invalid, Rule, Valid
 
 # The OCP FP8 dtypes and the FNUZ dtype gfx94x (MI300) needs instead.
@@ -151,8 +152,7 @@ def _default_overridden_with_fnuz(node: cst.CSTNode, ctx: PythonContext) -> bool
     statement = ctx.parent(node)
     if not ctx.contains(b"fnuz") or not isinstance(statement, (cst.Assign, cst.AnnAssign)):
         return False
-    targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
-    names = [name for name in map(last_name, targets) if name]
+    names = [name for name in map(last_name, assignment_targets(statement)) if name]
     return any(re.search(_FNUZ_ASSIGNMENT.format(name=re.escape(name)), ctx.source.text) for name in names)
 
 

@@ -7,7 +7,7 @@ import re
 import libcst as cst
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
-from rocmlint.python.conditions import enclosing_tests, test_mentions
+from rocmlint.python.conditions import enclosing_tests, exit_tests, test_mentions
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import leaves_quietly
 from rocmlint.python.imports import imported_modules, is_type_checking, module_path_names, top_level
@@ -96,7 +96,7 @@ def _has_fallback(node: cst.CSTNode, ctx: PythonContext) -> bool:
     `return` on a flash-attention condition (a `raise` is no fallback, as a re-raising `except` is none)."""
     if any(is_type_checking(ctx, t) or test_mentions(ctx, t, _FLASH_CONDITION) for t in enclosing_tests(ctx, node)):
         return True
-    return any(test_mentions(ctx, t, _FLASH_CONDITION) for t in enclosing_tests(ctx, node, exits=leaves_quietly))
+    return any(test_mentions(ctx, t, _FLASH_CONDITION) for t in exit_tests(ctx, node, leaves_quietly))
 
 
 def _message(module: str) -> str:

@@ -6,9 +6,10 @@ import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.capability import CAPABILITY_HELPERS, capability_reads, threshold_major
+from rocmlint.python.conditions import whole_condition
 from rocmlint.python.fixes import gate_condition
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import is_none, last_name, only_displayed, whole_condition
+from rocmlint.python.idioms import is_none, last_name, only_displayed
 from rocmlint.python.lexical import value_word_pattern
 from rocmlint.rule import Invalid, Rule, Valid
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.conditions import whole_condition
 from rocmlint.python.fixes import gate_condition, is_truth_tested
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import fstring_prefix, only_displayed, regex_operands, whole_condition
+from rocmlint.python.idioms import fstring_prefix, only_displayed
+from rocmlint.python.text_search import regex_operands
 from rocmlint.python.values import Follow, Names, Through
 from rocmlint.rule import Invalid, Rule, Valid
 

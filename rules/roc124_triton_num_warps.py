@@ -5,8 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.conditions import deciding_tests
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import deciding_tests, last_name, report_site
+from rocmlint.python.idioms import last_name, report_site
 from rocmlint.python.semantic import MAX_HOPS
 from rocmlint.rule import Invalid, Rule, Valid
 

@@ -7,29 +7,30 @@ from dataclasses import dataclass
 import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
-from rocmlint.python.commands import Presence, command_of, command_programs, presence, program_name
-from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import (
-    guarded_by,
-    handled_by_try,
-    literal_text,
-    name_words,
-    raised_name,
-    runs_right_under,
+from rocmlint.python.commands import (
+    BROAD_ERRORS,
+    EXECUTABLE_LOOKUPS,
+    MISSING_PROGRAM_ERRORS,
+    PATH_TESTS,
+    Presence,
+    command_of,
+    command_programs,
+    presence,
+    program_name,
 )
+from rocmlint.python.conditions import guarded_by, runs_right_under
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import handled_by_try, literal_text, name_words, raised_name
 from rocmlint.python.import_time import ImportTimeRun, import_time_runs
 from rocmlint.python.scopes import dotted_name
 from rocmlint.rule import Invalid, Rule, Valid
 
-_EXECUTABLE_LOOKUPS = frozenset({"shutil.which", "distutils.spawn.find_executable", "find_executable", "which"})
 _ENV_READS = frozenset({"os.environ.get", "os.getenv"})
-_PATH_TESTS = frozenset({"os.path.exists", "os.path.isfile", "os.path.isdir", "os.access"})
 _EXIT_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
 # A helper that receives CUDA_HOME and whose name says it reads the toolkit version.
 _VERSION_HELPER_WORDS = frozenset({"version", "nvcc", "bare"})
-# What a failing nvcc run raises: missing executable, or `None + "/bin/nvcc"`.
-_PROBE_ERRORS = frozenset({"FileNotFoundError", "OSError", "EnvironmentError", "IOError", "TypeError"})
-_BROAD_ERRORS = frozenset({"Exception", "BaseException"})
+# What a failing nvcc run raises: a missing executable, or `None + "/bin/nvcc"`; or any error.
+_PROBE_ERRORS = MISSING_PROGRAM_ERRORS | {"TypeError"} | BROAD_ERRORS
 _ROCM_WORDS = frozenset({"rocm", "hip", "hipcc"})
 _MAX_CALL_DEPTH = 3  # functions between a module-level call and the requirement
 _NVCC = frozenset({"nvcc", "nvcc.exe"})
@@ -121,12 +122,12 @@ class CudaHomeRequired(Rule):
     # --- requirement sites ---------------------------------------------------------------------------
     def visit_Raise(self, node: cst.Raise, ctx: PythonContext) -> None:
         if _aborts_when_cuda_missing(node, ctx):
-            errors = frozenset({raised_name(node)}) | _BROAD_ERRORS
+            errors = frozenset({raised_name(node)}) | BROAD_ERRORS
             self._check(_Requirement(node, "raises when CUDA_HOME is None", _ABORT_ADVICE, errors), ctx)
 
     def visit_Assert(self, node: cst.Assert, ctx: PythonContext) -> None:
         if _cuda_presence(node.test, ctx).implied:
-            errors = frozenset({"AssertionError"}) | _BROAD_ERRORS
+            errors = frozenset({"AssertionError"}) | BROAD_ERRORS
             self._check(_Requirement(node, "asserts that CUDA_HOME is set", _ABORT_ADVICE, errors), ctx)
 
     def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
@@ -137,10 +138,10 @@ class CudaHomeRequired(Rule):
                 self._check(_Requirement(node, "exits when CUDA_HOME is None", _ABORT_ADVICE, errors), ctx)
         elif (command := command_of(ctx, node)) is not None:
             if _NVCC.intersection(command_programs(ctx, command.argument)):
-                self._check(_Requirement(node, "runs nvcc", _PROBE_ADVICE, _PROBE_ERRORS | _BROAD_ERRORS), ctx)
+                self._check(_Requirement(node, "runs nvcc", _PROBE_ADVICE, _PROBE_ERRORS), ctx)
         elif _is_version_helper(node, callee, ctx):
             what = f"passes CUDA_HOME to {callee.rsplit('.', 1)[-1]}()"
-            self._check(_Requirement(node, what, _PROBE_ADVICE, _PROBE_ERRORS | _BROAD_ERRORS), ctx)
+            self._check(_Requirement(node, what, _PROBE_ADVICE, _PROBE_ERRORS), ctx)
 
     # --- where a requirement runs ---------------------------------------------------------------------
     def _check(self, requirement: _Requirement, ctx: PythonContext) -> None:
@@ -169,9 +170,9 @@ def _is_cuda_home(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
         value = ctx.string_value(argument.value) if argument is not None else None
         if callee in _ENV_READS:
             return value == "CUDA_HOME"
-        if callee in _EXECUTABLE_LOOKUPS:
+        if callee in EXECUTABLE_LOOKUPS:
             return value == "nvcc"
-        if callee in _PATH_TESTS and argument is not None:
+        if callee in PATH_TESTS and argument is not None:
             return _mentions_cuda_toolkit(argument.value, ctx)
     return False
 

@@ -7,7 +7,7 @@ import re
 
 import libcst as cst
 import pytest
-from test_idioms import parse
+from snippets import parse
 
 from rocmlint.python import capability
 from rocmlint.python.lexical import value_word_pattern

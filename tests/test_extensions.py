@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 import pytest
-from test_idioms import _in_order, parse
+from snippets import in_order, parse
 
 from rocmlint.python import extensions
 
@@ -31,7 +31,7 @@ def _found(code: str) -> list[tuple[str, str, list[str], bool]]:
     """(defining node's first line, literal, path, hipified) for every flag string."""
     snippet = parse(code)
     found = []
-    for node in _in_order(snippet.module):
+    for node in in_order(snippet.module):
         for flags in extensions.device_flags(snippet.ctx, node):
             for literal, path in extensions.flag_strings(snippet.ctx, flags):
                 where = snippet.code(node).splitlines()[0]

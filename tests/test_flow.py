@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 import pytest
-from test_idioms import Snippet, parse
+from snippets import Snippet, parse
 
 from rocmlint.python import flow, idioms
 

@@ -1,95 +1,38 @@
 """The shared pieces rules ask the Python front end for: `Semantic`'s name and value helpers,
-`rocmlint.python.idioms`, and `PythonContext.report`'s answer.
-
-Every case parses a snippet and indexes it the way `check_python` does. Nodes are found by their code
-(`node("x")` is the first node whose code is `x`) or as the value assigned to a name.
+`rocmlint.python.idioms`, the condition walks of `rocmlint.python.conditions`, and `PythonContext.report`'s
+answer. Snippets are parsed by tests/snippets.py.
 """
 
 from __future__ import annotations
 
-import textwrap
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TypeVar
+from collections.abc import Callable
 
 import libcst as cst
 import pytest
+from snippets import in_order, parse
 
 from rocmlint.diagnostics import FixAvailability, Severity
-from rocmlint.python import idioms
-from rocmlint.python.frontend import PythonContext, RuleOptions
-from rocmlint.python.gating import GateAnalyzer
+from rocmlint.python import conditions, idioms
 from rocmlint.python.semantic import MAX_DEPTH, Semantic
-from rocmlint.python.tree import walk
 from rocmlint.rule import Rule
-from rocmlint.source import SourceFile
-
-N = TypeVar("N", bound=cst.CSTNode)
-
-
-@dataclass
-class Snippet:
-    module: cst.Module
-    semantic: Semantic
-    ctx: PythonContext
-
-    def code(self, node: cst.CSTNode | None) -> str:
-        assert node is not None
-        return self.module.code_for_node(node)
-
-    def node(self, code: str, kind: type[N], index: int = 0) -> N:
-        """The `index`-th node (in source order) of type `kind` whose code is exactly `code`."""
-        found = [n for n in _in_order(self.module) if isinstance(n, kind) and self.code(n) == code]
-        assert len(found) > index, f"no {kind.__name__} {code!r}"
-        return found[index]
-
-    def value(self, name: str) -> cst.BaseExpression:
-        """The value of the (last) `name = ...` assignment."""
-        found = None
-        for node in _in_order(self.module):
-            if isinstance(node, cst.Assign) and self.code(node.targets[0].target) == name:
-                found = node.value
-        assert found is not None, f"no assignment to {name}"
-        return found
-
-    def value_as(self, name: str, kind: type[N]) -> N:
-        value = self.value(name)
-        assert isinstance(value, kind)
-        return value
-
-    def used(self) -> cst.Name:
-        """The name passed to `use(...)`."""
-        call = next(n for n in _in_order(self.module) if isinstance(n, cst.Call) and self.code(n.func) == "use")
-        argument = call.args[0].value
-        assert isinstance(argument, cst.Name)
-        return argument
-
-    def codes(self, nodes: Iterable[cst.CSTNode | None]) -> list[str]:
-        return [self.code(n) for n in nodes]
-
-
-def _in_order(root: cst.CSTNode) -> list[cst.CSTNode]:
-    found: list[cst.CSTNode] = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        found.append(node)
-        stack.extend(reversed(node.children))
-    return found
-
-
-def parse(code: str) -> Snippet:
-    text = textwrap.dedent(code).lstrip("\n")
-    module = cst.parse_module(text)
-    semantic = Semantic(module, None)
-    gates = GateAnalyzer(semantic)
-    source = SourceFile.from_bytes("example.py", text.encode("utf-8"), "python")
-    ctx = PythonContext(source, module, semantic, gates, RuleOptions())
-    walk(module, semantic.parents, {})
-    return Snippet(module, semantic, ctx)
 
 
 # --- Semantic: values -----------------------------------------------------------------------------------
+def test_comparison_pairs() -> None:
+    comparison = cst.parse_expression("a < b <= c")
+    assert isinstance(comparison, cst.Comparison)
+    code = cst.Module([]).code_for_node
+    pairs = [(code(left), type(op).__name__, code(right)) for left, op, right in Semantic.comparison_pairs(comparison)]
+    assert pairs == [("a", "LessThan", "b"), ("b", "LessThanEqual", "c")]
+
+
+def test_local_function() -> None:
+    snippet = parse("def f():\n    pass\ng = f\nx = f\ny = g\nz = len\n")
+    found = {name: snippet.semantic.local_function(snippet.value(name)) for name in "xyz"}
+    assert found["x"] is not None and found["x"].name.value == "f"
+    assert found["y"] is None and found["z"] is None
+
+
 @pytest.mark.parametrize(
     ("code", "follow_names", "expected"),
     [
@@ -159,7 +102,7 @@ def test_unpacked_values() -> None:
     assert snippet.codes(values(module, "a")) == ["1"]
     assert values(module, "b") == [None]  # a nested target is not followed
     assert values(module, "x") == [None] and values(module, "handle") == [None]
-    function = next(n for n in _in_order(module) if isinstance(n, cst.FunctionDef))
+    function = next(n for n in in_order(module) if isinstance(n, cst.FunctionDef))
     assert snippet.codes(values(function, "minor")) == ["0"]
     assert values(module, "missing") == []
 
@@ -342,7 +285,7 @@ def test_environ_writes() -> None:
         """
     )
     writes = []
-    for node in _in_order(snippet.module):
+    for node in in_order(snippet.module):
         if isinstance(node, (cst.Assign, cst.Call)):
             for write in idioms.environ_writes(snippet.ctx, node):
                 site = "the argument" if isinstance(write.site, cst.Arg) else snippet.code(write.site)
@@ -393,7 +336,7 @@ def test_is_display_call_is_one_list_for_every_rule() -> None:
         check("l")
         """
     )
-    calls = [n for n in _in_order(snippet.module) if isinstance(n, cst.Call)]
+    calls = [n for n in in_order(snippet.module) if isinstance(n, cst.Call)]
     shown = {snippet.code(call.args[-1].value): idioms.is_display_call(snippet.ctx, call) for call in calls}
     # `rprint` is rich's print under another name: neither its name nor its qualified name is listed.
     assert [text for text, is_shown in shown.items() if is_shown] == [f'"{letter}"' for letter in "abcdefgh"]
@@ -411,7 +354,7 @@ def test_in_message() -> None:
         run("f", msg=print("g"))
         """
     )
-    strings = [n for n in _in_order(snippet.module) if isinstance(n, cst.SimpleString)]
+    strings = [n for n in in_order(snippet.module) if isinstance(n, cst.SimpleString)]
     shown = {snippet.code(s).strip("'\""): idioms.in_message(snippet.ctx, s) for s in strings}
     assert shown == {"a": True, "b": True, "c": True, "d": False, "arch": True, "e": True, "f": False, "g": True}
 
@@ -434,9 +377,11 @@ def test_is_looked_for() -> None:
         g = config.get("x8", "x9")
         h = self.assertEqual(arch, "x10")
         i = build("x11", target="x12")
+        j = flags.pop("x13", "x14")
+        k = hasattr(torch, "x15")
         """
     )
-    strings = [n for n in _in_order(snippet.module) if isinstance(n, cst.SimpleString) and "x" in n.value]
+    strings = [n for n in in_order(snippet.module) if isinstance(n, cst.SimpleString) and "x" in n.value]
     looked_for = {snippet.code(s).strip('"'): idioms.is_looked_for(snippet.ctx, s) for s in strings}
     assert looked_for == {
         "x1": True,
@@ -451,6 +396,9 @@ def test_is_looked_for() -> None:
         "x10": True,
         "x11": False,
         "x12": False,
+        "x13": True,
+        "x14": False,
+        "x15": True,
     }
     choices = snippet.node('["x7"]', cst.List)
     assert idioms.is_looked_for(snippet.ctx, choices)
@@ -459,7 +407,7 @@ def test_is_looked_for() -> None:
 # --- idioms: control flow -------------------------------------------------------------------------------
 def test_whole_condition() -> None:
     snippet = parse("ok = not (a > 8 or (a == 8 and b >= 9))\n")
-    assert snippet.code(idioms.whole_condition(snippet.ctx, snippet.node("b >= 9", cst.Comparison))) == (
+    assert snippet.code(conditions.whole_condition(snippet.ctx, snippet.node("b >= 9", cst.Comparison))) == (
         "not (a > 8 or (a == 8 and b >= 9))"
     )
 
@@ -480,7 +428,7 @@ def test_deciding_tests() -> None:
         """
     )
     hazard = snippet.node("HAZARD(v)", cst.Call)
-    tests = [snippet.code(test) for test in idioms.deciding_tests(snippet.ctx, hazard)]
+    tests = [snippet.code(test) for test in conditions.deciding_tests(snippet.ctx, hazard)]
     assert tests == ["keep(v)", "flag", "IS_ROCM and w > 16", "early"]
 
 
@@ -506,13 +454,13 @@ def test_guarded_by_uses_the_rules_predicate(code: str, guarded: bool) -> None:
         text = snippet.code(test)
         return (text == "ready" and taken) or (text == "not ready" and not taken)
 
-    assert idioms.guarded_by(snippet.ctx, hazard, holds, idioms.leaves_quietly) is guarded
+    assert conditions.guarded_by(snippet.ctx, hazard, holds, idioms.leaves_quietly) is guarded
 
 
 def test_guarded_by_counts_any_exit_by_default() -> None:
     snippet = parse("def f():\n    if missing:\n        raise E\n    HAZARD()\n")
     hazard = snippet.node("HAZARD()", cst.Call)
-    assert idioms.guarded_by(snippet.ctx, hazard, lambda test, taken: snippet.code(test) == "missing" and not taken)
+    assert conditions.guarded_by(snippet.ctx, hazard, lambda test, taken: snippet.code(test) == "missing" and not taken)
 
 
 @pytest.mark.parametrize(
@@ -533,7 +481,8 @@ def test_runs_right_under(code: str, decided: bool) -> None:
     hazard = snippet.node("HAZARD()", cst.Call)
     wanted = {True: "missing", False: "present"}
     assert (
-        idioms.runs_right_under(snippet.ctx, hazard, lambda test, taken: snippet.code(test) == wanted[taken]) is decided
+        conditions.runs_right_under(snippet.ctx, hazard, lambda test, taken: snippet.code(test) == wanted[taken])
+        is decided
     )
 
 
@@ -607,5 +556,5 @@ def test_raised_name() -> None:
         raise
         """
     )
-    raises = [n for n in _in_order(snippet.module) if isinstance(n, cst.Raise)]
+    raises = [n for n in in_order(snippet.module) if isinstance(n, cst.Raise)]
     assert [idioms.raised_name(r) for r in raises] == ["MissingCUDAException", "RuntimeError", ""]

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import libcst as cst
-from test_idioms import _in_order, parse
+from snippets import in_order, parse
 
 from rocmlint.python import lists
+from rocmlint.python.values import Through
 
 FLAGS = """
 import torch
@@ -29,7 +30,7 @@ def build():
 
 def test_additions_and_what_they_add() -> None:
     snippet = parse(FLAGS)
-    names = [n for n in _in_order(snippet.module) if isinstance(n, cst.Name) and n.value == "flags"]
+    names = [n for n in in_order(snippet.module) if isinstance(n, cst.Name) and n.value == "flags"]
     added = [lists.addition(snippet.ctx, name) for name in names]
     found = [snippet.code(a) for a in added if a is not None]
     assert found == ['flags += ["-g"]', 'flags.append("-lineinfo")', 'flags.insert(0, "-DX")']
@@ -47,7 +48,7 @@ def test_consuming_reads_leave_out_additions_redefinitions_and_displays() -> Non
 
 def test_reaching_definitions_stop_at_a_replacing_assignment() -> None:
     snippet = parse(FLAGS)
-    uses = [n for n in _in_order(snippet.module) if isinstance(n, cst.Call) and snippet.code(n.func) == "use"]
+    uses = [n for n in in_order(snippet.module) if isinstance(n, cst.Call) and snippet.code(n.func) == "use"]
     reaching = [
         [snippet.ctx.code_range(d).start.line for d in lists.reaching_definitions(snippet.ctx, u.args[0].value)]
         for u in uses
@@ -74,11 +75,11 @@ more = hipify(["-X"]) + "-G -g".split() + [name, {"nvcc": ["-c"]}]
 """
 
 
-def _strings(node: cst.BaseExpression) -> list[cst.BaseExpression] | lists.Through | None:
+def _strings(node: cst.BaseExpression) -> list[cst.BaseExpression] | Through | None:
     if isinstance(node, cst.SimpleString):
         return [node]
     if isinstance(node, cst.Dict):
-        return lists.Through(tuple(element.value for element in node.elements))
+        return Through(tuple(element.value for element in node.elements))
     return None
 
 

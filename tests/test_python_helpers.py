@@ -9,70 +9,15 @@ Each case parses a snippet and indexes it the way `check_python` does; nodes are
 from __future__ import annotations
 
 import re
-import textwrap
-from dataclasses import dataclass
-from typing import TypeVar
 
 import libcst as cst
 import pytest
+from snippets import in_order, parse
 
 from rocmlint.python import conditions, imports, native, settings, statements, text_search, torch_api, uses
 from rocmlint.python.fixes import also_searched
-from rocmlint.python.frontend import PythonContext, RuleOptions
-from rocmlint.python.gating import GateAnalyzer
 from rocmlint.python.idioms import leaves_quietly
 from rocmlint.python.lexical import assigned_attribute_pattern, called_name_pattern, setting_key_pattern
-from rocmlint.python.semantic import Semantic
-from rocmlint.python.tree import walk
-from rocmlint.source import SourceFile
-
-N = TypeVar("N", bound=cst.CSTNode)
-
-
-@dataclass
-class Snippet:
-    module: cst.Module
-    ctx: PythonContext
-
-    def code(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
-
-    def node(self, code: str, kind: type[N], index: int = 0) -> N:
-        """The `index`-th node (in source order) of type `kind` whose code is exactly `code`."""
-        found = [n for n in _in_order(self.module) if isinstance(n, kind) and self.code(n) == code]
-        assert len(found) > index, f"no {kind.__name__} {code!r}"
-        return found[index]
-
-    def first(self, kind: type[N]) -> N:
-        return next(n for n in _in_order(self.module) if isinstance(n, kind))
-
-    def imports(self) -> list[cst.Import | cst.ImportFrom]:
-        return [n for n in _in_order(self.module) if isinstance(n, (cst.Import, cst.ImportFrom))]
-
-    def used(self) -> list[cst.BaseExpression]:
-        """The arguments of the `use(...)` calls, in order."""
-        calls = [n for n in _in_order(self.module) if isinstance(n, cst.Call) and self.code(n.func) == "use"]
-        return [call.args[0].value for call in calls]
-
-
-def _in_order(root: cst.CSTNode) -> list[cst.CSTNode]:
-    found: list[cst.CSTNode] = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        found.append(node)
-        stack.extend(reversed(node.children))
-    return found
-
-
-def parse(code: str, path: str = "example.py", package: str | None = None) -> Snippet:
-    text = textwrap.dedent(code).lstrip("\n")
-    module = cst.parse_module(text)
-    semantic = Semantic(module, package)
-    source = SourceFile.from_bytes(path, text.encode("utf-8"), "python")
-    ctx = PythonContext(source, module, semantic, GateAnalyzer(semantic), RuleOptions())
-    walk(module, semantic.parents, {})
-    return Snippet(module, ctx)
 
 
 # --- imports ------------------------------------------------------------------------------------------
@@ -154,8 +99,17 @@ def test_enclosing_tests() -> None:
     snippet = parse(ENCLOSED)
     use = snippet.node("use(x)", cst.Call)
     assert [snippet.code(t) for t in conditions.enclosing_tests(snippet.ctx, use)] == ["a", "outer"]
-    early = conditions.enclosing_tests(snippet.ctx, use, exits=leaves_quietly)
+    early = conditions.exit_tests(snippet.ctx, use, leaves_quietly)
     assert [snippet.code(t) for t in early] == ["not ready"]
+
+
+def test_earlier_exit_tests_count_an_if_with_else_only_when_asked() -> None:
+    snippet = parse("if a:\n    return\nelse:\n    pass\nif b:\n    return\nif c:\n    raise E\nuse(x)\n")
+    statement = snippet.module.body[-1]
+    found = conditions.earlier_exit_tests(snippet.module, statement, leaves_quietly)
+    assert [snippet.code(t) for t in found] == ["a", "b"]
+    found = conditions.earlier_exit_tests(snippet.module, statement, leaves_quietly, with_else=False)
+    assert [snippet.code(t) for t in found] == ["b"]
 
 
 def test_chain_tests() -> None:
@@ -296,7 +250,7 @@ def test_needles() -> None:
             use(marker)
         """
     )
-    tuple_needles, word, looped, unpacked = (text_search.needles(snippet.ctx, used) for used in snippet.used())
+    tuple_needles, word, looped, unpacked = (text_search.needles(snippet.ctx, used) for used in snippet.all_used())
     members = [(n.text, n.siblings, n.from_loop) for n in tuple_needles]
     assert members == [("a", ("a", "b"), False), ("b", ("a", "b"), False)]
     assert [(n.text, n.from_loop) for n in word] == [("w", False), ("v", False)]
@@ -365,6 +319,9 @@ def test_is_inspected(code: str, inspected: bool) -> None:
         ('t = {"-arch=sm_80": 1}', False),
         ('t = {1: "-arch=sm_80"}', True),
         ('ok = flag.startswith("-arch=sm_80")', False),
+        ('ok = flag.rindex("-arch=sm_80")', False),
+        ('rest = flag.removeprefix("-arch=sm_80")', False),
+        ('x = os.environ.get("ARCH", "-arch=sm_80")', False),
     ],
 )
 def test_is_string_value_use(code: str, used: bool) -> None:
@@ -406,7 +363,7 @@ def test_patch_settings() -> None:
         config.patch({"triton.cudagraphs": 1})
         """
     )
-    calls = [c for c in _in_order(snippet.module) if isinstance(c, cst.Call)]
+    calls = [c for c in in_order(snippet.module) if isinstance(c, cst.Call)]
     found = [[(s.key, snippet.code(s.site)) for s in settings.patch_settings(snippet.ctx, c)] for c in calls]
     assert found == [
         [("memory_planning", "True")],
@@ -436,7 +393,7 @@ def test_compile_options() -> None:
         torch.compile(m)
         """
     )
-    calls = [c for c in _in_order(snippet.module) if isinstance(c, cst.Call)]
+    calls = [c for c in in_order(snippet.module) if isinstance(c, cst.Call)]
     found = [[s.key for s in settings.compile_options(snippet.ctx, c)] for c in calls]
     assert found == [["max_autotune"], ["memory_planning"], [], []]
 
@@ -451,7 +408,7 @@ def test_config_assignments() -> None:
         """
     )
     module, wanted = "torch._inductor.config", {"cudagraphs", "max_autotune"}
-    assigns = [n for n in _in_order(snippet.module) if isinstance(n, cst.Assign)]
+    assigns = [n for n in in_order(snippet.module) if isinstance(n, cst.Assign)]
     found = [
         [(s.key, snippet.code(s.site)) for s in settings.config_assignments(snippet.ctx, a, module, wanted)]
         for a in assigns
@@ -528,7 +485,7 @@ def test_loaded_library_names() -> None:
         """
     )
     finder = "ctypes.util.find_library"
-    calls = [n for n in _in_order(snippet.module) if isinstance(n, cst.Call) and snippet.code(n.func) != finder]
+    calls = [n for n in in_order(snippet.module) if isinstance(n, cst.Call) and snippet.code(n.func) != finder]
     libraries = [native.loaded_library(snippet.ctx, call) for call in calls]
     assert [None if lib is None else snippet.code(lib) for lib in libraries] == [
         "NAME",
@@ -585,3 +542,21 @@ def test_assigned_attribute_and_called_name_patterns() -> None:
     called = re.compile(called_name_pattern("set_precision"))
     assert called.search("torch.set_precision('high')")
     assert not any(called.search(code) for code in ("f(set_precision, x)", "x.set_precision.y", "'set_precision'"))
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        pytest.param('import re\nx = re.search(r"sm_", arch)\n', ('r"sm_"', "arch"), id="function"),
+        pytest.param('import re\nP = re.compile("sm_")\nx = P.match(arch)\n', ('"sm_"', "arch"), id="compiled"),
+        pytest.param('import regex\nx = regex.match("sm_", arch)\n', ('"sm_"', "arch"), id="regex-package"),
+        pytest.param('import re\nx = re.compile("sm_", flags)\n', (None, None), id="compile-itself"),
+        pytest.param("x = P.match(arch)\n", (None, None), id="unknown-receiver"),
+        pytest.param('import re\nx = re.sub("a", "b", s)\n', (None, None), id="other-function"),
+    ],
+)
+def test_regex_operands(code: str, expected: tuple[str | None, str | None]) -> None:
+    snippet = parse(code)
+    call = snippet.value_as("x", cst.Call)
+    found = text_search.regex_operands(snippet.ctx, call)
+    assert tuple(snippet.code(part) if part is not None else None for part in found) == expected

@@ -6,10 +6,8 @@ import textwrap
 from collections.abc import Sequence
 
 import libcst as cst
-import pytest
 from libcst.metadata import PositionProvider
 
-from rocmlint.python.project import is_test_file
 from rocmlint.python.references import References
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import walk
@@ -120,23 +118,12 @@ def test_a_method_is_called_through_its_own_class_only() -> None:
         "11:Builder.nvcc_args(self)",
         "19:other.nvcc_args()",
     ]
+    # A method's loose calls are its method_calls; a plain function's, its own calls.
+    assert index.loose_calls_of(method) == index.method_calls("nvcc_args")
+    helper = _function(module, "helper")
+    assert index.loose_calls_of(helper) == index.calls_of(helper)
 
 
 def test_a_function_nobody_calls_has_no_uses() -> None:
     module, index = _index(CALLS)
     assert index.uses_of(_function(module, "shadowed")) == []
-
-
-@pytest.mark.parametrize(
-    ("path", "is_test"),
-    [
-        ("tests/test_ops.py", True),
-        ("pkg/ops_test.py", True),
-        ("pkg/conftest.py", True),
-        ("repo/test/unit/helpers.py", True),
-        ("home/tests/project/pkg/setup.py", False),  # a checkout under ~/tests is not a test suite
-        ("pkg/testing_utils.py", False),
-    ],
-)
-def test_is_test_file(path: str, is_test: bool) -> None:
-    assert is_test_file(path) is is_test

@@ -12,9 +12,6 @@ from collections.abc import Sequence
 import libcst as cst
 import pytest
 
-from rocmlint.python.frontend import PythonContext, RuleOptions
-from rocmlint.python.gating import GateAnalyzer
-from rocmlint.python.idioms import regex_operands
 from rocmlint.python.references import References
 from rocmlint.python.semantic import MAX_DEPTH, Semantic
 from rocmlint.python.tree import walk
@@ -27,9 +24,10 @@ from rocmlint.python.values import (
     Through,
     Values,
     assigned_name,
+    assignment_targets,
     is_literal_constant,
+    list_added_to,
 )
-from rocmlint.source import SourceFile
 
 
 def _parse(code: str) -> tuple[cst.Module, Semantic]:
@@ -290,19 +288,29 @@ def test_assigned_name() -> None:
     assert [name.value if name is not None else None for name in names] == ["x", "y", "z", None, None]
 
 
-def test_comparison_pairs() -> None:
-    comparison = cst.parse_expression("a < b <= c")
-    assert isinstance(comparison, cst.Comparison)
-    code = cst.Module([]).code_for_node
-    pairs = [(code(left), type(op).__name__, code(right)) for left, op, right in Semantic.comparison_pairs(comparison)]
-    assert pairs == [("a", "LessThan", "b"), ("b", "LessThanEqual", "c")]
+def test_assignment_targets() -> None:
+    module, _ = _parse("x = 1\ny += 1\nz: int = 1\na = b = 1\nc.d, e = 1, 2\n")
+    statements = [line.body[0] for line in module.body if isinstance(line, cst.SimpleStatementLine)]
+    code = module.code_for_node
+    targets = [[code(t) for t in assignment_targets(statement)] for statement in statements]  # type: ignore[arg-type]
+    assert targets == [["x"], ["y"], ["z"], ["a", "b"], ["c.d, e"]]
 
 
-def test_local_function() -> None:
-    module, semantic = _parse("def f():\n    pass\ng = f\nx = f\ny = g\nz = len\n")
-    found = {name: semantic.local_function(_assigned(module, name)) for name in "xyz"}
-    assert found["x"] is not None and found["x"].name.value == "f"
-    assert found["y"] is None and found["z"] is None
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("flags.append(a)", "flags"),
+        ("self.flags.extend(a)", "self.flags"),
+        ("args['nvcc'].insert(0, a)", "args['nvcc']"),
+        ("flags.add(a)", None),
+        ("append(a)", None),
+    ],
+)
+def test_list_added_to(code: str, expected: str | None) -> None:
+    call = cst.parse_expression(code)
+    assert isinstance(call, cst.Call)
+    receiver = list_added_to(call)
+    assert (cst.Module([]).code_for_node(receiver) if receiver is not None else None) == expected
 
 
 @pytest.mark.parametrize(
@@ -324,27 +332,6 @@ def test_local_function() -> None:
 def test_int_values(code: str, expected: list[tuple[int, bool]]) -> None:
     module, semantic = _parse(code)
     assert [(v.value, v.looped) for v in _values(semantic).int_values(_assigned(module, "x"))] == expected
-
-
-@pytest.mark.parametrize(
-    ("code", "expected"),
-    [
-        pytest.param('import re\nx = re.search(r"sm_", arch)\n', ('r"sm_"', "arch"), id="function"),
-        pytest.param('import re\nP = re.compile("sm_")\nx = P.match(arch)\n', ('"sm_"', "arch"), id="compiled"),
-        pytest.param("x = P.match(arch)\n", (None, None), id="unknown-receiver"),
-        pytest.param('import re\nx = re.sub("a", "b", s)\n', (None, None), id="other-function"),
-    ],
-)
-def test_regex_operands(code: str, expected: tuple[str | None, str | None]) -> None:
-    module = cst.parse_module(code)
-    semantic = Semantic(module, None)
-    walk(module, semantic.parents, {})
-    source = SourceFile.from_bytes("example.py", code.encode(), "python")
-    ctx = PythonContext(source, module, semantic, GateAnalyzer(semantic), RuleOptions())
-    call = _assigned(module, "x")
-    assert isinstance(call, cst.Call)
-    found = regex_operands(ctx, call)
-    assert tuple(module.code_for_node(part) if part is not None else None for part in found) == expected
 
 
 def test_texts() -> None:

@@ -52,8 +52,9 @@ def _capability_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.C
 
 
 def threshold_major(ctx: PythonContext, threshold: cst.CSTNode) -> float | None:
-    """The major version a constant threshold compared with the capability stands for (`8` of `8`, `(8, 9)`,
-    `8.9`, and of `89` compared with `major * 10 + minor`); None when it is no constant number."""
+    """The version a constant threshold compared with the capability stands for, on the scale of the major
+    version: `8` of `8`, of `(8, 9)` and of `89` (compared with `major * 10 + minor`); a float keeps its
+    minor (`8.9` of `8.9`). None when it is no constant number."""
     value = ctx.single_value(threshold)
     if isinstance(value, cst.Tuple) and value.elements:
         value = value.elements[0].value

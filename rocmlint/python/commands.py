@@ -10,8 +10,9 @@ from typing import NamedTuple
 
 import libcst as cst
 
+from rocmlint.python.conditions import guarded_by
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import PROCESS_RUNNERS, guarded_by, handled_by_try, is_none, leaves_quietly, literal_text
+from rocmlint.python.idioms import PROCESS_RUNNERS, handled_by_try, is_none, leaves_quietly, literal_text
 from rocmlint.python.semantic import MAX_DEPTH
 from rocmlint.python.values import Follow, Through
 
@@ -22,13 +23,16 @@ _SHELL_RUNNERS = frozenset(
 # Runners whose first argument is the program alone (`create_subprocess_exec("nvidia-smi", "-L")`).
 _PROGRAM_RUNNERS = frozenset({"asyncio.create_subprocess_exec", "sh.Command"})
 _COMMAND_KEYWORDS = ("args", "cmd", "command", "program")
-_PRESENCE_CHECKS = frozenset(
-    {"shutil.which", "distutils.spawn.find_executable", "os.path.exists", "os.path.isfile", "os.access"}
-)
+# Calls that look a program up on PATH by name (`find_executable`/`which` also when their import is not
+# resolved).
+EXECUTABLE_LOOKUPS = frozenset({"shutil.which", "distutils.spawn.find_executable", "find_executable", "which"})
+# Calls that test whether a path (a program's, a toolkit's) exists.
+PATH_TESTS = frozenset({"os.path.exists", "os.path.isfile", "os.path.isdir", "os.access"})
+_PRESENCE_CHECKS = EXECUTABLE_LOOKUPS | PATH_TESTS
 # What a missing program raises when it is executed directly.
-_MISSING_PROGRAM_ERRORS = frozenset(
-    {"FileNotFoundError", "OSError", "EnvironmentError", "IOError", "Exception", "BaseException"}
-)
+MISSING_PROGRAM_ERRORS = frozenset({"FileNotFoundError", "OSError", "EnvironmentError", "IOError"})
+# The handlers that catch every error.
+BROAD_ERRORS = frozenset({"Exception", "BaseException"})
 # Through a shell the program's absence shows as a failed command instead.
 _FAILED_COMMAND_ERRORS = frozenset({"CalledProcessError", "SubprocessError"})
 # A command line is followed through names, not through conditional arms.
@@ -129,7 +133,9 @@ def copes_with_missing_program(ctx: PythonContext, command: Command, programs: f
     missing: inside a presence check (`if shutil.which("nvidia-smi"):`), after an early exit when it is
     missing (a `raise` is no fallback), or in a `try:` whose handler catches the failure and does not
     re-raise (`FileNotFoundError`, `OSError`, `Exception`; `CalledProcessError` through a shell)."""
-    failures = _MISSING_PROGRAM_ERRORS | (_FAILED_COMMAND_ERRORS if command.through_shell else frozenset())
+    failures = (
+        MISSING_PROGRAM_ERRORS | BROAD_ERRORS | (_FAILED_COMMAND_ERRORS if command.through_shell else frozenset())
+    )
 
     def is_check(expr: cst.BaseExpression) -> bool:
         return isinstance(expr, cst.Call) and _is_presence_check(ctx, expr, programs)

@@ -1,5 +1,6 @@
-"""Conditions around a node, by syntax: the `if` tests it sits under, the early exits before it, the other
-tests of an `if`/`elif` chain, and the alternatives a branch chooses between.
+"""Conditions around a node, by syntax: the `if` tests it sits under, the early exits before it, the tests
+that decide whether it runs, the other tests of an `if`/`elif` chain, and the alternatives a branch chooses
+between.
 
 Vendor gating (rocmlint/python/gating.py) answers whether code runs on ROCm; these helpers serve rules
 whose own kind of guard (`if is_flash_attn_available():`, `elif "HIP error" in msg:`) decides.
@@ -13,23 +14,143 @@ from collections.abc import Callable, Iterator
 import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import is_none, statements_before, whole_condition
+from rocmlint.python.idioms import is_none, statements_before
+from rocmlint.python.semantic import COMPREHENSIONS, DEFERRED_BODIES
+
+Exits = Callable[[cst.BaseSuite], bool]
+Holds = Callable[[cst.BaseExpression, bool], bool]
 
 
-def enclosing_tests(
-    ctx: PythonContext, node: cst.CSTNode, exits: Callable[[cst.BaseSuite], bool] | None = None
-) -> Iterator[cst.BaseExpression]:
-    """Innermost first, through enclosing defs: the test of every `if` whose body or `else` holds `node`;
-    with `exits`, instead the tests of the earlier `if test: <block>` statements of the blocks holding it
-    whose block `exits` (leaves early)."""
+def earlier_exit_tests(
+    block: cst.IndentedBlock | cst.Module, child: cst.CSTNode, exits: Exits, *, with_else: bool = True
+) -> list[cst.BaseExpression]:
+    """The tests of the `if test: <block>` statements of `block` before its statement `child` whose body
+    `exits` (leaves early): `child` runs only when each was false. With `with_else` off, an `if` that has
+    an `else` (or `elif`) does not count."""
+    return [
+        statement.test
+        for statement in statements_before(block, child)
+        if isinstance(statement, cst.If) and (with_else or statement.orelse is None) and exits(statement.body)
+    ]
+
+
+def whole_condition(ctx: PythonContext, node: cst.CSTNode) -> cst.CSTNode:
+    """The outermost `and`/`or`/`not` expression `node` is part of (itself when it stands alone)."""
+    condition = node
+    for ancestor in ctx.ancestors(node):
+        if not isinstance(ancestor, (cst.BooleanOperation, cst.UnaryOperation)):
+            break
+        condition = ancestor
+    return condition
+
+
+def enclosing_tests(ctx: PythonContext, node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    """Innermost first, through enclosing defs: the test of every `if` whose body or `else` holds `node`."""
     child = node
     for ancestor in ctx.ancestors(node):
-        if exits is None and isinstance(ancestor, cst.If) and child in (ancestor.body, ancestor.orelse):
+        if isinstance(ancestor, cst.If) and child in (ancestor.body, ancestor.orelse):
             yield ancestor.test
-        if exits is not None and isinstance(ancestor, (cst.IndentedBlock, cst.Module)):
-            earlier = statements_before(ancestor, child)
-            yield from (s.test for s in earlier if isinstance(s, cst.If) and exits(s.body))
         child = ancestor
+
+
+def exit_tests(ctx: PythonContext, node: cst.CSTNode, exits: Exits) -> Iterator[cst.BaseExpression]:
+    """Innermost first, through enclosing defs: the tests of the earlier `if test: <block>` statements of
+    the blocks holding `node` whose block `exits` (`earlier_exit_tests`)."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, (cst.IndentedBlock, cst.Module)):
+            yield from earlier_exit_tests(ancestor, child, exits)
+        child = ancestor
+
+
+def guarded_by(ctx: PythonContext, node: cst.CSTNode, holds: Holds, exits: Exits | None = None) -> bool:
+    """Whether a condition around `node` (within its def, class or lambda) guards it, by a rule's own
+    predicate: `holds(test, taken)` says whether `test` being `taken` (True where `node` runs under its
+    if-body, conditional-expression body or `and`; False under an else, `or`, or after an earlier
+    `if test: <exit>` without `else`) is the guard. `exits` decides what counts as leaving the block early
+    (default: `ctx.gates.terminates`). The front end's vendor gating is the same walk with vendor tests."""
+    leaves = exits or ctx.gates.terminates
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, DEFERRED_BODIES):
+            return False
+        if any(holds(test, taken) for test, taken in _conditions_at(ancestor, child, leaves)):
+            return True
+        child = ancestor
+    return False
+
+
+def _conditions_at(ancestor: cst.CSTNode, child: cst.CSTNode, leaves: Exits) -> list[tuple[cst.BaseExpression, bool]]:
+    """The tests `ancestor` runs its part `child` under, each with whether it is true there."""
+    if isinstance(ancestor, (cst.If, cst.IfExp)):
+        if child is ancestor.body:
+            return [(ancestor.test, True)]
+        return [(ancestor.test, False)] if child is ancestor.orelse else []
+    if isinstance(ancestor, cst.BooleanOperation) and child is ancestor.right:
+        return [(ancestor.left, isinstance(ancestor.operator, cst.And))]
+    if isinstance(ancestor, (cst.IndentedBlock, cst.Module)):
+        return [(test, False) for test in earlier_exit_tests(ancestor, child, leaves, with_else=False)]
+    return []
+
+
+def runs_right_under(ctx: PythonContext, node: cst.CSTNode, holds: Holds) -> bool:
+    """Whether the simple statement holding `node` is decided by a test right around it, by a rule's own
+    predicate `holds(test, taken)`: it sits in the body of `if test:` (taken True), in the `else:` of one
+    (False), or after an earlier `if test: <leave the block>` without `else` in its own block (False).
+    A node in a compound statement's own header (an `if` or `while` test) is decided by nothing here."""
+    statement = ctx.parent(node)
+    while statement is not None and not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        if isinstance(statement, cst.BaseCompoundStatement):
+            return False
+        statement = ctx.parent(statement)
+    if statement is None:
+        return False
+    suite = ctx.parent(statement) if isinstance(statement, cst.SimpleStatementLine) else statement
+    owner = ctx.parent(suite) if isinstance(suite, cst.IndentedBlock) else ctx.parent(statement)
+    if isinstance(owner, cst.If) and suite is owner.body:
+        return holds(owner.test, True)
+    if isinstance(owner, cst.Else):
+        branch = ctx.parent(owner)
+        return isinstance(branch, cst.If) and holds(branch.test, False)
+    if not isinstance(suite, (cst.IndentedBlock, cst.Module)):
+        return False
+    earlier = earlier_exit_tests(suite, statement, ctx.gates.terminates, with_else=False)
+    return any(holds(test, False) for test in earlier)
+
+
+def deciding_tests(ctx: PythonContext, node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    """The tests that decide whether `node` runs, within its def, class or lambda, innermost first: of the
+    `if`/`while`/conditional expression around it, the left side of `and`/`or`, comprehension filters,
+    and earlier `if test: <leave the block>` statements of its blocks (not the module's). Any test counts,
+    including one that only partly depends on the vendor (`if IS_ROCM and w > 16: continue`)."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, DEFERRED_BODIES):
+            return
+        yield from _tests_deciding(ctx, ancestor, child)
+        child = ancestor
+
+
+def _tests_deciding(ctx: PythonContext, ancestor: cst.CSTNode, child: cst.CSTNode) -> list[cst.BaseExpression]:
+    """The tests of `ancestor` that decide whether its part `child` runs."""
+    if isinstance(ancestor, (cst.If, cst.IfExp, cst.While)) and child is not ancestor.test:
+        return [ancestor.test]
+    if isinstance(ancestor, cst.BooleanOperation) and child is ancestor.right:
+        return [ancestor.left]
+    if isinstance(ancestor, COMPREHENSIONS):
+        return _comprehension_filters(ancestor)
+    if isinstance(ancestor, cst.IndentedBlock):
+        return earlier_exit_tests(ancestor, child, ctx.gates.terminates)
+    return []
+
+
+def _comprehension_filters(comprehension: cst.CSTNode) -> list[cst.BaseExpression]:
+    tests: list[cst.BaseExpression] = []
+    clause: cst.CompFor | None = comprehension.for_in  # type: ignore[attr-defined]
+    while clause is not None:
+        tests.extend(comp_if.test for comp_if in clause.ifs)
+        clause = clause.inner_for_in
+    return tests
 
 
 def chain_tests(ctx: PythonContext, node: cst.CSTNode) -> list[cst.BaseExpression | cst.CSTNode]:

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import calls_of_def, name_words, subscript_key
+from rocmlint.python.idioms import name_words, subscript_key
 from rocmlint.python.lists import Item, list_items, method_additions, reached_reads
-from rocmlint.python.values import ADDING_METHODS, Through, return_values
+from rocmlint.python.values import Through, list_added_to, return_values
 
 _FLAG_WORDS = frozenset({"flags", "cflags", "args", "options", "opts"})
 _ROCM_WORDS = frozenset({"hip", "hipcc", "rocm", "amd"})
@@ -59,7 +59,7 @@ def device_flags(ctx: PythonContext, node: cst.CSTNode) -> list[DeviceFlags]:
         return _defined(ctx, node.target, node.value, [node.value])
     if isinstance(node, cst.FunctionDef) and is_device_flags_name(node.name.value):
         returns = tuple(return_values(node))
-        return [DeviceFlags(returns, path) for path in _paths(calls_of_def(ctx, node) or None)]
+        return [DeviceFlags(returns, path) for path in _paths(ctx.references.loose_calls_of(node) or None)]
     return []
 
 
@@ -77,8 +77,9 @@ def _call_flags(ctx: PythonContext, call: cst.Call) -> list[DeviceFlags]:
         # A plain list goes to both compilers unchanged; a dict's "nvcc" entry is the dict's.
         if isinstance(ctx.single_value(compile_args.value), (cst.List, cst.BinaryOperation)):
             found.append(DeviceFlags((compile_args.value,), hipified=False))
-    if isinstance(call.func, cst.Attribute) and call.func.attr.value in ADDING_METHODS:
-        found += _defined(ctx, call.func.value, call, method_additions(call))
+    receiver = list_added_to(call)
+    if receiver is not None:
+        found += _defined(ctx, receiver, call, method_additions(call))
     return found
 
 

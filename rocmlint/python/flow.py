@@ -29,19 +29,17 @@ import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import PROCESS_RUNNERS, is_looked_for, last_name
-from rocmlint.python.lists import ADDING_METHODS
-from rocmlint.python.semantic import MAX_HOPS
+from rocmlint.python.semantic import COMPREHENSIONS, MAX_HOPS
+from rocmlint.python.values import ASSIGNMENTS, assignment_targets, list_added_to
 
 T = TypeVar("T")
 Visit = Callable[[cst.CSTNode], "Sequence[T] | None"]
-_ASSIGNMENTS = (cst.Assign, cst.AnnAssign, cst.AugAssign)
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
 class Use(enum.Enum):
     """The two verdicts most walks need: a rule that finds a value `TESTED` anywhere leaves it alone."""
 
-    SETS = "sets"  # handed over as a setting (`sets_up`), or a use the rule finds as hazardous
+    SETS = "sets"  # handed over as a setting (`sets_up`, or another use the rule counts as one)
     TESTED = "tested"  # looked for (`is_tested`): compared, matched, a key, a member of a set
 
 
@@ -63,10 +61,12 @@ def _uses(ctx: PythonContext, value: cst.CSTNode, visit: Visit[T], hops: int) ->
         return list(verdicts)
     parent = ctx.parent(value)
     if isinstance(parent, cst.Arg):
-        receiver = _list_added_to(ctx, parent)
-        return _read_uses(ctx, receiver, visit, hops) if receiver is not None else []
-    if isinstance(parent, _ASSIGNMENTS) and parent.value is value:
-        return [verdict for target in _targets(parent) for verdict in _target_uses(ctx, target, visit, hops)]
+        call = ctx.parent(parent)
+        receiver = list_added_to(call) if isinstance(call, cst.Call) else None
+        return _read_uses(ctx, receiver, visit, hops) if isinstance(receiver, (cst.Name, cst.Attribute)) else []
+    if isinstance(parent, ASSIGNMENTS) and parent.value is value:
+        targets = assignment_targets(parent)
+        return [verdict for target in targets for verdict in _target_uses(ctx, target, visit, hops)]
     if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is value and isinstance(parent.target, cst.Name):
         return _read_uses(ctx, parent.target, visit, hops, within=_loop_scope(ctx, parent))
     return []
@@ -95,26 +95,11 @@ def _read_uses(
     return [verdict for read in reads for verdict in _uses(ctx, ctx.values.collection_of(read), visit, hops + 1)]
 
 
-def _list_added_to(ctx: PythonContext, arg: cst.Arg) -> cst.Name | cst.Attribute | None:
-    """`flags` of `flags.append(arg)` (or `extend`, `insert`; `self.flags` too)."""
-    call = ctx.parent(arg)
-    func = call.func if isinstance(call, cst.Call) else None
-    if isinstance(func, cst.Attribute) and func.attr.value in ADDING_METHODS:
-        return func.value if isinstance(func.value, (cst.Name, cst.Attribute)) else None
-    return None
-
-
-def _targets(statement: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:
-    if isinstance(statement, cst.Assign):
-        return [target.target for target in statement.targets]
-    return [statement.target]
-
-
 def _loop_scope(ctx: PythonContext, loop: cst.For | cst.CompFor) -> cst.CSTNode:
     """Where the loop variable of `loop` is read: the `for` statement, or the whole comprehension."""
     if isinstance(loop, cst.For):
         return loop
-    return next((ancestor for ancestor in ctx.ancestors(loop) if isinstance(ancestor, _COMPREHENSIONS)), loop)
+    return next((ancestor for ancestor in ctx.ancestors(loop) if isinstance(ancestor, COMPREHENSIONS)), loop)
 
 
 def is_tested(ctx: PythonContext, value: cst.CSTNode) -> bool:

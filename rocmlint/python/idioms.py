@@ -8,13 +8,14 @@ stays in the rule.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.scopes import dotted_name
+from rocmlint.python.semantic import DEFERRED_BODIES
 
 # Calls whose arguments are only shown, the one list for every rule, by the callee's last name (a method,
 # or a function called by its own name: `from logging import info`): `logging` loggers and the `logging`
@@ -40,41 +41,41 @@ _NAME_WORDS = re.compile(r"[a-z0-9]+")
 _ENVIRON = "os.environ"
 _ENVIRON_SETTERS = frozenset({f"{_ENVIRON}.setdefault", "os.putenv"})
 _STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
-_DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 _STRING_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
 
-# Methods whose arguments are patterns or text matched against (or cut out of) another string, and
-# pytest's test parameters: values to look for, not to use.
-LOOKED_FOR_METHODS = frozenset(
-    {
-        "startswith",
-        "endswith",
-        "find",
-        "rfind",
-        "index",
-        "count",
-        "match",
-        "fullmatch",
-        "search",
-        "fnmatch",
-        "fnmatchcase",
-        "__contains__",
-        "replace",
-        "removeprefix",
-        "removesuffix",
-        "split",
-        "rsplit",
-        "partition",
-        "rpartition",
-        "strip",
-        "lstrip",
-        "rstrip",
-        "parametrize",
-        "param",
-    }
-)
+# `str` methods that search a text for their first argument (`text.startswith(needle)`).
+STRING_SEARCHES = frozenset({"startswith", "endswith", "find", "rfind", "index", "rindex", "count", "__contains__"})
+# Calls whose arguments are values to look for, not to use, by the callee's last name (the one table):
+# needles (`STRING_SEARCHES`), regex and shell patterns and the text they are matched against, text cut out
+# of a string (`replace`, `split`, `strip`, ...), attribute names looked up, and pytest's test parameters.
+LOOKUP_METHODS = STRING_SEARCHES | {
+    "match",
+    "fullmatch",
+    "search",
+    "findall",
+    "finditer",
+    "sub",
+    "compile",
+    "fnmatch",
+    "fnmatchcase",
+    "replace",
+    "removeprefix",
+    "removesuffix",
+    "split",
+    "rsplit",
+    "partition",
+    "rpartition",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "getattr",
+    "hasattr",
+    "parametrize",
+    "param",
+}
+# Lookups by key whose other arguments are values to use (`d.get(key, default)`, `d.pop(key, default)`).
+KEY_LOOKUPS = frozenset({"get", "pop"})
 
 # Functions that run a program: its command is the first argument (or `args=`).
 PROCESS_RUNNERS = frozenset(
@@ -141,15 +142,6 @@ def called_function(ctx: PythonContext, call: cst.Call) -> str | None:
     return name
 
 
-def calls_of_def(ctx: PythonContext, function: cst.FunctionDef) -> list[cst.Call]:
-    """The calls of a def in this file: a plain function's by name (`References.calls_of`), a method's on
-    any object (`<anything>.name(...)`: DeepSpeed's builders call `builder.nvcc_args()`, whose class is
-    not known here)."""
-    if isinstance(ctx.semantic.enclosing_scope_node(function), cst.ClassDef):
-        return ctx.references.method_calls(function.name.value)
-    return ctx.references.calls_of(function)
-
-
 def unpacked_keyword(ctx: PythonContext, call: cst.Call, keyword: str) -> list[tuple[cst.Arg, cst.BaseExpression]]:
     """The values `keyword` gets through `**{...}` arguments of `call` (a dict literal, `dict(...)` or a
     name assigned one once), each with the `**` argument it is in."""
@@ -191,26 +183,6 @@ def fstring_prefix(string: cst.FormattedString) -> str:
     a field."""
     first = string.parts[0] if string.parts else None
     return first.value if isinstance(first, cst.FormattedStringText) else ""
-
-
-_REGEX_FUNCTIONS = frozenset({"re.match", "re.search", "re.fullmatch", "re.findall", "re.finditer"})
-_REGEX_METHODS = frozenset({"match", "search", "fullmatch", "findall", "finditer"})
-
-
-def regex_operands(
-    ctx: PythonContext, call: cst.Call
-) -> tuple[cst.BaseExpression, cst.BaseExpression] | tuple[None, None]:
-    """(pattern, searched string) of `re.search(p, s)` (and `match`, `fullmatch`, `findall`, `finditer`),
-    or of `compiled.search(s)` after `compiled = re.compile(p)`; (None, None) for other calls."""
-    if ctx.qualified_name(call.func) in _REGEX_FUNCTIONS and len(call.args) >= 2:
-        return call.args[0].value, call.args[1].value
-    func = call.func
-    if not isinstance(func, cst.Attribute) or func.attr.value not in _REGEX_METHODS or not call.args:
-        return None, None
-    compiled = ctx.single_value(func.value)
-    if isinstance(compiled, cst.Call) and ctx.qualified_name(compiled.func) == "re.compile" and compiled.args:
-        return compiled.args[0].value, call.args[0].value
-    return None, None
 
 
 # --- os.environ ---------------------------------------------------------------------------------------
@@ -299,8 +271,8 @@ def in_message(ctx: PythonContext, node: cst.CSTNode) -> bool:
 def is_looked_for(ctx: PythonContext, node: cst.CSTNode) -> bool:
     """Whether the value `node` stands for (a literal, or the collection holding it) is something to look
     for rather than to use: compared (`==`, `in`), matched or edited as text (an argument of
-    `LOOKED_FOR_METHODS`, an `assert*` method, `re.*`, `fnmatch.*`), a key or an index (a subscript, a
-    dict key, the key of `.get(key, ...)`), offered as `choices=`, or test parameters."""
+    `LOOKUP_METHODS`, an `assert*` method, `re.*`, `fnmatch.*`), a key or an index (a subscript, a
+    dict key, the key of `.get(key, ...)` or `.pop(key, ...)`), offered as `choices=`, or test parameters."""
     parent = ctx.parent(node)
     if isinstance(parent, (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.SubscriptElement)):
         return True
@@ -311,128 +283,16 @@ def is_looked_for(ctx: PythonContext, node: cst.CSTNode) -> bool:
         return False
     assert isinstance(parent, cst.Arg)
     method = last_name(call.func)
-    if method in LOOKED_FOR_METHODS or method.startswith("assert"):
+    if method in LOOKUP_METHODS or method.startswith("assert"):
         return True
     if (ctx.qualified_name(call.func) or "").startswith(("re.", "fnmatch.")):
         return True
     if parent.keyword is not None and parent.keyword.value == "choices":
         return True
-    return method == "get" and ctx.semantic.positional(call, 0) is parent
+    return method in KEY_LOOKUPS and ctx.semantic.positional(call, 0) is parent
 
 
-# --- conditions and control flow ------------------------------------------------------------------
-def whole_condition(ctx: PythonContext, node: cst.CSTNode) -> cst.CSTNode:
-    """The outermost `and`/`or`/`not` expression `node` is part of (itself when it stands alone)."""
-    condition = node
-    for ancestor in ctx.ancestors(node):
-        if not isinstance(ancestor, (cst.BooleanOperation, cst.UnaryOperation)):
-            break
-        condition = ancestor
-    return condition
-
-
-def guarded_by(
-    ctx: PythonContext,
-    node: cst.CSTNode,
-    holds: Callable[[cst.BaseExpression, bool], bool],
-    exits: Callable[[cst.BaseSuite], bool] | None = None,
-) -> bool:
-    """Whether a condition around `node` (within its def, class or lambda) guards it, by a rule's own
-    predicate: `holds(test, taken)` says whether `test` being `taken` (True where `node` runs under its
-    if-body, conditional-expression body or `and`; False under an else, `or`, or after an earlier
-    `if test: <exit>`) is the guard. `exits` decides what counts as leaving the block early (default:
-    `ctx.gates.terminates`). The front end's vendor gating is the same walk with vendor tests."""
-    leaves = exits or ctx.gates.terminates
-    child = node
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, _DEFERRED_BODIES):
-            return False
-        if any(holds(test, taken) for test, taken in _conditions_at(ancestor, child, leaves)):
-            return True
-        child = ancestor
-    return False
-
-
-def runs_right_under(ctx: PythonContext, node: cst.CSTNode, holds: Callable[[cst.BaseExpression, bool], bool]) -> bool:
-    """Whether the simple statement holding `node` is decided by a test right around it, by a rule's own
-    predicate `holds(test, taken)`: it sits in the body of `if test:` (taken True), in the `else:` of one
-    (False), or after an earlier `if test: <leave the block>` without `else` in its own block (False).
-    A node in a compound statement's own header (an `if` or `while` test) is decided by nothing here."""
-    statement = ctx.parent(node)
-    while statement is not None and not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-        if isinstance(statement, cst.BaseCompoundStatement):
-            return False
-        statement = ctx.parent(statement)
-    if statement is None:
-        return False
-    suite = ctx.parent(statement) if isinstance(statement, cst.SimpleStatementLine) else statement
-    owner = ctx.parent(suite) if isinstance(suite, cst.IndentedBlock) else ctx.parent(statement)
-    if isinstance(owner, cst.If) and suite is owner.body:
-        return holds(owner.test, True)
-    if isinstance(owner, cst.Else):
-        branch = ctx.parent(owner)
-        return isinstance(branch, cst.If) and holds(branch.test, False)
-    if not isinstance(suite, (cst.IndentedBlock, cst.Module)):
-        return False
-    earlier = statements_before(suite, statement)
-    return any(
-        isinstance(s, cst.If) and s.orelse is None and ctx.gates.terminates(s.body) and holds(s.test, False)
-        for s in earlier
-    )
-
-
-def _conditions_at(
-    ancestor: cst.CSTNode, child: cst.CSTNode, leaves: Callable[[cst.BaseSuite], bool]
-) -> list[tuple[cst.BaseExpression, bool]]:
-    """The tests `ancestor` runs its part `child` under, each with whether it is true there."""
-    if isinstance(ancestor, (cst.If, cst.IfExp)):
-        if child is ancestor.body:
-            return [(ancestor.test, True)]
-        return [(ancestor.test, False)] if child is ancestor.orelse else []
-    if isinstance(ancestor, cst.BooleanOperation) and child is ancestor.right:
-        return [(ancestor.left, isinstance(ancestor.operator, cst.And))]
-    if isinstance(ancestor, (cst.IndentedBlock, cst.Module)):
-        earlier = statements_before(ancestor, child)
-        return [(s.test, False) for s in earlier if isinstance(s, cst.If) and s.orelse is None and leaves(s.body)]
-    return []
-
-
-def deciding_tests(ctx: PythonContext, node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
-    """The tests that decide whether `node` runs, within its def, class or lambda, innermost first: of the
-    `if`/`while`/conditional expression around it, the left side of `and`/`or`, comprehension filters,
-    and earlier `if test: <leave the block>` statements of its blocks. Any test counts, including one
-    that only partly depends on the vendor (`if IS_ROCM and w > 16: continue`)."""
-    child = node
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, _DEFERRED_BODIES):
-            return
-        yield from _tests_deciding(ctx, ancestor, child)
-        child = ancestor
-
-
-def _tests_deciding(ctx: PythonContext, ancestor: cst.CSTNode, child: cst.CSTNode) -> list[cst.BaseExpression]:
-    """The tests of `ancestor` that decide whether its part `child` runs."""
-    if isinstance(ancestor, (cst.If, cst.IfExp, cst.While)) and child is not ancestor.test:
-        return [ancestor.test]
-    if isinstance(ancestor, cst.BooleanOperation) and child is ancestor.right:
-        return [ancestor.left]
-    if isinstance(ancestor, _COMPREHENSIONS):
-        return _comprehension_filters(ancestor)
-    if isinstance(ancestor, cst.IndentedBlock):
-        earlier = statements_before(ancestor, child)
-        return [s.test for s in earlier if isinstance(s, cst.If) and ctx.gates.terminates(s.body)]
-    return []
-
-
-def _comprehension_filters(comprehension: cst.CSTNode) -> list[cst.BaseExpression]:
-    tests: list[cst.BaseExpression] = []
-    clause: cst.CompFor | None = comprehension.for_in  # type: ignore[attr-defined]
-    while clause is not None:
-        tests.extend(comp_if.test for comp_if in clause.ifs)
-        clause = clause.inner_for_in
-    return tests
-
-
+# --- blocks -----------------------------------------------------------------------------------------------
 def statements_before(block: cst.IndentedBlock | cst.Module, child: cst.CSTNode) -> list[cst.CSTNode]:
     """The statements of `block` that run before its statement `child`."""
     earlier: list[cst.CSTNode] = []
@@ -458,7 +318,7 @@ def handled_by_try(ctx: PythonContext, node: cst.CSTNode, caught: frozenset[str]
     the exception names `caught` (a bare `except:` catches all) and does not re-raise: a fallback."""
     child = node
     for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, _DEFERRED_BODIES):
+        if isinstance(ancestor, DEFERRED_BODIES):
             return False
         if isinstance(ancestor, cst.Try) and child is ancestor.body:
             if any(_swallows(handler, caught) for handler in ancestor.handlers):

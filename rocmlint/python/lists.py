@@ -16,7 +16,15 @@ import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_display_call
-from rocmlint.python.values import ADDING_METHODS, Follow, Through, return_values
+from rocmlint.python.values import (
+    ASSIGNMENTS,
+    SEQUENCE_CALLS,
+    Follow,
+    Through,
+    assignment_targets,
+    list_added_to,
+    return_values,
+)
 
 T = TypeVar("T")
 Addition = cst.Call | cst.AugAssign
@@ -24,8 +32,6 @@ Addition = cst.Call | cst.AugAssign
 Item = tuple[T, tuple[cst.CSTNode, ...]]
 # What a list is built from besides names and calls: its elements, `a + b`, both arms of a conditional.
 _ITEMS = Follow(operators=(cst.Add,), elements=True)
-# Calls that return the list (or the items) they are given.
-_PASSING_BUILTINS = frozenset({"list", "tuple", "sorted"})
 
 
 def addition(ctx: PythonContext, name: cst.Name) -> Addition | None:
@@ -34,10 +40,10 @@ def addition(ctx: PythonContext, name: cst.Name) -> Addition | None:
     parent = ctx.parent(name)
     if isinstance(parent, cst.AugAssign):
         return parent if parent.target is name and isinstance(parent.operator, cst.AddAssign) else None
-    if not isinstance(parent, cst.Attribute) or parent.value is not name or parent.attr.value not in ADDING_METHODS:
+    call = ctx.parent(parent) if isinstance(parent, cst.Attribute) else None
+    if not isinstance(call, cst.Call) or call.func is not parent:
         return None
-    call = ctx.parent(parent)
-    return call if isinstance(call, cst.Call) and call.func is parent else None
+    return call if list_added_to(call) is name else None
 
 
 def added_values(definition: cst.CSTNode) -> list[cst.BaseExpression]:
@@ -130,10 +136,9 @@ def _binding_scope(ctx: PythonContext, name: cst.Name) -> cst.CSTNode | None:
 def _redefines(ctx: PythonContext, read: cst.Name) -> bool:
     """`flags = flags + [...]` / `flags = helper(flags)`: the right side re-defines, it does not consume."""
     for ancestor in ctx.ancestors(read):
-        if isinstance(ancestor, cst.Assign):
-            return any(isinstance(t.target, cst.Name) and t.target.value == read.value for t in ancestor.targets)
-        if isinstance(ancestor, (cst.AugAssign, cst.AnnAssign)):
-            return isinstance(ancestor.target, cst.Name) and ancestor.target.value == read.value
+        if isinstance(ancestor, ASSIGNMENTS):
+            targets = assignment_targets(ancestor)
+            return any(isinstance(target, cst.Name) and target.value == read.value for target in targets)
         if isinstance(ancestor, cst.BaseStatement):
             return False
     return False
@@ -197,14 +202,16 @@ def passed_on(
     ctx: PythonContext, call: cst.Call, follows: Callable[[cst.FunctionDef], bool]
 ) -> list[cst.BaseExpression]:
     """The expressions whose items end up in the list a call returns: `"-O3 -lineinfo".split()`,
-    `list(x)`, `tuple(x)`, `sorted(x)`, and when `follows(def)` a local function's arguments and return
-    values (flash-attention's `append_nvcc_threads(nvcc_flags + cc_flag)` returns
+    `list(x)`, `tuple(x)`, `sorted(x)` (`SEQUENCE_CALLS`), and when `follows(def)` a local function's
+    arguments and return values (flash-attention's `append_nvcc_threads(nvcc_flags + cc_flag)` returns
     `nvcc_extra_args + ["--threads", "4"]`)."""
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value == "split":
         return [func.value]
     positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
-    if ctx.qualified_name(func) in _PASSING_BUILTINS:
+    # An argument list is a sequence: `set(flags)` (order lost) is not followed; following it would add
+    # findings (PyTorch's `sorted(set(flags))` in `_get_cuda_arch_flags`).
+    if ctx.qualified_name(func) in SEQUENCE_CALLS:
         return positional
     helper = ctx.semantic.local_function(func)
     if helper is None or not follows(helper):

@@ -85,6 +85,14 @@ class References:
         found = (_call_of(attribute, self.semantic) for attribute in self.attributes(name))
         return [call for call in found if call is not None]
 
+    def loose_calls_of(self, function: cst.FunctionDef) -> list[cst.Call]:
+        """The calls of a def in this file, a method's on any object: a plain function's `calls_of`, a
+        method's `method_calls` (DeepSpeed's builders call `builder.nvcc_args()`, whose class is not known
+        here)."""
+        if isinstance(self.semantic.enclosing_scope_node(function), cst.ClassDef):
+            return self.method_calls(function.name.value)
+        return self.calls_of(function)
+
     def _refers_to(self, reference: Reference, function: cst.FunctionDef, owner: cst.CSTNode) -> bool:
         if isinstance(reference, cst.Name):
             binding = self.semantic.lookup(reference.value, reference)

@@ -17,9 +17,11 @@ MAX_DEPTH = 8
 # through. Each read may be another variable's value, so the walk fans out and stays short.
 MAX_HOPS = 3
 
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-# Bodies that run later, in a scope of their own (what a loop variable holds there is not known).
-_DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+# The comprehensions and generator expressions (their own scope; the one tuple).
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+# Bodies that run later, in a scope of their own: a walk out from a node stops at them (the one tuple; what
+# a loop variable holds there is not known).
+DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
 @dataclass(frozen=True)
@@ -198,7 +200,7 @@ class Semantic:
         def, class or lambda `name` is in."""
         child: cst.CSTNode = name
         for ancestor in self.ancestors(name):
-            if isinstance(ancestor, _COMPREHENSIONS):
+            if isinstance(ancestor, COMPREHENSIONS):
                 found = _comprehension_target(ancestor, name.value)
                 if found is not None:
                     return found
@@ -206,7 +208,7 @@ class Semantic:
                 found = _loop_target(ancestor.target, ancestor.iter, name.value)
                 if found is not None:
                     return found
-            elif isinstance(ancestor, _DEFERRED_BODIES):
+            elif isinstance(ancestor, DEFERRED_BODIES):
                 return None
             child = ancestor
         return None
@@ -441,7 +443,7 @@ def _binds_in_expression(node: cst.CSTNode, child: cst.CSTNode, name: str) -> bo
     """Does `node` (a lambda or comprehension) bind `name` for its part `child`?"""
     if isinstance(node, cst.Lambda):
         return child is node.body and name in parameter_names(node.params)
-    if isinstance(node, _COMPREHENSIONS):
+    if isinstance(node, COMPREHENSIONS):
         comp: cst.CompFor | None = node.for_in
         while comp is not None:
             if name in target_names(comp.target):
@@ -486,7 +488,7 @@ def _index_unpacking(scope_node: ScopeNode) -> dict[str, list[cst.BaseExpression
             _record_unknown(table, node.target)
         elif isinstance(node, cst.WithItem) and node.asname is not None:
             _record_unknown(table, node.asname.name)
-        if isinstance(node, (*_DEFERRED_BODIES, cst.BaseExpression)):
+        if isinstance(node, (*DEFERRED_BODIES, cst.BaseExpression)):
             continue
         stack.extend(children(node))
     return table

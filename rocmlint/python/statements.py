@@ -12,15 +12,14 @@ import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import statements_before
-
-_SCOPE_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+from rocmlint.python.semantic import DEFERRED_BODIES
 
 
 def with_items_around(ctx: PythonContext, node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
     """Innermost first: the context expressions of every `with` whose body holds `node`."""
     child = node
     for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, _SCOPE_BOUNDARIES):
+        if isinstance(ancestor, DEFERRED_BODIES):
             return
         if isinstance(ancestor, cst.With) and child is ancestor.body:
             yield from (item.item for item in ancestor.items)
@@ -32,7 +31,7 @@ def after_open_call(ctx: PythonContext, node: cst.CSTNode, opening: str, closing
     with no statement calling `closing` between them."""
     child = node
     for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, _SCOPE_BOUNDARIES):
+        if isinstance(ancestor, DEFERRED_BODIES):
             return False
         if isinstance(ancestor, (cst.IndentedBlock, cst.Module)) and _open_before(ancestor, child, opening, closing):
             return True

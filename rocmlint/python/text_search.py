@@ -13,11 +13,15 @@ from dataclasses import dataclass
 import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import last_name
+from rocmlint.python.idioms import STRING_SEARCHES, last_name
 
-_STRING_METHODS = frozenset({"startswith", "endswith", "find", "rfind", "index", "rindex", "count", "__contains__"})
-_REGEX_FUNCTION_NAMES = frozenset({"search", "match", "fullmatch", "findall", "finditer", "compile"})
-_REGEX_FUNCTIONS = frozenset(f"{module}.{name}" for module in ("re", "regex") for name in _REGEX_FUNCTION_NAMES)
+# The functions of `re` (and of the `regex` package) that match a pattern against a text; a compiled
+# pattern has methods of the same names that take the text alone.
+_REGEX_MATCHERS = frozenset({"search", "match", "fullmatch", "findall", "finditer"})
+_REGEX_FUNCTION_NAMES = _REGEX_MATCHERS | {"compile"}
+_REGEX_MODULES = ("re", "regex")
+_REGEX_FUNCTIONS = frozenset(f"{module}.{name}" for module in _REGEX_MODULES for name in _REGEX_FUNCTION_NAMES)
+_REGEX_COMPILERS = frozenset(f"{module}.compile" for module in _REGEX_MODULES)
 _REGEX_ASSERTIONS = frozenset({"assertRaisesRegex", "assertRaisesRegexp", "assertRegex", "assertNotRegex"})
 _MEMBERSHIP_ASSERTIONS = frozenset({"assertIn", "assertNotIn"})
 
@@ -37,7 +41,7 @@ def searched_text(ctx: PythonContext, call: cst.Call) -> cst.BaseExpression | No
     """The argument a text-matching call searches for (the needle, or the pattern), else None."""
     func = call.func
     last = last_name(func)
-    if isinstance(func, cst.Attribute) and last in _STRING_METHODS:
+    if isinstance(func, cst.Attribute) and last in STRING_SEARCHES:
         return _argument_value(ctx, call, None, 0)
     if last in _REGEX_ASSERTIONS:
         return _argument_value(ctx, call, "expected_regex", 1)
@@ -48,6 +52,25 @@ def searched_text(ctx: PythonContext, call: cst.Call) -> cst.BaseExpression | No
     if last in _REGEX_FUNCTION_NAMES and ctx.qualified_name(func) in _REGEX_FUNCTIONS:
         return _argument_value(ctx, call, "pattern", 0)
     return None
+
+
+def regex_operands(
+    ctx: PythonContext, call: cst.Call
+) -> tuple[cst.BaseExpression, cst.BaseExpression] | tuple[None, None]:
+    """(pattern, searched string) of `re.search(p, s)` (and `match`, `fullmatch`, `findall`, `finditer`;
+    `regex.*` too), or of `compiled.search(s)` after `compiled = re.compile(p)`; (None, None) for other
+    calls."""
+    func = call.func
+    if last_name(func) not in _REGEX_MATCHERS:
+        return None, None
+    if ctx.qualified_name(func) in _REGEX_FUNCTIONS and len(call.args) >= 2:
+        return call.args[0].value, call.args[1].value
+    if not isinstance(func, cst.Attribute) or not call.args:
+        return None, None
+    compiled = ctx.single_value(func.value)
+    if isinstance(compiled, cst.Call) and ctx.qualified_name(compiled.func) in _REGEX_COMPILERS and compiled.args:
+        return compiled.args[0].value, call.args[0].value
+    return None, None
 
 
 def membership_needle(comparison: cst.Comparison) -> cst.BaseExpression | None:

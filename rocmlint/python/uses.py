@@ -11,7 +11,7 @@ import re
 import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import is_display_call, last_name
+from rocmlint.python.idioms import KEY_LOOKUPS, LOOKUP_METHODS, is_display_call, last_name
 
 # Literals that only collect values: a value inside them is as used as the literal.
 _COLLECTIONS = (cst.Tuple, cst.List, cst.Set, cst.Element, cst.StarredElement)
@@ -19,30 +19,6 @@ _COLLECTIONS = (cst.Tuple, cst.List, cst.Set, cst.Element, cst.StarredElement)
 _LOOKUP_CALLS = frozenset({"isinstance", "issubclass", "set", "frozenset", "str", "repr"})
 # Comparisons (`==`, `in`), subscript keys, f-string fields.
 _READING_PARENTS = (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.FormattedStringExpression)
-# Calls whose string arguments are lookups or tests (by the callee's last name).
-_LOOKUP_METHODS = frozenset(
-    {
-        "startswith",
-        "endswith",
-        "find",
-        "rfind",
-        "index",
-        "count",
-        "replace",
-        "split",
-        "strip",
-        "get",
-        "pop",
-        "search",
-        "match",
-        "fullmatch",
-        "findall",
-        "sub",
-        "compile",
-        "getattr",
-        "hasattr",
-    }
-)
 _NOT_A_VALUE = (cst.Comparison, cst.ComparisonTarget, cst.SubscriptElement, cst.Assert, cst.Raise)
 
 
@@ -98,7 +74,7 @@ def is_string_value_use(ctx: PythonContext, node: cst.BaseExpression) -> bool:
 
 def _is_message_or_lookup(ctx: PythonContext, call: cst.Call) -> bool:
     name = last_name(call.func)
-    if is_display_call(ctx, call) or name in _LOOKUP_METHODS:
+    if is_display_call(ctx, call) or name in LOOKUP_METHODS or name in KEY_LOOKUPS:
         return True
     return name.endswith(("Error", "Exception", "Warning", "Exit"))
 

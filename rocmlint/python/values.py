@@ -12,9 +12,17 @@ Every step costs one unit of depth, the same for every rule (`MAX_DEPTH`); a tra
 `visit` continues the depth of the expression being visited, so nested traces are bounded too (and
 `x = x + "a"` cannot loop).
 
-Built on it: `int_values` (the integers an expression may be, folding constant arithmetic) and
-`collection_elements` (what a collection display holds). The other direction, where a collection goes
-(an argument, a variable's reads, a def's calls), is `destination`.
+`Values`, one per file (`ctx.values`): `trace` itself; built on it `arms` (each arm of a conditional its
+own node), `string_sources` (plain string literals), `texts` (f-strings and concatenations too),
+`int_values` (constant arithmetic folded), `loop_sources` (what a loop variable is traced to); and
+`collection_elements` (what a collection display holds). Forward, one step: `collection_of` (the whole
+collection a value is part of), `destination` (where that collection goes next: the call it is an
+argument of, the reads of the variable it is assigned or added to, or the calls of the def returning it)
+and `variable_reads`. `destination` is a single step that knows nothing of the rule; `flow.value_uses`
+walks on over several variables, asking the rule's `visit` what each use means.
+
+Module helpers: `list_added_to` (`x` of `x.append(...)`), `assignment_targets` and `assigned_name`,
+`fstring_fields`, `is_literal_constant`, `return_values`.
 """
 
 from __future__ import annotations
@@ -28,24 +36,26 @@ from typing import TypeVar
 import libcst as cst
 
 from rocmlint.python.references import References
-from rocmlint.python.semantic import MAX_DEPTH, Semantic
+from rocmlint.python.semantic import DEFERRED_BODIES, MAX_DEPTH, Semantic
 
 T = TypeVar("T")
 # Operands followed by every arithmetic or string operator.
 ALL_OPERATORS: tuple[type[cst.BaseBinaryOp], ...] = (cst.BaseBinaryOp,)
 _SEQUENCES = (cst.Tuple, cst.List, cst.Set)
 _CONSTANT_NAMES = frozenset({"None", "True", "False"})
-_COLLECTION_CALLS = frozenset({"set", "frozenset", "tuple", "list", "sorted"})
+# Calls that return a sequence, or any collection, of the elements of their one argument (the one list).
+SEQUENCE_CALLS = frozenset({"tuple", "list", "sorted"})
+COLLECTION_CALLS = SEQUENCE_CALLS | {"set", "frozenset"}
 # Calls whose result keeps the elements (or the text) of their one argument.
-_CONVERSIONS = _COLLECTION_CALLS | {"str"}
+_CONVERSIONS = COLLECTION_CALLS | {"str"}
 # Methods of a string whose result still carries the string's text.
 _TEXT_METHODS = frozenset({"format", "strip", "lstrip", "rstrip"})
-_NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
-# Methods that add to the list they are called on, in place (the one list: `rocmlint.python.lists` too).
+# Methods that add to the list they are called on, in place (the one list: `list_added_to`).
 ADDING_METHODS = frozenset({"append", "extend", "insert"})
 _PART_OF_COLLECTION = (cst.Element, cst.List, cst.Tuple, cst.Set, cst.StarredElement, cst.BinaryOperation)
 _ELEMENT_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp)
-_ASSIGNMENTS = (cst.Assign, cst.AugAssign, cst.AnnAssign)
+# The statements that assign a value to targets (`assignment_targets`).
+ASSIGNMENTS = (cst.Assign, cst.AugAssign, cst.AnnAssign)
 _INTEGER_OPERATIONS: dict[type, Callable[[int, int], int]] = {
     cst.Add: operator.add,
     cst.Subtract: operator.sub,
@@ -159,7 +169,7 @@ class Values:
 
     def _trace_name(self, name: cst.Name, visit: Visit[T], follow: Follow, depth: int) -> list[T]:
         if follow.loops:
-            looped = self.loop_values(name)
+            looped = self.loop_sources(name)
             if looped is not None:
                 return self._trace_all(looped, visit, follow, depth + 1)
         if follow.names is Names.SINGLE:
@@ -279,8 +289,8 @@ class Values:
         return values[0].value if len(values) == 1 and not values[0].looped else None
 
     # --- loops and collections ----------------------------------------------------------------------
-    def loop_values(self, name: cst.Name) -> list[cst.BaseExpression] | None:
-        """What the loop variable `name` stands for (see `Follow.loops`: unlike `Semantic.loop_values`, the
+    def loop_sources(self, name: cst.Name) -> list[cst.BaseExpression] | None:
+        """What the loop variable `name` is traced to (see `Follow.loops`: unlike `Semantic.loop_values`, the
         iterable itself when its elements are not written out); None when it is no loop variable there,
         empty for a tuple target whose elements are not written out."""
         target = self.semantic.loop_target(name)
@@ -300,7 +310,7 @@ class Values:
             value = self.semantic.single_value(value) or value
             if not isinstance(value, cst.Call) or len(value.args) != 1:
                 break
-            if self.semantic.qualified_name(value.func) not in _COLLECTION_CALLS:
+            if self.semantic.qualified_name(value.func) not in COLLECTION_CALLS:
                 break
             value = value.args[0].value
         if isinstance(value, _SEQUENCES):
@@ -330,7 +340,7 @@ class Values:
                 return current
 
     def _is_collection_call(self, node: cst.CSTNode | None) -> bool:
-        return isinstance(node, cst.Call) and self.semantic.qualified_name(node.func) in _COLLECTION_CALLS
+        return isinstance(node, cst.Call) and self.semantic.qualified_name(node.func) in COLLECTION_CALLS
 
     def destination(self, expr: cst.CSTNode) -> Destination | None:
         """Where the collection `expr` belongs to (`collection_of`) goes: passed to a call, assigned to
@@ -342,15 +352,15 @@ class Values:
             call = self.semantic.parent(parent)
             if not isinstance(call, cst.Call):
                 return None
-            receiver = _list_built(call)
-            if receiver is not None:
+            receiver = list_added_to(call)
+            if isinstance(receiver, cst.Name):
                 return Destination(reads=self.variable_reads(receiver, call))
             return Destination(call=call, argument=parent)
-        if isinstance(parent, _ASSIGNMENTS) and parent.value is root:
+        if isinstance(parent, ASSIGNMENTS) and parent.value is root:
             target = assigned_name(parent)
             return Destination(reads=self.variable_reads(target, parent)) if target is not None else None
         if isinstance(parent, cst.Return):
-            function = next((a for a in self.semantic.ancestors(parent) if isinstance(a, _NESTED_SCOPES)), None)
+            function = next((a for a in self.semantic.ancestors(parent) if isinstance(a, DEFERRED_BODIES)), None)
             if isinstance(function, cst.FunctionDef):
                 return Destination(calls=tuple(self.references.calls_of(function)))
         return None
@@ -368,10 +378,11 @@ class Values:
         return isinstance(parent, cst.Attribute) and parent.value is read and parent.attr.value in ADDING_METHODS
 
 
-def _list_built(call: cst.Call) -> cst.Name | None:
-    """`x` of `x.append(...)`, `x.extend(...)`, `x.insert(...)`."""
+def list_added_to(call: cst.Call) -> cst.BaseExpression | None:
+    """`x` of `x.append(...)`, `x.extend(...)`, `x.insert(...)` (`ADDING_METHODS`; any receiver: `self.x`,
+    `d["k"]`); None for other calls."""
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value in ADDING_METHODS and isinstance(func.value, cst.Name):
+    if isinstance(func, cst.Attribute) and func.attr.value in ADDING_METHODS:
         return func.value
     return None
 
@@ -387,10 +398,16 @@ def _defined_operation(operation: cst.BaseBinaryOp, right: int) -> bool:
 
 def assigned_name(statement: cst.Assign | cst.AugAssign | cst.AnnAssign) -> cst.Name | None:
     """The one name a statement assigns (`x = ...`, `x += ...`, `x: T = ...`), None for other targets."""
+    targets = assignment_targets(statement)
+    return targets[0] if len(targets) == 1 and isinstance(targets[0], cst.Name) else None
+
+
+def assignment_targets(statement: cst.Assign | cst.AugAssign | cst.AnnAssign) -> list[cst.BaseAssignTargetExpression]:
+    """What a statement assigns to, as written: each `=` target of `a = b = ...` (a tuple target whole),
+    the one target of `x += ...` and `x: T = ...`."""
     if isinstance(statement, cst.Assign):
-        targets = [target.target for target in statement.targets]
-        return targets[0] if len(targets) == 1 and isinstance(targets[0], cst.Name) else None
-    return statement.target if isinstance(statement.target, cst.Name) else None
+        return [target.target for target in statement.targets]
+    return [statement.target]
 
 
 def fstring_fields(string: cst.FormattedString) -> list[cst.BaseExpression]:
@@ -422,5 +439,5 @@ def _own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         node = stack.pop()
         yield node
-        if not isinstance(node, (*_NESTED_SCOPES, cst.BaseExpression)):
+        if not isinstance(node, (*DEFERRED_BODIES, cst.BaseExpression)):
             stack.extend(reversed(node.children))
