@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 from libcst.metadata import PositionProvider
+from snippets import in_order
 
 from rocmlint.python.references import References
 from rocmlint.python.semantic import Semantic
@@ -27,19 +28,9 @@ def _lines(module: cst.Module, nodes: Sequence[cst.CSTNode]) -> list[str]:
 
 
 def _function(module: cst.Module, name: str) -> cst.FunctionDef:
-    found = [n for n in _walk(module) if isinstance(n, cst.FunctionDef) and n.name.value == name]
+    found = [n for n in in_order(module) if isinstance(n, cst.FunctionDef) and n.name.value == name]
     assert len(found) == 1, name
     return found[0]
-
-
-def _walk(root: cst.CSTNode) -> list[cst.CSTNode]:
-    found: list[cst.CSTNode] = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        found.append(node)
-        stack.extend(reversed(node.children))
-    return found
 
 
 NAMES = """
