@@ -3,10 +3,9 @@ whether the code around the call copes with the program missing."""
 
 from __future__ import annotations
 
-import textwrap
-
 import libcst as cst
 import pytest
+from snippets import parse
 
 from rocmlint.python.commands import (
     Command,
@@ -18,23 +17,14 @@ from rocmlint.python.commands import (
     rewritten_arguments,
     split_command,
 )
-from rocmlint.python.frontend import PythonContext, RuleOptions
-from rocmlint.python.gating import GateAnalyzer
-from rocmlint.python.semantic import Semantic
-from rocmlint.python.tree import walk
-from rocmlint.source import SourceFile
+from rocmlint.python.frontend import PythonContext
 
 _SMI = frozenset({"nvidia-smi"})
 
 
 def _context(code: str) -> tuple[cst.Module, PythonContext]:
-    text = textwrap.dedent(code).lstrip("\n")
-    module = cst.parse_module(text)
-    semantic = Semantic(module, None)
-    source = SourceFile.from_bytes("example.py", text.encode("utf-8"), "python")
-    ctx = PythonContext(source, module, semantic, GateAnalyzer(semantic), RuleOptions())
-    walk(module, semantic.parents, {})
-    return module, ctx
+    snippet = parse(code)
+    return snippet.module, snippet.ctx
 
 
 def _calls(module: cst.Module) -> list[cst.Call]:

@@ -3,16 +3,11 @@ calls of module-level functions, up to a number of calls, pruned where the code 
 
 from __future__ import annotations
 
-import textwrap
-
 import libcst as cst
+from snippets import parse
 
-from rocmlint.python.frontend import PythonContext, RuleOptions
-from rocmlint.python.gating import GateAnalyzer
+from rocmlint.python.frontend import PythonContext
 from rocmlint.python.import_time import import_time_runs
-from rocmlint.python.semantic import Semantic
-from rocmlint.python.tree import walk
-from rocmlint.source import SourceFile
 
 _CODE = """
 def probe():
@@ -38,13 +33,8 @@ if __name__ == "__main__":
 
 
 def _context(code: str) -> tuple[cst.Module, PythonContext]:
-    text = textwrap.dedent(code).lstrip("\n")
-    module = cst.parse_module(text)
-    semantic = Semantic(module, None)
-    source = SourceFile.from_bytes("setup.py", text.encode("utf-8"), "python")
-    ctx = PythonContext(source, module, semantic, GateAnalyzer(semantic), RuleOptions())
-    walk(module, semantic.parents, {})
-    return module, ctx
+    snippet = parse(code, "setup.py")
+    return snippet.module, snippet.ctx
 
 
 def _runs(max_calls: int) -> list[tuple[int, list[str], int]]:
