@@ -173,6 +173,7 @@ def settings_key(settings: Settings) -> str:
         settings.nvidia_macros,
         settings.target_archs,
         settings.rocm_condition,  # the `#if` C++ fixes write
+        settings.project_model,
     )
     return hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest()
 

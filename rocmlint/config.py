@@ -80,6 +80,8 @@ class Settings:
     target_archs: tuple[str, ...] = ()
     # The preprocessor test C++ fixes put in front of the ROCm text (`#if <rocm-condition>`).
     rocm_condition: str = DEFAULT_ROCM_CONDITION
+    # Learn C++ gates, constants and build mode from the project's own files (rocmlint/cuda/project.py).
+    project_model: bool = True
     force_exclude: bool = field(default=False, compare=False)
     # The command line's --select/--extend-select/--ignore, a layer above the file's own selection.
     command_line: Selection = Selection()
@@ -181,6 +183,7 @@ def _settings_from_table(table: dict[str, Any], root: Path, path: Path, where: s
         "nvidia-macros": lambda v, k: _strings(v, k, where, _MACRO_RE, "a C identifier"),
         "target-archs": lambda v, k: _strings(v, k, where, _ARCH_RE, "a gfx target such as gfx90a or gfx942"),
         "rocm-condition": lambda v, k: _condition(v, k, where),
+        "project-model": lambda v, k: _boolean(v, k, where),
     }
     values: dict[str, Any] = {}
     for key, value in table.items():

@@ -15,6 +15,7 @@ newer than those the results were computed from.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,9 @@ class DependencyRecorder(ProjectIndex):
         found = self._frames[0] if self._frames else set()
         self._frames = []
         return {path: self._first_seen[path] for path in found}
+
+    def note_files(self, paths: Iterable[str]) -> None:
+        self._note(*paths)
 
     def _note(self, *paths: str) -> None:
         """Called before the index reads `paths`, so their first stats describe what it read."""

@@ -18,6 +18,7 @@ import ahocorasick
 from rocmlint.collector import collection_paused
 from rocmlint.config import Settings
 from rocmlint.cuda.frontend import CudaOptions, InternalErrorReporter, check_cuda
+from rocmlint.cuda.project import EMPTY_VIEW, FileView, project_for, project_root
 from rocmlint.diagnostics import Diagnostic, Location
 from rocmlint.discovery import matches_any
 from rocmlint.file_report import FileReport
@@ -254,7 +255,8 @@ class Engine:
         on_internal_error: InternalErrorReporter,
     ) -> _FrontEndOutcome:
         try:
-            found = check_cuda(source, rules, cuda_options(settings), on_internal_error)
+            options = replace(cuda_options(settings), project=self._project_view(source.path, settings))
+            found = check_cuda(source, rules, options, on_internal_error)
         except Exception as error:  # noqa: BLE001 - a front-end bug must not stop the run
             message = f"the CUDA C++ front end crashed on this file: {type(error).__name__}: {error}"
             if isinstance(error, RecursionError):
@@ -262,6 +264,15 @@ class Engine:
             report.tracebacks.append(f"{source.path}: the CUDA C++ front end crashed:\n{traceback.format_exc()}")
             return _FrontEndOutcome([self._tool(_crash_code(error), source.path, message)], None)
         return _FrontEndOutcome(found + crashes, frozenset(crashed))
+
+    def _project_view(self, path: str, settings: Settings) -> FileView:
+        """What the C++ project model tells about a file on disk (a buffer with no file gets no model); the files
+        it was learned from become the result's cache dependencies."""
+        if not settings.project_model or not Path(path).is_file():
+            return EMPTY_VIEW
+        view = project_for(project_root(Path(path), settings.root)).view(path)
+        self.project.note_files(view.dependencies)
+        return view
 
     def _filter(
         self,
@@ -362,6 +373,18 @@ def _check_embedded_cuda(
 def _map_back(location: Location, snippet: SourceFile, embedded: EmbeddedSource, python_source: SourceFile) -> Location:
     index = snippet.char_offset(location.line, location.column - 1)
     return python_source.location_of_char(embedded.file_offset(index))
+
+
+def build_project_models(files: Iterable[tuple[Path, Settings]]) -> None:
+    """Build the C++ project models these files need now, in this process (before a pool forks, so that every
+    worker inherits them instead of building its own)."""
+    roots = {
+        project_root(path, settings.root)
+        for path, settings in files
+        if settings.project_model and language_of(str(path)) == "cuda"
+    }
+    for root in sorted(roots):
+        project_for(root)
 
 
 def cuda_options(settings: Settings) -> CudaOptions:

@@ -114,13 +114,14 @@ def check_file(engine: Engine, path: Path, settings: Settings, remember: bool) -
     return Checked(report, stat_tuple(status, since), content_hash(data), tuple(sorted(dependencies.items())))
 
 
-def preload_engine() -> None:
+def preload_engine(tasks: Sequence[Candidate] = ()) -> None:
     """Import the engine and every rule module here, before forking workers, so each inherits them
-    instead of importing them again."""
-    import rocmlint.engine  # noqa: F401 - imported for the workers to inherit
+    instead of importing them again; likewise the C++ project models the tasks need."""
+    from rocmlint.engine import build_project_models
     from rocmlint.registry import all_rules
 
     all_rules()
+    build_project_models((task.path, task.settings) for task in tasks)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -240,7 +241,7 @@ def _check_in_pool(
     from concurrent.futures.process import BrokenProcessPool
 
     results: list[Checked | None] = [None] * len(tasks)
-    preload_engine()
+    preload_engine(tasks)
     chunks = _chunks(tasks, jobs)
     # Biggest chunks first: a large file started last would leave the other cores idle.
     order = sorted(range(len(chunks)), key=lambda c: -_size_hint(tasks, chunks[c], cache))

@@ -27,7 +27,7 @@ from functools import cache
 
 from rocmlint.cuda.frontend import ByteSpan, CudaContext
 from rocmlint.cuda.hip_gaps import lacking_on_hip, without_comments
-from rocmlint.cuda.preprocessor import CUDA_VERSION_MACROS, Directive, VendorMacros, names_in
+from rocmlint.cuda.preprocessor import CUDA_VERSION_MACROS, Directive, names_in
 from rocmlint.diagnostics import Edit, Fix
 from rocmlint.rule import Rule
 from rocmlint.vendor import Branch
@@ -102,9 +102,7 @@ def is_rocm_macro(name: str, ctx: CudaContext) -> bool:
     """A macro that tells a ROCm build apart: HIP/ROCm macros, gfx arch macros, HIP/ROCm versions, the
     project's configured `rocm-macros`, and macros this file defines only in ROCm-only branches
     (`#ifdef USE_ROCM` / `#define IS_HIP 1`), as the preprocessor's evaluator counts them."""
-    if name in _HIP_AWARE or VendorMacros().with_project_macros(
-        ctx.options.rocm_macros, ctx.options.nvidia_macros
-    ).is_rocm_side(name):
+    if name in _HIP_AWARE or ctx.options.vendor_macros().is_rocm_side(name):
         return True
     defines = ctx.preprocessor.defines.get(name)
     return defines is not None and len(defines) > 0 and all(d.directive.branch.on_nvidia is False for d in defines)

@@ -23,6 +23,7 @@ import tree_sitter
 import tree_sitter_cuda
 
 from rocmlint.cuda.preprocessor import Define, Directive, Include, Preprocessor, VendorMacros, analyse, parse_int
+from rocmlint.cuda.project import EMPTY_VIEW, FileView
 from rocmlint.cuda.trace import START, Trace
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from rocmlint.rule import Rule
@@ -108,6 +109,15 @@ class CudaOptions:
     # registry): the node query captures what any of them visits, so one compiled query serves every file,
     # and rocmlint/cuda/conditions.py reads their triggers to tell whether an arm may hold a hazard.
     known_rules: tuple[type[Rule], ...] = ()
+    # What the project model (rocmlint/cuda/project.py) tells about this file: learned vendor macros, header
+    # constants, remapped names, where the file is compiled.
+    project: FileView = EMPTY_VIEW
+
+    def vendor_macros(self) -> VendorMacros:
+        """The macros that tell the vendors apart for this file: well-known, configured and learned ones."""
+        return (
+            VendorMacros().with_project_macros(self.rocm_macros, self.nvidia_macros).with_learned(self.project.learned)
+        )
 
 
 @lru_cache(maxsize=1)
@@ -187,8 +197,31 @@ class CudaContext:
 
     @property
     def is_rocm_source(self) -> bool:
-        """A `.hip` file, or one that includes the HIP runtime header outside any vendor branch."""
-        return is_rocm_source(self.source.path, self.preprocessor)
+        """A `.hip` file, one that includes the HIP runtime header outside any vendor branch, or code the
+        project model found written for AMD (a HIP-only build, `__builtin_amdgcn_*` outside vendor branches)."""
+        return bool(self.options.project.rocm_native) or is_rocm_source(self.source.path, self.preprocessor)
+
+    def project_alias(self, span: Span) -> str | None:
+        """Where the project remaps, for ROCm only, the name a diagnostic at `span` is about (the callee of a
+        call holding it, or the name itself): `#define __shfl_xor_sync(m, v, l) __shfl_xor(v, l)` under
+        `USE_ROCM` in an included header makes every three-argument `__shfl_xor_sync(...)` portable (a call
+        with another argument count does not build on ROCm: not covered). None when it does not."""
+        aliases = self.options.project.aliases
+        if not aliases or self._tree is None or span.end_byte <= span.start_byte:
+            return None  # no tree: only directives were visited, and no remap is about a directive
+        node: Node | None = self.tree.root_node.descendant_for_byte_range(span.start_byte, span.end_byte)
+        while node is not None and node.type not in STATEMENT_TYPES and node.type != "function_definition":
+            if node.type == "call_expression":
+                name = self.call_name(node)
+                remap = aliases.get(name) if name is not None else None
+                if remap is not None and remap[1] in (None, len(self.arguments(node))):
+                    return remap[0]
+            elif node.type in ("identifier", "type_identifier", "field_identifier") and self.text(node) in aliases:
+                parent = node.parent
+                if parent is None or parent.type != "call_expression":  # a callee: its call decides, above
+                    return aliases[self.text(node)][0]
+            node = node.parent
+        return None
 
     def is_portable_macro(self, name: str) -> bool:
         return name in self.portable_macros
@@ -235,9 +268,16 @@ class CudaContext:
         return any(n.start_byte <= start and end <= n.end_byte for n in cursor.captures(root).get("node", []))
 
     def define(self, name: str, before: Span) -> Define | None:
-        """The object-like `#define name` a ROCm build sees before `before`, if this file has one."""
+        """The object-like `#define name` a ROCm build sees before `before`: this file's, else one the headers it
+        includes define (the project model's; its directive then sits at offset 0 of this file)."""
         define = self.preprocessor.define_of(name, before.start_byte)
+        if define is None and name in self.options.project.defines:
+            return _header_define(name, self.options.project.defines[name])
         return define if define is not None and define.parameters is None else None
+
+    def header_constant(self, name: str) -> str | None:
+        """The initialiser text of a `constexpr`/`const` integer the included headers declare for ROCm."""
+        return self.options.project.constants.get(name)
 
     def resolve(self, node: Node) -> str:
         """The node's text with a same-file object-like macro expanded (`FULL_MASK` -> `0xffffffff`)."""
@@ -379,7 +419,7 @@ class CudaContext:
         """
         rule = self.rule
         assert rule is not None, "report() called outside a rule callback"
-        if not rule.reports_gated and self.is_rocm_gated(span):
+        if not rule.reports_gated and (self.is_rocm_gated(span) or self.project_alias(span) is not None):
             return False
         if fix is not None and self.in_error(span):
             fix = None
@@ -542,6 +582,11 @@ def is_rocm_source(path: str, preprocessor: Preprocessor) -> bool:
     )
 
 
+@lru_cache(maxsize=1024)
+def _header_define(name: str, value: str) -> Define:
+    return Define(name, value, None, Directive("define", f"{name} {value}", 0, 0, 0))
+
+
 def parse(content: bytes) -> tree_sitter.Tree:
     return tree_sitter.Parser(_language()).parse(content)
 
@@ -559,9 +604,8 @@ def check_cuda(
     source: SourceFile, rules: Sequence[type[Rule]], options: CudaOptions, on_internal_error: InternalErrorReporter
 ) -> list[Diagnostic]:
     """Run `rules` over one C/C++/CUDA file (or a CUDA snippet taken from a Python string)."""
-    macros = VendorMacros().with_project_macros(options.rocm_macros, options.nvidia_macros)
     text = source.text[1:] if source.text.startswith("\ufeff") else source.text
-    preprocessor = analyse(text, macros)
+    preprocessor = analyse(text, options.vendor_macros(), options.project.base)
     context = CudaContext(source, preprocessor, options)
     if context.is_rocm_source:
         # A ROCm source only meets ROCm hardware: the wave size is all that can still be wrong there.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from rocmlint.vendor import EVERYWHERE, Branch, Tri, and3, not3
@@ -123,24 +123,54 @@ class Include:
 
 
 @dataclass(frozen=True)
+class MacroState:
+    """What one vendor's build knows of a macro: whether it is defined, and its integer value."""
+
+    defined: Tri
+    value: int | None = None
+
+
+@dataclass(frozen=True)
+class LearnedMacro:
+    """A macro the project model found to tell the vendors apart (rocmlint/cuda/project.py), with its state on
+    each vendor's build and the evidence that decided it."""
+
+    name: str
+    vendor: str  # "rocm" or "nvidia": the build that defines it (or gives it a true value)
+    on_rocm: MacroState
+    on_nvidia: MacroState
+    evidence: str  # "path:line: why", for `rocmlint project` and `check --verbose`
+
+    def state(self, vendor: str) -> MacroState:
+        return self.on_rocm if vendor == "rocm" else self.on_nvidia
+
+
+@dataclass(frozen=True)
 class VendorMacros:
-    """Which macros tell the vendors apart, with the project's own ROCm macros added."""
+    """Which macros tell the vendors apart: the well-known ones, the configured ones, and those the project model
+    learned from the project's own files (`learned`)."""
 
     rocm: frozenset[str] = ROCM_MACROS
     rocm_pass: frozenset[str] = ROCM_PASS_MACROS
     nvidia: frozenset[str] = NVIDIA_MACROS
+    learned: Mapping[str, LearnedMacro] = field(default_factory=dict, compare=False)
 
     def with_project_macros(self, rocm: tuple[str, ...], nvidia: tuple[str, ...]) -> VendorMacros:
         """Add the project's own macros: `rocm-macros` mean "compiled for ROCm", `nvidia-macros` are never
         defined on ROCm (a `PTX_AVAILABLE` another header defines only for NVIDIA)."""
-        return VendorMacros(self.rocm | frozenset(rocm), self.rocm_pass, self.nvidia | frozenset(nvidia))
+        return VendorMacros(self.rocm | frozenset(rocm), self.rocm_pass, self.nvidia | frozenset(nvidia), self.learned)
+
+    def with_learned(self, learned: Mapping[str, LearnedMacro]) -> VendorMacros:
+        return VendorMacros(self.rocm, self.rocm_pass, self.nvidia, learned)
 
     def is_rocm_side(self, name: str) -> bool:
+        learned = self.learned.get(name)
         return (
             name in self.rocm
             or name in self.rocm_pass
             or name in ROCM_VERSION_MACROS
             or bool(_AMD_ARCH_MACRO.fullmatch(name))
+            or (learned is not None and learned.vendor == "rocm")
         )
 
 
@@ -157,7 +187,7 @@ class Preprocessor:
 
     def branch_at(self, offset: int) -> Branch:
         index = bisect.bisect_right(self._starts, offset) - 1
-        return self._branches[index] if index >= 0 else EVERYWHERE
+        return self._branches[max(index, 0)]
 
     def define_of(self, name: str, before: int) -> Define | None:
         """The object-like `#define` of `name` a ROCm build sees at byte `before`, if this file has one."""
@@ -169,17 +199,18 @@ class Preprocessor:
         return visible[-1] if visible else None
 
 
-def analyse(text: str, macros: VendorMacros) -> Preprocessor:
-    """Scan `text` (the decoded file) for directives; byte offsets assume UTF-8 encoding of `text`."""
+def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Preprocessor:
+    """Scan `text` (the decoded file) for directives; byte offsets assume UTF-8 encoding of `text`. `base` is
+    where the file itself is compiled (a header the project includes only for NVIDIA is NVIDIA-only)."""
     evaluator = _Evaluator(macros)
     directives: list[Directive] = []
     defines: dict[str, list[Define]] = {}
     includes: list[Include] = []
-    starts, branches = [0], [EVERYWHERE]
+    starts, branches = [0], [base]
     stack: list[_Chain] = []
 
     def current() -> Branch:
-        return stack[-1].arm_branch if stack else EVERYWHERE
+        return stack[-1].arm_branch if stack else base
 
     found = list(_directives(text))
     evaluator.include_guard = _include_guard(found)
@@ -370,7 +401,9 @@ class _Evaluator:
             return 0
         if vendor == "rocm" and name in self.macros.rocm:
             return 1
-        return _local_value(name, defines)
+        if name not in defines and name in self.macros.learned:
+            return self.macros.learned[name].state(vendor).value
+        return _local_value(name, vendor, defines)
 
     def _defined(self, name: str, vendor: str, defines: dict[str, list[Define]]) -> Tri:
         macros = self.macros
@@ -382,29 +415,37 @@ class _Evaluator:
             return None if vendor == "rocm" else False
         if name in macros.nvidia:
             return False if vendor == "rocm" else None
+        if name not in defines and name in macros.learned:
+            return macros.learned[name].state(vendor).defined
         return _locally_defined(name, vendor, defines)
 
 
+def _reached(define: Define, vendor: str) -> Tri:
+    branch = define.directive.branch
+    return branch.on_rocm if vendor == "rocm" else branch.on_nvidia
+
+
 def _locally_defined(name: str, vendor: str, defines: dict[str, list[Define]]) -> Tri:
-    """A macro this file defines only inside one vendor's branches (`#ifdef USE_ROCM #define IS_HIP 1`)
-    counts as that vendor's macro; anything else may come from the build."""
+    """A macro this file defines before the test: defined on a vendor's build when one of its `#define`s is
+    certainly compiled there, undefined when none is (`#ifdef USE_ROCM #define IS_HIP 1` makes IS_HIP ROCm's);
+    a macro the file does not define may come from the build."""
     seen = defines.get(name)
     if not seen:
         return None
-    reached = [d.directive.branch.on_rocm if vendor == "rocm" else d.directive.branch.on_nvidia for d in seen]
+    reached = [_reached(d, vendor) for d in seen]
     if all(r is False for r in reached):
         return False
-    other = [d.directive.branch.on_nvidia if vendor == "rocm" else d.directive.branch.on_rocm for d in seen]
-    if all(r is False for r in other) and any(r is True for r in reached):
-        return True
-    return None
+    return True if any(r is True for r in reached) else None
 
 
-def _local_value(name: str, defines: dict[str, list[Define]]) -> int | None:
-    seen = defines.get(name)
-    if not seen or len(seen) > 1 or seen[0].parameters is not None:
+def _local_value(name: str, vendor: str, defines: dict[str, list[Define]]) -> int | None:
+    """The value of the file's object-like `#define`s of `name` a vendor's build may see, when they agree
+    (`#if HIP #define IS_HIP 1 #else #define IS_HIP 0 #endif` is 1 on ROCm, 0 on NVIDIA)."""
+    seen = [d for d in defines.get(name, ()) if _reached(d, vendor) is not False]
+    if not seen or any(d.parameters is not None for d in seen):
         return None
-    return parse_int(seen[0].value)
+    values = {parse_int(d.value) for d in seen}
+    return values.pop() if len(values) == 1 else None
 
 
 def parse_int(text: str) -> int | None:

@@ -138,7 +138,10 @@ def _name_value(ctx: CudaContext, identifier: Node, trace: Trace) -> int | None:
     if define is not None:
         return macro_value(ctx, define.value, identifier, trace.step())
     declaration = ctx.declaration_of(identifier)
-    if declaration is None or ctx.is_rocm_gated(declaration):
+    if declaration is None:
+        constant = ctx.header_constant(ctx.text(identifier))  # `constexpr int kWarpSize = 32;` in a header
+        return None if constant is None else macro_value(ctx, constant, identifier, trace.step())
+    if ctx.is_rocm_gated(declaration):
         return None  # a declaration in NVIDIA-only code sizes nothing on ROCm
     value = ctx.declared_value(identifier)
     return None if value is None else constant_value(ctx, value, trace.step())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,6 +49,9 @@ class ProjectIndex:
         self._values: dict[tuple[Path, str, frozenset[str]], Vendor | None] = {}
         self._in_progress: set[tuple[Path, str, frozenset[str]]] = set()
         self._modules: dict[tuple[tuple[str, ...], tuple[Path, ...]], Path | None] = {}
+
+    def note_files(self, paths: Iterable[str]) -> None:
+        """Other files a result was computed from (the C++ project model's); only a recorder keeps them."""
 
     def resolver_for(self, path: str, rocm_guards: frozenset[str] | None = None) -> Callable[[str], Vendor | None]:
         """The resolver for names imported by the file at `path`. `rocm_guards` (default: the index's

@@ -1,0 +1,198 @@
+"""What a project's build files say about C++ macros and the vendors it builds for.
+
+Read from setup.py (CPython's `ast`) and CMake files (line by line), never executed:
+- **macros each build defines**: a `-DNAME` or `define_macros` entry in setup.py, or `add_compile_definitions`,
+  `add_definitions`, `target_compile_definitions` in CMake, each with the vendor of the branch it sits in (a setup.py
+  `if torch.version.hip:` / `if IS_HIP_EXTENSION:` arm, a CMake `if(USE_ROCM)` / `if(HIP_FOUND)` block, a CMake file
+  that builds the HIP language) or None when it is defined whatever the vendor;
+- **how the project builds**: torch extensions (`CUDAExtension`, hipified at build time on ROCm), CMake HIP
+  (`enable_language(HIP)`, `hip_add_library`), CMake CUDA, nvcc.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+# Words in a build condition or a macro name that mean the ROCm side, the NVIDIA side, or another accelerator.
+ROCM_WORDS = frozenset({"HIP", "ROCM", "HCC", "AMD", "AMDGPU", "HIPBLAS", "HIPBLASLT", "HIPCC", "HIPIFY", "ROCBLAS"})
+NVIDIA_WORDS = frozenset({"CUDA", "NVCC", "NV", "NVIDIA", "CUBLAS", "CUBLASLT", "CUDNN", "CUTLASS", "NVRTC"})
+OTHER_ACCELERATOR_WORDS = frozenset(
+    {"MUSA", "SYCL", "XPU", "CPU", "METAL", "VULKAN", "OPENCL", "CANN", "NPU", "MPS", "KOMPUTE", "ONEAPI", "MLU"}
+)
+_WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
+
+
+def vendor_of_words(text: str) -> str | None:
+    """ "rocm" or "nvidia" when the words of `text` (a macro name, a build condition) name one side only and no
+    other accelerator; None otherwise. `GGML_USE_HIPBLAS` is ROCm's, `USE_CUDA` NVIDIA's, `USE_MUSA` neither."""
+    words = {word.upper() for word in _WORD_SPLIT.split(text) if word}
+    if words & OTHER_ACCELERATOR_WORDS:
+        return None
+    rocm = bool(words & ROCM_WORDS) or any(w.startswith(("HIP", "ROCM")) and len(w) > 3 for w in words)
+    nvidia = bool(words & NVIDIA_WORDS)
+    if rocm == nvidia:
+        return None
+    return "rocm" if rocm else "nvidia"
+
+
+@dataclass(frozen=True)
+class BuildDefine:
+    """A macro a build file defines, and for which vendor's build (None: whatever the vendor)."""
+
+    name: str
+    value: str | None  # None for a bare `-DNAME` (1)
+    vendor: str | None
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
+class BuildFacts:
+    defines: tuple[BuildDefine, ...] = ()
+    torch_extension: bool = False  # CUDAExtension / BuildExtension: hipified at build time on ROCm
+    hip_language: bool = False  # CMake builds HIP (enable_language(HIP), hip_add_library, LANGUAGES HIP)
+    cuda_language: bool = False  # CMake or setup.py builds CUDA with nvcc
+
+
+# --- setup.py ---------------------------------------------------------------------------------------------------
+_DASH_D = re.compile(r"^-D\s*([A-Za-z_]\w*)(?:=(.*))?$")
+
+
+def setup_py_facts(path: str, text: str) -> BuildFacts:
+    """The macros a setup.py defines per vendor, and whether it builds torch CUDA extensions."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return BuildFacts()
+    defines = tuple(_setup_defines(tree, path))
+    return BuildFacts(
+        defines=defines,
+        torch_extension=any(word in text for word in ("CUDAExtension", "BuildExtension")),
+        cuda_language="nvcc" in text,
+    )
+
+
+def _setup_defines(tree: ast.Module, path: str) -> Iterator[BuildDefine]:
+    for node, vendor in _with_vendor(tree, None):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            match = _DASH_D.match(node.value.strip())
+            if match is not None:
+                yield BuildDefine(match.group(1), match.group(2), vendor, path, node.lineno)
+        elif isinstance(node, ast.Tuple) and len(node.elts) == 2 and _is_define_macros_entry(node):
+            name = node.elts[0]
+            assert isinstance(name, ast.Constant)
+            value = node.elts[1]
+            text = value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+            yield BuildDefine(str(name.value), text, vendor, path, node.lineno)
+
+
+def _is_define_macros_entry(node: ast.Tuple) -> bool:
+    """`("NAME", None)` / `("NAME", "1")`: the shape of a `define_macros` entry."""
+    name, value = node.elts
+    return (
+        isinstance(name, ast.Constant)
+        and isinstance(name.value, str)
+        and re.fullmatch(r"[A-Za-z_]\w*", name.value) is not None
+        and isinstance(value, ast.Constant)
+        and (value.value is None or isinstance(value.value, str))
+    )
+
+
+def _with_vendor(node: ast.AST, vendor: str | None) -> Iterator[tuple[ast.AST, str | None]]:
+    """Every node below `node` with the vendor whose build runs it: the arms of `if` statements and conditional
+    expressions whose test is a vendor test (`torch.version.hip`, `IS_HIP_EXTENSION`, `not is_rocm`)."""
+    if isinstance(node, ast.If | ast.IfExp):
+        test_vendor = _test_vendor(node.test)
+        yield from _with_vendor(node.test, vendor)
+        body: list[ast.AST] = list(node.body) if isinstance(node.body, list) else [node.body]
+        orelse: list[ast.AST] = list(node.orelse) if isinstance(node.orelse, list) else [node.orelse]
+        other = {"rocm": "nvidia", "nvidia": "rocm"}.get(test_vendor or "")
+        for child in body:
+            yield from _with_vendor(child, test_vendor or vendor)
+        for child in orelse:
+            yield from _with_vendor(child, other or vendor)
+        return
+    yield node, vendor
+    for child in ast.iter_child_nodes(node):
+        yield from _with_vendor(child, vendor)
+
+
+def _test_vendor(test: ast.expr) -> str | None:
+    """The vendor a setup.py `if` test holds for: the words of the names it reads, `not` flipping them."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _test_vendor(test.operand)
+        return {"rocm": "nvidia", "nvidia": "rocm"}.get(inner or "")
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant):
+        if test.comparators[0].value is None:  # `torch.version.hip is None` / `is not None`
+            inner = _test_vendor(test.left)
+            if isinstance(test.ops[0], ast.Is):
+                return {"rocm": "nvidia", "nvidia": "rocm"}.get(inner or "")
+            return inner if isinstance(test.ops[0], ast.IsNot) else None
+        return None
+    if isinstance(test, ast.Name | ast.Attribute | ast.Call):
+        return vendor_of_words(ast.unparse(test).replace(".", "_"))
+    return None
+
+
+# --- CMake ------------------------------------------------------------------------------------------------------
+_CMAKE_COMMAND = re.compile(r"^\s*([A-Za-z_]\w*)\s*\(", re.MULTILINE)
+_CMAKE_DEFINE_COMMANDS = frozenset({"add_compile_definitions", "add_definitions", "target_compile_definitions"})
+_CMAKE_KEYWORDS = frozenset({"PRIVATE", "PUBLIC", "INTERFACE"})
+_HIP_LANGUAGE = re.compile(r"enable_language\s*\(\s*HIP\b|\bhip_add_(?:library|executable)\b|LANGUAGES?[^)]*\bHIP\b")
+_CUDA_LANGUAGE = re.compile(
+    r"enable_language\s*\(\s*CUDA\b|\bcuda_add_(?:library|executable)\b|LANGUAGES?[^)]*\bCUDA\b"
+)
+
+
+def cmake_facts(path: str, text: str) -> BuildFacts:
+    """The macros a CMake file defines per vendor (the vendor of its `if()` blocks, or of the whole file when it
+    builds only the HIP language), and the languages it builds."""
+    hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
+    file_vendor = "rocm" if hip and not cuda else None
+    defines: list[BuildDefine] = []
+    stack: list[str | None] = []  # the vendor of each open if() block's current arm
+    tests: list[str | None] = []  # the vendor its condition tests, for else()
+    for command, arguments, line in _cmake_commands(text):
+        name = command.lower()
+        if name == "if":
+            tests.append(vendor_of_words(arguments))
+            stack.append(tests[-1])
+        elif name == "elseif" and stack:
+            stack[-1] = vendor_of_words(arguments)
+        elif name == "else" and stack:
+            stack[-1] = {"rocm": "nvidia", "nvidia": "rocm"}.get(tests[-1] or "")
+        elif name == "endif" and stack:
+            stack.pop()
+            tests.pop()
+        elif name in _CMAKE_DEFINE_COMMANDS:
+            vendor = next((v for v in reversed(stack) if v is not None), file_vendor)
+            defines += _cmake_defines(name, arguments, vendor, path, line)
+    return BuildFacts(tuple(defines), hip_language=hip, cuda_language=cuda)
+
+
+def _cmake_commands(text: str) -> Iterator[tuple[str, str, int]]:
+    """(command, its argument text, line) for each CMake command, comments removed."""
+    text = re.sub(r"#[^\n]*", "", text)
+    for match in _CMAKE_COMMAND.finditer(text):
+        depth, position = 1, match.end()
+        while depth and position < len(text):
+            depth += {"(": 1, ")": -1}.get(text[position], 0)
+            position += 1
+        yield match.group(1), text[match.end() : position - 1], text.count("\n", 0, match.start()) + 1
+
+
+def _cmake_defines(command: str, arguments: str, vendor: str | None, path: str, line: int) -> Iterator[BuildDefine]:
+    words = arguments.replace('"', " ").split()
+    if command == "target_compile_definitions":
+        words = words[1:]  # the target
+    for word in words:
+        if word in _CMAKE_KEYWORDS or "$" in word:
+            continue
+        name, _, value = word.removeprefix("-D").partition("=")
+        if command == "add_definitions" and not word.startswith("-D"):
+            continue
+        if re.fullmatch(r"[A-Za-z_]\w*", name):
+            yield BuildDefine(name, value or None, vendor, path, line)
