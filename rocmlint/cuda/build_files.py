@@ -12,13 +12,30 @@ Read from setup.py (CPython's `ast`) and CMake files (line by line), never execu
 from __future__ import annotations
 
 import ast
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 # Words in a build condition or a macro name that mean the ROCm side, the NVIDIA side, or another accelerator.
 ROCM_WORDS = frozenset({"HIP", "ROCM", "HCC", "AMD", "AMDGPU", "HIPBLAS", "HIPBLASLT", "HIPCC", "HIPIFY", "ROCBLAS"})
-NVIDIA_WORDS = frozenset({"CUDA", "NVCC", "NV", "NVIDIA", "CUBLAS", "CUBLASLT", "CUDNN", "CUTLASS", "NVRTC"})
+NVIDIA_WORDS = frozenset(
+    {
+        "CUDA",
+        "NVCC",
+        "NV",
+        "NVIDIA",
+        "CUBLAS",
+        "CUBLASLT",
+        "CUDNN",
+        "CUTLASS",
+        "NVRTC",
+        "CUSPARSE",
+        "CUSOLVER",
+        "CUFFT",
+        "CURAND",
+    }
+)
 OTHER_ACCELERATOR_WORDS = frozenset(
     {"MUSA", "SYCL", "XPU", "CPU", "METAL", "VULKAN", "OPENCL", "CANN", "NPU", "MPS", "KOMPUTE", "ONEAPI", "MLU"}
 )
@@ -148,27 +165,27 @@ _CUDA_LANGUAGE = re.compile(
 
 
 def cmake_facts(path: str, text: str) -> BuildFacts:
-    """The macros a CMake file defines per vendor (the vendor of its `if()` blocks, or of the whole file when it
-    builds only the HIP language), and the languages it builds."""
+    """The macros a CMake file defines per vendor, and the languages it builds. The vendor of a definition is that
+    of the innermost block around it that names one: an `if()` arm whose condition does (`if(USE_ROCM)`, its
+    `else()` the other vendor's), a `function()`/`macro()` whose name does (`create_hip_test`), else the file's:
+    one that builds only the HIP language, or sits in a folder named for a vendor (`hip/CMakeLists.txt`)."""
     hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
-    file_vendor = "rocm" if hip and not cuda else None
+    file_vendor = "rocm" if hip and not cuda else vendor_of_words(os.path.basename(os.path.dirname(path)))
     defines: list[BuildDefine] = []
-    stack: list[str | None] = []  # the vendor of each open if() block's current arm
-    tests: list[str | None] = []  # the vendor its condition tests, for else()
+    blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
     for command, arguments, line in _cmake_commands(text):
         name = command.lower()
-        if name == "if":
-            tests.append(vendor_of_words(arguments))
-            stack.append(tests[-1])
-        elif name == "elseif" and stack:
-            stack[-1] = vendor_of_words(arguments)
-        elif name == "else" and stack:
-            stack[-1] = {"rocm": "nvidia", "nvidia": "rocm"}.get(tests[-1] or "")
-        elif name == "endif" and stack:
-            stack.pop()
-            tests.pop()
+        if name in ("if", "function", "macro"):
+            tested = vendor_of_words(arguments.split()[0] if name != "if" and arguments.split() else arguments)
+            blocks.append([tested, tested])
+        elif name == "elseif" and blocks:
+            blocks[-1][0] = vendor_of_words(arguments)
+        elif name == "else" and blocks:
+            blocks[-1][0] = {"rocm": "nvidia", "nvidia": "rocm"}.get(blocks[-1][1] or "")
+        elif name in ("endif", "endfunction", "endmacro") and blocks:
+            blocks.pop()
         elif name in _CMAKE_DEFINE_COMMANDS:
-            vendor = next((v for v in reversed(stack) if v is not None), file_vendor)
+            vendor = next((arm for arm, _ in reversed(blocks) if arm is not None), file_vendor)
             defines += _cmake_defines(name, arguments, vendor, path, line)
     return BuildFacts(tuple(defines), hip_language=hip, cuda_language=cuda)
 

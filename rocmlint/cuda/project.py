@@ -458,8 +458,8 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
             build_facts.append(setup_py_facts(path, text))
         elif is_build:
             build_facts.append(cmake_facts(path, text))
-        elif b"#" in data or b"const" in data:
-            texts[path] = text.removeprefix("\ufeff")
+        else:
+            texts[path] = text.removeprefix("\ufeff")  # every file: one without directives is still included
     return texts, _merge(build_facts)
 
 

@@ -442,3 +442,12 @@ __all__ = [
     "whole_condition",
     "without_parentheses",
 ]
+
+
+def is_declared_function_name(node: Node) -> bool:
+    """Whether `node` is the name a function declarator introduces (`cudaError_t cudaFoo(int)` declares or
+    defines `cudaFoo`): the project's own function of that name (a stub for ROCm), not a use of the API."""
+    parent = node.parent
+    return (
+        parent is not None and parent.type == "function_declarator" and parent.child_by_field_name("declarator") == node
+    )

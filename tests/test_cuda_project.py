@@ -1,0 +1,338 @@
+"""The C++ project model (rocmlint/cuda/project.py, build_files.py): evidence read from real files in a tree."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from rocmlint.config import Settings
+from rocmlint.cuda.build_files import cmake_facts, setup_py_facts, vendor_of_words
+from rocmlint.cuda.project import CudaProject, project_root
+from rocmlint.engine import Engine
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return root
+
+
+def _codes(root: Path, name: str, **settings: object) -> list[tuple[str, int]]:
+    report = Engine().check_path(root / name, Settings(root=root, **settings))  # type: ignore[arg-type]
+    return [(d.code, d.location.line) for d in report.diagnostics]
+
+
+# --- words and build files ----------------------------------------------------------------------------------------
+
+
+def test_vendor_words_name_one_side_and_no_other_accelerator():
+    assert vendor_of_words("GGML_USE_HIPBLAS") == "rocm"
+    assert vendor_of_words("XYZ_USE_HIP") == "rocm"
+    assert vendor_of_words("USE_AMD_GPU") == "rocm"
+    assert vendor_of_words("USE_CUDA") == "nvidia"
+    assert vendor_of_words("torch_version_hip") == "rocm"
+    assert vendor_of_words("GGML_USE_MUSA") is None  # another accelerator
+    assert vendor_of_words("CUDA_OR_HIP") is None  # both sides
+    assert vendor_of_words("CHIP_COUNT") is None  # HIP only inside a word
+    assert vendor_of_words("ENABLE_FAST_PATH") is None
+
+
+def test_setup_py_defines_per_vendor_branch():
+    facts = setup_py_facts(
+        "setup.py",
+        textwrap.dedent(
+            """
+            import torch
+            from torch.utils.cpp_extension import CUDAExtension
+            args = ["-O3", "-DALWAYS_ON"]
+            if torch.version.hip:
+                args.append("-DXYZ_USE_HIP")
+            else:
+                args.append("-DXYZ_USE_NV=2")
+            if torch.version.hip is None:
+                args.append("-DONLY_NV")
+            macros = [("XYZ_HIP_MACRO", None)] if IS_HIP_EXTENSION else []
+            ext = CUDAExtension("x", ["x.cu"], define_macros=macros, extra_compile_args={"nvcc": args})
+            """
+        ),
+    )
+    found = {(d.name, d.value, d.vendor) for d in facts.defines}
+    assert found == {
+        ("ALWAYS_ON", None, None),
+        ("XYZ_USE_HIP", None, "rocm"),
+        ("XYZ_USE_NV", "2", "nvidia"),
+        ("ONLY_NV", None, "nvidia"),
+        ("XYZ_HIP_MACRO", None, "rocm"),
+    }
+    assert facts.torch_extension
+
+
+def test_cmake_blocks_functions_and_folders_decide_the_vendor():
+    text = textwrap.dedent(
+        """
+        add_compile_definitions(EVERYWHERE)
+        if(USE_ROCM)  # a comment: (not a command)
+          add_compile_definitions(XYZ_ROCM_BUILD VALUE=3)
+        else()
+          add_definitions(-DXYZ_NV_BUILD)
+        endif()
+        function(create_hip_test name)
+          target_compile_definitions(${name} PRIVATE XYZ_TEST_HIP)
+        endfunction()
+        """
+    )
+    facts = cmake_facts("proj/CMakeLists.txt", text)
+    found = {(d.name, d.value, d.vendor) for d in facts.defines}
+    assert found == {
+        ("EVERYWHERE", None, None),
+        ("XYZ_ROCM_BUILD", None, "rocm"),
+        ("VALUE", "3", "rocm"),
+        ("XYZ_NV_BUILD", None, "nvidia"),
+        ("XYZ_TEST_HIP", None, "rocm"),
+    }
+    in_hip_folder = cmake_facts("proj/hip/CMakeLists.txt", "target_compile_definitions(t PRIVATE BACKEND_FLAG)")
+    assert [d.vendor for d in in_hip_folder.defines] == ["rocm"]
+    hip_only = cmake_facts("CMakeLists.txt", "project(x LANGUAGES CXX HIP)\nadd_compile_definitions(FLAG)")
+    assert hip_only.hip_language and not hip_only.cuda_language
+    assert [d.vendor for d in hip_only.defines] == ["rocm"]
+
+
+# --- learning ----------------------------------------------------------------------------------------------------
+
+
+def test_macros_learned_with_the_strongest_evidence(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                if(XYZ_ENABLE_ROCM)
+                  add_compile_definitions(XYZ_BUILD_FLAG)
+                endif()
+                add_compile_definitions(USE_CUDA_EVERYWHERE)
+                """,
+            "compat.h": """
+                #if defined(__HIP_PLATFORM_AMD__)
+                #define XYZ_IS_HIP 1
+                #else
+                #define XYZ_IS_HIP 0
+                #endif
+                """,
+            "kernel.cu": """
+                #include "compat.h"
+                #if XYZ_IS_HIP
+                #endif
+                #ifdef XYZ_BUILD_FLAG
+                #endif
+                #ifdef PORTED
+                #include <hip/hip_runtime.h>
+                #else
+                #include <cuda_runtime.h>
+                #endif
+                #ifdef USE_NV_TENSOR_CORES
+                #endif
+                #ifdef USE_CUDA_EVERYWHERE
+                #endif
+                #ifdef GGML_USE_MUSA
+                #endif
+                #ifdef NDEBUG
+                #endif
+                """,
+        },
+    )
+    learned = CudaProject.build(root).learned
+    assert learned["XYZ_BUILD_FLAG"].vendor == "rocm" and "(build)" in learned["XYZ_BUILD_FLAG"].evidence
+    is_hip = learned["XYZ_IS_HIP"]
+    assert (is_hip.vendor, is_hip.on_rocm.value, is_hip.on_nvidia.value) == ("rocm", 1, 0)
+    assert "compat.h:2" in is_hip.evidence and "(header)" in is_hip.evidence
+    assert learned["PORTED"].vendor == "rocm" and "(arms)" in learned["PORTED"].evidence
+    assert learned["USE_NV_TENSOR_CORES"].vendor == "nvidia" and "(name)" in learned["USE_NV_TENSOR_CORES"].evidence
+    # The build defines it whatever the vendor: a value, not a gate, whatever its name says.
+    assert "USE_CUDA_EVERYWHERE" not in learned
+    assert "GGML_USE_MUSA" not in learned
+    assert "NDEBUG" not in learned
+
+
+def test_arms_with_one_plain_side_decide_nothing(tmp_path):
+    root = _tree(
+        tmp_path,
+        {"k.cu": "#ifndef FAST_SYNC\ncudaDeviceSynchronize();\n#endif\n#ifdef OTHER\nhipMalloc(p, n);\n#endif\n"},
+    )
+    learned = CudaProject.build(root).learned
+    assert "FAST_SYNC" not in learned and "OTHER" not in learned
+
+
+# --- per-file views ------------------------------------------------------------------------------------------------
+
+
+def test_view_has_header_values_remaps_and_include_gates(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "include/proj/compat.cuh": """
+                #pragma once
+                #define PROJ_WARP 32
+                constexpr int kLanes = 32;
+                #ifdef USE_ROCM
+                #define __shfl_xor_sync(mask, var, lane) __shfl_xor(var, lane)
+                typedef hipStream_t cudaStream_t;
+                #define NV_ONLY_VALUE 7
+                #endif
+                """,
+            "src/nv_only.cuh": "#pragma once\n#include <cub/cub.cuh>\n",
+            "src/kernel.cu": """
+                #include "proj/compat.cuh"
+                #ifndef USE_ROCM
+                #include "nv_only.cuh"
+                #endif
+                """,
+        },
+    )
+    project = CudaProject.build(root)
+    view = project.view(str(root / "src/kernel.cu"))
+    assert view.defines["PROJ_WARP"] == "32"
+    assert view.constants["kLanes"] == "32"
+    assert view.aliases["__shfl_xor_sync"] == ("include/proj/compat.cuh:5", 3)
+    assert view.aliases["cudaStream_t"][1] is None
+    assert str(root / "include/proj/compat.cuh") in view.dependencies
+    header = project.view(str(root / "src/nv_only.cuh"))
+    assert header.base.on_rocm is False
+    assert header.base_evidence == "src/kernel.cu:3: included only where ROCm does not compile"
+    assert project.view(str(root / "include/proj/compat.cuh")).base.on_rocm is not False
+
+
+def test_ambiguous_include_is_not_resolved(tmp_path):
+    root = _tree(tmp_path, {"a/util.h": "", "b/util.h": "", "c/k.cu": '#include "util.h"\n'})
+    project = CudaProject.build(root)
+    assert project.resolve(str(root / "c/k.cu"), "util.h", system=False) is None
+    assert project.resolve(str(root / "c/k.cu"), "a/util.h", system=False) == str(root / "a/util.h")
+
+
+def test_hip_only_build_makes_rocm_native_code(tmp_path):
+    root = _tree(tmp_path, {"CMakeLists.txt": "project(lib LANGUAGES CXX HIP)\n", "k.cpp": "int x;\n"})
+    assert CudaProject.build(root).view(str(root / "k.cpp")).rocm_native
+    mixed = _tree(tmp_path / "mixed", {"CMakeLists.txt": "project(lib LANGUAGES CXX HIP CUDA)\n", "k.cpp": ""})
+    assert not CudaProject.build(mixed).view(str(mixed / "k.cpp")).rocm_native
+
+
+def test_project_root_is_the_configured_root_or_the_repository(tmp_path):
+    repo = _tree(tmp_path / "repo", {"CMakeLists.txt": "", "src/deep/k.cu": ""})
+    (repo / ".git").mkdir()
+    assert project_root(repo / "src/deep/k.cu", repo / "src") == repo / "src"
+    assert project_root(repo / "src/deep/k.cu", tmp_path / "elsewhere") == repo
+    loose = _tree(tmp_path / "loose", {"setup.py": "", "csrc/k.cu": ""})
+    assert project_root(loose / "csrc/k.cu", tmp_path / "elsewhere") == loose
+
+
+# --- the check of a file with its project ----------------------------------------------------------------------------
+
+
+def test_a_project_flag_from_a_shared_header_gates_the_kernel(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "compat.cuh": """
+                #pragma once
+                #if defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
+                #define XYZ_HIP 1
+                #else
+                #define XYZ_HIP 0
+                #endif
+                """,
+            "kernel.cu": """
+                #include "compat.cuh"
+                #if XYZ_HIP
+                #include <hipcub/hipcub.hpp>
+                #else
+                #include <cub/cub.cuh>
+                #endif
+                __global__ void k(unsigned* out, bool p) {
+                #if !XYZ_HIP
+                  *out = __ballot_sync(0xffffffff, p);
+                #endif
+                }
+                """,
+        },
+    )
+    assert _codes(root, "kernel.cu") == []
+    assert {code for code, _ in _codes(root, "kernel.cu", project_model=False)} >= {"ROC205", "ROC210"}
+
+
+def test_a_remap_covers_calls_with_its_argument_count_only(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "compat.cuh": """
+                #pragma once
+                #ifdef USE_ROCM
+                #define __shfl_xor_sync(mask, var, lane) __shfl_xor(var, lane)
+                #endif
+                """,
+            "kernel.cu": """
+                #include "compat.cuh"
+                __device__ float f(float v) {
+                  v += __shfl_xor_sync(0xffffffff, v, 1);
+                  v += __shfl_xor_sync(0xffffffff, v, 1, 32);
+                  return v;
+                }
+                """,
+        },
+    )
+    assert [line for code, line in _codes(root, "kernel.cu") if code == "ROC210"] == [4]
+
+
+def test_a_warp_size_from_a_header_is_known_in_the_kernel(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "common.cuh": "#pragma once\n#define FULL_MASK 0xffffffff\n",
+            "kernel.cu": """
+                #include "common.cuh"
+                __device__ unsigned f(bool p) {
+                  return __ballot_sync(FULL_MASK, p);
+                }
+                """,
+        },
+    )
+    assert ("ROC210", 3) in _codes(root, "kernel.cu")
+    assert ("ROC210", 3) not in _codes(root, "kernel.cu", project_model=False)
+
+
+def test_a_header_included_only_for_nvidia_is_not_reported(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "nv.cuh": "#pragma once\n#include <cub/cub.cuh>\n",
+            "kernel.cu": '#ifndef USE_ROCM\n#include "nv.cuh"\n#endif\n',
+        },
+    )
+    assert _codes(root, "nv.cuh") == []
+    assert ("ROC205", 2) in _codes(root, "nv.cuh", project_model=False)
+
+
+def test_a_file_with_no_disk_copy_gets_no_model(tmp_path):
+    _tree(tmp_path, {"compat.cuh": "#define XYZ_HIP 1\n"})
+    source = b'#include "compat.cuh"\n#include <cub/cub.cuh>\n'
+    report = Engine().check_bytes(str(tmp_path / "unsaved.cu"), source, Settings(root=tmp_path))
+    assert [d.code for d in report.diagnostics] == ["ROC205"]
+
+
+def test_the_fixture_project_without_its_model_reports_the_gated_code(tmp_path):
+    """fixtures/project_gates keeps its gates in setup.py, CMake and a shared header; with the model off, the
+    code behind them is reported too (what rocmlint did before it had a project model)."""
+    import shutil
+
+    fixture = Path(__file__).resolve().parent.parent / "fixtures" / "project_gates"
+    root = Path(shutil.copytree(fixture, tmp_path / "project_gates"))
+    with_model = {(name, *found) for name in ("csrc/kernels.cu", "csrc/nv_only.cuh") for found in _codes(root, name)}
+    without = {
+        (name, *found)
+        for name in ("csrc/kernels.cu", "csrc/nv_only.cuh")
+        for found in _codes(root, name, project_model=False)
+    }
+    # Only the model knows the header's full mask; everything else it changes is gated code no longer reported.
+    assert with_model - without == {("csrc/kernels.cu", "ROC210", 37)}
+    assert {("csrc/nv_only.cuh", "ROC205", 2), ("csrc/nv_only.cuh", "ROC203", 6)} <= without - with_model
+    # The ballot in the #else of setup.py's PG_ROCM_BUILD, the cuBLAS header in the #else of CMake's PG_HIPBLAS.
+    assert {("csrc/kernels.cu", "ROC201", 26), ("csrc/kernels.cu", "ROC205", 10)} <= without - with_model
