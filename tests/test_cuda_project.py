@@ -336,3 +336,34 @@ def test_the_fixture_project_without_its_model_reports_the_gated_code(tmp_path):
     assert {("csrc/nv_only.cuh", "ROC205", 2), ("csrc/nv_only.cuh", "ROC203", 6)} <= without - with_model
     # The ballot in the #else of setup.py's PG_ROCM_BUILD, the cuBLAS header in the #else of CMake's PG_HIPBLAS.
     assert {("csrc/kernels.cu", "ROC201", 26), ("csrc/kernels.cu", "ROC205", 10)} <= without - with_model
+
+
+def test_sources_the_build_compiles_for_nvidia_only(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "setup.py": """
+                import glob, os, torch
+                csrc = os.path.join(this_dir, "pkg", "csrc")
+                sources = glob.glob(os.path.join(csrc, "**/*.cpp"), recursive=True)
+                cuda_sources = glob.glob(os.path.join(csrc, "cuda", "**/*.cu"), recursive=True)
+                use_cuda = torch.version.cuda is not None
+                if use_cuda:
+                    sources += cuda_sources
+                """,
+            "CMakeLists.txt": "add_subdirectory(common)\nif(BUILD_CUDA_BACKEND)\n  add_subdirectory(backends/cuda)\nendif()\n",
+            "pkg/csrc/cuda/gemm.cu": "#include <cub/cub.cuh>\n",
+            "pkg/csrc/cuda/glue.cpp": "",
+            "pkg/csrc/common.cu": "",
+            "backends/cuda/k.cu": "",
+            "common/k.cu": "",
+        },
+    )
+    project = CudaProject.build(root)
+    gemm = project.view(str(root / "pkg/csrc/cuda/gemm.cu"))
+    assert gemm.base.on_rocm is False
+    assert gemm.base_evidence == "setup.py:4: the build compiles it for NVIDIA only"  # `cuda_sources = ...`
+    assert project.view(str(root / "backends/cuda/k.cu")).base.on_rocm is False
+    for built_everywhere in ("pkg/csrc/cuda/glue.cpp", "pkg/csrc/common.cu", "common/k.cu"):
+        assert project.view(str(root / built_everywhere)).base.on_rocm is not False, built_everywhere
+    assert _codes(root, "pkg/csrc/cuda/gemm.cu") == []

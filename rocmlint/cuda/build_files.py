@@ -67,8 +67,20 @@ class BuildDefine:
 
 
 @dataclass(frozen=True)
+class SourceSet:
+    """Sources a build file compiles (a path or glob relative to the build file's folder, `**` for any depth), and
+    for which vendor's build (None: whatever the vendor)."""
+
+    pattern: str
+    vendor: str | None
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
 class BuildFacts:
     defines: tuple[BuildDefine, ...] = ()
+    sources: tuple[SourceSet, ...] = ()
     torch_extension: bool = False  # CUDAExtension / BuildExtension: hipified at build time on ROCm
     hip_language: bool = False  # CMake builds HIP (enable_language(HIP), hip_add_library, LANGUAGES HIP)
     cuda_language: bool = False  # CMake or setup.py builds CUDA with nvcc
@@ -87,6 +99,7 @@ def setup_py_facts(path: str, text: str) -> BuildFacts:
     defines = tuple(_setup_defines(tree, path))
     return BuildFacts(
         defines=defines,
+        sources=tuple(_setup_sources(tree, path)),
         torch_extension=any(word in text for word in ("CUDAExtension", "BuildExtension")),
         cuda_language="nvcc" in text,
     )
@@ -104,6 +117,68 @@ def _setup_defines(tree: ast.Module, path: str) -> Iterator[BuildDefine]:
             value = node.elts[1]
             text = value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
             yield BuildDefine(str(name.value), text, vendor, path, node.lineno)
+
+
+_SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
+_WRAPPERS = frozenset({"glob", "list", "sorted", "Path", "iglob", "str"})
+_SOURCE_LIST = re.compile(r"(?i)sources|srcs|files")
+# How many assignments a source list is followed through (`sources += cuda_sources`, `cuda_sources = glob(...)`).
+_SOURCE_DEPTH = 4
+
+
+def _setup_sources(tree: ast.Module, path: str) -> Iterator[SourceSet]:
+    """The source paths and globs each vendor's arm of a setup.py adds (`if use_cuda: sources += cuda_sources`),
+    followed through assignments, `os.path.join`, `glob.glob` and list concatenation; names the file cannot
+    resolve (`this_dir`, `os.getcwd()`) stand for the setup.py folder."""
+    assignments: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    assignments.setdefault(target.id, []).append(node.value)
+    for node, vendor in _with_vendor(tree, None):
+        added: ast.expr | None = None
+        if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
+            added = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+            added = node.args[0] if node.func.attr in ("append", "extend", "add") else None
+        elif isinstance(node, ast.Assign) and vendor is None:
+            # `sources = glob(...)` is the common list; `cuda_sources = ...` is NVIDIA's by its name.
+            names = [t.id for t in node.targets if isinstance(t, ast.Name) and _SOURCE_LIST.search(t.id)]
+            added = node.value if names else None
+            vendor = vendor_of_words(names[0]) if names else None
+        if added is None:
+            continue
+        line = getattr(node, "lineno", 0)
+        for pattern in _strings(added, assignments, _SOURCE_DEPTH):
+            if pattern.endswith(_SOURCE_SUFFIXES):
+                yield SourceSet(os.path.normpath(pattern) if "*" not in pattern else pattern, vendor, path, line)
+
+
+def _strings(node: ast.expr, assignments: dict[str, list[ast.expr]], depth: int) -> list[str]:
+    if depth <= 0:
+        return []
+    deeper = depth  # only following a name costs a step
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.Name):
+        values = assignments.get(node.id, ())
+        return [text for value in values for text in _strings(value, assignments, depth - 1)]
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return [text for element in node.elts for text in _strings(element, assignments, deeper)]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _strings(node.left, assignments, deeper) + _strings(node.right, assignments, deeper)
+    if isinstance(node, ast.Call):
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if name == "join" and node.args:
+            parts = [_strings(arg, assignments, deeper) or [""] for arg in node.args]
+            joined = [""]
+            for options in parts:
+                joined = [os.path.join(head, option) if head else option for head in joined for option in options]
+            return joined
+        if name in _WRAPPERS and node.args:
+            return _strings(node.args[0], assignments, deeper)
+    return []
 
 
 def _is_define_macros_entry(node: ast.Tuple) -> bool:
@@ -172,6 +247,7 @@ def cmake_facts(path: str, text: str) -> BuildFacts:
     hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
     file_vendor = "rocm" if hip and not cuda else vendor_of_words(os.path.basename(os.path.dirname(path)))
     defines: list[BuildDefine] = []
+    sources: list[SourceSet] = []
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
     for command, arguments, line in _cmake_commands(text):
         name = command.lower()
@@ -187,7 +263,10 @@ def cmake_facts(path: str, text: str) -> BuildFacts:
         elif name in _CMAKE_DEFINE_COMMANDS:
             vendor = next((arm for arm, _ in reversed(blocks) if arm is not None), file_vendor)
             defines += _cmake_defines(name, arguments, vendor, path, line)
-    return BuildFacts(tuple(defines), hip_language=hip, cuda_language=cuda)
+        elif name == "add_subdirectory" and arguments.split() and "$" not in arguments.split()[0]:
+            vendor = next((arm for arm, _ in reversed(blocks) if arm is not None), None)
+            sources.append(SourceSet(arguments.split()[0].strip('"') + "/**", vendor, path, line))
+    return BuildFacts(tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda)
 
 
 def _cmake_commands(text: str) -> Iterator[tuple[str, str, int]]:

@@ -28,10 +28,17 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 
-from rocmlint.cuda.build_files import BuildDefine, BuildFacts, cmake_facts, setup_py_facts, vendor_of_words
+from rocmlint.cuda.build_files import (
+    BuildDefine,
+    BuildFacts,
+    SourceSet,
+    cmake_facts,
+    setup_py_facts,
+    vendor_of_words,
+)
 from rocmlint.cuda.preprocessor import (
     Directive,
     LearnedMacro,
@@ -339,9 +346,9 @@ class CudaProject:
             base_evidence=base_evidence,
             defines=self._visible(closure, "defines"),
             constants=self._visible(closure, "constants"),
-            aliases=self._aliases((path, *closure)),
+            aliases=self._aliases((path, *closure, *self._includers_closures(path))),
             rocm_native=self._rocm_native(path),
-            dependencies=tuple(sorted({path, *closure, *self._includer_files(path)})),
+            dependencies=tuple(sorted({path, *closure, *self._includers_closures(path)})),
         )
 
     def _closure(self, path: str) -> tuple[str, ...]:
@@ -371,8 +378,11 @@ class CudaProject:
         if path in self._bases:
             return self._bases[path]
         includers = self._includers.get(path, [])
-        if not includers or path in visiting:
+        if path in visiting:
             return EVERYWHERE, ""
+        if not includers:
+            built_for = self._built_only_for_nvidia(path)
+            return (Branch(False, None), built_for) if built_for else (EVERYWHERE, "")
         on_rocm: list[Tri] = []
         for includer, include in includers:
             outer, _ = self._base(includer, visiting | {path})
@@ -387,6 +397,29 @@ class CudaProject:
             result = EVERYWHERE, ""
         self._bases[path] = result
         return result
+
+    def _built_only_for_nvidia(self, path: str) -> str:
+        """Evidence that the build compiles `path` for NVIDIA only: the most specific source sets of the build files
+        naming it (`add_subdirectory(cuda)` inside `if(BUILD_CUDA)`, `sources += cuda_sources` under `if use_cuda:`)
+        are all NVIDIA's. "" otherwise."""
+        matching = [(len(s.pattern.split("*")[0]), s) for s in self.build_facts.sources if _names(s, path)]
+        if not matching:
+            return ""
+        most_specific = max(length for length, _ in matching)
+        deciding = [s for length, s in matching if length == most_specific]
+        if any(s.vendor != "nvidia" for s in deciding):
+            return ""
+        first = deciding[0]
+        return f"{self._relative(first.path)}:{first.line}: the build compiles it for NVIDIA only"
+
+    def _includers_closures(self, path: str) -> list[str]:
+        """The files that include `path` and everything they include: a header's code is compiled after what its
+        includers included before it (`compat.cuh` remapping `__stwb` for the `cache.cuh` a kernel includes
+        next)."""
+        found: list[str] = []
+        for includer in self._includer_files(path):
+            found += [includer, *self._closure(includer)]
+        return found
 
     def _includer_files(self, path: str) -> list[str]:
         return [includer for includer, _ in self._includers.get(path, [])]
@@ -474,9 +507,23 @@ def _walk(root: Path) -> Iterator[str]:
             yield os.path.join(folder, name)
 
 
+def _names(sources: SourceSet, path: str) -> bool:
+    """Whether a build file's source path or glob names `path`."""
+    relative = os.path.relpath(path, os.path.dirname(os.path.abspath(sources.path)))
+    return _pattern(sources.pattern).fullmatch(relative.replace(os.sep, "/")) is not None
+
+
+@lru_cache(maxsize=4096)
+def _pattern(glob: str) -> re.Pattern[str]:
+    parts = re.split(r"(\*\*/|\*\*|\*)", glob.replace(os.sep, "/").removeprefix("./"))
+    wildcards = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*"}
+    return re.compile("".join(wildcards.get(part, re.escape(part)) for part in parts))
+
+
 def _merge(facts: list[BuildFacts]) -> BuildFacts:
     return BuildFacts(
         defines=tuple(d for f in facts for d in f.defines),
+        sources=tuple(s for f in facts for s in f.sources),
         torch_extension=any(f.torch_extension for f in facts),
         hip_language=any(f.hip_language for f in facts),
         cuda_language=any(f.cuda_language for f in facts),
