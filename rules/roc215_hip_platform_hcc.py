@@ -26,6 +26,7 @@ class HipPlatformHcc(ConditionRule, Rule):
     ## What it does
     Flags `#if`/`#ifdef`/`#elif` tests of the deprecated `__HIP_PLATFORM_HCC__`, `__HIP_PLATFORM_NVCC__`
     or `HIP_PLATFORM_HCC` that do not also test `__HIP_PLATFORM_AMD__`, `USE_ROCM` or another current macro.
+
     The code such a test gates is analysed as its author meant it: the `#else` of `#ifdef __HIP_PLATFORM_HCC__`
     as NVIDIA-only (other rules do not report its `_sync` masks or PTX), its first arm as ROCm code. This report
     stands for the hazards of the NVIDIA side, and its fix settles them.
