@@ -144,6 +144,20 @@ BallotMask32Bit.valid = (
         __device__ bitmask_t vote_alias(bool p) { return __ballot(p); }
         """,
     ),
+    # A stale gate: ROC215 reports `__HIP_PLATFORM_HCC__`, and the `#else` is taken as the NVIDIA side it was
+    # written as (fixing the gate settles it).
+    Valid(
+        """
+        __device__ bool any_hit(bool hit) {
+        #ifdef __HIP_PLATFORM_HCC__
+          return __any(hit);
+        #else
+          unsigned int votes = __ballot_sync(0xffffffff, hit);
+          return votes != 0;
+        #endif
+        }
+        """,
+    ),
 )
 BallotMask32Bit.invalid = (
     # The apex relu-mask kernel: ballot result kept in an `unsigned int`.

@@ -153,6 +153,19 @@ InlinePtx.valid = (
         }
         """,
     ),
+    # A stale gate: ROC215 reports `__HIP_PLATFORM_HCC__`, and the `#else` is taken as the NVIDIA side it was
+    # written as (fixing the gate settles it).
+    Valid(
+        r"""
+        __device__ __forceinline__ void store_streaming(float4* dst, float4 v) {
+        #ifdef __HIP_PLATFORM_HCC__
+          __builtin_nontemporal_store(v, dst);
+        #else
+          asm volatile("st.global.cs.v4.f32 [%0], {%1, %2, %3, %4};" :: "l"(dst), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w));
+        #endif
+        }
+        """,
+    ),
     # AMDGPU assembly and host x86 assembly are fine.
     Valid(
         r"""

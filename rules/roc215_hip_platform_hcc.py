@@ -27,6 +27,10 @@ class HipPlatformHcc(ConditionRule, Rule):
     Flags `#if`/`#ifdef`/`#elif` tests of the deprecated `__HIP_PLATFORM_HCC__`, `__HIP_PLATFORM_NVCC__`
     or `HIP_PLATFORM_HCC` that do not also test `__HIP_PLATFORM_AMD__`, `USE_ROCM` or another current macro.
 
+    The code such a test gates is analysed as its author meant it: the `#else` of `#ifdef __HIP_PLATFORM_HCC__`
+    as NVIDIA-only (other rules do not report its `_sync` masks or PTX), its first arm as ROCm code. This report
+    stands for the hazards of the NVIDIA side, and its fix settles them.
+
     ## Why is this bad on ROCm?
     ROCm 6.0 removed both platform macros; `hip/hip_common.h` now defines only `__HIP_PLATFORM_AMD__` and
     `__HIP_PLATFORM_NVIDIA__` (pytorch/FBGEMM#2086, ROCm/pytorch#1303, ROCm/hipBLASLt#369,
@@ -70,7 +74,8 @@ class HipPlatformHcc(ConditionRule, Rule):
     changes there. ROCm 6+ enters the arms a widened `__HIP_PLATFORM_HCC__` test opens (and those after
     a negated one): the fix is withheld when such an arm, or a macro of this file it uses, holds what HIP
     lacks (inline PTX, a 32-bit `*_sync` mask, an API with no HIP equivalent), and when a test is compared
-    or selected on rather than used for its truth.
+    or selected on rather than used for its truth. Those arms are judged as ROCm really compiles the file
+    (the removed macro maybe defined, by ROCm < 6.0), not as the stale test meant them.
     """
 
     code = "ROC215"
@@ -79,13 +84,16 @@ class HipPlatformHcc(ConditionRule, Rule):
     fix_availability = FixAvailability.SAFE
     language = "cuda"
     triggers = (b"HIP_PLATFORM_HCC", b"HIP_PLATFORM_NVCC")
+    # The front end gates code as the stale tests meant it; this rule reads where ROCm 6 really goes instead
+    # (`as_compiled`), so a stale test inside another one's NVIDIA arm is reported too.
+    reports_gated = True
 
     def visit_directive(self, directive: Directive, ctx: CudaContext) -> None:
         if "HIP_PLATFORM_" not in directive.text:
             return
         macro = next((name for name in names_in(directive.condition) if name in _DEPRECATED), None)
         # The deprecated names themselves do not count as the ROCm alternative.
-        if macro is None or not self._candidate(directive, ctx, ignore=_DEPRECATED, also=_CURRENT):
+        if macro is None or not self._candidate(directive, ctx, ignore=_DEPRECATED, also=_CURRENT, as_compiled=True):
             return
         # Every `defined(<old name>)` of the chain gains `|| defined(<current name>)`, the old name kept for
         # ROCm < 6; a value test (`__HIP_PLATFORM_HCC__ == 1`) gets no fix.
@@ -94,7 +102,9 @@ class HipPlatformHcc(ConditionRule, Rule):
             directive,
             ctx,
             f"`{macro}` was removed in ROCm 6.0 (HIP defines only `__HIP_PLATFORM_AMD__`/`__HIP_PLATFORM_NVIDIA__`), "
-            f"so this test no longer picks the arm written for HIP; test `{_REPLACEMENT[macro]}` (or `USE_ROCM`) instead",
+            f"so this test no longer picks the arm written for HIP; test `{_REPLACEMENT[macro]}` (or `USE_ROCM`) instead. "
+            "The arms it gates are analysed as it meant them (the arm it leaves to NVIDIA as NVIDIA-only), so their "
+            "hazards are reported here only",
             fix=fix,
         )
 
@@ -235,6 +245,25 @@ HipPlatformHcc.invalid = (
         #include <cuda_fp16.h>
         #elif (defined(__HIP_PLATFORM_HCC__) || defined(__HIP_PLATFORM_AMD__)) && !defined(NO_HALF)
         #include <hip/hip_fp16.h>
+        #endif
+        """,
+    ),
+    # A stale test inside another one's NVIDIA arm: ROCm 6 still reads it.
+    Invalid(
+        """
+        #ifndef __HIP_PLATFORM_HCC__
+        #ifdef __HIP_PLATFORM_NVCC__
+        #include <hip/hip_runtime.h>
+        #endif
+        #endif
+        """,
+        expect=("1:1-1:29", "2:1-2:29"),
+        message="analysed as it meant them",
+        fixed="""
+        #if !defined(__HIP_PLATFORM_HCC__) && !defined(__HIP_PLATFORM_AMD__)
+        #if defined(__HIP_PLATFORM_NVCC__) || defined(__HIP_PLATFORM_NVIDIA__)
+        #include <hip/hip_runtime.h>
+        #endif
         #endif
         """,
     ),

@@ -5,6 +5,7 @@ clean."""
 from __future__ import annotations
 
 import pytest
+from rocmlint.rules.roc203_inline_ptx import InlinePtx
 from rocmlint.rules.roc213_cuda_arch_macro import CudaArchMacro
 from rocmlint.rules.roc214_cudacc_macro import CudaccMacro
 from rocmlint.rules.roc215_hip_platform_hcc import HipPlatformHcc
@@ -159,6 +160,46 @@ def test_an_arm_the_fix_routes_rocm_out_of_does_not_block_it() -> None:
     )
     diagnostics = run_example(HipPlatformHcc, code)
     assert len(diagnostics) == 1 and diagnostics[0].fix is not None
+
+
+# --- stale platform gates: other rules read them as meant, fixes are routed as ROCm 6 compiles the file -----
+_LANE_UNDER_STALE_GATE = (
+    "__device__ unsigned lane() {{\n  unsigned id = 0;\n#{opener}\n{first}\n#else\n{second}\n#endif\n  return id;\n}}\n"
+)
+_PTX_LANE = '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));'
+_HIP_LANE = "  id = __lane_id();"
+
+
+def test_a_negated_stale_test_keeps_routing_rocm_6_past_its_arm() -> None:
+    # ROCm 6 takes the first arm (the macro is gone); widening `!defined` sends it into `#else`, whose PTX the
+    # gating view calls ROCm-only (the author's meaning) but which ROCm 6 does not compile today: no fix.
+    code = _LANE_UNDER_STALE_GATE.format(opener="ifndef __HIP_PLATFORM_HCC__", first=_HIP_LANE, second=_PTX_LANE)
+    diagnostics = run_example(HipPlatformHcc, code)
+    assert len(diagnostics) == 1 and diagnostics[0].fix is None
+
+
+def test_a_stale_gate_is_reported_once_and_says_its_arms_are_analysed_as_meant() -> None:
+    code = _LANE_UNDER_STALE_GATE.format(opener="ifdef __HIP_PLATFORM_HCC__", first=_HIP_LANE, second=_PTX_LANE)
+    diagnostics = run_example(HipPlatformHcc, code)
+    assert len(diagnostics) == 1 and diagnostics[0].fix is not None
+    assert "analysed as it meant them" in diagnostics[0].message
+    assert run_example(InlinePtx, code) == []
+
+
+@pytest.mark.parametrize(
+    ("opener", "reported"),
+    [
+        pytest.param("ifdef __HIP_PLATFORM_HCC__", True, id="rocm-arm"),
+        pytest.param("ifndef __HIP_PLATFORM_HCC__", False, id="nvidia-arm"),
+        pytest.param("ifdef __HIP_PLATFORM_NVCC__", False, id="nvcc-arm"),
+    ],
+)
+def test_conditions_inside_a_stale_gate_are_read_as_its_side(opener: str, reported: bool) -> None:
+    # The arm the stale test gives ROCm is ROCm code (ROC213 reports an architecture test there); the arm it
+    # gives NVIDIA is NVIDIA-only, as under `#ifndef USE_ROCM`.
+    code = f"#{opener}\n#if __CUDA_ARCH__ >= 800\n#define HAS_BF16 1\n#endif\n#endif\n"
+    assert len(run_example(CudaArchMacro, code)) == int(reported)
+    assert len(run_example(HipPlatformHcc, code)) == 1
 
 
 # --- which arms a widened test routes ROCm into -------------------------------------------------------------

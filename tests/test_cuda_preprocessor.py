@@ -71,6 +71,37 @@ def test_configured_rocm_macros():
     assert branch_of(source, macros=VendorMacros().with_project_macros(("GGML_USE_HIP",), ())) == Branch(False, True)
 
 
+@pytest.mark.parametrize(
+    ("source", "gated", "compiled"),
+    [
+        # The gate the author meant: ROC215 reports the test, the code is analysed as gated by it.
+        ("#ifdef __HIP_PLATFORM_HCC__\nHAZARD;\n#endif\n", Branch(True, False), Branch(None, False)),
+        ("#ifdef __HIP_PLATFORM_HCC__\nx;\n#else\nHAZARD;\n#endif\n", Branch(False, True), Branch(None, True)),
+        ("#if !defined(HIP_PLATFORM_HCC)\nHAZARD;\n#endif\n", Branch(False, True), Branch(None, True)),
+        (
+            "#if defined(__HIP_PLATFORM_HCC__)\nx;\n#elif CUDA_VERSION >= 9000\ny;\n#else\nHAZARD;\n#endif\n",
+            Branch(False, None),
+            Branch(None, None),
+        ),
+        # Its value is not known: old HIP defined it empty or as 1.
+        ("#if __HIP_PLATFORM_HCC__ == 1\nHAZARD;\n#endif\n", Branch(None, False), Branch(None, False)),
+        # The NVIDIA spellings are NVIDIA's in both views.
+        ("#ifdef __HIP_PLATFORM_NVCC__\nHAZARD;\n#endif\n", Branch(False, None), Branch(False, None)),
+        ("#ifdef HIP_PLATFORM_NVCC\nx;\n#else\nHAZARD;\n#endif\n", Branch(True, None), Branch(True, None)),
+    ],
+)
+def test_stale_platform_macros_gate_as_meant_and_compile_as_maybe_defined(source, gated, compiled):
+    assert branch_of(source) == gated
+    assert branch_of(source, macros=VendorMacros().as_compiled()) == compiled
+
+
+def test_project_macros_keep_the_stale_gates():
+    source = "#ifdef __HIP_PLATFORM_HCC__\nx;\n#else\nHAZARD;\n#endif\n"
+    macros = VendorMacros().with_project_macros(("MY_HIP",), ("MY_CUDA",))
+    assert branch_of(source, macros=macros) == Branch(False, True)
+    assert branch_of(source, macros=macros.as_compiled()) == Branch(None, True)
+
+
 def test_unterminated_if_is_counted_and_code_still_has_a_branch():
     preprocessor = analyse("#ifndef USE_ROCM\nHAZARD;\n", VendorMacros())
     assert preprocessor.unterminated == 1

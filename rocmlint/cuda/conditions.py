@@ -72,9 +72,12 @@ def is_host_only_unit(ctx: CudaContext) -> bool:
     return ctx.source.path.lower().endswith(_HOST_ONLY_SUFFIXES)
 
 
-def arm_branch(directive: Directive, ctx: CudaContext) -> Branch:
-    """Where the arm this `#if`/`#elif` opens is compiled (`on_rocm` False: a ROCm build skips it)."""
-    return ctx.branch(ByteSpan(directive.end_byte, directive.end_byte))
+def arm_branch(directive: Directive, ctx: CudaContext, *, as_compiled: bool = False) -> Branch:
+    """Where the arm this `#if`/`#elif` opens is compiled (`on_rocm` False: a ROCm build skips it); with
+    `as_compiled`, where a ROCm build really goes, stale platform macros read as maybe defined
+    (`CudaContext.branch_as_compiled`)."""
+    span = ByteSpan(directive.end_byte, directive.end_byte)
+    return ctx.branch_as_compiled(span) if as_compiled else ctx.branch(span)
 
 
 def chains_around(ctx: CudaContext, offset: int, *, later_arms: bool) -> list[list[str]]:
@@ -185,10 +188,16 @@ class ConditionRule:
         *,
         ignore: frozenset[str] = frozenset(),
         also: frozenset[str] = frozenset(),
+        as_compiled: bool = False,
     ) -> bool:
         """A condition ROCm's preprocessor reads, in a chain that nowhere names a ROCm macro (other than
-        those in `ignore`; names in `also` count as ROCm macros) and has not been reported yet."""
-        if directive.kind not in CONDITION_KINDS or ctx.is_rocm_gated(directive):
+        those in `ignore`; names in `also` count as ROCm macros) and has not been reported yet. With
+        `as_compiled`, read where a ROCm build really goes (`CudaContext.branch_as_compiled`), not as the stale
+        gates around it meant: ROC215 reports a stale test inside another one's NVIDIA arm too."""
+        if directive.kind not in CONDITION_KINDS:
+            return False
+        branch = ctx.branch_as_compiled(directive) if as_compiled else ctx.branch(directive)
+        if branch.on_rocm is False:
             return False
         chains = self._chains(ctx)
         return (
@@ -250,9 +259,10 @@ class ConditionRule:
         """What HIP lacks in an arm of the directive's chain that widening its tests (`tests_of`) may send a ROCm
         build into, or None: a fix must not route ROCm into code it cannot build (`#ifdef __CUDA_ARCH__` gaining
         the HIP device pass over `#define RUNTIME_ASSERT(x) __brkpt()`). An arm ROCm certainly compiles today
-        keeps what it holds whatever the fix does."""
+        keeps what it holds whatever the fix does; "today" as a ROCm build really compiles the file, not as the
+        stale platform tests around the arm meant (`arm_branch(as_compiled=True)`)."""
         for arm in self._routed_arms(directive, ctx, tests_of, alternatives):
-            if arm_branch(arm, ctx).on_rocm is not True:
+            if arm_branch(arm, ctx, as_compiled=True).on_rocm is not True:
                 lacking = lacking_on_hip(ctx, arm_span(arm, ctx))
                 if lacking is not None:
                     return lacking

@@ -22,7 +22,16 @@ from typing import Protocol
 import tree_sitter
 import tree_sitter_cuda
 
-from rocmlint.cuda.preprocessor import Define, Directive, Include, Preprocessor, VendorMacros, analyse, parse_int
+from rocmlint.cuda.preprocessor import (
+    STALE_ROCM_MACROS,
+    Define,
+    Directive,
+    Include,
+    Preprocessor,
+    VendorMacros,
+    analyse,
+    parse_int,
+)
 from rocmlint.cuda.project import EMPTY_VIEW, FileView
 from rocmlint.cuda.trace import START, Trace
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix
@@ -194,6 +203,18 @@ class CudaContext:
 
     def is_nvidia_gated(self, span: Span) -> bool:
         return self.branch(span).on_nvidia is False
+
+    def branch_as_compiled(self, span: Span) -> Branch:
+        """`branch`, but with the stale platform macros ROC215 reports read as a ROCm build compiles them (maybe
+        defined, by ROCm < 6.0) rather than as the gates their authors meant: where a ROCm 6 build may really
+        go, for decisions such as which arms a fix may route it into (rocmlint/cuda/conditions.py)."""
+        return self._preprocessor_as_compiled.branch_at(span.start_byte)
+
+    @cached_property
+    def _preprocessor_as_compiled(self) -> Preprocessor:
+        if not any(name.encode() in self.content for name in STALE_ROCM_MACROS):
+            return self.preprocessor  # no stale test: both views are the same
+        return analyse(analysed_text(self.source), self.preprocessor.macros.as_compiled(), self.options.project.base)
 
     @property
     def is_rocm_source(self) -> bool:
@@ -587,6 +608,11 @@ def _header_define(name: str, value: str) -> Define:
     return Define(name, value, None, Directive("define", f"{name} {value}", 0, 0, 0))
 
 
+def analysed_text(source: SourceFile) -> str:
+    """The file's text as the preprocessor analysis reads it: without a byte-order mark, as tree-sitter."""
+    return source.text[1:] if source.text.startswith("\ufeff") else source.text
+
+
 def parse(content: bytes) -> tree_sitter.Tree:
     return tree_sitter.Parser(_language()).parse(content)
 
@@ -604,8 +630,7 @@ def check_cuda(
     source: SourceFile, rules: Sequence[type[Rule]], options: CudaOptions, on_internal_error: InternalErrorReporter
 ) -> list[Diagnostic]:
     """Run `rules` over one C/C++/CUDA file (or a CUDA snippet taken from a Python string)."""
-    text = source.text[1:] if source.text.startswith("\ufeff") else source.text
-    preprocessor = analyse(text, options.vendor_macros(), options.project.base)
+    preprocessor = analyse(analysed_text(source), options.vendor_macros(), options.project.base)
     context = CudaContext(source, preprocessor, options)
     if context.is_rocm_source:
         # A ROCm source only meets ROCm hardware: the wave size is all that can still be wrong there.

@@ -12,16 +12,22 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rocmlint.vendor import EVERYWHERE, Branch, Tri, and3, not3
 
 # Macros each vendor's build defines (ROCm: HIP-Clang and PyTorch/vLLM extension builds).
 ROCM_MACROS = frozenset({"USE_ROCM", "__HIP_PLATFORM_AMD__", "__HIPCC__", "__HIP__", "HIP_PLATFORM_AMD"})
-# Defined only on some ROCm compilation passes or targets: unknown on ROCm, never defined on NVIDIA.
-ROCM_PASS_MACROS = frozenset(
-    {"__HIP_DEVICE_COMPILE__", "__AMDGCN__", "__AMDGCN_WAVEFRONT_SIZE", "__HIP_PLATFORM_HCC__"}
-)
+# The platform macros ROCm 6.0 removed (`hip_common.h` now defines only `__HIP_PLATFORM_AMD__` and
+# `__HIP_PLATFORM_NVIDIA__`; `HIP_PLATFORM_*` were the build's spellings of them). ROC215 reports every test of
+# one; the code such a test gates is analysed as its author gated it (`VendorMacros.stale_gates`: the ROCm
+# spellings as defined on ROCm, so the `#else` of `#ifdef __HIP_PLATFORM_HCC__` is NVIDIA's), because fixing
+# the gate, as ROC215's fix does, fixes that code on ROCm 6 too: its hazards are the gate's, reported once.
+STALE_ROCM_MACROS = frozenset({"__HIP_PLATFORM_HCC__", "HIP_PLATFORM_HCC"})
+STALE_NVIDIA_MACROS = frozenset({"__HIP_PLATFORM_NVCC__", "HIP_PLATFORM_NVCC"})
+# Defined only on some ROCm compilation passes or targets: unknown on ROCm, never defined on NVIDIA. The stale
+# ROCm spellings too, as ROCm < 6.0 defined them, where gating does not read them as the author meant them.
+ROCM_PASS_MACROS = frozenset({"__HIP_DEVICE_COMPILE__", "__AMDGCN__", "__AMDGCN_WAVEFRONT_SIZE", *STALE_ROCM_MACROS})
 _AMD_ARCH_MACRO = re.compile(r"__(?:GFX\d+|gfx[0-9a-f]+)__|__gfx[0-9a-f]+_generic__")
 ROCM_VERSION_MACROS = frozenset(
     {
@@ -53,7 +59,7 @@ NVIDIA_MACROS = CUDA_VERSION_MACROS | frozenset(
         "__CUDA_ARCH__",
         "__CUDA_ARCH_LIST__",
         "__HIP_PLATFORM_NVIDIA__",
-        "__HIP_PLATFORM_NVCC__",
+        *STALE_NVIDIA_MACROS,
         "CUDNN_VERSION",
         "__CUDA_ARCH_FEAT_SM90_ALL",
         "CUBLAS_VERSION",
@@ -154,14 +160,21 @@ class VendorMacros:
     rocm_pass: frozenset[str] = ROCM_PASS_MACROS
     nvidia: frozenset[str] = NVIDIA_MACROS
     learned: Mapping[str, LearnedMacro] = field(default_factory=dict, compare=False)
+    # Read as defined exactly on ROCm (the gate their author meant) before `rocm_pass` is asked.
+    stale_gates: frozenset[str] = STALE_ROCM_MACROS
+
+    def as_compiled(self) -> VendorMacros:
+        """The same macros with the stale ROCm spellings read as a ROCm build compiles them: maybe defined
+        (by ROCm < 6.0). For decisions about what a ROCm 6 build really enters, such as ROC215's fix routing."""
+        return replace(self, stale_gates=frozenset())
 
     def with_project_macros(self, rocm: tuple[str, ...], nvidia: tuple[str, ...]) -> VendorMacros:
         """Add the project's own macros: `rocm-macros` mean "compiled for ROCm", `nvidia-macros` are never
         defined on ROCm (a `PTX_AVAILABLE` another header defines only for NVIDIA)."""
-        return VendorMacros(self.rocm | frozenset(rocm), self.rocm_pass, self.nvidia | frozenset(nvidia), self.learned)
+        return replace(self, rocm=self.rocm | frozenset(rocm), nvidia=self.nvidia | frozenset(nvidia))
 
     def with_learned(self, learned: Mapping[str, LearnedMacro]) -> VendorMacros:
-        return VendorMacros(self.rocm, self.rocm_pass, self.nvidia, learned)
+        return replace(self, learned=learned)
 
     def is_rocm_side(self, name: str) -> bool:
         learned = self.learned.get(name)
@@ -184,6 +197,7 @@ class Preprocessor:
     _starts: list[int] = field(repr=False)
     _branches: list[Branch] = field(repr=False)
     unterminated: int = 0  # `#if`s still open at the end of the file
+    macros: VendorMacros = VendorMacros()  # what the branches were evaluated with
 
     def branch_at(self, offset: int) -> Branch:
         index = bisect.bisect_right(self._starts, offset) - 1
@@ -242,7 +256,7 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
         # arm before it); the code after it, up to the next directive, where the innermost arm is.
         starts += [directive.start_byte, directive.end_byte]
         branches += [directive.branch, current()]
-    return Preprocessor(directives, defines, includes, starts, branches, unterminated=len(stack))
+    return Preprocessor(directives, defines, includes, starts, branches, unterminated=len(stack), macros=macros)
 
 
 def _include_guard(directives: list[Directive]) -> str | None:
@@ -409,7 +423,7 @@ class _Evaluator:
         macros = self.macros
         if name == self.include_guard:
             return False
-        if name in macros.rocm:
+        if name in macros.rocm or name in macros.stale_gates:
             return vendor == "rocm"
         if name in macros.rocm_pass or _AMD_ARCH_MACRO.fullmatch(name) or name in ROCM_VERSION_MACROS:
             return None if vendor == "rocm" else False
