@@ -31,6 +31,9 @@ class CudaRuntimeHeader(Rule):
     regenerated into `rocmlint/data/cuda_headers.toml`) and torch's `cuda_to_hip_mappings.py`. HIP-Clang
     ships an empty `cuda.h`, so including it compiles but the `CU*` driver symbols are missing. Sources
     built through torch's `CUDAExtension` are hipified automatically; stand-alone HIP builds are not.
+    When the project model finds that the build hipifies the sources (a torch `CUDAExtension` in setup.py,
+    a build file running hipify), an include hipify swaps is reported at `info`, with that evidence: a
+    note for code that must also build as hand-written HIP, not an error.
 
     ## Example
     ```cuda
@@ -86,6 +89,10 @@ class CudaRuntimeHeader(Rule):
             message = f"`{header}` does not exist on ROCm (HIP needs no replacement); include it on NVIDIA only"
             # Nothing to include on ROCm: the ROCm branch is left empty.
             fix = ctx.gated_fix("include it on NVIDIA only", include.directive, "")
+        if hip and ctx.hipified_build:
+            # hipify swaps the include at build time: a note for hand-written HIP, no error.
+            ctx.report(include, f"{message} ({ctx.hipified_build})", fix=fix, severity=Severity.INFO)
+            return
         ctx.report(include, message, fix=fix)
 
 

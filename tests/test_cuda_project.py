@@ -367,3 +367,24 @@ def test_sources_the_build_compiles_for_nvidia_only(tmp_path):
     for built_everywhere in ("pkg/csrc/cuda/glue.cpp", "pkg/csrc/common.cu", "common/k.cu"):
         assert project.view(str(root / built_everywhere)).base.on_rocm is not False, built_everywhere
     assert _codes(root, "pkg/csrc/cuda/gemm.cu") == []
+
+
+def test_includes_a_hipified_build_swaps_are_notes(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "setup.py": "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('x', ['k.cu'])\n",
+            "k.cu": "#include <cuda_fp16.h>\n#include <cublas_v2.h>\n#include <cudnn.h>\n",
+        },
+    )
+    report = Engine().check_path(root / "k.cu", Settings(root=root))
+    found = {d.code: d for d in report.diagnostics}
+    assert found["ROC204"].severity.value == "info"
+    assert "(setup.py:2: builds a torch CUDAExtension (hipified on ROCm))" in found["ROC204"].message
+    assert [d.severity.value for d in report.diagnostics if d.code == "ROC205"] == ["info", "warning"]  # cuDNN stays
+    hand_written = _tree(
+        tmp_path / "cmake", {"CMakeLists.txt": "project(x LANGUAGES CXX CUDA HIP)\n", "k.cu": "#include <cuda_fp16.h>\n"}
+    )
+    assert [
+        d.severity.value for d in Engine().check_path(hand_written / "k.cu", Settings(root=hand_written)).diagnostics
+    ] == ["warning"]

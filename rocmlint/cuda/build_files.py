@@ -82,6 +82,7 @@ class BuildFacts:
     defines: tuple[BuildDefine, ...] = ()
     sources: tuple[SourceSet, ...] = ()
     torch_extension: bool = False  # CUDAExtension / BuildExtension: hipified at build time on ROCm
+    hipify: str = ""  # "path:line: why" when the build runs hipify over the sources (torch extensions do)
     hip_language: bool = False  # CMake builds HIP (enable_language(HIP), hip_add_library, LANGUAGES HIP)
     cuda_language: bool = False  # CMake or setup.py builds CUDA with nvcc
 
@@ -101,6 +102,7 @@ def setup_py_facts(path: str, text: str) -> BuildFacts:
         defines=defines,
         sources=tuple(_setup_sources(tree, path)),
         torch_extension=any(word in text for word in ("CUDAExtension", "BuildExtension")),
+        hipify=_hipify_evidence(path, text),
         cuda_language="nvcc" in text,
     )
 
@@ -229,6 +231,19 @@ def _test_vendor(test: ast.expr) -> str | None:
     return None
 
 
+_HIPIFY = re.compile(r"\bCUDAExtension\s*\(|hipify", re.IGNORECASE)
+
+
+def _hipify_evidence(path: str, text: str) -> str:
+    """Where a build file runs hipify: torch's `CUDAExtension` does on ROCm, other builds call a hipify tool."""
+    match = _HIPIFY.search(text)
+    if match is None:
+        return ""
+    line = text.count("\n", 0, match.start()) + 1
+    how = "builds a torch CUDAExtension (hipified on ROCm)" if "(" in match.group() else "runs hipify for ROCm"
+    return f"{path}:{line}: {how}"
+
+
 # --- CMake ------------------------------------------------------------------------------------------------------
 _CMAKE_COMMAND = re.compile(r"^\s*([A-Za-z_]\w*)\s*\(", re.MULTILINE)
 _CMAKE_DEFINE_COMMANDS = frozenset({"add_compile_definitions", "add_definitions", "target_compile_definitions"})
@@ -266,7 +281,9 @@ def cmake_facts(path: str, text: str) -> BuildFacts:
         elif name == "add_subdirectory" and arguments.split() and "$" not in arguments.split()[0]:
             vendor = next((arm for arm, _ in reversed(blocks) if arm is not None), None)
             sources.append(SourceSet(arguments.split()[0].strip('"') + "/**", vendor, path, line))
-    return BuildFacts(tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda)
+    return BuildFacts(
+        tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda, hipify=_hipify_evidence(path, text)
+    )
 
 
 def _cmake_commands(text: str) -> Iterator[tuple[str, str, int]]:

@@ -34,7 +34,7 @@ from rocmlint.cuda.preprocessor import (
 )
 from rocmlint.cuda.project import EMPTY_VIEW, FileView
 from rocmlint.cuda.trace import START, Trace
-from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix
+from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from rocmlint.rule import Rule
 from rocmlint.source import SourceFile
 from rocmlint.vendor import DEFAULT_ROCM_CONDITION, EVERYWHERE, Branch
@@ -221,6 +221,12 @@ class CudaContext:
         """A `.hip` file, one that includes the HIP runtime header outside any vendor branch, or code the
         project model found written for AMD (a HIP-only build, `__builtin_amdgcn_*` outside vendor branches)."""
         return bool(self.options.project.rocm_native) or is_rocm_source(self.source.path, self.preprocessor)
+
+    @property
+    def hipified_build(self) -> str:
+        """Why the project's ROCm build renames CUDA names in this file (torch's `CUDAExtension` runs hipify),
+        "" when it does not: a rename hipify performs is then no error (rules say so at `info`)."""
+        return self.options.project.hipified
 
     def project_alias(self, span: Span) -> str | None:
         """Where the project remaps, for ROCm only, the name a diagnostic at `span` is about (the callee of a
@@ -432,7 +438,7 @@ class CudaContext:
         return [] if arguments is None else [a for a in arguments.named_children if a.type != "comment"]
 
     # --- reporting ------------------------------------------------------------------------------------
-    def report(self, span: Span, message: str, *, fix: Fix | None = None) -> bool:
+    def report(self, span: Span, message: str, *, fix: Fix | None = None, severity: Severity | None = None) -> bool:
         """Report `span` for the running rule unless a ROCm build never compiles it.
 
         A fix is dropped inside regions tree-sitter could not parse: the tokens there are clear enough to
@@ -453,7 +459,7 @@ class CudaContext:
                 code=rule.code,
                 name=rule.name,
                 message=message,
-                severity=rule.severity,
+                severity=severity or rule.severity,
                 location=start,
                 end_location=end,
                 fix=fix,

@@ -258,6 +258,7 @@ class FileView:
     # A name the project remaps for ROCm only -> ("path:line" of the remap, its parameter count if function-like)
     aliases: Mapping[str, tuple[str, int | None]] = field(default_factory=dict)
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
+    hipified: str = ""  # why the ROCm build renames CUDA names in the file (hipify), "" when it does not
     dependencies: tuple[str, ...] = ()  # files the view was read from
 
     @cached_property
@@ -269,6 +270,7 @@ class FileView:
             sorted(self.constants.items()),
             sorted(self.aliases.items()),
             bool(self.rocm_native),
+            bool(self.hipified),
         )
         return hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest()
 
@@ -348,6 +350,7 @@ class CudaProject:
             constants=self._visible(closure, "constants"),
             aliases=self._aliases((path, *closure, *self._includers_closures(path))),
             rocm_native=self._rocm_native(path),
+            hipified=self._relative_evidence(self.build_facts.hipify),
             dependencies=tuple(sorted({path, *closure, *self._includers_closures(path)})),
         )
 
@@ -460,6 +463,10 @@ class CudaProject:
             return "the file calls __builtin_amdgcn_* outside any vendor branch"
         return ""
 
+    def _relative_evidence(self, evidence: str) -> str:
+        path, colon, rest = evidence.partition(":")
+        return f"{self._relative(path)}{colon}{rest}" if colon else evidence
+
     def _relative(self, path: str) -> str:
         try:
             return os.path.relpath(path, self.root)
@@ -525,6 +532,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         defines=tuple(d for f in facts for d in f.defines),
         sources=tuple(s for f in facts for s in f.sources),
         torch_extension=any(f.torch_extension for f in facts),
+        hipify=next((f.hipify for f in facts if f.hipify), ""),
         hip_language=any(f.hip_language for f in facts),
         cuda_language=any(f.cuda_language for f in facts),
     )
