@@ -256,7 +256,7 @@ class Engine:
     ) -> _FrontEndOutcome:
         try:
             options = replace(cuda_options(settings), project=self._project_view(source.path, settings))
-            found = check_cuda(source, rules, options, on_internal_error)
+            found = check_cuda(source, rules, options, on_internal_error, report.gated_notes)
         except Exception as error:  # noqa: BLE001 - a front-end bug must not stop the run
             message = f"the CUDA C++ front end crashed on this file: {type(error).__name__}: {error}"
             if isinstance(error, RecursionError):

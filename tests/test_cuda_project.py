@@ -383,8 +383,41 @@ def test_includes_a_hipified_build_swaps_are_notes(tmp_path):
     assert "(setup.py:2: builds a torch CUDAExtension (hipified on ROCm))" in found["ROC204"].message
     assert [d.severity.value for d in report.diagnostics if d.code == "ROC205"] == ["info", "warning"]  # cuDNN stays
     hand_written = _tree(
-        tmp_path / "cmake", {"CMakeLists.txt": "project(x LANGUAGES CXX CUDA HIP)\n", "k.cu": "#include <cuda_fp16.h>\n"}
+        tmp_path / "cmake",
+        {"CMakeLists.txt": "project(x LANGUAGES CXX CUDA HIP)\n", "k.cu": "#include <cuda_fp16.h>\n"},
     )
     assert [
         d.severity.value for d in Engine().check_path(hand_written / "k.cu", Settings(root=hand_written)).diagnostics
     ] == ["warning"]
+
+
+def test_check_verbose_says_which_evidence_gated_a_finding_away(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    fixture = Path(__file__).resolve().parent.parent / "fixtures" / "project_gates"
+    root = Path(shutil.copytree(fixture, tmp_path / "project_gates"))
+    notes = []
+    for cached in (False, True):  # the second run is served from the cache, notes included
+        run = subprocess.run(
+            [sys.executable, "-m", "rocmlint", "check", "--verbose", "--isolated", "."],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        notes.append(sorted(line for line in run.stderr.splitlines() if "not reported" in line))
+    assert notes[0] == notes[1]
+    assert (
+        "rocmlint: csrc/kernels.cu:26: ROC201 not reported: `PG_ROCM_BUILD` is ROCm's "
+        "(setup.py:7: the ROCm build defines it (build))" in notes[0]
+    )
+    assert (
+        "rocmlint: csrc/nv_only.cuh:2: ROC205 not reported: ROCm does not compile this file "
+        "(csrc/kernels.cu:4: included only where ROCm does not compile)" in notes[0]
+    )
+    assert (
+        "rocmlint: csrc/kernels.cu:15: ROC210 not reported: the project remaps the name for ROCm (csrc/compat.cuh:16)"
+        in notes[0]
+    )

@@ -30,6 +30,7 @@ from rocmlint.cuda.preprocessor import (
     Preprocessor,
     VendorMacros,
     analyse,
+    names_in,
     parse_int,
 )
 from rocmlint.cuda.project import EMPTY_VIEW, FileView
@@ -60,6 +61,7 @@ PORTABLE_MACROS = frozenset(
         "VLLM_DevFuncAttribute_SET_MaxDynamicSharedMemorySize",
     }
 )
+_VENDOR_NAMES = {"rocm": "ROCm", "nvidia": "NVIDIA"}
 # A statement a fix wraps whole (`statement_fix`) is this short at most: an `if` with a small body.
 MAX_WRAPPED_LINES = 8
 _HIP_RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
@@ -154,6 +156,7 @@ class CudaContext:
         self.rule: type[Rule] | None = None
         self.diagnostics: list[Diagnostic] = []
         self._declarations_by_name: dict[str, list[Node]] = {}
+        self.gated_notes: list[str] = []  # `check --verbose`: findings the project model's evidence gated away
 
     @property
     def tree(self) -> tree_sitter.Tree:
@@ -447,6 +450,7 @@ class CudaContext:
         rule = self.rule
         assert rule is not None, "report() called outside a rule callback"
         if not rule.reports_gated and (self.is_rocm_gated(span) or self.project_alias(span) is not None):
+            self._note_gated(span, rule)
             return False
         if fix is not None and self.in_error(span):
             fix = None
@@ -468,6 +472,28 @@ class CudaContext:
             )
         )
         return True
+
+    def _note_gated(self, span: Span, rule: type[Rule]) -> None:
+        """For `check --verbose`: why a finding was not reported, when the project model's evidence decided it."""
+        why = self._project_evidence(span)
+        if why:
+            line = self.source.location_of_byte(self.source.bom_length + span.start_byte).line
+            self.gated_notes.append(f"{self.source.path}:{line}: {rule.code} not reported: {why}")
+
+    def _project_evidence(self, span: Span) -> str:
+        project = self.options.project
+        alias = self.project_alias(span)
+        if alias is not None:
+            return f"the project remaps the name for ROCm ({alias})"
+        if project.base.on_rocm is False:
+            return f"ROCm does not compile this file ({project.base_evidence})"
+        learned = [
+            project.learned[name]
+            for condition in self.preprocessor.conditions_around(span.start_byte)
+            for name in names_in(condition)
+            if name in project.learned
+        ]
+        return "; ".join(f"`{m.name}` is {_VENDOR_NAMES[m.vendor]}'s ({m.evidence})" for m in learned)
 
     # --- fixes: ROCm text behind a gate, the NVIDIA text unchanged ------------------------------------
     def statement_of(self, node: Node) -> Node | None:
@@ -633,9 +659,14 @@ Anchors = Sequence[int] | None
 
 
 def check_cuda(
-    source: SourceFile, rules: Sequence[type[Rule]], options: CudaOptions, on_internal_error: InternalErrorReporter
+    source: SourceFile,
+    rules: Sequence[type[Rule]],
+    options: CudaOptions,
+    on_internal_error: InternalErrorReporter,
+    gated_notes: list[str] | None = None,
 ) -> list[Diagnostic]:
-    """Run `rules` over one C/C++/CUDA file (or a CUDA snippet taken from a Python string)."""
+    """Run `rules` over one C/C++/CUDA file (or a CUDA snippet taken from a Python string). `gated_notes`, when
+    given, receives why findings the project model's evidence gated away were not reported."""
     preprocessor = analyse(analysed_text(source), options.vendor_macros(), options.project.base)
     context = CudaContext(source, preprocessor, options)
     if context.is_rocm_source:
@@ -660,6 +691,8 @@ def check_cuda(
         for node in _source_order(_visited_nodes(context, anchors)):
             for callback in by_kind[node.kind_id]:
                 callback(node)
+    if gated_notes is not None:
+        gated_notes += context.gated_notes
     return context.diagnostics
 
 

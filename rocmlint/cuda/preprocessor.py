@@ -203,6 +203,20 @@ class Preprocessor:
         index = bisect.bisect_right(self._starts, offset) - 1
         return self._branches[max(index, 0)]
 
+    def conditions_around(self, offset: int) -> list[str]:
+        """The conditions of every `#if`/`#elif` chain open at `offset`, up to the arm holding it."""
+        stack: list[list[str]] = []
+        for directive in self.directives:
+            if directive.start_byte > offset:
+                break
+            if directive.kind in ("if", "ifdef", "ifndef"):
+                stack.append([directive.condition])
+            elif directive.kind in ("elif", "elifdef", "elifndef") and stack:
+                stack[-1].append(directive.condition)
+            elif directive.kind == "endif" and stack:
+                stack.pop()
+        return [condition for chain in stack for condition in chain]
+
     def define_of(self, name: str, before: int) -> Define | None:
         """The object-like `#define` of `name` a ROCm build sees at byte `before`, if this file has one."""
         visible = [

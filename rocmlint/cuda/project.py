@@ -27,7 +27,7 @@ import hashlib
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 
@@ -308,6 +308,9 @@ class CudaProject:
                 files[path] = read_facts(path, texts[path], macros)
         learned = _learn(files, build, learned)
         project = cls(root, files, build, learned)
+        project.learned = {
+            name: replace(m, evidence=project._relative_evidence(m.evidence)) for name, m in learned.items()
+        }
         project._index()
         return project
 
