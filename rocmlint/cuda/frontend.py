@@ -38,7 +38,7 @@ from rocmlint.cuda.trace import START, Trace
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from rocmlint.rule import Rule
 from rocmlint.source import SourceFile
-from rocmlint.vendor import DEFAULT_ROCM_CONDITION, EVERYWHERE, Branch
+from rocmlint.vendor import DEFAULT_ROCM_CONDITION, EVERYWHERE, Branch, and3, not3
 
 Node = tree_sitter.Node
 PREPROCESSOR_HOOKS = ("include", "define", "directive")
@@ -62,6 +62,8 @@ PORTABLE_MACROS = frozenset(
     }
 )
 _VENDOR_NAMES = {"rocm": "ROCm", "nvidia": "NVIDIA"}
+# `if (NAME)`, `if constexpr (!NAME)`: a test of one name, a candidate vendor constant.
+_RUNTIME_TEST = re.compile(rb"\bif\s*(?:constexpr\s*)?\(\s*(!?)\s*([A-Za-z_]\w*)\s*\)")
 # A statement a fix wraps whole (`statement_fix`) is this short at most: an `if` with a small body.
 MAX_WRAPPED_LINES = 8
 _HIP_RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
@@ -197,8 +199,55 @@ class CudaContext:
 
     # --- gating -----------------------------------------------------------------------------------
     def branch(self, span: Span) -> Branch:
-        """Whether the code at `span` is compiled on ROCm and on NVIDIA (True, False, None = unknown)."""
-        return self.preprocessor.branch_at(span.start_byte)
+        """Whether the code at `span` is compiled on ROCm and on NVIDIA (True, False, None = unknown), or, inside
+        an `if` on a vendor constant (`if (USE_ROCM) {...} else {...}`, `if constexpr (kIsHip)`), run there."""
+        branch = self.preprocessor.branch_at(span.start_byte)
+        for runtime in self._runtime_branches(span):
+            branch = Branch(and3(branch.on_rocm, runtime.on_rocm), and3(branch.on_nvidia, runtime.on_nvidia))
+        return branch
+
+    def _runtime_branches(self, span: Span) -> Iterator[Branch]:
+        """The vendor of each `if`/`else` arm around `span` whose test is a vendor constant."""
+        for offset, taken in self._runtime_gates:
+            if offset > span.start_byte:
+                break
+            node = self.tree.root_node.descendant_for_byte_range(offset, offset)
+            while node is not None and not (node.type == "if_statement" and node.start_byte == offset):
+                node = node.parent
+            if node is None or not node.start_byte <= span.start_byte < node.end_byte:
+                continue
+            consequence, alternative = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
+            if consequence is not None and consequence.start_byte <= span.start_byte < consequence.end_byte:
+                yield taken
+            elif alternative is not None and alternative.start_byte <= span.start_byte < alternative.end_byte:
+                yield Branch(not3(taken.on_rocm), not3(taken.on_nvidia))
+
+    @cached_property
+    def _runtime_gates(self) -> list[tuple[int, Branch]]:
+        """(offset, where the test holds) of each `if (NAME)` / `if constexpr (!NAME)` whose name is a vendor
+        constant: a vendor macro, or a `constexpr bool` initialised from one. Found in the text, so a file without
+        one is never parsed for it."""
+        gates: list[tuple[int, Branch]] = []
+        for match in _RUNTIME_TEST.finditer(self.content):
+            negated, name = match.group(1), match.group(2).decode()
+            expression = self._vendor_constant(name)
+            if expression is None:
+                continue
+            on_rocm, on_nvidia = self.preprocessor.evaluate(("!" if negated else "") + f"({expression})")
+            if on_rocm is not None and on_nvidia is not None and on_rocm != on_nvidia:
+                gates.append((match.start(), Branch(on_rocm, on_nvidia)))
+        return gates
+
+    def _vendor_constant(self, name: str) -> str | None:
+        """The vendor test `name` stands for: itself when it is a vendor macro, the initialiser of a
+        `constexpr bool name = <vendor test>;` of this file; None otherwise."""
+        macros = self.preprocessor.macros
+        if macros.is_rocm_side(name) or name in macros.nvidia or name in macros.learned:
+            return name
+        declared = re.search(
+            rb"\bconstexpr\s+(?:static\s+)?bool\s+" + re.escape(name.encode()) + rb"\s*=\s*([^;{}]+);", self.content
+        )
+        return declared.group(1).decode("utf-8", "replace") if declared is not None else None
 
     def is_rocm_gated(self, span: Span) -> bool:
         """True when a ROCm build never compiles `span` (it sits in an NVIDIA-only preprocessor branch)."""

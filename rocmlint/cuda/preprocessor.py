@@ -203,6 +203,11 @@ class Preprocessor:
         index = bisect.bisect_right(self._starts, offset) - 1
         return self._branches[max(index, 0)]
 
+    def evaluate(self, expression: str) -> tuple[Tri, Tri]:
+        """The truth of an `#if`-style expression on a ROCm and on an NVIDIA build, with the file's macros as
+        its end sees them (for C++ tests of vendor constants, `if (USE_ROCM)`)."""
+        return _Evaluator(self.macros).evaluate(expression, self.defines)
+
     def conditions_around(self, offset: int) -> list[str]:
         """The conditions of every `#if`/`#elif` chain open at `offset`, up to the arm holding it."""
         stack: list[list[str]] = []
