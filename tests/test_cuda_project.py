@@ -421,3 +421,23 @@ def test_check_verbose_says_which_evidence_gated_a_finding_away(tmp_path):
         "rocmlint: csrc/kernels.cu:15: ROC210 not reported: the project remaps the name for ROCm (csrc/compat.cuh:16)"
         in notes[0]
     )
+
+
+def test_a_header_macro_standing_for_a_vendor_expression_gates(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "if(XYZ_HIPBLAS)\n  add_compile_definitions(XYZ_USE_HIPBLAS)\nendif()\n",
+            "common.cuh": "#pragma once\n#define MMA_AVAILABLE !defined(XYZ_USE_HIPBLAS) && __CUDA_ARCH__ >= 700\n",
+            "attn.cu": """
+                #include "common.cuh"
+                #if MMA_AVAILABLE
+                #include <mma.h>
+                #endif
+                """,
+        },
+    )
+    assert _codes(root, "attn.cu") == []
+    assert ("ROC205", 3) in _codes(root, "attn.cu", project_model=False) or ("ROC217", 3) in _codes(
+        root, "attn.cu", project_model=False
+    )

@@ -129,7 +129,9 @@ class CudaOptions:
     def vendor_macros(self) -> VendorMacros:
         """The macros that tell the vendors apart for this file: well-known, configured and learned ones."""
         return (
-            VendorMacros().with_project_macros(self.rocm_macros, self.nvidia_macros).with_learned(self.project.learned)
+            VendorMacros()
+            .with_project_macros(self.rocm_macros, self.nvidia_macros)
+            .with_learned(self.project.learned, self.project.defines)
         )
 
 

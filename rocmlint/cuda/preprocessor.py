@@ -160,6 +160,8 @@ class VendorMacros:
     rocm_pass: frozenset[str] = ROCM_PASS_MACROS
     nvidia: frozenset[str] = NVIDIA_MACROS
     learned: Mapping[str, LearnedMacro] = field(default_factory=dict, compare=False)
+    # Object-like macros the included headers define (the project model's), for values in `#if`s.
+    header_values: Mapping[str, str] = field(default_factory=dict, compare=False)
     # Read as defined exactly on ROCm (the gate their author meant) before `rocm_pass` is asked.
     stale_gates: frozenset[str] = STALE_ROCM_MACROS
 
@@ -173,8 +175,10 @@ class VendorMacros:
         defined on ROCm (a `PTX_AVAILABLE` another header defines only for NVIDIA)."""
         return replace(self, rocm=self.rocm | frozenset(rocm), nvidia=self.nvidia | frozenset(nvidia))
 
-    def with_learned(self, learned: Mapping[str, LearnedMacro]) -> VendorMacros:
-        return replace(self, learned=learned)
+    def with_learned(
+        self, learned: Mapping[str, LearnedMacro], header_values: Mapping[str, str] | None = None
+    ) -> VendorMacros:
+        return replace(self, learned=learned, header_values=header_values or {})
 
     def is_rocm_side(self, name: str) -> bool:
         learned = self.learned.get(name)
@@ -425,8 +429,12 @@ class _Evaluator:
             _truth(_Parser(tokens, lambda name, asked: self._macro(name, asked, "nvidia", defines)).parse()),
         )
 
-    def _macro(self, name: str, asked: str, vendor: str, defines: dict[str, list[Define]]) -> int | None:
-        """`defined(name)` (asked="defined") or the value of `name` in an expression, on one vendor's build."""
+    def _macro(
+        self, name: str, asked: str, vendor: str, defines: dict[str, list[Define]], depth: int = 0
+    ) -> int | None:
+        """`defined(name)` (asked="defined") or the value of `name` in an expression, on one vendor's build. A
+        macro standing for an expression (`#define MMA_AVAILABLE !defined(XYZ_HIP) && __CUDA_ARCH__ >= 700`, in
+        this file or an included header) has the value of that expression, as the preprocessor expands it."""
         defined = self._defined(name, vendor, defines)
         if asked == "defined":
             return None if defined is None else int(defined)
@@ -436,7 +444,14 @@ class _Evaluator:
             return 1
         if name not in defines and name in self.macros.learned:
             return self.macros.learned[name].state(vendor).value
-        return _local_value(name, vendor, defines)
+        value = _local_value(name, vendor, defines)
+        text = _expression_text(name, vendor, defines) if name in defines else self.macros.header_values.get(name)
+        if value is not None or text is None or depth >= _MAX_EXPANSION_DEPTH:
+            return value
+        tokens = _tokenize(text)
+        if not tokens:
+            return None
+        return _Parser(tokens, lambda inner, kind: self._macro(inner, kind, vendor, defines, depth + 1)).parse()
 
     def _defined(self, name: str, vendor: str, defines: dict[str, list[Define]]) -> Tri:
         macros = self.macros
@@ -451,6 +466,16 @@ class _Evaluator:
         if name not in defines and name in macros.learned:
             return macros.learned[name].state(vendor).defined
         return _locally_defined(name, vendor, defines)
+
+
+# How many macros deep an `#if` follows macros that stand for expressions.
+_MAX_EXPANSION_DEPTH = 4
+
+
+def _expression_text(name: str, vendor: str, defines: dict[str, list[Define]]) -> str | None:
+    """The replacement text of the file's one object-like `#define name` a vendor's build may see."""
+    seen = [d for d in defines.get(name, ()) if _reached(d, vendor) is not False]
+    return seen[0].value if len(seen) == 1 and seen[0].parameters is None and seen[0].value else None
 
 
 def _reached(define: Define, vendor: str) -> Tri:
