@@ -288,7 +288,7 @@ class CudaContext:
         `USE_ROCM` in an included header makes every three-argument `__shfl_xor_sync(...)` portable (a call
         with another argument count does not build on ROCm: not covered). None when it does not."""
         aliases = self.options.project.aliases
-        if not aliases or self._tree is None or span.end_byte <= span.start_byte:
+        if self._tree is None or span.end_byte <= span.start_byte:
             return None  # no tree: only directives were visited, and no remap is about a directive
         node: Node | None = self.tree.root_node.descendant_for_byte_range(span.start_byte, span.end_byte)
         while node is not None and node.type not in STATEMENT_TYPES and node.type != "function_definition":

@@ -178,7 +178,7 @@ class VendorMacros:
     def with_learned(
         self, learned: Mapping[str, LearnedMacro], header_values: Mapping[str, str] | None = None
     ) -> VendorMacros:
-        return replace(self, learned=learned, header_values=header_values or {})
+        return replace(self, learned=learned, header_values={} if header_values is None else header_values)
 
     def is_rocm_side(self, name: str) -> bool:
         learned = self.learned.get(name)

@@ -23,12 +23,11 @@ no tree-sitter) and its build files (rocmlint/cuda/build_files.py):
 from __future__ import annotations
 
 import bisect
-import hashlib
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from pathlib import Path
 
 from rocmlint.cuda.build_files import (
@@ -204,8 +203,11 @@ def _has_ungated_amd_builtin(data: bytes, preprocessor: Preprocessor) -> bool:
 def _arm_votes(data: bytes, preprocessor: Preprocessor) -> Iterator[tuple[str, str, int]]:
     """For each `#if X` / `#ifdef X` / `#ifndef X` chain whose arms are written for different vendors: (X, the
     vendor of the arm taken when X is true, line)."""
-    if not _ROCM_ARM.search(data):
-        return
+    if b"hip" not in data and b"rocprim" not in data and b"__builtin_amdgcn_" not in data:
+        return  # no arm can be written for ROCm (each of _ROCM_ARM's tokens holds one of these)
+    guard = _guard(preprocessor)
+    macros = preprocessor.macros
+    known = macros.rocm | macros.rocm_pass | macros.nvidia | macros.stale_gates
     stack: list[tuple[Directive, list[tuple[int, int]]]] = []
     for directive in preprocessor.directives:
         kind = directive.kind
@@ -218,9 +220,18 @@ def _arm_votes(data: bytes, preprocessor: Preprocessor) -> Iterator[tuple[str, s
         elif kind == "endif" and stack:
             opening, arms = stack.pop()
             arms[-1] = (arms[-1][0], directive.start_byte)
+            if opening.kind == "ifndef" and opening.text.strip() == guard:
+                continue  # the include guard: its one arm is the whole file
+            if _tested_macro(opening) in known:
+                continue  # a macro rocmlint knows already (`USE_ROCM`): nothing to learn from its arms
             vote = _vote(opening, arms, data)
             if vote is not None:
                 yield vote[0], vote[1], opening.line
+
+
+def _tested_macro(opening: Directive) -> str | None:
+    match = _SINGLE_MACRO.fullmatch(opening.condition)
+    return None if match is None else match.group(2)
 
 
 def _vote(opening: Directive, arms: list[tuple[int, int]], data: bytes) -> tuple[str, str] | None:
@@ -261,21 +272,52 @@ class FileView:
     hipified: str = ""  # why the ROCm build renames CUDA names in the file (hipify), "" when it does not
     dependencies: tuple[str, ...] = ()  # files the view was read from
 
-    @cached_property
-    def fingerprint(self) -> str:
-        parts = (
-            sorted((name, m.vendor, m.on_rocm, m.on_nvidia) for name, m in self.learned.items()),
-            self.base,
-            sorted(self.defines.items()),
-            sorted(self.constants.items()),
-            sorted(self.aliases.items()),
-            bool(self.rocm_native),
-            bool(self.hipified),
-        )
-        return hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest()
-
 
 EMPTY_VIEW = FileView()
+
+# name -> (file defining it, its value or "path:line", its parameter count) of every definition in the project
+_Index = dict[str, list[tuple[str, str, int | None]]]
+
+
+class _Visible(Mapping[str, str]):
+    """The values some files (a file's include closure) give names, looked up in a project-wide index when asked:
+    a name they give two different values is not there."""
+
+    def __init__(self, index: _Index, files: frozenset[str]) -> None:
+        self._index = index
+        self._files = files
+
+    def __getitem__(self, name: str) -> str:
+        values = {value for path, value, _ in self._index.get(name, ()) if path in self._files}
+        if len(values) != 1:
+            raise KeyError(name)
+        return values.pop()
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in self._index if name in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class _Remaps(Mapping[str, tuple[str, int | None]]):
+    """Names some files define only for ROCm -> ("path:line", parameter count), from a project-wide index."""
+
+    def __init__(self, index: _Index, files: frozenset[str]) -> None:
+        self._index = index
+        self._files = files
+
+    def __getitem__(self, name: str) -> tuple[str, int | None]:
+        found = next(((where, count) for path, where, count in self._index.get(name, ()) if path in self._files), None)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in self._index if name in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 @dataclass
@@ -291,6 +333,8 @@ class CudaProject:
     _bases: dict[str, tuple[Branch, str]] = field(default_factory=dict)
     _closures: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _by_name: dict[str, list[str]] = field(default_factory=dict)
+    _edges: dict[str, list[tuple[str, IncludeFact]]] = field(default_factory=dict)  # includer -> resolved includes
+    _values: dict[str, _Index] = field(default_factory=dict)  # "defines" / "constants" / "remaps" -> index
 
     # --- building ---------------------------------------------------------------------------------------------
     @classmethod
@@ -304,7 +348,7 @@ class CudaProject:
         # known (`#if !defined(XYZ_HIP) && __CUDA_ARCH__ >= 700 #define MMA_AVAILABLE` needs XYZ_HIP first).
         macros = VendorMacros().with_learned(learned)
         for path, facts in files.items():
-            if facts.conditional:
+            if facts.conditional and not facts.tested.isdisjoint(learned):
                 files[path] = read_facts(path, texts[path], macros)
         learned = _learn(files, build, learned)
         project = cls(root, files, build, learned)
@@ -322,6 +366,19 @@ class CudaProject:
                 target = self.resolve(path, include.header, include.system)
                 if target is not None:
                     self._includers.setdefault(target, []).append((path, include))
+                    self._edges.setdefault(path, []).append((target, include))
+        for kind in ("defines", "constants"):
+            index: _Index = self._values.setdefault(kind, {})
+            for path, facts in self.files.items():
+                for definition in getattr(facts, kind):
+                    if definition.value and definition.branch.on_rocm is not False:
+                        index.setdefault(definition.name, []).append((path, definition.value, None))
+        remaps: _Index = self._values.setdefault("remaps", {})
+        for path, facts in self.files.items():
+            for definition in (*facts.defines, *facts.types):
+                if definition.branch.on_nvidia is False and definition.branch.on_rocm is not False:
+                    where = f"{self._relative(path)}:{definition.line}"
+                    remaps.setdefault(definition.name, []).append((path, where, definition.parameters))
 
     # --- queries ----------------------------------------------------------------------------------------------
     def resolve(self, includer: str, header: str, system: bool) -> str | None:
@@ -343,18 +400,19 @@ class CudaProject:
 
     def view(self, path: str) -> FileView:
         path = os.path.abspath(path)
-        closure = self._closure(path)
+        closure = frozenset(self._closure(path))
+        around = frozenset((path, *closure, *self._includers_closures(path)))
         base, base_evidence = self._base(path, frozenset())
         return FileView(
             learned=self.learned,
             base=base,
             base_evidence=base_evidence,
-            defines=self._visible(closure, "defines"),
-            constants=self._visible(closure, "constants"),
-            aliases=self._aliases((path, *closure, *self._includers_closures(path))),
+            defines=_Visible(self._values["defines"], closure),
+            constants=_Visible(self._values["constants"], closure),
+            aliases=_Remaps(self._values["remaps"], around),
             rocm_native=self._rocm_native(path),
             hipified=self._relative_evidence(self.build_facts.hipify),
-            dependencies=tuple(sorted({path, *closure, *self._includers_closures(path)})),
+            dependencies=tuple(sorted(around)),
         )
 
     def _closure(self, path: str) -> tuple[str, ...]:
@@ -365,14 +423,10 @@ class CudaProject:
         pending = [path]
         while pending:
             current = pending.pop()
-            facts = self.files.get(current)
-            if facts is None:
-                continue
-            for include in facts.includes:
+            for target, include in self._edges.get(current, ()):
                 if include.branch.on_rocm is False:
                     continue  # an NVIDIA-only include: ROCm never sees what that header defines
-                target = self.resolve(current, include.header, include.system)
-                if target is not None and target != path and target not in seen:
+                if target != path and target not in seen:
                     seen[target] = None
                     pending.append(target)
         self._closures[path] = tuple(seen)
@@ -429,30 +483,6 @@ class CudaProject:
 
     def _includer_files(self, path: str) -> list[str]:
         return [includer for includer, _ in self._includers.get(path, [])]
-
-    def _visible(self, closure: Iterable[str], kind: str) -> dict[str, str]:
-        """The object-like macros (or integer constants) the headers in `closure` define for ROCm, by name; a name
-        they define with different values is left out."""
-        values: dict[str, set[str]] = {}
-        for path in closure:
-            for definition in getattr(self.files[path], kind):
-                if definition.value and definition.branch.on_rocm is not False:
-                    values.setdefault(definition.name, set()).add(definition.value)
-        return {name: found.pop() for name, found in values.items() if len(found) == 1}
-
-    def _aliases(self, paths: Iterable[str]) -> dict[str, tuple[str, int | None]]:
-        """Names the files define only where ROCm compiles and NVIDIA does not: a CUDA name defined there (a macro,
-        a typedef) is the project's ROCm spelling of it."""
-        aliases: dict[str, tuple[str, int | None]] = {}
-        for path in paths:
-            facts = self.files.get(path)
-            if facts is None:
-                continue
-            for definition in (*facts.defines, *facts.types):
-                if definition.branch.on_nvidia is False and definition.branch.on_rocm is not False:
-                    where = f"{self._relative(path)}:{definition.line}"
-                    aliases.setdefault(definition.name, (where, definition.parameters))
-        return aliases
 
     def _rocm_native(self, path: str) -> str:
         if (
