@@ -47,7 +47,7 @@ CATEGORY_RULES: dict[str, tuple[str, ...]] = {
     "cpp-inline-ptx": ("ROC203",),
     "cpp-cuda-header": ("ROC204", "ROC205"),
     "cpp-cutlass": ("ROC206",),
-    "cpp-cuda-version-macro": ("ROC207",),
+    "cpp-cuda-version-macro": ("ROC207", "ROC213"),
     "cpp-cuda-api": ("ROC2",),
     "cpp-lds-size": ("ROC221",),
     "cpp-wmma": ("ROC217",),
