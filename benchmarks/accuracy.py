@@ -43,7 +43,7 @@ CATEGORY_RULES: dict[str, tuple[str, ...]] = {
     "py-other": ("ROC1",),
     "cpp-ballot-mask-32": ("ROC201", "ROC210"),
     "cpp-popc": ("ROC202",),
-    "cpp-warp-size-32": ("ROC208", "ROC209", "ROC210", "ROC211"),
+    "cpp-warp-size-32": ("ROC208", "ROC209", "ROC210", "ROC211", "ROC240"),
     "cpp-inline-ptx": ("ROC203",),
     "cpp-cuda-header": ("ROC204", "ROC205"),
     "cpp-cutlass": ("ROC206",),
