@@ -19,10 +19,11 @@ class WarpCount32(Rule):
 
     ## Why is this bad on ROCm?
     CDNA GPUs (MI100 to MI355) run 64-lane wavefronts. A block of `THREADS` threads holds `THREADS / 64`
-    of them, so per-warp scratch sized `THREADS / 32` is half unused and warp indices computed with 64
-    disagree with it; a row of 32 threads fills half a wavefront, so a warp reduction over the row mixes
-    two rows; a warp size clamped to 32 makes softmax-style kernels assign 32 elements per wavefront of
-    64 lanes. Ports replace the 32 with the run-time warp size (apex `csrc/welford.cu` and
+    of them, so per-warp scratch sized `THREADS / 32` is half unused and disagrees with warp indices taken
+    from `warpSize`; a block row of 32 threads is half a wavefront, so a shuffle without a width (a
+    `__shfl(v, 0)` broadcast, `__shfl_down` past lane 31) or a ballot reads the next row's lanes; a warp
+    size clamped to 32 on the host splits the work for 32 lanes while the kernel's wavefronts have 64.
+    Ports replace the 32 with the run-time warp size (apex `csrc/welford.cu` and
     `layer_norm_cuda_kernel.cu` use `at::cuda::warp_size()`, bitsandbytes uses `BNB_WARP_SIZE`).
 
     ## Example
@@ -37,9 +38,9 @@ class WarpCount32(Rule):
     ```
 
     ## Fix
-    Size from the wave: `warpSize` in device code (not a compile-time constant on ROCm 7, see ROC209, so
-    arrays take the largest wave, `THREADS / 32` stays only where NVIDIA compiles), and the device's
-    warp size in host code (`hipDeviceGetAttribute(&w, hipDeviceAttributeWarpSize, dev)`,
+    Size from the wave: `warpSize` in device code (on ROCm 7 it is not a compile-time constant, ROC209,
+    so compile-time sizes pick 64 on ROCm and 32 on NVIDIA behind a vendor gate), and the device's warp
+    size in host code (`hipDeviceGetAttribute(&w, hipDeviceAttributeWarpSize, dev)`,
     `at::cuda::warp_size()`):
     ```cuda
     const int warp_size = at::cuda::warp_size();
