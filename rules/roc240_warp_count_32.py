@@ -62,6 +62,9 @@ class WarpCount32(Rule):
     also_requires = (b"shfl", b"ballot", b"warpreduce", b"warp_reduce")
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """The 32s of a file that works on warps (the prefilter's `also_requires`, checked here as well)."""
+        if not ctx.offsets(*self.also_requires, lowered=True):
+            return {}
         anchors = ctx.offsets(b"32")
         return {"number_literal": anchors} if anchors else {}
 
