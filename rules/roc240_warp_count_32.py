@@ -22,7 +22,8 @@ class WarpCount32(Rule):
     of them, so per-warp scratch sized `THREADS / 32` is half unused and disagrees with warp indices taken
     from `warpSize`; a block row of 32 threads is half a wavefront, so a shuffle without a width (a
     `__shfl(v, 0)` broadcast, `__shfl_down` past lane 31) or a ballot reads the next row's lanes; a warp
-    size clamped to 32 on the host splits the work for 32 lanes while the kernel's wavefronts have 64.
+    size clamped to 32 on the host splits the work for 32 lanes while the kernel's wavefronts have 64;
+    a 1024-thread block has 16 wavefronts, so `sums[lane_id]` over 32 per-warp sums reads past them.
     Ports replace the 32 with the run-time warp size (apex `csrc/welford.cu` and
     `layer_norm_cuda_kernel.cu` use `at::cuda::warp_size()`, bitsandbytes uses `BNB_WARP_SIZE`).
 
@@ -57,7 +58,7 @@ class WarpCount32(Rule):
     severity = Severity.WARNING
     fix_availability = FixAvailability.NONE
     language = "cuda"
-    triggers = (b"32",)
+    triggers = (b"32", b"lane", b"Lane")
     # The file works on warps: a 32 in it that counts threads is then a warp.
     also_requires = (b"shfl", b"ballot", b"warpreduce", b"warp_reduce")
 
@@ -65,8 +66,14 @@ class WarpCount32(Rule):
         """The 32s of a file that works on warps (the prefilter's `also_requires`, checked here as well)."""
         if not ctx.offsets(*self.also_requires, lowered=True):
             return {}
-        anchors = ctx.offsets(b"32")
-        return {"number_literal": anchors} if anchors else {}
+        needed: dict[str, Anchors] = {}
+        numbers = ctx.offsets(b"32")
+        if numbers:
+            needed["number_literal"] = numbers
+        lanes = ctx.offsets(b"lane", lowered=True)
+        if lanes:
+            needed["subscript_expression"] = lanes
+        return needed
 
     def visit_number_literal(self, node: Node, ctx: CudaContext) -> None:
         what = warp.warp_of_32(node, ctx)
@@ -82,6 +89,16 @@ class WarpCount32(Rule):
             "`at::cuda::warp_size()`) in host code",
         )
 
+    def visit_subscript_expression(self, node: Node, ctx: CudaContext) -> None:
+        array = warp.warp_array_at_lane(node, ctx)
+        if array is not None:
+            ctx.report(
+                node,
+                f"`{ctx.text(node)}` reads the per-warp array `{array}` at a lane index, as if a block had as many "
+                "warps as a warp has lanes (32 x 32); with 64-lane wavefronts it has half as many warps and the "
+                "upper lanes index past them: test the lane against the warp count first",
+            )
+
 
 def _short(text: str) -> str:
     text = " ".join(text.split())
@@ -89,6 +106,22 @@ def _short(text: str) -> str:
 
 
 WarpCount32.valid = (
+    # A per-warp array read at a lane only where the lane is below the warp count, and a per-lane array.
+    Valid(
+        """
+        __global__ void block_sum(const float* x, float* y) {
+          __shared__ float partial[THREADS / WARP_SIZE];
+          __shared__ float per_lane[WARP_SIZE];
+          int lane = threadIdx.x % warpSize;
+          float v = __shfl_down(x[threadIdx.x], 1);
+          v = (threadIdx.x < blockDim.x / warpSize) ? partial[lane] : 0.f;
+          if (lane < THREADS / WARP_SIZE) {
+            v += partial[lane];
+          }
+          y[threadIdx.x] = v + per_lane[lane];
+        }
+        """,
+    ),
     # Counts from the real warp size, and 32s that count bytes, bits or elements.
     Valid(
         """
@@ -131,6 +164,22 @@ WarpCount32.valid = (
     ),
 )
 WarpCount32.invalid = (
+    Invalid(
+        """
+        __global__ void layer_norm(const float* x, float* y) {
+          __shared__ float sums[NUM_WARPS];
+          int warp_id = threadIdx.x / warpSize;
+          int lane_id = threadIdx.x % warpSize;
+          float sum = __shfl_xor_sync(0xffffffff, x[threadIdx.x], 1);
+          if (lane_id == 0) sums[warp_id] = sum;
+          __syncthreads();
+          sum = sums[lane_id];
+          y[threadIdx.x] = sum;
+        }
+        """,
+        expect=("8:9-8:22",),
+        message="per-warp array `sums`",
+    ),
     Invalid(
         """
         template <int THREADS>

@@ -19,7 +19,7 @@ import weakref
 from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node, Span
 from rocmlint.cuda.preprocessor import parse_int
-from rocmlint.cuda.syntax import bare, binary_parts, loop_counter, operator_with_literal
+from rocmlint.cuda.syntax import array_dimensions, bare, binary_parts, loop_counter, operator_with_literal
 from rocmlint.cuda.values import START, Trace, initialiser
 from rocmlint.diagnostics import Fix
 
@@ -414,6 +414,57 @@ def _declared_type(declarator: Node, ctx: CudaContext) -> str | None:
     return ctx.text(type_node) if type_node is not None else None
 
 
+# --- per-warp arrays read at a lane index (ROC240) ---------------------------------------------------------------
+# A size counted in warps: `NUM_WARPS`, `kWarpsPerBlock`, `THREADS / WARP_SIZE`, `blockDim.x / 32`.
+_WARP_COUNT_SIZE = re.compile(r"warps|/\s*\(?\s*(?:\w*warp_?size\w*|32)\b", re.IGNORECASE)
+_LANE_NAME = re.compile(r"lane_?(?:id|idx|index)?", re.IGNORECASE)
+_DECLARATIONS_WITH_SIZES = frozenset({"declaration", "field_declaration"})
+
+
+def warp_array_at_lane(subscript: Node, ctx: CudaContext) -> str | None:
+    """The array of `sums[lane_id]` when its declaration sizes it in warps (`__shared__ float sums[NUM_WARPS]`)
+    and no test of the lane or thread index guards the access: the code assumes a block holds as many warps
+    as a warp has lanes (1024 threads in 32-lane warps); with 64-lane waves there are half as many warps
+    and lanes past them index out of bounds."""
+    array, indices = subscript.child_by_field_name("argument"), subscript.child_by_field_name("indices")
+    index = indices.named_children[0] if indices is not None and len(indices.named_children) == 1 else None
+    if array is None or array.type != "identifier" or index is None:
+        return None
+    lane = bare(index)
+    if lane.type != "identifier" or not _LANE_NAME.fullmatch(ctx.text(lane)):
+        return None
+    size = _array_size(array, ctx)
+    if size is None or not _WARP_COUNT_SIZE.search(size) or _guarded(subscript, ctx.text(lane), ctx):
+        return None
+    return ctx.text(array)
+
+
+def _array_size(array: Node, ctx: CudaContext) -> str | None:
+    """The size expression, as written, of the one-dimensional array `array` names."""
+    declaration = ctx.declaration_of(array)
+    if declaration is None or declaration.type not in _DECLARATIONS_WITH_SIZES:
+        return None
+    for declarator in declaration.children_by_field_name("declarator"):
+        name, sizes = array_dimensions(declarator)
+        if name is not None and ctx.text(name) == ctx.text(array) and len(sizes) == 1:
+            return ctx.text(sizes[0])
+    return None
+
+
+def _guarded(node: Node, lane: str, ctx: CudaContext) -> bool:
+    """Under an `if` or `?:` whose test reads the lane or a thread index (`lane < NUM_WARPS ? s[lane] : 0`)."""
+    tested = re.compile(rf"\b(?:{re.escape(lane)}|threadIdx|tid)\b")
+    for ancestor in ctx.ancestors(node):
+        if ancestor.type in ("function_definition", "lambda_expression"):
+            return False
+        condition = ancestor.child_by_field_name("condition")
+        if ancestor.type in ("if_statement", "conditional_expression", "while_statement", "for_statement") and (
+            condition is not None and tested.search(ctx.text(condition))
+        ):
+            return True
+    return False
+
+
 __all__ = [
     "LANE_SPLITS",
     "SPLIT_TEXTS",
@@ -430,6 +481,7 @@ __all__ = [
     "reduction_over_32_lanes",
     "split_offsets",
     "unrolled_from_16",
+    "warp_array_at_lane",
     "warp_of_32",
     "wave_selector",
     "wave_size_constant_fix",
