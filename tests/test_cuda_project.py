@@ -351,7 +351,12 @@ def test_sources_the_build_compiles_for_nvidia_only(tmp_path):
                 if use_cuda:
                     sources += cuda_sources
                 """,
-            "CMakeLists.txt": "add_subdirectory(common)\nif(BUILD_CUDA_BACKEND)\n  add_subdirectory(backends/cuda)\nendif()\n",
+            "CMakeLists.txt": (
+                "add_subdirectory(common)\nif(BUILD_CUDA_BACKEND)\n  add_subdirectory(backends/cuda)\n"
+                "  add_library(timer utils/cuda_timer.cpp)\nendif()\nadd_library(util utils/util.cpp)\n"
+            ),
+            "utils/cuda_timer.cpp": "",
+            "utils/util.cpp": "",
             "pkg/csrc/cuda/gemm.cu": "#include <cub/cub.cuh>\n",
             "pkg/csrc/cuda/glue.cpp": "",
             "pkg/csrc/common.cu": "",
@@ -364,7 +369,8 @@ def test_sources_the_build_compiles_for_nvidia_only(tmp_path):
     assert gemm.base.on_rocm is False
     assert gemm.base_evidence == "setup.py:4: the build compiles it for NVIDIA only"  # `cuda_sources = ...`
     assert project.view(str(root / "backends/cuda/k.cu")).base.on_rocm is False
-    for built_everywhere in ("pkg/csrc/cuda/glue.cpp", "pkg/csrc/common.cu", "common/k.cu"):
+    assert project.view(str(root / "utils/cuda_timer.cpp")).base.on_rocm is False
+    for built_everywhere in ("pkg/csrc/cuda/glue.cpp", "pkg/csrc/common.cu", "common/k.cu", "utils/util.cpp"):
         assert project.view(str(root / built_everywhere)).base.on_rocm is not False, built_everywhere
     assert _codes(root, "pkg/csrc/cuda/gemm.cu") == []
 
