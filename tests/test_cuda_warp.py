@@ -109,3 +109,26 @@ def test_unrolled_from_16() -> None:
         None,
         None,
     ]
+
+
+def test_functions_doing_64_lane_arithmetic_are_written_for_64_lane_waves():
+    from pathlib import Path
+
+    from rocmlint.config import Settings
+    from rocmlint.engine import Engine
+
+    def roc208(code: str) -> list[int]:
+        report = Engine().check_bytes("k.cu", code.encode(), Settings(root=Path.cwd()))
+        return [d.location.line for d in report.diagnostics if d.code == "ROC208"]
+
+    butterfly = (
+        "__device__ float f(float v) {\n"
+        "  v += __shfl_xor(v, 32, 64);\n"
+        "  for (int o = 16; o > 0; o /= 2) v += __shfl_xor(v, o);\n"
+        "  return v;\n}\n"
+    )
+    assert roc208(butterfly) == []
+    assert roc208(butterfly.replace("  v += __shfl_xor(v, 32, 64);\n", "")) == [2]  # the loop, one line up
+    half_wave = "__device__ int f() { int lane = threadIdx.x & 63; return lane + threadIdx.x / 32; }\n"
+    assert roc208(half_wave) == []
+    assert roc208(half_wave.replace("& 63", "& 7")) == [1]

@@ -211,6 +211,28 @@ def in_32_lane_subgroups(node: Node, ctx: CudaContext) -> bool:
     return known[function.start_byte]
 
 
+# 64-lane arithmetic: a split of ids into 64-lane waves (`& 63`, `% 64`, `>> 6`, `/ 64`), or a shuffle by 32 lanes
+# (the first step of a 64-lane butterfly).
+_WAVE64_TEXTS = (
+    *(operator_with_literal(operator, value) for operator, value in {"%": 64, "/": 64, "&": 63, ">>": 6}.items()),
+    re.compile(rb"shfl\w*\s*\((?:[^;()]|\([^;()]*\))*?,\s*32\s*[,)]"),
+)
+_WAVE64_FUNCTIONS: weakref.WeakKeyDictionary[CudaContext, dict[int, bool]] = weakref.WeakKeyDictionary()
+
+
+def in_wave64_code(node: Node, ctx: CudaContext) -> bool:
+    """The function around `node` already does 64-lane arithmetic (`lane = threadIdx.x & 63`, a shuffle by 32):
+    it is written for 64-lane waves, and a 32 there is a half-wave on purpose (an MFMA tile, a 32-lane segment)."""
+    function = ctx.function_of(node)
+    if function is None:
+        return False
+    known = _WAVE64_FUNCTIONS.setdefault(ctx, {})
+    if function.start_byte not in known:
+        text = ctx.content[function.start_byte : function.end_byte]
+        known[function.start_byte] = any(pattern.search(text) for pattern in _WAVE64_TEXTS)
+    return known[function.start_byte]
+
+
 def reduction_over_32_lanes(loop: Node, ctx: CudaContext) -> str | None:
     """The counter of a shuffle reduction loop sized for 32 lanes: halving from 16
     (`for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(m, v, o)`) or doubling from 1 up to 32, with the
