@@ -447,3 +447,14 @@ def test_a_header_macro_standing_for_a_vendor_expression_gates(tmp_path):
     assert ("ROC205", 3) in _codes(root, "attn.cu", project_model=False) or ("ROC217", 3) in _codes(
         root, "attn.cu", project_model=False
     )
+
+
+def test_a_stale_macro_the_rocm_build_defines_itself_is_no_stale_gate(tmp_path):
+    kernel = "#ifdef __HIP_PLATFORM_HCC__\n#include <hip/hip_runtime.h>\n#endif\n"
+    defined = _tree(
+        tmp_path / "defined",
+        {"CMakeLists.txt": "if(BUILD_HIP)\n  add_definitions(-D__HIP_PLATFORM_HCC__)\nendif()\n", "k.cu": kernel},
+    )
+    assert _codes(defined, "k.cu") == []
+    plain = _tree(tmp_path / "plain", {"k.cu": kernel})
+    assert _codes(plain, "k.cu") == [("ROC215", 1)]

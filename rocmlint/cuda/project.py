@@ -27,7 +27,7 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from rocmlint.cuda.build_files import (
@@ -270,6 +270,7 @@ class FileView:
     aliases: Mapping[str, tuple[str, int | None]] = field(default_factory=dict)
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
     hipified: str = ""  # why the ROCm build renames CUDA names in the file (hipify), "" when it does not
+    rocm_build_defines: frozenset[str] = frozenset()  # every macro the build defines for ROCm (`__HIP_*__` too)
     dependencies: tuple[str, ...] = ()  # files the view was read from
 
 
@@ -412,6 +413,7 @@ class CudaProject:
             aliases=_Remaps(self._values["remaps"], around),
             rocm_native=self._rocm_native(path),
             hipified=self._relative_evidence(self.build_facts.hipify),
+            rocm_build_defines=self._rocm_build_defines,
             dependencies=tuple(sorted(around)),
         )
 
@@ -457,6 +459,10 @@ class CudaProject:
             result = EVERYWHERE, ""
         self._bases[path] = result
         return result
+
+    @cached_property
+    def _rocm_build_defines(self) -> frozenset[str]:
+        return frozenset(d.name for d in self.build_facts.defines if d.vendor == "rocm")
 
     def _built_only_for_nvidia(self, path: str) -> str:
         """Evidence that the build compiles `path` for NVIDIA only: the most specific source sets of the build files
