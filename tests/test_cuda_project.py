@@ -458,3 +458,18 @@ def test_a_stale_macro_the_rocm_build_defines_itself_is_no_stale_gate(tmp_path):
     assert _codes(defined, "k.cu") == []
     plain = _tree(tmp_path / "plain", {"k.cu": kernel})
     assert _codes(plain, "k.cu") == [("ROC215", 1)]
+
+
+def test_python_build_helpers_count_as_build_files(tmp_path):
+    root = _tree(
+        tmp_path / "build" / "proj",  # a `build` folder above the project is not a build helper folder
+        {
+            "install/builder/features.py": (
+                "def settings(ctx):\n    macros = []\n    if ctx.use_hip:\n"
+                "        macros.append(('XYZ_USE_HIP', '1'))\n    return macros\n"
+            ),
+            "pkg/module.py": "macros = [('NOT_A_BUILD_FLAG', None)]\n",
+        },
+    )
+    project = CudaProject.build(root)
+    assert [(d.name, d.vendor) for d in project.build_facts.defines] == [("XYZ_USE_HIP", "rocm")]

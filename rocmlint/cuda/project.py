@@ -57,6 +57,8 @@ _MAX_FILES = 50_000
 # How far up from a file outside the configured root its project's root is looked for.
 MAX_ROOT_LEVELS = 8
 _BUILD_MARKERS = ("setup.py", "CMakeLists.txt", "pyproject.toml")
+# Python build helpers setup.py imports live in folders named so (`install/`, `cupy_builder/`, `build_tools/`).
+_BUILD_FOLDER = re.compile(r"(?i)(?:^|[/\\_-])(?:build(?:er|ers|_tools)?|install|setup)(?:$|[/\\_-])")
 _MAX_FILE_BYTES = 2_000_000
 
 # Tokens that show which vendor an `#if` arm is written for.
@@ -522,7 +524,10 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1]
-        is_build = name in ("setup.py", "CMakeLists.txt") or suffix == ".cmake"
+        python_build = name == "setup.py" or (
+            suffix == ".py" and _BUILD_FOLDER.search(os.path.relpath(os.path.dirname(path), root))
+        )
+        is_build = bool(python_build) or name == "CMakeLists.txt" or suffix == ".cmake"
         if suffix not in SOURCE_SUFFIXES and not is_build:
             continue
         try:
@@ -533,7 +538,7 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
         except OSError:
             continue
         text = data.decode("utf-8", "replace")
-        if name == "setup.py":
+        if python_build:
             build_facts.append(setup_py_facts(path, text))
         elif is_build:
             build_facts.append(cmake_facts(path, text))
