@@ -446,7 +446,8 @@ class CudaProject:
             return EVERYWHERE, ""
         if not includers:
             built_for = self._built_only_for_nvidia(path)
-            return (Branch(False, None), built_for) if built_for else (EVERYWHERE, "")
+            self._bases[path] = (Branch(False, None), built_for) if built_for else (EVERYWHERE, "")
+            return self._bases[path]
         on_rocm: list[Tri] = []
         for includer, include in includers:
             outer, _ = self._base(includer, visiting | {path})
@@ -470,8 +471,8 @@ class CudaProject:
         """Evidence that the build compiles `path` for NVIDIA only: the most specific source sets of the build files
         naming it (`add_subdirectory(cuda)` inside `if(BUILD_CUDA)`, `sources += cuda_sources` under `if use_cuda:`)
         are all NVIDIA's. "" otherwise."""
-        matching = [(len(s.pattern.split("*")[0]), s) for s in self.build_facts.sources if _names(s, path)]
-        if not matching:
+        matching = self._sources_naming(path)
+        if not matching or all(s.vendor != "nvidia" for _, s in matching):
             return ""
         most_specific = max(length for length, _ in matching)
         deciding = [s for length, s in matching if length == most_specific]
@@ -479,6 +480,38 @@ class CudaProject:
             return ""
         first = deciding[0]
         return f"{self._relative(first.path)}:{first.line}: the build compiles it for NVIDIA only"
+
+    def _sources_naming(self, path: str) -> list[tuple[int, SourceSet]]:
+        """(specificity: the length of the named path before any wildcard, set) of every source set naming `path`."""
+        exact, folders, globs = self._source_index
+        found = [(len(path), s) for s in exact.get(path, ())]
+        folder = os.path.dirname(path)
+        while True:
+            found += [(len(folder), s) for s in folders.get(folder, ())]
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+        found += [(prefix, s) for pattern, prefix, s in globs if pattern.fullmatch(path)]
+        return found
+
+    @cached_property
+    def _source_index(
+        self,
+    ) -> tuple[dict[str, list[SourceSet]], dict[str, list[SourceSet]], list[tuple[re.Pattern[str], int, SourceSet]]]:
+        """The build's source sets by absolute path: exact files, whole folders (`dir/**`), other globs."""
+        exact: dict[str, list[SourceSet]] = {}
+        folders: dict[str, list[SourceSet]] = {}
+        globs: list[tuple[re.Pattern[str], int, SourceSet]] = []
+        for sources in self.build_facts.sources:
+            named = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(sources.path)), sources.pattern))
+            if "*" not in named:
+                exact.setdefault(named, []).append(sources)
+            elif named.endswith(os.sep + "**") and "*" not in named[:-3]:
+                folders.setdefault(named[:-3], []).append(sources)
+            else:
+                globs.append((_pattern(named), len(named.split("*")[0]), sources))
+        return exact, folders, globs
 
     def _includers_closures(self, path: str) -> list[str]:
         """The files that include `path` and everything they include: a header's code is compiled after what its
@@ -556,12 +589,6 @@ def _walk(root: Path) -> Iterator[str]:
             if count > _MAX_FILES:
                 return
             yield os.path.join(folder, name)
-
-
-def _names(sources: SourceSet, path: str) -> bool:
-    """Whether a build file's source path or glob names `path`."""
-    relative = os.path.relpath(path, os.path.dirname(os.path.abspath(sources.path)))
-    return _pattern(sources.pattern).fullmatch(relative.replace(os.sep, "/")) is not None
 
 
 @lru_cache(maxsize=4096)
