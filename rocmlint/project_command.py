@@ -92,21 +92,12 @@ def render_text(summary: ProjectSummary, enabled: bool = True) -> str:
     return "\n".join(lines) + "\n"
 
 
-def build_mode(summary: ProjectSummary) -> str:
-    """The ways the project builds, in words ("not found" without a build file rocmlint reads)."""
-    build = summary.build
-    modes = [
-        *(["torch extension (hipified at build time on ROCm)"] if build.torch_extension else []),
-        *(["CMake HIP"] if build.hip_language else []),
-        *(["CUDA (CMake CUDA or nvcc)"] if build.cuda_language else []),
-    ]
-    return ", ".join(modes) or "not found (no setup.py or CMake file builds CUDA or HIP)"
-
-
 def _build_lines(summary: ProjectSummary) -> list[str]:
+    from rocmlint.project_summary import build_mode
+
     build = summary.build
     lines = [
-        f"mode = {build_mode(summary)}",
+        f"mode = {build_mode(summary.build)}",
         f"hip_only = {'yes: every file is checked as ROCm-native code' if build.hip_only else 'no'}",
     ]
     by_vendor = [d for d in build.defines if d.vendor is not None]
@@ -176,4 +167,6 @@ def _define(name: str, value: str | None) -> str:
 
 
 def _vendor_name(vendor: str | None) -> str:
-    return {"rocm": "ROCm", "nvidia": "NVIDIA"}.get(vendor or "", "both")
+    from rocmlint.project_summary import VENDOR_NAMES
+
+    return VENDOR_NAMES.get(vendor or "", "both")

@@ -19,6 +19,7 @@ SCHEMA = "rocmlint-project/1"
 # The kinds of evidence a learned macro carries, strongest first (rocmlint/cuda/project.py, `_learn`).
 EVIDENCE_KINDS = ("build", "header", "arms", "name")
 VENDORS = ("rocm", "nvidia")
+VENDOR_NAMES = {"rocm": "ROCm", "nvidia": "NVIDIA"}
 # "path:line: why (kind)"; a macro learned from its name has no line.
 _EVIDENCE = re.compile(r"(?P<path>.*?)(?::(?P<line>\d+))?: (?P<why>.*?)(?: \((?P<kind>\w+)\))?")
 
@@ -160,6 +161,16 @@ def _location(where: str) -> tuple[str, int]:
     """("path", line) of a "path:line" the model wrote."""
     path, _, line = where.rpartition(":")
     return path, int(line)
+
+
+def build_mode(build: Build) -> str:
+    """The ways the project builds, in words ("not found" without a build file rocmlint reads)."""
+    modes = [
+        *(["torch extension (hipified at build time on ROCm)"] if build.torch_extension else []),
+        *(["CMake HIP"] if build.hip_language else []),
+        *(["CUDA (CMake CUDA or nvcc)"] if build.cuda_language else []),
+    ]
+    return ", ".join(modes) or "not found (no setup.py or CMake file builds CUDA or HIP)"
 
 
 def state_text(state: MacroState) -> str:
