@@ -562,12 +562,13 @@ class CudaProject:
 
     def rocm_remaps(self) -> dict[str, tuple[str, int | None]]:
         """The names the project defines only for ROCm (see `_aliases`) and nowhere NVIDIA compiles, with
-        "path:line" (a name with one value per vendor, `#if HIP #define WARP 64 #else #define WARP 32`, is not one).
-        """
+        "path:line". Neither a name with one value per vendor (`#if HIP #define WARP 64 #else #define WARP 32`) nor
+        a learned vendor macro (a flag, not a spelling of a CUDA name) is one."""
         on_nvidia = {
             d.name for f in self.files.values() for d in (*f.defines, *f.types) if d.branch.on_nvidia is not False
         }
-        return {name: found for name, found in self._aliases(sorted(self.files)).items() if name not in on_nvidia}
+        aliases = self._aliases(sorted(self.files))
+        return {name: found for name, found in aliases.items() if name not in on_nvidia and name not in self.learned}
 
     def nvidia_only_files(self) -> dict[str, str]:
         """Files the ROCm build never compiles (included only from NVIDIA-only branches) -> the evidence."""
