@@ -342,3 +342,16 @@ def test_header_constants_are_those_rocm_sees_in_included_files(tmp_path: Path) 
     )
     found = [(d.name, d.value) for _, d, _ in CudaProject.build(root).header_constants()]
     assert found == [("WARP", "64")]
+
+
+def test_a_rocm_only_flag_is_a_macro_not_a_remap(tmp_path: Path) -> None:
+    root = write(
+        tmp_path,
+        {
+            "flag.h": "#ifdef __HIP_PLATFORM_AMD__\n#define XYZ_ONLY_HIP 1\n#define cudaFree hipFree\n#endif\n",
+            "a.cu": '#include "flag.h"\n#ifdef XYZ_ONLY_HIP\n#endif\n',
+        },
+    )
+    model = CudaProject.build(root)
+    assert "XYZ_ONLY_HIP" in model.learned
+    assert model.rocm_remaps() == {"cudaFree": ("flag.h:3", None)}
