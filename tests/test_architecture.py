@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "rocmlint.report.*",
             "rocmlint.project_command",
             "rocmlint.project_summary",
+            "rocmlint.project_text",
             "rocmlint.lsp.*",
             "rocmlint.flake8_plugin",
             "rocmlint.verify",

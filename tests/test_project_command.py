@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from rocmlint.cuda.project import CudaProject
-from rocmlint.project_command import TEXT_LIMIT
+from rocmlint.project_text import TEXT_LIMIT
 
 SETUP_PY = """
 import torch
