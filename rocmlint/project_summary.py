@@ -36,6 +36,7 @@ class BuildDefine:
 @dataclass(frozen=True)
 class Build:
     torch_extension: bool  # torch CUDAExtension: hipified at build time on ROCm
+    hipify: str  # "path:line: why" when the build runs hipify over the sources, else ""
     hip_language: bool  # CMake builds the HIP language
     cuda_language: bool  # CMake builds CUDA, or setup.py calls nvcc
     hip_only: bool  # HIP and nothing else: every file is ROCm-native
@@ -106,6 +107,7 @@ def summarize(project: CudaProject, shown_root: str | None = None) -> ProjectSum
     facts = project.build_facts
     build = Build(
         torch_extension=facts.torch_extension,
+        hipify=_relative_evidence(facts.hipify, root),
         hip_language=facts.hip_language,
         cuda_language=facts.cuda_language,
         hip_only=project.builds_hip_only(),
@@ -133,6 +135,12 @@ def _relative(path: str, root: Path) -> str:
     """`path` relative to `root` in POSIX form when it is inside it, else as given."""
     absolute = Path(os.path.abspath(os.path.join(root, path)))
     return absolute.relative_to(root).as_posix() if absolute.is_relative_to(root) else path
+
+
+def _relative_evidence(evidence: str, root: Path) -> str:
+    """ "path:line: why" with its path relative to `root`."""
+    path, colon, rest = evidence.partition(":")
+    return f"{_relative(path, root)}{colon}{rest}" if colon else evidence
 
 
 def _macro(macro: LearnedMacro, root: Path) -> Macro:

@@ -37,6 +37,7 @@ def _build_lines(summary: ProjectSummary) -> list[str]:
     lines = [
         f"mode = {build_mode(build)}",
         f"hip_only = {'yes: every file is checked as ROCm-native code' if build.hip_only else 'no'}",
+        f"hipify = {build.hipify or 'no'}",
     ]
     by_vendor = [d for d in build.defines if d.vendor is not None]
     if by_vendor:

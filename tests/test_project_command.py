@@ -194,6 +194,7 @@ def test_json_holds_every_fact_with_its_location(xyz: Path) -> None:
     assert model["enabled"] is True
     assert {k: v for k, v in model["build"].items() if k != "defines"} == {
         "torch_extension": True,
+        "hipify": "setup.py:8: builds a torch CUDAExtension (hipified on ROCm)",
         "hip_language": False,
         "cuda_language": False,
         "hip_only": False,

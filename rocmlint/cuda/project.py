@@ -561,17 +561,22 @@ class CudaProject:
                         yield path, definition, kind
 
     def rocm_remaps(self) -> dict[str, tuple[str, int | None]]:
-        """The names the project defines only for ROCm (see `_aliases`) and nowhere NVIDIA compiles, with
-        "path:line". Neither a name with one value per vendor (`#if HIP #define WARP 64 #else #define WARP 32`) nor
-        a learned vendor macro (a flag, not a spelling of a CUDA name) is one."""
+        """The names the project defines only for ROCm (what views offer as `aliases`, over every file) and nowhere
+        NVIDIA compiles -> ("path:line" of the first, parameter count). Neither a name with one value per vendor
+        (`#if HIP #define WARP 64 #else #define WARP 32`) nor a learned vendor macro (a flag, not a spelling of a
+        CUDA name) is one."""
         on_nvidia = {
             d.name for f in self.files.values() for d in (*f.defines, *f.types) if d.branch.on_nvidia is not False
         }
-        aliases = self._aliases(sorted(self.files))
-        return {name: found for name, found in aliases.items() if name not in on_nvidia and name not in self.learned}
+        return {
+            name: (found[0][1], found[0][2])
+            for name, found in sorted(self._values["remaps"].items())
+            if name not in on_nvidia and name not in self.learned
+        }
 
     def nvidia_only_files(self) -> dict[str, str]:
-        """Files the ROCm build never compiles (included only from NVIDIA-only branches) -> the evidence."""
+        """Files the ROCm build never compiles (included only from NVIDIA-only branches, or built for NVIDIA only)
+        -> the evidence."""
         found: dict[str, str] = {}
         for path in sorted(self.files):
             base, evidence = self._base(path, frozenset())
