@@ -473,3 +473,34 @@ def test_python_build_helpers_count_as_build_files(tmp_path):
     )
     project = CudaProject.build(root)
     assert [(d.name, d.vendor) for d in project.build_facts.defines] == [("XYZ_USE_HIP", "rocm")]
+
+
+def test_a_header_only_rocm_includes_remaps_for_rocm(tmp_path):
+    """`vendors/hip.h`-style: the remaps sit unconditionally in a header included only under a ROCm macro."""
+    root = _tree(
+        tmp_path,
+        {
+            "vendors/hip.h": "#pragma once\n#define __shfl_xor_sync(mask, var, lane) __shfl_xor(var, lane)\n",
+            "vendors/cuda.h": "#pragma once\n#include <cuda_runtime.h>\n",
+            "common.cuh": '#pragma once\n#ifdef USE_ROCM\n#include "vendors/hip.h"\n#else\n#include "vendors/cuda.h"\n#endif\n',
+            "k.cu": '#include "common.cuh"\n__device__ float f(float v) { return __shfl_xor_sync(0xffffffff, v, 1); }\n',
+        },
+    )
+    project = CudaProject.build(root)
+    hip_header = project.view(str(root / "vendors/hip.h"))
+    assert hip_header.base.on_nvidia is False and hip_header.base.on_rocm is not False
+    assert project.view(str(root / "k.cu")).aliases["__shfl_xor_sync"] == ("vendors/hip.h:2", 3)
+    assert _codes(root, "k.cu") == []
+    assert _codes(root, "vendors/cuda.h") == []  # included only where ROCm does not compile
+
+
+def test_conditions_matching_text_and_version_names_decide_no_vendor(tmp_path):
+    facts = cmake_facts(
+        "CMakeLists.txt",
+        'if(${glslc_out} MATCHES ".*GL_NV_cooperative_matrix2.*")\n'
+        "  add_compile_definitions(COOPMAT2_OK)\nelse()\n  add_compile_definitions(NO_COOPMAT2)\nendif()\n",
+    )
+    assert {(d.name, d.vendor) for d in facts.defines} == {("COOPMAT2_OK", None), ("NO_COOPMAT2", None)}
+    root = _tree(tmp_path, {"k.cu": "#if hipblasVersionMajor >= 3\n#endif\n#ifdef USE_HIPBLAS_V2\n#endif\n"})
+    learned = CudaProject.build(root).learned
+    assert "hipblasVersionMajor" not in learned and learned["USE_HIPBLAS_V2"].vendor == "rocm"

@@ -271,10 +271,10 @@ def cmake_facts(path: str, text: str) -> BuildFacts:
     for command, arguments, line in _cmake_commands(text):
         name = command.lower()
         if name in ("if", "function", "macro"):
-            tested = vendor_of_words(arguments.split()[0] if name != "if" and arguments.split() else arguments)
+            tested = vendor_of_words(arguments.split()[0] if name != "if" and arguments.split() else _tested(arguments))
             blocks.append([tested, tested])
         elif name == "elseif" and blocks:
-            blocks[-1][0] = vendor_of_words(arguments)
+            blocks[-1][0] = vendor_of_words(_tested(arguments))
         elif name == "else" and blocks:
             blocks[-1][0] = {"rocm": "nvidia", "nvidia": "rocm"}.get(blocks[-1][1] or "")
         elif name in ("endif", "endfunction", "endmacro") and blocks:
@@ -294,6 +294,12 @@ def cmake_facts(path: str, text: str) -> BuildFacts:
     return BuildFacts(
         tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda, hipify=_hipify_evidence(path, text)
     )
+
+
+def _tested(condition: str) -> str:
+    """A CMake condition without the patterns it matches text against: `${out} MATCHES ".*GL_NV_coop.*"` tests no
+    vendor, `LANG STREQUAL "CUDA"` does."""
+    return re.sub(r'\bMATCHES\s+(?:"[^"]*"|\S+)', " ", condition)
 
 
 def _cmake_commands(text: str) -> Iterator[tuple[str, str, int]]:

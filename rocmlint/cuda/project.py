@@ -378,8 +378,12 @@ class CudaProject:
                         index.setdefault(definition.name, []).append((path, definition.value, None))
         remaps: _Index = self._values.setdefault("remaps", {})
         for path, facts in self.files.items():
+            if not facts.defines and not facts.types:
+                continue
+            base, _ = self._base(path, frozenset())  # a header only ROCm includes (`vendors/hip.h`) is ROCm's
             for definition in (*facts.defines, *facts.types):
-                if definition.branch.on_nvidia is False and definition.branch.on_rocm is not False:
+                only_rocm = definition.branch.on_nvidia is False or base.on_nvidia is False
+                if only_rocm and definition.branch.on_rocm is not False and base.on_rocm is not False:
                     where = f"{self._relative(path)}:{definition.line}"
                     remaps.setdefault(definition.name, []).append((path, where, definition.parameters))
 
@@ -437,8 +441,9 @@ class CudaProject:
         return self._closures[path]
 
     def _base(self, path: str, visiting: frozenset[str]) -> tuple[Branch, str]:
-        """Where a header is compiled: NVIDIA-only when every project file that includes it does so from an
-        NVIDIA-only branch (or is itself NVIDIA-only); else wherever the file's own `#if`s say."""
+        """Where a file is compiled at all: not on a vendor whose build reaches none of the `#include`s of it (they
+        sit in that vendor's excluded branches, or in files it does not compile), nor on ROCm when the build lists
+        it for NVIDIA only; else wherever its own `#if`s say."""
         if path in self._bases:
             return self._bases[path]
         includers = self._includers.get(path, [])
@@ -448,16 +453,19 @@ class CudaProject:
             built_for = self._built_only_for_nvidia(path)
             self._bases[path] = (Branch(False, None), built_for) if built_for else (EVERYWHERE, "")
             return self._bases[path]
-        on_rocm: list[Tri] = []
+        reaches_rocm: list[Tri] = []
+        reaches_nvidia: list[Tri] = []
         for includer, include in includers:
             outer, _ = self._base(includer, visiting | {path})
-            on_rocm.append(False if outer.on_rocm is False else include.branch.on_rocm)
-        if all(value is False for value in on_rocm):
-            first = includers[0]
-            result = (
-                Branch(False, None),
-                f"{self._relative(first[0])}:{first[1].line}: included only where ROCm does not compile",
-            )
+            reaches_rocm.append(False if outer.on_rocm is False else include.branch.on_rocm)
+            reaches_nvidia.append(False if outer.on_nvidia is False else include.branch.on_nvidia)
+        no_rocm = all(value is False for value in reaches_rocm)
+        no_nvidia = all(value is False for value in reaches_nvidia)
+        first = f"{self._relative(includers[0][0])}:{includers[0][1].line}"
+        if no_rocm:
+            result = Branch(False, False if no_nvidia else None), f"{first}: included only where ROCm does not compile"
+        elif no_nvidia:
+            result = Branch(None, False), f"{first}: included only where NVIDIA does not compile"
         else:
             result = EVERYWHERE, ""
         self._bases[path] = result
@@ -792,7 +800,7 @@ def _learn_from_names(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
         for name in facts.tested:
             first_use.setdefault(name, path)
     for name in sorted(tested):
-        if _INCLUDE_GUARD_SUFFIX.search(name) or "VERSION" in name or "ARCH" in name:
+        if _INCLUDE_GUARD_SUFFIX.search(name) or "VERSION" in name.upper() or "ARCH" in name:
             continue  # version and arch macros are values, not vendor tests; guards are no gates
         vendor = vendor_of_words(name)
         if vendor is not None:
