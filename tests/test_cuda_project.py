@@ -353,7 +353,8 @@ def test_sources_the_build_compiles_for_nvidia_only(tmp_path):
                 """,
             "CMakeLists.txt": (
                 "add_subdirectory(common)\nif(BUILD_CUDA_BACKEND)\n  add_subdirectory(backends/cuda)\n"
-                "  add_library(timer utils/cuda_timer.cpp)\nendif()\nadd_library(util utils/util.cpp)\n"
+                "  add_library(timer utils/cuda_timer.cpp)\nelseif(BUILD_HIP_BACKEND)\n  add_subdirectory(backends/hip)\n"
+                "endif()\nadd_library(util utils/util.cpp)\n"
             ),
             "utils/cuda_timer.cpp": "",
             "utils/util.cpp": "",
@@ -504,3 +505,15 @@ def test_conditions_matching_text_and_version_names_decide_no_vendor(tmp_path):
     root = _tree(tmp_path, {"k.cu": "#if hipblasVersionMajor >= 3\n#endif\n#ifdef USE_HIPBLAS_V2\n#endif\n"})
     learned = CudaProject.build(root).learned
     assert "hipblasVersionMajor" not in learned and learned["USE_HIPBLAS_V2"].vendor == "rocm"
+
+
+def test_sources_of_a_project_with_no_rocm_build_yet_are_all_to_port(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "if(WITH_CUBLAS)\n  add_library(gpu kernels.cu)\nendif()\n",
+            "kernels.cu": "#include <cub/cub.cuh>\n",
+        },
+    )
+    assert CudaProject.build(root).view(str(root / "kernels.cu")).base.on_rocm is not False
+    assert _codes(root, "kernels.cu") == [("ROC205", 1)]

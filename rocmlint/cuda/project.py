@@ -472,6 +472,17 @@ class CudaProject:
         return result
 
     @cached_property
+    def _has_rocm_build(self) -> bool:
+        """Whether the build files build for ROCm at all (a HIP language, hipify, a ROCm-only definition or source)."""
+        facts = self.build_facts
+        return (
+            facts.hip_language
+            or bool(facts.hipify)
+            or any(d.vendor == "rocm" for d in facts.defines)
+            or any(s.vendor == "rocm" for s in facts.sources)
+        )
+
+    @cached_property
     def _rocm_build_defines(self) -> frozenset[str]:
         return frozenset(d.name for d in self.build_facts.defines if d.vendor == "rocm")
 
@@ -479,6 +490,8 @@ class CudaProject:
         """Evidence that the build compiles `path` for NVIDIA only: the most specific source sets of the build files
         naming it (`add_subdirectory(cuda)` inside `if(BUILD_CUDA)`, `sources += cuda_sources` under `if use_cuda:`)
         are all NVIDIA's. "" otherwise."""
+        if not self._has_rocm_build:
+            return ""  # nothing is built for ROCm yet: every CUDA source is one to port
         matching = self._sources_naming(path)
         if not matching or all(s.vendor != "nvidia" for _, s in matching):
             return ""
