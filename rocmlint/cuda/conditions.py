@@ -367,12 +367,13 @@ def arm_outcomes_agree(arms: list[Directive], ctx: CudaContext) -> bool:
         if rocm is None or not _arm_usable(rocm, arms, ctx, usable, on_rocm=True):
             return False
         for toolkit_passes in nvidia_builds:
-            nvidia = {
+            taken = [
                 _taken_arm(conditions, [_build_lookup(n, build, assigned) for _, n in lookups])
                 for build in toolkit_passes
-            }
-            if None in nvidia:
-                return False
+            ]
+            nvidia = {arm for arm in taken if arm is not None}
+            if len(nvidia) < len(set(taken)):
+                return False  # a condition NVIDIA cannot evaluate
             if nvidia == {rocm}:
                 continue
             # Another arm on NVIDIA is fine only when it is NVIDIA-only, ROCm has an arm of its own to take
