@@ -260,19 +260,6 @@ WarpsizeConstexpr.valid = (
     ),
 )
 WarpsizeConstexpr.invalid = (
-    # A template's own `warpSize` parameter ends with the template: the kernel after it uses HIP's.
-    Invalid(
-        """
-        template <int warpSize>
-        __device__ float lane_sum(float v) { return v * warpSize; }
-        __global__ void softmax(const float* x, float* out) {
-          __shared__ float partial[1024 / warpSize];
-          out[threadIdx.x] = lane_sum<32>(partial[0]);
-        }
-        """,
-        expect=("4:35-4:43",),
-        message="an array size",
-    ),
     Invalid(
         """
         __global__ void softmax(const float* x, float* out) {
@@ -380,5 +367,18 @@ WarpsizeConstexpr.invalid = (
           switch (flags[0]) { case 64: votes[0] = 1; break; }
         }
         """,
+    ),
+    # A template's own `warpSize` parameter ends with the template: the kernel after it uses HIP's.
+    Invalid(
+        """
+        template <int warpSize>
+        __device__ float lane_sum(float v) { return v * warpSize; }
+        __global__ void softmax(const float* x, float* out) {
+          __shared__ float partial[1024 / warpSize];
+          out[threadIdx.x] = lane_sum<32>(partial[0]);
+        }
+        """,
+        expect=("4:35-4:43",),
+        message="an array size",
     ),
 )
