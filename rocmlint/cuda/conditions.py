@@ -612,6 +612,32 @@ def arm_text(directive: Directive, ctx: CudaContext) -> str:
     return without_comments(ctx.content[span.start_byte : span.end_byte].decode("utf-8", "replace"))
 
 
+# A line that only passes a hint to the compiler: a `#pragma`, `_Pragma("...")`/`__pragma(...)`, or a lone
+# macro use (how a project spells a pragma it defines per compiler: `FAISS_PRAGMA_IMPRECISE_FUNCTION_BEGIN`).
+_PRAGMA_LINE = re.compile(r"\s*(?:#\s*pragma\b.*|(?:_Pragma|__pragma)\s*\(.*\)\s*|(?P<macro>[A-Za-z_]\w*)\s*)")
+
+
+def holds_only_pragmas(directive: Directive, ctx: CudaContext) -> bool:
+    """Whether the arm this directive opens holds only compiler hints (`#pragma` lines, `_Pragma(...)`, lone macro
+    uses whose definitions in this file are such hints too), or nothing: whichever compiler takes it, only its
+    warnings or optimisation change, no code."""
+    for line in arm_text(directive, ctx).splitlines():
+        match = _PRAGMA_LINE.fullmatch(line) if line.strip() else None
+        if line.strip() and (match is None or not _macro_is_pragma(match.group("macro"), directive, ctx)):
+            return False
+    return True
+
+
+def _macro_is_pragma(name: str | None, directive: Directive, ctx: CudaContext) -> bool:
+    """A lone macro use is a hint unless this file defines it, before the arm, as anything but a hint or nothing."""
+    for define in ctx.preprocessor.defines.get(name, []) if name else []:
+        value = define.value.strip()
+        match = _PRAGMA_LINE.fullmatch(value) if value else None
+        if define.directive.start_byte < directive.start_byte and value and (match is None or match.group("macro")):
+            return False
+    return True
+
+
 @cache
 def _cuda_triggers(rules: tuple[type[Rule], ...]) -> re.Pattern[str] | None:
     """Any of `rules`' triggers; a numeric one (ROC208's `32`) only as a number, not inside `BF16`/`int32_t`."""
@@ -654,6 +680,7 @@ __all__ = [
     "chains_around",
     "condition_edit",
     "condition_tests",
+    "holds_only_pragmas",
     "is_host_only_unit",
     "is_rocm_macro",
     "with_alternatives",
