@@ -26,6 +26,12 @@ from rocmlint.rule import Invalid, Rule, Valid
 # the chain, no rule reports it any more.
 _OTHER_VENDOR_TESTS = frozenset(PASS_AND_COMPILER_ALTERNATIVES) | {"__NVCC__"}
 _ERROR_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*error\b", re.MULTILINE)
+# `!defined(CUDA_VERSION)`, `!defined CUDART_VERSION`, `(!defined(CUDA_VERSION))`: the test of "no CUDA toolkit".
+_NO_TOOLKIT = re.compile(
+    r"\(?\s*!\s*defined\s*(?:\(\s*(?:{names})\s*\)|\s(?:{names}))\s*\)?".format(
+        names="|".join(sorted(CUDA_VERSION_MACROS))
+    )
+)
 
 __all__ = ["CUDA_VERSION_MACROS", "CudaVersionGate"]
 
@@ -96,9 +102,11 @@ class CudaVersionGate(ConditionRule, Rule):
         self._report_condition(directive, ctx, _message(directive, macro, ctx), fix=self._fix(directive, ctx))
 
     def _written_for_no_toolkit(self, directive: Directive, ctx: CudaContext) -> bool:
-        """The chain tests only whether a version macro is defined (`#if !defined(CUDA_VERSION)`: "no CUDA
-        toolkit here", which a ROCm build answers by construction, not by reading 0), and the arm ROCm certainly
-        takes is one the chain writes out for that case, holding nothing HIP lacks and no `#error`."""
+        """The chain tests only whether version macros are defined, and the arm ROCm certainly takes is the one
+        it opens with `#ifndef CUDA_VERSION` / `#if !defined(CUDA_VERSION)`: "no CUDA toolkit here", which a ROCm
+        build answers by construction, not by reading 0 (ginkgo's HIP branch of shared CUDA/HIP code). That arm
+        holds nothing HIP lacks and no `#error`. An `#else` after `#ifdef CUDA_VERSION` is no such arm: it may be
+        a fallback nobody wrote for ROCm."""
         chains = self._chains(ctx)
         version_tests = dict.fromkeys(CUDA_VERSION_MACROS, "")
         if any(condition_tests(member.condition, version_tests) is None for member in chains.chain(directive)):
@@ -106,6 +114,8 @@ class CudaVersionGate(ConditionRule, Rule):
         taken = next((arm for arm in chains.arms_of(directive) if arm_branch(arm, ctx).on_rocm is True), None)
         return (
             taken is not None
+            and taken.kind != "else"
+            and _NO_TOOLKIT.fullmatch(taken.condition) is not None
             and lacking_on_hip(ctx, arm_span(taken, ctx)) is None
             and not _ERROR_DIRECTIVE.search(arm_text(taken, ctx))
         )
@@ -343,6 +353,18 @@ CudaVersionGate.invalid = (
         #define HAS_BF16_TYPES 0
         #endif
         """,
+    ),
+    # An `#else` after `#ifdef CUDA_VERSION` is a fallback, not an arm written for ROCm.
+    Invalid(
+        """
+        #ifdef CUDART_VERSION
+        #define DEVICE_SUPPORTS_MEMPOOL 1
+        #else
+        #define DEVICE_SUPPORTS_MEMPOOL 0
+        #endif
+        """,
+        expect=("1:1-1:22",),
+        message="false there and ROCm silently skips this arm",
     ),
     # "No CUDA toolkit" stops the build: ROCm is not meant to take it.
     Invalid(
