@@ -185,7 +185,11 @@ def settings_key(settings: Settings) -> str:
 def encode_report(report: FileReport) -> tuple:
     # Tracebacks too: a rule that hits a RecursionError (ROC001 "nested too deep") does so on every
     # run, and --verbose still shows why.
-    return (tuple(_encode_diagnostic(d, report.path) for d in report.diagnostics), tuple(report.tracebacks))
+    return (
+        tuple(_encode_diagnostic(d, report.path) for d in report.diagnostics),
+        tuple(report.tracebacks),
+        tuple(report.gated_notes),
+    )
 
 
 def _encode_diagnostic(d: Diagnostic, path: str) -> tuple:
@@ -214,10 +218,11 @@ def _encode_diagnostic(d: Diagnostic, path: str) -> tuple:
 
 def decode_report(path: str, encoded: tuple) -> FileReport:
     """Raises (TypeError, ValueError, ...) on anything malformed; the caller discards the entry."""
-    diagnostics, tracebacks = encoded
-    if not all(isinstance(trace, str) for trace in tracebacks):
-        raise TypeError("traceback is not a string")
-    return FileReport(path, [_decode_diagnostic(item, path) for item in diagnostics], tracebacks=list(tracebacks))
+    diagnostics, tracebacks, gated_notes = encoded
+    if not all(isinstance(text, str) for text in (*tracebacks, *gated_notes)):
+        raise TypeError("a traceback or note is not a string")
+    found = [_decode_diagnostic(item, path) for item in diagnostics]
+    return FileReport(path, found, tracebacks=list(tracebacks), gated_notes=list(gated_notes))
 
 
 def _decode_diagnostic(item: tuple, path: str) -> Diagnostic:

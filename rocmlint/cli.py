@@ -67,7 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--verify", action="store_true", help="with --fix: keep a fixed CUDA file only if it passes `rocmlint verify`"
     )
     check.add_argument("-q", "--quiet", action="store_true", help="print diagnostics only, no summary")
-    check.add_argument("-v", "--verbose", action="store_true", help="print tracebacks of internal errors")
+    check.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="print tracebacks of internal errors, and why the project model gated findings away",
+    )
     check.add_argument(
         "-j", "--jobs", type=_jobs, default=None, help="worker processes (default: all cores; 1 checks in this process)"
     )
@@ -240,6 +245,8 @@ def _check(args: argparse.Namespace) -> int:
         if args.verbose:
             for trace in report.tracebacks:
                 sys.stderr.write(trace)
+            for note in report.gated_notes:
+                print(f"rocmlint: {note}", file=sys.stderr)
     fixes = _fix_reports(args, reports, resolver) if fixing else []
     if args.diff:
         return _print_diffs(fixes, args)

@@ -28,6 +28,8 @@ def rule_page(rule: type[Rule]) -> str:
         )
     )
     parts = [f"# {rule.name} ({rule.code})", "", facts, "", rule.doc(), ""]
+    if rule.language == "cuda":
+        parts += ["## With the project model", "", _project_model_note(rule), ""]
     fence = _FENCE[rule.language]
     if rule.invalid:
         parts += ["## Flagged (from the rule's tests)", ""]
@@ -38,6 +40,27 @@ def rule_page(rule: type[Rule]) -> str:
         for valid in rule.valid[:_EXAMPLES_SHOWN]:
             parts += [f"```{fence}", valid.code.rstrip("\n"), "```", ""]
     return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def _project_model_note(rule: type[Rule]) -> str:
+    """What the C++ project model (README, "The C++ project model") changes for a CUDA rule, from its attributes."""
+    native = (
+        "It still applies to code written for AMD (a project whose build compiles HIP only, a `.hip` file, a file "
+        "calling `__builtin_amdgcn_*` outside vendor branches): a 32-lane assumption is as wrong on 64-lane CDNA there."
+        if rule.applies_to_rocm_sources
+        else "It does not apply to code written for AMD (a project whose build compiles HIP only, a `.hip` file, a "
+        "file calling `__builtin_amdgcn_*` outside vendor branches): there is no CUDA code to port."
+    )
+    if rule.reports_gated:
+        gated = "It also reports code ROCm does not compile: what it flags is the gate itself."
+    else:
+        gated = (
+            "Code the ROCm build does not compile is not reported: branches of the project's own vendor macros "
+            "(learned from its build files and headers), headers included only from NVIDIA-only branches, sources "
+            "the build compiles for NVIDIA only, and calls of names a header remaps for ROCm "
+            "(`check --verbose` says which evidence decided; `project-model = false` turns it off)."
+        )
+    return f"{native} {gated}"
 
 
 def index_page(rules: tuple[type[Rule], ...]) -> str:

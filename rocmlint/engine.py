@@ -18,7 +18,7 @@ import ahocorasick
 from rocmlint.collector import collection_paused
 from rocmlint.config import Settings
 from rocmlint.cuda.frontend import CudaOptions, InternalErrorReporter, check_cuda
-from rocmlint.cuda.project import EMPTY_VIEW, FileView, project_for, project_root
+from rocmlint.cuda.project import EMPTY_VIEW, FileView, forget_projects, project_for, project_root
 from rocmlint.diagnostics import Diagnostic, Location
 from rocmlint.discovery import matches_any
 from rocmlint.file_report import FileReport
@@ -256,7 +256,7 @@ class Engine:
     ) -> _FrontEndOutcome:
         try:
             options = replace(cuda_options(settings), project=self._project_view(source.path, settings))
-            found = check_cuda(source, rules, options, on_internal_error)
+            found = check_cuda(source, rules, options, on_internal_error, report.gated_notes)
         except Exception as error:  # noqa: BLE001 - a front-end bug must not stop the run
             message = f"the CUDA C++ front end crashed on this file: {type(error).__name__}: {error}"
             if isinstance(error, RecursionError):
@@ -385,6 +385,12 @@ def build_project_models(files: Iterable[tuple[Path, Settings]]) -> None:
     }
     for root in sorted(roots):
         project_for(root)
+
+
+def forget_project_models() -> None:
+    """Drop the C++ project models built so far: a long-running process (the LSP server) does when a file they
+    were learned from is saved."""
+    forget_projects()
 
 
 def cuda_options(settings: Settings) -> CudaOptions:

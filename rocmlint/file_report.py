@@ -17,4 +17,5 @@ class FileReport:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # filesystem problems, for stderr
     tracebacks: list[str] = field(default_factory=list)  # of rules that crashed (ROC900), for --verbose
+    gated_notes: list[str] = field(default_factory=list)  # findings the project model gated away, for --verbose
     skipped: bool = False  # no enabled rule could fire: the file was never decoded or parsed

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rocmlint.cuda.frontend import Anchors, CudaContext, Node
+from rocmlint.cuda.frontend import Anchors, ByteSpan, CudaContext, Node
 from rocmlint.cuda.masks import WAVE_MASK_INTRINSICS, WAVE_MASK_METHODS, is_wave_mask_call, mask_fix, narrowing
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -77,8 +77,10 @@ class BallotMask32Bit(Rule):
         if found is None:
             return
         name = ctx.call_name(node) or ctx.text(node.child_by_field_name("function") or node)
+        declaration = ctx.statement_of(node) if found.where == "stored in" else None
         ctx.report(
-            node,
+            # A declaration is reported from its type: the 32-bit type is what the reader changes.
+            node if declaration is None else ByteSpan(min(declaration.start_byte, node.start_byte), node.end_byte),
             f"`{name}` returns a 64-bit mask on ROCm (64-lane waves) but is {found.where} `{found.type_text}`, "
             "dropping lanes 32-63; use `auto`, `uint64_t` or `unsigned long long`",
             fix=mask_fix(node, ctx, "keep the mask in 64 bits on ROCm", list(found.widen)),
@@ -172,7 +174,7 @@ BallotMask32Bit.invalid = (
           }
         }
         """,
-        expect=("5:36-5:55",),
+        expect=("5:5-5:55",),
         message="stored in `unsigned int`",
         fixed="""
         __device__ void relu_bits(const float* x, unsigned int* out) {
@@ -198,7 +200,7 @@ BallotMask32Bit.invalid = (
           if (threadIdx.x % warpSize == 0) atomicAdd(out, __popcll(votes));
         }
         """,
-        expect=("3:26-3:72",),
+        expect=("3:3-3:72",),
         message="stored in `uint32_t`",
         fixed="""
         #define FULL_MASK 0xffffffff
@@ -282,6 +284,6 @@ BallotMask32Bit.invalid = (
         }
         """,
         path="kernel.hip",
-        expect=("3:16-3:40",),
+        expect=("3:3-3:40",),
     ),
 )

@@ -14,10 +14,7 @@ _CONSTANT_MESSAGE = (
     "`__GFX9__` selector for compile-time sizes"
 )
 _FROM_HALF_WAVE = "a 64-lane wavefront needs offsets from `warpSize / 2`"
-# What every ROC208 finding needs besides its number, as file-level prefilter context (`Rule.also_requires`):
-# a warp-constant name (`warp`), a `blockDim` split, a thread-id operand (`threadIdx` or a thread-index name:
-# `tid`, `t_idx`, `thread`, `lane`, `tx`), a lane/warp target (`lane`, `warp`, `wid`), or a shuffle
-# (`shfl`/`SHFL`). The prefilter compares these ignoring case, as the name patterns do.
+# What every finding needs besides its number (`also_requires`, any case): a thread/lane/warp name, `blockDim`, a shuffle.
 _CONTEXT_WORDS = (b"blockdim", b"shfl", b"thread", b"lane", b"warp", b"tid", b"tx", b"wid", b"t_idx")
 
 
@@ -27,15 +24,15 @@ class WarpSize32(Rule):
     Flags code that hard-codes a 32-lane warp: warp-size constants defined as 32 (`#define WARP_SIZE 32`,
     `constexpr int kWarpSize = 32`, `THREADS_PER_WARP = 32` enumerators), lane and warp indices computed
     from thread ids with `% 32`, `& 31`, `& 0x1f`, `>> 5` or `/ 32`, and shuffle reductions whose first
-    offset is 16.
+    offset is 16; not in functions already doing 64-lane arithmetic (`& 63`, a shuffle by 32), where a 32
+    is a half-wave on purpose (an MFMA tile).
 
     ## Why is this bad on ROCm?
-    CDNA GPUs (MI100 to MI355) run 64-lane wavefronts; only RDNA runs wave32. HIP's `warpSize` section
-    of `hip_cpp_language_extensions.rst` and the HIP porting guide ("do not assume 32 or 64") say to
-    read `warpSize` instead. With a 32 constant, "lane 0 of each warp" elects two leaders per wavefront,
-    warp indices `tid / 32` disagree with `__shfl_down`/`__ballot`, whose width is the real wave size,
-    and a butterfly starting at offset 16 only reduces half the wavefront (llama.cpp#14196, DeepSpeed
-    `csrc/includes/context.h`, apex `csrc/welford.cu`, mamba `selective_scan_fwd_kernel.cuh`).
+    CDNA GPUs (MI100 to MI355) run 64-lane wavefronts; only RDNA runs wave32. HIP's `warpSize` docs and
+    porting guide ("do not assume 32 or 64") say to read `warpSize`. With a 32 constant, "lane 0 of each
+    warp" elects two leaders per wavefront, `tid / 32` disagrees with `__shfl_down`/`__ballot` (whose width
+    is the real wave size), and a butterfly from offset 16 reduces half the wavefront (llama.cpp#14196,
+    DeepSpeed `context.h`, apex `welford.cu`, mamba `selective_scan_fwd_kernel.cuh`).
 
     ## Example
     ```cuda
@@ -49,9 +46,8 @@ class WarpSize32(Rule):
     ```
 
     ## Fix
-    The autofix handles the constants: their definition goes behind a ROCm gate, where a wave selector
-    picks 64 for GFX8/GFX9 (GCN and CDNA, MI100 to MI355) device passes and for the host pass, and 32
-    for other targets (RDNA, wave32):
+    The autofix gates the constants' definition: a wave selector picks 64 for GFX8/GFX9 (GCN, CDNA) device
+    passes and the host pass, 32 for other targets (RDNA, wave32):
     ```cuda
     #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
     #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)
@@ -63,8 +59,8 @@ class WarpSize32(Rule):
     #define WARP_SIZE 32
     #endif
     ```
-    `constexpr`/`static const` declarations and enumerators get the same selector around a copy with `64`.
-    Lane arithmetic and reduction loops are rewritten by hand with the run-time `warpSize`:
+    `constexpr`/`static const` declarations and enumerators get the same selector around a copy with `64`;
+    lane arithmetic and reduction loops are rewritten by hand with the run-time `warpSize`:
     ```cuda
     __global__ void row_sum(const float* x, float* out) {
       float v = x[threadIdx.x];
@@ -74,15 +70,13 @@ class WarpSize32(Rule):
     ```
 
     ## Fix safety
-    Safe for the constant definitions: the NVIDIA branch (`#else`) keeps the original definition token
-    for token, so `nvcc` compiles what it compiled before; only line numbers move. On ROCm the device
-    passes follow the HIP documentation's selector (`__GFX8__`/`__GFX9__` mean a 64-lane wavefront).
-    The host pass has no target macro: that selector alone would give 32 there, and host code sizing
-    launches or instantiating kernel templates from the constant would disagree with CDNA device code
-    (ROCm/vllm#694 review), so the fix picks 64, the MI200/MI300 value. On RDNA (wave32) targets host
-    code then sees 64 while device code gets 32: projects that ship for RDNA should size host-side
-    launches from `hipDeviceAttributeWarpSize`. Expressions and loops are not fixed: replacing `& 31`
-    by `% warpSize` changes the number of warps per block, and shared arrays sized from it, downstream.
+    Safe for the constant definitions: the NVIDIA `#else` keeps the definition token for token (only line
+    numbers move). ROCm device passes follow HIP's selector (`__GFX8__`/`__GFX9__` mean 64 lanes).
+    The host pass has no target macro: that selector alone would give 32 there, and host code sizing launches
+    or instantiating kernel templates from the constant would disagree with CDNA device code (ROCm/vllm#694
+    review), so the fix picks 64, the MI200/MI300 value. On RDNA (wave32) host code then sees 64 while device
+    code gets 32: projects shipping for RDNA should size host launches from `hipDeviceAttributeWarpSize`.
+    Expressions and loops are not fixed: `& 31` -> `% warpSize` changes the warps per block downstream.
     """
 
     code = "ROC208"
@@ -145,7 +139,7 @@ class WarpSize32(Rule):
             return
         if not (warp.is_thread_index(left, ctx) or warp.is_lane_or_warp_name(assigned_name(node, ctx))):
             return
-        if warp.in_32_lane_subgroups(node, ctx) or warp.in_wave_selector(ctx, node):
+        if warp.in_32_lane_subgroups(node, ctx) or warp.in_wave_selector(ctx, node) or warp.in_wave64_code(node, ctx):
             return
         ctx.report(
             node,
@@ -156,18 +150,24 @@ class WarpSize32(Rule):
     # --- shuffle reductions sized for 32 lanes --------------------------------------------------------
     def visit_for_statement(self, node: Node, ctx: CudaContext) -> None:
         variable = warp.reduction_over_32_lanes(node, ctx)
-        if variable is not None:
+        if variable is not None and not warp.in_wave64_code(node, ctx):
             ctx.report(node, f"shuffle reduction over `{variable}` spans only 32 lanes; {_FROM_HALF_WAVE}")
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
         name = warp.unrolled_from_16(node, ctx)
-        if name is not None:
+        if name is not None and not warp.in_wave64_code(node, ctx):
             ctx.report(
                 node, f"`{name}` with offset 16 starts a 32-lane reduction; a 64-lane wavefront needs offset 32 first"
             )
 
 
 WarpSize32.valid = (
+    # Written for 64-lane waves already (`& 63`): the 32 picks the MFMA half-wave on purpose.
+    Valid(
+        """
+        __device__ void store(float* o, const float* a) { int lane = threadIdx.x & 63; o[lane] = a[threadIdx.x / 32]; }
+        """,
+    ),
     # The constant is chosen per vendor; the 32 sits in the NVIDIA-only arm.
     Valid(
         """

@@ -96,6 +96,8 @@ class CudaArchMacro(ConditionRule, Rule):
             return
         if not _WORD_ARCH.search(condition) or not self._candidate(directive, ctx):
             return
+        if ctx.preprocessor.define_of(_ARCH, directive.start_byte) is not None:
+            return  # the project defines an architecture number for ROCm builds itself (`#define __CUDA_ARCH__ 1300`)
         if self._rocm_outcome_intended(directive, ctx):
             return  # ROCm takes the arm a recent NVIDIA GPU takes, or the only one it can build
         # Pass detection only: the chain's `__CUDA_ARCH__` tests (and any `__CUDACC__` test beside them,
@@ -125,6 +127,21 @@ def _message(directive: Directive, ctx: CudaContext) -> str:
 
 
 CudaArchMacro.valid = (
+    # The project gives ROCm builds an architecture number of its own, so the comparison is meant for them too.
+    Valid(
+        """
+        #if defined(PROJECT_USE_HIP)
+        #define __CUDA_ARCH__ 1300
+        #endif
+        __device__ int dot(int a, int b, int c) {
+        #if __CUDA_ARCH__ >= 610
+          return __dp4a(a, b, c);
+        #else
+          return c;
+        #endif
+        }
+        """,
+    ),
     # NVIDIA-only region (DeepSpeed ds_kernel_utils.h shape): ROCm never reads the tests.
     Valid(
         """

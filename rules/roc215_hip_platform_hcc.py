@@ -65,7 +65,9 @@ class HipPlatformHcc(ConditionRule, Rule):
     ```
     `HIP_PLATFORM_HCC` likewise gets `__HIP_PLATFORM_AMD__`, and `__HIP_PLATFORM_NVCC__` gets
     `__HIP_PLATFORM_NVIDIA__`; `#ifndef X` becomes `#if !defined(X) && !defined(<current>)`. A test of
-    the macro's value (`__HIP_PLATFORM_HCC__ == 1`) gets no automatic fix.
+    the macro's value (`__HIP_PLATFORM_HCC__ == 1`) gets no automatic fix. A project whose ROCm build
+    defines the old macro itself (a `-D__HIP_PLATFORM_HCC__` in setup.py or CMake, found by the project
+    model) is not flagged: its gates still work.
 
     ## Fix safety
     Safe: a plain NVIDIA build defines none of these macros, so it keeps its arm. Builds that include
@@ -92,6 +94,8 @@ class HipPlatformHcc(ConditionRule, Rule):
         if "HIP_PLATFORM_" not in directive.text:
             return
         macro = next((name for name in names_in(directive.condition) if name in _DEPRECATED), None)
+        if macro is not None and macro in ctx.options.project.rocm_build_defines:
+            return  # the project's ROCm build defines it itself: the gate still works
         # The deprecated names themselves do not count as the ROCm alternative.
         if macro is None or not self._candidate(directive, ctx, ignore=_DEPRECATED, also=_CURRENT, as_compiled=True):
             return

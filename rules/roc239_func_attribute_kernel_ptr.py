@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-from rocmlint.cuda.frontend import Anchors, CudaContext, Node
+from rocmlint.cuda.frontend import Anchors, ByteSpan, CudaContext, Node
+from rocmlint.cuda.hip_gaps import KERNEL_POINTER_CALLS, typed_kernel_calls_in_macro
+from rocmlint.cuda.preprocessor import Define
 from rocmlint.cuda.syntax import declares_void_pointer
 from rocmlint.cuda.values import arms
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
-
-# The runtime call and the position of its kernel argument. HIP declares these with `const void*` only;
-# CUDA's runtime adds `template <class T> ...(T* entry, ...)` overloads, so CUDA code passes typed kernels.
-# (The occupancy calculators are not listed: hip_runtime_api.h has template overloads for
-# hipOccupancyMaxActiveBlocksPerMultiprocessor[WithFlags] and hipOccupancyMaxPotentialBlockSize[*].)
-_KERNEL_ARGUMENT = {
-    "cudaFuncSetAttribute": 0,
-    "cudaFuncGetAttributes": 1,
-    "hipFuncSetAttribute": 0,
-    "hipFuncGetAttributes": 1,
-}
 
 
 def _typed_kernel(argument: Node, ctx: CudaContext) -> bool:
@@ -46,7 +37,9 @@ def _is_typed_kernel(arm: Node, ctx: CudaContext) -> bool:
     if kind != "identifier":
         return False
     declared = _declared_kernel(arm, ctx)
-    return _has_function_pointer_type(arm, ctx) if declared is None else declared
+    if declared is not None:
+        return declared
+    return _has_function_pointer_type(arm, ctx) or _launched(arm, ctx)
 
 
 def _declared_kernel(name: Node, ctx: CudaContext) -> bool | None:
@@ -70,12 +63,29 @@ def _has_function_pointer_type(name: Node, ctx: CudaContext) -> bool:
     return type_node is not None and ctx.text(type_node) not in ("void", "auto", "hipFunction_t", "CUfunction")
 
 
+def _launched(name: Node, ctx: CudaContext) -> bool:
+    """Whether the function or lambda around `name` launches it with `<<<...>>>`: only a typed kernel can be
+    launched, so an `auto` parameter or variable the walk could not follow (`[&](auto kernel_fn) {...}`)
+    holds one."""
+    scope = ctx.enclosing(name, "lambda_expression", "function_definition")
+    if scope is None:
+        return False
+    spelled = ctx.text(name)
+    return any(
+        (launched := launch.parent.child_by_field_name("function")) is not None and ctx.text(launched) == spelled
+        for launch in ctx.descendants(scope, "kernel_call_syntax")
+        if launch.parent is not None
+    )
+
+
 class FuncAttributeKernelPtr(Rule):
     """
     ## What it does
     Flags `cudaFuncSetAttribute` and `cudaFuncGetAttributes` calls whose kernel argument is a typed
-    kernel (a function name, `kernel<T, 128>`, `&kernel`, or a variable holding a kernel pointer)
-    rather than a `(const void*)` / `reinterpret_cast<const void*>` cast.
+    kernel (a function name, `kernel<T, 128>`, `&kernel`, a variable holding a kernel pointer, or an
+    `auto` variable or parameter the same function launches with `<<<...>>>`) rather than a
+    `(const void*)` / `reinterpret_cast<const void*>` cast. Calls in macro bodies are read from the text:
+    a template id, `&kernel`, a qualified name, or a name the same body assigns a kernel to or launches.
 
     ## Why is this bad on ROCm?
     CUDA's runtime header adds template overloads (`template <class T> cudaFuncSetAttribute(T* entry,
@@ -127,12 +137,12 @@ class FuncAttributeKernelPtr(Rule):
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
         """A reported call holds the function's name."""
-        anchors = ctx.offsets(*(name.encode() for name in _KERNEL_ARGUMENT))
+        anchors = ctx.offsets(*(name.encode() for name in KERNEL_POINTER_CALLS))
         return {"call_expression": anchors} if anchors else {}
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
         name = ctx.call_name(node)
-        index = _KERNEL_ARGUMENT.get(name or "")
+        index = KERNEL_POINTER_CALLS.get(name or "")
         if index is None or name is None:
             return
         if ctx.preprocessor.define_of(name, node.start_byte) is not None:
@@ -140,13 +150,24 @@ class FuncAttributeKernelPtr(Rule):
         arguments = ctx.arguments(node)
         if len(arguments) <= index or not _typed_kernel(arguments[index], ctx):
             return
-        kernel = ctx.text(arguments[index])
         ctx.report(
-            arguments[index],
-            f"`{name}` is given the typed kernel `{kernel}`; HIP's `{name.replace('cuda', 'hip')}` takes `const void*` "
-            f"only, so pass `reinterpret_cast<const void*>({kernel})`",
+            ByteSpan(node.start_byte, arguments[index].end_byte),  # from the call's name, where readers look
+            _message(name, ctx.text(arguments[index])),
             fix=_fix(arguments[index], ctx),
         )
+
+    def visit_define(self, define: Define, ctx: CudaContext) -> None:
+        # Macro bodies are not parsed by tree-sitter: the front end reads the calls from the text (no fix).
+        for call in typed_kernel_calls_in_macro(ctx, define):
+            if ctx.preprocessor.define_of(call.function, define.directive.start_byte) is None:
+                ctx.report(call.span, f"macro `{define.name}`: {_message(call.function, call.kernel)}")
+
+
+def _message(name: str, kernel: str) -> str:
+    return (
+        f"`{name}` is given the typed kernel `{kernel}`; HIP's `{name.replace('cuda', 'hip')}` takes `const void*` "
+        f"only, so pass `reinterpret_cast<const void*>({kernel})`"
+    )
 
 
 def _fix(argument: Node, ctx: CudaContext) -> Fix | None:
@@ -214,6 +235,24 @@ FuncAttributeKernelPtr.valid = (
         }
         """,
     ),
+    # In a macro body: the cast, a rename macro adding it, and a name the body does not show to be a kernel.
+    Valid(
+        """
+        #define SET_SMEM(kernel, bytes) \\
+          cudaFuncSetAttribute((const void*)kernel<float>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)
+        #define hipFuncSetAttribute(fn, attr, value) hipFuncSetAttribute((const void*)fn, attr, value)
+        #define OPT_IN(fn, bytes) cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)
+        """,
+    ),
+    # An `auto` parameter that is never launched: nothing says it holds a typed kernel.
+    Valid(
+        """
+        void configure(int smem) {
+          auto opt_in = [&](auto fn) { cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); };
+          opt_in(reinterpret_cast<const void*>(&fwd_kernel));
+        }
+        """,
+    ),
 )
 FuncAttributeKernelPtr.invalid = (
     Invalid(
@@ -224,7 +263,7 @@ FuncAttributeKernelPtr.invalid = (
                                cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
         }
         """,
-        expect=("3:24-3:71",),
+        expect=("3:3-3:71",),
         message="reinterpret_cast<const void*>(QUANT_GEMM_Kernel<TilingConfig, OutputDataType>)",
         fixed="""
         template <typename TilingConfig, typename OutputDataType>
@@ -249,7 +288,7 @@ FuncAttributeKernelPtr.invalid = (
           }
         }
         """,
-        expect=("5:37-5:43",),
+        expect=("5:16-5:43",),
     ),
     Invalid(
         """
@@ -260,7 +299,7 @@ FuncAttributeKernelPtr.invalid = (
           if (smem_bytes > 0xc000) cudaFuncSetAttribute(kernel_fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
         }
         """,
-        expect=("5:49-5:58",),
+        expect=("5:28-5:58",),
         fixed="""
         template <typename Attention>
         void run_attention(typename Attention::Params& p) {
@@ -283,7 +322,7 @@ FuncAttributeKernelPtr.invalid = (
           return attr.maxThreadsPerBlock;
         }
         """,
-        expect=("4:32-4:45",),
+        expect=("4:3-4:45",),
         message="`cudaFuncGetAttributes`",
         fixed="""
         __global__ void reduce_kernel(const float* x, float* y);
@@ -305,7 +344,7 @@ FuncAttributeKernelPtr.invalid = (
           FMHA_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_size));
         }
         """,
-        expect=("3:40-3:46",),
+        expect=("3:19-3:46",),
     ),
     Invalid(
         """
@@ -313,6 +352,33 @@ FuncAttributeKernelPtr.invalid = (
           cudaFuncSetAttribute(&bn_fwd_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
         }
         """,
-        expect=("2:24-2:38",),
+        expect=("2:3-2:38",),
+    ),
+    # An `auto` parameter the lambda launches: only a typed kernel can be launched.
+    Invalid(
+        """
+        void run(Params p, int smem, cudaStream_t stream) {
+          auto launch = [&](auto kernel_fn) {
+            cudaFuncSetAttribute(kernel_fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+            kernel_fn<<<p.blocks, 128, smem, stream>>>(p);
+          };
+          launch(attention_kernel<float>);
+        }
+        """,
+        expect=("3:5-3:35",),
+    ),
+    # In macro bodies, which tree-sitter does not parse: a template id, and a name the body assigns one to.
+    Invalid(
+        """
+        #define LAUNCH_PAGED_ATTENTION(HEAD_SIZE)                            \\
+          cudaFuncSetAttribute(                                              \\
+            paged_attention_kernel<T, HEAD_SIZE, BLOCK_SIZE, NUM_THREADS>,  \\
+            cudaFuncAttributeMaxDynamicSharedMemorySize, shared_mem_size);
+        #define LAUNCH_FWD(OCCUPANCY)                                                      \\
+          auto fwd_func = bn_fwd<StorageType, OCCUPANCY>;                                  \\
+          cudaFuncSetAttribute(fwd_func, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
+        """,
+        expect=("2:3-3:66", "7:3-7:32"),
+        message="macro",
     ),
 )

@@ -65,6 +65,22 @@ def test_configured_rocm_macro_gates(settings):
     assert found(check(replace(settings, rocm_macros=("MYPROJ_HIP",)), code)) == []
 
 
+@pytest.mark.parametrize(
+    ("test", "reported"),
+    [
+        ("if (USE_ROCM) { __nanosleep(ns); } else { sleep_portably(ns); }", True),
+        ("if (USE_ROCM) { sleep_portably(ns); } else { __nanosleep(ns); }", False),
+        ("if (!USE_ROCM) { __nanosleep(ns); }", False),
+        ("if constexpr (kIsHip) { sleep_portably(ns); } else { __nanosleep(ns); }", False),
+        ("if (kUnknownFlag) { sleep_portably(ns); } else { __nanosleep(ns); }", True),
+    ],
+)
+def test_runtime_tests_of_vendor_constants_gate(settings, test, reported):
+    """`if (USE_ROCM)`, and `if constexpr` on a `constexpr bool` made from a vendor macro, are vendor branches."""
+    code = f"constexpr bool kIsHip = USE_ROCM;\n__device__ void f(unsigned ns) {{\n  {test}\n}}\n"
+    assert found(check(settings, code)) == ([("ROC224", 3, test.index("__nanosleep") + 3)] if reported else [])
+
+
 def test_noqa_in_cpp_comments(settings):
     assert found(check(settings, SLEEP.replace("(ns);", "(ns);  // noqa: ROC224"))) == []
     assert found(check(settings, SLEEP.replace("(ns);", "(ns);  /* noqa */"))) == []

@@ -185,3 +185,33 @@ def test_an_elif_line_is_read_where_its_chain_is():
 )
 def test_evaluate_integer_follows_c(text, value):
     assert evaluate_integer(text) == value
+
+
+@pytest.mark.parametrize(
+    ("defines", "expected"),
+    [
+        # A macro standing for a vendor expression has that expression's value in an `#if`.
+        ("#define MMA_OK !defined(USE_ROCM) && __CUDA_ARCH__ >= 700\n", Branch(False, None)),
+        ("#define IS_AMD defined(__HIP_PLATFORM_AMD__)\n#define NOT_AMD !IS_AMD\n", Branch(False, True)),
+        # Either side of a vendor test: 1 on ROCm, 0 on NVIDIA; the file's two #defines agree per vendor.
+        (
+            "#ifdef USE_ROCM\n#define ON_HIP 1\n#else\n#define ON_HIP 0\n#endif\n#define NOT_AMD !ON_HIP\n",
+            Branch(False, True),
+        ),
+    ],
+)
+def test_macros_standing_for_expressions(defines, expected):
+    source = defines + "#if " + ("MMA_OK" if "MMA_OK" in defines else "NOT_AMD") + "\nx\n#endif\n"
+    assert analyse(source, VendorMacros()).branch_at(source.index("\nx") + 1) == expected
+
+
+def test_header_values_and_learned_macros_decide_tests():
+    from rocmlint.cuda.preprocessor import LearnedMacro, MacroState
+
+    flag = LearnedMacro("XYZ_HIP", "rocm", MacroState(True, 1), MacroState(True, 0), "compat.h:3: (header)")
+    macros = VendorMacros().with_learned({"XYZ_HIP": flag}, {"WARP": "32", "ON_AMD": "XYZ_HIP"})
+    source = "#if XYZ_HIP\na\n#endif\n#if ON_AMD\nb\n#endif\n#if WARP == 32\nc\n#endif\n"
+    preprocessor = analyse(source, macros)
+    assert preprocessor.branch_at(source.index("\na") + 1) == Branch(True, False)
+    assert preprocessor.branch_at(source.index("\nb") + 1) == Branch(True, False)
+    assert preprocessor.branch_at(source.index("\nc") + 1) == Branch(True, True)

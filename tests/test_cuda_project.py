@@ -351,7 +351,12 @@ def test_sources_the_build_compiles_for_nvidia_only(tmp_path):
                 if use_cuda:
                     sources += cuda_sources
                 """,
-            "CMakeLists.txt": "add_subdirectory(common)\nif(BUILD_CUDA_BACKEND)\n  add_subdirectory(backends/cuda)\nendif()\n",
+            "CMakeLists.txt": (
+                "add_subdirectory(common)\nif(BUILD_CUDA_BACKEND)\n  add_subdirectory(backends/cuda)\n"
+                "  add_library(timer utils/cuda_timer.cpp)\nendif()\nadd_library(util utils/util.cpp)\n"
+            ),
+            "utils/cuda_timer.cpp": "",
+            "utils/util.cpp": "",
             "pkg/csrc/cuda/gemm.cu": "#include <cub/cub.cuh>\n",
             "pkg/csrc/cuda/glue.cpp": "",
             "pkg/csrc/common.cu": "",
@@ -364,7 +369,8 @@ def test_sources_the_build_compiles_for_nvidia_only(tmp_path):
     assert gemm.base.on_rocm is False
     assert gemm.base_evidence == "setup.py:4: the build compiles it for NVIDIA only"  # `cuda_sources = ...`
     assert project.view(str(root / "backends/cuda/k.cu")).base.on_rocm is False
-    for built_everywhere in ("pkg/csrc/cuda/glue.cpp", "pkg/csrc/common.cu", "common/k.cu"):
+    assert project.view(str(root / "utils/cuda_timer.cpp")).base.on_rocm is False
+    for built_everywhere in ("pkg/csrc/cuda/glue.cpp", "pkg/csrc/common.cu", "common/k.cu", "utils/util.cpp"):
         assert project.view(str(root / built_everywhere)).base.on_rocm is not False, built_everywhere
     assert _codes(root, "pkg/csrc/cuda/gemm.cu") == []
 
@@ -383,8 +389,87 @@ def test_includes_a_hipified_build_swaps_are_notes(tmp_path):
     assert "(setup.py:2: builds a torch CUDAExtension (hipified on ROCm))" in found["ROC204"].message
     assert [d.severity.value for d in report.diagnostics if d.code == "ROC205"] == ["info", "warning"]  # cuDNN stays
     hand_written = _tree(
-        tmp_path / "cmake", {"CMakeLists.txt": "project(x LANGUAGES CXX CUDA HIP)\n", "k.cu": "#include <cuda_fp16.h>\n"}
+        tmp_path / "cmake",
+        {"CMakeLists.txt": "project(x LANGUAGES CXX CUDA HIP)\n", "k.cu": "#include <cuda_fp16.h>\n"},
     )
     assert [
         d.severity.value for d in Engine().check_path(hand_written / "k.cu", Settings(root=hand_written)).diagnostics
     ] == ["warning"]
+
+
+def test_check_verbose_says_which_evidence_gated_a_finding_away(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    fixture = Path(__file__).resolve().parent.parent / "fixtures" / "project_gates"
+    root = Path(shutil.copytree(fixture, tmp_path / "project_gates"))
+    notes = []
+    for _run in ("cold", "served from the cache"):  # the notes are kept in the cache too
+        run = subprocess.run(
+            [sys.executable, "-m", "rocmlint", "check", "--verbose", "--isolated", "."],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        notes.append(sorted(line for line in run.stderr.splitlines() if "not reported" in line))
+    assert notes[0] == notes[1]
+    assert (
+        "rocmlint: csrc/kernels.cu:26: ROC201 not reported: `PG_ROCM_BUILD` is ROCm's "
+        "(setup.py:7: the ROCm build defines it (build))" in notes[0]
+    )
+    assert (
+        "rocmlint: csrc/nv_only.cuh:2: ROC205 not reported: ROCm does not compile this file "
+        "(csrc/kernels.cu:4: included only where ROCm does not compile)" in notes[0]
+    )
+    assert (
+        "rocmlint: csrc/kernels.cu:15: ROC210 not reported: the project remaps the name for ROCm (csrc/compat.cuh:16)"
+        in notes[0]
+    )
+
+
+def test_a_header_macro_standing_for_a_vendor_expression_gates(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "if(XYZ_HIPBLAS)\n  add_compile_definitions(XYZ_USE_HIPBLAS)\nendif()\n",
+            "common.cuh": "#pragma once\n#define MMA_AVAILABLE !defined(XYZ_USE_HIPBLAS) && __CUDA_ARCH__ >= 700\n",
+            "attn.cu": """
+                #include "common.cuh"
+                #if MMA_AVAILABLE
+                #include <mma.h>
+                #endif
+                """,
+        },
+    )
+    assert _codes(root, "attn.cu") == []
+    assert ("ROC205", 3) in _codes(root, "attn.cu", project_model=False) or ("ROC217", 3) in _codes(
+        root, "attn.cu", project_model=False
+    )
+
+
+def test_a_stale_macro_the_rocm_build_defines_itself_is_no_stale_gate(tmp_path):
+    kernel = "#ifdef __HIP_PLATFORM_HCC__\n#include <hip/hip_runtime.h>\n#endif\n"
+    defined = _tree(
+        tmp_path / "defined",
+        {"CMakeLists.txt": "if(BUILD_HIP)\n  add_definitions(-D__HIP_PLATFORM_HCC__)\nendif()\n", "k.cu": kernel},
+    )
+    assert _codes(defined, "k.cu") == []
+    plain = _tree(tmp_path / "plain", {"k.cu": kernel})
+    assert _codes(plain, "k.cu") == [("ROC215", 1)]
+
+
+def test_python_build_helpers_count_as_build_files(tmp_path):
+    root = _tree(
+        tmp_path / "build" / "proj",  # a `build` folder above the project is not a build helper folder
+        {
+            "install/builder/features.py": (
+                "def settings(ctx):\n    macros = []\n    if ctx.use_hip:\n"
+                "        macros.append(('XYZ_USE_HIP', '1'))\n    return macros\n"
+            ),
+            "pkg/module.py": "macros = [('NOT_A_BUILD_FLAG', None)]\n",
+        },
+    )
+    project = CudaProject.build(root)
+    assert [(d.name, d.vendor) for d in project.build_facts.defines] == [("XYZ_USE_HIP", "rocm")]

@@ -31,10 +31,32 @@ def test_is_thread_index(code: str, expected: bool) -> None:
         ("THREADS_PER_WARP", True),
         ("C10_WARP_SIZE", False),
         ("warp_id", False),
+        ("PROJ_WARP_SIZE", True),  # a project's prefix
+        ("LOG_WARP_SIZE_X", False),
     ],
 )
 def test_is_warp_constant_name(name: str, expected: bool) -> None:
     assert warp.is_warp_constant_name(name) == expected
+
+
+@pytest.mark.parametrize(
+    ("statement", "expected"),
+    [
+        ("int w = THREADS / 32;", "warps per block"),
+        ("bool many = block_size > 32;", "a block size against one warp"),
+        ("int w = n / 32;", None),
+        ("int warp_size = min(n, 32);", "a warp size clamped to 32 lanes"),
+        ("int block_x = max(32, n);", "a block kept at least one 32-lane warp"),
+        ("int block_x = min(32, n);", None),
+        ("dim3 threads(32, 4);", "a block row of one warp"),
+        ("dim3 threads(32);", None),
+        ("dim3 tile(8, 32);", None),
+    ],
+)
+def test_warp_of_32(statement: str, expected: str | None) -> None:
+    ctx = context("void f(int n) {\n  " + statement + "\n}\n")
+    literal = next(node for node in ctx.descendants(ctx.tree.root_node, "number_literal") if ctx.text(node) == "32")
+    assert warp.warp_of_32(literal, ctx) == expected
 
 
 def test_reduction_over_32_lanes() -> None:
@@ -87,3 +109,26 @@ def test_unrolled_from_16() -> None:
         None,
         None,
     ]
+
+
+def test_functions_doing_64_lane_arithmetic_are_written_for_64_lane_waves():
+    from pathlib import Path
+
+    from rocmlint.config import Settings
+    from rocmlint.engine import Engine
+
+    def roc208(code: str) -> list[int]:
+        report = Engine().check_bytes("k.cu", code.encode(), Settings(root=Path.cwd()))
+        return [d.location.line for d in report.diagnostics if d.code == "ROC208"]
+
+    butterfly = (
+        "__device__ float f(float v) {\n"
+        "  v += __shfl_xor(v, 32, 64);\n"
+        "  for (int o = 16; o > 0; o /= 2) v += __shfl_xor(v, o);\n"
+        "  return v;\n}\n"
+    )
+    assert roc208(butterfly) == []
+    assert roc208(butterfly.replace("  v += __shfl_xor(v, 32, 64);\n", "")) == [2]  # the loop, one line up
+    half_wave = "__device__ int f() { int lane = threadIdx.x & 63; return lane + threadIdx.x / 32; }\n"
+    assert roc208(half_wave) == []
+    assert roc208(half_wave.replace("& 63", "& 7")) == [1]

@@ -232,6 +232,21 @@ async def test_configuration_changes_are_picked_up(client: LanguageClient, works
 
 
 @pytest.mark.asyncio
+async def test_a_saved_header_changes_what_the_project_model_gates(client: LanguageClient, workspace: Path) -> None:
+    """The C++ project model is learned again when a header is saved: the kernel's gate follows the header."""
+    await start(client, workspace, client_capabilities("visual-studio-code"))
+    header = workspace / "compat.cuh"
+    header.write_text("#pragma once\n#ifdef __HIP_PLATFORM_AMD__\n#define XYZ_PORTED 1\n#endif\n")
+    kernel = '#include "compat.cuh"\n#ifndef XYZ_PORTED\n#include <cub/cub.cuh>\n#endif\n'
+    uri = open_document(client, workspace / "kernel.cu", kernel, "cuda")
+    assert codes(await diagnostics_for(client, uri, lambda d: True)) == []
+
+    header.write_text("#pragma once\n#define XYZ_OTHER 1\n")
+    client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=header.as_uri())))
+    await diagnostics_for(client, uri, lambda d: codes(d) == ["ROC205"])
+
+
+@pytest.mark.asyncio
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-32"])
 async def test_negotiated_position_encoding(client: LanguageClient, workspace: Path, encoding: str) -> None:
     capabilities = client_capabilities("visual-studio-code")

@@ -248,6 +248,10 @@ def _hipify_evidence(path: str, text: str) -> str:
 _CMAKE_COMMAND = re.compile(r"^\s*([A-Za-z_]\w*)\s*\(", re.MULTILINE)
 _CMAKE_DEFINE_COMMANDS = frozenset({"add_compile_definitions", "add_definitions", "target_compile_definitions"})
 _CMAKE_KEYWORDS = frozenset({"PRIVATE", "PUBLIC", "INTERFACE"})
+# Commands whose arguments list sources (their file names are the ones with a source suffix).
+_CMAKE_SOURCE_COMMANDS = frozenset(
+    {"add_library", "add_executable", "target_sources", "set", "list", "cuda_add_library"}
+)
 _HIP_LANGUAGE = re.compile(r"enable_language\s*\(\s*HIP\b|\bhip_add_(?:library|executable)\b|LANGUAGES?[^)]*\bHIP\b")
 _CUDA_LANGUAGE = re.compile(
     r"enable_language\s*\(\s*CUDA\b|\bcuda_add_(?:library|executable)\b|LANGUAGES?[^)]*\bCUDA\b"
@@ -281,6 +285,12 @@ def cmake_facts(path: str, text: str) -> BuildFacts:
         elif name == "add_subdirectory" and arguments.split() and "$" not in arguments.split()[0]:
             vendor = next((arm for arm, _ in reversed(blocks) if arm is not None), None)
             sources.append(SourceSet(arguments.split()[0].strip('"') + "/**", vendor, path, line))
+        elif name in _CMAKE_SOURCE_COMMANDS:
+            vendor = next((arm for arm, _ in reversed(blocks) if arm is not None), None)
+            words = (word.strip('"') for word in arguments.split())
+            sources += [
+                SourceSet(w, vendor, path, line) for w in words if w.endswith(_SOURCE_SUFFIXES) and "$" not in w
+            ]
     return BuildFacts(
         tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda, hipify=_hipify_evidence(path, text)
     )

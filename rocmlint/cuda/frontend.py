@@ -30,6 +30,7 @@ from rocmlint.cuda.preprocessor import (
     Preprocessor,
     VendorMacros,
     analyse,
+    names_in,
     parse_int,
 )
 from rocmlint.cuda.project import EMPTY_VIEW, FileView
@@ -37,7 +38,7 @@ from rocmlint.cuda.trace import START, Trace
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from rocmlint.rule import Rule
 from rocmlint.source import SourceFile
-from rocmlint.vendor import DEFAULT_ROCM_CONDITION, EVERYWHERE, Branch
+from rocmlint.vendor import DEFAULT_ROCM_CONDITION, EVERYWHERE, Branch, and3, not3
 
 Node = tree_sitter.Node
 PREPROCESSOR_HOOKS = ("include", "define", "directive")
@@ -60,6 +61,9 @@ PORTABLE_MACROS = frozenset(
         "VLLM_DevFuncAttribute_SET_MaxDynamicSharedMemorySize",
     }
 )
+_VENDOR_NAMES = {"rocm": "ROCm", "nvidia": "NVIDIA"}
+# `if (NAME)`, `if constexpr (!NAME)`: a test of one name, a candidate vendor constant.
+_RUNTIME_TEST = re.compile(rb"\bif\s*(?:constexpr\s*)?\(\s*(!?)\s*([A-Za-z_]\w*)\s*\)")
 # A statement a fix wraps whole (`statement_fix`) is this short at most: an `if` with a small body.
 MAX_WRAPPED_LINES = 8
 _HIP_RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
@@ -125,7 +129,9 @@ class CudaOptions:
     def vendor_macros(self) -> VendorMacros:
         """The macros that tell the vendors apart for this file: well-known, configured and learned ones."""
         return (
-            VendorMacros().with_project_macros(self.rocm_macros, self.nvidia_macros).with_learned(self.project.learned)
+            VendorMacros()
+            .with_project_macros(self.rocm_macros, self.nvidia_macros)
+            .with_learned(self.project.learned, self.project.defines)
         )
 
 
@@ -154,6 +160,7 @@ class CudaContext:
         self.rule: type[Rule] | None = None
         self.diagnostics: list[Diagnostic] = []
         self._declarations_by_name: dict[str, list[Node]] = {}
+        self.gated_notes: list[str] = []  # `check --verbose`: findings the project model's evidence gated away
 
     @property
     def tree(self) -> tree_sitter.Tree:
@@ -194,8 +201,55 @@ class CudaContext:
 
     # --- gating -----------------------------------------------------------------------------------
     def branch(self, span: Span) -> Branch:
-        """Whether the code at `span` is compiled on ROCm and on NVIDIA (True, False, None = unknown)."""
-        return self.preprocessor.branch_at(span.start_byte)
+        """Whether the code at `span` is compiled on ROCm and on NVIDIA (True, False, None = unknown), or, inside
+        an `if` on a vendor constant (`if (USE_ROCM) {...} else {...}`, `if constexpr (kIsHip)`), run there."""
+        branch = self.preprocessor.branch_at(span.start_byte)
+        for runtime in self._runtime_branches(span):
+            branch = Branch(and3(branch.on_rocm, runtime.on_rocm), and3(branch.on_nvidia, runtime.on_nvidia))
+        return branch
+
+    def _runtime_branches(self, span: Span) -> Iterator[Branch]:
+        """The vendor of each `if`/`else` arm around `span` whose test is a vendor constant."""
+        for offset, taken in self._runtime_gates:
+            if offset > span.start_byte:
+                break
+            node = self.tree.root_node.descendant_for_byte_range(offset, offset)
+            while node is not None and not (node.type == "if_statement" and node.start_byte == offset):
+                node = node.parent
+            if node is None or not node.start_byte <= span.start_byte < node.end_byte:
+                continue
+            consequence, alternative = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
+            if consequence is not None and consequence.start_byte <= span.start_byte < consequence.end_byte:
+                yield taken
+            elif alternative is not None and alternative.start_byte <= span.start_byte < alternative.end_byte:
+                yield Branch(not3(taken.on_rocm), not3(taken.on_nvidia))
+
+    @cached_property
+    def _runtime_gates(self) -> list[tuple[int, Branch]]:
+        """(offset, where the test holds) of each `if (NAME)` / `if constexpr (!NAME)` whose name is a vendor
+        constant: a vendor macro, or a `constexpr bool` initialised from one. Found in the text, so a file without
+        one is never parsed for it."""
+        gates: list[tuple[int, Branch]] = []
+        for match in _RUNTIME_TEST.finditer(self.content):
+            negated, name = match.group(1), match.group(2).decode()
+            expression = self._vendor_constant(name)
+            if expression is None:
+                continue
+            on_rocm, on_nvidia = self.preprocessor.evaluate(("!" if negated else "") + f"({expression})")
+            if on_rocm is not None and on_nvidia is not None and on_rocm != on_nvidia:
+                gates.append((match.start(), Branch(on_rocm, on_nvidia)))
+        return gates
+
+    def _vendor_constant(self, name: str) -> str | None:
+        """The vendor test `name` stands for: itself when it is a vendor macro, the initialiser of a
+        `constexpr bool name = <vendor test>;` of this file; None otherwise."""
+        macros = self.preprocessor.macros
+        if macros.is_rocm_side(name) or name in macros.nvidia or name in macros.learned:
+            return name
+        declared = re.search(
+            rb"\bconstexpr\s+(?:static\s+)?bool\s+" + re.escape(name.encode()) + rb"\s*=\s*([^;{}]+);", self.content
+        )
+        return declared.group(1).decode("utf-8", "replace") if declared is not None else None
 
     def is_rocm_gated(self, span: Span) -> bool:
         """True when a ROCm build never compiles `span` (it sits in an NVIDIA-only preprocessor branch)."""
@@ -234,7 +288,7 @@ class CudaContext:
         `USE_ROCM` in an included header makes every three-argument `__shfl_xor_sync(...)` portable (a call
         with another argument count does not build on ROCm: not covered). None when it does not."""
         aliases = self.options.project.aliases
-        if not aliases or self._tree is None or span.end_byte <= span.start_byte:
+        if self._tree is None or span.end_byte <= span.start_byte:
             return None  # no tree: only directives were visited, and no remap is about a directive
         node: Node | None = self.tree.root_node.descendant_for_byte_range(span.start_byte, span.end_byte)
         while node is not None and node.type not in STATEMENT_TYPES and node.type != "function_definition":
@@ -450,6 +504,7 @@ class CudaContext:
         rule = self.rule
         assert rule is not None, "report() called outside a rule callback"
         if not rule.reports_gated and (self.is_rocm_gated(span) or self.project_alias(span) is not None):
+            self._note_gated(span, rule)
             return False
         if fix is not None and self.in_error(span):
             fix = None
@@ -471,6 +526,28 @@ class CudaContext:
             )
         )
         return True
+
+    def _note_gated(self, span: Span, rule: type[Rule]) -> None:
+        """For `check --verbose`: why a finding was not reported, when the project model's evidence decided it."""
+        why = self._project_evidence(span)
+        if why:
+            line = self.source.location_of_byte(self.source.bom_length + span.start_byte).line
+            self.gated_notes.append(f"{self.source.path}:{line}: {rule.code} not reported: {why}")
+
+    def _project_evidence(self, span: Span) -> str:
+        project = self.options.project
+        alias = self.project_alias(span)
+        if alias is not None:
+            return f"the project remaps the name for ROCm ({alias})"
+        if project.base.on_rocm is False:
+            return f"ROCm does not compile this file ({project.base_evidence})"
+        learned = [
+            project.learned[name]
+            for condition in self.preprocessor.conditions_around(span.start_byte)
+            for name in names_in(condition)
+            if name in project.learned
+        ]
+        return "; ".join(f"`{m.name}` is {_VENDOR_NAMES[m.vendor]}'s ({m.evidence})" for m in learned)
 
     # --- fixes: ROCm text behind a gate, the NVIDIA text unchanged ------------------------------------
     def statement_of(self, node: Node) -> Node | None:
@@ -636,9 +713,14 @@ Anchors = Sequence[int] | None
 
 
 def check_cuda(
-    source: SourceFile, rules: Sequence[type[Rule]], options: CudaOptions, on_internal_error: InternalErrorReporter
+    source: SourceFile,
+    rules: Sequence[type[Rule]],
+    options: CudaOptions,
+    on_internal_error: InternalErrorReporter,
+    gated_notes: list[str] | None = None,
 ) -> list[Diagnostic]:
-    """Run `rules` over one C/C++/CUDA file (or a CUDA snippet taken from a Python string)."""
+    """Run `rules` over one C/C++/CUDA file (or a CUDA snippet taken from a Python string). `gated_notes`, when
+    given, receives why findings the project model's evidence gated away were not reported."""
     preprocessor = analyse(analysed_text(source), options.vendor_macros(), options.project.base)
     context = CudaContext(source, preprocessor, options)
     if context.is_rocm_source:
@@ -663,6 +745,8 @@ def check_cuda(
         for node in _source_order(_visited_nodes(context, anchors)):
             for callback in by_kind[node.kind_id]:
                 callback(node)
+    if gated_notes is not None:
+        gated_notes += context.gated_notes
     return context.diagnostics
 
 

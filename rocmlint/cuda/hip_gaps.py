@@ -455,12 +455,93 @@ def _operands(code: str, start: int) -> str:
     return code[start:]
 
 
+# --- runtime calls HIP declares with `const void*` only (ROC239) -------------------------------------------------
+# The call and the position of its kernel argument. CUDA's runtime adds `template <class T> ...(T* entry, ...)`
+# overloads, so CUDA code passes typed kernels; C++ has no implicit conversion from a function pointer to
+# `const void*`. (The occupancy calculators are not listed: hip_runtime_api.h has template overloads for them.)
+KERNEL_POINTER_CALLS = {
+    "cudaFuncSetAttribute": 0,
+    "cudaFuncGetAttributes": 1,
+    "hipFuncSetAttribute": 0,
+    "hipFuncGetAttributes": 1,
+}
+_KERNEL_POINTER_CALL = re.compile(r"\b(" + "|".join(KERNEL_POINTER_CALLS) + r")\s*\(")
+_CONTINUATION = re.compile(r"\\\r?\n")
+# A kernel named directly: `&k`, `ns::k`, `k<T, 128>`, `k` (no cast, no call, no arithmetic).
+_KERNEL_NAME = re.compile(r"(?P<address>&\s*)?(?P<name>[A-Za-z_][\w:]*)\s*(?P<template><.*>)?", re.DOTALL)
+_BLANK = re.compile(r"(?:\s|\\\r?\n)*")  # white space and line continuations
+_OPENING = {"(": ")", "[": "]", "{": "}", "<": ">"}
+
+
+@dataclass(frozen=True)
+class MacroKernelCall:
+    """A call of `KERNEL_POINTER_CALLS` in a macro body whose kernel argument is a typed kernel."""
+
+    function: str
+    kernel: str  # as written, continuations removed
+    span: ByteSpan  # the call's name to the end of its kernel argument
+
+
+def typed_kernel_calls_in_macro(ctx: CudaContext, define: Define) -> list[MacroKernelCall]:
+    """The calls in `define`'s body (which tree-sitter does not parse) that pass a typed kernel: `&k`, `k<T>`,
+    `ns::k`, or a name the same body assigns such a kernel to (`auto fn = k<T>;`) or launches (`fn<<<...>>>`)."""
+    start = define.directive.start_byte
+    body = ctx.content[start : define.directive.end_byte].decode("utf-8", "replace")
+    found = []
+    for call in _KERNEL_POINTER_CALL.finditer(body, body.find(define.name) + len(define.name)):
+        argument = _nth_argument(body, call.end(), KERNEL_POINTER_CALLS[call.group(1)])
+        if argument is None:
+            continue
+        kernel = " ".join(_CONTINUATION.sub(" ", body[argument[0] : argument[1]]).split())
+        if _names_typed_kernel(kernel, body):
+            span = ByteSpan(start + len(body[: call.start()].encode()), start + len(body[: argument[1]].encode()))
+            found.append(MacroKernelCall(call.group(1), kernel, span))
+    return found
+
+
+def _nth_argument(body: str, start: int, index: int) -> tuple[int, int] | None:
+    """(start, end) in `body` of the argument `index` of the call whose arguments start at `start`; `<...>` counts
+    as brackets, as the kernel arguments of these calls are template ids, not comparisons."""
+    closing: list[str] = []
+    begin = start
+    for position in range(start, len(body)):
+        character = body[position]
+        if character in _OPENING:
+            closing.append(_OPENING[character])
+        elif closing and character == closing[-1]:
+            closing.pop()
+        elif not closing and character in ",)":
+            if index == 0:
+                leading = _BLANK.match(body, begin)
+                first = leading.end() if leading is not None else begin
+                text = body[first:position].rstrip("\\ \t\r\n")
+                return (first, first + len(text)) if text else None
+            if character == ")":
+                return None
+            index -= 1
+            begin = position + 1
+    return None
+
+
+def _names_typed_kernel(kernel: str, body: str) -> bool:
+    named = _KERNEL_NAME.fullmatch(kernel.strip())
+    if named is None:
+        return False  # a cast, a call, a conditional...
+    if named.group("address") or named.group("template") or "::" in named.group("name"):
+        return True
+    name = re.escape(named.group("name"))
+    assigned_kernel = rf"\b{name}\s*=\s*&?\s*[A-Za-z_][\w:]*\s*<"
+    return re.search(assigned_kernel + rf"|\b{name}\s*<<<", _CONTINUATION.sub(" ", body)) is not None
+
+
 __all__ = [
     "ASM_STATEMENT",
     "CUTLASS_HEADER",
     "FP8_HEADERS",
     "FP8_INTERPRETATIONS",
+    "KERNEL_POINTER_CALLS",
     "LIBRARY_NAMES",
+    "MacroKernelCall",
     "NoHipEquivalents",
     "api_map",
     "asm_template",
@@ -471,5 +552,6 @@ __all__ = [
     "only_lacking_on_hip",
     "ptx_in",
     "string_contents",
+    "typed_kernel_calls_in_macro",
     "without_comments",
 ]

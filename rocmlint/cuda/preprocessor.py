@@ -160,6 +160,8 @@ class VendorMacros:
     rocm_pass: frozenset[str] = ROCM_PASS_MACROS
     nvidia: frozenset[str] = NVIDIA_MACROS
     learned: Mapping[str, LearnedMacro] = field(default_factory=dict, compare=False)
+    # Object-like macros the included headers define (the project model's), for values in `#if`s.
+    header_values: Mapping[str, str] = field(default_factory=dict, compare=False)
     # Read as defined exactly on ROCm (the gate their author meant) before `rocm_pass` is asked.
     stale_gates: frozenset[str] = STALE_ROCM_MACROS
 
@@ -173,8 +175,10 @@ class VendorMacros:
         defined on ROCm (a `PTX_AVAILABLE` another header defines only for NVIDIA)."""
         return replace(self, rocm=self.rocm | frozenset(rocm), nvidia=self.nvidia | frozenset(nvidia))
 
-    def with_learned(self, learned: Mapping[str, LearnedMacro]) -> VendorMacros:
-        return replace(self, learned=learned)
+    def with_learned(
+        self, learned: Mapping[str, LearnedMacro], header_values: Mapping[str, str] | None = None
+    ) -> VendorMacros:
+        return replace(self, learned=learned, header_values={} if header_values is None else header_values)
 
     def is_rocm_side(self, name: str) -> bool:
         learned = self.learned.get(name)
@@ -202,6 +206,25 @@ class Preprocessor:
     def branch_at(self, offset: int) -> Branch:
         index = bisect.bisect_right(self._starts, offset) - 1
         return self._branches[max(index, 0)]
+
+    def evaluate(self, expression: str) -> tuple[Tri, Tri]:
+        """The truth of an `#if`-style expression on a ROCm and on an NVIDIA build, with the file's macros as
+        its end sees them (for C++ tests of vendor constants, `if (USE_ROCM)`)."""
+        return _Evaluator(self.macros).evaluate(expression, self.defines)
+
+    def conditions_around(self, offset: int) -> list[str]:
+        """The conditions of every `#if`/`#elif` chain open at `offset`, up to the arm holding it."""
+        stack: list[list[str]] = []
+        for directive in self.directives:
+            if directive.start_byte > offset:
+                break
+            if directive.kind in ("if", "ifdef", "ifndef"):
+                stack.append([directive.condition])
+            elif directive.kind in ("elif", "elifdef", "elifndef") and stack:
+                stack[-1].append(directive.condition)
+            elif directive.kind == "endif" and stack:
+                stack.pop()
+        return [condition for chain in stack for condition in chain]
 
     def define_of(self, name: str, before: int) -> Define | None:
         """The object-like `#define` of `name` a ROCm build sees at byte `before`, if this file has one."""
@@ -418,8 +441,12 @@ class _Evaluator:
             _truth(_Parser(tokens, lambda name, asked: self._macro(name, asked, "nvidia", defines)).parse()),
         )
 
-    def _macro(self, name: str, asked: str, vendor: str, defines: dict[str, list[Define]]) -> int | None:
-        """`defined(name)` (asked="defined") or the value of `name` in an expression, on one vendor's build."""
+    def _macro(
+        self, name: str, asked: str, vendor: str, defines: dict[str, list[Define]], depth: int = 0
+    ) -> int | None:
+        """`defined(name)` (asked="defined") or the value of `name` in an expression, on one vendor's build. A
+        macro standing for an expression (`#define MMA_AVAILABLE !defined(XYZ_HIP) && __CUDA_ARCH__ >= 700`, in
+        this file or an included header) has the value of that expression, as the preprocessor expands it."""
         defined = self._defined(name, vendor, defines)
         if asked == "defined":
             return None if defined is None else int(defined)
@@ -429,7 +456,14 @@ class _Evaluator:
             return 1
         if name not in defines and name in self.macros.learned:
             return self.macros.learned[name].state(vendor).value
-        return _local_value(name, vendor, defines)
+        value = _local_value(name, vendor, defines)
+        text = _expression_text(name, vendor, defines) if name in defines else self.macros.header_values.get(name)
+        if value is not None or text is None or depth >= _MAX_EXPANSION_DEPTH:
+            return value
+        tokens = _tokenize(text)
+        if not tokens:
+            return None
+        return _Parser(tokens, lambda inner, kind: self._macro(inner, kind, vendor, defines, depth + 1)).parse()
 
     def _defined(self, name: str, vendor: str, defines: dict[str, list[Define]]) -> Tri:
         macros = self.macros
@@ -444,6 +478,16 @@ class _Evaluator:
         if name not in defines and name in macros.learned:
             return macros.learned[name].state(vendor).defined
         return _locally_defined(name, vendor, defines)
+
+
+# How many macros deep an `#if` follows macros that stand for expressions.
+_MAX_EXPANSION_DEPTH = 4
+
+
+def _expression_text(name: str, vendor: str, defines: dict[str, list[Define]]) -> str | None:
+    """The replacement text of the file's one object-like `#define name` a vendor's build may see."""
+    seen = [d for d in defines.get(name, ()) if _reached(d, vendor) is not False]
+    return seen[0].value if len(seen) == 1 and seen[0].parameters is None and seen[0].value else None
 
 
 def _reached(define: Define, vendor: str) -> Tri:

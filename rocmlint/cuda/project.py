@@ -23,11 +23,10 @@ no tree-sitter) and its build files (rocmlint/cuda/build_files.py):
 from __future__ import annotations
 
 import bisect
-import hashlib
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 
@@ -58,6 +57,8 @@ _MAX_FILES = 50_000
 # How far up from a file outside the configured root its project's root is looked for.
 MAX_ROOT_LEVELS = 8
 _BUILD_MARKERS = ("setup.py", "CMakeLists.txt", "pyproject.toml")
+# Python build helpers setup.py imports live in folders named so (`install/`, `cupy_builder/`, `build_tools/`).
+_BUILD_FOLDER = re.compile(r"(?i)(?:^|[/\\_-])(?:build(?:er|ers|_tools)?|install|setup)(?:$|[/\\_-])")
 _MAX_FILE_BYTES = 2_000_000
 
 # Tokens that show which vendor an `#if` arm is written for.
@@ -204,8 +205,11 @@ def _has_ungated_amd_builtin(data: bytes, preprocessor: Preprocessor) -> bool:
 def _arm_votes(data: bytes, preprocessor: Preprocessor) -> Iterator[tuple[str, str, int]]:
     """For each `#if X` / `#ifdef X` / `#ifndef X` chain whose arms are written for different vendors: (X, the
     vendor of the arm taken when X is true, line)."""
-    if not _ROCM_ARM.search(data):
-        return
+    if b"hip" not in data and b"rocprim" not in data and b"__builtin_amdgcn_" not in data:
+        return  # no arm can be written for ROCm (each of _ROCM_ARM's tokens holds one of these)
+    guard = _guard(preprocessor)
+    macros = preprocessor.macros
+    known = macros.rocm | macros.rocm_pass | macros.nvidia | macros.stale_gates
     stack: list[tuple[Directive, list[tuple[int, int]]]] = []
     for directive in preprocessor.directives:
         kind = directive.kind
@@ -218,9 +222,18 @@ def _arm_votes(data: bytes, preprocessor: Preprocessor) -> Iterator[tuple[str, s
         elif kind == "endif" and stack:
             opening, arms = stack.pop()
             arms[-1] = (arms[-1][0], directive.start_byte)
+            if opening.kind == "ifndef" and opening.text.strip() == guard:
+                continue  # the include guard: its one arm is the whole file
+            if _tested_macro(opening) in known:
+                continue  # a macro rocmlint knows already (`USE_ROCM`): nothing to learn from its arms
             vote = _vote(opening, arms, data)
             if vote is not None:
                 yield vote[0], vote[1], opening.line
+
+
+def _tested_macro(opening: Directive) -> str | None:
+    match = _SINGLE_MACRO.fullmatch(opening.condition)
+    return None if match is None else match.group(2)
 
 
 def _vote(opening: Directive, arms: list[tuple[int, int]], data: bytes) -> tuple[str, str] | None:
@@ -259,23 +272,55 @@ class FileView:
     aliases: Mapping[str, tuple[str, int | None]] = field(default_factory=dict)
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
     hipified: str = ""  # why the ROCm build renames CUDA names in the file (hipify), "" when it does not
+    rocm_build_defines: frozenset[str] = frozenset()  # every macro the build defines for ROCm (`__HIP_*__` too)
     dependencies: tuple[str, ...] = ()  # files the view was read from
-
-    @cached_property
-    def fingerprint(self) -> str:
-        parts = (
-            sorted((name, m.vendor, m.on_rocm, m.on_nvidia) for name, m in self.learned.items()),
-            self.base,
-            sorted(self.defines.items()),
-            sorted(self.constants.items()),
-            sorted(self.aliases.items()),
-            bool(self.rocm_native),
-            bool(self.hipified),
-        )
-        return hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest()
 
 
 EMPTY_VIEW = FileView()
+
+# name -> (file defining it, its value or "path:line", its parameter count) of every definition in the project
+_Index = dict[str, list[tuple[str, str, int | None]]]
+
+
+class _Visible(Mapping[str, str]):
+    """The values some files (a file's include closure) give names, looked up in a project-wide index when asked:
+    a name they give two different values is not there."""
+
+    def __init__(self, index: _Index, files: frozenset[str]) -> None:
+        self._index = index
+        self._files = files
+
+    def __getitem__(self, name: str) -> str:
+        values = {value for path, value, _ in self._index.get(name, ()) if path in self._files}
+        if len(values) != 1:
+            raise KeyError(name)
+        return values.pop()
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in self._index if name in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class _Remaps(Mapping[str, tuple[str, int | None]]):
+    """Names some files define only for ROCm -> ("path:line", parameter count), from a project-wide index."""
+
+    def __init__(self, index: _Index, files: frozenset[str]) -> None:
+        self._index = index
+        self._files = files
+
+    def __getitem__(self, name: str) -> tuple[str, int | None]:
+        found = next(((where, count) for path, where, count in self._index.get(name, ()) if path in self._files), None)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in self._index if name in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 @dataclass
@@ -291,6 +336,8 @@ class CudaProject:
     _bases: dict[str, tuple[Branch, str]] = field(default_factory=dict)
     _closures: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _by_name: dict[str, list[str]] = field(default_factory=dict)
+    _edges: dict[str, list[tuple[str, IncludeFact]]] = field(default_factory=dict)  # includer -> resolved includes
+    _values: dict[str, _Index] = field(default_factory=dict)  # "defines" / "constants" / "remaps" -> index
 
     # --- building ---------------------------------------------------------------------------------------------
     @classmethod
@@ -304,10 +351,13 @@ class CudaProject:
         # known (`#if !defined(XYZ_HIP) && __CUDA_ARCH__ >= 700 #define MMA_AVAILABLE` needs XYZ_HIP first).
         macros = VendorMacros().with_learned(learned)
         for path, facts in files.items():
-            if facts.conditional:
+            if facts.conditional and not facts.tested.isdisjoint(learned):
                 files[path] = read_facts(path, texts[path], macros)
         learned = _learn(files, build, learned)
         project = cls(root, files, build, learned)
+        project.learned = {
+            name: replace(m, evidence=project._relative_evidence(m.evidence)) for name, m in learned.items()
+        }
         project._index()
         return project
 
@@ -319,6 +369,19 @@ class CudaProject:
                 target = self.resolve(path, include.header, include.system)
                 if target is not None:
                     self._includers.setdefault(target, []).append((path, include))
+                    self._edges.setdefault(path, []).append((target, include))
+        for kind in ("defines", "constants"):
+            index: _Index = self._values.setdefault(kind, {})
+            for path, facts in self.files.items():
+                for definition in getattr(facts, kind):
+                    if definition.value and definition.branch.on_rocm is not False:
+                        index.setdefault(definition.name, []).append((path, definition.value, None))
+        remaps: _Index = self._values.setdefault("remaps", {})
+        for path, facts in self.files.items():
+            for definition in (*facts.defines, *facts.types):
+                if definition.branch.on_nvidia is False and definition.branch.on_rocm is not False:
+                    where = f"{self._relative(path)}:{definition.line}"
+                    remaps.setdefault(definition.name, []).append((path, where, definition.parameters))
 
     # --- queries ----------------------------------------------------------------------------------------------
     def resolve(self, includer: str, header: str, system: bool) -> str | None:
@@ -340,18 +403,20 @@ class CudaProject:
 
     def view(self, path: str) -> FileView:
         path = os.path.abspath(path)
-        closure = self._closure(path)
+        closure = frozenset(self._closure(path))
+        around = frozenset((path, *closure, *self._includers_closures(path)))
         base, base_evidence = self._base(path, frozenset())
         return FileView(
             learned=self.learned,
             base=base,
             base_evidence=base_evidence,
-            defines=self._visible(closure, "defines"),
-            constants=self._visible(closure, "constants"),
-            aliases=self._aliases((path, *closure, *self._includers_closures(path))),
+            defines=_Visible(self._values["defines"], closure),
+            constants=_Visible(self._values["constants"], closure),
+            aliases=_Remaps(self._values["remaps"], around),
             rocm_native=self._rocm_native(path),
             hipified=self._relative_evidence(self.build_facts.hipify),
-            dependencies=tuple(sorted({path, *closure, *self._includers_closures(path)})),
+            rocm_build_defines=self._rocm_build_defines,
+            dependencies=tuple(sorted(around)),
         )
 
     def _closure(self, path: str) -> tuple[str, ...]:
@@ -362,14 +427,10 @@ class CudaProject:
         pending = [path]
         while pending:
             current = pending.pop()
-            facts = self.files.get(current)
-            if facts is None:
-                continue
-            for include in facts.includes:
+            for target, include in self._edges.get(current, ()):
                 if include.branch.on_rocm is False:
                     continue  # an NVIDIA-only include: ROCm never sees what that header defines
-                target = self.resolve(current, include.header, include.system)
-                if target is not None and target != path and target not in seen:
+                if target != path and target not in seen:
                     seen[target] = None
                     pending.append(target)
         self._closures[path] = tuple(seen)
@@ -385,7 +446,8 @@ class CudaProject:
             return EVERYWHERE, ""
         if not includers:
             built_for = self._built_only_for_nvidia(path)
-            return (Branch(False, None), built_for) if built_for else (EVERYWHERE, "")
+            self._bases[path] = (Branch(False, None), built_for) if built_for else (EVERYWHERE, "")
+            return self._bases[path]
         on_rocm: list[Tri] = []
         for includer, include in includers:
             outer, _ = self._base(includer, visiting | {path})
@@ -401,12 +463,16 @@ class CudaProject:
         self._bases[path] = result
         return result
 
+    @cached_property
+    def _rocm_build_defines(self) -> frozenset[str]:
+        return frozenset(d.name for d in self.build_facts.defines if d.vendor == "rocm")
+
     def _built_only_for_nvidia(self, path: str) -> str:
         """Evidence that the build compiles `path` for NVIDIA only: the most specific source sets of the build files
         naming it (`add_subdirectory(cuda)` inside `if(BUILD_CUDA)`, `sources += cuda_sources` under `if use_cuda:`)
         are all NVIDIA's. "" otherwise."""
-        matching = [(len(s.pattern.split("*")[0]), s) for s in self.build_facts.sources if _names(s, path)]
-        if not matching:
+        matching = self._sources_naming(path)
+        if not matching or all(s.vendor != "nvidia" for _, s in matching):
             return ""
         most_specific = max(length for length, _ in matching)
         deciding = [s for length, s in matching if length == most_specific]
@@ -414,6 +480,38 @@ class CudaProject:
             return ""
         first = deciding[0]
         return f"{self._relative(first.path)}:{first.line}: the build compiles it for NVIDIA only"
+
+    def _sources_naming(self, path: str) -> list[tuple[int, SourceSet]]:
+        """(specificity: the length of the named path before any wildcard, set) of every source set naming `path`."""
+        exact, folders, globs = self._source_index
+        found = [(len(path), s) for s in exact.get(path, ())]
+        folder = os.path.dirname(path)
+        while True:
+            found += [(len(folder), s) for s in folders.get(folder, ())]
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+        found += [(prefix, s) for pattern, prefix, s in globs if pattern.fullmatch(path)]
+        return found
+
+    @cached_property
+    def _source_index(
+        self,
+    ) -> tuple[dict[str, list[SourceSet]], dict[str, list[SourceSet]], list[tuple[re.Pattern[str], int, SourceSet]]]:
+        """The build's source sets by absolute path: exact files, whole folders (`dir/**`), other globs."""
+        exact: dict[str, list[SourceSet]] = {}
+        folders: dict[str, list[SourceSet]] = {}
+        globs: list[tuple[re.Pattern[str], int, SourceSet]] = []
+        for sources in self.build_facts.sources:
+            named = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(sources.path)), sources.pattern))
+            if "*" not in named:
+                exact.setdefault(named, []).append(sources)
+            elif named.endswith(os.sep + "**") and "*" not in named[:-3]:
+                folders.setdefault(named[:-3], []).append(sources)
+            else:
+                globs.append((_pattern(named), len(named.split("*")[0]), sources))
+        return exact, folders, globs
 
     def _includers_closures(self, path: str) -> list[str]:
         """The files that include `path` and everything they include: a header's code is compiled after what its
@@ -426,30 +524,6 @@ class CudaProject:
 
     def _includer_files(self, path: str) -> list[str]:
         return [includer for includer, _ in self._includers.get(path, [])]
-
-    def _visible(self, closure: Iterable[str], kind: str) -> dict[str, str]:
-        """The object-like macros (or integer constants) the headers in `closure` define for ROCm, by name; a name
-        they define with different values is left out."""
-        values: dict[str, set[str]] = {}
-        for path in closure:
-            for definition in getattr(self.files[path], kind):
-                if definition.value and definition.branch.on_rocm is not False:
-                    values.setdefault(definition.name, set()).add(definition.value)
-        return {name: found.pop() for name, found in values.items() if len(found) == 1}
-
-    def _aliases(self, paths: Iterable[str]) -> dict[str, tuple[str, int | None]]:
-        """Names the files define only where ROCm compiles and NVIDIA does not: a CUDA name defined there (a macro,
-        a typedef) is the project's ROCm spelling of it."""
-        aliases: dict[str, tuple[str, int | None]] = {}
-        for path in paths:
-            facts = self.files.get(path)
-            if facts is None:
-                continue
-            for definition in (*facts.defines, *facts.types):
-                if definition.branch.on_nvidia is False and definition.branch.on_rocm is not False:
-                    where = f"{self._relative(path)}:{definition.line}"
-                    aliases.setdefault(definition.name, (where, definition.parameters))
-        return aliases
 
     def _rocm_native(self, path: str) -> str:
         if (
@@ -483,7 +557,10 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1]
-        is_build = name in ("setup.py", "CMakeLists.txt") or suffix == ".cmake"
+        python_build = name == "setup.py" or (
+            suffix == ".py" and _BUILD_FOLDER.search(os.path.relpath(os.path.dirname(path), root))
+        )
+        is_build = bool(python_build) or name == "CMakeLists.txt" or suffix == ".cmake"
         if suffix not in SOURCE_SUFFIXES and not is_build:
             continue
         try:
@@ -494,7 +571,7 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
         except OSError:
             continue
         text = data.decode("utf-8", "replace")
-        if name == "setup.py":
+        if python_build:
             build_facts.append(setup_py_facts(path, text))
         elif is_build:
             build_facts.append(cmake_facts(path, text))
@@ -512,12 +589,6 @@ def _walk(root: Path) -> Iterator[str]:
             if count > _MAX_FILES:
                 return
             yield os.path.join(folder, name)
-
-
-def _names(sources: SourceSet, path: str) -> bool:
-    """Whether a build file's source path or glob names `path`."""
-    relative = os.path.relpath(path, os.path.dirname(os.path.abspath(sources.path)))
-    return _pattern(sources.pattern).fullmatch(relative.replace(os.sep, "/")) is not None
 
 
 @lru_cache(maxsize=4096)

@@ -19,7 +19,7 @@ import weakref
 from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node, Span
 from rocmlint.cuda.preprocessor import parse_int
-from rocmlint.cuda.syntax import bare, binary_parts, loop_counter, operator_with_literal
+from rocmlint.cuda.syntax import array_dimensions, bare, binary_parts, loop_counter, operator_with_literal
 from rocmlint.cuda.values import START, Trace, initialiser
 from rocmlint.diagnostics import Fix
 
@@ -61,7 +61,7 @@ def enum_declaration(ctx: CudaContext, enumerator: Node) -> ByteSpan | None:
 # --- names ------------------------------------------------------------------------------------------------
 # Names that spell "the hardware warp width": WARP_SIZE, kWarpSize, hw_warp_size, THREADS_PER_WARP ...
 _WARP_CONSTANT = re.compile(
-    r"(?:k_?|c_?|g_?|s_?)?(?:hw_?|cuda_?|gpu_?|default_?|hardware_?|phys(?:ical)?_?)?warp_?(?:size|sz|threads|width|lanes)"
+    r"(?:[a-z][a-z0-9]*_)?(?:k_?|c_?|g_?|s_?)?(?:hw_?|cuda_?|gpu_?|default_?|hardware_?|phys(?:ical)?_?)?warp_?(?:size|sz|threads|width|lanes)"
     r"|(?:k_?)?(?:num_?|n_?)?(?:threads|lanes)_?per_?warp",
     re.IGNORECASE,
 )
@@ -211,6 +211,28 @@ def in_32_lane_subgroups(node: Node, ctx: CudaContext) -> bool:
     return known[function.start_byte]
 
 
+# 64-lane arithmetic: a split of ids into 64-lane waves (`& 63`, `% 64`, `>> 6`, `/ 64`), or a shuffle by 32 lanes
+# (the first step of a 64-lane butterfly).
+_WAVE64_TEXTS = (
+    *(operator_with_literal(operator, value) for operator, value in {"%": 64, "/": 64, "&": 63, ">>": 6}.items()),
+    re.compile(rb"shfl\w*\s*\((?:[^;()]|\([^;()]*\))*?,\s*32\s*[,)]"),
+)
+_WAVE64_FUNCTIONS: weakref.WeakKeyDictionary[CudaContext, dict[int, bool]] = weakref.WeakKeyDictionary()
+
+
+def in_wave64_code(node: Node, ctx: CudaContext) -> bool:
+    """The function around `node` already does 64-lane arithmetic (`lane = threadIdx.x & 63`, a shuffle by 32):
+    it is written for 64-lane waves, and a 32 there is a half-wave on purpose (an MFMA tile, a 32-lane segment)."""
+    function = ctx.function_of(node)
+    if function is None:
+        return False
+    known = _WAVE64_FUNCTIONS.setdefault(ctx, {})
+    if function.start_byte not in known:
+        text = ctx.content[function.start_byte : function.end_byte]
+        known[function.start_byte] = any(pattern.search(text) for pattern in _WAVE64_TEXTS)
+    return known[function.start_byte]
+
+
 def reduction_over_32_lanes(loop: Node, ctx: CudaContext) -> str | None:
     """The counter of a shuffle reduction loop sized for 32 lanes: halving from 16
     (`for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(m, v, o)`) or doubling from 1 up to 32, with the
@@ -331,6 +353,140 @@ def wave_size_constant_fix(name_node: Node, value: Node, ctx: CudaContext) -> Fi
     )
 
 
+# --- a literal 32 that stands for a warp outside lane arithmetic (ROC240) ----------------------------------------
+# Names for a block's thread count or x-extent (not a thread index): `THREADS`, `kNThreads`, `NUM_THREADS`,
+# `block_size`, `blockSize`, `MAX_BLOCK_SIZE`, `threads_per_block`, `block_x`.
+_THREAD_COUNT_NAME = re.compile(
+    r"(?:k_?|max_?|n_?|num_?)*(?:threads(?:_?per_?block)?|block_?(?:size|threads)|block_?(?:dim_?)?x)", re.IGNORECASE
+)
+_WARP_COUNT_OPERATORS = frozenset({"/", ">", ">=", "<", "<="})
+_CLAMPS = frozenset({"min", "max", "std::min", "std::max", "::min", "::max"})
+
+
+def is_thread_count(node: Node, ctx: CudaContext) -> bool:
+    """`blockDim.x`, or a variable or constant named for a block's thread count (`THREADS`, `block_size`)."""
+    node = bare(node)
+    if builtin_index(node, ctx) == "blockDim":
+        return True
+    return node.type == "identifier" and bool(_THREAD_COUNT_NAME.fullmatch(ctx.text(node)))
+
+
+def warp_of_32(literal: Node, ctx: CudaContext) -> str | None:
+    """What a literal 32 does when it stands for a 32-lane warp outside lane arithmetic, None otherwise:
+    - `THREADS / 32`, `blockSize > 32`: a block's thread count divided by, or compared with, one warp;
+    - `warp_size = min(n, 32)`, `(n < 32) ? n : 32`, `block_x = max(32, ...)`: a warp size clamped to 32 lanes, or
+      a block's x-extent kept at least one 32-lane warp;
+    - `dim3 threads(32, 4)`: a two-dimensional block whose x-extent is one 32-lane warp (each row a warp).
+    Whether the file works on warps at all (shuffles, ballots) is the caller's evidence."""
+    if ctx.int_value(literal) != 32:
+        return None
+    parent = literal.parent
+    if parent is None:
+        return None
+    if parent.type == "binary_expression":
+        return _counted_warps(literal, parent, ctx)
+    if parent.type == "conditional_expression" and literal in (
+        parent.child_by_field_name("consequence"),
+        parent.child_by_field_name("alternative"),
+    ):
+        return _clamped(parent, "min", ctx)
+    call = parent.parent if parent.type == "argument_list" else None
+    if call is None:
+        return None
+    if call.type == "call_expression" and ctx.call_name(call) in _CLAMPS:
+        return _clamped(call, (ctx.call_name(call) or "").rsplit(":", 1)[-1], ctx)
+    is_dim3 = (call.type == "call_expression" and ctx.call_name(call) == "dim3") or (
+        call.type == "init_declarator" and _declared_type(call, ctx) == "dim3"
+    )
+    first = parent.named_children[0] if parent.named_children else None
+    return "a block row of one warp" if is_dim3 and first == literal and len(parent.named_children) >= 2 else None
+
+
+def _counted_warps(literal: Node, expression: Node, ctx: CudaContext) -> str | None:
+    parts = binary_parts(expression, ctx)
+    if parts is None or parts[1] not in _WARP_COUNT_OPERATORS:
+        return None
+    other = parts[0] if parts[2] == literal else parts[2]
+    if not is_thread_count(other, ctx):
+        return None
+    if parts[1] == "/" and builtin_index(bare(other), ctx) == "blockDim":
+        return None  # ROC208's `blockDim.x / 32`
+    return "warps per block" if parts[1] == "/" else "a block size against one warp"
+
+
+def _clamped(value: Node, clamp: str, ctx: CudaContext) -> str | None:
+    """`value` (a min/max call or a conditional) as the whole value given to a warp-size or thread-count name."""
+    holder = value.parent
+    while holder is not None and holder.type == "parenthesized_expression":
+        holder = holder.parent
+    if holder is None or holder.type not in ("init_declarator", "assignment_expression"):
+        return None
+    target = holder.child_by_field_name("declarator" if holder.type == "init_declarator" else "left")
+    name = ctx.text(target) if target is not None else ""
+    if is_warp_constant_name(name) or name in ("warpSize", "warp_size"):
+        return "a warp size clamped to 32 lanes"
+    if clamp == "max" and target is not None and is_thread_count(target, ctx):
+        return "a block kept at least one 32-lane warp"
+    return None
+
+
+def _declared_type(declarator: Node, ctx: CudaContext) -> str | None:
+    declaration = declarator.parent
+    type_node = declaration.child_by_field_name("type") if declaration is not None else None
+    return ctx.text(type_node) if type_node is not None else None
+
+
+# --- per-warp arrays read at a lane index (ROC240) ---------------------------------------------------------------
+# A size counted in warps: `NUM_WARPS`, `kWarpsPerBlock`, `THREADS / WARP_SIZE`, `blockDim.x / 32`.
+_WARP_COUNT_SIZE = re.compile(r"warps|/\s*\(?\s*(?:\w*warp_?size\w*|32)\b", re.IGNORECASE)
+_LANE_NAME = re.compile(r"lane_?(?:id|idx|index)?", re.IGNORECASE)
+_DECLARATIONS_WITH_SIZES = frozenset({"declaration", "field_declaration"})
+
+
+def warp_array_at_lane(subscript: Node, ctx: CudaContext) -> str | None:
+    """The array of `sums[lane_id]` when its declaration sizes it in warps (`__shared__ float sums[NUM_WARPS]`)
+    and no test of the lane or thread index guards the access: the code assumes a block holds as many warps
+    as a warp has lanes (1024 threads in 32-lane warps); with 64-lane waves there are half as many warps
+    and lanes past them index out of bounds."""
+    array, indices = subscript.child_by_field_name("argument"), subscript.child_by_field_name("indices")
+    index = indices.named_children[0] if indices is not None and len(indices.named_children) == 1 else None
+    if array is None or array.type != "identifier" or index is None:
+        return None
+    lane = bare(index)
+    if lane.type != "identifier" or not _LANE_NAME.fullmatch(ctx.text(lane)):
+        return None
+    size = _array_size(array, ctx)
+    if size is None or not _WARP_COUNT_SIZE.search(size) or _guarded(subscript, ctx.text(lane), ctx):
+        return None
+    return ctx.text(array)
+
+
+def _array_size(array: Node, ctx: CudaContext) -> str | None:
+    """The size expression, as written, of the one-dimensional array `array` names."""
+    declaration = ctx.declaration_of(array)
+    if declaration is None or declaration.type not in _DECLARATIONS_WITH_SIZES:
+        return None
+    for declarator in declaration.children_by_field_name("declarator"):
+        name, sizes = array_dimensions(declarator)
+        if name is not None and ctx.text(name) == ctx.text(array) and len(sizes) == 1:
+            return ctx.text(sizes[0])
+    return None
+
+
+def _guarded(node: Node, lane: str, ctx: CudaContext) -> bool:
+    """Under an `if` or `?:` whose test reads the lane or a thread index (`lane < NUM_WARPS ? s[lane] : 0`)."""
+    tested = re.compile(rf"\b(?:{re.escape(lane)}|threadIdx|tid)\b")
+    for ancestor in ctx.ancestors(node):
+        if ancestor.type in ("function_definition", "lambda_expression"):
+            return False
+        condition = ancestor.child_by_field_name("condition")
+        if ancestor.type in ("if_statement", "conditional_expression", "while_statement", "for_statement") and (
+            condition is not None and tested.search(ctx.text(condition))
+        ):
+            return True
+    return False
+
+
 __all__ = [
     "LANE_SPLITS",
     "SPLIT_TEXTS",
@@ -340,12 +496,15 @@ __all__ = [
     "in_wave_selector",
     "indent_of",
     "is_lane_or_warp_name",
+    "is_thread_count",
     "is_thread_index",
     "is_warp_constant_name",
     "lane_split",
     "reduction_over_32_lanes",
     "split_offsets",
     "unrolled_from_16",
+    "warp_array_at_lane",
+    "warp_of_32",
     "wave_selector",
     "wave_size_constant_fix",
     "wave_size_define_fix",

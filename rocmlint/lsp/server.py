@@ -25,7 +25,7 @@ from rocmlint.config import CONFIG_FILES, ConfigError, ConfigResolver, Overrides
 from rocmlint.diagnostics import Applicability, Diagnostic
 from rocmlint.discovery import GitIgnore, is_path_excluded
 from rocmlint.docs import rule_page
-from rocmlint.engine import Engine
+from rocmlint.engine import Engine, forget_project_models
 from rocmlint.fix import fix_content
 from rocmlint.lsp import convert
 from rocmlint.lsp.text import Encoding, encode_text, from_lsp, source_encoding, split_lines
@@ -306,6 +306,13 @@ def _wants(only: Sequence[str] | None, kind: str) -> bool:
     return only is None or any(kind == wanted or kind.startswith(wanted + ".") for wanted in only)
 
 
+def _teaches_project_model(uri: str) -> bool:
+    """A C/C++ file or a build file: what the C++ project model learns from."""
+    path = to_fs_path(uri) or ""
+    name = os.path.basename(path)
+    return language_of(path) == "cuda" or name in ("setup.py", "CMakeLists.txt") or name.endswith(".cmake")
+
+
 def _is_config_file(uri: str) -> bool:
     return os.path.basename(to_fs_path(uri) or uri) in CONFIG_FILES
 
@@ -338,10 +345,16 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE) -> RocmlintServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: RocmlintServer, params: types.DidSaveTextDocumentParams) -> None:
-        if _is_config_file(params.text_document.uri):
+        uri = params.text_document.uri
+        if _is_config_file(uri):
             ls.reload_settings()
-        elif params.text_document.uri in ls.workspace.text_documents:
-            ls.lint(params.text_document.uri)
+        elif _teaches_project_model(uri):
+            # A saved header or build file can change what every open C++ file's gates and constants mean.
+            forget_project_models()
+            for open_uri in list(ls.workspace.text_documents):
+                ls.lint(open_uri)
+        elif uri in ls.workspace.text_documents:
+            ls.lint(uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: RocmlintServer, params: types.DidCloseTextDocumentParams) -> None:

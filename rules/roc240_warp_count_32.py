@@ -1,0 +1,222 @@
+"""ROC240 warp-count-32."""
+
+from __future__ import annotations
+
+from rocmlint.cuda import warp
+from rocmlint.cuda.frontend import Anchors, CudaContext, Node
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.rule import Invalid, Rule, Valid
+
+
+class WarpCount32(Rule):
+    """
+    ## What it does
+    Flags a literal `32` that stands for one warp outside lane arithmetic, in files that work on warps
+    (shuffles, ballots, warp reductions): a block's thread count divided by or compared with 32
+    (`THREADS / 32` warps per block, `if (blockSize > 32)` before a warp reduction), a warp size clamped
+    to 32 (`warp_size = min(next_pow2, 32)`), a block's x-extent kept at least 32 threads
+    (`block_x = max(32, ...)`), and two-dimensional blocks whose rows are 32 threads (`dim3 threads(32, 4)`).
+
+    ## Why is this bad on ROCm?
+    CDNA GPUs (MI100 to MI355) run 64-lane wavefronts. A block of `THREADS` threads holds `THREADS / 64`
+    of them, so per-warp scratch sized `THREADS / 32` is half unused and disagrees with warp indices taken
+    from `warpSize`; a block row of 32 threads is half a wavefront, so a shuffle without a width (a
+    `__shfl(v, 0)` broadcast, `__shfl_down` past lane 31) or a ballot reads the next row's lanes; a warp
+    size clamped to 32 on the host splits the work for 32 lanes while the kernel's wavefronts have 64;
+    a 1024-thread block has 16 wavefronts, so `sums[lane_id]` over 32 per-warp sums reads past them.
+    Ports replace the 32 with the run-time warp size (apex `csrc/welford.cu` and
+    `layer_norm_cuda_kernel.cu` use `at::cuda::warp_size()`, bitsandbytes uses `BNB_WARP_SIZE`).
+
+    ## Example
+    ```cuda
+    template <int THREADS>
+    __global__ void gemv(const float* a, float* out) {
+      __shared__ float partial[THREADS / 32];
+      float v = a[threadIdx.x];
+      for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_down(v, offset);
+      if (threadIdx.x % warpSize == 0) partial[threadIdx.x / warpSize] = v;
+    }
+    ```
+
+    ## Fix
+    Size from the wave: `warpSize` in device code (on ROCm 7 it is not a compile-time constant, ROC209,
+    so compile-time sizes pick 64 on ROCm and 32 on NVIDIA behind a vendor gate), and the device's warp
+    size in host code (`hipDeviceGetAttribute(&w, hipDeviceAttributeWarpSize, dev)`,
+    `at::cuda::warp_size()`):
+    ```cuda
+    const int warp_size = at::cuda::warp_size();
+    const dim3 threads(warp_size, 4, 1);
+    ```
+
+    ## Fix safety
+    No autofix: what depends on the 32 (shared arrays, loop strides, launch grids) changes with it, and
+    only the author knows which of them assume 32 lanes.
+    """
+
+    code = "ROC240"
+    name = "warp-count-32"
+    severity = Severity.WARNING
+    fix_availability = FixAvailability.NONE
+    language = "cuda"
+    triggers = (b"32", b"lane", b"Lane")
+    # The file works on warps: a 32 in it that counts threads is then a warp.
+    also_requires = (b"shfl", b"ballot", b"warpreduce", b"warp_reduce")
+
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """The 32s of a file that works on warps (the prefilter's `also_requires`, checked here as well)."""
+        if not ctx.offsets(*self.also_requires, lowered=True):
+            return {}
+        needed: dict[str, Anchors] = {}
+        numbers = ctx.offsets(b"32")
+        if numbers:
+            needed["number_literal"] = numbers
+        lanes = ctx.offsets(b"lane", lowered=True)
+        if lanes:
+            needed["subscript_expression"] = lanes
+        return needed
+
+    def visit_number_literal(self, node: Node, ctx: CudaContext) -> None:
+        what = warp.warp_of_32(node, ctx)
+        if what is None or warp.in_wave_selector(ctx, node):
+            return
+        shown = node.parent or node  # the expression, clamp or `dim3` the 32 is part of
+        if shown.type == "argument_list" and shown.parent is not None:
+            shown = shown.parent
+        ctx.report(
+            shown,
+            f"`{_short(ctx.text(shown))}` takes 32 for the warp size ({what}); CDNA wavefronts have 64 lanes: use "
+            "`warpSize` in device code and the device's warp size (`hipDeviceAttributeWarpSize`, "
+            "`at::cuda::warp_size()`) in host code",
+        )
+
+    def visit_subscript_expression(self, node: Node, ctx: CudaContext) -> None:
+        array = warp.warp_array_at_lane(node, ctx)
+        if array is not None:
+            ctx.report(
+                node,
+                f"`{ctx.text(node)}` reads the per-warp array `{array}` at a lane index, as if a block had as many "
+                "warps as a warp has lanes (32 x 32); with 64-lane wavefronts it has half as many warps and the "
+                "upper lanes index past them: test the lane against the warp count first",
+            )
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+WarpCount32.valid = (
+    # A per-warp array read at a lane only where the lane is below the warp count, and a per-lane array.
+    Valid(
+        """
+        __global__ void block_sum(const float* x, float* y) {
+          __shared__ float partial[THREADS / WARP_SIZE];
+          __shared__ float per_lane[WARP_SIZE];
+          int lane = threadIdx.x % warpSize;
+          float v = __shfl_down(x[threadIdx.x], 1);
+          v = (threadIdx.x < blockDim.x / warpSize) ? partial[lane] : 0.f;
+          if (lane < THREADS / WARP_SIZE) {
+            v += partial[lane];
+          }
+          y[threadIdx.x] = v + per_lane[lane];
+        }
+        """,
+    ),
+    # Counts from the real warp size, and 32s that count bytes, bits or elements.
+    Valid(
+        """
+        template <int THREADS>
+        __global__ void gemv(const float* a, float* out, int n) {
+          __shared__ float partial[THREADS / warpSize];
+          float v = a[threadIdx.x];
+          v += __shfl_down(v, 1);
+          int words = n / 32;
+          size_t tiles = (n + 31) / 32;
+          if (n > 32) out[0] = v;
+          char buffer[32];
+        }
+        """,
+    ),
+    # A file with no warp primitives: a block of 32 by 8 is a tile, not a warp.
+    Valid(
+        """
+        void transpose(const float* in, float* out, int n) {
+          dim3 threads(32, 8);
+          int block_size = 256;
+          int tiles = block_size / 32;
+          transpose_kernel<<<n / 32, threads>>>(in, out, tiles);
+        }
+        """,
+    ),
+    # The 32 sits in the NVIDIA arm of a wave-size selection, or in a 1-D `dim3`.
+    Valid(
+        """
+        __device__ float warp_sum(float v) { return v + __shfl_xor(v, 1); }
+        void launch(int n) {
+        #if defined(__GFX9__)
+          int warp_size = min(n, 64);
+        #else
+          int warp_size = min(n, 32);
+        #endif
+          dim3 threads(32);
+        }
+        """,
+    ),
+)
+WarpCount32.invalid = (
+    Invalid(
+        """
+        __global__ void layer_norm(const float* x, float* y) {
+          __shared__ float sums[NUM_WARPS];
+          int warp_id = threadIdx.x / warpSize;
+          int lane_id = threadIdx.x % warpSize;
+          float sum = __shfl_xor_sync(0xffffffff, x[threadIdx.x], 1);
+          if (lane_id == 0) sums[warp_id] = sum;
+          __syncthreads();
+          sum = sums[lane_id];
+          y[threadIdx.x] = sum;
+        }
+        """,
+        expect=("8:9-8:22",),
+        message="per-warp array `sums`",
+    ),
+    Invalid(
+        """
+        template <int THREADS>
+        __global__ void gemv(const float* a, float* out, int ldb) {
+          __shared__ float partial[THREADS / 32];
+          const int row = (THREADS / 32) * blockIdx.x + threadIdx.x / warpSize;
+          float v = a[row * ldb];
+          v += __shfl_down(v, 1);
+        }
+        """,
+        expect=("3:28-3:40", "4:20-4:32"),
+        message="warps per block",
+    ),
+    Invalid(
+        """
+        __device__ float warp_reduce_sum(float v) { return v + __shfl_down_sync(0xffffffffu, v, 1); }
+        __device__ float reduce_block(float* x, float val) {
+          int blockSize = blockDim.x * blockDim.y;
+          if (blockSize > 32) {
+            val = warp_reduce_sum(val);
+          }
+          return val;
+        }
+        """,
+        expect=("4:7-4:21",),
+        message="a block size against one warp",
+    ),
+    Invalid(
+        """
+        __device__ float warp_max(float v) { return max(v, __shfl_xor(v, 1)); }
+        void dispatch(int log2_elements, int space_size) {
+          int warp_size = (1 << log2_elements) < 32 ? (1 << log2_elements) : 32;
+          warp_size = min(warp_size, 32);
+          int block_x = max(32, min(512, space_size / 4));
+          const dim3 threads(32, 4, 1);
+        }
+        """,
+        expect=("3:19-3:72", "4:15-4:33", "5:17-5:50", "6:14-6:31"),
+    ),
+)
