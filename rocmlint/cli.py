@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rocmlint import __version__
+from rocmlint import __version__, project_command
 from rocmlint.arguments import UsageError, add_configuration_options, add_selection_options, config_resolver, patterns
 from rocmlint.cache import Cache, cache_dir_for
 from rocmlint.cache import clean as clean_cache
@@ -122,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     lsp.add_argument("--log-file", help="write the server's log here (stdout is the protocol)")
 
     report_command.add_parser(commands)
+    project_command.add_parser(commands)
     return parser
 
 
@@ -137,6 +138,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return report_command.run(args, _overrides(args), _warn)
         if args.command == "check":
             return _check(args)
+        if args.command == "project":
+            return project_command.run(args)
         if args.command == "clean":
             return _clean(args)
         if args.command == "verify":

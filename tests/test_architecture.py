@@ -30,6 +30,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "rocmlint.arguments",
             "rocmlint.report.*",
+            "rocmlint.project_command",
+            "rocmlint.project_summary",
+            "rocmlint.project_text",
             "rocmlint.lsp.*",
             "rocmlint.flake8_plugin",
             "rocmlint.verify",

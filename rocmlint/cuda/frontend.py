@@ -541,12 +541,15 @@ class CudaContext:
             return f"the project remaps the name for ROCm ({alias})"
         if project.base.on_rocm is False:
             return f"ROCm does not compile this file ({project.base_evidence})"
-        learned = [
-            project.learned[name]
+        macros = self.preprocessor.macros
+        known = macros.rocm | macros.rocm_pass | macros.nvidia | macros.stale_gates  # decided without the model
+        names = {
+            name: None
             for condition in self.preprocessor.conditions_around(span.start_byte)
             for name in names_in(condition)
-            if name in project.learned
-        ]
+            if name in project.learned and name not in known
+        }
+        learned = [project.learned[name] for name in names]
         return "; ".join(f"`{m.name}` is {_VENDOR_NAMES[m.vendor]}'s ({m.evidence})" for m in learned)
 
     # --- fixes: ROCm text behind a gate, the NVIDIA text unchanged ------------------------------------

@@ -526,11 +526,7 @@ class CudaProject:
         return [includer for includer, _ in self._includers.get(path, [])]
 
     def _rocm_native(self, path: str) -> str:
-        if (
-            self.build_facts.hip_language
-            and not self.build_facts.cuda_language
-            and not self.build_facts.torch_extension
-        ):
+        if self.builds_hip_only():
             return "the project's build compiles HIP only"
         facts = self.files.get(path)
         if facts is not None and facts.amd_builtins:
@@ -546,6 +542,51 @@ class CudaProject:
             return os.path.relpath(path, self.root)
         except ValueError:
             return path
+
+    # --- queries for `rocmlint project` and the report (read-only, over the whole project) ---------------------
+    def builds_hip_only(self) -> bool:
+        """The build compiles the HIP language and neither CUDA nor torch extensions: a ROCm-native project."""
+        build = self.build_facts
+        return build.hip_language and not build.cuda_language and not build.torch_extension
+
+    def header_constants(self) -> Iterator[tuple[str, Definition, str]]:
+        """(path, definition, "macro" or "constant") of each object-like macro and integer constant with a value
+        that a header (a file some project file includes) defines where ROCm compiles: what views offer as
+        `defines` and `constants`."""
+        for path in sorted(self._includers):
+            facts = self.files[path]
+            for kind, definitions in (("macro", facts.defines), ("constant", facts.constants)):
+                for definition in definitions:
+                    if definition.value and definition.branch.on_rocm is not False:
+                        yield path, definition, kind
+
+    def rocm_remaps(self) -> dict[str, tuple[str, int | None]]:
+        """The names the project defines only for ROCm (what views offer as `aliases`, over every file) and nowhere
+        NVIDIA compiles -> ("path:line" of the first, parameter count). Neither a name with one value per vendor
+        (`#if HIP #define WARP 64 #else #define WARP 32`) nor a learned vendor macro (a flag, not a spelling of a
+        CUDA name) is one."""
+        on_nvidia = {
+            d.name for f in self.files.values() for d in (*f.defines, *f.types) if d.branch.on_nvidia is not False
+        }
+        return {
+            name: (found[0][1], found[0][2])
+            for name, found in sorted(self._values["remaps"].items())
+            if name not in on_nvidia and name not in self.learned
+        }
+
+    def nvidia_only_files(self) -> dict[str, str]:
+        """Files the ROCm build never compiles (included only from NVIDIA-only branches, or built for NVIDIA only)
+        -> the evidence."""
+        found: dict[str, str] = {}
+        for path in sorted(self.files):
+            base, evidence = self._base(path, frozenset())
+            if base.on_rocm is False:
+                found[path] = evidence
+        return found
+
+    def rocm_native_files(self) -> dict[str, str]:
+        """Files written for AMD -> why (see `FileView.rocm_native`)."""
+        return {path: why for path in sorted(self.files) if (why := self._rocm_native(path))}
 
 
 # --- reading the tree ---------------------------------------------------------------------------------------------

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rocmlint.arguments import UsageError, add_configuration_options, add_selection_options, config_resolver
-from rocmlint.config import Overrides
+from rocmlint.config import ConfigResolver, Overrides
 
 if TYPE_CHECKING:
+    from rocmlint.project_summary import ProjectSummary
     from rocmlint.report.model import ReportModel
 
 Warn = Callable[[str], None]
@@ -57,7 +58,14 @@ def run(args: argparse.Namespace, overrides: Overrides, warn: Warn) -> int:
             for trace in file_report.tracebacks:
                 sys.stderr.write(trace)
     root = report_root(paths)
-    model = build_model(result.reports, result.facts, root, result.enabled_codes, result.target_archs)
+    model = build_model(
+        result.reports,
+        result.facts,
+        root,
+        result.enabled_codes,
+        result.target_archs,
+        _project_models(paths, resolver, root),
+    )
     text = _render(args, model, root)
     if args.output is None:
         sys.stdout.write(text)
@@ -68,6 +76,19 @@ def run(args: argparse.Namespace, overrides: Overrides, warn: Warn) -> int:
         except OSError as error:
             raise UsageError(f"{args.output}: cannot write the report: {error.strerror or error}") from error
     return 0
+
+
+def _project_models(paths: list[Path], resolver: ConfigResolver, root: Path) -> list[ProjectSummary]:
+    """What the C++ project model learned about each project the paths are in (the models `check` built for
+    their C++ files, or built now), its root shown relative to the report's."""
+    from rocmlint.cuda.project import project_for
+    from rocmlint.project_command import project_roots
+    from rocmlint.project_summary import summarize
+    from rocmlint.report.model import relative
+
+    existing = [p for p in paths if p.exists()]  # `collect` has warned about the others
+    summaries = [summarize(project_for(r), relative(str(r), root)) for r in project_roots(existing, resolver)]
+    return [s for s in summaries if s.files]
 
 
 def _render(args: argparse.Namespace, model: ReportModel, root: Path) -> str:

@@ -14,13 +14,17 @@ from urllib.parse import quote
 
 from rocmlint import __version__
 from rocmlint.outputs.paths import escape_control
+from rocmlint.project_summary import VENDOR_NAMES, FileNote, ProjectSummary, state_text
 from rocmlint.report.model import SEVERITIES, DirNode, Evidence, ReportModel
 from rocmlint.report.text import (
     EVIDENCE_SHOWN,
     TREE_DEPTH,
     fix_summary,
     headline,
+    in_report,
+    macro_evidence,
     plural,
+    project_model_line,
     severity_parts,
     short_summary,
     targets_line,
@@ -111,6 +115,7 @@ def render(model: ReportModel, link: Linker | None = None) -> str:
         (
             _header(model),
             _decision_tree(model, link),
+            _project_models(model, link),
             _phases(model),
             _charts(model),
             _rules(model),
@@ -200,6 +205,60 @@ def _decision_tree(model: ReportModel, link: Linker) -> str:
         + _table(("Question", "Answer", "What it means", "Evidence"), rows, cls="answers")
         + "</section>"
     )
+
+
+def _project_models(model: ReportModel, link: Linker) -> str:
+    title = '<section id="project-model"><h2>C++ project model</h2>\n'
+    if not model.project_models:
+        return title + "<p>No C/C++ files: nothing for the project model to learn.</p></section>"
+    return title + "\n".join(_project_model(s, link) for s in model.project_models) + "</section>"
+
+
+def _project_model(summary: ProjectSummary, link: Linker) -> str:
+    def where(path: str, line: int | None) -> str:
+        shown = in_report(summary, path)
+        label = f"<code>{esc(shown)}{'' if line is None else f':{line}'}</code>"
+        return _a(link(shown, line or 1), label) if path else ""
+
+    rows = (
+        (
+            f"<code>{esc(m.name)}</code>",
+            esc(VENDOR_NAMES.get(m.vendor, m.vendor)),
+            esc(state_text(m.rocm)),
+            esc(state_text(m.nvidia)),
+            f"{where(m.path, m.line)} {esc(macro_evidence(m))}".strip(),
+        )
+        for m in summary.macros
+    )
+    macros = (
+        _table(("Macro", "Set for", "On ROCm", "On NVIDIA", "Evidence"), rows)
+        if summary.macros
+        else "<p>No vendor macros learned.</p>"
+    )
+    remaps = [f"<code>{esc(r.name)}</code> ({where(r.path, r.line)})" for r in summary.remaps]
+    items = (
+        _file_notes("Files the ROCm build does not compile", summary.nvidia_only_files, where),
+        _file_notes("Files written for AMD", summary.rocm_native_files, where),
+        f"ROCm-only remaps ({len(remaps)}): {_listed(remaps)}",
+        f"Header constants: {len(summary.constants)} (<code>rocmlint project</code> lists them)",
+    )
+    return (
+        f'<p class="lead">{prose(project_model_line(summary))}</p>\n{macros}\n<ul>'
+        + "".join(f"<li>{item}</li>" for item in items)
+        + "</ul>"
+    )
+
+
+def _file_notes(title: str, files: Sequence[FileNote], where: Callable[[str, int | None], str]) -> str:
+    shown = [f"{where(f.path, None)} ({esc(f.why)})" for f in files]
+    return f"{esc(title)} ({len(shown)}): {_listed(shown)}"
+
+
+def _listed(items: Sequence[str]) -> str:
+    if not items:
+        return "none"
+    more = len(items) - EVIDENCE_SHOWN
+    return ", ".join(items[:EVIDENCE_SHOWN]) + (f', <span class="muted">and {more} more</span>' if more > 0 else "")
 
 
 def _phases(model: ReportModel) -> str:

@@ -6,13 +6,17 @@ import re
 from collections.abc import Iterable, Iterator
 
 from rocmlint.outputs.paths import escape_control
+from rocmlint.project_summary import VENDOR_NAMES, FileNote, ProjectSummary, state_text
 from rocmlint.report.model import SEVERITIES, DirNode, Evidence, ReportModel
 from rocmlint.report.text import (
     EVIDENCE_SHOWN,
     TREE_DEPTH,
     fix_summary,
     headline,
+    in_report,
+    macro_evidence,
     plural,
+    project_model_line,
     severity_parts,
     targets_line,
     unchecked,
@@ -57,6 +61,7 @@ def render(model: ReportModel) -> str:
     sections = (
         _summary(model),
         _decision_tree(model),
+        _project_models(model),
         _phases(model),
         _rules(model),
         _rewrites(model),
@@ -104,6 +109,49 @@ def _decision_tree(model: ReportModel) -> list[str]:
                 f"  - Evidence ({plural(a.evidence_total, 'file')}): {_evidence(a.evidence, a.evidence_total)}"
             )
     return lines
+
+
+def _project_models(model: ReportModel) -> list[str]:
+    lines = ["## C++ project model", ""]
+    if not model.project_models:
+        return [*lines, "No C/C++ files: nothing for the project model to learn."]
+    for summary in model.project_models:
+        lines += [message(project_model_line(summary)), "", *_learned_macros(summary), ""]
+        lines += _project_files("Files the ROCm build does not compile", summary, summary.nvidia_only_files)
+        lines += _project_files("Files written for AMD", summary, summary.rocm_native_files)
+        remaps = [code(r.name) + f" ({code(f'{in_report(summary, r.path)}:{r.line}')})" for r in summary.remaps]
+        lines.append(f"- ROCm-only remaps ({len(remaps)}): {_shown(remaps)}")
+        lines.append(f"- Header constants: {len(summary.constants)} (`rocmlint project` lists them)")
+    return lines
+
+
+def _learned_macros(summary: ProjectSummary) -> list[str]:
+    if not summary.macros:
+        return ["No vendor macros learned."]
+    rows = (
+        (
+            code(m.name),
+            VENDOR_NAMES.get(m.vendor, m.vendor),
+            text(state_text(m.rocm)),
+            text(state_text(m.nvidia)),
+            (code(f"{in_report(summary, m.path)}{'' if m.line is None else f':{m.line}'}") + " " if m.path else "")
+            + text(macro_evidence(m)),
+        )
+        for m in summary.macros
+    )
+    return _table(("Macro", "Set for", "On ROCm", "On NVIDIA", "Evidence"), rows)
+
+
+def _project_files(title: str, summary: ProjectSummary, files: Iterable[FileNote]) -> list[str]:
+    shown = [f"{code(in_report(summary, f.path))} ({text(f.why)})" for f in files]
+    return [f"- {title} ({len(shown)}): {_shown(shown)}"]
+
+
+def _shown(items: list[str]) -> str:
+    if not items:
+        return "none"
+    more = len(items) - EVIDENCE_SHOWN
+    return ", ".join(items[:EVIDENCE_SHOWN]) + (f", and {more} more" if more > 0 else "")
 
 
 def _phases(model: ReportModel) -> list[str]:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from rocmlint.diagnostics import Applicability, Diagnostic, FixAvailability
 from rocmlint.file_report import FileReport
+from rocmlint.project_summary import ProjectSummary
 from rocmlint.registry import rule_by_code
 from rocmlint.report.facts import FACT_BY_KEY, FileFacts
 from rocmlint.report.knowledge import PHASES, REWRITES, TARGET_GROUPS, Phase, RewriteKind, TargetGroup, phase_of
@@ -152,6 +153,7 @@ class ReportModel:
     rewrites: tuple[RewriteRow, ...]
     targets: tuple[TargetRow, ...]
     target_archs: tuple[str, ...]
+    project_models: tuple[ProjectSummary, ...]  # what the C++ project model learned, per project root
     findings: tuple[Finding, ...]
 
 
@@ -170,6 +172,7 @@ def build_model(
     root: Path,
     enabled_codes: frozenset[str],
     target_archs: Iterable[str] = (),
+    project_models: Iterable[ProjectSummary] = (),
 ) -> ReportModel:
     root = Path(os.path.abspath(root))
     findings = tuple(sorted((_finding(d, root) for r in reports for d in r.diagnostics), key=_finding_key))
@@ -192,6 +195,7 @@ def build_model(
         rewrites=tuple(_rewrite_row(kind, findings, rel_facts, enabled_codes) for kind in REWRITES),
         targets=tuple(_target_row(group, findings, archs) for group in TARGET_GROUPS),
         target_archs=archs,
+        project_models=tuple(project_models),
         findings=findings,
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rocmlint.project_summary import Macro, ProjectSummary, build_mode
 from rocmlint.report.model import SEVERITIES, ReportModel, RewriteRow
 
 EVIDENCE_SHOWN = 10  # evidence items and files listed per question or rewrite before "and N more"
@@ -71,3 +72,24 @@ def unchecked(row: RewriteRow) -> str:
     if disabled:
         parts.append(f"{', '.join(disabled)} {'is' if len(disabled) == 1 else 'are'} not enabled")
     return "; ".join(parts)
+
+
+def project_model_line(summary: ProjectSummary) -> str:
+    """ "Project `.`: 5 C/C++/CUDA files read; build: CMake HIP; HIP only: no." """
+    hip_only = "yes (every file is ROCm-native code)" if summary.build.hip_only else "no"
+    return (
+        f"Project `{summary.root}`: {plural(summary.files, 'C/C++/CUDA file')} read; build: "
+        f"{build_mode(summary.build)}; HIP only: {hip_only}."
+    )
+
+
+def in_report(summary: ProjectSummary, path: str) -> str:
+    """A path of the project model (relative to its root) relative to the report's root, as findings are."""
+    if not path or summary.root == "." or path.startswith("/"):
+        return path
+    return f"{summary.root}/{path}"
+
+
+def macro_evidence(macro: Macro) -> str:
+    """ "the ROCm build defines it (build)": the location is apart, as a link."""
+    return f"{macro.why} ({macro.kind})" if macro.kind else macro.why
