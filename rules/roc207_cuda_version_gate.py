@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import re
+
 from rocmlint.cuda.conditions import (
     CUDA_VERSION_MACROS,
     PASS_AND_COMPILER_ALTERNATIVES,
     ConditionRule,
     arm_branch,
     arm_may_hold_hazards,
+    arm_span,
+    arm_text,
     condition_edit,
+    condition_tests,
     is_rocm_macro,
 )
 from rocmlint.cuda.frontend import CudaContext
+from rocmlint.cuda.hip_gaps import lacking_on_hip
 from rocmlint.cuda.preprocessor import Directive, names_in
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -19,6 +25,13 @@ from rocmlint.rule import Invalid, Rule, Valid
 # Other vendor tests the rewrite would hide from their rules (ROC213, ROC214): once `|| <ROCm test>` is in
 # the chain, no rule reports it any more.
 _OTHER_VENDOR_TESTS = frozenset(PASS_AND_COMPILER_ALTERNATIVES) | {"__NVCC__"}
+_ERROR_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*error\b", re.MULTILINE)
+# `!defined(CUDA_VERSION)`, `!defined CUDART_VERSION`, `(!defined(CUDA_VERSION))`: the test of "no CUDA toolkit".
+_NO_TOOLKIT = re.compile(
+    r"\(?\s*!\s*defined\s*(?:\(\s*(?:{names})\s*\)|\s(?:{names}))\s*\)?".format(
+        names="|".join(sorted(CUDA_VERSION_MACROS))
+    )
+)
 
 __all__ = ["CUDA_VERSION_MACROS", "CudaVersionGate"]
 
@@ -84,7 +97,28 @@ class CudaVersionGate(ConditionRule, Rule):
         macro = next((name for name in names_in(directive.condition) if name in CUDA_VERSION_MACROS), None)
         if macro is None or ctx.define(macro, directive) is not None:
             return  # no version test, or the file defines the macro itself where ROCm sees it
+        if self._rocm_outcome_intended(directive, ctx) or self._written_for_no_toolkit(directive, ctx):
+            return  # ROCm takes the arm a recent CUDA toolkit takes, the only one it can build, or one meant for it
         self._report_condition(directive, ctx, _message(directive, macro, ctx), fix=self._fix(directive, ctx))
+
+    def _written_for_no_toolkit(self, directive: Directive, ctx: CudaContext) -> bool:
+        """The chain tests only whether version macros are defined, and the arm ROCm certainly takes is the one
+        it opens with `#ifndef CUDA_VERSION` / `#if !defined(CUDA_VERSION)`: "no CUDA toolkit here", which a ROCm
+        build answers by construction, not by reading 0 (ginkgo's HIP branch of shared CUDA/HIP code). That arm
+        holds nothing HIP lacks and no `#error`. An `#else` after `#ifdef CUDA_VERSION` is no such arm: it may be
+        a fallback nobody wrote for ROCm."""
+        chains = self._chains(ctx)
+        version_tests = dict.fromkeys(CUDA_VERSION_MACROS, "")
+        if any(condition_tests(member.condition, version_tests) is None for member in chains.chain(directive)):
+            return False
+        taken = next((arm for arm in chains.arms_of(directive) if arm_branch(arm, ctx).on_rocm is True), None)
+        return (
+            taken is not None
+            and taken.kind != "else"
+            and _NO_TOOLKIT.fullmatch(taken.condition) is not None
+            and lacking_on_hip(ctx, arm_span(taken, ctx)) is None
+            and not _ERROR_DIRECTIVE.search(arm_text(taken, ctx))
+        )
 
     def _fix(self, directive: Directive, ctx: CudaContext) -> Fix | None:
         """`<condition> || <ROCm test>`: ROCm compiles this arm. Offered only when the arm holds nothing any
@@ -180,6 +214,44 @@ CudaVersionGate.valid = (
         #else
         #define FP8_AVAILABLE 0
         #endif
+        """,
+    ),
+    # ROCm takes the `#else` of an arm it could never build (a 32-bit-mask `_sync` shuffle): faiss WarpShuffles.cuh.
+    Valid(
+        """
+        template <typename T>
+        inline __device__ T shfl_xor(const T val, int laneMask, int width = kWarpSize) {
+        #if CUDA_VERSION >= 9000
+          return __shfl_xor_sync(0xffffffff, val, laneMask, width);
+        #else
+          return __shfl_xor(val, laneMask, width);
+        #endif
+        }
+        """,
+    ),
+    # Workarounds for one toolkit: no recent CUDA toolkit takes them either (cupy, ginkgo shapes).
+    Valid(
+        """
+        #if (defined(_MSC_VER) && (__CUDACC_VER_MAJOR__ == 11 && __CUDACC_VER_MINOR__ == 2))
+          #define __builtin_unreachable() __assume(false)
+        #endif
+        """,
+    ),
+    # `!defined(CUDA_VERSION)`: "no CUDA toolkit", the arm the project writes for ROCm (ginkgo coo_kernels.cpp).
+    Valid(
+        """
+        #if !defined(CUDA_VERSION)
+            if constexpr (sizeof(ValueType) == sizeof(int16)) {
+                GKO_NOT_SUPPORTED(c);
+            } else
+        #else
+            if (exec->get_compute_capability() < 70 && sizeof(ValueType) == sizeof(int16)) {
+                GKO_NOT_SUPPORTED(c);
+            } else
+        #endif
+            {
+                launch_spmv(exec, a, b, c);
+            }
         """,
     ),
     # The macro in a comment is not a test.
@@ -281,6 +353,28 @@ CudaVersionGate.invalid = (
         #define HAS_BF16_TYPES 0
         #endif
         """,
+    ),
+    # An `#else` after `#ifdef CUDA_VERSION` is a fallback, not an arm written for ROCm.
+    Invalid(
+        """
+        #ifdef CUDART_VERSION
+        #define DEVICE_SUPPORTS_MEMPOOL 1
+        #else
+        #define DEVICE_SUPPORTS_MEMPOOL 0
+        #endif
+        """,
+        expect=("1:1-1:22",),
+        message="false there and ROCm silently skips this arm",
+    ),
+    # "No CUDA toolkit" stops the build: ROCm is not meant to take it.
+    Invalid(
+        """
+        #ifndef CUDA_VERSION
+        #error "this file needs the CUDA toolkit headers"
+        #endif
+        """,
+        expect=("1:1-1:21",),
+        message="true there and ROCm silently compiles this arm",
     ),
     # The chain also tests `__CUDA_ARCH__`: adding a ROCm term would hide that test from ROC213.
     Invalid(

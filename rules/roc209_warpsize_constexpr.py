@@ -110,6 +110,8 @@ class WarpsizeConstexpr(Rule):
             return
         if text == "C10_WARP_SIZE" and not is_certainly_host(node, ctx):
             return
+        if text == "warpSize" and ctx.declaration_of(node) is not None:
+            return  # a template parameter or variable of the code's own, which shadows HIP's `warpSize`
         context = constant_context(node, ctx)
         if context is None:
             return
@@ -216,6 +218,26 @@ WarpsizeConstexpr.valid = (
           const int ws = prop.warpSize;
           int blocks = (1024 + ws - 1) / ws;
           std::vector<float> host(prop.warpSize);
+        }
+        """,
+    ),
+    # The code's own `warpSize`, a template parameter (aiter groupnorm.cu) or a constant, shadows HIP's.
+    Valid(
+        """
+        template <typename T, uint32_t THREADS_PER_BLOCK, uint32_t warpSize>
+        __device__ void groupnorm_up(const T* x, float* mean) {
+          static_assert(THREADS_PER_BLOCK % warpSize == 0, "");
+          constexpr uint32_t NUM_WARPS = THREADS_PER_BLOCK / warpSize;
+          __shared__ float smem[NUM_WARPS];
+        }
+        """,
+    ),
+    Valid(
+        """
+        __device__ void tile_sum(float* x) {
+          constexpr int warpSize = 64;
+          __shared__ float partial[warpSize];
+          partial[threadIdx.x % warpSize] = x[threadIdx.x];
         }
         """,
     ),
@@ -345,5 +367,18 @@ WarpsizeConstexpr.invalid = (
           switch (flags[0]) { case 64: votes[0] = 1; break; }
         }
         """,
+    ),
+    # A template's own `warpSize` parameter ends with the template: the kernel after it uses HIP's.
+    Invalid(
+        """
+        template <int warpSize>
+        __device__ float lane_sum(float v) { return v * warpSize; }
+        __global__ void softmax(const float* x, float* out) {
+          __shared__ float partial[1024 / warpSize];
+          out[threadIdx.x] = lane_sum<32>(partial[0]);
+        }
+        """,
+        expect=("4:35-4:43",),
+        message="an array size",
     ),
 )

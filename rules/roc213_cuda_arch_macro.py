@@ -98,6 +98,8 @@ class CudaArchMacro(ConditionRule, Rule):
             return
         if ctx.preprocessor.define_of(_ARCH, directive.start_byte) is not None:
             return  # the project defines an architecture number for ROCm builds itself (`#define __CUDA_ARCH__ 1300`)
+        if self._rocm_outcome_intended(directive, ctx):
+            return  # ROCm takes the arm a recent NVIDIA GPU takes, or the only one it can build
         # Pass detection only: the chain's `__CUDA_ARCH__` tests (and any `__CUDACC__` test beside them,
         # ROC214's) all gain their HIP test at once; an architecture comparison anywhere in the chain, or a
         # test with no safe rewrite (`__NVCC__`, a CUDA version), leaves the whole chain to the user.
@@ -219,6 +221,31 @@ CudaArchMacro.valid = (
         """,
         path="deepspeed_cpu_op.cpp",
     ),
+    # ROCm takes the arm nvcc's host pass and every recent GPU's device pass take (aiter custom_all_reduce.cu,
+    # vLLM dtype_bfloat16.cuh shapes): nothing diverges.
+    Valid(
+        """
+        switch (dtype) {
+          case DTYPE_fp16: allreduce<half>(stream, inp, out, numel); break;
+        #if (__CUDA_ARCH__ >= 800 || !defined(__CUDA_ARCH__))
+          case DTYPE_bf16: allreduce<bf16_t>(stream, inp, out, numel); break;
+        #endif
+          default: throw std::runtime_error("unsupported dtype");
+        }
+        """,
+    ),
+    Valid(
+        """
+        inline __device__ float2 bf1622float2(const __nv_bfloat162 val) {
+        #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+          assert(false);
+        #else
+          return __bfloat1622float2(val);
+        #endif
+          __builtin_unreachable();
+        }
+        """,
+    ),
     # The chain has a ROCm arm of its own.
     Valid(
         """
@@ -318,14 +345,26 @@ CudaArchMacro.invalid = (
         #endif
         """,
     ),
-    # A host-pass fallback that ROCm's device pass also takes.
+    # A host-pass fallback that ROCm's device pass also takes, unlike a recent NVIDIA GPU's.
     Invalid(
         """
-        #if !defined(__CUDA_ARCH__) || (__CUDA_ARCH__ >= 700)
-        #define CUTLASS_USE_LDG_PREFETCH 1
+        #if !defined(__CUDA_ARCH__) || (__CUDA_ARCH__ < 700)
+        #define USE_LEGACY_WARP_SYNC 1
         #endif
         """,
-        expect=("1:1-1:54",),
+        expect=("1:1-1:53",),
+        message="ROCm silently compiles this arm",
+    ),
+    # What a recent NVIDIA GPU takes, but the arm holds what HIP lacks.
+    Invalid(
+        """
+        __device__ void backoff(unsigned ns) {
+        #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
+          __nanosleep(ns);
+        #endif
+        }
+        """,
+        expect=("2:1-2:52",),
         message="ROCm silently compiles this arm",
     ),
     Invalid(

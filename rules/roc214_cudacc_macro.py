@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from rocmlint.cuda.conditions import NO_SAFE_REWRITE, PASS_AND_COMPILER_ALTERNATIVES, ConditionRule, is_host_only_unit
+from rocmlint.cuda.conditions import (
+    NO_SAFE_REWRITE,
+    PASS_AND_COMPILER_ALTERNATIVES,
+    ConditionRule,
+    holds_only_pragmas,
+    is_host_only_unit,
+)
 from rocmlint.cuda.frontend import CudaContext
 from rocmlint.cuda.preprocessor import Directive, names_in
 from rocmlint.diagnostics import FixAvailability, Severity
@@ -80,6 +86,8 @@ class CudaccMacro(ConditionRule, Rule):
         macro = next((name for name in names_in(directive.condition) if name in _HIP_SPELLING), None)
         if macro is None or not self._candidate(directive, ctx):
             return
+        if all(holds_only_pragmas(arm, ctx) for arm in self._chains(ctx).arms_of(directive)):
+            return  # compiler hints only (`#if !defined(__NVCC__)` + a pragma clang accepts): no code differs
         # The chain's `__CUDACC__`/`__CUDACC_RTC__` tests (and any device-pass `__CUDA_ARCH__` test beside
         # them, ROC213's) all gain their HIP test at once. `__NVCC__` gets no fix: it means nvcc itself
         # (nvcc-only pragmas and flags), and clang's CUDA mode with HIP's NVIDIA headers defines `__HIPCC__`
@@ -146,6 +154,21 @@ CudaccMacro.valid = (
         torch::Tensor pinned_like(const torch::Tensor& t) { return torch::empty_like(t).pin_memory(); }
         """,
         path="pinned.cpp",
+    ),
+    # Compiler hints only: whichever arm a compiler takes, no code differs (faiss Panorama.h shape).
+    Valid(
+        """
+        #if !defined(__NVCC__)
+        FAISS_PRAGMA_IMPRECISE_FUNCTION_BEGIN
+        #endif
+        template <bool AllActive>
+        static inline void compute_level_dot_kernel(const float* query, float* dot_products, size_t n);
+        #ifdef __NVCC__
+        #pragma nv_diag_suppress 20012
+        #else
+        #pragma GCC diagnostic ignored "-Wunused-function"
+        #endif
+        """,
     ),
     # The chain handles ROCm in its own arm.
     Valid(
@@ -235,6 +258,17 @@ CudaccMacro.invalid = (
         #define FORCE_INLINE inline __attribute__((always_inline))
         #endif
         """,
+    ),
+    # A lone macro this file defines as code is no hint.
+    Invalid(
+        """
+        #define DEVICE_STUBS inline int device_count() { return 0; }
+        #if !defined(__NVCC__)
+        DEVICE_STUBS
+        #endif
+        """,
+        expect=("2:1-2:23",),
+        no_fix=True,
     ),
     Invalid(
         """

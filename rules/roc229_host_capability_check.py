@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from rocmlint.cuda.device_query import ATTRIBUTE_GETTERS, holds_attribute, is_property_field
+from rocmlint.cuda.device_query import ATTRIBUTE_GETTERS, holds_attribute, is_property_field, same_on_current_gpus
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
 from rocmlint.cuda.syntax import disabled, largest_terms, number_use, short_circuited, whole_condition
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
@@ -14,6 +14,10 @@ _FIELDS = ("major", "minor")
 _CAPABILITY_ATTRIBUTES = re.compile(
     r"(?:cudaDevAttr|hipDeviceAttribute)ComputeCapability(?:Major|Minor)|CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_(?:MAJOR|MINOR)"
 )
+_PART_ATTRIBUTES = {
+    "major": re.compile(r"ComputeCapabilityMajor|COMPUTE_CAPABILITY_MAJOR"),
+    "minor": re.compile(r"ComputeCapabilityMinor|COMPUTE_CAPABILITY_MINOR"),
+}
 _WHAT = {
     "comparison": "compares the CUDA compute capability",
     "switch": "switches on the CUDA compute capability",
@@ -38,7 +42,9 @@ class HostCapabilityCheck(Rule):
     on RDNA3), so `major >= 8` checks meant for Ampere select the wrong code path, and exact checks
     (`major == 8`) reject AMD GPUs outright (DeepSpeed `blocked_flash.cpp`: MI300 is refused as "not
     Ampere"). The HIP porting guide ("Device-Architecture Properties", "Host code feature
-    identification") says to test `prop.arch.has*` flags or `gcnArchName` instead.
+    identification") says to test `prop.arch.has*` flags or `gcnArchName` instead. A test every current
+    GPU answers the same way (every NVIDIA GPU CUDA 13 supports, sm_75 and newer, and every AMD GPU: majors
+    9 to 12) is a floor that selects nothing, and is not reported: `major >= 3`, `major < 7`, `major < 1`.
 
     ## Example
     ```cuda
@@ -125,6 +131,8 @@ class HostCapabilityCheck(Rule):
         if (whole.start_byte, whole.end_byte) in self._reported:
             return
         self._reported.add((whole.start_byte, whole.end_byte))
+        if kind == "comparison" and self._selects_nothing(whole, ctx):
+            return
         ctx.report(
             node,
             f"`{ctx.text(node)}` {_WHAT[kind]}; on ROCm `major.minor` is the GFX IP version (9.4 on MI300X): test "
@@ -138,6 +146,23 @@ class HostCapabilityCheck(Rule):
         tests = largest_terms(whole, ctx, lambda comparison: self._reads_capability(comparison, ctx))
         replacements = [(test, disabled(test, ctx)) for test in tests]
         return ctx.statement_fix(_FIX_MESSAGE, whole, replacements, safe=False) if replacements else None
+
+    def _selects_nothing(self, whole: Node, ctx: CudaContext) -> bool:
+        """Every capability test of the condition `whole` (`force || prop.major >= 3`: the comparison) is a floor
+        every current GPU of both vendors clears the same way."""
+        tests = largest_terms(whole, ctx, lambda comparison: self._reads_capability(comparison, ctx))
+        return bool(tests) and all(
+            same_on_current_gpus(test, ctx, lambda n: self._capability_part(n, ctx)) for test in tests
+        )
+
+    def _capability_part(self, node: Node, ctx: CudaContext) -> str | None:
+        """ "major" or "minor" for a read of that part of the capability, None for anything else."""
+        if node.type == "field_expression":
+            field = node.child_by_field_name("field")
+            return ctx.text(field) if field is not None and is_property_field(node, ctx, _FIELDS) else None
+        if node.type != "identifier":
+            return None
+        return next((part for part, pattern in _PART_ATTRIBUTES.items() if holds_attribute(node, ctx, pattern)), None)
 
     def _reads_capability(self, node: Node, ctx: CudaContext) -> bool:
         return any(
@@ -193,6 +218,17 @@ HostCapabilityCheck.valid = (
           return major >= 9 ? 132 : 108;
         }
         #endif
+        """,
+    ),
+    # Floors every current GPU clears the same way (faiss shapes): no feature is selected.
+    Valid(
+        """
+        bool should_use_cuvs(int device, bool use_cuvs) {
+          auto prop = getDeviceProperties(device);
+          if (prop.major < 7) return false;
+          FAISS_ASSERT_FMT(prop.major >= 3, "need 3.0+ compute capability, have %d", prop.major);
+          return use_cuvs && (prop.major >= 6 || (prop.major == 5 && prop.minor >= 3));
+        }
         """,
     ),
     # A tensor layout's `major` field, and a loop bound named like it.
@@ -323,6 +359,26 @@ HostCapabilityCheck.invalid = (
           return force || (false && (prop.major >= 8 && prop.minor >= 0));
         #else
           return force || (prop.major >= 8 && prop.minor >= 0);
+        #endif
+        }
+        """,
+    ),
+    # Turing and Ampere answer `major >= 8` differently: it selects a feature.
+    Invalid(
+        """
+        bool supportsBFloat16(int device) {
+          auto& prop = getDeviceProperties(device);
+          return prop.major >= 8;
+        }
+        """,
+        expect=("3:10-3:25",),
+        fixed="""
+        bool supportsBFloat16(int device) {
+          auto& prop = getDeviceProperties(device);
+        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+          return false && (prop.major >= 8);
+        #else
+          return prop.major >= 8;
         #endif
         }
         """,

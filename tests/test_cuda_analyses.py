@@ -11,9 +11,9 @@ import pytest
 from test_cuda_values import context, node_at
 
 from rocmlint.cuda import device_query, masks
-from rocmlint.cuda.conditions import chains_around
-from rocmlint.cuda.frontend import CudaContext, Define
-from rocmlint.cuda.hip_gaps import asm_template, macro_asm_template, ptx_in
+from rocmlint.cuda.conditions import Chains, arm_outcomes_agree, chains_around, holds_only_pragmas
+from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node
+from rocmlint.cuda.hip_gaps import asm_template, macro_asm_template, only_lacking_on_hip, ptx_in
 
 
 def _defines(ctx: CudaContext) -> list[Define]:
@@ -55,6 +55,31 @@ def test_sync_fix_only_for_full_warp_masks() -> None:
 
 
 # --- device queries ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("condition", "same"),
+    [
+        ("prop.major >= 3", True),
+        ("prop.major < 7", True),
+        ("prop.major >= 6 || (prop.major == 5 && prop.minor >= 3)", True),
+        ("prop.major > 7 || (prop.major == 7 && prop.minor >= 5)", True),
+        ("prop.major >= 8", False),
+        ("prop.major == 9", False),
+        ("prop.major * 10 + prop.minor >= 75", True),
+        ("prop.major * 10 + prop.minor >= 80", False),
+        ("prop.major >= kMinimum", False),  # a value this file does not know
+    ],
+)
+def test_same_on_current_gpus(condition: str, same: bool) -> None:
+    ctx = context(f"bool f(const cudaDeviceProp& prop) {{ return {condition}; }}\n")
+    returned = node_at(ctx, "return", "return_statement").named_children[0]
+
+    def part(node: Node) -> str | None:
+        field = node.child_by_field_name("field") if node.type == "field_expression" else None
+        return None if field is None else ctx.text(field)
+
+    assert device_query.same_on_current_gpus(returned, ctx, part) is same
+
+
 def test_property_fields_of_device_properties_only() -> None:
     ctx = context(
         "struct Version { int major; };\n"
@@ -104,7 +129,79 @@ def test_chains_around_with_and_without_later_arms() -> None:
     assert chains_around(ctx, node_at(ctx, "c", "identifier").start_byte, later_arms=True) == []
 
 
+def _agree(code: str) -> bool:
+    ctx = context(code)
+    opener = ctx.preprocessor.directives[0]
+    return arm_outcomes_agree(Chains(ctx).arms_of(opener), ctx)
+
+
+@pytest.mark.parametrize(
+    ("code", "agree"),
+    [
+        # nvcc's host pass and sm_80/sm_90 take the arm, so does ROCm.
+        ("#if __CUDA_ARCH__ >= 800 || !defined(__CUDA_ARCH__)\nint bf16;\n#endif\n", True),
+        ("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\nint trap;\n#else\nint real;\n#endif\n", True),
+        ("#if defined(_MSC_VER) && __CUDACC_VER_MAJOR__ == 11 && __CUDACC_VER_MINOR__ == 2\nint war;\n#endif\n", True),
+        # Device-pass detection, a legacy arm, a feature of recent toolkits: ROCm differs.
+        ("#ifdef __CUDA_ARCH__\nint device;\n#else\nint host;\n#endif\n", False),
+        ("#if CUDART_VERSION < 11000\nint legacy;\n#endif\n", False),
+        ("#if CUDA_VERSION >= 12000\nint feature;\n#endif\n", False),
+        # A project macro may make ROCm and sm_80 differ.
+        ("#if !defined(OPTION) || __CUDA_ARCH__ < 700\nint x;\n#endif\n", False),
+        # NVIDIA's arm is all 32-bit-mask `_sync`: ROCm's `#else` is the only one it can build.
+        (
+            "#if CUDA_VERSION >= 9000\nv = __shfl_sync(0xffffffff, v, 0);\n#else\nv = __shfl(v, 0);\n#endif\n",
+            True,
+        ),
+        # ... but not when ROCm has no arm of its own, or the chain tells nvcc's passes apart.
+        ("#if CUDA_VERSION >= 9000\nv = __shfl_sync(0xffffffff, v, 0);\n#endif\n", False),
+        ("#ifdef __CUDA_ARCH__\n#define TRAP() __brkpt()\n#else\n#define TRAP() abort()\n#endif\n", False),
+        # The arm ROCm takes holds what HIP lacks.
+        ("#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700\n__nanosleep(ns);\n#endif\n", False),
+    ],
+)
+def test_arm_outcomes_agree(code: str, agree: bool) -> None:
+    assert _agree(code) is agree
+
+
+@pytest.mark.parametrize(
+    ("arm", "only_pragmas"),
+    [
+        ('#pragma GCC optimize("O3")\n', True),
+        ('_Pragma("float_control(precise, off, push)")\n', True),
+        ("IMPRECISE_BEGIN\n", True),
+        ("", True),
+        ("#define __device__\n", False),
+        ("inline int f() { return 0; }\n", False),
+    ],
+)
+def test_holds_only_pragmas(arm: str, only_pragmas: bool) -> None:
+    ctx = context(f"#if !defined(__NVCC__)\n{arm}#endif\n")
+    assert holds_only_pragmas(ctx.preprocessor.directives[0], ctx) is only_pragmas
+
+
+def test_a_lone_macro_defined_as_code_is_no_pragma() -> None:
+    ctx = context("#define STUBS inline int f() { return 0; }\n#ifndef __NVCC__\nSTUBS\n#endif\n")
+    assert not holds_only_pragmas(ctx.preprocessor.directives[1], ctx)
+
+
 # --- what HIP lacks ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("code", "only_lacking"),
+    [
+        ("return __shfl_xor_sync(0xffffffff, v, 1);", True),
+        ('asm("mov.u32 %0, %%laneid;" : "=r"(id));\n__nanosleep(10);', True),
+        ("#define SHFL(v, l) __shfl_sync(0xffffffff, v, l)", True),
+        ("__nanosleep(10);\ncount++;", False),
+        ("return __shfl_xor(v, 1);", False),
+        ("", False),
+    ],
+)
+def test_only_lacking_on_hip(code: str, only_lacking: bool) -> None:
+    ctx = context(code)
+    assert only_lacking_on_hip(ctx, ByteSpan(0, len(ctx.content))) is only_lacking
+
+
 def test_asm_template_expands_string_macros() -> None:
     ctx = context(
         '#define LANE_ASM "mov.u32 %0, %%laneid;"\n__device__ unsigned f() { unsigned r; asm(LANE_ASM : "=r"(r)); return r; }\n'

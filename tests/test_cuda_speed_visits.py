@@ -35,7 +35,7 @@ MIXED = [
     "void pick(const cudaDeviceProp* dprops, int device) {\n"
     "  int major;\n"
     "  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);\n"
-    "  if (dprops->major == 8 && major >= 9) { launch_sm90(); }\n"
+    "  if (dprops->major == 8 || major >= 9) { launch_sm90(); }\n"
     "}\n",
     "#define WARP_SIZE 32\n"
     "__global__ void reduce(float* out, const float* x) {\n"

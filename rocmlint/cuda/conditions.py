@@ -20,14 +20,15 @@ the chain behind.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
 from rocmlint.cuda.frontend import ByteSpan, CudaContext
-from rocmlint.cuda.hip_gaps import lacking_on_hip, without_comments
-from rocmlint.cuda.preprocessor import CUDA_VERSION_MACROS, Directive, names_in
+from rocmlint.cuda.hip_gaps import lacking_on_hip, only_lacking_on_hip, without_comments
+from rocmlint.cuda.preprocessor import CUDA_VERSION_MACROS, Directive, MacroLookup, evaluate_expression, names_in
 from rocmlint.diagnostics import Edit, Fix
 from rocmlint.rule import Rule
 from rocmlint.vendor import Branch
@@ -180,6 +181,7 @@ class ConditionRule:
     def __init__(self) -> None:
         self._chain_index: Chains | None = None
         self._reported: set[int] = set()  # chain openers already reported in this file
+        self._intended: dict[int, bool] = {}  # chain opener -> `_rocm_outcome_intended`
 
     def _candidate(
         self,
@@ -290,10 +292,144 @@ class ConditionRule:
                 routed.extend(later for later in arms[index + 1 :] if later not in routed)
         return routed
 
+    def _rocm_outcome_intended(self, directive: Directive, ctx: CudaContext) -> bool:
+        """Whether the arm a ROCm build takes in the directive's chain is one it can use, by construction
+        (`arm_outcomes_agree`): nothing to decide, so nothing to report."""
+        opener = self._chains(ctx).opener(directive)
+        if opener not in self._intended:
+            self._intended[opener] = arm_outcomes_agree(self._chains(ctx).arms_of(directive), ctx)
+        return self._intended[opener]
+
     def _chains(self, ctx: CudaContext) -> Chains:
         if self._chain_index is None:
             self._chain_index = Chains(ctx)
         return self._chain_index
+
+
+# --- what each build takes ------------------------------------------------------------------------------
+# The NVIDIA builds a ROCm build stands in for: nvcc's host pass and its device passes for the GPUs AMD's are
+# compared with (sm_80, sm_90), each with a CUDA 11.8 or 12.8 toolkit; None: undefined. A host-only unit
+# (`.cpp`) is compiled by the host compiler alone.
+_NVIDIA_TOOLKITS: tuple[Mapping[str, int | None], ...] = tuple(
+    {
+        "CUDA_VERSION": major * 1000 + minor * 10,
+        "CUDART_VERSION": major * 1000 + minor * 10,
+        "__CUDACC_VER_MAJOR__": major,
+        "__CUDACC_VER_MINOR__": minor,
+        "__CUDACC_VER_BUILD__": 0,
+    }
+    for major, minor in ((11, 8), (12, 8))
+)
+_NVCC_PASSES: tuple[Mapping[str, int | None], ...] = tuple(
+    {"__CUDACC__": 1, "__NVCC__": 1, "__CUDA_ARCH__": arch} for arch in (None, 800, 900)
+)
+_HOST_COMPILER: Mapping[str, int | None] = {"__CUDACC__": None, "__NVCC__": None, "__CUDA_ARCH__": None}
+# HIP-Clang defines none of nvcc's macros, on either pass.
+_ROCM_BUILD: Mapping[str, int | None] = dict.fromkeys((*_NVCC_PASSES[0], *_NVIDIA_TOOLKITS[0]))
+# How many assignments of the project's own macros a comparison may try before it gives up.
+_MAX_ASSIGNMENTS = 1024
+_NOT_MACROS = frozenset({"defined", "true", "false"})
+
+
+def arm_outcomes_agree(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether a ROCm build takes an arm of this chain (`arms`: `#if`, each `#elif`, `#else`) it can use by
+    construction, whatever the project's own macros are: the arm every recent NVIDIA build takes too, in each
+    of its passes (`!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800` holds on nvcc's host pass, on sm_80 and
+    sm_90, and on ROCm; `defined(_MSC_VER) && CUDA_VERSION == 11020` holds on none), or where an NVIDIA build
+    takes another arm in all its passes, one whose every statement HIP lacks (a 32-bit-mask `*_sync` shuffle,
+    inline PTX: ROCm could not compile it anyway) while ROCm takes an arm of its own (the `#else` with the
+    non-`_sync` shuffle of `#if CUDA_VERSION >= 9000`; not the host arm of `#ifdef __CUDA_ARCH__`).
+    And the arm ROCm takes holds nothing HIP lacks. False when a condition cannot
+    be evaluated, or the project's macros are too many to try."""
+    lookups = [
+        (ctx.preprocessor.macro_lookup("rocm", arm.start_byte), ctx.preprocessor.macro_lookup("nvidia", arm.start_byte))
+        for arm in arms
+    ]
+    conditions = ["1" if arm.kind == "else" else arm.condition for arm in arms]
+    passes = (_HOST_COMPILER,) if is_host_only_unit(ctx) else _NVCC_PASSES
+    nvidia_builds = [[{**toolkit, **build} for build in passes] for toolkit in _NVIDIA_TOOLKITS]
+    fixed = set(_ROCM_BUILD)
+    free = sorted(
+        {
+            name
+            for condition, (rocm, nvidia) in zip(conditions, lookups, strict=True)
+            for name in names_in(condition)
+            if name not in _NOT_MACROS and name not in fixed and _unknown(name, rocm, nvidia)
+        }
+    )
+    domain = _assignment_domain(conditions)
+    if len(domain) ** len(free) > _MAX_ASSIGNMENTS:
+        return False
+    usable: dict[int, bool] = {}  # arm index -> whether ROCm could take it / NVIDIA-only
+    for values in itertools.product(domain, repeat=len(free)):
+        assigned = dict(zip(free, values, strict=True))
+        rocm = _taken_arm(conditions, [_build_lookup(r, _ROCM_BUILD, assigned) for r, _ in lookups])
+        if rocm is None or not _arm_usable(rocm, arms, ctx, usable, on_rocm=True):
+            return False
+        for toolkit_passes in nvidia_builds:
+            taken = [
+                _taken_arm(conditions, [_build_lookup(n, build, assigned) for _, n in lookups])
+                for build in toolkit_passes
+            ]
+            nvidia = {arm for arm in taken if arm is not None}
+            if len(nvidia) < len(set(taken)):
+                return False  # a condition NVIDIA cannot evaluate
+            if nvidia == {rocm}:
+                continue
+            # Another arm on NVIDIA is fine only when it is NVIDIA-only, ROCm has an arm of its own to take
+            # instead, and the chain does not tell nvcc's passes apart (else ROCm's device pass would take a host arm).
+            if len(nvidia) > 1 or rocm == len(arms) or not _arm_usable(nvidia.pop(), arms, ctx, usable, on_rocm=False):
+                return False
+    return True
+
+
+def _unknown(name: str, *lookups: MacroLookup) -> bool:
+    return any(lookup(name, asked) is None for lookup in lookups for asked in ("defined", "value"))
+
+
+def _assignment_domain(conditions: list[str]) -> list[int | None]:
+    """The states tried for each of the project's macros: undefined (None), 0, 1, and each number the
+    conditions compare with and the one after it."""
+    numbers = {int(token) for condition in conditions for token in re.findall(r"\b\d+\b", condition)}
+    return [None, 0, 1, *sorted((numbers | {n + 1 for n in numbers}) - {0, 1})]
+
+
+def _build_lookup(
+    base: MacroLookup, fixed: Mapping[str, int | None], assigned: Mapping[str, int | None]
+) -> MacroLookup:
+    """A build's view of each macro: `fixed` (None: undefined) first, then what the file tells, then `assigned`."""
+
+    def lookup(name: str, asked: str) -> int | None:
+        if name in fixed or (base(name, asked) is None and name in assigned):
+            value = fixed[name] if name in fixed else assigned[name]
+            return int(value is not None) if asked == "defined" else (value or 0)
+        return base(name, asked)
+
+    return lookup
+
+
+def _taken_arm(conditions: list[str], lookups: list[MacroLookup]) -> int | None:
+    """The index of the arm a build takes (`len(conditions)`: none), None when a condition is unknown."""
+    for index, (condition, lookup) in enumerate(zip(conditions, lookups, strict=True)):
+        value = evaluate_expression(condition, lookup)
+        if value is None:
+            return None
+        if value:
+            return index
+    return len(conditions)
+
+
+def _arm_usable(index: int, arms: list[Directive], ctx: CudaContext, cache: dict[int, bool], *, on_rocm: bool) -> bool:
+    """For the arm ROCm takes (`on_rocm`): it holds nothing HIP lacks. For an arm an NVIDIA build takes instead:
+    every statement of it is something HIP lacks. No arm taken: ROCm loses nothing, NVIDIA compiles something
+    ROCm does not."""
+    if index == len(arms):
+        return on_rocm
+    key = index if on_rocm else -1 - index
+    if key not in cache:
+        span = arm_span(arms[index], ctx)
+        cache[key] = lacking_on_hip(ctx, span) is None if on_rocm else only_lacking_on_hip(ctx, span)
+    return cache[key]
 
 
 # --- condition rewrites ---------------------------------------------------------------------------------
@@ -476,6 +612,32 @@ def arm_text(directive: Directive, ctx: CudaContext) -> str:
     return without_comments(ctx.content[span.start_byte : span.end_byte].decode("utf-8", "replace"))
 
 
+# A line that only passes a hint to the compiler: a `#pragma`, `_Pragma("...")`/`__pragma(...)`, or a lone
+# macro use (how a project spells a pragma it defines per compiler: `FAISS_PRAGMA_IMPRECISE_FUNCTION_BEGIN`).
+_PRAGMA_LINE = re.compile(r"\s*(?:#\s*pragma\b.*|(?:_Pragma|__pragma)\s*\(.*\)\s*|(?P<macro>[A-Za-z_]\w*)\s*)")
+
+
+def holds_only_pragmas(directive: Directive, ctx: CudaContext) -> bool:
+    """Whether the arm this directive opens holds only compiler hints (`#pragma` lines, `_Pragma(...)`, lone macro
+    uses whose definitions in this file are such hints too), or nothing: whichever compiler takes it, only its
+    warnings or optimisation change, no code."""
+    for line in arm_text(directive, ctx).splitlines():
+        match = _PRAGMA_LINE.fullmatch(line) if line.strip() else None
+        if line.strip() and (match is None or not _macro_is_pragma(match.group("macro"), directive, ctx)):
+            return False
+    return True
+
+
+def _macro_is_pragma(name: str | None, directive: Directive, ctx: CudaContext) -> bool:
+    """A lone macro use is a hint unless this file defines it, before the arm, as anything but a hint or nothing."""
+    for define in ctx.preprocessor.defines.get(name, []) if name else []:
+        value = define.value.strip()
+        match = _PRAGMA_LINE.fullmatch(value) if value else None
+        if define.directive.start_byte < directive.start_byte and value and (match is None or match.group("macro")):
+            return False
+    return True
+
+
 @cache
 def _cuda_triggers(rules: tuple[type[Rule], ...]) -> re.Pattern[str] | None:
     """Any of `rules`' triggers; a numeric one (ROC208's `32`) only as a number, not inside `BF16`/`int32_t`."""
@@ -512,11 +674,13 @@ __all__ = [
     "WidenedTest",
     "arm_branch",
     "arm_may_hold_hazards",
+    "arm_outcomes_agree",
     "arm_span",
     "arm_text",
     "chains_around",
     "condition_edit",
     "condition_tests",
+    "holds_only_pragmas",
     "is_host_only_unit",
     "is_rocm_macro",
     "with_alternatives",

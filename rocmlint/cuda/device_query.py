@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from rocmlint.cuda.frontend import CudaContext, Node
+from rocmlint.cuda.preprocessor import evaluate_integer
+from rocmlint.cuda.values import constant_value
 
 _DEVICE_PROP_TYPES = re.compile(r"\b(?:cudaDeviceProp|hipDeviceProp_t|hipDeviceProp)\b")
 # Receivers conventionally holding device properties: prop, props, dprops, deviceProp, device_prop, properties.
@@ -108,9 +110,57 @@ def _attribute_reads(ctx: CudaContext) -> dict[str, list[_AttributeRead]]:
     return known
 
 
+# The compute capabilities (major, minor) of today's GPUs: every NVIDIA GPU CUDA 13 supports (sm_75 and newer) and
+# every AMD GPU as HIP reports it (the GFX IP version: 9.0 on MI200, 9.4 on MI300X, 11.x and 12.x on RDNA).
+CURRENT_CAPABILITIES = tuple(
+    (major, minor) for major in range(7, 13) for minor in range(10) if (major, minor) >= (7, 5)
+)
+_COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
+_ARITHMETIC = frozenset({"+", "-", "*", "/", "%"})
+
+
+def same_on_current_gpus(condition: Node, ctx: CudaContext, part_of: Callable[[Node], str | None]) -> bool:
+    """Whether `condition`, made of capability reads (`part_of(node)`: "major" or "minor", None for anything
+    else), literals and constants, has the same truth value on every GPU of `CURRENT_CAPABILITIES`: a floor
+    every current GPU clears (`major >= 3`, `major < 1`) selects no NVIDIA feature on either vendor. False when a
+    part is neither."""
+    outcomes = {_value(condition, ctx, part_of, capability) for capability in CURRENT_CAPABILITIES}
+    return len(outcomes) == 1 and None not in outcomes
+
+
+def _value(
+    node: Node, ctx: CudaContext, part_of: Callable[[Node], str | None], capability: tuple[int, int]
+) -> int | None:
+    """The value of `node` on a GPU of `capability`, None when unknown (C's truth: 0 or 1)."""
+    part = part_of(node)
+    if part is not None:
+        return capability[0] if part == "major" else capability[1]
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        return _value(node.named_children[0], ctx, part_of, capability)
+    if node.type == "unary_expression" and ctx.text(node).startswith("!"):
+        operand = node.child_by_field_name("argument")
+        value = None if operand is None else _value(operand, ctx, part_of, capability)
+        return None if value is None else int(not value)
+    if node.type != "binary_expression":
+        return constant_value(ctx, node)
+    operator, left, right = (node.child_by_field_name(f) for f in ("operator", "left", "right"))
+    if operator is None or left is None or right is None:
+        return None
+    op = ctx.text(operator)
+    a, b = _value(left, ctx, part_of, capability), _value(right, ctx, part_of, capability)
+    if op in ("&&", "||"):
+        decided = 0 if op == "&&" else 1
+        if decided in (None if a is None else int(bool(a)), None if b is None else int(bool(b))):
+            return decided
+        return None if a is None or b is None else 1 - decided
+    if a is None or b is None or op not in _COMPARISONS | _ARITHMETIC:
+        return None
+    return evaluate_integer(f"({a}) {op} ({b})")
+
+
 def _scope(node: Node, ctx: CudaContext) -> int:
     function = ctx.function_of(node)
     return function.start_byte if function is not None else -1
 
 
-__all__ = ["ATTRIBUTE_GETTERS", "holds_attribute", "is_property_field"]
+__all__ = ["ATTRIBUTE_GETTERS", "CURRENT_CAPABILITIES", "holds_attribute", "is_property_field", "same_on_current_gpus"]

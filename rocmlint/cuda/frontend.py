@@ -480,6 +480,9 @@ class CudaContext:
         ]
 
     def _scope_of(self, declaration: Node) -> Node:
+        parent = declaration.parent
+        if parent is not None and parent.type == "template_parameter_list":
+            return parent.parent or self.tree.root_node  # the template declaration it parameterises
         if declaration.type in ("parameter_declaration", "optional_parameter_declaration"):
             return self.function_of(declaration) or self.tree.root_node
         return (

@@ -323,6 +323,47 @@ def lacking_on_hip(ctx: CudaContext, span: ByteSpan) -> str | None:
     return found
 
 
+# What splits a piece of code into statements: literals (skipped whole), a directive line, brackets, `;`.
+_STATEMENT_TOKEN = re.compile(
+    r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|^[ \t]*#(?:[^\n\\]|\\\r?\n|\\.)*|[(){}\[\];]', re.MULTILINE
+)
+_CONDITIONAL_DIRECTIVE = re.compile(r"[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
+
+
+def only_lacking_on_hip(ctx: CudaContext, span: ByteSpan) -> bool:
+    """Whether every statement of the code in `span` (each `;`-ended statement, `{...}` block or directive line
+    at its top level; the lines of nested conditionals aside) uses something HIP lacks (`lacking_on_hip`): a
+    ROCm build could compile none of it, so skipping it loses nothing. False for code with no statement, or
+    with a piece that is no whole statement (`} else`)."""
+    # latin-1 keeps one character per byte, so offsets in the text are byte offsets; comments become blanks.
+    text = ctx.content[span.start_byte : span.end_byte].decode("latin-1")
+    text = _LITERAL_OR_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)) if m.group(1) else m.group(0), text)
+    pieces: list[tuple[int, int]] = []
+    depth, start = 0, 0
+    for token in _STATEMENT_TOKEN.finditer(text):
+        kind = token.group(0).lstrip()[:1]
+        if kind == "#" and depth == 0:
+            pieces.append((start, token.start()))
+            if not _CONDITIONAL_DIRECTIVE.match(token.group(0)):
+                pieces.append((token.start(), token.end()))
+            start = token.end()
+        elif kind in "([{":
+            depth += 1
+        elif kind in ")]}":
+            depth -= 1
+            if kind == "}" and depth == 0:
+                pieces.append((start, token.end()))
+                start = token.end()
+        elif kind == ";" and depth == 0:
+            pieces.append((start, token.end()))
+            start = token.end()
+    pieces.append((start, len(text)))
+    statements = [(a, b) for a, b in pieces if text[a:b].strip()]
+    return bool(statements) and all(
+        lacking_on_hip(ctx, ByteSpan(span.start_byte + a, span.start_byte + b)) is not None for a, b in statements
+    )
+
+
 def _macros_used(ctx: CudaContext, code: str, before: int) -> list[Define]:
     """Every `#define` before byte `before` of a name `code` uses, and of the names those bodies use: the
     definition a build routed into `code` sees is one of them. A name `code` defines itself is its own (an
@@ -508,6 +549,7 @@ __all__ = [
     "lacking_on_hip",
     "macro_asm_template",
     "no_hip_equivalents",
+    "only_lacking_on_hip",
     "ptx_in",
     "string_contents",
     "typed_kernel_calls_in_macro",

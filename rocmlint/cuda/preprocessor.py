@@ -235,6 +235,18 @@ class Preprocessor:
         ]
         return visible[-1] if visible else None
 
+    def macro_lookup(self, vendor: str, before: int) -> MacroLookup:
+        """What one vendor's build ("rocm" or "nvidia") knows of each macro at byte `before`, as this file's
+        `#if` lines were evaluated: `lookup(name, "defined")` or `lookup(name, "value")`, None when unknown."""
+        evaluator = _Evaluator(self.macros)
+        evaluator.include_guard = _include_guard(self.directives)
+        defines = {
+            name: seen
+            for name, all_seen in self.defines.items()
+            if (seen := [d for d in all_seen if d.directive.start_byte < before])
+        }
+        return lambda name, asked: evaluator._macro(name, asked, vendor, defines)
+
 
 def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Preprocessor:
     """Scan `text` (the decoded file) for directives; byte offsets assume UTF-8 encoding of `text`. `base` is
@@ -529,6 +541,12 @@ def evaluate_integer(expression: str) -> int | None:
     if not tokens or any(kind == "name" for kind, _ in tokens):
         return None
     return _Parser(tokens, lambda name, asked: None).parse()
+
+
+def evaluate_expression(expression: str, lookup: MacroLookup) -> int | None:
+    """The value of an `#if` expression with macros as `lookup` knows them; None when unknown or unparsable."""
+    tokens = _tokenize(expression)
+    return None if tokens is None else _Parser(tokens, lookup).parse()
 
 
 def _truth(value: int | None) -> Tri:
