@@ -517,3 +517,21 @@ def test_sources_of_a_project_with_no_rocm_build_yet_are_all_to_port(tmp_path):
     )
     assert CudaProject.build(root).view(str(root / "kernels.cu")).base.on_rocm is not False
     assert _codes(root, "kernels.cu") == [("ROC205", 1)]
+
+
+def test_a_cmake_folder_added_for_nvidia_only_lists_nvidia_sources(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "if(BUILD_CUDA)\n  add_subdirectory(cuda)\nendif()\nif(BUILD_HIP)\n  add_subdirectory(hip)\nendif()\n",
+            "cuda/CMakeLists.txt": "add_subdirectory(base)\nadd_library(k kernels.cu)\n",
+            "cuda/base/CMakeLists.txt": "target_sources(k PRIVATE exception.cpp)\n",
+            "cuda/kernels.cu": "",
+            "cuda/base/exception.cpp": "",
+            "hip/kernels.hip.cpp": "",
+        },
+    )
+    project = CudaProject.build(root)
+    for nvidia_only in ("cuda/kernels.cu", "cuda/base/exception.cpp"):
+        assert project.view(str(root / nvidia_only)).base.on_rocm is False, nvidia_only
+    assert project.view(str(root / "hip/kernels.hip.cpp")).base.on_rocm is not False

@@ -338,6 +338,7 @@ class CudaProject:
     _by_name: dict[str, list[str]] = field(default_factory=dict)
     _edges: dict[str, list[tuple[str, IncludeFact]]] = field(default_factory=dict)  # includer -> resolved includes
     _values: dict[str, _Index] = field(default_factory=dict)  # "defines" / "constants" / "remaps" -> index
+    _set_vendors: dict[SourceSet, str | None] = field(default_factory=dict)
 
     # --- building ---------------------------------------------------------------------------------------------
     @classmethod
@@ -493,14 +494,38 @@ class CudaProject:
         if not self._has_rocm_build:
             return ""  # nothing is built for ROCm yet: every CUDA source is one to port
         matching = self._sources_naming(path)
-        if not matching or all(s.vendor != "nvidia" for _, s in matching):
+        if not matching or all(self._vendor_of(s) != "nvidia" for _, s in matching):
             return ""
         most_specific = max(length for length, _ in matching)
         deciding = [s for length, s in matching if length == most_specific]
-        if any(s.vendor != "nvidia" for s in deciding):
+        if any(self._vendor_of(s) != "nvidia" for s in deciding):
             return ""
         first = deciding[0]
         return f"{self._relative(first.path)}:{first.line}: the build compiles it for NVIDIA only"
+
+    def _vendor_of(self, sources: SourceSet, depth: int = 0) -> str | None:
+        """The vendor a source set is built for: its own, else that of the `add_subdirectory` that brings its CMake
+        file's folder into the build (`cuda/CMakeLists.txt` lists its files whatever the vendor, but the top
+        file adds `cuda/` inside `if(BUILD_CUDA)`)."""
+        if sources.vendor is not None or not sources.path.endswith(("CMakeLists.txt", ".cmake")) or depth > 16:
+            return sources.vendor
+        if sources in self._set_vendors:
+            return self._set_vendors[sources]
+        self._set_vendors[sources] = self._inherited_vendor(sources, depth)
+        return self._set_vendors[sources]
+
+    def _inherited_vendor(self, sources: SourceSet, depth: int) -> str | None:
+        folder = os.path.dirname(os.path.abspath(sources.path))
+        adding = [
+            (length, s)
+            for length, s in self._sources_naming(os.path.join(folder, "CMakeLists.txt"))
+            if s is not sources
+        ]
+        if not adding:
+            return None
+        most_specific = max(length for length, _ in adding)
+        vendors = {self._vendor_of(s, depth + 1) for length, s in adding if length == most_specific}
+        return vendors.pop() if len(vendors) == 1 else None
 
     def _sources_naming(self, path: str) -> list[tuple[int, SourceSet]]:
         """(specificity: the length of the named path before any wildcard, set) of every source set naming `path`."""
