@@ -79,6 +79,8 @@ _CONSTANT = re.compile(
 _TYPE_ALIAS = re.compile(
     rb"^[ \t]*(?:typedef\s+[\w:<>\s*]+?\s+([A-Za-z_]\w*)\s*;|using\s+([A-Za-z_]\w*)\s*=)", re.MULTILINE
 )
+# Files other files include: only their integer constants are ever looked up from elsewhere.
+_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
 _STANDARD_MACROS = frozenset({"NDEBUG", "DEBUG", "_DEBUG"})
 _AMD_BUILTIN = re.compile(rb"__builtin_amdgcn_\w+")
 _INCLUDE_GUARD_SUFFIX = re.compile(r"_(?:H|HH|HPP|CUH|INL|INCLUDED|H_|HPP_|CUH_)$")
@@ -144,7 +146,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
     return FileFacts(
         path=path,
         defines=defines,
-        constants=tuple(_constants(data, lines, preprocessor)),
+        constants=tuple(_constants(data, lines, preprocessor)) if path.endswith(_HEADER_SUFFIXES) else (),
         types=tuple(_types(data, lines, preprocessor)),
         includes=tuple(
             IncludeFact(i.header, i.system, i.directive.line, i.directive.branch) for i in preprocessor.includes
@@ -351,8 +353,10 @@ class CudaProject:
         # Read again the files whose definitions and includes depend on branches, now that more macros are
         # known (`#if !defined(XYZ_HIP) && __CUDA_ARCH__ >= 700 #define MMA_AVAILABLE` needs XYZ_HIP first).
         macros = VendorMacros().with_learned(learned)
+        # Only macros the well-known tables do not already decide change how a file reads.
+        deciding = set(learned) - (macros.rocm | macros.rocm_pass | macros.nvidia | macros.stale_gates)
         for path, facts in files.items():
-            if facts.conditional and not facts.tested.isdisjoint(learned):
+            if facts.conditional and not facts.tested.isdisjoint(deciding):
                 files[path] = read_facts(path, texts[path], macros)
         learned = _learn(files, build, learned)
         project = cls(root, files, build, learned)
