@@ -62,6 +62,7 @@ PORTABLE_MACROS = frozenset(
     }
 )
 _VENDOR_NAMES = {"rocm": "ROCm", "nvidia": "NVIDIA"}
+_CONSTEXPR_BOOL = re.compile(rb"\bconstexpr\s+(?:static\s+)?bool\s+([A-Za-z_]\w*)\s*=\s*([^;{}]+);")
 # `if (NAME)`, `if constexpr (!NAME)`: a test of one name, a candidate vendor constant.
 _RUNTIME_TEST = re.compile(rb"\bif\s*(?:constexpr\s*)?\(\s*(!?)\s*([A-Za-z_]\w*)\s*\)")
 # A statement a fix wraps whole (`statement_fix`) is this short at most: an `if` with a small body.
@@ -246,10 +247,15 @@ class CudaContext:
         macros = self.preprocessor.macros
         if macros.is_rocm_side(name) or name in macros.nvidia or name in macros.learned:
             return name
-        declared = re.search(
-            rb"\bconstexpr\s+(?:static\s+)?bool\s+" + re.escape(name.encode()) + rb"\s*=\s*([^;{}]+);", self.content
-        )
-        return declared.group(1).decode("utf-8", "replace") if declared is not None else None
+        return self._constexpr_bools.get(name)
+
+    @cached_property
+    def _constexpr_bools(self) -> dict[str, str]:
+        """`name -> initialiser` of every `constexpr bool name = ...;` in the file."""
+        return {
+            match.group(1).decode(): match.group(2).decode("utf-8", "replace")
+            for match in _CONSTEXPR_BOOL.finditer(self.content)
+        }
 
     def is_rocm_gated(self, span: Span) -> bool:
         """True when a ROCm build never compiles `span` (it sits in an NVIDIA-only preprocessor branch)."""

@@ -68,6 +68,8 @@ _ROCM_ARM = re.compile(
 _NVIDIA_ARM = re.compile(
     rb"#\s*include\s*[<\"](?:cuda|cub/|cublas|cudnn|cusparse|curand|cufft|nvml|mma\.h|cooperative_groups)|\bcuda[A-Z]\w*|\bcub::|\bnvcuda::|\bcublas[A-Z]\w*"
 )
+# What every _ROCM_ARM token starts with (`hip` at a word start, `rocprim`, the AMD builtins).
+_MAY_HOLD_ROCM_ARM = re.compile(rb"\bhip|rocprim|__builtin_amdgcn_")
 _SINGLE_MACRO = re.compile(r"\s*(!?)\s*(?:defined\s*\(?\s*)?([A-Za-z_]\w*)\s*\)?\s*")
 # Integer constants a header declares at namespace or class scope: `constexpr` anywhere, `const` unindented.
 _CONSTANT = re.compile(
@@ -207,8 +209,8 @@ def _has_ungated_amd_builtin(data: bytes, preprocessor: Preprocessor) -> bool:
 def _arm_votes(data: bytes, preprocessor: Preprocessor) -> Iterator[tuple[str, str, int]]:
     """For each `#if X` / `#ifdef X` / `#ifndef X` chain whose arms are written for different vendors: (X, the
     vendor of the arm taken when X is true, line)."""
-    if b"hip" not in data and b"rocprim" not in data and b"__builtin_amdgcn_" not in data:
-        return  # no arm can be written for ROCm (each of _ROCM_ARM's tokens holds one of these)
+    if _MAY_HOLD_ROCM_ARM.search(data) is None:
+        return  # no arm can be written for ROCm
     guard = _guard(preprocessor)
     macros = preprocessor.macros
     known = macros.rocm | macros.rocm_pass | macros.nvidia | macros.stale_gates
