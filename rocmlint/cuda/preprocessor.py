@@ -207,6 +207,11 @@ class Preprocessor:
         index = bisect.bisect_right(self._starts, offset) - 1
         return self._branches[max(index, 0)]
 
+    @property
+    def excludes_nvidia_somewhere(self) -> bool:
+        """Whether some code of the file is certainly not compiled by NVIDIA builds (a ROCm-only branch)."""
+        return any(branch.on_nvidia is False for branch in self._branches)
+
     def evaluate(self, expression: str) -> tuple[Tri, Tri]:
         """The truth of an `#if`-style expression on a ROCm and on an NVIDIA build, with the file's macros as
         its end sees them (for C++ tests of vendor constants, `if (USE_ROCM)`)."""

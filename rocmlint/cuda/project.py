@@ -68,8 +68,6 @@ _ROCM_ARM = re.compile(
 _NVIDIA_ARM = re.compile(
     rb"#\s*include\s*[<\"](?:cuda|cub/|cublas|cudnn|cusparse|curand|cufft|nvml|mma\.h|cooperative_groups)|\bcuda[A-Z]\w*|\bcub::|\bnvcuda::|\bcublas[A-Z]\w*"
 )
-# What every _ROCM_ARM token starts with (`hip` at a word start, `rocprim`, the AMD builtins).
-_MAY_HOLD_ROCM_ARM = re.compile(rb"\bhip|rocprim|__builtin_amdgcn_")
 _SINGLE_MACRO = re.compile(r"\s*(!?)\s*(?:defined\s*\(?\s*)?([A-Za-z_]\w*)\s*\)?\s*")
 # Integer constants a header declares at namespace or class scope: `constexpr` anywhere, `const` unindented.
 _CONSTANT = re.compile(
@@ -78,9 +76,8 @@ _CONSTANT = re.compile(
     rb"\s*=\s*([^;{}\n]+);",
     re.MULTILINE,
 )
-_TYPE_ALIAS = re.compile(
-    rb"^[ \t]*(?:typedef\s+[\w:<>\s*]+?\s+([A-Za-z_]\w*)\s*;|using\s+([A-Za-z_]\w*)\s*=)", re.MULTILINE
-)
+_TYPE_ALIAS = re.compile(rb"[ \t]*(?:typedef\s+[\w:<>\s*]+?\s+([A-Za-z_]\w*)\s*;|using\s+([A-Za-z_]\w*)\s*=)")
+_TYPE_KEYWORD = re.compile(rb"\b(?:typedef|using)\b")
 # Files other files include: only their integer constants are ever looked up from elsewhere.
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
 _STANDARD_MACROS = frozenset({"NDEBUG", "DEBUG", "_DEBUG"})
@@ -173,12 +170,16 @@ def _guard(preprocessor: Preprocessor) -> str | None:
 
 
 class _Lines:
-    """Line numbers of byte offsets, by bisecting the newlines of the encoded file."""
+    """Line numbers of byte offsets, by bisecting the newlines of the encoded file (found on first use: most
+    files define no constant or remap)."""
 
     def __init__(self, data: bytes) -> None:
-        self._newlines = [m.start() for m in re.finditer(rb"\n", data)]
+        self._data = data
+        self._newlines: list[int] | None = None
 
     def line(self, offset: int) -> int:
+        if self._newlines is None:
+            self._newlines = [m.start() for m in re.finditer(rb"\n", self._data)]
         return bisect.bisect_left(self._newlines, offset) + 1
 
 
@@ -193,13 +194,17 @@ def _constants(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterat
 
 
 def _types(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:
-    if b"typedef" not in data and b"using" not in data:
-        return
-    for match in _TYPE_ALIAS.finditer(data):
-        branch = preprocessor.branch_at(match.start())
-        if branch.on_nvidia is False:  # only ROCm-only type names can be remaps; the rest are not needed
+    if not preprocessor.excludes_nvidia_somewhere:
+        return  # only ROCm-only type names can be remaps
+    for keyword in _TYPE_KEYWORD.finditer(data):
+        branch = preprocessor.branch_at(keyword.start())
+        if branch.on_nvidia is not False:
+            continue  # only ROCm-only type names can be remaps; the rest are not needed
+        line_start = data.rfind(b"\n", 0, keyword.start()) + 1
+        match = _TYPE_ALIAS.match(data, line_start)
+        if match is not None and match.end() > keyword.start():
             name = (match.group(1) or match.group(2)).decode()
-            yield Definition(name, None, lines.line(match.start()), branch)
+            yield Definition(name, None, lines.line(keyword.start()), branch)
 
 
 def _has_ungated_amd_builtin(data: bytes, preprocessor: Preprocessor) -> bool:
@@ -209,7 +214,7 @@ def _has_ungated_amd_builtin(data: bytes, preprocessor: Preprocessor) -> bool:
 def _arm_votes(data: bytes, preprocessor: Preprocessor) -> Iterator[tuple[str, str, int]]:
     """For each `#if X` / `#ifdef X` / `#ifndef X` chain whose arms are written for different vendors: (X, the
     vendor of the arm taken when X is true, line)."""
-    if _MAY_HOLD_ROCM_ARM.search(data) is None:
+    if not _may_hold_rocm_arm(data):
         return  # no arm can be written for ROCm
     guard = _guard(preprocessor)
     macros = preprocessor.macros
@@ -238,6 +243,19 @@ def _arm_votes(data: bytes, preprocessor: Preprocessor) -> Iterator[tuple[str, s
 def _tested_macro(opening: Directive) -> str | None:
     match = _SINGLE_MACRO.fullmatch(opening.condition)
     return None if match is None else match.group(2)
+
+
+def _may_hold_rocm_arm(data: bytes) -> bool:
+    """Whether `data` holds what every _ROCM_ARM token starts with: `hip` at a word start, `rocprim`, an AMD
+    builtin. Found with `bytes.find` (a regex with a word boundary scans far slower)."""
+    if b"rocprim" in data or b"__builtin_amdgcn_" in data:
+        return True
+    position = data.find(b"hip")
+    while position >= 0:
+        if position == 0 or not (chr(data[position - 1]).isalnum() or data[position - 1] == 0x5F):
+            return True
+        position = data.find(b"hip", position + 3)
+    return False
 
 
 def _vote(opening: Directive, arms: list[tuple[int, int]], data: bytes) -> tuple[str, str] | None:
