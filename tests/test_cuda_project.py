@@ -535,3 +535,14 @@ def test_a_cmake_folder_added_for_nvidia_only_lists_nvidia_sources(tmp_path):
     for nvidia_only in ("cuda/kernels.cu", "cuda/base/exception.cpp"):
         assert project.view(str(root / nvidia_only)).base.on_rocm is False, nvidia_only
     assert project.view(str(root / "hip/kernels.hip.cpp")).base.on_rocm is not False
+
+
+def test_options_named_after_cuda_inside_rocm_build_code_stay_rocm(tmp_path):
+    in_hip_folder = cmake_facts(
+        "ggml-hip/CMakeLists.txt", "if(GGML_CUDA_FORCE_MMQ)\n  add_compile_definitions(GGML_CUDA_FORCE_MMQ)\nendif()\n"
+    )
+    assert [(d.name, d.vendor) for d in in_hip_folder.defines] == [("GGML_CUDA_FORCE_MMQ", "rocm")]
+    nested = cmake_facts(
+        "CMakeLists.txt", "if(USE_ROCM)\n  if(USE_CUDA_GRAPHS)\n    add_definitions(-DGRAPHS)\n  endif()\nendif()\n"
+    )
+    assert [(d.name, d.vendor) for d in nested.defines] == [("GRAPHS", "rocm")]

@@ -259,10 +259,11 @@ _CUDA_LANGUAGE = re.compile(
 
 
 def cmake_facts(path: str, text: str) -> BuildFacts:
-    """The macros a CMake file defines per vendor, and the languages it builds. The vendor of a definition is that
-    of the innermost block around it that names one: an `if()` arm whose condition does (`if(USE_ROCM)`, its
-    `else()` the other vendor's), a `function()`/`macro()` whose name does (`create_hip_test`), else the file's:
-    one that builds only the HIP language, or sits in a folder named for a vendor (`hip/CMakeLists.txt`)."""
+    """The macros and sources a CMake file defines per vendor, and the languages it builds. The vendor of a
+    definition is the file's (one that builds only the HIP language, or sits in a folder named for a vendor:
+    `hip/CMakeLists.txt`), else that of the outermost block around it that names one: an `if()` arm whose
+    condition does (`if(USE_ROCM)`, its `else()` the other vendor's), a `function()`/`macro()` whose name does
+    (`create_hip_test`)."""
     hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
     file_vendor = "rocm" if hip and not cuda else vendor_of_words(os.path.basename(os.path.dirname(path)))
     defines: list[BuildDefine] = []
@@ -280,13 +281,13 @@ def cmake_facts(path: str, text: str) -> BuildFacts:
         elif name in ("endif", "endfunction", "endmacro") and blocks:
             blocks.pop()
         elif name in _CMAKE_DEFINE_COMMANDS:
-            vendor = next((arm for arm, _ in reversed(blocks) if arm is not None), file_vendor)
+            vendor = _block_vendor(blocks, file_vendor)
             defines += _cmake_defines(name, arguments, vendor, path, line)
         elif name == "add_subdirectory" and arguments.split() and "$" not in arguments.split()[0]:
-            vendor = next((arm for arm, _ in reversed(blocks) if arm is not None), None)
+            vendor = _block_vendor(blocks, file_vendor)
             sources.append(SourceSet(arguments.split()[0].strip('"') + "/**", vendor, path, line))
         elif name in _CMAKE_SOURCE_COMMANDS:
-            vendor = next((arm for arm, _ in reversed(blocks) if arm is not None), None)
+            vendor = _block_vendor(blocks, file_vendor)
             words = (word.strip('"') for word in arguments.split())
             sources += [
                 SourceSet(w, vendor, path, line) for w in words if w.endswith(_SOURCE_SUFFIXES) and "$" not in w
@@ -294,6 +295,13 @@ def cmake_facts(path: str, text: str) -> BuildFacts:
     return BuildFacts(
         tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda, hipify=_hipify_evidence(path, text)
     )
+
+
+def _block_vendor(blocks: list[list[str | None]], file_vendor: str | None) -> str | None:
+    """The vendor of the code at this point: the file's, else the outermost block that names one. An inner
+    `if(GGML_CUDA_FORCE_MMQ)` in a HIP-only file, or inside `if(USE_ROCM)`, is an option named after CUDA,
+    not a switch to the NVIDIA build."""
+    return file_vendor or next((arm for arm, _ in blocks if arm is not None), None)
 
 
 def _tested(condition: str) -> str:
