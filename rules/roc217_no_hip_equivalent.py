@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Directive, Include, Node
 from rocmlint.cuda.hip_gaps import no_hip_equivalents as _tables
-from rocmlint.cuda.syntax import is_declared_function_name, qualified_segments
+from rocmlint.cuda.syntax import is_defined_name, qualified_segments
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -142,7 +142,7 @@ class NoHipEquivalent(Rule):
         self._check_name(node, ctx)
 
     def _check_name(self, node: Node, ctx: CudaContext) -> None:
-        if is_declared_function_name(node):
+        if is_defined_name(node):
             return  # the project's own function of that name (a ROCm stub), not a call of the API
         name = ctx.text(node)
         reason = _tables().names.get(name)
@@ -155,12 +155,13 @@ class NoHipEquivalent(Rule):
 
 
 NoHipEquivalent.valid = (
-    # A project's own ROCm stub of an API HIP lacks defines the name; it does not call it.
+    # A project's own ROCm stubs of names HIP lacks define them; they do not use the API.
     Valid(
         """
         cudaError_t cudaArrayGetPlane(cudaArray_t* plane, cudaArray_t array, unsigned int index) {
           return cudaErrorNotSupported;
         }
+        typedef enum libraryPropertyType_t { MAJOR_VERSION, MINOR_VERSION } libraryPropertyType;
         """,
     ),
     # DeepSpeed's cublas_wrappers.h: <mma.h> only when not building for AMD.

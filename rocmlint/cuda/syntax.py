@@ -444,10 +444,17 @@ __all__ = [
 ]
 
 
-def is_declared_function_name(node: Node) -> bool:
-    """Whether `node` is the name a function declarator introduces (`cudaError_t cudaFoo(int)` declares or
-    defines `cudaFoo`): the project's own function of that name (a stub for ROCm), not a use of the API."""
+def is_defined_name(node: Node) -> bool:
+    """Whether `node` is a name the code itself defines: the function a declarator introduces (`cudaError_t
+    cudaFoo(int)`), a type a `typedef` introduces, or a struct/enum/union given a body under that name. The
+    project's own definition of a CUDA name (a stub for ROCm) is not a use of the API."""
     parent = node.parent
-    return (
-        parent is not None and parent.type == "function_declarator" and parent.child_by_field_name("declarator") == node
-    )
+    if parent is None:
+        return False
+    if parent.type == "function_declarator":
+        return parent.child_by_field_name("declarator") == node
+    if parent.type == "type_definition":
+        return node in parent.children_by_field_name("declarator")
+    if parent.type in ("enum_specifier", "struct_specifier", "union_specifier", "class_specifier"):
+        return parent.child_by_field_name("name") == node and parent.child_by_field_name("body") is not None
+    return False
