@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,8 +19,6 @@ SCHEMA = "rocmlint-project/1"
 EVIDENCE_KINDS = ("build", "header", "arms", "name")
 VENDORS = ("rocm", "nvidia")
 VENDOR_NAMES = {"rocm": "ROCm", "nvidia": "NVIDIA"}
-# "path:line: why (kind)"; a macro learned from its name has no line.
-_EVIDENCE = re.compile(r"(?P<path>.*?)(?::(?P<line>\d+))?: (?P<why>.*?)(?: \((?P<kind>\w+)\))?")
 
 
 @dataclass(frozen=True)
@@ -144,19 +141,16 @@ def _relative_evidence(evidence: str, root: Path) -> str:
 
 
 def _macro(macro: LearnedMacro, root: Path) -> Macro:
-    match = _EVIDENCE.fullmatch(macro.evidence)
-    if match is None:  # evidence in another shape: shown whole
-        return Macro(macro.name, macro.vendor, "", macro.on_rocm, macro.on_nvidia, "", None, macro.evidence)
-    line = match.group("line")
+    evidence = macro.evidence
     return Macro(
         macro.name,
         macro.vendor,
-        match.group("kind") or "",
+        evidence.kind,
         macro.on_rocm,
         macro.on_nvidia,
-        _relative(match.group("path"), root),
-        int(line) if line else None,
-        match.group("why"),
+        _relative(evidence.path, root),
+        evidence.line,
+        evidence.why,
     )
 
 

@@ -206,9 +206,10 @@ def test_macros_standing_for_expressions(defines, expected):
 
 
 def test_header_values_and_learned_macros_decide_tests():
-    from rocmlint.cuda.preprocessor import LearnedMacro, MacroState
+    from rocmlint.cuda.preprocessor import LearnedMacro, MacroEvidence, MacroState
 
-    flag = LearnedMacro("XYZ_HIP", "rocm", MacroState(True, 1), MacroState(True, 0), "compat.h:3: (header)")
+    evidence = MacroEvidence("header", "compat.h", 3, "defined under a ROCm-only condition")
+    flag = LearnedMacro("XYZ_HIP", "rocm", MacroState(True, 1), MacroState(True, 0), evidence)
     macros = VendorMacros().with_learned({"XYZ_HIP": flag}, {"WARP": "32", "ON_AMD": "XYZ_HIP"})
     source = "#if XYZ_HIP\na\n#endif\n#if ON_AMD\nb\n#endif\n#if WARP == 32\nc\n#endif\n"
     preprocessor = analyse(source, macros)

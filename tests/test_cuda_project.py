@@ -142,12 +142,12 @@ def test_macros_learned_with_the_strongest_evidence(tmp_path):
         },
     )
     learned = CudaProject.build(root).learned
-    assert learned["XYZ_BUILD_FLAG"].vendor == "rocm" and "(build)" in learned["XYZ_BUILD_FLAG"].evidence
+    assert learned["XYZ_BUILD_FLAG"].vendor == "rocm" and learned["XYZ_BUILD_FLAG"].evidence.kind == "build"
     is_hip = learned["XYZ_IS_HIP"]
     assert (is_hip.vendor, is_hip.on_rocm.value, is_hip.on_nvidia.value) == ("rocm", 1, 0)
-    assert "compat.h:2" in is_hip.evidence and "(header)" in is_hip.evidence
-    assert learned["PORTED"].vendor == "rocm" and "(arms)" in learned["PORTED"].evidence
-    assert learned["USE_NV_TENSOR_CORES"].vendor == "nvidia" and "(name)" in learned["USE_NV_TENSOR_CORES"].evidence
+    assert str(is_hip.evidence) == "compat.h:2: defined under a ROCm-only condition (header)"
+    assert learned["PORTED"].vendor == "rocm" and learned["PORTED"].evidence.kind == "arms"
+    assert learned["USE_NV_TENSOR_CORES"].vendor == "nvidia" and learned["USE_NV_TENSOR_CORES"].evidence.kind == "name"
     # The build defines it whatever the vendor: a value, not a gate, whatever its name says.
     assert "USE_CUDA_EVERYWHERE" not in learned
     assert "GGML_USE_MUSA" not in learned

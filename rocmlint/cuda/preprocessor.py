@@ -137,6 +137,20 @@ class MacroState:
 
 
 @dataclass(frozen=True)
+class MacroEvidence:
+    """What decided a learned macro: its kind ("build", "header", "arms", "name", strongest first), where, why."""
+
+    kind: str
+    path: str
+    line: int | None  # None for a macro learned from its name
+    why: str
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.why} ({self.kind})"
+
+
+@dataclass(frozen=True)
 class LearnedMacro:
     """A macro the project model found to tell the vendors apart (rocmlint/cuda/project.py), with its state on
     each vendor's build and the evidence that decided it."""
@@ -145,7 +159,7 @@ class LearnedMacro:
     vendor: str  # "rocm" or "nvidia": the build that defines it (or gives it a true value)
     on_rocm: MacroState
     on_nvidia: MacroState
-    evidence: str  # "path:line: why", for `rocmlint project` and `check --verbose`
+    evidence: MacroEvidence  # for `rocmlint project` and `check --verbose`
 
     def state(self, vendor: str) -> MacroState:
         return self.on_rocm if vendor == "rocm" else self.on_nvidia

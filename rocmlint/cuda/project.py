@@ -41,6 +41,7 @@ from rocmlint.cuda.build_files import (
 from rocmlint.cuda.preprocessor import (
     Directive,
     LearnedMacro,
+    MacroEvidence,
     MacroState,
     Preprocessor,
     VendorMacros,
@@ -381,7 +382,8 @@ class CudaProject:
         learned = _learn(files, build, learned)
         project = cls(root, files, build, learned)
         project.learned = {
-            name: replace(m, evidence=project._relative_evidence(m.evidence)) for name, m in learned.items()
+            name: replace(m, evidence=replace(m.evidence, path=project._relative(m.evidence.path)))
+            for name, m in learned.items()
         }
         project._index()
         return project
@@ -744,7 +746,7 @@ def _learn_from_build(build: BuildFacts) -> dict[str, LearnedMacro]:
             vendor,
             defined if vendor == "rocm" else MacroState(False, 0),
             defined if vendor == "nvidia" else MacroState(False, 0),
-            f"{first.path}:{first.line}: the {'ROCm' if vendor == 'rocm' else 'NVIDIA'} build defines it (build)",
+            MacroEvidence("build", first.path, first.line, f"the {_vendor_name(vendor)} build defines it"),
         )
     return learned
 
@@ -816,9 +818,8 @@ def _learn_from_headers(files: Mapping[str, FileFacts], guards: set[str]) -> Ite
             definitions[0],
         )
         condition = "ROCm" if vendor == "rocm" else "NVIDIA"
-        yield LearnedMacro(
-            name, vendor, rocm, nvidia, f"{path}:{definition.line}: defined under a {condition}-only condition (header)"
-        )
+        why = f"defined under a {condition}-only condition"
+        yield LearnedMacro(name, vendor, rocm, nvidia, MacroEvidence("header", path, definition.line, why))
 
 
 def _state(definitions: list[Definition], vendor: str) -> MacroState:
@@ -852,7 +853,8 @@ def _learn_from_arms(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
         if len(by_vendor) != 1:
             continue  # arms disagree: not decided by its uses
         vendor, (path, line) = next(iter(by_vendor.items()))
-        yield _flag(name, vendor, f"{path}:{line}: its #if arms are written for {_vendor_name(vendor)} (arms)")
+        why = f"its #if arms are written for {_vendor_name(vendor)}"
+        yield _flag(name, vendor, MacroEvidence("arms", path, line, why))
 
 
 def _learn_from_names(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
@@ -866,10 +868,12 @@ def _learn_from_names(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
             continue  # version and arch macros are values, not vendor tests; guards are no gates
         vendor = vendor_of_words(name)
         if vendor is not None:
-            yield _flag(name, vendor, f"{first_use[name]}: its name says {_vendor_name(vendor)} (name)")
+            yield _flag(
+                name, vendor, MacroEvidence("name", first_use[name], None, f"its name says {_vendor_name(vendor)}")
+            )
 
 
-def _flag(name: str, vendor: str, evidence: str) -> LearnedMacro:
+def _flag(name: str, vendor: str, evidence: MacroEvidence) -> LearnedMacro:
     """A macro defined (as `-DNAME`, value 1) on `vendor`'s build only."""
     on = MacroState(True, 1)
     off = MacroState(False, 0)
