@@ -1,7 +1,8 @@
 """The C++ project model: what a project's own files say about its vendor gates, constants and build.
 
 Built once per run for a project root, from every C/C++/CUDA file under it (their preprocessor directives only,
-no tree-sitter) and its build files (rocmlint/cuda/build_files.py):
+no tree-sitter: rocmlint/cuda/file_facts.py) and its build files (rocmlint/cuda/build_files.py); the vendor
+macros are learned in rocmlint/cuda/learning.py:
 
 - **Vendor macros, learned from evidence**, strongest first: the build defines the macro only for one vendor
   (setup.py `-D` in a `torch.version.hip` branch, CMake definitions under `if(USE_ROCM)` or in a HIP-language
@@ -22,7 +23,6 @@ no tree-sitter) and its build files (rocmlint/cuda/build_files.py):
 
 from __future__ import annotations
 
-import bisect
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -31,24 +31,14 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from rocmlint.cuda.build_files import (
-    BuildDefine,
     BuildFacts,
     SourceSet,
     cmake_facts,
     setup_py_facts,
-    vendor_of_words,
 )
-from rocmlint.cuda.preprocessor import (
-    Directive,
-    LearnedMacro,
-    MacroEvidence,
-    MacroState,
-    Preprocessor,
-    VendorMacros,
-    analyse,
-    names_in,
-    parse_int,
-)
+from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, read_facts
+from rocmlint.cuda.learning import learn, learn_from_build
+from rocmlint.cuda.preprocessor import LearnedMacro, VendorMacros
 from rocmlint.vendor import EVERYWHERE, Branch, Tri
 
 SOURCE_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".cu", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl"})
@@ -61,223 +51,6 @@ _BUILD_MARKERS = ("setup.py", "CMakeLists.txt", "pyproject.toml")
 # Python build helpers setup.py imports live in folders named so (`install/`, `cupy_builder/`, `build_tools/`).
 _BUILD_FOLDER = re.compile(r"(?i)(?:^|[/\\_-])(?:build(?:er|ers|_tools)?|install|setup)(?:$|[/\\_-])")
 _MAX_FILE_BYTES = 2_000_000
-
-# Tokens that show which vendor an `#if` arm is written for.
-_ROCM_ARM = re.compile(
-    rb"#\s*include\s*[<\"](?:hip|hipcub|rocprim|rocblas|hipblas)\w*/|\bhip[A-Z]\w*|\bhipcub::|\brocprim::|__builtin_amdgcn_"
-)
-_NVIDIA_ARM = re.compile(
-    rb"#\s*include\s*[<\"](?:cuda|cub/|cublas|cudnn|cusparse|curand|cufft|nvml|mma\.h|cooperative_groups)|\bcuda[A-Z]\w*|\bcub::|\bnvcuda::|\bcublas[A-Z]\w*"
-)
-_SINGLE_MACRO = re.compile(r"\s*(!?)\s*(?:defined\s*\(?\s*)?([A-Za-z_]\w*)\s*\)?\s*")
-# Integer constants a header declares at namespace or class scope: `constexpr` anywhere, `const` unindented.
-_CONSTANT = re.compile(
-    rb"^(?:[ \t]*(?:static\s+|inline\s+)*constexpr|(?:static\s+)?const)\s+(?:static\s+)?(?:const\s+)?"
-    rb"(?:unsigned\s+|signed\s+)?(?:int|long|short|size_t|u?int(?:8|16|32|64)_t|unsigned|auto)\s+([A-Za-z_]\w*)"
-    rb"\s*=\s*([^;{}\n]+);",
-    re.MULTILINE,
-)
-_TYPE_ALIAS = re.compile(rb"[ \t]*(?:typedef\s+[\w:<>\s*]+?\s+([A-Za-z_]\w*)\s*;|using\s+([A-Za-z_]\w*)\s*=)")
-_TYPE_KEYWORD = re.compile(rb"\b(?:typedef|using)\b")
-# Files other files include: only their integer constants are ever looked up from elsewhere.
-_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
-_STANDARD_MACROS = frozenset({"NDEBUG", "DEBUG", "_DEBUG"})
-_AMD_BUILTIN = re.compile(rb"__builtin_amdgcn_\w+")
-_INCLUDE_GUARD_SUFFIX = re.compile(r"_(?:H|HH|HPP|CUH|INL|INCLUDED|H_|HPP_|CUH_)$")
-
-
-@dataclass(frozen=True)
-class Definition:
-    """A name a file defines (`#define`, `constexpr`, `typedef`/`using`) and where that is compiled."""
-
-    name: str
-    value: str | None  # an object-like macro's or constant's text; None for function-like macros and types
-    line: int
-    branch: Branch
-    parameters: int | None = None  # a function-like macro's parameter count
-
-
-@dataclass(frozen=True)
-class IncludeFact:
-    header: str
-    system: bool
-    line: int
-    branch: Branch
-
-
-@dataclass(frozen=True)
-class FileFacts:
-    """What one C/C++ file tells the project model, as read with the vendor macros known so far."""
-
-    path: str
-    defines: tuple[Definition, ...]
-    constants: tuple[Definition, ...]
-    types: tuple[Definition, ...]
-    includes: tuple[IncludeFact, ...]
-    tested: frozenset[str]  # macros its `#if`s test
-    arm_votes: tuple[tuple[str, str, int], ...]  # (macro, vendor its true arm is written for, line)
-    amd_builtins: bool  # `__builtin_amdgcn_*` outside any vendor branch
-    guard: str | None
-
-    @property
-    def conditional(self) -> bool:
-        """Whether any definition or include depends on a vendor branch (worth reading again once more macros are
-        known)."""
-        return any(d.branch != EVERYWHERE for d in (*self.defines, *self.constants, *self.types)) or any(
-            i.branch != EVERYWHERE for i in self.includes
-        )
-
-
-def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> FileFacts:
-    preprocessor = analyse(text, macros, base)
-    data = text.encode("utf-8", "surrogatepass")
-    lines = _Lines(data)
-    defines = tuple(
-        Definition(
-            d.name,
-            d.value if d.parameters is None else None,
-            d.directive.line,
-            d.directive.branch,
-            None if d.parameters is None else len(d.parameters),
-        )
-        for found in preprocessor.defines.values()
-        for d in found
-    )
-    return FileFacts(
-        path=path,
-        defines=defines,
-        constants=tuple(_constants(data, lines, preprocessor)) if path.endswith(_HEADER_SUFFIXES) else (),
-        types=tuple(_types(data, lines, preprocessor)),
-        includes=tuple(
-            IncludeFact(i.header, i.system, i.directive.line, i.directive.branch) for i in preprocessor.includes
-        ),
-        tested=frozenset(name for d in preprocessor.directives if _is_test(d) for name in names_in(d.condition)),
-        arm_votes=tuple(_arm_votes(data, preprocessor)),
-        amd_builtins=_has_ungated_amd_builtin(data, preprocessor),
-        guard=_guard(preprocessor),
-    )
-
-
-def _is_test(directive: Directive) -> bool:
-    return directive.kind in ("if", "ifdef", "ifndef", "elif", "elifdef", "elifndef")
-
-
-def _guard(preprocessor: Preprocessor) -> str | None:
-    directives = preprocessor.directives
-    if len(directives) >= 2 and directives[0].kind == "ifndef" and directives[1].kind == "define":
-        name = directives[0].text.strip()
-        return name if directives[1].text.split()[:1] == [name] else None
-    return None
-
-
-class _Lines:
-    """Line numbers of byte offsets, by bisecting the newlines of the encoded file (found on first use: most
-    files define no constant or remap)."""
-
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-        self._newlines: list[int] | None = None
-
-    def line(self, offset: int) -> int:
-        if self._newlines is None:
-            self._newlines = [m.start() for m in re.finditer(rb"\n", self._data)]
-        return bisect.bisect_left(self._newlines, offset) + 1
-
-
-def _constants(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:
-    if b"const" not in data:
-        return
-    for match in _CONSTANT.finditer(data):
-        value = match.group(2).decode("utf-8", "replace").strip()
-        yield Definition(
-            match.group(1).decode(), value, lines.line(match.start()), preprocessor.branch_at(match.start())
-        )
-
-
-def _types(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:
-    if not preprocessor.excludes_nvidia_somewhere:
-        return  # only ROCm-only type names can be remaps
-    for keyword in _TYPE_KEYWORD.finditer(data):
-        branch = preprocessor.branch_at(keyword.start())
-        if branch.on_nvidia is not False:
-            continue  # only ROCm-only type names can be remaps; the rest are not needed
-        line_start = data.rfind(b"\n", 0, keyword.start()) + 1
-        match = _TYPE_ALIAS.match(data, line_start)
-        if match is not None and match.end() > keyword.start():
-            name = (match.group(1) or match.group(2)).decode()
-            yield Definition(name, None, lines.line(keyword.start()), branch)
-
-
-def _has_ungated_amd_builtin(data: bytes, preprocessor: Preprocessor) -> bool:
-    return any(preprocessor.branch_at(m.start()) == EVERYWHERE for m in _AMD_BUILTIN.finditer(data))
-
-
-def _arm_votes(data: bytes, preprocessor: Preprocessor) -> Iterator[tuple[str, str, int]]:
-    """For each `#if X` / `#ifdef X` / `#ifndef X` chain whose arms are written for different vendors: (X, the
-    vendor of the arm taken when X is true, line)."""
-    if not _may_hold_rocm_arm(data):
-        return  # no arm can be written for ROCm
-    guard = _guard(preprocessor)
-    macros = preprocessor.macros
-    known = macros.rocm | macros.rocm_pass | macros.nvidia | macros.stale_gates
-    stack: list[tuple[Directive, list[tuple[int, int]]]] = []
-    for directive in preprocessor.directives:
-        kind = directive.kind
-        if kind in ("if", "ifdef", "ifndef"):
-            stack.append((directive, [(directive.end_byte, -1)]))
-        elif kind in ("elif", "elifdef", "elifndef", "else") and stack:
-            arms = stack[-1][1]
-            arms[-1] = (arms[-1][0], directive.start_byte)
-            arms.append((directive.end_byte, -1) if kind == "else" else (directive.end_byte, -2))
-        elif kind == "endif" and stack:
-            opening, arms = stack.pop()
-            arms[-1] = (arms[-1][0], directive.start_byte)
-            if opening.kind == "ifndef" and opening.text.strip() == guard:
-                continue  # the include guard: its one arm is the whole file
-            if _tested_macro(opening) in known:
-                continue  # a macro rocmlint knows already (`USE_ROCM`): nothing to learn from its arms
-            vote = _vote(opening, arms, data)
-            if vote is not None:
-                yield vote[0], vote[1], opening.line
-
-
-def _tested_macro(opening: Directive) -> str | None:
-    match = _SINGLE_MACRO.fullmatch(opening.condition)
-    return None if match is None else match.group(2)
-
-
-def _may_hold_rocm_arm(data: bytes) -> bool:
-    """Whether `data` holds what every _ROCM_ARM token starts with: `hip` at a word start, `rocprim`, an AMD
-    builtin. Found with `bytes.find` (a regex with a word boundary scans far slower)."""
-    if b"rocprim" in data or b"__builtin_amdgcn_" in data:
-        return True
-    position = data.find(b"hip")
-    while position >= 0:
-        if position == 0 or not (chr(data[position - 1]).isalnum() or data[position - 1] == 0x5F):
-            return True
-        position = data.find(b"hip", position + 3)
-    return False
-
-
-def _vote(opening: Directive, arms: list[tuple[int, int]], data: bytes) -> tuple[str, str] | None:
-    match = _SINGLE_MACRO.fullmatch(opening.condition)
-    if match is None or len(arms) > 2 or any(end < 0 for _, end in arms[:-1]):
-        return None
-    negated, name = bool(match.group(1)), match.group(2)
-    first = _arm_vendor(data[arms[0][0] : arms[0][1]])
-    second = _arm_vendor(data[arms[1][0] : arms[1][1]]) if len(arms) == 2 else None
-    if first is None or second is None or second == first:
-        return None  # one arm written for a vendor and a plain other one (`#ifndef NDEBUG`) decides nothing
-    other = {"rocm": "nvidia", "nvidia": "rocm"}[first]
-    return name, other if negated else first
-
-
-def _arm_vendor(arm: bytes) -> str | None:
-    rocm, nvidia = bool(_ROCM_ARM.search(arm)), bool(_NVIDIA_ARM.search(arm))
-    if rocm == nvidia:
-        return None
-    return "rocm" if rocm else "nvidia"
-
 
 # --- the model --------------------------------------------------------------------------------------------------
 
@@ -367,10 +140,10 @@ class CudaProject:
     @classmethod
     def build(cls, root: Path) -> CudaProject:
         texts, build = _read_tree(root)
-        learned = _learn_from_build(build)
+        learned = learn_from_build(build)
         macros = VendorMacros().with_learned(learned)
         files = {path: read_facts(path, text, macros) for path, text in texts.items()}
-        learned = _learn(files, build, learned)
+        learned = learn(files, build, learned)
         # Read again the files whose definitions and includes depend on branches, now that more macros are
         # known (`#if !defined(XYZ_HIP) && __CUDA_ARCH__ >= 700 #define MMA_AVAILABLE` needs XYZ_HIP first).
         macros = VendorMacros().with_learned(learned)
@@ -379,7 +152,7 @@ class CudaProject:
         for path, facts in files.items():
             if facts.conditional and not facts.tested.isdisjoint(deciding):
                 files[path] = read_facts(path, texts[path], macros)
-        learned = _learn(files, build, learned)
+        learned = learn(files, build, learned)
         project = cls(root, files, build, learned)
         project.learned = {
             name: replace(m, evidence=replace(m.evidence, path=project._relative(m.evidence.path)))
@@ -720,168 +493,6 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         hip_language=any(f.hip_language for f in facts),
         cuda_language=any(f.cuda_language for f in facts),
     )
-
-
-# --- learning vendor macros ---------------------------------------------------------------------------------------
-
-
-def _learn_from_build(build: BuildFacts) -> dict[str, LearnedMacro]:
-    """Macros the build defines for one vendor only. One it defines for both, or whatever the vendor, is no
-    vendor's (it is left out here and blocks the weaker evidence, see `_learn`)."""
-    by_name: dict[str, list[BuildDefine]] = {}
-    for define in build.defines:
-        by_name.setdefault(define.name, []).append(define)
-    learned: dict[str, LearnedMacro] = {}
-    for name, defines in by_name.items():
-        vendors = {d.vendor for d in defines}
-        if len(vendors) != 1 or None in vendors:
-            continue
-        vendor = vendors.pop()
-        assert vendor is not None
-        first = defines[0]
-        value = parse_int(first.value) if first.value is not None else 1
-        defined = MacroState(True, value)
-        learned[name] = LearnedMacro(
-            name,
-            vendor,
-            defined if vendor == "rocm" else MacroState(False, 0),
-            defined if vendor == "nvidia" else MacroState(False, 0),
-            MacroEvidence("build", first.path, first.line, f"the {_vendor_name(vendor)} build defines it"),
-        )
-    return learned
-
-
-def _learn(
-    files: Mapping[str, FileFacts], build: BuildFacts, from_build: Mapping[str, LearnedMacro]
-) -> dict[str, LearnedMacro]:
-    learned = dict(from_build)
-    built_everywhere = {d.name for d in build.defines} - set(from_build)
-    guards = {f.guard for f in files.values() if f.guard}
-    decided = set(learned) | built_everywhere | guards
-    for macro in _learn_from_headers(files, guards):
-        if macro.name not in decided:
-            learned[macro.name] = macro
-    decided |= set(learned) | _defined_everywhere(files)
-    for macro in _learn_from_arms(files):
-        if macro.name not in decided:
-            learned[macro.name] = macro
-    decided |= set(learned)
-    for macro in _learn_from_names(files):
-        if macro.name not in decided:
-            learned[macro.name] = macro
-    return {name: macro for name, macro in learned.items() if not _reserved(name)}
-
-
-def _reserved(name: str) -> bool:
-    """Names of the compiler and the standard library (`__CUDA_ARCH__`, `_WIN32`, `NDEBUG`): rocmlint knows
-    the vendors' own (rocmlint/cuda/preprocessor.py); a project defining one does not make it a gate."""
-    return name.startswith("__") or (name.startswith("_") and name[1:2].isupper()) or name in _STANDARD_MACROS
-
-
-def _definitions_by_name(files: Mapping[str, FileFacts], guards: set[str]) -> dict[str, list[tuple[str, Definition]]]:
-    found: dict[str, list[tuple[str, Definition]]] = {}
-    for path, facts in files.items():
-        for definition in facts.defines:
-            if definition.name not in guards:
-                found.setdefault(definition.name, []).append((path, definition))
-    return found
-
-
-def _defined_everywhere(files: Mapping[str, FileFacts]) -> set[str]:
-    """Macros some file defines outside any vendor branch: a value, not a vendor test."""
-    return {
-        d.name
-        for f in files.values()
-        for d in f.defines
-        if d.branch.on_rocm is not False and d.branch.on_nvidia is not False
-    }
-
-
-def _learn_from_headers(files: Mapping[str, FileFacts], guards: set[str]) -> Iterator[LearnedMacro]:
-    """A macro every definition of which sits in vendor-decided branches: defined only for one vendor, or with a
-    true value on one and a false value on the other."""
-    tested = {name for facts in files.values() for name in facts.tested}
-    for name, definitions in _definitions_by_name(files, guards).items():
-        if name not in tested:
-            continue  # a macro no `#if` tests gates nothing (a remap is an alias, see FileView.aliases)
-        rocm = _state([d for _, d in definitions], "rocm")
-        nvidia = _state([d for _, d in definitions], "nvidia")
-        vendor = _deciding_vendor(rocm, nvidia)
-        if vendor is None:
-            continue
-        path, definition = next(
-            (
-                (p, d)
-                for p, d in definitions
-                if (d.branch.on_rocm if vendor == "rocm" else d.branch.on_nvidia) is not False
-            ),
-            definitions[0],
-        )
-        condition = "ROCm" if vendor == "rocm" else "NVIDIA"
-        why = f"defined under a {condition}-only condition"
-        yield LearnedMacro(name, vendor, rocm, nvidia, MacroEvidence("header", path, definition.line, why))
-
-
-def _state(definitions: list[Definition], vendor: str) -> MacroState:
-    reached = [(d.branch.on_rocm if vendor == "rocm" else d.branch.on_nvidia, d) for d in definitions]
-    seen = [d for r, d in reached if r is not False]
-    if not seen:
-        return MacroState(False, 0)
-    values = {parse_int(d.value) if d.value is not None else None for d in seen}
-    value = values.pop() if len(values) == 1 else None
-    defined: Tri = True if any(r is True for r, _ in reached) else None
-    return MacroState(defined, value)
-
-
-def _deciding_vendor(rocm: MacroState, nvidia: MacroState) -> str | None:
-    if rocm.defined is False and nvidia.defined is not False:
-        return "nvidia"
-    if nvidia.defined is False and rocm.defined is not False:
-        return "rocm"
-    if rocm.defined is True and nvidia.defined is True and rocm.value is not None and nvidia.value is not None:
-        if bool(rocm.value) != bool(nvidia.value):
-            return "rocm" if rocm.value else "nvidia"
-    return None
-
-
-def _learn_from_arms(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
-    votes: dict[str, dict[str, tuple[str, int]]] = {}
-    for path, facts in files.items():
-        for name, vendor, line in facts.arm_votes:
-            votes.setdefault(name, {}).setdefault(vendor, (path, line))
-    for name, by_vendor in votes.items():
-        if len(by_vendor) != 1:
-            continue  # arms disagree: not decided by its uses
-        vendor, (path, line) = next(iter(by_vendor.items()))
-        why = f"its #if arms are written for {_vendor_name(vendor)}"
-        yield _flag(name, vendor, MacroEvidence("arms", path, line, why))
-
-
-def _learn_from_names(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
-    tested = {name for facts in files.values() for name in facts.tested}
-    first_use: dict[str, str] = {}
-    for path, facts in files.items():
-        for name in facts.tested:
-            first_use.setdefault(name, path)
-    for name in sorted(tested):
-        if _INCLUDE_GUARD_SUFFIX.search(name) or "VERSION" in name.upper() or "ARCH" in name:
-            continue  # version and arch macros are values, not vendor tests; guards are no gates
-        vendor = vendor_of_words(name)
-        if vendor is not None:
-            yield _flag(
-                name, vendor, MacroEvidence("name", first_use[name], None, f"its name says {_vendor_name(vendor)}")
-            )
-
-
-def _flag(name: str, vendor: str, evidence: MacroEvidence) -> LearnedMacro:
-    """A macro defined (as `-DNAME`, value 1) on `vendor`'s build only."""
-    on = MacroState(True, 1)
-    off = MacroState(False, 0)
-    return LearnedMacro(name, vendor, on if vendor == "rocm" else off, on if vendor == "nvidia" else off, evidence)
-
-
-def _vendor_name(vendor: str) -> str:
-    return "ROCm" if vendor == "rocm" else "NVIDIA"
 
 
 def project_root(path: Path, configured_root: Path) -> Path:

@@ -1,0 +1,228 @@
+"""What one C/C++ file tells the C++ project model (rocmlint/cuda/project.py): its definitions and where they are
+compiled, its includes, the macros its `#if`s test, and the `#if` chains whose arms are written for different
+vendors. Read from the preprocessor's analysis and the bytes, never from tree-sitter.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from rocmlint.cuda.preprocessor import Directive, Preprocessor, VendorMacros, analyse, names_in
+from rocmlint.vendor import EVERYWHERE, Branch
+
+# Tokens that show which vendor an `#if` arm is written for.
+_ROCM_ARM = re.compile(
+    rb"#\s*include\s*[<\"](?:hip|hipcub|rocprim|rocblas|hipblas)\w*/|\bhip[A-Z]\w*|\bhipcub::|\brocprim::|__builtin_amdgcn_"
+)
+_NVIDIA_ARM = re.compile(
+    rb"#\s*include\s*[<\"](?:cuda|cub/|cublas|cudnn|cusparse|curand|cufft|nvml|mma\.h|cooperative_groups)|\bcuda[A-Z]\w*|\bcub::|\bnvcuda::|\bcublas[A-Z]\w*"
+)
+_SINGLE_MACRO = re.compile(r"\s*(!?)\s*(?:defined\s*\(?\s*)?([A-Za-z_]\w*)\s*\)?\s*")
+# Integer constants a header declares at namespace or class scope: `constexpr` anywhere, `const` unindented.
+_CONSTANT = re.compile(
+    rb"^(?:[ \t]*(?:static\s+|inline\s+)*constexpr|(?:static\s+)?const)\s+(?:static\s+)?(?:const\s+)?"
+    rb"(?:unsigned\s+|signed\s+)?(?:int|long|short|size_t|u?int(?:8|16|32|64)_t|unsigned|auto)\s+([A-Za-z_]\w*)"
+    rb"\s*=\s*([^;{}\n]+);",
+    re.MULTILINE,
+)
+_TYPE_ALIAS = re.compile(rb"[ \t]*(?:typedef\s+[\w:<>\s*]+?\s+([A-Za-z_]\w*)\s*;|using\s+([A-Za-z_]\w*)\s*=)")
+_TYPE_KEYWORD = re.compile(rb"\b(?:typedef|using)\b")
+# Files other files include: only their integer constants are ever looked up from elsewhere.
+_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
+_AMD_BUILTIN = re.compile(rb"__builtin_amdgcn_\w+")
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A name a file defines (`#define`, `constexpr`, `typedef`/`using`) and where that is compiled."""
+
+    name: str
+    value: str | None  # an object-like macro's or constant's text; None for function-like macros and types
+    line: int
+    branch: Branch
+    parameters: int | None = None  # a function-like macro's parameter count
+
+
+@dataclass(frozen=True)
+class IncludeFact:
+    header: str
+    system: bool
+    line: int
+    branch: Branch
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """What one C/C++ file tells the project model, as read with the vendor macros known so far."""
+
+    path: str
+    defines: tuple[Definition, ...]
+    constants: tuple[Definition, ...]
+    types: tuple[Definition, ...]
+    includes: tuple[IncludeFact, ...]
+    tested: frozenset[str]  # macros its `#if`s test
+    arm_votes: tuple[tuple[str, str, int], ...]  # (macro, vendor its true arm is written for, line)
+    amd_builtins: bool  # `__builtin_amdgcn_*` outside any vendor branch
+    guard: str | None
+
+    @property
+    def conditional(self) -> bool:
+        """Whether any definition or include depends on a vendor branch (worth reading again once more macros are
+        known)."""
+        return any(d.branch != EVERYWHERE for d in (*self.defines, *self.constants, *self.types)) or any(
+            i.branch != EVERYWHERE for i in self.includes
+        )
+
+
+def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> FileFacts:
+    preprocessor = analyse(text, macros, base)
+    data = text.encode("utf-8", "surrogatepass")
+    lines = _Lines(data)
+    defines = tuple(
+        Definition(
+            d.name,
+            d.value if d.parameters is None else None,
+            d.directive.line,
+            d.directive.branch,
+            None if d.parameters is None else len(d.parameters),
+        )
+        for found in preprocessor.defines.values()
+        for d in found
+    )
+    return FileFacts(
+        path=path,
+        defines=defines,
+        constants=tuple(_constants(data, lines, preprocessor)) if path.endswith(_HEADER_SUFFIXES) else (),
+        types=tuple(_types(data, lines, preprocessor)),
+        includes=tuple(
+            IncludeFact(i.header, i.system, i.directive.line, i.directive.branch) for i in preprocessor.includes
+        ),
+        tested=frozenset(name for d in preprocessor.directives if _is_test(d) for name in names_in(d.condition)),
+        arm_votes=tuple(_arm_votes(data, preprocessor)),
+        amd_builtins=_has_ungated_amd_builtin(data, preprocessor),
+        guard=_guard(preprocessor),
+    )
+
+
+def _is_test(directive: Directive) -> bool:
+    return directive.kind in ("if", "ifdef", "ifndef", "elif", "elifdef", "elifndef")
+
+
+def _guard(preprocessor: Preprocessor) -> str | None:
+    directives = preprocessor.directives
+    if len(directives) >= 2 and directives[0].kind == "ifndef" and directives[1].kind == "define":
+        name = directives[0].text.strip()
+        return name if directives[1].text.split()[:1] == [name] else None
+    return None
+
+
+class _Lines:
+    """Line numbers of byte offsets, by bisecting the newlines of the encoded file (found on first use: most
+    files define no constant or remap)."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._newlines: list[int] | None = None
+
+    def line(self, offset: int) -> int:
+        if self._newlines is None:
+            self._newlines = [m.start() for m in re.finditer(rb"\n", self._data)]
+        return bisect.bisect_left(self._newlines, offset) + 1
+
+
+def _constants(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:
+    if b"const" not in data:
+        return
+    for match in _CONSTANT.finditer(data):
+        value = match.group(2).decode("utf-8", "replace").strip()
+        yield Definition(
+            match.group(1).decode(), value, lines.line(match.start()), preprocessor.branch_at(match.start())
+        )
+
+
+def _types(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:
+    if not preprocessor.excludes_nvidia_somewhere:
+        return  # only ROCm-only type names can be remaps
+    for keyword in _TYPE_KEYWORD.finditer(data):
+        branch = preprocessor.branch_at(keyword.start())
+        if branch.on_nvidia is not False:
+            continue  # only ROCm-only type names can be remaps; the rest are not needed
+        line_start = data.rfind(b"\n", 0, keyword.start()) + 1
+        match = _TYPE_ALIAS.match(data, line_start)
+        if match is not None and match.end() > keyword.start():
+            name = (match.group(1) or match.group(2)).decode()
+            yield Definition(name, None, lines.line(keyword.start()), branch)
+
+
+def _has_ungated_amd_builtin(data: bytes, preprocessor: Preprocessor) -> bool:
+    return any(preprocessor.branch_at(m.start()) == EVERYWHERE for m in _AMD_BUILTIN.finditer(data))
+
+
+def _arm_votes(data: bytes, preprocessor: Preprocessor) -> Iterator[tuple[str, str, int]]:
+    """For each `#if X` / `#ifdef X` / `#ifndef X` chain whose arms are written for different vendors: (X, the
+    vendor of the arm taken when X is true, line)."""
+    if not _may_hold_rocm_arm(data):
+        return  # no arm can be written for ROCm
+    guard = _guard(preprocessor)
+    macros = preprocessor.macros
+    known = macros.rocm | macros.rocm_pass | macros.nvidia | macros.stale_gates
+    stack: list[tuple[Directive, list[tuple[int, int]]]] = []
+    for directive in preprocessor.directives:
+        kind = directive.kind
+        if kind in ("if", "ifdef", "ifndef"):
+            stack.append((directive, [(directive.end_byte, -1)]))
+        elif kind in ("elif", "elifdef", "elifndef", "else") and stack:
+            arms = stack[-1][1]
+            arms[-1] = (arms[-1][0], directive.start_byte)
+            arms.append((directive.end_byte, -1) if kind == "else" else (directive.end_byte, -2))
+        elif kind == "endif" and stack:
+            opening, arms = stack.pop()
+            arms[-1] = (arms[-1][0], directive.start_byte)
+            if opening.kind == "ifndef" and opening.text.strip() == guard:
+                continue  # the include guard: its one arm is the whole file
+            if _tested_macro(opening) in known:
+                continue  # a macro rocmlint knows already (`USE_ROCM`): nothing to learn from its arms
+            vote = _vote(opening, arms, data)
+            if vote is not None:
+                yield vote[0], vote[1], opening.line
+
+
+def _tested_macro(opening: Directive) -> str | None:
+    match = _SINGLE_MACRO.fullmatch(opening.condition)
+    return None if match is None else match.group(2)
+
+
+def _may_hold_rocm_arm(data: bytes) -> bool:
+    """Whether `data` holds what every _ROCM_ARM token starts with: `hip` at a word start, `rocprim`, an AMD
+    builtin. Found with `bytes.find` (a regex with a word boundary scans far slower)."""
+    if b"rocprim" in data or b"__builtin_amdgcn_" in data:
+        return True
+    position = data.find(b"hip")
+    while position >= 0:
+        if position == 0 or not (chr(data[position - 1]).isalnum() or data[position - 1] == 0x5F):
+            return True
+        position = data.find(b"hip", position + 3)
+    return False
+
+
+def _vote(opening: Directive, arms: list[tuple[int, int]], data: bytes) -> tuple[str, str] | None:
+    match = _SINGLE_MACRO.fullmatch(opening.condition)
+    if match is None or len(arms) > 2 or any(end < 0 for _, end in arms[:-1]):
+        return None
+    negated, name = bool(match.group(1)), match.group(2)
+    first = _arm_vendor(data[arms[0][0] : arms[0][1]])
+    second = _arm_vendor(data[arms[1][0] : arms[1][1]]) if len(arms) == 2 else None
+    if first is None or second is None or second == first:
+        return None  # one arm written for a vendor and a plain other one (`#ifndef NDEBUG`) decides nothing
+    other = {"rocm": "nvidia", "nvidia": "rocm"}[first]
+    return name, other if negated else first
+
+
+def _arm_vendor(arm: bytes) -> str | None:
+    rocm, nvidia = bool(_ROCM_ARM.search(arm)), bool(_NVIDIA_ARM.search(arm))
+    if rocm == nvidia:
+        return None
+    return "rocm" if rocm else "nvidia"

@@ -1,0 +1,175 @@
+"""Learning which macros tell the vendors apart, from a project's build files and the facts of its C/C++ files
+(rocmlint/cuda/project.py has the order of the evidence and what each kind means).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+
+from rocmlint.cuda.build_files import BuildDefine, BuildFacts, vendor_of_words
+from rocmlint.cuda.file_facts import Definition, FileFacts
+from rocmlint.cuda.preprocessor import LearnedMacro, MacroEvidence, MacroState, parse_int
+from rocmlint.vendor import Tri
+
+_STANDARD_MACROS = frozenset({"NDEBUG", "DEBUG", "_DEBUG"})
+_INCLUDE_GUARD_SUFFIX = re.compile(r"_(?:H|HH|HPP|CUH|INL|INCLUDED|H_|HPP_|CUH_)$")
+
+
+def learn_from_build(build: BuildFacts) -> dict[str, LearnedMacro]:
+    """Macros the build defines for one vendor only. One it defines for both, or whatever the vendor, is no
+    vendor's (it is left out here and blocks the weaker evidence, see `_learn`)."""
+    by_name: dict[str, list[BuildDefine]] = {}
+    for define in build.defines:
+        by_name.setdefault(define.name, []).append(define)
+    learned: dict[str, LearnedMacro] = {}
+    for name, defines in by_name.items():
+        vendors = {d.vendor for d in defines}
+        if len(vendors) != 1 or None in vendors:
+            continue
+        vendor = vendors.pop()
+        assert vendor is not None
+        first = defines[0]
+        value = parse_int(first.value) if first.value is not None else 1
+        defined = MacroState(True, value)
+        learned[name] = LearnedMacro(
+            name,
+            vendor,
+            defined if vendor == "rocm" else MacroState(False, 0),
+            defined if vendor == "nvidia" else MacroState(False, 0),
+            MacroEvidence("build", first.path, first.line, f"the {_vendor_name(vendor)} build defines it"),
+        )
+    return learned
+
+
+def learn(
+    files: Mapping[str, FileFacts], build: BuildFacts, from_build: Mapping[str, LearnedMacro]
+) -> dict[str, LearnedMacro]:
+    learned = dict(from_build)
+    built_everywhere = {d.name for d in build.defines} - set(from_build)
+    guards = {f.guard for f in files.values() if f.guard}
+    decided = set(learned) | built_everywhere | guards
+    for macro in _learn_from_headers(files, guards):
+        if macro.name not in decided:
+            learned[macro.name] = macro
+    decided |= set(learned) | _defined_everywhere(files)
+    for macro in _learn_from_arms(files):
+        if macro.name not in decided:
+            learned[macro.name] = macro
+    decided |= set(learned)
+    for macro in _learn_from_names(files):
+        if macro.name not in decided:
+            learned[macro.name] = macro
+    return {name: macro for name, macro in learned.items() if not _reserved(name)}
+
+
+def _reserved(name: str) -> bool:
+    """Names of the compiler and the standard library (`__CUDA_ARCH__`, `_WIN32`, `NDEBUG`): rocmlint knows
+    the vendors' own (rocmlint/cuda/preprocessor.py); a project defining one does not make it a gate."""
+    return name.startswith("__") or (name.startswith("_") and name[1:2].isupper()) or name in _STANDARD_MACROS
+
+
+def _definitions_by_name(files: Mapping[str, FileFacts], guards: set[str]) -> dict[str, list[tuple[str, Definition]]]:
+    found: dict[str, list[tuple[str, Definition]]] = {}
+    for path, facts in files.items():
+        for definition in facts.defines:
+            if definition.name not in guards:
+                found.setdefault(definition.name, []).append((path, definition))
+    return found
+
+
+def _defined_everywhere(files: Mapping[str, FileFacts]) -> set[str]:
+    """Macros some file defines outside any vendor branch: a value, not a vendor test."""
+    return {
+        d.name
+        for f in files.values()
+        for d in f.defines
+        if d.branch.on_rocm is not False and d.branch.on_nvidia is not False
+    }
+
+
+def _learn_from_headers(files: Mapping[str, FileFacts], guards: set[str]) -> Iterator[LearnedMacro]:
+    """A macro every definition of which sits in vendor-decided branches: defined only for one vendor, or with a
+    true value on one and a false value on the other."""
+    tested = {name for facts in files.values() for name in facts.tested}
+    for name, definitions in _definitions_by_name(files, guards).items():
+        if name not in tested:
+            continue  # a macro no `#if` tests gates nothing (a remap is an alias, see FileView.aliases)
+        rocm = _state([d for _, d in definitions], "rocm")
+        nvidia = _state([d for _, d in definitions], "nvidia")
+        vendor = _deciding_vendor(rocm, nvidia)
+        if vendor is None:
+            continue
+        path, definition = next(
+            (
+                (p, d)
+                for p, d in definitions
+                if (d.branch.on_rocm if vendor == "rocm" else d.branch.on_nvidia) is not False
+            ),
+            definitions[0],
+        )
+        condition = "ROCm" if vendor == "rocm" else "NVIDIA"
+        why = f"defined under a {condition}-only condition"
+        yield LearnedMacro(name, vendor, rocm, nvidia, MacroEvidence("header", path, definition.line, why))
+
+
+def _state(definitions: list[Definition], vendor: str) -> MacroState:
+    reached = [(d.branch.on_rocm if vendor == "rocm" else d.branch.on_nvidia, d) for d in definitions]
+    seen = [d for r, d in reached if r is not False]
+    if not seen:
+        return MacroState(False, 0)
+    values = {parse_int(d.value) if d.value is not None else None for d in seen}
+    value = values.pop() if len(values) == 1 else None
+    defined: Tri = True if any(r is True for r, _ in reached) else None
+    return MacroState(defined, value)
+
+
+def _deciding_vendor(rocm: MacroState, nvidia: MacroState) -> str | None:
+    if rocm.defined is False and nvidia.defined is not False:
+        return "nvidia"
+    if nvidia.defined is False and rocm.defined is not False:
+        return "rocm"
+    if rocm.defined is True and nvidia.defined is True and rocm.value is not None and nvidia.value is not None:
+        if bool(rocm.value) != bool(nvidia.value):
+            return "rocm" if rocm.value else "nvidia"
+    return None
+
+
+def _learn_from_arms(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
+    votes: dict[str, dict[str, tuple[str, int]]] = {}
+    for path, facts in files.items():
+        for name, vendor, line in facts.arm_votes:
+            votes.setdefault(name, {}).setdefault(vendor, (path, line))
+    for name, by_vendor in votes.items():
+        if len(by_vendor) != 1:
+            continue  # arms disagree: not decided by its uses
+        vendor, (path, line) = next(iter(by_vendor.items()))
+        why = f"its #if arms are written for {_vendor_name(vendor)}"
+        yield _flag(name, vendor, MacroEvidence("arms", path, line, why))
+
+
+def _learn_from_names(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
+    tested = {name for facts in files.values() for name in facts.tested}
+    first_use: dict[str, str] = {}
+    for path, facts in files.items():
+        for name in facts.tested:
+            first_use.setdefault(name, path)
+    for name in sorted(tested):
+        if _INCLUDE_GUARD_SUFFIX.search(name) or "VERSION" in name.upper() or "ARCH" in name:
+            continue  # version and arch macros are values, not vendor tests; guards are no gates
+        vendor = vendor_of_words(name)
+        if vendor is not None:
+            yield _flag(
+                name, vendor, MacroEvidence("name", first_use[name], None, f"its name says {_vendor_name(vendor)}")
+            )
+
+
+def _flag(name: str, vendor: str, evidence: MacroEvidence) -> LearnedMacro:
+    """A macro defined (as `-DNAME`, value 1) on `vendor`'s build only."""
+    on = MacroState(True, 1)
+    off = MacroState(False, 0)
+    return LearnedMacro(name, vendor, on if vendor == "rocm" else off, on if vendor == "nvidia" else off, evidence)
+
+
+def _vendor_name(vendor: str) -> str:
+    return "ROCm" if vendor == "rocm" else "NVIDIA"
