@@ -11,7 +11,8 @@ from rocmlint.cuda.project import CudaProject, project_root
 from rocmlint.engine import Engine
 
 
-def _tree(root: Path, files: dict[str, str]) -> Path:
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """Write `files` (dedented) under `root`, folders made as needed: a small project to build a model of."""
     for name, text in files.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -103,7 +104,7 @@ def test_cmake_blocks_functions_and_folders_decide_the_vendor():
 
 
 def test_macros_learned_with_the_strongest_evidence(tmp_path):
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {
             "CMakeLists.txt": """
@@ -155,7 +156,7 @@ def test_macros_learned_with_the_strongest_evidence(tmp_path):
 
 
 def test_arms_with_one_plain_side_decide_nothing(tmp_path):
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {"k.cu": "#ifndef FAST_SYNC\ncudaDeviceSynchronize();\n#endif\n#ifdef OTHER\nhipMalloc(p, n);\n#endif\n"},
     )
@@ -167,7 +168,7 @@ def test_arms_with_one_plain_side_decide_nothing(tmp_path):
 
 
 def test_view_has_header_values_remaps_and_include_gates(tmp_path):
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {
             "include/proj/compat.cuh": """
@@ -203,25 +204,25 @@ def test_view_has_header_values_remaps_and_include_gates(tmp_path):
 
 
 def test_ambiguous_include_is_not_resolved(tmp_path):
-    root = _tree(tmp_path, {"a/util.h": "", "b/util.h": "", "c/k.cu": '#include "util.h"\n'})
+    root = write_tree(tmp_path, {"a/util.h": "", "b/util.h": "", "c/k.cu": '#include "util.h"\n'})
     project = CudaProject.build(root)
     assert project.resolve(str(root / "c/k.cu"), "util.h", system=False) is None
     assert project.resolve(str(root / "c/k.cu"), "a/util.h", system=False) == str(root / "a/util.h")
 
 
 def test_hip_only_build_makes_rocm_native_code(tmp_path):
-    root = _tree(tmp_path, {"CMakeLists.txt": "project(lib LANGUAGES CXX HIP)\n", "k.cpp": "int x;\n"})
+    root = write_tree(tmp_path, {"CMakeLists.txt": "project(lib LANGUAGES CXX HIP)\n", "k.cpp": "int x;\n"})
     assert CudaProject.build(root).view(str(root / "k.cpp")).rocm_native
-    mixed = _tree(tmp_path / "mixed", {"CMakeLists.txt": "project(lib LANGUAGES CXX HIP CUDA)\n", "k.cpp": ""})
+    mixed = write_tree(tmp_path / "mixed", {"CMakeLists.txt": "project(lib LANGUAGES CXX HIP CUDA)\n", "k.cpp": ""})
     assert not CudaProject.build(mixed).view(str(mixed / "k.cpp")).rocm_native
 
 
 def test_project_root_is_the_configured_root_or_the_repository(tmp_path):
-    repo = _tree(tmp_path / "repo", {"CMakeLists.txt": "", "src/deep/k.cu": ""})
+    repo = write_tree(tmp_path / "repo", {"CMakeLists.txt": "", "src/deep/k.cu": ""})
     (repo / ".git").mkdir()
     assert project_root(repo / "src/deep/k.cu", repo / "src") == repo / "src"
     assert project_root(repo / "src/deep/k.cu", tmp_path / "elsewhere") == repo
-    loose = _tree(tmp_path / "loose", {"setup.py": "", "csrc/k.cu": ""})
+    loose = write_tree(tmp_path / "loose", {"setup.py": "", "csrc/k.cu": ""})
     assert project_root(loose / "csrc/k.cu", tmp_path / "elsewhere") == loose
 
 
@@ -229,7 +230,7 @@ def test_project_root_is_the_configured_root_or_the_repository(tmp_path):
 
 
 def test_a_project_flag_from_a_shared_header_gates_the_kernel(tmp_path):
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {
             "compat.cuh": """
@@ -260,7 +261,7 @@ def test_a_project_flag_from_a_shared_header_gates_the_kernel(tmp_path):
 
 
 def test_a_remap_covers_calls_with_its_argument_count_only(tmp_path):
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {
             "compat.cuh": """
@@ -283,7 +284,7 @@ def test_a_remap_covers_calls_with_its_argument_count_only(tmp_path):
 
 
 def test_a_warp_size_from_a_header_is_known_in_the_kernel(tmp_path):
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {
             "common.cuh": "#pragma once\n#define FULL_MASK 0xffffffff\n",
@@ -300,7 +301,7 @@ def test_a_warp_size_from_a_header_is_known_in_the_kernel(tmp_path):
 
 
 def test_a_header_included_only_for_nvidia_is_not_reported(tmp_path):
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {
             "nv.cuh": "#pragma once\n#include <cub/cub.cuh>\n",
@@ -312,7 +313,7 @@ def test_a_header_included_only_for_nvidia_is_not_reported(tmp_path):
 
 
 def test_a_file_with_no_disk_copy_gets_no_model(tmp_path):
-    _tree(tmp_path, {"compat.cuh": "#define XYZ_HIP 1\n"})
+    write_tree(tmp_path, {"compat.cuh": "#define XYZ_HIP 1\n"})
     source = b'#include "compat.cuh"\n#include <cub/cub.cuh>\n'
     report = Engine().check_bytes(str(tmp_path / "unsaved.cu"), source, Settings(root=tmp_path))
     assert [d.code for d in report.diagnostics] == ["ROC205"]
@@ -339,7 +340,7 @@ def test_the_fixture_project_without_its_model_reports_the_gated_code(tmp_path):
 
 
 def test_sources_the_build_compiles_for_nvidia_only(tmp_path):
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {
             "setup.py": """
@@ -377,7 +378,7 @@ def test_sources_the_build_compiles_for_nvidia_only(tmp_path):
 
 
 def test_includes_a_hipified_build_swaps_are_notes(tmp_path):
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {
             "setup.py": "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('x', ['k.cu'])\n",
@@ -389,7 +390,7 @@ def test_includes_a_hipified_build_swaps_are_notes(tmp_path):
     assert found["ROC204"].severity.value == "info"
     assert "(setup.py:2: builds a torch CUDAExtension (hipified on ROCm))" in found["ROC204"].message
     assert [d.severity.value for d in report.diagnostics if d.code == "ROC205"] == ["info", "warning"]  # cuDNN stays
-    hand_written = _tree(
+    hand_written = write_tree(
         tmp_path / "cmake",
         {"CMakeLists.txt": "project(x LANGUAGES CXX CUDA HIP)\n", "k.cu": "#include <cuda_fp16.h>\n"},
     )
@@ -431,7 +432,7 @@ def test_check_verbose_says_which_evidence_gated_a_finding_away(tmp_path):
 
 
 def test_a_header_macro_standing_for_a_vendor_expression_gates(tmp_path):
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {
             "CMakeLists.txt": "if(XYZ_HIPBLAS)\n  add_compile_definitions(XYZ_USE_HIPBLAS)\nendif()\n",
@@ -452,17 +453,17 @@ def test_a_header_macro_standing_for_a_vendor_expression_gates(tmp_path):
 
 def test_a_stale_macro_the_rocm_build_defines_itself_is_no_stale_gate(tmp_path):
     kernel = "#ifdef __HIP_PLATFORM_HCC__\n#include <hip/hip_runtime.h>\n#endif\n"
-    defined = _tree(
+    defined = write_tree(
         tmp_path / "defined",
         {"CMakeLists.txt": "if(BUILD_HIP)\n  add_definitions(-D__HIP_PLATFORM_HCC__)\nendif()\n", "k.cu": kernel},
     )
     assert _codes(defined, "k.cu") == []
-    plain = _tree(tmp_path / "plain", {"k.cu": kernel})
+    plain = write_tree(tmp_path / "plain", {"k.cu": kernel})
     assert _codes(plain, "k.cu") == [("ROC215", 1)]
 
 
 def test_python_build_helpers_count_as_build_files(tmp_path):
-    root = _tree(
+    root = write_tree(
         tmp_path / "build" / "proj",  # a `build` folder above the project is not a build helper folder
         {
             "install/builder/features.py": (
@@ -478,7 +479,7 @@ def test_python_build_helpers_count_as_build_files(tmp_path):
 
 def test_a_header_only_rocm_includes_remaps_for_rocm(tmp_path):
     """`vendors/hip.h`-style: the remaps sit unconditionally in a header included only under a ROCm macro."""
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {
             "vendors/hip.h": "#pragma once\n#define __shfl_xor_sync(mask, var, lane) __shfl_xor(var, lane)\n",
@@ -502,13 +503,13 @@ def test_conditions_matching_text_and_version_names_decide_no_vendor(tmp_path):
         "  add_compile_definitions(COOPMAT2_OK)\nelse()\n  add_compile_definitions(NO_COOPMAT2)\nendif()\n",
     )
     assert {(d.name, d.vendor) for d in facts.defines} == {("COOPMAT2_OK", None), ("NO_COOPMAT2", None)}
-    root = _tree(tmp_path, {"k.cu": "#if hipblasVersionMajor >= 3\n#endif\n#ifdef USE_HIPBLAS_V2\n#endif\n"})
+    root = write_tree(tmp_path, {"k.cu": "#if hipblasVersionMajor >= 3\n#endif\n#ifdef USE_HIPBLAS_V2\n#endif\n"})
     learned = CudaProject.build(root).learned
     assert "hipblasVersionMajor" not in learned and learned["USE_HIPBLAS_V2"].vendor == "rocm"
 
 
 def test_sources_of_a_project_with_no_rocm_build_yet_are_all_to_port(tmp_path):
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {
             "CMakeLists.txt": "if(WITH_CUBLAS)\n  add_library(gpu kernels.cu)\nendif()\n",
@@ -520,7 +521,7 @@ def test_sources_of_a_project_with_no_rocm_build_yet_are_all_to_port(tmp_path):
 
 
 def test_a_cmake_folder_added_for_nvidia_only_lists_nvidia_sources(tmp_path):
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {
             "CMakeLists.txt": "if(BUILD_CUDA)\n  add_subdirectory(cuda)\nendif()\nif(BUILD_HIP)\n  add_subdirectory(hip)\nendif()\n",

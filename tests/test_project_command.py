@@ -7,11 +7,11 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
+from test_cuda_project import write_tree
 
 from rocmlint.cuda.project import CudaProject
 from rocmlint.project_text import TEXT_LIMIT
@@ -76,17 +76,9 @@ PROJECT = {
 }
 
 
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return root
-
-
 @pytest.fixture
 def xyz(tmp_path: Path) -> Path:
-    root = write(tmp_path / "xyz", PROJECT)
+    root = write_tree(tmp_path / "xyz", PROJECT)
     (root / ".git").mkdir()
     return root
 
@@ -159,7 +151,7 @@ def test_text_shows_constants_remaps_and_files(xyz: Path) -> None:
 
 
 def test_a_hip_only_build_makes_every_file_rocm_native(tmp_path: Path) -> None:
-    root = write(tmp_path, {"CMakeLists.txt": "enable_language(HIP)\n", "k.hip": "#include <hip/hip_runtime.h>\n"})
+    root = write_tree(tmp_path, {"CMakeLists.txt": "enable_language(HIP)\n", "k.hip": "#include <hip/hip_runtime.h>\n"})
     out = rocmlint(root, "project").stdout
     assert "mode = CMake HIP\nhip_only = yes: every file is checked as ROCm-native code\n" in out
     assert section(out, "Files written for AMD (1)") == ["every file: the project's build compiles HIP only"]
@@ -168,7 +160,7 @@ def test_a_hip_only_build_makes_every_file_rocm_native(tmp_path: Path) -> None:
 def test_long_lists_are_cut_in_text_and_whole_in_json(tmp_path: Path) -> None:
     count = TEXT_LIMIT + 5
     remaps = "".join(f"#define cudaThing{i} hipThing{i}\n" for i in range(count))
-    root = write(tmp_path, {"compat.h": f"#ifdef USE_ROCM\n{remaps}#endif\n", "a.cu": '#include "compat.h"\n'})
+    root = write_tree(tmp_path, {"compat.h": f"#ifdef USE_ROCM\n{remaps}#endif\n", "a.cu": '#include "compat.h"\n'})
     out = rocmlint(root, "project").stdout
     listed = section(out, f"ROCm-only remaps ({count})")
     assert len(listed) == TEXT_LIMIT + 1
@@ -232,7 +224,7 @@ def test_json_holds_every_fact_with_its_location(xyz: Path) -> None:
 
 
 def test_a_name_learned_macro_has_no_line(tmp_path: Path) -> None:
-    root = write(tmp_path, {"a.cu": "#ifdef XYZ_USE_HIPBLAS\n#endif\n"})
+    root = write_tree(tmp_path, {"a.cu": "#ifdef XYZ_USE_HIPBLAS\n#endif\n"})
     (macro,) = project_json(root)["projects"][0]["macros"]
     assert (macro["name"], macro["kind"], macro["path"], macro["line"]) == ("XYZ_USE_HIPBLAS", "name", "a.cu", None)
     assert macro["why"] == "its name says ROCm"
@@ -309,7 +301,7 @@ def test_report_paths_are_relative_to_the_report_root(xyz: Path, tmp_path: Path)
 
 
 def test_report_without_cpp_files_says_so(tmp_path: Path) -> None:
-    write(tmp_path, {"train.py": "import torch\n"})
+    write_tree(tmp_path, {"train.py": "import torch\n"})
     markdown = rocmlint(tmp_path, "report", "--no-progress").stdout
     assert "## C++ project model\n\nNo C/C++ files: nothing for the project model to learn.\n" in markdown
 
@@ -333,7 +325,7 @@ def test_queries_of_the_model(xyz: Path) -> None:
 
 
 def test_header_constants_are_those_rocm_sees_in_included_files(tmp_path: Path) -> None:
-    root = write(
+    root = write_tree(
         tmp_path,
         {
             "w.h": "#ifdef USE_ROCM\n#define WARP 64\n#else\n#define WARP 32\n#endif\n",
@@ -346,7 +338,7 @@ def test_header_constants_are_those_rocm_sees_in_included_files(tmp_path: Path) 
 
 
 def test_a_rocm_only_flag_is_a_macro_not_a_remap(tmp_path: Path) -> None:
-    root = write(
+    root = write_tree(
         tmp_path,
         {
             "flag.h": "#ifdef __HIP_PLATFORM_AMD__\n#define XYZ_ONLY_HIP 1\n#define cudaFree hipFree\n#endif\n",
