@@ -216,3 +216,19 @@ def test_header_values_and_learned_macros_decide_tests():
     assert preprocessor.branch_at(source.index("\na") + 1) == Branch(True, False)
     assert preprocessor.branch_at(source.index("\nb") + 1) == Branch(True, False)
     assert preprocessor.branch_at(source.index("\nc") + 1) == Branch(True, True)
+
+
+@pytest.mark.parametrize(
+    ("test", "on_rocm"),
+    [
+        ("defined(__HIP_PLATFORM_AMD__) && HIP_VERSION > 305", True),  # HIP 3.5: every supported ROCm is newer
+        ("HIP_VERSION >= 60200000", None),  # ROCm 6.2: depends on the installed release
+        ("ROCM_VERSION < 40000", False),
+        ("500 <= TORCH_HIP_VERSION", None),  # the floor itself: not below it, so not decided
+        ("400 < TORCH_HIP_VERSION", True),
+        ("HIP_VERSION_MAJOR * 100 > 300", None),  # arithmetic on a version: unknown
+    ],
+)
+def test_rocm_versions_older_than_any_supported_release_are_decided(test, on_rocm):
+    source = f"#if {test}\nx\n#endif\n"
+    assert analyse(source, VendorMacros()).branch_at(source.index("\nx") + 1).on_rocm is on_rocm

@@ -41,6 +41,22 @@ ROCM_VERSION_MACROS = frozenset(
         "ROCM_VERSION_MINOR",
     }
 )
+# What the ROCm version macros are at least on the ROCm releases rocmlint targets (5.0 and later: MI200, MI300),
+# in each macro's own encoding. A test against an older version (`HIP_VERSION > 305`, from HIP 3.5) is decided.
+ROCM_VERSION_FLOORS = {
+    "HIP_VERSION": 50_000_000,
+    "HIP_VERSION_MAJOR": 5,
+    "ROCM_VERSION": 50_000,
+    "ROCM_VERSION_MAJOR": 5,
+    "TORCH_HIP_VERSION": 500,
+}
+
+
+class AtLeast(int):
+    """A macro's value known only from below (a ROCm version macro on ROCm): comparisons with a number under it
+    are decided, anything else about it is unknown."""
+
+
 # Version macros of the CUDA toolkit and of nvcc (`#if CUDA_VERSION >= 12000`, ROC207).
 CUDA_VERSION_MACROS = frozenset(
     {
@@ -475,6 +491,8 @@ class _Evaluator:
             return 1
         if name not in defines and name in self.macros.learned:
             return self.macros.learned[name].state(vendor).value
+        if vendor == "rocm" and name not in defines and name in ROCM_VERSION_FLOORS:
+            return AtLeast(ROCM_VERSION_FLOORS[name])
         value = _local_value(name, vendor, defines)
         text = _expression_text(name, vendor, defines) if name in defines else self.macros.header_values.get(name)
         if value is not None or text is None or depth >= _MAX_EXPANSION_DEPTH:
@@ -712,6 +730,8 @@ def _apply(op: str, left: int | None, right: int | None) -> int | None:
         return 0 if (left == 0 and right == 0) else None
     if left is None or right is None:
         return None
+    if isinstance(left, AtLeast) or isinstance(right, AtLeast):
+        return _against_floor(op, left, right)
     if op in ("/", "%") and right == 0:
         return None
     return {
@@ -733,6 +753,19 @@ def _apply(op: str, left: int | None, right: int | None) -> int | None:
         "/": lambda: abs(left) // abs(right) * (1 if (left < 0) == (right < 0) else -1),
         "%": lambda: left - right * (abs(left) // abs(right) * (1 if (left < 0) == (right < 0) else -1)),
     }[op]()
+
+
+def _against_floor(op: str, left: int, right: int) -> int | None:
+    """`version OP number` (or `number OP version`) where the version is only known to be at least its floor:
+    decided when the number is below the floor, unknown otherwise (and for arithmetic on it)."""
+    floor, number, version_left = (left, right, True) if isinstance(left, AtLeast) else (right, left, False)
+    if isinstance(number, AtLeast) or number >= floor:
+        return None
+    # The version exceeds `number`: `version > n`, `version >= n`, `version != n` hold, the others do not.
+    holds_when_version_left = {">": 1, ">=": 1, "!=": 1, "<": 0, "<=": 0, "==": 0}
+    holds_when_version_right = {"<": 1, "<=": 1, "!=": 1, ">": 0, ">=": 0, "==": 0}
+    table = holds_when_version_left if version_left else holds_when_version_right
+    return table.get(op)
 
 
 def mentions(expression: str, names: frozenset[str] | set[str]) -> bool:
