@@ -18,7 +18,8 @@ class NoHipEquivalent(Rule):
     (`nvcuda::wmma`, `<mma.h>`), async-copy pipelines (`cuda_pipeline.h`, `<cuda/pipeline>`,
     `cuda::memcpy_async`, `cg::memcpy_async`), libcu++ barriers (`<cuda/barrier>`), thread-block
     clusters and TMA, device-side kernel launches, and the CUDA API functions, types and intrinsics
-    HIPIFY's tables list without a HIP name.
+    HIPIFY's tables list without a HIP name. A function, typedef, enum or struct the code defines under
+    such a name (a project's own ROCm stub) is a definition, not a use, and is not flagged.
 
     ## Why is this bad on ROCm?
     There is nothing to rename to, so hipify leaves the code as is and the ROCm build fails (or the
@@ -143,7 +144,7 @@ class NoHipEquivalent(Rule):
 
     def _check_name(self, node: Node, ctx: CudaContext) -> None:
         if is_defined_name(node):
-            return  # the project's own function of that name (a ROCm stub), not a call of the API
+            return  # the project's own definition of that name (a ROCm stub), not a use of the API
         name = ctx.text(node)
         reason = _tables().names.get(name)
         if reason is not None:

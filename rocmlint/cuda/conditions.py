@@ -84,11 +84,11 @@ def arm_branch(directive: Directive, ctx: CudaContext, *, as_compiled: bool = Fa
 def chains_around(ctx: CudaContext, offset: int, *, later_arms: bool) -> list[list[str]]:
     """The conditions of each `#if` chain around `offset`: of every arm (`later_arms`), or only of the arms
     opened before `offset` (what the code there was written knowing)."""
+    if not later_arms:
+        return ctx.preprocessor.open_chains(offset)
     stack: list[tuple[int, list[str]]] = []
     found: list[list[str]] = []
     for directive in ctx.preprocessor.directives:
-        if not later_arms and directive.start_byte >= offset:
-            return found + [conditions for _, conditions in stack]
         if directive.kind in _OPENERS:
             stack.append((directive.start_byte, [directive.condition]))
         elif directive.kind in CONDITION_KINDS and stack:
@@ -99,7 +99,7 @@ def chains_around(ctx: CudaContext, offset: int, *, later_arms: bool) -> list[li
                 found.append(conditions)
         elif directive.start_byte > offset and not stack:
             break
-    return found if later_arms else found + [conditions for _, conditions in stack]
+    return found
 
 
 def is_rocm_macro(name: str, ctx: CudaContext) -> bool:

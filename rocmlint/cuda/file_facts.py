@@ -167,8 +167,7 @@ def _arm_votes(data: bytes, preprocessor: Preprocessor) -> Iterator[tuple[str, s
     if not _may_hold_rocm_arm(data):
         return  # no arm can be written for ROCm
     guard = _guard(preprocessor)
-    macros = preprocessor.macros
-    known = macros.rocm | macros.rocm_pass | macros.nvidia | macros.stale_gates
+    known = preprocessor.macros.well_known
     stack: list[tuple[Directive, list[tuple[int, int]]]] = []
     for directive in preprocessor.directives:
         kind = directive.kind

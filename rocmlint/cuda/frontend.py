@@ -547,11 +547,11 @@ class CudaContext:
             return f"the project remaps the name for ROCm ({alias})"
         if project.base.on_rocm is False:
             return f"ROCm does not compile this file ({project.base_evidence})"
-        macros = self.preprocessor.macros
-        known = macros.rocm | macros.rocm_pass | macros.nvidia | macros.stale_gates  # decided without the model
+        known = self.preprocessor.macros.well_known  # decided without the model
         names = {
             name: None
-            for condition in self.preprocessor.conditions_around(span.start_byte)
+            for chain in self.preprocessor.open_chains(span.start_byte)
+            for condition in chain
             for name in names_in(condition)
             if name in project.learned and name not in known
         }

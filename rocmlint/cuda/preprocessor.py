@@ -200,6 +200,11 @@ class VendorMacros:
         (by ROCm < 6.0). For decisions about what a ROCm 6 build really enters, such as ROC215's fix routing."""
         return replace(self, stale_gates=frozenset())
 
+    @property
+    def well_known(self) -> frozenset[str]:
+        """The macros these tables decide by name, whatever the project model learned."""
+        return self.rocm | self.rocm_pass | self.nvidia | self.stale_gates
+
     def with_project_macros(self, rocm: tuple[str, ...], nvidia: tuple[str, ...]) -> VendorMacros:
         """Add the project's own macros: `rocm-macros` mean "compiled for ROCm", `nvidia-macros` are never
         defined on ROCm (a `PTX_AVAILABLE` another header defines only for NVIDIA)."""
@@ -247,11 +252,12 @@ class Preprocessor:
         its end sees them (for C++ tests of vendor constants, `if (USE_ROCM)`)."""
         return _Evaluator(self.macros).evaluate(expression, self.defines)
 
-    def conditions_around(self, offset: int) -> list[str]:
-        """The conditions of every `#if`/`#elif` chain open at `offset`, up to the arm holding it."""
+    def open_chains(self, offset: int) -> list[list[str]]:
+        """The conditions of each `#if` chain open at `offset`, outermost first, up to the arm holding it (what
+        the code there was written knowing)."""
         stack: list[list[str]] = []
         for directive in self.directives:
-            if directive.start_byte > offset:
+            if directive.start_byte >= offset:
                 break
             if directive.kind in ("if", "ifdef", "ifndef"):
                 stack.append([directive.condition])
@@ -259,7 +265,7 @@ class Preprocessor:
                 stack[-1].append(directive.condition)
             elif directive.kind == "endif" and stack:
                 stack.pop()
-        return [condition for chain in stack for condition in chain]
+        return stack
 
     def define_of(self, name: str, before: int) -> Define | None:
         """The object-like `#define` of `name` a ROCm build sees at byte `before`, if this file has one."""

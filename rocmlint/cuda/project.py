@@ -148,7 +148,7 @@ class CudaProject:
         # known (`#if !defined(XYZ_HIP) && __CUDA_ARCH__ >= 700 #define MMA_AVAILABLE` needs XYZ_HIP first).
         macros = VendorMacros().with_learned(learned)
         # Only macros the well-known tables do not already decide change how a file reads.
-        deciding = set(learned) - (macros.rocm | macros.rocm_pass | macros.nvidia | macros.stale_gates)
+        deciding = set(learned) - macros.well_known
         for path, facts in files.items():
             if facts.conditional and not facts.tested.isdisjoint(deciding):
                 files[path] = read_facts(path, texts[path], macros)
