@@ -20,7 +20,7 @@ is discarded on its own. marshal (not pickle) because loading it never runs code
 bytes. Writes go to a temporary file in the cache folder, then os.replace: two concurrent runs never
 leave a torn index (the last writer wins; the loser's new entries are simply recomputed next time).
 
-Nothing here imports the engine, libcst or a rule module: a run served entirely from the cache never
+Nothing here imports the engine, a front end or a rule module: a run served entirely from the cache never
 loads them. The dependencies of Python results are recorded by rocmlint/dependencies.py.
 """
 
@@ -31,6 +31,7 @@ import hashlib
 import marshal
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -56,7 +57,7 @@ _DIGEST_SIZE = 32
 # such stats are stored untrusted.
 RACY_NS = 2_000_000_000
 _UNTRUSTED_MTIME = -1
-_PARSERS = ("libcst", "tree_sitter", "tree_sitter_cuda")  # modules whose version changes results
+_PARSERS = ("tree_sitter", "tree_sitter_cuda")  # modules whose version changes results
 
 Stat = tuple[int, int, int, int]  # (st_size, st_mtime_ns or _UNTRUSTED_MTIME, st_ino, st_ctime_ns)
 Dependencies = tuple[tuple[str, "Stat | None"], ...]
@@ -124,8 +125,9 @@ def clean(cache_dir: Path) -> bool:
 def code_fingerprint() -> str:
     """rocmlint's version plus the stat of every module and data file it runs (rules included), so an
     edited rule in a development checkout never serves results computed by its old code; plus the
-    installed versions of the parsers."""
+    installed versions of the parsers, and CPython's version (its `ast` is the Python parser)."""
     digest = hashlib.blake2b(__version__.encode(), digest_size=16)
+    digest.update(sys.version.encode())
     folders = {Path(p) for p in rocmlint.__path__} | {Path(p) for p in rules_package().__path__}
     for folder in sorted(folders):
         for dirpath, dirnames, filenames in os.walk(folder):

@@ -268,7 +268,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _new_engine() -> Engine:
-    """The engine imports libcst, tree-sitter and every rule module: built only to check or fix for
+    """The engine imports tree-sitter and every rule module: built only to check or fix for
     real, never for results served from the cache."""
     from rocmlint.engine import Engine
 

@@ -4,7 +4,7 @@ Python results can depend on other modules (ProjectIndex follows `from pkg.env i
 the engine used for cache misses is given a DependencyRecorder: every module file it looked up or
 read (found or not), and every `__init__.py` that decided a file's package, becomes a dependency of
 the file being checked. Changing, adding or removing any of them invalidates just the files that
-looked at them. Apart from rocmlint/cache.py because ProjectIndex imports libcst, which a run served
+looked at them. Apart from rocmlint/cache.py because ProjectIndex imports the Python front end, which a run served
 entirely from the cache never needs.
 
 Each dependency is remembered with its stat as it was just before the index first looked at it: the

@@ -1,7 +1,7 @@
 """What checking one file gives: its diagnostics, warnings and tracebacks.
 
 A module of its own, apart from rocmlint/engine.py, because the cache builds reports too: a warm run
-served from the cache never imports the engine (nor libcst, tree-sitter and the rule modules).
+served from the cache never imports the engine (nor tree-sitter and the rule modules).
 """
 
 from __future__ import annotations

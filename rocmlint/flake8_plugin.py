@@ -47,7 +47,7 @@ class RocmlintChecker:
     version = __version__
 
     def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
-        del tree  # rocmlint parses with libcst; flake8 needs the parameter to call us once per file
+        del tree  # rocmlint parses the file its own way; flake8 needs the parameter to call us once per file
         self.lines = lines
         self.filename = filename
 

@@ -69,7 +69,7 @@ class EngineOptions:
     prefilter: bool = True
 
 
-# The engine imports libcst, tree-sitter and (on first use) every rule module: only files that are
+# The engine imports tree-sitter and (on first use) every rule module: only files that are
 # checked for real need it, so a run served entirely from the cache never imports it.
 
 
@@ -227,7 +227,7 @@ def _size_hint(tasks: Sequence[Candidate], indices: list[int], cache: Cache | No
 def _pool_context() -> multiprocessing.context.BaseContext:
     import multiprocessing
 
-    # fork: workers start in milliseconds with rocmlint, libcst and the rules already imported.
+    # fork: workers start in milliseconds with rocmlint, tree-sitter and the rules already imported.
     # Not on macOS, where forking a process that touched system frameworks is unsafe.
     if sys.platform.startswith("linux"):
         return multiprocessing.get_context("fork")

@@ -12,7 +12,7 @@ from functools import cached_property
 
 from rocmlint.diagnostics import Edit, Location
 
-# Python's tokenizer (and libcst) end a line at \r\n, \r or \n; so do we, for every language.
+# Python's tokenizer ends a line at \r\n, \r or \n; so do we, for every language.
 _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 PYTHON_SUFFIXES = frozenset({".py", ".pyi"})
@@ -21,6 +21,11 @@ CUDA_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++", ".h", "
 
 class DecodeError(Exception):
     """The file's bytes are not text in the encoding it declares."""
+
+
+def split_lines(text: str) -> list[str]:
+    """The text's lines, each with its line ending (\r\n, \r or \n, as Python's tokenizer reads them)."""
+    return _LINE_RE.findall(text)
 
 
 def language_of(path: str) -> str | None:
@@ -75,7 +80,7 @@ class SourceFile:
     @cached_property
     def lines(self) -> list[str]:
         """The text's lines, each with its line ending."""
-        return _LINE_RE.findall(self.text)
+        return split_lines(self.text)
 
     @cached_property
     def _line_start_bytes(self) -> list[int]:

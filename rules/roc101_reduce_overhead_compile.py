@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
+import io
+import re
+import tokenize
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import choose_on_rocm, rocm_guard
@@ -10,6 +13,8 @@ from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import called_function, unpacked_keyword
 from rocmlint.rule import Invalid, Rule, Valid
 
+# The prefix and quote a string token opens with.
+_STRING_START = re.compile(r"(?P<prefix>[A-Za-z]*)(?P<quote>'''|\"\"\"|'|\")")
 _COMPILERS = frozenset({"torch.compile", "torch._dynamo.optimize", "torch.compiler.compile"})
 
 
@@ -49,7 +54,7 @@ class ReduceOverheadCompile(Rule):
     fix_availability = FixAvailability.SAFE
     triggers = (b"reduce-overhead",)
 
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         if called_function(ctx, node) not in _COMPILERS:
             return
         mode = ctx.semantic.keyword(node, "mode")
@@ -60,21 +65,36 @@ class ReduceOverheadCompile(Rule):
             self._check_mode(arg, value, ctx)
 
     @staticmethod
-    def _check_mode(reported: cst.CSTNode, value: cst.CSTNode, ctx: PythonContext) -> None:
+    def _check_mode(reported: ast.AST, value: ast.expr, ctx: PythonContext) -> None:
         for string, literal in ctx.values.string_sources(value):
             if string == "reduce-overhead":
                 ctx.report(reported, _message(), gate_on=(literal,), fix=_fix(literal, ctx))
 
 
-def _fix(literal: cst.CSTNode, ctx: PythonContext) -> Fix | None:
-    """`"default" if IS_ROCM else "reduce-overhead"` in place of the literal (kept verbatim for NVIDIA)."""
-    if not isinstance(literal, cst.SimpleString):
+def _fix(literal: ast.AST, ctx: PythonContext) -> Fix | None:
+    """`"default" if IS_ROCM else "reduce-overhead"` in place of the literal (kept verbatim for NVIDIA); only
+    for one string token (an implicit concatenation is left alone)."""
+    delimiters = _delimiters(ctx, literal)
+    if delimiters is None:
         return None
     guard = rocm_guard(ctx, literal)
     if guard is None:
         return None
-    default = f"{literal.prefix}{literal.quote}default{literal.quote}"
+    prefix, quote = delimiters
+    default = f"{prefix}{quote}default{quote}"
     return ctx.fix('Use mode="default" on ROCm', choose_on_rocm(ctx, literal, default, guard.name), *guard.edits)
+
+
+def _delimiters(ctx: PythonContext, literal: ast.AST) -> tuple[str, str] | None:
+    """The prefix and quote of a string literal written as one token; None for anything else."""
+    if not isinstance(literal, ast.Constant) or not isinstance(literal.value, (str, bytes)):
+        return None
+    text = ctx.code_of(literal)
+    first = next(tokenize.generate_tokens(io.StringIO(text).readline))
+    match = _STRING_START.match(text)
+    if first.type != tokenize.STRING or first.string != text or match is None:
+        return None  # several string tokens: an implicit concatenation
+    return match.group("prefix"), match.group("quote")
 
 
 def _message() -> str:

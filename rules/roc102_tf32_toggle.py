@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.fixes import gate_statement
@@ -81,32 +81,32 @@ class Tf32Toggle(Rule):
     triggers = (b"allow_tf32", b"set_float32_matmul_precision", b"fp32_precision")
     trigger_pattern = _TRIGGER_PATTERN
 
-    def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
-        for assign_target in node.targets:
-            target = assign_target.target
-            if not isinstance(target, cst.Attribute):
+    def visit_Assign(self, node: ast.Assign, ctx: PythonContext) -> None:
+        for target in node.targets:
+            if not isinstance(target, ast.Attribute):
                 continue
-            attribute = target.attr.value
+            attribute = target.attr
             if attribute == "allow_tf32":
                 self._check_allow_tf32(target, node.value, ctx)
             elif attribute == "fp32_precision":
                 self._check_fp32_precision(target, node.value, ctx)
 
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         if last_name(node.func) != "set_float32_matmul_precision":
             return
         if ctx.qualified_name(node.func) != _SET_MATMUL_PRECISION or _is_deliberate_rocm_setting(node, ctx):
             return
-        argument = ctx.semantic.positional(node, 0) or ctx.semantic.keyword(node, "precision")
+        argument = _precision_argument(node, ctx)
         if argument is None:
             return
-        arm = rocm_arm(ctx, argument.value, lambda a: ctx.string_value(a) in _TF32_MATMUL_PRECISIONS)
+        reported, value = argument
+        arm = rocm_arm(ctx, value, lambda a: ctx.string_value(a) in _TF32_MATMUL_PRECISIONS)
         if arm is not None:
             what = f'set_float32_matmul_precision("{ctx.string_value(arm)}")'
-            ctx.report(argument, _message(what), gate_on=(arm,), fix=gate_statement(ctx, node, _FIX))
+            ctx.report(reported, _message(what), gate_on=(arm,), fix=gate_statement(ctx, node, _FIX))
 
     @staticmethod
-    def _check_allow_tf32(target: cst.Attribute, value: cst.BaseExpression, ctx: PythonContext) -> None:
+    def _check_allow_tf32(target: ast.Attribute, value: ast.expr, ctx: PythonContext) -> None:
         name = ctx.qualified_name(target)
         if name not in _ALLOW_TF32 or _is_deliberate_rocm_setting(target, ctx):
             return
@@ -115,7 +115,7 @@ class Tf32Toggle(Rule):
             ctx.report(target, _message(f"{name} = True"), gate_on=(arm,), fix=gate_statement(ctx, target, _FIX))
 
     @staticmethod
-    def _check_fp32_precision(target: cst.Attribute, value: cst.BaseExpression, ctx: PythonContext) -> None:
+    def _check_fp32_precision(target: ast.Attribute, value: ast.expr, ctx: PythonContext) -> None:
         name = ctx.qualified_name(target) or ""
         if name != _GLOBAL_PRECISION and not name.startswith(_GPU_PRECISION_PREFIXES):
             return
@@ -130,7 +130,16 @@ class Tf32Toggle(Rule):
 _FIX = "Set it only when not on ROCm (`if not IS_ROCM:`)"
 
 
-def _is_deliberate_rocm_setting(node: cst.CSTNode, ctx: PythonContext) -> bool:
+def _precision_argument(call: ast.Call, ctx: PythonContext) -> tuple[ast.AST, ast.expr] | None:
+    """Where the precision is written (the value, or the whole `precision=...` keyword) and its value."""
+    positional = ctx.semantic.positional(call, 0)
+    if positional is not None:
+        return positional, positional
+    keyword = ctx.semantic.keyword(call, "precision")
+    return (keyword, keyword.value) if keyword is not None else None
+
+
+def _is_deliberate_rocm_setting(node: ast.AST, ctx: PythonContext) -> bool:
     """TF32 enabled in a ROCm-only branch is a deliberate MI300 choice, not a ported NVIDIA default."""
     return ctx.is_nvidia_gated(node)
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
+import io
+import re
+import tokenize
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import (
@@ -21,7 +24,9 @@ _TOKEN = "max_split_size_mb"
 _ALLOC_CONF_VARIABLES = frozenset({"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF", "PYTORCH_ALLOC_CONF"})
 _SET_ALLOCATOR_SETTINGS = frozenset({"torch.cuda.memory._set_allocator_settings", "torch.cuda._set_allocator_settings"})
 # Settings text is built with `+`, `%`, conditionals, `",".join([...])` and `"...".format(...)`.
-_SETTINGS_TEXT = Follow(operators=(cst.Add, cst.Modulo), joins=True, elements=True, text_methods=True)
+_SETTINGS_TEXT = Follow(operators=(ast.Add, ast.Mod), joins=True, elements=True, text_methods=True)
+# The prefix and quote a string token opens with.
+_STRING_START = re.compile(r"(?P<prefix>[A-Za-z]*)(?P<quote>'''|\"\"\"|'|\")")
 
 
 class AllocConfMaxSplit(Rule):
@@ -74,30 +79,30 @@ class AllocConfMaxSplit(Rule):
     fix_availability = FixAvailability.SAFE
     triggers = (_TOKEN.encode(),)
 
-    def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
+    def visit_Assign(self, node: ast.Assign, ctx: PythonContext) -> None:
         _check_environment(node, ctx)
 
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         func = node.func
-        if not isinstance(func, cst.Attribute):
+        if not isinstance(func, ast.Attribute):
             return
-        method = func.attr.value
+        method = func.attr
         if method in ("setdefault", "putenv", "update"):
             _check_environment(node, ctx)
         elif method == "_set_allocator_settings" and ctx.qualified_name(func) in _SET_ALLOCATOR_SETTINGS:
             settings = ctx.semantic.positional(node, 0)
             if settings is not None:
-                _check_value(settings.value, ctx)
+                _check_value(settings, ctx)
 
 
-def _check_environment(node: cst.Assign | cst.Call, ctx: PythonContext) -> None:
+def _check_environment(node: ast.Assign | ast.Call, ctx: PythonContext) -> None:
     """`os.environ["PYTORCH_CUDA_ALLOC_CONF"] = ...` and the other ways of writing it."""
     for write in environ_writes(ctx, node):
         if write.key in _ALLOC_CONF_VARIABLES:
             _check_value(write.value, ctx)
 
 
-def _check_value(value: cst.BaseExpression, ctx: PythonContext) -> None:
+def _check_value(value: ast.expr, ctx: PythonContext) -> None:
     """Report `value` once when a literal carrying `max_split_size_mb` can reach it on ROCm."""
     if ctx.is_nvidia_gated(value):
         return  # a ROCm-only branch chose its own allocator settings
@@ -107,20 +112,22 @@ def _check_value(value: cst.BaseExpression, ctx: PythonContext) -> None:
             return
 
 
-def _fix(value: cst.BaseExpression, ctx: PythonContext) -> Fix | None:
+def _fix(value: ast.expr, ctx: PythonContext) -> Fix | None:
     """Drop the key on ROCm. A literal (written here or assigned once) with other settings becomes
     `"<orig>" if not IS_ROCM else "<orig minus max_split_size_mb>"`; a value holding nothing but the key
     gets its statement wrapped in `if not IS_ROCM:` (ROCm then keeps its default)."""
     literal = ctx.single_value(value) or value
-    if isinstance(literal, cst.SimpleString):
-        remaining = _without_split_size(literal)
+    token = _string_token(ctx, literal)
+    if token is not None:
+        prefix, quote, body = token
+        remaining = _without_split_size(body)
         if remaining is None:
             return None
         if remaining:
             guard = rocm_guard(ctx, literal)
             if guard is None:
                 return None
-            rocm_text = f"{literal.prefix}{literal.quote}{remaining}{literal.quote}"
+            rocm_text = f"{prefix}{quote}{remaining}{quote}"
             return ctx.fix(_FIX, keep_on_nvidia(ctx, literal, rocm_text, guard.name), *guard.edits)
         if literal is not value:
             return None  # a shared constant: only its uses know whether to skip the setting
@@ -132,43 +139,54 @@ def _fix(value: cst.BaseExpression, ctx: PythonContext) -> Fix | None:
     return gate_statement(ctx, value, _FIX)
 
 
-def _without_split_size(literal: cst.SimpleString) -> str | None:
-    """The literal's source text between its quotes with the max_split_size_mb entries removed; None
+def _string_token(ctx: PythonContext, literal: ast.AST) -> tuple[str, str, str] | None:
+    """The prefix, quote and source text between the quotes of a string literal written as one token; None
+    for anything else (an implicit concatenation too)."""
+    if not isinstance(literal, ast.Constant) or not isinstance(literal.value, (str, bytes)):
+        return None
+    text = ctx.code_of(literal)
+    first = next(tokenize.generate_tokens(io.StringIO(text).readline))
+    match = _STRING_START.match(text)
+    if first.type != tokenize.STRING or first.string != text or match is None:
+        return None  # several string tokens: an implicit concatenation
+    prefix, quote = match.group("prefix"), match.group("quote")
+    return prefix, quote, text[len(prefix) + len(quote) : len(text) - len(quote)]
+
+
+def _without_split_size(body: str) -> str | None:
+    """A literal's source text between its quotes with the max_split_size_mb entries removed; None
     when the text is not a plain comma-separated list (escapes)."""
-    body = literal.value[len(literal.prefix) + len(literal.quote) : len(literal.value) - len(literal.quote)]
     if "\\" in body:
         return None
     return ",".join(entry.strip() for entry in body.split(",") if _TOKEN not in entry and entry.strip())
 
 
-def _sets_one_variable(value: cst.BaseExpression, ctx: PythonContext) -> bool:
+def _sets_one_variable(value: ast.expr, ctx: PythonContext) -> bool:
     """The statement is one `os.environ[K] = v`, `setdefault`/`putenv` or `_set_allocator_settings` call
-    (an `update` with other variables must stay)."""
+    (an `update` with other variables must stay). A statement sharing its line (`a; b`) passes here:
+    `gate_statement` gives it no fix."""
     statement = enclosing_statement(ctx, value)
-    if statement is None or len(statement.body) != 1:
-        return False
-    small = statement.body[0]
-    if isinstance(small, cst.Assign):
-        return small.value is value
-    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-        return last_name(small.value.func) in ("setdefault", "putenv", "_set_allocator_settings")
+    if isinstance(statement, ast.Assign):
+        return statement.value is value
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        return last_name(statement.value.func) in ("setdefault", "putenv", "_set_allocator_settings")
     return False
 
 
 _FIX = "Drop max_split_size_mb from the allocator settings on ROCm"
 
 
-def _split_size_literals(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode]:
+def _split_size_literals(expr: ast.expr, ctx: PythonContext) -> list[ast.expr]:
     """The string literals (or f-string text parts) in `expr` that put `max_split_size_mb` into it. A call
     such as `conf.replace("max_split_size_mb:128", "")` that removes the key is not followed."""
     return ctx.values.trace(expr, lambda value: _split_size_step(value, ctx), _SETTINGS_TEXT)
 
 
-def _split_size_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | None:
-    if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
+def _split_size_step(expr: ast.expr, ctx: PythonContext) -> list[ast.expr] | None:
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, (str, bytes)):
         return [expr] if _TOKEN in (ctx.string_value(expr) or "") else []
-    if isinstance(expr, cst.FormattedString):
-        return [part for part in expr.parts if isinstance(part, cst.FormattedStringText) and _TOKEN in part.value]
+    if isinstance(expr, ast.JoinedStr):
+        return [part for part in expr.values if isinstance(part, ast.Constant) and _TOKEN in str(part.value)]
     return None
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import enclosing_statement, wrap_in_try
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.imports import bound_names, imported_modules, runs_at_import, top_level
+from rocmlint.python.imports import bound_names, imported_modules, module_name_range, runs_at_import, top_level
 from rocmlint.python.lexical import import_statement_pattern
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -69,26 +69,28 @@ class PynvmlImport(Rule):
     triggers = (b"pynvml", b"nvidia_smi")
     trigger_pattern = _TRIGGER_PATTERN
 
-    def visit_Import(self, node: cst.Import, ctx: PythonContext) -> None:
+    def visit_Import(self, node: ast.Import, ctx: PythonContext) -> None:
         self._check(node, ctx)
 
-    def visit_ImportFrom(self, node: cst.ImportFrom, ctx: PythonContext) -> None:
+    def visit_ImportFrom(self, node: ast.ImportFrom, ctx: PythonContext) -> None:
         self._check(node, ctx)
 
     @staticmethod
-    def _check(node: cst.Import | cst.ImportFrom, ctx: PythonContext) -> None:
+    def _check(node: ast.Import | ast.ImportFrom, ctx: PythonContext) -> None:
         for imported in imported_modules(node):
             if _is_nvml_module(imported.module) and runs_at_import(ctx, node):
-                ctx.report(imported.alias or imported.name, _message(imported.module), fix=_fix(node, ctx))
+                # `a.b as c` of an `import` is a node; the module of a `from` import is only text.
+                span = None if imported.alias is not None else module_name_range(ctx, imported)
+                ctx.report(imported.name, _message(imported.module), fix=_fix(node, ctx), span=span)
 
 
-def _fix(node: cst.Import | cst.ImportFrom, ctx: PythonContext) -> Fix | None:
+def _fix(node: ast.Import | ast.ImportFrom, ctx: PythonContext) -> Fix | None:
     """`try: <import> except ImportError: <each bound name> = None`. No fix for `from pynvml import *`
     or an `import` that also imports other modules (their ImportError must not be swallowed)."""
     names = bound_names(node)
     imports_others = not all(_is_nvml_module(imported.module) for imported in imported_modules(node))
     statement = enclosing_statement(ctx, node)
-    if not names or not all(names) or (isinstance(node, cst.Import) and imports_others) or statement is None:
+    if not names or not all(names) or (isinstance(node, ast.Import) and imports_others) or statement is None:
         return None
     unbound = [f"{name} = None" for name in dict.fromkeys(names)]
     edit = wrap_in_try(ctx, statement, "ImportError", unbound)

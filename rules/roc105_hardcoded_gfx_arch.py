@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import ast
 import re
-
-import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.flow import Use, is_tested, sets_up, value_uses
@@ -72,15 +71,13 @@ class HardcodedGfxArch(Rule):
     triggers = (b"gfx",)
 
     def __init__(self) -> None:
-        self._reported_carriers: set[cst.CSTNode] = set()  # one report per list of targets, at its first literal
+        self._reported_carriers: set[ast.AST] = set()  # one report per list of targets, at its first literal
 
-    def visit_SimpleString(self, node: cst.SimpleString, ctx: PythonContext) -> None:
-        if "gfx" in node.value:
-            self.visit_ConcatenatedString(node, ctx)
-
-    def visit_ConcatenatedString(self, node: cst.SimpleString | cst.ConcatenatedString, ctx: PythonContext) -> None:
-        if isinstance(ctx.parent(node), cst.ConcatenatedString) or is_test_file(ctx.source.path):
-            return  # the pieces of an implicit concatenation are read as one literal
+    def visit_Constant(self, node: ast.Constant, ctx: PythonContext) -> None:
+        if not _may_name_target(node.value) or isinstance(ctx.parent(node), ast.JoinedStr):
+            return  # not a string naming gfx, or the text of an f-string, which is no literal of its own
+        if is_test_file(ctx.source.path):
+            return
         text = literal_value(ctx, node)
         match = _HARDCODED.match(text) if text else None
         if text is None or match is None or in_message(ctx, node) or _module_is_arch_specific(text, ctx):
@@ -96,7 +93,14 @@ class HardcodedGfxArch(Rule):
             ctx.report(node, _message(texts or [text], ctx.options.target_archs))
 
 
-def _use(value: cst.CSTNode, ctx: PythonContext, *, is_flag: bool) -> list[Use] | None:
+def _may_name_target(value: object) -> bool:
+    """The cheap test: a string or bytes constant that spells `gfx`."""
+    if isinstance(value, str):
+        return "gfx" in value
+    return isinstance(value, bytes) and b"gfx" in value
+
+
+def _use(value: ast.AST, ctx: PythonContext, *, is_flag: bool) -> list[Use] | None:
     """What the use of `value` (the literal, its collection, a read of a name bound to it) says; None: follow
     it on. A positional argument of another function is as often a registry key (`register_kernels("gfx942")`)."""
     if in_message(ctx, value):
@@ -106,11 +110,19 @@ def _use(value: cst.CSTNode, ctx: PythonContext, *, is_flag: bool) -> list[Use] 
     if is_flag or sets_up(ctx, value, _TARGET_CONSUMERS):
         return [Use.SETS]
     parent = ctx.parent(value)
-    if isinstance(parent, cst.Return):  # one arch returned guesses the current GPU; a list is a support table
-        return [] if isinstance(value, (cst.Element, cst.List, cst.Tuple, cst.Set)) else [Use.SETS]
-    if isinstance(parent, cst.DictElement) and parent.value is value:  # {"PYTORCH_ROCM_ARCH": ...}
-        return [Use.SETS] if ctx.string_value(parent.key) in _ARCH_VARIABLES else []
+    if isinstance(parent, ast.Return):  # one arch returned guesses the current GPU; a list is a support table
+        return [] if isinstance(value, (ast.List, ast.Tuple, ast.Set)) else [Use.SETS]
+    key = _dict_key(parent, value)
+    if key is not None:  # {"PYTORCH_ROCM_ARCH": ...}
+        return [Use.SETS] if ctx.string_value(key) in _ARCH_VARIABLES else []
     return [] if ctx.semantic.is_store(value) else None
+
+
+def _dict_key(parent: ast.AST | None, value: ast.AST) -> ast.expr | None:
+    """The key `value` is the value of in the dict literal `parent` (None for `**value` or no dict)."""
+    if not isinstance(parent, ast.Dict):
+        return None
+    return next((key for key, item in zip(parent.keys, parent.values, strict=True) if item is value), None)
 
 
 def _module_is_arch_specific(text: str, ctx: PythonContext) -> bool:

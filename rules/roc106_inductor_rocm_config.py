@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import choose_on_rocm, gate_statement, rocm_guard
@@ -94,12 +94,12 @@ class InductorRocmConfig(Rule):
     )
     trigger_pattern = _TRIGGER_PATTERN
 
-    def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
+    def visit_Assign(self, node: ast.Assign, ctx: PythonContext) -> None:
         for setting in config_assignments(ctx, node, _INDUCTOR_CONFIG, _RISKY_ATTRIBUTES):
             _check_setting(setting, ctx)
         _check_environment(node, ctx)
 
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         method = last_name(node.func)
         settings: list[Setting] = []
         if method == "patch" and ctx.qualified_name(node.func) == f"{_INDUCTOR_CONFIG}.patch":
@@ -122,7 +122,7 @@ def _check_setting(setting: Setting, ctx: PythonContext) -> None:
         ctx.report(setting.site, message, gate_on=(arm,), fix=fix)
 
 
-def _check_environment(node: cst.Assign | cst.Call, ctx: PythonContext) -> None:
+def _check_environment(node: ast.Assign | ast.Call, ctx: PythonContext) -> None:
     """`os.environ["TORCHINDUCTOR_MAX_AUTOTUNE"] = "1"` and the other ways of writing it."""
     for write in environ_writes(ctx, node):
         setting = _RISKY_ENVIRONMENT.get(write.key or "")
@@ -138,10 +138,10 @@ def _check_environment(node: cst.Assign | cst.Call, ctx: PythonContext) -> None:
 _FIX = "Enable it only when not on ROCm"
 
 
-def _setting_fix(reported: cst.CSTNode, arm: cst.BaseExpression, ctx: PythonContext) -> Fix | None:
+def _setting_fix(reported: ast.AST, arm: ast.expr, ctx: PythonContext) -> Fix | None:
     """An assignment to the config attribute is gated as a statement; a `patch(...)`/`options=` entry
     keeps its place and gets `False if IS_ROCM else <value>` (the key's default is False)."""
-    if isinstance(ctx.parent(reported), (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+    if _is_assignment_target(reported, ctx):
         return gate_statement(ctx, reported, _FIX)
     guard = rocm_guard(ctx, arm)
     if guard is None:
@@ -149,8 +149,15 @@ def _setting_fix(reported: cst.CSTNode, arm: cst.BaseExpression, ctx: PythonCont
     return ctx.fix(_FIX, choose_on_rocm(ctx, arm, "False", guard.name), *guard.edits)
 
 
-def _is_update(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.Call) and last_name(node.func) == "update"
+def _is_assignment_target(node: ast.AST, ctx: PythonContext) -> bool:
+    statement = ctx.parent(node)
+    if isinstance(statement, ast.Assign):
+        return any(target is node for target in statement.targets)
+    return isinstance(statement, (ast.AugAssign, ast.AnnAssign)) and statement.target is node
+
+
+def _is_update(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and last_name(node.func) == "update"
 
 
 def _message(setting: str, why: str) -> str:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import ast
 import re
-
-import libcst as cst
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.conditions import choices_around
@@ -85,16 +84,16 @@ class Fp8Dtype(Rule):
     fix_availability = FixAvailability.UNSAFE
     triggers = (b"float8_e4m3fn", b"float8_e5m2")
 
-    def visit_Attribute(self, node: cst.Attribute, ctx: PythonContext) -> None:
-        if node.attr.value in _OCP_ATTRIBUTES:
+    def visit_Attribute(self, node: ast.Attribute, ctx: PythonContext) -> None:
+        if node.attr in _OCP_ATTRIBUTES:
             self._check(node, ctx)
 
-    def visit_Name(self, node: cst.Name, ctx: PythonContext) -> None:
+    def visit_Name(self, node: ast.Name, ctx: PythonContext) -> None:
         # `from torch import float8_e4m3fn` then a bare `float8_e4m3fn`.
-        if node.value in _OCP_ATTRIBUTES and ctx.semantic.is_reference(node):
+        if node.id in _OCP_ATTRIBUTES and ctx.semantic.is_reference(node):
             self._check(node, ctx)
 
-    def _check(self, node: cst.Attribute | cst.Name, ctx: PythonContext) -> None:
+    def _check(self, node: ast.Attribute | ast.Name, ctx: PythonContext) -> None:
         dtype = ctx.qualified_name(node)
         if dtype not in _OCP_TO_FNUZ:
             return
@@ -108,7 +107,7 @@ class Fp8Dtype(Rule):
         ctx.report(node, _message(dtype, in_finfo), fix=_fix(node, dtype, ctx))
 
 
-def _fix(node: cst.CSTNode, dtype: str, ctx: PythonContext) -> Fix | None:
+def _fix(node: ast.expr, dtype: str, ctx: PythonContext) -> Fix | None:
     """`torch.float8_e4m3fnuz if _IS_FNUZ else <orig>`, `_IS_FNUZ` defined once (ROCm on a gfx94x GPU, from device 0
     at import). Unsafe: FNUZ's range differs (max 240, not 448): scales and saturation constants need review."""
     guard = module_definition(ctx, node, _FNUZ_FLAG, _FNUZ_TEST)
@@ -125,20 +124,20 @@ def _targets_without_fnuz(ctx: PythonContext) -> bool:
     return bool(archs) and not any(arch.startswith("gfx94") for arch in archs)
 
 
-def _is_read_only_use(node: cst.CSTNode, ctx: PythonContext) -> bool:
+def _is_read_only_use(node: ast.expr, ctx: PythonContext) -> bool:
     """Comparisons, type checks, lookup tables and metadata: the dtype is matched against, not produced;
     also allow-lists, MX element dtypes and `torch.finfo(...).bits`, the same for both formats."""
     if is_inspected(ctx, node) or in_allow_list(ctx, node):
         return True
     member = outermost_collection_member(ctx, node)
-    arg, finfo = ctx.parent(member), _finfo_of(member, ctx)
-    if isinstance(arg, cst.Arg) and arg.keyword is not None and arg.keyword.value in _OCP_BY_SPEC_KEYWORDS:
+    keyword, finfo = ctx.parent(member), _finfo_of(member, ctx)
+    if isinstance(keyword, ast.keyword) and keyword.arg in _OCP_BY_SPEC_KEYWORDS:
         return True  # an MX element dtype, OCP by the MX spec
     used = ctx.parent(finfo) if finfo is not None else None
-    return isinstance(used, cst.Attribute) and used.attr.value in _PORTABLE_FINFO
+    return isinstance(used, ast.Attribute) and used.attr in _PORTABLE_FINFO
 
 
-def _selected_per_arch(node: cst.CSTNode, ctx: PythonContext) -> bool:
+def _selected_per_arch(node: ast.expr, ctx: PythonContext) -> bool:
     """A branch, conditional expression or collection around `node` that also covers the FNUZ format."""
     for choice in choices_around(ctx, node):
         if any(marker in ctx.code_of(choice).lower() for marker in _ARCH_SELECTION_MARKERS):
@@ -146,21 +145,25 @@ def _selected_per_arch(node: cst.CSTNode, ctx: PythonContext) -> bool:
     return False
 
 
-def _default_overridden_with_fnuz(node: cst.CSTNode, ctx: PythonContext) -> bool:
+def _default_overridden_with_fnuz(node: ast.expr, ctx: PythonContext) -> bool:
     """`e4m3_dtype = torch.float8_e4m3fn` as a default that the file reassigns to a fnuz dtype
     elsewhere (torchao's `Float8TypeConfig.__post_init__` sets `self.e4m3_dtype` on MI300)."""
     statement = ctx.parent(node)
-    if not ctx.contains(b"fnuz") or not isinstance(statement, (cst.Assign, cst.AnnAssign)):
+    if not ctx.contains(b"fnuz") or not isinstance(statement, (ast.Assign, ast.AnnAssign)):
         return False
+    if statement.value is not node:
+        return False  # a target or an annotation, not the assigned default
     names = [name for name in map(last_name, assignment_targets(statement)) if name]
     return any(re.search(_FNUZ_ASSIGNMENT.format(name=re.escape(name)), ctx.source.text) for name in names)
 
 
-def _finfo_of(node: cst.CSTNode, ctx: PythonContext) -> cst.Call | None:
-    """The `torch.finfo(...)` call `node` is the argument of."""
-    arg = ctx.parent(node)
-    call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
-    return call if isinstance(call, cst.Call) and ctx.qualified_name(call.func) == "torch.finfo" else None
+def _finfo_of(node: ast.AST, ctx: PythonContext) -> ast.Call | None:
+    """The `torch.finfo(...)` call `node` is the argument of (positional or keyword)."""
+    parent = ctx.parent(node)
+    call = ctx.parent(parent) if isinstance(parent, ast.keyword) else parent
+    if not isinstance(call, ast.Call) or call.func is node:
+        return None
+    return call if ctx.qualified_name(call.func) == "torch.finfo" else None
 
 
 def _message(dtype: str, in_finfo: bool) -> str:

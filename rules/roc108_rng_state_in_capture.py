@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
@@ -89,7 +89,7 @@ class RngStateInCapture(Rule):
     also_requires = (b"get_rng_state", b"set_rng_state")
     trigger_pattern = _REGIONS
 
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         if "rng_state" not in last_name(node.func):
             return
         name = ctx.qualified_name(node.func)
@@ -100,10 +100,10 @@ class RngStateInCapture(Rule):
             ctx.report(node, _message(name))
 
 
-def _in_graph_context(node: cst.CSTNode, ctx: PythonContext) -> bool:
+def _in_graph_context(node: ast.AST, ctx: PythonContext) -> bool:
     """Inside the body of `with torch.cuda.graph(...):` in the same function."""
     return any(
-        isinstance(item, cst.Call) and ctx.qualified_name(item.func) in _GRAPH_CONTEXTS
+        isinstance(item, ast.Call) and ctx.qualified_name(item.func) in _GRAPH_CONTEXTS
         for item in with_items_around(ctx, node)
     )
 

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import re
-
-import libcst as cst
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.conditions import enclosing_tests, exit_tests, test_mentions
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import leaves_quietly
-from rocmlint.python.imports import imported_modules, is_type_checking, module_path_names, top_level
+from rocmlint.python.imports import imported_modules, is_type_checking, module_name_range, module_path_names, top_level
 from rocmlint.python.lexical import import_statement_pattern
 from rocmlint.python.stand_ins import define_on_import_error
 from rocmlint.rule import Invalid, Rule, Valid
@@ -74,24 +73,25 @@ class FlashAttnNoFallback(Rule):
     triggers = (b"flash_attn",)
     trigger_pattern = _TRIGGER_PATTERN
 
-    def visit_Import(self, node: cst.Import | cst.ImportFrom, ctx: PythonContext) -> None:
+    def visit_Import(self, node: ast.Import | ast.ImportFrom, ctx: PythonContext) -> None:
         for imported in imported_modules(node):
             distribution = next((names for names in _DISTRIBUTIONS if top_level(imported.module) in names), None)
             if not distribution or distribution & set(module_path_names(ctx)) or _has_fallback(imported.name, ctx):
                 continue  # not flash-attn, a file of flash-attn itself, or one with a fallback
-            ctx.report(imported.name, _message(imported.module), fix=_fix(node, ctx))
+            span = module_name_range(ctx, imported)
+            ctx.report(imported.name, _message(imported.module), fix=_fix(node, ctx), span=span)
 
     visit_ImportFrom = visit_Import
 
 
-def _fix(node: cst.Import | cst.ImportFrom, ctx: PythonContext) -> Fix | None:
+def _fix(node: ast.Import | ast.ImportFrom, ctx: PythonContext) -> Fix | None:
     """On ImportError, define the function on PyTorch (SDPA, else eager): `flash_attn_func` only."""
-    edit = define_on_import_error(ctx, node) if isinstance(node, cst.ImportFrom) else None
+    edit = define_on_import_error(ctx, node) if isinstance(node, ast.ImportFrom) else None
     message = "Fall back to PyTorch attention (SDPA, else eager) when flash-attn is missing"
     return ctx.fix(message, edit, safe=False) if edit is not None else None
 
 
-def _has_fallback(node: cst.CSTNode, ctx: PythonContext) -> bool:
+def _has_fallback(node: ast.AST, ctx: PythonContext) -> bool:
     """Under an `if` on a flash-attention condition (either branch) or `if TYPE_CHECKING:`, or after an early
     `return` on a flash-attention condition (a `raise` is no fallback, as a re-raising `except` is none)."""
     if any(is_type_checking(ctx, t) or test_mentions(ctx, t, _FLASH_CONDITION) for t in enclosing_tests(ctx, node)):

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import ast
 import re
-
-import libcst as cst
 
 from rocmlint.diagnostics import Edit, Fix, FixAvailability, Severity
 from rocmlint.python.conditions import outermost_conditional
@@ -18,6 +17,8 @@ _DEVICE_STRING = re.compile(r"(hip|rocm)(:\d+)?")
 _DEVICE_PREFIX = re.compile(r"(hip|rocm):")
 _CUDA_STRING = re.compile(r"cuda(:\d+)?")
 _DEVICE_TYPE = re.compile(r"^(hip|rocm)")
+# A string literal's source: its prefix and opening quote, what it holds, its closing quote.
+_STRING_SOURCE = re.compile(r"([A-Za-z]*)('''|\"\"\"|'|\")(.*)\2", re.DOTALL)
 # Targets named for a device (`device`, `self.dev`, `LOCAL_DEVICE`), but not for a label about one.
 _DEVICE_HOLDER = re.compile(r"(^|_)dev($|_)|device", re.IGNORECASE)
 _LABEL_WORDS = re.compile(r"name|vendor|backend|platform|label|kind", re.IGNORECASE)
@@ -70,30 +71,30 @@ class HipDeviceString(Rule):
     triggers = (b'"hip"', b'"hip:', b"'hip'", b"'hip:", b'"rocm"', b'"rocm:', b"'rocm'", b"'rocm:")
     reports_gated = True
 
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         for value in device_arguments(ctx, node):
             literals = [lit for lit in _device_literals(value, ctx) if not _claimed_by_assignment(lit, ctx)]
             if literals:
                 ctx.report(value, _message(ctx, literals[0]), fix=_fix(literals, ctx))
 
-    def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
-        if any(_is_device_holder(target.target) for target in node.targets):
+    def visit_Assign(self, node: ast.Assign, ctx: PythonContext) -> None:
+        if any(_is_device_holder(target) for target in node.targets):
             self._check_device_choice(node.value, ctx)
 
-    def visit_AnnAssign(self, node: cst.AnnAssign, ctx: PythonContext) -> None:
+    def visit_AnnAssign(self, node: ast.AnnAssign, ctx: PythonContext) -> None:
         if node.value is not None and _is_device_holder(node.target):
             self._check_device_choice(node.value, ctx)
 
-    def visit_Comparison(self, node: cst.Comparison, ctx: PythonContext) -> None:
-        if len(node.comparisons) != 1:
+    def visit_Compare(self, node: ast.Compare, ctx: PythonContext) -> None:
+        if len(node.ops) != 1:
             return
-        target = node.comparisons[0]
-        if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+        operator, comparator = node.ops[0], node.comparators[0]
+        if not isinstance(operator, (ast.Eq, ast.NotEq)):
             return
-        for literal, other in ((target.comparator, node.left), (node.left, target.comparator)):
-            value = ctx.string_value(literal) if isinstance(literal, cst.SimpleString) else None
+        for literal, other in ((comparator, node.left), (node.left, comparator)):
+            value = literal.value if isinstance(literal, ast.Constant) and isinstance(literal.value, str) else None
             if value is not None and _DEVICE_STRING.fullmatch(value) and _is_device_type(other, ctx):
-                outcome = "false" if isinstance(target.operator, cst.Equal) else "true"
+                outcome = "false" if isinstance(operator, ast.Eq) else "true"
                 ctx.report(
                     literal,
                     f'a device\'s .type is "cuda" on ROCm, never "{value}", so this comparison is always '
@@ -101,14 +102,14 @@ class HipDeviceString(Rule):
                 )
 
     @staticmethod
-    def _check_device_choice(value: cst.BaseExpression, ctx: PythonContext) -> None:
+    def _check_device_choice(value: ast.expr, ctx: PythonContext) -> None:
         if not _chooses_hip_or_cuda(value, ctx):
             return
         for literal in _device_literals(value, ctx, follow_names=False):
             ctx.report(literal, _message(ctx, literal), fix=_fix([literal], ctx))
 
 
-def _fix(literals: list[cst.BaseExpression], ctx: PythonContext) -> Fix | None:
+def _fix(literals: list[ast.expr], ctx: PythonContext) -> Fix | None:
     """`"cuda"` for each literal, only when every one of them sits in code that never runs on NVIDIA
     (elsewhere the string may mean something to NVIDIA code, so the change would need review)."""
     if not all(ctx.is_nvidia_gated(literal) for literal in literals):
@@ -119,27 +120,29 @@ def _fix(literals: list[cst.BaseExpression], ctx: PythonContext) -> Fix | None:
     return ctx.fix('Use the "cuda" device type (ROCm builds of PyTorch reuse it)', *(e for e in edits if e is not None))
 
 
-def _cuda_literal(literal: cst.BaseExpression, ctx: PythonContext) -> Edit | None:
+def _cuda_literal(literal: ast.expr, ctx: PythonContext) -> Edit | None:
     """The edit turning `"hip"`/`"rocm:0"`/`f"hip:{i}"`/`"hip:" + ...`'s device type into `cuda`."""
-    if isinstance(literal, cst.FormattedString):
-        part = literal.parts[0] if literal.parts else None
-        if not isinstance(part, cst.FormattedStringText):
+    written = _STRING_SOURCE.fullmatch(ctx.code_of(literal))
+    if written is None:
+        return None  # pieces written with different quotes: leave them to the user
+    prefix, quote, body = written.groups()
+    if isinstance(literal, ast.JoinedStr):
+        device_type = _DEVICE_TYPE.match(body)
+        if device_type is None:
             return None
-        return ctx.replace(part, _DEVICE_TYPE.sub("cuda", part.value, count=1))
-    if not isinstance(literal, cst.SimpleString):
-        return None
-    quote, prefix, body = literal.quote, literal.prefix, literal.raw_value
+        # Only the device type at the start of the f-string's text changes; its fields stay as written.
+        opening = ctx.code_range(literal).start
+        start = ctx.source.byte_offset(opening.line, opening.column + len(prefix) + len(quote))
+        return ctx.source.edit(start, start + device_type.end(), "cuda")  # `hip`/`rocm`: ASCII, a byte each
     if not (_DEVICE_STRING.fullmatch(body) or _DEVICE_PREFIX.fullmatch(body)):
         return None  # escapes or other characters: leave it to the user
     return ctx.replace(literal, f"{prefix}{quote}{_DEVICE_TYPE.sub('cuda', body, count=1)}{quote}")
 
 
-def _device_literals(
-    expr: cst.BaseExpression, ctx: PythonContext, follow_names: bool = True
-) -> list[cst.BaseExpression]:
+def _device_literals(expr: ast.expr, ctx: PythonContext, follow_names: bool = True) -> list[ast.expr]:
     """The HIP device-string literals `expr` may evaluate to (names assigned once, both arms of a
     conditional expression, f-strings and `+`/`%` built from a `"hip:"` prefix)."""
-    found: list[cst.BaseExpression] = []
+    found: list[ast.expr] = []
     for arm in ctx.values.arms(expr, follow_names=follow_names):
         literal = _hip_device_literal(arm, ctx)
         if literal is not None:
@@ -147,28 +150,28 @@ def _device_literals(
     return found
 
 
-def _hip_device_literal(value: cst.BaseExpression, ctx: PythonContext) -> cst.BaseExpression | None:
+def _hip_device_literal(value: ast.expr, ctx: PythonContext) -> ast.expr | None:
     """The literal that makes `value` a HIP device string: itself, or the `"hip:"` it is built from."""
-    if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
+    if isinstance(value, ast.Constant):
         string = ctx.string_value(value)
         return value if string is not None and _DEVICE_STRING.fullmatch(string) else None
-    if isinstance(value, cst.FormattedString):
+    if isinstance(value, ast.JoinedStr):
         return value if _DEVICE_PREFIX.match(fstring_prefix(value)) else None
-    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, (cst.Add, cst.Modulo)):
-        left = ctx.string_value(value.left) if isinstance(value.left, cst.SimpleString) else None
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mod)):
+        left = ctx.string_value(value.left) if isinstance(value.left, ast.Constant) else None
         return value.left if left is not None and _DEVICE_PREFIX.match(left) else None
     return None
 
 
-def _is_device_holder(target: cst.BaseExpression) -> bool:
+def _is_device_holder(target: ast.expr) -> bool:
     """`device`, `self.device`, `DEVICE`, `dev`, `local_device`: a target named for a device."""
     name = last_name(target)
     return bool(_DEVICE_HOLDER.search(name)) and not _LABEL_WORDS.search(name)
 
 
-def _chooses_hip_or_cuda(value: cst.CSTNode, ctx: PythonContext) -> bool:
+def _chooses_hip_or_cuda(value: ast.AST, ctx: PythonContext) -> bool:
     """A conditional expression with a HIP device string in one arm and a CUDA one in another."""
-    if not isinstance(value, cst.IfExp):
+    if not isinstance(value, ast.IfExp):
         return False
     strings = [ctx.string_value(arm) for arm in ctx.values.arms(value, follow_names=False)]
     return any(s is not None and _CUDA_STRING.fullmatch(s) for s in strings) and any(
@@ -176,28 +179,28 @@ def _chooses_hip_or_cuda(value: cst.CSTNode, ctx: PythonContext) -> bool:
     )
 
 
-def _claimed_by_assignment(literal: cst.CSTNode, ctx: PythonContext) -> bool:
+def _claimed_by_assignment(literal: ast.expr, ctx: PythonContext) -> bool:
     """The literal is an arm of a `device = "hip" if ... else "cuda"` choice, reported where it is assigned."""
     choice = outermost_conditional(ctx, literal)
     if choice is None or not _chooses_hip_or_cuda(choice, ctx):
         return False
     parent = ctx.parent(choice)
-    if isinstance(parent, cst.Assign):
-        return any(_is_device_holder(target.target) for target in parent.targets)
-    return isinstance(parent, cst.AnnAssign) and _is_device_holder(parent.target)
+    if isinstance(parent, ast.Assign):
+        return any(_is_device_holder(target) for target in parent.targets)
+    return isinstance(parent, ast.AnnAssign) and _is_device_holder(parent.target)
 
 
-def _is_device_type(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
+def _is_device_type(expr: ast.expr, ctx: PythonContext) -> bool:
     """`x.device.type`, `device.type`, `torch.device(...).type`."""
-    if not isinstance(expr, cst.Attribute) or expr.attr.value != "type":
+    if not isinstance(expr, ast.Attribute) or expr.attr != "type":
         return False
     owner = expr.value
-    if isinstance(owner, cst.Call):
+    if isinstance(owner, ast.Call):
         return ctx.qualified_name(owner.func) == "torch.device"
     return _is_device_holder(owner)
 
 
-def _message(ctx: PythonContext, literal: cst.BaseExpression) -> str:
+def _message(ctx: PythonContext, literal: ast.expr) -> str:
     where = " (this branch only runs on ROCm)" if ctx.is_nvidia_gated(literal) else ""
     return (
         f"{ctx.code_of(literal)} is not a valid torch device{where}: PyTorch on ROCm addresses AMD GPUs with the "

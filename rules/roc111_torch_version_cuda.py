@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import ast
 import re
-
-import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.conditions import decided_test
@@ -14,7 +13,7 @@ from rocmlint.rule import Invalid, Rule, Valid
 TORCH_VERSION_CUDA = "torch.version.cuda"
 # Calls that parse a version string (`packaging.version.parse`, `Version`, `LooseVersion`, ...).
 _PARSERS = frozenset({"int", "float", "parse_version", "Version", "LooseVersion", "StrictVersion", "TorchVersion"})
-_ORDERING = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+_ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 # The "no GPU" side of a device choice: a "cpu" device string, or an error saying no GPU was found.
 _NO_GPU_ERROR = re.compile(
     r"\bgpu\b|no (?:cuda|gpu|accelerator)|(?:cuda|gpu)\b[^\"']*\bnot (?:available|found|detected)", re.IGNORECASE
@@ -67,19 +66,17 @@ class TorchVersionCuda(Rule):
     fix_availability = FixAvailability.NONE
     triggers = (b"version.cuda", b"torch.version import")
 
-    def visit_Attribute(self, node: cst.Attribute, ctx: PythonContext) -> None:
-        if node.attr.value == "cuda":
+    def visit_Attribute(self, node: ast.Attribute, ctx: PythonContext) -> None:
+        if node.attr == "cuda":
             self._check(node, ctx)
 
-    def visit_Name(self, node: cst.Name, ctx: PythonContext) -> None:
+    def visit_Name(self, node: ast.Name, ctx: PythonContext) -> None:
         # A name bound once to `torch.version.cuda` (`cuda_version = torch.version.cuda`, or
         # `from torch.version import cuda`).
-        parent = ctx.parent(node)
-        if not (isinstance(parent, cst.Attribute) and parent.attr is node):
-            self._check(node, ctx)
+        self._check(node, ctx)
 
     @staticmethod
-    def _check(node: cst.Attribute | cst.Name, ctx: PythonContext) -> None:
+    def _check(node: ast.Attribute | ast.Name, ctx: PythonContext) -> None:
         # Positions first (they only look at parents), the qualified name only for candidates.
         how = _parsed(node, ctx.parent(node), ctx)
         test = decided_test(ctx, node) if how is None else None
@@ -93,70 +90,73 @@ class TorchVersionCuda(Rule):
                 ctx.report(node, _gpu_test_message(_subject(node, ctx), "None" if is_version else "false", test))
 
 
-def _parsed(node: cst.CSTNode, parent: cst.CSTNode | None, ctx: PythonContext) -> str | None:
+def _parsed(node: ast.expr, parent: ast.AST | None, ctx: PythonContext) -> str | None:
     """How `node` is parsed as a version string (None when it is not)."""
-    if isinstance(parent, cst.Attribute) and parent.value is node:
-        return f"`.{parent.attr.value}` on it"
-    if isinstance(parent, cst.Subscript) and parent.value is node:
+    if isinstance(parent, ast.Attribute) and parent.value is node:
+        return f"`.{parent.attr}` on it"
+    if isinstance(parent, ast.Subscript) and parent.value is node:
         return "subscripting it"
-    if isinstance(parent, cst.BinaryOperation):
+    if isinstance(parent, ast.BinOp):
         return "string arithmetic with it"
-    if isinstance(parent, cst.ComparisonTarget):
-        return _compared(parent, node, ctx)
-    if isinstance(parent, cst.Comparison) and parent.left is node and len(parent.comparisons) == 1:
-        operator = parent.comparisons[0].operator
-        return "ordering it against a version" if isinstance(operator, _ORDERING) else None
-    if isinstance(parent, cst.Arg) and parent.value is node and not parent.keyword:
-        call = ctx.parent(parent)
-        if isinstance(call, cst.Call):
-            name = ctx.qualified_name(call.func) or ""
-            if name.rsplit(".", 1)[-1] in _PARSERS or name.endswith("version.parse"):
-                return f"`{name}()` of it"
+    if isinstance(parent, ast.Compare):
+        return _compared(parent, node)
+    if isinstance(parent, ast.Call) and any(argument is node for argument in parent.args):
+        name = ctx.qualified_name(parent.func) or ""
+        if name.rsplit(".", 1)[-1] in _PARSERS or name.endswith("version.parse"):
+            return f"`{name}()` of it"
     return None
 
 
-def _compared(target: cst.ComparisonTarget, node: cst.CSTNode, ctx: PythonContext) -> str | None:
-    comparison = ctx.parent(target)
-    if not isinstance(comparison, cst.Comparison) or len(comparison.comparisons) != 1:
+def _compared(comparison: ast.Compare, node: ast.expr) -> str | None:
+    if len(comparison.ops) != 1:
         return None
-    if isinstance(target.operator, _ORDERING):
+    operator = comparison.ops[0]
+    if isinstance(operator, _ORDERING):
         return "ordering it against a version"
-    if isinstance(target.operator, (cst.In, cst.NotIn)):
+    if comparison.left is not node and isinstance(operator, (ast.In, ast.NotIn)):
         return "an `in` test on it"  # `"12" in torch.version.cuda` iterates None
     return None
 
 
-def _is_flag_from_version(node: cst.CSTNode, ctx: PythonContext) -> bool:
+def _is_flag_from_version(node: ast.expr, ctx: PythonContext) -> bool:
     """A name assigned once from a test of torch.version.cuda (`use_cuda = torch.version.cuda is not None`)."""
-    if not isinstance(node, cst.Name):
+    if not isinstance(node, ast.Name):
         return False
     value = ctx.single_value(node)
     if value is None or value is node:
         return False
     return any(
-        isinstance(part, cst.Attribute) and ctx.qualified_name(part) == TORCH_VERSION_CUDA
+        isinstance(part, ast.Attribute) and ctx.qualified_name(part) == TORCH_VERSION_CUDA
         for part in ctx.semantic.descendants(value)
     )
 
 
-def _falls_back_to_cpu(test: cst.If | cst.IfExp | cst.Assert, ctx: PythonContext) -> bool:
+def _falls_back_to_cpu(test: ast.If | ast.IfExp | ast.Assert, ctx: PythonContext) -> bool:
     """On ROCm the test is false (or true for `not torch.version.cuda`) and that side picks the CPU."""
     on_rocm = ctx.vendor_test(test.test).rocm
-    if isinstance(test, cst.Assert):
+    if isinstance(test, ast.Assert):
         return on_rocm is False
     if on_rocm is None:
         return False
     rocm_side = test.body if on_rocm else test.orelse
-    return rocm_side is not None and _picks_cpu(rocm_side, ctx)
+    # An `if` statement's branch is a list of statements, a conditional expression's one expression.
+    return any(_picks_cpu(part, ctx) for part in (rocm_side if isinstance(rocm_side, list) else [rocm_side]))
 
 
-def _picks_cpu(branch: cst.CSTNode, ctx: PythonContext) -> bool:
+def _picks_cpu(branch: ast.AST, ctx: PythonContext) -> bool:
     for part in ctx.semantic.descendants(branch):
-        if isinstance(part, cst.SimpleString) and (ctx.string_value(part) or "").lower() == "cpu":
+        if _is_cpu_string(part, ctx):
             return True
-        if isinstance(part, cst.Raise) and _is_no_gpu_error(ctx.code_of(part)):
+        if isinstance(part, ast.Raise) and _is_no_gpu_error(ctx.code_of(part)):
             return True
     return False
+
+
+def _is_cpu_string(node: ast.AST, ctx: PythonContext) -> bool:
+    """A `"cpu"` string literal (an f-string's constant text is no literal of its own)."""
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        return False
+    return node.value.lower() == "cpu" and not isinstance(ctx.parent(node), ast.JoinedStr)
 
 
 def _is_no_gpu_error(code: str) -> bool:
@@ -164,7 +164,7 @@ def _is_no_gpu_error(code: str) -> bool:
     return bool(_NO_GPU_ERROR.search(code)) and "nvidia" not in code.lower()
 
 
-def _subject(node: cst.CSTNode, ctx: PythonContext) -> str:
+def _subject(node: ast.expr, ctx: PythonContext) -> str:
     """How the message names the value: `torch.version.cuda`, or `cuda_version (torch.version.cuda)`."""
     code = ctx.code_of(node)
     return code if code == TORCH_VERSION_CUDA else f"{code} (from {TORCH_VERSION_CUDA})"
@@ -177,8 +177,8 @@ def _parse_message(subject: str, how: str) -> str:
     )
 
 
-def _gpu_test_message(subject: str, value_on_rocm: str, test: cst.If | cst.IfExp | cst.Assert) -> str:
-    if isinstance(test, cst.Assert):
+def _gpu_test_message(subject: str, value_on_rocm: str, test: ast.If | ast.IfExp | ast.Assert) -> str:
+    if isinstance(test, ast.Assert):
         return (
             f"{subject} is {value_on_rocm} on ROCm builds, so this assert fails on AMD GPUs; accept "
             "torch.version.hip too, or test torch.cuda.is_available()"

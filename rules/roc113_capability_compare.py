@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.capability import CAPABILITY_HELPERS, capability_reads, threshold_major
@@ -13,7 +13,7 @@ from rocmlint.python.idioms import is_none, last_name, only_displayed
 from rocmlint.python.lexical import value_word_pattern
 from rocmlint.rule import Invalid, Rule, Valid
 
-_ORDERINGS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual, cst.Equal, cst.NotEqual)
+_ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 # Where the rule could report or read: each read and helper is named by its identifier in the call or in the
 # import or assignment aliasing it (`device_capability` alone is a variable, reached through its assignment);
 # a helper not under an attribute (`.return_value`), a read only as a value or under `.major`/`.minor`/`.to_int()`.
@@ -84,9 +84,9 @@ class CapabilityCompare(Rule):
     trigger_pattern = f"{_HELPER_PATTERN}|{_READ_PATTERN}"
 
     def __init__(self) -> None:
-        self._reported_conditions: set[cst.CSTNode] = set()
+        self._reported_conditions: set[ast.AST] = set()
 
-    def visit_Comparison(self, node: cst.Comparison, ctx: PythonContext) -> None:
+    def visit_Compare(self, node: ast.Compare, ctx: PythonContext) -> None:
         for left, operator, right in ctx.semantic.comparison_pairs(node):
             if not isinstance(operator, _ORDERINGS):
                 continue
@@ -101,7 +101,7 @@ class CapabilityCompare(Rule):
             self._report_once(node, tuple(left_sources or right_sources), ctx)
             return
 
-    def _report_once(self, node: cst.Comparison, sources: tuple[cst.CSTNode, ...], ctx: PythonContext) -> None:
+    def _report_once(self, node: ast.Compare, sources: tuple[ast.AST, ...], ctx: PythonContext) -> None:
         """One diagnostic per condition: `major > 8 or (major == 8 and minor >= 9)` is one check."""
         if any(ctx.is_rocm_gated(part) for part in (node, *sources)) or only_displayed(ctx, node):
             return
@@ -111,11 +111,11 @@ class CapabilityCompare(Rule):
         self._reported_conditions.add(condition)
         ctx.report(node, _COMPARISON_MESSAGE, gate_on=sources, fix=gate_condition(ctx, condition, _FIX))
 
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         func = node.func
-        if last_name(func) not in CAPABILITY_HELPERS or not node.args:
+        if last_name(func) not in CAPABILITY_HELPERS or not (node.args or node.keywords):
             return
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
             return  # the platform class's own implementation
         if ctx.semantic.local_function(func) is not None:
             return  # a helper defined in this file: its body's comparison is checked (and fixed) there

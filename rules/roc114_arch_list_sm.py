@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.conditions import whole_condition
@@ -16,8 +16,8 @@ from rocmlint.rule import Invalid, Rule, Valid
 _ARCH_LIST_CALLS = frozenset({"torch.cuda.get_arch_list"})
 _NVIDIA_PREFIXES = ("sm_", "compute_")
 # Calls that keep the arch names: `list(...)`, `" ".join(...)`, `str(...)`.
-_MEMBERSHIP = (cst.In, cst.NotIn)
-_EQUALITY = (cst.Equal, cst.NotEqual)
+_MEMBERSHIP = (ast.In, ast.NotIn)
+_EQUALITY = (ast.Eq, ast.NotEq)
 # An element (`for arch in ...`, `[0]`), a join or a copy of the arch list is searched like the list itself.
 _ARCH_LIST_VALUES = Follow(names=Names.AGREEING, subscripts=True, joins=True, loops=True, conversions=True)
 
@@ -64,7 +64,7 @@ class ArchListSm(Rule):
     fix_availability = FixAvailability.SAFE
     triggers = (b"get_arch_list",)
 
-    def visit_Comparison(self, node: cst.Comparison, ctx: PythonContext) -> None:
+    def visit_Compare(self, node: ast.Compare, ctx: PythonContext) -> None:
         for left, operator, right in ctx.semantic.comparison_pairs(node):
             if isinstance(operator, _MEMBERSHIP):
                 pairs = [(left, right)]
@@ -76,10 +76,10 @@ class ArchListSm(Rule):
                 if _report(node, _nvidia_targets(needle, ctx), _arch_list_sources(haystack, ctx), ctx):
                     return
 
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "startswith" and node.args:
-            prefixes = _nvidia_targets(node.args[0].value, ctx)
+        if isinstance(func, ast.Attribute) and func.attr == "startswith" and node.args:
+            prefixes = _nvidia_targets(node.args[0], ctx)
             _report(node, prefixes, _arch_list_sources(func.value, ctx), ctx)
             return
         pattern, subject = regex_operands(ctx, node)
@@ -90,7 +90,7 @@ class ArchListSm(Rule):
 
 
 def _report(
-    node: cst.CSTNode, targets: list[cst.CSTNode], sources: list[cst.CSTNode], ctx: PythonContext, fixable: bool = True
+    node: ast.expr, targets: list[ast.expr], sources: list[ast.expr], ctx: PythonContext, fixable: bool = True
 ) -> bool:
     """Report `node` when an NVIDIA target string meets the arch list; True when the pair was found."""
     if not targets or not sources:
@@ -105,35 +105,35 @@ _FIX = "Search the arch list for sm_ targets only when not on ROCm"
 
 
 # --- the arch list and NVIDIA target strings ---------------------------------------------------------
-def _arch_list_sources(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode]:
+def _arch_list_sources(expr: ast.expr, ctx: PythonContext) -> list[ast.expr]:
     """The `get_arch_list()` calls `expr` is the result of, an element of, or a join of; a name counts when
     every assignment is the arch list (or a literal default such as `[]`)."""
     return ctx.values.trace(expr, lambda value: _arch_list_step(value, ctx), _ARCH_LIST_VALUES)
 
 
-def _arch_list_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | None:
-    if not isinstance(expr, cst.Call) or ctx.qualified_name(expr.func) not in _ARCH_LIST_CALLS:
+def _arch_list_step(expr: ast.expr, ctx: PythonContext) -> list[ast.expr] | None:
+    if not isinstance(expr, ast.Call) or ctx.qualified_name(expr.func) not in _ARCH_LIST_CALLS:
         return None
     return [expr]
 
 
-def _nvidia_targets(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode]:
+def _nvidia_targets(expr: ast.expr, ctx: PythonContext) -> list[ast.expr]:
     """Literals `expr` may be that name an NVIDIA target: `"sm_90"`, `f"sm_{major}{minor}"`,
     `"compute_" + cc`, or a tuple of prefixes for `startswith`."""
     return ctx.values.trace(expr, lambda value: _target_step(value, ctx), Follow(elements=True))
 
 
-def _target_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | Through | None:
-    if isinstance(expr, cst.FormattedString):
+def _target_step(expr: ast.expr, ctx: PythonContext) -> list[ast.expr] | Through | None:
+    if isinstance(expr, ast.JoinedStr):
         return [expr] if fstring_prefix(expr).startswith(_NVIDIA_PREFIXES) else []
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
         return Through((expr.left,))
-    if not isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
+    if not (isinstance(expr, ast.Constant) and isinstance(expr.value, (str, bytes))):
         return None
     return [expr] if (ctx.string_value(expr) or "").startswith(_NVIDIA_PREFIXES) else []
 
 
-def _nvidia_regexes(pattern: cst.CSTNode, ctx: PythonContext) -> list[cst.CSTNode]:
+def _nvidia_regexes(pattern: ast.expr, ctx: PythonContext) -> list[ast.expr]:
     sources = ctx.values.string_sources(pattern)
     return [literal for string, literal in sources if any(prefix in string for prefix in _NVIDIA_PREFIXES)]
 

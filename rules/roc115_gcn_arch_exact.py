@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import ast
 import re
-
-import libcst as cst
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
@@ -13,8 +12,8 @@ from rocmlint.python.values import Follow
 from rocmlint.rule import Invalid, Rule, Valid
 
 _ATTRIBUTE = "gcnArchName"
-_EQUALITY = (cst.Equal, cst.NotEqual)
-_MEMBERSHIP = (cst.In, cst.NotIn)
+_EQUALITY = (ast.Eq, ast.NotEq)
+_MEMBERSHIP = (ast.In, ast.NotIn)
 # A conditional is no arch name: `.split(":")[0]` appended to it would bind to its last arm only.
 _NO_ARMS = Follow(arms=False)
 # Targets that support xnack or sramecc, so gcnArchName has a `:feature` suffix (LLVM AMDGPU processor
@@ -72,7 +71,7 @@ class GcnArchExact(Rule):
     # The hazard is ROCm code itself: a comparison under `if torch.version.hip:` is still wrong.
     reports_gated = True
 
-    def visit_Comparison(self, node: cst.Comparison, ctx: PythonContext) -> None:
+    def visit_Compare(self, node: ast.Compare, ctx: PythonContext) -> None:
         for left, operator, right in ctx.semantic.comparison_pairs(node):
             if isinstance(operator, _EQUALITY):
                 for arch, other in ((left, right), (right, left)):
@@ -85,51 +84,55 @@ class GcnArchExact(Rule):
                     _report(left, _MEMBERSHIP_MESSAGE, ctx)
                     return
 
-    def visit_Subscript(self, node: cst.Subscript, ctx: PythonContext) -> None:
+    def visit_Subscript(self, node: ast.Subscript, ctx: PythonContext) -> None:
         key = subscript_key(node)
         # `cache[arch] = x` / `del cache[arch]` write with the same full name they later read: consistent.
         if key is None or ctx.semantic.is_store(node) or not _is_arch_name(key, ctx):
             return
         _report(key, _KEY_MESSAGE, ctx)
 
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         func = node.func
-        if not isinstance(func, cst.Attribute) or func.attr.value != "get" or not node.args:
+        if not isinstance(func, ast.Attribute) or func.attr != "get" or not node.args:
             return
-        key = node.args[0].value
-        if node.args[0].keyword is None and not node.args[0].star and _is_arch_name(key, ctx):
+        key = node.args[0]
+        if not isinstance(key, ast.Starred) and _is_arch_name(key, ctx):
             _report(key, _KEY_MESSAGE, ctx)
 
 
-def _report(node: cst.CSTNode, message: str, ctx: PythonContext) -> None:
+def _report(node: ast.expr, message: str, ctx: PythonContext) -> None:
     # Code that cannot run on ROCm never sees a real gcnArchName.
     if ctx.branch(node).on_rocm is False:
         return
     ctx.report(node, message, fix=_fix(node, ctx))
 
 
-def _fix(node: cst.CSTNode, ctx: PythonContext) -> Fix | None:
+def _fix(node: ast.expr, ctx: PythonContext) -> Fix | None:
     """`<arch>.split(":")[0]`. On NVIDIA the name has no `:` (or is ""), so the split returns it unchanged;
     a `getattr(..., "gcnArchName", None)` default would make the split raise, so it gets no fix."""
-    if isinstance(node, cst.Call) and len(node.args) > 2 and not isinstance(node.args[2].value, cst.SimpleString):
+    if isinstance(node, ast.Call) and len(node.args) > 2 and not _is_string_literal(node.args[2]):
         return None
     return ctx.fix('Compare the bare gfx name: `.split(":")[0]`', ctx.insert_after(node, '.split(":")[0]'))
 
 
-def _is_arch_name(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
+def _is_arch_name(expr: ast.expr, ctx: PythonContext) -> bool:
     """`x.gcnArchName`, `getattr(x, "gcnArchName", ...)`, or a name assigned exactly once from one (so
     `arch = props.gcnArchName; arch = arch.split(":")[0]` is normalised)."""
     return bool(ctx.values.trace(expr, lambda value: _arch_name_step(value, ctx), _NO_ARMS))
 
 
-def _arch_name_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | None:
-    if isinstance(expr, cst.Attribute):
-        return [expr] if expr.attr.value == _ATTRIBUTE else []
-    if not isinstance(expr, cst.Call):
+def _arch_name_step(expr: ast.expr, ctx: PythonContext) -> list[ast.expr] | None:
+    if isinstance(expr, ast.Attribute):
+        return [expr] if expr.attr == _ATTRIBUTE else []
+    if not isinstance(expr, ast.Call):
         return None
     if ctx.qualified_name(expr.func) != "getattr" or len(expr.args) < 2:
         return []
-    return [expr] if ctx.string_value(expr.args[1].value) == _ATTRIBUTE else []
+    return [expr] if ctx.string_value(expr.args[1]) == _ATTRIBUTE else []
+
+
+def _is_string_literal(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and isinstance(expr.value, (str, bytes))
 
 
 def _is_bare_gfx(string: str) -> bool:
@@ -139,11 +142,11 @@ def _is_bare_gfx(string: str) -> bool:
     return _FEATURED_TARGET.match(string) is not None and ":" not in string
 
 
-def _bare_gfx_strings(expr: cst.CSTNode, ctx: PythonContext) -> bool:
+def _bare_gfx_strings(expr: ast.expr, ctx: PythonContext) -> bool:
     return any(_is_bare_gfx(string) for string, _ in ctx.values.string_sources(expr))
 
 
-def _collection_has_bare_gfx(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
+def _collection_has_bare_gfx(expr: ast.expr, ctx: PythonContext) -> bool:
     """A tuple/list/set literal with a bare gfx element, a dict literal with a bare gfx key, or
     `frozenset({...})` of one; names assigned once are followed."""
     return any(_bare_gfx_strings(element, ctx) for element in ctx.values.collection_elements(expr))

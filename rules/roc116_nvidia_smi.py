@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.commands import command_of, copes_with_missing_program, program_name, split_command
@@ -61,7 +61,7 @@ class NvidiaSmi(Rule):
     fix_availability = FixAvailability.NONE
     triggers = (b"nvidia-smi",)
 
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         command = command_of(ctx, node)
         if command is None:
             return
@@ -76,28 +76,28 @@ class NvidiaSmi(Rule):
 
 
 # --- is the command nvidia-smi? ------------------------------------------------------------------------
-def _program_literals(expr: cst.BaseExpression, ctx: PythonContext, alone: bool) -> list[cst.CSTNode]:
+def _program_literals(expr: ast.expr, ctx: PythonContext, alone: bool) -> list[ast.expr]:
     """The literals that make `expr` run nvidia-smi: an argv list's first element, a command string's
     first word (the whole string when `alone`), through every assignment of a name."""
     return ctx.values.trace(expr, lambda value: _program_step(value, ctx, alone), _ALL_ASSIGNMENTS)
 
 
-def _program_step(expr: cst.BaseExpression, ctx: PythonContext, alone: bool) -> list[cst.CSTNode] | None:
-    if isinstance(expr, (cst.List, cst.Tuple)):
-        first = expr.elements[0] if expr.elements else None
-        if first is None or isinstance(first, cst.StarredElement):
+def _program_step(expr: ast.expr, ctx: PythonContext, alone: bool) -> list[ast.expr] | None:
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        first = expr.elts[0] if expr.elts else None
+        if first is None or isinstance(first, ast.Starred):
             return []
-        return _program_literals(first.value, ctx, True)
-    if isinstance(expr, cst.Name):
+        return _program_literals(first, ctx, True)
+    if isinstance(expr, ast.Name):
         # `SMI = ["nvidia-smi"]` then `if IS_ROCM: SMI = ["amd-smi", ...]`: ROCm gets its own command.
-        binding = ctx.semantic.lookup(expr.value, expr)
+        binding = ctx.semantic.lookup(expr.id, expr)
         return [] if binding is not None and any(ctx.is_nvidia_gated(v) for v in binding.values) else None
-    if isinstance(expr, cst.Call):
+    if isinstance(expr, ast.Call):
         split_string = split_command(ctx, expr)
         return _program_literals(split_string, ctx, False) if split_string is not None else []
-    if isinstance(expr, cst.FormattedString):
+    if isinstance(expr, ast.JoinedStr):
         return [expr] if _names_nvidia_smi(fstring_prefix(expr), alone=False) else []
-    if not isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
+    if not (isinstance(expr, ast.Constant) and isinstance(expr.value, (str, bytes))):
         return None
     string = ctx.string_value(expr)
     return [expr] if string is not None and _names_nvidia_smi(string, alone) else []

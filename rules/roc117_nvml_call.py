@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import ast
 import re
-
-import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
@@ -72,7 +71,7 @@ class NvmlCall(Rule):
     fix_availability = FixAvailability.NONE
     triggers = (b"nvml", b"nvidia_smi", b"nvidia-ml")
 
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         name = ctx.qualified_name(node.func)
         if name is None:
             return

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
@@ -73,12 +73,12 @@ class DistBackend(Rule):
     also_requires = tuple(name.encode() for name in _UNSUPPORTED)  # every flagged backend is spelled in the file
     trigger_pattern = _TRIGGER_PATTERN
 
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         for site, value in backend_arguments(ctx, node):
             _check_backend(site, value, ctx)
 
 
-def _check_backend(argument: cst.CSTNode, value: cst.BaseExpression, ctx: PythonContext) -> None:
+def _check_backend(argument: ast.AST, value: ast.expr, ctx: PythonContext) -> None:
     """Report each unsupported backend `value` may name (through names assigned once and both arms of
     conditional expressions), gated on the arm that names it."""
     for arm in ctx.values.arms(value):

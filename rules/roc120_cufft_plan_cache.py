@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.fixes import gate_statement
@@ -58,28 +58,32 @@ class CufftPlanCache(Rule):
     fix_availability = FixAvailability.SAFE
     triggers = (b"cufft_plan_cache",)
 
-    def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
+    def visit_Assign(self, node: ast.Assign, ctx: PythonContext) -> None:
         for target in node.targets:
-            self._check_target(target.target, ctx)
+            self._check_target(target, ctx)
 
-    def visit_AugAssign(self, node: cst.AugAssign, ctx: PythonContext) -> None:
+    def visit_AugAssign(self, node: ast.AugAssign, ctx: PythonContext) -> None:
         self._check_target(node.target, ctx)
 
-    def visit_AnnAssign(self, node: cst.AnnAssign, ctx: PythonContext) -> None:
+    def visit_AnnAssign(self, node: ast.AnnAssign, ctx: PythonContext) -> None:
         if node.value is not None:
             self._check_target(node.target, ctx)
 
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         """`setattr(torch.backends.cuda.cufft_plan_cache, "max_size", 32)`."""
-        if not isinstance(node.func, cst.Name) or node.func.value != "setattr" or len(node.args) != 3:
+        if not isinstance(node.func, ast.Name) or node.func.id != "setattr":
             return
-        owner, attribute = node.args[0].value, node.args[1].value
+        arguments = [arg.value if isinstance(arg, ast.Starred) else arg for arg in node.args]
+        arguments += [keyword.value for keyword in node.keywords]
+        if len(arguments) != 3:
+            return
+        owner, attribute = arguments[0], arguments[1]
         if ctx.string_value(attribute) == "max_size" and _is_plan_cache(owner, ctx):
             ctx.report(node, _message(), fix=gate_statement(ctx, node, _FIX))
 
     @staticmethod
-    def _check_target(target: cst.BaseExpression, ctx: PythonContext) -> None:
-        if not isinstance(target, cst.Attribute) or target.attr.value != "max_size":
+    def _check_target(target: ast.expr, ctx: PythonContext) -> None:
+        if not isinstance(target, ast.Attribute) or target.attr != "max_size":
             return
         if _is_plan_cache(target.value, ctx):
             ctx.report(target, _message(), fix=gate_statement(ctx, target, _FIX))
@@ -88,11 +92,11 @@ class CufftPlanCache(Rule):
 _FIX = "Set the plan cache size only when not on ROCm"
 
 
-def _is_plan_cache(owner: cst.BaseExpression, ctx: PythonContext) -> bool:
+def _is_plan_cache(owner: ast.expr, ctx: PythonContext) -> bool:
     """Whether `owner` is the cuFFT plan cache or one device's entry of it (`...cufft_plan_cache[i]`),
     directly or through names assigned once."""
 
-    def visit(expr: cst.BaseExpression) -> list[bool] | None:
+    def visit(expr: ast.expr) -> list[bool] | None:
         return [True] if ctx.qualified_name(expr) == _PLAN_CACHE else None
 
     return any(ctx.values.trace(owner, visit, _THROUGH_ALIASES))

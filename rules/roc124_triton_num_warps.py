@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.conditions import deciding_tests
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name, report_site
 from rocmlint.python.semantic import MAX_HOPS
+from rocmlint.python.values import Argument
 from rocmlint.rule import Invalid, Rule, Valid
 
 # 16 warps x 64 lanes = 1024 threads, the per-block limit of AMD GPUs.
@@ -17,7 +18,7 @@ _CONFIG_CLASSES = frozenset(
     {"triton.Config", "triton.runtime.Config", "triton.runtime.autotuner.Config", "helion.Config"}
 )
 _AUTOTUNERS = frozenset({"triton.autotune", "triton.runtime.autotune", "triton.runtime.autotuner.autotune"})
-_VENDOR_TEST_FORMS = (cst.Name, cst.Attribute, cst.Call, cst.Comparison)
+_VENDOR_TEST_FORMS = (ast.Name, ast.Attribute, ast.Call, ast.Compare)
 
 
 class TritonNumWarps(Rule):
@@ -79,46 +80,46 @@ class TritonNumWarps(Rule):
     def __init__(self) -> None:
         # Several configs may read one loop list: its literal is reported once (only once actually
         # reported, so a gated first use does not hide an ungated later one).
-        self._reported: set[cst.CSTNode] = set()
+        self._reported: set[ast.AST] = set()
 
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         argument = _num_warps_argument(node, ctx)
         if argument is None:
             return
-        too_many = [v for v in ctx.values.int_values(argument.value) if v.value > _MAX_WARPS_ON_WAVE64]
+        too_many = [v for v in ctx.values.int_values(argument) if v.value > _MAX_WARPS_ON_WAVE64]
         if not too_many or _handled_for_rocm(node, ctx):
             return
         for source in too_many:
-            reported = source.node if source.looped else report_site(ctx, source.node, argument.value)
+            reported = source.node if source.looped else report_site(ctx, source.node, argument)
             if reported in self._reported:
                 continue
-            if ctx.report(reported, _message(source.value), gate_on=(source.node, argument.value)):
+            if ctx.report(reported, _message(source.value), gate_on=(source.node, argument)):
                 self._reported.add(reported)
 
 
-def _num_warps_argument(call: cst.Call, ctx: PythonContext) -> cst.Arg | None:
-    """`num_warps` of a `triton.Config(...)` or of a `kernel[grid](...)` launch."""
+def _num_warps_argument(call: ast.Call, ctx: PythonContext) -> ast.expr | None:
+    """The `num_warps` value of a `triton.Config(...)` or of a `kernel[grid](...)` launch."""
     keyword = ctx.semantic.keyword(call, "num_warps")
-    if isinstance(call.func, cst.Subscript):
-        return keyword
+    if isinstance(call.func, ast.Subscript):
+        return keyword.value if keyword is not None else None
     if last_name(call.func) != "Config" or ctx.qualified_name(call.func) not in _CONFIG_CLASSES:
         return None
-    return keyword or ctx.semantic.positional(call, 1)
+    return keyword.value if keyword is not None else ctx.semantic.positional(call, 1)
 
 
 # --- ROCm handling beyond plain gating ---------------------------------------------------------------
-def _handled_for_rocm(call: cst.Call, ctx: PythonContext) -> bool:
+def _handled_for_rocm(call: ast.Call, ctx: PythonContext) -> bool:
     """A config the author already keeps from ROCm in a way plain gating cannot see."""
     return _under_rocm_aware_condition(call, ctx) or _flows_away_from_rocm(call, ctx, 0)
 
 
-def _under_rocm_aware_condition(node: cst.CSTNode, ctx: PythonContext) -> bool:
+def _under_rocm_aware_condition(node: ast.AST, ctx: PythonContext) -> bool:
     """A condition mentioning ROCm decides whether `node` runs (`if IS_ROCM and w > 16: continue`,
     `[... for w in ws if not (IS_HIP and w > 16)]`, `not IS_ROCM or small`), even if not fully."""
     return any(ctx.vendor_test(test).is_vendor_test for test in deciding_tests(ctx, node))
 
 
-def _flows_away_from_rocm(expr: cst.CSTNode, ctx: PythonContext, depth: int) -> bool:
+def _flows_away_from_rocm(expr: ast.AST, ctx: PythonContext, depth: int) -> bool:
     """Whether the config list holding `expr` is pruned for ROCm or only used on NVIDIA: passed to a call
     that prunes it, read in ROCm-only code (pruning it), or every read of it (every call of the def
     returning it) gated away from ROCm or flowing into pruning."""
@@ -133,28 +134,35 @@ def _flows_away_from_rocm(expr: cst.CSTNode, ctx: PythonContext, depth: int) -> 
     return bool(uses) and all(ctx.is_rocm_gated(use) or _flows_away_from_rocm(use, ctx, depth + 1) for use in uses)
 
 
-def _call_prunes(call: cst.Call, argument: cst.Arg, ctx: PythonContext) -> bool:
-    """The config list is an argument of an autotuner that prunes for ROCm, or of a local function that
-    consults ROCm (`config_prune(configs)`)."""
+def _call_prunes(call: ast.Call, argument: Argument, ctx: PythonContext) -> bool:
+    """The config list is an argument of an autotuner that prunes for ROCm, or an argument not passed by
+    name to a local function that consults ROCm (`config_prune(configs)`)."""
     if ctx.qualified_name(call.func) in _AUTOTUNERS:
         return _prune_consults_rocm(call, ctx)
-    return argument.keyword is None and _consults_rocm(call.func, ctx)
+    by_name = isinstance(argument, ast.keyword) and argument.arg is not None
+    return not by_name and _consults_rocm(call.func, ctx)
 
 
-def _prune_consults_rocm(autotune: cst.Call, ctx: PythonContext) -> bool:
+def _prune_consults_rocm(autotune: ast.Call, ctx: PythonContext) -> bool:
     prune = ctx.semantic.keyword(autotune, "prune_configs_by")
     if prune is None:
         return False
     return any(_consults_rocm(function, ctx) for function in ctx.semantic.dict_entries(prune.value).values())
 
 
-def _consults_rocm(function: cst.BaseExpression, ctx: PythonContext) -> bool:
-    """Whether a local function (or lambda) reads a ROCm test or the device warp size."""
-    definition = function if isinstance(function, cst.Lambda) else ctx.semantic.local_function(function)
+def _consults_rocm(function: ast.expr, ctx: PythonContext) -> bool:
+    """Whether a local function (or lambda) reads a ROCm test or the device warp size in its body."""
+    if isinstance(function, ast.Lambda):
+        return _reads_rocm_test(function.body, ctx)
+    definition = ctx.semantic.local_function(function)
     if definition is None:
         return False
-    for node in ctx.semantic.descendants(definition.body):
-        if isinstance(node, (cst.Name, cst.Attribute)) and last_name(node) == "warp_size":
+    return any(_reads_rocm_test(statement, ctx) for statement in definition.body)
+
+
+def _reads_rocm_test(root: ast.AST, ctx: PythonContext) -> bool:
+    for node in ctx.semantic.descendants(root):
+        if isinstance(node, (ast.Name, ast.Attribute)) and last_name(node) == "warp_size":
             return True
         if isinstance(node, _VENDOR_TEST_FORMS) and ctx.vendor_test(node).is_vendor_test:
             return True

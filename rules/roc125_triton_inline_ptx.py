@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from dataclasses import dataclass
-
-import libcst as cst
 
 from rocmlint.cuda.hip_gaps import ptx_in
 from rocmlint.diagnostics import FixAvailability, Severity
@@ -89,21 +88,21 @@ class TritonInlinePtx(Rule):
     fix_availability = FixAvailability.NONE
     triggers = (b"inline_asm_elementwise",)
 
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         if last_name(node.func) != "inline_asm_elementwise":
             return
         api = _APIS.get(ctx.qualified_name(node.func) or "")
         if api is None:
             return
         asm = ctx.semantic.argument(node, api.asm_keyword, api.asm_position)
-        if asm is not None and _report_ptx(asm.value, _has_ptx, ctx):
+        if asm is not None and _report_ptx(asm, _has_ptx, ctx):
             return  # the asm text is known: its constraints say nothing more
         constraints = ctx.semantic.argument(node, "constraints", api.constraints_position)
         if constraints is not None:
-            _report_ptx(constraints.value, _has_ptx_constraints, ctx)
+            _report_ptx(constraints, _has_ptx_constraints, ctx)
 
 
-def _report_ptx(value: cst.BaseExpression, is_ptx: Callable[[str], bool], ctx: PythonContext) -> bool:
+def _report_ptx(value: ast.expr, is_ptx: Callable[[str], bool], ctx: PythonContext) -> bool:
     """Report each text `value` may be that `is_ptx`; True when any of its texts is known."""
     texts = ctx.values.texts(value)
     for text, literal in texts:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
-import libcst as cst
-
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.conditions import chain_tests
+from rocmlint.python.embedded import string_pieces
 from rocmlint.python.fixes import also_searched
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name, report_site
@@ -113,19 +113,19 @@ class CudaErrorText(Rule):
     def __init__(self) -> None:
         # Several checks may iterate one tuple of markers: its literals are reported once each (only
         # once actually reported, so a gated first use does not hide an ungated later one).
-        self._reported: set[cst.CSTNode] = set()
+        self._reported: set[ast.AST] = set()
 
-    def visit_Comparison(self, node: cst.Comparison, ctx: PythonContext) -> None:
+    def visit_Compare(self, node: ast.Compare, ctx: PythonContext) -> None:
         needle = membership_needle(node)
         if needle is not None:
             self._check(needle, node, ctx)
 
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         searched = searched_text(ctx, node)
         if searched is not None:
             self._check(searched, node, ctx)
 
-    def _check(self, needle: cst.BaseExpression, site: cst.CSTNode, ctx: PythonContext) -> None:
+    def _check(self, needle: ast.expr, site: ast.expr, ctx: PythonContext) -> None:
         for candidate in needles(ctx, needle):
             wording = _cuda_wording(candidate.text)
             if wording is None or _matches_rocm_too(candidate, wording, site, ctx):
@@ -138,20 +138,35 @@ class CudaErrorText(Rule):
                 self._reported.add(reported)
 
 
-def _fix(literal: cst.CSTNode, site: cst.CSTNode, ctx: PythonContext) -> Fix | None:
+def _fix(literal: ast.AST, site: ast.expr, ctx: PythonContext) -> Fix | None:
     """`("CUDA out of memory" in text or "HIP out of memory" in text)` for a literal written as the left
     operand of `in` (`not in`: `and ... not in`). Only when the searched text is a name, an attribute or
     `str()`/`repr()` of one, so evaluating it twice changes nothing."""
-    if not isinstance(site, cst.Comparison) or site.left is not literal or not isinstance(literal, cst.SimpleString):
+    if not isinstance(site, ast.Compare) or site.left is not literal or not isinstance(literal, ast.Constant):
         return None
-    if not is_text_of_name(ctx, site.comparisons[0].comparator):
+    if not is_text_of_name(ctx, site.comparators[0]):
         return None
-    body = literal.raw_value
+    written = _single_string_literal(ctx.code_of(literal))
+    if written is None:
+        return None
+    prefix, quote, body = written
     hip = body.replace("CUDA", "HIP").replace("cuda", "hip")
     if hip == body:
         return None
-    edit = also_searched(ctx, site, f"{literal.prefix}{literal.quote}{hip}{literal.quote}")
+    edit = also_searched(ctx, site, f"{prefix}{quote}{hip}{quote}")
     return ctx.fix("Also match the ROCm (HIP) wording", edit, safe=False)
+
+
+def _single_string_literal(code: str) -> tuple[str, str, str] | None:
+    """(prefix, quote, text between the quotes) of `code` when it is one string literal; None for an
+    implicit concatenation (`"CUDA" " error"`, one node in the tree), whose parts the fix cannot rewrite
+    as one."""
+    if len(string_pieces(code)) != 1:
+        return None
+    prefix = code[: len(code) - len(code.lstrip("bBrRuU"))]
+    quote = code[len(prefix) : len(prefix) + 3]
+    quote = quote if quote in ('"""', "'''") else quote[0]
+    return prefix, quote, code[len(prefix) + len(quote) : len(code) - len(quote)]
 
 
 def _cuda_wording(text: str) -> _Wording | None:
@@ -161,7 +176,7 @@ def _cuda_wording(text: str) -> _Wording | None:
     return None
 
 
-def _matches_rocm_too(needle: Needle, wording: _Wording, site: cst.CSTNode, ctx: PythonContext) -> bool:
+def _matches_rocm_too(needle: Needle, wording: _Wording, site: ast.expr, ctx: PythonContext) -> bool:
     """The same pattern, tuple or boolean condition also matches the ROCm spelling (or, for OOM, the
     vendor-neutral text or `torch.cuda.OutOfMemoryError`)."""
     texts = [needle.text, *needle.siblings]
@@ -176,8 +191,8 @@ def _matches_rocm_too(needle: Needle, wording: _Wording, site: cst.CSTNode, ctx:
     return any(_is_oom_exception_type(node) for condition in conditions for node in ctx.semantic.descendants(condition))
 
 
-def _is_oom_exception_type(node: cst.CSTNode) -> bool:
-    return isinstance(node, (cst.Name, cst.Attribute)) and last_name(node) == "OutOfMemoryError"
+def _is_oom_exception_type(node: ast.AST) -> bool:
+    return isinstance(node, (ast.Name, ast.Attribute)) and last_name(node) == "OutOfMemoryError"
 
 
 def _message(wording: _Wording) -> str:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import ast
 import re
-
-import libcst as cst
 
 from rocmlint.data import load
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
@@ -13,6 +12,7 @@ from rocmlint.python.extensions import device_flags, flag_strings
 from rocmlint.python.fixes import hip_extension_guard, keep_on_nvidia, wrap_in_if
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import literal_text
+from rocmlint.python.values import argument_of
 from rocmlint.rule import Invalid, Rule, Valid
 
 # Option -> what to use on ROCm instead, `-U__CUDA_NO_HALF*` undefs -> their HIP spelling, and the
@@ -103,21 +103,20 @@ class NvccOnlyFlags(Rule):
     trigger_pattern = _TRIGGER_PATTERN
 
     def __init__(self) -> None:
-        self._reported: set[cst.CSTNode] = set()  # the literals reported in this file (one instance per file)
+        self._reported: set[ast.AST] = set()  # the literals reported in this file (one instance per file)
 
-    def _check(self, node: cst.CSTNode, ctx: PythonContext) -> None:
+    def _check(self, node: ast.AST, ctx: PythonContext) -> None:
         """Report the nvcc-only literals of the device-compiler flag lists `node` defines."""
         for flags in device_flags(ctx, node):
             for literal, path in flag_strings(ctx, flags):
                 self._report(literal, path, ctx, flags.hipified)
 
     # The nodes that define flag lists (`device_flags`).
-    visit_Dict = visit_Call = visit_Assign = visit_AugAssign = visit_AnnAssign = visit_FunctionDef = _check
+    visit_Dict = visit_Call = visit_Assign = visit_AugAssign = visit_AnnAssign = _check
+    visit_FunctionDef = visit_AsyncFunctionDef = _check
 
     # --- reporting ----------------------------------------------------------------------------------
-    def _report(
-        self, literal: cst.BaseExpression, path: tuple[cst.CSTNode, ...], ctx: PythonContext, hipified: bool
-    ) -> None:
+    def _report(self, literal: ast.expr, path: tuple[ast.AST, ...], ctx: PythonContext, hipified: bool) -> None:
         """Report a literal once, through the first of its paths that reaches ROCm."""
         text = literal_text(ctx, literal) if literal not in self._reported else None
         message = _message_for(text, ctx, hipified) if text is not None else None
@@ -129,20 +128,20 @@ class NvccOnlyFlags(Rule):
 _FIX = "Split the flags on IS_HIP_EXTENSION: the nvcc list as it is, a ROCm list without the nvcc-only flags"
 
 
-def _fix(literal: cst.BaseExpression, ctx: PythonContext, hipified: bool) -> Fix | None:
+def _fix(literal: ast.expr, ctx: PythonContext, hipified: bool) -> Fix | None:
     """`[<nvcc flags>] if not IS_HIP_EXTENSION else [<hipcc flags>]` around the list literal holding the
     flag (the original list untouched); `if not IS_HIP_EXTENSION:` around a `flags.append("-flag")`."""
-    element = ctx.parent(literal)
-    container = ctx.parent(element) if isinstance(element, cst.Element) else None
-    if isinstance(container, cst.List):
+    container = ctx.parent(literal)
+    if isinstance(container, ast.List):
         rocm_list = _rocm_list(container, ctx, hipified)
         guard = hip_extension_guard(ctx, container) if rocm_list is not None else None
         if rocm_list is None or guard is None:
             return None
         return ctx.fix(_FIX, keep_on_nvidia(ctx, container, rocm_list, guard.name), *guard.edits)
-    call = ctx.parent(element) if isinstance(element, cst.Arg) else None
+    passed = argument_of(ctx.semantic, literal)
+    call = passed[0] if passed is not None else None
     text = literal_text(ctx, literal) or ""
-    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) or call.func.attr.value != "append":
+    if call is None or not isinstance(call.func, ast.Attribute) or call.func.attr != "append":
         return None
     if len(text.split()) != 1 or text in _TAKES_VALUE or text in _CUDA_NO_HALF_UNDEFS:
         return None  # its value (or the HIP spelling) belongs in another statement
@@ -151,7 +150,7 @@ def _fix(literal: cst.BaseExpression, ctx: PythonContext, hipified: bool) -> Fix
     return ctx.fix(_FIX, edit, *guard.edits) if guard is not None and edit is not None else None
 
 
-def _rocm_list(flags: cst.List, ctx: PythonContext, hipified: bool) -> str | None:
+def _rocm_list(flags: ast.List, ctx: PythonContext, hipified: bool) -> str | None:
     """The list's text for hipcc: nvcc-only flags (and their separate values) dropped, CUDA half undefs
     swapped for the HIP spelling; None when a string holds several flags (it cannot be split safely)."""
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 import re
-
-import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import subscript_key
+from rocmlint.python.positions import CodeRange
 from rocmlint.python.uses import is_string_value_use
+from rocmlint.python.values import argument_of
 from rocmlint.rule import Invalid, Rule, Valid
 
 # Environment variables that select NVIDIA architectures only (CUDAARCHS is CMake's default for
@@ -80,58 +81,64 @@ class NvidiaArchList(Rule):
     triggers = (b"TORCH_CUDA_ARCH_LIST", b"CUDAARCHS", b"CMAKE_CUDA_ARCHITECTURES", *_SM_TRIGGERS)
 
     # --- environment writes --------------------------------------------------------------------------
-    def visit_Assign(self, node: cst.Assign, ctx: PythonContext) -> None:
+    def visit_Assign(self, node: ast.Assign, ctx: PythonContext) -> None:
         """`os.environ["TORCH_CUDA_ARCH_LIST"] = "8.0;9.0"` (also a copied `env[...]`)."""
         for target in node.targets:
-            key = subscript_key(target.target)
+            key = subscript_key(target)
             if key is not None:
                 self._check_env_write(key, node.value, ctx)
 
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         """`os.environ.setdefault(...)`, `os.putenv(...)`, `monkeypatch.setenv(...)`, `env.update(...)`."""
-        if not isinstance(node.func, cst.Attribute):
+        if not isinstance(node.func, ast.Attribute):
             return
-        method = node.func.attr.value
-        positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+        method = node.func.attr
+        positional = [arg for arg in node.args if not isinstance(arg, ast.Starred)]
         if method in _ENV_WRITERS and len(positional) >= 2:
             self._check_env_write(positional[0], positional[1], ctx)
         elif method == "update":
-            for arg in node.args:
-                if arg.keyword is not None and arg.keyword.value in _ARCH_ENV_VARS:
-                    self._report_env(arg.keyword, arg.keyword.value, ctx)
+            for keyword in node.keywords:
+                if keyword.arg in _ARCH_ENV_VARS:
+                    self._report_env(keyword, keyword.arg, ctx, span=ctx.name_range(keyword))
 
-    def visit_Dict(self, node: cst.Dict, ctx: PythonContext) -> None:
+    def visit_Dict(self, node: ast.Dict, ctx: PythonContext) -> None:
         """An environment dict: `subprocess.run(cmd, env={**os.environ, "TORCH_CUDA_ARCH_LIST": "9.0"})`
         or `os.environ.update({...})`; other dict keys are just keys."""
         if not _is_environment_dict(node, ctx):
             return
-        for element in node.elements:
-            if isinstance(element, cst.DictElement):
-                self._check_env_write(element.key, element.value, ctx)
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is not None:  # None: a `**mapping` entry
+                self._check_env_write(key, value, ctx)
 
-    def _check_env_write(self, key: cst.BaseExpression, value: cst.BaseExpression, ctx: PythonContext) -> None:
+    def _check_env_write(self, key: ast.expr, value: ast.expr, ctx: PythonContext) -> None:
         name = ctx.string_value(key)
         if name not in _ARCH_ENV_VARS or ctx.string_value(value) == "":
             return
         self._report_env(key, name, ctx)
 
-    def _report_env(self, node: cst.CSTNode, name: str, ctx: PythonContext) -> None:
+    def _report_env(self, node: ast.AST, name: str, ctx: PythonContext, span: CodeRange | None = None) -> None:
+        """Report the write of `name` at `node` (at `span` within it: a keyword's name)."""
         if _has_rocm_arch_path(ctx):
             return
         ctx.report(
             node,
             f"{name} only selects NVIDIA GPUs and ROCm builds ignore it; set PYTORCH_ROCM_ARCH "
             '(e.g. "gfx90a;gfx942") when torch.version.hip is set',
+            span=span,
         )
 
     # --- CMake arguments and sm_/compute_ arch specs ------------------------------------------------------
-    def visit_SimpleString(self, node: cst.SimpleString, ctx: PythonContext) -> None:
-        self._check_string(node, ctx.string_value(node), ctx)
+    def visit_Constant(self, node: ast.Constant, ctx: PythonContext) -> None:
+        # The text parts of an f-string are its own: the f-string is checked whole.
+        if isinstance(node.value, str) and not isinstance(ctx.parent(node), ast.JoinedStr):
+            self._check_string(node, node.value, ctx)
 
-    def visit_FormattedString(self, node: cst.FormattedString, ctx: PythonContext) -> None:
-        self._check_string(node, ctx.semantic.static_text(node, placeholder="{}"), ctx)
+    def visit_JoinedStr(self, node: ast.JoinedStr, ctx: PythonContext) -> None:
+        # A format spec (`{x:>10}`) is an f-string of its own in the tree, but part of the outer one.
+        if not isinstance(ctx.parent(node), ast.FormattedValue):
+            self._check_string(node, ctx.semantic.static_text(node, placeholder="{}"), ctx)
 
-    def _check_string(self, node: cst.BaseExpression, text: str | None, ctx: PythonContext) -> None:
+    def _check_string(self, node: ast.expr, text: str | None, ctx: PythonContext) -> None:
         if not text:
             return
         found = _CMAKE_CUDA_ARCHS if _CMAKE_CUDA_ARCHS in text else None
@@ -157,15 +164,17 @@ def _has_rocm_arch_path(ctx: PythonContext) -> bool:
     return any(ctx.contains(token) for token in _ROCM_ARCH_TOKENS)
 
 
-def _is_environment_dict(node: cst.Dict, ctx: PythonContext) -> bool:
+def _is_environment_dict(node: ast.Dict, ctx: PythonContext) -> bool:
+    """`env={...}`, an argument of `.update(...)`, or the value of a name that says `env`."""
+    passed = argument_of(ctx.semantic, node)
+    if passed is not None:
+        call, argument = passed
+        if isinstance(argument, ast.keyword) and argument.arg is not None:
+            return argument.arg == "env"
+        return isinstance(call.func, ast.Attribute) and call.func.attr == "update"
     parent = ctx.parent(node)
-    if isinstance(parent, cst.Arg):
-        if parent.keyword is not None:
-            return parent.keyword.value == "env"
-        call = ctx.parent(parent)
-        return isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "update"
-    if isinstance(parent, cst.Assign):
-        return any(isinstance(t.target, cst.Name) and "env" in t.target.value.lower() for t in parent.targets)
+    if isinstance(parent, ast.Assign):
+        return any(isinstance(t, ast.Name) and "env" in t.id.lower() for t in parent.targets)
     return False
 
 

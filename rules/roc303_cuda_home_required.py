@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
-
-import libcst as cst
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.commands import (
@@ -49,7 +48,7 @@ _PROBE_ADVICE = (
 class _Requirement:
     """Code that fails on ROCm because CUDA_HOME/nvcc is missing there."""
 
-    node: cst.CSTNode
+    node: ast.AST
     what: str  # "runs nvcc", "raises when CUDA_HOME is None", ...
     advice: str
     errors: frozenset[str]  # exception names that, caught around it, make the failure harmless
@@ -58,7 +57,7 @@ class _Requirement:
         """Where it runs at module level itself, or the chain of calls from there to it."""
         if not run.functions:
             return f"{self.what}{self.advice}"
-        chain = " -> ".join(f"{function.name.value}()" for function in run.functions)
+        chain = " -> ".join(f"{function.name}()" for function in run.functions)
         line = ctx.code_range(self.node).start.line
         return f"calls {chain}, which {self.what} (line {line}){self.advice}"
 
@@ -117,20 +116,20 @@ class CudaHomeRequired(Rule):
     triggers = (b"CUDA_HOME", b"cuda_home", b"nvcc")
 
     def __init__(self) -> None:
-        self._reported: set[cst.CSTNode] = set()  # one instance per file
+        self._reported: set[ast.AST] = set()  # one instance per file
 
     # --- requirement sites ---------------------------------------------------------------------------
-    def visit_Raise(self, node: cst.Raise, ctx: PythonContext) -> None:
+    def visit_Raise(self, node: ast.Raise, ctx: PythonContext) -> None:
         if _aborts_when_cuda_missing(node, ctx):
             errors = frozenset({raised_name(node)}) | BROAD_ERRORS
             self._check(_Requirement(node, "raises when CUDA_HOME is None", _ABORT_ADVICE, errors), ctx)
 
-    def visit_Assert(self, node: cst.Assert, ctx: PythonContext) -> None:
+    def visit_Assert(self, node: ast.Assert, ctx: PythonContext) -> None:
         if _cuda_presence(node.test, ctx).implied:
             errors = frozenset({"AssertionError"}) | BROAD_ERRORS
             self._check(_Requirement(node, "asserts that CUDA_HOME is set", _ABORT_ADVICE, errors), ctx)
 
-    def visit_Call(self, node: cst.Call, ctx: PythonContext) -> None:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         callee = ctx.qualified_name(node.func) or ""
         if callee in _EXIT_CALLS:
             if _aborts_when_cuda_missing(node, ctx):
@@ -148,7 +147,7 @@ class CudaHomeRequired(Rule):
         """Report a requirement that runs at import time on ROCm: where it stands at module level, else at
         the module-level calls of the function that holds it."""
 
-        def harmless(site: cst.CSTNode) -> bool:
+        def harmless(site: ast.AST) -> bool:
             return handled_by_try(ctx, site, requirement.errors) or _cuda_guarded(site, ctx)
 
         for run in import_time_runs(ctx, requirement.node, _MAX_CALL_DEPTH, harmless):
@@ -158,48 +157,48 @@ class CudaHomeRequired(Rule):
 
 
 # --- what the code checks -----------------------------------------------------------------------------
-def _is_cuda_home(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
+def _is_cuda_home(expr: ast.expr, ctx: PythonContext) -> bool:
     """`CUDA_HOME`, `torch.utils.cpp_extension.CUDA_HOME`, a `cuda_home` alias, `os.getenv("CUDA_HOME")`,
     `shutil.which("nvcc")`."""
-    if isinstance(expr, (cst.Name, cst.Attribute)):
+    if isinstance(expr, (ast.Name, ast.Attribute)):
         names = (ctx.qualified_name(expr) or "", dotted_name(expr) or "")  # resolved, and as written
         return any(name.rsplit(".", 1)[-1].lower() == "cuda_home" for name in names)
-    if isinstance(expr, cst.Call):
+    if isinstance(expr, ast.Call):
         callee = ctx.qualified_name(expr.func) or ""
         argument = ctx.semantic.positional(expr, 0)
-        value = ctx.string_value(argument.value) if argument is not None else None
+        value = ctx.string_value(argument) if argument is not None else None
         if callee in _ENV_READS:
             return value == "CUDA_HOME"
         if callee in EXECUTABLE_LOOKUPS:
             return value == "nvcc"
         if callee in PATH_TESTS and argument is not None:
-            return _mentions_cuda_toolkit(argument.value, ctx)
+            return _mentions_cuda_toolkit(argument, ctx)
     return False
 
 
-def _cuda_presence(test: cst.BaseExpression, ctx: PythonContext) -> Presence:
+def _cuda_presence(test: ast.expr, ctx: PythonContext) -> Presence:
     """What a test says about CUDA_HOME: `CUDA_HOME is None` / `not CUDA_HOME` is true when it is missing,
     `CUDA_HOME is not None` implies it is there (`CUDA_HOME is None and ROCM_HOME is None` asks for either
     toolkit: neither)."""
     return presence(ctx, test, lambda expr: _is_cuda_home(expr, ctx))
 
 
-def _aborts_when_cuda_missing(node: cst.CSTNode, ctx: PythonContext) -> bool:
+def _aborts_when_cuda_missing(node: ast.AST, ctx: PythonContext) -> bool:
     """`node` (a raise or exit) runs exactly when CUDA_HOME is missing: in the body of a test true when it
     is missing, the else of a test implying it is there, or after `if <that test>: return` in the block."""
     return runs_right_under(ctx, node, lambda test, taken: _cuda_presence(test, ctx).guards(not taken))
 
 
-def _cuda_guarded(node: cst.CSTNode, ctx: PythonContext) -> bool:
+def _cuda_guarded(node: ast.AST, ctx: PythonContext) -> bool:
     """Already behind a CUDA_HOME check: `if CUDA_HOME is not None:`, the else of `if CUDA_HOME is None`,
     `CUDA_HOME and ...`, or after `if CUDA_HOME is None: return` (up to the enclosing def)."""
     return guarded_by(ctx, node, lambda test, taken: _cuda_presence(test, ctx).guards(taken))
 
 
-def _mentions_cuda_toolkit(expr: cst.BaseExpression, ctx: PythonContext) -> bool:
+def _mentions_cuda_toolkit(expr: ast.expr, ctx: PythonContext) -> bool:
     """`os.path.exists(os.path.join(CUDA_HOME, "bin", "nvcc"))`-style arguments."""
     for node in ctx.semantic.descendants(expr):
-        if isinstance(node, (cst.Name, cst.Attribute)) and _is_cuda_home(node, ctx):
+        if isinstance(node, (ast.Name, ast.Attribute)) and _is_cuda_home(node, ctx):
             return True
         text = literal_text(ctx, node)
         if text is not None and program_name(text, alone=True) in _NVCC:
@@ -207,7 +206,7 @@ def _mentions_cuda_toolkit(expr: cst.BaseExpression, ctx: PythonContext) -> bool
     return False
 
 
-def _is_version_helper(call: cst.Call, callee: str, ctx: PythonContext) -> bool:
+def _is_version_helper(call: ast.Call, callee: str, ctx: PythonContext) -> bool:
     """`get_cuda_bare_metal_version(CUDA_HOME)` with the helper imported from elsewhere (a helper defined
     in this file is judged by what its body does)."""
     words = name_words(callee.rsplit(".", 1)[-1])
@@ -215,7 +214,9 @@ def _is_version_helper(call: cst.Call, callee: str, ctx: PythonContext) -> bool:
         return False
     if ctx.semantic.local_function(call.func) is not None:
         return False
-    return any(_is_cuda_home(arg.value, ctx) for arg in call.args if not arg.star)
+    positional = (arg for arg in call.args if not isinstance(arg, ast.Starred))
+    by_keyword = (keyword.value for keyword in call.keywords if keyword.arg is not None)
+    return any(_is_cuda_home(value, ctx) for value in (*positional, *by_keyword))
 
 
 CudaHomeRequired.valid = (

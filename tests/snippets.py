@@ -3,33 +3,32 @@ their code (`node("x")` is the first node whose code is `x`) or as the value ass
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
-import libcst as cst
-
-from rocmlint.python.frontend import PythonContext, RuleOptions
+from rocmlint.python.frontend import PythonContext, RuleOptions, parse_text
 from rocmlint.python.gating import GateAnalyzer
 from rocmlint.python.semantic import Semantic
-from rocmlint.python.tree import walk
+from rocmlint.python.tree import children, walk
 from rocmlint.source import SourceFile
 
-N = TypeVar("N", bound=cst.CSTNode)
+N = TypeVar("N", bound=ast.AST)
 
 
 @dataclass
 class Snippet:
-    module: cst.Module
+    module: ast.Module
     semantic: Semantic
     ctx: PythonContext
 
-    def code(self, node: cst.CSTNode | None) -> str:
+    def code(self, node: ast.AST | None) -> str:
         assert node is not None
-        return self.module.code_for_node(node)
+        return self.ctx.code_of(node)
 
-    def codes(self, nodes: Iterable[cst.CSTNode | None]) -> list[str]:
+    def codes(self, nodes: Iterable[ast.AST | None]) -> list[str]:
         return [self.code(n) for n in nodes]
 
     def node(self, code: str, kind: type[N], index: int = 0) -> N:
@@ -41,14 +40,14 @@ class Snippet:
     def first(self, kind: type[N]) -> N:
         return next(n for n in in_order(self.module) if isinstance(n, kind))
 
-    def imports(self) -> list[cst.Import | cst.ImportFrom]:
-        return [n for n in in_order(self.module) if isinstance(n, (cst.Import, cst.ImportFrom))]
+    def imports(self) -> list[ast.Import | ast.ImportFrom]:
+        return [n for n in in_order(self.module) if isinstance(n, (ast.Import, ast.ImportFrom))]
 
-    def value(self, name: str) -> cst.BaseExpression:
+    def value(self, name: str) -> ast.expr:
         """The value of the (last) `name = ...` assignment."""
         found = None
         for node in in_order(self.module):
-            if isinstance(node, cst.Assign) and self.code(node.targets[0].target) == name:
+            if isinstance(node, ast.Assign) and self.code(node.targets[0]) == name:
                 found = node.value
         assert found is not None, f"no assignment to {name}"
         return found
@@ -58,33 +57,33 @@ class Snippet:
         assert isinstance(value, kind)
         return value
 
-    def used(self) -> cst.Name:
+    def used(self) -> ast.Name:
         """The name passed to the first `use(...)`."""
         argument = self.all_used()[0]
-        assert isinstance(argument, cst.Name)
+        assert isinstance(argument, ast.Name)
         return argument
 
-    def all_used(self) -> list[cst.BaseExpression]:
+    def all_used(self) -> list[ast.expr]:
         """The arguments of the `use(...)` calls, in order."""
-        calls = [n for n in in_order(self.module) if isinstance(n, cst.Call) and self.code(n.func) == "use"]
-        return [call.args[0].value for call in calls]
+        calls = [n for n in in_order(self.module) if isinstance(n, ast.Call) and self.code(n.func) == "use"]
+        return [call.args[0] for call in calls]
 
 
-def in_order(root: cst.CSTNode) -> list[cst.CSTNode]:
+def in_order(root: ast.AST) -> list[ast.AST]:
     """Every node under `root` (itself included), in source order."""
-    found: list[cst.CSTNode] = []
+    found: list[ast.AST] = []
     stack = [root]
     while stack:
         node = stack.pop()
         found.append(node)
-        stack.extend(reversed(node.children))
+        stack.extend(reversed(children(node)))
     return found
 
 
 def parse(code: str, path: str = "example.py", package: str | None = None) -> Snippet:
     text = textwrap.dedent(code).lstrip("\n")
-    module = cst.parse_module(text)
-    semantic = Semantic(module, package)
+    module = parse_text(text)
+    semantic = Semantic(module, package, text)
     source = SourceFile.from_bytes(path, text.encode("utf-8"), "python")
     ctx = PythonContext(source, module, semantic, GateAnalyzer(semantic), RuleOptions())
     walk(module, semantic.parents, {})

@@ -3,9 +3,10 @@ whether the code around the call copes with the program missing."""
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
+
 import pytest
-from snippets import parse
+from snippets import Snippet, in_order, parse
 
 from rocmlint.python.commands import (
     Command,
@@ -17,31 +18,18 @@ from rocmlint.python.commands import (
     rewritten_arguments,
     split_command,
 )
-from rocmlint.python.frontend import PythonContext
 
 _SMI = frozenset({"nvidia-smi"})
 
 
-def _context(code: str) -> tuple[cst.Module, PythonContext]:
+def _calls(snippet: Snippet) -> list[ast.Call]:
+    return [node for node in in_order(snippet.module) if isinstance(node, ast.Call)]
+
+
+def _first_command(code: str) -> tuple[Snippet, Command | None]:
     snippet = parse(code)
-    return snippet.module, snippet.ctx
-
-
-def _calls(module: cst.Module) -> list[cst.Call]:
-    found: list[cst.Call] = []
-    stack: list[cst.CSTNode] = [module]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Call):
-            found.append(node)
-        stack.extend(reversed(node.children))
-    return found
-
-
-def _first_command(code: str) -> tuple[cst.Module, PythonContext, Command | None]:
-    module, ctx = _context(code)
-    commands = [command_of(ctx, call) for call in _calls(module)]
-    return module, ctx, next((command for command in commands if command is not None), None)
+    commands = [command_of(snippet.ctx, call) for call in _calls(snippet)]
+    return snippet, next((command for command in commands if command is not None), None)
 
 
 @pytest.mark.parametrize(
@@ -56,14 +44,14 @@ def _first_command(code: str) -> tuple[cst.Module, PythonContext, Command | None
     ],
 )
 def test_command_of(code: str, argument: str, alone: bool, shell: bool) -> None:
-    module, _, command = _first_command(code)
+    snippet, command = _first_command(code)
     assert command is not None
-    assert module.code_for_node(command.argument) == argument
+    assert snippet.code(command.argument) == argument
     assert (command.program_alone, command.through_shell) == (alone, shell)
 
 
 def test_no_command() -> None:
-    assert _first_command("import subprocess\nsubprocess.run()\nprint('nvidia-smi')\n")[2] is None
+    assert _first_command("import subprocess\nsubprocess.run()\nprint('nvidia-smi')\n")[1] is None
 
 
 @pytest.mark.parametrize(
@@ -71,9 +59,9 @@ def test_no_command() -> None:
     [('import shlex\nshlex.split("a b")\n', '"a b"'), ('"a b".split()\n', '"a b"'), ('"a,b".split(",")\n', None)],
 )
 def test_split_command(code: str, split: str | None) -> None:
-    module, ctx = _context(code)
-    found = split_command(ctx, _calls(module)[0])
-    assert (module.code_for_node(found) if found is not None else None) == split
+    snippet = parse(code)
+    found = split_command(snippet.ctx, _calls(snippet)[0])
+    assert (snippet.code(found) if found is not None else None) == split
 
 
 @pytest.mark.parametrize(
@@ -125,9 +113,9 @@ def test_program_name(text: str, alone: bool, name: str | None) -> None:
     ],
 )
 def test_copes_with_missing_program(code: str, copes: bool) -> None:
-    _, ctx, command = _first_command("import os, shutil, subprocess\n" + code)
+    snippet, command = _first_command("import os, shutil, subprocess\n" + code)
     assert command is not None
-    assert copes_with_missing_program(ctx, command, _SMI) is copes
+    assert copes_with_missing_program(snippet.ctx, command, _SMI) is copes
 
 
 @pytest.mark.parametrize(
@@ -147,10 +135,10 @@ def test_copes_with_missing_program(code: str, copes: bool) -> None:
     ],
 )
 def test_command_programs(code: str, expected: list[str]) -> None:
-    module, ctx = _context(code + "\n")
-    command = command_of(ctx, _calls(module)[0])
+    snippet = parse(code + "\n")
+    command = command_of(snippet.ctx, _calls(snippet)[0])
     assert command is not None
-    assert command_programs(ctx, command.argument) == expected
+    assert command_programs(snippet.ctx, command.argument) == expected
 
 
 @pytest.mark.parametrize(
@@ -169,16 +157,12 @@ def test_command_programs(code: str, expected: list[str]) -> None:
     ],
 )
 def test_presence(test: str, implied: bool, when_missing: bool) -> None:
-    module, ctx = _context(f"have_cuda = CUDA_HOME is not None\nok = {test}\n")
-    line = module.body[-1]
-    assert isinstance(line, cst.SimpleStatementLine)
-    statement = line.body[0]
-    assert isinstance(statement, cst.Assign)
+    snippet = parse(f"have_cuda = CUDA_HOME is not None\nok = {test}\n")
 
-    def is_cuda_home(expr: cst.BaseExpression) -> bool:
-        return isinstance(expr, cst.Name) and expr.value == "CUDA_HOME"
+    def is_cuda_home(expr: ast.expr) -> bool:
+        return isinstance(expr, ast.Name) and expr.id == "CUDA_HOME"
 
-    found = presence(ctx, statement.value, is_cuda_home)
+    found = presence(snippet.ctx, snippet.value("ok"), is_cuda_home)
     assert (found.implied, found.when_missing) == (implied, when_missing)
     assert found.guards(True) is implied and found.guards(False) is when_missing
 
@@ -191,18 +175,17 @@ def test_presence(test: str, implied: bool, when_missing: bool) -> None:
         ("['-U__CUDA_NO_HALF__', NAME]", "['-U__HIP_NO_HALF__', NAME]"),
         ('["-O3 -lineinfo"]', None),
         ('["-O3", f"-lineinfo{x}"]', '["-O3", f"-lineinfo{x}"]'),
+        ('["-O3", "-line" "info"]', None),  # implicitly concatenated: no one literal to rewrite
+        ("[r'-U__CUDA_NO_HALF__']", "[r'-U__HIP_NO_HALF__']"),  # prefix and quote kept
     ],
 )
 def test_rewritten_arguments(code: str, expected: str | None) -> None:
-    module, ctx = _context(f"flags = {code}\n")
-    line = module.body[0]
-    assert isinstance(line, cst.SimpleStatementLine) and isinstance(line.body[0], cst.Assign)
-    arguments = line.body[0].value
-    assert isinstance(arguments, cst.List)
+    snippet = parse(f"flags = {code}\n")
+    arguments = snippet.value_as("flags", ast.List)
 
     def rewrite(text: str) -> str | None:
         if "CUDA" in text:
             return text.replace("CUDA", "HIP")
         return "" if "-gencode" in text or "-lineinfo" in text.split() else None
 
-    assert rewritten_arguments(ctx, arguments, rewrite, frozenset({"-gencode"})) == expected
+    assert rewritten_arguments(snippet.ctx, arguments, rewrite, frozenset({"-gencode"})) == expected

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 from rocmlint.rules.roc224_nanosleep import Nanosleep
+from snippets import parse
 
 from rocmlint.config import Settings
 from rocmlint.cuda.frontend import CudaContext, CudaOptions, Node, check_cuda
 from rocmlint.diagnostics import Severity
 from rocmlint.engine import Engine, FileReport
+from rocmlint.python.embedded import find_embedded_cuda
 from rocmlint.rule import Rule
 from rocmlint.source import SourceFile
 
@@ -189,6 +191,24 @@ def test_embedded_sources_are_checked_at_their_python_positions(settings):
     assert found(check(settings, JIT, "jit.py")) == [("ROC224", 7, 24), ("ROC224", 12, 57)]
     line = JIT.splitlines()[11]  # the escapes before the call count as they are written
     assert line[56:67] == "__nanosleep"
+
+
+def test_embedded_source_maps_each_character_to_where_it_is_written():
+    """Escapes map to their backslash; an implicit concatenation over lines and comments is one source."""
+    lines = [
+        "import cupy as cp",
+        "k = cp.RawKernel(",
+        '    "a\\tb"  # it\'s',
+        "    r\"\\n\" + '''c",
+        "d''',",
+        '    "f",',
+        ")",
+    ]
+    code = "\n".join(lines) + "\n"
+    (source,) = find_embedded_cuda(parse(code).ctx)
+    assert source.text == "a\tb\\nc\nd"
+    assert [code[offset] for offset in source.offsets] == ["a", "\\", "b", "\\", "n", "c", "\n", "d"]
+    assert source.offsets[1] == code.index("\\t")
 
 
 def test_embedded_source_in_gated_call_is_skipped(settings):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
+
 import pytest
 from snippets import in_order, parse
 
@@ -76,5 +77,5 @@ def test_is_device_flags_name(name: str, device: bool) -> None:
 
 def test_a_call_of_an_unknown_receiver_is_a_plain_call() -> None:
     snippet = parse("x = helper().extend(['-g'])\n")
-    call = snippet.node("helper().extend(['-g'])", cst.Call)
+    call = snippet.node("helper().extend(['-g'])", ast.Call)
     assert extensions.device_flags(snippet.ctx, call) == []

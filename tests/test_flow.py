@@ -3,30 +3,31 @@ string literals a value holds (`idioms.literal_value`, `idioms.literals_in`)."""
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
+
 import pytest
 from snippets import Snippet, parse
 
 from rocmlint.python import flow, idioms
 
-_FOLLOWED = (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor)
+_FOLLOWED = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.comprehension)
 
 
 def _uses(snippet: Snippet, literal: str) -> list[str]:
     """The uses the walk from the string literal `literal` reaches, as `<code> in <parent type>`; stores
     nothing reads as `<code> stored`."""
 
-    def visit(value: cst.CSTNode) -> list[str] | None:
+    def visit(value: ast.AST) -> list[str] | None:
         parent = snippet.ctx.parent(value)
         if snippet.semantic.is_store(value):
             return [f"{snippet.code(value)} stored"]
         if isinstance(parent, _FOLLOWED) or (
-            isinstance(parent, cst.Arg) and idioms.last_name(snippet.ctx.parent(parent).func) == "append"  # type: ignore[union-attr]
+            isinstance(parent, ast.Call) and parent.func is not value and idioms.last_name(parent.func) == "append"
         ):
             return None
         return [f"{snippet.code(value)} in {type(parent).__name__}"]
 
-    return flow.value_uses(snippet.ctx, snippet.node(literal, cst.SimpleString), visit)
+    return flow.value_uses(snippet.ctx, snippet.node(literal, ast.Constant), visit)
 
 
 @pytest.mark.parametrize(
@@ -34,30 +35,32 @@ def _uses(snippet: Snippet, literal: str) -> list[str]:
     [
         pytest.param(
             'ARCH = "gfx942"\nflags = [f"--arch={ARCH}"]\nuse(ARCH)\n',
-            ["ARCH in FormattedStringExpression", "ARCH in Arg"],
+            ["ARCH in FormattedValue", "ARCH in Call"],
             id="assignment-reads",
         ),
         pytest.param(
             'for arch in ["gfx90a", "gfx942"]:\n    use(arch)\nprint(arch)\n',
-            ["arch in Arg"],
+            ["arch in Call"],
             id="loop-variable-read-inside-the-loop",
         ),
         pytest.param(
             'ARCHS = ["gfx90a"]\nflags = [f"-a={a}" for a in ARCHS]\n',
-            ["a in FormattedStringExpression"],
+            ["a in FormattedValue"],
             id="comprehension",
         ),
         pytest.param(
             'flags = []\nflags.append("gfx90a")\nrun(flags)\n',
-            ["flags in Attribute", "flags in Arg"],
+            ["flags in Attribute", "flags in Call"],
             id="list-added-to",
         ),
         pytest.param('self.flags.append("gfx90a")\n', ["self.flags in Attribute"], id="attribute-list-added-to"),
         pytest.param('config.rocm.arch = ["gfx90a"]\n', ["config.rocm.arch stored"], id="unread-attribute"),
         pytest.param('os.environ["ARCH"] = "gfx90a"\n', ['os.environ["ARCH"] stored'], id="subscript-target"),
         pytest.param('UNUSED = "gfx90a"\n', ["UNUSED stored"], id="unread-name"),
-        pytest.param('A = "gfx90a"\nB = A\nC = B\nD = C\nuse(C)\nuse(D)\n', ["C in Arg"], id="three-variables-at-most"),
-        pytest.param('use(("gfx90a", "gfx942"))\n', ['("gfx90a", "gfx942") in Arg'], id="whole-collection"),
+        pytest.param(
+            'A = "gfx90a"\nB = A\nC = B\nD = C\nuse(C)\nuse(D)\n', ["C in Call"], id="three-variables-at-most"
+        ),
+        pytest.param('use(("gfx90a", "gfx942"))\n', ['("gfx90a", "gfx942") in Call'], id="whole-collection"),
     ],
 )
 def test_value_uses(code: str, expected: list[str]) -> None:
@@ -78,7 +81,7 @@ def test_value_uses(code: str, expected: list[str]) -> None:
 )
 def test_is_tested(code: str, expected: bool) -> None:
     snippet = parse(code)
-    literal = snippet.node('"x"', cst.SimpleString)
+    literal = snippet.node('"x"', ast.Constant)
     assert flow.is_tested(snippet.ctx, snippet.ctx.values.collection_of(literal)) is expected
 
 
@@ -99,20 +102,20 @@ def test_is_tested(code: str, expected: bool) -> None:
 )
 def test_sets_up(code: str, expected: bool) -> None:
     snippet = parse(code)
-    literal = snippet.node('"x"', cst.SimpleString)
+    literal = snippet.node('"x"', ast.Constant)
     assert flow.sets_up(snippet.ctx, literal, frozenset({"triton.compiler.GPUTarget"})) is expected
 
 
 def test_sets_up_a_stored_subscript_or_attribute_not_a_name() -> None:
     snippet = parse('os.environ["K"] = v\nconfig.arch = v\nname = v\n')
-    targets = [snippet.node('os.environ["K"]', cst.Subscript), snippet.node("config.arch", cst.Attribute)]
+    targets = [snippet.node('os.environ["K"]', ast.Subscript), snippet.node("config.arch", ast.Attribute)]
     assert [flow.sets_up(snippet.ctx, target) for target in targets] == [True, True]
-    assert not flow.sets_up(snippet.ctx, snippet.node("name", cst.Name))
+    assert not flow.sets_up(snippet.ctx, snippet.node("name", ast.Name))
 
 
 def test_sets_up_an_f_string_field() -> None:
     snippet = parse('a = f"--arch={ARCH}"\n')
-    assert flow.sets_up(snippet.ctx, snippet.node("ARCH", cst.Name))
+    assert flow.sets_up(snippet.ctx, snippet.node("ARCH", ast.Name))
 
 
 @pytest.mark.parametrize(
@@ -126,7 +129,7 @@ def test_sets_up_an_f_string_field() -> None:
 def test_literal_value(code: str, expected: str) -> None:
     snippet = parse(code)
     value = snippet.value("x")
-    assert isinstance(value, (cst.SimpleString, cst.ConcatenatedString))
+    assert isinstance(value, ast.Constant)
     assert idioms.literal_value(snippet.ctx, value) == expected
 
 

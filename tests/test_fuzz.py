@@ -238,8 +238,7 @@ def test_inputs_the_long_run_found(name: str, data: bytes, project: Settings) ->
 
 
 def test_line_holding_only_a_backslash_continuation(project: Settings) -> None:
-    """libcst drops such a line from the module it returns (every later position a line off): the
-    front end empties it first (regions.without_bare_continuations)."""
+    """A parser that dropped such a line would put every later position a line off."""
     data = b"\n\\\nimport os\n\nimport torch\nimport torch._inductor.config as inductor_config\n\ninductor_config.triton.cudagraphs = True\n"
     _check_properties("compile.py", data, project)
 

@@ -9,11 +9,11 @@ statement on the line that ends with `# <-`.
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-import libcst as cst
 import pytest
 
 from rocmlint.config import Settings
@@ -21,10 +21,29 @@ from rocmlint.engine import Engine
 from rocmlint.python.frontend import PythonContext, RuleOptions
 from rocmlint.python.gating import CrossModuleResolver, GateAnalyzer, Vendor
 from rocmlint.python.project import ProjectIndex, package_of
+from rocmlint.python.scopes import dotted_name
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import walk
 from rocmlint.source import SourceFile
 
+# Statements that hold no other statements: what a `# <-` mark points at.
+_SIMPLE_STATEMENTS = (
+    ast.Expr,
+    ast.Assign,
+    ast.AugAssign,
+    ast.AnnAssign,
+    ast.Import,
+    ast.ImportFrom,
+    ast.Return,
+    ast.Raise,
+    ast.Assert,
+    ast.Pass,
+    ast.Delete,
+    ast.Global,
+    ast.Nonlocal,
+    ast.Break,
+    ast.Continue,
+)
 ROCM_ONLY = (True, False)
 NVIDIA_ONLY = (False, True)
 BOTH = (True, True)
@@ -35,43 +54,43 @@ NEVER = (False, False)
 @dataclass
 class Analyzed:
     text: str
-    module: cst.Module
+    module: ast.Module
     semantic: Semantic
     gates: GateAnalyzer
     context: PythonContext
 
-    def hazards(self) -> dict[str, cst.Call]:
+    def hazards(self) -> dict[str, ast.Call]:
         """Every `HAZARD(...)` call by its label (the first string argument, "" when none)."""
-        found: dict[str, cst.Call] = {}
+        found: dict[str, ast.Call] = {}
         for node in self.semantic.parents:
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "HAZARD":
-                label = self.semantic.string_value(node.args[0].value) if node.args else ""
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "HAZARD":
+                label = self.semantic.string_value(node.args[0]) if node.args else ""
                 assert label not in found, f"two HAZARD({label!r}) calls"
                 found[label or ""] = node
         assert found, "snippet has no HAZARD() call"
         return found
 
-    def hazard(self, label: str = "") -> cst.Call:
+    def hazard(self, label: str = "") -> ast.Call:
         return self.hazards()[label]
 
-    def marked(self) -> cst.CSTNode:
-        """The first small statement on the line ending in `# <-`."""
+    def marked(self) -> ast.stmt:
+        """The first simple statement (one without a body) on the line ending in `# <-`."""
         lines = [i for i, line in enumerate(self.text.splitlines(), 1) if line.rstrip().endswith("# <-")]
         assert len(lines) == 1, "mark exactly one line with `# <-`"
         for node in self.semantic.parents:
-            if isinstance(node, cst.BaseSmallStatement) and self.context.code_range(node).start.line == lines[0]:
+            if isinstance(node, _SIMPLE_STATEMENTS) and self.context.code_range(node).start.line == lines[0]:
                 return node
         raise AssertionError("no statement on the marked line")
 
-    def branch(self, node: cst.CSTNode) -> tuple[bool | None, bool | None]:
+    def branch(self, node: ast.AST) -> tuple[bool | None, bool | None]:
         found = self.gates.branch(node)
         return (found.on_rocm, found.on_nvidia)
 
-    def expression(self, source: str) -> cst.BaseExpression:
+    def expression(self, source: str) -> ast.expr:
         """The expression assigned to `name` in `name = <expr>` (the last such assignment)."""
         found = None
         for node in self.semantic.parents:
-            if isinstance(node, cst.Assign) and self.module.code_for_node(node.targets[0].target) == source:
+            if isinstance(node, ast.Assign) and self.context.code_of(node.targets[0]) == source:
                 found = node.value
         assert found is not None, f"no assignment to {source}"
         return found
@@ -87,8 +106,8 @@ def analyze(
 ) -> Analyzed:
     """Parse and index like `check_python`: Semantic, GateAnalyzer, PythonContext, then the walk."""
     text = textwrap.dedent(code).lstrip("\n")
-    module = cst.parse_module(text)
-    semantic = Semantic(module, package)
+    module = ast.parse(text)
+    semantic = Semantic(module, package, text)
     gates = GateAnalyzer(semantic, rocm_guards, resolver)
     source = SourceFile.from_bytes(path, text.encode("utf-8"), "python")
     context = PythonContext(source, module, semantic, gates, RuleOptions(rocm_guards))
@@ -1341,7 +1360,7 @@ def test_reach_keeps_runtime_conditions() -> None:
                 HAZARD("nvidia")
         """
     )
-    function = next(n for n in analyzed.semantic.parents if isinstance(n, cst.FunctionDef))
+    function = next(n for n in analyzed.semantic.parents if isinstance(n, ast.FunctionDef))
     reach = {label: analyzed.gates.reach(node, function.body) for label, node in analyzed.hazards().items()}
     assert reach == {
         "always-on-rocm": Vendor(True, False),
@@ -1422,9 +1441,8 @@ def test_import_guard(code: str, gated: bool) -> None:
 def test_import_guard_covers_names_inside_the_import() -> None:
     analyzed = analyze("try:\n    from pynvml import nvmlInit  # <-\nexcept ImportError:\n    pass\n")
     statement = analyzed.marked()
-    assert isinstance(statement, cst.ImportFrom)
-    name = statement.names[0].name  # type: ignore[index]
-    assert analyzed.context.is_rocm_gated(name)
+    assert isinstance(statement, ast.ImportFrom)
+    assert analyzed.context.is_rocm_gated(statement.names[0])  # the `nvmlInit` alias
 
 
 # --- 6. PythonContext wrappers ----------------------------------------------------------------------------
@@ -1541,7 +1559,7 @@ def test_string_sources(code: str, expected: list[str]) -> None:
     sources = analyzed.context.values.string_sources(analyzed.expression("x"))
     assert [string for string, _ in sources] == expected
     for _, literal in sources:
-        assert isinstance(literal, (cst.SimpleString, cst.ConcatenatedString))
+        assert isinstance(literal, ast.Constant) and type(literal.value) is str
 
 
 def test_string_sources_literals_carry_their_own_gating() -> None:
@@ -1572,7 +1590,7 @@ SINGLE_VALUES = [
 def test_single_value(code: str, expected: str) -> None:
     analyzed = analyze(code)
     value = analyzed.semantic.single_value(analyzed.expression("x"))
-    assert value is not None and analyzed.module.code_for_node(value) == expected
+    assert value is not None and analyzed.context.code_of(value) == expected
 
 
 @pytest.mark.parametrize(
@@ -1589,8 +1607,8 @@ def test_single_value(code: str, expected: str) -> None:
 )
 def test_expression_scopes_shadow_outer_names(code: str, shadowed: bool) -> None:
     analyzed = analyze(code)
-    call = next(n for n in analyzed.semantic.parents if isinstance(n, cst.Call) and n.func.value == "f")  # type: ignore[attr-defined]
-    argument = call.args[0].value
+    call = next(n for n in analyzed.semantic.parents if isinstance(n, ast.Call) and dotted_name(n.func) == "f")
+    argument = call.args[0]
     sources = [string for string, _ in analyzed.context.values.string_sources(argument)]
     assert sources == ([] if shadowed else ["reduce-overhead"])
 

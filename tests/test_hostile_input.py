@@ -8,6 +8,7 @@ would be skipped unread and the test would prove nothing.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import codecs
 import io
@@ -19,7 +20,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import libcst as cst
 import pytest
 from conftest import HAZARD, Result, write_tree
 from rocmlint.rules.roc101_reduce_overhead_compile import ReduceOverheadCompile
@@ -84,8 +84,8 @@ HOSTILE: dict[str, tuple[bytes, set[str]]] = {
 EMPTY = {"empty.py": b"", "empty.cu": b"", "newline_only.py": b"\n", "bom_only.cu": codecs.BOM_UTF8}
 
 
-# Without their guards these crash the process (libcst: SIGSEGV) or run for minutes (tree-sitter's query
-# cursor below 65,000 levels): they are checked in a real process, with a time limit.
+# A parser without guards crashes the process on these (a native stack overflow) or runs for minutes
+# (tree-sitter's query cursor below 65,000 levels): they are checked in a real process, with a time limit.
 IN_SUBPROCESS = frozenset({"deep_parens.py", "deep_brackets.py", "deep_unary.py", "long_line.cu"})
 
 
@@ -118,8 +118,8 @@ def test_hostile_corpus_through_the_cli_keeps_reporting(cli: Callable[..., Resul
 
 
 def test_native_stack_overflow_and_quadratic_depth_are_contained(project: Path) -> None:
-    """libcst's native parser dies with SIGSEGV on deep nesting, and tree-sitter's query cursor crawls
-    on very deep trees; a real process with a time limit shows either."""
+    """Deep nesting must end in ROC001 (CPython's parser raises instead of overflowing its stack), and
+    tree-sitter's query cursor crawls on very deep trees; a real process with a time limit shows either."""
     write_tree(project, {name: HOSTILE[name][0] for name in IN_SUBPROCESS})
     write_tree(project, {"chain.py": PY + b"x = " + b" and ".join([b"a"] * 20_000) + b"\n"})
     completed = subprocess.run(
@@ -306,7 +306,7 @@ def test_crashes_in_every_file_still_check_every_file(cli: Callable[..., Result]
 def test_recursion_in_a_rule_on_deep_code_is_a_roc001(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     """Python-level recursion running out on absurdly deep code is the file's property, not a bug."""
 
-    def deep(self, node: cst.Call, ctx) -> None:  # type: ignore[no-untyped-def]
+    def deep(self, node: ast.Call, ctx) -> None:  # type: ignore[no-untyped-def]
         raise RecursionError("maximum recursion depth exceeded")
 
     monkeypatch.setattr(ReduceOverheadCompile, "visit_Call", deep)

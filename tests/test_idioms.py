@@ -5,9 +5,9 @@ answer. Snippets are parsed by tests/snippets.py.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 
-import libcst as cst
 import pytest
 from snippets import in_order, parse
 
@@ -19,17 +19,17 @@ from rocmlint.rule import Rule
 
 # --- Semantic: values -----------------------------------------------------------------------------------
 def test_comparison_pairs() -> None:
-    comparison = cst.parse_expression("a < b <= c")
-    assert isinstance(comparison, cst.Comparison)
-    code = cst.Module([]).code_for_node
+    snippet = parse("x = a < b <= c\n")
+    comparison = snippet.value_as("x", ast.Compare)
+    code = snippet.code
     pairs = [(code(left), type(op).__name__, code(right)) for left, op, right in Semantic.comparison_pairs(comparison)]
-    assert pairs == [("a", "LessThan", "b"), ("b", "LessThanEqual", "c")]
+    assert pairs == [("a", "Lt", "b"), ("b", "LtE", "c")]
 
 
 def test_local_function() -> None:
     snippet = parse("def f():\n    pass\ng = f\nx = f\ny = g\nz = len\n")
     found = {name: snippet.semantic.local_function(snippet.value(name)) for name in "xyz"}
-    assert found["x"] is not None and found["x"].name.value == "f"
+    assert found["x"] is not None and found["x"].name == "f"
     assert found["y"] is None and found["z"] is None
 
 
@@ -75,9 +75,9 @@ def test_static_text(code: str, placeholder: str, expected: str | None) -> None:
 
 def test_argument_by_keyword_then_position() -> None:
     snippet = parse('f("a", "b", asm="c")\ng("a", "b")\n')
-    f_call, g_call = (snippet.node(code, cst.Call) for code in ('f("a", "b", asm="c")', 'g("a", "b")'))
+    f_call, g_call = (snippet.node(code, ast.Call) for code in ('f("a", "b", asm="c")', 'g("a", "b")'))
     semantic = snippet.semantic
-    assert snippet.code(semantic.argument(f_call, "asm", 0)) == 'asm="c"'
+    assert snippet.code(semantic.argument(f_call, "asm", 0)) == '"c"'
     assert snippet.code(semantic.argument(g_call, "asm", 1)) == '"b"'
     assert semantic.argument(g_call, "asm", None) is None
     assert semantic.argument(g_call, None, 2) is None
@@ -102,7 +102,7 @@ def test_unpacked_values() -> None:
     assert snippet.codes(values(module, "a")) == ["1"]
     assert values(module, "b") == [None]  # a nested target is not followed
     assert values(module, "x") == [None] and values(module, "handle") == [None]
-    function = next(n for n in in_order(module) if isinstance(n, cst.FunctionDef))
+    function = next(n for n in in_order(module) if isinstance(n, ast.FunctionDef))
     assert snippet.codes(values(function, "minor")) == ["0"]
     assert values(module, "missing") == []
 
@@ -124,15 +124,17 @@ def test_is_reference_and_is_store() -> None:
     )
     semantic = snippet.semantic
 
-    def name(code: str, index: int = 0) -> cst.Name:
-        return snippet.node(code, cst.Name, index)
+    def name(code: str, index: int = 0) -> ast.Name:
+        return snippet.node(code, ast.Name, index)
 
-    assert not semantic.is_reference(name("attr"))
-    assert not semantic.is_reference(name("key"))
-    assert not semantic.is_reference(name("p"))  # the parameter itself
-    assert semantic.is_reference(name("p", 1))  # `p.attr` reads it
+    def reads(word: str) -> list[str]:
+        return [snippet.code(read) for read in semantic.name_reads(snippet.module, word)]
+
+    # An attribute's name, a keyword argument's, a parameter, a def and an imported name are no names read.
+    assert reads("attr") == [] and reads("key") == [] and reads("f") == [] and reads("alias") == []
+    assert semantic.is_reference(name("p"))  # `p.attr` reads it
+    assert reads("p") == ["p"]  # only there: the parameter itself is no read
     assert semantic.is_reference(name("v"))  # a default value is read
-    assert not semantic.is_reference(name("f")) and not semantic.is_reference(name("alias"))
     assert semantic.is_store(name("x")) and semantic.is_store(name("y"))
     assert semantic.is_store(name("z")) and semantic.is_store(name("w"))
     assert not semantic.is_store(name("x", 1))
@@ -202,9 +204,9 @@ def test_loop_values(code: str, expected: list[str] | None) -> None:
 def test_descendants_and_is_within() -> None:
     snippet = parse("x = f(a, [b, c])\n")
     value = snippet.value("x")
-    names = [snippet.code(n) for n in snippet.semantic.descendants(value) if isinstance(n, cst.Name)]
+    names = [snippet.code(n) for n in snippet.semantic.descendants(value) if isinstance(n, ast.Name)]
     assert sorted(names) == ["a", "b", "c", "f"]
-    c = snippet.node("c", cst.Name)
+    c = snippet.node("c", ast.Name)
     assert snippet.semantic.is_within(c, value) and snippet.semantic.is_within(value, value)
     assert not snippet.semantic.is_within(value, c)
 
@@ -212,13 +214,13 @@ def test_descendants_and_is_within() -> None:
 # --- idioms: names, calls, values -----------------------------------------------------------------------
 def test_small_syntactic_idioms() -> None:
     snippet = parse('a.b.c()\nd()\nx = None\ny = os.environ["K"]\nz = s[1:2]\nt = f"hip:{r}"\n')
-    assert idioms.last_name(snippet.node("a.b.c", cst.Attribute)) == "c"
-    assert idioms.last_name(snippet.node("d", cst.Name)) == "d"
-    assert idioms.last_name(snippet.node("d()", cst.Call)) == ""
+    assert idioms.last_name(snippet.node("a.b.c", ast.Attribute)) == "c"
+    assert idioms.last_name(snippet.node("d", ast.Name)) == "d"
+    assert idioms.last_name(snippet.node("d()", ast.Call)) == ""
     assert idioms.is_none(snippet.value("x")) and not idioms.is_none(snippet.value("t"))
     assert snippet.code(idioms.subscript_key(snippet.value("y"))) == '"K"'
     assert idioms.subscript_key(snippet.value("z")) is None
-    assert idioms.fstring_prefix(snippet.value_as("t", cst.FormattedString)) == "hip:"
+    assert idioms.fstring_prefix(snippet.value_as("t", ast.JoinedStr)) == "hip:"
 
 
 @pytest.mark.parametrize(
@@ -238,7 +240,7 @@ def test_called_function_and_unpacked_keyword() -> None:
         b = torch.compile(m, **{"mode": "reduce-overhead"}, **kwargs)
         """
     )
-    partial, compile_call = snippet.value_as("a", cst.Call), snippet.value_as("b", cst.Call)
+    partial, compile_call = snippet.value_as("a", ast.Call), snippet.value_as("b", ast.Call)
     assert idioms.called_function(snippet.ctx, partial) == "torch.compile"
     assert idioms.called_function(snippet.ctx, compile_call) == "torch.compile"
     found = idioms.unpacked_keyword(snippet.ctx, compile_call, "mode")
@@ -255,7 +257,7 @@ def test_rocm_arm_skips_arms_gated_away_from_rocm() -> None:
         c = 0 if flag else (2 if other else 1)
         """
     )
-    wanted: Callable[[cst.BaseExpression], bool] = idioms.is_truthy_constant
+    wanted: Callable[[ast.expr], bool] = idioms.is_truthy_constant
     assert idioms.rocm_arm(snippet.ctx, snippet.value("a"), wanted) is None  # only NVIDIA turns it on
     assert snippet.code(idioms.rocm_arm(snippet.ctx, snippet.value("b"), wanted)) == "True"
     assert snippet.code(idioms.rocm_arm(snippet.ctx, snippet.value("c"), wanted)) == "2"
@@ -263,10 +265,10 @@ def test_rocm_arm_skips_arms_gated_away_from_rocm() -> None:
 
 def test_report_site_is_the_literal_only_when_written_in_the_argument() -> None:
     snippet = parse('MODE = "mpi"\nf(backend="ucc")\nf(backend=MODE)\n')
-    inline, named = snippet.node('backend="ucc"', cst.Arg), snippet.node("backend=MODE", cst.Arg)
-    literal = snippet.node('"ucc"', cst.SimpleString)
+    inline, named = snippet.node('backend="ucc"', ast.keyword), snippet.node("backend=MODE", ast.keyword)
+    literal = snippet.node('"ucc"', ast.Constant)
     assert idioms.report_site(snippet.ctx, literal, inline) is literal
-    elsewhere = snippet.node('"mpi"', cst.SimpleString)
+    elsewhere = snippet.node('"mpi"', ast.Constant)
     assert idioms.report_site(snippet.ctx, elsewhere, named) is named
 
 
@@ -286,18 +288,17 @@ def test_environ_writes() -> None:
     )
     writes = []
     for node in in_order(snippet.module):
-        if isinstance(node, (cst.Assign, cst.Call)):
+        if isinstance(node, (ast.Assign, ast.Call)):
             for write in idioms.environ_writes(snippet.ctx, node):
-                site = "the argument" if isinstance(write.site, cst.Arg) else snippet.code(write.site)
-                writes.append((write.key, snippet.code(write.value), site))
+                writes.append((write.key, snippet.code(write.value), snippet.code(write.site)))
     assert writes == [
         ("A", '"1"', '"1"'),
         ("B", '"1"', '"1"'),
-        ("D", '"2"', "the argument"),
-        (None, '"3"', "the argument"),  # the variable's name is not known
+        ("D", '"2"', '"2"'),  # the argument
+        (None, '"3"', '"3"'),  # the variable's name is not known
         ("F", '"4"', '"4"'),
-        ("G", '"5"', "the argument"),  # the dict is written elsewhere
-        ("H", '"6"', "the argument"),
+        ("G", '"5"', "CONF"),  # the dict is written elsewhere: the argument
+        ("H", '"6"', 'H="6"'),  # the keyword argument
     ]
 
 
@@ -312,7 +313,7 @@ def test_only_displayed() -> None:
         """
     )
     expected = {'"sm_90" in archs': True, "major >= 8": True, '"sm_80" in archs': False, '"sm_70" in archs': False}
-    displayed = {code: idioms.only_displayed(snippet.ctx, snippet.node(code, cst.Comparison)) for code in expected}
+    displayed = {code: idioms.only_displayed(snippet.ctx, snippet.node(code, ast.Compare)) for code in expected}
     assert displayed == expected
 
 
@@ -336,8 +337,8 @@ def test_is_display_call_is_one_list_for_every_rule() -> None:
         check("l")
         """
     )
-    calls = [n for n in in_order(snippet.module) if isinstance(n, cst.Call)]
-    shown = {snippet.code(call.args[-1].value): idioms.is_display_call(snippet.ctx, call) for call in calls}
+    calls = [n for n in in_order(snippet.module) if isinstance(n, ast.Call)]
+    shown = {snippet.code(call.args[-1]): idioms.is_display_call(snippet.ctx, call) for call in calls}
     # `rprint` is rich's print under another name: neither its name nor its qualified name is listed.
     assert [text for text, is_shown in shown.items() if is_shown] == [f'"{letter}"' for letter in "abcdefgh"]
 
@@ -354,14 +355,14 @@ def test_in_message() -> None:
         run("f", msg=print("g"))
         """
     )
-    strings = [n for n in in_order(snippet.module) if isinstance(n, cst.SimpleString)]
+    strings = [n for n in in_order(snippet.module) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
     shown = {snippet.code(s).strip("'\""): idioms.in_message(snippet.ctx, s) for s in strings}
     assert shown == {"a": True, "b": True, "c": True, "d": False, "arch": True, "e": True, "f": False, "g": True}
 
 
 def test_literal_text() -> None:
     snippet = parse('NAME = "-O3"\nx = ["-arch", "-O" "3", f"-gencode={arch}", NAME, 3]\n')
-    elements = [element.value for element in snippet.value_as("x", cst.List).elements]
+    elements = snippet.value_as("x", ast.List).elts
     assert [idioms.literal_text(snippet.ctx, e) for e in elements] == ["-arch", "-O3", "-gencode={}", None, None]
 
 
@@ -381,7 +382,7 @@ def test_is_looked_for() -> None:
         k = hasattr(torch, "x15")
         """
     )
-    strings = [n for n in in_order(snippet.module) if isinstance(n, cst.SimpleString) and "x" in n.value]
+    strings = [n for n in in_order(snippet.module) if isinstance(n, ast.Constant) and "x" in str(n.value)]
     looked_for = {snippet.code(s).strip('"'): idioms.is_looked_for(snippet.ctx, s) for s in strings}
     assert looked_for == {
         "x1": True,
@@ -400,14 +401,14 @@ def test_is_looked_for() -> None:
         "x14": False,
         "x15": True,
     }
-    choices = snippet.node('["x7"]', cst.List)
+    choices = snippet.node('["x7"]', ast.List)
     assert idioms.is_looked_for(snippet.ctx, choices)
 
 
 # --- idioms: control flow -------------------------------------------------------------------------------
 def test_whole_condition() -> None:
     snippet = parse("ok = not (a > 8 or (a == 8 and b >= 9))\n")
-    assert snippet.code(conditions.whole_condition(snippet.ctx, snippet.node("b >= 9", cst.Comparison))) == (
+    assert snippet.code(conditions.whole_condition(snippet.ctx, snippet.node("b >= 9", ast.Compare))) == (
         "not (a > 8 or (a == 8 and b >= 9))"
     )
 
@@ -427,7 +428,7 @@ def test_deciding_tests() -> None:
                 x = [HAZARD(v) for v in vs if keep(v)] if flag else None
         """
     )
-    hazard = snippet.node("HAZARD(v)", cst.Call)
+    hazard = snippet.node("HAZARD(v)", ast.Call)
     tests = [snippet.code(test) for test in conditions.deciding_tests(snippet.ctx, hazard)]
     assert tests == ["keep(v)", "flag", "IS_ROCM and w > 16", "early"]
 
@@ -448,9 +449,9 @@ def test_deciding_tests() -> None:
 )
 def test_guarded_by_uses_the_rules_predicate(code: str, guarded: bool) -> None:
     snippet = parse(code)
-    hazard = snippet.node("HAZARD()", cst.Call)
+    hazard = snippet.node("HAZARD()", ast.Call)
 
-    def holds(test: cst.BaseExpression, taken: bool) -> bool:
+    def holds(test: ast.expr, taken: bool) -> bool:
         text = snippet.code(test)
         return (text == "ready" and taken) or (text == "not ready" and not taken)
 
@@ -459,7 +460,7 @@ def test_guarded_by_uses_the_rules_predicate(code: str, guarded: bool) -> None:
 
 def test_guarded_by_counts_any_exit_by_default() -> None:
     snippet = parse("def f():\n    if missing:\n        raise E\n    HAZARD()\n")
-    hazard = snippet.node("HAZARD()", cst.Call)
+    hazard = snippet.node("HAZARD()", ast.Call)
     assert conditions.guarded_by(snippet.ctx, hazard, lambda test, taken: snippet.code(test) == "missing" and not taken)
 
 
@@ -478,7 +479,7 @@ def test_guarded_by_counts_any_exit_by_default() -> None:
 )
 def test_runs_right_under(code: str, decided: bool) -> None:
     snippet = parse(code)
-    hazard = snippet.node("HAZARD()", cst.Call)
+    hazard = snippet.node("HAZARD()", ast.Call)
     wanted = {True: "missing", False: "present"}
     assert (
         conditions.runs_right_under(snippet.ctx, hazard, lambda test, taken: snippet.code(test) == wanted[taken])
@@ -487,13 +488,16 @@ def test_runs_right_under(code: str, decided: bool) -> None:
 
 
 def test_statements_before_and_leaves_quietly() -> None:
-    snippet = parse("a()\nif x:\n    return\nif y:\n    raise E\nb()\n")
+    snippet = parse("a()\nif x:\n    return\nif y:\n    raise E\nif z:\n    log(); continue\nif w: break\nb()\n")
     body = list(snippet.module.body)
-    returns, raises = body[1], body[2]
-    assert isinstance(returns, cst.If) and isinstance(raises, cst.If)
-    assert idioms.statements_before(snippet.module, raises) == body[:2]
+    returns, raises, continues, breaks = body[1:5]
+    assert isinstance(returns, ast.If) and isinstance(raises, ast.If)
+    assert isinstance(continues, ast.If) and isinstance(breaks, ast.If)
+    assert idioms.statements_before(snippet.module.body, raises) == body[:2]
     assert idioms.leaves_quietly(returns.body)
     assert not idioms.leaves_quietly(raises.body)
+    assert idioms.leaves_quietly(continues.body)  # the last line ends in `continue`
+    assert idioms.leaves_quietly(breaks.body)
 
 
 # --- idioms: try/except fallbacks ---------------------------------------------------------------------------
@@ -508,19 +512,19 @@ def test_statements_before_and_leaves_quietly() -> None:
 )
 def test_handled_by_try(handler: str, handled: bool) -> None:
     snippet = parse(f"def f():\n    try:\n        HAZARD()\n    {handler.replace(chr(10), chr(10) + '    ')}\n")
-    hazard = snippet.node("HAZARD()", cst.Call)
+    hazard = snippet.node("HAZARD()", ast.Call)
     assert idioms.handled_by_try(snippet.ctx, hazard, frozenset({"NVMLError", "OSError", "Exception"})) is handled
 
 
 def test_handled_by_try_stops_at_the_function() -> None:
     snippet = parse("try:\n    def f():\n        HAZARD()\nexcept OSError:\n    pass\n")
-    assert not idioms.handled_by_try(snippet.ctx, snippet.node("HAZARD()", cst.Call), frozenset({"OSError"}))
+    assert not idioms.handled_by_try(snippet.ctx, snippet.node("HAZARD()", ast.Call), frozenset({"OSError"}))
 
 
 def test_caught_names_and_re_raises() -> None:
     snippet = parse("try:\n    x()\nexcept (a.B, C):\n    raise\nexcept:\n    pass\n")
     statement = snippet.module.body[0]
-    assert isinstance(statement, cst.Try)
+    assert isinstance(statement, ast.Try)
     first, bare = statement.handlers
     assert idioms.caught_names(first) == ["B", "C"] and idioms.re_raises(first)
     assert idioms.caught_names(bare) == [] and not idioms.re_raises(bare)
@@ -537,8 +541,8 @@ class _Probe(Rule):
 def test_report_says_whether_it_emitted() -> None:
     snippet = parse("import torch\nif torch.version.cuda:\n    HAZARD('nvidia')\nHAZARD('both')\n")
     snippet.ctx.rule = _Probe
-    assert not snippet.ctx.report(snippet.node("HAZARD('nvidia')", cst.Call), "gated")
-    assert snippet.ctx.report(snippet.node("HAZARD('both')", cst.Call), "emitted")
+    assert not snippet.ctx.report(snippet.node("HAZARD('nvidia')", ast.Call), "gated")
+    assert snippet.ctx.report(snippet.node("HAZARD('both')", ast.Call), "emitted")
     assert [d.message for d in snippet.ctx.diagnostics] == ["emitted"]
 
 
@@ -556,5 +560,5 @@ def test_raised_name() -> None:
         raise
         """
     )
-    raises = [n for n in in_order(snippet.module) if isinstance(n, cst.Raise)]
+    raises = [n for n in in_order(snippet.module) if isinstance(n, ast.Raise)]
     assert [idioms.raised_name(r) for r in raises] == ["MissingCUDAException", "RuntimeError", ""]

@@ -3,7 +3,8 @@ calls of module-level functions, up to a number of calls, pruned where the code 
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
+
 from snippets import parse
 
 from rocmlint.python.frontend import PythonContext
@@ -32,7 +33,7 @@ if __name__ == "__main__":
 """
 
 
-def _context(code: str) -> tuple[cst.Module, PythonContext]:
+def _context(code: str) -> tuple[ast.Module, PythonContext]:
     snippet = parse(code, "setup.py")
     return snippet.module, snippet.ctx
 
@@ -41,14 +42,14 @@ def _runs(max_calls: int) -> list[tuple[int, list[str], int]]:
     """(line of the site, the functions on the way, how many nodes to gate on) for `run("nvcc")`."""
     module, ctx = _context(_CODE)
     target = next(
-        n for n in ctx.semantic.descendants(module) if isinstance(n, cst.Call) and ctx.code_of(n) == 'run("nvcc")'
+        n for n in ctx.semantic.descendants(module) if isinstance(n, ast.Call) and ctx.code_of(n) == 'run("nvcc")'
     )
 
-    def harmless(site: cst.CSTNode) -> bool:
-        return any(isinstance(ancestor, cst.Try) for ancestor in ctx.ancestors(site))
+    def harmless(site: ast.AST) -> bool:
+        return any(isinstance(ancestor, ast.Try) for ancestor in ctx.ancestors(site))
 
     return [
-        (ctx.code_range(run.site).start.line, [f.name.value for f in run.functions], len(run.through))
+        (ctx.code_range(run.site).start.line, [f.name for f in run.functions], len(run.through))
         for run in import_time_runs(ctx, target, max_calls, harmless)
     ]
 
@@ -68,7 +69,7 @@ def test_import_time_runs_stop_after_max_calls() -> None:
 
 def test_code_at_module_level_runs_where_it_stands() -> None:
     module, ctx = _context("run('nvcc')\n")
-    call = next(n for n in ctx.semantic.descendants(module) if isinstance(n, cst.Call))
+    call = next(n for n in ctx.semantic.descendants(module) if isinstance(n, ast.Call))
     assert [(run.site, run.functions, run.through) for run in import_time_runs(ctx, call, 3, lambda _: False)] == [
         (call, (), ())
     ]

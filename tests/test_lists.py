@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
+
 from snippets import in_order, parse
 
 from rocmlint.python import lists
@@ -30,7 +31,7 @@ def build():
 
 def test_additions_and_what_they_add() -> None:
     snippet = parse(FLAGS)
-    names = [n for n in in_order(snippet.module) if isinstance(n, cst.Name) and n.value == "flags"]
+    names = [n for n in in_order(snippet.module) if isinstance(n, ast.Name) and n.id == "flags"]
     added = [lists.addition(snippet.ctx, name) for name in names]
     found = [snippet.code(a) for a in added if a is not None]
     assert found == ['flags += ["-g"]', 'flags.append("-lineinfo")', 'flags.insert(0, "-DX")']
@@ -40,7 +41,7 @@ def test_additions_and_what_they_add() -> None:
 
 def test_consuming_reads_leave_out_additions_redefinitions_and_displays() -> None:
     snippet = parse(FLAGS)
-    target = snippet.node("flags", cst.Name)  # `flags = ["-O3"]`
+    target = snippet.node("flags", ast.Name)  # `flags = ["-O3"]`
     reads = lists.consuming_reads(snippet.ctx, target)
     lines = [snippet.ctx.code_range(read).start.line for read in reads]
     assert lines == [9, 11, 14, 16]  # the three `use(flags)` and the one in `build`
@@ -48,11 +49,11 @@ def test_consuming_reads_leave_out_additions_redefinitions_and_displays() -> Non
 
 def test_reaching_definitions_stop_at_a_replacing_assignment() -> None:
     snippet = parse(FLAGS)
-    uses = [n for n in in_order(snippet.module) if isinstance(n, cst.Call) and snippet.code(n.func) == "use"]
+    uses = [n for n in in_order(snippet.module) if isinstance(n, ast.Call) and snippet.code(n.func) == "use"]
     reaching = [
-        [snippet.ctx.code_range(d).start.line for d in lists.reaching_definitions(snippet.ctx, u.args[0].value)]
+        [snippet.ctx.code_range(d).start.line for d in lists.reaching_definitions(snippet.ctx, u.args[0])]
         for u in uses
-        if isinstance(u.args[0].value, cst.Name)
+        if isinstance(u.args[0], ast.Name)
     ]
     # first: everything up to `flags = flags + [...]` (which keeps them); second: `flags = ["-O2"]` replaced
     # them; third: the ROCm-only assignment replaces it on ROCm; in `build` every definition is seen.
@@ -75,11 +76,11 @@ more = hipify(["-X"]) + "-G -g".split() + [name, {"nvcc": ["-c"]}]
 """
 
 
-def _strings(node: cst.BaseExpression) -> list[cst.BaseExpression] | Through | None:
-    if isinstance(node, cst.SimpleString):
+def _strings(node: ast.expr) -> list[ast.expr] | Through | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node]
-    if isinstance(node, cst.Dict):
-        return Through(tuple(element.value for element in node.elements))
+    if isinstance(node, ast.Dict):
+        return Through(tuple(node.values))
     return None
 
 
@@ -87,9 +88,9 @@ def test_list_items_follow_names_additions_and_passing_calls() -> None:
     snippet = parse(ITEMS)
 
     def items(name: str) -> list[tuple[str, list[str]]]:
-        value = snippet.ctx.single_value(snippet.node(name, cst.Name))
+        value = snippet.ctx.single_value(snippet.node(name, ast.Name))
         assert value is not None
-        found = lists.list_items(snippet.ctx, value, _strings, lambda helper: helper.name.value != "hipify")
+        found = lists.list_items(snippet.ctx, value, _strings, lambda helper: helper.name != "hipify")
         return [(snippet.code(leaf), [snippet.code(step) for step in path]) for leaf, path in found]
 
     call = "with_threads(list(base) + extra)"
@@ -105,10 +106,10 @@ def test_list_items_follow_names_additions_and_passing_calls() -> None:
 
 def test_reached_reads() -> None:
     snippet = parse(FLAGS)
-    target = snippet.node("flags", cst.Name)  # `flags = ["-O3"]`
-    value = snippet.node('["-O3"]', cst.List)
+    target = snippet.node("flags", ast.Name)  # `flags = ["-O3"]`
+    value = snippet.node('["-O3"]', ast.List)
     lines = [snippet.ctx.code_range(read).start.line for read in lists.reached_reads(snippet.ctx, target, value) or []]
     assert lines == [9, 16]  # not past `flags = ["-O2"]`; in `build` every definition is seen
     unread = parse('nvcc_flags = ["-O3"]\n')
-    name = unread.node("nvcc_flags", cst.Name)
-    assert lists.reached_reads(unread.ctx, name, unread.node('["-O3"]', cst.List)) is None
+    name = unread.node("nvcc_flags", ast.Name)
+    assert lists.reached_reads(unread.ctx, name, unread.node('["-O3"]', ast.List)) is None

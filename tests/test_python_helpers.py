@@ -8,16 +8,17 @@ Each case parses a snippet and indexes it the way `check_python` does; nodes are
 
 from __future__ import annotations
 
+import ast
 import re
 
-import libcst as cst
 import pytest
-from snippets import in_order, parse
+from snippets import Snippet, in_order, parse
 
 from rocmlint.python import conditions, imports, native, settings, statements, text_search, torch_api, uses
-from rocmlint.python.fixes import also_searched
+from rocmlint.python.fixes import also_searched, gate_expression
 from rocmlint.python.idioms import leaves_quietly
 from rocmlint.python.lexical import assigned_attribute_pattern, called_name_pattern, setting_key_pattern
+from rocmlint.python.positions import CodeRange
 
 
 # --- imports ------------------------------------------------------------------------------------------
@@ -25,10 +26,14 @@ def test_imported_modules() -> None:
     snippet = parse("import a.b as c, d\nfrom e.f import g\nfrom . import h\nfrom .i import j\n")
     plain, from_import, relative, relative_module = snippet.imports()
     found = imports.imported_modules(plain)
-    assert [(m.module, snippet.code(m.name)) for m in found] == [("a.b", "a.b"), ("d", "d")]
-    # An alias owns its comma.
-    assert [snippet.code(m.alias) for m in found if m.alias is not None] == ["a.b as c, ", "d"]
-    assert [(m.module, m.alias) for m in imports.imported_modules(from_import)] == [("e.f", None)]
+    assert [(m.module, _written(snippet, imports.module_name_range(snippet.ctx, m))) for m in found] == [
+        ("a.b", "a.b"),
+        ("d", "d"),
+    ]
+    assert [snippet.code(m.alias) for m in found if m.alias is not None] == ["a.b as c", "d"]
+    from_modules = imports.imported_modules(from_import)
+    assert [(m.module, m.alias) for m in from_modules] == [("e.f", None)]
+    assert [_written(snippet, imports.module_name_range(snippet.ctx, m)) for m in from_modules] == ["e.f"]
     assert imports.imported_modules(relative) == imports.imported_modules(relative_module) == []
 
 
@@ -55,8 +60,7 @@ def test_bound_names(code: str, expected: list[str] | None) -> None:
 )
 def test_sole_imported_name(code: str, expected: tuple[str, str] | None) -> None:
     snippet = parse(code)
-    found = imports.sole_imported_name(snippet.first(cst.ImportFrom))
-    assert (None if found is None else (found[0], found[1].value)) == expected
+    assert imports.sole_imported_name(snippet.first(ast.ImportFrom)) == expected
 
 
 @pytest.mark.parametrize(
@@ -71,7 +75,14 @@ def test_sole_imported_name(code: str, expected: tuple[str, str] | None) -> None
 )
 def test_runs_at_import(code: str, runs: bool) -> None:
     snippet = parse(code)
-    assert imports.runs_at_import(snippet.ctx, snippet.node("import pynvml", cst.Import)) is runs
+    assert imports.runs_at_import(snippet.ctx, snippet.node("import pynvml", ast.Import)) is runs
+
+
+def _written(snippet: Snippet, span: CodeRange) -> str:
+    """The source text a range covers."""
+    source = snippet.ctx.source
+    start = source.char_offset(span.start.line, span.start.column)
+    return source.text[start : source.char_offset(span.end.line, span.end.column)]
 
 
 def test_module_path_names() -> None:
@@ -97,7 +108,7 @@ if outer:
 
 def test_enclosing_tests() -> None:
     snippet = parse(ENCLOSED)
-    use = snippet.node("use(x)", cst.Call)
+    use = snippet.node("use(x)", ast.Call)
     assert [snippet.code(t) for t in conditions.enclosing_tests(snippet.ctx, use)] == ["a", "outer"]
     early = conditions.exit_tests(snippet.ctx, use, leaves_quietly)
     assert [snippet.code(t) for t in early] == ["not ready"]
@@ -106,23 +117,23 @@ def test_enclosing_tests() -> None:
 def test_earlier_exit_tests_count_an_if_with_else_only_when_asked() -> None:
     snippet = parse("if a:\n    return\nelse:\n    pass\nif b:\n    return\nif c:\n    raise E\nuse(x)\n")
     statement = snippet.module.body[-1]
-    found = conditions.earlier_exit_tests(snippet.module, statement, leaves_quietly)
+    found = conditions.earlier_exit_tests(snippet.module.body, statement, leaves_quietly)
     assert [snippet.code(t) for t in found] == ["a", "b"]
-    found = conditions.earlier_exit_tests(snippet.module, statement, leaves_quietly, with_else=False)
+    found = conditions.earlier_exit_tests(snippet.module.body, statement, leaves_quietly, with_else=False)
     assert [snippet.code(t) for t in found] == ["b"]
 
 
 def test_chain_tests() -> None:
     snippet = parse('if "a" in m and ok:\n    pass\nelif "b" in m:\n    pass\nelse:\n    pass\nx = "c" in m or y\n')
-    second = snippet.node('"b" in m', cst.Comparison)
+    second = snippet.node('"b" in m', ast.Compare)
     assert [snippet.code(t) for t in conditions.chain_tests(snippet.ctx, second)] == ['"a" in m and ok', '"b" in m']
-    alone = snippet.node('"c" in m', cst.Comparison)
+    alone = snippet.node('"c" in m', ast.Compare)
     assert [snippet.code(t) for t in conditions.chain_tests(snippet.ctx, alone)] == ['"c" in m or y']
 
 
 def test_alternatives() -> None:
     snippet = parse("x = a if t else b\n")
-    choice = snippet.first(cst.IfExp)
+    choice = snippet.first(ast.IfExp)
     assert [snippet.code(n) for n in conditions.alternatives(choice, choice.body)] == ["t", "b"]
     assert [snippet.code(n) for n in conditions.alternatives(choice, choice.orelse)] == ["t", "a"]
     assert conditions.alternatives(choice, choice.test) == []
@@ -130,21 +141,21 @@ def test_alternatives() -> None:
 
 def test_choices_around() -> None:
     snippet = parse("def f():\n    if t:\n        x = [a if c else b, d]\n")
-    choices = conditions.choices_around(snippet.ctx, snippet.node("a", cst.Name))
+    choices = conditions.choices_around(snippet.ctx, snippet.node("a", ast.Name))
     assert [snippet.code(n) for n in choices] == ["c", "b", "[a if c else b, d]", "t"]
 
 
 def test_test_codes_follow_once_assigned_names() -> None:
     snippet = parse('HAS = find_spec("flash_attn") is not None\nif not HAS:\n    pass\n')
-    test = snippet.node("not HAS", cst.UnaryOperation)
+    test = snippet.node("not HAS", ast.UnaryOp)
     assert list(conditions.test_codes(snippet.ctx, test)) == ["not HAS", 'find_spec("flash_attn") is not None']
 
 
 def test_test_mentions() -> None:
     snippet = parse('HAS = find_spec("flash_attn") is not None\nif not HAS:\n    pass\nif ok:\n    pass\n')
     flash = re.compile("flash_?attn")
-    assert conditions.test_mentions(snippet.ctx, snippet.node("not HAS", cst.UnaryOperation), flash)
-    assert not conditions.test_mentions(snippet.ctx, snippet.node("ok", cst.Name), flash)
+    assert conditions.test_mentions(snippet.ctx, snippet.node("not HAS", ast.UnaryOp), flash)
+    assert not conditions.test_mentions(snippet.ctx, snippet.node("ok", ast.Name), flash)
 
 
 @pytest.mark.parametrize(
@@ -160,16 +171,16 @@ def test_test_mentions() -> None:
 )
 def test_decided_test(code: str, decided: str | None) -> None:
     snippet = parse(code)
-    found = conditions.decided_test(snippet.ctx, snippet.node("V", cst.Name))
-    kinds = {cst.If: "if", cst.IfExp: "ifexp", cst.Assert: "assert"}
+    found = conditions.decided_test(snippet.ctx, snippet.node("V", ast.Name))
+    kinds = {ast.If: "if", ast.IfExp: "ifexp", ast.Assert: "assert"}
     assert (None if found is None else kinds[type(found)]) == decided
 
 
 def test_outermost_conditional() -> None:
     snippet = parse('d = "a" if c else ("b" if e else "x")\nf("b2")\n')
-    choice = conditions.outermost_conditional(snippet.ctx, snippet.node('"b"', cst.SimpleString))
+    choice = conditions.outermost_conditional(snippet.ctx, snippet.node('"b"', ast.Constant))
     assert choice is not None and snippet.code(choice) == '"a" if c else ("b" if e else "x")'
-    assert conditions.outermost_conditional(snippet.ctx, snippet.node('"b2"', cst.SimpleString)) is None
+    assert conditions.outermost_conditional(snippet.ctx, snippet.node('"b2"', ast.Constant)) is None
 
 
 # --- statements ---------------------------------------------------------------------------------------
@@ -190,7 +201,7 @@ if ok:
 
 def test_with_items_around() -> None:
     snippet = parse(CAPTURE)
-    first, second = (snippet.node(f"use({n})", cst.Call) for n in (1, 2))
+    first, second = (snippet.node(f"use({n})", ast.Call) for n in (1, 2))
     assert [snippet.code(e) for e in statements.with_items_around(snippet.ctx, first)] == ["inner()"]
     assert [snippet.code(e) for e in statements.with_items_around(snippet.ctx, second)] == [
         "torch.cuda.graph(g)",
@@ -201,12 +212,12 @@ def test_with_items_around() -> None:
 @pytest.mark.parametrize(("number", "inside"), [(2, False), (3, True), (4, False), (5, False)])
 def test_after_open_call(number: int, inside: bool) -> None:
     snippet = parse(CAPTURE)
-    node = snippet.node(f"use({number})", cst.Call)
+    node = snippet.node(f"use({number})", ast.Call)
     assert statements.after_open_call(snippet.ctx, node, "capture_begin", "capture_end") is inside
 
 
 def test_called_method() -> None:
-    module = cst.parse_module("g.capture_begin()\nx = g.capture_end()\nf()\n")
+    module = ast.parse("g.capture_begin()\nx = g.capture_end()\nf()\n")
     assert [statements.called_method(statement) for statement in module.body] == ["capture_begin", None, None]
 
 
@@ -225,16 +236,16 @@ def test_called_method() -> None:
 )
 def test_searched_text(call: str, needle: str | None) -> None:
     snippet = parse(f"import re\nimport pytest\n{call}\n")
-    found = text_search.searched_text(snippet.ctx, snippet.node(call, cst.Call))
+    found = text_search.searched_text(snippet.ctx, snippet.node(call, ast.Call))
     assert (None if found is None else snippet.code(found)) == needle
 
 
 def test_membership_needle() -> None:
     snippet = parse('a = "x" in m\nb = "x" == m\nc = "x" in m in n\n')
-    needle = text_search.membership_needle(snippet.node('"x" in m', cst.Comparison))
+    needle = text_search.membership_needle(snippet.node('"x" in m', ast.Compare))
     assert needle is not None and snippet.code(needle) == '"x"'
-    assert text_search.membership_needle(snippet.node('"x" == m', cst.Comparison)) is None
-    assert text_search.membership_needle(snippet.node('"x" in m in n', cst.Comparison)) is None
+    assert text_search.membership_needle(snippet.node('"x" == m', ast.Compare)) is None
+    assert text_search.membership_needle(snippet.node('"x" in m in n', ast.Compare)) is None
 
 
 def test_needles() -> None:
@@ -260,10 +271,10 @@ def test_needles() -> None:
 
 def test_string_texts_and_text_of_name() -> None:
     snippet = parse('ok = "a" in m or f"{x}" in m or "b" in str(e)\n')
-    condition = snippet.first(cst.BooleanOperation)
+    condition = snippet.first(ast.BoolOp)
     assert sorted(text_search.string_texts(snippet.ctx, condition)) == ["a", "b"]
     for code, expected in (("m", True), ("str(e)", True), ("e.args", True), ("f(e)", False), ("str(a, b)", False)):
-        expr = cst.parse_expression(code)
+        expr = ast.parse(code, mode="eval").body
         assert text_search.is_text_of_name(snippet.ctx, expr) is expected, code
 
 
@@ -277,7 +288,28 @@ def test_string_texts_and_text_of_name() -> None:
 )
 def test_also_searched(code: str, fixed: str) -> None:
     snippet = parse(code)
-    edit = also_searched(snippet.ctx, snippet.first(cst.Comparison), '"b"')
+    edit = also_searched(snippet.ctx, snippet.first(ast.Compare), '"b"')
+    data = code.encode()
+    assert (data[: edit.start] + edit.content.encode() + data[edit.end :]).decode() == fixed
+
+
+@pytest.mark.parametrize(
+    ("code", "fixed"),
+    [
+        # Parentheses of its own stay around the replacement; a call's or a class's are not its own.
+        ("ok = (a)\n", "ok = ((not G) and a)\n"),
+        ("ok = f(a)\n", "ok = f((not G) and (a))\n"),
+        ("ok = f((a),)\n", "ok = f(((not G) and a),)\n"),
+        ("class A((a)): pass\n", "class A(((not G) and a)): pass\n"),
+        ("ok = (  # why\n    a\n)\n", "ok = (  # why\n    (not G) and a\n)\n"),
+        ("ok = f'{(a)}'\n", "ok = f'{((not G) and a)}'\n"),
+        ("ok = x or a\n", "ok = x or (not G) and (a)\n"),
+        ("ok = -a\n", "ok = -((not G) and (a))\n"),
+    ],
+)
+def test_gate_expression(code: str, fixed: str) -> None:
+    snippet = parse(code)
+    edit = gate_expression(snippet.ctx, snippet.node("a", ast.Name), "G")
     data = code.encode()
     assert (data[: edit.start] + edit.content.encode() + data[edit.end :]).decode() == fixed
 
@@ -304,7 +336,7 @@ def test_also_searched(code: str, fixed: str) -> None:
 )
 def test_is_inspected(code: str, inspected: bool) -> None:
     snippet = parse(code + "\n")
-    assert uses.is_inspected(snippet.ctx, snippet.node("D", cst.Name)) is inspected
+    assert uses.is_inspected(snippet.ctx, snippet.node("D", ast.Name)) is inspected
 
 
 @pytest.mark.parametrize(
@@ -326,13 +358,13 @@ def test_is_inspected(code: str, inspected: bool) -> None:
 )
 def test_is_string_value_use(code: str, used: bool) -> None:
     snippet = parse(code + "\n")
-    string = snippet.first(cst.SimpleString)
+    string = next(n for n in in_order(snippet.module) if isinstance(n, ast.Constant) and isinstance(n.value, str))
     assert uses.is_string_value_use(snippet.ctx, string) is used
 
 
 def test_outermost_collection_member() -> None:
     snippet = parse("ok = x in (a, (D, b))\n")
-    member = uses.outermost_collection_member(snippet.ctx, snippet.node("D", cst.Name))
+    member = uses.outermost_collection_member(snippet.ctx, snippet.node("D", ast.Name))
     assert snippet.code(member) == "(a, (D, b))"
 
 
@@ -349,7 +381,7 @@ def test_outermost_collection_member() -> None:
 )
 def test_in_allow_list(code: str, listed: bool) -> None:
     snippet = parse(code)
-    assert uses.in_allow_list(snippet.ctx, snippet.node("V", cst.Name)) is listed
+    assert uses.in_allow_list(snippet.ctx, snippet.node("V", ast.Name)) is listed
 
 
 # --- settings -----------------------------------------------------------------------------------------
@@ -363,11 +395,11 @@ def test_patch_settings() -> None:
         config.patch({"triton.cudagraphs": 1})
         """
     )
-    calls = [c for c in in_order(snippet.module) if isinstance(c, cst.Call)]
+    calls = [c for c in in_order(snippet.module) if isinstance(c, ast.Call)]
     found = [[(s.key, snippet.code(s.site)) for s in settings.patch_settings(snippet.ctx, c)] for c in calls]
     assert found == [
         [("memory_planning", "True")],
-        [("max_autotune", "OPTIONS, "), ("coordinate_descent_tuning", "coordinate_descent_tuning=False")],
+        [("max_autotune", "OPTIONS"), ("coordinate_descent_tuning", "coordinate_descent_tuning=False")],
         [("triton.cudagraphs", "1")],
     ]
     values = [snippet.code(s.value) for c in calls for s in settings.patch_settings(snippet.ctx, c)]
@@ -376,7 +408,7 @@ def test_patch_settings() -> None:
 
 def test_option_settings() -> None:
     snippet = parse("torch.compile(m, options=dict(max_autotune=True))\n")
-    options = snippet.ctx.semantic.keyword(snippet.first(cst.Call), "options")
+    options = snippet.ctx.semantic.keyword(snippet.first(ast.Call), "options")
     assert options is not None
     assert [(s.key, snippet.code(s.site)) for s in settings.option_settings(snippet.ctx, options)] == [
         ("max_autotune", "True")
@@ -393,7 +425,7 @@ def test_compile_options() -> None:
         torch.compile(m)
         """
     )
-    calls = [c for c in in_order(snippet.module) if isinstance(c, cst.Call)]
+    calls = [c for c in in_order(snippet.module) if isinstance(c, ast.Call)]
     found = [[s.key for s in settings.compile_options(snippet.ctx, c)] for c in calls]
     assert found == [["max_autotune"], ["memory_planning"], [], []]
 
@@ -408,7 +440,7 @@ def test_config_assignments() -> None:
         """
     )
     module, wanted = "torch._inductor.config", {"cudagraphs", "max_autotune"}
-    assigns = [n for n in in_order(snippet.module) if isinstance(n, cst.Assign)]
+    assigns = [n for n in in_order(snippet.module) if isinstance(n, ast.Assign)]
     found = [
         [(s.key, snippet.code(s.site)) for s in settings.config_assignments(snippet.ctx, a, module, wanted)]
         for a in assigns
@@ -432,7 +464,7 @@ def test_config_assignments() -> None:
 )
 def test_device_arguments(call: str, devices: list[str]) -> None:
     snippet = parse(f"import torch\n{call}\n")
-    found = torch_api.device_arguments(snippet.ctx, snippet.node(call, cst.Call))
+    found = torch_api.device_arguments(snippet.ctx, snippet.node(call, ast.Call))
     assert [snippet.code(value) for value in found] == devices
 
 
@@ -450,7 +482,7 @@ def test_device_arguments(call: str, devices: list[str]) -> None:
 )
 def test_backend_arguments(call: str, sites: list[tuple[str, str]]) -> None:
     snippet = parse(f"import deepspeed\nimport torch.distributed as dist\n{call}\n")
-    found = torch_api.backend_arguments(snippet.ctx, snippet.node(call, cst.Call))
+    found = torch_api.backend_arguments(snippet.ctx, snippet.node(call, ast.Call))
     assert [(snippet.code(site), snippet.code(value)) for site, value in found] == sites
 
 
@@ -466,7 +498,7 @@ def test_backend_arguments(call: str, sites: list[tuple[str, str]]) -> None:
 )
 def test_backend_names(value: str, backends: list[str]) -> None:
     snippet = parse(f"import torch.distributed as dist\nB = {value}\n")
-    assigned = snippet.first(cst.Assign).value
+    assigned = snippet.first(ast.Assign).value
     assert torch_api.backend_names(snippet.ctx, assigned) == backends
 
 
@@ -485,7 +517,7 @@ def test_loaded_library_names() -> None:
         """
     )
     finder = "ctypes.util.find_library"
-    calls = [n for n in in_order(snippet.module) if isinstance(n, cst.Call) and snippet.code(n.func) != finder]
+    calls = [n for n in in_order(snippet.module) if isinstance(n, ast.Call) and snippet.code(n.func) != finder]
     libraries = [native.loaded_library(snippet.ctx, call) for call in calls]
     assert [None if lib is None else snippet.code(lib) for lib in libraries] == [
         "NAME",
@@ -557,6 +589,6 @@ def test_assigned_attribute_and_called_name_patterns() -> None:
 )
 def test_regex_operands(code: str, expected: tuple[str | None, str | None]) -> None:
     snippet = parse(code)
-    call = snippet.value_as("x", cst.Call)
+    call = snippet.value_as("x", ast.Call)
     found = text_search.regex_operands(snippet.ctx, call)
     assert tuple(snippet.code(part) if part is not None else None for part in found) == expected

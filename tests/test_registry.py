@@ -36,7 +36,7 @@ def test_the_index_is_read_without_importing_rule_modules(tmp_path: Path) -> Non
         "import sys\n"
         "from rocmlint.registry import rule_infos, select_rules\n"
         "assert rule_infos() and select_rules(None)\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('rocmlint.rules.', 'libcst', 'tree_sitter'))))\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('rocmlint.rules.', 'rocmlint.python.', 'tree_sitter'))))\n"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=True)
     assert result.stdout == "[]\n"

@@ -2,37 +2,21 @@
 
 from __future__ import annotations
 
-import textwrap
+import ast
 
-import libcst as cst
 import pytest
+from snippets import parse
 
-from rocmlint.python.frontend import PythonContext, RuleOptions
-from rocmlint.python.gating import GateAnalyzer
-from rocmlint.python.semantic import Semantic
 from rocmlint.python.stand_ins import define_on_import_error
-from rocmlint.python.tree import walk
-from rocmlint.source import SourceFile
 
 
 def _fixed(code: str) -> str | None:
     """The file after the stand-in edit for its first `from` import, None when there is none."""
-    text = textwrap.dedent(code).lstrip("\n")
-    module = cst.parse_module(text)
-    semantic = Semantic(module, None)
-    ctx = PythonContext(
-        SourceFile.from_bytes("example.py", text.encode("utf-8"), "python"),
-        module,
-        semantic,
-        GateAnalyzer(semantic),
-        RuleOptions(),
-    )
-    walk(module, semantic.parents, {})
-    import_from = next(n for n in semantic.descendants(module) if isinstance(n, cst.ImportFrom))
-    edit = define_on_import_error(ctx, import_from)
+    snippet = parse(code)
+    edit = define_on_import_error(snippet.ctx, snippet.first(ast.ImportFrom))
     if edit is None:
         return None
-    data = text.encode("utf-8")
+    data = snippet.ctx.source.data
     return (data[: edit.start] + edit.content.encode("utf-8") + data[edit.end :]).decode("utf-8")
 
 
@@ -48,7 +32,7 @@ def test_defines_the_stand_in_under_the_bound_name() -> None:
     ]
     assert "        def fa(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, **options):" in lines
     assert lines[-1] == "            return out.transpose(1, 2)"
-    cst.parse_module(fixed)  # valid Python
+    ast.parse(fixed)  # valid Python
 
 
 @pytest.mark.parametrize(

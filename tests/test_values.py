@@ -6,11 +6,13 @@ Each case traces the value assigned to `x` (the last `x = ...`) and lists the co
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-import libcst as cst
 import pytest
+from snippets import in_order
 
 from rocmlint.python.references import References
 from rocmlint.python.semantic import MAX_DEPTH, Semantic
@@ -30,46 +32,48 @@ from rocmlint.python.values import (
 )
 
 
-def _parse(code: str) -> tuple[cst.Module, Semantic]:
-    module = cst.parse_module(textwrap.dedent(code).lstrip("\n"))
-    semantic = Semantic(module, None)
+@dataclass
+class _Parsed:
+    text: str
+    module: ast.Module
+    semantic: Semantic
+
+    def code(self, node: ast.AST) -> str | None:
+        return ast.get_source_segment(self.text, node)
+
+    def assigned(self, name: str) -> ast.expr:
+        """The value of the last `name = ...`."""
+        values = [
+            node.value
+            for node in in_order(self.module)
+            if isinstance(node, ast.Assign) and self.code(node.targets[0]) == name
+        ]
+        assert values, f"no assignment to {name}"
+        return values[-1]
+
+
+def _parse(code: str) -> _Parsed:
+    text = textwrap.dedent(code).lstrip("\n")
+    module = ast.parse(text)
+    semantic = Semantic(module, None, text)
     walk(module, semantic.parents, {})
-    return module, semantic
+    return _Parsed(text, module, semantic)
 
 
 def _values(semantic: Semantic) -> Values:
     return Values(semantic, References(semantic))
 
 
-def _walk(root: cst.CSTNode) -> list[cst.CSTNode]:
-    """Every node under `root`, in source order."""
-    found, stack = [], [root]
-    while stack:
-        node = stack.pop()
-        found.append(node)
-        stack.extend(reversed(node.children))
-    return found
+def _literals(expr: ast.expr) -> Sequence[ast.expr] | None:
+    """String and integer literals (not `True`, `False` or `None`)."""
+    is_literal = isinstance(expr, ast.Constant) and type(expr.value) in (str, bytes, int)
+    return [expr] if is_literal else None
 
 
-def _assigned(module: cst.Module, name: str) -> cst.BaseExpression:
-    """The value of the last `name = ...`."""
-    values = [
-        node.value
-        for node in _walk(module)
-        if isinstance(node, cst.Assign) and module.code_for_node(node.targets[0].target) == name
-    ]
-    assert values, f"no assignment to {name}"
-    return values[-1]
-
-
-def _literals(expr: cst.BaseExpression) -> Sequence[cst.BaseExpression] | None:
-    return [expr] if isinstance(expr, (cst.SimpleString, cst.Integer)) else None
-
-
-def _trace(code: str, follow: Follow = PLAIN, target: str = "x") -> list[str]:
-    module, semantic = _parse(code)
-    leaves = _values(semantic).trace(_assigned(module, target), _literals, follow)
-    return [module.code_for_node(leaf) for leaf in leaves]
+def _trace(code: str, follow: Follow = PLAIN, target: str = "x") -> list[str | None]:
+    parsed = _parse(code)
+    leaves = _values(parsed.semantic).trace(parsed.assigned(target), _literals, follow)
+    return [parsed.code(leaf) for leaf in leaves]
 
 
 @pytest.mark.parametrize(
@@ -99,7 +103,7 @@ def _trace(code: str, follow: Follow = PLAIN, target: str = "x") -> list[str]:
         pytest.param("def f(p):\n    x = p\n", Follow(names=Names.ALL), [], id="parameter-unknown"),
         pytest.param('x = "a" if c else ("b" if d else "c")\n', Follow(), ['"a"', '"b"', '"c"'], id="arms"),
         pytest.param('x = "a" if c else "b"\n', Follow(arms=False), [], id="arms-off"),
-        pytest.param('x = "a" + "b" % c\n', Follow(operators=(cst.Add,)), ['"a"'], id="operators-chosen"),
+        pytest.param('x = "a" + "b" % c\n', Follow(operators=(ast.Add,)), ['"a"'], id="operators-chosen"),
         pytest.param("x = 2 * 3 - 1\n", Follow(operators=ALL_OPERATORS), ["2", "3", "1"], id="all-operators"),
         pytest.param('A = ["a"]\nx = A[0]\n', Follow(subscripts=True, elements=True), ['"a"'], id="subscript"),
         pytest.param('x = ("a", ["b"], {"c"})\n', Follow(elements=True), ['"a"', '"b"', '"c"'], id="elements"),
@@ -144,11 +148,11 @@ def test_follows(code: str, follow: Follow, expected: list[str]) -> None:
 
 
 def test_comprehension_variable_is_unknown() -> None:
-    module, semantic = _parse("y = 1\nx = [y for y in g()]\n")
-    comprehension = _assigned(module, "x")
-    assert isinstance(comprehension, cst.ListComp) and isinstance(comprehension.elt, cst.Name)
-    assert semantic.assigned_values(comprehension.elt) == [None]
-    assert _values(semantic).trace(comprehension.elt, _literals, Follow(names=Names.AGREEING)) == []
+    parsed = _parse("y = 1\nx = [y for y in g()]\n")
+    comprehension = parsed.assigned("x")
+    assert isinstance(comprehension, ast.ListComp) and isinstance(comprehension.elt, ast.Name)
+    assert parsed.semantic.assigned_values(comprehension.elt) == [None]
+    assert _values(parsed.semantic).trace(comprehension.elt, _literals, Follow(names=Names.AGREEING)) == []
 
 
 def test_depth_cut_off() -> None:
@@ -160,36 +164,36 @@ def test_depth_cut_off() -> None:
 
 def test_self_reference_stops() -> None:
     """Each round of `x = x + "b"` is two steps (the operand, the name)."""
-    leaves = _trace('x = "a"\nx = x + "b"\n', Follow(names=Names.ALL, operators=(cst.Add,)))
+    leaves = _trace('x = "a"\nx = x + "b"\n', Follow(names=Names.ALL, operators=(ast.Add,)))
     assert leaves.count('"b"') == MAX_DEPTH // 2
 
 
 def test_rule_steps_and_dead_ends() -> None:
     """`visit` returns leaves (a dead end when empty), `Through` to see through a construct of its own,
     or None for the generic constructs."""
-    module, semantic = _parse('A = "a"\nx = int(A) if c else str(A)\n')
+    parsed = _parse('A = "a"\nx = int(A) if c else str(A)\n')
 
-    def visit(expr: cst.BaseExpression) -> Sequence[str] | Through | None:
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
-            return Through(tuple(arg.value for arg in expr.args)) if expr.func.value == "int" else []
-        return [expr.evaluated_value] if isinstance(expr, cst.SimpleString) else None  # type: ignore[list-item]
+    def visit(expr: ast.expr) -> Sequence[str] | Through | None:
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name):
+            return Through(tuple(expr.args)) if expr.func.id == "int" else []
+        return [expr.value] if isinstance(expr, ast.Constant) and isinstance(expr.value, str) else None
 
-    assert _values(semantic).trace(_assigned(module, "x"), visit) == ["a"]
+    assert _values(parsed.semantic).trace(parsed.assigned("x"), visit) == ["a"]
 
 
 def test_nested_traces_continue_the_depth() -> None:
     """A trace started inside `visit` counts on from the expression visited, so nesting cannot recurse forever."""
-    module, semantic = _parse("x = [x]\n")
-    values = _values(semantic)
+    parsed = _parse("x = [x]\n")
+    values = _values(parsed.semantic)
     depths: list[int] = []
 
-    def visit(expr: cst.BaseExpression) -> Sequence[int] | None:
-        if isinstance(expr, cst.List):
+    def visit(expr: ast.expr) -> Sequence[int] | None:
+        if isinstance(expr, ast.List):
             depths.append(len(depths))
-            return values.trace(expr.elements[0].value, visit)
+            return values.trace(expr.elts[0], visit)
         return None
 
-    assert values.trace(_assigned(module, "x"), visit) == []
+    assert values.trace(parsed.assigned("x"), visit) == []
     assert 0 < len(depths) <= MAX_DEPTH
 
 
@@ -203,9 +207,9 @@ def test_nested_traces_continue_the_depth() -> None:
     ],
 )
 def test_collection_elements(code: str, elements: list[str]) -> None:
-    module, semantic = _parse(code)
-    found = _values(semantic).collection_elements(_assigned(module, "x"))
-    assert [module.code_for_node(element) for element in found] == elements
+    parsed = _parse(code)
+    found = _values(parsed.semantic).collection_elements(parsed.assigned("x"))
+    assert [parsed.code(element) for element in found] == elements
 
 
 @pytest.mark.parametrize(
@@ -222,18 +226,18 @@ def test_collection_elements(code: str, elements: list[str]) -> None:
     ],
 )
 def test_is_literal_constant(code: str, constant: bool) -> None:
-    assert is_literal_constant(cst.parse_expression(code)) is constant
+    assert is_literal_constant(ast.parse(code, mode="eval").body) is constant
 
 
 # --- where a value goes -----------------------------------------------------------------------------------
-def _described(module: cst.Module, destination: Destination | None) -> str | None:
+def _described(parsed: _Parsed, destination: Destination | None) -> str | None:
     if destination is None:
         return None
     if destination.call is not None:
-        return f"call {module.code_for_node(destination.call.func)}"
+        return f"call {parsed.code(destination.call.func)}"
     if destination.reads:
-        return "reads " + " ".join(read.value for read in destination.reads)
-    return "calls " + " ".join(module.code_for_node(call) for call in destination.calls)
+        return "reads " + " ".join(read.id for read in destination.reads)
+    return "calls " + " ".join(str(parsed.code(call)) for call in destination.calls)
 
 
 @pytest.mark.parametrize(
@@ -250,13 +254,13 @@ def _described(module: cst.Module, destination: Destination | None) -> str | Non
 )
 def test_destination(code: str, expected: str | None) -> None:
     """Where the collection holding the call `c(7)` goes."""
-    module, semantic = _parse(code)
-    call = next(node for node in _walk(module) if isinstance(node, cst.Call) and module.code_for_node(node) == "c(7)")
-    assert _described(module, _values(semantic).destination(call)) == expected
+    parsed = _parse(code)
+    call = next(node for node in in_order(parsed.module) if isinstance(node, ast.Call) and parsed.code(node) == "c(7)")
+    assert _described(parsed, _values(parsed.semantic).destination(call)) == expected
 
 
 def test_collection_of() -> None:
-    module, semantic = _parse(
+    parsed = _parse(
         """
         a = frozenset(["x1", "x2"]) + extra
         b = call("x3")
@@ -266,9 +270,9 @@ def test_collection_of() -> None:
         f = ["x8" for w in ws]
         """
     )
-    strings = {module.code_for_node(n): n for n in _walk(module) if isinstance(n, cst.SimpleString)}
-    values = _values(semantic)
-    whole = {text.strip('"'): module.code_for_node(values.collection_of(node)) for text, node in strings.items()}
+    strings = [n for n in in_order(parsed.module) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    values = _values(parsed.semantic)
+    whole = {node.value: parsed.code(values.collection_of(node)) for node in strings}
     assert whole == {
         "x1": 'frozenset(["x1", "x2"]) + extra',
         "x2": 'frozenset(["x1", "x2"]) + extra',
@@ -282,17 +286,15 @@ def test_collection_of() -> None:
 
 
 def test_assigned_name() -> None:
-    module, _ = _parse("x = 1\ny += 1\nz: int = 1\na = b = 1\nc.d = 1\n")
-    statements = [line.body[0] for line in module.body if isinstance(line, cst.SimpleStatementLine)]
-    names = [assigned_name(statement) for statement in statements]  # type: ignore[arg-type]
-    assert [name.value if name is not None else None for name in names] == ["x", "y", "z", None, None]
+    parsed = _parse("x = 1\ny += 1\nz: int = 1\na = b = 1\nc.d = 1\n")
+    names = [assigned_name(statement) for statement in parsed.module.body]  # type: ignore[arg-type]
+    assert [name.id if name is not None else None for name in names] == ["x", "y", "z", None, None]
 
 
 def test_assignment_targets() -> None:
-    module, _ = _parse("x = 1\ny += 1\nz: int = 1\na = b = 1\nc.d, e = 1, 2\n")
-    statements = [line.body[0] for line in module.body if isinstance(line, cst.SimpleStatementLine)]
-    code = module.code_for_node
-    targets = [[code(t) for t in assignment_targets(statement)] for statement in statements]  # type: ignore[arg-type]
+    parsed = _parse("x = 1\ny += 1\nz: int = 1\na = b = 1\nc.d, e = 1, 2\n")
+    statements = parsed.module.body
+    targets = [[parsed.code(t) for t in assignment_targets(statement)] for statement in statements]  # type: ignore[arg-type]
     assert targets == [["x"], ["y"], ["z"], ["a", "b"], ["c.d, e"]]
 
 
@@ -307,10 +309,10 @@ def test_assignment_targets() -> None:
     ],
 )
 def test_list_added_to(code: str, expected: str | None) -> None:
-    call = cst.parse_expression(code)
-    assert isinstance(call, cst.Call)
+    call = ast.parse(code, mode="eval").body
+    assert isinstance(call, ast.Call)
     receiver = list_added_to(call)
-    assert (cst.Module([]).code_for_node(receiver) if receiver is not None else None) == expected
+    assert (ast.get_source_segment(code, receiver) if receiver is not None else None) == expected
 
 
 @pytest.mark.parametrize(
@@ -330,11 +332,11 @@ def test_list_added_to(code: str, expected: str | None) -> None:
     ],
 )
 def test_int_values(code: str, expected: list[tuple[int, bool]]) -> None:
-    module, semantic = _parse(code)
-    assert [(v.value, v.looped) for v in _values(semantic).int_values(_assigned(module, "x"))] == expected
+    parsed = _parse(code)
+    assert [(v.value, v.looped) for v in _values(parsed.semantic).int_values(parsed.assigned("x"))] == expected
 
 
 def test_texts() -> None:
-    module, semantic = _parse('A = "mov.b32"\nx = (A if c else f"cvt.{t}") if d else "{}".format(y)\n')
-    found = [(text, module.code_for_node(node)) for text, node in _values(semantic).texts(_assigned(module, "x"))]
+    parsed = _parse('A = "mov.b32"\nx = (A if c else f"cvt.{t}") if d else "{}".format(y)\n')
+    found = [(text, parsed.code(node)) for text, node in _values(parsed.semantic).texts(parsed.assigned("x"))]
     assert found == [("mov.b32", '"mov.b32"'), ("cvt. ", 'f"cvt.{t}"'), ("{}", '"{}"')]

@@ -1,4 +1,4 @@
-"""A `rocmlint check` served entirely from the cache imports no front end (no libcst, no tree-sitter,
+"""A `rocmlint check` served entirely from the cache imports no front end (no Python front end, no tree-sitter,
 no engine, no rule module) and prints exactly what the run that filled the cache printed."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from conftest import HAZARD, write_tree
 
 from rocmlint.cache import RACY_NS
 
-FRONT_END = ("libcst", "tree_sitter", "rocmlint.engine", "rocmlint.rules.")
+FRONT_END = ("rocmlint.python.", "tree_sitter", "rocmlint.engine", "rocmlint.rules.")
 # The console script's main() in a fresh interpreter, then every module it left in sys.modules
 # (python -X importtime would miss the rule modules: the registry imports them with importlib).
 _PROBE = (

@@ -8,10 +8,10 @@ Whether a comparison is a hazard (ROCm reports the gfx IP version there) stays i
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.values import ALL_OPERATORS, Follow, Names, Through
+from rocmlint.python.values import ALL_OPERATORS, Follow, Names, Through, only_argument
 
 # The properties object is only compared through `.major`/`.minor`: its other fields lead nowhere.
 _READS = frozenset({"torch.cuda.get_device_capability", "torch.cuda.get_device_properties"})
@@ -29,36 +29,39 @@ _NUMBER_CASTS = frozenset({"int", "float"})
 _CAPABILITY_VALUES = Follow(names=Names.AGREEING, operators=ALL_OPERATORS, subscripts=True, elements=True, fields=True)
 
 
-def capability_reads(ctx: PythonContext, expr: cst.BaseExpression) -> list[cst.CSTNode]:
+def capability_reads(ctx: PythonContext, expr: ast.expr) -> list[ast.AST]:
     """The capability reads (`get_device_capability()`, `get_device_properties()` calls) an expression is
     computed from (`cap[0]`, `props.major`, `major * 10 + minor`, `(major, minor)`, `f"{major}"`, `int(x)`,
     vLLM's `DeviceCapability.to_int()`, names assigned from them); empty when it is not a capability value."""
     return ctx.values.trace(expr, lambda value: _capability_step(value, ctx), _CAPABILITY_VALUES)
 
 
-def _capability_step(expr: cst.BaseExpression, ctx: PythonContext) -> list[cst.CSTNode] | Through | None:
-    if isinstance(expr, cst.Attribute):
-        return Through((expr.value,)) if expr.attr.value in ("major", "minor") else []
-    if not isinstance(expr, cst.Call):
+def _capability_step(expr: ast.expr, ctx: PythonContext) -> list[ast.AST] | Through | None:
+    if isinstance(expr, ast.Attribute):
+        return Through((expr.value,)) if expr.attr in ("major", "minor") else []
+    if not isinstance(expr, ast.Call):
         return None
     name = ctx.qualified_name(expr.func) or ""
-    if name in _READS or (isinstance(expr.func, cst.Attribute) and name.split(".")[-2:] == _PLATFORM_READ):
+    if name in _READS or (isinstance(expr.func, ast.Attribute) and name.split(".")[-2:] == _PLATFORM_READ):
         return [expr]
-    if name in _NUMBER_CASTS and len(expr.args) == 1:
-        return Through((expr.args[0].value,))
-    if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "to_int" and not expr.args:
+    cast = only_argument(expr) if name in _NUMBER_CASTS else None
+    if cast is not None:
+        return Through((cast,))
+    if isinstance(expr.func, ast.Attribute) and expr.func.attr == "to_int" and not (expr.args or expr.keywords):
         return Through((expr.func.value,))
     return []
 
 
-def threshold_major(ctx: PythonContext, threshold: cst.CSTNode) -> float | None:
+def threshold_major(ctx: PythonContext, threshold: ast.AST) -> float | None:
     """The version a constant threshold compared with the capability stands for, on the scale of the major
     version: `8` of `8`, of `(8, 9)` and of `89` (compared with `major * 10 + minor`); a float keeps its
     minor (`8.9` of `8.9`). None when it is no constant number."""
     value = ctx.single_value(threshold)
-    if isinstance(value, cst.Tuple) and value.elements:
-        value = value.elements[0].value
-    if not isinstance(value, (cst.Integer, cst.Float)):
+    if isinstance(value, ast.Tuple) and value.elts:
+        value = value.elts[0]
+    number = value.value if isinstance(value, ast.Constant) else None
+    # `bool` is a subclass of `int`: `True` is no threshold.
+    if type(number) is not int and type(number) is not float:
         return None
-    number = float(value.evaluated_value)
+    number = float(number)
     return number // 10 if number >= 20 else number

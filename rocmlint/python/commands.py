@@ -3,16 +3,24 @@ around the call copes with the program being missing (a presence check first, or
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import libcst as cst
-
 from rocmlint.python.conditions import guarded_by
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import PROCESS_RUNNERS, handled_by_try, is_none, leaves_quietly, literal_text
+from rocmlint.python.idioms import (
+    PROCESS_RUNNERS,
+    argument_values,
+    handled_by_try,
+    is_none,
+    leaves_quietly,
+    literal_text,
+    unstarred,
+)
+from rocmlint.python.lexical import STRING
 from rocmlint.python.semantic import MAX_DEPTH
 from rocmlint.python.values import Follow, Through
 
@@ -37,41 +45,47 @@ BROAD_ERRORS = frozenset({"Exception", "BaseException"})
 _FAILED_COMMAND_ERRORS = frozenset({"CalledProcessError", "SubprocessError"})
 # A command line is followed through names, not through conditional arms.
 _NO_ARMS = Follow(arms=False)
+# The first string literal a text starts with (the shortest, so `"-O" "3"` is two), and its prefix and quote.
+_STRING_LITERAL = re.compile(STRING, re.VERBOSE | re.DOTALL)
+_LITERAL_OPENING = re.compile(r"(?P<prefix>[A-Za-z]*)(?P<quote>\"\"\"|'''|\"|')")
 
 
 @dataclass(frozen=True)
 class Command:
     """A call that runs a program (`subprocess.run(...)`, `os.system(...)`, ...)."""
 
-    call: cst.Call
-    argument: cst.BaseExpression  # an argv list, a shell string, or the program alone
+    call: ast.Call
+    argument: ast.expr  # an argv list, a shell string, or the program alone
     program_alone: bool  # the argument is the program itself, not a command line
     through_shell: bool
 
 
-def command_of(ctx: PythonContext, call: cst.Call) -> Command | None:
+def command_of(ctx: PythonContext, call: ast.Call) -> Command | None:
     """The command `call` runs, when it is a process runner (the first argument, or `args=`/`cmd=`/...)."""
     runner = ctx.qualified_name(call.func)
     if runner not in PROCESS_RUNNERS:
         return None
     first = ctx.semantic.positional(call, 0)
-    arguments = [first] if first is not None else [ctx.semantic.keyword(call, word) for word in _COMMAND_KEYWORDS]
-    argument = next((arg.value for arg in arguments if arg is not None), None)
+    arguments = (
+        [first] if first is not None else [ctx.semantic.argument(call, word, None) for word in _COMMAND_KEYWORDS]
+    )
+    argument = next((found for found in arguments if found is not None), None)
     if argument is None:
         return None
     shell = ctx.semantic.keyword(call, "shell")
     through_shell = runner in _SHELL_RUNNERS or (
-        shell is not None and isinstance(shell.value, cst.Name) and shell.value.value == "True"
+        shell is not None and isinstance(shell.value, ast.Constant) and shell.value.value is True
     )
     return Command(call, argument, runner in _PROGRAM_RUNNERS, through_shell)
 
 
-def split_command(ctx: PythonContext, call: cst.Call) -> cst.BaseExpression | None:
+def split_command(ctx: PythonContext, call: ast.Call) -> ast.expr | None:
     """The command string of `shlex.split("nvidia-smi -L")` or `"nvidia-smi -L".split()`."""
-    if ctx.qualified_name(call.func) == "shlex.split" and call.args:
-        return call.args[0].value
+    arguments = argument_values(call)
+    if ctx.qualified_name(call.func) == "shlex.split" and arguments:
+        return arguments[0]
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value == "split" and not call.args:
+    if isinstance(func, ast.Attribute) and func.attr == "split" and not arguments:
         return func.value
     return None
 
@@ -85,17 +99,17 @@ def program_name(text: str, alone: bool) -> str | None:
     return re.split(r"[\\/]", words[0].strip("\"'"))[-1].lower()
 
 
-def command_programs(ctx: PythonContext, command: cst.BaseExpression) -> list[str]:
+def command_programs(ctx: PythonContext, command: ast.expr) -> list[str]:
     """The programs (`program_name`) a command may start: the file an argv list or tuple starts with
     (`path_programs`), or the first word of a shell string; through names assigned once, `+` (its left
     side) and `split_command`, not conditional arms."""
 
-    def visit(node: cst.BaseExpression) -> list[str] | Through | None:
-        if isinstance(node, (cst.List, cst.Tuple)):
-            return path_programs(ctx, node.elements[0].value) if node.elements else []
-        if isinstance(node, cst.BinaryOperation):
+    def visit(node: ast.expr) -> list[str] | Through | None:
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return path_programs(ctx, unstarred(node.elts[0])) if node.elts else []
+        if isinstance(node, ast.BinOp):
             return Through((node.left,))
-        split = split_command(ctx, node) if isinstance(node, cst.Call) else None
+        split = split_command(ctx, node) if isinstance(node, ast.Call) else None
         if split is not None:
             return Through((split,))
         text = literal_text(ctx, node)
@@ -107,21 +121,21 @@ def command_programs(ctx: PythonContext, command: cst.BaseExpression) -> list[st
     return ctx.values.trace(command, visit, _NO_ARMS)
 
 
-def path_programs(ctx: PythonContext, path: cst.BaseExpression) -> list[str]:
+def path_programs(ctx: PythonContext, path: ast.expr) -> list[str]:
     """The file names (`program_name`) a path may end in: `"nvcc"`, `home + "/bin/nvcc"`,
     `Path(home) / "bin" / "nvcc"`, `f"{home}/bin/nvcc"`, the last argument of a call
     (`os.path.join(home, "bin", "nvcc")`, `shutil.which("nvcc")`); through names assigned once and both
     arms of conditionals (`"nvcc" if home is None else home + "/bin/nvcc"`)."""
 
-    def visit(node: cst.BaseExpression) -> list[str] | Through | None:
+    def visit(node: ast.expr) -> list[str] | Through | None:
         text = literal_text(ctx, node)
         if text is not None:
             name = program_name(text, alone=True)
             return [name] if name is not None else []
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Divide)):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Div)):
             return Through((node.right,))
-        if isinstance(node, cst.Call):
-            positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+        if isinstance(node, ast.Call):
+            positional = [arg for arg in node.args if not isinstance(arg, ast.Starred)]
             return Through(tuple(positional[-1:]))
         return None
 
@@ -137,10 +151,10 @@ def copes_with_missing_program(ctx: PythonContext, command: Command, programs: f
         MISSING_PROGRAM_ERRORS | BROAD_ERRORS | (_FAILED_COMMAND_ERRORS if command.through_shell else frozenset())
     )
 
-    def is_check(expr: cst.BaseExpression) -> bool:
-        return isinstance(expr, cst.Call) and _is_presence_check(ctx, expr, programs)
+    def is_check(expr: ast.expr) -> bool:
+        return isinstance(expr, ast.Call) and _is_presence_check(ctx, expr, programs)
 
-    def checks_presence(test: cst.BaseExpression, taken: bool) -> bool:
+    def checks_presence(test: ast.expr, taken: bool) -> bool:
         return presence(ctx, test, is_check).guards(taken)
 
     return guarded_by(ctx, command.call, checks_presence, leaves_quietly) or handled_by_try(ctx, command.call, failures)
@@ -161,9 +175,7 @@ class Presence(NamedTuple):
 _UNKNOWN = Presence(implied=False, when_missing=False)
 
 
-def presence(
-    ctx: PythonContext, test: cst.BaseExpression, present: Callable[[cst.BaseExpression], bool], depth: int = 0
-) -> Presence:
+def presence(ctx: PythonContext, test: ast.expr, present: Callable[[ast.expr], bool], depth: int = 0) -> Presence:
     """What `test` says about whether something exists, given `present(expr)`: `expr` is truthy exactly
     when it exists (`shutil.which("nvidia-smi")`, `CUDA_HOME`). Through `not`, comparisons with None
     (`x is None`, `None is not x`), `and`/`or`, and names assigned once."""
@@ -171,17 +183,18 @@ def presence(
         return _UNKNOWN
     if present(test):
         return Presence(implied=True, when_missing=False)
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = presence(ctx, test.expression, present, depth + 1)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = presence(ctx, test.operand, present, depth + 1)
         return Presence(implied=inner.when_missing, when_missing=inner.implied)
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
         return _none_comparison(ctx, test, present, depth)
-    if isinstance(test, cst.BooleanOperation):
-        left, right = presence(ctx, test.left, present, depth + 1), presence(ctx, test.right, present, depth + 1)
-        if isinstance(test.operator, cst.And):
-            return Presence(left.implied or right.implied, left.when_missing and right.when_missing)
-        return Presence(left.implied and right.implied, left.when_missing or right.when_missing)
-    if isinstance(test, cst.Name):
+    if isinstance(test, ast.BoolOp):
+        operands = [presence(ctx, value, present, depth + 1) for value in test.values]
+        implied, when_missing = [found.implied for found in operands], [found.when_missing for found in operands]
+        if isinstance(test.op, ast.And):
+            return Presence(any(implied), all(when_missing))
+        return Presence(all(implied), any(when_missing))
+    if isinstance(test, ast.Name):
         value = ctx.single_value(test)
         if value is not None and value is not test:
             return presence(ctx, value, present, depth + 1)
@@ -189,30 +202,31 @@ def presence(
 
 
 def _none_comparison(
-    ctx: PythonContext, test: cst.Comparison, present: Callable[[cst.BaseExpression], bool], depth: int
+    ctx: PythonContext, test: ast.Compare, present: Callable[[ast.expr], bool], depth: int
 ) -> Presence:
     """`x is not None` means the same as `x`; `x is None` its negation (None on either side)."""
-    target = test.comparisons[0]
-    subject = test.left if is_none(target.comparator) else target.comparator if is_none(test.left) else None
+    operator, right = test.ops[0], test.comparators[0]
+    subject = test.left if is_none(right) else right if is_none(test.left) else None
     if subject is None:
         return _UNKNOWN
     inner = presence(ctx, subject, present, depth + 1)
-    if isinstance(target.operator, (cst.IsNot, cst.NotEqual)):
+    if isinstance(operator, (ast.IsNot, ast.NotEq)):
         return inner
-    if isinstance(target.operator, (cst.Is, cst.Equal)):
+    if isinstance(operator, (ast.Is, ast.Eq)):
         return Presence(implied=inner.when_missing, when_missing=inner.implied)
     return _UNKNOWN
 
 
-def _is_presence_check(ctx: PythonContext, call: cst.Call, programs: frozenset[str]) -> bool:
-    if ctx.qualified_name(call.func) not in _PRESENCE_CHECKS or not call.args:
+def _is_presence_check(ctx: PythonContext, call: ast.Call, programs: frozenset[str]) -> bool:
+    arguments = argument_values(call)
+    if ctx.qualified_name(call.func) not in _PRESENCE_CHECKS or not arguments:
         return False
-    path = ctx.string_value(call.args[0].value)
+    path = ctx.string_value(arguments[0])
     return path is not None and program_name(path, alone=True) in programs
 
 
 def rewritten_arguments(
-    ctx: PythonContext, arguments: cst.List, rewrite: Callable[[str], str | None], takes_value: frozenset[str]
+    ctx: PythonContext, arguments: ast.List, rewrite: Callable[[str], str | None], takes_value: frozenset[str]
 ) -> str | None:
     """The text of an argument list literal with its string arguments rewritten one by one: `rewrite(text)`
     gives the new text, "" to drop the argument (and its value, the next argument unless that starts with
@@ -221,21 +235,35 @@ def rewritten_arguments(
     option (it cannot be split safely)."""
     kept: list[str] = []
     drop_value = False
-    for element in arguments.elements:
-        value = element.value
-        text = literal_text(ctx, value) if isinstance(element, cst.Element) else None
+    for element in arguments.elts:
+        text = None if isinstance(element, ast.Starred) else literal_text(ctx, element)
         if drop_value and text is not None and not text.startswith("-"):
             drop_value = False
             continue
         drop_value = False
         new = rewrite(text) if text is not None else None
         if text is None or new is None:
-            kept.append(ctx.code_of(element.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip())
+            kept.append(ctx.code_of(element).strip())
             continue
-        if len(text.split()) != 1 or not isinstance(value, cst.SimpleString):
+        delimiters = _plain_string_delimiters(ctx, element)
+        if len(text.split()) != 1 or delimiters is None:
             return None
         if new:
-            kept.append(f"{value.prefix}{value.quote}{new}{value.quote}")
+            prefix, quote = delimiters
+            kept.append(f"{prefix}{quote}{new}{quote}")
         else:
             drop_value = text in takes_value
     return "[" + ", ".join(dict.fromkeys(kept)) + "]"
+
+
+def _plain_string_delimiters(ctx: PythonContext, node: ast.expr) -> tuple[str, str] | None:
+    """The prefix (`r`, or "") and quote of a string written as one literal; None for an f-string or for
+    literals joined by concatenation (`"-O" "3"`), whose pieces a new text cannot be put back into."""
+    if not isinstance(node, ast.Constant):
+        return None
+    code = ctx.code_of(node)
+    literal = _STRING_LITERAL.match(code)
+    if literal is None or literal.end() != len(code):
+        return None
+    opening = _LITERAL_OPENING.match(code)
+    return (opening.group("prefix"), opening.group("quote")) if opening is not None else None

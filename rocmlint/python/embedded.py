@@ -14,14 +14,13 @@ front end that calls it.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-import libcst as cst
-from libcst.metadata import CodeRange
-
+from rocmlint.python.positions import CodeRange
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.values import Follow, Values
 from rocmlint.source import SourceFile
@@ -66,14 +65,14 @@ class ScanContext(Protocol):
     @property
     def semantic(self) -> Semantic: ...
 
-    def is_rocm_gated(self, node: cst.CSTNode) -> bool: ...
+    def is_rocm_gated(self, node: ast.AST) -> bool: ...
 
-    def qualified_name(self, node: cst.CSTNode) -> str | None: ...
+    def qualified_name(self, node: ast.AST) -> str | None: ...
 
     @property
     def values(self) -> Values: ...
 
-    def code_range(self, node: cst.CSTNode) -> CodeRange: ...
+    def code_range(self, node: ast.AST) -> CodeRange: ...
 
 
 def find_embedded_cuda(ctx: ScanContext) -> list[EmbeddedSource]:
@@ -95,59 +94,101 @@ def find_embedded_cuda(ctx: ScanContext) -> list[EmbeddedSource]:
     return found
 
 
-def _jit_calls(ctx: ScanContext) -> Iterator[cst.Call]:
+def _jit_calls(ctx: ScanContext) -> Iterator[ast.Call]:
     for node in ctx.semantic.parents:
-        if isinstance(node, cst.Call) and ctx.qualified_name(node.func) in JIT_SOURCES:
+        if isinstance(node, ast.Call) and ctx.qualified_name(node.func) in JIT_SOURCES:
             yield node
 
 
-def _source_arguments(call: cst.Call, ctx: ScanContext) -> Iterator[cst.BaseExpression]:
+def _source_arguments(call: ast.Call, ctx: ScanContext) -> Iterator[ast.expr]:
     slots = JIT_SOURCES[ctx.qualified_name(call.func) or ""]
-    positional = [a for a in call.args if a.keyword is None and not a.star]
+    positional = [a for a in call.args if not isinstance(a, ast.Starred)]
     for index, keyword in slots:
-        chosen = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
+        chosen = next((k.value for k in call.keywords if k.arg == keyword), None)
         if chosen is None and index is not None and index < len(positional):
-            chosen = positional[index].value
+            chosen = positional[index]
         if chosen is not None:
             yield chosen
 
 
-def _literal_groups(node: cst.BaseExpression, ctx: ScanContext) -> list[list[cst.SimpleString]]:
+def _literal_groups(node: ast.expr, ctx: ScanContext) -> list[list[ast.Constant]]:
     """Groups of literals that form one source each (a list of sources gives several groups), through names
     assigned once."""
 
-    def visit(expr: cst.BaseExpression) -> list[list[cst.SimpleString]] | None:
+    def visit(expr: ast.expr) -> list[list[ast.Constant]] | None:
         literals = _concatenated(expr)
         return [literals] if literals else None
 
     return ctx.values.trace(node, visit, _SOURCES)
 
 
-def _concatenated(node: cst.BaseExpression) -> list[cst.SimpleString]:
-    """The literals of `"a" "b"` or `"a" + "b"`; empty when any part is not a plain literal."""
-    if isinstance(node, cst.SimpleString):
+def _concatenated(node: ast.expr) -> list[ast.Constant]:
+    """The literals of `"a" + "b"` (`"a" "b"` is one literal in the tree); empty when any part is not a
+    plain string literal (an f-string, a name)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
         return [node]
-    if isinstance(node, cst.ConcatenatedString):
-        left, right = _concatenated(node.left), _concatenated(node.right)
-        return left + right if left and right else []
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, right = _concatenated(node.left), _concatenated(node.right)
         return left + right if left and right else []
     return []
 
 
-def _embedded(literals: list[cst.SimpleString], ctx: ScanContext) -> EmbeddedSource | None:
+def _embedded(literals: list[ast.Constant], ctx: ScanContext) -> EmbeddedSource | None:
     text: list[str] = []
     offsets: list[int] = []
+    source = ctx.source
     for literal in literals:
-        if "b" in _prefix(literal.value).lower():
+        if isinstance(literal.value, bytes):
             return None
         span = ctx.code_range(literal)
-        start = ctx.source.char_offset(span.start.line, span.start.column)
-        for character, offset in _characters(literal.value):
-            text.append(character)
-            offsets.append(start + offset)
+        start = source.char_offset(span.start.line, span.start.column)
+        written = source.text[start : source.char_offset(span.end.line, span.end.column)]
+        for piece_start, piece_end in string_pieces(written):
+            for character, offset in _characters(written[piece_start:piece_end]):
+                text.append(character)
+                offsets.append(start + piece_start + offset)
     return EmbeddedSource("".join(text), tuple(offsets))
+
+
+# What may stand between the literals of an implicit concatenation: blanks, line breaks, backslash
+# continuations and comments (the node's range starts at its first literal and ends with its last).
+_BETWEEN_LITERALS = re.compile(r"(?:[ \t\f\r\n\\]|#[^\r\n]*)*")
+_LITERAL_START = re.compile("[rRbBuU]{0,2}('''|\"\"\"|'|\")")
+
+
+def string_pieces(text: str) -> list[tuple[int, int]]:
+    """Where each literal of a plain (not f-) string node's source text begins and ends: one literal, or
+    several for an implicit concatenation (`"a" "b"`, which the tree holds as one node)."""
+    pieces: list[tuple[int, int]] = []
+    position = _after_blanks(text, 0)
+    while position < len(text):
+        end = _literal_end(text, position)
+        pieces.append((position, end))
+        position = _after_blanks(text, end)
+    return pieces
+
+
+def _after_blanks(text: str, position: int) -> int:
+    between = _BETWEEN_LITERALS.match(text, position)
+    return position if between is None else between.end()
+
+
+def _literal_end(text: str, start: int) -> int:
+    """Where the literal starting at `start` ends: after its closing quote (a backslash escapes the
+    character after it, in raw literals too, as the tokenizer reads them)."""
+    match = _LITERAL_START.match(text, start)
+    if match is None:
+        return len(text)  # not a literal: nothing more to split
+    quote = match.group(1)
+    position = match.end()
+    while position < len(text):
+        if text[position] == "\\":
+            position += 2
+        elif text.startswith(quote, position):
+            return position + len(quote)
+        else:
+            position += 1
+    return len(text)
 
 
 def _prefix(literal: str) -> str:

@@ -9,19 +9,18 @@ DeepSpeed's `def nvcc_args(self)`). What is wrong with a flag stays in the rule.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import libcst as cst
-
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import name_words, subscript_key
+from rocmlint.python.idioms import is_string_literal, name_words, subscript_key
 from rocmlint.python.lists import Item, list_items, method_additions, reached_reads
+from rocmlint.python.scopes import FUNCTION_DEFS, FunctionNode
 from rocmlint.python.values import Through, list_added_to, return_values
 
 _FLAG_WORDS = frozenset({"flags", "cflags", "args", "options", "opts"})
 _ROCM_WORDS = frozenset({"hip", "hipcc", "rocm", "amd"})
-_STRINGS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 _NVCC = "nvcc"
 
 
@@ -29,41 +28,41 @@ _NVCC = "nvcc"
 class DeviceFlags:
     """Expressions whose items a build hands to the device compiler."""
 
-    sources: tuple[cst.BaseExpression, ...]
-    path: tuple[cst.CSTNode, ...] = ()  # where the list is used on the way (a read, a call): gate on these
+    sources: tuple[ast.expr, ...]
+    path: tuple[ast.expr, ...] = ()  # where the list is used on the way (a read, a call): gate on these
     # BuildExtension rewrites `-U__CUDA_NO_*` in it on ROCm (a dict's "nvcc" entry), or where it goes is
     # unknown; False for `extra_cuda_cflags=` and a plain list, which reach hipcc unchanged.
     hipified: bool = True
 
 
-def device_flags(ctx: PythonContext, node: cst.CSTNode) -> list[DeviceFlags]:
+def device_flags(ctx: PythonContext, node: ast.AST) -> list[DeviceFlags]:
     """The device-compiler flag lists `node` defines: the `"nvcc"` entry of a dict literal, `dict(nvcc=...)`
     or `x["nvcc"] = ...`; `extra_cuda_cflags=` (`load`, `load_inline`); a plain list given to
     `CUDAExtension(extra_compile_args=...)`; and what is assigned or added (`+=`, `.append`/`.extend`/
     `.insert`) to a variable or attribute, or returned by a def, named like one (`is_device_flags_name`).
     A variable counts where a read it reaches on ROCm uses it, a def where it is called (or as it stands
     when nothing here reads or calls it: a module constant, a subclass's override)."""
-    if isinstance(node, cst.Dict):
+    if isinstance(node, ast.Dict):
         return [
-            DeviceFlags((element.value,))
-            for element in node.elements
-            if isinstance(element, cst.DictElement) and ctx.string_value(element.key) == _NVCC
+            DeviceFlags((value,))
+            for key, value in zip(node.keys, node.values, strict=True)
+            if key is not None and ctx.string_value(key) == _NVCC
         ]
-    if isinstance(node, cst.Call):
+    if isinstance(node, ast.Call):
         return _call_flags(ctx, node)
-    if isinstance(node, cst.Assign):
-        return [flags for target in node.targets for flags in _defined(ctx, target.target, node.value, [node.value])]
-    if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign):
+    if isinstance(node, ast.Assign):
+        return [flags for target in node.targets for flags in _defined(ctx, target, node.value, [node.value])]
+    if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
         return _defined(ctx, node.target, node, [node.value])
-    if isinstance(node, cst.AnnAssign) and node.value is not None:
+    if isinstance(node, ast.AnnAssign) and node.value is not None:
         return _defined(ctx, node.target, node.value, [node.value])
-    if isinstance(node, cst.FunctionDef) and is_device_flags_name(node.name.value):
+    if isinstance(node, FUNCTION_DEFS) and is_device_flags_name(node.name):
         returns = tuple(return_values(node))
         return [DeviceFlags(returns, path) for path in _paths(ctx.references.loose_calls_of(node) or None)]
     return []
 
 
-def _call_flags(ctx: PythonContext, call: cst.Call) -> list[DeviceFlags]:
+def _call_flags(ctx: PythonContext, call: ast.Call) -> list[DeviceFlags]:
     callee = ctx.qualified_name(call.func) or ""
     found: list[DeviceFlags] = []
     if callee == "dict":
@@ -75,7 +74,7 @@ def _call_flags(ctx: PythonContext, call: cst.Call) -> list[DeviceFlags]:
     compile_args = ctx.semantic.keyword(call, "extra_compile_args")
     if compile_args is not None and callee.rsplit(".", 1)[-1] == "CUDAExtension":
         # A plain list goes to both compilers unchanged; a dict's "nvcc" entry is the dict's.
-        if isinstance(ctx.single_value(compile_args.value), (cst.List, cst.BinaryOperation)):
+        if isinstance(ctx.single_value(compile_args.value), (ast.List, ast.BinOp)):
             found.append(DeviceFlags((compile_args.value,), hipified=False))
     receiver = list_added_to(call)
     if receiver is not None:
@@ -83,21 +82,19 @@ def _call_flags(ctx: PythonContext, call: cst.Call) -> list[DeviceFlags]:
     return found
 
 
-def _defined(
-    ctx: PythonContext, target: cst.BaseExpression, definition: cst.CSTNode, sources: list[cst.BaseExpression]
-) -> list[DeviceFlags]:
+def _defined(ctx: PythonContext, target: ast.expr, definition: ast.AST, sources: list[ast.expr]) -> list[DeviceFlags]:
     """`compile_args["nvcc"] = ...`, `self.nvcc_flags += ...`, `nvcc_flags.append(...)`."""
     key = subscript_key(target)
     if (key is not None and ctx.string_value(key) == _NVCC) or (
-        isinstance(target, cst.Attribute) and is_device_flags_name(target.attr.value)
+        isinstance(target, ast.Attribute) and is_device_flags_name(target.attr)
     ):
         return [DeviceFlags(tuple(sources))]
-    if isinstance(target, cst.Name) and is_device_flags_name(target.value):
+    if isinstance(target, ast.Name) and is_device_flags_name(target.id):
         return [DeviceFlags(tuple(sources), path) for path in _paths(reached_reads(ctx, target, definition))]
     return []
 
 
-def _paths(sites: Sequence[cst.CSTNode] | None) -> list[tuple[cst.CSTNode, ...]]:
+def _paths(sites: Sequence[ast.expr] | None) -> list[tuple[ast.expr, ...]]:
     """Through each of the sites where a list is used, or as it stands when there are none (None)."""
     return [()] if sites is None else [(site,) for site in sites]
 
@@ -113,22 +110,22 @@ def is_device_flags_name(name: str) -> bool:
     return words[-2:-1] == ("cuda",) or words[-3:-1] == ("cuda", "compile")
 
 
-def flag_strings(ctx: PythonContext, flags: DeviceFlags) -> list[Item[cst.BaseExpression]]:
+def flag_strings(ctx: PythonContext, flags: DeviceFlags) -> list[Item[ast.expr]]:
     """Every string literal a flag list may hold (`lists.list_items`, through `"nvcc"` entries and local
     helpers that are not ROCm's), with the whole path it took to gate on."""
-    found: list[Item[cst.BaseExpression]] = []
+    found: list[Item[ast.expr]] = []
     for source in flags.sources:
         items = list_items(ctx, source, lambda node: _flag_leaves(ctx, node), _passes_flags)
         found += [(literal, (*flags.path, *path)) for literal, path in items]
     return found
 
 
-def _flag_leaves(ctx: PythonContext, node: cst.BaseExpression) -> list[cst.BaseExpression] | Through | None:
-    if isinstance(node, _STRINGS):
+def _flag_leaves(ctx: PythonContext, node: ast.expr) -> list[ast.expr] | Through | None:
+    if is_string_literal(node):
         return [node]
-    if isinstance(node, cst.Dict):
+    if isinstance(node, ast.Dict):
         nvcc = ctx.semantic.dict_entries(node).get(_NVCC)
-    elif isinstance(node, cst.Call) and ctx.qualified_name(node.func) == "dict":
+    elif isinstance(node, ast.Call) and ctx.qualified_name(node.func) == "dict":
         keyword = ctx.semantic.keyword(node, _NVCC)
         nvcc = keyword.value if keyword is not None else None
     else:
@@ -136,6 +133,6 @@ def _flag_leaves(ctx: PythonContext, node: cst.BaseExpression) -> list[cst.BaseE
     return Through((nvcc,)) if nvcc is not None else []
 
 
-def _passes_flags(helper: cst.FunctionDef) -> bool:
+def _passes_flags(helper: FunctionNode) -> bool:
     """A local helper passes its flags on unless it is ROCm's (`hipify_flags(...)`)."""
-    return not _ROCM_WORDS.intersection(name_words(helper.name.value))
+    return not _ROCM_WORDS.intersection(name_words(helper.name))

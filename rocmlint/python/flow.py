@@ -21,19 +21,20 @@ looked for, or handed over as a setting.
 
 from __future__ import annotations
 
+import ast
 import enum
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-import libcst as cst
-
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import PROCESS_RUNNERS, is_looked_for, last_name
 from rocmlint.python.semantic import COMPREHENSIONS, MAX_HOPS
-from rocmlint.python.values import ASSIGNMENTS, assignment_targets, list_added_to
+from rocmlint.python.values import ASSIGNMENTS, Argument, argument_of, assignment_targets, list_added_to
 
 T = TypeVar("T")
-Visit = Callable[[cst.CSTNode], "Sequence[T] | None"]
+Visit = Callable[[ast.AST], "Sequence[T] | None"]
+# The loops whose target takes the values of an iterable: the `for` statements and comprehension clauses.
+_LOOPS = (ast.For, ast.AsyncFor, ast.comprehension)
 
 
 class Use(enum.Enum):
@@ -50,67 +51,67 @@ _VALUE_AFTER_KEY = frozenset({"get", "getenv", "setdefault", "putenv", "pop"})
 _STRING_BUILDERS = frozenset({"join", "format"})
 
 
-def value_uses(ctx: PythonContext, value: cst.CSTNode, visit: Visit[T]) -> list[T]:
+def value_uses(ctx: PythonContext, value: ast.AST, visit: Visit[T]) -> list[T]:
     """Every verdict `visit` gives on the uses `value` reaches, in the order the walk finds them."""
     return _uses(ctx, ctx.values.collection_of(value), visit, 0)
 
 
-def _uses(ctx: PythonContext, value: cst.CSTNode, visit: Visit[T], hops: int) -> list[T]:
+def _uses(ctx: PythonContext, value: ast.AST, visit: Visit[T], hops: int) -> list[T]:
     verdicts = visit(value)
     if verdicts is not None:
         return list(verdicts)
     parent = ctx.parent(value)
-    if isinstance(parent, cst.Arg):
-        call = ctx.parent(parent)
-        receiver = list_added_to(call) if isinstance(call, cst.Call) else None
-        return _read_uses(ctx, receiver, visit, hops) if isinstance(receiver, (cst.Name, cst.Attribute)) else []
+    passed = argument_of(ctx.semantic, value)
+    if passed is not None:
+        receiver = list_added_to(passed[0])
+        return _read_uses(ctx, receiver, visit, hops) if isinstance(receiver, (ast.Name, ast.Attribute)) else []
     if isinstance(parent, ASSIGNMENTS) and parent.value is value:
         targets = assignment_targets(parent)
         return [verdict for target in targets for verdict in _target_uses(ctx, target, visit, hops)]
-    if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is value and isinstance(parent.target, cst.Name):
+    if isinstance(parent, _LOOPS) and parent.iter is value and isinstance(parent.target, ast.Name):
         return _read_uses(ctx, parent.target, visit, hops, within=_loop_scope(ctx, parent))
     return []
 
 
-def _target_uses(ctx: PythonContext, target: cst.BaseExpression, visit: Visit[T], hops: int) -> list[T]:
-    if isinstance(target, (cst.Name, cst.Attribute)):
+def _target_uses(ctx: PythonContext, target: ast.expr, visit: Visit[T], hops: int) -> list[T]:
+    if isinstance(target, (ast.Name, ast.Attribute)):
         return _read_uses(ctx, target, visit, hops)
     return list(visit(target) or ())
 
 
 def _read_uses(
     ctx: PythonContext,
-    binding: cst.Name | cst.Attribute,
+    binding: ast.Name | ast.Attribute,
     visit: Visit[T],
     hops: int,
-    within: cst.CSTNode | None = None,
+    within: ast.AST | None = None,
 ) -> list[T]:
     """The verdicts on the uses of every read of the identifier `binding` stores (under `within`)."""
     if hops >= MAX_HOPS:
         return []
-    identifier = binding.value if isinstance(binding, cst.Name) else binding.attr.value
+    identifier = binding.id if isinstance(binding, ast.Name) else binding.attr
     reads = ctx.references.mention_reads(identifier, within=within)
     if not reads:
         return list(visit(binding) or ())
     return [verdict for read in reads for verdict in _uses(ctx, ctx.values.collection_of(read), visit, hops + 1)]
 
 
-def _loop_scope(ctx: PythonContext, loop: cst.For | cst.CompFor) -> cst.CSTNode:
+def _loop_scope(ctx: PythonContext, loop: ast.For | ast.AsyncFor | ast.comprehension) -> ast.AST:
     """Where the loop variable of `loop` is read: the `for` statement, or the whole comprehension."""
-    if isinstance(loop, cst.For):
+    if not isinstance(loop, ast.comprehension):
         return loop
     return next((ancestor for ancestor in ctx.ancestors(loop) if isinstance(ancestor, COMPREHENSIONS)), loop)
 
 
-def is_tested(ctx: PythonContext, value: cst.CSTNode) -> bool:
+def is_tested(ctx: PythonContext, value: ast.AST) -> bool:
     """`value` is something to look for (`idioms.is_looked_for`: compared, matched, a key), or a set (a set
     display, `set(...)`, `frozenset(...)`), which only answers whether something is in it."""
-    if isinstance(value, cst.Set) or is_looked_for(ctx, value):
+    if isinstance(value, ast.Set) or is_looked_for(ctx, value):
         return True
-    return isinstance(value, cst.Call) and ctx.qualified_name(value.func) in _SET_CALLS
+    return isinstance(value, ast.Call) and ctx.qualified_name(value.func) in _SET_CALLS
 
 
-def sets_up(ctx: PythonContext, value: cst.CSTNode, consumers: frozenset[str] = frozenset()) -> bool:
+def sets_up(ctx: PythonContext, value: ast.AST, consumers: frozenset[str] = frozenset()) -> bool:
     """`value` is handed over as a setting where it stands: a keyword argument, a parameter's default, the
     value or fallback of `get`/`getenv`/`setdefault`/`putenv`/`pop` (not the key), an argument of a command
     line (`PROCESS_RUNNERS`), of `consumers` (qualified names), of `sep.join(...)` or `"...".format(...)`,
@@ -118,23 +119,21 @@ def sets_up(ctx: PythonContext, value: cst.CSTNode, consumers: frozenset[str] = 
     hands one over: nothing here reads it)."""
     parent = ctx.parent(value)
     if ctx.semantic.is_store(value):
-        return isinstance(value, (cst.Subscript, cst.Attribute))
-    if isinstance(parent, cst.Arg):
-        return _sets_up_argument(ctx, parent, consumers)
-    if isinstance(parent, cst.BinaryOperation):
-        return isinstance(parent.operator, cst.Modulo) and parent.right is value
-    if isinstance(parent, cst.Param):
-        return parent.default is value
-    return isinstance(parent, cst.FormattedStringExpression)
+        return isinstance(value, (ast.Subscript, ast.Attribute))
+    passed = argument_of(ctx.semantic, value)
+    if passed is not None:
+        return _sets_up_argument(ctx, *passed, consumers)
+    if isinstance(parent, ast.BinOp):
+        return isinstance(parent.op, ast.Mod) and parent.right is value
+    # A parameter's default is the only expression an `ast.arguments` holds directly.
+    return isinstance(parent, (ast.arguments, ast.FormattedValue))
 
 
-def _sets_up_argument(ctx: PythonContext, arg: cst.Arg, consumers: frozenset[str]) -> bool:
-    call = ctx.parent(arg)
-    if not isinstance(call, cst.Call):
-        return False
-    if arg.keyword is not None or last_name(call.func) in _STRING_BUILDERS:
+def _sets_up_argument(ctx: PythonContext, call: ast.Call, argument: Argument, consumers: frozenset[str]) -> bool:
+    named = isinstance(argument, ast.keyword) and argument.arg is not None
+    if named or last_name(call.func) in _STRING_BUILDERS:
         return True
     if last_name(call.func) in _VALUE_AFTER_KEY:
-        return ctx.semantic.positional(call, 0) is not arg
+        return ctx.semantic.positional(call, 0) is not argument
     name = ctx.qualified_name(call.func)
     return name in PROCESS_RUNNERS or name in consumers

@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 import ast
-import threading
 import traceback
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TypeVar
-
-import libcst as cst
-from libcst.metadata import CodeRange
 
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location
 from rocmlint.python.embedded import EmbeddedSource, find_embedded_cuda
 from rocmlint.python.gating import Branch, CrossModuleResolver, GateAnalyzer, Vendor
-from rocmlint.python.positions import PositionIndex
+from rocmlint.python.positions import CodeRange, PositionIndex
 from rocmlint.python.references import References
-from rocmlint.python.regions import reduce_source, without_bare_continuations
+from rocmlint.python.regions import reduce_source
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import Callback, walk
 from rocmlint.python.values import Values
@@ -42,7 +37,7 @@ class RuleOptions:
     target_archs: tuple[str, ...] = ()
 
 
-def parse(source: SourceFile, hits: Sequence[int] | None = None, pinned: Iterable[str] = ()) -> cst.Module:
+def parse(source: SourceFile, hits: Sequence[int] | None = None, pinned: Iterable[str] = ()) -> ast.Module:
     """The file's module; with `hits` (offsets into `source.text` where the triggers of the rules that
     will run match) only the parts those rules need are parsed (rocmlint/python/regions.py), positions
     unchanged. `pinned`: names whose module-level definitions are always parsed (configured guards).
@@ -50,133 +45,49 @@ def parse(source: SourceFile, hits: Sequence[int] | None = None, pinned: Iterabl
     return _parse(source, hits, pinned, elide_literals=False)[0]
 
 
-def _parse(
-    source: SourceFile, hits: Sequence[int] | None, pinned: Iterable[str], elide_literals: bool = True
-) -> tuple[cst.Module, tuple[tuple[int, int], ...]]:
-    """parse(), and the 0-based line runs [first, end) of literal elements it left out."""
-    text = without_bare_continuations(source.text)  # same length: `hits` stay valid
-    try:
-        if len(text) < _SCREEN_MIN_LENGTH or not _compiles(text):
-            return parse_module_safely(text), ()
-        if hits is not None:
-            reduced = _parse_reduced(text, hits, pinned, elide_literals)
-            if reduced is not None:
-                return reduced
-        return _on_large_stack(cst.parse_module, text), ()  # compile() screened the nesting
-    except cst.ParserSyntaxError as error:
-        raise _precise_error(source, error.message, error.editor_line) from None
-    except cst.CSTValidationError as error:  # parsed, but not valid Python: `"" b""` mixes str and bytes
-        raise _precise_error(source, str(error), 1) from None
-    except RecursionError:
-        raise PythonParseError("nesting too deep to parse", 1, 1) from None
-
-
-# libcst's native parser recurses on the C stack and dies with SIGSEGV (no exception) past a few
-# thousand levels: 1,200 nested parentheses, a 10,000-term `a and a and ...`. Two guards
-# (docs/robustness.md): CPython's own parser screens deep nesting first (it raises instead of
-# crashing), and libcst runs on a thread with a large stack for the long flat chains CPython accepts.
-_SCREEN_MIN_LENGTH = 2048  # shorter code cannot nest deep enough to overflow libcst
-PARSE_STACK_BYTES = 256 * 1024 * 1024  # address space reserved, not memory used
-_stack_lock = threading.Lock()
-
-
-def parse_module_safely(code: str | bytes) -> cst.Module:
-    """cst.parse_module, with PythonParseError instead of a crash for code nested too deep."""
-    _screen_nesting(code)
-    return _on_large_stack(cst.parse_module, code)
-
-
-def _screen_nesting(code: str | bytes) -> None:
-    if len(code) < _SCREEN_MIN_LENGTH:
-        return
-    try:
-        ast.parse(code)
-    except (RecursionError, MemoryError):
-        raise PythonParseError("nesting too deep to parse (CPython's parser gives up too)", 1, 1) from None
-    except SyntaxError as error:
-        # Other syntax errors are left to libcst, which may know a newer grammar than this CPython.
-        if error.msg.startswith(("too many nested", "too many levels of indentation")):
-            raise PythonParseError(f"SyntaxError: {error.msg}", error.lineno or 1, error.offset or 1) from None
-    except ValueError:
-        pass  # NUL bytes and the like: libcst reports them
-
-
-def _parse_reduced(
-    text: str, hits: Sequence[int], pinned: Iterable[str], elide_literals: bool
-) -> tuple[cst.Module, tuple[tuple[int, int], ...]] | None:
-    reduced = reduce_source(text, hits, pinned, elide_literals)
-    if reduced is None:
-        return None
-    try:
-        return _on_large_stack(cst.parse_module, reduced.text), reduced.elided
-    except (cst.ParserSyntaxError, cst.CSTValidationError):
-        return None  # the region scan misread the file: parse it whole
-
-
-def _compiles(code: str) -> bool:
-    """Whether CPython compiles `code` (which also screens nesting too deep for libcst, raising
-    PythonParseError). False for other syntax errors: libcst, which may know a newer grammar than this
-    CPython, decides those. compile() is twice as fast as ast.parse, which builds Python objects."""
+def parse_text(text: str) -> ast.Module:
+    """CPython's tree of `text`; PythonParseError with CPython's own message and position when it is
+    not valid Python (or nests deeper than CPython's parser goes: it raises, it never crashes)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escapes and the like are not ours to report
-            compile(code, "<rocmlint>", "exec", dont_inherit=True)
+            return ast.parse(text)
     except SyntaxError as error:
-        if error.msg.startswith(("too many nested", "too many levels of indentation")):
-            raise PythonParseError(f"SyntaxError: {error.msg}", error.lineno or 1, error.offset or 1) from None
-        return False
+        raise PythonParseError(f"SyntaxError: {error.msg}", error.lineno or 1, error.offset or 1) from None
     except (RecursionError, MemoryError):
-        _screen_nesting(code)  # the compiler's own limits are lower than the parser's: ask the parser
-        return False
-    except ValueError:
+        raise PythonParseError("nesting too deep to parse (CPython's parser gives up too)", 1, 1) from None
+    except ValueError as error:  # NUL bytes and the like
+        raise PythonParseError(f"SyntaxError: {error}", 1, 1) from None
+
+
+def _parse(
+    source: SourceFile, hits: Sequence[int] | None, pinned: Iterable[str], elide_literals: bool = True
+) -> tuple[ast.Module, tuple[tuple[int, int], ...]]:
+    """parse(), and the 0-based line runs [first, end) of literal elements it left out."""
+    if hits is not None and len(source.text) >= _REDUCE_MIN_LENGTH and _compiles(source.text):
+        reduced = reduce_source(source.text, hits, pinned, elide_literals)
+        if reduced is not None:
+            try:
+                return parse_text(reduced.text), reduced.elided
+            except PythonParseError:
+                pass  # the region scan misread the file: parse it whole
+    return parse_text(source.text), ()
+
+
+# A shorter file is parsed whole: reducing it would save less than the scan costs.
+_REDUCE_MIN_LENGTH = 2048
+
+
+def _compiles(text: str) -> bool:
+    """Whether CPython compiles the whole file: a reduced text may parse where the file does not, and the
+    file's own error must be reported. compile() builds no Python objects, so it costs less than a parse."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, "<rocmlint>", "exec", dont_inherit=True)
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
         return False
     return True
-
-
-_T = TypeVar("_T")
-
-
-def _on_large_stack(function: Callable[[str | bytes], _T], code: str | bytes) -> _T:
-    """Run `function(code)` on a fresh thread with a PARSE_STACK_BYTES stack; in this thread when the
-    platform refuses such a thread."""
-    outcome: list[_T] = []
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            outcome.append(function(code))
-        except BaseException as error:  # noqa: BLE001 - handed to the calling thread
-            failure.append(error)
-
-    with _stack_lock:  # stack_size is process-wide: set, start, restore
-        try:
-            previous = threading.stack_size(PARSE_STACK_BYTES)
-        except (ValueError, RuntimeError):
-            return function(code)
-        try:
-            thread = threading.Thread(target=run, name="rocmlint-parse", daemon=True)
-            thread.start()
-        except RuntimeError:
-            thread = None
-        finally:
-            threading.stack_size(previous)
-    if thread is None:
-        return function(code)
-    thread.join()
-    if failure:
-        raise failure[0]
-    return outcome[0]
-
-
-def _precise_error(source: SourceFile, message: str, line: int) -> PythonParseError:
-    """libcst's native parser reports rough positions; CPython's compiler says exactly where and why."""
-    try:
-        ast.parse(source.text)
-    except SyntaxError as error:
-        return PythonParseError(f"SyntaxError: {error.msg}", error.lineno or line, error.offset or 1)
-    except (RecursionError, MemoryError, ValueError):
-        pass
-    return PythonParseError(f"SyntaxError: {message}", line, 1)
 
 
 class PythonContext:
@@ -185,7 +96,7 @@ class PythonContext:
     def __init__(
         self,
         source: SourceFile,
-        module: cst.Module,
+        module: ast.Module,
         semantic: Semantic,
         gates: GateAnalyzer,
         options: RuleOptions,
@@ -197,7 +108,7 @@ class PythonContext:
         self.options = options
         self.rule: type[Rule] | None = None
         self.diagnostics: list[Diagnostic] = []
-        self._positions: PositionIndex | None = None
+        self.positions = PositionIndex(source.text, source.lines)
 
     # --- names and values -------------------------------------------------------------------------
     @property
@@ -211,46 +122,46 @@ class PythonContext:
         return Values(self.semantic, self.references)
 
     # --- gating -----------------------------------------------------------------------------------
-    def branch(self, node: cst.CSTNode) -> Branch:
+    def branch(self, node: ast.AST) -> Branch:
         """Whether `node` can run on ROCm and on NVIDIA, from the tests around it."""
         return self.gates.branch(node)
 
-    def is_rocm_gated(self, node: cst.CSTNode) -> bool:
+    def is_rocm_gated(self, node: ast.AST) -> bool:
         """True when ROCm is already protected from `node`: it never runs on ROCm, or it is an import
         inside a `try:` that catches ImportError."""
         if self.gates.branch(node).on_rocm is False:
             return True
         return self._is_import(node) and self.gates.in_import_guard(node)
 
-    def is_nvidia_gated(self, node: cst.CSTNode) -> bool:
+    def is_nvidia_gated(self, node: ast.AST) -> bool:
         """True when `node` never runs on NVIDIA (it sits in a ROCm-only branch)."""
         return self.gates.branch(node).on_nvidia is False
 
-    def vendor_test(self, expr: cst.CSTNode) -> Vendor:
+    def vendor_test(self, expr: ast.AST) -> Vendor:
         return self.gates.value(expr)
 
-    def _is_import(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
+    def _is_import(self, node: ast.AST) -> bool:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
             return True
-        return any(isinstance(a, (cst.Import, cst.ImportFrom)) for a in self.semantic.ancestors(node))
+        return any(isinstance(a, (ast.Import, ast.ImportFrom)) for a in self.semantic.ancestors(node))
 
     # --- names and values (delegated to the semantic model) ----------------------------------------
-    def qualified_name(self, node: cst.CSTNode) -> str | None:
+    def qualified_name(self, node: ast.AST) -> str | None:
         return self.semantic.qualified_name(node)
 
-    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+    def parent(self, node: ast.AST) -> ast.AST | None:
         return self.semantic.parent(node)
 
-    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    def ancestors(self, node: ast.AST) -> Iterator[ast.AST]:
         return self.semantic.ancestors(node)
 
-    def string_value(self, node: cst.CSTNode) -> str | None:
+    def string_value(self, node: ast.AST) -> str | None:
         return self.semantic.string_value(node)
 
-    def single_value(self, node: cst.CSTNode) -> cst.BaseExpression | None:
+    def single_value(self, node: ast.AST) -> ast.expr | None:
         return self.semantic.single_value(node)
 
-    def is_module_level(self, node: cst.CSTNode) -> bool:
+    def is_module_level(self, node: ast.AST) -> bool:
         return self.semantic.is_module_level(node)
 
     def contains(self, token: bytes) -> bool:
@@ -258,58 +169,71 @@ class PythonContext:
         return token in self.source.data
 
     # --- positions and edits ------------------------------------------------------------------------
-    def code_range(self, node: cst.CSTNode) -> CodeRange:
-        return self._position_index().code_range(node)
+    def code_range(self, node: ast.AST) -> CodeRange:
+        return self.positions.code_range(node)
 
-    def _position_index(self) -> PositionIndex:
-        if self._positions is None:
-            self._positions = PositionIndex(self.module, self.semantic.parents)
-        return self._positions
+    def attribute_range(self, node: ast.Attribute) -> CodeRange:
+        """Where `.attr`'s name is written (the tree keeps it as a string)."""
+        return self.positions.attribute_range(node)
 
-    def top_level_start_byte(self, statement: cst.CSTNode) -> int:
-        """Where a top-level statement's text begins (leading comments included). Cheap: it needs no
-        per-node positions, so order checks (`does this run after that import?`) stay fast."""
-        return self.source.byte_offset(self._position_index().statement_start_line(statement), 0)
+    def name_range(self, node: ast.AST) -> CodeRange:
+        """Where the name of a def, class, alias, keyword argument or parameter is written."""
+        return self.positions.name_range(node)
 
-    def top_level_end_byte(self, statement: cst.SimpleStatementLine) -> int:
-        """Where the line after a top-level simple statement begins (end of file after the last one).
-        Cheap like top_level_start_byte: a 10,000-line `op_db = [...]` needs no per-node positions."""
-        return self.source.byte_offset(self._position_index().line_after(statement), 0)
+    def top_level_start_byte(self, statement: ast.stmt) -> int:
+        """Where a top-level statement's text begins: the line after the statement before it, so the
+        comments and blank lines above it count as its own (the first statement begins at its first line,
+        decorators included)."""
+        block = self.semantic.block_of(statement)
+        index = next(i for i, item in enumerate(block) if item is statement)
+        if index == 0:
+            first_line = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
+            return self.source.byte_offset(first_line, 0)
+        return self.source.byte_offset((block[index - 1].end_lineno or 1) + 1, 0)
 
-    def byte_range(self, node: cst.CSTNode) -> tuple[int, int]:
-        span = self.code_range(node)
+    def top_level_end_byte(self, statement: ast.stmt) -> int:
+        """Where the line after a simple statement begins (end of file after the last one)."""
+        return self.source.byte_offset((statement.end_lineno or statement.lineno) + 1, 0)
+
+    def byte_range(self, node: ast.AST) -> tuple[int, int]:
+        return self.span_bytes(self.code_range(node))
+
+    def span_bytes(self, span: CodeRange) -> tuple[int, int]:
         start = self.source.byte_offset(span.start.line, span.start.column)
         end = self.source.byte_offset(span.end.line, span.end.column)
         return start, end
 
-    def replace(self, node: cst.CSTNode, content: str) -> Edit:
+    def replace(self, node: ast.AST, content: str) -> Edit:
         start, end = self.byte_range(node)
         return self.source.edit(start, end, content)
 
-    def insert_before(self, node: cst.CSTNode, content: str) -> Edit:
+    def insert_before(self, node: ast.AST, content: str) -> Edit:
         start, _ = self.byte_range(node)
         return self.source.edit(start, start, content)
 
-    def insert_after(self, node: cst.CSTNode, content: str) -> Edit:
+    def insert_after(self, node: ast.AST, content: str) -> Edit:
         _, end = self.byte_range(node)
         return self.source.edit(end, end, content)
 
-    def code_of(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
+    def code_of(self, node: ast.AST) -> str:
+        """The node's exact source text."""
+        return self.positions.text_of(node)
 
     # --- reporting ------------------------------------------------------------------------------------
     def report(
         self,
-        node: cst.CSTNode,
+        node: ast.AST,
         message: str,
         *,
         fix: Fix | None = None,
-        gate_on: Sequence[cst.CSTNode] = (),
+        gate_on: Sequence[ast.AST] = (),
+        span: CodeRange | None = None,
     ) -> bool:
         """Report `node` for the running rule, unless the code is gated away from ROCm.
 
         The hazard is gated when `node` or any node of `gate_on` is: report a call's argument but also
         gate on the string literal it came from (`mode = "x" if IS_ROCM else "reduce-overhead"`).
+        `span`: where the diagnostic points when that is not `node`'s own range (an attribute's name).
         Returns True when the diagnostic was emitted, False when it was dropped as gated (for rules that
         report one literal once, however many uses reach it).
         """
@@ -317,7 +241,7 @@ class PythonContext:
         assert rule is not None, "report() called outside a rule callback"
         if not rule.reports_gated and any(self.is_rocm_gated(n) for n in (node, *gate_on)):
             return False
-        span = self.code_range(node)
+        where = span if span is not None else self.code_range(node)
         self.diagnostics.append(
             Diagnostic(
                 path=self.source.path,
@@ -325,11 +249,11 @@ class PythonContext:
                 name=rule.name,
                 message=message,
                 severity=rule.severity,
-                location=Location(span.start.line, span.start.column + 1),
-                end_location=Location(span.end.line, span.end.column + 1),
+                location=Location(where.start.line, where.start.column + 1),
+                end_location=Location(where.end.line, where.end.column + 1),
                 fix=fix,
                 url=rule.url(),
-                noqa_line=span.start.line,
+                noqa_line=where.start.line,
             )
         )
         return True
@@ -395,14 +319,14 @@ def _checked_context(
 
 def _run_rules(
     source: SourceFile,
-    module: cst.Module,
+    module: ast.Module,
     rules: Sequence[type[Rule]],
     options: RuleOptions,
     resolve_external: CrossModuleResolver | None,
     package: str | None,
     on_internal_error: InternalErrorReporter,
 ) -> PythonContext:
-    semantic = Semantic(module, package)
+    semantic = Semantic(module, package, source.text)
     gates = GateAnalyzer(semantic, options.rocm_guards, resolve_external)
     context = PythonContext(source, module, semantic, gates, options)
     walk(module, semantic.parents, _dispatch_table(rules, context, on_internal_error))
@@ -436,14 +360,14 @@ def _dispatch_table(
 
 def _guarded(
     rule_class: type[Rule],
-    method: Callable[[cst.CSTNode, PythonContext], None],
+    method: Callable[[ast.AST, PythonContext], None],
     context: PythonContext,
     state: dict[str, bool],
     on_internal_error: InternalErrorReporter,
 ) -> Callback:
     """Call a rule's visit method; a crash disables that rule for the rest of the file and is reported once."""
 
-    def callback(node: cst.CSTNode) -> None:
+    def callback(node: ast.AST) -> None:
         if state["failed"]:
             return
         context.rule = rule_class

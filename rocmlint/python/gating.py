@@ -10,15 +10,14 @@ test, `assert`, and test-skip decorators. The forms recognised are those of RULE
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable, Sequence
 from functools import cached_property
 
-import libcst as cst
-
 from rocmlint.data import load
 from rocmlint.python.references import References
-from rocmlint.python.scopes import dotted_name
+from rocmlint.python.scopes import DEFS, FUNCTION_DEFS, TRY_STATEMENTS, FunctionNode, dotted_name
 from rocmlint.python.semantic import Binding, Semantic
 from rocmlint.python.tree import children
 from rocmlint.vendor import CONSTANT_FALSE, CONSTANT_TRUE, EVERYWHERE, NEITHER, NVIDIA, ROCM, UNKNOWN, Branch, Vendor
@@ -59,6 +58,8 @@ _VENDOR_PACKAGES = load("vendor_packages")
 _OTHER_DEVICE_TYPES = frozenset(_VENDOR_PACKAGES["other_device_types"])
 _PACKAGE_PROBES = frozenset({"importlib.util.find_spec", "pytest.importorskip"})
 _MAX_DEPTH = 24
+# The fields that hold statement lists (a Try's `handlers` hold except clauses, not statements).
+_STATEMENT_FIELDS = ("body", "orelse", "finalbody")
 # Functions whose callers are decided one inside another on the Python stack before the next is deferred.
 _MAX_CALLER_NESTING = 32
 
@@ -66,14 +67,17 @@ _MAX_CALLER_NESTING = 32
 # ending in "()" asks for the value of calling it (`from pkg.env import is_hip; is_hip()`).
 CrossModuleResolver = Callable[[str], "Vendor | None"]
 Condition = tuple[Vendor, bool]  # a test and whether the node sits where it is true
+# Where `reach` starts: a node, a statement list (a function's `body`: entering it, whatever decides
+# whether the function runs), or None (the module).
+Within = ast.AST | list[ast.stmt] | None
 
 
 class _CallerDeferred(Exception):
     """Deciding a function's callers needs `function` decided first, too deep to do it on this stack;
     `path` is the chain of functions being decided when it was asked."""
 
-    def __init__(self, function: cst.FunctionDef, path: list[cst.FunctionDef]) -> None:
-        super().__init__(function.name.value)
+    def __init__(self, function: FunctionNode, path: list[FunctionNode]) -> None:
+        super().__init__(function.name)
         self.function = function
         self.path = path
 
@@ -89,13 +93,15 @@ class GateAnalyzer:
         self.rocm_guards = rocm_guards
         self.resolve_external = resolve_external
         self._binding_cache: dict[tuple[int, str], Vendor] = {}
-        self._branch_cache: dict[cst.CSTNode, Branch] = {}
-        self._before_cache: dict[cst.CSTNode, list[Condition]] = {}
-        self._callers: dict[cst.FunctionDef, list[Condition]] = {}
-        self._caller_path: list[cst.FunctionDef] = []  # the functions being decided, outermost first
-        self._on_caller_path: set[cst.FunctionDef] = set()  # the same, for membership tests
+        self._branch_cache: dict[ast.AST, Branch] = {}
+        self._before_cache: dict[ast.stmt, list[Condition]] = {}
+        self._operand_cache: dict[ast.AST, list[Condition]] = {}
+        self._blocks: dict[ast.stmt, list[ast.stmt]] = {}
+        self._callers: dict[FunctionNode, list[Condition]] = {}
+        self._caller_path: list[FunctionNode] = []  # the functions being decided, outermost first
+        self._on_caller_path: set[FunctionNode] = set()  # the same, for membership tests
         self._caller_nesting = 0  # how many of them are on the Python stack
-        self._recursive: set[cst.FunctionDef] = set()
+        self._recursive: set[FunctionNode] = set()
 
     @cached_property
     def references(self) -> References:
@@ -103,11 +109,11 @@ class GateAnalyzer:
         return References(self.semantic)
 
     # --- public -----------------------------------------------------------------------------------
-    def branch(self, node: cst.CSTNode) -> Branch:
+    def branch(self, node: ast.AST) -> Branch:
         """Where `node` can run, from every condition between it and the module (iterative: deep
         nesting must not exhaust the Python stack)."""
-        chain: list[cst.CSTNode] = []
-        current: cst.CSTNode | None = node
+        chain: list[ast.AST] = []
+        current: ast.AST | None = node
         while current is not None and current not in self._branch_cache:
             chain.append(current)
             current = self.semantic.parent(current)
@@ -120,43 +126,53 @@ class GateAnalyzer:
             self._branch_cache[child] = result
         return result
 
-    def reach(self, node: cst.CSTNode, within: cst.CSTNode | None = None) -> Vendor:
-        """Whether `node` runs, per vendor, whenever control enters `within` (default: the module):
+    def reach(self, node: ast.AST, within: Within = None) -> Vendor:
+        """Whether `node` runs, per vendor, whenever control enters `within` (default: the module; a
+        statement list such as a function's `body` leaves out what decides whether its owner runs):
         True (always), False (never), None (it depends on runtime state). Unlike `branch`, every
         condition counts, vendor-related or not: under `if x > 3:` the answer is None. For flow
         questions such as "does this ROCm-only assignment always replace the earlier one"."""
         return self._path(node, within)
 
-    def in_import_guard(self, node: cst.CSTNode) -> bool:
+    def in_import_guard(self, node: ast.AST) -> bool:
         """Inside the body of a `try:` whose handlers catch ImportError (or broader) and carry on, or of
         `with suppress(ImportError):`."""
         child = node
         for ancestor in self.semantic.ancestors(node):
-            if isinstance(ancestor, cst.Try) and child is ancestor.body and self._catches_import_error(ancestor):
+            if (
+                isinstance(ancestor, ast.Try)
+                and self._in_body(ancestor, child)
+                and self._catches_import_error(ancestor)
+            ):
                 return True
-            if isinstance(ancestor, cst.With) and child is ancestor.body and self._suppresses_import_error(ancestor):
+            if (
+                isinstance(ancestor, (ast.With, ast.AsyncWith))
+                and self._in_body(ancestor, child)
+                and self._suppresses_import_error(ancestor)
+            ):
                 return True
-            if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef)):
+            if isinstance(ancestor, DEFS):
                 return False
             child = ancestor
         return False
 
-    def value(self, expr: cst.CSTNode, depth: int = 0) -> Vendor:
+    def value(self, expr: ast.AST, depth: int = 0) -> Vendor:
         """The vendor value of an expression, evaluated where it stands."""
         if depth > _MAX_DEPTH:
             return UNKNOWN
-        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
-            return self.value(expr.expression, depth + 1).negate()
-        if isinstance(expr, cst.BooleanOperation):
-            left, right = self.value(expr.left, depth + 1), self.value(expr.right, depth + 1)
-            return left.both(right) if isinstance(expr.operator, cst.And) else left.either(right)
-        if isinstance(expr, cst.Comparison):
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            return self.value(expr.operand, depth + 1).negate()
+        if isinstance(expr, ast.BoolOp):
+            return self._operands_value(expr, len(expr.values), depth)
+        if isinstance(expr, ast.Compare):
             return self._comparison(expr, depth)
-        if isinstance(expr, cst.Call):
+        if isinstance(expr, ast.Call):
             return self._call(expr, depth)
-        if isinstance(expr, (cst.Name, cst.Attribute)):
+        if isinstance(expr, ast.Constant) and type(expr.value) is bool:
+            return CONSTANT_TRUE if expr.value else CONSTANT_FALSE
+        if isinstance(expr, (ast.Name, ast.Attribute)):
             return self._reference(expr, depth)
-        if isinstance(expr, cst.NamedExpr):
+        if isinstance(expr, ast.NamedExpr):
             return self.value(expr.value, depth + 1)  # `if (hip := torch.version.hip):`
         return UNKNOWN
 
@@ -168,32 +184,96 @@ class GateAnalyzer:
             return None
         return self._binding_value(binding, name, depth=0, called=called)
 
+    def terminates(self, statements: Sequence[ast.stmt]) -> bool:
+        """Does this block always leave the enclosing block (return, raise, continue, break, exit, skip)?"""
+        if not statements:
+            return False
+        last = statements[-1]
+        if isinstance(last, ast.If):
+            return self.terminates(last.body) and self.terminates(last.orelse)
+        if isinstance(last, (ast.With, ast.AsyncWith)):
+            return self.terminates(last.body)
+        if isinstance(last, _COMPOUND_STATEMENTS):
+            return False
+        return any(self._exits(statement) for statement in _last_line(statements))
+
     # --- conditions a child inherits from its parent -----------------------------------------------
-    def _conditions(self, parent: cst.CSTNode, child: cst.CSTNode) -> Sequence[Condition]:
-        if isinstance(parent, cst.If) and child is parent.body and self._rocm_arm_follows(parent):
-            return [(Vendor(False, None), True)]
-        if isinstance(parent, (cst.If, cst.IfExp)):
+    def _conditions(self, parent: ast.AST, child: ast.AST) -> list[Condition]:
+        if not isinstance(child, ast.stmt):
+            return self._expression_conditions(parent, child)
+        block = self._block_of(parent, child)
+        return self._block_conditions(parent, block) + self._conditions_before(block, child)
+
+    def _expression_conditions(self, parent: ast.AST, child: ast.AST) -> list[Condition]:
+        """What holds where an expression's part is evaluated: a conditional expression's arm, an
+        `and`/`or` operand after the first, a comprehension's element."""
+        if isinstance(parent, ast.IfExp):
             if child is parent.body:
                 return [(self.value(parent.test), True)]
-            if child is parent.orelse:
-                return [(self.value(parent.test), False)]
-            return []
-        if isinstance(parent, cst.BooleanOperation) and child is parent.right:
-            return [(self.value(parent.left), isinstance(parent.operator, cst.And))]
-        if isinstance(parent, cst.While) and child is parent.body:
-            return [(self.value(parent.test), True)]
-        if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and child is parent.elt:
-            return self._comprehension_conditions(parent.for_in)
-        if isinstance(parent, cst.DictComp) and (child is parent.key or child is parent.value):
-            return self._comprehension_conditions(parent.for_in)
-        if isinstance(parent, cst.FunctionDef) and child is parent.body:
-            return self._test_skip_conditions(parent) + self._caller_conditions(parent)
-        if isinstance(parent, (cst.IndentedBlock, cst.Module)):
-            return self._conditions_before(parent, child)
+            return [(self.value(parent.test), False)] if child is parent.orelse else []
+        if isinstance(parent, ast.BoolOp):
+            return self._operand_conditions(parent, child)
+        if isinstance(parent, (ast.ListComp, ast.SetComp, ast.GeneratorExp)) and child is parent.elt:
+            return self._comprehension_conditions(parent.generators)
+        if isinstance(parent, ast.DictComp) and (child is parent.key or child is parent.value):
+            return self._comprehension_conditions(parent.generators)
         return []
 
+    def _block_conditions(self, parent: ast.AST, block: list[ast.stmt]) -> list[Condition]:
+        """What holds whenever `parent` runs its statement list `block` (the branch of an `if`, a loop's
+        body, a function's body)."""
+        if isinstance(parent, ast.If):
+            if block is parent.body:
+                if self._rocm_arm_follows(parent):
+                    return [(Vendor(False, None), True)]
+                return [(self.value(parent.test), True)]
+            return [(self.value(parent.test), False)] if block is parent.orelse else []
+        if isinstance(parent, ast.While) and block is parent.body:
+            return [(self.value(parent.test), True)]
+        if isinstance(parent, FUNCTION_DEFS) and block is parent.body:
+            return self._test_skip_conditions(parent) + self._caller_conditions(parent)
+        return []
+
+    def _block_of(self, parent: ast.AST, statement: ast.stmt) -> list[ast.stmt]:
+        """The statement list of `parent` that holds `statement` (every list of a parent indexed at once:
+        a block asks for each of its statements, and finding one in a long list is a search)."""
+        block = self._blocks.get(statement)
+        if block is None:
+            for field_name in _STATEMENT_FIELDS:
+                statements = getattr(parent, field_name, None)
+                if type(statements) is list:
+                    self._blocks.update(dict.fromkeys(statements, statements))
+            block = self._blocks[statement]
+        return block
+
+    def _in_body(self, parent: ast.AST, child: ast.AST) -> bool:
+        return isinstance(child, ast.stmt) and self._block_of(parent, child) is getattr(parent, "body", None)
+
+    def _operand_conditions(self, operation: ast.BoolOp, operand: ast.AST) -> list[Condition]:
+        """`a and b and c`: `c` is evaluated only where `a and b` is true (`or`: false). Computed for
+        every operand at once: finding one in a long chain is a search."""
+        if operand not in self._operand_cache:
+            taken = isinstance(operation.op, ast.And)
+            self._operand_cache[operation.values[0]] = []
+            for index in range(1, len(operation.values)):
+                self._operand_cache[operation.values[index]] = [(self._operands_value(operation, index, 0), taken)]
+        return self._operand_cache.get(operand, [])
+
+    def _operands_value(self, operation: ast.BoolOp, count: int, depth: int) -> Vendor:
+        """The value of the first `count` operands of `operation`. They are evaluated as the operator
+        groups them (`a and b and c` is `(a and b) and c`), each operation one level deeper than the one
+        around it: past `_MAX_DEPTH` a long chain's first operands are unknown, and cost nothing."""
+        last = count - 1
+        first = max(1, last + depth - _MAX_DEPTH)  # the outermost operations whose operands are evaluated
+        combined = self.value(operation.values[0], depth + last) if first == 1 else UNKNOWN
+        conjunction = isinstance(operation.op, ast.And)
+        for index in range(first, count):
+            operand = self.value(operation.values[index], depth + last - index + 1)
+            combined = combined.both(operand) if conjunction else combined.either(operand)
+        return combined
+
     # --- callers: the call graph, one function at a time --------------------------------------------
-    def _caller_conditions(self, function: cst.FunctionDef) -> list[Condition]:
+    def _caller_conditions(self, function: FunctionNode) -> list[Condition]:
         """A function that this file only ever calls from code that never runs on ROCm (and never passes
         around as a value) does not run on ROCm either: `def cuda_version(): ...` called under
         `if torch.version.cuda:`. Recursive functions (directly or through others) are left alone.
@@ -214,10 +294,10 @@ class GateAnalyzer:
             return self._decide_callers(function)
         return self._settle_callers(function)
 
-    def _settle_callers(self, function: cst.FunctionDef) -> list[Condition]:
+    def _settle_callers(self, function: FunctionNode) -> list[Condition]:
         """Decide `function`, deciding first every deeper function a deferral names (a stack of pending
         questions, each with the chain of functions being decided when it was asked, for cycles)."""
-        pending: list[tuple[cst.FunctionDef, list[cst.FunctionDef]]] = [(function, [])]
+        pending: list[tuple[FunctionNode, list[FunctionNode]]] = [(function, [])]
         while pending:
             current, path = pending[-1]
             if current in self._callers:
@@ -231,7 +311,7 @@ class GateAnalyzer:
         self._caller_path, self._on_caller_path = [], set()
         return self._callers[function]
 
-    def _decide_callers(self, function: cst.FunctionDef) -> list[Condition]:
+    def _decide_callers(self, function: FunctionNode) -> list[Condition]:
         self._caller_path.append(function)
         self._on_caller_path.add(function)
         self._caller_nesting += 1
@@ -245,11 +325,11 @@ class GateAnalyzer:
         self._callers[function] = result
         return result
 
-    def _conditions_from_callers(self, function: cst.FunctionDef) -> list[Condition]:
+    def _conditions_from_callers(self, function: FunctionNode) -> list[Condition]:
         if function in self._recursive:
             return []
         uses = self.references.uses_of(function)
-        if not uses or any(not isinstance(use, cst.Call) for use in uses):
+        if not uses or any(not isinstance(use, ast.Call) for use in uses):
             return []
         if any(function in self.semantic.ancestors(use) for use in uses):
             return []
@@ -257,141 +337,127 @@ class GateAnalyzer:
             return [(Vendor(False, None), True)]
         return []
 
-    def _rocm_arm_follows(self, branch: cst.If) -> bool:
+    def _rocm_arm_follows(self, branch: ast.If) -> bool:
         """`if <cuda setup or override>: ... elif torch.version.hip: ...`: a later arm that only ROCm can
         take means the author routed ROCm there, so an earlier arm whose test is not known to hold on
         ROCm is the NVIDIA path (xformers, flash-attention setup scripts). Overrides such as
         `FORCE_CUDA=1` that would send ROCm into the first arm are taken as deliberate."""
         if self.value(branch.test).rocm is not None:
             return False
-        arm = branch.orelse
-        while isinstance(arm, cst.If):
+        arm = self._elif_of(branch)
+        while arm is not None:
             value = self.value(arm.test)
             if value.nvidia is False and value.rocm is not False:
                 return True
-            arm = arm.orelse
+            arm = self._elif_of(arm)
         return False
 
-    def _comprehension_conditions(self, comp: cst.CompFor | None) -> list[Condition]:
+    def _elif_of(self, branch: ast.If) -> ast.If | None:
+        """The `elif` arm that follows `branch` (an `else:` block that only holds an `if` is not one)."""
+        arm = branch.orelse[0] if len(branch.orelse) == 1 else None
+        return arm if isinstance(arm, ast.If) and self.semantic.is_elif(arm) else None
+
+    def _comprehension_conditions(self, generators: list[ast.comprehension]) -> list[Condition]:
         """`[f(x) for x in xs if not IS_ROCM]`: the element is only computed where every filter holds."""
-        conditions: list[Condition] = []
-        while comp is not None:
-            conditions.extend((self.value(item.test), True) for item in comp.ifs)
-            comp = comp.inner_for_in
-        return conditions
+        return [(self.value(test), True) for generator in generators for test in generator.ifs]
 
     # --- early exits: what holds after a statement that leaves the block on some path -------------
-    def _conditions_before(self, block: cst.IndentedBlock | cst.Module, child: cst.CSTNode) -> list[Condition]:
-        """Conditions that hold when `child` runs because earlier statements of its block exit otherwise.
-        Computed for the whole block at once (a block's statements all ask)."""
-        if child not in self._before_cache:
+    def _conditions_before(self, block: list[ast.stmt], statement: ast.stmt) -> list[Condition]:
+        """Conditions that hold when `statement` runs because earlier statements of its block exit
+        otherwise. Statements written on one line (`assert t; f()`, `if t: a; b`) are one step: the
+        later ones are not decided by the earlier. Computed for the whole block at once (a block's
+        statements all ask)."""
+        if statement not in self._before_cache:
             conditions: list[Condition] = []
-            for statement in block.body:
-                self._before_cache[statement] = list(conditions)
-                conditions.extend(self._conditions_after(statement))
-        return self._before_cache.get(child, [])
+            line_start: list[Condition] = []
+            previous: ast.stmt | None = None
+            for item in block:
+                if previous is None or previous.end_lineno != item.lineno:
+                    line_start = list(conditions)
+                self._before_cache[item] = line_start
+                conditions.extend(self._conditions_after(item))
+                previous = item
+        return self._before_cache.get(statement, [])
 
-    def _conditions_after(self, statement: cst.CSTNode) -> list[Condition]:
-        if isinstance(statement, cst.If):
-            return self._after_if(statement)
-        if isinstance(statement, cst.SimpleStatementLine):
-            return [condition for small in statement.body for condition in self._after_small(small)]
-        return []
-
-    def _after_small(self, small: cst.BaseSmallStatement) -> list[Condition]:
+    def _conditions_after(self, statement: ast.stmt) -> list[Condition]:
         """`assert t` leaves `t` true; an import of a vendor-only package (or `pytest.importorskip` of
         one) raises on the other vendors, so what follows runs only where it succeeded."""
-        if isinstance(small, cst.Assert):
-            return [(self.value(small.test), True)]
-        if isinstance(small, (cst.Import, cst.ImportFrom)):
-            return [(vendor, True) for vendor in map(_package_vendor, _imported_modules(small)) if vendor]
-        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-            vendor = self._package_probe(small.value)
+        if isinstance(statement, ast.If):
+            return self._after_if(statement)
+        if isinstance(statement, ast.Assert):
+            return [(self.value(statement.test), True)]
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            return [(vendor, True) for vendor in map(_package_vendor, _imported_modules(statement)) if vendor]
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            vendor = self._package_probe(statement.value)
             return [(vendor, True)] if vendor is not None else []
         return []
 
-    def _package_probe(self, call: cst.Call) -> Vendor | None:
+    def _package_probe(self, call: ast.Call) -> Vendor | None:
         """`importlib.util.find_spec("cutlass")` / `pytest.importorskip("cutlass")`: found only where the
         package's vendor is."""
         name = self.semantic.qualified_name(call.func) or ""
-        if name not in _PACKAGE_PROBES or not call.args:
+        arguments = _argument_values(call)
+        if name not in _PACKAGE_PROBES or not arguments:
             return None
-        package = self.semantic.string_value(call.args[0].value)
+        package = self.semantic.string_value(arguments[0])
         return _package_vendor(package) if package else None
 
-    def _after_if(self, statement: cst.If) -> list[Condition]:
+    def _after_if(self, statement: ast.If) -> list[Condition]:
         """After `if t: <exit>` (any elif/else), `t` is false; after `if t: ... else: <exit>` (every
         later arm exiting), `t` is true."""
         if self.terminates(statement.body):
             after = [(self.value(statement.test), False)]
-            if isinstance(statement.orelse, cst.If):
-                after.extend(self._after_if(statement.orelse))
+            arm = self._elif_of(statement)
+            if arm is not None:
+                after.extend(self._after_if(arm))
             return after
-        if statement.orelse is not None and self._arms_terminate(statement.orelse):
+        if self.terminates(statement.orelse):
             return [(self.value(statement.test), True)]
         return []
 
-    def _arms_terminate(self, orelse: cst.If | cst.Else) -> bool:
-        if isinstance(orelse, cst.Else):
-            return self.terminates(orelse.body)
-        return self.terminates(orelse.body) and orelse.orelse is not None and self._arms_terminate(orelse.orelse)
-
-    def terminates(self, suite: cst.BaseSuite) -> bool:
-        """Does this block always leave the enclosing block (return, raise, continue, break, exit, skip)?"""
-        statements = suite.body if isinstance(suite, cst.IndentedBlock) else [suite]
-        if not statements:
-            return False
-        last = statements[-1]
-        if isinstance(last, cst.If):
-            return self.terminates(last.body) and last.orelse is not None and self._arms_terminate(last.orelse)
-        if isinstance(last, cst.With):
-            return self.terminates(last.body)
-        if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            return any(self._exits(small) for small in last.body)
-        return False
-
-    def _exits(self, small: cst.BaseSmallStatement) -> bool:
-        if isinstance(small, (cst.Return, cst.Raise, cst.Continue, cst.Break)):
+    def _exits(self, statement: ast.stmt) -> bool:
+        if isinstance(statement, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
             return True
-        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-            name = self.semantic.qualified_name(small.value.func) or ""
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            name = self.semantic.qualified_name(statement.value.func) or ""
             return name in _TERMINATING_CALLS or name.endswith(".skipTest")
         return False
 
     # --- test-skip decorators and `pytestmark` ----------------------------------------------------
-    def _test_skip_conditions(self, function: cst.FunctionDef) -> list[Condition]:
+    def _test_skip_conditions(self, function: FunctionNode) -> list[Condition]:
         """A test's body runs only where its skip decorators (and its class's, and `pytestmark`) let it.
         A class's decorators gate its methods, not the class body, which runs at import everywhere."""
-        conditions = self._decorator_conditions(function.decorators)
+        conditions = self._decorator_conditions(function.decorator_list)
         owner = self.semantic.enclosing_scope_node(function)
-        if isinstance(owner, cst.ClassDef):
-            conditions.extend(self._decorator_conditions(owner.decorators))
+        if isinstance(owner, ast.ClassDef):
+            conditions.extend(self._decorator_conditions(owner.decorator_list))
             conditions.extend(self._pytestmark_conditions(owner))
             owner = self.semantic.enclosing_scope_node(owner)
         if owner is self.semantic.module:
             conditions.extend(self._pytestmark_conditions(owner))
         return conditions
 
-    def _decorator_conditions(self, decorators: Sequence[cst.Decorator]) -> list[Condition]:
-        found = (self._skip_condition(decorator.decorator) for decorator in decorators)
+    def _decorator_conditions(self, decorators: Sequence[ast.expr]) -> list[Condition]:
+        found = (self._skip_condition(decorator) for decorator in decorators)
         return [condition for condition in found if condition is not None]
 
-    def _pytestmark_conditions(self, scope_node: cst.Module | cst.ClassDef) -> list[Condition]:
+    def _pytestmark_conditions(self, scope_node: ast.Module | ast.ClassDef) -> list[Condition]:
         binding = self.semantic.lookup_in(scope_node, "pytestmark")
         if binding is None or binding.kind != "value":
             return []
-        marks: list[cst.BaseExpression] = []
+        marks: list[ast.expr] = []
         for value in binding.values:
-            if isinstance(value, (cst.List, cst.Tuple)):
-                marks.extend(element.value for element in value.elements)
+            if isinstance(value, (ast.List, ast.Tuple)):
+                marks.extend(_unstarred(element) for element in value.elts)
             else:
                 marks.append(value)
-        found = (self._skip_condition(mark) for mark in marks if isinstance(mark, cst.Call))
+        found = (self._skip_condition(mark) for mark in marks if isinstance(mark, ast.Call))
         return [condition for condition in found if condition is not None]
 
-    def _skip_condition(self, expr: cst.BaseExpression) -> Condition | None:
+    def _skip_condition(self, expr: ast.expr) -> Condition | None:
         """`@skipIfRocm` -> runs where ROCm is false; `@unittest.skipIf(c, ...)` -> where `c` is false."""
-        call = expr if isinstance(expr, cst.Call) else None
+        call = expr if isinstance(expr, ast.Call) else None
         name = dotted_name(call.func if call is not None else expr) or ""
         key = name.rsplit(".", 1)[-1].replace("_", "").lower()
         if _SKIPS_ON_ROCM.match(key):
@@ -399,43 +465,42 @@ class GateAnalyzer:
         if _RUNS_ONLY_ON_ROCM.match(key):
             return (ROCM, True)
         if call is not None and key in ("skipif", "skipunless"):
-            argument = self.semantic.keyword(call, "condition") or self.semantic.positional(call, 0)
+            argument = self.semantic.argument(call, "condition", 0)
             if argument is not None:
-                return (self.value(argument.value), key == "skipunless")
+                return (self.value(argument), key == "skipunless")
         return None
 
     # --- expression forms --------------------------------------------------------------------------
-    def _comparison(self, expr: cst.Comparison, depth: int) -> Vendor:
-        if len(expr.comparisons) != 1:
+    def _comparison(self, expr: ast.Compare, depth: int) -> Vendor:
+        if len(expr.ops) != 1:
             return UNKNOWN
-        target = expr.comparisons[0]
-        operator, right = target.operator, target.comparator
+        operator, right = expr.ops[0], expr.comparators[0]
         if _is_none(right) or _is_none(expr.left):
             subject = expr.left if _is_none(right) else right
             value = self.value(subject, depth + 1)
-            if isinstance(operator, (cst.IsNot, cst.NotEqual)):
+            if isinstance(operator, (ast.IsNot, ast.NotEq)):
                 return value
-            if isinstance(operator, (cst.Is, cst.Equal)):
+            if isinstance(operator, (ast.Is, ast.Eq)):
                 return value.negate()
             return UNKNOWN
-        if isinstance(operator, (cst.In, cst.NotIn)):
+        if isinstance(operator, (ast.In, ast.NotIn)):
             value = self._version_string_test(expr.left, right)
-            return value.negate() if isinstance(operator, cst.NotIn) else value
+            return value.negate() if isinstance(operator, ast.NotIn) else value
         literal = _string(right) or _string(expr.left)
         subject = expr.left if _string(right) is not None else right
-        if literal is not None and isinstance(operator, (cst.Equal, cst.NotEqual)):
+        if literal is not None and isinstance(operator, (ast.Eq, ast.NotEq)):
             value = self._backend_comparison(subject, literal)
-            return value.negate() if isinstance(operator, cst.NotEqual) else value
+            return value.negate() if isinstance(operator, ast.NotEq) else value
         return UNKNOWN
 
-    def _version_string_test(self, needle: cst.BaseExpression, haystack: cst.BaseExpression) -> Vendor:
+    def _version_string_test(self, needle: ast.expr, haystack: ast.expr) -> Vendor:
         """`"rocm" in torch.__version__`: ROCm wheels are versioned `2.5.1+rocm6.2`."""
         literal = _string(needle)
         if literal is None or self.semantic.qualified_name(haystack) != "torch.__version__":
             return UNKNOWN
         return ROCM if literal.lower() in ("rocm", "+rocm", "hip") else UNKNOWN
 
-    def _backend_comparison(self, subject: cst.CSTNode, literal: str) -> Vendor:
+    def _backend_comparison(self, subject: ast.expr, literal: str) -> Vendor:
         """`== "rocm"`/`"hip"` compares a build target or backend with ROCm's name (`BUILD_TARGET ==
         "rocm"`, Triton's `get_current_target().backend == "hip"`). `== "cuda"` is NVIDIA-only for
         Triton's backend alone: build targets such as vLLM's `VLLM_TARGET_DEVICE` are "cuda" on ROCm too."""
@@ -443,11 +508,11 @@ class GateAnalyzer:
             return ROCM
         if literal in _OTHER_DEVICE_TYPES and _names_a_device_type(subject):
             return NEITHER  # `x.device.type == "xpu"`: a ROCm GPU's device type is "cuda"
-        if literal == "cuda" and isinstance(subject, cst.Attribute) and subject.attr.value == "backend":
+        if literal == "cuda" and isinstance(subject, ast.Attribute) and subject.attr == "backend":
             return NVIDIA
         return UNKNOWN
 
-    def _call(self, call: cst.Call, depth: int) -> Vendor:
+    def _call(self, call: ast.Call, depth: int) -> Vendor:
         func = call.func
         name = self.semantic.qualified_name(func) or ""
         builtin = self._builtin_call(name, call, depth)
@@ -456,10 +521,11 @@ class GateAnalyzer:
         configured = self._configured(name)
         if configured is not None:
             return configured
-        if isinstance(func, cst.Attribute):
-            if not call.args and func.attr.value in _ROCM_METHODS:
+        if isinstance(func, ast.Attribute):
+            without_arguments = not call.args and not call.keywords
+            if without_arguments and func.attr in _ROCM_METHODS:
                 return ROCM
-            if not call.args and func.attr.value in _NVIDIA_METHODS:
+            if without_arguments and func.attr in _NVIDIA_METHODS:
                 return NVIDIA
             member = self._member_value(func, depth, called=True)
             if member.is_vendor_test:
@@ -467,36 +533,35 @@ class GateAnalyzer:
             external = self._external(func, name, called=True)
             if external is not None:
                 return external
-        elif isinstance(func, cst.Name):
-            binding = self.semantic.lookup(func.value, func)
+        elif isinstance(func, ast.Name):
+            binding = self.semantic.lookup(func.id, func)
             if binding is not None:
-                resolved = self._binding_value(binding, func.value, depth + 1, called=True)
+                resolved = self._binding_value(binding, func.id, depth + 1, called=True)
                 if resolved.is_vendor_test:
                     return resolved
-            if func.value in _NVIDIA_METHODS:
+            if func.id in _NVIDIA_METHODS:
                 return NVIDIA
         return self._convention(name, func)
 
-    def _builtin_call(self, name: str, call: cst.Call, depth: int) -> Vendor | None:
+    def _builtin_call(self, name: str, call: ast.Call, depth: int) -> Vendor | None:
         """`getattr(torch.version, "hip", None)`, `hasattr(torch.version, "hip")`, `bool(x)`; None when
         the call is none of these."""
-        if name == "getattr" and len(call.args) >= 2:
-            owner = self.semantic.qualified_name(call.args[0].value)
-            attribute = _string(call.args[1].value)
+        arguments = _argument_values(call)
+        if name == "getattr" and len(arguments) >= 2:
+            owner = self.semantic.qualified_name(arguments[0])
+            attribute = _string(arguments[1])
             return self._named(f"{owner}.{attribute}") if owner and attribute else UNKNOWN
-        if name == "hasattr" and len(call.args) >= 2:
-            owner = self.semantic.qualified_name(call.args[0].value)
+        if name == "hasattr" and len(arguments) >= 2:
+            owner = self.semantic.qualified_name(arguments[0])
             # torch.version.hip exists (as None) on NVIDIA builds too, but always on ROCm builds.
-            if owner == "torch.version" and _string(call.args[1].value) == "hip":
+            if owner == "torch.version" and _string(arguments[1]) == "hip":
                 return Vendor(True, None)
             return UNKNOWN
-        if name == "bool" and len(call.args) == 1:
-            return self.value(call.args[0].value, depth + 1)
+        if name == "bool" and len(arguments) == 1:
+            return self.value(arguments[0], depth + 1)
         return self._package_probe(call)
 
-    def _reference(self, expr: cst.Name | cst.Attribute, depth: int) -> Vendor:
-        if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
-            return CONSTANT_TRUE if expr.value == "True" else CONSTANT_FALSE
+    def _reference(self, expr: ast.Name | ast.Attribute, depth: int) -> Vendor:
         name = self.semantic.qualified_name(expr) or ""
         direct = self._named(name)
         if direct.is_vendor_test:
@@ -504,10 +569,10 @@ class GateAnalyzer:
         configured = self._configured(name)
         if configured is not None:
             return configured
-        if isinstance(expr, cst.Name):
-            binding = self.semantic.lookup(expr.value, expr)
+        if isinstance(expr, ast.Name):
+            binding = self.semantic.lookup(expr.id, expr)
             if binding is not None:
-                resolved = self._binding_value(binding, expr.value, depth + 1, called=False)
+                resolved = self._binding_value(binding, expr.id, depth + 1, called=False)
                 if resolved.is_vendor_test:
                     return resolved
         else:
@@ -536,7 +601,7 @@ class GateAnalyzer:
                 return ROCM
         return None
 
-    def _convention(self, qualified: str, expr: cst.CSTNode | None = None) -> Vendor:
+    def _convention(self, qualified: str, expr: ast.AST | None = None) -> Vendor:
         """A flag named like one (`IS_ROCM`, `is_hip()`, `on_gfx9()`) whose definition says nothing
         better. Both the name it was imported as and the name as written in `expr` count
         (`IS_ROCM = detect()` has no qualified name; `from env import is_hip as check` is written `check`)."""
@@ -549,18 +614,18 @@ class GateAnalyzer:
                 return NVIDIA
         return UNKNOWN
 
-    def _member_value(self, expr: cst.Attribute, depth: int, called: bool) -> Vendor:
+    def _member_value(self, expr: ast.Attribute, depth: int, called: bool) -> Vendor:
         """`self.flag`, `cls.flag`, `Config.flag`, `self.is_amd()` for a class of this file (its class
         attributes, methods, `self.flag = ...` assignments, and those of its bases)."""
         cls = self.semantic.receiver_class(expr)
         if cls is None:
             return UNKNOWN
-        binding = self.semantic.member(cls, expr.attr.value)
+        binding = self.semantic.member(cls, expr.attr)
         if binding is None:
             return UNKNOWN
-        return self._binding_value(binding, expr.attr.value, depth + 1, called)
+        return self._binding_value(binding, expr.attr, depth + 1, called)
 
-    def _external(self, expr: cst.Name | cst.Attribute, qualified: str, called: bool) -> Vendor | None:
+    def _external(self, expr: ast.Name | ast.Attribute, qualified: str, called: bool) -> Vendor | None:
         """A name reached through an import (`env.IS_ROCM` after `import mypkg.env as env`)."""
         head = (dotted_name(expr) or "").split(".", 1)[0]
         binding = self.semantic.lookup(head, expr) if head else None
@@ -590,7 +655,7 @@ class GateAnalyzer:
             if binding.opaque:
                 return UNKNOWN  # a parameter, loop target or `+=`: could be anything
             return _merge([(self.value(v, depth + 1), v) for v in binding.values])
-        if binding.kind == "function" and called and isinstance(binding.definition, cst.FunctionDef):
+        if binding.kind == "function" and called and isinstance(binding.definition, FUNCTION_DEFS):
             return self._function_value(binding.definition, depth)
         if binding.kind == "import" and binding.qualified:
             direct = self._named(binding.qualified)
@@ -601,7 +666,7 @@ class GateAnalyzer:
                 return external
         return UNKNOWN
 
-    def _function_value(self, function: cst.FunctionDef, depth: int) -> Vendor:
+    def _function_value(self, function: FunctionNode, depth: int) -> Vendor:
         """What calling a function returns: the `or` of every `return` value under the conditions that
         lead to it (`if torch.version.hip: return True` / `return False` is a ROCm test)."""
         total = CONSTANT_FALSE  # falling off the end returns None
@@ -618,59 +683,103 @@ class GateAnalyzer:
         # A function returning only constants (or nothing) is a switch or a procedure, not a vendor test.
         return total if returns and informative else UNKNOWN
 
-    def _path(self, node: cst.CSTNode, stop: cst.CSTNode | None) -> Vendor:
-        """The conjunction (three-valued) of the conditions from `stop` (None: the module) down to `node`."""
+    def _path(self, node: ast.AST, stop: Within) -> Vendor:
+        """The conjunction (three-valued) of the conditions from `stop` (None: the module) down to `node`.
+        A statement list as `stop` counts its earlier statements' exits, not what runs the list."""
         path = CONSTANT_TRUE
         child = node
         for parent in self.semantic.ancestors(node):
-            for condition, taken in self._conditions(parent, child):
-                path = path.both(condition if taken else condition.negate())
+            if isinstance(child, ast.stmt):
+                block = self._block_of(parent, child)
+                path = _conjunction(path, self._conditions_before(block, child))
+                if block is stop:
+                    break
+                path = _conjunction(path, self._block_conditions(parent, block))
+            else:
+                path = _conjunction(path, self._expression_conditions(parent, child))
             if parent is stop:
                 break
             child = parent
         return path
 
     # --- import guards ----------------------------------------------------------------------------
-    def _catches_import_error(self, node: cst.Try) -> bool:
+    def _catches_import_error(self, node: ast.Try) -> bool:
         """A handler that catches ImportError (or broader) and carries on: one that re-raises or exits
         does not make the failed import harmless."""
-        return any(_handles_import_error(handler) and not self._fails(handler.body) for handler in node.handlers)
+        return any(
+            _handles_import_error(handler) and not self._fails(handler.body)
+            for handler in node.handlers
+            if isinstance(handler, ast.ExceptHandler)
+        )
 
-    def _fails(self, suite: cst.BaseSuite) -> bool:
-        statements = suite.body if isinstance(suite, cst.IndentedBlock) else [suite]
-        last = statements[-1] if statements else None
-        if not isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+    def _fails(self, statements: list[ast.stmt]) -> bool:
+        if not statements or isinstance(statements[-1], _COMPOUND_STATEMENTS):
             return False
-        for small in last.body:
-            if isinstance(small, cst.Raise):
+        for statement in _last_line(statements):
+            if isinstance(statement, ast.Raise):
                 return True
-            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-                if (self.semantic.qualified_name(small.value.func) or "") in _FAILING_CALLS:
+            if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+                if (self.semantic.qualified_name(statement.value.func) or "") in _FAILING_CALLS:
                     return True
         return False
 
     @staticmethod
-    def _suppresses_import_error(node: cst.With) -> bool:
+    def _suppresses_import_error(node: ast.With | ast.AsyncWith) -> bool:
         for item in node.items:
-            call = item.item
-            if isinstance(call, cst.Call) and (dotted_name(call.func) or "").endswith("suppress"):
-                if any((dotted_name(a.value) or "") in _IMPORT_ERRORS for a in call.args):
+            call = item.context_expr
+            if isinstance(call, ast.Call) and (dotted_name(call.func) or "").endswith("suppress"):
+                if any((dotted_name(argument) or "") in _IMPORT_ERRORS for argument in _argument_values(call)):
                     return True
         return False
 
 
-def _handles_import_error(handler: cst.ExceptHandler) -> bool:
+# Statements with a body of their own: they never share a line with another statement of their block.
+_COMPOUND_STATEMENTS: tuple[type[ast.stmt], ...] = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Match,
+    *TRY_STATEMENTS,
+    *DEFS,
+)
+
+
+def _last_line(statements: Sequence[ast.stmt]) -> Sequence[ast.stmt]:
+    """The statements written on the block's last line (`x = f(); return x`): its last step, decided
+    together."""
+    first = len(statements) - 1
+    while first > 0 and statements[first - 1].end_lineno == statements[first].lineno:
+        first -= 1
+    return statements[first:]
+
+
+def _conjunction(path: Vendor, conditions: list[Condition]) -> Vendor:
+    for condition, taken in conditions:
+        path = path.both(condition if taken else condition.negate())
+    return path
+
+
+def _argument_values(call: ast.Call) -> list[ast.expr]:
+    """Every argument's expression in writing order of kinds, positional then keyword (`*xs` and `**kw`
+    give `xs` and `kw`): the calls read here take their arguments by position."""
+    return [_unstarred(argument) for argument in call.args] + [keyword.value for keyword in call.keywords]
+
+
+def _unstarred(node: ast.expr) -> ast.expr:
+    return node.value if isinstance(node, ast.Starred) else node
+
+
+def _handles_import_error(handler: ast.ExceptHandler) -> bool:
     if handler.type is None:
         return True
-    types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
-    for item in types:
-        expr = item.value if isinstance(item, cst.BaseElement) else item
-        if (dotted_name(expr) or "").rsplit(".", 1)[-1] in _IMPORT_ERRORS:
-            return True
-    return False
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any((dotted_name(_unstarred(item)) or "").rsplit(".", 1)[-1] in _IMPORT_ERRORS for item in types)
 
 
-def _merge(values: list[tuple[Vendor, cst.BaseExpression]]) -> Vendor:
+def _merge(values: list[tuple[Vendor, ast.expr]]) -> Vendor:
     """Several assignments of one name must agree, else the name is unknown.
 
     Literal constants are fallbacks (`IS_ROCM = False` in an `except ImportError:`), left out; a name
@@ -683,42 +792,42 @@ def _merge(values: list[tuple[Vendor, cst.BaseExpression]]) -> Vendor:
     return first if all(value == first for value in tests) else UNKNOWN
 
 
-def _is_constant(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.Name) and node.value in ("True", "False", "None")
+def _is_constant(node: ast.AST) -> bool:
+    """`True`, `False` or `None` (numbers and strings are not the flags' fallbacks)."""
+    return isinstance(node, ast.Constant) and (node.value is None or type(node.value) is bool)
 
 
-def _return_statements(function: cst.FunctionDef) -> list[cst.Return]:
+def _return_statements(function: FunctionNode) -> list[ast.Return]:
     """The `return` statements of a function (not those of nested defs, classes or lambdas)."""
-    found: list[cst.Return] = []
-    stack: list[cst.CSTNode] = [function.body]
+    found: list[ast.Return] = []
+    stack: list[ast.AST] = list(function.body)
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Return):
+        if isinstance(node, ast.Return):
             found.append(node)
             continue
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseExpression)):
+        if isinstance(node, (*DEFS, ast.expr)):
             continue
         stack.extend(children(node))
     return found
 
 
-def _is_none(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
+def _is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
-def _string(node: cst.CSTNode) -> str | None:
-    if isinstance(node, cst.SimpleString):
-        value = node.evaluated_value
-        return value if isinstance(value, str) else None
+def _string(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Constant) and type(node.value) is str:
+        return node.value
     return None
 
 
-def _imported_modules(statement: cst.Import | cst.ImportFrom) -> list[str]:
-    if isinstance(statement, cst.Import):
-        return [dotted_name(alias.name) or "" for alias in statement.names]
-    if statement.relative or statement.module is None:
+def _imported_modules(statement: ast.Import | ast.ImportFrom) -> list[str]:
+    if isinstance(statement, ast.Import):
+        return [alias.name for alias in statement.names]
+    if statement.level or statement.module is None:
         return []
-    return [dotted_name(statement.module) or ""]
+    return [statement.module]
 
 
 def _package_vendor(module: str) -> Vendor | None:
@@ -729,7 +838,7 @@ def _package_vendor(module: str) -> Vendor | None:
     return None
 
 
-def _names_a_device_type(subject: cst.CSTNode) -> bool:
+def _names_a_device_type(subject: ast.AST) -> bool:
     """`x.device.type`, `device_type`, `device`, `infer_device()`: what a device-type comparison reads."""
-    name = dotted_name(subject.func if isinstance(subject, cst.Call) else subject) or ""
+    name = dotted_name(subject.func if isinstance(subject, ast.Call) else subject) or ""
     return "device" in name.lower()

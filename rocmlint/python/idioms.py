@@ -7,14 +7,13 @@ stays in the rule.
 
 from __future__ import annotations
 
+import ast
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import libcst as cst
-
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.scopes import dotted_name
+from rocmlint.python.scopes import DEFS, dotted_name
 from rocmlint.python.semantic import DEFERRED_BODIES
 
 # Calls whose arguments are only shown, the one list for every rule, by the callee's last name (a method,
@@ -40,8 +39,7 @@ DISPLAY_CALLS = frozenset(
 _NAME_WORDS = re.compile(r"[a-z0-9]+")
 _ENVIRON = "os.environ"
 _ENVIRON_SETTERS = frozenset({f"{_ENVIRON}.setdefault", "os.putenv"})
-_STATEMENTS = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
-_STRING_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+_QUIET_EXITS = (ast.Return, ast.Continue, ast.Break)
 
 
 # `str` methods that search a text for their first argument (`text.startswith(needle)`).
@@ -97,11 +95,11 @@ PROCESS_RUNNERS = frozenset(
 
 
 # --- names and constants ------------------------------------------------------------------------------
-def last_name(expr: cst.BaseExpression) -> str:
+def last_name(expr: ast.AST) -> str:
     """The last segment of a callee or reference: `c` of `a.b.c` or of `c`; "" for anything else."""
-    if isinstance(expr, cst.Attribute):
-        return expr.attr.value
-    return expr.value if isinstance(expr, cst.Name) else ""
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    return expr.id if isinstance(expr, ast.Name) else ""
 
 
 def name_words(name: str) -> tuple[str, ...]:
@@ -110,54 +108,69 @@ def name_words(name: str) -> tuple[str, ...]:
     return tuple(_NAME_WORDS.findall(name.lower()))
 
 
-def is_none(node: cst.CSTNode) -> bool:
+def is_none(node: ast.AST) -> bool:
     """The literal `None`."""
-    return isinstance(node, cst.Name) and node.value == "None"
+    return isinstance(node, ast.Constant) and node.value is None
 
 
-def is_truthy_constant(expr: cst.BaseExpression) -> bool:
+def is_truthy_constant(expr: ast.AST) -> bool:
     """`True` or a non-zero integer literal (`1` as a switch)."""
-    if isinstance(expr, cst.Name):
-        return expr.value == "True"
-    if isinstance(expr, cst.Integer):
-        return expr.evaluated_value != 0
-    return False
+    if not isinstance(expr, ast.Constant):
+        return False
+    # `bool` is a subclass of `int`: `False` is no integer literal here.
+    return expr.value is True or (type(expr.value) is int and expr.value != 0)
 
 
-def subscript_key(node: cst.CSTNode) -> cst.BaseExpression | None:
-    """`KEY` of `x[KEY]` (a single index, not a slice), else None."""
-    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
+def is_string_literal(node: ast.AST) -> bool:
+    """A string or bytes literal (implicitly concatenated or not) or an f-string."""
+    if isinstance(node, ast.JoinedStr):
+        return True
+    return isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))
+
+
+def unstarred(expr: ast.expr) -> ast.expr:
+    """What a `*x` element or argument unpacks (`x`); any other expression itself."""
+    return expr.value if isinstance(expr, ast.Starred) else expr
+
+
+def subscript_key(node: ast.AST) -> ast.expr | None:
+    """`KEY` of `x[KEY]` (a single index: not a slice, not `x[a, b]`), else None."""
+    if not isinstance(node, ast.Subscript) or isinstance(node.slice, (ast.Slice, ast.Tuple)):
         return None
-    index = node.slice[0].slice
-    return index.value if isinstance(index, cst.Index) else None
+    return node.slice
 
 
 # --- calls --------------------------------------------------------------------------------------------
-def called_function(ctx: PythonContext, call: cst.Call) -> str | None:
+def argument_values(call: ast.Call) -> list[ast.expr]:
+    """The values of a call's arguments: the positional ones (what a `*args` unpacks), then the keyword
+    ones (`**kwargs` too)."""
+    return [*(unstarred(arg) for arg in call.args), *(keyword.value for keyword in call.keywords)]
+
+
+def called_function(ctx: PythonContext, call: ast.Call) -> str | None:
     """The qualified name of the function a call runs, or builds with `functools.partial(f, ...)` (whose
     keyword arguments then go to `f`)."""
     name = ctx.qualified_name(call.func)
-    if name == "functools.partial" and call.args:
-        return ctx.qualified_name(call.args[0].value)
-    return name
+    if name != "functools.partial":
+        return name
+    arguments = argument_values(call)
+    return ctx.qualified_name(arguments[0]) if arguments else name
 
 
-def unpacked_keyword(ctx: PythonContext, call: cst.Call, keyword: str) -> list[tuple[cst.Arg, cst.BaseExpression]]:
+def unpacked_keyword(ctx: PythonContext, call: ast.Call, keyword: str) -> list[tuple[ast.keyword, ast.expr]]:
     """The values `keyword` gets through `**{...}` arguments of `call` (a dict literal, `dict(...)` or a
     name assigned one once), each with the `**` argument it is in."""
-    found: list[tuple[cst.Arg, cst.BaseExpression]] = []
-    for arg in call.args:
-        if arg.star == "**":
-            value = ctx.semantic.dict_entries(arg.value).get(keyword)
+    found: list[tuple[ast.keyword, ast.expr]] = []
+    for argument in call.keywords:
+        if argument.arg is None:
+            value = ctx.semantic.dict_entries(argument.value).get(keyword)
             if value is not None:
-                found.append((arg, value))
+                found.append((argument, value))
     return found
 
 
 # --- values -------------------------------------------------------------------------------------------
-def rocm_arm(
-    ctx: PythonContext, value: cst.BaseExpression, wanted: Callable[[cst.BaseExpression], bool]
-) -> cst.BaseExpression | None:
+def rocm_arm(ctx: PythonContext, value: ast.expr, wanted: Callable[[ast.expr], bool]) -> ast.expr | None:
     """The first arm of `value` (`ctx.values.arms`) that is `wanted` and can run on ROCm: report
     once per statement, gated on that arm (`True if torch.version.cuda else False` is no hazard)."""
     for arm in ctx.values.arms(value):
@@ -166,23 +179,23 @@ def rocm_arm(
     return None
 
 
-def report_site(ctx: PythonContext, literal: cst.CSTNode, written: cst.CSTNode) -> cst.CSTNode:
+def report_site(ctx: PythonContext, literal: ast.AST, written: ast.AST) -> ast.AST:
     """Where to report a literal a call argument evaluates to: the literal when it is written inside
     `written` (the argument), else `written` itself (the literal was assigned elsewhere)."""
     return literal if ctx.semantic.is_within(literal, written) else written
 
 
-def literal_text(ctx: PythonContext, node: cst.CSTNode) -> str | None:
+def literal_text(ctx: PythonContext, node: ast.AST) -> str | None:
     """The text of a string literal as written (plain, implicitly concatenated, or an f-string with `{}`
     for each field); None for anything else (a name is not followed: see `Semantic.static_text`)."""
-    return ctx.semantic.static_text(node, "{}") if isinstance(node, _STRING_LITERALS) else None
+    return ctx.semantic.static_text(node, "{}") if is_string_literal(node) else None
 
 
-def fstring_prefix(string: cst.FormattedString) -> str:
+def fstring_prefix(string: ast.JoinedStr) -> str:
     """The constant text an f-string starts with (`"hip:"` of `f"hip:{rank}"`), "" when it starts with
     a field."""
-    first = string.parts[0] if string.parts else None
-    return first.value if isinstance(first, cst.FormattedStringText) else ""
+    first = string.values[0] if string.values else None
+    return first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else ""
 
 
 # --- os.environ ---------------------------------------------------------------------------------------
@@ -191,13 +204,13 @@ class EnvironmentWrite:
     """One variable a statement writes into `os.environ`."""
 
     key: str | None  # the variable's name, when it is known
-    value: cst.BaseExpression
-    site: cst.CSTNode  # the value as written in the statement (the call's argument when it is elsewhere)
+    value: ast.expr
+    site: ast.AST  # the value as written in the statement (the call's argument when it is elsewhere)
 
 
-def environ_key(ctx: PythonContext, target: cst.CSTNode) -> cst.BaseExpression | None:
+def environ_key(ctx: PythonContext, target: ast.AST) -> ast.expr | None:
     """`KEY` of an `os.environ[KEY]` subscript."""
-    if not isinstance(target, cst.Subscript):
+    if not isinstance(target, ast.Subscript):
         return None
     key = subscript_key(target)
     if key is None or ctx.qualified_name(target.value) != _ENVIRON:
@@ -205,185 +218,201 @@ def environ_key(ctx: PythonContext, target: cst.CSTNode) -> cst.BaseExpression |
     return key
 
 
-def environ_writes(ctx: PythonContext, node: cst.Assign | cst.Call) -> list[EnvironmentWrite]:
+def environ_writes(ctx: PythonContext, node: ast.Assign | ast.Call) -> list[EnvironmentWrite]:
     """The variables `os.environ[KEY] = value`, `os.environ.setdefault(KEY, value)`,
     `os.putenv(KEY, value)` and `os.environ.update(KEY=value, {...})` write."""
-    if isinstance(node, cst.Assign):
-        keys = (environ_key(ctx, target.target) for target in node.targets)
+    if isinstance(node, ast.Assign):
+        keys = (environ_key(ctx, target) for target in node.targets)
         return [EnvironmentWrite(ctx.string_value(key), node.value, node.value) for key in keys if key is not None]
     name = ctx.qualified_name(node.func)
     if name in _ENVIRON_SETTERS:
         key, value = ctx.semantic.positional(node, 0), ctx.semantic.positional(node, 1)
         if key is None or value is None:
             return []
-        return [EnvironmentWrite(ctx.string_value(key.value), value.value, value)]
+        return [EnvironmentWrite(ctx.string_value(key), value, value)]
     if name == f"{_ENVIRON}.update":
         return _update_writes(ctx, node)
     return []
 
 
-def _update_writes(ctx: PythonContext, call: cst.Call) -> list[EnvironmentWrite]:
+def _update_writes(ctx: PythonContext, call: ast.Call) -> list[EnvironmentWrite]:
     writes: list[EnvironmentWrite] = []
-    for arg in call.args:
-        if arg.keyword is not None:
-            writes.append(EnvironmentWrite(arg.keyword.value, arg.value, arg))
-            continue
-        for key, value in ctx.semantic.dict_entries(arg.value).items():
-            writes.append(EnvironmentWrite(key, value, report_site(ctx, value, arg)))
+    for argument in call.args:
+        writes.extend(_mapping_writes(ctx, unstarred(argument), argument))
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            writes.extend(_mapping_writes(ctx, keyword.value, keyword))
+        else:
+            writes.append(EnvironmentWrite(keyword.arg, keyword.value, keyword))
     return writes
 
 
+def _mapping_writes(ctx: PythonContext, mapping: ast.expr, argument: ast.AST) -> list[EnvironmentWrite]:
+    """The entries of a mapping passed as `argument` (`{...}`, `**{...}`, a name assigned one once)."""
+    entries = ctx.semantic.dict_entries(mapping).items()
+    return [EnvironmentWrite(key, value, report_site(ctx, value, argument)) for key, value in entries]
+
+
 # --- what is only shown -------------------------------------------------------------------------------
-def is_display_call(ctx: PythonContext, call: cst.Call) -> bool:
+def is_display_call(ctx: PythonContext, call: ast.Call) -> bool:
     """`print(...)`, a logging call (`logger.info(...)`, `logging.warning(...)`, `log.log(...)`),
     `warnings.warn(...)`, `click.echo(...)`, `sys.stderr.write(...)`: see DISPLAY_CALLS."""
     return last_name(call.func) in DISPLAY_CALLS or ctx.qualified_name(call.func) == "print"
 
 
-def only_displayed(ctx: PythonContext, node: cst.CSTNode) -> bool:
+def only_displayed(ctx: PythonContext, node: ast.AST) -> bool:
     """Inside the arguments of a display call of the same statement: the result is only shown
     (`print("sm_90 built:", "sm_90" in archs)`), no code path depends on it."""
     for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, (*_STATEMENTS, cst.Lambda)):
+        if isinstance(ancestor, (ast.stmt, ast.Lambda)):
             return False
-        if isinstance(ancestor, cst.Call) and is_display_call(ctx, ancestor):
+        if isinstance(ancestor, ast.Call) and is_display_call(ctx, ancestor):
             return True
     return False
 
 
-def in_message(ctx: PythonContext, node: cst.CSTNode) -> bool:
+def in_message(ctx: PythonContext, node: ast.AST) -> bool:
     """Inside a display call (`is_display_call`), an exception (`raise`) or `assert` message, or a
     decorator (test data), within the statement `node` is in: text that is shown, not used."""
     child = node
     for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, (cst.Raise, cst.Decorator)):
+        if isinstance(ancestor, ast.Raise):
             return True
-        if isinstance(ancestor, cst.Assert):
+        if isinstance(ancestor, DEFS):
+            return child in ancestor.decorator_list
+        if isinstance(ancestor, ast.Assert):
             return child is ancestor.msg
-        if isinstance(ancestor, cst.Call) and is_display_call(ctx, ancestor):
+        if isinstance(ancestor, ast.Call) and is_display_call(ctx, ancestor):
             return True
-        if isinstance(ancestor, _STATEMENTS):
+        if isinstance(ancestor, ast.stmt):
             return False
         child = ancestor
     return False
 
 
-def is_looked_for(ctx: PythonContext, node: cst.CSTNode) -> bool:
+def is_looked_for(ctx: PythonContext, node: ast.AST) -> bool:
     """Whether the value `node` stands for (a literal, or the collection holding it) is something to look
     for rather than to use: compared (`==`, `in`), matched or edited as text (an argument of
     `LOOKUP_METHODS`, an `assert*` method, `re.*`, `fnmatch.*`), a key or an index (a subscript, a
     dict key, the key of `.get(key, ...)` or `.pop(key, ...)`), offered as `choices=`, or test parameters."""
     parent = ctx.parent(node)
-    if isinstance(parent, (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.SubscriptElement)):
+    if isinstance(parent, ast.Compare):
         return True
-    if isinstance(parent, cst.DictElement):
-        return parent.key is node
-    call = ctx.parent(parent) if isinstance(parent, cst.Arg) else None
-    if not isinstance(call, cst.Call):
+    if isinstance(parent, ast.Subscript):
+        return node is parent.slice
+    if isinstance(parent, ast.Tuple) and _is_index(ctx, parent):
+        return True  # one of the indices of `x[a, b]`
+    if isinstance(parent, ast.Dict):
+        return node in parent.keys
+    argument = parent if isinstance(parent, (ast.keyword, ast.Starred)) else node
+    call = ctx.parent(argument)
+    if not isinstance(call, ast.Call) or argument is call.func:
         return False
-    assert isinstance(parent, cst.Arg)
     method = last_name(call.func)
     if method in LOOKUP_METHODS or method.startswith("assert"):
         return True
     if (ctx.qualified_name(call.func) or "").startswith(("re.", "fnmatch.")):
         return True
-    if parent.keyword is not None and parent.keyword.value == "choices":
+    if isinstance(argument, ast.keyword) and argument.arg == "choices":
         return True
-    return method in KEY_LOOKUPS and ctx.semantic.positional(call, 0) is parent
+    return method in KEY_LOOKUPS and ctx.semantic.positional(call, 0) is argument
+
+
+def _is_index(ctx: PythonContext, expr: ast.expr) -> bool:
+    parent = ctx.parent(expr)
+    return isinstance(parent, ast.Subscript) and parent.slice is expr
 
 
 # --- blocks -----------------------------------------------------------------------------------------------
-def statements_before(block: cst.IndentedBlock | cst.Module, child: cst.CSTNode) -> list[cst.CSTNode]:
-    """The statements of `block` that run before its statement `child`."""
-    earlier: list[cst.CSTNode] = []
-    for statement in block.body:
+def statements_before(block: Sequence[ast.stmt], child: ast.AST) -> list[ast.stmt]:
+    """The statements of `block` (a body, `orelse`, `finalbody` list) that run before its statement `child`."""
+    earlier: list[ast.stmt] = []
+    for statement in block:
         if statement is child:
             break
         earlier.append(statement)
     return earlier
 
 
-def leaves_quietly(suite: cst.BaseSuite) -> bool:
+def last_line(block: Sequence[ast.stmt]) -> Sequence[ast.stmt]:
+    """The statements on a block's last line: the last statement and those `;` joins to it (`log(); return`)."""
+    start = len(block) - 1
+    while start > 0 and block[start - 1].end_lineno == block[start].lineno:
+        start -= 1
+    return block[max(start, 0) :]
+
+
+def leaves_quietly(block: Sequence[ast.stmt]) -> bool:
     """The block ends in `return`, `continue` or `break`: it skips the rest and carries on (unlike a
     `raise`, which is no fallback)."""
-    statements = suite.body if isinstance(suite, cst.IndentedBlock) else [suite]
-    last = statements[-1] if statements else None
-    smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
-    return any(isinstance(small, (cst.Return, cst.Continue, cst.Break)) for small in smalls)
+    return any(isinstance(statement, _QUIET_EXITS) for statement in last_line(block))
 
 
 # --- try/except fallbacks -----------------------------------------------------------------------------
-def handled_by_try(ctx: PythonContext, node: cst.CSTNode, caught: frozenset[str]) -> bool:
+def handled_by_try(ctx: PythonContext, node: ast.AST, caught: frozenset[str]) -> bool:
     """Inside the body of a `try:` (in the same def, class or lambda) with a handler that catches one of
     the exception names `caught` (a bare `except:` catches all) and does not re-raise: a fallback."""
     child = node
     for ancestor in ctx.ancestors(node):
         if isinstance(ancestor, DEFERRED_BODIES):
             return False
-        if isinstance(ancestor, cst.Try) and child is ancestor.body:
+        if isinstance(ancestor, ast.Try) and child in ancestor.body:
             if any(_swallows(handler, caught) for handler in ancestor.handlers):
                 return True
         child = ancestor
     return False
 
 
-def _swallows(handler: cst.ExceptHandler, caught: frozenset[str]) -> bool:
+def _swallows(handler: ast.ExceptHandler, caught: frozenset[str]) -> bool:
     if re_raises(handler):
         return False
     return handler.type is None or any(name in caught for name in caught_names(handler))
 
 
-def caught_names(handler: cst.ExceptHandler) -> list[str]:
+def caught_names(handler: ast.ExceptHandler) -> list[str]:
     """The last segments of the exception types an `except` names (`[NVMLError, OSError]` for
     `except (pynvml.NVMLError, OSError):`); empty for a bare `except:`."""
     if handler.type is None:
         return []
-    types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
-    expressions = [item.value if isinstance(item, cst.BaseElement) else item for item in types]
-    return [(dotted_name(expr) or "").rsplit(".", 1)[-1] for expr in expressions]
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return [(dotted_name(unstarred(expr)) or "").rsplit(".", 1)[-1] for expr in types]
 
 
-def raised_name(statement: cst.Raise) -> str:
+def raised_name(statement: ast.Raise) -> str:
     """The last segment of the exception a `raise` names (`MissingCUDAException` for `raise
     errors.MissingCUDAException("...")`); "" for a bare `raise`."""
-    exception = statement.exc.func if isinstance(statement.exc, cst.Call) else statement.exc
+    exception = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
     return (dotted_name(exception) or "").rsplit(".", 1)[-1] if exception is not None else ""
 
 
-def re_raises(handler: cst.ExceptHandler) -> bool:
+def re_raises(handler: ast.ExceptHandler) -> bool:
     """A `raise` among the handler's top-level statements."""
-    statements = handler.body.body if isinstance(handler.body, cst.IndentedBlock) else [handler.body]
-    for statement in statements:
-        smalls = statement.body if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
-        if any(isinstance(small, cst.Raise) for small in smalls):
-            return True
-    return False
+    return any(isinstance(statement, ast.Raise) for statement in handler.body)
 
 
 # --- string literals in a value -----------------------------------------------------------------------
-def literal_value(ctx: PythonContext, node: cst.SimpleString | cst.ConcatenatedString) -> str | None:
+def literal_value(ctx: PythonContext, node: ast.Constant) -> str | None:
     """A string literal's value; a bytes literal's too, read as Latin-1 (`b"--offload-arch=gfx942"`, the
     options of a runtime compiler)."""
-    if isinstance(node, cst.SimpleString) and "b" in node.prefix.lower():
-        value = node.evaluated_value
-        return value.decode("latin-1") if isinstance(value, bytes) else None
+    if isinstance(node.value, bytes):
+        return node.value.decode("latin-1")
     return ctx.string_value(node)
 
 
-def literals_in(ctx: PythonContext, value: cst.CSTNode) -> list[str]:
+def literals_in(ctx: PythonContext, value: ast.AST) -> list[str]:
     """The values of the string and bytes literals written in `value`: the literal itself, or the elements of
     the list, tuple or set, the operands, the call's arguments holding it (`Values.collection_of`), in source order."""
     found: list[str] = []
-    stack: list[cst.CSTNode] = [value]
+    stack: list[ast.AST] = [value]
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        if isinstance(node, ast.Constant):
             text = literal_value(ctx, node)
             found.extend([text] if text is not None else [])
-        elif isinstance(node, (cst.List, cst.Tuple, cst.Set)):
-            stack.extend(element.value for element in reversed(node.elements))
-        elif isinstance(node, cst.BinaryOperation):
+        elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            stack.extend(unstarred(element) for element in reversed(node.elts))
+        elif isinstance(node, ast.BinOp):
             stack.extend((node.right, node.left))
-        elif isinstance(node, cst.Call):
-            stack.extend(arg.value for arg in reversed(node.args))
+        elif isinstance(node, ast.Call):
+            stack.extend(reversed(argument_values(node)))
     return found

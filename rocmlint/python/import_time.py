@@ -7,25 +7,25 @@ module-level statement or call that runs it.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-import libcst as cst
-
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.scopes import FUNCTION_DEFS, FunctionNode
 
 
 @dataclass(frozen=True)
 class ImportTimeRun:
     """One place at module level that runs a piece of code on import."""
 
-    site: cst.CSTNode  # the code itself at module level, or the module-level call that runs it
-    functions: tuple[cst.FunctionDef, ...] = ()  # the functions called on the way, the outermost first
-    through: tuple[cst.CSTNode, ...] = ()  # the code and the calls on the way, innermost first (to gate on)
+    site: ast.AST  # the code itself at module level, or the module-level call that runs it
+    functions: tuple[FunctionNode, ...] = ()  # the functions called on the way, the outermost first
+    through: tuple[ast.AST, ...] = ()  # the code and the calls on the way, innermost first (to gate on)
 
 
 def import_time_runs(
-    ctx: PythonContext, node: cst.CSTNode, max_calls: int, harmless: Callable[[cst.CSTNode], bool]
+    ctx: PythonContext, node: ast.AST, max_calls: int, harmless: Callable[[ast.AST], bool]
 ) -> Iterator[ImportTimeRun]:
     """The places at module level that run `node` on import: `node` itself when it is at module level, else
     the module-level calls of the module-level function holding it, through at most `max_calls` calls.
@@ -35,7 +35,7 @@ def import_time_runs(
 
 
 def _runs(
-    ctx: PythonContext, run: ImportTimeRun, max_calls: int, harmless: Callable[[cst.CSTNode], bool]
+    ctx: PythonContext, run: ImportTimeRun, max_calls: int, harmless: Callable[[ast.AST], bool]
 ) -> Iterator[ImportTimeRun]:
     if harmless(run.site):
         return
@@ -43,7 +43,7 @@ def _runs(
     if scope is ctx.module:
         yield run
         return
-    if len(run.functions) >= max_calls or not isinstance(scope, cst.FunctionDef) or not ctx.is_module_level(scope):
+    if len(run.functions) >= max_calls or not isinstance(scope, FUNCTION_DEFS) or not ctx.is_module_level(scope):
         return
     for call in ctx.references.calls_of(scope):
         caller = ImportTimeRun(call, (scope, *run.functions), (*run.through, run.site))

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import os
+import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import walk
-from rocmlint.source import SourceFile
+from rocmlint.source import DecodeError, SourceFile
 
 if TYPE_CHECKING:
     from rocmlint.python.gating import Vendor
@@ -95,7 +97,6 @@ class ProjectIndex:
 
     def _evaluate(self, module_file: Path, symbol: str, guards: frozenset[str]) -> Vendor | None:
         # Imported here: gating imports this module's resolver type.
-        from rocmlint.python.frontend import parse
         from rocmlint.python.gating import GateAnalyzer
 
         try:
@@ -109,30 +110,29 @@ class ProjectIndex:
         if not _may_define(data, name, guards):
             return None
         try:
-            source = SourceFile.from_bytes(str(module_file), data, "python")
-            # Only what defines and feeds `name` is parsed (crash-proof, as every parse: see frontend.py).
-            module = parse(source, _word_offsets(source.text, name), {guard.rsplit(".", 1)[-1] for guard in guards})
-        except Exception:  # noqa: BLE001 - a broken neighbour module just resolves to nothing
+            text = SourceFile.from_bytes(str(module_file), data, "python").text
+        except DecodeError:
+            return None
+        module = _parse(text)
+        if module is None:
             return None
         package, _ = package_of(str(module_file))
-        semantic = Semantic(module, package)
+        semantic = Semantic(module, package, text)
         walk(module, semantic.parents, {})
         analyzer = GateAnalyzer(semantic, guards, self.resolver_for(str(module_file), guards))
         value = analyzer.symbol_value(name, called)
         return value if value is not None and value.is_vendor_test else None
 
 
-def _word_offsets(text: str, word: str) -> list[int]:
-    """Where `word` occurs in `text` as a whole word (plain `find`: no regex compiled per symbol)."""
-    offsets = []
-    start = text.find(word)
-    while start != -1:
-        before = text[start - 1] if start else " "
-        after = text[start + len(word)] if start + len(word) < len(text) else " "
-        if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
-            offsets.append(start)
-        start = text.find(word, start + len(word))
-    return offsets
+def _parse(text: str) -> ast.Module | None:
+    """The module, or None for one that does not parse: a broken neighbour module resolves to nothing
+    (its own check reports it)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes and the like are not this module's to report
+            return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _may_define(data: bytes, name: str, guards: frozenset[str]) -> bool:

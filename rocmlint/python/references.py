@@ -7,20 +7,22 @@ order, so answers come in source order.
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
-import libcst as cst
-
+from rocmlint.python.scopes import FunctionNode
 from rocmlint.python.semantic import Semantic
+from rocmlint.python.tree import children
 
-Reference = cst.Name | cst.Attribute
+Reference = ast.Name | ast.Attribute
 
 
 @dataclass
 class _Index:
-    names: dict[str, list[cst.Name]] = field(default_factory=dict)
-    attributes: dict[str, list[cst.Attribute]] = field(default_factory=dict)
+    names: dict[str, list[ast.Name]] = field(default_factory=dict)
+    attributes: dict[str, list[ast.Attribute]] = field(default_factory=dict)
     mentions: dict[str, list[Reference]] = field(default_factory=dict)
 
 
@@ -30,28 +32,28 @@ class References:
 
     @cached_property
     def _index(self) -> _Index:
-        # Built on the first question, when the walk has recorded every node's parent.
         index = _Index()
-        for node in self.semantic.parents:
-            if isinstance(node, cst.Attribute):
-                index.attributes.setdefault(node.attr.value, []).append(node)
-                index.mentions.setdefault(node.attr.value, []).append(node)
-            elif isinstance(node, cst.Name) and self.semantic.is_reference(node):
-                index.names.setdefault(node.value, []).append(node)
-                index.mentions.setdefault(node.value, []).append(node)
+        for node in _in_source_order(self.semantic.module):
+            if isinstance(node, ast.Attribute):
+                index.attributes.setdefault(node.attr, []).append(node)
+                index.mentions.setdefault(node.attr, []).append(node)
+            elif isinstance(node, ast.Name) and self.semantic.is_reference(node):
+                index.names.setdefault(node.id, []).append(node)
+                index.mentions.setdefault(node.id, []).append(node)
         return index
 
     # --- the name index ---------------------------------------------------------------------------
-    def names(self, identifier: str) -> list[cst.Name]:
+    def names(self, identifier: str) -> list[ast.Name]:
         """The names spelled `identifier` that refer to a variable, read or written (`Semantic.is_reference`:
-        not an attribute's, keyword's, parameter's, def's, class's or imported name), whatever they bind to."""
+        attributes, keywords, parameters, defs, classes and imports name theirs without a Name node),
+        whatever they bind to."""
         return self._index.names.get(identifier, [])
 
-    def reads(self, identifier: str) -> list[cst.Name]:
+    def reads(self, identifier: str) -> list[ast.Name]:
         """The names spelled `identifier` that read a variable (not assignment, loop or `del` targets)."""
         return [name for name in self.names(identifier) if not self.semantic.is_store(name)]
 
-    def attributes(self, identifier: str) -> list[cst.Attribute]:
+    def attributes(self, identifier: str) -> list[ast.Attribute]:
         """Every `<x>.identifier` in the file, whatever `x` is."""
         return self._index.attributes.get(identifier, [])
 
@@ -60,7 +62,7 @@ class References:
         under that identifier (a variable or any object's attribute) may be used, without scope analysis."""
         return self._index.mentions.get(identifier, [])
 
-    def mention_reads(self, identifier: str, within: cst.CSTNode | None = None) -> list[Reference]:
+    def mention_reads(self, identifier: str, within: ast.AST | None = None) -> list[Reference]:
         """`mentions(identifier)` that read (not assignment, loop or `del` targets), only those under
         `within` when it is given."""
         mentions = self.mentions(identifier)
@@ -68,39 +70,48 @@ class References:
         return reads if within is None else [read for read in reads if self.semantic.is_within(read, within)]
 
     # --- call sites -------------------------------------------------------------------------------
-    def uses_of(self, function: cst.FunctionDef) -> list[cst.CSTNode]:
+    def uses_of(self, function: FunctionNode) -> list[ast.expr]:
         """The uses of `function` in this file: the `Call` for each call, the bare reference for each use
         as a value (`register(callback)`). A plain function is used by the names that resolve to it; a
         method by `self.name`, `cls.name` and `Class.name` of its own class."""
         owner = self.semantic.enclosing_scope_node(function)
-        mentions = self.mentions(function.name.value)
+        mentions = self.mentions(function.name)
         return [_call_of(use, self.semantic) or use for use in mentions if self._refers_to(use, function, owner)]
 
-    def calls_of(self, function: cst.FunctionDef) -> list[cst.Call]:
+    def calls_of(self, function: FunctionNode) -> list[ast.Call]:
         """The calls of `function` in this file (`uses_of` without its uses as a value)."""
-        return [use for use in self.uses_of(function) if isinstance(use, cst.Call)]
+        return [use for use in self.uses_of(function) if isinstance(use, ast.Call)]
 
-    def method_calls(self, name: str) -> list[cst.Call]:
+    def method_calls(self, name: str) -> list[ast.Call]:
         """Every `<x>.name(...)` call, whatever `x` is (a method of an object whose class is unknown here)."""
         found = (_call_of(attribute, self.semantic) for attribute in self.attributes(name))
         return [call for call in found if call is not None]
 
-    def loose_calls_of(self, function: cst.FunctionDef) -> list[cst.Call]:
+    def loose_calls_of(self, function: FunctionNode) -> list[ast.Call]:
         """The calls of a def in this file, a method's on any object: a plain function's `calls_of`, a
         method's `method_calls` (DeepSpeed's builders call `builder.nvcc_args()`, whose class is not known
         here)."""
-        if isinstance(self.semantic.enclosing_scope_node(function), cst.ClassDef):
-            return self.method_calls(function.name.value)
+        if isinstance(self.semantic.enclosing_scope_node(function), ast.ClassDef):
+            return self.method_calls(function.name)
         return self.calls_of(function)
 
-    def _refers_to(self, reference: Reference, function: cst.FunctionDef, owner: cst.CSTNode) -> bool:
-        if isinstance(reference, cst.Name):
-            binding = self.semantic.lookup(reference.value, reference)
+    def _refers_to(self, reference: Reference, function: FunctionNode, owner: ast.AST) -> bool:
+        if isinstance(reference, ast.Name):
+            binding = self.semantic.lookup(reference.id, reference)
             return binding is not None and binding.definition is function
-        return isinstance(owner, cst.ClassDef) and self.semantic.receiver_class(reference) is owner
+        return isinstance(owner, ast.ClassDef) and self.semantic.receiver_class(reference) is owner
 
 
-def _call_of(reference: Reference, semantic: Semantic) -> cst.Call | None:
+def _in_source_order(root: ast.AST) -> Iterator[ast.AST]:
+    """Every node under `root`, in the order it is written (a preorder walk)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(children(node)))
+
+
+def _call_of(reference: Reference, semantic: Semantic) -> ast.Call | None:
     """The call whose callee `reference` is."""
     parent = semantic.parent(reference)
-    return parent if isinstance(parent, cst.Call) and parent.func is reference else None
+    return parent if isinstance(parent, ast.Call) and parent.func is reference else None

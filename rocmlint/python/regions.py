@@ -1,7 +1,7 @@
-"""Which parts of a Python file the rules need, so that libcst parses only those.
+"""Which parts of a Python file the rules need, so that only those are parsed and walked.
 
-libcst parses about 0.6 MB/s, and the files a trigger lets through are often large (inductor's code
-generators, test suites of one class): parsing them whole dominates a cold run. Most of such a file is
+The files a trigger lets through are often large (inductor's code generators, test suites of one
+class): building and walking their whole tree dominates a cold run. Most of such a file is
 functions and methods no trigger lands in. This module finds them from the raw text and blanks their
 lines, so the parsed module has the same lines and columns as the file (every position and edit stays
 exact) but holds only:
@@ -23,13 +23,13 @@ list, dict and set literals are blanked too when no trigger lands in them, they 
 names (a list of CUDA sources stays whole for the embedded-CUDA scan), and the fixpoint does not need
 what they read (an element reading a name a trigger's statement binds, or calling a kept function,
 stays): `op_db = [OpInfo(...), ...]` with an FP8 dtype in three of its five hundred entries, a tuning
-table read by a kept function. libcst takes seconds on such literals. The lines blanked this way are
+table read by a kept function (hundreds of thousands of nodes to walk). The lines blanked this way are
 reported (`Reduction.elided`) so that a diagnostic or fix reaching them can be redone on the
 whole file (rocmlint/python/frontend.py).
 
 The scan relies on the file being valid Python (the caller compiles it first), so strings, comments,
 brackets and continuation lines are tokenised exactly; unbalanced brackets keep the whole file, and a
-reduced module libcst cannot parse is parsed whole (rocmlint/python/frontend.py). What the fixpoint
+reduced module that does not parse is parsed whole (rocmlint/python/frontend.py). What the fixpoint
 keeps is checked against whole-file parsing by tests/test_regions.py (every rule example inside a
 large file) and, by hand, on the PyTorch and vLLM trees (docs/performance.md).
 """
@@ -61,8 +61,6 @@ _TOKEN = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_BARE_CONTINUATION = re.compile(r"(?:^|(?<=\r))[ \t]*\\(?:\r\n|\r|\n)", re.MULTILINE)
-_BARE_CONTINUATION_LINE = re.compile(r"([ \t]*)\\")
 _DEFINITION = re.compile(r"(?:async[ \t]+)?(def|class)[ \t]+(\w+)")
 _MODULE_LEVEL_DEFINED = re.compile(r"^(?:\t| {0,4})(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
 _WORD = re.compile(r"\w+")
@@ -143,7 +141,7 @@ class _Unit:
 
 @dataclass(frozen=True)
 class Reduction:
-    """The text libcst parses instead of the file's, and which lines of kept statements it left out."""
+    """The text parsed instead of the file's, and which lines of kept statements it left out."""
 
     text: str
     elided: tuple[tuple[int, int], ...]  # 0-based line runs [first, end) of blanked literal elements
@@ -187,39 +185,6 @@ def _first_indented_line(lines: list[str], starts: list[int]) -> int:
         if stripped and not stripped.startswith("#") and len(stripped) < len(line):
             return line_number
     return -1
-
-
-def without_bare_continuations(text: str) -> str:
-    """`text` with the backslash of every statement-start line holding nothing else made a space.
-
-    libcst drops such a line (`\\` then `import os`): the module it returns has one line fewer, and
-    every position after it is a line off. CPython reads the two lines as one logical line indented like
-    the first, so when the next line has the same indentation a blank line means the same.
-    """
-    if not _BARE_CONTINUATION.search(text):
-        return text
-    lines = _LINE_BREAK.split(text)
-    breaks = [match.end() for match in _LINE_BREAK.finditer(text)]
-    starts = _statement_starts(text, breaks, len(lines))
-    if starts is None:
-        return text
-    line_starts = [0, *breaks]
-    pieces: list[str] = []
-    position = 0
-    for line in starts:
-        bare = _BARE_CONTINUATION_LINE.fullmatch(lines[line])
-        following = lines[line + 1] if line + 1 < len(lines) else ""
-        if bare is None or _indentation(following) != bare.group(1):
-            continue
-        end_of_backslash = line_starts[line] + len(lines[line])
-        pieces.append(text[position : end_of_backslash - 1] + " ")  # same length: offsets stay valid
-        position = end_of_backslash
-    pieces.append(text[position:])
-    return "".join(pieces)
-
-
-def _indentation(line: str) -> str:
-    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 def _statement_starts(text: str, breaks: list[int], line_count: int) -> list[int] | None:

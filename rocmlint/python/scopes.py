@@ -6,164 +6,171 @@ rule asks about pays nothing.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-import libcst as cst
-
-ScopeNode = cst.Module | cst.FunctionDef | cst.ClassDef
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+ScopeNode = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+TRY_STATEMENTS: tuple[type[ast.stmt], ...] = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
 
 @dataclass
 class Scope:
     node: ScopeNode
     imports: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
-    values: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
-    functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
-    classes: dict[str, cst.ClassDef] = field(default_factory=dict)
+    values: dict[str, list[ast.expr]] = field(default_factory=dict)
+    functions: dict[str, FunctionNode] = field(default_factory=dict)
+    classes: dict[str, ast.ClassDef] = field(default_factory=dict)
     # Names bound in ways whose value is not known (parameters, loop/with/except targets, unpacking,
     # `+=`): a name here is never "assigned once", and it hides same-named bindings of outer scopes.
     opaque: set[str] = field(default_factory=set)
     # Names imported from different places in this scope (`try: import a as x` / `except: import b as x`).
     ambiguous_imports: set[str] = field(default_factory=set)
     # Classes only: `self.<attr> = value` in the class's methods (attr -> values), and attrs set otherwise.
-    attributes: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
+    attributes: dict[str, list[ast.expr]] = field(default_factory=dict)
     opaque_attributes: set[str] = field(default_factory=set)
 
 
-def dotted_name(node: cst.CSTNode) -> str | None:
+def dotted_name(node: ast.AST | None) -> str | None:
     """`a.b.c` for a Name/Attribute chain, else None."""
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if not isinstance(node, ast.Name):
         return None
-    parts.append(node.value)
+    parts.append(node.id)
     return ".".join(reversed(parts))
-
-
-def module_name_of(node: cst.CSTNode) -> str:
-    """`a.b` of an ImportFrom's module expression (Name or Attribute)."""
-    return dotted_name(node) or ""
 
 
 def index_scope(node: ScopeNode, package: str | None) -> Scope:
     """Collect the bindings made directly in `node`'s body (not in nested defs or classes)."""
     scope = Scope(node)
-    if isinstance(node, cst.Module):
+    if isinstance(node, ast.Module):
         _index_block(scope, node.body, package)
         _add_global_assignments(scope, node, package)
         return scope
-    if isinstance(node, cst.FunctionDef):
-        scope.opaque.update(parameter_names(node.params))
-    _index_block(scope, body_statements(node), package)
-    if isinstance(node, cst.FunctionDef):
-        _drop_names(scope, declared_names(node, cst.Global) | declared_names(node, cst.Nonlocal))
+    if isinstance(node, FUNCTION_DEFS):
+        scope.opaque.update(parameter_names(node.args))
+    _index_block(scope, node.body, package)
+    if isinstance(node, FUNCTION_DEFS):
+        _drop_names(scope, declared_names(node, ast.Global) | declared_names(node, ast.Nonlocal))
     else:
         _index_instance_attributes(scope, node)
     return scope
 
 
-def body_statements(node: cst.FunctionDef | cst.ClassDef) -> list[cst.CSTNode]:
-    """The statements of a def's or class's body (a one-line body is one statement)."""
-    return list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else [node.body]
+def body_statements(node: FunctionNode | ast.ClassDef) -> list[ast.stmt]:
+    """The statements of a def's or class's body."""
+    return node.body
 
 
-def parameter_names(params: cst.Parameters) -> list[str]:
-    found = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            found.append(star.name.value)
+def parameter_names(params: ast.arguments) -> list[str]:
+    found = [p.arg for p in (*params.posonlyargs, *params.args, *params.kwonlyargs)]
+    for star in (params.vararg, params.kwarg):
+        if star is not None:
+            found.append(star.arg)
     return found
 
 
-def _index_block(scope: Scope, statements: Iterable[cst.CSTNode], package: str | None) -> None:
+def positional_parameters(params: ast.arguments) -> list[ast.arg]:
+    return [*params.posonlyargs, *params.args]
+
+
+def _index_block(scope: Scope, statements: Iterable[ast.stmt], package: str | None) -> None:
     for statement in statements:
-        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            for small in statement.body:
-                _index_small(scope, small, package)
-        elif isinstance(statement, cst.FunctionDef):
-            scope.functions[statement.name.value] = statement
-        elif isinstance(statement, cst.ClassDef):
-            scope.classes[statement.name.value] = statement
-        else:
+        if isinstance(statement, FUNCTION_DEFS):
+            scope.functions[statement.name] = statement
+        elif isinstance(statement, ast.ClassDef):
+            scope.classes[statement.name] = statement
+        elif isinstance(statement, _COMPOUND):
             scope.opaque.update(_compound_targets(statement))
             for block in nested_blocks(statement):
                 _index_block(scope, block, package)
+        else:
+            _index_small(scope, statement, package)
 
 
-def nested_blocks(statement: cst.CSTNode) -> list[list[cst.CSTNode]]:
+_COMPOUND: tuple[type[ast.stmt], ...] = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    *TRY_STATEMENTS,
+    *((ast.Match,) if hasattr(ast, "Match") else ()),
+)
+
+
+def nested_blocks(statement: ast.AST) -> list[list[ast.stmt]]:
     """The statement lists inside a compound statement (if/try/with/for/while/match), in order."""
-    blocks: list[list[cst.CSTNode]] = []
+    blocks: list[list[ast.stmt]] = []
     body = getattr(statement, "body", None)
-    if isinstance(body, cst.IndentedBlock):
-        blocks.append(list(body.body))
-    elif isinstance(body, cst.SimpleStatementSuite):
-        blocks.append([body])
+    if isinstance(body, list):
+        blocks.append(body)
     for handler in (*(getattr(statement, "handlers", ()) or ()), *(getattr(statement, "cases", ()) or ())):
         blocks.extend(nested_blocks(handler))
     for name in ("orelse", "finalbody"):
         nested = getattr(statement, name, None)
-        if isinstance(nested, cst.If):
-            blocks.append([nested])
-        elif nested is not None:
-            blocks.extend(nested_blocks(nested))
+        if nested:
+            blocks.append(nested)
     return blocks
 
 
-def _compound_targets(statement: cst.CSTNode) -> Iterator[str]:
+def _compound_targets(statement: ast.stmt) -> Iterator[str]:
     """Names a compound statement binds to values the analysis cannot know (`for x in`, `with ... as x`)."""
-    if isinstance(statement, cst.For):
+    if isinstance(statement, (ast.For, ast.AsyncFor)):
         yield from target_names(statement.target)
-    elif isinstance(statement, cst.With):
+    elif isinstance(statement, (ast.With, ast.AsyncWith)):
         for item in statement.items:
-            if item.asname is not None:
-                yield from target_names(item.asname.name)
-    elif isinstance(statement, (cst.Try, cst.TryStar)):
-        for handler in statement.handlers:
+            if item.optional_vars is not None:
+                yield from target_names(item.optional_vars)
+    elif isinstance(statement, TRY_STATEMENTS):
+        for handler in statement.handlers:  # type: ignore[attr-defined]
             if handler.name is not None:
-                yield from target_names(handler.name.name)
+                yield handler.name
 
 
-def target_names(target: cst.CSTNode) -> Iterator[str]:
+def target_names(target: ast.AST | None) -> Iterator[str]:
     """Every name bound by an assignment target (`a`, `a, (b, *c)`), attributes and subscripts excluded."""
-    if isinstance(target, cst.Name):
-        yield target.value
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            yield from target_names(element.value)
-    elif isinstance(target, cst.StarredElement):
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from target_names(element)
+    elif isinstance(target, ast.Starred):
         yield from target_names(target.value)
 
 
-def _index_small(scope: Scope, small: cst.BaseSmallStatement, package: str | None) -> None:
-    if isinstance(small, cst.Import):
+def _index_small(scope: Scope, small: ast.stmt, package: str | None) -> None:
+    if isinstance(small, ast.Import):
         for alias in small.names:
-            full = dotted_name(alias.name) or ""
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                _add_import(scope, alias.asname.name.value, full)
+            if alias.asname is not None:
+                _add_import(scope, alias.asname, alias.name)
             else:
-                top = full.split(".")[0]
+                top = alias.name.split(".")[0]
                 _add_import(scope, top, top)
-    elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+    elif isinstance(small, ast.ImportFrom):
         base = absolute_module(small, package)
         for alias in small.names:
-            imported = dotted_name(alias.name) or ""
-            local = imported
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                local = alias.asname.name.value
-            _add_import(scope, local, f"{base}.{imported}" if base else imported)
-    elif isinstance(small, (cst.Assign, cst.AnnAssign)):
+            if alias.name == "*":
+                continue
+            local = alias.asname if alias.asname is not None else alias.name
+            _add_import(scope, local, f"{base}.{alias.name}" if base else alias.name)
+    elif isinstance(small, (ast.Assign, ast.AnnAssign)):
         if small.value is None:
             return  # `x: int` declares, it does not bind
-        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+        targets = small.targets if isinstance(small, ast.Assign) else [small.target]
         for target in targets:
-            if isinstance(target, cst.Name):
-                scope.values.setdefault(target.value, []).append(small.value)
+            if isinstance(target, ast.Name):
+                scope.values.setdefault(target.id, []).append(small.value)
             else:
                 scope.opaque.update(target_names(target))  # unpacking: each name gets an unknown part
-    elif isinstance(small, cst.AugAssign):
+    elif isinstance(small, ast.AugAssign):
         scope.opaque.update(target_names(small.target))  # `x += v` is not `x = v`
 
 
@@ -183,50 +190,51 @@ def _drop_names(scope: Scope, names: set[str]) -> None:
         scope.ambiguous_imports.discard(name)
 
 
-def declared_names(function: cst.FunctionDef, kind: type[cst.Global] | type[cst.Nonlocal]) -> set[str]:
+def declared_names(function: FunctionNode, kind: type[ast.Global] | type[ast.Nonlocal]) -> set[str]:
     """Names a function declares `global` (or `nonlocal`), anywhere in its own body."""
     found: set[str] = set()
-    for small in _own_small_statements(function.body):
+    for small in own_small_statements(function.body):
         if isinstance(small, kind):
-            found.update(item.name.value for item in small.names)
+            found.update(small.names)
     return found
 
 
-def _own_small_statements(body: cst.BaseSuite) -> Iterator[cst.BaseSmallStatement]:
-    """The small statements of a def's or class's body, nested blocks included, nested defs excluded."""
-    stack: list[cst.CSTNode] = list(body.body) if isinstance(body, cst.IndentedBlock) else [body]
+def own_small_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The simple statements of a def's or class's body, nested blocks included, nested defs excluded."""
+    stack: list[ast.stmt] = list(body)
     while stack:
         statement = stack.pop()
-        if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            yield from statement.body
-        elif not isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        if isinstance(statement, DEFS):
+            continue
+        if isinstance(statement, _COMPOUND):
             for block in nested_blocks(statement):
                 stack.extend(block)
+        else:
+            yield statement
 
 
-def _all_functions(statements: Iterable[cst.CSTNode]) -> Iterator[cst.FunctionDef]:
+def _all_functions(statements: Iterable[ast.stmt]) -> Iterator[FunctionNode]:
     """Every def in a module, at any depth (methods and nested defs included)."""
     stack = list(statements)
     while stack:
         statement = stack.pop()
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-            if isinstance(statement, cst.FunctionDef):
+        if isinstance(statement, DEFS):
+            if isinstance(statement, FUNCTION_DEFS):
                 yield statement
-            if isinstance(statement.body, cst.IndentedBlock):
-                stack.extend(statement.body.body)
-        elif not isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            stack.extend(statement.body)
+        elif isinstance(statement, _COMPOUND):
             for block in nested_blocks(statement):
                 stack.extend(block)
 
 
-def _add_global_assignments(scope: Scope, module: cst.Module, package: str | None) -> None:
+def _add_global_assignments(scope: Scope, module: ast.Module, package: str | None) -> None:
     """`def init(): global MODE; MODE = ...` assigns the module's MODE too."""
     for function in _all_functions(module.body):
-        names = declared_names(function, cst.Global)
+        names = declared_names(function, ast.Global)
         if not names:
             continue
         local = Scope(function)
-        _index_block(local, body_statements(function), package)
+        _index_block(local, function.body, package)
         for name in names:
             scope.values.setdefault(name, []).extend(local.values.get(name, []))
             if name in local.opaque or name in local.imports or name in local.functions or name in local.classes:
@@ -235,49 +243,49 @@ def _add_global_assignments(scope: Scope, module: cst.Module, package: str | Non
                 del scope.values[name]
 
 
-def _index_instance_attributes(scope: Scope, cls: cst.ClassDef) -> None:
+def _index_instance_attributes(scope: Scope, cls: ast.ClassDef) -> None:
     """`self.attr = value` in the class's methods, so `self.attr` can be read like a class attribute."""
     for method in scope.functions.values():
-        params = [*method.params.posonly_params, *method.params.params]
+        params = positional_parameters(method.args)
         if not params:
             continue
-        receiver = params[0].name.value
-        for small in _own_small_statements(method.body):
+        receiver = params[0].arg
+        for small in own_small_statements(method.body):
             _index_attribute_assignment(scope, small, receiver)
 
 
-def _index_attribute_assignment(scope: Scope, small: cst.BaseSmallStatement, receiver: str) -> None:
-    if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
-        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+def _index_attribute_assignment(scope: Scope, small: ast.stmt, receiver: str) -> None:
+    if isinstance(small, (ast.Assign, ast.AnnAssign)) and small.value is not None:
+        targets = small.targets if isinstance(small, ast.Assign) else [small.target]
         for target in targets:
             attribute = _receiver_attribute(target, receiver)
             if attribute is not None:
                 scope.attributes.setdefault(attribute, []).append(small.value)
-            elif isinstance(target, (cst.Tuple, cst.List)):
+            elif isinstance(target, (ast.Tuple, ast.List)):
                 scope.opaque_attributes.update(_receiver_attributes(target, receiver))
-    elif isinstance(small, cst.AugAssign):
+    elif isinstance(small, ast.AugAssign):
         attribute = _receiver_attribute(small.target, receiver)
         if attribute is not None:
             scope.opaque_attributes.add(attribute)
 
 
-def _receiver_attribute(target: cst.CSTNode, receiver: str) -> str | None:
-    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == receiver:
-        return target.attr.value
+def _receiver_attribute(target: ast.AST, receiver: str) -> str | None:
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == receiver:
+        return target.attr
     return None
 
 
-def _receiver_attributes(target: cst.Tuple | cst.List, receiver: str) -> Iterator[str]:
-    for element in target.elements:
-        attribute = _receiver_attribute(element.value, receiver)
+def _receiver_attributes(target: ast.Tuple | ast.List, receiver: str) -> Iterator[str]:
+    for element in target.elts:
+        attribute = _receiver_attribute(element, receiver)
         if attribute is not None:
             yield attribute
 
 
-def absolute_module(node: cst.ImportFrom, package: str | None) -> str:
+def absolute_module(node: ast.ImportFrom, package: str | None) -> str:
     """The absolute module an ImportFrom reads from (relative imports resolved against `package`)."""
-    module = module_name_of(node.module) if node.module is not None else ""
-    level = len(node.relative)
+    module = node.module or ""
+    level = node.level or 0
     if level == 0:
         return module
     if package is None:

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import libcst as cst
-
-from rocmlint.python.scopes import Scope, ScopeNode, dotted_name, index_scope, parameter_names, target_names
+from rocmlint.python.scopes import (
+    DEFS,
+    FUNCTION_DEFS,
+    FunctionNode,
+    Scope,
+    ScopeNode,
+    dotted_name,
+    index_scope,
+    parameter_names,
+    positional_parameters,
+    target_names,
+)
 from rocmlint.python.tree import children
+from rocmlint.source import split_lines
 
 # The one depth policy of the Python front end: how many steps (a name, an arm, an operand, an element)
 # the value tracer (values.py) and this model's own lookups (qualified names, single values) follow.
@@ -18,10 +29,11 @@ MAX_DEPTH = 8
 MAX_HOPS = 3
 
 # The comprehensions and generator expressions (their own scope; the one tuple).
-COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 # Bodies that run later, in a scope of their own: a walk out from a node stops at them (the one tuple; what
 # a loop variable holds there is not known).
-DEFERRED_BODIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+DEFERRED_BODIES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers")
 
 
 @dataclass(frozen=True)
@@ -31,14 +43,14 @@ class Binding:
     kind: str  # "import", "value", "function", "class"
     scope: Scope
     qualified: str | None = None  # for imports
-    values: tuple[cst.BaseExpression, ...] = ()
-    definition: cst.FunctionDef | cst.ClassDef | None = None
+    values: tuple[ast.expr, ...] = ()
+    definition: FunctionNode | ast.ClassDef | None = None
     # Also bound where the value is unknown (a parameter, loop target, `+=`, unpacking): a "value"
     # binding with `opaque` set never stands for one expression.
     opaque: bool = False
 
     @property
-    def single(self) -> cst.BaseExpression | None:
+    def single(self) -> ast.expr | None:
         """The one expression a value binding stands for, if it has exactly one and nothing else."""
         if self.kind == "value" and not self.opaque and len(self.values) == 1:
             return self.values[0]
@@ -51,61 +63,103 @@ class LoopTarget:
     binds it, and its index in a tuple target (`for block, warps in pairs`), None when the target is
     the name itself."""
 
-    iterable: cst.BaseExpression
+    iterable: ast.expr
     position: int | None
 
 
 class Semantic:
-    def __init__(self, module: cst.Module, package: str | None) -> None:
+    def __init__(self, module: ast.Module, package: str | None, source_text: str = "") -> None:
         self.module = module
         self.package = package
-        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self.source_text = source_text
+        self.parents: dict[ast.AST, ast.AST] = {}
         self._scopes: dict[ScopeNode, Scope] = {}
-        self._unpacked: dict[ScopeNode, dict[str, list[cst.BaseExpression | None]]] = {}
+        self._unpacked: dict[ScopeNode, dict[str, list[ast.expr | None]]] = {}
+        self._line_starts: list[int] | None = None
 
     # --- tree -----------------------------------------------------------------------------------
-    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+    def parent(self, node: ast.AST) -> ast.AST | None:
         return self.parents.get(node)
 
-    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    def ancestors(self, node: ast.AST) -> Iterator[ast.AST]:
         current = self.parents.get(node)
         while current is not None:
             yield current
             current = self.parents.get(current)
 
-    def descendants(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-        """`node` and every node below it (trivia left out), depth first."""
+    def descendants(self, node: ast.AST) -> Iterator[ast.AST]:
+        """`node` and every node below it, depth first."""
         stack = [node]
         while stack:
             current = stack.pop()
             yield current
             stack.extend(children(current))
 
-    def is_within(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+    def is_within(self, node: ast.AST, container: ast.AST) -> bool:
         """Whether `node` is `container` or below it."""
         return node is container or any(ancestor is container for ancestor in self.ancestors(node))
 
-    def enclosing_scope_node(self, node: cst.CSTNode) -> ScopeNode:
-        """The def, class or module whose body contains `node` (a def's own decorators belong outside)."""
+    def statement_of(self, node: ast.AST) -> ast.stmt | None:
+        """The innermost statement holding `node` (itself when it is one)."""
+        current: ast.AST | None = node
+        while current is not None and not isinstance(current, ast.stmt):
+            current = self.parents.get(current)
+        return current
+
+    def block_of(self, statement: ast.stmt) -> list[ast.stmt]:
+        """The statement list that holds `statement` (its parent's body, orelse, finalbody or handlers)."""
+        owner = self.parents.get(statement)
+        if owner is None:
+            return self.module.body
+        for field_name in _BLOCK_FIELDS:
+            block = getattr(owner, field_name, None)
+            if isinstance(block, list) and any(item is statement for item in block):
+                return block
+        return [statement]
+
+    def is_elif(self, node: ast.If) -> bool:
+        """Whether an `if` node is written `elif` (the only statement of its parent's `orelse`)."""
+        owner = self.parents.get(node)
+        if not isinstance(owner, ast.If) or len(owner.orelse) != 1 or owner.orelse[0] is not node:
+            return False
+        return self._text_at(node.lineno, node.col_offset, 4) == "elif"
+
+    def _text_at(self, line: int, byte_column: int, length: int) -> str:
+        if self._line_starts is None:
+            starts, total = [0], 0
+            for text_line in split_lines(self.source_text):
+                total += len(text_line)
+                starts.append(total)
+            self._line_starts = starts
+        if line > len(self._line_starts) - 1:
+            return ""
+        start = self._line_starts[line - 1]
+        text_line = self.source_text[start : self._line_starts[line]]
+        prefix = text_line.encode("utf-8")[:byte_column].decode("utf-8", errors="replace")
+        return text_line[len(prefix) : len(prefix) + length]
+
+    def enclosing_scope_node(self, node: ast.AST) -> ScopeNode:
+        """The def, class or module whose body contains `node` (a def's decorators, parameters and bases
+        belong outside)."""
         child = node
         for ancestor in self.ancestors(node):
-            if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef)) and child is ancestor.body:
+            if isinstance(ancestor, DEFS) and _in_body(ancestor, child):
                 return ancestor
             child = ancestor
         return self.module
 
-    def _scope_for(self, name: str, at: cst.CSTNode) -> tuple[ScopeNode, bool]:
+    def _scope_for(self, name: str, at: ast.AST) -> tuple[ScopeNode, bool]:
         """`enclosing_scope_node(at)`, and whether a lambda or comprehension on the way binds `name`."""
         child = at
         for ancestor in self.ancestors(at):
-            if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef)) and child is ancestor.body:
+            if isinstance(ancestor, DEFS) and _in_body(ancestor, child):
                 return ancestor, False
             if _binds_in_expression(ancestor, child, name):
                 return self.enclosing_scope_node(ancestor), True
             child = ancestor
         return self.module, False
 
-    def is_module_level(self, node: cst.CSTNode) -> bool:
+    def is_module_level(self, node: ast.AST) -> bool:
         return self.enclosing_scope_node(node) is self.module
 
     def scope(self, node: ScopeNode) -> Scope:
@@ -116,7 +170,7 @@ class Semantic:
         return scope
 
     # --- names ----------------------------------------------------------------------------------
-    def lookup(self, name: str, at: cst.CSTNode) -> Binding | None:
+    def lookup(self, name: str, at: ast.AST) -> Binding | None:
         """Resolve `name` as Python would from `at`: enclosing functions, then the module.
 
         Class bodies are only searched when `at` is directly inside them (methods do not see them). A
@@ -127,7 +181,7 @@ class Semantic:
             return Binding("value", self.scope(scope_node), opaque=True)
         first = True
         while True:
-            if first or not isinstance(scope_node, cst.ClassDef):
+            if first or not isinstance(scope_node, ast.ClassDef):
                 binding = self._lookup_in(self.scope(scope_node), name)
                 if binding is not None:
                     return binding
@@ -155,57 +209,44 @@ class Semantic:
             return Binding("value", scope, opaque=True)
         return None
 
-    def is_reference(self, name: cst.Name) -> bool:
-        """Whether `name` refers to a variable, rather than naming an attribute (`x.name`), a keyword
-        argument, a def, class or parameter being defined, or an imported name."""
-        parent = self.parent(name)
-        if isinstance(parent, cst.Attribute):
-            return parent.attr is not name
-        if isinstance(parent, cst.Arg):
-            return parent.keyword is not name
-        if isinstance(parent, (cst.Param, cst.FunctionDef, cst.ClassDef)):
-            return parent.name is not name
-        return not isinstance(parent, (cst.ImportAlias, cst.AsName))
+    def is_reference(self, name: ast.AST) -> bool:
+        """Whether `name` refers to a variable. In the tree only `ast.Name` nodes do: attribute names,
+        keyword arguments, defined names and imported names are plain strings."""
+        return isinstance(name, ast.Name)
 
-    def is_store(self, node: cst.CSTNode) -> bool:
+    def is_store(self, node: ast.AST) -> bool:
         """Whether `node` (a name, attribute or subscript) is written rather than read: the target of an
         assignment (`=`, `+=`, annotated), of a `for` or comprehension clause, or of `del`."""
-        parent = self.parent(node)
-        if isinstance(parent, (cst.AssignTarget, cst.Del)):
-            return True
-        return isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)) and parent.target is node
+        return isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del))
 
-    def name_reads(self, root: cst.CSTNode, name: str) -> Iterator[cst.Name]:
+    def name_reads(self, root: ast.AST, name: str) -> Iterator[ast.Name]:
         """The names spelled `name` under `root` that read a variable, whichever binding they resolve to."""
         for node in self.descendants(root):
-            if isinstance(node, cst.Name) and node.value == name and self._is_read(node):
+            if type(node) is ast.Name and node.id == name and type(node.ctx) is ast.Load:
                 yield node
 
-    def _is_read(self, name: cst.Name) -> bool:
-        return self.is_reference(name) and not self.is_store(name)
-
-    def reads(self, name: str, binding: Binding) -> list[cst.Name]:
+    def reads(self, name: str, binding: Binding) -> list[ast.Name]:
         """The reads of `name` that resolve to the scope of `binding` (nested scopes that do not rebind
         it included)."""
         scope_node = binding.scope.node
         return [read for read in self.name_reads(scope_node, name) if self._resolves_in(read, scope_node)]
 
-    def _resolves_in(self, name: cst.Name, scope_node: ScopeNode) -> bool:
-        binding = self.lookup(name.value, name)
+    def _resolves_in(self, name: ast.Name, scope_node: ScopeNode) -> bool:
+        binding = self.lookup(name.id, name)
         return binding is not None and binding.scope.node is scope_node
 
-    def loop_target(self, name: cst.Name) -> LoopTarget | None:
+    def loop_target(self, name: ast.Name) -> LoopTarget | None:
         """The `for` statement or comprehension clause that binds the loop variable `name` reads, when
         `name` is in its body; None when `name` is no loop variable there or the loop is outside the
         def, class or lambda `name` is in."""
-        child: cst.CSTNode = name
+        child: ast.AST = name
         for ancestor in self.ancestors(name):
             if isinstance(ancestor, COMPREHENSIONS):
-                found = _comprehension_target(ancestor, name.value)
+                found = _comprehension_target(ancestor, name.id)
                 if found is not None:
                     return found
-            elif isinstance(ancestor, cst.For) and child is ancestor.body:
-                found = _loop_target(ancestor.target, ancestor.iter, name.value)
+            elif isinstance(ancestor, (ast.For, ast.AsyncFor)) and _in_list(ancestor.body, child):
+                found = _loop_target(ancestor.target, ancestor.iter, name.id)
                 if found is not None:
                     return found
             elif isinstance(ancestor, DEFERRED_BODIES):
@@ -213,51 +254,51 @@ class Semantic:
             child = ancestor
         return None
 
-    def assigned_values(self, name: cst.Name) -> list[cst.BaseExpression | None]:
+    def assigned_values(self, name: ast.Name) -> list[ast.expr | None]:
         """Every value the variable `name` reads is assigned in the scope that binds it: plain assignments,
         the matching element of tuple unpacking (`major, minor = cap`), and None for each binding whose
         value is unknown (a `for`/`with` target, a lambda parameter or comprehension variable). Empty when
         `name` is no variable (an import, def or class) or is bound nowhere; a parameter's own value is not
         listed, only what the body assigns it."""
-        _, shadowed = self._scope_for(name.value, name)
+        _, shadowed = self._scope_for(name.id, name)
         if shadowed:
             return [None]
-        binding = self.lookup(name.value, name)
+        binding = self.lookup(name.id, name)
         if binding is None or binding.kind != "value":
             return []
-        return [*binding.values, *self.unpacked_values(binding.scope.node, name.value)]
+        return [*binding.values, *self.unpacked_values(binding.scope.node, name.id)]
 
     # --- classes --------------------------------------------------------------------------------
-    def receiver_class(self, expr: cst.Attribute) -> cst.ClassDef | None:
+    def receiver_class(self, expr: ast.Attribute) -> ast.ClassDef | None:
         """The class `expr` reads an attribute of: `self.x`/`cls.x` (a method's first parameter) or
         `Name.x` for a class defined in this file."""
         owner = expr.value
-        if not isinstance(owner, cst.Name):
+        if not isinstance(owner, ast.Name):
             return None
-        binding = self.lookup(owner.value, expr)
-        if binding is not None and binding.kind == "class" and isinstance(binding.definition, cst.ClassDef):
+        binding = self.lookup(owner.id, expr)
+        if binding is not None and binding.kind == "class" and isinstance(binding.definition, ast.ClassDef):
             return binding.definition
-        method = self._binding_function(owner.value, expr)
+        method = self._binding_function(owner.id, expr)
         if method is None:
             return None
-        positional = [*method.params.posonly_params, *method.params.params]
-        if not positional or positional[0].name.value != owner.value:
+        positional = positional_parameters(method.args)
+        if not positional or positional[0].arg != owner.id:
             return None
         cls = self.enclosing_scope_node(method)
-        return cls if isinstance(cls, cst.ClassDef) else None
+        return cls if isinstance(cls, ast.ClassDef) else None
 
-    def _binding_function(self, name: str, at: cst.CSTNode) -> cst.FunctionDef | None:
+    def _binding_function(self, name: str, at: ast.AST) -> FunctionNode | None:
         """The def whose parameter `name` is, seen from `at` (closures inside a method see its `self`)."""
         scope_node = self.enclosing_scope_node(at)
-        while isinstance(scope_node, cst.FunctionDef):
-            if name in parameter_names(scope_node.params):
+        while isinstance(scope_node, FUNCTION_DEFS):
+            if name in parameter_names(scope_node.args):
                 return scope_node
             if self._lookup_in(self.scope(scope_node), name) is not None:
                 return None  # rebound locally
             scope_node = self.enclosing_scope_node(scope_node)
         return None
 
-    def member(self, cls: cst.ClassDef, name: str, _depth: int = 0) -> Binding | None:
+    def member(self, cls: ast.ClassDef, name: str, _depth: int = 0) -> Binding | None:
         """A class attribute, method or `self.name = ...` instance attribute of `cls`, else of its bases
         defined in this file."""
         scope = self.scope(cls)
@@ -270,15 +311,15 @@ class Semantic:
         if _depth > MAX_DEPTH:
             return None
         for base in cls.bases:
-            if base.keyword is None and isinstance(base.value, cst.Name):
-                found = self.lookup(base.value.value, cls)
-                if found is not None and found.kind == "class" and isinstance(found.definition, cst.ClassDef):
+            if isinstance(base, ast.Name):
+                found = self.lookup(base.id, cls)
+                if found is not None and found.kind == "class" and isinstance(found.definition, ast.ClassDef):
                     inherited = self.member(found.definition, name, _depth + 1)
                     if inherited is not None:
                         return inherited
         return None
 
-    def qualified_name(self, node: cst.CSTNode, _depth: int = 0) -> str | None:
+    def qualified_name(self, node: ast.AST, _depth: int = 0) -> str | None:
         """`torch.backends.cuda.matmul.allow_tf32` for `c.matmul.allow_tf32` after
         `from torch.backends import cuda as c`; names bound to a dotted value are followed too.
 
@@ -308,47 +349,39 @@ class Semantic:
             return head  # a parameter or loop variable: nothing known, so taken literally like unbound names
         return None  # assigned several times: it could be any of them
 
-    def call_name(self, call: cst.Call) -> str | None:
+    def call_name(self, call: ast.Call) -> str | None:
         return self.qualified_name(call.func)
 
-    def single_value(self, node: cst.CSTNode, _depth: int = 0) -> cst.BaseExpression | None:
+    def single_value(self, node: ast.AST, _depth: int = 0) -> ast.expr | None:
         """The expression a Name stands for when it is assigned exactly once in its scope; else the node."""
         current = node
         for _ in range(MAX_DEPTH):
-            if not isinstance(current, cst.Name):
+            if not isinstance(current, ast.Name):
                 break
-            binding = self.lookup(current.value, current)
+            binding = self.lookup(current.id, current)
             if binding is None or binding.single is None:
                 return current
             current = binding.single
-        return current if isinstance(current, cst.BaseExpression) else None
+        return current if isinstance(current, ast.expr) else None
 
-    def string_value(self, node: cst.CSTNode) -> str | None:
+    def string_value(self, node: ast.AST) -> str | None:
         """The value of a string literal (or a name assigned one once), else None."""
         value = self.single_value(node)
-        if isinstance(value, cst.SimpleString):
-            try:
-                evaluated = value.evaluated_value
-            except Exception:  # noqa: BLE001 - libcst raises several types for odd literals
-                return None
-            return evaluated if isinstance(evaluated, str) else None
-        if isinstance(value, cst.ConcatenatedString):
-            left, right = self.string_value(value.left), self.string_value(value.right)
-            return left + right if left is not None and right is not None else None
+        if isinstance(value, ast.Constant) and type(value.value) is str:
+            return value.value
         return None
 
-    def static_text(self, node: cst.CSTNode, placeholder: str = " ") -> str | None:
+    def static_text(self, node: ast.AST, placeholder: str = " ") -> str | None:
         """The text of a string literal (or a name assigned one once), of an f-string with `placeholder`
         for each `{...}` field, or of a concatenation of these; else None."""
-        if isinstance(node, cst.FormattedString):
-            parts = node.parts
-            return "".join(part.value if isinstance(part, cst.FormattedStringText) else placeholder for part in parts)
-        if isinstance(node, cst.ConcatenatedString):
-            left, right = self.static_text(node.left, placeholder), self.static_text(node.right, placeholder)
-            return left + right if left is not None and right is not None else None
+        if isinstance(node, ast.JoinedStr):
+            return "".join(
+                part.value if isinstance(part, ast.Constant) and type(part.value) is str else placeholder
+                for part in node.values
+            )
         return self.string_value(node)
 
-    def unpacked_values(self, scope_node: ScopeNode, name: str) -> list[cst.BaseExpression | None]:
+    def unpacked_values(self, scope_node: ScopeNode, name: str) -> list[ast.expr | None]:
         """What `name` receives in one scope where the scope index keeps no value: for each tuple-target
         assignment (`major, minor = cap`) the matching element of a tuple value, else the whole value (a
         call returning a tuple); None for each `for`/`with` target (unknown). Nested defs, classes and
@@ -359,7 +392,7 @@ class Semantic:
             self._unpacked[scope_node] = table
         return table.get(name, [])
 
-    def loop_values(self, name: cst.Name) -> list[cst.BaseExpression] | None:
+    def loop_values(self, name: ast.Name) -> list[ast.expr] | None:
         """The values the loop variable `name` takes (see `iterated_values`); None when `name` is no loop
         variable there."""
         target = self.loop_target(name)
@@ -367,150 +400,149 @@ class Semantic:
             return None
         return self.iterated_values(target.iterable, target.position)
 
-    def iterated_values(self, iterable: cst.CSTNode, position: int | None = None) -> list[cst.BaseExpression]:
+    def iterated_values(self, iterable: ast.AST, position: int | None = None) -> list[ast.expr]:
         """The elements of the literal list, tuple or set a loop iterates (or a name assigned one once),
         with `position`, the element at that index of each tuple item; `itertools.product(a, b)` gives
         the elements of its `position`-th argument. Empty when they are not written out."""
         resolved = self.single_value(iterable)
-        if isinstance(resolved, cst.Call) and position is not None and self.call_name(resolved) == "itertools.product":
+        if isinstance(resolved, ast.Call) and position is not None and self.call_name(resolved) == "itertools.product":
             argument = self.positional(resolved, position)
-            return self.iterated_values(argument.value) if argument is not None else []
-        if not isinstance(resolved, (cst.List, cst.Tuple, cst.Set)):
+            return self.iterated_values(argument) if argument is not None else []
+        if not isinstance(resolved, (ast.List, ast.Tuple, ast.Set)):
             return []
-        values: list[cst.BaseExpression] = []
-        for element in resolved.elements:
-            item = element.value
+        values: list[ast.expr] = []
+        for item in resolved.elts:
             if position is None:
-                values.append(item)
-            elif isinstance(item, (cst.Tuple, cst.List)) and position < len(item.elements):
-                values.append(item.elements[position].value)
+                values.append(item.value if isinstance(item, ast.Starred) else item)
+            elif isinstance(item, (ast.Tuple, ast.List)) and position < len(item.elts):
+                element = item.elts[position]
+                values.append(element.value if isinstance(element, ast.Starred) else element)
         return values
 
-    def dict_entries(self, node: cst.CSTNode) -> dict[str, cst.BaseExpression]:
+    def dict_entries(self, node: ast.AST) -> dict[str, ast.expr]:
         """String-keyed entries of a dict literal or `dict(k=v)` call (or a name assigned one once)."""
         value = self.single_value(node)
-        entries: dict[str, cst.BaseExpression] = {}
-        if isinstance(value, cst.Dict):
-            for element in value.elements:
-                if isinstance(element, cst.DictElement):
-                    key = self.string_value(element.key)
-                    if key is not None:
-                        entries[key] = element.value
-        elif isinstance(value, cst.Call) and self.qualified_name(value.func) == "dict":
-            for arg in value.args:
-                if arg.keyword is not None:
-                    entries[arg.keyword.value] = arg.value
+        entries: dict[str, ast.expr] = {}
+        if isinstance(value, ast.Dict):
+            for key, item in zip(value.keys, value.values, strict=True):
+                if key is not None:
+                    text = self.string_value(key)
+                    if text is not None:
+                        entries[text] = item
+        elif isinstance(value, ast.Call) and self.qualified_name(value.func) == "dict":
+            for keyword in value.keywords:
+                if keyword.arg is not None:
+                    entries[keyword.arg] = keyword.value
         return entries
 
-    def keyword(self, call: cst.Call, name: str) -> cst.Arg | None:
-        for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value == name:
-                return arg
+    def keyword(self, call: ast.Call, name: str) -> ast.keyword | None:
+        for keyword in call.keywords:
+            if keyword.arg == name:
+                return keyword
         return None
 
-    def positional(self, call: cst.Call, index: int) -> cst.Arg | None:
-        positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    def positional(self, call: ast.Call, index: int) -> ast.expr | None:
+        positional = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
         return positional[index] if index < len(positional) else None
 
     @staticmethod
-    def comparison_pairs(
-        node: cst.Comparison,
-    ) -> Iterator[tuple[cst.BaseExpression, cst.BaseCompOp, cst.BaseExpression]]:
+    def comparison_pairs(node: ast.Compare) -> Iterator[tuple[ast.expr, ast.cmpop, ast.expr]]:
         """(left, operator, right) of each comparison in a chain: `a < b <= c` is `(a, <, b), (b, <=, c)`."""
         left = node.left
-        for target in node.comparisons:
-            yield left, target.operator, target.comparator
-            left = target.comparator
+        for operator, right in zip(node.ops, node.comparators, strict=True):
+            yield left, operator, right
+            left = right
 
-    def local_function(self, name: cst.CSTNode) -> cst.FunctionDef | None:
+    def local_function(self, name: ast.AST) -> FunctionNode | None:
         """The def of this file a name refers to (`helper` in `helper(x)`), else None."""
-        if not isinstance(name, cst.Name):
+        if not isinstance(name, ast.Name):
             return None
-        binding = self.lookup(name.value, name)
-        if binding is None or binding.kind != "function" or not isinstance(binding.definition, cst.FunctionDef):
+        binding = self.lookup(name.id, name)
+        if binding is None or binding.kind != "function" or not isinstance(binding.definition, FUNCTION_DEFS):
             return None
         return binding.definition
 
-    def argument(self, call: cst.Call, keyword: str | None, position: int | None) -> cst.Arg | None:
-        """The argument passed as `keyword=`, else the one at `position` (either may be None: no such way)."""
+    def argument(self, call: ast.Call, keyword: str | None, position: int | None) -> ast.expr | None:
+        """The value passed as `keyword=`, else the one at `position` (either may be None: no such way)."""
         found = self.keyword(call, keyword) if keyword is not None else None
-        if found is None and position is not None:
-            found = self.positional(call, position)
-        return found
+        if found is not None:
+            return found.value
+        return self.positional(call, position) if position is not None else None
 
 
-def _binds_in_expression(node: cst.CSTNode, child: cst.CSTNode, name: str) -> bool:
+def _in_list(items: list[ast.stmt], node: ast.AST) -> bool:
+    return any(item is node for item in items)
+
+
+def _in_body(definition: ast.AST, child: ast.AST) -> bool:
+    """Whether `child` (a direct child of a def or class) is one of its body's statements."""
+    return isinstance(child, ast.stmt) and _in_list(definition.body, child)  # type: ignore[attr-defined]
+
+
+def _binds_in_expression(node: ast.AST, child: ast.AST, name: str) -> bool:
     """Does `node` (a lambda or comprehension) bind `name` for its part `child`?"""
-    if isinstance(node, cst.Lambda):
-        return child is node.body and name in parameter_names(node.params)
+    if isinstance(node, ast.Lambda):
+        return child is node.body and name in parameter_names(node.args)
     if isinstance(node, COMPREHENSIONS):
-        comp: cst.CompFor | None = node.for_in
-        while comp is not None:
-            if name in target_names(comp.target):
-                return True
-            comp = comp.inner_for_in
+        return any(name in target_names(clause.target) for clause in node.generators)
     return False
 
 
-def _comprehension_target(comprehension: cst.CSTNode, name: str) -> LoopTarget | None:
+def _comprehension_target(comprehension: ast.AST, name: str) -> LoopTarget | None:
     """The clause of a comprehension whose target binds `name`."""
-    clause: cst.CompFor | None = comprehension.for_in  # type: ignore[attr-defined]
-    while clause is not None:
+    for clause in comprehension.generators:  # type: ignore[attr-defined]
         found = _loop_target(clause.target, clause.iter, name)
         if found is not None:
             return found
-        clause = clause.inner_for_in
     return None
 
 
-def _loop_target(target: cst.BaseExpression, iterable: cst.BaseExpression, name: str) -> LoopTarget | None:
+def _loop_target(target: ast.expr, iterable: ast.expr, name: str) -> LoopTarget | None:
     """`target` binds `name` itself or as one element of a flat tuple (`for a, name in ...`)."""
-    if isinstance(target, cst.Name):
-        return LoopTarget(iterable, None) if target.value == name else None
-    if isinstance(target, (cst.Tuple, cst.List)):
-        for position, element in enumerate(target.elements):
-            if isinstance(element.value, cst.Name) and element.value.value == name:
+    if isinstance(target, ast.Name):
+        return LoopTarget(iterable, None) if target.id == name else None
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for position, element in enumerate(target.elts):
+            if isinstance(element, ast.Name) and element.id == name:
                 return LoopTarget(iterable, position)
     return None
 
 
-def _index_unpacking(scope_node: ScopeNode) -> dict[str, list[cst.BaseExpression | None]]:
+def _index_unpacking(scope_node: ScopeNode) -> dict[str, list[ast.expr | None]]:
     """`Semantic.unpacked_values` for every name of one scope."""
-    table: dict[str, list[cst.BaseExpression | None]] = {}
-    stack: list[cst.CSTNode] = [scope_node if isinstance(scope_node, cst.Module) else scope_node.body]
+    table: dict[str, list[ast.expr | None]] = {}
+    stack: list[ast.AST] = list(scope_node.body)
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Assign):
+        if isinstance(node, ast.Assign):
             for target in node.targets:
-                _record_unpacking(table, target.target, node.value)
+                _record_unpacking(table, target, node.value)
             continue
-        if isinstance(node, cst.For):
+        if isinstance(node, (ast.For, ast.AsyncFor)):
             _record_unknown(table, node.target)
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
-            _record_unknown(table, node.asname.name)
-        if isinstance(node, (*DEFERRED_BODIES, cst.BaseExpression)):
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            _record_unknown(table, node.optional_vars)
+        if isinstance(node, (*DEFERRED_BODIES, ast.expr)):
             continue
         stack.extend(children(node))
     return table
 
 
-def _record_unpacking(
-    table: dict[str, list[cst.BaseExpression | None]], target: cst.BaseExpression, value: cst.BaseExpression
-) -> None:
-    if not isinstance(target, (cst.Tuple, cst.List)):
+def _record_unpacking(table: dict[str, list[ast.expr | None]], target: ast.expr, value: ast.expr) -> None:
+    if not isinstance(target, (ast.Tuple, ast.List)):
         return
-    elements = target.elements
-    parts = [part.value for part in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else None
+    elements = target.elts
+    parts = list(value.elts) if isinstance(value, (ast.Tuple, ast.List)) else None
     if parts is not None and len(parts) != len(elements):
         parts = None
     for index, element in enumerate(elements):
-        if isinstance(element, cst.StarredElement) or not isinstance(element.value, cst.Name):
-            _record_unknown(table, element.value)
+        if not isinstance(element, ast.Name):
+            _record_unknown(table, element.value if isinstance(element, ast.Starred) else element)
             continue
-        table.setdefault(element.value.value, []).append(parts[index] if parts is not None else value)
+        table.setdefault(element.id, []).append(parts[index] if parts is not None else value)
 
 
-def _record_unknown(table: dict[str, list[cst.BaseExpression | None]], target: cst.BaseExpression) -> None:
+def _record_unknown(table: dict[str, list[ast.expr | None]], target: ast.AST) -> None:
     """Every name in a target whose value cannot be followed (`for (major, minor), ptx in archs:`)."""
     for name in target_names(target):
         table.setdefault(name, []).append(None)

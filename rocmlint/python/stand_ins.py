@@ -7,10 +7,10 @@ and how.
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from rocmlint.diagnostics import Edit
-from rocmlint.python.fixes import enclosing_statement, wrap_in_try
+from rocmlint.python.fixes import enclosing_statement, indent_unit, wrap_in_try
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.imports import imported_modules, sole_imported_name
 
@@ -52,7 +52,7 @@ _FLASH_ATTN_FUNC = (
 _STAND_INS = {"flash_attn.flash_attn_func": _FLASH_ATTN_FUNC}
 
 
-def define_on_import_error(ctx: PythonContext, import_from: cst.ImportFrom) -> Edit | None:
+def define_on_import_error(ctx: PythonContext, import_from: ast.ImportFrom) -> Edit | None:
     """For `from <module> import <function> [as <name>]` of a function with a stand-in: wrap the statement
     in `try:` and define `<name>` as the stand-in under `except ImportError:`. None for a relative import,
     several names or `*`, a function with no stand-in, or a statement that cannot be re-indented."""
@@ -63,6 +63,6 @@ def define_on_import_error(ctx: PythonContext, import_from: cst.ImportFrom) -> E
     stand_in = _STAND_INS.get(f"{modules[0].module}.{imported[0]}")
     if stand_in is None:
         return None
-    unit, name = ctx.module.default_indent, imported[1].value
+    unit, name = indent_unit(ctx), imported[1]
     handler = [line.replace("{u}", unit).replace("{name}", name) for line in stand_in]
     return wrap_in_try(ctx, statement, "ImportError", handler)

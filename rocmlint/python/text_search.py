@@ -7,13 +7,12 @@ wording is a hazard stays in the rule.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-import libcst as cst
-
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import STRING_SEARCHES, last_name
+from rocmlint.python.idioms import STRING_SEARCHES, argument_values, last_name, unstarred
 
 # The functions of `re` (and of the `regex` package) that match a pattern against a text; a compiled
 # pattern has methods of the same names that take the text alone.
@@ -32,75 +31,69 @@ class Needle:
     searched with it (the rest of the tuple it came from)."""
 
     text: str
-    literal: cst.CSTNode
+    literal: ast.AST
     siblings: tuple[str, ...] = ()
     from_loop: bool = False  # an element a loop or comprehension target takes
 
 
-def searched_text(ctx: PythonContext, call: cst.Call) -> cst.BaseExpression | None:
+def searched_text(ctx: PythonContext, call: ast.Call) -> ast.expr | None:
     """The argument a text-matching call searches for (the needle, or the pattern), else None."""
     func = call.func
     last = last_name(func)
-    if isinstance(func, cst.Attribute) and last in STRING_SEARCHES:
-        return _argument_value(ctx, call, None, 0)
+    argument = ctx.semantic.argument
+    if isinstance(func, ast.Attribute) and last in STRING_SEARCHES:
+        return argument(call, None, 0)
     if last in _REGEX_ASSERTIONS:
-        return _argument_value(ctx, call, "expected_regex", 1)
+        return argument(call, "expected_regex", 1)
     if last in _MEMBERSHIP_ASSERTIONS:
-        return _argument_value(ctx, call, "member", 0)
+        return argument(call, "member", 0)
     if last == "raises" and ctx.qualified_name(func) == "pytest.raises":
-        return _argument_value(ctx, call, "match", None)
+        return argument(call, "match", None)
     if last in _REGEX_FUNCTION_NAMES and ctx.qualified_name(func) in _REGEX_FUNCTIONS:
-        return _argument_value(ctx, call, "pattern", 0)
+        return argument(call, "pattern", 0)
     return None
 
 
-def regex_operands(
-    ctx: PythonContext, call: cst.Call
-) -> tuple[cst.BaseExpression, cst.BaseExpression] | tuple[None, None]:
+def regex_operands(ctx: PythonContext, call: ast.Call) -> tuple[ast.expr, ast.expr] | tuple[None, None]:
     """(pattern, searched string) of `re.search(p, s)` (and `match`, `fullmatch`, `findall`, `finditer`;
     `regex.*` too), or of `compiled.search(s)` after `compiled = re.compile(p)`; (None, None) for other
     calls."""
     func = call.func
     if last_name(func) not in _REGEX_MATCHERS:
         return None, None
-    if ctx.qualified_name(func) in _REGEX_FUNCTIONS and len(call.args) >= 2:
-        return call.args[0].value, call.args[1].value
-    if not isinstance(func, cst.Attribute) or not call.args:
+    arguments = argument_values(call)
+    if ctx.qualified_name(func) in _REGEX_FUNCTIONS and len(arguments) >= 2:
+        return arguments[0], arguments[1]
+    if not isinstance(func, ast.Attribute) or not arguments:
         return None, None
     compiled = ctx.single_value(func.value)
-    if isinstance(compiled, cst.Call) and ctx.qualified_name(compiled.func) in _REGEX_COMPILERS and compiled.args:
-        return compiled.args[0].value, call.args[0].value
-    return None, None
+    if not isinstance(compiled, ast.Call) or ctx.qualified_name(compiled.func) not in _REGEX_COMPILERS:
+        return None, None
+    patterns = argument_values(compiled)
+    return (patterns[0], arguments[0]) if patterns else (None, None)
 
 
-def membership_needle(comparison: cst.Comparison) -> cst.BaseExpression | None:
+def membership_needle(comparison: ast.Compare) -> ast.expr | None:
     """`needle` of `needle in text` / `needle not in text` (a single comparison), else None."""
-    if len(comparison.comparisons) != 1 or not isinstance(comparison.comparisons[0].operator, (cst.In, cst.NotIn)):
+    if len(comparison.ops) != 1 or not isinstance(comparison.ops[0], (ast.In, ast.NotIn)):
         return None
     return comparison.left
 
 
-def _argument_value(
-    ctx: PythonContext, call: cst.Call, keyword: str | None, position: int | None
-) -> cst.BaseExpression | None:
-    found = ctx.semantic.argument(call, keyword, position)
-    return found.value if found is not None else None
-
-
-def needles(ctx: PythonContext, expr: cst.BaseExpression) -> list[Needle]:
+def needles(ctx: PythonContext, expr: ast.expr) -> list[Needle]:
     """Strings `expr` may be: a literal, a name assigned once, conditional arms, the members of a tuple
     (`startswith(("a", "b"))`), or the elements a loop/comprehension target takes."""
-    if isinstance(expr, cst.Name):
+    if isinstance(expr, ast.Name):
         looped = _loop_needles(ctx, expr)
         if looped is not None:
             return looped
     resolved = ctx.single_value(expr)
-    if isinstance(resolved, (cst.Tuple, cst.List)):
-        return _element_needles(ctx, [element.value for element in resolved.elements], from_loop=False)
+    if isinstance(resolved, (ast.Tuple, ast.List)):
+        return _element_needles(ctx, [unstarred(element) for element in resolved.elts], from_loop=False)
     return [Needle(text, literal) for text, literal in ctx.values.string_sources(expr)]
 
 
-def _loop_needles(ctx: PythonContext, name: cst.Name) -> list[Needle] | None:
+def _loop_needles(ctx: PythonContext, name: ast.Name) -> list[Needle] | None:
     """The strings a `for`/comprehension target takes when `name` is one (None when it is not); the
     element of a tuple target (`for text, code in ...`) is not followed."""
     loop = ctx.semantic.loop_target(name)
@@ -111,25 +104,26 @@ def _loop_needles(ctx: PythonContext, name: cst.Name) -> list[Needle] | None:
     return _element_needles(ctx, ctx.semantic.iterated_values(loop.iterable), from_loop=True)
 
 
-def _element_needles(ctx: PythonContext, elements: Sequence[cst.BaseExpression], from_loop: bool) -> list[Needle]:
+def _element_needles(ctx: PythonContext, elements: Sequence[ast.expr], from_loop: bool) -> list[Needle]:
     members = [(ctx.string_value(element), element) for element in elements]
     texts = tuple(text for text, _ in members if text is not None)
     return [Needle(text, literal, siblings=texts, from_loop=from_loop) for text, literal in members if text is not None]
 
 
-def string_texts(ctx: PythonContext, root: cst.CSTNode) -> Iterator[str]:
-    """The values of the plain string literals inside `root`."""
+def string_texts(ctx: PythonContext, root: ast.AST) -> Iterator[str]:
+    """The values of the plain string literals inside `root` (not the text pieces of f-strings)."""
     for node in ctx.semantic.descendants(root):
-        if isinstance(node, cst.SimpleString):
+        if isinstance(node, ast.Constant) and not isinstance(ctx.parent(node), ast.JoinedStr):
             text = ctx.string_value(node)
             if text is not None:
                 yield text
 
 
-def is_text_of_name(ctx: PythonContext, expr: cst.BaseExpression) -> bool:
+def is_text_of_name(ctx: PythonContext, expr: ast.expr) -> bool:
     """A name, an attribute, or `str()`/`repr()` of one: text that evaluating twice changes nothing."""
-    if isinstance(expr, cst.Call):
-        if ctx.qualified_name(expr.func) not in ("str", "repr") or len(expr.args) != 1:
+    if isinstance(expr, ast.Call):
+        arguments = argument_values(expr)
+        if ctx.qualified_name(expr.func) not in ("str", "repr") or len(arguments) != 1:
             return False
-        expr = expr.args[0].value
-    return isinstance(expr, (cst.Name, cst.Attribute))
+        expr = arguments[0]
+    return isinstance(expr, (ast.Name, ast.Attribute))

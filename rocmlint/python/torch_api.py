@@ -7,7 +7,7 @@ Which devices or backends are a hazard stays in the rule.
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name, unpacked_keyword
@@ -28,14 +28,14 @@ _DEVICE_CALLS = frozenset(
 )
 
 
-def device_arguments(ctx: PythonContext, call: cst.Call) -> list[cst.BaseExpression]:
+def device_arguments(ctx: PythonContext, call: ast.Call) -> list[ast.expr]:
     """The argument expressions of `call` a device-taking API interprets as a device: `device=` and
     `map_location=` of any call, every positional argument of `.to(...)`, `device_type=` of a torch API,
     and the first positional argument of `torch.device`, `torch.cuda.set_device`, `torch.autocast`, ..."""
-    values = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in _DEVICE_KEYWORDS]
-    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+    values = [keyword.value for keyword in call.keywords if keyword.arg in _DEVICE_KEYWORDS]
+    method = call.func.attr if isinstance(call.func, ast.Attribute) else None
     if method == "to":
-        values.extend(arg.value for arg in call.args if arg.keyword is None and not arg.star)
+        values.extend(arg for arg in call.args if not isinstance(arg, ast.Starred))
         return values
     device_type = ctx.semantic.keyword(call, "device_type")
     first = ctx.semantic.positional(call, 0)
@@ -45,7 +45,7 @@ def device_arguments(ctx: PythonContext, call: cst.Call) -> list[cst.BaseExpress
     if device_type is not None and name.startswith("torch."):
         values.append(device_type.value)  # torch.autocast(device_type=...), torch.amp.GradScaler(...)
     if first is not None and name in _DEVICE_CALLS:
-        values.append(first.value)
+        values.append(first)
     return values
 
 
@@ -67,7 +67,7 @@ _FACTORY_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _PROCESS_GROUP_FAC
 _BACKEND_ENUM_OWNERS = ("torch.distributed.Backend", "torch.distributed.distributed_c10d.Backend")
 
 
-def backend_arguments(ctx: PythonContext, call: cst.Call) -> list[tuple[cst.CSTNode, cst.BaseExpression]]:
+def backend_arguments(ctx: PythonContext, call: ast.Call) -> list[tuple[ast.AST, ast.expr]]:
     """The backend a process-group factory call gets, with where it is written: the argument's value (by
     keyword or position), else each value the keyword gets through `**{...}` with its `**` argument."""
     if last_name(call.func) not in _FACTORY_NAMES:
@@ -78,14 +78,14 @@ def backend_arguments(ctx: PythonContext, call: cst.Call) -> list[tuple[cst.CSTN
     keyword, position = parameter
     argument = ctx.semantic.argument(call, keyword, position)
     if argument is not None:
-        return [(argument.value, argument.value)]
-    return [(arg, value) for arg, value in unpacked_keyword(ctx, call, keyword)]
+        return [(argument, argument)]
+    return [(site, value) for site, value in unpacked_keyword(ctx, call, keyword)]
 
 
-def backend_names(ctx: PythonContext, expr: cst.BaseExpression) -> list[str]:
+def backend_names(ctx: PythonContext, expr: ast.expr) -> list[str]:
     """The backends one expression names, lower-cased: a `torch.distributed.Backend.MPI` member (through
     aliases) or a backend string (`"mpi"`; `"cpu:gloo,cuda:mpi"` names gloo and mpi)."""
-    if isinstance(expr, cst.Attribute):
+    if isinstance(expr, ast.Attribute):
         owner, _, member = (ctx.qualified_name(expr) or "").rpartition(".")
         if owner in _BACKEND_ENUM_OWNERS:
             return [member.lower()]

@@ -1,83 +1,55 @@
-"""One iterative pass over a libcst tree that records parents, then the rules' `visit_<Node>` calls.
+"""One iterative pass over an `ast` tree that records parents, then the rules' `visit_<Node>` calls.
 
-libcst's own visitor rebuilds every node on the way back up; this walk only reads fields, skips pure
-trivia (whitespace, parentheses, commas), and never recurses in Python, so deep nesting cannot overflow.
+The walk never recurses in Python, so deep nesting cannot overflow. Expression contexts (`Load`, `Store`)
+and operators are shared singletons in CPython's tree: they are neither children nor visited.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import ast
 from collections.abc import Callable
 
-import libcst as cst
+Callback = Callable[[ast.AST], None]
 
-Callback = Callable[[cst.CSTNode], None]
-
-_TRIVIA_PREFIXES = (
-    "whitespace",
-    "lpar",
-    "rpar",
-    "lbracket",
-    "rbracket",
-    "lbrace",
-    "rbrace",
-    "comma",
-    "semicolon",
-    "leading_lines",
-    "lines_after",
-    "header",
-    "footer",
-    "trailing_whitespace",
-    "equal",
-    "colon",
-    "dot",
-    "newline",
-    "operator",
-    "star",
-    "asynchronous",
-)
+_SINGLETONS = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
 _child_fields_cache: dict[type, tuple[str, ...]] = {}
 
 
-def _child_fields(node_type: type) -> tuple[str, ...]:
+def _child_fields(node_type: type[ast.AST]) -> tuple[str, ...]:
     fields = _child_fields_cache.get(node_type)
     if fields is None:
-        fields = tuple(
-            field.name for field in dataclasses.fields(node_type) if not field.name.startswith(_TRIVIA_PREFIXES)
-        )
+        fields = tuple(name for name in node_type._fields if name != "ctx")
         _child_fields_cache[node_type] = fields
     return fields
 
 
-# Whether a type is a libcst node, by exact type: `isinstance(x, cst.CSTNode)` goes through the ABC
-# machinery, and the walk asks it for every field of every node.
-_is_node_type: dict[type, bool] = {}
-
-
-def _is_node(value: object) -> bool:
-    kind = type(value)
-    known = _is_node_type.get(kind)
-    if known is None:
-        known = _is_node_type[kind] = issubclass(kind, cst.CSTNode)
-    return known
-
-
-def children(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """Direct non-trivia children, in field order."""
-    found: list[cst.CSTNode] = []
+def children(node: ast.AST) -> list[ast.AST]:
+    """Direct child nodes, in field order (source order for every node type rules ask about)."""
+    found: list[ast.AST] = []
     for name in _child_fields(type(node)):
-        value = getattr(node, name)
-        kind = type(value)
-        if kind is list or kind is tuple:
-            found.extend(item for item in value if _is_node(item))
-        elif _is_node(value):
+        value = getattr(node, name, None)
+        if type(value) is list:
+            found.extend(item for item in value if isinstance(item, ast.AST) and not isinstance(item, _SINGLETONS))
+        elif isinstance(value, ast.AST) and not isinstance(value, _SINGLETONS):
             found.append(value)
+    if type(node) is ast.Dict:
+        found = _dict_in_source_order(node)
+    return found
+
+
+def _dict_in_source_order(node: ast.Dict) -> list[ast.AST]:
+    """`keys` then `values` is not the order they are written in: interleave them (`**x` has no key)."""
+    found: list[ast.AST] = []
+    for key, value in zip(node.keys, node.values, strict=True):
+        if key is not None:
+            found.append(key)
+        found.append(value)
     return found
 
 
 def walk(
-    root: cst.Module,
-    parents: dict[cst.CSTNode, cst.CSTNode],
+    root: ast.AST,
+    parents: dict[ast.AST, ast.AST],
     dispatch: dict[str, list[Callback]],
 ) -> None:
     """Record every node's parent, then call `dispatch[type name]` on the nodes in source order.
@@ -85,8 +57,8 @@ def walk(
     Callbacks run after the whole tree is known, so a rule may ask about any node's ancestors or
     gating, including nodes below the one it is visiting.
     """
-    visits: list[tuple[cst.CSTNode, list[Callback]]] = []
-    stack: list[cst.CSTNode] = [root]
+    visits: list[tuple[ast.AST, list[Callback]]] = []
+    stack: list[ast.AST] = [root]
     while stack:
         node = stack.pop()
         callbacks = dispatch.get(type(node).__name__)

@@ -6,73 +6,91 @@ A rule about a hazardous value (an FP8 dtype, a device name) reports its uses, n
 
 from __future__ import annotations
 
+import ast
 import re
-
-import libcst as cst
 
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import KEY_LOOKUPS, LOOKUP_METHODS, is_display_call, last_name
+from rocmlint.python.values import argument_of
 
 # Literals that only collect values: a value inside them is as used as the literal.
-_COLLECTIONS = (cst.Tuple, cst.List, cst.Set, cst.Element, cst.StarredElement)
+_COLLECTIONS = (ast.Tuple, ast.List, ast.Set)
 # Calls whose arguments are only matched against or turned into text: type checks, sets, `str`/`repr`.
 _LOOKUP_CALLS = frozenset({"isinstance", "issubclass", "set", "frozenset", "str", "repr"})
-# Comparisons (`==`, `in`), subscript keys, f-string fields.
-_READING_PARENTS = (cst.Comparison, cst.ComparisonTarget, cst.Index, cst.FormattedStringExpression)
-_NOT_A_VALUE = (cst.Comparison, cst.ComparisonTarget, cst.SubscriptElement, cst.Assert, cst.Raise)
+# Comparisons (`==`, `in`) and f-string fields (subscript keys: `_is_subscript_key`).
+_READING_PARENTS = (ast.Compare, ast.FormattedValue)
+_NOT_A_VALUE = (ast.Compare, ast.Assert, ast.Raise)
 
 
-def outermost_collection_member(ctx: PythonContext, node: cst.CSTNode) -> cst.CSTNode:
+def outermost_collection_member(ctx: PythonContext, node: ast.AST) -> ast.AST:
     """`node`, or the outermost tuple/list/set literal it is an element of (`x in (a, (b, c))`)."""
     current = node
-    parent = ctx.parent(current)
-    while isinstance(parent, _COLLECTIONS):
-        current, parent = parent, ctx.parent(parent)
+    collection = _collection_around(ctx, current)
+    while collection is not None:
+        current = collection
+        collection = _collection_around(ctx, current)
     return current
 
 
-def is_inspected(ctx: PythonContext, node: cst.CSTNode) -> bool:
+def _collection_around(ctx: PythonContext, node: ast.AST) -> ast.AST | None:
+    """The tuple/list/set literal `node` is an element of (or the `*node` element it is in)."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Starred):
+        return parent if isinstance(ctx.parent(parent), _COLLECTIONS) else None
+    return parent if isinstance(parent, _COLLECTIONS) else None
+
+
+def is_inspected(ctx: PythonContext, node: ast.AST) -> bool:
     """`node` (or the collection literal it is in) is only inspected: compared (`x.dtype == node`,
     `x in (node, ...)`), a member of a set literal, a dict key or subscript key (`TABLE[node]`), an
     f-string field, the object of an attribute read (`node.itemsize`), or an argument of a type check,
     `set()`/`frozenset()`, `str()`/`repr()`, `print` or a logging call."""
     member = outermost_collection_member(ctx, node)
     parent = ctx.parent(member)
-    if isinstance(member, cst.Set) or isinstance(parent, _READING_PARENTS):
+    if isinstance(member, ast.Set) or isinstance(parent, _READING_PARENTS) or _is_subscript_key(parent, member):
         return True
-    if isinstance(parent, cst.Attribute):
+    if isinstance(parent, ast.Attribute):
         return parent.value is member
-    if isinstance(parent, cst.DictElement):
-        return parent.key is member
-    call = ctx.parent(parent) if isinstance(parent, cst.Arg) else None
-    if not isinstance(call, cst.Call):
+    if isinstance(parent, ast.Dict):
+        return _is_dict_key(parent, member)
+    passed = argument_of(ctx.semantic, member)
+    if passed is None:
         return False
+    call = passed[0]
     return ctx.qualified_name(call.func) in _LOOKUP_CALLS or is_display_call(ctx, call)
 
 
-def is_string_value_use(ctx: PythonContext, node: cst.BaseExpression) -> bool:
+def _is_subscript_key(parent: ast.AST | None, child: ast.AST) -> bool:
+    """`child` is what `parent` subscripts with (`TABLE[child]`, not a slice's bound)."""
+    return isinstance(parent, ast.Subscript) and parent.slice is child and not isinstance(child, ast.Slice)
+
+
+def _is_dict_key(display: ast.Dict, child: ast.AST) -> bool:
+    return any(key is child for key in display.keys)
+
+
+def is_string_value_use(ctx: PythonContext, node: ast.expr) -> bool:
     """A string used as a value (a flag, a list item, an assigned setting), not a docstring or bare string
     statement, a message (an argument of `print`, logging, `write`, an exception or warning class), a
     dict key, a comparison operand, a subscript, an f-string field, in an `assert` or `raise`, or the
     argument of a lookup such as `.startswith` or `re.search`."""
-    child: cst.CSTNode = node
+    child: ast.AST = node
     for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, cst.ConcatenatedString):
-            child = ancestor
-            continue
-        if isinstance(ancestor, (cst.Expr, cst.FormattedStringExpression, *_NOT_A_VALUE)):
+        if isinstance(ancestor, (ast.Expr, ast.FormattedValue, *_NOT_A_VALUE)):
             return False
-        if isinstance(ancestor, cst.DictElement):
-            return child is not ancestor.key
-        if isinstance(ancestor, cst.Call) and child is not ancestor.func:
+        if isinstance(ancestor, ast.Subscript) and child is not ancestor.value:
+            return False
+        if isinstance(ancestor, ast.Dict):
+            return not _is_dict_key(ancestor, child)
+        if isinstance(ancestor, ast.Call) and child is not ancestor.func:
             return not _is_message_or_lookup(ctx, ancestor)
-        if isinstance(ancestor, cst.BaseStatement):
+        if isinstance(ancestor, ast.stmt):
             return True
         child = ancestor
     return True
 
 
-def _is_message_or_lookup(ctx: PythonContext, call: cst.Call) -> bool:
+def _is_message_or_lookup(ctx: PythonContext, call: ast.Call) -> bool:
     name = last_name(call.func)
     if is_display_call(ctx, call) or name in LOOKUP_METHODS or name in KEY_LOOKUPS:
         return True
@@ -83,11 +101,11 @@ def _is_message_or_lookup(ctx: PythonContext, call: cst.Call) -> bool:
 _ALLOW_LIST_NAME = re.compile(r"allowed|supported|valid|accepted|known", re.IGNORECASE)
 
 
-def in_allow_list(ctx: PythonContext, node: cst.CSTNode) -> bool:
+def in_allow_list(ctx: PythonContext, node: ast.AST) -> bool:
     """`node` is an element of a tuple or list literal assigned to a name that says it lists accepted values
     (`_ALLOWED_DTYPES = (...)`, `SUPPORTED_ELEM_DTYPES = [...]`): a table checked with `in`."""
     member = outermost_collection_member(ctx, node)
     assign = ctx.parent(member)
-    if member is node or not isinstance(assign, cst.Assign):
+    if member is node or not isinstance(assign, ast.Assign) or assign.value is not member:
         return False
-    return any(_ALLOW_LIST_NAME.search(last_name(target.target)) for target in assign.targets)
+    return any(_ALLOW_LIST_NAME.search(last_name(target)) for target in assign.targets)

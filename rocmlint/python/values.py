@@ -21,28 +21,31 @@ argument of, the reads of the variable it is assigned or added to, or the calls 
 and `variable_reads`. `destination` is a single step that knows nothing of the rule; `flow.value_uses`
 walks on over several variables, asking the rule's `visit` what each use means.
 
-Module helpers: `list_added_to` (`x` of `x.append(...)`), `assignment_targets` and `assigned_name`,
-`fstring_fields`, `is_literal_constant`, `return_values`.
+Module helpers: `argument_of` (the call an expression is passed to), `only_argument`, `list_added_to`
+(`x` of `x.append(...)`), `assignment_targets` and `assigned_name`, `element_values`, `fstring_fields`,
+`is_literal_constant`, `return_values`.
 """
 
 from __future__ import annotations
 
+import ast
 import enum
 import operator
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-import libcst as cst
-
 from rocmlint.python.references import References
-from rocmlint.python.semantic import DEFERRED_BODIES, MAX_DEPTH, Semantic
+from rocmlint.python.scopes import FunctionNode
+from rocmlint.python.semantic import DEFERRED_BODIES, FUNCTION_DEFS, MAX_DEPTH, Semantic
+from rocmlint.python.tree import children
 
 T = TypeVar("T")
+# An argument as written: the expression, its `*x`, or its `name=x` / `**x` keyword.
+Argument = ast.expr | ast.keyword
 # Operands followed by every arithmetic or string operator.
-ALL_OPERATORS: tuple[type[cst.BaseBinaryOp], ...] = (cst.BaseBinaryOp,)
-_SEQUENCES = (cst.Tuple, cst.List, cst.Set)
-_CONSTANT_NAMES = frozenset({"None", "True", "False"})
+ALL_OPERATORS: tuple[type[ast.operator], ...] = (ast.operator,)
+_SEQUENCES = (ast.Tuple, ast.List, ast.Set)
 # Calls that return a sequence, or any collection, of the elements of their one argument (the one list).
 SEQUENCE_CALLS = frozenset({"tuple", "list", "sorted"})
 COLLECTION_CALLS = SEQUENCE_CALLS | {"set", "frozenset"}
@@ -52,17 +55,18 @@ _CONVERSIONS = COLLECTION_CALLS | {"str"}
 _TEXT_METHODS = frozenset({"format", "strip", "lstrip", "rstrip"})
 # Methods that add to the list they are called on, in place (the one list: `list_added_to`).
 ADDING_METHODS = frozenset({"append", "extend", "insert"})
-_PART_OF_COLLECTION = (cst.Element, cst.List, cst.Tuple, cst.Set, cst.StarredElement, cst.BinaryOperation)
-_ELEMENT_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp)
+# `*x` is part of a collection only inside a display; in a call it is an argument (`argument_of`).
+_PART_OF_COLLECTION = (ast.List, ast.Tuple, ast.Set, ast.BinOp)
+_ELEMENT_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp)
 # The statements that assign a value to targets (`assignment_targets`).
-ASSIGNMENTS = (cst.Assign, cst.AugAssign, cst.AnnAssign)
+ASSIGNMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign)
 _INTEGER_OPERATIONS: dict[type, Callable[[int, int], int]] = {
-    cst.Add: operator.add,
-    cst.Subtract: operator.sub,
-    cst.Multiply: operator.mul,
-    cst.FloorDivide: operator.floordiv,
-    cst.LeftShift: operator.lshift,
-    cst.RightShift: operator.rshift,
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
 }
 _INTEGER_CHOICES: dict[str, Callable[[list[int]], int]] = {"min": min, "max": max}
 
@@ -83,7 +87,7 @@ class Follow:
 
     names: Names = Names.SINGLE
     arms: bool = True  # both arms of `a if c else b`
-    operators: tuple[type[cst.BaseBinaryOp], ...] = ()  # both operands of `a <op> b` for these operators
+    operators: tuple[type[ast.operator], ...] = ()  # both operands of `a <op> b` for these operators
     subscripts: bool = False  # `x[i]` and `x[a:b]` come from `x`
     elements: bool = False  # every element of a tuple, list or set display
     fields: bool = False  # every `{...}` field of an f-string
@@ -100,13 +104,13 @@ class Follow:
 @dataclass(frozen=True)
 class Destination:
     """Where the collection an expression belongs to goes next (`Values.destination`): exactly one of
-    an argument of a call, the reads of the variable it is assigned or added to, or the calls of the
-    def that returns it."""
+    an argument of a call (`argument`: as written, see `argument_of`), the reads of the variable it is
+    assigned or added to, or the calls of the def that returns it."""
 
-    call: cst.Call | None = None
-    argument: cst.Arg | None = None
-    reads: tuple[cst.Name, ...] = ()
-    calls: tuple[cst.Call, ...] = ()
+    call: ast.Call | None = None
+    argument: Argument | None = None
+    reads: tuple[ast.Name, ...] = ()
+    calls: tuple[ast.Call, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -114,7 +118,7 @@ class IntValue:
     """One integer an expression may be (`Values.int_values`), and the node that makes it."""
 
     value: int
-    node: cst.CSTNode
+    node: ast.AST
     looped: bool = False  # an element of the list a loop iterates: one of several values at run time
 
 
@@ -122,10 +126,10 @@ class IntValue:
 class Through:
     """A rule's own step: continue the trace at these expressions."""
 
-    parts: tuple[cst.BaseExpression, ...]
+    parts: tuple[ast.expr, ...]
 
 
-Visit = Callable[[cst.BaseExpression], "Sequence[T] | Through | None"]
+Visit = Callable[[ast.expr], "Sequence[T] | Through | None"]
 # Names assigned once and both arms of conditionals.
 PLAIN = Follow()
 _TEXTS = Follow(text_methods=True)
@@ -140,7 +144,7 @@ class Values:
         # The depth of the expression being visited while a trace runs, so that nested traces continue it.
         self._depth: int | None = None
 
-    def trace(self, expr: cst.BaseExpression, visit: Visit[T], follow: Follow = PLAIN) -> list[T]:
+    def trace(self, expr: ast.expr, visit: Visit[T], follow: Follow = PLAIN) -> list[T]:
         """Every leaf `visit` finds in what `expr` may evaluate to, in source order of the steps taken."""
         outer = self._depth
         try:
@@ -148,7 +152,7 @@ class Values:
         finally:
             self._depth = outer
 
-    def _trace(self, expr: cst.BaseExpression, visit: Visit[T], follow: Follow, depth: int) -> list[T]:
+    def _trace(self, expr: ast.expr, visit: Visit[T], follow: Follow, depth: int) -> list[T]:
         if depth > MAX_DEPTH:
             return []
         self._depth = depth
@@ -157,23 +161,23 @@ class Values:
             return self._trace_all(step.parts, visit, follow, depth + 1)
         if step is not None:
             return list(step)
-        if isinstance(expr, cst.Name):
+        if isinstance(expr, ast.Name):
             return self._trace_name(expr, visit, follow, depth)
         return self._trace_all(self._steps(expr, follow), visit, follow, depth + 1)
 
-    def _trace_all(self, parts: Sequence[cst.BaseExpression], visit: Visit[T], follow: Follow, depth: int) -> list[T]:
+    def _trace_all(self, parts: Sequence[ast.expr], visit: Visit[T], follow: Follow, depth: int) -> list[T]:
         found: list[T] = []
         for part in parts:
             found += self._trace(part, visit, follow, depth)
         return found
 
-    def _trace_name(self, name: cst.Name, visit: Visit[T], follow: Follow, depth: int) -> list[T]:
+    def _trace_name(self, name: ast.Name, visit: Visit[T], follow: Follow, depth: int) -> list[T]:
         if follow.loops:
             looped = self.loop_sources(name)
             if looped is not None:
                 return self._trace_all(looped, visit, follow, depth + 1)
         if follow.names is Names.SINGLE:
-            binding = self.semantic.lookup(name.value, name)
+            binding = self.semantic.lookup(name.id, name)
             single = binding.single if binding is not None else None
             return self._trace(single, visit, follow, depth + 1) if single is not None else []
         assigned = self.semantic.assigned_values(name)
@@ -185,111 +189,113 @@ class Values:
             found += leaves
         return found
 
-    def _steps(self, expr: cst.BaseExpression, follow: Follow) -> list[cst.BaseExpression]:
+    def _steps(self, expr: ast.expr, follow: Follow) -> list[ast.expr]:
         """The expressions `expr` comes from, one generic step back (none: `expr` is a leaf)."""
-        if isinstance(expr, cst.IfExp):
+        if isinstance(expr, ast.IfExp):
             return [expr.body, expr.orelse] if follow.arms else []
-        if isinstance(expr, cst.BinaryOperation):
-            return [expr.left, expr.right] if isinstance(expr.operator, follow.operators) else []
-        if isinstance(expr, cst.Subscript):
+        if isinstance(expr, ast.BinOp):
+            return [expr.left, expr.right] if isinstance(expr.op, follow.operators) else []
+        if isinstance(expr, ast.Subscript):
             return [expr.value] if follow.subscripts else []
         if isinstance(expr, _SEQUENCES):
-            return [element.value for element in expr.elements] if follow.elements else []
-        if isinstance(expr, cst.FormattedString):
+            return element_values(expr) if follow.elements else []
+        if isinstance(expr, ast.JoinedStr):
             return fstring_fields(expr) if follow.fields else []
-        if isinstance(expr, cst.Call):
+        if isinstance(expr, ast.Call):
             return self._call_steps(expr, follow)
         return []
 
-    def _call_steps(self, call: cst.Call, follow: Follow) -> list[cst.BaseExpression]:
+    def _call_steps(self, call: ast.Call, follow: Follow) -> list[ast.expr]:
         func = call.func
-        if follow.joins and isinstance(func, cst.Attribute) and func.attr.value == "join" and len(call.args) == 1:
-            return [call.args[0].value]
-        if follow.conversions and len(call.args) == 1 and self.semantic.qualified_name(func) in _CONVERSIONS:
-            return [call.args[0].value]
-        if follow.text_methods and isinstance(func, cst.Attribute) and func.attr.value in _TEXT_METHODS:
+        argument = only_argument(call)
+        if follow.joins and isinstance(func, ast.Attribute) and func.attr == "join" and argument is not None:
+            return [argument]
+        if follow.conversions and argument is not None and self.semantic.qualified_name(func) in _CONVERSIONS:
+            return [argument]
+        if follow.text_methods and isinstance(func, ast.Attribute) and func.attr in _TEXT_METHODS:
             return [func.value]
         function = self.semantic.local_function(func) if follow.returns else None
         return return_values(function) if function is not None else []
 
     # --- texts ----------------------------------------------------------------------------------------
-    def arms(self, expr: cst.CSTNode, *, follow_names: bool = True) -> list[cst.BaseExpression]:
+    def arms(self, expr: ast.AST, *, follow_names: bool = True) -> list[ast.expr]:
         """Every expression `expr` may evaluate to, each arm of `a if c else b` its own node (so that a rule
         can gate on it: `"x" if IS_ROCM else "y"`); with `follow_names`, through names assigned once (a name
         that is not stays itself)."""
 
-        def visit(arm: cst.BaseExpression) -> list[cst.BaseExpression] | None:
-            if isinstance(arm, cst.IfExp) or (follow_names and self._assigned_once(arm)):
+        def visit(arm: ast.expr) -> list[ast.expr] | None:
+            if isinstance(arm, ast.IfExp) or (follow_names and self._assigned_once(arm)):
                 return None
             return [arm]
 
-        return self.trace(expr, visit) if isinstance(expr, cst.BaseExpression) else []
+        return self.trace(expr, visit) if isinstance(expr, ast.expr) else []
 
-    def string_sources(self, expr: cst.CSTNode) -> list[tuple[str, cst.CSTNode]]:
+    def string_sources(self, expr: ast.AST) -> list[tuple[str, ast.expr]]:
         """Every string `expr` may be, with the literal it comes from (`arms`: names assigned once, both arms
-        of conditionals); only plain string literals (`texts` also reads f-strings and concatenations)."""
-        found: list[tuple[str, cst.CSTNode]] = []
+        of conditionals); only plain string literals (`texts` also reads f-strings)."""
+        found: list[tuple[str, ast.expr]] = []
         for arm in self.arms(expr):
             string = self.semantic.string_value(arm)
             if string is not None:
                 found.append((string, arm))
         return found
 
-    def _assigned_once(self, expr: cst.BaseExpression) -> bool:
-        if not isinstance(expr, cst.Name):
+    def _assigned_once(self, expr: ast.expr) -> bool:
+        if not isinstance(expr, ast.Name):
             return False
-        binding = self.semantic.lookup(expr.value, expr)
+        binding = self.semantic.lookup(expr.id, expr)
         return binding is not None and binding.single is not None
 
-    def texts(self, expr: cst.BaseExpression) -> list[tuple[str, cst.CSTNode]]:
+    def texts(self, expr: ast.expr) -> list[tuple[str, ast.expr]]:
         """Every text `expr` may be, with the node it is written at: string literals, f-strings (a space for
         each field), their concatenations, through names assigned once, both arms of conditionals,
         `"...".format(...)` and `.strip()`."""
         return self.trace(expr, self._text_step, _TEXTS)
 
-    def _text_step(self, expr: cst.BaseExpression) -> list[tuple[str, cst.CSTNode]] | None:
+    def _text_step(self, expr: ast.expr) -> list[tuple[str, ast.expr]] | None:
         # A name is left to the trace, so that the literal it is assigned is the node, not the name.
-        text = None if isinstance(expr, cst.Name) else self.semantic.static_text(expr)
+        text = None if isinstance(expr, ast.Name) else self.semantic.static_text(expr)
         return [(text, expr)] if text is not None else None
 
     # --- integers -------------------------------------------------------------------------------------
-    def int_values(self, expr: cst.BaseExpression) -> list[IntValue]:
+    def int_values(self, expr: ast.expr) -> list[IntValue]:
         """Every integer `expr` may be, where it is known at lint time: literals, names assigned once,
         both arms of conditionals, arithmetic on constants (`BLOCK // 32`, `1 << 5`), `min`/`max` of
         constants, and the integers in the list a loop variable iterates (`for w in [4, 8, 32]`, a tuple
         target of `[(64, 4), (128, 32)]`, `itertools.product([64, 128], [4, 8])`)."""
         return self.trace(expr, self._int_step)
 
-    def _int_step(self, expr: cst.BaseExpression) -> list[IntValue] | None:
-        if isinstance(expr, cst.Integer):
-            return [IntValue(int(expr.evaluated_value), expr)]
-        if isinstance(expr, cst.Name):
+    def _int_step(self, expr: ast.expr) -> list[IntValue] | None:
+        literal = _integer_literal(expr)
+        if literal is not None:
+            return [IntValue(literal, expr)]
+        if isinstance(expr, ast.Name):
             looped = self.semantic.loop_values(expr)
             if looped is None:
                 return None
-            return [IntValue(int(v.evaluated_value), v, looped=True) for v in looped if isinstance(v, cst.Integer)]
-        if isinstance(expr, cst.BinaryOperation):
-            apply = _INTEGER_OPERATIONS.get(type(expr.operator))
+            return [IntValue(value, v, looped=True) for v in looped if (value := _integer_literal(v)) is not None]
+        if isinstance(expr, ast.BinOp):
+            apply = _INTEGER_OPERATIONS.get(type(expr.op))
             left, right = self._constant(expr.left), self._constant(expr.right)
-            if apply is None or left is None or right is None or not _defined_operation(expr.operator, right):
+            if apply is None or left is None or right is None or not _defined_operation(expr.op, right):
                 return []
             return [IntValue(apply(left, right), expr)]
-        if not isinstance(expr, cst.Call) or not expr.args:
+        if not isinstance(expr, ast.Call) or not (expr.args or expr.keywords):
             return None
         choose = _INTEGER_CHOICES.get(self.semantic.qualified_name(expr.func) or "")
         if choose is None:
             return None
-        arguments = [self._constant(arg.value) for arg in expr.args if not arg.star and arg.keyword is None]
+        arguments = [self._constant(arg) for arg in expr.args if not isinstance(arg, ast.Starred)]
         known = [value for value in arguments if value is not None]
-        return [IntValue(choose(known), expr)] if len(known) == len(expr.args) else []
+        return [IntValue(choose(known), expr)] if len(known) == len(expr.args) + len(expr.keywords) else []
 
-    def _constant(self, expr: cst.BaseExpression) -> int | None:
+    def _constant(self, expr: ast.expr) -> int | None:
         """The one value of an operand, when it has exactly one."""
         values = self.int_values(expr)
         return values[0].value if len(values) == 1 and not values[0].looped else None
 
     # --- loops and collections ----------------------------------------------------------------------
-    def loop_sources(self, name: cst.Name) -> list[cst.BaseExpression] | None:
+    def loop_sources(self, name: ast.Name) -> list[ast.expr] | None:
         """What the loop variable `name` is traced to (see `Follow.loops`: unlike `Semantic.loop_values`, the
         iterable itself when its elements are not written out); None when it is no loop variable there,
         empty for a tuple target whose elements are not written out."""
@@ -301,143 +307,186 @@ class Values:
             return written
         return [target.iterable]
 
-    def collection_elements(self, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    def collection_elements(self, expr: ast.expr) -> list[ast.expr]:
         """The elements of a tuple, list or set display, the keys of a dict display, through a name
         assigned once and `set(...)`/`frozenset(...)`/`tuple(...)`/`list(...)`/`sorted(...)`; empty for
         anything else."""
         value = expr
         for _ in range(MAX_DEPTH):
             value = self.semantic.single_value(value) or value
-            if not isinstance(value, cst.Call) or len(value.args) != 1:
+            collected = self._collected(value)
+            if collected is None:
                 break
-            if self.semantic.qualified_name(value.func) not in COLLECTION_CALLS:
-                break
-            value = value.args[0].value
+            value = collected
         if isinstance(value, _SEQUENCES):
-            return [element.value for element in value.elements]
-        if isinstance(value, cst.Dict):
-            return [element.key for element in value.elements if isinstance(element, cst.DictElement)]
+            return element_values(value)
+        if isinstance(value, ast.Dict):
+            return [key for key in value.keys if key is not None]
         return []
 
+    def _collected(self, value: ast.expr) -> ast.expr | None:
+        """`x` of `set(x)`, `frozenset(x)`, `tuple(x)`, `list(x)`, `sorted(x)`."""
+        if not isinstance(value, ast.Call) or self.semantic.qualified_name(value.func) not in COLLECTION_CALLS:
+            return None
+        return only_argument(value)
+
     # --- where a value goes -----------------------------------------------------------------------------
-    def collection_of(self, expr: cst.CSTNode) -> cst.CSTNode:
+    def collection_of(self, expr: ast.AST) -> ast.AST:
         """The outermost expression that is just the collection `expr` belongs to: list, tuple and set
         displays, `*x`, operands (`a + b`), a comprehension's element, conditional arms, and
         `list(...)`/`tuple(...)`/`sorted(...)`/`set(...)`/`frozenset(...)` around it (`expr` itself when
         none of these holds it)."""
         current = expr
-        while True:
-            parent = self.semantic.parent(current)
-            if (
-                isinstance(parent, _PART_OF_COLLECTION)
-                or (isinstance(parent, _ELEMENT_COMPREHENSIONS) and current is parent.elt)
-                or (isinstance(parent, cst.IfExp) and current is not parent.test)
-            ):
-                current = parent
-            elif isinstance(parent, cst.Arg) and self._is_collection_call(self.semantic.parent(parent)):
-                current = self.semantic.parent(parent)  # type: ignore[assignment]
-            else:
-                return current
+        holder = self._collection_holding(current)
+        while holder is not None:
+            current, holder = holder, self._collection_holding(holder)
+        return current
 
-    def _is_collection_call(self, node: cst.CSTNode | None) -> bool:
-        return isinstance(node, cst.Call) and self.semantic.qualified_name(node.func) in COLLECTION_CALLS
+    def _collection_holding(self, node: ast.AST) -> ast.AST | None:
+        """The collection directly around `node` (one step of `collection_of`), None when none is."""
+        parent = self.semantic.parent(node)
+        if isinstance(parent, _PART_OF_COLLECTION):
+            return parent
+        if isinstance(parent, ast.Starred) and isinstance(self.semantic.parent(parent), _SEQUENCES):
+            return parent
+        if isinstance(parent, _ELEMENT_COMPREHENSIONS):
+            return parent if node is parent.elt else None
+        if isinstance(parent, ast.IfExp):
+            return parent if node is not parent.test else None
+        passed = argument_of(self.semantic, node)
+        if passed is None or self.semantic.qualified_name(passed[0].func) not in COLLECTION_CALLS:
+            return None
+        return passed[0]
 
-    def destination(self, expr: cst.CSTNode) -> Destination | None:
+    def destination(self, expr: ast.AST) -> Destination | None:
         """Where the collection `expr` belongs to (`collection_of`) goes: passed to a call, assigned to
         a variable or added to one (`configs.append(...)`: the variable's reads, those that only add to
         it left out), or returned from a def (its calls in this file); None for anything else."""
         root = self.collection_of(expr)
         parent = self.semantic.parent(root)
-        if isinstance(parent, cst.Arg):
-            call = self.semantic.parent(parent)
-            if not isinstance(call, cst.Call):
-                return None
+        passed = argument_of(self.semantic, root)
+        if passed is not None:
+            call, argument = passed
             receiver = list_added_to(call)
-            if isinstance(receiver, cst.Name):
+            if isinstance(receiver, ast.Name):
                 return Destination(reads=self.variable_reads(receiver, call))
-            return Destination(call=call, argument=parent)
+            return Destination(call=call, argument=argument)
         if isinstance(parent, ASSIGNMENTS) and parent.value is root:
             target = assigned_name(parent)
             return Destination(reads=self.variable_reads(target, parent)) if target is not None else None
-        if isinstance(parent, cst.Return):
+        if isinstance(parent, ast.Return):
             function = next((a for a in self.semantic.ancestors(parent) if isinstance(a, DEFERRED_BODIES)), None)
-            if isinstance(function, cst.FunctionDef):
+            if isinstance(function, FUNCTION_DEFS):
                 return Destination(calls=tuple(self.references.calls_of(function)))
         return None
 
-    def variable_reads(self, name: cst.Name, at: cst.CSTNode) -> tuple[cst.Name, ...]:
+    def variable_reads(self, name: ast.Name, at: ast.AST) -> tuple[ast.Name, ...]:
         """The reads of the variable `name` (as bound from `at`), except those that only add to the list
         it holds (`name.append(...)`); empty when it is no variable."""
-        binding = self.semantic.lookup(name.value, at)
+        binding = self.semantic.lookup(name.id, at)
         if binding is None or binding.kind != "value":
             return ()
-        return tuple(read for read in self.semantic.reads(name.value, binding) if not self._adds_to(read))
+        return tuple(read for read in self.semantic.reads(name.id, binding) if not self._adds_to(read))
 
-    def _adds_to(self, read: cst.Name) -> bool:
+    def _adds_to(self, read: ast.Name) -> bool:
         parent = self.semantic.parent(read)
-        return isinstance(parent, cst.Attribute) and parent.value is read and parent.attr.value in ADDING_METHODS
+        return isinstance(parent, ast.Attribute) and parent.value is read and parent.attr in ADDING_METHODS
 
 
-def list_added_to(call: cst.Call) -> cst.BaseExpression | None:
+def argument_of(semantic: Semantic, node: ast.AST) -> tuple[ast.Call, Argument] | None:
+    """The call `node` is passed to (not its callee), with the argument as written: `node` itself, the
+    `*node` around it, or the `name=node` (`**node`) keyword; None when `node` is no call's argument
+    (a class's base or keyword is not)."""
+    parent = semantic.parent(node)
+    if isinstance(parent, ast.Call):
+        return (parent, node) if node is not parent.func and isinstance(node, ast.expr) else None
+    if not isinstance(parent, (ast.Starred, ast.keyword)):
+        return None
+    call = semantic.parent(parent)
+    return (call, parent) if isinstance(call, ast.Call) else None
+
+
+def only_argument(call: ast.Call) -> ast.expr | None:
+    """The expression of a call's one argument, however it is passed (`f(x)`, `f(*x)`, `f(k=x)`,
+    `f(**x)`); None when the call has no argument or several."""
+    if len(call.args) + len(call.keywords) != 1:
+        return None
+    if call.keywords:
+        return call.keywords[0].value
+    argument = call.args[0]
+    return argument.value if isinstance(argument, ast.Starred) else argument
+
+
+def list_added_to(call: ast.Call) -> ast.expr | None:
     """`x` of `x.append(...)`, `x.extend(...)`, `x.insert(...)` (`ADDING_METHODS`; any receiver: `self.x`,
     `d["k"]`); None for other calls."""
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value in ADDING_METHODS:
+    if isinstance(func, ast.Attribute) and func.attr in ADDING_METHODS:
         return func.value
     return None
 
 
-def _defined_operation(operation: cst.BaseBinaryOp, right: int) -> bool:
+def _integer_literal(expr: ast.expr) -> int | None:
+    """The value of an integer literal (`True` and `False` are none)."""
+    if isinstance(expr, ast.Constant) and type(expr.value) is int:
+        return expr.value
+    return None
+
+
+def _defined_operation(operation: ast.operator, right: int) -> bool:
     """No division by zero, no shifts that build huge integers."""
-    if isinstance(operation, cst.FloorDivide):
+    if isinstance(operation, ast.FloorDiv):
         return right != 0
-    if isinstance(operation, (cst.LeftShift, cst.RightShift)):
+    if isinstance(operation, (ast.LShift, ast.RShift)):
         return 0 <= right < 64
     return True
 
 
-def assigned_name(statement: cst.Assign | cst.AugAssign | cst.AnnAssign) -> cst.Name | None:
+def assigned_name(statement: ast.Assign | ast.AugAssign | ast.AnnAssign) -> ast.Name | None:
     """The one name a statement assigns (`x = ...`, `x += ...`, `x: T = ...`), None for other targets."""
     targets = assignment_targets(statement)
-    return targets[0] if len(targets) == 1 and isinstance(targets[0], cst.Name) else None
+    return targets[0] if len(targets) == 1 and isinstance(targets[0], ast.Name) else None
 
 
-def assignment_targets(statement: cst.Assign | cst.AugAssign | cst.AnnAssign) -> list[cst.BaseAssignTargetExpression]:
+def assignment_targets(statement: ast.Assign | ast.AugAssign | ast.AnnAssign) -> list[ast.expr]:
     """What a statement assigns to, as written: each `=` target of `a = b = ...` (a tuple target whole),
     the one target of `x += ...` and `x: T = ...`."""
-    if isinstance(statement, cst.Assign):
-        return [target.target for target in statement.targets]
+    if isinstance(statement, ast.Assign):
+        return list(statement.targets)
     return [statement.target]
 
 
-def fstring_fields(string: cst.FormattedString) -> list[cst.BaseExpression]:
+def element_values(display: ast.Tuple | ast.List | ast.Set) -> list[ast.expr]:
+    """The elements of a tuple, list or set display, `x` for a `*x` element."""
+    return [element.value if isinstance(element, ast.Starred) else element for element in display.elts]
+
+
+def fstring_fields(string: ast.JoinedStr) -> list[ast.expr]:
     """The expressions of an f-string's `{...}` fields."""
-    return [part.expression for part in string.parts if isinstance(part, cst.FormattedStringExpression)]
+    return [part.value for part in string.values if isinstance(part, ast.FormattedValue)]
 
 
-def is_literal_constant(value: cst.BaseExpression) -> bool:
+def is_literal_constant(value: ast.expr) -> bool:
     """A literal that carries no computed value: a number, string, `None`/`True`/`False`, `-1`, or a
     tuple or list of these (`(0, 0)`, `[]`), as assigned for a fallback."""
-    if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)):
-        return True
-    if isinstance(value, cst.Name):
-        return value.value in _CONSTANT_NAMES
-    if isinstance(value, cst.UnaryOperation):
-        return is_literal_constant(value.expression)
-    if isinstance(value, (cst.Tuple, cst.List)):
-        return all(is_literal_constant(element.value) for element in value.elements)
+    if isinstance(value, ast.Constant):
+        return value.value is not Ellipsis
+    if isinstance(value, ast.UnaryOp):
+        return is_literal_constant(value.operand)
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return all(is_literal_constant(element) for element in element_values(value))
     return False
 
 
-def return_values(function: cst.FunctionDef) -> list[cst.BaseExpression]:
+def return_values(function: FunctionNode) -> list[ast.expr]:
     """The values of the `return` statements of `function` itself (not of defs, classes or lambdas in it)."""
-    return [node.value for node in _own_nodes(function.body) if isinstance(node, cst.Return) and node.value]
+    return [node.value for node in _own_nodes(function.body) if isinstance(node, ast.Return) and node.value is not None]
 
 
-def _own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack = [root]
+def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    stack: list[ast.AST] = list(reversed(body))
     while stack:
         node = stack.pop()
         yield node
-        if not isinstance(node, (*DEFERRED_BODIES, cst.BaseExpression)):
-            stack.extend(reversed(node.children))
+        if not isinstance(node, (*DEFERRED_BODIES, ast.expr)):
+            stack.extend(reversed(children(node)))

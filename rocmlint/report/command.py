@@ -42,7 +42,7 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace, overrides: Overrides, warn: Warn) -> int:
     """Exit 0 when the report is written, whatever it found: a report is not a gate (`check` is)."""
     # Late: registering `report` on every command line must not import the model and the run (they
-    # import the engine, libcst and every rule module).
+    # import the engine, tree-sitter and every rule module).
     from rocmlint.report.model import build_model
     from rocmlint.report.run import collect, report_root
 
