@@ -121,17 +121,23 @@ class SourceFile:
 
     def location_of_char(self, offset: int) -> Location:
         """1-based line and 1-based column of a code-point offset into the text."""
-        index = bisect.bisect_right(self._line_start_chars, offset) - 1
-        index = max(0, min(index, len(self.lines)))
+        index = self._line_index(bisect.bisect_right(self._line_start_chars, offset) - 1)
         return Location(index + 1, offset - self._line_start_chars[index] + 1)
 
     def location_of_byte(self, offset: int) -> Location:
         """1-based line and 1-based column (in code points) of a byte offset into the raw data."""
-        index = bisect.bisect_right(self._line_start_bytes, offset) - 1
-        index = max(0, min(index, len(self.lines)))
+        index = self._line_index(bisect.bisect_right(self._line_start_bytes, offset) - 1)
         line_bytes_before = self.data[self._line_start_bytes[index] : offset]
         column = len(line_bytes_before.decode(self._codec, errors="replace"))
         return Location(index + 1, column + 1)
+
+    def _line_index(self, index: int) -> int:
+        """A 0-based line index clamped to the text; the end of a text without a final line break is on its
+        last line, not on a line after it."""
+        index = max(0, min(index, len(self.lines)))
+        if index == len(self.lines) and self.lines and not self.lines[-1].endswith(("\n", "\r")):
+            return index - 1
+        return index
 
     def edit(self, start: int, end: int, content: str) -> Edit:
         """An edit over byte range [start, end) with its positions filled in."""

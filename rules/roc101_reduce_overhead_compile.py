@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import ast
-import io
-import re
-import tokenize
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import choose_on_rocm, rocm_guard
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import called_function, unpacked_keyword
+from rocmlint.python.idioms import called_function, literal_token, unpacked_keyword
 from rocmlint.rule import Invalid, Rule, Valid
 
-# The prefix and quote a string token opens with.
-_STRING_START = re.compile(r"(?P<prefix>[A-Za-z]*)(?P<quote>'''|\"\"\"|'|\")")
 _COMPILERS = frozenset({"torch.compile", "torch._dynamo.optimize", "torch.compiler.compile"})
 
 
@@ -74,27 +69,14 @@ class ReduceOverheadCompile(Rule):
 def _fix(literal: ast.AST, ctx: PythonContext) -> Fix | None:
     """`"default" if IS_ROCM else "reduce-overhead"` in place of the literal (kept verbatim for NVIDIA); only
     for one string token (an implicit concatenation is left alone)."""
-    delimiters = _delimiters(ctx, literal)
-    if delimiters is None:
+    token = literal_token(ctx, literal)
+    if token is None:
         return None
     guard = rocm_guard(ctx, literal)
     if guard is None:
         return None
-    prefix, quote = delimiters
-    default = f"{prefix}{quote}default{quote}"
+    default = f"{token.prefix}{token.quote}default{token.quote}"
     return ctx.fix('Use mode="default" on ROCm', choose_on_rocm(ctx, literal, default, guard.name), *guard.edits)
-
-
-def _delimiters(ctx: PythonContext, literal: ast.AST) -> tuple[str, str] | None:
-    """The prefix and quote of a string literal written as one token; None for anything else."""
-    if not isinstance(literal, ast.Constant) or not isinstance(literal.value, (str, bytes)):
-        return None
-    text = ctx.code_of(literal)
-    first = next(tokenize.generate_tokens(io.StringIO(text).readline))
-    match = _STRING_START.match(text)
-    if first.type != tokenize.STRING or first.string != text or match is None:
-        return None  # several string tokens: an implicit concatenation
-    return match.group("prefix"), match.group("quote")
 
 
 def _message() -> str:

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import ast
-import io
-import re
-import tokenize
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import (
@@ -15,7 +12,7 @@ from rocmlint.python.fixes import (
     rocm_guard,
 )
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import environ_writes, last_name
+from rocmlint.python.idioms import environ_writes, last_name, literal_token
 from rocmlint.python.values import Follow
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -25,8 +22,6 @@ _ALLOC_CONF_VARIABLES = frozenset({"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC
 _SET_ALLOCATOR_SETTINGS = frozenset({"torch.cuda.memory._set_allocator_settings", "torch.cuda._set_allocator_settings"})
 # Settings text is built with `+`, `%`, conditionals, `",".join([...])` and `"...".format(...)`.
 _SETTINGS_TEXT = Follow(operators=(ast.Add, ast.Mod), joins=True, elements=True, text_methods=True)
-# The prefix and quote a string token opens with.
-_STRING_START = re.compile(r"(?P<prefix>[A-Za-z]*)(?P<quote>'''|\"\"\"|'|\")")
 
 
 class AllocConfMaxSplit(Rule):
@@ -117,9 +112,9 @@ def _fix(value: ast.expr, ctx: PythonContext) -> Fix | None:
     `"<orig>" if not IS_ROCM else "<orig minus max_split_size_mb>"`; a value holding nothing but the key
     gets its statement wrapped in `if not IS_ROCM:` (ROCm then keeps its default)."""
     literal = ctx.single_value(value) or value
-    token = _string_token(ctx, literal)
+    token = literal_token(ctx, literal)
     if token is not None:
-        prefix, quote, body = token
+        prefix, quote, body = token.prefix, token.quote, token.body
         remaining = _without_split_size(body)
         if remaining is None:
             return None
@@ -137,20 +132,6 @@ def _fix(value: ast.expr, ctx: PythonContext) -> Fix | None:
     if not _sets_one_variable(value, ctx):
         return None
     return gate_statement(ctx, value, _FIX)
-
-
-def _string_token(ctx: PythonContext, literal: ast.AST) -> tuple[str, str, str] | None:
-    """The prefix, quote and source text between the quotes of a string literal written as one token; None
-    for anything else (an implicit concatenation too)."""
-    if not isinstance(literal, ast.Constant) or not isinstance(literal.value, (str, bytes)):
-        return None
-    text = ctx.code_of(literal)
-    first = next(tokenize.generate_tokens(io.StringIO(text).readline))
-    match = _STRING_START.match(text)
-    if first.type != tokenize.STRING or first.string != text or match is None:
-        return None  # several string tokens: an implicit concatenation
-    prefix, quote = match.group("prefix"), match.group("quote")
-    return prefix, quote, text[len(prefix) + len(quote) : len(text) - len(quote)]
 
 
 def _without_split_size(body: str) -> str | None:

@@ -74,10 +74,8 @@ class HardcodedGfxArch(Rule):
         self._reported_carriers: set[ast.AST] = set()  # one report per list of targets, at its first literal
 
     def visit_Constant(self, node: ast.Constant, ctx: PythonContext) -> None:
-        if not _may_name_target(node.value) or isinstance(ctx.parent(node), ast.JoinedStr):
-            return  # not a string naming gfx, or the text of an f-string, which is no literal of its own
-        if is_test_file(ctx.source.path):
-            return
+        if isinstance(ctx.parent(node), ast.JoinedStr) or is_test_file(ctx.source.path):
+            return  # the text of an f-string is no literal of its own
         text = literal_value(ctx, node)
         match = _HARDCODED.match(text) if text else None
         if text is None or match is None or in_message(ctx, node) or _module_is_arch_specific(text, ctx):
@@ -93,13 +91,6 @@ class HardcodedGfxArch(Rule):
             ctx.report(node, _message(texts or [text], ctx.options.target_archs))
 
 
-def _may_name_target(value: object) -> bool:
-    """The cheap test: a string or bytes constant that spells `gfx`."""
-    if isinstance(value, str):
-        return "gfx" in value
-    return isinstance(value, bytes) and b"gfx" in value
-
-
 def _use(value: ast.AST, ctx: PythonContext, *, is_flag: bool) -> list[Use] | None:
     """What the use of `value` (the literal, its collection, a read of a name bound to it) says; None: follow
     it on. A positional argument of another function is as often a registry key (`register_kernels("gfx942")`)."""
@@ -112,17 +103,10 @@ def _use(value: ast.AST, ctx: PythonContext, *, is_flag: bool) -> list[Use] | No
     parent = ctx.parent(value)
     if isinstance(parent, ast.Return):  # one arch returned guesses the current GPU; a list is a support table
         return [] if isinstance(value, (ast.List, ast.Tuple, ast.Set)) else [Use.SETS]
-    key = _dict_key(parent, value)
+    key = ctx.semantic.dict_key_of(value)
     if key is not None:  # {"PYTORCH_ROCM_ARCH": ...}
         return [Use.SETS] if ctx.string_value(key) in _ARCH_VARIABLES else []
     return [] if ctx.semantic.is_store(value) else None
-
-
-def _dict_key(parent: ast.AST | None, value: ast.AST) -> ast.expr | None:
-    """The key `value` is the value of in the dict literal `parent` (None for `**value` or no dict)."""
-    if not isinstance(parent, ast.Dict):
-        return None
-    return next((key for key, item in zip(parent.keys, parent.values, strict=True) if item is value), None)
 
 
 def _module_is_arch_specific(text: str, ctx: PythonContext) -> bool:

@@ -141,19 +141,12 @@ _FIX = "Enable it only when not on ROCm"
 def _setting_fix(reported: ast.AST, arm: ast.expr, ctx: PythonContext) -> Fix | None:
     """An assignment to the config attribute is gated as a statement; a `patch(...)`/`options=` entry
     keeps its place and gets `False if IS_ROCM else <value>` (the key's default is False)."""
-    if _is_assignment_target(reported, ctx):
+    if ctx.semantic.is_store(reported):
         return gate_statement(ctx, reported, _FIX)
     guard = rocm_guard(ctx, arm)
     if guard is None:
         return None
     return ctx.fix(_FIX, choose_on_rocm(ctx, arm, "False", guard.name), *guard.edits)
-
-
-def _is_assignment_target(node: ast.AST, ctx: PythonContext) -> bool:
-    statement = ctx.parent(node)
-    if isinstance(statement, ast.Assign):
-        return any(target is node for target in statement.targets)
-    return isinstance(statement, (ast.AugAssign, ast.AnnAssign)) and statement.target is node
 
 
 def _is_update(node: ast.AST) -> bool:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.conditions import chain_tests
-from rocmlint.python.embedded import string_pieces
+from rocmlint.python.embedded import string_token
 from rocmlint.python.fixes import also_searched
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name, report_site
@@ -146,27 +146,15 @@ def _fix(literal: ast.AST, site: ast.expr, ctx: PythonContext) -> Fix | None:
         return None
     if not is_text_of_name(ctx, site.comparators[0]):
         return None
-    written = _single_string_literal(ctx.code_of(literal))
+    written = string_token(ctx.code_of(literal))
     if written is None:
         return None
-    prefix, quote, body = written
+    prefix, quote, body = written.prefix, written.quote, written.body
     hip = body.replace("CUDA", "HIP").replace("cuda", "hip")
     if hip == body:
         return None
     edit = also_searched(ctx, site, f"{prefix}{quote}{hip}{quote}")
     return ctx.fix("Also match the ROCm (HIP) wording", edit, safe=False)
-
-
-def _single_string_literal(code: str) -> tuple[str, str, str] | None:
-    """(prefix, quote, text between the quotes) of `code` when it is one string literal; None for an
-    implicit concatenation (`"CUDA" " error"`, one node in the tree), whose parts the fix cannot rewrite
-    as one."""
-    if len(string_pieces(code)) != 1:
-        return None
-    prefix = code[: len(code) - len(code.lstrip("bBrRuU"))]
-    quote = code[len(prefix) : len(prefix) + 3]
-    quote = quote if quote in ('"""', "'''") else quote[0]
-    return prefix, quote, code[len(prefix) + len(quote) : len(code) - len(quote)]
 
 
 def _cuda_wording(text: str) -> _Wording | None:

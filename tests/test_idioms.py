@@ -26,6 +26,14 @@ def test_comparison_pairs() -> None:
     assert pairs == [("a", "Lt", "b"), ("b", "LtE", "c")]
 
 
+def test_dict_key_of() -> None:
+    snippet = parse('d = {"ARCH": a, **b, "k": {"inner": c}}\n')
+    keys = {name: snippet.semantic.dict_key_of(snippet.node(name, ast.Name)) for name in "abc"}
+    assert snippet.code(keys["a"]) == '"ARCH"' and snippet.code(keys["c"]) == '"inner"'
+    assert keys["b"] is None
+    assert snippet.semantic.dict_key_of(snippet.value("d")) is None
+
+
 def test_local_function() -> None:
     snippet = parse("def f():\n    pass\ng = f\nx = f\ny = g\nz = len\n")
     found = {name: snippet.semantic.local_function(snippet.value(name)) for name in "xyz"}

@@ -18,9 +18,9 @@ from rocmlint.python.idioms import (
     is_none,
     leaves_quietly,
     literal_text,
+    literal_token,
     unstarred,
 )
-from rocmlint.python.lexical import STRING
 from rocmlint.python.semantic import MAX_DEPTH
 from rocmlint.python.values import Follow, Through
 
@@ -46,8 +46,6 @@ _FAILED_COMMAND_ERRORS = frozenset({"CalledProcessError", "SubprocessError"})
 # A command line is followed through names, not through conditional arms.
 _NO_ARMS = Follow(arms=False)
 # The first string literal a text starts with (the shortest, so `"-O" "3"` is two), and its prefix and quote.
-_STRING_LITERAL = re.compile(STRING, re.VERBOSE | re.DOTALL)
-_LITERAL_OPENING = re.compile(r"(?P<prefix>[A-Za-z]*)(?P<quote>\"\"\"|'''|\"|')")
 
 
 @dataclass(frozen=True)
@@ -245,25 +243,11 @@ def rewritten_arguments(
         if text is None or new is None:
             kept.append(ctx.code_of(element).strip())
             continue
-        delimiters = _plain_string_delimiters(ctx, element)
-        if len(text.split()) != 1 or delimiters is None:
+        token = literal_token(ctx, element)
+        if len(text.split()) != 1 or token is None:
             return None
         if new:
-            prefix, quote = delimiters
-            kept.append(f"{prefix}{quote}{new}{quote}")
+            kept.append(f"{token.prefix}{token.quote}{new}{token.quote}")
         else:
             drop_value = text in takes_value
     return "[" + ", ".join(dict.fromkeys(kept)) + "]"
-
-
-def _plain_string_delimiters(ctx: PythonContext, node: ast.expr) -> tuple[str, str] | None:
-    """The prefix (`r`, or "") and quote of a string written as one literal; None for an f-string or for
-    literals joined by concatenation (`"-O" "3"`), whose pieces a new text cannot be put back into."""
-    if not isinstance(node, ast.Constant):
-        return None
-    code = ctx.code_of(node)
-    literal = _STRING_LITERAL.match(code)
-    if literal is None or literal.end() != len(code):
-        return None
-    opening = _LITERAL_OPENING.match(code)
-    return (opening.group("prefix"), opening.group("quote")) if opening is not None else None

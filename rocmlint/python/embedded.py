@@ -156,6 +156,32 @@ _BETWEEN_LITERALS = re.compile(r"(?:[ \t\f\r\n\\]|#[^\r\n]*)*")
 _LITERAL_START = re.compile("[rRbBuU]{0,2}('''|\"\"\"|'|\")")
 
 
+@dataclass(frozen=True)
+class StringToken:
+    """A string literal written as one token: its prefix (`r`, `b`, ""), its quote and the source text
+    between the quotes."""
+
+    prefix: str
+    quote: str
+    body: str
+
+
+def string_token(code: str) -> StringToken | None:
+    """`code` as one string literal; None for an implicit concatenation (`"a" "b"`, one node in the
+    tree), whose pieces a new text cannot be put back into, or for anything else."""
+    pieces = string_pieces(code)
+    if len(pieces) != 1 or pieces[0] != (0, len(code)):
+        return None
+    opening = _LITERAL_START.match(code)
+    if opening is None:
+        return None
+    quote = opening.group(1)
+    prefix = code[: opening.start(1)]
+    if len(code) < opening.end() + len(quote) or not code.endswith(quote):
+        return None
+    return StringToken(prefix, quote, code[opening.end() : len(code) - len(quote)])
+
+
 def string_pieces(text: str) -> list[tuple[int, int]]:
     """Where each literal of a plain (not f-) string node's source text begins and ends: one literal, or
     several for an implicit concatenation (`"a" "b"`, which the tree holds as one node)."""

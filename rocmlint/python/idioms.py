@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from rocmlint.python.embedded import StringToken, string_token
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.scopes import DEFS, dotted_name
 from rocmlint.python.semantic import DEFERRED_BODIES
@@ -126,6 +127,14 @@ def is_string_literal(node: ast.AST) -> bool:
     if isinstance(node, ast.JoinedStr):
         return True
     return isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))
+
+
+def literal_token(ctx: PythonContext, node: ast.AST) -> StringToken | None:
+    """A str or bytes literal written as one token (its prefix, quote and text between the quotes); None
+    for an implicit concatenation, an f-string or anything else."""
+    if not isinstance(node, ast.Constant) or not isinstance(node.value, (str, bytes)):
+        return None
+    return string_token(ctx.code_of(node))
 
 
 def unstarred(expr: ast.expr) -> ast.expr:

@@ -435,6 +435,14 @@ class Semantic:
                     entries[keyword.arg] = keyword.value
         return entries
 
+    def dict_key_of(self, value: ast.AST) -> ast.expr | None:
+        """The key `value` is written under in the dict literal holding it (None: no dict holds it, or it is
+        unpacked there as `**value`)."""
+        owner = self.parents.get(value)
+        if not isinstance(owner, ast.Dict):
+            return None
+        return next((key for key, item in zip(owner.keys, owner.values, strict=True) if item is value), None)
+
     def keyword(self, call: ast.Call, name: str) -> ast.keyword | None:
         for keyword in call.keywords:
             if keyword.arg == name:
