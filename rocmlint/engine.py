@@ -73,34 +73,9 @@ class Prefilter:
         return sorted(chosen, key=lambda rule: rule.code)
 
 
-def _hit_offsets(text: str, rules: list[type[Rule]], extra_triggers: tuple[bytes, ...]) -> list[int]:
-    """Where in the decoded text the rules' triggers (their trigger_pattern where they have one) and
-    `extra_triggers` match: the code the Python front end parses."""
-    triggers = [trigger for rule in rules if rule.trigger_pattern is None for trigger in rule.triggers]
-    offsets: list[int] = []
-    pattern = _text_pattern(tuple(triggers) + extra_triggers)
-    if pattern is not None:
-        offsets = [match.start() for match in pattern.finditer(text)]
-    for rule in rules:
-        if rule.trigger_pattern is not None:
-            offsets += [match.start() for match in _str_pattern(rule.trigger_pattern).finditer(text)]
-    return offsets
-
-
-@lru_cache(maxsize=256)
-def _text_pattern(triggers: tuple[bytes, ...]) -> re.Pattern[str] | None:
-    words = sorted({trigger.decode("latin-1") for trigger in triggers}, key=len, reverse=True)
-    return re.compile("|".join(re.escape(word) for word in words)) if words else None
-
-
 @lru_cache(maxsize=64)
 def _byte_pattern(pattern: str) -> re.Pattern[bytes]:
     return re.compile(pattern.encode("ascii"))
-
-
-@lru_cache(maxsize=64)
-def _str_pattern(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.ASCII)  # the same matches as on the bytes
 
 
 @lru_cache(maxsize=64)
@@ -215,10 +190,6 @@ class Engine:
         options = RuleOptions(frozenset(settings.rocm_guards), settings.target_archs)
         try:
             package, _ = package_of(source.path)
-            hits = None
-            if self.prefilter:  # code far from every trigger is not parsed (rocmlint/python/regions.py)
-                # A JIT call site leads to the strings it compiles.
-                hits = _hit_offsets(source.text, rules, EMBEDDED_TRIGGERS if embedded_rules else ())
             result = check_python(
                 source,
                 rules,
@@ -226,7 +197,6 @@ class Engine:
                 self.project.resolver_for(source.path, options.rocm_guards),
                 package,
                 on_internal_error,
-                hits,
                 embedded_cuda=bool(embedded_rules),
             )
             found = result.diagnostics

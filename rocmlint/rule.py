@@ -75,12 +75,11 @@ class Rule:
     triggers: ClassVar[tuple[bytes, ...]] = ()
     # A second necessary condition, checked only once a trigger matched: at least one of these lower-case
     # words must also occur somewhere in the file, in any case (`rng_state` calls matter only in files
-    # that capture CUDA graphs). File-level context: only `triggers` mark the code regions a rule reads.
+    # that capture CUDA graphs).
     also_requires: ClassVar[tuple[bytes, ...]] = ()
     # A regular expression (ASCII) sharpening `triggers` when a trigger is also a piece of common words
-    # (`-code` in `--trust-remote-code`): once a trigger occurs, the rule runs only if this matches too,
-    # and its matches, not the triggers', mark the code regions the rule reads. It must match wherever
-    # the rule could report or read.
+    # (`-code` in `--trust-remote-code`): once a trigger occurs, the rule runs only if this matches too.
+    # It must match wherever the rule could report or read.
     trigger_pattern: ClassVar[str | None] = None
     # Most hazards are NVIDIA-only code reaching ROCm; a rule whose hazard is ROCm code itself opts out.
     reports_gated: ClassVar[bool] = False

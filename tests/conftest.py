@@ -94,8 +94,8 @@ def settings(project: Path) -> Settings:
 
 
 def codes_with_prefilter(path: str, source: str, settings: Settings, prefilter: bool) -> list[str]:
-    """The codes Engine reports on `source` (as the file `path`), with the byte prefilter and region
-    parsing on or off: speed tests compare the two."""
+    """The codes Engine reports on `source` (as the file `path`), with the byte prefilter on or off:
+    speed tests compare the two."""
     from rocmlint.engine import Engine
 
     report = Engine(prefilter=prefilter).check_bytes(path, source.encode(), settings)

@@ -86,5 +86,5 @@ def parse(code: str, path: str = "example.py", package: str | None = None) -> Sn
     semantic = Semantic(module, package, text)
     source = SourceFile.from_bytes(path, text.encode("utf-8"), "python")
     ctx = PythonContext(source, module, semantic, GateAnalyzer(semantic), RuleOptions())
-    walk(module, semantic.parents, {})
+    walk(module, semantic.parents, {}, semantic.mentions)
     return Snippet(module, semantic, ctx)

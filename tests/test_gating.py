@@ -111,7 +111,7 @@ def analyze(
     gates = GateAnalyzer(semantic, rocm_guards, resolver)
     source = SourceFile.from_bytes(path, text.encode("utf-8"), "python")
     context = PythonContext(source, module, semantic, gates, RuleOptions(rocm_guards))
-    walk(module, semantic.parents, {})
+    walk(module, semantic.parents, {}, semantic.mentions)
     return Analyzed(text, module, semantic, gates, context)
 
 

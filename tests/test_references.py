@@ -17,7 +17,7 @@ def _index(code: str) -> tuple[str, ast.Module, References]:
     text = textwrap.dedent(code).lstrip("\n")
     module = ast.parse(text)
     semantic = Semantic(module, None, text)
-    walk(module, semantic.parents, {})
+    walk(module, semantic.parents, {}, semantic.mentions)
     return text, module, References(semantic)
 
 

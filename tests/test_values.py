@@ -56,7 +56,7 @@ def _parse(code: str) -> _Parsed:
     text = textwrap.dedent(code).lstrip("\n")
     module = ast.parse(text)
     semantic = Semantic(module, None, text)
-    walk(module, semantic.parents, {})
+    walk(module, semantic.parents, {}, semantic.mentions)
     return _Parsed(text, module, semantic)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import traceback
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -14,7 +14,6 @@ from rocmlint.python.embedded import EmbeddedSource, find_embedded_cuda
 from rocmlint.python.gating import Branch, CrossModuleResolver, GateAnalyzer, Vendor
 from rocmlint.python.positions import CodeRange, PositionIndex
 from rocmlint.python.references import References
-from rocmlint.python.regions import reduce_source
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import Callback, walk
 from rocmlint.python.values import Values
@@ -37,14 +36,6 @@ class RuleOptions:
     target_archs: tuple[str, ...] = ()
 
 
-def parse(source: SourceFile, hits: Sequence[int] | None = None, pinned: Iterable[str] = ()) -> ast.Module:
-    """The file's module; with `hits` (offsets into `source.text` where the triggers of the rules that
-    will run match) only the parts those rules need are parsed (rocmlint/python/regions.py), positions
-    unchanged. `pinned`: names whose module-level definitions are always parsed (configured guards).
-    Elements of large literals are kept: nothing here could notice that one was needed."""
-    return _parse(source, hits, pinned, elide_literals=False)[0]
-
-
 def parse_text(text: str) -> ast.Module:
     """CPython's tree of `text`; PythonParseError with CPython's own message and position when it is
     not valid Python (or nests deeper than CPython's parser goes: it raises, it never crashes)."""
@@ -58,36 +49,6 @@ def parse_text(text: str) -> ast.Module:
         raise PythonParseError("nesting too deep to parse (CPython's parser gives up too)", 1, 1) from None
     except ValueError as error:  # NUL bytes and the like
         raise PythonParseError(f"SyntaxError: {error}", 1, 1) from None
-
-
-def _parse(
-    source: SourceFile, hits: Sequence[int] | None, pinned: Iterable[str], elide_literals: bool = True
-) -> tuple[ast.Module, tuple[tuple[int, int], ...]]:
-    """parse(), and the 0-based line runs [first, end) of literal elements it left out."""
-    if hits is not None and len(source.text) >= _REDUCE_MIN_LENGTH and _compiles(source.text):
-        reduced = reduce_source(source.text, hits, pinned, elide_literals)
-        if reduced is not None:
-            try:
-                return parse_text(reduced.text), reduced.elided
-            except PythonParseError:
-                pass  # the region scan misread the file: parse it whole
-    return parse_text(source.text), ()
-
-
-# A shorter file is parsed whole: reducing it would save less than the scan costs.
-_REDUCE_MIN_LENGTH = 2048
-
-
-def _compiles(text: str) -> bool:
-    """Whether CPython compiles the whole file: a reduced text may parse where the file does not, and the
-    file's own error must be reported. compile() builds no Python objects, so it costs less than a parse."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(text, "<rocmlint>", "exec", dont_inherit=True)
-    except (SyntaxError, RecursionError, MemoryError, ValueError):
-        return False
-    return True
 
 
 class PythonContext:
@@ -280,66 +241,17 @@ def check_python(
     resolve_external: CrossModuleResolver | None,
     package: str | None,
     on_internal_error: InternalErrorReporter,
-    hits: Sequence[int] | None = None,
     embedded_cuda: bool = False,
 ) -> PythonResult:
     """Run `rules` over one Python file. Raises PythonParseError when the file does not parse.
 
-    `hits`: where the rules' triggers match (character offsets); code far from them is not parsed.
-    None parses the whole file (the prefilter is off, or CUDA embedded in strings needs every string).
     `embedded_cuda`: also return the CUDA sources held in strings (rocmlint/python/embedded.py)."""
-    context = _checked_context(source, rules, options, resolve_external, package, on_internal_error, hits)
-    return PythonResult(context.diagnostics, find_embedded_cuda(context) if embedded_cuda else [])
-
-
-def _checked_context(
-    source: SourceFile,
-    rules: Sequence[type[Rule]],
-    options: RuleOptions,
-    resolve_external: CrossModuleResolver | None,
-    package: str | None,
-    on_internal_error: InternalErrorReporter,
-    hits: Sequence[int] | None,
-) -> PythonContext:
-    """The context `rules` ran in, holding their diagnostics."""
-    pinned = {guard.rsplit(".", 1)[-1] for guard in options.rocm_guards}
-    module, elided = _parse(source, hits, pinned)
-    if not elided:
-        return _run_rules(source, module, rules, options, resolve_external, package, on_internal_error)
-    errors: list[tuple[type[Rule], BaseException, str]] = []
-    context = _run_rules(source, module, rules, options, resolve_external, package, lambda *error: errors.append(error))
-    if any(_reaches(diagnostic, elided) for diagnostic in context.diagnostics):
-        # A diagnostic or fix spans left-out elements (a fix copying the whole literal): redo it whole.
-        module, _ = _parse(source, hits, pinned, elide_literals=False)
-        return _run_rules(source, module, rules, options, resolve_external, package, on_internal_error)
-    for error in errors:
-        on_internal_error(*error)
-    return context
-
-
-def _run_rules(
-    source: SourceFile,
-    module: ast.Module,
-    rules: Sequence[type[Rule]],
-    options: RuleOptions,
-    resolve_external: CrossModuleResolver | None,
-    package: str | None,
-    on_internal_error: InternalErrorReporter,
-) -> PythonContext:
+    module = parse_text(source.text)
     semantic = Semantic(module, package, source.text)
     gates = GateAnalyzer(semantic, options.rocm_guards, resolve_external)
     context = PythonContext(source, module, semantic, gates, options)
-    walk(module, semantic.parents, _dispatch_table(rules, context, on_internal_error))
-    return context
-
-
-def _reaches(diagnostic: Diagnostic, elided: tuple[tuple[int, int], ...]) -> bool:
-    """Whether the diagnostic's range or one of its fix's edits touches an elided line run."""
-    spans = [(diagnostic.location.line, diagnostic.end_location.line)]
-    if diagnostic.fix is not None:
-        spans += [(edit.location.line, edit.end_location.line) for edit in diagnostic.fix.edits]
-    # A run [first, end) of 0-based lines is 1-based lines first + 1 .. end; spans are 1-based, inclusive.
-    return any(start <= end and first < last for start, last in spans for first, end in elided)
+    walk(module, semantic.parents, _dispatch_table(rules, context, on_internal_error), semantic.mentions)
+    return PythonResult(context.diagnostics, find_embedded_cuda(context) if embedded_cuda else [])
 
 
 def _dispatch_table(

@@ -1,7 +1,7 @@
 """Regular expressions for Python's lexical layer: string literals and comments.
 
-Both the region scan (rocmlint/python/regions.py) and noqa discovery (rocmlint/suppression.py) must
-step over string literals to find what is code or comment; `tokenize` does it exactly but in pure
+Noqa discovery (rocmlint/suppression.py) must step over string literals to find what is code or
+comment, and rules' trigger patterns must find code in raw bytes; `tokenize` does it exactly but in pure
 Python at about 1 MB/s, these run in the regex engine. Exact for code CPython 3.11 compiles.
 """
 
@@ -35,9 +35,8 @@ def import_statement_pattern(top_level: str) -> str:
     (spaces, tabs, form feeds, backslash continuations; a relative import's dots do not match), and an
     Import's modules follow `import` after a run of what `import a.b as c, d` may hold (identifier
     characters, non-ASCII ones included, `.`, `,`, whitespace, continuations; never brackets or
-    comments), the module itself after a separator, not after `.` or inside a longer name. The match
-    lands in the import statement, so region parsing keeps the block holding it. `from pkg import
-    <name>` and `import x as <name>` match too: harmless over-matches.
+    comments), the module itself after a separator, not after `.` or inside a longer name. `from pkg
+    import <name>` and `import x as <name>` match too: harmless over-matches.
     """
     whitespace = r"(?:[ \t\f]|\\(?:\r\n|\r|\n))"
     import_list = r"(?:[\w \t\f.,]|[^\x00-\x7f]|\\(?:\r\n|\r|\n))"

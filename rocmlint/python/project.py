@@ -118,7 +118,7 @@ class ProjectIndex:
             return None
         package, _ = package_of(str(module_file))
         semantic = Semantic(module, package, text)
-        walk(module, semantic.parents, {})
+        walk(module, semantic.parents, {}, semantic.mentions)
         analyzer = GateAnalyzer(semantic, guards, self.resolver_for(str(module_file), guards))
         value = analyzer.symbol_value(name, called)
         return value if value is not None and value.is_vendor_test else None

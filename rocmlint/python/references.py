@@ -8,13 +8,11 @@ order, so answers come in source order.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from rocmlint.python.scopes import FunctionNode
 from rocmlint.python.semantic import Semantic
-from rocmlint.python.tree import children
 
 Reference = ast.Name | ast.Attribute
 
@@ -33,7 +31,7 @@ class References:
     @cached_property
     def _index(self) -> _Index:
         index = _Index()
-        for node in _in_source_order(self.semantic.module):
+        for node in self.semantic.mentions:
             if isinstance(node, ast.Attribute):
                 index.attributes.setdefault(node.attr, []).append(node)
                 index.mentions.setdefault(node.attr, []).append(node)
@@ -100,15 +98,6 @@ class References:
             binding = self.semantic.lookup(reference.id, reference)
             return binding is not None and binding.definition is function
         return isinstance(owner, ast.ClassDef) and self.semantic.receiver_class(reference) is owner
-
-
-def _in_source_order(root: ast.AST) -> Iterator[ast.AST]:
-    """Every node under `root`, in the order it is written (a preorder walk)."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(reversed(children(node)))
 
 
 def _call_of(reference: Reference, semantic: Semantic) -> ast.Call | None:

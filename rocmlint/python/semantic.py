@@ -73,9 +73,12 @@ class Semantic:
         self.package = package
         self.source_text = source_text
         self.parents: dict[ast.AST, ast.AST] = {}
+        # Every Name and Attribute in the order they are written, recorded by the walk (tree.walk).
+        self.mentions: list[ast.Name | ast.Attribute] = []
         self._scopes: dict[ScopeNode, Scope] = {}
         self._unpacked: dict[ScopeNode, dict[str, list[ast.expr | None]]] = {}
         self._line_starts: list[int] | None = None
+        self._qualified_names: dict[ast.AST, str | None] = {}
 
     # --- tree -----------------------------------------------------------------------------------
     def parent(self, node: ast.AST) -> ast.AST | None:
@@ -324,7 +327,15 @@ class Semantic:
         `from torch.backends import cuda as c`; names bound to a dotted value are followed too.
 
         A name that is bound nowhere is taken literally (`torch.compile` without `import torch`).
+        Remembered per node: several rules ask about the same callee.
         """
+        if _depth == 0:
+            if node not in self._qualified_names:
+                self._qualified_names[node] = self._qualified_name(node, 0)
+            return self._qualified_names[node]
+        return self._qualified_name(node, _depth)
+
+    def _qualified_name(self, node: ast.AST, _depth: int) -> str | None:
         dotted = dotted_name(node)
         if dotted is None or _depth > MAX_DEPTH:
             return None
@@ -483,8 +494,9 @@ def _in_list(items: list[ast.stmt], node: ast.AST) -> bool:
 
 
 def _in_body(definition: ast.AST, child: ast.AST) -> bool:
-    """Whether `child` (a direct child of a def or class) is one of its body's statements."""
-    return isinstance(child, ast.stmt) and _in_list(definition.body, child)  # type: ignore[attr-defined]
+    """Whether `child` (a direct child of a def or class) is one of its body's statements: the body is the
+    only field of a def or class that holds statements."""
+    return isinstance(child, ast.stmt)
 
 
 def _binds_in_expression(node: ast.AST, child: ast.AST, name: str) -> bool:
