@@ -314,6 +314,23 @@ def test_gate_expression(code: str, fixed: str) -> None:
     assert (data[: edit.start] + edit.content.encode() + data[edit.end :]).decode() == fixed
 
 
+@pytest.mark.parametrize(
+    ("code", "gated", "fixed"),
+    [
+        # `(not G) and a or b` would still be true on ROCm whenever b is.
+        ("if (a or b) and c:\n    pass\n", "a or b", "if ((not G) and (a or b)) and c:\n    pass\n"),
+        ("ok = (a if c else b)\n", "a if c else b", "ok = ((not G) and (a if c else b))\n"),
+        ("ok = (a.b)\n", "a.b", "ok = ((not G) and a.b)\n"),
+        ("ok = (a and b)\n", "a and b", "ok = ((not G) and a and b)\n"),
+    ],
+)
+def test_gate_expression_keeps_a_looser_operand_whole(code: str, gated: str, fixed: str) -> None:
+    snippet = parse(code)
+    edit = gate_expression(snippet.ctx, snippet.node(gated, ast.expr), "G")
+    data = code.encode()
+    assert (data[: edit.start] + edit.content.encode() + data[edit.end :]).decode() == fixed
+
+
 # --- uses ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("code", "inspected"),

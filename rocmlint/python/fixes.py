@@ -593,11 +593,19 @@ def is_truth_tested(ctx: PythonContext, node: ast.AST) -> bool:
     return False
 
 
+def _looser_than_and(node: ast.AST) -> bool:
+    """Whether `node` binds looser than `and`: `(not G) and a or b` would not gate `b`."""
+    if isinstance(node, ast.BoolOp):
+        return isinstance(node.op, ast.Or)
+    return isinstance(node, (ast.IfExp, ast.Lambda, ast.NamedExpr))
+
+
 def gate_expression(ctx: PythonContext, node: ast.AST, guard: str) -> Edit:
     """`(not <guard>) and (<node>)`: false on ROCm, the original value (the same object) on NVIDIA."""
     text = original_text(ctx, node)
     parenthesized = _has_own_parentheses(ctx, node)
-    inner = text if parenthesized else f"({text})"
+    # Its own parentheses enclose the whole replacement, so an operand binding looser than `and` needs new ones.
+    inner = text if parenthesized and not _looser_than_and(node) else f"({text})"
     new = f"(not {guard}) and {inner}"
     return ctx.replace(node, f"({new})" if _needs_parens(ctx, node, True, parenthesized) else new)
 
