@@ -231,6 +231,38 @@ async def test_configuration_changes_are_picked_up(client: LanguageClient, works
     await diagnostics_for(client, uri, lambda d: codes(d) == ["ROC002", "ROC101"])
 
 
+async def answered(client: LanguageClient, uri: str) -> None:
+    """A request answered after everything sent before it was handled (the server reads in order)."""
+    await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(0, 0))
+    )
+
+
+@pytest.mark.asyncio
+async def test_the_debounce_is_a_client_setting(client: LanguageClient, workspace: Path) -> None:
+    """`initializationOptions.debounce` and `rocmlint.debounce` in the configuration; 0 lints each change at once."""
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=workspace.as_uri(),
+            initialization_options={"debounce": 600},
+        )
+    )
+    uri = open_document(client, workspace / "model.py", MODEL, "python")
+    await diagnostics_for(client, uri, lambda d: "ROC101" in codes(d))
+    change(client, uri, 2, "x = 1\n")
+    await answered(client, uri)
+    assert "ROC101" in codes(client.diagnostics[uri])  # ten minutes of quiet first
+
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"rocmlint": {"debounce": 0}})
+    )
+    await diagnostics_for(client, uri, lambda d: codes(d) == [])  # the open document linted again
+    change(client, uri, 3, MODEL)
+    await answered(client, uri)
+    assert "ROC101" in codes(client.diagnostics[uri])  # linted before the next request was answered
+
+
 @pytest.mark.asyncio
 async def test_a_saved_header_changes_what_the_project_model_gates(client: LanguageClient, workspace: Path) -> None:
     """The C++ project model is learned again when a header is saved: the kernel's gate follows the header."""

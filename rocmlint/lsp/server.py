@@ -143,11 +143,23 @@ class RocmlintServer(LanguageServer):
         self.config_stamps[path.parent] = stamp
         return previous is not None and previous != stamp
 
+    def apply_client_settings(self, settings: object) -> None:
+        """The client's own settings (`initializationOptions`, or `rocmlint` in `workspace/didChangeConfiguration`):
+        `debounce`, the seconds of quiet after a change before linting (0 lints at once)."""
+        if isinstance(settings, dict) and isinstance(settings.get("rocmlint"), dict):
+            settings = settings["rocmlint"]
+        debounce = settings.get("debounce") if isinstance(settings, dict) else None
+        if isinstance(debounce, (int, float)) and not isinstance(debounce, bool) and debounce >= 0:
+            self.debounce = float(debounce)
+
     def lint_later(self, uri: str) -> None:
-        """Lint after `debounce` seconds without another change to this document."""
+        """Lint after `debounce` seconds without another change to this document (at once without one)."""
         previous = self.pending.pop(uri, None)
         if previous is not None:
             previous.cancel()
+        if self.debounce <= 0:
+            self.lint(uri)
+            return
         self.pending[uri] = asyncio.get_running_loop().create_task(self._lint_after_pause(uri))
 
     async def _lint_after_pause(self, uri: str) -> None:
@@ -320,6 +332,10 @@ def _is_config_file(uri: str) -> bool:
 def create_server(debounce: float = DEFAULT_DEBOUNCE) -> RocmlintServer:
     server = RocmlintServer(debounce)
 
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: RocmlintServer, params: types.InitializeParams) -> None:
+        ls.apply_client_settings(params.initialization_options)
+
     @server.feature(types.INITIALIZED)
     async def initialized(ls: RocmlintServer, params: types.InitializedParams) -> None:
         ls.resolver = ConfigResolver(Overrides(), cwd=ls._root())
@@ -367,6 +383,7 @@ def create_server(debounce: float = DEFAULT_DEBOUNCE) -> RocmlintServer:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: RocmlintServer, params: types.DidChangeConfigurationParams) -> None:
+        ls.apply_client_settings(params.settings)
         ls.reload_settings()
 
     @server.feature(
