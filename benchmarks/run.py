@@ -7,15 +7,17 @@ Per corpus: rocmlint cold (`--no-cache`), warm (cache filled, nothing changed), 
 Python file, with peak memory (RSS summed over the process tree); then, where installed, ruff
 (`--no-cache --select E,F`) and flake8 (`--select=F -j 2`) on the same Python files, torchfix on a
 sample of them, and hipify-perl `-examine` on a sample of the same C/C++/CUDA files (samples are
-extrapolated by bytes or lines, and marked `~`). Two in-process figures close the table: C++
-throughput (one core, every ROC2xx rule, files that contain triggers) and Engine.check_bytes on a
-2,000-line Python file with hazards (the LSP's cost per edit). `/proc/loadavg` is printed before
-and after: on a shared machine the load explains the spread.
+extrapolated by bytes or lines, and marked `~`). Three figures close the table: C++ throughput
+(one core, every ROC2xx rule, files that contain triggers) and Engine.check_bytes on a 2,000-line
+Python file with hazards (the LSP's cost per edit), both in-process, then the same edit as a client
+sees it: `rocmlint lsp` over stdio with debounce 0, didChange to publishDiagnostics. `/proc/loadavg`
+is printed before and after: on a shared machine the load explains the spread.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import shutil
@@ -28,6 +30,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, Any
 
 HERE = Path(__file__).resolve().parent
 PY_SUFFIXES = {".py", ".pyi"}
@@ -260,11 +263,8 @@ def cuda_throughput(native: Sequence[Path]) -> tuple[float, int, int]:
     return (lines / elapsed if elapsed else float("inf")), lines, len(files)
 
 
-def lsp_edit_ms(runs: int) -> float:
-    """Median ms of Engine.check_bytes on a 2,000-line Python file with hazards, engine warm."""
-    from rocmlint.config import Settings
-    from rocmlint.engine import Engine
-
+def hazard_file() -> bytes:
+    """A 2,000-line Python file: generated filler with a hazard every few lines (what the LSP figures edit)."""
     sys.path.insert(0, str(HERE))
     import synthetic  # type: ignore[import-not-found]
 
@@ -278,7 +278,15 @@ def lsp_edit_ms(runs: int) -> float:
     while len(lines) < 2000:
         lines += synthetic._python_filler(random.Random(len(lines)), len(lines), 4).splitlines(keepends=True)
         lines += hazards[len(lines) % len(hazards)].splitlines(keepends=True)
-    data = "".join(lines[:2000]).encode()
+    return "".join(lines[:2000]).encode()
+
+
+def lsp_edit_ms(runs: int) -> float:
+    """Median ms of Engine.check_bytes on a 2,000-line Python file with hazards, engine warm."""
+    from rocmlint.config import Settings
+    from rocmlint.engine import Engine
+
+    data = hazard_file()
     engine, settings = Engine(), Settings(root=Path.cwd())
     engine.check_bytes("edited.py", data, settings)  # imports and caches, as a running server has
     times = []
@@ -287,6 +295,114 @@ def lsp_edit_ms(runs: int) -> float:
         start = time.perf_counter()
         engine.check_bytes("edited.py", edited, settings)
         times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+class LspClient:
+    """Just enough of a language client: JSON-RPC with Content-Length framing over a server's stdio."""
+
+    def __init__(self, command: Sequence[str], cwd: Path, stderr: IO[bytes], timeout: float = 300) -> None:
+        self.stderr = stderr
+        self.process = subprocess.Popen(
+            command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr
+        )
+        # A server that hangs would block a read forever: killing it ends the read instead.
+        self.watchdog = threading.Timer(timeout, self.process.kill)
+        self.watchdog.daemon = True
+        self.watchdog.start()
+        self.last_id = 0
+
+    def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        assert self.process.stdin is not None
+        self.process.stdin.write(f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        self.process.stdin.flush()
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        self.send({"method": method, "params": params})
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        self.last_id += 1
+        request_id = self.last_id
+        self.send({"id": request_id, "method": method, "params": params})
+        return self.wait_for(lambda message: message.get("id") == request_id and "method" not in message).get("result")
+
+    def receive(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        length = None
+        while (header := self.process.stdout.readline()) not in (b"\r\n", b""):
+            name, _, value = header.decode("ascii").partition(":")
+            if name.strip().lower() == "content-length":
+                length = int(value)
+        if header == b"" or length is None:
+            self.stderr.seek(0)
+            raise RuntimeError(f"the language server stopped: {self.stderr.read().decode(errors='replace')[-800:]}")
+        message: dict[str, Any] = json.loads(self.process.stdout.read(length))
+        return message
+
+    def wait_for(self, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """The next message `wanted` accepts; the server's own requests on the way get a null result."""
+        while not wanted(message := self.receive()):
+            if "id" in message and "method" in message:
+                self.send({"id": message["id"], "result": None})
+        return message
+
+    def close(self) -> None:
+        self.request("shutdown")
+        self.notify("exit")
+        self.process.wait(timeout=30)
+        self.watchdog.cancel()
+
+
+def lsp_stdio_ms(rocmlint: list[str], runs: int) -> float:
+    """Median ms from didChange to its publishDiagnostics, as a client sees it, `rocmlint lsp` with debounce 0."""
+    data = hazard_file()
+    with tempfile.TemporaryDirectory(prefix="rocmlint-bench-lsp-") as folder, tempfile.TemporaryFile() as stderr:
+        root = Path(folder)
+        (root / ".git").mkdir()  # bounds the configuration search to this workspace
+        path = root / "edited.py"
+        path.write_bytes(data)
+        uri, text = path.as_uri(), data.decode()
+        client = LspClient([*rocmlint, "lsp"], root, stderr)
+        client.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": root.as_uri(),
+                "capabilities": {},
+                "initializationOptions": {"debounce": 0},
+            },
+        )
+        client.notify("initialized", {})
+
+        def published(version: int) -> int:
+            """The number of diagnostics published for `version` of the document."""
+            message = client.wait_for(
+                lambda m: (
+                    m.get("method") == "textDocument/publishDiagnostics"
+                    and m["params"]["uri"] == uri
+                    and m["params"].get("version") == version
+                )
+            )
+            return len(message["params"]["diagnostics"])
+
+        document = {"uri": uri, "languageId": "python", "version": 1, "text": text}
+        client.notify("textDocument/didOpen", {"textDocument": document})
+        expected = published(1)  # the first lint imports and caches, as in an editor before the first keystroke
+        times = []
+        for version in range(2, runs + 2):
+            # Every other change adds a line that triggers nothing; the next one takes it out again.
+            edited = text + f"\nx_{version} = 1\n" if version % 2 == 0 else text
+            start = time.perf_counter()
+            client.notify(
+                "textDocument/didChange",
+                {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": edited}]},
+            )
+            count = published(version)
+            times.append((time.perf_counter() - start) * 1000)
+            if count != expected or not expected:
+                raise RuntimeError(f"version {version}: {count} diagnostics published, expected {expected}")
+        client.close()
     return statistics.median(times)
 
 
@@ -359,6 +475,10 @@ def main(argv: list[str] | None = None) -> int:
             )
     extra.append(
         f"Engine.check_bytes on a 2,000-line Python file with hazards (LSP edit): {lsp_edit_ms(7):.0f} ms median of 7"
+    )
+    extra.append(
+        "LSP over stdio, didChange to publishDiagnostics, 2,000-line Python file, debounce 0: "
+        f"{lsp_stdio_ms(args.rocmlint.split(), 7):.0f} ms median of 7"
     )
     print()
     print(render(rows))

@@ -31,7 +31,7 @@ from rocmlint.source import language_of
 
 if TYPE_CHECKING:
     import multiprocessing.context
-    from concurrent.futures import Future
+    from concurrent.futures import Future, ProcessPoolExecutor
 
     from rocmlint.engine import Engine
 
@@ -114,14 +114,16 @@ def check_file(engine: Engine, path: Path, settings: Settings, remember: bool) -
     return Checked(report, stat_tuple(status, since), content_hash(data), tuple(sorted(dependencies.items())))
 
 
-def preload_engine(tasks: Sequence[Candidate] = ()) -> None:
+def preload_engine() -> None:
     """Import the engine and every rule module here, before forking workers, so each inherits them
-    instead of importing them again; likewise the C++ project models the tasks need."""
-    from rocmlint.engine import build_project_models
+    instead of importing them again."""
     from rocmlint.registry import all_rules
 
     all_rules()
-    build_project_models((task.path, task.settings) for task in tasks)
+
+
+def _needs_project_model(candidate: Candidate) -> bool:
+    return candidate.settings.project_model and language_of(candidate.display) == "cuda"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -237,42 +239,79 @@ def _pool_context() -> multiprocessing.context.BaseContext:
 def _check_in_pool(
     tasks: Sequence[Candidate], jobs: int, options: EngineOptions, warn: Warn, cache: Cache | None
 ) -> list[Checked]:
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-    from concurrent.futures.process import BrokenProcessPool
+    """Files that need no C++ project model start in a first pool at once; the models are built meanwhile
+    in this process, and a second pool forked after that (so its workers inherit them) checks the rest."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from rocmlint.engine import build_project_models
 
     results: list[Checked | None] = [None] * len(tasks)
-    preload_engine(tasks)
-    chunks = _chunks(tasks, jobs)
-    # Biggest chunks first: a large file started last would leave the other cores idle.
-    order = sorted(range(len(chunks)), key=lambda c: -_size_hint(tasks, chunks[c], cache))
     lost: list[int] = []
-    executor = ProcessPoolExecutor(
-        max_workers=jobs, mp_context=_pool_context(), initializer=_init_worker, initargs=(options,)
-    )
+    preload_engine()
+    modelled = [i for i, task in enumerate(tasks) if _needs_project_model(task)]
+    plain = [i for i, task in enumerate(tasks) if not _needs_project_model(task)]
+    executors: list[ProcessPoolExecutor] = []
+    futures: dict[Future[list[Checked]], list[int]] = {}
     try:
-        futures: dict[Future[list[Checked]], int] = {}
-        for c in order:
-            try:
-                futures[executor.submit(_run_chunk, _payload(tasks, chunks[c]))] = c
-            except BrokenProcessPool:  # workers already died: submit refuses new work
-                lost.extend(chunks[c])
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                chunk = chunks[futures[future]]
-                try:
-                    for i, checked in zip(chunk, future.result(), strict=True):
-                        results[i] = checked
-                except BrokenProcessPool:
-                    lost.extend(chunk)
+        for group in (plain, modelled):
+            if not group:
+                continue
+            if group is modelled:
+                build_project_models((tasks[i].path, tasks[i].settings) for i in modelled)
+            executor = ProcessPoolExecutor(
+                max_workers=jobs, mp_context=_pool_context(), initializer=_init_worker, initargs=(options,)
+            )
+            executors.append(executor)
+            futures.update(_submit(executor, tasks, group, jobs, cache, lost))
+        _collect(futures, results, lost)
     finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+        for executor in executors:
+            executor.shutdown(wait=True, cancel_futures=True)
     if lost:
         warn(f"a worker process died; checking the {len(lost)} unfinished files one at a time")
         for i, checked in zip(sorted(lost), _check_isolated([tasks[i] for i in sorted(lost)], options), strict=True):
             results[i] = checked
     return [r if r is not None else Checked(FileReport(tasks[i].display)) for i, r in enumerate(results)]
+
+
+def _submit(
+    executor: ProcessPoolExecutor,
+    tasks: Sequence[Candidate],
+    group: list[int],
+    jobs: int,
+    cache: Cache | None,
+    lost: list[int],
+) -> dict[Future[list[Checked]], list[int]]:
+    """The chunks of `group` (indices into `tasks`), biggest first: a large file started last would leave
+    the other cores idle."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    members = [tasks[i] for i in group]
+    chunks = [[group[j] for j in chunk] for chunk in _chunks(members, jobs)]
+    chunks.sort(key=lambda chunk: -_size_hint(tasks, chunk, cache))
+    submitted: dict[Future[list[Checked]], list[int]] = {}
+    for chunk in chunks:
+        try:
+            submitted[executor.submit(_run_chunk, _payload(tasks, chunk))] = chunk
+        except BrokenProcessPool:  # workers already died: submit refuses new work
+            lost.extend(chunk)
+    return submitted
+
+
+def _collect(futures: dict[Future[list[Checked]], list[int]], results: list[Checked | None], lost: list[int]) -> None:
+    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, return_when=FIRST_COMPLETED)
+        for future in done:
+            chunk = futures[future]
+            try:
+                for i, checked in zip(chunk, future.result(), strict=True):
+                    results[i] = checked
+            except BrokenProcessPool:
+                lost.extend(chunk)
 
 
 def _check_isolated(tasks: Sequence[Candidate], options: EngineOptions) -> list[Checked]:

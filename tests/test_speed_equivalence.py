@@ -1,12 +1,14 @@
 """The speed machinery never changes a result: prefilter on/off, cache cold/warm, --jobs 1/2.
 
 Run over every fixture project and a generated synthetic corpus (benchmarks/synthetic.py: every
-rule's own examples, cross-module gating, filler files without triggers, CUDA kernels).
+rule's own examples, cross-module gating, filler files without triggers, CUDA kernels). The fixtures'
+results are also those the libcst front end gave before the Python front end moved to `ast`.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 from pathlib import Path
@@ -17,6 +19,7 @@ from rocmlint.cache import Cache
 from rocmlint.config import ConfigResolver, Overrides
 from rocmlint.diagnostics import Diagnostic
 from rocmlint.discovery import Candidate, discover
+from rocmlint.outputs.json_format import to_json
 from rocmlint.parallel import check_candidates
 
 REPO = Path(__file__).resolve().parent.parent
@@ -120,3 +123,25 @@ def test_cache_after_edit_matches_a_fresh_run(project, tmp_path):
     cached, _ = _run(project, jobs=2, cache_dir=cache_dir)
     fresh, _ = _run(project)
     assert _flatten(cached) == _flatten(fresh)
+
+
+# What the libcst front end reported on each fixture (commit e3897e9, `check --isolated --no-cache
+# --output-format json`, every default rule, fixes included), before issue 17 moved the Python front end
+# to CPython's ast; file names made relative to the fixture.
+LIBCST_RESULTS = REPO / "tests" / "libcst_results"
+
+
+@pytest.mark.parametrize("name", [p.name for p in FIXTURES])
+def test_fixture_results_are_those_of_the_libcst_front_end(name: str, tmp_path: Path) -> None:
+    copy = tmp_path / name
+    shutil.copytree(REPO / "fixtures" / name, copy, ignore=shutil.ignore_patterns(".rocmlint_cache"))
+    resolver = ConfigResolver(Overrides(), isolated=True, cwd=copy)
+    candidates = list(discover([copy], resolver, lambda message: None))
+    reports = check_candidates(candidates, 2, None, lambda message: None, pool_min_files=0)
+    found = []
+    for diagnostic in (d for report in reports for d in report.diagnostics):
+        entry = to_json(diagnostic)
+        entry["filename"] = Path(entry["filename"]).relative_to(copy).as_posix()
+        found.append(entry)
+    found.sort(key=lambda d: (d["filename"], d["location"]["row"], d["location"]["column"], d["code"]))
+    assert found == json.loads((LIBCST_RESULTS / f"{name}.json").read_text(encoding="utf-8"))

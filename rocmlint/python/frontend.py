@@ -69,7 +69,11 @@ class PythonContext:
         self.options = options
         self.rule: type[Rule] | None = None
         self.diagnostics: list[Diagnostic] = []
-        self.positions = PositionIndex(source.text, source.lines)
+
+    @cached_property
+    def positions(self) -> PositionIndex:
+        """Node ranges in code points; built on the first question (most files report nothing)."""
+        return PositionIndex(self.source.text, self.source.lines)
 
     # --- names and values -------------------------------------------------------------------------
     @property

@@ -14,7 +14,7 @@ from rocmlint.python.tree import walk
 from rocmlint.source import DecodeError, SourceFile
 
 if TYPE_CHECKING:
-    from rocmlint.python.gating import Vendor
+    from rocmlint.python.gating import GateAnalyzer, Vendor
 
 # A module can only define a vendor test if it mentions one of these.
 _VENDOR_BYTES = (b"hip", b"rocm", b"ROCM", b"HIP", b"cuda", b"amd", b"AMD", b"nvidia")
@@ -51,6 +51,8 @@ class ProjectIndex:
         self._values: dict[tuple[Path, str, frozenset[str]], Vendor | None] = {}
         self._in_progress: set[tuple[Path, str, frozenset[str]]] = set()
         self._modules: dict[tuple[tuple[str, ...], tuple[Path, ...]], Path | None] = {}
+        self._module_data: dict[Path, bytes | None] = {}
+        self._analyzers: dict[tuple[Path, frozenset[str]], GateAnalyzer | None] = {}
 
     def note_files(self, paths: Iterable[str]) -> None:
         """Other files a result was computed from (the C++ project model's); only a recorder keeps them."""
@@ -96,32 +98,44 @@ class ProjectIndex:
         return value
 
     def _evaluate(self, module_file: Path, symbol: str, guards: frozenset[str]) -> Vendor | None:
+        called = symbol.endswith("()")
+        name = symbol.removesuffix("()")
+        data = self._data(module_file)
+        if data is None or not _may_define(data, name, guards):
+            return None
+        analyzer = self._analyzer(module_file, data, guards)
+        value = analyzer.symbol_value(name, called) if analyzer is not None else None
+        return value if value is not None and value.is_vendor_test else None
+
+    def _data(self, module_file: Path) -> bytes | None:
+        if module_file not in self._module_data:
+            try:
+                small = module_file.stat().st_size <= _MAX_FILE_BYTES
+                self._module_data[module_file] = module_file.read_bytes() if small else None
+            except OSError:
+                self._module_data[module_file] = None
+        return self._module_data[module_file]
+
+    def _analyzer(self, module_file: Path, data: bytes, guards: frozenset[str]) -> GateAnalyzer | None:
+        """The gate analysis of a neighbour module, parsed once per run however many names are asked of it."""
         # Imported here: gating imports this module's resolver type.
         from rocmlint.python.gating import GateAnalyzer
 
-        try:
-            if module_file.stat().st_size > _MAX_FILE_BYTES:
+        key = (module_file, guards)
+        if key not in self._analyzers:
+            self._analyzers[key] = None
+            try:
+                text = SourceFile.from_bytes(str(module_file), data, "python").text
+            except DecodeError:
                 return None
-            data = module_file.read_bytes()
-        except OSError:
-            return None
-        called = symbol.endswith("()")
-        name = symbol.removesuffix("()")
-        if not _may_define(data, name, guards):
-            return None
-        try:
-            text = SourceFile.from_bytes(str(module_file), data, "python").text
-        except DecodeError:
-            return None
-        module = _parse(text)
-        if module is None:
-            return None
-        package, _ = package_of(str(module_file))
-        semantic = Semantic(module, package, text)
-        walk(module, semantic.parents, {}, semantic.mentions)
-        analyzer = GateAnalyzer(semantic, guards, self.resolver_for(str(module_file), guards))
-        value = analyzer.symbol_value(name, called)
-        return value if value is not None and value.is_vendor_test else None
+            module = _parse(text)
+            if module is None:
+                return None
+            package, _ = package_of(str(module_file))
+            semantic = Semantic(module, package, text)
+            walk(module, semantic.parents, {}, semantic.mentions)
+            self._analyzers[key] = GateAnalyzer(semantic, guards, self.resolver_for(str(module_file), guards))
+        return self._analyzers[key]
 
 
 def _parse(text: str) -> ast.Module | None:
