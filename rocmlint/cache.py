@@ -2,8 +2,10 @@
 
 One index file holds, per checked file (by absolute path): the path as displayed, a key of the
 file's Settings, its stat (size, mtime_ns, inode, ctime_ns), the hash of its bytes, the other files
-its result depends on (each with its stat, or None for "did not exist"), and the FileReport in a
-compact form.
+its result depends on, and the FileReport in a compact form. The dependencies are rows of one table
+of distinct (path, stat or None for "did not exist") pairs that the entries name by number: a C++
+result depends on its whole include closure, which hundreds of files share (PyTorch: 380,000 pairs,
+3,900 distinct), and each row is checked once per run however many entries name it.
 
 A warm run therefore costs discovery plus one stat per file and per dependency, as git's index and
 ruff's cache do: a file whose stat is unchanged keeps its result unread. Any other stat (a `touch`,
@@ -50,7 +52,7 @@ CACHE_DIR_NAME = ".rocmlint_cache"
 INDEX_NAME = "index.bin"
 ENV_CACHE_DIR = "ROCMLINT_CACHE_DIR"
 _MAGIC = b"RLCACHE\0"
-_FORMAT = 3
+_FORMAT = 4
 _DIGEST_SIZE = 32
 # A file that changed this close to the moment its stat was taken may change again within the same
 # timestamp tick without its stat changing (git's "racy clean" problem; FAT's mtime ticks are 2 s):
@@ -60,7 +62,8 @@ _UNTRUSTED_MTIME = -1
 _PARSERS = ("tree_sitter", "tree_sitter_cuda")  # modules whose version changes results
 
 Stat = tuple[int, int, int, int]  # (st_size, st_mtime_ns or _UNTRUSTED_MTIME, st_ino, st_ctime_ns)
-Dependencies = tuple[tuple[str, "Stat | None"], ...]
+Dependency = tuple[str, "Stat | None"]  # another file a result depends on, with its stat then
+Dependencies = tuple[Dependency, ...]
 Warn = Callable[[str], None]
 
 
@@ -272,7 +275,7 @@ class Entry(NamedTuple):
     settings: str
     stat: Stat
     digest: bytes
-    dependencies: Dependencies
+    dependencies: tuple[int, ...]  # rows of Cache.dependency_table
     report: tuple
 
 
@@ -292,8 +295,14 @@ class Cache:
     entries: dict[str, Entry] = field(default_factory=dict)
     fingerprint: str = ""
     dirty: bool = False
+    # The distinct dependencies the entries name by row number, and each one's row.
+    dependency_table: list[Dependency] = field(default_factory=list)
+    _rows: dict[Dependency, int] = field(default_factory=dict)
     _stats: dict[str, Stat | None] = field(default_factory=dict)
     _settings_keys: dict[int, tuple[Settings, str]] = field(default_factory=dict)
+    # The rows judged this run, and those of them whose file changed.
+    _judged: set[int] = field(default_factory=set)
+    _changed: set[int] = field(default_factory=set)
 
     @classmethod
     def open(cls, folder: Path, warn: Warn) -> Cache:
@@ -317,12 +326,17 @@ class Cache:
             self.warn(f"{path}: the cache index is corrupted or truncated, discarded")
             return
         try:
-            header, raw_entries = marshal.loads(payload)
+            header, *body = marshal.loads(payload)
+            if header != (_FORMAT, self.fingerprint):
+                return  # another rocmlint version or code: silently start over
+            table, raw_entries = body
+            if not isinstance(table, tuple) or not isinstance(raw_entries, dict):
+                raise TypeError("not a table and a dict of entries")
+            self._rows = dict(zip(table, range(len(table)), strict=True))
         except Exception:  # noqa: BLE001 - any malformed payload means "no cache", never a crash
             self.warn(f"{path}: the cache index cannot be decoded, discarded")
             return
-        if header != (_FORMAT, self.fingerprint) or not isinstance(raw_entries, dict):
-            return  # another rocmlint version or code: silently start over
+        self.dependency_table = list(table)
         for key, raw in raw_entries.items():
             try:
                 self.entries[key] = Entry(*raw)
@@ -380,12 +394,25 @@ class Cache:
         return True
 
     def _dependencies_unchanged(self, entry: Entry) -> bool:
-        for dependency, stored in entry.dependencies:
-            if not isinstance(dependency, str):
-                raise TypeError("a dependency is not a path")
-            if not trusted(stored) or self.stat(dependency) != stored:
-                return False
-        return True
+        """Each row is judged at most once per run, however many entries name it; the set tests run in C."""
+        rows = entry.dependencies
+        if type(rows) is not tuple:
+            raise TypeError("the dependencies are not a tuple of rows")
+        if not self._judged.issuperset(rows):
+            for row in rows:
+                if row not in self._judged:
+                    self._judge(row)
+        return not self._changed or self._changed.isdisjoint(rows)
+
+    def _judge(self, row: int) -> None:
+        if not 0 <= row < len(self.dependency_table):  # a negative number would index from the end
+            raise IndexError("a dependency is not a row of the table")
+        dependency, stored = self.dependency_table[row]
+        if not isinstance(dependency, str):
+            raise TypeError("a dependency is not a path")
+        if not trusted(stored) or self.stat(dependency) != stored:
+            self._changed.add(row)
+        self._judged.add(row)
 
     # -- writing ------------------------------------------------------------------------------------
 
@@ -398,9 +425,15 @@ class Cache:
             if self.entries.pop(lookup.key, None) is not None:
                 self.dirty = True
             return
-        others = tuple((path, dependency_stat) for path, dependency_stat in dependencies if path != lookup.key)
-        self.entries[lookup.key] = Entry(report.path, lookup.settings, stat, digest, others, encode_report(report))
+        rows = tuple(self._row_of(dependency) for dependency in dependencies if dependency[0] != lookup.key)
+        self.entries[lookup.key] = Entry(report.path, lookup.settings, stat, digest, rows, encode_report(report))
         self.dirty = True
+
+    def _row_of(self, dependency: Dependency) -> int:
+        row = self._rows.setdefault(dependency, len(self.dependency_table))
+        if row == len(self.dependency_table):
+            self.dependency_table.append(dependency)
+        return row
 
     def save(self) -> None:
         if not self.dirty:
@@ -408,12 +441,36 @@ class Cache:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             _write_markers(self.folder)
-            payload = marshal.dumps(((_FORMAT, self.fingerprint), {k: tuple(e) for k, e in self.entries.items()}))
+            payload = marshal.dumps(((_FORMAT, self.fingerprint), *self._live_index()))
             blob = _MAGIC + hashlib.blake2b(payload, digest_size=_DIGEST_SIZE).digest() + payload
             _atomic_write(self.folder / INDEX_NAME, blob)
             self.dirty = False
         except OSError as error:
             self.warn(f"{self.folder}: cannot write the cache ({error.strerror or error})")
+
+    def _live_index(self) -> tuple[tuple[Dependency, ...], dict[str, tuple]]:
+        """What save writes: the rows some entry names (renumbered when others died: a dependency's old
+        stat once its importers were checked again) and the entries. An entry naming a number outside the
+        table (malformed, and not looked up this run) is left out: it was never trusted."""
+        table = frozenset(range(len(self.dependency_table)))
+        entries = {key: entry for key, entry in self.entries.items() if _only_rows_of(entry.dependencies, table)}
+        named: set[int] = set().union(*(entry.dependencies for entry in entries.values()))
+        if len(named) == len(table):
+            return tuple(self.dependency_table), {key: tuple(entry) for key, entry in entries.items()}
+        live = [row for row in range(len(self.dependency_table)) if row in named]
+        renumbered = dict(zip(live, range(len(live)), strict=True))
+        rows = tuple(self.dependency_table[row] for row in live)
+        return rows, {
+            key: tuple(entry._replace(dependencies=tuple(map(renumbered.__getitem__, entry.dependencies))))
+            for key, entry in entries.items()
+        }
+
+
+def _only_rows_of(rows: object, table: frozenset[int]) -> bool:
+    try:
+        return type(rows) is tuple and table.issuperset(rows)
+    except TypeError:  # an unhashable element
+        return False
 
 
 def _verified_payload(blob: bytes) -> bytes | None:

@@ -86,13 +86,15 @@ def test_truncated_index_is_discarded_with_a_warning(tree, tmp_path):
     assert _codes(reports) == [("a.py", "ROC101", 2)]
 
 
-def _rewrite_entries(index: Path, change) -> None:
-    """Rewrite the index with a valid digest, so only the entry-level checks can catch `change`."""
+def _rewrite_index(index: Path, change) -> None:
+    """Rewrite the index with a valid digest, so only the entry-level checks can catch `change(table, entries)`
+    (the dependency table as a list, the entries as a dict)."""
     blob = index.read_bytes()
     header = len(cache_module._MAGIC) + cache_module._DIGEST_SIZE
-    head, entries = marshal.loads(blob[header:])
-    change(entries)
-    payload = marshal.dumps((head, entries))
+    head, table, entries = marshal.loads(blob[header:])
+    table = list(table)
+    change(table, entries)
+    payload = marshal.dumps((head, tuple(table), entries))
     digest = hashlib.blake2b(payload, digest_size=cache_module._DIGEST_SIZE).digest()
     index.write_bytes(cache_module._MAGIC + digest + payload)
 
@@ -101,11 +103,11 @@ def test_malformed_entry_is_discarded_with_a_warning(tree, tmp_path):
     _run(tree, tmp_path / "c")
     key = os.path.abspath(tree / "a.py")
 
-    def break_report(entries):
+    def break_report(table, entries):
         display, settings, stat, digest, deps, _report = entries[key]
         entries[key] = (display, settings, stat, digest, deps, ((("bad",),), ()))
 
-    _rewrite_entries(tmp_path / "c" / INDEX_NAME, break_report)
+    _rewrite_index(tmp_path / "c" / INDEX_NAME, break_report)
     reports, _, warnings = _run(tree, tmp_path / "c")
     assert any("malformed" in w for w in warnings)
     assert _codes(reports) == [("a.py", "ROC101", 2)], "the entry was recomputed, not trusted"
@@ -114,7 +116,7 @@ def test_malformed_entry_is_discarded_with_a_warning(tree, tmp_path):
 def test_wrong_shaped_entry_is_discarded_with_a_warning(tree, tmp_path):
     _run(tree, tmp_path / "c")
     key = os.path.abspath(tree / "a.py")
-    _rewrite_entries(tmp_path / "c" / INDEX_NAME, lambda entries: entries.__setitem__(key, ("short",)))
+    _rewrite_index(tmp_path / "c" / INDEX_NAME, lambda table, entries: entries.__setitem__(key, ("short",)))
     reports, _, warnings = _run(tree, tmp_path / "c")
     assert any("malformed" in w for w in warnings)
     assert _codes(reports) == [("a.py", "ROC101", 2)]
@@ -440,7 +442,9 @@ def test_a_racy_dependency_never_matches(tmp_path, monkeypatch):
         {"pkg/__init__.py": "", "pkg/env.py": "import torch\nFAST = torch.version.hip is None\n", "pkg/a.py": gated},
     )
     _, first, _ = _run(root, tmp_path / "c")
-    dependencies = dict(first.entries[os.path.abspath(root / "pkg" / "a.py")].dependencies)
+    dependencies = dict(
+        first.dependency_table[row] for row in first.entries[os.path.abspath(root / "pkg" / "a.py")].dependencies
+    )
     assert not cache_module.trusted(dependencies[os.path.abspath(root / "pkg" / "env.py")])
     env = root / "pkg" / "env.py"
     before = env.stat()
@@ -486,3 +490,117 @@ def test_a_dependency_edited_during_the_run_is_seen_by_the_next_run(tmp_path, mo
     second, _, _ = _run(root, tmp_path / "c")
     fresh, _, _ = _run(root, tmp_path / "fresh")
     assert _codes(second) == _codes(fresh) == [("a.py", "ROC101", 4), ("b.py", "ROC101", 4)]
+
+
+# ---------------------------------------------------------------------------------------------------
+# The dependency table: each distinct (path, stat) once, named by number from the entries
+
+GATED = 'import torch\nfrom pkg.env import FAST\nif FAST:\n    m = torch.compile(m, mode="reduce-overhead")\n'
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    """pkg/a.py and pkg/b.py both depend on pkg/env.py, whose NVIDIA-only flag gates their hazard."""
+    root = tmp_path / "proj"
+    env = "import torch\nFAST = torch.version.hip is None\n"
+    write_tree(root, {"pkg/__init__.py": "", "pkg/env.py": env, "pkg/a.py": GATED, "pkg/b.py": GATED})
+    return root
+
+
+def _reopened(cache_dir: Path) -> Cache:
+    warnings: list[str] = []
+    cache = Cache.open(cache_dir, warnings.append)
+    assert not warnings
+    return cache
+
+
+def _named_rows(cache: Cache) -> set[int]:
+    return {row for entry in cache.entries.values() for row in entry.dependencies}
+
+
+def test_a_dependency_many_files_share_is_one_row(package, tmp_path):
+    _run(package, tmp_path / "c")
+    cache = _reopened(tmp_path / "c")
+    env = os.path.abspath(package / "pkg" / "env.py")
+    rows = [row for row, (path, _) in enumerate(cache.dependency_table) if path == env]
+    assert len(rows) == 1
+    a, b = (cache.entries[os.path.abspath(package / "pkg" / name)].dependencies for name in ("a.py", "b.py"))
+    assert rows[0] in a and a == b
+    assert len(set(cache.dependency_table)) == len(cache.dependency_table)
+
+
+def test_each_row_is_judged_at_most_once_per_run(package, tmp_path, monkeypatch):
+    _run(package, tmp_path / "c")
+    judged: list[int] = []
+    real = Cache._judge
+
+    def counting(self: Cache, row: int) -> None:
+        judged.append(row)
+        real(self, row)
+
+    monkeypatch.setattr(Cache, "_judge", counting)
+    reports, cache, warnings = _run(package, tmp_path / "c")
+    assert _codes(reports) == [] and not cache.dirty and not warnings, "served from the cache"
+    assert sorted(judged) == sorted(_named_rows(cache)), "each row named by an entry, once"
+    assert len(judged) < sum(len(entry.dependencies) for entry in cache.entries.values())
+
+
+def test_save_writes_only_the_rows_entries_name(package, tmp_path):
+    _run(package, tmp_path / "c")
+    env = package / "pkg" / "env.py"
+    env.write_text("import torch\nFAST = True  # no longer a vendor test\n")
+    second, _, _ = _run(package, tmp_path / "c")
+    assert _codes(second) == [("a.py", "ROC101", 4), ("b.py", "ROC101", 4)]
+    cache = _reopened(tmp_path / "c")
+    assert _named_rows(cache) == set(range(len(cache.dependency_table))), "env.py's old stat is gone"
+    env_stats = [stat for path, stat in cache.dependency_table if path == os.path.abspath(env)]
+    assert env_stats == [cache_module.stat_of(str(env))]
+    third, cache, _ = _run(package, tmp_path / "c")
+    assert _codes(third) == _codes(second) and not cache.dirty, "the renumbered entries are served"
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [lambda size: (size,), lambda size: (-1,), lambda size: ("0",), lambda size: ([0],), lambda size: 0],
+    ids=["past-the-end", "negative", "text", "unhashable", "not-a-tuple"],
+)
+def test_an_entry_naming_no_row_of_the_table_is_discarded_with_a_warning(tree, tmp_path, rows):
+    _run(tree, tmp_path / "c")
+    key = os.path.abspath(tree / "a.py")
+
+    def name_no_row(table, entries):
+        display, settings, stat, digest, _rows, _report = entries[key]
+        # An empty report: were the entry trusted, a.py's diagnostic would be lost.
+        entries[key] = (display, settings, stat, digest, rows(len(table)), ((), (), ()))
+
+    _rewrite_index(tmp_path / "c" / INDEX_NAME, name_no_row)
+    reports, _, warnings = _run(tree, tmp_path / "c")
+    assert any("malformed" in w for w in warnings)
+    assert _codes(reports) == [("a.py", "ROC101", 2)], "the entry was recomputed, not trusted"
+
+
+def test_a_malformed_row_discards_the_entries_naming_it_with_a_warning(package, tmp_path):
+    _run(package, tmp_path / "c")
+    env = os.path.abspath(package / "pkg" / "env.py")
+
+    def break_env_row(table, entries):
+        table[[path for path, _ in table].index(env)] = (5, None)
+
+    _rewrite_index(tmp_path / "c" / INDEX_NAME, break_env_row)
+    reports, _, warnings = _run(package, tmp_path / "c")
+    assert sum("malformed" in w for w in warnings) == 2, "a.py and b.py"
+    fresh, _, _ = _run(package, tmp_path / "fresh")
+    assert [r.diagnostics for r in reports] == [r.diagnostics for r in fresh]
+    assert all(isinstance(path, str) for path, _ in _reopened(tmp_path / "c").dependency_table)
+
+
+def test_an_entry_naming_no_row_is_not_written_back(package, tmp_path):
+    """An entry not looked up this run is written back as read, unless it names no row of the table:
+    the next run must not find it naming a row appended since."""
+    _, cache, _ = _run(package, tmp_path / "c")
+    key = os.path.abspath(package / "pkg" / "a.py")
+    cache.entries[key] = cache.entries[key]._replace(dependencies=(len(cache.dependency_table),))
+    cache.dirty = True
+    cache.save()
+    reopened = _reopened(tmp_path / "c")
+    assert set(reopened.entries) == set(cache.entries) - {key}
