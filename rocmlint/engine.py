@@ -307,13 +307,9 @@ def _too_deep(who: str) -> str:
     return f"code nested too deep to analyse: {who} ran out of stack (RecursionError)"
 
 
-# One pass over the bytes for every JIT compile call's name.
-_EMBEDDED_TRIGGER = re.compile(b"|".join(re.escape(trigger) for trigger in EMBEDDED_TRIGGERS))
-
-
 def _embedded_cuda_rules(data: bytes, enabled: frozenset[str], prefilter: bool = True) -> list[type[Rule]]:
     """The CUDA rules that could fire on CUDA source held in a Python file's strings."""
-    if prefilter and not _EMBEDDED_TRIGGER.search(data):
+    if prefilter and not any(trigger in data for trigger in EMBEDDED_TRIGGERS):
         return []
     return prefilter_for("cuda", enabled).rules_for(data if prefilter else None)
 

@@ -503,14 +503,21 @@ def project_root(path: Path, configured_root: Path) -> Path:
     root = Path(os.path.abspath(configured_root))
     if absolute.is_relative_to(root):
         return root
-    found = absolute.parent
-    for level, folder in enumerate(absolute.parents):
+    return _enclosing_project(absolute.parent)
+
+
+@lru_cache(maxsize=1024)
+def _enclosing_project(folder: Path) -> Path:
+    """project_root for the files of `folder` outside the configured root (remembered: every file of a folder
+    asks, and each answer costs up to 3 x MAX_ROOT_LEVELS stats)."""
+    found = folder
+    for level, parent in enumerate((folder, *folder.parents)):
         if level >= MAX_ROOT_LEVELS:
             break
-        if any((folder / marker).exists() for marker in _BUILD_MARKERS):
-            found = folder
-        if (folder / ".git").exists():
-            return folder
+        if any((parent / marker).exists() for marker in _BUILD_MARKERS):
+            found = parent
+        if (parent / ".git").exists():
+            return parent
     return found
 
 
@@ -528,5 +535,7 @@ def project_for(root: Path) -> CudaProject:
 
 
 def forget_projects() -> None:
-    """Drop every model built so far (a long-running server does when files are saved)."""
+    """Drop every model built so far, and where project roots were found (a long-running server does when files
+    are saved)."""
     _MODELS.clear()
+    _enclosing_project.cache_clear()
