@@ -18,24 +18,11 @@ from collections.abc import Callable, Iterator
 
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_none, statements_before
-from rocmlint.python.scopes import DEFS, TRY_STATEMENTS
+from rocmlint.python.scopes import COMPOUND_STATEMENTS
 from rocmlint.python.semantic import COMPREHENSIONS, DEFERRED_BODIES
 
 Exits = Callable[[list[ast.stmt]], bool]
 Holds = Callable[[ast.expr, bool], bool]
-
-# Statements that hold blocks: a node in one's header (an `if` or `while` test) runs before its blocks.
-_COMPOUND_STATEMENTS: tuple[type[ast.stmt], ...] = (
-    ast.If,
-    ast.For,
-    ast.AsyncFor,
-    ast.While,
-    ast.With,
-    ast.AsyncWith,
-    ast.Match,
-    *TRY_STATEMENTS,
-    *DEFS,
-)
 
 
 def earlier_exit_tests(
@@ -132,7 +119,7 @@ def runs_right_under(ctx: PythonContext, node: ast.AST, holds: Holds) -> bool:
     (False), or after an earlier `if test: <leave the block>` without `else` in its own block (False).
     A node in a compound statement's own header (an `if` or `while` test) is decided by nothing here."""
     statement = ctx.semantic.statement_of(node)
-    if statement is None or isinstance(statement, _COMPOUND_STATEMENTS):
+    if statement is None or isinstance(statement, COMPOUND_STATEMENTS):
         return False
     owner = ctx.parent(statement)
     if isinstance(owner, ast.If):

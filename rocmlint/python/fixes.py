@@ -25,7 +25,7 @@ from rocmlint.diagnostics import Edit, Fix
 from rocmlint.python.embedded import string_pieces
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.positions import CodePosition
-from rocmlint.python.scopes import nested_blocks
+from rocmlint.python.scopes import COMPOUND_STATEMENTS, nested_blocks
 from rocmlint.python.tree import children
 from rocmlint.vendor import ROCM
 
@@ -35,20 +35,6 @@ _CPP_EXTENSION = "torch.utils.cpp_extension"
 # What a statement binding a reusable ROCm guard names: gating's conventions (`IS_ROCM`, `on_gfx9`,
 # `on_mi3xx`, `torch.version.hip`) and the configured rocm-guards.
 _GUARD_WORDS = re.compile(r"hip|rocm|amd|gfx|mi\d", re.IGNORECASE)
-_COMPOUND_STATEMENTS: tuple[type[ast.stmt], ...] = (
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.ClassDef,
-    ast.If,
-    ast.For,
-    ast.AsyncFor,
-    ast.While,
-    ast.With,
-    ast.AsyncWith,
-    ast.Try,
-    ast.Match,
-    *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),
-)
 # Statements on one logical line joined by `;` (`a; b`); a compound statement is a line of its own.
 _StatementLine = tuple[ast.stmt, ...]
 # Between two statements of one logical line when a backslash continues it onto the next physical line.
@@ -627,7 +613,7 @@ def enclosing_statement(ctx: PythonContext, node: ast.AST) -> ast.stmt | None:
     """The simple statement holding `node` (itself when it is one) when it starts a line or follows a `;`;
     None inside a compound statement's header or a one-line body (`if x: <statement>`)."""
     statement = ctx.semantic.statement_of(node)
-    if statement is None or isinstance(statement, _COMPOUND_STATEMENTS):
+    if statement is None or isinstance(statement, COMPOUND_STATEMENTS):
         return None
     return statement if _begins_line(ctx, _statement_line(ctx, statement)[0]) else None
 

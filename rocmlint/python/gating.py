@@ -17,7 +17,14 @@ from functools import cached_property
 
 from rocmlint.data import load
 from rocmlint.python.references import References
-from rocmlint.python.scopes import DEFS, FUNCTION_DEFS, TRY_STATEMENTS, FunctionNode, dotted_name
+from rocmlint.python.scopes import (
+    COMPOUND_STATEMENTS,
+    DEFS,
+    FUNCTION_DEFS,
+    FunctionNode,
+    dotted_name,
+    last_line,
+)
 from rocmlint.python.semantic import Binding, Semantic
 from rocmlint.python.tree import children
 from rocmlint.vendor import CONSTANT_FALSE, CONSTANT_TRUE, EVERYWHERE, NEITHER, NVIDIA, ROCM, UNKNOWN, Branch, Vendor
@@ -193,9 +200,9 @@ class GateAnalyzer:
             return self.terminates(last.body) and self.terminates(last.orelse)
         if isinstance(last, (ast.With, ast.AsyncWith)):
             return self.terminates(last.body)
-        if isinstance(last, _COMPOUND_STATEMENTS):
+        if isinstance(last, COMPOUND_STATEMENTS):
             return False
-        return any(self._exits(statement) for statement in _last_line(statements))
+        return any(self._exits(statement) for statement in last_line(statements))
 
     # --- conditions a child inherits from its parent -----------------------------------------------
     def _conditions(self, parent: ast.AST, child: ast.AST) -> list[Condition]:
@@ -713,9 +720,9 @@ class GateAnalyzer:
         )
 
     def _fails(self, statements: list[ast.stmt]) -> bool:
-        if not statements or isinstance(statements[-1], _COMPOUND_STATEMENTS):
+        if not statements or isinstance(statements[-1], COMPOUND_STATEMENTS):
             return False
-        for statement in _last_line(statements):
+        for statement in last_line(statements):
             if isinstance(statement, ast.Raise):
                 return True
             if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
@@ -731,29 +738,6 @@ class GateAnalyzer:
                 if any((dotted_name(argument) or "") in _IMPORT_ERRORS for argument in _argument_values(call)):
                     return True
         return False
-
-
-# Statements with a body of their own: they never share a line with another statement of their block.
-_COMPOUND_STATEMENTS: tuple[type[ast.stmt], ...] = (
-    ast.If,
-    ast.For,
-    ast.AsyncFor,
-    ast.While,
-    ast.With,
-    ast.AsyncWith,
-    ast.Match,
-    *TRY_STATEMENTS,
-    *DEFS,
-)
-
-
-def _last_line(statements: Sequence[ast.stmt]) -> Sequence[ast.stmt]:
-    """The statements written on the block's last line (`x = f(); return x`): its last step, decided
-    together."""
-    first = len(statements) - 1
-    while first > 0 and statements[first - 1].end_lineno == statements[first].lineno:
-        first -= 1
-    return statements[first:]
 
 
 def _conjunction(path: Vendor, conditions: list[Condition]) -> Vendor:

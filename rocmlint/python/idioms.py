@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from rocmlint.python.embedded import StringToken, string_token
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.scopes import DEFS, dotted_name
+from rocmlint.python.scopes import DEFS, dotted_name, last_line
 from rocmlint.python.semantic import DEFERRED_BODIES
 
 # Calls whose arguments are only shown, the one list for every rule, by the callee's last name (a method,
@@ -341,14 +341,6 @@ def statements_before(block: Sequence[ast.stmt], child: ast.AST) -> list[ast.stm
             break
         earlier.append(statement)
     return earlier
-
-
-def last_line(block: Sequence[ast.stmt]) -> Sequence[ast.stmt]:
-    """The statements on a block's last line: the last statement and those `;` joins to it (`log(); return`)."""
-    start = len(block) - 1
-    while start > 0 and block[start - 1].end_lineno == block[start].lineno:
-        start -= 1
-    return block[max(start, 0) :]
 
 
 def leaves_quietly(block: Sequence[ast.stmt]) -> bool:

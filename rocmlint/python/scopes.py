@@ -7,7 +7,7 @@ rule asks about pays nothing.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -86,7 +86,7 @@ def _index_block(scope: Scope, statements: Iterable[ast.stmt], package: str | No
             scope.functions[statement.name] = statement
         elif isinstance(statement, ast.ClassDef):
             scope.classes[statement.name] = statement
-        elif isinstance(statement, _COMPOUND):
+        elif isinstance(statement, BLOCK_STATEMENTS):
             scope.opaque.update(_compound_targets(statement))
             for block in nested_blocks(statement):
                 _index_block(scope, block, package)
@@ -94,16 +94,28 @@ def _index_block(scope: Scope, statements: Iterable[ast.stmt], package: str | No
             _index_small(scope, statement, package)
 
 
-_COMPOUND: tuple[type[ast.stmt], ...] = (
+# Statements that hold blocks of statements (a def or class holds a scope of its own: COMPOUND_STATEMENTS
+# counts them too). Neither kind shares its line with another statement of its block.
+BLOCK_STATEMENTS: tuple[type[ast.stmt], ...] = (
     ast.If,
     ast.For,
     ast.AsyncFor,
     ast.While,
     ast.With,
     ast.AsyncWith,
+    ast.Match,
     *TRY_STATEMENTS,
-    *((ast.Match,) if hasattr(ast, "Match") else ()),
 )
+COMPOUND_STATEMENTS: tuple[type[ast.stmt], ...] = (*BLOCK_STATEMENTS, *DEFS)
+
+
+def last_line(block: Sequence[ast.stmt]) -> Sequence[ast.stmt]:
+    """The statements on a block's last line: the last statement and those `;` joins to it (`log(); return`),
+    its last step, decided together."""
+    start = len(block) - 1
+    while start > 0 and block[start - 1].end_lineno == block[start].lineno:
+        start -= 1
+    return block[max(start, 0) :]
 
 
 def nested_blocks(statement: ast.AST) -> list[list[ast.stmt]]:
@@ -206,7 +218,7 @@ def own_small_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
         statement = stack.pop()
         if isinstance(statement, DEFS):
             continue
-        if isinstance(statement, _COMPOUND):
+        if isinstance(statement, BLOCK_STATEMENTS):
             for block in nested_blocks(statement):
                 stack.extend(block)
         else:
@@ -222,7 +234,7 @@ def _all_functions(statements: Iterable[ast.stmt]) -> Iterator[FunctionNode]:
             if isinstance(statement, FUNCTION_DEFS):
                 yield statement
             stack.extend(statement.body)
-        elif isinstance(statement, _COMPOUND):
+        elif isinstance(statement, BLOCK_STATEMENTS):
             for block in nested_blocks(statement):
                 stack.extend(block)
 
