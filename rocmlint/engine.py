@@ -24,8 +24,9 @@ from rocmlint.discovery import matches_any
 from rocmlint.file_report import FileReport
 from rocmlint.python.embedded import TRIGGERS as EMBEDDED_TRIGGERS
 from rocmlint.python.embedded import EmbeddedSource
-from rocmlint.python.frontend import PythonParseError, RuleOptions, check_python
+from rocmlint.python.frontend import RuleOptions, check_python
 from rocmlint.python.project import ProjectIndex, package_of
+from rocmlint.python.tree import PythonParseError
 from rocmlint.registry import all_rules, rule_by_code
 from rocmlint.rule import Rule
 from rocmlint.source import DecodeError, SourceFile, language_of

@@ -9,10 +9,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from rocmlint.python.frontend import PythonContext, RuleOptions, parse_text
+from rocmlint.python.frontend import PythonContext, RuleOptions
 from rocmlint.python.gating import GateAnalyzer
 from rocmlint.python.semantic import Semantic
-from rocmlint.python.tree import children, walk
+from rocmlint.python.tree import children, parse_text, walk
 from rocmlint.source import SourceFile
 
 N = TypeVar("N", bound=ast.AST)

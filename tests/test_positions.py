@@ -7,8 +7,8 @@ import ast
 
 import pytest
 
-from rocmlint.python.frontend import parse_text
 from rocmlint.python.positions import CodePosition, CodeRange, PositionIndex
+from rocmlint.python.tree import parse_text
 from rocmlint.source import split_lines
 
 

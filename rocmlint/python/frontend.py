@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import traceback
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -15,17 +14,10 @@ from rocmlint.python.gating import Branch, CrossModuleResolver, GateAnalyzer, Ve
 from rocmlint.python.positions import CodeRange, PositionIndex
 from rocmlint.python.references import References
 from rocmlint.python.semantic import Semantic
-from rocmlint.python.tree import Callback, walk
+from rocmlint.python.tree import Callback, parse_text, walk
 from rocmlint.python.values import Values
 from rocmlint.rule import Rule
 from rocmlint.source import SourceFile
-
-
-class PythonParseError(Exception):
-    def __init__(self, message: str, line: int, column: int) -> None:
-        super().__init__(message)
-        self.line = line
-        self.column = column
 
 
 @dataclass(frozen=True)
@@ -34,21 +26,6 @@ class RuleOptions:
 
     rocm_guards: frozenset[str] = frozenset()
     target_archs: tuple[str, ...] = ()
-
-
-def parse_text(text: str) -> ast.Module:
-    """CPython's tree of `text`; PythonParseError with CPython's own message and position when it is
-    not valid Python (or nests deeper than CPython's parser goes: it raises, it never crashes)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escapes and the like are not ours to report
-            return ast.parse(text)
-    except SyntaxError as error:
-        raise PythonParseError(f"SyntaxError: {error.msg}", error.lineno or 1, error.offset or 1) from None
-    except (RecursionError, MemoryError):
-        raise PythonParseError("nesting too deep to parse (CPython's parser gives up too)", 1, 1) from None
-    except ValueError as error:  # NUL bytes and the like
-        raise PythonParseError(f"SyntaxError: {error}", 1, 1) from None
 
 
 class PythonContext:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import ast
 import os
-import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rocmlint.python.semantic import Semantic
-from rocmlint.python.tree import walk
+from rocmlint.python.tree import PythonParseError, parse_text, walk
 from rocmlint.source import DecodeError, SourceFile
 
 if TYPE_CHECKING:
@@ -142,10 +141,8 @@ def _parse(text: str) -> ast.Module | None:
     """The module, or None for one that does not parse: a broken neighbour module resolves to nothing
     (its own check reports it)."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escapes and the like are not this module's to report
-            return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return parse_text(text)
+    except PythonParseError:
         return None
 
 

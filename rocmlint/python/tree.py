@@ -1,4 +1,5 @@
-"""One iterative pass over an `ast` tree that records parents, then the rules' `visit_<Node>` calls.
+"""CPython's tree of a Python file: the parse, and one iterative pass that records parents, then the
+rules' `visit_<Node>` calls.
 
 The walk never recurses in Python, so deep nesting cannot overflow. It reads, per node type, only the
 fields that can hold nodes: which those are comes from the signature CPython documents for each class
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from collections.abc import Callable
 
 Callback = Callable[[ast.AST], None]
@@ -36,6 +38,28 @@ _NODE_TYPES = frozenset(
 )
 _FIELD = re.compile(r"(\w+)([?*]?) (\w+)")
 _fields_by_type: dict[type, Fields] = {}
+
+
+class PythonParseError(Exception):
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+
+def parse_text(text: str) -> ast.Module:
+    """CPython's tree of `text`; PythonParseError with CPython's own message and position when it is
+    not valid Python (or nests deeper than CPython's parser goes: it raises, it never crashes)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes and the like are not ours to report
+            return ast.parse(text)
+    except SyntaxError as error:
+        raise PythonParseError(f"SyntaxError: {error.msg}", error.lineno or 1, error.offset or 1) from None
+    except (RecursionError, MemoryError):
+        raise PythonParseError("nesting too deep to parse (CPython's parser gives up too)", 1, 1) from None
+    except ValueError as error:  # NUL bytes and the like
+        raise PythonParseError(f"SyntaxError: {error}", 1, 1) from None
 
 
 def node_fields(node_type: type) -> Fields:
