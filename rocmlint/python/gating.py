@@ -70,6 +70,8 @@ _STATEMENT_FIELDS = ("body", "orelse", "finalbody")
 # Functions whose callers are decided one inside another on the Python stack before the next is deferred.
 _MAX_CALLER_NESTING = 32
 
+# Where the module as a whole can run (rocmlint/python/importers.py), asked when a branch first needs it.
+ModuleBase = Callable[[], Branch]
 # Resolves a qualified name defined in another module of the scanned tree to its vendor value. A name
 # ending in "()" asks for the value of calling it (`from pkg.env import is_hip; is_hip()`).
 CrossModuleResolver = Callable[[str], "Vendor | None"]
@@ -95,10 +97,12 @@ class GateAnalyzer:
         semantic: Semantic,
         rocm_guards: frozenset[str] = frozenset(),
         resolve_external: CrossModuleResolver | None = None,
+        module_base: ModuleBase | None = None,
     ) -> None:
         self.semantic = semantic
         self.rocm_guards = rocm_guards
         self.resolve_external = resolve_external
+        self.module_base = module_base
         self._binding_cache: dict[tuple[int, str], Vendor] = {}
         self._branch_cache: dict[ast.AST, Branch] = {}
         self._before_cache: dict[ast.stmt, list[Condition]] = {}
@@ -117,14 +121,18 @@ class GateAnalyzer:
 
     # --- public -----------------------------------------------------------------------------------
     def branch(self, node: ast.AST) -> Branch:
-        """Where `node` can run, from every condition between it and the module (iterative: deep
-        nesting must not exhaust the Python stack)."""
+        """Where `node` can run, from every condition between it and the module, and where the module
+        itself can run (`module_base`: a module only imported from NVIDIA-only code is NVIDIA code).
+        Iterative: deep nesting must not exhaust the Python stack."""
         chain: list[ast.AST] = []
         current: ast.AST | None = node
         while current is not None and current not in self._branch_cache:
             chain.append(current)
             current = self.semantic.parent(current)
-        result = EVERYWHERE if current is None else self._branch_cache[current]
+        if current is None:
+            result = self.module_base() if self.module_base is not None else EVERYWHERE
+        else:
+            result = self._branch_cache[current]
         for child in reversed(chain):
             parent = self.semantic.parent(child)
             if parent is not None:
