@@ -58,8 +58,6 @@ _MODULE_EXIT = re.compile(
     rb"\nif [^\n]*:[ \t]*(?:#[^\n]*)?\n(?:(?:[ \t][^\n]*)?\n)*?[ \t]+(?:raise|pytest\.skip|sys\.exit|exit|quit)\b"
 )
 _LOAD_CALL = re.compile(rb"(?:import_module|__import__)\(\s*[\"']([\w.]+)[\"']")
-_ALIAS = re.compile(r"\s+as\s+\w+\s*$")
-_MODULE_NAME = re.compile(r"\w+(?:\.\w+)*")
 _PACKAGE_SUFFIX = os.sep + "__init__.py"
 _LOAD_FUNCTIONS = frozenset({"import_module", "__import__"})
 _TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
@@ -87,6 +85,7 @@ class ModuleFinder:
         self._packages: dict[str, tuple[tuple[str, ...], str]] = {}
         self._found: dict[tuple[tuple[str, ...], tuple[str, ...]], str | None] = {}
         self._roots: dict[tuple[str, str | None], tuple[str, ...]] = {}
+        self._modules: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
 
     def package(self, folder: str) -> tuple[tuple[str, ...], str]:
         """The dotted package of a folder's modules, and the folder its top-level package sits in."""
@@ -136,17 +135,34 @@ class ModuleFinder:
         """The files an import in `importer` runs: the module and the packages above it (`import a.b`
         runs a/__init__.py too), and each imported name that is a module (`from a import b`). `level`:
         the dots of a relative import."""
-        parts = module.split(".") if module else []
         if level:
             folder = os.path.dirname(importer)
             for _ in range(level - 1):
                 folder = os.path.dirname(folder)
             roots: tuple[str, ...] = (folder,)
         else:
-            roots = self.roots_of(importer, parts[0] if parts else None)
-        found = [self.find(parts[:end], roots) for end in range(1, len(parts) + 1)]
-        found += [self.find([*parts, name], roots) for name in names if name != "*"]
-        return [path for path in dict.fromkeys(found) if path is not None]
+            roots = self.roots_of(importer, module.split(".", 1)[0])
+        found = list(self._module_files(module, roots))
+        package = found[-1][: -len(_PACKAGE_SUFFIX)] if found and found[-1].endswith(_PACKAGE_SUFFIX) else None
+        if not module:
+            package = roots[0]
+        if package is not None:
+            for name in names:
+                submodule = self.find([name], (package,)) if name != "*" else None
+                if submodule is not None:
+                    found.append(submodule)
+        return found
+
+    def _module_files(self, module: str, roots: tuple[str, ...]) -> tuple[str, ...]:
+        """The files of a dotted module and of the packages above it, outermost first (none when the module
+        is not in the tree)."""
+        key = (module, roots)
+        known = self._modules.get(key)
+        if known is None:
+            parts = module.split(".") if module else []
+            found = tuple(self.find(parts[:end], roots) for end in range(1, len(parts) + 1))
+            known = self._modules[key] = tuple(path for path in found if path is not None)
+        return known
 
 
 @dataclass
@@ -259,9 +275,9 @@ def _statements(match: re.Match[bytes]) -> list[Imported]:
     try:
         plain = match.group(6)
         if plain is not None:
-            return [(0, name, []) for name in _names(plain.decode("ascii")) if _MODULE_NAME.fullmatch(name)]
+            return [(0, name, []) for name in _names(plain.decode("ascii")) if _is_dotted(name)]
         dots, module, names = match.group(3), match.group(4) or b"", match.group(5)
-        imported = [name for name in _names(names.decode("ascii")) if name == "*" or _MODULE_NAME.fullmatch(name)]
+        imported = [name for name in _names(names.decode("ascii")) if name == "*" or name.isidentifier()]
         return [(len(dots), module.decode("ascii"), imported)]
     except UnicodeDecodeError:  # not ASCII: no import statement's names
         return []
@@ -270,9 +286,14 @@ def _statements(match: re.Match[bytes]) -> list[Imported]:
 def _names(text: str) -> list[str]:
     """The names of `x, y as z` or `(x,\n y)`, comments and a trailing `;` statement dropped."""
     text = text.strip().removeprefix("(").removesuffix(")")
-    lines = (line.split("#", 1)[0] for line in text.splitlines())
-    joined = " ".join(lines).split(";", 1)[0].replace("\\", " ")
-    return [_ALIAS.sub("", name).strip() for name in joined.split(",") if name.strip()]
+    if "#" in text:
+        text = " ".join(line.split("#", 1)[0] for line in text.splitlines())
+    text = text.split(";", 1)[0].replace("\\", " ")
+    return [words[0] for words in (name.split(None, 1) for name in text.split(",")) if words]
+
+
+def _is_dotted(name: str) -> bool:
+    return all(part.isidentifier() for part in name.split("."))
 
 
 def _read_tree(root: Path) -> Iterator[tuple[str, bytes]]:
