@@ -62,7 +62,9 @@ _PACKAGE_SUFFIX = os.sep + "__init__.py"
 _LOAD_FUNCTIONS = frozenset({"import_module", "__import__"})
 _TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
 
-Imported = tuple[int, str, list[str]]  # what an import statement imports: (level, module, names)
+# What an import statement imports: (level, module, the names after `import` as written, parsed only when the
+# module is a package whose names may be modules).
+Imported = tuple[int, str, bytes]
 # Where an importer's imports of a module run (importer, imported), None when none runs at all (only under
 # `if TYPE_CHECKING:`, or text that looked like an import in a string), with the files that answer came from.
 ImportGate = Callable[[str, str], tuple[Branch | None, frozenset[str]]]
@@ -70,8 +72,7 @@ ImportGate = Callable[[str, str], tuple[Branch | None, frozenset[str]]]
 
 class ModuleFinder:
     """Resolves dotted module names to the files of a tree, as ProjectIndex does (against the folder the
-    importer's top-level package sits in, then the importer's own folder), then against the tree's root
-    (a test folder without `__init__.py` imports the project's packages from there)."""
+    importer's top-level package sits in, then the importer's own folder), then against the folders above."""
 
     def __init__(self, root: str, files: frozenset[str]) -> None:
         self.root = root
@@ -84,7 +85,7 @@ class ModuleFinder:
         )
         self._packages: dict[str, tuple[tuple[str, ...], str]] = {}
         self._found: dict[tuple[tuple[str, ...], tuple[str, ...]], str | None] = {}
-        self._roots: dict[tuple[str, str | None], tuple[str, ...]] = {}
+        self._roots: dict[tuple[str, str], tuple[str, ...]] = {}
         self._modules: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
 
     def package(self, folder: str) -> tuple[tuple[str, ...], str]:
@@ -120,21 +121,28 @@ class ModuleFinder:
         packages = {os.path.dirname(path) for path in self.files if os.path.basename(path) == "__init__.py"}
         return {os.path.basename(folder) for folder in packages if os.path.dirname(folder) not in packages}
 
-    def roots_of(self, path: str, first: str | None = None) -> tuple[str, ...]:
-        """Where an absolute import in `path` is looked for; with `first`, its first name, the importer's
-        own folder only when that name is there."""
+    def roots_of(self, path: str, first: str) -> tuple[str, ...]:
+        """Where an absolute import whose first name is `first` is looked for from `path`: the folder the
+        importer's top-level package sits in, then the closest folder from the importer's own up to the
+        tree's root that holds `first` (a test folder without `__init__.py` imports the project's packages
+        from the checkout's root, which Python has on its path)."""
         folder = os.path.dirname(path)
         key = (folder, first)
         if key not in self._roots:
-            package_root = self.package(folder)[1]
-            beside = first is None or self.find([first], (folder,)) is not None
-            self._roots[key] = tuple(dict.fromkeys((package_root, *((folder,) if beside else ()), self.root)))
+            places = [self.package(folder)[1]]
+            holder = folder
+            while len(holder) >= len(self.root):
+                if self.find([first], (holder,)) is not None:
+                    places.append(holder)
+                    break
+                holder = os.path.dirname(holder)
+            self._roots[key] = tuple(dict.fromkeys(places))
         return self._roots[key]
 
-    def imported_files(self, importer: str, level: int, module: str, names: Sequence[str] = ()) -> list[str]:
+    def imported_files(self, importer: str, level: int, module: str, names: Sequence[str] | bytes = ()) -> list[str]:
         """The files an import in `importer` runs: the module and the packages above it (`import a.b`
-        runs a/__init__.py too), and each imported name that is a module (`from a import b`). `level`:
-        the dots of a relative import."""
+        runs a/__init__.py too), and each imported name that is a module (`from a import b`; `names` may
+        be the text after `import`). `level`: the dots of a relative import."""
         if level:
             folder = os.path.dirname(importer)
             for _ in range(level - 1):
@@ -146,9 +154,9 @@ class ModuleFinder:
         package = found[-1][: -len(_PACKAGE_SUFFIX)] if found and found[-1].endswith(_PACKAGE_SUFFIX) else None
         if not module:
             package = roots[0]
-        if package is not None:
-            for name in names:
-                submodule = self.find([name], (package,)) if name != "*" else None
+        if package is not None and names:
+            for name in _names(names) if isinstance(names, bytes) else names:
+                submodule = self.find([name], (package,)) if name.isidentifier() else None
                 if submodule is not None:
                     found.append(submodule)
         return found
@@ -224,7 +232,7 @@ class ImportIndex:
         call = _LOAD_CALL.search(data, line, len(data) if end == -1 else end)
         if call is not None:
             module = call.group(1)
-            found = self._resolve(path, folder, call.group(0), module, lambda: [(0, module.decode("ascii"), [])])
+            found = self._resolve(path, folder, call.group(0), module, lambda: [(0, module.decode("ascii"), b"")])
             self._link(path, found, everywhere)
 
     def _resolve(
@@ -272,24 +280,20 @@ def _absolute_module(match: re.Match[bytes]) -> bytes | None:
 def _statements(match: re.Match[bytes]) -> list[Imported]:
     """(level, module, imported names) per module an import statement's text imports: one per name of
     `import a.b as c, d`, one for `from ..a import b, c`."""
-    try:
-        plain = match.group(6)
-        if plain is not None:
-            return [(0, name, []) for name in _names(plain.decode("ascii")) if _is_dotted(name)]
-        dots, module, names = match.group(3), match.group(4) or b"", match.group(5)
-        imported = [name for name in _names(names.decode("ascii")) if name == "*" or name.isidentifier()]
-        return [(len(dots), module.decode("ascii"), imported)]
-    except UnicodeDecodeError:  # not ASCII: no import statement's names
-        return []
+    plain = match.group(6)
+    if plain is not None:
+        return [(0, name, b"") for name in _names(plain) if _is_dotted(name)]
+    dots, module = match.group(3), match.group(4) or b""
+    return [(len(dots), module.decode("ascii", "replace"), match.group(5))]
 
 
-def _names(text: str) -> list[str]:
+def _names(text: bytes) -> list[str]:
     """The names of `x, y as z` or `(x,\n y)`, comments and a trailing `;` statement dropped."""
-    text = text.strip().removeprefix("(").removesuffix(")")
-    if "#" in text:
-        text = " ".join(line.split("#", 1)[0] for line in text.splitlines())
-    text = text.split(";", 1)[0].replace("\\", " ")
-    return [words[0] for words in (name.split(None, 1) for name in text.split(",")) if words]
+    written = text.decode("ascii", "replace").strip().removeprefix("(").removesuffix(")")
+    if "#" in written:
+        written = " ".join(line.split("#", 1)[0] for line in written.splitlines())
+    written = written.split(";", 1)[0].replace("\\", " ")
+    return [words[0] for words in (name.split(None, 1) for name in written.split(",")) if words]
 
 
 def _is_dotted(name: str) -> bool:
