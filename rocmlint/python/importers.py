@@ -32,8 +32,9 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -121,12 +122,11 @@ class ModuleFinder:
         packages = {os.path.dirname(path) for path in self.files if os.path.basename(path) == "__init__.py"}
         return {os.path.basename(folder) for folder in packages if os.path.dirname(folder) not in packages}
 
-    def roots_of(self, path: str, first: str) -> tuple[str, ...]:
-        """Where an absolute import whose first name is `first` is looked for from `path`: the folder the
-        importer's top-level package sits in, then the closest folder from the importer's own up to the
-        tree's root that holds `first` (a test folder without `__init__.py` imports the project's packages
-        from the checkout's root, which Python has on its path)."""
-        folder = os.path.dirname(path)
+    def roots_of(self, folder: str, first: str) -> tuple[str, ...]:
+        """Where a module of `folder` looks for an absolute import whose first name is `first`: the folder its
+        top-level package sits in, then the closest folder from `folder` up to the tree's root that holds
+        `first` (a test folder without `__init__.py` imports the project's packages from the checkout's
+        root, which Python has on its path)."""
         key = (folder, first)
         if key not in self._roots:
             places = [self.package(folder)[1]]
@@ -149,7 +149,7 @@ class ModuleFinder:
                 folder = os.path.dirname(folder)
             roots: tuple[str, ...] = (folder,)
         else:
-            roots = self.roots_of(importer, module.split(".", 1)[0])
+            roots = self.roots_of(os.path.dirname(importer), module.split(".", 1)[0])
         found = list(self._module_files(module, roots))
         package = found[-1][: -len(_PACKAGE_SUFFIX)] if found and found[-1].endswith(_PACKAGE_SUFFIX) else None
         if not module:
@@ -181,59 +181,94 @@ class ImportIndex:
     finder: ModuleFinder
     # importee -> importer -> whether one of its imports of it is a module-level statement
     importers: dict[str, dict[str, bool]] = field(default_factory=dict)
-    entries: set[str] = field(default_factory=set)  # run as `__main__`
+    # The files whose imports all count as module-level ones (test files), asked per importer.
+    imports_everywhere: Callable[[str], bool] = field(default=lambda path: False, repr=False)
+    _facts: dict[str, tuple[bool, bool]] = field(default_factory=dict, repr=False)
     _statement_files: dict[tuple[tuple[str, ...] | str, bytes], list[str]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(cls, root: Path, imports_everywhere: Callable[[str], bool] = lambda path: False) -> ImportIndex:
         """The index of the `.py` files under `root`; `imports_everywhere(path)`: the file's imports all count
         as module-level ones (test files)."""
-        files = dict(_read_tree(root))
-        index = cls(os.path.abspath(root), ModuleFinder(os.path.abspath(root), frozenset(files)))
-        for path, data in files.items():
-            index._add(path, data, imports_everywhere(path))
+        paths = tree_files(root)
+        finder = ModuleFinder(os.path.abspath(root), frozenset(paths))
+        index = cls(os.path.abspath(root), finder, imports_everywhere=imports_everywhere)
+        index._add_files(paths, imports_everywhere)
         return index
 
+    def _add_files(self, paths: Iterable[str], imports_everywhere: Callable[[str], bool]) -> None:
+        """Read and index each file in turn (the tree's bytes are never all held at once)."""
+        for path in paths:
+            data = _read(path)
+            if data is not None:
+                self._add(path, data, imports_everywhere(path))
+        self._statement_files.clear()  # only for building
+
     def is_entry(self, path: str) -> bool:
-        return path in self.entries or not self.importers.get(path)
+        """Imported by no module of the tree, or run as `__main__`."""
+        return not self.importers.get(path) or self._file_facts(path)[0]
 
     def importers_of(self, path: str) -> dict[str, bool]:
         return self.importers.get(path, {})
 
+    def may_exit(self, path: str) -> bool:
+        """Whether the file may leave early at module level (`if not ...: pytest.skip(...,
+        allow_module_level=True)`, `raise`, `sys.exit`, a module-level `assert`): then its module-level
+        imports are decided by its analysis too. A file whose imports all count everywhere never does."""
+        return self._file_facts(path)[1]
+
+    def _file_facts(self, path: str) -> tuple[bool, bool]:
+        """(runs as `__main__`, may leave early), read when first asked: only the files a search reaches."""
+        if path not in self._facts:
+            data = _read(path) or b""
+            may_exit = not self.imports_everywhere(path) and (
+                b"\nassert " in data or _MODULE_EXIT.search(data) is not None
+            )
+            self._facts[path] = (b"__main__" in data, may_exit)
+        return self._facts[path]
+
     def _add(self, path: str, data: bytes, everywhere: bool) -> None:
         """Every line holding `import`, found with bytes.find (a regex over the whole text would try every
-        position of it)."""
-        if b"__main__" in data:
-            self.entries.add(path)
+        position of it). A statement at the start of its line is a module-level one (run whenever its importer
+        runs, unless the importer may leave early: `may_exit`); every import of a file whose imports run
+        `everywhere` counts as one."""
         folder = os.path.dirname(path)
-        may_exit = not everywhere and (b"\nassert " in data or _MODULE_EXIT.search(data) is not None)
+        remembered, statement_at, find = self._statement_files, _IMPORT_LINE.match, data.find
+        here: dict[str, bool] = {}  # what this file imports -> whether once at module level
         last_line = -1
-        position = data.find(b"import")
+        position = find(b"import")
         while position != -1:
             line = data.rfind(b"\n", 0, position) + 1
-            if line != last_line:
-                last_line = line
-                self._add_line(path, folder, data, line, may_exit, everywhere)
-            position = data.find(b"import", position + 6)
-
-    def _add_line(self, path: str, folder: str, data: bytes, line: int, may_exit: bool, everywhere: bool) -> None:
-        """One line holding `import`. A statement at the start of its line is a module-level one, run
-        whenever its importer runs unless the importer may exit at module level (`may_exit`)."""
-        match = _IMPORT_LINE.match(data, line)
-        if match is not None:
-            statement = match.group(0)[match.end(2) - match.start() :]
-            found = self._statement_files.get((folder, statement))
+            position = find(b"import", position + 6)
+            if line == last_line:
+                continue
+            last_line = line
+            match = statement_at(data, line)
+            if match is None:
+                self._add_load_call(path, folder, data, line, everywhere, here)
+                continue
+            statement = data[match.end(2) : match.end()]
+            found = remembered.get((folder, statement))
             if found is None:
-                found = self._resolve(path, folder, statement, _absolute_module(match), lambda: _statements(match))
-            top_level = not may_exit and match.group(1) == b"" and match.group(2) == b""
-            self._link(path, found, top_level or everywhere)
-            return
+                found = self._resolve(path, folder, statement, _absolute_module(match), partial(_statements, match))
+            top_level = everywhere or match.end(2) == line
+            for imported in found:
+                here[imported] = top_level or here.get(imported, False)
+        here.pop(path, None)
+        for imported, top_level in here.items():
+            self.importers.setdefault(imported, {})[path] = top_level
+
+    def _add_load_call(
+        self, path: str, folder: str, data: bytes, line: int, everywhere: bool, here: dict[str, bool]
+    ) -> None:
+        """`importlib.import_module("pkg.mod")` on the line: an import decided by the importer's analysis."""
         end = data.find(b"\n", line)
         call = _LOAD_CALL.search(data, line, len(data) if end == -1 else end)
         if call is not None:
             module = call.group(1)
             found = self._resolve(path, folder, call.group(0), module, lambda: [(0, module.decode("ascii"), b"")])
-            self._link(path, found, everywhere)
+            for imported in found:
+                here[imported] = everywhere or here.get(imported, False)
 
     def _resolve(
         self, path: str, folder: str, statement: bytes, module: bytes | None, imported: Callable[[], list[Imported]]
@@ -245,7 +280,7 @@ class ImportIndex:
         if first and first not in self.finder.names:
             found: list[str] = []  # no module of the tree has its first name (`os`, a third-party package)
         else:
-            places = self.finder.roots_of(path, first) if first else (folder,)
+            places = self.finder.roots_of(folder, first) if first else (folder,)
             remembered = self._statement_files.get((places, statement))
             found = remembered if remembered is not None else self._files(path, imported())
             self._statement_files[(places, statement)] = found
@@ -258,12 +293,6 @@ class ImportIndex:
             for level, module, names in imported
             for found in self.finder.imported_files(path, level, module, names)
         ]
-
-    def _link(self, importer: str, imported: list[str], top_level: bool) -> None:
-        for path in imported:
-            if path != importer:
-                known = self.importers.setdefault(path, {})
-                known[importer] = top_level or known.get(importer, False)
 
 
 def _absolute_module(match: re.Match[bytes]) -> bytes | None:
@@ -300,24 +329,27 @@ def _is_dotted(name: str) -> bool:
     return all(part.isidentifier() for part in name.split("."))
 
 
-def _read_tree(root: Path) -> Iterator[tuple[str, bytes]]:
-    count = 0
+def tree_files(root: Path) -> list[str]:
+    """The `.py` files under `root` an index reads, in a fixed order (at most _MAX_FILES)."""
+    found: list[str] = []
     for folder, subfolders, names in os.walk(os.path.abspath(root)):
         subfolders[:] = sorted(s for s in subfolders if s not in _SKIPPED_FOLDERS and not s.startswith("."))
         for name in sorted(names):
-            if not name.endswith(".py"):
-                continue
-            count += 1
-            if count > _MAX_FILES:
-                return
-            path = os.path.join(folder, name)
-            try:
-                if os.path.getsize(path) > _MAX_FILE_BYTES:
-                    continue
-                with open(path, "rb") as handle:
-                    yield path, handle.read()
-            except OSError:
-                continue
+            if name.endswith(".py"):
+                found.append(os.path.join(folder, name))
+                if len(found) >= _MAX_FILES:
+                    return found
+    return found
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size > _MAX_FILE_BYTES:
+                return None
+            return handle.read()
+    except OSError:
+        return None
 
 
 # --- reading an importer's tree ------------------------------------------------------------------------------------
@@ -436,7 +468,7 @@ class ModuleReach:
             if importer in through:
                 continue
             files.add(importer)
-            if not top_level:
+            if not top_level or self.index.may_exit(importer):
                 branch, gate_files = self._gate(importer, imported)
                 files.update(gate_files)
                 if branch is None or (vendor != _IMPORTED and getattr(branch, vendor) is False):
@@ -469,7 +501,7 @@ class ModuleReach:
             importers = self.index.importers_of(module)
             if self.index.is_entry(module):
                 self._entries[module] = (True, frozenset())
-            elif any(importers.values()):
+            elif any(top_level and not self.index.may_exit(importer) for importer, top_level in importers.items()):
                 self._entries[module] = (False, frozenset())
             else:
                 files: set[str] = set(importers)
