@@ -8,7 +8,8 @@ A module that is only ever imported from code gated for one vendor runs only on 
 The index (`ImportIndex`) is built from bytes alone, once per run and project root (before the pool forks,
 so workers inherit it): the lines of every `.py` file under the root that hold `import` (found with
 bytes.find) are read as import statements or `importlib.import_module("pkg.mod")` / `__import__("pkg.mod")`
-calls, and resolved to the tree's files as `ProjectIndex` resolves them (and against the tree's root).
+calls, and resolved to the tree's files as `ProjectIndex` resolves them (and against the folders above the
+importer, up to the root).
 `import a.b.c` imports the packages `a` and `a.b` too; `from a import b` imports the module `a.b` when
 there is one.
 
@@ -84,23 +85,21 @@ class ModuleFinder:
             os.path.basename(os.path.dirname(path)) if path.endswith(_PACKAGE_SUFFIX) else os.path.basename(path)[:-3]
             for path in files
         )
-        self._packages: dict[str, tuple[tuple[str, ...], str]] = {}
+        self._package_roots: dict[str, str] = {}
         self._found: dict[tuple[tuple[str, ...], tuple[str, ...]], str | None] = {}
         self._roots: dict[tuple[str, str], tuple[str, ...]] = {}
         self._modules: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
 
-    def package(self, folder: str) -> tuple[tuple[str, ...], str]:
-        """The dotted package of a folder's modules, and the folder its top-level package sits in."""
+    def package_root(self, folder: str) -> str:
+        """The folder the top-level package of `folder`'s modules sits in (`folder` itself outside packages)."""
         chain: list[str] = []
         current = folder
-        while current not in self._packages and os.path.join(current, "__init__.py") in self.files:
+        while current not in self._package_roots and os.path.join(current, "__init__.py") in self.files:
             chain.append(current)
             current = os.path.dirname(current)
-        known = self._packages.setdefault(current, self._packages.get(current, ((), current)))
-        for member in reversed(chain):
-            known = ((*known[0], os.path.basename(member)), known[1])
-            self._packages[member] = known
-        return known
+        root = self._package_roots.setdefault(current, current)
+        self._package_roots.update(dict.fromkeys(chain, root))
+        return root
 
     def find(self, parts: Sequence[str], roots: tuple[str, ...]) -> str | None:
         key = (tuple(parts), roots)
@@ -117,11 +116,6 @@ class ModuleFinder:
                     return candidate
         return None
 
-    def top_level_packages(self) -> set[str]:
-        """The names of the tree's top-level packages (folders with `__init__.py` under a folder without)."""
-        packages = {os.path.dirname(path) for path in self.files if os.path.basename(path) == "__init__.py"}
-        return {os.path.basename(folder) for folder in packages if os.path.dirname(folder) not in packages}
-
     def roots_of(self, folder: str, first: str) -> tuple[str, ...]:
         """Where a module of `folder` looks for an absolute import whose first name is `first`: the folder its
         top-level package sits in, then the closest folder from `folder` up to the tree's root that holds
@@ -129,7 +123,7 @@ class ModuleFinder:
         root, which Python has on its path)."""
         key = (folder, first)
         if key not in self._roots:
-            places = [self.package(folder)[1]]
+            places = [self.package_root(folder)]
             holder = folder
             while len(holder) >= len(self.root):
                 if self.find([first], (holder,)) is not None:
@@ -360,11 +354,11 @@ def import_gate(analyzer: GateAnalyzer, importer: str, imported: str, finder: Mo
     for node in _import_nodes(analyzer, importer, finder).get(imported, ()):
         if not _type_checking_only(analyzer, node):
             branch = analyzer.branch(node)
-            where = branch if where is None else union(where, branch)
+            where = branch if where is None else _union(where, branch)
     return where
 
 
-def union(first: Branch, second: Branch) -> Branch:
+def _union(first: Branch, second: Branch) -> Branch:
     """Where code runs that runs where either does (only False means never)."""
     return Branch(
         first.on_rocm is not False or second.on_rocm is not False,
