@@ -44,6 +44,7 @@ from rocmlint.vendor import EVERYWHERE, Branch
 
 if TYPE_CHECKING:
     from rocmlint.python.gating import GateAnalyzer
+    from rocmlint.python.semantic import Semantic
 
 # Folders never read: version control, virtual environments, caches.
 _SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox"})
@@ -347,15 +348,28 @@ def _read(path: str) -> bytes | None:
 
 
 # --- reading an importer's tree ------------------------------------------------------------------------------------
-def import_gate(analyzer: GateAnalyzer, importer: str, imported: str, finder: ModuleFinder) -> Branch | None:
-    """Where the importer's imports of `imported` run: the union of their branches; None when none runs
-    (under `if TYPE_CHECKING:`, or bytes that looked like an import in a string or comment)."""
+def import_gate(analyzer: GateAnalyzer, sites: Sequence[ast.AST]) -> Branch | None:
+    """Where an importer's imports of a module (`sites`, from import_sites) run: the union of their branches;
+    None when none runs (under `if TYPE_CHECKING:`, or no site at all: bytes that looked like an import in a
+    string or comment)."""
     where: Branch | None = None
-    for node in _import_nodes(analyzer, importer, finder).get(imported, ()):
+    for node in sites:
         if not _type_checking_only(analyzer, node):
             branch = analyzer.branch(node)
             where = branch if where is None else _union(where, branch)
     return where
+
+
+def import_sites(semantic: Semantic, importer: str, finder: ModuleFinder) -> dict[str, list[ast.AST]]:
+    """Every import statement and load call of the importer's tree, by the files of the tree it imports: the
+    statements from the nodes the walk recorded, the calls from the names it saw."""
+    found: dict[str, list[ast.AST]] = {}
+    calls = [semantic.parent(mention) for mention in semantic.mentions if _names_a_load_function(mention)]
+    statements = [node for node in semantic.parents if type(node) is ast.Import or type(node) is ast.ImportFrom]
+    for node in statements + [call for call in calls if call is not None]:
+        for imported in _files_imported(node, importer, finder):
+            found.setdefault(imported, []).append(node)
+    return found
 
 
 def _union(first: Branch, second: Branch) -> Branch:
@@ -364,15 +378,6 @@ def _union(first: Branch, second: Branch) -> Branch:
         first.on_rocm is not False or second.on_rocm is not False,
         first.on_nvidia is not False or second.on_nvidia is not False,
     )
-
-
-def _import_nodes(analyzer: GateAnalyzer, importer: str, finder: ModuleFinder) -> dict[str, list[ast.AST]]:
-    """Every import statement and load call of a tree, by the files it imports."""
-    found: dict[str, list[ast.AST]] = {}
-    for node in ast.walk(analyzer.semantic.module):
-        for imported in _files_imported(node, importer, finder):
-            found.setdefault(imported, []).append(node)
-    return found
 
 
 def _files_imported(node: ast.AST, importer: str, finder: ModuleFinder) -> list[str]:
@@ -387,6 +392,10 @@ def _files_imported(node: ast.AST, importer: str, finder: ModuleFinder) -> list[
         if function in _LOAD_FUNCTIONS and isinstance(argument, ast.Constant) and type(argument.value) is str:
             return finder.imported_files(importer, 0, argument.value)
     return []
+
+
+def _names_a_load_function(mention: ast.Name | ast.Attribute) -> bool:
+    return (mention.id if isinstance(mention, ast.Name) else mention.attr) in _LOAD_FUNCTIONS
 
 
 def _type_checking_only(analyzer: GateAnalyzer, node: ast.AST) -> bool:

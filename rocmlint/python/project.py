@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rocmlint.python.importers import ImportIndex, ModuleReach, import_gate
+from rocmlint.python.importers import ImportIndex, ModuleReach, import_gate, import_sites
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import PythonParseError, parse_text, walk
 from rocmlint.source import DecodeError, SourceFile
@@ -56,6 +56,8 @@ class ProjectIndex:
         self._module_data: dict[Path, bytes | None] = {}
         self._analyzers: dict[tuple[Path, frozenset[str]], GateAnalyzer | None] = {}
         self._reaches: dict[tuple[str, frozenset[str]], ModuleReach] = {}
+        # (importer, guards) -> imported -> the importer's import nodes of it
+        self._import_sites: dict[tuple[str, frozenset[str]], dict[str, list[ast.AST]]] = {}
 
     def note_files(self, paths: Iterable[str]) -> None:
         """Other files a result was computed from (the C++ project model's); only a recorder keeps them."""
@@ -88,10 +90,21 @@ class ProjectIndex:
             self.note_files([importer])
             data = self._data(Path(importer))
             analyzer = self._analyzer(Path(importer), data, guards) if data is not None else None
-            branch = import_gate(analyzer, importer, imported, index.finder) if analyzer is not None else EVERYWHERE
-            if branch is not None and is_test_file(importer):
-                branch = EVERYWHERE  # see rocmlint/python/importers.py: a test's gate is not the product's
+            branch: Branch | None = EVERYWHERE
+            if analyzer is not None:
+                branch = import_gate(analyzer, self._sites(index, importer, analyzer, guards).get(imported, []))
+        if branch is not None and is_test_file(importer):
+            branch = EVERYWHERE  # see rocmlint/python/importers.py: a test's gate is not the product's
         return branch, frozenset(noted)
+
+    def _sites(
+        self, index: ImportIndex, importer: str, analyzer: GateAnalyzer, guards: frozenset[str]
+    ) -> dict[str, list[ast.AST]]:
+        """The importer's import nodes by the file each imports, found once per analyzer (they are its tree's)."""
+        key = (importer, guards)
+        if key not in self._import_sites:
+            self._import_sites[key] = import_sites(analyzer.semantic, importer, index.finder)
+        return self._import_sites[key]
 
     def resolver_for(self, path: str, rocm_guards: frozenset[str] | None = None) -> Callable[[str], Vendor | None]:
         """The resolver for names imported by the file at `path`. `rocm_guards` (default: the index's
