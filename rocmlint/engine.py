@@ -25,7 +25,7 @@ from rocmlint.file_report import FileReport
 from rocmlint.python.embedded import TRIGGERS as EMBEDDED_TRIGGERS
 from rocmlint.python.embedded import EmbeddedSource
 from rocmlint.python.frontend import RuleOptions, check_python
-from rocmlint.python.project import ProjectIndex, package_of
+from rocmlint.python.project import ProjectIndex, is_test_file, package_of
 from rocmlint.python.tree import PythonParseError
 from rocmlint.registry import all_rules, rule_by_code
 from rocmlint.rule import Rule
@@ -148,7 +148,7 @@ class Engine:
         if language is None:
             return report
         enabled = settings.enabled_codes
-        rules = prefilter_for(language, enabled).rules_for(data if self.prefilter else None)
+        rules = _in_scope(prefilter_for(language, enabled).rules_for(data if self.prefilter else None), path, language)
         embedded_rules = _embedded_cuda_rules(data, enabled, self.prefilter) if language == "python" else []
         wants_noqa_check = UNUSED_NOQA in enabled and (not self.prefilter or mentions_noqa(data))
         if not rules and not embedded_rules and not wants_noqa_check:
@@ -306,6 +306,14 @@ def _crash_code(error: BaseException) -> str:
 
 def _too_deep(who: str) -> str:
     return f"code nested too deep to analyse: {who} ran out of stack (RecursionError)"
+
+
+def _in_scope(rules: list[type[Rule]], path: str, language: str) -> list[type[Rule]]:
+    """The rules whose scope includes the file: a test suite's Python files only get the rules that apply
+    to tests (`Rule.applies_to_tests`)."""
+    if language != "python" or not is_test_file(path):
+        return rules
+    return [rule for rule in rules if rule.applies_to_tests]
 
 
 def _embedded_cuda_rules(data: bytes, enabled: frozenset[str], prefilter: bool = True) -> list[type[Rule]]:

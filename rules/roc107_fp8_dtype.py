@@ -36,9 +36,8 @@ _FNUZ_FLAG, _FNUZ_TEST = (
 class Fp8Dtype(Rule):
     """
     ## What it does
-    Flags `torch.float8_e4m3fn` and `torch.float8_e5m2` used as a value (a `dtype=` argument,
-    `.to(torch.float8_e4m3fn)`, an assignment, a default argument, `torch.finfo(torch.float8_e4m3fn).max`) that is not
-    selected per GPU architecture.
+    Flags `torch.float8_e4m3fn` and `torch.float8_e5m2` used as a value (a `dtype=` argument, `.to(torch.float8_e4m3fn)`,
+    an assignment, a default argument, `torch.finfo(torch.float8_e4m3fn).max`) that is not selected per GPU architecture.
 
     Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `x.dtype in (...)`), which only read
     a tensor's dtype; `isinstance` checks; lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, set
@@ -81,6 +80,7 @@ class Fp8Dtype(Rule):
     code = "ROC107"
     name = "fp8-dtype"
     severity = Severity.ERROR
+    applies_to_tests = True  # a test quantising to the OCP dtype fails or computes wrongly on MI300
     fix_availability = FixAvailability.UNSAFE
     triggers = (b"float8_e4m3fn", b"float8_e5m2")
 

@@ -37,16 +37,15 @@ _HELPER_MESSAGE = (
 class CapabilityCompare(Rule):
     """
     ## What it does
-    Flags comparisons on the CUDA compute capability that are not gated for ROCm:
-    `torch.cuda.get_device_capability()` against a tuple, its `[0]`/`[1]`, names unpacked from it
-    (`major, minor = ...` then `major >= 8`), `torch.cuda.get_device_properties(d).major`/`.minor`
-    (also through a `props` variable), `sm = major * 10 + minor` then `sm >= 80`, and calls of
-    capability helpers such as vLLM's `current_platform.has_device_capability(89)` or torchtitan's
-    `has_cuda_capability(9, 0)`.
+    Flags comparisons on the CUDA compute capability that are not gated for ROCm: `torch.cuda.get_device_capability()`
+    against a tuple, its `[0]`/`[1]`, names unpacked from it (`major, minor = ...` then `major >= 8`),
+    `torch.cuda.get_device_properties(d).major`/`.minor` (also through a `props` variable), `sm = major * 10 + minor`
+    then `sm >= 80`, and calls of capability helpers such as vLLM's `current_platform.has_device_capability(89)` or
+    torchtitan's `has_cuda_capability(9, 0)`.
 
-    Not flagged: printing, logging or storing the capability, a read in an NVIDIA-only branch, and
-    thresholds below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`): every GPU ROCm supports reports major 9
-    or more, so these come out as on a recent NVIDIA GPU, and what they gate (fp16, tensor cores) exists on AMD.
+    Not flagged: printing, logging or storing the capability, a read in an NVIDIA-only branch, and thresholds below
+    major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`): every GPU ROCm supports reports major 9 or more, so these come
+    out as on a recent NVIDIA GPU, and what they gate (fp16, tensor cores) exists on AMD.
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942)
@@ -79,6 +78,7 @@ class CapabilityCompare(Rule):
     code = "ROC113"
     name = "capability-compare"
     severity = Severity.ERROR
+    applies_to_tests = True  # capability-based skips let NVIDIA-only tests run on MI300
     fix_availability = FixAvailability.SAFE
     triggers = (b"device_capability", b"get_device_properties", b"cuda_capability")
     trigger_pattern = f"{_HELPER_PATTERN}|{_READ_PATTERN}"

@@ -58,6 +58,7 @@ class NvidiaSmi(Rule):
     code = "ROC116"
     name = "nvidia-smi"
     severity = Severity.ERROR
+    applies_to_tests = True  # suites count GPUs and read their memory with nvidia-smi
     fix_availability = FixAvailability.NONE
     triggers = (b"nvidia-smi",)
 

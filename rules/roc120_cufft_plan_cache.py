@@ -25,6 +25,9 @@ class CufftPlanCache(Rule):
     cache, `setattr(..., "max_size", n)` and augmented assignment. Reading `max_size` or `size` and
     calling `.clear()` are fine.
 
+    Test files are not checked: tests set the plan cache size to test the cache itself (and assert the
+    errors it raises).
+
     ## Why is this bad on ROCm?
     On ROCm the FFT plans come from hipFFT/rocFFT, and PyTorch documents that setting the size of that
     plan cache is not supported (PyTorch "HIP (ROCm) semantics", section "hipFFT/rocFFT plan cache");
@@ -55,6 +58,7 @@ class CufftPlanCache(Rule):
     code = "ROC120"
     name = "cufft-plan-cache"
     severity = Severity.ERROR
+    applies_to_tests = False
     fix_availability = FixAvailability.SAFE
     triggers = (b"cufft_plan_cache",)
 

@@ -74,6 +74,7 @@ class TritonNumWarps(Rule):
     code = "ROC124"
     name = "triton-num-warps"
     severity = Severity.ERROR
+    applies_to_tests = True  # a test config with more than 16 warps fails to launch on wave64 GPUs
     fix_availability = FixAvailability.NONE
     triggers = (b"num_warps",)
 
