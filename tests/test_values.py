@@ -136,6 +136,48 @@ def _trace(code: str, follow: Follow = PLAIN, target: str = "x") -> list[str | N
             id="local-function-returns",
         ),
         pytest.param("def f():\n    return 1\nx = f()\n", Follow(), [], id="returns-off"),
+        pytest.param(
+            'class C:\n    def m(self):\n        return "a"\n    def n(self):\n        x = self.m()\n',
+            Follow(returns=True),
+            ['"a"'],
+            id="method-returns",
+        ),
+        pytest.param(
+            'def f():\n    if c:\n        return 1, "b"\n    return 2, "c"\n_, y = f()\nx = y\n',
+            Follow(names=Names.ALL, returns=True),
+            ['"b"', '"c"'],
+            id="unpacked-return-element",
+        ),
+        pytest.param(
+            'def f():\n    if c:\n        return g()\n    return 1, "b"\n_, y = f()\nx = y\n',
+            Follow(names=Names.AGREEING, returns=True),
+            [],
+            id="unpacked-return-not-a-tuple",
+        ),
+        pytest.param(
+            'def f():\n    return 1, "b"\n_, y = f()\nx = y\n', Follow(names=Names.ALL), [], id="unpacked-returns-off"
+        ),
+        pytest.param(
+            'class C:\n    def __init__(self):\n        self.v = "a"\n    def m(self):\n        x = self.v\n',
+            Follow(attributes=True),
+            ['"a"'],
+            id="attribute-across-methods",
+        ),
+        pytest.param(
+            'class C:\n    v = "a"\n    def m(self):\n        self.v = "b"\n        x = self.v\n',
+            Follow(names=Names.ALL, attributes=True),
+            ['"a"', '"b"'],
+            id="attribute-all-values",
+        ),
+        pytest.param(
+            'class C:\n    def m(self):\n        self.v = "b"\n        self.v += "c"\n        x = self.v\n',
+            Follow(names=Names.AGREEING, attributes=True),
+            [],
+            id="attribute-agreeing-rejects-unknown",
+        ),
+        pytest.param(
+            'class C:\n    def m(self):\n        self.v = "b"\n        x = self.v\n', Follow(), [], id="attributes-off"
+        ),
         pytest.param("x = [y for y in [1]][0]\n", Follow(subscripts=True, names=Names.ALL), [], id="comprehension"),
         pytest.param('x = sorted(set(("a",)))\n', Follow(conversions=True, elements=True), ['"a"'], id="conversions"),
         pytest.param('x = sorted(("a",))\n', Follow(elements=True), [], id="conversions-off"),
