@@ -378,6 +378,16 @@ def test_int_values(code: str, expected: list[tuple[int, bool]]) -> None:
     assert [(v.value, v.looped) for v in _values(parsed.semantic).int_values(parsed.assigned("x"))] == expected
 
 
+def test_int_values_through_every_assignment_and_a_helper() -> None:
+    parsed = _parse(
+        "def settings(n):\n    warps = 4\n    if n > 8192:\n        warps = 32\n    return n, warps\n"
+        "block, w = settings(n)\nx = w\n"
+    )
+    values = _values(parsed.semantic)
+    assert values.int_values(parsed.assigned("x")) == []
+    assert [v.value for v in values.int_values(parsed.assigned("x"), Follow(names=Names.ALL, returns=True))] == [4, 32]
+
+
 def test_texts() -> None:
     parsed = _parse('A = "mov.b32"\nx = (A if c else f"cvt.{t}") if d else "{}".format(y)\n')
     found = [(text, parsed.code(node)) for text, node in _values(parsed.semantic).texts(parsed.assigned("x"))]

@@ -307,12 +307,13 @@ class Values:
         return [(text, expr)] if text is not None else None
 
     # --- integers -------------------------------------------------------------------------------------
-    def int_values(self, expr: ast.expr) -> list[IntValue]:
-        """Every integer `expr` may be, where it is known at lint time: literals, names assigned once,
-        both arms of conditionals, arithmetic on constants (`BLOCK // 32`, `1 << 5`), `min`/`max` of
-        constants, and the integers in the list a loop variable iterates (`for w in [4, 8, 32]`, a tuple
-        target of `[(64, 4), (128, 32)]`, `itertools.product([64, 128], [4, 8])`)."""
-        return self.trace(expr, self._int_step)
+    def int_values(self, expr: ast.expr, follow: Follow = PLAIN) -> list[IntValue]:
+        """Every integer `expr` may be, where it is known at lint time: literals, names assigned once (with
+        `follow`, every assignment, a helper's returns...), both arms of conditionals, arithmetic on constants
+        (`BLOCK // 32`, `1 << 5`), `min`/`max` of constants, and the integers in the list a loop variable
+        iterates (`for w in [4, 8, 32]`, a tuple target of `[(64, 4), (128, 32)]`,
+        `itertools.product([64, 128], [4, 8])`)."""
+        return self.trace(expr, self._int_step, follow)
 
     def _int_step(self, expr: ast.expr) -> list[IntValue] | None:
         literal = _integer_literal(expr)
