@@ -4,10 +4,10 @@ A trace starts at an expression and walks back to the leaves it may come from: n
 assigned, both arms of `a if c else b`, and (when the rule asks for them, `Follow`) operands, subscripted
 values, elements, f-string fields, joins, conversions (`list(x)`), string methods, loop variables, calls of
 local functions and methods (a name unpacked from one takes its element of the returned tuples), and
-attributes of a class of this file (`self.x` assigned in another method). At every expression it first asks the rule's `visit`, which knows the rule's
-hazard: it returns the leaves found there (a list, possibly empty: a dead end), `Through(...)` to
-continue at other expressions (a step only this rule sees through, such as `int(x)`), or None to let the
-tracer follow the generic constructs.
+attributes of a class of this file (`self.x` assigned in another method). At every expression it first asks
+the rule's `visit`, which knows the rule's hazard: it returns the leaves found there (a list, possibly
+empty: a dead end), `Through(...)` to continue at other expressions (a step only this rule sees through,
+such as `int(x)`), or None to let the tracer follow the generic constructs.
 
 Every step costs one unit of depth, the same for every rule (`MAX_DEPTH`); a trace started from inside
 `visit` continues the depth of the expression being visited, so nested traces are bounded too (and
@@ -101,7 +101,8 @@ class Follow:
     loops: bool = False
     # A call of a def of this file (a function, or a method called as `self.m()`, `cls.m()`, `Class.m()`)
     # comes from its `return` values; a name unpacked from such a call (`block, warps = settings(n)`), from
-    # the element at its position of each tuple the def returns.
+    # the element at its position of each tuple the def returns (under `Names.ALL` or `AGREEING`: an unpacked
+    # name is never assigned once).
     returns: bool = False
     # `self.x`, `cls.x` and `Class.x` of a class of this file come from every value the class assigns `x`
     # (its body, `self.x = ...` in any of its methods, its bases), under the `names` policy.
