@@ -520,9 +520,18 @@ class GateAnalyzer:
 
     # --- expression forms --------------------------------------------------------------------------
     def _comparison(self, expr: ast.Compare, depth: int) -> Vendor:
+        """What the strings the operands hold per vendor decide (`PLATFORM == "cuda"`, vendor_values.py),
+        and where they decide nothing, what the comparison's written form says (`x == "rocm"`)."""
+        written = self._written_comparison(expr, depth)
         vendor_valued = self.vendor_values.comparison(expr)
-        if vendor_valued is not None:
-            return vendor_valued
+        if vendor_valued is None:
+            return written
+        return Vendor(
+            written.rocm if vendor_valued.rocm is None else vendor_valued.rocm,
+            written.nvidia if vendor_valued.nvidia is None else vendor_valued.nvidia,
+        )
+
+    def _written_comparison(self, expr: ast.Compare, depth: int) -> Vendor:
         if len(expr.ops) != 1:
             return UNKNOWN
         operator, right = expr.ops[0], expr.comparators[0]
