@@ -221,6 +221,13 @@ UNKNOWN_CASES = [
         id="transformed",
     ),
     pytest.param('import torch\nP = "rocm" if torch.version.hip else "cuda"\nif P > "a":\n    HAZARD()\n', id="order"),
+    pytest.param(
+        "import torch\nclass Runner:\n"
+        '    def force_cuda(self):\n        self.kind = "cuda"\n'
+        '    def __init__(self):\n        self.kind = "rocm" if torch.version.hip else "cuda"\n'
+        '    def run(self):\n        if self.kind == "cuda":\n            HAZARD()\n',
+        id="attribute-set-in-two-methods",  # either may run last
+    ),
 ]
 
 

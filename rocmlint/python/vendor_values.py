@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from rocmlint.python.scopes import FUNCTION_DEFS, FunctionNode, dotted_name
+from rocmlint.python.scopes import FUNCTION_DEFS, FunctionNode, ScopeNode, dotted_name
 from rocmlint.python.semantic import DEFERRED_BODIES, MAX_DEPTH, Binding, Semantic
 from rocmlint.python.tree import children
 from rocmlint.python.values import element_values
@@ -211,7 +211,8 @@ class VendorValues:
         assignments = self._assignments(binding, reader)
         if not assignments:
             return UNKNOWN_STRINGS
-        return self._memoised(tuple(id(value) for value, _ in assignments), lambda: self._assigned(assignments))
+        key = tuple(id(value) for value, _ in assignments)
+        return self._memoised(key, lambda: self._assigned(assignments, binding.scope.node))
 
     def _memoised(self, key: tuple[int, ...], evaluate: Callable[[], VendorStrings]) -> VendorStrings:
         """Each name's (function's) values once; a cycle (`if P == "a": P = "b"`) or names nested deeper
@@ -243,11 +244,11 @@ class VendorValues:
         found.sort(key=lambda pair: (pair[1].lineno, pair[1].col_offset))
         return found
 
-    def _assigned(self, assignments: list[tuple[ast.expr, ast.stmt]]) -> VendorStrings:
+    def _assigned(self, assignments: list[tuple[ast.expr, ast.stmt]], scope: ScopeNode) -> VendorStrings:
         """Per vendor, the values of the assignments that can run there, from the last one that always
         runs there (and so replaces those before it) on."""
         reaches = [self.gates.reach(statement, self._scope_body(statement)) for _, statement in assignments]
-        straight = [self._straight(statement) for _, statement in assignments]
+        straight = [self._straight(statement, scope) for _, statement in assignments]
         values = [self.strings(value) for value, _ in assignments]
         return VendorStrings(
             _union([v.rocm for v in values], [r.rocm for r in reaches], _last_always(reaches, straight, rocm=True)),
@@ -274,12 +275,15 @@ class VendorValues:
         owner = self.semantic.enclosing_scope_node(statement)
         return None if isinstance(owner, ast.Module) else owner.body
 
-    def _straight(self, statement: ast.stmt) -> bool:
-        """Nested only in `if` arms up to its scope: it runs, in writing order, whenever they are taken (a
-        loop body may run no time, a `try` body may stop half way, a handler only runs after a failure)."""
-        owner = self.semantic.enclosing_scope_node(statement)
+    def _straight(self, statement: ast.stmt, scope: ScopeNode) -> bool:
+        """Written in the binding's own scope, nested only in `if` arms: it runs, in writing order,
+        whenever they are taken (a loop body may run no time, a `try` body may stop half way, a handler
+        only runs after a failure; `self.x = ...` in two methods, or `global x` in a def, run in an order
+        nobody knows)."""
+        if self.semantic.enclosing_scope_node(statement) is not scope:
+            return False
         for ancestor in self.semantic.ancestors(statement):
-            if ancestor is owner:
+            if ancestor is scope:
                 return True
             if not isinstance(ancestor, ast.If):
                 return False
