@@ -2,7 +2,9 @@
 
 Every expression gets a `Vendor` value: what it evaluates to (truthiness, three-valued) on a ROCm build
 and on an NVIDIA build. `torch.version.hip` is (True, False); `torch.version.cuda` is (False, True);
-`torch.cuda.is_available()` is (unknown, unknown) because it is true on both. A node's `Branch` combines
+`torch.cuda.is_available()` is (unknown, unknown) because it is true on both; `PLATFORM == "cuda"` is
+(False, True) after `PLATFORM = "rocm" if torch.version.hip else "cuda"` (vendor_values.py: the strings a
+name holds per vendor). A node's `Branch` combines
 the values of every condition it sits under: the branch of `if`/`elif`/`else`, conditional expressions,
 `and`/`or` short-circuits, comprehension filters, early `return`/`raise`/`continue`/`break`/skip after a
 test, `assert`, and test-skip decorators. The forms recognised are those of RULES.md, "What gated means".

@@ -55,6 +55,8 @@ UNKNOWN_STRINGS = VendorStrings(None, None)
 # Resolves a qualified name defined in another module of the project to its values ("()" at the end: the
 # values of calling it), None when unknown.
 StringResolver = Callable[[str], "VendorStrings | None"]
+# Where `Gates.reach` starts: a node, a statement list (a function's `body`: entering it, whatever decides
+# whether the function runs), or None (the module).
 Within = ast.AST | list[ast.stmt] | None
 
 
