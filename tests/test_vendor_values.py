@@ -287,6 +287,22 @@ def test_decided_in_any_order() -> None:
     assert analyzed.branch(analyzed.hazard()) == NVIDIA_ONLY
 
 
+def test_a_test_that_needs_a_later_statement_of_its_own_block() -> None:
+    """Deciding the module-level test asks where the assignment written after it runs, while the module's
+    statements are being scanned up to the test: the scan is not entered again (no exits assumed before
+    the assignment), and the answer stands."""
+    code = """
+    import torch
+    def on_cuda():
+        return PLATFORM == "cuda"
+    if not on_cuda():
+        raise ImportError("NVIDIA only")
+    PLATFORM = "rocm" if torch.version.hip else "cuda"
+    HAZARD()
+    """
+    assert where(code) == NVIDIA_ONLY
+
+
 def test_long_chains_of_names_stay_bounded() -> None:
     lines = ["import torch", 'P0 = "rocm" if torch.version.hip else "cuda"']
     for index in range(400):
