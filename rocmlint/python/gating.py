@@ -2,7 +2,9 @@
 
 Every expression gets a `Vendor` value: what it evaluates to (truthiness, three-valued) on a ROCm build
 and on an NVIDIA build. `torch.version.hip` is (True, False); `torch.version.cuda` is (False, True);
-`torch.cuda.is_available()` is (unknown, unknown) because it is true on both. A node's `Branch` combines
+`torch.cuda.is_available()` is (unknown, unknown) because it is true on both; `PLATFORM == "cuda"` is
+(False, True) after `PLATFORM = "rocm" if torch.version.hip else "cuda"` (vendor_values.py: the strings a
+name holds per vendor). A node's `Branch` combines
 the values of every condition it sits under: the branch of `if`/`elif`/`else`, conditional expressions,
 `and`/`or` short-circuits, comprehension filters, early `return`/`raise`/`continue`/`break`/skip after a
 test, `assert`, and test-skip decorators. The forms recognised are those of RULES.md, "What gated means".
@@ -12,8 +14,10 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Protocol
 
 from rocmlint.data import load
 from rocmlint.python.references import References
@@ -27,6 +31,7 @@ from rocmlint.python.scopes import (
 )
 from rocmlint.python.semantic import Binding, Semantic
 from rocmlint.python.tree import children
+from rocmlint.python.vendor_values import VendorStrings, VendorValues, Within
 from rocmlint.vendor import CONSTANT_FALSE, CONSTANT_TRUE, EVERYWHERE, NEITHER, NVIDIA, ROCM, UNKNOWN, Branch, Vendor
 
 # Qualified names whose value is the vendor test itself.
@@ -70,13 +75,31 @@ _STATEMENT_FIELDS = ("body", "orelse", "finalbody")
 # Functions whose callers are decided one inside another on the Python stack before the next is deferred.
 _MAX_CALLER_NESTING = 32
 
-# Resolves a qualified name defined in another module of the scanned tree to its vendor value. A name
-# ending in "()" asks for the value of calling it (`from pkg.env import is_hip; is_hip()`).
-CrossModuleResolver = Callable[[str], "Vendor | None"]
 Condition = tuple[Vendor, bool]  # a test and whether the node sits where it is true
-# Where `reach` starts: a node, a statement list (a function's `body`: entering it, whatever decides
-# whether the function runs), or None (the module).
-Within = ast.AST | list[ast.stmt] | None
+
+
+class CrossModuleResolver(Protocol):
+    """Resolves a qualified name defined in another module of the scanned tree. A name ending in "()" asks
+    for the value of calling it (`from pkg.env import is_hip; is_hip()`)."""
+
+    def __call__(self, qualified: str) -> Vendor | None:
+        """Its vendor value (a ROCm or NVIDIA test), None when it is none."""
+
+    def strings(self, qualified: str) -> VendorStrings | None:
+        """The strings it may hold per vendor (`PLATFORM = "rocm" if torch.version.hip else "cuda"`)."""
+
+
+@dataclass
+class _BlockScan:
+    """How far `_conditions_before` has read a block: the conditions its statements so far leave, those
+    holding where the current line starts, the last statement read and the index of the next one."""
+
+    block: list[ast.stmt]
+    conditions: list[Condition] = field(default_factory=list)
+    line_start: list[Condition] = field(default_factory=list)
+    previous: ast.stmt | None = None
+    next: int = 0
+    busy: bool = False  # one of its statements' tests is being evaluated
 
 
 class _CallerDeferred(Exception):
@@ -102,6 +125,7 @@ class GateAnalyzer:
         self._binding_cache: dict[tuple[int, str], Vendor] = {}
         self._branch_cache: dict[ast.AST, Branch] = {}
         self._before_cache: dict[ast.stmt, list[Condition]] = {}
+        self._scans: dict[int, _BlockScan] = {}  # by id(block): lists are unhashable; each scan keeps its block
         self._operand_cache: dict[ast.AST, list[Condition]] = {}
         self._blocks: dict[ast.stmt, list[ast.stmt]] = {}
         self._callers: dict[FunctionNode, list[Condition]] = {}
@@ -114,6 +138,12 @@ class GateAnalyzer:
     def references(self) -> References:
         """The file's name index and call sites (rules share it through `PythonContext.references`)."""
         return References(self.semantic)
+
+    @cached_property
+    def vendor_values(self) -> VendorValues:
+        """The strings names hold per vendor (`PLATFORM == "cuda"` as a gate)."""
+        external = self.resolve_external.strings if self.resolve_external is not None else None
+        return VendorValues(self.semantic, self, external)
 
     # --- public -----------------------------------------------------------------------------------
     def branch(self, node: ast.AST) -> Branch:
@@ -372,18 +402,31 @@ class GateAnalyzer:
     def _conditions_before(self, block: list[ast.stmt], statement: ast.stmt) -> list[Condition]:
         """Conditions that hold when `statement` runs because earlier statements of its block exit
         otherwise. Statements written on one line (`assert t; f()`, `if t: a; b`) are one step: the
-        later ones are not decided by the earlier. Computed for the whole block at once (a block's
-        statements all ask)."""
-        if statement not in self._before_cache:
-            conditions: list[Condition] = []
-            line_start: list[Condition] = []
-            previous: ast.stmt | None = None
-            for item in block:
-                if previous is None or previous.end_lineno != item.lineno:
-                    line_start = list(conditions)
-                self._before_cache[item] = line_start
-                conditions.extend(self._conditions_after(item))
-                previous = item
+        later ones are not decided by the earlier. A block is scanned once, from its start up to the
+        statements asked so far: deciding a statement never evaluates the tests written after it (a name
+        assigned at the top of a module and tested further down, `if PLATFORM != "cuda": raise`, is
+        decided from the assignment's conditions alone). Asked again for a later statement while one of
+        the block's tests is being evaluated, the earlier exits are not known yet: none are assumed."""
+        known = self._before_cache.get(statement)
+        if known is not None:
+            return known
+        scan = self._scans.get(id(block))
+        if scan is None:
+            scan = self._scans[id(block)] = _BlockScan(block)
+        if scan.busy:
+            return []
+        scan.busy = True
+        try:
+            while scan.next < len(block) and statement not in self._before_cache:
+                item = block[scan.next]
+                if scan.previous is None or scan.previous.end_lineno != item.lineno:
+                    scan.line_start = list(scan.conditions)
+                self._before_cache[item] = scan.line_start
+                scan.next += 1
+                scan.conditions.extend(self._conditions_after(item))
+                scan.previous = item
+        finally:
+            scan.busy = False
         return self._before_cache.get(statement, [])
 
     def _conditions_after(self, statement: ast.stmt) -> list[Condition]:
@@ -479,6 +522,18 @@ class GateAnalyzer:
 
     # --- expression forms --------------------------------------------------------------------------
     def _comparison(self, expr: ast.Compare, depth: int) -> Vendor:
+        """What the strings the operands hold per vendor decide (`PLATFORM == "cuda"`, vendor_values.py),
+        and where they decide nothing, what the comparison's written form says (`x == "rocm"`)."""
+        written = self._written_comparison(expr, depth)
+        vendor_valued = self.vendor_values.comparison(expr)
+        if vendor_valued is None:
+            return written
+        return Vendor(
+            written.rocm if vendor_valued.rocm is None else vendor_valued.rocm,
+            written.nvidia if vendor_valued.nvidia is None else vendor_valued.nvidia,
+        )
+
+    def _written_comparison(self, expr: ast.Compare, depth: int) -> Vendor:
         if len(expr.ops) != 1:
             return UNKNOWN
         operator, right = expr.ops[0], expr.comparators[0]
