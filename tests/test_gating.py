@@ -1881,3 +1881,198 @@ def test_long_call_chain_in_a_real_run_gives_no_roc001(settings: Settings) -> No
         chain_line = code.splitlines().index(f"    {hazard}") + 1
         assert (chain_line in lines) is reported
         assert len(lines) == (2 if reported else 1)  # the cycle's hazard is always reported
+
+
+# --- variables only read where ROCm ignores them: their definition is gated ------------------------------
+FLAG_DEFINITIONS = [
+    pytest.param(
+        """
+        from vllm.platforms import current_platform
+        _has_sm80 = HAZARD() >= 8
+        if current_platform.is_cuda() and _has_sm80:
+            pass
+        """,
+        NVIDIA_ONLY,
+        id="anded-after-an-nvidia-test",
+    ),
+    pytest.param(
+        """
+        import torch
+        _has_sm80 = HAZARD() >= 8
+        use_fast = _has_sm80 and not torch.version.hip
+        """,
+        NVIDIA_ONLY,
+        id="anded-before-an-nvidia-test",
+    ),
+    pytest.param(
+        """
+        import torch
+        _has_sm80 = HAZARD() >= 8
+        if not (_has_sm80 and torch.version.cuda):
+            raise RuntimeError("needs sm80")
+        """,
+        NVIDIA_ONLY,
+        id="negated-conjunction",
+    ),
+    pytest.param(
+        """
+        import torch
+        _has_sm80 = HAZARD() >= 8
+        if torch.version.hip or _has_sm80:
+            pass
+        """,
+        NVIDIA_ONLY,
+        id="or-with-a-rocm-test",
+    ),
+    pytest.param(
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        def pick():
+            has_sm80 = HAZARD() >= 8
+            if not IS_ROCM:
+                return "fast" if has_sm80 else "slow"
+            return "rocm"
+        """,
+        NVIDIA_ONLY,
+        id="local-read-in-an-nvidia-branch",
+    ),
+    pytest.param(
+        """
+        import torch
+        def pick():
+            has_sm80 = HAZARD() >= 8
+            if torch.version.hip:
+                return "rocm"
+            return "fast" if has_sm80 else "slow"
+        """,
+        NVIDIA_ONLY,
+        id="local-read-after-a-rocm-exit",
+    ),
+    pytest.param(
+        """
+        import torch
+        def pick():
+            has_sm80 = HAZARD() >= 8
+            fast = has_sm80 and small()
+            if torch.version.cuda and fast:
+                return "fast"
+        """,
+        NVIDIA_ONLY,
+        id="flag-read-only-by-a-gated-flag",
+    ),
+    pytest.param(
+        """
+        import torch
+        _has_sm80 = HAZARD() >= 8
+        _has_sm80 = _has_sm80 and not torch.version.hip
+        if torch.version.cuda and _has_sm80:
+            pass
+        """,
+        NVIDIA_ONLY,
+        id="reassigned-from-itself",
+    ),
+    pytest.param(
+        """
+        import torch
+        _has_sm80 = HAZARD() >= 8
+        if torch.version.cuda and _has_sm80:
+            pass
+        print(_has_sm80)
+        """,
+        BOTH,
+        id="one-read-ungated",
+    ),
+    pytest.param(
+        """
+        import torch
+        def pick():
+            has_sm80 = HAZARD() >= 8
+            return has_sm80
+        """,
+        BOTH,
+        id="returned",
+    ),
+    pytest.param(
+        """
+        import torch
+        def pick():
+            has_sm80 = HAZARD() >= 8
+        """,
+        BOTH,
+        id="never-read",
+    ),
+    pytest.param(
+        """
+        import torch
+        has_sm80 = HAZARD() >= 8
+        if torch.version.cuda and has_sm80:
+            pass
+        """,
+        BOTH,
+        id="public-module-variable-may-be-imported",
+    ),
+    pytest.param(
+        """
+        import torch
+        _has_sm80 = HAZARD() >= 8
+        if torch.cuda.is_available() and _has_sm80:
+            pass
+        """,
+        BOTH,
+        id="anded-with-a-test-true-on-rocm",
+    ),
+    pytest.param(
+        """
+        import torch
+        class Kernel:
+            has_sm80 = HAZARD() >= 8
+            def run(self):
+                return torch.version.cuda and self.has_sm80
+        """,
+        BOTH,
+        id="class-attribute-read-through-self",
+    ),
+    pytest.param(
+        """
+        import torch
+        def pick():
+            has_sm80 = other = HAZARD() >= 8
+            if torch.version.cuda and has_sm80:
+                pass
+            return other
+        """,
+        BOTH,
+        id="one-of-two-targets-returned",
+    ),
+    pytest.param(
+        """
+        import torch
+        def pick():
+            _a = HAZARD() >= 8
+            _b = _a or x
+            _a = _b and y
+            return _a
+        """,
+        BOTH,
+        id="cycle-of-flags",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), FLAG_DEFINITIONS)
+def test_definition_of_a_variable_only_read_where_rocm_ignores_it(
+    code: str, expected: tuple[bool | None, bool | None]
+) -> None:
+    assert where(code)[0] == expected[0]
+
+
+def test_long_chain_of_flags_is_decided_without_overflow() -> None:
+    """`_f1 = HAZARD(); _f2 = _f1 and x; ...`, the last read under an NVIDIA test: too deep to follow to the
+    end from the first definition, which stays ungated; the last ones are decided."""
+    chain = "\n".join(f"_f{i} = _f{i - 1} and x" for i in range(2, 3001))
+    code = f'import torch\n_f1 = HAZARD("first") >= 8\n{chain}\nif torch.version.cuda and _f3000:\n    pass\n'
+    code = code.replace("_f2999 and x", '_f2999 and HAZARD("last")')
+    found = analyze(code)
+    assert found.branch(found.hazard("first")) == BOTH
+    assert found.branch(found.hazard("last")) == NVIDIA_ONLY

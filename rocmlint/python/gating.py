@@ -7,7 +7,8 @@ and on an NVIDIA build. `torch.version.hip` is (True, False); `torch.version.cud
 name holds per vendor). A node's `Branch` combines
 the values of every condition it sits under: the branch of `if`/`elif`/`else`, conditional expressions,
 `and`/`or` short-circuits, comprehension filters, early `return`/`raise`/`continue`/`break`/skip after a
-test, `assert`, and test-skip decorators. The forms recognised are those of RULES.md, "What gated means".
+test, `assert`, test-skip decorators, and the value of a variable only read where ROCm ignores it. The
+forms recognised are those of RULES.md, "What gated means".
 """
 
 from __future__ import annotations
@@ -74,6 +75,9 @@ _MAX_DEPTH = 24
 _STATEMENT_FIELDS = ("body", "orelse", "finalbody")
 # Functions whose callers are decided one inside another on the Python stack before the next is deferred.
 _MAX_CALLER_NESTING = 32
+# Variables decided one inside another (a flag read in another flag's definition) before the answer is "not
+# gated": each level nests a walk over the reads' branches on the Python stack.
+_MAX_VARIABLE_NESTING = 16
 
 Condition = tuple[Vendor, bool]  # a test and whether the node sits where it is true
 
@@ -133,6 +137,8 @@ class GateAnalyzer:
         self._on_caller_path: set[FunctionNode] = set()  # the same, for membership tests
         self._caller_nesting = 0  # how many of them are on the Python stack
         self._recursive: set[FunctionNode] = set()
+        self._ignored_variables: dict[tuple[ast.AST, str], bool] = {}  # (scope, name): read only where ROCm ignores it
+        self._variable_nesting = 0  # variables being decided on the Python stack
 
     @cached_property
     def references(self) -> References:
@@ -237,7 +243,7 @@ class GateAnalyzer:
     # --- conditions a child inherits from its parent -----------------------------------------------
     def _conditions(self, parent: ast.AST, child: ast.AST) -> list[Condition]:
         if not isinstance(child, ast.stmt):
-            return self._expression_conditions(parent, child)
+            return self._expression_conditions(parent, child) + self._definition_conditions(parent, child)
         block = self._block_of(parent, child)
         return self._block_conditions(parent, block) + self._conditions_before(block, child)
 
@@ -308,6 +314,74 @@ class GateAnalyzer:
             operand = self.value(operation.values[index], depth + last - index + 1)
             combined = combined.both(operand) if conjunction else combined.either(operand)
         return combined
+
+    # --- variables only read where ROCm ignores them ------------------------------------------------
+    def _definition_conditions(self, parent: ast.AST, child: ast.AST) -> list[Condition]:
+        """`_has_sm80 = <capability test>` whose every read is `is_cuda() and _has_sm80`, sits in an
+        NVIDIA-only branch or after a ROCm exit: on ROCm the value never decides anything, so computing
+        it is as gated as its reads (a hazard in it cannot reach ROCm). Flags defined from flags chain:
+        a read inside another such definition is gated by it."""
+        if not isinstance(parent, (ast.Assign, ast.AnnAssign)) or child is not parent.value:
+            return []
+        targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+        if all(isinstance(target, ast.Name) and self._ignored_on_rocm(target) for target in targets):
+            return [(Vendor(False, None), True)]
+        return []
+
+    def _ignored_on_rocm(self, target: ast.Name) -> bool:
+        """Whether every read of the variable `target` assigns is ignored on ROCm. Only variables whose
+        every read is in this file count: a def's locals and the module's private (`_`) names; a public
+        module variable may be imported elsewhere, and a class attribute is read as `self.x`."""
+        binding = self.semantic.lookup(target.id, target)
+        if binding is None or binding.kind != "value":
+            return False
+        scope = binding.scope.node
+        if not isinstance(scope, (ast.Module, *FUNCTION_DEFS)):
+            return False
+        if scope is self.semantic.module and not target.id.startswith("_"):
+            return False
+        key = (scope, target.id)
+        known = self._ignored_variables.get(key)
+        if known is not None:
+            return known
+        if self._variable_nesting >= _MAX_VARIABLE_NESTING:
+            return False  # too deep to decide on this stack: not gated
+        self._ignored_variables[key] = False  # asked again while deciding it (a cycle of flags): not gated
+        self._variable_nesting += 1
+        try:
+            reads = [read for read in self.references.reads(target.id) if self._reads_variable(read, scope)]
+            ignored = bool(reads) and all(self._read_ignored_on_rocm(read) for read in reads)
+        finally:
+            self._variable_nesting -= 1
+        self._ignored_variables[key] = ignored
+        return ignored
+
+    def _reads_variable(self, read: ast.Name, scope: ast.AST) -> bool:
+        """`read` reads the variable of `scope`, and not only to assign it again (`_flag = _flag and x`)."""
+        binding = self.semantic.lookup(read.id, read)
+        if binding is None or binding.scope.node is not scope:
+            return False
+        statement = self.semantic.statement_of(read)
+        if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            return not any(isinstance(target, ast.Name) and target.id == read.id for target in targets)
+        return True
+
+    def _read_ignored_on_rocm(self, read: ast.Name) -> bool:
+        """On ROCm the read never runs, or the `and`/`or` around it (through `not`) is decided by another
+        operand whatever it holds: `_flag and is_cuda()` is false there, `is_rocm() or _flag` true."""
+        operand: ast.AST = read
+        for parent in self.semantic.ancestors(read):
+            if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+                operand = parent
+                continue
+            if not isinstance(parent, ast.BoolOp):
+                break
+            deciding = isinstance(parent.op, ast.Or)  # the value an operand decides the operation with
+            if any(self.value(other).rocm is deciding for other in parent.values if other is not operand):
+                return True
+            operand = parent
+        return self.branch(read).on_rocm is False
 
     # --- callers: the call graph, one function at a time --------------------------------------------
     def _caller_conditions(self, function: FunctionNode) -> list[Condition]:
