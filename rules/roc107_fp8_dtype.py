@@ -254,6 +254,15 @@ Fp8Dtype.valid = (
         print(f"fp8 dtype: {torch.float8_e5m2}")
         """,
     ),
+    # A helper that is a ROCm test by what it returns: every AMD GPU's gcnArchName starts with "gfx".
+    Valid(
+        """
+        import torch
+        def amd_gpu():
+            return torch.cuda.get_device_properties(0).gcnArchName.startswith("gfx")
+        FP8 = torch.bfloat16 if amd_gpu() else torch.float8_e4m3fn
+        """,
+    ),
     # `and` short-circuit on a NVIDIA-only test.
     Valid(
         """
@@ -318,18 +327,12 @@ Fp8Dtype.invalid = (
     Invalid(
         """
         import torch
+        from torch import float8_e4m3fn
         out = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
         buf = torch.empty(n, k, dtype=torch.float8_e4m3fn, device='cuda')
-        """,
-        expect=("3:31-3:50",),
-    ),
-    Invalid(
-        """
-        from torch import float8_e4m3fn
-
         q = x.to(float8_e4m3fn)
         """,
-        expect=("3:10-3:23",),
+        expect=("4:31-4:50", "5:10-5:23"),
     ),
     Invalid(
         """
@@ -359,20 +362,14 @@ Fp8Dtype.invalid = (
         expect=("2:7-2:26",),
     ),
     Invalid(
-        """
+        r"""
         import torch
         bits = (code == torch.float8_e5m2
                 + 0)
-        """,
-        expect=("2:17-2:34",),
-    ),
-    Invalid(
-        r"""
-        import torch
         q = w.to(torch.\
             float8_e4m3fn)
         """,
-        expect=("2:10-3:18",),
+        expect=("2:17-2:34", "4:10-5:18"),
     ),
     # Looked up by name; JAX and ml_dtypes dtypes (no fix: the FNUZ flag reads torch).
     Invalid(

@@ -221,6 +221,19 @@ CapabilityCompare.valid = (
         volta_or_turing = f"sm{major}{minor}" in ("sm70", "sm75")
         """,
     ),
+    # A flag only read conjoined with an NVIDIA test; a helper that is a ROCm test by what it returns (every
+    # AMD GPU's gcnArchName starts with "gfx", no NVIDIA GPU's does).
+    Valid(
+        """
+        import torch
+        def pick_attention():
+            has_sm90 = torch.cuda.get_device_capability() >= (9, 0)
+            return "fa3" if torch.version.cuda and has_sm90 else "fa2"
+        def amd_gpu():
+            return "gfx" in torch.cuda.get_device_properties(0).gcnArchName
+        use_fp8 = not amd_gpu() and torch.cuda.get_device_capability() >= (8, 9)
+        """,
+    ),
     # Mentions that are no capability read (the trigger pattern leaves them out): other device
     # properties, mocks of the functions, a docstring.
     Valid(

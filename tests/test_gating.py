@@ -2076,3 +2076,202 @@ def test_long_chain_of_flags_is_decided_without_overflow() -> None:
     found = analyze(code)
     assert found.branch(found.hazard("first")) == BOTH
     assert found.branch(found.hazard("last")) == NVIDIA_ONLY
+
+
+# --- architecture tests and the helpers that return them ------------------------------------------------
+_ARCH = "import re, torch\narch = torch.cuda.get_device_properties(0).gcnArchName\n"
+ARCH_TESTS = [
+    pytest.param('"gfx94" in arch', id="substring"),
+    pytest.param('arch == "gfx942"', id="equality"),
+    pytest.param('"gfx942" == arch.split(":")[0]', id="equality-reversed"),
+    pytest.param('arch.startswith("gfx9")', id="startswith"),
+    pytest.param('arch.startswith(("gfx90a", "gfx942"))', id="startswith-tuple"),
+    pytest.param('arch in ("gfx942", "gfx950")', id="member-of-tuple"),
+    pytest.param('arch in frozenset({"gfx942", "gfx950"})', id="member-of-frozenset"),
+    pytest.param('arch in {"gfx942": 256, "gfx950": 512}', id="key-of-dict"),
+    pytest.param('any(a in arch for a in ["gfx942", "gfx950"])', id="any-of-names"),
+    pytest.param('re.match(r"gfx9\\d", arch)', id="regex"),
+    pytest.param('"GFX942" in arch.upper()', id="upper-case"),
+    # Only the family prefix looked for in gcnArchName itself holds on every AMD GPU.
+    pytest.param('"gfx" in target', id="family-in-another-string"),
+]
+
+
+@pytest.mark.parametrize("test", ARCH_TESTS)
+def test_arch_test_is_false_on_nvidia_and_unknown_on_rocm(test: str) -> None:
+    """An NVIDIA GPU has no gfx name; on ROCm the answer depends on the GPU (like `__GFX9__` in C++)."""
+    found = everywhere(_TEMPLATE.format(setup=_ARCH, test=test))
+    assert found == {"then": ROCM_ONLY, "else": BOTH, "negated": BOTH, "arm": ROCM_ONLY}
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        pytest.param('"gfx" in torch.cuda.get_device_properties(0).gcnArchName', id="substring"),
+        pytest.param('arch.startswith("gfx")', id="startswith-through-a-name"),
+        pytest.param('getattr(props, "gcnArchName", "").lower().startswith("gfx")', id="getattr"),
+    ],
+)
+def test_gfx_family_in_the_arch_name_is_a_rocm_test(test: str) -> None:
+    """Every AMD GPU's `gcnArchName` starts with "gfx"; an NVIDIA GPU's is its product name."""
+    found = everywhere(_TEMPLATE.format(setup=_ARCH, test=test))
+    assert found == {"then": ROCM_ONLY, "else": NVIDIA_ONLY, "negated": NVIDIA_ONLY, "arm": ROCM_ONLY}
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        pytest.param('"sm_90" in arch', id="nvidia-name"),
+        pytest.param('arch in ("gfx942", "sm_90")', id="mixed-collection"),
+        pytest.param("arch == other", id="unknown-strings"),
+        pytest.param('any(a in arch for a in names if a != "gfx90a")', id="filtered-quantifier"),
+        pytest.param('arch < "gfx942"', id="ordering"),
+    ],
+)
+def test_not_an_arch_test(test: str) -> None:
+    found = everywhere(_TEMPLATE.format(setup=_ARCH, test=test))
+    assert found == {"then": BOTH, "else": BOTH, "negated": BOTH, "arm": BOTH}
+
+
+ARCH_HELPERS = [
+    pytest.param(
+        """
+        import torch
+        def is_cdna():
+            return "gfx9" in torch.cuda.get_device_properties(0).gcnArchName
+        if is_cdna():
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="returns-an-arch-test",
+    ),
+    pytest.param(
+        """
+        import torch
+        def is_cdna():
+            return torch.version.hip is not None and "gfx9" in torch.cuda.get_device_properties(0).gcnArchName
+        if not is_cdna():
+            HAZARD()
+        """,
+        BOTH,
+        id="negated-arch-helper-runs-on-other-amd-gpus",
+    ),
+    pytest.param(
+        """
+        import torch
+        def _arch():
+            return torch.cuda.get_device_properties(0).gcnArchName
+        def amd_gpu():
+            return _arch().startswith("gfx")
+        def supported():
+            return not amd_gpu() and helper_free()
+        if supported():
+            HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="helpers-calling-helpers",
+    ),
+    pytest.param(
+        """
+        import torch
+        _GCN_ARCH = torch.cuda.get_device_properties(0).gcnArchName
+        _ON_MI3 = any(arch in _GCN_ARCH for arch in ["gfx942", "gfx950"])
+        def use_aiter():
+            return _ON_MI3 and enabled()
+        if use_aiter():
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="module-flag-of-arch-names",
+    ),
+    pytest.param(
+        """
+        import torch
+        class RocmPlatform:
+            def __init__(self):
+                self.arch = torch.cuda.get_device_properties(0).gcnArchName
+            def is_mi300(self):
+                return "gfx942" in self.arch
+        current_platform = RocmPlatform()
+        def kernel():
+            if current_platform.is_mi300():
+                HAZARD()
+        """,
+        ROCM_ONLY,
+        id="method-of-a-platform-instance",
+    ),
+    pytest.param(
+        """
+        import torch
+        current_platform = make_platform()
+        if current_platform.is_mi300():
+            HAZARD()
+        """,
+        BOTH,
+        id="instance-of-an-unknown-factory",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), ARCH_HELPERS)
+def test_arch_helper_recognised_by_what_it_returns(code: str, expected: tuple[bool | None, bool | None]) -> None:
+    assert where(code) == expected
+
+
+_PLATFORMS = {
+    "plat/__init__.py": "from plat.rocm import RocmPlatform\ncurrent_platform = RocmPlatform()\n",
+    "plat/rocm.py": """
+        import torch
+        from plat.arch import gcn_arch, on_amd_gpu
+
+        class RocmPlatform:
+            def is_mi300(self):
+                return "gfx942" in gcn_arch()
+
+            @classmethod
+            def is_amd(cls):
+                return on_amd_gpu()
+        """,
+    "plat/arch.py": """
+        import torch
+
+        def gcn_arch():
+            return torch.cuda.get_device_properties(0).gcnArchName
+
+        def on_amd_gpu():
+            return "gfx" in torch.cuda.get_device_properties(0).gcnArchName
+        """,
+}
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        pytest.param(
+            "from plat import current_platform\nif current_platform.is_mi300():\n    HAZARD()\n",
+            ROCM_ONLY,
+            id="method-of-an-instance-made-in-another-module",
+        ),
+        pytest.param(
+            "import plat\nif not plat.current_platform.is_amd():\n    HAZARD()\n",
+            NVIDIA_ONLY,
+            id="through-the-package",
+        ),
+        pytest.param(
+            "from plat.rocm import RocmPlatform\nif RocmPlatform.is_amd():\n    HAZARD()\n",
+            ROCM_ONLY,
+            id="class-method-of-an-imported-class",
+        ),
+        pytest.param(
+            "from plat.arch import on_amd_gpu\nif on_amd_gpu():\n    HAZARD()\n", ROCM_ONLY, id="helper-function"
+        ),
+        pytest.param(
+            "from plat import current_platform\nif current_platform.is_mi300.cache_info():\n    HAZARD()\n",
+            BOTH,
+            id="deeper-than-a-member",
+        ),
+    ],
+)
+def test_arch_helper_in_another_module(tmp_path: Path, code: str, expected: tuple[bool | None, bool | None]) -> None:
+    files = {**_PLATFORMS, "main.py": code}
+    assert where_in_project(tmp_path, files, "main.py") == expected

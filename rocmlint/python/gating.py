@@ -8,7 +8,8 @@ name holds per vendor). A node's `Branch` combines
 the values of every condition it sits under: the branch of `if`/`elif`/`else`, conditional expressions,
 `and`/`or` short-circuits, comprehension filters, early `return`/`raise`/`continue`/`break`/skip after a
 test, `assert`, test-skip decorators, and the value of a variable only read where ROCm ignores it. The
-forms recognised are those of RULES.md, "What gated means".
+forms recognised are those of RULES.md, "What gated means"; tests of a gfx architecture name are valued in
+arch_tests.py.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from functools import cached_property
 from typing import Protocol
 
 from rocmlint.data import load
+from rocmlint.python.arch_tests import arch_test
 from rocmlint.python.references import References
 from rocmlint.python.scopes import (
     COMPOUND_STATEMENTS,
@@ -207,6 +209,10 @@ class GateAnalyzer:
             return self.value(expr.operand, depth + 1).negate()
         if isinstance(expr, ast.BoolOp):
             return self._operands_value(expr, len(expr.values), depth)
+        if isinstance(expr, (ast.Compare, ast.Call)):
+            arch = arch_test(self.semantic, expr)
+            if arch is not None:
+                return arch
         if isinstance(expr, ast.Compare):
             return self._comparison(expr, depth)
         if isinstance(expr, ast.Call):
@@ -222,9 +228,12 @@ class GateAnalyzer:
     def symbol_value(self, name: str, called: bool = False) -> Vendor | None:
         """The vendor value of a module-level name of this file (for other modules importing it); with
         `called`, the value of calling it."""
-        binding = self.semantic.lookup_in(self.semantic.module, name)
+        head, _, member = name.partition(".")
+        binding = self.semantic.lookup_in(self.semantic.module, head)
         if binding is None:
             return None
+        if member:  # `Platform.is_mi300`, `current_platform.is_mi300` (an instance made here)
+            return self._member_of(binding, member, depth=0, called=called)
         return self._binding_value(binding, name, depth=0, called=called)
 
     def terminates(self, statements: Sequence[ast.stmt]) -> bool:
@@ -755,11 +764,29 @@ class GateAnalyzer:
         attributes, methods, `self.flag = ...` assignments, and those of its bases)."""
         cls = self.semantic.receiver_class(expr)
         if cls is None:
-            return UNKNOWN
+            owner = self.semantic.lookup(expr.value.id, expr) if isinstance(expr.value, ast.Name) else None
+            found = self._member_of(owner, expr.attr, depth, called) if owner and owner.kind == "value" else None
+            return found or UNKNOWN
         binding = self.semantic.member(cls, expr.attr)
         if binding is None:
             return UNKNOWN
         return self._binding_value(binding, expr.attr, depth + 1, called)
+
+    def _member_of(self, owner: Binding, member: str, depth: int, called: bool) -> Vendor | None:
+        """`member` of what `owner` is bound to: a class of this file, an instance of one made once
+        (`current_platform = RocmPlatform()`), or such a class or instance of another module of the
+        project (through an import)."""
+        if owner.kind == "value" and isinstance(owner.single, ast.Call) and isinstance(owner.single.func, ast.Name):
+            made_by = owner.single.func
+            owner = self.semantic.lookup(made_by.id, made_by) or owner
+            if owner.kind == "value":
+                return None  # an instance of something other than a class
+        if owner.kind == "class" and isinstance(owner.definition, ast.ClassDef):
+            binding = self.semantic.member(owner.definition, member)
+            return self._binding_value(binding, member, depth + 1, called) if binding is not None else None
+        if owner.kind == "import" and owner.qualified:
+            return self._resolve_external(f"{owner.qualified}.{member}", called)
+        return None
 
     def _external(self, expr: ast.Name | ast.Attribute, qualified: str, called: bool) -> Vendor | None:
         """A name reached through an import (`env.IS_ROCM` after `import mypkg.env as env`)."""

@@ -50,7 +50,8 @@ class ProjectIndex:
     """Resolves qualified names defined in other Python modules of the project to their vendor values, or
     to the strings they hold per vendor; cached per run, each module parsed once.
 
-    A qualified name ending in "()" asks for the value of calling it (`pkg.env.is_hip()`).
+    A qualified name ending in "()" asks for the value of calling it (`pkg.env.is_hip()`); one may name a
+    member of a module's name (`pkg.platforms.current_platform.is_mi300()`).
     """
 
     def __init__(self, rocm_guards: frozenset[str] = frozenset()) -> None:
@@ -90,9 +91,10 @@ class ProjectIndex:
         for split in range(len(parts) - 1, 0, -1):
             module_file = self._find_module(tuple(parts[:split]), tuple(roots))
             if module_file is not None:
-                if split != len(parts) - 1:
-                    return None  # an attribute of an attribute of a module: not followed
-                return self._symbol((module_file, parts[-1] + ("()" if called else ""), guards, strings))
+                if split < len(parts) - (1 if strings else 2):
+                    return None  # deeper than a module's name (strings) or a member of one (values): not followed
+                # A module's name, or a member of one (`current_platform.is_mi300`: its class's method).
+                return self._symbol((module_file, ".".join(parts[split:]) + ("()" if called else ""), guards, strings))
         return None
 
     def _find_module(self, parts: tuple[str, ...], roots: tuple[Path, ...]) -> Path | None:
@@ -119,7 +121,7 @@ class ProjectIndex:
         called = symbol.endswith("()")
         name = symbol.removesuffix("()")
         data = self._data(module_file)
-        if data is None or not _may_define(data, name, guards):
+        if data is None or not _may_define(data, name.split(".", 1)[0], guards):
             return None
         analyzer = self._analyzer(module_file, data, guards)
         if analyzer is None:
