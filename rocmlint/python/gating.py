@@ -358,12 +358,31 @@ class GateAnalyzer:
         self._ignored_variables[key] = False  # asked again while deciding it (a cycle of flags): not gated
         self._variable_nesting += 1
         try:
-            reads = [read for read in self.references.reads(target.id) if self._reads_variable(read, scope)]
-            ignored = bool(reads) and all(self._read_ignored_on_rocm(read) for read in reads)
+            ignored = self._every_read_ignored_on_rocm(target.id, scope)
         finally:
             self._variable_nesting -= 1
         self._ignored_variables[key] = ignored
         return ignored
+
+    def _every_read_ignored_on_rocm(self, identifier: str, scope: ast.AST) -> bool:
+        """At least one read, and every read ignored on ROCm (stops at the first that is not)."""
+        read_at_all = False
+        for read in self._reads_within(identifier, scope):
+            if not self._reads_variable(read, scope):
+                continue
+            if not self._read_ignored_on_rocm(read):
+                return False
+            read_at_all = True
+        return read_at_all
+
+    def _reads_within(self, identifier: str, scope: ast.AST) -> list[ast.Name]:
+        """The reads spelled `identifier` in the lines of `scope` (a def's locals are read in it: a common
+        name is read in every def of a long module, and resolving each read is a walk)."""
+        reads = self.references.reads(identifier)
+        if not isinstance(scope, FUNCTION_DEFS):
+            return reads
+        first, last = scope.lineno, scope.end_lineno or scope.lineno
+        return [read for read in reads if first <= read.lineno <= last]
 
     def _reads_variable(self, read: ast.Name, scope: ast.AST) -> bool:
         """`read` reads the variable of `scope`, and not only to assign it again (`_flag = _flag and x`)."""
