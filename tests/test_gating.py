@@ -2275,3 +2275,17 @@ _PLATFORMS = {
 def test_arch_helper_in_another_module(tmp_path: Path, code: str, expected: tuple[bool | None, bool | None]) -> None:
     files = {**_PLATFORMS, "main.py": code}
     assert where_in_project(tmp_path, files, "main.py") == expected
+
+
+def test_flag_read_at_the_end_of_a_long_call_chain() -> None:
+    """`_x = g()` is only read in f3000, which runs only under an NVIDIA test through a chain of 3000 calls:
+    deciding g's callers asks where `_x` is read, and that question is deferred past the chain's depth and
+    asked again, so `_x`'s answer must not be kept from the interrupted attempt."""
+    functions = "".join(f"def f{i}():\n    return f{i + 1}()\n" for i in range(1, 3000))
+    code = (
+        "import torch\n"
+        f"{functions}def f3000():\n    if _x:\n        pass\n"
+        "def g():\n    HAZARD()\n_x = g()\nif torch.version.cuda:\n    f1()\n"
+    )
+    found = analyze(code)
+    assert found.branch(found.hazard()) == NVIDIA_ONLY

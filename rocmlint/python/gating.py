@@ -357,11 +357,15 @@ class GateAnalyzer:
             return False  # too deep to decide on this stack: not gated
         self._ignored_variables[key] = False  # asked again while deciding it (a cycle of flags): not gated
         self._variable_nesting += 1
+        ignored: bool | None = None
         try:
             ignored = self._every_read_ignored_on_rocm(target.id, scope)
         finally:
             self._variable_nesting -= 1
-        self._ignored_variables[key] = ignored
+            if ignored is None:  # a caller question deferred through here (_CallerDeferred): asked again later
+                del self._ignored_variables[key]
+            else:
+                self._ignored_variables[key] = ignored
         return ignored
 
     def _every_read_ignored_on_rocm(self, identifier: str, scope: ast.AST) -> bool:
