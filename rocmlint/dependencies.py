@@ -15,7 +15,8 @@ newer than those the results were computed from.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,6 +61,14 @@ class DependencyRecorder(ProjectIndex):
                 self._first_seen[path] = stat_of(path)
         if self._frames:
             self._frames[-1].update(paths)
+
+    @contextmanager
+    def _collecting(self) -> Iterator[set[str]]:
+        self._frames.append(set())
+        try:
+            yield self._frames[-1]
+        finally:
+            self._note(*self._frames.pop())
 
     def _find_module(self, parts: tuple[str, ...], roots: tuple[Path, ...]) -> Path | None:
         # Every candidate, found or not: creating `pkg/env.py` later can change the answer.

@@ -6,6 +6,7 @@ crashed). A failure in one file or one rule never stops the run.
 
 from __future__ import annotations
 
+import os
 import re
 import traceback
 from collections.abc import Iterable
@@ -25,12 +26,14 @@ from rocmlint.file_report import FileReport
 from rocmlint.python.embedded import TRIGGERS as EMBEDDED_TRIGGERS
 from rocmlint.python.embedded import EmbeddedSource
 from rocmlint.python.frontend import RuleOptions, check_python
-from rocmlint.python.project import ProjectIndex, is_test_file, package_of
+from rocmlint.python.gating import ModuleBase
+from rocmlint.python.project import ProjectIndex, forget_import_indexes, import_index_for, is_test_file, package_of
 from rocmlint.python.tree import PythonParseError
 from rocmlint.registry import all_rules, rule_by_code
 from rocmlint.rule import Rule
 from rocmlint.source import DecodeError, SourceFile, language_of
 from rocmlint.suppression import Suppressions, find_suppressions, mentions_noqa, unused_noqa
+from rocmlint.vendor import EVERYWHERE, Branch
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 PARSE_ERROR, UNUSED_NOQA, INTERNAL_ERROR = "ROC001", "ROC002", "ROC900"
@@ -199,6 +202,7 @@ class Engine:
                 package,
                 on_internal_error,
                 embedded_cuda=bool(embedded_rules),
+                module_base=self._module_base(source.path, settings, options.rocm_guards),
             )
             found = result.diagnostics
             if embedded_rules:
@@ -244,6 +248,20 @@ class Engine:
         view = project_for(project_root(Path(path), settings.root)).view(path)
         self.project.note_files(view.dependencies)
         return view
+
+    def _module_base(self, path: str, settings: Settings, rocm_guards: frozenset[str]) -> ModuleBase | None:
+        """Where a Python file can run at all, from the modules of its project that import it; asked only when a
+        branch needs it (a buffer with no file on disk runs everywhere)."""
+        if not settings.project_model:
+            return None
+
+        def base() -> Branch:
+            if not os.path.isfile(path):
+                return EVERYWHERE
+            root = project_root(Path(path), settings.root)
+            return self.project.module_base(import_index_for(root), path, rocm_guards)
+
+        return base
 
     def _filter(
         self,
@@ -354,22 +372,27 @@ def _map_back(location: Location, snippet: SourceFile, embedded: EmbeddedSource,
     return python_source.location_of_char(embedded.file_offset(index))
 
 
-def build_project_models(files: Iterable[tuple[Path, Settings]]) -> None:
-    """Build the C++ project models these files need now, in this process (before a pool forks, so that every
-    worker inherits them instead of building its own)."""
+def build_project_models(files: Iterable[tuple[Path, Settings]], language: str = "cuda") -> None:
+    """Build the project models these files need now, in this process (before a pool forks, so that every
+    worker inherits them instead of building its own): the C++ project models of CUDA files, the import indexes
+    (rocmlint/python/importers.py) of Python files."""
     roots = {
         project_root(path, settings.root)
         for path, settings in files
-        if settings.project_model and language_of(str(path)) == "cuda"
+        if settings.project_model and language_of(str(path)) == language
     }
     for root in sorted(roots):
-        project_for(root)
+        if language == "cuda":
+            project_for(root)
+        else:
+            import_index_for(root)
 
 
 def forget_project_models() -> None:
-    """Drop the C++ project models built so far: a long-running process (the LSP server) does when a file they
+    """Drop the project models built so far: a long-running process (the LSP server) does when a file they
     were learned from is saved."""
     forget_projects()
+    forget_import_indexes()
 
 
 def cuda_options(settings: Settings) -> CudaOptions:

@@ -239,8 +239,9 @@ def _pool_context() -> multiprocessing.context.BaseContext:
 def _check_in_pool(
     tasks: Sequence[Candidate], jobs: int, options: EngineOptions, warn: Warn, cache: Cache | None
 ) -> list[Checked]:
-    """Files that need no C++ project model start in a first pool at once; the models are built meanwhile
-    in this process, and a second pool forked after that (so its workers inherit them) checks the rest."""
+    """Files that need no C++ project model start in a first pool, forked once the Python files' import indexes
+    are built (rocmlint/python/importers.py: cheap, and inherited by its workers); the C++ models are built
+    meanwhile in this process, and a second pool forked after that (so its workers inherit them) checks the rest."""
     from concurrent.futures import ProcessPoolExecutor
 
     from rocmlint.engine import build_project_models
@@ -256,8 +257,8 @@ def _check_in_pool(
         for group in (plain, modelled):
             if not group:
                 continue
-            if group is modelled:
-                build_project_models((tasks[i].path, tasks[i].settings) for i in modelled)
+            language = "cuda" if group is modelled else "python"
+            build_project_models(((tasks[i].path, tasks[i].settings) for i in group), language)
             executor = ProcessPoolExecutor(
                 max_workers=jobs, mp_context=_pool_context(), initializer=_init_worker, initargs=(options,)
             )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
@@ -81,6 +81,8 @@ _MAX_CALLER_NESTING = 32
 # gated": each level nests a walk over the reads' branches on the Python stack.
 _MAX_VARIABLE_NESTING = 16
 
+# Where the module as a whole can run (rocmlint/python/importers.py), asked when a branch first needs it.
+ModuleBase = Callable[[], Branch]
 Condition = tuple[Vendor, bool]  # a test and whether the node sits where it is true
 
 
@@ -124,10 +126,12 @@ class GateAnalyzer:
         semantic: Semantic,
         rocm_guards: frozenset[str] = frozenset(),
         resolve_external: CrossModuleResolver | None = None,
+        module_base: ModuleBase | None = None,
     ) -> None:
         self.semantic = semantic
         self.rocm_guards = rocm_guards
         self.resolve_external = resolve_external
+        self.module_base = module_base
         self._binding_cache: dict[tuple[int, str], Vendor] = {}
         self._branch_cache: dict[ast.AST, Branch] = {}
         self._before_cache: dict[ast.stmt, list[Condition]] = {}
@@ -155,14 +159,18 @@ class GateAnalyzer:
 
     # --- public -----------------------------------------------------------------------------------
     def branch(self, node: ast.AST) -> Branch:
-        """Where `node` can run, from every condition between it and the module (iterative: deep
-        nesting must not exhaust the Python stack)."""
+        """Where `node` can run, from every condition between it and the module, and where the module
+        itself can run (`module_base`: a module only imported from NVIDIA-only code is NVIDIA code).
+        Iterative: deep nesting must not exhaust the Python stack."""
         chain: list[ast.AST] = []
         current: ast.AST | None = node
         while current is not None and current not in self._branch_cache:
             chain.append(current)
             current = self.semantic.parent(current)
-        result = EVERYWHERE if current is None else self._branch_cache[current]
+        if current is None:
+            result = self.module_base() if self.module_base is not None else EVERYWHERE
+        else:
+            result = self._branch_cache[current]
         for child in reversed(chain):
             parent = self.semantic.parent(child)
             if parent is not None:

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rocmlint.python.importers import ImportIndex, ModuleReach, import_gate
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import PythonParseError, parse_text, walk
 from rocmlint.source import DecodeError, SourceFile
-from rocmlint.vendor import Vendor
+from rocmlint.vendor import EVERYWHERE, Branch, Vendor
 
 if TYPE_CHECKING:
     from rocmlint.python.gating import GateAnalyzer
@@ -61,9 +63,43 @@ class ProjectIndex:
         self._modules: dict[tuple[tuple[str, ...], tuple[Path, ...]], Path | None] = {}
         self._module_data: dict[Path, bytes | None] = {}
         self._analyzers: dict[tuple[Path, frozenset[str]], GateAnalyzer | None] = {}
+        self._reaches: dict[tuple[str, frozenset[str]], ModuleReach] = {}
 
     def note_files(self, paths: Iterable[str]) -> None:
         """Other files a result was computed from (the C++ project model's); only a recorder keeps them."""
+
+    @contextmanager
+    def _collecting(self) -> Iterator[set[str]]:
+        """The files noted while inside (only a recorder notes any)."""
+        yield set()
+
+    def module_base(self, index: ImportIndex, path: str, rocm_guards: frozenset[str] | None = None) -> Branch:
+        """Where the module at `path` can run at all, from where the modules of `index` import it
+        (rocmlint/python/importers.py); its importers become dependencies of the result."""
+        guards = self.rocm_guards if rocm_guards is None else rocm_guards
+        key = (index.root, guards)
+        reach = self._reaches.get(key)
+        if reach is None:
+            reach = self._reaches[key] = ModuleReach(
+                index, lambda importer, imported: self._import_gate(index, importer, imported, guards)
+            )
+        branch, files = reach.base(os.path.abspath(path))
+        self.note_files(files)
+        return branch
+
+    def _import_gate(
+        self, index: ImportIndex, importer: str, imported: str, guards: frozenset[str]
+    ) -> tuple[Branch | None, frozenset[str]]:
+        """Where `importer`'s imports of `imported` run, by its own gate analysis (one that cannot be read
+        imports it everywhere), and the files that answer read."""
+        with self._collecting() as noted:
+            self.note_files([importer])
+            data = self._data(Path(importer))
+            analyzer = self._analyzer(Path(importer), data, guards) if data is not None else None
+            branch = import_gate(analyzer, importer, imported, index.finder) if analyzer is not None else EVERYWHERE
+            if branch is not None and is_test_file(importer):
+                branch = EVERYWHERE  # see rocmlint/python/importers.py: a test's gate is not the product's
+        return branch, frozenset(noted)
 
     def resolver_for(self, path: str, rocm_guards: frozenset[str] | None = None) -> ProjectResolver:
         """The resolver for names imported by the file at `path`. `rocm_guards` (default: the index's
@@ -202,3 +238,22 @@ def _find_module(parts: list[str], roots: list[Path]) -> Path | None:
             if candidate.is_file():
                 return candidate
     return None
+
+
+# --- one import index per project root and process ----------------------------------------------------------------
+_IMPORT_INDEXES: dict[str, ImportIndex] = {}
+
+
+def import_index_for(root: Path) -> ImportIndex:
+    """The import index of `root` (rocmlint/python/importers.py), built on first use in this process (a pool's
+    forked workers inherit the parent's). Test files' imports count as run everywhere."""
+    key = os.path.abspath(root)
+    index = _IMPORT_INDEXES.get(key)
+    if index is None:
+        index = _IMPORT_INDEXES[key] = ImportIndex.build(Path(key), is_test_file)
+    return index
+
+
+def forget_import_indexes() -> None:
+    """Drop every import index built so far (a long-running server does when files are saved)."""
+    _IMPORT_INDEXES.clear()

@@ -1,0 +1,516 @@
+"""Which modules of the checked tree import each module, and so on which vendors a module can run at all.
+
+A module that is only ever imported from code gated for one vendor runs only on that vendor:
+
+    if current_platform.is_cuda():
+        from .backend_cuda import FlashBackend      # every line of backend_cuda.py is NVIDIA code
+
+The index (`ImportIndex`) is built from bytes alone, once per run and project root (before the pool forks,
+so workers inherit it): the lines of every `.py` file under the root that hold `import` (found with
+bytes.find) are read as import statements or `importlib.import_module("pkg.mod")` / `__import__("pkg.mod")`
+calls, and resolved to the tree's files as `ProjectIndex` resolves them (and against the folders above the
+importer, up to the root).
+`import a.b.c` imports the packages `a` and `a.b` too; `from a import b` imports the module `a.b` when
+there is one.
+
+A module's base (`ModuleReach.base`) is where it can be imported: on a vendor when a chain of importers
+reaches an entry point through imports each of which can run on that vendor. An entry point is a module
+nothing imports at run time (scripts, tests, modules only loaded by a computed name) or one run as
+`__main__`. An import written at the start of a line (a module-level statement) is taken as run whenever
+its importer runs, without parsing, unless the importer may leave early at module level (`if not ...:
+pytest.skip(..., allow_module_level=True)`); any other is decided by the importer's own gate analysis,
+parsing it once, and only when an answer needs it. Imports under `if TYPE_CHECKING:` never run. A test
+file's imports count as run everywhere: a test's skip says where that test runs, not where the code it
+imports runs in the product, which may load it by name (a registry of module names) where no import
+statement shows it.
+
+Not seen: modules loaded by a computed name (`import_module(f"pkg.models.{name}")`, a registry's strings)
+that are also imported from gated code of the product; such a module is taken as gated.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rocmlint.python.scopes import dotted_name
+from rocmlint.vendor import EVERYWHERE, Branch
+
+if TYPE_CHECKING:
+    from rocmlint.python.gating import GateAnalyzer
+
+# Folders never read: version control, virtual environments, caches.
+_SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox"})
+_MAX_FILES = 50_000
+_MAX_FILE_BYTES = 2_000_000
+# An import statement from its line's start (group 1: its indentation), or after `:`/`;` (`try: import x`).
+_IMPORT_LINE = re.compile(
+    rb"([ \t]*)((?:[^\n]*?[:;][ \t]*)?)"
+    rb"(?:from[ \t]+(\.*)[ \t]*(\w[\w.]*)?[ \t]*import\b[ \t]*(\([^)]*\)|[^\n]*)|import[ \t]+([^\n]*))"
+)
+# A module-level `if` whose body exits (`pytest.skip(..., allow_module_level=True)`, `raise ImportError`), or a
+# module-level `assert`: what follows may be gated, so its imports are decided by the importer's analysis.
+_MODULE_EXIT = re.compile(
+    rb"\nif [^\n]*:[ \t]*(?:#[^\n]*)?\n(?:(?:[ \t][^\n]*)?\n)*?[ \t]+(?:raise|pytest\.skip|sys\.exit|exit|quit)\b"
+)
+_LOAD_CALL = re.compile(rb"(?:import_module|__import__)\(\s*[\"']([\w.]+)[\"']")
+_PACKAGE_SUFFIX = os.sep + "__init__.py"
+_LOAD_FUNCTIONS = frozenset({"import_module", "__import__"})
+_TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
+
+# What an import statement imports: (level, module, the names after `import` as written, parsed only when the
+# module is a package whose names may be modules).
+Imported = tuple[int, str, bytes]
+# Where an importer's imports of a module run (importer, imported), None when none runs at all (only under
+# `if TYPE_CHECKING:`, or text that looked like an import in a string), with the files that answer came from.
+ImportGate = Callable[[str, str], tuple[Branch | None, frozenset[str]]]
+
+
+class ModuleFinder:
+    """Resolves dotted module names to the files of a tree, as ProjectIndex does (against the folder the
+    importer's top-level package sits in, then the importer's own folder), then against the folders above."""
+
+    def __init__(self, root: str, files: frozenset[str]) -> None:
+        self.root = root
+        self.files = files
+        # Every name a module or package of the tree has: an import whose first name is none of them
+        # (`import os`, a third-party package) imports nothing of the tree.
+        self.names = frozenset(
+            os.path.basename(os.path.dirname(path)) if path.endswith(_PACKAGE_SUFFIX) else os.path.basename(path)[:-3]
+            for path in files
+        )
+        self._package_roots: dict[str, str] = {}
+        self._found: dict[tuple[tuple[str, ...], tuple[str, ...]], str | None] = {}
+        self._roots: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._modules: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
+
+    def package_root(self, folder: str) -> str:
+        """The folder the top-level package of `folder`'s modules sits in (`folder` itself outside packages)."""
+        chain: list[str] = []
+        current = folder
+        while current not in self._package_roots and os.path.join(current, "__init__.py") in self.files:
+            chain.append(current)
+            current = os.path.dirname(current)
+        root = self._package_roots.setdefault(current, current)
+        self._package_roots.update(dict.fromkeys(chain, root))
+        return root
+
+    def find(self, parts: Sequence[str], roots: tuple[str, ...]) -> str | None:
+        key = (tuple(parts), roots)
+        if key not in self._found:
+            self._found[key] = self._find(parts, roots)
+        return self._found[key]
+
+    def _find(self, parts: Sequence[str], roots: tuple[str, ...]) -> str | None:
+        relative = os.sep.join(parts)
+        for root in roots:
+            base = f"{root}{os.sep}{relative}"
+            for candidate in (base + ".py", f"{base}{os.sep}__init__.py"):
+                if candidate in self.files:
+                    return candidate
+        return None
+
+    def roots_of(self, folder: str, first: str) -> tuple[str, ...]:
+        """Where a module of `folder` looks for an absolute import whose first name is `first`: the folder its
+        top-level package sits in, then the closest folder from `folder` up to the tree's root that holds
+        `first` (a test folder without `__init__.py` imports the project's packages from the checkout's
+        root, which Python has on its path)."""
+        key = (folder, first)
+        if key not in self._roots:
+            places = [self.package_root(folder)]
+            holder = folder
+            while len(holder) >= len(self.root):
+                if self.find([first], (holder,)) is not None:
+                    places.append(holder)
+                    break
+                holder = os.path.dirname(holder)
+            self._roots[key] = tuple(dict.fromkeys(places))
+        return self._roots[key]
+
+    def imported_files(self, importer: str, level: int, module: str, names: Sequence[str] | bytes = ()) -> list[str]:
+        """The files an import in `importer` runs: the module and the packages above it (`import a.b`
+        runs a/__init__.py too), and each imported name that is a module (`from a import b`; `names` may
+        be the text after `import`). `level`: the dots of a relative import."""
+        if level:
+            folder = os.path.dirname(importer)
+            for _ in range(level - 1):
+                folder = os.path.dirname(folder)
+            roots: tuple[str, ...] = (folder,)
+        else:
+            roots = self.roots_of(os.path.dirname(importer), module.split(".", 1)[0])
+        found = list(self._module_files(module, roots))
+        package = found[-1][: -len(_PACKAGE_SUFFIX)] if found and found[-1].endswith(_PACKAGE_SUFFIX) else None
+        if not module:
+            package = roots[0]
+        if package is not None and names:
+            for name in _names(names) if isinstance(names, bytes) else names:
+                submodule = self.find([name], (package,)) if name.isidentifier() else None
+                if submodule is not None:
+                    found.append(submodule)
+        return found
+
+    def _module_files(self, module: str, roots: tuple[str, ...]) -> tuple[str, ...]:
+        """The files of a dotted module and of the packages above it, outermost first (none when the module
+        is not in the tree)."""
+        key = (module, roots)
+        known = self._modules.get(key)
+        if known is None:
+            parts = module.split(".") if module else []
+            found = tuple(self.find(parts[:end], roots) for end in range(1, len(parts) + 1))
+            known = self._modules[key] = tuple(path for path in found if path is not None)
+        return known
+
+
+@dataclass
+class ImportIndex:
+    """Who imports each module of one tree (absolute paths)."""
+
+    root: str
+    finder: ModuleFinder
+    # importee -> importer -> whether one of its imports of it is a module-level statement
+    importers: dict[str, dict[str, bool]] = field(default_factory=dict)
+    # The files whose imports all count as module-level ones (test files), asked per importer.
+    imports_everywhere: Callable[[str], bool] = field(default=lambda path: False, repr=False)
+    _facts: dict[str, tuple[bool, bool]] = field(default_factory=dict, repr=False)
+    _statement_files: dict[tuple[tuple[str, ...] | str, bytes], list[str]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def build(cls, root: Path, imports_everywhere: Callable[[str], bool] = lambda path: False) -> ImportIndex:
+        """The index of the `.py` files under `root`; `imports_everywhere(path)`: the file's imports all count
+        as module-level ones (test files)."""
+        paths = tree_files(root)
+        finder = ModuleFinder(os.path.abspath(root), frozenset(paths))
+        index = cls(os.path.abspath(root), finder, imports_everywhere=imports_everywhere)
+        index._add_files(paths, imports_everywhere)
+        return index
+
+    def _add_files(self, paths: Iterable[str], imports_everywhere: Callable[[str], bool]) -> None:
+        """Read and index each file in turn (the tree's bytes are never all held at once)."""
+        for path in paths:
+            data = _read(path)
+            if data is not None:
+                self._add(path, data, imports_everywhere(path))
+        self._statement_files.clear()  # only for building
+
+    def is_entry(self, path: str) -> bool:
+        """Imported by no module of the tree, or run as `__main__`."""
+        return not self.importers.get(path) or self._file_facts(path)[0]
+
+    def importers_of(self, path: str) -> dict[str, bool]:
+        return self.importers.get(path, {})
+
+    def may_exit(self, path: str) -> bool:
+        """Whether the file may leave early at module level (`if not ...: pytest.skip(...,
+        allow_module_level=True)`, `raise`, `sys.exit`, a module-level `assert`): then its module-level
+        imports are decided by its analysis too. A file whose imports all count everywhere never does."""
+        return self._file_facts(path)[1]
+
+    def _file_facts(self, path: str) -> tuple[bool, bool]:
+        """(runs as `__main__`, may leave early), read when first asked: only the files a search reaches."""
+        if path not in self._facts:
+            data = _read(path) or b""
+            may_exit = not self.imports_everywhere(path) and (
+                b"\nassert " in data or _MODULE_EXIT.search(data) is not None
+            )
+            self._facts[path] = (b"__main__" in data, may_exit)
+        return self._facts[path]
+
+    def _add(self, path: str, data: bytes, everywhere: bool) -> None:
+        """Every line holding `import`, found with bytes.find (a regex over the whole text would try every
+        position of it). A statement at the start of its line is a module-level one (run whenever its importer
+        runs, unless the importer may leave early: `may_exit`); every import of a file whose imports run
+        `everywhere` counts as one."""
+        folder = os.path.dirname(path)
+        remembered, statement_at, find = self._statement_files, _IMPORT_LINE.match, data.find
+        here: dict[str, bool] = {}  # what this file imports -> whether once at module level
+        last_line = -1
+        position = find(b"import")
+        while position != -1:
+            line = data.rfind(b"\n", 0, position) + 1
+            position = find(b"import", position + 6)
+            if line == last_line:
+                continue
+            last_line = line
+            match = statement_at(data, line)
+            if match is None:
+                self._add_load_call(path, folder, data, line, everywhere, here)
+                continue
+            statement = data[match.end(2) : match.end()]
+            found = remembered.get((folder, statement))
+            if found is None:
+                found = self._resolve(path, folder, statement, _absolute_module(match), partial(_statements, match))
+            top_level = everywhere or match.end(2) == line
+            for imported in found:
+                here[imported] = top_level or here.get(imported, False)
+        here.pop(path, None)
+        for imported, top_level in here.items():
+            self.importers.setdefault(imported, {})[path] = top_level
+
+    def _add_load_call(
+        self, path: str, folder: str, data: bytes, line: int, everywhere: bool, here: dict[str, bool]
+    ) -> None:
+        """`importlib.import_module("pkg.mod")` on the line: an import decided by the importer's analysis."""
+        end = data.find(b"\n", line)
+        call = _LOAD_CALL.search(data, line, len(data) if end == -1 else end)
+        if call is not None:
+            module = call.group(1)
+            found = self._resolve(path, folder, call.group(0), module, lambda: [(0, module.decode("ascii"), b"")])
+            for imported in found:
+                here[imported] = everywhere or here.get(imported, False)
+
+    def _resolve(
+        self, path: str, folder: str, statement: bytes, module: bytes | None, imported: Callable[[], list[Imported]]
+    ) -> list[str]:
+        """The files a statement imports, remembered per folder and per the folders an absolute import is
+        looked for in: the same statement is written in many files, and resolves the same way in each.
+        `module`: the module an absolute import of one module names (None for any other statement)."""
+        first = module.split(b".", 1)[0].decode("ascii", "replace") if module else ""
+        if first and first not in self.finder.names:
+            found: list[str] = []  # no module of the tree has its first name (`os`, a third-party package)
+        else:
+            places = self.finder.roots_of(folder, first) if first else (folder,)
+            remembered = self._statement_files.get((places, statement))
+            found = remembered if remembered is not None else self._files(path, imported())
+            self._statement_files[(places, statement)] = found
+        self._statement_files[(folder, statement)] = found
+        return found
+
+    def _files(self, path: str, imported: list[Imported]) -> list[str]:
+        return [
+            found
+            for level, module, names in imported
+            for found in self.finder.imported_files(path, level, module, names)
+        ]
+
+
+def _absolute_module(match: re.Match[bytes]) -> bytes | None:
+    """The module of `from a.b import c` or `import a.b as c`; None for a relative import or one of several
+    modules."""
+    if match.group(3):
+        return None
+    module = match.group(4) if match.group(6) is None else match.group(6)
+    if module is None or b"," in module or not module.strip():
+        return None
+    return module.split(None, 1)[0]
+
+
+def _statements(match: re.Match[bytes]) -> list[Imported]:
+    """(level, module, imported names) per module an import statement's text imports: one per name of
+    `import a.b as c, d`, one for `from ..a import b, c`."""
+    plain = match.group(6)
+    if plain is not None:
+        return [(0, name, b"") for name in _names(plain) if _is_dotted(name)]
+    dots, module = match.group(3), match.group(4) or b""
+    return [(len(dots), module.decode("ascii", "replace"), match.group(5))]
+
+
+def _names(text: bytes) -> list[str]:
+    """The names of `x, y as z` or `(x,\n y)`, comments and a trailing `;` statement dropped."""
+    written = text.decode("ascii", "replace").strip().removeprefix("(").removesuffix(")")
+    if "#" in written:
+        written = " ".join(line.split("#", 1)[0] for line in written.splitlines())
+    written = written.split(";", 1)[0].replace("\\", " ")
+    return [words[0] for words in (name.split(None, 1) for name in written.split(",")) if words]
+
+
+def _is_dotted(name: str) -> bool:
+    return all(part.isidentifier() for part in name.split("."))
+
+
+def tree_files(root: Path) -> list[str]:
+    """The `.py` files under `root` an index reads, in a fixed order (at most _MAX_FILES)."""
+    found: list[str] = []
+    for folder, subfolders, names in os.walk(os.path.abspath(root)):
+        subfolders[:] = sorted(s for s in subfolders if s not in _SKIPPED_FOLDERS and not s.startswith("."))
+        for name in sorted(names):
+            if name.endswith(".py"):
+                found.append(os.path.join(folder, name))
+                if len(found) >= _MAX_FILES:
+                    return found
+    return found
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size > _MAX_FILE_BYTES:
+                return None
+            return handle.read()
+    except OSError:
+        return None
+
+
+# --- reading an importer's tree ------------------------------------------------------------------------------------
+def import_gate(analyzer: GateAnalyzer, importer: str, imported: str, finder: ModuleFinder) -> Branch | None:
+    """Where the importer's imports of `imported` run: the union of their branches; None when none runs
+    (under `if TYPE_CHECKING:`, or bytes that looked like an import in a string or comment)."""
+    where: Branch | None = None
+    for node in _import_nodes(analyzer, importer, finder).get(imported, ()):
+        if not _type_checking_only(analyzer, node):
+            branch = analyzer.branch(node)
+            where = branch if where is None else _union(where, branch)
+    return where
+
+
+def _union(first: Branch, second: Branch) -> Branch:
+    """Where code runs that runs where either does (only False means never)."""
+    return Branch(
+        first.on_rocm is not False or second.on_rocm is not False,
+        first.on_nvidia is not False or second.on_nvidia is not False,
+    )
+
+
+def _import_nodes(analyzer: GateAnalyzer, importer: str, finder: ModuleFinder) -> dict[str, list[ast.AST]]:
+    """Every import statement and load call of a tree, by the files it imports."""
+    found: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(analyzer.semantic.module):
+        for imported in _files_imported(node, importer, finder):
+            found.setdefault(imported, []).append(node)
+    return found
+
+
+def _files_imported(node: ast.AST, importer: str, finder: ModuleFinder) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [path for alias in node.names for path in finder.imported_files(importer, 0, alias.name)]
+    if isinstance(node, ast.ImportFrom):
+        names = [alias.name for alias in node.names]
+        return finder.imported_files(importer, node.level, node.module or "", names)
+    if isinstance(node, ast.Call) and node.args:
+        function = (dotted_name(node.func) or "").rsplit(".", 1)[-1]
+        argument = node.args[0]
+        if function in _LOAD_FUNCTIONS and isinstance(argument, ast.Constant) and type(argument.value) is str:
+            return finder.imported_files(importer, 0, argument.value)
+    return []
+
+
+def _type_checking_only(analyzer: GateAnalyzer, node: ast.AST) -> bool:
+    """Inside `if TYPE_CHECKING:`: read by type checkers, never run."""
+    child = node
+    for ancestor in analyzer.semantic.ancestors(node):
+        if isinstance(ancestor, ast.If) and any(child is statement for statement in ancestor.body):
+            if (analyzer.semantic.qualified_name(ancestor.test) or dotted_name(ancestor.test)) in _TYPE_CHECKING:
+                return True
+        child = ancestor
+    return False
+
+
+# --- where a module can be imported --------------------------------------------------------------------------------
+_IMPORTED = "imported"  # the search that lets every import through, whatever its gate
+_VENDORS = ("on_rocm", "on_nvidia", _IMPORTED)
+Answer = tuple[bool, frozenset[str]]  # whether an entry point is reached, and the files that decided it
+
+
+class ModuleReach:
+    """Where the modules of one index can be imported, for one reading of vendor tests (memoised per process).
+
+    A module can run on a vendor when some chain of importers, each import of it able to run on that
+    vendor, reaches an entry point: a search upwards from the module, module-level imports tried first (they
+    need no parse), stopped at the first entry point. A search that finds none has seen every importer
+    that could lead to one, so every module it went through gets that answer too; cycles are cut there.
+    """
+
+    def __init__(self, index: ImportIndex, gate: ImportGate) -> None:
+        self.index = index
+        self.gate = gate
+        self._gates: dict[tuple[str, str], tuple[Branch | None, frozenset[str]]] = {}
+        self._entries: dict[str, Answer] = {}
+        self._answers: dict[str, dict[str, Answer]] = {vendor: {} for vendor in _VENDORS}
+
+    def base(self, path: str) -> tuple[Branch, frozenset[str]]:
+        """Where the module at `path` can run at all, and the files (importers) that answer came from. A
+        module no chain of imports reaches from an entry point, whatever the gates (one imported only from
+        its own import cycle, `import_submodule(package)`), is loaded some way not seen: everywhere."""
+        on_rocm, rocm_files = self._reaches(path, "on_rocm")
+        on_nvidia, nvidia_files = self._reaches(path, "on_nvidia")
+        if on_rocm and on_nvidia:
+            return EVERYWHERE, rocm_files | nvidia_files
+        imported, imported_files = self._reaches(path, _IMPORTED)
+        files = rocm_files | nvidia_files | imported_files
+        return (Branch(on_rocm, on_nvidia) if imported else EVERYWHERE), files
+
+    def _reaches(self, start: str, vendor: str) -> Answer:
+        answers = self._answers[vendor]
+        if start in answers:
+            return answers[start]
+        files: set[str] = set()
+        through: dict[str, str | None] = {start: None}  # module -> the module it was reached from
+        found = self._search(start, vendor, through, files)
+        decided = frozenset(files)
+        if found is None:
+            answers.update(dict.fromkeys(through, (False, decided)))
+        else:
+            node: str | None = found
+            while node is not None:
+                answers[node] = (True, decided)
+                node = through[node]
+        return answers[start]
+
+    def _search(self, start: str, vendor: str, through: dict[str, str | None], files: set[str]) -> str | None:
+        """The entry point (or module known to reach one) found first, None when there is none."""
+        answers = self._answers[vendor]
+        pending: list[tuple[str, str, bool]] = []  # (importer, imported, a module-level import)
+        if self._reached(start, vendor, files, pending):
+            return start
+        while pending:
+            importer, imported, top_level = pending.pop()
+            if importer in through:
+                continue
+            files.add(importer)
+            if not top_level or self.index.may_exit(importer):
+                branch, gate_files = self._gate(importer, imported)
+                files.update(gate_files)
+                if branch is None or (vendor != _IMPORTED and getattr(branch, vendor) is False):
+                    continue
+            through[importer] = imported
+            known = answers.get(importer)
+            if known is not None:
+                files.update(known[1])
+                if known[0]:
+                    return importer
+                continue
+            if self._reached(importer, vendor, files, pending):
+                return importer
+        return None
+
+    def _reached(self, module: str, vendor: str, files: set[str], pending: list[tuple[str, str, bool]]) -> bool:
+        """Whether `module` is an entry point; else push its importers, module-level ones last so that they
+        are tried first."""
+        is_entry, entry_files = self._is_entry(module)
+        files.update(entry_files)
+        if is_entry:
+            return True
+        importers = sorted(self.index.importers_of(module).items(), key=lambda item: (item[1], item[0]))
+        pending.extend((importer, module, top_level) for importer, top_level in importers)
+        return False
+
+    def _is_entry(self, module: str) -> Answer:
+        """Run as `__main__`, or imported by nothing at run time (its imports all under `if TYPE_CHECKING:`)."""
+        if module not in self._entries:
+            importers = self.index.importers_of(module)
+            if self.index.is_entry(module):
+                self._entries[module] = (True, frozenset())
+            elif any(top_level and not self.index.may_exit(importer) for importer, top_level in importers.items()):
+                self._entries[module] = (False, frozenset())
+            else:
+                files: set[str] = set(importers)
+                runs = False
+                for importer in importers:
+                    branch, gate_files = self._gate(importer, module)
+                    files.update(gate_files)
+                    if branch is not None:
+                        runs = True
+                        break
+                self._entries[module] = (not runs, frozenset(files))
+        return self._entries[module]
+
+    def _gate(self, importer: str, imported: str) -> tuple[Branch | None, frozenset[str]]:
+        key = (importer, imported)
+        if key not in self._gates:
+            self._gates[key] = self.gate(importer, imported)
+        return self._gates[key]
