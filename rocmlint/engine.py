@@ -23,6 +23,7 @@ from rocmlint.cuda.project import EMPTY_VIEW, FileView, forget_projects, project
 from rocmlint.diagnostics import Diagnostic, Location
 from rocmlint.discovery import matches_any
 from rocmlint.file_report import FileReport
+from rocmlint.python.accelerators import other_accelerator_in_path
 from rocmlint.python.embedded import TRIGGERS as EMBEDDED_TRIGGERS
 from rocmlint.python.embedded import EmbeddedSource
 from rocmlint.python.frontend import RuleOptions, check_python
@@ -33,7 +34,7 @@ from rocmlint.registry import all_rules, rule_by_code
 from rocmlint.rule import Rule
 from rocmlint.source import DecodeError, SourceFile, language_of
 from rocmlint.suppression import Suppressions, find_suppressions, mentions_noqa, unused_noqa
-from rocmlint.vendor import EVERYWHERE, Branch
+from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 PARSE_ERROR, UNUSED_NOQA, INTERNAL_ERROR = "ROC001", "ROC002", "ROC900"
@@ -250,15 +251,18 @@ class Engine:
         return view
 
     def _module_base(self, path: str, settings: Settings, rocm_guards: frozenset[str]) -> ModuleBase | None:
-        """Where a Python file can run at all, from the modules of its project that import it; asked only when a
-        branch needs it (a buffer with no file on disk runs everywhere)."""
+        """Where a Python file can run at all: nowhere on a GPU when its path names another accelerator, else as the
+        modules of its project that import it say; asked only when a branch needs it (a buffer with no file on
+        disk runs everywhere)."""
         if not settings.project_model:
             return None
 
         def base() -> Branch:
+            root = project_root(Path(path), settings.root)
+            if other_accelerator_in_path(path, str(root)) is not None:
+                return NO_GPU  # `backends/gaudi/...`, `platforms/xpu.py`: another accelerator's code
             if not os.path.isfile(path):
                 return EVERYWHERE
-            root = project_root(Path(path), settings.root)
             return self.project.module_base(import_index_for(root), path, rocm_guards)
 
         return base
