@@ -25,6 +25,8 @@ from rocmlint.python.project import ProjectIndex
 
 if TYPE_CHECKING:
     from rocmlint.python.gating import Vendor
+    from rocmlint.python.project import SymbolKey
+    from rocmlint.python.vendor_values import VendorStrings
 
 
 class DependencyRecorder(ProjectIndex):
@@ -37,7 +39,7 @@ class DependencyRecorder(ProjectIndex):
     def __init__(self, rocm_guards: frozenset[str] = frozenset()) -> None:
         super().__init__(rocm_guards)
         self._frames: list[set[str]] = []
-        self._symbol_files: dict[tuple[Path, str, frozenset[str]], frozenset[str]] = {}
+        self._symbol_files: dict[SymbolKey, frozenset[str]] = {}
         self._first_seen: dict[str, Stat | None] = {}
 
     def start_file(self) -> None:
@@ -75,19 +77,19 @@ class DependencyRecorder(ProjectIndex):
             self._note(str(base.with_suffix(".py")), str(base / "__init__.py"))
         return super()._find_module(parts, roots)
 
-    def _symbol(self, module_file: Path, symbol: str, guards: frozenset[str]) -> Vendor | None:
-        key = (module_file, symbol, guards)
+    def _symbol(self, key: SymbolKey) -> Vendor | VendorStrings | None:
+        module_file = key[0]
         known = self._symbol_files.get(key)
         if known is not None:
             self._note(*known)
-            return super()._symbol(module_file, symbol, guards)
+            return super()._symbol(key)
         if key in self._in_progress:  # an import cycle: the answer depends on that module too
             self._note(str(module_file))
-            return super()._symbol(module_file, symbol, guards)
+            return super()._symbol(key)
         self._frames.append(set())
         self._note(str(module_file), *package_chain(str(module_file)))
         try:
-            return super()._symbol(module_file, symbol, guards)
+            return super()._symbol(key)
         finally:
             files = self._frames.pop()
             self._symbol_files[key] = frozenset(files)

@@ -19,15 +19,15 @@ _EXAMPLES_SHOWN = 3
 
 
 def rule_page(rule: type[Rule]) -> str:
-    facts = " · ".join(
-        (
-            f"Severity: {rule.severity.value}",
-            f"Language: {LANGUAGE_LABEL[rule.language]}",
-            f"Fix: {rule.fix_availability.value}",
-            f"Enabled by default: {'yes' if rule.enabled_by_default else 'no'}",
-        )
-    )
-    parts = [f"# {rule.name} ({rule.code})", "", facts, "", rule.doc(), ""]
+    facts = [
+        f"Severity: {rule.severity.value}",
+        f"Language: {LANGUAGE_LABEL[rule.language]}",
+        f"Fix: {rule.fix_availability.value}",
+        f"Enabled by default: {'yes' if rule.enabled_by_default else 'no'}",
+    ]
+    if rule.language == "python":
+        facts.append(f"Test files: {'checked' if rule.applies_to_tests else 'not checked'}")
+    parts = [f"# {rule.name} ({rule.code})", "", " · ".join(facts), "", rule.doc(), ""]
     if rule.language == "cuda":
         parts += ["## With the project model", "", _project_model_note(rule), ""]
     fence = _FENCE[rule.language]

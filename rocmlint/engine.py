@@ -23,17 +23,18 @@ from rocmlint.cuda.project import EMPTY_VIEW, FileView, forget_projects, project
 from rocmlint.diagnostics import Diagnostic, Location
 from rocmlint.discovery import matches_any
 from rocmlint.file_report import FileReport
+from rocmlint.python.accelerators import other_accelerator_in_path
 from rocmlint.python.embedded import TRIGGERS as EMBEDDED_TRIGGERS
 from rocmlint.python.embedded import EmbeddedSource
 from rocmlint.python.frontend import RuleOptions, check_python
 from rocmlint.python.gating import ModuleBase
-from rocmlint.python.project import ProjectIndex, forget_import_indexes, import_index_for, package_of
+from rocmlint.python.project import ProjectIndex, forget_import_indexes, import_index_for, is_test_file, package_of
 from rocmlint.python.tree import PythonParseError
 from rocmlint.registry import all_rules, rule_by_code
 from rocmlint.rule import Rule
 from rocmlint.source import DecodeError, SourceFile, language_of
 from rocmlint.suppression import Suppressions, find_suppressions, mentions_noqa, unused_noqa
-from rocmlint.vendor import EVERYWHERE, Branch
+from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 PARSE_ERROR, UNUSED_NOQA, INTERNAL_ERROR = "ROC001", "ROC002", "ROC900"
@@ -151,7 +152,7 @@ class Engine:
         if language is None:
             return report
         enabled = settings.enabled_codes
-        rules = prefilter_for(language, enabled).rules_for(data if self.prefilter else None)
+        rules = _in_scope(prefilter_for(language, enabled).rules_for(data if self.prefilter else None), path, language)
         embedded_rules = _embedded_cuda_rules(data, enabled, self.prefilter) if language == "python" else []
         wants_noqa_check = UNUSED_NOQA in enabled and (not self.prefilter or mentions_noqa(data))
         if not rules and not embedded_rules and not wants_noqa_check:
@@ -250,15 +251,18 @@ class Engine:
         return view
 
     def _module_base(self, path: str, settings: Settings, rocm_guards: frozenset[str]) -> ModuleBase | None:
-        """Where a Python file can run at all, from the modules of its project that import it; asked only when a
-        branch needs it (a buffer with no file on disk runs everywhere)."""
+        """Where a Python file can run at all: nowhere on a GPU when its path names another accelerator, else as the
+        modules of its project that import it say; asked only when a branch needs it (a buffer with no file on
+        disk runs everywhere)."""
         if not settings.project_model:
             return None
 
         def base() -> Branch:
+            root = project_root(Path(path), settings.root)
+            if other_accelerator_in_path(path, str(root)) is not None:
+                return NO_GPU  # `backends/gaudi/...`, `platforms/xpu.py`: another accelerator's code
             if not os.path.isfile(path):
                 return EVERYWHERE
-            root = project_root(Path(path), settings.root)
             return self.project.module_base(import_index_for(root), path, rocm_guards)
 
         return base
@@ -324,6 +328,14 @@ def _crash_code(error: BaseException) -> str:
 
 def _too_deep(who: str) -> str:
     return f"code nested too deep to analyse: {who} ran out of stack (RecursionError)"
+
+
+def _in_scope(rules: list[type[Rule]], path: str, language: str) -> list[type[Rule]]:
+    """The rules whose scope includes the file: a test suite's Python files only get the rules that apply
+    to tests (`Rule.applies_to_tests`)."""
+    if language != "python" or not is_test_file(path):
+        return rules
+    return [rule for rule in rules if rule.applies_to_tests]
 
 
 def _embedded_cuda_rules(data: bytes, enabled: frozenset[str], prefilter: bool = True) -> list[type[Rule]]:

@@ -86,6 +86,11 @@ class Rule:
     # CUDA rules: `.hip` files and files including the HIP runtime are ROCm sources; only rules about the
     # wave size (which ROCm hardware itself makes 64) still apply there.
     applies_to_rocm_sources: ClassVar[bool] = False
+    # Python rules: whether a test suite's files (`rocmlint.python.project.is_test_file`) are in scope. A
+    # rule whose construct, in a test, is mostly what the test exercises or expects (a compile mode under
+    # test, an asserted error text) opts out and says why in its doc; hazards in a suite's own plumbing
+    # (choosing devices, skipping by capability, counting GPUs) stay in scope.
+    applies_to_tests: ClassVar[bool] = True
     valid: ClassVar[tuple[Valid, ...]] = ()
     invalid: ClassVar[tuple[Invalid, ...]] = ()
 

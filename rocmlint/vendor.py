@@ -85,3 +85,4 @@ def _restrict(current: Tri, condition: Tri) -> Tri:
 
 
 EVERYWHERE = Branch()
+NO_GPU = Branch(False, False)  # another accelerator's code: it runs on neither vendor's GPUs

@@ -36,6 +36,10 @@ class Tf32Toggle(Rule):
     `torch.backends.cudnn.conv.fp32_precision`, ...) to `"tf32"`. Reading the flags, turning TF32 off
     (`False`, `"highest"`, `"ieee"`) and values the linter cannot resolve are not reported.
 
+    Test files are not checked: a suite turns TF32 on to set the precision its assertions run at (or to
+    test both modes); where ROCm ignores the flag the results are only more precise, and no test takes
+    another path because of it.
+
     ## Why is this bad on ROCm?
     TF32 is an NVIDIA Ampere+ tensor-core mode; a script that enables it for speed does not get the
     same behaviour on AMD GPUs. Older PyTorch documentation called TF32 unsupported on ROCm, so the
@@ -77,6 +81,7 @@ class Tf32Toggle(Rule):
     code = "ROC102"
     name = "tf32-toggle"
     severity = Severity.WARNING
+    applies_to_tests = False
     fix_availability = FixAvailability.SAFE
     triggers = (b"allow_tf32", b"set_float32_matmul_precision", b"fp32_precision")
     trigger_pattern = _TRIGGER_PATTERN

@@ -9,7 +9,6 @@ from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.flow import Use, is_tested, sets_up, value_uses
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import in_message, literal_value, literals_in
-from rocmlint.python.project import is_test_file
 from rocmlint.rule import Invalid, Rule, Valid
 
 # A gfx target id: gfx + major (6-12) + minor + hex stepping (gfx90a, gfx1100), optional features
@@ -36,8 +35,11 @@ class HardcodedGfxArch(Rule):
     (`os.getenv("GPU_ARCHS", "gfx942")`, `return "gfx942"`), command lines, flag lists, strings built from it
     (`f"--offload-arch={ARCH}"`), names or loops carrying it. Not reported: comparisons, matches, a list only
     tested with `in`, a loop whose variable is compared, sets, dict keys, subscripts, positional arguments of
-    other functions (often registry keys), `choices`, docstrings, messages, decorators, test files, modules
-    named for the target (`gen_instances_gfx942.py`). The message names the configured `target-archs` left out.
+    other functions (often registry keys), `choices`, docstrings, messages, decorators, modules named for
+    the target (`gen_instances_gfx942.py`). The message names the configured `target-archs` left out.
+
+    Test files are not checked: tests name gfx targets as the expected values and parameters of what they
+    test.
 
     ## Why is this bad on ROCm?
     HIP code objects run only on the gfx targets they were built for: a fixed list builds (or selects kernels,
@@ -67,6 +69,7 @@ class HardcodedGfxArch(Rule):
     code = "ROC105"
     name = "hardcoded-gfx-arch"
     severity = Severity.WARNING
+    applies_to_tests = False
     fix_availability = FixAvailability.NONE
     triggers = (b"gfx",)
 
@@ -74,7 +77,7 @@ class HardcodedGfxArch(Rule):
         self._reported_carriers: set[ast.AST] = set()  # one report per list of targets, at its first literal
 
     def visit_Constant(self, node: ast.Constant, ctx: PythonContext) -> None:
-        if isinstance(ctx.parent(node), ast.JoinedStr) or is_test_file(ctx.source.path):
+        if isinstance(ctx.parent(node), ast.JoinedStr):
             return  # the text of an f-string is no literal of its own
         text = literal_value(ctx, node)
         match = _HARDCODED.match(text) if text else None

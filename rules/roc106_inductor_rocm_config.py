@@ -48,6 +48,9 @@ class InductorRocmConfig(Rule):
     Setting them to `False` is the fix and never reported; `torch.compile(mode="max-autotune")` is
     not this rule.
 
+    Test files are not checked: tests turn these knobs on (`config.patch(max_autotune=True)`) to exercise
+    the Inductor feature they test.
+
     ## Why is this bad on ROCm?
     These knobs were tuned on NVIDIA. CUDA-graph capture through Inductor is slow or hangs on ROCm
     (the same mechanism as `mode="reduce-overhead"`, ROC101), and Inductor's `cudagraph_trees` has
@@ -83,15 +86,9 @@ class InductorRocmConfig(Rule):
     code = "ROC106"
     name = "inductor-rocm-config"
     severity = Severity.WARNING
+    applies_to_tests = False
     fix_availability = FixAvailability.SAFE
-    triggers = (
-        b"cudagraphs",
-        b"cudagraph_trees",
-        b"memory_planning",
-        b"max_autotune",
-        b"TORCHINDUCTOR_MAX_AUTOTUNE",
-        b"TORCHINDUCTOR_CUDAGRAPHS",
-    )
+    triggers = tuple(sorted(name.encode() for name in (*_RISKY_ATTRIBUTES, *_RISKY_ENVIRONMENT)))
     trigger_pattern = _TRIGGER_PATTERN
 
     def visit_Assign(self, node: ast.Assign, ctx: PythonContext) -> None:

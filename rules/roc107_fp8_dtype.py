@@ -6,25 +6,15 @@ import ast
 import re
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
-from rocmlint.python.conditions import choices_around
 from rocmlint.python.fixes import choose_on_rocm, module_definition, torch_name
+from rocmlint.python.fp8 import OCP_NAMES, OcpFp8, encoding_neutral_use, finfo_of, ocp_fp8_dtype, selected_per_arch
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name
-from rocmlint.python.uses import in_allow_list, is_inspected, outermost_collection_member
 from rocmlint.python.values import assignment_targets
 from rocmlint.rule import Invalid, Rule, Valid
 
-# The OCP FP8 dtypes and the FNUZ dtype gfx94x (MI300) needs instead.
-_OCP_TO_FNUZ = {"torch.float8_e4m3fn": "torch.float8_e4m3fnuz", "torch.float8_e5m2": "torch.float8_e5m2fnuz"}
-_OCP_ATTRIBUTES = frozenset(name.rsplit(".", 1)[1] for name in _OCP_TO_FNUZ)
-# Keywords whose dtype is OCP by definition: MX formats (OCP MX spec) name their element dtype so.
-_OCP_BY_SPEC_KEYWORDS = frozenset({"elem_dtype"})
-# `torch.finfo` fields equal for the OCP and FNUZ formats.
-_PORTABLE_FINFO = frozenset({"bits"})
 # `<name> = torch.float8_e4m3fnuz` (also `self.<name>: torch.dtype = ...`) anywhere in the file.
 _FNUZ_ASSIGNMENT = r"\b{name}\s*(?::[^=\n]*)?=\s*(?:torch\.)?float8_e\w*fnuz\b"
-# A branch whose test or alternative mentions these already selects the FP8 format per architecture.
-_ARCH_SELECTION_MARKERS = ("fnuz", "gfx")
 # Short-circuits on NVIDIA (no device query there); on ROCm it initialises the GPU at import.
 _FNUZ_FLAG, _FNUZ_TEST = (
     "_IS_FNUZ",
@@ -36,15 +26,17 @@ _FNUZ_FLAG, _FNUZ_TEST = (
 class Fp8Dtype(Rule):
     """
     ## What it does
-    Flags `torch.float8_e4m3fn` and `torch.float8_e5m2` used as a value (a `dtype=` argument,
-    `.to(torch.float8_e4m3fn)`, an assignment, a default argument, `torch.finfo(torch.float8_e4m3fn).max`) that is not
-    selected per GPU architecture.
+    Flags `torch.float8_e4m3fn` and `torch.float8_e5m2` used as a value (a `dtype=` argument, `.to(torch.float8_e4m3fn)`,
+    an assignment, a default argument, `torch.finfo(torch.float8_e4m3fn).max`) that is not selected per GPU architecture;
+    also looked up by name (`getattr(torch, "float8_e4m3fn", None)`) and the same dtypes of JAX (`jnp.float8_e4m3fn`)
+    and ml_dtypes (`ml_dtypes.float8_e5m2`).
 
     Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `x.dtype in (...)`), which only read
     a tensor's dtype; `isinstance` checks; lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, set
     literals, `frozenset(...)`, tuples and lists assigned to `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` names); text (`str()`,
-    `print`, logging, f-strings); dtype metadata (`torch.float8_e4m3fn.itemsize`, `torch.finfo(...).bits`); MX element
-    dtypes (`elem_dtype=`, OCP by the MX spec); `torch.finfo(torch.float8_e5m2)` (e5m2 and e5m2fnuz share the max
+    `print`, logging, f-strings); dtype metadata (`torch.float8_e4m3fn.itemsize`, `torch.finfo(...).bits`); MX formats,
+    OCP by their spec (`elem_dtype=`, an MX config's `activation_dtype=`/`weight_dtype=`, `MXFPInferenceConfig(...)`);
+    `torch.finfo(torch.float8_e5m2)` (e5m2 and e5m2fnuz share the max
     57344); collections and branches that also name the `fnuz` variant or test a `gfx` arch (`torch.float8_e4m3fnuz if
     is_fp8_fnuz() else torch.float8_e4m3fn`); a default assignment the file overrides with a `fnuz` dtype elsewhere
     (`self.e4m3_dtype = torch.float8_e4m3fnuz` on MI300); ROCm-gated code. When the project's `target-archs` are
@@ -81,39 +73,43 @@ class Fp8Dtype(Rule):
     code = "ROC107"
     name = "fp8-dtype"
     severity = Severity.ERROR
+    applies_to_tests = True  # a test quantising to the OCP dtype fails or computes wrongly on MI300
     fix_availability = FixAvailability.UNSAFE
     triggers = (b"float8_e4m3fn", b"float8_e5m2")
 
     def visit_Attribute(self, node: ast.Attribute, ctx: PythonContext) -> None:
-        if node.attr in _OCP_ATTRIBUTES:
+        if node.attr in OCP_NAMES:
             self._check(node, ctx)
 
     def visit_Name(self, node: ast.Name, ctx: PythonContext) -> None:
         # `from torch import float8_e4m3fn` then a bare `float8_e4m3fn`.
-        if node.id in _OCP_ATTRIBUTES and ctx.semantic.is_reference(node):
+        if node.id in OCP_NAMES and ctx.semantic.is_reference(node):
             self._check(node, ctx)
 
-    def _check(self, node: ast.Attribute | ast.Name, ctx: PythonContext) -> None:
-        dtype = ctx.qualified_name(node)
-        if dtype not in _OCP_TO_FNUZ:
+    def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
+        if isinstance(node.func, ast.Name) and node.func.id == "getattr":  # `getattr(torch, "float8_e4m3fn")`
+            self._check(node, ctx)
+
+    def _check(self, node: ast.expr, ctx: PythonContext) -> None:
+        dtype = ocp_fp8_dtype(ctx, node)
+        if dtype is None or _targets_without_fnuz(ctx) or encoding_neutral_use(ctx, node):
             return
-        if _targets_without_fnuz(ctx) or _is_read_only_use(node, ctx) or _selected_per_arch(node, ctx):
+        if selected_per_arch(ctx, node) or _default_overridden_with_fnuz(node, ctx):
             return
-        if _default_overridden_with_fnuz(node, ctx):
-            return
-        in_finfo = _finfo_of(node, ctx) is not None
-        if in_finfo and dtype == "torch.float8_e5m2":
+        in_finfo = finfo_of(ctx, node) is not None
+        if in_finfo and dtype.name == "float8_e5m2":
             return  # e5m2 and e5m2fnuz share the same max (57344): the finfo constant is portable
         ctx.report(node, _message(dtype, in_finfo), fix=_fix(node, dtype, ctx))
 
 
-def _fix(node: ast.expr, dtype: str, ctx: PythonContext) -> Fix | None:
-    """`torch.float8_e4m3fnuz if _IS_FNUZ else <orig>`, `_IS_FNUZ` defined once (ROCm on a gfx94x GPU, from device 0
-    at import). Unsafe: FNUZ's range differs (max 240, not 448): scales and saturation constants need review."""
-    guard = module_definition(ctx, node, _FNUZ_FLAG, _FNUZ_TEST)
-    if guard is None:
+def _fix(node: ast.expr, dtype: OcpFp8, ctx: PythonContext) -> Fix | None:
+    """`torch.float8_e4m3fnuz if _IS_FNUZ else <orig>` for a torch dtype written as a name, `_IS_FNUZ` defined once
+    (ROCm on a gfx94x GPU, from device 0 at import). Unsafe: FNUZ's range differs (max 240, not 448): scales and
+    saturation constants need review."""
+    guard = module_definition(ctx, node, _FNUZ_FLAG, _FNUZ_TEST) if dtype.library == "torch" else None
+    if guard is None or isinstance(node, ast.Call):
         return None
-    fnuz = torch_name(ctx) + "." + _OCP_TO_FNUZ[dtype].rsplit(".", 1)[-1]
+    fnuz = torch_name(ctx) + "." + dtype.fnuz.rsplit(".", 1)[-1]
     edit = choose_on_rocm(ctx, node, fnuz, guard.name)
     return ctx.fix("Select the FP8 dtype per arch (FNUZ on gfx94x)", edit, *guard.edits, safe=False)
 
@@ -122,27 +118,6 @@ def _targets_without_fnuz(ctx: PythonContext) -> bool:
     """The project declares its ROCm targets and none of them is a FNUZ-only gfx94x part."""
     archs = ctx.options.target_archs
     return bool(archs) and not any(arch.startswith("gfx94") for arch in archs)
-
-
-def _is_read_only_use(node: ast.expr, ctx: PythonContext) -> bool:
-    """Comparisons, type checks, lookup tables and metadata: the dtype is matched against, not produced;
-    also allow-lists, MX element dtypes and `torch.finfo(...).bits`, the same for both formats."""
-    if is_inspected(ctx, node) or in_allow_list(ctx, node):
-        return True
-    member = outermost_collection_member(ctx, node)
-    keyword, finfo = ctx.parent(member), _finfo_of(member, ctx)
-    if isinstance(keyword, ast.keyword) and keyword.arg in _OCP_BY_SPEC_KEYWORDS:
-        return True  # an MX element dtype, OCP by the MX spec
-    used = ctx.parent(finfo) if finfo is not None else None
-    return isinstance(used, ast.Attribute) and used.attr in _PORTABLE_FINFO
-
-
-def _selected_per_arch(node: ast.expr, ctx: PythonContext) -> bool:
-    """A branch, conditional expression or collection around `node` that also covers the FNUZ format."""
-    for choice in choices_around(ctx, node):
-        if any(marker in ctx.code_of(choice).lower() for marker in _ARCH_SELECTION_MARKERS):
-            return True
-    return False
 
 
 def _default_overridden_with_fnuz(node: ast.expr, ctx: PythonContext) -> bool:
@@ -157,25 +132,15 @@ def _default_overridden_with_fnuz(node: ast.expr, ctx: PythonContext) -> bool:
     return any(re.search(_FNUZ_ASSIGNMENT.format(name=re.escape(name)), ctx.source.text) for name in names)
 
 
-def _finfo_of(node: ast.AST, ctx: PythonContext) -> ast.Call | None:
-    """The `torch.finfo(...)` call `node` is the argument of (positional or keyword)."""
-    parent = ctx.parent(node)
-    call = ctx.parent(parent) if isinstance(parent, ast.keyword) else parent
-    if not isinstance(call, ast.Call) or call.func is node:
-        return None
-    return call if ctx.qualified_name(call.func) == "torch.finfo" else None
-
-
-def _message(dtype: str, in_finfo: bool) -> str:
-    fnuz = _OCP_TO_FNUZ[dtype]
+def _message(dtype: OcpFp8, in_finfo: bool) -> str:
     if in_finfo:
         return (
-            f"torch.finfo({dtype}).max is 448, but MI300 (gfx942) uses {fnuz} whose max is 240; "
+            f"finfo({dtype.qualified}).max is 448, but MI300 (gfx942) uses {dtype.fnuz} whose max is 240; "
             "take finfo of the FP8 dtype selected per arch"
         )
     return (
-        f"{dtype} is the OCP FP8 format, which MI300 (gfx942) does not support; "
-        f"select the dtype per arch ({fnuz} on gfx94x, {dtype} on gfx950/gfx12)"
+        f"{dtype.qualified} is the OCP FP8 format, which MI300 (gfx942) does not support; "
+        f"select the dtype per arch ({dtype.fnuz} on gfx94x, {dtype.qualified} on gfx950/gfx12)"
     )
 
 
@@ -243,6 +208,18 @@ Fp8Dtype.valid = (
         cfg = MXLinearConfig(elem_dtype=torch.float8_e4m3fn, block_size=32)
         """,
     ),
+    # An MX format's configuration (OCP FP8 by the MX spec); JAX and ml_dtypes comparisons and FNUZ dtypes.
+    Valid(
+        """
+        import jax.numpy as jnp
+        import ml_dtypes
+        import torch
+        from torchao.prototype.mx_formats import MXFPInferenceConfig
+        config = MXFPInferenceConfig(activation_dtype=torch.float8_e4m3fn, weight_dtype=torch.float8_e4m3fn)
+        is_fp8 = x.dtype in (jnp.float8_e4m3fn, ml_dtypes.float8_e5m2)
+        kv_dtype = getattr(torch, "float8_e4m3fnuz", None) or jnp.float8_e4m3fnuz
+        """,
+    ),
     # A default the file overrides on MI300 (torchao's Float8TypeConfig).
     Valid(
         """
@@ -275,6 +252,15 @@ Fp8Dtype.valid = (
         logging.info("using torch.float8_e4m3fn")
         logger.warning("casting to %s", torch.float8_e4m3fn)
         print(f"fp8 dtype: {torch.float8_e5m2}")
+        """,
+    ),
+    # A helper that is a ROCm test by what it returns: every AMD GPU's gcnArchName starts with "gfx".
+    Valid(
+        """
+        import torch
+        def amd_gpu():
+            return torch.cuda.get_device_properties(0).gcnArchName.startswith("gfx")
+        FP8 = torch.bfloat16 if amd_gpu() else torch.float8_e4m3fn
         """,
     ),
     # `and` short-circuit on a NVIDIA-only test.
@@ -341,18 +327,12 @@ Fp8Dtype.invalid = (
     Invalid(
         """
         import torch
+        from torch import float8_e4m3fn
         out = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
         buf = torch.empty(n, k, dtype=torch.float8_e4m3fn, device='cuda')
-        """,
-        expect=("3:31-3:50",),
-    ),
-    Invalid(
-        """
-        from torch import float8_e4m3fn
-
         q = x.to(float8_e4m3fn)
         """,
-        expect=("3:10-3:23",),
+        expect=("4:31-4:50", "5:10-5:23"),
     ),
     Invalid(
         """
@@ -382,19 +362,36 @@ Fp8Dtype.invalid = (
         expect=("2:7-2:26",),
     ),
     Invalid(
-        """
+        r"""
         import torch
         bits = (code == torch.float8_e5m2
                 + 0)
-        """,
-        expect=("2:17-2:34",),
-    ),
-    Invalid(
-        r"""
-        import torch
         q = w.to(torch.\
             float8_e4m3fn)
         """,
-        expect=("2:10-3:18",),
+        expect=("2:17-2:34", "4:10-5:18"),
+    ),
+    # Looked up by name; JAX and ml_dtypes dtypes (no fix: the FNUZ flag reads torch).
+    Invalid(
+        """
+        import jax.numpy as jnp
+        import ml_dtypes
+        import torch
+        FP8 = getattr(torch, "float8_e4m3fn", None)
+        def quantize(x):
+            return x.astype(jnp.float8_e4m3fn)
+        KV_DTYPE = ml_dtypes.float8_e5m2
+        """,
+        expect=("4:7-4:44", "6:21-6:38", "7:12-7:33"),
+        message="torch.float8_e4m3fnuz",
+        no_fix=True,
+    ),
+    # Keywords of other calls than an MX config's are values.
+    Invalid(
+        """
+        import torch
+        config = Float8LinearConfig(weight_dtype=torch.float8_e4m3fn)
+        """,
+        expect=("2:42-2:61",),
     ),
 )

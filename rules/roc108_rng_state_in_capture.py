@@ -84,6 +84,7 @@ class RngStateInCapture(Rule):
     code = "ROC108"
     name = "rng-state-in-capture"
     severity = Severity.ERROR
+    applies_to_tests = True  # capture-unsafe RNG bookkeeping fails the same way in a test
     fix_availability = FixAvailability.NONE
     triggers = _CAPTURE_WORDS  # no capture in the file, nothing to flag
     also_requires = (b"get_rng_state", b"set_rng_state")

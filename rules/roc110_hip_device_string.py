@@ -66,6 +66,7 @@ class HipDeviceString(Rule):
     code = "ROC110"
     name = "hip-device-string"
     severity = Severity.ERROR
+    applies_to_tests = True  # a test's device string reaches torch as in any other code
     fix_availability = FixAvailability.SAFE
     # A device string's text from its opening quote: the whole string or its `hip:` start.
     triggers = (b'"hip"', b'"hip:', b"'hip'", b"'hip:", b'"rocm"', b'"rocm:', b"'rocm'", b"'rocm:")

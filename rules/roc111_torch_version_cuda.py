@@ -63,6 +63,7 @@ class TorchVersionCuda(Rule):
     code = "ROC111"
     name = "torch-version-cuda"
     severity = Severity.ERROR
+    applies_to_tests = True  # a skip condition parsing `torch.version.cuda` crashes collection on ROCm
     fix_availability = FixAvailability.NONE
     triggers = (b"version.cuda", b"torch.version import")
 

@@ -5,15 +5,14 @@ from __future__ import annotations
 import ast
 
 from rocmlint.diagnostics import FixAvailability, Severity
-from rocmlint.python.capability import CAPABILITY_HELPERS, capability_reads, threshold_major
+from rocmlint.python.capability import arch_test, helper_test
 from rocmlint.python.conditions import whole_condition
 from rocmlint.python.fixes import gate_condition
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import is_none, last_name, only_displayed
+from rocmlint.python.idioms import last_name, only_displayed
 from rocmlint.python.lexical import value_word_pattern
 from rocmlint.rule import Invalid, Rule, Valid
 
-_ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 # Where the rule could report or read: each read and helper is named by its identifier in the call or in the
 # import or assignment aliasing it (`device_capability` alone is a variable, reached through its assignment);
 # a helper not under an attribute (`.return_value`), a read only as a value or under `.major`/`.minor`/`.to_int()`.
@@ -27,6 +26,10 @@ _COMPARISON_MESSAGE = (
     "NVIDIA architecture check also passes on AMD GPUs; guard it with `not torch.version.hip` and pick the "
     "ROCm path from `gcnArchName`"
 )
+_LOOKUP_MESSAGE = (
+    "ROCm reports the gfx IP version as the CUDA compute capability, so this table keyed by NVIDIA architecture "
+    'gives AMD GPUs an NVIDIA entry (MI250 is 9.0: "sm90"); look up ROCm GPUs by `gcnArchName` instead'
+)
 _HELPER_MESSAGE = (
     "`{}` compares the CUDA compute capability, which ROCm reports as the gfx IP version "
     "(MI300X is 9.4), so this NVIDIA architecture check also passes on AMD GPUs; conjoin it with an "
@@ -37,16 +40,20 @@ _HELPER_MESSAGE = (
 class CapabilityCompare(Rule):
     """
     ## What it does
-    Flags comparisons on the CUDA compute capability that are not gated for ROCm:
-    `torch.cuda.get_device_capability()` against a tuple, its `[0]`/`[1]`, names unpacked from it
-    (`major, minor = ...` then `major >= 8`), `torch.cuda.get_device_properties(d).major`/`.minor`
-    (also through a `props` variable), `sm = major * 10 + minor` then `sm >= 80`, and calls of
-    capability helpers such as vLLM's `current_platform.has_device_capability(89)` or torchtitan's
-    `has_cuda_capability(9, 0)`.
+    Flags tests of the CUDA compute capability against NVIDIA architectures that are not gated for ROCm:
+    `torch.cuda.get_device_capability()` compared with a tuple, its `[0]`/`[1]`, names unpacked from it
+    (`major, minor = ...` then `major >= 8`), `torch.cuda.get_device_properties(d).major`/`.minor`, `sm = major * 10
+    + minor` then `sm >= 80`, the capability kept on `self` in one method and compared in another, returned by a
+    helper of the file (`return props.major, props.minor`), or turned into text (`f"sm{major}{minor}" == "sm90"`,
+    `"sm_%d%d" % cap in ("sm_90", "sm_100")`) or used as the key of a table of architectures
+    (`KERNELS[f"sm{major}{minor}"]`, `KERNELS.get(arch)`); and calls of capability helpers such as vLLM's
+    `current_platform.has_device_capability(89)` or torchtitan's `has_cuda_capability(9, 0)`.
 
-    Not flagged: printing, logging or storing the capability, a read in an NVIDIA-only branch, and
-    thresholds below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`): every GPU ROCm supports reports major 9
-    or more, so these come out as on a recent NVIDIA GPU, and what they gate (fp16, tensor cores) exists on AMD.
+    Not flagged: printing, logging or storing the capability, a read in an NVIDIA-only branch, two capabilities
+    compared (device 0 with device 1, a cache's `cap != self._cap`), tables filled at run time (a cache keyed by
+    capability), and thresholds below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`, `"sm_75"`): every GPU ROCm
+    supports reports major 9 or more, so these come out as on a recent NVIDIA GPU, and what they gate (fp16, tensor
+    cores) exists on AMD.
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942)
@@ -79,6 +86,7 @@ class CapabilityCompare(Rule):
     code = "ROC113"
     name = "capability-compare"
     severity = Severity.ERROR
+    applies_to_tests = True  # capability-based skips let NVIDIA-only tests run on MI300
     fix_availability = FixAvailability.SAFE
     triggers = (b"device_capability", b"get_device_properties", b"cuda_capability")
     trigger_pattern = f"{_HELPER_PATTERN}|{_READ_PATTERN}"
@@ -87,40 +95,34 @@ class CapabilityCompare(Rule):
         self._reported_conditions: set[ast.AST] = set()
 
     def visit_Compare(self, node: ast.Compare, ctx: PythonContext) -> None:
-        for left, operator, right in ctx.semantic.comparison_pairs(node):
-            if not isinstance(operator, _ORDERINGS):
-                continue
-            left_sources, right_sources = capability_reads(ctx, left), capability_reads(ctx, right)
-            # Both sides capability (device 0 vs device 1) is a homogeneity check, not an arch gate.
-            if bool(left_sources) == bool(right_sources):
-                continue
-            threshold = right if left_sources else left
-            major = threshold_major(ctx, threshold)
-            if is_none(threshold) or (major is not None and major < 8):
-                continue  # below major 8 (`7`, `(7, 5)`, `75` as `sm`) ROCm comes out as a recent NVIDIA GPU
-            self._report_once(node, tuple(left_sources or right_sources), ctx)
-            return
+        self._check(node, ctx)
 
-    def _report_once(self, node: ast.Compare, sources: tuple[ast.AST, ...], ctx: PythonContext) -> None:
+    def visit_Subscript(self, node: ast.Subscript, ctx: PythonContext) -> None:
+        self._check(node, ctx)
+
+    def _check(self, node: ast.Compare | ast.Subscript | ast.Call, ctx: PythonContext) -> None:
         """One diagnostic per condition: `major > 8 or (major == 8 and minor >= 9)` is one check."""
-        if any(ctx.is_rocm_gated(part) for part in (node, *sources)) or only_displayed(ctx, node):
+        test = arch_test(ctx, node)
+        if test is None or any(ctx.is_rocm_gated(part) for part in (node, *test.sources)) or only_displayed(ctx, node):
             return
         condition = whole_condition(ctx, node)
         if condition in self._reported_conditions:
             return
         self._reported_conditions.add(condition)
-        ctx.report(node, _COMPARISON_MESSAGE, gate_on=sources, fix=gate_condition(ctx, condition, _FIX))
+        if test.lookup:
+            ctx.report(node, _LOOKUP_MESSAGE, gate_on=test.sources)
+        else:
+            ctx.report(node, _COMPARISON_MESSAGE, gate_on=test.sources, fix=gate_condition(ctx, condition, _FIX))
 
     def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         func = node.func
-        if last_name(func) not in CAPABILITY_HELPERS or not (node.args or node.keywords):
+        if last_name(func) == "get":
+            self._check(node, ctx)
             return
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
-            return  # the platform class's own implementation
-        if ctx.semantic.local_function(func) is not None:
-            return  # a helper defined in this file: its body's comparison is checked (and fixed) there
-        fix = gate_condition(ctx, whole_condition(ctx, node), _FIX)
-        ctx.report(node, _HELPER_MESSAGE.format(last_name(func)), fix=fix)
+        helper = helper_test(ctx, node)
+        if helper is not None:
+            fix = gate_condition(ctx, whole_condition(ctx, node), _FIX)
+            ctx.report(node, _HELPER_MESSAGE.format(helper), fix=fix)
 
 
 CapabilityCompare.valid = (
@@ -133,14 +135,7 @@ CapabilityCompare.valid = (
                 raise RuntimeError("this CuTe DSL kernel needs an sm90 GPU")
         """,
     ),
-    Valid(
-        """
-        import torch
-        major, minor = torch.cuda.get_device_capability()
-        HALF_DTYPE = torch.float16 if major >= 7 else torch.float32
-        """,
-    ),
-    # The NVIDIA-only branch of an is-ROCm test.
+    # The NVIDIA-only branch of an is-ROCm test; a capability only read on NVIDIA builds.
     Valid(
         """
         import torch
@@ -148,6 +143,9 @@ CapabilityCompare.valid = (
             use_fa3 = False
         else:
             use_fa3 = torch.cuda.get_device_capability() >= (9, 0)
+        cap = torch.cuda.get_device_capability() if torch.version.cuda else (0, 0)
+        if cap >= (8, 0):
+            dtype = torch.bfloat16
         """,
     ),
     # An IS_ROCM alias conjoined with `not`, and a conditional expression.
@@ -160,7 +158,8 @@ CapabilityCompare.valid = (
         impl = "triton" if IS_ROCM else ("fa3" if torch.cuda.get_device_capability()[0] >= 9 else "fa2")
         """,
     ),
-    # Early return for ROCm before the capability gate (vLLM `supports_fp8` style).
+    # Early return for ROCm before the capability gate (vLLM `supports_fp8` style); the helper conjoined with
+    # `current_platform.is_cuda()`.
     Valid(
         """
         import torch
@@ -170,12 +169,6 @@ CapabilityCompare.valid = (
                 return "gfx94" in torch.cuda.get_device_properties(0).gcnArchName
             major, minor = torch.cuda.get_device_capability()
             return major * 10 + minor >= 89
-        """,
-    ),
-    # vLLM: the helper conjoined with `current_platform.is_cuda()`.
-    Valid(
-        """
-        from vllm.platforms import current_platform
         use_cutlass_fp8 = current_platform.is_cuda() and current_platform.has_device_capability(89)
         """,
     ),
@@ -193,22 +186,6 @@ CapabilityCompare.valid = (
         big_gpu = props.total_memory >= 40 * 1024**3
         """,
     ),
-    # The capability is only read on NVIDIA builds.
-    Valid(
-        """
-        import torch
-        cap = torch.cuda.get_device_capability() if torch.version.cuda else (0, 0)
-        if cap >= (8, 0):
-            dtype = torch.bfloat16
-        """,
-    ),
-    # Comparing two devices with each other (homogeneity), not against an architecture.
-    Valid(
-        """
-        import torch
-        same_arch = torch.cuda.get_device_capability(0) == torch.cuda.get_device_capability(1)
-        """,
-    ),
     # A helper defined in this file whose body is already gated: its calls are not reported again.
     Valid(
         """
@@ -218,6 +195,43 @@ CapabilityCompare.valid = (
             return not IS_ROCM and torch.cuda.get_device_capability() >= (major, minor)
         if has_cuda_capability(9, 0):
             attention = 'fa3'
+        """,
+    ),
+    # Two devices compared (homogeneity); a cache keyed by capability: compared with the cached one, a table
+    # filled at run time; thresholds below sm80.
+    Valid(
+        """
+        import torch
+        class KernelCache:
+            def __init__(self):
+                self._capability = None
+                self._kernels = {}
+            def lookup(self, key):
+                capability = torch.cuda.get_device_capability()
+                if capability != self._capability:
+                    self._kernels.clear()
+                    self._capability = capability
+                if capability not in self._kernels:
+                    self._kernels[capability] = build(key)
+                return self._kernels[capability]
+        same_arch = torch.cuda.get_device_capability(0) == torch.cuda.get_device_capability(1)
+        major, minor = torch.cuda.get_device_capability()
+        HALF_DTYPE = torch.float16 if major >= 7 else torch.float32
+        turing = f"sm_{major}{minor}" == "sm_75"
+        volta_or_turing = f"sm{major}{minor}" in ("sm70", "sm75")
+        """,
+    ),
+    # A flag only read conjoined with an NVIDIA test; a helper that is a ROCm test by what it returns (every
+    # AMD GPU's gcnArchName starts with "gfx", no NVIDIA GPU's does).
+    Valid(
+        """
+        import torch
+        def pick_attention():
+            has_sm90 = torch.cuda.get_device_capability() >= (9, 0)
+            return "fa3" if torch.version.cuda and has_sm90 else "fa2"
+        def amd_gpu():
+            return "gfx" in torch.cuda.get_device_properties(0).gcnArchName
+        use_fp8 = not amd_gpu() and torch.cuda.get_device_capability() >= (8, 9)
         """,
     ),
     # Mentions that are no capability read (the trigger pattern leaves them out): other device
@@ -263,40 +277,64 @@ CapabilityCompare.invalid = (
             major, minor = T.cuda.get_device_capability()
             use_fa3 = major >= 9
             return use_fa3
-        """,
-        expect=("4:15-4:25",),
-    ),
-    Invalid(
-        """
-        import torch
-        props = torch.cuda.get_device_properties(0)
-        if torch.cuda.is_available() and props.major >= 8:
-            torch.backends.cuda.matmul.allow_tf32 = True
-        """,
-        expect=("3:34-3:50",),
-    ),
-    Invalid(
-        """
-        import torch
-        major, minor = torch.cuda.get_device_capability(device)
+        props = T.cuda.get_device_properties(0)
+        if T.cuda.is_available() and props.major >= 8:
+            T.backends.cuda.matmul.allow_tf32 = True
+        major, minor = T.cuda.get_device_capability(device)
         sm = major * 10 + minor
         fp8_supported = sm >= 89
+        ampere = T.cuda.get_device_properties(0).major >= 8
+        is_hopper = T.cuda.get_device_capability()[0] == 9
         """,
-        expect=("4:17-4:25",),
+        expect=("4:15-4:25", "7:30-7:46", "11:17-11:25", "12:10-12:52", "13:13-13:51"),
     ),
+    # The capability as text, compared or looked up in a table of architectures.
     Invalid(
         """
         import torch
-        ampere = torch.cuda.get_device_properties(0).major >= 8
+        GEMM_KERNELS = {"sm80": "ampere_gemm", "sm90": "hopper_gemm"}
+        TILE_SIZES = {(8, 0): 128, (9, 0): 256}
+        def attention_backend():
+            major, minor = torch.cuda.get_device_capability()
+            arch = f"sm{major}{minor}"
+            if arch == "sm90":
+                return "fa3"
+            if "sm_%d%d" % (major, minor) in ("sm_100", "sm_103"):
+                return "trtllm"
+            return "fa2"
+        def gemm_kernel():
+            cc = torch.cuda.get_device_capability()
+            return GEMM_KERNELS.get(f"sm{cc[0]}{cc[1]}", "generic_gemm"), TILE_SIZES[cc]
         """,
-        expect=("2:10-2:56",),
+        expect=("7:8-7:22", "9:8-9:58", "14:12-14:65", "14:67-14:81"),
+        message="gfx IP version",
     ),
+    # Kept on `self` in one method and compared in another; a helper returning the pair.
     Invalid(
         """
         import torch
-        is_hopper = torch.cuda.get_device_capability()[0] == 9
+        def compute_capability(device=0):
+            props = torch.cuda.get_device_properties(device)
+            return props.major, props.minor
+        class Attention:
+            def __init__(self):
+                self.capability = compute_capability()
+            def forward(self, q, k, v):
+                if self.capability >= (9, 0):
+                    return fa3(q, k, v)
+                return fa2(q, k, v)
         """,
-        expect=("2:13-2:55",),
+        expect=("9:12-9:37",),
+    ),
+    # A test suite's capability skip: on MI300 (9.4) the FP8 test runs.
+    Invalid(
+        """
+        import pytest
+        import torch
+        requires_fp8 = pytest.mark.skipif(torch.cuda.get_device_capability() < (8, 9), reason="needs sm89")
+        """,
+        expect=("3:35-3:78",),
+        path="tests/test_fp8_linear.py",
     ),
     # One diagnostic for the whole condition (torchao test_vllm style).
     Invalid(
@@ -317,84 +355,40 @@ CapabilityCompare.invalid = (
     ),
     Invalid(
         """
+        from torchtitan.tools.utils import has_cuda_capability
         from vllm.platforms import current_platform
         if current_platform.has_device_capability(89):
             kernel = 'cutlass_fp8'
-        """,
-        expect=("2:4-2:46",),
-        message="has_device_capability",
-    ),
-    Invalid(
-        """
-        from torchtitan.tools.utils import has_cuda_capability
         def get_flash_attention_impl():
             if has_cuda_capability(9, 0):
                 return 'fa3'
             return 'fa2'
         """,
-        expect=("3:8-3:33",),
+        expect=("3:4-3:46", "6:8-6:33"),
+        message="has_device_capability",
     ),
-    # Spellings the trigger pattern must still reach: `.major` after a spaced or wrapped call, an
-    # alias of the function, `to_int()`, inside an f-string, a spaced helper call.
-    Invalid(
-        """
-        import torch
-        def ampere(device):
-            return (torch.cuda.get_device_properties (torch.cuda.device(device).idx)
-                    .major) >= 8
-        """,
-        expect=("3:12-4:25",),
-    ),
+    # Spellings the trigger pattern must still reach (each alone: tests/test_python_speed_triggers.py): `.major`
+    # after a spaced or wrapped call, aliases of the function, `to_int()`, inside an f-string, a spaced helper call.
     Invalid(
         r"""
         import torch
+        from torch.cuda import get_device_capability as capability
+        from vllm.platforms import current_platform
+        read_capability = torch.cuda.get_device_capability
+        def ampere(device):
+            return (torch.cuda.get_device_properties (torch.cuda.device(device).idx)
+                    .major) >= 8
         def hopper(device):
             return torch.cuda.get_device_properties(device) \
                 .major >= 9
-        """,
-        expect=("3:12-4:20",),
-    ),
-    Invalid(
-        """
-        from torch.cuda import get_device_capability as capability
         def use_fa3():
-            return capability()[0] >= 9
-        """,
-        expect=("3:12-3:32",),
-    ),
-    Invalid(
-        """
-        import torch
-        read_capability = torch.cuda.get_device_capability
-        def use_fa3():
-            return read_capability() >= (9, 0)
-        """,
-        expect=("4:12-4:39",),
-    ),
-    Invalid(
-        """
-        from vllm.platforms import current_platform
+            return capability()[0] >= 9 or read_capability() >= (9, 0)
         def fp8_supported():
             return current_platform.get_device_capability().to_int() >= 89
-        """,
-        expect=("3:12-3:67",),
-    ),
-    Invalid(
-        """
-        import torch
         LABEL = f"hopper={torch.cuda.get_device_capability()[0] >= 9}"
+        if current_platform.is_device_capability_family (100):
+            backend = 'trtllm'
         """,
-        expect=("2:19-2:61",),
-    ),
-    Invalid(
-        """
-        from vllm.platforms import current_platform
-        def backend():
-            if current_platform.is_device_capability_family (100):
-                return 'trtllm'
-            return 'fa'
-        """,
-        expect=("3:8-3:58",),
-        message="is_device_capability_family",
+        expect=("6:12-7:25", "9:12-10:20", "12:12-12:32", "14:12-14:67", "15:19-15:61", "16:4-16:54"),
     ),
 )

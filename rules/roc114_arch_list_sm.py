@@ -61,6 +61,7 @@ class ArchListSm(Rule):
     code = "ROC114"
     name = "arch-list-sm"
     severity = Severity.ERROR
+    applies_to_tests = True  # arch-list skips let NVIDIA-only tests run on ROCm builds
     fix_availability = FixAvailability.SAFE
     triggers = (b"get_arch_list",)
 

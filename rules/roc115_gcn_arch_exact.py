@@ -66,6 +66,7 @@ class GcnArchExact(Rule):
     code = "ROC115"
     name = "gcn-arch-exact"
     severity = Severity.ERROR
+    applies_to_tests = True  # an exact gfx match in a skip misses the GPU the suite runs on
     fix_availability = FixAvailability.SAFE
     triggers = (b"gcnArchName",)
     # The hazard is ROCm code itself: a comparison under `if torch.version.hip:` is still wrong.

@@ -58,6 +58,7 @@ class NvidiaSmi(Rule):
     code = "ROC116"
     name = "nvidia-smi"
     severity = Severity.ERROR
+    applies_to_tests = True  # suites count GPUs and read their memory with nvidia-smi
     fix_availability = FixAvailability.NONE
     triggers = (b"nvidia-smi",)
 
@@ -164,6 +165,23 @@ NvidiaSmi.valid = (
         subprocess.run(SMI)
         """,
     ),
+    # A helper whose result is decided by the vendor test: "hip" on ROCm.
+    Valid(
+        """
+        import subprocess
+        import torch
+
+        def device_kind() -> str:
+            return "hip" if torch.version.hip else "cuda"
+
+        def list_gpus() -> str:
+            if device_kind() == "cuda":
+                command = ["nvidia-smi", "-L"]
+            else:
+                command = ["amd-smi", "list"]
+            return subprocess.run(command, capture_output=True, text=True).stdout
+        """,
+    ),
     # Help texts, log messages, other programs.
     Valid(
         """
@@ -241,5 +259,17 @@ NvidiaSmi.invalid = (
             raise
         """,
         expect=("3:27-3:58",),
+    ),
+    # A device name the user chooses is no vendor test: ROCm builds of PyTorch call their GPUs "cuda" too.
+    Invalid(
+        """
+        import os
+        import subprocess
+
+        DEVICE = os.environ.get("DEVICE", "cuda")
+        if DEVICE == "cuda":
+            subprocess.run(["nvidia-smi", "-L"])
+        """,
+        expect=("6:20-6:40",),
     ),
 )

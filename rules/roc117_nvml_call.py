@@ -68,6 +68,7 @@ class NvmlCall(Rule):
     code = "ROC117"
     name = "nvml-call"
     severity = Severity.ERROR
+    applies_to_tests = True  # suites read GPU processes and memory through NVML
     fix_availability = FixAvailability.NONE
     triggers = (b"nvml", b"nvidia_smi", b"nvidia-ml")
 

@@ -39,6 +39,9 @@ class DistBackend(Rule):
     `nccl`, `gloo`, their device-mapped combinations, backends of other accelerators (`hccl`, `xccl`,
     `ccl`), test backends (`fake`) and values the linter cannot know (`args.backend`) are not flagged.
 
+    Test files are not checked: a test names a backend to test that backend, behind the suite's own
+    availability check (`dist.is_ucc_available()`), which skips it on builds without it.
+
     ## Why is this bad on ROCm?
     PyTorch documents that only the `nccl` and `gloo` `torch.distributed` backends are supported on
     ROCm (PyTorch "HIP (ROCm) semantics", section "torch.distributed backends"); `nccl` is backed by
@@ -68,6 +71,7 @@ class DistBackend(Rule):
     code = "ROC119"
     name = "dist-backend"
     severity = Severity.ERROR
+    applies_to_tests = False
     fix_availability = FixAvailability.NONE
     triggers = (b"init_process_group", b"new_group", b"new_subgroups", b"init_distributed")
     also_requires = tuple(name.encode() for name in _UNSUPPORTED)  # every flagged backend is spelled in the file

@@ -25,6 +25,9 @@ class CufftPlanCache(Rule):
     cache, `setattr(..., "max_size", n)` and augmented assignment. Reading `max_size` or `size` and
     calling `.clear()` are fine.
 
+    Test files are not checked: tests set the plan cache size to test the cache itself (and assert the
+    errors it raises).
+
     ## Why is this bad on ROCm?
     On ROCm the FFT plans come from hipFFT/rocFFT, and PyTorch documents that setting the size of that
     plan cache is not supported (PyTorch "HIP (ROCm) semantics", section "hipFFT/rocFFT plan cache");
@@ -55,6 +58,7 @@ class CufftPlanCache(Rule):
     code = "ROC120"
     name = "cufft-plan-cache"
     severity = Severity.ERROR
+    applies_to_tests = False
     fix_availability = FixAvailability.SAFE
     triggers = (b"cufft_plan_cache",)
 
@@ -151,6 +155,24 @@ CufftPlanCache.valid = (
             torch.backends.cuda.cufft_plan_cache.max_size = 16
         """,
     ),
+    # A platform name decided by the vendor test: ROCm holds "rocm", so it returns first.
+    Valid(
+        """
+        import torch
+
+        if torch.version.hip:
+            ACCELERATOR = "rocm"
+        elif hasattr(torch, "xpu") and torch.xpu.is_available():
+            ACCELERATOR = "xpu"
+        else:
+            ACCELERATOR = "cuda"
+
+        def configure_fft(plans: int) -> None:
+            if ACCELERATOR in ("rocm", "xpu"):
+                return
+            torch.backends.cuda.cufft_plan_cache.max_size = plans
+        """,
+    ),
     # A different object's `max_size` and the token in a comment/docstring.
     Valid(
         """
@@ -223,5 +245,16 @@ CufftPlanCache.invalid = (
             if not _IS_ROCM:
                 setattr(torch.backends.cuda.cufft_plan_cache[device_index], "max_size", 128)
         """,
+    ),
+    # Not another accelerator's: ROCm, which holds "rocm", takes this branch too.
+    Invalid(
+        """
+        import torch
+
+        PLATFORM = "rocm" if torch.version.hip else "cuda"
+        if PLATFORM != "xpu":
+            torch.backends.cuda.cufft_plan_cache.max_size = 32
+        """,
+        expect=("5:5-5:50",),
     ),
 )

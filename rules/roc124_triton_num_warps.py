@@ -5,20 +5,18 @@ from __future__ import annotations
 import ast
 
 from rocmlint.diagnostics import FixAvailability, Severity
-from rocmlint.python.conditions import deciding_tests
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import last_name, report_site
-from rocmlint.python.semantic import MAX_HOPS
-from rocmlint.python.values import Argument
+from rocmlint.python.idioms import report_site
+from rocmlint.python.semantic import FUNCTION_DEFS
+from rocmlint.python.triton import handled_for_rocm, num_warps_argument
+from rocmlint.python.values import Follow, Names
 from rocmlint.rule import Invalid, Rule, Valid
 
 # 16 warps x 64 lanes = 1024 threads, the per-block limit of AMD GPUs.
 _MAX_WARPS_ON_WAVE64 = 16
-_CONFIG_CLASSES = frozenset(
-    {"triton.Config", "triton.runtime.Config", "triton.runtime.autotuner.Config", "helion.Config"}
-)
-_AUTOTUNERS = frozenset({"triton.autotune", "triton.runtime.autotune", "triton.runtime.autotuner.autotune"})
-_VENDOR_TEST_FORMS = (ast.Name, ast.Attribute, ast.Call, ast.Compare)
+# Every value a variable is assigned (`num_warps = 4`, then `num_warps = 32` for large blocks), and what a
+# helper of the file returns (`BLOCK_SIZE, num_warps = calculate_settings(n)`).
+_WARP_VALUES = Follow(names=Names.ALL, returns=True)
 
 
 class TritonNumWarps(Rule):
@@ -29,9 +27,10 @@ class TritonNumWarps(Rule):
 
     Covers `triton.Config(..., num_warps=N)` (also inside `@triton.autotune(configs=[...])`) and
     launches `kernel[grid](..., num_warps=N)`. The value may be a literal, a name assigned once, either
-    arm of a conditional expression, simple constant arithmetic (`BLOCK // 32` with a constant `BLOCK`),
-    or an element of the list a `for` loop or comprehension iterates (`for num_warps in [4, 8, 32]`; the
-    `32` is reported). Values the linter cannot know (a function parameter) are not flagged, nor are
+    arm of a conditional expression, any value a variable is assigned (`num_warps = 32` for large blocks), simple
+    constant arithmetic (`BLOCK // 32` with a constant `BLOCK`), what a helper of the file returns (`BLOCK_SIZE,
+    num_warps = calculate_settings(n)`; its `32` is reported, once), or an element of the list a `for` loop or
+    comprehension iterates (`for num_warps in [4, 8, 32]`; the `32` is reported). Values the linter cannot know (a function parameter) are not flagged, nor are
     configs gated for ROCm: branches on `torch.version.hip`, conditions that mention ROCm around the
     config (`if IS_ROCM and w > 16: continue`), config lists passed through a pruning function that
     consults ROCm or the warp size (directly or as `prune_configs_by`), and config lists only used on
@@ -74,6 +73,7 @@ class TritonNumWarps(Rule):
     code = "ROC124"
     name = "triton-num-warps"
     severity = Severity.ERROR
+    applies_to_tests = True  # a test config with more than 16 warps fails to launch on wave64 GPUs
     fix_availability = FixAvailability.NONE
     triggers = (b"num_warps",)
 
@@ -83,90 +83,25 @@ class TritonNumWarps(Rule):
         self._reported: set[ast.AST] = set()
 
     def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
-        argument = _num_warps_argument(node, ctx)
+        argument = num_warps_argument(ctx, node)
         if argument is None:
             return
-        too_many = [v for v in ctx.values.int_values(argument) if v.value > _MAX_WARPS_ON_WAVE64]
-        if not too_many or _handled_for_rocm(node, ctx):
+        too_many = [v for v in ctx.values.int_values(argument, _WARP_VALUES) if v.value > _MAX_WARPS_ON_WAVE64]
+        if not too_many or handled_for_rocm(ctx, node):
             return
         for source in too_many:
-            reported = source.node if source.looped else report_site(ctx, source.node, argument)
+            at_literal = source.looped or _returned_by_helper(ctx, source.node, argument)
+            reported = source.node if at_literal else report_site(ctx, source.node, argument)
             if reported in self._reported:
                 continue
             if ctx.report(reported, _message(source.value), gate_on=(source.node, argument)):
                 self._reported.add(reported)
 
 
-def _num_warps_argument(call: ast.Call, ctx: PythonContext) -> ast.expr | None:
-    """The `num_warps` value of a `triton.Config(...)` or of a `kernel[grid](...)` launch."""
-    keyword = ctx.semantic.keyword(call, "num_warps")
-    if isinstance(call.func, ast.Subscript):
-        return keyword.value if keyword is not None else None
-    if last_name(call.func) != "Config" or ctx.qualified_name(call.func) not in _CONFIG_CLASSES:
-        return None
-    return keyword.value if keyword is not None else ctx.semantic.positional(call, 1)
-
-
-# --- ROCm handling beyond plain gating ---------------------------------------------------------------
-def _handled_for_rocm(call: ast.Call, ctx: PythonContext) -> bool:
-    """A config the author already keeps from ROCm in a way plain gating cannot see."""
-    return _under_rocm_aware_condition(call, ctx) or _flows_away_from_rocm(call, ctx, 0)
-
-
-def _under_rocm_aware_condition(node: ast.AST, ctx: PythonContext) -> bool:
-    """A condition mentioning ROCm decides whether `node` runs (`if IS_ROCM and w > 16: continue`,
-    `[... for w in ws if not (IS_HIP and w > 16)]`, `not IS_ROCM or small`), even if not fully."""
-    return any(ctx.vendor_test(test).is_vendor_test for test in deciding_tests(ctx, node))
-
-
-def _flows_away_from_rocm(expr: ast.AST, ctx: PythonContext, depth: int) -> bool:
-    """Whether the config list holding `expr` is pruned for ROCm or only used on NVIDIA: passed to a call
-    that prunes it, read in ROCm-only code (pruning it), or every read of it (every call of the def
-    returning it) gated away from ROCm or flowing into pruning."""
-    destination = ctx.values.destination(expr) if depth <= MAX_HOPS else None
-    if destination is None:
-        return False
-    if destination.call is not None and destination.argument is not None:
-        return _call_prunes(destination.call, destination.argument, ctx)
-    if any(ctx.is_nvidia_gated(read) for read in destination.reads):
-        return True
-    uses = destination.reads or destination.calls
-    return bool(uses) and all(ctx.is_rocm_gated(use) or _flows_away_from_rocm(use, ctx, depth + 1) for use in uses)
-
-
-def _call_prunes(call: ast.Call, argument: Argument, ctx: PythonContext) -> bool:
-    """The config list is an argument of an autotuner that prunes for ROCm, or an argument not passed by
-    name to a local function that consults ROCm (`config_prune(configs)`)."""
-    if ctx.qualified_name(call.func) in _AUTOTUNERS:
-        return _prune_consults_rocm(call, ctx)
-    by_name = isinstance(argument, ast.keyword) and argument.arg is not None
-    return not by_name and _consults_rocm(call.func, ctx)
-
-
-def _prune_consults_rocm(autotune: ast.Call, ctx: PythonContext) -> bool:
-    prune = ctx.semantic.keyword(autotune, "prune_configs_by")
-    if prune is None:
-        return False
-    return any(_consults_rocm(function, ctx) for function in ctx.semantic.dict_entries(prune.value).values())
-
-
-def _consults_rocm(function: ast.expr, ctx: PythonContext) -> bool:
-    """Whether a local function (or lambda) reads a ROCm test or the device warp size in its body."""
-    if isinstance(function, ast.Lambda):
-        return _reads_rocm_test(function.body, ctx)
-    definition = ctx.semantic.local_function(function)
-    if definition is None:
-        return False
-    return any(_reads_rocm_test(statement, ctx) for statement in definition.body)
-
-
-def _reads_rocm_test(root: ast.AST, ctx: PythonContext) -> bool:
-    for node in ctx.semantic.descendants(root):
-        if isinstance(node, (ast.Name, ast.Attribute)) and last_name(node) == "warp_size":
-            return True
-        if isinstance(node, _VENDOR_TEST_FORMS) and ctx.vendor_test(node).is_vendor_test:
-            return True
-    return False
+def _returned_by_helper(ctx: PythonContext, literal: ast.AST, argument: ast.expr) -> bool:
+    """The value comes from a def the launch is not in (a helper's `return 32`): reported there, once."""
+    helper = next((a for a in ctx.ancestors(literal) if isinstance(a, FUNCTION_DEFS)), None)
+    return helper is not None and not ctx.semantic.is_within(argument, helper)
 
 
 def _message(warps: int) -> str:
@@ -292,6 +227,27 @@ TritonNumWarps.valid = (
             run_benchmark(x, num_warps=32)
         """,
     ),
+    # Liger-style: the helper picks a ROCm-sized value itself.
+    Valid(
+        """
+        import torch
+        import triton
+
+        def is_hip() -> bool:
+            return torch.version.hip is not None
+
+        def calculate_settings(n):
+            BLOCK_SIZE = triton.next_power_of_2(n)
+            num_warps = 4
+            if BLOCK_SIZE >= 32768:
+                num_warps = 32 if not is_hip() else 16
+            return BLOCK_SIZE, num_warps
+
+        def rms_norm(x, w):
+            BLOCK_SIZE, num_warps = calculate_settings(x.shape[-1])
+            _rms_norm_kernel[(x.shape[0],)](x, w, BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)
+        """,
+    ),
 )
 TritonNumWarps.invalid = (
     Invalid(
@@ -382,5 +338,31 @@ TritonNumWarps.invalid = (
                 _matmul_kernel[(1,)](a, b, num_warps=32 if large else 8)
         """,
         expect=("6:46-6:48",),
+    ),
+    # A helper's return value (unsloth's `calculate_settings`): reported once, where the helper returns it.
+    Invalid(
+        """
+        import triton
+
+        def calculate_settings(n):
+            BLOCK_SIZE = triton.next_power_of_2(n)
+            num_warps = 4
+            if BLOCK_SIZE >= 32768:
+                num_warps = 32
+            elif BLOCK_SIZE >= 8192:
+                num_warps = 16
+            return BLOCK_SIZE, num_warps
+
+        def warps_for(block):
+            return 64 if block >= 65536 else 8
+
+        def layer_norm(x, w):
+            BLOCK_SIZE, num_warps = calculate_settings(x.shape[-1])
+            _layer_norm_fwd[(x.shape[0],)](x, w, BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)
+            _layer_norm_bwd[(x.shape[0],)](x, w, BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)
+            _rms_norm[(x.shape[0],)](x, w, BLOCK_SIZE=BLOCK_SIZE, num_warps=warps_for(BLOCK_SIZE))
+        """,
+        expect=("7:21-7:23", "13:12-13:14"),
+        message="num_warps=32",
     ),
 )

@@ -98,6 +98,7 @@ class NvccOnlyFlags(Rule):
     code = "ROC301"
     name = "nvcc-only-flags"
     severity = Severity.ERROR
+    applies_to_tests = True  # tests that build extensions pass the flags to hipcc too
     fix_availability = FixAvailability.SAFE
     triggers = _TRIGGERS
     trigger_pattern = _TRIGGER_PATTERN

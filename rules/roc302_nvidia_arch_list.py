@@ -42,6 +42,9 @@ class NvidiaArchList(Rule):
     occurrence is reported; reading these variables, clearing them (`= ""`), bare names such as a CuTe
     DSL `"sm_100a"` target, and arch specs in messages, comparisons and docstrings are not.
 
+    Test files are not checked: they are no build scripts, and a test that sets `TORCH_CUDA_ARCH_LIST`
+    or writes arch specs tests how the build handles them.
+
     ## Why is this bad on ROCm?
     ROCm extension builds take their targets from `PYTORCH_ROCM_ARCH` (or PyTorch's own build list)
     and emit `--offload-arch=gfx...`; `TORCH_CUDA_ARCH_LIST` is ignored (torch
@@ -77,6 +80,7 @@ class NvidiaArchList(Rule):
     code = "ROC302"
     name = "nvidia-arch-list"
     severity = Severity.WARNING
+    applies_to_tests = False
     fix_availability = FixAvailability.NONE
     triggers = (b"TORCH_CUDA_ARCH_LIST", b"CUDAARCHS", b"CMAKE_CUDA_ARCHITECTURES", *_SM_TRIGGERS)
 

@@ -112,6 +112,7 @@ class CudaHomeRequired(Rule):
     code = "ROC303"
     name = "cuda-home-required"
     severity = Severity.ERROR
+    applies_to_tests = True  # a suite that refuses to run without CUDA_HOME never runs on ROCm
     fix_availability = FixAvailability.NONE
     triggers = (b"CUDA_HOME", b"cuda_home", b"nvcc")
 

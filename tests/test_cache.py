@@ -219,6 +219,30 @@ def test_imported_flag_change_invalidates_the_importer(tmp_path):
     assert _codes(second) == _codes(fresh) == [("a.py", "ROC101", 4)]
 
 
+def test_imported_platform_name_change_invalidates_the_importer(tmp_path):
+    """a.py's hazard sits under `PLATFORM == "cuda"`, a name pkg/platform.py sets per vendor: editing
+    platform.py alone must re-check a.py."""
+    root = tmp_path / "proj"
+    gated = (
+        "import torch\nfrom pkg.platform import PLATFORM\n"
+        'if PLATFORM == "cuda":\n    m = torch.compile(m, mode="reduce-overhead")\n'
+    )
+    write_tree(
+        root,
+        {
+            "pkg/__init__.py": "",
+            "pkg/platform.py": 'import torch\nPLATFORM = "rocm" if torch.version.hip else "cuda"\n',
+            "pkg/a.py": gated,
+        },
+    )
+    first, _, _ = _run(root, tmp_path / "c")
+    assert _codes(first) == []
+    (root / "pkg" / "platform.py").write_text('PLATFORM = "cuda"  # no longer decided by the vendor\n')
+    second, _, _ = _run(root, tmp_path / "c")
+    fresh, _, _ = _run(root, tmp_path / "fresh")
+    assert _codes(second) == _codes(fresh) == [("a.py", "ROC101", 4)]
+
+
 def test_new_module_on_the_import_path_invalidates_the_importer(tmp_path):
     root = tmp_path / "proj"
     gated = 'import torch\nfrom pkg.flags import FAST\nif FAST:\n    m = torch.compile(m, mode="reduce-overhead")\n'

@@ -25,6 +25,27 @@ from rocmlint.python.lexical import value_word_pattern
             id="vllm-to-int",
         ),
         pytest.param("x = int(torch.cuda.get_device_capability()[1])\n", 1, id="cast"),
+        pytest.param("major, minor = torch.cuda.get_device_capability()\nx = f'sm{major}{minor}'\n", 2, id="f-string"),
+        pytest.param("cc = torch.cuda.get_device_capability()\nx = 'sm_%d%d' % cc\n", 1, id="percent-format"),
+        pytest.param("cc = torch.cuda.get_device_capability()\nx = '{}.{}'.format(cc[0], cc[1])\n", 2, id="format"),
+        pytest.param("x = str(torch.cuda.get_device_properties(0).major)\n", 1, id="str"),
+        pytest.param(
+            "def cap():\n    p = torch.cuda.get_device_properties(0)\n    return p.major, p.minor\nmajor, minor = cap()\n"
+            "x = major\n",
+            1,
+            id="helper-returning-the-pair",
+        ),
+        pytest.param(
+            "class A:\n    def __init__(self):\n        self.cap = None\n    def load(self):\n"
+            "        self.cap = torch.cuda.get_device_capability()\n    def run(self):\n        x = self.cap\n",
+            1,
+            id="self-attribute-across-methods",
+        ),
+        pytest.param(
+            "class A:\n    def __init__(self, cap):\n        self.cap = cap\n    def run(self):\n        x = self.cap\n",
+            0,
+            id="self-attribute-of-unknown-origin",
+        ),
         pytest.param("x = torch.cuda.get_device_properties(0).total_memory\n", 0, id="other-property"),
         pytest.param("x = read_capability()\n", 0, id="unknown-call"),
     ],
@@ -45,11 +66,69 @@ def test_capability_reads(code: str, expected: int) -> None:
         pytest.param("x = 89\n", 8, id="sm-number"),
         pytest.param("T = (9, 0)\nx = T\n", 9, id="name-assigned-once"),
         pytest.param("x = limit\n", None, id="unknown"),
+        pytest.param("x = 'sm90'\n", 9, id="sm-text"),
+        pytest.param("x = 'sm_100a'\n", 10, id="sm-text-with-suffix"),
+        pytest.param("x = '8.9'\n", 8.9, id="version-text"),
+        pytest.param("x = 'hopper'\n", None, id="text-without-version"),
     ],
 )
 def test_threshold_major(code: str, expected: float | None) -> None:
     snippet = parse(code)
     assert capability.threshold_major(snippet.ctx, snippet.value("x")) == expected
+
+
+_CAP = "import torch\ncap = torch.cuda.get_device_capability()\nmajor, minor = cap\n"
+
+
+@pytest.mark.parametrize(
+    ("code", "lookup"),
+    [
+        pytest.param("x = cap >= (9, 0)\n", False, id="ordering"),
+        pytest.param("x = f'sm{major}{minor}' == 'sm90'\n", False, id="text-equality"),
+        pytest.param("x = major in (9, 10)\n", False, id="membership"),
+        pytest.param("x = cap < min_capability\n", False, id="ordering-with-a-threshold-from-elsewhere"),
+        pytest.param("T = {'sm80': 1, 'sm90': 2}\nx = T[f'sm{major}{minor}']\n", True, id="lookup"),
+        pytest.param("T = {(8, 0): 1, (9, 0): 2}\nx = T.get(cap, 0)\n", True, id="get"),
+        pytest.param("x = cap == expected\n", False, id="equal-to-a-value-from-elsewhere"),
+        pytest.param("last = None\nlast = cap\nx = cap != last\n", None, id="cached-capability"),
+        pytest.param("x = cap == torch.cuda.get_device_capability(1)\n", None, id="two-capabilities"),
+        pytest.param("x = f'sm_{major}{minor}' == 'sm_75'\n", None, id="below-major-8"),
+        pytest.param("x = major in (6, 7)\n", None, id="membership-below-major-8"),
+        pytest.param("T = {'sm70': 1, 'sm75': 2}\nx = T[f'sm{major}{minor}']\n", None, id="table-below-major-8"),
+        pytest.param("x = cap in seen\n", None, id="membership-in-a-runtime-collection"),
+        pytest.param("T = {}\nx = T[cap]\n", None, id="lookup-in-a-runtime-table"),
+        pytest.param("T = {'sm80': 1}\nT[f'sm{major}{minor}'] = 2\nx = T\n", None, id="store"),
+        pytest.param("x = cap[0]\n", None, id="indexing-the-capability"),
+    ],
+)
+def test_arch_test(code: str, lookup: bool | None) -> None:
+    snippet = parse(_CAP + code)
+    value = snippet.value("x")
+    node = value if isinstance(value, (ast.Compare, ast.Subscript, ast.Call)) else snippet.first(ast.Subscript)
+    test = capability.arch_test(snippet.ctx, node)
+    assert (test.lookup if test is not None else None) == lookup
+    assert test is None or all(isinstance(read, ast.Call) for read in test.sources)
+
+
+@pytest.mark.parametrize(
+    ("code", "helper"),
+    [
+        (
+            "from vllm.platforms import current_platform\nx = current_platform.has_device_capability(89)\n",
+            "has_device_capability",
+        ),
+        ("x = has_cuda_capability(9, 0)\n", "has_cuda_capability"),
+        ("x = current_platform.has_device_capability()\n", None),
+        ("class P:\n    def f(self):\n        x = self.has_device_capability(90)\n", None),
+        ("def has_cuda_capability(a, b):\n    return True\nx = has_cuda_capability(9, 0)\n", None),
+        ("x = helper(9, 0)\n", None),
+    ],
+)
+def test_helper_test(code: str, helper: str | None) -> None:
+    snippet = parse(code)
+    call = snippet.value("x")
+    assert isinstance(call, ast.Call)
+    assert capability.helper_test(snippet.ctx, call) == helper
 
 
 @pytest.mark.parametrize(

@@ -42,3 +42,13 @@ def test_docs_check_mode_detects_drift(tmp_path: Path) -> None:
     )
     assert result.returncode == 1
     assert page.name in result.stderr
+
+
+def test_every_python_rule_decides_whether_test_files_are_in_scope() -> None:
+    for rule in all_rules():
+        if rule.language != "python":
+            continue
+        assert "applies_to_tests" in vars(rule), f"{rule.code} does not say whether test files are in scope"
+        page = rule_page(rule)
+        assert f"Test files: {'checked' if rule.applies_to_tests else 'not checked'}" in page
+        assert rule.applies_to_tests or "Test files are not checked" in rule.doc(), f"{rule.code}: say why"

@@ -72,6 +72,14 @@ def test_noqa_triggers_parsing_only_when_unused_noqa_is_on(settings):
     assert report.skipped is False and [d.code for d in report.diagnostics] == ["ROC002"]
 
 
+def test_a_test_file_gets_only_the_rules_that_apply_to_tests(settings):
+    code = f"import torch\n{CALL}\nif torch.cuda.get_device_capability() >= (9, 0):\n    pass\n"
+    assert [d.code for d in check(settings, code, "pkg/model.py").diagnostics] == ["ROC101", "ROC113"]
+    assert [d.code for d in check(settings, code, "tests/test_model.py").diagnostics] == ["ROC113"]
+    # No rule left that could fire: the test file is not even parsed.
+    assert check(settings, f"def broken(:\n    {CALL}\n", "tests/test_model.py").skipped is True
+
+
 def test_unknown_language_is_not_checked(settings):
     assert check(settings, HAZARD, path="notes.txt").diagnostics == []
     assert summary(Engine().check_bytes("-", HAZARD.encode(), settings, language="python")) == [("ROC101", 2, 22)]
@@ -221,9 +229,9 @@ def test_verbose_prints_the_traceback(cli, project):
 @pytest.mark.parametrize(
     ("pattern", "path", "ignored"),
     [
-        ("tests/*", "tests/a.py", True),
-        ("tests/*", "src/tests/a.py", False),
-        ("test_*.py", "src/deep/test_a.py", True),
+        ("scripts/*", "scripts/a.py", True),
+        ("scripts/*", "src/scripts/a.py", False),
+        ("bench_*.py", "src/deep/bench_a.py", True),
         ("*.py", "a.py", True),
         ("src/*", "src/x/a.py", True),
         ("a.pyi", "a.py", False),

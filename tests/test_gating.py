@@ -1881,3 +1881,411 @@ def test_long_call_chain_in_a_real_run_gives_no_roc001(settings: Settings) -> No
         chain_line = code.splitlines().index(f"    {hazard}") + 1
         assert (chain_line in lines) is reported
         assert len(lines) == (2 if reported else 1)  # the cycle's hazard is always reported
+
+
+# --- variables only read where ROCm ignores them: their definition is gated ------------------------------
+FLAG_DEFINITIONS = [
+    pytest.param(
+        """
+        from vllm.platforms import current_platform
+        _has_sm80 = HAZARD() >= 8
+        if current_platform.is_cuda() and _has_sm80:
+            pass
+        """,
+        NVIDIA_ONLY,
+        id="anded-after-an-nvidia-test",
+    ),
+    pytest.param(
+        """
+        import torch
+        _has_sm80 = HAZARD() >= 8
+        use_fast = _has_sm80 and not torch.version.hip
+        """,
+        NVIDIA_ONLY,
+        id="anded-before-an-nvidia-test",
+    ),
+    pytest.param(
+        """
+        import torch
+        _has_sm80 = HAZARD() >= 8
+        if not (_has_sm80 and torch.version.cuda):
+            raise RuntimeError("needs sm80")
+        """,
+        NVIDIA_ONLY,
+        id="negated-conjunction",
+    ),
+    pytest.param(
+        """
+        import torch
+        _has_sm80 = HAZARD() >= 8
+        if torch.version.hip or _has_sm80:
+            pass
+        """,
+        NVIDIA_ONLY,
+        id="or-with-a-rocm-test",
+    ),
+    pytest.param(
+        """
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        def pick():
+            has_sm80 = HAZARD() >= 8
+            if not IS_ROCM:
+                return "fast" if has_sm80 else "slow"
+            return "rocm"
+        """,
+        NVIDIA_ONLY,
+        id="local-read-in-an-nvidia-branch",
+    ),
+    pytest.param(
+        """
+        import torch
+        def pick():
+            has_sm80 = HAZARD() >= 8
+            if torch.version.hip:
+                return "rocm"
+            return "fast" if has_sm80 else "slow"
+        """,
+        NVIDIA_ONLY,
+        id="local-read-after-a-rocm-exit",
+    ),
+    pytest.param(
+        """
+        import torch
+        def pick():
+            has_sm80 = HAZARD() >= 8
+            fast = has_sm80 and small()
+            if torch.version.cuda and fast:
+                return "fast"
+        """,
+        NVIDIA_ONLY,
+        id="flag-read-only-by-a-gated-flag",
+    ),
+    pytest.param(
+        """
+        import torch
+        _has_sm80 = HAZARD() >= 8
+        _has_sm80 = _has_sm80 and not torch.version.hip
+        if torch.version.cuda and _has_sm80:
+            pass
+        """,
+        NVIDIA_ONLY,
+        id="reassigned-from-itself",
+    ),
+    pytest.param(
+        """
+        import torch
+        _has_sm80 = HAZARD() >= 8
+        if torch.version.cuda and _has_sm80:
+            pass
+        print(_has_sm80)
+        """,
+        BOTH,
+        id="one-read-ungated",
+    ),
+    pytest.param(
+        """
+        import torch
+        def pick():
+            has_sm80 = HAZARD() >= 8
+            return has_sm80
+        """,
+        BOTH,
+        id="returned",
+    ),
+    pytest.param(
+        """
+        import torch
+        def pick():
+            has_sm80 = HAZARD() >= 8
+        """,
+        BOTH,
+        id="never-read",
+    ),
+    pytest.param(
+        """
+        import torch
+        has_sm80 = HAZARD() >= 8
+        if torch.version.cuda and has_sm80:
+            pass
+        """,
+        BOTH,
+        id="public-module-variable-may-be-imported",
+    ),
+    pytest.param(
+        """
+        import torch
+        _has_sm80 = HAZARD() >= 8
+        if torch.cuda.is_available() and _has_sm80:
+            pass
+        """,
+        BOTH,
+        id="anded-with-a-test-true-on-rocm",
+    ),
+    pytest.param(
+        """
+        import torch
+        class Kernel:
+            has_sm80 = HAZARD() >= 8
+            def run(self):
+                return torch.version.cuda and self.has_sm80
+        """,
+        BOTH,
+        id="class-attribute-read-through-self",
+    ),
+    pytest.param(
+        """
+        import torch
+        def pick():
+            has_sm80 = other = HAZARD() >= 8
+            if torch.version.cuda and has_sm80:
+                pass
+            return other
+        """,
+        BOTH,
+        id="one-of-two-targets-returned",
+    ),
+    pytest.param(
+        """
+        import torch
+        def pick():
+            _a = HAZARD() >= 8
+            _b = _a or x
+            _a = _b and y
+            return _a
+        """,
+        BOTH,
+        id="cycle-of-flags",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), FLAG_DEFINITIONS)
+def test_definition_of_a_variable_only_read_where_rocm_ignores_it(
+    code: str, expected: tuple[bool | None, bool | None]
+) -> None:
+    assert where(code)[0] == expected[0]
+
+
+def test_long_chain_of_flags_is_decided_without_overflow() -> None:
+    """`_f1 = HAZARD(); _f2 = _f1 and x; ...`, the last read under an NVIDIA test: too deep to follow to the
+    end from the first definition, which stays ungated; the last ones are decided."""
+    chain = "\n".join(f"_f{i} = _f{i - 1} and x" for i in range(2, 3001))
+    code = f'import torch\n_f1 = HAZARD("first") >= 8\n{chain}\nif torch.version.cuda and _f3000:\n    pass\n'
+    code = code.replace("_f2999 and x", '_f2999 and HAZARD("last")')
+    found = analyze(code)
+    assert found.branch(found.hazard("first")) == BOTH
+    assert found.branch(found.hazard("last")) == NVIDIA_ONLY
+
+
+# --- architecture tests and the helpers that return them ------------------------------------------------
+_ARCH = "import re, torch\narch = torch.cuda.get_device_properties(0).gcnArchName\n"
+ARCH_TESTS = [
+    pytest.param('"gfx94" in arch', id="substring"),
+    pytest.param('arch == "gfx942"', id="equality"),
+    pytest.param('"gfx942" == arch.split(":")[0]', id="equality-reversed"),
+    pytest.param('arch.startswith("gfx9")', id="startswith"),
+    pytest.param('arch.startswith(("gfx90a", "gfx942"))', id="startswith-tuple"),
+    pytest.param('arch in ("gfx942", "gfx950")', id="member-of-tuple"),
+    pytest.param('arch in frozenset({"gfx942", "gfx950"})', id="member-of-frozenset"),
+    pytest.param('arch in {"gfx942": 256, "gfx950": 512}', id="key-of-dict"),
+    pytest.param('any(a in arch for a in ["gfx942", "gfx950"])', id="any-of-names"),
+    pytest.param('re.match(r"gfx9\\d", arch)', id="regex"),
+    pytest.param('"GFX942" in arch.upper()', id="upper-case"),
+    # Only the family prefix looked for in gcnArchName itself holds on every AMD GPU.
+    pytest.param('"gfx" in target', id="family-in-another-string"),
+]
+
+
+@pytest.mark.parametrize("test", ARCH_TESTS)
+def test_arch_test_is_false_on_nvidia_and_unknown_on_rocm(test: str) -> None:
+    """An NVIDIA GPU has no gfx name; on ROCm the answer depends on the GPU (like `__GFX9__` in C++)."""
+    found = everywhere(_TEMPLATE.format(setup=_ARCH, test=test))
+    assert found == {"then": ROCM_ONLY, "else": BOTH, "negated": BOTH, "arm": ROCM_ONLY}
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        pytest.param('"gfx" in torch.cuda.get_device_properties(0).gcnArchName', id="substring"),
+        pytest.param('arch.startswith("gfx")', id="startswith-through-a-name"),
+        pytest.param('getattr(props, "gcnArchName", "").lower().startswith("gfx")', id="getattr"),
+    ],
+)
+def test_gfx_family_in_the_arch_name_is_a_rocm_test(test: str) -> None:
+    """Every AMD GPU's `gcnArchName` starts with "gfx"; an NVIDIA GPU's is its product name."""
+    found = everywhere(_TEMPLATE.format(setup=_ARCH, test=test))
+    assert found == {"then": ROCM_ONLY, "else": NVIDIA_ONLY, "negated": NVIDIA_ONLY, "arm": ROCM_ONLY}
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        pytest.param('"sm_90" in arch', id="nvidia-name"),
+        pytest.param('arch in ("gfx942", "sm_90")', id="mixed-collection"),
+        pytest.param("arch == other", id="unknown-strings"),
+        pytest.param('any(a in arch for a in names if a != "gfx90a")', id="filtered-quantifier"),
+        pytest.param('arch < "gfx942"', id="ordering"),
+    ],
+)
+def test_not_an_arch_test(test: str) -> None:
+    found = everywhere(_TEMPLATE.format(setup=_ARCH, test=test))
+    assert found == {"then": BOTH, "else": BOTH, "negated": BOTH, "arm": BOTH}
+
+
+ARCH_HELPERS = [
+    pytest.param(
+        """
+        import torch
+        def is_cdna():
+            return "gfx9" in torch.cuda.get_device_properties(0).gcnArchName
+        if is_cdna():
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="returns-an-arch-test",
+    ),
+    pytest.param(
+        """
+        import torch
+        def is_cdna():
+            return torch.version.hip is not None and "gfx9" in torch.cuda.get_device_properties(0).gcnArchName
+        if not is_cdna():
+            HAZARD()
+        """,
+        BOTH,
+        id="negated-arch-helper-runs-on-other-amd-gpus",
+    ),
+    pytest.param(
+        """
+        import torch
+        def _arch():
+            return torch.cuda.get_device_properties(0).gcnArchName
+        def amd_gpu():
+            return _arch().startswith("gfx")
+        def supported():
+            return not amd_gpu() and helper_free()
+        if supported():
+            HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="helpers-calling-helpers",
+    ),
+    pytest.param(
+        """
+        import torch
+        _GCN_ARCH = torch.cuda.get_device_properties(0).gcnArchName
+        _ON_MI3 = any(arch in _GCN_ARCH for arch in ["gfx942", "gfx950"])
+        def use_aiter():
+            return _ON_MI3 and enabled()
+        if use_aiter():
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="module-flag-of-arch-names",
+    ),
+    pytest.param(
+        """
+        import torch
+        class RocmPlatform:
+            def __init__(self):
+                self.arch = torch.cuda.get_device_properties(0).gcnArchName
+            def is_mi300(self):
+                return "gfx942" in self.arch
+        current_platform = RocmPlatform()
+        def kernel():
+            if current_platform.is_mi300():
+                HAZARD()
+        """,
+        ROCM_ONLY,
+        id="method-of-a-platform-instance",
+    ),
+    pytest.param(
+        """
+        import torch
+        current_platform = make_platform()
+        if current_platform.is_mi300():
+            HAZARD()
+        """,
+        BOTH,
+        id="instance-of-an-unknown-factory",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), ARCH_HELPERS)
+def test_arch_helper_recognised_by_what_it_returns(code: str, expected: tuple[bool | None, bool | None]) -> None:
+    assert where(code) == expected
+
+
+_PLATFORMS = {
+    "plat/__init__.py": "from plat.rocm import RocmPlatform\ncurrent_platform = RocmPlatform()\n",
+    "plat/rocm.py": """
+        import torch
+        from plat.arch import gcn_arch, on_amd_gpu
+
+        class RocmPlatform:
+            def is_mi300(self):
+                return "gfx942" in gcn_arch()
+
+            @classmethod
+            def is_amd(cls):
+                return on_amd_gpu()
+        """,
+    "plat/arch.py": """
+        import torch
+
+        def gcn_arch():
+            return torch.cuda.get_device_properties(0).gcnArchName
+
+        def on_amd_gpu():
+            return "gfx" in torch.cuda.get_device_properties(0).gcnArchName
+        """,
+}
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        pytest.param(
+            "from plat import current_platform\nif current_platform.is_mi300():\n    HAZARD()\n",
+            ROCM_ONLY,
+            id="method-of-an-instance-made-in-another-module",
+        ),
+        pytest.param(
+            "import plat\nif not plat.current_platform.is_amd():\n    HAZARD()\n",
+            NVIDIA_ONLY,
+            id="through-the-package",
+        ),
+        pytest.param(
+            "from plat.rocm import RocmPlatform\nif RocmPlatform.is_amd():\n    HAZARD()\n",
+            ROCM_ONLY,
+            id="class-method-of-an-imported-class",
+        ),
+        pytest.param(
+            "from plat.arch import on_amd_gpu\nif on_amd_gpu():\n    HAZARD()\n", ROCM_ONLY, id="helper-function"
+        ),
+        pytest.param(
+            "from plat import current_platform\nif current_platform.is_mi300.cache_info():\n    HAZARD()\n",
+            BOTH,
+            id="deeper-than-a-member",
+        ),
+    ],
+)
+def test_arch_helper_in_another_module(tmp_path: Path, code: str, expected: tuple[bool | None, bool | None]) -> None:
+    files = {**_PLATFORMS, "main.py": code}
+    assert where_in_project(tmp_path, files, "main.py") == expected
+
+
+def test_flag_read_at_the_end_of_a_long_call_chain() -> None:
+    """`_x = g()` is only read in f3000, which runs only under an NVIDIA test through a chain of 3000 calls:
+    deciding g's callers asks where `_x` is read, and that question is deferred past the chain's depth and
+    asked again, so `_x`'s answer must not be kept from the interrupted attempt."""
+    functions = "".join(f"def f{i}():\n    return f{i + 1}()\n" for i in range(1, 3000))
+    code = (
+        "import torch\n"
+        f"{functions}def f3000():\n    if _x:\n        pass\n"
+        "def g():\n    HAZARD()\n_x = g()\nif torch.version.cuda:\n    f1()\n"
+    )
+    found = analyze(code)
+    assert found.branch(found.hazard()) == NVIDIA_ONLY

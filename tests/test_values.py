@@ -136,6 +136,48 @@ def _trace(code: str, follow: Follow = PLAIN, target: str = "x") -> list[str | N
             id="local-function-returns",
         ),
         pytest.param("def f():\n    return 1\nx = f()\n", Follow(), [], id="returns-off"),
+        pytest.param(
+            'class C:\n    def m(self):\n        return "a"\n    def n(self):\n        x = self.m()\n',
+            Follow(returns=True),
+            ['"a"'],
+            id="method-returns",
+        ),
+        pytest.param(
+            'def f():\n    if c:\n        return 1, "b"\n    return 2, "c"\n_, y = f()\nx = y\n',
+            Follow(names=Names.ALL, returns=True),
+            ['"b"', '"c"'],
+            id="unpacked-return-element",
+        ),
+        pytest.param(
+            'def f():\n    if c:\n        return g()\n    return 1, "b"\n_, y = f()\nx = y\n',
+            Follow(names=Names.AGREEING, returns=True),
+            [],
+            id="unpacked-return-not-a-tuple",
+        ),
+        pytest.param(
+            'def f():\n    return 1, "b"\n_, y = f()\nx = y\n', Follow(names=Names.ALL), [], id="unpacked-returns-off"
+        ),
+        pytest.param(
+            'class C:\n    def __init__(self):\n        self.v = "a"\n    def m(self):\n        x = self.v\n',
+            Follow(attributes=True),
+            ['"a"'],
+            id="attribute-across-methods",
+        ),
+        pytest.param(
+            'class C:\n    v = "a"\n    def m(self):\n        self.v = "b"\n        x = self.v\n',
+            Follow(names=Names.ALL, attributes=True),
+            ['"a"', '"b"'],
+            id="attribute-all-values",
+        ),
+        pytest.param(
+            'class C:\n    def m(self):\n        self.v = "b"\n        self.v += "c"\n        x = self.v\n',
+            Follow(names=Names.AGREEING, attributes=True),
+            [],
+            id="attribute-agreeing-rejects-unknown",
+        ),
+        pytest.param(
+            'class C:\n    def m(self):\n        self.v = "b"\n        x = self.v\n', Follow(), [], id="attributes-off"
+        ),
         pytest.param("x = [y for y in [1]][0]\n", Follow(subscripts=True, names=Names.ALL), [], id="comprehension"),
         pytest.param('x = sorted(set(("a",)))\n', Follow(conversions=True, elements=True), ['"a"'], id="conversions"),
         pytest.param('x = sorted(("a",))\n', Follow(elements=True), [], id="conversions-off"),
@@ -334,6 +376,16 @@ def test_list_added_to(code: str, expected: str | None) -> None:
 def test_int_values(code: str, expected: list[tuple[int, bool]]) -> None:
     parsed = _parse(code)
     assert [(v.value, v.looped) for v in _values(parsed.semantic).int_values(parsed.assigned("x"))] == expected
+
+
+def test_int_values_through_every_assignment_and_a_helper() -> None:
+    parsed = _parse(
+        "def settings(n):\n    warps = 4\n    if n > 8192:\n        warps = 32\n    return n, warps\n"
+        "block, w = settings(n)\nx = w\n"
+    )
+    values = _values(parsed.semantic)
+    assert values.int_values(parsed.assigned("x")) == []
+    assert [v.value for v in values.int_values(parsed.assigned("x"), Follow(names=Names.ALL, returns=True))] == [4, 32]
 
 
 def test_texts() -> None:

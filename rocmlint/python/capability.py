@@ -1,16 +1,20 @@
 """The CUDA compute capability as Python code reads it: `torch.cuda.get_device_capability()`,
 `torch.cuda.get_device_properties(d).major`/`.minor`, vLLM's `current_platform.get_device_capability()`, the
-values computed from them, the helpers that compare it themselves, and the major version of a threshold it is
-compared with.
+values computed from them (numbers, tuples, strings such as `f"sm{major}{minor}"`), the helpers that compare it
+themselves, the major version of a threshold it is compared with, and the tests of it against NVIDIA
+architectures (`arch_test`).
 
-Whether a comparison is a hazard (ROCm reports the gfx IP version there) stays in the rule.
+Whether such a test is a hazard (ROCm reports the gfx IP version there) stays in the rule.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from dataclasses import dataclass
 
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import is_none, last_name
 from rocmlint.python.values import ALL_OPERATORS, Follow, Names, Through, only_argument
 
 # The properties object is only compared through `.major`/`.minor`: its other fields lead nowhere.
@@ -20,48 +24,155 @@ _READS = frozenset({"torch.cuda.get_device_capability", "torch.cuda.get_device_p
 _PLATFORM_READ = ["current_platform", "get_device_capability"]
 # Helpers that compare the capability themselves: vLLM's `Platform` methods, torchtitan's
 # `has_cuda_capability(9, 0)`.
-CAPABILITY_HELPERS = frozenset(
+_CAPABILITY_HELPERS = frozenset(
     {"has_device_capability", "is_device_capability", "is_device_capability_family", "has_cuda_capability"}
 )
-_NUMBER_CASTS = frozenset({"int", "float"})
-# A capability value may be unpacked, indexed, combined (`major * 10 + minor`), put in a tuple or an
-# f-string; a name counts when all its assignments are capability values or constant fallbacks.
-_CAPABILITY_VALUES = Follow(names=Names.AGREEING, operators=ALL_OPERATORS, subscripts=True, elements=True, fields=True)
+# Conversions that keep the capability's value: numbers, and text (`str(major)`, `"sm{}{}".format(...)`).
+_CONVERSIONS = frozenset({"int", "float", "str"})
+# A capability value may be unpacked, indexed, combined (`major * 10 + minor`, `"sm_%d%d" % cap`), put in a
+# tuple or an f-string, kept in an attribute (`self.capability`) or returned by a helper of this file; a name
+# or attribute counts when all its assignments are capability values or constant fallbacks.
+_CAPABILITY_VALUES = Follow(
+    names=Names.AGREEING,
+    operators=ALL_OPERATORS,
+    subscripts=True,
+    elements=True,
+    fields=True,
+    returns=True,
+    attributes=True,
+)
+# Below major 8 (`7`, `(7, 5)`, `75` as `sm`, `"sm_75"`) every GPU ROCm supports (major 9 or more) comes out
+# as a recent NVIDIA GPU, and what such a test gates (fp16, tensor cores) exists on AMD.
+_FIRST_RECENT_MAJOR = 8
+_COMPARISONS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
+# The version a text names: `90` of `"sm90"`/`"sm_90a"`/`"90"`, `8.9` of `"8.9"`.
+_TEXT_VERSION = re.compile(r"(\d+)(?:\.(\d+))?")
+
+
+@dataclass(frozen=True)
+class ArchTest:
+    """A capability value tested against NVIDIA architectures (`arch_test`)."""
+
+    site: ast.expr  # the comparison, the subscript or the `.get(...)` call
+    sources: tuple[ast.AST, ...]  # the capability reads the tested value is computed from
+    lookup: bool = False  # a table keyed by architecture (`KERNELS[f"sm{major}{minor}"]`), not a comparison
 
 
 def capability_reads(ctx: PythonContext, expr: ast.expr) -> list[ast.AST]:
     """The capability reads (`get_device_capability()`, `get_device_properties()` calls) an expression is
-    computed from (`cap[0]`, `props.major`, `major * 10 + minor`, `(major, minor)`, `f"{major}"`, `int(x)`,
-    vLLM's `DeviceCapability.to_int()`, names assigned from them); empty when it is not a capability value."""
+    computed from (`cap[0]`, `props.major`, `major * 10 + minor`, `(major, minor)`, `f"sm{major}{minor}"`,
+    `int(x)`, `str(x)`, vLLM's `DeviceCapability.to_int()`, names and `self` attributes assigned from them,
+    calls of a def of this file returning them); empty when it is not a capability value."""
     return ctx.values.trace(expr, lambda value: _capability_step(value, ctx), _CAPABILITY_VALUES)
 
 
 def _capability_step(expr: ast.expr, ctx: PythonContext) -> list[ast.AST] | Through | None:
     if isinstance(expr, ast.Attribute):
-        return Through((expr.value,)) if expr.attr in ("major", "minor") else []
+        return Through((expr.value,)) if expr.attr in ("major", "minor") else None
     if not isinstance(expr, ast.Call):
         return None
-    name = ctx.qualified_name(expr.func) or ""
-    if name in _READS or (isinstance(expr.func, ast.Attribute) and name.split(".")[-2:] == _PLATFORM_READ):
+    func = expr.func
+    name = ctx.qualified_name(func) or ""
+    if name in _READS or (isinstance(func, ast.Attribute) and name.split(".")[-2:] == _PLATFORM_READ):
         return [expr]
-    cast = only_argument(expr) if name in _NUMBER_CASTS else None
-    if cast is not None:
-        return Through((cast,))
-    if isinstance(expr.func, ast.Attribute) and expr.func.attr == "to_int" and not (expr.args or expr.keywords):
-        return Through((expr.func.value,))
-    return []
+    converted = only_argument(expr) if name in _CONVERSIONS else None
+    if converted is not None:
+        return Through((converted,))
+    if isinstance(func, ast.Attribute) and func.attr == "to_int" and not (expr.args or expr.keywords):
+        return Through((func.value,))
+    if isinstance(func, ast.Attribute) and func.attr == "format" and isinstance(func.value, ast.Constant):
+        return Through((*expr.args, *(keyword.value for keyword in expr.keywords)))
+    return None
 
 
 def threshold_major(ctx: PythonContext, threshold: ast.AST) -> float | None:
     """The version a constant threshold compared with the capability stands for, on the scale of the major
-    version: `8` of `8`, of `(8, 9)` and of `89` (compared with `major * 10 + minor`); a float keeps its
-    minor (`8.9` of `8.9`). None when it is no constant number."""
+    version: `8` of `8`, of `(8, 9)`, of `89` (compared with `major * 10 + minor`) and of `"sm_89"`; a float
+    keeps its minor (`8.9` of `8.9` and of `"8.9"`). None when it is no constant number or version text."""
     value = ctx.single_value(threshold)
     if isinstance(value, ast.Tuple) and value.elts:
-        value = value.elts[0]
+        value = ctx.single_value(value.elts[0])
     number = value.value if isinstance(value, ast.Constant) else None
+    if isinstance(number, str):
+        number = _text_version(number)
     # `bool` is a subclass of `int`: `True` is no threshold.
     if type(number) is not int and type(number) is not float:
         return None
     number = float(number)
     return number // 10 if number >= 20 else number
+
+
+def _text_version(text: str) -> float | None:
+    match = _TEXT_VERSION.search(text)
+    if match is None:
+        return None
+    return float(match.group(0)) if match.group(2) is not None else float(match.group(1))
+
+
+def arch_test(ctx: PythonContext, node: ast.Compare | ast.Subscript | ast.Call) -> ArchTest | None:
+    """The capability test `node` makes against an NVIDIA architecture of major 8 or more, if it makes one:
+    a comparison with a threshold (`cap >= (9, 0)`, `f"sm{major}{minor}" == "sm90"`, `cap < min_capability`),
+    membership in a written-out collection of architectures (`arch in ("sm90", "sm100")`), or a lookup in a
+    table whose keys are written out (`KERNELS[f"sm{major}{minor}"]`, `KERNELS.get(arch)`).
+
+    Not tests of an architecture: two capability values compared (device 0 with device 1, the capability
+    with one cached in a variable or on `self`), thresholds below major 8, and tables filled at run time (a
+    cache keyed by capability)."""
+    if isinstance(node, ast.Compare):
+        return _comparison_test(ctx, node)
+    return _lookup_test(ctx, node)
+
+
+def _comparison_test(ctx: PythonContext, node: ast.Compare) -> ArchTest | None:
+    for left, operator, right in ctx.semantic.comparison_pairs(node):
+        if isinstance(operator, (ast.In, ast.NotIn)):
+            sources = capability_reads(ctx, left) if _names_recent_arch(ctx, right) else []
+            if sources:
+                return ArchTest(node, tuple(sources))
+            continue
+        if not isinstance(operator, _COMPARISONS):
+            continue
+        left_sources, right_sources = capability_reads(ctx, left), capability_reads(ctx, right)
+        if bool(left_sources) == bool(right_sources):
+            continue
+        threshold = right if left_sources else left
+        major = threshold_major(ctx, threshold)
+        if is_none(threshold) or (major is not None and major < _FIRST_RECENT_MAJOR):
+            continue
+        return ArchTest(node, tuple(left_sources or right_sources))
+    return None
+
+
+def _lookup_test(ctx: PythonContext, node: ast.Subscript | ast.Call) -> ArchTest | None:
+    if isinstance(node, ast.Subscript):
+        if ctx.semantic.is_store(node):
+            return None  # filling a table, not looking in it
+        table, key = node.value, node.slice
+    elif isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
+        table, key = node.func.value, node.args[0]
+    else:
+        return None
+    sources = capability_reads(ctx, key) if _names_recent_arch(ctx, table) else []
+    return ArchTest(node, tuple(sources), lookup=True) if sources else None
+
+
+def _names_recent_arch(ctx: PythonContext, collection: ast.expr) -> bool:
+    """One of the written-out elements (or keys) of a collection names an architecture of major 8 or more."""
+    for element in ctx.values.collection_elements(collection):
+        major = threshold_major(ctx, element)
+        if major is not None and major >= _FIRST_RECENT_MAJOR:
+            return True
+    return False
+
+
+def helper_test(ctx: PythonContext, call: ast.Call) -> str | None:
+    """The name of the capability helper `call` asks (`current_platform.has_device_capability(89)`,
+    `has_cuda_capability(9, 0)`), None for any other call, and for the helper's own implementation (a call on
+    `self`/`cls`) or a helper defined in this file, whose body's comparison is the test."""
+    func = call.func
+    helper = last_name(func)
+    if helper not in _CAPABILITY_HELPERS or not (call.args or call.keywords):
+        return None
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+        return None
+    return helper if ctx.semantic.local_function(func) is None else None

@@ -2,10 +2,14 @@
 
 Every expression gets a `Vendor` value: what it evaluates to (truthiness, three-valued) on a ROCm build
 and on an NVIDIA build. `torch.version.hip` is (True, False); `torch.version.cuda` is (False, True);
-`torch.cuda.is_available()` is (unknown, unknown) because it is true on both. A node's `Branch` combines
+`torch.cuda.is_available()` is (unknown, unknown) because it is true on both; `PLATFORM == "cuda"` is
+(False, True) after `PLATFORM = "rocm" if torch.version.hip else "cuda"` (vendor_values.py: the strings a
+name holds per vendor). A node's `Branch` combines
 the values of every condition it sits under: the branch of `if`/`elif`/`else`, conditional expressions,
 `and`/`or` short-circuits, comprehension filters, early `return`/`raise`/`continue`/`break`/skip after a
-test, `assert`, and test-skip decorators. The forms recognised are those of RULES.md, "What gated means".
+test, `assert`, test-skip decorators, and the value of a variable only read where ROCm ignores it. The
+forms recognised are those of RULES.md, "What gated means"; tests of a gfx architecture name are valued in
+arch_tests.py.
 """
 
 from __future__ import annotations
@@ -13,9 +17,12 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Protocol
 
 from rocmlint.data import load
+from rocmlint.python.arch_tests import arch_test
 from rocmlint.python.references import References
 from rocmlint.python.scopes import (
     COMPOUND_STATEMENTS,
@@ -27,6 +34,7 @@ from rocmlint.python.scopes import (
 )
 from rocmlint.python.semantic import Binding, Semantic
 from rocmlint.python.tree import children
+from rocmlint.python.vendor_values import VendorStrings, VendorValues, Within
 from rocmlint.vendor import CONSTANT_FALSE, CONSTANT_TRUE, EVERYWHERE, NEITHER, NVIDIA, ROCM, UNKNOWN, Branch, Vendor
 
 # Qualified names whose value is the vendor test itself.
@@ -69,16 +77,37 @@ _MAX_DEPTH = 24
 _STATEMENT_FIELDS = ("body", "orelse", "finalbody")
 # Functions whose callers are decided one inside another on the Python stack before the next is deferred.
 _MAX_CALLER_NESTING = 32
+# Variables decided one inside another (a flag read in another flag's definition) before the answer is "not
+# gated": each level nests a walk over the reads' branches on the Python stack.
+_MAX_VARIABLE_NESTING = 16
 
 # Where the module as a whole can run (rocmlint/python/importers.py), asked when a branch first needs it.
 ModuleBase = Callable[[], Branch]
-# Resolves a qualified name defined in another module of the scanned tree to its vendor value. A name
-# ending in "()" asks for the value of calling it (`from pkg.env import is_hip; is_hip()`).
-CrossModuleResolver = Callable[[str], "Vendor | None"]
 Condition = tuple[Vendor, bool]  # a test and whether the node sits where it is true
-# Where `reach` starts: a node, a statement list (a function's `body`: entering it, whatever decides
-# whether the function runs), or None (the module).
-Within = ast.AST | list[ast.stmt] | None
+
+
+class CrossModuleResolver(Protocol):
+    """Resolves a qualified name defined in another module of the scanned tree. A name ending in "()" asks
+    for the value of calling it (`from pkg.env import is_hip; is_hip()`)."""
+
+    def __call__(self, qualified: str) -> Vendor | None:
+        """Its vendor value (a ROCm or NVIDIA test), None when it is none."""
+
+    def strings(self, qualified: str) -> VendorStrings | None:
+        """The strings it may hold per vendor (`PLATFORM = "rocm" if torch.version.hip else "cuda"`)."""
+
+
+@dataclass
+class _BlockScan:
+    """How far `_conditions_before` has read a block: the conditions its statements so far leave, those
+    holding where the current line starts, the last statement read and the index of the next one."""
+
+    block: list[ast.stmt]
+    conditions: list[Condition] = field(default_factory=list)
+    line_start: list[Condition] = field(default_factory=list)
+    previous: ast.stmt | None = None
+    next: int = 0
+    busy: bool = False  # one of its statements' tests is being evaluated
 
 
 class _CallerDeferred(Exception):
@@ -106,6 +135,7 @@ class GateAnalyzer:
         self._binding_cache: dict[tuple[int, str], Vendor] = {}
         self._branch_cache: dict[ast.AST, Branch] = {}
         self._before_cache: dict[ast.stmt, list[Condition]] = {}
+        self._scans: dict[int, _BlockScan] = {}  # by id(block): lists are unhashable; each scan keeps its block
         self._operand_cache: dict[ast.AST, list[Condition]] = {}
         self._blocks: dict[ast.stmt, list[ast.stmt]] = {}
         self._callers: dict[FunctionNode, list[Condition]] = {}
@@ -113,11 +143,19 @@ class GateAnalyzer:
         self._on_caller_path: set[FunctionNode] = set()  # the same, for membership tests
         self._caller_nesting = 0  # how many of them are on the Python stack
         self._recursive: set[FunctionNode] = set()
+        self._ignored_variables: dict[tuple[ast.AST, str], bool] = {}  # (scope, name): read only where ROCm ignores it
+        self._variable_nesting = 0  # variables being decided on the Python stack
 
     @cached_property
     def references(self) -> References:
         """The file's name index and call sites (rules share it through `PythonContext.references`)."""
         return References(self.semantic)
+
+    @cached_property
+    def vendor_values(self) -> VendorValues:
+        """The strings names hold per vendor (`PLATFORM == "cuda"` as a gate)."""
+        external = self.resolve_external.strings if self.resolve_external is not None else None
+        return VendorValues(self.semantic, self, external)
 
     # --- public -----------------------------------------------------------------------------------
     def branch(self, node: ast.AST) -> Branch:
@@ -179,6 +217,10 @@ class GateAnalyzer:
             return self.value(expr.operand, depth + 1).negate()
         if isinstance(expr, ast.BoolOp):
             return self._operands_value(expr, len(expr.values), depth)
+        if isinstance(expr, (ast.Compare, ast.Call)):
+            arch = arch_test(self.semantic, expr)
+            if arch is not None:
+                return arch
         if isinstance(expr, ast.Compare):
             return self._comparison(expr, depth)
         if isinstance(expr, ast.Call):
@@ -194,9 +236,12 @@ class GateAnalyzer:
     def symbol_value(self, name: str, called: bool = False) -> Vendor | None:
         """The vendor value of a module-level name of this file (for other modules importing it); with
         `called`, the value of calling it."""
-        binding = self.semantic.lookup_in(self.semantic.module, name)
+        head, _, member = name.partition(".")
+        binding = self.semantic.lookup_in(self.semantic.module, head)
         if binding is None:
             return None
+        if member:  # `Platform.is_mi300`, `current_platform.is_mi300` (an instance made here)
+            return self._member_of(binding, member, depth=0, called=called)
         return self._binding_value(binding, name, depth=0, called=called)
 
     def terminates(self, statements: Sequence[ast.stmt]) -> bool:
@@ -215,7 +260,7 @@ class GateAnalyzer:
     # --- conditions a child inherits from its parent -----------------------------------------------
     def _conditions(self, parent: ast.AST, child: ast.AST) -> list[Condition]:
         if not isinstance(child, ast.stmt):
-            return self._expression_conditions(parent, child)
+            return self._expression_conditions(parent, child) + self._definition_conditions(parent, child)
         block = self._block_of(parent, child)
         return self._block_conditions(parent, block) + self._conditions_before(block, child)
 
@@ -286,6 +331,97 @@ class GateAnalyzer:
             operand = self.value(operation.values[index], depth + last - index + 1)
             combined = combined.both(operand) if conjunction else combined.either(operand)
         return combined
+
+    # --- variables only read where ROCm ignores them ------------------------------------------------
+    def _definition_conditions(self, parent: ast.AST, child: ast.AST) -> list[Condition]:
+        """`_has_sm80 = <capability test>` whose every read is `is_cuda() and _has_sm80`, sits in an
+        NVIDIA-only branch or after a ROCm exit: on ROCm the value never decides anything, so computing
+        it is as gated as its reads (a hazard in it cannot reach ROCm). Flags defined from flags chain:
+        a read inside another such definition is gated by it."""
+        if not isinstance(parent, (ast.Assign, ast.AnnAssign)) or child is not parent.value:
+            return []
+        targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+        if all(isinstance(target, ast.Name) and self._ignored_on_rocm(target) for target in targets):
+            return [(Vendor(False, None), True)]
+        return []
+
+    def _ignored_on_rocm(self, target: ast.Name) -> bool:
+        """Whether every read of the variable `target` assigns is ignored on ROCm. Only variables whose
+        every read is in this file count: a def's locals and the module's private (`_`) names; a public
+        module variable may be imported elsewhere, and a class attribute is read as `self.x`."""
+        binding = self.semantic.lookup(target.id, target)
+        if binding is None or binding.kind != "value":
+            return False
+        scope = binding.scope.node
+        if not isinstance(scope, (ast.Module, *FUNCTION_DEFS)):
+            return False
+        if scope is self.semantic.module and not target.id.startswith("_"):
+            return False
+        key = (scope, target.id)
+        known = self._ignored_variables.get(key)
+        if known is not None:
+            return known
+        if self._variable_nesting >= _MAX_VARIABLE_NESTING:
+            return False  # too deep to decide on this stack: not gated
+        self._ignored_variables[key] = False  # asked again while deciding it (a cycle of flags): not gated
+        self._variable_nesting += 1
+        ignored: bool | None = None
+        try:
+            ignored = self._every_read_ignored_on_rocm(target.id, scope)
+        finally:
+            self._variable_nesting -= 1
+            if ignored is None:  # a caller question deferred through here (_CallerDeferred): asked again later
+                del self._ignored_variables[key]
+            else:
+                self._ignored_variables[key] = ignored
+        return ignored
+
+    def _every_read_ignored_on_rocm(self, identifier: str, scope: ast.AST) -> bool:
+        """At least one read, and every read ignored on ROCm (stops at the first that is not)."""
+        read_at_all = False
+        for read in self._reads_within(identifier, scope):
+            if not self._reads_variable(read, scope):
+                continue
+            if not self._read_ignored_on_rocm(read):
+                return False
+            read_at_all = True
+        return read_at_all
+
+    def _reads_within(self, identifier: str, scope: ast.AST) -> list[ast.Name]:
+        """The reads spelled `identifier` in the lines of `scope` (a def's locals are read in it: a common
+        name is read in every def of a long module, and resolving each read is a walk)."""
+        reads = self.references.reads(identifier)
+        if not isinstance(scope, FUNCTION_DEFS):
+            return reads
+        first, last = scope.lineno, scope.end_lineno or scope.lineno
+        return [read for read in reads if first <= read.lineno <= last]
+
+    def _reads_variable(self, read: ast.Name, scope: ast.AST) -> bool:
+        """`read` reads the variable of `scope`, and not only to assign it again (`_flag = _flag and x`)."""
+        binding = self.semantic.lookup(read.id, read)
+        if binding is None or binding.scope.node is not scope:
+            return False
+        statement = self.semantic.statement_of(read)
+        if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            return not any(isinstance(target, ast.Name) and target.id == read.id for target in targets)
+        return True
+
+    def _read_ignored_on_rocm(self, read: ast.Name) -> bool:
+        """On ROCm the read never runs, or the `and`/`or` around it (through `not`) is decided by another
+        operand whatever it holds: `_flag and is_cuda()` is false there, `is_rocm() or _flag` true."""
+        operand: ast.AST = read
+        for parent in self.semantic.ancestors(read):
+            if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+                operand = parent
+                continue
+            if not isinstance(parent, ast.BoolOp):
+                break
+            deciding = isinstance(parent.op, ast.Or)  # the value an operand decides the operation with
+            if any(self.value(other).rocm is deciding for other in parent.values if other is not operand):
+                return True
+            operand = parent
+        return self.branch(read).on_rocm is False
 
     # --- callers: the call graph, one function at a time --------------------------------------------
     def _caller_conditions(self, function: FunctionNode) -> list[Condition]:
@@ -380,18 +516,31 @@ class GateAnalyzer:
     def _conditions_before(self, block: list[ast.stmt], statement: ast.stmt) -> list[Condition]:
         """Conditions that hold when `statement` runs because earlier statements of its block exit
         otherwise. Statements written on one line (`assert t; f()`, `if t: a; b`) are one step: the
-        later ones are not decided by the earlier. Computed for the whole block at once (a block's
-        statements all ask)."""
-        if statement not in self._before_cache:
-            conditions: list[Condition] = []
-            line_start: list[Condition] = []
-            previous: ast.stmt | None = None
-            for item in block:
-                if previous is None or previous.end_lineno != item.lineno:
-                    line_start = list(conditions)
-                self._before_cache[item] = line_start
-                conditions.extend(self._conditions_after(item))
-                previous = item
+        later ones are not decided by the earlier. A block is scanned once, from its start up to the
+        statements asked so far: deciding a statement never evaluates the tests written after it (a name
+        assigned at the top of a module and tested further down, `if PLATFORM != "cuda": raise`, is
+        decided from the assignment's conditions alone). Asked again for a later statement while one of
+        the block's tests is being evaluated, the earlier exits are not known yet: none are assumed."""
+        known = self._before_cache.get(statement)
+        if known is not None:
+            return known
+        scan = self._scans.get(id(block))
+        if scan is None:
+            scan = self._scans[id(block)] = _BlockScan(block)
+        if scan.busy:
+            return []
+        scan.busy = True
+        try:
+            while scan.next < len(block) and statement not in self._before_cache:
+                item = block[scan.next]
+                if scan.previous is None or scan.previous.end_lineno != item.lineno:
+                    scan.line_start = list(scan.conditions)
+                self._before_cache[item] = scan.line_start
+                scan.next += 1
+                scan.conditions.extend(self._conditions_after(item))
+                scan.previous = item
+        finally:
+            scan.busy = False
         return self._before_cache.get(statement, [])
 
     def _conditions_after(self, statement: ast.stmt) -> list[Condition]:
@@ -487,6 +636,18 @@ class GateAnalyzer:
 
     # --- expression forms --------------------------------------------------------------------------
     def _comparison(self, expr: ast.Compare, depth: int) -> Vendor:
+        """What the strings the operands hold per vendor decide (`PLATFORM == "cuda"`, vendor_values.py),
+        and where they decide nothing, what the comparison's written form says (`x == "rocm"`)."""
+        written = self._written_comparison(expr, depth)
+        vendor_valued = self.vendor_values.comparison(expr)
+        if vendor_valued is None:
+            return written
+        return Vendor(
+            written.rocm if vendor_valued.rocm is None else vendor_valued.rocm,
+            written.nvidia if vendor_valued.nvidia is None else vendor_valued.nvidia,
+        )
+
+    def _written_comparison(self, expr: ast.Compare, depth: int) -> Vendor:
         if len(expr.ops) != 1:
             return UNKNOWN
         operator, right = expr.ops[0], expr.comparators[0]
@@ -634,11 +795,29 @@ class GateAnalyzer:
         attributes, methods, `self.flag = ...` assignments, and those of its bases)."""
         cls = self.semantic.receiver_class(expr)
         if cls is None:
-            return UNKNOWN
+            owner = self.semantic.lookup(expr.value.id, expr) if isinstance(expr.value, ast.Name) else None
+            found = self._member_of(owner, expr.attr, depth, called) if owner and owner.kind == "value" else None
+            return found or UNKNOWN
         binding = self.semantic.member(cls, expr.attr)
         if binding is None:
             return UNKNOWN
         return self._binding_value(binding, expr.attr, depth + 1, called)
+
+    def _member_of(self, owner: Binding, member: str, depth: int, called: bool) -> Vendor | None:
+        """`member` of what `owner` is bound to: a class of this file, an instance of one made once
+        (`current_platform = RocmPlatform()`), or such a class or instance of another module of the
+        project (through an import)."""
+        if owner.kind == "value" and isinstance(owner.single, ast.Call) and isinstance(owner.single.func, ast.Name):
+            made_by = owner.single.func
+            owner = self.semantic.lookup(made_by.id, made_by) or owner
+            if owner.kind == "value":
+                return None  # an instance of something other than a class
+        if owner.kind == "class" and isinstance(owner.definition, ast.ClassDef):
+            binding = self.semantic.member(owner.definition, member)
+            return self._binding_value(binding, member, depth + 1, called) if binding is not None else None
+        if owner.kind == "import" and owner.qualified:
+            return self._resolve_external(f"{owner.qualified}.{member}", called)
+        return None
 
     def _external(self, expr: ast.Name | ast.Attribute, qualified: str, called: bool) -> Vendor | None:
         """A name reached through an import (`env.IS_ROCM` after `import mypkg.env as env`)."""

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,10 +14,15 @@ from rocmlint.python.importers import ImportIndex, ModuleReach, import_gate, imp
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import PythonParseError, parse_text, walk
 from rocmlint.source import DecodeError, SourceFile
-from rocmlint.vendor import EVERYWHERE, Branch
+from rocmlint.vendor import EVERYWHERE, Branch, Vendor
 
 if TYPE_CHECKING:
-    from rocmlint.python.gating import GateAnalyzer, Vendor
+    from rocmlint.python.gating import GateAnalyzer
+    from rocmlint.python.vendor_values import VendorStrings
+
+# A symbol of one module as asked: (module file, name with "()" when called, guards, whether its strings
+# are asked rather than its vendor value).
+SymbolKey = tuple[Path, str, frozenset[str], bool]
 
 # A module can only define a vendor test if it mentions one of these.
 _VENDOR_BYTES = (b"hip", b"rocm", b"ROCM", b"HIP", b"cuda", b"amd", b"AMD", b"nvidia")
@@ -43,15 +49,17 @@ def is_test_file(path: str) -> bool:
 
 
 class ProjectIndex:
-    """Resolves qualified names defined in other Python modules of the project; cached per run.
+    """Resolves qualified names defined in other Python modules of the project to their vendor values, or
+    to the strings they hold per vendor; cached per run, each module parsed once.
 
-    A qualified name ending in "()" asks for the value of calling it (`pkg.env.is_hip()`).
+    A qualified name ending in "()" asks for the value of calling it (`pkg.env.is_hip()`); one may name a
+    member of a module's name (`pkg.platforms.current_platform.is_mi300()`).
     """
 
     def __init__(self, rocm_guards: frozenset[str] = frozenset()) -> None:
         self.rocm_guards = rocm_guards
-        self._values: dict[tuple[Path, str, frozenset[str]], Vendor | None] = {}
-        self._in_progress: set[tuple[Path, str, frozenset[str]]] = set()
+        self._values: dict[SymbolKey, Vendor | VendorStrings | None] = {}
+        self._in_progress: set[SymbolKey] = set()
         self._modules: dict[tuple[tuple[str, ...], tuple[Path, ...]], Path | None] = {}
         self._module_data: dict[Path, bytes | None] = {}
         self._analyzers: dict[tuple[Path, frozenset[str]], GateAnalyzer | None] = {}
@@ -106,24 +114,36 @@ class ProjectIndex:
             self._import_sites[key] = import_sites(analyzer.semantic, importer, index.finder)
         return self._import_sites[key]
 
-    def resolver_for(self, path: str, rocm_guards: frozenset[str] | None = None) -> Callable[[str], Vendor | None]:
+    def resolver_for(self, path: str, rocm_guards: frozenset[str] | None = None) -> ProjectResolver:
         """The resolver for names imported by the file at `path`. `rocm_guards` (default: the index's
         own) are the configured guard names the other modules are read with."""
         _, root = package_of(path)
-        roots = [root, Path(os.path.abspath(path)).parent]
-        guards = self.rocm_guards if rocm_guards is None else rocm_guards
-        return lambda qualified: self.resolve(qualified, roots, guards)
+        roots = (root, Path(os.path.abspath(path)).parent)
+        return ProjectResolver(self, roots, self.rocm_guards if rocm_guards is None else rocm_guards)
 
     def resolve(self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None = None) -> Vendor | None:
+        found = self._resolve(qualified, roots, rocm_guards, strings=False)
+        return found if isinstance(found, Vendor) else None
+
+    def resolve_strings(
+        self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None = None
+    ) -> VendorStrings | None:
+        found = self._resolve(qualified, roots, rocm_guards, strings=True)
+        return None if isinstance(found, Vendor) else found
+
+    def _resolve(
+        self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None, strings: bool
+    ) -> Vendor | VendorStrings | None:
         guards = self.rocm_guards if rocm_guards is None else rocm_guards
         called = qualified.endswith("()")
         parts = qualified.removesuffix("()").split(".")
         for split in range(len(parts) - 1, 0, -1):
             module_file = self._find_module(tuple(parts[:split]), tuple(roots))
             if module_file is not None:
-                if split != len(parts) - 1:
-                    return None  # an attribute of an attribute of a module: not followed
-                return self._symbol(module_file, parts[-1] + ("()" if called else ""), guards)
+                if split < len(parts) - (1 if strings else 2):
+                    return None  # deeper than a module's name (strings) or a member of one (values): not followed
+                # A module's name, or a member of one (`current_platform.is_mi300`: its class's method).
+                return self._symbol((module_file, ".".join(parts[split:]) + ("()" if called else ""), guards, strings))
         return None
 
     def _find_module(self, parts: tuple[str, ...], roots: tuple[Path, ...]) -> Path | None:
@@ -132,28 +152,32 @@ class ProjectIndex:
             self._modules[key] = _find_module(list(parts), list(roots))
         return self._modules[key]
 
-    def _symbol(self, module_file: Path, symbol: str, guards: frozenset[str]) -> Vendor | None:
-        key = (module_file, symbol, guards)
+    def _symbol(self, key: SymbolKey) -> Vendor | VendorStrings | None:
         if key in self._values:
             return self._values[key]
         if key in self._in_progress:
             return None  # an import cycle
         self._in_progress.add(key)
         try:
-            value = self._evaluate(module_file, symbol, guards)
+            value = self._evaluate(key)
         finally:
             self._in_progress.discard(key)
         self._values[key] = value
         return value
 
-    def _evaluate(self, module_file: Path, symbol: str, guards: frozenset[str]) -> Vendor | None:
+    def _evaluate(self, key: SymbolKey) -> Vendor | VendorStrings | None:
+        module_file, symbol, guards, strings = key
         called = symbol.endswith("()")
         name = symbol.removesuffix("()")
         data = self._data(module_file)
-        if data is None or not _may_define(data, name, guards):
+        if data is None or not _may_define(data, name.split(".", 1)[0], guards):
             return None
         analyzer = self._analyzer(module_file, data, guards)
-        value = analyzer.symbol_value(name, called) if analyzer is not None else None
+        if analyzer is None:
+            return None
+        if strings:
+            return analyzer.vendor_values.symbol_strings(name, called)
+        value = analyzer.symbol_value(name, called)
         return value if value is not None and value.is_vendor_test else None
 
     def _data(self, module_file: Path) -> bytes | None:
@@ -185,6 +209,21 @@ class ProjectIndex:
             walk(module, semantic.parents, {}, semantic.mentions)
             self._analyzers[key] = GateAnalyzer(semantic, guards, self.resolver_for(str(module_file), guards))
         return self._analyzers[key]
+
+
+@dataclass(frozen=True)
+class ProjectResolver:
+    """The names one file imports from other modules of the project (gating.CrossModuleResolver)."""
+
+    index: ProjectIndex
+    roots: tuple[Path, ...]
+    guards: frozenset[str]
+
+    def __call__(self, qualified: str) -> Vendor | None:
+        return self.index.resolve(qualified, list(self.roots), self.guards)
+
+    def strings(self, qualified: str) -> VendorStrings | None:
+        return self.index.resolve_strings(qualified, list(self.roots), self.guards)
 
 
 def _parse(text: str) -> ast.Module | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rocmlint.python.scopes import (
     DEFS,
@@ -322,6 +322,17 @@ class Semantic:
                         return inherited
         return None
 
+    def attribute_binding(self, cls: ast.ClassDef, name: str) -> Binding | None:
+        """`member` of `cls`, with a class attribute's value and the `self.name = ...` of its methods together
+        (a class default an instance overrides has both)."""
+        binding = self.member(cls, name)
+        scope = binding.scope if binding is not None else None
+        if binding is None or binding.kind != "value" or scope is None or name not in scope.values:
+            return binding
+        overrides = tuple(scope.attributes.get(name, ()))
+        opaque = binding.opaque or name in scope.opaque_attributes
+        return replace(binding, values=(*binding.values, *overrides), opaque=opaque)
+
     def qualified_name(self, node: ast.AST, _depth: int = 0) -> str | None:
         """`torch.backends.cuda.matmul.allow_tf32` for `c.matmul.allow_tf32` after
         `from torch.backends import cuda as c`; names bound to a dotted value are followed too.
@@ -477,6 +488,17 @@ class Semantic:
         if not isinstance(name, ast.Name):
             return None
         binding = self.lookup(name.id, name)
+        if binding is None or binding.kind != "function" or not isinstance(binding.definition, FUNCTION_DEFS):
+            return None
+        return binding.definition
+
+    def called_def(self, func: ast.AST) -> FunctionNode | None:
+        """The def of this file a call's callee names: a function (`helper`, see `local_function`) or a method
+        of a class of this file called on its instance or class (`self.helper`, `cls.helper`, `Class.helper`)."""
+        if not isinstance(func, ast.Attribute):
+            return self.local_function(func)
+        cls = self.receiver_class(func)
+        binding = self.member(cls, func.attr) if cls is not None else None
         if binding is None or binding.kind != "function" or not isinstance(binding.definition, FUNCTION_DEFS):
             return None
         return binding.definition

@@ -2,11 +2,12 @@
 
 A trace starts at an expression and walks back to the leaves it may come from: names to what they are
 assigned, both arms of `a if c else b`, and (when the rule asks for them, `Follow`) operands, subscripted
-values, elements, f-string fields, joins, conversions (`list(x)`), string methods, loop variables and
-calls of local functions. At every expression it first asks the rule's `visit`, which knows the rule's
-hazard: it returns the leaves found there (a list, possibly empty: a dead end), `Through(...)` to
-continue at other expressions (a step only this rule sees through, such as `int(x)`), or None to let the
-tracer follow the generic constructs.
+values, elements, f-string fields, joins, conversions (`list(x)`), string methods, loop variables, calls of
+local functions and methods (a name unpacked from one takes its element of the returned tuples), and
+attributes of a class of this file (`self.x` assigned in another method). At every expression it first asks
+the rule's `visit`, which knows the rule's hazard: it returns the leaves found there (a list, possibly
+empty: a dead end), `Through(...)` to continue at other expressions (a step only this rule sees through,
+such as `int(x)`), or None to let the tracer follow the generic constructs.
 
 Every step costs one unit of depth, the same for every rule (`MAX_DEPTH`); a trace started from inside
 `visit` continues the depth of the expression being visited, so nested traces are bounded too (and
@@ -98,7 +99,14 @@ class Follow:
     # tuple targets, `itertools.product`); a plain target over anything else is an element of the
     # iterable, traced as the iterable itself (like a subscript).
     loops: bool = False
-    returns: bool = False  # a call of a def of this file comes from its `return` values
+    # A call of a def of this file (a function, or a method called as `self.m()`, `cls.m()`, `Class.m()`)
+    # comes from its `return` values; a name unpacked from such a call (`block, warps = settings(n)`), from
+    # the element at its position of each tuple the def returns (under `Names.ALL` or `AGREEING`: an unpacked
+    # name is never assigned once).
+    returns: bool = False
+    # `self.x`, `cls.x` and `Class.x` of a class of this file come from every value the class assigns `x`
+    # (its body, `self.x = ...` in any of its methods, its bases), under the `names` policy.
+    attributes: bool = False
 
 
 @dataclass(frozen=True)
@@ -163,6 +171,8 @@ class Values:
             return list(step)
         if isinstance(expr, ast.Name):
             return self._trace_name(expr, visit, follow, depth)
+        if isinstance(expr, ast.Attribute) and follow.attributes:
+            return self._trace_attribute(expr, visit, follow, depth)
         return self._trace_all(self._steps(expr, follow), visit, follow, depth + 1)
 
     def _trace_all(self, parts: Sequence[ast.expr], visit: Visit[T], follow: Follow, depth: int) -> list[T]:
@@ -181,6 +191,26 @@ class Values:
             single = binding.single if binding is not None else None
             return self._trace(single, visit, follow, depth + 1) if single is not None else []
         assigned = self.semantic.assigned_values(name)
+        if follow.returns:
+            assigned = [element for value in assigned for element in self._returned_elements(value, name.id)]
+        return self._trace_assigned(assigned, visit, follow, depth)
+
+    def _trace_attribute(self, expr: ast.Attribute, visit: Visit[T], follow: Follow, depth: int) -> list[T]:
+        cls = self.semantic.receiver_class(expr)
+        binding = self.semantic.attribute_binding(cls, expr.attr) if cls is not None else None
+        if binding is None or binding.kind != "value":
+            return []
+        if follow.names is Names.SINGLE:
+            single = binding.single
+            return self._trace(single, visit, follow, depth + 1) if single is not None else []
+        unknown: list[ast.expr | None] = [None] if binding.opaque else []
+        return self._trace_assigned([*binding.values, *unknown], visit, follow, depth)
+
+    def _trace_assigned(
+        self, assigned: Sequence[ast.expr | None], visit: Visit[T], follow: Follow, depth: int
+    ) -> list[T]:
+        """The leaves of every value a variable is assigned (None: a value not known), under `follow.names`
+        (`ALL` or `AGREEING`)."""
         found: list[T] = []
         for value in assigned:
             leaves = self._trace(value, visit, follow, depth + 1) if value is not None else []
@@ -188,6 +218,26 @@ class Values:
                 return []
             found += leaves
         return found
+
+    def _returned_elements(self, value: ast.expr | None, name: str) -> list[ast.expr | None]:
+        """What `name` gets from one value it is assigned: the value itself, or, when it is unpacked from a call
+        of a def of this file (`block, warps = settings(n)`), the element at its position of each tuple the
+        def returns (`return block, warps`; None for a return that is no such tuple)."""
+        statement = self.semantic.parent(value) if value is not None else None
+        position = _unpacked_position(statement, value, name)
+        function = (
+            self.semantic.called_def(value.func) if position is not None and isinstance(value, ast.Call) else None
+        )
+        if function is None or position is None:
+            return [value]
+        elements: list[ast.expr | None] = []
+        for returned in return_values(function):
+            part = self.semantic.single_value(returned) or returned
+            if isinstance(part, ast.Tuple) and position < len(part.elts) and not _has_starred(part):
+                elements.append(part.elts[position])
+            else:
+                elements.append(None)
+        return elements
 
     def _steps(self, expr: ast.expr, follow: Follow) -> list[ast.expr]:
         """The expressions `expr` comes from, one generic step back (none: `expr` is a leaf)."""
@@ -214,7 +264,7 @@ class Values:
             return [argument]
         if follow.text_methods and isinstance(func, ast.Attribute) and func.attr in _TEXT_METHODS:
             return [func.value]
-        function = self.semantic.local_function(func) if follow.returns else None
+        function = self.semantic.called_def(func) if follow.returns else None
         return return_values(function) if function is not None else []
 
     # --- texts ----------------------------------------------------------------------------------------
@@ -258,12 +308,13 @@ class Values:
         return [(text, expr)] if text is not None else None
 
     # --- integers -------------------------------------------------------------------------------------
-    def int_values(self, expr: ast.expr) -> list[IntValue]:
-        """Every integer `expr` may be, where it is known at lint time: literals, names assigned once,
-        both arms of conditionals, arithmetic on constants (`BLOCK // 32`, `1 << 5`), `min`/`max` of
-        constants, and the integers in the list a loop variable iterates (`for w in [4, 8, 32]`, a tuple
-        target of `[(64, 4), (128, 32)]`, `itertools.product([64, 128], [4, 8])`)."""
-        return self.trace(expr, self._int_step)
+    def int_values(self, expr: ast.expr, follow: Follow = PLAIN) -> list[IntValue]:
+        """Every integer `expr` may be, where it is known at lint time: literals, names assigned once (with
+        `follow`, every assignment, a helper's returns...), both arms of conditionals, arithmetic on constants
+        (`BLOCK // 32`, `1 << 5`), `min`/`max` of constants, and the integers in the list a loop variable
+        iterates (`for w in [4, 8, 32]`, a tuple target of `[(64, 4), (128, 32)]`,
+        `itertools.product([64, 128], [4, 8])`)."""
+        return self.trace(expr, self._int_step, follow)
 
     def _int_step(self, expr: ast.expr) -> list[IntValue] | None:
         literal = _integer_literal(expr)
@@ -424,6 +475,22 @@ def list_added_to(call: ast.Call) -> ast.expr | None:
     if isinstance(func, ast.Attribute) and func.attr in ADDING_METHODS:
         return func.value
     return None
+
+
+def _unpacked_position(statement: ast.AST | None, value: ast.expr | None, name: str) -> int | None:
+    """The position of `name` in the tuple target `statement` unpacks `value` into (`a, name = value`)."""
+    if not isinstance(statement, ast.Assign) or statement.value is not value:
+        return None
+    for target in statement.targets:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for position, element in enumerate(target.elts):
+                if isinstance(element, ast.Name) and element.id == name:
+                    return position
+    return None
+
+
+def _has_starred(display: ast.Tuple) -> bool:
+    return any(isinstance(element, ast.Starred) for element in display.elts)
 
 
 def _integer_literal(expr: ast.expr) -> int | None:

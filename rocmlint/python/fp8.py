@@ -1,0 +1,116 @@
+"""The OCP FP8 dtypes as Python code names them: PyTorch's, JAX's (`jax.numpy`) and ml_dtypes' `float8_e4m3fn`
+and `float8_e5m2`, written as an attribute (`torch.float8_e4m3fn`, `jnp.float8_e5m2`), an imported name
+(`from ml_dtypes import float8_e4m3fn`) or looked up by name (`getattr(torch, "float8_e4m3fn", None)`); the
+`finfo(...)` a dtype is given to; the places whose format specification fixes OCP FP8 (the element,
+activation and weight dtypes of an MX format); uses where the encoding does not matter; and choices that
+already cover the FNUZ variant.
+
+Whether a mention is a hazard (MI300 implements only the FNUZ variants) stays in the rule.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from rocmlint.python.conditions import choices_around
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import last_name
+from rocmlint.python.uses import in_allow_list, is_inspected, outermost_collection_member
+
+# The libraries whose FP8 dtypes come in both encodings, with the FNUZ variant named `<ocp>` + "uz"/"fnuz".
+_LIBRARIES = ("torch", "jax.numpy", "ml_dtypes")
+OCP_NAMES = frozenset({"float8_e4m3fn", "float8_e5m2"})
+_FINFO = frozenset(f"{library}.finfo" for library in (*_LIBRARIES, "numpy"))
+# Keywords whose dtype is OCP FP8 by the MX specification: an MX element dtype on any call, and the
+# activation and weight dtypes of an MX format's configuration (`MXFPInferenceConfig(weight_dtype=...)`).
+_MX_ELEMENT_KEYWORDS = frozenset({"elem_dtype"})
+_MX_CONFIG_KEYWORDS = frozenset({"activation_dtype", "weight_dtype"})
+# An MX format's configuration or helper: a callee named `MX...`, `Mxfp...`, `mx_...`.
+_MX_CALLEE = re.compile(r"^(?:MX|Mx|mx)(?:[A-Z0-9_]|fp|Fp)")
+# `finfo` fields equal for the OCP and FNUZ formats.
+_PORTABLE_FINFO = frozenset({"bits"})
+# A branch whose test or alternative mentions these already selects the FP8 format per architecture.
+_ARCH_SELECTION_MARKERS = ("fnuz", "gfx")
+
+
+@dataclass(frozen=True)
+class OcpFp8:
+    """An OCP FP8 dtype a node stands for (`ocp_fp8_dtype`)."""
+
+    library: str  # "torch", "jax.numpy" or "ml_dtypes"
+    name: str  # "float8_e4m3fn" or "float8_e5m2"
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.library}.{self.name}"
+
+    @property
+    def fnuz(self) -> str:
+        """The FNUZ variant MI300 implements instead (`torch.float8_e4m3fnuz`, `jax.numpy.float8_e5m2fnuz`)."""
+        return self.qualified + ("uz" if self.name.endswith("fn") else "fnuz")
+
+
+def ocp_fp8_dtype(ctx: PythonContext, node: ast.AST) -> OcpFp8 | None:
+    """The OCP FP8 dtype `node` names: an attribute or imported name (through import aliases), or a
+    `getattr(<library>, "<name>"[, default])` call; None for anything else."""
+    if isinstance(node, ast.Call):
+        return _looked_up(ctx, node)
+    if not isinstance(node, (ast.Attribute, ast.Name)) or last_name(node) not in OCP_NAMES:
+        return None
+    library, _, name = (ctx.qualified_name(node) or "").rpartition(".")
+    return OcpFp8(library, name) if library in _LIBRARIES else None
+
+
+def _looked_up(ctx: PythonContext, call: ast.Call) -> OcpFp8 | None:
+    if not isinstance(call.func, ast.Name) or call.func.id != "getattr" or not 2 <= len(call.args) <= 3:
+        return None
+    library, name = ctx.qualified_name(call.args[0]), ctx.string_value(call.args[1])
+    return OcpFp8(library, name) if library in _LIBRARIES and name in OCP_NAMES else None
+
+
+def finfo_of(ctx: PythonContext, node: ast.AST) -> ast.Call | None:
+    """The `finfo(...)` call (`torch.finfo`, `jnp.finfo`, `ml_dtypes.finfo`, `numpy.finfo`) `node` is the
+    argument of (positional or keyword)."""
+    parent = ctx.parent(node)
+    call = ctx.parent(parent) if isinstance(parent, ast.keyword) else parent
+    if not isinstance(call, ast.Call) or call.func is node:
+        return None
+    return call if ctx.qualified_name(call.func) in _FINFO else None
+
+
+def ocp_by_spec(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is passed where the format's specification fixes OCP FP8: `elem_dtype=` (an MX element dtype),
+    or `activation_dtype=`/`weight_dtype=` of an MX format's configuration (`MXFPInferenceConfig(...)`)."""
+    keyword = ctx.parent(node)
+    if not isinstance(keyword, ast.keyword) or keyword.arg is None:
+        return False
+    if keyword.arg in _MX_ELEMENT_KEYWORDS:
+        return True
+    call = ctx.parent(keyword)
+    callee = last_name(call.func) if isinstance(call, ast.Call) else None
+    return keyword.arg in _MX_CONFIG_KEYWORDS and callee is not None and _MX_CALLEE.match(callee) is not None
+
+
+def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
+    """A use of an FP8 dtype where its encoding does not matter: comparisons, type checks, lookup tables and
+    allow-lists (the dtype is matched against, not produced), `finfo(...).bits` (the same for both formats),
+    and places whose spec fixes OCP FP8 (`ocp_by_spec`)."""
+    if is_inspected(ctx, node) or in_allow_list(ctx, node):
+        return True
+    member = outermost_collection_member(ctx, node)
+    if ocp_by_spec(ctx, member):
+        return True
+    finfo = finfo_of(ctx, member)
+    used = ctx.parent(finfo) if finfo is not None else None
+    return isinstance(used, ast.Attribute) and used.attr in _PORTABLE_FINFO
+
+
+def selected_per_arch(ctx: PythonContext, node: ast.expr) -> bool:
+    """A branch, conditional expression or collection around `node` that also covers the FNUZ format (names a
+    `fnuz` dtype or tests a `gfx` architecture)."""
+    for choice in choices_around(ctx, node):
+        if any(marker in ctx.code_of(choice).lower() for marker in _ARCH_SELECTION_MARKERS):
+            return True
+    return False

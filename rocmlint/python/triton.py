@@ -1,0 +1,94 @@
+"""Triton as Python code drives it: the `num_warps` a `triton.Config` (or Helion's) or a kernel launch
+`kernel[grid](...)` gets, and configs the author keeps from ROCm in ways plain gating does not see: a condition
+mentioning ROCm decides whether the config is made, the config list goes through a pruning function (or the
+autotuner's `prune_configs_by`) that consults ROCm or the warp size, or it is only used on NVIDIA.
+
+Which values are a hazard stays in the rule.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from rocmlint.python.conditions import deciding_tests
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import last_name
+from rocmlint.python.semantic import MAX_HOPS
+from rocmlint.python.values import Argument
+
+_CONFIG_CLASSES = frozenset(
+    {"triton.Config", "triton.runtime.Config", "triton.runtime.autotuner.Config", "helion.Config"}
+)
+_AUTOTUNERS = frozenset({"triton.autotune", "triton.runtime.autotune", "triton.runtime.autotuner.autotune"})
+_VENDOR_TEST_FORMS = (ast.Name, ast.Attribute, ast.Call, ast.Compare)
+
+
+def num_warps_argument(ctx: PythonContext, call: ast.Call) -> ast.expr | None:
+    """The `num_warps` value of a `triton.Config(...)` or of a `kernel[grid](...)` launch."""
+    keyword = ctx.semantic.keyword(call, "num_warps")
+    if isinstance(call.func, ast.Subscript):
+        return keyword.value if keyword is not None else None
+    if last_name(call.func) != "Config" or ctx.qualified_name(call.func) not in _CONFIG_CLASSES:
+        return None
+    return keyword.value if keyword is not None else ctx.semantic.positional(call, 1)
+
+
+def handled_for_rocm(ctx: PythonContext, call: ast.Call) -> bool:
+    """A config the author already keeps from ROCm in a way plain gating cannot see."""
+    return _under_rocm_aware_condition(call, ctx) or _flows_away_from_rocm(call, ctx, 0)
+
+
+def _under_rocm_aware_condition(node: ast.AST, ctx: PythonContext) -> bool:
+    """A condition mentioning ROCm decides whether `node` runs (`if IS_ROCM and w > 16: continue`,
+    `[... for w in ws if not (IS_HIP and w > 16)]`, `not IS_ROCM or small`), even if not fully."""
+    return any(ctx.vendor_test(test).is_vendor_test for test in deciding_tests(ctx, node))
+
+
+def _flows_away_from_rocm(expr: ast.AST, ctx: PythonContext, depth: int) -> bool:
+    """Whether the config list holding `expr` is pruned for ROCm or only used on NVIDIA: passed to a call
+    that prunes it, read in ROCm-only code (pruning it), or every read of it (every call of the def
+    returning it) gated away from ROCm or flowing into pruning."""
+    destination = ctx.values.destination(expr) if depth <= MAX_HOPS else None
+    if destination is None:
+        return False
+    if destination.call is not None and destination.argument is not None:
+        return _call_prunes(destination.call, destination.argument, ctx)
+    if any(ctx.is_nvidia_gated(read) for read in destination.reads):
+        return True
+    uses = destination.reads or destination.calls
+    return bool(uses) and all(ctx.is_rocm_gated(use) or _flows_away_from_rocm(use, ctx, depth + 1) for use in uses)
+
+
+def _call_prunes(call: ast.Call, argument: Argument, ctx: PythonContext) -> bool:
+    """The config list is an argument of an autotuner that prunes for ROCm, or an argument not passed by
+    name to a local function that consults ROCm (`config_prune(configs)`)."""
+    if ctx.qualified_name(call.func) in _AUTOTUNERS:
+        return _prune_consults_rocm(call, ctx)
+    by_name = isinstance(argument, ast.keyword) and argument.arg is not None
+    return not by_name and _consults_rocm(call.func, ctx)
+
+
+def _prune_consults_rocm(autotune: ast.Call, ctx: PythonContext) -> bool:
+    prune = ctx.semantic.keyword(autotune, "prune_configs_by")
+    if prune is None:
+        return False
+    return any(_consults_rocm(function, ctx) for function in ctx.semantic.dict_entries(prune.value).values())
+
+
+def _consults_rocm(function: ast.expr, ctx: PythonContext) -> bool:
+    """Whether a local function (or lambda) reads a ROCm test or the device warp size in its body."""
+    if isinstance(function, ast.Lambda):
+        return _reads_rocm_test(function.body, ctx)
+    definition = ctx.semantic.local_function(function)
+    if definition is None:
+        return False
+    return any(_reads_rocm_test(statement, ctx) for statement in definition.body)
+
+
+def _reads_rocm_test(root: ast.AST, ctx: PythonContext) -> bool:
+    for node in ctx.semantic.descendants(root):
+        if isinstance(node, (ast.Name, ast.Attribute)) and last_name(node) == "warp_size":
+            return True
+        if isinstance(node, _VENDOR_TEST_FORMS) and ctx.vendor_test(node).is_vendor_test:
+            return True
+    return False

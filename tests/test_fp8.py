@@ -1,0 +1,94 @@
+"""The OCP FP8 dtypes as Python names them (rocmlint/python/fp8.py)."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+from snippets import parse
+
+from rocmlint.python import fp8
+
+
+@pytest.mark.parametrize(
+    ("code", "qualified", "fnuz"),
+    [
+        pytest.param(
+            "import torch\nx = torch.float8_e4m3fn\n", "torch.float8_e4m3fn", "torch.float8_e4m3fnuz", id="torch"
+        ),
+        pytest.param(
+            "from torch import float8_e5m2\nx = float8_e5m2\n",
+            "torch.float8_e5m2",
+            "torch.float8_e5m2fnuz",
+            id="imported",
+        ),
+        pytest.param(
+            "import jax.numpy as jnp\nx = jnp.float8_e4m3fn\n",
+            "jax.numpy.float8_e4m3fn",
+            "jax.numpy.float8_e4m3fnuz",
+            id="jax",
+        ),
+        pytest.param(
+            "import ml_dtypes\nx = ml_dtypes.float8_e5m2\n",
+            "ml_dtypes.float8_e5m2",
+            "ml_dtypes.float8_e5m2fnuz",
+            id="ml",
+        ),
+        pytest.param(
+            'import torch\nx = getattr(torch, "float8_e4m3fn", None)\n',
+            "torch.float8_e4m3fn",
+            "torch.float8_e4m3fnuz",
+            id="getattr",
+        ),
+        pytest.param('import torch\nx = getattr(torch, "float8_e4m3fnuz")\n', None, None, id="getattr-fnuz"),
+        pytest.param("import torch\nx = torch.float8_e4m3fnuz\n", None, None, id="fnuz"),
+        pytest.param("x = config.float8_e4m3fn\n", None, None, id="other-library"),
+        pytest.param('x = getattr(config, "float8_e4m3fn")\n', None, None, id="getattr-other-library"),
+    ],
+)
+def test_ocp_fp8_dtype(code: str, qualified: str | None, fnuz: str | None) -> None:
+    snippet = parse(code)
+    dtype = fp8.ocp_fp8_dtype(snippet.ctx, snippet.value("x"))
+    assert (dtype.qualified if dtype else None) == qualified
+    assert (dtype.fnuz if dtype else None) == fnuz
+
+
+@pytest.mark.parametrize(
+    ("code", "by_spec"),
+    [
+        ("cfg = MXLinearConfig(elem_dtype=D)\n", True),
+        ("cfg = to_mx(x, elem_dtype=D)\n", True),
+        ("cfg = MXFPInferenceConfig(activation_dtype=D)\n", True),
+        ("cfg = mx_config(weight_dtype=D)\n", True),
+        ("cfg = Mxfp8Config(weight_dtype=D)\n", True),
+        ("cfg = Float8LinearConfig(weight_dtype=D)\n", False),
+        ("cfg = MixedPrecisionConfig(weight_dtype=D)\n", False),
+        ("cfg = MXLinearConfig(dtype=D)\n", False),
+    ],
+)
+def test_ocp_by_spec(code: str, by_spec: bool) -> None:
+    snippet = parse(code)
+    assert fp8.ocp_by_spec(snippet.ctx, snippet.node("D", ast.Name)) is by_spec
+
+
+@pytest.mark.parametrize(
+    ("code", "neutral"),
+    [
+        ("if t.dtype == D:\n    pass\n", True),
+        ("bits = torch.finfo(D).bits\n", True),
+        ("top = torch.finfo(D).max\n", False),
+        ("y = x.to(D)\n", False),
+    ],
+)
+def test_encoding_neutral_use(code: str, neutral: bool) -> None:
+    snippet = parse("import torch\n" + code)
+    assert fp8.encoding_neutral_use(snippet.ctx, snippet.node("D", ast.Name)) is neutral
+
+
+def test_finfo_of_and_selected_per_arch() -> None:
+    snippet = parse(
+        "import jax.numpy as jnp, torch\nm = jnp.finfo(dtype=A).max\nd = torch.float8_e4m3fnuz if fnuz else B\ne = C\n"
+    )
+    assert snippet.code(fp8.finfo_of(snippet.ctx, snippet.node("A", ast.Name))) == "jnp.finfo(dtype=A)"
+    assert fp8.selected_per_arch(snippet.ctx, snippet.node("B", ast.Name))
+    assert not fp8.selected_per_arch(snippet.ctx, snippet.node("C", ast.Name))

@@ -1,0 +1,51 @@
+"""Triton configs and launches as Python writes them (rocmlint/python/triton.py)."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+from snippets import parse
+
+from rocmlint.python import triton
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("import triton\nx = triton.Config({'B': 64}, num_warps=W)\n", "W"),
+        ("from triton import Config\nx = Config({'B': 64}, W)\n", "W"),
+        ("x = kernel[grid](a, num_warps=W)\n", "W"),
+        ("x = kernel[grid](a)\n", None),
+        ("x = Config({'B': 64}, num_warps=W)\n", None),  # not Triton's Config
+        ("x = launch(a, num_warps=W)\n", None),
+    ],
+)
+def test_num_warps_argument(code: str, expected: str | None) -> None:
+    snippet = parse(code)
+    call = snippet.value("x")
+    assert isinstance(call, ast.Call)
+    argument = triton.num_warps_argument(snippet.ctx, call)
+    assert (snippet.code(argument) if argument is not None else None) == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "handled"),
+    [
+        pytest.param(
+            "for w in ws:\n    if IS_ROCM and w > 16:\n        continue\n    c = Config(w)\n", True, id="rocm-condition"
+        ),
+        pytest.param(
+            "def prune(configs):\n    return [c for c in configs if c.num_warps * warp_size <= 1024]\n"
+            "configs = prune([Config(32)])\n",
+            True,
+            id="pruned-by-warp-size",
+        ),
+        pytest.param("CONFIGS = [Config(32)]\nif torch.version.cuda:\n    use(CONFIGS)\n", True, id="only-nvidia"),
+        pytest.param("configs = [Config(32)]\nuse(configs)\n", False, id="plain"),
+    ],
+)
+def test_handled_for_rocm(code: str, handled: bool) -> None:
+    snippet = parse("import torch\nIS_ROCM = torch.version.hip is not None\n" + code)
+    call = next(n for n in ast.walk(snippet.module) if isinstance(n, ast.Call) and snippet.code(n.func) == "Config")
+    assert triton.handled_for_rocm(snippet.ctx, call) is handled

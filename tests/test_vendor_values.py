@@ -1,0 +1,360 @@
+"""Vendor-valued names (rocmlint/python/vendor_values.py): the strings a name, attribute or call result
+holds per vendor, and comparisons of them as gates.
+
+Each case places `HAZARD()` calls as tests/test_gating.py does and asks where they can run:
+`(on_rocm, on_nvidia)`, False meaning never.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from test_gating import BOTH, NEVER, NVIDIA_ONLY, ROCM_ONLY, analyze, everywhere, where, where_in_project
+
+from rocmlint.python.project import ProjectIndex
+from rocmlint.python.vendor_values import VendorStrings
+from rocmlint.vendor import Vendor
+
+_PLATFORM = """
+import torch
+PLATFORM = "rocm" if torch.version.hip else "cuda"
+"""
+
+_CHAIN = """
+import torch
+if torch.version.hip:
+    ACCEL = "hip"
+elif hasattr(torch, "xpu") and torch.xpu.is_available():
+    ACCEL = "xpu"
+elif torch.backends.mps.is_available():
+    ACCEL = "mps"
+else:
+    ACCEL = "cuda"
+"""
+
+FORMS = [
+    pytest.param(_PLATFORM + 'if PLATFORM == "cuda":\n    HAZARD()\n', NVIDIA_ONLY, id="equal"),
+    pytest.param(_PLATFORM + 'if PLATFORM != "cuda":\n    HAZARD()\n', ROCM_ONLY, id="not-equal"),
+    pytest.param(_PLATFORM + 'if "cuda" == PLATFORM:\n    HAZARD()\n', NVIDIA_ONLY, id="literal-first"),
+    pytest.param(_PLATFORM + 'if PLATFORM == "rocm":\n    pass\nelse:\n    HAZARD()\n', NVIDIA_ONLY, id="else-arm"),
+    pytest.param(_PLATFORM + 'if PLATFORM == "xpu":\n    HAZARD()\n', NEVER, id="another-accelerators-value"),
+    pytest.param(
+        _PLATFORM + 'def run():\n    if PLATFORM in ("xpu", "rocm"):\n        return\n    HAZARD()\n',
+        NVIDIA_ONLY,
+        id="in-tuple-early-return",
+    ),
+    pytest.param(_PLATFORM + 'if PLATFORM not in ["rocm"]:\n    HAZARD()\n', NVIDIA_ONLY, id="not-in-list"),
+    pytest.param(_PLATFORM + 'if PLATFORM in {"rocm", "xpu"}:\n    HAZARD()\n', ROCM_ONLY, id="in-set"),
+    pytest.param(
+        _PLATFORM + 'NON_CUDA = frozenset(("rocm", "xpu"))\nif PLATFORM not in NON_CUDA:\n    HAZARD()\n',
+        NVIDIA_ONLY,
+        id="in-named-frozenset",
+    ),
+    pytest.param(_PLATFORM + 'CUDA = "cuda"\nif PLATFORM == CUDA:\n    HAZARD()\n', NVIDIA_ONLY, id="named-constant"),
+    pytest.param(
+        _PLATFORM + 'KIND = "hip" if torch.version.hip else "cuda"\nif PLATFORM == KIND == "cuda":\n    HAZARD()\n',
+        NVIDIA_ONLY,
+        id="chain-and-of-links",
+    ),
+    pytest.param(
+        _PLATFORM + 'ON_CUDA = PLATFORM == "cuda"\nif ON_CUDA:\n    HAZARD()\n', NVIDIA_ONLY, id="truth-of-a-flag"
+    ),
+    pytest.param(
+        _PLATFORM + 'def on_cuda():\n    return PLATFORM == "cuda"\nif not on_cuda():\n    HAZARD()\n',
+        ROCM_ONLY,
+        id="helper-returning-comparison",
+    ),
+    pytest.param(
+        _PLATFORM + 'if PLATFORM == "cuda" and torch.cuda.is_available():\n    HAZARD()\n',
+        NVIDIA_ONLY,
+        id="conjoined",
+    ),
+    pytest.param(
+        'import torch\nARCH = "gfx942" if torch.version.hip else None\nif ARCH is None:\n    HAZARD()\n',
+        NVIDIA_ONLY,
+        id="is-none",
+    ),
+    pytest.param(
+        'import torch\nDEVICE = "cuda"\nif torch.version.hip:\n    DEVICE = "rocm"\nif DEVICE == "cuda":\n    HAZARD()\n',
+        NVIDIA_ONLY,
+        id="overridden-on-rocm",
+    ),
+    pytest.param(
+        'import torch\nif not torch.version.hip:\n    P = "cuda"\nelse:\n    P = "rocm"\nif P == "cuda":\n    HAZARD()\n',
+        NVIDIA_ONLY,
+        id="if-else-assignments",
+    ),
+    pytest.param(
+        'import torch\nif torch.version.hip:\n    P = "rocm"\nif P != "rocm":\n    HAZARD()\n',
+        NVIDIA_ONLY,
+        id="set-only-on-rocm",
+    ),
+    pytest.param(
+        "import torch\n"
+        'try:\n    P = "rocm" if torch.version.hip else "cuda"\nexcept ImportError:\n    P = "cpu"\n'
+        'if P == "cuda":\n    HAZARD()\n',
+        NVIDIA_ONLY,
+        id="fallback-in-handler-adds-a-value",
+    ),
+    pytest.param(
+        'import torch\nIS_HIP = torch.version.hip is not None\ndef device_kind():\n    return "hip" if IS_HIP else "cuda"\n'
+        'if device_kind() == "cuda":\n    HAZARD()\n',
+        NVIDIA_ONLY,
+        id="function-result",
+    ),
+    pytest.param(
+        'import torch\ndef backend(device=None):\n    if torch.version.hip:\n        return "rocm"\n    return "cuda"\n'
+        'if backend(0) != "rocm":\n    HAZARD()\n',
+        NVIDIA_ONLY,
+        id="function-early-return-with-arguments",
+    ),
+    pytest.param(
+        'import os\nimport torch\ndef kind():\n    if torch.version.hip:\n        return "rocm"\n    return os.environ["KIND"]\n'
+        'if kind() == "cuda":\n    HAZARD()\n',
+        NVIDIA_ONLY,
+        id="function-known-on-rocm-only",
+    ),
+    pytest.param(
+        "import torch\nclass Runner:\n"
+        '    def __init__(self):\n        self.platform = "rocm" if torch.version.hip else "cuda"\n'
+        '    def run(self):\n        if self.platform == "cuda":\n            HAZARD()\n',
+        NVIDIA_ONLY,
+        id="self-attribute",
+    ),
+    pytest.param(
+        "import torch\nclass Config:\n"
+        '    BACKEND = "hip" if torch.version.hip else "cuda"\n'
+        'if Config.BACKEND in ("hip",):\n    pass\nelse:\n    HAZARD()\n',
+        NVIDIA_ONLY,
+        id="class-attribute",
+    ),
+    pytest.param(
+        "import torch\nclass Platform:\n"
+        '    def name(self):\n        return "rocm" if torch.version.hip else "cuda"\n'
+        '    def setup(self):\n        if self.name() == "cuda":\n            HAZARD()\n',
+        NVIDIA_ONLY,
+        id="method-result",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), FORMS)
+def test_forms(code: str, expected: tuple[bool | None, bool | None]) -> None:
+    assert where(code) == expected
+
+
+def test_if_elif_chain_with_other_accelerators() -> None:
+    code = (
+        _CHAIN
+        + """
+def run():
+    if ACCEL in ("xpu", "hip"):
+        return
+    HAZARD("after-return")
+if ACCEL == "cuda":
+    HAZARD("cuda")
+if ACCEL == "mps":
+    HAZARD("mps")
+if ACCEL != "xpu":
+    HAZARD("not-xpu")
+if ACCEL == "hip":
+    HAZARD("hip")
+"""
+    )
+    assert everywhere(code) == {
+        "after-return": NVIDIA_ONLY,
+        "cuda": NVIDIA_ONLY,
+        "mps": NVIDIA_ONLY,  # an NVIDIA build may run on a Mac: only ROCm is ruled out
+        "not-xpu": BOTH,
+        "hip": ROCM_ONLY,
+    }
+
+
+def test_rocm_arm_after_another_accelerators_arm() -> None:
+    code = """
+    import torch
+    if torch.xpu.is_available():
+        ACCEL = "xpu"
+    elif torch.version.hip:
+        ACCEL = "rocm"
+    else:
+        ACCEL = "cuda"
+    if ACCEL == "cuda":
+        HAZARD("cuda")
+    if ACCEL == "rocm":
+        HAZARD("rocm")
+    """
+    assert everywhere(code) == {"cuda": NVIDIA_ONLY, "rocm": ROCM_ONLY}
+
+
+def test_strings_per_vendor() -> None:
+    analyzed = analyze(_CHAIN + "x = ACCEL\n")
+    strings = analyzed.gates.vendor_values.strings(analyzed.expression("x"))
+    assert strings == VendorStrings(frozenset({"hip"}), frozenset({"xpu", "mps", "cuda"}))
+
+
+UNKNOWN_CASES = [
+    pytest.param(
+        'import os\nPLATFORM = os.environ.get("PLATFORM", "cuda")\nif PLATFORM == "cuda":\n    HAZARD()\n',
+        id="chosen-by-the-environment",  # a ROCm user may keep the default "cuda"
+    ),
+    pytest.param('PLATFORM = "cuda"\nif PLATFORM == "cuda":\n    HAZARD()\n', id="a-setting-not-a-vendor-test"),
+    pytest.param('def run(kind):\n    if kind == "cuda":\n        HAZARD()\n', id="parameter"),
+    pytest.param('for kind in ("rocm", "cuda"):\n    if kind == "cuda":\n        HAZARD()\n', id="loop-variable"),
+    pytest.param(_PLATFORM + 'PLATFORM += "-gpu"\nif PLATFORM == "cuda-gpu":\n    HAZARD()\n', id="augmented"),
+    pytest.param(
+        'import torch\nP = "cuda"\nif P == "cuda":\n    HAZARD()\nif torch.version.hip:\n    P = "rocm"\n',
+        id="read-before-the-rocm-assignment",
+    ),
+    pytest.param(
+        _PLATFORM + 'def force():\n    global PLATFORM\n    PLATFORM = "cuda"\nif PLATFORM == "cuda":\n    HAZARD()\n',
+        id="overwritten-elsewhere",
+    ),
+    pytest.param(
+        'import torch\nP = "rocm" if torch.version.hip else detect()\nif P == "cuda":\n    pass\nelse:\n    HAZARD()\n',
+        id="unknown-on-nvidia",
+    ),
+    pytest.param(
+        'import torch\nP = "rocm" if torch.version.hip else "cuda"\nP = P.upper()\nif P == "CUDA":\n    HAZARD()\n',
+        id="transformed",
+    ),
+    pytest.param('import torch\nP = "rocm" if torch.version.hip else "cuda"\nif P > "a":\n    HAZARD()\n', id="order"),
+    pytest.param(
+        "import torch\nclass Runner:\n"
+        '    def force_cuda(self):\n        self.kind = "cuda"\n'
+        '    def __init__(self):\n        self.kind = "rocm" if torch.version.hip else "cuda"\n'
+        '    def run(self):\n        if self.kind == "cuda":\n            HAZARD()\n',
+        id="attribute-set-in-two-methods",  # either may run last
+    ),
+]
+
+
+@pytest.mark.parametrize("code", UNKNOWN_CASES)
+def test_unknown_values_are_no_gate(code: str) -> None:
+    assert where(code) == BOTH
+
+
+def test_the_written_form_completes_what_the_values_leave_unknown() -> None:
+    """`P == "rocm"` is a ROCm test by its literal (gating's written form); what P holds on ROCm does not
+    change that, and on NVIDIA (unknown here) the literal still says no."""
+    analyzed = analyze('import torch\nP = "rocm" if torch.version.hip else detect()\nx = P == "rocm"\n')
+    assert analyzed.gates.value(analyzed.expression("x")) == Vendor(True, False)
+
+
+def test_reassigned_under_a_comparison_of_itself() -> None:
+    """The test reads the value assigned before it: false on ROCm, so "cpu" is never assigned there; on
+    NVIDIA it always is, and replaces "cuda"."""
+    code = 'import torch\nP = "rocm" if torch.version.hip else "cuda"\nif P == "cuda":\n    P = "cpu"\nx = P\n'
+    analyzed = analyze(code)
+    strings = analyzed.gates.vendor_values.strings(analyzed.expression("x"))
+    assert strings == VendorStrings(frozenset({"rocm"}), frozenset({"cpu"}))
+
+
+def test_a_cycle_is_unknown() -> None:
+    """In a function, the test reads every assignment of the global, its own among them: unknown, so
+    "cpu" may be assigned on both vendors."""
+    code = """
+    import torch
+    P = "rocm" if torch.version.hip else "cuda"
+    def fall_back():
+        global P
+        if P == "cuda":
+            P = "cpu"
+    x = P
+    """
+    analyzed = analyze(code)
+    strings = analyzed.gates.vendor_values.strings(analyzed.expression("x"))
+    assert strings == VendorStrings(frozenset({"rocm", "cpu"}), frozenset({"cuda", "cpu"}))
+
+
+def test_decided_in_any_order() -> None:
+    """A test further down the module that compares the name does not take part in deciding the name: asked
+    first from inside a function, the module-level exit after the assignment still gates what follows."""
+    code = """
+    import torch
+    PLATFORM = "rocm" if torch.version.hip else "cuda"
+    def helper():
+        return PLATFORM == "cuda"
+    if PLATFORM != "cuda":
+        raise ImportError("NVIDIA only")
+    HAZARD()
+    """
+    analyzed = analyze(code)
+    compare = next(node for node in analyzed.semantic.parents if isinstance(node, ast.Compare))
+    assert analyzed.gates.value(compare) == Vendor(False, True)
+    assert analyzed.branch(analyzed.hazard()) == NVIDIA_ONLY
+
+
+def test_a_test_that_needs_a_later_statement_of_its_own_block() -> None:
+    """Deciding the module-level test asks where the assignment written after it runs, while the module's
+    statements are being scanned up to the test: the scan is not entered again (no exits assumed before
+    the assignment), and the answer stands."""
+    code = """
+    import torch
+    def on_cuda():
+        return PLATFORM == "cuda"
+    if not on_cuda():
+        raise ImportError("NVIDIA only")
+    PLATFORM = "rocm" if torch.version.hip else "cuda"
+    HAZARD()
+    """
+    assert where(code) == NVIDIA_ONLY
+
+
+def test_long_chains_of_names_stay_bounded() -> None:
+    lines = ["import torch", 'P0 = "rocm" if torch.version.hip else "cuda"']
+    for index in range(400):
+        lines += [f'if P{index} == "cuda":', f'    P{index + 1} = "cuda"', "else:", f'    P{index + 1} = "rocm"']
+    lines += ['if P400 == "cuda":', "    HAZARD()"]
+    assert where("\n".join(lines) + "\n") in (NVIDIA_ONLY, BOTH)  # never a RecursionError
+
+
+_PACKAGE = {
+    "pkg/__init__.py": "from .platform import PLATFORM as CURRENT\n",
+    "pkg/platform.py": _PLATFORM
+    + 'def device_kind():\n    return "hip" if torch.version.hip else "cuda"\n'
+    + 'if torch.version.hip:\n    ACCEL = "hip"\nelif torch.xpu.is_available():\n    ACCEL = "xpu"\nelse:\n    ACCEL = "cuda"\n',
+    "pkg/consts.py": 'CUDA = "cuda"\n',
+}
+
+CROSS_MODULE = [
+    pytest.param(
+        'from pkg.platform import PLATFORM\nif PLATFORM == "cuda":\n    HAZARD()\n', NVIDIA_ONLY, id="from-import"
+    ),
+    pytest.param('from .platform import PLATFORM as P\nif P != "cuda":\n    HAZARD()\n', ROCM_ONLY, id="relative-as"),
+    pytest.param(
+        'import pkg.platform as plat\nif plat.PLATFORM == "cuda":\n    HAZARD()\n', NVIDIA_ONLY, id="module-attr"
+    ),
+    pytest.param(
+        'from pkg.platform import device_kind\nif device_kind() == "cuda":\n    HAZARD()\n', NVIDIA_ONLY, id="function"
+    ),
+    pytest.param(
+        'from pkg import platform\ndef f():\n    if platform.ACCEL in ("xpu", "hip"):\n        return\n    HAZARD()\n',
+        NVIDIA_ONLY,
+        id="if-elif-chain",
+    ),
+    pytest.param('from pkg import CURRENT\nif CURRENT == "cuda":\n    HAZARD()\n', NVIDIA_ONLY, id="re-exported"),
+    pytest.param(
+        "from pkg.platform import PLATFORM\nfrom pkg.consts import CUDA\nif PLATFORM == CUDA:\n    HAZARD()\n",
+        NVIDIA_ONLY,
+        id="constant-from-another-module",
+    ),
+    pytest.param('from pkg.consts import CUDA\nif CUDA == "cuda":\n    HAZARD()\n', BOTH, id="constant-alone"),
+    pytest.param('from pkg.platform import MISSING\nif MISSING == "cuda":\n    HAZARD()\n', BOTH, id="missing"),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), CROSS_MODULE)
+def test_cross_module(tmp_path: Path, code: str, expected: tuple[bool | None, bool | None]) -> None:
+    assert where_in_project(tmp_path, {**_PACKAGE, "pkg/run.py": code}, "pkg/run.py") == expected
+
+
+def test_resolver_strings(tmp_path: Path) -> None:
+    where_in_project(tmp_path, {**_PACKAGE, "pkg/run.py": "HAZARD()\n"}, "pkg/run.py")
+    resolver = ProjectIndex().resolver_for(str(tmp_path / "pkg/run.py"))
+    assert resolver.strings("pkg.platform.PLATFORM") == VendorStrings(frozenset({"rocm"}), frozenset({"cuda"}))
+    assert resolver.strings("pkg.platform.device_kind()") == VendorStrings(frozenset({"hip"}), frozenset({"cuda"}))
+    assert resolver.strings("pkg.platform.nothing") is None
+    assert resolver("pkg.platform.PLATFORM") is None  # a string is no vendor test by itself
