@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import os
-import textwrap
 from pathlib import Path
 
 import pytest
+from test_cuda_project import write_tree
 
 from rocmlint.config import Settings
 from rocmlint.engine import Engine
@@ -29,15 +29,6 @@ PLATFORM = """
 import torch
 IS_ROCM = torch.version.hip is not None
 """
-
-
-def write_tree(root: Path, files: dict[str, str]) -> Path:
-    """Write `files` (dedented) under `root`, folders made as needed."""
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return root
 
 
 def bases(root: Path, files: dict[str, str], *modules: str) -> list[Branch]:

@@ -31,9 +31,9 @@ from rocmlint.python.scopes import (
     FunctionNode,
     dotted_name,
     last_line,
+    own_returns,
 )
 from rocmlint.python.semantic import Binding, Semantic
-from rocmlint.python.tree import children
 from rocmlint.python.vendor_values import VendorStrings, VendorValues, Within
 from rocmlint.vendor import CONSTANT_FALSE, CONSTANT_TRUE, EVERYWHERE, NEITHER, NVIDIA, ROCM, UNKNOWN, Branch, Vendor
 
@@ -865,7 +865,7 @@ class GateAnalyzer:
         lead to it (`if torch.version.hip: return True` / `return False` is a ROCm test)."""
         total = CONSTANT_FALSE  # falling off the end returns None
         informative = False
-        returns = _return_statements(function)
+        returns = own_returns(function)
         for statement in returns:
             if statement.value is None:
                 continue
@@ -966,21 +966,6 @@ def _merge(values: list[tuple[Vendor, ast.expr]]) -> Vendor:
 def _is_constant(node: ast.AST) -> bool:
     """`True`, `False` or `None` (numbers and strings are not the flags' fallbacks)."""
     return isinstance(node, ast.Constant) and (node.value is None or type(node.value) is bool)
-
-
-def _return_statements(function: FunctionNode) -> list[ast.Return]:
-    """The `return` statements of a function (not those of nested defs, classes or lambdas)."""
-    found: list[ast.Return] = []
-    stack: list[ast.AST] = list(function.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Return):
-            found.append(node)
-            continue
-        if isinstance(node, (*DEFS, ast.expr)):
-            continue
-        stack.extend(children(node))
-    return found
 
 
 def _is_none(node: ast.AST) -> bool:

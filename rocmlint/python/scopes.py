@@ -10,6 +10,8 @@ import ast
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from rocmlint.python.tree import children
+
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 ScopeNode = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 FUNCTION_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -307,3 +309,16 @@ def absolute_module(node: ast.ImportFrom, package: str | None) -> str:
         return "." * level + module
     base = parts[: len(parts) - (level - 1)]
     return ".".join(base + ([module] if module else []))
+
+
+def own_returns(function: FunctionNode) -> list[ast.Return]:
+    """The `return` statements of the function itself (not of defs, classes or lambdas in it)."""
+    found: list[ast.Return] = []
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            found.append(node)
+        elif not isinstance(node, (*DEFS, ast.expr)):
+            stack.extend(children(node))
+    return found

@@ -22,9 +22,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from rocmlint.python.scopes import FUNCTION_DEFS, FunctionNode, ScopeNode, dotted_name
-from rocmlint.python.semantic import DEFERRED_BODIES, MAX_DEPTH, Binding, Semantic
-from rocmlint.python.tree import children
+from rocmlint.python.scopes import FUNCTION_DEFS, FunctionNode, ScopeNode, dotted_name, own_returns
+from rocmlint.python.semantic import MAX_DEPTH, Binding, Semantic
 from rocmlint.python.values import element_values
 from rocmlint.vendor import CONSTANT_TRUE, Tri, Vendor
 
@@ -261,7 +260,7 @@ class VendorValues:
 
     def _returns(self, function: FunctionNode) -> VendorStrings:
         """The values a function returns per vendor (None too where it can fall off its end)."""
-        returns = _own_returns(function)
+        returns = own_returns(function)
         reaches = [self.gates.reach(statement, function.body) for statement in returns]
         values = [self.strings(statement.value) if statement.value else _NONE for statement in returns]
         if not self.gates.terminates(function.body):
@@ -352,19 +351,6 @@ def _ends_after(statement: ast.stmt, reader: ast.Name) -> bool:
     """Whether `statement` is not over when `reader` is evaluated (it holds it, or comes later)."""
     end = (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
     return end > (reader.lineno, reader.col_offset)
-
-
-def _own_returns(function: FunctionNode) -> list[ast.Return]:
-    """The `return` statements of the function itself (not of defs, classes or lambdas in it)."""
-    found: list[ast.Return] = []
-    stack: list[ast.AST] = list(function.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Return):
-            found.append(node)
-        elif not isinstance(node, (*DEFERRED_BODIES, ast.expr)):
-            stack.extend(children(node))
-    return found
 
 
 def _is_none(node: ast.AST) -> bool:
