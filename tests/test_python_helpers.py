@@ -394,6 +394,13 @@ def test_outermost_collection_member() -> None:
         ("DTYPES = (V, b)\n", False),  # a name that does not say it lists accepted values
         ("allowed = V\n", False),  # no collection
         ("check(allowed=(V, b))\n", False),  # not assigned
+        # A table every read of which only looks values up, filtered or not.
+        ("FP8 = tuple(d for d in (V, b) if d is not None)\nok = x.dtype in FP8\n", True),
+        ("FP8 = (V, b)\nok = isinstance(x, FP8) or y not in FP8\n", True),
+        ("FP8 = (V, b)\nif not FP8 or x in FP8:\n    pass\n", True),  # emptiness tested too
+        ("FP8 = (V, b)\nok = x in FP8\nmake(FP8)\n", False),  # also passed on
+        ("FP8 = (V, b)\n", False),  # never read
+        ("FP8 = sorted(d for d in (V, b))\nok = x in FP8\n", False),  # not a collecting call
     ],
 )
 def test_in_allow_list(code: str, listed: bool) -> None:

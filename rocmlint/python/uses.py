@@ -99,13 +99,60 @@ def _is_message_or_lookup(ctx: PythonContext, call: ast.Call) -> bool:
 
 # Names of collections that list accepted values rather than choose one.
 _ALLOW_LIST_NAME = re.compile(r"allowed|supported|valid|accepted|known", re.IGNORECASE)
+# Calls that collect what a generator yields: `tuple(d for d in (a, b) if d is not None)` is a filtered literal.
+_COLLECTING_CALLS = frozenset({"tuple", "list", "set", "frozenset"})
 
 
 def in_allow_list(ctx: PythonContext, node: ast.AST) -> bool:
-    """`node` is an element of a tuple or list literal assigned to a name that says it lists accepted values
-    (`_ALLOWED_DTYPES = (...)`, `SUPPORTED_ELEM_DTYPES = [...]`): a table checked with `in`."""
+    """`node` is an element of a tuple or list literal (also filtered through `tuple(x for x in (...) if ...)`)
+    assigned to a name that says it lists accepted values (`_ALLOWED_DTYPES = (...)`, `SUPPORTED_ELEM_DTYPES =
+    [...]`), or to a name every read of which only looks values up in it (`x.dtype in _FP8_DTYPES`): a table."""
     member = outermost_collection_member(ctx, node)
-    assign = ctx.parent(member)
-    if member is node or not isinstance(assign, ast.Assign) or assign.value is not member:
+    if member is node:
         return False
-    return any(_ALLOW_LIST_NAME.search(last_name(target)) for target in assign.targets)
+    assign = _assignment_of(ctx, member)
+    if assign is None:
+        return False
+    if any(_ALLOW_LIST_NAME.search(last_name(target)) for target in assign.targets):
+        return True
+    return len(assign.targets) == 1 and _only_looked_up(ctx, assign.targets[0])
+
+
+def _assignment_of(ctx: PythonContext, collection: ast.AST) -> ast.Assign | None:
+    """The assignment whose value is `collection`, or a collecting call filtering it (`tuple(x for x in <it>)`)."""
+    value = collection
+    parent = ctx.parent(value)
+    if isinstance(parent, ast.comprehension) and parent.iter is value:
+        generator = ctx.parent(parent)
+        call = ctx.parent(generator) if generator is not None else None
+        if (
+            isinstance(generator, ast.GeneratorExp)
+            and isinstance(call, ast.Call)
+            and len(call.args) == 1
+            and call.args[0] is generator
+            and ctx.qualified_name(call.func) in _COLLECTING_CALLS
+        ):
+            value, parent = call, ctx.parent(call)
+    return parent if isinstance(parent, ast.Assign) and parent.value is value else None
+
+
+def _only_looked_up(ctx: PythonContext, target: ast.expr) -> bool:
+    """`target` names a variable that is read, and every read of it only inspects it (`in`, a type check)."""
+    if not isinstance(target, ast.Name):
+        return False
+    binding = ctx.semantic.lookup(target.id, target)
+    if binding is None:
+        return False
+    reads = ctx.semantic.reads(target.id, binding)
+    return bool(reads) and all(is_inspected(ctx, read) or _tested_for_truth(ctx, read) for read in reads)
+
+
+def _tested_for_truth(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is only tested for being empty: `not node`, an operand of `and`/`or`, the test of an `if`,
+    `while`, conditional expression or `assert`."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.UnaryOp):
+        return isinstance(parent.op, ast.Not)
+    if isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+        return parent.test is node
+    return isinstance(parent, ast.BoolOp)
