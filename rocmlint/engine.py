@@ -27,7 +27,7 @@ from rocmlint.python.accelerators import other_accelerator_in_path
 from rocmlint.python.embedded import TRIGGERS as EMBEDDED_TRIGGERS
 from rocmlint.python.embedded import EmbeddedSource
 from rocmlint.python.frontend import RuleOptions, check_python
-from rocmlint.python.gating import ModuleBase
+from rocmlint.python.gating import ModuleBase, ReadElsewhere
 from rocmlint.python.project import ProjectIndex, forget_import_indexes, import_index_for, is_test_file, package_of
 from rocmlint.python.tree import PythonParseError
 from rocmlint.registry import all_rules, rule_by_code
@@ -204,6 +204,7 @@ class Engine:
                 on_internal_error,
                 embedded_cuda=bool(embedded_rules),
                 module_base=self._module_base(source.path, settings, options.rocm_guards),
+                read_elsewhere=self._read_elsewhere(source.path, settings),
             )
             found = result.diagnostics
             if embedded_rules:
@@ -266,6 +267,17 @@ class Engine:
             return self.project.module_base(import_index_for(root), path, rocm_guards)
 
         return base
+
+    def _read_elsewhere(self, path: str, settings: Settings) -> ReadElsewhere | None:
+        """Whether the project's modules that import this file may read one of its module-level names (None:
+        not known, for a buffer with no file on disk or without the project model)."""
+        if not settings.project_model or not os.path.isfile(path):
+            return None
+
+        def read(name: str) -> bool:
+            return self.project.read_elsewhere(import_index_for(project_root(Path(path), settings.root)), path, name)
+
+        return read
 
     def _filter(
         self,

@@ -2010,7 +2010,7 @@ FLAG_DEFINITIONS = [
             pass
         """,
         BOTH,
-        id="public-module-variable-may-be-imported",
+        id="public-module-variable-without-an-import-index",
     ),
     pytest.param(
         """
@@ -2065,6 +2065,43 @@ def test_definition_of_a_variable_only_read_where_rocm_ignores_it(
     code: str, expected: tuple[bool | None, bool | None]
 ) -> None:
     assert where(code)[0] == expected[0]
+
+
+_FLAG_MODULE = """
+import torch
+has_sm80 = torch.cuda.get_device_capability()[0] >= 8
+def use_marlin():
+    return torch.version.cuda is not None and has_sm80
+"""
+
+
+@pytest.mark.parametrize(
+    ("importer", "reported"),
+    [
+        pytest.param("", False, id="imported-by-nobody"),
+        pytest.param("from pkg.util import use_marlin\n", False, id="importer-reads-another-name"),
+        pytest.param("from pkg.util import has_sm80\n", True, id="importer-reads-the-flag"),
+        pytest.param("import pkg.util as u\nprint(u.has_sm80)\n", True, id="importer-reads-the-attribute"),
+        pytest.param("from pkg.util import *\n", True, id="star-import"),
+        pytest.param('import pkg.util\nflag = getattr(pkg.util, "has_sm80")\n', True, id="read-by-name"),
+        pytest.param(
+            "from pkg.util import use_marlin\nhas_sm80 = False\n", False, id="importer-has-its-own-variable-so-named"
+        ),
+    ],
+)
+def test_public_module_flag_by_what_its_importers_read(tmp_path: Path, importer: str, reported: bool) -> None:
+    """A public module variable only read where ROCm ignores it is gated when no module of the project that
+    imports its module may read it; those importers are the result's dependencies."""
+    from rocmlint.dependencies import DependencyRecorder
+
+    files = {"pkg/__init__.py": "", "pkg/util.py": _FLAG_MODULE, "pkg/main.py": importer}
+    write_tree(tmp_path, files)
+    recorder = DependencyRecorder()
+    recorder.start_file()
+    report = Engine(recorder).check_path(tmp_path / "pkg/util.py", Settings(root=tmp_path))
+    assert [(d.code, d.location.line) for d in report.diagnostics] == ([("ROC113", 2)] if reported else [])
+    if importer:
+        assert str(tmp_path / "pkg/main.py") in recorder.finish_file()
 
 
 def test_long_chain_of_flags_is_decided_without_overflow() -> None:

@@ -83,6 +83,8 @@ _MAX_VARIABLE_NESTING = 16
 
 # Where the module as a whole can run (rocmlint/python/importers.py), asked when a branch first needs it.
 ModuleBase = Callable[[], Branch]
+# Whether a module of the project that imports this one may read its module-level name (ProjectIndex.read_elsewhere).
+ReadElsewhere = Callable[[str], bool]
 Condition = tuple[Vendor, bool]  # a test and whether the node sits where it is true
 
 
@@ -127,11 +129,13 @@ class GateAnalyzer:
         rocm_guards: frozenset[str] = frozenset(),
         resolve_external: CrossModuleResolver | None = None,
         module_base: ModuleBase | None = None,
+        read_elsewhere: ReadElsewhere | None = None,
     ) -> None:
         self.semantic = semantic
         self.rocm_guards = rocm_guards
         self.resolve_external = resolve_external
         self.module_base = module_base
+        self.read_elsewhere = read_elsewhere
         self._binding_cache: dict[tuple[int, str], Vendor] = {}
         self._branch_cache: dict[ast.AST, Branch] = {}
         self._before_cache: dict[ast.stmt, list[Condition]] = {}
@@ -346,18 +350,23 @@ class GateAnalyzer:
         return []
 
     def _ignored_on_rocm(self, target: ast.Name) -> bool:
-        """Whether every read of the variable `target` assigns is ignored on ROCm. Only variables whose
-        every read is in this file count: a def's locals and the module's private (`_`) names; a public
-        module variable may be imported elsewhere, and a class attribute is read as `self.x`."""
+        """Whether every read of the variable `target` assigns is ignored on ROCm: a def's local, or a module
+        variable that is private (`_x`) or that no module of the project importing this one may read (a
+        class attribute is read as `self.x`, which is not followed)."""
         binding = self.semantic.lookup(target.id, target)
         if binding is None or binding.kind != "value":
             return False
         scope = binding.scope.node
         if not isinstance(scope, (ast.Module, *FUNCTION_DEFS)):
             return False
-        if scope is self.semantic.module and not target.id.startswith("_"):
-            return False
-        key = (scope, target.id)
+        ignored = self._every_read_ignored_on_rocm(target.id, scope)
+        if ignored and scope is self.semantic.module and not target.id.startswith("_"):
+            return self.read_elsewhere is not None and not self.read_elsewhere(target.id)
+        return ignored
+
+    def _every_read_ignored_on_rocm(self, identifier: str, scope: ast.AST) -> bool:
+        """At least one read in this file, and every one ignored on ROCm (decided once per variable)."""
+        key = (scope, identifier)
         known = self._ignored_variables.get(key)
         if known is not None:
             return known
@@ -367,7 +376,7 @@ class GateAnalyzer:
         self._variable_nesting += 1
         ignored: bool | None = None
         try:
-            ignored = self._every_read_ignored_on_rocm(target.id, scope)
+            ignored = self._reads_ignored_on_rocm(identifier, scope)
         finally:
             self._variable_nesting -= 1
             if ignored is None:  # a caller question deferred through here (_CallerDeferred): asked again later
@@ -376,7 +385,7 @@ class GateAnalyzer:
                 self._ignored_variables[key] = ignored
         return ignored
 
-    def _every_read_ignored_on_rocm(self, identifier: str, scope: ast.AST) -> bool:
+    def _reads_ignored_on_rocm(self, identifier: str, scope: ast.AST) -> bool:
         """At least one read, and every read ignored on ROCm (stops at the first that is not)."""
         read_at_all = False
         for read in self._reads_within(identifier, scope):

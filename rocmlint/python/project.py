@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ SymbolKey = tuple[Path, str, frozenset[str], bool]
 # A module can only define a vendor test if it mentions one of these.
 _VENDOR_BYTES = (b"hip", b"rocm", b"ROCM", b"HIP", b"cuda", b"amd", b"AMD", b"nvidia")
 _MAX_FILE_BYTES = 2_000_000
+_STAR_IMPORT = re.compile(rb"\bimport[ \t]*\*")
 
 
 def package_of(path: str) -> tuple[str | None, Path]:
@@ -66,6 +68,7 @@ class ProjectIndex:
         self._reaches: dict[tuple[str, frozenset[str]], ModuleReach] = {}
         # (importer, guards) -> imported -> the importer's import nodes of it
         self._import_sites: dict[tuple[str, frozenset[str]], dict[str, list[ast.AST]]] = {}
+        self._read_elsewhere: dict[tuple[str, str], bool] = {}  # (module, name): an importer may read it
 
     def note_files(self, paths: Iterable[str]) -> None:
         """Other files a result was computed from (the C++ project model's); only a recorder keeps them."""
@@ -88,6 +91,34 @@ class ProjectIndex:
         branch, files = reach.base(os.path.abspath(path))
         self.note_files(files)
         return branch
+
+    def read_elsewhere(self, index: ImportIndex, path: str, name: str) -> bool:
+        """Whether a module of `index` that imports the module at `path` may read its module-level `name`. The
+        importers become dependencies of the result (a module that starts importing it later is not one, as
+        for `module_base`)."""
+        module = os.path.abspath(path)
+        importers = sorted(index.importers_of(module))
+        self.note_files(importers)
+        key = (module, name)
+        if key not in self._read_elsewhere:
+            self._read_elsewhere[key] = any(self._may_read(Path(importer), name) for importer in importers)
+        return self._read_elsewhere[key]
+
+    def _may_read(self, importer: Path, name: str) -> bool:
+        """The importer imports `name` from somewhere (`from m import name`, a re-export), star-imports, reads
+        an attribute so named (`m.name`) or writes it as a string (`getattr(m, "name")`); one that cannot be
+        read or parsed may do any. A variable of its own so named is no read (parsed only then)."""
+        data = self._data(importer)
+        if data is None:
+            return True
+        if _STAR_IMPORT.search(data) is not None:
+            return True
+        if name.encode() not in data:
+            return False
+        analyzer = self._analyzer(importer, data, self.rocm_guards)
+        if analyzer is None:
+            return True
+        return any(_names(node, name) for node in ast.walk(analyzer.semantic.module))
 
     def _import_gate(
         self, index: ImportIndex, importer: str, imported: str, guards: frozenset[str]
@@ -233,6 +264,15 @@ def _parse(text: str) -> ast.Module | None:
         return parse_text(text)
     except PythonParseError:
         return None
+
+
+def _names(node: ast.AST, name: str) -> bool:
+    """`node` may read another module's `name`: an import of it, an attribute or a string so spelled."""
+    if isinstance(node, ast.ImportFrom):
+        return any(alias.name == name for alias in node.names)
+    if isinstance(node, ast.Attribute):
+        return node.attr == name
+    return isinstance(node, ast.Constant) and node.value == name
 
 
 def _may_define(data: bytes, name: str, guards: frozenset[str]) -> bool:
