@@ -13,14 +13,13 @@ from rocmlint.python.conditions import guarded_by
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import (
     PROCESS_RUNNERS,
-    argument_values,
     handled_by_try,
     is_none,
     leaves_quietly,
     literal_text,
     literal_token,
-    unstarred,
 )
+from rocmlint.python.scopes import argument_values, unstarred
 from rocmlint.python.semantic import MAX_DEPTH
 from rocmlint.python.values import Follow, Through
 

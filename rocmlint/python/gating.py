@@ -29,9 +29,11 @@ from rocmlint.python.scopes import (
     DEFS,
     FUNCTION_DEFS,
     FunctionNode,
+    argument_values,
     dotted_name,
     last_line,
     own_returns,
+    unstarred,
 )
 from rocmlint.python.semantic import Binding, Semantic
 from rocmlint.python.vendor_values import VendorStrings, VendorValues, Within
@@ -570,7 +572,7 @@ class GateAnalyzer:
         """`importlib.util.find_spec("cutlass")` / `pytest.importorskip("cutlass")`: found only where the
         package's vendor is."""
         name = self.semantic.qualified_name(call.func) or ""
-        arguments = _argument_values(call)
+        arguments = argument_values(call)
         if name not in _PACKAGE_PROBES or not arguments:
             return None
         package = self.semantic.string_value(arguments[0])
@@ -622,7 +624,7 @@ class GateAnalyzer:
         marks: list[ast.expr] = []
         for value in binding.values:
             if isinstance(value, (ast.List, ast.Tuple)):
-                marks.extend(_unstarred(element) for element in value.elts)
+                marks.extend(unstarred(element) for element in value.elts)
             else:
                 marks.append(value)
         found = (self._skip_condition(mark) for mark in marks if isinstance(mark, ast.Call))
@@ -731,7 +733,7 @@ class GateAnalyzer:
     def _builtin_call(self, name: str, call: ast.Call, depth: int) -> Vendor | None:
         """`getattr(torch.version, "hip", None)`, `hasattr(torch.version, "hip")`, `bool(x)`; None when
         the call is none of these."""
-        arguments = _argument_values(call)
+        arguments = argument_values(call)
         if name == "getattr" and len(arguments) >= 2:
             owner = self.semantic.qualified_name(arguments[0])
             attribute = _string(arguments[1])
@@ -931,7 +933,7 @@ class GateAnalyzer:
         for item in node.items:
             call = item.context_expr
             if isinstance(call, ast.Call) and (dotted_name(call.func) or "").endswith("suppress"):
-                if any((dotted_name(argument) or "") in _IMPORT_ERRORS for argument in _argument_values(call)):
+                if any((dotted_name(argument) or "") in _IMPORT_ERRORS for argument in argument_values(call)):
                     return True
         return False
 
@@ -942,21 +944,11 @@ def _conjunction(path: Vendor, conditions: list[Condition]) -> Vendor:
     return path
 
 
-def _argument_values(call: ast.Call) -> list[ast.expr]:
-    """Every argument's expression in writing order of kinds, positional then keyword (`*xs` and `**kw`
-    give `xs` and `kw`): the calls read here take their arguments by position."""
-    return [_unstarred(argument) for argument in call.args] + [keyword.value for keyword in call.keywords]
-
-
-def _unstarred(node: ast.expr) -> ast.expr:
-    return node.value if isinstance(node, ast.Starred) else node
-
-
 def _handles_import_error(handler: ast.ExceptHandler) -> bool:
     if handler.type is None:
         return True
     types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return any((dotted_name(_unstarred(item)) or "").rsplit(".", 1)[-1] in _IMPORT_ERRORS for item in types)
+    return any((dotted_name(unstarred(item)) or "").rsplit(".", 1)[-1] in _IMPORT_ERRORS for item in types)
 
 
 def _merge(values: list[tuple[Vendor, ast.expr]]) -> Vendor:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from rocmlint.python.embedded import StringToken, string_token
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.scopes import DEFS, dotted_name, last_line
+from rocmlint.python.scopes import DEFS, argument_values, dotted_name, last_line, unstarred
 from rocmlint.python.semantic import DEFERRED_BODIES
 
 # Calls whose arguments are only shown, the one list for every rule, by the callee's last name (a method,
@@ -137,11 +137,6 @@ def literal_token(ctx: PythonContext, node: ast.AST) -> StringToken | None:
     return string_token(ctx.code_of(node))
 
 
-def unstarred(expr: ast.expr) -> ast.expr:
-    """What a `*x` element or argument unpacks (`x`); any other expression itself."""
-    return expr.value if isinstance(expr, ast.Starred) else expr
-
-
 def subscript_key(node: ast.AST) -> ast.expr | None:
     """`KEY` of `x[KEY]` (a single index: not a slice, not `x[a, b]`), else None."""
     if not isinstance(node, ast.Subscript) or isinstance(node.slice, (ast.Slice, ast.Tuple)):
@@ -150,12 +145,6 @@ def subscript_key(node: ast.AST) -> ast.expr | None:
 
 
 # --- calls --------------------------------------------------------------------------------------------
-def argument_values(call: ast.Call) -> list[ast.expr]:
-    """The values of a call's arguments: the positional ones (what a `*args` unpacks), then the keyword
-    ones (`**kwargs` too)."""
-    return [*(unstarred(arg) for arg in call.args), *(keyword.value for keyword in call.keywords)]
-
-
 def called_function(ctx: PythonContext, call: ast.Call) -> str | None:
     """The qualified name of the function a call runs, or builds with `functools.partial(f, ...)` (whose
     keyword arguments then go to `f`)."""

@@ -9,7 +9,7 @@ import ast
 import re
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import argument_values
+from rocmlint.python.scopes import argument_values
 
 _LIBRARY_LOADERS = frozenset(
     {"ctypes.CDLL", "ctypes.PyDLL", "ctypes.WinDLL", "ctypes.cdll.LoadLibrary", "ctypes.windll.LoadLibrary"}

@@ -65,11 +65,6 @@ def index_scope(node: ScopeNode, package: str | None) -> Scope:
     return scope
 
 
-def body_statements(node: FunctionNode | ast.ClassDef) -> list[ast.stmt]:
-    """The statements of a def's or class's body."""
-    return node.body
-
-
 def parameter_names(params: ast.arguments) -> list[str]:
     found = [p.arg for p in (*params.posonlyargs, *params.args, *params.kwonlyargs)]
     for star in (params.vararg, params.kwarg):
@@ -322,3 +317,14 @@ def own_returns(function: FunctionNode) -> list[ast.Return]:
         elif not isinstance(node, (*DEFS, ast.expr)):
             stack.extend(children(node))
     return found
+
+
+def unstarred(expr: ast.expr) -> ast.expr:
+    """What a `*x` element or argument unpacks (`x`); any other expression itself."""
+    return expr.value if isinstance(expr, ast.Starred) else expr
+
+
+def argument_values(call: ast.Call) -> list[ast.expr]:
+    """The values of a call's arguments: the positional ones (what a `*args` unpacks), then the keyword
+    ones (`**kwargs` too)."""
+    return [*(unstarred(arg) for arg in call.args), *(keyword.value for keyword in call.keywords)]

@@ -12,7 +12,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import STRING_SEARCHES, argument_values, last_name, unstarred
+from rocmlint.python.idioms import STRING_SEARCHES, last_name
+from rocmlint.python.scopes import argument_values, unstarred
 
 # The functions of `re` (and of the `regex` package) that match a pattern against a text; a compiled
 # pattern has methods of the same names that take the text alone.
