@@ -26,3 +26,25 @@ def collection_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+@contextmanager
+def batch_collection_paused() -> Iterator[None]:
+    """The cyclic collector paused while a batch of files is checked (`rocmlint check`), and what the batch
+    leaves alive moved out of its reach after.
+
+    A check leaves no reference cycle behind (tests/test_collector.py checks every fixture), so a
+    collection between two files finds nothing: it only rescans what the run keeps, the trees of
+    neighbour modules and the import index, each time they move up a generation (a tenth of vLLM's CPU
+    time). What is alive after the batch is that kept state and the reports; `gc.freeze` moves it to the
+    permanent generation, so the collections of the rest of the run (storing, output) do not rescan it
+    either. Objects there are still freed by reference counting.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()

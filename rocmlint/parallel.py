@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rocmlint.cache import Cache, Dependencies, Stat, content_hash, stat_of, stat_tuple
-from rocmlint.collector import collection_paused
+from rocmlint.collector import batch_collection_paused, collection_paused
 from rocmlint.config import Settings
 from rocmlint.discovery import Candidate
 from rocmlint.file_report import FileReport
@@ -147,7 +147,8 @@ def _run_chunk(chunk: Chunk) -> list[Checked]:
     if _worker_engine is None:
         _worker_engine = make_engine(_worker_options)
     table, items = chunk
-    return [check_file(_worker_engine, Path(path), table[index], _worker_options.remember) for path, index in items]
+    with batch_collection_paused():
+        return [check_file(_worker_engine, Path(path), table[index], _worker_options.remember) for path, index in items]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -176,7 +177,8 @@ def check_candidates(
         results: list[Checked] = []
     elif jobs <= 1 or len(tasks) < max(pool_min_files, 2):
         engine = make_engine(options)
-        results = [check_file(engine, c.path, c.settings, options.remember) for c in tasks]
+        with batch_collection_paused():
+            results = [check_file(engine, c.path, c.settings, options.remember) for c in tasks]
     else:
         results = _check_in_pool(tasks, jobs, options, warn, cache)
     # Storing makes no cycles either, and after checking, the heap holds the engine's many objects.

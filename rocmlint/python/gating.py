@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -161,7 +162,9 @@ class GateAnalyzer:
     def vendor_values(self) -> VendorValues:
         """The strings names hold per vendor (`PLATFORM == "cuda"` as a gate)."""
         external = self.resolve_external.strings if self.resolve_external is not None else None
-        return VendorValues(self.semantic, self, external)
+        # A proxy, not `self`: the pair would be a reference cycle, so the file's trees would wait for the
+        # cyclic collector instead of going when the check ends (see rocmlint/collector.py).
+        return VendorValues(self.semantic, weakref.proxy(self), external)
 
     # --- public -----------------------------------------------------------------------------------
     def branch(self, node: ast.AST) -> Branch:
