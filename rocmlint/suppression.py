@@ -96,11 +96,22 @@ def find_suppressions(source: SourceFile) -> Suppressions:
         if match.group("codes"):
             span = (column + match.start("codes"), column + match.end("codes"))
         suppressions.lines[line] = Directive(line, column, text, _split(match.group("codes")), span)
-    if suppressions.lines:
+    if any(_may_cover_earlier_lines(source, d) for d in suppressions.lines.values()):
         suppressions.covered_by = {
             line: target for line, target in comment_lines(source).items() if target in suppressions.lines
         }
     return suppressions
+
+
+def _may_cover_earlier_lines(source: SourceFile, directive: Directive) -> bool:
+    """Whether the line before the directive's may be one it covers: the directive's line closes a
+    multi-line string, or the line before ends in a backslash. A cheap test on two lines, so that the
+    lexing pass of `comment_lines` runs only for the few files that need it."""
+    if source.line_text(directive.line - 1).endswith("\\"):
+        return True
+    code = source.line_text(directive.line)[: directive.column]
+    closers = ('"""', "'''") if source.language == "python" else (')"',)
+    return any(closer in code for closer in closers)
 
 
 def comment_lines(source: SourceFile) -> dict[int, int]:
