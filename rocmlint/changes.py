@@ -129,9 +129,12 @@ def parse_diff(patch: bytes) -> dict[str, frozenset[int]]:
 
 
 def _new_name(text: bytes) -> str | None:
-    """`b/src/a.py` or `"b/odd\\tname.py"` (git quotes names with control characters, quotes or
-    backslashes); None for /dev/null."""
+    """`b/src/a.py`, `b/with space.py<TAB>` (git ends a name holding a space with a tab) or
+    `"b/odd\\tname.py"` (git quotes names with control characters, quotes or backslashes); None for
+    /dev/null."""
     text = text.rstrip(b"\r")
+    if text.endswith(b"\t"):
+        text = text[:-1]
     if text.startswith(b'"') and text.endswith(b'"'):
         text = _unquote(text[1:-1])
     if not text.startswith(b"b/"):

@@ -58,7 +58,7 @@ def lines_git_says_changed(root: Path, revision: str) -> dict[str, set[int] | No
     current: set[int] | None = None
     for line in git(root, "diff", "-U0", "--find-renames", base).splitlines():
         if line.startswith("+++ "):
-            name = line[4:]
+            name = line[4:].removesuffix("\t")  # git ends a name holding a space with a tab
             current = None if name == "/dev/null" else changed.setdefault((root / name[2:]).as_posix(), set())
         elif (hunk := re.match(r"@@ -\S+ \+(\d+)(?:,(\d+))? @@", line)) and current is not None:
             start, count = int(hunk[1]), int(hunk[2] or 1)
@@ -85,6 +85,7 @@ def branched(repository: Path) -> Path:
             "src/old_name.py": python_file(2, clean=5),
             "src/untouched.py": python_file(2),
             "csrc/kernels.cu": cuda_file(3),
+            "src/with space.py": python_file(2),
             "notes.txt": "not checked\n",
         },
     )
@@ -94,7 +95,10 @@ def branched(repository: Path) -> Path:
     model.insert(2, COMPILE)  # a new hazard between old lines
     model[-1] = COMPILE.replace("m = ", "mm = ")  # an old hazard line changed
     del model[1]  # a deletion: nothing to report there
-    write_tree(repository, {"src/model.py": "".join(model), "csrc/kernels.cu": cuda_file(4)})
+    write_tree(
+        repository,
+        {"src/model.py": "".join(model), "csrc/kernels.cu": cuda_file(4), "src/with space.py": python_file(3)},
+    )
     git(repository, "mv", "src/old_name.py", "src/new_name.py")
     commit_all(repository, "feature: edits and a rename")
     git(repository, "checkout", "-q", "main")
@@ -116,7 +120,7 @@ def test_since_is_the_full_run_filtered_by_git_diff_line_ranges(branched: Path, 
     # The scenario exercises what it claims: something is left out, and each kind of change is in.
     assert since < full
     paths = {Path(d[0]).name for d in since}
-    assert {"model.py", "kernels.cu", "new_name.py", "staged.py", "untracked.py"} <= paths
+    assert {"model.py", "kernels.cu", "new_name.py", "staged.py", "untracked.py", "with space.py"} <= paths
     assert "untouched.py" not in paths  # changed on main after the branch point only
 
 
@@ -135,7 +139,7 @@ def test_untracked_and_staged_files_are_new_as_a_whole(branched: Path, run: Run)
 @pytest.mark.parametrize(
     ("output_format", "count"),
     [
-        ("text", lambda out: len(re.findall(r"^\S+:\d+:\d+: ROC\d+ ", out, re.MULTILINE))),
+        ("text", lambda out: len(re.findall(r"^.+?:\d+:\d+: ROC\d+ ", out, re.MULTILINE))),
         ("json", lambda out: len(json.loads(out))),
         ("sarif", lambda out: len(json.loads(out)["runs"][0]["results"])),
         ("github", lambda out: len(re.findall(r"^::(?:error|warning|notice) ", out, re.MULTILINE))),
@@ -244,9 +248,11 @@ def test_parse_diff_reads_quoted_names_deletions_and_pure_renames() -> None:
         b"diff --git a/\xc3\xa9.cu b/\xc3\xa9.cu\n--- a/\xc3\xa9.cu\n+++ b/\xc3\xa9.cu\n@@ -3,2 +2,0 @@\n@@ -9 +8 @@\n"
         b'diff --git "a/\\303\\251\\"q.py" "b/\\303\\251\\"q.py"\n+++ "b/\\303\\251\\"q.py"\n@@ -0,0 +1,3 @@\n'
         b"diff --git a/gone.py b/gone.py\ndeleted file mode 100644\n--- a/gone.py\n+++ /dev/null\n@@ -1,4 +0,0 @@\n"
+        b"diff --git a/sp ace.py b/sp ace.py\n--- a/sp ace.py\t\n+++ b/sp ace.py\t\n@@ -1 +1 @@\n"
     )
     assert parse_diff(patch) == {
         "t\tab.py": frozenset({1, 2}),
         "\u00e9.cu": frozenset({8}),
         '\u00e9"q.py': frozenset({1, 2, 3}),
+        "sp ace.py": frozenset({1}),
     }
