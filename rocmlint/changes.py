@@ -62,7 +62,7 @@ def changed_lines(revision: str, paths: Sequence[Path]) -> ChangedLines:
     if shutil.which("git") is None:
         raise ChangesError("--since needs git, which was not found on PATH")
     changes = ChangedLines()
-    for root in sorted({_top_level(path) for path in paths or [Path(".")]}):
+    for root in _repositories(paths or [Path(".")]):
         base = _merge_base(root, revision)
         changes.files.update(_diff(root, base))
         changes.files.update(dict.fromkeys(_untracked(root)))
@@ -78,13 +78,22 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
         raise ChangesError(f"--since: cannot run git: {error.strerror or error}") from None
 
 
-def _top_level(path: Path) -> Path:
-    folder = path if path.is_dir() else path.parent
-    absolute = Path(os.path.abspath(folder))
-    while not absolute.is_dir():  # a path that does not exist: discovery warns about it
-        absolute = absolute.parent
+def _repositories(paths: Sequence[Path]) -> list[Path]:
+    """The top-level folders of the repositories `paths` are in; git is asked once per repository, not
+    once per path (pre-commit passes hundreds of files)."""
+    roots: list[Path] = []
+    for path in paths:
+        folder = Path(os.path.realpath(path if path.is_dir() else path.parent))
+        while not folder.is_dir():  # a path that does not exist: discovery warns about it
+            folder = folder.parent
+        if not any(folder == root or root in folder.parents for root in roots):
+            roots.append(_top_level(folder))
+    return roots
+
+
+def _top_level(absolute: Path) -> Path:
     result = _git(absolute, "rev-parse", "--show-toplevel")
-    top = os.fsdecode(result.stdout).strip()
+    top = os.fsdecode(result.stdout).rstrip("\n")
     if result.returncode != 0 or not top:
         raise ChangesError(f"--since needs a git repository, and {absolute} is not inside one")
     return Path(os.path.realpath(top))
