@@ -119,3 +119,9 @@ def test_missing_or_foreign_baseline_is_an_error(project, cli):
     foreign = cli("check", "--baseline", "other.json")
     assert foreign.code == 2 and "version" in foreign.stderr
     assert "needs --baseline" in cli("check", "--update-baseline").stderr
+
+
+def test_a_configured_baseline_must_be_a_file_name(project, cli):
+    write_tree(project, {"rocmlint.toml": "baseline = 3\n", "a.py": "import torch\n"})
+    result = cli("check")
+    assert result.code == 2 and "'baseline' must be a file name, got 3" in result.stderr
