@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rocmlint import __version__, project_command
+from rocmlint import __version__, adoption, project_command
 from rocmlint.arguments import UsageError, add_configuration_options, add_selection_options, config_resolver, patterns
 from rocmlint.cache import Cache, cache_dir_for
 from rocmlint.cache import clean as clean_cache
@@ -79,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--no-cache", action="store_true", help="neither read nor write the result cache (.rocmlint_cache/)"
     )
+    adoption.add_options(check)
 
     verify = commands.add_parser(
         "verify", help="compile CUDA files with hipcc; check NVIDIA's view is unchanged (nvcc -E)"
@@ -239,6 +240,7 @@ def _overrides(args: argparse.Namespace) -> Overrides:
 def _check(args: argparse.Namespace) -> int:
     resolver = config_resolver(args, _overrides(args))
     fixing = args.fix or args.fix_only or args.diff
+    adopting = adoption.prepare(args, _reads_stdin(args), resolver)
     if _reads_stdin(args) and fixing:
         return _fix_stdin(args, _new_engine(), resolver)
     reports = _check_stdin(args, _new_engine(), resolver) if _reads_stdin(args) else _check_paths(args, resolver)
@@ -257,6 +259,14 @@ def _check(args: argparse.Namespace) -> int:
     if args.show_fixes and fixes:
         sys.stderr.write(_fix_listing(fixes))
     diagnostics = sorted((d for r in reports for d in r.diagnostics), key=Diagnostic.sort_key)
+    if args.update_baseline:
+        print(adoption.update_baseline(diagnostics, adopting, reports, resolver), file=sys.stderr)
+        return EXIT_CLEAN
+    diagnostics = adoption.narrow(diagnostics, adopting, reports, resolver, args.quiet)
+    if args.add_noqa:
+        status, message = adoption.add_noqa_comments(diagnostics, _warn)
+        print(message, file=sys.stderr)
+        return EXIT_FOUND if status and not args.exit_zero else EXIT_CLEAN
     if args.fix_only:
         if not args.quiet and fixed:
             print(f"Fixed {fixed} diagnostic{'s' if fixed != 1 else ''}.")

@@ -83,6 +83,9 @@ class Settings:
     # Learn C++ gates, constants and build mode from the project's own files (rocmlint/cuda/project.py).
     project_model: bool = True
     force_exclude: bool = field(default=False, compare=False)
+    # The baseline file of `check` (relative to `root`), read from the configuration that applies to the
+    # working directory; no file's diagnostics depend on it.
+    baseline: str | None = field(default=None, compare=False)
     # The command line's --select/--extend-select/--ignore, a layer above the file's own selection.
     command_line: Selection = Selection()
 
@@ -184,6 +187,7 @@ def _settings_from_table(table: dict[str, Any], root: Path, path: Path, where: s
         "target-archs": lambda v, k: _strings(v, k, where, _ARCH_RE, "a gfx target such as gfx90a or gfx942"),
         "rocm-condition": lambda v, k: _condition(v, k, where),
         "project-model": lambda v, k: _boolean(v, k, where),
+        "baseline": lambda v, k: _file_name(v, k, where),
     }
     values: dict[str, Any] = {}
     for key, value in table.items():
@@ -217,6 +221,12 @@ def _condition(value: Any, key: str, where: str) -> str:
     if not isinstance(value, str) or not value.strip() or "\n" in value:
         raise ConfigError(f"{where}: '{key}' must be a one-line preprocessor condition, got {value!r}")
     return value.strip()
+
+
+def _file_name(value: Any, key: str, where: str) -> str:
+    if not isinstance(value, str) or not value.strip() or "\0" in value:
+        raise ConfigError(f"{where}: '{key}' must be a file name, got {value!r}")
+    return value
 
 
 def _boolean(value: Any, key: str, where: str) -> bool:

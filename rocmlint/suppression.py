@@ -1,10 +1,16 @@
 """`# noqa`, `# noqa: ROC101,ROC102`, file-level `# rocmlint: noqa[: codes]` (`//` comments in C++),
-and the unused-noqa check (ROC002)."""
+and the unused-noqa check (ROC002).
+
+A line that cannot hold a comment at its end (it ends inside a multi-line string, or, in Python, with a
+backslash continuation) is covered by the directive on the first line after it that can, as ruff reads a
+`noqa` after a multi-line string: `comment_lines` says where, for this module and for `--add-noqa`.
+"""
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 
 from rocmlint.diagnostics import Applicability, Diagnostic, Fix, Location, Severity
@@ -25,6 +31,8 @@ _CPP_TOKEN = re.compile(
     re.DOTALL,
 )
 _CODE_SPLIT = re.compile(r"[\s,]+")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_PYTHON_CONTINUATION = re.compile(r"\\(?:\r\n|\r|\n)")
 
 
 def mentions_noqa(data: bytes) -> bool:
@@ -47,11 +55,14 @@ class Directive:
 class Suppressions:
     lines: dict[int, Directive] = field(default_factory=dict)
     file_codes: tuple[str, ...] | None = ()  # () nothing file-wide; None: everything
+    # A line that cannot end in a comment -> the line whose directive covers it (only lines with one).
+    covered_by: dict[int, int] = field(default_factory=dict)
 
     def suppresses(self, diagnostic: Diagnostic) -> bool:
         if self.file_codes is None or diagnostic.code in self.file_codes:
             return True
-        directive = self.lines.get(diagnostic.noqa_line or diagnostic.location.line)
+        line = diagnostic.noqa_line or diagnostic.location.line
+        directive = self.lines.get(self.covered_by.get(line, line))
         if directive is None:
             return False
         if directive.codes is None:
@@ -85,7 +96,68 @@ def find_suppressions(source: SourceFile) -> Suppressions:
         if match.group("codes"):
             span = (column + match.start("codes"), column + match.end("codes"))
         suppressions.lines[line] = Directive(line, column, text, _split(match.group("codes")), span)
+    if any(_may_cover_earlier_lines(source, d) for d in suppressions.lines.values()):
+        suppressions.covered_by = {
+            line: target for line, target in comment_lines(source).items() if target in suppressions.lines
+        }
     return suppressions
+
+
+def _may_cover_earlier_lines(source: SourceFile, directive: Directive) -> bool:
+    """Whether the line before the directive's may be one it covers: the directive's line closes a
+    multi-line string, or the line before ends in a backslash. A cheap test on two lines, so that the
+    lexing pass of `comment_lines` runs only for the few files that need it."""
+    if source.line_text(directive.line - 1).endswith("\\"):
+        return True
+    code = source.line_text(directive.line)[: directive.column]
+    closers = ('"""', "'''") if source.language == "python" else (')"',)
+    return any(closer in code for closer in closers)
+
+
+def comment_lines(source: SourceFile) -> dict[int, int]:
+    """Every line (1-based) whose end cannot take a comment, mapped to the first line after it that can:
+    a line ending inside a multi-line string literal, or a Python line ending in a backslash continuation
+    (C++ puts a `/* */` comment before its backslash instead)."""
+    starts = [0] + [m.end() for m in _LINE_BREAK.finditer(source.text)]
+    blocked: set[int] = set()
+    for start, end in _multi_line_spans(source):
+        # The lines whose line break lies inside the span: from the span's first line to the one before its last.
+        first = bisect.bisect_right(starts, start)
+        last = bisect.bisect_right(starts, end)
+        blocked.update(range(first, last))
+    if source.language == "python":
+        blocked.update(_continued_python_lines(source, starts))
+    targets: dict[int, int] = {}
+    for line in sorted(blocked, reverse=True):
+        targets[line] = targets.get(line + 1, line + 1)
+    return targets
+
+
+def _multi_line_spans(source: SourceFile) -> Iterator[tuple[int, int]]:
+    """The (start, end) character offsets of string literals that hold a line break."""
+    if source.language == "python":
+        for match in STRING_OR_COMMENT.finditer(source.text):
+            if match.lastgroup == "string" and _LINE_BREAK.search(match.group("string")):
+                yield match.start("string"), match.end("string")
+        return
+    for match in _CPP_TOKEN.finditer(source.text):
+        if match.group("line") is None and match.group("block") is None and _LINE_BREAK.search(match.group()):
+            yield match.start(), match.end()
+
+
+def _continued_python_lines(source: SourceFile, starts: list[int]) -> Iterator[int]:
+    """Lines ending in a backslash continuation outside strings and comments."""
+    if "\\" not in source.text:
+        return
+    tokens = [
+        (m.start(m.lastgroup), m.end(m.lastgroup)) for m in STRING_OR_COMMENT.finditer(source.text) if m.lastgroup
+    ]
+    token_starts = [start for start, _ in tokens]
+    for match in _PYTHON_CONTINUATION.finditer(source.text):
+        index = bisect.bisect_right(token_starts, match.start()) - 1
+        if index >= 0 and tokens[index][0] <= match.start() < tokens[index][1]:
+            continue
+        yield bisect.bisect_right(starts, match.start())
 
 
 def _split(codes: str | None) -> tuple[str, ...] | None:

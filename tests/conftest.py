@@ -120,3 +120,32 @@ def _cache_outside_the_repository(tmp_path_factory: pytest.TempPathFactory) -> N
     """CLI runs in the tests (in-process and subprocesses) keep their result cache out of fixtures/."""
     if "ROCMLINT_CACHE_DIR" not in os.environ:
         os.environ["ROCMLINT_CACHE_DIR"] = str(tmp_path_factory.mktemp("rocmlint-cache"))
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run git in `cwd` with a fixed identity and none of the user's configuration; its stdout."""
+    completed = subprocess.run(
+        ["git", "-c", "user.name=rocmlint test", "-c", "user.email=test@example.invalid", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull},
+    )
+    return completed.stdout
+
+
+def commit_all(root: Path, message: str) -> None:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--no-gpg-sign", "-m", message)
+
+
+@pytest.fixture
+def repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A real, empty git repository on branch main as the cwd; git looks no higher than tmp_path."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    git(root, "init", "-q", "-b", "main")
+    monkeypatch.chdir(root)
+    return root

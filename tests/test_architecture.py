@@ -29,6 +29,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "integrations",
         (
             "rocmlint.arguments",
+            "rocmlint.adoption",
+            "rocmlint.changes",
+            "rocmlint.baseline",
+            "rocmlint.add_noqa",
             "rocmlint.report.*",
             "rocmlint.project_command",
             "rocmlint.project_summary",

@@ -164,11 +164,13 @@ def test_settings_key_changes_with_every_setting_that_matters(tmp_path):
         "root": tmp_path / "other",
     }
     discovery_only = {"config_path", "exclude", "extend_exclude", "respect_gitignore", "force_exclude"}
+    run_only = {"baseline"}  # filters the run's diagnostics after the cache; no file's result depends on it
     # A new setting must be listed here, so its effect on the key is decided, not forgotten.
-    assert {f.name for f in fields(Settings)} == set(changed) | discovery_only
+    assert {f.name for f in fields(Settings)} == set(changed) | discovery_only | run_only
     keys = {settings_key(base), *(settings_key(replace(base, **{name: value})) for name, value in changed.items())}
     assert len(keys) == len(changed) + 1
     assert settings_key(replace(base, exclude=("x",))) == settings_key(base), "discovery-only settings do not matter"
+    assert settings_key(replace(base, baseline="b.json")) == settings_key(base)
 
 
 def test_settings_change_is_a_miss(tree, tmp_path):

@@ -94,10 +94,12 @@ def hooks_repo(tmp_path_factory: pytest.TempPathFactory, pre_commit_home: None) 
     return repo, git(repo, "rev-parse", "HEAD").stdout.strip()
 
 
-def user_repo(root: Path, hooks: tuple[Path, str], hook_id: str) -> Path:
+def user_repo(root: Path, hooks: tuple[Path, str], hook_id: str, args: str = "") -> Path:
     """A project with rocmlint configuration and the hook installed as its git pre-commit hook."""
     repo_path, rev = hooks
     config = f"repos:\n  - repo: {repo_path.as_posix()}\n    rev: {rev}\n    hooks:\n      - id: {hook_id}\n"
+    if args:
+        config += f"        args: {args}\n"
     write_tree(root, {"pyproject.toml": PYPROJECT, ".pre-commit-config.yaml": config})
     git(root, "init", "-q")
     installed = pre_commit(root, "install")
@@ -147,6 +149,26 @@ def test_fix_hook_fixes_then_the_commit_passes_and_excluded_paths_stay_untouched
     second = commit(repo, "unused noqa, fixed")
     assert second.returncode == 0, second.stdout + second.stderr
     assert git(repo, "status", "--porcelain").stdout == ""
+
+
+def test_check_hook_with_since_head_blocks_only_the_lines_a_commit_changes(
+    tmp_path: Path, hooks_repo: tuple[Path, str]
+) -> None:
+    """`args: [--since, HEAD]` (docs/ci.md): a codebase with old hazards can turn the hook on today."""
+    repo = user_repo(tmp_path, hooks_repo, "rocmlint", "[--since, HEAD]")
+    write_tree(repo, {"model.py": HAZARD_PY})
+    git(repo, "add", "-A")
+    assert git(repo, "commit", "-q", "--no-verify", "-m", "the codebase as it is").returncode == 0
+
+    write_tree(repo, {"model.py": HAZARD_PY + "x = 1\n"})
+    passed = commit(repo, "a clean change next to an old hazard")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+
+    write_tree(repo, {"model.py": HAZARD_PY + "x = 1\n" + HAZARD_PY.splitlines()[1] + "\n"})
+    blocked = commit(repo, "a new hazard")
+    output = blocked.stdout + blocked.stderr
+    assert blocked.returncode != 0, output
+    assert "model.py:4:22: ROC101" in output and "model.py:2:22" not in output
 
 
 def test_try_repo_runs_the_check_hook(tmp_path: Path, hooks_repo: tuple[Path, str]) -> None:

@@ -11,7 +11,7 @@ from rocmlint.diagnostics import Diagnostic
 from rocmlint.engine import Engine
 from rocmlint.fix import apply_fixes
 from rocmlint.source import SourceFile
-from rocmlint.suppression import find_suppressions
+from rocmlint.suppression import comment_lines, find_suppressions
 
 CALL = 'm = torch.compile(m, mode="reduce-overhead")'
 
@@ -216,3 +216,32 @@ def test_cpp_comment_markers_inside_literals_do_not_count():
     found = cpp(source)
     assert set(found.lines) == {6}
     assert found.lines[6].codes == ("ROC202",)
+
+
+# --- lines that cannot end in a comment ------------------------------------------------------------
+
+
+def test_comment_lines_map_string_and_continuation_lines_to_the_next_line_that_can_take_a_comment():
+    python = SourceFile.from_bytes(
+        "a.py", b'a = """x\ny\n"""  # c\nb = 1 + \\\n  2\nc = "\\\\"  # not a continuation\ns = "a\\\nb"\n', "python"
+    )
+    assert comment_lines(python) == {1: 3, 2: 3, 4: 5, 7: 8}
+    cuda = SourceFile.from_bytes("k.cu", b'#define A \\\n  1\nconst char* s = R"(a\nb)"; // x\n', "cuda")
+    assert comment_lines(cuda) == {3: 4}  # a macro line takes a /* */ comment before its backslash
+
+
+def test_noqa_after_a_multi_line_string_covers_the_lines_inside(settings):
+    embedded = "__global__ void k(float v) { __shfl_xor_sync(0xffffffff, v, 16); }"
+
+    def code(comment: str) -> str:
+        return f'from torch.utils.cpp_extension import load_inline\nsrc = """\n{embedded}\n"""{comment}\nload_inline("k", cuda_sources=src)\n'
+
+    assert {c for c, _ in codes(settings, code(""))} == {"ROC208", "ROC210"}
+    assert codes(settings, code("  # noqa: ROC208, ROC210")) == []
+    assert [c for c, _ in codes(settings, code("  # noqa: ROC208"))] == ["ROC210"]
+
+
+def test_noqa_on_the_line_after_a_continuation_covers_the_continued_line(settings):
+    continued = 'import torch\nm = torch.compile(m, mode="reduce-overhead") + \\\n  0{}\n'
+    assert codes(settings, continued.format("")) == [("ROC101", 2)]
+    assert codes(settings, continued.format("  # noqa: ROC101")) == []

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rocmlint.adoption import add_since_option, only_changed, since
 from rocmlint.arguments import UsageError, add_configuration_options, add_selection_options, config_resolver
 from rocmlint.config import ConfigResolver, Overrides
 
@@ -33,6 +34,7 @@ def add_parser(commands: Any) -> None:
     )
     report.add_argument("--no-progress", action="store_true", help="no progress bar (it is drawn only on a terminal)")
     add_selection_options(report)
+    add_since_option(report)
     add_configuration_options(
         report, "use this configuration file for every checked file", "ignore every configuration file"
     )
@@ -50,8 +52,10 @@ def run(args: argparse.Namespace, overrides: Overrides, warn: Warn) -> int:
     if any(str(p) == "-" for p in paths):
         raise UsageError("report reads files and folders, not stdin")
     resolver = config_resolver(args, overrides)
+    changes = since(args.since, paths) if args.since is not None else None
     result = collect(paths, resolver, warn, progress=False if args.no_progress else None)
     for file_report in result.reports:
+        file_report.diagnostics = only_changed(file_report.diagnostics, changes)
         for message in file_report.warnings:
             warn(message)
         if args.verbose:
