@@ -82,6 +82,9 @@ class Settings:
     rocm_condition: str = DEFAULT_ROCM_CONDITION
     # Learn C++ gates, constants and build mode from the project's own files (rocmlint/cuda/project.py).
     project_model: bool = True
+    # Report the CUDA names and includes a build that hipifies its sources (torch's CUDAExtension) renames on
+    # its own: off, they are no hazard there (`check --verbose` says which were left out, and why).
+    show_hipified: bool = False
     force_exclude: bool = field(default=False, compare=False)
     # The command line's --select/--extend-select/--ignore, a layer above the file's own selection.
     command_line: Selection = Selection()
@@ -106,6 +109,7 @@ class Overrides:
     exclude: tuple[str, ...] | None = None
     extend_exclude: tuple[str, ...] = ()
     force_exclude: bool = False
+    show_hipified: bool = False  # only ever turns the setting on
 
     def apply(self, settings: Settings) -> Settings:
         return replace(
@@ -115,6 +119,7 @@ class Overrides:
             exclude=self.exclude if self.exclude is not None else settings.exclude,
             extend_exclude=settings.extend_exclude + self.extend_exclude,
             force_exclude=self.force_exclude,
+            show_hipified=settings.show_hipified or self.show_hipified,
         )
 
 
@@ -184,6 +189,7 @@ def _settings_from_table(table: dict[str, Any], root: Path, path: Path, where: s
         "target-archs": lambda v, k: _strings(v, k, where, _ARCH_RE, "a gfx target such as gfx90a or gfx942"),
         "rocm-condition": lambda v, k: _condition(v, k, where),
         "project-model": lambda v, k: _boolean(v, k, where),
+        "show-hipified": lambda v, k: _boolean(v, k, where),
     }
     values: dict[str, Any] = {}
     for key, value in table.items():
