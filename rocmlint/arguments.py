@@ -43,6 +43,11 @@ def add_selection_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--force-exclude", action="store_true", help="apply excludes to paths given on the command line too"
     )
+    parser.add_argument(
+        "--show-hipified",
+        action="store_true",
+        help="also report, at info, the CUDA includes a build that hipifies its sources renames itself",
+    )
 
 
 def add_configuration_options(parser: argparse.ArgumentParser, config_help: str, isolated_help: str) -> None:

@@ -179,6 +179,7 @@ def settings_key(settings: Settings) -> str:
         settings.target_archs,
         settings.rocm_condition,  # the `#if` C++ fixes write
         settings.project_model,
+        settings.show_hipified,
     )
     return hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest()
 

@@ -413,7 +413,12 @@ def forget_project_models() -> None:
 
 def cuda_options(settings: Settings) -> CudaOptions:
     return CudaOptions(
-        settings.rocm_macros, settings.portable_macros, settings.nvidia_macros, settings.rocm_condition, _cuda_rules()
+        settings.rocm_macros,
+        settings.portable_macros,
+        settings.nvidia_macros,
+        settings.rocm_condition,
+        _cuda_rules(),
+        show_hipified=settings.show_hipified,
     )
 
 

@@ -32,8 +32,9 @@ class CudaRuntimeHeader(Rule):
     ships an empty `cuda.h`, so including it compiles but the `CU*` driver symbols are missing. Sources
     built through torch's `CUDAExtension` are hipified automatically; stand-alone HIP builds are not.
     When the project model finds that the build hipifies the sources (a torch `CUDAExtension` in setup.py,
-    a build file running hipify), an include hipify swaps is reported at `info`, with that evidence: a
-    note for code that must also build as hand-written HIP, not an error.
+    a build file running hipify), an include hipify swaps is no hazard and is not reported (`check
+    --verbose` names the evidence); `show-hipified = true` (or `--show-hipified`) reports it at `info`, for
+    code that must also build as hand-written HIP.
 
     ## Example
     ```cuda
@@ -90,8 +91,7 @@ class CudaRuntimeHeader(Rule):
             # Nothing to include on ROCm: the ROCm branch is left empty.
             fix = ctx.gated_fix("include it on NVIDIA only", include.directive, "")
         if hip and ctx.hipified_build:
-            # hipify swaps the include at build time: a note for hand-written HIP, no error.
-            ctx.report(include, f"{message} ({ctx.hipified_build})", fix=fix, severity=Severity.INFO)
+            ctx.report_hipified(include, message, fix=fix)  # hipify swaps the include at build time
             return
         ctx.report(include, message, fix=fix)
 

@@ -100,8 +100,9 @@ class CudaLibraryHeader(Rule):
     defined by an NVIDIA build, so nvcc sees the same tokens (only line numbers move). On ROCm the calls
     still need their HIP names (hipify, which torch's `CUDAExtension` runs, or ROC216's table), and the ROCm
     library must be installed. When the project model finds that the build hipifies the sources (a torch
-    `CUDAExtension`, a build file running hipify), a drop-in library's include is reported at `info` with that
-    evidence; cuDNN and NVML, which hipify cannot swap for a drop-in, stay warnings.
+    `CUDAExtension`, a build file running hipify), a drop-in library's include is not reported (`check
+    --verbose` names the evidence; `show-hipified = true` reports it at `info`); cuDNN and NVML, which hipify
+    cannot swap for a drop-in, stay warnings.
     """
 
     code = "ROC205"
@@ -139,8 +140,7 @@ class CudaLibraryHeader(Rule):
             message = f"`{header}` ({library}) is not available on ROCm; include `{hip}` in a ROCm branch"
         fix = _fix(include, header, hip, library, ctx)
         if ctx.hipified_build and library not in _NO_DROP_IN:
-            # hipify swaps a drop-in library's include at build time: a note for hand-written HIP, no error.
-            ctx.report(include, f"{message} ({ctx.hipified_build})", fix=fix, severity=Severity.INFO)
+            ctx.report_hipified(include, message, fix=fix)  # hipify swaps a drop-in library's include at build time
             return
         ctx.report(include, message, fix=fix)
 

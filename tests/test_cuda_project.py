@@ -377,7 +377,7 @@ def test_sources_the_build_compiles_for_nvidia_only(tmp_path):
     assert _codes(root, "pkg/csrc/cuda/gemm.cu") == []
 
 
-def test_includes_a_hipified_build_swaps_are_notes(tmp_path):
+def test_includes_a_hipified_build_swaps_are_left_out_unless_asked_for(tmp_path):
     root = write_tree(
         tmp_path,
         {
@@ -386,10 +386,17 @@ def test_includes_a_hipified_build_swaps_are_notes(tmp_path):
         },
     )
     report = Engine().check_path(root / "k.cu", Settings(root=root))
-    found = {d.code: d for d in report.diagnostics}
+    assert [(d.code, d.location.line, d.severity.value) for d in report.diagnostics] == [("ROC205", 3, "warning")]
+    evidence = "the build hipifies it (setup.py:2: builds a torch CUDAExtension (hipified on ROCm))"
+    assert report.gated_notes == [
+        f"{root / 'k.cu'}:1: ROC204 not reported: {evidence}",
+        f"{root / 'k.cu'}:2: ROC205 not reported: {evidence}",
+    ]
+    shown = Engine().check_path(root / "k.cu", Settings(root=root, show_hipified=True))
+    found = {d.code: d for d in shown.diagnostics}
     assert found["ROC204"].severity.value == "info"
     assert "(setup.py:2: builds a torch CUDAExtension (hipified on ROCm))" in found["ROC204"].message
-    assert [d.severity.value for d in report.diagnostics if d.code == "ROC205"] == ["info", "warning"]  # cuDNN stays
+    assert [d.severity.value for d in shown.diagnostics if d.code == "ROC205"] == ["info", "warning"]  # cuDNN stays
     hand_written = write_tree(
         tmp_path / "cmake",
         {"CMakeLists.txt": "project(x LANGUAGES CXX CUDA HIP)\n", "k.cu": "#include <cuda_fp16.h>\n"},
@@ -547,3 +554,30 @@ def test_options_named_after_cuda_inside_rocm_build_code_stay_rocm(tmp_path):
         "CMakeLists.txt", "if(USE_ROCM)\n  if(USE_CUDA_GRAPHS)\n    add_definitions(-DGRAPHS)\n  endif()\nendif()\n"
     )
     assert [(d.name, d.vendor) for d in nested.defines] == [("GRAPHS", "rocm")]
+
+
+HIPIFIED_EXTENSION = {
+    "setup.py": "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('x', ['k.cu'])\n",
+    "k.cu": "#include <cuda_fp16.h>\n",
+}
+
+
+def test_show_hipified_from_the_configuration_or_the_command_line(project, cli):
+    write_tree(project, HIPIFIED_EXTENSION)
+    assert cli("check", "--no-cache", "-q", "k.cu").stdout == ""
+    shown = cli("check", "--no-cache", "-q", "--show-hipified", "k.cu").stdout
+    assert shown.startswith("k.cu:1:1: ROC204 ")
+    assert "(setup.py:2: builds a torch CUDAExtension (hipified on ROCm))" in shown
+    (project / "rocmlint.toml").write_text("show-hipified = true\n", encoding="utf-8")
+    assert cli("check", "--no-cache", "-q", "k.cu").stdout == shown
+    (project / "rocmlint.toml").write_text("show-hipified = 1\n", encoding="utf-8")
+    refused = cli("check", "--no-cache", "k.cu")
+    assert refused.code == 2
+    assert "show-hipified" in refused.stderr
+
+
+def test_show_hipified_is_part_of_the_cache_key(project, cli):
+    write_tree(project, HIPIFIED_EXTENSION)
+    assert cli("check", "-q", "k.cu").stdout == ""
+    assert "ROC204" in cli("check", "-q", "--show-hipified", "k.cu").stdout
+    assert cli("check", "-q", "k.cu").stdout == ""

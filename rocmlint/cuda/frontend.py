@@ -126,6 +126,7 @@ class CudaOptions:
     # What the project model (rocmlint/cuda/project.py) tells about this file: learned vendor macros, header
     # constants, remapped names, where the file is compiled.
     project: FileView = EMPTY_VIEW
+    show_hipified: bool = False  # report what the build's hipify renames (at info) instead of leaving it out
 
     def vendor_macros(self) -> VendorMacros:
         """The macros that tell the vendors apart for this file: well-known, configured and learned ones."""
@@ -532,6 +533,23 @@ class CudaContext:
             )
         )
         return True
+
+    def report_hipified(self, span: Span, message: str, *, fix: Fix | None = None) -> bool:
+        """Report what the build's hipify renames on its own (`hipified_build` is non-empty): no hazard there, so
+        it is left out, with a `check --verbose` note, unless the user asked to see it (`show-hipified`), then
+        at info with the build's evidence."""
+        if self.options.show_hipified:
+            return self.report(span, f"{message} ({self.hipified_build})", fix=fix, severity=Severity.INFO)
+        rule = self.rule
+        assert rule is not None, "report_hipified() called outside a rule callback"
+        if self.is_rocm_gated(span) or self.project_alias(span) is not None:
+            self._note_gated(span, rule)  # the stronger reason: ROCm does not compile it at all
+            return False
+        line = self.source.location_of_byte(self.source.bom_length + span.start_byte).line
+        self.gated_notes.append(
+            f"{self.source.path}:{line}: {rule.code} not reported: the build hipifies it ({self.hipified_build})"
+        )
+        return False
 
     def _note_gated(self, span: Span, rule: type[Rule]) -> None:
         """For `check --verbose`: why a finding was not reported, when the project model's evidence decided it."""
