@@ -7,6 +7,8 @@ from rocmlint.cuda.frontend import Anchors, CudaContext, Node
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
+_WORKS_ON_WARPS = (b"shfl", b"ballot", b"warpreduce", b"warp_reduce")
+
 
 class WarpCount32(Rule):
     """
@@ -15,7 +17,8 @@ class WarpCount32(Rule):
     (shuffles, ballots, warp reductions): a block's thread count divided by or compared with 32
     (`THREADS / 32` warps per block, `if (blockSize > 32)` before a warp reduction), a warp size clamped
     to 32 (`warp_size = min(next_pow2, 32)`), a block's x-extent kept at least 32 threads
-    (`block_x = max(32, ...)`), and two-dimensional blocks whose rows are 32 threads (`dim3 threads(32, 4)`).
+    (`block_x = max(32, ...)`), and two-dimensional blocks whose rows are 32 threads (`dim3 threads(32, 4)`);
+    and, in any file, a warp-size constant asserted to be 32 (`static_assert(kWarpSize == 32)`).
 
     ## Why is this bad on ROCm?
     CDNA GPUs (MI100 to MI355) run 64-lane wavefronts. A block of `THREADS` threads holds `THREADS / 64`
@@ -23,7 +26,9 @@ class WarpCount32(Rule):
     from `warpSize`; a block row of 32 threads is half a wavefront, so a shuffle without a width (a
     `__shfl(v, 0)` broadcast, `__shfl_down` past lane 31) or a ballot reads the next row's lanes; a warp
     size clamped to 32 on the host splits the work for 32 lanes while the kernel's wavefronts have 64;
-    a 1024-thread block has 16 wavefronts, so `sums[lane_id]` over 32 per-warp sums reads past them.
+    a 1024-thread block has 16 wavefronts, so `sums[lane_id]` over 32 per-warp sums reads past them; an
+    assertion that the warp size is 32 stops the build once the constant is 64 on ROCm, and the code
+    it guards (bitonic networks, lane masks) was written for 32 lanes.
     Ports replace the 32 with the run-time warp size (apex `csrc/welford.cu` and
     `layer_norm_cuda_kernel.cu` use `at::cuda::warp_size()`, bitsandbytes uses `BNB_WARP_SIZE`).
 
@@ -60,13 +65,17 @@ class WarpCount32(Rule):
     language = "cuda"
     triggers = (b"32", b"lane", b"Lane")
     # The file works on warps: a 32 in it that counts threads is then a warp.
-    also_requires = (b"shfl", b"ballot", b"warpreduce", b"warp_reduce")
+    also_requires = (b"shfl", b"ballot", b"warpreduce", b"warp_reduce", b"static_assert")
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
-        """The 32s of a file that works on warps (the prefilter's `also_requires`, checked here as well)."""
-        if not ctx.offsets(*self.also_requires, lowered=True):
-            return {}
+        """The 32s of a file that works on warps (the prefilter's `also_requires`, checked here as well); the
+        `static_assert`s of any file, whose warp-size name is the evidence."""
         needed: dict[str, Anchors] = {}
+        assertions = ctx.word_offsets("static_assert")
+        if assertions:
+            needed["static_assert_declaration"] = assertions
+        if not ctx.offsets(*_WORKS_ON_WARPS, lowered=True):
+            return needed
         numbers = ctx.offsets(b"32")
         if numbers:
             needed["number_literal"] = numbers
@@ -88,6 +97,16 @@ class WarpCount32(Rule):
             "`warpSize` in device code and the device's warp size (`hipDeviceAttributeWarpSize`, "
             "`at::cuda::warp_size()`) in host code",
         )
+
+    def visit_static_assert_declaration(self, node: Node, ctx: CudaContext) -> None:
+        condition = warp.asserted_warp_size_32(node, ctx)
+        if condition is not None and not warp.in_wave_selector(ctx, node):
+            ctx.report(
+                condition,
+                f"`{_short(ctx.text(condition))}` asserts a 32-lane warp; CDNA wavefronts have 64 lanes, so the "
+                "assertion fails (or the code after it is wrong) once the constant follows the wave size: assert the "
+                "widths the code handles, or branch on the wave size",
+            )
 
     def visit_subscript_expression(self, node: Node, ctx: CudaContext) -> None:
         array = warp.warp_array_at_lane(node, ctx)
@@ -148,6 +167,14 @@ WarpCount32.valid = (
         }
         """,
     ),
+    # Assertions that accept both widths, or whose 32 is not a warp size.
+    Valid(
+        """
+        static_assert(kWarpSize == 32 || kWarpSize == 64, "wave32 or wave64");
+        static_assert(kTileRows == 32, "one tile row per 32 elements");
+        static_assert(sizeof(Vec) == 32);
+        """,
+    ),
     # The 32 sits in the NVIDIA arm of a wave-size selection, or in a 1-D `dim3`.
     Valid(
         """
@@ -164,6 +191,19 @@ WarpCount32.valid = (
     ),
 )
 WarpCount32.invalid = (
+    # A warp-size constant asserted to be 32, in any file: the name is the evidence.
+    Invalid(
+        """
+        template <typename K, typename V>
+        struct BitonicSort {
+          static __device__ void sort(K k[1], V v[1]) {
+            static_assert(fbgemm_gpu::kWarpSize == 32, "unexpected warp size");
+          }
+        };
+        """,
+        expect=("4:19-4:46",),
+        message="asserts a 32-lane warp",
+    ),
     Invalid(
         """
         __global__ void layer_norm(const float* x, float* y) {

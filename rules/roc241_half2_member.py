@@ -66,8 +66,6 @@ class Half2Member(Rule):
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
         """A reported access ends in its member's name."""
-        if _OWN_HALF2.search(ctx.content):
-            return {}
         members = ctx.word_offsets(*_EXTRACTORS)
         return {"field_expression": members} if members else {}
 
@@ -76,7 +74,7 @@ class Half2Member(Rule):
         argument = node.child_by_field_name("argument")
         if member is None or argument is None or ctx.text(member) not in _EXTRACTORS:
             return
-        if not _is_half2(argument, ctx):
+        if not _is_half2(argument, ctx) or _OWN_HALF2.search(ctx.content):
             return
         extractor = _EXTRACTORS[ctx.text(member)]
         ctx.report(

@@ -132,3 +132,21 @@ def test_functions_doing_64_lane_arithmetic_are_written_for_64_lane_waves():
     half_wave = "__device__ int f() { int lane = threadIdx.x & 63; return lane + threadIdx.x / 32; }\n"
     assert roc208(half_wave) == []
     assert roc208(half_wave.replace("& 63", "& 7")) == [1]
+
+
+@pytest.mark.parametrize(
+    ("assertion", "expected"),
+    [
+        ("static_assert(kWarpSize == 32);", "kWarpSize == 32"),
+        ('static_assert(32 == ns::WARP_SIZE, "lanes");', "32 == ns::WARP_SIZE"),
+        ("static_assert((C10_WARP_SIZE == 32));", "(C10_WARP_SIZE == 32)"),
+        ("static_assert(kWarpSize == 32 || kWarpSize == 64);", None),  # both widths accepted
+        ("static_assert(kWarpSize != 32);", None),
+        ("static_assert(kWarpSize == 64);", None),
+        ("static_assert(kTileRows == 32);", None),  # a 32 that is no warp size
+    ],
+)
+def test_asserted_warp_size_32(assertion: str, expected: str | None) -> None:
+    ctx = context(assertion + "\n")
+    condition = warp.asserted_warp_size_32(node_at(ctx, "static_assert", "static_assert_declaration"), ctx)
+    assert (ctx.text(condition) if condition is not None else None) == expected

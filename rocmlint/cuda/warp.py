@@ -414,6 +414,23 @@ def _counted_warps(literal: Node, expression: Node, ctx: CudaContext) -> str | N
     return "warps per block" if parts[1] == "/" else "a block size against one warp"
 
 
+def asserted_warp_size_32(assertion: Node, ctx: CudaContext) -> Node | None:
+    """The condition of `static_assert(kWarpSize == 32)` (or `32 == ns::WARP_SIZE`): a warp-size constant,
+    by its name, asserted to be 32 lanes as the whole condition (an `||` with 64 accepts both widths)."""
+    condition = assertion.child_by_field_name("condition") or next(iter(assertion.named_children), None)
+    parts = binary_parts(bare(condition), ctx) if condition is not None else None
+    if parts is None or parts[1] != "==":
+        return None
+    left, _, right = parts
+    literal, other = (left, bare(right)) if ctx.int_value(left) == 32 else (right, bare(left))
+    if ctx.int_value(literal) != 32:
+        return None
+    if other.type == "qualified_identifier":
+        other = other.child_by_field_name("name") or other
+    name = ctx.text(other) if other.type == "identifier" else ""
+    return condition if is_warp_constant_name(name) or name == "C10_WARP_SIZE" else None
+
+
 def _clamped(value: Node, clamp: str, ctx: CudaContext) -> str | None:
     """`value` (a min/max call or a conditional) as the whole value given to a warp-size or thread-count name."""
     holder = value.parent
