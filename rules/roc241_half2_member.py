@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
 from rocmlint.cuda.syntax import without_parentheses
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
@@ -16,6 +17,7 @@ _EXTRACTORS = {"x": "__low2half", "y": "__high2half"}
 _OWN_HALF2 = re.compile(
     rb"\b(?:struct|class)\s+(?:__)?half2\s*[:{]|\btypedef\b[^;]*\b(?:__)?half2\s*;|\busing\s+(?:__)?half2\s*="
 )
+_ROCM_VERSION = re.compile(r"\b(?:ROCM_VERSION|HIP_VERSION)\w*")
 # Where a member access is written to or has its address taken: no extractor call can stand there.
 _LVALUE_PARENTS = frozenset({"update_expression", "pointer_expression"})
 
@@ -74,7 +76,7 @@ class Half2Member(Rule):
         argument = node.child_by_field_name("argument")
         if member is None or argument is None or ctx.text(member) not in _EXTRACTORS:
             return
-        if not _is_half2(argument, ctx) or _OWN_HALF2.search(ctx.content):
+        if not _is_half2(argument, ctx) or _OWN_HALF2.search(ctx.content) or _written_for_rocm(node, ctx):
             return
         extractor = _EXTRACTORS[ctx.text(member)]
         ctx.report(
@@ -103,6 +105,15 @@ def _is_half2(expression: Node, ctx: CudaContext) -> bool:
         types = ctx.field_types(ctx.text(member)) if member is not None else frozenset()
         return bool(types) and all(_names_half2(written) for written in types)
     return False
+
+
+def _written_for_rocm(node: Node, ctx: CudaContext) -> bool:
+    """Code only ROCm compiles (a `USE_ROCM` arm, a header reached only under one) or an arm chosen by the ROCm
+    version: its author wrote the members for the HIP headers it meets (vLLM's `__ushort_as_half(v.x)`)."""
+    if ctx.is_nvidia_gated(node):
+        return True
+    chains = chains_around(ctx, node.start_byte, later_arms=False)
+    return any(_ROCM_VERSION.search(condition) for chain in chains for condition in chain)
 
 
 def _names_half2(written: str) -> bool:
@@ -139,6 +150,25 @@ Half2Member.valid = (
           return __low2half(v);
         #else
           return v.x;
+        #endif
+        }
+        """,
+    ),
+    # Written for HIP: a ROCm-only arm reading the raw members on purpose, and an arm chosen by the ROCm version.
+    Valid(
+        """
+        __device__ half sum(half2 v) {
+        #ifndef USE_ROCM
+          return __hadd(__low2half(v), __high2half(v));
+        #else
+          return __hadd(__ushort_as_half(v.x), __ushort_as_half(v.y));
+        #endif
+        }
+        __device__ void store(half2* out, half h) {
+        #if defined(USE_ROCM) && ROCM_VERSION < 60201
+          *out = __halves2half2(h, h);
+        #else
+          out->x = h;
         #endif
         }
         """,
