@@ -6,7 +6,7 @@ import re
 
 from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
-from rocmlint.cuda.syntax import without_parentheses
+from rocmlint.cuda.syntax import outermost, without_parentheses
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -76,7 +76,9 @@ class Half2Member(Rule):
         argument = node.child_by_field_name("argument")
         if member is None or argument is None or ctx.text(member) not in _EXTRACTORS:
             return
-        if not _is_half2(argument, ctx) or _OWN_HALF2.search(ctx.content) or _written_for_rocm(node, ctx):
+        if _reinterpreted(node, ctx) or not _is_half2(argument, ctx):
+            return
+        if _OWN_HALF2.search(ctx.content) or _written_for_rocm(node, ctx):
             return
         extractor = _EXTRACTORS[ctx.text(member)]
         ctx.report(
@@ -105,6 +107,19 @@ def _is_half2(expression: Node, ctx: CudaContext) -> bool:
         types = ctx.field_types(ctx.text(member)) if member is not None else frozenset()
         return bool(types) and all(_names_half2(written) for written in types)
     return False
+
+
+def _reinterpreted(node: Node, ctx: CudaContext) -> bool:
+    """`reinterpret_cast<half&>(v.x)` or `&v.x`: the member's bytes are taken as they are, not converted (the
+    port's own fix, as HIPIFY writes it)."""
+    parent = outermost(node).parent
+    if parent is None:
+        return False
+    if parent.type == "pointer_expression":
+        operator = parent.child_by_field_name("operator")
+        return operator is not None and ctx.text(operator) == "&"
+    call = parent.parent if parent.type == "argument_list" else None
+    return call is not None and call.type == "call_expression" and ctx.call_name(call) == "reinterpret_cast"
 
 
 def _written_for_rocm(node: Node, ctx: CudaContext) -> bool:
@@ -170,6 +185,15 @@ Half2Member.valid = (
         #else
           out->x = h;
         #endif
+        }
+        """,
+    ),
+    # The member's bytes reinterpreted as a half: the fix HIPIFY writes.
+    Valid(
+        """
+        __global__ void quantize(half2* ds, float d, float sum) {
+          reinterpret_cast<half&>(ds[blockIdx.x].x) = d;
+          *reinterpret_cast<half*>(&ds[blockIdx.x].y) = sum;
         }
         """,
     ),
