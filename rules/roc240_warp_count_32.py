@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from rocmlint.cuda import warp
-from rocmlint.cuda.frontend import Anchors, CudaContext, Node
+from rocmlint.cuda.frontend import Anchors, CudaContext, Define, Node
+from rocmlint.cuda.preprocessor import parse_int
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -18,7 +19,8 @@ class WarpCount32(Rule):
     (`THREADS / 32` warps per block, `if (blockSize > 32)` before a warp reduction), a warp size clamped
     to 32 (`warp_size = min(next_pow2, 32)`), a block's x-extent kept at least 32 threads
     (`block_x = max(32, ...)`), and two-dimensional blocks whose rows are 32 threads (`dim3 threads(32, 4)`);
-    and, in any file, a warp-size constant asserted to be 32 (`static_assert(kWarpSize == 32)`).
+    a block of 32 warps (`#define NUM_WARPS 32` multiplied by a warp size); and, in any file, a warp-size
+    constant asserted to be 32 (`static_assert(kWarpSize == 32)`).
 
     ## Why is this bad on ROCm?
     CDNA GPUs (MI100 to MI355) run 64-lane wavefronts. A block of `THREADS` threads holds `THREADS / 64`
@@ -27,8 +29,10 @@ class WarpCount32(Rule):
     `__shfl(v, 0)` broadcast, `__shfl_down` past lane 31) or a ballot reads the next row's lanes; a warp
     size clamped to 32 on the host splits the work for 32 lanes while the kernel's wavefronts have 64;
     a 1024-thread block has 16 wavefronts, so `sums[lane_id]` over 32 per-warp sums reads past them; an
-    assertion that the warp size is 32 stops the build once the constant is 64 on ROCm, and the code
-    it guards (bitonic networks, lane masks) was written for 32 lanes.
+    block of 32 warps is 2048 threads once a warp has 64 lanes, over HIP's 1024-thread limit (exllamav2's
+    ROCm port sizes `NUM_WARPS` as `1024 / warpSize`); an assertion that the warp size is 32 stops the build
+    once the constant is 64 on ROCm, and the code it guards (bitonic networks, lane masks) was written for
+    32 lanes.
     Ports replace the 32 with the run-time warp size (apex `csrc/welford.cu` and
     `layer_norm_cuda_kernel.cu` use `at::cuda::warp_size()`, bitsandbytes uses `BNB_WARP_SIZE`).
 
@@ -97,6 +101,19 @@ class WarpCount32(Rule):
             "`warpSize` in device code and the device's warp size (`hipDeviceAttributeWarpSize`, "
             "`at::cuda::warp_size()`) in host code",
         )
+
+    def visit_define(self, define: Define, ctx: CudaContext) -> None:
+        if define.parameters is not None:
+            return
+        value = parse_int(ctx.resolve_text(define.value, define.directive))
+        if value is None or not warp.block_of_32_warps(define.name, value, ctx):
+            return
+        if not warp.in_wave_selector(ctx, define.directive):
+            ctx.report(
+                define.directive,
+                f"`{define.name}` puts {value} warps in a block: with 64-lane CDNA wavefronts that is {value * 64} "
+                "threads, over HIP's 1024-thread block limit, so the launch fails; size it `1024 / warp size`",
+            )
 
     def visit_static_assert_declaration(self, node: Node, ctx: CudaContext) -> None:
         condition = warp.asserted_warp_size_32(node, ctx)
@@ -167,6 +184,19 @@ WarpCount32.valid = (
         }
         """,
     ),
+    # Warp counts chosen per vendor, a count of 16, and a count of 32 that no warp size multiplies.
+    Valid(
+        """
+        #ifdef USE_ROCM
+        #define NUM_WARPS (1024 / warpSize)
+        #else
+        #define NUM_WARPS 32
+        #endif
+        #define WARPS_PER_BLOCK 16
+        #define NUM_WARPS_TOTAL 32
+        __global__ void k(float* x) { x[threadIdx.x] = __shfl_xor(x[0], 1) * NUM_WARPS * WARP_SIZE * WARPS_PER_BLOCK; }
+        """,
+    ),
     # Assertions that accept both widths, or whose 32 is not a warp size.
     Valid(
         """
@@ -191,6 +221,17 @@ WarpCount32.valid = (
     ),
 )
 WarpCount32.invalid = (
+    # A block of 32 warps: 1024 threads of 32 lanes, 2048 of 64.
+    Invalid(
+        """
+        #define NUM_WARPS 32
+        #define WARP_SIZE 32
+        #define NUM_THREADS (NUM_WARPS * WARP_SIZE)
+        __global__ void rms_norm(float* x) { x[threadIdx.x] = __shfl_xor_sync(0xffffffff, x[0], 1); }
+        """,
+        expect=("1:1-1:21",),
+        message="2048 threads",
+    ),
     # A warp-size constant asserted to be 32, in any file: the name is the evidence.
     Invalid(
         """

@@ -150,3 +150,19 @@ def test_asserted_warp_size_32(assertion: str, expected: str | None) -> None:
     ctx = context(assertion + "\n")
     condition = warp.asserted_warp_size_32(node_at(ctx, "static_assert", "static_assert_declaration"), ctx)
     assert (ctx.text(condition) if condition is not None else None) == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("#define NUM_WARPS 32\n#define THREADS (NUM_WARPS * WARP_SIZE)\n", True),
+        ("#define NUM_WARPS 32\nint t = warpSize * NUM_WARPS;\n", True),
+        ("#define NUM_WARPS 32\nint t = NUM_WARPS * 32;\n", True),
+        ("#define NUM_WARPS 16\nint t = NUM_WARPS * WARP_SIZE;\n", False),  # 1024 threads even at 64 lanes
+        ("#define NUM_WARPS 32\nint blocks = n / NUM_WARPS;\n", False),  # no warp size makes it a block
+        ("#define NUM_TILES 32\nint t = NUM_TILES * WARP_SIZE;\n", False),  # no warp count
+    ],
+)
+def test_block_of_32_warps(code: str, expected: bool) -> None:
+    name, value = code.split("\n", 1)[0].split()[1:]
+    assert warp.block_of_32_warps(name, int(value), context(code)) == expected

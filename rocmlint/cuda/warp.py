@@ -67,6 +67,8 @@ _WARP_CONSTANT = re.compile(
 )
 # PyTorch's wrapper is wave-aware (RULES.md: portable wrappers are not hazards).
 _PORTABLE_CONSTANTS = frozenset({"C10_WARP_SIZE"})
+# Names for the number of warps in a block: `NUM_WARPS`, `WARPS_PER_BLOCK`, `kNumWarps`, `N_WARPS`.
+_WARP_COUNT = re.compile(r"(?:k_?)?(?:num_?|n_?)warps|(?:k_?)?warps_?per_?(?:block|cta)", re.IGNORECASE)
 # Variables that conventionally hold a thread or lane index.
 _THREAD_ID_NAME = re.compile(
     r"tid|tidx|tid_?x|t_?idx|thread_?id(?:x|_?x)?|thread_?idx(?:_?x)?|thread_?index|thread_?rank|"
@@ -412,6 +414,20 @@ def _counted_warps(literal: Node, expression: Node, ctx: CudaContext) -> str | N
     if parts[1] == "/" and builtin_index(bare(other), ctx) == "blockDim":
         return None  # ROC208's `blockDim.x / 32`
     return "warps per block" if parts[1] == "/" else "a block size against one warp"
+
+
+def block_of_32_warps(name: str, value: int, ctx: CudaContext) -> bool:
+    """`#define NUM_WARPS 32` (or more) where the file multiplies it by a warp size (`NUM_WARPS * WARP_SIZE`):
+    a block of that many warps, 1024 threads with 32 lanes but over HIP's 1024-thread limit with 64."""
+    if value < 32 or not _WARP_COUNT.fullmatch(name):
+        return False
+    spelled = re.escape(name.encode())
+    products = re.finditer(rb"\b" + spelled + rb"\s*\*\s*(\w+)|(\w+)\s*\*\s*" + spelled + rb"\b", ctx.content)
+    for match in products:
+        other = (match.group(1) or match.group(2)).decode()
+        if is_warp_constant_name(other) or other in ("warpSize", "C10_WARP_SIZE", "32"):
+            return True
+    return False
 
 
 def asserted_warp_size_32(assertion: Node, ctx: CudaContext) -> Node | None:
