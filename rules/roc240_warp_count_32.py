@@ -80,6 +80,9 @@ class WarpCount32(Rule):
             needed["static_assert_declaration"] = assertions
         if not ctx.offsets(*_WORKS_ON_WARPS, lowered=True):
             return needed
+        blocks = ctx.word_offsets("dim3")
+        if blocks:
+            needed.update(dict.fromkeys(("declaration", "call_expression"), blocks))
         numbers = ctx.offsets(b"32")
         if numbers:
             needed["number_literal"] = numbers
@@ -114,6 +117,48 @@ class WarpCount32(Rule):
                 f"`{define.name}` puts {value} warps in a block: with 64-lane CDNA wavefronts that is {value * 64} "
                 "threads, over HIP's 1024-thread block limit, so the launch fails; size it `1024 / warp size`",
             )
+
+    # --- blocks of warps over the 1024-thread limit once a warp has 64 lanes --------------------------------
+    def visit_declaration(self, node: Node, ctx: CudaContext) -> None:
+        type_node = node.child_by_field_name("type")
+        if type_node is None or ctx.text(type_node) != "dim3":
+            return
+        for declarator in node.children_by_field_name("declarator"):
+            if declarator.type == "init_declarator":
+                arguments = declarator.child_by_field_name("value")
+            elif declarator.type == "function_declarator":  # `dim3 threads(a, b)` with plain names
+                arguments = declarator.child_by_field_name("parameters")
+                named = arguments is not None and any(
+                    p.child_by_field_name("declarator") for p in arguments.named_children
+                )
+                if named:
+                    continue  # a real function declaration: its parameters have names
+            else:
+                continue
+            if arguments is not None:
+                self._check_block(arguments, ctx)
+
+    def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
+        arguments = node.child_by_field_name("arguments")
+        if ctx.call_name(node) == "dim3" and arguments is not None:
+            self._check_block(arguments, ctx)
+
+    def _check_block(self, arguments: Node, ctx: CudaContext) -> None:
+        if not ctx.offsets(*_WORKS_ON_WARPS, lowered=True):
+            return  # the plain walk visits every declaration; a block of warps needs a file that works on warps
+        extents = [
+            (child.child_by_field_name("type") or child) if child.type == "parameter_declaration" else child
+            for child in arguments.named_children
+            if child.type != "comment"
+        ]
+        warps = warp.warps_in_dim3_block(extents, ctx)
+        if warps is None or warp.in_wave_selector(ctx, arguments):
+            return
+        ctx.report(
+            arguments,
+            f"`{_short(ctx.text(arguments))}` is a block of {warps} warps: {warps * 64} threads once the warp size "
+            "is CDNA's 64 lanes, over HIP's 1024-thread block limit; size the warp count `1024 / warp size`",
+        )
 
     def visit_static_assert_declaration(self, node: Node, ctx: CudaContext) -> None:
         condition = warp.asserted_warp_size_32(node, ctx)
@@ -197,6 +242,18 @@ WarpCount32.valid = (
         __global__ void k(float* x) { x[threadIdx.x] = __shfl_xor(x[0], 1) * NUM_WARPS * WARP_SIZE * WARPS_PER_BLOCK; }
         """,
     ),
+    # Blocks of warps that stay within 1024 threads at 64 lanes, and tiles that are no warps.
+    Valid(
+        """
+        constexpr int kThreadsPerWarp = C10_WARP_SIZE;
+        constexpr int kWarpsPerBlock = 16;
+        void launch(int n) {
+          dim3 threads(kThreadsPerWarp, kWarpsPerBlock);
+          dim3 tiles(kTileWidth, 32);
+          row_sum<<<n, dim3(warpSize, 8)>>>(__shfl_down(0, 1));
+        }
+        """,
+    ),
     # Assertions that accept both widths, or whose 32 is not a warp size.
     Valid(
         """
@@ -231,6 +288,21 @@ WarpCount32.invalid = (
         """,
         expect=("1:1-1:21",),
         message="2048 threads",
+    ),
+    # Rows of one warp, 32 rows: 1024 threads at 32 lanes, 2048 at 64.
+    Invalid(
+        """
+        constexpr int32_t kThreadsPerWarp = 32;
+        constexpr int32_t kWarpsPerBlock = 32;
+        __device__ float warp_max(float v) { return fmaxf(v, __shfl_xor_sync(0xffffffff, v, 1, 32)); }
+        void launch(int B, int H) {
+          dim3 threads(kThreadsPerWarp, kWarpsPerBlock);
+          decoder_kernel<<<B, threads>>>();
+          decoder_kernel<<<B, dim3(kThreadsPerWarp, 2 * 16)>>>();
+        }
+        """,
+        expect=("5:15-5:48", "7:27-7:52"),
+        message="block of 32 warps: 2048 threads",
     ),
     # A warp-size constant asserted to be 32, in any file: the name is the evidence.
     Invalid(

@@ -166,3 +166,21 @@ def test_asserted_warp_size_32(assertion: str, expected: str | None) -> None:
 def test_block_of_32_warps(code: str, expected: bool) -> None:
     name, value = code.split("\n", 1)[0].split()[1:]
     assert warp.block_of_32_warps(name, int(value), context(code)) == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("constexpr int kWarps = 32;\nvoid f() { g(dim3(kThreadsPerWarp, kWarps)); }\n", 32),
+        ("void f() { g(dim3(WARP_SIZE, 64)); }\n", 64),
+        ("void f() { g(dim3(warpSize, 2 * 16)); }\n", 32),
+        ("constexpr int kWarps = 16;\nvoid f() { g(dim3(kThreadsPerWarp, kWarps)); }\n", None),  # 1024 at 64 lanes
+        ("void f() { g(dim3(kTileWidth, 32)); }\n", None),  # rows of a tile, not of a warp
+        ("void f(int n) { g(dim3(WARP_SIZE, n)); }\n", None),  # a row count not known
+    ],
+)
+def test_warps_in_dim3_block(code: str, expected: int | None) -> None:
+    ctx = context(code)
+    arguments = node_at(ctx, "dim3(", "call_expression").child_by_field_name("arguments")
+    assert arguments is not None
+    assert warp.warps_in_dim3_block(arguments.named_children, ctx) == expected

@@ -20,7 +20,7 @@ from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node, Span
 from rocmlint.cuda.preprocessor import parse_int
 from rocmlint.cuda.syntax import array_dimensions, bare, binary_parts, loop_counter, operator_with_literal
-from rocmlint.cuda.values import START, Trace, initialiser
+from rocmlint.cuda.values import START, Trace, constant_value, initialiser
 from rocmlint.diagnostics import Fix
 
 WAVE64_CONDITION = "defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)"
@@ -428,6 +428,25 @@ def block_of_32_warps(name: str, value: int, ctx: CudaContext) -> bool:
         if is_warp_constant_name(other) or other in ("warpSize", "C10_WARP_SIZE", "32"):
             return True
     return False
+
+
+def warps_in_dim3_block(extents: list[Node], ctx: CudaContext) -> int | None:
+    """The warp count of `dim3 threads(kThreadsPerWarp, kWarpsPerBlock)` when it is 32 or more: a block whose
+    rows are warps, named by a warp-size constant (a literal 32 is `warp_of_32`'s), and whose row count is a
+    constant. `extents` are the `dim3` arguments: expressions, or the type names C++ reads the declaration
+    `dim3 threads(a, b)` as when both are plain names. 1024 threads with 32 lanes, over HIP's limit with 64."""
+    if len(extents) < 2 or bare(extents[0]).type not in ("identifier", "type_identifier"):
+        return None
+    width = ctx.text(bare(extents[0]))
+    if not (is_warp_constant_name(width) or width == "warpSize"):
+        return None
+    rows_node = bare(extents[1])
+    if rows_node.type in ("identifier", "type_identifier"):
+        found = initialiser(ctx, rows_node, START)
+        rows = constant_value(ctx, found[0], found[1]) if found is not None else None
+    else:
+        rows = constant_value(ctx, rows_node)
+    return rows if rows is not None and rows >= 32 else None
 
 
 def asserted_warp_size_32(assertion: Node, ctx: CudaContext) -> Node | None:
