@@ -76,7 +76,9 @@ class Half2Member(Rule):
         argument = node.child_by_field_name("argument")
         if member is None or argument is None or ctx.text(member) not in _EXTRACTORS:
             return
-        if _reinterpreted(node, ctx) or not _is_half2(argument, ctx):
+        if _reinterpreted(node, ctx) or ctx.enclosing(node, "gnu_asm_expression") is not None:
+            return  # bytes taken as they are; an asm operand is ROC203's (PTX)
+        if not _is_half2(argument, ctx):
             return
         if _OWN_HALF2.search(ctx.content) or _written_for_rocm(node, ctx):
             return
@@ -194,6 +196,15 @@ Half2Member.valid = (
         __global__ void quantize(half2* ds, float d, float sum) {
           reinterpret_cast<half&>(ds[blockIdx.x].x) = d;
           *reinterpret_cast<half*>(&ds[blockIdx.x].y) = sum;
+        }
+        """,
+    ),
+    # An inline-asm operand: the register holds the bits (the PTX itself is ROC203's).
+    Valid(
+        """
+        struct Half4 { half2 a; half2 b; };
+        __device__ void store(Half4 out, void* p) {
+          asm("st.v2.u32 [%0], {%1, %2};" : : "l"(p), "r"(out.a.x), "r"(out.b.x));
         }
         """,
     ),
