@@ -33,10 +33,13 @@ class Half2Member(Rule):
     CUDA's `__half2` holds two `__half` members `x` and `y`. HIP's `__half2` (`amd_hip_fp16.h`) declared
     them as `unsigned short` raw bits for years: `__half2float(v.x)` or `float f = v.x` then converts the
     bit pattern as an integer (15360 for 1.0), and `v.x = d` stores the integer part of `d` as bits. It
-    compiles and computes garbage (ROCm/hip#3290, ROCm/hip#3280, turboderp/exllama#146). HIPIFY's clang
+    compiles and computes garbage (ROCm/hip#3290, ROCm/hip#3280, turboderp/exllama#146; llama.cpp#5105 on
+    ROCm 5.7.1). HIPIFY's clang
     tool inserts a `reinterpret_cast` on every such member (ROCm/HIPIFY#801); torch's build-time hipify
     does not. Newer HIP headers declare `__half x, y`, but llama.cpp still replaced every member access
-    with `__low2half` in 2025 (ggml-org/llama.cpp#15529) because users build against older ROCm.
+    with `__low2half` in 2025 (ggml-org/llama.cpp#15529) because users build against older ROCm. Code
+    written for HIP is not reported: a ROCm-only arm or header, an arm chosen by `ROCM_VERSION`/`HIP_VERSION`,
+    a member whose bytes are reinterpreted (`reinterpret_cast<half&>(v.x)`), an inline-asm operand.
 
     ## Example
     ```cuda
