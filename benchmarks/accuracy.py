@@ -45,7 +45,8 @@ CATEGORY_RULES: dict[str, tuple[str, ...]] = {
     "cpp-popc": ("ROC202",),
     "cpp-warp-size-32": ("ROC208", "ROC209", "ROC210", "ROC211", "ROC240"),
     "cpp-inline-ptx": ("ROC203",),
-    "cpp-cuda-header": ("ROC204", "ROC205"),
+    # A header with no HIP counterpart at all (`<mma.h>`, `<cuda/barrier>`) is ROC217's.
+    "cpp-cuda-header": ("ROC204", "ROC205", "ROC217"),
     "cpp-cutlass": ("ROC206",),
     "cpp-cuda-version-macro": ("ROC207", "ROC213"),
     "cpp-cuda-api": ("ROC2",),

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from rocmlint.cuda import warp
-from rocmlint.cuda.frontend import Anchors, CudaContext, Node
+from rocmlint.cuda.frontend import Anchors, CudaContext, Define, Node
+from rocmlint.cuda.preprocessor import parse_int
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
+
+_WORKS_ON_WARPS = (b"shfl", b"ballot", b"warpreduce", b"warp_reduce")
 
 
 class WarpCount32(Rule):
@@ -15,7 +18,9 @@ class WarpCount32(Rule):
     (shuffles, ballots, warp reductions): a block's thread count divided by or compared with 32
     (`THREADS / 32` warps per block, `if (blockSize > 32)` before a warp reduction), a warp size clamped
     to 32 (`warp_size = min(next_pow2, 32)`), a block's x-extent kept at least 32 threads
-    (`block_x = max(32, ...)`), and two-dimensional blocks whose rows are 32 threads (`dim3 threads(32, 4)`).
+    (`block_x = max(32, ...)`), and two-dimensional blocks whose rows are 32 threads (`dim3 threads(32, 4)`);
+    a block of 32 warps (`#define NUM_WARPS 32` multiplied by a warp size); and, in any file, a warp-size
+    constant asserted to be 32 (`static_assert(kWarpSize == 32)`).
 
     ## Why is this bad on ROCm?
     CDNA GPUs (MI100 to MI355) run 64-lane wavefronts. A block of `THREADS` threads holds `THREADS / 64`
@@ -23,7 +28,11 @@ class WarpCount32(Rule):
     from `warpSize`; a block row of 32 threads is half a wavefront, so a shuffle without a width (a
     `__shfl(v, 0)` broadcast, `__shfl_down` past lane 31) or a ballot reads the next row's lanes; a warp
     size clamped to 32 on the host splits the work for 32 lanes while the kernel's wavefronts have 64;
-    a 1024-thread block has 16 wavefronts, so `sums[lane_id]` over 32 per-warp sums reads past them.
+    a 1024-thread block has 16 wavefronts, so `sums[lane_id]` over 32 per-warp sums reads past them; an
+    block of 32 warps is 2048 threads once a warp has 64 lanes, over HIP's 1024-thread limit (exllamav2's
+    ROCm port sizes `NUM_WARPS` as `1024 / warpSize`); an assertion that the warp size is 32 stops the build
+    once the constant is 64 on ROCm, and the code it guards (bitonic networks, lane masks) was written for
+    32 lanes.
     Ports replace the 32 with the run-time warp size (apex `csrc/welford.cu` and
     `layer_norm_cuda_kernel.cu` use `at::cuda::warp_size()`, bitsandbytes uses `BNB_WARP_SIZE`).
 
@@ -60,13 +69,20 @@ class WarpCount32(Rule):
     language = "cuda"
     triggers = (b"32", b"lane", b"Lane")
     # The file works on warps: a 32 in it that counts threads is then a warp.
-    also_requires = (b"shfl", b"ballot", b"warpreduce", b"warp_reduce")
+    also_requires = (b"shfl", b"ballot", b"warpreduce", b"warp_reduce", b"static_assert")
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
-        """The 32s of a file that works on warps (the prefilter's `also_requires`, checked here as well)."""
-        if not ctx.offsets(*self.also_requires, lowered=True):
-            return {}
+        """The 32s of a file that works on warps (the prefilter's `also_requires`, checked here as well); the
+        `static_assert`s of any file, whose warp-size name is the evidence."""
         needed: dict[str, Anchors] = {}
+        assertions = ctx.word_offsets("static_assert")
+        if assertions:
+            needed["static_assert_declaration"] = assertions
+        if not ctx.offsets(*_WORKS_ON_WARPS, lowered=True):
+            return needed
+        blocks = ctx.word_offsets("dim3")
+        if blocks:
+            needed.update(dict.fromkeys(("declaration", "call_expression"), blocks))
         numbers = ctx.offsets(b"32")
         if numbers:
             needed["number_literal"] = numbers
@@ -88,6 +104,71 @@ class WarpCount32(Rule):
             "`warpSize` in device code and the device's warp size (`hipDeviceAttributeWarpSize`, "
             "`at::cuda::warp_size()`) in host code",
         )
+
+    def visit_define(self, define: Define, ctx: CudaContext) -> None:
+        if define.parameters is not None:
+            return
+        value = parse_int(ctx.resolve_text(define.value, define.directive))
+        if value is None or not warp.block_of_32_warps(define.name, value, ctx):
+            return
+        if not warp.in_wave_selector(ctx, define.directive):
+            ctx.report(
+                define.directive,
+                f"`{define.name}` puts {value} warps in a block: with 64-lane CDNA wavefronts that is {value * 64} "
+                "threads, over HIP's 1024-thread block limit, so the launch fails; size it `1024 / warp size`",
+            )
+
+    # --- blocks of warps over the 1024-thread limit once a warp has 64 lanes --------------------------------
+    def visit_declaration(self, node: Node, ctx: CudaContext) -> None:
+        type_node = node.child_by_field_name("type")
+        if type_node is None or ctx.text(type_node) != "dim3":
+            return
+        for declarator in node.children_by_field_name("declarator"):
+            if declarator.type == "init_declarator":
+                arguments = declarator.child_by_field_name("value")
+            elif declarator.type == "function_declarator":  # `dim3 threads(a, b)` with plain names
+                arguments = declarator.child_by_field_name("parameters")
+                named = arguments is not None and any(
+                    p.child_by_field_name("declarator") for p in arguments.named_children
+                )
+                if named:
+                    continue  # a real function declaration: its parameters have names
+            else:
+                continue
+            if arguments is not None:
+                self._check_block(arguments, ctx)
+
+    def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
+        arguments = node.child_by_field_name("arguments")
+        if ctx.call_name(node) == "dim3" and arguments is not None:
+            self._check_block(arguments, ctx)
+
+    def _check_block(self, arguments: Node, ctx: CudaContext) -> None:
+        if not ctx.offsets(*_WORKS_ON_WARPS, lowered=True):
+            return  # the plain walk visits every declaration; a block of warps needs a file that works on warps
+        extents = [
+            (child.child_by_field_name("type") or child) if child.type == "parameter_declaration" else child
+            for child in arguments.named_children
+            if child.type != "comment"
+        ]
+        warps = warp.warps_in_dim3_block(extents, ctx)
+        if warps is None or warp.in_wave_selector(ctx, arguments):
+            return
+        ctx.report(
+            arguments,
+            f"`{_short(ctx.text(arguments))}` is a block of {warps} warps: {warps * 64} threads once the warp size "
+            "is CDNA's 64 lanes, over HIP's 1024-thread block limit; size the warp count `1024 / warp size`",
+        )
+
+    def visit_static_assert_declaration(self, node: Node, ctx: CudaContext) -> None:
+        condition = warp.asserted_warp_size_32(node, ctx)
+        if condition is not None and not warp.in_wave_selector(ctx, node):
+            ctx.report(
+                condition,
+                f"`{_short(ctx.text(condition))}` asserts a 32-lane warp; CDNA wavefronts have 64 lanes, so the "
+                "assertion fails (or the code after it is wrong) once the constant follows the wave size: assert the "
+                "widths the code handles, or branch on the wave size",
+            )
 
     def visit_subscript_expression(self, node: Node, ctx: CudaContext) -> None:
         array = warp.warp_array_at_lane(node, ctx)
@@ -148,6 +229,39 @@ WarpCount32.valid = (
         }
         """,
     ),
+    # Warp counts chosen per vendor, a count of 16, and a count of 32 that no warp size multiplies.
+    Valid(
+        """
+        #ifdef USE_ROCM
+        #define NUM_WARPS (1024 / warpSize)
+        #else
+        #define NUM_WARPS 32
+        #endif
+        #define WARPS_PER_BLOCK 16
+        #define NUM_WARPS_TOTAL 32
+        __global__ void k(float* x) { x[threadIdx.x] = __shfl_xor(x[0], 1) * NUM_WARPS * WARP_SIZE * WARPS_PER_BLOCK; }
+        """,
+    ),
+    # Blocks of warps that stay within 1024 threads at 64 lanes, and tiles that are no warps.
+    Valid(
+        """
+        constexpr int kThreadsPerWarp = C10_WARP_SIZE;
+        constexpr int kWarpsPerBlock = 16;
+        void launch(int n) {
+          dim3 threads(kThreadsPerWarp, kWarpsPerBlock);
+          dim3 tiles(kTileWidth, 32);
+          row_sum<<<n, dim3(warpSize, 8)>>>(__shfl_down(0, 1));
+        }
+        """,
+    ),
+    # Assertions that accept both widths, or whose 32 is not a warp size.
+    Valid(
+        """
+        static_assert(kWarpSize == 32 || kWarpSize == 64, "wave32 or wave64");
+        static_assert(kTileRows == 32, "one tile row per 32 elements");
+        static_assert(sizeof(Vec) == 32);
+        """,
+    ),
     # The 32 sits in the NVIDIA arm of a wave-size selection, or in a 1-D `dim3`.
     Valid(
         """
@@ -164,6 +278,45 @@ WarpCount32.valid = (
     ),
 )
 WarpCount32.invalid = (
+    # A block of 32 warps: 1024 threads of 32 lanes, 2048 of 64.
+    Invalid(
+        """
+        #define NUM_WARPS 32
+        #define WARP_SIZE 32
+        #define NUM_THREADS (NUM_WARPS * WARP_SIZE)
+        __global__ void rms_norm(float* x) { x[threadIdx.x] = __shfl_xor_sync(0xffffffff, x[0], 1); }
+        """,
+        expect=("1:1-1:21",),
+        message="2048 threads",
+    ),
+    # Rows of one warp, 32 rows: 1024 threads at 32 lanes, 2048 at 64.
+    Invalid(
+        """
+        constexpr int32_t kThreadsPerWarp = 32;
+        constexpr int32_t kWarpsPerBlock = 32;
+        __device__ float warp_max(float v) { return fmaxf(v, __shfl_xor_sync(0xffffffff, v, 1, 32)); }
+        void launch(int B, int H) {
+          dim3 threads(kThreadsPerWarp, kWarpsPerBlock);
+          decoder_kernel<<<B, threads>>>();
+          decoder_kernel<<<B, dim3(kThreadsPerWarp, 2 * 16)>>>();
+        }
+        """,
+        expect=("5:15-5:48", "7:27-7:52"),
+        message="block of 32 warps: 2048 threads",
+    ),
+    # A warp-size constant asserted to be 32, in any file: the name is the evidence.
+    Invalid(
+        """
+        template <typename K, typename V>
+        struct BitonicSort {
+          static __device__ void sort(K k[1], V v[1]) {
+            static_assert(fbgemm_gpu::kWarpSize == 32, "unexpected warp size");
+          }
+        };
+        """,
+        expect=("4:19-4:46",),
+        message="asserts a 32-lane warp",
+    ),
     Invalid(
         """
         __global__ void layer_norm(const float* x, float* y) {

@@ -129,3 +129,18 @@ def test_named_constants() -> None:
     assert names("field_declaration") == [("kWarpSize", "32")]
     assert names("declaration") == [("A", "1"), ("B", "2")]
     assert names("enumerator") == [("THREADS_PER_WARP", "32")]
+
+
+def test_field_types_are_the_member_declarations_rocm_compiles() -> None:
+    ctx = context(
+        "struct a { half2 ds; float2 dm; };\n"
+        "struct b { const half2 ds; };\n"
+        "#ifndef USE_ROCM\n"
+        "struct c { float2 only_nvidia; };\n"
+        "#endif\n"
+        "void f(half2 ds) { half2 local; }\n"
+    )
+    assert ctx.field_types("ds") == {"half2"}  # `const` is a qualifier, not the type; the parameter is no member
+    assert ctx.field_types("dm") == {"float2"}
+    assert ctx.field_types("only_nvidia") == frozenset()
+    assert ctx.field_types("local") == frozenset()

@@ -132,3 +132,55 @@ def test_functions_doing_64_lane_arithmetic_are_written_for_64_lane_waves():
     half_wave = "__device__ int f() { int lane = threadIdx.x & 63; return lane + threadIdx.x / 32; }\n"
     assert roc208(half_wave) == []
     assert roc208(half_wave.replace("& 63", "& 7")) == [1]
+
+
+@pytest.mark.parametrize(
+    ("assertion", "expected"),
+    [
+        ("static_assert(kWarpSize == 32);", "kWarpSize == 32"),
+        ('static_assert(32 == ns::WARP_SIZE, "lanes");', "32 == ns::WARP_SIZE"),
+        ("static_assert((C10_WARP_SIZE == 32));", "(C10_WARP_SIZE == 32)"),
+        ("static_assert(kWarpSize == 32 || kWarpSize == 64);", None),  # both widths accepted
+        ("static_assert(kWarpSize != 32);", None),
+        ("static_assert(kWarpSize == 64);", None),
+        ("static_assert(kTileRows == 32);", None),  # a 32 that is no warp size
+    ],
+)
+def test_asserted_warp_size_32(assertion: str, expected: str | None) -> None:
+    ctx = context(assertion + "\n")
+    condition = warp.asserted_warp_size_32(node_at(ctx, "static_assert", "static_assert_declaration"), ctx)
+    assert (ctx.text(condition) if condition is not None else None) == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("#define NUM_WARPS 32\n#define THREADS (NUM_WARPS * WARP_SIZE)\n", True),
+        ("#define NUM_WARPS 32\nint t = warpSize * NUM_WARPS;\n", True),
+        ("#define NUM_WARPS 32\nint t = NUM_WARPS * 32;\n", True),
+        ("#define NUM_WARPS 16\nint t = NUM_WARPS * WARP_SIZE;\n", False),  # 1024 threads even at 64 lanes
+        ("#define NUM_WARPS 32\nint blocks = n / NUM_WARPS;\n", False),  # no warp size makes it a block
+        ("#define NUM_TILES 32\nint t = NUM_TILES * WARP_SIZE;\n", False),  # no warp count
+    ],
+)
+def test_block_of_32_warps(code: str, expected: bool) -> None:
+    name, value = code.split("\n", 1)[0].split()[1:]
+    assert warp.block_of_32_warps(name, int(value), context(code)) == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("constexpr int kWarps = 32;\nvoid f() { g(dim3(kThreadsPerWarp, kWarps)); }\n", 32),
+        ("void f() { g(dim3(WARP_SIZE, 64)); }\n", 64),
+        ("void f() { g(dim3(warpSize, 2 * 16)); }\n", 32),
+        ("constexpr int kWarps = 16;\nvoid f() { g(dim3(kThreadsPerWarp, kWarps)); }\n", None),  # 1024 at 64 lanes
+        ("void f() { g(dim3(kTileWidth, 32)); }\n", None),  # rows of a tile, not of a warp
+        ("void f(int n) { g(dim3(WARP_SIZE, n)); }\n", None),  # a row count not known
+    ],
+)
+def test_warps_in_dim3_block(code: str, expected: int | None) -> None:
+    ctx = context(code)
+    arguments = node_at(ctx, "dim3(", "call_expression").child_by_field_name("arguments")
+    assert arguments is not None
+    assert warp.warps_in_dim3_block(arguments.named_children, ctx) == expected

@@ -439,6 +439,18 @@ class CudaContext:
         ]
         return " ".join([*qualifiers, self.text(type_node)])
 
+    def field_types(self, name: str) -> frozenset[str]:
+        """The types written in this file's struct and class member declarations named `name` (`half2` for
+        `struct block { half2 dm; }`), as a ROCm build sees them: a member access `s.dm` names one of
+        them whatever `s` is."""
+        return frozenset(
+            self.text(type_node)
+            for declaration in self._declarations_of(name)
+            if declaration.type == "field_declaration" and not self.is_rocm_gated(declaration)
+            for type_node in [declaration.child_by_field_name("type")]
+            if type_node is not None
+        )
+
     def declared_value(self, identifier: Node) -> Node | None:
         """The initialiser of `identifier`'s declaration (`x` in `unsigned m = x;`), if it has one."""
         declaration = self.declaration_of(identifier)

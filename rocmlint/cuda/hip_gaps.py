@@ -80,6 +80,24 @@ def api_map() -> dict[str, tuple[str, str]]:
     return mapping
 
 
+@dataclass(frozen=True)
+class HipCallForm:
+    """What a CUDA function is called as on HIP: its HIP name, the argument counts HIP declares, what to call."""
+
+    hip: str
+    arguments: frozenset[int]
+    instead: str
+
+
+@cache
+def hip_call_forms() -> dict[str, HipCallForm]:
+    """CUDA functions whose HIP counterpart takes other argument counts (rocmlint/data/hip_call_arity.toml)."""
+    return {
+        name: HipCallForm(form["hip"], frozenset(form["arguments"]), form["instead"])
+        for name, form in load("hip_call_arity")["functions"].items()
+    }
+
+
 @cache
 def no_hip_equivalents() -> NoHipEquivalents:
     data = load("no_hip_equivalent")

@@ -20,7 +20,7 @@ from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node, Span
 from rocmlint.cuda.preprocessor import parse_int
 from rocmlint.cuda.syntax import array_dimensions, bare, binary_parts, loop_counter, operator_with_literal
-from rocmlint.cuda.values import START, Trace, initialiser
+from rocmlint.cuda.values import START, Trace, constant_value, initialiser
 from rocmlint.diagnostics import Fix
 
 WAVE64_CONDITION = "defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)"
@@ -67,6 +67,8 @@ _WARP_CONSTANT = re.compile(
 )
 # PyTorch's wrapper is wave-aware (RULES.md: portable wrappers are not hazards).
 _PORTABLE_CONSTANTS = frozenset({"C10_WARP_SIZE"})
+# Names for the number of warps in a block: `NUM_WARPS`, `WARPS_PER_BLOCK`, `kNumWarps`, `N_WARPS`.
+_WARP_COUNT = re.compile(r"(?:k_?)?(?:num_?|n_?)warps|(?:k_?)?warps_?per_?(?:block|cta)", re.IGNORECASE)
 # Variables that conventionally hold a thread or lane index.
 _THREAD_ID_NAME = re.compile(
     r"tid|tidx|tid_?x|t_?idx|thread_?id(?:x|_?x)?|thread_?idx(?:_?x)?|thread_?index|thread_?rank|"
@@ -412,6 +414,56 @@ def _counted_warps(literal: Node, expression: Node, ctx: CudaContext) -> str | N
     if parts[1] == "/" and builtin_index(bare(other), ctx) == "blockDim":
         return None  # ROC208's `blockDim.x / 32`
     return "warps per block" if parts[1] == "/" else "a block size against one warp"
+
+
+def block_of_32_warps(name: str, value: int, ctx: CudaContext) -> bool:
+    """`#define NUM_WARPS 32` (or more) where the file multiplies it by a warp size (`NUM_WARPS * WARP_SIZE`):
+    a block of that many warps, 1024 threads with 32 lanes but over HIP's 1024-thread limit with 64."""
+    if value < 32 or not _WARP_COUNT.fullmatch(name):
+        return False
+    spelled = re.escape(name.encode())
+    products = re.finditer(rb"\b" + spelled + rb"\s*\*\s*(\w+)|(\w+)\s*\*\s*" + spelled + rb"\b", ctx.content)
+    for match in products:
+        other = (match.group(1) or match.group(2)).decode()
+        if is_warp_constant_name(other) or other in ("warpSize", "C10_WARP_SIZE", "32"):
+            return True
+    return False
+
+
+def warps_in_dim3_block(extents: list[Node], ctx: CudaContext) -> int | None:
+    """The warp count of `dim3 threads(kThreadsPerWarp, kWarpsPerBlock)` when it is 32 or more: a block whose
+    rows are warps, named by a warp-size constant (a literal 32 is `warp_of_32`'s), and whose row count is a
+    constant. `extents` are the `dim3` arguments: expressions, or the type names C++ reads the declaration
+    `dim3 threads(a, b)` as when both are plain names. 1024 threads with 32 lanes, over HIP's limit with 64."""
+    if len(extents) < 2 or bare(extents[0]).type not in ("identifier", "type_identifier"):
+        return None
+    width = ctx.text(bare(extents[0]))
+    if not (is_warp_constant_name(width) or width == "warpSize"):
+        return None
+    rows_node = bare(extents[1])
+    if rows_node.type in ("identifier", "type_identifier"):
+        found = initialiser(ctx, rows_node, START)
+        rows = constant_value(ctx, found[0], found[1]) if found is not None else None
+    else:
+        rows = constant_value(ctx, rows_node)
+    return rows if rows is not None and rows >= 32 else None
+
+
+def asserted_warp_size_32(assertion: Node, ctx: CudaContext) -> Node | None:
+    """The condition of `static_assert(kWarpSize == 32)` (or `32 == ns::WARP_SIZE`): a warp-size constant,
+    by its name, asserted to be 32 lanes as the whole condition (an `||` with 64 accepts both widths)."""
+    condition = assertion.child_by_field_name("condition") or next(iter(assertion.named_children), None)
+    parts = binary_parts(bare(condition), ctx) if condition is not None else None
+    if parts is None or parts[1] != "==":
+        return None
+    left, _, right = parts
+    literal, other = (left, bare(right)) if ctx.int_value(left) == 32 else (right, bare(left))
+    if ctx.int_value(literal) != 32:
+        return None
+    if other.type == "qualified_identifier":
+        other = other.child_by_field_name("name") or other
+    name = ctx.text(other) if other.type == "identifier" else ""
+    return condition if is_warp_constant_name(name) or name == "C10_WARP_SIZE" else None
 
 
 def _clamped(value: Node, clamp: str, ctx: CudaContext) -> str | None:
