@@ -547,3 +547,43 @@ def test_options_named_after_cuda_inside_rocm_build_code_stay_rocm(tmp_path):
         "CMakeLists.txt", "if(USE_ROCM)\n  if(USE_CUDA_GRAPHS)\n    add_definitions(-DGRAPHS)\n  endif()\nendif()\n"
     )
     assert [(d.name, d.vendor) for d in nested.defines] == [("GRAPHS", "rocm")]
+
+
+def test_sources_removed_in_a_hip_branch_are_nvidia_only(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                option(WITH_CUDA "CUDA backend" OFF)
+                option(WITH_HIP "HIP backend" OFF)
+                set(CUDA_SOURCES src/common.cu src/quant/gemm.cu src/quant/pack.cu)
+                if(WITH_CUDA)
+                  list(REMOVE_ITEM CUDA_SOURCES src/common.cu)
+                  cuda_add_library(lib ${CUDA_SOURCES})
+                elseif(WITH_HIP)
+                  enable_language(HIP)
+                  list(REMOVE_ITEM CUDA_SOURCES
+                    src/quant/gemm.cu
+                  )
+                  add_library(lib ${CUDA_SOURCES})
+                endif()
+                """,
+            "src/common.cu": '#include "quant/tile.cuh"\n',
+            "src/quant/gemm.cu": '#include "tile.cuh"\n#include <cub/cub.cuh>\n',
+            "src/quant/pack.cu": "",
+            "src/quant/tile.cuh": "",
+        },
+    )
+    facts = cmake_facts(str(root / "CMakeLists.txt"), (root / "CMakeLists.txt").read_text(), str(root))
+    assert [(s.pattern, s.vendor) for s in facts.sources if s.removed] == [
+        ("src/common.cu", "nvidia"),
+        ("src/quant/gemm.cu", "rocm"),
+    ]
+    project = CudaProject.build(root)
+    gemm = project.view(str(root / "src/quant/gemm.cu"))
+    assert gemm.base.on_rocm is False
+    assert gemm.base_evidence == "CMakeLists.txt:9: the ROCm build removes it from its sources"
+    # Removed for NVIDIA only, or never removed: ROCm compiles them (and the header one of them includes).
+    for built_for_rocm in ("src/common.cu", "src/quant/pack.cu", "src/quant/tile.cuh"):
+        assert project.view(str(root / built_for_rocm)).base.on_rocm is not False, built_for_rocm
+    assert _codes(root, "src/quant/gemm.cu") == []

@@ -75,6 +75,7 @@ class SourceSet:
     vendor: str | None
     path: str
     line: int
+    removed: bool = False  # `list(REMOVE_ITEM SOURCES ...)`: the build takes these out of a list it compiles
 
 
 @dataclass(frozen=True)
@@ -258,14 +259,16 @@ _CUDA_LANGUAGE = re.compile(
 )
 
 
-def cmake_facts(path: str, text: str) -> BuildFacts:
+def cmake_facts(path: str, text: str, root: str = "") -> BuildFacts:
     """The macros and sources a CMake file defines per vendor, and the languages it builds. The vendor of a
     definition is the file's (one that builds only the HIP language, or sits in a folder named for a vendor:
-    `hip/CMakeLists.txt`), else that of the outermost block around it that names one: an `if()` arm whose
-    condition does (`if(USE_ROCM)`, its `else()` the other vendor's), a `function()`/`macro()` whose name does
-    (`create_hip_test`)."""
+    `hip/CMakeLists.txt`; not the project's `root` folder, whose name is the project's), else that of the
+    outermost block around it that names one: an `if()` arm whose condition does (`if(USE_ROCM)`, its `else()`
+    the other vendor's), a `function()`/`macro()` whose name does (`create_hip_test`)."""
     hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
-    file_vendor = "rocm" if hip and not cuda else vendor_of_words(os.path.basename(os.path.dirname(path)))
+    folder = os.path.dirname(path)
+    at_root = bool(root) and os.path.normpath(folder) == os.path.normpath(root)
+    file_vendor = "rocm" if hip and not cuda else None if at_root else vendor_of_words(os.path.basename(folder))
     defines: list[BuildDefine] = []
     sources: list[SourceSet] = []
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
@@ -288,9 +291,12 @@ def cmake_facts(path: str, text: str) -> BuildFacts:
             sources.append(SourceSet(arguments.split()[0].strip('"') + "/**", vendor, path, line))
         elif name in _CMAKE_SOURCE_COMMANDS:
             vendor = _block_vendor(blocks, file_vendor)
-            words = (word.strip('"') for word in arguments.split())
+            words = [word.strip('"') for word in arguments.split()]
+            removed = name == "list" and words[:1] == ["REMOVE_ITEM"]
             sources += [
-                SourceSet(w, vendor, path, line) for w in words if w.endswith(_SOURCE_SUFFIXES) and "$" not in w
+                SourceSet(w, vendor, path, line, removed)
+                for w in words
+                if w.endswith(_SOURCE_SUFFIXES) and "$" not in w
             ]
     return BuildFacts(
         tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda, hipify=_hipify_evidence(path, text)

@@ -287,11 +287,15 @@ class CudaProject:
         return frozenset(d.name for d in self.build_facts.defines if d.vendor == "rocm")
 
     def _built_only_for_nvidia(self, path: str) -> str:
-        """Evidence that the build compiles `path` for NVIDIA only: the most specific source sets of the build files
-        naming it (`add_subdirectory(cuda)` inside `if(BUILD_CUDA)`, `sources += cuda_sources` under `if use_cuda:`)
-        are all NVIDIA's. "" otherwise."""
+        """Evidence that the build compiles `path` for NVIDIA only: the ROCm build removes it from a source list
+        (`list(REMOVE_ITEM CUDA_SOURCES ...)` in `elseif(WITH_HIP)`), or the most specific source sets of the build
+        files naming it (`add_subdirectory(cuda)` inside `if(BUILD_CUDA)`, `sources += cuda_sources` under
+        `if use_cuda:`) are all NVIDIA's. "" otherwise."""
         if not self._has_rocm_build:
             return ""  # nothing is built for ROCm yet: every CUDA source is one to port
+        removal = next((s for s in self._removed_sources.get(path, ()) if self._vendor_of(s) == "rocm"), None)
+        if removal is not None:
+            return f"{self._relative(removal.path)}:{removal.line}: the ROCm build removes it from its sources"
         matching = self._sources_naming(path)
         if not matching or all(self._vendor_of(s) != "nvidia" for _, s in matching):
             return ""
@@ -349,7 +353,9 @@ class CudaProject:
         folders: dict[str, list[SourceSet]] = {}
         globs: list[tuple[re.Pattern[str], int, SourceSet]] = []
         for sources in self.build_facts.sources:
-            named = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(sources.path)), sources.pattern))
+            if sources.removed:
+                continue
+            named = _named_path(sources)
             if "*" not in named:
                 exact.setdefault(named, []).append(sources)
             elif named.endswith(os.sep + "**") and "*" not in named[:-3]:
@@ -357,6 +363,16 @@ class CudaProject:
             else:
                 globs.append((_pattern(named), len(named.split("*")[0]), sources))
         return exact, folders, globs
+
+    @cached_property
+    def _removed_sources(self) -> dict[str, list[SourceSet]]:
+        """The sets that take files out of a build's source list (`list(REMOVE_ITEM ...)`), by absolute path: in
+        a ROCm branch (`elseif(WITH_HIP)`), the ROCm build never compiles those files."""
+        removed: dict[str, list[SourceSet]] = {}
+        for sources in self.build_facts.sources:
+            if sources.removed and "*" not in sources.pattern:
+                removed.setdefault(_named_path(sources), []).append(sources)
+        return removed
 
     def _includers_closures(self, path: str) -> list[str]:
         """The files that include `path` and everything they include: a header's code is compiled after what its
@@ -460,7 +476,7 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
         if python_build:
             build_facts.append(setup_py_facts(path, text))
         elif is_build:
-            build_facts.append(cmake_facts(path, text))
+            build_facts.append(cmake_facts(path, text, str(root)))
         else:
             texts[path] = text.removeprefix("\ufeff")  # every file: one without directives is still included
     return texts, _merge(build_facts)
@@ -475,6 +491,11 @@ def _walk(root: Path) -> Iterator[str]:
             if count > _MAX_FILES:
                 return
             yield os.path.join(folder, name)
+
+
+def _named_path(sources: SourceSet) -> str:
+    """The absolute path (or glob) a source set names: its pattern relative to its build file's folder."""
+    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(sources.path)), sources.pattern))
 
 
 @lru_cache(maxsize=4096)
