@@ -6,7 +6,7 @@ import textwrap
 from pathlib import Path
 
 from rocmlint.config import Settings
-from rocmlint.cuda.build_files import cmake_facts, setup_py_facts, vendor_of_words
+from rocmlint.cuda.build_files import cmake_facts, makefile_facts, setup_py_facts, vendor_of_words
 from rocmlint.cuda.project import CudaProject, project_root
 from rocmlint.engine import Engine
 
@@ -587,3 +587,78 @@ def test_sources_removed_in_a_hip_branch_are_nvidia_only(tmp_path):
     for built_for_rocm in ("src/common.cu", "src/quant/pack.cu", "src/quant/tile.cuh"):
         assert project.view(str(root / built_for_rocm)).base.on_rocm is not False, built_for_rocm
     assert _codes(root, "src/quant/gemm.cu") == []
+
+
+_HIP_FRAGMENT = """
+    # the ROCm build's flags
+    CXXFLAGS += -DHAVE_GPU=1 \\
+                -D__IS_HIP_COMPILE__=1 -DCUDA_VERSION=11000 -DLIB_VER=$(VER)
+    HIPCC_FLAGS = -D__CUDACC_VER_MAJOR__=11
+    """
+_CUDA_FRAGMENT = "CXXFLAGS += -DHAVE_GPU=1\nCUDA_FLAGS = -DHAVE_GPU -DPER_THREAD_STREAM\n"
+
+
+def test_make_fragments_and_makefiles_define_macros_per_vendor():
+    fragment = makefile_facts("src/makefiles/hip_64bit.mk", textwrap.dedent(_HIP_FRAGMENT).lstrip("\n"))
+    assert [(d.name, d.value, d.vendor, d.line) for d in fragment.defines] == [
+        ("HAVE_GPU", "1", "rocm", 2),
+        ("__IS_HIP_COMPILE__", "1", "rocm", 2),
+        ("CUDA_VERSION", "11000", "rocm", 2),
+        ("LIB_VER", "$(VER)", "rocm", 2),
+        ("__CUDACC_VER_MAJOR__", "11", "rocm", 4),
+    ]
+    makefile = makefile_facts(
+        "src/decoder/Makefile",
+        "ifeq ($(CUDA), true)\n%.o : %.cu\n\tnvcc -c $< -DUSE_NVTX\nelse\nCXXFLAGS += -DNO_NVTX\nendif\n"
+        "ROCM_FLAGS = -DUSE_ROCTX\nNVCCFLAGS = -DUSE_NVTX_RANGES\n%.o : %.hip\n\t$(HIPCC) -c $< -DHIP_KERNELS\n"
+        "CXXFLAGS += -DLOGGING  # -DNOT_A_FLAG\n",
+    )
+    assert [(d.name, d.vendor) for d in makefile.defines] == [
+        ("USE_NVTX", "nvidia"),  # an `ifeq ($(CUDA), true)` block, its `else` ROCm's
+        ("NO_NVTX", "rocm"),
+        ("USE_ROCTX", "rocm"),  # the variable's name
+        ("USE_NVTX_RANGES", "nvidia"),
+        ("HIP_KERNELS", "rocm"),  # the compiler the recipe runs
+        ("LOGGING", None),
+    ]
+
+
+def test_a_make_fragment_of_the_rocm_build_gates_and_decides_version_tests(tmp_path):
+    files = {
+        "src/makefiles/hip_64bit.mk": _HIP_FRAGMENT,
+        "src/makefiles/cuda_64bit.mk": _CUDA_FRAGMENT,
+        # A CMake build that knows only CUDA lists the kernel for NVIDIA: the make build still compiles it for ROCm.
+        "CMakeLists.txt": "if(CUDA_FOUND)\n  add_library(k src/k.cu)\nendif()\n",
+        "src/k.cu": """
+            #ifdef __IS_HIP_COMPILE__
+            #include <hipcub/hipcub.hpp>
+            #else
+            #include <cub/cub.cuh>
+            #endif
+            #if CUDA_VERSION >= 11000
+            #define ASYNC_COPY 1
+            #else
+            #define ASYNC_COPY 0
+            #endif
+            #if defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ < 10
+            #error "too old"
+            #endif
+            #ifdef PER_THREAD_STREAM
+            #include <cuda_runtime.h>
+            #endif
+            """,
+    }
+    root = write_tree(tmp_path / "with", files)
+    project = CudaProject.build(root)
+    learned = project.learned["__IS_HIP_COMPILE__"]  # the build's, though its name is the compiler's kind
+    assert (learned.vendor, learned.evidence.path, learned.evidence.line) == ("rocm", "src/makefiles/hip_64bit.mk", 2)
+    assert "CUDA_VERSION" not in project.learned  # a value for ROCm, not a ROCm-only gate
+    view = project.view(str(root / "src/k.cu"))
+    assert view.base.on_rocm is not False
+    assert view.rocm_build_values["CUDA_VERSION"] == "11000"
+    assert view.rocm_build_values["LIB_VER"] is None  # the build's own variable: defined, value unknown
+    assert project.learned["PER_THREAD_STREAM"].vendor == "nvidia"
+    assert _codes(root, "src/k.cu") == []
+    del files["src/makefiles/hip_64bit.mk"]
+    without = write_tree(tmp_path / "without", files)
+    assert {code for code, _ in _codes(without, "src/k.cu")} >= {"ROC205", "ROC207"}

@@ -339,3 +339,84 @@ def _cmake_defines(command: str, arguments: str, vendor: str | None, path: str, 
             continue
         if re.fullmatch(r"[A-Za-z_]\w*", name):
             yield BuildDefine(name, value or None, vendor, path, line)
+
+
+# --- Makefiles ----------------------------------------------------------------------------------------------------
+MAKEFILE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
+_MAKE_CONDITIONAL = re.compile(r"^\s*(?:else\s+)?(ifeq|ifneq|ifdef|ifndef)\b(.*)$")
+_MAKE_ASSIGNMENT = re.compile(r"^\s*(?:export\s+|override\s+)*([A-Za-z_][\w.-]*)\s*(?::{1,3}=|\+=|\?=|!=|=)(.*)$")
+_MAKE_DEFINE = re.compile(r"(?:^|\s)-D\s*([A-Za-z_]\w*)(?:=(\S*))?")
+# A variable's name without the kind of flags it holds: `HIPCCFLAGS` names hipcc, `ROCM_FLAGS` ROCm.
+_FLAGS_SUFFIX = re.compile(r"(?i)_?(?:FLAGS|OPTS|OPTIONS|DEFINES|DEFS)$")
+_HIPCC = re.compile(r"\bhipcc\b|\$[({]HIPCC[)}]", re.IGNORECASE)
+_NVCC = re.compile(r"\bnvcc\b|\$[({]NVCC[)}]", re.IGNORECASE)
+
+
+def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
+    """The macros a Makefile or make fragment (`*.mk`) defines per vendor: the `-D` flags of its variable
+    assignments (`CXXFLAGS += -DUSE_ROCM -DCUDA_VERSION=11000`) and recipes. Their vendor is the file's (a
+    fragment named for one, `hip_64bit.mk`; a Makefile in a folder named for one, not the project's `root`; a file
+    that runs hipcc and never nvcc), else that of the outermost `ifeq`/`ifdef` block naming one (`ifeq ($(ROCM),
+    true)`, its `else` the other vendor's), else the variable's (`ROCM_FLAGS`, `HIPCCFLAGS`, `NVCC_FLAGS`) or the
+    compiler a recipe runs."""
+    stem, suffix = os.path.splitext(os.path.basename(path))
+    folder = os.path.dirname(path)
+    at_root = bool(root) and os.path.normpath(folder) == os.path.normpath(root)
+    named = stem if suffix == ".mk" else "" if at_root else os.path.basename(folder)
+    lines = list(_make_lines(text))
+    hip = any(_HIPCC.search(logical) for _, logical in lines)
+    nvcc = any(_NVCC.search(logical) for _, logical in lines)
+    file_vendor = vendor_of_words(named) or ("rocm" if hip and not nvcc else None)
+    defines: list[BuildDefine] = []
+    blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
+    for line, logical in lines:
+        conditional = _MAKE_CONDITIONAL.match(logical)
+        stripped = logical.strip()
+        if conditional is not None:
+            tested = vendor_of_words(conditional.group(2).replace("$", " "))
+            if conditional.group(1) in ("ifneq", "ifndef"):
+                tested = _other(tested)
+            if stripped.startswith("else") and blocks:
+                blocks[-1][0] = tested
+            else:
+                blocks.append([tested, tested])
+        elif stripped == "else" and blocks:
+            blocks[-1][0] = _other(blocks[-1][1])
+        elif stripped == "endif" and blocks:
+            blocks.pop()
+        elif "-D" in logical:
+            assignment = _MAKE_ASSIGNMENT.match(logical)
+            own = vendor_of_words(_FLAGS_SUFFIX.sub("", assignment.group(1))) if assignment else _recipe_vendor(logical)
+            vendor = _block_vendor(blocks, file_vendor) or own
+            flags = assignment.group(2) if assignment else logical
+            defines += [BuildDefine(m.group(1), m.group(2), vendor, path, line) for m in _MAKE_DEFINE.finditer(flags)]
+    return BuildFacts(tuple(defines), cuda_language=nvcc)
+
+
+def _make_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(first line, text) of each logical line of a Makefile: continuations joined, comments removed."""
+    start = 1
+    parts: list[str] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        if not parts:
+            start = number
+        content = re.sub(r"(?<!\\)#.*", "", raw)
+        if content.endswith("\\") and not raw.lstrip().startswith("#"):
+            parts.append(content[:-1])
+            continue
+        parts.append(content)
+        yield start, " ".join(parts)
+        parts = []
+    if parts:
+        yield start, " ".join(parts)
+
+
+def _recipe_vendor(line: str) -> str | None:
+    """The vendor of the compiler a recipe line runs (`$(HIPCC) -c -DX ...`)."""
+    if _HIPCC.search(line):
+        return None if _NVCC.search(line) else "rocm"
+    return "nvidia" if _NVCC.search(line) else None
+
+
+def _other(vendor: str | None) -> str | None:
+    return {"rocm": "nvidia", "nvidia": "rocm"}.get(vendor or "")

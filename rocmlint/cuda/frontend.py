@@ -132,7 +132,7 @@ class CudaOptions:
         return (
             VendorMacros()
             .with_project_macros(self.rocm_macros, self.nvidia_macros)
-            .with_learned(self.project.learned, self.project.defines)
+            .with_learned(self.project.learned, self.project.defines, self.project.rocm_build_values)
         )
 
 
@@ -356,10 +356,14 @@ class CudaContext:
 
     def define(self, name: str, before: Span) -> Define | None:
         """The object-like `#define name` a ROCm build sees before `before`: this file's, else one the headers it
-        includes define (the project model's; its directive then sits at offset 0 of this file)."""
+        includes define, else one the ROCm build defines with a known value (`-DCUDA_VERSION=11000`): the
+        project model's, its directive then at offset 0 of this file."""
         define = self.preprocessor.define_of(name, before.start_byte)
         if define is None and name in self.options.project.defines:
             return _header_define(name, self.options.project.defines[name])
+        built = self.options.project.rocm_build_values.get(name) if define is None else None
+        if built is not None:
+            return _header_define(name, built)
         return define if define is not None and define.parameters is None else None
 
     def header_constant(self, name: str) -> str | None:

@@ -194,6 +194,9 @@ class VendorMacros:
     header_values: Mapping[str, str] = field(default_factory=dict, compare=False)
     # Read as defined exactly on ROCm (the gate their author meant) before `rocm_pass` is asked.
     stale_gates: frozenset[str] = STALE_ROCM_MACROS
+    # What the project's ROCm build defines (`-DCUDA_VERSION=11000`) -> value text (None: unknown), read before
+    # the tables: the build decides what a ROCm compile sees.
+    rocm_build_values: Mapping[str, str | None] = field(default_factory=dict, compare=False)
 
     def as_compiled(self) -> VendorMacros:
         """The same macros with the stale ROCm spellings read as a ROCm build compiles them: maybe defined
@@ -211,9 +214,17 @@ class VendorMacros:
         return replace(self, rocm=self.rocm | frozenset(rocm), nvidia=self.nvidia | frozenset(nvidia))
 
     def with_learned(
-        self, learned: Mapping[str, LearnedMacro], header_values: Mapping[str, str] | None = None
+        self,
+        learned: Mapping[str, LearnedMacro],
+        header_values: Mapping[str, str] | None = None,
+        rocm_build_values: Mapping[str, str | None] | None = None,
     ) -> VendorMacros:
-        return replace(self, learned=learned, header_values={} if header_values is None else header_values)
+        return replace(
+            self,
+            learned=learned,
+            header_values={} if header_values is None else header_values,
+            rocm_build_values={} if rocm_build_values is None else rocm_build_values,
+        )
 
     def is_rocm_side(self, name: str) -> bool:
         learned = self.learned.get(name)
@@ -493,6 +504,9 @@ class _Evaluator:
             return None if defined is None else int(defined)
         if defined is False:
             return 0
+        if vendor == "rocm" and name not in defines and name in self.macros.rocm_build_values:
+            built = self.macros.rocm_build_values[name]
+            return None if built is None else parse_int(built)
         if vendor == "rocm" and name in self.macros.rocm:
             return 1
         if name not in defines and name in self.macros.learned:
@@ -512,6 +526,8 @@ class _Evaluator:
         macros = self.macros
         if name == self.include_guard:
             return False
+        if vendor == "rocm" and name not in defines and name in macros.rocm_build_values:
+            return True
         if name in macros.rocm or name in macros.stale_gates:
             return vendor == "rocm"
         if name in macros.rocm_pass or _AMD_ARCH_MACRO.fullmatch(name) or name in ROCM_VERSION_MACROS:

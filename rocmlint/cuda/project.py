@@ -31,13 +31,15 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from rocmlint.cuda.build_files import (
+    MAKEFILE_NAMES,
     BuildFacts,
     SourceSet,
     cmake_facts,
+    makefile_facts,
     setup_py_facts,
 )
 from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, read_facts
-from rocmlint.cuda.learning import learn, learn_from_build
+from rocmlint.cuda.learning import learn, learn_from_build, rocm_build_values
 from rocmlint.cuda.preprocessor import LearnedMacro, VendorMacros
 from rocmlint.vendor import EVERYWHERE, Branch, Tri
 
@@ -69,6 +71,8 @@ class FileView:
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
     hipified: str = ""  # why the ROCm build renames CUDA names in the file (hipify), "" when it does not
     rocm_build_defines: frozenset[str] = frozenset()  # every macro the build defines for ROCm (`__HIP_*__` too)
+    # Their values ("1" for `-DNAME`, None when unknown): `-DCUDA_VERSION=11000` decides a version test on ROCm.
+    rocm_build_values: Mapping[str, str | None] = field(default_factory=dict)
     dependencies: tuple[str, ...] = ()  # files the view was read from
 
 
@@ -141,12 +145,13 @@ class CudaProject:
     def build(cls, root: Path) -> CudaProject:
         texts, build = _read_tree(root)
         learned = learn_from_build(build)
-        macros = VendorMacros().with_learned(learned)
+        build_values = rocm_build_values(build)
+        macros = VendorMacros().with_learned(learned, rocm_build_values=build_values)
         files = {path: read_facts(path, text, macros) for path, text in texts.items()}
         learned = learn(files, build, learned)
         # Read again the files whose definitions and includes depend on branches, now that more macros are
         # known (`#if !defined(XYZ_HIP) && __CUDA_ARCH__ >= 700 #define MMA_AVAILABLE` needs XYZ_HIP first).
-        macros = VendorMacros().with_learned(learned)
+        macros = VendorMacros().with_learned(learned, rocm_build_values=build_values)
         # Only macros the well-known tables do not already decide change how a file reads.
         deciding = set(learned) - macros.well_known
         for path, facts in files.items():
@@ -220,6 +225,7 @@ class CudaProject:
             rocm_native=self._rocm_native(path),
             hipified=self._relative_evidence(self.build_facts.hipify),
             rocm_build_defines=self._rocm_build_defines,
+            rocm_build_values=self._rocm_build_values,
             dependencies=tuple(sorted(around)),
         )
 
@@ -272,15 +278,24 @@ class CudaProject:
         return result
 
     @cached_property
-    def _has_rocm_build(self) -> bool:
-        """Whether the build files build for ROCm at all (a HIP language, hipify, a ROCm-only definition or source)."""
+    def _systems_building_rocm(self) -> frozenset[str]:
+        """The build systems (see `_build_system`) that build for ROCm at all: a HIP language, hipify, a ROCm-only
+        definition or source. A source list says what ROCm compiles only when its own build system builds ROCm: a
+        project may build with make (a ROCm make fragment) and also with a CMake that knows only CUDA. A setup.py
+        and a CMake build are one (setup.py often drives CMake, a ROCm arm in either speaks for both)."""
         facts = self.build_facts
-        return (
-            facts.hip_language
-            or bool(facts.hipify)
-            or any(d.vendor == "rocm" for d in facts.defines)
-            or any(s.vendor == "rocm" for s in facts.sources)
-        )
+        evidence = [
+            *(d.path for d in facts.defines if d.vendor == "rocm"),
+            *(s.path for s in facts.sources if s.vendor == "rocm"),
+        ]
+        if facts.hipify:
+            evidence.append(facts.hipify.partition(":")[0])
+        systems = {_build_system(path) for path in evidence} | ({"cmake"} if facts.hip_language else set())
+        return frozenset(systems | ({"cmake", "python"} if systems & {"cmake", "python"} else set()))
+
+    @cached_property
+    def _rocm_build_values(self) -> dict[str, str | None]:
+        return rocm_build_values(self.build_facts)
 
     @cached_property
     def _rocm_build_defines(self) -> frozenset[str]:
@@ -291,12 +306,12 @@ class CudaProject:
         (`list(REMOVE_ITEM CUDA_SOURCES ...)` in `elseif(WITH_HIP)`), or the most specific source sets of the build
         files naming it (`add_subdirectory(cuda)` inside `if(BUILD_CUDA)`, `sources += cuda_sources` under
         `if use_cuda:`) are all NVIDIA's. "" otherwise."""
-        if not self._has_rocm_build:
-            return ""  # nothing is built for ROCm yet: every CUDA source is one to port
         removal = next((s for s in self._removed_sources.get(path, ()) if self._vendor_of(s) == "rocm"), None)
         if removal is not None:
             return f"{self._relative(removal.path)}:{removal.line}: the ROCm build removes it from its sources"
-        matching = self._sources_naming(path)
+        # A build system with no ROCm build yet says nothing: every CUDA source it lists is one to port.
+        building_rocm = self._systems_building_rocm
+        matching = [(n, s) for n, s in self._sources_naming(path) if _build_system(s.path) in building_rocm]
         if not matching or all(self._vendor_of(s) != "nvidia" for _, s in matching):
             return ""
         most_specific = max(length for length, _ in matching)
@@ -462,7 +477,8 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
         python_build = name == "setup.py" or (
             suffix == ".py" and _BUILD_FOLDER.search(os.path.relpath(os.path.dirname(path), root))
         )
-        is_build = bool(python_build) or name == "CMakeLists.txt" or suffix == ".cmake"
+        makefile = name in MAKEFILE_NAMES or suffix == ".mk"
+        is_build = bool(python_build) or makefile or name == "CMakeLists.txt" or suffix == ".cmake"
         if suffix not in SOURCE_SUFFIXES and not is_build:
             continue
         try:
@@ -475,6 +491,8 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
         text = data.decode("utf-8", "replace")
         if python_build:
             build_facts.append(setup_py_facts(path, text))
+        elif makefile:
+            build_facts.append(makefile_facts(path, text, str(root)))
         elif is_build:
             build_facts.append(cmake_facts(path, text, str(root)))
         else:
@@ -491,6 +509,13 @@ def _walk(root: Path) -> Iterator[str]:
             if count > _MAX_FILES:
                 return
             yield os.path.join(folder, name)
+
+
+def _build_system(path: str) -> str:
+    """Which build system a build file belongs to: "cmake", "python" (setup.py and its helpers) or "make"."""
+    if path.endswith(("CMakeLists.txt", ".cmake")):
+        return "cmake"
+    return "python" if path.endswith(".py") else "make"
 
 
 def _named_path(sources: SourceSet) -> str:
