@@ -662,3 +662,37 @@ def test_a_make_fragment_of_the_rocm_build_gates_and_decides_version_tests(tmp_p
     del files["src/makefiles/hip_64bit.mk"]
     without = write_tree(tmp_path / "without", files)
     assert {code for code, _ in _codes(without, "src/k.cu")} >= {"ROC205", "ROC207"}
+
+
+def test_an_extension_class_picked_into_a_variable_is_hipified_with_cudacc_renamed(tmp_path):
+    files = {
+        "setup.py": """
+            import torch
+            from torch.utils.cpp_extension import CppExtension, CUDAExtension
+            if torch.cuda.is_available():
+                extension = CUDAExtension
+            else:
+                extension = CppExtension
+            ext = extension("ops", ["k.cu"])
+            """,
+        "k.cu": """
+            #include <cuda_fp16.h>
+            #ifdef __CUDACC__
+            #define HOST_DEVICE __host__ __device__
+            #else
+            #define HOST_DEVICE
+            #endif
+            """,
+    }
+    root = write_tree(tmp_path / "variable", files)
+    facts = setup_py_facts(str(root / "setup.py"), (root / "setup.py").read_text())
+    assert facts.hipify.endswith("setup.py:7: builds a torch CUDAExtension through `extension` (hipified on ROCm)")
+    view = CudaProject.build(root).view(str(root / "k.cu"))
+    assert view.rocm_build_values["__CUDACC__"] == "1"
+    assert "__CUDACC__" in view.rocm_build_decided
+    report = Engine().check_path(root / "k.cu", Settings(root=root))
+    assert [(d.code, d.severity.value) for d in report.diagnostics] == [("ROC204", "info")]
+    files["setup.py"] = "from setuptools import Extension\next = Extension('ops', ['k.cu'])\n"  # no hipify
+    plain = write_tree(tmp_path / "plain", files)
+    report = Engine().check_path(plain / "k.cu", Settings(root=plain))
+    assert [(d.code, d.severity.value) for d in report.diagnostics] == [("ROC204", "warning"), ("ROC214", "error")]

@@ -103,7 +103,7 @@ def setup_py_facts(path: str, text: str) -> BuildFacts:
         defines=defines,
         sources=tuple(_setup_sources(tree, path)),
         torch_extension=any(word in text for word in ("CUDAExtension", "BuildExtension")),
-        hipify=_hipify_evidence(path, text),
+        hipify=_hipify_evidence(path, text) or _extension_through_a_name(tree, path),
         cuda_language="nvcc" in text,
     )
 
@@ -230,6 +230,23 @@ def _test_vendor(test: ast.expr) -> str | None:
     if isinstance(test, ast.Name | ast.Attribute | ast.Call):
         return vendor_of_words(ast.unparse(test).replace(".", "_"))
     return None
+
+
+def _extension_through_a_name(tree: ast.Module, path: str) -> str:
+    """Where a setup.py builds a torch `CUDAExtension` it picked into a variable (`extension = CUDAExtension` in
+    the GPU arm, `CppExtension` in the others, then `extension(name, sources, ...)`): hipified on ROCm."""
+    chosen: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and _names_class(node.value, "CUDAExtension"):
+            chosen |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in chosen:
+            return f"{path}:{node.lineno}: builds a torch CUDAExtension through `{node.func.id}` (hipified on ROCm)"
+    return ""
+
+
+def _names_class(node: ast.expr, name: str) -> bool:
+    return (isinstance(node, ast.Name) and node.id == name) or (isinstance(node, ast.Attribute) and node.attr == name)
 
 
 _HIPIFY = re.compile(r"\bCUDAExtension\s*\(|hipify", re.IGNORECASE)

@@ -132,7 +132,12 @@ class CudaOptions:
         return (
             VendorMacros()
             .with_project_macros(self.rocm_macros, self.nvidia_macros)
-            .with_learned(self.project.learned, self.project.defines, self.project.rocm_build_values)
+            .with_learned(
+                self.project.learned,
+                self.project.defines,
+                self.project.rocm_build_values,
+                self.project.rocm_build_decided,
+            )
         )
 
 

@@ -197,6 +197,8 @@ class VendorMacros:
     # What the project's ROCm build defines (`-DCUDA_VERSION=11000`) -> value text (None: unknown), read before
     # the tables: the build decides what a ROCm compile sees.
     rocm_build_values: Mapping[str, str | None] = field(default_factory=dict, compare=False)
+    # Those of them no other build defines: a test of one is the ROCm build's decision, a ROCm-side test.
+    rocm_build_decided: frozenset[str] = frozenset()
 
     def as_compiled(self) -> VendorMacros:
         """The same macros with the stale ROCm spellings read as a ROCm build compiles them: maybe defined
@@ -218,12 +220,14 @@ class VendorMacros:
         learned: Mapping[str, LearnedMacro],
         header_values: Mapping[str, str] | None = None,
         rocm_build_values: Mapping[str, str | None] | None = None,
+        rocm_build_decided: frozenset[str] = frozenset(),
     ) -> VendorMacros:
         return replace(
             self,
             learned=learned,
             header_values={} if header_values is None else header_values,
             rocm_build_values={} if rocm_build_values is None else rocm_build_values,
+            rocm_build_decided=rocm_build_decided,
         )
 
     def is_rocm_side(self, name: str) -> bool:
@@ -234,6 +238,7 @@ class VendorMacros:
             or name in ROCM_VERSION_MACROS
             or bool(_AMD_ARCH_MACRO.fullmatch(name))
             or (learned is not None and learned.vendor == "rocm")
+            or name in self.rocm_build_decided
         )
 
 

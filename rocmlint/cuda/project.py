@@ -39,7 +39,7 @@ from rocmlint.cuda.build_files import (
     setup_py_facts,
 )
 from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, read_facts
-from rocmlint.cuda.learning import learn, learn_from_build, rocm_build_values
+from rocmlint.cuda.learning import learn, learn_from_build, rocm_build_decided, rocm_build_values
 from rocmlint.cuda.preprocessor import LearnedMacro, VendorMacros
 from rocmlint.vendor import EVERYWHERE, Branch, Tri
 
@@ -73,6 +73,7 @@ class FileView:
     rocm_build_defines: frozenset[str] = frozenset()  # every macro the build defines for ROCm (`__HIP_*__` too)
     # Their values ("1" for `-DNAME`, None when unknown): `-DCUDA_VERSION=11000` decides a version test on ROCm.
     rocm_build_values: Mapping[str, str | None] = field(default_factory=dict)
+    rocm_build_decided: frozenset[str] = frozenset()  # those no other build defines (see learning.py)
     dependencies: tuple[str, ...] = ()  # files the view was read from
 
 
@@ -145,13 +146,13 @@ class CudaProject:
     def build(cls, root: Path) -> CudaProject:
         texts, build = _read_tree(root)
         learned = learn_from_build(build)
-        build_values = rocm_build_values(build)
-        macros = VendorMacros().with_learned(learned, rocm_build_values=build_values)
+        build_values, decided = rocm_build_values(build), rocm_build_decided(build)
+        macros = VendorMacros().with_learned(learned, rocm_build_values=build_values, rocm_build_decided=decided)
         files = {path: read_facts(path, text, macros) for path, text in texts.items()}
         learned = learn(files, build, learned)
         # Read again the files whose definitions and includes depend on branches, now that more macros are
         # known (`#if !defined(XYZ_HIP) && __CUDA_ARCH__ >= 700 #define MMA_AVAILABLE` needs XYZ_HIP first).
-        macros = VendorMacros().with_learned(learned, rocm_build_values=build_values)
+        macros = VendorMacros().with_learned(learned, rocm_build_values=build_values, rocm_build_decided=decided)
         # Only macros the well-known tables do not already decide change how a file reads.
         deciding = set(learned) - macros.well_known
         for path, facts in files.items():
@@ -226,6 +227,7 @@ class CudaProject:
             hipified=self._relative_evidence(self.build_facts.hipify),
             rocm_build_defines=self._rocm_build_defines,
             rocm_build_values=self._rocm_build_values,
+            rocm_build_decided=self._rocm_build_decided,
             dependencies=tuple(sorted(around)),
         )
 
@@ -296,6 +298,10 @@ class CudaProject:
     @cached_property
     def _rocm_build_values(self) -> dict[str, str | None]:
         return rocm_build_values(self.build_facts)
+
+    @cached_property
+    def _rocm_build_decided(self) -> frozenset[str]:
+        return rocm_build_decided(self.build_facts)
 
     @cached_property
     def _rocm_build_defines(self) -> frozenset[str]:
