@@ -802,3 +802,19 @@ def mentions(expression: str, names: frozenset[str] | set[str]) -> bool:
 
 def names_in(expression: str) -> list[str]:
     return [match.group("name") for match in _TOKEN.finditer(expression) if match.group("name")]
+
+
+# Macros only a Windows toolchain defines (MSVC, the Windows targets): neither Linux build rocmlint compares, NVIDIA's
+# nor ROCm's, defines them.
+WINDOWS_ONLY_MACROS = frozenset({"_MSC_VER", "_WIN32", "_WIN64", "__MINGW32__", "__MINGW64__", "__CYGWIN__"})
+
+
+def holds_only_on_windows(expression: str) -> bool:
+    """Whether an `#if` expression is false wherever the Windows-only macros are undefined, whatever the other
+    macros: `defined(__NVCC__) && defined(_MSC_VER)` is a workaround for nvcc with MSVC, an arm neither Linux build
+    takes (so no divergence between NVIDIA and ROCm there)."""
+    tokens = _tokenize(expression)
+    if tokens is None or not mentions(expression, WINDOWS_ONLY_MACROS):
+        return False
+    value = _Parser(tokens, lambda name, asked: 0 if name in WINDOWS_ONLY_MACROS else None).parse()
+    return _truth(value) is False
