@@ -696,3 +696,39 @@ def test_an_extension_class_picked_into_a_variable_is_hipified_with_cudacc_renam
     plain = write_tree(tmp_path / "plain", files)
     report = Engine().check_path(plain / "k.cu", Settings(root=plain))
     assert [(d.code, d.severity.value) for d in report.diagnostics] == [("ROC204", "warning"), ("ROC214", "error")]
+
+
+def test_a_header_nothing_includes_in_a_folder_only_nvidia_compiles_is_nvidia_only(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                set(SOURCES src/attention.cu)
+                if(WITH_CUDA)
+                  list(APPEND SOURCES src/fa/fwd_hdim64.cu)
+                  cuda_add_library(lib ${SOURCES})
+                elseif(WITH_HIP)
+                  enable_language(HIP)
+                  add_library(lib ${SOURCES})
+                endif()
+                """,
+            "src/attention.cu": '#include "common/api.h"\n',
+            "src/fa/fwd_hdim64.cu": '#include "fa/kernel.h"\n',
+            "include/fa/kernel.h": '#include "softmax.h"\n#include "utils.h"\n',
+            "include/fa/softmax.h": '#include "utils.h"\n',
+            "include/fa/utils.h": "#include <cute/tensor.hpp>\n",
+            "include/fa/alibi.h": '#include "utils.h"\n#include <cutlass/cutlass.h>\n',  # nothing includes it
+            "include/common/api.h": '#include "detail.h"\n',
+            "include/common/detail.h": "",
+            "include/common/extra.h": "#include <cutlass/cutlass.h>\n",  # nothing includes it either
+        },
+    )
+    project = CudaProject.build(root)
+    alibi = project.view(str(root / "include/fa/alibi.h"))
+    assert alibi.base.on_rocm is False
+    assert alibi.base_evidence == "include/fa/: a header nothing includes, beside 2 headers only NVIDIA compiles"
+    assert project.view(str(root / "include/fa/utils.h")).base.on_rocm is False  # its includers too
+    assert _codes(root, "include/fa/alibi.h") == []
+    # A header nothing includes beside headers ROCm compiles (a library's public header) is checked as it is.
+    assert project.view(str(root / "include/common/extra.h")).base.on_rocm is not False
+    assert _codes(root, "include/common/extra.h") == [("ROC206", 1)]

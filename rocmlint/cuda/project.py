@@ -44,6 +44,9 @@ from rocmlint.cuda.preprocessor import LearnedMacro, VendorMacros
 from rocmlint.vendor import EVERYWHERE, Branch, Tri
 
 SOURCE_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".cu", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl"})
+HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl"})
+# How many included headers of its folder must all be NVIDIA-only for a header nothing includes to be.
+_FOLDER_VOTERS = 2
 # Folders a project model never reads: version control, virtual environments, build output.
 _SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox"})
 _MAX_FILES = 50_000
@@ -137,6 +140,7 @@ class CudaProject:
     _bases: dict[str, tuple[Branch, str]] = field(default_factory=dict)
     _closures: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _by_name: dict[str, list[str]] = field(default_factory=dict)
+    _by_folder: dict[str, list[str]] = field(default_factory=dict)
     _edges: dict[str, list[tuple[str, IncludeFact]]] = field(default_factory=dict)  # includer -> resolved includes
     _values: dict[str, _Index] = field(default_factory=dict)  # "defines" / "constants" / "remaps" -> index
     _set_vendors: dict[SourceSet, str | None] = field(default_factory=dict)
@@ -170,6 +174,7 @@ class CudaProject:
     def _index(self) -> None:
         for path in self.files:
             self._by_name.setdefault(os.path.basename(path), []).append(path)
+            self._by_folder.setdefault(os.path.dirname(path), []).append(path)
         for path, facts in self.files.items():
             for include in facts.includes:
                 target = self.resolve(path, include.header, include.system)
@@ -251,14 +256,15 @@ class CudaProject:
     def _base(self, path: str, visiting: frozenset[str]) -> tuple[Branch, str]:
         """Where a file is compiled at all: not on a vendor whose build reaches none of the `#include`s of it (they
         sit in that vendor's excluded branches, or in files it does not compile), nor on ROCm when the build lists
-        it for NVIDIA only; else wherever its own `#if`s say."""
+        it for NVIDIA only, or when it is a header nothing includes in a folder of headers only NVIDIA compiles;
+        else wherever its own `#if`s say."""
         if path in self._bases:
             return self._bases[path]
         includers = self._includers.get(path, [])
         if path in visiting:
             return EVERYWHERE, ""
         if not includers:
-            built_for = self._built_only_for_nvidia(path)
+            built_for = self._built_only_for_nvidia(path) or self._in_nvidia_only_folder(path, visiting | {path})
             self._bases[path] = (Branch(False, None), built_for) if built_for else (EVERYWHERE, "")
             return self._bases[path]
         reaches_rocm: list[Tri] = []
@@ -278,6 +284,24 @@ class CudaProject:
             result = EVERYWHERE, ""
         self._bases[path] = result
         return result
+
+    def _in_nvidia_only_folder(self, path: str, visiting: frozenset[str]) -> str:
+        """Evidence that a header nothing includes belongs to an NVIDIA-only component: at least
+        `_FOLDER_VOTERS` other headers of its folder are included somewhere, and only where ROCm does not compile
+        (a flash-attention folder whose kernels only the CUDA build lists). Those it includes itself do not vote:
+        their includers are it. "" otherwise (a library's public header has includable siblings)."""
+        if os.path.splitext(path)[1] not in HEADER_SUFFIXES:
+            return ""
+        own = {target for target, _ in self._edges.get(path, ())}
+        voters = [
+            other
+            for other in self._by_folder.get(os.path.dirname(path), ())
+            if other not in own and other not in visiting and other in self._includers
+        ]
+        if len(voters) < _FOLDER_VOTERS or any(self._base(v, visiting)[0].on_rocm is not False for v in voters):
+            return ""
+        folder = self._relative(os.path.dirname(path))
+        return f"{folder}/: a header nothing includes, beside {len(voters)} headers only NVIDIA compiles"
 
     @cached_property
     def _systems_building_rocm(self) -> frozenset[str]:
