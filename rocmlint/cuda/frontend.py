@@ -315,6 +315,27 @@ class CudaContext:
             node = node.parent
         return None
 
+    def feeds_only_rocm_gated(self, span: Span) -> bool:
+        """Whether `span` lies in the initialiser of a local variable whose every later use sits where a ROCm
+        build never compiles (`int groupMask = 15 << (threadIdx.x & 31);` read only by `__shfl_xor_sync` in the
+        `#else` arms of `#ifdef USE_ROCM`): ROCm computes a value nothing reads. An unused variable is not."""
+        if self._tree is None or span.end_byte <= span.start_byte:
+            return False
+        node = self.tree.root_node.descendant_for_byte_range(span.start_byte, span.end_byte)
+        declarator = self.enclosing(node, "init_declarator") if node is not None else None
+        if declarator is None:
+            return False
+        value = declarator.child_by_field_name("value")
+        name = declarator.child_by_field_name("declarator")
+        scope = self.enclosing(declarator, "compound_statement")
+        if value is None or name is None or name.type != "identifier" or scope is None:
+            return False
+        if not value.start_byte <= span.start_byte < value.end_byte:
+            return False
+        named, end = self.text(name), declarator.end_byte
+        uses = [n for n in self.descendants(scope, "identifier") if n.start_byte > end and self.text(n) == named]
+        return bool(uses) and all(self.is_rocm_gated(use) for use in uses)
+
     def is_portable_macro(self, name: str) -> bool:
         return name in self.portable_macros
 
@@ -518,7 +539,9 @@ class CudaContext:
         """
         rule = self.rule
         assert rule is not None, "report() called outside a rule callback"
-        if not rule.reports_gated and (self.is_rocm_gated(span) or self.project_alias(span) is not None):
+        if not rule.reports_gated and (
+            self.is_rocm_gated(span) or self.project_alias(span) is not None or self.feeds_only_rocm_gated(span)
+        ):
             self._note_gated(span, rule)
             return False
         if fix is not None and self.in_error(span):
