@@ -732,3 +732,43 @@ def test_a_header_nothing_includes_in_a_folder_only_nvidia_compiles_is_nvidia_on
     # A header nothing includes beside headers ROCm compiles (a library's public header) is checked as it is.
     assert project.view(str(root / "include/common/extra.h")).base.on_rocm is not False
     assert _codes(root, "include/common/extra.h") == [("ROC206", 1)]
+
+
+def test_an_option_the_rocm_build_refuses_opens_nvidia_blocks():
+    facts = cmake_facts(
+        "CMakeLists.txt",
+        """
+        if(WITH_FLASH_ATTN)
+          add_definitions(-DWITH_FLASH)
+          list(APPEND SOURCES src/flash/fwd.cu)
+        else()
+          add_definitions(-DNO_FLASH)
+        endif()
+        if(WITH_CUDA)
+          enable_language(CUDA)
+        elseif(WITH_HIP)
+          if(WITH_FLASH_ATTN)
+            message(FATAL_ERROR "WITH_HIP=ON incompatible with WITH_FLASH_ATTN=ON")
+          endif()
+          if(WITH_NCCL)
+            message(STATUS "using RCCL")
+          endif()
+        endif()
+        if(WITH_HIP AND WITH_TP)
+          message(FATAL_ERROR "no tensor parallelism on HIP")
+        endif()
+        if(WITH_TP)
+          add_definitions(-DWITH_TP)
+        endif()
+        if(WITH_NCCL)
+          add_definitions(-DWITH_NCCL)
+        endif()
+        """,
+    )
+    assert [(d.name, d.vendor) for d in facts.defines] == [
+        ("WITH_FLASH", "nvidia"),
+        ("NO_FLASH", None),  # not having the option says nothing about the vendor
+        ("WITH_TP", "nvidia"),
+        ("WITH_NCCL", None),  # a ROCm block reads it without refusing it
+    ]
+    assert [(s.pattern, s.vendor) for s in facts.sources] == [("src/flash/fwd.cu", "nvidia")]

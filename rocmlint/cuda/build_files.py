@@ -281,21 +281,24 @@ def cmake_facts(path: str, text: str, root: str = "") -> BuildFacts:
     definition is the file's (one that builds only the HIP language, or sits in a folder named for a vendor:
     `hip/CMakeLists.txt`; not the project's `root` folder, whose name is the project's), else that of the
     outermost block around it that names one: an `if()` arm whose condition does (`if(USE_ROCM)`, its `else()`
-    the other vendor's), a `function()`/`macro()` whose name does (`create_hip_test`)."""
+    the other vendor's), a `function()`/`macro()` whose name does (`create_hip_test`). An option the ROCm build
+    refuses (`if(WITH_FLASH_ATTN) message(FATAL_ERROR ...)` in its block) opens NVIDIA blocks too."""
     hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
     folder = os.path.dirname(path)
     at_root = bool(root) and os.path.normpath(folder) == os.path.normpath(root)
     file_vendor = "rocm" if hip and not cuda else None if at_root else vendor_of_words(os.path.basename(folder))
+    commands = list(_cmake_commands(text))
+    refused = _refused_on_rocm(commands, file_vendor)
     defines: list[BuildDefine] = []
     sources: list[SourceSet] = []
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
-    for command, arguments, line in _cmake_commands(text):
+    for command, arguments, line in commands:
         name = command.lower()
         if name in ("if", "function", "macro"):
             tested = vendor_of_words(arguments.split()[0] if name != "if" and arguments.split() else _tested(arguments))
-            blocks.append([tested, tested])
+            blocks.append(["nvidia", None] if name == "if" and arguments.strip() in refused else [tested, tested])
         elif name == "elseif" and blocks:
-            blocks[-1][0] = vendor_of_words(_tested(arguments))
+            blocks[-1][0] = "nvidia" if arguments.strip() in refused else vendor_of_words(_tested(arguments))
         elif name == "else" and blocks:
             blocks[-1][0] = {"rocm": "nvidia", "nvidia": "rocm"}.get(blocks[-1][1] or "")
         elif name in ("endif", "endfunction", "endmacro") and blocks:
@@ -318,6 +321,29 @@ def cmake_facts(path: str, text: str, root: str = "") -> BuildFacts:
     return BuildFacts(
         tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda, hipify=_hipify_evidence(path, text)
     )
+
+
+def _refused_on_rocm(commands: list[tuple[str, str, int]], file_vendor: str | None) -> frozenset[str]:
+    """The options a ROCm build of this CMake file refuses: the `if(OPTION)` (or `if(WITH_HIP AND OPTION)`) arm
+    of a `message(FATAL_ERROR ...)` inside ROCm code (`elseif(WITH_HIP) ... if(WITH_FLASH_ATTN)
+    message(FATAL_ERROR "WITH_HIP=ON incompatible with WITH_FLASH_ATTN=ON")`). A block testing one alone is
+    never ROCm's."""
+    refused: set[str] = set()
+    stack: list[tuple[str, str | None, bool]] = []  # per open `if`: (condition of its arm, vendor, first arm)
+    for command, arguments, _ in commands:
+        name = command.lower()
+        if name == "if":
+            stack.append((arguments, vendor_of_words(_tested(arguments)), True))
+        elif name in ("elseif", "else") and stack:
+            stack[-1] = (arguments, vendor_of_words(_tested(arguments)) if name == "elseif" else None, name == "elseif")
+        elif name == "endif" and stack:
+            stack.pop()
+        elif name == "message" and arguments.split()[:1] == ["FATAL_ERROR"] and stack and stack[-1][2]:
+            terms = [term.strip() for term in re.split(r"\s+AND\s+", stack[-1][0].strip())]
+            in_rocm = file_vendor == "rocm" or any(vendor == "rocm" for _, vendor, _ in stack[:-1])
+            if in_rocm or any(vendor_of_words(term) == "rocm" for term in terms):
+                refused |= {t for t in terms if re.fullmatch(r"[A-Za-z_]\w*", t) and vendor_of_words(t) is None}
+    return frozenset(refused)
 
 
 def _block_vendor(blocks: list[list[str | None]], file_vendor: str | None) -> str | None:
