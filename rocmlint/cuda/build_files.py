@@ -1,10 +1,12 @@
 """What a project's build files say about C++ macros and the vendors it builds for.
 
-Read from setup.py (CPython's `ast`) and CMake files (line by line), never executed:
-- **macros each build defines**: a `-DNAME` or `define_macros` entry in setup.py, or `add_compile_definitions`,
-  `add_definitions`, `target_compile_definitions` in CMake, each with the vendor of the branch it sits in (a setup.py
-  `if torch.version.hip:` / `if IS_HIP_EXTENSION:` arm, a CMake `if(USE_ROCM)` / `if(HIP_FOUND)` block, a CMake file
-  that builds the HIP language) or None when it is defined whatever the vendor;
+Read from setup.py (CPython's `ast`), CMake files and Makefiles (line by line), never executed:
+- **macros each build defines**: a `-DNAME` or `define_macros` entry in setup.py, `add_compile_definitions`,
+  `add_definitions`, `target_compile_definitions` in CMake, a `-D` flag in a Makefile or make fragment, each with the
+  vendor of the branch it sits in (a setup.py `if torch.version.hip:` / `if IS_HIP_EXTENSION:` arm, a CMake
+  `if(USE_ROCM)` / `if(HIP_FOUND)` block, a CMake file that builds the HIP language, a `hip_64bit.mk` fragment or an
+  `ifeq ($(ROCM), true)` block) or None when it is defined whatever the vendor;
+- **sources each build compiles**, per vendor, and those a ROCm branch removes (`list(REMOVE_ITEM ...)`);
 - **how the project builds**: torch extensions (`CUDAExtension`, hipified at build time on ROCm), CMake HIP
   (`enable_language(HIP)`, `hip_add_library`), CMake CUDA, nvcc.
 """

@@ -6,7 +6,7 @@ macros are learned in rocmlint/cuda/learning.py:
 
 - **Vendor macros, learned from evidence**, strongest first: the build defines the macro only for one vendor
   (setup.py `-D` in a `torch.version.hip` branch, CMake definitions under `if(USE_ROCM)` or in a HIP-language
-  file); the project's headers define it only under one vendor's condition (`#if defined(__HIP_PLATFORM_AMD__)
+  file, `-D` flags of a ROCm make fragment; whatever the macro's spelling, `__IS_HIP_COMPILE__` too); the project's headers define it only under one vendor's condition (`#if defined(__HIP_PLATFORM_AMD__)
   #define XYZ_HIP 1 #else #define XYZ_HIP 0`); the arms of `#if X` split by vendor (one includes HIP headers or
   calls `hip*`, the other the CUDA counterparts); weakest, the macro's name carries one vendor's word (HIP, ROCM,
   AMD; CUDA, NVCC, NV) and no other accelerator's. A macro the build defines for both vendors is no vendor's.
@@ -17,6 +17,12 @@ macros are learned in rocmlint/cuda/learning.py:
   headers or the file remap on ROCm only (`#define __shfl_xor_sync(m, v, l) __shfl_xor(v, l)` under
   `USE_ROCM`: uses of the name are portable); and where the file is compiled at all (a header included only from
   NVIDIA-only `#if` arms is NVIDIA-only).
+- **What the ROCm build defines** (`rocm_build_values`): `-DCUDA_VERSION=11000` in the ROCm build gives the
+  toolkit's macro that value there; a hipified build (torch `CUDAExtension`) defines `__CUDACC__` (hipify renames
+  it `__HIPCC__`).
+- **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name,
+  is NVIDIA-only; so is a header only such files include, and a header nothing includes in a folder of
+  NVIDIA-only headers.
 - **ROCm-native code**: a project whose build only targets HIP, or a file that calls `__builtin_amdgcn_*`
   outside any vendor branch, is written for AMD: it is checked as a ROCm source (only the wave-size rules apply).
 """
