@@ -88,6 +88,7 @@ class BuildFacts:
     hipify: str = ""  # "path:line: why" when the build runs hipify over the sources (torch extensions do)
     hip_language: bool = False  # CMake builds HIP (enable_language(HIP), hip_add_library, LANGUAGES HIP)
     cuda_language: bool = False  # CMake or setup.py builds CUDA with nvcc
+    files: tuple[str, ...] = ()  # the build files these facts were read from
 
 
 # --- setup.py ---------------------------------------------------------------------------------------------------

@@ -83,7 +83,7 @@ class FileView:
     # Their values ("1" for `-DNAME`, None when unknown): `-DCUDA_VERSION=11000` decides a version test on ROCm.
     rocm_build_values: Mapping[str, str | None] = field(default_factory=dict)
     rocm_build_decided: frozenset[str] = frozenset()  # those no other build defines (see learning.py)
-    dependencies: tuple[str, ...] = ()  # files the view was read from
+    dependencies: tuple[str, ...] = ()  # files the view was read from, the build files included
 
 
 EMPTY_VIEW = FileView()
@@ -239,7 +239,8 @@ class CudaProject:
             rocm_build_defines=self._rocm_build_defines,
             rocm_build_values=self._rocm_build_values,
             rocm_build_decided=self._rocm_build_decided,
-            dependencies=tuple(sorted(around)),
+            # The build files too: what they define for ROCm and which sources they list decide every file.
+            dependencies=(*sorted(around), *self.build_facts.files),
         )
 
     def _closure(self, path: str) -> tuple[str, ...]:
@@ -507,6 +508,7 @@ class CudaProject:
 def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
     texts: dict[str, str] = {}
     build_facts: list[BuildFacts] = []
+    build_files: list[str] = []
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1]
@@ -525,6 +527,8 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
         except OSError:
             continue
         text = data.decode("utf-8", "replace")
+        if is_build:
+            build_files.append(path)
         if python_build:
             build_facts.append(setup_py_facts(path, text))
         elif makefile:
@@ -533,7 +537,7 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
             build_facts.append(cmake_facts(path, text, str(root)))
         else:
             texts[path] = text.removeprefix("\ufeff")  # every file: one without directives is still included
-    return texts, _merge(build_facts)
+    return texts, replace(_merge(build_facts), files=tuple(build_files))
 
 
 def _walk(root: Path) -> Iterator[str]:
