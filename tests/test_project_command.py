@@ -330,7 +330,8 @@ def test_header_constants_are_those_rocm_sees_in_included_files(tmp_path: Path) 
         {
             "w.h": "#ifdef USE_ROCM\n#define WARP 64\n#else\n#define WARP 32\n#endif\n",
             "unused.h": "#define LONELY 1\n",
-            "a.cu": '#include "w.h"\n',
+            "a.cu": '#include "w.h"\n#ifndef USE_ROCM\n#include "sm90.h"\n#endif\n',
+            "sm90.h": "#define TMA_BOX 256\n",  # a header only NVIDIA compiles
         },
     )
     found = [(d.name, d.value) for _, d, _ in CudaProject.build(root).header_constants()]

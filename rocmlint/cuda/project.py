@@ -464,9 +464,11 @@ class CudaProject:
 
     def header_constants(self) -> Iterator[tuple[str, Definition, str]]:
         """(path, definition, "macro" or "constant") of each object-like macro and integer constant with a value
-        that a header (a file some project file includes) defines where ROCm compiles: what views offer as
-        `defines` and `constants`."""
+        that a header (a file some project file includes, and ROCm compiles) defines where ROCm compiles: what
+        views offer as `defines` and `constants`."""
         for path in sorted(self._includers):
+            if self._base(path, frozenset())[0].on_rocm is False:
+                continue  # a header ROCm never compiles
             facts = self.files[path]
             for kind, definitions in (("macro", facts.defines), ("constant", facts.constants)):
                 for definition in definitions:
