@@ -772,3 +772,20 @@ def test_an_option_the_rocm_build_refuses_opens_nvidia_blocks():
         ("WITH_NCCL", None),  # a ROCm block reads it without refusing it
     ]
     assert [(s.pattern, s.vendor) for s in facts.sources] == [("src/flash/fwd.cu", "nvidia")]
+
+
+def test_cudacc_is_renamed_only_under_the_setup_py_that_builds_the_extension(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "if(USE_ROCM)\n  execute_process(COMMAND python tools/hipify_some_folders.py)\nendif()\n",
+            "c10/half.h": "#ifdef __CUDACC__\n#include <cuda_fp16.h>\n#endif\n",
+            "test/ext/setup.py": "from torch.utils.cpp_extension import CUDAExtension\nCUDAExtension('e', ['k.cu'])\n",
+            "test/ext/k.cu": '#include "c10/half.h"\n#ifdef __CUDACC__\n#define HD __host__ __device__\n#endif\n',
+        },
+    )
+    project = CudaProject.build(root)
+    assert "__CUDACC__" in project.view(str(root / "test/ext/k.cu")).rocm_build_decided
+    assert "__CUDACC__" not in project.view(str(root / "c10/half.h")).rocm_build_decided
+    assert "ROC214" in [code for code, _ in _codes(root, "c10/half.h")]  # hipify never sees c10/
+    assert [code for code, _ in _codes(root, "test/ext/k.cu")] == []

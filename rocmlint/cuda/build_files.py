@@ -89,6 +89,9 @@ class BuildFacts:
     hip_language: bool = False  # CMake builds HIP (enable_language(HIP), hip_add_library, LANGUAGES HIP)
     cuda_language: bool = False  # CMake or setup.py builds CUDA with nvcc
     files: tuple[str, ...] = ()  # the build files these facts were read from
+    # Folders of the setup.py files that build torch CUDAExtensions: on ROCm, hipify rewrites every source and
+    # header under them (a hipify run a CMake build makes covers the folders it names, not known here).
+    extension_folders: tuple[str, ...] = ()
 
 
 # --- setup.py ---------------------------------------------------------------------------------------------------
@@ -102,12 +105,14 @@ def setup_py_facts(path: str, text: str) -> BuildFacts:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return BuildFacts()
     defines = tuple(_setup_defines(tree, path))
+    through_a_name = _extension_through_a_name(tree, path)
     return BuildFacts(
         defines=defines,
         sources=tuple(_setup_sources(tree, path)),
         torch_extension=any(word in text for word in ("CUDAExtension", "BuildExtension")),
-        hipify=_hipify_evidence(path, text) or _extension_through_a_name(tree, path),
+        hipify=_hipify_evidence(path, text) or through_a_name,
         cuda_language="nvcc" in text,
+        extension_folders=(os.path.dirname(path),) if through_a_name or _EXTENSION_CALL.search(text) else (),
     )
 
 
@@ -252,6 +257,7 @@ def _names_class(node: ast.expr, name: str) -> bool:
     return (isinstance(node, ast.Name) and node.id == name) or (isinstance(node, ast.Attribute) and node.attr == name)
 
 
+_EXTENSION_CALL = re.compile(r"\bCUDAExtension\s*\(")
 _HIPIFY = re.compile(r"\bCUDAExtension\s*\(|hipify", re.IGNORECASE)
 
 

@@ -68,14 +68,14 @@ def learn(
 
 
 # The macro hipify renames to a HIP spelling the ROCm compiler defines (torch/utils/hipify/cuda_to_hip_mappings.py:
-# `__CUDACC__` -> `__HIPCC__`): in a hipified build, ROCm compiles what tests it as NVIDIA does.
-_HIPIFY_RENAMED_MACROS = ("__CUDACC__",)
+# `__CUDACC__` -> `__HIPCC__`): in a hipified file, ROCm compiles what tests it as NVIDIA does.
+HIPIFY_RENAMED_MACROS = frozenset({"__CUDACC__"})
 
 
 def rocm_build_values(build: BuildFacts) -> dict[str, str | None]:
     """Every macro the ROCm build defines -> its value text ("1" for a bare `-DNAME`; None when the definitions
-    disagree or the value is the build's own variable, `-DVER=$(VER)`): what a ROCm compile of any file sees.
-    A hipified build defines the macros hipify renames to HIP's spelling too."""
+    disagree or the value is the build's own variable, `-DVER=$(VER)`): what a ROCm compile of any file sees
+    (the files hipify rewrites see `HIPIFY_RENAMED_MACROS` defined too, see CudaProject.view)."""
     values: dict[str, str | None] = {}
     for define in build.defines:
         if define.vendor != "rocm":
@@ -83,14 +83,12 @@ def rocm_build_values(build: BuildFacts) -> dict[str, str | None]:
         text = define.value if define.value is not None else "1"
         value = None if "$" in text or values.get(define.name, text) != text else text
         values[define.name] = value
-    if build.hipify:
-        values.update(dict.fromkeys(_HIPIFY_RENAMED_MACROS, "1"))
     return values
 
 
 def rocm_build_decided(build: BuildFacts) -> frozenset[str]:
     """The macros of `rocm_build_values` no other build defines: a test of one is decided for ROCm by the
-    project's own build (`-DCUDA_VERSION=11000`, hipify's `__CUDACC__`), not left to the compiler's defaults.
+    project's own build (`-DCUDA_VERSION=11000`), not left to the compiler's defaults.
     `-DHAVE_CUDA=1` in every vendor's build decides nothing about ROCm."""
     elsewhere = {d.name for d in build.defines if d.vendor != "rocm"}
     return frozenset(name for name in rocm_build_values(build) if name not in elsewhere)

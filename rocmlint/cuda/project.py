@@ -45,7 +45,13 @@ from rocmlint.cuda.build_files import (
     setup_py_facts,
 )
 from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, read_facts
-from rocmlint.cuda.learning import learn, learn_from_build, rocm_build_decided, rocm_build_values
+from rocmlint.cuda.learning import (
+    HIPIFY_RENAMED_MACROS,
+    learn,
+    learn_from_build,
+    rocm_build_decided,
+    rocm_build_values,
+)
 from rocmlint.cuda.preprocessor import LearnedMacro, VendorMacros
 from rocmlint.vendor import EVERYWHERE, Branch, Tri
 
@@ -227,6 +233,8 @@ class CudaProject:
         closure = frozenset(self._closure(path))
         around = frozenset((path, *closure, *self._includers_closures(path)))
         base, base_evidence = self._base(path, frozenset())
+        hipified = any(path.startswith(folder + os.sep) for folder in self.build_facts.extension_folders)
+        hipify_renamed: dict[str, str | None] = dict.fromkeys(HIPIFY_RENAMED_MACROS, "1") if hipified else {}
         return FileView(
             learned=self.learned,
             base=base,
@@ -237,8 +245,8 @@ class CudaProject:
             rocm_native=self._rocm_native(path),
             hipified=self._relative_evidence(self.build_facts.hipify),
             rocm_build_defines=self._rocm_build_defines,
-            rocm_build_values=self._rocm_build_values,
-            rocm_build_decided=self._rocm_build_decided,
+            rocm_build_values=self._rocm_build_values | hipify_renamed,
+            rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
             # The build files too: what they define for ROCm and which sources they list decide every file.
             dependencies=(*sorted(around), *self.build_facts.files),
         )
@@ -578,6 +586,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         sources=tuple(s for f in facts for s in f.sources),
         torch_extension=any(f.torch_extension for f in facts),
         hipify=next((f.hipify for f in facts if f.hipify), ""),
+        extension_folders=tuple(folder for f in facts for folder in f.extension_folders),
         hip_language=any(f.hip_language for f in facts),
         cuda_language=any(f.cuda_language for f in facts),
     )
