@@ -565,7 +565,10 @@ def test_sources_removed_in_a_hip_branch_are_nvidia_only(tmp_path):
                   list(REMOVE_ITEM CUDA_SOURCES
                     src/quant/gemm.cu
                   )
+                  list(REMOVE_ITEM CUDA_SOURCES src/quant/pack.cu)
+                  set(PACK_SOURCES src/quant/pack.cu)
                   add_library(lib ${CUDA_SOURCES})
+                  add_library(pack OBJECT ${PACK_SOURCES})
                 endif()
                 """,
             "src/common.cu": '#include "quant/tile.cuh"\n',
@@ -575,15 +578,17 @@ def test_sources_removed_in_a_hip_branch_are_nvidia_only(tmp_path):
         },
     )
     facts = cmake_facts(str(root / "CMakeLists.txt"), (root / "CMakeLists.txt").read_text(), str(root))
-    assert [(s.pattern, s.vendor) for s in facts.sources if s.removed] == [
-        ("src/common.cu", "nvidia"),
-        ("src/quant/gemm.cu", "rocm"),
+    assert [(s.pattern, s.vendor, s.variable) for s in facts.sources if s.removed] == [
+        ("src/common.cu", "nvidia", "CUDA_SOURCES"),
+        ("src/quant/gemm.cu", "rocm", "CUDA_SOURCES"),
+        ("src/quant/pack.cu", "rocm", "CUDA_SOURCES"),
     ]
     project = CudaProject.build(root)
     gemm = project.view(str(root / "src/quant/gemm.cu"))
     assert gemm.base.on_rocm is False
     assert gemm.base_evidence == "CMakeLists.txt:9: the ROCm build removes it from its sources"
-    # Removed for NVIDIA only, or never removed: ROCm compiles them (and the header one of them includes).
+    # Removed for NVIDIA only, or moved to another list the ROCm build compiles: ROCm compiles them (and the
+    # header one of them includes).
     for built_for_rocm in ("src/common.cu", "src/quant/pack.cu", "src/quant/tile.cuh"):
         assert project.view(str(root / built_for_rocm)).base.on_rocm is not False, built_for_rocm
     assert _codes(root, "src/quant/gemm.cu") == []

@@ -78,6 +78,7 @@ class SourceSet:
     path: str
     line: int
     removed: bool = False  # `list(REMOVE_ITEM SOURCES ...)`: the build takes these out of a list it compiles
+    variable: str = ""  # the list variable it sets, extends or removes from (`SOURCES`), "" for a target's own
 
 
 @dataclass(frozen=True)
@@ -322,8 +323,9 @@ def cmake_facts(path: str, text: str, root: str = "") -> BuildFacts:
             vendor = _block_vendor(blocks, file_vendor)
             words = [word.strip('"') for word in arguments.split()]
             removed = name == "list" and words[:1] == ["REMOVE_ITEM"]
+            variable = (words[1:2] if name == "list" else words[:1] if name == "set" else [""])[0] if words else ""
             sources += [
-                SourceSet(w, vendor, path, line, removed)
+                SourceSet(w, vendor, path, line, removed, variable)
                 for w in words
                 if w.endswith(_SOURCE_SUFFIXES) and "$" not in w
             ]

@@ -351,7 +351,7 @@ class CudaProject:
         (`list(REMOVE_ITEM CUDA_SOURCES ...)` in `elseif(WITH_HIP)`), or the most specific source sets of the build
         files naming it (`add_subdirectory(cuda)` inside `if(BUILD_CUDA)`, `sources += cuda_sources` under
         `if use_cuda:`) are all NVIDIA's. "" otherwise."""
-        removal = next((s for s in self._removed_sources.get(path, ()) if self._vendor_of(s) == "rocm"), None)
+        removal = self._removed_for_rocm(path)
         if removal is not None:
             return f"{self._relative(removal.path)}:{removal.line}: the ROCm build removes it from its sources"
         # A build system with no ROCm build yet says nothing: every CUDA source it lists is one to port.
@@ -423,6 +423,19 @@ class CudaProject:
             else:
                 globs.append((_pattern(named), len(named.split("*")[0]), sources))
         return exact, folders, globs
+
+    def _removed_for_rocm(self, path: str) -> SourceSet | None:
+        """The `list(REMOVE_ITEM ...)` of a ROCm branch that takes `path` out of the lists naming it: every other
+        list that names it is one the ROCm build removes it from, or NVIDIA's (a ROCm branch that moves a file
+        from one list to another, `VLLM_ROCM_EXT_SRC` to `VLLM_SKINNY_SRC`, still compiles it)."""
+        removals = [s for s in self._removed_sources.get(path, ()) if self._vendor_of(s) == "rocm"]
+        if not removals:
+            return None
+        emptied = {s.variable for s in removals}
+        naming = self._source_index[0].get(path, ())
+        if any(s.variable not in emptied and self._vendor_of(s) != "nvidia" for s in naming):
+            return None
+        return removals[0]
 
     @cached_property
     def _removed_sources(self) -> dict[str, list[SourceSet]]:
