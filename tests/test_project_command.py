@@ -349,3 +349,16 @@ def test_a_rocm_only_flag_is_a_macro_not_a_remap(tmp_path: Path) -> None:
     model = CudaProject.build(root)
     assert "XYZ_ONLY_HIP" in model.learned
     assert model.rocm_remaps() == {"cudaFree": ("flag.h:3", None)}
+
+
+def test_a_make_build_with_rocm_flags_is_a_build_mode(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path,
+        {
+            "makefiles/hip_64bit.mk": "CXXFLAGS += -D__IS_HIP_COMPILE__=1\n",
+            "k.cu": "#ifdef __IS_HIP_COMPILE__\n#endif\n",
+        },
+    )
+    out = rocmlint(root, "project").stdout
+    assert "mode = make with ROCm flags" in out
+    assert "__IS_HIP_COMPILE__  rocm: 1" in out
