@@ -24,7 +24,9 @@ class CudaccMacro(ConditionRule, Rule):
     """
     ## What it does
     Flags `#if`/`#ifdef`/`#elif` conditions on `__CUDACC__`, `__NVCC__` or `__CUDACC_RTC__` that a ROCm
-    build reads with no HIP alternative (`__HIPCC__`, `__HIP__`, `USE_ROCM`, `__HIP_PLATFORM_AMD__`).
+    build reads with no HIP alternative (`__HIPCC__`, `__HIP__`, `USE_ROCM`, `__HIP_PLATFORM_AMD__`). An arm
+    only a Windows toolchain enters (`defined(__NVCC__) && defined(_MSC_VER)`, an nvcc-with-MSVC workaround) is
+    not reported: neither Linux build takes it.
 
     ## Why is this bad on ROCm?
     HIP-Clang defines `__HIPCC__` and `__HIP__`, never `__CUDACC__` or `__NVCC__` (ROCm/HIP
@@ -143,6 +145,15 @@ CudaccMacro.valid = (
         #else
         #define LAUNCH_BOUNDS(t) __launch_bounds__(t, 1)
         #endif
+        """,
+    ),
+    # A workaround for nvcc with MSVC (kaldi's kaldi-matrix.h): neither Linux build enters the arm.
+    Valid(
+        """
+        #if defined(__NVCC__) && defined(_MSC_VER)
+        template <typename Real>
+        #endif
+        friend Real TraceMatMat(const MatrixBase<Real>& A, const MatrixBase<Real>& B);
         """,
     ),
     # A host-only translation unit: no vendor sees `__CUDACC__` there.

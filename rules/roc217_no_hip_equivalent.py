@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Directive, Include, Node
 from rocmlint.cuda.hip_gaps import no_hip_equivalents as _tables
-from rocmlint.cuda.syntax import is_defined_name, qualified_segments
+from rocmlint.cuda.syntax import is_own_name, qualified_segments
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -19,7 +19,8 @@ class NoHipEquivalent(Rule):
     `cuda::memcpy_async`, `cg::memcpy_async`), libcu++ barriers (`<cuda/barrier>`), thread-block
     clusters and TMA, device-side kernel launches, and the CUDA API functions, types and intrinsics
     HIPIFY's tables list without a HIP name. A function, typedef, enum or struct the code defines under
-    such a name (a project's own ROCm stub) is a definition, not a use, and is not flagged.
+    such a name (a project's own ROCm stub) is a definition, not a use, and is not flagged; nor is a variable
+    or parameter the code declares under one (`GaussClusterable *this_cluster` in CPU clustering code).
 
     ## Why is this bad on ROCm?
     There is nothing to rename to, so hipify leaves the code as is and the ROCm build fails (or the
@@ -143,8 +144,8 @@ class NoHipEquivalent(Rule):
         self._check_name(node, ctx)
 
     def _check_name(self, node: Node, ctx: CudaContext) -> None:
-        if is_defined_name(node):
-            return  # the project's own definition of that name (a ROCm stub), not a use of the API
+        if is_own_name(node, ctx):
+            return  # the project's own definition of that name (a ROCm stub, a variable), not a use of the API
         name = ctx.text(node)
         reason = _tables().names.get(name)
         if reason is not None:
@@ -156,6 +157,18 @@ class NoHipEquivalent(Rule):
 
 
 NoHipEquivalent.valid = (
+    # A local variable that happens to spell a CUDA API name (kaldi's CPU clustering code) is the code's own.
+    Valid(
+        """
+        void Cluster(std::vector<Clusterable*>& clusters) {
+          for (size_t i = 0; i < clusters.size(); i++) {
+            GaussClusterable *this_cluster = static_cast<GaussClusterable*>(clusters[i]);
+            Accumulate(this_cluster->count(), this_cluster->x_stats());
+          }
+        }
+        """,
+        path="cluster.cc",
+    ),
     # A project's own ROCm stubs of names HIP lacks define them; they do not use the API.
     Valid(
         """
@@ -240,6 +253,18 @@ NoHipEquivalent.valid = (
     ),
 )
 NoHipEquivalent.invalid = (
+    # The API's own name called unqualified: no declaration of the code's own names it.
+    Invalid(
+        """
+        #include <cooperative_groups.h>
+        using namespace cooperative_groups;
+        __global__ void k(float* x) {
+          auto cluster = this_cluster();
+        }
+        """,
+        expect=("4:18-4:30",),
+        message="clusters",
+    ),
     Invalid(
         """
         #include <mma.h>

@@ -17,6 +17,7 @@ from rocmlint import parallel
 from rocmlint.cache import INDEX_NAME, Cache, settings_key
 from rocmlint.cli import main
 from rocmlint.config import ConfigResolver, Overrides, Selection, Settings
+from rocmlint.cuda.project import forget_projects
 from rocmlint.discovery import discover
 from rocmlint.parallel import check_candidates
 
@@ -220,6 +221,21 @@ def test_imported_flag_change_invalidates_the_importer(tmp_path):
     second, _, _ = _run(root, tmp_path / "c")
     fresh, _, _ = _run(root, tmp_path / "fresh")
     assert _codes(second) == _codes(fresh) == [("a.py", "ROC101", 4)]
+
+
+def test_a_build_file_change_invalidates_the_cpp_files(tmp_path):
+    """k.cu's cub include is gated by a macro only the ROCm make fragment defines: editing the fragment alone
+    (a new process: a new project model) must re-check k.cu."""
+    root = tmp_path / "proj"
+    kernel = "#ifndef PROJ_ALT\n#include <cub/cub.cuh>\n#endif\n"
+    write_tree(root, {"makefiles/rocm.mk": "CXXFLAGS += -DPROJ_ALT=1 -DOTHER=1\n", "k.cu": kernel})
+    first, _, _ = _run(root, tmp_path / "c")
+    assert _codes(first) == []
+    (root / "makefiles" / "rocm.mk").write_text("CXXFLAGS += -DOTHER=1\n")
+    forget_projects()
+    second, _, _ = _run(root, tmp_path / "c")
+    fresh, _, _ = _run(root, tmp_path / "fresh")
+    assert _codes(second) == _codes(fresh) == [("k.cu", "ROC205", 2)]
 
 
 def test_imported_platform_name_change_invalidates_the_importer(tmp_path):

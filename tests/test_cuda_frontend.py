@@ -61,6 +61,23 @@ def test_nvidia_only_branch_is_not_reported(settings):
     assert found(check(settings, code)) == []
 
 
+def test_a_value_only_nvidia_only_code_reads_is_not_reported(settings):
+    code = """__global__ void k(float* x) {
+  int groupMask = 15 << ((threadIdx.x & 31) & ~3);
+  int lane = threadIdx.x & 31;
+#ifdef USE_ROCM
+  float v = __shfl_xor(x[0], 1);
+#else
+  float v = __shfl_xor_sync(groupMask, x[0], 1);
+#endif
+  x[lane] = v;
+}
+"""
+    codes = {(code, line) for code, line, _ in found(check(settings, code))}
+    assert ("ROC208", 2) not in codes  # `groupMask` is read only in the NVIDIA arm
+    assert ("ROC208", 3) in codes  # `lane` indexes memory on ROCm too
+
+
 def test_configured_rocm_macro_gates(settings):
     code = "__device__ void f(unsigned ns) {\n#ifndef MYPROJ_HIP\n  __nanosleep(ns);\n#endif\n}\n"
     assert found(check(settings, code)) == [("ROC224", 3, 3)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rocmlint.cuda.preprocessor import VendorMacros, analyse, evaluate_integer, parse_int
+from rocmlint.cuda.preprocessor import VendorMacros, analyse, evaluate_integer, holds_only_on_windows, parse_int
 from rocmlint.vendor import Branch
 
 
@@ -232,3 +232,12 @@ def test_header_values_and_learned_macros_decide_tests():
 def test_rocm_versions_older_than_any_supported_release_are_decided(test, on_rocm):
     source = f"#if {test}\nx\n#endif\n"
     assert analyse(source, VendorMacros()).branch_at(source.index("\nx") + 1).on_rocm is on_rocm
+
+
+def test_arms_only_a_windows_toolchain_enters():
+    assert holds_only_on_windows("defined(__NVCC__) && defined(_MSC_VER)")
+    assert holds_only_on_windows("_WIN32")  # `#ifdef _WIN32`'s condition
+    assert holds_only_on_windows("defined(_MSC_VER) && _MSC_VER >= 1920")
+    assert not holds_only_on_windows("defined(__NVCC__) || defined(_MSC_VER)")
+    assert not holds_only_on_windows("!defined(_WIN32) && defined(__CUDACC__)")
+    assert not holds_only_on_windows("defined(__NVCC__)")

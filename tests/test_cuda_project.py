@@ -6,7 +6,7 @@ import textwrap
 from pathlib import Path
 
 from rocmlint.config import Settings
-from rocmlint.cuda.build_files import cmake_facts, setup_py_facts, vendor_of_words
+from rocmlint.cuda.build_files import cmake_facts, makefile_facts, setup_py_facts, vendor_of_words
 from rocmlint.cuda.project import CudaProject, project_root
 from rocmlint.engine import Engine
 
@@ -581,3 +581,250 @@ def test_show_hipified_is_part_of_the_cache_key(project, cli):
     assert cli("check", "-q", "k.cu").stdout == ""
     assert "ROC204" in cli("check", "-q", "--show-hipified", "k.cu").stdout
     assert cli("check", "-q", "k.cu").stdout == ""
+
+
+def test_sources_removed_in_a_hip_branch_are_nvidia_only(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                option(WITH_CUDA "CUDA backend" OFF)
+                option(WITH_HIP "HIP backend" OFF)
+                set(CUDA_SOURCES src/common.cu src/quant/gemm.cu src/quant/pack.cu)
+                if(WITH_CUDA)
+                  list(REMOVE_ITEM CUDA_SOURCES src/common.cu)
+                  cuda_add_library(lib ${CUDA_SOURCES})
+                elseif(WITH_HIP)
+                  enable_language(HIP)
+                  list(REMOVE_ITEM CUDA_SOURCES
+                    src/quant/gemm.cu
+                  )
+                  list(REMOVE_ITEM CUDA_SOURCES src/quant/pack.cu)
+                  set(PACK_SOURCES src/quant/pack.cu)
+                  add_library(lib ${CUDA_SOURCES})
+                  add_library(pack OBJECT ${PACK_SOURCES})
+                endif()
+                """,
+            "src/common.cu": '#include "quant/tile.cuh"\n',
+            "src/quant/gemm.cu": '#include "tile.cuh"\n#include <cub/cub.cuh>\n',
+            "src/quant/pack.cu": "",
+            "src/quant/tile.cuh": "",
+        },
+    )
+    facts = cmake_facts(str(root / "CMakeLists.txt"), (root / "CMakeLists.txt").read_text(), str(root))
+    assert [(s.pattern, s.vendor, s.variable) for s in facts.sources if s.removed] == [
+        ("src/common.cu", "nvidia", "CUDA_SOURCES"),
+        ("src/quant/gemm.cu", "rocm", "CUDA_SOURCES"),
+        ("src/quant/pack.cu", "rocm", "CUDA_SOURCES"),
+    ]
+    project = CudaProject.build(root)
+    gemm = project.view(str(root / "src/quant/gemm.cu"))
+    assert gemm.base.on_rocm is False
+    assert gemm.base_evidence == "CMakeLists.txt:9: the ROCm build removes it from its sources"
+    # Removed for NVIDIA only, or moved to another list the ROCm build compiles: ROCm compiles them (and the
+    # header one of them includes).
+    for built_for_rocm in ("src/common.cu", "src/quant/pack.cu", "src/quant/tile.cuh"):
+        assert project.view(str(root / built_for_rocm)).base.on_rocm is not False, built_for_rocm
+    assert _codes(root, "src/quant/gemm.cu") == []
+
+
+_HIP_FRAGMENT = """
+    # the ROCm build's flags
+    CXXFLAGS += -DHAVE_GPU=1 \\
+                -D__IS_HIP_COMPILE__=1 -DCUDA_VERSION=11000 -DLIB_VER=$(VER)
+    HIPCC_FLAGS = -D__CUDACC_VER_MAJOR__=11
+    """
+_CUDA_FRAGMENT = "CXXFLAGS += -DHAVE_GPU=1\nCUDA_FLAGS = -DHAVE_GPU -DPER_THREAD_STREAM\n"
+
+
+def test_make_fragments_and_makefiles_define_macros_per_vendor():
+    fragment = makefile_facts("src/makefiles/hip_64bit.mk", textwrap.dedent(_HIP_FRAGMENT).lstrip("\n"))
+    assert [(d.name, d.value, d.vendor, d.line) for d in fragment.defines] == [
+        ("HAVE_GPU", "1", "rocm", 2),
+        ("__IS_HIP_COMPILE__", "1", "rocm", 2),
+        ("CUDA_VERSION", "11000", "rocm", 2),
+        ("LIB_VER", "$(VER)", "rocm", 2),
+        ("__CUDACC_VER_MAJOR__", "11", "rocm", 4),
+    ]
+    makefile = makefile_facts(
+        "src/decoder/Makefile",
+        "ifeq ($(CUDA), true)\n%.o : %.cu\n\tnvcc -c $< -DUSE_NVTX\nelse\nCXXFLAGS += -DNO_NVTX\nendif\n"
+        "ROCM_FLAGS = -DUSE_ROCTX\nNVCCFLAGS = -DUSE_NVTX_RANGES\n%.o : %.hip\n\t$(HIPCC) -c $< -DHIP_KERNELS\n"
+        "CXXFLAGS += -DLOGGING  # -DNOT_A_FLAG\n",
+    )
+    assert [(d.name, d.vendor) for d in makefile.defines] == [
+        ("USE_NVTX", "nvidia"),  # an `ifeq ($(CUDA), true)` block, its `else` ROCm's
+        ("NO_NVTX", "rocm"),
+        ("USE_ROCTX", "rocm"),  # the variable's name
+        ("USE_NVTX_RANGES", "nvidia"),
+        ("HIP_KERNELS", "rocm"),  # the compiler the recipe runs
+        ("LOGGING", None),
+    ]
+
+
+def test_a_make_fragment_of_the_rocm_build_gates_and_decides_version_tests(tmp_path):
+    files = {
+        "src/makefiles/hip_64bit.mk": _HIP_FRAGMENT,
+        "src/makefiles/cuda_64bit.mk": _CUDA_FRAGMENT,
+        # A CMake build that knows only CUDA lists the kernel for NVIDIA: the make build still compiles it for ROCm.
+        "CMakeLists.txt": "if(CUDA_FOUND)\n  add_library(k src/k.cu)\nendif()\n",
+        "src/k.cu": """
+            #ifdef __IS_HIP_COMPILE__
+            #include <hipcub/hipcub.hpp>
+            #else
+            #include <cub/cub.cuh>
+            #endif
+            #if CUDA_VERSION >= 11000
+            #define ASYNC_COPY 1
+            #else
+            #define ASYNC_COPY 0
+            #endif
+            #if defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ < 10
+            #error "too old"
+            #endif
+            #ifdef PER_THREAD_STREAM
+            #include <cuda_runtime.h>
+            #endif
+            """,
+    }
+    root = write_tree(tmp_path / "with", files)
+    project = CudaProject.build(root)
+    learned = project.learned["__IS_HIP_COMPILE__"]  # the build's, though its name is the compiler's kind
+    assert (learned.vendor, learned.evidence.path, learned.evidence.line) == ("rocm", "src/makefiles/hip_64bit.mk", 2)
+    assert "CUDA_VERSION" not in project.learned  # a value for ROCm, not a ROCm-only gate
+    view = project.view(str(root / "src/k.cu"))
+    assert view.base.on_rocm is not False
+    assert view.rocm_build_values["CUDA_VERSION"] == "11000"
+    assert view.rocm_build_values["LIB_VER"] is None  # the build's own variable: defined, value unknown
+    assert project.learned["PER_THREAD_STREAM"].vendor == "nvidia"
+    assert _codes(root, "src/k.cu") == []
+    del files["src/makefiles/hip_64bit.mk"]
+    without = write_tree(tmp_path / "without", files)
+    assert {code for code, _ in _codes(without, "src/k.cu")} >= {"ROC205", "ROC207"}
+
+
+def test_an_extension_class_picked_into_a_variable_is_hipified_with_cudacc_renamed(tmp_path):
+    files = {
+        "setup.py": """
+            import torch
+            from torch.utils.cpp_extension import CppExtension, CUDAExtension
+            if torch.cuda.is_available():
+                extension = CUDAExtension
+            else:
+                extension = CppExtension
+            ext = extension("ops", ["k.cu"])
+            """,
+        "k.cu": """
+            #include <cuda_fp16.h>
+            #ifdef __CUDACC__
+            #define HOST_DEVICE __host__ __device__
+            #else
+            #define HOST_DEVICE
+            #endif
+            """,
+    }
+    root = write_tree(tmp_path / "variable", files)
+    facts = setup_py_facts(str(root / "setup.py"), (root / "setup.py").read_text())
+    assert facts.hipify.endswith("setup.py:7: builds a torch CUDAExtension through `extension` (hipified on ROCm)")
+    view = CudaProject.build(root).view(str(root / "k.cu"))
+    assert view.rocm_build_values["__CUDACC__"] == "1"
+    assert "__CUDACC__" in view.rocm_build_decided
+    report = Engine().check_path(root / "k.cu", Settings(root=root))
+    assert [(d.code, d.severity.value) for d in report.diagnostics] == [("ROC204", "info")]
+    files["setup.py"] = "from setuptools import Extension\next = Extension('ops', ['k.cu'])\n"  # no hipify
+    plain = write_tree(tmp_path / "plain", files)
+    report = Engine().check_path(plain / "k.cu", Settings(root=plain))
+    assert [(d.code, d.severity.value) for d in report.diagnostics] == [("ROC204", "warning"), ("ROC214", "error")]
+
+
+def test_a_header_nothing_includes_in_a_folder_only_nvidia_compiles_is_nvidia_only(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                set(SOURCES src/attention.cu)
+                if(WITH_CUDA)
+                  list(APPEND SOURCES src/fa/fwd_hdim64.cu)
+                  cuda_add_library(lib ${SOURCES})
+                elseif(WITH_HIP)
+                  enable_language(HIP)
+                  add_library(lib ${SOURCES})
+                endif()
+                """,
+            "src/attention.cu": '#include "common/api.h"\n',
+            "src/fa/fwd_hdim64.cu": '#include "fa/kernel.h"\n',
+            "include/fa/kernel.h": '#include "softmax.h"\n#include "utils.h"\n',
+            "include/fa/softmax.h": '#include "utils.h"\n',
+            "include/fa/utils.h": "#include <cute/tensor.hpp>\n",
+            "include/fa/alibi.h": '#include "utils.h"\n#include <cutlass/cutlass.h>\n',  # nothing includes it
+            "include/common/api.h": '#include "detail.h"\n',
+            "include/common/detail.h": "",
+            "include/common/extra.h": "#include <cutlass/cutlass.h>\n",  # nothing includes it either
+        },
+    )
+    project = CudaProject.build(root)
+    alibi = project.view(str(root / "include/fa/alibi.h"))
+    assert alibi.base.on_rocm is False
+    assert alibi.base_evidence == "include/fa/: a header nothing includes, beside 2 headers only NVIDIA compiles"
+    assert project.view(str(root / "include/fa/utils.h")).base.on_rocm is False  # its includers too
+    assert _codes(root, "include/fa/alibi.h") == []
+    # A header nothing includes beside headers ROCm compiles (a library's public header) is checked as it is.
+    assert project.view(str(root / "include/common/extra.h")).base.on_rocm is not False
+    assert _codes(root, "include/common/extra.h") == [("ROC206", 1)]
+
+
+def test_an_option_the_rocm_build_refuses_opens_nvidia_blocks():
+    facts = cmake_facts(
+        "CMakeLists.txt",
+        """
+        if(WITH_FLASH_ATTN)
+          add_definitions(-DWITH_FLASH)
+          list(APPEND SOURCES src/flash/fwd.cu)
+        else()
+          add_definitions(-DNO_FLASH)
+        endif()
+        if(WITH_CUDA)
+          enable_language(CUDA)
+        elseif(WITH_HIP)
+          if(WITH_FLASH_ATTN)
+            message(FATAL_ERROR "WITH_HIP=ON incompatible with WITH_FLASH_ATTN=ON")
+          endif()
+          if(WITH_NCCL)
+            message(STATUS "using RCCL")
+          endif()
+        endif()
+        if(WITH_HIP AND WITH_TP)
+          message(FATAL_ERROR "no tensor parallelism on HIP")
+        endif()
+        if(WITH_TP)
+          add_definitions(-DWITH_TP)
+        endif()
+        if(WITH_NCCL)
+          add_definitions(-DWITH_NCCL)
+        endif()
+        """,
+    )
+    assert [(d.name, d.vendor) for d in facts.defines] == [
+        ("WITH_FLASH", "nvidia"),
+        ("NO_FLASH", None),  # not having the option says nothing about the vendor
+        ("WITH_TP", "nvidia"),
+        ("WITH_NCCL", None),  # a ROCm block reads it without refusing it
+    ]
+    assert [(s.pattern, s.vendor) for s in facts.sources] == [("src/flash/fwd.cu", "nvidia")]
+
+
+def test_cudacc_is_renamed_only_under_the_setup_py_that_builds_the_extension(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "if(USE_ROCM)\n  execute_process(COMMAND python tools/hipify_some_folders.py)\nendif()\n",
+            "c10/half.h": "#ifdef __CUDACC__\n#include <cuda_fp16.h>\n#endif\n",
+            "test/ext/setup.py": "from torch.utils.cpp_extension import CUDAExtension\nCUDAExtension('e', ['k.cu'])\n",
+            "test/ext/k.cu": '#include "c10/half.h"\n#ifdef __CUDACC__\n#define HD __host__ __device__\n#endif\n',
+        },
+    )
+    project = CudaProject.build(root)
+    assert "__CUDACC__" in project.view(str(root / "test/ext/k.cu")).rocm_build_decided
+    assert "__CUDACC__" not in project.view(str(root / "c10/half.h")).rocm_build_decided
+    assert "ROC214" in [code for code, _ in _codes(root, "c10/half.h")]  # hipify never sees c10/
+    assert [code for code, _ in _codes(root, "test/ext/k.cu")] == []

@@ -330,7 +330,8 @@ def test_header_constants_are_those_rocm_sees_in_included_files(tmp_path: Path) 
         {
             "w.h": "#ifdef USE_ROCM\n#define WARP 64\n#else\n#define WARP 32\n#endif\n",
             "unused.h": "#define LONELY 1\n",
-            "a.cu": '#include "w.h"\n',
+            "a.cu": '#include "w.h"\n#ifndef USE_ROCM\n#include "sm90.h"\n#endif\n',
+            "sm90.h": "#define TMA_BOX 256\n",  # a header only NVIDIA compiles
         },
     )
     found = [(d.name, d.value) for _, d, _ in CudaProject.build(root).header_constants()]
@@ -348,3 +349,16 @@ def test_a_rocm_only_flag_is_a_macro_not_a_remap(tmp_path: Path) -> None:
     model = CudaProject.build(root)
     assert "XYZ_ONLY_HIP" in model.learned
     assert model.rocm_remaps() == {"cudaFree": ("flag.h:3", None)}
+
+
+def test_a_make_build_with_rocm_flags_is_a_build_mode(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path,
+        {
+            "makefiles/hip_64bit.mk": "CXXFLAGS += -D__IS_HIP_COMPILE__=1\n",
+            "k.cu": "#ifdef __IS_HIP_COMPILE__\n#endif\n",
+        },
+    )
+    out = rocmlint(root, "project").stdout
+    assert "mode = make with ROCm flags" in out
+    assert "__IS_HIP_COMPILE__  rocm: 1" in out

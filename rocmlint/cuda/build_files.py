@@ -1,10 +1,12 @@
 """What a project's build files say about C++ macros and the vendors it builds for.
 
-Read from setup.py (CPython's `ast`) and CMake files (line by line), never executed:
-- **macros each build defines**: a `-DNAME` or `define_macros` entry in setup.py, or `add_compile_definitions`,
-  `add_definitions`, `target_compile_definitions` in CMake, each with the vendor of the branch it sits in (a setup.py
-  `if torch.version.hip:` / `if IS_HIP_EXTENSION:` arm, a CMake `if(USE_ROCM)` / `if(HIP_FOUND)` block, a CMake file
-  that builds the HIP language) or None when it is defined whatever the vendor;
+Read from setup.py (CPython's `ast`), CMake files and Makefiles (line by line), never executed:
+- **macros each build defines**: a `-DNAME` or `define_macros` entry in setup.py, `add_compile_definitions`,
+  `add_definitions`, `target_compile_definitions` in CMake, a `-D` flag in a Makefile or make fragment, each with the
+  vendor of the branch it sits in (a setup.py `if torch.version.hip:` / `if IS_HIP_EXTENSION:` arm, a CMake
+  `if(USE_ROCM)` / `if(HIP_FOUND)` block, a CMake file that builds the HIP language, a `hip_64bit.mk` fragment or an
+  `ifeq ($(ROCM), true)` block) or None when it is defined whatever the vendor;
+- **sources each build compiles**, per vendor, and those a ROCm branch removes (`list(REMOVE_ITEM ...)`);
 - **how the project builds**: torch extensions (`CUDAExtension`, hipified at build time on ROCm), CMake HIP
   (`enable_language(HIP)`, `hip_add_library`), CMake CUDA, nvcc.
 """
@@ -75,6 +77,8 @@ class SourceSet:
     vendor: str | None
     path: str
     line: int
+    removed: bool = False  # `list(REMOVE_ITEM SOURCES ...)`: the build takes these out of a list it compiles
+    variable: str = ""  # the list variable it sets, extends or removes from (`SOURCES`), "" for a target's own
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,10 @@ class BuildFacts:
     hipify: str = ""  # "path:line: why" when the build runs hipify over the sources (torch extensions do)
     hip_language: bool = False  # CMake builds HIP (enable_language(HIP), hip_add_library, LANGUAGES HIP)
     cuda_language: bool = False  # CMake or setup.py builds CUDA with nvcc
+    files: tuple[str, ...] = ()  # the build files these facts were read from
+    # Folders of the setup.py files that build torch CUDAExtensions: on ROCm, hipify rewrites every source and
+    # header under them (a hipify run a CMake build makes covers the folders it names, not known here).
+    extension_folders: tuple[str, ...] = ()
 
 
 # --- setup.py ---------------------------------------------------------------------------------------------------
@@ -98,12 +106,14 @@ def setup_py_facts(path: str, text: str) -> BuildFacts:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return BuildFacts()
     defines = tuple(_setup_defines(tree, path))
+    through_a_name = _extension_through_a_name(tree, path)
     return BuildFacts(
         defines=defines,
         sources=tuple(_setup_sources(tree, path)),
         torch_extension=any(word in text for word in ("CUDAExtension", "BuildExtension")),
-        hipify=_hipify_evidence(path, text),
+        hipify=_hipify_evidence(path, text) or through_a_name,
         cuda_language="nvcc" in text,
+        extension_folders=(os.path.dirname(path),) if through_a_name or _EXTENSION_CALL.search(text) else (),
     )
 
 
@@ -231,6 +241,24 @@ def _test_vendor(test: ast.expr) -> str | None:
     return None
 
 
+def _extension_through_a_name(tree: ast.Module, path: str) -> str:
+    """Where a setup.py builds a torch `CUDAExtension` it picked into a variable (`extension = CUDAExtension` in
+    the GPU arm, `CppExtension` in the others, then `extension(name, sources, ...)`): hipified on ROCm."""
+    chosen: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and _names_class(node.value, "CUDAExtension"):
+            chosen |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in chosen:
+            return f"{path}:{node.lineno}: builds a torch CUDAExtension through `{node.func.id}` (hipified on ROCm)"
+    return ""
+
+
+def _names_class(node: ast.expr, name: str) -> bool:
+    return (isinstance(node, ast.Name) and node.id == name) or (isinstance(node, ast.Attribute) and node.attr == name)
+
+
+_EXTENSION_CALL = re.compile(r"\bCUDAExtension\s*\(")
 _HIPIFY = re.compile(r"\bCUDAExtension\s*\(|hipify", re.IGNORECASE)
 
 
@@ -258,24 +286,29 @@ _CUDA_LANGUAGE = re.compile(
 )
 
 
-def cmake_facts(path: str, text: str) -> BuildFacts:
+def cmake_facts(path: str, text: str, root: str = "") -> BuildFacts:
     """The macros and sources a CMake file defines per vendor, and the languages it builds. The vendor of a
     definition is the file's (one that builds only the HIP language, or sits in a folder named for a vendor:
-    `hip/CMakeLists.txt`), else that of the outermost block around it that names one: an `if()` arm whose
-    condition does (`if(USE_ROCM)`, its `else()` the other vendor's), a `function()`/`macro()` whose name does
-    (`create_hip_test`)."""
+    `hip/CMakeLists.txt`; not the project's `root` folder, whose name is the project's), else that of the
+    outermost block around it that names one: an `if()` arm whose condition does (`if(USE_ROCM)`, its `else()`
+    the other vendor's), a `function()`/`macro()` whose name does (`create_hip_test`). An option the ROCm build
+    refuses (`if(WITH_FLASH_ATTN) message(FATAL_ERROR ...)` in its block) opens NVIDIA blocks too."""
     hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
-    file_vendor = "rocm" if hip and not cuda else vendor_of_words(os.path.basename(os.path.dirname(path)))
+    folder = os.path.dirname(path)
+    at_root = bool(root) and os.path.normpath(folder) == os.path.normpath(root)
+    file_vendor = "rocm" if hip and not cuda else None if at_root else vendor_of_words(os.path.basename(folder))
+    commands = list(_cmake_commands(text))
+    refused = _refused_on_rocm(commands, file_vendor)
     defines: list[BuildDefine] = []
     sources: list[SourceSet] = []
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
-    for command, arguments, line in _cmake_commands(text):
+    for command, arguments, line in commands:
         name = command.lower()
         if name in ("if", "function", "macro"):
             tested = vendor_of_words(arguments.split()[0] if name != "if" and arguments.split() else _tested(arguments))
-            blocks.append([tested, tested])
+            blocks.append(["nvidia", None] if name == "if" and arguments.strip() in refused else [tested, tested])
         elif name == "elseif" and blocks:
-            blocks[-1][0] = vendor_of_words(_tested(arguments))
+            blocks[-1][0] = "nvidia" if arguments.strip() in refused else vendor_of_words(_tested(arguments))
         elif name == "else" and blocks:
             blocks[-1][0] = {"rocm": "nvidia", "nvidia": "rocm"}.get(blocks[-1][1] or "")
         elif name in ("endif", "endfunction", "endmacro") and blocks:
@@ -288,13 +321,40 @@ def cmake_facts(path: str, text: str) -> BuildFacts:
             sources.append(SourceSet(arguments.split()[0].strip('"') + "/**", vendor, path, line))
         elif name in _CMAKE_SOURCE_COMMANDS:
             vendor = _block_vendor(blocks, file_vendor)
-            words = (word.strip('"') for word in arguments.split())
+            words = [word.strip('"') for word in arguments.split()]
+            removed = name == "list" and words[:1] == ["REMOVE_ITEM"]
+            variable = (words[1:2] if name == "list" else words[:1] if name == "set" else [""])[0] if words else ""
             sources += [
-                SourceSet(w, vendor, path, line) for w in words if w.endswith(_SOURCE_SUFFIXES) and "$" not in w
+                SourceSet(w, vendor, path, line, removed, variable)
+                for w in words
+                if w.endswith(_SOURCE_SUFFIXES) and "$" not in w
             ]
     return BuildFacts(
         tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda, hipify=_hipify_evidence(path, text)
     )
+
+
+def _refused_on_rocm(commands: list[tuple[str, str, int]], file_vendor: str | None) -> frozenset[str]:
+    """The options a ROCm build of this CMake file refuses: the `if(OPTION)` (or `if(WITH_HIP AND OPTION)`) arm
+    of a `message(FATAL_ERROR ...)` inside ROCm code (`elseif(WITH_HIP) ... if(WITH_FLASH_ATTN)
+    message(FATAL_ERROR "WITH_HIP=ON incompatible with WITH_FLASH_ATTN=ON")`). A block testing one alone is
+    never ROCm's."""
+    refused: set[str] = set()
+    stack: list[tuple[str, str | None, bool]] = []  # per open `if`: (condition of its arm, vendor, first arm)
+    for command, arguments, _ in commands:
+        name = command.lower()
+        if name == "if":
+            stack.append((arguments, vendor_of_words(_tested(arguments)), True))
+        elif name in ("elseif", "else") and stack:
+            stack[-1] = (arguments, vendor_of_words(_tested(arguments)) if name == "elseif" else None, name == "elseif")
+        elif name == "endif" and stack:
+            stack.pop()
+        elif name == "message" and arguments.split()[:1] == ["FATAL_ERROR"] and stack and stack[-1][2]:
+            terms = [term.strip() for term in re.split(r"\s+AND\s+", stack[-1][0].strip())]
+            in_rocm = file_vendor == "rocm" or any(vendor == "rocm" for _, vendor, _ in stack[:-1])
+            if in_rocm or any(vendor_of_words(term) == "rocm" for term in terms):
+                refused |= {t for t in terms if re.fullmatch(r"[A-Za-z_]\w*", t) and vendor_of_words(t) is None}
+    return frozenset(refused)
 
 
 def _block_vendor(blocks: list[list[str | None]], file_vendor: str | None) -> str | None:
@@ -333,3 +393,84 @@ def _cmake_defines(command: str, arguments: str, vendor: str | None, path: str, 
             continue
         if re.fullmatch(r"[A-Za-z_]\w*", name):
             yield BuildDefine(name, value or None, vendor, path, line)
+
+
+# --- Makefiles ----------------------------------------------------------------------------------------------------
+MAKEFILE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
+_MAKE_CONDITIONAL = re.compile(r"^\s*(?:else\s+)?(ifeq|ifneq|ifdef|ifndef)\b(.*)$")
+_MAKE_ASSIGNMENT = re.compile(r"^\s*(?:export\s+|override\s+)*([A-Za-z_][\w.-]*)\s*(?::{1,3}=|\+=|\?=|!=|=)(.*)$")
+_MAKE_DEFINE = re.compile(r"(?:^|\s)-D\s*([A-Za-z_]\w*)(?:=(\S*))?")
+# A variable's name without the kind of flags it holds: `HIPCCFLAGS` names hipcc, `ROCM_FLAGS` ROCm.
+_FLAGS_SUFFIX = re.compile(r"(?i)_?(?:FLAGS|OPTS|OPTIONS|DEFINES|DEFS)$")
+_HIPCC = re.compile(r"\bhipcc\b|\$[({]HIPCC[)}]", re.IGNORECASE)
+_NVCC = re.compile(r"\bnvcc\b|\$[({]NVCC[)}]", re.IGNORECASE)
+
+
+def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
+    """The macros a Makefile or make fragment (`*.mk`) defines per vendor: the `-D` flags of its variable
+    assignments (`CXXFLAGS += -DUSE_ROCM -DCUDA_VERSION=11000`) and recipes. Their vendor is the file's (a
+    fragment named for one, `hip_64bit.mk`; a Makefile in a folder named for one, not the project's `root`; a file
+    that runs hipcc and never nvcc), else that of the outermost `ifeq`/`ifdef` block naming one (`ifeq ($(ROCM),
+    true)`, its `else` the other vendor's), else the variable's (`ROCM_FLAGS`, `HIPCCFLAGS`, `NVCC_FLAGS`) or the
+    compiler a recipe runs."""
+    stem, suffix = os.path.splitext(os.path.basename(path))
+    folder = os.path.dirname(path)
+    at_root = bool(root) and os.path.normpath(folder) == os.path.normpath(root)
+    named = stem if suffix == ".mk" else "" if at_root else os.path.basename(folder)
+    lines = list(_make_lines(text))
+    hip = any(_HIPCC.search(logical) for _, logical in lines)
+    nvcc = any(_NVCC.search(logical) for _, logical in lines)
+    file_vendor = vendor_of_words(named) or ("rocm" if hip and not nvcc else None)
+    defines: list[BuildDefine] = []
+    blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
+    for line, logical in lines:
+        conditional = _MAKE_CONDITIONAL.match(logical)
+        stripped = logical.strip()
+        if conditional is not None:
+            tested = vendor_of_words(conditional.group(2).replace("$", " "))
+            if conditional.group(1) in ("ifneq", "ifndef"):
+                tested = _other(tested)
+            if stripped.startswith("else") and blocks:
+                blocks[-1][0] = tested
+            else:
+                blocks.append([tested, tested])
+        elif stripped == "else" and blocks:
+            blocks[-1][0] = _other(blocks[-1][1])
+        elif stripped == "endif" and blocks:
+            blocks.pop()
+        elif "-D" in logical:
+            assignment = _MAKE_ASSIGNMENT.match(logical)
+            own = vendor_of_words(_FLAGS_SUFFIX.sub("", assignment.group(1))) if assignment else _recipe_vendor(logical)
+            vendor = _block_vendor(blocks, file_vendor) or own
+            flags = assignment.group(2) if assignment else logical
+            defines += [BuildDefine(m.group(1), m.group(2), vendor, path, line) for m in _MAKE_DEFINE.finditer(flags)]
+    return BuildFacts(tuple(defines), cuda_language=nvcc)
+
+
+def _make_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(first line, text) of each logical line of a Makefile: continuations joined, comments removed."""
+    start = 1
+    parts: list[str] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        if not parts:
+            start = number
+        content = re.sub(r"(?<!\\)#.*", "", raw)
+        if content.endswith("\\") and not raw.lstrip().startswith("#"):
+            parts.append(content[:-1])
+            continue
+        parts.append(content)
+        yield start, " ".join(parts)
+        parts = []
+    if parts:
+        yield start, " ".join(parts)
+
+
+def _recipe_vendor(line: str) -> str | None:
+    """The vendor of the compiler a recipe line runs (`$(HIPCC) -c -DX ...`)."""
+    if _HIPCC.search(line):
+        return None if _NVCC.search(line) else "rocm"
+    return "nvidia" if _NVCC.search(line) else None
+
+
+def _other(vendor: str | None) -> str | None:
+    return {"rocm": "nvidia", "nvidia": "rocm"}.get(vendor or "")

@@ -28,7 +28,14 @@ from functools import cache
 
 from rocmlint.cuda.frontend import ByteSpan, CudaContext
 from rocmlint.cuda.hip_gaps import lacking_on_hip, only_lacking_on_hip, without_comments
-from rocmlint.cuda.preprocessor import CUDA_VERSION_MACROS, Directive, MacroLookup, evaluate_expression, names_in
+from rocmlint.cuda.preprocessor import (
+    CUDA_VERSION_MACROS,
+    Directive,
+    MacroLookup,
+    evaluate_expression,
+    holds_only_on_windows,
+    names_in,
+)
 from rocmlint.diagnostics import Edit, Fix
 from rocmlint.rule import Rule
 from rocmlint.vendor import Branch
@@ -110,6 +117,11 @@ def is_rocm_macro(name: str, ctx: CudaContext) -> bool:
         return True
     defines = ctx.preprocessor.defines.get(name)
     return defines is not None and len(defines) > 0 and all(d.directive.branch.on_nvidia is False for d in defines)
+
+
+def _windows_arm(directive: Directive) -> bool:
+    """An `#if`/`#ifdef` arm only a Windows toolchain enters (`defined(__NVCC__) && defined(_MSC_VER)`)."""
+    return directive.kind not in ("ifndef", "elifndef") and holds_only_on_windows(directive.condition)
 
 
 class Chains:
@@ -196,8 +208,8 @@ class ConditionRule:
         those in `ignore`; names in `also` count as ROCm macros) and has not been reported yet. With
         `as_compiled`, read where a ROCm build really goes (`CudaContext.branch_as_compiled`), not as the stale
         gates around it meant: ROC215 reports a stale test inside another one's NVIDIA arm too."""
-        if directive.kind not in CONDITION_KINDS:
-            return False
+        if directive.kind not in CONDITION_KINDS or _windows_arm(directive):
+            return False  # not a condition, or an arm for a Windows toolchain: no Linux build takes it
         branch = ctx.branch_as_compiled(directive) if as_compiled else ctx.branch(directive)
         if branch.on_rocm is False:
             return False

@@ -133,7 +133,12 @@ class CudaOptions:
         return (
             VendorMacros()
             .with_project_macros(self.rocm_macros, self.nvidia_macros)
-            .with_learned(self.project.learned, self.project.defines)
+            .with_learned(
+                self.project.learned,
+                self.project.defines,
+                self.project.rocm_build_values,
+                self.project.rocm_build_decided,
+            )
         )
 
 
@@ -311,6 +316,27 @@ class CudaContext:
             node = node.parent
         return None
 
+    def feeds_only_rocm_gated(self, span: Span) -> bool:
+        """Whether `span` lies in the initialiser of a local variable whose every later use sits where a ROCm
+        build never compiles (`int groupMask = 15 << (threadIdx.x & 31);` read only by `__shfl_xor_sync` in the
+        `#else` arms of `#ifdef USE_ROCM`): ROCm computes a value nothing reads. An unused variable is not."""
+        if self._tree is None or span.end_byte <= span.start_byte:
+            return False
+        node = self.tree.root_node.descendant_for_byte_range(span.start_byte, span.end_byte)
+        declarator = self.enclosing(node, "init_declarator") if node is not None else None
+        if declarator is None:
+            return False
+        value = declarator.child_by_field_name("value")
+        name = declarator.child_by_field_name("declarator")
+        scope = self.enclosing(declarator, "compound_statement")
+        if value is None or name is None or name.type != "identifier" or scope is None:
+            return False
+        if not value.start_byte <= span.start_byte < value.end_byte:
+            return False
+        named, end = self.text(name), declarator.end_byte
+        uses = [n for n in self.descendants(scope, "identifier") if n.start_byte > end and self.text(n) == named]
+        return bool(uses) and all(self.is_rocm_gated(use) for use in uses)
+
     def is_portable_macro(self, name: str) -> bool:
         return name in self.portable_macros
 
@@ -357,10 +383,14 @@ class CudaContext:
 
     def define(self, name: str, before: Span) -> Define | None:
         """The object-like `#define name` a ROCm build sees before `before`: this file's, else one the headers it
-        includes define (the project model's; its directive then sits at offset 0 of this file)."""
+        includes define, else one the ROCm build defines with a known value (`-DCUDA_VERSION=11000`): the
+        project model's, its directive then at offset 0 of this file."""
         define = self.preprocessor.define_of(name, before.start_byte)
         if define is None and name in self.options.project.defines:
             return _header_define(name, self.options.project.defines[name])
+        built = self.options.project.rocm_build_values.get(name) if define is None else None
+        if built is not None:
+            return _header_define(name, built)
         return define if define is not None and define.parameters is None else None
 
     def header_constant(self, name: str) -> str | None:
@@ -522,7 +552,9 @@ class CudaContext:
         """
         rule = self.rule
         assert rule is not None, "report() called outside a rule callback"
-        if not rule.reports_gated and (self.is_rocm_gated(span) or self.project_alias(span) is not None):
+        if not rule.reports_gated and (
+            self.is_rocm_gated(span) or self.project_alias(span) is not None or self.feeds_only_rocm_gated(span)
+        ):
             self._note_gated(span, rule)
             return False
         if fix is not None and self.in_error(span):

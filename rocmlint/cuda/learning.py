@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 
 from rocmlint.cuda.build_files import BuildDefine, BuildFacts, vendor_of_words
 from rocmlint.cuda.file_facts import Definition, FileFacts
-from rocmlint.cuda.preprocessor import LearnedMacro, MacroEvidence, MacroState, parse_int
+from rocmlint.cuda.preprocessor import LearnedMacro, MacroEvidence, MacroState, VendorMacros, parse_int
 from rocmlint.vendor import Tri
 
 _STANDARD_MACROS = frozenset({"NDEBUG", "DEBUG", "_DEBUG"})
@@ -18,10 +18,14 @@ _INCLUDE_GUARD_SUFFIX = re.compile(r"_(?:H|HH|HPP|CUH|INL|INCLUDED|H_|HPP_|CUH_)
 
 def learn_from_build(build: BuildFacts) -> dict[str, LearnedMacro]:
     """Macros the build defines for one vendor only. One it defines for both, or whatever the vendor, is no
-    vendor's (it is left out here and blocks the weaker evidence, see `_learn`)."""
+    vendor's (it is left out here and blocks the weaker evidence, see `_learn`). Nor is one rocmlint's tables
+    already decide (`-DCUDA_VERSION=11000` in a ROCm build gives the toolkit's macro a value there, see
+    `rocm_build_values`; it does not make it a ROCm-only gate)."""
+    well_known = VendorMacros().well_known
     by_name: dict[str, list[BuildDefine]] = {}
     for define in build.defines:
-        by_name.setdefault(define.name, []).append(define)
+        if define.name not in well_known:
+            by_name.setdefault(define.name, []).append(define)
     learned: dict[str, LearnedMacro] = {}
     for name, defines in by_name.items():
         vendors = {d.vendor for d in defines}
@@ -60,12 +64,41 @@ def learn(
     for macro in _learn_from_names(files):
         if macro.name not in decided:
             learned[macro.name] = macro
-    return {name: macro for name, macro in learned.items() if not _reserved(name)}
+    return {name: macro for name, macro in learned.items() if name in from_build or not _reserved(name)}
+
+
+# The macro hipify renames to a HIP spelling the ROCm compiler defines (torch/utils/hipify/cuda_to_hip_mappings.py:
+# `__CUDACC__` -> `__HIPCC__`): in a hipified file, ROCm compiles what tests it as NVIDIA does.
+HIPIFY_RENAMED_MACROS = frozenset({"__CUDACC__"})
+
+
+def rocm_build_values(build: BuildFacts) -> dict[str, str | None]:
+    """Every macro the ROCm build defines -> its value text ("1" for a bare `-DNAME`; None when the definitions
+    disagree or the value is the build's own variable, `-DVER=$(VER)`): what a ROCm compile of any file sees
+    (the files hipify rewrites see `HIPIFY_RENAMED_MACROS` defined too, see CudaProject.view)."""
+    values: dict[str, str | None] = {}
+    for define in build.defines:
+        if define.vendor != "rocm":
+            continue
+        text = define.value if define.value is not None else "1"
+        value = None if "$" in text or values.get(define.name, text) != text else text
+        values[define.name] = value
+    return values
+
+
+def rocm_build_decided(build: BuildFacts) -> frozenset[str]:
+    """The macros of `rocm_build_values` no other build defines: a test of one is decided for ROCm by the
+    project's own build (`-DCUDA_VERSION=11000`), not left to the compiler's defaults.
+    `-DHAVE_CUDA=1` in every vendor's build decides nothing about ROCm."""
+    elsewhere = {d.name for d in build.defines if d.vendor != "rocm"}
+    return frozenset(name for name in rocm_build_values(build) if name not in elsewhere)
 
 
 def _reserved(name: str) -> bool:
     """Names of the compiler and the standard library (`__CUDA_ARCH__`, `_WIN32`, `NDEBUG`): rocmlint knows
-    the vendors' own (rocmlint/cuda/preprocessor.py); a project defining one does not make it a gate."""
+    the vendors' own (rocmlint/cuda/preprocessor.py); a header defining one, an `#if` testing one or its name
+    does not make it a gate. The build defining one for one vendor does (`-D__IS_HIP_COMPILE__=1` in a ROCm
+    make fragment)."""
     return name.startswith("__") or (name.startswith("_") and name[1:2].isupper()) or name in _STANDARD_MACROS
 
 

@@ -194,6 +194,11 @@ class VendorMacros:
     header_values: Mapping[str, str] = field(default_factory=dict, compare=False)
     # Read as defined exactly on ROCm (the gate their author meant) before `rocm_pass` is asked.
     stale_gates: frozenset[str] = STALE_ROCM_MACROS
+    # What the project's ROCm build defines (`-DCUDA_VERSION=11000`) -> value text (None: unknown), read before
+    # the tables: the build decides what a ROCm compile sees.
+    rocm_build_values: Mapping[str, str | None] = field(default_factory=dict, compare=False)
+    # Those of them no other build defines: a test of one is the ROCm build's decision, a ROCm-side test.
+    rocm_build_decided: frozenset[str] = frozenset()
 
     def as_compiled(self) -> VendorMacros:
         """The same macros with the stale ROCm spellings read as a ROCm build compiles them: maybe defined
@@ -211,9 +216,19 @@ class VendorMacros:
         return replace(self, rocm=self.rocm | frozenset(rocm), nvidia=self.nvidia | frozenset(nvidia))
 
     def with_learned(
-        self, learned: Mapping[str, LearnedMacro], header_values: Mapping[str, str] | None = None
+        self,
+        learned: Mapping[str, LearnedMacro],
+        header_values: Mapping[str, str] | None = None,
+        rocm_build_values: Mapping[str, str | None] | None = None,
+        rocm_build_decided: frozenset[str] = frozenset(),
     ) -> VendorMacros:
-        return replace(self, learned=learned, header_values={} if header_values is None else header_values)
+        return replace(
+            self,
+            learned=learned,
+            header_values={} if header_values is None else header_values,
+            rocm_build_values={} if rocm_build_values is None else rocm_build_values,
+            rocm_build_decided=rocm_build_decided,
+        )
 
     def is_rocm_side(self, name: str) -> bool:
         learned = self.learned.get(name)
@@ -223,6 +238,7 @@ class VendorMacros:
             or name in ROCM_VERSION_MACROS
             or bool(_AMD_ARCH_MACRO.fullmatch(name))
             or (learned is not None and learned.vendor == "rocm")
+            or name in self.rocm_build_decided
         )
 
 
@@ -493,6 +509,9 @@ class _Evaluator:
             return None if defined is None else int(defined)
         if defined is False:
             return 0
+        if vendor == "rocm" and name not in defines and name in self.macros.rocm_build_values:
+            built = self.macros.rocm_build_values[name]
+            return None if built is None else parse_int(built)
         if vendor == "rocm" and name in self.macros.rocm:
             return 1
         if name not in defines and name in self.macros.learned:
@@ -512,6 +531,8 @@ class _Evaluator:
         macros = self.macros
         if name == self.include_guard:
             return False
+        if vendor == "rocm" and name not in defines and name in macros.rocm_build_values:
+            return True
         if name in macros.rocm or name in macros.stale_gates:
             return vendor == "rocm"
         if name in macros.rocm_pass or _AMD_ARCH_MACRO.fullmatch(name) or name in ROCM_VERSION_MACROS:
@@ -781,3 +802,19 @@ def mentions(expression: str, names: frozenset[str] | set[str]) -> bool:
 
 def names_in(expression: str) -> list[str]:
     return [match.group("name") for match in _TOKEN.finditer(expression) if match.group("name")]
+
+
+# Macros only a Windows toolchain defines (MSVC, the Windows targets): neither Linux build rocmlint compares, NVIDIA's
+# nor ROCm's, defines them.
+WINDOWS_ONLY_MACROS = frozenset({"_MSC_VER", "_WIN32", "_WIN64", "__MINGW32__", "__MINGW64__", "__CYGWIN__"})
+
+
+def holds_only_on_windows(expression: str) -> bool:
+    """Whether an `#if` expression is false wherever the Windows-only macros are undefined, whatever the other
+    macros: `defined(__NVCC__) && defined(_MSC_VER)` is a workaround for nvcc with MSVC, an arm neither Linux build
+    takes (so no divergence between NVIDIA and ROCm there)."""
+    tokens = _tokenize(expression)
+    if tokens is None or not mentions(expression, WINDOWS_ONLY_MACROS):
+        return False
+    value = _Parser(tokens, lambda name, asked: 0 if name in WINDOWS_ONLY_MACROS else None).parse()
+    return _truth(value) is False

@@ -6,7 +6,7 @@ macros are learned in rocmlint/cuda/learning.py:
 
 - **Vendor macros, learned from evidence**, strongest first: the build defines the macro only for one vendor
   (setup.py `-D` in a `torch.version.hip` branch, CMake definitions under `if(USE_ROCM)` or in a HIP-language
-  file); the project's headers define it only under one vendor's condition (`#if defined(__HIP_PLATFORM_AMD__)
+  file, `-D` flags of a ROCm make fragment; whatever the macro's spelling, `__IS_HIP_COMPILE__` too); the project's headers define it only under one vendor's condition (`#if defined(__HIP_PLATFORM_AMD__)
   #define XYZ_HIP 1 #else #define XYZ_HIP 0`); the arms of `#if X` split by vendor (one includes HIP headers or
   calls `hip*`, the other the CUDA counterparts); weakest, the macro's name carries one vendor's word (HIP, ROCM,
   AMD; CUDA, NVCC, NV) and no other accelerator's. A macro the build defines for both vendors is no vendor's.
@@ -17,6 +17,12 @@ macros are learned in rocmlint/cuda/learning.py:
   headers or the file remap on ROCm only (`#define __shfl_xor_sync(m, v, l) __shfl_xor(v, l)` under
   `USE_ROCM`: uses of the name are portable); and where the file is compiled at all (a header included only from
   NVIDIA-only `#if` arms is NVIDIA-only).
+- **What the ROCm build defines** (`rocm_build_values`): `-DCUDA_VERSION=11000` in the ROCm build gives the
+  toolkit's macro that value there; a hipified build (torch `CUDAExtension`) defines `__CUDACC__` (hipify renames
+  it `__HIPCC__`).
+- **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name,
+  is NVIDIA-only; so is a header only such files include, and a header nothing includes in a folder of
+  NVIDIA-only headers.
 - **ROCm-native code**: a project whose build only targets HIP, or a file that calls `__builtin_amdgcn_*`
   outside any vendor branch, is written for AMD: it is checked as a ROCm source (only the wave-size rules apply).
 """
@@ -31,17 +37,28 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from rocmlint.cuda.build_files import (
+    MAKEFILE_NAMES,
     BuildFacts,
     SourceSet,
     cmake_facts,
+    makefile_facts,
     setup_py_facts,
 )
 from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, read_facts
-from rocmlint.cuda.learning import learn, learn_from_build
+from rocmlint.cuda.learning import (
+    HIPIFY_RENAMED_MACROS,
+    learn,
+    learn_from_build,
+    rocm_build_decided,
+    rocm_build_values,
+)
 from rocmlint.cuda.preprocessor import LearnedMacro, VendorMacros
 from rocmlint.vendor import EVERYWHERE, Branch, Tri
 
 SOURCE_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".cu", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl"})
+HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl"})
+# How many included headers of its folder must all be NVIDIA-only for a header nothing includes to be.
+_FOLDER_VOTERS = 2
 # Folders a project model never reads: version control, virtual environments, build output.
 _SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox"})
 _MAX_FILES = 50_000
@@ -69,7 +86,10 @@ class FileView:
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
     hipified: str = ""  # why the ROCm build renames CUDA names in the file (hipify), "" when it does not
     rocm_build_defines: frozenset[str] = frozenset()  # every macro the build defines for ROCm (`__HIP_*__` too)
-    dependencies: tuple[str, ...] = ()  # files the view was read from
+    # Their values ("1" for `-DNAME`, None when unknown): `-DCUDA_VERSION=11000` decides a version test on ROCm.
+    rocm_build_values: Mapping[str, str | None] = field(default_factory=dict)
+    rocm_build_decided: frozenset[str] = frozenset()  # those no other build defines (see learning.py)
+    dependencies: tuple[str, ...] = ()  # files the view was read from, the build files included
 
 
 EMPTY_VIEW = FileView()
@@ -132,6 +152,7 @@ class CudaProject:
     _bases: dict[str, tuple[Branch, str]] = field(default_factory=dict)
     _closures: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _by_name: dict[str, list[str]] = field(default_factory=dict)
+    _by_folder: dict[str, list[str]] = field(default_factory=dict)
     _edges: dict[str, list[tuple[str, IncludeFact]]] = field(default_factory=dict)  # includer -> resolved includes
     _values: dict[str, _Index] = field(default_factory=dict)  # "defines" / "constants" / "remaps" -> index
     _set_vendors: dict[SourceSet, str | None] = field(default_factory=dict)
@@ -141,12 +162,13 @@ class CudaProject:
     def build(cls, root: Path) -> CudaProject:
         texts, build = _read_tree(root)
         learned = learn_from_build(build)
-        macros = VendorMacros().with_learned(learned)
+        build_values, decided = rocm_build_values(build), rocm_build_decided(build)
+        macros = VendorMacros().with_learned(learned, rocm_build_values=build_values, rocm_build_decided=decided)
         files = {path: read_facts(path, text, macros) for path, text in texts.items()}
         learned = learn(files, build, learned)
         # Read again the files whose definitions and includes depend on branches, now that more macros are
         # known (`#if !defined(XYZ_HIP) && __CUDA_ARCH__ >= 700 #define MMA_AVAILABLE` needs XYZ_HIP first).
-        macros = VendorMacros().with_learned(learned)
+        macros = VendorMacros().with_learned(learned, rocm_build_values=build_values, rocm_build_decided=decided)
         # Only macros the well-known tables do not already decide change how a file reads.
         deciding = set(learned) - macros.well_known
         for path, facts in files.items():
@@ -164,6 +186,7 @@ class CudaProject:
     def _index(self) -> None:
         for path in self.files:
             self._by_name.setdefault(os.path.basename(path), []).append(path)
+            self._by_folder.setdefault(os.path.dirname(path), []).append(path)
         for path, facts in self.files.items():
             for include in facts.includes:
                 target = self.resolve(path, include.header, include.system)
@@ -210,6 +233,8 @@ class CudaProject:
         closure = frozenset(self._closure(path))
         around = frozenset((path, *closure, *self._includers_closures(path)))
         base, base_evidence = self._base(path, frozenset())
+        hipified = any(path.startswith(folder + os.sep) for folder in self.build_facts.extension_folders)
+        hipify_renamed: dict[str, str | None] = dict.fromkeys(HIPIFY_RENAMED_MACROS, "1") if hipified else {}
         return FileView(
             learned=self.learned,
             base=base,
@@ -220,7 +245,10 @@ class CudaProject:
             rocm_native=self._rocm_native(path),
             hipified=self._relative_evidence(self.build_facts.hipify),
             rocm_build_defines=self._rocm_build_defines,
-            dependencies=tuple(sorted(around)),
+            rocm_build_values=self._rocm_build_values | hipify_renamed,
+            rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
+            # The build files too: what they define for ROCm and which sources they list decide every file.
+            dependencies=(*sorted(around), *self.build_facts.files),
         )
 
     def _closure(self, path: str) -> tuple[str, ...]:
@@ -243,14 +271,15 @@ class CudaProject:
     def _base(self, path: str, visiting: frozenset[str]) -> tuple[Branch, str]:
         """Where a file is compiled at all: not on a vendor whose build reaches none of the `#include`s of it (they
         sit in that vendor's excluded branches, or in files it does not compile), nor on ROCm when the build lists
-        it for NVIDIA only; else wherever its own `#if`s say."""
+        it for NVIDIA only, or when it is a header nothing includes in a folder of headers only NVIDIA compiles;
+        else wherever its own `#if`s say."""
         if path in self._bases:
             return self._bases[path]
         includers = self._includers.get(path, [])
         if path in visiting:
             return EVERYWHERE, ""
         if not includers:
-            built_for = self._built_only_for_nvidia(path)
+            built_for = self._built_only_for_nvidia(path) or self._in_nvidia_only_folder(path, visiting | {path})
             self._bases[path] = (Branch(False, None), built_for) if built_for else (EVERYWHERE, "")
             return self._bases[path]
         reaches_rocm: list[Tri] = []
@@ -271,28 +300,63 @@ class CudaProject:
         self._bases[path] = result
         return result
 
+    def _in_nvidia_only_folder(self, path: str, visiting: frozenset[str]) -> str:
+        """Evidence that a header nothing includes belongs to an NVIDIA-only component: at least
+        `_FOLDER_VOTERS` other headers of its folder are included somewhere, and only where ROCm does not compile
+        (a flash-attention folder whose kernels only the CUDA build lists). Those it includes itself do not vote:
+        their includers are it. "" otherwise (a library's public header has includable siblings)."""
+        if os.path.splitext(path)[1] not in HEADER_SUFFIXES:
+            return ""
+        own = {target for target, _ in self._edges.get(path, ())}
+        voters = [
+            other
+            for other in self._by_folder.get(os.path.dirname(path), ())
+            if other not in own and other not in visiting and other in self._includers
+        ]
+        if len(voters) < _FOLDER_VOTERS or any(self._base(v, visiting)[0].on_rocm is not False for v in voters):
+            return ""
+        folder = self._relative(os.path.dirname(path))
+        return f"{folder}/: a header nothing includes, beside {len(voters)} headers only NVIDIA compiles"
+
     @cached_property
-    def _has_rocm_build(self) -> bool:
-        """Whether the build files build for ROCm at all (a HIP language, hipify, a ROCm-only definition or source)."""
+    def _systems_building_rocm(self) -> frozenset[str]:
+        """The build systems (see `_build_system`) that build for ROCm at all: a HIP language, hipify, a ROCm-only
+        definition or source. A source list says what ROCm compiles only when its own build system builds ROCm: a
+        project may build with make (a ROCm make fragment) and also with a CMake that knows only CUDA. A setup.py
+        and a CMake build are one (setup.py often drives CMake, a ROCm arm in either speaks for both)."""
         facts = self.build_facts
-        return (
-            facts.hip_language
-            or bool(facts.hipify)
-            or any(d.vendor == "rocm" for d in facts.defines)
-            or any(s.vendor == "rocm" for s in facts.sources)
-        )
+        evidence = [
+            *(d.path for d in facts.defines if d.vendor == "rocm"),
+            *(s.path for s in facts.sources if s.vendor == "rocm"),
+        ]
+        if facts.hipify:
+            evidence.append(facts.hipify.partition(":")[0])
+        systems = {_build_system(path) for path in evidence} | ({"cmake"} if facts.hip_language else set())
+        return frozenset(systems | ({"cmake", "python"} if systems & {"cmake", "python"} else set()))
+
+    @cached_property
+    def _rocm_build_values(self) -> dict[str, str | None]:
+        return rocm_build_values(self.build_facts)
+
+    @cached_property
+    def _rocm_build_decided(self) -> frozenset[str]:
+        return rocm_build_decided(self.build_facts)
 
     @cached_property
     def _rocm_build_defines(self) -> frozenset[str]:
         return frozenset(d.name for d in self.build_facts.defines if d.vendor == "rocm")
 
     def _built_only_for_nvidia(self, path: str) -> str:
-        """Evidence that the build compiles `path` for NVIDIA only: the most specific source sets of the build files
-        naming it (`add_subdirectory(cuda)` inside `if(BUILD_CUDA)`, `sources += cuda_sources` under `if use_cuda:`)
-        are all NVIDIA's. "" otherwise."""
-        if not self._has_rocm_build:
-            return ""  # nothing is built for ROCm yet: every CUDA source is one to port
-        matching = self._sources_naming(path)
+        """Evidence that the build compiles `path` for NVIDIA only: the ROCm build removes it from a source list
+        (`list(REMOVE_ITEM CUDA_SOURCES ...)` in `elseif(WITH_HIP)`), or the most specific source sets of the build
+        files naming it (`add_subdirectory(cuda)` inside `if(BUILD_CUDA)`, `sources += cuda_sources` under
+        `if use_cuda:`) are all NVIDIA's. "" otherwise."""
+        removal = self._removed_for_rocm(path)
+        if removal is not None:
+            return f"{self._relative(removal.path)}:{removal.line}: the ROCm build removes it from its sources"
+        # A build system with no ROCm build yet says nothing: every CUDA source it lists is one to port.
+        building_rocm = self._systems_building_rocm
+        matching = [(n, s) for n, s in self._sources_naming(path) if _build_system(s.path) in building_rocm]
         if not matching or all(self._vendor_of(s) != "nvidia" for _, s in matching):
             return ""
         most_specific = max(length for length, _ in matching)
@@ -349,7 +413,9 @@ class CudaProject:
         folders: dict[str, list[SourceSet]] = {}
         globs: list[tuple[re.Pattern[str], int, SourceSet]] = []
         for sources in self.build_facts.sources:
-            named = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(sources.path)), sources.pattern))
+            if sources.removed:
+                continue
+            named = _named_path(sources)
             if "*" not in named:
                 exact.setdefault(named, []).append(sources)
             elif named.endswith(os.sep + "**") and "*" not in named[:-3]:
@@ -357,6 +423,29 @@ class CudaProject:
             else:
                 globs.append((_pattern(named), len(named.split("*")[0]), sources))
         return exact, folders, globs
+
+    def _removed_for_rocm(self, path: str) -> SourceSet | None:
+        """The `list(REMOVE_ITEM ...)` of a ROCm branch that takes `path` out of the lists naming it: every other
+        list that names it is one the ROCm build removes it from, or NVIDIA's (a ROCm branch that moves a file
+        from one list to another, `VLLM_ROCM_EXT_SRC` to `VLLM_SKINNY_SRC`, still compiles it)."""
+        removals = [s for s in self._removed_sources.get(path, ()) if self._vendor_of(s) == "rocm"]
+        if not removals:
+            return None
+        emptied = {s.variable for s in removals}
+        naming = self._source_index[0].get(path, ())
+        if any(s.variable not in emptied and self._vendor_of(s) != "nvidia" for s in naming):
+            return None
+        return removals[0]
+
+    @cached_property
+    def _removed_sources(self) -> dict[str, list[SourceSet]]:
+        """The sets that take files out of a build's source list (`list(REMOVE_ITEM ...)`), by absolute path: in
+        a ROCm branch (`elseif(WITH_HIP)`), the ROCm build never compiles those files."""
+        removed: dict[str, list[SourceSet]] = {}
+        for sources in self.build_facts.sources:
+            if sources.removed and "*" not in sources.pattern:
+                removed.setdefault(_named_path(sources), []).append(sources)
+        return removed
 
     def _includers_closures(self, path: str) -> list[str]:
         """The files that include `path` and everything they include: a header's code is compiled after what its
@@ -396,9 +485,11 @@ class CudaProject:
 
     def header_constants(self) -> Iterator[tuple[str, Definition, str]]:
         """(path, definition, "macro" or "constant") of each object-like macro and integer constant with a value
-        that a header (a file some project file includes) defines where ROCm compiles: what views offer as
-        `defines` and `constants`."""
+        that a header (a file some project file includes, and ROCm compiles) defines where ROCm compiles: what
+        views offer as `defines` and `constants`."""
         for path in sorted(self._includers):
+            if self._base(path, frozenset())[0].on_rocm is False:
+                continue  # a header ROCm never compiles
             facts = self.files[path]
             for kind, definitions in (("macro", facts.defines), ("constant", facts.constants)):
                 for definition in definitions:
@@ -440,13 +531,15 @@ class CudaProject:
 def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
     texts: dict[str, str] = {}
     build_facts: list[BuildFacts] = []
+    build_files: list[str] = []
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1]
         python_build = name == "setup.py" or (
             suffix == ".py" and _BUILD_FOLDER.search(os.path.relpath(os.path.dirname(path), root))
         )
-        is_build = bool(python_build) or name == "CMakeLists.txt" or suffix == ".cmake"
+        makefile = name in MAKEFILE_NAMES or suffix == ".mk"
+        is_build = bool(python_build) or makefile or name == "CMakeLists.txt" or suffix == ".cmake"
         if suffix not in SOURCE_SUFFIXES and not is_build:
             continue
         try:
@@ -457,13 +550,17 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
         except OSError:
             continue
         text = data.decode("utf-8", "replace")
+        if is_build:
+            build_files.append(path)
         if python_build:
             build_facts.append(setup_py_facts(path, text))
+        elif makefile:
+            build_facts.append(makefile_facts(path, text, str(root)))
         elif is_build:
-            build_facts.append(cmake_facts(path, text))
+            build_facts.append(cmake_facts(path, text, str(root)))
         else:
             texts[path] = text.removeprefix("\ufeff")  # every file: one without directives is still included
-    return texts, _merge(build_facts)
+    return texts, replace(_merge(build_facts), files=tuple(build_files))
 
 
 def _walk(root: Path) -> Iterator[str]:
@@ -475,6 +572,18 @@ def _walk(root: Path) -> Iterator[str]:
             if count > _MAX_FILES:
                 return
             yield os.path.join(folder, name)
+
+
+def _build_system(path: str) -> str:
+    """Which build system a build file belongs to: "cmake", "python" (setup.py and its helpers) or "make"."""
+    if path.endswith(("CMakeLists.txt", ".cmake")):
+        return "cmake"
+    return "python" if path.endswith(".py") else "make"
+
+
+def _named_path(sources: SourceSet) -> str:
+    """The absolute path (or glob) a source set names: its pattern relative to its build file's folder."""
+    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(sources.path)), sources.pattern))
 
 
 @lru_cache(maxsize=4096)
@@ -490,6 +599,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         sources=tuple(s for f in facts for s in f.sources),
         torch_extension=any(f.torch_extension for f in facts),
         hipify=next((f.hipify for f in facts if f.hipify), ""),
+        extension_folders=tuple(folder for f in facts for folder in f.extension_folders),
         hip_language=any(f.hip_language for f in facts),
         cuda_language=any(f.cuda_language for f in facts),
     )

@@ -444,6 +444,15 @@ __all__ = [
 ]
 
 
+def is_own_name(node: Node, ctx: CudaContext) -> bool:
+    """Whether `node` names something the code itself defines or declares where it is used: a function, type
+    (`is_defined_name`), or a variable or parameter in scope (`GaussClusterable *this_cluster = ...;
+    this_cluster->count()`). Such a name is the project's, not the CUDA API it happens to spell."""
+    if is_defined_name(node):
+        return True
+    return node.type == "identifier" and ctx.declaration_of(node) is not None
+
+
 def is_defined_name(node: Node) -> bool:
     """Whether `node` is a name the code itself defines: the function a declarator introduces (`cudaError_t
     cudaFoo(int)`), a type a `typedef` introduces, or a struct/enum/union given a body under that name. The
