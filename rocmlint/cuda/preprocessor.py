@@ -267,6 +267,24 @@ class Preprocessor:
                 stack.pop()
         return stack
 
+    def open_arms(self, offset: int) -> list[tuple[list[str], str | None]]:
+        """For each `#if` chain open at `offset`, outermost first: the conditions of the arms before the one holding
+        `offset`, and that arm's own condition (None for an `#else`). The arm is entered when none of the earlier
+        conditions holds and its own does."""
+        stack: list[tuple[list[str], bool]] = []  # per chain: its conditions so far, whether an `#else` was read
+        for directive in self.directives:
+            if directive.start_byte >= offset:
+                break
+            if directive.kind in ("if", "ifdef", "ifndef"):
+                stack.append(([directive.condition], False))
+            elif directive.kind in ("elif", "elifdef", "elifndef") and stack:
+                stack[-1][0].append(directive.condition)
+            elif directive.kind == "else" and stack:
+                stack[-1] = (stack[-1][0], True)
+            elif directive.kind == "endif" and stack:
+                stack.pop()
+        return [(conditions, None) if in_else else (conditions[:-1], conditions[-1]) for conditions, in_else in stack]
+
     def define_of(self, name: str, before: int) -> Define | None:
         """The object-like `#define` of `name` a ROCm build sees at byte `before`, if this file has one."""
         visible = [
