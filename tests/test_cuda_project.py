@@ -229,7 +229,7 @@ def test_code_written_for_amd_is_recognised_by_its_own_evidence(tmp_path):
             "kernels/gfx1250/pipe.cuh": "__global__ void k() {}\n",
             "gemm_gfx942.cuh": "int c;\n",
             "user.cu": '#include "builtin.cuh"\n',
-            "mixed.cu": "#ifdef USE_ROCM\n#include \"builtin.cuh\"\n#endif\n#if defined(__gfx950__)\nint a;\n#endif\n",
+            "mixed.cu": '#ifdef USE_ROCM\n#include "builtin.cuh"\n#endif\n#if defined(__gfx950__)\nint a;\n#endif\n',
             "plain.cu": '#include "targets.h"\n#define WARP_SIZE 32\n',
             "gfx_utils.cu": "int d;\n",
         },
