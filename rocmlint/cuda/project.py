@@ -17,8 +17,12 @@ macros are learned in rocmlint/cuda/learning.py:
   headers or the file remap on ROCm only (`#define __shfl_xor_sync(m, v, l) __shfl_xor(v, l)` under
   `USE_ROCM`: uses of the name are portable); and where the file is compiled at all (a header included only from
   NVIDIA-only `#if` arms is NVIDIA-only).
-- **ROCm-native code**: a project whose build only targets HIP, or a file that calls `__builtin_amdgcn_*`
-  outside any vendor branch, is written for AMD: it is checked as a ROCm source (only the wave-size rules apply).
+- **Code written for AMD** (`FileView.rocm_native`): a project whose build only targets HIP; a file that calls
+  `__builtin_amdgcn_*` or defines a 64-lane warp size outside any vendor branch, or includes such a header
+  there; a file whose `#if`s test AMD targets and never the vendor; a path naming a gfx target. Only the rules
+  wrong on AMD hardware whoever wrote it apply there. **HIP code** (`FileView.hip_source`: the HIP runtime
+  included outside vendor branches, directly or through project headers) may be ported CUDA: a ROCm source,
+  where the wave-size rules apply.
 """
 
 from __future__ import annotations
