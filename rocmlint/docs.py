@@ -56,8 +56,7 @@ def _project_model_note(rule: type[Rule]) -> str:
     if rule.applies_to_rocm_sources and not rule.reports_a_cuda_habit:
         native = (
             f"It still applies to {hip_code} and to {amd_code}: what it reports is wrong on AMD hardware whoever "
-            "wrote it (code in an arm only wave32 targets compile, such as the `#else` of `#if defined(__GFX9__)`, "
-            "is not reported where 32 lanes are the whole wave)."
+            "wrote it."
         )
     elif rule.applies_to_rocm_sources:
         native = (

@@ -21,6 +21,8 @@ class BallotMask32Bit(Rule):
     silently drops lanes 32-63: vote counts come out too small, "all lanes agree" tests pass when they
     should not, and per-lane bit tests read zeros. Nothing warns at compile time, the narrowing is
     implicit. `auto`, `uint64_t` and `unsigned long long` keep every lane.
+    Code only wave32 targets compile (the `#else` of `#if defined(__GFX9__)`, `__GFX11__`,
+    `__AMDGCN_WAVEFRONT_SIZE == 32`) is not reported: 32 bits hold the whole wave there.
 
     ## Example
     ```cuda

@@ -28,6 +28,8 @@ class MaskBitIntrinsic32(Rule):
     `__clz`/`__brev` compute against the wrong width. HIP provides the 64-bit forms `__popcll`,
     `__ffsll`, `__clzll`, `__brevll` and `__fns64` (`amd_device_functions.h`). The same intrinsics on
     ordinary integers (bit tricks on sizes, counts) are fine and not reported.
+    Code only wave32 targets compile (the `#else` of `#if defined(__GFX9__)`, `__GFX11__`,
+    `__AMDGCN_WAVEFRONT_SIZE == 32`) is not reported: the mask fits 32 bits there.
 
     ## Example
     ```cuda

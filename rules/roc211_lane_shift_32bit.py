@@ -21,6 +21,8 @@ class LaneShift32Bit(Rule):
     ballot, for prefix counts) are wrong for the upper half of the wave. HIP's porting guide has a
     dedicated "Lane masks bit-shift" section recommending `1ull` or a 64-bit `lane_mask_t`
     (rocm-systems `hip_porting_guide.rst`). Shifts by other amounts (`1 << log2_size`) are not reported.
+    Code only wave32 targets compile (the `#else` of `#if defined(__GFX9__)`, `__GFX11__`,
+    `__AMDGCN_WAVEFRONT_SIZE == 32`) is not reported: lanes stop at 31 there.
 
     ## Example
     ```cuda
