@@ -142,6 +142,7 @@ class CudaProject:
     _edges: dict[str, list[tuple[str, IncludeFact]]] = field(default_factory=dict)  # includer -> resolved includes
     _values: dict[str, _Index] = field(default_factory=dict)  # "defines" / "constants" / "remaps" -> index
     _set_vendors: dict[SourceSet, str | None] = field(default_factory=dict)
+    _amd_evidence: dict[str, str] = field(default_factory=dict)  # path -> `_own_amd_evidence`
 
     # --- building ---------------------------------------------------------------------------------------------
     @classmethod
@@ -393,14 +394,18 @@ class CudaProject:
         return f"it includes {self._relative(header)}, written for AMD, outside any vendor branch" if header else ""
 
     def _own_amd_evidence(self, path: str) -> str:
-        """Why the file's own text or name shows code only AMD targets compile, "" when it does not."""
+        """Why the file's own text or name shows code only AMD targets compile, "" when it does not (asked for every
+        header of every file's include closure: remembered)."""
+        if path in self._amd_evidence:
+            return self._amd_evidence[path]
         facts = self.files.get(path)
-        if facts is None:
-            return ""
-        if facts.amd_builtins:
-            return "the file calls __builtin_amdgcn_* or defines a 64-lane warp size outside any vendor branch"
-        target = _AMD_TARGET_IN_PATH.search(self._relative(path))
-        return f"its path names the AMD target {target.group(1)}" if target is not None else ""
+        why = ""
+        if facts is not None and facts.amd_builtins:
+            why = "the file calls __builtin_amdgcn_* or defines a 64-lane warp size outside any vendor branch"
+        elif facts is not None and (target := _AMD_TARGET_IN_PATH.search(self._relative(path))) is not None:
+            why = f"its path names the AMD target {target.group(1)}"
+        self._amd_evidence[path] = why
+        return why
 
     def _hip_source(self, path: str) -> str:
         """Why the file is HIP code, compiled by hipcc only (it or a header it includes outside vendor branches
