@@ -44,13 +44,28 @@ def rule_page(rule: type[Rule]) -> str:
 
 def _project_model_note(rule: type[Rule]) -> str:
     """What the C++ project model (README, "The C++ project model") changes for a CUDA rule, from its attributes."""
-    native = (
-        "It still applies to code written for AMD (a project whose build compiles HIP only, a `.hip` file, a file "
-        "calling `__builtin_amdgcn_*` outside vendor branches): a 32-lane assumption is as wrong on 64-lane CDNA there."
-        if rule.applies_to_rocm_sources
-        else "It does not apply to code written for AMD (a project whose build compiles HIP only, a `.hip` file, a "
-        "file calling `__builtin_amdgcn_*` outside vendor branches): there is no CUDA code to port."
+    amd_code = (
+        "code written for AMD (a project whose build compiles HIP only; a file calling `__builtin_amdgcn_*` outside "
+        "vendor branches, or including such a header there; a file whose `#if`s test only AMD targets such as "
+        "`__gfx942__`; a path naming a gfx target such as `gfx1250/` or `_gfx942.cuh`)"
     )
+    hip_code = (
+        "HIP code that may be ported CUDA (a `.hip` file, a file including the HIP runtime outside vendor branches, "
+        "itself or through project headers)"
+    )
+    if rule.applies_to_rocm_sources and not rule.reports_a_cuda_habit:
+        native = (
+            f"It still applies to {hip_code} and to {amd_code}: what it reports is wrong on AMD hardware whoever "
+            "wrote it."
+        )
+    elif rule.applies_to_rocm_sources:
+        native = (
+            f"It still applies to {hip_code}: a 32-lane assumption hipify carried over is as wrong on 64-lane CDNA "
+            f"there. It does not apply to {amd_code}: AMD's authors choose 32-lane groups knowingly (width-32 "
+            "shuffles, DPP row operations, MFMA half-waves), so a 32 there is no CUDA habit."
+        )
+    else:
+        native = f"It does not apply to {hip_code} or to {amd_code}: there is no CUDA code to port."
     if rule.reports_gated:
         gated = "It also reports code ROCm does not compile: what it flags is the gate itself."
     else:

@@ -86,6 +86,11 @@ class Rule:
     # CUDA rules: `.hip` files and files including the HIP runtime are ROCm sources; only rules about the
     # wave size (which ROCm hardware itself makes 64) still apply there.
     applies_to_rocm_sources: ClassVar[bool] = False
+    # CUDA rules whose hazard is a CUDA habit (a 32 written because CUDA warps have 32 lanes) do not apply to code
+    # written for AMD (`FileView.rocm_native`: `__builtin_amdgcn_*`, per-gfx-target arms, a path naming a gfx
+    # target, a HIP-only build), whose authors choose 32-lane groups knowingly (a width-32 shuffle, a DPP row, an
+    # MFMA half-wave). What is wrong on AMD hardware whoever wrote it (a mask kept in 32 bits) still applies.
+    reports_a_cuda_habit: ClassVar[bool] = False
     # Python rules: whether a test suite's files (`rocmlint.python.project.is_test_file`) are in scope. A
     # rule whose construct, in a test, is mostly what the test exercises or expects (a compile mode under
     # test, an asserted error text) opts out and says why in its doc; hazards in a suite's own plumbing

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, ByteSpan, CudaContext, Node
 from rocmlint.cuda.masks import WAVE_MASK_INTRINSICS, WAVE_MASK_METHODS, is_wave_mask_call, mask_fix, narrowing
+from rocmlint.cuda.warp import wave_size_at
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -20,6 +21,8 @@ class BallotMask32Bit(Rule):
     silently drops lanes 32-63: vote counts come out too small, "all lanes agree" tests pass when they
     should not, and per-lane bit tests read zeros. Nothing warns at compile time, the narrowing is
     implicit. `auto`, `uint64_t` and `unsigned long long` keep every lane.
+    Code only wave32 targets compile (the `#else` of `#if defined(__GFX9__)`, `__GFX11__`,
+    `__AMDGCN_WAVEFRONT_SIZE == 32`) is not reported: 32 bits hold the whole wave there.
 
     ## Example
     ```cuda
@@ -74,8 +77,8 @@ class BallotMask32Bit(Rule):
         if not is_wave_mask_call(node, ctx):
             return
         found = narrowing(node, ctx)
-        if found is None:
-            return
+        if found is None or wave_size_at(ctx, node) == 32:
+            return  # a 32-bit mask holds a wave32 target's whole wave (the `#else` of `#if defined(__GFX9__)`)
         name = ctx.call_name(node) or ctx.text(node.child_by_field_name("function") or node)
         declaration = ctx.statement_of(node) if found.where == "stored in" else None
         ctx.report(
@@ -88,6 +91,20 @@ class BallotMask32Bit(Rule):
 
 
 BallotMask32Bit.valid = (
+    # The `#else` of a GFX9 (wave64) arm compiles for wave32 targets only (and NVIDIA): 32 bits hold the wave.
+    Valid(
+        """
+        __device__ int winner(float v, float best) {
+        #if defined(__GFX9__)
+          uint64_t mask = __ballot(v == best);
+          return mask ? __builtin_ctzll(mask) : 0;
+        #else
+          unsigned mask = static_cast<unsigned>(__ballot(v == best));
+          return mask ? __builtin_ctz(mask) : 0;
+        #endif
+        }
+        """,
+    ),
     # Gated: the ROCm branch keeps the 64-bit mask.
     Valid(
         """

@@ -9,6 +9,7 @@ from rocmlint.cuda.masks import (
     is_wave_mask,
     mask_fix,
 )
+from rocmlint.cuda.warp import wave_size_at
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -27,6 +28,8 @@ class MaskBitIntrinsic32(Rule):
     `__clz`/`__brev` compute against the wrong width. HIP provides the 64-bit forms `__popcll`,
     `__ffsll`, `__clzll`, `__brevll` and `__fns64` (`amd_device_functions.h`). The same intrinsics on
     ordinary integers (bit tricks on sizes, counts) are fine and not reported.
+    Code only wave32 targets compile (the `#else` of `#if defined(__GFX9__)`, `__GFX11__`,
+    `__AMDGCN_WAVEFRONT_SIZE == 32`) is not reported: the mask fits 32 bits there.
 
     ## Example
     ```cuda
@@ -88,8 +91,8 @@ class MaskBitIntrinsic32(Rule):
         if wide is None:
             return
         arguments = ctx.arguments(node)
-        if not arguments or not is_wave_mask(arguments[0], ctx):
-            return
+        if not arguments or not is_wave_mask(arguments[0], ctx) or wave_size_at(ctx, node) == 32:
+            return  # a wave32 target's mask fits 32 bits
         ctx.report(
             node,
             f"`{name}` truncates a wave mask to lanes 0-31; ROCm masks are 64-bit (64-lane waves): use `{wide}`",
@@ -98,6 +101,18 @@ class MaskBitIntrinsic32(Rule):
 
 
 MaskBitIntrinsic32.valid = (
+    # Under `__AMDGCN_WAVEFRONT_SIZE == 32` a wave's mask fits 32 bits.
+    Valid(
+        """
+        __device__ int first_hit(bool hit) {
+        #if __AMDGCN_WAVEFRONT_SIZE == 32
+          return __ffs(__ballot(hit)) - 1;
+        #else
+          return __ffsll(__ballot(hit)) - 1;
+        #endif
+        }
+        """,
+    ),
     # Gated: ROCm uses the 64-bit variant.
     Valid(
         """

@@ -103,6 +103,13 @@ class CudaLibraryHeader(Rule):
     `CUDAExtension`, a build file running hipify), a drop-in library's include is not reported (`check
     --verbose` names the evidence; `show-hipified = true` reports it at `info`); cuDNN and NVML, which hipify
     cannot swap for a drop-in, stay warnings.
+
+    ## In projects written for AMD
+    A file including a CUDA library header outside any vendor branch is NVIDIA-side code even in a project written
+    for AMD (the CUB-backend examples of a library with a CUB and a rocPRIM backend): it does not build on ROCm,
+    so it is reported unless the project model finds that no ROCm build compiles it (a setup.py or CMake source
+    list for NVIDIA only, an include only from NVIDIA-only branches). Sources a build picks in ways the model does
+    not read (a CMake `foreach` over an NVIDIA-only target list around a `file(GLOB)`) stay reported.
     """
 
     code = "ROC205"

@@ -14,6 +14,7 @@ _CONSTANT_MESSAGE = (
     "`__GFX9__` selector for compile-time sizes"
 )
 _FROM_HALF_WAVE = "a 64-lane wavefront needs offsets from `warpSize / 2`"
+_LOOPS = ("for_statement", "call_expression")  # a reduction loop, an unrolled butterfly
 # What every finding needs besides its number (`also_requires`, any case): a thread/lane/warp name, `blockDim`, a shuffle.
 _CONTEXT_WORDS = (b"blockdim", b"shfl", b"thread", b"lane", b"warp", b"tid", b"tx", b"wid", b"t_idx")
 
@@ -85,6 +86,7 @@ class WarpSize32(Rule):
     fix_availability = FixAvailability.SAFE
     language = "cuda"
     applies_to_rocm_sources = True
+    reports_a_cuda_habit = True
     triggers = (b"32", b"31", b"0x1f", b"0x1F", b"0x20", b">> 5", b">>5", b"16")
     also_requires = _CONTEXT_WORDS
 
@@ -95,12 +97,9 @@ class WarpSize32(Rule):
         splits = warp.split_offsets(ctx)
         if splits:
             needed["binary_expression"] = splits
-        constants = ctx.offsets(b"warp", lowered=True)
-        if constants:
-            needed.update(dict.fromkeys(("declaration", "field_declaration", "enumerator"), constants))
-        shuffles = ctx.offsets(b"shfl", lowered=True)
-        if shuffles:
-            needed.update(dict.fromkeys(("for_statement", "call_expression"), shuffles))
+        for kinds, word in ((("declaration", "field_declaration", "enumerator"), b"warp"), (_LOOPS, b"shfl")):
+            if offsets := ctx.offsets(word, lowered=True):
+                needed.update(dict.fromkeys(kinds, offsets))
         return needed
 
     # --- constants ------------------------------------------------------------------------------

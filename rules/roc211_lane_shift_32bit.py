@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
 from rocmlint.cuda.masks import is_lane_shift_32, lane_shift_rewrites, mask_fix
+from rocmlint.cuda.warp import wave_size_at
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -20,6 +21,8 @@ class LaneShift32Bit(Rule):
     ballot, for prefix counts) are wrong for the upper half of the wave. HIP's porting guide has a
     dedicated "Lane masks bit-shift" section recommending `1ull` or a 64-bit `lane_mask_t`
     (rocm-systems `hip_porting_guide.rst`). Shifts by other amounts (`1 << log2_size`) are not reported.
+    Code only wave32 targets compile (the `#else` of `#if defined(__GFX9__)`, `__GFX11__`,
+    `__AMDGCN_WAVEFRONT_SIZE == 32`) is not reported: lanes stop at 31 there.
 
     ## Example
     ```cuda
@@ -64,8 +67,8 @@ class LaneShift32Bit(Rule):
         return {"binary_expression": anchors} if anchors else {}
 
     def visit_binary_expression(self, node: Node, ctx: CudaContext) -> None:
-        if not is_lane_shift_32(node, ctx):
-            return
+        if not is_lane_shift_32(node, ctx) or wave_size_at(ctx, node) == 32:
+            return  # lanes of a wave32 target stop at 31
         ctx.report(
             node,
             f"`{ctx.text(node)}` shifts a 32-bit value by a lane index, which reaches 63 on a 64-lane wave "
@@ -75,6 +78,19 @@ class LaneShift32Bit(Rule):
 
 
 LaneShift32Bit.valid = (
+    # RDNA targets only (`__GFX11__`, `__GFX12__`): lanes stop at 31.
+    Valid(
+        """
+        __device__ bool lane_set(unsigned mask) {
+        #if defined(__GFX11__) || defined(__GFX12__)
+          int lane = threadIdx.x & 31;
+          return mask & (1u << lane);
+        #else
+          return false;
+        #endif
+        }
+        """,
+    ),
     # The ported apex kernel: a ROCm-side 64-bit constant chosen by the preprocessor.
     Valid(
         """

@@ -21,6 +21,7 @@ _SCALE_NAME = re.compile(r"max|scale|clamp|clip|sat|limit|bound|range|divisor", 
 # 448 as a float literal (448.0f, 448.f, 448.) or an integer one (448).
 _FLOAT_448 = re.compile(r"448(?:\.0*)?[fFlL]?|448\.0*|4\.48[eE]\+?0*2[fF]?")
 _INT_448 = re.compile(r"448[uUlL]*")
+_FNUZ_BOUND = re.compile(r"240(?:\.0*)?[fFlL]?|240\.0*|2\.4[eE]\+?0*2[fF]?")
 # `#if` tests that select by AMD target or FP8 flavour: a 448 in such a chain is the port's OCP arm.
 _ARCH_TEST = re.compile(r"gfx|GFX|fnuz|FNUZ|HIP_FP8")
 _E4M3_MESSAGE = "448 is the OCP e4m3 max; gfx942 (MI300) FP8 is e4m3 FNUZ with max 240: choose the bound per target"
@@ -131,6 +132,8 @@ class CudaFp8Type(Rule):
             return
         if not _is_fp8_bound(node, ctx, is_float) or _arch_selected(ctx, node.start_byte):
             return
+        if _chosen_per_format(node, ctx):
+            return
         if _only_used_where_rocm_never_compiles(node, ctx):
             return
         self._report(ctx, node, node.start_point[0] + 1, _E4M3_MESSAGE)
@@ -189,6 +192,22 @@ def _in_fp8_function(node: Node, ctx: CudaContext, outside: bool) -> bool:
     return bool(_FP8_TEXT.search(ctx.content[function.start_byte : function.end_byte]))
 
 
+def _chosen_per_format(node: Node, ctx: CudaContext) -> bool:
+    """The 448 is one arm of `?:` whose other arm is the FNUZ bound 240, or whose test names FNUZ
+    (`is_e4m3_fnuz ? 240.0f : 448.0f`): the bound is already chosen per FP8 format."""
+    arm = outermost_signed(node)
+    choice = arm.parent
+    if choice is None or choice.type != "conditional_expression":
+        return False
+    condition = choice.child_by_field_name("condition")
+    if condition is not None and "fnuz" in ctx.text(condition).lower():
+        return True
+    other = choice.child_by_field_name(
+        "alternative" if choice.child_by_field_name("consequence") == arm else "consequence"
+    )
+    return other is not None and _FNUZ_BOUND.fullmatch(ctx.text(other).lstrip("-").strip()) is not None
+
+
 def _arch_selected(ctx: CudaContext, offset: int) -> bool:
     """Whether `offset` sits in an `#if` chain that tests the AMD target or FP8 flavour (the 448 there is
     the OCP arm of a port that already tells FNUZ and OCP apart)."""
@@ -205,6 +224,17 @@ def _only_used_where_rocm_never_compiles(node: Node, ctx: CudaContext) -> bool:
 
 
 CudaFp8Type.valid = (
+    # The clamp bound is chosen per FP8 format at compile time: 240 for FNUZ (gfx942), 448 for OCP.
+    Valid(
+        """
+        template <typename Fp8>
+        __device__ float clamp_to_fp8(float x) {
+          constexpr float bound = fp8_traits<Fp8>::is_fnuz ? 240.0f : 448.0f;
+          return fminf(fmaxf(x, -bound), bound);
+        }
+        __device__ float clamp_e4m3(float x, bool on_mi300) { return fminf(x, on_mi300 ? 240.f : 448.f); }
+        """,
+    ),
     # vLLM style: CUDA's FP8 only on NVIDIA, HIP's FP8 on ROCm.
     Valid(
         """

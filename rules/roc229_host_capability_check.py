@@ -6,7 +6,7 @@ import re
 
 from rocmlint.cuda.device_query import ATTRIBUTE_GETTERS, holds_attribute, is_property_field, same_on_current_gpus
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
-from rocmlint.cuda.syntax import disabled, largest_terms, number_use, short_circuited, whole_condition
+from rocmlint.cuda.syntax import disabled, largest_terms, number_use, outermost, short_circuited, whole_condition
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -23,6 +23,7 @@ _WHAT = {
     "switch": "switches on the CUDA compute capability",
     "arithmetic": "computes an SM number from the compute capability",
 }
+_FORMATTING_CALL = re.compile(r"(?:\w+::)*(?:v?[sfd]?n?printf|print|format)")
 _FIX_MESSAGE = (
     "on ROCm make the compute-capability test false (review: the ROCm side then takes the non-NVIDIA-feature "
     "path; test `gcnArchName` or `prop.arch.has*` for what the check guards)"
@@ -131,7 +132,9 @@ class HostCapabilityCheck(Rule):
         if (whole.start_byte, whole.end_byte) in self._reported:
             return
         self._reported.add((whole.start_byte, whole.end_byte))
-        if kind == "comparison" and self._selects_nothing(whole, ctx):
+        if (kind == "comparison" and self._selects_nothing(whole, ctx)) or (
+            kind == "arithmetic" and _printed(node, ctx)
+        ):
             return
         ctx.report(
             node,
@@ -173,6 +176,14 @@ class HostCapabilityCheck(Rule):
         )
 
 
+def _printed(number: Node, ctx: CudaContext) -> bool:
+    """An SM number handed straight to a formatting call (`printf("SM%d", major * 100 + minor * 10)`): shown to a
+    reader, it selects no code (ROCm prints its GFX IP version as SM940, a cosmetic difference)."""
+    arguments = outermost(number).parent
+    call = arguments.parent if arguments is not None and arguments.type == "argument_list" else None
+    return call is not None and bool(_FORMATTING_CALL.fullmatch(ctx.call_name(call) or ""))
+
+
 HostCapabilityCheck.valid = (
     # The check only runs on NVIDIA builds.
     Valid(
@@ -204,7 +215,7 @@ HostCapabilityCheck.valid = (
         r"""
         struct Version { int major; int minor; };
         void report(const cudaDeviceProp& props, Version v) {
-          printf("cc: %d.%d\n", props.major, props.minor);
+          printf("cc: %d.%d (SM%d)\n", props.major, props.minor, props.major * 100 + props.minor * 10);
           if (v.major >= 2 && v.minor > 1) printf("new format\n");
         }
         """,

@@ -217,6 +217,60 @@ def test_hip_only_build_makes_rocm_native_code(tmp_path):
     assert not CudaProject.build(mixed).view(str(mixed / "k.cpp")).rocm_native
 
 
+def test_code_written_for_amd_is_recognised_by_its_own_evidence(tmp_path):
+    """AMD-only code outside vendor branches (a builtin, a 64-lane warp size), `#if`s per gfx target that never ask
+    the vendor, a path naming a gfx target, or an ungated include of such a header."""
+    root = write_tree(
+        tmp_path,
+        {
+            "builtin.cuh": "__device__ int f(int v) { return __builtin_amdgcn_readfirstlane(v); }\n",
+            "wave.cu": "constexpr int WARP_SIZE = 64;\n",
+            "targets.h": "#if defined(__gfx950__)\nint a;\n#else\nint b;\n#endif\n",
+            "kernels/gfx1250/pipe.cuh": "__global__ void k() {}\n",
+            "gemm_gfx942.cuh": "int c;\n",
+            "user.cu": '#include "builtin.cuh"\n',
+            "mixed.cu": '#ifdef USE_ROCM\n#include "builtin.cuh"\n#endif\n#if defined(__gfx950__)\nint a;\n#endif\n',
+            "plain.cu": '#include "targets.h"\n#define WARP_SIZE 32\n',
+            "gfx_utils.cu": "int d;\n",
+        },
+    )
+    project = CudaProject.build(root)
+    native = {name: project.view(str(root / name)).rocm_native for name in ("builtin.cuh", "wave.cu", "targets.h")}
+    assert all(native.values()), native
+    assert "gfx1250" in project.view(str(root / "kernels/gfx1250/pipe.cuh")).rocm_native
+    assert "gfx942" in project.view(str(root / "gemm_gfx942.cuh")).rocm_native
+    assert "builtin.cuh" in project.view(str(root / "user.cu")).rocm_native
+    # Asking for the vendor, only testing targets in an included header, or a word merely starting with gfx.
+    assert not any(project.view(str(root / n)).rocm_native for n in ("mixed.cu", "plain.cu", "gfx_utils.cu"))
+
+
+def test_hip_code_through_a_header_is_a_rocm_source_but_not_code_written_for_amd(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "common.h": "#pragma once\n#include <hip/hip_runtime.h>\n",
+            "k.cu": '#include "common.h"\n#include <cub/cub.cuh>\n__global__ void k(int* o) { o[threadIdx.x / 32] = 1; }\n',
+            "gated.cu": '#ifdef USE_ROCM\n#include "common.h"\n#endif\n#include <cub/cub.cuh>\n',
+        },
+    )
+    view = CudaProject.build(root).view(str(root / "k.cu"))
+    assert "common.h" in view.hip_source and not view.rocm_native
+    codes = _codes(root, "k.cu")
+    assert ("ROC205", 2) not in codes and ("ROC208", 3) in codes  # no CUDA library to port; the 32 still counts
+    assert ("ROC205", 4) in _codes(root, "gated.cu")
+
+
+def test_code_written_for_amd_keeps_only_the_rules_wrong_on_amd_hardware(tmp_path):
+    kernel = """
+        __device__ unsigned vote(bool p, int lane) {
+          unsigned m = __ballot(p);
+          return m + __builtin_amdgcn_readfirstlane(lane >> 5);
+        }
+        """
+    root = write_tree(tmp_path, {"k.cu": kernel})
+    assert _codes(root, "k.cu") == [("ROC201", 2)]  # the 32-bit mask is wrong on wave64; the 32-lane split is chosen
+
+
 def test_project_root_is_the_configured_root_or_the_repository(tmp_path):
     repo = write_tree(tmp_path / "repo", {"CMakeLists.txt": "", "src/deep/k.cu": ""})
     (repo / ".git").mkdir()

@@ -72,6 +72,27 @@ def test_in_wave_selector() -> None:
     assert not warp.in_wave_selector(ctx, node_at(ctx, "b", "identifier"))
 
 
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("#if defined(__GFX9__)\nint a;\n#else\nint qq;\n#endif\n", 32),  # GFX9 is wave64: its #else is RDNA
+        ("#if defined(__GFX9__)\nint qq;\n#else\nint a;\n#endif\n", 64),
+        ("#if defined(__gfx942__) || defined(__gfx950__)\nint qq;\n#endif\n", 64),
+        ("#if defined(__gfx942__)\nint a;\n#else\nint qq;\n#endif\n", None),  # gfx90a is wave64 too
+        ("#if defined(__GFX11__) || defined(__gfx1250__)\nint qq;\n#endif\n", 32),
+        ("#if __AMDGCN_WAVEFRONT_SIZE == 32\nint qq;\n#endif\n", 32),
+        ("#if __AMDGCN_WAVEFRONT_SIZE__ == 64\nint a;\n#elif defined(USE_ROCM)\nint qq;\n#endif\n", 32),
+        ("#ifdef __gfx9_4_generic__\nint qq;\n#endif\n", 64),
+        ("#ifdef USE_ROCM\nint qq;\n#endif\n", None),  # no test of the target
+        ("#ifndef __HIP_DEVICE_COMPILE__\n#if defined(__GFX9__)\nint a;\n#else\nint qq;\n#endif\n#endif\n", None),
+        ("int qq;\n", None),
+    ],
+)
+def test_wave_size_at(code: str, expected: int | None) -> None:
+    ctx = context(code)
+    assert warp.wave_size_at(ctx, node_at(ctx, "qq", "identifier")) == expected
+
+
 def test_lane_splits_and_their_anchors() -> None:
     ctx = context("__global__ void k(int n) {\n  int a = threadIdx.x >> 5, b = n & 0x1f, c = n % 320, d = n / 32;\n}\n")
     splits = [warp.lane_split(n, ctx) for n in ctx.descendants(ctx.tree.root_node, "binary_expression")]

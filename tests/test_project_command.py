@@ -146,7 +146,7 @@ def test_text_shows_constants_remaps_and_files(xyz: Path) -> None:
         "csrc/nv_only.cuh csrc/kernel.cu:3: included only where ROCm does not compile"
     ]
     assert section(out, "Files written for AMD (1)") == [
-        "csrc/amd.cu the file calls __builtin_amdgcn_* outside any vendor branch"
+        "csrc/amd.cu the file calls __builtin_amdgcn_* or defines a 64-lane warp size outside any vendor branch"
     ]
 
 
@@ -320,7 +320,9 @@ def test_queries_of_the_model(xyz: Path) -> None:
         str(xyz / "csrc/nv_only.cuh"): "csrc/kernel.cu:3: included only where ROCm does not compile"
     }
     assert model.rocm_native_files() == {
-        str(xyz / "csrc/amd.cu"): "the file calls __builtin_amdgcn_* outside any vendor branch"
+        str(
+            xyz / "csrc/amd.cu"
+        ): "the file calls __builtin_amdgcn_* or defines a 64-lane warp size outside any vendor branch"
     }
 
 

@@ -10,7 +10,15 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from rocmlint.cuda.preprocessor import Directive, Preprocessor, VendorMacros, analyse, names_in
+from rocmlint.cuda.preprocessor import (
+    HIP_RUNTIME_HEADERS,
+    Directive,
+    Preprocessor,
+    VendorMacros,
+    analyse,
+    is_amd_target_macro,
+    names_in,
+)
 from rocmlint.vendor import EVERYWHERE, Branch
 
 # Tokens that show which vendor an `#if` arm is written for.
@@ -33,6 +41,11 @@ _TYPE_KEYWORD = re.compile(rb"\b(?:typedef|using)\b")
 # Files other files include: only their integer constants are ever looked up from elsewhere.
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
 _AMD_BUILTIN = re.compile(rb"__builtin_amdgcn_\w+")
+# A warp or wave size defined as 64 (`#define WARP_SIZE 64`, `constexpr int kWaveSize = 64;`): no NVIDIA warp is.
+_WAVE64_CONSTANT = re.compile(
+    rb"(?:#[ \t]*define|\bconstexpr\b[^;=\n]*?)[ \t]+\w*(?:warp|wave|wavefront)_?(?:size|width)\w*[ \t]*=?[ \t]*\(?64\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -65,7 +78,9 @@ class FileFacts:
     includes: tuple[IncludeFact, ...]
     tested: frozenset[str]  # macros its `#if`s test
     arm_votes: tuple[tuple[str, str, int], ...]  # (macro, vendor its true arm is written for, line)
-    amd_builtins: bool  # `__builtin_amdgcn_*` outside any vendor branch
+    amd_builtins: bool  # `__builtin_amdgcn_*` outside any vendor branch, or a warp size of 64 defined there
+    amd_targets_only: bool  # its `#if`s test AMD targets (`__gfx942__`, `__GFX9__`) and never the vendor
+    hip_runtime: bool  # includes the HIP runtime header outside any vendor branch
     guard: str | None
 
     @property
@@ -103,6 +118,10 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
         tested=frozenset(name for d in preprocessor.directives if _is_test(d) for name in names_in(d.condition)),
         arm_votes=tuple(_arm_votes(data, preprocessor)),
         amd_builtins=_has_ungated_amd_builtin(data, preprocessor),
+        amd_targets_only=_tests_only_amd_targets(preprocessor),
+        hip_runtime=any(
+            i.header in HIP_RUNTIME_HEADERS and i.directive.branch == EVERYWHERE for i in preprocessor.includes
+        ),
         guard=_guard(preprocessor),
     )
 
@@ -158,7 +177,30 @@ def _types(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[D
 
 
 def _has_ungated_amd_builtin(data: bytes, preprocessor: Preprocessor) -> bool:
-    return any(preprocessor.branch_at(m.start()) == EVERYWHERE for m in _AMD_BUILTIN.finditer(data))
+    """Code only AMD targets compile, outside any vendor branch: an AMDGCN builtin, a 64-lane warp size."""
+    return any(
+        preprocessor.branch_at(m.start()) == EVERYWHERE
+        for pattern in (_AMD_BUILTIN, _WAVE64_CONSTANT)
+        for m in pattern.finditer(data)
+    )
+
+
+def _tests_only_amd_targets(preprocessor: Preprocessor) -> bool:
+    """Whether the file's `#if`s tell AMD targets apart (`__gfx942__`, `__GFX9__`, `__AMDGCN_WAVEFRONT_SIZE`) and
+    never ask whether the build is ROCm's or NVIDIA's: a file written for AMD GPUs alone, whose arms are per gfx
+    target. A macro the project defines under such an arm (learned from a header) asks nothing more."""
+    macros = preprocessor.macros
+    asks_vendor = macros.rocm | macros.nvidia | macros.stale_gates
+    tests_target = False
+    for directive in preprocessor.directives:
+        if not _is_test(directive):
+            continue
+        for name in names_in(directive.condition):
+            learned = macros.learned.get(name)
+            if name in asks_vendor or (learned is not None and learned.evidence.kind != "header"):
+                return False
+            tests_target = tests_target or is_amd_target_macro(name)
+    return tests_target
 
 
 def _arm_votes(data: bytes, preprocessor: Preprocessor) -> Iterator[tuple[str, str, int]]:

@@ -23,6 +23,7 @@ import tree_sitter
 import tree_sitter_cuda
 
 from rocmlint.cuda.preprocessor import (
+    HIP_RUNTIME_HEADERS,
     STALE_ROCM_MACROS,
     Define,
     Directive,
@@ -67,7 +68,6 @@ _CONSTEXPR_BOOL = re.compile(rb"\bconstexpr\s+(?:static\s+)?bool\s+([A-Za-z_]\w*
 _RUNTIME_TEST = re.compile(rb"\bif\s*(?:constexpr\s*)?\(\s*(!?)\s*([A-Za-z_]\w*)\s*\)")
 # A statement a fix wraps whole (`statement_fix`) is this short at most: an `if` with a small body.
 MAX_WRAPPED_LINES = 8
-_HIP_RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
 # Every byte that cannot be part of an ASCII identifier becomes a space: splitting the result gives the words.
 _WORD_BYTES = bytes(
     byte if chr(byte).isascii() and (chr(byte).isalnum() or chr(byte) == "_") else 0x20 for byte in range(256)
@@ -284,9 +284,16 @@ class CudaContext:
 
     @property
     def is_rocm_source(self) -> bool:
-        """A `.hip` file, one that includes the HIP runtime header outside any vendor branch, or code the
-        project model found written for AMD (a HIP-only build, `__builtin_amdgcn_*` outside vendor branches)."""
-        return bool(self.options.project.rocm_native) or is_rocm_source(self.source.path, self.preprocessor)
+        """A `.hip` file, one that includes the HIP runtime header outside any vendor branch (itself or through
+        project headers), or code written for AMD (`is_amd_code`)."""
+        project = self.options.project
+        return bool(project.rocm_native or project.hip_source) or is_rocm_source(self.source.path, self.preprocessor)
+
+    @property
+    def is_amd_code(self) -> bool:
+        """Code the project model found written for AMD GPUs (`FileView.rocm_native`: a HIP-only build,
+        `__builtin_amdgcn_*` outside vendor branches, `#if`s per gfx target, a path naming one), not ported CUDA."""
+        return bool(self.options.project.rocm_native)
 
     @property
     def hipified_build(self) -> str:
@@ -755,7 +762,7 @@ def is_rocm_source(path: str, preprocessor: Preprocessor) -> bool:
     if path.lower().endswith(".hip"):
         return True
     return any(
-        include.header in _HIP_RUNTIME_HEADERS and include.directive.branch == EVERYWHERE
+        include.header in HIP_RUNTIME_HEADERS and include.directive.branch == EVERYWHERE
         for include in preprocessor.includes
     )
 
@@ -795,8 +802,10 @@ def check_cuda(
     preprocessor = analyse(analysed_text(source), options.vendor_macros(), options.project.base)
     context = CudaContext(source, preprocessor, options)
     if context.is_rocm_source:
-        # A ROCm source only meets ROCm hardware: the wave size is all that can still be wrong there.
-        rules = [rule for rule in rules if rule.applies_to_rocm_sources]
+        # A ROCm source only meets ROCm hardware: the wave size is all that can still be wrong there; in code
+        # written for AMD, not where a 32 would be a CUDA habit (`Rule.reports_a_cuda_habit`).
+        amd_code = context.is_amd_code
+        rules = [r for r in rules if r.applies_to_rocm_sources and not (amd_code and r.reports_a_cuda_habit)]
     runs = [_RuleRun(rule, context, on_internal_error) for rule in rules]
     for hook, items in (
         ("directive", preprocessor.directives),

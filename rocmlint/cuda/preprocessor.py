@@ -29,6 +29,16 @@ STALE_NVIDIA_MACROS = frozenset({"__HIP_PLATFORM_NVCC__", "HIP_PLATFORM_NVCC"})
 # ROCm spellings too, as ROCm < 6.0 defined them, where gating does not read them as the author meant them.
 ROCM_PASS_MACROS = frozenset({"__HIP_DEVICE_COMPILE__", "__AMDGCN__", "__AMDGCN_WAVEFRONT_SIZE", *STALE_ROCM_MACROS})
 _AMD_ARCH_MACRO = re.compile(r"__(?:GFX\d+|gfx[0-9a-f]+)__|__gfx[0-9a-f]+_generic__")
+# The headers a HIP source includes for the runtime and kernel language (what `.cu` files get from nvcc for free).
+HIP_RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
+_WAVE_SIZE_MACROS = frozenset({"__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
+
+
+def is_amd_target_macro(name: str) -> bool:
+    """A macro only a ROCm device pass for some AMD targets defines: `__gfx942__`, `__GFX9__`, the wave size."""
+    return bool(_AMD_ARCH_MACRO.fullmatch(name)) or name in _WAVE_SIZE_MACROS
+
+
 ROCM_VERSION_MACROS = frozenset(
     {
         "HIP_VERSION",
@@ -282,6 +292,24 @@ class Preprocessor:
             elif directive.kind == "endif" and stack:
                 stack.pop()
         return stack
+
+    def open_arms(self, offset: int) -> list[tuple[list[str], str | None]]:
+        """For each `#if` chain open at `offset`, outermost first: the conditions of the arms before the one holding
+        `offset`, and that arm's own condition (None for an `#else`). The arm is entered when none of the earlier
+        conditions holds and its own does."""
+        stack: list[tuple[list[str], bool]] = []  # per chain: its conditions so far, whether an `#else` was read
+        for directive in self.directives:
+            if directive.start_byte >= offset:
+                break
+            if directive.kind in ("if", "ifdef", "ifndef"):
+                stack.append(([directive.condition], False))
+            elif directive.kind in ("elif", "elifdef", "elifndef") and stack:
+                stack[-1][0].append(directive.condition)
+            elif directive.kind == "else" and stack:
+                stack[-1] = (stack[-1][0], True)
+            elif directive.kind == "endif" and stack:
+                stack.pop()
+        return [(conditions, None) if in_else else (conditions[:-1], conditions[-1]) for conditions, in_else in stack]
 
     def define_of(self, name: str, before: int) -> Define | None:
         """The object-like `#define` of `name` a ROCm build sees at byte `before`, if this file has one."""

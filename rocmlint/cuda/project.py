@@ -23,15 +23,19 @@ macros are learned in rocmlint/cuda/learning.py:
 - **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name,
   is NVIDIA-only; so is a header only such files include, and a header nothing includes in a folder of
   NVIDIA-only headers.
-- **ROCm-native code**: a project whose build only targets HIP, or a file that calls `__builtin_amdgcn_*`
-  outside any vendor branch, is written for AMD: it is checked as a ROCm source (only the wave-size rules apply).
+- **Code written for AMD** (`FileView.rocm_native`): a project whose build only targets HIP; a file that calls
+  `__builtin_amdgcn_*` or defines a 64-lane warp size outside any vendor branch, or includes such a header
+  there; a file whose `#if`s test AMD targets and never the vendor; a path naming a gfx target. Only the rules
+  wrong on AMD hardware whoever wrote it apply there. **HIP code** (`FileView.hip_source`: the HIP runtime
+  included outside vendor branches, directly or through project headers) may be ported CUDA: a ROCm source,
+  where the wave-size rules apply.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -68,6 +72,8 @@ _BUILD_MARKERS = ("setup.py", "CMakeLists.txt", "pyproject.toml")
 # Python build helpers setup.py imports live in folders named so (`install/`, `cupy_builder/`, `build_tools/`).
 _BUILD_FOLDER = re.compile(r"(?i)(?:^|[/\\_-])(?:build(?:er|ers|_tools)?|install|setup)(?:$|[/\\_-])")
 _MAX_FILE_BYTES = 2_000_000
+# A folder or file named for one AMD GPU target (`gfx1250/`, `*_gfx942.cuh`): code written for that target.
+_AMD_TARGET_IN_PATH = re.compile(r"(?:^|[/\\_.-])(gfx\d[0-9a-f]*)(?=$|[/\\_.-])")
 
 # --- the model --------------------------------------------------------------------------------------------------
 
@@ -84,6 +90,7 @@ class FileView:
     # A name the project remaps for ROCm only -> ("path:line" of the remap, its parameter count if function-like)
     aliases: Mapping[str, tuple[str, int | None]] = field(default_factory=dict)
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
+    hip_source: str = ""  # why the file is HIP code, compiled by hipcc only ("" when it is not); maybe ported
     hipified: str = ""  # why the ROCm build renames CUDA names in the file (hipify), "" when it does not
     rocm_build_defines: frozenset[str] = frozenset()  # every macro the build defines for ROCm (`__HIP_*__` too)
     # Their values ("1" for `-DNAME`, None when unknown): `-DCUDA_VERSION=11000` decides a version test on ROCm.
@@ -156,6 +163,7 @@ class CudaProject:
     _edges: dict[str, list[tuple[str, IncludeFact]]] = field(default_factory=dict)  # includer -> resolved includes
     _values: dict[str, _Index] = field(default_factory=dict)  # "defines" / "constants" / "remaps" -> index
     _set_vendors: dict[SourceSet, str | None] = field(default_factory=dict)
+    _amd_evidence: dict[str, str] = field(default_factory=dict)  # path -> `_own_amd_evidence`
 
     # --- building ---------------------------------------------------------------------------------------------
     @classmethod
@@ -243,6 +251,7 @@ class CudaProject:
             constants=_Visible(self._values["constants"], closure),
             aliases=_Remaps(self._values["remaps"], around),
             rocm_native=self._rocm_native(path),
+            hip_source=self._hip_source(path),
             hipified=self._relative_evidence(self.build_facts.hipify),
             rocm_build_defines=self._rocm_build_defines,
             rocm_build_values=self._rocm_build_values | hipify_renamed,
@@ -462,9 +471,54 @@ class CudaProject:
     def _rocm_native(self, path: str) -> str:
         if self.builds_hip_only():
             return "the project's build compiles HIP only"
+        why = self._own_amd_evidence(path)
+        if why:
+            return why
         facts = self.files.get(path)
+        if facts is not None and facts.amd_targets_only:
+            return "the file's #ifs test AMD targets (__gfx*__, __GFX*__, the wave size) and never the vendor"
+        # A header only AMD targets compile makes its includers AMD-only too (one whose #ifs merely test AMD
+        # targets may still compile with nvcc: its arms drop out there).
+        header = self._ungated_closure_find(path, lambda current: bool(self._own_amd_evidence(current)))
+        return f"it includes {self._relative(header)}, written for AMD, outside any vendor branch" if header else ""
+
+    def _own_amd_evidence(self, path: str) -> str:
+        """Why the file's own text or name shows code only AMD targets compile, "" when it does not (asked for every
+        header of every file's include closure: remembered)."""
+        if path in self._amd_evidence:
+            return self._amd_evidence[path]
+        facts = self.files.get(path)
+        why = ""
         if facts is not None and facts.amd_builtins:
-            return "the file calls __builtin_amdgcn_* outside any vendor branch"
+            why = "the file calls __builtin_amdgcn_* or defines a 64-lane warp size outside any vendor branch"
+        elif facts is not None and (target := _AMD_TARGET_IN_PATH.search(self._relative(path))) is not None:
+            why = f"its path names the AMD target {target.group(1)}"
+        self._amd_evidence[path] = why
+        return why
+
+    def _hip_source(self, path: str) -> str:
+        """Why the file is HIP code, compiled by hipcc only (it or a header it includes outside vendor branches
+        includes the HIP runtime there too), "" when it is not. Ported CUDA code may be HIP code too."""
+        found = self._ungated_closure_find(path, lambda current: self.files[current].hip_runtime)
+        if not found or found == path:
+            return "the file includes the HIP runtime outside any vendor branch" if found else ""
+        return f"it includes {self._relative(found)}, which includes the HIP runtime, outside any vendor branch"
+
+    def _ungated_closure_find(self, path: str, wanted: Callable[[str], bool]) -> str:
+        """The first of `path` and the project headers it includes outside vendor branches (transitively) that is
+        `wanted`, "" when none is: a header included so is compiled wherever the file is."""
+        if path not in self.files:
+            return ""
+        seen = {path}
+        pending = [path]
+        while pending:
+            current = pending.pop()
+            if wanted(current):
+                return current
+            for target, include in self._edges.get(current, ()):
+                if include.branch == EVERYWHERE and target not in seen:
+                    seen.add(target)
+                    pending.append(target)
         return ""
 
     def _relative_evidence(self, evidence: str) -> str:

@@ -18,7 +18,7 @@ import weakref
 
 from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node, Span
-from rocmlint.cuda.preprocessor import parse_int
+from rocmlint.cuda.preprocessor import MacroLookup, evaluate_expression, parse_int
 from rocmlint.cuda.syntax import array_dimensions, bare, binary_parts, loop_counter, operator_with_literal
 from rocmlint.cuda.values import START, Trace, constant_value, initialiser
 from rocmlint.diagnostics import Fix
@@ -320,6 +320,74 @@ def in_wave_selector(ctx: CudaContext, span: Span) -> bool:
     return any(_WAVE_AWARE_TEST.search(condition) for chain in chains for condition in chain)
 
 
+# A device pass targets one GPU: the gfx family decides its wave size. `__GFX9__`, `__gfx942__`, `__gfx90a__`,
+# `__gfx9_4_generic__` name GCN/CDNA families (wave64); `__GFX11__`, `__gfx1100__`, `__gfx1250__` RDNA ones (wave32).
+_FAMILY_MACRO = re.compile(
+    r"__GFX(?P<upper>\d+)__|__gfx(?P<lower>\d+?)[0-9a-f]{2}__|__gfx(?P<generic>\d+)(?:_\d+)?_generic__"
+)
+# GFX9 (Vega, CDNA: MI100 ... MI355) runs 64-lane waves, GFX10 and newer (RDNA) 32-lane ones; the ROCm releases
+# rocmlint targets (5.0 and later) build for no GFX8 target, so the `#else` of `#if defined(__GFX9__)` is wave32.
+_WAVE64_FAMILY = 9
+_WAVE_SIZE_MACROS = frozenset({"__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
+_DEVICE_PASS_MACROS = frozenset({"__HIP_DEVICE_COMPILE__", "__AMDGCN__"})
+
+
+def wave_size_at(ctx: CudaContext, span: Span) -> int | None:
+    """The wave size of every ROCm device pass that compiles `span`, as its `#if` arms decide: 32 in the `#else`
+    of `#if defined(__GFX9__)` or under `__GFX11__` / `__AMDGCN_WAVEFRONT_SIZE == 32`, 64 under `__gfx942__`;
+    None when both kinds of pass may compile it (or neither does). An NVIDIA build may compile the code too: its
+    warps are 32 lanes, so a 32 there is right on both."""
+    arms = ctx.preprocessor.open_arms(span.start_byte)
+    if not any(
+        _FAMILY_MACRO.search(c) or any(m in c for m in _WAVE_SIZE_MACROS)
+        for earlier, own in arms
+        for c in (*earlier, own or "")
+    ):
+        return None  # no arm tests the target: both wave sizes compile it
+    rocm = ctx.preprocessor.macro_lookup("rocm", span.start_byte)
+    compiled = {size: _arms_entered(arms, _device_pass_lookup(size, rocm)) for size in (32, 64)}
+    if compiled[64] is False and compiled[32] is not False:
+        return 32
+    if compiled[32] is False and compiled[64] is not False:
+        return 64
+    return None
+
+
+def _device_pass_lookup(wave_size: int, rocm: MacroLookup) -> MacroLookup:
+    """What a ROCm device pass for a target with `wave_size` lanes knows of a macro: its gfx family macros, its
+    wave size, that it is a device pass; anything else as a ROCm build does."""
+
+    def lookup(name: str, asked: str) -> int | None:
+        family = _FAMILY_MACRO.fullmatch(name)
+        if family is not None:
+            number = int(family.group("upper") or family.group("lower") or family.group("generic"))
+            if wave_size == 64:  # every wave64 target is a GFX9 one: `__GFX9__` holds, a named GFX9 target may
+                return (1 if family.group("upper") else None) if number == _WAVE64_FAMILY else 0
+            return None if number > _WAVE64_FAMILY else 0  # one of the RDNA families and targets, never GFX9
+        if name in _WAVE_SIZE_MACROS:
+            return 1 if asked == "defined" else wave_size
+        if name in _DEVICE_PASS_MACROS:
+            return 1
+        return rocm(name, asked)
+
+    return lookup
+
+
+def _arms_entered(arms: list[tuple[list[str], str | None]], lookup: MacroLookup) -> bool | None:
+    """Whether a pass enters every arm of `arms` (`Preprocessor.open_arms`): False when an earlier arm of some
+    chain certainly holds or the arm's own condition certainly fails, None when that is unknown."""
+    entered: bool | None = True
+    for earlier, own in arms:
+        values = [evaluate_expression(condition, lookup) for condition in earlier]
+        if own is not None:
+            values.append(None if (value := evaluate_expression(own, lookup)) is None else int(not value))
+        if any(value for value in values):
+            return False  # an earlier arm certainly holds, or this one's condition certainly fails
+        if None in values:
+            entered = None
+    return entered
+
+
 # --- fixes: a 32 constant becomes 64 on CDNA, the NVIDIA text stays -----------------------------------------
 _WAVE_FIX_MESSAGE = "define the wave size per ROCm target (64 on GFX8/GFX9 and in the host pass, 32 on RDNA)"
 # `#define WARP_SIZE 32`, `#define WARP_SIZE (32u)  // lanes`: the prefix, the literal, the rest of the line.
@@ -558,6 +626,7 @@ __all__ = [
     "warp_array_at_lane",
     "warp_of_32",
     "wave_selector",
+    "wave_size_at",
     "wave_size_constant_fix",
     "wave_size_define_fix",
 ]
