@@ -232,6 +232,21 @@ NvidiaArchList.valid = (
         arch = getattr(Arch, "sm_107", None)
         """,
     ),
+    # Arch flags read only after a support check that returns an error message on ROCm (true there).
+    Valid(
+        """
+        from .env import IS_ROCM
+        _ARCH_FLAGS = ("-gencode=arch=compute_100a,code=sm_100a",)
+        def _support_error():
+            if IS_ROCM:
+                return "not supported on ROCm"
+            return ""
+        def extra_cuda_cflags():
+            if _support_error():
+                return []
+            return [*_ARCH_FLAGS]
+        """,
+    ),
     # A conditional expression and an `and` short-circuit pick the NVIDIA arch only off ROCm.
     Valid(
         """
@@ -282,6 +297,22 @@ NvidiaArchList.invalid = (
         """,
         expect=("3:49-3:86",),
         message="CMAKE_HIP_ARCHITECTURES",
+    ),
+    # The same support check without a ROCm arm: on MI300 (capability 9.4) it returns "", the flags are used.
+    Invalid(
+        """
+        import torch
+        _ARCH_FLAGS = ("-gencode=arch=compute_90a,code=sm_90a",)
+        def _support_error():
+            if torch.cuda.get_device_capability()[0] < 9:
+                return "needs sm90"
+            return ""
+        def extra_cuda_cflags():
+            if _support_error():
+                return []
+            return [*_ARCH_FLAGS]
+        """,
+        expect=("2:16-2:55",),
     ),
     # A subprocess environment.
     Invalid(
