@@ -11,8 +11,10 @@ import ast
 from pathlib import Path
 
 import pytest
-from test_gating import BOTH, NEVER, NVIDIA_ONLY, ROCM_ONLY, analyze, everywhere, where, where_in_project
+from test_gating import BOTH, NEVER, NVIDIA_ONLY, ROCM_ONLY, analyze, everywhere, where, where_in_project, write_tree
 
+from rocmlint.config import Settings
+from rocmlint.engine import Engine
 from rocmlint.python.project import ProjectIndex
 from rocmlint.python.vendor_values import VendorStrings
 from rocmlint.vendor import Vendor
@@ -395,3 +397,9 @@ def test_a_script_outside_the_packages_imports_them_from_the_project_root(tmp_pa
     resolver = ProjectIndex().resolver_for(str(tmp_path / "scripts/check.py"), project_root=tmp_path)
     assert resolver.strings("pkg.platform.PLATFORM") == VendorStrings(frozenset({"rocm"}), frozenset({"cuda"}))
     assert ProjectIndex().resolver_for(str(tmp_path / "scripts/check.py")).strings("pkg.platform.PLATFORM") is None
+    script = 'import subprocess\nfrom pkg.platform import PLATFORM\nif PLATFORM == "cuda":\n    subprocess.run(["nvidia-smi"])\n'
+    write_tree(tmp_path, {"scripts/check.py": script})
+    report = Engine().check_path(tmp_path / "scripts/check.py", Settings(root=tmp_path))
+    assert [d.code for d in report.diagnostics] == []
+    report = Engine().check_path(tmp_path / "scripts/check.py", Settings(root=tmp_path / "scripts"))
+    assert [d.code for d in report.diagnostics] == ["ROC116"]  # the package is outside the checked project
