@@ -25,6 +25,7 @@ def _kept(body: str, path: str) -> bool:
 
 
 KEPT = [
+    pytest.param("x = [[torch.tensor([1.0, 2.0])]]\nsave(x)", "tests", id="tensor-from-a-literal"),
     pytest.param('x = [[torch.zeros(4, device="cpu")]]\nsave(x)', "anywhere", id="factory-on-cpu"),
     pytest.param("x = [[weight.detach().cpu()]]\nsave({'w': x})", "anywhere", id="moved-to-cpu"),
     pytest.param('x = [[weight.to("cpu")]]\nassert x.shape == (2, 2)', "anywhere", id="to-cpu"),
@@ -34,6 +35,7 @@ KEPT = [
     pytest.param("save_file({'w': [[torch.randn(4)]]}, path)", "tests", id="dict-passed-on"),
 ]
 NOT_KEPT = [
+    pytest.param("x = [[torch.as_tensor(weight)]]\nsave(x)", "tests", id="copy-of-a-tensor-keeps-its-device"),
     pytest.param("x = [[torch.zeros(4)]]\nsave(x)", "anywhere", id="factory-without-device-in-library"),
     pytest.param("x = [[torch.zeros(4, device=device)]]", "tests", id="factory-on-a-device"),
     pytest.param("x = [[weight.detach()]]\nsave(x)", "tests", id="unknown-device"),

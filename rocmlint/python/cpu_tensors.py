@@ -37,10 +37,11 @@ _FACTORIES = frozenset(
         "linspace",
         "logspace",
         "eye",
-        "tensor",
-        "as_tensor",
     )
 )
+# Factories that copy their data, and keep its device when it is a tensor: new on the CPU from a literal only.
+_FROM_DATA = frozenset({"torch.tensor", "torch.as_tensor"})
+_LITERAL_DATA = (ast.List, ast.Tuple, ast.Constant, ast.ListComp)
 # Tensor methods whose result lives where the tensor does.
 _SAME_DEVICE_METHODS = frozenset(
     {
@@ -81,7 +82,10 @@ def made_on_cpu(ctx: PythonContext, expr: ast.AST, depth: int = 0) -> bool:
         return True
     if any(_names_cpu(ctx, device) for device in devices):
         return True
-    if (ctx.qualified_name(expr.func) or "") in _FACTORIES:
+    factory = ctx.qualified_name(expr.func) or ""
+    if factory in _FROM_DATA and not (expr.args and isinstance(expr.args[0], _LITERAL_DATA)):
+        return False  # `torch.as_tensor(t)` stays where the tensor `t` is
+    if factory in _FACTORIES or factory in _FROM_DATA:
         return not devices and _default_device_is_cpu(ctx, expr)
     if isinstance(expr.func, ast.Attribute) and expr.func.attr in _SAME_DEVICE_METHODS:
         return not _moves(ctx, expr) and made_on_cpu(ctx, expr.func.value, depth + 1)
