@@ -199,7 +199,9 @@ class Engine:
                 source,
                 rules,
                 options,
-                self.project.resolver_for(source.path, options.rocm_guards),
+                self.project.resolver_for(
+                    source.path, options.rocm_guards, project_root(Path(source.path), settings.root)
+                ),
                 package,
                 on_internal_error,
                 embedded_cuda=bool(embedded_rules),

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import ast
-import re
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.fixes import choose_on_rocm, module_definition, torch_name
-from rocmlint.python.fp8 import OCP_NAMES, OcpFp8, encoding_neutral_use, finfo_of, ocp_fp8_dtype, selected_per_arch
+from rocmlint.python.fp8 import (
+    OCP_NAMES,
+    OcpFp8,
+    default_overridden_with_fnuz,
+    encoding_neutral_use,
+    finfo_of,
+    ocp_fp8_dtype,
+    selected_per_arch,
+)
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import last_name
-from rocmlint.python.values import assignment_targets
 from rocmlint.rule import Invalid, Rule, Valid
 
-# `<name> = torch.float8_e4m3fnuz` (also `self.<name>: torch.dtype = ...`) anywhere in the file.
-_FNUZ_ASSIGNMENT = r"\b{name}\s*(?::[^=\n]*)?=\s*(?:torch\.)?float8_e\w*fnuz\b"
 # Short-circuits on NVIDIA (no device query there); on ROCm it initialises the GPU at import.
 _FNUZ_FLAG, _FNUZ_TEST = (
     "_IS_FNUZ",
@@ -39,7 +42,8 @@ class Fp8Dtype(Rule):
     `torch.finfo(torch.float8_e5m2)` (e5m2 and e5m2fnuz share the max
     57344); collections and branches that also name the `fnuz` variant or test a `gfx` arch (`torch.float8_e4m3fnuz if
     is_fp8_fnuz() else torch.float8_e4m3fn`); a default assignment the file overrides with a `fnuz` dtype elsewhere
-    (`self.e4m3_dtype = torch.float8_e4m3fnuz` on MI300); ROCm-gated code. When the project's `target-archs` are
+    (`self.e4m3_dtype = torch.float8_e4m3fnuz` on MI300); FP8 data made and kept on the CPU (`.cpu()`, `device="cpu"`,
+    in tests a factory without a device: checkpoint and test data, read by no GPU FP8 GEMM); ROCm-gated code. When the project's `target-archs` are
     declared and none is a gfx94x target, nothing is reported (gfx950 and gfx12 use the OCP formats).
 
     ## Why is this bad on ROCm?
@@ -94,7 +98,7 @@ class Fp8Dtype(Rule):
         dtype = ocp_fp8_dtype(ctx, node)
         if dtype is None or _targets_without_fnuz(ctx) or encoding_neutral_use(ctx, node):
             return
-        if selected_per_arch(ctx, node) or _default_overridden_with_fnuz(node, ctx):
+        if selected_per_arch(ctx, node) or default_overridden_with_fnuz(ctx, node):
             return
         in_finfo = finfo_of(ctx, node) is not None
         if in_finfo and dtype.name == "float8_e5m2":
@@ -120,18 +124,6 @@ def _targets_without_fnuz(ctx: PythonContext) -> bool:
     return bool(archs) and not any(arch.startswith("gfx94") for arch in archs)
 
 
-def _default_overridden_with_fnuz(node: ast.expr, ctx: PythonContext) -> bool:
-    """`e4m3_dtype = torch.float8_e4m3fn` as a default that the file reassigns to a fnuz dtype
-    elsewhere (torchao's `Float8TypeConfig.__post_init__` sets `self.e4m3_dtype` on MI300)."""
-    statement = ctx.parent(node)
-    if not ctx.contains(b"fnuz") or not isinstance(statement, (ast.Assign, ast.AnnAssign)):
-        return False
-    if statement.value is not node:
-        return False  # a target or an annotation, not the assigned default
-    names = [name for name in map(last_name, assignment_targets(statement)) if name]
-    return any(re.search(_FNUZ_ASSIGNMENT.format(name=re.escape(name)), ctx.source.text) for name in names)
-
-
 def _message(dtype: OcpFp8, in_finfo: bool) -> str:
     if in_finfo:
         return (
@@ -145,6 +137,15 @@ def _message(dtype: OcpFp8, in_finfo: bool) -> str:
 
 
 Fp8Dtype.valid = (
+    # FP8 data made and kept on the CPU (cpu_tensors.py): a checkpoint in the OCP format, which MI300 loaders convert.
+    Valid(
+        """
+        import torch
+        def write_checkpoint(path, weight):
+            weight_fp8 = weight.detach().to(torch.float8_e4m3fn).cpu()
+            save_file({"weight": weight_fp8}, path)
+        """,
+    ),
     # ROCm-gated conditional expression.
     Valid(
         """
@@ -177,22 +178,12 @@ Fp8Dtype.valid = (
             return (w / scale).to(torch.float8_e4m3fn)
         """,
     ),
-    # Comparisons and membership only read a tensor's dtype.
-    Valid(
-        """
-        import torch
-
-        def is_fp8(t):
-            if t.dtype == torch.float8_e4m3fn:
-                return True
-            return t.dtype in (torch.float8_e4m3fn, torch.float8_e5m2)
-        """,
-    ),
-    # Dict keys of a mapping table, a set of known dtypes, and the fnuz dtypes themselves.
+    # Dict keys of a mapping table, a set of known dtypes, a table that covers both formats, the fnuz dtypes.
     Valid(
         """
         import torch
         FP8_MAX = {torch.float8_e4m3fn: 448.0, torch.float8_e4m3fnuz: 240.0}
+        KV_CACHE_DTYPES = {"fp8_e4m3": torch.float8_e4m3fn, "fp8_e4m3fnuz": torch.float8_e4m3fnuz}
         FP8_TYPES = {torch.float8_e4m3fn, torch.float8_e5m2}
         w8 = w.to(torch.float8_e4m3fnuz)
         """,
@@ -232,16 +223,6 @@ Fp8Dtype.valid = (
                     self.e4m3_dtype = torch.float8_e4m3fnuz
         """,
     ),
-    # A table that covers both formats.
-    Valid(
-        """
-        import torch
-        KV_CACHE_DTYPES = {
-            "fp8_e4m3": torch.float8_e4m3fn,
-            "fp8_e4m3fnuz": torch.float8_e4m3fnuz,
-        }
-        """,
-    ),
     # The token in a docstring, a comment and log messages.
     Valid(
         """
@@ -277,12 +258,31 @@ Fp8Dtype.valid = (
         def pack(t, w):
             if t.dtype == torch.float8_e4m3fn and w.dtype != torch.float8_e5m2:
                 return t.view(torch.uint8), torch.float8_e4m3fn.itemsize
-            checks = [t.dtype == torch.float8_e5m2, w.dtype == torch.float8_e4m3fn]
+            checks = [t.dtype == torch.float8_e5m2, w.dtype in (torch.float8_e4m3fn, torch.float8_e5m2)]
             return KV_CACHE_DTYPES.get("float8_e4m3fn", torch.float8_e4m3fnuz), checks
         """,
     ),
 )
 Fp8Dtype.invalid = (
+    Invalid(
+        """
+        import torch
+        def load_weight(layer, weight):
+            weight_fp8 = weight.detach().cpu().to(torch.float8_e4m3fn)
+            layer.weight = torch.nn.Parameter(weight_fp8.cuda())
+        """,
+        expect=("3:43-3:62",),
+    ),
+    Invalid(
+        """
+        import torch
+
+        def load_weight(layer, weight):
+            weight_fp8 = weight.detach().cpu().to(torch.float8_e4m3fn)
+            layer.weight = torch.nn.Parameter(weight_fp8.cuda())
+        """,
+        expect=("4:43-4:62",),
+    ),
     Invalid(
         """
         import torch
@@ -331,8 +331,11 @@ Fp8Dtype.invalid = (
         out = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
         buf = torch.empty(n, k, dtype=torch.float8_e4m3fn, device='cuda')
         q = x.to(float8_e4m3fn)
+        def load_weight(layer, weight):  # made on the CPU, then moved to the GPU as a module's weight
+            weight_fp8 = weight.detach().cpu().to(torch.float8_e4m3fn)
+            layer.weight = torch.nn.Parameter(weight_fp8.cuda())
         """,
-        expect=("4:31-4:50", "5:10-5:23"),
+        expect=("4:31-4:50", "5:10-5:23", "7:43-7:62"),
     ),
     Invalid(
         """

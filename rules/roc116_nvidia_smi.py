@@ -193,8 +193,33 @@ NvidiaSmi.valid = (
         subprocess.run(["rocm-smi", "--showuse"])
         """,
     ),
+    # The platform named by Triton's backend ("hip" on ROCm, "cuda" on NVIDIA).
+    Valid(
+        """
+        import subprocess
+        import triton
+        def available_device():
+            try:
+                return triton.runtime.driver.active.get_current_target().backend
+            except Exception:
+                return "cpu"
+        platform = available_device()
+        if platform == "cuda":
+            used = subprocess.check_output(["nvidia-smi", "--query-gpu=memory.used", "--format=csv"])
+        """,
+    ),
 )
 NvidiaSmi.invalid = (
+    # The same test of a device type, which is "cuda" on ROCm too.
+    Invalid(
+        """
+        import subprocess, torch
+        platform = "cuda" if torch.cuda.is_available() else "cpu"
+        if platform == "cuda":
+            used = subprocess.check_output(["nvidia-smi", "--query-gpu=memory.used", "--format=csv"])
+        """,
+        expect=("4:36-4:93",),
+    ),
     # apex permutation_utilities: counts GPUs from `nvidia-smi -L`.
     Invalid(
         r"""

@@ -7,7 +7,7 @@ import re
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import subscript_key
+from rocmlint.python.idioms import keeps_user_setting, subscript_key
 from rocmlint.python.positions import CodeRange
 from rocmlint.python.uses import is_string_value_use
 from rocmlint.python.values import argument_of
@@ -39,8 +39,10 @@ class NvidiaArchList(Rule):
     `CUDAARCHS` (`os.environ[...] = ...`, `setdefault`, `putenv`, an `env=` dict), passing
     `-DCMAKE_CUDA_ARCHITECTURES=...` to CMake, and nvcc arch specs with `sm_XX`/`compute_XX` such as
     `"arch=compute_80,code=sm_80"`, `"-gencode=arch=compute_90a,code=sm_90a"` or `"-arch=sm_90"`. Each
-    occurrence is reported; reading these variables, clearing them (`= ""`), bare names such as a CuTe
-    DSL `"sm_100a"` target, and arch specs in messages, comparisons and docstrings are not.
+    occurrence is reported; reading these variables, clearing them (`= ""`), putting back the value the user
+    set or amending it with a function of the file (`os.environ[VAR] = merge(saved)` after `saved =
+    os.getenv(VAR)`), bare names such as a CuTe DSL `"sm_100a"` target, and arch specs in messages,
+    comparisons and docstrings are not.
 
     Test files are not checked: they are no build scripts, and a test that sets `TORCH_CUDA_ARCH_LIST`
     or writes arch specs tests how the build handles them.
@@ -116,7 +118,7 @@ class NvidiaArchList(Rule):
 
     def _check_env_write(self, key: ast.expr, value: ast.expr, ctx: PythonContext) -> None:
         name = ctx.string_value(key)
-        if name not in _ARCH_ENV_VARS or ctx.string_value(value) == "":
+        if name not in _ARCH_ENV_VARS or ctx.string_value(value) == "" or keeps_user_setting(ctx, name, value):
             return
         self._report_env(key, name, ctx)
 
@@ -232,6 +234,36 @@ NvidiaArchList.valid = (
         arch = getattr(Arch, "sm_107", None)
         """,
     ),
+    # Arch flags read only after a support check that returns an error message on ROCm (true there).
+    Valid(
+        """
+        from .env import IS_ROCM
+        _ARCH_FLAGS = ("-gencode=arch=compute_100a,code=sm_100a",)
+        def _support_error():
+            if IS_ROCM:
+                return "not supported on ROCm"
+            return ""
+        def extra_cuda_cflags():
+            if _support_error():
+                return []
+            return [*_ARCH_FLAGS]
+        """,
+    ),
+    # The user's own TORCH_CUDA_ARCH_LIST amended by a function of the file, then put back.
+    Valid(
+        """
+        import os
+        def add_visible(archs):
+            return ";".join([archs, *visible_capabilities()])
+        saved = os.getenv("TORCH_CUDA_ARCH_LIST")
+        if saved:
+            os.environ["TORCH_CUDA_ARCH_LIST"] = add_visible(saved)
+            try:
+                build()
+            finally:
+                os.environ["TORCH_CUDA_ARCH_LIST"] = saved
+        """,
+    ),
     # A conditional expression and an `and` short-circuit pick the NVIDIA arch only off ROCm.
     Valid(
         """
@@ -282,6 +314,30 @@ NvidiaArchList.invalid = (
         """,
         expect=("3:49-3:86",),
         message="CMAKE_HIP_ARCHITECTURES",
+    ),
+    # The same support check without a ROCm arm: on MI300 (capability 9.4) it returns "", the flags are used.
+    Invalid(
+        """
+        import torch
+        _ARCH_FLAGS = ("-gencode=arch=compute_90a,code=sm_90a",)
+        def _support_error():
+            if torch.cuda.get_device_capability()[0] < 9:
+                return "needs sm90"
+            return ""
+        def extra_cuda_cflags():
+            if _support_error():
+                return []
+            return [*_ARCH_FLAGS]
+        """,
+        expect=("2:16-2:55",),
+    ),
+    # A default of the script's own when the user set nothing.
+    Invalid(
+        """
+        import os
+        os.environ["TORCH_CUDA_ARCH_LIST"] = os.getenv("TORCH_CUDA_ARCH_LIST", "8.0;9.0")
+        """,
+        expect=("2:12-2:34",),
     ),
     # A subprocess environment.
     Invalid(

@@ -92,3 +92,20 @@ def test_finfo_of_and_selected_per_arch() -> None:
     assert snippet.code(fp8.finfo_of(snippet.ctx, snippet.node("A", ast.Name))) == "jnp.finfo(dtype=A)"
     assert fp8.selected_per_arch(snippet.ctx, snippet.node("B", ast.Name))
     assert not fp8.selected_per_arch(snippet.ctx, snippet.node("C", ast.Name))
+
+
+@pytest.mark.parametrize(
+    ("code", "on_cpu"),
+    [
+        ('save(torch.zeros(4, device="cpu").to(torch.float8_e4m3fn))\n', True),
+        ('save(torch.zeros(4, dtype=torch.float8_e4m3fn, device="cpu"))\n', True),
+        ('save(torch.zeros(4, device="cpu").to(torch.float8_e4m3fn).cuda())\n', False),
+        ('save(torch.zeros(4, dtype=torch.float8_e4m3fn, device="cuda"))\n', False),
+        ('save(torch.zeros(4, device="cpu", layout=torch.float8_e4m3fn))\n', False),
+    ],
+)
+def test_cpu_data_is_encoding_neutral(code: str, on_cpu: bool) -> None:
+    snippet = parse("import torch\n" + code)
+    dtype = snippet.node("torch.float8_e4m3fn", ast.Attribute)
+    assert fp8.cpu_data(snippet.ctx, dtype) is on_cpu
+    assert fp8.encoding_neutral_use(snippet.ctx, dtype) is on_cpu

@@ -702,6 +702,78 @@ ALIASES = [
     ),
     pytest.param(
         """
+        def support_error():
+            if IS_ROCM:
+                return "not supported on ROCm"
+            if not available():
+                return "needs a GPU"
+            major = capability()
+            if major >= 10:
+                return ""
+            return f"needs sm100, found {major}"
+        def flags():
+            if support_error():
+                return []
+            HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="error-message-helper-exits-on-rocm",
+    ),
+    pytest.param(
+        """
+        def support_error():
+            if IS_ROCM:
+                return ""
+            return "needs ROCm"
+        def flags():
+            if support_error():
+                return []
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="empty-message-on-rocm-only",
+    ),
+    pytest.param(
+        """
+        def support_error():
+            if IS_ROCM:
+                return f"{reason}"
+            return ""
+        def flags():
+            if support_error():
+                return []
+            HAZARD()
+        """,
+        BOTH,
+        id="f-string-without-text-may-be-empty",
+    ),
+    pytest.param(
+        """
+        def device_name():
+            if IS_ROCM:
+                return "rocm"
+            return "cuda"
+        if device_name():
+            HAZARD()
+        """,
+        BOTH,
+        id="names-per-vendor-are-both-truthy",
+    ),
+    pytest.param(
+        """
+        import torch
+        def hip_version():
+            if torch.version.hip:
+                return torch.version.hip
+            return None
+        if not hip_version():
+            HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="explicit-return-none-is-false",
+    ),
+    pytest.param(
+        """
         import torch
         class Platform:
             def amd(self):

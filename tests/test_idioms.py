@@ -281,6 +281,30 @@ def test_report_site_is_the_literal_only_when_written_in_the_argument() -> None:
 
 
 # --- idioms: os.environ -------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("code", "kept"),
+    [
+        pytest.param('saved = os.getenv("V")\nos.environ["V"] = saved', True, id="restore"),
+        pytest.param('os.environ["V"] = os.environ.get("V")', True, id="read-back"),
+        pytest.param('os.environ["V"] = os.environ["V"]', True, id="subscript"),
+        pytest.param('saved = os.getenv("V")\nos.environ["V"] = merge(saved)', True, id="amended-by-own-function"),
+        pytest.param('saved = os.getenv("V")\nnew = merge(saved)\nos.environ["V"] = new', True, id="amended-via-name"),
+        pytest.param('os.environ["V"] = os.getenv("V", "8.0;9.0")', False, id="own-default"),
+        pytest.param('os.environ["V"] = os.getenv("W")', False, id="another-variable"),
+        pytest.param('saved = os.getenv("V")\nos.environ["V"] = merge(saved, "9.0a")', False, id="own-argument"),
+        pytest.param('saved = os.getenv("V")\nos.environ["V"] = imported(saved)', False, id="function-elsewhere"),
+        pytest.param('saved = os.getenv("V")\nsaved = "9.0"\nos.environ["V"] = saved', False, id="reassigned"),
+        pytest.param('os.environ["V"] = "8.0"', False, id="literal"),
+    ],
+)
+def test_keeps_user_setting(code: str, kept: bool) -> None:
+    snippet = parse(
+        "import os\nfrom elsewhere import imported\ndef merge(*parts):\n    return ';'.join(parts)\n" + code
+    )
+    write = [node for node in in_order(snippet.module) if isinstance(node, ast.Assign)][-1]
+    assert idioms.keeps_user_setting(snippet.ctx, "V", write.value) is kept
+
+
 def test_environ_writes() -> None:
     snippet = parse(
         """

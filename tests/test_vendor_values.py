@@ -11,8 +11,10 @@ import ast
 from pathlib import Path
 
 import pytest
-from test_gating import BOTH, NEVER, NVIDIA_ONLY, ROCM_ONLY, analyze, everywhere, where, where_in_project
+from test_gating import BOTH, NEVER, NVIDIA_ONLY, ROCM_ONLY, analyze, everywhere, where, where_in_project, write_tree
 
+from rocmlint.config import Settings
+from rocmlint.engine import Engine
 from rocmlint.python.project import ProjectIndex
 from rocmlint.python.vendor_values import VendorStrings
 from rocmlint.vendor import Vendor
@@ -358,3 +360,46 @@ def test_resolver_strings(tmp_path: Path) -> None:
     assert resolver.strings("pkg.platform.device_kind()") == VendorStrings(frozenset({"hip"}), frozenset({"cuda"}))
     assert resolver.strings("pkg.platform.nothing") is None
     assert resolver("pkg.platform.PLATFORM") is None  # a string is no vendor test by itself
+
+
+_TRITON_DEVICE = """
+import triton
+def available_device():
+    try:
+        return triton.runtime.driver.active.get_current_target().backend
+    except Exception:
+        return "cpu"
+platform = available_device()
+"""
+
+
+def test_triton_backend_names_the_vendor() -> None:
+    analyzed = analyze(_TRITON_DEVICE + "x = platform\n")
+    strings = analyzed.gates.vendor_values.strings(analyzed.expression("x"))
+    # None: the analysis does not prove that one of the two returns always runs.
+    assert strings == VendorStrings(frozenset({"hip", "cpu", None}), frozenset({"cuda", "cpu", None}))
+    found = everywhere(
+        _TRITON_DEVICE
+        + 'if platform == "nvidia":\n    HAZARD("misspelt")\n'
+        + 'if platform == "cuda":\n    HAZARD("nvidia")\n'
+        + 'if platform != "hip":\n    HAZARD("not-amd")\n'
+    )
+    assert found == {"misspelt": NEVER, "nvidia": NVIDIA_ONLY, "not-amd": NVIDIA_ONLY}
+
+
+def test_a_script_outside_the_packages_imports_them_from_the_project_root(tmp_path: Path) -> None:
+    """`scripts/check.py` (no package) imports `pkg` as installed: the tree's `pkg` at the project root."""
+    files = {
+        **_PACKAGE,
+        "scripts/check.py": 'from pkg.platform import PLATFORM\nif PLATFORM == "cuda":\n    HAZARD()\n',
+    }
+    assert where_in_project(tmp_path, files, "scripts/check.py") == BOTH  # without the project root
+    resolver = ProjectIndex().resolver_for(str(tmp_path / "scripts/check.py"), project_root=tmp_path)
+    assert resolver.strings("pkg.platform.PLATFORM") == VendorStrings(frozenset({"rocm"}), frozenset({"cuda"}))
+    assert ProjectIndex().resolver_for(str(tmp_path / "scripts/check.py")).strings("pkg.platform.PLATFORM") is None
+    script = 'import subprocess\nfrom pkg.platform import PLATFORM\nif PLATFORM == "cuda":\n    subprocess.run(["nvidia-smi"])\n'
+    write_tree(tmp_path, {"scripts/check.py": script})
+    report = Engine().check_path(tmp_path / "scripts/check.py", Settings(root=tmp_path))
+    assert [d.code for d in report.diagnostics] == []
+    report = Engine().check_path(tmp_path / "scripts/check.py", Settings(root=tmp_path / "scripts"))
+    assert [d.code for d in report.diagnostics] == ["ROC116"]  # the package is outside the checked project

@@ -2,8 +2,8 @@
 and `float8_e5m2`, written as an attribute (`torch.float8_e4m3fn`, `jnp.float8_e5m2`), an imported name
 (`from ml_dtypes import float8_e4m3fn`) or looked up by name (`getattr(torch, "float8_e4m3fn", None)`); the
 `finfo(...)` a dtype is given to; the places whose format specification fixes OCP FP8 (the element,
-activation and weight dtypes of an MX format); uses where the encoding does not matter; and choices that
-already cover the FNUZ variant.
+activation and weight dtypes of an MX format); uses where the encoding does not matter; FP8 tensors made
+and kept on the CPU (`cpu_data`); and choices that already cover the FNUZ variant.
 
 Whether a mention is a hazard (MI300 implements only the FNUZ variants) stays in the rule.
 """
@@ -15,9 +15,11 @@ import re
 from dataclasses import dataclass
 
 from rocmlint.python.conditions import choices_around
+from rocmlint.python.cpu_tensors import kept_on_cpu
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name
 from rocmlint.python.uses import in_allow_list, is_inspected, outermost_collection_member
+from rocmlint.python.values import assignment_targets
 
 # The libraries whose FP8 dtypes come in both encodings, with the FNUZ variant named `<ocp>` + "uz"/"fnuz".
 _LIBRARIES = ("torch", "jax.numpy", "ml_dtypes")
@@ -31,6 +33,8 @@ _MX_CONFIG_KEYWORDS = frozenset({"activation_dtype", "weight_dtype"})
 _MX_CALLEE = re.compile(r"^(?:MX|Mx|mx)(?:[A-Z0-9_]|fp|Fp)")
 # `finfo` fields equal for the OCP and FNUZ formats.
 _PORTABLE_FINFO = frozenset({"bits"})
+# `<name> = torch.float8_e4m3fnuz` (also `self.<name>: torch.dtype = ...`) anywhere in the file.
+_FNUZ_ASSIGNMENT = r"\b{name}\s*(?::[^=\n]*)?=\s*(?:torch\.)?float8_e\w*fnuz\b"
 # A branch whose test or alternative mentions these already selects the FP8 format per architecture.
 _ARCH_SELECTION_MARKERS = ("fnuz", "gfx")
 
@@ -96,8 +100,8 @@ def ocp_by_spec(ctx: PythonContext, node: ast.AST) -> bool:
 def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     """A use of an FP8 dtype where its encoding does not matter: comparisons, type checks, lookup tables and
     allow-lists (the dtype is matched against, not produced), `finfo(...).bits` (the same for both formats),
-    and places whose spec fixes OCP FP8 (`ocp_by_spec`)."""
-    if is_inspected(ctx, node) or in_allow_list(ctx, node):
+    places whose spec fixes OCP FP8 (`ocp_by_spec`), and FP8 data made and kept on the CPU (`cpu_data`)."""
+    if is_inspected(ctx, node) or in_allow_list(ctx, node) or cpu_data(ctx, node):
         return True
     member = outermost_collection_member(ctx, node)
     if ocp_by_spec(ctx, member):
@@ -114,3 +118,33 @@ def selected_per_arch(ctx: PythonContext, node: ast.expr) -> bool:
         if any(marker in ctx.code_of(choice).lower() for marker in _ARCH_SELECTION_MARKERS):
             return True
     return False
+
+
+def cpu_data(ctx: PythonContext, node: ast.expr) -> bool:
+    """`node` is the dtype a tensor made and kept on the CPU is cast to or made with (`torch.randn(4, 8)
+    .to(torch.float8_e4m3fn)` in a test, `torch.zeros(n, dtype=torch.float8_e4m3fn, device="cpu")` written to
+    a checkpoint): data in the OCP format on disk, converted or cast elementwise, which never reaches an FP8
+    GEMM of the GPU from here (cpu_tensors.py)."""
+    parent = ctx.parent(node)
+    keyword = parent if isinstance(parent, ast.keyword) else None
+    call = ctx.parent(keyword) if keyword is not None else parent
+    if not isinstance(call, ast.Call) or node is call.func:
+        return False
+    method = call.func.attr if isinstance(call.func, ast.Attribute) else None
+    if keyword is not None and keyword.arg != "dtype":
+        return False
+    if keyword is None and method != "to":
+        return False
+    return kept_on_cpu(ctx, call)
+
+
+def default_overridden_with_fnuz(ctx: PythonContext, node: ast.expr) -> bool:
+    """`e4m3_dtype = torch.float8_e4m3fn` as a default that the file reassigns to a fnuz dtype
+    elsewhere (torchao's `Float8TypeConfig.__post_init__` sets `self.e4m3_dtype` on MI300)."""
+    statement = ctx.parent(node)
+    if not ctx.contains(b"fnuz") or not isinstance(statement, (ast.Assign, ast.AnnAssign)):
+        return False
+    if statement.value is not node:
+        return False  # a target or an annotation, not the assigned default
+    names = [name for name in map(last_name, assignment_targets(statement)) if name]
+    return any(re.search(_FNUZ_ASSIGNMENT.format(name=re.escape(name)), ctx.source.text) for name in names)

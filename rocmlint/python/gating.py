@@ -876,16 +876,21 @@ class GateAnalyzer:
 
     def _function_value(self, function: FunctionNode, depth: int) -> Vendor:
         """What calling a function returns: the `or` of every `return` value under the conditions that
-        lead to it (`if torch.version.hip: return True` / `return False` is a ROCm test)."""
+        lead to it (`if torch.version.hip: return True` / `return False` is a ROCm test). Literals count
+        by their truth, so a check that returns an error message on ROCm and `""` when the device fits
+        (`if IS_ROCM: return "unsupported on ROCm"`) is true on ROCm: `if check(): return` exits there."""
         total = CONSTANT_FALSE  # falling off the end returns None
         informative = False
         returns = own_returns(function)
         for statement in returns:
             if statement.value is None:
                 continue
-            value = self.value(statement.value, depth + 1)
+            literal = _literal_truth(statement.value)
+            value = literal if literal is not None else self.value(statement.value, depth + 1)
             path = self._path(statement, function.body)
-            informative = informative or (value.is_vendor_test and not _is_constant(statement.value))
+            informative = informative or (
+                value.is_vendor_test and literal is None and not _is_constant(statement.value)
+            )
             informative = informative or (path.is_vendor_test and path != CONSTANT_TRUE)
             total = total.either(path.both(value))
         # A function returning only constants (or nothing) is a switch or a procedure, not a vendor test.
@@ -970,6 +975,21 @@ def _merge(values: list[tuple[Vendor, ast.expr]]) -> Vendor:
 def _is_constant(node: ast.AST) -> bool:
     """`True`, `False` or `None` (numbers and strings are not the flags' fallbacks)."""
     return isinstance(node, ast.Constant) and (node.value is None or type(node.value) is bool)
+
+
+def _literal_truth(node: ast.AST) -> Vendor | None:
+    """The truth of a literal None, string, number or display (`"msg"`, `""`, `0`, `[]`, `f"found {x}"`, which
+    holds text whatever `x` is), the same on every vendor; None when `node` is no such literal."""
+    if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, (str, bytes, int, float))):
+        return CONSTANT_TRUE if node.value else CONSTANT_FALSE
+    if isinstance(node, ast.JoinedStr):
+        text = any(isinstance(part, ast.Constant) and part.value for part in node.values)
+        return CONSTANT_TRUE if text else None
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and not any(isinstance(e, ast.Starred) for e in node.elts):
+        return CONSTANT_TRUE if node.elts else CONSTANT_FALSE
+    if isinstance(node, ast.Dict) and None not in node.keys:
+        return CONSTANT_TRUE if node.keys else CONSTANT_FALSE
+    return None
 
 
 def _is_none(node: ast.AST) -> bool:

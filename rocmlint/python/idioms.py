@@ -251,6 +251,48 @@ def _mapping_writes(ctx: PythonContext, mapping: ast.expr, argument: ast.AST) ->
     return [EnvironmentWrite(key, value, report_site(ctx, value, argument)) for key, value in entries]
 
 
+def keeps_user_setting(ctx: PythonContext, name: str, value: ast.expr) -> bool:
+    """The value written to the environment variable `name` is the one the user set (`os.environ[name] =
+    saved` after `saved = os.getenv(name)`: a restore), or made from it alone by a function of this file
+    (`os.environ[name] = merge(saved)`): the script amends or puts back the user's choice, it picks nothing
+    of its own (and a literal in the function is still seen where it is written)."""
+    if _environment_read(ctx, value, name):
+        return True
+    if isinstance(value, ast.Name):
+        binding = ctx.semantic.lookup(value.id, value)
+        value = binding.single if binding is not None and binding.single is not None else value
+    if not isinstance(value, ast.Call) or value.keywords or not value.args:
+        return False
+    function = ctx.semantic.lookup(value.func.id, value.func) if isinstance(value.func, ast.Name) else None
+    if function is None or function.kind != "function":
+        return False
+    return all(_environment_read(ctx, argument, name) for argument in value.args)
+
+
+def _environment_read(ctx: PythonContext, expr: ast.expr, name: str) -> bool:
+    """`os.getenv(name)`, `os.environ.get(name)`, `os.environ[name]`, or a variable assigned one of them
+    once; a default other than None is a value of the script's own."""
+    if isinstance(expr, ast.Name):
+        binding = ctx.semantic.lookup(expr.id, expr)
+        single = binding.single if binding is not None else None
+        return single is not None and _environment_read(ctx, single, name)
+    if isinstance(expr, ast.Subscript):
+        key = environ_key(ctx, expr)
+        return key is not None and ctx.string_value(key) == name
+    if not isinstance(expr, ast.Call) or expr.keywords:
+        return False
+    if ctx.qualified_name(expr.func) not in ("os.getenv", f"{_ENVIRON}.get"):
+        return False
+    default = expr.args[1] if len(expr.args) == 2 else None
+    if len(expr.args) not in (1, 2) or (default is not None and not _is_none(default)):
+        return False
+    return ctx.string_value(expr.args[0]) == name
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
 # --- what is only shown -------------------------------------------------------------------------------
 def is_display_call(ctx: PythonContext, call: ast.Call) -> bool:
     """`print(...)`, a logging call (`logger.info(...)`, `logging.warning(...)`, `log.log(...)`),

@@ -145,11 +145,17 @@ class ProjectIndex:
             self._import_sites[key] = import_sites(analyzer.semantic, importer, index.finder)
         return self._import_sites[key]
 
-    def resolver_for(self, path: str, rocm_guards: frozenset[str] | None = None) -> ProjectResolver:
+    def resolver_for(
+        self, path: str, rocm_guards: frozenset[str] | None = None, project_root: Path | None = None
+    ) -> ProjectResolver:
         """The resolver for names imported by the file at `path`. `rocm_guards` (default: the index's
-        own) are the configured guard names the other modules are read with."""
+        own) are the configured guard names the other modules are read with. `project_root` is searched
+        last: a script outside the project's packages (`scripts/check.py`) imports them as installed
+        (`from pkg.utils import x` is the tree's `pkg/utils`)."""
         _, root = package_of(path)
-        roots = (root, Path(os.path.abspath(path)).parent)
+        roots: tuple[Path, ...] = (root, Path(os.path.abspath(path)).parent)
+        if project_root is not None and Path(os.path.abspath(project_root)) not in roots:
+            roots = (*roots, Path(os.path.abspath(project_root)))
         return ProjectResolver(self, roots, self.rocm_guards if rocm_guards is None else rocm_guards)
 
     def resolve(self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None = None) -> Vendor | None:

@@ -5,7 +5,8 @@ what comparing it with strings means per vendor.
 `PLATFORM == "cuda"` is false on ROCm: a gate. The values are followed through names (every assignment
 of the scope, each under the conditions it runs under: an if/elif/else chain whose arms test vendors
 gives each vendor only the values of the arms it can take, and an assignment that always runs replaces
-the earlier ones), conditional expressions, the `return`s of a function, class and `self` attributes,
+the earlier ones), conditional expressions, the `return`s of a function, class and `self` attributes, Triton's backend
+name (`get_current_target().backend`: "hip" on ROCm, "cuda" on NVIDIA),
 and names imported from other modules of the project (`StringResolver`). Other accelerators' values
 ("xpu", "mps", "cpu") are simply values that belong to neither vendor.
 
@@ -31,6 +32,8 @@ Constant = str | None
 # The values a vendor may see: None when not known (anything is possible).
 Possible = frozenset[Constant] | None
 _COLLECTION_CALLS = frozenset({"tuple", "list", "set", "frozenset"})
+# Triton's `driver.active.get_current_target()` names its backend "hip" on ROCm and "cuda" on NVIDIA.
+_TRITON_TARGET_CALL = "get_current_target"
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ class VendorStrings:
 
 
 UNKNOWN_STRINGS = VendorStrings(None, None)
+_TRITON_BACKENDS = VendorStrings(frozenset({"hip"}), frozenset({"cuda"}))
 # Resolves a qualified name defined in another module of the project to its values ("()" at the end: the
 # values of calling it), None when unknown.
 StringResolver = Callable[[str], "VendorStrings | None"]
@@ -169,6 +173,8 @@ class VendorValues:
     def _attribute(self, expr: ast.Attribute, called: bool) -> VendorStrings:
         """`self.platform`, `Config.PLATFORM` (a class of this file), `env.PLATFORM` (an imported module);
         with `called`, what calling it returns (`self.backend()`)."""
+        if not called and _is_triton_backend(expr):
+            return _TRITON_BACKENDS
         cls = self.semantic.receiver_class(expr)
         if cls is not None:
             binding = self.semantic.member(cls, expr.attr)
@@ -351,6 +357,17 @@ def _ends_after(statement: ast.stmt, reader: ast.Name) -> bool:
     """Whether `statement` is not over when `reader` is evaluated (it holds it, or comes later)."""
     end = (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
     return end > (reader.lineno, reader.col_offset)
+
+
+def _is_triton_backend(expr: ast.Attribute) -> bool:
+    """`<driver>.get_current_target().backend` (however the driver is reached)."""
+    target = expr.value
+    return (
+        expr.attr == "backend"
+        and isinstance(target, ast.Call)
+        and isinstance(target.func, ast.Attribute)
+        and target.func.attr == _TRITON_TARGET_CALL
+    )
 
 
 def _is_none(node: ast.AST) -> bool:

@@ -1,0 +1,224 @@
+"""Tensors made on the CPU that this function keeps there: test data and checkpoint contents, not GPU work.
+
+A tensor is on the CPU when it is made there: `.cpu()`, `.to("cpu")`, a torch factory with
+`device="cpu"`; in a test suite's file also a factory with no device at all (`torch.randn(4, 8)`: the
+default device is the CPU unless the file changes it with `torch.set_default_device`). Library code is left
+out of that last case: a model's weights are made without a device under a loader's `with
+torch.device(...)` in another module. Methods that keep a tensor where it is (`.detach()`, `.view(...)`,
+a `.to(dtype)` cast) and local variables whose every assignment is such a tensor carry it on.
+
+It stays on the CPU when the expression ends in a local variable, a collection or a call argument, and no
+read of that variable moves it (`.cuda()`, `.to(device)`, a call given a `device=`) or makes it part of a
+module (`nn.Parameter(w)`, `self.w = w`, `register_buffer`) or leaves the function (`return w`).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from rocmlint.python.frontend import PythonContext
+from rocmlint.python.project import is_test_file
+from rocmlint.python.semantic import FUNCTION_DEFS, MAX_DEPTH
+from rocmlint.python.torch_api import device_arguments
+
+# torch factories that take `device=` and make a new tensor (not the `_like` ones: they follow their input).
+_FACTORIES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "empty",
+        "zeros",
+        "ones",
+        "full",
+        "rand",
+        "randn",
+        "randint",
+        "randperm",
+        "arange",
+        "linspace",
+        "logspace",
+        "eye",
+    )
+)
+# Factories that copy their data, and keep its device when it is a tensor: new on the CPU from a literal only.
+_FROM_DATA = frozenset({"torch.tensor", "torch.as_tensor"})
+_LITERAL_DATA = (ast.List, ast.Tuple, ast.Constant, ast.ListComp)
+# Tensor methods whose result lives where the tensor does.
+_SAME_DEVICE_METHODS = frozenset(
+    {
+        "detach",
+        "clone",
+        "contiguous",
+        "view",
+        "reshape",
+        "t",
+        "T",
+        "transpose",
+        "permute",
+        "flatten",
+        "squeeze",
+        "unsqueeze",
+        "float",
+        "half",
+        "bfloat16",
+        "to",
+        "cpu",
+    }
+)
+_MOVING_METHODS = frozenset({"cuda", "to", "pin_memory", "share_memory_"})
+# Calls that make a tensor part of a module, which is then moved with it (`model.cuda()`).
+_MODULE_STATE = ("Parameter", "Buffer", "register_buffer", "register_parameter", "setattr")
+
+
+def made_on_cpu(ctx: PythonContext, expr: ast.AST, depth: int = 0) -> bool:
+    """`expr` evaluates to a tensor on the CPU."""
+    if depth > MAX_DEPTH:
+        return False
+    if isinstance(expr, ast.Name):
+        return _local_on_cpu(ctx, expr, depth)
+    if not isinstance(expr, ast.Call):
+        return False
+    devices = device_arguments(ctx, expr)
+    if isinstance(expr.func, ast.Attribute) and expr.func.attr == "cpu" and not expr.args:
+        return True
+    if any(_names_cpu(ctx, device) for device in devices):
+        return True
+    factory = ctx.qualified_name(expr.func) or ""
+    if factory in _FROM_DATA and not (expr.args and isinstance(expr.args[0], _LITERAL_DATA)):
+        return False  # `torch.as_tensor(t)` stays where the tensor `t` is
+    if factory in _FACTORIES or factory in _FROM_DATA:
+        return not devices and _default_device_is_cpu(ctx, expr)
+    if isinstance(expr.func, ast.Attribute) and expr.func.attr in _SAME_DEVICE_METHODS:
+        return not _moves(ctx, expr) and made_on_cpu(ctx, expr.func.value, depth + 1)
+    return False
+
+
+def kept_on_cpu(ctx: PythonContext, expr: ast.expr) -> bool:
+    """The tensor `expr` evaluates to ends on the CPU and stays there in this function: `expr`, after the
+    methods applied to it (a `.cpu()` among them, or made on the CPU), is assigned to a local variable no read of which moves it, or is put in a
+    collection or passed to a call that does not make it module state."""
+    kept = _outermost_same_device(ctx, expr)
+    return made_on_cpu(ctx, kept) and _stays(ctx, kept, depth=0)
+
+
+def _stays(ctx: PythonContext, value: ast.AST, depth: int) -> bool:
+    """Where `value` goes next keeps it on the CPU: not returned, not stored outside a local variable, not
+    passed to a call that is given a device or makes module state; a local variable or a collection it
+    goes into must stay too."""
+    if depth > MAX_DEPTH or _moves_on(ctx, value):
+        return False
+    parent = ctx.parent(value)
+    if isinstance(parent, (ast.Return, ast.Yield, ast.YieldFrom, ast.Lambda)):
+        return False
+    if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and parent.value is value:
+        targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+        target = targets[0] if len(targets) == 1 else None
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            target = target.value  # `state[name] = w`: into a local collection
+        if not isinstance(target, ast.Name):
+            return False  # `self.w = ...`, unpacking
+        return _local_reads_stay(ctx, target, depth)
+    if isinstance(parent, (ast.List, ast.Tuple, ast.Set, ast.Starred)) or (
+        isinstance(parent, ast.Dict) and value in parent.values
+    ):
+        return _stays(ctx, parent, depth + 1)
+    call = ctx.parent(parent) if isinstance(parent, ast.keyword) else parent
+    if isinstance(call, ast.Call) and value is not call.func:
+        return not _makes_module_state(ctx, call) and not device_arguments(ctx, call)
+    return True
+
+
+def _local_reads_stay(ctx: PythonContext, target: ast.Name, depth: int) -> bool:
+    binding = ctx.semantic.lookup(target.id, target)
+    if binding is None or binding.kind != "value" or not isinstance(binding.scope.node, FUNCTION_DEFS):
+        return False
+    for read in ctx.semantic.reads(target.id, binding):
+        used = _outermost_same_device(ctx, read)
+        statement = ctx.parent(used)
+        if isinstance(statement, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == target.id for t in statement.targets
+        ):
+            continue  # `x = x.view(...)`: the variable's own other value, checked as an assignment of it
+        if not _stays(ctx, used, depth + 1):
+            return False
+    return True
+
+
+def _outermost_same_device(ctx: PythonContext, expr: ast.AST) -> ast.AST:
+    """`x.detach().view(2, 2)` for `x`: the last of the methods that keep the tensor where it is."""
+    current = expr
+    while True:
+        attribute = ctx.parent(current)
+        if not isinstance(attribute, ast.Attribute) or attribute.value is not current:
+            return current
+        call = ctx.parent(attribute)
+        if not isinstance(call, ast.Call) or call.func is not attribute:
+            return current
+        if attribute.attr not in _SAME_DEVICE_METHODS or _moves(ctx, call):
+            return current
+        current = call
+
+
+def _moves_on(ctx: PythonContext, used: ast.AST) -> bool:
+    """The method applied next to `used` moves it off the CPU (`.cuda()`, `.to(device)`)."""
+    attribute = ctx.parent(used)
+    call = ctx.parent(attribute) if isinstance(attribute, ast.Attribute) else None
+    return isinstance(call, ast.Call) and call.func is attribute and _moves(ctx, call)
+
+
+def _moves(ctx: PythonContext, call: ast.Call) -> bool:
+    """`.cuda()`, `.pin_memory()`, or `.to(...)` given a device that is not the CPU (not a dtype alone)."""
+    method = call.func.attr if isinstance(call.func, ast.Attribute) else ""
+    if method not in _MOVING_METHODS:
+        return False
+    if method != "to":
+        return True
+    return any(not _names_cpu(ctx, device) and not _is_dtype(ctx, device) for device in device_arguments(ctx, call))
+
+
+def _names_cpu(ctx: PythonContext, device: ast.expr) -> bool:
+    """`"cpu"`, `torch.device("cpu")`."""
+    if isinstance(device, ast.Call) and ctx.qualified_name(device.func) == "torch.device" and device.args:
+        device = device.args[0]
+    return ctx.string_value(device) == "cpu"
+
+
+def _is_dtype(ctx: PythonContext, expr: ast.expr) -> bool:
+    """A torch dtype written out (`torch.float8_e4m3fn`), or a name that holds a dtype by its name."""
+    name = ctx.qualified_name(expr) or ""
+    return (name.startswith("torch.") and name.rsplit(".", 1)[-1][:1].islower() and "dtype" not in name) or (
+        isinstance(expr, ast.Name) and "dtype" in expr.id.lower()
+    )
+
+
+def _makes_module_state(ctx: PythonContext, call: ast.Call) -> bool:
+    callee = ctx.qualified_name(call.func) or (call.func.attr if isinstance(call.func, ast.Attribute) else "")
+    return any(callee.rsplit(".", 1)[-1].endswith(marker) for marker in _MODULE_STATE)
+
+
+def _local_on_cpu(ctx: PythonContext, name: ast.Name, depth: int) -> bool:
+    """A local variable every assignment of which is a CPU tensor (`x = x.to(dtype)` counts by its other ones)."""
+    binding = ctx.semantic.lookup(name.id, name)
+    if binding is None or binding.kind != "value" or binding.opaque or not binding.values:
+        return False
+    if not isinstance(binding.scope.node, FUNCTION_DEFS):
+        return False
+    others = [value for value in binding.values if not _refers_to(value, name.id)]
+    return bool(others) and all(made_on_cpu(ctx, value, depth + 1) for value in others)
+
+
+def _refers_to(value: ast.expr, identifier: str) -> bool:
+    return any(isinstance(node, ast.Name) and node.id == identifier for node in ast.walk(value))
+
+
+def _default_device_is_cpu(ctx: PythonContext, factory: ast.Call) -> bool:
+    """A factory without a device makes a CPU tensor: in a test suite's file that does not change the
+    default device, outside a `with torch.device(...):`."""
+    if not is_test_file(ctx.source.path) or ctx.contains(b"set_default_device"):
+        return False
+    for ancestor in ctx.semantic.ancestors(factory):
+        if isinstance(ancestor, (ast.With, ast.AsyncWith)) and any(
+            isinstance(item.context_expr, ast.Call) and ctx.qualified_name(item.context_expr.func) == "torch.device"
+            for item in ancestor.items
+        ):
+            return False
+    return True
