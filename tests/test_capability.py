@@ -149,3 +149,55 @@ def test_value_word_pattern(text: str, matches: bool) -> None:
         value_word_pattern("helper") + "|" + value_word_pattern("read", after_call=True, attributes=("major", "minor"))
     )
     assert (pattern.search(text) is not None) is matches
+
+
+@pytest.mark.parametrize(
+    ("code", "harmless"),
+    [
+        pytest.param("@pytest.mark.skipif(major >= 12, reason='')\ndef test(): pass\n", True, id="skips-newer-only"),
+        pytest.param("@pytest.mark.skipif(cap == (9, 0), reason='')\ndef test(): pass\n", True, id="skips-one-arch"),
+        pytest.param("@unittest.skipUnless(major < 10, '')\ndef test(): pass\n", True, id="runs-older"),
+        pytest.param("def test(v):\n    if v and sm >= 90:\n        pytest.skip('')\n", True, id="if-skip-newer"),
+        pytest.param("@pytest.mark.skipif(major >= 9, reason='')\ndef test(): pass\n", True, id="skips-every-amd-gpu"),
+        pytest.param("@pytest.mark.skipif(cap < (8, 9), reason='')\ndef test(): pass\n", False, id="needs-sm89"),
+        pytest.param("@pytest.mark.skipif(cap != (9, 0), reason='')\ndef test(): pass\n", False, id="needs-sm90"),
+        pytest.param("@pytest.mark.skipif(not major >= 9, reason='')\ndef test(): pass\n", False, id="negated"),
+        pytest.param("@unittest.skipUnless(major >= 9, '')\ndef test(): pass\n", False, id="runs-newer"),
+        pytest.param(
+            "class T:\n    def test(self):\n        if major < 9:\n            self.skipTest('')\n",
+            False,
+            id="skiptest",
+        ),
+        pytest.param(
+            "def test():\n    if major >= 12:\n        pytest.skip('')\n        run()\n", False, id="if-does-more"
+        ),
+        pytest.param("x = 1 if major >= 12 else 2\n", False, id="no-skip"),
+        pytest.param("@pytest.mark.skipif(minor >= 9, reason='')\ndef test(): pass\n", False, id="minor-alone"),
+        pytest.param("@pytest.mark.skipif(cap >= LIMIT, reason='')\ndef test(): pass\n", False, id="unknown-limit"),
+    ],
+)
+def test_harmless_skip(code: str, harmless: bool) -> None:
+    snippet = parse("import pytest, unittest\n" + _CAP + "sm = major * 10 + minor\n" + code, path="tests/test_x.py")
+    compare = next(
+        node
+        for node in ast.walk(snippet.module)
+        if isinstance(node, ast.Compare) and capability.capability_reads(snippet.ctx, node.left)
+    )
+    assert capability.harmless_skip(snippet.ctx, compare) is harmless
+
+
+@pytest.mark.parametrize(
+    ("code", "no_effect"),
+    [
+        pytest.param("x = major >= 9 or torch.version.hip is not None\n", True, id="or-rocm"),
+        pytest.param("x = not (major >= 9 or IS_ROCM) and ready\n", True, id="nested-or-rocm"),
+        pytest.param("x = major >= 9 and torch.version.cuda is not None\n", True, id="and-nvidia"),
+        pytest.param("x = major >= 9 or torch.version.cuda is not None\n", False, id="or-nvidia"),
+        pytest.param("x = major >= 9 or forced\n", False, id="or-unknown"),
+        pytest.param("x = f(major >= 9 or IS_ROCM)\n", True, id="inside-a-call"),
+        pytest.param("x = [major >= 9, IS_ROCM]\n", False, id="no-chain"),
+    ],
+)
+def test_no_rocm_effect(code: str, no_effect: bool) -> None:
+    snippet = parse(_CAP + "IS_ROCM = torch.version.hip is not None\n" + code)
+    assert capability.no_rocm_effect(snippet.ctx, snippet.node("major >= 9", ast.Compare)) is no_effect

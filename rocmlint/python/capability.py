@@ -10,9 +10,13 @@ Whether such a test is a hazard (ROCm reports the gfx IP version there) stays in
 from __future__ import annotations
 
 import ast
+import operator as op
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+from rocmlint.python.conditions import decided_on_rocm_without, skip_polarity, whole_condition
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_none, last_name
 from rocmlint.python.values import ALL_OPERATORS, Follow, Names, Through, only_argument
@@ -176,3 +180,97 @@ def helper_test(ctx: PythonContext, call: ast.Call) -> str | None:
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
         return None
     return helper if ctx.semantic.local_function(func) is None else None
+
+
+# What torch reports where a test suite runs: the oldest NVIDIA GPU current CUDA supports (Turing, sm_75), and
+# AMD GPUs from MI200 (gfx90a, 9.0) through MI300X/MI355X (9.4, 9.5) and RDNA2 to RDNA4 (10.3, 11.x, 12.0).
+_OLDEST_NVIDIA = (7, 5)
+_ROCM_CAPABILITIES = ((9, 0), (9, 4), (9, 5), (10, 3), (11, 0), (11, 5), (12, 0))
+_OPERATORS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+    ast.Lt: op.lt,
+    ast.LtE: op.le,
+    ast.Gt: op.gt,
+    ast.GtE: op.ge,
+    ast.Eq: op.eq,
+    ast.NotEq: op.ne,
+}
+
+
+def no_rocm_effect(ctx: PythonContext, node: ast.AST) -> bool:
+    """A capability test whose outcome selects no NVIDIA path on ROCm: another operand of its `and`/`or`
+    decides the condition there (`major >= 8 or SYSTEM == "rocm"`), or it only decides a test skip that is
+    harmless (`harmless_skip`)."""
+    return decided_on_rocm_without(ctx, node) or harmless_skip(ctx, node)
+
+
+def harmless_skip(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node`, a capability comparison, only decides whether a test is skipped (`conditions.skip_polarity`),
+    and either does not skip the test on the oldest NVIDIA GPU (`skipif(major >= 12)`, `if cap == (9, 0):
+    pytest.skip("flaky on H100")`: the test needs no recent NVIDIA architecture, and runs on ROCm as a test
+    of any GPU does) or skips it on every ROCm GPU (`skipif(major >= 9)`: coverage, not behaviour). A skip
+    that spares a ROCm GPU but not the oldest NVIDIA one (`skipif(cap < (8, 9))`, `skipif(cap != (9, 0))`)
+    lets a test written for recent NVIDIA GPUs run on AMD ones: not harmless."""
+    if not isinstance(node, ast.Compare) or len(node.ops) != 1:
+        return False
+    condition = whole_condition(ctx, node)
+    polarity = skip_polarity(ctx, condition)
+    if polarity is None:
+        return False
+    skipping = polarity != _negated(ctx, node, condition)  # the comparison's value that skips the test
+    oldest = _value_at(ctx, node, _OLDEST_NVIDIA)
+    if oldest is None:
+        return False
+    return oldest != skipping or all(_value_at(ctx, node, gpu) == skipping for gpu in _ROCM_CAPABILITIES)
+
+
+def _negated(ctx: PythonContext, node: ast.AST, condition: ast.AST) -> bool:
+    """An odd number of `not` between `node` and its whole condition."""
+    if node is condition:
+        return False
+    negated = False
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, ast.UnaryOp):
+            negated ^= isinstance(ancestor.op, ast.Not)
+        if ancestor is condition:
+            break
+    return negated
+
+
+def _value_at(ctx: PythonContext, compare: ast.Compare, capability: tuple[int, int]) -> bool | None:
+    """The comparison's value on a GPU of `capability`, from the threshold's form: a tuple compares the
+    capability, an integer below 20 its major version, one from 20 to 99 `major * 10 + minor`, a float
+    `major.minor`; None for any other form, or when the capability side is the minor version alone."""
+    left, right = compare.left, compare.comparators[0]
+    compared = _OPERATORS.get(type(compare.ops[0]))
+    left_reads = bool(capability_reads(ctx, left))
+    if compared is None or left_reads == bool(capability_reads(ctx, right)):
+        return None
+    side, threshold = (left, right) if left_reads else (right, left)
+    value = _at(side, ctx.single_value(threshold), capability)
+    if value is None:
+        return None
+    number, limit = value
+    return compared(number, limit) if left_reads else compared(limit, number)
+
+
+def _at(side: ast.expr, threshold: ast.expr | None, capability: tuple[int, int]) -> tuple[object, object] | None:
+    """(the capability side's value, the threshold's) on a GPU of `capability`."""
+    major, minor = capability
+    if isinstance(threshold, ast.Tuple):
+        limit = tuple(element.value for element in threshold.elts if isinstance(element, ast.Constant))
+        if len(limit) != len(threshold.elts) or not all(type(part) is int for part in limit):
+            return None
+        return capability[: len(limit)], limit
+    number = threshold.value if isinstance(threshold, ast.Constant) else None
+    if _is_minor(side) or isinstance(number, bool) or not isinstance(number, (int, float)):
+        return None
+    if isinstance(number, float):
+        return major + minor / 10, number
+    return (major, number) if number < 20 else (major * 10 + minor, number) if number < 100 else None
+
+
+def _is_minor(side: ast.expr) -> bool:
+    """`props.minor`, `cap[1]`, a name `minor`: the minor version alone."""
+    if isinstance(side, ast.Subscript):
+        return not (isinstance(side.slice, ast.Constant) and side.slice.value == 0)
+    return last_name(side) == "minor"
