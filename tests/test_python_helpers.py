@@ -616,3 +616,19 @@ def test_regex_operands(code: str, expected: tuple[str | None, str | None]) -> N
     call = snippet.value_as("x", ast.Call)
     found = text_search.regex_operands(snippet.ctx, call)
     assert tuple(snippet.code(part) if part is not None else None for part in found) == expected
+
+
+@pytest.mark.parametrize(
+    ("test", "picked"),
+    [
+        pytest.param('re.search(r"Strix Halo|8060S", text)', True, id="regex"),
+        pytest.param('"890M" in text or name.startswith("Radeon 8")', True, id="membership-or-prefix"),
+        pytest.param('not text == "Krackan"', True, id="negated-equality"),
+        pytest.param('hip and "890M" in text', False, id="and-another-test"),
+        pytest.param("IS_HIP", False, id="no-text"),
+        pytest.param("needle in text", False, id="needle-not-written-out"),
+    ],
+)
+def test_picked_by_text(test: str, picked: bool) -> None:
+    snippet = parse(f"import re\ndef arch(text, name, hip, needle):\n    if {test}:\n        return 'gfx1151'\n")
+    assert text_search.picked_by_text(snippet.ctx, snippet.first(ast.Return)) is picked

@@ -128,3 +128,27 @@ def is_text_of_name(ctx: PythonContext, expr: ast.expr) -> bool:
             return False
         expr = arguments[0]
     return isinstance(expr, (ast.Name, ast.Attribute))
+
+
+def matches_written_text(ctx: PythonContext, test: ast.expr) -> bool:
+    """`test` searches text for written-out strings, alone or with `and`/`or`/`not`: `re.search(r"MI300", name)`,
+    `name.startswith("Radeon")`, `"890M" in text`, `text == "Strix Halo"`. An `if` on such a test picks a value
+    by what a text says (a name detected at run time, a table written as code)."""
+    if isinstance(test, ast.BoolOp):
+        return all(matches_written_text(ctx, value) for value in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return matches_written_text(ctx, test.operand)
+    if isinstance(test, ast.Call):
+        needle = searched_text(ctx, test)
+    elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+        needle = next((side for side in (test.left, test.comparators[0]) if ctx.string_value(side) is not None), None)
+    else:
+        needle = membership_needle(test) if isinstance(test, ast.Compare) else None
+    return needle is not None and bool(needles(ctx, needle))
+
+
+def picked_by_text(ctx: PythonContext, statement: ast.stmt) -> bool:
+    """`statement` is in the body of an `if` that matches a text against written-out strings (`if re.search(r"Strix
+    Halo", cpuinfo): return "gfx1151"`): a value picked by what a text says, a table written as code."""
+    parent = ctx.parent(statement)
+    return isinstance(parent, ast.If) and statement in parent.body and matches_written_text(ctx, parent.test)
