@@ -196,6 +196,8 @@ def test_harmless_skip(code: str, harmless: bool) -> None:
         pytest.param("x = major >= 9 or forced\n", False, id="or-unknown"),
         pytest.param("x = f(major >= 9 or IS_ROCM)\n", True, id="inside-a-call"),
         pytest.param("x = [major >= 9, IS_ROCM]\n", False, id="no-chain"),
+        pytest.param("if major >= 9:\n    print('Hopper')\n", True, id="only-a-message"),
+        pytest.param("if major >= 9:\n    print('Hopper')\n    fa3()\n", False, id="message-and-more"),
     ],
 )
 def test_no_rocm_effect(code: str, no_effect: bool) -> None:

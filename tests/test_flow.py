@@ -136,3 +136,22 @@ def test_literal_value(code: str, expected: str) -> None:
 def test_literals_in_a_value_in_source_order() -> None:
     snippet = parse('x = frozenset(["a", b"b"] + ["c" "d", name, ("e",)])\n')
     assert idioms.literals_in(snippet.ctx, snippet.value("x")) == ["a", "b", "cd", "e"]
+
+
+@pytest.mark.parametrize(
+    ("code", "only_display"),
+    [
+        pytest.param("if 'x' in text:\n    print('a')\nelse:\n    log.warning('b')\n", True, id="if-else-prints"),
+        pytest.param("known = any(m in text for m in M)\nif not known:\n    print('a')\n", True, id="through-name"),
+        pytest.param("if 'x' in text or y:\n    pass\nelif z:\n    print('b')\n", True, id="elif-prints"),
+        pytest.param("if 'x' in text:\n    print('a')\n    retry()\n", False, id="arm-does-more"),
+        pytest.param("known = 'x' in text\nif known:\n    print('a')\nreturn known\n", False, id="also-returned"),
+        pytest.param("known = 'x' in text\n", False, id="never-read"),
+        pytest.param("return 'x' in text\n", False, id="returned"),
+    ],
+)
+def test_only_picks_display(code: str, only_display: bool) -> None:
+    body = "".join(f"    {line}\n" for line in code.splitlines())
+    snippet = parse(f"import logging\nlog = logging.getLogger()\ndef f(text, y, z):\n{body}")
+    site = next(node for node in ast.walk(snippet.module) if isinstance(node, ast.Compare))
+    assert flow.only_picks_display(snippet.ctx, site) is only_display
