@@ -50,11 +50,11 @@ class CapabilityCompare(Rule):
     `current_platform.has_device_capability(89)` or torchtitan's `has_cuda_capability(9, 0)`.
 
     Not flagged: printing, logging or storing the capability, a read in an NVIDIA-only branch, two capabilities
-    compared (device 0 with device 1, a cache's `cap != self._cap`), tables filled at run time (a cache keyed by
-    capability), and thresholds below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`, `"sm_75"`): every GPU ROCm
-    supports reports major 9 or more, so these come out as on a recent NVIDIA GPU, and what they gate (fp16, tensor
-    cores) exists on AMD. Nor a test skip that spares Turing (`skipif(major >= 12)`: a test of any GPU) or skips
-    every AMD GPU (`major >= 9`: coverage); `skipif(cap != (9, 0))` is flagged (an H100 test runs on MI250).
+    compared (device 0 with device 1, a cache's `cap != self._cap` or `saved.get("cap")`), tables filled at run
+    time (a cache keyed by capability), and thresholds below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`,
+    `"sm_75"`): every GPU ROCm supports reports major 9 or more, so these come out as on a recent NVIDIA GPU, and
+    what they gate (fp16, tensor cores) exists on AMD. Nor a test skip that spares Turing (`skipif(major >= 12)`)
+    or skips every AMD GPU (`major >= 9`); `skipif(cap != (9, 0))` is flagged (an H100 test runs on MI250).
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942)
@@ -211,7 +211,7 @@ CapabilityCompare.valid = (
                 self._kernels = {}
             def lookup(self, key):
                 capability = torch.cuda.get_device_capability()
-                if capability != self._capability:
+                if capability != self._capability or capability != saved.get("capability"):
                     self._kernels.clear()
                     self._capability = capability
                 if capability not in self._kernels:

@@ -121,8 +121,8 @@ def arch_test(ctx: PythonContext, node: ast.Compare | ast.Subscript | ast.Call) 
     table whose keys are written out (`KERNELS[f"sm{major}{minor}"]`, `KERNELS.get(arch)`).
 
     Not tests of an architecture: two capability values compared (device 0 with device 1, the capability
-    with one cached in a variable or on `self`), thresholds below major 8, and tables filled at run time (a
-    cache keyed by capability)."""
+    with one cached in a variable or on `self`, or read back from a loaded record: `_read_back`), thresholds
+    below major 8, and tables filled at run time (a cache keyed by capability)."""
     if isinstance(node, ast.Compare):
         return _comparison_test(ctx, node)
     return _lookup_test(ctx, node)
@@ -144,8 +144,24 @@ def _comparison_test(ctx: PythonContext, node: ast.Compare) -> ArchTest | None:
         major = threshold_major(ctx, threshold)
         if is_none(threshold) or (major is not None and major < _FIRST_RECENT_MAJOR):
             continue
+        if isinstance(operator, (ast.Eq, ast.NotEq)) and _read_back(ctx, threshold):
+            continue
         return ArchTest(node, tuple(left_sources or right_sources))
     return None
+
+
+def _read_back(ctx: PythonContext, value: ast.expr) -> bool:
+    """`cached.get("capability")`, `record["capability"]`: a value read back by name from a mapping that is not
+    written out here (a loaded cache, a JSON record): equality with it is an identity test (a cache made on
+    another GPU), not a test of an architecture."""
+    key: ast.expr | None
+    if isinstance(value, ast.Subscript):
+        mapping, key = value.value, value.slice
+    elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "get":
+        mapping, key = value.func.value, (value.args[0] if value.args else None)
+    else:
+        return False
+    return key is not None and ctx.string_value(key) is not None and not isinstance(ctx.single_value(mapping), ast.Dict)
 
 
 def _lookup_test(ctx: PythonContext, node: ast.Subscript | ast.Call) -> ArchTest | None:
