@@ -155,3 +155,20 @@ def test_only_picks_display(code: str, only_display: bool) -> None:
     snippet = parse(f"import logging\nlog = logging.getLogger()\ndef f(text, y, z):\n{body}")
     site = next(node for node in ast.walk(snippet.module) if isinstance(node, ast.Compare))
     assert flow.only_picks_display(snippet.ctx, site) is only_display
+
+
+@pytest.mark.parametrize(
+    ("code", "dead"),
+    [
+        pytest.param("def f(text):\n    known = 'x' in text\n", True, id="local-never-read"),
+        pytest.param("def f(text):\n    known = 'x' in text\n    return known\n", False, id="local-read"),
+        pytest.param("_known = 'x' in TEXT\n", True, id="private-module-name"),
+        pytest.param("KNOWN = 'x' in TEXT\n", False, id="public-module-name-importers-unknown"),
+        pytest.param("def f(text):\n    a.known = 'x' in text\n", False, id="attribute"),
+        pytest.param("def f(text):\n    return 'x' in text\n", False, id="returned"),
+    ],
+)
+def test_never_read(code: str, dead: bool) -> None:
+    snippet = parse(code)
+    site = next(node for node in ast.walk(snippet.module) if isinstance(node, ast.Compare))
+    assert flow.never_read(snippet.ctx, site) is dead

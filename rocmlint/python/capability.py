@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rocmlint.python.conditions import decided_on_rocm_without, skip_polarity, whole_condition
-from rocmlint.python.flow import only_picks_display
+from rocmlint.python.flow import never_read, only_picks_display
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_none, last_name
 from rocmlint.python.values import ALL_OPERATORS, Follow, Names, Through, only_argument
@@ -216,8 +216,11 @@ _OPERATORS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
 def no_rocm_effect(ctx: PythonContext, node: ast.AST) -> bool:
     """A capability test whose outcome selects no NVIDIA path on ROCm: another operand of its `and`/`or`
     decides the condition there (`major >= 8 or SYSTEM == "rocm"`), it only picks which message is shown
-    (`flow.only_picks_display`), or it only decides a test skip that is harmless (`harmless_skip`)."""
-    return decided_on_rocm_without(ctx, node) or only_picks_display(ctx, node) or harmless_skip(ctx, node)
+    (`flow.only_picks_display`), nothing reads it (`flow.never_read`), or it only decides a test skip that is
+    harmless (`harmless_skip`)."""
+    if decided_on_rocm_without(ctx, node) or only_picks_display(ctx, node) or never_read(ctx, node):
+        return True
+    return harmless_skip(ctx, node)
 
 
 def harmless_skip(ctx: PythonContext, node: ast.AST) -> bool:

@@ -201,3 +201,24 @@ def _only_displays(ctx: PythonContext, choice: ast.If) -> bool:
         ):
             return False
     return True
+
+
+def never_read(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node`'s truth (as for `only_picks_display`) is the whole value of an assignment to names nothing reads:
+    no read in this file, and for a public module-level name, none in the modules of the project that import
+    this one (`is_ampere = major >= 8` in a script that never uses it)."""
+    holder = _truth_holder(ctx, node)
+    assignment = ctx.parent(holder)
+    if not (isinstance(assignment, ast.Assign) and assignment.value is holder):
+        return False
+    names = [target.id for target in assignment.targets if isinstance(target, ast.Name)]
+    if len(names) != len(assignment.targets):
+        return False
+    read_elsewhere = ctx.gates.read_elsewhere
+    for name in names:
+        if ctx.references.mention_reads(name):
+            return False
+        public = ctx.is_module_level(assignment) and not name.startswith("_")
+        if public and (read_elsewhere is None or read_elsewhere(name)):
+            return False
+    return True
