@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from rocmlint.diagnostics import FixAvailability, Severity
-from rocmlint.python.capability import arch_test, helper_test, no_rocm_effect
+from rocmlint.python.capability import arch_test, harmless_on_rocm, helper_test
 from rocmlint.python.conditions import whole_condition
 from rocmlint.python.fixes import gate_condition
 from rocmlint.python.frontend import PythonContext
@@ -49,12 +49,12 @@ class CapabilityCompare(Rule):
     (`KERNELS[f"sm{major}{minor}"]`, `KERNELS.get(arch)`); and calls of capability helpers such as vLLM's
     `current_platform.has_device_capability(89)` or torchtitan's `has_cuda_capability(9, 0)`.
 
-    Not flagged: printing, logging or storing the capability, a read in an NVIDIA-only branch, two capabilities
-    compared (device 0 with device 1, a cache's `cap != self._cap` or `saved.get("cap")`), tables filled at run
-    time (a cache keyed by capability), and thresholds below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`,
-    `"sm_75"`): every GPU ROCm supports reports major 9 or more, so these come out as on a recent NVIDIA GPU, and
-    what they gate (fp16, tensor cores) exists on AMD. Nor a test skip that spares Turing (`skipif(major >= 12)`)
-    or skips every AMD GPU (`major >= 9`); `skipif(cap != (9, 0))` is flagged (an H100 test runs on MI250).
+    Not flagged: printing or storing the capability, a test only NVIDIA or only ROCm runs (there gfx versions are
+    compared on purpose), a value nothing reads, a test or-ed with a ROCm test, two capabilities compared (GPU 0
+    with GPU 1, a cache's `cap != self._cap` or `saved.get("cap")`), tables filled at run time, and thresholds
+    below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`, `"sm_75"`): every GPU ROCm supports reports major 9 or
+    more, and what they gate (fp16, tensor cores) exists on AMD; a test skip that spares Turing (`major >= 12`)
+    or skips every AMD GPU (`major >= 9`), but not `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942)
@@ -106,7 +106,7 @@ class CapabilityCompare(Rule):
         test = arch_test(ctx, node)
         if test is None or any(ctx.is_rocm_gated(part) for part in (node, *test.sources)):
             return
-        if only_displayed(ctx, node) or no_rocm_effect(ctx, node):
+        if only_displayed(ctx, node) or harmless_on_rocm(ctx, node):
             return
         condition = whole_condition(ctx, node)
         if condition in self._reported_conditions:
@@ -138,12 +138,12 @@ CapabilityCompare.valid = (
                 raise RuntimeError("this CuTe DSL kernel needs an sm90 GPU")
         """,
     ),
-    # The NVIDIA-only branch of an is-ROCm test; a capability only read on NVIDIA builds.
+    # Both branches of an is-ROCm test (on ROCm, gfx versions compared on purpose); a capability read on NVIDIA only.
     Valid(
         """
         import torch
         if torch.version.hip:
-            use_fa3 = False
+            use_fa3 = torch.cuda.get_device_capability()[0] >= 12
         else:
             use_fa3 = torch.cuda.get_device_capability() >= (9, 0)
         cap = torch.cuda.get_device_capability() if torch.version.cuda else (0, 0)

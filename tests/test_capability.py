@@ -201,9 +201,11 @@ def test_harmless_skip(code: str, harmless: bool) -> None:
         pytest.param("x = f(major >= 9 or IS_ROCM)\n", True, id="inside-a-call"),
         pytest.param("x = [major >= 9, IS_ROCM]\n", False, id="no-chain"),
         pytest.param("if major >= 9:\n    print('Hopper')\n", True, id="only-a-message"),
+        pytest.param("if IS_ROCM:\n    x = major >= 9\n", True, id="rocm-only-code"),
+        pytest.param("if not IS_ROCM:\n    x = major >= 9\n", False, id="nvidia-only-code-is-gated-elsewhere"),
         pytest.param("if major >= 9:\n    print('Hopper')\n    fa3()\n", False, id="message-and-more"),
     ],
 )
-def test_no_rocm_effect(code: str, no_effect: bool) -> None:
+def test_harmless_on_rocm(code: str, no_effect: bool) -> None:
     snippet = parse(_CAP + "IS_ROCM = torch.version.hip is not None\n" + code)
-    assert capability.no_rocm_effect(snippet.ctx, snippet.node("major >= 9", ast.Compare)) is no_effect
+    assert capability.harmless_on_rocm(snippet.ctx, snippet.node("major >= 9", ast.Compare)) is no_effect

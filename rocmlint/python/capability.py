@@ -213,14 +213,15 @@ _OPERATORS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
 }
 
 
-def no_rocm_effect(ctx: PythonContext, node: ast.AST) -> bool:
-    """A capability test whose outcome selects no NVIDIA path on ROCm: another operand of its `and`/`or`
-    decides the condition there (`major >= 8 or SYSTEM == "rocm"`), it only picks which message is shown
-    (`flow.only_picks_display`), nothing reads it (`flow.never_read`), or it only decides a test skip that is
-    harmless (`harmless_skip`)."""
-    if decided_on_rocm_without(ctx, node) or only_picks_display(ctx, node) or never_read(ctx, node):
+def harmless_on_rocm(ctx: PythonContext, node: ast.AST) -> bool:
+    """A capability test that selects no NVIDIA path on ROCm by mistake: it runs only on ROCm (code an author
+    wrote for ROCm compares gfx versions on purpose: `if torch.version.hip: rdna = major >= 10`, a module only
+    imported under a ROCm test), another operand of its `and`/`or` decides the condition there (`major >= 8 or
+    SYSTEM == "rocm"`), it only picks which message is shown (`flow.only_picks_display`), nothing reads it
+    (`flow.never_read`), or it only decides a test skip that is harmless (`harmless_skip`)."""
+    if ctx.is_nvidia_gated(node) or decided_on_rocm_without(ctx, node) or only_picks_display(ctx, node):
         return True
-    return harmless_skip(ctx, node)
+    return never_read(ctx, node) or harmless_skip(ctx, node)
 
 
 def harmless_skip(ctx: PythonContext, node: ast.AST) -> bool:
