@@ -36,11 +36,11 @@ class Fp8Dtype(Rule):
     literals, `frozenset(...)`, tuples and lists assigned to `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` names); text (`str()`,
     `print`, logging, f-strings); dtype metadata (`torch.float8_e4m3fn.itemsize`, `torch.finfo(...).bits`); MX formats,
     OCP by their spec (`elem_dtype=`, an MX config's `activation_dtype=`/`weight_dtype=`, `MXFPInferenceConfig(...)`);
-    `torch.finfo(torch.float8_e5m2)` (e5m2 and e5m2fnuz share the max
-    57344); collections and branches that also name the `fnuz` variant or test a `gfx` arch (`torch.float8_e4m3fnuz if
-    is_fp8_fnuz() else torch.float8_e4m3fn`); a default assignment the file overrides with a `fnuz` dtype elsewhere
-    (`self.e4m3_dtype = torch.float8_e4m3fnuz` on MI300); ROCm-gated code. When the project's `target-archs` are
-    declared and none is a gfx94x target, nothing is reported (gfx950 and gfx12 use the OCP formats).
+    `torch.finfo(torch.float8_e5m2)` (e5m2 and e5m2fnuz share the max 57344); collections and branches that also name
+    the `fnuz` variant or test a `gfx` arch (`torch.float8_e4m3fnuz if is_fp8_fnuz() else torch.float8_e4m3fn`); a
+    default assignment the file overrides with a `fnuz` dtype elsewhere (`self.e4m3_dtype = torch.float8_e4m3fnuz` on
+    MI300); a def (or a method's class) that converts to `fnuz` in ROCm-only code; ROCm-gated code. When the project's
+    `target-archs` are declared and none is a gfx94x target, nothing is reported (gfx950 and gfx12 use OCP formats).
 
     ## Why is this bad on ROCm?
     MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`, `torch.float8_e5m2fnuz`);
@@ -158,7 +158,6 @@ Fp8Dtype.valid = (
         """
         import torch
         from vllm.platforms import current_platform
-
         def fp8_dtype():
             if current_platform.is_fp8_fnuz():
                 return torch.float8_e4m3fnuz
@@ -166,22 +165,27 @@ Fp8Dtype.valid = (
                 return torch.float8_e4m3fn
         """,
     ),
-    # Early return under a ROCm test.
+    # Early return under a ROCm test; an OCP value the def converts to FNUZ in ROCm-only code (TGI's fp8_quantize).
     Valid(
         """
         import torch
-
         def quantize(w, scale):
             if torch.version.hip:
                 return w
             return (w / scale).to(torch.float8_e4m3fn)
+        def to_fnuz(w):
+            return w.view(torch.float8_e4m3fnuz)
+        def fp8_quantize(w, qdtype=torch.float8_e4m3fn):
+            q = w.to(qdtype)
+            if torch.version.hip:
+                q = to_fnuz(q)
+            return q
         """,
     ),
     # Comparisons and membership only read a tensor's dtype.
     Valid(
         """
         import torch
-
         def is_fp8(t):
             if t.dtype == torch.float8_e4m3fn:
                 return True
@@ -226,7 +230,6 @@ Fp8Dtype.valid = (
         import torch
         class Float8TypeConfig:
             e4m3_dtype = torch.float8_e4m3fn
-
             def __post_init__(self):
                 if torch.version.hip and is_MI300():
                     self.e4m3_dtype = torch.float8_e4m3fnuz
@@ -236,10 +239,7 @@ Fp8Dtype.valid = (
     Valid(
         """
         import torch
-        KV_CACHE_DTYPES = {
-            "fp8_e4m3": torch.float8_e4m3fn,
-            "fp8_e4m3fnuz": torch.float8_e4m3fnuz,
-        }
+        KV_CACHE_DTYPES = {"fp8_e4m3": torch.float8_e4m3fn, "fp8_e4m3fnuz": torch.float8_e4m3fnuz}
         """,
     ),
     # The token in a docstring, a comment and log messages.
@@ -299,12 +299,13 @@ Fp8Dtype.invalid = (
     Invalid(
         """
         import torch
-
         def per_tensor_quant(x):
+            if torch.version.hip:
+                x = x.float()  # a ROCm branch that converts nothing to FNUZ
             scale = x.abs().max() / torch.finfo(torch.float8_e4m3fn).max
             return (x / scale).to(torch.float8_e4m3fnuz), scale
         """,
-        expect=("4:41-4:60",),
+        expect=("5:41-5:60",),
         message="max is 240",
     ),
     Invalid(

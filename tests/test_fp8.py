@@ -92,3 +92,42 @@ def test_finfo_of_and_selected_per_arch() -> None:
     assert snippet.code(fp8.finfo_of(snippet.ctx, snippet.node("A", ast.Name))) == "jnp.finfo(dtype=A)"
     assert fp8.selected_per_arch(snippet.ctx, snippet.node("B", ast.Name))
     assert not fp8.selected_per_arch(snippet.ctx, snippet.node("C", ast.Name))
+
+
+_TO_FNUZ = "def to_fnuz(w):\n    return w.view(torch.float8_e4m3fnuz)\n"
+
+
+@pytest.mark.parametrize(
+    ("code", "converted"),
+    [
+        pytest.param(
+            "def f(w, q=torch.float8_e4m3fn):\n    w = w.to(q)\n    if IS_ROCM:\n        w = to_fnuz(w)\n",
+            True,
+            id="call",
+        ),
+        pytest.param(
+            "def f(w):\n    w = w.to(torch.float8_e4m3fn)\n    if IS_ROCM:\n        w = w.view(torch.float8_e4m3fnuz)\n",
+            True,
+            id="named-in-the-branch",
+        ),
+        pytest.param(
+            "class L:\n    def make(self):\n        self.w = torch.empty(4, dtype=torch.float8_e4m3fn)\n"
+            "    def load(self):\n        if IS_ROCM:\n            self.w = to_fnuz(self.w)\n",
+            True,
+            id="another-method-of-the-class",
+        ),
+        pytest.param(
+            "def f(w):\n    w = w.to(torch.float8_e4m3fn)\n    return to_fnuz(w)\n", False, id="not-rocm-only"
+        ),
+        pytest.param(
+            "def f(w):\n    w = w.to(torch.float8_e4m3fn)\n    if IS_ROCM:\n        w = w.float()\n",
+            False,
+            id="no-fnuz",
+        ),
+        pytest.param("w = w.to(torch.float8_e4m3fn)\nif IS_ROCM:\n    w = to_fnuz(w)\n", False, id="module-level"),
+    ],
+)
+def test_converted_on_rocm(code: str, converted: bool) -> None:
+    snippet = parse("import torch\nIS_ROCM = torch.version.hip is not None\n" + _TO_FNUZ + code)
+    node = snippet.node("torch.float8_e4m3fn", ast.Attribute)
+    assert fp8.converted_on_rocm(snippet.ctx, node) is converted

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from rocmlint.python.conditions import choices_around
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name
+from rocmlint.python.semantic import FUNCTION_DEFS
 from rocmlint.python.uses import in_allow_list, is_inspected, outermost_collection_member
 
 # The libraries whose FP8 dtypes come in both encodings, with the FNUZ variant named `<ocp>` + "uz"/"fnuz".
@@ -109,8 +110,41 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
 
 def selected_per_arch(ctx: PythonContext, node: ast.expr) -> bool:
     """A branch, conditional expression or collection around `node` that also covers the FNUZ format (names a
-    `fnuz` dtype or tests a `gfx` architecture)."""
+    `fnuz` dtype or tests a `gfx` architecture), or a def around it that converts to FNUZ on ROCm
+    (`converted_on_rocm`)."""
     for choice in choices_around(ctx, node):
         if any(marker in ctx.code_of(choice).lower() for marker in _ARCH_SELECTION_MARKERS):
             return True
+    return converted_on_rocm(ctx, node)
+
+
+def converted_on_rocm(ctx: PythonContext, node: ast.expr) -> bool:
+    """The def holding `node` (or whose default it is; for a method, its class) converts to a FNUZ dtype in code
+    only ROCm runs: the OCP value is NVIDIA's, and ROCm's is normalised (vLLM-style):
+
+        def fp8_quantize(weight, qdtype=torch.float8_e4m3fn):
+            qweight = weight.to(qdtype)
+            if SYSTEM == "rocm":
+                qweight = normalize_e4m3fn_to_fnuz(qweight)   # a def of this file that names float8_e4m3fnuz
+            return qweight
+    """
+    scope = next((ancestor for ancestor in ctx.ancestors(node) if isinstance(ancestor, FUNCTION_DEFS)), None)
+    if scope is None:
+        return False
+    owner = ctx.parent(scope)
+    holder: ast.AST = owner if isinstance(owner, ast.ClassDef) else scope
+    for found in ast.walk(holder):
+        if (_names_fnuz(found) or _calls_a_fnuz_def(ctx, found)) and ctx.branch(found).on_nvidia is False:
+            return True
     return False
+
+
+def _names_fnuz(node: ast.AST) -> bool:
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    return name.startswith("float8_") and name.endswith("fnuz")
+
+
+def _calls_a_fnuz_def(ctx: PythonContext, node: ast.AST) -> bool:
+    """A call of a def of this file whose body names a FNUZ dtype."""
+    called = ctx.semantic.called_def(node.func) if isinstance(node, ast.Call) else None
+    return called is not None and any(_names_fnuz(inner) for inner in ast.walk(called))
