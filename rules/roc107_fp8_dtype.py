@@ -36,6 +36,7 @@ class Fp8Dtype(Rule):
     literals, `frozenset(...)`, tuples and lists assigned to `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` names); text (`str()`,
     `print`, logging, f-strings); dtype metadata (`torch.float8_e4m3fn.itemsize`, `torch.finfo(...).bits`); MX formats,
     OCP by their spec (`elem_dtype=`, an MX config's `activation_dtype=`/`weight_dtype=`, `MXFPInferenceConfig(...)`);
+    a `storage_dtype=` beside a `compute_dtype=` (diffusers' layerwise casting: the weights are only cast);
     `torch.finfo(torch.float8_e5m2)` (e5m2 and e5m2fnuz share the max 57344); collections and branches that also name
     the `fnuz` variant or test a `gfx` arch (`torch.float8_e4m3fnuz if is_fp8_fnuz() else torch.float8_e4m3fn`); a
     default assignment the file overrides with a `fnuz` dtype elsewhere (`self.e4m3_dtype = torch.float8_e4m3fnuz` on
@@ -201,7 +202,7 @@ Fp8Dtype.valid = (
         w8 = w.to(torch.float8_e4m3fnuz)
         """,
     ),
-    # torchao-style allow-lists, a peak-throughput table lookup, finfo bits, an MX element dtype.
+    # torchao-style allow-lists, a peak-throughput table lookup, finfo bits, an MX element dtype, a storage dtype.
     Valid(
         """
         import torch
@@ -210,6 +211,7 @@ Fp8Dtype.valid = (
         tops = PEAK_TOPS[torch.float8_e4m3fn]
         bytes_per_el = torch.finfo(torch.float8_e4m3fn).bits / 8
         cfg = MXLinearConfig(elem_dtype=torch.float8_e4m3fn, block_size=32)
+        apply_layerwise_casting(model, storage_dtype=torch.float8_e4m3fn, compute_dtype=torch.bfloat16)
         """,
     ),
     # An MX format's configuration (OCP FP8 by the MX spec); JAX and ml_dtypes comparisons and FNUZ dtypes.

@@ -131,3 +131,16 @@ def test_converted_on_rocm(code: str, converted: bool) -> None:
     snippet = parse("import torch\nIS_ROCM = torch.version.hip is not None\n" + _TO_FNUZ + code)
     node = snippet.node("torch.float8_e4m3fn", ast.Attribute)
     assert fp8.converted_on_rocm(snippet.ctx, node) is converted
+
+
+@pytest.mark.parametrize(
+    ("code", "storage"),
+    [
+        pytest.param("cast(m, storage_dtype=torch.float8_e4m3fn, compute_dtype=torch.bfloat16)", True, id="storage"),
+        pytest.param("cast(m, storage_dtype=torch.float8_e4m3fn)", False, id="no-compute-dtype"),
+        pytest.param("cast(m, dtype=torch.float8_e4m3fn, compute_dtype=torch.bfloat16)", False, id="other-keyword"),
+    ],
+)
+def test_storage_only(code: str, storage: bool) -> None:
+    snippet = parse("import torch\n" + code + "\n")
+    assert fp8.storage_only(snippet.ctx, snippet.node("torch.float8_e4m3fn", ast.Attribute)) is storage

@@ -30,6 +30,7 @@ _MX_ELEMENT_KEYWORDS = frozenset({"elem_dtype"})
 _MX_CONFIG_KEYWORDS = frozenset({"activation_dtype", "weight_dtype"})
 # An MX format's configuration or helper: a callee named `MX...`, `Mxfp...`, `mx_...`.
 _MX_CALLEE = re.compile(r"^(?:MX|Mx|mx)(?:[A-Z0-9_]|fp|Fp)")
+_STORAGE_KEYWORD, _COMPUTE_KEYWORD = "storage_dtype", "compute_dtype"
 # `finfo` fields equal for the OCP and FNUZ formats.
 _PORTABLE_FINFO = frozenset({"bits"})
 # A branch whose test or alternative mentions these already selects the FP8 format per architecture.
@@ -94,14 +95,25 @@ def ocp_by_spec(ctx: PythonContext, node: ast.AST) -> bool:
     return keyword.arg in _MX_CONFIG_KEYWORDS and callee is not None and _MX_CALLEE.match(callee) is not None
 
 
+def storage_only(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is the `storage_dtype=` of a call that also names a `compute_dtype=` (diffusers' layerwise casting):
+    weights are only kept in FP8 and cast to the compute dtype for every operation, a conversion PyTorch does the
+    same way on every GPU."""
+    keyword = ctx.parent(node)
+    if not isinstance(keyword, ast.keyword) or keyword.arg != _STORAGE_KEYWORD:
+        return False
+    call = ctx.parent(keyword)
+    return isinstance(call, ast.Call) and any(other.arg == _COMPUTE_KEYWORD for other in call.keywords)
+
+
 def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     """A use of an FP8 dtype where its encoding does not matter: comparisons, type checks, lookup tables and
     allow-lists (the dtype is matched against, not produced), `finfo(...).bits` (the same for both formats),
-    and places whose spec fixes OCP FP8 (`ocp_by_spec`)."""
+    places whose spec fixes OCP FP8 (`ocp_by_spec`), and a storage dtype (`storage_only`)."""
     if is_inspected(ctx, node) or in_allow_list(ctx, node):
         return True
     member = outermost_collection_member(ctx, node)
-    if ocp_by_spec(ctx, member):
+    if ocp_by_spec(ctx, member) or storage_only(ctx, member):
         return True
     finfo = finfo_of(ctx, member)
     used = ctx.parent(finfo) if finfo is not None else None
