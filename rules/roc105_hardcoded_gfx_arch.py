@@ -35,7 +35,7 @@ class HardcodedGfxArch(Rule):
     Values are environment and config assignments, keyword arguments, parameter defaults, fallbacks
     (`os.getenv("GPU_ARCHS", "gfx942")`, `return "gfx942"`), command lines, flag lists, strings built from it
     (`f"--offload-arch={ARCH}"`), names or loops carrying it. Not reported: comparisons, matches, a target returned
-    by an `if` that matches a detected name (`if "Strix Halo" in cpuinfo: return "gfx1151"`), a list only
+    by one of several `if`s matching a detected name (`if "Strix Halo" in cpuinfo: return "gfx1151"`), a list only
     tested with `in`, a loop whose variable is compared, sets, dict keys, subscripts, positional arguments of
     other functions (often registry keys), `choices`, docstrings, messages, decorators, modules named for
     the target (`gen_instances_gfx942.py`). The message names the configured `target-archs` left out.
@@ -181,6 +181,8 @@ HardcodedGfxArch.valid = (
         def apu_arch(cpuinfo):
             if re.search(r"Strix Halo|8060S", cpuinfo) or "Ryzen AI Max" in cpuinfo:
                 return "gfx1151"
+            if "890M" in cpuinfo:
+                return "gfx1150"
         """,
     ),
     # Docstrings, comments, log and exception messages, argparse choices.
@@ -188,7 +190,6 @@ HardcodedGfxArch.valid = (
         """
         import argparse
         import logging
-
         def build(arch):
             \"\"\"Build the kernels, e.g. for "gfx942".\"\"\"
             # CI builds gfx90a;gfx942
@@ -278,11 +279,11 @@ HardcodedGfxArch.invalid = (
         import os
         def rocm_arch_list():
             return os.environ.get("PYTORCH_ROCM_ARCH", "gfx90a,gfx942").split(",")
-        def apu_arch(cpuinfo, hip):
-            if hip and "Strix Halo" in cpuinfo:  # not only a match: the target is a guess on any ROCm machine
-                return "gfx1151"
+        def default_arch(name):
+            if "AMD" in name:  # one guess, not a table of names
+                return "gfx942"
         """,
-        expect=("3:48-3:63", "6:16-6:25"),
+        expect=("3:48-3:63", "6:16-6:24"),
     ),
     Invalid(
         """

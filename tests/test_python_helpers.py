@@ -627,8 +627,16 @@ def test_regex_operands(code: str, expected: tuple[str | None, str | None]) -> N
         pytest.param('hip and "890M" in text', False, id="and-another-test"),
         pytest.param("IS_HIP", False, id="no-text"),
         pytest.param("needle in text", False, id="needle-not-written-out"),
+        pytest.param('"rocm" in torch.__version__', False, id="a-vendor-test"),
     ],
 )
 def test_picked_by_text(test: str, picked: bool) -> None:
-    snippet = parse(f"import re\ndef arch(text, name, hip, needle):\n    if {test}:\n        return 'gfx1151'\n")
+    code = f"import re, torch\ndef arch(text, name, hip, needle):\n    if {test}:\n        return 'gfx1151'\n"
+    other = "    if 'Strix Point' in text:\n        return 'gfx1150'\n"
+    snippet = parse(code + other)
     assert text_search.picked_by_text(snippet.ctx, snippet.first(ast.Return)) is picked
+
+
+def test_a_single_text_match_is_no_table() -> None:
+    snippet = parse("def arch(name):\n    if 'AMD' in name:\n        return 'gfx942'\n    return None\n")
+    assert text_search.picked_by_text(snippet.ctx, snippet.first(ast.Return)) is False
