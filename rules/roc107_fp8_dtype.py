@@ -40,7 +40,7 @@ class Fp8Dtype(Rule):
     `torch.finfo(torch.float8_e5m2)` (e5m2 and e5m2fnuz share the max 57344); collections and branches that also name
     the `fnuz` variant or test a `gfx` arch (`torch.float8_e4m3fnuz if is_fp8_fnuz() else torch.float8_e4m3fn`); a
     default assignment the file overrides with a `fnuz` dtype elsewhere (`self.e4m3_dtype = torch.float8_e4m3fnuz` on
-    MI300); a def (or a method's class) that converts to `fnuz` in ROCm-only code; ROCm-gated code. When the project's
+    MI300); a def that converts to `fnuz` in ROCm-only code; ROCm-gated code. When the project's
     `target-archs` are declared and none is a gfx94x target, nothing is reported (gfx950 and gfx12 use OCP formats).
 
     ## Why is this bad on ROCm?

@@ -131,8 +131,9 @@ def selected_per_arch(ctx: PythonContext, node: ast.expr) -> bool:
 
 
 def converted_on_rocm(ctx: PythonContext, node: ast.expr) -> bool:
-    """The def holding `node` (or whose default it is; for a method, its class) converts to a FNUZ dtype in code
-    only ROCm runs: the OCP value is NVIDIA's, and ROCm's is normalised (vLLM-style):
+    """The def holding `node` (or whose default it is) converts to a FNUZ dtype in code only ROCm runs: the OCP
+    value is NVIDIA's, and ROCm's is normalised. Only the def itself: another method of its class (a test class's
+    other tests) may convert other values.
 
         def fp8_quantize(weight, qdtype=torch.float8_e4m3fn):
             qweight = weight.to(qdtype)
@@ -143,9 +144,7 @@ def converted_on_rocm(ctx: PythonContext, node: ast.expr) -> bool:
     scope = next((ancestor for ancestor in ctx.ancestors(node) if isinstance(ancestor, FUNCTION_DEFS)), None)
     if scope is None:
         return False
-    owner = ctx.parent(scope)
-    holder: ast.AST = owner if isinstance(owner, ast.ClassDef) else scope
-    for found in ast.walk(holder):
+    for found in ast.walk(scope):
         if (_names_fnuz(found) or _calls_a_fnuz_def(ctx, found)) and ctx.branch(found).on_nvidia is False:
             return True
     return False
