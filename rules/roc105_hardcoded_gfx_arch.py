@@ -9,6 +9,7 @@ from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.flow import Use, is_tested, sets_up, value_uses
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import in_message, literal_value, literals_in
+from rocmlint.python.text_search import picked_by_text
 from rocmlint.rule import Invalid, Rule, Valid
 
 # A gfx target id: gfx + major (6-12) + minor + hex stepping (gfx90a, gfx1100), optional features
@@ -33,7 +34,8 @@ class HardcodedGfxArch(Rule):
 
     Values are environment and config assignments, keyword arguments, parameter defaults, fallbacks
     (`os.getenv("GPU_ARCHS", "gfx942")`, `return "gfx942"`), command lines, flag lists, strings built from it
-    (`f"--offload-arch={ARCH}"`), names or loops carrying it. Not reported: comparisons, matches, a list only
+    (`f"--offload-arch={ARCH}"`), names or loops carrying it. Not reported: comparisons, matches, a target returned
+    by one of several `if`s matching a detected name (`if "Strix Halo" in cpuinfo: return "gfx1151"`), a list only
     tested with `in`, a loop whose variable is compared, sets, dict keys, subscripts, positional arguments of
     other functions (often registry keys), `choices`, docstrings, messages, decorators, modules named for
     the target (`gen_instances_gfx942.py`). The message names the configured `target-archs` left out.
@@ -105,7 +107,7 @@ def _use(value: ast.AST, ctx: PythonContext, *, is_flag: bool) -> list[Use] | No
         return [Use.SETS]
     parent = ctx.parent(value)
     if isinstance(parent, ast.Return):  # one arch returned guesses the current GPU; a list is a support table
-        return [] if isinstance(value, (ast.List, ast.Tuple, ast.Set)) else [Use.SETS]
+        return [] if isinstance(value, (ast.List, ast.Tuple, ast.Set)) or picked_by_text(ctx, parent) else [Use.SETS]
     key = ctx.semantic.dict_key_of(value)
     if key is not None:  # {"PYTORCH_ROCM_ARCH": ...}
         return [Use.SETS] if ctx.string_value(key) in _ARCH_VARIABLES else []
@@ -138,7 +140,6 @@ HardcodedGfxArch.valid = (
     Valid(
         """
         import torch
-
         def use_fnuz_fp8() -> bool:
             arch = torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]
             if arch == "gfx942" or arch.startswith("gfx94"):
@@ -150,7 +151,6 @@ HardcodedGfxArch.valid = (
     Valid(
         """
         import torch
-
         def on_gfx9() -> bool:
             gpu_arch = torch.cuda.get_device_properties('cuda').gcnArchName
             return any(arch in gpu_arch for arch in ["gfx90a", "gfx942", "gfx950"])
@@ -161,7 +161,6 @@ HardcodedGfxArch.valid = (
         """
         import os
         ALLOWED_ARCHS = ["native", "gfx90a", "gfx942", "gfx950"]
-
         def rocm_archs():
             archs = os.getenv("GPU_ARCHS", "native").split(";")
             for arch in archs:
@@ -170,19 +169,20 @@ HardcodedGfxArch.valid = (
             return archs
         """,
     ),
-    # Dict keys of a tuning table indexed by the detected arch, and lookups by subscript.
+    # Dict keys of a tuning table indexed by the detected arch, lookups by subscript; a table written as code that
+    # translates a detected name to its target.
     Valid(
         """
-        import torch
-        BLOCK_SIZES = {
-            "gfx90a": 128,
-            "gfx942": 256,
-            "gfx1100": 64,
-        }
-
+        import re, torch
+        BLOCK_SIZES = {"gfx90a": 128, "gfx942": 256, "gfx1100": 64}
         def block_size():
             arch = torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]
             return BLOCK_SIZES.get(arch, 128)
+        def apu_arch(cpuinfo):
+            if re.search(r"Strix Halo|8060S", cpuinfo) or "Ryzen AI Max" in cpuinfo:
+                return "gfx1151"
+            if "890M" in cpuinfo:
+                return "gfx1150"
         """,
     ),
     # Docstrings, comments, log and exception messages, argparse choices.
@@ -190,7 +190,6 @@ HardcodedGfxArch.valid = (
         """
         import argparse
         import logging
-
         def build(arch):
             \"\"\"Build the kernels, e.g. for "gfx942".\"\"\"
             # CI builds gfx90a;gfx942
@@ -278,11 +277,13 @@ HardcodedGfxArch.invalid = (
     Invalid(
         """
         import os
-
         def rocm_arch_list():
             return os.environ.get("PYTORCH_ROCM_ARCH", "gfx90a,gfx942").split(",")
+        def default_arch(name):
+            if "AMD" in name:  # one guess, not a table of names
+                return "gfx942"
         """,
-        expect=("4:48-4:63",),
+        expect=("3:48-3:63", "6:16-6:24"),
     ),
     Invalid(
         """

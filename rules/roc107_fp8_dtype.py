@@ -14,6 +14,7 @@ from rocmlint.python.fp8 import (
     finfo_of,
     ocp_fp8_dtype,
     selected_per_arch,
+    targets_without_fnuz,
 )
 from rocmlint.python.frontend import PythonContext
 from rocmlint.rule import Invalid, Rule, Valid
@@ -39,12 +40,11 @@ class Fp8Dtype(Rule):
     literals, `frozenset(...)`, tuples and lists assigned to `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` names); text (`str()`,
     `print`, logging, f-strings); dtype metadata (`torch.float8_e4m3fn.itemsize`, `torch.finfo(...).bits`); MX formats,
     OCP by their spec (`elem_dtype=`, an MX config's `activation_dtype=`/`weight_dtype=`, `MXFPInferenceConfig(...)`);
-    `torch.finfo(torch.float8_e5m2)` (e5m2 and e5m2fnuz share the max
-    57344); collections and branches that also name the `fnuz` variant or test a `gfx` arch (`torch.float8_e4m3fnuz if
-    is_fp8_fnuz() else torch.float8_e4m3fn`); a default assignment the file overrides with a `fnuz` dtype elsewhere
-    (`self.e4m3_dtype = torch.float8_e4m3fnuz` on MI300); FP8 data made and kept on the CPU (`.cpu()`, `device="cpu"`,
-    in tests a factory without a device: checkpoint and test data, read by no GPU FP8 GEMM); ROCm-gated code. When the project's `target-archs` are
-    declared and none is a gfx94x target, nothing is reported (gfx950 and gfx12 use the OCP formats).
+    a `storage_dtype=` beside a `compute_dtype=` (layerwise casting); `torch.finfo(torch.float8_e5m2)` (e5m2 and
+    e5m2fnuz share the max 57344); collections and branches that also name the `fnuz` variant or test a `gfx` arch; a
+    default the file overrides with a `fnuz` dtype elsewhere; a def that converts to `fnuz` in ROCm-only code; FP8
+    data made and kept on the CPU (`.cpu()`, `device="cpu"`, in tests a factory without a device: checkpoint and test
+    data); ROCm-gated code. With `target-archs` declared and no gfx94x among them, nothing (gfx950/gfx12 are OCP).
 
     ## Why is this bad on ROCm?
     MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`, `torch.float8_e5m2fnuz`);
@@ -96,7 +96,7 @@ class Fp8Dtype(Rule):
 
     def _check(self, node: ast.expr, ctx: PythonContext) -> None:
         dtype = ocp_fp8_dtype(ctx, node)
-        if dtype is None or _targets_without_fnuz(ctx) or encoding_neutral_use(ctx, node):
+        if dtype is None or targets_without_fnuz(ctx) or encoding_neutral_use(ctx, node):
             return
         if selected_per_arch(ctx, node) or default_overridden_with_fnuz(ctx, node):
             return
@@ -116,12 +116,6 @@ def _fix(node: ast.expr, dtype: OcpFp8, ctx: PythonContext) -> Fix | None:
     fnuz = torch_name(ctx) + "." + dtype.fnuz.rsplit(".", 1)[-1]
     edit = choose_on_rocm(ctx, node, fnuz, guard.name)
     return ctx.fix("Select the FP8 dtype per arch (FNUZ on gfx94x)", edit, *guard.edits, safe=False)
-
-
-def _targets_without_fnuz(ctx: PythonContext) -> bool:
-    """The project declares its ROCm targets and none of them is a FNUZ-only gfx94x part."""
-    archs = ctx.options.target_archs
-    return bool(archs) and not any(arch.startswith("gfx94") for arch in archs)
 
 
 def _message(dtype: OcpFp8, in_finfo: bool) -> str:
@@ -159,7 +153,6 @@ Fp8Dtype.valid = (
         """
         import torch
         from vllm.platforms import current_platform
-
         def fp8_dtype():
             if current_platform.is_fp8_fnuz():
                 return torch.float8_e4m3fnuz
@@ -167,15 +160,21 @@ Fp8Dtype.valid = (
                 return torch.float8_e4m3fn
         """,
     ),
-    # Early return under a ROCm test.
+    # Early return under a ROCm test; an OCP value the def converts to FNUZ in ROCm-only code (TGI's fp8_quantize).
     Valid(
         """
         import torch
-
         def quantize(w, scale):
             if torch.version.hip:
                 return w
             return (w / scale).to(torch.float8_e4m3fn)
+        def to_fnuz(w):
+            return w.view(torch.float8_e4m3fnuz)
+        def fp8_quantize(w, qdtype=torch.float8_e4m3fn):
+            q = w.to(qdtype)
+            if torch.version.hip:
+                q = to_fnuz(q)
+            return q
         """,
     ),
     # Dict keys of a mapping table, a set of known dtypes, a table that covers both formats, the fnuz dtypes.
@@ -188,7 +187,7 @@ Fp8Dtype.valid = (
         w8 = w.to(torch.float8_e4m3fnuz)
         """,
     ),
-    # torchao-style allow-lists, a peak-throughput table lookup, finfo bits, an MX element dtype.
+    # torchao-style allow-lists, a peak-throughput table lookup, finfo bits, an MX element dtype, a storage dtype.
     Valid(
         """
         import torch
@@ -197,6 +196,7 @@ Fp8Dtype.valid = (
         tops = PEAK_TOPS[torch.float8_e4m3fn]
         bytes_per_el = torch.finfo(torch.float8_e4m3fn).bits / 8
         cfg = MXLinearConfig(elem_dtype=torch.float8_e4m3fn, block_size=32)
+        apply_layerwise_casting(model, storage_dtype=torch.float8_e4m3fn, compute_dtype=torch.bfloat16)
         """,
     ),
     # An MX format's configuration (OCP FP8 by the MX spec); JAX and ml_dtypes comparisons and FNUZ dtypes.
@@ -217,7 +217,6 @@ Fp8Dtype.valid = (
         import torch
         class Float8TypeConfig:
             e4m3_dtype = torch.float8_e4m3fn
-
             def __post_init__(self):
                 if torch.version.hip and is_MI300():
                     self.e4m3_dtype = torch.float8_e4m3fnuz
@@ -299,12 +298,13 @@ Fp8Dtype.invalid = (
     Invalid(
         """
         import torch
-
         def per_tensor_quant(x):
+            if torch.version.hip:
+                x = x.float()  # a ROCm branch that converts nothing to FNUZ
             scale = x.abs().max() / torch.finfo(torch.float8_e4m3fn).max
             return (x / scale).to(torch.float8_e4m3fnuz), scale
         """,
-        expect=("4:41-4:60",),
+        expect=("5:41-5:60",),
         message="max is 240",
     ),
     Invalid(

@@ -11,6 +11,7 @@ from rocmlint.python.frontend import PythonContext
 from rocmlint.rule import Invalid, Rule, Valid
 
 TORCH_VERSION_CUDA = "torch.version.cuda"
+_GPU_TEST = "torch.cuda.is_available"
 # Calls that parse a version string (`packaging.version.parse`, `Version`, `LooseVersion`, ...).
 _PARSERS = frozenset({"int", "float", "parse_version", "Version", "LooseVersion", "StrictVersion", "TorchVersion"})
 _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
@@ -31,7 +32,8 @@ class TorchVersionCuda(Rule):
     back to the CPU (`device = "cuda" if torch.version.cuda else "cpu"`, an `else:` that assigns
     `"cpu"` or raises "no GPU"), and `assert torch.version.cuda`.
 
-    Not flagged: `is not None`/truthiness tests that gate NVIDIA-only code (they are vendor gates),
+    Not flagged: `is not None`/truthiness tests that gate NVIDIA-only code (they are vendor gates), a CPU fallback
+    of a test that also calls `torch.cuda.is_available()` (the author keeps non-NVIDIA GPUs on the CPU on purpose),
     parsing after such a test (`if torch.version.cuda: int(torch.version.cuda.split(".")[0])`,
     `torch.version.cuda and Version(torch.version.cuda)`), `torch.version.cuda or torch.version.hip`,
     `==`/`!=` comparisons with a version string, printing, logging and f-strings.
@@ -140,13 +142,20 @@ def _falls_back_to_cpu(test: ast.If | ast.IfExp | ast.Assert, ctx: PythonContext
     if on_rocm is None:
         return False
     rocm_side = test.body if on_rocm else test.orelse
+    # With `torch.cuda.is_available()` in the same test, the GPU is tested already: a CPU side is the author's
+    # choice for non-NVIDIA GPUs (an NVIDIA-only test device list), only an error saying "no GPU" is wrong there.
+    cpu_counts = not any(
+        isinstance(part, ast.Call) and ctx.qualified_name(part.func) == _GPU_TEST
+        for part in ctx.semantic.descendants(test.test)
+    )
     # An `if` statement's branch is a list of statements, a conditional expression's one expression.
-    return any(_picks_cpu(part, ctx) for part in (rocm_side if isinstance(rocm_side, list) else [rocm_side]))
+    sides = rocm_side if isinstance(rocm_side, list) else [rocm_side]
+    return any(_picks_cpu(part, ctx, cpu_counts) for part in sides)
 
 
-def _picks_cpu(branch: ast.AST, ctx: PythonContext) -> bool:
+def _picks_cpu(branch: ast.AST, ctx: PythonContext, cpu_counts: bool) -> bool:
     for part in ctx.semantic.descendants(branch):
-        if _is_cpu_string(part, ctx):
+        if cpu_counts and _is_cpu_string(part, ctx):
             return True
         if isinstance(part, ast.Raise) and _is_no_gpu_error(ctx.code_of(part)):
             return True
@@ -227,7 +236,8 @@ TorchVersionCuda.valid = (
             tag = "cu" + torch.version.cuda.replace(".", "")
         """,
     ),
-    # Truthiness as an NVIDIA gate (the else branch is not a CPU fallback), and `or torch.version.hip`.
+    # Truthiness as an NVIDIA gate (the else branch is not a CPU fallback), `or torch.version.hip`, and conjoined
+    # with `torch.cuda.is_available()` (the GPU is tested already: the CPU side is a choice for non-NVIDIA GPUs).
     Valid(
         """
         import torch
@@ -237,6 +247,7 @@ TorchVersionCuda.valid = (
             fmha = None
         gpu_build = bool(torch.version.cuda or torch.version.hip)
         device = "cuda" if (torch.version.cuda or torch.version.hip) else "cpu"
+        DEVICES = ["cpu", "cuda"] if torch.cuda.is_available() and torch.version.cuda else ["cpu"]
         """,
     ),
     # Printing, logging, equality with a version string, docstrings and comments.

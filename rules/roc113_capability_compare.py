@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from rocmlint.diagnostics import FixAvailability, Severity
-from rocmlint.python.capability import arch_test, helper_test
+from rocmlint.python.capability import arch_test, harmless_on_rocm, helper_test
 from rocmlint.python.conditions import whole_condition
 from rocmlint.python.fixes import gate_condition
 from rocmlint.python.frontend import PythonContext
@@ -49,11 +49,12 @@ class CapabilityCompare(Rule):
     (`KERNELS[f"sm{major}{minor}"]`, `KERNELS.get(arch)`); and calls of capability helpers such as vLLM's
     `current_platform.has_device_capability(89)` or torchtitan's `has_cuda_capability(9, 0)`.
 
-    Not flagged: printing, logging or storing the capability, a read in an NVIDIA-only branch, two capabilities
-    compared (device 0 with device 1, a cache's `cap != self._cap`), tables filled at run time (a cache keyed by
-    capability), and thresholds below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`, `"sm_75"`): every GPU ROCm
-    supports reports major 9 or more, so these come out as on a recent NVIDIA GPU, and what they gate (fp16, tensor
-    cores) exists on AMD.
+    Not flagged: printing or storing the capability, a test only NVIDIA or only ROCm runs (there gfx versions are
+    compared on purpose), a value nothing reads, a test or-ed with a ROCm test, two capabilities compared (GPU 0
+    with GPU 1, a cache's `cap != self._cap` or `saved.get("cap")`), tables filled at run time, and thresholds
+    below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`, `"sm_75"`): every GPU ROCm supports reports major 9 or
+    more, and what they gate (fp16, tensor cores) exists on AMD; a test skip that spares Turing (`major >= 12`)
+    or skips every AMD GPU (`major >= 9`), but not `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942)
@@ -103,7 +104,9 @@ class CapabilityCompare(Rule):
     def _check(self, node: ast.Compare | ast.Subscript | ast.Call, ctx: PythonContext) -> None:
         """One diagnostic per condition: `major > 8 or (major == 8 and minor >= 9)` is one check."""
         test = arch_test(ctx, node)
-        if test is None or any(ctx.is_rocm_gated(part) for part in (node, *test.sources)) or only_displayed(ctx, node):
+        if test is None or any(ctx.is_rocm_gated(part) for part in (node, *test.sources)):
+            return
+        if only_displayed(ctx, node) or harmless_on_rocm(ctx, node):
             return
         condition = whole_condition(ctx, node)
         if condition in self._reported_conditions:
@@ -135,12 +138,12 @@ CapabilityCompare.valid = (
                 raise RuntimeError("this CuTe DSL kernel needs an sm90 GPU")
         """,
     ),
-    # The NVIDIA-only branch of an is-ROCm test; a capability only read on NVIDIA builds.
+    # Both branches of an is-ROCm test (on ROCm, gfx versions compared on purpose); a capability read on NVIDIA only.
     Valid(
         """
         import torch
         if torch.version.hip:
-            use_fa3 = False
+            use_fa3 = torch.cuda.get_device_capability()[0] >= 12
         else:
             use_fa3 = torch.cuda.get_device_capability() >= (9, 0)
         cap = torch.cuda.get_device_capability() if torch.version.cuda else (0, 0)
@@ -148,7 +151,7 @@ CapabilityCompare.valid = (
             dtype = torch.bfloat16
         """,
     ),
-    # An IS_ROCM alias conjoined with `not`, and a conditional expression.
+    # An IS_ROCM alias conjoined with `not`, a conditional expression, or-ed (true on ROCm whatever the test says).
     Valid(
         """
         import torch
@@ -156,10 +159,10 @@ CapabilityCompare.valid = (
         if not IS_ROCM and torch.cuda.get_device_capability()[0] >= 8:
             torch.backends.cuda.matmul.allow_tf32 = True
         impl = "triton" if IS_ROCM else ("fa3" if torch.cuda.get_device_capability()[0] >= 9 else "fa2")
+        can_exllama = torch.cuda.get_device_capability()[0] >= 8 or IS_ROCM
         """,
     ),
-    # Early return for ROCm before the capability gate (vLLM `supports_fp8` style); the helper conjoined with
-    # `current_platform.is_cuda()`.
+    # Early return for ROCm before the capability gate (vLLM `supports_fp8`); a helper conjoined with `is_cuda()`.
     Valid(
         """
         import torch
@@ -197,18 +200,18 @@ CapabilityCompare.valid = (
             attention = 'fa3'
         """,
     ),
-    # Two devices compared (homogeneity); a cache keyed by capability: compared with the cached one, a table
-    # filled at run time; thresholds below sm80.
+    # Two devices compared; a cache keyed by capability; thresholds below sm80; harmless skips; a value never read.
     Valid(
         """
-        import torch
+        import pytest, torch
         class KernelCache:
             def __init__(self):
                 self._capability = None
                 self._kernels = {}
             def lookup(self, key):
                 capability = torch.cuda.get_device_capability()
-                if capability != self._capability:
+                is_hopper = capability >= (9, 0)
+                if capability != self._capability or capability != saved.get("capability"):
                     self._kernels.clear()
                     self._capability = capability
                 if capability not in self._kernels:
@@ -219,10 +222,13 @@ CapabilityCompare.valid = (
         HALF_DTYPE = torch.float16 if major >= 7 else torch.float32
         turing = f"sm_{major}{minor}" == "sm_75"
         volta_or_turing = f"sm{major}{minor}" in ("sm70", "sm75")
+        @pytest.mark.skipif(major >= 12, reason="no sm_120 kernel")  # a skip of newer GPUs only
+        def test_probe():
+            if torch.cuda.get_device_capability()[0] >= 9:
+                pytest.skip("flaky on H100 and newer")  # a skip of every AMD GPU
         """,
     ),
-    # A flag only read conjoined with an NVIDIA test; a helper that is a ROCm test by what it returns (every
-    # AMD GPU's gcnArchName starts with "gfx", no NVIDIA GPU's does).
+    # A flag only read conjoined with an NVIDIA test; a helper that is a ROCm test by what it returns ("gfx").
     Valid(
         """
         import torch
@@ -234,8 +240,7 @@ CapabilityCompare.valid = (
         use_fp8 = not amd_gpu() and torch.cuda.get_device_capability() >= (8, 9)
         """,
     ),
-    # Mentions that are no capability read (the trigger pattern leaves them out): other device
-    # properties, mocks of the functions, a docstring.
+    # Mentions that are no capability read (the trigger pattern leaves them out): properties, mocks, a docstring.
     Valid(
         """
         import torch
@@ -284,7 +289,7 @@ CapabilityCompare.invalid = (
         sm = major * 10 + minor
         fp8_supported = sm >= 89
         ampere = T.cuda.get_device_properties(0).major >= 8
-        is_hopper = T.cuda.get_device_capability()[0] == 9
+        is_hopper = T.cuda.get_device_capability()[0] == 9 or T.version.cuda is not None
         """,
         expect=("4:15-4:25", "7:30-7:46", "11:17-11:25", "12:10-12:52", "13:13-13:51"),
     ),
@@ -326,14 +331,15 @@ CapabilityCompare.invalid = (
         """,
         expect=("9:12-9:37",),
     ),
-    # A test suite's capability skip: on MI300 (9.4) the FP8 test runs.
+    # A test suite's capability skips: on MI300 (9.4) the FP8 test runs, on MI250 (9.0) the H100 one.
     Invalid(
         """
         import pytest
         import torch
         requires_fp8 = pytest.mark.skipif(torch.cuda.get_device_capability() < (8, 9), reason="needs sm89")
+        pytestmark = pytest.mark.skipif(torch.cuda.get_device_capability() != (9, 0), reason="needs H100")
         """,
-        expect=("3:35-3:78",),
+        expect=("3:35-3:78", "4:33-4:77"),
         path="tests/test_fp8_linear.py",
     ),
     # One diagnostic for the whole condition (torchao test_vllm style).

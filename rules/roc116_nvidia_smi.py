@@ -27,7 +27,7 @@ class NvidiaSmi(Rule):
     It is not flagged when gated for ROCm, inside `if shutil.which("nvidia-smi"):` (or after
     `if not shutil.which("nvidia-smi"): return ...`), or inside a `try:` whose handler catches the
     failure (`FileNotFoundError`, `OSError`, `Exception`; `CalledProcessError` when the command runs
-    through a shell) and falls back instead of re-raising. The string in help texts and log messages is
+    through a shell) and falls back instead of re-raising, or in a def each call of which is in such a `try:`. The string in help texts and log messages is
     not flagged.
 
     ## Why is this bad on ROCm?
@@ -144,6 +144,19 @@ NvidiaSmi.valid = (
             return out.stdout.strip()
         """,
     ),
+    # A private reader whose every call is tried, the AMD reader next (exllamav2's get_all_gpu_memory).
+    Valid(
+        """
+        import subprocess
+        def _nvidia_memory():
+            return subprocess.check_output(["nvidia-smi", "--query-gpu=memory.used", "--format=csv"])
+        def gpu_memory():
+            try:
+                return _nvidia_memory()
+            except Exception:
+                return subprocess.check_output(["amd-smi", "static", "--vram", "--json"])
+        """,
+    ),
     # Vendor branches, an IS_ROCM alias with early return, and a conditional command.
     Valid(
         """
@@ -219,6 +232,22 @@ NvidiaSmi.invalid = (
             used = subprocess.check_output(["nvidia-smi", "--query-gpu=memory.used", "--format=csv"])
         """,
         expect=("4:36-4:93",),
+    ),
+    # A reader called once outside a `try:`.
+    Invalid(
+        """
+        import subprocess
+        def _nvidia_memory():
+            return subprocess.check_output(["nvidia-smi", "--query-gpu=memory.used", "--format=csv"])
+        def gpu_memory(safe):
+            if safe:
+                try:
+                    return _nvidia_memory()
+                except Exception:
+                    return None
+            return _nvidia_memory()
+        """,
+        expect=("3:36-3:93",),
     ),
     # apex permutation_utilities: counts GPUs from `nvidia-smi -L`.
     Invalid(

@@ -47,7 +47,7 @@ def test_only_the_path_below_the_root_counts() -> None:
     assert other_accelerator_in_path("/home/me/xpu/project/model.py", "/home/me/xpu/project") is None
 
 
-HAZARDS = "import torch\ndtype = torch.float8_e4m3fn\nok = torch.cuda.get_device_capability() >= (9, 0)\n"
+HAZARDS = 'import torch\ndtype = torch.float8_e4m3fn\nok = torch.cuda.get_device_capability() >= (9, 0)\nkernel = "fa3" if ok else "fa2"\n'
 
 
 def _codes(root: Path, name: str, **settings: object) -> list[tuple[str, int]]:

@@ -92,6 +92,10 @@ _CAP = "import torch\ncap = torch.cuda.get_device_capability()\nmajor, minor = c
         pytest.param("x = cap == expected\n", False, id="equal-to-a-value-from-elsewhere"),
         pytest.param("last = None\nlast = cap\nx = cap != last\n", None, id="cached-capability"),
         pytest.param("x = cap == torch.cuda.get_device_capability(1)\n", None, id="two-capabilities"),
+        pytest.param("x = json.load(f).get('capability') != cap\n", None, id="read-back-from-a-record"),
+        pytest.param("x = record['capability'] == cap\n", None, id="read-back-by-subscript"),
+        pytest.param("A = {'hopper': (9, 0)}\nx = cap == A['hopper']\n", False, id="written-out-table"),
+        pytest.param("x = cap >= record['capability']\n", False, id="ordering-with-a-record"),
         pytest.param("x = f'sm_{major}{minor}' == 'sm_75'\n", None, id="below-major-8"),
         pytest.param("x = major in (6, 7)\n", None, id="membership-below-major-8"),
         pytest.param("T = {'sm70': 1, 'sm75': 2}\nx = T[f'sm{major}{minor}']\n", None, id="table-below-major-8"),
@@ -149,3 +153,59 @@ def test_value_word_pattern(text: str, matches: bool) -> None:
         value_word_pattern("helper") + "|" + value_word_pattern("read", after_call=True, attributes=("major", "minor"))
     )
     assert (pattern.search(text) is not None) is matches
+
+
+@pytest.mark.parametrize(
+    ("code", "harmless"),
+    [
+        pytest.param("@pytest.mark.skipif(major >= 12, reason='')\ndef test(): pass\n", True, id="skips-newer-only"),
+        pytest.param("@pytest.mark.skipif(cap == (9, 0), reason='')\ndef test(): pass\n", True, id="skips-one-arch"),
+        pytest.param("@unittest.skipUnless(major < 10, '')\ndef test(): pass\n", True, id="runs-older"),
+        pytest.param("def test(v):\n    if v and sm >= 90:\n        pytest.skip('')\n", True, id="if-skip-newer"),
+        pytest.param("@pytest.mark.skipif(major >= 9, reason='')\ndef test(): pass\n", True, id="skips-every-amd-gpu"),
+        pytest.param("@pytest.mark.skipif(cap < (8, 9), reason='')\ndef test(): pass\n", False, id="needs-sm89"),
+        pytest.param("@pytest.mark.skipif(cap != (9, 0), reason='')\ndef test(): pass\n", False, id="needs-sm90"),
+        pytest.param("@pytest.mark.skipif(not major >= 9, reason='')\ndef test(): pass\n", False, id="negated"),
+        pytest.param("@unittest.skipUnless(major >= 9, '')\ndef test(): pass\n", False, id="runs-newer"),
+        pytest.param(
+            "class T:\n    def test(self):\n        if major < 9:\n            self.skipTest('')\n",
+            False,
+            id="skiptest",
+        ),
+        pytest.param(
+            "def test():\n    if major >= 12:\n        pytest.skip('')\n        run()\n", False, id="if-does-more"
+        ),
+        pytest.param("x = 1 if major >= 12 else 2\n", False, id="no-skip"),
+        pytest.param("@pytest.mark.skipif(minor >= 9, reason='')\ndef test(): pass\n", False, id="minor-alone"),
+        pytest.param("@pytest.mark.skipif(cap >= LIMIT, reason='')\ndef test(): pass\n", False, id="unknown-limit"),
+    ],
+)
+def test_harmless_skip(code: str, harmless: bool) -> None:
+    snippet = parse("import pytest, unittest\n" + _CAP + "sm = major * 10 + minor\n" + code, path="tests/test_x.py")
+    compare = next(
+        node
+        for node in ast.walk(snippet.module)
+        if isinstance(node, ast.Compare) and capability.capability_reads(snippet.ctx, node.left)
+    )
+    assert capability.harmless_skip(snippet.ctx, compare) is harmless
+
+
+@pytest.mark.parametrize(
+    ("code", "no_effect"),
+    [
+        pytest.param("x = major >= 9 or torch.version.hip is not None\n", True, id="or-rocm"),
+        pytest.param("x = not (major >= 9 or IS_ROCM) and ready\n", True, id="nested-or-rocm"),
+        pytest.param("x = major >= 9 and torch.version.cuda is not None\n", True, id="and-nvidia"),
+        pytest.param("x = major >= 9 or torch.version.cuda is not None\n", False, id="or-nvidia"),
+        pytest.param("x = major >= 9 or forced\n", False, id="or-unknown"),
+        pytest.param("x = f(major >= 9 or IS_ROCM)\n", True, id="inside-a-call"),
+        pytest.param("x = [major >= 9, IS_ROCM]\n", False, id="no-chain"),
+        pytest.param("if major >= 9:\n    print('Hopper')\n", True, id="only-a-message"),
+        pytest.param("if IS_ROCM:\n    x = major >= 9\n", True, id="rocm-only-code"),
+        pytest.param("if not IS_ROCM:\n    x = major >= 9\n", False, id="nvidia-only-code-is-gated-elsewhere"),
+        pytest.param("if major >= 9:\n    print('Hopper')\n    fa3()\n", False, id="message-and-more"),
+    ],
+)
+def test_harmless_on_rocm(code: str, no_effect: bool) -> None:
+    snippet = parse(_CAP + "IS_ROCM = torch.version.hip is not None\n" + code)
+    assert capability.harmless_on_rocm(snippet.ctx, snippet.node("major >= 9", ast.Compare)) is no_effect

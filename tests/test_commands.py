@@ -110,6 +110,23 @@ def test_program_name(text: str, alone: bool, name: str | None) -> None:
             True,
             id="through-a-shell-missing-is-failed",
         ),
+        pytest.param(
+            'def _smi():\n    subprocess.run(["nvidia-smi"])\ndef f():\n    try:\n        _smi()\n    except:\n        pass\n',
+            True,
+            id="every-caller-handles",
+        ),
+        pytest.param(
+            'def _smi():\n    subprocess.run(["nvidia-smi"])\ndef f():\n    try:\n        _smi()\n    except:\n        pass\n'
+            "    _smi()\n",
+            False,
+            id="one-caller-does-not",
+        ),
+        pytest.param(
+            'def smi():\n    subprocess.run(["nvidia-smi"])\ndef f():\n    try:\n        smi()\n    except:\n        pass\n',
+            False,
+            id="public-importers-unknown",
+        ),
+        pytest.param('def _smi():\n    subprocess.run(["nvidia-smi"])\n', False, id="never-called"),
     ],
 )
 def test_copes_with_missing_program(code: str, copes: bool) -> None:

@@ -73,7 +73,7 @@ def test_noqa_triggers_parsing_only_when_unused_noqa_is_on(settings):
 
 
 def test_a_test_file_gets_only_the_rules_that_apply_to_tests(settings):
-    code = f"import torch\n{CALL}\nif torch.cuda.get_device_capability() >= (9, 0):\n    pass\n"
+    code = f'import torch\n{CALL}\nif torch.cuda.get_device_capability() >= (9, 0):\n    attention = "fa3"\n'
     assert [d.code for d in check(settings, code, "pkg/model.py").diagnostics] == ["ROC101", "ROC113"]
     assert [d.code for d in check(settings, code, "tests/test_model.py").diagnostics] == ["ROC113"]
     # No rule left that could fire: the test file is not even parsed.

@@ -136,3 +136,39 @@ def test_literal_value(code: str, expected: str) -> None:
 def test_literals_in_a_value_in_source_order() -> None:
     snippet = parse('x = frozenset(["a", b"b"] + ["c" "d", name, ("e",)])\n')
     assert idioms.literals_in(snippet.ctx, snippet.value("x")) == ["a", "b", "cd", "e"]
+
+
+@pytest.mark.parametrize(
+    ("code", "only_display"),
+    [
+        pytest.param("if 'x' in text:\n    print('a')\nelse:\n    log.warning('b')\n", True, id="if-else-prints"),
+        pytest.param("known = any(m in text for m in M)\nif not known:\n    print('a')\n", True, id="through-name"),
+        pytest.param("if 'x' in text or y:\n    pass\nelif z:\n    print('b')\n", True, id="elif-prints"),
+        pytest.param("if 'x' in text:\n    print('a')\n    retry()\n", False, id="arm-does-more"),
+        pytest.param("known = 'x' in text\nif known:\n    print('a')\nreturn known\n", False, id="also-returned"),
+        pytest.param("known = 'x' in text\n", False, id="never-read"),
+        pytest.param("return 'x' in text\n", False, id="returned"),
+    ],
+)
+def test_only_picks_display(code: str, only_display: bool) -> None:
+    body = "".join(f"    {line}\n" for line in code.splitlines())
+    snippet = parse(f"import logging\nlog = logging.getLogger()\ndef f(text, y, z):\n{body}")
+    site = next(node for node in ast.walk(snippet.module) if isinstance(node, ast.Compare))
+    assert flow.only_picks_display(snippet.ctx, site) is only_display
+
+
+@pytest.mark.parametrize(
+    ("code", "dead"),
+    [
+        pytest.param("def f(text):\n    known = 'x' in text\n", True, id="local-never-read"),
+        pytest.param("def f(text):\n    known = 'x' in text\n    return known\n", False, id="local-read"),
+        pytest.param("_known = 'x' in TEXT\n", True, id="private-module-name"),
+        pytest.param("KNOWN = 'x' in TEXT\n", False, id="public-module-name-importers-unknown"),
+        pytest.param("def f(text):\n    a.known = 'x' in text\n", False, id="attribute"),
+        pytest.param("def f(text):\n    return 'x' in text\n", False, id="returned"),
+    ],
+)
+def test_never_read(code: str, dead: bool) -> None:
+    snippet = parse(code)
+    site = next(node for node in ast.walk(snippet.module) if isinstance(node, ast.Compare))
+    assert flow.never_read(snippet.ctx, site) is dead

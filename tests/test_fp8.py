@@ -109,3 +109,55 @@ def test_cpu_data_is_encoding_neutral(code: str, on_cpu: bool) -> None:
     dtype = snippet.node("torch.float8_e4m3fn", ast.Attribute)
     assert fp8.cpu_data(snippet.ctx, dtype) is on_cpu
     assert fp8.encoding_neutral_use(snippet.ctx, dtype) is on_cpu
+
+
+_TO_FNUZ = "def to_fnuz(w):\n    return w.view(torch.float8_e4m3fnuz)\n"
+
+
+@pytest.mark.parametrize(
+    ("code", "converted"),
+    [
+        pytest.param(
+            "def f(w, q=torch.float8_e4m3fn):\n    w = w.to(q)\n    if IS_ROCM:\n        w = to_fnuz(w)\n",
+            True,
+            id="call",
+        ),
+        pytest.param(
+            "def f(w):\n    w = w.to(torch.float8_e4m3fn)\n    if IS_ROCM:\n        w = w.view(torch.float8_e4m3fnuz)\n",
+            True,
+            id="named-in-the-branch",
+        ),
+        pytest.param(
+            "class L:\n    def make(self):\n        self.w = torch.empty(4, dtype=torch.float8_e4m3fn)\n"
+            "    def load(self):\n        if IS_ROCM:\n            self.w = to_fnuz(self.w)\n",
+            False,
+            id="another-method-of-the-class",
+        ),
+        pytest.param(
+            "def f(w):\n    w = w.to(torch.float8_e4m3fn)\n    return to_fnuz(w)\n", False, id="not-rocm-only"
+        ),
+        pytest.param(
+            "def f(w):\n    w = w.to(torch.float8_e4m3fn)\n    if IS_ROCM:\n        w = w.float()\n",
+            False,
+            id="no-fnuz",
+        ),
+        pytest.param("w = w.to(torch.float8_e4m3fn)\nif IS_ROCM:\n    w = to_fnuz(w)\n", False, id="module-level"),
+    ],
+)
+def test_converted_on_rocm(code: str, converted: bool) -> None:
+    snippet = parse("import torch\nIS_ROCM = torch.version.hip is not None\n" + _TO_FNUZ + code)
+    node = snippet.node("torch.float8_e4m3fn", ast.Attribute)
+    assert fp8.converted_on_rocm(snippet.ctx, node) is converted
+
+
+@pytest.mark.parametrize(
+    ("code", "storage"),
+    [
+        pytest.param("cast(m, storage_dtype=torch.float8_e4m3fn, compute_dtype=torch.bfloat16)", True, id="storage"),
+        pytest.param("cast(m, storage_dtype=torch.float8_e4m3fn)", False, id="no-compute-dtype"),
+        pytest.param("cast(m, dtype=torch.float8_e4m3fn, compute_dtype=torch.bfloat16)", False, id="other-keyword"),
+    ],
+)
+def test_storage_only(code: str, storage: bool) -> None:
+    snippet = parse("import torch\n" + code + "\n")
+    assert fp8.storage_only(snippet.ctx, snippet.node("torch.float8_e4m3fn", ast.Attribute)) is storage

@@ -24,6 +24,7 @@ HAZARDS = """
 import torch
 weight = weight.to(torch.float8_e4m3fn)
 use_fa3 = torch.cuda.get_device_capability()[0] >= 9
+attention = "fa3" if use_fa3 else "fa2"
 """
 PLATFORM = """
 import torch
@@ -296,6 +297,47 @@ def test_a_module_run_as_main_is_an_entry_point(tmp_path: Path) -> None:
         "main.py": "from pkg.platform import IS_ROCM\nif IS_ROCM:\n    import pkg.tool\n",
     }
     assert base(tmp_path, files, "pkg/tool.py") == EVERYWHERE
+
+
+# --- what a module imports at module level --------------------------------------------------------------------------
+_KERNELS = {
+    "pkg/__init__.py": "",
+    "pkg/kernel.py": "import torch\nimport cutlass.cute as cute\n",
+    "pkg/ops.py": "from pkg.kernel import run\n",
+    "pkg/optional.py": "try:\n    from pkg.kernel import run\nexcept ImportError:\n    run = None\n",
+    "pkg/cycle_a.py": "from pkg import cycle_b\n",
+    "pkg/cycle_b.py": "from pkg import cycle_a\nimport cuda.bindings.driver as cuda\n",
+    "pkg/gaudi.py": "import habana_frameworks.torch.core as htcore\n",
+    "tests/test_kernel.py": "import pytest\nfrom pkg.ops import run\n",
+    "tests/test_lazy.py": "def test_run():\n    from pkg.ops import run\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        pytest.param("pkg/kernel.py", NVIDIA_ONLY, id="imports-an-nvidia-only-package"),
+        pytest.param("pkg/ops.py", NVIDIA_ONLY, id="imports-such-a-module"),
+        pytest.param("tests/test_kernel.py", NVIDIA_ONLY, id="a-test-importing-it-at-module-level"),
+        pytest.param("tests/test_lazy.py", EVERYWHERE, id="a-test-importing-it-in-a-function"),
+        pytest.param("pkg/optional.py", EVERYWHERE, id="an-import-in-try"),
+        pytest.param("pkg/cycle_a.py", NVIDIA_ONLY, id="an-import-cycle"),
+        pytest.param("pkg/gaudi.py", NOWHERE, id="another-accelerators-package"),
+    ],
+)
+def test_a_module_that_cannot_import_on_rocm_runs_only_where_it_can(
+    tmp_path: Path, module: str, expected: Branch
+) -> None:
+    assert base(tmp_path, _KERNELS, module) == expected
+
+
+def test_a_test_imports_the_project_from_its_src_folder(tmp_path: Path) -> None:
+    files = {
+        "src/pkg/__init__.py": "",
+        "src/pkg/kernel.py": "import cutlass\n",
+        "tests/test_kernel.py": "from pkg.kernel import run\n",
+    }
+    assert base(tmp_path, files, "tests/test_kernel.py") == NVIDIA_ONLY
 
 
 # --- through the engine ---------------------------------------------------------------------------------------------

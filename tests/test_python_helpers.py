@@ -616,3 +616,27 @@ def test_regex_operands(code: str, expected: tuple[str | None, str | None]) -> N
     call = snippet.value_as("x", ast.Call)
     found = text_search.regex_operands(snippet.ctx, call)
     assert tuple(snippet.code(part) if part is not None else None for part in found) == expected
+
+
+@pytest.mark.parametrize(
+    ("test", "picked"),
+    [
+        pytest.param('re.search(r"Strix Halo|8060S", text)', True, id="regex"),
+        pytest.param('"890M" in text or name.startswith("Radeon 8")', True, id="membership-or-prefix"),
+        pytest.param('not text == "Krackan"', True, id="negated-equality"),
+        pytest.param('hip and "890M" in text', False, id="and-another-test"),
+        pytest.param("IS_HIP", False, id="no-text"),
+        pytest.param("needle in text", False, id="needle-not-written-out"),
+        pytest.param('"rocm" in torch.__version__', False, id="a-vendor-test"),
+    ],
+)
+def test_picked_by_text(test: str, picked: bool) -> None:
+    code = f"import re, torch\ndef arch(text, name, hip, needle):\n    if {test}:\n        return 'gfx1151'\n"
+    other = "    if 'Strix Point' in text:\n        return 'gfx1150'\n"
+    snippet = parse(code + other)
+    assert text_search.picked_by_text(snippet.ctx, snippet.first(ast.Return)) is picked
+
+
+def test_a_single_text_match_is_no_table() -> None:
+    snippet = parse("def arch(name):\n    if 'AMD' in name:\n        return 'gfx942'\n    return None\n")
+    assert text_search.picked_by_text(snippet.ctx, snippet.first(ast.Return)) is False

@@ -10,9 +10,14 @@ Whether such a test is a hazard (ROCm reports the gfx IP version there) stays in
 from __future__ import annotations
 
 import ast
+import operator as op
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+from rocmlint.python.conditions import decided_on_rocm_without, skip_polarity, whole_condition
+from rocmlint.python.flow import never_read, only_picks_display
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_none, last_name
 from rocmlint.python.values import ALL_OPERATORS, Follow, Names, Through, only_argument
@@ -116,8 +121,8 @@ def arch_test(ctx: PythonContext, node: ast.Compare | ast.Subscript | ast.Call) 
     table whose keys are written out (`KERNELS[f"sm{major}{minor}"]`, `KERNELS.get(arch)`).
 
     Not tests of an architecture: two capability values compared (device 0 with device 1, the capability
-    with one cached in a variable or on `self`), thresholds below major 8, and tables filled at run time (a
-    cache keyed by capability)."""
+    with one cached in a variable or on `self`, or read back from a loaded record: `_read_back`), thresholds
+    below major 8, and tables filled at run time (a cache keyed by capability)."""
     if isinstance(node, ast.Compare):
         return _comparison_test(ctx, node)
     return _lookup_test(ctx, node)
@@ -139,8 +144,24 @@ def _comparison_test(ctx: PythonContext, node: ast.Compare) -> ArchTest | None:
         major = threshold_major(ctx, threshold)
         if is_none(threshold) or (major is not None and major < _FIRST_RECENT_MAJOR):
             continue
+        if isinstance(operator, (ast.Eq, ast.NotEq)) and _read_back(ctx, threshold):
+            continue
         return ArchTest(node, tuple(left_sources or right_sources))
     return None
+
+
+def _read_back(ctx: PythonContext, value: ast.expr) -> bool:
+    """`cached.get("capability")`, `record["capability"]`: a value read back by name from a mapping that is not
+    written out here (a loaded cache, a JSON record): equality with it is an identity test (a cache made on
+    another GPU), not a test of an architecture."""
+    key: ast.expr | None
+    if isinstance(value, ast.Subscript):
+        mapping, key = value.value, value.slice
+    elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "get":
+        mapping, key = value.func.value, (value.args[0] if value.args else None)
+    else:
+        return False
+    return key is not None and ctx.string_value(key) is not None and not isinstance(ctx.single_value(mapping), ast.Dict)
 
 
 def _lookup_test(ctx: PythonContext, node: ast.Subscript | ast.Call) -> ArchTest | None:
@@ -176,3 +197,101 @@ def helper_test(ctx: PythonContext, call: ast.Call) -> str | None:
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
         return None
     return helper if ctx.semantic.local_function(func) is None else None
+
+
+# What torch reports where a test suite runs: the oldest NVIDIA GPU current CUDA supports (Turing, sm_75), and
+# AMD GPUs from MI200 (gfx90a, 9.0) through MI300X/MI355X (9.4, 9.5) and RDNA2 to RDNA4 (10.3, 11.x, 12.0).
+_OLDEST_NVIDIA = (7, 5)
+_ROCM_CAPABILITIES = ((9, 0), (9, 4), (9, 5), (10, 3), (11, 0), (11, 5), (12, 0))
+_OPERATORS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+    ast.Lt: op.lt,
+    ast.LtE: op.le,
+    ast.Gt: op.gt,
+    ast.GtE: op.ge,
+    ast.Eq: op.eq,
+    ast.NotEq: op.ne,
+}
+
+
+def harmless_on_rocm(ctx: PythonContext, node: ast.AST) -> bool:
+    """A capability test that selects no NVIDIA path on ROCm by mistake: it runs only on ROCm (code an author
+    wrote for ROCm compares gfx versions on purpose: `if torch.version.hip: rdna = major >= 10`, a module only
+    imported under a ROCm test), another operand of its `and`/`or` decides the condition there (`major >= 8 or
+    SYSTEM == "rocm"`), it only picks which message is shown (`flow.only_picks_display`), nothing reads it
+    (`flow.never_read`), or it only decides a test skip that is harmless (`harmless_skip`)."""
+    if ctx.is_nvidia_gated(node) or decided_on_rocm_without(ctx, node) or only_picks_display(ctx, node):
+        return True
+    return never_read(ctx, node) or harmless_skip(ctx, node)
+
+
+def harmless_skip(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node`, a capability comparison, only decides whether a test is skipped (`conditions.skip_polarity`),
+    and either does not skip the test on the oldest NVIDIA GPU (`skipif(major >= 12)`, `if cap == (9, 0):
+    pytest.skip("flaky on H100")`: the test needs no recent NVIDIA architecture, and runs on ROCm as a test
+    of any GPU does) or skips it on every ROCm GPU (`skipif(major >= 9)`: coverage, not behaviour). A skip
+    that spares a ROCm GPU but not the oldest NVIDIA one (`skipif(cap < (8, 9))`, `skipif(cap != (9, 0))`)
+    lets a test written for recent NVIDIA GPUs run on AMD ones: not harmless."""
+    if not isinstance(node, ast.Compare) or len(node.ops) != 1:
+        return False
+    condition = whole_condition(ctx, node)
+    polarity = skip_polarity(ctx, condition)
+    if polarity is None:
+        return False
+    skipping = polarity != _negated(ctx, node, condition)  # the comparison's value that skips the test
+    oldest = _value_at(ctx, node, _OLDEST_NVIDIA)
+    if oldest is None:
+        return False
+    return oldest != skipping or all(_value_at(ctx, node, gpu) == skipping for gpu in _ROCM_CAPABILITIES)
+
+
+def _negated(ctx: PythonContext, node: ast.AST, condition: ast.AST) -> bool:
+    """An odd number of `not` between `node` and its whole condition."""
+    if node is condition:
+        return False
+    negated = False
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, ast.UnaryOp):
+            negated ^= isinstance(ancestor.op, ast.Not)
+        if ancestor is condition:
+            break
+    return negated
+
+
+def _value_at(ctx: PythonContext, compare: ast.Compare, capability: tuple[int, int]) -> bool | None:
+    """The comparison's value on a GPU of `capability`, from the threshold's form: a tuple compares the
+    capability, an integer below 20 its major version, one from 20 to 99 `major * 10 + minor`, a float
+    `major.minor`; None for any other form, or when the capability side is the minor version alone."""
+    left, right = compare.left, compare.comparators[0]
+    compared = _OPERATORS.get(type(compare.ops[0]))
+    left_reads = bool(capability_reads(ctx, left))
+    if compared is None or left_reads == bool(capability_reads(ctx, right)):
+        return None
+    side, threshold = (left, right) if left_reads else (right, left)
+    value = _at(side, ctx.single_value(threshold), capability)
+    if value is None:
+        return None
+    number, limit = value
+    return compared(number, limit) if left_reads else compared(limit, number)
+
+
+def _at(side: ast.expr, threshold: ast.expr | None, capability: tuple[int, int]) -> tuple[object, object] | None:
+    """(the capability side's value, the threshold's) on a GPU of `capability`."""
+    major, minor = capability
+    if isinstance(threshold, ast.Tuple):
+        limit = tuple(element.value for element in threshold.elts if isinstance(element, ast.Constant))
+        if len(limit) != len(threshold.elts) or not all(type(part) is int for part in limit):
+            return None
+        return capability[: len(limit)], limit
+    number = threshold.value if isinstance(threshold, ast.Constant) else None
+    if _is_minor(side) or isinstance(number, bool) or not isinstance(number, (int, float)):
+        return None
+    if isinstance(number, float):
+        return major + minor / 10, number
+    return (major, number) if number < 20 else (major * 10 + minor, number) if number < 100 else None
+
+
+def _is_minor(side: ast.expr) -> bool:
+    """`props.minor`, `cap[1]`, a name `minor`: the minor version alone."""
+    if isinstance(side, ast.Subscript):
+        return not (isinstance(side.slice, ast.Constant) and side.slice.value == 0)
+    return last_name(side) == "minor"

@@ -20,7 +20,7 @@ from rocmlint.python.idioms import (
     literal_token,
 )
 from rocmlint.python.scopes import argument_values, unstarred
-from rocmlint.python.semantic import MAX_DEPTH
+from rocmlint.python.semantic import FUNCTION_DEFS, MAX_DEPTH
 from rocmlint.python.values import Follow, Through
 
 # Runners that go through a shell: a missing program is exit status 127, not FileNotFoundError.
@@ -154,7 +154,23 @@ def copes_with_missing_program(ctx: PythonContext, command: Command, programs: f
     def checks_presence(test: ast.expr, taken: bool) -> bool:
         return presence(ctx, test, is_check).guards(taken)
 
-    return guarded_by(ctx, command.call, checks_presence, leaves_quietly) or handled_by_try(ctx, command.call, failures)
+    if guarded_by(ctx, command.call, checks_presence, leaves_quietly) or handled_by_try(ctx, command.call, failures):
+        return True
+    return _callers_handle(ctx, command.call, failures)
+
+
+def _callers_handle(ctx: PythonContext, node: ast.AST, failures: frozenset[str]) -> bool:
+    """`node` is in a module-level def that is only called in this file, each call in a `try:` whose handler
+    catches the failure (`try: memory = nvidia_gpu_memory() except: pass`, then the `rocm-smi` reader): a
+    public one also read by no module of the project that imports this one."""
+    function = next((ancestor for ancestor in ctx.ancestors(node) if isinstance(ancestor, FUNCTION_DEFS)), None)
+    if function is None or not ctx.is_module_level(function):
+        return False
+    uses = ctx.references.uses_of(function)
+    if not uses or not all(isinstance(use, ast.Call) and handled_by_try(ctx, use, failures) for use in uses):
+        return False
+    read_elsewhere = ctx.gates.read_elsewhere
+    return function.name.startswith("_") or (read_elsewhere is not None and not read_elsewhere(function.name))
 
 
 class Presence(NamedTuple):

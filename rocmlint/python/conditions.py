@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import is_none, statements_before
+from rocmlint.python.idioms import is_none, last_name, statements_before
 from rocmlint.python.scopes import COMPOUND_STATEMENTS
 from rocmlint.python.semantic import COMPREHENSIONS, DEFERRED_BODIES
 
@@ -273,3 +273,53 @@ def outermost_conditional(ctx: PythonContext, node: ast.AST) -> ast.IfExp | None
         choice = parent
         child, parent = parent, ctx.parent(parent)
     return choice
+
+
+# `pytest.mark.skipif(c, ...)`, `unittest.skipIf(c, ...)` skip when `c` holds, `unittest.skipUnless(c, ...)`
+# when it does not (matched on the lower-cased last name without underscores, as decorators are bound).
+_SKIP_MARKS = {"skipif": True, "skipunless": False}
+
+
+def skip_polarity(ctx: PythonContext, condition: ast.AST) -> bool | None:
+    """When the whole condition `condition` (see `whole_condition`) only decides whether a test is
+    skipped: True when its truth skips the test (`pytest.mark.skipif(c, ...)`, `unittest.skipIf`, `if c:
+    pytest.skip(...)` whose body does nothing else, also `self.skipTest(...)` and `raise SkipTest(...)`),
+    False when its truth runs the test (`unittest.skipUnless(c, ...)`); None for any other condition."""
+    parent = ctx.parent(condition)
+    if isinstance(parent, ast.If) and condition is parent.test:
+        return True if parent.body and all(_only_skips(ctx, statement) for statement in parent.body) else None
+    argument = parent if isinstance(parent, ast.keyword) else condition
+    call = ctx.parent(argument)
+    if not isinstance(call, ast.Call) or argument is call.func:
+        return None
+    key = last_name(call.func).replace("_", "").lower()
+    if key not in _SKIP_MARKS or ctx.semantic.argument(call, "condition", 0) is not condition:
+        return None
+    return _SKIP_MARKS[key]
+
+
+def _only_skips(ctx: PythonContext, statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Raise):
+        return statement.exc is not None and last_name(
+            statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+        ) in ("SkipTest", "Skipped")
+    if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
+        return False
+    func = statement.value.func
+    return ctx.qualified_name(func) == "pytest.skip" or last_name(func) == "skipTest"
+
+
+def decided_on_rocm_without(ctx: PythonContext, node: ast.AST) -> bool:
+    """An `and`/`or` holding `node` (through `not` and nested chains) has another operand that decides it on
+    ROCm: one true on ROCm in an `or` (`major >= 8 or SYSTEM == "rocm"`), one false on ROCm in an `and`; what
+    `node` says does not change the chain's value there."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, ast.BoolOp):
+            deciding = isinstance(ancestor.op, ast.Or)
+            if any(ctx.vendor_test(value).rocm is deciding for value in ancestor.values if value is not child):
+                return True
+        elif not (isinstance(ancestor, ast.UnaryOp) and isinstance(ancestor.op, ast.Not)):
+            return False
+        child = ancestor
+    return False

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import PROCESS_RUNNERS, is_looked_for, last_name
+from rocmlint.python.idioms import PROCESS_RUNNERS, is_display_call, is_looked_for, last_name
 from rocmlint.python.semantic import COMPREHENSIONS, MAX_HOPS
 from rocmlint.python.values import ASSIGNMENTS, Argument, argument_of, assignment_targets, list_added_to
 
@@ -49,6 +49,7 @@ _SET_CALLS = frozenset({"set", "frozenset"})
 _VALUE_AFTER_KEY = frozenset({"get", "getenv", "setdefault", "putenv", "pop"})
 # Methods that build a string out of their arguments.
 _STRING_BUILDERS = frozenset({"join", "format"})
+_QUANTIFIERS = frozenset({"any", "all"})
 
 
 def value_uses(ctx: PythonContext, value: ast.AST, visit: Visit[T]) -> list[T]:
@@ -137,3 +138,87 @@ def _sets_up_argument(ctx: PythonContext, call: ast.Call, argument: Argument, co
         return ctx.semantic.positional(call, 0) is not argument
     name = ctx.qualified_name(call.func)
     return name in PROCESS_RUNNERS or name in consumers
+
+
+def only_picks_display(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node`'s truth (through `and`/`or`/`not`, `any(...)`/`all(...)` of a generator whose element it is, and
+    names assigned the result) only decides which message is shown: it is the test of `if`s whose arms do
+    nothing but display (`is_display_call`, `pass`):
+
+        is_cutlass_error = any(err in text for err in CUTLASS_ERRORS)
+        if is_cutlass_error:
+            print("cannot load FBGEMM")
+        else:
+            print(f"cannot load FBGEMM: {text}")
+    """
+    holder = _truth_holder(ctx, node)
+    parent = ctx.parent(holder)
+    if isinstance(parent, ast.If) and parent.test is holder:
+        return _only_displays(ctx, parent)
+    if not (isinstance(parent, ast.Assign) and parent.value is holder):
+        return False
+    if not all(isinstance(target, ast.Name) for target in parent.targets):
+        return False
+    verdicts = value_uses(ctx, holder, lambda value: None if value is holder else [_read_picks_display(ctx, value)])
+    return bool(verdicts) and all(verdicts)
+
+
+def _read_picks_display(ctx: PythonContext, read: ast.AST) -> bool:
+    holder = _truth_holder(ctx, read)
+    parent = ctx.parent(holder)
+    return isinstance(parent, ast.If) and parent.test is holder and _only_displays(ctx, parent)
+
+
+def _truth_holder(ctx: PythonContext, node: ast.AST) -> ast.AST:
+    """The outermost expression whose truth `node`'s truth decides, through `and`/`or`/`not` and the element of
+    a generator `any(...)`/`all(...)` quantify."""
+    current = node
+    while True:
+        parent = ctx.parent(current)
+        if isinstance(parent, ast.BoolOp) or (isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)):
+            current = parent
+            continue
+        quantifier = ctx.parent(parent) if isinstance(parent, ast.GeneratorExp) and parent.elt is current else None
+        if quantifier is None or not _quantifies(ctx, quantifier):
+            return current
+        current = quantifier
+
+
+def _quantifies(ctx: PythonContext, call: ast.AST | None) -> bool:
+    return isinstance(call, ast.Call) and len(call.args) == 1 and ctx.qualified_name(call.func) in _QUANTIFIERS
+
+
+def _only_displays(ctx: PythonContext, choice: ast.If) -> bool:
+    """Every statement of the `if`'s arms (and of the `elif`s) only displays something or does nothing."""
+    for statement in (*choice.body, *choice.orelse):
+        if isinstance(statement, ast.If):
+            if not _only_displays(ctx, statement):
+                return False
+        elif not isinstance(statement, ast.Pass) and not (
+            isinstance(statement, ast.Expr)
+            and isinstance(statement.value, ast.Call)
+            and is_display_call(ctx, statement.value)
+        ):
+            return False
+    return True
+
+
+def never_read(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node`'s truth (as for `only_picks_display`) is the whole value of an assignment to names nothing reads:
+    no read in this file, and for a public module-level name, none in the modules of the project that import
+    this one (`is_ampere = major >= 8` in a script that never uses it)."""
+    holder = _truth_holder(ctx, node)
+    assignment = ctx.parent(holder)
+    if not (isinstance(assignment, ast.Assign) and assignment.value is holder):
+        return False
+    names = [target.id for target in assignment.targets if isinstance(target, ast.Name)]
+    if len(names) != len(assignment.targets):
+        return False
+    read_elsewhere = ctx.gates.read_elsewhere
+    for name in names:
+        if ctx.references.mention_reads(name):
+            return False
+        public = ctx.is_module_level(assignment) and not name.startswith("_")
+        if public and (read_elsewhere is None or read_elsewhere(name)):
+            return False
+    return True

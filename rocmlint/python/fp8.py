@@ -18,6 +18,7 @@ from rocmlint.python.conditions import choices_around
 from rocmlint.python.cpu_tensors import kept_on_cpu
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name
+from rocmlint.python.semantic import FUNCTION_DEFS
 from rocmlint.python.uses import in_allow_list, is_inspected, outermost_collection_member
 from rocmlint.python.values import assignment_targets
 
@@ -31,6 +32,7 @@ _MX_ELEMENT_KEYWORDS = frozenset({"elem_dtype"})
 _MX_CONFIG_KEYWORDS = frozenset({"activation_dtype", "weight_dtype"})
 # An MX format's configuration or helper: a callee named `MX...`, `Mxfp...`, `mx_...`.
 _MX_CALLEE = re.compile(r"^(?:MX|Mx|mx)(?:[A-Z0-9_]|fp|Fp)")
+_STORAGE_KEYWORD, _COMPUTE_KEYWORD = "storage_dtype", "compute_dtype"
 # `finfo` fields equal for the OCP and FNUZ formats.
 _PORTABLE_FINFO = frozenset({"bits"})
 # `<name> = torch.float8_e4m3fnuz` (also `self.<name>: torch.dtype = ...`) anywhere in the file.
@@ -97,14 +99,26 @@ def ocp_by_spec(ctx: PythonContext, node: ast.AST) -> bool:
     return keyword.arg in _MX_CONFIG_KEYWORDS and callee is not None and _MX_CALLEE.match(callee) is not None
 
 
+def storage_only(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is the `storage_dtype=` of a call that also names a `compute_dtype=` (diffusers' layerwise casting):
+    weights are only kept in FP8 and cast to the compute dtype for every operation, a conversion PyTorch does the
+    same way on every GPU."""
+    keyword = ctx.parent(node)
+    if not isinstance(keyword, ast.keyword) or keyword.arg != _STORAGE_KEYWORD:
+        return False
+    call = ctx.parent(keyword)
+    return isinstance(call, ast.Call) and any(other.arg == _COMPUTE_KEYWORD for other in call.keywords)
+
+
 def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     """A use of an FP8 dtype where its encoding does not matter: comparisons, type checks, lookup tables and
     allow-lists (the dtype is matched against, not produced), `finfo(...).bits` (the same for both formats),
-    places whose spec fixes OCP FP8 (`ocp_by_spec`), and FP8 data made and kept on the CPU (`cpu_data`)."""
+    places whose spec fixes OCP FP8 (`ocp_by_spec`), a storage dtype (`storage_only`), and FP8 data made and kept
+    on the CPU (`cpu_data`)."""
     if is_inspected(ctx, node) or in_allow_list(ctx, node) or cpu_data(ctx, node):
         return True
     member = outermost_collection_member(ctx, node)
-    if ocp_by_spec(ctx, member):
+    if ocp_by_spec(ctx, member) or storage_only(ctx, member):
         return True
     finfo = finfo_of(ctx, member)
     used = ctx.parent(finfo) if finfo is not None else None
@@ -113,9 +127,30 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
 
 def selected_per_arch(ctx: PythonContext, node: ast.expr) -> bool:
     """A branch, conditional expression or collection around `node` that also covers the FNUZ format (names a
-    `fnuz` dtype or tests a `gfx` architecture)."""
+    `fnuz` dtype or tests a `gfx` architecture), or a def around it that converts to FNUZ on ROCm
+    (`converted_on_rocm`)."""
     for choice in choices_around(ctx, node):
         if any(marker in ctx.code_of(choice).lower() for marker in _ARCH_SELECTION_MARKERS):
+            return True
+    return converted_on_rocm(ctx, node)
+
+
+def converted_on_rocm(ctx: PythonContext, node: ast.expr) -> bool:
+    """The def holding `node` (or whose default it is) converts to a FNUZ dtype in code only ROCm runs: the OCP
+    value is NVIDIA's, and ROCm's is normalised. Only the def itself: another method of its class (a test class's
+    other tests) may convert other values.
+
+        def fp8_quantize(weight, qdtype=torch.float8_e4m3fn):
+            qweight = weight.to(qdtype)
+            if SYSTEM == "rocm":
+                qweight = normalize_e4m3fn_to_fnuz(qweight)   # a def of this file that names float8_e4m3fnuz
+            return qweight
+    """
+    scope = next((ancestor for ancestor in ctx.ancestors(node) if isinstance(ancestor, FUNCTION_DEFS)), None)
+    if scope is None:
+        return False
+    for found in ast.walk(scope):
+        if (_names_fnuz(found) or _calls_a_fnuz_def(ctx, found)) and ctx.branch(found).on_nvidia is False:
             return True
     return False
 
@@ -148,3 +183,20 @@ def default_overridden_with_fnuz(ctx: PythonContext, node: ast.expr) -> bool:
         return False  # a target or an annotation, not the assigned default
     names = [name for name in map(last_name, assignment_targets(statement)) if name]
     return any(re.search(_FNUZ_ASSIGNMENT.format(name=re.escape(name)), ctx.source.text) for name in names)
+
+
+def _names_fnuz(node: ast.AST) -> bool:
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    return name.startswith("float8_") and name.endswith("fnuz")
+
+
+def _calls_a_fnuz_def(ctx: PythonContext, node: ast.AST) -> bool:
+    """A call of a def of this file whose body names a FNUZ dtype."""
+    called = ctx.semantic.called_def(node.func) if isinstance(node, ast.Call) else None
+    return called is not None and any(_names_fnuz(inner) for inner in ast.walk(called))
+
+
+def targets_without_fnuz(ctx: PythonContext) -> bool:
+    """The project declares its ROCm targets and none of them is a FNUZ-only gfx94x part."""
+    archs = ctx.options.target_archs
+    return bool(archs) and not any(arch.startswith("gfx94") for arch in archs)

@@ -24,6 +24,12 @@ file's imports count as run everywhere: a test's skip says where that test runs,
 imports runs in the product, which may load it by name (a registry of module names) where no import
 statement shows it.
 
+A module can also be unable to import on a vendor by what it imports itself: a statement at the start of a line
+that imports a vendor-only package (rocmlint/data/vendor_packages.toml: `import cutlass` fails on ROCm), or a
+module of the tree that cannot be imported there, through any chain of such statements (`ImportIndex.required`);
+its base is narrowed to where those imports succeed. A test module that imports a CuTe DSL kernel module at module
+level is never collected on ROCm.
+
 Not seen: modules loaded by a computed name (`import_module(f"pkg.models.{name}")`, a registry's strings)
 that are also imported from gated code of the product; such a module is taken as gated.
 """
@@ -33,12 +39,14 @@ from __future__ import annotations
 import ast
 import os
 import re
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rocmlint.data import load
 from rocmlint.python.scopes import dotted_name
 from rocmlint.vendor import EVERYWHERE, Branch
 
@@ -62,8 +70,13 @@ _MODULE_EXIT = re.compile(
 )
 _LOAD_CALL = re.compile(rb"(?:import_module|__import__)\(\s*[\"']([\w.]+)[\"']")
 _PACKAGE_SUFFIX = os.sep + "__init__.py"
+_SOURCE_FOLDER = "src"
 _LOAD_FUNCTIONS = frozenset({"import_module", "__import__"})
 _TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
+# Where a module that imports a vendor-only package (rocmlint/data/vendor_packages.toml) at module level can be
+# imported at all: an NVIDIA-only one fails on ROCm, another accelerator's on both GPU vendors.
+_VENDOR_PACKAGES = load("vendor_packages")
+_PACKAGE_BRANCHES = ((Branch(False, True), "nvidia_only"), (Branch(False, False), "other_accelerators"))
 
 # What an import statement imports: (level, module, the names after `import` as written, parsed only when the
 # module is a package whose names may be modules).
@@ -121,7 +134,7 @@ class ModuleFinder:
         """Where a module of `folder` looks for an absolute import whose first name is `first`: the folder its
         top-level package sits in, then the closest folder from `folder` up to the tree's root that holds
         `first` (a test folder without `__init__.py` imports the project's packages from the checkout's
-        root, which Python has on its path)."""
+        root, which Python has on its path), else the root's `src/` (the src layout, installed)."""
         key = (folder, first)
         if key not in self._roots:
             places = [self.package_root(folder)]
@@ -131,6 +144,10 @@ class ModuleFinder:
                     places.append(holder)
                     break
                 holder = os.path.dirname(holder)
+            else:
+                source_folder = os.path.join(self.root, _SOURCE_FOLDER)
+                if self.find([first], (source_folder,)) is not None:
+                    places.append(source_folder)  # the src layout: the project's packages under src/
             self._roots[key] = tuple(dict.fromkeys(places))
         return self._roots[key]
 
@@ -179,6 +196,11 @@ class ImportIndex:
     # The files whose imports all count as module-level ones (test files), asked per importer.
     imports_everywhere: Callable[[str], bool] = field(default=lambda path: False, repr=False)
     _facts: dict[str, tuple[bool, bool]] = field(default_factory=dict, repr=False)
+    # importer -> the files of the tree its module-level statements import (written at the start of a line)
+    _module_level: dict[str, set[str]] = field(default_factory=dict, repr=False)
+    # importer -> where the vendor-only packages its module-level statements import can be imported
+    _packages: dict[str, Branch] = field(default_factory=dict, repr=False)
+    _requirements: dict[str, tuple[Branch, frozenset[str]]] | None = field(default=None, repr=False)
     _statement_files: dict[tuple[tuple[str, ...] | str, bytes], list[str]] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -246,12 +268,56 @@ class ImportIndex:
             found = remembered.get((folder, statement))
             if found is None:
                 found = self._resolve(path, folder, statement, _absolute_module(match), partial(_statements, match))
-            top_level = everywhere or match.end(2) == line
+            statement_level = match.end(2) == line
+            top_level = everywhere or statement_level
             for imported in found:
                 here[imported] = top_level or here.get(imported, False)
+            if statement_level:
+                self._note_module_level(path, match, found)
         here.pop(path, None)
         for imported, top_level in here.items():
             self.importers.setdefault(imported, {})[path] = top_level
+
+    def _note_module_level(self, path: str, match: re.Match[bytes], found: list[str]) -> None:
+        """A statement at the start of its line runs whenever its module is imported: remember the files of the
+        tree it imports, and where the vendor-only packages outside the tree it imports can be imported."""
+        if found:
+            self._module_level.setdefault(path, set()).update(found)
+        for level, module, _ in _statements(match):
+            if level or module.split(".", 1)[0] in self.finder.names:
+                continue
+            for branch, key in _PACKAGE_BRANCHES:
+                if any(module == package or module.startswith(package + ".") for package in _VENDOR_PACKAGES[key]):
+                    self._packages[path] = _intersection(self._packages.get(path, EVERYWHERE), branch)
+
+    def required(self, path: str) -> tuple[Branch, frozenset[str]]:
+        """Where the module at `path` can be imported at all by what its module-level statements import: nowhere
+        on ROCm when one imports an NVIDIA-only package (`import cutlass`) or a module of the tree that cannot be
+        imported there, through any chain of such imports; and the files of that chain."""
+        if self._requirements is None:
+            self._requirements = self._propagate_requirements()
+        return self._requirements.get(path, (EVERYWHERE, frozenset()))
+
+    def _propagate_requirements(self) -> dict[str, tuple[Branch, frozenset[str]]]:
+        """Every module's requirement at once, from the modules importing vendor-only packages up through their
+        module-level importers until nothing changes (each module narrows at most twice: a fixed point, the
+        same whatever the order, import cycles included)."""
+        importers: dict[str, list[str]] = {}
+        for importer, imported_files in sorted(self._module_level.items()):
+            for imported in sorted(imported_files):
+                importers.setdefault(imported, []).append(importer)
+        found = {path: (branch, frozenset[str]()) for path, branch in sorted(self._packages.items())}
+        pending = deque(found)
+        while pending:
+            module = pending.popleft()
+            branch, files = found[module]
+            for importer in importers.get(module, ()):
+                current, current_files = found.get(importer, (EVERYWHERE, frozenset()))
+                narrowed = _intersection(current, branch)
+                if narrowed != current:
+                    found[importer] = (narrowed, current_files | files | {module})
+                    pending.append(importer)
+        return found
 
     def _add_load_call(
         self, path: str, folder: str, data: bytes, line: int, everywhere: bool, here: dict[str, bool]
@@ -372,6 +438,14 @@ def import_sites(semantic: Semantic, importer: str, finder: ModuleFinder) -> dic
     return found
 
 
+def _intersection(first: Branch, second: Branch) -> Branch:
+    """Where code runs that runs only where both do."""
+    return Branch(
+        first.on_rocm is not False and second.on_rocm is not False,
+        first.on_nvidia is not False and second.on_nvidia is not False,
+    )
+
+
 def _union(first: Branch, second: Branch) -> Branch:
     """Where code runs that runs where either does (only False means never)."""
     return Branch(
@@ -435,13 +509,14 @@ class ModuleReach:
         """Where the module at `path` can run at all, and the files (importers) that answer came from. A
         module no chain of imports reaches from an entry point, whatever the gates (one imported only from
         its own import cycle, `import_submodule(package)`), is loaded some way not seen: everywhere."""
+        required, required_files = self.index.required(path)
         on_rocm, rocm_files = self._reaches(path, "on_rocm")
         on_nvidia, nvidia_files = self._reaches(path, "on_nvidia")
         if on_rocm and on_nvidia:
-            return EVERYWHERE, rocm_files | nvidia_files
+            return required, rocm_files | nvidia_files | required_files
         imported, imported_files = self._reaches(path, _IMPORTED)
-        files = rocm_files | nvidia_files | imported_files
-        return (Branch(on_rocm, on_nvidia) if imported else EVERYWHERE), files
+        files = rocm_files | nvidia_files | imported_files | required_files
+        return _intersection(required, Branch(on_rocm, on_nvidia) if imported else EVERYWHERE), files
 
     def _reaches(self, start: str, vendor: str) -> Answer:
         answers = self._answers[vendor]

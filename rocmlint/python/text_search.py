@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import STRING_SEARCHES, last_name
 from rocmlint.python.scopes import argument_values, unstarred
+from rocmlint.python.semantic import FUNCTION_DEFS
 
 # The functions of `re` (and of the `regex` package) that match a pattern against a text; a compiled
 # pattern has methods of the same names that take the text alone.
@@ -128,3 +129,44 @@ def is_text_of_name(ctx: PythonContext, expr: ast.expr) -> bool:
             return False
         expr = arguments[0]
     return isinstance(expr, (ast.Name, ast.Attribute))
+
+
+def matches_written_text(ctx: PythonContext, test: ast.expr) -> bool:
+    """`test` searches text for written-out strings, alone or with `and`/`or`/`not`: `re.search(r"MI300", name)`,
+    `name.startswith("Radeon")`, `"890M" in text`, `text == "Strix Halo"`. An `if` on such a test picks a value
+    by what a text says (a name detected at run time, a table written as code)."""
+    if isinstance(test, ast.BoolOp):
+        return all(matches_written_text(ctx, value) for value in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return matches_written_text(ctx, test.operand)
+    if isinstance(test, ast.Call):
+        needle = searched_text(ctx, test)
+    elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+        needle = next((side for side in (test.left, test.comparators[0]) if ctx.string_value(side) is not None), None)
+    else:
+        needle = membership_needle(test) if isinstance(test, ast.Compare) else None
+    return needle is not None and bool(needles(ctx, needle))
+
+
+def picked_by_text(ctx: PythonContext, statement: ast.Return) -> bool:
+    """`statement` returns a constant from the body of an `if` that matches a text against written-out strings, and
+    its def returns a different constant from another such `if`: one entry of a table from names to values
+    written as code (`if re.search(r"Strix Halo", cpuinfo): return "gfx1151"` then `if "890M" in cpuinfo: return
+    "gfx1150"`), not a single guess (`if "AMD" in name: return "gfx942"`)."""
+    picked = _text_picked_constant(ctx, statement)
+    function = next((ancestor for ancestor in ctx.ancestors(statement) if isinstance(ancestor, FUNCTION_DEFS)), None)
+    if picked is None or function is None:
+        return False
+    others = (_text_picked_constant(ctx, node) for node in ast.walk(function) if isinstance(node, ast.Return))
+    return any(other is not None and other != picked for other in others)
+
+
+def _text_picked_constant(ctx: PythonContext, statement: ast.Return) -> object:
+    """The constant `statement` returns when it is in the body of an `if` that matches written-out text (and
+    that is no vendor test), else None."""
+    parent = ctx.parent(statement)
+    if not isinstance(statement.value, ast.Constant) or not isinstance(parent, ast.If) or statement not in parent.body:
+        return None
+    if ctx.vendor_test(parent.test).is_vendor_test or not matches_written_text(ctx, parent.test):
+        return None
+    return statement.value.value
