@@ -27,7 +27,8 @@ class NvidiaSmi(Rule):
     It is not flagged when gated for ROCm, inside `if shutil.which("nvidia-smi"):` (or after
     `if not shutil.which("nvidia-smi"): return ...`), or inside a `try:` whose handler catches the
     failure (`FileNotFoundError`, `OSError`, `Exception`; `CalledProcessError` when the command runs
-    through a shell) and falls back instead of re-raising. The string in help texts and log messages is
+    through a shell) and falls back instead of re-raising, also when that `try:` is around every call of
+    the helper that runs it (in the same file). The string in help texts and log messages is
     not flagged.
 
     ## Why is this bad on ROCm?
@@ -182,6 +183,26 @@ NvidiaSmi.valid = (
             return subprocess.run(command, capture_output=True, text=True).stdout
         """,
     ),
+    # A helper whose every call swallows its failure, with the AMD query as the other attempt.
+    Valid(
+        """
+        import subprocess
+
+        def nvidia_memory():
+            out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv"], capture_output=True)
+            return out.stdout.decode()
+
+        def gpu_memory():
+            try:
+                return nvidia_memory()
+            except:
+                pass
+            try:
+                return subprocess.run(["amd-smi", "metric", "--mem-usage"], capture_output=True).stdout.decode()
+            except Exception:
+                return ""
+        """,
+    ),
     # Help texts, log messages, other programs.
     Valid(
         """
@@ -259,6 +280,24 @@ NvidiaSmi.invalid = (
             raise
         """,
         expect=("3:27-3:58",),
+    ),
+    # A helper called once with a handler and once without: the second call crashes on ROCm.
+    Invalid(
+        """
+        import subprocess
+
+        def gpu_names():
+            return subprocess.check_output(["nvidia-smi", "-L"]).decode()
+
+        def report():
+            try:
+                print(gpu_names())
+            except FileNotFoundError:
+                print("no nvidia-smi")
+
+        NAMES = gpu_names()
+        """,
+        expect=("4:36-4:56",),
     ),
     # A device name the user chooses is no vendor test: ROCm builds of PyTorch call their GPUs "cuda" too.
     Invalid(

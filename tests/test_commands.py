@@ -110,6 +110,22 @@ def test_program_name(text: str, alone: bool, name: str | None) -> None:
             True,
             id="through-a-shell-missing-is-failed",
         ),
+        pytest.param(
+            'def smi():\n    subprocess.run(["nvidia-smi"])\ntry:\n    smi()\nexcept OSError:\n    pass\n',
+            True,
+            id="every-caller-handles",
+        ),
+        pytest.param(
+            'def smi():\n    subprocess.run(["nvidia-smi"])\ntry:\n    smi()\nexcept OSError:\n    pass\nsmi()\n',
+            False,
+            id="one-caller-does-not-handle",
+        ),
+        pytest.param('def smi():\n    subprocess.run(["nvidia-smi"])\n', False, id="never-called-here"),
+        pytest.param(
+            'def smi():\n    subprocess.run(["nvidia-smi"])\ntry:\n    callbacks = [smi]\nexcept OSError:\n    pass\n',
+            False,
+            id="used-as-a-value",
+        ),
     ],
 )
 def test_copes_with_missing_program(code: str, copes: bool) -> None:

@@ -19,7 +19,7 @@ from rocmlint.python.idioms import (
     literal_text,
     literal_token,
 )
-from rocmlint.python.scopes import argument_values, unstarred
+from rocmlint.python.scopes import FUNCTION_DEFS, argument_values, unstarred
 from rocmlint.python.semantic import MAX_DEPTH
 from rocmlint.python.values import Follow, Through
 
@@ -154,7 +154,20 @@ def copes_with_missing_program(ctx: PythonContext, command: Command, programs: f
     def checks_presence(test: ast.expr, taken: bool) -> bool:
         return presence(ctx, test, is_check).guards(taken)
 
-    return guarded_by(ctx, command.call, checks_presence, leaves_quietly) or handled_by_try(ctx, command.call, failures)
+    if guarded_by(ctx, command.call, checks_presence, leaves_quietly):
+        return True
+    return handled_by_try(ctx, command.call, failures) or _every_caller_handles(ctx, command.call, failures)
+
+
+def _every_caller_handles(ctx: PythonContext, call: ast.Call, failures: frozenset[str]) -> bool:
+    """`def nvidia_memory(): subprocess.run(["nvidia-smi", ...])` whose every call in this file sits in a
+    `try:` that swallows the failure (`try: nvidia_memory() except: pass`, then the AMD query): the helper's
+    callers are the fallback. One level of callers; a helper never called here (public API) is not."""
+    function = ctx.semantic.enclosing_scope_node(call)
+    if not isinstance(function, FUNCTION_DEFS):
+        return False
+    uses = ctx.references.uses_of(function)
+    return bool(uses) and all(isinstance(use, ast.Call) and handled_by_try(ctx, use, failures) for use in uses)
 
 
 class Presence(NamedTuple):
