@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.capability import built_architecture, is_capability_read
 from rocmlint.python.conditions import whole_condition
 from rocmlint.python.fixes import gate_condition, is_truth_tested
 from rocmlint.python.frontend import PythonContext
@@ -30,13 +31,20 @@ class ArchListSm(Rule):
     `arch_list = torch.cuda.get_arch_list()`, `any(a.startswith("sm_") for a in ...)`, `==` on its
     elements, and regular expressions such as `re.match(r"sm_(\\d+)", arch)` over it.
 
-    Printing the list and searching it for gfx targets are not flagged.
+    Also flags a compute capability read that becomes the NVIDIA architectures a build compiles for: written
+    as text (`f"{major}.{minor}"`, joined) to `TORCH_CUDA_ARCH_LIST`, or put in an nvcc option
+    (`f"arch=compute_{num},code=sm_{num}"`), through names, lists, loops, `min`/`sorted`/`join`.
+
+    Printing the list and searching it for gfx targets are not flagged, nor a capability only compared
+    (ROC113).
 
     ## Why is this bad on ROCm?
     On ROCm wheels `torch.cuda.get_arch_list()` returns the gfx targets PyTorch was built for
     (`gfx90a`, `gfx942`, `gfx1100`, ...), never `sm_XX`/`compute_XX`. A test for `sm_` never matches,
     so applications decide the AMD GPU is unsupported and fall back to the CPU or disable
-    `torch.compile` (debpalash/VoiceStudio#1230).
+    `torch.compile` (debpalash/VoiceStudio#1230). Likewise HIP reports the gfx IP version as the compute
+    capability (MI300X is 9.4): an arch list built from it names NVIDIA architectures no AMD GPU has, and
+    the CUDA build path it belongs to runs on ROCm (ROCm builds read `PYTORCH_ROCM_ARCH`).
 
     ## Example
     ```python
@@ -63,7 +71,7 @@ class ArchListSm(Rule):
     severity = Severity.ERROR
     applies_to_tests = True  # arch-list skips let NVIDIA-only tests run on ROCm builds
     fix_availability = FixAvailability.SAFE
-    triggers = (b"get_arch_list",)
+    triggers = (b"get_arch_list", b"get_device_capability", b"get_device_properties")
 
     def visit_Compare(self, node: ast.Compare, ctx: PythonContext) -> None:
         for left, operator, right in ctx.semantic.comparison_pairs(node):
@@ -78,6 +86,11 @@ class ArchListSm(Rule):
                     return
 
     def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
+        if is_capability_read(ctx, node):
+            build_option = built_architecture(ctx, node)
+            if build_option is not None:
+                ctx.report(node, _BUILD_MESSAGE, gate_on=(build_option,))
+            return
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == "startswith" and node.args:
             prefixes = _nvidia_targets(node.args[0], ctx)
@@ -145,6 +158,12 @@ _MESSAGE = (
     '`gcnArchName.split(":")[0]` with the list on ROCm'
 )
 
+_BUILD_MESSAGE = (
+    "ROCm reports the gfx IP version as the CUDA compute capability (MI250 is 9.0, MI300X 9.4), so the NVIDIA "
+    "architecture list built from it here names a GPU AMD does not have; build it only when not "
+    "torch.version.hip (ROCm builds take their targets from PYTORCH_ROCM_ARCH)"
+)
+
 
 ArchListSm.valid = (
     # Printing / logging the list.
@@ -195,6 +214,23 @@ ArchListSm.valid = (
         ok = True if torch.version.hip else "sm_80" in torch.cuda.get_arch_list()
         """,
     ),
+    # The capability only compared or logged, or built into the arch list on NVIDIA builds only.
+    Valid(
+        """
+        import logging, os, torch
+
+        def set_arch_list():
+            if torch.version.hip:
+                return
+            major, minor = torch.cuda.get_device_capability()
+            os.environ["TORCH_CUDA_ARCH_LIST"] = f"{major}.{minor}"
+
+        major, minor = torch.cuda.get_device_capability()
+        logging.info("building for %s", f"{major}.{minor}")
+        if (major, minor) < (7, 0):
+            os.environ["TORCH_CUDA_ARCH_LIST"] = "7.0"
+        """,
+    ),
     # Only in a docstring and a comment.
     Valid(
         """
@@ -243,6 +279,36 @@ ArchListSm.invalid = (
                 return "cpu"
             return "cuda"
         """,
+    ),
+    # The capability of each visible GPU as TORCH_CUDA_ARCH_LIST, and as nvcc options.
+    Invalid(
+        """
+        import os, torch
+
+        def set_arch_list():
+            arch_list = []
+            for i in range(torch.cuda.device_count()):
+                capability = torch.cuda.get_device_capability(i)
+                arch = f"{capability[0]}.{capability[1]}"
+                if arch not in arch_list:
+                    arch_list.append(arch)
+            os.environ["TORCH_CUDA_ARCH_LIST"] = ";".join(sorted(arch_list))
+        """,
+        expect=("6:22-6:57",),
+        message="PYTORCH_ROCM_ARCH",
+    ),
+    Invalid(
+        """
+        import torch
+        compute_capabilities = set()
+        major, minor = torch.cuda.get_device_capability(0)
+        compute_capabilities.add(f"{major}.{minor}")
+        NVCC_FLAGS = []
+        for capability in compute_capabilities:
+            num = capability[0] + capability[2]
+            NVCC_FLAGS += ["-gencode", f"arch=compute_{num},code=sm_{num}"]
+        """,
+        expect=("3:16-3:51",),
     ),
     Invalid(
         """
