@@ -8,15 +8,15 @@ from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.capability import built_architecture, is_capability_read
 from rocmlint.python.conditions import whole_condition
 from rocmlint.python.fixes import gate_condition, is_truth_tested
+from rocmlint.python.flow import value_uses
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import fstring_prefix, only_displayed
+from rocmlint.python.idioms import fstring_prefix, last_name, only_displayed
 from rocmlint.python.text_search import regex_operands
 from rocmlint.python.values import Follow, Names, Through
 from rocmlint.rule import Invalid, Rule, Valid
 
 _ARCH_LIST_CALLS = frozenset({"torch.cuda.get_arch_list"})
 _NVIDIA_PREFIXES = ("sm_", "compute_")
-# Calls that keep the arch names: `list(...)`, `" ".join(...)`, `str(...)`.
 _MEMBERSHIP = (ast.In, ast.NotIn)
 _EQUALITY = (ast.Eq, ast.NotEq)
 # An element (`for arch in ...`, `[0]`), a join or a copy of the arch list is searched like the list itself.
@@ -30,6 +30,9 @@ class ArchListSm(Rule):
     `"sm_90" in torch.cuda.get_arch_list()`, `f"sm_{major}{minor}" in arch_list` after
     `arch_list = torch.cuda.get_arch_list()`, `any(a.startswith("sm_") for a in ...)`, `==` on its
     elements, and regular expressions such as `re.match(r"sm_(\\d+)", arch)` over it.
+
+    When the search filters a comprehension whose result goes to `max()`/`min()` (no `default=`), the
+    diagnostic is at that call: it raises on ROCm, where no element passes.
 
     Also flags a compute capability read that becomes the NVIDIA architectures a build compiles for: written
     as text (`f"{major}.{minor}"`, joined) to `TORCH_CUDA_ARCH_LIST`, or put in an nvcc option
@@ -109,13 +112,42 @@ def _report(
     """Report `node` when an NVIDIA target string meets the arch list; True when the pair was found."""
     if not targets or not sources:
         return False
-    if not only_displayed(ctx, node):
-        fix = gate_condition(ctx, whole_condition(ctx, node), _FIX) if fixable else None
-        ctx.report(node, _MESSAGE, gate_on=(*sources, *targets), fix=fix)
+    if only_displayed(ctx, node):
+        return True
+    empty_failure = _fails_when_empty(node, ctx)
+    if empty_failure is not None:
+        # Gating the filter would leave the list as empty on ROCm: the failure is where it is consumed.
+        ctx.report(empty_failure, _EMPTY_MESSAGE.format(last_name(empty_failure.func)), gate_on=(node, *sources))
+        return True
+    fix = gate_condition(ctx, whole_condition(ctx, node), _FIX) if fixable else None
+    ctx.report(node, _MESSAGE, gate_on=(*sources, *targets), fix=fix)
     return True
 
 
+def _fails_when_empty(search: ast.expr, ctx: PythonContext) -> ast.Call | None:
+    """`max(...)`/`min(...)` without `default=` of what a comprehension filtered by `search` builds, directly
+    or through a name or a comprehension over it: on ROCm no element passes, and they raise ValueError."""
+    clause = ctx.parent(search)
+    if not (isinstance(clause, ast.comprehension) and search in clause.ifs):
+        return None
+    failures = value_uses(ctx, ctx.parent(clause), lambda value: _empty_failure(value, ctx))
+    return failures[0] if failures else None
+
+
+def _empty_failure(value: ast.AST, ctx: PythonContext) -> list[ast.Call] | None:
+    parent = ctx.parent(value)
+    if isinstance(parent, ast.comprehension) and parent.iter is value:
+        value = ctx.parent(parent)  # a comprehension over the list has no more elements than it
+        parent = ctx.parent(value)
+    if not (isinstance(parent, ast.Call) and ctx.qualified_name(parent.func) in _FAILS_WHEN_EMPTY):
+        return None
+    if parent.args != [value] or any(keyword.arg == "default" for keyword in parent.keywords):
+        return []
+    return [parent]
+
+
 _FIX = "Search the arch list for sm_ targets only when not on ROCm"
+_FAILS_WHEN_EMPTY = frozenset({"max", "min"})
 
 
 # --- the arch list and NVIDIA target strings ---------------------------------------------------------
@@ -162,6 +194,12 @@ _BUILD_MESSAGE = (
     "ROCm reports the gfx IP version as the CUDA compute capability (MI250 is 9.0, MI300X 9.4), so the NVIDIA "
     "architecture list built from it here names a GPU AMD does not have; build it only when not "
     "torch.version.hip (ROCm builds take their targets from PYTORCH_ROCM_ARCH)"
+)
+
+_EMPTY_MESSAGE = (
+    "`torch.cuda.get_arch_list()` lists gfx targets on ROCm builds, so no element passes the `sm_`/`compute_` "
+    "filter there and `{}()` of the empty result raises ValueError; return before it unless torch.version.cuda "
+    "(or pass `default=`)"
 )
 
 
@@ -218,7 +256,6 @@ ArchListSm.valid = (
     Valid(
         """
         import logging, os, torch
-
         def set_arch_list():
             if torch.version.hip:
                 return
@@ -284,7 +321,6 @@ ArchListSm.invalid = (
     Invalid(
         """
         import os, torch
-
         def set_arch_list():
             arch_list = []
             for i in range(torch.cuda.device_count()):
@@ -294,7 +330,7 @@ ArchListSm.invalid = (
                     arch_list.append(arch)
             os.environ["TORCH_CUDA_ARCH_LIST"] = ";".join(sorted(arch_list))
         """,
-        expect=("6:22-6:57",),
+        expect=("5:22-5:57",),
         message="PYTORCH_ROCM_ARCH",
     ),
     Invalid(
@@ -309,6 +345,26 @@ ArchListSm.invalid = (
             NVCC_FLAGS += ["-gencode", f"arch=compute_{num},code=sm_{num}"]
         """,
         expect=("3:16-3:51",),
+    ),
+    # The filtered list is empty on ROCm: max() raises where it is consumed.
+    Invalid(
+        """
+        import torch
+        supported_sm = [int(arch.split("_")[1]) for arch in torch.cuda.get_arch_list() if "sm_" in arch]
+        max_supported_sm = max((sm // 10, sm % 10) for sm in supported_sm)
+        """,
+        expect=("3:20-3:67",),
+        message="ValueError",
+        no_fix=True,
+    ),
+    # With `default=` nothing raises: the search is what is reported.
+    Invalid(
+        """
+        import torch
+        newest = max((int(a[3:]) for a in torch.cuda.get_arch_list() if a.startswith("sm_")), default=0)
+        """,
+        expect=("2:65-2:84",),
+        message="never matches",
     ),
     Invalid(
         """
