@@ -128,16 +128,15 @@ def _fails_when_empty(search: ast.expr, ctx: PythonContext) -> ast.Call | None:
     """`max(...)`/`min(...)` without `default=` of what a comprehension filtered by `search` builds, directly
     or through a name or a comprehension over it: on ROCm no element passes, and they raise ValueError."""
     clause = ctx.parent(search)
-    if not (isinstance(clause, ast.comprehension) and search in clause.ifs):
-        return None
-    failures = value_uses(ctx, ctx.parent(clause), lambda value: _empty_failure(value, ctx))
+    built = ctx.parent(clause) if isinstance(clause, ast.comprehension) and search in clause.ifs else None
+    failures = value_uses(ctx, built, lambda value: _empty_failure(value, ctx)) if built is not None else []
     return failures[0] if failures else None
 
 
 def _empty_failure(value: ast.AST, ctx: PythonContext) -> list[ast.Call] | None:
     parent = ctx.parent(value)
     if isinstance(parent, ast.comprehension) and parent.iter is value:
-        value = ctx.parent(parent)  # a comprehension over the list has no more elements than it
+        value = ctx.parent(parent) or value  # a comprehension over the list has no more elements than it
         parent = ctx.parent(value)
     if not (isinstance(parent, ast.Call) and ctx.qualified_name(parent.func) in _FAILS_WHEN_EMPTY):
         return None
