@@ -5,17 +5,18 @@ from __future__ import annotations
 import ast
 
 from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.capability import built_architecture, is_capability_read
 from rocmlint.python.conditions import whole_condition
 from rocmlint.python.fixes import gate_condition, is_truth_tested
+from rocmlint.python.flow import value_uses
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import fstring_prefix, only_displayed
+from rocmlint.python.idioms import fstring_prefix, last_name, only_displayed
 from rocmlint.python.text_search import regex_operands
 from rocmlint.python.values import Follow, Names, Through
 from rocmlint.rule import Invalid, Rule, Valid
 
 _ARCH_LIST_CALLS = frozenset({"torch.cuda.get_arch_list"})
 _NVIDIA_PREFIXES = ("sm_", "compute_")
-# Calls that keep the arch names: `list(...)`, `" ".join(...)`, `str(...)`.
 _MEMBERSHIP = (ast.In, ast.NotIn)
 _EQUALITY = (ast.Eq, ast.NotEq)
 # An element (`for arch in ...`, `[0]`), a join or a copy of the arch list is searched like the list itself.
@@ -30,13 +31,23 @@ class ArchListSm(Rule):
     `arch_list = torch.cuda.get_arch_list()`, `any(a.startswith("sm_") for a in ...)`, `==` on its
     elements, and regular expressions such as `re.match(r"sm_(\\d+)", arch)` over it.
 
-    Printing the list and searching it for gfx targets are not flagged.
+    When the search filters a comprehension whose result goes to `max()`/`min()` (no `default=`), the
+    diagnostic is at that call: it raises on ROCm, where no element passes.
+
+    Also flags a compute capability read that becomes the NVIDIA architectures a build compiles for: written
+    as text (`f"{major}.{minor}"`, joined) to `TORCH_CUDA_ARCH_LIST`, or put in an nvcc option
+    (`f"arch=compute_{num},code=sm_{num}"`), through names, lists, loops, `min`/`sorted`/`join`.
+
+    Printing the list and searching it for gfx targets are not flagged, nor a capability only compared
+    (ROC113).
 
     ## Why is this bad on ROCm?
     On ROCm wheels `torch.cuda.get_arch_list()` returns the gfx targets PyTorch was built for
     (`gfx90a`, `gfx942`, `gfx1100`, ...), never `sm_XX`/`compute_XX`. A test for `sm_` never matches,
     so applications decide the AMD GPU is unsupported and fall back to the CPU or disable
-    `torch.compile` (debpalash/VoiceStudio#1230).
+    `torch.compile` (debpalash/VoiceStudio#1230). Likewise HIP reports the gfx IP version as the compute
+    capability (MI300X is 9.4): an arch list built from it names NVIDIA architectures no AMD GPU has, and
+    the CUDA build path it belongs to runs on ROCm (ROCm builds read `PYTORCH_ROCM_ARCH`).
 
     ## Example
     ```python
@@ -63,7 +74,7 @@ class ArchListSm(Rule):
     severity = Severity.ERROR
     applies_to_tests = True  # arch-list skips let NVIDIA-only tests run on ROCm builds
     fix_availability = FixAvailability.SAFE
-    triggers = (b"get_arch_list",)
+    triggers = (b"get_arch_list", b"get_device_capability", b"get_device_properties")
 
     def visit_Compare(self, node: ast.Compare, ctx: PythonContext) -> None:
         for left, operator, right in ctx.semantic.comparison_pairs(node):
@@ -78,6 +89,11 @@ class ArchListSm(Rule):
                     return
 
     def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
+        if is_capability_read(ctx, node):
+            build_option = built_architecture(ctx, node)
+            if build_option is not None:
+                ctx.report(node, _BUILD_MESSAGE, gate_on=(build_option,))
+            return
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == "startswith" and node.args:
             prefixes = _nvidia_targets(node.args[0], ctx)
@@ -96,13 +112,41 @@ def _report(
     """Report `node` when an NVIDIA target string meets the arch list; True when the pair was found."""
     if not targets or not sources:
         return False
-    if not only_displayed(ctx, node):
-        fix = gate_condition(ctx, whole_condition(ctx, node), _FIX) if fixable else None
-        ctx.report(node, _MESSAGE, gate_on=(*sources, *targets), fix=fix)
+    if only_displayed(ctx, node):
+        return True
+    empty_failure = _fails_when_empty(node, ctx)
+    if empty_failure is not None:
+        # Gating the filter would leave the list as empty on ROCm: the failure is where it is consumed.
+        ctx.report(empty_failure, _EMPTY_MESSAGE.format(last_name(empty_failure.func)), gate_on=(node, *sources))
+        return True
+    fix = gate_condition(ctx, whole_condition(ctx, node), _FIX) if fixable else None
+    ctx.report(node, _MESSAGE, gate_on=(*sources, *targets), fix=fix)
     return True
 
 
+def _fails_when_empty(search: ast.expr, ctx: PythonContext) -> ast.Call | None:
+    """`max(...)`/`min(...)` without `default=` of what a comprehension filtered by `search` builds, directly
+    or through a name or a comprehension over it: on ROCm no element passes, and they raise ValueError."""
+    clause = ctx.parent(search)
+    built = ctx.parent(clause) if isinstance(clause, ast.comprehension) and search in clause.ifs else None
+    failures = value_uses(ctx, built, lambda value: _empty_failure(value, ctx)) if built is not None else []
+    return failures[0] if failures else None
+
+
+def _empty_failure(value: ast.AST, ctx: PythonContext) -> list[ast.Call] | None:
+    parent = ctx.parent(value)
+    if isinstance(parent, ast.comprehension) and parent.iter is value:
+        value = ctx.parent(parent) or value  # a comprehension over the list has no more elements than it
+        parent = ctx.parent(value)
+    if not (isinstance(parent, ast.Call) and ctx.qualified_name(parent.func) in _FAILS_WHEN_EMPTY):
+        return None
+    if parent.args != [value] or any(keyword.arg == "default" for keyword in parent.keywords):
+        return []
+    return [parent]
+
+
 _FIX = "Search the arch list for sm_ targets only when not on ROCm"
+_FAILS_WHEN_EMPTY = frozenset({"max", "min"})
 
 
 # --- the arch list and NVIDIA target strings ---------------------------------------------------------
@@ -143,6 +187,18 @@ _MESSAGE = (
     "`torch.cuda.get_arch_list()` lists gfx targets (gfx90a, gfx942) on ROCm builds, so this `sm_`/`compute_` "
     "search never matches on AMD GPUs; gate it with `not torch.version.hip` and compare "
     '`gcnArchName.split(":")[0]` with the list on ROCm'
+)
+
+_BUILD_MESSAGE = (
+    "ROCm reports the gfx IP version as the CUDA compute capability (MI250 is 9.0, MI300X 9.4), so the NVIDIA "
+    "architecture list built from it here names a GPU AMD does not have; build it only when not "
+    "torch.version.hip (ROCm builds take their targets from PYTORCH_ROCM_ARCH)"
+)
+
+_EMPTY_MESSAGE = (
+    "`torch.cuda.get_arch_list()` lists gfx targets on ROCm builds, so no element passes the `sm_`/`compute_` "
+    "filter there and `{}()` of the empty result raises ValueError; return before it unless torch.version.cuda "
+    "(or pass `default=`)"
 )
 
 
@@ -195,6 +251,22 @@ ArchListSm.valid = (
         ok = True if torch.version.hip else "sm_80" in torch.cuda.get_arch_list()
         """,
     ),
+    # The capability only compared or logged, or built into the arch list on NVIDIA builds only.
+    Valid(
+        """
+        import logging, os, torch
+        def set_arch_list():
+            if torch.version.hip:
+                return
+            major, minor = torch.cuda.get_device_capability()
+            os.environ["TORCH_CUDA_ARCH_LIST"] = f"{major}.{minor}"
+
+        major, minor = torch.cuda.get_device_capability()
+        logging.info("building for %s", f"{major}.{minor}")
+        if (major, minor) < (7, 0):
+            os.environ["TORCH_CUDA_ARCH_LIST"] = "7.0"
+        """,
+    ),
     # Only in a docstring and a comment.
     Valid(
         """
@@ -243,6 +315,55 @@ ArchListSm.invalid = (
                 return "cpu"
             return "cuda"
         """,
+    ),
+    # The capability of each visible GPU as TORCH_CUDA_ARCH_LIST, and as nvcc options.
+    Invalid(
+        """
+        import os, torch
+        def set_arch_list():
+            arch_list = []
+            for i in range(torch.cuda.device_count()):
+                capability = torch.cuda.get_device_capability(i)
+                arch = f"{capability[0]}.{capability[1]}"
+                if arch not in arch_list:
+                    arch_list.append(arch)
+            os.environ["TORCH_CUDA_ARCH_LIST"] = ";".join(sorted(arch_list))
+        """,
+        expect=("5:22-5:57",),
+        message="PYTORCH_ROCM_ARCH",
+    ),
+    Invalid(
+        """
+        import torch
+        compute_capabilities = set()
+        major, minor = torch.cuda.get_device_capability(0)
+        compute_capabilities.add(f"{major}.{minor}")
+        NVCC_FLAGS = []
+        for capability in compute_capabilities:
+            num = capability[0] + capability[2]
+            NVCC_FLAGS += ["-gencode", f"arch=compute_{num},code=sm_{num}"]
+        """,
+        expect=("3:16-3:51",),
+    ),
+    # The filtered list is empty on ROCm: max() raises where it is consumed.
+    Invalid(
+        """
+        import torch
+        supported_sm = [int(arch.split("_")[1]) for arch in torch.cuda.get_arch_list() if "sm_" in arch]
+        max_supported_sm = max((sm // 10, sm % 10) for sm in supported_sm)
+        """,
+        expect=("3:20-3:67",),
+        message="ValueError",
+        no_fix=True,
+    ),
+    # With `default=` nothing raises: the search is what is reported.
+    Invalid(
+        """
+        import torch
+        newest = max((int(a[3:]) for a in torch.cuda.get_arch_list() if a.startswith("sm_")), default=0)
+        """,
+        expect=("2:65-2:84",),
+        message="never matches",
     ),
     Invalid(
         """

@@ -5,7 +5,15 @@ from __future__ import annotations
 import ast
 
 from rocmlint.diagnostics import FixAvailability, Severity
-from rocmlint.python.commands import command_of, copes_with_missing_program, program_name, split_command
+from rocmlint.python.commands import (
+    HelperRun,
+    command_of,
+    copes_with_missing_program,
+    helper_run,
+    program_name,
+    split_command,
+    tries_another_when_empty,
+)
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import fstring_prefix
 from rocmlint.python.values import Follow, Names
@@ -22,12 +30,17 @@ class NvidiaSmi(Rule):
     Flags `nvidia-smi` run through `subprocess` (`run`, `call`, `check_call`, `check_output`,
     `Popen`, `getoutput`, `getstatusoutput`), `os.system`, `os.popen`, `asyncio.create_subprocess_*`
     or `sh.Command`: an argv list whose first element is `"nvidia-smi"` (or a path ending in it), or a
-    command string starting with it, directly or through a variable.
+    command string starting with it, directly or through a variable; also a command line given to a
+    helper of the file that runs its argument (through a runner call in its body, or a runner it was
+    handed: `run_and_read_all(run_lambda, "nvidia-smi topo -m")`).
 
     It is not flagged when gated for ROCm, inside `if shutil.which("nvidia-smi"):` (or after
     `if not shutil.which("nvidia-smi"): return ...`), or inside a `try:` whose handler catches the
     failure (`FileNotFoundError`, `OSError`, `Exception`; `CalledProcessError` when the command runs
-    through a shell) and falls back instead of re-raising, or in a def each call of which is in such a `try:`. The string in help texts and log messages is
+    through a shell) and falls back instead of re-raising, also when that `try:` is around every call of the
+    module-level def that runs it (a public def only when no module of the project that imports this one calls
+    it), or, through a helper whose failure cannot raise, when the caller tries another program if the result is
+    empty (`if output is None: output = ...`). The string in help texts and log messages is
     not flagged.
 
     ## Why is this bad on ROCm?
@@ -64,16 +77,30 @@ class NvidiaSmi(Rule):
 
     def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         command = command_of(ctx, node)
+        helper = helper_run(ctx, node) if command is None else None
+        if helper is not None:
+            command = helper.command
         if command is None:
             return
         literals = _program_literals(command.argument, ctx, command.program_alone)
         if not literals or copes_with_missing_program(ctx, command, _PROGRAM_NAMES):
+            return
+        if helper is not None and _helper_copes(helper, ctx):
             return
         # A name assigned per vendor branch has several literals; report through one that reaches ROCm.
         for literal in literals:
             if not ctx.is_rocm_gated(literal):
                 ctx.report(command.argument, _MESSAGE, gate_on=(literal,))
                 return
+
+
+def _helper_copes(helper: HelperRun, ctx: PythonContext) -> bool:
+    """The helper copes around its own runner; or a failure cannot raise (a shell, a runner it was handed that
+    reports a status) and the caller tries another program when the result is empty."""
+    if helper.inner is not None and copes_with_missing_program(ctx, helper.inner, _PROGRAM_NAMES):
+        return True
+    quiet = helper.inner is None or helper.inner.through_shell
+    return quiet and tries_another_when_empty(ctx, helper.command.call)
 
 
 # --- is the command nvidia-smi? ------------------------------------------------------------------------
@@ -195,6 +222,20 @@ NvidiaSmi.valid = (
             return subprocess.run(command, capture_output=True, text=True).stdout
         """,
     ),
+    # Through a helper that runs the runner it is handed and reports failure as None: rocm-smi is tried then.
+    Valid(
+        """
+        def run_and_read_all(run_lambda, command):
+            rc, out, _ = run_lambda(command)
+            return out if rc == 0 else None
+
+        def get_gpu_topo(run_lambda):
+            output = run_and_read_all(run_lambda, "nvidia-smi topo -m")
+            if output is None:
+                output = run_and_read_all(run_lambda, "rocm-smi --showtopo")
+            return output
+        """,
+    ),
     # Help texts, log messages, other programs.
     Valid(
         """
@@ -313,6 +354,26 @@ NvidiaSmi.invalid = (
             raise
         """,
         expect=("3:27-3:58",),
+    ),
+    # Through helpers of the file: one runs it itself, one runs the runner it is handed (no fallback).
+    Invalid(
+        """
+        import shlex, subprocess
+
+        def run_checked(cmd):
+            proc = subprocess.run(shlex.split(cmd), capture_output=True)
+            assert proc.returncode == 0
+            return proc.stdout.decode()
+
+        def run_and_read_all(run_lambda, command):
+            rc, out, _ = run_lambda(command)
+            return out if rc == 0 else None
+
+        topology = run_checked("nvidia-smi topo -m")
+        def get_gpu_topo(run_lambda):
+            return run_and_read_all(run_lambda, "nvidia-smi topo -m")
+        """,
+        expect=("12:24-12:44", "14:41-14:61"),
     ),
     # A device name the user chooses is no vendor test: ROCm builds of PyTorch call their GPUs "cuda" too.
     Invalid(

@@ -135,6 +135,51 @@ def test_helper_test(code: str, helper: str | None) -> None:
     assert capability.helper_test(snippet.ctx, call) == helper
 
 
+_READ = "cap = torch.cuda.get_device_capability(0)\n"
+
+
+@pytest.mark.parametrize(
+    ("code", "sink"),
+    [
+        pytest.param(
+            _READ + 'os.environ["TORCH_CUDA_ARCH_LIST"] = f"{cap[0]}.{cap[1]}"\n',
+            'os.environ["TORCH_CUDA_ARCH_LIST"]',
+            id="environment",
+        ),
+        pytest.param(
+            _READ
+            + 'archs = []\narchs.append(f"{cap[0]}.{cap[1]}")\nos.environ.setdefault("CUDAARCHS", ";".join(archs))\n',
+            'os.environ.setdefault("CUDAARCHS", ";".join(archs))',
+            id="list-joined-setdefault",
+        ),
+        pytest.param(
+            _READ
+            + 'major, minor = min((9, 0), cap)\nflags = ["-gencode", "arch=compute_{0}{1},code=sm_{0}{1}".format(major, minor)]\n',
+            '"arch=compute_{0}{1},code=sm_{0}{1}".format(major, minor)',
+            id="clamped-format-option",
+        ),
+        pytest.param(
+            _READ + 'for c in [f"{cap[0]}{cap[1]}"]:\n    flags = [f"-arch=sm_{c}"]\n',
+            'f"-arch=sm_{c}"',
+            id="loop",
+        ),
+        pytest.param(
+            _READ + 'if cap >= (8, 0):\n    os.environ["TORCH_CUDA_ARCH_LIST"] = "8.0"\n', None, id="compared"
+        ),
+        pytest.param(
+            _READ + 'print(f"sm_{cap[0]}{cap[1]}")\nname = f"kernel_sm{cap[0]}{cap[1]}"\n', None, id="shown-or-named"
+        ),
+        pytest.param(_READ + 'os.environ["CUDA_VISIBLE_DEVICES"] = f"{cap[0]}"\n', None, id="other-variable"),
+    ],
+)
+def test_built_architecture(code: str, sink: str | None) -> None:
+    snippet = parse("import os, torch\n" + code)
+    read = snippet.node("torch.cuda.get_device_capability(0)", ast.Call)
+    assert capability.is_capability_read(snippet.ctx, read)
+    found = capability.built_architecture(snippet.ctx, read)
+    assert (None if found is None else snippet.code(found)) == sink
+
+
 @pytest.mark.parametrize(
     ("text", "matches"),
     [

@@ -13,10 +13,12 @@ from rocmlint.python.commands import (
     command_of,
     command_programs,
     copes_with_missing_program,
+    helper_run,
     presence,
     program_name,
     rewritten_arguments,
     split_command,
+    tries_another_when_empty,
 )
 
 _SMI = frozenset({"nvidia-smi"})
@@ -206,3 +208,54 @@ def test_rewritten_arguments(code: str, expected: str | None) -> None:
         return "" if "-gencode" in text or "-lineinfo" in text.split() else None
 
     assert rewritten_arguments(snippet.ctx, arguments, rewrite, frozenset({"-gencode"})) == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "argument", "inner"),
+    [
+        pytest.param(
+            'def run(cmd):\n    return subprocess.run(shlex.split(cmd))\nrun("nvidia-smi -L")\n',
+            '"nvidia-smi -L"',
+            "subprocess.run",
+            id="runner-in-the-helper",
+        ),
+        pytest.param(
+            'def read(runner, command):\n    return runner(command)\nread(run, command="nvidia-smi topo -m")\n',
+            '"nvidia-smi topo -m"',
+            None,
+            id="runner-handed-to-the-helper",
+        ),
+        pytest.param('def show(text):\n    print(text)\nshow("nvidia-smi -L")\n', None, None, id="not-run"),
+        pytest.param(
+            'def read(runner, command):\n    return other(command)\nread(run, "nvidia-smi -L")\n',
+            None,
+            None,
+            id="not-a-parameter-called",
+        ),
+        pytest.param('subprocess.run("nvidia-smi -L")\n', None, None, id="not-a-def-of-this-file"),
+    ],
+)
+def test_helper_run(code: str, argument: str | None, inner: str | None) -> None:
+    snippet = parse("import shlex, subprocess\n" + code)
+    found = helper_run(snippet.ctx, _calls(snippet)[-1])
+    if argument is None:
+        assert found is None
+        return
+    assert found is not None
+    assert snippet.code(found.command.argument) == argument
+    assert (None if found.inner is None else snippet.code(found.inner.call.func)) == inner
+
+
+@pytest.mark.parametrize(
+    ("code", "tries"),
+    [
+        ('out = read("nvidia-smi")\nif out is None:\n    out = read("rocm-smi")\n', True),
+        ('out = read("nvidia-smi")\nif not out:\n    out = read("rocm-smi")\n', True),
+        ('out = read("nvidia-smi")\nif out is None:\n    print("none")\n', False),
+        ('out = read("nvidia-smi")\nif out:\n    out = read("rocm-smi")\n', False),
+        ('print(read("nvidia-smi"))\n', False),
+    ],
+)
+def test_tries_another_when_empty(code: str, tries: bool) -> None:
+    snippet = parse(code)
+    assert tries_another_when_empty(snippet.ctx, _calls(snippet)[0]) is tries

@@ -63,6 +63,12 @@ class ArchTest:
     lookup: bool = False  # a table keyed by architecture (`KERNELS[f"sm{major}{minor}"]`), not a comparison
 
 
+def is_capability_read(ctx: PythonContext, call: ast.Call) -> bool:
+    """`torch.cuda.get_device_capability(...)`, `torch.cuda.get_device_properties(...)`, vLLM's
+    `current_platform.get_device_capability()`."""
+    return _capability_step(call, ctx) == [call]
+
+
 def capability_reads(ctx: PythonContext, expr: ast.expr) -> list[ast.AST]:
     """The capability reads (`get_device_capability()`, `get_device_properties()` calls) an expression is
     computed from (`cap[0]`, `props.major`, `major * 10 + minor`, `(major, minor)`, `f"sm{major}{minor}"`,
@@ -295,3 +301,115 @@ def _is_minor(side: ast.expr) -> bool:
     if isinstance(side, ast.Subscript):
         return not (isinstance(side.slice, ast.Constant) and side.slice.value == 0)
     return last_name(side) == "minor"
+
+
+# --- the capability as the NVIDIA architecture a build selects --------------------------------------------
+# Environment variables that name the NVIDIA architectures `torch.utils.cpp_extension` (and CMake) build for.
+_ARCH_ENVIRONMENT = frozenset({"TORCH_CUDA_ARCH_LIST", "CUDAARCHS"})
+_ENVIRONMENT = frozenset({"os.environ"})
+_ENVIRONMENT_SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
+# An nvcc architecture option built from a value: `arch=compute_{}`, `code=sm_{}`, `-arch=sm_{}`.
+_ARCH_OPTION = re.compile(r"(?:arch|code|gpu-architecture|gpu-code)[=\s](?:sm|compute)_\{\}")
+# Calls whose result keeps their argument's value (or its elements): copies, orderings, clamps, text.
+_KEEPING_CALLS = frozenset({"min", "max", "sorted", "list", "set", "tuple", "str", "int", "join", "format"})
+_ADDING = frozenset({"append", "add", "extend", "insert"})
+_LOOPS = (ast.For, ast.AsyncFor, ast.comprehension)
+# How many expressions a walk from one read looks at: build scripts reach their flags in a few dozen.
+_MAX_WALK = 200
+
+
+def built_architecture(ctx: PythonContext, read: ast.Call) -> ast.AST | None:
+    """Where the capability `read` returns (`torch.cuda.get_device_capability(i)`) ends up naming the NVIDIA
+    architectures a build compiles for: written, as text (`f"{major}.{minor}"`, joined), to
+    `TORCH_CUDA_ARCH_LIST`, or put in an nvcc option (`f"arch=compute_{num},code=sm_{num}"`). Forward through
+    assignments (tuple targets too), reads of the assigned names in the same function, subscripts, `.major`/
+    `.minor`, arithmetic, f-strings, value-keeping calls (`min`, `sorted`, `";".join`), lists and sets it is
+    added to, and loops over them. A comparison ends the walk: that is an architecture test. None when no
+    such place is reached."""
+    pending: list[ast.AST] = [read]
+    seen: set[ast.AST] = set()
+    while pending and len(seen) < _MAX_WALK:
+        value = pending.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        sink, following = _architecture_step(ctx, value)
+        if sink is not None:
+            return sink
+        pending.extend(following)
+    return None
+
+
+def _architecture_step(ctx: PythonContext, value: ast.AST) -> tuple[ast.AST | None, list[ast.AST]]:
+    """The build option `value` is written into (None), and the expressions its value goes on to."""
+    parent = ctx.parent(value)
+    if isinstance(parent, ast.FormattedValue):
+        string = ctx.parent(parent)
+        if isinstance(string, ast.JoinedStr) and _ARCH_OPTION.search(_fstring_shape(string)):
+            return string, []
+        return None, [string] if string is not None else []
+    if isinstance(parent, (ast.Subscript, ast.Attribute, ast.BinOp, ast.Tuple, ast.List, ast.Set, ast.Starred)):
+        return None, [] if ctx.semantic.is_store(parent) else [parent]
+    if isinstance(parent, ast.Call):
+        return _call_step(ctx, parent, value)
+    call = ctx.parent(parent) if isinstance(parent, ast.keyword) else None
+    if isinstance(call, ast.Call):
+        return _call_step(ctx, call, value)
+    if isinstance(parent, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and parent.value is value:
+        targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+        for target in targets:
+            if _is_architecture_variable(ctx, target):
+                return target, []
+        return None, [read for target in targets for read in _reads_of(ctx, target, parent)]
+    if isinstance(parent, _LOOPS) and parent.iter is value:
+        return None, _reads_of(ctx, parent.target, parent)
+    return None, []
+
+
+def _call_step(ctx: PythonContext, call: ast.Call, value: ast.AST) -> tuple[ast.AST | None, list[ast.AST]]:
+    func = call.func
+    name = ctx.qualified_name(func) or ""
+    if name in _ENVIRONMENT_SETTERS and len(call.args) == 2 and call.args[1] is value:
+        return (call, []) if ctx.string_value(call.args[0]) in _ARCH_ENVIRONMENT else (None, [])
+    if func is value:
+        return None, []
+    method = last_name(func)
+    if isinstance(func, ast.Attribute) and method in _ADDING:
+        return None, _reads_of(ctx, func.value, call)  # the list or set it is added to goes on
+    if method in _KEEPING_CALLS:
+        if method == "format" and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Constant):
+            text = ctx.string_value(func.value) or ""
+            if _ARCH_OPTION.search(re.sub(r"\{[^{}]*\}", "{}", text)):
+                return call, []
+        return None, [call]
+    return None, []
+
+
+def _is_architecture_variable(ctx: PythonContext, target: ast.expr) -> bool:
+    """`os.environ["TORCH_CUDA_ARCH_LIST"] = ...`."""
+    if not isinstance(target, ast.Subscript) or ctx.qualified_name(target.value) not in _ENVIRONMENT:
+        return False
+    return ctx.string_value(target.slice) in _ARCH_ENVIRONMENT
+
+
+def _reads_of(ctx: PythonContext, target: ast.AST, statement: ast.AST) -> list[ast.AST]:
+    """The reads of the names (or attributes) `target` binds, within the function `statement` is in (the whole
+    file at module level); the list or set itself for a name bound by a tuple target's element."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [read for element in target.elts for read in _reads_of(ctx, element, statement)]
+    if isinstance(target, ast.Starred):
+        return _reads_of(ctx, target.value, statement)
+    if isinstance(target, ast.Name):
+        identifier = target.id
+    elif isinstance(target, ast.Attribute):
+        identifier = target.attr
+    else:
+        return []
+    scope = ctx.semantic.enclosing_scope_node(statement)
+    within = None if isinstance(scope, ast.Module) else scope
+    return list(ctx.references.mention_reads(identifier, within=within))
+
+
+def _fstring_shape(string: ast.JoinedStr) -> str:
+    """An f-string's text with `{}` for each field: `arch=compute_{},code=sm_{}`."""
+    return "".join(str(part.value) if isinstance(part, ast.Constant) else "{}" for part in string.values)

@@ -76,6 +76,88 @@ def command_of(ctx: PythonContext, call: ast.Call) -> Command | None:
     return Command(call, argument, runner in _PROGRAM_RUNNERS, through_shell)
 
 
+@dataclass(frozen=True)
+class HelperRun:
+    """A call of a def of this file that runs one of its arguments as a command (`run_and_read_all(run_lambda,
+    "nvidia-smi topo -m")`, `allgather_run("nvidia-smi topo -m")`)."""
+
+    command: Command  # the helper's call, with the argument it runs
+    inner: Command | None  # the process runner inside the helper; None when it runs a runner it was handed
+
+
+def helper_run(ctx: PythonContext, call: ast.Call) -> HelperRun | None:
+    """`call` calls a def of this file (not a method) whose parameter is the command of a process runner in
+    its body (as it is, or `shlex.split`/`.split()` of it), or the only argument of a call of another of its
+    parameters (a runner handed to it: `rc, out, err = run_lambda(command)`)."""
+    function = ctx.semantic.local_function(call.func)
+    if function is None:
+        return None
+    parameters = [*function.args.posonlyargs, *function.args.args]
+    for inner_call in (node for node in ast.walk(function) if isinstance(node, ast.Call)):
+        inner = command_of(ctx, inner_call)
+        if inner is not None:
+            runs = _parameter_name(ctx, inner.argument)
+        elif _is_parameter(inner_call.func, parameters):
+            runs = _handed_runner_argument(inner_call)
+        else:
+            continue
+        position = next((i for i, parameter in enumerate(parameters) if parameter.arg == runs), None)
+        argument = ctx.semantic.argument(call, runs, position) if runs is not None else None
+        if argument is not None:
+            shell = inner.through_shell if inner is not None else False
+            return HelperRun(Command(call, argument, program_alone=False, through_shell=shell), inner)
+    return None
+
+
+def tries_another_when_empty(ctx: PythonContext, call: ast.Call) -> bool:
+    """`output = run_and_read_all(run, "nvidia-smi topo -m")` followed, in the same block, by `if output is
+    None:` (or `if not output:`) that assigns `output` again: the other program is the fallback."""
+    statement = ctx.parent(call)
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+        return False
+    target = statement.targets[0]
+    if not isinstance(target, ast.Name):
+        return False
+    block = ctx.semantic.block_of(statement)
+    later = block[next(i for i, step in enumerate(block) if step is statement) + 1 :]
+    return any(
+        isinstance(step, ast.If) and _tests_empty(step.test, target.id) and _assigns(step, target.id) for step in later
+    )
+
+
+def _tests_empty(test: ast.expr, name: str) -> bool:
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return isinstance(test.operand, ast.Name) and test.operand.id == name
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.Eq)):
+        return isinstance(test.left, ast.Name) and test.left.id == name and is_none(test.comparators[0])
+    return False
+
+
+def _assigns(branch: ast.If, name: str) -> bool:
+    return any(
+        isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+        for statement in branch.body
+        for node in ast.walk(statement)
+    )
+
+
+def _parameter_name(ctx: PythonContext, command: ast.expr) -> str | None:
+    split = split_command(ctx, command) if isinstance(command, ast.Call) else None
+    command = split if split is not None else command
+    return command.id if isinstance(command, ast.Name) else None
+
+
+def _handed_runner_argument(call: ast.Call) -> str | None:
+    """`command` of `run_lambda(command)`: a plain call with one positional argument that is a name."""
+    if not isinstance(call.func, ast.Name) or len(call.args) != 1 or call.keywords:
+        return None
+    return call.args[0].id if isinstance(call.args[0], ast.Name) else None
+
+
+def _is_parameter(func: ast.expr, parameters: list[ast.arg]) -> bool:
+    return isinstance(func, ast.Name) and any(parameter.arg == func.id for parameter in parameters)
+
+
 def split_command(ctx: PythonContext, call: ast.Call) -> ast.expr | None:
     """The command string of `shlex.split("nvidia-smi -L")` or `"nvidia-smi -L".split()`."""
     arguments = argument_values(call)

@@ -12,6 +12,7 @@ from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location
 from rocmlint.python.embedded import EmbeddedSource, find_embedded_cuda
 from rocmlint.python.gating import Branch, CrossModuleResolver, GateAnalyzer, ModuleBase, ReadElsewhere, Vendor
 from rocmlint.python.positions import CodeRange, PositionIndex
+from rocmlint.python.project import is_test_file
 from rocmlint.python.references import References
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import Callback, parse_text, walk
@@ -46,6 +47,12 @@ class PythonContext:
         self.options = options
         self.rule: type[Rule] | None = None
         self.diagnostics: list[Diagnostic] = []
+
+    @cached_property
+    def in_test_suite(self) -> bool:
+        """The file is a test suite's (`project.is_test_file`): rules whose every form is noise there say
+        so with `Rule.applies_to_tests`; this is for a rule with one form that is."""
+        return is_test_file(self.source.path)
 
     @cached_property
     def positions(self) -> PositionIndex:
