@@ -44,9 +44,9 @@ def add_selection_options(parser: argparse.ArgumentParser) -> None:
         "--force-exclude", action="store_true", help="apply excludes to paths given on the command line too"
     )
     parser.add_argument(
-        "--show-hipified",
+        "--hide-hipified",
         action="store_true",
-        help="also report, at info, the CUDA includes a build that hipifies its sources renames itself",
+        help="leave out the CUDA includes a build that hipifies its sources swaps itself (reported at info otherwise)",
     )
 
 

@@ -82,9 +82,9 @@ class Settings:
     rocm_condition: str = DEFAULT_ROCM_CONDITION
     # Learn C++ gates, constants and build mode from the project's own files (rocmlint/cuda/project.py).
     project_model: bool = True
-    # Report the CUDA names and includes a build that hipifies its sources (torch's CUDAExtension) renames on
-    # its own: off, they are no hazard there (`check --verbose` says which were left out, and why).
-    show_hipified: bool = False
+    # Report, at info, the CUDA includes a build that hipifies its sources (torch's CUDAExtension) swaps on its
+    # own; off, they are left out (`check --verbose` says which, and why).
+    show_hipified: bool = True
     force_exclude: bool = field(default=False, compare=False)
     # The baseline file of `check` (relative to `root`), read from the configuration that applies to the
     # working directory; no file's diagnostics depend on it.
@@ -112,7 +112,7 @@ class Overrides:
     exclude: tuple[str, ...] | None = None
     extend_exclude: tuple[str, ...] = ()
     force_exclude: bool = False
-    show_hipified: bool = False  # only ever turns the setting on
+    hide_hipified: bool = False  # only ever turns `show_hipified` off
 
     def apply(self, settings: Settings) -> Settings:
         return replace(
@@ -122,7 +122,7 @@ class Overrides:
             exclude=self.exclude if self.exclude is not None else settings.exclude,
             extend_exclude=settings.extend_exclude + self.extend_exclude,
             force_exclude=self.force_exclude,
-            show_hipified=settings.show_hipified or self.show_hipified,
+            show_hipified=settings.show_hipified and not self.hide_hipified,
         )
 
 

@@ -32,9 +32,9 @@ class CudaRuntimeHeader(Rule):
     ships an empty `cuda.h`, so including it compiles but the `CU*` driver symbols are missing. Sources
     built through torch's `CUDAExtension` are hipified automatically; stand-alone HIP builds are not.
     When the project model finds that the build hipifies the sources (a torch `CUDAExtension` in setup.py,
-    a build file running hipify), an include hipify swaps is no hazard and is not reported (`check
-    --verbose` names the evidence); `show-hipified = true` (or `--show-hipified`) reports it at `info`, for
-    code that must also build as hand-written HIP.
+    a build file running hipify), an include hipify swaps is reported at `info`, with that evidence: a note for
+    code that must also build as hand-written HIP, not an error. `show-hipified = false` (or `--hide-hipified`)
+    leaves such notes out (`check --verbose` still names them).
 
     ## Example
     ```cuda

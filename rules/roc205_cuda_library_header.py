@@ -100,9 +100,9 @@ class CudaLibraryHeader(Rule):
     defined by an NVIDIA build, so nvcc sees the same tokens (only line numbers move). On ROCm the calls
     still need their HIP names (hipify, which torch's `CUDAExtension` runs, or ROC216's table), and the ROCm
     library must be installed. When the project model finds that the build hipifies the sources (a torch
-    `CUDAExtension`, a build file running hipify), a drop-in library's include is not reported (`check
-    --verbose` names the evidence; `show-hipified = true` reports it at `info`); cuDNN and NVML, which hipify
-    cannot swap for a drop-in, stay warnings.
+    `CUDAExtension`, a build file running hipify), a drop-in library's include is reported at `info` with that
+    evidence (`show-hipified = false` or `--hide-hipified` leaves it out); cuDNN and NVML, which hipify cannot swap
+    for a drop-in, stay warnings.
 
     ## In projects written for AMD
     A file including a CUDA library header outside any vendor branch is NVIDIA-side code even in a project written

@@ -161,7 +161,7 @@ def test_settings_key_changes_with_every_setting_that_matters(tmp_path):
         "target_archs": ("gfx942",),
         "rocm_condition": "defined(USE_ROCM)",
         "project_model": False,
-        "show_hipified": True,
+        "show_hipified": False,
         "command_line": Selection(("ROC2",), (), ()),
         "root": tmp_path / "other",
     }

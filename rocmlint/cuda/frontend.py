@@ -126,7 +126,7 @@ class CudaOptions:
     # What the project model (rocmlint/cuda/project.py) tells about this file: learned vendor macros, header
     # constants, remapped names, where the file is compiled.
     project: FileView = EMPTY_VIEW
-    show_hipified: bool = False  # report what the build's hipify renames (at info) instead of leaving it out
+    show_hipified: bool = True  # report what the build's hipify renames (at info) instead of leaving it out
 
     def vendor_macros(self) -> VendorMacros:
         """The macros that tell the vendors apart for this file: well-known, configured and learned ones."""
@@ -587,8 +587,8 @@ class CudaContext:
 
     def report_hipified(self, span: Span, message: str, *, fix: Fix | None = None) -> bool:
         """Report what the build's hipify renames on its own (`hipified_build` is non-empty): no hazard there, so
-        it is left out, with a `check --verbose` note, unless the user asked to see it (`show-hipified`), then
-        at info with the build's evidence."""
+        it is reported at info with the build's evidence, or, when the user asked (`show-hipified = false`,
+        `--hide-hipified`), left out with a `check --verbose` note."""
         if self.options.show_hipified:
             return self.report(span, f"{message} ({self.hipified_build})", fix=fix, severity=Severity.INFO)
         rule = self.rule
