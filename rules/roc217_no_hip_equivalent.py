@@ -144,12 +144,11 @@ class NoHipEquivalent(Rule):
         self._check_name(node, ctx)
 
     def _check_name(self, node: Node, ctx: CudaContext) -> None:
-        if is_own_name(node, ctx):
-            return  # the project's own definition of that name (a ROCm stub, a variable), not a use of the API
         name = ctx.text(node)
         reason = _tables().names.get(name)
-        if reason is not None:
-            self._report(ctx, node, node.start_point[0] + 1, f"`{name}`: {reason}")
+        if reason is None or is_own_name(node, ctx):
+            return  # not an API HIP lacks, or the project's own definition of it (a ROCm stub, a variable)
+        self._report(ctx, node, node.start_point[0] + 1, f"`{name}`: {reason}")
 
     def visit_kernel_call_syntax(self, node: Node, ctx: CudaContext) -> None:
         if ctx.is_device_code(node):

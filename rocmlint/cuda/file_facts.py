@@ -42,6 +42,13 @@ _TYPE_KEYWORD = re.compile(rb"\b(?:typedef|using)\b")
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
 _AMD_BUILTIN = re.compile(rb"__builtin_amdgcn_\w+")
 # A warp or wave size defined as 64 (`#define WARP_SIZE 64`, `constexpr int kWaveSize = 64;`): no NVIDIA warp is.
+# The identifier parts `_WAVE64_CONSTANT` needs, lowercased (`WARP_SIZE`, `kWaveSize`, `wavefront_width`).
+_WAVE_SIZE_NAMES = tuple(
+    f"{unit}{joint}{extent}".encode()
+    for unit in ("warp", "wave", "wavefront")
+    for joint in ("", "_")
+    for extent in ("size", "width")
+)
 _WAVE64_CONSTANT = re.compile(
     rb"(?:#[ \t]*define|\bconstexpr\b[^;=\n]*?)[ \t]+\w*(?:warp|wave|wavefront)_?(?:size|width)\w*[ \t]*=?[ \t]*\(?64\b",
     re.IGNORECASE,
@@ -178,11 +185,15 @@ def _types(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[D
 
 def _has_ungated_amd_builtin(data: bytes, preprocessor: Preprocessor) -> bool:
     """Code only AMD targets compile, outside any vendor branch: an AMDGCN builtin, a 64-lane warp size."""
-    return any(
-        preprocessor.branch_at(m.start()) == EVERYWHERE
-        for pattern in (_AMD_BUILTIN, _WAVE64_CONSTANT)
-        for m in pattern.finditer(data)
-    )
+    patterns = (_AMD_BUILTIN, _WAVE64_CONSTANT) if _may_name_a_wave_size(data) else (_AMD_BUILTIN,)
+    return any(preprocessor.branch_at(m.start()) == EVERYWHERE for pattern in patterns for m in pattern.finditer(data))
+
+
+def _may_name_a_wave_size(data: bytes) -> bool:
+    """Whether `_WAVE64_CONSTANT` can match at all: a case-insensitive regular expression with no literal
+    prefix costs more over a project's sources than every substring test it needs (PyTorch: 0.56 s)."""
+    lowered = data.lower()
+    return b"64" in data and any(name in lowered for name in _WAVE_SIZE_NAMES)
 
 
 def _tests_only_amd_targets(preprocessor: Preprocessor) -> bool:
