@@ -27,6 +27,7 @@ _READS = frozenset({"torch.cuda.get_device_capability", "torch.cuda.get_device_p
 # vLLM's `current_platform.get_device_capability()` answers the same question with the same numbers
 # (`RocmPlatform` returns the gfx IP version too).
 _PLATFORM_READ = ["current_platform", "get_device_capability"]
+_READ_METHODS = frozenset({*(name.rsplit(".", 1)[-1] for name in _READS), _PLATFORM_READ[-1]})
 # Helpers that compare the capability themselves: vLLM's `Platform` methods, torchtitan's
 # `has_cuda_capability(9, 0)`.
 _CAPABILITY_HELPERS = frozenset(
@@ -66,6 +67,9 @@ class ArchTest:
 def is_capability_read(ctx: PythonContext, call: ast.Call) -> bool:
     """`torch.cuda.get_device_capability(...)`, `torch.cuda.get_device_properties(...)`, vLLM's
     `current_platform.get_device_capability()`."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr not in _READ_METHODS:
+        return False  # an attribute call names its callee last: most calls are told apart without a lookup
     return _capability_step(call, ctx) == [call]
 
 
