@@ -70,6 +70,13 @@ def test_setup_py_defines_per_vendor_branch():
     assert facts.torch_extension
 
 
+def test_a_build_class_named_like_torchs_is_no_torch_extension():
+    own = "from setuptools.command.build_ext import build_ext\nclass NinjaBuildExtension(build_ext):\n    pass\n"
+    assert not setup_py_facts("setup.py", own).torch_extension
+    torch = "from torch.utils.cpp_extension import BuildExtension\ncmdclass = {'build_ext': BuildExtension}\n"
+    assert setup_py_facts("setup.py", torch).torch_extension
+
+
 def test_cmake_blocks_functions_and_folders_decide_the_vendor():
     text = textwrap.dedent(
         """

@@ -110,7 +110,7 @@ def setup_py_facts(path: str, text: str) -> BuildFacts:
     return BuildFacts(
         defines=defines,
         sources=tuple(_setup_sources(tree, path)),
-        torch_extension=any(word in text for word in ("CUDAExtension", "BuildExtension")),
+        torch_extension=_TORCH_EXTENSION.search(text) is not None,
         hipify=_hipify_evidence(path, text) or through_a_name,
         cuda_language="nvcc" in text,
         extension_folders=(os.path.dirname(path),) if through_a_name or _EXTENSION_CALL.search(text) else (),
@@ -259,6 +259,8 @@ def _names_class(node: ast.expr, name: str) -> bool:
 
 
 _EXTENSION_CALL = re.compile(r"\bCUDAExtension\s*\(")
+# torch's classes by their own names: a project's `NinjaBuildExtension(build_ext)` is no torch extension.
+_TORCH_EXTENSION = re.compile(r"\b(?:CUDAExtension|BuildExtension)\b")
 _HIPIFY = re.compile(r"\bCUDAExtension\s*\(|hipify", re.IGNORECASE)
 
 
