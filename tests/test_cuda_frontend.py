@@ -163,6 +163,17 @@ def test_rocm_sources_only_run_wave_size_rules(path, header, rocm_source):
     assert _codes_on(code, path, _WaveRule) == ["ROC224"]
 
 
+def test_a_header_only_rocm_compiles_that_includes_the_hip_runtime_is_a_rocm_source():
+    from rocmlint.cuda.frontend import is_rocm_source
+    from rocmlint.cuda.preprocessor import VendorMacros, analyse
+    from rocmlint.vendor import Branch
+
+    text = "#pragma once\n#include <hip/hip_runtime.h>\n"
+    assert is_rocm_source("quick.h", analyse(text, VendorMacros(), Branch(None, False)))  # reached only on ROCm
+    nvidia_arm = "#ifndef USE_ROCM\n#include <hip/hip_runtime.h>\n#endif\n"
+    assert not is_rocm_source("quick.h", analyse(nvidia_arm, VendorMacros(), Branch(None, False)))
+
+
 def test_crashing_rule_becomes_roc900_and_file_goes_on(settings, monkeypatch):
     def crash(self, node, ctx):
         raise RuntimeError("boom")

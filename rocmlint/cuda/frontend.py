@@ -39,7 +39,7 @@ from rocmlint.cuda.trace import START, Trace
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from rocmlint.rule import Rule
 from rocmlint.source import SourceFile
-from rocmlint.vendor import DEFAULT_ROCM_CONDITION, EVERYWHERE, Branch, and3, not3
+from rocmlint.vendor import DEFAULT_ROCM_CONDITION, Branch, and3, not3
 
 Node = tree_sitter.Node
 PREPROCESSOR_HOOKS = ("include", "define", "directive")
@@ -761,8 +761,9 @@ def _declared_name(declarator: Node, ctx: CudaContext) -> str | None:
 def is_rocm_source(path: str, preprocessor: Preprocessor) -> bool:
     if path.lower().endswith(".hip"):
         return True
+    # Outside the file's own `#if`s: a header only ROCm reaches (its base) includes the runtime unconditionally too.
     return any(
-        include.header in HIP_RUNTIME_HEADERS and include.directive.branch == EVERYWHERE
+        include.header in HIP_RUNTIME_HEADERS and include.directive.branch == preprocessor.base
         for include in preprocessor.includes
     )
 

@@ -269,6 +269,11 @@ class Preprocessor:
         return self._branches[max(index, 0)]
 
     @property
+    def base(self) -> Branch:
+        """Where the file itself is compiled: the branch of its code outside every `#if`."""
+        return self._branches[0]
+
+    @property
     def excludes_nvidia_somewhere(self) -> bool:
         """Whether some code of the file is certainly not compiled by NVIDIA builds (a ROCm-only branch)."""
         return any(branch.on_nvidia is False for branch in self._branches)
