@@ -16,13 +16,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rocmlint.cache import atomic_write
 from rocmlint.diagnostics import Diagnostic
 from rocmlint.outputs.paths import unicode_path
 from rocmlint.source import DecodeError, SourceFile, language_of, split_lines
@@ -81,10 +81,7 @@ def save(path: Path, entries: Iterable[Entry]) -> None:
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
+        atomic_write(path, text.encode("utf-8"))
     except OSError as error:
         raise BaselineError(f"{path}: cannot write the baseline: {error.strerror or error}") from None
 

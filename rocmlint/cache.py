@@ -444,7 +444,7 @@ class Cache:
             _write_markers(self.folder)
             payload = marshal.dumps(((_FORMAT, self.fingerprint), *self._live_index()))
             blob = _MAGIC + hashlib.blake2b(payload, digest_size=_DIGEST_SIZE).digest() + payload
-            _atomic_write(self.folder / INDEX_NAME, blob)
+            atomic_write(self.folder / INDEX_NAME, blob)
             self.dirty = False
         except OSError as error:
             self.warn(f"{self.folder}: cannot write the cache ({error.strerror or error})")
@@ -496,7 +496,9 @@ def _write_markers(folder: Path) -> None:
         )
 
 
-def _atomic_write(path: Path, blob: bytes) -> None:
+def atomic_write(path: Path, blob: bytes) -> None:
+    """Replace `path` with `blob` through a temporary in its folder: a reader sees the old or the new
+    content, never part of it, and a failed write leaves no temporary behind."""
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:

@@ -3,12 +3,15 @@ stale entries reported and dropped."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from pathlib import Path
 
+import pytest
 from conftest import write_tree
 
-from rocmlint.baseline import VERSION
+from rocmlint.baseline import VERSION, BaselineError, Entry, save
 
 COMPILE = 'm = torch.compile(m, mode="reduce-overhead")\n'  # ROC101
 OTHER = 'n = torch.compile(n, mode="reduce-overhead")\n'
@@ -125,3 +128,17 @@ def test_a_configured_baseline_must_be_a_file_name(project, cli):
     write_tree(project, {"rocmlint.toml": "baseline = 3\n", "a.py": "import torch\n"})
     result = cli("check")
     assert result.code == 2 and "'baseline' must be a file name, got 3" in result.stderr
+
+
+def test_a_failed_write_keeps_the_old_baseline_and_leaves_no_temporary(tmp_path, monkeypatch):
+    path = tmp_path / "b.json"
+    path.write_text("old\n", encoding="utf-8")
+
+    def full_disk(source: str, target: str) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    with pytest.raises(BaselineError, match="cannot write the baseline: No space left on device"):
+        save(path, [Entry("a.py", "ROC101", "f" * 64)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.json"]
+    assert path.read_text(encoding="utf-8") == "old\n"
