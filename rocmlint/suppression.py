@@ -118,15 +118,12 @@ def comment_lines(source: SourceFile) -> dict[int, int]:
     """Every line (1-based) whose end cannot take a comment, mapped to the first line after it that can:
     a line ending inside a multi-line string literal, or a Python line ending in a backslash continuation
     (C++ puts a `/* */` comment before its backslash instead)."""
-    starts = [0] + [m.end() for m in _LINE_BREAK.finditer(source.text)]
     blocked: set[int] = set()
     for start, end in _multi_line_spans(source):
         # The lines whose line break lies inside the span: from the span's first line to the one before its last.
-        first = bisect.bisect_right(starts, start)
-        last = bisect.bisect_right(starts, end)
-        blocked.update(range(first, last))
+        blocked.update(range(source.location_of_char(start).line, source.location_of_char(end).line))
     if source.language == "python":
-        blocked.update(_continued_python_lines(source, starts))
+        blocked.update(_continued_python_lines(source))
     targets: dict[int, int] = {}
     for line in sorted(blocked, reverse=True):
         targets[line] = targets.get(line + 1, line + 1)
@@ -145,7 +142,7 @@ def _multi_line_spans(source: SourceFile) -> Iterator[tuple[int, int]]:
             yield match.start(), match.end()
 
 
-def _continued_python_lines(source: SourceFile, starts: list[int]) -> Iterator[int]:
+def _continued_python_lines(source: SourceFile) -> Iterator[int]:
     """Lines ending in a backslash continuation outside strings and comments."""
     if "\\" not in source.text:
         return
@@ -157,7 +154,7 @@ def _continued_python_lines(source: SourceFile, starts: list[int]) -> Iterator[i
         index = bisect.bisect_right(token_starts, match.start()) - 1
         if index >= 0 and tokens[index][0] <= match.start() < tokens[index][1]:
             continue
-        yield bisect.bisect_right(starts, match.start())
+        yield source.location_of_char(match.start()).line
 
 
 def _split(codes: str | None) -> tuple[str, ...] | None:

@@ -230,6 +230,13 @@ def test_comment_lines_map_string_and_continuation_lines_to_the_next_line_that_c
     assert comment_lines(cuda) == {3: 4}  # a macro line takes a /* */ comment before its backslash
 
 
+def test_comment_lines_count_crlf_and_cr_line_breaks_as_one():
+    crlf = SourceFile.from_bytes("a.py", b'x = """a\r\nb\r\n"""\r\ny = 1 + \\\r\n  2\r\n', "python")
+    assert comment_lines(crlf) == {1: 3, 2: 3, 4: 5}
+    cr = SourceFile.from_bytes("a.py", b'x = """a\rb\r"""\ry = 1', "python")
+    assert comment_lines(cr) == {1: 3, 2: 3}
+
+
 def test_noqa_after_a_multi_line_string_covers_the_lines_inside(settings):
     embedded = "__global__ void k(float v) { __shfl_xor_sync(0xffffffff, v, 16); }"
 
