@@ -224,21 +224,15 @@ def test_report_takes_since(branched: Path, run: Run) -> None:
     assert (since, full) == (expected, len(diagnostics_json(run, ".")))
 
 
-def spanning(first: int, last: int) -> Diagnostic:
-    return Diagnostic("a.py", "ROC101", "n", "m", Severity.WARNING, Location(first, 1), Location(last, 5))
+def spanning(path: str, first: int, last: int) -> Diagnostic:
+    return Diagnostic(path, "ROC101", "n", "m", Severity.WARNING, Location(first, 1), Location(last, 5))
 
 
 def test_a_diagnostic_over_several_lines_counts_by_its_first_line(tmp_path: Path) -> None:
     path = str(tmp_path / "a.py")
     changes = ChangedLines({path: frozenset({4})})
-    diagnostics = [replace_path(spanning(3, 5), path), replace_path(spanning(4, 6), path)]
+    diagnostics = [spanning(path, 3, 5), spanning(path, 4, 6)]
     assert only_changed(diagnostics, changes) == diagnostics[1:]
-
-
-def replace_path(diagnostic: Diagnostic, path: str) -> Diagnostic:
-    from dataclasses import replace
-
-    return replace(diagnostic, path=path)
 
 
 def test_parse_diff_reads_quoted_names_deletions_and_pure_renames() -> None:
