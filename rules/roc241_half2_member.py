@@ -6,17 +6,13 @@ import re
 
 from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
-from rocmlint.cuda.syntax import outermost, without_parentheses
+from rocmlint.cuda.syntax import defines_type, outermost, without_parentheses
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
 _HALF2_TYPES = frozenset({"half2", "__half2"})
 _QUALIFIERS = frozenset({"const", "volatile", "__restrict__", "__restrict", "restrict", "struct"})
 _EXTRACTORS = {"x": "__low2half", "y": "__high2half"}
-# The project defines its own `half2` (a CPU stand-in, a HIP shim): its members are what it says.
-_OWN_HALF2 = re.compile(
-    rb"\b(?:struct|class)\s+(?:__)?half2\s*[:{]|\btypedef\b[^;]*\b(?:__)?half2\s*;|\busing\s+(?:__)?half2\s*="
-)
 _ROCM_VERSION = re.compile(r"\b(?:ROCM_VERSION|HIP_VERSION)\w*")
 # Where a member access is written to or has its address taken: no extractor call can stand there.
 _LVALUE_PARENTS = frozenset({"update_expression", "pointer_expression"})
@@ -83,8 +79,8 @@ class Half2Member(Rule):
             return  # bytes taken as they are; an asm operand is ROC203's (PTX)
         if not _is_half2(argument, ctx):
             return
-        if _OWN_HALF2.search(ctx.content) or _written_for_rocm(node, ctx):
-            return
+        if defines_type(ctx, *_HALF2_TYPES) or _written_for_rocm(node, ctx):
+            return  # the project's own `half2` (a CPU stand-in, a HIP shim) has the members it declares
         extractor = _EXTRACTORS[ctx.text(member)]
         ctx.report(
             node,
