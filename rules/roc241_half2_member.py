@@ -14,16 +14,18 @@ _HALF2_TYPES = frozenset({"half2", "__half2"})
 _QUALIFIERS = frozenset({"const", "volatile", "__restrict__", "__restrict", "restrict", "struct"})
 _EXTRACTORS = {"x": "__low2half", "y": "__high2half"}
 _ROCM_VERSION = re.compile(r"\b(?:ROCM_VERSION|HIP_VERSION)\w*")
-# Where a member access is written to or has its address taken: no extractor call can stand there.
-_LVALUE_PARENTS = frozenset({"update_expression", "pointer_expression"})
 
 
 class Half2Member(Rule):
     """
     ## What it does
     Flags reads and writes of the `.x` / `.y` members of a CUDA `half2` / `__half2` value (a variable,
-    parameter, array element, dereferenced pointer, or a struct member declared `half2`) in code a ROCm
-    build compiles.
+    parameter, array element, dereferenced pointer, or a struct member declared `half2` in every struct of
+    the file that declares it) in code a ROCm build compiles.
+
+    Not flagged: code written for HIP (a ROCm-only arm or header, an arm chosen by `ROCM_VERSION`/`HIP_VERSION`),
+    a member whose bytes are taken as they are (`reinterpret_cast<half&>(v.x)`, `&v.x`), an inline-asm operand,
+    and files that define their own `half2` (a CPU stand-in, a HIP shim), whose members are what they declare.
 
     ## Why is this bad on ROCm?
     CUDA's `__half2` holds two `__half` members `x` and `y`. HIP's `__half2` (`amd_hip_fp16.h`) declared
@@ -33,9 +35,7 @@ class Half2Member(Rule):
     ROCm 5.7.1). HIPIFY's clang
     tool inserts a `reinterpret_cast` on every such member (ROCm/HIPIFY#801); torch's build-time hipify
     does not. Newer HIP headers declare `__half x, y`, but llama.cpp still replaced every member access
-    with `__low2half` in 2025 (ggml-org/llama.cpp#15529) because users build against older ROCm. Code
-    written for HIP is not reported: a ROCm-only arm or header, an arm chosen by `ROCM_VERSION`/`HIP_VERSION`,
-    a member whose bytes are reinterpreted (`reinterpret_cast<half&>(v.x)`), an inline-asm operand.
+    with `__low2half` in 2025 (ggml-org/llama.cpp#15529) because users build against older ROCm.
 
     ## Example
     ```cuda
@@ -53,7 +53,7 @@ class Half2Member(Rule):
 
     ## Fix safety
     Safe for reads in device code: `__low2half(v)` / `__high2half(v)` return `v.x` / `v.y` on CUDA and
-    the right halves on every HIP version. Writes (`v.x = d`), address-taking and host code get no fix:
+    the right halves on every HIP version. Writes (`v.x = d`, `v.x++`) and host code get no fix:
     a write needs `v = __halves2half2(d, __high2half(v))`, and the extractors are device functions on
     older CUDA.
     """
@@ -139,8 +139,8 @@ def _names_half2(written: str) -> bool:
 
 def _fix(node: Node, argument: Node, extractor: str, ctx: CudaContext) -> Fix | None:
     parent = node.parent
-    if parent is None or parent.type in _LVALUE_PARENTS or not ctx.is_device_code(node):
-        return None
+    if parent is None or parent.type == "update_expression" or not ctx.is_device_code(node):
+        return None  # `v.x++` writes the member: no extractor call can stand there (`&v.x` is not reported)
     if parent.type == "assignment_expression" and parent.child_by_field_name("left") == node:
         return None
     operator = node.child_by_field_name("operator")
