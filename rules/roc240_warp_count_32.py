@@ -19,7 +19,8 @@ class WarpCount32(Rule):
     (`THREADS / 32` warps per block, `if (blockSize > 32)` before a warp reduction), a warp size clamped
     to 32 (`warp_size = min(next_pow2, 32)`), a block's x-extent kept at least 32 threads
     (`block_x = max(32, ...)`), and two-dimensional blocks whose rows are 32 threads (`dim3 threads(32, 4)`);
-    a block of 32 warps (`#define NUM_WARPS 32` multiplied by a warp size); and, in any file, a warp-size
+    a block of 32 or more warps (`#define NUM_WARPS 32` multiplied by a warp size, `dim3 threads(kWarpSize,
+    kWarpsPerBlock)` with 32 rows); and, in any file, a warp-size
     constant asserted to be 32 (`static_assert(kWarpSize == 32)`).
 
     ## Why is this bad on ROCm?
@@ -28,7 +29,7 @@ class WarpCount32(Rule):
     from `warpSize`; a block row of 32 threads is half a wavefront, so a shuffle without a width (a
     `__shfl(v, 0)` broadcast, `__shfl_down` past lane 31) or a ballot reads the next row's lanes; a warp
     size clamped to 32 on the host splits the work for 32 lanes while the kernel's wavefronts have 64;
-    a 1024-thread block has 16 wavefronts, so `sums[lane_id]` over 32 per-warp sums reads past them; an
+    a 1024-thread block has 16 wavefronts, so `sums[lane_id]` over 32 per-warp sums reads past them; a
     block of 32 warps is 2048 threads once a warp has 64 lanes, over HIP's 1024-thread limit (exllamav2's
     ROCm port sizes `NUM_WARPS` as `1024 / warpSize`); an assertion that the warp size is 32 stops the build
     once the constant is 64 on ROCm, and the code it guards (bitonic networks, lane masks) was written for
