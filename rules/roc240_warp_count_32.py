@@ -121,37 +121,14 @@ class WarpCount32(Rule):
 
     # --- blocks of warps over the 1024-thread limit once a warp has 64 lanes --------------------------------
     def visit_declaration(self, node: Node, ctx: CudaContext) -> None:
-        type_node = node.child_by_field_name("type")
-        if type_node is None or ctx.text(type_node) != "dim3":
-            return
-        for declarator in node.children_by_field_name("declarator"):
-            if declarator.type == "init_declarator":
-                arguments = declarator.child_by_field_name("value")
-            elif declarator.type == "function_declarator":  # `dim3 threads(a, b)` with plain names
-                arguments = declarator.child_by_field_name("parameters")
-                named = arguments is not None and any(
-                    p.child_by_field_name("declarator") for p in arguments.named_children
-                )
-                if named:
-                    continue  # a real function declaration: its parameters have names
-            else:
-                continue
-            if arguments is not None:
-                self._check_block(arguments, ctx)
-
-    def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
-        arguments = node.child_by_field_name("arguments")
-        if ctx.call_name(node) == "dim3" and arguments is not None:
-            self._check_block(arguments, ctx)
-
-    def _check_block(self, arguments: Node, ctx: CudaContext) -> None:
         if not ctx.offsets(*_WORKS_ON_WARPS, lowered=True):
             return  # the plain walk visits every declaration; a block of warps needs a file that works on warps
-        extents = [
-            (child.child_by_field_name("type") or child) if child.type == "parameter_declaration" else child
-            for child in arguments.named_children
-            if child.type != "comment"
-        ]
+        for arguments, extents in warp.dim3_arguments(node, ctx):
+            self._check_block(arguments, extents, ctx)
+
+    visit_call_expression = visit_declaration  # a `dim3(a, b)` value: dim3_arguments reads both
+
+    def _check_block(self, arguments: Node, extents: list[Node], ctx: CudaContext) -> None:
         warps = warp.warps_in_dim3_block(extents, ctx)
         if warps is None or warp.in_wave_selector(ctx, arguments):
             return
