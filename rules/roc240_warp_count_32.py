@@ -69,8 +69,8 @@ class WarpCount32(Rule):
     fix_availability = FixAvailability.NONE
     language = "cuda"
     triggers = (b"32", b"lane", b"Lane")
-    # The file works on warps: a 32 in it that counts threads is then a warp.
-    also_requires = (b"shfl", b"ballot", b"warpreduce", b"warp_reduce", b"static_assert")
+    # The file works on warps: a 32 in it that counts threads is then a warp; a `static_assert` names its own.
+    also_requires = (*_WORKS_ON_WARPS, b"static_assert")
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
         """The 32s of a file that works on warps (the prefilter's `also_requires`, checked here as well); the
