@@ -6,6 +6,7 @@ import re
 
 from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
+from rocmlint.cuda.preprocessor import ROCM_VERSION_MACROS
 from rocmlint.cuda.syntax import defines_type, outermost, without_parentheses
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -13,7 +14,7 @@ from rocmlint.rule import Invalid, Rule, Valid
 _HALF2_TYPES = frozenset({"half2", "__half2"})
 _QUALIFIERS = frozenset({"const", "volatile", "__restrict__", "__restrict", "restrict", "struct"})
 _EXTRACTORS = {"x": "__low2half", "y": "__high2half"}
-_ROCM_VERSION = re.compile(r"\b(?:ROCM_VERSION|HIP_VERSION)\w*")
+_MACRO_NAME = re.compile(r"[A-Za-z_]\w*")
 
 
 class Half2Member(Rule):
@@ -23,9 +24,10 @@ class Half2Member(Rule):
     parameter, array element, dereferenced pointer, or a struct member declared `half2` in every struct of
     the file that declares it) in code a ROCm build compiles.
 
-    Not flagged: code written for HIP (a ROCm-only arm or header, an arm chosen by `ROCM_VERSION`/`HIP_VERSION`),
-    a member whose bytes are taken as they are (`reinterpret_cast<half&>(v.x)`, `&v.x`), an inline-asm operand,
-    and files that define their own `half2` (a CPU stand-in, a HIP shim), whose members are what they declare.
+    Not flagged: code written for HIP (a ROCm-only arm or header, an arm chosen by a ROCm version macro such
+    as `ROCM_VERSION` or `TORCH_HIP_VERSION`), a member whose bytes are taken as they are
+    (`reinterpret_cast<half&>(v.x)`, `&v.x`), an inline-asm operand, and files that define their own `half2`
+    (a CPU stand-in, a HIP shim), whose members are what they declare.
 
     ## Why is this bad on ROCm?
     CUDA's `__half2` holds two `__half` members `x` and `y`. HIP's `__half2` (`amd_hip_fp16.h`) declared
@@ -125,11 +127,14 @@ def _reinterpreted(node: Node, ctx: CudaContext) -> bool:
 
 def _written_for_rocm(node: Node, ctx: CudaContext) -> bool:
     """Code only ROCm compiles (a `USE_ROCM` arm, a header reached only under one) or an arm chosen by the ROCm
-    version: its author wrote the members for the HIP headers it meets (vLLM's `__ushort_as_half(v.x)`)."""
+    version (a macro the preprocessor knows as one): its author wrote the members for the HIP headers it meets
+    (vLLM's `__ushort_as_half(v.x)`)."""
     if ctx.is_nvidia_gated(node):
         return True
     chains = chains_around(ctx, node.start_byte, later_arms=False)
-    return any(_ROCM_VERSION.search(condition) for chain in chains for condition in chain)
+    return any(
+        not ROCM_VERSION_MACROS.isdisjoint(_MACRO_NAME.findall(condition)) for chain in chains for condition in chain
+    )
 
 
 def _names_half2(written: str) -> bool:
@@ -170,7 +175,7 @@ Half2Member.valid = (
         }
         """,
     ),
-    # Written for HIP: a ROCm-only arm reading the raw members on purpose, and an arm chosen by the ROCm version.
+    # Written for HIP: a ROCm-only arm reading the raw members on purpose, and arms chosen by the ROCm version.
     Valid(
         """
         __device__ half sum(half2 v) {
@@ -183,6 +188,13 @@ Half2Member.valid = (
         __device__ void store(half2* out, half h) {
         #if defined(USE_ROCM) && ROCM_VERSION < 60201
           *out = __halves2half2(h, h);
+        #else
+          out->x = h;
+        #endif
+        }
+        __device__ void store_low(half2* out, half h) {
+        #if defined(USE_ROCM) && TORCH_HIP_VERSION < 602
+          *out = __halves2half2(h, __high2half(*out));
         #else
           out->x = h;
         #endif
