@@ -79,7 +79,7 @@ class WarpCount32(Rule):
         assertions = ctx.word_offsets("static_assert")
         if assertions:
             needed["static_assert_declaration"] = assertions
-        if not ctx.offsets(*_WORKS_ON_WARPS, lowered=True):
+        if not _works_on_warps(ctx):
             return needed
         blocks = ctx.word_offsets("dim3")
         if blocks:
@@ -107,7 +107,7 @@ class WarpCount32(Rule):
         )
 
     def visit_define(self, define: Define, ctx: CudaContext) -> None:
-        if define.parameters is not None:
+        if define.parameters is not None or not _works_on_warps(ctx):
             return
         value = parse_int(ctx.resolve_text(define.value, define.directive))
         if value is None or not warp.block_of_32_warps(define.name, value, ctx):
@@ -121,7 +121,7 @@ class WarpCount32(Rule):
 
     # --- blocks of warps over the 1024-thread limit once a warp has 64 lanes --------------------------------
     def visit_declaration(self, node: Node, ctx: CudaContext) -> None:
-        if not ctx.offsets(*_WORKS_ON_WARPS, lowered=True):
+        if not _works_on_warps(ctx):
             return  # the plain walk visits every declaration; a block of warps needs a file that works on warps
         for arguments, extents in warp.dim3_arguments(node, ctx):
             self._check_block(arguments, extents, ctx)
@@ -162,6 +162,12 @@ class WarpCount32(Rule):
 def _short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _works_on_warps(ctx: CudaContext) -> bool:
+    """The file shuffles, ballots or reduces across a warp: its 32s and warp counts are then about warps. The
+    prefilter's `also_requires` also lets in files with only a `static_assert`, which assert their own."""
+    return bool(ctx.offsets(*_WORKS_ON_WARPS, lowered=True))
 
 
 WarpCount32.valid = (
@@ -218,6 +224,15 @@ WarpCount32.valid = (
         #define WARPS_PER_BLOCK 16
         #define NUM_WARPS_TOTAL 32
         __global__ void k(float* x) { x[threadIdx.x] = __shfl_xor(x[0], 1) * NUM_WARPS * WARP_SIZE * WARPS_PER_BLOCK; }
+        """,
+    ),
+    # A block of 32 warps in a file that does not work on warps: its `static_assert` lets the file in, not the define.
+    Valid(
+        """
+        #define NUM_WARPS 32
+        #define WARP_SIZE 32
+        static_assert(sizeof(int) == 4, "int");
+        __global__ void k(float* x) { x[threadIdx.x] = NUM_WARPS * WARP_SIZE; }
         """,
     ),
     # Blocks of warps that stay within 1024 threads at 64 lanes, and tiles that are no warps.
