@@ -30,9 +30,9 @@ _FNUZ_FLAG, _FNUZ_TEST = (
 class Fp8Dtype(Rule):
     """
     ## What it does
-    Flags `torch.float8_e4m3fn` and `torch.float8_e5m2` used as a value (a `dtype=` argument, `.to(torch.float8_e4m3fn)`,
-    an assignment, a default argument, `torch.finfo(torch.float8_e4m3fn).max`) that is not selected per GPU architecture;
-    also looked up by name (`getattr(torch, "float8_e4m3fn", None)`) and the same dtypes of JAX (`jnp.float8_e4m3fn`)
+    Flags `torch.float8_e4m3fn` and `torch.float8_e5m2` used as a value (a `dtype=` argument,
+    `.to(torch.float8_e4m3fn)`, an assignment, a default argument, `torch.finfo(torch.float8_e4m3fn).max`) that is
+    not selected per GPU architecture; also looked up by name (`getattr(torch, "float8_e4m3fn", None)`) and the same dtypes of JAX (`jnp.float8_e4m3fn`)
     and ml_dtypes (`ml_dtypes.float8_e5m2`).
 
     Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `x.dtype in (...)`), which only read

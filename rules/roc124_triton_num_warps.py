@@ -26,12 +26,12 @@ class TritonNumWarps(Rule):
     `triton.Config` and kernel launches not gated for ROCm.
 
     Covers `triton.Config(..., num_warps=N)` (also inside `@triton.autotune(configs=[...])`) and
-    launches `kernel[grid](..., num_warps=N)`. The value may be a literal, a name assigned once, either
-    arm of a conditional expression, any value a variable is assigned (`num_warps = 32` for large blocks), simple
-    constant arithmetic (`BLOCK // 32` with a constant `BLOCK`), what a helper of the file returns (`BLOCK_SIZE,
+    launches `kernel[grid](..., num_warps=N)`. The value may be a literal, either arm of a conditional
+    expression, any value a variable is assigned (`num_warps = 32` for large blocks), simple constant
+    arithmetic (`BLOCK // 32` with a constant `BLOCK`), what a helper of the file returns (`BLOCK_SIZE,
     num_warps = calculate_settings(n)`; its `32` is reported, once), or an element of the list a `for` loop or
-    comprehension iterates (`for num_warps in [4, 8, 32]`; the `32` is reported). Values the linter cannot know (a function parameter) are not flagged, nor are
-    configs gated for ROCm: branches on `torch.version.hip`, conditions that mention ROCm around the
+    comprehension iterates (`for num_warps in [4, 8, 32]`; the `32` is reported). Values the linter cannot
+    know (a function parameter) are not flagged, nor are configs gated for ROCm: branches on `torch.version.hip`, conditions that mention ROCm around the
     config (`if IS_ROCM and w > 16: continue`), config lists passed through a pruning function that
     consults ROCm or the warp size (directly or as `prune_configs_by`), and config lists only used on
     NVIDIA.

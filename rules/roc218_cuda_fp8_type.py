@@ -18,10 +18,19 @@ _FP8_TEXT = re.compile(rb"fp8|e4m3|e5m2|float8", re.IGNORECASE)
 _GPU_TEXT = re.compile(rb"__global__|__device__")
 _FP8_NAME = re.compile(r"fp8|f8|e4m3|float8", re.IGNORECASE)
 _SCALE_NAME = re.compile(r"max|scale|clamp|clip|sat|limit|bound|range|divisor", re.IGNORECASE)
-# 448 as a float literal (448.0f, 448.f, 448.) or an integer one (448).
-_FLOAT_448 = re.compile(r"448(?:\.0*)?[fFlL]?|448\.0*|4\.48[eE]\+?0*2[fF]?")
+
+
+def _float_literal(value: int) -> re.Pattern[str]:
+    """`value` written as a float literal: `448.0f`, `448.f`, `448.`, `448`, `4.48e2f`."""
+    digits = str(value)
+    mantissa = f"{digits[0]}\\.{digits[1:].rstrip('0')}"
+    return re.compile(rf"{digits}(?:\.0*)?[fFlL]?|{digits}\.0*|{mantissa}[eE]\+?0*{len(digits) - 1}[fF]?")
+
+
+# 448 (the OCP e4m3 maximum) as a float literal or an integer one; 240, the FNUZ e4m3 maximum.
+_FLOAT_448 = _float_literal(448)
 _INT_448 = re.compile(r"448[uUlL]*")
-_FNUZ_BOUND = re.compile(r"240(?:\.0*)?[fFlL]?|240\.0*|2\.4[eE]\+?0*2[fF]?")
+_FNUZ_BOUND = _float_literal(240)
 # `#if` tests that select by AMD target or FP8 flavour: a 448 in such a chain is the port's OCP arm.
 _ARCH_TEST = re.compile(r"gfx|GFX|fnuz|FNUZ|HIP_FP8")
 _E4M3_MESSAGE = "448 is the OCP e4m3 max; gfx942 (MI300) FP8 is e4m3 FNUZ with max 240: choose the bound per target"

@@ -19,7 +19,8 @@ class WarpCount32(Rule):
     (`THREADS / 32` warps per block, `if (blockSize > 32)` before a warp reduction), a warp size clamped
     to 32 (`warp_size = min(next_pow2, 32)`), a block's x-extent kept at least 32 threads
     (`block_x = max(32, ...)`), and two-dimensional blocks whose rows are 32 threads (`dim3 threads(32, 4)`);
-    a block of 32 warps (`#define NUM_WARPS 32` multiplied by a warp size); and, in any file, a warp-size
+    a block of 32 or more warps (`#define NUM_WARPS 32` multiplied by a warp size, `dim3 threads(kWarpSize,
+    kWarpsPerBlock)` with 32 rows); and, in any file, a warp-size
     constant asserted to be 32 (`static_assert(kWarpSize == 32)`).
 
     ## Why is this bad on ROCm?
@@ -28,7 +29,7 @@ class WarpCount32(Rule):
     from `warpSize`; a block row of 32 threads is half a wavefront, so a shuffle without a width (a
     `__shfl(v, 0)` broadcast, `__shfl_down` past lane 31) or a ballot reads the next row's lanes; a warp
     size clamped to 32 on the host splits the work for 32 lanes while the kernel's wavefronts have 64;
-    a 1024-thread block has 16 wavefronts, so `sums[lane_id]` over 32 per-warp sums reads past them; an
+    a 1024-thread block has 16 wavefronts, so `sums[lane_id]` over 32 per-warp sums reads past them; a
     block of 32 warps is 2048 threads once a warp has 64 lanes, over HIP's 1024-thread limit (exllamav2's
     ROCm port sizes `NUM_WARPS` as `1024 / warpSize`); an assertion that the warp size is 32 stops the build
     once the constant is 64 on ROCm, and the code it guards (bitonic networks, lane masks) was written for
@@ -68,8 +69,8 @@ class WarpCount32(Rule):
     fix_availability = FixAvailability.NONE
     language = "cuda"
     triggers = (b"32", b"lane", b"Lane")
-    # The file works on warps: a 32 in it that counts threads is then a warp.
-    also_requires = (b"shfl", b"ballot", b"warpreduce", b"warp_reduce", b"static_assert")
+    # The file works on warps: a 32 in it that counts threads is then a warp; a `static_assert` names its own.
+    also_requires = (*_WORKS_ON_WARPS, b"static_assert")
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
         """The 32s of a file that works on warps (the prefilter's `also_requires`, checked here as well); the
@@ -78,7 +79,7 @@ class WarpCount32(Rule):
         assertions = ctx.word_offsets("static_assert")
         if assertions:
             needed["static_assert_declaration"] = assertions
-        if not ctx.offsets(*_WORKS_ON_WARPS, lowered=True):
+        if not _works_on_warps(ctx):
             return needed
         blocks = ctx.word_offsets("dim3")
         if blocks:
@@ -106,7 +107,7 @@ class WarpCount32(Rule):
         )
 
     def visit_define(self, define: Define, ctx: CudaContext) -> None:
-        if define.parameters is not None:
+        if define.parameters is not None or not _works_on_warps(ctx):
             return
         value = parse_int(ctx.resolve_text(define.value, define.directive))
         if value is None or not warp.block_of_32_warps(define.name, value, ctx):
@@ -120,37 +121,14 @@ class WarpCount32(Rule):
 
     # --- blocks of warps over the 1024-thread limit once a warp has 64 lanes --------------------------------
     def visit_declaration(self, node: Node, ctx: CudaContext) -> None:
-        type_node = node.child_by_field_name("type")
-        if type_node is None or ctx.text(type_node) != "dim3":
-            return
-        for declarator in node.children_by_field_name("declarator"):
-            if declarator.type == "init_declarator":
-                arguments = declarator.child_by_field_name("value")
-            elif declarator.type == "function_declarator":  # `dim3 threads(a, b)` with plain names
-                arguments = declarator.child_by_field_name("parameters")
-                named = arguments is not None and any(
-                    p.child_by_field_name("declarator") for p in arguments.named_children
-                )
-                if named:
-                    continue  # a real function declaration: its parameters have names
-            else:
-                continue
-            if arguments is not None:
-                self._check_block(arguments, ctx)
-
-    def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
-        arguments = node.child_by_field_name("arguments")
-        if ctx.call_name(node) == "dim3" and arguments is not None:
-            self._check_block(arguments, ctx)
-
-    def _check_block(self, arguments: Node, ctx: CudaContext) -> None:
-        if not ctx.offsets(*_WORKS_ON_WARPS, lowered=True):
+        if not _works_on_warps(ctx):
             return  # the plain walk visits every declaration; a block of warps needs a file that works on warps
-        extents = [
-            (child.child_by_field_name("type") or child) if child.type == "parameter_declaration" else child
-            for child in arguments.named_children
-            if child.type != "comment"
-        ]
+        for arguments, extents in warp.dim3_arguments(node, ctx):
+            self._check_block(arguments, extents, ctx)
+
+    visit_call_expression = visit_declaration  # a `dim3(a, b)` value: dim3_arguments reads both
+
+    def _check_block(self, arguments: Node, extents: list[Node], ctx: CudaContext) -> None:
         warps = warp.warps_in_dim3_block(extents, ctx)
         if warps is None or warp.in_wave_selector(ctx, arguments):
             return
@@ -184,6 +162,12 @@ class WarpCount32(Rule):
 def _short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _works_on_warps(ctx: CudaContext) -> bool:
+    """The file shuffles, ballots or reduces across a warp: its 32s and warp counts are then about warps. The
+    prefilter's `also_requires` also lets in files with only a `static_assert`, which assert their own."""
+    return bool(ctx.offsets(*_WORKS_ON_WARPS, lowered=True))
 
 
 WarpCount32.valid = (
@@ -240,6 +224,15 @@ WarpCount32.valid = (
         #define WARPS_PER_BLOCK 16
         #define NUM_WARPS_TOTAL 32
         __global__ void k(float* x) { x[threadIdx.x] = __shfl_xor(x[0], 1) * NUM_WARPS * WARP_SIZE * WARPS_PER_BLOCK; }
+        """,
+    ),
+    # A block of 32 warps in a file that does not work on warps: its `static_assert` lets the file in, not the define.
+    Valid(
+        """
+        #define NUM_WARPS 32
+        #define WARP_SIZE 32
+        static_assert(sizeof(int) == 4, "int");
+        __global__ void k(float* x) { x[threadIdx.x] = NUM_WARPS * WARP_SIZE; }
         """,
     ),
     # Blocks of warps that stay within 1024 threads at 64 lanes, and tiles that are no warps.

@@ -6,28 +6,28 @@ import re
 
 from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
-from rocmlint.cuda.syntax import outermost, without_parentheses
+from rocmlint.cuda.preprocessor import ROCM_VERSION_MACROS
+from rocmlint.cuda.syntax import defines_type, outermost, without_parentheses
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
 _HALF2_TYPES = frozenset({"half2", "__half2"})
 _QUALIFIERS = frozenset({"const", "volatile", "__restrict__", "__restrict", "restrict", "struct"})
 _EXTRACTORS = {"x": "__low2half", "y": "__high2half"}
-# The project defines its own `half2` (a CPU stand-in, a HIP shim): its members are what it says.
-_OWN_HALF2 = re.compile(
-    rb"\b(?:struct|class)\s+(?:__)?half2\s*[:{]|\btypedef\b[^;]*\b(?:__)?half2\s*;|\busing\s+(?:__)?half2\s*="
-)
-_ROCM_VERSION = re.compile(r"\b(?:ROCM_VERSION|HIP_VERSION)\w*")
-# Where a member access is written to or has its address taken: no extractor call can stand there.
-_LVALUE_PARENTS = frozenset({"update_expression", "pointer_expression"})
+_MACRO_NAME = re.compile(r"[A-Za-z_]\w*")
 
 
 class Half2Member(Rule):
     """
     ## What it does
     Flags reads and writes of the `.x` / `.y` members of a CUDA `half2` / `__half2` value (a variable,
-    parameter, array element, dereferenced pointer, or a struct member declared `half2`) in code a ROCm
-    build compiles.
+    parameter, array element, dereferenced pointer, or a struct member declared `half2` in every struct of
+    the file that declares it) in code a ROCm build compiles.
+
+    Not flagged: code written for HIP (a ROCm-only arm or header, an arm chosen by a ROCm version macro such
+    as `ROCM_VERSION` or `TORCH_HIP_VERSION`), a member whose bytes are taken as they are
+    (`reinterpret_cast<half&>(v.x)`, `&v.x`), an inline-asm operand, and files that define their own `half2`
+    (a CPU stand-in, a HIP shim), whose members are what they declare.
 
     ## Why is this bad on ROCm?
     CUDA's `__half2` holds two `__half` members `x` and `y`. HIP's `__half2` (`amd_hip_fp16.h`) declared
@@ -37,9 +37,7 @@ class Half2Member(Rule):
     ROCm 5.7.1). HIPIFY's clang
     tool inserts a `reinterpret_cast` on every such member (ROCm/HIPIFY#801); torch's build-time hipify
     does not. Newer HIP headers declare `__half x, y`, but llama.cpp still replaced every member access
-    with `__low2half` in 2025 (ggml-org/llama.cpp#15529) because users build against older ROCm. Code
-    written for HIP is not reported: a ROCm-only arm or header, an arm chosen by `ROCM_VERSION`/`HIP_VERSION`,
-    a member whose bytes are reinterpreted (`reinterpret_cast<half&>(v.x)`), an inline-asm operand.
+    with `__low2half` in 2025 (ggml-org/llama.cpp#15529) because users build against older ROCm.
 
     ## Example
     ```cuda
@@ -57,7 +55,7 @@ class Half2Member(Rule):
 
     ## Fix safety
     Safe for reads in device code: `__low2half(v)` / `__high2half(v)` return `v.x` / `v.y` on CUDA and
-    the right halves on every HIP version. Writes (`v.x = d`), address-taking and host code get no fix:
+    the right halves on every HIP version. Writes (`v.x = d`, `v.x++`) and host code get no fix:
     a write needs `v = __halves2half2(d, __high2half(v))`, and the extractors are device functions on
     older CUDA.
     """
@@ -83,8 +81,8 @@ class Half2Member(Rule):
             return  # bytes taken as they are; an asm operand is ROC203's (PTX)
         if not _is_half2(argument, ctx):
             return
-        if _OWN_HALF2.search(ctx.content) or _written_for_rocm(node, ctx):
-            return
+        if defines_type(ctx, *_HALF2_TYPES) or _written_for_rocm(node, ctx):
+            return  # the project's own `half2` (a CPU stand-in, a HIP shim) has the members it declares
         extractor = _EXTRACTORS[ctx.text(member)]
         ctx.report(
             node,
@@ -129,11 +127,14 @@ def _reinterpreted(node: Node, ctx: CudaContext) -> bool:
 
 def _written_for_rocm(node: Node, ctx: CudaContext) -> bool:
     """Code only ROCm compiles (a `USE_ROCM` arm, a header reached only under one) or an arm chosen by the ROCm
-    version: its author wrote the members for the HIP headers it meets (vLLM's `__ushort_as_half(v.x)`)."""
+    version (a macro the preprocessor knows as one): its author wrote the members for the HIP headers it meets
+    (vLLM's `__ushort_as_half(v.x)`)."""
     if ctx.is_nvidia_gated(node):
         return True
     chains = chains_around(ctx, node.start_byte, later_arms=False)
-    return any(_ROCM_VERSION.search(condition) for chain in chains for condition in chain)
+    return any(
+        not ROCM_VERSION_MACROS.isdisjoint(_MACRO_NAME.findall(condition)) for chain in chains for condition in chain
+    )
 
 
 def _names_half2(written: str) -> bool:
@@ -143,8 +144,8 @@ def _names_half2(written: str) -> bool:
 
 def _fix(node: Node, argument: Node, extractor: str, ctx: CudaContext) -> Fix | None:
     parent = node.parent
-    if parent is None or parent.type in _LVALUE_PARENTS or not ctx.is_device_code(node):
-        return None
+    if parent is None or parent.type == "update_expression" or not ctx.is_device_code(node):
+        return None  # `v.x++` writes the member: no extractor call can stand there (`&v.x` is not reported)
     if parent.type == "assignment_expression" and parent.child_by_field_name("left") == node:
         return None
     operator = node.child_by_field_name("operator")
@@ -174,7 +175,7 @@ Half2Member.valid = (
         }
         """,
     ),
-    # Written for HIP: a ROCm-only arm reading the raw members on purpose, and an arm chosen by the ROCm version.
+    # Written for HIP: a ROCm-only arm reading the raw members on purpose, and arms chosen by the ROCm version.
     Valid(
         """
         __device__ half sum(half2 v) {
@@ -187,6 +188,13 @@ Half2Member.valid = (
         __device__ void store(half2* out, half h) {
         #if defined(USE_ROCM) && ROCM_VERSION < 60201
           *out = __halves2half2(h, h);
+        #else
+          out->x = h;
+        #endif
+        }
+        __device__ void store_low(half2* out, half h) {
+        #if defined(USE_ROCM) && TORCH_HIP_VERSION < 602
+          *out = __halves2half2(h, __high2half(*out));
         #else
           out->x = h;
         #endif

@@ -144,3 +144,20 @@ def test_field_types_are_the_member_declarations_rocm_compiles() -> None:
     assert ctx.field_types("dm") == {"float2"}
     assert ctx.field_types("only_nvidia") == frozenset()
     assert ctx.field_types("local") == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("code", "defined"),
+    [
+        ("struct half2 { half x, y; };\n", True),
+        ("struct __half2 : base { };\n", True),
+        ("typedef struct { short x, y; } half2;\n", True),
+        ("namespace n { using __half2 = float2; }\n", True),
+        ("struct half2;\n", False),  # declared, not defined: the members are someone else's
+        ("typedef half2 pair_t;\nhalf2 v;\n", False),  # used, not defined
+        ('// struct half2 { half x, y; };\nconst char* s = "using half2 = x;";\n', False),
+        ("struct my_half2 { half x, y; };\n", False),  # a longer name
+    ],
+)
+def test_defines_type(code: str, defined: bool) -> None:
+    assert syntax.defines_type(context(code), "half2", "__half2") is defined

@@ -205,3 +205,25 @@ def test_warps_in_dim3_block(code: str, expected: int | None) -> None:
     arguments = node_at(ctx, "dim3(", "call_expression").child_by_field_name("arguments")
     assert arguments is not None
     assert warp.warps_in_dim3_block(arguments.named_children, ctx) == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "at", "node_type", "expected"),
+    [
+        ("void f() { dim3 threads(kWarpSize, kWarps); }\n", "dim3", "declaration", [["kWarpSize", "kWarps"]]),
+        (
+            "void f() { dim3 a(W, 2 * 16), b{W, 4}, c = dim3(W, 8); }\n",
+            "dim3 a",
+            "declaration",
+            [["W", "2 * 16"], ["W", "4"]],  # `c`'s value is a call, visited as one
+        ),
+        ("void f() { g(dim3(W, /* rows */ 32)); }\n", "dim3(", "call_expression", [["W", "32"]]),
+        ("dim3 make_block(int width, int rows);\n", "dim3", "declaration", []),  # a function declaration
+        ("void f() { int3 v(W, 32); }\n", "int3", "declaration", []),  # no dim3
+        ("void f() { g(make(W, 32)); }\n", "make(", "call_expression", []),
+    ],
+)
+def test_dim3_arguments(code: str, at: str, node_type: str, expected: list[list[str]]) -> None:
+    ctx = context(code)
+    found = warp.dim3_arguments(node_at(ctx, at, node_type), ctx)
+    assert [[ctx.text(extent) for extent in extents] for _, extents in found] == expected

@@ -467,3 +467,24 @@ def is_defined_name(node: Node) -> bool:
     if parent.type in ("enum_specifier", "struct_specifier", "union_specifier", "class_specifier"):
         return parent.child_by_field_name("name") == node and parent.child_by_field_name("body") is not None
     return False
+
+
+def defines_type(ctx: CudaContext, *names: str) -> bool:
+    """Whether the file defines a type under one of `names`: a struct, class, union or enum with a body, a
+    `typedef` or a `using` alias (a CPU stand-in or HIP shim for a CUDA type, whose members are what it
+    declares). Found from the names' occurrences, each a leaf looked up in the tree."""
+    root = ctx.tree.root_node
+    for name in names:
+        for offset in ctx.word_offsets(name):
+            end = offset + len(name.encode())
+            leaf = root.descendant_for_byte_range(offset, end)
+            if leaf is None or leaf.type != "type_identifier" or (leaf.start_byte, leaf.end_byte) != (offset, end):
+                continue  # part of a longer name, no type's name, or inside a comment or string
+            if is_defined_name(leaf) or _is_alias_name(leaf):
+                return True
+    return False
+
+
+def _is_alias_name(node: Node) -> bool:
+    parent = node.parent
+    return parent is not None and parent.type == "alias_declaration" and parent.child_by_field_name("name") == node

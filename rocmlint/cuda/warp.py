@@ -498,11 +498,46 @@ def block_of_32_warps(name: str, value: int, ctx: CudaContext) -> bool:
     return False
 
 
+def dim3_arguments(node: Node, ctx: CudaContext) -> list[tuple[Node, list[Node]]]:
+    """The argument lists of the `dim3` values `node` builds, each with its extents: a `dim3(a, b)` call, or a
+    declaration `dim3 threads(a, 2 * b), tiles{a, b};`. C++ reads `dim3 threads(a, b)` with plain names as a
+    function declaration: its extents are then the parameters' type names, unless a parameter has a name of its
+    own (a real function declaration)."""
+    if node.type == "call_expression":
+        arguments = node.child_by_field_name("arguments")
+        return [(arguments, _extents(arguments))] if arguments is not None and ctx.call_name(node) == "dim3" else []
+    type_node = node.child_by_field_name("type")
+    if type_node is None or ctx.text(type_node) != "dim3":
+        return []
+    found: list[tuple[Node, list[Node]]] = []
+    for declarator in node.children_by_field_name("declarator"):
+        if declarator.type == "init_declarator":
+            arguments = declarator.child_by_field_name("value")
+            if arguments is not None and arguments.type not in ("argument_list", "initializer_list"):
+                continue  # `= dim3(a, b)` is a call of its own; `= other` copies a block
+        elif declarator.type == "function_declarator":
+            arguments = declarator.child_by_field_name("parameters")
+            if arguments is not None and any(p.child_by_field_name("declarator") for p in arguments.named_children):
+                continue
+        else:
+            continue
+        if arguments is not None:
+            found.append((arguments, _extents(arguments)))
+    return found
+
+
+def _extents(arguments: Node) -> list[Node]:
+    return [
+        (child.child_by_field_name("type") or child) if child.type == "parameter_declaration" else child
+        for child in arguments.named_children
+        if child.type != "comment"
+    ]
+
+
 def warps_in_dim3_block(extents: list[Node], ctx: CudaContext) -> int | None:
     """The warp count of `dim3 threads(kThreadsPerWarp, kWarpsPerBlock)` when it is 32 or more: a block whose
     rows are warps, named by a warp-size constant (a literal 32 is `warp_of_32`'s), and whose row count is a
-    constant. `extents` are the `dim3` arguments: expressions, or the type names C++ reads the declaration
-    `dim3 threads(a, b)` as when both are plain names. 1024 threads with 32 lanes, over HIP's limit with 64."""
+    constant. `extents` are the `dim3` arguments (`dim3_arguments`). 1024 threads with 32 lanes, over HIP's limit with 64."""
     if len(extents) < 2 or bare(extents[0]).type not in ("identifier", "type_identifier"):
         return None
     width = ctx.text(bare(extents[0]))
