@@ -33,6 +33,7 @@ macros are learned in rocmlint/cuda/learning.py:
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -264,18 +265,23 @@ class CudaProject:
         """Every project header `path` includes, directly or through others (not `path` itself)."""
         if path in self._closures:
             return self._closures[path]
-        seen: dict[str, None] = {}
+        # Not through an NVIDIA-only include: ROCm never sees what that header defines.
+        reached = self._includes_from(path, lambda include: include.branch.on_rocm is not False)
+        self._closures[path] = tuple(itertools.islice(reached, 1, None))
+        return self._closures[path]
+
+    def _includes_from(self, path: str, follows: Callable[[IncludeFact], bool]) -> Iterator[str]:
+        """`path`, then each project file it includes through `#include`s `follows` accepts, transitively (depth
+        first, each once)."""
+        seen = {path}
         pending = [path]
         while pending:
             current = pending.pop()
+            yield current
             for target, include in self._edges.get(current, ()):
-                if include.branch.on_rocm is False:
-                    continue  # an NVIDIA-only include: ROCm never sees what that header defines
-                if target != path and target not in seen:
-                    seen[target] = None
+                if follows(include) and target not in seen:
+                    seen.add(target)
                     pending.append(target)
-        self._closures[path] = tuple(seen)
-        return self._closures[path]
 
     def _base(self, path: str, visiting: frozenset[str]) -> tuple[Branch, str]:
         """Where a file is compiled at all: not on a vendor whose build reaches none of the `#include`s of it (they
@@ -509,17 +515,8 @@ class CudaProject:
         `wanted`, "" when none is: a header included so is compiled wherever the file is."""
         if path not in self.files:
             return ""
-        seen = {path}
-        pending = [path]
-        while pending:
-            current = pending.pop()
-            if wanted(current):
-                return current
-            for target, include in self._edges.get(current, ()):
-                if include.branch == EVERYWHERE and target not in seen:
-                    seen.add(target)
-                    pending.append(target)
-        return ""
+        reached = self._includes_from(path, lambda include: include.branch == EVERYWHERE)
+        return next((current for current in reached if wanted(current)), "")
 
     def _relative_evidence(self, evidence: str) -> str:
         path, colon, rest = evidence.partition(":")
