@@ -31,12 +31,13 @@ ROCM_PASS_MACROS = frozenset({"__HIP_DEVICE_COMPILE__", "__AMDGCN__", "__AMDGCN_
 _AMD_ARCH_MACRO = re.compile(r"__(?:GFX\d+|gfx[0-9a-f]+)__|__gfx[0-9a-f]+_generic__")
 # The headers a HIP source includes for the runtime and kernel language (what `.cu` files get from nvcc for free).
 HIP_RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
-_WAVE_SIZE_MACROS = frozenset({"__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
+# The macros a ROCm device pass holds its target's wave size in (32 or 64).
+WAVE_SIZE_MACROS = frozenset({"__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
 
 
 def is_amd_target_macro(name: str) -> bool:
     """A macro only a ROCm device pass for some AMD targets defines: `__gfx942__`, `__GFX9__`, the wave size."""
-    return bool(_AMD_ARCH_MACRO.fullmatch(name)) or name in _WAVE_SIZE_MACROS
+    return bool(_AMD_ARCH_MACRO.fullmatch(name)) or name in WAVE_SIZE_MACROS
 
 
 ROCM_VERSION_MACROS = frozenset(
