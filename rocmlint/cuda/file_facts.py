@@ -39,7 +39,7 @@ _CONSTANT = re.compile(
 _TYPE_ALIAS = re.compile(rb"[ \t]*(?:typedef\s+[\w:<>\s*]+?\s+([A-Za-z_]\w*)\s*;|using\s+([A-Za-z_]\w*)\s*=)")
 _TYPE_KEYWORD = re.compile(rb"\b(?:typedef|using)\b")
 # Files other files include: only their integer constants are ever looked up from elsewhere.
-_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
 _AMD_BUILTIN = re.compile(rb"__builtin_amdgcn_\w+")
 # A warp or wave size defined as 64 (`#define WARP_SIZE 64`, `constexpr int kWaveSize = 64;`): no NVIDIA warp is.
 # The identifier parts `_WAVE64_CONSTANT` needs, lowercased (`WARP_SIZE`, `kWaveSize`, `wavefront_width`).
@@ -117,7 +117,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
     return FileFacts(
         path=path,
         defines=defines,
-        constants=tuple(_constants(data, lines, preprocessor)) if path.endswith(_HEADER_SUFFIXES) else (),
+        constants=tuple(_constants(data, lines, preprocessor)) if path.endswith(HEADER_SUFFIXES) else (),
         types=tuple(_types(data, lines, preprocessor)),
         includes=tuple(
             IncludeFact(i.header, i.system, i.directive.line, i.directive.branch) for i in preprocessor.includes

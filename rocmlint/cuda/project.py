@@ -49,7 +49,7 @@ from rocmlint.cuda.build_files import (
     makefile_facts,
     setup_py_facts,
 )
-from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, read_facts
+from rocmlint.cuda.file_facts import HEADER_SUFFIXES, Definition, FileFacts, IncludeFact, read_facts
 from rocmlint.cuda.learning import (
     HIPIFY_RENAMED_MACROS,
     learn,
@@ -61,7 +61,6 @@ from rocmlint.cuda.preprocessor import LearnedMacro, VendorMacros
 from rocmlint.vendor import EVERYWHERE, Branch, Tri
 
 SOURCE_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".cu", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl"})
-HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl"})
 # How many included headers of its folder must all be NVIDIA-only for a header nothing includes to be.
 _FOLDER_VOTERS = 2
 # Folders a project model never reads: version control, virtual environments, build output.
@@ -320,7 +319,7 @@ class CudaProject:
         `_FOLDER_VOTERS` other headers of its folder are included somewhere, and only where ROCm does not compile
         (a flash-attention folder whose kernels only the CUDA build lists). Those it includes itself do not vote:
         their includers are it. "" otherwise (a library's public header has includable siblings)."""
-        if os.path.splitext(path)[1] not in HEADER_SUFFIXES:
+        if not path.endswith(HEADER_SUFFIXES):
             return ""
         own = {target for target, _ in self._edges.get(path, ())}
         voters = [
