@@ -57,6 +57,11 @@ def vendor_of_words(text: str) -> str | None:
     return "rocm" if rocm else "nvidia"
 
 
+def _other_vendor(vendor: str | None) -> str | None:
+    """The vendor an `else` arm of a block testing `vendor` is written for (None when the test names none)."""
+    return {"rocm": "nvidia", "nvidia": "rocm"}.get(vendor or "")
+
+
 @dataclass(frozen=True)
 class BuildDefine:
     """A macro a build file defines, and for which vendor's build (None: whatever the vendor)."""
@@ -213,7 +218,7 @@ def _with_vendor(node: ast.AST, vendor: str | None) -> Iterator[tuple[ast.AST, s
         yield from _with_vendor(node.test, vendor)
         body: list[ast.AST] = list(node.body) if isinstance(node.body, list) else [node.body]
         orelse: list[ast.AST] = list(node.orelse) if isinstance(node.orelse, list) else [node.orelse]
-        other = {"rocm": "nvidia", "nvidia": "rocm"}.get(test_vendor or "")
+        other = _other_vendor(test_vendor)
         for child in body:
             yield from _with_vendor(child, test_vendor or vendor)
         for child in orelse:
@@ -228,12 +233,12 @@ def _test_vendor(test: ast.expr) -> str | None:
     """The vendor a setup.py `if` test holds for: the words of the names it reads, `not` flipping them."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _test_vendor(test.operand)
-        return {"rocm": "nvidia", "nvidia": "rocm"}.get(inner or "")
+        return _other_vendor(inner)
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant):
         if test.comparators[0].value is None:  # `torch.version.hip is None` / `is not None`
             inner = _test_vendor(test.left)
             if isinstance(test.ops[0], ast.Is):
-                return {"rocm": "nvidia", "nvidia": "rocm"}.get(inner or "")
+                return _other_vendor(inner)
             return inner if isinstance(test.ops[0], ast.IsNot) else None
         return None
     if isinstance(test, ast.Name | ast.Attribute | ast.Call):
@@ -312,7 +317,7 @@ def cmake_facts(path: str, text: str, root: str = "") -> BuildFacts:
         elif name == "elseif" and blocks:
             blocks[-1][0] = "nvidia" if arguments.strip() in refused else vendor_of_words(_tested(arguments))
         elif name == "else" and blocks:
-            blocks[-1][0] = {"rocm": "nvidia", "nvidia": "rocm"}.get(blocks[-1][1] or "")
+            blocks[-1][0] = _other_vendor(blocks[-1][1])
         elif name in ("endif", "endfunction", "endmacro") and blocks:
             blocks.pop()
         elif name in _CMAKE_DEFINE_COMMANDS:
@@ -431,13 +436,13 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
         if conditional is not None:
             tested = vendor_of_words(conditional.group(2).replace("$", " "))
             if conditional.group(1) in ("ifneq", "ifndef"):
-                tested = _other(tested)
+                tested = _other_vendor(tested)
             if stripped.startswith("else") and blocks:
                 blocks[-1][0] = tested
             else:
                 blocks.append([tested, tested])
         elif stripped == "else" and blocks:
-            blocks[-1][0] = _other(blocks[-1][1])
+            blocks[-1][0] = _other_vendor(blocks[-1][1])
         elif stripped == "endif" and blocks:
             blocks.pop()
         elif "-D" in logical:
@@ -472,7 +477,3 @@ def _recipe_vendor(line: str) -> str | None:
     if _HIPCC.search(line):
         return None if _NVCC.search(line) else "rocm"
     return "nvidia" if _NVCC.search(line) else None
-
-
-def _other(vendor: str | None) -> str | None:
-    return {"rocm": "nvidia", "nvidia": "rocm"}.get(vendor or "")
