@@ -301,9 +301,7 @@ def cmake_facts(path: str, text: str, root: str = "") -> BuildFacts:
     the other vendor's), a `function()`/`macro()` whose name does (`create_hip_test`). An option the ROCm build
     refuses (`if(WITH_FLASH_ATTN) message(FATAL_ERROR ...)` in its block) opens NVIDIA blocks too."""
     hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
-    folder = os.path.dirname(path)
-    at_root = bool(root) and os.path.normpath(folder) == os.path.normpath(root)
-    file_vendor = "rocm" if hip and not cuda else None if at_root else vendor_of_words(os.path.basename(folder))
+    file_vendor = "rocm" if hip and not cuda else vendor_of_words(_folder_name(path, root))
     commands = list(_cmake_commands(text))
     refused = _refused_on_rocm(commands, file_vendor)
     defines: list[BuildDefine] = []
@@ -364,6 +362,14 @@ def _refused_on_rocm(commands: list[tuple[str, str, int]], file_vendor: str | No
     return frozenset(refused)
 
 
+def _folder_name(path: str, root: str) -> str:
+    """The name of the folder of a build file, which may name the vendor it builds for (`hip/CMakeLists.txt`);
+    "" for the project's `root` folder, whose name is the project's."""
+    folder = os.path.dirname(path)
+    at_root = bool(root) and os.path.normpath(folder) == os.path.normpath(root)
+    return "" if at_root else os.path.basename(folder)
+
+
 def _block_vendor(blocks: list[list[str | None]], file_vendor: str | None) -> str | None:
     """The vendor of the code at this point: the file's, else the outermost block that names one. An inner
     `if(GGML_CUDA_FORCE_MMQ)` in a HIP-only file, or inside `if(USE_ROCM)`, is an option named after CUDA,
@@ -421,9 +427,7 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
     true)`, its `else` the other vendor's), else the variable's (`ROCM_FLAGS`, `HIPCCFLAGS`, `NVCC_FLAGS`) or the
     compiler a recipe runs."""
     stem, suffix = os.path.splitext(os.path.basename(path))
-    folder = os.path.dirname(path)
-    at_root = bool(root) and os.path.normpath(folder) == os.path.normpath(root)
-    named = stem if suffix == ".mk" else "" if at_root else os.path.basename(folder)
+    named = stem if suffix == ".mk" else _folder_name(path, root)
     lines = list(_make_lines(text))
     hip = any(_HIPCC.search(logical) for _, logical in lines)
     nvcc = any(_NVCC.search(logical) for _, logical in lines)
