@@ -287,17 +287,7 @@ class Preprocessor:
     def open_chains(self, offset: int) -> list[list[str]]:
         """The conditions of each `#if` chain open at `offset`, outermost first, up to the arm holding it (what
         the code there was written knowing)."""
-        stack: list[list[str]] = []
-        for directive in self.directives:
-            if directive.start_byte >= offset:
-                break
-            if directive.kind in ("if", "ifdef", "ifndef"):
-                stack.append([directive.condition])
-            elif directive.kind in ("elif", "elifdef", "elifndef") and stack:
-                stack[-1].append(directive.condition)
-            elif directive.kind == "endif" and stack:
-                stack.pop()
-        return stack
+        return [earlier if own is None else [*earlier, own] for earlier, own in self.open_arms(offset)]
 
     def open_arms(self, offset: int) -> list[tuple[list[str], str | None]]:
         """For each `#if` chain open at `offset`, outermost first: the conditions of the arms before the one holding
