@@ -559,9 +559,7 @@ class CudaContext:
         """
         rule = self.rule
         assert rule is not None, "report() called outside a rule callback"
-        if not rule.reports_gated and (
-            self.is_rocm_gated(span) or self.project_alias(span) is not None or self.feeds_only_rocm_gated(span)
-        ):
+        if not rule.reports_gated and self._unused_on_rocm(span):
             self._note_gated(span, rule)
             return False
         if fix is not None and self.in_error(span):
@@ -593,7 +591,7 @@ class CudaContext:
             return self.report(span, f"{message} ({self.hipified_build})", fix=fix, severity=Severity.INFO)
         rule = self.rule
         assert rule is not None, "report_hipified() called outside a rule callback"
-        if self.is_rocm_gated(span) or self.project_alias(span) is not None:
+        if self._unused_on_rocm(span):
             self._note_gated(span, rule)  # the stronger reason: ROCm does not compile it at all
             return False
         line = self.source.location_of_byte(self.source.bom_length + span.start_byte).line
@@ -601,6 +599,11 @@ class CudaContext:
             f"{self.source.path}:{line}: {rule.code} not reported: the build hipifies it ({self.hipified_build})"
         )
         return False
+
+    def _unused_on_rocm(self, span: Span) -> bool:
+        """Whether a ROCm build never compiles `span` (gated out, or a name the project remaps for ROCm), or
+        computes from it only a value nothing ROCm compiles reads: nothing there can go wrong on ROCm."""
+        return self.is_rocm_gated(span) or self.project_alias(span) is not None or self.feeds_only_rocm_gated(span)
 
     def _note_gated(self, span: Span, rule: type[Rule]) -> None:
         """For `check --verbose`: why a finding was not reported, when the project model's evidence decided it."""
