@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rocmlint.cuda.preprocessor import (
-    HIP_RUNTIME_HEADERS,
     Directive,
     Preprocessor,
     VendorMacros,
@@ -87,7 +86,7 @@ class FileFacts:
     arm_votes: tuple[tuple[str, str, int], ...]  # (macro, vendor its true arm is written for, line)
     amd_builtins: bool  # `__builtin_amdgcn_*` outside any vendor branch, or a warp size of 64 defined there
     amd_targets_only: bool  # its `#if`s test AMD targets (`__gfx942__`, `__GFX9__`) and never the vendor
-    hip_runtime: bool  # includes the HIP runtime header outside any vendor branch
+    hip_runtime: bool  # includes the HIP runtime header outside its own `#if`s (`Preprocessor.includes_hip_runtime`)
     guard: str | None
 
     @property
@@ -126,9 +125,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
         arm_votes=tuple(_arm_votes(data, preprocessor)),
         amd_builtins=_has_ungated_amd_builtin(data, preprocessor),
         amd_targets_only=_tests_only_amd_targets(preprocessor),
-        hip_runtime=any(
-            i.header in HIP_RUNTIME_HEADERS and i.directive.branch == EVERYWHERE for i in preprocessor.includes
-        ),
+        hip_runtime=preprocessor.includes_hip_runtime,
         guard=_guard(preprocessor),
     )
 

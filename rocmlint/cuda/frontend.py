@@ -23,7 +23,6 @@ import tree_sitter
 import tree_sitter_cuda
 
 from rocmlint.cuda.preprocessor import (
-    HIP_RUNTIME_HEADERS,
     STALE_ROCM_MACROS,
     Define,
     Directive,
@@ -762,13 +761,7 @@ def _declared_name(declarator: Node, ctx: CudaContext) -> str | None:
 
 
 def is_rocm_source(path: str, preprocessor: Preprocessor) -> bool:
-    if path.lower().endswith(".hip"):
-        return True
-    # Outside the file's own `#if`s: a header only ROCm reaches (its base) includes the runtime unconditionally too.
-    return any(
-        include.header in HIP_RUNTIME_HEADERS and include.directive.branch == preprocessor.base
-        for include in preprocessor.includes
-    )
+    return path.lower().endswith(".hip") or preprocessor.includes_hip_runtime
 
 
 @lru_cache(maxsize=1024)

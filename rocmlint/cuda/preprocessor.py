@@ -30,7 +30,7 @@ STALE_NVIDIA_MACROS = frozenset({"__HIP_PLATFORM_NVCC__", "HIP_PLATFORM_NVCC"})
 ROCM_PASS_MACROS = frozenset({"__HIP_DEVICE_COMPILE__", "__AMDGCN__", "__AMDGCN_WAVEFRONT_SIZE", *STALE_ROCM_MACROS})
 _AMD_ARCH_MACRO = re.compile(r"__(?:GFX\d+|gfx[0-9a-f]+)__|__gfx[0-9a-f]+_generic__")
 # The headers a HIP source includes for the runtime and kernel language (what `.cu` files get from nvcc for free).
-HIP_RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
+_HIP_RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
 # The macros a ROCm device pass holds its target's wave size in (32 or 64).
 WAVE_SIZE_MACROS = frozenset({"__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
 
@@ -273,6 +273,12 @@ class Preprocessor:
     def base(self) -> Branch:
         """Where the file itself is compiled: the branch of its code outside every `#if`."""
         return self._branches[0]
+
+    @property
+    def includes_hip_runtime(self) -> bool:
+        """Whether the file includes the HIP runtime header outside its own `#if`s (in a header only ROCm reaches,
+        `base`, that is still unconditional): HIP code, which hipcc alone compiles."""
+        return any(i.header in _HIP_RUNTIME_HEADERS and i.directive.branch == self.base for i in self.includes)
 
     @property
     def excludes_nvidia_somewhere(self) -> bool:
