@@ -409,7 +409,14 @@ def _cmake_defines(command: str, arguments: str, vendor: str | None, path: str, 
 
 
 # --- Makefiles ----------------------------------------------------------------------------------------------------
-MAKEFILE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
+_MAKEFILE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
+
+
+def is_makefile(path: str) -> bool:
+    """A Makefile, or a make fragment (`*.mk`) one includes: what `makefile_facts` reads."""
+    return os.path.basename(path) in _MAKEFILE_NAMES or path.endswith(".mk")
+
+
 _MAKE_CONDITIONAL = re.compile(r"^\s*(?:else\s+)?(ifeq|ifneq|ifdef|ifndef)\b(.*)$")
 _MAKE_ASSIGNMENT = re.compile(r"^\s*(?:export\s+|override\s+)*([A-Za-z_][\w.-]*)\s*(?::{1,3}=|\+=|\?=|!=|=)(.*)$")
 _MAKE_DEFINE = re.compile(r"(?:^|\s)-D\s*([A-Za-z_]\w*)(?:=(\S*))?")

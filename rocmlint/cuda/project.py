@@ -42,10 +42,10 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from rocmlint.cuda.build_files import (
-    MAKEFILE_NAMES,
     BuildFacts,
     SourceSet,
     cmake_facts,
+    is_makefile,
     makefile_facts,
     setup_py_facts,
 )
@@ -588,7 +588,7 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
         python_build = name == "setup.py" or (
             suffix == ".py" and _BUILD_FOLDER.search(os.path.relpath(os.path.dirname(path), root))
         )
-        makefile = name in MAKEFILE_NAMES or suffix == ".mk"
+        makefile = is_makefile(name)
         is_build = bool(python_build) or makefile or name == "CMakeLists.txt" or suffix == ".cmake"
         if suffix not in SOURCE_SUFFIXES and not is_build:
             continue
