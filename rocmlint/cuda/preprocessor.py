@@ -28,7 +28,9 @@ STALE_NVIDIA_MACROS = frozenset({"__HIP_PLATFORM_NVCC__", "HIP_PLATFORM_NVCC"})
 # Defined only on some ROCm compilation passes or targets: unknown on ROCm, never defined on NVIDIA. The stale
 # ROCm spellings too, as ROCm < 6.0 defined them, where gating does not read them as the author meant them.
 ROCM_PASS_MACROS = frozenset({"__HIP_DEVICE_COMPILE__", "__AMDGCN__", "__AMDGCN_WAVEFRONT_SIZE", *STALE_ROCM_MACROS})
-_AMD_ARCH_MACRO = re.compile(r"__(?:GFX\d+|gfx[0-9a-f]+)__|__gfx[0-9a-f]+_generic__")
+# `__gfx942__`, `__GFX9__`; clang's generic targets spell their dashes as underscores (`gfx9-4-generic`:
+# `__gfx9_4_generic__`, `gfx11-generic`: `__gfx11_generic__`).
+_AMD_ARCH_MACRO = re.compile(r"__(?:GFX\d+|gfx[0-9a-f]+)__|__gfx[0-9a-f]+(?:_[0-9a-f]+)*_generic__")
 # The headers a HIP source includes for the runtime and kernel language (what `.cu` files get from nvcc for free).
 _HIP_RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
 # The macros a ROCm device pass holds its target's wave size in (32 or 64).
