@@ -18,7 +18,14 @@ import weakref
 
 from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node, Span
-from rocmlint.cuda.preprocessor import WAVE_SIZE_MACROS, MacroLookup, evaluate_expression, parse_int
+from rocmlint.cuda.preprocessor import (
+    WAVE_SIZE_MACROS,
+    MacroLookup,
+    evaluate_expression,
+    is_amd_target_macro,
+    names_in,
+    parse_int,
+)
 from rocmlint.cuda.syntax import array_dimensions, bare, binary_parts, loop_counter, operator_with_literal
 from rocmlint.cuda.values import START, Trace, constant_value, initialiser
 from rocmlint.diagnostics import Fix
@@ -338,9 +345,7 @@ def wave_size_at(ctx: CudaContext, span: Span) -> int | None:
     warps are 32 lanes, so a 32 there is right on both."""
     arms = ctx.preprocessor.open_arms(span.start_byte)
     if not any(
-        _FAMILY_MACRO.search(c) or any(m in c for m in WAVE_SIZE_MACROS)
-        for earlier, own in arms
-        for c in (*earlier, own or "")
+        is_amd_target_macro(name) for earlier, own in arms for c in (*earlier, own or "") for name in names_in(c)
     ):
         return None  # no arm tests the target: both wave sizes compile it
     rocm = ctx.preprocessor.macro_lookup("rocm", span.start_byte)
