@@ -428,6 +428,7 @@ __all__ = [
     "identifiers_in",
     "is_certainly_device",
     "is_certainly_host",
+    "is_own_name",
     "largest_terms",
     "literal_pattern",
     "local_uses",
