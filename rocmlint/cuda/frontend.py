@@ -333,15 +333,26 @@ class CudaContext:
         if declarator is None:
             return False
         value = declarator.child_by_field_name("value")
-        name = declarator.child_by_field_name("declarator")
+        if value is None or not value.start_byte <= span.start_byte < value.end_byte:
+            return False
+        uses = self.local_uses(declarator)
+        if not uses:
+            return False  # not a local of a block, or never read
+        return all(self.is_rocm_gated(use) for use in uses)
+
+    def local_uses(self, declarator: Node) -> list[Node] | None:
+        """The identifiers naming what the `init_declarator` declares, after it in its block (`kMax` in
+        `constexpr float kMax = 448.f; ... fminf(x, kMax)`); None for a declaration outside a block."""
+        name_node = declarator.child_by_field_name("declarator")
         scope = self.enclosing(declarator, "compound_statement")
-        if value is None or name is None or name.type != "identifier" or scope is None:
-            return False
-        if not value.start_byte <= span.start_byte < value.end_byte:
-            return False
-        named, end = self.text(name), declarator.end_byte
-        uses = [n for n in self.descendants(scope, "identifier") if n.start_byte > end and self.text(n) == named]
-        return bool(uses) and all(self.is_rocm_gated(use) for use in uses)
+        if name_node is None or name_node.type != "identifier" or scope is None:
+            return None
+        name = self.text(name_node)
+        return [
+            n
+            for n in self.descendants(scope, "identifier")
+            if n.start_byte > declarator.end_byte and self.text(n) == name
+        ]
 
     def is_portable_macro(self, name: str) -> bool:
         return name in self.portable_macros
