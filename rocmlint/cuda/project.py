@@ -92,8 +92,8 @@ class FileView:
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
     hip_source: str = ""  # why the file is HIP code, compiled by hipcc only ("" when it is not); maybe ported
     hipified: str = ""  # why the ROCm build renames CUDA names in the file (hipify), "" when it does not
-    rocm_build_defines: frozenset[str] = frozenset()  # every macro the build defines for ROCm (`__HIP_*__` too)
-    # Their values ("1" for `-DNAME`, None when unknown): `-DCUDA_VERSION=11000` decides a version test on ROCm.
+    # Every macro the build defines for ROCm (`__HIP_*__` too) -> its value ("1" for `-DNAME`, None when unknown):
+    # `-DCUDA_VERSION=11000` decides a version test on ROCm.
     rocm_build_values: Mapping[str, str | None] = field(default_factory=dict)
     rocm_build_decided: frozenset[str] = frozenset()  # those no other build defines (see learning.py)
     dependencies: tuple[str, ...] = ()  # files the view was read from, the build files included
@@ -253,7 +253,6 @@ class CudaProject:
             rocm_native=self._rocm_native(path),
             hip_source=self._hip_source(path),
             hipified=self._relative_evidence(self.build_facts.hipify),
-            rocm_build_defines=self._rocm_build_defines,
             rocm_build_values=self._rocm_build_values | hipify_renamed,
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
             # The build files too: what they define for ROCm and which sources they list decide every file.
@@ -355,10 +354,6 @@ class CudaProject:
     @cached_property
     def _rocm_build_decided(self) -> frozenset[str]:
         return rocm_build_decided(self.build_facts)
-
-    @cached_property
-    def _rocm_build_defines(self) -> frozenset[str]:
-        return frozenset(d.name for d in self.build_facts.defines if d.vendor == "rocm")
 
     def _built_only_for_nvidia(self, path: str) -> str:
         """Evidence that the build compiles `path` for NVIDIA only: the ROCm build removes it from a source list
