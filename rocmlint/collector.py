@@ -40,11 +40,8 @@ def batch_collection_paused() -> Iterator[None]:
     permanent generation, so the collections of the rest of the run (storing, output) do not rescan it
     either. Objects there are still freed by reference counting.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if was_enabled:
-            gc.enable()
+    with collection_paused():
+        try:
+            yield
+        finally:
+            gc.freeze()  # before the collector is back on

@@ -45,8 +45,9 @@ def rule_page(rule: type[Rule]) -> str:
 def _project_model_note(rule: type[Rule]) -> str:
     """What the C++ project model (README, "The C++ project model") changes for a CUDA rule, from its attributes."""
     amd_code = (
-        "code written for AMD (a project whose build compiles HIP only; a file calling `__builtin_amdgcn_*` outside "
-        "vendor branches, or including such a header there; a file whose `#if`s test only AMD targets such as "
+        "code written for AMD (a project whose build compiles HIP only; a file calling `__builtin_amdgcn_*` or "
+        "defining a 64-lane warp size outside vendor branches, or including such a header there; a file whose `#if`s "
+        "test only AMD targets such as "
         "`__gfx942__`; a path naming a gfx target such as `gfx1250/` or `_gfx942.cuh`)"
     )
     hip_code = (

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rocmlint.cuda.build_files import MAKEFILE_NAMES
+from rocmlint.cuda.build_files import is_makefile
 from rocmlint.cuda.preprocessor import LearnedMacro, MacroState
 from rocmlint.cuda.project import CudaProject
 
@@ -172,13 +172,9 @@ def build_mode(build: Build) -> str:
         *(["torch extension (hipified at build time on ROCm)"] if build.torch_extension else []),
         *(["CMake HIP"] if build.hip_language else []),
         *(["CUDA (CMake CUDA or nvcc)"] if build.cuda_language else []),
-        *(["make with ROCm flags"] if any(d.vendor == "rocm" and _is_make_file(d.path) for d in build.defines) else []),
+        *(["make with ROCm flags"] if any(d.vendor == "rocm" and is_makefile(d.path) for d in build.defines) else []),
     ]
     return ", ".join(modes) or "not found (no setup.py or CMake file builds CUDA or HIP)"
-
-
-def _is_make_file(path: str) -> bool:
-    return os.path.basename(path) in MAKEFILE_NAMES or path.endswith(".mk")
 
 
 def state_text(state: MacroState) -> str:

@@ -94,7 +94,7 @@ class HipPlatformHcc(ConditionRule, Rule):
         if "HIP_PLATFORM_" not in directive.text:
             return
         macro = next((name for name in names_in(directive.condition) if name in _DEPRECATED), None)
-        if macro is not None and macro in ctx.options.project.rocm_build_defines:
+        if macro is not None and macro in ctx.options.project.rocm_build_values:
             return  # the project's ROCm build defines it itself: the gate still works
         # The deprecated names themselves do not count as the ROCm alternative.
         if macro is None or not self._candidate(directive, ctx, ignore=_DEPRECATED, also=_CURRENT, as_compiled=True):

@@ -7,7 +7,7 @@ import re
 from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import Anchors, CudaContext, Define, Directive, Include, Node
 from rocmlint.cuda.hip_gaps import FP8_HEADERS, FP8_INTERPRETATIONS, is_cuda_fp8_name
-from rocmlint.cuda.syntax import local_uses, outermost_signed
+from rocmlint.cuda.syntax import outermost_signed
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -228,7 +228,7 @@ def _only_used_where_rocm_never_compiles(node: Node, ctx: CudaContext) -> bool:
     declarator = outermost_signed(node).parent
     if declarator is None or declarator.type != "init_declarator":
         return False
-    uses = local_uses(declarator, ctx)
+    uses = ctx.local_uses(declarator)
     return uses is not None and all(ctx.is_rocm_gated(use) for use in uses)
 
 

@@ -241,3 +241,11 @@ def test_arms_only_a_windows_toolchain_enters():
     assert not holds_only_on_windows("defined(__NVCC__) || defined(_MSC_VER)")
     assert not holds_only_on_windows("!defined(_WIN32) && defined(__CUDACC__)")
     assert not holds_only_on_windows("defined(__NVCC__)")
+
+
+@pytest.mark.parametrize(
+    "macro", ["__gfx942__", "__GFX9__", "__gfx11_generic__", "__gfx9_4_generic__", "__gfx10_3_generic__"]
+)
+def test_amd_target_macros_are_never_defined_on_nvidia(macro):
+    source = f"#ifdef {macro}\nx\n#endif\n"
+    assert analyse(source, VendorMacros()).branch_at(source.index("\nx") + 1).on_nvidia is False

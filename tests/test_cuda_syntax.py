@@ -83,7 +83,7 @@ def test_local_uses_and_void_pointers() -> None:
         "void f(float x) {\n  constexpr float kMax = 448.f;\n  const void* k = nullptr;\n  x = fminf(x, kMax) + kMax;\n}\n"
     )
     declarator = node_at(ctx, "kMax = 448.f", "init_declarator")
-    assert [ctx.text(n) for n in syntax.local_uses(declarator, ctx) or []] == ["kMax", "kMax"]
+    assert [ctx.text(n) for n in ctx.local_uses(declarator) or []] == ["kMax", "kMax"]
     assert syntax.declares_void_pointer(node_at(ctx, "const void* k", "declaration"), "k", ctx)
     assert not syntax.declares_void_pointer(node_at(ctx, "constexpr float kMax", "declaration"), "kMax", ctx)
 

@@ -57,6 +57,11 @@ def vendor_of_words(text: str) -> str | None:
     return "rocm" if rocm else "nvidia"
 
 
+def _other_vendor(vendor: str | None) -> str | None:
+    """The vendor an `else` arm of a block testing `vendor` is written for (None when the test names none)."""
+    return {"rocm": "nvidia", "nvidia": "rocm"}.get(vendor or "")
+
+
 @dataclass(frozen=True)
 class BuildDefine:
     """A macro a build file defines, and for which vendor's build (None: whatever the vendor)."""
@@ -213,7 +218,7 @@ def _with_vendor(node: ast.AST, vendor: str | None) -> Iterator[tuple[ast.AST, s
         yield from _with_vendor(node.test, vendor)
         body: list[ast.AST] = list(node.body) if isinstance(node.body, list) else [node.body]
         orelse: list[ast.AST] = list(node.orelse) if isinstance(node.orelse, list) else [node.orelse]
-        other = {"rocm": "nvidia", "nvidia": "rocm"}.get(test_vendor or "")
+        other = _other_vendor(test_vendor)
         for child in body:
             yield from _with_vendor(child, test_vendor or vendor)
         for child in orelse:
@@ -228,12 +233,12 @@ def _test_vendor(test: ast.expr) -> str | None:
     """The vendor a setup.py `if` test holds for: the words of the names it reads, `not` flipping them."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _test_vendor(test.operand)
-        return {"rocm": "nvidia", "nvidia": "rocm"}.get(inner or "")
+        return _other_vendor(inner)
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant):
         if test.comparators[0].value is None:  # `torch.version.hip is None` / `is not None`
             inner = _test_vendor(test.left)
             if isinstance(test.ops[0], ast.Is):
-                return {"rocm": "nvidia", "nvidia": "rocm"}.get(inner or "")
+                return _other_vendor(inner)
             return inner if isinstance(test.ops[0], ast.IsNot) else None
         return None
     if isinstance(test, ast.Name | ast.Attribute | ast.Call):
@@ -296,9 +301,7 @@ def cmake_facts(path: str, text: str, root: str = "") -> BuildFacts:
     the other vendor's), a `function()`/`macro()` whose name does (`create_hip_test`). An option the ROCm build
     refuses (`if(WITH_FLASH_ATTN) message(FATAL_ERROR ...)` in its block) opens NVIDIA blocks too."""
     hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
-    folder = os.path.dirname(path)
-    at_root = bool(root) and os.path.normpath(folder) == os.path.normpath(root)
-    file_vendor = "rocm" if hip and not cuda else None if at_root else vendor_of_words(os.path.basename(folder))
+    file_vendor = "rocm" if hip and not cuda else vendor_of_words(_folder_name(path, root))
     commands = list(_cmake_commands(text))
     refused = _refused_on_rocm(commands, file_vendor)
     defines: list[BuildDefine] = []
@@ -312,7 +315,7 @@ def cmake_facts(path: str, text: str, root: str = "") -> BuildFacts:
         elif name == "elseif" and blocks:
             blocks[-1][0] = "nvidia" if arguments.strip() in refused else vendor_of_words(_tested(arguments))
         elif name == "else" and blocks:
-            blocks[-1][0] = {"rocm": "nvidia", "nvidia": "rocm"}.get(blocks[-1][1] or "")
+            blocks[-1][0] = _other_vendor(blocks[-1][1])
         elif name in ("endif", "endfunction", "endmacro") and blocks:
             blocks.pop()
         elif name in _CMAKE_DEFINE_COMMANDS:
@@ -359,6 +362,14 @@ def _refused_on_rocm(commands: list[tuple[str, str, int]], file_vendor: str | No
     return frozenset(refused)
 
 
+def _folder_name(path: str, root: str) -> str:
+    """The name of the folder of a build file, which may name the vendor it builds for (`hip/CMakeLists.txt`);
+    "" for the project's `root` folder, whose name is the project's."""
+    folder = os.path.dirname(path)
+    at_root = bool(root) and os.path.normpath(folder) == os.path.normpath(root)
+    return "" if at_root else os.path.basename(folder)
+
+
 def _block_vendor(blocks: list[list[str | None]], file_vendor: str | None) -> str | None:
     """The vendor of the code at this point: the file's, else the outermost block that names one. An inner
     `if(GGML_CUDA_FORCE_MMQ)` in a HIP-only file, or inside `if(USE_ROCM)`, is an option named after CUDA,
@@ -398,7 +409,14 @@ def _cmake_defines(command: str, arguments: str, vendor: str | None, path: str, 
 
 
 # --- Makefiles ----------------------------------------------------------------------------------------------------
-MAKEFILE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
+_MAKEFILE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
+
+
+def is_makefile(path: str) -> bool:
+    """A Makefile, or a make fragment (`*.mk`) one includes: what `makefile_facts` reads."""
+    return os.path.basename(path) in _MAKEFILE_NAMES or path.endswith(".mk")
+
+
 _MAKE_CONDITIONAL = re.compile(r"^\s*(?:else\s+)?(ifeq|ifneq|ifdef|ifndef)\b(.*)$")
 _MAKE_ASSIGNMENT = re.compile(r"^\s*(?:export\s+|override\s+)*([A-Za-z_][\w.-]*)\s*(?::{1,3}=|\+=|\?=|!=|=)(.*)$")
 _MAKE_DEFINE = re.compile(r"(?:^|\s)-D\s*([A-Za-z_]\w*)(?:=(\S*))?")
@@ -416,9 +434,7 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
     true)`, its `else` the other vendor's), else the variable's (`ROCM_FLAGS`, `HIPCCFLAGS`, `NVCC_FLAGS`) or the
     compiler a recipe runs."""
     stem, suffix = os.path.splitext(os.path.basename(path))
-    folder = os.path.dirname(path)
-    at_root = bool(root) and os.path.normpath(folder) == os.path.normpath(root)
-    named = stem if suffix == ".mk" else "" if at_root else os.path.basename(folder)
+    named = stem if suffix == ".mk" else _folder_name(path, root)
     lines = list(_make_lines(text))
     hip = any(_HIPCC.search(logical) for _, logical in lines)
     nvcc = any(_NVCC.search(logical) for _, logical in lines)
@@ -431,13 +447,13 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
         if conditional is not None:
             tested = vendor_of_words(conditional.group(2).replace("$", " "))
             if conditional.group(1) in ("ifneq", "ifndef"):
-                tested = _other(tested)
+                tested = _other_vendor(tested)
             if stripped.startswith("else") and blocks:
                 blocks[-1][0] = tested
             else:
                 blocks.append([tested, tested])
         elif stripped == "else" and blocks:
-            blocks[-1][0] = _other(blocks[-1][1])
+            blocks[-1][0] = _other_vendor(blocks[-1][1])
         elif stripped == "endif" and blocks:
             blocks.pop()
         elif "-D" in logical:
@@ -472,7 +488,3 @@ def _recipe_vendor(line: str) -> str | None:
     if _HIPCC.search(line):
         return None if _NVCC.search(line) else "rocm"
     return "nvidia" if _NVCC.search(line) else None
-
-
-def _other(vendor: str | None) -> str | None:
-    return {"rocm": "nvidia", "nvidia": "rocm"}.get(vendor or "")

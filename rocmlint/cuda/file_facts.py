@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rocmlint.cuda.preprocessor import (
-    HIP_RUNTIME_HEADERS,
     Directive,
     Preprocessor,
     VendorMacros,
@@ -39,7 +38,7 @@ _CONSTANT = re.compile(
 _TYPE_ALIAS = re.compile(rb"[ \t]*(?:typedef\s+[\w:<>\s*]+?\s+([A-Za-z_]\w*)\s*;|using\s+([A-Za-z_]\w*)\s*=)")
 _TYPE_KEYWORD = re.compile(rb"\b(?:typedef|using)\b")
 # Files other files include: only their integer constants are ever looked up from elsewhere.
-_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
 _AMD_BUILTIN = re.compile(rb"__builtin_amdgcn_\w+")
 # A warp or wave size defined as 64 (`#define WARP_SIZE 64`, `constexpr int kWaveSize = 64;`): no NVIDIA warp is.
 # The identifier parts `_WAVE64_CONSTANT` needs, lowercased (`WARP_SIZE`, `kWaveSize`, `wavefront_width`).
@@ -87,7 +86,7 @@ class FileFacts:
     arm_votes: tuple[tuple[str, str, int], ...]  # (macro, vendor its true arm is written for, line)
     amd_builtins: bool  # `__builtin_amdgcn_*` outside any vendor branch, or a warp size of 64 defined there
     amd_targets_only: bool  # its `#if`s test AMD targets (`__gfx942__`, `__GFX9__`) and never the vendor
-    hip_runtime: bool  # includes the HIP runtime header outside any vendor branch
+    hip_runtime: bool  # includes the HIP runtime header outside its own `#if`s (`Preprocessor.includes_hip_runtime`)
     guard: str | None
 
     @property
@@ -117,7 +116,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
     return FileFacts(
         path=path,
         defines=defines,
-        constants=tuple(_constants(data, lines, preprocessor)) if path.endswith(_HEADER_SUFFIXES) else (),
+        constants=tuple(_constants(data, lines, preprocessor)) if path.endswith(HEADER_SUFFIXES) else (),
         types=tuple(_types(data, lines, preprocessor)),
         includes=tuple(
             IncludeFact(i.header, i.system, i.directive.line, i.directive.branch) for i in preprocessor.includes
@@ -126,9 +125,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
         arm_votes=tuple(_arm_votes(data, preprocessor)),
         amd_builtins=_has_ungated_amd_builtin(data, preprocessor),
         amd_targets_only=_tests_only_amd_targets(preprocessor),
-        hip_runtime=any(
-            i.header in HIP_RUNTIME_HEADERS and i.directive.branch == EVERYWHERE for i in preprocessor.includes
-        ),
+        hip_runtime=preprocessor.includes_hip_runtime,
         guard=_guard(preprocessor),
     )
 

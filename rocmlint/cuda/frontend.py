@@ -23,7 +23,6 @@ import tree_sitter
 import tree_sitter_cuda
 
 from rocmlint.cuda.preprocessor import (
-    HIP_RUNTIME_HEADERS,
     STALE_ROCM_MACROS,
     Define,
     Directive,
@@ -334,15 +333,26 @@ class CudaContext:
         if declarator is None:
             return False
         value = declarator.child_by_field_name("value")
-        name = declarator.child_by_field_name("declarator")
+        if value is None or not value.start_byte <= span.start_byte < value.end_byte:
+            return False
+        uses = self.local_uses(declarator)
+        if not uses:
+            return False  # not a local of a block, or never read
+        return all(self.is_rocm_gated(use) for use in uses)
+
+    def local_uses(self, declarator: Node) -> list[Node] | None:
+        """The identifiers naming what the `init_declarator` declares, after it in its block (`kMax` in
+        `constexpr float kMax = 448.f; ... fminf(x, kMax)`); None for a declaration outside a block."""
+        name_node = declarator.child_by_field_name("declarator")
         scope = self.enclosing(declarator, "compound_statement")
-        if value is None or name is None or name.type != "identifier" or scope is None:
-            return False
-        if not value.start_byte <= span.start_byte < value.end_byte:
-            return False
-        named, end = self.text(name), declarator.end_byte
-        uses = [n for n in self.descendants(scope, "identifier") if n.start_byte > end and self.text(n) == named]
-        return bool(uses) and all(self.is_rocm_gated(use) for use in uses)
+        if name_node is None or name_node.type != "identifier" or scope is None:
+            return None
+        name = self.text(name_node)
+        return [
+            n
+            for n in self.descendants(scope, "identifier")
+            if n.start_byte > declarator.end_byte and self.text(n) == name
+        ]
 
     def is_portable_macro(self, name: str) -> bool:
         return name in self.portable_macros
@@ -559,9 +569,7 @@ class CudaContext:
         """
         rule = self.rule
         assert rule is not None, "report() called outside a rule callback"
-        if not rule.reports_gated and (
-            self.is_rocm_gated(span) or self.project_alias(span) is not None or self.feeds_only_rocm_gated(span)
-        ):
+        if not rule.reports_gated and self._unused_on_rocm(span):
             self._note_gated(span, rule)
             return False
         if fix is not None and self.in_error(span):
@@ -593,7 +601,7 @@ class CudaContext:
             return self.report(span, f"{message} ({self.hipified_build})", fix=fix, severity=Severity.INFO)
         rule = self.rule
         assert rule is not None, "report_hipified() called outside a rule callback"
-        if self.is_rocm_gated(span) or self.project_alias(span) is not None:
+        if self._unused_on_rocm(span):
             self._note_gated(span, rule)  # the stronger reason: ROCm does not compile it at all
             return False
         line = self.source.location_of_byte(self.source.bom_length + span.start_byte).line
@@ -601,6 +609,11 @@ class CudaContext:
             f"{self.source.path}:{line}: {rule.code} not reported: the build hipifies it ({self.hipified_build})"
         )
         return False
+
+    def _unused_on_rocm(self, span: Span) -> bool:
+        """Whether a ROCm build never compiles `span` (gated out, or a name the project remaps for ROCm), or
+        computes from it only a value nothing ROCm compiles reads: nothing there can go wrong on ROCm."""
+        return self.is_rocm_gated(span) or self.project_alias(span) is not None or self.feeds_only_rocm_gated(span)
 
     def _note_gated(self, span: Span, rule: type[Rule]) -> None:
         """For `check --verbose`: why a finding was not reported, when the project model's evidence decided it."""
@@ -759,13 +772,7 @@ def _declared_name(declarator: Node, ctx: CudaContext) -> str | None:
 
 
 def is_rocm_source(path: str, preprocessor: Preprocessor) -> bool:
-    if path.lower().endswith(".hip"):
-        return True
-    # Outside the file's own `#if`s: a header only ROCm reaches (its base) includes the runtime unconditionally too.
-    return any(
-        include.header in HIP_RUNTIME_HEADERS and include.directive.branch == preprocessor.base
-        for include in preprocessor.includes
-    )
+    return path.lower().endswith(".hip") or preprocessor.includes_hip_runtime
 
 
 @lru_cache(maxsize=1024)

@@ -28,15 +28,18 @@ STALE_NVIDIA_MACROS = frozenset({"__HIP_PLATFORM_NVCC__", "HIP_PLATFORM_NVCC"})
 # Defined only on some ROCm compilation passes or targets: unknown on ROCm, never defined on NVIDIA. The stale
 # ROCm spellings too, as ROCm < 6.0 defined them, where gating does not read them as the author meant them.
 ROCM_PASS_MACROS = frozenset({"__HIP_DEVICE_COMPILE__", "__AMDGCN__", "__AMDGCN_WAVEFRONT_SIZE", *STALE_ROCM_MACROS})
-_AMD_ARCH_MACRO = re.compile(r"__(?:GFX\d+|gfx[0-9a-f]+)__|__gfx[0-9a-f]+_generic__")
+# `__gfx942__`, `__GFX9__`; clang's generic targets spell their dashes as underscores (`gfx9-4-generic`:
+# `__gfx9_4_generic__`, `gfx11-generic`: `__gfx11_generic__`).
+_AMD_ARCH_MACRO = re.compile(r"__(?:GFX\d+|gfx[0-9a-f]+)__|__gfx[0-9a-f]+(?:_[0-9a-f]+)*_generic__")
 # The headers a HIP source includes for the runtime and kernel language (what `.cu` files get from nvcc for free).
-HIP_RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
-_WAVE_SIZE_MACROS = frozenset({"__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
+_HIP_RUNTIME_HEADERS = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h"})
+# The macros a ROCm device pass holds its target's wave size in (32 or 64).
+WAVE_SIZE_MACROS = frozenset({"__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
 
 
 def is_amd_target_macro(name: str) -> bool:
     """A macro only a ROCm device pass for some AMD targets defines: `__gfx942__`, `__GFX9__`, the wave size."""
-    return bool(_AMD_ARCH_MACRO.fullmatch(name)) or name in _WAVE_SIZE_MACROS
+    return bool(_AMD_ARCH_MACRO.fullmatch(name)) or name in WAVE_SIZE_MACROS
 
 
 ROCM_VERSION_MACROS = frozenset(
@@ -274,6 +277,12 @@ class Preprocessor:
         return self._branches[0]
 
     @property
+    def includes_hip_runtime(self) -> bool:
+        """Whether the file includes the HIP runtime header outside its own `#if`s (in a header only ROCm reaches,
+        `base`, that is still unconditional): HIP code, which hipcc alone compiles."""
+        return any(i.header in _HIP_RUNTIME_HEADERS and i.directive.branch == self.base for i in self.includes)
+
+    @property
     def excludes_nvidia_somewhere(self) -> bool:
         """Whether some code of the file is certainly not compiled by NVIDIA builds (a ROCm-only branch)."""
         return any(branch.on_nvidia is False for branch in self._branches)
@@ -286,17 +295,7 @@ class Preprocessor:
     def open_chains(self, offset: int) -> list[list[str]]:
         """The conditions of each `#if` chain open at `offset`, outermost first, up to the arm holding it (what
         the code there was written knowing)."""
-        stack: list[list[str]] = []
-        for directive in self.directives:
-            if directive.start_byte >= offset:
-                break
-            if directive.kind in ("if", "ifdef", "ifndef"):
-                stack.append([directive.condition])
-            elif directive.kind in ("elif", "elifdef", "elifndef") and stack:
-                stack[-1].append(directive.condition)
-            elif directive.kind == "endif" and stack:
-                stack.pop()
-        return stack
+        return [earlier if own is None else [*earlier, own] for earlier, own in self.open_arms(offset)]
 
     def open_arms(self, offset: int) -> list[tuple[list[str], str | None]]:
         """For each `#if` chain open at `offset`, outermost first: the conditions of the arms before the one holding

@@ -33,6 +33,7 @@ macros are learned in rocmlint/cuda/learning.py:
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -41,14 +42,14 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from rocmlint.cuda.build_files import (
-    MAKEFILE_NAMES,
     BuildFacts,
     SourceSet,
     cmake_facts,
+    is_makefile,
     makefile_facts,
     setup_py_facts,
 )
-from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, read_facts
+from rocmlint.cuda.file_facts import HEADER_SUFFIXES, Definition, FileFacts, IncludeFact, read_facts
 from rocmlint.cuda.learning import (
     HIPIFY_RENAMED_MACROS,
     learn,
@@ -60,7 +61,6 @@ from rocmlint.cuda.preprocessor import LearnedMacro, VendorMacros
 from rocmlint.vendor import EVERYWHERE, Branch, Tri
 
 SOURCE_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".cu", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl"})
-HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl"})
 # How many included headers of its folder must all be NVIDIA-only for a header nothing includes to be.
 _FOLDER_VOTERS = 2
 # Folders a project model never reads: version control, virtual environments, build output.
@@ -92,8 +92,8 @@ class FileView:
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
     hip_source: str = ""  # why the file is HIP code, compiled by hipcc only ("" when it is not); maybe ported
     hipified: str = ""  # why the ROCm build renames CUDA names in the file (hipify), "" when it does not
-    rocm_build_defines: frozenset[str] = frozenset()  # every macro the build defines for ROCm (`__HIP_*__` too)
-    # Their values ("1" for `-DNAME`, None when unknown): `-DCUDA_VERSION=11000` decides a version test on ROCm.
+    # Every macro the build defines for ROCm (`__HIP_*__` too) -> its value ("1" for `-DNAME`, None when unknown):
+    # `-DCUDA_VERSION=11000` decides a version test on ROCm.
     rocm_build_values: Mapping[str, str | None] = field(default_factory=dict)
     rocm_build_decided: frozenset[str] = frozenset()  # those no other build defines (see learning.py)
     dependencies: tuple[str, ...] = ()  # files the view was read from, the build files included
@@ -253,7 +253,6 @@ class CudaProject:
             rocm_native=self._rocm_native(path),
             hip_source=self._hip_source(path),
             hipified=self._relative_evidence(self.build_facts.hipify),
-            rocm_build_defines=self._rocm_build_defines,
             rocm_build_values=self._rocm_build_values | hipify_renamed,
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
             # The build files too: what they define for ROCm and which sources they list decide every file.
@@ -264,18 +263,23 @@ class CudaProject:
         """Every project header `path` includes, directly or through others (not `path` itself)."""
         if path in self._closures:
             return self._closures[path]
-        seen: dict[str, None] = {}
+        # Not through an NVIDIA-only include: ROCm never sees what that header defines.
+        reached = self._includes_from(path, lambda include: include.branch.on_rocm is not False)
+        self._closures[path] = tuple(itertools.islice(reached, 1, None))
+        return self._closures[path]
+
+    def _includes_from(self, path: str, follows: Callable[[IncludeFact], bool]) -> Iterator[str]:
+        """`path`, then each project file it includes through `#include`s `follows` accepts, transitively (depth
+        first, each once)."""
+        seen = {path}
         pending = [path]
         while pending:
             current = pending.pop()
+            yield current
             for target, include in self._edges.get(current, ()):
-                if include.branch.on_rocm is False:
-                    continue  # an NVIDIA-only include: ROCm never sees what that header defines
-                if target != path and target not in seen:
-                    seen[target] = None
+                if follows(include) and target not in seen:
+                    seen.add(target)
                     pending.append(target)
-        self._closures[path] = tuple(seen)
-        return self._closures[path]
 
     def _base(self, path: str, visiting: frozenset[str]) -> tuple[Branch, str]:
         """Where a file is compiled at all: not on a vendor whose build reaches none of the `#include`s of it (they
@@ -314,7 +318,7 @@ class CudaProject:
         `_FOLDER_VOTERS` other headers of its folder are included somewhere, and only where ROCm does not compile
         (a flash-attention folder whose kernels only the CUDA build lists). Those it includes itself do not vote:
         their includers are it. "" otherwise (a library's public header has includable siblings)."""
-        if os.path.splitext(path)[1] not in HEADER_SUFFIXES:
+        if not path.endswith(HEADER_SUFFIXES):
             return ""
         own = {target for target, _ in self._edges.get(path, ())}
         voters = [
@@ -350,10 +354,6 @@ class CudaProject:
     @cached_property
     def _rocm_build_decided(self) -> frozenset[str]:
         return rocm_build_decided(self.build_facts)
-
-    @cached_property
-    def _rocm_build_defines(self) -> frozenset[str]:
-        return frozenset(d.name for d in self.build_facts.defines if d.vendor == "rocm")
 
     def _built_only_for_nvidia(self, path: str) -> str:
         """Evidence that the build compiles `path` for NVIDIA only: the ROCm build removes it from a source list
@@ -509,17 +509,8 @@ class CudaProject:
         `wanted`, "" when none is: a header included so is compiled wherever the file is."""
         if path not in self.files:
             return ""
-        seen = {path}
-        pending = [path]
-        while pending:
-            current = pending.pop()
-            if wanted(current):
-                return current
-            for target, include in self._edges.get(current, ()):
-                if include.branch == EVERYWHERE and target not in seen:
-                    seen.add(target)
-                    pending.append(target)
-        return ""
+        reached = self._includes_from(path, lambda include: include.branch == EVERYWHERE)
+        return next((current for current in reached if wanted(current)), "")
 
     def _relative_evidence(self, evidence: str) -> str:
         path, colon, rest = evidence.partition(":")
@@ -592,7 +583,7 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
         python_build = name == "setup.py" or (
             suffix == ".py" and _BUILD_FOLDER.search(os.path.relpath(os.path.dirname(path), root))
         )
-        makefile = name in MAKEFILE_NAMES or suffix == ".mk"
+        makefile = is_makefile(name)
         is_build = bool(python_build) or makefile or name == "CMakeLists.txt" or suffix == ".cmake"
         if suffix not in SOURCE_SUFFIXES and not is_build:
             continue

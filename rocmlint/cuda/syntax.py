@@ -287,19 +287,6 @@ def _base_name(node: Node, ctx: CudaContext) -> str:
     return ctx.text(name if name is not None else node)
 
 
-def local_uses(declarator: Node, ctx: CudaContext) -> list[Node] | None:
-    """The identifiers naming what the `init_declarator` declares, after it in its block (`kMax` in
-    `constexpr float kMax = 448.f; ... fminf(x, kMax)`); None for a declaration outside a block."""
-    name_node = declarator.child_by_field_name("declarator")
-    scope = ctx.enclosing(declarator, "compound_statement")
-    if name_node is None or name_node.type != "identifier" or scope is None:
-        return None
-    name = ctx.text(name_node)
-    return [
-        n for n in ctx.descendants(scope, "identifier") if n.start_byte > declarator.end_byte and ctx.text(n) == name
-    ]
-
-
 def declares_void_pointer(declaration: Node, name: str, ctx: CudaContext) -> bool:
     """`void* k`, `const void* k`: already the type HIP wants."""
     type_node = declaration.child_by_field_name("type")
@@ -428,9 +415,9 @@ __all__ = [
     "identifiers_in",
     "is_certainly_device",
     "is_certainly_host",
+    "is_own_name",
     "largest_terms",
     "literal_pattern",
-    "local_uses",
     "loop_counter",
     "named_constants",
     "number_use",

@@ -18,7 +18,14 @@ import weakref
 
 from rocmlint.cuda.conditions import chains_around
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node, Span
-from rocmlint.cuda.preprocessor import MacroLookup, evaluate_expression, parse_int
+from rocmlint.cuda.preprocessor import (
+    WAVE_SIZE_MACROS,
+    MacroLookup,
+    evaluate_expression,
+    is_amd_target_macro,
+    names_in,
+    parse_int,
+)
 from rocmlint.cuda.syntax import array_dimensions, bare, binary_parts, loop_counter, operator_with_literal
 from rocmlint.cuda.values import START, Trace, constant_value, initialiser
 from rocmlint.diagnostics import Fix
@@ -328,7 +335,6 @@ _FAMILY_MACRO = re.compile(
 # GFX9 (Vega, CDNA: MI100 ... MI355) runs 64-lane waves, GFX10 and newer (RDNA) 32-lane ones; the ROCm releases
 # rocmlint targets (5.0 and later) build for no GFX8 target, so the `#else` of `#if defined(__GFX9__)` is wave32.
 _WAVE64_FAMILY = 9
-_WAVE_SIZE_MACROS = frozenset({"__AMDGCN_WAVEFRONT_SIZE", "__AMDGCN_WAVEFRONT_SIZE__"})
 _DEVICE_PASS_MACROS = frozenset({"__HIP_DEVICE_COMPILE__", "__AMDGCN__"})
 
 
@@ -339,9 +345,7 @@ def wave_size_at(ctx: CudaContext, span: Span) -> int | None:
     warps are 32 lanes, so a 32 there is right on both."""
     arms = ctx.preprocessor.open_arms(span.start_byte)
     if not any(
-        _FAMILY_MACRO.search(c) or any(m in c for m in _WAVE_SIZE_MACROS)
-        for earlier, own in arms
-        for c in (*earlier, own or "")
+        is_amd_target_macro(name) for earlier, own in arms for c in (*earlier, own or "") for name in names_in(c)
     ):
         return None  # no arm tests the target: both wave sizes compile it
     rocm = ctx.preprocessor.macro_lookup("rocm", span.start_byte)
@@ -364,7 +368,7 @@ def _device_pass_lookup(wave_size: int, rocm: MacroLookup) -> MacroLookup:
             if wave_size == 64:  # every wave64 target is a GFX9 one: `__GFX9__` holds, a named GFX9 target may
                 return (1 if family.group("upper") else None) if number == _WAVE64_FAMILY else 0
             return None if number > _WAVE64_FAMILY else 0  # one of the RDNA families and targets, never GFX9
-        if name in _WAVE_SIZE_MACROS:
+        if name in WAVE_SIZE_MACROS:
             return 1 if asked == "defined" else wave_size
         if name in _DEVICE_PASS_MACROS:
             return 1
