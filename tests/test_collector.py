@@ -57,8 +57,15 @@ def test_a_batch_leaves_the_collector_as_it_found_it_and_its_survivors_frozen() 
         with batch_collection_paused():
             assert not gc.isenabled()
             survivor = [object()]
+            assert any(item is survivor for item in gc.get_objects(generation=0))
         assert gc.isenabled()
         assert gc.get_freeze_count() > frozen_before
-        assert survivor
+        # Frozen: in no generation, so no later collection rescans it.
+        assert not any(item is survivor for generation in range(3) for item in gc.get_objects(generation=generation))
+        gc.disable()
+        with batch_collection_paused():
+            pass
+        assert not gc.isenabled()  # a collector paused before the batch stays paused
     finally:
+        gc.enable()
         gc.unfreeze()
