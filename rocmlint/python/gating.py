@@ -32,6 +32,7 @@ from rocmlint.python.scopes import (
     FunctionNode,
     argument_values,
     dotted_name,
+    is_none,
     last_line,
     own_returns,
     unstarred,
@@ -665,8 +666,8 @@ class GateAnalyzer:
         if len(expr.ops) != 1:
             return UNKNOWN
         operator, right = expr.ops[0], expr.comparators[0]
-        if _is_none(right) or _is_none(expr.left):
-            subject = expr.left if _is_none(right) else right
+        if is_none(right) or is_none(expr.left):
+            subject = expr.left if is_none(right) else right
             value = self.value(subject, depth + 1)
             if isinstance(operator, (ast.IsNot, ast.NotEq)):
                 return value
@@ -990,10 +991,6 @@ def _literal_truth(node: ast.AST) -> Vendor | None:
     if isinstance(node, ast.Dict) and None not in node.keys:
         return CONSTANT_TRUE if node.keys else CONSTANT_FALSE
     return None
-
-
-def _is_none(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _string(node: ast.AST) -> str | None:

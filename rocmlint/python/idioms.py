@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from rocmlint.python.embedded import StringToken, string_token
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.scopes import DEFS, argument_values, dotted_name, last_line, unstarred
+from rocmlint.python.scopes import DEFS, argument_values, dotted_name, is_none, last_line, unstarred
 from rocmlint.python.semantic import DEFERRED_BODIES
 
 # Calls whose arguments are only shown, the one list for every rule, by the callee's last name (a method,
@@ -107,11 +107,6 @@ def name_words(name: str) -> tuple[str, ...]:
     """The lower-case words of an identifier, in order (`nvcc`, `args`, `v2` of `NVCC_ARGS_v2`;
     `getCudaVersion` is one word): what a rule matches a name on by convention."""
     return tuple(_NAME_WORDS.findall(name.lower()))
-
-
-def is_none(node: ast.AST) -> bool:
-    """The literal `None`."""
-    return isinstance(node, ast.Constant) and node.value is None
 
 
 def is_truthy_constant(expr: ast.AST) -> bool:
@@ -284,13 +279,9 @@ def _environment_read(ctx: PythonContext, expr: ast.expr, name: str) -> bool:
     if ctx.qualified_name(expr.func) not in ("os.getenv", f"{_ENVIRON}.get"):
         return False
     default = expr.args[1] if len(expr.args) == 2 else None
-    if len(expr.args) not in (1, 2) or (default is not None and not _is_none(default)):
+    if len(expr.args) not in (1, 2) or (default is not None and not is_none(default)):
         return False
     return ctx.string_value(expr.args[0]) == name
-
-
-def _is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
 
 
 # --- what is only shown -------------------------------------------------------------------------------

@@ -36,6 +36,11 @@ class Scope:
     opaque_attributes: set[str] = field(default_factory=set)
 
 
+def is_none(node: ast.AST) -> bool:
+    """The literal `None`."""
+    return isinstance(node, ast.Constant) and node.value is None
+
+
 def dotted_name(node: ast.AST | None) -> str | None:
     """`a.b.c` for a Name/Attribute chain, else None."""
     parts: list[str] = []
