@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import is_none, last_name, statements_before
+from rocmlint.python.idioms import is_none, is_subscript_index, last_name, statements_before
 from rocmlint.python.scopes import COMPOUND_STATEMENTS
 from rocmlint.python.semantic import COMPREHENSIONS, DEFERRED_BODIES
 
@@ -202,16 +202,11 @@ def choices_around(ctx: PythonContext, node: ast.AST) -> Iterator[ast.AST]:
     child = node
     for ancestor in ctx.ancestors(node):
         if isinstance(ancestor, (ast.Tuple, ast.List, ast.Dict)):
-            if not _is_subscript_indices(ctx, ancestor):
+            if not is_subscript_index(ctx, ancestor):
                 yield ancestor
         else:
             yield from alternatives(ancestor, child)
         child = ancestor
-
-
-def _is_subscript_indices(ctx: PythonContext, node: ast.AST) -> bool:
-    parent = ctx.parent(node)
-    return isinstance(parent, ast.Subscript) and parent.slice is node
 
 
 def test_codes(ctx: PythonContext, test: ast.AST) -> Iterator[str]:

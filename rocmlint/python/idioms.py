@@ -331,7 +331,7 @@ def is_looked_for(ctx: PythonContext, node: ast.AST) -> bool:
         return True
     if isinstance(parent, ast.Subscript):
         return node is parent.slice
-    if isinstance(parent, ast.Tuple) and _is_index(ctx, parent):
+    if isinstance(parent, ast.Tuple) and is_subscript_index(ctx, parent):
         return True  # one of the indices of `x[a, b]`
     if isinstance(parent, ast.Dict):
         return node in parent.keys
@@ -349,7 +349,8 @@ def is_looked_for(ctx: PythonContext, node: ast.AST) -> bool:
     return method in KEY_LOOKUPS and ctx.semantic.positional(call, 0) is argument
 
 
-def _is_index(ctx: PythonContext, expr: ast.expr) -> bool:
+def is_subscript_index(ctx: PythonContext, expr: ast.AST) -> bool:
+    """`expr` is what a subscript indexes with (`node` in `x[node]`, a tuple of indices included)."""
     parent = ctx.parent(expr)
     return isinstance(parent, ast.Subscript) and parent.slice is expr
 
