@@ -250,8 +250,7 @@ def _callers_handle(ctx: PythonContext, node: ast.AST, failures: frozenset[str])
     uses = ctx.references.uses_of(function)
     if not uses or not all(isinstance(use, ast.Call) and handled_by_try(ctx, use, failures) for use in uses):
         return False
-    read_elsewhere = ctx.gates.read_elsewhere
-    return function.name.startswith("_") or (read_elsewhere is not None and not read_elsewhere(function.name))
+    return ctx.gates.unread_by_importers(function.name)
 
 
 class Presence(NamedTuple):

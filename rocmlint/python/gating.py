@@ -366,9 +366,16 @@ class GateAnalyzer:
         if not isinstance(scope, (ast.Module, *FUNCTION_DEFS)):
             return False
         ignored = self._every_read_ignored_on_rocm(target.id, scope)
-        if ignored and scope is self.semantic.module and not target.id.startswith("_"):
-            return self.read_elsewhere is not None and not self.read_elsewhere(target.id)
+        if ignored and scope is self.semantic.module:
+            return self.unread_by_importers(target.id)
         return ignored
+
+    def unread_by_importers(self, name: str) -> bool:
+        """No module of the project that imports this one may read this module's module-level `name`: it is
+        private (`_x`), or the project index finds no read of it (unknown, so False, without a project)."""
+        if name.startswith("_"):
+            return True
+        return self.read_elsewhere is not None and not self.read_elsewhere(name)
 
     def _every_read_ignored_on_rocm(self, identifier: str, scope: ast.AST) -> bool:
         """At least one read in this file, and every one ignored on ROCm (decided once per variable)."""
