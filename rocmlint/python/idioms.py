@@ -258,8 +258,7 @@ def keeps_user_setting(ctx: PythonContext, name: str, value: ast.expr) -> bool:
         value = binding.single if binding is not None and binding.single is not None else value
     if not isinstance(value, ast.Call) or value.keywords or not value.args:
         return False
-    function = ctx.semantic.lookup(value.func.id, value.func) if isinstance(value.func, ast.Name) else None
-    if function is None or function.kind != "function":
+    if ctx.semantic.local_function(value.func) is None:
         return False
     return all(_environment_read(ctx, argument, name) for argument in value.args)
 
@@ -268,9 +267,9 @@ def _environment_read(ctx: PythonContext, expr: ast.expr, name: str) -> bool:
     """`os.getenv(name)`, `os.environ.get(name)`, `os.environ[name]`, or a variable assigned one of them
     once; a default other than None is a value of the script's own."""
     if isinstance(expr, ast.Name):
-        binding = ctx.semantic.lookup(expr.id, expr)
-        single = binding.single if binding is not None else None
-        return single is not None and _environment_read(ctx, single, name)
+        # single_value follows a bounded chain of once-assigned names (`a = b; b = a` is a cycle).
+        single = ctx.semantic.single_value(expr)
+        return single is not None and not isinstance(single, ast.Name) and _environment_read(ctx, single, name)
     if isinstance(expr, ast.Subscript):
         key = environ_key(ctx, expr)
         return key is not None and ctx.string_value(key) == name
