@@ -302,19 +302,3 @@ def _only_skips(ctx: PythonContext, statement: ast.stmt) -> bool:
         return False
     func = statement.value.func
     return ctx.qualified_name(func) == "pytest.skip" or last_name(func) == "skipTest"
-
-
-def decided_on_rocm_without(ctx: PythonContext, node: ast.AST) -> bool:
-    """An `and`/`or` holding `node` (through `not` and nested chains) has another operand that decides it on
-    ROCm: one true on ROCm in an `or` (`major >= 8 or SYSTEM == "rocm"`), one false on ROCm in an `and`; what
-    `node` says does not change the chain's value there."""
-    child = node
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, ast.BoolOp):
-            deciding = isinstance(ancestor.op, ast.Or)
-            if any(ctx.vendor_test(value).rocm is deciding for value in ancestor.values if value is not child):
-                return True
-        elif not (isinstance(ancestor, ast.UnaryOp) and isinstance(ancestor.op, ast.Not)):
-            return False
-        child = ancestor
-    return False

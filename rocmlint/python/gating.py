@@ -430,20 +430,26 @@ class GateAnalyzer:
         return True
 
     def _read_ignored_on_rocm(self, read: ast.Name) -> bool:
-        """On ROCm the read never runs, or the `and`/`or` around it (through `not`) is decided by another
-        operand whatever it holds: `_flag and is_cuda()` is false there, `is_rocm() or _flag` true."""
-        operand: ast.AST = read
-        for parent in self.semantic.ancestors(read):
+        """On ROCm the read never runs, or the `and`/`or` around it decides without it (`_flag and is_cuda()`
+        is false there, `is_rocm() or _flag` true)."""
+        return self.decided_on_rocm_without(read) or self.branch(read).on_rocm is False
+
+    def decided_on_rocm_without(self, node: ast.AST) -> bool:
+        """An `and`/`or` holding `node` (through `not` and nested chains) has another operand that decides it on
+        ROCm: one true on ROCm in an `or` (`major >= 8 or SYSTEM == "rocm"`), one false on ROCm in an `and`;
+        what `node` says does not change the chain's value there."""
+        operand = node
+        for parent in self.semantic.ancestors(node):
             if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
                 operand = parent
                 continue
             if not isinstance(parent, ast.BoolOp):
-                break
+                return False
             deciding = isinstance(parent.op, ast.Or)  # the value an operand decides the operation with
             if any(self.value(other).rocm is deciding for other in parent.values if other is not operand):
                 return True
             operand = parent
-        return self.branch(read).on_rocm is False
+        return False
 
     # --- callers: the call graph, one function at a time --------------------------------------------
     def _caller_conditions(self, function: FunctionNode) -> list[Condition]:
