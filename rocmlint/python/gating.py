@@ -23,7 +23,7 @@ from functools import cached_property
 from typing import Protocol
 
 from rocmlint.data import load
-from rocmlint.python.arch_tests import arch_test
+from rocmlint.python.arch_tests import gfx_name_test
 from rocmlint.python.references import References
 from rocmlint.python.scopes import (
     COMPOUND_STATEMENTS,
@@ -228,7 +228,7 @@ class GateAnalyzer:
         if isinstance(expr, ast.BoolOp):
             return self._operands_value(expr, len(expr.values), depth)
         if isinstance(expr, (ast.Compare, ast.Call)):
-            arch = arch_test(self.semantic, expr)
+            arch = gfx_name_test(self.semantic, expr)
             if arch is not None:
                 return arch
         if isinstance(expr, ast.Compare):
