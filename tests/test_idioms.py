@@ -295,6 +295,7 @@ def test_report_site_is_the_literal_only_when_written_in_the_argument() -> None:
         pytest.param('saved = os.getenv("V")\nos.environ["V"] = imported(saved)', False, id="function-elsewhere"),
         pytest.param('saved = os.getenv("V")\nsaved = "9.0"\nos.environ["V"] = saved', False, id="reassigned"),
         pytest.param('os.environ["V"] = "8.0"', False, id="literal"),
+        pytest.param('a = b\nb = a\nos.environ["V"] = a', False, id="names-assigned-each-other"),
     ],
 )
 def test_keeps_user_setting(code: str, kept: bool) -> None:

@@ -640,3 +640,14 @@ def test_picked_by_text(test: str, picked: bool) -> None:
 def test_a_single_text_match_is_no_table() -> None:
     snippet = parse("def arch(name):\n    if 'AMD' in name:\n        return 'gfx942'\n    return None\n")
     assert text_search.picked_by_text(snippet.ctx, snippet.first(ast.Return)) is False
+
+
+def test_a_nested_defs_text_match_is_not_the_outer_defs_table() -> None:
+    """The other entry of a table is a return of the same def: a helper nested in it returns for itself."""
+    code = (
+        "def arch(name):\n    if 'AMD' in name:\n        return 'gfx942'\n"
+        "    def other(text):\n        if 'Strix Point' in text:\n            return 'gfx1150'\n"
+        "    return None\n"
+    )
+    snippet = parse(code)
+    assert text_search.picked_by_text(snippet.ctx, snippet.first(ast.Return)) is False

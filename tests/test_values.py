@@ -29,6 +29,7 @@ from rocmlint.python.values import (
     assignment_targets,
     is_literal_constant,
     list_added_to,
+    return_values,
 )
 
 
@@ -392,3 +393,34 @@ def test_texts() -> None:
     parsed = _parse('A = "mov.b32"\nx = (A if c else f"cvt.{t}") if d else "{}".format(y)\n')
     found = [(text, parsed.code(node)) for text, node in _values(parsed.semantic).texts(parsed.assigned("x"))]
     assert found == [("mov.b32", '"mov.b32"'), ("cvt. ", 'f"cvt.{t}"'), ("{}", '"{}"')]
+
+
+def test_return_values_are_the_defs_own_in_source_order() -> None:
+    """Returns of nested defs, classes and lambdas belong to them; the order is the order written, so
+    callers that list what a helper returns list it as the author did."""
+    module = ast.parse(
+        textwrap.dedent(
+            """
+            def f(x):
+                if x:
+                    return "a"
+                def inner():
+                    return "nested"
+                for item in x:
+                    if item:
+                        return "b"
+                key = lambda: "lambda"
+                class C:
+                    def m(self):
+                        return "method"
+                try:
+                    return "c"
+                finally:
+                    pass
+                return
+            """
+        )
+    )
+    function = module.body[0]
+    assert isinstance(function, ast.FunctionDef)
+    assert [ast.literal_eval(value) for value in return_values(function)] == ["a", "b", "c"]

@@ -24,7 +24,7 @@ _QUANTIFIERS = frozenset({"any", "all"})
 _COLLECTION_CALLS = frozenset({"set", "frozenset", "tuple", "list"})
 
 
-def arch_test(semantic: Semantic, expr: ast.expr) -> Vendor | None:
+def gfx_name_test(semantic: Semantic, expr: ast.expr) -> Vendor | None:
     """The vendor value of `expr` when it matches a string against gfx names, else None."""
     if isinstance(expr, ast.Compare):
         return _comparison(semantic, expr)
@@ -76,7 +76,7 @@ def _quantified(semantic: Semantic, argument: ast.expr) -> Vendor | None:
         return None
     if len(argument.generators) != 1 or argument.generators[0].ifs:
         return None
-    return arch_test(semantic, argument.elt)
+    return gfx_name_test(semantic, argument.elt)
 
 
 def _match(semantic: Semantic, needles: list[str], subject: ast.expr) -> Vendor:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rocmlint.python.conditions import decided_on_rocm_without, skip_polarity, whole_condition
+from rocmlint.python.conditions import skip_polarity, whole_condition
 from rocmlint.python.flow import never_read, only_picks_display
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_none, last_name
@@ -229,7 +229,7 @@ def harmless_on_rocm(ctx: PythonContext, node: ast.AST) -> bool:
     imported under a ROCm test), another operand of its `and`/`or` decides the condition there (`major >= 8 or
     SYSTEM == "rocm"`), it only picks which message is shown (`flow.only_picks_display`), nothing reads it
     (`flow.never_read`), or it only decides a test skip that is harmless (`harmless_skip`)."""
-    if ctx.is_nvidia_gated(node) or decided_on_rocm_without(ctx, node) or only_picks_display(ctx, node):
+    if ctx.is_nvidia_gated(node) or ctx.gates.decided_on_rocm_without(node) or only_picks_display(ctx, node):
         return True
     return never_read(ctx, node) or harmless_skip(ctx, node)
 

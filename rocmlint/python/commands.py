@@ -121,7 +121,8 @@ def tries_another_when_empty(ctx: PythonContext, call: ast.Call) -> bool:
     block = ctx.semantic.block_of(statement)
     later = block[next(i for i, step in enumerate(block) if step is statement) + 1 :]
     return any(
-        isinstance(step, ast.If) and _tests_empty(step.test, target.id) and _assigns(step, target.id) for step in later
+        isinstance(step, ast.If) and _tests_empty(step.test, target.id) and _assigns(ctx, step, target.id)
+        for step in later
     )
 
 
@@ -133,12 +134,10 @@ def _tests_empty(test: ast.expr, name: str) -> bool:
     return False
 
 
-def _assigns(branch: ast.If, name: str) -> bool:
-    return any(
-        isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
-        for statement in branch.body
-        for node in ast.walk(statement)
-    )
+def _assigns(ctx: PythonContext, branch: ast.If, name: str) -> bool:
+    """A statement of `branch`'s body (not its test or `else:`) assigns the variable `name`."""
+    written = (found for found in ctx.references.names(name) if isinstance(found.ctx, ast.Store))
+    return any(ctx.semantic.is_within(found, statement) for found in written for statement in branch.body)
 
 
 def _parameter_name(ctx: PythonContext, command: ast.expr) -> str | None:
@@ -251,8 +250,7 @@ def _callers_handle(ctx: PythonContext, node: ast.AST, failures: frozenset[str])
     uses = ctx.references.uses_of(function)
     if not uses or not all(isinstance(use, ast.Call) and handled_by_try(ctx, use, failures) for use in uses):
         return False
-    read_elsewhere = ctx.gates.read_elsewhere
-    return function.name.startswith("_") or (read_elsewhere is not None and not read_elsewhere(function.name))
+    return ctx.gates.unread_by_importers(function.name)
 
 
 class Presence(NamedTuple):

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import is_none, last_name, statements_before
+from rocmlint.python.idioms import is_none, is_subscript_index, last_name, statements_before
 from rocmlint.python.scopes import COMPOUND_STATEMENTS
 from rocmlint.python.semantic import COMPREHENSIONS, DEFERRED_BODIES
 
@@ -202,16 +202,11 @@ def choices_around(ctx: PythonContext, node: ast.AST) -> Iterator[ast.AST]:
     child = node
     for ancestor in ctx.ancestors(node):
         if isinstance(ancestor, (ast.Tuple, ast.List, ast.Dict)):
-            if not _is_subscript_indices(ctx, ancestor):
+            if not is_subscript_index(ctx, ancestor):
                 yield ancestor
         else:
             yield from alternatives(ancestor, child)
         child = ancestor
-
-
-def _is_subscript_indices(ctx: PythonContext, node: ast.AST) -> bool:
-    parent = ctx.parent(node)
-    return isinstance(parent, ast.Subscript) and parent.slice is node
 
 
 def test_codes(ctx: PythonContext, test: ast.AST) -> Iterator[str]:
@@ -307,19 +302,3 @@ def _only_skips(ctx: PythonContext, statement: ast.stmt) -> bool:
         return False
     func = statement.value.func
     return ctx.qualified_name(func) == "pytest.skip" or last_name(func) == "skipTest"
-
-
-def decided_on_rocm_without(ctx: PythonContext, node: ast.AST) -> bool:
-    """An `and`/`or` holding `node` (through `not` and nested chains) has another operand that decides it on
-    ROCm: one true on ROCm in an `or` (`major >= 8 or SYSTEM == "rocm"`), one false on ROCm in an `and`; what
-    `node` says does not change the chain's value there."""
-    child = node
-    for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, ast.BoolOp):
-            deciding = isinstance(ancestor.op, ast.Or)
-            if any(ctx.vendor_test(value).rocm is deciding for value in ancestor.values if value is not child):
-                return True
-        elif not (isinstance(ancestor, ast.UnaryOp) and isinstance(ancestor.op, ast.Not)):
-            return False
-        child = ancestor
-    return False

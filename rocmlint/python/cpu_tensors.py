@@ -202,12 +202,8 @@ def _local_on_cpu(ctx: PythonContext, name: ast.Name, depth: int) -> bool:
         return False
     if not isinstance(binding.scope.node, FUNCTION_DEFS):
         return False
-    others = [value for value in binding.values if not _refers_to(value, name.id)]
+    others = [value for value in binding.values if next(ctx.semantic.name_reads(value, name.id), None) is None]
     return bool(others) and all(made_on_cpu(ctx, value, depth + 1) for value in others)
-
-
-def _refers_to(value: ast.expr, identifier: str) -> bool:
-    return any(isinstance(node, ast.Name) and node.id == identifier for node in ast.walk(value))
 
 
 def _default_device_is_cpu(ctx: PythonContext, factory: ast.Call) -> bool:

@@ -214,11 +214,10 @@ def never_read(ctx: PythonContext, node: ast.AST) -> bool:
     names = [target.id for target in assignment.targets if isinstance(target, ast.Name)]
     if len(names) != len(assignment.targets):
         return False
-    read_elsewhere = ctx.gates.read_elsewhere
+    module_level = ctx.is_module_level(assignment)
     for name in names:
         if ctx.references.mention_reads(name):
             return False
-        public = ctx.is_module_level(assignment) and not name.startswith("_")
-        if public and (read_elsewhere is None or read_elsewhere(name)):
+        if module_level and not ctx.gates.unread_by_importers(name):
             return False
     return True

@@ -146,10 +146,12 @@ def converted_on_rocm(ctx: PythonContext, node: ast.expr) -> bool:
                 qweight = normalize_e4m3fn_to_fnuz(qweight)   # a def of this file that names float8_e4m3fnuz
             return qweight
     """
+    if not ctx.contains(b"fnuz"):
+        return False  # no FNUZ dtype is named in this file, so none of its defs converts to one
     scope = next((ancestor for ancestor in ctx.ancestors(node) if isinstance(ancestor, FUNCTION_DEFS)), None)
     if scope is None:
         return False
-    for found in ast.walk(scope):
+    for found in ctx.semantic.descendants(scope):
         if (_names_fnuz(found) or _calls_a_fnuz_def(ctx, found)) and ctx.branch(found).on_nvidia is False:
             return True
     return False
@@ -193,7 +195,7 @@ def _names_fnuz(node: ast.AST) -> bool:
 def _calls_a_fnuz_def(ctx: PythonContext, node: ast.AST) -> bool:
     """A call of a def of this file whose body names a FNUZ dtype."""
     called = ctx.semantic.called_def(node.func) if isinstance(node, ast.Call) else None
-    return called is not None and any(_names_fnuz(inner) for inner in ast.walk(called))
+    return called is not None and any(_names_fnuz(inner) for inner in ctx.semantic.descendants(called))
 
 
 def targets_without_fnuz(ctx: PythonContext) -> bool:

@@ -23,7 +23,7 @@ from functools import cached_property
 from typing import Protocol
 
 from rocmlint.data import load
-from rocmlint.python.arch_tests import arch_test
+from rocmlint.python.arch_tests import gfx_name_test
 from rocmlint.python.references import References
 from rocmlint.python.scopes import (
     COMPOUND_STATEMENTS,
@@ -32,6 +32,7 @@ from rocmlint.python.scopes import (
     FunctionNode,
     argument_values,
     dotted_name,
+    is_none,
     last_line,
     own_returns,
     unstarred,
@@ -227,7 +228,7 @@ class GateAnalyzer:
         if isinstance(expr, ast.BoolOp):
             return self._operands_value(expr, len(expr.values), depth)
         if isinstance(expr, (ast.Compare, ast.Call)):
-            arch = arch_test(self.semantic, expr)
+            arch = gfx_name_test(self.semantic, expr)
             if arch is not None:
                 return arch
         if isinstance(expr, ast.Compare):
@@ -365,9 +366,16 @@ class GateAnalyzer:
         if not isinstance(scope, (ast.Module, *FUNCTION_DEFS)):
             return False
         ignored = self._every_read_ignored_on_rocm(target.id, scope)
-        if ignored and scope is self.semantic.module and not target.id.startswith("_"):
-            return self.read_elsewhere is not None and not self.read_elsewhere(target.id)
+        if ignored and scope is self.semantic.module:
+            return self.unread_by_importers(target.id)
         return ignored
+
+    def unread_by_importers(self, name: str) -> bool:
+        """No module of the project that imports this one may read this module's module-level `name`: it is
+        private (`_x`), or the project index finds no read of it (unknown, so False, without a project)."""
+        if name.startswith("_"):
+            return True
+        return self.read_elsewhere is not None and not self.read_elsewhere(name)
 
     def _every_read_ignored_on_rocm(self, identifier: str, scope: ast.AST) -> bool:
         """At least one read in this file, and every one ignored on ROCm (decided once per variable)."""
@@ -422,20 +430,26 @@ class GateAnalyzer:
         return True
 
     def _read_ignored_on_rocm(self, read: ast.Name) -> bool:
-        """On ROCm the read never runs, or the `and`/`or` around it (through `not`) is decided by another
-        operand whatever it holds: `_flag and is_cuda()` is false there, `is_rocm() or _flag` true."""
-        operand: ast.AST = read
-        for parent in self.semantic.ancestors(read):
+        """On ROCm the read never runs, or the `and`/`or` around it decides without it (`_flag and is_cuda()`
+        is false there, `is_rocm() or _flag` true)."""
+        return self.decided_on_rocm_without(read) or self.branch(read).on_rocm is False
+
+    def decided_on_rocm_without(self, node: ast.AST) -> bool:
+        """An `and`/`or` holding `node` (through `not` and nested chains) has another operand that decides it on
+        ROCm: one true on ROCm in an `or` (`major >= 8 or SYSTEM == "rocm"`), one false on ROCm in an `and`;
+        what `node` says does not change the chain's value there."""
+        operand = node
+        for parent in self.semantic.ancestors(node):
             if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
                 operand = parent
                 continue
             if not isinstance(parent, ast.BoolOp):
-                break
+                return False
             deciding = isinstance(parent.op, ast.Or)  # the value an operand decides the operation with
             if any(self.value(other).rocm is deciding for other in parent.values if other is not operand):
                 return True
             operand = parent
-        return self.branch(read).on_rocm is False
+        return False
 
     # --- callers: the call graph, one function at a time --------------------------------------------
     def _caller_conditions(self, function: FunctionNode) -> list[Condition]:
@@ -665,8 +679,8 @@ class GateAnalyzer:
         if len(expr.ops) != 1:
             return UNKNOWN
         operator, right = expr.ops[0], expr.comparators[0]
-        if _is_none(right) or _is_none(expr.left):
-            subject = expr.left if _is_none(right) else right
+        if is_none(right) or is_none(expr.left):
+            subject = expr.left if is_none(right) else right
             value = self.value(subject, depth + 1)
             if isinstance(operator, (ast.IsNot, ast.NotEq)):
                 return value
@@ -990,10 +1004,6 @@ def _literal_truth(node: ast.AST) -> Vendor | None:
     if isinstance(node, ast.Dict) and None not in node.keys:
         return CONSTANT_TRUE if node.keys else CONSTANT_FALSE
     return None
-
-
-def _is_none(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _string(node: ast.AST) -> str | None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from rocmlint.python.embedded import StringToken, string_token
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.scopes import DEFS, argument_values, dotted_name, last_line, unstarred
+from rocmlint.python.scopes import DEFS, argument_values, dotted_name, is_none, last_line, unstarred
 from rocmlint.python.semantic import DEFERRED_BODIES
 
 # Calls whose arguments are only shown, the one list for every rule, by the callee's last name (a method,
@@ -107,11 +107,6 @@ def name_words(name: str) -> tuple[str, ...]:
     """The lower-case words of an identifier, in order (`nvcc`, `args`, `v2` of `NVCC_ARGS_v2`;
     `getCudaVersion` is one word): what a rule matches a name on by convention."""
     return tuple(_NAME_WORDS.findall(name.lower()))
-
-
-def is_none(node: ast.AST) -> bool:
-    """The literal `None`."""
-    return isinstance(node, ast.Constant) and node.value is None
 
 
 def is_truthy_constant(expr: ast.AST) -> bool:
@@ -263,8 +258,7 @@ def keeps_user_setting(ctx: PythonContext, name: str, value: ast.expr) -> bool:
         value = binding.single if binding is not None and binding.single is not None else value
     if not isinstance(value, ast.Call) or value.keywords or not value.args:
         return False
-    function = ctx.semantic.lookup(value.func.id, value.func) if isinstance(value.func, ast.Name) else None
-    if function is None or function.kind != "function":
+    if ctx.semantic.local_function(value.func) is None:
         return False
     return all(_environment_read(ctx, argument, name) for argument in value.args)
 
@@ -273,9 +267,9 @@ def _environment_read(ctx: PythonContext, expr: ast.expr, name: str) -> bool:
     """`os.getenv(name)`, `os.environ.get(name)`, `os.environ[name]`, or a variable assigned one of them
     once; a default other than None is a value of the script's own."""
     if isinstance(expr, ast.Name):
-        binding = ctx.semantic.lookup(expr.id, expr)
-        single = binding.single if binding is not None else None
-        return single is not None and _environment_read(ctx, single, name)
+        # single_value follows a bounded chain of once-assigned names (`a = b; b = a` is a cycle).
+        single = ctx.semantic.single_value(expr)
+        return single is not None and not isinstance(single, ast.Name) and _environment_read(ctx, single, name)
     if isinstance(expr, ast.Subscript):
         key = environ_key(ctx, expr)
         return key is not None and ctx.string_value(key) == name
@@ -284,13 +278,9 @@ def _environment_read(ctx: PythonContext, expr: ast.expr, name: str) -> bool:
     if ctx.qualified_name(expr.func) not in ("os.getenv", f"{_ENVIRON}.get"):
         return False
     default = expr.args[1] if len(expr.args) == 2 else None
-    if len(expr.args) not in (1, 2) or (default is not None and not _is_none(default)):
+    if len(expr.args) not in (1, 2) or (default is not None and not is_none(default)):
         return False
     return ctx.string_value(expr.args[0]) == name
-
-
-def _is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
 
 
 # --- what is only shown -------------------------------------------------------------------------------
@@ -340,7 +330,7 @@ def is_looked_for(ctx: PythonContext, node: ast.AST) -> bool:
         return True
     if isinstance(parent, ast.Subscript):
         return node is parent.slice
-    if isinstance(parent, ast.Tuple) and _is_index(ctx, parent):
+    if isinstance(parent, ast.Tuple) and is_subscript_index(ctx, parent):
         return True  # one of the indices of `x[a, b]`
     if isinstance(parent, ast.Dict):
         return node in parent.keys
@@ -358,7 +348,8 @@ def is_looked_for(ctx: PythonContext, node: ast.AST) -> bool:
     return method in KEY_LOOKUPS and ctx.semantic.positional(call, 0) is argument
 
 
-def _is_index(ctx: PythonContext, expr: ast.expr) -> bool:
+def is_subscript_index(ctx: PythonContext, expr: ast.AST) -> bool:
+    """`expr` is what a subscript indexes with (`node` in `x[node]`, a tuple of indices included)."""
     parent = ctx.parent(expr)
     return isinstance(parent, ast.Subscript) and parent.slice is expr
 

@@ -216,7 +216,7 @@ class ImportIndex:
     def _add_files(self, paths: Iterable[str], imports_everywhere: Callable[[str], bool]) -> None:
         """Read and index each file in turn (the tree's bytes are never all held at once)."""
         for path in paths:
-            data = _read(path)
+            data = read_small_file(path)
             if data is not None:
                 self._add(path, data, imports_everywhere(path))
         self._statement_files.clear()  # only for building
@@ -237,7 +237,7 @@ class ImportIndex:
     def _file_facts(self, path: str) -> tuple[bool, bool]:
         """(runs as `__main__`, may leave early), read when first asked: only the files a search reaches."""
         if path not in self._facts:
-            data = _read(path) or b""
+            data = read_small_file(path) or b""
             may_exit = not self.imports_everywhere(path) and (
                 b"\nassert " in data or _MODULE_EXIT.search(data) is not None
             )
@@ -403,7 +403,8 @@ def tree_files(root: Path) -> list[str]:
     return found
 
 
-def _read(path: str) -> bytes | None:
+def read_small_file(path: str) -> bytes | None:
+    """The bytes of the file at `path`; None when it cannot be read or is larger than a module an index reads."""
     try:
         with open(path, "rb") as handle:
             if os.fstat(handle.fileno()).st_size > _MAX_FILE_BYTES:

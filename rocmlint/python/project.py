@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rocmlint.python.importers import ImportIndex, ModuleReach, import_gate, import_sites
+from rocmlint.python.importers import ImportIndex, ModuleReach, import_gate, import_sites, read_small_file
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import PythonParseError, parse_text, walk
 from rocmlint.source import DecodeError, SourceFile
@@ -27,7 +27,6 @@ SymbolKey = tuple[Path, str, frozenset[str], bool]
 
 # A module can only define a vendor test if it mentions one of these.
 _VENDOR_BYTES = (b"hip", b"rocm", b"ROCM", b"HIP", b"cuda", b"amd", b"AMD", b"nvidia")
-_MAX_FILE_BYTES = 2_000_000
 _STAR_IMPORT = re.compile(rb"\bimport[ \t]*\*")
 
 
@@ -219,11 +218,7 @@ class ProjectIndex:
 
     def _data(self, module_file: Path) -> bytes | None:
         if module_file not in self._module_data:
-            try:
-                small = module_file.stat().st_size <= _MAX_FILE_BYTES
-                self._module_data[module_file] = module_file.read_bytes() if small else None
-            except OSError:
-                self._module_data[module_file] = None
+            self._module_data[module_file] = read_small_file(str(module_file))
         return self._module_data[module_file]
 
     def _analyzer(self, module_file: Path, data: bytes, guards: frozenset[str]) -> GateAnalyzer | None:

@@ -36,6 +36,11 @@ class Scope:
     opaque_attributes: set[str] = field(default_factory=set)
 
 
+def is_none(node: ast.AST) -> bool:
+    """The literal `None`."""
+    return isinstance(node, ast.Constant) and node.value is None
+
+
 def dotted_name(node: ast.AST | None) -> str | None:
     """`a.b.c` for a Name/Attribute chain, else None."""
     parts: list[str] = []
@@ -307,15 +312,15 @@ def absolute_module(node: ast.ImportFrom, package: str | None) -> str:
 
 
 def own_returns(function: FunctionNode) -> list[ast.Return]:
-    """The `return` statements of the function itself (not of defs, classes or lambdas in it)."""
+    """The `return` statements of the function itself (not of defs, classes or lambdas in it), in source order."""
     found: list[ast.Return] = []
-    stack: list[ast.AST] = list(function.body)
+    stack: list[ast.AST] = list(reversed(function.body))
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Return):
             found.append(node)
         elif not isinstance(node, (*DEFS, ast.expr)):
-            stack.extend(children(node))
+            stack.extend(reversed(children(node)))
     return found
 
 

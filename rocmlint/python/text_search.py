@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import STRING_SEARCHES, last_name
-from rocmlint.python.scopes import argument_values, unstarred
+from rocmlint.python.scopes import argument_values, own_returns, unstarred
 from rocmlint.python.semantic import FUNCTION_DEFS
 
 # The functions of `re` (and of the `regex` package) that match a pattern against a text; a compiled
@@ -157,7 +157,7 @@ def picked_by_text(ctx: PythonContext, statement: ast.Return) -> bool:
     function = next((ancestor for ancestor in ctx.ancestors(statement) if isinstance(ancestor, FUNCTION_DEFS)), None)
     if picked is None or function is None:
         return False
-    others = (_text_picked_constant(ctx, node) for node in ast.walk(function) if isinstance(node, ast.Return))
+    others = (_text_picked_constant(ctx, returned) for returned in own_returns(function))
     return any(other is not None and other != picked for other in others)
 
 

@@ -32,14 +32,13 @@ from __future__ import annotations
 import ast
 import enum
 import operator
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 from rocmlint.python.references import References
-from rocmlint.python.scopes import FunctionNode
+from rocmlint.python.scopes import FunctionNode, own_returns
 from rocmlint.python.semantic import DEFERRED_BODIES, FUNCTION_DEFS, MAX_DEPTH, Semantic
-from rocmlint.python.tree import children
 
 T = TypeVar("T")
 # An argument as written: the expression, its `*x`, or its `name=x` / `**x` keyword.
@@ -546,14 +545,6 @@ def is_literal_constant(value: ast.expr) -> bool:
 
 
 def return_values(function: FunctionNode) -> list[ast.expr]:
-    """The values of the `return` statements of `function` itself (not of defs, classes or lambdas in it)."""
-    return [node.value for node in _own_nodes(function.body) if isinstance(node, ast.Return) and node.value is not None]
-
-
-def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    stack: list[ast.AST] = list(reversed(body))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (*DEFERRED_BODIES, ast.expr)):
-            stack.extend(reversed(children(node)))
+    """The values of the `return` statements of `function` itself (not of defs, classes or lambdas in it), in
+    source order."""
+    return [statement.value for statement in own_returns(function) if statement.value is not None]

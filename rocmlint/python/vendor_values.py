@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from rocmlint.python.scopes import FUNCTION_DEFS, FunctionNode, ScopeNode, dotted_name, own_returns
+from rocmlint.python.scopes import FUNCTION_DEFS, FunctionNode, ScopeNode, dotted_name, is_none, own_returns
 from rocmlint.python.semantic import MAX_DEPTH, Binding, Semantic
 from rocmlint.python.values import element_values
 from rocmlint.vendor import CONSTANT_TRUE, Tri, Vendor
@@ -125,7 +125,7 @@ class VendorValues:
 
     # --- comparisons ------------------------------------------------------------------------------
     def _link(self, left: ast.expr, operator: ast.cmpop, right: ast.expr) -> Vendor | None:
-        if isinstance(operator, (ast.Is, ast.IsNot)) and not (_is_none(left) or _is_none(right)):
+        if isinstance(operator, (ast.Is, ast.IsNot)) and not (is_none(left) or is_none(right)):
             return None
         if isinstance(operator, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)):
             members = [right]
@@ -368,7 +368,3 @@ def _is_triton_backend(expr: ast.Attribute) -> bool:
         and isinstance(target.func, ast.Attribute)
         and target.func.attr == _TRITON_TARGET_CALL
     )
-
-
-def _is_none(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
