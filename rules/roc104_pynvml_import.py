@@ -252,6 +252,18 @@ PynvmlImport.invalid = (
         """,
         expect=("4:12-4:26",),
     ),
+    # The `else` of `if TYPE_CHECKING:` is the branch that runs.
+    Invalid(
+        """
+        from typing import TYPE_CHECKING
+
+        if TYPE_CHECKING:
+            from pynvml import nvmlInit
+        else:
+            import pynvml
+        """,
+        expect=("6:12-6:18",),
+    ),
     # Catching only NVML errors does not catch the ImportError.
     Invalid(
         """

@@ -68,7 +68,8 @@ def test_sole_imported_name(code: str, expected: tuple[str, str] | None) -> None
     [
         ("import pynvml\n", True),
         ("if TYPE_CHECKING:\n    import pynvml\n", False),
-        ("import typing as t\nif t.TYPE_CHECKING:\n    pass\nelse:\n    import pynvml\n", False),
+        ("import typing as t\nif t.TYPE_CHECKING:\n    pass\nelse:\n    import pynvml\n", True),
+        ("if not ready:\n    if TYPE_CHECKING:\n        import pynvml\n", False),
         ("def f():\n    import pynvml\n", False),
         ("f = lambda: __import__('x')\nif ready:\n    import pynvml\n", True),
     ],

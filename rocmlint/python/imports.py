@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from rocmlint.python.conditions import enclosing_tests
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.positions import CodePosition, CodeRange
 from rocmlint.python.scopes import FUNCTION_DEFS
@@ -100,8 +99,13 @@ def is_type_checking(ctx: PythonContext, test: ast.AST) -> bool:
 
 
 def under_type_checking(ctx: PythonContext, node: ast.AST) -> bool:
-    """Inside an `if TYPE_CHECKING:` (either branch, counted as never run)."""
-    return any(is_type_checking(ctx, test) for test in enclosing_tests(ctx, node))
+    """Inside the body of an `if TYPE_CHECKING:`, which never runs (its `else` is what runs)."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, ast.If) and child in ancestor.body and is_type_checking(ctx, ancestor.test):
+            return True
+        child = ancestor
+    return False
 
 
 def runs_at_import(ctx: PythonContext, node: ast.AST) -> bool:
