@@ -9,6 +9,7 @@ from rocmlint.config import Settings
 from rocmlint.cuda.build_files import cmake_facts, makefile_facts, setup_py_facts, vendor_of_words
 from rocmlint.cuda.project import CudaProject, project_root
 from rocmlint.engine import Engine
+from rocmlint.vendor import EVERYWHERE
 
 
 def write_tree(root: Path, files: dict[str, str]) -> Path:
@@ -249,6 +250,41 @@ def test_code_written_for_amd_is_recognised_by_its_own_evidence(tmp_path):
     assert "builtin.cuh" in project.view(str(root / "user.cu")).rocm_native
     # Asking for the vendor, only testing targets in an included header, or a word merely starting with gfx.
     assert not any(project.view(str(root / n)).rocm_native for n in ("mixed.cu", "plain.cu", "gfx_utils.cu"))
+
+
+def test_files_reaching_amd_code_are_found_backwards_through_ungated_includes_only(tmp_path):
+    """`_ungated_includers_of` (which files' closures are searched at all) holds exactly the files whose search
+    finds something: through chains, an include cycle, and not through a vendor-gated include."""
+    root = write_tree(
+        tmp_path,
+        {
+            "amd.cuh": "__device__ int f(int v) { return __builtin_amdgcn_readfirstlane(v); }\n",
+            "hip.h": "#include <hip/hip_runtime.h>\n",
+            "middle.h": '#include "amd.cuh"\n#include "cycle.h"\n',
+            "cycle.h": '#include "middle.h"\n#include "hip.h"\n',
+            "top.cu": '#include "cycle.h"\n',
+            "gated.cu": '#ifdef USE_ROCM\n#include "middle.h"\n#endif\n',
+            "plain.cu": "int x;\n",
+        },
+    )
+    project = CudaProject.build(root)
+    for question in (project._has_own_amd_evidence, project._includes_hip_runtime):
+        reaching = project._ungated_includers_of(question)
+        searched = {
+            path
+            for path in project.files
+            if any(question(p) for p in project._includes_from(path, lambda include: include.branch == EVERYWHERE))
+        }
+        assert reaching == searched
+    assert {Path(p).name for p in project._ungated_includers_of(project._has_own_amd_evidence)} == {
+        "amd.cuh",
+        "middle.h",
+        "cycle.h",
+        "top.cu",
+    }
+    assert "amd.cuh" in project.view(str(root / "top.cu")).rocm_native
+    assert "hip.h" in project.view(str(root / "top.cu")).hip_source
+    assert not project.view(str(root / "gated.cu")).rocm_native and not project.view(str(root / "gated.cu")).hip_source
 
 
 def test_hip_code_through_a_header_is_a_rocm_source_but_not_code_written_for_amd(tmp_path):
