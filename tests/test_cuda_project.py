@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import textwrap
 from pathlib import Path
 
 from rocmlint.config import Settings
 from rocmlint.cuda.build_files import cmake_facts, makefile_facts, setup_py_facts, vendor_of_words
+from rocmlint.cuda.file_facts import _may_name_a_wave_size
 from rocmlint.cuda.project import CudaProject, project_root
 from rocmlint.engine import Engine
 from rocmlint.vendor import EVERYWHERE
@@ -925,3 +927,14 @@ def test_cudacc_is_renamed_only_under_the_setup_py_that_builds_the_extension(tmp
     assert "__CUDACC__" not in project.view(str(root / "c10/half.h")).rocm_build_decided
     assert "ROC214" in [code for code, _ in _codes(root, "c10/half.h")]  # hipify never sees c10/
     assert [code for code, _ in _codes(root, "test/ext/k.cu")] == []
+
+
+def test_wave_size_names_are_found_in_any_case_and_only_with_a_64():
+    """The pre-test for the 64-lane warp size constant: every spelling of the names it needs, in any case."""
+    for unit, joint, extent in itertools.product(("warp", "wave", "wavefront"), ("", "_"), ("size", "width")):
+        name = f"{unit}{joint}{extent}"
+        for spelled in (name, name.upper(), name.title(), f"k{name.title().replace('_', '')}"):
+            assert _may_name_a_wave_size(f"#define {spelled} 64\n".encode()), spelled
+            assert not _may_name_a_wave_size(f"#define {spelled} 32\n".encode()), spelled
+    for near_miss in ("warp__size", "wavesiz", "warp_count", "wave_fron_size", "front_size"):
+        assert not _may_name_a_wave_size(f"#define {near_miss} 64\n".encode()), near_miss
