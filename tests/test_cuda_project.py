@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 import textwrap
 from pathlib import Path
 
 from rocmlint.config import Settings
 from rocmlint.cuda.build_files import cmake_facts, makefile_facts, setup_py_facts, vendor_of_words
+from rocmlint.cuda.file_facts import _may_name_a_wave_size
 from rocmlint.cuda.project import CudaProject, project_root
 from rocmlint.engine import Engine
+from rocmlint.vendor import EVERYWHERE
 
 
 def write_tree(root: Path, files: dict[str, str]) -> Path:
@@ -249,6 +252,41 @@ def test_code_written_for_amd_is_recognised_by_its_own_evidence(tmp_path):
     assert "builtin.cuh" in project.view(str(root / "user.cu")).rocm_native
     # Asking for the vendor, only testing targets in an included header, or a word merely starting with gfx.
     assert not any(project.view(str(root / n)).rocm_native for n in ("mixed.cu", "plain.cu", "gfx_utils.cu"))
+
+
+def test_files_reaching_amd_code_are_found_backwards_through_ungated_includes_only(tmp_path):
+    """`_ungated_includers_of` (which files' closures are searched at all) holds exactly the files whose search
+    finds something: through chains, an include cycle, and not through a vendor-gated include."""
+    root = write_tree(
+        tmp_path,
+        {
+            "amd.cuh": "__device__ int f(int v) { return __builtin_amdgcn_readfirstlane(v); }\n",
+            "hip.h": "#include <hip/hip_runtime.h>\n",
+            "middle.h": '#include "amd.cuh"\n#include "cycle.h"\n',
+            "cycle.h": '#include "middle.h"\n#include "hip.h"\n',
+            "top.cu": '#include "cycle.h"\n',
+            "gated.cu": '#ifdef USE_ROCM\n#include "middle.h"\n#endif\n',
+            "plain.cu": "int x;\n",
+        },
+    )
+    project = CudaProject.build(root)
+    for question in (project._has_own_amd_evidence, project._includes_hip_runtime):
+        reaching = project._ungated_includers_of(question)
+        searched = {
+            path
+            for path in project.files
+            if any(question(p) for p in project._includes_from(path, lambda include: include.branch == EVERYWHERE))
+        }
+        assert reaching == searched
+    assert {Path(p).name for p in project._ungated_includers_of(project._has_own_amd_evidence)} == {
+        "amd.cuh",
+        "middle.h",
+        "cycle.h",
+        "top.cu",
+    }
+    assert "amd.cuh" in project.view(str(root / "top.cu")).rocm_native
+    assert "hip.h" in project.view(str(root / "top.cu")).hip_source
+    assert not project.view(str(root / "gated.cu")).rocm_native and not project.view(str(root / "gated.cu")).hip_source
 
 
 def test_hip_code_through_a_header_is_a_rocm_source_but_not_code_written_for_amd(tmp_path):
@@ -889,3 +927,14 @@ def test_cudacc_is_renamed_only_under_the_setup_py_that_builds_the_extension(tmp
     assert "__CUDACC__" not in project.view(str(root / "c10/half.h")).rocm_build_decided
     assert "ROC214" in [code for code, _ in _codes(root, "c10/half.h")]  # hipify never sees c10/
     assert [code for code, _ in _codes(root, "test/ext/k.cu")] == []
+
+
+def test_wave_size_names_are_found_in_any_case_and_only_with_a_64():
+    """The pre-test for the 64-lane warp size constant: every spelling of the names it needs, in any case."""
+    for unit, joint, extent in itertools.product(("warp", "wave", "wavefront"), ("", "_"), ("size", "width")):
+        name = f"{unit}{joint}{extent}"
+        for spelled in (name, name.upper(), name.title(), f"k{name.title().replace('_', '')}"):
+            assert _may_name_a_wave_size(f"#define {spelled} 64\n".encode()), spelled
+            assert not _may_name_a_wave_size(f"#define {spelled} 32\n".encode()), spelled
+    for near_miss in ("warp__size", "wavesiz", "warp_count", "wave_fron_size", "front_size"):
+        assert not _may_name_a_wave_size(f"#define {near_miss} 64\n".encode()), near_miss

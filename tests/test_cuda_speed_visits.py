@@ -152,9 +152,19 @@ def test_visits_are_anchored_where_anchors_are_few(monkeypatch: pytest.MonkeyPat
 
 def test_offsets_are_sorted_unique_and_lowered_keeps_positions() -> None:
     context = _context("int WarpSize = warp_size; // Warp\n")
-    assert context.offsets(b"Warp", b"Warp") == [4, 29]
-    assert context.offsets(b"warp", lowered=True) == [4, 15, 29]
-    assert context.offsets(b"absent") == []
+    assert context.offsets(b"Warp", b"Warp") == (4, 29)
+    assert context.offsets(b"warp", lowered=True) == (4, 15, 29)
+    assert context.offsets(b"absent") == ()
+
+
+def test_offsets_are_remembered_per_question() -> None:
+    """Rules ask from every node they visit; the answer is found once, and the same texts with and without
+    `lowered` are different questions."""
+    context = _context("int WarpSize = warp_size; // Warp\n")
+    first = context.offsets(b"warp", lowered=True)
+    assert context.offsets(b"warp", lowered=True) is first
+    assert context.offsets(b"warp") == (15,)
+    assert context.offsets(b"warp", lowered=True) == (4, 15, 29)
 
 
 def test_anchor_ranges_merge_neighbours() -> None:

@@ -166,6 +166,7 @@ class CudaContext:
         self.rule: type[Rule] | None = None
         self.diagnostics: list[Diagnostic] = []
         self._declarations_by_name: dict[str, list[Node]] = {}
+        self._offsets: dict[tuple[tuple[bytes, ...], bool], tuple[int, ...]] = {}
         self.gated_notes: list[str] = []  # `check --verbose`: findings the project model's evidence gated away
 
     @property
@@ -184,9 +185,14 @@ class CudaContext:
         `b"cudaFoo" not in ctx.words` (see `_RuleRun.needed_visits`)."""
         return frozenset(self.content.translate(_WORD_BYTES).split())
 
-    def offsets(self, *texts: bytes, lowered: bool = False) -> list[int]:
+    def offsets(self, *texts: bytes, lowered: bool = False) -> tuple[int, ...]:
         """Where each of `texts` occurs in the content (in lower case with `lowered`): anchors for a rule's
-        `visits_needed`, as a node holding one of these texts holds its first byte."""
+        `visits_needed`, as a node holding one of these texts holds its first byte. Remembered per file: rules
+        ask the same question from every node they visit (ROC240: does the file shuffle at all?)."""
+        key = (texts, lowered)
+        known = self._offsets.get(key)
+        if known is not None:
+            return known
         content = self._lowered_content if lowered else self.content
         found: set[int] = set()
         for text in texts:
@@ -194,9 +200,10 @@ class CudaContext:
             while position >= 0:
                 found.add(position)
                 position = content.find(text, position + 1)
-        return sorted(found)
+        self._offsets[key] = result = tuple(sorted(found))
+        return result
 
-    def word_offsets(self, *names: str) -> list[int]:
+    def word_offsets(self, *names: str) -> tuple[int, ...]:
         """`offsets` of those `names` that are whole words of the file (`words`): anchors for nodes a rule
         finds by an identifier's name, without searching for names the file never spells as a word."""
         return self.offsets(*(word for word in (name.encode() for name in names) if word in self.words))
@@ -891,7 +898,7 @@ def _of_kinds(nodes: Iterable[Node], node_types: Collection[str]) -> list[Node]:
 _ANCHOR_GAP = 16
 
 
-def _anchor_ranges(offsets: list[int]) -> list[tuple[int, int]]:
+def _anchor_ranges(offsets: Sequence[int]) -> list[tuple[int, int]]:
     """Byte ranges covering sorted anchors, neighbours a few bytes apart in one (`<<<` holds two `<<`): a
     query over a range finds every node intersecting it, a superset of those holding its anchors."""
     ranges: list[tuple[int, int]] = []

@@ -164,6 +164,8 @@ class CudaProject:
     _values: dict[str, _Index] = field(default_factory=dict)  # "defines" / "constants" / "remaps" -> index
     _set_vendors: dict[SourceSet, str | None] = field(default_factory=dict)
     _amd_evidence: dict[str, str] = field(default_factory=dict)  # path -> `_own_amd_evidence`
+    # a question about a file (a bound method) -> `_ungated_includers_of`
+    _ungated_includers: dict[Callable[[str], bool], frozenset[str]] = field(default_factory=dict)
 
     # --- building ---------------------------------------------------------------------------------------------
     @classmethod
@@ -479,7 +481,7 @@ class CudaProject:
             return "the file's #ifs test AMD targets (__gfx*__, __GFX*__, the wave size) and never the vendor"
         # A header only AMD targets compile makes its includers AMD-only too (one whose #ifs merely test AMD
         # targets may still compile with nvcc: its arms drop out there).
-        header = self._ungated_closure_find(path, lambda current: bool(self._own_amd_evidence(current)))
+        header = self._ungated_closure_find(path, self._has_own_amd_evidence)
         return f"it includes {self._relative(header)}, written for AMD, outside any vendor branch" if header else ""
 
     def _own_amd_evidence(self, path: str) -> str:
@@ -499,18 +501,41 @@ class CudaProject:
     def _hip_source(self, path: str) -> str:
         """Why the file is HIP code, compiled by hipcc only (it or a header it includes outside vendor branches
         includes the HIP runtime there too), "" when it is not. Ported CUDA code may be HIP code too."""
-        found = self._ungated_closure_find(path, lambda current: self.files[current].hip_runtime)
+        found = self._ungated_closure_find(path, self._includes_hip_runtime)
         if not found or found == path:
             return "the file includes the HIP runtime outside any vendor branch" if found else ""
         return f"it includes {self._relative(found)}, which includes the HIP runtime, outside any vendor branch"
 
+    def _has_own_amd_evidence(self, path: str) -> bool:
+        return bool(self._own_amd_evidence(path))
+
+    def _includes_hip_runtime(self, path: str) -> bool:
+        return self.files[path].hip_runtime
+
     def _ungated_closure_find(self, path: str, wanted: Callable[[str], bool]) -> str:
         """The first of `path` and the project headers it includes outside vendor branches (transitively) that is
         `wanted`, "" when none is: a header included so is compiled wherever the file is."""
-        if path not in self.files:
-            return ""
+        if path not in self._ungated_includers_of(wanted):
+            return ""  # no search: most files reach no such header
         reached = self._includes_from(path, lambda include: include.branch == EVERYWHERE)
         return next((current for current in reached if wanted(current)), "")
+
+    def _ungated_includers_of(self, wanted: Callable[[str], bool]) -> frozenset[str]:
+        """The project files that are `wanted` or include one outside vendor branches, transitively: found once per
+        question, backwards from the wanted files, instead of searching every file's include closure (PyTorch's
+        headers reach hundreds of others)."""
+        known = self._ungated_includers.get(wanted)
+        if known is not None:
+            return known
+        found = {path for path in self.files if wanted(path)}
+        pending = list(found)
+        while pending:
+            for includer, include in self._includers.get(pending.pop(), ()):
+                if include.branch == EVERYWHERE and includer not in found:
+                    found.add(includer)
+                    pending.append(includer)
+        self._ungated_includers[wanted] = known = frozenset(found)
+        return known
 
     def _relative_evidence(self, evidence: str) -> str:
         path, colon, rest = evidence.partition(":")
