@@ -50,7 +50,8 @@ class CapabilityCompare(Rule):
     `current_platform.has_device_capability(89)` or torchtitan's `has_cuda_capability(9, 0)`.
 
     Not flagged: printing or storing the capability, a test only NVIDIA or only ROCm runs (there gfx versions are
-    compared on purpose), a value nothing reads, a test or-ed with a ROCm test, two capabilities compared (GPU 0
+    compared on purpose), a value nothing reads, a test or-ed with a ROCm test, a helper
+    whose result is already false on ROCm (`return torch.version.hip is None and cap >= (9, 0)`), two capabilities compared (GPU 0
     with GPU 1, a cache's `cap != self._cap` or `saved.get("cap")`), tables filled at run time, and thresholds
     below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`, `"sm_75"`): every GPU ROCm supports reports major 9 or
     more, and what they gate (fp16, tensor cores) exists on AMD; a test skip that spares Turing (`major >= 12`)
@@ -197,6 +198,19 @@ CapabilityCompare.valid = (
         def has_cuda_capability(major: int, minor: int) -> bool:
             return not IS_ROCM and torch.cuda.get_device_capability() >= (major, minor)
         if has_cuda_capability(9, 0):
+            attention = 'fa3'
+        """,
+    ),
+    # A capability helper whose result is already false on ROCm (its own `torch.version.hip is None` conjunct):
+    # an NVIDIA-only test wherever it is called.
+    Valid(
+        """
+        import torch
+        class CudaPlatform:
+            def has_device_capability(self, capability):
+                return torch.version.hip is None and torch.cuda.get_device_capability()[0] * 10 >= capability
+        current_platform = CudaPlatform()
+        if current_platform.has_device_capability(90):
             attention = 'fa3'
         """,
     ),
@@ -372,6 +386,19 @@ CapabilityCompare.invalid = (
         """,
         expect=("3:4-3:46", "6:8-6:33"),
         message="has_device_capability",
+    ),
+    # The look-alike of the Valid helper that is false on ROCm: `is_available()` is true on AMD GPUs too.
+    Invalid(
+        """
+        import torch
+        class CudaPlatform:
+            def has_device_capability(self, capability):
+                return torch.cuda.is_available() and torch.cuda.get_device_capability()[0] * 10 >= capability
+        current_platform = CudaPlatform()
+        if current_platform.has_device_capability(90):
+            attention = 'fa3'
+        """,
+        expect=("4:46-4:102", "6:4-6:46"),
     ),
     # Spellings the trigger pattern must still reach (each alone: tests/test_python_speed_triggers.py): `.major`
     # after a spaced or wrapped call, aliases of the function, `to_int()`, inside an f-string, a spaced helper call.

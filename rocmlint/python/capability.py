@@ -199,14 +199,18 @@ def _names_recent_arch(ctx: PythonContext, collection: ast.expr) -> bool:
 def helper_test(ctx: PythonContext, call: ast.Call) -> str | None:
     """The name of the capability helper `call` asks (`current_platform.has_device_capability(89)`,
     `has_cuda_capability(9, 0)`), None for any other call, and for the helper's own implementation (a call on
-    `self`/`cls`) or a helper defined in this file, whose body's comparison is the test."""
+    `self`/`cls`), a helper defined in this file, whose body's comparison is the test, and a helper of another
+    module whose result is already false on ROCm (`return torch.version.hip is None and cap >= (major, minor)`):
+    it is an NVIDIA-only test, and its callers select no NVIDIA path on AMD GPUs."""
     func = call.func
     helper = last_name(func)
     if helper not in _CAPABILITY_HELPERS or not (call.args or call.keywords):
         return None
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
         return None
-    return helper if ctx.semantic.local_function(func) is None else None
+    if ctx.semantic.local_function(func) is not None or ctx.vendor_test(call).rocm is False:
+        return None
+    return helper
 
 
 # What torch reports where a test suite runs: the oldest NVIDIA GPU current CUDA supports (Turing, sm_75), and
