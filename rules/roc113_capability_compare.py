@@ -163,7 +163,8 @@ CapabilityCompare.valid = (
         can_exllama = torch.cuda.get_device_capability()[0] >= 8 or IS_ROCM
         """,
     ),
-    # Early return for ROCm before the capability gate (vLLM `supports_fp8`); a helper conjoined with `is_cuda()`.
+    # Early return for ROCm before the capability gate (vLLM `supports_fp8`); a helper conjoined with `is_cuda()`;
+    # printing, logging, storing the capability.
     Valid(
         """
         import torch
@@ -174,12 +175,7 @@ CapabilityCompare.valid = (
             major, minor = torch.cuda.get_device_capability()
             return major * 10 + minor >= 89
         use_cutlass_fp8 = current_platform.is_cuda() and current_platform.has_device_capability(89)
-        """,
-    ),
-    # Printing, logging, storing the capability; other device properties.
-    Valid(
-        """
-        import logging, torch
+        import logging
         logger = logging.getLogger(__name__)
         major, minor = torch.cuda.get_device_capability()
         logger.info("compute capability %d.%d", major, minor)
@@ -190,7 +186,9 @@ CapabilityCompare.valid = (
         big_gpu = props.total_memory >= 40 * 1024**3
         """,
     ),
-    # A helper defined in this file whose body is already gated: its calls are not reported again.
+    # A helper defined in this file whose body is already gated: its calls are not reported again; a helper
+    # method whose result is already false on ROCm (its own `hip is None` conjunct) is an NVIDIA-only test;
+    # a flag only read conjoined with an NVIDIA test; a helper that is a ROCm test by what it returns ("gfx").
     Valid(
         """
         import torch
@@ -199,19 +197,18 @@ CapabilityCompare.valid = (
             return not IS_ROCM and torch.cuda.get_device_capability() >= (major, minor)
         if has_cuda_capability(9, 0):
             attention = 'fa3'
-        """,
-    ),
-    # A capability helper whose result is already false on ROCm (its own `torch.version.hip is None` conjunct):
-    # an NVIDIA-only test wherever it is called.
-    Valid(
-        """
-        import torch
         class CudaPlatform:
             def has_device_capability(self, capability):
                 return torch.version.hip is None and torch.cuda.get_device_capability()[0] * 10 >= capability
-        current_platform = CudaPlatform()
-        if current_platform.has_device_capability(90):
+        platform = CudaPlatform()
+        if platform.has_device_capability(90):
             attention = 'fa3'
+        def pick_attention():
+            has_sm90 = torch.cuda.get_device_capability() >= (9, 0)
+            return "fa3" if torch.version.cuda and has_sm90 else "fa2"
+        def amd_gpu():
+            return "gfx" in torch.cuda.get_device_properties(0).gcnArchName
+        use_fp8 = not amd_gpu() and torch.cuda.get_device_capability() >= (8, 9)
         """,
     ),
     # Two devices compared; a cache keyed by capability; thresholds below sm80; harmless skips; a value never read.
@@ -240,18 +237,6 @@ CapabilityCompare.valid = (
         def test_probe():
             if torch.cuda.get_device_capability()[0] >= 9:
                 pytest.skip("flaky on H100 and newer")  # a skip of every AMD GPU
-        """,
-    ),
-    # A flag only read conjoined with an NVIDIA test; a helper that is a ROCm test by what it returns ("gfx").
-    Valid(
-        """
-        import torch
-        def pick_attention():
-            has_sm90 = torch.cuda.get_device_capability() >= (9, 0)
-            return "fa3" if torch.version.cuda and has_sm90 else "fa2"
-        def amd_gpu():
-            return "gfx" in torch.cuda.get_device_properties(0).gcnArchName
-        use_fp8 = not amd_gpu() and torch.cuda.get_device_capability() >= (8, 9)
         """,
     ),
     # Mentions that are no capability read (the trigger pattern leaves them out): properties, mocks, a docstring.
@@ -386,19 +371,6 @@ CapabilityCompare.invalid = (
         """,
         expect=("3:4-3:46", "6:8-6:33"),
         message="has_device_capability",
-    ),
-    # The look-alike of the Valid helper that is false on ROCm: `is_available()` is true on AMD GPUs too.
-    Invalid(
-        """
-        import torch
-        class CudaPlatform:
-            def has_device_capability(self, capability):
-                return torch.cuda.is_available() and torch.cuda.get_device_capability()[0] * 10 >= capability
-        current_platform = CudaPlatform()
-        if current_platform.has_device_capability(90):
-            attention = 'fa3'
-        """,
-        expect=("4:46-4:102", "6:4-6:46"),
     ),
     # Spellings the trigger pattern must still reach (each alone: tests/test_python_speed_triggers.py): `.major`
     # after a spaced or wrapped call, aliases of the function, `to_int()`, inside an f-string, a spaced helper call.

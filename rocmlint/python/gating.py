@@ -75,6 +75,9 @@ _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "
 _ROCM_TARGET_NAMES = frozenset({"rocm", "hip"})
 _VENDOR_PACKAGES = load("vendor_packages")
 _OTHER_DEVICE_TYPES = frozenset(_VENDOR_PACKAGES["other_device_types"])
+# `bool(x)`, `int(x)`: a switch read as text and converted (`bool(int(os.getenv("USE_ROCM", "0")))`) keeps its truth.
+_TRUTH_KEEPING_CASTS = frozenset({"bool", "int"})
+_ENVIRONMENT_READS = frozenset({"os.getenv", "os.environ.get"})
 _PACKAGE_PROBES = frozenset({"importlib.util.find_spec", "pytest.importorskip"})
 _MAX_DEPTH = 24
 # The fields that hold statement lists (a Try's `handlers` hold except clauses, not statements).
@@ -748,7 +751,7 @@ class GateAnalyzer:
         return self._convention(name, func)
 
     def _builtin_call(self, name: str, call: ast.Call, depth: int) -> Vendor | None:
-        """`getattr(torch.version, "hip", None)`, `hasattr(torch.version, "hip")`, `bool(x)`; None when
+        """`getattr(torch.version, "hip", None)`, `hasattr(torch.version, "hip")`, `bool(x)`, `int(x)`, `os.getenv("USE_ROCM")`; None when
         the call is none of these."""
         arguments = argument_values(call)
         if name == "getattr" and len(arguments) >= 2:
@@ -761,9 +764,23 @@ class GateAnalyzer:
             if owner == "torch.version" and _string(arguments[1]) == "hip":
                 return Vendor(True, None)
             return UNKNOWN
-        if name == "bool" and len(arguments) == 1:
+        if name in _TRUTH_KEEPING_CASTS and len(arguments) == 1:
             return self.value(arguments[0], depth + 1)
+        if name in _ENVIRONMENT_READS and arguments:
+            return self._environment_switch(arguments[0])
         return self._package_probe(call)
+
+    @staticmethod
+    def _environment_switch(key: ast.expr) -> Vendor:
+        """An environment variable named like a ROCm build switch (`USE_ROCM`, a project's `NVTE_USE_ROCM`):
+        the user or the build sets it to build for ROCm, so the code it selects is ROCm's and its `else:` NVIDIA's.
+        The name is matched from each `_`-separated word on, as the flags' naming convention is."""
+        variable = _string(key)
+        if variable is None:
+            return UNKNOWN
+        words = variable.split("_")
+        suffixes = ("_".join(words[start:]) for start in range(len(words)))
+        return ROCM if any(_ROCM_CONVENTION.match(suffix) for suffix in suffixes if suffix) else UNKNOWN
 
     def _reference(self, expr: ast.Name | ast.Attribute, depth: int) -> Vendor:
         name = self.semantic.qualified_name(expr) or ""
