@@ -55,7 +55,8 @@ class CapabilityCompare(Rule):
     with GPU 1, a cache's `cap != self._cap` or `saved.get("cap")`), tables filled at run time, and thresholds
     below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`, `"sm_75"`): every GPU ROCm supports reports major 9 or
     more, and what they gate (fp16, tensor cores) exists on AMD; a test skip that spares Turing (`major >= 12`)
-    or skips every AMD GPU (`major >= 9`), but not `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
+    or skips every AMD GPU (`major >= 9`) or a test that stops on ROCm anyway (`importorskip` of an NVIDIA-only
+    package), but not `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942)
@@ -139,7 +140,8 @@ CapabilityCompare.valid = (
                 raise RuntimeError("this CuTe DSL kernel needs an sm90 GPU")
         """,
     ),
-    # Both branches of an is-ROCm test (on ROCm, gfx versions compared on purpose); a capability read on NVIDIA only.
+    # Both branches of an is-ROCm test (on ROCm, gfx versions compared on purpose); a capability read on NVIDIA only;
+    # an IS_ROCM alias conjoined with `not`, a conditional expression, or-ed (true on ROCm whatever the test says).
     Valid(
         """
         import torch
@@ -150,12 +152,6 @@ CapabilityCompare.valid = (
         cap = torch.cuda.get_device_capability() if torch.version.cuda else (0, 0)
         if cap >= (8, 0):
             dtype = torch.bfloat16
-        """,
-    ),
-    # An IS_ROCM alias conjoined with `not`, a conditional expression, or-ed (true on ROCm whatever the test says).
-    Valid(
-        """
-        import torch
         IS_ROCM = torch.version.hip is not None
         if not IS_ROCM and torch.cuda.get_device_capability()[0] >= 8:
             torch.backends.cuda.matmul.allow_tf32 = True
@@ -211,7 +207,8 @@ CapabilityCompare.valid = (
         use_fp8 = not amd_gpu() and torch.cuda.get_device_capability() >= (8, 9)
         """,
     ),
-    # Two devices compared; a cache keyed by capability; thresholds below sm80; harmless skips; a value never read.
+    # Two devices compared; a cache keyed by capability; thresholds below sm80; harmless skips (newer GPUs only, every
+    # AMD GPU, a test that needs an NVIDIA-only package); a value never read.
     Valid(
         """
         import pytest, torch
@@ -237,6 +234,10 @@ CapabilityCompare.valid = (
         def test_probe():
             if torch.cuda.get_device_capability()[0] >= 9:
                 pytest.skip("flaky on H100 and newer")  # a skip of every AMD GPU
+        @pytest.mark.skipif(major < 9, reason="needs sm90")
+        def test_deep_gemm():
+            pytest.importorskip("deep_gemm")  # an NVIDIA-only package: on ROCm the test stops here
+            run_deep_gemm()
         """,
     ),
     # Mentions that are no capability read (the trigger pattern leaves them out): properties, mocks, a docstring.

@@ -243,6 +243,16 @@ def test_value_word_pattern(text: str, matches: bool) -> None:
         pytest.param("x = 1 if major >= 12 else 2\n", False, id="no-skip"),
         pytest.param("@pytest.mark.skipif(minor >= 9, reason='')\ndef test(): pass\n", False, id="minor-alone"),
         pytest.param("@pytest.mark.skipif(cap >= LIMIT, reason='')\ndef test(): pass\n", False, id="unknown-limit"),
+        pytest.param(
+            "@pytest.mark.skipif(cap < (9, 0), reason='')\ndef test():\n    pytest.importorskip('deep_gemm')\n    run()\n",
+            True,
+            id="test-needs-an-nvidia-only-package",
+        ),
+        pytest.param(
+            "@pytest.mark.skipif(cap < (9, 0), reason='')\ndef test():\n    pytest.importorskip('einops')\n    run()\n",
+            False,
+            id="test-needs-a-package-of-both-vendors",
+        ),
     ],
 )
 def test_harmless_skip(code: str, harmless: bool) -> None:
