@@ -50,13 +50,13 @@ class CapabilityCompare(Rule):
     `current_platform.has_device_capability(89)` or torchtitan's `has_cuda_capability(9, 0)`.
 
     Not flagged: printing or storing the capability, a test only NVIDIA or only ROCm runs (there gfx versions are
-    compared on purpose), a value nothing reads, a test or-ed with a ROCm test, a helper
-    whose result is already false on ROCm (`return torch.version.hip is None and cap >= (9, 0)`), two capabilities compared (GPU 0
-    with GPU 1, a cache's `cap != self._cap` or `saved.get("cap")`), tables filled at run time, and thresholds
-    below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`, `"sm_75"`): every GPU ROCm supports reports major 9 or
-    more, and what they gate (fp16, tensor cores) exists on AMD; a test skip that spares Turing (`major >= 12`)
-    or skips every AMD GPU (`major >= 9`) or a test that stops on ROCm anyway (`importorskip` of an NVIDIA-only
-    package), but not `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
+    compared on purpose), a value nothing reads, a test or-ed with a ROCm test, a helper whose result is already
+    false on ROCm (`return torch.version.hip is None and cap >= (9, 0)`), two capabilities compared (GPU 0 with GPU
+    1, a cache's `cap != self._cap` or `saved.get("cap")`), tables filled at run time, and thresholds below major 8
+    (`major >= 7`, `>= (7, 5)`, `sm < 70`, `"sm_75"`): every GPU ROCm supports reports major 9 or more, and what
+    they gate (fp16, tensor cores) exists on AMD; a test skip that spares Turing (`major >= 12`) or skips every AMD
+    GPU (`major >= 9`) or a test that stops on ROCm anyway (`importorskip` of an NVIDIA-only package), but not
+    `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942)
@@ -152,6 +152,8 @@ CapabilityCompare.valid = (
         cap = torch.cuda.get_device_capability() if torch.version.cuda else (0, 0)
         if cap >= (8, 0):
             dtype = torch.bfloat16
+        CUDA_VERSION = tuple(map(int, torch.version.cuda.split("."))) if torch.version.cuda else (0, 0)
+        use_fa3 = torch.cuda.get_device_capability()[0] >= 8 and CUDA_VERSION >= (12, 3)  # (0, 0) on ROCm
         IS_ROCM = torch.version.hip is not None
         if not IS_ROCM and torch.cuda.get_device_capability()[0] >= 8:
             torch.backends.cuda.matmul.allow_tf32 = True
@@ -159,8 +161,7 @@ CapabilityCompare.valid = (
         can_exllama = torch.cuda.get_device_capability()[0] >= 8 or IS_ROCM
         """,
     ),
-    # Early return for ROCm before the capability gate (vLLM `supports_fp8`); a helper conjoined with `is_cuda()`;
-    # printing, logging, storing the capability.
+    # Early return for ROCm first (vLLM `supports_fp8`); a helper and-ed with `is_cuda()`; printing, storing it.
     Valid(
         """
         import torch
@@ -182,9 +183,8 @@ CapabilityCompare.valid = (
         big_gpu = props.total_memory >= 40 * 1024**3
         """,
     ),
-    # A helper defined in this file whose body is already gated: its calls are not reported again; a helper
-    # method whose result is already false on ROCm (its own `hip is None` conjunct) is an NVIDIA-only test;
-    # a flag only read conjoined with an NVIDIA test; a helper that is a ROCm test by what it returns ("gfx").
+    # Helpers gated in this file, or false on ROCm by their own `hip is None` conjunct (NVIDIA-only tests); a flag
+    # only read conjoined with an NVIDIA test; a helper that is a ROCm test by what it returns ("gfx").
     Valid(
         """
         import torch
@@ -207,8 +207,8 @@ CapabilityCompare.valid = (
         use_fp8 = not amd_gpu() and torch.cuda.get_device_capability() >= (8, 9)
         """,
     ),
-    # Two devices compared; a cache keyed by capability; thresholds below sm80; harmless skips (newer GPUs only, every
-    # AMD GPU, a test that needs an NVIDIA-only package); a value never read.
+    # Two devices; a capability-keyed cache; thresholds below sm80; harmless skips (newer GPUs, every AMD GPU, a test
+    # that needs an NVIDIA-only package); a value never read.
     Valid(
         """
         import pytest, torch

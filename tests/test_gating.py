@@ -302,6 +302,39 @@ def test_cuda_or_hip_is_true_on_both_vendors() -> None:
     assert analyzed.branch(analyzed.hazard("else")) == NEVER
 
 
+def test_a_literal_on_one_vendor_compared_with_a_literal_is_decided_there() -> None:
+    """`(0, 0)` on ROCm, the parsed CUDA version on NVIDIA: `CUDA_VERSION >= (12, 3)` is false on ROCm; what
+    the NVIDIA arm holds is not known. Literals compared with literals, and other operands, decide nothing."""
+    found = everywhere(
+        """
+        import torch
+        CUDA_VERSION = tuple(int(x) for x in torch.version.cuda.split(".")) if torch.version.cuda else (0, 0)
+        if CUDA_VERSION >= (12, 3):
+            HAZARD("cuda-12.3")
+        if CUDA_VERSION < (12, 3):
+            HAZARD("older")
+        ROCM_MAJOR = 6 if torch.version.hip else 0
+        if ROCM_MAJOR > 5:
+            HAZARD("rocm-number")
+        if (0, 0) < (12, 3):
+            HAZARD("constants")
+        if CUDA_VERSION >= LIMIT:
+            HAZARD("unknown-limit")
+        SETTING = (1, 2) if torch.cuda.is_available() else (0, 0)
+        if SETTING >= (1, 0):
+            HAZARD("not-a-vendor-test")
+        """
+    )
+    assert found == {
+        "cuda-12.3": NVIDIA_ONLY,
+        "older": BOTH,
+        "rocm-number": ROCM_ONLY,
+        "constants": BOTH,
+        "unknown-limit": BOTH,
+        "not-a-vendor-test": BOTH,
+    }
+
+
 def test_partial_tests_only_exclude_the_known_vendor() -> None:
     """A ROCm test combined with a runtime condition: the arm that may run on ROCm is not gated."""
     found = everywhere(
