@@ -196,6 +196,8 @@ ROCM_TESTS = [
     pytest.param("import os", 'os.getenv("USE_ROCM")', id="rocm-build-switch"),
     pytest.param("import os", 'bool(int(os.getenv("NVTE_USE_ROCM", "0")))', id="project-rocm-build-switch-converted"),
     pytest.param("import os", 'os.environ.get("MYPKG_BUILD_FOR_HIP")', id="project-hip-build-switch"),
+    pytest.param("import os", 'os.environ.get("USE_ROCM", "0") == "1"', id="rocm-build-switch-compared"),
+    pytest.param("import os", '"ON" == os.getenv("MYPKG_USE_HIP")', id="hip-build-switch-compared-on"),
 ]
 
 NVIDIA_TESTS = [
@@ -249,6 +251,8 @@ NOT_VENDOR_TESTS = [
     # An installation path is no choice of vendor (a ROCm install may sit beside CUDA).
     pytest.param("import os", 'os.getenv("ROCM_PATH")', id="rocm-path-variable"),
     pytest.param("import os", 'os.getenv("NVTE_ROCM_ARCH")', id="rocm-arch-variable"),
+    pytest.param("import os", 'os.getenv("USE_ROCM") == "2"', id="rocm-switch-compared-with-another-value"),
+    pytest.param("import os", 'os.getenv("ROCM_PATH") == "1"', id="rocm-path-compared"),
     pytest.param("from torch.testing._internal.common_utils import TEST_CUDA", "TEST_CUDA", id="test-cuda"),
     pytest.param(
         "from vllm.platforms import current_platform", "current_platform.is_cuda_alike()", id="vllm-cuda-alike"

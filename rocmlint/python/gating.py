@@ -79,6 +79,8 @@ _OTHER_DEVICE_TYPES = frozenset(_VENDOR_PACKAGES["other_device_types"])
 # `bool(x)`, `int(x)`: a switch read as text and converted (`bool(int(os.getenv("USE_ROCM", "0")))`) keeps its truth.
 _TRUTH_KEEPING_CASTS = frozenset({"bool", "int"})
 _ENVIRONMENT_READS = frozenset({"os.getenv", "os.environ.get"})
+# What a build switch is compared with to ask whether it is set.
+_SWITCH_ON = frozenset({"1", "on", "true", "yes"})
 _PACKAGE_PROBES = frozenset({"importlib.util.find_spec", "pytest.importorskip"})
 _ORDERINGS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
     ast.Lt: op.lt,
@@ -758,6 +760,9 @@ class GateAnalyzer:
             return NEITHER  # `x.device.type == "xpu"`: a ROCm GPU's device type is "cuda"
         if literal == "cuda" and isinstance(subject, ast.Attribute) and subject.attr == "backend":
             return NVIDIA
+        if literal.lower() in _SWITCH_ON and isinstance(subject, ast.Call) and subject.args:
+            if self.semantic.qualified_name(subject.func) in _ENVIRONMENT_READS:
+                return self._environment_switch(subject.args[0])  # `os.getenv("USE_ROCM") == "1"`
         return UNKNOWN
 
     def _call(self, call: ast.Call, depth: int) -> Vendor:
