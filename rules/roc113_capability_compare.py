@@ -50,11 +50,13 @@ class CapabilityCompare(Rule):
     `current_platform.has_device_capability(89)` or torchtitan's `has_cuda_capability(9, 0)`.
 
     Not flagged: printing or storing the capability, a test only NVIDIA or only ROCm runs (there gfx versions are
-    compared on purpose), a value nothing reads, a test or-ed with a ROCm test, two capabilities compared (GPU 0
-    with GPU 1, a cache's `cap != self._cap` or `saved.get("cap")`), tables filled at run time, and thresholds
-    below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`, `"sm_75"`): every GPU ROCm supports reports major 9 or
-    more, and what they gate (fp16, tensor cores) exists on AMD; a test skip that spares Turing (`major >= 12`)
-    or skips every AMD GPU (`major >= 9`), but not `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
+    compared on purpose), a value nothing reads, a test or-ed with a ROCm test, a helper whose result is already
+    false on ROCm (`return torch.version.hip is None and cap >= (9, 0)`), two capabilities compared (GPU 0 with GPU
+    1, a cache's `cap != self._cap` or `saved.get("cap")`), tables filled at run time, and thresholds below major 8
+    (`major >= 7`, `>= (7, 5)`, `sm < 70`, `"sm_75"`): every GPU ROCm supports reports major 9 or more, and what
+    they gate (fp16, tensor cores) exists on AMD; a test skip that spares Turing (`major >= 12`) or skips every AMD
+    GPU (`major >= 9`) or a test that stops on ROCm anyway (`importorskip` of an NVIDIA-only package), but not
+    `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942)
@@ -138,7 +140,8 @@ CapabilityCompare.valid = (
                 raise RuntimeError("this CuTe DSL kernel needs an sm90 GPU")
         """,
     ),
-    # Both branches of an is-ROCm test (on ROCm, gfx versions compared on purpose); a capability read on NVIDIA only.
+    # Both branches of an is-ROCm test (on ROCm, gfx versions compared on purpose); a capability read on NVIDIA only;
+    # an IS_ROCM alias conjoined with `not`, a conditional expression, or-ed (true on ROCm whatever the test says).
     Valid(
         """
         import torch
@@ -149,12 +152,8 @@ CapabilityCompare.valid = (
         cap = torch.cuda.get_device_capability() if torch.version.cuda else (0, 0)
         if cap >= (8, 0):
             dtype = torch.bfloat16
-        """,
-    ),
-    # An IS_ROCM alias conjoined with `not`, a conditional expression, or-ed (true on ROCm whatever the test says).
-    Valid(
-        """
-        import torch
+        CUDA_VERSION = tuple(map(int, torch.version.cuda.split("."))) if torch.version.cuda else (0, 0)
+        use_fa3 = torch.cuda.get_device_capability()[0] >= 8 and CUDA_VERSION >= (12, 3)  # (0, 0) on ROCm
         IS_ROCM = torch.version.hip is not None
         if not IS_ROCM and torch.cuda.get_device_capability()[0] >= 8:
             torch.backends.cuda.matmul.allow_tf32 = True
@@ -162,7 +161,7 @@ CapabilityCompare.valid = (
         can_exllama = torch.cuda.get_device_capability()[0] >= 8 or IS_ROCM
         """,
     ),
-    # Early return for ROCm before the capability gate (vLLM `supports_fp8`); a helper conjoined with `is_cuda()`.
+    # Early return for ROCm first (vLLM `supports_fp8`); a helper and-ed with `is_cuda()`; printing, storing it.
     Valid(
         """
         import torch
@@ -173,12 +172,7 @@ CapabilityCompare.valid = (
             major, minor = torch.cuda.get_device_capability()
             return major * 10 + minor >= 89
         use_cutlass_fp8 = current_platform.is_cuda() and current_platform.has_device_capability(89)
-        """,
-    ),
-    # Printing, logging, storing the capability; other device properties.
-    Valid(
-        """
-        import logging, torch
+        import logging
         logger = logging.getLogger(__name__)
         major, minor = torch.cuda.get_device_capability()
         logger.info("compute capability %d.%d", major, minor)
@@ -189,7 +183,8 @@ CapabilityCompare.valid = (
         big_gpu = props.total_memory >= 40 * 1024**3
         """,
     ),
-    # A helper defined in this file whose body is already gated: its calls are not reported again.
+    # Helpers gated in this file, or false on ROCm by their own `hip is None` conjunct (NVIDIA-only tests); a flag
+    # only read conjoined with an NVIDIA test; a helper that is a ROCm test by what it returns ("gfx").
     Valid(
         """
         import torch
@@ -198,9 +193,22 @@ CapabilityCompare.valid = (
             return not IS_ROCM and torch.cuda.get_device_capability() >= (major, minor)
         if has_cuda_capability(9, 0):
             attention = 'fa3'
+        class CudaPlatform:
+            def has_device_capability(self, capability):
+                return torch.version.hip is None and torch.cuda.get_device_capability()[0] * 10 >= capability
+        platform = CudaPlatform()
+        if platform.has_device_capability(90):
+            attention = 'fa3'
+        def pick_attention():
+            has_sm90 = torch.cuda.get_device_capability() >= (9, 0)
+            return "fa3" if torch.version.cuda and has_sm90 else "fa2"
+        def amd_gpu():
+            return "gfx" in torch.cuda.get_device_properties(0).gcnArchName
+        use_fp8 = not amd_gpu() and torch.cuda.get_device_capability() >= (8, 9)
         """,
     ),
-    # Two devices compared; a cache keyed by capability; thresholds below sm80; harmless skips; a value never read.
+    # Two devices; a capability-keyed cache; thresholds below sm80; harmless skips (newer GPUs, every AMD GPU, a test
+    # that needs an NVIDIA-only package); a value never read.
     Valid(
         """
         import pytest, torch
@@ -226,18 +234,10 @@ CapabilityCompare.valid = (
         def test_probe():
             if torch.cuda.get_device_capability()[0] >= 9:
                 pytest.skip("flaky on H100 and newer")  # a skip of every AMD GPU
-        """,
-    ),
-    # A flag only read conjoined with an NVIDIA test; a helper that is a ROCm test by what it returns ("gfx").
-    Valid(
-        """
-        import torch
-        def pick_attention():
-            has_sm90 = torch.cuda.get_device_capability() >= (9, 0)
-            return "fa3" if torch.version.cuda and has_sm90 else "fa2"
-        def amd_gpu():
-            return "gfx" in torch.cuda.get_device_properties(0).gcnArchName
-        use_fp8 = not amd_gpu() and torch.cuda.get_device_capability() >= (8, 9)
+        @pytest.mark.skipif(major < 9, reason="needs sm90")
+        def test_deep_gemm():
+            pytest.importorskip("deep_gemm")  # an NVIDIA-only package: on ROCm the test stops here
+            run_deep_gemm()
         """,
     ),
     # Mentions that are no capability read (the trigger pattern leaves them out): properties, mocks, a docstring.

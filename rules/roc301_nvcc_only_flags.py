@@ -186,7 +186,7 @@ def _message_for(text: str, ctx: PythonContext, hipified: bool) -> str | None:
 
 
 NvccOnlyFlags.valid = (
-    # Gated on the real torch flag: the CUDA list only runs on NVIDIA.
+    # Gated on IS_HIP_EXTENSION: the CUDA list only runs on NVIDIA; an early return on ROCm before `.extend`.
     Valid(
         """
         from torch.utils.cpp_extension import CUDAExtension, IS_HIP_EXTENSION
@@ -195,6 +195,15 @@ NvccOnlyFlags.valid = (
         else:
             nvcc_flags = ["-O3", "--use_fast_math", "-lineinfo", "--expt-relaxed-constexpr"]
         ext = CUDAExtension("fused_adam", ["fused_adam.cu"], extra_compile_args={"nvcc": nvcc_flags})
+        import torch
+        IS_ROCM = torch.version.hip is not None
+        class FusedAdamBuilder:
+            def nvcc_args(self):
+                nvcc_flags = ['-O3']
+                if IS_ROCM:
+                    return nvcc_flags + ['-fgpu-flush-denormals-to-zero']
+                nvcc_flags.extend(['-lineinfo', '--use_fast_math'])
+                return nvcc_flags
         """,
     ),
     # apex style: the nvcc list is assigned unconditionally but only ever chosen when not on ROCm.
@@ -215,30 +224,23 @@ NvccOnlyFlags.valid = (
         )
         """,
     ),
-    # An early return on ROCm before the CUDA-only `.extend`.
+    # flash-attention style BUILD_TARGET switch, and a ROCm override of the default list; TransformerEngine style:
+    # a build helper true when the project's ROCm switch (named like `USE_ROCM`) is set, the nvcc flags in its else.
     Valid(
         """
-        import torch
-        IS_ROCM = torch.version.hip is not None
-        class FusedAdamBuilder:
-            def nvcc_args(self):
-                nvcc_flags = ['-O3']
-                if IS_ROCM:
-                    return nvcc_flags + ['-fgpu-flush-denormals-to-zero']
-                nvcc_flags.extend(['-lineinfo', '--use_fast_math'])
-                return nvcc_flags
-        """,
-    ),
-    # flash-attention style BUILD_TARGET switch, and a ROCm override of the default list.
-    Valid(
-        """
-        import os
+        import os, shutil
         from torch.utils.cpp_extension import load
         BUILD_TARGET = os.environ.get("BUILD_TARGET", "auto")
         cuda_flags = ["-O3", "-Xptxas=-v", "-gencode", "arch=compute_90a,code=sm_90a"]
         if BUILD_TARGET == "rocm":
             cuda_flags = ["-O3", "--offload-arch=gfx942"]
         ops = load(name="paged_attn", sources=["paged_attn.cu"], extra_cuda_cflags=cuda_flags)
+        def rocm_build():
+            if bool(int(os.getenv("PROJ_USE_ROCM", "0"))):
+                return True
+            return shutil.which("nvcc") is None and shutil.which("hipcc") is not None
+        nvcc_flags = ["-O3"] if rocm_build() else ["-O3", "--expt-relaxed-constexpr"]
+        te = load(name="te", sources=["te.cu"], extra_cuda_cflags=nvcc_flags)
         """,
     ),
     # Look-alikes: hipcc-compatible flags, a cxx-only list, a log message, a docstring and a comment.
@@ -307,9 +309,10 @@ NvccOnlyFlags.invalid = (
         )
         """,
     ),
-    # flash-attention style: the list is built up, then passed through a local helper.
+    # flash-attention style: the list built up, then passed through a local helper; `ROCM_PATH` is no vendor switch.
     Invalid(
         """
+        import os
         from torch.utils.cpp_extension import CUDAExtension
         def append_nvcc_threads(nvcc_extra_args):
             return nvcc_extra_args + ["--threads", "4"]
@@ -322,8 +325,10 @@ NvccOnlyFlags.invalid = (
             sources=["csrc/flash_api.cpp"],
             extra_compile_args={"cxx": ["-O3"], "nvcc": append_nvcc_threads(nvcc_flags + cc_flag)},
         )
+        fast = ["-O3"] if os.getenv("ROCM_PATH") else ["--use_fast_math"]
+        te = CUDAExtension("te", ["te.cu"], extra_compile_args={"nvcc": fast})
         """,
-        expect=("3:31-3:42", "5:16-5:26"),
+        expect=("4:31-4:42", "6:16-6:26", "14:48-14:65"),
         message='"--threads"',
     ),
     Invalid(

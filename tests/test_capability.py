@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
 
 import pytest
 from snippets import parse
+from test_cuda_project import write_tree
 
+from rocmlint.config import Settings
+from rocmlint.engine import Engine
 from rocmlint.python import capability
 from rocmlint.python.lexical import value_word_pattern
 
@@ -114,6 +118,16 @@ def test_arch_test(code: str, lookup: bool | None) -> None:
     assert test is None or all(isinstance(read, ast.Call) for read in test.sources)
 
 
+# A capability helper whose result is already false on ROCm (its own `torch.version.hip is None` conjunct).
+_NVIDIA_ONLY_PLATFORM = """
+import torch
+class Platform:
+    def has_device_capability(self, capability):
+        return torch.version.hip is None and torch.cuda.get_device_capability()[0] * 10 >= capability
+platform = Platform()
+"""
+
+
 @pytest.mark.parametrize(
     ("code", "helper"),
     [
@@ -126,6 +140,12 @@ def test_arch_test(code: str, lookup: bool | None) -> None:
         ("class P:\n    def f(self):\n        x = self.has_device_capability(90)\n", None),
         ("def has_cuda_capability(a, b):\n    return True\nx = has_cuda_capability(9, 0)\n", None),
         ("x = helper(9, 0)\n", None),
+        pytest.param(_NVIDIA_ONLY_PLATFORM + "x = platform.has_device_capability(90)\n", None, id="false-on-rocm"),
+        pytest.param(
+            _NVIDIA_ONLY_PLATFORM.replace("is None", "is not None") + "x = platform.has_device_capability(90)\n",
+            "has_device_capability",
+            id="true-on-rocm-only",
+        ),
     ],
 )
 def test_helper_test(code: str, helper: str | None) -> None:
@@ -223,6 +243,16 @@ def test_value_word_pattern(text: str, matches: bool) -> None:
         pytest.param("x = 1 if major >= 12 else 2\n", False, id="no-skip"),
         pytest.param("@pytest.mark.skipif(minor >= 9, reason='')\ndef test(): pass\n", False, id="minor-alone"),
         pytest.param("@pytest.mark.skipif(cap >= LIMIT, reason='')\ndef test(): pass\n", False, id="unknown-limit"),
+        pytest.param(
+            "@pytest.mark.skipif(cap < (9, 0), reason='')\ndef test():\n    pytest.importorskip('deep_gemm')\n    run()\n",
+            True,
+            id="test-needs-an-nvidia-only-package",
+        ),
+        pytest.param(
+            "@pytest.mark.skipif(cap < (9, 0), reason='')\ndef test():\n    pytest.importorskip('einops')\n    run()\n",
+            False,
+            id="test-needs-a-package-of-both-vendors",
+        ),
     ],
 )
 def test_harmless_skip(code: str, harmless: bool) -> None:
@@ -254,3 +284,27 @@ def test_harmless_skip(code: str, harmless: bool) -> None:
 def test_harmless_on_rocm(code: str, no_effect: bool) -> None:
     snippet = parse(_CAP + "IS_ROCM = torch.version.hip is not None\n" + code)
     assert capability.harmless_on_rocm(snippet.ctx, snippet.node("major >= 9", ast.Compare)) is no_effect
+
+
+def test_calls_of_another_modules_helper_that_is_false_on_rocm_are_not_reported(tmp_path: Path) -> None:
+    """torchtitan's shape: the helper's own `torch.version.hip is None` conjunct makes it an NVIDIA-only test,
+    so none of its callers (a branch, a flag, a skip decorator) selects an NVIDIA path on AMD GPUs."""
+    helper = "def has_cuda_capability(major, minor):\n    return {} and torch.cuda.get_device_capability() >= (major, minor)\n"
+    caller = """
+        import unittest
+        from pkg.utils import has_cuda_capability
+        if has_cuda_capability(8, 9):
+            recipe = "fp8"
+        ok = has_cuda_capability(9, 0)
+        class TestNumerics(unittest.TestCase):
+            @unittest.skipUnless(has_cuda_capability(9, 0), "H100 only")
+            def test_h100(self):
+                pass
+    """
+    for conjunct, expected in (("torch.version.hip is None", []), ("torch.cuda.is_available()", [3, 5, 7])):
+        root = write_tree(
+            tmp_path / str(len(expected)),
+            {"pkg/__init__.py": "", "pkg/utils.py": "import torch\n" + helper.format(conjunct), "pkg/use.py": caller},
+        )
+        report = Engine().check_path(root / "pkg/use.py", Settings(root=root))
+        assert [d.location.line for d in report.diagnostics if d.code == "ROC113"] == expected

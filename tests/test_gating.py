@@ -193,6 +193,11 @@ ROCM_TESTS = [
     pytest.param("import torch", '"rocm" in torch.__version__', id="rocm-in-version-string"),
     pytest.param("import os", 'os.environ.get("BUILD_TARGET", "cuda") == "rocm"', id="build-target-rocm"),
     pytest.param("BUILD_TARGET = 'auto'", 'BUILD_TARGET == "HIP"', id="build-target-hip-any-case"),
+    pytest.param("import os", 'os.getenv("USE_ROCM")', id="rocm-build-switch"),
+    pytest.param("import os", 'bool(int(os.getenv("NVTE_USE_ROCM", "0")))', id="project-rocm-build-switch-converted"),
+    pytest.param("import os", 'os.environ.get("MYPKG_BUILD_FOR_HIP")', id="project-hip-build-switch"),
+    pytest.param("import os", 'os.environ.get("USE_ROCM", "0") == "1"', id="rocm-build-switch-compared"),
+    pytest.param("import os", '"ON" == os.getenv("MYPKG_USE_HIP")', id="hip-build-switch-compared-on"),
 ]
 
 NVIDIA_TESTS = [
@@ -243,6 +248,11 @@ NOT_VENDOR_TESTS = [
     pytest.param("import torch", "x.is_cuda", id="tensor-is-cuda"),
     pytest.param("import torch", "torch.backends.cudnn.is_available()", id="cudnn-is-available"),
     pytest.param("import torch", "torch.cuda.device_count() > 0", id="device-count"),
+    # An installation path is no choice of vendor (a ROCm install may sit beside CUDA).
+    pytest.param("import os", 'os.getenv("ROCM_PATH")', id="rocm-path-variable"),
+    pytest.param("import os", 'os.getenv("NVTE_ROCM_ARCH")', id="rocm-arch-variable"),
+    pytest.param("import os", 'os.getenv("USE_ROCM") == "2"', id="rocm-switch-compared-with-another-value"),
+    pytest.param("import os", 'os.getenv("ROCM_PATH") == "1"', id="rocm-path-compared"),
     pytest.param("from torch.testing._internal.common_utils import TEST_CUDA", "TEST_CUDA", id="test-cuda"),
     pytest.param(
         "from vllm.platforms import current_platform", "current_platform.is_cuda_alike()", id="vllm-cuda-alike"
@@ -294,6 +304,39 @@ def test_cuda_or_hip_is_true_on_both_vendors() -> None:
     )
     assert analyzed.branch(analyzed.hazard("then")) == BOTH
     assert analyzed.branch(analyzed.hazard("else")) == NEVER
+
+
+def test_a_literal_on_one_vendor_compared_with_a_literal_is_decided_there() -> None:
+    """`(0, 0)` on ROCm, the parsed CUDA version on NVIDIA: `CUDA_VERSION >= (12, 3)` is false on ROCm; what
+    the NVIDIA arm holds is not known. Literals compared with literals, and other operands, decide nothing."""
+    found = everywhere(
+        """
+        import torch
+        CUDA_VERSION = tuple(int(x) for x in torch.version.cuda.split(".")) if torch.version.cuda else (0, 0)
+        if CUDA_VERSION >= (12, 3):
+            HAZARD("cuda-12.3")
+        if CUDA_VERSION < (12, 3):
+            HAZARD("older")
+        ROCM_MAJOR = 6 if torch.version.hip else 0
+        if ROCM_MAJOR > 5:
+            HAZARD("rocm-number")
+        if (0, 0) < (12, 3):
+            HAZARD("constants")
+        if CUDA_VERSION >= LIMIT:
+            HAZARD("unknown-limit")
+        SETTING = (1, 2) if torch.cuda.is_available() else (0, 0)
+        if SETTING >= (1, 0):
+            HAZARD("not-a-vendor-test")
+        """
+    )
+    assert found == {
+        "cuda-12.3": NVIDIA_ONLY,
+        "older": BOTH,
+        "rocm-number": ROCM_ONLY,
+        "constants": BOTH,
+        "unknown-limit": BOTH,
+        "not-a-vendor-test": BOTH,
+    }
 
 
 def test_partial_tests_only_exclude_the_known_vendor() -> None:
@@ -986,6 +1029,32 @@ def test_cross_module_alias_chain_and_conflict(tmp_path: Path) -> None:
         (tmp_path / "proj/main.py").read_text(), path=path, package=package, resolver=ProjectIndex().resolver_for(path)
     )
     assert found == {"chain": ROCM_ONLY, "conflict": BOTH}
+
+
+def test_a_build_helper_true_when_a_rocm_switch_is_set_gates_its_else_arm(tmp_path: Path) -> None:
+    """TransformerEngine's `rocm_build()`: true when the project's ROCm switch is set, false once nvcc is found,
+    else whether hipcc exists. On ROCm builds it is true, so `if rocm_build(): ... else: <nvcc flags>` keeps
+    the nvcc flags on NVIDIA."""
+    helpers = """
+        import os
+        def cuda_path():
+            raise FileNotFoundError("nvcc")
+        def rocm_build():
+            if bool(int(os.getenv("PROJ_USE_ROCM", "0"))):
+                return True
+            try:
+                cuda_path()
+                return False
+            except FileNotFoundError:
+                pass
+            return os.path.isfile("/opt/rocm/bin/hipcc")
+    """
+    files = {
+        "build_tools/__init__.py": "",
+        "build_tools/utils.py": helpers,
+        "build_tools/ext.py": "from .utils import rocm_build\nif rocm_build():\n    pass\nelse:\n    HAZARD()\n",
+    }
+    assert where_in_project(tmp_path, files, "build_tools/ext.py") == NVIDIA_ONLY
 
 
 def test_cross_module_configured_guard(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from rocmlint.python.conditions import skip_polarity, whole_condition
 from rocmlint.python.flow import never_read, only_picks_display
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_none, last_name
+from rocmlint.python.scopes import FUNCTION_DEFS
 from rocmlint.python.values import ALL_OPERATORS, Follow, Names, Through, only_argument
 
 # The properties object is only compared through `.major`/`.minor`: its other fields lead nowhere.
@@ -199,14 +200,18 @@ def _names_recent_arch(ctx: PythonContext, collection: ast.expr) -> bool:
 def helper_test(ctx: PythonContext, call: ast.Call) -> str | None:
     """The name of the capability helper `call` asks (`current_platform.has_device_capability(89)`,
     `has_cuda_capability(9, 0)`), None for any other call, and for the helper's own implementation (a call on
-    `self`/`cls`) or a helper defined in this file, whose body's comparison is the test."""
+    `self`/`cls`), a helper defined in this file, whose body's comparison is the test, and a helper of another
+    module whose result is already false on ROCm (`return torch.version.hip is None and cap >= (major, minor)`):
+    it is an NVIDIA-only test, and its callers select no NVIDIA path on AMD GPUs."""
     func = call.func
     helper = last_name(func)
     if helper not in _CAPABILITY_HELPERS or not (call.args or call.keywords):
         return None
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
         return None
-    return helper if ctx.semantic.local_function(func) is None else None
+    if ctx.semantic.local_function(func) is not None or ctx.vendor_test(call).rocm is False:
+        return None
+    return helper
 
 
 # What torch reports where a test suite runs: the oldest NVIDIA GPU current CUDA supports (Turing, sm_75), and
@@ -240,18 +245,35 @@ def harmless_skip(ctx: PythonContext, node: ast.AST) -> bool:
     pytest.skip("flaky on H100")`: the test needs no recent NVIDIA architecture, and runs on ROCm as a test
     of any GPU does) or skips it on every ROCm GPU (`skipif(major >= 9)`: coverage, not behaviour). A skip
     that spares a ROCm GPU but not the oldest NVIDIA one (`skipif(cap < (8, 9))`, `skipif(cap != (9, 0))`)
-    lets a test written for recent NVIDIA GPUs run on AMD ones: not harmless."""
+    lets a test written for recent NVIDIA GPUs run on AMD ones: not harmless, unless the test itself stops on
+    ROCm (`_decorated_test_stops_on_rocm`)."""
     if not isinstance(node, ast.Compare) or len(node.ops) != 1:
         return False
     condition = whole_condition(ctx, node)
     polarity = skip_polarity(ctx, condition)
     if polarity is None:
         return False
+    if _decorated_test_stops_on_rocm(ctx, condition):
+        return True
     skipping = polarity != _negated(ctx, node, condition)  # the comparison's value that skips the test
     oldest = _value_at(ctx, node, _OLDEST_NVIDIA)
     if oldest is None:
         return False
     return oldest != skipping or all(_value_at(ctx, node, gpu) == skipping for gpu in _ROCM_CAPABILITIES)
+
+
+def _decorated_test_stops_on_rocm(ctx: PythonContext, condition: ast.AST) -> bool:
+    """`condition` decides a skip decorator of a test function whose own body never gets to its end on ROCm
+    (`pytest.importorskip("deep_gemm")` first, an early exit on a ROCm test): skipped or not by the
+    decorator, the test does nothing on AMD GPUs."""
+    child: ast.AST = condition
+    for ancestor in ctx.ancestors(condition):
+        if isinstance(ancestor, FUNCTION_DEFS):
+            return child in ancestor.decorator_list and ctx.is_rocm_gated(ancestor.body[-1])
+        if isinstance(ancestor, (ast.ClassDef, ast.Module)):
+            return False
+        child = ancestor
+    return False
 
 
 def _negated(ctx: PythonContext, node: ast.AST, condition: ast.AST) -> bool:

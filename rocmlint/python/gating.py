@@ -15,12 +15,13 @@ arch_tests.py.
 from __future__ import annotations
 
 import ast
+import operator as op
 import re
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Protocol
+from typing import Any, Protocol
 
 from rocmlint.data import load
 from rocmlint.python.arch_tests import gfx_name_test
@@ -75,7 +76,18 @@ _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "
 _ROCM_TARGET_NAMES = frozenset({"rocm", "hip"})
 _VENDOR_PACKAGES = load("vendor_packages")
 _OTHER_DEVICE_TYPES = frozenset(_VENDOR_PACKAGES["other_device_types"])
+# `bool(x)`, `int(x)`: a switch read as text and converted (`bool(int(os.getenv("USE_ROCM", "0")))`) keeps its truth.
+_TRUTH_KEEPING_CASTS = frozenset({"bool", "int"})
+_ENVIRONMENT_READS = frozenset({"os.getenv", "os.environ.get"})
+# What a build switch is compared with to ask whether it is set.
+_SWITCH_ON = frozenset({"1", "on", "true", "yes"})
 _PACKAGE_PROBES = frozenset({"importlib.util.find_spec", "pytest.importorskip"})
+_ORDERINGS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+    ast.Lt: op.lt,
+    ast.LtE: op.le,
+    ast.Gt: op.gt,
+    ast.GtE: op.ge,
+}
 _MAX_DEPTH = 24
 # The fields that hold statement lists (a Try's `handlers` hold except clauses, not statements).
 _STATEMENT_FIELDS = ("body", "orelse", "finalbody")
@@ -690,12 +702,46 @@ class GateAnalyzer:
         if isinstance(operator, (ast.In, ast.NotIn)):
             value = self._version_string_test(expr.left, right)
             return value.negate() if isinstance(operator, ast.NotIn) else value
+        if type(operator) in _ORDERINGS:
+            return self._ordering(expr.left, operator, right)
         literal = _string(right) or _string(expr.left)
         subject = expr.left if _string(right) is not None else right
         if literal is not None and isinstance(operator, (ast.Eq, ast.NotEq)):
             value = self._backend_comparison(subject, literal)
             return value.negate() if isinstance(operator, ast.NotEq) else value
         return UNKNOWN
+
+    def _ordering(self, left: ast.expr, operator: ast.cmpop, right: ast.expr) -> Vendor:
+        """`CUDA_VERSION >= (12, 3)` after `CUDA_VERSION = parse(torch.version.cuda) if torch.version.cuda else
+        (0, 0)`: an operand that is a number or tuple literal on a vendor (the arm of a vendor test that vendor
+        takes), compared with a literal, is decided there. Constants compared with constants decide nothing."""
+        sides = [self._literal_arms(side) for side in (left, right)]
+        if not any(arms is not None for arms in sides):
+            return UNKNOWN
+        per_vendor = [
+            arms or (_number_literal(side), _number_literal(side))
+            for arms, side in zip(sides, (left, right), strict=True)
+        ]
+        compare = _ORDERINGS[type(operator)]
+        return Vendor(
+            _compared(compare, per_vendor[0][0], per_vendor[1][0]),
+            _compared(compare, per_vendor[0][1], per_vendor[1][1]),
+        )
+
+    def _literal_arms(self, expr: ast.expr) -> tuple[object, object] | None:
+        """The number or tuple literal a conditional expression gives on ROCm and on NVIDIA (None for a vendor
+        whose arm is no such literal or not decided), followed through a name assigned once; None when `expr`
+        is no conditional expression with a vendor test."""
+        value = self.semantic.single_value(expr)
+        if not isinstance(value, ast.IfExp):
+            return None
+        test = self.value(value.test)
+        if not test.is_vendor_test:
+            return None
+        return (
+            None if test.rocm is None else _number_literal(value.body if test.rocm else value.orelse),
+            None if test.nvidia is None else _number_literal(value.body if test.nvidia else value.orelse),
+        )
 
     def _version_string_test(self, needle: ast.expr, haystack: ast.expr) -> Vendor:
         """`"rocm" in torch.__version__`: ROCm wheels are versioned `2.5.1+rocm6.2`."""
@@ -714,6 +760,9 @@ class GateAnalyzer:
             return NEITHER  # `x.device.type == "xpu"`: a ROCm GPU's device type is "cuda"
         if literal == "cuda" and isinstance(subject, ast.Attribute) and subject.attr == "backend":
             return NVIDIA
+        if literal.lower() in _SWITCH_ON and isinstance(subject, ast.Call) and subject.args:
+            if self.semantic.qualified_name(subject.func) in _ENVIRONMENT_READS:
+                return self._environment_switch(subject.args[0])  # `os.getenv("USE_ROCM") == "1"`
         return UNKNOWN
 
     def _call(self, call: ast.Call, depth: int) -> Vendor:
@@ -748,7 +797,7 @@ class GateAnalyzer:
         return self._convention(name, func)
 
     def _builtin_call(self, name: str, call: ast.Call, depth: int) -> Vendor | None:
-        """`getattr(torch.version, "hip", None)`, `hasattr(torch.version, "hip")`, `bool(x)`; None when
+        """`getattr(torch.version, "hip", None)`, `hasattr(torch.version, "hip")`, `bool(x)`, `int(x)`, `os.getenv("USE_ROCM")`; None when
         the call is none of these."""
         arguments = argument_values(call)
         if name == "getattr" and len(arguments) >= 2:
@@ -761,9 +810,23 @@ class GateAnalyzer:
             if owner == "torch.version" and _string(arguments[1]) == "hip":
                 return Vendor(True, None)
             return UNKNOWN
-        if name == "bool" and len(arguments) == 1:
+        if name in _TRUTH_KEEPING_CASTS and len(arguments) == 1:
             return self.value(arguments[0], depth + 1)
+        if name in _ENVIRONMENT_READS and arguments:
+            return self._environment_switch(arguments[0])
         return self._package_probe(call)
+
+    @staticmethod
+    def _environment_switch(key: ast.expr) -> Vendor:
+        """An environment variable named like a ROCm build switch (`USE_ROCM`, a project's `NVTE_USE_ROCM`):
+        the user or the build sets it to build for ROCm, so the code it selects is ROCm's and its `else:` NVIDIA's.
+        The name is matched from each `_`-separated word on, as the flags' naming convention is."""
+        variable = _string(key)
+        if variable is None:
+            return UNKNOWN
+        words = variable.split("_")
+        suffixes = ("_".join(words[start:]) for start in range(len(words)))
+        return ROCM if any(_ROCM_CONVENTION.match(suffix) for suffix in suffixes if suffix) else UNKNOWN
 
     def _reference(self, expr: ast.Name | ast.Attribute, depth: int) -> Vendor:
         name = self.semantic.qualified_name(expr) or ""
@@ -1004,6 +1067,28 @@ def _literal_truth(node: ast.AST) -> Vendor | None:
     if isinstance(node, ast.Dict) and None not in node.keys:
         return CONSTANT_TRUE if node.keys else CONSTANT_FALSE
     return None
+
+
+def _number_literal(node: ast.AST) -> object:
+    """The value of a number or a tuple of numbers written literally (`(0, 0)`, `12`), else None."""
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    numbers = value if isinstance(value, tuple) else (value,)
+    if all(isinstance(number, (int, float)) and not isinstance(number, bool) for number in numbers):
+        return value
+    return None
+
+
+def _compared(compare: Callable[[object, object], bool], left: object, right: object) -> bool | None:
+    """`compare(left, right)` when both are known and comparable (a tuple with a number is not), else None."""
+    if left is None or right is None:
+        return None
+    try:
+        return bool(compare(left, right))
+    except TypeError:
+        return None
 
 
 def _string(node: ast.AST) -> str | None:
