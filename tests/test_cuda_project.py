@@ -889,3 +889,74 @@ def test_cudacc_is_renamed_only_under_the_setup_py_that_builds_the_extension(tmp
     assert "__CUDACC__" not in project.view(str(root / "c10/half.h")).rocm_build_decided
     assert "ROC214" in [code for code, _ in _codes(root, "c10/half.h")]  # hipify never sees c10/
     assert [code for code, _ in _codes(root, "test/ext/k.cu")] == []
+
+
+def test_sources_a_python_build_helper_adds_only_outside_rocm_are_nvidia_only(tmp_path):
+    """`if not rocm_build(): sources.extend([csrc / "comm" / "k.cu"])` in a build helper: a path whose folder is a
+    parameter names the project file ending with the rest; the headers only those sources include follow. A
+    file name alone under an unknown folder names nothing, and a file the ROCm arm lists too stays built."""
+    root = write_tree(
+        tmp_path,
+        {
+            "setup.py": "from build_tools.ext import make\nmake('pkg/csrc')\n",
+            "build_tools/ext.py": """
+                from pathlib import Path
+                from .utils import rocm_build
+                def make(csrc):
+                    csrc = Path(csrc)
+                    sources = [csrc / "main.cu"]
+                    if not rocm_build():
+                        sources.extend([csrc / "comm" / "comm.cu", csrc / "shared" / "both.cu", csrc / "main.cu"])
+                    else:
+                        sources.append(csrc / "shared" / "both.cu")
+                        define_macros = [("USE_ROCM", "1")]
+                    return sources
+                """,
+            "pkg/csrc/main.cu": '#include "comm/comm.h"\n',
+            "pkg/csrc/comm/comm.cu": '#include "comm_impl.h"\n#include <cuda/barrier>\n',
+            "pkg/csrc/comm/comm_impl.h": "",
+            "pkg/csrc/comm/comm.h": "",
+            "pkg/csrc/shared/both.cu": "",
+        },
+    )
+    project = CudaProject.build(root)
+    comm = project.view(str(root / "pkg/csrc/comm/comm.cu"))
+    assert comm.base.on_rocm is False
+    assert comm.base_evidence == "build_tools/ext.py:7: the build compiles it for NVIDIA only"
+    assert project.view(str(root / "pkg/csrc/comm/comm_impl.h")).base.on_rocm is False  # only comm.cu includes it
+    for built_for_rocm in ("pkg/csrc/main.cu", "pkg/csrc/comm/comm.h", "pkg/csrc/shared/both.cu"):
+        assert project.view(str(root / built_for_rocm)).base.on_rocm is not False, built_for_rocm
+    assert _codes(root, "pkg/csrc/comm/comm.cu") == []
+
+
+def test_an_extension_built_only_when_a_rocm_variable_is_unset_is_nvidia_only(tmp_path):
+    """`if not ROCM_VERSION and COMPILE_X: extensions.append(CUDAExtension(name, [sources]))`: the conjunction
+    decides its body. `if BUILD_CUDA_EXT:` around it tests ROCm inside, so it is a GPU switch, not NVIDIA's."""
+    root = write_tree(
+        tmp_path,
+        {
+            "setup.py": """
+                import os, torch
+                from torch.utils import cpp_extension
+                ROCM_VERSION = os.environ.get("ROCM_VERSION", None)
+                if BUILD_CUDA_EXT:
+                    extensions = [cpp_extension.CUDAExtension("common", ["ext/common/k.cu"])]
+                    if not ROCM_VERSION and COMPILE_FAST:
+                        extensions.append(cpp_extension.CUDAExtension("fast", sources=["ext/fast/k.cu"]))
+                    extensions.append(cpp_extension.CUDAExtension("other", ["ext/other/k.cu"]))
+                if torch.cuda.is_available() and not DISABLE:
+                    extensions.append(cpp_extension.CUDAExtension("probe", ["ext/probe/k.cu"]))
+                """,
+            "ext/common/k.cu": "",
+            "ext/fast/k.cu": "",
+            "ext/other/k.cu": "",
+            "ext/probe/k.cu": "",
+        },
+    )
+    project = CudaProject.build(root)
+    assert (
+        project.view(str(root / "ext/fast/k.cu")).base_evidence == "setup.py:7: the build compiles it for NVIDIA only"
+    )
+    # torch.cuda answers on ROCm too: `torch.cuda.is_available()` is no vendor test.
+    for built_for_rocm in ("ext/common/k.cu", "ext/other/k.cu", "ext/probe/k.cu"):
+        assert project.view(str(root / built_for_rocm)).base.on_rocm is not False, built_for_rocm
