@@ -960,3 +960,53 @@ def test_an_extension_built_only_when_a_rocm_variable_is_unset_is_nvidia_only(tm
     # torch.cuda answers on ROCm too: `torch.cuda.is_available()` is no vendor test.
     for built_for_rocm in ("ext/common/k.cu", "ext/other/k.cu", "ext/probe/k.cu"):
         assert project.view(str(root / built_for_rocm)).base.on_rocm is not False, built_for_rocm
+
+
+def test_an_arch_test_conjoined_with_a_project_macro_false_on_rocm_is_the_projects_choice(tmp_path):
+    """A shared header defines `FEATURE_AVAILABLE` as 0 for HIP and as a CUDA version test otherwise, and
+    `PROJ_DEVICE_CUDA` only for NVIDIA: `#if FEATURE_AVAILABLE && __CUDA_ARCH__ >= 900` is false on ROCm whatever
+    `__CUDA_ARCH__` is, by the project's design. A macro known only by its name, or not at all, decides
+    nothing: the arch test is still what ROCm trips on."""
+    root = write_tree(
+        tmp_path,
+        {
+            "include/gpu.hpp": """
+                #if defined(__HIP_PLATFORM_AMD__)
+                #define PROJ_DEVICE_HIP
+                #define FEATURE_AVAILABLE 0
+                #else
+                #define PROJ_DEVICE_CUDA
+                #define FEATURE_AVAILABLE (CUDART_VERSION >= 12030)
+                #endif
+                """,
+            "src/k.cu": """
+                #include "../include/gpu.hpp"
+                __global__ void a() {
+                #if (FEATURE_AVAILABLE) && (__CUDA_ARCH__ >= 900)
+                  a();
+                #endif
+                }
+                __global__ void b() {
+                #if defined(PROJ_DEVICE_CUDA) && defined(__CUDA_ARCH__)
+                  b();
+                #endif
+                }
+                __global__ void c() {
+                #if defined(USE_CUDA_GRAPHS) && __CUDA_ARCH__ >= 900
+                  c();
+                #endif
+                }
+                __global__ void d() {
+                #if defined(SOME_OPTION) && __CUDA_ARCH__ >= 900
+                  d();
+                #endif
+                }
+                """,
+        },
+    )
+    project = CudaProject.build(root)
+    feature = project.learned["FEATURE_AVAILABLE"]
+    assert (feature.vendor, feature.evidence.kind, feature.on_rocm.value) == ("nvidia", "header", 0)
+    assert str(feature.evidence) == ("include/gpu.hpp:6: defined under a NVIDIA-only condition, as 0 for ROCm (header)")
+    assert project.learned["USE_CUDA_GRAPHS"].evidence.kind == "name"
+    assert [line for code, line in _codes(root, "src/k.cu") if code == "ROC213"] == [13, 18]
