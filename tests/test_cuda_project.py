@@ -978,6 +978,9 @@ def test_an_arch_test_conjoined_with_a_project_macro_false_on_rocm_is_the_projec
                 #define PROJ_DEVICE_CUDA
                 #define FEATURE_AVAILABLE (CUDART_VERSION >= 12030)
                 #endif
+                #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+                #define HAS_FAST_PATH 1
+                #endif
                 """,
             "src/k.cu": """
                 #include "../include/gpu.hpp"
@@ -1001,6 +1004,14 @@ def test_an_arch_test_conjoined_with_a_project_macro_false_on_rocm_is_the_projec
                   d();
                 #endif
                 }
+                __global__ void e() {
+                #if defined(HAS_FAST_PATH) && __CUDA_ARCH__ >= 900
+                  e();
+                #endif
+                #if defined(CUSPARSE_VERSION) && CUDART_VERSION >= 11000
+                  e();
+                #endif
+                }
                 """,
         },
     )
@@ -1009,4 +1020,13 @@ def test_an_arch_test_conjoined_with_a_project_macro_false_on_rocm_is_the_projec
     assert (feature.vendor, feature.evidence.kind, feature.on_rocm.value) == ("nvidia", "header", 0)
     assert str(feature.evidence) == ("include/gpu.hpp:6: defined under a NVIDIA-only condition, as 0 for ROCm (header)")
     assert project.learned["USE_CUDA_GRAPHS"].evidence.kind == "name"
-    assert [line for code, line in _codes(root, "src/k.cu") if code == "ROC213"] == [13, 18]
+    # NVIDIA-only only because HIP lacks `__CUDA_ARCH__`: the arch test decides ROCm's arm after all.
+    assert project.learned["HAS_FAST_PATH"].evidence.compiler_decided
+    assert not feature.evidence.compiler_decided and not project.learned["PROJ_DEVICE_CUDA"].evidence.compiler_decided
+    # cuSPARSE's version is a library's macro, not the project's choice.
+    assert [(c, line) for c, line in _codes(root, "src/k.cu") if c in ("ROC207", "ROC213")] == [
+        ("ROC213", 13),
+        ("ROC213", 18),
+        ("ROC213", 23),
+        ("ROC207", 26),
+    ]

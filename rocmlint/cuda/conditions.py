@@ -402,16 +402,24 @@ def decided_by_project_macros(arms: list[Directive], ctx: CudaContext) -> bool:
     would be the same whatever nvcc's macros were (`__CUDA_ARCH__` of any pass, a CUDA version), for every
     state of the macros ROCm's view does not know. `#if defined(PROJ_DEVICE_CUDA) && __CUDA_ARCH__ >= 900`,
     where the project's shared header defines `PROJ_DEVICE_CUDA` for NVIDIA only, is false on ROCm by the
-    project's design, not because HIP lacks `__CUDA_ARCH__`. A macro learned from its name alone is not the
-    project's word (`USE_CUDA_GRAPHS` may be defined on ROCm too): it is tried in every state."""
+    project's design, not because HIP lacks `__CUDA_ARCH__`. Only the project's vendor macros count as known:
+    one learned from its name alone (`USE_CUDA_GRAPHS` may be defined on ROCm too), one defined only under
+    `__CUDA_ARCH__` tests (`ARCH_SUPPORTS_FLASH`: NVIDIA-only because HIP lacks the macro) and a library's
+    (`CUSPARSE_VERSION`) are tried in every state."""
     conditions = ["1" if arm.kind == "else" else arm.condition for arm in arms]
     names = {name for condition in conditions for name in names_in(condition)} - _NOT_MACROS
     compiler = names & set(_ROCM_BUILD)
     if not compiler or names == compiler:
         return False  # no compiler test to look past, or no project macro to decide
     learned = ctx.options.vendor_macros().learned
-    by_name = frozenset(name for name, macro in learned.items() if macro.evidence.kind == "name")
-    lookups = [_forgetting(ctx.preprocessor.macro_lookup("rocm", arm.start_byte), by_name) for arm in arms]
+    projects = frozenset(
+        name
+        for name in names
+        if (macro := learned.get(name)) is not None
+        and macro.evidence.kind != "name"
+        and not macro.evidence.compiler_decided
+    )
+    lookups = [_knowing_only(ctx.preprocessor.macro_lookup("rocm", arm.start_byte), projects) for arm in arms]
     free = sorted(name for name in names - set(_ROCM_BUILD) if any(_unknown(name, lookup) for lookup in lookups))
     domain = _assignment_domain(conditions)
     if len(domain) ** len(free) > _MAX_ASSIGNMENTS:
@@ -427,9 +435,9 @@ def decided_by_project_macros(arms: list[Directive], ctx: CudaContext) -> bool:
     return True
 
 
-def _forgetting(lookup: MacroLookup, names: frozenset[str]) -> MacroLookup:
-    """`lookup`, with `names` unknown."""
-    return lambda name, asked: None if name in names else lookup(name, asked)
+def _knowing_only(lookup: MacroLookup, names: frozenset[str]) -> MacroLookup:
+    """`lookup`, with every name but `names` unknown."""
+    return lambda name, asked: lookup(name, asked) if name in names else None
 
 
 def _unknown(name: str, *lookups: MacroLookup) -> bool:

@@ -146,7 +146,11 @@ def _learn_from_headers(files: Mapping[str, FileFacts], guards: set[str]) -> Ite
         why = f"defined under a {condition}-only condition"
         if other.defined is True and own.value is None:  # a feature flag the other vendor defines as 0
             why += f", as 0 for {'NVIDIA' if vendor == 'rocm' else 'ROCm'}"
-        yield LearnedMacro(name, vendor, rocm, nvidia, MacroEvidence("header", path, definition.line, why))
+        on_vendor = [(d.branch.on_rocm if vendor == "rocm" else d.branch.on_nvidia, d) for _, d in definitions]
+        deciding = [d for reached, d in on_vendor if reached is not False]
+        through_compiler = bool(deciding) and all(d.compiler_decided for d in deciding)
+        evidence = MacroEvidence("header", path, definition.line, why, through_compiler)
+        yield LearnedMacro(name, vendor, rocm, nvidia, evidence)
 
 
 def _state(definitions: list[Definition], vendor: str) -> MacroState:
