@@ -46,7 +46,7 @@ class HostCapabilityCheck(Rule):
     identification") says to test `prop.arch.has*` flags or `gcnArchName` instead. A test every current
     GPU answers the same way (every NVIDIA GPU CUDA 13 supports, sm_75 and newer, and every AMD GPU: majors
     9 to 12) is a floor that selects nothing, and is not reported: `major >= 3`, `major < 7`, `major < 1`;
-    nor is a test in code only ROCm compiles (`#ifdef __HIP_PLATFORM_AMD__`), written for the GFX IP version.
+    nor is a test only ROCm compiles by a ROCm macro's `#if` (`#ifdef __HIP_PLATFORM_AMD__`): written for GFX IP.
 
     ## Example
     ```cuda
@@ -126,7 +126,7 @@ class HostCapabilityCheck(Rule):
         """Report a comparison of the capability, a switch on it, or an SM number computed from it, once per
         condition."""
         use = None if short_circuited(value, ctx) else number_use(value, ctx)
-        if use is None or ctx.branch(value).on_nvidia is False:
+        if use is None or ctx.written_for_rocm(value):  # AMD's GFX IP numbering, read on purpose
             return
         kind, node = use
         whole = whole_condition(node, ctx)

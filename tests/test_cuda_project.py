@@ -1030,3 +1030,27 @@ def test_an_arch_test_conjoined_with_a_project_macro_false_on_rocm_is_the_projec
         ("ROC213", 23),
         ("ROC207", 26),
     ]
+
+
+def test_code_written_for_rocm_is_gated_by_a_well_known_rocm_macro_not_a_learned_flag(tmp_path):
+    """ROC229 leaves a capability test under `#ifdef __HIP_PLATFORM_AMD__` alone (GFX IP read on purpose), but not
+    one under a build flag the model learned as ROCm's: a flag learned for the wrong vendor would hide NVIDIA
+    checks (`CudaContext.written_for_rocm`)."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "if(USE_ROCM)\n  add_compile_definitions(PROJ_FAST_ATTN)\nendif()\n",
+            "k.cpp": """
+                void pick(const cudaDeviceProp& prop) {
+                #ifdef __HIP_PLATFORM_AMD__
+                  if (prop.major == 9 && prop.minor >= 4) use_fp8();
+                #endif
+                #ifdef PROJ_FAST_ATTN
+                  if (prop.major == 8) use_ampere();
+                #endif
+                }
+                """,
+        },
+    )
+    assert CudaProject.build(root).learned["PROJ_FAST_ATTN"].vendor == "rocm"
+    assert [line for code, line in _codes(root, "k.cpp") if code == "ROC229"] == [6]
