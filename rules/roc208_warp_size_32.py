@@ -26,7 +26,8 @@ class WarpSize32(Rule):
     `constexpr int kWarpSize = 32`, `THREADS_PER_WARP = 32` enumerators), lane and warp indices computed
     from thread ids with `% 32`, `& 31`, `& 0x1f`, `>> 5` or `/ 32`, and shuffle reductions whose first
     offset is 16; not in functions already doing 64-lane arithmetic (`& 63`, a shuffle by 32), where a 32
-    is a half-wave on purpose (an MFMA tile).
+    is a half-wave on purpose (an MFMA tile), nor in files working on 32-lane logical warps on ROCm (every
+    shuffle ROCm compiles passes a width of at most 32, one in a ROCm-only arm, and no ballot is compiled).
 
     ## Why is this bad on ROCm?
     CDNA GPUs (MI100 to MI355) run 64-lane wavefronts; only RDNA runs wave32. HIP's `warpSize` docs and
@@ -107,7 +108,7 @@ class WarpSize32(Rule):
         if define.parameters is not None or not warp.is_warp_constant_name(define.name):
             return
         value = parse_int(ctx.resolve_text(define.value, define.directive))
-        if value != 32 or warp.in_wave_selector(ctx, define.directive):
+        if value != 32 or warp.in_wave_selector(ctx, define.directive) or warp.logical_32_lane_warps(ctx):
             return
         ctx.report(define.directive, _CONSTANT_MESSAGE.format(define.name), fix=warp.wave_size_define_fix(define, ctx))
 
@@ -117,7 +118,7 @@ class WarpSize32(Rule):
             if (
                 warp.is_warp_constant_name(name)
                 and ctx.int_value(value) == 32
-                and not warp.in_wave_selector(ctx, name_node)
+                and not (warp.in_wave_selector(ctx, name_node) or warp.logical_32_lane_warps(ctx))
             ):
                 fix = warp.wave_size_constant_fix(name_node, value, ctx)
                 ctx.report(name_node, _CONSTANT_MESSAGE.format(name), fix=fix)

@@ -45,7 +45,8 @@ class HostCapabilityCheck(Rule):
     Ampere"). The HIP porting guide ("Device-Architecture Properties", "Host code feature
     identification") says to test `prop.arch.has*` flags or `gcnArchName` instead. A test every current
     GPU answers the same way (every NVIDIA GPU CUDA 13 supports, sm_75 and newer, and every AMD GPU: majors
-    9 to 12) is a floor that selects nothing, and is not reported: `major >= 3`, `major < 7`, `major < 1`.
+    9 to 12) is a floor that selects nothing, and is not reported: `major >= 3`, `major < 7`, `major < 1`;
+    nor is a test only ROCm compiles by a ROCm macro's `#if` (`#ifdef __HIP_PLATFORM_AMD__`): written for GFX IP.
 
     ## Example
     ```cuda
@@ -125,7 +126,7 @@ class HostCapabilityCheck(Rule):
         """Report a comparison of the capability, a switch on it, or an SM number computed from it, once per
         condition."""
         use = None if short_circuited(value, ctx) else number_use(value, ctx)
-        if use is None:
+        if use is None or ctx.written_for_rocm(value):  # AMD's GFX IP numbering, read on purpose
             return
         kind, node = use
         whole = whole_condition(node, ctx)
@@ -185,7 +186,7 @@ def _printed(number: Node, ctx: CudaContext) -> bool:
 
 
 HostCapabilityCheck.valid = (
-    # The check only runs on NVIDIA builds.
+    # The check only runs on NVIDIA builds; code only ROCm compiles reads the GFX IP version on purpose (MI300).
     Valid(
         """
         void check(const at::Tensor& q) {
@@ -193,6 +194,8 @@ HostCapabilityCheck.valid = (
         #ifndef USE_ROCM
           bool is_sm8x = dprops->major == 8 && dprops->minor >= 0;
           TORCH_CHECK(is_sm8x, "needs Ampere");
+        #else
+          TORCH_CHECK(dprops->major == 9 && dprops->minor >= 4, "needs GFX IP 9.4");
         #endif
         }
         """,

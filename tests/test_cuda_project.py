@@ -938,3 +938,168 @@ def test_wave_size_names_are_found_in_any_case_and_only_with_a_64():
             assert not _may_name_a_wave_size(f"#define {spelled} 32\n".encode()), spelled
     for near_miss in ("warp__size", "wavesiz", "warp_count", "wave_fron_size", "front_size"):
         assert not _may_name_a_wave_size(f"#define {near_miss} 64\n".encode()), near_miss
+
+
+def test_sources_a_python_build_helper_adds_only_outside_rocm_are_nvidia_only(tmp_path):
+    """`if not rocm_build(): sources.extend([csrc / "comm" / "k.cu"])` in a build helper: a path whose folder is a
+    parameter names the project file ending with the rest; the headers only those sources include follow. A
+    file name alone under an unknown folder names nothing, and a file the ROCm arm lists too stays built."""
+    root = write_tree(
+        tmp_path,
+        {
+            "setup.py": "from build_tools.ext import make\nmake('pkg/csrc')\n",
+            "build_tools/ext.py": """
+                from pathlib import Path
+                from .utils import rocm_build
+                def make(csrc):
+                    csrc = Path(csrc)
+                    sources = [csrc / "main.cu"]
+                    if not rocm_build():
+                        sources.extend([csrc / "comm" / "comm.cu", csrc / "shared" / "both.cu", csrc / "main.cu"])
+                    else:
+                        sources.append(csrc / "shared" / "both.cu")
+                        define_macros = [("USE_ROCM", "1")]
+                    return sources
+                """,
+            "pkg/csrc/main.cu": '#include "comm/comm.h"\n',
+            "pkg/csrc/comm/comm.cu": '#include "comm_impl.h"\n#include <cuda/barrier>\n',
+            "pkg/csrc/comm/comm_impl.h": "",
+            "pkg/csrc/comm/comm.h": "",
+            "pkg/csrc/shared/both.cu": "",
+        },
+    )
+    project = CudaProject.build(root)
+    comm = project.view(str(root / "pkg/csrc/comm/comm.cu"))
+    assert comm.base.on_rocm is False
+    assert comm.base_evidence == "build_tools/ext.py:7: the build compiles it for NVIDIA only"
+    assert project.view(str(root / "pkg/csrc/comm/comm_impl.h")).base.on_rocm is False  # only comm.cu includes it
+    for built_for_rocm in ("pkg/csrc/main.cu", "pkg/csrc/comm/comm.h", "pkg/csrc/shared/both.cu"):
+        assert project.view(str(root / built_for_rocm)).base.on_rocm is not False, built_for_rocm
+    assert _codes(root, "pkg/csrc/comm/comm.cu") == []
+
+
+def test_an_extension_built_only_when_a_rocm_variable_is_unset_is_nvidia_only(tmp_path):
+    """`if not ROCM_VERSION and COMPILE_X: extensions.append(CUDAExtension(name, [sources]))`: the conjunction
+    decides its body. `if BUILD_CUDA_EXT:` around it tests ROCm inside, so it is a GPU switch, not NVIDIA's."""
+    root = write_tree(
+        tmp_path,
+        {
+            "setup.py": """
+                import os, torch
+                from torch.utils import cpp_extension
+                ROCM_VERSION = os.environ.get("ROCM_VERSION", None)
+                if BUILD_CUDA_EXT:
+                    extensions = [cpp_extension.CUDAExtension("common", ["ext/common/k.cu"])]
+                    if not ROCM_VERSION and COMPILE_FAST:
+                        extensions.append(cpp_extension.CUDAExtension("fast", sources=["ext/fast/k.cu"]))
+                    extensions.append(cpp_extension.CUDAExtension("other", ["ext/other/k.cu"]))
+                if torch.cuda.is_available() and not DISABLE:
+                    extensions.append(cpp_extension.CUDAExtension("probe", ["ext/probe/k.cu"]))
+                """,
+            "ext/common/k.cu": "",
+            "ext/fast/k.cu": "",
+            "ext/other/k.cu": "",
+            "ext/probe/k.cu": "",
+        },
+    )
+    project = CudaProject.build(root)
+    assert (
+        project.view(str(root / "ext/fast/k.cu")).base_evidence == "setup.py:7: the build compiles it for NVIDIA only"
+    )
+    # torch.cuda answers on ROCm too: `torch.cuda.is_available()` is no vendor test.
+    for built_for_rocm in ("ext/common/k.cu", "ext/other/k.cu", "ext/probe/k.cu"):
+        assert project.view(str(root / built_for_rocm)).base.on_rocm is not False, built_for_rocm
+
+
+def test_an_arch_test_conjoined_with_a_project_macro_false_on_rocm_is_the_projects_choice(tmp_path):
+    """A shared header defines `FEATURE_AVAILABLE` as 0 for HIP and as a CUDA version test otherwise, and
+    `PROJ_DEVICE_CUDA` only for NVIDIA: `#if FEATURE_AVAILABLE && __CUDA_ARCH__ >= 900` is false on ROCm whatever
+    `__CUDA_ARCH__` is, by the project's design. A macro known only by its name, or not at all, decides
+    nothing: the arch test is still what ROCm trips on."""
+    root = write_tree(
+        tmp_path,
+        {
+            "include/gpu.hpp": """
+                #if defined(__HIP_PLATFORM_AMD__)
+                #define PROJ_DEVICE_HIP
+                #define FEATURE_AVAILABLE 0
+                #else
+                #define PROJ_DEVICE_CUDA
+                #define FEATURE_AVAILABLE (CUDART_VERSION >= 12030)
+                #endif
+                #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+                #define HAS_FAST_PATH 1
+                #endif
+                """,
+            "src/k.cu": """
+                #include "../include/gpu.hpp"
+                __global__ void a() {
+                #if (FEATURE_AVAILABLE) && (__CUDA_ARCH__ >= 900)
+                  a();
+                #endif
+                }
+                __global__ void b() {
+                #if defined(PROJ_DEVICE_CUDA) && defined(__CUDA_ARCH__)
+                  b();
+                #endif
+                }
+                __global__ void c() {
+                #if defined(USE_CUDA_GRAPHS) && __CUDA_ARCH__ >= 900
+                  c();
+                #endif
+                }
+                __global__ void d() {
+                #if defined(SOME_OPTION) && __CUDA_ARCH__ >= 900
+                  d();
+                #endif
+                }
+                __global__ void e() {
+                #if defined(HAS_FAST_PATH) && __CUDA_ARCH__ >= 900
+                  e();
+                #endif
+                #if defined(CUSPARSE_VERSION) && CUDART_VERSION >= 11000
+                  e();
+                #endif
+                }
+                """,
+        },
+    )
+    project = CudaProject.build(root)
+    feature = project.learned["FEATURE_AVAILABLE"]
+    assert (feature.vendor, feature.evidence.kind, feature.on_rocm.value) == ("nvidia", "header", 0)
+    assert str(feature.evidence) == ("include/gpu.hpp:6: defined under a NVIDIA-only condition, as 0 for ROCm (header)")
+    assert project.learned["USE_CUDA_GRAPHS"].evidence.kind == "name"
+    # NVIDIA-only only because HIP lacks `__CUDA_ARCH__`: the arch test decides ROCm's arm after all.
+    assert project.learned["HAS_FAST_PATH"].evidence.compiler_decided
+    assert not feature.evidence.compiler_decided and not project.learned["PROJ_DEVICE_CUDA"].evidence.compiler_decided
+    # cuSPARSE's version is a library's macro, not the project's choice.
+    assert [(c, line) for c, line in _codes(root, "src/k.cu") if c in ("ROC207", "ROC213")] == [
+        ("ROC213", 13),
+        ("ROC213", 18),
+        ("ROC213", 23),
+        ("ROC207", 26),
+    ]
+
+
+def test_code_written_for_rocm_is_gated_by_a_well_known_rocm_macro_not_a_learned_flag(tmp_path):
+    """ROC229 leaves a capability test under `#ifdef __HIP_PLATFORM_AMD__` alone (GFX IP read on purpose), but not
+    one under a build flag the model learned as ROCm's: a flag learned for the wrong vendor would hide NVIDIA
+    checks (`CudaContext.written_for_rocm`)."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "if(USE_ROCM)\n  add_compile_definitions(PROJ_FAST_ATTN)\nendif()\n",
+            "k.cpp": """
+                void pick(const cudaDeviceProp& prop) {
+                #ifdef __HIP_PLATFORM_AMD__
+                  if (prop.major == 9 && prop.minor >= 4) use_fp8();
+                #endif
+                #ifdef PROJ_FAST_ATTN
+                  if (prop.major == 8) use_ampere();
+                #endif
+                }
+                """,
+        },
+    )
+    assert CudaProject.build(root).learned["PROJ_FAST_ATTN"].vendor == "rocm"
+    assert [line for code, line in _codes(root, "k.cpp") if code == "ROC229"] == [6]

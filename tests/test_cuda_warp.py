@@ -227,3 +227,61 @@ def test_dim3_arguments(code: str, at: str, node_type: str, expected: list[list[
     ctx = context(code)
     found = warp.dim3_arguments(node_at(ctx, at, node_type), ctx)
     assert [[ctx.text(extent) for extent in extents] for _, extents in found] == expected
+
+
+_LOGICAL_WARP = """\
+constexpr uint32_t THREADS_PER_WARP = 32;
+struct Reducer { enum { THREADS_PER_WARP = 32 }; };
+template <typename T> __device__ T shuffle_xor(T x, int o) {
+#ifdef __HIP_PLATFORM_AMD__
+  return __shfl_xor(x, o, THREADS_PER_WARP);
+#else
+  return __shfl_xor_sync(0xffffffff, x, o);
+#endif
+}
+__device__ float first(float v) {
+#ifdef __HIP_PLATFORM_AMD__
+  return __shfl(v, 0, THREADS_PER_WARP);
+#else
+  return __shfl_sync(0xffffffff, v, 0);
+#endif
+}
+__device__ void store(float* s, float v) { if (threadIdx.x % 32 == 0) s[threadIdx.x / 32] = v; }
+"""
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (("", ""), True),
+        # A ballot ROCm compiles spans the 64-lane wave: `% 32` lanes would index it wrongly.
+        (("s[threadIdx.x / 32] = v;", "s[threadIdx.x / 32] = __ballot(v > 0);"), False),
+        # A shuffle ROCm compiles without a width exchanges across the whole wave.
+        (("__shfl(v, 0, THREADS_PER_WARP)", "__shfl(v, 0)"), False),
+        # A width of 64 somewhere: the file does not keep to 32-lane groups.
+        (("uint32_t THREADS_PER_WARP = 32", "uint32_t THREADS_PER_WARP = 64"), False),
+        # The same width in shared code only: no sign the port chose it for ROCm.
+        (("#ifdef __HIP_PLATFORM_AMD__\n  return __shfl_xor(", "#if 1\n  return __shfl_xor("), None),
+    ],
+)
+def test_files_working_on_32_lane_logical_warps_on_rocm(change: tuple[str, str], expected: bool | None) -> None:
+    code = _LOGICAL_WARP.replace(*change)
+    if expected is None:  # both ROCm-only arms made shared
+        code = code.replace("#ifdef __HIP_PLATFORM_AMD__\n  return __shfl(", "#if 1\n  return __shfl(")
+    assert code != _LOGICAL_WARP or change == ("", "")
+    assert warp.logical_32_lane_warps(context(code)) is bool(expected)
+
+
+def test_rocm_warp_constants_of_a_logical_32_lane_warp_file_are_not_reported():
+    from pathlib import Path
+
+    from rocmlint.config import Settings
+    from rocmlint.engine import Engine
+
+    def roc208(code: str) -> list[int]:
+        report = Engine().check_bytes("k.cu", code.encode(), Settings(root=Path.cwd()))
+        return [d.location.line for d in report.diagnostics if d.code == "ROC208"]
+
+    assert roc208(_LOGICAL_WARP) == []
+    with_ballot = _LOGICAL_WARP.replace("s[threadIdx.x / 32] = v;", "s[threadIdx.x / 32] = __ballot(v > 0);")
+    assert roc208(with_ballot) == [1, 2, 17, 17]  # both constants, `% 32` and `/ 32`

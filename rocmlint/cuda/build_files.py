@@ -137,6 +137,10 @@ def _setup_defines(tree: ast.Module, path: str) -> Iterator[BuildDefine]:
 
 
 _SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
+# A path's folder the file cannot resolve (a helper's parameter, `csrc_dir / "userbuffers" / "k.cu"`): the path
+# names the project file that ends with what follows it (see `ANYWHERE`).
+_ANY_FOLDER = "**"
+ANYWHERE = "**/"  # a source pattern starting so names files anywhere under the project root
 _WRAPPERS = frozenset({"glob", "list", "sorted", "Path", "iglob", "str"})
 _SOURCE_LIST = re.compile(r"(?i)sources|srcs|files")
 # How many assignments a source list is followed through (`sources += cuda_sources`, `cuda_sources = glob(...)`).
@@ -168,7 +172,9 @@ def _setup_sources(tree: ast.Module, path: str) -> Iterator[SourceSet]:
             continue
         line = getattr(node, "lineno", 0)
         for pattern in _strings(added, assignments, _SOURCE_DEPTH):
-            if pattern.endswith(_SOURCE_SUFFIXES):
+            # A file name alone under an unknown folder (`csrc / "common.cu"`) could be any of several files.
+            unknown_folder_only = pattern.startswith(ANYWHERE) and "/" not in pattern[len(ANYWHERE) :]
+            if pattern.endswith(_SOURCE_SUFFIXES) and not unknown_folder_only:
                 yield SourceSet(os.path.normpath(pattern) if "*" not in pattern else pattern, vendor, path, line)
 
 
@@ -185,8 +191,14 @@ def _strings(node: ast.expr, assignments: dict[str, list[ast.expr]], depth: int)
         return [text for element in node.elts for text in _strings(element, assignments, deeper)]
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return _strings(node.left, assignments, deeper) + _strings(node.right, assignments, deeper)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):  # `csrc / "userbuffers" / "k.cu"` (pathlib)
+        heads = _strings(node.left, assignments, deeper) or [_ANY_FOLDER]
+        return [os.path.join(head, tail) for head in heads for tail in _strings(node.right, assignments, deeper)]
     if isinstance(node, ast.Call):
         name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if name.endswith("Extension"):  # `CUDAExtension(name, sources, ...)`, `Extension(name, sources=...)`
+            listed = node.args[1:2] or [k.value for k in node.keywords if k.arg == "sources"]
+            return _strings(listed[0], assignments, deeper) if listed else []
         if name == "join" and node.args:
             parts = [_strings(arg, assignments, deeper) or [""] for arg in node.args]
             joined = [""]
@@ -212,25 +224,57 @@ def _is_define_macros_entry(node: ast.Tuple) -> bool:
 
 def _with_vendor(node: ast.AST, vendor: str | None) -> Iterator[tuple[ast.AST, str | None]]:
     """Every node below `node` with the vendor whose build runs it: the arms of `if` statements and conditional
-    expressions whose test is a vendor test (`torch.version.hip`, `IS_HIP_EXTENSION`, `not is_rocm`)."""
+    expressions whose test is a vendor test (`torch.version.hip`, `IS_HIP_EXTENSION`, `not is_rocm`; `not
+    ROCM_VERSION and COMPILE_MARLIN` for the body only, `is_rocm or USE_HIP` for the `else` only)."""
     if isinstance(node, ast.If | ast.IfExp):
-        test_vendor = _test_vendor(node.test)
+        body_vendor, else_vendor = _arm_vendors(node.test)
         yield from _with_vendor(node.test, vendor)
         body: list[ast.AST] = list(node.body) if isinstance(node.body, list) else [node.body]
         orelse: list[ast.AST] = list(node.orelse) if isinstance(node.orelse, list) else [node.orelse]
-        other = _other_vendor(test_vendor)
+        if _tests_vendor(body, _other_vendor(body_vendor)) or _tests_vendor(orelse, _other_vendor(else_vendor)):
+            # `if BUILD_CUDA_EXT:` holding `if not ROCM_VERSION:`: a GPU switch named after CUDA, whose arm
+            # the ROCm build reaches too.
+            body_vendor = else_vendor = None
         for child in body:
-            yield from _with_vendor(child, test_vendor or vendor)
+            yield from _with_vendor(child, body_vendor or vendor)
         for child in orelse:
-            yield from _with_vendor(child, other or vendor)
+            yield from _with_vendor(child, else_vendor or vendor)
         return
     yield node, vendor
     for child in ast.iter_child_nodes(node):
         yield from _with_vendor(child, vendor)
 
 
+def _arm_vendors(test: ast.expr) -> tuple[str | None, str | None]:
+    """The vendors the body and the `else` of an `if test:` run for. A conjunction runs its body only where every
+    operand holds (one vendor test among them decides it), a disjunction its `else` only where none does."""
+    if isinstance(test, ast.BoolOp):
+        vendors = {_test_vendor(value) for value in test.values} - {None}
+        decided = vendors.pop() if len(vendors) == 1 else None
+        if isinstance(test.op, ast.And):
+            return decided, None
+        return None, _other_vendor(decided)
+    tested = _test_vendor(test)
+    return tested, _other_vendor(tested)
+
+
+def _tests_vendor(statements: list[ast.AST], vendor: str | None) -> bool:
+    """Whether an `if` among `statements` (at any depth) tests a name of `vendor`, whichever way."""
+    if vendor is None:
+        return False
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.If | ast.IfExp) and any(
+                isinstance(name, ast.Name | ast.Attribute) and vendor_of_words(ast.unparse(name)) == vendor
+                for name in ast.walk(node.test)
+            ):
+                return True
+    return False
+
+
 def _test_vendor(test: ast.expr) -> str | None:
-    """The vendor a setup.py `if` test holds for: the words of the names it reads, `not` flipping them."""
+    """The vendor a setup.py `if` test holds for: the words of the names it reads, `not` flipping them. torch's
+    `torch.cuda` API answers on ROCm too (`torch.cuda.is_available()`): no vendor test."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _test_vendor(test.operand)
         return _other_vendor(inner)
@@ -242,7 +286,8 @@ def _test_vendor(test: ast.expr) -> str | None:
             return inner if isinstance(test.ops[0], ast.IsNot) else None
         return None
     if isinstance(test, ast.Name | ast.Attribute | ast.Call):
-        return vendor_of_words(ast.unparse(test).replace(".", "_"))
+        text = ast.unparse(test)
+        return None if text.startswith("torch.cuda.") else vendor_of_words(text.replace(".", "_"))
     return None
 
 

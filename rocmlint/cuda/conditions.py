@@ -306,10 +306,12 @@ class ConditionRule:
 
     def _rocm_outcome_intended(self, directive: Directive, ctx: CudaContext) -> bool:
         """Whether the arm a ROCm build takes in the directive's chain is one it can use, by construction
-        (`arm_outcomes_agree`): nothing to decide, so nothing to report."""
+        (`arm_outcomes_agree`), or one the project's own macros choose whatever the NVIDIA compiler's macros
+        would be (`decided_by_project_macros`): nothing to decide, so nothing to report."""
         opener = self._chains(ctx).opener(directive)
         if opener not in self._intended:
-            self._intended[opener] = arm_outcomes_agree(self._chains(ctx).arms_of(directive), ctx)
+            arms = self._chains(ctx).arms_of(directive)
+            self._intended[opener] = arm_outcomes_agree(arms, ctx) or decided_by_project_macros(arms, ctx)
         return self._intended[opener]
 
     def _chains(self, ctx: CudaContext) -> Chains:
@@ -393,6 +395,49 @@ def arm_outcomes_agree(arms: list[Directive], ctx: CudaContext) -> bool:
             if len(nvidia) > 1 or rocm == len(arms) or not _arm_usable(nvidia.pop(), arms, ctx, usable, on_rocm=False):
                 return False
     return True
+
+
+def decided_by_project_macros(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether the arm a ROCm build takes in this chain is chosen by the project's own vendor macros alone: it
+    would be the same whatever nvcc's macros were (`__CUDA_ARCH__` of any pass, a CUDA version), for every
+    state of the macros ROCm's view does not know. `#if defined(PROJ_DEVICE_CUDA) && __CUDA_ARCH__ >= 900`,
+    where the project's shared header defines `PROJ_DEVICE_CUDA` for NVIDIA only, is false on ROCm by the
+    project's design, not because HIP lacks `__CUDA_ARCH__`. Only the project's vendor macros count as known:
+    one learned from its name alone (`USE_CUDA_GRAPHS` may be defined on ROCm too), one defined only under
+    `__CUDA_ARCH__` tests (`ARCH_SUPPORTS_FLASH`: NVIDIA-only because HIP lacks the macro) and a library's
+    (`CUSPARSE_VERSION`) are tried in every state."""
+    conditions = ["1" if arm.kind == "else" else arm.condition for arm in arms]
+    names = {name for condition in conditions for name in names_in(condition)} - _NOT_MACROS
+    compiler = names & set(_ROCM_BUILD)
+    if not compiler or names == compiler:
+        return False  # no compiler test to look past, or no project macro to decide
+    learned = ctx.options.vendor_macros().learned
+    projects = frozenset(
+        name
+        for name in names
+        if (macro := learned.get(name)) is not None
+        and macro.evidence.kind != "name"
+        and not macro.evidence.compiler_decided
+    )
+    lookups = [_knowing_only(ctx.preprocessor.macro_lookup("rocm", arm.start_byte), projects) for arm in arms]
+    free = sorted(name for name in names - set(_ROCM_BUILD) if any(_unknown(name, lookup) for lookup in lookups))
+    domain = _assignment_domain(conditions)
+    if len(domain) ** len(free) > _MAX_ASSIGNMENTS:
+        return False
+    compilers = [_ROCM_BUILD, *({**toolkit, **build} for toolkit in _NVIDIA_TOOLKITS for build in _NVCC_PASSES)]
+    for values in itertools.product(domain, repeat=len(free)):
+        assigned = dict(zip(free, values, strict=True))
+        taken = {
+            _taken_arm(conditions, [_build_lookup(rocm, fixed, assigned) for rocm in lookups]) for fixed in compilers
+        }
+        if len(taken) != 1 or None in taken:
+            return False
+    return True
+
+
+def _knowing_only(lookup: MacroLookup, names: frozenset[str]) -> MacroLookup:
+    """`lookup`, with every name but `names` unknown."""
+    return lambda name, asked: lookup(name, asked) if name in names else None
 
 
 def _unknown(name: str, *lookups: MacroLookup) -> bool:
@@ -692,6 +737,7 @@ __all__ = [
     "chains_around",
     "condition_edit",
     "condition_tests",
+    "decided_by_project_macros",
     "holds_only_pragmas",
     "is_host_only_unit",
     "is_rocm_macro",

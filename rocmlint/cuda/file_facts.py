@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rocmlint.cuda.preprocessor import (
+    CUDA_VERSION_MACROS,
     Directive,
     Preprocessor,
     VendorMacros,
@@ -59,6 +60,10 @@ class Definition:
     line: int
     branch: Branch
     parameters: int | None = None  # a function-like macro's parameter count
+    # Decided by nvcc's own macros alone: the `#if`s around it test `__CUDA_ARCH__`, `__CUDACC__` or a CUDA
+    # version and no ROCm macro (`#if __CUDA_ARCH__ >= 800 #define HAS_BF16`): NVIDIA-only because HIP lacks
+    # those macros, not by the project's choice.
+    compiler_decided: bool = False
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
     preprocessor = analyse(text, macros, base)
     data = text.encode("utf-8", "surrogatepass")
     lines = _Lines(data)
+    compiler_decided = _compiler_decided_defines(preprocessor, macros)
     defines = tuple(
         Definition(
             d.name,
@@ -105,6 +111,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
             d.directive.line,
             d.directive.branch,
             None if d.parameters is None else len(d.parameters),
+            d.directive.start_byte in compiler_decided,
         )
         for found in preprocessor.defines.values()
         for d in found
@@ -124,6 +131,31 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
         hip_runtime=preprocessor.includes_hip_runtime,
         guard=_guard(preprocessor),
     )
+
+
+# nvcc's own macros, which HIP-Clang never defines: the pass, the compiler, the toolkit version.
+COMPILER_MACROS = frozenset({"__CUDA_ARCH__", "__CUDACC__", "__NVCC__"}) | CUDA_VERSION_MACROS
+
+
+def _compiler_decided_defines(preprocessor: Preprocessor, macros: VendorMacros) -> frozenset[int]:
+    """The start bytes of the `#define`s inside `#if` chains that test nvcc's own macros and none that tests a
+    ROCm macro (see `Definition.compiler_decided`)."""
+    found: set[int] = set()
+    stack: list[tuple[bool, bool]] = []  # per open chain: (tests a compiler macro, tests a ROCm macro)
+    for directive in preprocessor.directives:
+        if _is_test(directive):
+            names = set(names_in(directive.condition))
+            tested = (bool(names & COMPILER_MACROS), any(macros.is_rocm_side(name) for name in names))
+            if directive.kind in ("if", "ifdef", "ifndef") or not stack:
+                stack.append(tested)
+            else:
+                stack[-1] = (stack[-1][0] or tested[0], stack[-1][1] or tested[1])
+        elif directive.kind == "endif" and stack:
+            stack.pop()
+        elif directive.kind == "define" and stack:
+            if any(compiler for compiler, _ in stack) and not any(rocm for _, rocm in stack):
+                found.add(directive.start_byte)
+    return frozenset(found)
 
 
 def _is_test(directive: Directive) -> bool:

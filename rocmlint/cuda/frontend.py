@@ -276,6 +276,17 @@ class CudaContext:
     def is_nvidia_gated(self, span: Span) -> bool:
         return self.branch(span).on_nvidia is False
 
+    def written_for_rocm(self, span: Span) -> bool:
+        """Whether only ROCm compiles `span` by an `#if` around it that tests a well-known ROCm macro (`#ifdef
+        __HIP_PLATFORM_AMD__`, the `#else` of `#ifndef USE_ROCM`): code its author wrote for AMD knowingly. A
+        project macro alone is not enough here: a build flag learned for the wrong vendor would pass for one."""
+        if not self.is_nvidia_gated(span):
+            return False
+        macros = self.preprocessor.macros
+        chains = self.preprocessor.open_chains(span.start_byte)
+        tested = {name for chain in chains for condition in chain for name in names_in(condition)}
+        return any(name in macros.rocm or name in macros.rocm_pass for name in tested)
+
     def branch_as_compiled(self, span: Span) -> Branch:
         """`branch`, but with the stale platform macros ROC215 reports read as a ROCm build compiles them (maybe
         defined, by ROCm < 6.0) rather than as the gates their authors meant: where a ROCm 6 build may really

@@ -142,8 +142,15 @@ def _learn_from_headers(files: Mapping[str, FileFacts], guards: set[str]) -> Ite
             definitions[0],
         )
         condition = "ROCm" if vendor == "rocm" else "NVIDIA"
+        own, other = (rocm, nvidia) if vendor == "rocm" else (nvidia, rocm)
         why = f"defined under a {condition}-only condition"
-        yield LearnedMacro(name, vendor, rocm, nvidia, MacroEvidence("header", path, definition.line, why))
+        if other.defined is True and own.value is None:  # a feature flag the other vendor defines as 0
+            why += f", as 0 for {'NVIDIA' if vendor == 'rocm' else 'ROCm'}"
+        on_vendor = [(d.branch.on_rocm if vendor == "rocm" else d.branch.on_nvidia, d) for _, d in definitions]
+        deciding = [d for reached, d in on_vendor if reached is not False]
+        through_compiler = bool(deciding) and all(d.compiler_decided for d in deciding)
+        evidence = MacroEvidence("header", path, definition.line, why, through_compiler)
+        yield LearnedMacro(name, vendor, rocm, nvidia, evidence)
 
 
 def _state(definitions: list[Definition], vendor: str) -> MacroState:
@@ -165,6 +172,11 @@ def _deciding_vendor(rocm: MacroState, nvidia: MacroState) -> str | None:
     if rocm.defined is True and nvidia.defined is True and rocm.value is not None and nvidia.value is not None:
         if bool(rocm.value) != bool(nvidia.value):
             return "rocm" if rocm.value else "nvidia"
+    # A feature flag one vendor defines as 0 and the other as an expression (`#define NVLS_AVAILABLE
+    # (CUDART_VERSION >= 12030)` beside `#define NVLS_AVAILABLE 0` for HIP): only the other can have the feature.
+    if rocm.defined is True and nvidia.defined is True and (rocm.value == 0) != (nvidia.value == 0):
+        if rocm.value is None or nvidia.value is None:
+            return "nvidia" if rocm.value == 0 else "rocm"
     return None
 
 

@@ -173,6 +173,9 @@ class MacroEvidence:
     path: str
     line: int | None  # None for a macro learned from its name
     why: str
+    # Every definition deciding it sits under tests of nvcc's own macros only (`Definition.compiler_decided`):
+    # NVIDIA-only because HIP lacks `__CUDA_ARCH__`, not by the project's choice.
+    compiler_decided: bool = False
 
     def __str__(self) -> str:
         where = self.path if self.line is None else f"{self.path}:{self.line}"

@@ -42,6 +42,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from rocmlint.cuda.build_files import (
+    ANYWHERE,
     BuildFacts,
     SourceSet,
     cmake_facts,
@@ -412,7 +413,7 @@ class CudaProject:
             if parent == folder:
                 break
             folder = parent
-        found += [(prefix, s) for pattern, prefix, s in globs if pattern.fullmatch(path)]
+        found += [(len(path) if prefix < 0 else prefix, s) for pattern, prefix, s in globs if pattern.fullmatch(path)]
         return found
 
     @cached_property
@@ -432,7 +433,9 @@ class CudaProject:
             elif named.endswith(os.sep + "**") and "*" not in named[:-3]:
                 folders.setdefault(named[:-3], []).append(sources)
             else:
-                globs.append((_pattern(named), len(named.split("*")[0]), sources))
+                # A file named under an unknown folder names it as exactly as a full path would.
+                exact_file = sources.pattern.startswith(ANYWHERE) and "*" not in sources.pattern[len(ANYWHERE) :]
+                globs.append((_pattern(named), -1 if exact_file else len(named.split("*")[0]), sources))
         return exact, folders, globs
 
     def _removed_for_rocm(self, path: str) -> SourceSet | None:
@@ -652,7 +655,10 @@ def _build_system(path: str) -> str:
 
 
 def _named_path(sources: SourceSet) -> str:
-    """The absolute path (or glob) a source set names: its pattern relative to its build file's folder."""
+    """The absolute path (or glob) a source set names: its pattern relative to its build file's folder, or any
+    path ending with what follows `ANYWHERE` when the build file could not resolve its folder."""
+    if sources.pattern.startswith(ANYWHERE):
+        return os.sep + sources.pattern
     return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(sources.path)), sources.pattern))
 
 

@@ -204,8 +204,11 @@ _SUBGROUP_FUNCTIONS: weakref.WeakKeyDictionary[CudaContext, dict[int, bool]] = w
 
 
 def in_32_lane_subgroups(node: Node, ctx: CudaContext) -> bool:
-    """The function around `node` shuffles with an explicit width of at most 32 (`__shfl_xor_sync(m, v, o, 32)`):
-    its `% 32` and `/ 32` index those logical 32-lane groups, which stay consistent on a 64-lane wavefront."""
+    """The function around `node` shuffles with an explicit width of at most 32 (`__shfl_xor_sync(m, v, o, 32)`),
+    or the whole file works on 32-lane logical warps on ROCm (`logical_32_lane_warps`): its `% 32` and `/ 32`
+    index those logical 32-lane groups, which stay consistent on a 64-lane wavefront."""
+    if logical_32_lane_warps(ctx):
+        return True
     function = ctx.function_of(node)
     if function is None:
         return False
@@ -218,6 +221,55 @@ def in_32_lane_subgroups(node: Node, ctx: CudaContext) -> bool:
             for n in ctx.descendants(function, "call_expression")
         )
     return known[function.start_byte]
+
+
+# Every lane exchange HIP compiles: the shuffles with and without `_sync`, broadcasts (`__shfl`) included.
+_HIP_SHUFFLE = re.compile(r"__shfl(?:_xor|_down|_up)?(?:_sync)?")
+# Wave-wide votes: their result spans the whole 64-lane wavefront, whatever width the shuffles use.
+_WAVE_VOTE = re.compile(r"\w*(?:ballot|activemask)\w*|__(?:any|all|match_any|match_all)(?:_sync)?|__lane_id")
+_LOGICAL_WARP_FILES: weakref.WeakKeyDictionary[CudaContext, bool] = weakref.WeakKeyDictionary()
+
+
+def logical_32_lane_warps(ctx: CudaContext) -> bool:
+    """The file works on 32-lane logical warps on ROCm by design: every shuffle ROCm compiles in it passes an
+    explicit width of at most 32, one of them in an arm only ROCm compiles (the port wrote
+    `__shfl_xor(v, o, THREADS_PER_WARP)` under `__HIP_PLATFORM_AMD__` on purpose), and ROCm compiles no
+    wave-wide vote there (a ballot spans 64 lanes: a lane index of `tid % 32` would address it wrongly). Its
+    32-lane warp constants and `% 32` lane indices name those logical warps, consistent on a 64-lane wavefront."""
+    if ctx in _LOGICAL_WARP_FILES:
+        return _LOGICAL_WARP_FILES[ctx]
+    _LOGICAL_WARP_FILES[ctx] = False
+    if b"shfl" not in ctx.content:
+        return False
+    chosen_for_rocm = False
+    for call in ctx.descendants(ctx.tree.root_node, "call_expression"):
+        name = ctx.call_name(call) or ""
+        shuffle = _HIP_SHUFFLE.fullmatch(name) is not None
+        if not (shuffle or _WAVE_VOTE.fullmatch(name)):
+            continue
+        branch = ctx.branch(call)
+        if branch.on_rocm is False:
+            continue
+        if not shuffle or not _width_at_most_32(name, ctx.arguments(call), ctx):
+            return False
+        chosen_for_rocm = chosen_for_rocm or branch.on_nvidia is False
+    _LOGICAL_WARP_FILES[ctx] = chosen_for_rocm
+    return chosen_for_rocm
+
+
+def _width_at_most_32(name: str, arguments: list[Node], ctx: CudaContext) -> bool:
+    """The shuffle passes an explicit width of at most 32: a constant expression, or a name every initialisation
+    of which in the file gives it such a value (`enum { THREADS_PER_WARP = 32 };` members of several structs)."""
+    index = (2 if name.endswith("_sync") else 1) + 1
+    if len(arguments) <= index:
+        return False
+    width = arguments[index]
+    value = constant_value(ctx, width)
+    if value is None and width.type == "identifier":
+        pattern = rf"\b{re.escape(ctx.text(width))}\s*=\s*(\w+)\s*[;,}}]"
+        values = {parse_int(v) for v in re.findall(pattern, ctx.content.decode("utf-8", "replace"))}
+        value = values.pop() if len(values) == 1 else None
+    return value is not None and 0 < value <= 32
 
 
 # 64-lane arithmetic: a split of ids into 64-lane waves (`& 63`, `% 64`, `>> 6`, `/ 64`), or a shuffle by 32 lanes
@@ -659,6 +711,7 @@ __all__ = [
     "is_thread_index",
     "is_warp_constant_name",
     "lane_split",
+    "logical_32_lane_warps",
     "reduction_over_32_lanes",
     "split_offsets",
     "unrolled_from_16",
