@@ -114,7 +114,7 @@ class WarpSize32(Rule):
             return dict(needed)
         if assertions := ctx.word_offsets("static_assert"):
             needed["static_assert_declaration"] = assertions
-        if not warp.works_on_warps(ctx):
+        if not self._counts(ctx, on_warps=True):
             return dict(needed)
         for kind, offsets in (
             ("declaration", ctx.word_offsets("dim3")),
@@ -126,13 +126,23 @@ class WarpSize32(Rule):
                 needed.setdefault(kind, []).extend(offsets)
         return dict(needed)
 
+    def __init__(self) -> None:
+        self._in_file: dict[str, bool] = {}  # one instance per file: what the file holds, searched once
+
     def _sizes(self, ctx: CudaContext) -> bool:
         """What lane arithmetic, constants and reductions need in the file (their prefilter words)."""
-        return bool(ctx.offsets(*_SIZE_TRIGGERS)) and bool(ctx.offsets(*_CONTEXT_WORDS, lowered=True))
+        if "sizes" not in self._in_file:
+            found = bool(ctx.offsets(*_SIZE_TRIGGERS)) and bool(ctx.offsets(*_CONTEXT_WORDS, lowered=True))
+            self._in_file["sizes"] = found
+        return self._in_file["sizes"]
 
-    def _counts(self, ctx: CudaContext) -> bool:
-        """What warp counts need in the file; never in a ROCm source, where only the sizes apply."""
-        return not ctx.is_rocm_source and bool(ctx.offsets(*_COUNT_TRIGGERS))
+    def _counts(self, ctx: CudaContext, *, on_warps: bool = False) -> bool:
+        """What warp counts need in the file, never a ROCm source (only the sizes apply there); `on_warps`: a
+        file that works on warps too, where a 32 or a lane index is about warps."""
+        if "counts" not in self._in_file:
+            self._in_file["counts"] = not ctx.is_rocm_source and bool(ctx.offsets(*_COUNT_TRIGGERS))
+            self._in_file["on_warps"] = self._in_file["counts"] and warp.works_on_warps(ctx)
+        return self._in_file["on_warps" if on_warps else "counts"]
 
     def _report_count(self, ctx: CudaContext, span: Node | Define, message: str) -> None:
         ctx.report(span.directive if isinstance(span, Define) else span, message, severity=Severity.WARNING)
@@ -173,7 +183,7 @@ class WarpSize32(Rule):
 
     def _check_blocks(self, node: Node, ctx: CudaContext) -> None:
         """`dim3 threads(kWarpSize, 32)` declared or called: a block of 32 warps."""
-        if not (self._counts(ctx) and warp.works_on_warps(ctx)):
+        if not self._counts(ctx, on_warps=True):
             return
         for arguments, warps in warp.dim3_blocks_of_32_warps(node, ctx):
             self._report_count(
@@ -185,7 +195,7 @@ class WarpSize32(Rule):
 
     # --- lane and warp index arithmetic ------------------------------------------------------------
     def visit_binary_expression(self, node: Node, ctx: CudaContext) -> None:
-        split = warp.lane_split(node, ctx)
+        split = warp.lane_split(node, ctx) if self._sizes(ctx) else None
         if split is None:
             return
         left, operator = split
@@ -206,7 +216,7 @@ class WarpSize32(Rule):
 
     # --- shuffle reductions sized for 32 lanes --------------------------------------------------------
     def visit_for_statement(self, node: Node, ctx: CudaContext) -> None:
-        variable = warp.reduction_over_32_lanes(node, ctx)
+        variable = warp.reduction_over_32_lanes(node, ctx) if self._sizes(ctx) else None
         if variable is not None and not warp.in_wave64_code(node, ctx):
             ctx.report(node, f"shuffle reduction over `{variable}` spans only 32 lanes; {_FROM_HALF_WAVE}")
 
@@ -220,7 +230,7 @@ class WarpSize32(Rule):
 
     # --- warps counted as 32 lanes (warning) ------------------------------------------------------------
     def visit_number_literal(self, node: Node, ctx: CudaContext) -> None:
-        found = warp.warp_count_literal(node, ctx)
+        found = warp.warp_count_literal(node, ctx) if self._counts(ctx, on_warps=True) else None
         if found is not None:
             shown, what = found
             self._report_count(
@@ -232,7 +242,7 @@ class WarpSize32(Rule):
             )
 
     def visit_static_assert_declaration(self, node: Node, ctx: CudaContext) -> None:
-        condition = warp.asserted_warp_size_32(node, ctx)
+        condition = warp.asserted_warp_size_32(node, ctx) if self._counts(ctx) else None
         if condition is not None and not warp.in_wave_selector(ctx, node):
             self._report_count(
                 ctx,
@@ -242,7 +252,7 @@ class WarpSize32(Rule):
             )
 
     def visit_subscript_expression(self, node: Node, ctx: CudaContext) -> None:
-        array = warp.warp_array_at_lane(node, ctx)
+        array = warp.warp_array_at_lane(node, ctx) if self._counts(ctx, on_warps=True) else None
         if array is not None:
             self._report_count(
                 ctx,

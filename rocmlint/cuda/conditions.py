@@ -81,8 +81,8 @@ _COMPARED_ARCH = re.compile(r"\b__CUDA_ARCH__\s*(?:[<>]=?|[=!]=)|(?:[<>]=?|[=!]=
 _CUDA_ARCH_WORD = re.compile(r"\b__CUDA_ARCH__\b")
 
 
-# Other vendor tests ROC207's `|| <ROCm test>` rewrite would hide from their rules (ROC213, ROC214): once `|| <ROCm test>` is in
-# the chain, no rule reports it any more.
+# Other vendor tests ROC207's `|| <ROCm test>` rewrite would hide from their rules (ROC213, ROC214): once the
+# ROCm test is in the chain, no rule reports it any more.
 _OTHER_VENDOR_TESTS = frozenset(PASS_AND_COMPILER_ALTERNATIVES) | {"__NVCC__"}
 # An arm that stops the build says it is not meant to be compiled there.
 _ERROR_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*error\b", re.MULTILINE)
@@ -374,10 +374,10 @@ class ConditionRule:
         )
 
     def _rocm_term_fix(self, directive: Directive, ctx: CudaContext) -> Fix | None:
-        """ROC207's unsafe fix, `<condition> || <ROCm test>`: ROCm compiles this arm. Offered only when the arm holds nothing any
-        CUDA rule could report (no `*_sync`, PTX, CUDA header or API...), so ROCm is not moved into code
-        that cannot work there, and when the chain tests no `__CUDA_ARCH__`/`__CUDACC__`/`__NVCC__` (the
-        new ROCm term would silence ROC213/ROC214 on it)."""
+        """ROC207's unsafe fix, `<condition> || <ROCm test>`: ROCm compiles this arm. Offered only when the arm
+        holds nothing any CUDA rule could report (no `*_sync`, PTX, CUDA header or API...), so ROCm is not moved
+        into code that cannot work there, and when the chain tests no `__CUDA_ARCH__`/`__CUDACC__`/`__NVCC__`
+        (the new ROCm term would silence ROC213/ROC214 on it)."""
         rocm = ctx.options.rocm_condition.strip()
         if self._chains(ctx).names(directive) & _OTHER_VENDOR_TESTS or arm_may_hold_hazards(directive, ctx):
             return None

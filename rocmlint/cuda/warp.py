@@ -427,7 +427,7 @@ def wave_size_constant_fix(name_node: Node, value: Node, ctx: CudaContext) -> Fi
     )
 
 
-# --- a literal 32 that stands for a warp outside lane arithmetic (ROC208, warning) ----------------------------------------
+# --- a literal 32 that stands for a warp outside lane arithmetic (ROC208, warning) -----------------------------------
 # Names for a block's thread count or x-extent (not a thread index): `THREADS`, `kNThreads`, `NUM_THREADS`,
 # `block_size`, `blockSize`, `MAX_BLOCK_SIZE`, `threads_per_block`, `block_x`.
 _THREAD_COUNT_NAME = re.compile(
@@ -595,7 +595,7 @@ def _declared_type(declarator: Node, ctx: CudaContext) -> str | None:
     return ctx.text(type_node) if type_node is not None else None
 
 
-# --- per-warp arrays read at a lane index (ROC208, warning) ---------------------------------------------------------------
+# --- per-warp arrays read at a lane index (ROC208, warning) ------------------------------------------------------
 # A size counted in warps: `NUM_WARPS`, `kWarpsPerBlock`, `THREADS / WARP_SIZE`, `blockDim.x / 32`.
 _WARP_COUNT_SIZE = re.compile(r"warps|/\s*\(?\s*(?:\w*warp_?size\w*|32)\b", re.IGNORECASE)
 _LANE_NAME = re.compile(r"lane_?(?:id|idx|index)?", re.IGNORECASE)
