@@ -98,6 +98,9 @@ class WarpSize32(Rule):
     triggers = (*_SIZE_TRIGGERS, b"lane", b"Lane")
     also_requires = (*_CONTEXT_WORDS, *warp.WORKS_ON_WARPS, b"static_assert")
 
+    def __init__(self) -> None:
+        self._in_file: dict[str, bool] = {}  # one instance per file: what the file holds, searched once
+
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
         """Lane arithmetic holds a split with its literal; a constant's name says `warp`, a reduction loop's or
         unrolled butterfly's shuffle `shfl`, in any case; warp counts a `32`, `dim3` or a lane; assertions
@@ -125,9 +128,6 @@ class WarpSize32(Rule):
             if offsets:
                 needed.setdefault(kind, []).extend(offsets)
         return dict(needed)
-
-    def __init__(self) -> None:
-        self._in_file: dict[str, bool] = {}  # one instance per file: what the file holds, searched once
 
     def _sizes(self, ctx: CudaContext) -> bool:
         """What lane arithmetic, constants and reductions need in the file (their prefilter words)."""
