@@ -52,7 +52,6 @@ RULES = (
     ('ROC224', 'nanosleep', 'cuda', 'error', 'safe', True),
     ('ROC229', 'host-capability-check', 'cuda', 'error', 'unsafe', True),
     ('ROC239', 'func-attribute-kernel-ptr', 'cuda', 'error', 'safe', True),
-    ('ROC240', 'warp-count-32', 'cuda', 'warning', 'none', True),
     ('ROC241', 'half2-member', 'cuda', 'warning', 'safe', True),
     ('ROC242', 'hip-call-arity', 'cuda', 'error', 'none', True),
     ('ROC301', 'nvcc-only-flags', 'python', 'error', 'safe', True),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import cache
 
 from rocmlint.cuda.frontend import CudaContext, Include
+from rocmlint.cuda.hip_gaps import is_libcudacxx_header, no_hip_equivalents
 from rocmlint.data import load
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -58,7 +59,10 @@ class CudaLibraryHeader(Rule):
     """
     ## What it does
     Flags `#include` of a CUDA library header (`cublas_v2.h`, `cublasLt.h`, `cusparse.h`, `cufft.h`,
-    `curand.h`, `cudnn.h`, `nccl.h`, `cub/...`, `nvToolsExt.h`, ...) that a ROCm build compiles.
+    `curand.h`, `cudnn.h`, `nccl.h`, `cub/...`, `nvToolsExt.h`, ...) or of libcu++ (`<cuda/atomic>`,
+    `<cuda/barrier>`, `<cuda/pipeline>`, `<cuda/std/...>`: `cuda/` headers without an extension, not a
+    project's own `cuda/` folder) that a ROCm build compiles. Uses of libcu++ APIs HIP lacks
+    (`cuda::barrier`, `cuda::pipeline`) are ROC217's.
 
     ## Why is this bad on ROCm?
     The CUDA libraries are not installed with ROCm; each has a ROCm counterpart with its own header:
@@ -66,7 +70,9 @@ class CudaLibraryHeader(Rule):
     (`hipcub/hipcub.hpp`), RCCL (`rccl/rccl.h`), roctx (`roctracer/roctx.h`). cuDNN has no drop-in:
     MIOpen's API differs. The mapping comes from HIPIFY's header map (`src/CUDA2HIP.cpp`, regenerated
     into `rocmlint/data/cuda_headers.toml`) and torch's `cuda_to_hip_mappings.py`; the library table is in
-    the HIP porting guide ("Library Equivalents").
+    the HIP porting guide ("Library Equivalents"). ROCm does not ship libcu++ at all: its `cuda::std` parts have
+    C++ standard library counterparts (`<cuda/std/type_traits>` -> `<type_traits>`, mamba's port aliases
+    `cuda::std` to `std`), its barriers and pipelines none.
 
     ## Example
     ```cuda
@@ -93,7 +99,8 @@ class CudaLibraryHeader(Rule):
     #endif
     ```
     `cudnn.h` and `nvml.h` get no fix: MIOpen and ROCm SMI have different APIs, so swapping the header
-    would silence the report without making the code build.
+    would silence the report without making the code build; nor do libcu++ headers, whose ROCm side is a
+    rewrite to the standard library (or, for barriers and pipelines, a redesign).
 
     ## Fix safety
     Safe: the NVIDIA branch keeps the original include line byte for byte and nothing in the ROCm test is
@@ -131,10 +138,14 @@ class CudaLibraryHeader(Rule):
         b"nvrtc",
         b"cub/",
         b"thrust/system/cuda",
+        b"cuda/",
     )
 
     def visit_include(self, include: Include, ctx: CudaContext) -> None:
         header = include.header.strip()
+        if is_libcudacxx_header(header):
+            ctx.report(include, _libcudacxx_message(header))
+            return
         hip = hip_header(header)
         if hip is None:
             return
@@ -152,6 +163,16 @@ class CudaLibraryHeader(Rule):
         ctx.report(include, message, fix=fix)
 
 
+def _libcudacxx_message(header: str) -> str:
+    missing = f"`{header}` (libcu++) is not on ROCm's include path"
+    reason = no_hip_equivalents().headers.get(header)
+    if reason is not None:
+        return f"{missing}: {reason}"
+    if header.startswith("cuda/std/"):
+        return f"{missing}; include `<{header.removeprefix('cuda/std/')}>` and use `std::` in a ROCm branch"
+    return f"{missing}; include it on NVIDIA only and write the ROCm branch with the C++ standard library or HIP"
+
+
 def _fix(include: Include, header: str, hip: str, library: str, ctx: CudaContext) -> Fix | None:
     """The include swapped behind the ROCm test, one gate per include (each fix stands alone)."""
     if library in _NO_DROP_IN:
@@ -163,6 +184,17 @@ def _fix(include: Include, header: str, hip: str, library: str, ctx: CudaContext
 
 
 CudaLibraryHeader.valid = (
+    # mamba's port: the libcu++ header on NVIDIA only, `cuda::std` aliased to `std` on ROCm.
+    Valid(
+        """
+        #ifndef USE_ROCM
+        #include <cuda/std/type_traits>
+        #else
+        #include <type_traits>
+        namespace cuda { namespace std = ::std; }
+        #endif
+        """,
+    ),
     # mamba's selective scan: CUB on NVIDIA, hipCUB plus a namespace alias on ROCm.
     Valid(
         """
@@ -218,6 +250,18 @@ CudaLibraryHeader.valid = (
     ),
 )
 CudaLibraryHeader.invalid = (
+    # libcu++ headers; a project's own `cuda/` header has an extension and is not one.
+    Invalid(
+        """
+        #include <cuda/barrier>
+        #include <cuda/std/type_traits>
+        #include "cuda/q_matrix.cuh"
+        #include <cuda/atomic>
+        """,
+        expect=("1:1-1:24", "2:1-2:32", "4:1-4:23"),
+        message="`cuda/barrier` (libcu++) is not on ROCm's include path: libcu++ `cuda::barrier`",
+        no_fix=True,
+    ),
     # DeepSpeed's context.h: cuBLAS and cuRAND included unguarded.
     Invalid(
         """

@@ -2,36 +2,16 @@
 
 from __future__ import annotations
 
-import re
-
 from rocmlint.cuda.conditions import (
     CUDA_VERSION_MACROS,
-    PASS_AND_COMPILER_ALTERNATIVES,
     ConditionRule,
     arm_branch,
-    arm_may_hold_hazards,
-    arm_span,
-    arm_text,
-    condition_edit,
-    condition_tests,
-    is_rocm_macro,
+    compares_cuda_arch,
 )
 from rocmlint.cuda.frontend import CudaContext
-from rocmlint.cuda.hip_gaps import lacking_on_hip
 from rocmlint.cuda.preprocessor import Directive, names_in
-from rocmlint.diagnostics import Fix, FixAvailability, Severity
+from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
-
-# Other vendor tests the rewrite would hide from their rules (ROC213, ROC214): once `|| <ROCm test>` is in
-# the chain, no rule reports it any more.
-_OTHER_VENDOR_TESTS = frozenset(PASS_AND_COMPILER_ALTERNATIVES) | {"__NVCC__"}
-_ERROR_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*error\b", re.MULTILINE)
-# `!defined(CUDA_VERSION)`, `!defined CUDART_VERSION`, `(!defined(CUDA_VERSION))`: the test of "no CUDA toolkit".
-_NO_TOOLKIT = re.compile(
-    r"\(?\s*!\s*defined\s*(?:\(\s*(?:{names})\s*\)|\s(?:{names}))\s*\)?".format(
-        names="|".join(sorted(CUDA_VERSION_MACROS))
-    )
-)
 
 __all__ = ["CUDA_VERSION_MACROS", "CudaVersionGate"]
 
@@ -39,12 +19,17 @@ __all__ = ["CUDA_VERSION_MACROS", "CudaVersionGate"]
 class CudaVersionGate(ConditionRule, Rule):
     """
     ## What it does
-    Flags `#if`/`#elif` tests on `CUDA_VERSION`, `CUDART_VERSION` or `__CUDACC_VER_MAJOR__`/`_MINOR__` that
-    a ROCm build reads without the condition (or its `#if/#elif` chain) saying anything about ROCm.
+    Flags `#if`/`#elif` tests on `CUDA_VERSION`, `CUDART_VERSION` or `__CUDACC_VER_MAJOR__`/`_MINOR__`, and
+    comparisons of the architecture number (`__CUDA_ARCH__ >= 800`, `defined(__CUDA_ARCH__) && __CUDA_ARCH__ <
+    700`), that a ROCm build reads without the condition (or its `#if/#elif` chain) saying anything about ROCm.
+    Device-pass detection (`#ifdef __CUDA_ARCH__`) is ROC213's; a chain is reported once, at its first test.
 
     ## Why is this bad on ROCm?
-    HIP-Clang defines none of the CUDA toolkit's version macros, so the preprocessor evaluates them as 0:
-    `#if CUDA_VERSION >= 11000` is silently false on ROCm and `#if CUDA_VERSION < 11000` silently true.
+    HIP-Clang defines none of the CUDA toolkit's version macros, nor `__CUDA_ARCH__`, so the preprocessor
+    evaluates them as 0: `#if CUDA_VERSION >= 11000` is silently false on ROCm and `#if __CUDA_ARCH__ < 700`
+    silently true, so ROCm loses a specialisation or takes a legacy arm (state-spaces/mamba
+    `selective_scan_common.h` hides its BFloat16 `Converter` behind `__CUDA_ARCH__ >= 800`). The HIP porting
+    guide ("HIP_ARCH Defines") names `__HIP_ARCH_HAS_*__`/`__gfx*__` macros for architecture features.
     Which arm ROCm ends up compiling is an accident of how the test was written. PyTorch's HIP notes
     (`docs/source/notes/hip.rst`, "CUDA API to HIP API mappings in C++") recommend making the choice
     explicit with `|| defined(USE_ROCM)` or `&& !defined(USE_ROCM)`. The accident is sometimes the right
@@ -76,7 +61,8 @@ class CudaVersionGate(ConditionRule, Rule):
     and only when that arm holds nothing a CUDA rule could report or that looks CUDA-only (any rule's
     trigger string such as `_sync`, `asm` or a CUDA header; an intrinsic call `__name(`; `cu*`/`CU_*`
     driver names; `nv_*` types), and when the chain tests no `__CUDA_ARCH__`, `__CUDACC__` or `__NVCC__`
-    (the new ROCm term would hide those tests from ROC213/ROC214). The example above gets no fix.
+    (the new ROCm term would hide those tests from ROC213/ROC214; so an architecture comparison gets no
+    automatic fix). The example above gets no fix.
 
     ## Fix safety
     Unsafe: nothing in the added term is defined by an NVIDIA build, so NVIDIA keeps its arm, but ROCm now
@@ -89,58 +75,34 @@ class CudaVersionGate(ConditionRule, Rule):
     severity = Severity.WARNING
     fix_availability = FixAvailability.UNSAFE
     language = "cuda"
-    triggers = (b"CUDA_VERSION", b"CUDART_VERSION", b"__CUDACC_VER_", b"__CUDA_API_VERSION")
+    triggers = (b"CUDA_VERSION", b"CUDART_VERSION", b"__CUDACC_VER_", b"__CUDA_API_VERSION", b"__CUDA_ARCH__")
 
     def visit_directive(self, directive: Directive, ctx: CudaContext) -> None:
         if not self._candidate(directive, ctx):
             return
         macro = next((name for name in names_in(directive.condition) if name in CUDA_VERSION_MACROS), None)
-        if macro is None or ctx.define(macro, directive) is not None:
-            return  # no version test, or the file defines the macro itself where ROCm sees it
+        if macro is None:
+            if compares_cuda_arch(directive.condition) and self._reports_cuda_arch(directive, ctx):
+                self._report_architecture(directive, ctx)
+            return
+        if ctx.define(macro, directive) is not None:
+            return  # the file defines the macro itself where ROCm sees it
         if self._rocm_outcome_intended(directive, ctx) or self._written_for_no_toolkit(directive, ctx):
             return  # ROCm takes the arm a recent CUDA toolkit takes, the only one it can build, or one meant for it
-        self._report_condition(directive, ctx, _message(directive, macro, ctx), fix=self._fix(directive, ctx))
+        self._report_condition(directive, ctx, _message(directive, macro, ctx), fix=self._rocm_term_fix(directive, ctx))
 
-    def _written_for_no_toolkit(self, directive: Directive, ctx: CudaContext) -> bool:
-        """The chain tests only whether version macros are defined, and the arm ROCm certainly takes is the one
-        it opens with `#ifndef CUDA_VERSION` / `#if !defined(CUDA_VERSION)`: "no CUDA toolkit here", which a ROCm
-        build answers by construction, not by reading 0 (ginkgo's HIP branch of shared CUDA/HIP code). That arm
-        holds nothing HIP lacks and no `#error`. An `#else` after `#ifdef CUDA_VERSION` is no such arm: it may be
-        a fallback nobody wrote for ROCm."""
-        chains = self._chains(ctx)
-        version_tests = dict.fromkeys(CUDA_VERSION_MACROS, "")
-        if any(condition_tests(member.condition, version_tests) is None for member in chains.chain(directive)):
-            return False
-        taken = next((arm for arm in chains.arms_of(directive) if arm_branch(arm, ctx).on_rocm is True), None)
-        return (
-            taken is not None
-            and taken.kind != "else"
-            and _NO_TOOLKIT.fullmatch(taken.condition) is not None
-            and lacking_on_hip(ctx, arm_span(taken, ctx)) is None
-            and not _ERROR_DIRECTIVE.search(arm_text(taken, ctx))
+    def _report_architecture(self, directive: Directive, ctx: CudaContext) -> None:
+        if self._rocm_outcome_intended(directive, ctx):
+            return  # ROCm takes the arm a recent NVIDIA GPU takes, or the only one it can build
+        condition = " ".join(directive.condition.split())
+        shown = condition if len(condition) <= 60 else condition[:57] + "..."
+        outcome = "compiles this arm" if arm_branch(directive, ctx).on_rocm else "takes the fallback arm"
+        message = (
+            f"`{shown}` selects an NVIDIA architecture feature, but HIP-Clang never defines `__CUDA_ARCH__` "
+            f"(it evaluates as 0), so ROCm silently {outcome}; decide whether ROCm has the feature: "
+            "`|| defined(USE_ROCM)` (or a `__gfx*__`/`__HIP_ARCH_HAS_*__` test) or `&& !defined(USE_ROCM)`"
         )
-
-    def _fix(self, directive: Directive, ctx: CudaContext) -> Fix | None:
-        """`<condition> || <ROCm test>`: ROCm compiles this arm. Offered only when the arm holds nothing any
-        CUDA rule could report (no `*_sync`, PTX, CUDA header or API...), so ROCm is not moved into code
-        that cannot work there, and when the chain tests no `__CUDA_ARCH__`/`__CUDACC__`/`__NVCC__` (the
-        new ROCm term would silence ROC213/ROC214 on it)."""
-        rocm = ctx.options.rocm_condition.strip()
-        if self._chains(ctx).names(directive) & _OTHER_VENDOR_TESTS or arm_may_hold_hazards(directive, ctx):
-            return None
-        if not any(is_rocm_macro(name, ctx) for name in names_in(rocm)):
-            return None  # a configured ROCm test this rule would not recognise: the fix would not settle it
-        condition = directive.condition
-        if any(operator in condition for operator in ("&&", "||", "?", ",")):
-            condition = f"({condition})"
-        if "?" in rocm or "," in rocm:
-            rocm = f"({rocm})"
-        edit = condition_edit(directive, ctx, f"{condition} || {rocm}")
-        if edit is None:
-            return None
-        return ctx.fix(
-            f"compile this arm on ROCm too (`|| {rocm}`); check ROCm supports what it enables", edit, safe=False
-        )
+        self._report_condition(directive, ctx, message, fix=self._rocm_term_fix(directive, ctx))
 
 
 def _message(directive: Directive, macro: str, ctx: CudaContext) -> str:
@@ -375,6 +337,55 @@ CudaVersionGate.invalid = (
         """,
         expect=("1:1-1:21",),
         message="true there and ROCm silently compiles this arm",
+    ),
+    # state-spaces/mamba selective_scan_common.h: an architecture comparison, whether ROCm has it is the user's call.
+    Invalid(
+        """
+        #if __CUDA_ARCH__ >= 800
+        template <int N>
+        struct Converter<at::BFloat16, N> {
+          static inline __device__ void to_float(const at::BFloat16 (&src)[N], float (&dst)[N]);
+        };
+        #endif
+        """,
+        expect=("1:1-1:25",),
+        message="selects an NVIDIA architecture feature",
+        no_fix=True,
+    ),
+    # A host-pass fallback ROCm's device pass also takes; a recent GPU's arm with what HIP lacks; an option OR a
+    # comparison (DeepSpeed normalize_kernels.cu).
+    Invalid(
+        """
+        #if !defined(__CUDA_ARCH__) || (__CUDA_ARCH__ < 700)
+        #define USE_LEGACY_WARP_SYNC 1
+        #endif
+        __device__ void backoff(unsigned ns) {
+        #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
+          __nanosleep(ns);
+        #endif
+        #if !defined(__STOCHASTIC_MODE__) || __CUDA_ARCH__ < 700
+          __shared__ float shr[32];
+        #endif
+        }
+        """,
+        expect=("1:1-1:53", "5:1-5:52", "8:1-8:57"),
+        message="ROCm silently compiles this arm",
+    ),
+    # One report per chain, at its first `__CUDA_ARCH__` test.
+    Invalid(
+        """
+        template <typename T>
+        __device__ __forceinline__ T warp_max(T v) {
+        #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+          return __reduce_max_sync(0xffffffff, v);
+        #elif defined(__CUDA_ARCH__)
+          for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffff, v, o));
+          return v;
+        #endif
+        }
+        """,
+        expect=("3:1-3:51",),
+        message="fallback arm",
     ),
     # The chain also tests `__CUDA_ARCH__`: adding a ROCm term would hide that test from ROC213.
     Invalid(

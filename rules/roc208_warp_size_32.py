@@ -14,9 +14,13 @@ _CONSTANT_MESSAGE = (
     "`__GFX9__` selector for compile-time sizes"
 )
 _FROM_HALF_WAVE = "a 64-lane wavefront needs offsets from `warpSize / 2`"
+_LIMIT = "over HIP's 1024-thread block limit; size the warp count `1024 / warp size`"
 _LOOPS = ("for_statement", "call_expression")  # a reduction loop, an unrolled butterfly
-# What every finding needs besides its number (`also_requires`, any case): a thread/lane/warp name, `blockDim`, a shuffle.
+# Lane arithmetic, constants and reductions: one of these numbers, and a thread/lane/warp name, `blockDim`, a shuffle.
+_SIZE_TRIGGERS = (b"32", b"31", b"0x1f", b"0x1F", b"0x20", b">> 5", b">>5", b"16")
 _CONTEXT_WORDS = (b"blockdim", b"shfl", b"thread", b"lane", b"warp", b"tid", b"tx", b"wid", b"t_idx")
+# Warps counted as 32 lanes (warning): a 32 or a lane, in a file that works on warps or asserts a warp size.
+_COUNT_TRIGGERS = (b"32", b"lane", b"Lane")
 
 
 class WarpSize32(Rule):
@@ -28,13 +32,22 @@ class WarpSize32(Rule):
     offset is 16; not in functions already doing 64-lane arithmetic (`& 63`, a shuffle by 32), where a 32
     is a half-wave on purpose (an MFMA tile), nor in files working on 32-lane logical warps on ROCm (every
     shuffle ROCm compiles passes a width of at most 32, one in a ROCm-only arm, and no ballot is compiled).
+    At warning level, a 32 that counts warps in a file that works
+    on warps (shuffles, ballots, warp reductions): `THREADS / 32` warps per block, `if (blockSize > 32)`, a
+    warp size clamped to 32 (`min(n, 32)`), `block_x = max(32, ...)`, `dim3 threads(32, 4)` rows of one warp;
+    blocks of 32 or more warps (`#define NUM_WARPS 32` times a warp size, `dim3 threads(kWarpSize, 32)`);
+    per-warp arrays read at a lane index (`sums[lane_id]`); and, in any file, `static_assert(kWarpSize == 32)`.
 
     ## Why is this bad on ROCm?
     CDNA GPUs (MI100 to MI355) run 64-lane wavefronts; only RDNA runs wave32. HIP's `warpSize` docs and
     porting guide ("do not assume 32 or 64") say to read `warpSize`. With a 32 constant, "lane 0 of each
     warp" elects two leaders per wavefront, `tid / 32` disagrees with `__shfl_down`/`__ballot` (whose width
     is the real wave size), and a butterfly from offset 16 reduces half the wavefront (llama.cpp#14196,
-    DeepSpeed `context.h`, apex `welford.cu`, mamba `selective_scan_fwd_kernel.cuh`).
+    DeepSpeed `context.h`, apex `welford.cu`, mamba `selective_scan_fwd_kernel.cuh`). Per-warp scratch sized
+    `THREADS / 32` is half unused; a block row of 32 threads is half a wavefront, so an unwidthed shuffle reads
+    the next row; a block of 32 warps is 2048 threads at 64 lanes, over HIP's 1024 limit (exllamav2's port
+    sizes `NUM_WARPS` as `1024 / warpSize`); `sums[lane_id]` over 32 per-warp sums reads past the 16 a
+    1024-thread block has; an assertion of 32 lanes fails once the constant follows the wave size.
 
     ## Example
     ```cuda
@@ -61,24 +74,20 @@ class WarpSize32(Rule):
     #define WARP_SIZE 32
     #endif
     ```
-    `constexpr`/`static const` declarations and enumerators get the same selector around a copy with `64`;
-    lane arithmetic and reduction loops are rewritten by hand with the run-time `warpSize`:
-    ```cuda
-    __global__ void row_sum(const float* x, float* out) {
-      float v = x[threadIdx.x];
-      for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_xor(v, offset);
-      if (threadIdx.x % warpSize == 0) atomicAdd(out, v);
-    }
-    ```
+    `constexpr`/`static const` declarations and enumerators get the same selector around a copy with `64`.
+    By hand: lane arithmetic, loops and warp counts use `warpSize` in device code and the device's warp size
+    on the host (`hipDeviceAttributeWarpSize`, `at::cuda::warp_size()`, as apex's port does).
 
     ## Fix safety
     Safe for the constant definitions: the NVIDIA `#else` keeps the definition token for token (only line
     numbers move). ROCm device passes follow HIP's selector (`__GFX8__`/`__GFX9__` mean 64 lanes).
     The host pass has no target macro: that selector alone would give 32 there, and host code sizing launches
     or instantiating kernel templates from the constant would disagree with CDNA device code (ROCm/vllm#694
-    review), so the fix picks 64, the MI200/MI300 value. On RDNA (wave32) host code then sees 64 while device
-    code gets 32: projects shipping for RDNA should size host launches from `hipDeviceAttributeWarpSize`.
-    Expressions and loops are not fixed: `& 31` -> `% warpSize` changes the warps per block downstream.
+    review), so the fix picks 64, the MI200/MI300 value; projects shipping for RDNA should size host launches
+    from `hipDeviceAttributeWarpSize`. Expressions, loops and warp counts are not fixed: what depends on them
+    (the warps per block, shared arrays, launch grids) changes with them.
+    Warp counts are not reported in ROCm sources (`.hip` files), where only the constants, lane arithmetic and
+    reductions are.
     """
 
     code = "ROC208"
@@ -88,24 +97,68 @@ class WarpSize32(Rule):
     language = "cuda"
     applies_to_rocm_sources = True
     reports_a_cuda_habit = True
-    triggers = (b"32", b"31", b"0x1f", b"0x1F", b"0x20", b">> 5", b">>5", b"16")
-    also_requires = _CONTEXT_WORDS
+    triggers = (*_SIZE_TRIGGERS, b"lane", b"Lane")
+    also_requires = (*_CONTEXT_WORDS, *warp.WORKS_ON_WARPS, b"static_assert")
+
+    def __init__(self) -> None:
+        self._in_file: dict[str, bool] = {}  # one instance per file: what the file holds, searched once
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
         """Lane arithmetic holds a split with its literal; a constant's name says `warp`, a reduction loop's or
-        unrolled butterfly's shuffle `shfl`, in any case."""
-        needed: dict[str, Anchors] = {}
-        splits = warp.split_offsets(ctx)
-        if splits:
-            needed["binary_expression"] = splits
-        for kinds, word in ((("declaration", "field_declaration", "enumerator"), b"warp"), (_LOOPS, b"shfl")):
-            if offsets := ctx.offsets(word, lowered=True):
-                needed.update(dict.fromkeys(kinds, offsets))
-        return needed
+        unrolled butterfly's shuffle `shfl`, in any case; warp counts a `32`, `dim3` or a lane; assertions
+        `static_assert`."""
+        needed: dict[str, list[int]] = {}
+        if self._sizes(ctx):
+            if splits := warp.split_offsets(ctx):
+                needed["binary_expression"] = splits
+            for kinds, word in ((("declaration", "field_declaration", "enumerator"), b"warp"), (_LOOPS, b"shfl")):
+                if offsets := ctx.offsets(word, lowered=True):
+                    for kind in kinds:
+                        needed.setdefault(kind, []).extend(offsets)
+        if not self._counts(ctx):
+            return dict(needed)
+        if assertions := ctx.word_offsets("static_assert"):
+            needed["static_assert_declaration"] = list(assertions)
+        if not self._counts(ctx, on_warps=True):
+            return dict(needed)
+        for kind, offsets in (
+            ("declaration", ctx.word_offsets("dim3")),
+            ("call_expression", ctx.word_offsets("dim3")),
+            ("number_literal", ctx.offsets(b"32")),
+            ("subscript_expression", ctx.offsets(b"lane", lowered=True)),
+        ):
+            if offsets:
+                needed.setdefault(kind, []).extend(offsets)
+        return dict(needed)
+
+    def _sizes(self, ctx: CudaContext) -> bool:
+        """What lane arithmetic, constants and reductions need in the file (their prefilter words)."""
+        if "sizes" not in self._in_file:
+            found = bool(ctx.offsets(*_SIZE_TRIGGERS)) and bool(ctx.offsets(*_CONTEXT_WORDS, lowered=True))
+            self._in_file["sizes"] = found
+        return self._in_file["sizes"]
+
+    def _counts(self, ctx: CudaContext, *, on_warps: bool = False) -> bool:
+        """What warp counts need in the file, never a ROCm source (only the sizes apply there); `on_warps`: a
+        file that works on warps too, where a 32 or a lane index is about warps."""
+        if "counts" not in self._in_file:
+            self._in_file["counts"] = not ctx.is_rocm_source and bool(ctx.offsets(*_COUNT_TRIGGERS))
+            self._in_file["on_warps"] = self._in_file["counts"] and warp.works_on_warps(ctx)
+        return self._in_file["on_warps" if on_warps else "counts"]
+
+    def _report_count(self, ctx: CudaContext, span: Node | Define, message: str) -> None:
+        ctx.report(span.directive if isinstance(span, Define) else span, message, severity=Severity.WARNING)
 
     # --- constants ------------------------------------------------------------------------------
     def visit_define(self, define: Define, ctx: CudaContext) -> None:
-        if define.parameters is not None or not warp.is_warp_constant_name(define.name):
+        if self._counts(ctx) and (warps := warp.define_of_32_warps(define, ctx)) is not None:
+            self._report_count(
+                ctx,
+                define,
+                f"`{define.name}` puts {warps} warps in a block: {warps * 64} threads with 64-lane CDNA "
+                f"wavefronts, {_LIMIT}",
+            )
+        if define.parameters is not None or not warp.is_warp_constant_name(define.name) or not self._sizes(ctx):
             return
         value = parse_int(ctx.resolve_text(define.value, define.directive))
         if value != 32 or warp.in_wave_selector(ctx, define.directive) or warp.logical_32_lane_warps(ctx):
@@ -113,7 +166,11 @@ class WarpSize32(Rule):
         ctx.report(define.directive, _CONSTANT_MESSAGE.format(define.name), fix=warp.wave_size_define_fix(define, ctx))
 
     def visit_declaration(self, node: Node, ctx: CudaContext) -> None:
-        for name_node, value in named_constants(node, ctx):
+        self._check_constants(node, ctx)
+        self._check_blocks(node, ctx)
+
+    def _check_constants(self, node: Node, ctx: CudaContext) -> None:
+        for name_node, value in named_constants(node, ctx) if self._sizes(ctx) else ():
             name = ctx.text(name_node)
             if (
                 warp.is_warp_constant_name(name)
@@ -124,11 +181,23 @@ class WarpSize32(Rule):
                 ctx.report(name_node, _CONSTANT_MESSAGE.format(name), fix=fix)
 
     # `static constexpr int kWarpSize = 32;` members and `enum { THREADS_PER_WARP = 32 };` alike.
-    visit_field_declaration = visit_enumerator = visit_declaration
+    visit_field_declaration = visit_enumerator = _check_constants
+
+    def _check_blocks(self, node: Node, ctx: CudaContext) -> None:
+        """`dim3 threads(kWarpSize, 32)` declared or called: a block of 32 warps."""
+        if not self._counts(ctx, on_warps=True):
+            return
+        for arguments, warps in warp.dim3_blocks_of_32_warps(node, ctx):
+            self._report_count(
+                ctx,
+                arguments,
+                f"`{warp.shortened(ctx.text(arguments))}` is a block of {warps} warps: {warps * 64} "
+                f"threads with 64-lane CDNA wavefronts, {_LIMIT}",
+            )
 
     # --- lane and warp index arithmetic ------------------------------------------------------------
     def visit_binary_expression(self, node: Node, ctx: CudaContext) -> None:
-        split = warp.lane_split(node, ctx)
+        split = warp.lane_split(node, ctx) if self._sizes(ctx) else None
         if split is None:
             return
         left, operator = split
@@ -149,18 +218,54 @@ class WarpSize32(Rule):
 
     # --- shuffle reductions sized for 32 lanes --------------------------------------------------------
     def visit_for_statement(self, node: Node, ctx: CudaContext) -> None:
-        variable = warp.reduction_over_32_lanes(node, ctx)
+        variable = warp.reduction_over_32_lanes(node, ctx) if self._sizes(ctx) else None
         if variable is not None and not warp.in_wave64_code(node, ctx):
             ctx.report(node, f"shuffle reduction over `{variable}` spans only 32 lanes; {_FROM_HALF_WAVE}")
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
-        name = warp.unrolled_from_16(node, ctx)
+        self._check_blocks(node, ctx)  # a `dim3(a, b)` value
+        name = warp.unrolled_from_16(node, ctx) if self._sizes(ctx) else None
         if name is not None and not warp.in_wave64_code(node, ctx):
             ctx.report(
                 node, f"`{name}` with offset 16 starts a 32-lane reduction; a 64-lane wavefront needs offset 32 first"
             )
 
+    # --- warps counted as 32 lanes (warning) ------------------------------------------------------------
+    def visit_number_literal(self, node: Node, ctx: CudaContext) -> None:
+        found = warp.warp_count_literal(node, ctx) if self._counts(ctx, on_warps=True) else None
+        if found is not None:
+            shown, what = found
+            self._report_count(
+                ctx,
+                shown,
+                f"`{warp.shortened(ctx.text(shown))}` takes 32 for the warp size ({what}); CDNA "
+                "wavefronts have 64 lanes: use `warpSize` in device code and the device's warp size "
+                "(`hipDeviceAttributeWarpSize`, `at::cuda::warp_size()`) in host code",
+            )
 
+    def visit_static_assert_declaration(self, node: Node, ctx: CudaContext) -> None:
+        condition = warp.asserted_warp_size_32(node, ctx) if self._counts(ctx) else None
+        if condition is not None and not warp.in_wave_selector(ctx, node):
+            self._report_count(
+                ctx,
+                condition,
+                f"`{warp.shortened(ctx.text(condition))}` asserts a 32-lane warp; CDNA wavefronts "
+                "have 64 lanes, so it fails (or the code after it is wrong) once the constant follows the wave size",
+            )
+
+    def visit_subscript_expression(self, node: Node, ctx: CudaContext) -> None:
+        array = warp.warp_array_at_lane(node, ctx) if self._counts(ctx, on_warps=True) else None
+        if array is not None:
+            self._report_count(
+                ctx,
+                node,
+                f"`{ctx.text(node)}` reads the per-warp array `{array}` at a lane index, as if a block had "
+                "as many warps as a warp has lanes (32 x 32); with 64-lane wavefronts the upper lanes index past "
+                "them: test the lane against the warp count first",
+            )
+
+
+# More examples, the warning-level warp counts among them, are in tests/test_warp_size_32.py.
 WarpSize32.valid = (
     # Written for 64-lane waves already (`& 63`): the 32 picks the MFMA half-wave on purpose.
     Valid(
@@ -179,86 +284,6 @@ WarpSize32.valid = (
         __global__ void scale(float* x) { x[threadIdx.x] *= WARP_SIZE; }
         """,
     ),
-    # DeepSpeed-style: a constexpr per platform, the 32 only where __HIP_PLATFORM_AMD__ is undefined.
-    Valid(
-        """
-        #if !defined(__HIP_PLATFORM_AMD__)
-        constexpr int hw_warp_size = 32;
-        #else
-        constexpr int hw_warp_size = ROCM_WAVEFRONT_SIZE;
-        #endif
-        """,
-    ),
-    # Lane ids from the real wave size; the NVIDIA-only mask arm is gated (mamba reverse_scan.cuh).
-    Valid(
-        """
-        struct WarpScan {
-          int lane_id;
-          __device__ WarpScan()
-        #ifndef USE_ROCM
-              : lane_id(threadIdx.x & 0x1f)
-        #else
-              : lane_id(threadIdx.x & (warpSize - 1))
-        #endif
-          {}
-        };
-        """,
-    ),
-    # A per-target wave selector: the 32 is the RDNA (wave32) arm.
-    Valid(
-        """
-        #ifdef USE_ROCM
-        #if defined(__gfx942__) || defined(__gfx90a__)
-        #define WARP_THREADS 64
-        #elif defined(__gfx1100__)
-        #define WARP_THREADS 32
-        #endif
-        #endif
-        """,
-    ),
-    # `/ 32` and `>> 5` on element counts, bit positions and grid-wide indices are not lane arithmetic.
-    Valid(
-        """
-        __global__ void pack_bits(const bool* in, unsigned* out, int n) {
-          int i = blockIdx.x * blockDim.x + threadIdx.x;
-          const int tid = blockIdx.x * blockDim.x + threadIdx.x;
-          if (in[tid]) atomicOr(&out[tid >> 5], 1u << (tid & 31));
-          int words = n / 32;
-          size_t bytes = n * sizeof(float) / 32;
-          if (i < words) out[i] = in[i * 32] ? 1u << (n & 31) : 0u;
-        }
-        """,
-    ),
-    # Reductions sized from warpSize / C10_WARP_SIZE, and explicit 32-wide sub-group shuffles.
-    Valid(
-        """
-        template <typename T>
-        __device__ T warp_sum(T v) {
-          for (int offset = C10_WARP_SIZE >> 1; offset > 0; offset >>= 1) v += WARP_SHFL_DOWN(v, offset);
-          for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor(v, offset, 32);
-          return v + (threadIdx.x % warpSize);
-        }
-        """,
-    ),
-    # A reduction among the first 32 threads on purpose, and leaders of explicit 32-wide shuffle groups.
-    Valid(
-        """
-        template <typename T>
-        __device__ T block_reduce(T* x, T val, int lanes) {
-          const int tid = threadIdx.x;
-          T result = val;
-          if (tid < 32) {
-            for (int i = 16; i >= lanes; i >>= 1) result += __shfl_down(result, i);
-          }
-          return result;
-        }
-        __global__ void group_sum(float2* out, float2 v) {
-          __shared__ float2 per_group[8];
-          for (int m = 16; m > 0; m >>= 1) v.x += __shfl_xor(v.x, m, 32);
-          if (threadIdx.x % 32 == 0) per_group[threadIdx.x / 32] = v;
-        }
-        """,
-    ),
     # What the fix writes: a per-target selector behind the ROCm gate, the original in the NVIDIA arm.
     Valid(
         """
@@ -274,6 +299,21 @@ WarpSize32.valid = (
         #endif
           static constexpr int kWarps = 256 / kWarpSize;
         };
+        """,
+    ),
+    # Counts from the real warp size, and 32s that count bytes, bits or elements.
+    Valid(
+        """
+        template <int THREADS>
+        __global__ void gemv(const float* a, float* out, int n) {
+          __shared__ float partial[THREADS / warpSize];
+          float v = a[threadIdx.x];
+          v += __shfl_down(v, 1);
+          int words = n / 32;
+          size_t tiles = (n + 31) / 32;
+          if (n > 32) out[0] = v;
+          char buffer[32];
+        }
         """,
     ),
 )
@@ -314,16 +354,6 @@ WarpSize32.invalid = (
     ),
     Invalid(
         """
-        template <int kNRows>
-        __global__ void scan_fwd(float2* smem_running_prefix, int chunk) {
-          float2 running_prefix = chunk > 0 && threadIdx.x % 32 == 0
-              ? smem_running_prefix[0] : make_float2(1.f, 0.f);
-        }
-        """,
-        expect=("3:40-3:56",),
-    ),
-    Invalid(
-        """
         template <typename T>
         __device__ T warp_reduce_sum(T val) {
           for (int offset = 16; offset > 0; offset /= 2)
@@ -334,67 +364,28 @@ WarpSize32.invalid = (
         expect=("3:3-4:53",),
         message="spans only 32 lanes",
     ),
+    # A block of 32 warps: 1024 threads of 32 lanes, 2048 of 64.
     Invalid(
         """
-        struct Traits {
-          static constexpr int kWarpSize = 32;
-          static constexpr int kWarps = 256 / kWarpSize;
-        };
+        #define NUM_WARPS 32
+        #define WARP_SIZE 32
+        #define NUM_THREADS (NUM_WARPS * WARP_SIZE)
+        __global__ void rms_norm(float* x) { x[threadIdx.x] = __shfl_xor_sync(0xffffffff, x[0], 1); }
         """,
-        expect=("2:24-2:33",),
-        fixed="""
-        struct Traits {
-        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
-          #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)
-          static constexpr int kWarpSize = 64;
-          #else
-          static constexpr int kWarpSize = 32;
-          #endif
-        #else
-          static constexpr int kWarpSize = 32;
-        #endif
-          static constexpr int kWarps = 256 / kWarpSize;
-        };
-        """,
+        expect=("1:1-1:21", "2:1-2:21"),
+        message="2048 threads",
     ),
     Invalid(
         """
-        __global__ void softmax(const float* in, float* out) {
-          const int tid = threadIdx.x;
-          enum { THREADS_PER_WARP = 32 };
-          int warp_id = tid / 32;
-          out[warp_id] = in[tid];
+        template <int THREADS>
+        __global__ void gemv(const float* a, float* out, int ldb) {
+          __shared__ float partial[THREADS / 32];
+          const int row = (THREADS / 32) * blockIdx.x + threadIdx.x / warpSize;
+          float v = a[row * ldb];
+          v += __shfl_down(v, 1);
         }
         """,
-        expect=("3:10-3:26", "4:17-4:25"),
-        fixed="""
-        __global__ void softmax(const float* in, float* out) {
-          const int tid = threadIdx.x;
-        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
-          #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)
-          enum { THREADS_PER_WARP = 64 };
-          #else
-          enum { THREADS_PER_WARP = 32 };
-          #endif
-        #else
-          enum { THREADS_PER_WARP = 32 };
-        #endif
-          int warp_id = tid / 32;
-          out[warp_id] = in[tid];
-        }
-        """,
-    ),
-    # The hazard sits in a .hip file: wave-size rules still apply to ROCm sources.
-    Invalid(
-        """
-        #include <hip/hip_runtime.h>
-        __global__ void k(float* x) {
-          int d3 = threadIdx.x;
-          int lane = d3 & 31;
-          x[lane] = 0.f;
-        }
-        """,
-        path="example.hip",
-        expect=("4:14-4:21",),
+        expect=("3:28-3:40", "4:20-4:32"),
+        message="warps per block",
     ),
 )

@@ -2,52 +2,46 @@
 
 from __future__ import annotations
 
-import re
-
 from rocmlint.cuda.conditions import (
     NO_SAFE_REWRITE,
     PASS_AND_COMPILER_ALTERNATIVES,
     ConditionRule,
-    arm_branch,
-    is_host_only_unit,
+    is_version_test,
 )
 from rocmlint.cuda.frontend import CudaContext
 from rocmlint.cuda.preprocessor import Directive
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
-_ARCH = "__CUDA_ARCH__"
-# `__CUDA_ARCH__ >= 800`, `800 <= __CUDA_ARCH__`, `__CUDA_ARCH__ == 700`: it selects an architecture.
-_COMPARED_ARCH = re.compile(r"\b__CUDA_ARCH__\s*(?:[<>]=?|[=!]=)|(?:[<>]=?|[=!]=)\s*\(?\s*__CUDA_ARCH__\b")
-_WORD_ARCH = re.compile(r"\b__CUDA_ARCH__\b")
 # nvcc defines `__CUDA_ARCH__` as the architecture number (never 0), so `#if __CUDA_ARCH__` is `defined()`.
-_BARE_TRUTH = frozenset({_ARCH})
+_BARE_TRUTH = frozenset({"__CUDA_ARCH__"})
 
 
 class CudaArchMacro(ConditionRule, Rule):
     """
     ## What it does
-    Flags `#if`/`#ifdef`/`#elif` conditions on `__CUDA_ARCH__` that a ROCm build reads without a HIP
-    alternative in the condition or its chain (`|| defined(__HIP_DEVICE_COMPILE__)`, `&& !defined(USE_ROCM)`).
+    Flags `#if`/`#ifdef`/`#elif` conditions that detect the device pass with `__CUDA_ARCH__` (`#ifdef
+    __CUDA_ARCH__`, `#ifndef`, `defined(__CUDA_ARCH__)`, a bare `#if __CUDA_ARCH__`) that a ROCm build reads
+    without a HIP alternative in the condition or its chain (`|| defined(__HIP_DEVICE_COMPILE__)`,
+    `&& !defined(USE_ROCM)`). A condition comparing the architecture number (`__CUDA_ARCH__ >= 800`, with or
+    without `defined(__CUDA_ARCH__) &&`) selects a feature by version: ROC207 reports it, and a condition that
+    also tests a CUDA version is ROC207's too. Each chain is reported once, at its first `__CUDA_ARCH__` test.
 
     ## Why is this bad on ROCm?
-    HIP-Clang never defines `__CUDA_ARCH__`. Device-pass detection (`#ifdef __CUDA_ARCH__`) is false on
-    every ROCm pass, so device-only code disappears and host-only code is compiled for the GPU; feature
-    selection (`#if __CUDA_ARCH__ >= 800`) is false too, so ROCm silently takes the legacy arm or loses a
-    specialisation (state-spaces/mamba `csrc/selective_scan/selective_scan_common.h` hides its BFloat16
-    `Converter` this way). The HIP porting guide (ROCm/HIP `docs/how-to/hip_porting_guide.md`, "Compiler
-    Defines" and "HIP_ARCH Defines") names `__HIP_DEVICE_COMPILE__` for pass detection and the
-    `__HIP_ARCH_HAS_*__`/`__gfx*__` macros for features. Code inside such an arm is ROCm-excluded for
-    the other rules; this rule reports the gate itself.
+    HIP-Clang never defines `__CUDA_ARCH__`, so device-pass detection is false on every ROCm pass:
+    device-only code disappears and host-only code is compiled for the GPU. The HIP porting guide (ROCm/HIP
+    `docs/how-to/hip_porting_guide.md`, "Compiler Defines") names `__HIP_DEVICE_COMPILE__` for pass detection.
+    Code inside such an arm is ROCm-excluded for the other rules; this rule reports the gate itself.
 
     ## Example
     ```cuda
-    #if __CUDA_ARCH__ >= 800
-    template <int N>
-    struct Converter<at::BFloat16, N> {
-      static __device__ void to_float(const at::BFloat16 (&src)[N], float (&dst)[N]);
-    };
+    __host__ __device__ inline void report_error(const char* what) {
+    #ifdef __CUDA_ARCH__
+      printf("device error: %s", what);
+    #else
+      fprintf(stderr, "host error: %s", what);
     #endif
+    }
     ```
 
     ## Fix
@@ -57,19 +51,9 @@ class CudaArchMacro(ConditionRule, Rule):
     #if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)  // was: #ifndef __CUDA_ARCH__
     #if (defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)) && defined(USE_FAST_MATH)
     ```
-    A `__CUDACC__` test in the same chain gets `|| defined(__HIPCC__)` in the same fix (ROC214's). An
-    architecture comparison gets no automatic fix; decide whether ROCm has the feature, e.g.
-    ```cuda
-    #if __CUDA_ARCH__ >= 800 || defined(USE_ROCM)
-    template <int N>
-    struct Converter<at::BFloat16, N> {
-      static __device__ void to_float(const at::BFloat16 (&src)[N], float (&dst)[N]);
-    };
-    #endif
-    ```
-    (or a `__gfx*__` test, or `&& !defined(USE_ROCM)`). No fix either for a chain that also compares
-    `__CUDA_ARCH__` or tests `__NVCC__` or a CUDA version: once the chain names a ROCm macro those tests
-    would no longer be reported.
+    A `__CUDACC__` test in the same chain gets `|| defined(__HIPCC__)` in the same fix (ROC214's). No fix
+    for a chain that also compares `__CUDA_ARCH__` or tests `__NVCC__` or a CUDA version: once the chain
+    names a ROCm macro those tests would no longer be reported.
 
     ## Fix safety
     Safe: on an NVIDIA build `__HIP_DEVICE_COMPILE__` is either undefined or, with HIP's NVIDIA headers
@@ -78,8 +62,8 @@ class CudaArchMacro(ConditionRule, Rule):
     __CUDA_ARCH__` is read as `defined(__CUDA_ARCH__)`, since nvcc never defines it as 0. On ROCm the
     HIP device pass enters the arms the widened tests open (and those after a negated one): the fix is
     withheld when such an arm, or a macro of this file it uses, holds what HIP lacks (inline PTX, a 32-bit
-    `*_sync` mask, an API with no HIP equivalent), and when a test is compared or selected on
-    (`defined(__CUDA_ARCH__) == 0`) rather than used for its truth.
+    `*_sync` mask, an API with no HIP equivalent), and when a test is selected on (`defined(__CUDA_ARCH__) == 0`)
+    rather than used for its truth.
     """
 
     code = "ROC213"
@@ -90,40 +74,25 @@ class CudaArchMacro(ConditionRule, Rule):
     triggers = (b"__CUDA_ARCH__",)
 
     def visit_directive(self, directive: Directive, ctx: CudaContext) -> None:
-        condition = directive.condition
-        # In a host-only `.cpp` file `__CUDA_ARCH__` is undefined on NVIDIA as well: nothing diverges.
-        if _ARCH not in condition or is_host_only_unit(ctx):
+        if "__CUDA_ARCH__" not in directive.condition or not self._reports_cuda_arch(directive, ctx):
             return
-        if not _WORD_ARCH.search(condition) or not self._candidate(directive, ctx):
-            return
-        if ctx.preprocessor.define_of(_ARCH, directive.start_byte) is not None:
-            return  # the project defines an architecture number for ROCm builds itself (`#define __CUDA_ARCH__ 1300`)
+        if is_version_test(directive.condition) or not self._candidate(directive, ctx):
+            return  # an architecture comparison (or a CUDA version test) is a version gate: ROC207's
         if self._rocm_outcome_intended(directive, ctx):
             return  # ROCm takes the arm a recent NVIDIA GPU takes, or the only one it can build
-        # Pass detection only: the chain's `__CUDA_ARCH__` tests (and any `__CUDACC__` test beside them,
-        # ROC214's) all gain their HIP test at once; an architecture comparison anywhere in the chain, or a
-        # test with no safe rewrite (`__NVCC__`, a CUDA version), leaves the whole chain to the user.
+        # The chain's `__CUDA_ARCH__` tests (and any `__CUDACC__` test beside them, ROC214's) all gain their HIP
+        # test at once; an architecture comparison anywhere in the chain, or a test with no safe rewrite
+        # (`__NVCC__`, a CUDA version), leaves the whole chain to the user.
         fix = self._chain_rewrite(
             directive, ctx, PASS_AND_COMPILER_ALTERNATIVES, refuse=NO_SAFE_REWRITE, bare_truth=_BARE_TRUTH
         )
-        self._report_condition(directive, ctx, _message(directive, ctx), fix=fix)
-
-
-def _message(directive: Directive, ctx: CudaContext) -> str:
-    condition = " ".join(directive.condition.split())
-    shown = condition if len(condition) <= 60 else condition[:57] + "..."
-    if _COMPARED_ARCH.search(condition):
-        taken = arm_branch(directive, ctx).on_rocm
-        outcome = "ROCm silently compiles this arm" if taken else "ROCm silently takes the fallback arm"
-        return (
-            f"`{shown}` selects an NVIDIA architecture feature, but HIP-Clang never defines `__CUDA_ARCH__` "
-            f"(it evaluates as 0), so {outcome}; decide whether ROCm has the feature: `|| defined(USE_ROCM)` "
-            "(or a `__gfx*__`/`__HIP_ARCH_HAS_*__` test) or `&& !defined(USE_ROCM)`"
+        condition = " ".join(directive.condition.split())
+        shown = condition if len(condition) <= 60 else condition[:57] + "..."
+        message = (
+            f"`{shown}` detects the device compilation pass, but HIP-Clang never defines `__CUDA_ARCH__`: "
+            "on ROCm the device pass looks like the host pass; add `|| defined(__HIP_DEVICE_COMPILE__)`"
         )
-    return (
-        f"`{shown}` detects the device compilation pass, but HIP-Clang never defines `__CUDA_ARCH__`: "
-        "on ROCm the device pass looks like the host pass; add `|| defined(__HIP_DEVICE_COMPILE__)`"
-    )
+        self._report_condition(directive, ctx, message, fix=fix)
 
 
 CudaArchMacro.valid = (
@@ -246,6 +215,17 @@ CudaArchMacro.valid = (
         }
         """,
     ),
+    # Architecture comparisons are version gates, ROC207's; so is a condition that also tests a CUDA version.
+    Valid(
+        """
+        #if __CUDA_ARCH__ >= 800
+        #define HAS_BF16_MATH 1
+        #endif
+        #if defined(__CUDA_ARCH__) && CUDA_VERSION >= 11000
+        #define HAS_FAST_PATH 1
+        #endif
+        """,
+    ),
     # The chain has a ROCm arm of its own.
     Valid(
         """
@@ -260,25 +240,6 @@ CudaArchMacro.valid = (
     ),
 )
 CudaArchMacro.invalid = (
-    # state-spaces/mamba selective_scan_common.h shape.
-    # An architecture comparison: whether ROCm has the feature is the user's call, no fix.
-    Invalid(
-        """
-        #if __CUDA_ARCH__ >= 800
-        template <int N>
-        struct Converter<at::BFloat16, N> {
-          static inline __device__ void to_float(const at::BFloat16 (&src)[N], float (&dst)[N]) {
-            auto& src2 = reinterpret_cast<const nv_bfloat162 (&)[N / 2]>(src);
-            auto& dst2 = reinterpret_cast<float2 (&)[N / 2]>(dst);
-            for (int i = 0; i < N / 2; ++i) { dst2[i] = __bfloat1622float2(src2[i]); }
-          }
-        };
-        #endif
-        """,
-        expect=("1:1-1:25",),
-        message="selects an NVIDIA architecture feature",
-        no_fix=True,
-    ),
     Invalid(
         r"""
         #include <cstdio>
@@ -344,53 +305,5 @@ CudaArchMacro.invalid = (
         #define PASS_NAME "device"
         #endif
         """,
-    ),
-    # A host-pass fallback that ROCm's device pass also takes, unlike a recent NVIDIA GPU's.
-    Invalid(
-        """
-        #if !defined(__CUDA_ARCH__) || (__CUDA_ARCH__ < 700)
-        #define USE_LEGACY_WARP_SYNC 1
-        #endif
-        """,
-        expect=("1:1-1:53",),
-        message="ROCm silently compiles this arm",
-    ),
-    # What a recent NVIDIA GPU takes, but the arm holds what HIP lacks.
-    Invalid(
-        """
-        __device__ void backoff(unsigned ns) {
-        #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
-          __nanosleep(ns);
-        #endif
-        }
-        """,
-        expect=("2:1-2:52",),
-        message="ROCm silently compiles this arm",
-    ),
-    Invalid(
-        """
-        template <typename T>
-        __device__ __forceinline__ T warp_max(T v) {
-        #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-          return __reduce_max_sync(0xffffffff, v);
-        #elif defined(__CUDA_ARCH__)
-          for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffff, v, o));
-          return v;
-        #endif
-        }
-        """,
-        expect=("3:1-3:51",),
-        message="fallback arm",
-    ),
-    # DeepSpeed normalize_kernels.cu shape: an option OR an arch comparison.
-    Invalid(
-        """
-        __global__ void fused_bias_residual_layer_norm(float* vals, const float* residual, int row_stride) {
-        #if !defined(__STOCHASTIC_MODE__) || __CUDA_ARCH__ < 700
-          __shared__ float shr[32];
-        #endif
-        }
-        """,
-        expect=("2:1-2:57",),
     ),
 )

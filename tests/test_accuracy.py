@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import subprocess
 import sys
@@ -77,3 +78,31 @@ def test_an_unknown_category_is_refused(tmp_path: Path) -> None:
     labels.write_text("repo\tcommit\tpath\tline\tcategory\tkind\tnote\nr/x\tabc\ta.cu\t1\tcpp-nope\tpositive\tn\n")
     with pytest.raises(SystemExit, match="unknown category 'cpp-nope'"):
         _accuracy().read_labels([labels])
+
+
+def _judge_script() -> Path:
+    """The judge's scorer, `shared/groundtruth/evaluate.py` beside the main checkout (a worktree finds the main
+    checkout through its common git folder)."""
+    repository = ACCURACY.parents[1]
+    common = Path(_git("rev-parse", "--path-format=absolute", "--git-common-dir", cwd=repository))
+    for checkout in (repository, common.parent):
+        script = checkout.parent / "shared" / "groundtruth" / "evaluate.py"
+        if script.is_file():
+            return script
+    raise AssertionError(f"no shared/groundtruth/evaluate.py beside {repository} or {common.parent}")
+
+
+def _judge_categories(script: Path) -> dict[str, tuple[str, ...]]:
+    """evaluate.py's CATEGORIES table, read as a literal (the script is never run)."""
+    for statement in ast.parse(script.read_text(encoding="utf-8")).body:
+        if isinstance(statement, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "CATEGORIES" for t in statement.targets
+        ):
+            table = ast.literal_eval(statement.value)
+            return {category: tuple(codes) for category, codes in table.items()}
+    raise AssertionError(f"no CATEGORIES table in {script}")
+
+
+def test_categories_are_the_judges() -> None:
+    """Our scorer counts a label as caught by exactly the rule codes the judge's does, so our numbers are its."""
+    assert _judge_categories(_judge_script()) == _accuracy().CATEGORY_RULES

@@ -11,7 +11,7 @@ import pytest
 from test_cuda_values import context, node_at
 
 from rocmlint.cuda import device_query, masks
-from rocmlint.cuda.conditions import Chains, arm_outcomes_agree, chains_around, holds_only_pragmas
+from rocmlint.cuda.conditions import Chains, arm_outcomes_agree, chains_around, holds_only_pragmas, is_version_test
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node
 from rocmlint.cuda.hip_gaps import asm_template, macro_asm_template, only_lacking_on_hip, ptx_in
 
@@ -226,3 +226,21 @@ def test_macro_asm_template(body: str, expected: str | None) -> None:
     ctx = context(f'#define PREFIX "ld.global"\n#define BODY(r) {body}\nint anchor;\n')
     define = ctx.preprocessor.defines["BODY"][0]
     assert macro_asm_template(ctx, define) == expected
+
+
+@pytest.mark.parametrize(
+    ("condition", "version"),
+    [
+        ("__CUDA_ARCH__ >= 800", True),
+        ("800 <= __CUDA_ARCH__", True),
+        ("defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900", True),
+        ("!defined(__CUDA_ARCH__) || (__CUDA_ARCH__ < 700)", True),
+        ("defined(__CUDA_ARCH__) && CUDA_VERSION >= 11000", True),
+        ("defined(__CUDA_ARCH__)", False),
+        ("__CUDA_ARCH__", False),
+        ("!defined(__CUDA_ARCH__) && defined(__CUDACC__)", False),
+    ],
+)
+def test_version_tests_are_toolkit_versions_and_architecture_comparisons(condition: str, version: bool) -> None:
+    """ROC207 reports these; ROC213 only conditions whose CUDA test is device-pass detection."""
+    assert is_version_test(condition) is version

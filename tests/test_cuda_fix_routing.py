@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from rocmlint.rules.roc203_inline_ptx import InlinePtx
+from rocmlint.rules.roc207_cuda_version_gate import CudaVersionGate
 from rocmlint.rules.roc213_cuda_arch_macro import CudaArchMacro
 from rocmlint.rules.roc214_cudacc_macro import CudaccMacro
 from rocmlint.rules.roc215_hip_platform_hcc import HipPlatformHcc
@@ -195,10 +196,10 @@ def test_a_stale_gate_is_reported_once_and_says_its_arms_are_analysed_as_meant()
     ],
 )
 def test_conditions_inside_a_stale_gate_are_read_as_its_side(opener: str, reported: bool) -> None:
-    # The arm the stale test gives ROCm is ROCm code (ROC213 reports an architecture test there); the arm it
+    # The arm the stale test gives ROCm is ROCm code (ROC207 reports an architecture test there); the arm it
     # gives NVIDIA is NVIDIA-only, as under `#ifndef USE_ROCM`.
     code = f"#{opener}\n#if __CUDA_ARCH__ >= 800\n#define HAS_BF16 1\n#endif\n#endif\n"
-    assert len(run_example(CudaArchMacro, code)) == int(reported)
+    assert len(run_example(CudaVersionGate, code)) == int(reported)
     assert len(run_example(HipPlatformHcc, code)) == 1
 
 

@@ -21,6 +21,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
+from rocmlint.cuda.hip_gaps import is_libcudacxx_header
 from rocmlint.data import load
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -317,3 +318,19 @@ def test_tables_load_quickly(name: str) -> None:
         tomllib.loads(text)
         best = min(best, time.process_time() - start)
     assert best < 0.020, f"{name}.toml takes {best * 1000:.1f} ms to parse"
+
+
+@pytest.mark.parametrize(
+    ("header", "libcudacxx"),
+    [
+        ("cuda/barrier", True),
+        ("cuda/std/type_traits", True),
+        ("cuda/atomic", True),
+        ("cuda/q_matrix.cuh", False),  # a project's own `cuda/` folder: its files have an extension
+        ("ATen/cuda/CUDAContext.h", False),
+        ("cuda_pipeline.h", False),
+        ("mma.h", False),
+    ],
+)
+def test_libcudacxx_headers_are_extensionless_cuda_paths(header: str, libcudacxx: bool) -> None:
+    assert is_libcudacxx_header(header) is libcudacxx

@@ -75,6 +75,35 @@ PLATFORM_ALTERNATIVES: Mapping[str, str] = {
 _HOST_ONLY_SUFFIXES = (".c", ".cc", ".cpp", ".cxx")
 
 
+# `__CUDA_ARCH__ >= 800`, `800 <= __CUDA_ARCH__`, `__CUDA_ARCH__ == 700`: an architecture version test (ROC207),
+# unlike `defined(__CUDA_ARCH__)`, `#ifdef __CUDA_ARCH__`, `#if __CUDA_ARCH__`: device-pass detection (ROC213).
+_COMPARED_ARCH = re.compile(r"\b__CUDA_ARCH__\s*(?:[<>]=?|[=!]=)|(?:[<>]=?|[=!]=)\s*\(?\s*__CUDA_ARCH__\b")
+_CUDA_ARCH_WORD = re.compile(r"\b__CUDA_ARCH__\b")
+
+
+# Other vendor tests ROC207's `|| <ROCm test>` rewrite would hide from their rules (ROC213, ROC214): once the
+# ROCm test is in the chain, no rule reports it any more.
+_OTHER_VENDOR_TESTS = frozenset(PASS_AND_COMPILER_ALTERNATIVES) | {"__NVCC__"}
+# An arm that stops the build says it is not meant to be compiled there.
+_ERROR_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*error\b", re.MULTILINE)
+# `!defined(CUDA_VERSION)`, `!defined CUDART_VERSION`, `(!defined(CUDA_VERSION))`: the test of "no CUDA toolkit".
+_NO_TOOLKIT = re.compile(
+    r"\(?\s*!\s*defined\s*(?:\(\s*(?:{names})\s*\)|\s(?:{names}))\s*\)?".format(
+        names="|".join(sorted(CUDA_VERSION_MACROS))
+    )
+)
+
+
+def compares_cuda_arch(condition: str) -> bool:
+    return _COMPARED_ARCH.search(condition) is not None
+
+
+def is_version_test(condition: str) -> bool:
+    """A condition testing a CUDA toolkit version or comparing the architecture number: ROC207's, whatever else it
+    tests (one diagnostic per condition; ROC213 reports conditions whose only CUDA test is pass detection)."""
+    return compares_cuda_arch(condition) or not CUDA_VERSION_MACROS.isdisjoint(names_in(condition))
+
+
 def is_host_only_unit(ctx: CudaContext) -> bool:
     """A `.cpp`-style file: `__CUDA_ARCH__`/`__CUDACC__` tests give the same answer on both vendors."""
     return ctx.source.path.lower().endswith(_HOST_ONLY_SUFFIXES)
@@ -303,6 +332,68 @@ class ConditionRule:
             if any(test.negated for test in tests):
                 routed.extend(later for later in arms[index + 1 :] if later not in routed)
         return routed
+
+    def _reports_cuda_arch(self, directive: Directive, ctx: CudaContext) -> bool:
+        """Whether the directive is where its chain's `__CUDA_ARCH__` tests are reported (the first condition naming
+        it; ROC213 or ROC207, by what that condition is) and they can diverge: not in a host-only unit, where
+        `__CUDA_ARCH__` is undefined on NVIDIA as well, nor after the project defines an architecture number
+        for ROCm builds itself (`#define __CUDA_ARCH__ 1300`)."""
+        first = next(
+            (
+                member
+                for member in self._chains(ctx).chain(directive)
+                if member.kind in CONDITION_KINDS
+                and not _windows_arm(member)
+                and _CUDA_ARCH_WORD.search(member.condition) is not None
+            ),
+            None,
+        )
+        return (
+            first is directive
+            and not is_host_only_unit(ctx)
+            and ctx.preprocessor.define_of("__CUDA_ARCH__", directive.start_byte) is None
+        )
+
+    def _written_for_no_toolkit(self, directive: Directive, ctx: CudaContext) -> bool:
+        """The chain tests only whether version macros are defined, and the arm ROCm certainly takes is the one
+        it opens with `#ifndef CUDA_VERSION` / `#if !defined(CUDA_VERSION)`: "no CUDA toolkit here", which a ROCm
+        build answers by construction, not by reading 0 (ginkgo's HIP branch of shared CUDA/HIP code). That arm
+        holds nothing HIP lacks and no `#error`. An `#else` after `#ifdef CUDA_VERSION` is no such arm: it may be
+        a fallback nobody wrote for ROCm."""
+        chains = self._chains(ctx)
+        version_tests = dict.fromkeys(CUDA_VERSION_MACROS, "")
+        if any(condition_tests(member.condition, version_tests) is None for member in chains.chain(directive)):
+            return False
+        taken = next((arm for arm in chains.arms_of(directive) if arm_branch(arm, ctx).on_rocm is True), None)
+        return (
+            taken is not None
+            and taken.kind != "else"
+            and _NO_TOOLKIT.fullmatch(taken.condition) is not None
+            and lacking_on_hip(ctx, arm_span(taken, ctx)) is None
+            and not _ERROR_DIRECTIVE.search(arm_text(taken, ctx))
+        )
+
+    def _rocm_term_fix(self, directive: Directive, ctx: CudaContext) -> Fix | None:
+        """ROC207's unsafe fix, `<condition> || <ROCm test>`: ROCm compiles this arm. Offered only when the arm
+        holds nothing any CUDA rule could report (no `*_sync`, PTX, CUDA header or API...), so ROCm is not moved
+        into code that cannot work there, and when the chain tests no `__CUDA_ARCH__`/`__CUDACC__`/`__NVCC__`
+        (the new ROCm term would silence ROC213/ROC214 on it)."""
+        rocm = ctx.options.rocm_condition.strip()
+        if self._chains(ctx).names(directive) & _OTHER_VENDOR_TESTS or arm_may_hold_hazards(directive, ctx):
+            return None
+        if not any(is_rocm_macro(name, ctx) for name in names_in(rocm)):
+            return None  # a configured ROCm test this rule would not recognise: the fix would not settle it
+        condition = directive.condition
+        if any(operator in condition for operator in ("&&", "||", "?", ",")):
+            condition = f"({condition})"
+        if "?" in rocm or "," in rocm:
+            rocm = f"({rocm})"
+        edit = condition_edit(directive, ctx, f"{condition} || {rocm}")
+        if edit is None:
+            return None
+        return ctx.fix(
+            f"compile this arm on ROCm too (`|| {rocm}`); check ROCm supports what it enables", edit, safe=False
+        )
 
     def _rocm_outcome_intended(self, directive: Directive, ctx: CudaContext) -> bool:
         """Whether the arm a ROCm build takes in the directive's chain is one it can use, by construction
@@ -735,11 +826,13 @@ __all__ = [
     "arm_span",
     "arm_text",
     "chains_around",
+    "compares_cuda_arch",
     "condition_edit",
     "condition_tests",
     "decided_by_project_macros",
     "holds_only_pragmas",
     "is_host_only_unit",
     "is_rocm_macro",
+    "is_version_test",
     "with_alternatives",
 ]

@@ -114,6 +114,13 @@ def no_hip_equivalents() -> NoHipEquivalents:
     )
 
 
+# libcu++, CUDA's C++ library (`<cuda/atomic>`, `<cuda/barrier>`, `<cuda/std/type_traits>`), names its headers
+# `cuda/...` with no extension, as the C++ standard library does; a project's own `cuda/` folder holds files with
+# one (`cuda/q_gemm.cuh`). ROCm does not ship libcu++: the include is a library header missing there (ROC205).
+def is_libcudacxx_header(header: str) -> bool:
+    return header.startswith("cuda/") and "." not in header.rsplit("/", 1)[-1]
+
+
 # --- CUDA libraries and intrinsics the ROC2xx rules know HIP lacks, beyond the table -------------------------
 # CUDA's FP8 header and API (ROC218): hipify has no mapping for them.
 FP8_HEADERS = frozenset({"cuda_fp8.h", "cuda_fp8.hpp"})

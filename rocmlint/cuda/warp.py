@@ -479,7 +479,7 @@ def wave_size_constant_fix(name_node: Node, value: Node, ctx: CudaContext) -> Fi
     )
 
 
-# --- a literal 32 that stands for a warp outside lane arithmetic (ROC240) ----------------------------------------
+# --- a literal 32 that stands for a warp outside lane arithmetic (ROC208, warning) -----------------------------------
 # Names for a block's thread count or x-extent (not a thread index): `THREADS`, `kNThreads`, `NUM_THREADS`,
 # `block_size`, `blockSize`, `MAX_BLOCK_SIZE`, `threads_per_block`, `block_x`.
 _THREAD_COUNT_NAME = re.compile(
@@ -647,7 +647,7 @@ def _declared_type(declarator: Node, ctx: CudaContext) -> str | None:
     return ctx.text(type_node) if type_node is not None else None
 
 
-# --- per-warp arrays read at a lane index (ROC240) ---------------------------------------------------------------
+# --- per-warp arrays read at a lane index (ROC208, warning) ------------------------------------------------------
 # A size counted in warps: `NUM_WARPS`, `kWarpsPerBlock`, `THREADS / WARP_SIZE`, `blockDim.x / 32`.
 _WARP_COUNT_SIZE = re.compile(r"warps|/\s*\(?\s*(?:\w*warp_?size\w*|32)\b", re.IGNORECASE)
 _LANE_NAME = re.compile(r"lane_?(?:id|idx|index)?", re.IGNORECASE)
@@ -722,3 +722,50 @@ __all__ = [
     "wave_size_constant_fix",
     "wave_size_define_fix",
 ]
+
+
+# --- warps counted as 32 lanes outside lane arithmetic: where ROC208 reports them -------------------------------
+# A file that shuffles, ballots or reduces across a warp: its 32s and warp counts are about warps.
+WORKS_ON_WARPS = (b"shfl", b"ballot", b"warpreduce", b"warp_reduce")
+
+
+def works_on_warps(ctx: CudaContext) -> bool:
+    return bool(ctx.offsets(*WORKS_ON_WARPS, lowered=True))
+
+
+def warp_count_literal(literal: Node, ctx: CudaContext) -> tuple[Node, str] | None:
+    """The expression a literal 32 standing for a warp sits in (for an argument, the clamp or `dim3` call), with
+    what it does (`warp_of_32`), unless a wave-size selection chose it."""
+    what = warp_of_32(literal, ctx)
+    if what is None or in_wave_selector(ctx, literal):
+        return None
+    shown = literal.parent or literal
+    if shown.type == "argument_list" and shown.parent is not None:
+        shown = shown.parent
+    return shown, what
+
+
+def define_of_32_warps(define: Define, ctx: CudaContext) -> int | None:
+    """The warp count of `#define NUM_WARPS 32` in a file that works on warps (`block_of_32_warps`), outside a
+    wave-size selection."""
+    if define.parameters is not None or not works_on_warps(ctx):
+        return None
+    value = parse_int(ctx.resolve_text(define.value, define.directive))
+    if value is None or not block_of_32_warps(define.name, value, ctx) or in_wave_selector(ctx, define.directive):
+        return None
+    return value
+
+
+def dim3_blocks_of_32_warps(node: Node, ctx: CudaContext) -> list[tuple[Node, int]]:
+    """The `dim3` argument lists `node` builds (`dim3_arguments`) that make a block of 32 or more warps, each with
+    its warp count, outside a wave-size selection."""
+    blocks = ((arguments, warps_in_dim3_block(extents, ctx)) for arguments, extents in dim3_arguments(node, ctx))
+    return [
+        (arguments, warps) for arguments, warps in blocks if warps is not None and not in_wave_selector(ctx, arguments)
+    ]
+
+
+def shortened(text: str) -> str:
+    """Source text for a message: one line, at most 60 characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."
