@@ -18,7 +18,7 @@ import ahocorasick_rs
 
 from rocmlint.collector import collection_paused
 from rocmlint.config import Settings
-from rocmlint.cuda.frontend import CudaOptions, InternalErrorReporter, check_cuda
+from rocmlint.cuda.frontend import CudaOptions, InternalErrorReporter, check_cuda, compile_queries
 from rocmlint.cuda.project import EMPTY_VIEW, FileView, forget_projects, project_for, project_root
 from rocmlint.diagnostics import Diagnostic, Location
 from rocmlint.discovery import matches_any
@@ -413,6 +413,12 @@ def forget_project_models() -> None:
     were learned from is saved."""
     forget_projects()
     forget_import_indexes()
+
+
+def compile_cuda_queries() -> None:
+    """Compile the C++ front end's tree-sitter queries in this process, before a pool forks, so that every
+    worker shares them instead of compiling its own."""
+    compile_queries(_cuda_rules())
 
 
 def cuda_options(settings: Settings) -> CudaOptions:
