@@ -14,11 +14,11 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
-import ahocorasick
+import ahocorasick_rs
 
 from rocmlint.collector import collection_paused
 from rocmlint.config import Settings
-from rocmlint.cuda.frontend import CudaOptions, InternalErrorReporter, check_cuda
+from rocmlint.cuda.frontend import CudaOptions, InternalErrorReporter, check_cuda, compile_queries
 from rocmlint.cuda.project import EMPTY_VIEW, FileView, forget_projects, project_for, project_root
 from rocmlint.diagnostics import Diagnostic, Location
 from rocmlint.discovery import matches_any
@@ -53,7 +53,8 @@ class Prefilter:
 
     rules_by_trigger: dict[bytes, tuple[type[Rule], ...]]
     always: tuple[type[Rule], ...]  # rules that declared no triggers
-    matcher: ahocorasick.Automaton | None  # every trigger (latin-1: one character per byte); None if none
+    triggers: tuple[bytes, ...]  # every trigger, in the order the matcher numbers them
+    matcher: ahocorasick_rs.BytesAhoCorasick | None  # finds every trigger; None if there is none
 
     def rules_for(self, data: bytes | None) -> list[type[Rule]]:
         """The rules that could fire on `data`; every rule when `data` is None (prefilter off)."""
@@ -61,11 +62,7 @@ class Prefilter:
             every = {rule for rules in self.rules_by_trigger.values() for rule in rules}
             return sorted({*self.always, *every}, key=lambda rule: rule.code)
         chosen = list(self.always)
-        if self.matcher is None:
-            return sorted(chosen, key=lambda rule: rule.code)
-        # One Aho-Corasick pass finds every trigger: five times faster than one `in` per trigger, and
-        # far faster than a regex alternating over a hundred of them.
-        present = {trigger for _, trigger in self.matcher.iter(data.decode("latin-1"))}
+        present = self.triggers_in(data)
         lowered: bytes | None = None  # for also_requires, computed once and only when a rule has it
         for rule in {rule for trigger in present for rule in self.rules_by_trigger[trigger]}:
             if rule.also_requires:
@@ -76,6 +73,15 @@ class Prefilter:
                 continue
             chosen.append(rule)
         return sorted(chosen, key=lambda rule: rule.code)
+
+    def triggers_in(self, data: bytes) -> set[bytes]:
+        """The triggers `data` holds. One Aho-Corasick pass over the bytes finds them all: ten times faster than
+        one `in` per trigger, and far faster than a regex alternating over a hundred of them. Overlapping
+        matches, so a trigger inside or across another one's match (`hip` in `hipMalloc`) is found too."""
+        if self.matcher is None:
+            return set()
+        triggers = self.triggers
+        return {triggers[index] for index, _, _ in self.matcher.find_matches_as_indexes(data, overlapping=True)}
 
 
 @lru_cache(maxsize=64)
@@ -94,13 +100,9 @@ def prefilter_for(language: str, enabled: frozenset[str]) -> Prefilter:
             always.append(rule)
         for trigger in rule.triggers:
             by_trigger.setdefault(trigger, []).append(rule)
-    matcher = None
-    if by_trigger:
-        matcher = ahocorasick.Automaton()
-        for trigger in by_trigger:
-            matcher.add_word(trigger.decode("latin-1"), trigger)
-        matcher.make_automaton()
-    return Prefilter({trigger: tuple(rules) for trigger, rules in by_trigger.items()}, tuple(always), matcher)
+    triggers = tuple(by_trigger)
+    matcher = ahocorasick_rs.BytesAhoCorasick(list(triggers)) if triggers else None
+    return Prefilter({trigger: tuple(rules) for trigger, rules in by_trigger.items()}, tuple(always), triggers, matcher)
 
 
 class Engine:
@@ -411,6 +413,12 @@ def forget_project_models() -> None:
     were learned from is saved."""
     forget_projects()
     forget_import_indexes()
+
+
+def compile_cuda_queries() -> None:
+    """Compile the C++ front end's tree-sitter queries in this process, before a pool forks, so that every
+    worker shares them instead of compiling its own."""
+    compile_queries(_cuda_rules())
 
 
 def cuda_options(settings: Settings) -> CudaOptions:

@@ -114,12 +114,15 @@ def check_file(engine: Engine, path: Path, settings: Settings, remember: bool) -
     return Checked(report, stat_tuple(status, since), content_hash(data), tuple(sorted(dependencies.items())))
 
 
-def preload_engine() -> None:
+def preload_engine(cuda: bool) -> None:
     """Import the engine and every rule module here, before forking workers, so each inherits them
-    instead of importing them again."""
+    instead of importing them again; with `cuda`, compile the C++ front end's queries too."""
+    from rocmlint.engine import compile_cuda_queries
     from rocmlint.registry import all_rules
 
     all_rules()
+    if cuda:
+        compile_cuda_queries()
 
 
 def _needs_project_model(candidate: Candidate) -> bool:
@@ -250,7 +253,7 @@ def _check_in_pool(
 
     results: list[Checked | None] = [None] * len(tasks)
     lost: list[int] = []
-    preload_engine()
+    preload_engine(cuda=any(language_of(task.display) == "cuda" for task in tasks))
     modelled = [i for i, task in enumerate(tasks) if _needs_project_model(task)]
     plain = [i for i, task in enumerate(tasks) if not _needs_project_model(task)]
     executors: list[ProcessPoolExecutor] = []

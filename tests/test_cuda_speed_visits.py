@@ -150,6 +150,31 @@ def test_visits_are_anchored_where_anchors_are_few(monkeypatch: pytest.MonkeyPat
     assert len(walks) == 1  # one cursor, run over the anchor's bytes only
 
 
+def test_the_queries_compiled_before_a_pool_forks_serve_every_visit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """compile_queries (run in the parent of a process pool) compiles every query a file's visits use."""
+    compiled: list[tuple[str, ...]] = []
+    visited: list[tuple[str, ...]] = []
+    original_query, original_cursor = frontend._query, frontend._cursor
+
+    def query(node_types: tuple[str, ...]) -> tree_sitter.Query:
+        compiled.append(node_types)
+        return original_query(node_types)
+
+    def cursor(node_types: tuple[str, ...]) -> tree_sitter.QueryCursor:
+        visited.append(node_types)
+        return original_cursor(node_types)
+
+    monkeypatch.setattr(frontend, "_query", query)
+    frontend.compile_queries(tuple(CUDA_RULES))
+    precompiled = set(compiled)
+    monkeypatch.setattr(frontend, "_cursor", cursor)
+    for path, code in FILES:
+        if not path.startswith("example"):  # the examples together are all_examples.cu
+            _diagnostics(path, code)
+    assert len(set(visited)) == 4  # with and without each of the two costly groups
+    assert set(visited) <= precompiled
+
+
 def test_offsets_are_sorted_unique_and_lowered_keeps_positions() -> None:
     context = _context("int WarpSize = warp_size; // Warp\n")
     assert context.offsets(b"Warp", b"Warp") == (4, 29)

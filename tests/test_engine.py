@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import gc
+import itertools
+import random
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,8 +15,9 @@ from rocmlint.rules.roc101_reduce_overhead_compile import ReduceOverheadCompile
 
 import rocmlint.engine as engine_module
 from rocmlint.config import Settings
-from rocmlint.engine import Engine, FileReport
-from rocmlint.source import SourceFile
+from rocmlint.engine import Engine, FileReport, Prefilter, prefilter_for
+from rocmlint.registry import all_rules
+from rocmlint.source import SourceFile, language_of
 
 CALL = 'm = torch.compile(m, mode="reduce-overhead")'
 # A call to boom() makes the patched ROC101 crash; the calls before it are still reported.
@@ -59,6 +62,60 @@ def test_file_without_triggers_is_skipped_unparsed(settings, monkeypatch):
 def test_file_with_a_trigger_is_parsed(settings):
     report = check(settings, "# reduce-overhead is mentioned in a comment only\nx = 1\n")
     assert report.skipped is False and report.diagnostics == []
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _every_trigger(language: str) -> Prefilter:
+    return prefilter_for(language, frozenset(rule.code for rule in all_rules()))
+
+
+def _substring_scan(prefilter: Prefilter, data: bytes) -> set[bytes]:
+    return {trigger for trigger in prefilter.triggers if trigger in data}
+
+
+def _hostile_texts(triggers: tuple[bytes, ...]) -> list[bytes]:
+    """Bytes an automaton could get wrong: triggers glued (one inside another: `hip` in `hipMalloc`), each one
+    byte short of itself before the next, at the very start and end, cut by a NUL, in upper case, amid random
+    and non-ASCII bytes, and nothing."""
+    noise = random.Random(17).randbytes(8192)
+    glued = b"".join(triggers)
+    overlapping = b"".join(a[:-1] + b for a, b in itertools.pairwise(triggers))
+    return [
+        b"",
+        noise,
+        glued,
+        glued[::-1],
+        overlapping,
+        triggers[0] + noise + triggers[-1],
+        b"\x00".join(t[: len(t) // 2] + b"\x00" + t[len(t) // 2 :] for t in triggers),
+        glued.upper(),
+        bytes(range(128, 256)) + glued + bytes(range(128, 256)),
+        noise[:4096] + overlapping + noise[4096:],
+    ]
+
+
+@pytest.mark.parametrize("language", ["python", "cuda"])
+def test_prefilter_finds_what_a_substring_scan_finds_in_the_fixtures(language: str) -> None:
+    prefilter = _every_trigger(language)
+    files = [p for p in sorted(FIXTURES.rglob("*")) if p.is_file() and language_of(str(p)) == language]
+    assert len(files) > 20
+    found_any = False
+    for path in files:
+        data = path.read_bytes()
+        expected = _substring_scan(prefilter, data)
+        assert prefilter.triggers_in(data) == expected, path
+        found_any = found_any or bool(expected)
+    assert found_any
+
+
+@pytest.mark.parametrize("language", ["python", "cuda"])
+def test_prefilter_finds_what_a_substring_scan_finds_in_hostile_bytes(language: str) -> None:
+    prefilter = _every_trigger(language)
+    for data in _hostile_texts(prefilter.triggers):
+        assert prefilter.triggers_in(data) == _substring_scan(prefilter, data), data[:80]
+    assert prefilter.triggers_in(b"".join(prefilter.triggers)) == set(prefilter.triggers)
 
 
 def test_triggers_of_disabled_rules_do_not_count(settings):
