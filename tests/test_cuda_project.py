@@ -165,6 +165,78 @@ def test_macros_learned_with_the_strongest_evidence(tmp_path):
     assert "NDEBUG" not in learned
 
 
+def test_a_cmake_file_building_hip_in_a_rocm_arm_is_not_rocm_everywhere():
+    # HIP is built only in the `if(USE_ROCM)` arm: the `elseif(USE_CUDA)` arm after it is NVIDIA's, the rest both.
+    shared = cmake_facts(
+        "proj/lib/CMakeLists.txt",
+        textwrap.dedent(
+            """
+            add_compile_definitions(EVERYWHERE)
+            if(USE_ROCM)
+              hip_add_library(lib_hip ${SRCS})
+              target_compile_definitions(lib_hip PRIVATE USE_NCCL ROCM_FLAG)
+            elseif(USE_CUDA)
+              add_library(lib_cuda ${SRCS})
+              target_compile_definitions(lib_cuda PRIVATE USE_NCCL)
+              if(USE_FLASH)
+                target_compile_definitions(lib_cuda PRIVATE USE_FLASH)
+              endif()
+            endif()
+            """
+        ),
+    )
+    assert shared.hip_language
+    assert {(d.name, d.vendor) for d in shared.defines} == {
+        ("EVERYWHERE", None),
+        ("USE_NCCL", "rocm"),
+        ("ROCM_FLAG", "rocm"),
+        ("USE_NCCL", "nvidia"),
+        ("USE_FLASH", "nvidia"),
+    }
+    # HIP built outside any ROCm arm (under a plain option): the file is the ROCm build's alone.
+    alone = cmake_facts(
+        "proj/lib/CMakeLists.txt", "if(BUILD_TESTS)\n  enable_language(HIP)\nendif()\nadd_definitions(-DFLAG)\n"
+    )
+    assert [d.vendor for d in alone.defines] == ["rocm"]
+
+
+def test_build_macros_defined_in_both_arms_or_compiled_on_rocm_are_no_vendor_macros(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                if(USE_ROCM)
+                  hip_add_library(lib_hip src/module.cpp)
+                  target_compile_definitions(lib_hip PRIVATE USE_NCCL)
+                elseif(USE_CUDA)
+                  add_library(lib_cuda src/module.cpp)
+                  target_compile_definitions(lib_cuda PRIVATE USE_CUDA USE_NCCL USE_CUDSS)
+                endif()
+                """,
+            # ROCm compiles code under `#ifdef USE_CUDA`: the author tells ROCm apart inside it.
+            "src/module.cpp": """
+                #include "assert.h"
+                #ifdef USE_CUDA
+                #ifdef __HIP_PLATFORM_AMD__
+                int rocm_part;
+                #endif
+                #endif
+                #ifdef USE_NCCL
+                #endif
+                #ifdef USE_CUDSS
+                #endif
+                """,
+            "src/assert.h": "#ifdef USE_CUDA\n#define USE_DSA\n#endif\n#ifdef USE_DSA\n#endif\n",
+        },
+    )
+    learned = CudaProject.build(root).learned
+    assert "USE_CUDA" not in learned  # the NVIDIA arm defines it, but ROCm compiles code under it
+    assert "USE_DSA" not in learned  # defined under it: not NVIDIA-only either
+    assert "USE_NCCL" not in learned  # defined in both arms
+    cudss = learned["USE_CUDSS"]
+    assert (cudss.vendor, str(cudss.evidence)) == ("nvidia", "CMakeLists.txt:6: the NVIDIA build defines it (build)")
+
+
 def test_arms_with_one_plain_side_decide_nothing(tmp_path):
     root = write_tree(
         tmp_path,

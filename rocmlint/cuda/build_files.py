@@ -340,14 +340,15 @@ _CUDA_LANGUAGE = re.compile(
 
 def cmake_facts(path: str, text: str, root: str = "") -> BuildFacts:
     """The macros and sources a CMake file defines per vendor, and the languages it builds. The vendor of a
-    definition is the file's (one that builds only the HIP language, or sits in a folder named for a vendor:
+    definition is the file's (one that builds only the HIP language, outside any ROCm block; or that sits in a folder named for a vendor:
     `hip/CMakeLists.txt`; not the project's `root` folder, whose name is the project's), else that of the
     outermost block around it that names one: an `if()` arm whose condition does (`if(USE_ROCM)`, its `else()`
     the other vendor's), a `function()`/`macro()` whose name does (`create_hip_test`). An option the ROCm build
     refuses (`if(WITH_FLASH_ATTN) message(FATAL_ERROR ...)` in its block) opens NVIDIA blocks too."""
     hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
-    file_vendor = "rocm" if hip and not cuda else vendor_of_words(_folder_name(path, root))
     commands = list(_cmake_commands(text))
+    rocm_alone = hip and not cuda and _builds_hip_outside_rocm_blocks(commands)
+    file_vendor = "rocm" if rocm_alone else vendor_of_words(_folder_name(path, root))
     refused = _refused_on_rocm(commands, file_vendor)
     defines: list[BuildDefine] = []
     sources: list[SourceSet] = []
@@ -382,6 +383,25 @@ def cmake_facts(path: str, text: str, root: str = "") -> BuildFacts:
     return BuildFacts(
         tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda, hipify=_hipify_evidence(path, text)
     )
+
+
+def _builds_hip_outside_rocm_blocks(commands: list[tuple[str, str, int]]) -> bool:
+    """Whether a command that builds the HIP language (`enable_language(HIP)`, `hip_add_library`, `LANGUAGES HIP`)
+    sits outside every block testing a ROCm condition: the file is the ROCm build's alone. One that builds HIP only
+    in an `if(USE_ROCM)` arm (PyTorch's `caffe2/CMakeLists.txt`, whose `elseif(USE_CUDA)` builds the CUDA library)
+    is shared, and only that arm is ROCm's."""
+    arms: list[str | None] = []  # per open `if`: the vendor its current arm tests
+    for command, arguments, _ in commands:
+        name = command.lower()
+        if name == "if":
+            arms.append(vendor_of_words(_tested(arguments)))
+        elif name in ("elseif", "else") and arms:
+            arms[-1] = vendor_of_words(_tested(arguments)) if name == "elseif" else None
+        elif name == "endif" and arms:
+            arms.pop()
+        elif "rocm" not in arms and _HIP_LANGUAGE.search(f"{command}({arguments})"):
+            return True
+    return False
 
 
 def _refused_on_rocm(commands: list[tuple[str, str, int]], file_vendor: str | None) -> frozenset[str]:

@@ -49,10 +49,11 @@ def learn_from_build(build: BuildFacts) -> dict[str, LearnedMacro]:
 def learn(
     files: Mapping[str, FileFacts], build: BuildFacts, from_build: Mapping[str, LearnedMacro]
 ) -> dict[str, LearnedMacro]:
-    learned = dict(from_build)
+    compiled_on_rocm = rocm_compiled_under(files)
+    learned = {name: m for name, m in from_build.items() if m.vendor != "nvidia" or name not in compiled_on_rocm}
     built_everywhere = {d.name for d in build.defines} - set(from_build)
     guards = {f.guard for f in files.values() if f.guard}
-    decided = set(learned) | built_everywhere | guards
+    decided = set(learned) | built_everywhere | guards | set(compiled_on_rocm)
     for macro in _learn_from_headers(files, guards):
         if macro.name not in decided:
             learned[macro.name] = macro
@@ -65,6 +66,18 @@ def learn(
         if macro.name not in decided:
             learned[macro.name] = macro
     return {name: macro for name, macro in learned.items() if name in from_build or not _reserved(name)}
+
+
+def rocm_compiled_under(files: Mapping[str, FileFacts]) -> dict[str, tuple[str, int]]:
+    """Macros under which some file tells ROCm apart (`#ifdef USE_CUDA` around `#ifdef __HIP_PLATFORM_AMD__`) ->
+    (path, line) of the first such test: ROCm compiles code under them, so none is an NVIDIA-only macro, even when
+    a build defines it only in its NVIDIA arm (PyTorch's build defines `USE_CUDA` for its CUDA library, and its
+    ROCm build compiles the same sources hipified)."""
+    found: dict[str, tuple[str, int]] = {}
+    for path, facts in files.items():
+        for name, line in facts.rocm_compiled_under:
+            found.setdefault(name, (path, line))
+    return found
 
 
 # The macro hipify renames to a HIP spelling the ROCm compiler defines (torch/utils/hipify/cuda_to_hip_mappings.py:

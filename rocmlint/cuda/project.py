@@ -172,20 +172,21 @@ class CudaProject:
     @classmethod
     def build(cls, root: Path) -> CudaProject:
         texts, build = _read_tree(root)
-        learned = learn_from_build(build)
+        learned = from_build = learn_from_build(build)
         build_values, decided = rocm_build_values(build), rocm_build_decided(build)
         macros = VendorMacros().with_learned(learned, rocm_build_values=build_values, rocm_build_decided=decided)
         files = {path: read_facts(path, text, macros) for path, text in texts.items()}
-        learned = learn(files, build, learned)
+        learned = learn(files, build, from_build)
         # Read again the files whose definitions and includes depend on branches, now that more macros are
         # known (`#if !defined(XYZ_HIP) && __CUDA_ARCH__ >= 700 #define MMA_AVAILABLE` needs XYZ_HIP first).
         macros = VendorMacros().with_learned(learned, rocm_build_values=build_values, rocm_build_decided=decided)
-        # Only macros the well-known tables do not already decide change how a file reads.
-        deciding = set(learned) - macros.well_known
+        # Only macros the well-known tables do not already decide change how a file reads; a build macro found
+        # compiled on ROCm (see `rocm_compiled_under`) changes it back.
+        deciding = (set(learned) | set(from_build)) - macros.well_known
         for path, facts in files.items():
             if facts.conditional and not facts.tested.isdisjoint(deciding):
                 files[path] = read_facts(path, texts[path], macros)
-        learned = learn(files, build, learned)
+        learned = learn(files, build, from_build)
         project = cls(root, files, build, learned)
         project.learned = {
             name: replace(m, evidence=replace(m.evidence, path=project._relative(m.evidence.path)))
