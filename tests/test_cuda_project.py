@@ -227,12 +227,23 @@ def test_build_macros_defined_in_both_arms_or_compiled_on_rocm_are_no_vendor_mac
                 #endif
                 """,
             "src/assert.h": "#ifdef USE_CUDA\n#define USE_DSA\n#endif\n#ifdef USE_DSA\n#endif\n",
+            # A ROCm macro with a ROCm test inside stays ROCm's.
+            "src/compat.h": """
+                #ifdef __HIP_PLATFORM_AMD__
+                #define PROJ_HIP 1
+                #endif
+                #ifdef PROJ_HIP
+                #if defined(__HIP_PLATFORM_AMD__)
+                #endif
+                #endif
+                """,
         },
     )
     learned = CudaProject.build(root).learned
     assert "USE_CUDA" not in learned  # the NVIDIA arm defines it, but ROCm compiles code under it
     assert "USE_DSA" not in learned  # defined under it: not NVIDIA-only either
     assert "USE_NCCL" not in learned  # defined in both arms
+    assert learned["PROJ_HIP"].vendor == "rocm"
     cudss = learned["USE_CUDSS"]
     assert (cudss.vendor, str(cudss.evidence)) == ("nvidia", "CMakeLists.txt:6: the NVIDIA build defines it (build)")
 
@@ -283,6 +294,74 @@ def test_view_has_header_values_remaps_and_include_gates(tmp_path):
     assert header.base.on_rocm is False
     assert header.base_evidence == "src/kernel.cu:3: included only where ROCm does not compile"
     assert project.view(str(root / "include/proj/compat.cuh")).base.on_rocm is not False
+
+
+_BALLOT_KERNEL = """
+    #pragma once
+    __global__ void k(unsigned* out, int v) {
+      unsigned mask = __ballot_sync(0xffffffff, v > 0);
+      out[threadIdx.x] = mask;
+    }
+    """
+
+
+def test_headers_included_only_under_learned_project_macros_are_nvidia_only(tmp_path):
+    """Each include sits under an NVIDIA-only `#if` of a macro the model learned (from a header, the build, a name),
+    not a well-known one; what those headers include outside vendor branches is NVIDIA-only too."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                if(PROJ_WITH_HIP)
+                  enable_language(HIP)
+                  add_compile_definitions(PROJ_BACKEND_B)
+                else()
+                  add_compile_definitions(PROJ_BACKEND_A)
+                endif()
+                """,
+            "include/proj/config.h": """
+                #pragma once
+                #if defined(__HIP_PLATFORM_AMD__)
+                #define PROJ_USE_CUDA 0
+                #else
+                #define PROJ_USE_CUDA 1
+                #endif
+                """,
+            "src/kernel.cu": """
+                #include "proj/config.h"
+                #if PROJ_USE_CUDA
+                #include "cuda_path.cuh"
+                #endif
+                #ifdef PROJ_GPU_CUDA
+                #include "nv_backend.cuh"
+                #endif
+                #ifdef PROJ_BACKEND_A
+                #include "backend_a.cuh"
+                #endif
+                """,
+            "src/cuda_path.cuh": '#pragma once\n#include "detail/ballot.cuh"\n',
+            "src/detail/ballot.cuh": _BALLOT_KERNEL,
+            "src/nv_backend.cuh": _BALLOT_KERNEL,
+            "src/backend_a.cuh": _BALLOT_KERNEL,
+            "src/shared.cuh": _BALLOT_KERNEL,
+            "src/other.cu": '#include "shared.cuh"\n',
+        },
+    )
+    project = CudaProject.build(root)
+    assert {
+        name: project.learned[name].evidence.kind for name in ("PROJ_USE_CUDA", "PROJ_GPU_CUDA", "PROJ_BACKEND_A")
+    } == {
+        "PROJ_USE_CUDA": "header",
+        "PROJ_GPU_CUDA": "name",
+        "PROJ_BACKEND_A": "build",
+    }
+    for header in ("src/cuda_path.cuh", "src/detail/ballot.cuh", "src/nv_backend.cuh", "src/backend_a.cuh"):
+        assert project.view(str(root / header)).base.on_rocm is False, header
+        assert _codes(root, header) == [], header
+    assert project.view(str(root / "src/detail/ballot.cuh")).base_evidence == (
+        "src/cuda_path.cuh:2: included only where ROCm does not compile"
+    )
+    assert _codes(root, "src/shared.cuh") == [("ROC201", 3), ("ROC210", 3)]  # included outside any gate
 
 
 def test_ambiguous_include_is_not_resolved(tmp_path):
