@@ -833,6 +833,57 @@ def test_show_hipified_is_part_of_the_cache_key(project, cli):
     assert "ROC204" in cli("check", "-q", "k.cu").stdout
 
 
+def test_sources_listed_in_nvidia_blocks_through_globs_variables_and_project_functions(tmp_path):
+    """Sources an NVIDIA-only block adds, however it adds them, while the ROCm build has its own twins: NVIDIA's."""
+    root = write_tree(
+        tmp_path,
+        {
+            "cmake/sources.cmake": """
+                function(proj_add_sources)
+                  set(PROJ_SRCS ${PROJ_SRCS} ${ARGN} PARENT_SCOPE)
+                endfunction()
+                macro(proj_add_each)
+                  foreach(source ${ARGN})
+                    list(APPEND PROJ_SRCS ${source})
+                  endforeach()
+                endmacro()
+                """,
+            "CMakeLists.txt": """
+                include(cmake/sources.cmake)
+                set(PROJ_SRCS src/common.cu)
+                if(PROJ_USE_HIP)
+                  enable_language(HIP)
+                  file(GLOB HIP_SRCS CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/src/hip/*.hip")
+                  list(APPEND PROJ_SRCS src/gemm_hip.cpp ${HIP_SRCS})
+                elseif(PROJ_USE_CUDA)
+                  file(GLOB_RECURSE NV_KERNELS "src/nv/*.cu")
+                  set(PROJ_SRCS ${PROJ_SRCS} src/gemm.cu)
+                  proj_add_sources(src/attention.cu)
+                  PROJ_ADD_EACH(src/topk.cu)
+                  target_sources(proj PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src/scan.cu)
+                endif()
+                add_library(proj ${PROJ_SRCS})
+                """,
+            "src/common.cu": "",
+            "src/gemm.cu": "",
+            "src/gemm_hip.cpp": "",
+            "src/attention.cu": "",
+            "src/topk.cu": "",
+            "src/scan.cu": "",
+            "src/hip/reduce.hip": "",
+            "src/nv/deep/fmha.cu": "",
+        },
+    )
+    project = CudaProject.build(root)
+    nvidia_only = {name for name in ("gemm.cu", "attention.cu", "topk.cu", "scan.cu", "nv/deep/fmha.cu")}
+    for name in nvidia_only:
+        view = project.view(str(root / "src" / name))
+        assert view.base.on_rocm is False, name
+        assert view.base_evidence.startswith("CMakeLists.txt:"), name
+    for name in ("common.cu", "gemm_hip.cpp", "hip/reduce.hip"):
+        assert project.view(str(root / "src" / name)).base.on_rocm is not False, name
+
+
 def test_sources_removed_in_a_hip_branch_are_nvidia_only(tmp_path):
     root = write_tree(
         tmp_path,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 # Words in a build condition or a macro name that mean the ROCm side, the NVIDIA side, or another accelerator.
@@ -338,7 +338,7 @@ _CUDA_LANGUAGE = re.compile(
 )
 
 
-def cmake_facts(path: str, text: str, root: str = "") -> BuildFacts:
+def cmake_facts(path: str, text: str, root: str = "", source_functions: frozenset[str] = frozenset()) -> BuildFacts:
     """The macros and sources a CMake file defines per vendor, and the languages it builds. The vendor of a
     definition is the file's (one that builds only the HIP language, outside any ROCm block; or that sits in a folder named for a vendor:
     `hip/CMakeLists.txt`; not the project's `root` folder, whose name is the project's), else that of the
@@ -370,9 +370,11 @@ def cmake_facts(path: str, text: str, root: str = "") -> BuildFacts:
         elif name == "add_subdirectory" and arguments.split() and "$" not in arguments.split()[0]:
             vendor = _block_vendor(blocks, file_vendor)
             sources.append(SourceSet(arguments.split()[0].strip('"') + "/**", vendor, path, line))
-        elif name in _CMAKE_SOURCE_COMMANDS:
+        elif name == "file" and arguments.split()[:1] in (["GLOB"], ["GLOB_RECURSE"]):
+            sources += _globbed_sources(arguments, _block_vendor(blocks, file_vendor), path, line)
+        elif name in _CMAKE_SOURCE_COMMANDS or name in source_functions:
             vendor = _block_vendor(blocks, file_vendor)
-            words = [word.strip('"') for word in arguments.split()]
+            words = [_in_build_folder(word.strip('"')) for word in arguments.split()]
             removed = name == "list" and words[:1] == ["REMOVE_ITEM"]
             variable = (words[1:2] if name == "list" else words[:1] if name == "set" else [""])[0] if words else ""
             sources += [
@@ -383,6 +385,63 @@ def cmake_facts(path: str, text: str, root: str = "") -> BuildFacts:
     return BuildFacts(
         tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda, hipify=_hipify_evidence(path, text)
     )
+
+
+# Variables naming the folder of the CMake file being read: a source path under one is relative to that folder.
+_CURRENT_FOLDER = re.compile(r"^\$\{CMAKE_CURRENT_(?:SOURCE|LIST)_DIR\}/")
+_GLOB_OPTIONS = frozenset({"CONFIGURE_DEPENDS", "FOLLOW_SYMLINKS"})
+
+
+def _in_build_folder(word: str) -> str:
+    """A CMake path word relative to the build file's folder: `${CMAKE_CURRENT_SOURCE_DIR}/k.cu` is `k.cu`."""
+    return _CURRENT_FOLDER.sub("", word)
+
+
+def _globbed_sources(arguments: str, vendor: str | None, path: str, line: int) -> Iterator[SourceSet]:
+    """The source patterns of `file(GLOB VAR patterns...)` (`GLOB_RECURSE`: in the pattern's folder at any depth),
+    for the list variable it sets."""
+    words = [word.strip('"') for word in arguments.split()]
+    if len(words) < 3:
+        return
+    recurse, variable = words[0] == "GLOB_RECURSE", words[1]
+    options = iter(words[2:])
+    for word in options:
+        if word in ("RELATIVE", "LIST_DIRECTORIES"):
+            next(options, None)  # the option's value
+            continue
+        pattern = _in_build_folder(word)
+        if word in _GLOB_OPTIONS or "$" in pattern or not pattern.endswith(_SOURCE_SUFFIXES):
+            continue
+        if recurse:
+            folder, _, name = pattern.rpartition("/")
+            pattern = f"{folder or '.'}/**/{name}"
+        yield SourceSet(pattern, vendor, path, line, variable=variable)
+
+
+_ARGUMENT_LIST = re.compile(r"\$\{ARG(?:N|V)\}")
+
+
+def cmake_source_functions(texts: Iterable[str]) -> frozenset[str]:
+    """The project's CMake functions and macros that pass their arguments to a source list or target
+    (`function(my_add_sources)` whose body runs `list(APPEND SRCS ${ARGN})`, or loops over `${ARGN}` and appends
+    each): a call to one, `my_add_sources(a.cu b.cu)`, lists sources as `list(APPEND ...)` does. Lowercase (CMake
+    command names are case-insensitive). Read over every CMake file: a `.cmake` module defines what the
+    `CMakeLists.txt` files call."""
+    found: set[str] = set()
+    for text in texts:
+        current, arguments_seen = "", _ARGUMENT_LIST
+        for command, arguments, _ in _cmake_commands(text):
+            name = command.lower()
+            if name in ("function", "macro") and arguments.split():
+                current, arguments_seen = arguments.split()[0].lower(), _ARGUMENT_LIST
+            elif name in ("endfunction", "endmacro"):
+                current = ""
+            elif current and name == "foreach" and _ARGUMENT_LIST.search(arguments) and arguments.split():
+                loop = re.escape(arguments.split()[0])
+                arguments_seen = re.compile(rf"{_ARGUMENT_LIST.pattern}|\$\{{{loop}\}}")
+            elif current and name in _CMAKE_SOURCE_COMMANDS and arguments_seen.search(arguments):
+                found.add(current)
+    return frozenset(found)
 
 
 def _builds_hip_outside_rocm_blocks(commands: list[tuple[str, str, int]]) -> bool:

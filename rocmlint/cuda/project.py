@@ -46,6 +46,7 @@ from rocmlint.cuda.build_files import (
     BuildFacts,
     SourceSet,
     cmake_facts,
+    cmake_source_functions,
     is_makefile,
     makefile_facts,
     setup_py_facts,
@@ -604,8 +605,9 @@ class CudaProject:
 
 def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
     texts: dict[str, str] = {}
-    build_facts: list[BuildFacts] = []
+    build_facts: list[BuildFacts | str] = []  # a CMake file's path until every CMake file is known (see below)
     build_files: list[str] = []
+    cmake_texts: dict[str, str] = {}
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1]
@@ -631,10 +633,16 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
         elif makefile:
             build_facts.append(makefile_facts(path, text, str(root)))
         elif is_build:
-            build_facts.append(cmake_facts(path, text, str(root)))
+            cmake_texts[path] = text
+            build_facts.append(path)
         else:
             texts[path] = text.removeprefix("\ufeff")  # every file: one without directives is still included
-    return texts, replace(_merge(build_facts), files=tuple(build_files))
+    # A `.cmake` module defines the source-adding functions the `CMakeLists.txt` files call.
+    functions = cmake_source_functions(cmake_texts.values())
+    merged = [
+        f if isinstance(f, BuildFacts) else cmake_facts(f, cmake_texts[f], str(root), functions) for f in build_facts
+    ]
+    return texts, replace(_merge(merged), files=tuple(build_files))
 
 
 def _walk(root: Path) -> Iterator[str]:
