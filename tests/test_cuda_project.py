@@ -884,6 +884,33 @@ def test_sources_listed_in_nvidia_blocks_through_globs_variables_and_project_fun
         assert project.view(str(root / "src" / name)).base.on_rocm is not False, name
 
 
+def test_a_cuda_folder_whose_hip_twin_hipify_fills_is_compiled_on_rocm(tmp_path):
+    files = {
+        "CMakeLists.txt": "project(proj LANGUAGES CXX)\nadd_subdirectory(lib)\n",
+        "lib/CMakeLists.txt": """
+            if(USE_CUDA)
+              add_subdirectory(cuda)
+            endif()
+            if(USE_ROCM)
+              add_subdirectory(hip)
+            endif()
+            """,
+        "lib/cuda/CMakeLists.txt": "set(CUDA_SRCS alloc.cpp)\nadd_library(lib_cuda ${CUDA_SRCS})\n",
+        "lib/cuda/alloc.cpp": "",
+        # hipify writes the copies of lib/cuda here at build time: the globs match nothing in the tree.
+        "lib/hip/CMakeLists.txt": "file(GLOB HIP_SRCS *.cpp)\nhip_add_library(lib_hip ${HIP_SRCS})\n",
+    }
+    root = write_tree(tmp_path / "hipified", files)
+    assert CudaProject.build(root).view(str(root / "lib/cuda/alloc.cpp")).base.on_rocm is not False
+    # A hand-ported twin in the tree: the CUDA folder is NVIDIA's.
+    ported = write_tree(tmp_path / "ported", {**files, "lib/hip/alloc.cpp": ""})
+    view = CudaProject.build(ported).view(str(ported / "lib/cuda/alloc.cpp"))
+    assert (view.base.on_rocm, view.base_evidence) == (
+        False,
+        "lib/CMakeLists.txt:2: the build compiles it for NVIDIA only",
+    )
+
+
 def test_sources_removed_in_a_hip_branch_are_nvidia_only(tmp_path):
     root = write_tree(
         tmp_path,

@@ -74,6 +74,8 @@ _BUILD_MARKERS = ("setup.py", "CMakeLists.txt", "pyproject.toml")
 # Python build helpers setup.py imports live in folders named so (`install/`, `cupy_builder/`, `build_tools/`).
 _BUILD_FOLDER = re.compile(r"(?i)(?:^|[/\\_-])(?:build(?:er|ers|_tools)?|install|setup)(?:$|[/\\_-])")
 _MAX_FILE_BYTES = 2_000_000
+# The folder name hipify's copies of a CUDA folder's sources get (`c10/cuda/` -> `c10/hip/`), reversed.
+_CUDA_TWIN = {"hip": "cuda", "HIP": "CUDA"}
 # A folder or file named for one AMD GPU target (`gfx1250/`, `*_gfx942.cuh`): code written for that target.
 _AMD_TARGET_IN_PATH = re.compile(r"(?:^|[/\\_.-])(gfx\d[0-9a-f]*)(?=$|[/\\_.-])")
 
@@ -368,6 +370,8 @@ class CudaProject:
         removal = self._removed_for_rocm(path)
         if removal is not None:
             return f"{self._relative(removal.path)}:{removal.line}: the ROCm build removes it from its sources"
+        if any(path.startswith(folder + os.sep) for folder in self._hipified_folders):
+            return ""  # the ROCm build compiles its hipified copy
         # A build system with no ROCm build yet says nothing: every CUDA source it lists is one to port.
         building_rocm = self._systems_building_rocm
         matching = [(n, s) for n, s in self._sources_naming(path) if _build_system(s.path) in building_rocm]
@@ -379,6 +383,26 @@ class CudaProject:
             return ""
         first = deciding[0]
         return f"{self._relative(first.path)}:{first.line}: the build compiles it for NVIDIA only"
+
+    @cached_property
+    def _hipified_folders(self) -> frozenset[str]:
+        """Folders whose sources the ROCm build compiles as hipify's copies: `X/cuda/` beside an `X/hip/` whose ROCm
+        source globs match no file of the tree (hipify writes them there at build time, PyTorch's `c10/hip/`)."""
+        globs: dict[str, list[re.Pattern[str]]] = {}  # a ROCm glob's fixed folder -> its patterns
+        for sources in self.build_facts.sources:
+            if sources.removed or "*" not in sources.pattern or self._vendor_of(sources) != "rocm":
+                continue
+            named = _named_path(sources)
+            globs.setdefault(os.path.dirname(named.split("*")[0]), []).append(_pattern(named))
+        found: set[str] = set()
+        for folder, patterns in globs.items():
+            parent, name = os.path.split(folder)
+            twin = os.path.join(parent, _CUDA_TWIN.get(name, ""))
+            if twin == os.path.join(parent, "") or twin not in self._by_folder:
+                continue
+            if not any(p.fullmatch(path) for path in self.files if path.startswith(folder + os.sep) for p in patterns):
+                found.add(twin)
+        return frozenset(found)
 
     def _vendor_of(self, sources: SourceSet, depth: int = 0) -> str | None:
         """The vendor a source set is built for: its own, else that of the `add_subdirectory` that brings its CMake
