@@ -907,7 +907,7 @@ def test_a_cuda_folder_whose_hip_twin_hipify_fills_is_compiled_on_rocm(tmp_path)
     view = CudaProject.build(ported).view(str(ported / "lib/cuda/alloc.cpp"))
     assert (view.base.on_rocm, view.base_evidence) == (
         False,
-        "lib/CMakeLists.txt:2: the build compiles it for NVIDIA only",
+        "lib/cuda/CMakeLists.txt:1: the build compiles it for NVIDIA only",
     )
 
 

@@ -386,13 +386,16 @@ class CudaProject:
 
     @cached_property
     def _hipified_folders(self) -> frozenset[str]:
-        """Folders whose sources the ROCm build compiles as hipify's copies: `X/cuda/` beside an `X/hip/` whose ROCm
-        source globs match no file of the tree (hipify writes them there at build time, PyTorch's `c10/hip/`)."""
+        """Folders whose sources the ROCm build compiles as hipify's copies: `X/cuda/` beside an `X/hip/` whose own
+        CMake file globs for ROCm sources that match no file of the tree (hipify writes them there at build time,
+        PyTorch's `c10/hip/`)."""
         globs: dict[str, list[re.Pattern[str]]] = {}  # a ROCm glob's fixed folder -> its patterns
         for sources in self.build_facts.sources:
             if sources.removed or "*" not in sources.pattern or self._vendor_of(sources) != "rocm":
                 continue
             named = _named_path(sources)
+            if not named.startswith(os.path.dirname(os.path.abspath(sources.path)) + os.sep) or named.endswith("/**"):
+                continue  # only the globs a CMake file of the ROCm folder makes of its own files
             globs.setdefault(os.path.dirname(named.split("*")[0]), []).append(_pattern(named))
         found: set[str] = set()
         for folder, patterns in globs.items():
