@@ -861,6 +861,8 @@ def test_sources_listed_in_nvidia_blocks_through_globs_variables_and_project_fun
                   proj_add_sources(src/attention.cu)
                   PROJ_ADD_EACH(src/topk.cu)
                   target_sources(proj PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src/scan.cu)
+                  set(FLAGGED_FILE ${CMAKE_CURRENT_LIST_DIR}/src/common.cu)
+                  set_source_files_properties(${FLAGGED_FILE} PROPERTIES COMPILE_FLAGS "-arch=sm_90a")
                 endif()
                 add_library(proj ${PROJ_SRCS})
                 """,

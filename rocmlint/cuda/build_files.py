@@ -374,7 +374,11 @@ def cmake_facts(path: str, text: str, root: str = "", source_functions: frozense
             sources += _globbed_sources(arguments, _block_vendor(blocks, file_vendor), path, line)
         elif name in _CMAKE_SOURCE_COMMANDS or name in source_functions:
             vendor = _block_vendor(blocks, file_vendor)
-            words = [_in_build_folder(word.strip('"')) for word in arguments.split()]
+            words = [word.strip('"') for word in arguments.split()]
+            if name != "set":
+                # `set(FILE ${CMAKE_CURRENT_LIST_DIR}/k.cu)` may name a file only to set its flags (PyTorch's
+                # `ROWWISE_SCALED_MM_FILE` under `if(USE_CUDA)`), not a source list the build compiles.
+                words = [_in_build_folder(word) for word in words]
             removed = name == "list" and words[:1] == ["REMOVE_ITEM"]
             variable = (words[1:2] if name == "list" else words[:1] if name == "set" else [""])[0] if words else ""
             sources += [

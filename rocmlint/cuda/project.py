@@ -9,7 +9,10 @@ macros are learned in rocmlint/cuda/learning.py:
   file, `-D` flags of a ROCm make fragment; whatever the macro's spelling, `__IS_HIP_COMPILE__` too); the project's headers define it only under one vendor's condition (`#if defined(__HIP_PLATFORM_AMD__)
   #define XYZ_HIP 1 #else #define XYZ_HIP 0`); the arms of `#if X` split by vendor (one includes HIP headers or
   calls `hip*`, the other the CUDA counterparts); weakest, the macro's name carries one vendor's word (HIP, ROCM,
-  AMD; CUDA, NVCC, NV) and no other accelerator's. A macro the build defines for both vendors is no vendor's.
+  AMD; CUDA, NVCC, NV) and no other accelerator's. A macro the build defines for both vendors is no vendor's; nor
+  is one under which a file tells ROCm apart (`#ifdef USE_CUDA` around `#ifdef __HIP_PLATFORM_AMD__`: ROCm compiles
+  that code), whatever the build or its name say. A CMake file is ROCm's as a whole only when it builds HIP outside
+  any ROCm block; one that builds HIP in `if(USE_ROCM)` has its `elseif(USE_CUDA)` arm NVIDIA's.
 - **Include graph**: quoted includes resolved next to the including file, then (as `-I` directories would) by
   the unique project file whose path ends with the included path; angle includes that name a folder too.
 - **Per file** (`view`): the learned macros; what the headers it includes (transitively) define for ROCm
@@ -20,8 +23,9 @@ macros are learned in rocmlint/cuda/learning.py:
 - **What the ROCm build defines** (`rocm_build_values`): `-DCUDA_VERSION=11000` in the ROCm build gives the
   toolkit's macro that value there; a hipified build (torch `CUDAExtension`) defines `__CUDACC__` (hipify renames
   it `__HIPCC__`).
-- **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name,
-  is NVIDIA-only; so is a header only such files include, and a header nothing includes in a folder of
+- **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name
+  (`list(APPEND ...)`, `set(X ${X} ...)`, `file(GLOB ...)`, `target_sources`, a project function appending its
+  `ARGN`), is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time; so is a header only such files include, and a header nothing includes in a folder of
   NVIDIA-only headers.
 - **Code written for AMD** (`FileView.rocm_native`): a project whose build only targets HIP; a file that calls
   `__builtin_amdgcn_*` or defines a 64-lane warp size outside any vendor branch, or includes such a header
