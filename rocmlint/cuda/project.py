@@ -25,8 +25,8 @@ macros are learned in rocmlint/cuda/learning.py:
   it `__HIPCC__`).
 - **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name
   (`list(APPEND ...)`, `set(X ${X} ...)`, `file(GLOB ...)`, `target_sources`, a project function appending its
-  `ARGN`), is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time; so is a header only such files include, and a header nothing includes in a folder of
-  NVIDIA-only headers.
+  `ARGN`), is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time;
+  so is a header only such files include, and a header nothing includes in a folder of NVIDIA-only headers.
 - **Code written for AMD** (`FileView.rocm_native`): a project whose build only targets HIP; a file that calls
   `__builtin_amdgcn_*` or defines a 64-lane warp size outside any vendor branch, or includes such a header
   there; a file whose `#if`s test AMD targets and never the vendor; a path naming a gfx target. Only the rules
