@@ -165,6 +165,89 @@ def test_macros_learned_with_the_strongest_evidence(tmp_path):
     assert "NDEBUG" not in learned
 
 
+def test_a_cmake_file_building_hip_in_a_rocm_arm_is_not_rocm_everywhere():
+    # HIP is built only in the `if(USE_ROCM)` arm: the `elseif(USE_CUDA)` arm after it is NVIDIA's, the rest both.
+    shared = cmake_facts(
+        "proj/lib/CMakeLists.txt",
+        textwrap.dedent(
+            """
+            add_compile_definitions(EVERYWHERE)
+            if(USE_ROCM)
+              hip_add_library(lib_hip ${SRCS})
+              target_compile_definitions(lib_hip PRIVATE USE_NCCL ROCM_FLAG)
+            elseif(USE_CUDA)
+              add_library(lib_cuda ${SRCS})
+              target_compile_definitions(lib_cuda PRIVATE USE_NCCL)
+              if(USE_FLASH)
+                target_compile_definitions(lib_cuda PRIVATE USE_FLASH)
+              endif()
+            endif()
+            """
+        ),
+    )
+    assert shared.hip_language
+    assert {(d.name, d.vendor) for d in shared.defines} == {
+        ("EVERYWHERE", None),
+        ("USE_NCCL", "rocm"),
+        ("ROCM_FLAG", "rocm"),
+        ("USE_NCCL", "nvidia"),
+        ("USE_FLASH", "nvidia"),
+    }
+    # HIP built outside any ROCm arm (under a plain option): the file is the ROCm build's alone.
+    alone = cmake_facts(
+        "proj/lib/CMakeLists.txt", "if(BUILD_TESTS)\n  enable_language(HIP)\nendif()\nadd_definitions(-DFLAG)\n"
+    )
+    assert [d.vendor for d in alone.defines] == ["rocm"]
+
+
+def test_build_macros_defined_in_both_arms_or_compiled_on_rocm_are_no_vendor_macros(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                if(USE_ROCM)
+                  hip_add_library(lib_hip src/module.cpp)
+                  target_compile_definitions(lib_hip PRIVATE USE_NCCL)
+                elseif(USE_CUDA)
+                  add_library(lib_cuda src/module.cpp)
+                  target_compile_definitions(lib_cuda PRIVATE USE_CUDA USE_NCCL USE_CUDSS)
+                endif()
+                """,
+            # ROCm compiles code under `#ifdef USE_CUDA`: the author tells ROCm apart inside it.
+            "src/module.cpp": """
+                #include "assert.h"
+                #ifdef USE_CUDA
+                #ifdef __HIP_PLATFORM_AMD__
+                int rocm_part;
+                #endif
+                #endif
+                #ifdef USE_NCCL
+                #endif
+                #ifdef USE_CUDSS
+                #endif
+                """,
+            "src/assert.h": "#ifdef USE_CUDA\n#define USE_DSA\n#endif\n#ifdef USE_DSA\n#endif\n",
+            # A ROCm macro with a ROCm test inside stays ROCm's.
+            "src/compat.h": """
+                #ifdef __HIP_PLATFORM_AMD__
+                #define PROJ_HIP 1
+                #endif
+                #ifdef PROJ_HIP
+                #if defined(__HIP_PLATFORM_AMD__)
+                #endif
+                #endif
+                """,
+        },
+    )
+    learned = CudaProject.build(root).learned
+    assert "USE_CUDA" not in learned  # the NVIDIA arm defines it, but ROCm compiles code under it
+    assert "USE_DSA" not in learned  # defined under it: not NVIDIA-only either
+    assert "USE_NCCL" not in learned  # defined in both arms
+    assert learned["PROJ_HIP"].vendor == "rocm"
+    cudss = learned["USE_CUDSS"]
+    assert (cudss.vendor, str(cudss.evidence)) == ("nvidia", "CMakeLists.txt:6: the NVIDIA build defines it (build)")
+
+
 def test_arms_with_one_plain_side_decide_nothing(tmp_path):
     root = write_tree(
         tmp_path,
@@ -211,6 +294,74 @@ def test_view_has_header_values_remaps_and_include_gates(tmp_path):
     assert header.base.on_rocm is False
     assert header.base_evidence == "src/kernel.cu:3: included only where ROCm does not compile"
     assert project.view(str(root / "include/proj/compat.cuh")).base.on_rocm is not False
+
+
+_BALLOT_KERNEL = """
+    #pragma once
+    __global__ void k(unsigned* out, int v) {
+      unsigned mask = __ballot_sync(0xffffffff, v > 0);
+      out[threadIdx.x] = mask;
+    }
+    """
+
+
+def test_headers_included_only_under_learned_project_macros_are_nvidia_only(tmp_path):
+    """Each include sits under an NVIDIA-only `#if` of a macro the model learned (from a header, the build, a name),
+    not a well-known one; what those headers include outside vendor branches is NVIDIA-only too."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                if(PROJ_WITH_HIP)
+                  enable_language(HIP)
+                  add_compile_definitions(PROJ_BACKEND_B)
+                else()
+                  add_compile_definitions(PROJ_BACKEND_A)
+                endif()
+                """,
+            "include/proj/config.h": """
+                #pragma once
+                #if defined(__HIP_PLATFORM_AMD__)
+                #define PROJ_USE_CUDA 0
+                #else
+                #define PROJ_USE_CUDA 1
+                #endif
+                """,
+            "src/kernel.cu": """
+                #include "proj/config.h"
+                #if PROJ_USE_CUDA
+                #include "cuda_path.cuh"
+                #endif
+                #ifdef PROJ_GPU_CUDA
+                #include "nv_backend.cuh"
+                #endif
+                #ifdef PROJ_BACKEND_A
+                #include "backend_a.cuh"
+                #endif
+                """,
+            "src/cuda_path.cuh": '#pragma once\n#include "detail/ballot.cuh"\n',
+            "src/detail/ballot.cuh": _BALLOT_KERNEL,
+            "src/nv_backend.cuh": _BALLOT_KERNEL,
+            "src/backend_a.cuh": _BALLOT_KERNEL,
+            "src/shared.cuh": _BALLOT_KERNEL,
+            "src/other.cu": '#include "shared.cuh"\n',
+        },
+    )
+    project = CudaProject.build(root)
+    assert {
+        name: project.learned[name].evidence.kind for name in ("PROJ_USE_CUDA", "PROJ_GPU_CUDA", "PROJ_BACKEND_A")
+    } == {
+        "PROJ_USE_CUDA": "header",
+        "PROJ_GPU_CUDA": "name",
+        "PROJ_BACKEND_A": "build",
+    }
+    for header in ("src/cuda_path.cuh", "src/detail/ballot.cuh", "src/nv_backend.cuh", "src/backend_a.cuh"):
+        assert project.view(str(root / header)).base.on_rocm is False, header
+        assert _codes(root, header) == [], header
+    assert project.view(str(root / "src/detail/ballot.cuh")).base_evidence == (
+        "src/cuda_path.cuh:2: included only where ROCm does not compile"
+    )
+    assert _codes(root, "src/shared.cuh") == [("ROC201", 3), ("ROC210", 3)]  # included outside any gate
 
 
 def test_ambiguous_include_is_not_resolved(tmp_path):
@@ -680,6 +831,86 @@ def test_show_hipified_is_part_of_the_cache_key(project, cli):
     assert "ROC204" in cli("check", "-q", "k.cu").stdout
     assert cli("check", "-q", "--hide-hipified", "k.cu").stdout == ""
     assert "ROC204" in cli("check", "-q", "k.cu").stdout
+
+
+def test_sources_listed_in_nvidia_blocks_through_globs_variables_and_project_functions(tmp_path):
+    """Sources an NVIDIA-only block adds, however it adds them, while the ROCm build has its own twins: NVIDIA's."""
+    root = write_tree(
+        tmp_path,
+        {
+            "cmake/sources.cmake": """
+                function(proj_add_sources)
+                  set(PROJ_SRCS ${PROJ_SRCS} ${ARGN} PARENT_SCOPE)
+                endfunction()
+                macro(proj_add_each)
+                  foreach(source ${ARGN})
+                    list(APPEND PROJ_SRCS ${source})
+                  endforeach()
+                endmacro()
+                """,
+            "CMakeLists.txt": """
+                include(cmake/sources.cmake)
+                set(PROJ_SRCS src/common.cu)
+                if(PROJ_USE_HIP)
+                  enable_language(HIP)
+                  file(GLOB HIP_SRCS CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/src/hip/*.hip")
+                  list(APPEND PROJ_SRCS src/gemm_hip.cpp ${HIP_SRCS})
+                elseif(PROJ_USE_CUDA)
+                  file(GLOB_RECURSE NV_KERNELS "src/nv/*.cu")
+                  set(PROJ_SRCS ${PROJ_SRCS} src/gemm.cu)
+                  proj_add_sources(src/attention.cu)
+                  PROJ_ADD_EACH(src/topk.cu)
+                  target_sources(proj PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src/scan.cu)
+                  set(FLAGGED_FILE ${CMAKE_CURRENT_LIST_DIR}/src/common.cu)
+                  set_source_files_properties(${FLAGGED_FILE} PROPERTIES COMPILE_FLAGS "-arch=sm_90a")
+                endif()
+                add_library(proj ${PROJ_SRCS})
+                """,
+            "src/common.cu": "",
+            "src/gemm.cu": "",
+            "src/gemm_hip.cpp": "",
+            "src/attention.cu": "",
+            "src/topk.cu": "",
+            "src/scan.cu": "",
+            "src/hip/reduce.hip": "",
+            "src/nv/deep/fmha.cu": "",
+        },
+    )
+    project = CudaProject.build(root)
+    nvidia_only = {name for name in ("gemm.cu", "attention.cu", "topk.cu", "scan.cu", "nv/deep/fmha.cu")}
+    for name in nvidia_only:
+        view = project.view(str(root / "src" / name))
+        assert view.base.on_rocm is False, name
+        assert view.base_evidence.startswith("CMakeLists.txt:"), name
+    for name in ("common.cu", "gemm_hip.cpp", "hip/reduce.hip"):
+        assert project.view(str(root / "src" / name)).base.on_rocm is not False, name
+
+
+def test_a_cuda_folder_whose_hip_twin_hipify_fills_is_compiled_on_rocm(tmp_path):
+    files = {
+        "CMakeLists.txt": "project(proj LANGUAGES CXX)\nadd_subdirectory(lib)\n",
+        "lib/CMakeLists.txt": """
+            if(USE_CUDA)
+              add_subdirectory(cuda)
+            endif()
+            if(USE_ROCM)
+              add_subdirectory(hip)
+            endif()
+            """,
+        "lib/cuda/CMakeLists.txt": "set(CUDA_SRCS alloc.cpp)\nadd_library(lib_cuda ${CUDA_SRCS})\n",
+        "lib/cuda/alloc.cpp": "",
+        # hipify writes the copies of lib/cuda here at build time: the globs match nothing in the tree.
+        "lib/hip/CMakeLists.txt": "file(GLOB HIP_SRCS *.cpp)\nhip_add_library(lib_hip ${HIP_SRCS})\n",
+    }
+    root = write_tree(tmp_path / "hipified", files)
+    assert CudaProject.build(root).view(str(root / "lib/cuda/alloc.cpp")).base.on_rocm is not False
+    # A hand-ported twin in the tree: the CUDA folder is NVIDIA's.
+    ported = write_tree(tmp_path / "ported", {**files, "lib/hip/alloc.cpp": ""})
+    view = CudaProject.build(ported).view(str(ported / "lib/cuda/alloc.cpp"))
+    assert (view.base.on_rocm, view.base_evidence) == (
+        False,
+        "lib/cuda/CMakeLists.txt:1: the build compiles it for NVIDIA only",
+    )
 
 
 def test_sources_removed_in_a_hip_branch_are_nvidia_only(tmp_path):

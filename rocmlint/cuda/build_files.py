@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 # Words in a build condition or a macro name that mean the ROCm side, the NVIDIA side, or another accelerator.
@@ -338,16 +338,17 @@ _CUDA_LANGUAGE = re.compile(
 )
 
 
-def cmake_facts(path: str, text: str, root: str = "") -> BuildFacts:
+def cmake_facts(path: str, text: str, root: str = "", source_functions: frozenset[str] = frozenset()) -> BuildFacts:
     """The macros and sources a CMake file defines per vendor, and the languages it builds. The vendor of a
-    definition is the file's (one that builds only the HIP language, or sits in a folder named for a vendor:
+    definition is the file's (one that builds only the HIP language, outside any ROCm block; or that sits in a folder named for a vendor:
     `hip/CMakeLists.txt`; not the project's `root` folder, whose name is the project's), else that of the
     outermost block around it that names one: an `if()` arm whose condition does (`if(USE_ROCM)`, its `else()`
     the other vendor's), a `function()`/`macro()` whose name does (`create_hip_test`). An option the ROCm build
     refuses (`if(WITH_FLASH_ATTN) message(FATAL_ERROR ...)` in its block) opens NVIDIA blocks too."""
     hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
-    file_vendor = "rocm" if hip and not cuda else vendor_of_words(_folder_name(path, root))
     commands = list(_cmake_commands(text))
+    rocm_alone = hip and not cuda and _builds_hip_outside_rocm_blocks(commands)
+    file_vendor = "rocm" if rocm_alone else vendor_of_words(_folder_name(path, root))
     refused = _refused_on_rocm(commands, file_vendor)
     defines: list[BuildDefine] = []
     sources: list[SourceSet] = []
@@ -369,9 +370,15 @@ def cmake_facts(path: str, text: str, root: str = "") -> BuildFacts:
         elif name == "add_subdirectory" and arguments.split() and "$" not in arguments.split()[0]:
             vendor = _block_vendor(blocks, file_vendor)
             sources.append(SourceSet(arguments.split()[0].strip('"') + "/**", vendor, path, line))
-        elif name in _CMAKE_SOURCE_COMMANDS:
+        elif name == "file" and arguments.split()[:1] in (["GLOB"], ["GLOB_RECURSE"]):
+            sources += _globbed_sources(arguments, _block_vendor(blocks, file_vendor), path, line)
+        elif name in _CMAKE_SOURCE_COMMANDS or name in source_functions:
             vendor = _block_vendor(blocks, file_vendor)
             words = [word.strip('"') for word in arguments.split()]
+            if name != "set":
+                # `set(FILE ${CMAKE_CURRENT_LIST_DIR}/k.cu)` may name a file only to set its flags (PyTorch's
+                # `ROWWISE_SCALED_MM_FILE` under `if(USE_CUDA)`), not a source list the build compiles.
+                words = [_in_build_folder(word) for word in words]
             removed = name == "list" and words[:1] == ["REMOVE_ITEM"]
             variable = (words[1:2] if name == "list" else words[:1] if name == "set" else [""])[0] if words else ""
             sources += [
@@ -382,6 +389,82 @@ def cmake_facts(path: str, text: str, root: str = "") -> BuildFacts:
     return BuildFacts(
         tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda, hipify=_hipify_evidence(path, text)
     )
+
+
+# Variables naming the folder of the CMake file being read: a source path under one is relative to that folder.
+_CURRENT_FOLDER = re.compile(r"^\$\{CMAKE_CURRENT_(?:SOURCE|LIST)_DIR\}/")
+_GLOB_OPTIONS = frozenset({"CONFIGURE_DEPENDS", "FOLLOW_SYMLINKS"})
+
+
+def _in_build_folder(word: str) -> str:
+    """A CMake path word relative to the build file's folder: `${CMAKE_CURRENT_SOURCE_DIR}/k.cu` is `k.cu`."""
+    return _CURRENT_FOLDER.sub("", word)
+
+
+def _globbed_sources(arguments: str, vendor: str | None, path: str, line: int) -> Iterator[SourceSet]:
+    """The source patterns of `file(GLOB VAR patterns...)` (`GLOB_RECURSE`: in the pattern's folder at any depth),
+    for the list variable it sets."""
+    words = [word.strip('"') for word in arguments.split()]
+    if len(words) < 3:
+        return
+    recurse, variable = words[0] == "GLOB_RECURSE", words[1]
+    options = iter(words[2:])
+    for word in options:
+        if word in ("RELATIVE", "LIST_DIRECTORIES"):
+            next(options, None)  # the option's value
+            continue
+        pattern = _in_build_folder(word)
+        if word in _GLOB_OPTIONS or "$" in pattern or not pattern.endswith(_SOURCE_SUFFIXES):
+            continue
+        if recurse:
+            folder, _, name = pattern.rpartition("/")
+            pattern = f"{folder or '.'}/**/{name}"
+        yield SourceSet(pattern, vendor, path, line, variable=variable)
+
+
+_ARGUMENT_LIST = re.compile(r"\$\{ARG(?:N|V)\}")
+
+
+def cmake_source_functions(texts: Iterable[str]) -> frozenset[str]:
+    """The project's CMake functions and macros that pass their arguments to a source list or target
+    (`function(my_add_sources)` whose body runs `list(APPEND SRCS ${ARGN})`, or loops over `${ARGN}` and appends
+    each): a call to one, `my_add_sources(a.cu b.cu)`, lists sources as `list(APPEND ...)` does. Lowercase (CMake
+    command names are case-insensitive). Read over every CMake file: a `.cmake` module defines what the
+    `CMakeLists.txt` files call."""
+    found: set[str] = set()
+    for text in texts:
+        current, arguments_seen = "", _ARGUMENT_LIST
+        for command, arguments, _ in _cmake_commands(text):
+            name = command.lower()
+            if name in ("function", "macro") and arguments.split():
+                current, arguments_seen = arguments.split()[0].lower(), _ARGUMENT_LIST
+            elif name in ("endfunction", "endmacro"):
+                current = ""
+            elif current and name == "foreach" and _ARGUMENT_LIST.search(arguments) and arguments.split():
+                loop = re.escape(arguments.split()[0])
+                arguments_seen = re.compile(rf"{_ARGUMENT_LIST.pattern}|\$\{{{loop}\}}")
+            elif current and name in _CMAKE_SOURCE_COMMANDS and arguments_seen.search(arguments):
+                found.add(current)
+    return frozenset(found)
+
+
+def _builds_hip_outside_rocm_blocks(commands: list[tuple[str, str, int]]) -> bool:
+    """Whether a command that builds the HIP language (`enable_language(HIP)`, `hip_add_library`, `LANGUAGES HIP`)
+    sits outside every block testing a ROCm condition: the file is the ROCm build's alone. One that builds HIP only
+    in an `if(USE_ROCM)` arm (PyTorch's `caffe2/CMakeLists.txt`, whose `elseif(USE_CUDA)` builds the CUDA library)
+    is shared, and only that arm is ROCm's."""
+    arms: list[str | None] = []  # per open `if`: the vendor its current arm tests
+    for command, arguments, _ in commands:
+        name = command.lower()
+        if name == "if":
+            arms.append(vendor_of_words(_tested(arguments)))
+        elif name in ("elseif", "else") and arms:
+            arms[-1] = vendor_of_words(_tested(arguments)) if name == "elseif" else None
+        elif name == "endif" and arms:
+            arms.pop()
+        elif "rocm" not in arms and _HIP_LANGUAGE.search(f"{command}({arguments})"):
+            return True
+    return False
 
 
 def _refused_on_rocm(commands: list[tuple[str, str, int]], file_vendor: str | None) -> frozenset[str]:

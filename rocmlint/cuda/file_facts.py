@@ -85,6 +85,9 @@ class FileFacts:
     includes: tuple[IncludeFact, ...]
     tested: frozenset[str]  # macros its `#if`s test
     arm_votes: tuple[tuple[str, str, int], ...]  # (macro, vendor its true arm is written for, line)
+    # Macros whose true arm holds an `#if` testing a ROCm macro (`#ifdef USE_CUDA` around `#ifdef
+    # __HIP_PLATFORM_AMD__`): ROCm compiles code under them -> the line of that inner test
+    rocm_compiled_under: tuple[tuple[str, int], ...]
     amd_builtins: bool  # `__builtin_amdgcn_*` outside any vendor branch, or a warp size of 64 defined there
     amd_targets_only: bool  # its `#if`s test AMD targets (`__gfx942__`, `__GFX9__`) and never the vendor
     hip_runtime: bool  # includes the HIP runtime header outside its own `#if`s (`Preprocessor.includes_hip_runtime`)
@@ -126,6 +129,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
         ),
         tested=frozenset(name for d in preprocessor.directives if _is_test(d) for name in names_in(d.condition)),
         arm_votes=tuple(_arm_votes(data, preprocessor)),
+        rocm_compiled_under=tuple(_rocm_compiled_under(preprocessor)),
         amd_builtins=_has_ungated_amd_builtin(data, preprocessor),
         amd_targets_only=_tests_only_amd_targets(preprocessor),
         hip_runtime=preprocessor.includes_hip_runtime,
@@ -156,6 +160,37 @@ def _compiler_decided_defines(preprocessor: Preprocessor, macros: VendorMacros) 
             if any(compiler for compiler, _ in stack) and not any(rocm for _, rocm in stack):
                 found.add(directive.start_byte)
     return frozenset(found)
+
+
+def _rocm_compiled_under(preprocessor: Preprocessor) -> Iterator[tuple[str, int]]:
+    """(X, line) for each ROCm test (`#ifdef __HIP_PLATFORM_AMD__`, `#if !defined(USE_ROCM)`) inside the arm of an
+    enclosing `#ifdef X` / `#if defined(X)` / `#if X` (or the `#else` of `#ifndef X`) where X holds: the author
+    tells ROCm apart there, so ROCm compiles that arm and X is defined in its build too (PyTorch's
+    `torch/csrc/Module.cpp` under `#ifdef USE_CUDA`)."""
+    macros = preprocessor.macros
+    chains: list[tuple[Directive, str | None]] = []  # per open chain: its opening, the macro its current arm holds
+    for directive in preprocessor.directives:
+        kind = directive.kind
+        if kind in ("if", "ifdef", "ifndef"):
+            if any(macros.is_rocm_side(name) for name in names_in(directive.condition)):
+                yield from ((name, directive.line) for _, name in chains if name is not None)
+            chains.append((directive, _holding_macro(directive, else_arm=False)))
+        elif kind == "else" and chains:
+            opening = chains[-1][0]
+            chains[-1] = (opening, _holding_macro(opening, else_arm=True))
+        elif kind in ("elif", "elifdef", "elifndef") and chains:
+            chains[-1] = (chains[-1][0], None)
+        elif kind == "endif" and chains:
+            chains.pop()
+
+
+def _holding_macro(opening: Directive, else_arm: bool) -> str | None:
+    """The macro that is defined in the first arm of an `#if X` / `#ifdef X` chain (`else_arm`: in its `#else`,
+    for `#ifndef X` / `#if !defined(X)`), None when the test is not one macro's."""
+    match = _SINGLE_MACRO.fullmatch(opening.condition)
+    if match is None:
+        return None
+    return match.group(2) if bool(match.group(1)) == else_arm else None
 
 
 def _is_test(directive: Directive) -> bool:

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from rocmlint.cuda.build_files import BuildDefine, BuildFacts, vendor_of_words
 from rocmlint.cuda.file_facts import Definition, FileFacts
@@ -49,22 +49,39 @@ def learn_from_build(build: BuildFacts) -> dict[str, LearnedMacro]:
 def learn(
     files: Mapping[str, FileFacts], build: BuildFacts, from_build: Mapping[str, LearnedMacro]
 ) -> dict[str, LearnedMacro]:
-    learned = dict(from_build)
+    compiled_on_rocm = rocm_compiled_under(files)
+    learned: dict[str, LearnedMacro] = {}
     built_everywhere = {d.name for d in build.defines} - set(from_build)
     guards = {f.guard for f in files.values() if f.guard}
-    decided = set(learned) | built_everywhere | guards
-    for macro in _learn_from_headers(files, guards):
-        if macro.name not in decided:
-            learned[macro.name] = macro
-    decided |= set(learned) | _defined_everywhere(files)
-    for macro in _learn_from_arms(files):
-        if macro.name not in decided:
-            learned[macro.name] = macro
-    decided |= set(learned)
-    for macro in _learn_from_names(files):
-        if macro.name not in decided:
-            learned[macro.name] = macro
+    decided = built_everywhere | guards
+    stages: list[Iterable[LearnedMacro]] = [
+        from_build.values(),
+        _learn_from_headers(files, guards),
+        _learn_from_arms(files),
+        _learn_from_names(files),
+    ]
+    for number, stage in enumerate(stages):
+        for macro in stage:
+            if macro.name in decided or macro.name in learned:
+                continue
+            if macro.vendor == "nvidia" and macro.name in compiled_on_rocm:
+                decided.add(macro.name)  # ROCm compiles code under it: no weaker evidence makes it NVIDIA's
+            else:
+                learned[macro.name] = macro
+        decided |= set(learned) | (_defined_everywhere(files) if number == 1 else set())
     return {name: macro for name, macro in learned.items() if name in from_build or not _reserved(name)}
+
+
+def rocm_compiled_under(files: Mapping[str, FileFacts]) -> dict[str, tuple[str, int]]:
+    """Macros under which some file tells ROCm apart (`#ifdef USE_CUDA` around `#ifdef __HIP_PLATFORM_AMD__`) ->
+    (path, line) of the first such test: ROCm compiles code under them, so none is an NVIDIA-only macro, even when
+    a build defines it only in its NVIDIA arm (PyTorch's build defines `USE_CUDA` for its CUDA library, and its
+    ROCm build compiles the same sources hipified)."""
+    found: dict[str, tuple[str, int]] = {}
+    for path, facts in files.items():
+        for name, line in facts.rocm_compiled_under:
+            found.setdefault(name, (path, line))
+    return found
 
 
 # The macro hipify renames to a HIP spelling the ROCm compiler defines (torch/utils/hipify/cuda_to_hip_mappings.py:

@@ -9,7 +9,10 @@ macros are learned in rocmlint/cuda/learning.py:
   file, `-D` flags of a ROCm make fragment; whatever the macro's spelling, `__IS_HIP_COMPILE__` too); the project's headers define it only under one vendor's condition (`#if defined(__HIP_PLATFORM_AMD__)
   #define XYZ_HIP 1 #else #define XYZ_HIP 0`); the arms of `#if X` split by vendor (one includes HIP headers or
   calls `hip*`, the other the CUDA counterparts); weakest, the macro's name carries one vendor's word (HIP, ROCM,
-  AMD; CUDA, NVCC, NV) and no other accelerator's. A macro the build defines for both vendors is no vendor's.
+  AMD; CUDA, NVCC, NV) and no other accelerator's. A macro the build defines for both vendors is no vendor's; nor
+  is one under which a file tells ROCm apart (`#ifdef USE_CUDA` around `#ifdef __HIP_PLATFORM_AMD__`: ROCm compiles
+  that code), whatever the build or its name say. A CMake file is ROCm's as a whole only when it builds HIP outside
+  any ROCm block; one that builds HIP in `if(USE_ROCM)` has its `elseif(USE_CUDA)` arm NVIDIA's.
 - **Include graph**: quoted includes resolved next to the including file, then (as `-I` directories would) by
   the unique project file whose path ends with the included path; angle includes that name a folder too.
 - **Per file** (`view`): the learned macros; what the headers it includes (transitively) define for ROCm
@@ -20,9 +23,10 @@ macros are learned in rocmlint/cuda/learning.py:
 - **What the ROCm build defines** (`rocm_build_values`): `-DCUDA_VERSION=11000` in the ROCm build gives the
   toolkit's macro that value there; a hipified build (torch `CUDAExtension`) defines `__CUDACC__` (hipify renames
   it `__HIPCC__`).
-- **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name,
-  is NVIDIA-only; so is a header only such files include, and a header nothing includes in a folder of
-  NVIDIA-only headers.
+- **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name
+  (`list(APPEND ...)`, `set(X ${X} ...)`, `file(GLOB ...)`, `target_sources`, a project function appending its
+  `ARGN`), is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time;
+  so is a header only such files include, and a header nothing includes in a folder of NVIDIA-only headers.
 - **Code written for AMD** (`FileView.rocm_native`): a project whose build only targets HIP; a file that calls
   `__builtin_amdgcn_*` or defines a 64-lane warp size outside any vendor branch, or includes such a header
   there; a file whose `#if`s test AMD targets and never the vendor; a path naming a gfx target. Only the rules
@@ -46,6 +50,7 @@ from rocmlint.cuda.build_files import (
     BuildFacts,
     SourceSet,
     cmake_facts,
+    cmake_source_functions,
     is_makefile,
     makefile_facts,
     setup_py_facts,
@@ -73,6 +78,8 @@ _BUILD_MARKERS = ("setup.py", "CMakeLists.txt", "pyproject.toml")
 # Python build helpers setup.py imports live in folders named so (`install/`, `cupy_builder/`, `build_tools/`).
 _BUILD_FOLDER = re.compile(r"(?i)(?:^|[/\\_-])(?:build(?:er|ers|_tools)?|install|setup)(?:$|[/\\_-])")
 _MAX_FILE_BYTES = 2_000_000
+# The folder name hipify's copies of a CUDA folder's sources get (`c10/cuda/` -> `c10/hip/`), reversed.
+_CUDA_TWIN = {"hip": "cuda", "HIP": "CUDA"}
 # A folder or file named for one AMD GPU target (`gfx1250/`, `*_gfx942.cuh`): code written for that target.
 _AMD_TARGET_IN_PATH = re.compile(r"(?:^|[/\\_.-])(gfx\d[0-9a-f]*)(?=$|[/\\_.-])")
 
@@ -172,20 +179,21 @@ class CudaProject:
     @classmethod
     def build(cls, root: Path) -> CudaProject:
         texts, build = _read_tree(root)
-        learned = learn_from_build(build)
+        learned = from_build = learn_from_build(build)
         build_values, decided = rocm_build_values(build), rocm_build_decided(build)
         macros = VendorMacros().with_learned(learned, rocm_build_values=build_values, rocm_build_decided=decided)
         files = {path: read_facts(path, text, macros) for path, text in texts.items()}
-        learned = learn(files, build, learned)
+        learned = learn(files, build, from_build)
         # Read again the files whose definitions and includes depend on branches, now that more macros are
         # known (`#if !defined(XYZ_HIP) && __CUDA_ARCH__ >= 700 #define MMA_AVAILABLE` needs XYZ_HIP first).
         macros = VendorMacros().with_learned(learned, rocm_build_values=build_values, rocm_build_decided=decided)
-        # Only macros the well-known tables do not already decide change how a file reads.
-        deciding = set(learned) - macros.well_known
+        # Only macros the well-known tables do not already decide change how a file reads; a build macro found
+        # compiled on ROCm (see `rocm_compiled_under`) changes it back.
+        deciding = (set(learned) | set(from_build)) - macros.well_known
         for path, facts in files.items():
             if facts.conditional and not facts.tested.isdisjoint(deciding):
                 files[path] = read_facts(path, texts[path], macros)
-        learned = learn(files, build, learned)
+        learned = learn(files, build, from_build)
         project = cls(root, files, build, learned)
         project.learned = {
             name: replace(m, evidence=replace(m.evidence, path=project._relative(m.evidence.path)))
@@ -366,6 +374,8 @@ class CudaProject:
         removal = self._removed_for_rocm(path)
         if removal is not None:
             return f"{self._relative(removal.path)}:{removal.line}: the ROCm build removes it from its sources"
+        if any(path.startswith(folder + os.sep) for folder in self._hipified_folders):
+            return ""  # the ROCm build compiles its hipified copy
         # A build system with no ROCm build yet says nothing: every CUDA source it lists is one to port.
         building_rocm = self._systems_building_rocm
         matching = [(n, s) for n, s in self._sources_naming(path) if _build_system(s.path) in building_rocm]
@@ -377,6 +387,29 @@ class CudaProject:
             return ""
         first = deciding[0]
         return f"{self._relative(first.path)}:{first.line}: the build compiles it for NVIDIA only"
+
+    @cached_property
+    def _hipified_folders(self) -> frozenset[str]:
+        """Folders whose sources the ROCm build compiles as hipify's copies: `X/cuda/` beside an `X/hip/` whose own
+        CMake file globs for ROCm sources that match no file of the tree (hipify writes them there at build time,
+        PyTorch's `c10/hip/`)."""
+        globs: dict[str, list[re.Pattern[str]]] = {}  # a ROCm glob's fixed folder -> its patterns
+        for sources in self.build_facts.sources:
+            if sources.removed or "*" not in sources.pattern or self._vendor_of(sources) != "rocm":
+                continue
+            named = _named_path(sources)
+            if not named.startswith(os.path.dirname(os.path.abspath(sources.path)) + os.sep) or named.endswith("/**"):
+                continue  # only the globs a CMake file of the ROCm folder makes of its own files
+            globs.setdefault(os.path.dirname(named.split("*")[0]), []).append(_pattern(named))
+        found: set[str] = set()
+        for folder, patterns in globs.items():
+            parent, name = os.path.split(folder)
+            twin = os.path.join(parent, _CUDA_TWIN.get(name, ""))
+            if twin == os.path.join(parent, "") or twin not in self._by_folder:
+                continue
+            if not any(p.fullmatch(path) for path in self.files if path.startswith(folder + os.sep) for p in patterns):
+                found.add(twin)
+        return frozenset(found)
 
     def _vendor_of(self, sources: SourceSet, depth: int = 0) -> str | None:
         """The vendor a source set is built for: its own, else that of the `add_subdirectory` that brings its CMake
@@ -603,8 +636,9 @@ class CudaProject:
 
 def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
     texts: dict[str, str] = {}
-    build_facts: list[BuildFacts] = []
+    build_facts: list[BuildFacts | str] = []  # a CMake file's path until every CMake file is known (see below)
     build_files: list[str] = []
+    cmake_texts: dict[str, str] = {}
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1]
@@ -630,10 +664,16 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
         elif makefile:
             build_facts.append(makefile_facts(path, text, str(root)))
         elif is_build:
-            build_facts.append(cmake_facts(path, text, str(root)))
+            cmake_texts[path] = text
+            build_facts.append(path)
         else:
             texts[path] = text.removeprefix("\ufeff")  # every file: one without directives is still included
-    return texts, replace(_merge(build_facts), files=tuple(build_files))
+    # A `.cmake` module defines the source-adding functions the `CMakeLists.txt` files call.
+    functions = cmake_source_functions(cmake_texts.values())
+    merged = [
+        f if isinstance(f, BuildFacts) else cmake_facts(f, cmake_texts[f], str(root), functions) for f in build_facts
+    ]
+    return texts, replace(_merge(merged), files=tuple(build_files))
 
 
 def _walk(root: Path) -> Iterator[str]:
