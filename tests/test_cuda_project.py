@@ -7,7 +7,13 @@ import textwrap
 from pathlib import Path
 
 from rocmlint.config import Settings
-from rocmlint.cuda.build_files import cmake_facts, makefile_facts, setup_py_facts, vendor_of_words
+from rocmlint.cuda.build_files import (
+    cmake_facts,
+    cmake_source_functions,
+    makefile_facts,
+    setup_py_facts,
+    vendor_of_words,
+)
 from rocmlint.cuda.file_facts import _may_name_a_wave_size
 from rocmlint.cuda.project import CudaProject, project_root
 from rocmlint.engine import Engine
@@ -847,6 +853,14 @@ def test_sources_listed_in_nvidia_blocks_through_globs_variables_and_project_fun
                     list(APPEND PROJ_SRCS ${source})
                   endforeach()
                 endmacro()
+                function(_proj_add_to_property PROPERTY)
+                  foreach(_file ${ARGN})
+                    set_property(GLOBAL APPEND PROPERTY ${PROPERTY} ${CMAKE_CURRENT_LIST_DIR}/${_file})
+                  endforeach()
+                endfunction()
+                function(proj_add_lib_sources)
+                  _proj_add_to_property(PROJ_LIB_SOURCES ${ARGN})
+                endfunction()
                 """,
             "CMakeLists.txt": """
                 include(cmake/sources.cmake)
@@ -860,6 +874,7 @@ def test_sources_listed_in_nvidia_blocks_through_globs_variables_and_project_fun
                   set(PROJ_SRCS ${PROJ_SRCS} src/gemm.cu)
                   proj_add_sources(src/attention.cu)
                   PROJ_ADD_EACH(src/topk.cu)
+                  proj_add_lib_sources(src/pme.cu)
                   target_sources(proj PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src/scan.cu)
                   set(FLAGGED_FILE ${CMAKE_CURRENT_LIST_DIR}/src/common.cu)
                   set_source_files_properties(${FLAGGED_FILE} PROPERTIES COMPILE_FLAGS "-arch=sm_90a")
@@ -871,19 +886,49 @@ def test_sources_listed_in_nvidia_blocks_through_globs_variables_and_project_fun
             "src/gemm_hip.cpp": "",
             "src/attention.cu": "",
             "src/topk.cu": "",
+            "src/pme.cu": "",
             "src/scan.cu": "",
             "src/hip/reduce.hip": "",
             "src/nv/deep/fmha.cu": "",
         },
     )
     project = CudaProject.build(root)
-    nvidia_only = {name for name in ("gemm.cu", "attention.cu", "topk.cu", "scan.cu", "nv/deep/fmha.cu")}
+    nvidia_only = {name for name in ("gemm.cu", "attention.cu", "topk.cu", "pme.cu", "scan.cu", "nv/deep/fmha.cu")}
     for name in nvidia_only:
         view = project.view(str(root / "src" / name))
         assert view.base.on_rocm is False, name
         assert view.base_evidence.startswith("CMakeLists.txt:"), name
     for name in ("common.cu", "gemm_hip.cpp", "hip/reduce.hip"):
         assert project.view(str(root / "src" / name)).base.on_rocm is not False, name
+
+
+def test_cmake_source_functions_follow_wrappers_and_global_properties():
+    """A function appending its arguments to a global property lists sources, and so does a wrapper handing its
+    arguments to it (a wrapper of a wrapper too); a property set without APPEND, or a function only printing its
+    arguments, lists nothing."""
+    text = """
+        function(add_to_property PROPERTY)
+          foreach(_file ${ARGN})
+            set_property(GLOBAL APPEND PROPERTY ${PROPERTY} ${_file})
+          endforeach()
+        endfunction()
+        function(add_lib_sources)
+          add_to_property(LIB_SOURCES ${ARGN})
+        endfunction()
+        macro(add_gpu_sources)
+          add_lib_sources(${ARGN})
+        endmacro()
+        function(replace_property)
+          set_property(GLOBAL PROPERTY LIB_SOURCES ${ARGN})
+        endfunction()
+        function(show)
+          message(STATUS ${ARGN})
+        endfunction()
+        function(show_twice)
+          show(${ARGN})
+        endfunction()
+        """
+    assert cmake_source_functions([text]) == {"add_to_property", "add_lib_sources", "add_gpu_sources"}
 
 
 def test_a_cuda_folder_whose_hip_twin_hipify_fills_is_compiled_on_rocm(tmp_path):

@@ -427,25 +427,40 @@ _ARGUMENT_LIST = re.compile(r"\$\{ARG(?:N|V)\}")
 
 def cmake_source_functions(texts: Iterable[str]) -> frozenset[str]:
     """The project's CMake functions and macros that pass their arguments to a source list or target
-    (`function(my_add_sources)` whose body runs `list(APPEND SRCS ${ARGN})`, or loops over `${ARGN}` and appends
-    each): a call to one, `my_add_sources(a.cu b.cu)`, lists sources as `list(APPEND ...)` does. Lowercase (CMake
-    command names are case-insensitive). Read over every CMake file: a `.cmake` module defines what the
-    `CMakeLists.txt` files call."""
-    found: set[str] = set()
+    (`function(my_add_sources)` whose body runs `list(APPEND SRCS ${ARGN})`, loops over `${ARGN}` and appends each,
+    appends them to a global property, or hands them to another such function): a call to one,
+    `my_add_sources(a.cu b.cu)`, lists sources as `list(APPEND ...)` does. Lowercase (CMake command names are
+    case-insensitive). Read over every CMake file: a `.cmake` module defines what the `CMakeLists.txt` files call."""
+    passes_arguments_to: dict[str, set[str]] = {}  # function -> the commands its body hands its arguments to
     for text in texts:
         current, arguments_seen = "", _ARGUMENT_LIST
         for command, arguments, _ in _cmake_commands(text):
             name = command.lower()
             if name in ("function", "macro") and arguments.split():
                 current, arguments_seen = arguments.split()[0].lower(), _ARGUMENT_LIST
+                passes_arguments_to.setdefault(current, set())
             elif name in ("endfunction", "endmacro"):
                 current = ""
             elif current and name == "foreach" and _ARGUMENT_LIST.search(arguments) and arguments.split():
                 loop = re.escape(arguments.split()[0])
                 arguments_seen = re.compile(rf"{_ARGUMENT_LIST.pattern}|\$\{{{loop}\}}")
-            elif current and name in _CMAKE_SOURCE_COMMANDS and arguments_seen.search(arguments):
-                found.add(current)
+            elif current and arguments_seen.search(arguments) and _appends(name, arguments):
+                passes_arguments_to[current].add(name)
+    appending = _CMAKE_SOURCE_COMMANDS | {"set_property"}
+    found = {function for function, commands in passes_arguments_to.items() if commands & appending}
+    # A wrapper that hands its arguments to a source function is one too (to a fixed point: wrappers of wrappers).
+    while wrappers := {f for f, commands in passes_arguments_to.items() if f not in found and commands & found}:
+        found |= wrappers
     return frozenset(found)
+
+
+def _appends(command: str, arguments: str) -> bool:
+    """Whether a command in a function body may add its arguments to something a build compiles: the source
+    commands, `set_property(... APPEND PROPERTY ...)` (a global source list), or any other command (a call of a
+    project function, decided once every function is known)."""
+    if command == "set_property":
+        return "APPEND" in arguments.split()
+    return command not in ("message", "if", "elseif", "else", "endif", "foreach", "endforeach", "return")
 
 
 def _builds_hip_outside_rocm_blocks(commands: list[tuple[str, str, int]]) -> bool:
