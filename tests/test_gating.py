@@ -1474,6 +1474,151 @@ def test_skip_decorator_on_class_and_not_on_decorator_arguments() -> None:
     assert found == {"decorator-argument": BOTH, "method": NVIDIA_ONLY, "class-body": BOTH}
 
 
+PROJECT_SKIPS = [
+    pytest.param(
+        """
+        import pytest, torch
+        requires_nvidia = pytest.mark.skipif(torch.version.cuda is None, reason="NVIDIA")
+        @requires_nvidia
+        def test_thing():
+            HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="mark-bound-to-a-name",
+    ),
+    pytest.param(
+        """
+        import unittest, torch
+        def only_cuda():
+            return unittest.skipUnless(torch.version.cuda, "NVIDIA only")
+        @only_cuda()
+        def test_thing():
+            HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="factory-returning-a-mark",
+    ),
+    pytest.param(
+        """
+        import pytest, torch
+        def needs_cuda(func):
+            return pytest.mark.skipif(torch.version.hip is not None, reason="no ROCm")(func)
+        @needs_cuda
+        def test_thing():
+            HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="decorator-applying-a-mark",
+    ),
+    pytest.param(
+        """
+        import functools, pytest, torch
+        def cuda_only(func):
+            @functools.wraps(func)
+            def wrapper(*args, **kwargs):
+                if torch.version.cuda is None:
+                    pytest.skip("NVIDIA only")
+                return func(*args, **kwargs)
+            return wrapper
+        @cuda_only
+        def test_thing():
+            HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="wrapper-skipping-first",
+    ),
+    pytest.param(
+        """
+        import pytest, torch
+        def on_rocm(func):
+            def wrapper():
+                if not torch.version.hip:
+                    return
+                func()
+            return wrapper
+        @on_rocm
+        def test_thing():
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="wrapper-returning-first",
+    ),
+    pytest.param(
+        """
+        import pytest, torch
+        requires_gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="GPU")
+        @requires_gpu
+        def test_thing():
+            HAZARD()
+        """,
+        BOTH,
+        id="mark-of-a-device-test",
+    ),
+    pytest.param(
+        """
+        import torch
+        def timed(func):
+            def wrapper(*args):
+                if torch.version.cuda is not None:
+                    torch.cuda.synchronize()
+                return func(*args)
+            return wrapper
+        @timed
+        def test_thing():
+            HAZARD()
+        """,
+        BOTH,
+        id="wrapper-calling-the-test-everywhere",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), PROJECT_SKIPS)
+def test_project_skip_decorators_by_what_they_do(code: str, expected: tuple[bool | None, bool | None]) -> None:
+    assert where(code) == expected
+
+
+def test_project_skip_decorator_of_a_testing_package(tmp_path: Path) -> None:
+    files = {
+        "mypkg/__init__.py": "",
+        "mypkg/testing/__init__.py": """
+            import pytest, torch
+            requires_cuda = pytest.mark.skipif(torch.version.cuda is None, reason="NVIDIA only")
+            """,
+        "test_kernels.py": """
+            import mypkg.testing
+            @mypkg.testing.requires_cuda
+            def test_fp8():
+                HAZARD()
+            """,
+        "test_other.py": """
+            from mypkg.testing import requires_cuda
+            @requires_cuda
+            def test_fp8():
+                HAZARD()
+            """,
+    }
+    assert where_in_project(tmp_path, files, "test_kernels.py") == NVIDIA_ONLY
+    assert where_in_project(tmp_path, files, "test_other.py") == NVIDIA_ONLY
+
+
+def test_parametrize_lists_run_where_the_test_does() -> None:
+    found = everywhere(
+        """
+        import pytest, torch
+        requires_cuda = pytest.mark.skipif(torch.version.cuda is None, reason="NVIDIA only")
+        @requires_cuda
+        @pytest.mark.parametrize("dtype", [HAZARD("gated-list")])
+        def test_a(dtype):
+            pass
+        @pytest.mark.parametrize("dtype", [HAZARD("open-list")])
+        def test_b(dtype):
+            pass
+        """
+    )
+    assert found == {"gated-list": NVIDIA_ONLY, "open-list": BOTH}
+
+
 def test_pytestmark_skips_the_module_tests() -> None:
     found = everywhere(
         """

@@ -114,6 +114,9 @@ class CrossModuleResolver(Protocol):
     def strings(self, qualified: str) -> VendorStrings | None:
         """The strings it may hold per vendor (`PLATFORM = "rocm" if torch.version.hip else "cuda"`)."""
 
+    def skip(self, qualified: str) -> Vendor | None:
+        """Where a test decorated with it runs, when it is a vendor skip decorator (`GateAnalyzer.skip_decorator`)."""
+
 
 @dataclass
 class _BlockScan:
@@ -165,6 +168,7 @@ class GateAnalyzer:
         self._recursive: set[FunctionNode] = set()
         self._ignored_variables: dict[tuple[ast.AST, str], bool] = {}  # (scope, name): read only where ROCm ignores it
         self._variable_nesting = 0  # variables being decided on the Python stack
+        self._skips: dict[tuple[int, bool], Vendor | None] = {}  # (id(binding), called): where its tests run
 
     @cached_property
     def references(self) -> References:
@@ -266,6 +270,12 @@ class GateAnalyzer:
             return self._member_of(binding, member, depth=0, called=called)
         return self._binding_value(binding, name, depth=0, called=called)
 
+    def skip_decorator(self, name: str, called: bool = False) -> Vendor | None:
+        """Where a test decorated with this file's module-level `name` runs (`@name`; with `called`,
+        `@name(...)`), for the modules importing it; None when it is not a vendor skip."""
+        binding = self.semantic.lookup_in(self.semantic.module, name)
+        return self._defined_skip(binding, called) if binding is not None else None
+
     def terminates(self, statements: Sequence[ast.stmt]) -> bool:
         """Does this block always leave the enclosing block (return, raise, continue, break, exit, skip)?"""
         if not statements:
@@ -359,7 +369,10 @@ class GateAnalyzer:
         """`_has_sm80 = <capability test>` whose every read is `is_cuda() and _has_sm80`, sits in an
         NVIDIA-only branch or after a ROCm exit: on ROCm the value never decides anything, so computing
         it is as gated as its reads (a hazard in it cannot reach ROCm). Flags defined from flags chain:
-        a read inside another such definition is gated by it."""
+        a read inside another such definition is gated by it. A test's parametrize lists only feed the
+        test, so they run where its skip decorators let it."""
+        if isinstance(parent, FUNCTION_DEFS) and _is_parametrize(child):
+            return self._test_skip_conditions(parent)
         if not isinstance(parent, (ast.Assign, ast.AnnAssign)) or child is not parent.value:
             return []
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
@@ -672,7 +685,102 @@ class GateAnalyzer:
             argument = self.semantic.argument(call, "condition", 0)
             if argument is not None:
                 return (self.value(argument), key == "skipunless")
-        return None
+            return None
+        runs = self._project_skip(call.func if call is not None else expr, call is not None)
+        return (runs, True) if runs is not None else None
+
+    # --- skip decorators the project defines, recognised by what they do ----------------------------
+    def _project_skip(self, decorator: ast.expr, called: bool) -> Vendor | None:
+        """Where a test decorated with a name of the project runs: `requires_cuda = pytest.mark.skipif(not
+        <NVIDIA test>, ...)`, a def returning such a mark or applying one, a wrapper that calls the test only
+        after a vendor test, in this file or (through the import) another module of the project."""
+        if isinstance(decorator, ast.Name):
+            binding = self.semantic.lookup(decorator.id, decorator)
+            return self._defined_skip(binding, called) if binding is not None else None
+        if not isinstance(decorator, ast.Attribute):
+            return None
+        head = (dotted_name(decorator) or "").split(".", 1)[0]
+        binding = self.semantic.lookup(head, decorator) if head else None
+        qualified = self.semantic.qualified_name(decorator)
+        if binding is None or binding.kind != "import" or qualified is None:
+            return None
+        return self._external_skip(qualified, called)
+
+    def _external_skip(self, qualified: str, called: bool) -> Vendor | None:
+        if self.resolve_external is None or "." not in qualified or qualified.startswith(("torch.", "pytest.")):
+            return None
+        return self.resolve_external.skip(qualified + ("()" if called else ""))
+
+    def _defined_skip(self, binding: Binding, called: bool) -> Vendor | None:
+        key = (id(binding), called)
+        if key in self._skips:
+            return self._skips[key]
+        self._skips[key] = None  # breaks cycles (`a = b`, `b = a`)
+        runs = self._bound_skip(binding, called)
+        self._skips[key] = runs if runs is not None and runs.is_vendor_test else None
+        return self._skips[key]
+
+    def _bound_skip(self, binding: Binding, called: bool) -> Vendor | None:
+        if binding.kind == "import" and binding.qualified:
+            return self._external_skip(binding.qualified, called)
+        if binding.kind == "value" and not called and binding.single is not None:
+            return _runs_where(self._skip_condition(binding.single))
+        if binding.kind != "function" or not isinstance(binding.definition, FUNCTION_DEFS):
+            return None
+        if called:  # a factory: `def requires_sm90(): return pytest.mark.skipif(...)`, or returning a decorator
+            return self._only_return_skip(binding.definition, self._made_decorator_skip)
+        return self._applied_skip(binding.definition)
+
+    def _only_return_skip(self, function: FunctionNode, skip_of: Callable[[ast.expr], Vendor | None]) -> Vendor | None:
+        """What the single value `function` returns does as a skip (`skip_of`); None unless exactly one."""
+        values = [statement.value for statement in own_returns(function) if statement.value is not None]
+        return skip_of(values[0]) if len(values) == 1 else None
+
+    def _made_decorator_skip(self, value: ast.expr) -> Vendor | None:
+        """A factory's return value: a skip mark (`pytest.mark.skipif(...)`, `unittest.skipUnless(...)`) or
+        a decorator def of its own."""
+        inner = self._local_def(value)
+        if inner is not None:
+            return self._applied_skip(inner)
+        return _runs_where(self._skip_condition(value)) if isinstance(value, ast.Call) else None
+
+    def _applied_skip(self, decorator: FunctionNode) -> Vendor | None:
+        """A def applied to the test itself: it returns the test under a skip mark (`return
+        unittest.skipUnless(<NVIDIA test>, ...)(func)`), or a wrapper calling the test only where a vendor test
+        holds (`if not is_cuda(): pytest.skip(...)` / `return` first)."""
+        parameters = decorator.args.posonlyargs + decorator.args.args
+        if not parameters:
+            return None
+        test = parameters[0].arg
+
+        def skip_of(value: ast.expr) -> Vendor | None:
+            if isinstance(value, ast.Call) and _passes_only(value, test):
+                return _runs_where(self._skip_condition(value.func))
+            wrapper = self._local_def(value)
+            return self._wrapper_skip(wrapper, test) if wrapper is not None else None
+
+        return self._only_return_skip(decorator, skip_of)
+
+    def _wrapper_skip(self, wrapper: FunctionNode, test: str) -> Vendor | None:
+        """Where the wrapper calls the test it wraps: its path to the single call of `test`."""
+        calls = [
+            node
+            for node in ast.walk(wrapper)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == test
+        ]
+        if len(calls) != 1:
+            return None
+        path = self._path(calls[0], wrapper.body)
+        return path if path.is_vendor_test else None
+
+    def _local_def(self, value: ast.expr) -> FunctionNode | None:
+        """The def a returned name is bound to in the returning function (`return wrapper`)."""
+        if not isinstance(value, ast.Name):
+            return None
+        binding = self.semantic.lookup(value.id, value)
+        if binding is None or binding.kind != "function" or not isinstance(binding.definition, FUNCTION_DEFS):
+            return None
+        return binding.definition
 
     # --- expression forms --------------------------------------------------------------------------
     def _comparison(self, expr: ast.Compare, depth: int) -> Vendor:
@@ -1021,6 +1129,24 @@ class GateAnalyzer:
                 if any((dotted_name(argument) or "") in _IMPORT_ERRORS for argument in argument_values(call)):
                     return True
         return False
+
+
+def _is_parametrize(decorator: ast.AST) -> bool:
+    """`@pytest.mark.parametrize(...)` (its argument values are the test's inputs)."""
+    return isinstance(decorator, ast.Call) and (dotted_name(decorator.func) or "").endswith("mark.parametrize")
+
+
+def _runs_where(condition: Condition | None) -> Vendor | None:
+    """Where a test runs under a skip condition: where the test is true (`taken`) or false."""
+    if condition is None:
+        return None
+    test, taken = condition
+    return test if taken else test.negate()
+
+
+def _passes_only(call: ast.Call, name: str) -> bool:
+    """`mark(func)`: the call's one argument is the name `name`."""
+    return not call.keywords and len(call.args) == 1 and isinstance(call.args[0], ast.Name) and call.args[0].id == name
 
 
 def _conjunction(path: Vendor, conditions: list[Condition]) -> Vendor:

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from rocmlint.python.importers import ImportIndex, ModuleReach, import_gate, import_sites, read_small_file
 from rocmlint.python.semantic import Semantic
@@ -21,9 +21,11 @@ if TYPE_CHECKING:
     from rocmlint.python.gating import GateAnalyzer
     from rocmlint.python.vendor_values import VendorStrings
 
-# A symbol of one module as asked: (module file, name with "()" when called, guards, whether its strings
-# are asked rather than its vendor value).
-SymbolKey = tuple[Path, str, frozenset[str], bool]
+# What is asked of a module's name: its vendor value, the strings it holds per vendor, or where a test it
+# decorates runs (a skip decorator the project defines, as a vendor value).
+SymbolQuestion = Literal["value", "strings", "skip"]
+# A symbol of one module as asked: (module file, name with "()" when called, guards, the question).
+SymbolKey = tuple[Path, str, frozenset[str], SymbolQuestion]
 
 # A module can only define a vendor test if it mentions one of these.
 _VENDOR_BYTES = (b"hip", b"rocm", b"ROCM", b"HIP", b"cuda", b"amd", b"AMD", b"nvidia")
@@ -158,17 +160,24 @@ class ProjectIndex:
         return ProjectResolver(self, roots, self.rocm_guards if rocm_guards is None else rocm_guards)
 
     def resolve(self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None = None) -> Vendor | None:
-        found = self._resolve(qualified, roots, rocm_guards, strings=False)
+        found = self._resolve(qualified, roots, rocm_guards, "value")
+        return found if isinstance(found, Vendor) else None
+
+    def resolve_skip(
+        self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None = None
+    ) -> Vendor | None:
+        """Where a test decorated with the module-level name `qualified` (called, with "()") runs."""
+        found = self._resolve(qualified, roots, rocm_guards, "skip")
         return found if isinstance(found, Vendor) else None
 
     def resolve_strings(
         self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None = None
     ) -> VendorStrings | None:
-        found = self._resolve(qualified, roots, rocm_guards, strings=True)
+        found = self._resolve(qualified, roots, rocm_guards, "strings")
         return None if isinstance(found, Vendor) else found
 
     def _resolve(
-        self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None, strings: bool
+        self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None, question: SymbolQuestion
     ) -> Vendor | VendorStrings | None:
         guards = self.rocm_guards if rocm_guards is None else rocm_guards
         called = qualified.endswith("()")
@@ -176,10 +185,10 @@ class ProjectIndex:
         for split in range(len(parts) - 1, 0, -1):
             module_file = self._find_module(tuple(parts[:split]), tuple(roots))
             if module_file is not None:
-                if split < len(parts) - (1 if strings else 2):
-                    return None  # deeper than a module's name (strings) or a member of one (values): not followed
+                if split < len(parts) - (2 if question == "value" else 1):
+                    return None  # deeper than a module's name (strings, skips) or a member of one (values)
                 # A module's name, or a member of one (`current_platform.is_mi300`: its class's method).
-                return self._symbol((module_file, ".".join(parts[split:]) + ("()" if called else ""), guards, strings))
+                return self._symbol((module_file, ".".join(parts[split:]) + ("()" if called else ""), guards, question))
         return None
 
     def _find_module(self, parts: tuple[str, ...], roots: tuple[Path, ...]) -> Path | None:
@@ -202,7 +211,7 @@ class ProjectIndex:
         return value
 
     def _evaluate(self, key: SymbolKey) -> Vendor | VendorStrings | None:
-        module_file, symbol, guards, strings = key
+        module_file, symbol, guards, question = key
         called = symbol.endswith("()")
         name = symbol.removesuffix("()")
         data = self._data(module_file)
@@ -211,8 +220,10 @@ class ProjectIndex:
         analyzer = self._analyzer(module_file, data, guards)
         if analyzer is None:
             return None
-        if strings:
+        if question == "strings":
             return analyzer.vendor_values.symbol_strings(name, called)
+        if question == "skip":
+            return analyzer.skip_decorator(name, called)
         value = analyzer.symbol_value(name, called)
         return value if value is not None and value.is_vendor_test else None
 
@@ -256,6 +267,9 @@ class ProjectResolver:
 
     def strings(self, qualified: str) -> VendorStrings | None:
         return self.index.resolve_strings(qualified, list(self.roots), self.guards)
+
+    def skip(self, qualified: str) -> Vendor | None:
+        return self.index.resolve_skip(qualified, list(self.roots), self.guards)
 
 
 def _parse(text: str) -> ast.Module | None:
