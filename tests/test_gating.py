@@ -2061,8 +2061,37 @@ def test_function_called_only_under_an_nvidia_gate_is_nvidia_only() -> None:
     assert found.branch(found.hazard("helper")) == (False, True)
     assert found.branch(found.hazard("method")) == (False, True)
     assert found.branch(found.hazard("never-called")) == BOTH
-    assert found.branch(found.hazard("callback")) == BOTH
+    # Handed to `register` only under the NVIDIA test: on ROCm the value is never made, so never called.
+    assert found.branch(found.hazard("callback")) == (False, True)
     assert found.branch(found.hazard("recursive")) == BOTH
+
+
+def test_function_used_as_a_value_only_where_rocm_never_goes() -> None:
+    found = everywhere(
+        """
+        import torch, triton
+
+        def _sync_cuda():
+            HAZARD("cuda-arm")
+
+        def _sync_rocm():
+            HAZARD("rocm-arm")
+
+        sync = _sync_rocm if torch.version.hip is not None else _sync_cuda
+
+        def _prune(configs):
+            HAZARD("pruner")
+
+        def _shared(configs):
+            HAZARD("shared")
+
+        if torch.version.hip is None:
+            options = {"prune_configs_by": {"early_config_prune": _prune}}
+        callbacks = [_shared]
+        """
+    )
+    # Callers decide only "never on ROCm" (what a diagnostic needs), so the ROCm arm stays open.
+    assert found == {"cuda-arm": NVIDIA_ONLY, "rocm-arm": BOTH, "pruner": NVIDIA_ONLY, "shared": BOTH}
 
 
 def test_function_with_one_ungated_call_runs_on_rocm() -> None:

@@ -478,9 +478,11 @@ class GateAnalyzer:
 
     # --- callers: the call graph, one function at a time --------------------------------------------
     def _caller_conditions(self, function: FunctionNode) -> list[Condition]:
-        """A function that this file only ever calls from code that never runs on ROCm (and never passes
-        around as a value) does not run on ROCm either: `def cuda_version(): ...` called under
-        `if torch.version.cuda:`. Recursive functions (directly or through others) are left alone.
+        """A function that this file only ever calls from code that never runs on ROCm, and only uses as a
+        value there, does not run on ROCm either: `def cuda_version(): ...` called under `if
+        torch.version.cuda:`, the NVIDIA arm of `sync = _sync_rocm if torch.version.hip else _sync_cuda`,
+        `autotune(prune_configs_by=...)` under `if torch.version.hip is None:` (a value that is never made on
+        ROCm is never called there). Recursive functions (directly or through others) are left alone.
 
         Answers are memoised. Deciding one function asks where its callers run, so a chain of calls
         f1 -> f2 -> ... -> f3000 nests that deep: past `_MAX_CALLER_NESTING` functions the innermost
@@ -533,7 +535,7 @@ class GateAnalyzer:
         if function in self._recursive:
             return []
         uses = self.references.uses_of(function)
-        if not uses or any(not isinstance(use, ast.Call) for use in uses):
+        if not uses:
             return []
         if any(function in self.semantic.ancestors(use) for use in uses):
             return []
