@@ -1602,6 +1602,71 @@ def test_project_skip_decorator_of_a_testing_package(tmp_path: Path) -> None:
     assert where_in_project(tmp_path, files, "test_other.py") == NVIDIA_ONLY
 
 
+def test_registration_switched_by_a_vendor_test() -> None:
+    found = everywhere(
+        """
+        import torch
+        def is_cuda():
+            return torch.version.cuda is not None
+        HAS_CUTLASS = False
+        if is_cuda():
+            try:
+                import cutlass_ops
+                HAS_CUTLASS = True
+            except ImportError:
+                HAS_CUTLASS = False
+        HAS_TRITON = False
+        try:
+            import triton
+            HAS_TRITON = True
+        except ImportError:
+            pass
+        class Operator:
+            @register_benchmark(enabled=is_cuda())
+            def cutlass_matmul(self):
+                HAZARD("called-switch")
+            @register_benchmark(enabled=HAS_CUTLASS)
+            def cutlass_gemm(self):
+                HAZARD("flag-set-under-nvidia")
+            @register_benchmark(enabled=HAS_TRITON)
+            def triton_gemm(self):
+                HAZARD("flag-set-everywhere")
+            @register_benchmark(baseline=True)
+            def aten_gemm(self):
+                HAZARD("no-switch")
+        if HAS_CUTLASS:
+            HAZARD("flag-read")
+        """
+    )
+    assert found == {
+        "called-switch": NVIDIA_ONLY,
+        "flag-set-under-nvidia": (False, True),
+        "flag-set-everywhere": BOTH,
+        "no-switch": BOTH,
+        "flag-read": (False, True),
+    }
+
+
+def test_flag_cleared_under_a_vendor_test_stays_unknown() -> None:
+    found = everywhere(
+        """
+        import torch
+        USE_FLASH = True
+        if torch.version.hip:
+            USE_FLASH = False
+        if USE_FLASH:
+            HAZARD("set-everywhere-first")
+        ONLY_ON_ROCM = False
+        if torch.version.hip:
+            ONLY_ON_ROCM = True
+        if ONLY_ON_ROCM:
+            HAZARD("set-under-rocm")
+        """
+    )
+    # The first flag is true on NVIDIA and false on ROCm only if nothing else assigns it: not decided here.
+    assert found == {"set-everywhere-first": BOTH, "set-under-rocm": (True, False)}
+
+
 def test_parametrize_lists_run_where_the_test_does() -> None:
     found = everywhere(
         """

@@ -82,6 +82,8 @@ _ENVIRONMENT_READS = frozenset({"os.getenv", "os.environ.get"})
 # What a build switch is compared with to ask whether it is set.
 _SWITCH_ON = frozenset({"1", "on", "true", "yes"})
 _PACKAGE_PROBES = frozenset({"importlib.util.find_spec", "pytest.importorskip"})
+# The keyword that switches what a decorator registers on or off (`@register_benchmark(enabled=...)`).
+_SWITCH_KEYWORDS = frozenset({"enabled", "enable"})
 _ORDERINGS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
     ast.Lt: op.lt,
     ast.LtE: op.le,
@@ -688,6 +690,9 @@ class GateAnalyzer:
             if argument is not None:
                 return (self.value(argument), key == "skipunless")
             return None
+        switch = self._registration_switch(call) if call is not None else None
+        if switch is not None:
+            return (switch, True)
         runs = self._project_skip(call.func if call is not None else expr, call is not None)
         return (runs, True) if runs is not None else None
 
@@ -707,6 +712,15 @@ class GateAnalyzer:
         if binding is None or binding.kind != "import" or qualified is None:
             return None
         return self._external_skip(qualified, called)
+
+    def _registration_switch(self, call: ast.Call) -> Vendor | None:
+        """`@register_benchmark(enabled=is_cuda())`: a decorator switched on by a vendor test registers the
+        function only where the test holds, so it runs only there."""
+        for keyword in call.keywords:
+            if keyword.arg in _SWITCH_KEYWORDS:
+                value = self.value(keyword.value)
+                return value if value.is_vendor_test else None
+        return None
 
     def _external_skip(self, qualified: str, called: bool) -> Vendor | None:
         if self.resolve_external is None or "." not in qualified or qualified.startswith(("torch.", "pytest.")):
@@ -1049,7 +1063,8 @@ class GateAnalyzer:
         if binding.kind == "value" and not called:
             if binding.opaque:
                 return UNKNOWN  # a parameter, loop target or `+=`: could be anything
-            return _merge([(self.value(v, depth + 1), v) for v in binding.values])
+            merged = _merge([(self.value(v, depth + 1), v) for v in binding.values])
+            return merged if merged.is_vendor_test else self._switched_on_one_vendor(binding)
         if binding.kind == "function" and called and isinstance(binding.definition, FUNCTION_DEFS):
             return self._function_value(binding.definition, depth)
         if binding.kind == "import" and binding.qualified:
@@ -1059,6 +1074,22 @@ class GateAnalyzer:
             external = self._resolve_external(binding.qualified, called)
             if external is not None:
                 return external
+        return UNKNOWN
+
+    def _switched_on_one_vendor(self, binding: Binding) -> Vendor:
+        """`HAS_CUTLASS = False`, then `HAS_CUTLASS = True` only inside `if is_cuda():`: a flag of constants
+        whose every true assignment never runs on one vendor is false there."""
+        constants = [value for value in binding.values if isinstance(value, ast.Constant) and type(value.value) is bool]
+        if len(constants) != len(binding.values):
+            return UNKNOWN
+        truths = [(CONSTANT_TRUE if value.value else CONSTANT_FALSE, value) for value in constants]
+        set_where = [self.branch(value) for truth, value in truths if truth == CONSTANT_TRUE]
+        if not set_where or len(set_where) == len(truths):
+            return UNKNOWN  # never set, or never cleared (read before any assignment: undefined)
+        if all(where.on_rocm is False for where in set_where):
+            return Vendor(False, None)
+        if all(where.on_nvidia is False for where in set_where):
+            return Vendor(None, False)
         return UNKNOWN
 
     def _function_value(self, function: FunctionNode, depth: int) -> Vendor:
