@@ -188,6 +188,15 @@ NvmlCall.valid = (
         _nvml_based_avail = _raw_device_count_nvml() > 0
         """,
     ),
+    Valid(  # registered only where the switch, a vendor test, holds
+        """
+        import pynvml, torch
+        class Operator:
+            @register_benchmark(enabled=torch.version.cuda is not None)
+            def clocks(self):
+                pynvml.nvmlInit()
+        """,
+    ),
     Valid(  # a skip decorator of the project, recognised by what it does: the test never runs on ROCm
         """
         import pynvml, pytest, torch
@@ -199,6 +208,16 @@ NvmlCall.valid = (
     ),
 )
 NvmlCall.invalid = (
+    Invalid(  # the look-alike registers the benchmark wherever a GPU is found, ROCm's included
+        """
+        import pynvml, torch
+        class Operator:
+            @register_benchmark(enabled=torch.cuda.is_available())
+            def clocks(self):
+                pynvml.nvmlInit()
+        """,
+        expect=("5:9-5:26",),
+    ),
     Invalid(  # the look-alike skips where no GPU is found, and ROCm has one
         """
         import pynvml, pytest, torch
