@@ -1634,6 +1634,9 @@ def test_registration_switched_by_a_vendor_test() -> None:
             @register_benchmark(baseline=True)
             def aten_gemm(self):
                 HAZARD("no-switch")
+            @register_benchmark(enabled=False)
+            def slow_gemm(self):
+                HAZARD("off-by-default")
         if HAS_CUTLASS:
             HAZARD("flag-read")
         """
@@ -1643,6 +1646,7 @@ def test_registration_switched_by_a_vendor_test() -> None:
         "flag-set-under-nvidia": (False, True),
         "flag-set-everywhere": BOTH,
         "no-switch": BOTH,
+        "off-by-default": BOTH,
         "flag-read": (False, True),
     }
 

@@ -542,20 +542,20 @@ class GateAnalyzer:
         if function in self._recursive:
             return []
         uses = self.references.uses_of(function)
-        outside = self._uses_by_importers(function)
-        if not uses and outside is None:
-            return []
+        if not uses:  # used by other modules only: decided by their uses (none: not at all)
+            outside = self._uses_by_importers(function)
+            return [(Vendor(False, None), True)] if outside is not None and outside.on_rocm is False else []
         if any(function in self.semantic.ancestors(use) for use in uses):
-            return []
-        if outside is not None and outside.on_rocm is not False:
             return []
         if all(self.branch(call).on_rocm is False for call in uses):
             return [(Vendor(False, None), True)]
         return []
 
     def _uses_by_importers(self, function: FunctionNode) -> Branch | None:
-        """Where the project's modules importing this one use a module-level def (`from .perf_model import
-        prune` used only under `if torch.version.hip is None:`), None when none does or there is no project."""
+        """Where the project's modules importing this one use a module-level def that this file never uses
+        (`from .perf_model import prune` used only under `if torch.version.hip is None:`), None when none does
+        or there is no project. A def this file uses is decided by those uses alone, as before importers were
+        followed."""
         if self.used_elsewhere is None or self.semantic.enclosing_scope_node(function) is not self.semantic.module:
             return None
         return self.used_elsewhere(function.name)
@@ -733,8 +733,8 @@ class GateAnalyzer:
         function only where the test holds, so it runs only there."""
         for keyword in call.keywords:
             if keyword.arg in _SWITCH_KEYWORDS:
-                value = self.value(keyword.value)
-                return value if value.is_vendor_test else None
+                value = self.value(keyword.value)  # a constant is a default users override, not a vendor's
+                return value if value.is_vendor_test and value not in (CONSTANT_TRUE, CONSTANT_FALSE) else None
         return None
 
     def _external_skip(self, qualified: str, called: bool) -> Vendor | None:
