@@ -1671,6 +1671,29 @@ def test_flag_cleared_under_a_vendor_test_stays_unknown() -> None:
     assert found == {"set-everywhere-first": BOTH, "set-under-rocm": (True, False)}
 
 
+def test_a_flag_named_by_convention_keeps_its_convention() -> None:
+    found = everywhere(
+        """
+        from torch.utils.cpp_extension import IS_HIP_EXTENSION
+        if BUILD_TARGET == "auto":
+            if IS_HIP_EXTENSION:
+                IS_ROCM = True
+            else:
+                IS_ROCM = False
+        elif BUILD_TARGET == "rocm":
+            IS_ROCM = True
+        else:
+            IS_ROCM = False
+        if IS_ROCM:
+            HAZARD("rocm-arm")
+        else:
+            HAZARD("nvidia-arm")
+        """
+    )
+    # Set true only under ROCm tests, so false on NVIDIA; named IS_ROCM, so true on ROCm: the else arm is NVIDIA's.
+    assert found == {"rocm-arm": (True, False), "nvidia-arm": (False, True)}
+
+
 def test_parametrize_lists_run_where_the_test_does() -> None:
     found = everywhere(
         """

@@ -975,6 +975,7 @@ class GateAnalyzer:
         configured = self._configured(name)
         if configured is not None:
             return configured
+        binding = None
         if isinstance(expr, ast.Name):
             binding = self.semantic.lookup(expr.id, expr)
             if binding is not None:
@@ -988,7 +989,10 @@ class GateAnalyzer:
             external = self._external(expr, name, called=False)
             if external is not None:
                 return external
-        return self._convention(name, expr)
+        conventional = self._convention(name, expr)
+        if conventional.is_vendor_test or binding is None or binding.kind != "value" or binding.opaque:
+            return conventional
+        return self._switched_on_one_vendor(binding)
 
     def _named(self, qualified: str) -> Vendor:
         if qualified in _ROCM_NAMES:
@@ -1078,8 +1082,7 @@ class GateAnalyzer:
         if binding.kind == "value" and not called:
             if binding.opaque:
                 return UNKNOWN  # a parameter, loop target or `+=`: could be anything
-            merged = _merge([(self.value(v, depth + 1), v) for v in binding.values])
-            return merged if merged.is_vendor_test else self._switched_on_one_vendor(binding)
+            return _merge([(self.value(v, depth + 1), v) for v in binding.values])
         if binding.kind == "function" and called and isinstance(binding.definition, FUNCTION_DEFS):
             return self._function_value(binding.definition, depth)
         if binding.kind == "import" and binding.qualified:
