@@ -1602,6 +1602,31 @@ def test_project_skip_decorator_of_a_testing_package(tmp_path: Path) -> None:
     assert where_in_project(tmp_path, files, "test_other.py") == NVIDIA_ONLY
 
 
+def test_defaults_of_a_helper_only_gated_tests_call() -> None:
+    found = everywhere(
+        """
+        import pytest, torch
+        requires_cuda = pytest.mark.skipif(torch.version.cuda is None, reason="NVIDIA only")
+        def kernel(dtype=HAZARD("gated-default"), *, scale=HAZARD("gated-keyword-default")):
+            HAZARD("gated-body")
+        def shared(dtype=HAZARD("open-default")):
+            pass
+        @requires_cuda
+        def test_a():
+            kernel()
+            shared()
+        def test_b():
+            shared()
+        """
+    )
+    assert found == {
+        "gated-default": NVIDIA_ONLY,
+        "gated-keyword-default": NVIDIA_ONLY,
+        "gated-body": NVIDIA_ONLY,
+        "open-default": BOTH,
+    }
+
+
 def test_registration_switched_by_a_vendor_test() -> None:
     found = everywhere(
         """

@@ -377,9 +377,12 @@ class GateAnalyzer:
         NVIDIA-only branch or after a ROCm exit: on ROCm the value never decides anything, so computing
         it is as gated as its reads (a hazard in it cannot reach ROCm). Flags defined from flags chain:
         a read inside another such definition is gated by it. A test's parametrize lists only feed the
-        test, so they run where its skip decorators let it."""
+        test, so they run where its skip decorators let it; a def's default values, where it is called."""
         if isinstance(parent, FUNCTION_DEFS) and _is_parametrize(child):
             return self._test_skip_conditions(parent)
+        if isinstance(parent, ast.arguments) and (child in parent.defaults or child in parent.kw_defaults):
+            owner = self.semantic.parent(parent)  # a default only reaches the body, so only where it is called
+            return self._caller_conditions(owner) if isinstance(owner, FUNCTION_DEFS) else []
         if not isinstance(parent, (ast.Assign, ast.AnnAssign)) or child is not parent.value:
             return []
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
