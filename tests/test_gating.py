@@ -1696,6 +1696,20 @@ def test_flag_cleared_under_a_vendor_test_stays_unknown() -> None:
     assert found == {"set-everywhere-first": BOTH, "set-under-rocm": (True, False)}
 
 
+def test_a_flag_set_under_its_own_test_is_decided_without_recursing() -> None:
+    found = everywhere(
+        """
+        import torch
+        READY = False
+        if not READY and torch.version.cuda:
+            READY = True
+        if READY:
+            HAZARD("read")
+        """
+    )
+    assert found == {"read": (False, True)}
+
+
 def test_a_flag_named_by_convention_keeps_its_convention() -> None:
     found = everywhere(
         """

@@ -175,6 +175,7 @@ class GateAnalyzer:
         self._recursive: set[FunctionNode] = set()
         self._ignored_variables: dict[tuple[ast.AST, str], bool] = {}  # (scope, name): read only where ROCm ignores it
         self._variable_nesting = 0  # variables being decided on the Python stack
+        self._switching: set[tuple[int, tuple[ast.expr, ...]]] = set()  # flags whose assignments are being placed
         self._skips: dict[tuple[int, bool], Vendor | None] = {}  # (id(binding), called): where its tests run
 
     @cached_property
@@ -1103,6 +1104,16 @@ class GateAnalyzer:
         constants = [value for value in binding.values if isinstance(value, ast.Constant) and type(value.value) is bool]
         if len(constants) != len(binding.values):
             return UNKNOWN
+        key = (id(binding.scope.node), binding.values)
+        if key in self._switching:
+            return UNKNOWN  # asked again while deciding where its assignments run
+        self._switching.add(key)
+        try:
+            return self._switched_where(constants)
+        finally:
+            self._switching.discard(key)
+
+    def _switched_where(self, constants: list[ast.Constant]) -> Vendor:
         truths = [(CONSTANT_TRUE if value.value else CONSTANT_FALSE, value) for value in constants]
         set_where = [self.branch(value) for truth, value in truths if truth == CONSTANT_TRUE]
         if not set_where or len(set_where) == len(truths):
