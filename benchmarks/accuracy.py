@@ -14,6 +14,7 @@ of them); nothing of the labelled projects is committed.
 from __future__ import annotations
 
 import argparse
+import ast
 import collections
 import csv
 import json
@@ -175,6 +176,26 @@ def is_caught(label: Label, root: Path, covered: dict[str, list[tuple[int, int, 
     return any(first <= label.line <= last and code.startswith(rules) for first, last, code in spans)
 
 
+def judge_categories(script: Path) -> dict[str, tuple[str, ...]]:
+    """The judge's scorer's CATEGORIES table (`shared/groundtruth/evaluate.py`), read as a literal: never run."""
+    for statement in ast.parse(script.read_text(encoding="utf-8")).body:
+        if isinstance(statement, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "CATEGORIES" for target in statement.targets
+        ):
+            table = ast.literal_eval(statement.value)
+            return {category: tuple(codes) for category, codes in table.items()}
+    raise SystemExit(f"no CATEGORIES table in {script}")
+
+
+def require_judges_categories(script: Path) -> None:
+    """Refuse to score with a category table other than the judge's: our numbers must be its numbers (earlier
+    tables also counted rules the judge does not, and overstated recall)."""
+    if not script.is_file():
+        raise SystemExit(f"no judge's scorer at {script} (the shared groundtruth folder): pass --judge")
+    if judge_categories(script) != CATEGORY_RULES:
+        raise SystemExit(f"CATEGORY_RULES differs from the judge's table in {script}: make them equal first")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--labels", type=Path, nargs="*", help="label TSVs (default: benchmarks/groundtruth/*.tsv)")
@@ -182,7 +203,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=WORK / "corpora" / "groundtruth")
     parser.add_argument("--rocmlint", default=f"{shlex.quote(sys.executable)} -m rocmlint")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss and false positive")
+    parser.add_argument("--judge", type=Path, default=WORK / "shared" / "groundtruth" / "evaluate.py")
     args = parser.parse_args(argv)
+    require_judges_categories(args.judge)
 
     labels = read_labels(args.labels or sorted((HERE / "groundtruth").glob("*.tsv")))
     roots: dict[tuple[str, str], Path] = {}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import subprocess
 import sys
@@ -63,8 +62,10 @@ def test_scores_positives_and_negatives_per_line(
         f"owner/absent\t{commit}\tx.cu\t1\tcpp-other\tpositive\tnot in the mirror",
     ]
     labels.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    accuracy = _accuracy()
+    judge = _judge_script(tmp_path, {category: list(codes) for category, codes in accuracy.CATEGORY_RULES.items()})
     args = ["--labels", str(labels), "--mirror", str(folder), "--corpus", str(tmp_path / "corpus"), "-v"]
-    assert _accuracy().main(args) == 0
+    assert accuracy.main([*args, "--judge", str(judge)]) == 0
     out = capsys.readouterr().out
     assert "left out: owner/absent" in out
     assert "MISS owner/kernels" in out and "reduce.cu:3" in out
@@ -80,29 +81,22 @@ def test_an_unknown_category_is_refused(tmp_path: Path) -> None:
         _accuracy().read_labels([labels])
 
 
-def _judge_script() -> Path:
-    """The judge's scorer, `shared/groundtruth/evaluate.py` beside the main checkout (a worktree finds the main
-    checkout through its common git folder)."""
-    repository = ACCURACY.parents[1]
-    common = Path(_git("rev-parse", "--path-format=absolute", "--git-common-dir", cwd=repository))
-    for checkout in (repository, common.parent):
-        script = checkout.parent / "shared" / "groundtruth" / "evaluate.py"
-        if script.is_file():
-            return script
-    raise AssertionError(f"no shared/groundtruth/evaluate.py beside {repository} or {common.parent}")
+def _judge_script(tmp_path: Path, table: dict[str, list[str]]) -> Path:
+    """A scorer shaped like the judge's: a CATEGORIES literal among other statements."""
+    script = tmp_path / "evaluate.py"
+    script.write_text(f"import os\nHERE = os.path.dirname(__file__)\nCATEGORIES = {table!r}\n\ndef main():\n    pass\n")
+    return script
 
 
-def _judge_categories(script: Path) -> dict[str, tuple[str, ...]]:
-    """evaluate.py's CATEGORIES table, read as a literal (the script is never run)."""
-    for statement in ast.parse(script.read_text(encoding="utf-8")).body:
-        if isinstance(statement, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "CATEGORIES" for t in statement.targets
-        ):
-            table = ast.literal_eval(statement.value)
-            return {category: tuple(codes) for category, codes in table.items()}
-    raise AssertionError(f"no CATEGORIES table in {script}")
+def test_the_judges_table_is_read_without_running_the_script(tmp_path: Path) -> None:
+    script = _judge_script(tmp_path, {"cpp-popc": ["ROC202"], "py-other": ["ROC1"]})
+    assert _accuracy().judge_categories(script) == {"cpp-popc": ("ROC202",), "py-other": ("ROC1",)}
 
 
-def test_categories_are_the_judges() -> None:
-    """Our scorer counts a label as caught by exactly the rule codes the judge's does, so our numbers are its."""
-    assert _judge_categories(_judge_script()) == _accuracy().CATEGORY_RULES
+def test_scoring_with_another_table_than_the_judges_is_refused(tmp_path: Path) -> None:
+    accuracy = _accuracy()
+    same = {category: list(codes) for category, codes in accuracy.CATEGORY_RULES.items()}
+    accuracy.require_judges_categories(_judge_script(tmp_path, same))  # equal: accepted
+    lenient = {**same, "cpp-warp-size-32": [*same["cpp-warp-size-32"], "ROC240"]}
+    with pytest.raises(SystemExit, match="differs from the judge's table"):
+        accuracy.require_judges_categories(_judge_script(tmp_path, lenient))
