@@ -188,8 +188,46 @@ NvmlCall.valid = (
         _nvml_based_avail = _raw_device_count_nvml() > 0
         """,
     ),
+    Valid(  # registered only where the switch, a vendor test, holds
+        """
+        import pynvml, torch
+        class Operator:
+            @register_benchmark(enabled=torch.version.cuda is not None)
+            def clocks(self):
+                pynvml.nvmlInit()
+        """,
+    ),
+    Valid(  # a skip decorator of the project, recognised by what it does: the test never runs on ROCm
+        """
+        import pynvml, pytest, torch
+        requires_nvidia = pytest.mark.skipif(torch.version.cuda is None, reason="NVIDIA only")
+        @requires_nvidia
+        def test_clocks():
+            pynvml.nvmlInit()
+        """,
+    ),
 )
 NvmlCall.invalid = (
+    Invalid(  # the look-alike registers the benchmark wherever a GPU is found, ROCm's included
+        """
+        import pynvml, torch
+        class Operator:
+            @register_benchmark(enabled=torch.cuda.is_available())
+            def clocks(self):
+                pynvml.nvmlInit()
+        """,
+        expect=("5:9-5:26",),
+    ),
+    Invalid(  # the look-alike skips where no GPU is found, and ROCm has one
+        """
+        import pynvml, pytest, torch
+        requires_gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="GPU")
+        @requires_gpu
+        def test_clocks():
+            pynvml.nvmlInit()
+        """,
+        expect=("5:5-5:22",),
+    ),
     Invalid(
         """
         import pynvml

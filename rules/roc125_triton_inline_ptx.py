@@ -134,6 +134,27 @@ def _message() -> str:
 
 
 TritonInlinePtx.valid = (
+    Valid(  # the PTX helper only feeds the NVIDIA arm of a vendor selection
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def _tid():
+            return tl.inline_asm_elementwise("mov.u32 $0, %tid.x;", "=r", [], dtype=tl.int32, is_pure=True, pack=1)
+
+        @triton.jit
+        def _sync_cuda(flag):
+            tid = _tid()
+
+        @triton.jit
+        def _sync_rocm(flag):
+            pass
+
+        symm_mem_sync = _sync_rocm if torch.version.hip is not None else _sync_cuda
+        """,
+    ),
     # AMDGCN asm with VGPR constraints is what ROCm needs.
     Valid(
         """
@@ -212,6 +233,28 @@ TritonInlinePtx.valid = (
     ),
 )
 TritonInlinePtx.invalid = (
+    Invalid(  # the look-alike picks the PTX arm on ROCm too
+        """
+        import torch
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def _tid():
+            return tl.inline_asm_elementwise("mov.u32 $0, %tid.x;", "=r", [], dtype=tl.int32, is_pure=True, pack=1)
+
+        @triton.jit
+        def _sync_cuda(flag):
+            tid = _tid()
+
+        @triton.jit
+        def _sync_rocm(flag):
+            pass
+
+        symm_mem_sync = _sync_cuda
+        """,
+        expect=("7:38-7:59",),
+    ),
     Invalid(
         """
         import triton

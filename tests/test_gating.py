@@ -1474,6 +1474,282 @@ def test_skip_decorator_on_class_and_not_on_decorator_arguments() -> None:
     assert found == {"decorator-argument": BOTH, "method": NVIDIA_ONLY, "class-body": BOTH}
 
 
+PROJECT_SKIPS = [
+    pytest.param(
+        """
+        import pytest, torch
+        requires_nvidia = pytest.mark.skipif(torch.version.cuda is None, reason="NVIDIA")
+        @requires_nvidia
+        def test_thing():
+            HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="mark-bound-to-a-name",
+    ),
+    pytest.param(
+        """
+        import unittest, torch
+        def only_cuda():
+            return unittest.skipUnless(torch.version.cuda, "NVIDIA only")
+        @only_cuda()
+        def test_thing():
+            HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="factory-returning-a-mark",
+    ),
+    pytest.param(
+        """
+        import pytest, torch
+        def needs_cuda(func):
+            return pytest.mark.skipif(torch.version.hip is not None, reason="no ROCm")(func)
+        @needs_cuda
+        def test_thing():
+            HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="decorator-applying-a-mark",
+    ),
+    pytest.param(
+        """
+        import functools, pytest, torch
+        def cuda_only(func):
+            @functools.wraps(func)
+            def wrapper(*args, **kwargs):
+                if torch.version.cuda is None:
+                    pytest.skip("NVIDIA only")
+                return func(*args, **kwargs)
+            return wrapper
+        @cuda_only
+        def test_thing():
+            HAZARD()
+        """,
+        NVIDIA_ONLY,
+        id="wrapper-skipping-first",
+    ),
+    pytest.param(
+        """
+        import pytest, torch
+        def on_rocm(func):
+            def wrapper():
+                if not torch.version.hip:
+                    return
+                func()
+            return wrapper
+        @on_rocm
+        def test_thing():
+            HAZARD()
+        """,
+        ROCM_ONLY,
+        id="wrapper-returning-first",
+    ),
+    pytest.param(
+        """
+        import pytest, torch
+        requires_gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="GPU")
+        @requires_gpu
+        def test_thing():
+            HAZARD()
+        """,
+        BOTH,
+        id="mark-of-a-device-test",
+    ),
+    pytest.param(
+        """
+        import torch
+        def timed(func):
+            def wrapper(*args):
+                if torch.version.cuda is not None:
+                    torch.cuda.synchronize()
+                return func(*args)
+            return wrapper
+        @timed
+        def test_thing():
+            HAZARD()
+        """,
+        BOTH,
+        id="wrapper-calling-the-test-everywhere",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), PROJECT_SKIPS)
+def test_project_skip_decorators_by_what_they_do(code: str, expected: tuple[bool | None, bool | None]) -> None:
+    assert where(code) == expected
+
+
+def test_project_skip_decorator_of_a_testing_package(tmp_path: Path) -> None:
+    files = {
+        "mypkg/__init__.py": "",
+        "mypkg/testing/__init__.py": """
+            import pytest, torch
+            requires_cuda = pytest.mark.skipif(torch.version.cuda is None, reason="NVIDIA only")
+            """,
+        "test_kernels.py": """
+            import mypkg.testing
+            @mypkg.testing.requires_cuda
+            def test_fp8():
+                HAZARD()
+            """,
+        "test_other.py": """
+            from mypkg.testing import requires_cuda
+            @requires_cuda
+            def test_fp8():
+                HAZARD()
+            """,
+    }
+    assert where_in_project(tmp_path, files, "test_kernels.py") == NVIDIA_ONLY
+    assert where_in_project(tmp_path, files, "test_other.py") == NVIDIA_ONLY
+
+
+def test_defaults_of_a_helper_only_gated_tests_call() -> None:
+    found = everywhere(
+        """
+        import pytest, torch
+        requires_cuda = pytest.mark.skipif(torch.version.cuda is None, reason="NVIDIA only")
+        def kernel(dtype=HAZARD("gated-default"), *, scale=HAZARD("gated-keyword-default")):
+            HAZARD("gated-body")
+        def shared(dtype=HAZARD("open-default")):
+            pass
+        @requires_cuda
+        def test_a():
+            kernel()
+            shared()
+        def test_b():
+            shared()
+        """
+    )
+    assert found == {
+        "gated-default": NVIDIA_ONLY,
+        "gated-keyword-default": NVIDIA_ONLY,
+        "gated-body": NVIDIA_ONLY,
+        "open-default": BOTH,
+    }
+
+
+def test_registration_switched_by_a_vendor_test() -> None:
+    found = everywhere(
+        """
+        import torch
+        def is_cuda():
+            return torch.version.cuda is not None
+        HAS_CUTLASS = False
+        if is_cuda():
+            try:
+                import cutlass_ops
+                HAS_CUTLASS = True
+            except ImportError:
+                HAS_CUTLASS = False
+        HAS_TRITON = False
+        try:
+            import triton
+            HAS_TRITON = True
+        except ImportError:
+            pass
+        class Operator:
+            @register_benchmark(enabled=is_cuda())
+            def cutlass_matmul(self):
+                HAZARD("called-switch")
+            @register_benchmark(enabled=HAS_CUTLASS)
+            def cutlass_gemm(self):
+                HAZARD("flag-set-under-nvidia")
+            @register_benchmark(enabled=HAS_TRITON)
+            def triton_gemm(self):
+                HAZARD("flag-set-everywhere")
+            @register_benchmark(baseline=True)
+            def aten_gemm(self):
+                HAZARD("no-switch")
+            @register_benchmark(enabled=False)
+            def slow_gemm(self):
+                HAZARD("off-by-default")
+        if HAS_CUTLASS:
+            HAZARD("flag-read")
+        """
+    )
+    assert found == {
+        "called-switch": NVIDIA_ONLY,
+        "flag-set-under-nvidia": (False, True),
+        "flag-set-everywhere": BOTH,
+        "no-switch": BOTH,
+        "off-by-default": BOTH,
+        "flag-read": (False, True),
+    }
+
+
+def test_flag_cleared_under_a_vendor_test_stays_unknown() -> None:
+    found = everywhere(
+        """
+        import torch
+        USE_FLASH = True
+        if torch.version.hip:
+            USE_FLASH = False
+        if USE_FLASH:
+            HAZARD("set-everywhere-first")
+        ONLY_ON_ROCM = False
+        if torch.version.hip:
+            ONLY_ON_ROCM = True
+        if ONLY_ON_ROCM:
+            HAZARD("set-under-rocm")
+        """
+    )
+    # The first flag is true on NVIDIA and false on ROCm only if nothing else assigns it: not decided here.
+    assert found == {"set-everywhere-first": BOTH, "set-under-rocm": (True, False)}
+
+
+def test_a_flag_set_under_its_own_test_is_decided_without_recursing() -> None:
+    found = everywhere(
+        """
+        import torch
+        READY = False
+        if not READY and torch.version.cuda:
+            READY = True
+        if READY:
+            HAZARD("read")
+        """
+    )
+    assert found == {"read": (False, True)}
+
+
+def test_a_flag_named_by_convention_keeps_its_convention() -> None:
+    found = everywhere(
+        """
+        from torch.utils.cpp_extension import IS_HIP_EXTENSION
+        if BUILD_TARGET == "auto":
+            if IS_HIP_EXTENSION:
+                IS_ROCM = True
+            else:
+                IS_ROCM = False
+        elif BUILD_TARGET == "rocm":
+            IS_ROCM = True
+        else:
+            IS_ROCM = False
+        if IS_ROCM:
+            HAZARD("rocm-arm")
+        else:
+            HAZARD("nvidia-arm")
+        """
+    )
+    # Set true only under ROCm tests, so false on NVIDIA; named IS_ROCM, so true on ROCm: the else arm is NVIDIA's.
+    assert found == {"rocm-arm": (True, False), "nvidia-arm": (False, True)}
+
+
+def test_parametrize_lists_run_where_the_test_does() -> None:
+    found = everywhere(
+        """
+        import pytest, torch
+        requires_cuda = pytest.mark.skipif(torch.version.cuda is None, reason="NVIDIA only")
+        @requires_cuda
+        @pytest.mark.parametrize("dtype", [HAZARD("gated-list")])
+        def test_a(dtype):
+            pass
+        @pytest.mark.parametrize("dtype", [HAZARD("open-list")])
+        def test_b(dtype):
+            pass
+        """
+    )
+    assert found == {"gated-list": NVIDIA_ONLY, "open-list": BOTH}
+
+
 def test_pytestmark_skips_the_module_tests() -> None:
     found = everywhere(
         """
@@ -1916,8 +2192,37 @@ def test_function_called_only_under_an_nvidia_gate_is_nvidia_only() -> None:
     assert found.branch(found.hazard("helper")) == (False, True)
     assert found.branch(found.hazard("method")) == (False, True)
     assert found.branch(found.hazard("never-called")) == BOTH
-    assert found.branch(found.hazard("callback")) == BOTH
+    # Handed to `register` only under the NVIDIA test: on ROCm the value is never made, so never called.
+    assert found.branch(found.hazard("callback")) == (False, True)
     assert found.branch(found.hazard("recursive")) == BOTH
+
+
+def test_function_used_as_a_value_only_where_rocm_never_goes() -> None:
+    found = everywhere(
+        """
+        import torch, triton
+
+        def _sync_cuda():
+            HAZARD("cuda-arm")
+
+        def _sync_rocm():
+            HAZARD("rocm-arm")
+
+        sync = _sync_rocm if torch.version.hip is not None else _sync_cuda
+
+        def _prune(configs):
+            HAZARD("pruner")
+
+        def _shared(configs):
+            HAZARD("shared")
+
+        if torch.version.hip is None:
+            options = {"prune_configs_by": {"early_config_prune": _prune}}
+        callbacks = [_shared]
+        """
+    )
+    # Callers decide only "never on ROCm" (what a diagnostic needs), so the ROCm arm stays open.
+    assert found == {"cuda-arm": NVIDIA_ONLY, "rocm-arm": BOTH, "pruner": NVIDIA_ONLY, "shared": BOTH}
 
 
 def test_function_with_one_ungated_call_runs_on_rocm() -> None:

@@ -424,3 +424,79 @@ def test_editing_an_importer_checks_the_module_again(tmp_path: Path, monkeypatch
     select = root / "pkg/select.py"
     select.write_text(select.read_text().replace("if IS_ROCM:", "if __debug__:"))  # no vendor test any more
     assert ("backend_cuda.py", "ROC107", 2) in run()
+
+
+# --- a def whose every importer uses it only where ROCm never goes ----------------------------------------------
+PERF_MODEL = """
+import torch
+def capability_ok():
+    return torch.cuda.get_device_capability()[0] >= 9
+def early_prune(configs):
+    return [c for c in configs if capability_ok()]
+"""
+
+
+@pytest.mark.parametrize(
+    ("importer", "expected"),
+    [
+        pytest.param(
+            """
+            import torch
+            from .perf_model import early_prune
+            prune_by = {"early_config_prune": early_prune} if torch.version.hip is None else {}
+            """,
+            [],
+            id="used-only-under-an-nvidia-test",
+        ),
+        pytest.param(
+            """
+            import torch
+            from .perf_model import early_prune
+            prune_by = {"early_config_prune": early_prune}
+            """,
+            [("ROC113", 3)],
+            id="used-everywhere",
+        ),
+        pytest.param(
+            """
+            import torch
+            from .perf_model import early_prune
+            __all__ = ["early_prune"]
+            if torch.version.hip is None:
+                prune_by = early_prune
+            """,
+            [("ROC113", 3)],
+            id="re-exported",
+        ),
+        pytest.param(
+            """
+            import torch
+            from . import perf_model
+            if torch.version.hip is None:
+                prune_by = perf_model.early_prune
+            """,
+            [("ROC113", 3)],
+            id="read-as-an-attribute-not-followed",
+        ),
+    ],
+)
+def test_a_def_used_by_importers_only_on_nvidia(tmp_path: Path, importer: str, expected: list[tuple[str, int]]) -> None:
+    root = write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/perf_model.py": PERF_MODEL, "pkg/matmul.py": importer})
+    assert _codes(root, "pkg/perf_model.py") == expected
+
+
+def test_the_importers_using_a_def_are_dependencies_of_the_result(tmp_path: Path) -> None:
+    from rocmlint.dependencies import DependencyRecorder
+
+    importer = """
+    import torch
+    from .perf_model import early_prune
+    if torch.version.hip is None:
+        prune_by = early_prune
+    """
+    root = write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/perf_model.py": PERF_MODEL, "pkg/matmul.py": importer})
+    recorder = DependencyRecorder()
+    recorder.start_file()
+    report = Engine(recorder).check_path(root / "pkg/perf_model.py", Settings(root=root))
+    assert report.diagnostics == []
+    assert os.path.abspath(root / "pkg/matmul.py") in recorder.finish_file()

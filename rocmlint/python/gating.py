@@ -82,6 +82,8 @@ _ENVIRONMENT_READS = frozenset({"os.getenv", "os.environ.get"})
 # What a build switch is compared with to ask whether it is set.
 _SWITCH_ON = frozenset({"1", "on", "true", "yes"})
 _PACKAGE_PROBES = frozenset({"importlib.util.find_spec", "pytest.importorskip"})
+# The keyword that switches what a decorator registers on or off (`@register_benchmark(enabled=...)`).
+_SWITCH_KEYWORDS = frozenset({"enabled", "enable"})
 _ORDERINGS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
     ast.Lt: op.lt,
     ast.LtE: op.le,
@@ -101,6 +103,9 @@ _MAX_VARIABLE_NESTING = 16
 ModuleBase = Callable[[], Branch]
 # Whether a module of the project that imports this one may read its module-level name (ProjectIndex.read_elsewhere).
 ReadElsewhere = Callable[[str], bool]
+# Where the project's modules importing this one use its module-level name, None when none does
+# (ProjectIndex.used_elsewhere).
+UsedElsewhere = Callable[[str], Branch | None]
 Condition = tuple[Vendor, bool]  # a test and whether the node sits where it is true
 
 
@@ -113,6 +118,9 @@ class CrossModuleResolver(Protocol):
 
     def strings(self, qualified: str) -> VendorStrings | None:
         """The strings it may hold per vendor (`PLATFORM = "rocm" if torch.version.hip else "cuda"`)."""
+
+    def skip(self, qualified: str) -> Vendor | None:
+        """Where a test decorated with it runs, when it is a vendor skip decorator (`GateAnalyzer.skip_decorator`)."""
 
 
 @dataclass
@@ -146,12 +154,14 @@ class GateAnalyzer:
         resolve_external: CrossModuleResolver | None = None,
         module_base: ModuleBase | None = None,
         read_elsewhere: ReadElsewhere | None = None,
+        used_elsewhere: UsedElsewhere | None = None,
     ) -> None:
         self.semantic = semantic
         self.rocm_guards = rocm_guards
         self.resolve_external = resolve_external
         self.module_base = module_base
         self.read_elsewhere = read_elsewhere
+        self.used_elsewhere = used_elsewhere
         self._binding_cache: dict[tuple[int, str], Vendor] = {}
         self._branch_cache: dict[ast.AST, Branch] = {}
         self._before_cache: dict[ast.stmt, list[Condition]] = {}
@@ -165,6 +175,8 @@ class GateAnalyzer:
         self._recursive: set[FunctionNode] = set()
         self._ignored_variables: dict[tuple[ast.AST, str], bool] = {}  # (scope, name): read only where ROCm ignores it
         self._variable_nesting = 0  # variables being decided on the Python stack
+        self._switching: set[tuple[int, tuple[ast.expr, ...]]] = set()  # flags whose assignments are being placed
+        self._skips: dict[tuple[int, bool], Vendor | None] = {}  # (id(binding), called): where its tests run
 
     @cached_property
     def references(self) -> References:
@@ -266,6 +278,12 @@ class GateAnalyzer:
             return self._member_of(binding, member, depth=0, called=called)
         return self._binding_value(binding, name, depth=0, called=called)
 
+    def skip_decorator(self, name: str, called: bool = False) -> Vendor | None:
+        """Where a test decorated with this file's module-level `name` runs (`@name`; with `called`,
+        `@name(...)`), for the modules importing it; None when it is not a vendor skip."""
+        binding = self.semantic.lookup_in(self.semantic.module, name)
+        return self._defined_skip(binding, called) if binding is not None else None
+
     def terminates(self, statements: Sequence[ast.stmt]) -> bool:
         """Does this block always leave the enclosing block (return, raise, continue, break, exit, skip)?"""
         if not statements:
@@ -359,7 +377,13 @@ class GateAnalyzer:
         """`_has_sm80 = <capability test>` whose every read is `is_cuda() and _has_sm80`, sits in an
         NVIDIA-only branch or after a ROCm exit: on ROCm the value never decides anything, so computing
         it is as gated as its reads (a hazard in it cannot reach ROCm). Flags defined from flags chain:
-        a read inside another such definition is gated by it."""
+        a read inside another such definition is gated by it. A test's parametrize lists only feed the
+        test, so they run where its skip decorators let it; a def's default values, where it is called."""
+        if isinstance(parent, FUNCTION_DEFS) and _is_parametrize(child):
+            return self._test_skip_conditions(parent)
+        if isinstance(parent, ast.arguments) and (child in parent.defaults or child in parent.kw_defaults):
+            owner = self.semantic.parent(parent)  # a default only reaches the body, so only where it is called
+            return self._caller_conditions(owner) if isinstance(owner, FUNCTION_DEFS) else []
         if not isinstance(parent, (ast.Assign, ast.AnnAssign)) or child is not parent.value:
             return []
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
@@ -465,9 +489,11 @@ class GateAnalyzer:
 
     # --- callers: the call graph, one function at a time --------------------------------------------
     def _caller_conditions(self, function: FunctionNode) -> list[Condition]:
-        """A function that this file only ever calls from code that never runs on ROCm (and never passes
-        around as a value) does not run on ROCm either: `def cuda_version(): ...` called under
-        `if torch.version.cuda:`. Recursive functions (directly or through others) are left alone.
+        """A function that this file only ever calls from code that never runs on ROCm, and only uses as a
+        value there, does not run on ROCm either: `def cuda_version(): ...` called under `if
+        torch.version.cuda:`, the NVIDIA arm of `sync = _sync_rocm if torch.version.hip else _sync_cuda`,
+        `autotune(prune_configs_by=...)` under `if torch.version.hip is None:` (a value that is never made on
+        ROCm is never called there). Recursive functions (directly or through others) are left alone.
 
         Answers are memoised. Deciding one function asks where its callers run, so a chain of calls
         f1 -> f2 -> ... -> f3000 nests that deep: past `_MAX_CALLER_NESTING` functions the innermost
@@ -520,13 +546,23 @@ class GateAnalyzer:
         if function in self._recursive:
             return []
         uses = self.references.uses_of(function)
-        if not uses or any(not isinstance(use, ast.Call) for use in uses):
-            return []
+        if not uses:  # used by other modules only: decided by their uses (none: not at all)
+            outside = self._uses_by_importers(function)
+            return [(Vendor(False, None), True)] if outside is not None and outside.on_rocm is False else []
         if any(function in self.semantic.ancestors(use) for use in uses):
             return []
         if all(self.branch(call).on_rocm is False for call in uses):
             return [(Vendor(False, None), True)]
         return []
+
+    def _uses_by_importers(self, function: FunctionNode) -> Branch | None:
+        """Where the project's modules importing this one use a module-level def that this file never uses
+        (`from .perf_model import prune` used only under `if torch.version.hip is None:`), None when none does
+        or there is no project. A def this file uses is decided by those uses alone, as before importers were
+        followed."""
+        if self.used_elsewhere is None or self.semantic.enclosing_scope_node(function) is not self.semantic.module:
+            return None
+        return self.used_elsewhere(function.name)
 
     def _rocm_arm_follows(self, branch: ast.If) -> bool:
         """`if <cuda setup or override>: ... elif torch.version.hip: ...`: a later arm that only ROCm can
@@ -672,7 +708,114 @@ class GateAnalyzer:
             argument = self.semantic.argument(call, "condition", 0)
             if argument is not None:
                 return (self.value(argument), key == "skipunless")
+            return None
+        switch = self._registration_switch(call) if call is not None else None
+        if switch is not None:
+            return (switch, True)
+        runs = self._project_skip(call.func if call is not None else expr, call is not None)
+        return (runs, True) if runs is not None else None
+
+    # --- skip decorators the project defines, recognised by what they do ----------------------------
+    def _project_skip(self, decorator: ast.expr, called: bool) -> Vendor | None:
+        """Where a test decorated with a name of the project runs: `requires_cuda = pytest.mark.skipif(not
+        <NVIDIA test>, ...)`, a def returning such a mark or applying one, a wrapper that calls the test only
+        after a vendor test, in this file or (through the import) another module of the project."""
+        if isinstance(decorator, ast.Name):
+            binding = self.semantic.lookup(decorator.id, decorator)
+            return self._defined_skip(binding, called) if binding is not None else None
+        if not isinstance(decorator, ast.Attribute):
+            return None
+        head = (dotted_name(decorator) or "").split(".", 1)[0]
+        binding = self.semantic.lookup(head, decorator) if head else None
+        qualified = self.semantic.qualified_name(decorator)
+        if binding is None or binding.kind != "import" or qualified is None:
+            return None
+        return self._external_skip(qualified, called)
+
+    def _registration_switch(self, call: ast.Call) -> Vendor | None:
+        """`@register_benchmark(enabled=is_cuda())`: a decorator switched on by a vendor test registers the
+        function only where the test holds, so it runs only there."""
+        for keyword in call.keywords:
+            if keyword.arg in _SWITCH_KEYWORDS:
+                value = self.value(keyword.value)  # a constant is a default users override, not a vendor's
+                return value if value.is_vendor_test and value not in (CONSTANT_TRUE, CONSTANT_FALSE) else None
         return None
+
+    def _external_skip(self, qualified: str, called: bool) -> Vendor | None:
+        if self.resolve_external is None or "." not in qualified or qualified.startswith(("torch.", "pytest.")):
+            return None
+        return self.resolve_external.skip(qualified + ("()" if called else ""))
+
+    def _defined_skip(self, binding: Binding, called: bool) -> Vendor | None:
+        key = (id(binding), called)
+        if key in self._skips:
+            return self._skips[key]
+        self._skips[key] = None  # breaks cycles (`a = b`, `b = a`)
+        runs = self._bound_skip(binding, called)
+        self._skips[key] = runs if runs is not None and runs.is_vendor_test else None
+        return self._skips[key]
+
+    def _bound_skip(self, binding: Binding, called: bool) -> Vendor | None:
+        if binding.kind == "import" and binding.qualified:
+            return self._external_skip(binding.qualified, called)
+        if binding.kind == "value" and not called and binding.single is not None:
+            return _runs_where(self._skip_condition(binding.single))
+        if binding.kind != "function" or not isinstance(binding.definition, FUNCTION_DEFS):
+            return None
+        if called:  # a factory: `def requires_sm90(): return pytest.mark.skipif(...)`, or returning a decorator
+            return self._only_return_skip(binding.definition, self._made_decorator_skip)
+        return self._applied_skip(binding.definition)
+
+    def _only_return_skip(self, function: FunctionNode, skip_of: Callable[[ast.expr], Vendor | None]) -> Vendor | None:
+        """What the single value `function` returns does as a skip (`skip_of`); None unless exactly one."""
+        values = [statement.value for statement in own_returns(function) if statement.value is not None]
+        return skip_of(values[0]) if len(values) == 1 else None
+
+    def _made_decorator_skip(self, value: ast.expr) -> Vendor | None:
+        """A factory's return value: a skip mark (`pytest.mark.skipif(...)`, `unittest.skipUnless(...)`) or
+        a decorator def of its own."""
+        inner = self._local_def(value)
+        if inner is not None:
+            return self._applied_skip(inner)
+        return _runs_where(self._skip_condition(value)) if isinstance(value, ast.Call) else None
+
+    def _applied_skip(self, decorator: FunctionNode) -> Vendor | None:
+        """A def applied to the test itself: it returns the test under a skip mark (`return
+        unittest.skipUnless(<NVIDIA test>, ...)(func)`), or a wrapper calling the test only where a vendor test
+        holds (`if not is_cuda(): pytest.skip(...)` / `return` first)."""
+        parameters = decorator.args.posonlyargs + decorator.args.args
+        if not parameters:
+            return None
+        test = parameters[0].arg
+
+        def skip_of(value: ast.expr) -> Vendor | None:
+            if isinstance(value, ast.Call) and _passes_only(value, test):
+                return _runs_where(self._skip_condition(value.func))
+            wrapper = self._local_def(value)
+            return self._wrapper_skip(wrapper, test) if wrapper is not None else None
+
+        return self._only_return_skip(decorator, skip_of)
+
+    def _wrapper_skip(self, wrapper: FunctionNode, test: str) -> Vendor | None:
+        """Where the wrapper calls the test it wraps: its path to the single call of `test`."""
+        calls = [
+            node
+            for node in ast.walk(wrapper)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == test
+        ]
+        if len(calls) != 1:
+            return None
+        path = self._path(calls[0], wrapper.body)
+        return path if path.is_vendor_test else None
+
+    def _local_def(self, value: ast.expr) -> FunctionNode | None:
+        """The def a returned name is bound to in the returning function (`return wrapper`)."""
+        if not isinstance(value, ast.Name):
+            return None
+        binding = self.semantic.lookup(value.id, value)
+        if binding is None or binding.kind != "function" or not isinstance(binding.definition, FUNCTION_DEFS):
+            return None
+        return binding.definition
 
     # --- expression forms --------------------------------------------------------------------------
     def _comparison(self, expr: ast.Compare, depth: int) -> Vendor:
@@ -836,6 +979,7 @@ class GateAnalyzer:
         configured = self._configured(name)
         if configured is not None:
             return configured
+        binding = None
         if isinstance(expr, ast.Name):
             binding = self.semantic.lookup(expr.id, expr)
             if binding is not None:
@@ -849,7 +993,10 @@ class GateAnalyzer:
             external = self._external(expr, name, called=False)
             if external is not None:
                 return external
-        return self._convention(name, expr)
+        conventional = self._convention(name, expr)
+        if conventional.is_vendor_test or binding is None or binding.kind != "value" or binding.opaque:
+            return conventional
+        return self._switched_on_one_vendor(binding)
 
     def _named(self, qualified: str) -> Vendor:
         if qualified in _ROCM_NAMES:
@@ -951,6 +1098,32 @@ class GateAnalyzer:
                 return external
         return UNKNOWN
 
+    def _switched_on_one_vendor(self, binding: Binding) -> Vendor:
+        """`HAS_CUTLASS = False`, then `HAS_CUTLASS = True` only inside `if is_cuda():`: a flag of constants
+        whose every true assignment never runs on one vendor is false there."""
+        constants = [value for value in binding.values if isinstance(value, ast.Constant) and type(value.value) is bool]
+        if len(constants) != len(binding.values):
+            return UNKNOWN
+        key = (id(binding.scope.node), binding.values)
+        if key in self._switching:
+            return UNKNOWN  # asked again while deciding where its assignments run
+        self._switching.add(key)
+        try:
+            return self._switched_where(constants)
+        finally:
+            self._switching.discard(key)
+
+    def _switched_where(self, constants: list[ast.Constant]) -> Vendor:
+        truths = [(CONSTANT_TRUE if value.value else CONSTANT_FALSE, value) for value in constants]
+        set_where = [self.branch(value) for truth, value in truths if truth == CONSTANT_TRUE]
+        if not set_where or len(set_where) == len(truths):
+            return UNKNOWN  # never set, or never cleared (read before any assignment: undefined)
+        if all(where.on_rocm is False for where in set_where):
+            return Vendor(False, None)
+        if all(where.on_nvidia is False for where in set_where):
+            return Vendor(None, False)
+        return UNKNOWN
+
     def _function_value(self, function: FunctionNode, depth: int) -> Vendor:
         """What calling a function returns: the `or` of every `return` value under the conditions that
         lead to it (`if torch.version.hip: return True` / `return False` is a ROCm test). Literals count
@@ -1021,6 +1194,24 @@ class GateAnalyzer:
                 if any((dotted_name(argument) or "") in _IMPORT_ERRORS for argument in argument_values(call)):
                     return True
         return False
+
+
+def _is_parametrize(decorator: ast.AST) -> bool:
+    """`@pytest.mark.parametrize(...)` (its argument values are the test's inputs)."""
+    return isinstance(decorator, ast.Call) and (dotted_name(decorator.func) or "").endswith("mark.parametrize")
+
+
+def _runs_where(condition: Condition | None) -> Vendor | None:
+    """Where a test runs under a skip condition: where the test is true (`taken`) or false."""
+    if condition is None:
+        return None
+    test, taken = condition
+    return test if taken else test.negate()
+
+
+def _passes_only(call: ast.Call, name: str) -> bool:
+    """`mark(func)`: the call's one argument is the name `name`."""
+    return not call.keywords and len(call.args) == 1 and isinstance(call.args[0], ast.Name) and call.args[0].id == name
 
 
 def _conjunction(path: Vendor, conditions: list[Condition]) -> Vendor:

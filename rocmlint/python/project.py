@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from rocmlint.python.importers import ImportIndex, ModuleReach, import_gate, import_sites, read_small_file
 from rocmlint.python.semantic import Semantic
@@ -21,9 +21,11 @@ if TYPE_CHECKING:
     from rocmlint.python.gating import GateAnalyzer
     from rocmlint.python.vendor_values import VendorStrings
 
-# A symbol of one module as asked: (module file, name with "()" when called, guards, whether its strings
-# are asked rather than its vendor value).
-SymbolKey = tuple[Path, str, frozenset[str], bool]
+# What is asked of a module's name: its vendor value, the strings it holds per vendor, or where a test it
+# decorates runs (a skip decorator the project defines, as a vendor value).
+SymbolQuestion = Literal["value", "strings", "skip"]
+# A symbol of one module as asked: (module file, name with "()" when called, guards, the question).
+SymbolKey = tuple[Path, str, frozenset[str], SymbolQuestion]
 
 # A module can only define a vendor test if it mentions one of these.
 _VENDOR_BYTES = (b"hip", b"rocm", b"ROCM", b"HIP", b"cuda", b"amd", b"AMD", b"nvidia")
@@ -68,6 +70,7 @@ class ProjectIndex:
         # (importer, guards) -> imported -> the importer's import nodes of it
         self._import_sites: dict[tuple[str, frozenset[str]], dict[str, list[ast.AST]]] = {}
         self._read_elsewhere: dict[tuple[str, str], bool] = {}  # (module, name): an importer may read it
+        self._used_elsewhere: dict[tuple[str, str], Branch | None] = {}  # (module, name): where importers use it
 
     def note_files(self, paths: Iterable[str]) -> None:
         """Other files a result was computed from (the C++ project model's); only a recorder keeps them."""
@@ -102,6 +105,56 @@ class ProjectIndex:
         if key not in self._read_elsewhere:
             self._read_elsewhere[key] = any(self._may_read(Path(importer), name) for importer in importers)
         return self._read_elsewhere[key]
+
+    def used_elsewhere(self, index: ImportIndex, path: str, name: str) -> Branch | None:
+        """Where the project's modules that import the module at `path` use its module-level `name` (the union
+        of those uses' branches), None when none does. A use that cannot be followed (a star import, an
+        attribute or string so named, a re-export from a package's `__init__` or `__all__`, a module that does
+        not parse) counts as everywhere. The importers become dependencies of the result."""
+        module = os.path.abspath(path)
+        importers = sorted(index.importers_of(module))
+        self.note_files(importers)
+        key = (module, name)
+        if key not in self._used_elsewhere:
+            where: Branch | None = None
+            for importer in importers:
+                found = self._uses_in(index, importer, module, name)
+                where = found if where is None else (where if found is None else _either(where, found))
+            self._used_elsewhere[key] = where
+        return self._used_elsewhere[key]
+
+    def _uses_in(self, index: ImportIndex, importer: str, module: str, name: str) -> Branch | None:
+        data = self._data(Path(importer))
+        if data is None or _STAR_IMPORT.search(data) is not None:
+            return EVERYWHERE
+        if name.encode() not in data:
+            return None
+        analyzer = self._analyzer(Path(importer), data, self.rocm_guards)
+        if analyzer is None:
+            return EVERYWHERE
+        semantic = analyzer.semantic
+        sites = [
+            (site, alias)
+            for site in self._sites(index, importer, analyzer, self.rocm_guards).get(module, [])
+            if isinstance(site, ast.ImportFrom)
+            for alias in site.names
+            if alias.name == name
+        ]
+        followed: set[ast.AST] = {site for site, _ in sites}
+        where: Branch | None = None
+        for site, alias in sites:
+            local = alias.asname or alias.name
+            binding = semantic.lookup(local, site)
+            if Path(importer).name == "__init__.py" or _exported(semantic.module, local):
+                return EVERYWHERE
+            for mention in analyzer.references.mentions(local):
+                if isinstance(mention, ast.Name) and semantic.lookup(local, mention) == binding:
+                    followed.add(mention)
+                    branch = analyzer.branch(mention)
+                    where = branch if where is None else _either(where, branch)
+        if any(node not in followed and _reaches_by_name(semantic, node, name) for node in ast.walk(semantic.module)):
+            return EVERYWHERE
+        return where
 
     def _may_read(self, importer: Path, name: str) -> bool:
         """The importer imports `name` from somewhere (`from m import name`, a re-export), star-imports, reads
@@ -158,17 +211,24 @@ class ProjectIndex:
         return ProjectResolver(self, roots, self.rocm_guards if rocm_guards is None else rocm_guards)
 
     def resolve(self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None = None) -> Vendor | None:
-        found = self._resolve(qualified, roots, rocm_guards, strings=False)
+        found = self._resolve(qualified, roots, rocm_guards, "value")
+        return found if isinstance(found, Vendor) else None
+
+    def resolve_skip(
+        self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None = None
+    ) -> Vendor | None:
+        """Where a test decorated with the module-level name `qualified` (called, with "()") runs."""
+        found = self._resolve(qualified, roots, rocm_guards, "skip")
         return found if isinstance(found, Vendor) else None
 
     def resolve_strings(
         self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None = None
     ) -> VendorStrings | None:
-        found = self._resolve(qualified, roots, rocm_guards, strings=True)
+        found = self._resolve(qualified, roots, rocm_guards, "strings")
         return None if isinstance(found, Vendor) else found
 
     def _resolve(
-        self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None, strings: bool
+        self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None, question: SymbolQuestion
     ) -> Vendor | VendorStrings | None:
         guards = self.rocm_guards if rocm_guards is None else rocm_guards
         called = qualified.endswith("()")
@@ -176,10 +236,10 @@ class ProjectIndex:
         for split in range(len(parts) - 1, 0, -1):
             module_file = self._find_module(tuple(parts[:split]), tuple(roots))
             if module_file is not None:
-                if split < len(parts) - (1 if strings else 2):
-                    return None  # deeper than a module's name (strings) or a member of one (values): not followed
+                if split < len(parts) - (2 if question == "value" else 1):
+                    return None  # deeper than a module's name (strings, skips) or a member of one (values)
                 # A module's name, or a member of one (`current_platform.is_mi300`: its class's method).
-                return self._symbol((module_file, ".".join(parts[split:]) + ("()" if called else ""), guards, strings))
+                return self._symbol((module_file, ".".join(parts[split:]) + ("()" if called else ""), guards, question))
         return None
 
     def _find_module(self, parts: tuple[str, ...], roots: tuple[Path, ...]) -> Path | None:
@@ -202,7 +262,7 @@ class ProjectIndex:
         return value
 
     def _evaluate(self, key: SymbolKey) -> Vendor | VendorStrings | None:
-        module_file, symbol, guards, strings = key
+        module_file, symbol, guards, question = key
         called = symbol.endswith("()")
         name = symbol.removesuffix("()")
         data = self._data(module_file)
@@ -211,8 +271,10 @@ class ProjectIndex:
         analyzer = self._analyzer(module_file, data, guards)
         if analyzer is None:
             return None
-        if strings:
+        if question == "strings":
             return analyzer.vendor_values.symbol_strings(name, called)
+        if question == "skip":
+            return analyzer.skip_decorator(name, called)
         value = analyzer.symbol_value(name, called)
         return value if value is not None and value.is_vendor_test else None
 
@@ -257,6 +319,9 @@ class ProjectResolver:
     def strings(self, qualified: str) -> VendorStrings | None:
         return self.index.resolve_strings(qualified, list(self.roots), self.guards)
 
+    def skip(self, qualified: str) -> Vendor | None:
+        return self.index.resolve_skip(qualified, list(self.roots), self.guards)
+
 
 def _parse(text: str) -> ast.Module | None:
     """The module, or None for one that does not parse: a broken neighbour module resolves to nothing
@@ -274,6 +339,33 @@ def _names(node: ast.AST, name: str) -> bool:
     if isinstance(node, ast.Attribute):
         return node.attr == name
     return isinstance(node, ast.Constant) and node.value == name
+
+
+def _reaches_by_name(semantic: Semantic, node: ast.AST, name: str) -> bool:
+    """`node` may reach another module's `name` other than through a followed import: another import of it,
+    an attribute so named (`m.name`), a string so spelled handed to a call (`getattr(m, "name")`)."""
+    if isinstance(node, ast.Constant):
+        return node.value == name and isinstance(semantic.parent(node), ast.Call)
+    return _names(node, name)
+
+
+def _exported(module: ast.Module, name: str) -> bool:
+    """`name` is listed in the module's `__all__`: others may import it from there."""
+    for statement in module.body:
+        if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if any(isinstance(target, ast.Name) and target.id == "__all__" for target in targets):
+                if any(isinstance(node, ast.Constant) and node.value == name for node in ast.walk(statement)):
+                    return True
+    return False
+
+
+def _either(first: Branch, second: Branch) -> Branch:
+    """Where code runs that runs where either does (only False means never)."""
+    return Branch(
+        first.on_rocm is not False or second.on_rocm is not False,
+        first.on_nvidia is not False or second.on_nvidia is not False,
+    )
 
 
 def _may_define(data: bytes, name: str, guards: frozenset[str]) -> bool:
