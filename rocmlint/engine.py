@@ -27,7 +27,7 @@ from rocmlint.python.accelerators import other_accelerator_in_path
 from rocmlint.python.embedded import TRIGGERS as EMBEDDED_TRIGGERS
 from rocmlint.python.embedded import EmbeddedSource
 from rocmlint.python.frontend import RuleOptions, check_python
-from rocmlint.python.gating import ModuleBase, ReadElsewhere, UsedElsewhere
+from rocmlint.python.gating import ModuleBase, ReadElsewhere
 from rocmlint.python.project import ProjectIndex, forget_import_indexes, import_index_for, is_test_file, package_of
 from rocmlint.python.tree import PythonParseError
 from rocmlint.registry import all_rules, rule_by_code
@@ -209,7 +209,6 @@ class Engine:
                 embedded_cuda=bool(embedded_rules),
                 module_base=self._module_base(source.path, settings, options.rocm_guards),
                 read_elsewhere=self._read_elsewhere(source.path, settings),
-                used_elsewhere=self._used_elsewhere(source.path, settings),
             )
             found = result.diagnostics
             if embedded_rules:
@@ -283,17 +282,6 @@ class Engine:
             return self.project.read_elsewhere(import_index_for(project_root(Path(path), settings.root)), path, name)
 
         return read
-
-    def _used_elsewhere(self, path: str, settings: Settings) -> UsedElsewhere | None:
-        """Where the project's modules that import this file use one of its module-level names (None: not known,
-        as for `_read_elsewhere`)."""
-        if not settings.project_model or not os.path.isfile(path):
-            return None
-
-        def used(name: str) -> Branch | None:
-            return self.project.used_elsewhere(import_index_for(project_root(Path(path), settings.root)), path, name)
-
-        return used
 
     def _filter(
         self,

@@ -10,15 +10,7 @@ from functools import cached_property
 
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location
 from rocmlint.python.embedded import EmbeddedSource, find_embedded_cuda
-from rocmlint.python.gating import (
-    Branch,
-    CrossModuleResolver,
-    GateAnalyzer,
-    ModuleBase,
-    ReadElsewhere,
-    UsedElsewhere,
-    Vendor,
-)
+from rocmlint.python.gating import Branch, CrossModuleResolver, GateAnalyzer, ModuleBase, ReadElsewhere, Vendor
 from rocmlint.python.positions import CodeRange, PositionIndex
 from rocmlint.python.project import is_test_file
 from rocmlint.python.references import References
@@ -240,17 +232,15 @@ def check_python(
     embedded_cuda: bool = False,
     module_base: ModuleBase | None = None,
     read_elsewhere: ReadElsewhere | None = None,
-    used_elsewhere: UsedElsewhere | None = None,
 ) -> PythonResult:
     """Run `rules` over one Python file. Raises PythonParseError when the file does not parse.
 
     `embedded_cuda`: also return the CUDA sources held in strings (rocmlint/python/embedded.py).
     `module_base`: where the module itself can run, from its importers (asked when first needed).
-    `read_elsewhere`: whether a module importing this one may read one of its module-level names.
-    `used_elsewhere`: where the modules importing this one use one of its module-level names."""
+    `read_elsewhere`: whether a module importing this one may read one of its module-level names."""
     module = parse_text(source.text)
     semantic = Semantic(module, package, source.text)
-    gates = GateAnalyzer(semantic, options.rocm_guards, resolve_external, module_base, read_elsewhere, used_elsewhere)
+    gates = GateAnalyzer(semantic, options.rocm_guards, resolve_external, module_base, read_elsewhere)
     context = PythonContext(source, module, semantic, gates, options)
     walk(module, semantic.parents, _dispatch_table(rules, context, on_internal_error), semantic.mentions)
     return PythonResult(context.diagnostics, find_embedded_cuda(context) if embedded_cuda else [])

@@ -103,9 +103,6 @@ _MAX_VARIABLE_NESTING = 16
 ModuleBase = Callable[[], Branch]
 # Whether a module of the project that imports this one may read its module-level name (ProjectIndex.read_elsewhere).
 ReadElsewhere = Callable[[str], bool]
-# Where the project's modules importing this one use its module-level name, None when none does
-# (ProjectIndex.used_elsewhere).
-UsedElsewhere = Callable[[str], Branch | None]
 Condition = tuple[Vendor, bool]  # a test and whether the node sits where it is true
 
 
@@ -154,14 +151,12 @@ class GateAnalyzer:
         resolve_external: CrossModuleResolver | None = None,
         module_base: ModuleBase | None = None,
         read_elsewhere: ReadElsewhere | None = None,
-        used_elsewhere: UsedElsewhere | None = None,
     ) -> None:
         self.semantic = semantic
         self.rocm_guards = rocm_guards
         self.resolve_external = resolve_external
         self.module_base = module_base
         self.read_elsewhere = read_elsewhere
-        self.used_elsewhere = used_elsewhere
         self._binding_cache: dict[tuple[int, str], Vendor] = {}
         self._branch_cache: dict[ast.AST, Branch] = {}
         self._before_cache: dict[ast.stmt, list[Condition]] = {}
@@ -546,23 +541,13 @@ class GateAnalyzer:
         if function in self._recursive:
             return []
         uses = self.references.uses_of(function)
-        if not uses:  # used by other modules only: decided by their uses (none: not at all)
-            outside = self._uses_by_importers(function)
-            return [(Vendor(False, None), True)] if outside is not None and outside.on_rocm is False else []
+        if not uses:
+            return []
         if any(function in self.semantic.ancestors(use) for use in uses):
             return []
         if all(self.branch(call).on_rocm is False for call in uses):
             return [(Vendor(False, None), True)]
         return []
-
-    def _uses_by_importers(self, function: FunctionNode) -> Branch | None:
-        """Where the project's modules importing this one use a module-level def that this file never uses
-        (`from .perf_model import prune` used only under `if torch.version.hip is None:`), None when none does
-        or there is no project. A def this file uses is decided by those uses alone, as before importers were
-        followed."""
-        if self.used_elsewhere is None or self.semantic.enclosing_scope_node(function) is not self.semantic.module:
-            return None
-        return self.used_elsewhere(function.name)
 
     def _rocm_arm_follows(self, branch: ast.If) -> bool:
         """`if <cuda setup or override>: ... elif torch.version.hip: ...`: a later arm that only ROCm can

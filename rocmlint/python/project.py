@@ -70,7 +70,6 @@ class ProjectIndex:
         # (importer, guards) -> imported -> the importer's import nodes of it
         self._import_sites: dict[tuple[str, frozenset[str]], dict[str, list[ast.AST]]] = {}
         self._read_elsewhere: dict[tuple[str, str], bool] = {}  # (module, name): an importer may read it
-        self._used_elsewhere: dict[tuple[str, str], Branch | None] = {}  # (module, name): where importers use it
 
     def note_files(self, paths: Iterable[str]) -> None:
         """Other files a result was computed from (the C++ project model's); only a recorder keeps them."""
@@ -105,56 +104,6 @@ class ProjectIndex:
         if key not in self._read_elsewhere:
             self._read_elsewhere[key] = any(self._may_read(Path(importer), name) for importer in importers)
         return self._read_elsewhere[key]
-
-    def used_elsewhere(self, index: ImportIndex, path: str, name: str) -> Branch | None:
-        """Where the project's modules that import the module at `path` use its module-level `name` (the union
-        of those uses' branches), None when none does. A use that cannot be followed (a star import, an
-        attribute or string so named, a re-export from a package's `__init__` or `__all__`, a module that does
-        not parse) counts as everywhere. The importers become dependencies of the result."""
-        module = os.path.abspath(path)
-        importers = sorted(index.importers_of(module))
-        self.note_files(importers)
-        key = (module, name)
-        if key not in self._used_elsewhere:
-            where: Branch | None = None
-            for importer in importers:
-                found = self._uses_in(index, importer, module, name)
-                where = found if where is None else (where if found is None else _either(where, found))
-            self._used_elsewhere[key] = where
-        return self._used_elsewhere[key]
-
-    def _uses_in(self, index: ImportIndex, importer: str, module: str, name: str) -> Branch | None:
-        data = self._data(Path(importer))
-        if data is None or _STAR_IMPORT.search(data) is not None:
-            return EVERYWHERE
-        if name.encode() not in data:
-            return None
-        analyzer = self._analyzer(Path(importer), data, self.rocm_guards)
-        if analyzer is None:
-            return EVERYWHERE
-        semantic = analyzer.semantic
-        sites = [
-            (site, alias)
-            for site in self._sites(index, importer, analyzer, self.rocm_guards).get(module, [])
-            if isinstance(site, ast.ImportFrom)
-            for alias in site.names
-            if alias.name == name
-        ]
-        followed: set[ast.AST] = {site for site, _ in sites}
-        where: Branch | None = None
-        for site, alias in sites:
-            local = alias.asname or alias.name
-            binding = semantic.lookup(local, site)
-            if Path(importer).name == "__init__.py" or _exported(semantic.module, local):
-                return EVERYWHERE
-            for mention in analyzer.references.mentions(local):
-                if isinstance(mention, ast.Name) and semantic.lookup(local, mention) == binding:
-                    followed.add(mention)
-                    branch = analyzer.branch(mention)
-                    where = branch if where is None else _either(where, branch)
-        if any(node not in followed and _reaches_by_name(semantic, node, name) for node in ast.walk(semantic.module)):
-            return EVERYWHERE
-        return where
 
     def _may_read(self, importer: Path, name: str) -> bool:
         """The importer imports `name` from somewhere (`from m import name`, a re-export), star-imports, reads
@@ -339,33 +288,6 @@ def _names(node: ast.AST, name: str) -> bool:
     if isinstance(node, ast.Attribute):
         return node.attr == name
     return isinstance(node, ast.Constant) and node.value == name
-
-
-def _reaches_by_name(semantic: Semantic, node: ast.AST, name: str) -> bool:
-    """`node` may reach another module's `name` other than through a followed import: another import of it,
-    an attribute so named (`m.name`), a string so spelled handed to a call (`getattr(m, "name")`)."""
-    if isinstance(node, ast.Constant):
-        return node.value == name and isinstance(semantic.parent(node), ast.Call)
-    return _names(node, name)
-
-
-def _exported(module: ast.Module, name: str) -> bool:
-    """`name` is listed in the module's `__all__`: others may import it from there."""
-    for statement in module.body:
-        if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            if any(isinstance(target, ast.Name) and target.id == "__all__" for target in targets):
-                if any(isinstance(node, ast.Constant) and node.value == name for node in ast.walk(statement)):
-                    return True
-    return False
-
-
-def _either(first: Branch, second: Branch) -> Branch:
-    """Where code runs that runs where either does (only False means never)."""
-    return Branch(
-        first.on_rocm is not False or second.on_rocm is not False,
-        first.on_nvidia is not False or second.on_nvidia is not False,
-    )
 
 
 def _may_define(data: bytes, name: str, guards: frozenset[str]) -> bool:
