@@ -189,7 +189,7 @@ class CudaContext:
     def offsets(self, *texts: bytes, lowered: bool = False) -> tuple[int, ...]:
         """Where each of `texts` occurs in the content (in lower case with `lowered`): anchors for a rule's
         `visits_needed`, as a node holding one of these texts holds its first byte. Remembered per file: rules
-        ask the same question from every node they visit (ROC240: does the file shuffle at all?)."""
+        ask the same question from every node they visit (ROC208: does the file work on warps at all?)."""
         key = (texts, lowered)
         known = self._offsets.get(key)
         if known is not None:
