@@ -2772,3 +2772,24 @@ def test_flag_read_at_the_end_of_a_long_call_chain() -> None:
     )
     found = analyze(code)
     assert found.branch(found.hazard()) == NVIDIA_ONLY
+
+
+def test_a_skip_decorators_answer_is_not_given_to_a_binding_made_later() -> None:
+    """Lookups make a new Binding each time; the answer for `requires_cuda` was cached by the binding's id, so
+    the next binding made at the freed address (`plain`'s) got it, and which tests counted as NVIDIA-only
+    depended on memory addresses."""
+    analyzed = analyze(
+        """
+        import pytest, torch
+        requires_cuda = pytest.mark.skipif(torch.version.cuda is None, reason="NVIDIA")
+        def plain(func):
+            return func
+        HAZARD()
+        """
+    )
+    semantic, gates = analyzed.semantic, analyzed.gates
+    for _ in range(20):  # CPython reuses a freed block of the same size at once; a few rounds make sure of it
+        assert gates._defined_skip(semantic.lookup_in(semantic.module, "requires_cuda"), False) == Vendor(
+            rocm=False, nvidia=True
+        )
+        assert gates._defined_skip(semantic.lookup_in(semantic.module, "plain"), False) is None

@@ -171,7 +171,7 @@ class GateAnalyzer:
         self._ignored_variables: dict[tuple[ast.AST, str], bool] = {}  # (scope, name): read only where ROCm ignores it
         self._variable_nesting = 0  # variables being decided on the Python stack
         self._switching: set[tuple[int, tuple[ast.expr, ...]]] = set()  # flags whose assignments are being placed
-        self._skips: dict[tuple[int, bool], Vendor | None] = {}  # (id(binding), called): where its tests run
+        self._skips: dict[tuple[object, ...], Vendor | None] = {}  # by `_binding_key`: where its tests run
 
     @cached_property
     def references(self) -> References:
@@ -732,7 +732,7 @@ class GateAnalyzer:
         return self.resolve_external.skip(qualified + ("()" if called else ""))
 
     def _defined_skip(self, binding: Binding, called: bool) -> Vendor | None:
-        key = (id(binding), called)
+        key = (*_binding_key(binding), called)
         if key in self._skips:
             return self._skips[key]
         self._skips[key] = None  # breaks cycles (`a = b`, `b = a`)
@@ -1293,3 +1293,11 @@ def _names_a_device_type(subject: ast.AST) -> bool:
     """`x.device.type`, `device_type`, `device`, `infer_device()`: what a device-type comparison reads."""
     name = dotted_name(subject.func if isinstance(subject, ast.Call) else subject) or ""
     return "device" in name.lower()
+
+
+def _binding_key(binding: Binding) -> tuple[object, ...]:
+    """What a binding stands for, by the ids of what outlives it: the semantic model's scopes and the tree's
+    nodes. Not `id(binding)`: every lookup makes a new Binding, and a freed one's id is soon another's (the
+    answer for one decorator was given to the next one made at the same address)."""
+    values = tuple(id(value) for value in binding.values)
+    return binding.kind, id(binding.scope.node), binding.qualified, values, id(binding.definition), binding.opaque
