@@ -6,9 +6,9 @@ import ast
 import re
 
 from rocmlint.diagnostics import FixAvailability, Severity
-from rocmlint.python.flow import Use, is_tested, sets_up, value_uses
+from rocmlint.python.flow import Use, decides_support, is_tested, sets_up, value_uses
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import in_message, literal_value, literals_in
+from rocmlint.python.idioms import in_message, is_looked_for, literal_value, literals_in
 from rocmlint.python.text_search import picked_by_text
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -19,6 +19,8 @@ _TARGET_LIST = rf"{_TARGET}(?:\s*[;,]\s*{_TARGET}|\s+{_TARGET})*"
 # The whole string is a target, a list ("gfx90a;gfx942"), or a flag carrying one (--offload-arch=gfx942).
 _HARDCODED = re.compile(rf"^\s*(?P<flag>-{{0,2}}[A-Za-z][\w-]*=)?(?P<archs>{_TARGET_LIST})\s*$")
 _ARCH_NAME = re.compile(r"gfx[0-9a-f]+(?:-[0-9]+)?(?:-generic)?")
+_LISTS = (ast.List, ast.Tuple, ast.Set)
+_ONE_OF = (ast.In, ast.NotIn, ast.Eq, ast.NotEq)
 _TARGET_CONSUMERS = frozenset({"triton.backends.compiler.GPUTarget", "triton.compiler.GPUTarget"})
 # Environment variables and CMake options that hold a ROCm arch list.
 _ENVIRONMENT_ARCHS = frozenset({"PYTORCH_ROCM_ARCH", "GPU_ARCHS", "HCC_AMDGPU_TARGET", "ROCM_ARCH", "OFFLOAD_ARCH"})
@@ -35,10 +37,16 @@ class HardcodedGfxArch(Rule):
     Values are environment and config assignments, keyword arguments, parameter defaults, fallbacks
     (`os.getenv("GPU_ARCHS", "gfx942")`, `return "gfx942"`), command lines, flag lists, strings built from it
     (`f"--offload-arch={ARCH}"`), names or loops carrying it. Not reported: comparisons, matches, a target returned
-    by one of several `if`s matching a detected name (`if "Strix Halo" in cpuinfo: return "gfx1151"`), a list only
-    tested with `in`, a loop whose variable is compared, sets, dict keys, subscripts, positional arguments of
-    other functions (often registry keys), `choices`, docstrings, messages, decorators, modules named for
-    the target (`gen_instances_gfx942.py`). The message names the configured `target-archs` left out.
+    by one of several `if`s matching a detected name (`if "Strix Halo" in cpuinfo: return "gfx1151"`), sets, dict
+    keys, subscripts, positional arguments of other functions (often registry keys), `choices`, docstrings,
+    messages, decorators, modules named for the target (`gen_instances_gfx942.py`). The message names the
+    configured `target-archs` left out.
+
+    Also flagged: an exact allow-list, targets of more than one family whose membership test (`arch in OK`,
+    `all(a in OK for a in archs)`, `any(a in gpu_arch for a in [...])`) decides whether the code goes on: it is
+    asserted, an arm of its `if` raises or returns False, or a function returns it (a predicate picking a fast
+    path). Not one family (`gfx940`-`gfx942`, what the fnuz FP8 format is by spec), a family prefix
+    (`startswith("gfx94")`), or a membership that only picks a setting or a message.
 
     Test files are not checked: tests name gfx targets as the expected values and parameters of what they
     test.
@@ -46,10 +54,12 @@ class HardcodedGfxArch(Rule):
     ## Why is this bad on ROCm?
     HIP code objects run only on the gfx targets they were built for: a fixed list builds (or selects kernels,
     tuning tables, dtypes) for the author's GPUs only; other AMD GPUs get "no kernel image is available" /
-    `hipErrorNoBinaryForGpu` silently a slow fallback. `gfx940`/`gfx941` are pre-release MI300 targets;
-    production MI300A/X is `gfx942` (iree-org/iree#19206). `gcnArchName` carries feature suffixes
-    (`gfx942:sramecc+:xnack-`, vLLM #14062): strip what follows `:` before comparing (ROC115). Builds should
-    honour `PYTORCH_ROCM_ARCH` (read by `torch.utils.cpp_extension`) or `native`.
+    `hipErrorNoBinaryForGpu` silently a slow fallback. An allow-list refuses every GPU released after it was
+    written: ports had to add gfx950 (MI350) and RDNA targets to such lists one release at a time.
+    `gfx940`/`gfx941` are pre-release MI300 targets; production MI300A/X is `gfx942` (iree-org/iree#19206).
+    `gcnArchName` carries feature suffixes (`gfx942:sramecc+:xnack-`, vLLM #14062): strip what follows `:`
+    before comparing (ROC115). Builds should honour `PYTORCH_ROCM_ARCH` (read by `torch.utils.cpp_extension`)
+    or `native`.
 
     ## Example
     ```python
@@ -90,10 +100,13 @@ class HardcodedGfxArch(Rule):
             return
         is_flag = match.group("flag") is not None  # a compiler flag or an env assignment is never a lookup key
         uses = set(value_uses(ctx, carrier, lambda value: _use(value, ctx, is_flag=is_flag and value is carrier)))
+        texts = [found for found in literals_in(ctx, carrier) if _HARDCODED.match(found)] or [text]
         if Use.SETS in uses and Use.TESTED not in uses:
             self._reported_carriers.add(carrier)
-            texts = [found for found in literals_in(ctx, carrier) if _HARDCODED.match(found)]
-            ctx.report(node, _message(texts or [text], ctx.options.target_archs))
+            ctx.report(node, _message(texts, ctx.options.target_archs))
+        elif _is_allow_list(carrier, texts) and any(value_uses(ctx, carrier, lambda value: _support_use(value, ctx))):
+            self._reported_carriers.add(carrier)
+            ctx.report(node, _allow_list_message(texts))
 
 
 def _use(value: ast.AST, ctx: PythonContext, *, is_flag: bool) -> list[Use] | None:
@@ -114,10 +127,41 @@ def _use(value: ast.AST, ctx: PythonContext, *, is_flag: bool) -> list[Use] | No
     return [] if ctx.semantic.is_store(value) else None
 
 
+def _is_allow_list(carrier: ast.AST, texts: list[str]) -> bool:
+    """A list, tuple or set of exact targets of more than one family (gfx90a and gfx942; not gfx940-gfx942,
+    which is one family written out, like `startswith("gfx94")`, and what the fnuz FP8 format is by spec)."""
+    if not isinstance(carrier, _LISTS):
+        return False
+    names = [name for text in texts for name in _ARCH_NAME.findall(text) if not name.endswith("generic")]
+    return len({name[:-1] for name in names}) > 1
+
+
+def _support_use(value: ast.AST, ctx: PythonContext) -> list[bool] | None:
+    """Whether a use of the list decides if the code goes on for a target (`flow.decides_support`): the list,
+    or one of its elements, tested for membership or equality; None: follow it on. Other lookups (keys,
+    `choices=`) and messages end the walk."""
+    if in_message(ctx, value):
+        return []
+    parent = ctx.parent(value)
+    if isinstance(parent, ast.Compare):
+        one_of = len(parent.ops) == 1 and isinstance(parent.ops[0], _ONE_OF)
+        return [one_of and decides_support(ctx, parent)]
+    return [] if is_looked_for(ctx, value) else None
+
+
 def _module_is_arch_specific(text: str, ctx: PythonContext) -> bool:
     """A module named for its target (`gen_instances_gfx942.py`, `fmha_gfx1250/`) names it on purpose."""
     closest = "/".join(ctx.source.path.lower().replace("\\", "/").split("/")[-2:])
     return all(arch in closest for arch in _ARCH_NAME.findall(text))  # `text` names at least one target
+
+
+def _allow_list_message(texts: list[str]) -> str:
+    shown = ", ".join(f'"{text}"' for text in texts)
+    return (
+        f"exact list of AMD GPU targets {shown if len(shown) <= 60 else shown[:57] + '...'} decides whether the "
+        "code goes on: every GPU it does not name (a newer one, gfx950, RDNA) is refused or loses the path it "
+        'selects; test the family (arch.startswith("gfx9")) or a capability, or let the user extend the list'
+    )
 
 
 def _message(texts: list[str], target_archs: tuple[str, ...]) -> str:
@@ -147,26 +191,24 @@ HardcodedGfxArch.valid = (
             return arch in ("gfx940", "gfx941", "gfx942")
         """,
     ),
-    # vLLM-style: a list iterated by a generator whose variable is compared.
+    # Lists tested with `in` whose test refuses nothing: one family written out (it must be exact: fnuz FP8 is
+    # gfx940-gfx942 by spec), a test that only picks a setting, one in a skip's message.
     Valid(
         """
-        import torch
-        def on_gfx9() -> bool:
-            gpu_arch = torch.cuda.get_device_properties('cuda').gcnArchName
-            return any(arch in gpu_arch for arch in ["gfx90a", "gfx942", "gfx950"])
-        """,
-    ),
-    # flash-attention-style allow-list: a module constant only tested with `not in`.
-    Valid(
-        """
-        import os
-        ALLOWED_ARCHS = ["native", "gfx90a", "gfx942", "gfx950"]
-        def rocm_archs():
-            archs = os.getenv("GPU_ARCHS", "native").split(";")
-            for arch in archs:
-                if arch not in ALLOWED_ARCHS:
-                    raise ValueError(f"unsupported GPU_ARCHS entry {arch}; expected one of gfx90a, gfx942")
-            return archs
+        import os, torch
+        def fp8_dtype():
+            arch = torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]
+            if arch not in ["gfx940", "gfx941", "gfx942"]:
+                raise ValueError("fnuz FP8 is the MI300 format")
+            return torch.float8_e4m3fnuz
+        def block_size(arch):
+            size = 128
+            if arch in ("gfx90a", "gfx942"):
+                size = 256
+            return size
+        def check(arch):
+            if arch.split(":")[0] in {"gfx90a", "gfx942"}:
+                print("tuned for", arch)
         """,
     ),
     # Dict keys of a tuning table indexed by the detected arch, lookups by subscript; a table written as code that
@@ -194,7 +236,9 @@ HardcodedGfxArch.valid = (
             \"\"\"Build the kernels, e.g. for "gfx942".\"\"\"
             # CI builds gfx90a;gfx942
             logging.info("building for %s (default %s)", arch, "gfx942")
-            if arch not in {"gfx90a", "gfx942"}:
+            if arch not in {"gfx90a", "gfx942"}:  # a warning refuses nothing
+                logging.warning("untested target %s", arch)
+            if not arch:
                 raise RuntimeError("gfx942")
 
         parser = argparse.ArgumentParser()
@@ -316,85 +360,41 @@ HardcodedGfxArch.invalid = (
         """,
         expect=("3:28-3:52",),
     ),
-    # Spellings the trigger_pattern must still find: implicit concatenation, a target split across the
-    # pieces (with a comment between them), a line continuation inside the literal, escapes before,
-    # inside and after a target (`\x3d` is "=", `\t` and U+00A0 are spaces), a bytes flag, a
-    # generic target.
+    # Exact allow-lists of several families: asserted, refused by `raise`, or returned by a predicate that picks
+    # the fast path.
     Invalid(
         """
         import os
-        os.environ["PYTORCH_ROCM_ARCH"] = "gfx90a;" "gfx942"
+        ALLOWED_ARCHS = ["native", "gfx90a", "gfx942"]
+        def rocm_archs():
+            archs = os.getenv("GPU_ARCHS", "native").split(";")
+            for arch in archs:
+                if arch not in ALLOWED_ARCHS:
+                    raise ValueError(f"unsupported GPU_ARCHS entry {arch}; expected one of {ALLOWED_ARCHS}")
+            return archs
         """,
-        expect=("2:35-2:53",),
-        message='"gfx90a;gfx942"',
+        expect=("2:28-2:36",),
+        message="exact list of AMD GPU targets",
     ),
     Invalid(
         """
-        import os
-        os.environ['GPU_ARCHS'] = (
-            'gfx9'  # MI300
-            '42'
-        )
+        def validate_archs(archs):
+            allowed_archs = ["native", "gfx90a", "gfx940", "gfx941", "gfx942"]
+            assert all(arch in allowed_archs for arch in archs), f"{archs} not supported"
         """,
-        expect=("3:5-4:9",),
-        message='"gfx942"',
-    ),
-    Invalid(
-        r"""
-        import os
-        os.environ["PYTORCH_ROCM_ARCH"] = "gfx90a;\
-        gfx942"
-        """,
-        expect=("2:35-3:8",),
-    ),
-    Invalid(
-        r"""
-        cc_flag = []
-        cc_flag.append("--offload-arch\x3dgfx942")
-        """,
-        expect=("2:16-2:42",),
-        message="--offload-arch=gfx942",
-    ),
-    Invalid(
-        r"""
-        import os
-        os.environ["HIP_ARCHITECTURES"] = "gfx94\x32"
-        """,
-        expect=("2:35-2:46",),
-        message='"gfx942"',
-    ),
-    Invalid(
-        r"""
-        from triton.backends.compiler import GPUTarget
-
-        def aot_target(arch="\tgfx950"):
-            return GPUTarget("hip", arch, 64)
-        """,
-        expect=("3:21-3:31",),
+        expect=("2:32-2:40",),
     ),
     Invalid(
         """
-        import os
-        os.environ["PYTORCH_ROCM_ARCH"] = "gfx90a,gfx942\xa0"
+        import torch
+        def on_gfx9() -> bool:
+            gpu_arch = torch.cuda.get_device_properties('cuda').gcnArchName
+            return any(arch in gpu_arch for arch in ["gfx90a", "gfx942", "gfx950"])
+        def supported(arch) -> bool:
+            if arch.split(":")[0] not in {"gfx908", "gfx1100"}:
+                return False
+            return True
         """,
-        expect=("2:35-2:51",),
-    ),
-    Invalid(
-        """
-        from hip import hiprtc
-
-        def compile_program(prog):
-            return hiprtc.hiprtcCompileProgram(prog, 2, [b"--offload-arch=gfx90a", b"-O3"])
-        """,
-        expect=("4:50-4:74",),
-    ),
-    Invalid(
-        """
-        from .aot import compile_kernel
-
-        compile_kernel("attn.hip", target="gfx9-4-generic")
-        """,
-        expect=("3:35-3:51",),
-        message="gfx9-4-generic",
+        expect=("4:46-4:54", "6:35-6:43"),
     ),
 )

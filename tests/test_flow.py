@@ -172,3 +172,24 @@ def test_never_read(code: str, dead: bool) -> None:
     snippet = parse(code)
     site = next(node for node in ast.walk(snippet.module) if isinstance(node, ast.Compare))
     assert flow.never_read(snippet.ctx, site) is dead
+
+
+@pytest.mark.parametrize(
+    ("code", "decides"),
+    [
+        pytest.param("assert all(a in S for a in archs), archs\n", True, id="asserted-through-all"),
+        pytest.param("if arch not in S:\n    raise ValueError(arch)\n", True, id="arm-raises"),
+        pytest.param("if arch in S and y:\n    go()\nelse:\n    return False\n", True, id="else-returns-false"),
+        pytest.param("return any(a in arch for a in S)\n", True, id="returned-predicate"),
+        pytest.param("if arch in S:\n    size = 256\n", False, id="picks-a-setting"),
+        pytest.param("if arch not in S:\n    log.warning(arch)\n", False, id="only-warns"),
+        pytest.param("if arch not in S:\n    return None\n", False, id="returns-none"),
+        pytest.param("fast = arch in S\n", False, id="assigned"),
+        pytest.param("assert x, arch in S\n", False, id="in-the-message"),
+    ],
+)
+def test_decides_support(code: str, decides: bool) -> None:
+    body = "".join(f"    {line}\n" for line in code.splitlines())
+    snippet = parse(f"import logging\nlog = logging.getLogger()\nS = []\ndef f(arch, archs, x, y):\n{body}")
+    site = next(node for node in ast.walk(snippet.module) if isinstance(node, ast.Compare))
+    assert flow.decides_support(snippet.ctx, site) is decides

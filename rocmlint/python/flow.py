@@ -151,7 +151,7 @@ def only_picks_display(ctx: PythonContext, node: ast.AST) -> bool:
         else:
             print(f"cannot load FBGEMM: {text}")
     """
-    holder = _truth_holder(ctx, node)
+    holder = truth_holder(ctx, node)
     parent = ctx.parent(holder)
     if isinstance(parent, ast.If) and parent.test is holder:
         return _only_displays(ctx, parent)
@@ -164,12 +164,12 @@ def only_picks_display(ctx: PythonContext, node: ast.AST) -> bool:
 
 
 def _read_picks_display(ctx: PythonContext, read: ast.AST) -> bool:
-    holder = _truth_holder(ctx, read)
+    holder = truth_holder(ctx, read)
     parent = ctx.parent(holder)
     return isinstance(parent, ast.If) and parent.test is holder and _only_displays(ctx, parent)
 
 
-def _truth_holder(ctx: PythonContext, node: ast.AST) -> ast.AST:
+def truth_holder(ctx: PythonContext, node: ast.AST) -> ast.AST:
     """The outermost expression whose truth `node`'s truth decides, through `and`/`or`/`not` and the element of
     a generator `any(...)`/`all(...)` quantify."""
     current = node
@@ -207,7 +207,7 @@ def never_read(ctx: PythonContext, node: ast.AST) -> bool:
     """`node`'s truth (as for `only_picks_display`) is the whole value of an assignment to names nothing reads:
     no read in this file, and for a public module-level name, none in the modules of the project that import
     this one (`is_ampere = major >= 8` in a script that never uses it)."""
-    holder = _truth_holder(ctx, node)
+    holder = truth_holder(ctx, node)
     assignment = ctx.parent(holder)
     if not (isinstance(assignment, ast.Assign) and assignment.value is holder):
         return False
@@ -221,3 +221,34 @@ def never_read(ctx: PythonContext, node: ast.AST) -> bool:
         if module_level and not ctx.gates.unread_by_importers(name):
             return False
     return True
+
+
+def decides_support(ctx: PythonContext, test: ast.AST) -> bool:
+    """`test`'s truth (through `and`/`or`/`not` and `any(...)`/`all(...)`, as `truth_holder`) decides whether
+    the code goes on or refuses: it is asserted, it is the test of an `if` one of whose arms raises or returns
+    False, or a function returns it (a predicate its callers choose a path with):
+
+        assert all(arch in SUPPORTED for arch in archs)
+        if arch not in SUPPORTED:
+            raise RuntimeError(arch)
+        return any(name in arch for name in FAST_ARCHS)
+    """
+    holder = truth_holder(ctx, test)
+    parent = ctx.parent(holder)
+    if isinstance(parent, ast.Assert):
+        return parent.test is holder
+    if isinstance(parent, ast.Return):
+        return True
+    if isinstance(parent, ast.If) and parent.test is holder:
+        return _refuses(parent.body) or _refuses(parent.orelse)
+    return False
+
+
+def _refuses(block: Sequence[ast.stmt]) -> bool:
+    """`block` ends by raising or by returning False."""
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, ast.Raise):
+        return True
+    return isinstance(last, ast.Return) and isinstance(last.value, ast.Constant) and last.value.value is False
