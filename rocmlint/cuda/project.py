@@ -45,6 +45,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 
+from rocmlint.cuda.bazel_files import bazel_facts, is_bazel_file
 from rocmlint.cuda.build_files import (
     ANYWHERE,
     BuildFacts,
@@ -639,6 +640,8 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
     build_facts: list[BuildFacts | str] = []  # a CMake file's path until every CMake file is known (see below)
     build_files: list[str] = []
     cmake_texts: dict[str, str] = {}
+    bazel_texts: dict[str, str] = {}
+    sources: list[str] = []  # every C/C++ file, for the globs of Bazel files
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1]
@@ -646,9 +649,12 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
             suffix == ".py" and _BUILD_FOLDER.search(os.path.relpath(os.path.dirname(path), root))
         )
         makefile = is_makefile(name)
-        is_build = bool(python_build) or makefile or name == "CMakeLists.txt" or suffix == ".cmake"
+        bazel = is_bazel_file(name)
+        is_build = bool(python_build) or makefile or bazel or name == "CMakeLists.txt" or suffix == ".cmake"
         if suffix not in SOURCE_SUFFIXES and not is_build:
             continue
+        if not is_build:
+            sources.append(path)
         try:
             if os.path.getsize(path) > _MAX_FILE_BYTES:
                 continue
@@ -663,6 +669,8 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
             build_facts.append(setup_py_facts(path, text))
         elif makefile:
             build_facts.append(makefile_facts(path, text, str(root)))
+        elif bazel:
+            bazel_texts[path] = text
         elif is_build:
             cmake_texts[path] = text
             build_facts.append(path)
@@ -673,6 +681,8 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
     merged = [
         f if isinstance(f, BuildFacts) else cmake_facts(f, cmake_texts[f], str(root), functions) for f in build_facts
     ]
+    if any(os.path.basename(path) in ("BUILD", "BUILD.bazel") for path in bazel_texts):
+        merged.append(bazel_facts(str(root), bazel_texts, sources))
     return texts, replace(_merge(merged), files=tuple(build_files))
 
 
@@ -688,9 +698,12 @@ def _walk(root: Path) -> Iterator[str]:
 
 
 def _build_system(path: str) -> str:
-    """Which build system a build file belongs to: "cmake", "python" (setup.py and its helpers) or "make"."""
+    """Which build system a build file belongs to: "cmake", "python" (setup.py and its helpers), "bazel" or
+    "make"."""
     if path.endswith(("CMakeLists.txt", ".cmake")):
         return "cmake"
+    if is_bazel_file(path):
+        return "bazel"
     return "python" if path.endswith(".py") else "make"
 
 
