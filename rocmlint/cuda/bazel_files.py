@@ -34,11 +34,13 @@ Builds = frozenset[str]
 BOTH: Builds = frozenset({"rocm", "nvidia"})
 _BUILD_NAMES = frozenset({"BUILD", "BUILD.bazel"})
 _WORKSPACE_NAMES = frozenset({"WORKSPACE", "WORKSPACE.bazel", "MODULE.bazel"})
-_CXX_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hh", ".hpp", ".hxx", ".inl", ".hip")
+_SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
+_CXX_SUFFIXES = (*_SOURCE_SUFFIXES, ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl")
 _DEFAULT_KEY = "//conditions:default"
 _DEFINE_ATTRIBUTES = frozenset({"defines", "local_defines"})
 _IGNORED_ATTRIBUTES = frozenset({"name", "visibility", "tags", "licenses", "testonly", "linkstatic", "alwayslink"})
 _TRUE_VALUES = frozenset({"true", "1", "on", "yes"})
+_MADE = "\0"  # starts and splits the text naming a target a macro makes: "\0{macro file}:{line}\0{package}"
 _MAX_DEPTH = 24  # nested evaluations (macro calls, names) before a value counts as unknown
 
 
@@ -85,7 +87,9 @@ def bazel_facts(root: str, texts: Mapping[str, str], paths: Collection[str]) -> 
     """The sources and macros per vendor of the Bazel files `texts` (path -> text) of the project at `root`, whose
     files (for globs) are `paths`."""
     reader = _Reader(root, texts, paths)
-    return BuildFacts(defines=tuple(reader.defines()), sources=tuple(reader.sources()))
+    return BuildFacts(
+        defines=tuple(reader.defines()), sources=tuple(reader.sources()), rocm_branches=tuple(sorted(reader.rocm_keys))
+    )
 
 
 class _Reader:
@@ -106,12 +110,20 @@ class _Reader:
                 for call in _target_calls(module):
                     self.targets[(module.package, _call_name(call))] = (call, module)
         self.key_vendors: dict[tuple[str, str], str | None] = {}
+        self.rocm_keys: set[str] = set()  # the files with a `select()` key of ROCm's
         self.files_by_package: dict[str, list[str]] = {}
         for file in sorted(self.paths):
             package = self._package_of(file)
             if package is not None:
                 self.files_by_package.setdefault(package, []).append(os.path.relpath(file, package))
+        # Targets a macro makes (`native.cc_library(...)` in a `.bzl` function a package calls): their names are
+        # computed, so a call's value stands for them (`deps = make_kernel_libs()`), wherever it is used.
+        self.made: dict[_Key, tuple[ast.Call, _Module, dict[str, list[_Item]]]] = {}
+        self.memo: dict[tuple[str, str], _Value] = {}
         self.attributes = {key: self._attributes(call, module) for key, (call, module) in self.targets.items()}
+        for key, (call, module, attributes) in self.made.items():
+            self.targets[key] = (call, module)
+            self.attributes[key] = attributes
         self.builds, self.reasons = self._propagate()
 
     # --- labels and packages --------------------------------------------------------------------------------------
@@ -158,6 +170,8 @@ class _Reader:
 
     def _named(self, text: str, module: _Module) -> _Key | None:
         """(package folder, name) of a string a target's attribute holds: a label, or a name in its package."""
+        if text.startswith(_MADE):
+            return text.removeprefix(_MADE).partition(_MADE)[2], text
         return self._label(text, module) if text.startswith((":", "//", "@")) else (module.package, text)
 
     def _target_of(self, text: str, module: _Module) -> _Key | None:
@@ -195,7 +209,10 @@ class _Reader:
         if name in module.functions:
             return _Function(module.functions[name], module)
         if name in module.names:
-            return self.evaluate(module.names[name], {}, module, module.package, depth)
+            if (module.path, name) not in self.memo:
+                self.memo[(module.path, name)] = []  # a name defined through itself is unknown
+                self.memo[(module.path, name)] = self.evaluate(module.names[name], {}, module, module.package, depth)
+            return self.memo[(module.path, name)]
         if name not in module.loads:
             return []
         label, original = module.loads[name]
@@ -248,9 +265,14 @@ class _Reader:
 
     def _run(self, body: list[ast.stmt], scope: dict[str, _Value], module: _Module, package: str, depth: int) -> _Value:
         """What a macro's body returns (every `return` it may reach, both arms of an `if`), following its simple
-        assignments."""
+        assignments (a loop's body once, its variable any of the values), and the targets it makes."""
         returned: list[_Item] = []
         for statement in body:
+            if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+                returned += self._made_target(statement.value, scope, module, package, depth + 1)
+            elif isinstance(statement, ast.For) and isinstance(statement.target, ast.Name):
+                scope[statement.target.id] = self.evaluate(statement.iter, scope, module, package, depth + 1)
+                returned += _items(self._run(statement.body, scope, module, package, depth + 1))
             if isinstance(statement, ast.Return) and statement.value is not None:
                 value = self.evaluate(statement.value, scope, module, package, depth + 1)
                 if isinstance(value, _Function):
@@ -268,6 +290,27 @@ class _Reader:
                     returned += _items(self._run(arm, dict(scope), module, package, depth + 1))
         return returned
 
+    def _made_target(
+        self, call: ast.Call, scope: dict[str, _Value], module: _Module, package: str, depth: int
+    ) -> list[_Item]:
+        """A macro's statement call: the target a `native.<rule>(...)` call makes (an item naming it), or those
+        the macro it calls makes."""
+        native = isinstance(call.func, ast.Attribute) and getattr(call.func.value, "id", "") == "native"
+        if not native:
+            return _items(self._call(call, scope, module, package, depth))
+        if _rule_kind(call) in ("glob", "package_name", "existing_rule", "existing_rules"):
+            return []
+        text = f"{_MADE}{module.path}:{call.lineno}{_MADE}{package}"
+        key = (package, text)
+        if key not in self.made:
+            self.made[key] = (call, _Module(module.path, package, []), {})  # made once: a loop's calls are one
+            self.made[key][2].update(
+                (k.arg, _items(self.evaluate(k.value, scope, module, package, depth)))
+                for k in call.keywords
+                if k.arg is not None and k.arg not in _IGNORED_ATTRIBUTES
+            )
+        return [_Item(text, BOTH, module.path, call.lineno)]
+
     def _select(self, node: ast.Dict, scope: dict[str, _Value], module: _Module, package: str, depth: int) -> _Value:
         """The values of a `select()` (or skylib's `selects.with_or`), each kept for the builds its key matches."""
         arms: list[tuple[Builds | None, ast.expr]] = []
@@ -280,6 +323,8 @@ class _Reader:
             vendors = {self.key_vendor(text, module) for text in texts}
             matched = BOTH if None in vendors or not vendors else frozenset(v for v in vendors if v is not None)
             named |= matched if matched != BOTH else set()
+            if "rocm" in named:
+                self.rocm_keys.add(module.path)
             arms.append((matched, value))
         default = (BOTH - named) or BOTH
         found: list[_Item] = []
@@ -403,12 +448,22 @@ class _Reader:
                     own = (item.path, item.line)
                     reason = own if "rocm" not in item.builds else self.reasons.get(key, own)
                     mentions.setdefault(file, []).append((built & item.builds, reason))
+        # A file of a package no target names is built by none (Bazel compiles only what targets name); when
+        # every one the package's files are built by leaves ROCm out, it belongs with them (a kernel only a
+        # disabled variant, or a macro this reader cannot follow, would build).
+        by_package: dict[str, list[tuple[Builds, tuple[str, int]]]] = {}
+        for path, named in mentions.items():
+            by_package.setdefault(os.path.dirname(path), []).extend(named)
+        for package, named in by_package.items():
+            for file in self.files_by_package.get(package, ()) if package in self.packages else ():
+                if os.sep not in file and file.endswith(_SOURCE_SUFFIXES):
+                    mentions.setdefault(os.path.join(package, file), named)
         for path, named in sorted(mentions.items()):
             builds = frozenset().union(*(b for b, _ in named))
             if not builds:
                 continue
             vendor = next(iter(builds)) if len(builds) == 1 else None
-            evidence, line = next((r for b, r in named if b), named[0][1])
+            evidence, line = next((r for b, r in named if b and "rocm" not in b), next((r for b, r in named if b)))
             yield SourceSet(os.path.relpath(path, os.path.dirname(evidence)), vendor, evidence, line)
 
     def defines(self) -> Iterator[BuildDefine]:

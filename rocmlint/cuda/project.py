@@ -353,6 +353,7 @@ class CudaProject:
         evidence = [
             *(d.path for d in facts.defines if d.vendor == "rocm"),
             *(s.path for s in facts.sources if s.vendor == "rocm"),
+            *facts.rocm_branches,
         ]
         if facts.hipify:
             evidence.append(facts.hipify.partition(":")[0])
@@ -729,6 +730,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         torch_extension=any(f.torch_extension for f in facts),
         hipify=next((f.hipify for f in facts if f.hipify), ""),
         extension_folders=tuple(folder for f in facts for folder in f.extension_folders),
+        rocm_branches=tuple(path for f in facts for path in f.rocm_branches),
         hip_language=any(f.hip_language for f in facts),
         cuda_language=any(f.cuda_language for f in facts),
     )
