@@ -121,6 +121,10 @@ class _Reader:
         self.made: dict[_Key, tuple[ast.Call, _Module, dict[str, list[_Item]]]] = {}
         self.memo: dict[tuple[str, str], _Value] = {}
         self.attributes = {key: self._attributes(call, module) for key, (call, module) in self.targets.items()}
+        for module in self.modules.values():
+            if os.path.basename(module.path) in _BUILD_NAMES:
+                for call in _macro_calls(module):  # `make_aliases()`: the targets it makes
+                    self._call(call, {}, module, module.package, 0)
         for key, (call, module, attributes) in self.made.items():
             self.targets[key] = (call, module)
             self.attributes[key] = attributes
@@ -402,9 +406,10 @@ class _Reader:
 
     def _propagate(self) -> tuple[dict[_Key, Builds], dict[_Key, tuple[str, int]]]:
         """The vendors each target is built for, and where the first NVIDIA-only dependency on it is: every vendor
-        for a target nothing in the tree depends on, those of the branches its dependents name it in for the others.
-        A test nothing depends on is built only for the vendors that build every library it needs outside any
-        `select()` (one needing a library only NVIDIA branches reach is NVIDIA's)."""
+        for a product nothing in the tree depends on (a binary, an extension), those of the branches its dependents
+        name it in for the others. A test, library or alias nothing depends on is built only for the vendors that
+        build every target it needs outside any `select()` (one needing a library only NVIDIA branches reach is
+        NVIDIA's)."""
         outgoing: dict[_Key, list[tuple[_Key, _Item]]] = {}
         for key, attributes in self.attributes.items():
             module = self.targets[key][1]
@@ -417,7 +422,7 @@ class _Reader:
                         outgoing.setdefault(key, []).append((target, item))
         depended = {target for edges in outgoing.values() for target, _ in edges}
         roots = [key for key in self.targets if key not in depended]
-        tests = {key for key in roots if _rule_kind(self.targets[key][0]).endswith("_test")}
+        tests = {key for key in roots if _needs_its_dependencies(_rule_kind(self.targets[key][0]))}
         libraries, library_reasons = _spread({key: (BOTH, None) for key in roots if key not in tests}, outgoing)
         needs: dict[_Key, tuple[Builds, tuple[str, int] | None]] = {}
         for key in self.targets:
@@ -518,6 +523,12 @@ def _spread(
             builds[target] = grown
             pending.append(target)
     return builds, reasons
+
+
+def _needs_its_dependencies(kind: str) -> bool:
+    """Whether a target nothing depends on is built only where all it needs is (a test, a library or alias no
+    product uses), rather than a product built for every vendor (a binary, an extension, a package)."""
+    return kind.endswith(("_test", "_library")) or kind in ("alias", "filegroup")
 
 
 def _needs(
@@ -682,6 +693,16 @@ def _target_calls(module: _Module) -> Iterator[ast.Call]:
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
             if _call_name(statement.value):
                 yield statement.value
+
+
+def _macro_calls(module: _Module) -> Iterator[ast.Call]:
+    """The top-level calls of a file that name nothing (`register_kernels()`, not `load(...)`): macros that make
+    targets of their own."""
+    for statement in module.statements:
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            call = statement.value
+            if isinstance(call.func, ast.Name) and call.func.id != "load" and not _call_name(call):
+                yield call
 
 
 def _call_name(call: ast.Call) -> str:
