@@ -6,7 +6,9 @@ macros are learned in rocmlint/cuda/learning.py:
 
 - **Vendor macros, learned from evidence**, strongest first: the build defines the macro only for one vendor
   (setup.py `-D` in a `torch.version.hip` branch, CMake definitions under `if(USE_ROCM)` or in a HIP-language
-  file, `-D` flags of a ROCm make fragment; whatever the macro's spelling, `__IS_HIP_COMPILE__` too); the project's headers define it only under one vendor's condition (`#if defined(__HIP_PLATFORM_AMD__)
+  file, `-D` flags of a ROCm make fragment, Bazel `copts`/`defines` in a ROCm `select()` branch or a `.bazelrc`
+  `build:rocm --copt=-D`, rocmlint/cuda/bazel_files.py; whatever the macro's spelling, `__IS_HIP_COMPILE__` too;
+  `-DUSING_CUDA=1` for one vendor and `=0` for the other makes it the first one's gate); the project's headers define it only under one vendor's condition (`#if defined(__HIP_PLATFORM_AMD__)
   #define XYZ_HIP 1 #else #define XYZ_HIP 0`); the arms of `#if X` split by vendor (one includes HIP headers or
   calls `hip*`, the other the CUDA counterparts); weakest, the macro's name carries one vendor's word (HIP, ROCM,
   AMD; CUDA, NVCC, NV) and no other accelerator's. A macro the build defines for both vendors is no vendor's; nor
@@ -25,7 +27,8 @@ macros are learned in rocmlint/cuda/learning.py:
   it `__HIPCC__`).
 - **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name
   (`list(APPEND ...)`, `set(X ${X} ...)`, `file(GLOB ...)`, `target_sources`, a project function appending its
-  `ARGN`), is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time;
+  `ARGN`; a Bazel target's sources in an NVIDIA `select()` branch, or of targets only NVIDIA branches reach),
+  is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time;
   so is a header only such files include, and a header nothing includes in a folder of NVIDIA-only headers.
 - **Code written for AMD** (`FileView.rocm_native`): a project whose build only targets HIP; a file that calls
   `__builtin_amdgcn_*` or defines a 64-lane warp size outside any vendor branch, or includes such a header
