@@ -253,7 +253,7 @@ class _Reader:
         if function is None and isinstance(node.func, ast.Name):
             function = self._global(name, module, depth)
         if not isinstance(function, _Function):
-            return []
+            return self._unknown_call(node, scope, module, package, depth) if isinstance(node.func, ast.Name) else []
         arguments = function.node.args
         parameters = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
         bound: dict[str, _Value] = {}
@@ -266,6 +266,23 @@ class _Reader:
             if keyword.arg is not None:
                 bound[keyword.arg] = self.evaluate(keyword.value, scope, module, package, depth)
         return self._run(function.node.body, bound, function.module, package, depth)
+
+    def _unknown_call(
+        self, node: ast.Call, scope: dict[str, _Value], module: _Module, package: str, depth: int
+    ) -> _Value:
+        """A macro defined outside the tree (`if_rocm` of `@local_config_rocm`, generated at configure time): what its
+        arguments hold may be what it returns. Only its name can tell a vendor's then: `if_rocm(x, y)` gives `x` to
+        ROCm and `y` to the other; a name naming no vendor keeps them for both."""
+        vendor = vendor_of_words(getattr(node.func, "id", ""))
+        arms = [frozenset({vendor}), BOTH - {vendor}] if vendor else []
+        if vendor == "rocm":
+            self.rocm_keys.add(module.path)
+        found: list[_Item] = []
+        for position, argument in enumerate([*node.args, *(k.value for k in node.keywords)]):
+            keep = arms[position] if position < len(arms) and position < len(node.args) else BOTH
+            for item in _items(self.evaluate(argument, scope, module, package, depth)):
+                found.append(_Item(item.text, item.builds & keep, item.path, item.line))
+        return [item for item in found if item.builds]
 
     def _run(self, body: list[ast.stmt], scope: dict[str, _Value], module: _Module, package: str, depth: int) -> _Value:
         """What a macro's body returns (every `return` it may reach, both arms of an `if`), following its simple
@@ -472,8 +489,8 @@ class _Reader:
             yield SourceSet(os.path.relpath(path, os.path.dirname(evidence)), vendor, evidence, line)
 
     def defines(self) -> Iterator[BuildDefine]:
-        """The macros targets define (`copts` `-D` flags, `defines`, `local_defines`) per vendor, then the
-        `.bazelrc` configs' `--copt=-D`."""
+        """The macros targets define (`copts` `-D` flags, `defines`, `local_defines`) for one vendor only, then the
+        `.bazelrc` configs' `--copt=-D` (the plain `build` config's for every vendor)."""
         seen: set[BuildDefine] = set()
         for key, attributes in self.attributes.items():
             built = self.builds.get(key, BOTH)
@@ -483,10 +500,11 @@ class _Reader:
                 for item in items:
                     builds = built & item.builds
                     match = (_DEFINE if attribute in _DEFINE_ATTRIBUTES else _DASH_D).fullmatch(item.text.strip())
-                    if not builds or match is None:
+                    # A target the graph cannot place (one nothing in the tree depends on, or only such targets
+                    # do) is built for both as far as it knows: no evidence that every build defines its macros.
+                    if len(builds) != 1 or match is None:
                         continue
-                    vendor = next(iter(builds)) if len(builds) == 1 else None
-                    define = BuildDefine(match.group(1), match.group(2), vendor, item.path, item.line)
+                    define = BuildDefine(match.group(1), match.group(2), next(iter(builds)), item.path, item.line)
                     if define not in seen:
                         seen.add(define)
                         yield define
