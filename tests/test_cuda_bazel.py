@@ -259,3 +259,28 @@ def test_targets_a_macro_makes_and_files_no_target_names_follow_their_package(tm
     for name in ("attn/dispatch.cu", "attn/variant.cu", "attn/reference.cu"):
         assert _rocm_base(project, root, name) == (False, "BUILD:4: the build compiles it for NVIDIA only"), name
     assert _rocm_base(project, root, "app.cc") == (True, "")
+
+
+def test_a_macro_defined_outside_the_tree_splits_its_arguments_by_its_name(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "BUILD": """
+                load("@local_config_rocm//rocm:build_defs.bzl", "if_rocm")
+                load("@other//:defs.bzl", "wrap")
+                cc_library(name = "plugin", srcs = ["plugin.cc"] + if_rocm(["amd.cc"], ["nv.cu"]) + wrap(["both.cu"]))
+                # Nothing depends on it: which vendor builds it (and defines the macro) is unknown.
+                cc_library(name = "vendor", defines = ["PROJ_GPU_FLAG=1"], local_defines = if_rocm(["PROJ_AMD"]))
+                """,
+            "plugin.cc": "",
+            "amd.cc": "",
+            "nv.cu": "",
+            "both.cu": "",
+        },
+    )
+    project = _project(root)
+    assert _rocm_base(project, root, "nv.cu") == (False, "BUILD:3: the build compiles it for NVIDIA only")
+    assert _rocm_base(project, root, "both.cu") == (True, "")
+    assert _rocm_base(project, root, "amd.cc") == (True, "")
+    defines = {(d.name, d.vendor) for d in project.build_facts.defines}
+    assert defines == {("PROJ_AMD", "rocm")}
