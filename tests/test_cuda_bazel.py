@@ -284,3 +284,24 @@ def test_a_macro_defined_outside_the_tree_splits_its_arguments_by_its_name(tmp_p
     assert _rocm_base(project, root, "amd.cc") == (True, "")
     defines = {(d.name, d.vendor) for d in project.build_facts.defines}
     assert defines == {("PROJ_AMD", "rocm")}
+
+
+def test_a_bazel_build_without_rocm_says_nothing(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "defs.bzl": """
+                def if_cuda(if_true, if_false = []):
+                    return select({"@local_config_cuda//cuda:using_nvcc": if_true, "//conditions:default": if_false})
+                """,
+            "BUILD": """
+                load("//:defs.bzl", "if_cuda")
+                cc_library(name = "lib", srcs = if_cuda(["k.cu"], ["cpu.cc"]), copts = if_cuda([], ["-DCPU_BUILD"]))
+                """,
+            "k.cu": "",
+            "cpu.cc": "",
+        },
+    )
+    project = _project(root)
+    assert _rocm_base(project, root, "k.cu") == (True, "")
+    assert project.build_facts.defines == ()

@@ -87,6 +87,10 @@ def bazel_facts(root: str, texts: Mapping[str, str], paths: Collection[str]) -> 
     """The sources and macros per vendor of the Bazel files `texts` (path -> text) of the project at `root`, whose
     files (for globs) are `paths`."""
     reader = _Reader(root, texts, paths)
+    if not reader.rocm_keys and not any(reader.rc.builds(name) == {"rocm"} for name in reader.rc.configs):
+        # No ROCm branch or config: the `//conditions:default` of an `if_cuda` is a CPU build, not ROCm's, and
+        # every CUDA source the build lists is one to port.
+        return BuildFacts()
     return BuildFacts(
         defines=tuple(reader.defines()), sources=tuple(reader.sources()), rocm_branches=tuple(sorted(reader.rocm_keys))
     )
