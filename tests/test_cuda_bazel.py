@@ -22,7 +22,8 @@ _KERNEL = """
 _RC = """
     build --copt=-DEVERYWHERE=1
     build:cuda --define=gpu_backend=nv --copt=-DUSING_CUDA=1
-    build:cuda12 --config=cuda --copt=-DFAST_PATH
+    build:cuda12 --config=cuda --copt=-DFAST_PATH --config=fast
+    build:fast --copt=-DVIA_CUDA_ONLY
     build:rocm --define=gpu_backend=amd --copt=-DUSING_CUDA=0
     build:rocm --copt="-DPROJ_AMD=1"  # the ROCm build's own flag
     build:cpu --copt=-DUSING_CUDA=0 --copt=-DCPU_ONLY
@@ -158,7 +159,7 @@ def test_project_macros_are_read_by_what_they_return_not_by_their_names(tmp_path
                     name = "lib",
                     srcs = ["lib.cc"] + on_amd([], ["nv_only.cu"]),
                     copts = proj_copts(),
-                    local_defines = on_amd(["PROJ_WAVE=64"]),
+                    local_defines = on_amd(["PROJ_WAVE=" + "64"]),
                 )
                 """,
             "lib.cc": "",
@@ -170,6 +171,7 @@ def test_project_macros_are_read_by_what_they_return_not_by_their_names(tmp_path
     assert learned["PROJ_USE_HIP"] == ("rocm", "tools/defs.bzl", 9)
     assert learned["PROJ_USE_NV"] == ("nvidia", "tools/defs.bzl", 9)
     assert learned["PROJ_WAVE"] == ("rocm", "BUILD", 6)
+    assert project.learned["PROJ_WAVE"].on_rocm.value == 64  # strings joined, not lists
     assert _rocm_base(project, root, "nv_only.cu") == (False, "BUILD:4: the build compiles it for NVIDIA only")
 
 
@@ -178,9 +180,10 @@ def test_bazelrc_configs_define_macros_per_vendor(tmp_path):
     project = _project(root)
     learned = {name: m for name, m in project.learned.items()}
     assert learned["PROJ_AMD"].vendor == "rocm"
-    assert (learned["PROJ_AMD"].evidence.path, learned["PROJ_AMD"].evidence.line) == (".bazelrc", 5)
+    assert (learned["PROJ_AMD"].evidence.path, learned["PROJ_AMD"].evidence.line) == (".bazelrc", 6)
     # `cuda12` includes `cuda`, and its name says NVIDIA anyway.
     assert learned["FAST_PATH"].vendor == "nvidia"
+    assert learned["VIA_CUDA_ONLY"].vendor == "nvidia"  # only an NVIDIA config includes `fast`
     # 1 on NVIDIA, 0 on ROCm: NVIDIA's gate, defined on both; the standalone `cpu` config is neither's build.
     using_cuda = learned["USING_CUDA"]
     assert (using_cuda.vendor, using_cuda.on_rocm.value, using_cuda.on_nvidia.value) == ("nvidia", 0, 1)

@@ -97,6 +97,9 @@ def bazel_facts(root: str, texts: Mapping[str, str], paths: Collection[str]) -> 
 
 
 class _Reader:
+    """The Bazel files of one project, read once: its targets, what each attribute evaluates to, and the vendors
+    each target is built for."""
+
     def __init__(self, root: str, texts: Mapping[str, str], paths: Collection[str]) -> None:
         self.root = root
         self.paths = frozenset(paths)
@@ -203,7 +206,11 @@ class _Reader:
             return [i for e in node.elts for i in _items(self.evaluate(e, scope, module, package, depth + 1))]
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left = _items(self.evaluate(node.left, scope, module, package, depth + 1))
-            return left + _items(self.evaluate(node.right, scope, module, package, depth + 1))
+            right = _items(self.evaluate(node.right, scope, module, package, depth + 1))
+            if not _is_text(node.left) and not _is_text(node.right):
+                return left + right  # lists joined
+            # Strings joined (`"-DHEAD_DIM=" + str(size)`): unknown when a part is.
+            return [_Item(a.text + b.text, a.builds & b.builds, a.path, a.line) for a in left for b in right]
         if isinstance(node, ast.IfExp):
             body = _items(self.evaluate(node.body, scope, module, package, depth + 1))
             return body + _items(self.evaluate(node.orelse, scope, module, package, depth + 1))
@@ -277,7 +284,7 @@ class _Reader:
         """A macro defined outside the tree (`if_rocm` of `@local_config_rocm`, generated at configure time): what its
         arguments hold may be what it returns. Only its name can tell a vendor's then: `if_rocm(x, y)` gives `x` to
         ROCm and `y` to the other; a name naming no vendor keeps them for both."""
-        vendor = vendor_of_words(getattr(node.func, "id", ""))
+        vendor = _words_vendor(getattr(node.func, "id", ""))
         arms = [frozenset({vendor}), BOTH - {vendor}] if vendor else []
         if vendor == "rocm":
             self.rocm_keys.add(module.path)
@@ -382,7 +389,7 @@ class _Reader:
     def key_vendor(self, text: str, module: _Module) -> str | None:
         label = self._label(text, module)
         if label is None or label not in self.targets:
-            return vendor_of_words(text)  # another repository's setting (`@local_config_rocm//rocm:using_hipcc`)
+            return _words_vendor(text)  # another repository's setting (`@local_config_rocm//rocm:using_hipcc`)
         if label not in self.key_vendors:
             self.key_vendors[label] = None  # a group naming itself decides nothing
             self.key_vendors[label] = self._setting_vendor(*self.targets[label])
@@ -405,17 +412,17 @@ class _Reader:
                 vendors.discard(None)
             return vendors.pop() if len(vendors) == 1 else None
         if kind != "config_setting":
-            return vendor_of_words(_call_name(call))
+            return _words_vendor(_call_name(call))
         pairs = list(_setting_pairs(arguments))
         decided = {self.rc.define_vendor(pair) for pair in pairs} - {None}
         if len(decided) == 1:
             return decided.pop()
         if decided:
             return None
-        named = {vendor_of_words(key) for key, value in pairs if value.lower() in _TRUE_VALUES} - {None}
+        named = {_words_vendor(key) for key, value in pairs if value.lower() in _TRUE_VALUES} - {None}
         if len(named) == 1:
             return named.pop()
-        return vendor_of_words(_call_name(call)) if not named else None
+        return _words_vendor(_call_name(call)) if not named else None
 
     # --- what each vendor builds -----------------------------------------------------------------------------------
     def _attributes(self, call: ast.Call, module: _Module) -> dict[str, list[_Item]]:
@@ -519,6 +526,23 @@ _DASH_D = re.compile(r"-D\s*([A-Za-z_]\w*)(?:=(.*))?")
 _DEFINE = re.compile(r"([A-Za-z_]\w*)(?:=(.*))?")
 
 
+def _is_text(node: ast.expr) -> bool:
+    """An expression Starlark evaluates to a string: a literal, `str(...)`, an f-string or a `%` format."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, ast.Mod) or (
+            isinstance(node.op, ast.Add) and (_is_text(node.left) or _is_text(node.right))
+        )
+    return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "str")
+
+
+def _words_vendor(text: str) -> str | None:
+    """The vendor the words of a config, setting, label or macro name name, versions apart (`cuda12_9`,
+    `using_rocm_gfx950`)."""
+    return vendor_of_words(re.sub(r"\d+", "_", text))
+
+
 def _defines_macros(attribute: str) -> bool:
     return attribute in _DEFINE_ATTRIBUTES or attribute.endswith("copts")
 
@@ -603,7 +627,6 @@ class _Bazelrc:
         for path, text in files:
             for number, line in enumerate(text.splitlines(), 1):
                 self._read(path, number, line)
-        self._builds: dict[str, Builds] = {}
 
     def _read(self, path: str, number: int, line: str) -> None:
         try:
@@ -633,23 +656,29 @@ class _Bazelrc:
             elif option in ("copt", "cxxopt") and (match := _DASH_D.fullmatch(value.strip())):
                 config.macros.append((match.group(1), match.group(2), path, number))
 
-    def builds(self, name: str, visiting: frozenset[str] = frozenset()) -> Builds:
-        """The vendors whose builds use config `name`: every vendor for the plain `build`; the one its name
-        names; else those of the configs it includes and of those including it (none for a standalone `cpu` or
-        `arm` config, a build of neither vendor)."""
+    def builds(self, name: str) -> Builds:
+        """The vendors whose builds use config `name`: every vendor for the plain `build`; the one its name names,
+        else those of the configs it includes (`cuda12_9 --config=cuda12`, `cuda12 --config=cuda`); else those
+        of the configs including it, found the same way (none for a standalone `cpu` or `arm` config, a build of
+        neither vendor)."""
         if not name:
             return BOTH
-        if name in visiting:
-            return frozenset()
-        if name not in self._builds:
-            own = vendor_of_words(name)
-            config = self.configs.get(name, _Config())
-            related = [*config.includes, *(other for other, c in self.configs.items() if name in c.includes)]
-            inner = visiting | {name}
-            self._builds[name] = (
-                frozenset({own}) if own else frozenset().union(*(self.builds(r, inner) for r in related))
-            )
-        return self._builds[name]
+        return self._own(name, frozenset()) or self._including(name, frozenset())
+
+    def _own(self, name: str, visiting: frozenset[str]) -> Builds:
+        own = _words_vendor(name)
+        if own is not None or name in visiting:
+            return frozenset({own} if own else ())
+        includes = self.configs.get(name, _Config()).includes
+        return frozenset().union(*(self._own(other, visiting | {name}) for other in includes))
+
+    def _including(self, name: str, visiting: frozenset[str]) -> Builds:
+        found: Builds = frozenset()
+        for other, config in self.configs.items():
+            if name in config.includes and other not in visiting:
+                inner = visiting | {name}
+                found |= BOTH if not other else self._own(other, inner) or self._including(other, inner)
+        return found
 
     def define_vendor(self, pair: tuple[str, str]) -> str | None:
         """The one vendor whose configs set `--define key=value` (None: none, both, or every build)."""
