@@ -98,6 +98,9 @@ class BuildFacts:
     # Folders of the setup.py files that build torch CUDAExtensions: on ROCm, hipify rewrites every source and
     # header under them (a hipify run a CMake build makes covers the folders it names, not known here).
     extension_folders: tuple[str, ...] = ()
+    # Build files that branch for ROCm without defining or listing anything there (a Bazel `select()` whose ROCm
+    # key adds nothing): their build system builds ROCm too.
+    rocm_branches: tuple[str, ...] = ()
 
 
 # --- setup.py ---------------------------------------------------------------------------------------------------

@@ -29,6 +29,8 @@ def learn_from_build(build: BuildFacts) -> dict[str, LearnedMacro]:
     learned: dict[str, LearnedMacro] = {}
     for name, defines in by_name.items():
         vendors = {d.vendor for d in defines}
+        if vendors == {"rocm", "nvidia"}:
+            learned.update(_learn_from_values(name, defines))
         if len(vendors) != 1 or None in vendors:
             continue
         vendor = vendors.pop()
@@ -44,6 +46,25 @@ def learn_from_build(build: BuildFacts) -> dict[str, LearnedMacro]:
             MacroEvidence("build", first.path, first.line, f"the {_vendor_name(vendor)} build defines it"),
         )
     return learned
+
+
+def _learn_from_values(name: str, defines: list[BuildDefine]) -> Iterator[tuple[str, LearnedMacro]]:
+    """A macro each vendor's build defines with its own value, true on one only (`-DUSING_CUDA=1` in a Bazel
+    `build:cuda` config, `-DUSING_CUDA=0` in `build:rocm`): a gate of the vendor whose value is true, defined on
+    both (`#ifdef` takes both builds)."""
+    values = {
+        vendor: {parse_int(d.value or "1") for d in defines if d.vendor == vendor} for vendor in ("rocm", "nvidia")
+    }
+    if any(len(found) != 1 or None in found for found in values.values()):
+        return
+    rocm, nvidia = values["rocm"].pop(), values["nvidia"].pop()
+    if (rocm == 0) == (nvidia == 0):
+        return
+    vendor = "rocm" if rocm else "nvidia"
+    first = next(d for d in defines if d.vendor == vendor)
+    why = f"the {_vendor_name(vendor)} build defines it {rocm or nvidia}, the other build 0"
+    evidence = MacroEvidence("build", first.path, first.line, why)
+    yield name, LearnedMacro(name, vendor, MacroState(True, rocm), MacroState(True, nvidia), evidence)
 
 
 def learn(

@@ -6,7 +6,9 @@ macros are learned in rocmlint/cuda/learning.py:
 
 - **Vendor macros, learned from evidence**, strongest first: the build defines the macro only for one vendor
   (setup.py `-D` in a `torch.version.hip` branch, CMake definitions under `if(USE_ROCM)` or in a HIP-language
-  file, `-D` flags of a ROCm make fragment; whatever the macro's spelling, `__IS_HIP_COMPILE__` too); the project's headers define it only under one vendor's condition (`#if defined(__HIP_PLATFORM_AMD__)
+  file, `-D` flags of a ROCm make fragment, Bazel `copts`/`defines` in a ROCm `select()` branch or a `.bazelrc`
+  `build:rocm --copt=-D`, rocmlint/cuda/bazel_files.py; whatever the macro's spelling, `__IS_HIP_COMPILE__` too;
+  `-DUSING_CUDA=1` for one vendor and `=0` for the other makes it the first one's gate); the project's headers define it only under one vendor's condition (`#if defined(__HIP_PLATFORM_AMD__)
   #define XYZ_HIP 1 #else #define XYZ_HIP 0`); the arms of `#if X` split by vendor (one includes HIP headers or
   calls `hip*`, the other the CUDA counterparts); weakest, the macro's name carries one vendor's word (HIP, ROCM,
   AMD; CUDA, NVCC, NV) and no other accelerator's. A macro the build defines for both vendors is no vendor's; nor
@@ -25,7 +27,8 @@ macros are learned in rocmlint/cuda/learning.py:
   it `__HIPCC__`).
 - **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name
   (`list(APPEND ...)`, `set(X ${X} ...)`, `file(GLOB ...)`, `target_sources`, a project function appending its
-  `ARGN`), is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time;
+  `ARGN`; a Bazel target's sources in an NVIDIA `select()` branch, or of targets only NVIDIA branches reach),
+  is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time;
   so is a header only such files include, and a header nothing includes in a folder of NVIDIA-only headers.
 - **Code written for AMD** (`FileView.rocm_native`): a project whose build only targets HIP; a file that calls
   `__builtin_amdgcn_*` or defines a 64-lane warp size outside any vendor branch, or includes such a header
@@ -45,6 +48,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 
+from rocmlint.cuda.bazel_files import bazel_facts, is_bazel_file
 from rocmlint.cuda.build_files import (
     ANYWHERE,
     BuildFacts,
@@ -352,6 +356,7 @@ class CudaProject:
         evidence = [
             *(d.path for d in facts.defines if d.vendor == "rocm"),
             *(s.path for s in facts.sources if s.vendor == "rocm"),
+            *facts.rocm_branches,
         ]
         if facts.hipify:
             evidence.append(facts.hipify.partition(":")[0])
@@ -639,6 +644,8 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
     build_facts: list[BuildFacts | str] = []  # a CMake file's path until every CMake file is known (see below)
     build_files: list[str] = []
     cmake_texts: dict[str, str] = {}
+    bazel_texts: dict[str, str] = {}
+    sources: list[str] = []  # every C/C++ file, for the globs of Bazel files
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1]
@@ -646,9 +653,12 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
             suffix == ".py" and _BUILD_FOLDER.search(os.path.relpath(os.path.dirname(path), root))
         )
         makefile = is_makefile(name)
-        is_build = bool(python_build) or makefile or name == "CMakeLists.txt" or suffix == ".cmake"
+        bazel = is_bazel_file(name)
+        is_build = bool(python_build) or makefile or bazel or name == "CMakeLists.txt" or suffix == ".cmake"
         if suffix not in SOURCE_SUFFIXES and not is_build:
             continue
+        if not is_build:
+            sources.append(path)
         try:
             if os.path.getsize(path) > _MAX_FILE_BYTES:
                 continue
@@ -663,6 +673,8 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
             build_facts.append(setup_py_facts(path, text))
         elif makefile:
             build_facts.append(makefile_facts(path, text, str(root)))
+        elif bazel:
+            bazel_texts[path] = text
         elif is_build:
             cmake_texts[path] = text
             build_facts.append(path)
@@ -673,6 +685,8 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
     merged = [
         f if isinstance(f, BuildFacts) else cmake_facts(f, cmake_texts[f], str(root), functions) for f in build_facts
     ]
+    if any(os.path.basename(path) in ("BUILD", "BUILD.bazel") for path in bazel_texts):
+        merged.append(bazel_facts(str(root), bazel_texts, sources))
     return texts, replace(_merge(merged), files=tuple(build_files))
 
 
@@ -688,9 +702,12 @@ def _walk(root: Path) -> Iterator[str]:
 
 
 def _build_system(path: str) -> str:
-    """Which build system a build file belongs to: "cmake", "python" (setup.py and its helpers) or "make"."""
+    """Which build system a build file belongs to: "cmake", "python" (setup.py and its helpers), "bazel" or
+    "make"."""
     if path.endswith(("CMakeLists.txt", ".cmake")):
         return "cmake"
+    if is_bazel_file(path):
+        return "bazel"
     return "python" if path.endswith(".py") else "make"
 
 
@@ -716,6 +733,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         torch_extension=any(f.torch_extension for f in facts),
         hipify=next((f.hipify for f in facts if f.hipify), ""),
         extension_folders=tuple(folder for f in facts for folder in f.extension_folders),
+        rocm_branches=tuple(path for f in facts for path in f.rocm_branches),
         hip_language=any(f.hip_language for f in facts),
         cuda_language=any(f.cuda_language for f in facts),
     )
