@@ -15,6 +15,10 @@ _CONSTANT_MESSAGE = (
 )
 _FROM_HALF_WAVE = "a 64-lane wavefront needs offsets from `warpSize / 2`"
 _LIMIT = "over HIP's 1024-thread block limit; size the warp count `1024 / warp size`"
+_TRANSPOSE = (
+    "{} threads are not a whole number of 64-lane CDNA wavefronts, which a warp-transposing `BlockLoad`/"
+    "`BlockStore` needs (rocPRIM asserts it): size the block in wave sizes or pick the algorithm per wave size"
+)
 _LOOPS = ("for_statement", "call_expression")  # a reduction loop, an unrolled butterfly
 # Lane arithmetic, constants and reductions: one of these numbers, and a thread/lane/warp name, `blockDim`, a shuffle.
 _SIZE_TRIGGERS = (b"32", b"31", b"0x1f", b"0x1F", b"0x20", b">> 5", b">>5", b"16")
@@ -37,6 +41,8 @@ class WarpSize32(Rule):
     warp size clamped to 32 (`min(n, 32)`), `block_x = max(32, ...)`, `dim3 threads(32, 4)` rows of one warp;
     blocks of 32 or more warps (`#define NUM_WARPS 32` times a warp size, `dim3 threads(kWarpSize, 32)`);
     per-warp arrays read at a lane index (`sums[lane_id]`); and, in any file, `static_assert(kWarpSize == 32)`.
+    Blocks of 32 or 96 threads sizing a warp-transposing `BlockLoad`/`BlockStore` (`constexpr int THREADS = 32`,
+    `launch<32, 4, T>()` of a template whose collectives it sizes, or whose parameter names a thread count).
 
     ## Why is this bad on ROCm?
     CDNA GPUs (MI100 to MI355) run 64-lane wavefronts; only RDNA runs wave32. HIP's `warpSize` docs and
@@ -47,7 +53,8 @@ class WarpSize32(Rule):
     `THREADS / 32` is half unused; a block row of 32 threads is half a wavefront, so an unwidthed shuffle reads
     the next row; a block of 32 warps is 2048 threads at 64 lanes, over HIP's 1024 limit (exllamav2's port
     sizes `NUM_WARPS` as `1024 / warpSize`); `sums[lane_id]` over 32 per-warp sums reads past the 16 a
-    1024-thread block has; an assertion of 32 lanes fails once the constant follows the wave size.
+    1024-thread block has; an assertion of 32 lanes fails once the constant follows the wave size. rocPRIM's
+    warp-transpose loads and stores assert a block of whole wavefronts (mamba's port sized its launches so).
 
     ## Example
     ```cuda
@@ -115,6 +122,11 @@ class WarpSize32(Rule):
                 if offsets := ctx.offsets(word, lowered=True):
                     for kind in kinds:
                         needed.setdefault(kind, []).extend(offsets)
+        names, sizes = warp.warp_transposed_blocks(ctx)
+        if sizes:  # blocks of 32-lane warps handed to warp-transposing collectives: their sizes and templates
+            needed["template_argument_list"] = None
+            needed.setdefault("declaration", []).extend(ctx.word_offsets(*names))
+            needed.setdefault("field_declaration", []).extend(ctx.word_offsets(*names))
         if not self._counts(ctx):
             return dict(needed)
         if assertions := ctx.word_offsets("static_assert"):
@@ -170,10 +182,13 @@ class WarpSize32(Rule):
         self._check_blocks(node, ctx)
 
     def _check_constants(self, node: Node, ctx: CudaContext) -> None:
-        for name_node, value in named_constants(node, ctx) if self._sizes(ctx) else ():
+        for name_node, value in named_constants(node, ctx):
             name = ctx.text(name_node)
-            if (
-                warp.is_warp_constant_name(name)
+            if warp.half_wave_transposed_block(name_node, value, ctx):
+                ctx.report(name_node, _TRANSPOSE.format(f"`{name} = {ctx.text(value)}`"))
+            elif (
+                self._sizes(ctx)
+                and warp.is_warp_constant_name(name)
                 and ctx.int_value(value) == 32
                 and not (warp.in_wave_selector(ctx, name_node) or warp.logical_32_lane_warps(ctx))
             ):
@@ -194,6 +209,11 @@ class WarpSize32(Rule):
                 f"`{warp.shortened(ctx.text(arguments))}` is a block of {warps} warps: {warps * 64} "
                 f"threads with 64-lane CDNA wavefronts, {_LIMIT}",
             )
+
+    def visit_template_argument_list(self, node: Node, ctx: CudaContext) -> None:
+        """`launch<32, 4, T>(...)`: a block size of 32-lane warps given to a template sized by a warp transpose."""
+        for argument, parameter in warp.half_wave_template_arguments(node, ctx):
+            ctx.report(argument, _TRANSPOSE.format(f"`{ctx.text(argument)}` (as {parameter})"))
 
     # --- lane and warp index arithmetic ------------------------------------------------------------
     def visit_binary_expression(self, node: Node, ctx: CudaContext) -> None:
@@ -299,21 +319,6 @@ WarpSize32.valid = (
         #endif
           static constexpr int kWarps = 256 / kWarpSize;
         };
-        """,
-    ),
-    # Counts from the real warp size, and 32s that count bytes, bits or elements.
-    Valid(
-        """
-        template <int THREADS>
-        __global__ void gemv(const float* a, float* out, int n) {
-          __shared__ float partial[THREADS / warpSize];
-          float v = a[threadIdx.x];
-          v += __shfl_down(v, 1);
-          int words = n / 32;
-          size_t tiles = (n + 31) / 32;
-          if (n > 32) out[0] = v;
-          char buffer[32];
-        }
         """,
     ),
 )

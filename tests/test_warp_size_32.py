@@ -12,6 +12,42 @@ from rocmlint.rule import Invalid, Valid
 from rocmlint.testing import check_invalid, check_valid, run_example
 
 VALID = (
+    # Warp-transposing collectives over whole 64-lane waves, or with the algorithm chosen per wave size; a 32 given
+    # to a template parameter that neither sizes the collectives nor counts threads.
+    Valid(
+        """
+        template <int kNThreads, int kNItems, typename T>
+        struct Traits {
+          using Load = cub::BlockLoad<T, kNThreads, kNItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+          using Store = cub::BlockStore<T, kNThreads, kNItems,
+              (kNThreads >= WARP_SIZE) ? cub::BLOCK_STORE_WARP_TRANSPOSE : cub::BLOCK_STORE_DIRECT>;
+        };
+        template <int kNThreads, int kBits, typename T> void launch(T* x);
+        template <int kBits, typename T> void pack(T* x);
+        __global__ void k(float* x) {
+          constexpr int THREADS = 64;
+          constexpr int ROWS = 32;
+          typedef cub::BlockLoad<float, THREADS, ROWS, cub::BLOCK_LOAD_DIRECT> Direct;
+          typedef cub::BlockLoad<float, 128, 4, cub::BLOCK_LOAD_WARP_TRANSPOSE> Whole;
+        }
+        void run(float* x) { launch<128, 32, float>(x); pack<32, float>(x); }
+        """,
+    ),
+    # Counts from the real warp size, and 32s that count bytes, bits or elements.
+    Valid(
+        """
+        template <int THREADS>
+        __global__ void gemv(const float* a, float* out, int n) {
+          __shared__ float partial[THREADS / warpSize];
+          float v = a[threadIdx.x];
+          v += __shfl_down(v, 1);
+          int words = n / 32;
+          size_t tiles = (n + 31) / 32;
+          if (n > 32) out[0] = v;
+          char buffer[32];
+        }
+        """,
+    ),
     # DeepSpeed-style: a constexpr per platform, the 32 only where __HIP_PLATFORM_AMD__ is undefined.
     Valid(
         """
@@ -177,6 +213,29 @@ VALID = (
     ),
 )
 INVALID = (
+    # Blocks of 32-lane warps sizing warp-transposing collectives: a block-size constant, a literal size, and the
+    # launch of a template whose block size sizes them (mamba's selective scan, bitsandbytes' blocksize-32 kernel).
+    Invalid(
+        """
+        template <int kNThreads_, int kNItems_, typename T>
+        struct Traits {
+          static constexpr int kNThreads = kNThreads_;
+          using Load = cub::BlockLoad<T, kNThreads, kNItems_, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+        };
+        template <int kNThreads, int kNItems, typename T> void scan_launch(T* x) {}
+        __global__ void quantize32(float* x) {
+          constexpr int THREADS = 32;
+          typedef cub::BlockLoad<float, THREADS, 2, cub::BLOCK_LOAD_WARP_TRANSPOSE> LoadT;
+          typedef cub::BlockStore<float, 96, 2, cub::BLOCK_STORE_WARP_TRANSPOSE> StoreT;
+        }
+        void run(float* x, int n) {
+          if (n <= 128) scan_launch<32, 4, float>(x);
+          else scan_launch<64, 16, float>(x);
+        }
+        """,
+        expect=("8:17-8:24", "10:34-10:36", "13:29-13:31"),
+        message="not a whole number of 64-lane CDNA wavefronts",
+    ),
     Invalid(
         """
         template <int kNRows>

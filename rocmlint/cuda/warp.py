@@ -769,3 +769,117 @@ def shortened(text: str) -> str:
     """Source text for a message: one line, at most 60 characters."""
     text = " ".join(text.split())
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --- blocks that are not whole 64-lane waves under warp-transposing block collectives (ROC208) ------------------
+# cub's (and hipcub's) warp-transpose block loads and stores exchange data warp by warp: rocPRIM asserts the block
+# is a multiple of the hardware warp size (`block_load.hpp`, "BlockSize must be a multiple of hardware warpsize").
+# The algorithm must be named outright: `THREADS >= WARP_SIZE ? ..._WARP_TRANSPOSE : ..._DIRECT` chooses per wave.
+_WARP_TRANSPOSE = re.compile(rb"\bBLOCK_(?:LOAD|STORE)_WARP_TRANSPOSE\w*")
+_WARP_TRANSPOSE_ARGUMENT = re.compile(r"(?:\w+::)*BLOCK_(?:LOAD|STORE)_WARP_TRANSPOSE\w*")
+_BLOCK_COLLECTIVES = frozenset({"BlockLoad", "BlockStore"})
+_TRANSPOSED_BLOCKS: weakref.WeakKeyDictionary[CudaContext, tuple[frozenset[str], tuple[Node, ...]]] = (
+    weakref.WeakKeyDictionary()
+)
+_TEMPLATE_PARAMETERS: weakref.WeakKeyDictionary[CudaContext, dict[str, list[str]]] = weakref.WeakKeyDictionary()
+
+
+def is_half_wave_block(value: int | None) -> bool:
+    """A thread count made of 32-lane warps but not of 64-lane wavefronts (32, 96, 160 ...)."""
+    return value is not None and value > 0 and value % 32 == 0 and value % 64 != 0
+
+
+def warp_transposed_blocks(ctx: CudaContext) -> tuple[frozenset[str], tuple[Node, ...]]:
+    """The block sizes of this file's warp-transposing `BlockLoad`/`BlockStore` instantiations (their second
+    template argument): the names given there (`THREADS`, `kNThreads`), and the arguments themselves."""
+    if ctx in _TRANSPOSED_BLOCKS:
+        return _TRANSPOSED_BLOCKS[ctx]
+    names: set[str] = set()
+    sizes: list[Node] = []
+    for match in _WARP_TRANSPOSE.finditer(ctx.content):
+        node = ctx.tree.root_node.descendant_for_byte_range(match.start(), match.end())
+        arguments = ctx.enclosing(node, "template_argument_list") if node is not None else None
+        collective = arguments.parent if arguments is not None else None
+        name = collective.child_by_field_name("name") if collective is not None else None
+        if arguments is None or name is None or ctx.text(name) not in _BLOCK_COLLECTIVES:
+            continue
+        extents = arguments.named_children
+        if len(extents) < 4 or not _WARP_TRANSPOSE_ARGUMENT.fullmatch(ctx.text(extents[3])):
+            continue
+        sizes.append(extents[1])
+        names.add(ctx.text(extents[1]))
+    _TRANSPOSED_BLOCKS[ctx] = found = (frozenset(names), tuple(sizes))
+    return found
+
+
+def half_wave_transposed_block(name_node: Node, value: Node, ctx: CudaContext) -> bool:
+    """`constexpr int THREADS = 32;` where `THREADS` is the block size of a warp-transposing block collective."""
+    names, _ = warp_transposed_blocks(ctx)
+    return ctx.text(name_node) in names and is_half_wave_block(ctx.int_value(value))
+
+
+def half_wave_template_arguments(arguments: Node, ctx: CudaContext) -> list[tuple[Node, str]]:
+    """The literal thread counts of 32-lane (not 64-lane) multiples among `arguments` (a template argument list),
+    each with the template parameter it gives, in a file whose warp-transposing block collectives take a block
+    size: a collective's own size (`BlockLoad<T, 32, 4, BLOCK_LOAD_WARP_TRANSPOSE>`), or a same-file template's
+    parameter the collectives are sized by or named for a block's thread count (`launch<32, 4, T>(...)` of
+    `template <int kNThreads, int kNItems, typename T> void launch(...)`)."""
+    names, sizes = warp_transposed_blocks(ctx)
+    if not sizes:
+        return []
+    owner = arguments.parent.child_by_field_name("name") if arguments.parent is not None else None
+    if owner is None:
+        return []
+    if ctx.text(owner) in _BLOCK_COLLECTIVES:
+        size = next((s for s in sizes if s.parent == arguments), None)
+        return [(size, "the block size")] if size is not None and is_half_wave_block(ctx.int_value(size)) else []
+    parameters = _template_parameters(ctx).get(ctx.text(owner), [])
+    found: list[tuple[Node, str]] = []
+    for argument, parameter in zip(arguments.named_children, parameters, strict=False):
+        if argument.type != "number_literal" or not is_half_wave_block(ctx.int_value(argument)):
+            continue
+        if parameter in names or _THREAD_COUNT_NAME.fullmatch(parameter):
+            found.append((argument, f"`{parameter}`"))
+    return found
+
+
+def _template_parameters(ctx: CudaContext) -> dict[str, list[str]]:
+    """Name of each function or class template this file defines -> its template parameters' names (one
+    definition's; a name defined twice with different parameters is left out)."""
+    if ctx in _TEMPLATE_PARAMETERS:
+        return _TEMPLATE_PARAMETERS[ctx]
+    found: dict[str, list[str]] = {}
+    ambiguous: set[str] = set()
+    for template in ctx.descendants(ctx.tree.root_node, "template_declaration"):
+        parameter_list = template.child_by_field_name("parameters")
+        name = _templated_name(template, ctx)
+        if parameter_list is None or name is None:
+            continue
+        parameters = [_parameter_name(p, ctx) for p in parameter_list.named_children if p.type != "comment"]
+        if found.setdefault(name, parameters) != parameters:
+            ambiguous.add(name)
+    _TEMPLATE_PARAMETERS[ctx] = known = {n: p for n, p in found.items() if n not in ambiguous}
+    return known
+
+
+def _templated_name(template: Node, ctx: CudaContext) -> str | None:
+    """`launch` for `template <...> void launch(...)`, `Traits` for `template <...> struct Traits {...}`."""
+    for child in template.named_children:
+        if child.type in ("struct_specifier", "class_specifier"):
+            name = child.child_by_field_name("name")
+            return ctx.text(name) if name is not None else None
+        if child.type in ("function_definition", "declaration"):
+            declarator = child.child_by_field_name("declarator")
+            while declarator is not None and declarator.type != "function_declarator":
+                declarator = declarator.child_by_field_name("declarator")
+            name = declarator.child_by_field_name("declarator") if declarator is not None else None
+            return ctx.text(name) if name is not None and name.type == "identifier" else None
+    return None
+
+
+def _parameter_name(parameter: Node, ctx: CudaContext) -> str:
+    """`kNThreads` for `int kNThreads` or `int kNThreads = 128`, `T` for `typename T`; "" when unnamed."""
+    name = parameter.child_by_field_name("declarator") or parameter.child_by_field_name("name")
+    if name is None:
+        name = next((c for c in parameter.named_children if c.type == "type_identifier"), None)
+    return ctx.text(name) if name is not None and name.type in ("identifier", "type_identifier") else ""
