@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node, Span
-from rocmlint.cuda.syntax import constant_context, identifiers_in, is_certainly_device, is_certainly_host
+from rocmlint.cuda.syntax import (
+    constant_context,
+    identifiers_in,
+    is_certainly_device,
+    is_certainly_host,
+    launches_kernels,
+)
 from rocmlint.cuda.warp import enum_declaration, indent_of, wave_selector
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -12,6 +18,13 @@ from rocmlint.rule import Invalid, Rule, Valid
 # only host-side constant uses of it are wrong.
 _WARP_SIZE_NAMES = ("warpSize", "C10_WARP_SIZE")
 _WARP_SIZE_WORDS = frozenset(name.encode() for name in _WARP_SIZE_NAMES)
+# Host code is a function that launches kernels; a `__device__` lambda there is device code, and a macro's
+# definition is read where the macro is used.
+_NOT_HOST_CODE = ("lambda_expression", "preproc_def", "preproc_function_def")
+_HOST_READ = (
+    "{} read in host code: HIP's `warpSize` is a device-side value (host code stops compiling with ROCm 7.0; "
+    "before, the host pass saw 64 whatever the GPU): query `hipDeviceAttributeWarpSize` or `at::cuda::warp_size()`"
+)
 # Statements a device-code fix wraps whole; loops, `if`, `switch` and templates are too big to duplicate.
 _FIXABLE_STATEMENTS = frozenset(
     {
@@ -30,7 +43,8 @@ class WarpsizeConstexpr(Rule):
     ## What it does
     Flags `warpSize` (or PyTorch's `C10_WARP_SIZE` in host code) used where C++ needs a constant
     expression: template arguments and template parameter defaults, array sizes, `static_assert`,
-    `constexpr` initialisers, `if constexpr`, `case` labels, enumerators and `__launch_bounds__`.
+    `constexpr` initialisers, `if constexpr`, `case` labels, enumerators and `__launch_bounds__`; and
+    `warpSize` read at all in host code, a function that launches kernels (`if (warpSize == 64)` sizing its grid).
 
     ## Why is this bad on ROCm?
     Since ROCm 7.0 `warpSize` is a device-side object with an implicit `int` conversion, not a
@@ -113,9 +127,11 @@ class WarpsizeConstexpr(Rule):
         if text == "warpSize" and ctx.declaration_of(node) is not None:
             return  # a template parameter or variable of the code's own, which shadows HIP's `warpSize`
         context = constant_context(node, ctx)
-        if context is None:
-            return
         shown = text if text in _WARP_SIZE_NAMES else f"{text}` (`warpSize`)"
+        if context is None:
+            if text != "C10_WARP_SIZE" and launches_kernels(node, ctx) and not ctx.enclosing(node, *_NOT_HOST_CODE):
+                ctx.report(node, _HOST_READ.format(f"`{text}`" + ("" if text == "warpSize" else " (`warpSize`)")))
+            return
         ctx.report(
             node,
             f"`{shown}` used in {context}: it is not a constant expression on ROCm (`warpSize` is a run-time "

@@ -285,3 +285,25 @@ def test_rocm_warp_constants_of_a_logical_32_lane_warp_file_are_not_reported():
     assert roc208(_LOGICAL_WARP) == []
     with_ballot = _LOGICAL_WARP.replace("s[threadIdx.x / 32] = v;", "s[threadIdx.x / 32] = __ballot(v > 0);")
     assert roc208(with_ballot) == [1, 2, 17, 17]  # both constants, `% 32` and `/ 32`
+
+
+def test_half_wave_blocks_of_warp_transposing_collectives() -> None:
+    ctx = context(
+        "template <int kNThreads, int kNItems, typename T> struct Traits {\n"
+        "  using Load = cub::BlockLoad<T, kNThreads, kNItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;\n"
+        "  using Store = cub::BlockStore<T, 96, kNItems, cub::BLOCK_STORE_DIRECT>;\n"
+        "};\n"
+        "template <int kNThreads, int kBits> void launch();\n"
+        "template <int kBits, int kBlockSize> void pack();\n"
+        "void run() { launch<32, 32>(); launch<64, 4>(); pack<32, 96>(); }\n"
+    )
+    names, sizes = warp.warp_transposed_blocks(ctx)
+    assert names == {"kNThreads"} and [ctx.text(s) for s in sizes] == ["kNThreads"]
+    found = [
+        (ctx.text(argument), parameter)
+        for arguments in ctx.descendants(ctx.tree.root_node, "template_argument_list")
+        for argument, parameter in warp.half_wave_template_arguments(arguments, ctx)
+    ]
+    # `kBits` neither sizes the collectives nor counts threads; `kBlockSize` counts threads.
+    assert found == [("32", "`kNThreads`"), ("96", "`kBlockSize`")]
+    assert [v for v in (32, 64, 96, 128, 0, 16) if warp.is_half_wave_block(v)] == [32, 96]
