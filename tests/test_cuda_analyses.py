@@ -247,6 +247,7 @@ def test_version_tests_are_toolkit_versions_and_architecture_comparisons(conditi
 
 
 def test_copies_into_32_bits_follows_the_stored_mask_one_step() -> None:
+    # The `mask` of the inner block is another variable: its copy is no copy of the ballot.
     ctx = context(
         "__device__ void k(const float* x, int lane) {\n"
         "  unsigned int kept; uint64_t wide; unsigned other;\n"
@@ -255,6 +256,7 @@ def test_copies_into_32_bits_follows_the_stored_mask_one_step() -> None:
         "  unsigned long long again;\n"
         "  again = __ballot(x[lane] > 0.f);\n"
         "  other = again;\n"
+        "  { unsigned int mask = 0u; kept = mask; }\n"
         "}\n"
     )
     first = node_at(ctx, "__ballot(x[lane] < 0.f)", "call_expression")

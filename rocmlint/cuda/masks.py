@@ -616,6 +616,8 @@ def copies_into_32_bits(call: Node, ctx: CudaContext) -> list[tuple[Node, Node]]
     function = ctx.function_of(call)
     if holder is None or holder.type != "identifier" or function is None:
         return []
+    held = ctx.enclosing(holder, "declaration") if parent is not None and parent.type == "init_declarator" else None
+    held = held or ctx.declaration_of(holder)  # the variable itself: a same-named one elsewhere is another
     found: list[tuple[Node, Node]] = []
     for copy in ctx.descendants(function, "assignment_expression"):
         operator, left, right = (copy.child_by_field_name(f) for f in ("operator", "left", "right"))
@@ -623,6 +625,8 @@ def copies_into_32_bits(call: Node, ctx: CudaContext) -> list[tuple[Node, Node]]
             continue
         right, left = without_parentheses(right), without_parentheses(left)
         if right.type != "identifier" or ctx.text(right) != ctx.text(holder) or left.type != "identifier":
+            continue
+        if held is None or ctx.declaration_of(right) != held:
             continue
         declaration = ctx.declaration_of(left)
         if declaration is not None and declaration.type == "declaration" and _if_32(ctx.declared_type(left)):
