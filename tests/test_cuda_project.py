@@ -266,6 +266,33 @@ def test_arms_with_one_plain_side_decide_nothing(tmp_path):
 # --- per-file views ------------------------------------------------------------------------------------------------
 
 
+def test_view_knows_macros_its_headers_define_as_the_device_wave_size(tmp_path):
+    # Two ROCm values make `PROJ_WARP` no visible define, but one of them is the device pass's wave size.
+    root = write_tree(
+        tmp_path,
+        {
+            "include/arch.cuh": """
+                #pragma once
+                #if PROJ_HIP
+                #ifdef __AMDGCN_WAVEFRONT_SIZE
+                #define PROJ_WARP (__AMDGCN_WAVEFRONT_SIZE)
+                #else
+                #define PROJ_WARP 64
+                #endif
+                #else
+                #define PROJ_WARP 32
+                #endif
+                #define OTHER_WARP 32
+                """,
+            "src/ops.cu": '#include "../include/arch.cuh"\n',
+            "src/alone.cu": "int x;\n",
+        },
+    )
+    project = CudaProject.build(root)
+    assert project.view(str(root / "src/ops.cu")).device_wave_sizes == {"PROJ_WARP"}
+    assert project.view(str(root / "src/alone.cu")).device_wave_sizes == frozenset()
+
+
 def test_view_has_header_values_remaps_and_include_gates(tmp_path):
     root = write_tree(
         tmp_path,

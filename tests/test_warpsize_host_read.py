@@ -24,6 +24,17 @@ VALID = (
         }
         """,
     ),
+    # The device pass's wave size read in device code, where it is a constant of the target.
+    Valid(
+        """
+        #define BNB_WARP_SIZE __AMDGCN_WAVEFRONT_SIZE
+        __global__ void k(float* x) {
+          __shared__ float partial[1024 / BNB_WARP_SIZE];
+          if (BNB_WARP_SIZE == 64) x[threadIdx.x] = partial[0];
+        }
+        void launch(float* x) { k<<<1, 256>>>(x); }
+        """,
+    ),
     # The host asks the runtime for the warp size; a `warpSize` of the code's own shadows HIP's.
     Valid(
         """
@@ -38,6 +49,27 @@ VALID = (
     ),
 )
 INVALID = (
+    # bitsandbytes' CMake HIP dispatch: the macro follows the device target, the host pass has none.
+    Invalid(
+        """
+        #if BNB_HIP
+        #ifdef __AMDGCN_WAVEFRONT_SIZE
+        #define BNB_WARP_SIZE __AMDGCN_WAVEFRONT_SIZE
+        #else
+        #define BNB_WARP_SIZE 64
+        #endif
+        #else
+        #define BNB_WARP_SIZE 32
+        #endif
+        template <typename T> void gemv(int m, T* a, cudaStream_t stream) {
+          int num_blocks = (m + 3) / 4;
+          if (BNB_WARP_SIZE == 64) num_blocks = (m + 1) / 2;
+          kgemv<T, 128><<<num_blocks, 128, 0, stream>>>(m, a);
+        }
+        """,
+        expect=("12:7-12:20",),
+        message="`BNB_WARP_SIZE` (the device pass's wave size) read in host code",
+    ),
     # bitsandbytes' hipified gemv dispatch: the host pass has no wave size to read.
     Invalid(
         """

@@ -883,3 +883,38 @@ def _parameter_name(parameter: Node, ctx: CudaContext) -> str:
     if name is None:
         name = next((c for c in parameter.named_children if c.type == "type_identifier"), None)
     return ctx.text(name) if name is not None and name.type in ("identifier", "type_identifier") else ""
+
+
+# --- the device pass's wave size, which the host pass lacks (ROC209) ---------------------------------------------
+_DEVICE_WAVE_MACROS: weakref.WeakKeyDictionary[CudaContext, frozenset[str]] = weakref.WeakKeyDictionary()
+_WARPSIZE_MACROS: weakref.WeakKeyDictionary[CudaContext, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def device_wave_size_macros(ctx: CudaContext) -> frozenset[str]:
+    """The compiler's device-pass wave size (`__AMDGCN_WAVEFRONT_SIZE`) and the macros this file or its headers
+    define, for ROCm, as it (`#define BNB_WARP_SIZE __AMDGCN_WAVEFRONT_SIZE`, whatever another arm defines): only
+    a device pass knows its target, so host code reading one gets no wave size, or a fixed default."""
+    if ctx in _DEVICE_WAVE_MACROS:
+        return _DEVICE_WAVE_MACROS[ctx]
+    own = _own_macros_for(ctx, WAVE_SIZE_MACROS)
+    _DEVICE_WAVE_MACROS[ctx] = found = frozenset({*WAVE_SIZE_MACROS, *own, *ctx.options.project.device_wave_sizes})
+    return found
+
+
+def warpsize_macros(ctx: CudaContext) -> frozenset[str]:
+    """Object-like macros of this file whose value is `warpSize` (`#define WARP_SIZE warpSize`)."""
+    if ctx not in _WARPSIZE_MACROS:
+        _WARPSIZE_MACROS[ctx] = frozenset(_own_macros_for(ctx, frozenset({"warpSize"})))
+    return _WARPSIZE_MACROS[ctx]
+
+
+def _own_macros_for(ctx: CudaContext, values: frozenset[str]) -> set[str]:
+    """This file's object-like macros a ROCm build defines as one of `values` (in parentheses or not)."""
+    return {
+        name
+        for name, defines in ctx.preprocessor.defines.items()
+        if any(
+            d.parameters is None and d.value.strip("() \t") in values and not ctx.is_rocm_gated(d.directive)
+            for d in defines
+        )
+    }
