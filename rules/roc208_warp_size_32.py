@@ -14,6 +14,7 @@ _CONSTANT_MESSAGE = (
     "`__GFX9__` selector for compile-time sizes"
 )
 _FROM_HALF_WAVE = "a 64-lane wavefront needs offsets from `warpSize / 2`"
+_FROM_WAVE = "with 64-lane wavefronts lanes 32-63 redo the next step's elements: stride by `warpSize`"
 _LIMIT = "over HIP's 1024-thread block limit; size the warp count `1024 / warp size`"
 _TRANSPOSE = (
     "{} threads are not a whole number of 64-lane CDNA wavefronts, which a warp-transposing `BlockLoad`/"
@@ -30,31 +31,30 @@ _COUNT_TRIGGERS = (b"32", b"lane", b"Lane")
 class WarpSize32(Rule):
     """
     ## What it does
-    Flags code that hard-codes a 32-lane warp: warp-size constants defined as 32 (`#define WARP_SIZE 32`,
-    `constexpr int kWarpSize = 32`, `THREADS_PER_WARP = 32` enumerators), lane and warp indices computed
-    from thread ids with `% 32`, `& 31`, `& 0x1f`, `>> 5` or `/ 32`, and shuffle reductions whose first
-    offset is 16; not in functions already doing 64-lane arithmetic (`& 63`, a shuffle by 32), where a 32
-    is a half-wave on purpose (an MFMA tile), nor in files working on 32-lane logical warps on ROCm (every
-    shuffle ROCm compiles passes a width of at most 32, one in a ROCm-only arm, and no ballot is compiled).
-    At warning level, a 32 that counts warps in a file that works
-    on warps (shuffles, ballots, warp reductions): `THREADS / 32` warps per block, `if (blockSize > 32)`, a
-    warp size clamped to 32 (`min(n, 32)`), `block_x = max(32, ...)`, `dim3 threads(32, 4)` rows of one warp;
-    blocks of 32 or more warps (`#define NUM_WARPS 32` times a warp size, `dim3 threads(kWarpSize, 32)`);
-    per-warp arrays read at a lane index (`sums[lane_id]`); and, in any file, `static_assert(kWarpSize == 32)`.
-    Blocks of 32 or 96 threads sizing a warp-transposing `BlockLoad`/`BlockStore` (`constexpr int THREADS = 32`,
-    `launch<32, 4, T>()` of a template whose collectives it sizes, or whose parameter names a thread count).
+    Flags code that hard-codes a 32-lane warp: warp-size constants defined as 32 (`#define WARP_SIZE 32`, `constexpr
+    int kWarpSize = 32`, `THREADS_PER_WARP = 32` enumerators), lane and warp indices computed from thread ids with
+    `% 32`, `& 31`, `& 0x1f`, `>> 5` or `/ 32`, and shuffle reductions whose first offset is 16; not in functions
+    already doing 64-lane arithmetic (`& 63`, a shuffle by 32), where a 32 is a half-wave on purpose (an MFMA tile),
+    nor in files working on 32-lane logical warps on ROCm (every shuffle ROCm compiles passes a width of at most 32,
+    one in a ROCm-only arm, and no ballot is compiled). At warning level, a 32 that counts warps in a file that
+    works on warps (shuffles, ballots, warp reductions): `THREADS / 32` warps per block, `if (blockSize > 32)`, a
+    warp size clamped to 32 (`min(n, 32)`), `block_x = max(32, ...)`, `dim3 threads(32, 4)` rows of one warp; blocks
+    of 32 or more warps (`#define NUM_WARPS 32` times a warp size, `dim3 threads(kWarpSize, 32)`); per-warp arrays
+    read at a lane index (`sums[lane_id]`); and, in any file, `static_assert(kWarpSize == 32)`. Blocks of 32 or 96
+    threads sizing a warp-transposing `BlockLoad`/`BlockStore` (`constexpr int THREADS = 32`, `launch<32, 4, T>()`
+    of a template whose collectives it sizes, or whose parameter names a thread count); loops that start at a lane
+    index and stride 32 lanes (`for (i = lane * k; ...; i += 32 * k)`, warning).
 
     ## Why is this bad on ROCm?
-    CDNA GPUs (MI100 to MI355) run 64-lane wavefronts; only RDNA runs wave32. HIP's `warpSize` docs and
-    porting guide ("do not assume 32 or 64") say to read `warpSize`. With a 32 constant, "lane 0 of each
-    warp" elects two leaders per wavefront, `tid / 32` disagrees with `__shfl_down`/`__ballot` (whose width
-    is the real wave size), and a butterfly from offset 16 reduces half the wavefront (llama.cpp#14196,
-    DeepSpeed `context.h`, apex `welford.cu`, mamba `selective_scan_fwd_kernel.cuh`). Per-warp scratch sized
-    `THREADS / 32` is half unused; a block row of 32 threads is half a wavefront, so an unwidthed shuffle reads
-    the next row; a block of 32 warps is 2048 threads at 64 lanes, over HIP's 1024 limit (exllamav2's port
-    sizes `NUM_WARPS` as `1024 / warpSize`); `sums[lane_id]` over 32 per-warp sums reads past the 16 a
-    1024-thread block has; an assertion of 32 lanes fails once the constant follows the wave size. rocPRIM's
-    warp-transpose loads and stores assert a block of whole wavefronts (mamba's port sized its launches so).
+    CDNA GPUs (MI100 to MI355) run 64-lane wavefronts; only RDNA runs wave32. HIP's `warpSize` docs and porting
+    guide ("do not assume 32 or 64") say to read `warpSize`. With a 32 constant, "lane 0 of each warp" elects two
+    leaders per wavefront, `tid / 32` disagrees with `__shfl_down`/`__ballot` (whose width is the real wave size),
+    and a butterfly from offset 16 reduces half the wavefront (llama.cpp#14196, DeepSpeed `context.h`, apex
+    `welford.cu`, mamba `selective_scan_fwd_kernel.cuh`). Per-warp scratch sized `THREADS / 32` is half unused; a
+    block row of 32 threads is half a wavefront, so an unwidthed shuffle reads the next row; a block of 32 warps is
+    2048 threads at 64 lanes, over HIP's 1024 limit (exllamav2's port sizes `NUM_WARPS` as `1024 / warpSize`);
+    `sums[lane_id]` over 32 per-warp sums reads past the 16 a 1024-thread block has; an assertion of 32 lanes fails
+    once the constant follows the wave size. rocPRIM's warp-transpose loads and stores assert whole wavefronts.
 
     ## Example
     ```cuda
@@ -138,6 +138,7 @@ class WarpSize32(Rule):
             ("call_expression", ctx.word_offsets("dim3")),
             ("number_literal", ctx.offsets(b"32")),
             ("subscript_expression", ctx.offsets(b"lane", lowered=True)),
+            ("for_statement", ctx.offsets(b"+= 32", b"+=32", b"* 32)", b"*32)")),
         ):
             if offsets:
                 needed.setdefault(kind, []).extend(offsets)
@@ -241,6 +242,9 @@ class WarpSize32(Rule):
         variable = warp.reduction_over_32_lanes(node, ctx) if self._sizes(ctx) else None
         if variable is not None and not warp.in_wave64_code(node, ctx):
             ctx.report(node, f"shuffle reduction over `{variable}` spans only 32 lanes; {_FROM_HALF_WAVE}")
+        step = warp.lane_strided_by_32(node, ctx) if self._counts(ctx, on_warps=True) else None
+        if step is not None and not (warp.in_32_lane_subgroups(step, ctx) or warp.in_wave64_code(step, ctx)):
+            self._report_count(ctx, step, f"`{ctx.text(step)}` strides a lane index by 32 lanes; {_FROM_WAVE}")
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
         self._check_blocks(node, ctx)  # a `dim3(a, b)` value

@@ -307,3 +307,23 @@ def test_half_wave_blocks_of_warp_transposing_collectives() -> None:
     # `kBits` neither sizes the collectives nor counts threads; `kBlockSize` counts threads.
     assert found == [("32", "`kNThreads`"), ("96", "`kBlockSize`")]
     assert [v for v in (32, 64, 96, 128, 0, 16) if warp.is_half_wave_block(v)] == [32, 96]
+
+
+@pytest.mark.parametrize(
+    ("loop", "strided"),
+    [
+        ("for (int i = lane * n; i < K; i += 32 * n) {}", True),
+        ("for (int i = lane * n; i < K; i += n * 32) {}", True),
+        ("for (int i = lane; i < K; i += 32) {}", True),
+        ("for (int i = lane * n; i < K; i += 32) {}", False),  # 32 elements, not 32 lanes of n
+        ("for (int i = lane; i < K; i += warpSize) {}", False),
+        ("for (int i = threadIdx.x; i < K; i += 32) {}", False),
+        ("for (int i = half; i < K; i += 32) {}", False),  # `tid / 32` is a warp index, not a lane
+    ],
+)
+def test_lane_strided_by_32(loop: str, strided: bool) -> None:
+    ctx = context(
+        "__global__ void k(int K, int n) {\n  int lane = threadIdx.x & 31;\n  int half = threadIdx.x / 32;\n"
+        f"  {loop}\n}}\n"
+    )
+    assert (warp.lane_strided_by_32(node_at(ctx, "for (", "for_statement"), ctx) is not None) == strided

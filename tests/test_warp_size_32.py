@@ -12,6 +12,18 @@ from rocmlint.rule import Invalid, Valid
 from rocmlint.testing import check_invalid, check_valid, run_example
 
 VALID = (
+    # Loops striding by the real wave size, a 32 that is not what each lane's start is scaled by, a thread index.
+    Valid(
+        """
+        __global__ void copy(const float* a, float* out, int K, int k) {
+          float v = __shfl_xor(a[0], 1);
+          const int lane = threadIdx.x % warpSize;
+          for (int i = lane * k; i < K; i += warpSize * k) out[i] = a[i] + v;
+          for (int i = lane * 4; i < K; i += 32) out[i] = a[i];
+          for (int i = threadIdx.x; i < K; i += 32) out[i] = a[i];
+        }
+        """,
+    ),
     # Warp-transposing collectives over whole 64-lane waves, or with the algorithm chosen per wave size; a 32 given
     # to a template parameter that neither sizes the collectives nor counts threads.
     Valid(
@@ -213,6 +225,18 @@ VALID = (
     ),
 )
 INVALID = (
+    # bitsandbytes' 4-bit GEMV: lanes of `tid % 32` striding the K loop by 32 lanes (the split itself is an error).
+    Invalid(
+        """
+        __global__ void gemv(const float* a, float* out, int K, int n, int lane_id) {
+          typedef cub::WarpReduce<float> WarpReduce;
+          const int warp_lane = threadIdx.x % 32;
+          for (int i = warp_lane * n; i < K; i += 32 * n) out[i] = a[i];
+          for (int j = lane_id; j < K; j += 32) out[j] = 0.f;
+        }
+        """,
+        expect=("3:25-3:41", "4:38-4:49", "5:32-5:39"),
+    ),
     # Blocks of 32-lane warps sizing warp-transposing collectives: a block-size constant, a literal size, and the
     # launch of a template whose block size sizes them (mamba's selective scan, bitsandbytes' blocksize-32 kernel).
     Invalid(

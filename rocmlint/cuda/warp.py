@@ -918,3 +918,45 @@ def _own_macros_for(ctx: CudaContext, values: frozenset[str]) -> set[str]:
             for d in defines
         )
     }
+
+
+# --- loops striding a lane index by 32 lanes (ROC208, warning) ----------------------------------------------------
+def lane_strided_by_32(loop: Node, ctx: CudaContext) -> Node | None:
+    """The update of `for (i = lane * k; ...; i += 32 * k)` (or `i = lane; ...; i += 32`): a loop that starts at a
+    lane index (a lane-named variable, or one initialised from `tid % 32` / `tid & 31`) and advances by 32 lanes
+    at a time; with the lane split fixed to 64-lane waves, lanes 32-63 cover the next iteration's elements too."""
+    counter = loop_counter(loop, ctx)
+    update = loop.child_by_field_name("update")
+    if counter is None or update is None or update.type != "assignment_expression":
+        return None
+    operator, target, step = (update.child_by_field_name(f) for f in ("operator", "left", "right"))
+    if operator is None or target is None or step is None or ctx.text(operator) != "+=":
+        return None
+    if ctx.text(target) != counter[0] or not _is_lane_index(counter[1], ctx):
+        return None
+    factors = _factors(bare(step), ctx)
+    if 32 not in (ctx.int_value(f) for f in factors):
+        return None
+    # The step is 32 times what each lane's start is scaled by: the lanes of one warp cover it once.
+    scale = sorted(ctx.text(f) for f in _factors(bare(counter[1]), ctx)[1:])
+    return update if sorted(ctx.text(f) for f in factors if ctx.int_value(f) != 32) == scale else None
+
+
+def _factors(node: Node, ctx: CudaContext) -> list[Node]:
+    """`[a, b, c]` for `a * b * c` (through parentheses); `[node]` for anything else."""
+    parts = binary_parts(node, ctx)
+    if parts is None or parts[1] != "*":
+        return [node]
+    return [*_factors(bare(parts[0]), ctx), *_factors(bare(parts[2]), ctx)]
+
+
+def _is_lane_index(value: Node, ctx: CudaContext) -> bool:
+    """The first factor of `value` is a lane: `lane`, `lane_id`, or a variable initialised from `x % 32`/`x & 31`."""
+    first = _factors(bare(value), ctx)[0]
+    if first.type != "identifier":
+        return False
+    if is_lane_or_warp_name(ctx.text(first)) and ctx.text(first).lower().startswith("lane"):
+        return True
+    found = initialiser(ctx, first, START)
+    split = lane_split(bare(found[0]), ctx) if found is not None else None
+    return split is not None and split[1] in ("%", "&")
