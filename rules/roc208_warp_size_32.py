@@ -14,12 +14,13 @@ _CONSTANT_MESSAGE = (
     "`__GFX9__` selector for compile-time sizes"
 )
 _FROM_HALF_WAVE = "a 64-lane wavefront needs offsets from `warpSize / 2`"
+_HOST_SIZE = (
+    "CDNA wavefronts have 64 lanes: use `warpSize` in device code and the device's warp size "
+    "(`hipDeviceAttributeWarpSize`, `at::cuda::warp_size()`) in host code"
+)
 _FROM_WAVE = "with 64-lane wavefronts lanes 32-63 redo the next step's elements: stride by `warpSize`"
 _LIMIT = "over HIP's 1024-thread block limit; size the warp count `1024 / warp size`"
-_TRANSPOSE = (
-    "{} threads are not a whole number of 64-lane CDNA wavefronts, which a warp-transposing `BlockLoad`/"
-    "`BlockStore` needs (rocPRIM asserts it): size the block in wave sizes or pick the algorithm per wave size"
-)
+_TRANSPOSE = "{} threads are not whole 64-lane CDNA wavefronts, which a warp-transposing `BlockLoad`/`BlockStore` needs"
 _LOOPS = ("for_statement", "call_expression")  # a reduction loop, an unrolled butterfly
 # Lane arithmetic, constants and reductions: one of these numbers, and a thread/lane/warp name, `blockDim`, a shuffle.
 _SIZE_TRIGGERS = (b"32", b"31", b"0x1f", b"0x1F", b"0x20", b">> 5", b">>5", b"16")
@@ -171,6 +172,8 @@ class WarpSize32(Rule):
                 f"`{define.name}` puts {warps} warps in a block: {warps * 64} threads with 64-lane CDNA "
                 f"wavefronts, {_LIMIT}",
             )
+        if self._counts(ctx, on_warps=True) and (what := warp.define_used_as_warp(define, ctx)) is not None:
+            self._report_count(ctx, define, f"`{define.name}` (32) is used as the warp size ({what}); {_HOST_SIZE}")
         if define.parameters is not None or not warp.is_warp_constant_name(define.name) or not self._sizes(ctx):
             return
         value = parse_int(ctx.resolve_text(define.value, define.directive))
@@ -259,13 +262,8 @@ class WarpSize32(Rule):
         found = warp.warp_count_literal(node, ctx) if self._counts(ctx, on_warps=True) else None
         if found is not None:
             shown, what = found
-            self._report_count(
-                ctx,
-                shown,
-                f"`{warp.shortened(ctx.text(shown))}` takes 32 for the warp size ({what}); CDNA "
-                "wavefronts have 64 lanes: use `warpSize` in device code and the device's warp size "
-                "(`hipDeviceAttributeWarpSize`, `at::cuda::warp_size()`) in host code",
-            )
+            text = warp.shortened(ctx.text(shown))
+            self._report_count(ctx, shown, f"`{text}` takes 32 for the warp size ({what}); {_HOST_SIZE}")
 
     def visit_static_assert_declaration(self, node: Node, ctx: CudaContext) -> None:
         condition = warp.asserted_warp_size_32(node, ctx) if self._counts(ctx) else None

@@ -47,7 +47,8 @@ def test_is_warp_constant_name(name: str, expected: bool) -> None:
         ("int w = n / 32;", None),
         ("int warp_size = min(n, 32);", "a warp size clamped to 32 lanes"),
         ("int block_x = max(32, n);", "a block kept at least one 32-lane warp"),
-        ("int block_x = min(32, n);", None),
+        ("int block_x = min(32, n);", "a block row capped at one 32-lane warp"),
+        ("int threads = min(32, n);", None),
         ("dim3 threads(32, 4);", "a block row of one warp"),
         ("dim3 threads(32);", None),
         ("dim3 tile(8, 32);", None),
@@ -305,7 +306,7 @@ def test_half_wave_blocks_of_warp_transposing_collectives() -> None:
         for argument, parameter in warp.half_wave_template_arguments(arguments, ctx)
     ]
     # `kBits` neither sizes the collectives nor counts threads; `kBlockSize` counts threads.
-    assert found == [("32", "`kNThreads`"), ("96", "`kBlockSize`")]
+    assert sorted(found) == [("32", "`kNThreads`"), ("96", "`kBlockSize`")]
     assert [v for v in (32, 64, 96, 128, 0, 16) if warp.is_half_wave_block(v)] == [32, 96]
 
 
@@ -327,3 +328,15 @@ def test_lane_strided_by_32(loop: str, strided: bool) -> None:
         f"  {loop}\n}}\n"
     )
     assert (warp.lane_strided_by_32(node_at(ctx, "for (", "for_statement"), ctx) is not None) == strided
+
+
+def test_define_used_as_warp_by_its_uses() -> None:
+    ctx = context(
+        "#define TILE_W 32\n#define ROWS 32\n#define WIDE 64\n"
+        "void f(int n, dim3& b) {\n  int block_x = min(n, TILE_W);\n  int rows = min(n, ROWS);\n"
+        "  int blockDimX = min(n, WIDE);\n}\n"
+    )
+    found = {
+        name: warp.define_used_as_warp(ctx.preprocessor.defines[name][0], ctx) for name in ("TILE_W", "ROWS", "WIDE")
+    }
+    assert found == {"TILE_W": "a block row capped at one 32-lane warp", "ROWS": None, "WIDE": None}

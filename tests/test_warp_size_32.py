@@ -12,6 +12,19 @@ from rocmlint.rule import Invalid, Valid
 from rocmlint.testing import check_invalid, check_valid, run_example
 
 VALID = (
+    # A 32-valued macro whose uses are no warp (a row count clamp, a byte count), and no 32 in a file without warps.
+    Valid(
+        """
+        #define ROWS 32
+        #define BYTES 32
+        __device__ float warp_sum(float v) { return v + __shfl_down_sync(0xffffffffu, v, 1); }
+        void configure(int reduction, char* buffer, dim3& block) {
+          int rows = std::min(reduction, ROWS);
+          memset(buffer, 0, BYTES);
+          block.y = rows;
+        }
+        """,
+    ),
     # Loops striding by the real wave size, a 32 that is not what each lane's start is scaled by, a thread index.
     Valid(
         """
@@ -225,6 +238,21 @@ VALID = (
     ),
 )
 INVALID = (
+    # apex welford.cu: a tile-width macro of 32 caps the block's x-extent at one warp (reported at its definition),
+    # and the same cap written as a literal.
+    Invalid(
+        """
+        #define OPTIMAL_TILE_W 32
+        __device__ float warp_sum(float v) { return v + __shfl_down_sync(0xffffffffu, v, 1); }
+        void configure(int stride, dim3& block) {
+          int block_x = std::min(h_last_pow2(stride), OPTIMAL_TILE_W);
+          int blockDimX = std::min(stride, 32);
+          block.x = block_x + blockDimX;
+        }
+        """,
+        expect=("1:1-1:26", "5:19-5:39"),
+        message="a block row capped at one 32-lane warp",
+    ),
     # bitsandbytes' 4-bit GEMV: lanes of `tid % 32` striding the K loop by 32 lanes (the split itself is an error).
     Invalid(
         """
@@ -258,7 +286,7 @@ INVALID = (
         }
         """,
         expect=("8:17-8:24", "10:34-10:36", "13:29-13:31"),
-        message="not a whole number of 64-lane CDNA wavefronts",
+        message="not whole 64-lane CDNA wavefronts",
     ),
     Invalid(
         """

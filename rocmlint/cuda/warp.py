@@ -485,6 +485,8 @@ def wave_size_constant_fix(name_node: Node, value: Node, ctx: CudaContext) -> Fi
 _THREAD_COUNT_NAME = re.compile(
     r"(?:k_?|max_?|n_?|num_?)*(?:threads(?:_?per_?block)?|block_?(?:size|threads)|block_?(?:dim_?)?x)", re.IGNORECASE
 )
+# A block's x-extent, whose rows a min() clamp to 32 makes one warp each (`block_x`, `blockDimX`).
+_BLOCK_X_NAME = re.compile(r"block_?(?:dim_?)?x", re.IGNORECASE)
 _WARP_COUNT_OPERATORS = frozenset({"/", ">", ">=", "<", "<="})
 _CLAMPS = frozenset({"min", "max", "std::min", "std::max", "::min", "::max"})
 
@@ -638,6 +640,8 @@ def _clamped(value: Node, clamp: str, ctx: CudaContext) -> str | None:
         return "a warp size clamped to 32 lanes"
     if clamp == "max" and target is not None and is_thread_count(target, ctx):
         return "a block kept at least one 32-lane warp"
+    if clamp == "min" and target is not None and _BLOCK_X_NAME.fullmatch(ctx.text(target)):
+        return "a block row capped at one 32-lane warp"
     return None
 
 
@@ -960,3 +964,20 @@ def _is_lane_index(value: Node, ctx: CudaContext) -> bool:
     found = initialiser(ctx, first, START)
     split = lane_split(bare(found[0]), ctx) if found is not None else None
     return split is not None and split[1] in ("%", "&")
+
+
+def define_used_as_warp(define: Define, ctx: CudaContext) -> str | None:
+    """What `#define TILE_W 32` does where the file uses it as a warp (`warp_of_32` on its uses: `dim3 t(TILE_W, 4)`,
+    `block_x = std::min(n, TILE_W)`), outside a wave-size selection; None for any other macro. Its name does not say
+    warp: the uses do, and the definition is what a port changes."""
+    if define.parameters is not None or is_warp_constant_name(define.name) or in_wave_selector(ctx, define.directive):
+        return None
+    if parse_int(ctx.resolve_text(define.value, define.directive)) != 32:
+        return None
+    for offset in ctx.word_offsets(define.name):
+        use = ctx.tree.root_node.descendant_for_byte_range(offset, offset + len(define.name))
+        if use is not None and use.type == "identifier" and ctx.text(use) == define.name:
+            what = warp_of_32(use, ctx)
+            if what is not None:
+                return what
+    return None
