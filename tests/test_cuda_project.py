@@ -1406,3 +1406,28 @@ def test_code_written_for_rocm_is_gated_by_a_well_known_rocm_macro_not_a_learned
     )
     assert CudaProject.build(root).learned["PROJ_FAST_ATTN"].vendor == "rocm"
     assert [line for code, line in _codes(root, "k.cpp") if code == "ROC229"] == [6]
+
+
+def test_a_hipified_extension_compiles_the_non_cuda_arm_of_a_cuda_version_test(tmp_path):
+    # hipify renames CUDA_VERSION to TORCH_HIP_VERSION (torch/utils/hipify/cuda_to_hip_mappings.py), which no torch
+    # extension build defines (PyTorch's own CMake defines it as major * 100 + minor): `#if CUDA_VERSION >= 9000`
+    # is false on ROCm in a hipified build as in a CMake HIP one, so the PTX ROCm compiles is the `#else` arm's.
+    files = {
+        "setup.py": "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('ops', ['k.cu'])\n",
+        "k.cu": """
+            __device__ void store(unsigned* p, unsigned a, unsigned b) {
+            #if CUDA_VERSION >= 9000
+              asm("st.v2.u32 [%0], {%1, %2};" : : "l"(p), "r"(a), "r"(b));
+            #else
+              asm("st.v2.u32 [%0], {%1, %2};" : : "l"(p), "r"(b), "r"(a));
+            #endif
+            }
+            """,
+    }
+    root = write_tree(tmp_path, files)
+    assert "CUDA_VERSION" not in CudaProject.build(root).view(str(root / "k.cu")).rocm_build_values
+    report = Engine().check_path(root / "k.cu", Settings(root=root))
+    assert sorted((d.code, d.location.line) for d in report.diagnostics if d.code in ("ROC203", "ROC207")) == [
+        ("ROC203", 5),
+        ("ROC207", 2),
+    ]
