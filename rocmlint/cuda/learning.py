@@ -88,7 +88,7 @@ def rocm_compiled_under(files: Mapping[str, FileFacts]) -> dict[str, tuple[str, 
 # `__CUDACC__` -> `__HIPCC__`): in a hipified file, ROCm compiles what tests it as NVIDIA does. `CUDA_VERSION` becomes
 # `TORCH_HIP_VERSION`, which no torch extension build defines (PyTorch's own: major * 100 + minor, e.g. 602), so
 # `#if CUDA_VERSION >= 9000` keeps its non-CUDA arm on ROCm, as in a CMake HIP build: it needs no entry here. (Until
-# 2022 hipify wrote `HIP_VERSION`, about 4e7, which took the CUDA arm: the ports of that time added HIP tests there.)
+# late 2021, hipify_torch 2022, hipify wrote `HIP_VERSION`, about 4e7: the CUDA arm; ports of then added HIP tests.)
 HIPIFY_RENAMED_MACROS = frozenset({"__CUDACC__"})
 
 
