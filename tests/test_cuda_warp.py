@@ -51,6 +51,8 @@ def test_is_warp_constant_name(name: str, expected: bool) -> None:
         ("int threads = min(32, n);", None),
         ("dim3 threads(32, 4);", "a block row of one warp"),
         ("dim3 threads(32);", None),
+        ("dim3 threads(32, 1, 1);", None),  # one row: a one-dimensional block of 32 threads
+        ("dim3 threads(32, 1, 2);", "a block row of one warp"),
         ("dim3 tile(8, 32);", None),
     ],
 )
@@ -294,9 +296,9 @@ def test_half_wave_blocks_of_warp_transposing_collectives() -> None:
         "  using Load = cub::BlockLoad<T, kNThreads, kNItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;\n"
         "  using Store = cub::BlockStore<T, 96, kNItems, cub::BLOCK_STORE_DIRECT>;\n"
         "};\n"
-        "template <int kNThreads, int kBits> void launch();\n"
+        "template <int kNThreads, int kBits> void launch() { using K = Traits<kNThreads, kBits, float>; }\n"
         "template <int kBits, int kBlockSize> void pack();\n"
-        "void run() { launch<32, 32>(); launch<64, 4>(); pack<32, 96>(); }\n"
+        "void run() { launch<32, 32>(); launch<64, 4>(); pack<32, 96>(); Traits<96, 4, int> t; }\n"
     )
     names, sizes = warp.warp_transposed_blocks(ctx)
     assert names == {"kNThreads"} and [ctx.text(s) for s in sizes] == ["kNThreads"]
@@ -305,8 +307,9 @@ def test_half_wave_blocks_of_warp_transposing_collectives() -> None:
         for arguments in ctx.descendants(ctx.tree.root_node, "template_argument_list")
         for argument, parameter in warp.half_wave_template_arguments(arguments, ctx)
     ]
-    # `kBits` neither sizes the collectives nor counts threads; `kBlockSize` counts threads.
-    assert sorted(found) == [("32", "`kNThreads`"), ("96", "`kBlockSize`")]
+    # `launch` hands `kNThreads` to the traits that size the load; `kBits` sizes nothing, nor does `pack`, whose
+    # parameter's name alone says block size.
+    assert sorted(found) == [("32", "`kNThreads`"), ("96", "`kNThreads`")]
     assert [v for v in (32, 64, 96, 128, 0, 16) if warp.is_half_wave_block(v)] == [32, 96]
 
 

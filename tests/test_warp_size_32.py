@@ -274,7 +274,7 @@ INVALID = (
           static constexpr int kNThreads = kNThreads_;
           using Load = cub::BlockLoad<T, kNThreads, kNItems_, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
         };
-        template <int kNThreads, int kNItems, typename T> void scan_launch(T* x) {}
+        template <int kNThreads, int kNItems, typename T> void scan_launch(T* x) { using K = Traits<kNThreads, kNItems, T>; }
         __global__ void quantize32(float* x) {
           constexpr int THREADS = 32;
           typedef cub::BlockLoad<float, THREADS, 2, cub::BLOCK_LOAD_WARP_TRANSPOSE> LoadT;

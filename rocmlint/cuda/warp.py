@@ -526,8 +526,10 @@ def warp_of_32(literal: Node, ctx: CudaContext) -> str | None:
     is_dim3 = (call.type == "call_expression" and ctx.call_name(call) == "dim3") or (
         call.type == "init_declarator" and _declared_type(call, ctx) == "dim3"
     )
-    first = parent.named_children[0] if parent.named_children else None
-    return "a block row of one warp" if is_dim3 and first == literal and len(parent.named_children) >= 2 else None
+    extents = parent.named_children
+    # Rows only when there are several: `dim3 threads(32, 1, 1)` is a one-dimensional block of 32 threads.
+    rows = len(extents) >= 2 and any(ctx.int_value(extent) != 1 for extent in extents[1:])
+    return "a block row of one warp" if is_dim3 and extents[0] == literal and rows else None
 
 
 def _counted_warps(literal: Node, expression: Node, ctx: CudaContext) -> str | None:
@@ -782,10 +784,13 @@ def shortened(text: str) -> str:
 _WARP_TRANSPOSE = re.compile(rb"\bBLOCK_(?:LOAD|STORE)_WARP_TRANSPOSE\w*")
 _WARP_TRANSPOSE_ARGUMENT = re.compile(r"(?:\w+::)*BLOCK_(?:LOAD|STORE)_WARP_TRANSPOSE\w*")
 _BLOCK_COLLECTIVES = frozenset({"BlockLoad", "BlockStore"})
+_SCOPES = ("function_definition", "struct_specifier", "class_specifier")
 _TRANSPOSED_BLOCKS: weakref.WeakKeyDictionary[CudaContext, tuple[frozenset[str], tuple[Node, ...]]] = (
     weakref.WeakKeyDictionary()
 )
-_TEMPLATE_PARAMETERS: weakref.WeakKeyDictionary[CudaContext, dict[str, list[str]]] = weakref.WeakKeyDictionary()
+_TEMPLATE_PARAMETERS: weakref.WeakKeyDictionary[CudaContext, dict[str, tuple[list[str], Node | None]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def is_half_wave_block(value: int | None) -> bool:
@@ -817,18 +822,25 @@ def warp_transposed_blocks(ctx: CudaContext) -> tuple[frozenset[str], tuple[Node
 
 
 def half_wave_transposed_block(name_node: Node, value: Node, ctx: CudaContext) -> bool:
-    """`constexpr int THREADS = 32;` where `THREADS` is the block size of a warp-transposing block collective."""
-    names, _ = warp_transposed_blocks(ctx)
-    return ctx.text(name_node) in names and is_half_wave_block(ctx.int_value(value))
+    """`constexpr int THREADS = 32;` where `THREADS` sizes a warp-transposing block collective of the same
+    function or class (or anywhere, for a file-scope constant)."""
+    names, sizes = warp_transposed_blocks(ctx)
+    if ctx.text(name_node) not in names or not is_half_wave_block(ctx.int_value(value)):
+        return False
+    scope = ctx.enclosing(name_node, *_SCOPES)
+    return any(
+        ctx.text(size) == ctx.text(name_node)
+        and (scope is None or scope.start_byte <= size.start_byte < scope.end_byte)
+        for size in sizes
+    )
 
 
 def half_wave_template_arguments(arguments: Node, ctx: CudaContext) -> list[tuple[Node, str]]:
     """The literal thread counts of 32-lane (not 64-lane) multiples among `arguments` (a template argument list),
-    each with the template parameter it gives, in a file whose warp-transposing block collectives take a block
-    size: a collective's own size (`BlockLoad<T, 32, 4, BLOCK_LOAD_WARP_TRANSPOSE>`), or a same-file template's
-    parameter the collectives are sized by or named for a block's thread count (`launch<32, 4, T>(...)` of
-    `template <int kNThreads, int kNItems, typename T> void launch(...)`)."""
-    names, sizes = warp_transposed_blocks(ctx)
+    each with the template parameter it gives, that size a warp-transposing block collective: the collective's own
+    size (`BlockLoad<T, 32, 4, BLOCK_LOAD_WARP_TRANSPOSE>`), or a same-file template's parameter that sizes one
+    (`launch<32, 4, T>(...)` of a `launch` whose `Traits<kNThreads, ...>` loads with a warp transpose)."""
+    _, sizes = warp_transposed_blocks(ctx)
     if not sizes:
         return []
     owner = arguments.parent.child_by_field_name("name") if arguments.parent is not None else None
@@ -837,22 +849,48 @@ def half_wave_template_arguments(arguments: Node, ctx: CudaContext) -> list[tupl
     if ctx.text(owner) in _BLOCK_COLLECTIVES:
         size = next((s for s in sizes if s.parent == arguments), None)
         return [(size, "the block size")] if size is not None and is_half_wave_block(ctx.int_value(size)) else []
-    parameters = _template_parameters(ctx).get(ctx.text(owner), [])
+    parameters = _template_parameters(ctx).get(ctx.text(owner), ([], None))[0]
     found: list[tuple[Node, str]] = []
-    for argument, parameter in zip(arguments.named_children, parameters, strict=False):
+    for index, argument in enumerate(arguments.named_children[: len(parameters)]):
         if argument.type != "number_literal" or not is_half_wave_block(ctx.int_value(argument)):
             continue
-        if parameter in names or _THREAD_COUNT_NAME.fullmatch(parameter):
-            found.append((argument, f"`{parameter}`"))
+        if _sizes_transposes(ctx.text(owner), index, ctx, depth=2):
+            found.append((argument, f"`{parameters[index]}`"))
     return found
 
 
-def _template_parameters(ctx: CudaContext) -> dict[str, list[str]]:
-    """Name of each function or class template this file defines -> its template parameters' names (one
-    definition's; a name defined twice with different parameters is left out)."""
+def _sizes_transposes(template: str, index: int, ctx: CudaContext, depth: int) -> bool:
+    """Whether the `index`-th parameter of the same-file `template` sizes a warp-transposing collective in its
+    definition: as the collective's block size, through a member it initialises (`static constexpr int kNThreads =
+    kNThreads_;`), or handed on as an argument of another such template (`Traits<kNThreads, ...>`), `depth` deep."""
+    parameters, definition = _template_parameters(ctx).get(template, ([], None))
+    if definition is None or index >= len(parameters) or not parameters[index]:
+        return False
+    parameter = parameters[index]
+    text = ctx.text(definition)
+    aliases = {parameter, *re.findall(rf"\b(\w+)\s*=\s*{re.escape(parameter)}\s*;", text)}
+    _, sizes = warp_transposed_blocks(ctx)
+    inside = [s for s in sizes if definition.start_byte <= s.start_byte < definition.end_byte]
+    if any(ctx.text(size) in aliases for size in inside):
+        return True
+    if depth == 0:
+        return False
+    for arguments in ctx.descendants(definition, "template_argument_list"):
+        owner = arguments.parent.child_by_field_name("name") if arguments.parent is not None else None
+        if owner is None or ctx.text(owner) == template:
+            continue
+        for position, argument in enumerate(arguments.named_children):
+            if ctx.text(argument) in aliases and _sizes_transposes(ctx.text(owner), position, ctx, depth - 1):
+                return True
+    return False
+
+
+def _template_parameters(ctx: CudaContext) -> dict[str, tuple[list[str], Node | None]]:
+    """Name of each function or class template this file defines -> its template parameters' names and its
+    definition (a body's; None when only declared). A name declared with different parameters is left out."""
     if ctx in _TEMPLATE_PARAMETERS:
         return _TEMPLATE_PARAMETERS[ctx]
-    found: dict[str, list[str]] = {}
+    found: dict[str, tuple[list[str], Node | None]] = {}
     ambiguous: set[str] = set()
     for template in ctx.descendants(ctx.tree.root_node, "template_declaration"):
         parameter_list = template.child_by_field_name("parameters")
@@ -860,8 +898,12 @@ def _template_parameters(ctx: CudaContext) -> dict[str, list[str]]:
         if parameter_list is None or name is None:
             continue
         parameters = [_parameter_name(p, ctx) for p in parameter_list.named_children if p.type != "comment"]
-        if found.setdefault(name, parameters) != parameters:
+        defined = template if b"{" in ctx.content[template.start_byte : template.end_byte] else None
+        known_parameters, known_definition = found.setdefault(name, (parameters, defined))
+        if known_parameters != parameters:
             ambiguous.add(name)
+        elif known_definition is None and defined is not None:
+            found[name] = (parameters, defined)
     _TEMPLATE_PARAMETERS[ctx] = known = {n: p for n, p in found.items() if n not in ambiguous}
     return known
 
@@ -939,7 +981,8 @@ def lane_strided_by_32(loop: Node, ctx: CudaContext) -> Node | None:
     if ctx.text(target) != counter[0] or not _is_lane_index(counter[1], ctx):
         return None
     factors = _factors(bare(step), ctx)
-    if 32 not in (ctx.int_value(f) for f in factors):
+    # A literal 32: a warp-size constant's stride follows the constant, whose definition is reported and fixed.
+    if not any(f.type == "number_literal" and ctx.int_value(f) == 32 for f in factors):
         return None
     # The step is 32 times what each lane's start is scaled by: the lanes of one warp cover it once.
     scale = sorted(ctx.text(f) for f in _factors(bare(counter[1]), ctx)[1:])
