@@ -317,6 +317,7 @@ def test_half_wave_blocks_of_warp_transposing_collectives() -> None:
     ("loop", "strided"),
     [
         ("for (int i = lane * n; i < K; i += 32 * n) {}", True),
+        ("for (int i = lane * v; i < K; i += 32 * v) {}", True),  # a scale that is 32 itself
         ("for (int i = lane * n; i < K; i += n * 32) {}", True),
         ("for (int i = lane; i < K; i += 32) {}", True),
         ("for (int i = lane * n; i < K; i += 32) {}", False),  # 32 elements, not 32 lanes of n
@@ -328,6 +329,7 @@ def test_half_wave_blocks_of_warp_transposing_collectives() -> None:
 def test_lane_strided_by_32(loop: str, strided: bool) -> None:
     ctx = context(
         "__global__ void k(int K, int n) {\n  int lane = threadIdx.x & 31;\n  int half = threadIdx.x / 32;\n"
+        "  constexpr int v = 32;\n"
         f"  {loop}\n}}\n"
     )
     assert (warp.lane_strided_by_32(node_at(ctx, "for (", "for_statement"), ctx) is not None) == strided

@@ -982,11 +982,12 @@ def lane_strided_by_32(loop: Node, ctx: CudaContext) -> Node | None:
         return None
     factors = _factors(bare(step), ctx)
     # A literal 32: a warp-size constant's stride follows the constant, whose definition is reported and fixed.
-    if not any(f.type == "number_literal" and ctx.int_value(f) == 32 for f in factors):
+    lanes = next((f for f in factors if f.type == "number_literal" and ctx.int_value(f) == 32), None)
+    if lanes is None:
         return None
     # The step is 32 times what each lane's start is scaled by: the lanes of one warp cover it once.
     scale = sorted(ctx.text(f) for f in _factors(bare(counter[1]), ctx)[1:])
-    return update if sorted(ctx.text(f) for f in factors if ctx.int_value(f) != 32) == scale else None
+    return update if sorted(ctx.text(f) for f in factors if f != lanes) == scale else None
 
 
 def _factors(node: Node, ctx: CudaContext) -> list[Node]:
