@@ -285,12 +285,16 @@ def test_view_knows_macros_its_headers_define_as_the_device_wave_size(tmp_path):
                 #define OTHER_WARP 32
                 """,
             "src/ops.cu": '#include "../include/arch.cuh"\n',
-            "src/alone.cu": "int x;\n",
+            "src/unresolved.cu": "#include <arch.cuh>\n",
+            "src/own.cu": "#define PROJ_WARP 32\n",
         },
     )
     project = CudaProject.build(root)
     assert project.view(str(root / "src/ops.cu")).device_wave_sizes == {"PROJ_WARP"}
-    assert project.view(str(root / "src/alone.cu")).device_wave_sizes == frozenset()
+    # An include the model cannot resolve (`-I include`): no definition visible, the project's decides.
+    assert project.view(str(root / "src/unresolved.cu")).device_wave_sizes == {"PROJ_WARP"}
+    # The file's own definition is what it reads.
+    assert project.view(str(root / "src/own.cu")).device_wave_sizes == frozenset()
 
 
 def test_view_has_header_values_remaps_and_include_gates(tmp_path):

@@ -269,9 +269,7 @@ class CudaProject:
             base_evidence=base_evidence,
             defines=_Visible(self._values["defines"], closure),
             constants=_Visible(self._values["constants"], closure),
-            device_wave_sizes=frozenset(
-                name for name, found in self._values["wave sizes"].items() if any(p in closure for p, _, _ in found)
-            ),
+            device_wave_sizes=self._device_wave_sizes(path, closure),
             aliases=_Remaps(self._values["remaps"], around),
             rocm_native=self._rocm_native(path),
             hip_source=self._hip_source(path),
@@ -280,6 +278,18 @@ class CudaProject:
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
             # The build files too: what they define for ROCm and which sources they list decide every file.
             dependencies=(*sorted(around), *self.build_facts.files),
+        )
+
+    def _device_wave_sizes(self, path: str, closure: frozenset[str]) -> frozenset[str]:
+        """Macros the file's headers define, for ROCm, as the device pass's wave size; and those some project file
+        defines so when neither the file nor its headers define the name at all (an include the model could not
+        resolve, `#include <kernels.cuh>` found through the build's `-I`)."""
+        defining = closure | {path}
+        return frozenset(
+            name
+            for name, found in self._values["wave sizes"].items()
+            if any(p in closure for p, _, _ in found)
+            or not any(p in defining for p, _, _ in self._values["defines"].get(name, ()))
         )
 
     def _closure(self, path: str) -> tuple[str, ...]:
