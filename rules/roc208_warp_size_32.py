@@ -125,7 +125,7 @@ class WarpSize32(Rule):
                         needed.setdefault(kind, []).extend(offsets)
         names, sizes = warp.warp_transposed_blocks(ctx)
         if sizes:  # blocks of 32-lane warps handed to warp-transposing collectives: their sizes and templates
-            needed["template_argument_list"] = None
+            needed["template_argument_list"] = list(ctx.offsets(b"<"))
             needed.setdefault("declaration", []).extend(ctx.word_offsets(*names))
             needed.setdefault("field_declaration", []).extend(ctx.word_offsets(*names))
         if not self._counts(ctx):
