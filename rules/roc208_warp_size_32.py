@@ -43,8 +43,8 @@ class WarpSize32(Rule):
     of 32 or more warps (`#define NUM_WARPS 32` times a warp size, `dim3 threads(kWarpSize, 32)`); per-warp arrays
     read at a lane index (`sums[lane_id]`); and, in any file, `static_assert(kWarpSize == 32)`. Blocks of 32 or 96
     threads sizing a warp-transposing `BlockLoad`/`BlockStore` (`constexpr int THREADS = 32`, `launch<32, 4, T>()`
-    of a template whose collectives it sizes, or whose parameter names a thread count); loops that start at a lane
-    index and stride 32 lanes (`for (i = lane * k; ...; i += 32 * k)`, warning).
+    of a template whose collectives, or whose traits' collectives, it sizes); loops that start at a lane index and
+    stride 32 lanes (`for (i = lane * k; ...; i += 32 * k)`, warning).
 
     ## Why is this bad on ROCm?
     CDNA GPUs (MI100 to MI355) run 64-lane wavefronts; only RDNA runs wave32. HIP's `warpSize` docs and porting
