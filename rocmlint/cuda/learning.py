@@ -106,7 +106,10 @@ def rocm_compiled_under(files: Mapping[str, FileFacts]) -> dict[str, tuple[str, 
 
 
 # The macro hipify renames to a HIP spelling the ROCm compiler defines (torch/utils/hipify/cuda_to_hip_mappings.py:
-# `__CUDACC__` -> `__HIPCC__`): in a hipified file, ROCm compiles what tests it as NVIDIA does.
+# `__CUDACC__` -> `__HIPCC__`): in a hipified file, ROCm compiles what tests it as NVIDIA does. `CUDA_VERSION` becomes
+# `TORCH_HIP_VERSION`, which no torch extension build defines (PyTorch's own: major * 100 + minor, e.g. 602), so
+# `#if CUDA_VERSION >= 9000` keeps its non-CUDA arm on ROCm, as in a CMake HIP build: it needs no entry here. (Until
+# late 2021, hipify_torch 2022, hipify wrote `HIP_VERSION`, about 4e7: the CUDA arm; ports of then added HIP tests.)
 HIPIFY_RENAMED_MACROS = frozenset({"__CUDACC__"})
 
 

@@ -67,7 +67,7 @@ from rocmlint.cuda.learning import (
     rocm_build_decided,
     rocm_build_values,
 )
-from rocmlint.cuda.preprocessor import LearnedMacro, VendorMacros
+from rocmlint.cuda.preprocessor import WAVE_SIZE_MACROS, LearnedMacro, VendorMacros
 from rocmlint.vendor import EVERYWHERE, Branch, Tri
 
 SOURCE_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".cu", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl"})
@@ -99,6 +99,9 @@ class FileView:
     base_evidence: str = ""
     defines: Mapping[str, str] = field(default_factory=dict)  # object-like macros of its headers, as ROCm sees them
     constants: Mapping[str, str] = field(default_factory=dict)  # constexpr/const integers of its headers
+    # Macros its headers define, for ROCm, as the device pass's wave size (`#define WARP __AMDGCN_WAVEFRONT_SIZE`),
+    # whichever other value another arm gives them: the host pass has no target, so host code reading them is wrong.
+    device_wave_sizes: frozenset[str] = frozenset()
     # A name the project remaps for ROCm only -> ("path:line" of the remap, its parameter count if function-like)
     aliases: Mapping[str, tuple[str, int | None]] = field(default_factory=dict)
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
@@ -173,7 +176,8 @@ class CudaProject:
     _by_name: dict[str, list[str]] = field(default_factory=dict)
     _by_folder: dict[str, list[str]] = field(default_factory=dict)
     _edges: dict[str, list[tuple[str, IncludeFact]]] = field(default_factory=dict)  # includer -> resolved includes
-    _values: dict[str, _Index] = field(default_factory=dict)  # "defines" / "constants" / "remaps" -> index
+    # "defines" / "constants" / "remaps" / "wave sizes" (defines giving the device wave size) -> index
+    _values: dict[str, _Index] = field(default_factory=dict)
     _set_vendors: dict[SourceSet, str | None] = field(default_factory=dict)
     _amd_evidence: dict[str, str] = field(default_factory=dict)  # path -> `_own_amd_evidence`
     # a question about a file (a bound method) -> `_ungated_includers_of`
@@ -222,6 +226,11 @@ class CudaProject:
                 for definition in getattr(facts, kind):
                     if definition.value and definition.branch.on_rocm is not False:
                         index.setdefault(definition.name, []).append((path, definition.value, None))
+        self._values["wave sizes"] = {
+            name: wave_sizes
+            for name, definitions in self._values["defines"].items()
+            if (wave_sizes := [d for d in definitions if d[1].strip("() ") in WAVE_SIZE_MACROS])
+        }
         remaps: _Index = self._values.setdefault("remaps", {})
         for path, facts in self.files.items():
             if not facts.defines and not facts.types:
@@ -264,6 +273,7 @@ class CudaProject:
             base_evidence=base_evidence,
             defines=_Visible(self._values["defines"], closure),
             constants=_Visible(self._values["constants"], closure),
+            device_wave_sizes=self._device_wave_sizes(path, closure),
             aliases=_Remaps(self._values["remaps"], around),
             rocm_native=self._rocm_native(path),
             hip_source=self._hip_source(path),
@@ -272,6 +282,18 @@ class CudaProject:
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
             # The build files too: what they define for ROCm and which sources they list decide every file.
             dependencies=(*sorted(around), *self.build_facts.files),
+        )
+
+    def _device_wave_sizes(self, path: str, closure: frozenset[str]) -> frozenset[str]:
+        """Macros the file's headers define, for ROCm, as the device pass's wave size; and those some project file
+        defines so when neither the file nor its headers define the name at all (an include the model could not
+        resolve, `#include <kernels.cuh>` found through the build's `-I`)."""
+        defining = closure | {path}
+        return frozenset(
+            name
+            for name, found in self._values["wave sizes"].items()
+            if any(p in closure for p, _, _ in found)
+            or not any(p in defining for p, _, _ in self._values["defines"].get(name, ()))
         )
 
     def _closure(self, path: str) -> tuple[str, ...]:
