@@ -148,7 +148,7 @@ class WarpSize32(Rule):
     def _sizes(self, ctx: CudaContext) -> bool:
         """What lane arithmetic, constants and reductions need in the file (their prefilter words)."""
         if "sizes" not in self._in_file:
-            found = bool(ctx.offsets(*_SIZE_TRIGGERS)) and bool(ctx.offsets(*_CONTEXT_WORDS, lowered=True))
+            found = ctx.mentions(*_SIZE_TRIGGERS) and ctx.mentions(*_CONTEXT_WORDS, lowered=True)
             self._in_file["sizes"] = found
         return self._in_file["sizes"]
 
@@ -156,7 +156,7 @@ class WarpSize32(Rule):
         """What warp counts need in the file, never a ROCm source (only the sizes apply there); `on_warps`: a
         file that works on warps too, where a 32 or a lane index is about warps."""
         if "counts" not in self._in_file:
-            self._in_file["counts"] = not ctx.is_rocm_source and bool(ctx.offsets(*_COUNT_TRIGGERS))
+            self._in_file["counts"] = not ctx.is_rocm_source and ctx.mentions(*_COUNT_TRIGGERS)
             self._in_file["on_warps"] = self._in_file["counts"] and warp.works_on_warps(ctx)
         return self._in_file["on_warps" if on_warps else "counts"]
 

@@ -43,10 +43,11 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import overload
 
 from rocmlint.cuda.bazel_files import bazel_facts, is_bazel_file
 from rocmlint.cuda.build_files import (
@@ -111,7 +112,7 @@ class FileView:
     # `-DCUDA_VERSION=11000` decides a version test on ROCm.
     rocm_build_values: Mapping[str, str | None] = field(default_factory=dict)
     rocm_build_decided: frozenset[str] = frozenset()  # those no other build defines (see learning.py)
-    dependencies: tuple[str, ...] = ()  # files the view was read from, the build files included
+    dependencies: Sequence[str] = ()  # files the view was read from, the build files included
 
 
 EMPTY_VIEW = FileView()
@@ -120,16 +121,60 @@ EMPTY_VIEW = FileView()
 _Index = dict[str, list[tuple[str, str, int | None]]]
 
 
+class _Files:
+    """A set of project files worked out on first use: most views are never asked about most of their files. A
+    file's include closure is asked only when a rule looks up a name some header defines, and the files around it
+    (it, its closure, the files that include it and everything they include) only by a diagnostic's remap question
+    (`FileView.aliases`) or a cache's dependencies, while the includers' closures are most of a view's cost: a
+    widely included header has thousands of includers."""
+
+    def __init__(self, work_out: Callable[[], frozenset[str]]) -> None:
+        self._work_out = work_out
+
+    @cached_property
+    def files(self) -> frozenset[str]:
+        return self._work_out()
+
+
+class _Dependencies(Sequence[str]):
+    """The files a view was read from (sorted), then the build files, listed on first use (only a cache asks)."""
+
+    def __init__(self, around: _Files, build_files: tuple[str, ...]) -> None:
+        self._around = around
+        self._build_files = build_files
+
+    @cached_property
+    def _files(self) -> tuple[str, ...]:
+        return (*sorted(self._around.files), *self._build_files)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
+        return self._files[index]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+
 class _Visible(Mapping[str, str]):
     """The values some files (a file's include closure) give names, looked up in a project-wide index when asked:
     a name they give two different values is not there."""
 
-    def __init__(self, index: _Index, files: frozenset[str]) -> None:
+    def __init__(self, index: _Index, files: _Files) -> None:
         self._index = index
         self._files = files
 
     def __getitem__(self, name: str) -> str:
-        values = {value for path, value, _ in self._index.get(name, ()) if path in self._files}
+        entries = self._index.get(name, ())
+        files = self._files.files if entries else frozenset()
+        values = {value for path, value, _ in entries if path in files}
         if len(values) != 1:
             raise KeyError(name)
         return values.pop()
@@ -144,12 +189,14 @@ class _Visible(Mapping[str, str]):
 class _Remaps(Mapping[str, tuple[str, int | None]]):
     """Names some files define only for ROCm -> ("path:line", parameter count), from a project-wide index."""
 
-    def __init__(self, index: _Index, files: frozenset[str]) -> None:
+    def __init__(self, index: _Index, files: _Files) -> None:
         self._index = index
         self._files = files
 
     def __getitem__(self, name: str) -> tuple[str, int | None]:
-        found = next(((where, count) for path, where, count in self._index.get(name, ()) if path in self._files), None)
+        entries = self._index.get(name, ())
+        files = self._files.files if entries else frozenset()
+        found = next(((where, count) for path, where, count in entries if path in files), None)
         if found is None:
             raise KeyError(name)
         return found
@@ -262,8 +309,8 @@ class CudaProject:
 
     def view(self, path: str) -> FileView:
         path = os.path.abspath(path)
-        closure = frozenset(self._closure(path))
-        around = frozenset((path, *closure, *self._includers_closures(path)))
+        closure = _Files(lambda: frozenset(self._closure(path)))
+        around = _Files(lambda: frozenset((path, *closure.files, *self._includers_closures(path))))
         base, base_evidence = self._base(path, frozenset())
         hipified = any(path.startswith(folder + os.sep) for folder in self.build_facts.extension_folders)
         hipify_renamed: dict[str, str | None] = dict.fromkeys(HIPIFY_RENAMED_MACROS, "1") if hipified else {}
@@ -281,7 +328,7 @@ class CudaProject:
             rocm_build_values=self._rocm_build_values | hipify_renamed,
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
             # The build files too: what they define for ROCm and which sources they list decide every file.
-            dependencies=(*sorted(around), *self.build_facts.files),
+            dependencies=_Dependencies(around, self.build_facts.files),
         )
 
     def _device_wave_sizes(self, path: str, closure: frozenset[str]) -> frozenset[str]:

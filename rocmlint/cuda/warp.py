@@ -736,7 +736,7 @@ WORKS_ON_WARPS = (b"shfl", b"ballot", b"warpreduce", b"warp_reduce")
 
 
 def works_on_warps(ctx: CudaContext) -> bool:
-    return bool(ctx.offsets(*WORKS_ON_WARPS, lowered=True))
+    return ctx.mentions(*WORKS_ON_WARPS, lowered=True)
 
 
 def warp_count_literal(literal: Node, ctx: CudaContext) -> tuple[Node, str] | None:
