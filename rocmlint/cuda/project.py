@@ -44,6 +44,7 @@ import itertools
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -102,7 +103,7 @@ class FileView:
     constants: Mapping[str, str] = field(default_factory=dict)  # constexpr/const integers of its headers
     # Macros its headers define, for ROCm, as the device pass's wave size (`#define WARP __AMDGCN_WAVEFRONT_SIZE`),
     # whichever other value another arm gives them: the host pass has no target, so host code reading them is wrong.
-    device_wave_sizes: frozenset[str] = frozenset()
+    device_wave_sizes: AbstractSet[str] = frozenset()
     # A name the project remaps for ROCm only -> ("path:line" of the remap, its parameter count if function-like)
     aliases: Mapping[str, tuple[str, int | None]] = field(default_factory=dict)
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
@@ -134,6 +135,27 @@ class _Files:
     @cached_property
     def files(self) -> frozenset[str]:
         return self._work_out()
+
+
+class _WaveSizes(AbstractSet[str]):
+    """A view's device wave-size macros, worked out on first use: only host code reading one asks, and the answer
+    needs the file's include closure (see `_Files`)."""
+
+    def __init__(self, work_out: Callable[[], frozenset[str]]) -> None:
+        self._work_out = work_out
+
+    @cached_property
+    def _names(self) -> frozenset[str]:
+        return self._work_out()
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
 
 
 class _Dependencies(Sequence[str]):
@@ -320,7 +342,7 @@ class CudaProject:
             base_evidence=base_evidence,
             defines=_Visible(self._values["defines"], closure),
             constants=_Visible(self._values["constants"], closure),
-            device_wave_sizes=self._device_wave_sizes(path, closure),
+            device_wave_sizes=_WaveSizes(lambda: self._device_wave_sizes(path, closure.files)),
             aliases=_Remaps(self._values["remaps"], around),
             rocm_native=self._rocm_native(path),
             hip_source=self._hip_source(path),
