@@ -1379,3 +1379,22 @@ def test_code_written_for_rocm_is_gated_by_a_well_known_rocm_macro_not_a_learned
     )
     assert CudaProject.build(root).learned["PROJ_FAST_ATTN"].vendor == "rocm"
     assert [line for code, line in _codes(root, "k.cpp") if code == "ROC229"] == [6]
+
+
+def test_a_rocm_only_device_function_under_an_intrinsic_name_is_the_project_s_remap(tmp_path):
+    """llama.cpp's HIP port defined `__dp4a` and `__vsubss4` in a HIP branch of a header: the calls of every file
+    including it use the project's own version, not the CUDA intrinsic HIP lacks; one it does not define
+    (`__vsubss4`) is still reported."""
+    header = (
+        "#pragma once\n"
+        "#if defined(GGML_USE_HIPBLAS)\n"
+        "static __device__ __forceinline__ int __dp4a(const int a, const int b, int c) {\n"
+        "  return __builtin_amdgcn_sdot4(a, b, c, false);\n"
+        "}\n"
+        "#endif\n"
+    )
+    source = '#include "common.cuh"\n__device__ int dot(int a, int b) { return __vsubss4(__dp4a(a, b, 0), b); }\n'
+    cmake = "project(x LANGUAGES CXX)\nif(GGML_HIPBLAS)\n  add_compile_definitions(GGML_USE_HIPBLAS)\nendif()\n"
+    root = write_tree(tmp_path, {"CMakeLists.txt": cmake, "common.cuh": header, "k.cu": source})
+    found = Engine().check_path(root / "k.cu", Settings(root=root, select=("ROC217",))).diagnostics
+    assert [(d.location.line, d.message.split(":")[0]) for d in found] == [(2, "`__vsubss4`")]

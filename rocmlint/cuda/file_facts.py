@@ -38,6 +38,11 @@ _CONSTANT = re.compile(
 )
 _TYPE_ALIAS = re.compile(rb"[ \t]*(?:typedef\s+[\w:<>\s*]+?\s+([A-Za-z_]\w*)\s*;|using\s+([A-Za-z_]\w*)\s*=)")
 _TYPE_KEYWORD = re.compile(rb"\b(?:typedef|using)\b")
+# A device function under a reserved `__` name (`static __device__ __forceinline__ int __dp4a(int a, int b, int c)`):
+# in a ROCm-only branch, the project's own version of a CUDA intrinsic HIP lacks, which the project's calls use.
+_INTRINSIC_FUNCTION = re.compile(
+    rb"^[ \t]*(?:[\w:<>]+[ \t]+)*?__device__[ \t]+(?:[\w:<>]+[ \t*&]+)+(__[A-Za-z]\w*)[ \t]*\(", re.M
+)
 # Files other files include: only their integer constants are ever looked up from elsewhere.
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
 _AMD_BUILTIN = re.compile(rb"__builtin_amdgcn_\w+")
@@ -53,7 +58,8 @@ _WAVE64_CONSTANT = re.compile(
 
 @dataclass(frozen=True)
 class Definition:
-    """A name a file defines (`#define`, `constexpr`, `typedef`/`using`) and where that is compiled."""
+    """A name a file defines (`#define`, `constexpr`, `typedef`/`using`, a ROCm-only `__device__` function under an
+    intrinsic's `__` name) and where that is compiled."""
 
     name: str
     value: str | None  # an object-like macro's or constant's text; None for function-like macros and types
@@ -230,6 +236,7 @@ def _constants(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterat
 
 
 def _types(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:
+    """The type aliases, and device functions under intrinsics' names, a ROCm-only branch defines: the remaps."""
     if not preprocessor.excludes_nvidia_somewhere:
         return  # only ROCm-only type names can be remaps
     for keyword in _TYPE_KEYWORD.finditer(data):
@@ -241,6 +248,12 @@ def _types(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[D
         if match is not None and match.end() > keyword.start():
             name = (match.group(1) or match.group(2)).decode()
             yield Definition(name, None, lines.line(keyword.start()), branch)
+    if b"__device__" not in data:
+        return
+    for function in _INTRINSIC_FUNCTION.finditer(data):
+        branch = preprocessor.branch_at(function.start(1))
+        if branch.on_nvidia is False:
+            yield Definition(function.group(1).decode(), None, lines.line(function.start(1)), branch)
 
 
 def _has_ungated_amd_builtin(data: bytes, preprocessor: Preprocessor) -> bool:
