@@ -54,6 +54,7 @@ RULES = (
     ('ROC239', 'func-attribute-kernel-ptr', 'cuda', 'error', 'safe', True),
     ('ROC241', 'half2-member', 'cuda', 'warning', 'safe', True),
     ('ROC242', 'hip-call-arity', 'cuda', 'error', 'none', True),
+    ('ROC243', 'atomic-overload', 'cuda', 'error', 'none', True),
     ('ROC301', 'nvcc-only-flags', 'python', 'error', 'safe', True),
     ('ROC302', 'nvidia-arch-list', 'python', 'warning', 'none', True),
     ('ROC303', 'cuda-home-required', 'python', 'error', 'none', True),
