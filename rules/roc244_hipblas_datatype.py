@@ -1,0 +1,160 @@
+"""ROC244 hipblas-datatype."""
+
+from __future__ import annotations
+
+from rocmlint.cuda.frontend import Anchors, CudaContext, Node
+from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.rule import Invalid, Rule, Valid
+
+# cuBLAS GEMMs taking `cudaDataType` arguments whose hipBLAS counterparts take `hipblasDatatype_t` unless compiled
+# with `-DHIPBLAS_V2` (library/include/hipblas.h, hipBLAS 2.x: "With HIPBLAS_V2 define, hipblasGemmEx accepts
+# hipDataType").
+_EX_GEMMS = frozenset({"cublasGemmEx", "cublasGemmBatchedEx", "cublasGemmStridedBatchedEx"})
+_CUDA_DATATYPE_PREFIXES = ("CUDA_R_", "CUDA_C_")
+_V2_MACRO = "HIPBLAS_V2"
+
+
+class HipblasDatatype(Rule):
+    """
+    ## What it does
+    Flags `cublasGemmEx`, `cublasGemmBatchedEx` and `cublasGemmStridedBatchedEx` calls given CUDA data types
+    (`CUDA_R_16F`, `CUDA_R_8I`, directly or through a local variable) in code a ROCm build compiles, unless that
+    build defines `HIPBLAS_V2`. A torch extension build (hipified) passes `-DHIPBLAS_V2` itself on ROCm 6 and
+    later: there the call is noted at info.
+
+    ## Why is this bad on ROCm?
+    hipify renames the call to `hipblasGemmEx` and `CUDA_R_16F` to `HIP_R_16F`, an `hipDataType`. But hipBLAS's
+    `hipblasGemmEx` (and its batched forms) takes `hipblasDatatype_t` (`HIPBLAS_R_16F`) for the matrix and
+    compute types unless the code is compiled with `-DHIPBLAS_V2` (hipBLAS 2.x, ROCm 6.x:
+    `library/include/hipblas.h`), and older hipBLAS has only that form: the hipified call does not compile.
+    bitsandbytes and FBGEMM added `hipblasGemmEx` branches with hipBLAS's own types.
+
+    ## Example
+    ```cuda
+    cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, A, CUDA_R_8I, lda, B, CUDA_R_8I, ldb,
+                 &beta, C, CUDA_R_32I, ldc, CUDA_R_32I, CUBLAS_GEMM_DEFAULT);
+    ```
+
+    ## Fix
+    Build for ROCm with `-DHIPBLAS_V2` (hipBLAS 2.0 and later), or call `hipblasGemmEx` with `HIPBLAS_R_8I` /
+    `HIPBLAS_R_32I` in a ROCm branch.
+
+    ## Fix safety
+    No automatic fix: the choice is the build's (a compile flag) or a ROCm branch with another type set.
+    """
+
+    code = "ROC244"
+    name = "hipblas-datatype"
+    severity = Severity.WARNING
+    fix_availability = FixAvailability.NONE
+    language = "cuda"
+    triggers = (b"cublasGemm",)
+
+    def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
+        """A reported call holds the GEMM's name."""
+        calls = ctx.word_offsets(*_EX_GEMMS)
+        return {"call_expression": calls} if calls else {}
+
+    def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
+        name = ctx.call_name(node)
+        if name not in _EX_GEMMS or ctx.define(_V2_MACRO, node) is not None:
+            return  # not a GEMM of the table, or the ROCm build selects the hipDataType API
+        datatype = next((t for a in ctx.arguments(node) if (t := _cuda_datatype(a, ctx))), None)
+        if datatype is None:
+            return
+        message = (
+            f"`{name}` with `{datatype}`: hipify renames the type to an `hipDataType` (`HIP_R_*`), which hipBLAS's "
+            "GEMMs take only with `-DHIPBLAS_V2` (hipBLAS 2.x, ROCm 6); without it, and on older ROCm, they take "
+            "`hipblasDatatype_t` (`HIPBLAS_R_*`) and the call does not compile"
+        )
+        if ctx.hipified_build:
+            ctx.report_hipified(node, message + "; torch's extension build passes `-DHIPBLAS_V2` on ROCm 6+")
+            return
+        ctx.report(node, message)
+
+
+def _cuda_datatype(argument: Node, ctx: CudaContext) -> str | None:
+    """`CUDA_R_16F` for an argument naming it, or a local variable it initialises (`auto Ctype = CUDA_R_16F;`)."""
+    if argument.type != "identifier":
+        return None
+    text = ctx.text(argument)
+    if text.startswith(_CUDA_DATATYPE_PREFIXES):
+        return text
+    value = ctx.declared_value(argument)
+    if value is not None and value.type == "identifier" and ctx.text(value).startswith(_CUDA_DATATYPE_PREFIXES):
+        return ctx.text(value)
+    return None
+
+
+HipblasDatatype.valid = (
+    # The ROCm branch calls hipBLAS with its own types.
+    Valid(
+        """
+        void igemm(cublasHandle_t h, int m, int n, int k, const void* a, const void* b, void* c, const int* one) {
+        #if defined(USE_ROCM)
+          hipblasGemmEx(h, HIPBLAS_OP_N, HIPBLAS_OP_N, m, n, k, one, a, HIPBLAS_R_8I, m, b, HIPBLAS_R_8I, k,
+                        one, c, HIPBLAS_R_32I, m, HIPBLAS_R_32I, HIPBLAS_GEMM_DEFAULT);
+        #else
+          cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, one, a, CUDA_R_8I, m, b, CUDA_R_8I, k,
+                       one, c, CUDA_R_32I, m, CUDA_R_32I, CUBLAS_GEMM_DEFAULT);
+        #endif
+        }
+        """,
+    ),
+    # The file selects hipBLAS's hipDataType API itself.
+    Valid(
+        """
+        #define HIPBLAS_V2
+        void hgemm(cublasHandle_t h, int m, int n, int k, const void* a, const void* b, void* c, const float* s) {
+          cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, s, a, CUDA_R_16F, m, b, CUDA_R_16F, k,
+                       s, c, CUDA_R_16F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        }
+        """,
+    ),
+    # Types held in variables of another kind (a parameter) are not traced.
+    Valid(
+        """
+        void gemm(cublasHandle_t h, cudaDataType t, int m, const void* a, void* c, const float* s) {
+          cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, s, a, t, m, a, t, m, s, c, t, m, t,
+                       CUBLAS_GEMM_DEFAULT);
+        }
+        """,
+    ),
+)
+HipblasDatatype.invalid = (
+    # bitsandbytes' int8 GEMM.
+    Invalid(
+        """
+        int igemm(cublasHandle_t h, int m, int n, int k, const void* a, const void* b, void* c, const int* one) {
+          return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, one, a, CUDA_R_8I, m, b, CUDA_R_8I, k,
+                              one, c, CUDA_R_32I, m, CUDA_R_32I, CUBLAS_GEMM_DEFAULT);
+        }
+        """,
+        expect=("2:10-3:78",),
+        message="`CUDA_R_8I`",
+    ),
+    # FBGEMM's batched half GEMM: the types held in locals.
+    Invalid(
+        """
+        void bmm(cublasHandle_t h, int m, int n, int k, const void* a, const void* b, void* c, const float* s) {
+          auto Atype = CUDA_R_16F;
+          auto computeType = CUBLAS_COMPUTE_32F;
+          auto result = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, s, b, Atype, n, k,
+                                                   a, Atype, k, m, s, c, Atype, n, n, 4, computeType,
+                                                   CUBLAS_GEMM_DEFAULT);
+        }
+        """,
+        expect=("4:17-6:64",),
+        message="`CUDA_R_16F`",
+    ),
+    Invalid(
+        """
+        void bgemm(cublasHandle_t h, const void** a, void** c, const float* s, int n, int count) {
+          cublasGemmBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, s, a, CUDA_R_32F, n, a, CUDA_R_32F, n, s,
+                              c, CUDA_R_32F, n, count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        }
+        """,
+        expect=("2:3-3:88",),
+        message="`cublasGemmBatchedEx`",
+    ),
+)
