@@ -55,7 +55,7 @@ RULES = (
     ('ROC241', 'half2-member', 'cuda', 'warning', 'safe', True),
     ('ROC242', 'hip-call-arity', 'cuda', 'error', 'none', True),
     ('ROC243', 'atomic-overload', 'cuda', 'error', 'none', True),
-    ('ROC244', 'hipblas-datatype', 'cuda', 'warning', 'none', True),
+    ('ROC244', 'hipblas-differs', 'cuda', 'warning', 'none', True),
     ('ROC301', 'nvcc-only-flags', 'python', 'error', 'safe', True),
     ('ROC302', 'nvidia-arch-list', 'python', 'warning', 'none', True),
     ('ROC303', 'cuda-home-required', 'python', 'error', 'none', True),

@@ -1,4 +1,4 @@
-"""ROC244 hipblas-datatype."""
+"""ROC244 hipblas-differs."""
 
 from __future__ import annotations
 
@@ -12,12 +12,18 @@ from rocmlint.rule import Invalid, Rule, Valid
 _EX_GEMMS = frozenset({"cublasGemmEx", "cublasGemmBatchedEx", "cublasGemmStridedBatchedEx"})
 _CUDA_DATATYPE_PREFIXES = ("CUDA_R_", "CUDA_C_")
 _V2_MACRO = "HIPBLAS_V2"
+# The math modes hipBLAS's rocBLAS backend accepts (library/src/amd_detail/hipblas.cpp `hipblasGetRocblasMathMode`:
+# default and XF32-XDL; any other mode throws HIPBLAS_STATUS_NOT_SUPPORTED).
+_MATH_MODE_CALL = "cublasSetMathMode"
+_DEFAULT_MATH = "CUBLAS_DEFAULT_MATH"
 
 
-class HipblasDatatype(Rule):
+class HipblasDiffers(Rule):
     """
     ## What it does
-    Flags `cublasGemmEx`, `cublasGemmBatchedEx` and `cublasGemmStridedBatchedEx` calls given CUDA data types
+    Flags cuBLAS calls whose hipBLAS counterpart takes them differently, in code a ROCm build compiles:
+    `cublasSetMathMode` with a mode other than `CUBLAS_DEFAULT_MATH` (TF32, tensor-op, pedantic), and
+    `cublasGemmEx`, `cublasGemmBatchedEx` and `cublasGemmStridedBatchedEx` calls given CUDA data types
     (`CUDA_R_16F`, `CUDA_R_8I`, directly or through a local variable) in code a ROCm build compiles, unless that
     build defines `HIPBLAS_V2`. A torch extension build (hipified) passes `-DHIPBLAS_V2` itself on ROCm 6 and
     later: there the call is noted at info.
@@ -28,6 +34,11 @@ class HipblasDatatype(Rule):
     compute types unless the code is compiled with `-DHIPBLAS_V2` (hipBLAS 2.x, ROCm 6.x:
     `library/include/hipblas.h`), and older hipBLAS has only that form: the hipified call does not compile.
     bitsandbytes and FBGEMM added `hipblasGemmEx` branches with hipBLAS's own types.
+
+    `hipblasSetMathMode` exists only in hipBLAS from 2024 (ROCm 6.1 and later), and with the rocBLAS backend it
+    accepts only `HIPBLAS_DEFAULT_MATH` and `HIPBLAS_XF32_XDL_MATH`: TF32 tensor-op math returns
+    `HIPBLAS_STATUS_NOT_SUPPORTED` (`library/src/amd_detail/hipblas.cpp`), which a status check turns into an
+    abort; torch's hipify does not rename the call at all. llama.cpp made it a no-op for HIP.
 
     ## Example
     ```cuda
@@ -44,19 +55,22 @@ class HipblasDatatype(Rule):
     """
 
     code = "ROC244"
-    name = "hipblas-datatype"
+    name = "hipblas-differs"
     severity = Severity.WARNING
     fix_availability = FixAvailability.NONE
     language = "cuda"
-    triggers = (b"cublasGemm",)
+    triggers = (b"cublasGemm", b"cublasSetMathMode")
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
-        """A reported call holds the GEMM's name."""
-        calls = ctx.word_offsets(*_EX_GEMMS)
+        """A reported call holds the function's name."""
+        calls = ctx.word_offsets(*_EX_GEMMS, _MATH_MODE_CALL)
         return {"call_expression": calls} if calls else {}
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
         name = ctx.call_name(node)
+        if name == _MATH_MODE_CALL:
+            self._check_math_mode(node, ctx)
+            return
         if name not in _EX_GEMMS or ctx.define(_V2_MACRO, node) is not None:
             return  # not a GEMM of the table, or the ROCm build selects the hipDataType API
         datatype = next((t for a in ctx.arguments(node) if (t := _cuda_datatype(a, ctx))), None)
@@ -72,6 +86,18 @@ class HipblasDatatype(Rule):
             return
         ctx.report(node, message)
 
+    def _check_math_mode(self, node: Node, ctx: CudaContext) -> None:
+        arguments = ctx.arguments(node)
+        mode = ctx.text(arguments[1]) if len(arguments) == 2 else _DEFAULT_MATH
+        if _DEFAULT_MATH in mode:
+            return
+        ctx.report(
+            node,
+            f"`cublasSetMathMode` with `{mode}`: hipBLAS's rocBLAS backend accepts only the default and XF32 math "
+            "modes (others return HIPBLAS_STATUS_NOT_SUPPORTED), and hipBLAS before ROCm 6.1 has no "
+            "`hipblasSetMathMode`: skip the call on ROCm",
+        )
+
 
 def _cuda_datatype(argument: Node, ctx: CudaContext) -> str | None:
     """`CUDA_R_16F` for an argument naming it, or a local variable it initialises (`auto Ctype = CUDA_R_16F;`)."""
@@ -86,7 +112,7 @@ def _cuda_datatype(argument: Node, ctx: CudaContext) -> str | None:
     return None
 
 
-HipblasDatatype.valid = (
+HipblasDiffers.valid = (
     # The ROCm branch calls hipBLAS with its own types.
     Valid(
         """
@@ -111,6 +137,12 @@ HipblasDatatype.valid = (
         }
         """,
     ),
+    # The default math mode is what hipBLAS's backend accepts.
+    Valid(
+        """
+        void init(cublasHandle_t h) { cublasSetMathMode(h, CUBLAS_DEFAULT_MATH); }
+        """,
+    ),
     # Types held in variables of another kind (a parameter) are not traced.
     Valid(
         """
@@ -121,7 +153,17 @@ HipblasDatatype.valid = (
         """,
     ),
 )
-HipblasDatatype.invalid = (
+HipblasDiffers.invalid = (
+    # llama.cpp's TF32 opt-in, checked: the ROCm build aborts on the status.
+    Invalid(
+        """
+        void init(cublasHandle_t h) {
+          CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH));
+        }
+        """,
+        expect=("2:16-2:64",),
+        message="`CUBLAS_TF32_TENSOR_OP_MATH`",
+    ),
     # bitsandbytes' int8 GEMM.
     Invalid(
         """
