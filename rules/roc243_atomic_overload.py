@@ -28,7 +28,8 @@ class AtomicOverload(Rule):
     error (hipcc 5.2.3 and HIP 7.1; bitsandbytes wrapped its float `atomicMax` in `#if !BNB_HIP`). Conversely
     HIP declares no `atomicAdd` for `__half`/`__half2` (hipcc 5.2.3: "no matching function for call to
     'atomicAdd'"; absent from ROCm 6.3's `amd_hip_fp16.h`): exllamav2's port added a CAS-loop `half2` version.
-    A call the file gives its own overload for (`atomicAdd(half2*, half2)`) is not flagged.
+    A call the project gives its own overload for (`atomicAdd(half2*, half2)` in this file or a header around it,
+    compiled on ROCm) is not flagged.
 
     ## Example
     ```cuda
@@ -85,7 +86,8 @@ class AtomicOverload(Rule):
         if ctx.call_name(node) != "atomicAdd" or _defines_half_atomic(ctx):
             return
         arguments = ctx.arguments(node)
-        if arguments and _root_type(arguments[0], ctx) in _HALF_TYPES:
+        pointee = _root_type(arguments[0], ctx) if arguments else None
+        if pointee in _HALF_TYPES and ("atomicAdd", pointee) not in ctx.atomic_overloads():
             ctx.report(
                 node,
                 "HIP declares no `atomicAdd` for `__half`/`__half2` (CUDA has it from sm_60/sm_70): on ROCm add "

@@ -1398,3 +1398,32 @@ def test_a_rocm_only_device_function_under_an_intrinsic_name_is_the_project_s_re
     root = write_tree(tmp_path, {"CMakeLists.txt": cmake, "common.cuh": header, "k.cu": source})
     found = Engine().check_path(root / "k.cu", Settings(root=root, select=("ROC217",))).diagnostics
     assert [(d.location.line, d.message.split(":")[0]) for d in found] == [(2, "`__vsubss4`")]
+
+
+def test_a_project_s_own_half2_atomic_add_compiled_on_rocm_covers_the_calls_around_it(tmp_path):
+    """exllamav2's compat.cuh defines `atomicAdd(half2*, half2)` under `__CUDA_ARCH__ < 600 || USE_ROCM`; its kernel
+    header calls atomicAdd on a `half2*` and is included by the .cu that includes compat.cuh: ROCm compiles the
+    project's overload there. A kernel whose files define none keeps its diagnostic; an overload only NVIDIA
+    compiles covers nothing."""
+    compat = (
+        "#pragma once\n"
+        "#if __CUDA_ARCH__ < 600 || defined(USE_ROCM)\n"
+        "__device__ __forceinline__ void atomicAdd(half2* address, half2 val) { atomicAdd_half2(address, val); }\n"
+        "#endif\n"
+    )
+    kernel = "__global__ void acc(half2* c, half2 v) {\n  half2* out = c;\n  atomicAdd(out, v);\n}\n"
+    nvidia_only = compat.replace("__CUDA_ARCH__ < 600 || defined(USE_ROCM)", "!defined(USE_ROCM)")
+    root = write_tree(
+        tmp_path,
+        {
+            "compat.cuh": compat,
+            "nv_compat.cuh": nvidia_only,
+            "kernel.cuh": kernel,
+            "other.cuh": kernel,
+            "gemm.cu": '#include "compat.cuh"\n#include "kernel.cuh"\n',
+            "bare.cu": '#include "nv_compat.cuh"\n#include "other.cuh"\n',
+        },
+    )
+    settings = Settings(root=root, select=("ROC243",))
+    assert Engine().check_path(root / "kernel.cuh", settings).diagnostics == []
+    assert [d.location.line for d in Engine().check_path(root / "other.cuh", settings).diagnostics] == [3]

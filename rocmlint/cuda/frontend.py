@@ -319,6 +319,11 @@ class CudaContext:
         "" when it does not: a rename hipify performs is then no error (rules say so at `info`)."""
         return self.options.project.hipified
 
+    def atomic_overloads(self) -> frozenset[tuple[str, str]]:
+        """(atomic, pointee type) of the device overloads of CUDA atomics the project defines, in this file or the
+        files around it, where ROCm compiles them (`("atomicAdd", "half2")`): its calls use them on ROCm."""
+        return self.options.project.atomic_overloads
+
     def project_alias(self, span: Span) -> str | None:
         """Where the project remaps, for ROCm only, the name a diagnostic at `span` is about (the callee of a
         call holding it, or the name itself): `#define __shfl_xor_sync(m, v, l) __shfl_xor(v, l)` under

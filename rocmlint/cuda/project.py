@@ -100,6 +100,8 @@ class FileView:
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
     hip_source: str = ""  # why the file is HIP code, compiled by hipcc only ("" when it is not); maybe ported
     hipified: str = ""  # why the ROCm build renames CUDA names in the file (hipify), "" when it does not
+    # (atomic, pointee type) of the device overloads of CUDA atomics its project files define where ROCm compiles them
+    atomic_overloads: frozenset[tuple[str, str]] = frozenset()
     # Every macro the build defines for ROCm (`__HIP_*__` too) -> its value ("1" for `-DNAME`, None when unknown):
     # `-DCUDA_VERSION=11000` decides a version test on ROCm.
     rocm_build_values: Mapping[str, str | None] = field(default_factory=dict)
@@ -264,6 +266,12 @@ class CudaProject:
             rocm_native=self._rocm_native(path),
             hip_source=self._hip_source(path),
             hipified=self._relative_evidence(self.build_facts.hipify),
+            atomic_overloads=frozenset(
+                (overload.name, overload.value or "")
+                for file in around
+                if file in self.files and self._base(file, frozenset())[0].on_rocm is not False
+                for overload in self.files[file].atomic_overloads
+            ),
             rocm_build_values=self._rocm_build_values | hipify_renamed,
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
             # The build files too: what they define for ROCm and which sources they list decide every file.

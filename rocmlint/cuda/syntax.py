@@ -489,7 +489,9 @@ def defines_function(ctx: CudaContext, name: str) -> bool:
     for offset in ctx.word_offsets(name):
         end = offset + len(name.encode())
         leaf = root.descendant_for_byte_range(offset, end)
-        if leaf is not None and (leaf.start_byte, leaf.end_byte) == (offset, end) and is_defined_name(leaf):
+        if leaf is None or (leaf.start_byte, leaf.end_byte) != (offset, end) or leaf.parent is None:
+            continue  # part of a longer name, or inside a comment or string
+        if leaf.parent.type == "function_declarator" and is_defined_name(leaf):
             return True
     return False
 
