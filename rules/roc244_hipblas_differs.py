@@ -38,7 +38,7 @@ class HipblasDiffers(Rule):
     `hipblasSetMathMode` exists only in hipBLAS from 2024 (ROCm 6.1 and later), and with the rocBLAS backend it
     accepts only `HIPBLAS_DEFAULT_MATH` and `HIPBLAS_XF32_XDL_MATH`: TF32 tensor-op math returns
     `HIPBLAS_STATUS_NOT_SUPPORTED` (`library/src/amd_detail/hipblas.cpp`), which a status check turns into an
-    abort; torch's hipify does not rename the call at all. llama.cpp made it a no-op for HIP.
+    abort. llama.cpp made it a no-op for HIP.
 
     ## Example
     ```cuda

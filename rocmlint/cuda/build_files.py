@@ -46,10 +46,18 @@ _WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
 
 def vendor_of_words(text: str) -> str | None:
     """ "rocm" or "nvidia" when the words of `text` (a macro name, a build condition) name one side only and no
-    other accelerator; None otherwise. `GGML_USE_HIPBLAS` is ROCm's, `USE_CUDA` NVIDIA's, `USE_MUSA` neither."""
-    words = {word.upper() for word in _WORD_SPLIT.split(text) if word}
+    other accelerator; None otherwise. `GGML_USE_HIPBLAS` is ROCm's, `USE_CUDA` NVIDIA's, `USE_MUSA` neither; a HIP
+    platform name is its platform's (`GINKGO_HIP_PLATFORM_NVCC`, HIP on NVIDIA, is NVIDIA's)."""
+    ordered = [word.upper() for word in _WORD_SPLIT.split(text) if word]
+    words = set(ordered)
     if words & OTHER_ACCELERATOR_WORDS:
         return None
+    if "PLATFORM" in ordered[:-1]:  # HIP's platform (`GINKGO_HIP_PLATFORM_NVCC`: HIP on NVIDIA) is the word after
+        platform = ordered[ordered.index("PLATFORM") + 1]
+        if platform in NVIDIA_WORDS:
+            return "nvidia"
+        if platform in ROCM_WORDS:
+            return "rocm"
     rocm = bool(words & ROCM_WORDS) or any(w.startswith(("HIP", "ROCM")) and len(w) > 3 for w in words)
     nvidia = bool(words & NVIDIA_WORDS)
     if rocm == nvidia:
