@@ -88,15 +88,27 @@ class HipblasDiffers(Rule):
 
     def _check_math_mode(self, node: Node, ctx: CudaContext) -> None:
         arguments = ctx.arguments(node)
-        mode = ctx.text(arguments[1]) if len(arguments) == 2 else _DEFAULT_MATH
-        if _DEFAULT_MATH in mode:
-            return
+        mode = _math_mode(arguments[1], ctx) if len(arguments) == 2 else None
+        if mode is None or mode == _DEFAULT_MATH:
+            return  # not a mode named here (a variable of flags), or the default one hipBLAS accepts
         ctx.report(
             node,
             f"`cublasSetMathMode` with `{mode}`: hipBLAS's rocBLAS backend accepts only the default and XF32 math "
             "modes (others return HIPBLAS_STATUS_NOT_SUPPORTED), and hipBLAS before ROCm 6.1 has no "
             "`hipblasSetMathMode`: skip the call on ROCm",
         )
+
+
+def _math_mode(argument: Node, ctx: CudaContext) -> str | None:
+    """`CUBLAS_TF32_TENSOR_OP_MATH` for an argument naming a cuBLAS math mode, or a local it initialises."""
+    if argument.type == "identifier" and not _is_math_mode(ctx.text(argument)):
+        argument = ctx.declared_value(argument) or argument
+    text = ctx.text(argument)
+    return text if argument.type == "identifier" and _is_math_mode(text) else None
+
+
+def _is_math_mode(name: str) -> bool:
+    return name.startswith("CUBLAS_") and name.endswith("_MATH")
 
 
 def _cuda_datatype(argument: Node, ctx: CudaContext) -> str | None:
@@ -137,10 +149,15 @@ HipblasDiffers.valid = (
         }
         """,
     ),
-    # The default math mode is what hipBLAS's backend accepts.
+    # The default math mode is what hipBLAS's backend accepts; flags computed at run time are not traced.
     Valid(
         """
-        void init(cublasHandle_t h) { cublasSetMathMode(h, CUBLAS_DEFAULT_MATH); }
+        void init(cublasHandle_t h, bool reduced) {
+          cublasSetMathMode(h, CUBLAS_DEFAULT_MATH);
+          cublasMath_t flags = CUBLAS_DEFAULT_MATH;
+          cublasSetMathMode(h, flags);
+          cublasSetMathMode(h, reduced ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH);
+        }
         """,
     ),
     # Types held in variables of another kind (a parameter) are not traced.

@@ -121,6 +121,23 @@ def test_cmake_blocks_functions_and_folders_decide_the_vendor():
     assert [d.vendor for d in hip_only.defines] == ["rocm"]
 
 
+def test_cmake_flags_appended_to_a_vendor_s_flags_variable_define_macros_for_it():
+    """PyTorch's `list(APPEND HIP_CXX_FLAGS -DHIPBLAS_V2)` (in an `if(USE_ROCM)` block or not) defines HIPBLAS_V2 for
+    ROCm; flags of a variable no vendor's name or block decides, and source lists, define nothing."""
+    text = textwrap.dedent(
+        """
+        list(APPEND HIP_CXX_FLAGS -DHIPBLAS_V2 -DXYZ_LEVEL=2 -fPIC)
+        if(USE_CUDA)
+          list(APPEND EXTRA_FLAGS -DXYZ_NV)
+        endif()
+        list(APPEND CMAKE_CXX_FLAGS -DXYZ_ANY)
+        list(APPEND SRCS -DNOT_A_FLAG.cu)
+        """
+    )
+    found = {(d.name, d.value, d.vendor) for d in cmake_facts("CMakeLists.txt", text).defines}
+    assert found == {("HIPBLAS_V2", None, "rocm"), ("XYZ_LEVEL", "2", "rocm"), ("XYZ_NV", None, "nvidia")}
+
+
 # --- learning ----------------------------------------------------------------------------------------------------
 
 
@@ -1432,3 +1449,21 @@ def test_a_project_s_own_half2_atomic_add_compiled_on_rocm_covers_the_calls_arou
     settings = Settings(root=root, select=("ROC243",))
     assert Engine().check_path(root / "kernel.cuh", settings).diagnostics == []
     assert [d.location.line for d in Engine().check_path(root / "other.cuh", settings).diagnostics] == [3]
+
+
+def test_a_rocm_build_defining_hipblas_v2_takes_cuda_datatypes_in_ex_gemms(tmp_path):
+    """hipBLAS's GEMMs take hipDataType with -DHIPBLAS_V2 (PyTorch appends it to HIP_CXX_FLAGS): ROC244 stays
+    silent there, and reports the same call in a project whose ROCm build does not define it."""
+    gemm = (
+        "void hgemm(cublasHandle_t h, int n, const void* a, void* c, const float* s) {\n"
+        "  cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, s, a, CUDA_R_16F, n, a, CUDA_R_16F, n, s, c,\n"
+        "               CUDA_R_16F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);\n"
+        "}\n"
+    )
+    found = []
+    for name, flags in (("v2", "list(APPEND HIP_CXX_FLAGS -DHIPBLAS_V2)\n"), ("v1", "")):
+        cmake = f"project(x LANGUAGES CXX)\nif(USE_ROCM)\n  add_compile_definitions(USE_ROCM)\nendif()\n{flags}"
+        root = write_tree(tmp_path / name, {"CMakeLists.txt": cmake, "gemm.cu": gemm})
+        report = Engine().check_path(root / "gemm.cu", Settings(root=root, select=("ROC244",)))
+        found.append([d.location.line for d in report.diagnostics])
+    assert found == [[], [2]]
