@@ -98,6 +98,7 @@ class NoHipEquivalent(Rule):
         b"__dp",
         b"__trap",
         b"__syncwarp",
+        b"CUB_",
     )
 
     def __init__(self) -> None:
@@ -162,8 +163,7 @@ class NoHipEquivalent(Rule):
         reason = tables.names.get(name)
         if reason is None or is_own_name(node, ctx) or defines_function(ctx, name):
             return  # not an API HIP lacks, or the project's own (a ROCm stub, a variable, its own `__dp4a`)
-        # A name recent ROCm declares breaks only the older ROCm a project builds with: a warning.
-        severity = Severity.WARNING if name in tables.declared_since else None
+        severity = Severity.WARNING if name in tables.declared_since else None  # only older ROCm lacks it
         self._report(ctx, node, node.start_point[0] + 1, f"`{name}`: {reason}", severity)
 
     def visit_kernel_call_syntax(self, node: Node, ctx: CudaContext) -> None:
