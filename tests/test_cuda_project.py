@@ -1467,3 +1467,28 @@ def test_a_rocm_build_defining_hipblas_v2_takes_cuda_datatypes_in_ex_gemms(tmp_p
         report = Engine().check_path(root / "gemm.cu", Settings(root=root, select=("ROC244",)))
         found.append([d.location.line for d in report.diagnostics])
     assert found == [[], [2]]
+
+
+def test_a_torch_extension_s_hipify_maps_the_opt_in_shared_memory_attribute_away(tmp_path):
+    """torch's hipify renames `cudaDevAttrMaxSharedMemoryPerBlockOptin` to the non-opt-in limit: ROC246 leaves the
+    attribute alone in a torch extension and still reports it in a CMake project, and the property in both."""
+    source = (
+        "int limit(int device, const cudaDeviceProp& prop) {\n"
+        "  int bytes = 0;\n"
+        "  cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);\n"
+        "  return bytes + prop.sharedMemPerBlockOptin;\n"
+        "}\n"
+    )
+    builds = {
+        "torch": (
+            "setup.py",
+            "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('x', ['k.cu'])\n",
+        ),
+        "cmake": ("CMakeLists.txt", "project(x LANGUAGES CXX CUDA)\nadd_library(x k.cu)\n"),
+    }
+    found = {}
+    for name, (build_file, text) in builds.items():
+        root = write_tree(tmp_path / name, {build_file: text, "k.cu": source})
+        report = Engine().check_path(root / "k.cu", Settings(root=root, select=("ROC246",)))
+        found[name] = [d.location.line for d in report.diagnostics]
+    assert found == {"torch": [4], "cmake": [3, 4]}
