@@ -121,9 +121,9 @@ def test_cmake_blocks_functions_and_folders_decide_the_vendor():
     assert [d.vendor for d in hip_only.defines] == ["rocm"]
 
 
-def test_cmake_flags_appended_to_a_vendor_s_flags_variable_define_macros_for_it():
-    """PyTorch's `list(APPEND HIP_CXX_FLAGS -DHIPBLAS_V2)` (in an `if(USE_ROCM)` block or not) defines HIPBLAS_V2 for
-    ROCm; flags of a variable no vendor's name or block decides, and source lists, define nothing."""
+def test_cmake_flags_appended_to_a_rocm_flags_variable_define_macros_for_rocm():
+    """PyTorch's `list(APPEND HIP_CXX_FLAGS -DHIPBLAS_V2)` defines HIPBLAS_V2 for ROCm; flags of a generic or NVIDIA
+    variable (vLLM's `VLLM_GPU_FLAGS` in a CUDA block), and source lists, define nothing."""
     text = textwrap.dedent(
         """
         list(APPEND HIP_CXX_FLAGS -DHIPBLAS_V2 -DXYZ_LEVEL=2 -fPIC)
@@ -135,7 +135,7 @@ def test_cmake_flags_appended_to_a_vendor_s_flags_variable_define_macros_for_it(
         """
     )
     found = {(d.name, d.value, d.vendor) for d in cmake_facts("CMakeLists.txt", text).defines}
-    assert found == {("HIPBLAS_V2", None, "rocm"), ("XYZ_LEVEL", "2", "rocm"), ("XYZ_NV", None, "nvidia")}
+    assert found == {("HIPBLAS_V2", None, "rocm"), ("XYZ_LEVEL", "2", "rocm")}
 
 
 # --- learning ----------------------------------------------------------------------------------------------------

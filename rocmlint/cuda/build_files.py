@@ -376,7 +376,7 @@ def cmake_facts(path: str, text: str, root: str = "", source_functions: frozense
             vendor = _block_vendor(blocks, file_vendor)
             defines += _cmake_defines(name, arguments, vendor, path, line)
         elif name == "list" and _appended_flags(arguments):
-            defines += _cmake_flag_defines(arguments, _block_vendor(blocks, file_vendor), path, line)
+            defines += _cmake_flag_defines(arguments, path, line)
         elif name == "add_subdirectory" and arguments.split() and "$" not in arguments.split()[0]:
             vendor = _block_vendor(blocks, file_vendor)
             sources.append(SourceSet(arguments.split()[0].strip('"') + "/**", vendor, path, line))
@@ -567,17 +567,17 @@ def _appended_flags(arguments: str) -> bool:
     return len(words) > 2 and words[0] == "APPEND" and _FLAGS_SUFFIX.search(words[1]) is not None
 
 
-def _cmake_flag_defines(arguments: str, vendor: str | None, path: str, line: int) -> Iterator[BuildDefine]:
-    """The `-D` flags of `list(APPEND <flags variable> ...)`, for the vendor of its block, else of the variable's
-    name (`HIP_CXX_FLAGS` is ROCm's: PyTorch's `-DHIPBLAS_V2`); none when neither names one."""
+def _cmake_flag_defines(arguments: str, path: str, line: int) -> Iterator[BuildDefine]:
+    """The `-D` flags of `list(APPEND <flags variable> ...)` when the variable's name says the ROCm compiler gets
+    them (PyTorch's `HIP_CXX_FLAGS` with `-DHIPBLAS_V2`): ROCm build defines. A generic or NVIDIA variable's flags
+    (`VLLM_GPU_FLAGS`, `CUDA_NVCC_FLAGS`) are left to the commands that define macros outright."""
     words = arguments.replace('"', " ").split()
-    vendor = vendor or vendor_of_words(_FLAGS_SUFFIX.sub("", words[1]))
-    if vendor is None:
+    if vendor_of_words(_FLAGS_SUFFIX.sub("", words[1])) != "rocm":
         return
     for word in words[2:]:
         match = _DASH_D.match(word)
         if match is not None and "$" not in word:
-            yield BuildDefine(match.group(1), match.group(2) or None, vendor, path, line)
+            yield BuildDefine(match.group(1), match.group(2) or None, "rocm", path, line)
 
 
 # --- Makefiles ----------------------------------------------------------------------------------------------------
