@@ -15,6 +15,10 @@ _V2_MACRO = "HIPBLAS_V2"
 # The math modes hipBLAS's rocBLAS backend accepts (library/src/amd_detail/hipblas.cpp `hipblasGetRocblasMathMode`:
 # default and XF32-XDL; any other mode throws HIPBLAS_STATUS_NOT_SUPPORTED).
 _MATH_MODE_CALL = "cublasSetMathMode"
+# Half-precision GEMMs: hipBLAS declares them on `hipblasHalf`, a `uint16_t` unless the code is compiled with
+# `-DHIPBLAS_USE_HIP_HALF` (hipblas.h, since hipBLAS's November 2022 opt-in), so `__half*` arguments do not convert.
+_HALF_GEMMS = frozenset({"cublasHgemm", "cublasHgemmBatched", "cublasHgemmStridedBatched"})
+_HIP_HALF_MACRO = "HIPBLAS_USE_HIP_HALF"
 _DEFAULT_MATH = "CUBLAS_DEFAULT_MATH"
 
 
@@ -22,7 +26,8 @@ class HipblasDiffers(Rule):
     """
     ## What it does
     Flags cuBLAS calls whose hipBLAS counterpart takes them differently, in code a ROCm build compiles:
-    `cublasSetMathMode` with a mode other than `CUBLAS_DEFAULT_MATH` (TF32, tensor-op, pedantic), and
+    `cublasSetMathMode` with a mode other than `CUBLAS_DEFAULT_MATH` (TF32, tensor-op, pedantic),
+    `cublasHgemm` (and its batched forms) unless the ROCm build defines `HIPBLAS_USE_HIP_HALF`, and
     `cublasGemmEx`, `cublasGemmBatchedEx` and `cublasGemmStridedBatchedEx` calls given CUDA data types
     (`CUDA_R_16F`, `CUDA_R_8I`, directly or through a local variable) in code a ROCm build compiles, unless that
     build defines `HIPBLAS_V2`. A torch extension build (hipified) passes `-DHIPBLAS_V2` itself on ROCm 6 and
@@ -34,6 +39,10 @@ class HipblasDiffers(Rule):
     compute types unless the code is compiled with `-DHIPBLAS_V2` (hipBLAS 2.x, ROCm 6.x:
     `library/include/hipblas.h`), and older hipBLAS has only that form: the hipified call does not compile.
     bitsandbytes and FBGEMM added `hipblasGemmEx` branches with hipBLAS's own types.
+
+    hipBLAS's `hipblasHgemm` takes `hipblasHalf`, which is `uint16_t` unless `HIPBLAS_USE_HIP_HALF` is
+    defined (`hipblas.h`): the hipified call passing `__half*` does not compile (exllamav2 cast every argument
+    in a ROCm wrapper, later built with `-DHIPBLAS_USE_HIP_HALF`).
 
     `hipblasSetMathMode` exists only in hipBLAS from 2024 (ROCm 6.1 and later), and with the rocBLAS backend it
     accepts only `HIPBLAS_DEFAULT_MATH` and `HIPBLAS_XF32_XDL_MATH`: TF32 tensor-op math returns
@@ -59,17 +68,25 @@ class HipblasDiffers(Rule):
     severity = Severity.WARNING
     fix_availability = FixAvailability.NONE
     language = "cuda"
-    triggers = (b"cublasGemm", b"cublasSetMathMode")
+    triggers = (b"cublasGemm", b"cublasHgemm", b"cublasSetMathMode")
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
         """A reported call holds the function's name."""
-        calls = ctx.word_offsets(*_EX_GEMMS, _MATH_MODE_CALL)
+        calls = ctx.word_offsets(*_EX_GEMMS, *_HALF_GEMMS, _MATH_MODE_CALL)
         return {"call_expression": calls} if calls else {}
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
         name = ctx.call_name(node)
         if name == _MATH_MODE_CALL:
             self._check_math_mode(node, ctx)
+            return
+        if name in _HALF_GEMMS:
+            if ctx.define(_HIP_HALF_MACRO, node) is None:
+                ctx.report(
+                    node,
+                    f"`{name}`: hipBLAS declares it on `hipblasHalf`, a `uint16_t` unless compiled with "
+                    "`-DHIPBLAS_USE_HIP_HALF`: the hipified call's `__half*` arguments do not convert",
+                )
             return
         if name not in _EX_GEMMS or ctx.define(_V2_MACRO, node) is not None:
             return  # not a GEMM of the table, or the ROCm build selects the hipDataType API
@@ -139,10 +156,14 @@ HipblasDiffers.valid = (
         }
         """,
     ),
-    # The file selects hipBLAS's hipDataType API itself.
+    # The file selects hipBLAS's hipDataType API and `__half` for hipblasHalf itself.
     Valid(
         """
         #define HIPBLAS_V2
+        #define HIPBLAS_USE_HIP_HALF
+        void hgemm(cublasHandle_t h, const half* a, half* c, const half* one, int n) {
+          cublasHgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, one, a, n, a, n, one, c, n);
+        }
         void hgemm(cublasHandle_t h, int m, int n, int k, const void* a, const void* b, void* c, const float* s) {
           cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, s, a, CUDA_R_16F, m, b, CUDA_R_16F, k,
                        s, c, CUDA_R_16F, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
@@ -171,6 +192,16 @@ HipblasDiffers.valid = (
     ),
 )
 HipblasDiffers.invalid = (
+    # exllamav2's half GEMM, hipified as is.
+    Invalid(
+        """
+        void hgemm(cublasHandle_t h, const half* a, const half* b, half* c, const half* one, int n) {
+          cublasHgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, one, a, n, b, n, one, c, n);
+        }
+        """,
+        expect=("2:3-2:80",),
+        message="`hipblasHalf`",
+    ),
     # llama.cpp's TF32 opt-in, checked: the ROCm build aborts on the status.
     Invalid(
         """
