@@ -80,6 +80,8 @@ class HipblasDiffers(Rule):
         if name == _MATH_MODE_CALL:
             self._check_math_mode(node, ctx)
             return
+        if name is not None and ctx.define("hipblas" + name.removeprefix("cublas"), node) is not None:
+            return  # the code wraps the HIP function hipify turns the call into (vLLM's `__compat_hipblasHgemm`)
         if name in _HALF_GEMMS:
             if ctx.define(_HIP_HALF_MACRO, node) is None:
                 ctx.report(
@@ -153,6 +155,18 @@ HipblasDiffers.valid = (
           cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, one, a, CUDA_R_8I, m, b, CUDA_R_8I, k,
                        one, c, CUDA_R_32I, m, CUDA_R_32I, CUBLAS_GEMM_DEFAULT);
         #endif
+        }
+        """,
+    ),
+    # vLLM's ROCm wrapper of the HIP function hipify turns the call into.
+    Valid(
+        """
+        #if defined(USE_ROCM)
+        __host__ hipblasStatus_t __compat_hipblasHgemm(hipblasHandle_t h, int n, const half* a, half* c);
+        #define hipblasHgemm __compat_hipblasHgemm
+        #endif
+        void hgemm(cublasHandle_t h, const half* a, half* c, const half* one, int n) {
+          cublasHgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, one, a, n, a, n, one, c, n);
         }
         """,
     ),
