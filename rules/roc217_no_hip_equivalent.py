@@ -98,7 +98,6 @@ class NoHipEquivalent(Rule):
         b"__dp",
         b"__trap",
         b"__syncwarp",
-        b"CUB_",
     )
 
     def __init__(self) -> None:

@@ -1,4 +1,4 @@
-"""rocmlint/data/hip_undeclared.toml: the device intrinsics and CUB macros HIP lacks, which ROC217 reports."""
+"""rocmlint/data/hip_undeclared.toml: the device intrinsics HIP lacks, which ROC217 reports."""
 
 from __future__ import annotations
 
@@ -16,14 +16,8 @@ def test_every_name_has_a_reason_and_only_listed_names_have_a_version() -> None:
     assert no_hip_equivalents().declared_since == {"__syncwarp": "7.0"}
 
 
-def test_roc217_reports_cub_warp_macros_hipcub_lacks_and_syncwarp_as_a_warning() -> None:
+def test_roc217_reports_syncwarp_as_a_warning_and_other_intrinsics_as_errors() -> None:
     rule = next(r for r in all_rules() if r.code == "ROC217")
-    code = (
-        "template <int LOGICAL_WARP_THREADS>\n"
-        "struct WarpReverseScan {\n"
-        "  static constexpr bool IS_ARCH_WARP = (LOGICAL_WARP_THREADS == CUB_WARP_THREADS(0));\n"
-        "};\n"
-        "__global__ void k() { __syncwarp(); }\n"
-    )
+    code = "__global__ void k(int* x) {\n  x[0] = __dp4a(x[1], x[2], 0);\n  __syncwarp();\n}\n"
     found = [(d.location.line, d.severity.value, d.message.split(":")[0]) for d in run_example(rule, code)]
-    assert found == [(3, "error", "`CUB_WARP_THREADS`"), (5, "warning", "`__syncwarp`")]
+    assert found == [(2, "error", "`__dp4a`"), (3, "warning", "`__syncwarp`")]
