@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Directive, Include, Node
-from rocmlint.cuda.hip_gaps import is_libcudacxx_header
+from rocmlint.cuda.hip_gaps import UNDECLARED_INTRINSICS, is_libcudacxx_header
 from rocmlint.cuda.hip_gaps import no_hip_equivalents as _tables
 from rocmlint.cuda.syntax import defines_function, is_own_name, qualified_segments
 from rocmlint.diagnostics import FixAvailability, Severity
@@ -94,10 +94,7 @@ class NoHipEquivalent(Rule):
         b"__pm",
         b"__brkpt",
         b"__prof_trigger",
-        b"__v",
-        b"__dp",
-        b"__trap",
-        b"__syncwarp",
+        *UNDECLARED_INTRINSICS,
     )
 
     def __init__(self) -> None:

@@ -59,7 +59,9 @@ class TorchHipifyGap(Rule):
     # Off by default: PyTorch and vLLM, which build on ROCm, keep such names behind gates the project model cannot
     # decide (`#if !AT_USE_CUSPARSE_GENERIC_SPSV()`) or behind ROCm stubs of their own (53 reports, none real).
     enabled_by_default = False
-    triggers = (b"cu", b"CU")
+    # The table's names themselves: every rule's triggers keep ROC207's fix out of an arm holding one, so a
+    # prefix such as `cu` would withhold it from nearly every arm.
+    triggers = tuple(name.encode() for name in load("torch_hipify_gaps")["names"])
 
     def __init__(self) -> None:
         self._lines: set[int] = set()  # one diagnostic per line

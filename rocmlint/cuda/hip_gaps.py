@@ -102,6 +102,11 @@ def hip_call_forms() -> dict[str, HipCallForm]:
     }
 
 
+# The intrinsics of rocmlint/data/hip_undeclared.toml, spelled out (ROC217's triggers: a prefix such as `__v` would
+# also match `__volatile__`, and every rule's triggers keep ROC207's fix out of an arm holding one).
+UNDECLARED_INTRINSICS = tuple(name.encode() for name in sorted(load("hip_undeclared")["names"]))
+
+
 @cache
 def no_hip_equivalents() -> NoHipEquivalents:
     data = load("no_hip_equivalent")
