@@ -1415,9 +1415,16 @@ def test_a_rocm_only_device_function_under_an_intrinsic_name_is_the_project_s_re
         "}\n"
         "#endif\n"
     )
-    source = '#include "common.cuh"\n__device__ int dot(int a, int b) { return __vsubss4(__dp4a(a, b, 0), b); }\n'
+    # Later, a vendor header only ROCm includes, with no `#if` of its own, defines `__vsub4`.
+    header += '#if defined(GGML_USE_HIPBLAS)\n#include "vendors/hip.h"\n#endif\n'
+    hip = "#pragma once\nstatic __device__ __forceinline__ int __vsub4(const int a, const int b) { return a - b; }\n"
+    source = (
+        '#include "common.cuh"\n'
+        "__device__ int dot(int a, int b) { return __vsubss4(__dp4a(a, b, 0), b); }\n"
+        "__device__ int sub(int a, int b) { return __vsub4(a, b); }\n"
+    )
     cmake = "project(x LANGUAGES CXX)\nif(GGML_HIPBLAS)\n  add_compile_definitions(GGML_USE_HIPBLAS)\nendif()\n"
-    root = write_tree(tmp_path, {"CMakeLists.txt": cmake, "common.cuh": header, "k.cu": source})
+    root = write_tree(tmp_path, {"CMakeLists.txt": cmake, "common.cuh": header, "vendors/hip.h": hip, "k.cu": source})
     found = Engine().check_path(root / "k.cu", Settings(root=root, select=("ROC217",))).diagnostics
     assert [(d.location.line, d.message.split(":")[0]) for d in found] == [(2, "`__vsubss4`")]
 

@@ -244,7 +244,10 @@ def _constants(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterat
 
 
 def _types(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:
-    """The type aliases, and device functions under intrinsics' names, a ROCm-only branch defines: the remaps."""
+    """The type aliases a ROCm-only branch defines, and every device function under an intrinsic's name ROCm
+    compiles (in a header only ROCm includes, such as llama.cpp's `vendors/hip.h`, the project model finds it
+    ROCm-only): the remaps."""
+    yield from _intrinsic_functions(data, lines, preprocessor)
     if not preprocessor.excludes_nvidia_somewhere:
         return  # only ROCm-only type names can be remaps
     for keyword in _TYPE_KEYWORD.finditer(data):
@@ -256,11 +259,14 @@ def _types(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[D
         if match is not None and match.end() > keyword.start():
             name = (match.group(1) or match.group(2)).decode()
             yield Definition(name, None, lines.line(keyword.start()), branch)
+
+
+def _intrinsic_functions(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:
     if b"__device__" not in data:
         return
     for function in _INTRINSIC_FUNCTION.finditer(data):
         branch = preprocessor.branch_at(function.start(1))
-        if branch.on_nvidia is False:
+        if branch.on_rocm is not False:
             yield Definition(function.group(1).decode(), None, lines.line(function.start(1)), branch)
 
 
