@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Directive, Include, Node
-from rocmlint.cuda.hip_gaps import is_libcudacxx_header
+from rocmlint.cuda.hip_gaps import UNDECLARED_INTRINSICS, is_libcudacxx_header
 from rocmlint.cuda.hip_gaps import no_hip_equivalents as _tables
-from rocmlint.cuda.syntax import is_own_name, qualified_segments
+from rocmlint.cuda.syntax import defines_function, is_own_name, qualified_segments
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
+_Span = Node | Include | Directive
 _DYNAMIC_PARALLELISM = "launching a kernel from device code (dynamic parallelism) is not supported by HIP"
 
 
@@ -18,8 +19,9 @@ class NoHipEquivalent(Rule):
     Flags CUDA features HIP does not have, in code a ROCm build compiles: warp matrix functions
     (`nvcuda::wmma`, `<mma.h>`), async-copy pipelines (`cuda_pipeline.h`, `cuda::pipeline`,
     `cuda::memcpy_async`, `cg::memcpy_async`), libcu++ barriers (`cuda::barrier`), thread-block
-    clusters and TMA, device-side kernel launches, and the CUDA API functions, types and intrinsics
-    HIPIFY's tables list without a HIP name. A function, typedef, enum or struct the code defines under
+    clusters and TMA, device-side kernel launches, the CUDA API functions, types and intrinsics
+    HIPIFY's tables list without a HIP name, and device intrinsics HIP does not declare (`__vsubss4` and its
+    SIMD family, `__dp4a`, `__trap`; `__syncwarp`, declared by recent ROCm only, is a warning). A function, typedef, enum or struct the code defines under
     such a name (a project's own ROCm stub) is a definition, not a use, and is not flagged; nor is a variable
     or parameter the code declares under one (`GaussClusterable *this_cluster` in CPU clustering code).
     Includes of libcu++ headers (`<cuda/barrier>`, `<cuda/pipeline>`) are ROC205's: a library header ROCm does
@@ -31,7 +33,9 @@ class NoHipEquivalent(Rule):
     matrix functions") and lists the cooperative-groups features it lacks (`cooperative_groups.rst`,
     "Unsupported NVIDIA CUDA features"); AMD GPUs have no clusters or TMA, and HIP no dynamic
     parallelism (HIP FAQ). The API list is HIPIFY's (`docs/tables/*_supported_by_HIP.md`, rows with no
-    HIP column), regenerated into `rocmlint/data/no_hip_equivalent.toml`.
+    HIP column), regenerated into `rocmlint/data/no_hip_equivalent.toml`. The intrinsics of
+    `rocmlint/data/hip_undeclared.toml` are undeclared for hipcc 5.2.3 and absent from the ROCm 6.3 and HIP 7.1
+    headers (but `__syncwarp`, which 7.x defines); ports had to supply them (llama.cpp's `__dp4a`, `__vsubss4`).
 
     ## Example
     ```cuda
@@ -90,6 +94,7 @@ class NoHipEquivalent(Rule):
         b"__pm",
         b"__brkpt",
         b"__prof_trigger",
+        *UNDECLARED_INTRINSICS,
     )
 
     def __init__(self) -> None:
@@ -116,8 +121,10 @@ class NoHipEquivalent(Rule):
             needed["kernel_call_syntax"] = launches
         return needed
 
-    def _report(self, ctx: CudaContext, span: Node | Include | Directive, key: object, message: str) -> None:
-        if key not in self._seen and ctx.report(span, message):
+    def _report(
+        self, ctx: CudaContext, span: _Span, key: object, message: str, severity: Severity | None = None
+    ) -> None:
+        if key not in self._seen and ctx.report(span, message, severity=severity):
             self._seen.add(key)
 
     def visit_include(self, include: Include, ctx: CudaContext) -> None:
@@ -148,10 +155,12 @@ class NoHipEquivalent(Rule):
 
     def _check_name(self, node: Node, ctx: CudaContext) -> None:
         name = ctx.text(node)
-        reason = _tables().names.get(name)
-        if reason is None or is_own_name(node, ctx):
-            return  # not an API HIP lacks, or the project's own definition of it (a ROCm stub, a variable)
-        self._report(ctx, node, node.start_point[0] + 1, f"`{name}`: {reason}")
+        tables = _tables()
+        reason = tables.names.get(name)
+        if reason is None or is_own_name(node, ctx) or defines_function(ctx, name):
+            return  # not an API HIP lacks, or the project's own (a ROCm stub, a variable, its own `__dp4a`)
+        severity = Severity.WARNING if name in tables.declared_since else None  # only older ROCm lacks it
+        self._report(ctx, node, node.start_point[0] + 1, f"`{name}`: {reason}", severity)
 
     def visit_kernel_call_syntax(self, node: Node, ctx: CudaContext) -> None:
         if ctx.is_device_code(node):
@@ -254,7 +263,46 @@ NoHipEquivalent.valid = (
         """,
     ),
 )
+NoHipEquivalent.valid += (
+    # The project's own versions for HIP: a ROCm-only macro (its uses are remaps, left to the project model), and a
+    # device function in a HIP branch (llama.cpp's `__dp4a` on an AMDGCN dot builtin), which the calls below use.
+    Valid(
+        """
+        #if defined(USE_ROCM)
+        #define __syncwarp() __builtin_amdgcn_wave_barrier()
+        static __device__ __forceinline__ int __dp4a(const int a, const int b, int c) {
+          return __builtin_amdgcn_sdot4(a, b, c, false);
+        }
+        #endif
+        __global__ void dot(const int* a, const int* b, int* out) {
+          out[threadIdx.x] = __dp4a(a[threadIdx.x], b[threadIdx.x], 0);
+        }
+        """,
+    ),
+)
 NoHipEquivalent.invalid = (
+    # Device intrinsics HIP's headers do not declare (llama.cpp's q8 dot products before its HIP port).
+    Invalid(
+        """
+        __device__ int dot_q8(int a, int b, int acc, int d) {
+          acc = __dp4a(a, b, acc);
+          if (acc < 0) __trap();
+          return __vsubss4(acc, d);
+        }
+        """,
+        expect=("2:9-2:15", "3:16-3:22", "4:10-4:19"),
+        message="`__dp4a`",
+    ),
+    Invalid(
+        """
+        __global__ void step(float* p, const float* g) {
+          p[threadIdx.x] -= g[threadIdx.x];
+          __syncwarp();
+        }
+        """,
+        expect=("3:3-3:13",),
+        message="recent ROCm",
+    ),
     # The API's own name called unqualified: no declaration of the code's own names it.
     Invalid(
         """

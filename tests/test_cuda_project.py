@@ -47,6 +47,11 @@ def test_vendor_words_name_one_side_and_no_other_accelerator():
     assert vendor_of_words("CUDA_OR_HIP") is None  # both sides
     assert vendor_of_words("CHIP_COUNT") is None  # HIP only inside a word
     assert vendor_of_words("ENABLE_FAST_PATH") is None
+    # HIP's platform macros name the platform HIP runs on (ginkgo's CMake sets them per HIP compiler).
+    assert vendor_of_words("GINKGO_HIP_PLATFORM_NVCC") == "nvidia"
+    assert vendor_of_words("GINKGO_HIP_PLATFORM_NVIDIA") == "nvidia"
+    assert vendor_of_words("GINKGO_HIP_PLATFORM_HCC") == "rocm"
+    assert vendor_of_words("CUDA_PLATFORM") == "nvidia"  # no platform word after it
 
 
 def test_setup_py_defines_per_vendor_branch():
@@ -114,6 +119,23 @@ def test_cmake_blocks_functions_and_folders_decide_the_vendor():
     hip_only = cmake_facts("CMakeLists.txt", "project(x LANGUAGES CXX HIP)\nadd_compile_definitions(FLAG)")
     assert hip_only.hip_language and not hip_only.cuda_language
     assert [d.vendor for d in hip_only.defines] == ["rocm"]
+
+
+def test_cmake_flags_appended_to_a_rocm_flags_variable_define_macros_for_rocm():
+    """PyTorch's `list(APPEND HIP_CXX_FLAGS -DHIPBLAS_V2)` defines HIPBLAS_V2 for ROCm; flags of a generic or NVIDIA
+    variable (vLLM's `VLLM_GPU_FLAGS` in a CUDA block), and source lists, define nothing."""
+    text = textwrap.dedent(
+        """
+        list(APPEND HIP_CXX_FLAGS -DHIPBLAS_V2 -DXYZ_LEVEL=2 -fPIC)
+        if(USE_CUDA)
+          list(APPEND EXTRA_FLAGS -DXYZ_NV)
+        endif()
+        list(APPEND CMAKE_CXX_FLAGS -DXYZ_ANY)
+        list(APPEND SRCS -DNOT_A_FLAG.cu)
+        """
+    )
+    found = {(d.name, d.value, d.vendor) for d in cmake_facts("CMakeLists.txt", text).defines}
+    assert found == {("HIPBLAS_V2", None, "rocm"), ("XYZ_LEVEL", "2", "rocm")}
 
 
 # --- learning ----------------------------------------------------------------------------------------------------
@@ -1435,3 +1457,101 @@ def test_a_hipified_extension_compiles_the_non_cuda_arm_of_a_cuda_version_test(t
         ("ROC203", 5),
         ("ROC207", 2),
     ]
+
+
+def test_a_rocm_only_device_function_under_an_intrinsic_name_is_the_project_s_remap(tmp_path):
+    """llama.cpp's HIP port defined `__dp4a` and `__vsubss4` in a HIP branch of a header: the calls of every file
+    including it use the project's own version, not the CUDA intrinsic HIP lacks; one it does not define
+    (`__vsubss4`) is still reported."""
+    header = (
+        "#pragma once\n"
+        "#if defined(GGML_USE_HIPBLAS)\n"
+        "static __device__ __forceinline__ int __dp4a(const int a, const int b, int c) {\n"
+        "  return __builtin_amdgcn_sdot4(a, b, c, false);\n"
+        "}\n"
+        "#endif\n"
+    )
+    # Later, a vendor header only ROCm includes, with no `#if` of its own, defines `__vsub4`.
+    header += '#if defined(GGML_USE_HIPBLAS)\n#include "vendors/hip.h"\n#endif\n'
+    hip = "#pragma once\nstatic __device__ __forceinline__ int __vsub4(const int a, const int b) { return a - b; }\n"
+    source = (
+        '#include "common.cuh"\n'
+        "__device__ int dot(int a, int b) { return __vsubss4(__dp4a(a, b, 0), b); }\n"
+        "__device__ int sub(int a, int b) { return __vsub4(a, b); }\n"
+    )
+    cmake = "project(x LANGUAGES CXX)\nif(GGML_HIPBLAS)\n  add_compile_definitions(GGML_USE_HIPBLAS)\nendif()\n"
+    root = write_tree(tmp_path, {"CMakeLists.txt": cmake, "common.cuh": header, "vendors/hip.h": hip, "k.cu": source})
+    found = Engine().check_path(root / "k.cu", Settings(root=root, select=("ROC217",))).diagnostics
+    assert [(d.location.line, d.message.split(":")[0]) for d in found] == [(2, "`__vsubss4`")]
+
+
+def test_a_project_s_own_half2_atomic_add_compiled_on_rocm_covers_the_calls_around_it(tmp_path):
+    """exllamav2's compat.cuh defines `atomicAdd(half2*, half2)` under `__CUDA_ARCH__ < 600 || USE_ROCM`; its kernel
+    header calls atomicAdd on a `half2*` and is included by the .cu that includes compat.cuh: ROCm compiles the
+    project's overload there. A kernel whose files define none keeps its diagnostic; an overload only NVIDIA
+    compiles covers nothing."""
+    compat = (
+        "#pragma once\n"
+        "#if __CUDA_ARCH__ < 600 || defined(USE_ROCM)\n"
+        "__device__ __forceinline__ void atomicAdd(half2* address, half2 val) { atomicAdd_half2(address, val); }\n"
+        "#endif\n"
+    )
+    kernel = "__global__ void acc(half2* c, half2 v) {\n  half2* out = c;\n  atomicAdd(out, v);\n}\n"
+    nvidia_only = compat.replace("__CUDA_ARCH__ < 600 || defined(USE_ROCM)", "!defined(USE_ROCM)")
+    root = write_tree(
+        tmp_path,
+        {
+            "compat.cuh": compat,
+            "nv_compat.cuh": nvidia_only,
+            "kernel.cuh": kernel,
+            "other.cuh": kernel,
+            "gemm.cu": '#include "compat.cuh"\n#include "kernel.cuh"\n',
+            "bare.cu": '#include "nv_compat.cuh"\n#include "other.cuh"\n',
+        },
+    )
+    settings = Settings(root=root, select=("ROC243",))
+    assert Engine().check_path(root / "kernel.cuh", settings).diagnostics == []
+    assert [d.location.line for d in Engine().check_path(root / "other.cuh", settings).diagnostics] == [3]
+
+
+def test_a_rocm_build_defining_hipblas_v2_takes_cuda_datatypes_in_ex_gemms(tmp_path):
+    """hipBLAS's GEMMs take hipDataType with -DHIPBLAS_V2 (PyTorch appends it to HIP_CXX_FLAGS): ROC244 stays
+    silent there, and reports the same call in a project whose ROCm build does not define it."""
+    gemm = (
+        "void hgemm(cublasHandle_t h, int n, const void* a, void* c, const float* s) {\n"
+        "  cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, s, a, CUDA_R_16F, n, a, CUDA_R_16F, n, s, c,\n"
+        "               CUDA_R_16F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);\n"
+        "}\n"
+    )
+    found = []
+    for name, flags in (("v2", "list(APPEND HIP_CXX_FLAGS -DHIPBLAS_V2)\n"), ("v1", "")):
+        cmake = f"project(x LANGUAGES CXX)\nif(USE_ROCM)\n  add_compile_definitions(USE_ROCM)\nendif()\n{flags}"
+        root = write_tree(tmp_path / name, {"CMakeLists.txt": cmake, "gemm.cu": gemm})
+        report = Engine().check_path(root / "gemm.cu", Settings(root=root, select=("ROC244",)))
+        found.append([d.location.line for d in report.diagnostics])
+    assert found == [[], [2]]
+
+
+def test_a_torch_extension_s_hipify_maps_the_opt_in_shared_memory_attribute_away(tmp_path):
+    """torch's hipify renames `cudaDevAttrMaxSharedMemoryPerBlockOptin` to the non-opt-in limit: ROC246 leaves the
+    attribute alone in a torch extension and still reports it in a CMake project, and the property in both."""
+    source = (
+        "int limit(int device, const cudaDeviceProp& prop) {\n"
+        "  int bytes = 0;\n"
+        "  cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);\n"
+        "  return bytes + prop.sharedMemPerBlockOptin;\n"
+        "}\n"
+    )
+    builds = {
+        "torch": (
+            "setup.py",
+            "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('x', ['k.cu'])\n",
+        ),
+        "cmake": ("CMakeLists.txt", "project(x LANGUAGES CXX CUDA)\nadd_library(x k.cu)\n"),
+    }
+    found = {}
+    for name, (build_file, text) in builds.items():
+        root = write_tree(tmp_path / name, {build_file: text, "k.cu": source})
+        report = Engine().check_path(root / "k.cu", Settings(root=root, select=("ROC246",)))
+        found[name] = [d.location.line for d in report.diagnostics]
+    assert found == {"torch": [4], "cmake": [3, 4]}

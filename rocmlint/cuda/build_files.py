@@ -46,10 +46,18 @@ _WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
 
 def vendor_of_words(text: str) -> str | None:
     """ "rocm" or "nvidia" when the words of `text` (a macro name, a build condition) name one side only and no
-    other accelerator; None otherwise. `GGML_USE_HIPBLAS` is ROCm's, `USE_CUDA` NVIDIA's, `USE_MUSA` neither."""
-    words = {word.upper() for word in _WORD_SPLIT.split(text) if word}
+    other accelerator; None otherwise. `GGML_USE_HIPBLAS` is ROCm's, `USE_CUDA` NVIDIA's, `USE_MUSA` neither; a HIP
+    platform name is its platform's (`GINKGO_HIP_PLATFORM_NVCC`, HIP on NVIDIA, is NVIDIA's)."""
+    ordered = [word.upper() for word in _WORD_SPLIT.split(text) if word]
+    words = set(ordered)
     if words & OTHER_ACCELERATOR_WORDS:
         return None
+    if "PLATFORM" in ordered[:-1]:  # HIP's platform (`GINKGO_HIP_PLATFORM_NVCC`: HIP on NVIDIA) is the word after
+        platform = ordered[ordered.index("PLATFORM") + 1]
+        if platform in NVIDIA_WORDS:
+            return "nvidia"
+        if platform in ROCM_WORDS:
+            return "rocm"
     rocm = bool(words & ROCM_WORDS) or any(w.startswith(("HIP", "ROCM")) and len(w) > 3 for w in words)
     nvidia = bool(words & NVIDIA_WORDS)
     if rocm == nvidia:
@@ -371,6 +379,8 @@ def cmake_facts(path: str, text: str, root: str = "", source_functions: frozense
         elif name in _CMAKE_DEFINE_COMMANDS:
             vendor = _block_vendor(blocks, file_vendor)
             defines += _cmake_defines(name, arguments, vendor, path, line)
+        elif name == "list" and _appended_flags(arguments):
+            defines += _cmake_flag_defines(arguments, path, line)
         elif name == "add_subdirectory" and arguments.split() and "$" not in arguments.split()[0]:
             vendor = _block_vendor(blocks, file_vendor)
             sources.append(SourceSet(arguments.split()[0].strip('"') + "/**", vendor, path, line))
@@ -560,6 +570,25 @@ def _cmake_defines(command: str, arguments: str, vendor: str | None, path: str, 
             continue
         if re.fullmatch(r"[A-Za-z_]\w*", name):
             yield BuildDefine(name, value or None, vendor, path, line)
+
+
+def _appended_flags(arguments: str) -> bool:
+    """`list(APPEND HIP_CXX_FLAGS -DHIPBLAS_V2)`: compiler flags appended to a flags variable."""
+    words = arguments.split()
+    return len(words) > 2 and words[0] == "APPEND" and _FLAGS_SUFFIX.search(words[1]) is not None
+
+
+def _cmake_flag_defines(arguments: str, path: str, line: int) -> Iterator[BuildDefine]:
+    """The `-D` flags of `list(APPEND <flags variable> ...)` when the variable's name says the ROCm compiler gets
+    them (PyTorch's `HIP_CXX_FLAGS` with `-DHIPBLAS_V2`): ROCm build defines. A generic or NVIDIA variable's flags
+    (`VLLM_GPU_FLAGS`, `CUDA_NVCC_FLAGS`) are left to the commands that define macros outright."""
+    words = arguments.replace('"', " ").split()
+    if vendor_of_words(_FLAGS_SUFFIX.sub("", words[1])) != "rocm":
+        return
+    for word in words[2:]:
+        match = _DASH_D.match(word)
+        if match is not None and "$" not in word:
+            yield BuildDefine(match.group(1), match.group(2) or None, "rocm", path, line)
 
 
 # --- Makefiles ----------------------------------------------------------------------------------------------------

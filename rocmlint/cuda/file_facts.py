@@ -38,6 +38,16 @@ _CONSTANT = re.compile(
 )
 _TYPE_ALIAS = re.compile(rb"[ \t]*(?:typedef\s+[\w:<>\s*]+?\s+([A-Za-z_]\w*)\s*;|using\s+([A-Za-z_]\w*)\s*=)")
 _TYPE_KEYWORD = re.compile(rb"\b(?:typedef|using)\b")
+# A device function under a reserved `__` name (`static __device__ __forceinline__ int __dp4a(int a, int b, int c)`):
+# in a ROCm-only branch, the project's own version of a CUDA intrinsic HIP lacks, which the project's calls use.
+_INTRINSIC_FUNCTION = re.compile(
+    rb"^[ \t]*(?:[\w:<>]+[ \t]+)*?__device__[ \t]+(?:[\w:<>]+[ \t*&]+)+(__[A-Za-z]\w*)[ \t]*\(", re.M
+)
+# A device overload of a CUDA atomic on a pointer type (`__device__ __forceinline__ void atomicAdd(half2* address,
+# half2 val)`): the project's own version of one HIP lacks (exllamav2's CAS-loop `half2` atomicAdd for ROCm).
+_ATOMIC_OVERLOAD = re.compile(
+    rb"__device__\b[^;{}()]*?\b(atomic[A-Z]\w*)[ \t]*\([ \t]*(?:const[ \t]+)?([A-Za-z_]\w*)[ \t]*\*"
+)
 # Files other files include: only their integer constants are ever looked up from elsewhere.
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
 _AMD_BUILTIN = re.compile(rb"__builtin_amdgcn_\w+")
@@ -53,7 +63,8 @@ _WAVE64_CONSTANT = re.compile(
 
 @dataclass(frozen=True)
 class Definition:
-    """A name a file defines (`#define`, `constexpr`, `typedef`/`using`) and where that is compiled."""
+    """A name a file defines (`#define`, `constexpr`, `typedef`/`using`, a ROCm-only `__device__` function under an
+    intrinsic's `__` name) and where that is compiled."""
 
     name: str
     value: str | None  # an object-like macro's or constant's text; None for function-like macros and types
@@ -92,6 +103,8 @@ class FileFacts:
     amd_targets_only: bool  # its `#if`s test AMD targets (`__gfx942__`, `__GFX9__`) and never the vendor
     hip_runtime: bool  # includes the HIP runtime header outside its own `#if`s (`Preprocessor.includes_hip_runtime`)
     guard: str | None
+    # Device overloads of CUDA atomics it defines where ROCm compiles them: name, value = the pointee type.
+    atomic_overloads: tuple[Definition, ...] = ()
 
     @property
     def conditional(self) -> bool:
@@ -124,6 +137,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
         defines=defines,
         constants=tuple(_constants(data, lines, preprocessor)) if path.endswith(HEADER_SUFFIXES) else (),
         types=tuple(_types(data, lines, preprocessor)),
+        atomic_overloads=tuple(_atomic_overloads(data, lines, preprocessor)),
         includes=tuple(
             IncludeFact(i.header, i.system, i.directive.line, i.directive.branch) for i in preprocessor.includes
         ),
@@ -230,6 +244,10 @@ def _constants(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterat
 
 
 def _types(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:
+    """The type aliases a ROCm-only branch defines, and every device function under an intrinsic's name ROCm
+    compiles (in a header only ROCm includes, such as llama.cpp's `vendors/hip.h`, the project model finds it
+    ROCm-only): the remaps."""
+    yield from _intrinsic_functions(data, lines, preprocessor)
     if not preprocessor.excludes_nvidia_somewhere:
         return  # only ROCm-only type names can be remaps
     for keyword in _TYPE_KEYWORD.finditer(data):
@@ -241,6 +259,26 @@ def _types(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[D
         if match is not None and match.end() > keyword.start():
             name = (match.group(1) or match.group(2)).decode()
             yield Definition(name, None, lines.line(keyword.start()), branch)
+
+
+def _intrinsic_functions(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:
+    if b"__device__" not in data:
+        return
+    for function in _INTRINSIC_FUNCTION.finditer(data):
+        branch = preprocessor.branch_at(function.start(1))
+        if branch.on_rocm is not False:
+            yield Definition(function.group(1).decode(), None, lines.line(function.start(1)), branch)
+
+
+def _atomic_overloads(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:
+    if b"atomic" not in data:
+        return
+    for overload in _ATOMIC_OVERLOAD.finditer(data):
+        branch = preprocessor.branch_at(overload.start(1))
+        if branch.on_rocm is not False:
+            yield Definition(
+                overload.group(1).decode(), overload.group(2).decode(), lines.line(overload.start(1)), branch
+            )
 
 
 def _has_ungated_amd_builtin(data: bytes, preprocessor: Preprocessor) -> bool:

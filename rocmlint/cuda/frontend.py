@@ -15,7 +15,7 @@ import itertools
 import operator
 import re
 import traceback
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 from typing import Protocol
@@ -330,6 +330,11 @@ class CudaContext:
         """Why the project's ROCm build renames CUDA names in this file (torch's `CUDAExtension` runs hipify),
         "" when it does not: a rename hipify performs is then no error (rules say so at `info`)."""
         return self.options.project.hipified
+
+    def atomic_overloads(self) -> Set[tuple[str, str]]:
+        """(atomic, pointee type) of the device overloads of CUDA atomics the project defines, in this file or the
+        files around it, where ROCm compiles them (`("atomicAdd", "half2")`): its calls use them on ROCm."""
+        return self.options.project.atomic_overloads
 
     def project_alias(self, span: Span) -> str | None:
         """Where the project remaps, for ROCm only, the name a diagnostic at `span` is about (the callee of a

@@ -1,4 +1,5 @@
-"""What HIP lacks: the CUDA features with no HIP equivalent (rocmlint/data/no_hip_equivalent.toml, ROC217), inline
+"""What HIP lacks: the CUDA features with no HIP equivalent (rocmlint/data/no_hip_equivalent.toml and the intrinsics
+HIP's headers do not declare, rocmlint/data/hip_undeclared.toml: ROC217), inline
 PTX, which HIP-Clang cannot assemble (ROC203), CUDA's FP8 API (ROC218), CUTLASS and CuTe (ROC206), `__nanosleep`
 (ROC224), and `*_sync` calls with a 32-bit mask, which HIP's 64-bit-mask templates reject (ROC210).
 
@@ -42,6 +43,9 @@ class NoHipEquivalents:
     headers: dict[str, str]  # header -> message
     qualified: dict[tuple[str, ...], str]  # name segments prefix -> message
     names: dict[str, str]  # plain identifier -> message
+    # Names a recent ROCm declares (`__syncwarp`) -> that ROCm version: a hazard for the older ROCm a project
+    # still supports, not on every ROCm.
+    declared_since: dict[str, str]
 
     @cached_property
     def name_words(self) -> frozenset[bytes]:
@@ -98,6 +102,11 @@ def hip_call_forms() -> dict[str, HipCallForm]:
     }
 
 
+# The intrinsics of rocmlint/data/hip_undeclared.toml, spelled out (ROC217's triggers: a prefix such as `__v` would
+# also match `__volatile__`, and every rule's triggers keep ROC207's fix out of an arm holding one).
+UNDECLARED_INTRINSICS = tuple(name.encode() for name in sorted(load("hip_undeclared")["names"]))
+
+
 @cache
 def no_hip_equivalents() -> NoHipEquivalents:
     data = load("no_hip_equivalent")
@@ -107,10 +116,14 @@ def no_hip_equivalents() -> NoHipEquivalents:
         reason = f"{LIBRARY_NAMES.get(library, library)} API without a HIP equivalent (HIPIFY lists no HIP name)"
         for name in listed:
             names.setdefault(name, reason)
+    # Intrinsics checked against HIP's own headers (HIPIFY's device table lags them): rocmlint/data/hip_undeclared.toml.
+    undeclared = load("hip_undeclared")
+    names.update({name: undeclared["reasons"][reason] for name, reason in undeclared["names"].items()})
     return NoHipEquivalents(
         headers={header: reasons[reason] for header, reason in data["headers"].items()},
         qualified={tuple(name.split("::")): reasons[reason] for name, reason in data["qualified"].items()},
         names=names,
+        declared_since=dict(undeclared["since"]),
     )
 
 

@@ -48,7 +48,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import overload
+from typing import TypeVar, overload
 
 from rocmlint.cuda.bazel_files import bazel_facts, is_bazel_file
 from rocmlint.cuda.build_files import (
@@ -109,6 +109,8 @@ class FileView:
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
     hip_source: str = ""  # why the file is HIP code, compiled by hipcc only ("" when it is not); maybe ported
     hipified: str = ""  # why the ROCm build renames CUDA names in the file (hipify), "" when it does not
+    # (atomic, pointee type) of the device overloads of CUDA atomics its project files define where ROCm compiles them
+    atomic_overloads: AbstractSet[tuple[str, str]] = frozenset()
     # Every macro the build defines for ROCm (`__HIP_*__` too) -> its value ("1" for `-DNAME`, None when unknown):
     # `-DCUDA_VERSION=11000` decides a version test on ROCm.
     rocm_build_values: Mapping[str, str | None] = field(default_factory=dict)
@@ -120,6 +122,7 @@ EMPTY_VIEW = FileView()
 
 # name -> (file defining it, its value or "path:line", its parameter count) of every definition in the project
 _Index = dict[str, list[tuple[str, str, int | None]]]
+_Item = TypeVar("_Item")
 
 
 class _Files:
@@ -137,25 +140,26 @@ class _Files:
         return self._work_out()
 
 
-class _WaveSizes(AbstractSet[str]):
-    """A view's device wave-size macros, worked out on first use: only host code reading one asks, and the answer
-    needs the file's include closure (see `_Files`)."""
+class _LazySet(AbstractSet[_Item]):
+    """A set of a view's worked out on first use: its answer needs the file's include closure or the files around
+    it (see `_Files`), and only a rule that meets the question asks (host code reading a wave-size macro, an
+    atomicAdd on a half pointer)."""
 
-    def __init__(self, work_out: Callable[[], frozenset[str]]) -> None:
+    def __init__(self, work_out: Callable[[], frozenset[_Item]]) -> None:
         self._work_out = work_out
 
     @cached_property
-    def _names(self) -> frozenset[str]:
+    def _items(self) -> frozenset[_Item]:
         return self._work_out()
 
-    def __contains__(self, name: object) -> bool:
-        return name in self._names
+    def __contains__(self, item: object) -> bool:
+        return item in self._items
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._names)
+    def __iter__(self) -> Iterator[_Item]:
+        return iter(self._items)
 
     def __len__(self) -> int:
-        return len(self._names)
+        return len(self._items)
 
 
 class _Dependencies(Sequence[str]):
@@ -342,15 +346,25 @@ class CudaProject:
             base_evidence=base_evidence,
             defines=_Visible(self._values["defines"], closure),
             constants=_Visible(self._values["constants"], closure),
-            device_wave_sizes=_WaveSizes(lambda: self._device_wave_sizes(path, closure.files)),
+            device_wave_sizes=_LazySet(lambda: self._device_wave_sizes(path, closure.files)),
             aliases=_Remaps(self._values["remaps"], around),
             rocm_native=self._rocm_native(path),
             hip_source=self._hip_source(path),
             hipified=self._relative_evidence(self.build_facts.hipify),
+            atomic_overloads=_LazySet(lambda: self._atomic_overloads(around.files)),
             rocm_build_values=self._rocm_build_values | hipify_renamed,
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
             # The build files too: what they define for ROCm and which sources they list decide every file.
             dependencies=_Dependencies(around, self.build_facts.files),
+        )
+
+    def _atomic_overloads(self, around: frozenset[str]) -> frozenset[tuple[str, str]]:
+        """(name, pointee) of the atomic overloads the files around a view define where ROCm compiles them."""
+        return frozenset(
+            (overload.name, overload.value or "")
+            for file in around
+            if file in self.files and self._base(file, frozenset())[0].on_rocm is not False
+            for overload in self.files[file].atomic_overloads
         )
 
     def _device_wave_sizes(self, path: str, closure: frozenset[str]) -> frozenset[str]:

@@ -446,11 +446,21 @@ __all__ = [
 
 def is_own_name(node: Node, ctx: CudaContext) -> bool:
     """Whether `node` names something the code itself defines or declares where it is used: a function, type
-    (`is_defined_name`), or a variable or parameter in scope (`GaussClusterable *this_cluster = ...;
+    (`is_defined_name`), macro, or a variable or parameter in scope (`GaussClusterable *this_cluster = ...;
     this_cluster->count()`). Such a name is the project's, not the CUDA API it happens to spell."""
-    if is_defined_name(node):
+    if is_defined_name(node) or _is_macro_name(node):
         return True
     return node.type == "identifier" and ctx.declaration_of(node) is not None
+
+
+def _is_macro_name(node: Node) -> bool:
+    """`__syncwarp` in `#define __syncwarp() ...`: the project's own spelling of the name."""
+    parent = node.parent
+    return (
+        parent is not None
+        and parent.type in ("preproc_def", "preproc_function_def")
+        and parent.child_by_field_name("name") == node
+    )
 
 
 def is_defined_name(node: Node) -> bool:
@@ -482,6 +492,20 @@ def defines_type(ctx: CudaContext, *names: str) -> bool:
                 continue  # part of a longer name, no type's name, or inside a comment or string
             if is_defined_name(leaf) or _is_alias_name(leaf):
                 return True
+    return False
+
+
+def defines_function(ctx: CudaContext, name: str) -> bool:
+    """Whether the file declares a function under `name` (`static __device__ int __dp4a(int a, int b, int c)`
+    in a HIP branch: the project's own version of a CUDA intrinsic, which its calls then use)."""
+    root = ctx.tree.root_node
+    for offset in ctx.word_offsets(name):
+        end = offset + len(name.encode())
+        leaf = root.descendant_for_byte_range(offset, end)
+        if leaf is None or (leaf.start_byte, leaf.end_byte) != (offset, end) or leaf.parent is None:
+            continue  # part of a longer name, or inside a comment or string
+        if leaf.parent.type == "function_declarator" and is_defined_name(leaf):
+            return True
     return False
 
 
