@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rocmlint.data import load
+from rocmlint.python.backend_families import computed_load_prefixes, family_bases, member_of
 from rocmlint.python.scopes import dotted_name
 from rocmlint.vendor import EVERYWHERE, Branch
 
@@ -202,6 +203,9 @@ class ImportIndex:
     _packages: dict[str, Branch] = field(default_factory=dict, repr=False)
     _requirements: dict[str, tuple[Branch, frozenset[str]]] | None = field(default=None, repr=False)
     _statement_files: dict[tuple[tuple[str, ...] | str, bytes], list[str]] = field(default_factory=dict, repr=False)
+    # file -> the constant prefixes of the module names it loads by a computed name (backend_families.py)
+    _computed_loads: dict[str, set[str]] = field(default_factory=dict, repr=False)
+    _families: dict[str, Branch] | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, root: Path, imports_everywhere: Callable[[str], bool] = lambda path: False) -> ImportIndex:
@@ -275,6 +279,9 @@ class ImportIndex:
             if statement_level:
                 self._note_module_level(path, match, found)
         here.pop(path, None)
+        prefixes = computed_load_prefixes(data)
+        if prefixes:
+            self._computed_loads[path] = prefixes
         for imported, top_level in here.items():
             self.importers.setdefault(imported, {})[path] = top_level
 
@@ -297,6 +304,27 @@ class ImportIndex:
         if self._requirements is None:
             self._requirements = self._propagate_requirements()
         return self._requirements.get(path, (EVERYWHERE, frozenset()))
+
+    def backend_family_base(self, path: str) -> tuple[Branch, frozenset[str]]:
+        """Where the module at `path` can run when it sits in another vendor's member of a backend family loaded
+        by a computed name (rocmlint/python/backend_families.py), and the loading files; everywhere otherwise."""
+        if self._families is None:
+            prefixes = {prefix for found in self._computed_loads.values() for prefix in found}
+            self._families = family_bases(sorted(self.finder.files), prefixes, self._imported_from_outside)
+        member = member_of(path, self._families)
+        if member is None:
+            return EVERYWHERE, frozenset()
+        return self._families[member], frozenset(self._computed_loads)
+
+    def _imported_from_outside(self, folder: str) -> bool:
+        """A module of the product outside `folder` imports one of its modules by a written name (a test that
+        imports a vendor's backend to test it says nothing of what the product loads on another vendor)."""
+        inside = folder + os.sep
+        return any(
+            imported.startswith(inside)
+            and any(not importer.startswith(inside) and not self.imports_everywhere(importer) for importer in importers)
+            for imported, importers in self.importers.items()
+        )
 
     def _propagate_requirements(self) -> dict[str, tuple[Branch, frozenset[str]]]:
         """Every module's requirement at once, from the modules importing vendor-only packages up through their
@@ -511,6 +539,8 @@ class ModuleReach:
         module no chain of imports reaches from an entry point, whatever the gates (one imported only from
         its own import cycle, `import_submodule(package)`), is loaded some way not seen: everywhere."""
         required, required_files = self.index.required(path)
+        family, family_files = self.index.backend_family_base(path)
+        required, required_files = _intersection(required, family), required_files | family_files
         on_rocm, rocm_files = self._reaches(path, "on_rocm")
         on_nvidia, nvidia_files = self._reaches(path, "on_nvidia")
         if on_rocm and on_nvidia:

@@ -1,0 +1,102 @@
+"""Per-vendor backend packages loaded by a name built from the detected vendor.
+
+A project that supports several accelerators may keep one package per vendor side by side and load only the
+detected vendor's, by a computed name:
+
+    backend/_amd/ops/...        backend/_nvidia/ops/...        backend/_othervendor/ops/...
+    ops = importlib.import_module(f"_{vendor_name}.ops")
+
+The packages whose names the computed load can build (the load's constant prefix, `_`, followed by a vendor's
+name) form a family. When one member is named for ROCm (`_amd`, `_rocm`, `_hip`), that member is what a ROCm
+machine loads; every other member's modules never run there: an NVIDIA-named member runs only on NVIDIA, the
+rest on neither GPU vendor. A member that a module of the product (not a test) outside it imports by a written name (a fallback
+`import_module("_nvidia.heuristics")`, a shared `_common` package) is loaded some other way and keeps its base,
+and so does each member's own `__init__.py` (a project may import every vendor's package to list what it
+supports). A load whose name has no constant prefix before the vendor part (`f"{vendor}.ops"`) is not read:
+any subpackage of the folder could match it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable
+
+from rocmlint.data import load
+from rocmlint.vendor import NO_GPU, Branch
+
+# `import_module(f"_{vendor}.ops")`, `__import__("_" + vendor)`: group 1 or 2 is the constant prefix.
+_COMPUTED_LOAD = re.compile(rb"(?:import_module|__import__)\(\s*(?:f[\"']([\w.]*)\{|[\"']([\w.]*)[\"']\s*\+)")
+_PACKAGE_FILE = "__init__.py"
+_WORDS = load("vendor_packages")
+_ROCM_WORDS = frozenset(_WORDS["rocm_backend_words"])
+_NVIDIA_WORDS = frozenset(_WORDS["nvidia_backend_words"])
+_NVIDIA_ONLY = Branch(False, True)
+
+
+def computed_load_prefixes(data: bytes) -> set[str]:
+    """The constant prefixes of the module names a file loads by a computed name (`f"_{vendor}.ops"` gives
+    `_`, `f"pkg.backends.be_{name}"` gives `pkg.backends.be_`); only those with a name part after the last dot."""
+    if b"import_module" not in data and b"__import__" not in data:
+        return set()
+    prefixes = set()
+    for match in _COMPUTED_LOAD.finditer(data):
+        prefix = (match.group(1) if match.group(1) is not None else match.group(2)).decode("ascii")
+        if prefix.rpartition(".")[2]:
+            prefixes.add(prefix)
+    return prefixes
+
+
+def family_bases(
+    files: Iterable[str], prefixes: Iterable[str], imported_from_outside: Callable[[str], bool]
+) -> dict[str, Branch]:
+    """Where the members of each backend family can run, per member folder (absolute paths): only the members
+    that cannot run on ROCm. `imported_from_outside(folder)`: a module outside the folder imports one of its
+    modules by a written name."""
+    packages: dict[str, list[str]] = {}  # folder -> the names of its subpackages
+    for path in files:
+        if os.path.basename(path) == _PACKAGE_FILE:
+            package = os.path.dirname(path)
+            packages.setdefault(os.path.dirname(package), []).append(os.path.basename(package))
+    bases: dict[str, Branch] = {}
+    for prefix in sorted(set(prefixes)):
+        package_path, _, name_prefix = prefix.rpartition(".")
+        for folder, names in sorted(packages.items()):
+            if _is_package_path(folder, package_path):
+                bases.update(_members_off_rocm(folder, names, name_prefix, imported_from_outside))
+    return bases
+
+
+def _is_package_path(folder: str, package_path: str) -> bool:
+    """`folder` ends with the dotted package path of the load (any folder for a load with none)."""
+    if not package_path:
+        return True
+    return folder.replace(os.sep, "/").endswith("/" + package_path.replace(".", "/"))
+
+
+def _members_off_rocm(
+    folder: str, names: list[str], name_prefix: str, imported_from_outside: Callable[[str], bool]
+) -> dict[str, Branch]:
+    """The members of the family `name_prefix` in `folder` that never run on ROCm, when one member is ROCm's."""
+    vendors = {name: name[len(name_prefix) :].lower() for name in names if name.startswith(name_prefix)}
+    if len(vendors) < 2 or not any(vendor in _ROCM_WORDS for vendor in vendors.values()):
+        return {}
+    bases = {}
+    for name, vendor in sorted(vendors.items()):
+        member = os.path.join(folder, name)
+        if vendor in _ROCM_WORDS or imported_from_outside(member):
+            continue
+        bases[member] = _NVIDIA_ONLY if vendor in _NVIDIA_WORDS else NO_GPU
+    return bases
+
+
+def member_of(path: str, bases: dict[str, Branch]) -> str | None:
+    """The family member folder `path` sits in (None for none, and for the member's own `__init__.py`)."""
+    folder = os.path.dirname(path)
+    if os.path.basename(path) == _PACKAGE_FILE and folder in bases:
+        return None
+    while folder and folder != os.path.dirname(folder):
+        if folder in bases:
+            return folder
+        folder = os.path.dirname(folder)
+    return None

@@ -1,0 +1,92 @@
+"""Per-vendor backend packages loaded by a name built from the detected vendor (rocmlint/python/backend_families.py,
+ImportIndex.backend_family_base, ModuleReach.base)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_cuda_project import write_tree
+from test_module_gates import HAZARDS, _codes, base, bases
+
+from rocmlint.python.backend_families import computed_load_prefixes
+from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch
+
+NVIDIA_ONLY = Branch(False, True)
+LOADER = """
+import importlib
+import os
+VENDOR = os.environ.get("VENDOR", "nvidia")
+ops = importlib.import_module(f"_{VENDOR}.ops")
+"""
+
+
+def family(loader: str = LOADER, **extra: str) -> dict[str, str]:
+    """A backend folder with one package per vendor, each with an `ops` module holding hazards."""
+    files = {"pkg/__init__.py": "", "pkg/backend/__init__.py": loader, "main.py": "import pkg.backend\n"}
+    for vendor in ("_amd", "_nvidia", "_othervendor"):
+        files[f"pkg/backend/{vendor}/__init__.py"] = "NAME = 1\n"
+        files[f"pkg/backend/{vendor}/ops.py"] = HAZARDS
+    files.update(extra)
+    return files
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        pytest.param(b'importlib.import_module(f"_{vendor}.ops")', {"_"}, id="f-string"),
+        pytest.param(b'import_module(\n    f"pkg.backends.be_{name}"\n)', {"pkg.backends.be_"}, id="multi-line"),
+        pytest.param(b'__import__("_" + vendor)', {"_"}, id="concatenation"),
+        pytest.param(b'import_module(f"{vendor}.ops")', set(), id="no-constant-prefix"),
+        pytest.param(b'import_module(f"pkg.backends.{vendor}")', set(), id="no-name-prefix"),
+        pytest.param(b'import_module("pkg.ops")', set(), id="written-name"),
+    ],
+)
+def test_computed_load_prefixes(data: bytes, expected: set[str]) -> None:
+    assert computed_load_prefixes(data) == expected
+
+
+def test_only_the_rocm_member_runs_on_rocm(tmp_path: Path) -> None:
+    found = bases(
+        tmp_path,
+        family(),
+        "pkg/backend/_amd/ops.py",
+        "pkg/backend/_nvidia/ops.py",
+        "pkg/backend/_othervendor/ops.py",
+        "pkg/backend/_othervendor/__init__.py",
+    )
+    assert found == [EVERYWHERE, NVIDIA_ONLY, NO_GPU, EVERYWHERE]
+
+
+def test_without_a_rocm_member_nothing_is_known(tmp_path: Path) -> None:
+    files = family()
+    del files["pkg/backend/_amd/__init__.py"], files["pkg/backend/_amd/ops.py"]
+    assert base(tmp_path, files, "pkg/backend/_othervendor/ops.py") == EVERYWHERE
+
+
+def test_without_a_computed_load_nothing_is_known(tmp_path: Path) -> None:
+    files = family(loader='import importlib\nops = importlib.import_module("_nvidia.ops")\n')
+    assert base(tmp_path, files, "pkg/backend/_othervendor/ops.py") == EVERYWHERE
+
+
+def test_a_member_the_product_imports_by_name_keeps_its_base(tmp_path: Path) -> None:
+    shared = "from pkg.backend._othervendor import ops\n"
+    files = family(**{"pkg/common.py": shared, "main.py": "import pkg.backend\nimport pkg.common\n"})
+    assert base(tmp_path, files, "pkg/backend/_othervendor/ops.py") == EVERYWHERE
+
+
+def test_a_test_importing_a_member_does_not_count(tmp_path: Path) -> None:
+    files = family(**{"tests/test_ops.py": "from pkg.backend._othervendor import ops\n"})
+    assert base(tmp_path, files, "pkg/backend/_othervendor/ops.py") == NO_GPU
+
+
+def test_the_load_prefix_must_match_the_folder(tmp_path: Path) -> None:
+    loader = 'import importlib\nops = importlib.import_module(f"other.backend._{VENDOR}.ops")\n'
+    assert base(tmp_path, family(loader=loader), "pkg/backend/_othervendor/ops.py") == EVERYWHERE
+
+
+def test_hazards_in_another_vendors_member_are_not_reported(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, family())
+    assert _codes(root, "pkg/backend/_othervendor/ops.py") == []
+    assert _codes(root, "pkg/backend/_nvidia/ops.py") == []
+    assert _codes(root, "pkg/backend/_amd/ops.py") == [("ROC107", 2), ("ROC113", 3)]
