@@ -206,8 +206,36 @@ NvmlCall.valid = (
             pynvml.nvmlInit()
         """,
     ),
+    Valid(  # the NVIDIA record of a device registry that lists the ROCm record first: never chosen on ROCm
+        """
+        import pynvml, torch
+        def nvidia_info():
+            pynvml.nvmlInit()
+            return pynvml.nvmlDeviceGetCount()
+        def rocm_info():
+            return torch.cuda.device_count()
+        REGISTRY = [
+            DeviceSpec(name="rocm", available=lambda: torch.version.hip is not None, info=rocm_info),
+            DeviceSpec(name="cuda", available=torch.cuda.is_available, info=nvidia_info),
+        ]
+        """,
+    ),
 )
 NvmlCall.invalid = (
+    Invalid(  # the NVIDIA record comes first: `torch.cuda.is_available()` also holds on ROCm, so ROCm takes it
+        """
+        import pynvml, torch
+        def nvidia_info():
+            pynvml.nvmlInit()
+        def rocm_info():
+            return torch.cuda.device_count()
+        REGISTRY = [
+            DeviceSpec(name="cuda", available=torch.cuda.is_available, info=nvidia_info),
+            DeviceSpec(name="rocm", available=lambda: torch.version.hip is not None, info=rocm_info),
+        ]
+        """,
+        expect=("3:5-3:22",),
+    ),
     Invalid(  # the look-alike registers the benchmark wherever a GPU is found, ROCm's included
         """
         import pynvml, torch

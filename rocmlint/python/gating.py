@@ -39,6 +39,7 @@ from rocmlint.python.scopes import (
     unstarred,
 )
 from rocmlint.python.semantic import Binding, Semantic
+from rocmlint.python.vendor_records import nvidia_records_after_rocm
 from rocmlint.python.vendor_values import VendorStrings, VendorValues, Within
 from rocmlint.vendor import CONSTANT_FALSE, CONSTANT_TRUE, EVERYWHERE, NEITHER, NVIDIA, ROCM, UNKNOWN, Branch, Vendor
 
@@ -162,6 +163,7 @@ class GateAnalyzer:
         self._before_cache: dict[ast.stmt, list[Condition]] = {}
         self._scans: dict[int, _BlockScan] = {}  # by id(block): lists are unhashable; each scan keeps its block
         self._operand_cache: dict[ast.AST, list[Condition]] = {}
+        self._nvidia_records: dict[ast.AST, frozenset[ast.AST]] = {}  # a registry list -> its NVIDIA-only records
         self._blocks: dict[ast.stmt, list[ast.stmt]] = {}
         self._callers: dict[FunctionNode, list[Condition]] = {}
         self._caller_path: list[FunctionNode] = []  # the functions being decided, outermost first
@@ -301,7 +303,7 @@ class GateAnalyzer:
 
     def _expression_conditions(self, parent: ast.AST, child: ast.AST) -> list[Condition]:
         """What holds where an expression's part is evaluated: a conditional expression's arm, an
-        `and`/`or` operand after the first, a comprehension's element."""
+        `and`/`or` operand after the first, a comprehension's element, an NVIDIA record of a device registry."""
         if isinstance(parent, ast.IfExp):
             if child is parent.body:
                 return [(self.value(parent.test), True)]
@@ -312,7 +314,17 @@ class GateAnalyzer:
             return self._comprehension_conditions(parent.generators)
         if isinstance(parent, ast.DictComp) and (child is parent.key or child is parent.value):
             return self._comprehension_conditions(parent.generators)
+        if isinstance(parent, (ast.List, ast.Tuple)) and isinstance(child, ast.Call):
+            return self._record_conditions(parent, child)
         return []
+
+    def _record_conditions(self, records: ast.List | ast.Tuple, record: ast.Call) -> list[Condition]:
+        """An NVIDIA record listed after a ROCm one in a device registry is never chosen on ROCm
+        (rocmlint/python/vendor_records.py)."""
+        nvidia_only = self._nvidia_records.get(records)
+        if nvidia_only is None:
+            nvidia_only = self._nvidia_records[records] = nvidia_records_after_rocm(records)
+        return [(Vendor(False, None), True)] if record in nvidia_only else []
 
     def _block_conditions(self, parent: ast.AST, block: list[ast.stmt]) -> list[Condition]:
         """What holds whenever `parent` runs its statement list `block` (the branch of an `if`, a loop's
