@@ -41,10 +41,11 @@ class Fp8Dtype(Rule):
     `print`, logging, f-strings); dtype metadata (`torch.float8_e4m3fn.itemsize`, `torch.finfo(...).bits`); MX formats,
     OCP by their spec (`elem_dtype=`, an MX config's `activation_dtype=`/`weight_dtype=`, `MXFPInferenceConfig(...)`);
     a `storage_dtype=` beside a `compute_dtype=` (layerwise casting); `torch.finfo(torch.float8_e5m2)` (e5m2 and
-    e5m2fnuz share the max 57344); collections and branches that also name the `fnuz` variant or test a `gfx` arch; a
-    default the file overrides with a `fnuz` dtype elsewhere; a def that converts to `fnuz` in ROCm-only code; FP8
-    data made and kept on the CPU (`.cpu()`, `device="cpu"`, in tests a factory without a device: checkpoint and test
-    data); ROCm-gated code. With `target-archs` declared and no gfx94x among them, nothing (gfx950/gfx12 are OCP).
+    e5m2fnuz share the max 57344); collections and branches that also name the `fnuz` variant or test a `gfx` arch, and
+    tables given `fnuz` entries later; a default the file overrides with a `fnuz` dtype; a def that converts to `fnuz`
+    in ROCm-only code; FP8 data made and kept on the CPU (`.cpu()`, `device="cpu"`, in tests a factory without a
+    device: checkpoint and test data); ROCm-gated code. With `target-archs` declared and no gfx94x among them, nothing
+    (gfx950/gfx12 are OCP).
 
     ## Why is this bad on ROCm?
     MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`, `torch.float8_e5m2fnuz`);
@@ -177,14 +178,15 @@ Fp8Dtype.valid = (
             return q
         """,
     ),
-    # Dict keys of a mapping table, a set of known dtypes, a table that covers both formats, the fnuz dtypes.
+    # Dict keys, a set of known dtypes, tables that cover both formats (one given its fnuz entry later), fnuz dtypes.
     Valid(
         """
         import torch
         FP8_MAX = {torch.float8_e4m3fn: 448.0, torch.float8_e4m3fnuz: 240.0}
         KV_CACHE_DTYPES = {"fp8_e4m3": torch.float8_e4m3fn, "fp8_e4m3fnuz": torch.float8_e4m3fnuz}
         FP8_TYPES = {torch.float8_e4m3fn, torch.float8_e5m2}
-        w8 = w.to(torch.float8_e4m3fnuz)
+        FORMATS = {"fp8": {"dtype": torch.float8_e4m3fn, "max": 448.0}}
+        FORMATS["fp8_fnuz"] = {"dtype": torch.float8_e4m3fnuz, "max": 240.0}
         """,
     ),
     # torchao-style allow-lists, a peak-throughput table lookup, finfo bits, an MX element dtype, a storage dtype.
@@ -202,9 +204,7 @@ Fp8Dtype.valid = (
     # An MX format's configuration (OCP FP8 by the MX spec); JAX and ml_dtypes comparisons and FNUZ dtypes.
     Valid(
         """
-        import jax.numpy as jnp
-        import ml_dtypes
-        import torch
+        import jax.numpy as jnp, ml_dtypes, torch
         from torchao.prototype.mx_formats import MXFPInferenceConfig
         config = MXFPInferenceConfig(activation_dtype=torch.float8_e4m3fn, weight_dtype=torch.float8_e4m3fn)
         is_fp8 = x.dtype in (jnp.float8_e4m3fn, ml_dtypes.float8_e5m2)

@@ -161,3 +161,25 @@ def test_converted_on_rocm(code: str, converted: bool) -> None:
 def test_storage_only(code: str, storage: bool) -> None:
     snippet = parse("import torch\n" + code + "\n")
     assert fp8.storage_only(snippet.ctx, snippet.node("torch.float8_e4m3fn", ast.Attribute)) is storage
+
+
+_TABLE = 'FORMATS = {"fp8": {"dtype": torch.float8_e4m3fn, "max": 448.0}}\n'
+
+
+@pytest.mark.parametrize(
+    ("code", "adds"),
+    [
+        pytest.param(_TABLE + 'FORMATS["fp8_fnuz"] = {"dtype": torch.float8_e4m3fnuz}\n', True, id="entry-added"),
+        pytest.param(
+            _TABLE + 'if hasattr(torch, "float8_e4m3fnuz"):\n    FORMATS["e4m3fnuz"] = make()\n', True, id="guarded"
+        ),
+        pytest.param(_TABLE + 'OTHER["fp8_fnuz"] = {"dtype": torch.float8_e4m3fnuz}\n', False, id="another-table"),
+        pytest.param(_TABLE + 'FORMATS["fp8_e5m2"] = {"dtype": torch.float8_e5m2}\n', False, id="no-fnuz-entry"),
+        pytest.param(
+            'w = torch.float8_e4m3fn\nFORMATS["fp8_fnuz"] = {"dtype": torch.float8_e4m3fnuz}\n', False, id="no-table"
+        ),
+    ],
+)
+def test_table_adds_fnuz(code: str, adds: bool) -> None:
+    snippet = parse("import torch\n" + code)
+    assert fp8.table_adds_fnuz(snippet.ctx, snippet.node("torch.float8_e4m3fn", ast.Attribute)) is adds

@@ -37,6 +37,9 @@ _STORAGE_KEYWORD, _COMPUTE_KEYWORD = "storage_dtype", "compute_dtype"
 _PORTABLE_FINFO = frozenset({"bits"})
 # `<name> = torch.float8_e4m3fnuz` (also `self.<name>: torch.dtype = ...`) anywhere in the file.
 _FNUZ_ASSIGNMENT = r"\b{name}\s*(?::[^=\n]*)?=\s*(?:torch\.)?float8_e\w*fnuz\b"
+# `<table>[...] = ...` on a line that names a fnuz dtype (as key or value): an entry added to the table later.
+_FNUZ_ENTRY = r"^[ \t]*(?:{name})\s*\[[^\n]*fnuz"
+_COLLECTION_LITERALS = (ast.Dict, ast.List, ast.Tuple, ast.Set)
 # A branch whose test or alternative mentions these already selects the FP8 format per architecture.
 _ARCH_SELECTION_MARKERS = ("fnuz", "gfx")
 
@@ -132,7 +135,26 @@ def selected_per_arch(ctx: PythonContext, node: ast.expr) -> bool:
     for choice in choices_around(ctx, node):
         if any(marker in ctx.code_of(choice).lower() for marker in _ARCH_SELECTION_MARKERS):
             return True
-    return converted_on_rocm(ctx, node)
+    return table_adds_fnuz(ctx, node) or converted_on_rocm(ctx, node)
+
+
+def table_adds_fnuz(ctx: PythonContext, node: ast.expr) -> bool:
+    """`node` sits in a table literal assigned to a name, and the file adds FNUZ entries to that table later
+    (`FORMATS["float8_e4m3fnuz"] = {...}`, often where torch has the dtype): the table lists every format a user
+    may pick, and the pick is made elsewhere."""
+    if not ctx.contains(b"fnuz"):
+        return False
+    table: ast.AST | None = None
+    for ancestor in ctx.ancestors(node):
+        if not isinstance(ancestor, _COLLECTION_LITERALS):
+            break
+        table = ancestor
+    statement = ctx.parent(table) if table is not None else None
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is not table:
+        return False
+    names = [name for name in map(last_name, assignment_targets(statement)) if name]
+    entry = re.compile(_FNUZ_ENTRY.format(name="|".join(map(re.escape, names))), re.MULTILINE) if names else None
+    return entry is not None and entry.search(ctx.source.text) is not None
 
 
 def converted_on_rocm(ctx: PythonContext, node: ast.expr) -> bool:
