@@ -9,6 +9,8 @@ from pathlib import Path
 from rocmlint.config import Settings
 from rocmlint.cuda.build_files import (
     cmake_facts,
+    cmake_glob_functions,
+    cmake_options_off_on_rocm,
     cmake_source_functions,
     makefile_facts,
     setup_py_facts,
@@ -1555,3 +1557,92 @@ def test_a_torch_extension_s_hipify_maps_the_opt_in_shared_memory_attribute_away
         report = Engine().check_path(root / "k.cu", Settings(root=root, select=("ROC246",)))
         found[name] = [d.location.line for d in report.diagnostics]
     assert found == {"torch": [4], "cmake": [3, 4]}
+
+
+def test_a_package_whose_option_defaults_off_on_hip_is_nvidia_only(tmp_path):
+    """An option declared off where the build targets HIP (on elsewhere): the folder it adds, and the GPU sources
+    its own CMake file lists under the project's GPU switch (named HIP: HIP on NVIDIA too), are NVIDIA's."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                project(p LANGUAGES CXX)
+                if (GPU_PLATFORM STREQUAL "HIP")
+                    enable_language(HIP)
+                else()
+                    enable_language(CUDA)
+                endif()
+                if (ENABLE_GPU AND GPU_PLATFORM STREQUAL "HIP")
+                    option(BUILD_FLUID "Build the fluid package" off)
+                else()
+                    option(BUILD_FLUID "Build the fluid package" ${BUILD_CORE})
+                endif()
+                option(BUILD_SOLID "Build the solid package" off)
+                if (BUILD_FLUID)
+                    add_subdirectory(fluid)
+                endif()
+                if (BUILD_SOLID)
+                    add_subdirectory(solid)
+                endif()
+                """,
+            "fluid/CMakeLists.txt": """
+                set(_sources Fluid.cc)
+                if (ENABLE_HIP)
+                    list(APPEND _cu_sources FluidGPU.cu)
+                endif()
+                add_library(fluid ${_sources} ${_cu_sources})
+                """,
+            "fluid/FluidGPU.cu": '#include "FluidGPU.cuh"\n',
+            "fluid/FluidGPU.cuh": "#include <cuda_runtime.h>\n",
+            "fluid/Fluid.cc": "",
+            "solid/CMakeLists.txt": "if (ENABLE_HIP)\n  list(APPEND _cu_sources SolidGPU.cu)\nendif()\n",
+            "solid/SolidGPU.cu": "#include <cuda_runtime.h>\n",
+        },
+    )
+    texts = [(root / name).read_text() for name in ("CMakeLists.txt", "fluid/CMakeLists.txt")]
+    assert cmake_options_off_on_rocm(texts) == {"BUILD_FLUID"}  # BUILD_SOLID is off whatever the platform
+    project = CudaProject.build(root)
+    for nvidia_only in ("fluid/FluidGPU.cu", "fluid/FluidGPU.cuh", "fluid/Fluid.cc"):
+        assert project.view(str(root / nvidia_only)).base.on_rocm is False, nvidia_only
+    assert project.view(str(root / "solid/SolidGPU.cu")).base.on_rocm is not False
+    assert _codes(root, "fluid/FluidGPU.cuh") == []
+    assert ("ROC204", 1) in _codes(root, "solid/SolidGPU.cu")
+
+
+def test_a_module_globbing_through_a_project_function_under_a_cuda_option(tmp_path):
+    """A `.cmake` module, included from the top, globs through the project's wrapper of `file(GLOB)` (paths
+    relative to the top folder) under a CUDA switch, or under an option whose block enables only CUDA."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                project(p LANGUAGES CXX)
+                option(USE_ROCM "ROCm" OFF)
+                include(cmake/utils/Utils.cmake)
+                include(cmake/modules/Gpu.cmake)
+                include(cmake/modules/contrib/paged.cmake)
+                if(USE_ROCM)
+                  my_glob(GLOB ROCM_SRCS src/rocm/*.cc)
+                endif()
+                """,
+            "cmake/utils/Utils.cmake": "macro(my_glob glob variable)\n  file(${glob} ${variable} ${ARGN})\nendmacro()\n",
+            "cmake/modules/Gpu.cmake": "if(USE_CUDA)\n  my_glob(GLOB RUNTIME_CUDA_SRCS src/cuda/*.cc)\nendif()\n",
+            "cmake/modules/contrib/paged.cmake": """
+                if(USE_PAGED)
+                  enable_language(CUDA)
+                  my_glob(GLOB PAGED_SRC src/contrib/paged/*.cu)
+                endif(USE_PAGED)
+                """,
+            "src/cuda/module.cc": "#include <cuda.h>\n",
+            "src/contrib/paged/kernels.cu": "#include <cuda_fp16.h>\n",
+            "src/rocm/module.cc": "",
+            "src/common/api.cc": "#include <cuda.h>\n",
+        },
+    )
+    assert cmake_glob_functions([(root / "cmake/utils/Utils.cmake").read_text()]) == {"my_glob"}
+    project = CudaProject.build(root)
+    for nvidia_only in ("src/cuda/module.cc", "src/contrib/paged/kernels.cu"):
+        assert project.view(str(root / nvidia_only)).base.on_rocm is False, nvidia_only
+    assert project.view(str(root / "src/common/api.cc")).base.on_rocm is not False
+    assert _codes(root, "src/cuda/module.cc") == []
+    assert ("ROC204", 1) in _codes(root, "src/common/api.cc")

@@ -17,7 +17,7 @@ import ast
 import os
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # Words in a build condition or a macro name that mean the ROCm side, the NVIDIA side, or another accelerator.
 ROCM_WORDS = frozenset({"HIP", "ROCM", "HCC", "AMD", "AMDGPU", "HIPBLAS", "HIPBLASLT", "HIPCC", "HIPIFY", "ROCBLAS"})
@@ -350,18 +350,31 @@ _CUDA_LANGUAGE = re.compile(
 )
 
 
-def cmake_facts(path: str, text: str, root: str = "", source_functions: frozenset[str] = frozenset()) -> BuildFacts:
+def cmake_facts(
+    path: str,
+    text: str,
+    root: str = "",
+    source_functions: frozenset[str] = frozenset(),
+    glob_functions: frozenset[str] = frozenset(),
+    off_on_rocm: frozenset[str] = frozenset(),
+) -> BuildFacts:
     """The macros and sources a CMake file defines per vendor, and the languages it builds. The vendor of a
     definition is the file's (one that builds only the HIP language, outside any ROCm block; or that sits in a folder named for a vendor:
     `hip/CMakeLists.txt`; not the project's `root` folder, whose name is the project's), else that of the
     outermost block around it that names one: an `if()` arm whose condition does (`if(USE_ROCM)`, its `else()`
     the other vendor's), a `function()`/`macro()` whose name does (`create_hip_test`). An option the ROCm build
-    refuses (`if(WITH_FLASH_ATTN) message(FATAL_ERROR ...)` in its block) opens NVIDIA blocks too."""
+    refuses (`if(WITH_FLASH_ATTN) message(FATAL_ERROR ...)` in its block), one whose block enables the CUDA
+    language and never HIP (`if(USE_X) enable_language(CUDA)`), and one `off_on_rocm` (its default is off where
+    the build targets HIP, see `cmake_options_off_on_rocm`) open NVIDIA blocks too. A call of one of the project's
+    `glob_functions` (`my_glob(GLOB VAR dir/*.cu)`, see `cmake_glob_functions`) globs as `file(GLOB ...)` does. A
+    `.cmake` module's relative paths are relative to the folder of the file including it, not known here: they name
+    the project files ending so (`ANYWHERE`)."""
     hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
     commands = list(_cmake_commands(text))
     rocm_alone = hip and not cuda and _builds_hip_outside_rocm_blocks(commands)
     file_vendor = "rocm" if rocm_alone else vendor_of_words(_folder_name(path, root))
-    refused = _refused_on_rocm(commands, file_vendor)
+    refused = _refused_on_rocm(commands, file_vendor) | _cuda_language_options(commands) | off_on_rocm
+    included_module = path.endswith(".cmake")
     defines: list[BuildDefine] = []
     sources: list[SourceSet] = []
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
@@ -384,8 +397,9 @@ def cmake_facts(path: str, text: str, root: str = "", source_functions: frozense
         elif name == "add_subdirectory" and arguments.split() and "$" not in arguments.split()[0]:
             vendor = _block_vendor(blocks, file_vendor)
             sources.append(SourceSet(arguments.split()[0].strip('"') + "/**", vendor, path, line))
-        elif name == "file" and arguments.split()[:1] in (["GLOB"], ["GLOB_RECURSE"]):
-            sources += _globbed_sources(arguments, _block_vendor(blocks, file_vendor), path, line)
+        elif name in glob_functions | {"file"} and arguments.split()[:1] in (["GLOB"], ["GLOB_RECURSE"]):
+            globbed = _globbed_sources(arguments, _block_vendor(blocks, file_vendor), path, line)
+            sources += [_anywhere(s) if included_module else s for s in globbed]
         elif name in _CMAKE_SOURCE_COMMANDS or name in source_functions:
             vendor = _block_vendor(blocks, file_vendor)
             words = [word.strip('"') for word in arguments.split()]
@@ -395,11 +409,12 @@ def cmake_facts(path: str, text: str, root: str = "", source_functions: frozense
                 words = [_in_build_folder(word) for word in words]
             removed = name == "list" and words[:1] == ["REMOVE_ITEM"]
             variable = (words[1:2] if name == "list" else words[:1] if name == "set" else [""])[0] if words else ""
-            sources += [
+            listed = [
                 SourceSet(w, vendor, path, line, removed, variable)
                 for w in words
                 if w.endswith(_SOURCE_SUFFIXES) and "$" not in w
             ]
+            sources += [_anywhere(s) if included_module else s for s in listed]
     return BuildFacts(
         tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda, hipify=_hipify_evidence(path, text)
     )
@@ -413,6 +428,94 @@ _GLOB_OPTIONS = frozenset({"CONFIGURE_DEPENDS", "FOLLOW_SYMLINKS"})
 def _in_build_folder(word: str) -> str:
     """A CMake path word relative to the build file's folder: `${CMAKE_CURRENT_SOURCE_DIR}/k.cu` is `k.cu`."""
     return _CURRENT_FOLDER.sub("", word)
+
+
+def _anywhere(sources: SourceSet) -> SourceSet:
+    """A `.cmake` module's relative source path as a pattern naming the project files that end so: the module is
+    read in the folder of the file including it (`include(cmake/modules/X.cmake)` at the top, `src/a/*.cc`)."""
+    if sources.pattern.startswith(("/", ANYWHERE)):
+        return sources
+    return replace(sources, pattern=ANYWHERE + os.path.normpath(sources.pattern).removeprefix(ANYWHERE))
+
+
+def _cuda_language_options(commands: list[tuple[str, str, int]]) -> frozenset[str]:
+    """The options whose `if(OPTION)` block enables the CUDA language and never HIP (`if(USE_X)
+    enable_language(CUDA) ...`): a component only the NVIDIA build compiles."""
+    found: set[str] = set()
+    stack: list[tuple[str, bool]] = []  # per open `if`: (its condition when it is one option, first arm)
+    languages: list[set[str]] = []  # per open `if`: the languages its first arm enables
+    for command, arguments, _ in commands:
+        name = command.lower()
+        if name == "if":
+            condition = arguments.strip()
+            stack.append((condition if re.fullmatch(r"[A-Za-z_]\w*", condition) else "", True))
+            languages.append(set())
+        elif name in ("elseif", "else") and stack:
+            stack[-1] = (stack[-1][0], False)
+        elif name == "endif" and stack:
+            option, _ = stack.pop()
+            enabled = languages.pop()
+            if option and enabled == {"CUDA"}:
+                found.add(option)
+        elif stack and stack[-1][1]:
+            text = f"{command}({arguments})"
+            languages[-1] |= {"CUDA"} if _CUDA_LANGUAGE.search(text) else set()
+            languages[-1] |= {"HIP"} if _HIP_LANGUAGE.search(text) else set()
+    return frozenset(found)
+
+
+def cmake_options_off_on_rocm(texts: Iterable[str]) -> frozenset[str]:
+    """The options a project declares off by default where it builds HIP and on (or from another option)
+    elsewhere (`if(GPU_PLATFORM STREQUAL "HIP") option(BUILD_X "..." off) else() option(BUILD_X "..." on)`): the
+    ROCm build leaves the component out, as its authors chose."""
+    defaults: dict[str, set[tuple[str | None, bool]]] = {}  # option -> (vendor of the arm declaring it, off)
+    for text in texts:
+        arms: list[str | None] = []  # per open `if`: the vendor its current arm is for
+        tests: list[str | None] = []  # per open `if`: the vendor its condition tests
+        for command, arguments, _ in _cmake_commands(text):
+            name = command.lower()
+            if name == "if":
+                tested = vendor_of_words(_tested(arguments))
+                arms.append(tested)
+                tests.append(tested)
+            elif name == "elseif" and arms:
+                arms[-1] = vendor_of_words(_tested(arguments))
+            elif name == "else" and arms:
+                arms[-1] = _other_vendor(tests[-1])
+            elif name == "endif" and arms:
+                arms.pop()
+                tests.pop()
+            elif name == "option":
+                words = re.findall(r'"[^"]*"|\S+', arguments)
+                if len(words) >= 2:
+                    vendor = next((arm for arm in arms if arm is not None), None)
+                    off = len(words) < 3 or words[2].strip('"').upper() in ("OFF", "FALSE", "NO", "0")
+                    defaults.setdefault(words[0], set()).add((vendor, off))
+    return frozenset(
+        option
+        for option, declared in defaults.items()
+        if ("rocm", True) in declared and any(vendor != "rocm" and not off for vendor, off in declared)
+    )
+
+
+_FILE_ARGUMENTS = re.compile(r"^\s*(?:GLOB\w*|\$\{\w+\})\s.*\$\{ARG(?:N|V)\}")
+
+
+def cmake_glob_functions(texts: Iterable[str]) -> frozenset[str]:
+    """The project's CMake functions and macros that run `file(GLOB ...)` on their arguments (`macro(my_glob glob
+    variable) file(${glob} ${variable} ${ARGN})`): a call `my_glob(GLOB VAR dir/*.cu)` globs sources. Lowercase."""
+    found: set[str] = set()
+    for text in texts:
+        current = ""
+        for command, arguments, _ in _cmake_commands(text):
+            name = command.lower()
+            if name in ("function", "macro") and arguments.split():
+                current = arguments.split()[0].lower()
+            elif name in ("endfunction", "endmacro"):
+                current = ""
+            elif current and name == "file" and _FILE_ARGUMENTS.search(arguments):
+                found.add(current)
+    return frozenset(found)
 
 
 def _globbed_sources(arguments: str, vendor: str | None, path: str, line: int) -> Iterator[SourceSet]:

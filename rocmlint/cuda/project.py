@@ -56,6 +56,8 @@ from rocmlint.cuda.build_files import (
     BuildFacts,
     SourceSet,
     cmake_facts,
+    cmake_glob_functions,
+    cmake_options_off_on_rocm,
     cmake_source_functions,
     is_makefile,
     makefile_facts,
@@ -524,12 +526,14 @@ class CudaProject:
     def _vendor_of(self, sources: SourceSet, depth: int = 0) -> str | None:
         """The vendor a source set is built for: its own, else that of the `add_subdirectory` that brings its CMake
         file's folder into the build (`cuda/CMakeLists.txt` lists its files whatever the vendor, but the top
-        file adds `cuda/` inside `if(BUILD_CUDA)`)."""
-        if sources.vendor is not None or not sources.path.endswith(("CMakeLists.txt", ".cmake")) or depth > 16:
+        file adds `cuda/` inside `if(BUILD_CUDA)`). A ROCm arm of a CMake file only NVIDIA builds reads is
+        NVIDIA's (`if(ENABLE_HIP)` in a folder the top file adds under an option the HIP build leaves off)."""
+        if sources.vendor == "nvidia" or not sources.path.endswith(("CMakeLists.txt", ".cmake")) or depth > 16:
             return sources.vendor
         if sources in self._set_vendors:
             return self._set_vendors[sources]
-        self._set_vendors[sources] = self._inherited_vendor(sources, depth)
+        inherited = self._inherited_vendor(sources, depth)
+        self._set_vendors[sources] = "nvidia" if inherited == "nvidia" else sources.vendor or inherited
         return self._set_vendors[sources]
 
     def _inherited_vendor(self, sources: SourceSet, depth: int) -> str | None:
@@ -786,9 +790,13 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
         else:
             texts[path] = text.removeprefix("\ufeff")  # every file: one without directives is still included
     # A `.cmake` module defines the source-adding functions the `CMakeLists.txt` files call.
+    # (and the globbing functions, and the options a HIP build leaves off by default).
     functions = cmake_source_functions(cmake_texts.values())
+    globbing = cmake_glob_functions(cmake_texts.values())
+    off_on_rocm = cmake_options_off_on_rocm(cmake_texts.values())
     merged = [
-        f if isinstance(f, BuildFacts) else cmake_facts(f, cmake_texts[f], str(root), functions) for f in build_facts
+        f if isinstance(f, BuildFacts) else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm)
+        for f in build_facts
     ]
     if any(os.path.basename(path) in ("BUILD", "BUILD.bazel") for path in bazel_texts):
         merged.append(bazel_facts(str(root), bazel_texts, sources))
