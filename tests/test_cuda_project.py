@@ -1646,3 +1646,39 @@ def test_a_module_globbing_through_a_project_function_under_a_cuda_option(tmp_pa
     assert project.view(str(root / "src/common/api.cc")).base.on_rocm is not False
     assert _codes(root, "src/cuda/module.cc") == []
     assert ("ROC204", 1) in _codes(root, "src/common/api.cc")
+
+
+def test_a_hip_platform_macro_the_nvidia_build_defines_itself(tmp_path):
+    """A build defining the old NVIDIA platform macro itself, for its HIP-on-NVIDIA build only (a HIP platform
+    test inside a block named for HIP): a test of it still works (no ROC215), unless its chain also waits for the
+    old ROCm macro, which ROCm 6 no longer defines."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                project(p LANGUAGES CXX)
+                if (ENABLE_HIP)
+                    if(${HIP_PLATFORM} STREQUAL "nvcc")
+                        set_property(TARGET hip::host APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS __HIP_PLATFORM_NVCC__)
+                    elseif(${HIP_PLATFORM} STREQUAL "hip-clang")
+                        set_property(TARGET hip::host APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS __HIP_PLATFORM_AMD__)
+                    endif()
+                endif()
+                """,
+            "managed.cc": "#if defined(__HIP_PLATFORM_NVCC__)\nint advise = 1;\n#endif\n",
+            "math.h": """
+                #ifdef __HIP_PLATFORM_NVCC__
+                #define RSQRT 1
+                #elif defined(__HIP_PLATFORM_HCC__)
+                #define RSQRT 2
+                #endif
+                """,
+        },
+    )
+    facts = cmake_facts(str(root / "CMakeLists.txt"), (root / "CMakeLists.txt").read_text(), str(root))
+    assert {(d.name, d.vendor) for d in facts.defines} == {
+        ("__HIP_PLATFORM_NVCC__", "nvidia"),
+        ("__HIP_PLATFORM_AMD__", "rocm"),
+    }
+    assert "ROC215" not in {code for code, _ in _codes(root, "managed.cc")}
+    assert ("ROC215", 1) in _codes(root, "math.h")

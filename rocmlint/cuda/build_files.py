@@ -378,20 +378,29 @@ def cmake_facts(
     defines: list[BuildDefine] = []
     sources: list[SourceSet] = []
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
+    platforms: list[list[str | None]] = []  # the same, of the HIP platform each block tests (None: tests none)
     for command, arguments, line in commands:
         name = command.lower()
         if name in ("if", "function", "macro"):
             tested = vendor_of_words(arguments.split()[0] if name != "if" and arguments.split() else _tested(arguments))
             blocks.append(["nvidia", None] if name == "if" and arguments.strip() in refused else [tested, tested])
+            platforms.append([_platform_tested(arguments)] * 2 if name == "if" else [None, None])
         elif name == "elseif" and blocks:
             blocks[-1][0] = "nvidia" if arguments.strip() in refused else vendor_of_words(_tested(arguments))
+            platforms[-1][0] = _platform_tested(arguments)
         elif name == "else" and blocks:
             blocks[-1][0] = _other_vendor(blocks[-1][1])
+            platforms[-1][0] = _other_vendor(platforms[-1][1])
         elif name in ("endif", "endfunction", "endmacro") and blocks:
             blocks.pop()
-        elif name in _CMAKE_DEFINE_COMMANDS:
-            vendor = _block_vendor(blocks, file_vendor)
-            defines += _cmake_defines(name, arguments, vendor, path, line)
+            platforms.pop()
+        elif name in _CMAKE_DEFINE_COMMANDS or (name == "set_property" and "COMPILE_DEFINITIONS" in arguments):
+            # A HIP platform test decides a definition's vendor inside a block named for HIP (HIP on NVIDIA too).
+            platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
+            vendor = platform or _block_vendor(blocks, file_vendor)
+            # `set_property(TARGET hip::host APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS NAME)`
+            values = arguments.split("COMPILE_DEFINITIONS", 1)[1] if name == "set_property" else arguments
+            defines += _cmake_defines(name, values, vendor, path, line)
         elif name == "list" and _appended_flags(arguments):
             defines += _cmake_flag_defines(arguments, path, line)
         elif name == "add_subdirectory" and arguments.split() and "$" not in arguments.split()[0]:
@@ -640,7 +649,17 @@ def _block_vendor(blocks: list[list[str | None]], file_vendor: str | None) -> st
 def _tested(condition: str) -> str:
     """A CMake condition without the patterns it matches text against: `${out} MATCHES ".*GL_NV_coop.*"` tests no
     vendor, `LANG STREQUAL "CUDA"` does."""
-    return re.sub(r'\bMATCHES\s+(?:"[^"]*"|\S+)', " ", condition)
+    condition = re.sub(r'\bMATCHES\s+(?:"[^"]*"|\S+)', " ", condition)
+    return _PLATFORM_COMPARISON.sub(lambda m: m.group(1) if vendor_of_words(m.group(1)) else m.group(), condition)
+
+
+def _platform_tested(condition: str) -> str | None:
+    """The vendor of the HIP platform a CMake condition compares (`${HIP_PLATFORM} STREQUAL "nvcc"`), else None."""
+    return vendor_of_words(_tested(condition)) if _PLATFORM_COMPARISON.search(condition) else None
+
+
+# `${HIP_PLATFORM} STREQUAL "nvcc"`: a platform variable compared with a value naming a vendor tests that vendor.
+_PLATFORM_COMPARISON = re.compile(r'\S*PLATFORM\S*\s+STREQUAL\s+"?([\w-]+)"?', re.IGNORECASE)
 
 
 def _cmake_commands(text: str) -> Iterator[tuple[str, str, int]]:

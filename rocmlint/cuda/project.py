@@ -117,6 +117,7 @@ class FileView:
     # `-DCUDA_VERSION=11000` decides a version test on ROCm.
     rocm_build_values: Mapping[str, str | None] = field(default_factory=dict)
     rocm_build_decided: frozenset[str] = frozenset()  # those no other build defines (see learning.py)
+    nvidia_build_defines: frozenset[str] = frozenset()  # every macro the build defines for NVIDIA only
     dependencies: Sequence[str] = ()  # files the view was read from, the build files included
 
 
@@ -356,6 +357,7 @@ class CudaProject:
             atomic_overloads=_LazySet(lambda: self._atomic_overloads(around.files)),
             rocm_build_values=self._rocm_build_values | hipify_renamed,
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
+            nvidia_build_defines=self._nvidia_build_defines,
             # The build files too: what they define for ROCm and which sources they list decide every file.
             dependencies=_Dependencies(around, self.build_facts.files),
         )
@@ -473,6 +475,13 @@ class CudaProject:
     @cached_property
     def _rocm_build_values(self) -> dict[str, str | None]:
         return rocm_build_values(self.build_facts)
+
+    @cached_property
+    def _nvidia_build_defines(self) -> frozenset[str]:
+        defines = self.build_facts.defines
+        return frozenset(
+            {d.name for d in defines if d.vendor == "nvidia"} - {d.name for d in defines if d.vendor != "nvidia"}
+        )
 
     @cached_property
     def _rocm_build_decided(self) -> frozenset[str]:
