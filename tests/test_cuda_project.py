@@ -1682,3 +1682,38 @@ def test_a_hip_platform_macro_the_nvidia_build_defines_itself(tmp_path):
     }
     assert "ROC215" not in {code for code, _ in _codes(root, "managed.cc")}
     assert ("ROC215", 1) in _codes(root, "math.h")
+
+
+def test_headers_in_a_folder_tree_globbed_for_nvidia_only(tmp_path):
+    """A header under a folder whose sources only the NVIDIA build globs (recursively) is NVIDIA's, even when
+    its siblings include it in a cycle or shared code includes it under a gate the ROCm build may leave closed;
+    one that shared code includes unconditionally is compiled on ROCm."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                file(GLOB_RECURSE SOURCES common/*.cpp)
+                if(WITH_ROCM)
+                  file(GLOB_RECURSE HIP_SOURCES rocm/*.cpp)
+                endif()
+                if(WITH_CUDA)
+                  file(GLOB_RECURSE CUSOURCES cuda/*.cu)
+                endif()
+                add_library(lib ${SOURCES} ${HIP_SOURCES} ${CUSOURCES})
+                """,
+            "common/helper.cpp": '#if CC_GPU\n#include "../cuda/utils.cuh"\n#endif\n#include "../cuda/shared.h"\n',
+            "cuda/utils.cuh": "#include <cuda_runtime.h>\n",
+            "cuda/shared.h": "#include <cuda_runtime.h>\n",
+            "cuda/sub/a.cuh": '#include <cuda_runtime.h>\n#include "b.cuh"\n',
+            "cuda/sub/b.cuh": '#include "a.cuh"\n',
+            "rocm/kernel.cpp": "",
+        },
+    )
+    project = CudaProject.build(root)
+    for nvidia_only in ("cuda/utils.cuh", "cuda/sub/a.cuh", "cuda/sub/b.cuh"):
+        view = project.view(str(root / nvidia_only))
+        assert view.base.on_rocm is False, nvidia_only
+        assert view.base_evidence == "CMakeLists.txt:6: in a folder whose sources the build compiles for NVIDIA only"
+    assert project.view(str(root / "cuda/shared.h")).base.on_rocm is not False
+    assert _codes(root, "cuda/sub/a.cuh") == []
+    assert ("ROC204", 1) in _codes(root, "cuda/shared.h")

@@ -419,6 +419,10 @@ class CudaProject:
             built_for = self._built_only_for_nvidia(path) or self._in_nvidia_only_folder(path, visiting | {path})
             self._bases[path] = (Branch(False, None), built_for) if built_for else (EVERYWHERE, "")
             return self._bases[path]
+        tree = self._nvidia_source_tree(path)
+        if tree and not self._certainly_reached_on_rocm(path, includers, visiting):
+            self._bases[path] = Branch(False, None), tree
+            return self._bases[path]
         reaches_rocm: list[Tri] = []
         reaches_nvidia: list[Tri] = []
         for includer, include in includers:
@@ -436,6 +440,47 @@ class CudaProject:
             result = EVERYWHERE, ""
         self._bases[path] = result
         return result
+
+    def _nvidia_source_tree(self, path: str) -> str:
+        """Evidence that a header sits in a folder tree whose sources the build compiles for NVIDIA only: the most
+        specific recursive globs or added folders covering it (`file(GLOB_RECURSE CUSOURCES cuda/*.cu)` inside
+        `if(WITH_CUDA)`) are all NVIDIA's, and the ROCm build does not compile hipify's copy of it. "" otherwise."""
+        if not path.endswith(HEADER_SUFFIXES) or not self._systems_building_rocm:
+            return ""
+        if any(path.startswith(folder + os.sep) for folder in self._hipified_folders):
+            return ""
+        _, folders, globs = self._source_index
+        covering = [(len(f), s) for f, sets in folders.items() if path.startswith(f + os.sep) for s in sets]
+        for _, _, sources in globs:
+            named = _named_path(sources)
+            tree = os.path.dirname(named.split("**")[0]) if "**" in named else ""
+            if tree and "*" not in tree and path.startswith(tree + os.sep):
+                covering.append((len(tree), sources))
+        building_rocm = self._systems_building_rocm
+        covering = [(n, s) for n, s in covering if _build_system(s.path) in building_rocm]
+        if not covering:
+            return ""
+        most_specific = max(n for n, _ in covering)
+        deciding = [s for n, s in covering if n == most_specific]
+        if any(self._vendor_of(s) != "nvidia" for s in deciding):
+            return ""
+        first = deciding[0]
+        return (
+            f"{self._relative(first.path)}:{first.line}: in a folder whose sources the build compiles for NVIDIA only"
+        )
+
+    def _certainly_reached_on_rocm(
+        self, path: str, includers: list[tuple[str, IncludeFact]], visiting: frozenset[str]
+    ) -> bool:
+        """Whether code outside the NVIDIA-only tree holding `path` certainly includes it on ROCm (an include
+        under a gate the ROCm build may leave closed, `#if MEGDNN_CC_CUDA`, does not count: the ROCm build builds)."""
+        for includer, include in includers:
+            if includer == path or self._nvidia_source_tree(includer):
+                continue
+            outer, _ = self._base(includer, visiting | {path})
+            if outer.on_rocm is True and include.branch.on_rocm is True:
+                return True
+        return False
 
     def _in_nvidia_only_folder(self, path: str, visiting: frozenset[str]) -> str:
         """Evidence that a header nothing includes belongs to an NVIDIA-only component: at least
