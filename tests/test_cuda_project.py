@@ -1611,7 +1611,8 @@ def test_a_package_whose_option_defaults_off_on_hip_is_nvidia_only(tmp_path):
 
 def test_a_module_globbing_through_a_project_function_under_a_cuda_option(tmp_path):
     """A `.cmake` module, included from the top, globs through the project's wrapper of `file(GLOB)` (paths
-    relative to the top folder) under a CUDA switch, or under an option whose block enables only CUDA."""
+    relative to the top folder) under a CUDA switch, or under an option whose block enables only CUDA: more
+    specific than a recursive glob of every source at the top."""
     root = write_tree(
         tmp_path,
         {
@@ -1621,6 +1622,7 @@ def test_a_module_globbing_through_a_project_function_under_a_cuda_option(tmp_pa
                 include(cmake/utils/Utils.cmake)
                 include(cmake/modules/Gpu.cmake)
                 include(cmake/modules/contrib/paged.cmake)
+                my_glob(GLOB_RECURSE GROUP_SOURCE "src/*.cc")
                 if(USE_ROCM)
                   my_glob(GLOB ROCM_SRCS src/rocm/*.cc)
                 endif()

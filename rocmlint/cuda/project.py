@@ -634,9 +634,13 @@ class CudaProject:
             elif named.endswith(os.sep + "**") and "*" not in named[:-3]:
                 folders.setdefault(named[:-3], []).append(sources)
             else:
-                # A file named under an unknown folder names it as exactly as a full path would.
-                exact_file = sources.pattern.startswith(ANYWHERE) and "*" not in sources.pattern[len(ANYWHERE) :]
-                globs.append((_pattern(named), -1 if exact_file else len(named.split("*")[0]), sources))
+                # A file named under an unknown folder names it as exactly as a full path would; a glob under one
+                # (a `.cmake` module's `src/cuda/*.cc`) as specifically as if the folder were the project root.
+                anywhere = sources.pattern.startswith(ANYWHERE)
+                exact_file = anywhere and "*" not in sources.pattern[len(ANYWHERE) :]
+                fixed = len(str(self.root)) + 1 + len(sources.pattern[len(ANYWHERE) :].split("*")[0])
+                prefix = -1 if exact_file else fixed if anywhere else len(named.split("*")[0])
+                globs.append((_pattern(named), prefix, sources))
         return exact, folders, globs
 
     def _removed_for_rocm(self, path: str) -> SourceSet | None:
