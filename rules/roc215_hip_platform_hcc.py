@@ -67,8 +67,8 @@ class HipPlatformHcc(ConditionRule, Rule):
     `HIP_PLATFORM_HCC` likewise gets `__HIP_PLATFORM_AMD__`, and `__HIP_PLATFORM_NVCC__` gets
     `__HIP_PLATFORM_NVIDIA__`; `#ifndef X` becomes `#if !defined(X) && !defined(<current>)`. A test of
     the macro's value (`__HIP_PLATFORM_HCC__ == 1`) gets no automatic fix. A project whose ROCm build
-    defines the old macro itself (a `-D__HIP_PLATFORM_HCC__` in setup.py or CMake, found by the project
-    model) is not flagged: its gates still work. Nor is a test of `__HIP_PLATFORM_NVCC__` in a project whose
+    defines the old macro itself (a `-D__HIP_PLATFORM_HCC__` in setup.py or CMake, or the output of
+    `hipconfig --cpp_config` passed on, found by the project model) is not flagged: its gates still work. Nor is a test of `__HIP_PLATFORM_NVCC__` in a project whose
     NVIDIA build defines it itself (a CMake `-D__HIP_PLATFORM_NVCC__` under a HIP platform test for nvcc), unless
     its chain also tests `__HIP_PLATFORM_HCC__`, which ROCm 6 no longer defines.
 

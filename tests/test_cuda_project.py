@@ -1719,3 +1719,29 @@ def test_headers_in_a_folder_tree_globbed_for_nvidia_only(tmp_path):
     assert project.view(str(root / "cuda/shared.h")).base.on_rocm is not False
     assert _codes(root, "cuda/sub/a.cuh") == []
     assert ("ROC204", 1) in _codes(root, "cuda/shared.h")
+
+
+def test_a_build_taking_the_platform_macros_from_hipconfig_defines_the_old_rocm_one(tmp_path):
+    """`hipconfig --cpp_config` still prints `-D__HIP_PLATFORM_HCC__=` on ROCm: a build passing its output on (or
+    writing it into a generated header) defines the old macro, and a test of it is no stale gate (no ROC215)."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "if(WITH_ROCM)\n  include(cmake/hip.cmake)\nendif()\n",
+            "cmake/hip.cmake": """
+                macro(get_hip_option variable option)
+                  execute_process(COMMAND ${HIP_HIPCONFIG_EXECUTABLE} ${option} OUTPUT_VARIABLE ${variable})
+                endmacro()
+                get_hip_option(HIP_CPP_CONFIG "--cpp_config")
+                """,
+            "kern.cuh": "#ifndef __HIP_PLATFORM_HCC__\n#error hip prologue missing\n#endif\n",
+        },
+    )
+    facts = cmake_facts(str(root / "cmake/hip.cmake"), (root / "cmake/hip.cmake").read_text(), str(root))
+    assert {(d.name, d.vendor) for d in facts.defines} == {
+        ("__HIP_PLATFORM_HCC__", "rocm"),
+        ("__HIP_PLATFORM_AMD__", "rocm"),
+    }
+    assert _codes(root, "kern.cuh") == []
+    bare = write_tree(tmp_path / "bare", {"kern.cuh": (root / "kern.cuh").read_text()})
+    assert ("ROC215", 1) in _codes(bare, "kern.cuh")

@@ -424,9 +424,28 @@ def cmake_facts(
                 if w.endswith(_SOURCE_SUFFIXES) and "$" not in w
             ]
             sources += [_anywhere(s) if included_module else s for s in listed]
+    defines += _hipconfig_defines(path, text)
     return BuildFacts(
         tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda, hipify=_hipify_evidence(path, text)
     )
+
+
+# `hipconfig --cpp_config` prints the platform macros HIP's own build defines; its ROCm output still names the old
+# `__HIP_PLATFORM_HCC__` (`-D__HIP_PLATFORM_HCC__= -D__HIP_PLATFORM_AMD__=`).
+# The option is hipconfig's own; the command may be run through a variable or a helper macro.
+_HIPCONFIG_CPP_CONFIG = re.compile(r"(?<![\w-])--cpp_config\b")
+_HIPCONFIG_PLATFORM_MACROS = ("__HIP_PLATFORM_HCC__", "__HIP_PLATFORM_AMD__")
+
+
+def _hipconfig_defines(path: str, text: str) -> Iterator[BuildDefine]:
+    """The ROCm platform macros a build file takes from `hipconfig --cpp_config` (and passes to its compiles or
+    writes into a generated header): the ROCm build defines them, the old spelling too."""
+    match = _HIPCONFIG_CPP_CONFIG.search(text)
+    if match is None:
+        return
+    line = text.count("\n", 0, match.start()) + 1
+    for name in _HIPCONFIG_PLATFORM_MACROS:
+        yield BuildDefine(name, None, "rocm", path, line)
 
 
 # Variables naming the folder of the CMake file being read: a source path under one is relative to that folder.
@@ -767,6 +786,7 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
             vendor = _block_vendor(blocks, file_vendor) or own
             flags = assignment.group(2) if assignment else logical
             defines += [BuildDefine(m.group(1), m.group(2), vendor, path, line) for m in _MAKE_DEFINE.finditer(flags)]
+    defines += _hipconfig_defines(path, text)
     return BuildFacts(tuple(defines), cuda_language=nvcc)
 
 
