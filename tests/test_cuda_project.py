@@ -1745,3 +1745,25 @@ def test_a_build_taking_the_platform_macros_from_hipconfig_defines_the_old_rocm_
     assert _codes(root, "kern.cuh") == []
     bare = write_tree(tmp_path / "bare", {"kern.cuh": (root / "kern.cuh").read_text()})
     assert ("ROC215", 1) in _codes(bare, "kern.cuh")
+
+
+def test_directives_inside_a_raw_string_literal_are_text(tmp_path):
+    """A raw string literal holding CUDA source a code generator emits: its `#if`s are not the file's, and the
+    lines after it keep their numbers."""
+    root = write_tree(
+        tmp_path,
+        {
+            "literal.h": """
+                static constexpr const char* half_def = u8R"tag(
+                #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 530)
+                #define HALF_MATH 1
+                #endif
+                )tag";
+                #if __CUDA_ARCH__ >= 530
+                int fast = 1;
+                #endif
+                """,
+        },
+    )
+    assert [code for code, line in _codes(root, "literal.h") if line < 6] == []
+    assert ("ROC207", 6) in _codes(root, "literal.h")
