@@ -10,8 +10,8 @@ from rocmlint.config import Settings
 from rocmlint.cuda.build_files import (
     cmake_facts,
     cmake_glob_functions,
-    cmake_options_off_on_rocm,
     cmake_source_functions,
+    cmake_switches_off_on_rocm,
     makefile_facts,
     setup_py_facts,
     vendor_of_words,
@@ -1600,7 +1600,7 @@ def test_a_package_whose_option_defaults_off_on_hip_is_nvidia_only(tmp_path):
         },
     )
     texts = [(root / name).read_text() for name in ("CMakeLists.txt", "fluid/CMakeLists.txt")]
-    assert cmake_options_off_on_rocm(texts) == {"BUILD_FLUID"}  # BUILD_SOLID is off whatever the platform
+    assert cmake_switches_off_on_rocm(texts) == {"BUILD_FLUID"}  # BUILD_SOLID is off whatever the platform
     project = CudaProject.build(root)
     for nvidia_only in ("fluid/FluidGPU.cu", "fluid/FluidGPU.cuh", "fluid/Fluid.cc"):
         assert project.view(str(root / nvidia_only)).base.on_rocm is False, nvidia_only
@@ -1767,3 +1767,40 @@ def test_directives_inside_a_raw_string_literal_are_text(tmp_path):
     )
     assert [code for code, line in _codes(root, "literal.h") if line < 6] == []
     assert ("ROC207", 6) in _codes(root, "literal.h")
+
+
+def test_a_variable_set_on_only_for_the_nvidia_platform_is_off_on_rocm(tmp_path):
+    """A variable set on only under a HIP platform test for nvcc (`SOLVER_AVAILABLE`): the definition its block
+    makes, even inside a block named for HIP, is NVIDIA's, so a header testing it is no ROCm hazard."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                include(cmake/Setup.cmake)
+                if (ENABLE_HIP)
+                    if (SOLVER_AVAILABLE)
+                        target_compile_definitions(lib PUBLIC SOLVER_AVAILABLE)
+                    endif()
+                    target_compile_definitions(lib PUBLIC ENABLE_HIP)
+                endif()
+                """,
+            "cmake/Setup.cmake": """
+                if (ENABLE_HIP AND HIP_PLATFORM STREQUAL "nvcc")
+                    if (SOLVER_LIBRARY)
+                        set(SOLVER_AVAILABLE TRUE)
+                    else()
+                        set(SOLVER_AVAILABLE FALSE)
+                    endif()
+                endif()
+                """,
+            "solver.h": "#ifdef SOLVER_AVAILABLE\n#include <cusolverDn.h>\n#endif\n",
+        },
+    )
+    texts = [(root / name).read_text() for name in ("CMakeLists.txt", "cmake/Setup.cmake")]
+    assert cmake_switches_off_on_rocm(texts) == {"SOLVER_AVAILABLE"}
+    project = CudaProject.build(root)
+    assert {(d.name, d.vendor) for d in project.build_facts.defines} == {
+        ("SOLVER_AVAILABLE", "nvidia"),
+        ("ENABLE_HIP", "rocm"),
+    }
+    assert _codes(root, "solver.h") == []

@@ -365,7 +365,7 @@ def cmake_facts(
     the other vendor's), a `function()`/`macro()` whose name does (`create_hip_test`). An option the ROCm build
     refuses (`if(WITH_FLASH_ATTN) message(FATAL_ERROR ...)` in its block), one whose block enables the CUDA
     language and never HIP (`if(USE_X) enable_language(CUDA)`), and one `off_on_rocm` (its default is off where
-    the build targets HIP, see `cmake_options_off_on_rocm`) open NVIDIA blocks too. A call of one of the project's
+    the build targets HIP, see `cmake_switches_off_on_rocm`) open NVIDIA blocks too. A call of one of the project's
     `glob_functions` (`my_glob(GLOB VAR dir/*.cu)`, see `cmake_glob_functions`) globs as `file(GLOB ...)` does. A
     `.cmake` module's relative paths are relative to the folder of the file including it, not known here: they name
     the project files ending so (`ANYWHERE`)."""
@@ -383,11 +383,14 @@ def cmake_facts(
         name = command.lower()
         if name in ("if", "function", "macro"):
             tested = vendor_of_words(arguments.split()[0] if name != "if" and arguments.split() else _tested(arguments))
-            blocks.append(["nvidia", None] if name == "if" and arguments.strip() in refused else [tested, tested])
-            platforms.append([_platform_tested(arguments)] * 2 if name == "if" else [None, None])
+            refused_arm = name == "if" and arguments.strip() in refused
+            blocks.append(["nvidia", None] if refused_arm else [tested, tested])
+            # A switch the ROCm build leaves off decides the definitions in its arm as a platform test does.
+            platform = "nvidia" if refused_arm else _platform_tested(arguments) if name == "if" else None
+            platforms.append([platform, None if refused_arm else platform])
         elif name == "elseif" and blocks:
             blocks[-1][0] = "nvidia" if arguments.strip() in refused else vendor_of_words(_tested(arguments))
-            platforms[-1][0] = _platform_tested(arguments)
+            platforms[-1][0] = "nvidia" if arguments.strip() in refused else _platform_tested(arguments)
         elif name == "else" and blocks:
             blocks[-1][0] = _other_vendor(blocks[-1][1])
             platforms[-1][0] = _other_vendor(platforms[-1][1])
@@ -395,7 +398,8 @@ def cmake_facts(
             blocks.pop()
             platforms.pop()
         elif name in _CMAKE_DEFINE_COMMANDS or (name == "set_property" and "COMPILE_DEFINITIONS" in arguments):
-            # A HIP platform test decides a definition's vendor inside a block named for HIP (HIP on NVIDIA too).
+            # A HIP platform test decides a definition's vendor inside a block named for HIP (HIP on NVIDIA too), and
+            # so does a switch the ROCm build leaves off.
             platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
             vendor = platform or _block_vendor(blocks, file_vendor)
             # `set_property(TARGET hip::host APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS NAME)`
@@ -492,38 +496,47 @@ def _cuda_language_options(commands: list[tuple[str, str, int]]) -> frozenset[st
     return frozenset(found)
 
 
-def cmake_options_off_on_rocm(texts: Iterable[str]) -> frozenset[str]:
-    """The options a project declares off by default where it builds HIP and on (or from another option)
-    elsewhere (`if(GPU_PLATFORM STREQUAL "HIP") option(BUILD_X "..." off) else() option(BUILD_X "..." on)`): the
-    ROCm build leaves the component out, as its authors chose."""
+def cmake_switches_off_on_rocm(texts: Iterable[str]) -> frozenset[str]:
+    """The switches a ROCm build leaves off: options a project declares off by default where it builds HIP and
+    on (or from another option) elsewhere (`if(GPU_PLATFORM STREQUAL "HIP") option(BUILD_X "..." off) else()
+    option(BUILD_X "..." on)`), and variables it sets on only where it builds for NVIDIA (`if(HIP_PLATFORM STREQUAL
+    "nvcc") set(SOLVER_AVAILABLE TRUE)`), never declared an option elsewhere."""
     defaults: dict[str, set[tuple[str | None, bool]]] = {}  # option -> (vendor of the arm declaring it, off)
+    switched_on: dict[str, set[str | None]] = {}  # variable -> the vendors of the arms setting it on
     for text in texts:
-        arms: list[str | None] = []  # per open `if`: the vendor its current arm is for
-        tests: list[str | None] = []  # per open `if`: the vendor its condition tests
+        arms: list[list[str | None]] = []  # per open `if`: [vendor its current arm is for, vendor its test names]
+        platforms: list[list[str | None]] = []  # the same, of the HIP platform each `if` compares (None: none)
         for command, arguments, _ in _cmake_commands(text):
             name = command.lower()
             if name == "if":
-                tested = vendor_of_words(_tested(arguments))
-                arms.append(tested)
-                tests.append(tested)
+                arms.append([vendor_of_words(_tested(arguments))] * 2)
+                platforms.append([_platform_tested(arguments)] * 2)
             elif name == "elseif" and arms:
-                arms[-1] = vendor_of_words(_tested(arguments))
+                arms[-1][0] = vendor_of_words(_tested(arguments))
+                platforms[-1][0] = _platform_tested(arguments)
             elif name == "else" and arms:
-                arms[-1] = _other_vendor(tests[-1])
+                arms[-1][0] = _other_vendor(arms[-1][1])
+                platforms[-1][0] = _other_vendor(platforms[-1][1])
             elif name == "endif" and arms:
                 arms.pop()
-                tests.pop()
-            elif name == "option":
+                platforms.pop()
+            elif name in ("option", "set"):
                 words = re.findall(r'"[^"]*"|\S+', arguments)
-                if len(words) >= 2:
-                    vendor = next((arm for arm in arms if arm is not None), None)
-                    off = len(words) < 3 or words[2].strip('"').upper() in ("OFF", "FALSE", "NO", "0")
-                    defaults.setdefault(words[0], set()).add((vendor, off))
-    return frozenset(
+                platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
+                vendor = platform or next((arm for arm, _ in arms if arm is not None), None)
+                position = 2 if name == "option" else 1  # `option(NAME "help" DEFAULT)`, `set(NAME VALUE)`
+                value = words[position].strip('"').upper() if len(words) > position else ""
+                if name == "option" and len(words) >= 2:
+                    defaults.setdefault(words[0], set()).add((vendor, value in ("", "OFF", "FALSE", "NO", "0")))
+                elif name == "set" and len(words) == 2 and value in ("ON", "TRUE", "YES", "1"):
+                    switched_on.setdefault(words[0], set()).add(vendor)
+    off_by_default = {
         option
         for option, declared in defaults.items()
         if ("rocm", True) in declared and any(vendor != "rocm" and not off for vendor, off in declared)
-    )
+    }
+    nvidia_only = {variable for variable, vendors in switched_on.items() if vendors == {"nvidia"}} - set(defaults)
+    return frozenset(off_by_default | nvidia_only)
 
 
 _FILE_ARGUMENTS = re.compile(r"^\s*(?:GLOB\w*|\$\{\w+\})\s.*\$\{ARG(?:N|V)\}")
@@ -673,8 +686,12 @@ def _tested(condition: str) -> str:
 
 
 def _platform_tested(condition: str) -> str | None:
-    """The vendor of the HIP platform a CMake condition compares (`${HIP_PLATFORM} STREQUAL "nvcc"`), else None."""
-    return vendor_of_words(_tested(condition)) if _PLATFORM_COMPARISON.search(condition) else None
+    """The vendor of the HIP platform a CMake condition compares (`${HIP_PLATFORM} STREQUAL "nvcc"`, also within
+    `ENABLE_GPU AND ...`), else None (a negated test, `NOT`, too)."""
+    match = _PLATFORM_COMPARISON.search(condition)
+    if match is None or "NOT" in condition.split():
+        return None
+    return vendor_of_words(match.group(1))
 
 
 # `${HIP_PLATFORM} STREQUAL "nvcc"`: a platform variable compared with a value naming a vendor tests that vendor.

@@ -57,8 +57,8 @@ from rocmlint.cuda.build_files import (
     SourceSet,
     cmake_facts,
     cmake_glob_functions,
-    cmake_options_off_on_rocm,
     cmake_source_functions,
+    cmake_switches_off_on_rocm,
     is_makefile,
     makefile_facts,
     setup_py_facts,
@@ -851,7 +851,7 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
     # (and the globbing functions, and the options a HIP build leaves off by default).
     functions = cmake_source_functions(cmake_texts.values())
     globbing = cmake_glob_functions(cmake_texts.values())
-    off_on_rocm = cmake_options_off_on_rocm(cmake_texts.values())
+    off_on_rocm = cmake_switches_off_on_rocm(cmake_texts.values())
     merged = [
         f if isinstance(f, BuildFacts) else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm)
         for f in build_facts
