@@ -183,6 +183,17 @@ InlinePtx.valid = (
         }
         """,
     ),
+    # ARM NEON's `vadd`/`vsub` name one operand type; PTX's video instructions of those names name three.
+    Valid(
+        r"""
+        inline float16x8_t add_f16(float16x8_t a, float16x8_t b) {
+          float16x8_t ret;
+          asm volatile("vadd.f16 %0, %1, %2\n" : "+w"(ret) : "w"(a), "w"(b));
+          asm volatile("vsub.s32 q0, q1, q2\n" ::: "q0");
+          return ret;
+        }
+        """,
+    ),
     Valid(
         r"""
         #ifndef USE_ROCM
@@ -193,6 +204,16 @@ InlinePtx.valid = (
     ),
 )
 InlinePtx.invalid = (
+    Invalid(
+        """
+        __device__ unsigned absdiff_add(unsigned a, unsigned b, unsigned c) {
+          unsigned d;
+          asm("vabsdiff.u32.u32.u32.add %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+          return d;
+        }
+        """,
+        expect=("3:3-3:85",),
+    ),
     Invalid(
         """
         __device__ __forceinline__ unsigned lane_id() {

@@ -97,6 +97,18 @@ class CudaArchMacro(ConditionRule, Rule):
 
 CudaArchMacro.valid = (
     # The project gives ROCm builds an architecture number of its own, so the comparison is meant for them too.
+    # CUDA source held in a raw string literal, for a code generator to emit: text, not directives.
+    Valid(
+        r"""
+        static constexpr const char* int8_intrinsics = R"(
+        #ifndef __CUDA_ARCH__
+        #define DEF_IF_HOST { }
+        #else
+        #define DEF_IF_HOST ;
+        #endif
+        )";
+        """,
+    ),
     Valid(
         """
         #if defined(PROJECT_USE_HIP)

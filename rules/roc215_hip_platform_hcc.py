@@ -16,6 +16,7 @@ _REPLACEMENT = {
     "HIP_PLATFORM_NVCC": "__HIP_PLATFORM_NVIDIA__",
 }
 _DEPRECATED = frozenset(_REPLACEMENT)
+_ROCM_OLD = frozenset({"__HIP_PLATFORM_HCC__", "HIP_PLATFORM_HCC"})
 # Current names that count as the alternative in a chain besides the ROCm macros (`__HIP_PLATFORM_NVIDIA__`
 # is NVIDIA's, so the generic ROCm check does not see it).
 _CURRENT = frozenset({"__HIP_PLATFORM_NVIDIA__"})
@@ -66,8 +67,10 @@ class HipPlatformHcc(ConditionRule, Rule):
     `HIP_PLATFORM_HCC` likewise gets `__HIP_PLATFORM_AMD__`, and `__HIP_PLATFORM_NVCC__` gets
     `__HIP_PLATFORM_NVIDIA__`; `#ifndef X` becomes `#if !defined(X) && !defined(<current>)`. A test of
     the macro's value (`__HIP_PLATFORM_HCC__ == 1`) gets no automatic fix. A project whose ROCm build
-    defines the old macro itself (a `-D__HIP_PLATFORM_HCC__` in setup.py or CMake, found by the project
-    model) is not flagged: its gates still work.
+    defines the old macro itself (a `-D__HIP_PLATFORM_HCC__` in setup.py or CMake, or the output of
+    `hipconfig --cpp_config` passed on, found by the project model) is not flagged: its gates still work. Nor is a test of `__HIP_PLATFORM_NVCC__` in a project whose
+    NVIDIA build defines it itself (a CMake `-D__HIP_PLATFORM_NVCC__` under a HIP platform test for nvcc), unless
+    its chain also tests `__HIP_PLATFORM_HCC__`, which ROCm 6 no longer defines.
 
     ## Fix safety
     Safe: a plain NVIDIA build defines none of these macros, so it keeps its arm. Builds that include
@@ -96,6 +99,8 @@ class HipPlatformHcc(ConditionRule, Rule):
         macro = next((name for name in names_in(directive.condition) if name in _DEPRECATED), None)
         if macro is not None and macro in ctx.options.project.rocm_build_values:
             return  # the project's ROCm build defines it itself: the gate still works
+        if macro in ctx.options.project.nvidia_build_defines and not self._chains(ctx).names(directive) & _ROCM_OLD:
+            return  # the NVIDIA build defines the old NVIDIA name itself and no arm waits for the old ROCm one
         # The deprecated names themselves do not count as the ROCm alternative.
         if macro is None or not self._candidate(directive, ctx, ignore=_DEPRECATED, also=_CURRENT, as_compiled=True):
             return

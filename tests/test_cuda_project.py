@@ -9,7 +9,9 @@ from pathlib import Path
 from rocmlint.config import Settings
 from rocmlint.cuda.build_files import (
     cmake_facts,
+    cmake_glob_functions,
     cmake_source_functions,
+    cmake_switches_off_on_rocm,
     makefile_facts,
     setup_py_facts,
     vendor_of_words,
@@ -1555,3 +1557,250 @@ def test_a_torch_extension_s_hipify_maps_the_opt_in_shared_memory_attribute_away
         report = Engine().check_path(root / "k.cu", Settings(root=root, select=("ROC246",)))
         found[name] = [d.location.line for d in report.diagnostics]
     assert found == {"torch": [4], "cmake": [3, 4]}
+
+
+def test_a_package_whose_option_defaults_off_on_hip_is_nvidia_only(tmp_path):
+    """An option declared off where the build targets HIP (on elsewhere): the folder it adds, and the GPU sources
+    its own CMake file lists under the project's GPU switch (named HIP: HIP on NVIDIA too), are NVIDIA's."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                project(p LANGUAGES CXX)
+                if (GPU_PLATFORM STREQUAL "HIP")
+                    enable_language(HIP)
+                else()
+                    enable_language(CUDA)
+                endif()
+                if (ENABLE_GPU AND GPU_PLATFORM STREQUAL "HIP")
+                    option(BUILD_FLUID "Build the fluid package" off)
+                else()
+                    option(BUILD_FLUID "Build the fluid package" ${BUILD_CORE})
+                endif()
+                option(BUILD_SOLID "Build the solid package" off)
+                if (BUILD_FLUID)
+                    add_subdirectory(fluid)
+                endif()
+                if (BUILD_SOLID)
+                    add_subdirectory(solid)
+                endif()
+                """,
+            "fluid/CMakeLists.txt": """
+                set(_sources Fluid.cc)
+                if (ENABLE_HIP)
+                    list(APPEND _cu_sources FluidGPU.cu)
+                endif()
+                add_library(fluid ${_sources} ${_cu_sources})
+                """,
+            "fluid/FluidGPU.cu": '#include "FluidGPU.cuh"\n',
+            "fluid/FluidGPU.cuh": "#include <cuda_runtime.h>\n",
+            "fluid/Fluid.cc": "",
+            "solid/CMakeLists.txt": "if (ENABLE_HIP)\n  list(APPEND _cu_sources SolidGPU.cu)\nendif()\n",
+            "solid/SolidGPU.cu": "#include <cuda_runtime.h>\n",
+        },
+    )
+    texts = [(root / name).read_text() for name in ("CMakeLists.txt", "fluid/CMakeLists.txt")]
+    assert cmake_switches_off_on_rocm(texts) == {"BUILD_FLUID"}  # BUILD_SOLID is off whatever the platform
+    project = CudaProject.build(root)
+    for nvidia_only in ("fluid/FluidGPU.cu", "fluid/FluidGPU.cuh", "fluid/Fluid.cc"):
+        assert project.view(str(root / nvidia_only)).base.on_rocm is False, nvidia_only
+    assert project.view(str(root / "solid/SolidGPU.cu")).base.on_rocm is not False
+    assert _codes(root, "fluid/FluidGPU.cuh") == []
+    assert ("ROC204", 1) in _codes(root, "solid/SolidGPU.cu")
+
+
+def test_a_module_globbing_through_a_project_function_under_a_cuda_option(tmp_path):
+    """A `.cmake` module, included from the top, globs through the project's wrapper of `file(GLOB)` (paths
+    relative to the top folder) under a CUDA switch, or under an option whose block enables only CUDA: more
+    specific than a recursive glob of every source at the top."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                project(p LANGUAGES CXX)
+                option(USE_ROCM "ROCm" OFF)
+                include(cmake/utils/Utils.cmake)
+                include(cmake/modules/Gpu.cmake)
+                include(cmake/modules/contrib/paged.cmake)
+                my_glob(GLOB_RECURSE GROUP_SOURCE "src/*.cc")
+                if(USE_ROCM)
+                  my_glob(GLOB ROCM_SRCS src/rocm/*.cc)
+                endif()
+                """,
+            "cmake/utils/Utils.cmake": "macro(my_glob glob variable)\n  file(${glob} ${variable} ${ARGN})\nendmacro()\n",
+            "cmake/modules/Gpu.cmake": "if(USE_CUDA)\n  my_glob(GLOB RUNTIME_CUDA_SRCS src/cuda/*.cc)\nendif()\n",
+            "cmake/modules/contrib/paged.cmake": """
+                if(USE_PAGED)
+                  enable_language(CUDA)
+                  my_glob(GLOB PAGED_SRC src/contrib/paged/*.cu)
+                endif(USE_PAGED)
+                """,
+            "src/cuda/module.cc": "#include <cuda.h>\n",
+            "src/contrib/paged/kernels.cu": "#include <cuda_fp16.h>\n",
+            "src/rocm/module.cc": "",
+            "src/common/api.cc": "#include <cuda.h>\n",
+        },
+    )
+    assert cmake_glob_functions([(root / "cmake/utils/Utils.cmake").read_text()]) == {"my_glob"}
+    project = CudaProject.build(root)
+    for nvidia_only in ("src/cuda/module.cc", "src/contrib/paged/kernels.cu"):
+        assert project.view(str(root / nvidia_only)).base.on_rocm is False, nvidia_only
+    assert project.view(str(root / "src/common/api.cc")).base.on_rocm is not False
+    assert _codes(root, "src/cuda/module.cc") == []
+    assert ("ROC204", 1) in _codes(root, "src/common/api.cc")
+
+
+def test_a_hip_platform_macro_the_nvidia_build_defines_itself(tmp_path):
+    """A build defining the old NVIDIA platform macro itself, for its HIP-on-NVIDIA build only (a HIP platform
+    test inside a block named for HIP): a test of it still works (no ROC215), unless its chain also waits for the
+    old ROCm macro, which ROCm 6 no longer defines."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                project(p LANGUAGES CXX)
+                if (ENABLE_HIP)
+                    if(${HIP_PLATFORM} STREQUAL "nvcc")
+                        set_property(TARGET hip::host APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS __HIP_PLATFORM_NVCC__)
+                    elseif(${HIP_PLATFORM} STREQUAL "hip-clang")
+                        set_property(TARGET hip::host APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS __HIP_PLATFORM_AMD__)
+                    endif()
+                endif()
+                """,
+            "managed.cc": "#if defined(__HIP_PLATFORM_NVCC__)\nint advise = 1;\n#endif\n",
+            "math.h": """
+                #ifdef __HIP_PLATFORM_NVCC__
+                #define RSQRT 1
+                #elif defined(__HIP_PLATFORM_HCC__)
+                #define RSQRT 2
+                #endif
+                """,
+        },
+    )
+    facts = cmake_facts(str(root / "CMakeLists.txt"), (root / "CMakeLists.txt").read_text(), str(root))
+    assert {(d.name, d.vendor) for d in facts.defines} == {
+        ("__HIP_PLATFORM_NVCC__", "nvidia"),
+        ("__HIP_PLATFORM_AMD__", "rocm"),
+    }
+    assert "ROC215" not in {code for code, _ in _codes(root, "managed.cc")}
+    assert ("ROC215", 1) in _codes(root, "math.h")
+
+
+def test_headers_in_a_folder_tree_globbed_for_nvidia_only(tmp_path):
+    """A header under a folder whose sources only the NVIDIA build globs (recursively) is NVIDIA's, even when
+    its siblings include it in a cycle or shared code includes it under a gate the ROCm build may leave closed;
+    one that shared code includes unconditionally is compiled on ROCm."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                file(GLOB_RECURSE SOURCES common/*.cpp)
+                if(WITH_ROCM)
+                  file(GLOB_RECURSE HIP_SOURCES rocm/*.cpp)
+                endif()
+                if(WITH_CUDA)
+                  file(GLOB_RECURSE CUSOURCES cuda/*.cu)
+                endif()
+                add_library(lib ${SOURCES} ${HIP_SOURCES} ${CUSOURCES})
+                """,
+            "common/helper.cpp": '#if CC_GPU\n#include "../cuda/utils.cuh"\n#endif\n#include "../cuda/shared.h"\n',
+            "cuda/utils.cuh": "#include <cuda_runtime.h>\n",
+            "cuda/shared.h": "#include <cuda_runtime.h>\n",
+            "cuda/sub/a.cuh": '#include <cuda_runtime.h>\n#include "b.cuh"\n',
+            "cuda/sub/b.cuh": '#include "a.cuh"\n',
+            "rocm/kernel.cpp": "",
+        },
+    )
+    project = CudaProject.build(root)
+    for nvidia_only in ("cuda/utils.cuh", "cuda/sub/a.cuh", "cuda/sub/b.cuh"):
+        view = project.view(str(root / nvidia_only))
+        assert view.base.on_rocm is False, nvidia_only
+        assert view.base_evidence == "CMakeLists.txt:6: in a folder whose sources the build compiles for NVIDIA only"
+    assert project.view(str(root / "cuda/shared.h")).base.on_rocm is not False
+    assert _codes(root, "cuda/sub/a.cuh") == []
+    assert ("ROC204", 1) in _codes(root, "cuda/shared.h")
+
+
+def test_a_build_taking_the_platform_macros_from_hipconfig_defines_the_old_rocm_one(tmp_path):
+    """`hipconfig --cpp_config` still prints `-D__HIP_PLATFORM_HCC__=` on ROCm: a build passing its output on (or
+    writing it into a generated header) defines the old macro, and a test of it is no stale gate (no ROC215)."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "if(WITH_ROCM)\n  include(cmake/hip.cmake)\nendif()\n",
+            "cmake/hip.cmake": """
+                macro(get_hip_option variable option)
+                  execute_process(COMMAND ${HIP_HIPCONFIG_EXECUTABLE} ${option} OUTPUT_VARIABLE ${variable})
+                endmacro()
+                get_hip_option(HIP_CPP_CONFIG "--cpp_config")
+                """,
+            "kern.cuh": "#ifndef __HIP_PLATFORM_HCC__\n#error hip prologue missing\n#endif\n",
+        },
+    )
+    facts = cmake_facts(str(root / "cmake/hip.cmake"), (root / "cmake/hip.cmake").read_text(), str(root))
+    assert {(d.name, d.vendor) for d in facts.defines} == {
+        ("__HIP_PLATFORM_HCC__", "rocm"),
+        ("__HIP_PLATFORM_AMD__", "rocm"),
+    }
+    assert _codes(root, "kern.cuh") == []
+    bare = write_tree(tmp_path / "bare", {"kern.cuh": (root / "kern.cuh").read_text()})
+    assert ("ROC215", 1) in _codes(bare, "kern.cuh")
+
+
+def test_directives_inside_a_raw_string_literal_are_text(tmp_path):
+    """A raw string literal holding CUDA source a code generator emits: its `#if`s are not the file's, and the
+    lines after it keep their numbers."""
+    root = write_tree(
+        tmp_path,
+        {
+            "literal.h": """
+                static constexpr const char* half_def = u8R"tag(
+                #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 530)
+                #define HALF_MATH 1
+                #endif
+                )tag";
+                #if __CUDA_ARCH__ >= 530
+                int fast = 1;
+                #endif
+                """,
+        },
+    )
+    assert [code for code, line in _codes(root, "literal.h") if line < 6] == []
+    assert ("ROC207", 6) in _codes(root, "literal.h")
+
+
+def test_a_variable_set_on_only_for_the_nvidia_platform_is_off_on_rocm(tmp_path):
+    """A variable set on only under a HIP platform test for nvcc (`SOLVER_AVAILABLE`): the definition its block
+    makes, even inside a block named for HIP, is NVIDIA's, so a header testing it is no ROCm hazard."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                include(cmake/Setup.cmake)
+                if (ENABLE_HIP)
+                    if (SOLVER_AVAILABLE)
+                        target_compile_definitions(lib PUBLIC SOLVER_AVAILABLE)
+                    endif()
+                    target_compile_definitions(lib PUBLIC ENABLE_HIP)
+                endif()
+                """,
+            "cmake/Setup.cmake": """
+                if (ENABLE_HIP AND HIP_PLATFORM STREQUAL "nvcc")
+                    if (SOLVER_LIBRARY)
+                        set(SOLVER_AVAILABLE TRUE)
+                    else()
+                        set(SOLVER_AVAILABLE FALSE)
+                    endif()
+                endif()
+                """,
+            "solver.h": "#ifdef SOLVER_AVAILABLE\n#include <cusolverDn.h>\n#endif\n",
+        },
+    )
+    texts = [(root / name).read_text() for name in ("CMakeLists.txt", "cmake/Setup.cmake")]
+    assert cmake_switches_off_on_rocm(texts) == {"SOLVER_AVAILABLE"}
+    project = CudaProject.build(root)
+    assert {(d.name, d.vendor) for d in project.build_facts.defines} == {
+        ("SOLVER_AVAILABLE", "nvidia"),
+        ("ENABLE_HIP", "rocm"),
+    }
+    assert _codes(root, "solver.h") == []

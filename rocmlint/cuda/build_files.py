@@ -17,7 +17,7 @@ import ast
 import os
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # Words in a build condition or a macro name that mean the ROCm side, the NVIDIA side, or another accelerator.
 ROCM_WORDS = frozenset({"HIP", "ROCM", "HCC", "AMD", "AMDGPU", "HIPBLAS", "HIPBLASLT", "HIPCC", "HIPIFY", "ROCBLAS"})
@@ -350,42 +350,69 @@ _CUDA_LANGUAGE = re.compile(
 )
 
 
-def cmake_facts(path: str, text: str, root: str = "", source_functions: frozenset[str] = frozenset()) -> BuildFacts:
+def cmake_facts(
+    path: str,
+    text: str,
+    root: str = "",
+    source_functions: frozenset[str] = frozenset(),
+    glob_functions: frozenset[str] = frozenset(),
+    off_on_rocm: frozenset[str] = frozenset(),
+) -> BuildFacts:
     """The macros and sources a CMake file defines per vendor, and the languages it builds. The vendor of a
     definition is the file's (one that builds only the HIP language, outside any ROCm block; or that sits in a folder named for a vendor:
     `hip/CMakeLists.txt`; not the project's `root` folder, whose name is the project's), else that of the
     outermost block around it that names one: an `if()` arm whose condition does (`if(USE_ROCM)`, its `else()`
     the other vendor's), a `function()`/`macro()` whose name does (`create_hip_test`). An option the ROCm build
-    refuses (`if(WITH_FLASH_ATTN) message(FATAL_ERROR ...)` in its block) opens NVIDIA blocks too."""
+    refuses (`if(WITH_FLASH_ATTN) message(FATAL_ERROR ...)` in its block), one whose block enables the CUDA
+    language and never HIP (`if(USE_X) enable_language(CUDA)`), and one `off_on_rocm` (its default is off where
+    the build targets HIP, see `cmake_switches_off_on_rocm`) open NVIDIA blocks too. A call of one of the project's
+    `glob_functions` (`my_glob(GLOB VAR dir/*.cu)`, see `cmake_glob_functions`) globs as `file(GLOB ...)` does. A
+    `.cmake` module's relative paths are relative to the folder of the file including it, not known here: they name
+    the project files ending so (`ANYWHERE`)."""
     hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
     commands = list(_cmake_commands(text))
     rocm_alone = hip and not cuda and _builds_hip_outside_rocm_blocks(commands)
     file_vendor = "rocm" if rocm_alone else vendor_of_words(_folder_name(path, root))
-    refused = _refused_on_rocm(commands, file_vendor)
+    refused = _refused_on_rocm(commands, file_vendor) | _cuda_language_options(commands) | off_on_rocm
+    included_module = path.endswith(".cmake")
     defines: list[BuildDefine] = []
     sources: list[SourceSet] = []
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
+    platforms: list[list[str | None]] = []  # the same, of the HIP platform each block tests (None: tests none)
     for command, arguments, line in commands:
         name = command.lower()
         if name in ("if", "function", "macro"):
             tested = vendor_of_words(arguments.split()[0] if name != "if" and arguments.split() else _tested(arguments))
-            blocks.append(["nvidia", None] if name == "if" and arguments.strip() in refused else [tested, tested])
+            refused_arm = name == "if" and arguments.strip() in refused
+            blocks.append(["nvidia", None] if refused_arm else [tested, tested])
+            # A switch the ROCm build leaves off decides the definitions in its arm as a platform test does.
+            platform = "nvidia" if refused_arm else _platform_tested(arguments) if name == "if" else None
+            platforms.append([platform, None if refused_arm else platform])
         elif name == "elseif" and blocks:
             blocks[-1][0] = "nvidia" if arguments.strip() in refused else vendor_of_words(_tested(arguments))
+            platforms[-1][0] = "nvidia" if arguments.strip() in refused else _platform_tested(arguments)
         elif name == "else" and blocks:
             blocks[-1][0] = _other_vendor(blocks[-1][1])
+            platforms[-1][0] = _other_vendor(platforms[-1][1])
         elif name in ("endif", "endfunction", "endmacro") and blocks:
             blocks.pop()
-        elif name in _CMAKE_DEFINE_COMMANDS:
-            vendor = _block_vendor(blocks, file_vendor)
-            defines += _cmake_defines(name, arguments, vendor, path, line)
+            platforms.pop()
+        elif name in _CMAKE_DEFINE_COMMANDS or (name == "set_property" and "COMPILE_DEFINITIONS" in arguments):
+            # A HIP platform test decides a definition's vendor inside a block named for HIP (HIP on NVIDIA too), and
+            # so does a switch the ROCm build leaves off.
+            platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
+            vendor = platform or _block_vendor(blocks, file_vendor)
+            # `set_property(TARGET hip::host APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS NAME)`
+            values = arguments.split("COMPILE_DEFINITIONS", 1)[1] if name == "set_property" else arguments
+            defines += _cmake_defines(name, values, vendor, path, line)
         elif name == "list" and _appended_flags(arguments):
             defines += _cmake_flag_defines(arguments, path, line)
         elif name == "add_subdirectory" and arguments.split() and "$" not in arguments.split()[0]:
             vendor = _block_vendor(blocks, file_vendor)
             sources.append(SourceSet(arguments.split()[0].strip('"') + "/**", vendor, path, line))
-        elif name == "file" and arguments.split()[:1] in (["GLOB"], ["GLOB_RECURSE"]):
-            sources += _globbed_sources(arguments, _block_vendor(blocks, file_vendor), path, line)
+        elif name in glob_functions | {"file"} and arguments.split()[:1] in (["GLOB"], ["GLOB_RECURSE"]):
+            globbed = _globbed_sources(arguments, _block_vendor(blocks, file_vendor), path, line)
+            sources += [_anywhere(s) if included_module else s for s in globbed]
         elif name in _CMAKE_SOURCE_COMMANDS or name in source_functions:
             vendor = _block_vendor(blocks, file_vendor)
             words = [word.strip('"') for word in arguments.split()]
@@ -395,14 +422,34 @@ def cmake_facts(path: str, text: str, root: str = "", source_functions: frozense
                 words = [_in_build_folder(word) for word in words]
             removed = name == "list" and words[:1] == ["REMOVE_ITEM"]
             variable = (words[1:2] if name == "list" else words[:1] if name == "set" else [""])[0] if words else ""
-            sources += [
+            listed = [
                 SourceSet(w, vendor, path, line, removed, variable)
                 for w in words
                 if w.endswith(_SOURCE_SUFFIXES) and "$" not in w
             ]
+            sources += [_anywhere(s) if included_module else s for s in listed]
+    defines += _hipconfig_defines(path, text)
     return BuildFacts(
         tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda, hipify=_hipify_evidence(path, text)
     )
+
+
+# `hipconfig --cpp_config` prints the platform macros HIP's own build defines; its ROCm output still names the old
+# `__HIP_PLATFORM_HCC__` (`-D__HIP_PLATFORM_HCC__= -D__HIP_PLATFORM_AMD__=`).
+# The option is hipconfig's own; the command may be run through a variable or a helper macro.
+_HIPCONFIG_CPP_CONFIG = re.compile(r"(?<![\w-])--cpp_config\b")
+_HIPCONFIG_PLATFORM_MACROS = ("__HIP_PLATFORM_HCC__", "__HIP_PLATFORM_AMD__")
+
+
+def _hipconfig_defines(path: str, text: str) -> Iterator[BuildDefine]:
+    """The ROCm platform macros a build file takes from `hipconfig --cpp_config` (and passes to its compiles or
+    writes into a generated header): the ROCm build defines them, the old spelling too."""
+    match = _HIPCONFIG_CPP_CONFIG.search(text)
+    if match is None:
+        return
+    line = text.count("\n", 0, match.start()) + 1
+    for name in _HIPCONFIG_PLATFORM_MACROS:
+        yield BuildDefine(name, None, "rocm", path, line)
 
 
 # Variables naming the folder of the CMake file being read: a source path under one is relative to that folder.
@@ -413,6 +460,103 @@ _GLOB_OPTIONS = frozenset({"CONFIGURE_DEPENDS", "FOLLOW_SYMLINKS"})
 def _in_build_folder(word: str) -> str:
     """A CMake path word relative to the build file's folder: `${CMAKE_CURRENT_SOURCE_DIR}/k.cu` is `k.cu`."""
     return _CURRENT_FOLDER.sub("", word)
+
+
+def _anywhere(sources: SourceSet) -> SourceSet:
+    """A `.cmake` module's relative source path as a pattern naming the project files that end so: the module is
+    read in the folder of the file including it (`include(cmake/modules/X.cmake)` at the top, `src/a/*.cc`)."""
+    if sources.pattern.startswith(("/", ANYWHERE)):
+        return sources
+    return replace(sources, pattern=ANYWHERE + os.path.normpath(sources.pattern).removeprefix(ANYWHERE))
+
+
+def _cuda_language_options(commands: list[tuple[str, str, int]]) -> frozenset[str]:
+    """The options whose `if(OPTION)` block enables the CUDA language and never HIP (`if(USE_X)
+    enable_language(CUDA) ...`): a component only the NVIDIA build compiles."""
+    found: set[str] = set()
+    stack: list[tuple[str, bool]] = []  # per open `if`: (its condition when it is one option, first arm)
+    languages: list[set[str]] = []  # per open `if`: the languages its first arm enables
+    for command, arguments, _ in commands:
+        name = command.lower()
+        if name == "if":
+            condition = arguments.strip()
+            stack.append((condition if re.fullmatch(r"[A-Za-z_]\w*", condition) else "", True))
+            languages.append(set())
+        elif name in ("elseif", "else") and stack:
+            stack[-1] = (stack[-1][0], False)
+        elif name == "endif" and stack:
+            option, _ = stack.pop()
+            enabled = languages.pop()
+            if option and enabled == {"CUDA"}:
+                found.add(option)
+        elif stack and stack[-1][1]:
+            text = f"{command}({arguments})"
+            languages[-1] |= {"CUDA"} if _CUDA_LANGUAGE.search(text) else set()
+            languages[-1] |= {"HIP"} if _HIP_LANGUAGE.search(text) else set()
+    return frozenset(found)
+
+
+def cmake_switches_off_on_rocm(texts: Iterable[str]) -> frozenset[str]:
+    """The switches a ROCm build leaves off: options a project declares off by default where it builds HIP and
+    on (or from another option) elsewhere (`if(GPU_PLATFORM STREQUAL "HIP") option(BUILD_X "..." off) else()
+    option(BUILD_X "..." on)`), and variables it sets on only where it builds for NVIDIA (`if(HIP_PLATFORM STREQUAL
+    "nvcc") set(SOLVER_AVAILABLE TRUE)`), never declared an option elsewhere."""
+    defaults: dict[str, set[tuple[str | None, bool]]] = {}  # option -> (vendor of the arm declaring it, off)
+    switched_on: dict[str, set[str | None]] = {}  # variable -> the vendors of the arms setting it on
+    for text in texts:
+        arms: list[list[str | None]] = []  # per open `if`: [vendor its current arm is for, vendor its test names]
+        platforms: list[list[str | None]] = []  # the same, of the HIP platform each `if` compares (None: none)
+        for command, arguments, _ in _cmake_commands(text):
+            name = command.lower()
+            if name == "if":
+                arms.append([vendor_of_words(_tested(arguments))] * 2)
+                platforms.append([_platform_tested(arguments)] * 2)
+            elif name == "elseif" and arms:
+                arms[-1][0] = vendor_of_words(_tested(arguments))
+                platforms[-1][0] = _platform_tested(arguments)
+            elif name == "else" and arms:
+                arms[-1][0] = _other_vendor(arms[-1][1])
+                platforms[-1][0] = _other_vendor(platforms[-1][1])
+            elif name == "endif" and arms:
+                arms.pop()
+                platforms.pop()
+            elif name in ("option", "set"):
+                words = re.findall(r'"[^"]*"|\S+', arguments)
+                platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
+                vendor = platform or next((arm for arm, _ in arms if arm is not None), None)
+                position = 2 if name == "option" else 1  # `option(NAME "help" DEFAULT)`, `set(NAME VALUE)`
+                value = words[position].strip('"').upper() if len(words) > position else ""
+                if name == "option" and len(words) >= 2:
+                    defaults.setdefault(words[0], set()).add((vendor, value in ("", "OFF", "FALSE", "NO", "0")))
+                elif name == "set" and len(words) == 2 and value in ("ON", "TRUE", "YES", "1"):
+                    switched_on.setdefault(words[0], set()).add(vendor)
+    off_by_default = {
+        option
+        for option, declared in defaults.items()
+        if ("rocm", True) in declared and any(vendor != "rocm" and not off for vendor, off in declared)
+    }
+    nvidia_only = {variable for variable, vendors in switched_on.items() if vendors == {"nvidia"}} - set(defaults)
+    return frozenset(off_by_default | nvidia_only)
+
+
+_FILE_ARGUMENTS = re.compile(r"^\s*(?:GLOB\w*|\$\{\w+\})\s.*\$\{ARG(?:N|V)\}")
+
+
+def cmake_glob_functions(texts: Iterable[str]) -> frozenset[str]:
+    """The project's CMake functions and macros that run `file(GLOB ...)` on their arguments (`macro(my_glob glob
+    variable) file(${glob} ${variable} ${ARGN})`): a call `my_glob(GLOB VAR dir/*.cu)` globs sources. Lowercase."""
+    found: set[str] = set()
+    for text in texts:
+        current = ""
+        for command, arguments, _ in _cmake_commands(text):
+            name = command.lower()
+            if name in ("function", "macro") and arguments.split():
+                current = arguments.split()[0].lower()
+            elif name in ("endfunction", "endmacro"):
+                current = ""
+            elif current and name == "file" and _FILE_ARGUMENTS.search(arguments):
+                found.add(current)
+    return frozenset(found)
 
 
 def _globbed_sources(arguments: str, vendor: str | None, path: str, line: int) -> Iterator[SourceSet]:
@@ -537,7 +681,21 @@ def _block_vendor(blocks: list[list[str | None]], file_vendor: str | None) -> st
 def _tested(condition: str) -> str:
     """A CMake condition without the patterns it matches text against: `${out} MATCHES ".*GL_NV_coop.*"` tests no
     vendor, `LANG STREQUAL "CUDA"` does."""
-    return re.sub(r'\bMATCHES\s+(?:"[^"]*"|\S+)', " ", condition)
+    condition = re.sub(r'\bMATCHES\s+(?:"[^"]*"|\S+)', " ", condition)
+    return _PLATFORM_COMPARISON.sub(lambda m: m.group(1) if vendor_of_words(m.group(1)) else m.group(), condition)
+
+
+def _platform_tested(condition: str) -> str | None:
+    """The vendor of the HIP platform a CMake condition compares (`${HIP_PLATFORM} STREQUAL "nvcc"`, also within
+    `ENABLE_GPU AND ...`), else None (a negated test, `NOT`, too)."""
+    match = _PLATFORM_COMPARISON.search(condition)
+    if match is None or "NOT" in condition.split():
+        return None
+    return vendor_of_words(match.group(1))
+
+
+# `${HIP_PLATFORM} STREQUAL "nvcc"`: a platform variable compared with a value naming a vendor tests that vendor.
+_PLATFORM_COMPARISON = re.compile(r'\S*PLATFORM\S*\s+STREQUAL\s+"?([\w-]+)"?', re.IGNORECASE)
 
 
 def _cmake_commands(text: str) -> Iterator[tuple[str, str, int]]:
@@ -645,6 +803,7 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
             vendor = _block_vendor(blocks, file_vendor) or own
             flags = assignment.group(2) if assignment else logical
             defines += [BuildDefine(m.group(1), m.group(2), vendor, path, line) for m in _MAKE_DEFINE.finditer(flags)]
+    defines += _hipconfig_defines(path, text)
     return BuildFacts(tuple(defines), cuda_language=nvcc)
 
 

@@ -817,8 +817,26 @@ def _header_define(name: str, value: str) -> Define:
 
 
 def analysed_text(source: SourceFile) -> str:
-    """The file's text as the preprocessor analysis reads it: without a byte-order mark, as tree-sitter."""
-    return source.text[1:] if source.text.startswith("\ufeff") else source.text
+    """The file's text as the preprocessor analysis reads it: without a byte-order mark, as tree-sitter, and with
+    the contents of raw string literals blanked (a `R"(#if ...)"` is text a program emits, not a directive)."""
+    text = source.text[1:] if source.text.startswith("\ufeff") else source.text
+    return _RAW_STRING.sub(_blank_raw_string, text) if 'R"' in text else text
+
+
+# A C++ raw string literal: `R"(...)"`, `u8R"tag(...)tag"`.
+_RAW_STRING = re.compile(r'(?<![\w"\'])(?:u8|u|U|L)?R"([^()\\\s"]{0,16})\((.*?)\)\1"', re.DOTALL)
+_ASCII_BUT_LINE_BREAK = re.compile(r"[^\n\x80-\U0010ffff]")
+
+
+def _blank_raw_string(match: re.Match[str]) -> str:
+    """The literal with its contents' ASCII characters but line breaks turned to spaces: byte and line offsets
+    stay those of the file."""
+    start, end = match.span(2)
+    whole = match.group(0)
+    base = match.start()
+    return (
+        whole[: start - base] + _ASCII_BUT_LINE_BREAK.sub(" ", whole[start - base : end - base]) + whole[end - base :]
+    )
 
 
 def parse(content: bytes) -> tree_sitter.Tree:

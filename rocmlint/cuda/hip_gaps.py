@@ -273,6 +273,17 @@ _OPCODES = (
 _INSTRUCTION = re.compile(
     r"(?<![\w.%$])(" + "|".join(sorted(_OPCODES, key=len, reverse=True)) + r")(?:\.[A-Za-z0-9_]+)+"
 )
+# PTX's scalar video instructions name three operand types (`vadd.s32.s32.s32`); ARM NEON's of the same names one
+# (`vadd.f16 %0, %1, %2`, `vsub.s32 q0, q1, q2`): CPU assembly, not PTX.
+_VIDEO_OPCODES = frozenset({"vabsdiff", "vadd", "vmad", "vmax", "vmin", "vset", "vshl", "vshr", "vsub"})
+
+
+def _neon_like(match: re.Match[str]) -> bool:
+    """Whether an instruction match is a video mnemonic with fewer type suffixes than PTX gives it (ARM NEON)."""
+    opcode, _, suffixes = match.group(0).strip().partition(".")
+    return opcode in _VIDEO_OPCODES and suffixes.count(".") < 2
+
+
 # PTX special registers, written `%%laneid` in an asm template with operands and `%laneid` without.
 _SPECIAL_REGISTER = re.compile(
     r"%%?(laneid|warpid|nwarpid|smid|nsmid|gridid|clock64|clock|globaltimer(?:_lo|_hi)?|lanemask_(?:eq|le|lt|ge|gt)"
@@ -319,7 +330,7 @@ def ptx_in(template: str) -> tuple[str, str] | None:
     """(the PTX found, its instruction or register name) in an assembly template, or None for text that is
     not recognisably PTX."""
     for pattern in (_SPECIAL_REGISTER, _INSTRUCTION, _STANDALONE):
-        match = pattern.search(template)
+        match = next((m for m in pattern.finditer(template) if not _neon_like(m)), None)
         if match is not None:
             return match.group(0).strip(" ;{}\t"), match.group(1).split(".")[0]
     match = _DECLARATION.search(template)

@@ -56,7 +56,9 @@ from rocmlint.cuda.build_files import (
     BuildFacts,
     SourceSet,
     cmake_facts,
+    cmake_glob_functions,
     cmake_source_functions,
+    cmake_switches_off_on_rocm,
     is_makefile,
     makefile_facts,
     setup_py_facts,
@@ -115,6 +117,7 @@ class FileView:
     # `-DCUDA_VERSION=11000` decides a version test on ROCm.
     rocm_build_values: Mapping[str, str | None] = field(default_factory=dict)
     rocm_build_decided: frozenset[str] = frozenset()  # those no other build defines (see learning.py)
+    nvidia_build_defines: frozenset[str] = frozenset()  # every macro the build defines for NVIDIA only
     dependencies: Sequence[str] = ()  # files the view was read from, the build files included
 
 
@@ -354,6 +357,7 @@ class CudaProject:
             atomic_overloads=_LazySet(lambda: self._atomic_overloads(around.files)),
             rocm_build_values=self._rocm_build_values | hipify_renamed,
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
+            nvidia_build_defines=self._nvidia_build_defines,
             # The build files too: what they define for ROCm and which sources they list decide every file.
             dependencies=_Dependencies(around, self.build_facts.files),
         )
@@ -415,6 +419,10 @@ class CudaProject:
             built_for = self._built_only_for_nvidia(path) or self._in_nvidia_only_folder(path, visiting | {path})
             self._bases[path] = (Branch(False, None), built_for) if built_for else (EVERYWHERE, "")
             return self._bases[path]
+        tree = self._nvidia_source_tree(path)
+        if tree and not self._certainly_reached_on_rocm(path, includers, visiting):
+            self._bases[path] = Branch(False, None), tree
+            return self._bases[path]
         reaches_rocm: list[Tri] = []
         reaches_nvidia: list[Tri] = []
         for includer, include in includers:
@@ -432,6 +440,47 @@ class CudaProject:
             result = EVERYWHERE, ""
         self._bases[path] = result
         return result
+
+    def _nvidia_source_tree(self, path: str) -> str:
+        """Evidence that a header sits in a folder tree whose sources the build compiles for NVIDIA only: the most
+        specific recursive globs or added folders covering it (`file(GLOB_RECURSE CUSOURCES cuda/*.cu)` inside
+        `if(WITH_CUDA)`) are all NVIDIA's, and the ROCm build does not compile hipify's copy of it. "" otherwise."""
+        if not path.endswith(HEADER_SUFFIXES) or not self._systems_building_rocm:
+            return ""
+        if any(path.startswith(folder + os.sep) for folder in self._hipified_folders):
+            return ""
+        _, folders, globs = self._source_index
+        covering = [(len(f), s) for f, sets in folders.items() if path.startswith(f + os.sep) for s in sets]
+        for _, _, sources in globs:
+            named = _named_path(sources)
+            tree = os.path.dirname(named.split("**")[0]) if "**" in named else ""
+            if tree and "*" not in tree and path.startswith(tree + os.sep):
+                covering.append((len(tree), sources))
+        building_rocm = self._systems_building_rocm
+        covering = [(n, s) for n, s in covering if _build_system(s.path) in building_rocm]
+        if not covering:
+            return ""
+        most_specific = max(n for n, _ in covering)
+        deciding = [s for n, s in covering if n == most_specific]
+        if any(self._vendor_of(s) != "nvidia" for s in deciding):
+            return ""
+        first = deciding[0]
+        return (
+            f"{self._relative(first.path)}:{first.line}: in a folder whose sources the build compiles for NVIDIA only"
+        )
+
+    def _certainly_reached_on_rocm(
+        self, path: str, includers: list[tuple[str, IncludeFact]], visiting: frozenset[str]
+    ) -> bool:
+        """Whether code outside the NVIDIA-only tree holding `path` certainly includes it on ROCm (an include
+        under a gate the ROCm build may leave closed, `#if MEGDNN_CC_CUDA`, does not count: the ROCm build builds)."""
+        for includer, include in includers:
+            if includer == path or self._nvidia_source_tree(includer):
+                continue
+            outer, _ = self._base(includer, visiting | {path})
+            if outer.on_rocm is True and include.branch.on_rocm is True:
+                return True
+        return False
 
     def _in_nvidia_only_folder(self, path: str, visiting: frozenset[str]) -> str:
         """Evidence that a header nothing includes belongs to an NVIDIA-only component: at least
@@ -471,6 +520,13 @@ class CudaProject:
     @cached_property
     def _rocm_build_values(self) -> dict[str, str | None]:
         return rocm_build_values(self.build_facts)
+
+    @cached_property
+    def _nvidia_build_defines(self) -> frozenset[str]:
+        defines = self.build_facts.defines
+        return frozenset(
+            {d.name for d in defines if d.vendor == "nvidia"} - {d.name for d in defines if d.vendor != "nvidia"}
+        )
 
     @cached_property
     def _rocm_build_decided(self) -> frozenset[str]:
@@ -524,12 +580,14 @@ class CudaProject:
     def _vendor_of(self, sources: SourceSet, depth: int = 0) -> str | None:
         """The vendor a source set is built for: its own, else that of the `add_subdirectory` that brings its CMake
         file's folder into the build (`cuda/CMakeLists.txt` lists its files whatever the vendor, but the top
-        file adds `cuda/` inside `if(BUILD_CUDA)`)."""
-        if sources.vendor is not None or not sources.path.endswith(("CMakeLists.txt", ".cmake")) or depth > 16:
+        file adds `cuda/` inside `if(BUILD_CUDA)`). A ROCm arm of a CMake file only NVIDIA builds reads is
+        NVIDIA's (`if(ENABLE_HIP)` in a folder the top file adds under an option the HIP build leaves off)."""
+        if sources.vendor == "nvidia" or not sources.path.endswith(("CMakeLists.txt", ".cmake")) or depth > 16:
             return sources.vendor
         if sources in self._set_vendors:
             return self._set_vendors[sources]
-        self._set_vendors[sources] = self._inherited_vendor(sources, depth)
+        inherited = self._inherited_vendor(sources, depth)
+        self._set_vendors[sources] = "nvidia" if inherited == "nvidia" else sources.vendor or inherited
         return self._set_vendors[sources]
 
     def _inherited_vendor(self, sources: SourceSet, depth: int) -> str | None:
@@ -576,9 +634,13 @@ class CudaProject:
             elif named.endswith(os.sep + "**") and "*" not in named[:-3]:
                 folders.setdefault(named[:-3], []).append(sources)
             else:
-                # A file named under an unknown folder names it as exactly as a full path would.
-                exact_file = sources.pattern.startswith(ANYWHERE) and "*" not in sources.pattern[len(ANYWHERE) :]
-                globs.append((_pattern(named), -1 if exact_file else len(named.split("*")[0]), sources))
+                # A file named under an unknown folder names it as exactly as a full path would; a glob under one
+                # (a `.cmake` module's `src/cuda/*.cc`) as specifically as if the folder were the project root.
+                anywhere = sources.pattern.startswith(ANYWHERE)
+                exact_file = anywhere and "*" not in sources.pattern[len(ANYWHERE) :]
+                fixed = len(str(self.root)) + 1 + len(sources.pattern[len(ANYWHERE) :].split("*")[0])
+                prefix = -1 if exact_file else fixed if anywhere else len(named.split("*")[0])
+                globs.append((_pattern(named), prefix, sources))
         return exact, folders, globs
 
     def _removed_for_rocm(self, path: str) -> SourceSet | None:
@@ -786,9 +848,13 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
         else:
             texts[path] = text.removeprefix("\ufeff")  # every file: one without directives is still included
     # A `.cmake` module defines the source-adding functions the `CMakeLists.txt` files call.
+    # (and the globbing functions, and the options a HIP build leaves off by default).
     functions = cmake_source_functions(cmake_texts.values())
+    globbing = cmake_glob_functions(cmake_texts.values())
+    off_on_rocm = cmake_switches_off_on_rocm(cmake_texts.values())
     merged = [
-        f if isinstance(f, BuildFacts) else cmake_facts(f, cmake_texts[f], str(root), functions) for f in build_facts
+        f if isinstance(f, BuildFacts) else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm)
+        for f in build_facts
     ]
     if any(os.path.basename(path) in ("BUILD", "BUILD.bazel") for path in bazel_texts):
         merged.append(bazel_facts(str(root), bazel_texts, sources))
