@@ -83,7 +83,7 @@ class AtomicOverload(Rule):
             )
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
-        if ctx.call_name(node) != "atomicAdd" or _defines_half_atomic(ctx):
+        if ctx.call_name(node) != "atomicAdd":
             return
         arguments = ctx.arguments(node)
         pointee = _root_type(arguments[0], ctx) if arguments else None
@@ -128,18 +128,6 @@ def _root_type(expression: Node, ctx: CudaContext) -> str | None:
 def _base(written: str) -> str | None:
     words = [word for word in written.split() if word not in _QUALIFIERS]
     return words[0] if len(words) == 1 else None
-
-
-def _defines_half_atomic(ctx: CudaContext) -> bool:
-    """The file defines its own `atomicAdd` for a half type (exllamav2's `atomicAdd(half2*, half2)` for ROCm)."""
-    root = ctx.tree.root_node
-    for offset in ctx.word_offsets("atomicAdd"):
-        leaf = root.descendant_for_byte_range(offset, offset + len("atomicAdd"))
-        declarator = leaf.parent if leaf is not None else None
-        if declarator is not None and declarator.type == "function_declarator":
-            if _first_pointer_parameter(declarator, ctx) in _HALF_TYPES:
-                return True
-    return False
 
 
 AtomicOverload.valid = (

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -120,25 +122,22 @@ class HipblasDiffers(Rule):
 
 def _math_mode(argument: Node, ctx: CudaContext) -> str | None:
     """`CUBLAS_TF32_TENSOR_OP_MATH` for an argument naming a cuBLAS math mode, or a local it initialises."""
-    if argument.type == "identifier" and not _is_math_mode(ctx.text(argument)):
-        argument = ctx.declared_value(argument) or argument
-    text = ctx.text(argument)
-    return text if argument.type == "identifier" and _is_math_mode(text) else None
-
-
-def _is_math_mode(name: str) -> bool:
-    return name.startswith("CUBLAS_") and name.endswith("_MATH")
+    return _named_constant(argument, ctx, lambda name: name.startswith("CUBLAS_") and name.endswith("_MATH"))
 
 
 def _cuda_datatype(argument: Node, ctx: CudaContext) -> str | None:
     """`CUDA_R_16F` for an argument naming it, or a local variable it initialises (`auto Ctype = CUDA_R_16F;`)."""
+    return _named_constant(argument, ctx, lambda name: name.startswith(_CUDA_DATATYPE_PREFIXES))
+
+
+def _named_constant(argument: Node, ctx: CudaContext, is_constant: Callable[[str], bool]) -> str | None:
+    """The constant an identifier argument names, directly or through the local variable it initialises."""
     if argument.type != "identifier":
         return None
-    text = ctx.text(argument)
-    if text.startswith(_CUDA_DATATYPE_PREFIXES):
-        return text
+    if is_constant(ctx.text(argument)):
+        return ctx.text(argument)
     value = ctx.declared_value(argument)
-    if value is not None and value.type == "identifier" and ctx.text(value).startswith(_CUDA_DATATYPE_PREFIXES):
+    if value is not None and value.type == "identifier" and is_constant(ctx.text(value)):
         return ctx.text(value)
     return None
 

@@ -271,14 +271,19 @@ def _intrinsic_functions(data: bytes, lines: _Lines, preprocessor: Preprocessor)
 
 
 def _atomic_overloads(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:
+    for overload, branch in rocm_atomic_overloads(data, preprocessor):
+        yield Definition(overload.group(1).decode(), overload.group(2).decode(), lines.line(overload.start(1)), branch)
+
+
+def rocm_atomic_overloads(data: bytes, preprocessor: Preprocessor) -> Iterator[tuple[re.Match[bytes], Branch]]:
+    """The device overloads of CUDA atomics (`__device__ void atomicAdd(half2* address, ...)`: the atomic is group 1,
+    the pointee type group 2) that ROCm compiles, with their branch."""
     if b"atomic" not in data:
         return
     for overload in _ATOMIC_OVERLOAD.finditer(data):
         branch = preprocessor.branch_at(overload.start(1))
         if branch.on_rocm is not False:
-            yield Definition(
-                overload.group(1).decode(), overload.group(2).decode(), lines.line(overload.start(1)), branch
-            )
+            yield overload, branch
 
 
 def _has_ungated_amd_builtin(data: bytes, preprocessor: Preprocessor) -> bool:

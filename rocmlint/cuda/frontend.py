@@ -23,6 +23,7 @@ from typing import Protocol
 import tree_sitter
 import tree_sitter_cuda
 
+from rocmlint.cuda.file_facts import rocm_atomic_overloads
 from rocmlint.cuda.preprocessor import (
     STALE_ROCM_MACROS,
     Define,
@@ -333,8 +334,13 @@ class CudaContext:
 
     def atomic_overloads(self) -> Set[tuple[str, str]]:
         """(atomic, pointee type) of the device overloads of CUDA atomics the project defines, in this file or the
-        files around it, where ROCm compiles them (`("atomicAdd", "half2")`): its calls use them on ROCm."""
-        return self.options.project.atomic_overloads
+        files around it, where ROCm compiles them (`("atomicAdd", "half2")`): its calls use them on ROCm. The file's
+        own come from its text, so a buffer checked without a project has them too."""
+        own = {
+            (m.group(1).decode(), m.group(2).decode())
+            for m, _ in rocm_atomic_overloads(self.content, self.preprocessor)
+        }
+        return own | self.options.project.atomic_overloads
 
     def project_alias(self, span: Span) -> str | None:
         """Where the project remaps, for ROCm only, the name a diagnostic at `span` is about (the callee of a

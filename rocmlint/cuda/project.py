@@ -43,7 +43,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
@@ -126,6 +126,7 @@ EMPTY_VIEW = FileView()
 # name -> (file defining it, its value or "path:line", its parameter count) of every definition in the project
 _Index = dict[str, list[tuple[str, str, int | None]]]
 _Item = TypeVar("_Item")
+_Built = TypeVar("_Built")
 
 
 class _Files:
@@ -150,6 +151,11 @@ class _LazySet(AbstractSet[_Item]):
 
     def __init__(self, work_out: Callable[[], frozenset[_Item]]) -> None:
         self._work_out = work_out
+
+    @classmethod
+    def _from_iterable(cls, items: Iterable[_Built]) -> frozenset[_Built]:
+        """What `|`, `&` and `-` build: a plain set of the items (the ABC's default would call the class with them)."""
+        return frozenset(items)
 
     @cached_property
     def _items(self) -> frozenset[_Item]:
