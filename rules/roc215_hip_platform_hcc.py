@@ -68,9 +68,10 @@ class HipPlatformHcc(ConditionRule, Rule):
     `__HIP_PLATFORM_NVIDIA__`; `#ifndef X` becomes `#if !defined(X) && !defined(<current>)`. A test of
     the macro's value (`__HIP_PLATFORM_HCC__ == 1`) gets no automatic fix. A project whose ROCm build
     defines the old macro itself (a `-D__HIP_PLATFORM_HCC__` in setup.py or CMake, or the output of
-    `hipconfig --cpp_config` passed on, found by the project model) is not flagged: its gates still work. Nor is a test of `__HIP_PLATFORM_NVCC__` in a project whose
-    NVIDIA build defines it itself (a CMake `-D__HIP_PLATFORM_NVCC__` under a HIP platform test for nvcc), unless
-    its chain also tests `__HIP_PLATFORM_HCC__`, which ROCm 6 no longer defines.
+    `hipconfig --cpp_config` passed on, found by the project model) is not flagged: its gates still work.
+    Nor is a test of `__HIP_PLATFORM_NVCC__` in a project whose NVIDIA build defines it itself (a CMake
+    `-D__HIP_PLATFORM_NVCC__` under a HIP platform test for nvcc), unless its chain also tests
+    `__HIP_PLATFORM_HCC__`, which ROCm 6 no longer defines.
 
     ## Fix safety
     Safe: a plain NVIDIA build defines none of these macros, so it keeps its arm. Builds that include
