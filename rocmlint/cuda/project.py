@@ -455,13 +455,9 @@ class CudaProject:
             return ""
         if any(path.startswith(folder + os.sep) for folder in self._hipified_folders):
             return ""
-        _, folders, globs = self._source_index
+        _, folders, _ = self._source_index
         covering = [(len(f), s) for f, sets in folders.items() if path.startswith(f + os.sep) for s in sets]
-        for _, _, sources in globs:
-            named = _named_path(sources)
-            tree = os.path.dirname(named.split("**")[0]) if "**" in named else ""
-            if tree and "*" not in tree and path.startswith(tree + os.sep):
-                covering.append((len(tree), sources))
+        covering += [(len(tree), s) for tree, s in self._recursive_glob_trees if path.startswith(tree + os.sep)]
         building_rocm = self._systems_building_rocm
         covering = [(n, s) for n, s in covering if _build_system(s.path) in building_rocm]
         if not covering:
@@ -474,6 +470,18 @@ class CudaProject:
         return (
             f"{self._relative(first.path)}:{first.line}: in a folder whose sources the build compiles for NVIDIA only"
         )
+
+    @cached_property
+    def _recursive_glob_trees(self) -> list[tuple[str, SourceSet]]:
+        """The fixed folder before `**` of each recursive glob of `_source_index` (`cuda/**/*.cu` -> `cuda`) and its
+        set, in its order: worked out once, not for every header `_nvidia_source_tree` asks about."""
+        trees = []
+        for _, _, sources in self._source_index[2]:
+            named = _named_path(sources)
+            tree = os.path.dirname(named.split("**")[0]) if "**" in named else ""
+            if tree and "*" not in tree:
+                trees.append((tree, sources))
+        return trees
 
     def _certainly_reached_on_rocm(
         self, path: str, includers: list[tuple[str, IncludeFact]], visiting: frozenset[str]
