@@ -25,7 +25,7 @@ from rocmlint.discovery import matches_any
 from rocmlint.file_report import FileReport
 from rocmlint.python.accelerators import other_accelerator_in_path
 from rocmlint.python.embedded import TRIGGERS as EMBEDDED_TRIGGERS
-from rocmlint.python.embedded import EmbeddedSource
+from rocmlint.python.embedded import EmbeddedSource, holds_jit_entry_word
 from rocmlint.python.frontend import RuleOptions, check_python
 from rocmlint.python.gating import ModuleBase, ReadElsewhere
 from rocmlint.python.project import ProjectIndex, forget_import_indexes, import_index_for, is_test_file, package_of
@@ -56,13 +56,14 @@ class Prefilter:
     triggers: tuple[bytes, ...]  # every trigger, in the order the matcher numbers them
     matcher: ahocorasick_rs.BytesAhoCorasick | None  # finds every trigger; None if there is none
 
-    def rules_for(self, data: bytes | None) -> list[type[Rule]]:
-        """The rules that could fire on `data`; every rule when `data` is None (prefilter off)."""
+    def rules_for(self, data: bytes | None, present: set[bytes] | None = None) -> list[type[Rule]]:
+        """The rules that could fire on `data`; every rule when `data` is None (prefilter off). `present`: the
+        triggers `data` holds, when the caller has found them already (`triggers_in`)."""
         if data is None:
             every = {rule for rules in self.rules_by_trigger.values() for rule in rules}
             return sorted({*self.always, *every}, key=lambda rule: rule.code)
         chosen = list(self.always)
-        present = self.triggers_in(data)
+        present = self.triggers_in(data) if present is None else present
         lowered: bytes | None = None  # for also_requires, computed once and only when a rule has it
         for rule in {rule for trigger in present for rule in self.rules_by_trigger[trigger]}:
             if rule.also_requires:
@@ -100,6 +101,9 @@ def prefilter_for(language: str, enabled: frozenset[str]) -> Prefilter:
             always.append(rule)
         for trigger in rule.triggers:
             by_trigger.setdefault(trigger, []).append(rule)
+    if language == "python":  # found in the same pass, for `_embedded_cuda_rules`; no Python rule of their own
+        for trigger in EMBEDDED_TRIGGERS:
+            by_trigger.setdefault(trigger, [])
     triggers = tuple(by_trigger)
     matcher = ahocorasick_rs.BytesAhoCorasick(list(triggers)) if triggers else None
     return Prefilter({trigger: tuple(rules) for trigger, rules in by_trigger.items()}, tuple(always), triggers, matcher)
@@ -154,8 +158,10 @@ class Engine:
         if language is None:
             return report
         enabled = settings.enabled_codes
-        rules = _in_scope(prefilter_for(language, enabled).rules_for(data if self.prefilter else None), path, language)
-        embedded_rules = _embedded_cuda_rules(data, enabled, self.prefilter) if language == "python" else []
+        prefilter = prefilter_for(language, enabled)
+        present = prefilter.triggers_in(data) if self.prefilter else None
+        rules = _in_scope(prefilter.rules_for(data if self.prefilter else None, present), path, language)
+        embedded_rules = _embedded_cuda_rules(data, enabled, present) if language == "python" else []
         wants_noqa_check = UNUSED_NOQA in enabled and (not self.prefilter or mentions_noqa(data))
         if not rules and not embedded_rules and not wants_noqa_check:
             report.skipped = True
@@ -354,11 +360,14 @@ def _in_scope(rules: list[type[Rule]], path: str, language: str) -> list[type[Ru
     return [rule for rule in rules if rule.applies_to_tests]
 
 
-def _embedded_cuda_rules(data: bytes, enabled: frozenset[str], prefilter: bool = True) -> list[type[Rule]]:
-    """The CUDA rules that could fire on CUDA source held in a Python file's strings."""
-    if prefilter and not any(trigger in data for trigger in EMBEDDED_TRIGGERS):
+def _embedded_cuda_rules(data: bytes, enabled: frozenset[str], present: set[bytes] | None) -> list[type[Rule]]:
+    """The CUDA rules that could fire on CUDA source held in a Python file's strings. `present`: the Python
+    prefilter's triggers in `data`, which include the JIT entry points' names; None with the prefilter off."""
+    if present is None:
+        return prefilter_for("cuda", enabled).rules_for(None)
+    if present.isdisjoint(EMBEDDED_TRIGGERS) or not holds_jit_entry_word(data):
         return []
-    return prefilter_for("cuda", enabled).rules_for(data if prefilter else None)
+    return prefilter_for("cuda", enabled).rules_for(data)
 
 
 def _check_embedded_cuda(

@@ -9,7 +9,7 @@ import pytest
 from conftest import codes_with_prefilter
 
 from rocmlint.config import Settings
-from rocmlint.engine import prefilter_for
+from rocmlint.engine import _embedded_cuda_rules, prefilter_for
 
 SETTINGS = Settings(root=Path.cwd())
 
@@ -287,3 +287,38 @@ def test_lookalikes_of_a_trigger_do_not_run_the_rule(code: str, source: str) -> 
 def test_roc106_runs_where_a_setting_and_a_mention_share_a_file() -> None:
     source = NOT_INDUCTOR_SETTINGS[5] + "\n\n" + INDUCTOR_SETTING_FORMS[6]
     assert "ROC106" in _codes(source, prefilter=True)
+
+
+# CUDA held in a JIT call's strings (rocmlint/python/embedded.py): every way a call resolves to an entry point
+# writes the entry point's own name as a word, so each of these still reaches the C++ rules (ROC224 stands in).
+_KERNEL = '"__global__ void f() { __nanosleep(1); }"'
+JIT_SOURCE_FORMS = [
+    f"from torch.utils.cpp_extension import load_inline as build\nm = build('m', '', {_KERNEL})\n",
+    f"import torch.utils.cpp_extension as ext\nm = ext.\\\n    load_inline('m', '', {_KERNEL})\n",
+    f"import cupy\nmake = cupy.RawKernel\nk = make({_KERNEL}, 'f')\n",
+    f"from cupy import RawModule as M\nk = M(code={_KERNEL})\n",
+    f"import torch\nf = torch.cuda.jiterator._create_jit_fn({_KERNEL})\n",
+    f"from torch.cuda.jiterator import _create_multi_output_jit_fn as j\nf = j({_KERNEL}, num_outputs=2)\n",
+    f"torch.utils.cpp_extension.load_inline('m', '', {_KERNEL})\n",  # unbound: taken as written
+]
+# Entry-point names inside other words, or only a module's name: no file of these is parsed for CUDA sources.
+NOT_JIT_SOURCES = [
+    f"@scoped_load_inline\ndef test_op(self, load_inlines):\n    load_inlines('m', '', {_KERNEL})\n",
+    f'OPS = {{"jiterator_binary", "jiterator_unary"}}\nif "jiterator" in name:\n    print({_KERNEL})\n',
+    f"import torch.cuda.jiterator\nx = MyRawKernels({_KERNEL})\n",
+]
+
+
+@pytest.mark.parametrize("source", JIT_SOURCE_FORMS)
+def test_every_jit_call_spelling_reaches_the_cuda_rules(source: str) -> None:
+    assert _codes(source, prefilter=False) == ["ROC224"]
+    assert _codes(source, prefilter=True) == ["ROC224"]
+
+
+@pytest.mark.parametrize("source", NOT_JIT_SOURCES)
+def test_lookalikes_of_an_entry_point_are_not_scanned_for_cuda_sources(source: str) -> None:
+    data = source.encode()
+    assert not _embedded_cuda_rules(
+        data, SETTINGS.enabled_codes, prefilter_for("python", SETTINGS.enabled_codes).triggers_in(data)
+    )
+    assert _codes(source, prefilter=True) == _codes(source, prefilter=False) == []

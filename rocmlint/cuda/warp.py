@@ -805,7 +805,10 @@ def warp_transposed_blocks(ctx: CudaContext) -> tuple[frozenset[str], tuple[Node
         return _TRANSPOSED_BLOCKS[ctx]
     names: set[str] = set()
     sizes: list[Node] = []
-    for match in _WARP_TRANSPOSE.finditer(ctx.content):
+    # Every match holds this word: a substring search skips the files without it, where the pattern's leading
+    # `\b` would have been tried at every byte.
+    matches = _WARP_TRANSPOSE.finditer(ctx.content) if b"_WARP_TRANSPOSE" in ctx.content else ()
+    for match in matches:
         node = ctx.tree.root_node.descendant_for_byte_range(match.start(), match.end())
         arguments = ctx.enclosing(node, "template_argument_list") if node is not None else None
         collective = arguments.parent if arguments is not None else None

@@ -35,9 +35,22 @@ JIT_SOURCES: dict[str, tuple[tuple[int | None, str], ...]] = {
     "torch.cuda.jiterator._create_jit_fn": ((0, "code_string"),),
     "torch.cuda.jiterator._create_multi_output_jit_fn": ((0, "code_string"),),
 }
-TRIGGERS = (b"load_inline", b"RawKernel", b"RawModule", b"ElementwiseKernel", b"ReductionKernel", b"jiterator")
+# The prefilter: a call resolves to an entry point only where the file writes the entry point's own name (the
+# last part of its qualified name) as a whole word, in the call (`cp.RawKernel(...)`), in the import that binds it
+# (`from torch.utils.cpp_extension import load_inline as li`) or in the assignment a name is followed through
+# (`k = cupy.RawKernel`): the semantic model resolves nothing else. A file that writes none of them holds no
+# source to check and is not parsed for one (`"jiterator"` in a test's op name, `@scoped_load_inline`).
+TRIGGERS = tuple(sorted({name.rpartition(".")[2].encode() for name in JIT_SOURCES}))
+_TRIGGER_WORD = re.compile(rb"(?<!\w)(?:" + b"|".join(re.escape(trigger) for trigger in TRIGGERS) + rb")(?!\w)")
 # A list or tuple of sources gives one source per element; a conditional is not followed.
 _SOURCES = Follow(arms=False, elements=True)
+
+
+def holds_jit_entry_word(data: bytes) -> bool:
+    """Whether a Python file's bytes write a JIT entry point's name as a whole word: every file in which
+    `find_embedded_cuda` can find a source does. Asked only of files holding one of `TRIGGERS` as a substring (the
+    engine's prefilter finds those in the pass it makes for the rules' triggers)."""
+    return _TRIGGER_WORD.search(data) is not None
 
 
 @dataclass(frozen=True)
