@@ -476,7 +476,7 @@ class CudaProject:
         """The fixed folder before `**` of each recursive glob of `_source_index` (`cuda/**/*.cu` -> `cuda`) and its
         set, in its order: worked out once, not for every header `_nvidia_source_tree` asks about."""
         trees = []
-        for _, _, sources in self._source_index[2]:
+        for _, _, _, sources in self._source_index[2]:
             named = _named_path(sources)
             tree = os.path.dirname(named.split("**")[0]) if "**" in named else ""
             if tree and "*" not in tree:
@@ -628,17 +628,24 @@ class CudaProject:
             if parent == folder:
                 break
             folder = parent
-        found += [(len(path) if prefix < 0 else prefix, s) for pattern, prefix, s in globs if pattern.fullmatch(path)]
+        found += [
+            (len(path) if prefix < 0 else prefix, s)
+            for fixed, pattern, prefix, s in globs
+            if path.startswith(fixed) and pattern.fullmatch(path)
+        ]
         return found
 
     @cached_property
     def _source_index(
         self,
-    ) -> tuple[dict[str, list[SourceSet]], dict[str, list[SourceSet]], list[tuple[re.Pattern[str], int, SourceSet]]]:
-        """The build's source sets by absolute path: exact files, whole folders (`dir/**`), other globs."""
+    ) -> tuple[
+        dict[str, list[SourceSet]], dict[str, list[SourceSet]], list[tuple[str, re.Pattern[str], int, SourceSet]]
+    ]:
+        """The build's source sets by absolute path: exact files, whole folders (`dir/**`), other globs (each with the
+        text before its first wildcard, which every path it matches starts with: a cheaper test than the pattern)."""
         exact: dict[str, list[SourceSet]] = {}
         folders: dict[str, list[SourceSet]] = {}
-        globs: list[tuple[re.Pattern[str], int, SourceSet]] = []
+        globs: list[tuple[str, re.Pattern[str], int, SourceSet]] = []
         for sources in self.build_facts.sources:
             if sources.removed:
                 continue
@@ -654,7 +661,7 @@ class CudaProject:
                 exact_file = anywhere and "*" not in sources.pattern[len(ANYWHERE) :]
                 fixed = len(str(self.root)) + 1 + len(sources.pattern[len(ANYWHERE) :].split("*")[0])
                 prefix = -1 if exact_file else fixed if anywhere else len(named.split("*")[0])
-                globs.append((_pattern(named), prefix, sources))
+                globs.append((named.split("*")[0], _pattern(named), prefix, sources))
         return exact, folders, globs
 
     def _removed_for_rocm(self, path: str) -> SourceSet | None:
