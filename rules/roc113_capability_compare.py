@@ -54,7 +54,8 @@ class CapabilityCompare(Rule):
     false on ROCm (`return torch.version.hip is None and cap >= (9, 0)`), two capabilities compared (GPU 0 with GPU
     1, a cache's `cap != self._cap` or `saved.get("cap")`), tables filled at run time, and thresholds below major 8
     (`major >= 7`, `>= (7, 5)`, `sm < 70`, `"sm_75"`): every GPU ROCm supports reports major 9 or more, and what
-    they gate (fp16, tensor cores) exists on AMD; a test skip that spares Turing (`major >= 12`) or skips every AMD
+    they gate (fp16, tensor cores) exists on AMD; equality with architectures of an older major (`sm == 80`,
+    `cap in {(8, 0), (8, 6)}`), false on every AMD GPU, which takes the branch of the other NVIDIA GPUs; a test skip that spares Turing (`major >= 12`) or skips every AMD
     GPU (`major >= 9`) or a test that stops on ROCm anyway (`importorskip` of an NVIDIA-only package), but not
     `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
 
@@ -238,6 +239,20 @@ CapabilityCompare.valid = (
         def test_deep_gemm():
             pytest.importorskip("deep_gemm")  # an NVIDIA-only package: on ROCm the test stops here
             run_deep_gemm()
+        """,
+    ),
+    # Equality with architectures no AMD GPU reports (major 8): ROCm takes the default with the other NVIDIA GPUs.
+    Valid(
+        """
+        import torch
+        def tile_config():
+            major, minor = torch.cuda.get_device_capability()
+            sm_version = major * 10 + minor
+            if sm_version == 80:
+                return 64, 32
+            if sm_version in {86, 89} or (major, minor) == (8, 9):
+                return 128, 32
+            return 128, 64
         """,
     ),
     # Mentions that are no capability read (the trigger pattern leaves them out): properties, mocks, a docstring.

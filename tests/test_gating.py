@@ -1602,6 +1602,45 @@ def test_project_skip_decorator_of_a_testing_package(tmp_path: Path) -> None:
     assert where_in_project(tmp_path, files, "test_other.py") == NVIDIA_ONLY
 
 
+def test_requirement_decorator_of_another_library_with_its_rocm_counterpart(tmp_path: Path) -> None:
+    """`requires_cuda` of a library outside the tree means NVIDIA when its `requires_rocm` is imported beside it;
+    alone (or as `skip_cuda`) it says nothing about the vendor."""
+    files = {
+        "mypkg/__init__.py": "",
+        "mypkg/testing/__init__.py": """
+            from gpulib.testing import requires_cuda, requires_rocm, skip_cuda
+            """,
+        "test_kernels.py": """
+            import mypkg.testing
+            @mypkg.testing.requires_cuda
+            def test_fp8():
+                HAZARD()
+            """,
+        "test_direct.py": """
+            from gpulib.testing import cuda_only, rocm_only
+            @cuda_only
+            def test_fp8():
+                HAZARD()
+            """,
+        "test_alone.py": """
+            from gpulib.testing import requires_cuda
+            @requires_cuda
+            def test_fp8():
+                HAZARD()
+            """,
+        "test_polarity.py": """
+            import mypkg.testing
+            @mypkg.testing.skip_cuda
+            def test_fp8():
+                HAZARD()
+            """,
+    }
+    assert where_in_project(tmp_path, files, "test_kernels.py") == NVIDIA_ONLY
+    assert where_in_project(tmp_path, files, "test_direct.py") == NVIDIA_ONLY
+    assert where_in_project(tmp_path, files, "test_alone.py") == BOTH
+    assert where_in_project(tmp_path, files, "test_polarity.py") == BOTH
+
+
 def test_defaults_of_a_helper_only_gated_tests_call() -> None:
     found = everywhere(
         """

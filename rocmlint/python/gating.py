@@ -68,6 +68,13 @@ _NVIDIA_METHODS = frozenset({"is_cuda"})
 # they are not gates.
 _SKIPS_ON_ROCM = re.compile(r"^skip(?:cuda|gpu)?if(?:rocm|hip)(?:multiprocess)?$")
 _RUNS_ONLY_ON_ROCM = re.compile(r"^(?:skip(?:cuda|gpu)?ifnot(?:rocm|hip)|skipunless(?:rocm|hip)|runonrocm|onlyrocm)$")
+# A requirement decorator named for NVIDIA's runtime (`requires_cuda`, `cuda_only`) whose ROCm counterpart is
+# imported beside it from the same module (`requires_rocm`): the pair says `cuda` means NVIDIA there, not "a GPU".
+_NVIDIA_REQUIREMENT = re.compile(
+    r"^(?P<head>(?:requires?|needs?|only|runs?_on|run_only_on)_)(?:cuda|nvidia)(?P<tail>_gpu|_device)?$"
+    r"|^(?:cuda|nvidia)(?P<only>_only)$"
+)
+_ROCM_WORDS = ("rocm", "hip", "amd")
 _TERMINATING_CALLS = frozenset(
     {"sys.exit", "exit", "quit", "os._exit", "os.abort", "pytest.skip", "pytest.exit", "pytest.fail"}
 )
@@ -754,7 +761,8 @@ class GateAnalyzer:
 
     def _bound_skip(self, binding: Binding, called: bool) -> Vendor | None:
         if binding.kind == "import" and binding.qualified:
-            return self._external_skip(binding.qualified, called)
+            found = self._external_skip(binding.qualified, called)
+            return found if found is not None else _requirement_with_rocm_counterpart(binding)
         if binding.kind == "value" and not called and binding.single is not None:
             return _runs_where(self._skip_condition(binding.single))
         if binding.kind != "function" or not isinstance(binding.definition, FUNCTION_DEFS):
@@ -1191,6 +1199,23 @@ class GateAnalyzer:
                 if any((dotted_name(argument) or "") in _IMPORT_ERRORS for argument in argument_values(call)):
                     return True
         return False
+
+
+def _requirement_with_rocm_counterpart(binding: Binding) -> Vendor | None:
+    """An imported `requires_cuda` whose module's `requires_rocm` (or `_hip`, `_amd`) is imported in the same
+    scope: a test decorated with it runs only on NVIDIA GPUs (a TVM-style `requires_cuda` asks for a CUDA
+    device, which ROCm does not provide)."""
+    assert binding.qualified is not None
+    module, _, name = binding.qualified.rpartition(".")
+    match = _NVIDIA_REQUIREMENT.match(name)
+    if match is None or not module:
+        return None
+    counterparts = {
+        f"{match['head']}{word}{match['tail'] or ''}" if match["head"] else f"{word}{match['only']}"
+        for word in _ROCM_WORDS
+    }
+    imported = set(binding.scope.imports.values())
+    return NVIDIA if any(f"{module}.{counterpart}" in imported for counterpart in counterparts) else None
 
 
 def _is_parametrize(decorator: ast.AST) -> bool:
