@@ -424,3 +424,43 @@ def test_editing_an_importer_checks_the_module_again(tmp_path: Path, monkeypatch
     select = root / "pkg/select.py"
     select.write_text(select.read_text().replace("if IS_ROCM:", "if __debug__:"))  # no vendor test any more
     assert ("backend_cuda.py", "ROC107", 2) in run()
+
+
+# --- a def the importers only use where ROCm never runs -------------------------------------------------------------
+USE_TREE = {
+    "pkg/__init__.py": "",
+    "pkg/perf_model.py": """
+        import torch
+        def clock_rate():
+            return torch.cuda.get_device_capability()[0] >= 9
+        def estimate_time(config):
+            return clock_rate()
+        def shared(config):
+            return torch.cuda.get_device_capability()[0] >= 9
+        """,
+    "pkg/matmul.py": """
+        import torch
+        from pkg.perf_model import estimate_time, shared
+        prune_configs_by = {"perf_model": estimate_time} if torch.version.hip is None else {}
+        if torch.version.hip is None:
+            shared(None)
+        """,
+    "pkg/tune.py": """
+        from pkg import perf_model
+        def tune(config):
+            return perf_model.shared(config)
+        """,
+}
+
+
+def test_a_def_its_importers_only_use_off_rocm_runs_only_there(tmp_path: Path) -> None:
+    """`estimate_time` is only handed over under `torch.version.hip is None`, and `clock_rate` is only called by it:
+    neither runs on ROCm. `shared` is also called ungated by another importer (through `perf_model.shared`)."""
+    root = write_tree(tmp_path, USE_TREE)
+    assert _codes(root, "pkg/perf_model.py") == [("ROC113", 7)]
+
+
+def test_a_def_only_imported_and_re_exported_decides_nothing(tmp_path: Path) -> None:
+    files = {**USE_TREE, "pkg/__init__.py": "from pkg.perf_model import estimate_time\n"}
+    root = write_tree(tmp_path, files)
+    assert _codes(root, "pkg/perf_model.py") == [("ROC113", 3), ("ROC113", 7)]

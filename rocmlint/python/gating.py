@@ -109,9 +109,18 @@ _MAX_VARIABLE_NESTING = 16
 
 # Where the module as a whole can run (rocmlint/python/importers.py), asked when a branch first needs it.
 ModuleBase = Callable[[], Branch]
-# Whether a module of the project that imports this one may read its module-level name (ProjectIndex.read_elsewhere).
-ReadElsewhere = Callable[[str], bool]
 Condition = tuple[Vendor, bool]  # a test and whether the node sits where it is true
+
+
+class ReadElsewhere(Protocol):
+    """What the modules of the project that import this one do with its module-level names."""
+
+    def __call__(self, name: str) -> bool:
+        """Whether one of them may read `name` (ProjectIndex.read_elsewhere)."""
+
+    def only_off_rocm(self, name: str) -> bool:
+        """Whether some read `name` and every read of it there is in code that never runs on ROCm
+        (ProjectIndex.read_only_off_rocm)."""
 
 
 class CrossModuleResolver(Protocol):
@@ -561,12 +570,20 @@ class GateAnalyzer:
             return []
         uses = self.references.uses_of(function)
         if not uses:
-            return []
+            return [(Vendor(False, None), True)] if self._used_elsewhere_only_off_rocm(function) else []
         if any(function in self.semantic.ancestors(use) for use in uses):
             return []
         if all(self.branch(call).on_rocm is False for call in uses):
             return [(Vendor(False, None), True)]
         return []
+
+    def _used_elsewhere_only_off_rocm(self, function: FunctionNode) -> bool:
+        """A module-level def this file never uses, which the modules importing it only use in code that never
+        runs on ROCm: `prune_configs_by = {"perf_model": estimate_time} if torch.version.hip is None else {}` in
+        the module that imports `estimate_time`."""
+        if self.read_elsewhere is None or self.semantic.parent(function) is not self.semantic.module:
+            return False
+        return self.read_elsewhere.only_off_rocm(function.name)
 
     def _rocm_arm_follows(self, branch: ast.If) -> bool:
         """`if <cuda setup or override>: ... elif torch.version.hip: ...`: a later arm that only ROCm can

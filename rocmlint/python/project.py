@@ -70,6 +70,7 @@ class ProjectIndex:
         # (importer, guards) -> imported -> the importer's import nodes of it
         self._import_sites: dict[tuple[str, frozenset[str]], dict[str, list[ast.AST]]] = {}
         self._read_elsewhere: dict[tuple[str, str], bool] = {}  # (module, name): an importer may read it
+        self._read_off_rocm: dict[tuple[str, str], bool] = {}  # (module, name): importers read it only off ROCm
 
     def note_files(self, paths: Iterable[str]) -> None:
         """Other files a result was computed from (the C++ project model's); only a recorder keeps them."""
@@ -104,6 +105,30 @@ class ProjectIndex:
         if key not in self._read_elsewhere:
             self._read_elsewhere[key] = any(self._may_read(Path(importer), name) for importer in importers)
         return self._read_elsewhere[key]
+
+    def read_only_off_rocm(self, index: ImportIndex, path: str, name: str) -> bool:
+        """Whether some module of `index` importing the module at `path` reads its module-level `name`, and every
+        module that may read it does so only in code that never runs on ROCm, by that module's own gates (a use
+        under `if torch.version.hip is None:`, the NVIDIA arm of a conditional expression). A module that may
+        read it without a visible read (a re-export, a star import) decides nothing: False."""
+        module = os.path.abspath(path)
+        importers = sorted(index.importers_of(module))
+        self.note_files(importers)
+        key = (module, name)
+        if key not in self._read_off_rocm:
+            readers = [Path(importer) for importer in importers if self._may_read(Path(importer), name)]
+            self._read_off_rocm[key] = bool(readers) and all(self._reads_off_rocm(reader, name) for reader in readers)
+        return self._read_off_rocm[key]
+
+    def _reads_off_rocm(self, importer: Path, name: str) -> bool:
+        data = self._data(importer)
+        if data is None or _STAR_IMPORT.search(data) is not None:
+            return False
+        analyzer = self._analyzer(importer, data, self.rocm_guards)
+        if analyzer is None:
+            return False
+        reads = [*analyzer.references.reads(name), *analyzer.references.attributes(name)]
+        return bool(reads) and all(analyzer.branch(read).on_rocm is False for read in reads)
 
     def _may_read(self, importer: Path, name: str) -> bool:
         """The importer imports `name` from somewhere (`from m import name`, a re-export), star-imports, reads
