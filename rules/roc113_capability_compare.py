@@ -54,8 +54,9 @@ class CapabilityCompare(Rule):
     false on ROCm (`return torch.version.hip is None and cap >= (9, 0)`), two capabilities compared (GPU 0 with GPU
     1, a cache's `cap != self._cap` or `saved.get("cap")`), tables filled at run time, and thresholds below major 8
     (`major >= 7`, `>= (7, 5)`, `sm < 70`, `"sm_75"`): every GPU ROCm supports reports major 9 or more, and what
-    they gate (fp16, tensor cores) exists on AMD; equality with architectures of an older major (`sm == 80`,
-    `cap in {(8, 0), (8, 6)}`), false on every AMD GPU, which takes the branch of the other NVIDIA GPUs; a test skip that spares Turing (`major >= 12`) or skips every AMD
+    they gate (fp16, tensor cores) exists on AMD; an `if` or conditional expression testing equality with architectures of
+    an older major (`sm == 80`, `cap in {(8, 0), (8, 6)}`), false on every AMD GPU, which takes the branch of the
+    other NVIDIA GPUs (kept in a flag, `is_sm80 = cap == (8, 0)`, it is reported: it may turn features off); a test skip that spares Turing (`major >= 12`) or skips every AMD
     GPU (`major >= 9`) or a test that stops on ROCm anyway (`importorskip` of an NVIDIA-only package), but not
     `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
 
@@ -252,7 +253,7 @@ CapabilityCompare.valid = (
                 return 64, 32
             if sm_version in {86, 89} or (major, minor) == (8, 9):
                 return 128, 32
-            return 128, 64
+            return (64, 64) if (major, minor) == (8, 6) else (128, 64)
         """,
     ),
     # Mentions that are no capability read (the trigger pattern leaves them out): properties, mocks, a docstring.
@@ -305,8 +306,9 @@ CapabilityCompare.invalid = (
         fp8_supported = sm >= 89
         ampere = T.cuda.get_device_properties(0).major >= 8
         is_hopper = T.cuda.get_device_capability()[0] == 9 or T.version.cuda is not None
+        is_sm80 = T.cuda.get_device_capability() == (8, 0)
         """,
-        expect=("4:15-4:25", "7:30-7:46", "11:17-11:25", "12:10-12:52", "13:13-13:51"),
+        expect=("4:15-4:25", "7:30-7:46", "11:17-11:25", "12:10-12:52", "13:13-13:51", "14:11-14:51"),
     ),
     # The capability as text, compared or looked up in a table of architectures.
     Invalid(

@@ -2171,11 +2171,44 @@ def test_engine_reports_ungated_code(code: str) -> None:
             id="find-spec",
         ),
         pytest.param("def f():\n    import cutlass\n    HAZARD()\nHAZARD('outside')\n", NVIDIA_ONLY, id="local-import"),
+        pytest.param(
+            "import subprocess\nsubprocess.check_output('nvidia-smi')\nHAZARD()\n", NVIDIA_ONLY, id="nvidia-smi"
+        ),
+        pytest.param(
+            "import subprocess\nsubprocess.run(['/usr/bin/nvidia-smi', '-L'], check=True)\nHAZARD()\n",
+            NVIDIA_ONLY,
+            id="nvidia-smi-run-checked",
+        ),
+        pytest.param(
+            "import subprocess\nout = subprocess.check_output(['nvidia-smi', '-L'])\nHAZARD(out)\n",
+            BOTH,
+            id="output-kept",
+        ),
+        pytest.param("import subprocess\nsubprocess.run(['nvidia-smi', '-L'])\nHAZARD()\n", BOTH, id="run-unchecked"),
+        pytest.param("import subprocess\nsubprocess.check_call(['rocm-smi'])\nHAZARD()\n", BOTH, id="other-program"),
     ],
 )
 def test_vendor_only_package_imports(code: str, expected: tuple[bool, bool]) -> None:
     found = analyze(code)
     assert found.branch(found.hazards()[""]) == expected
+
+
+def test_a_probe_that_runs_nvidia_smi_is_an_nvidia_test() -> None:
+    found = everywhere(
+        """
+        import subprocess
+        def has_nvidia_smi() -> bool:
+            try:
+                subprocess.check_output("nvidia-smi")
+                return True
+            except subprocess.SubprocessError:
+                return False
+        if has_nvidia_smi():
+            HAZARD("gated")
+        HAZARD("open")
+        """
+    )
+    assert found == {"gated": NVIDIA_ONLY, "open": BOTH}
 
 
 @pytest.mark.parametrize("device_type", ["xpu", "npu", "hpu", "mps"])

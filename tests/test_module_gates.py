@@ -464,3 +464,30 @@ def test_a_def_only_imported_and_re_exported_decides_nothing(tmp_path: Path) -> 
     files = {**USE_TREE, "pkg/__init__.py": "from pkg.perf_model import estimate_time\n"}
     root = write_tree(tmp_path, files)
     assert _codes(root, "pkg/perf_model.py") == [("ROC113", 3), ("ROC113", 7)]
+
+
+def test_a_script_outside_the_packages_resolves_its_gate_from_the_project(tmp_path: Path) -> None:
+    """`scripts/report.py` (no package) imports `pkg` as installed: its gate `has_nvidia_smi()`, a def of the project
+    that returns True only after running nvidia-smi, is found from the project root."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/gpu.py": """
+            import subprocess, torch
+            def gpu_states():
+                return torch.cuda.get_device_capability()[0] >= 9
+            def has_nvidia_smi():
+                try:
+                    subprocess.check_output("nvidia-smi")
+                    return True
+                except subprocess.SubprocessError:
+                    return False
+            """,
+        "scripts/report.py": """
+            def report():
+                from pkg.gpu import gpu_states, has_nvidia_smi
+                if has_nvidia_smi():
+                    return gpu_states()
+            """,
+    }
+    root = write_tree(tmp_path, files)
+    assert _codes(root, "pkg/gpu.py") == [("ROC116", 6)], "the probe's own nvidia-smi call runs everywhere"

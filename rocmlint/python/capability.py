@@ -52,8 +52,10 @@ _CAPABILITY_VALUES = Follow(
 # as a recent NVIDIA GPU, and what such a test gates (fp16, tensor cores) exists on AMD.
 _FIRST_RECENT_MAJOR = 8
 # The oldest major version a GPU ROCm supports reports (gfx9: MI100, MI250, MI300). An architecture of an older
-# major tested for equality (`sm == 80`, `cap in {(8, 0), (8, 6)}`, `"sm89"`) is never the GPU on ROCm: the test is
-# false on every AMD GPU, which takes whatever branch the other NVIDIA GPUs take, so it cannot misfire there.
+# major tested for equality (`sm == 80`, `cap in {(8, 0), (8, 6)}`, `"sm89"`) is never the GPU on ROCm: where the
+# test picks a branch itself (`if`, a conditional expression), every AMD GPU takes the one the other NVIDIA GPUs
+# take, so it cannot misfire there. Kept in a flag (`is_sm80 = cap == (8, 0)`) it may turn features off for
+# every GPU but one, AMD's included (tests skipped, bf16 refused): that is still reported.
 _FIRST_ROCM_MAJOR = 9
 _COMPARISONS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 # The version a text names: `90` of `"sm90"`/`"sm_90a"`/`"90"`, `8.9` of `"8.9"`.
@@ -146,7 +148,7 @@ def arch_test(ctx: PythonContext, node: ast.Compare | ast.Subscript | ast.Call) 
 def _comparison_test(ctx: PythonContext, node: ast.Compare) -> ArchTest | None:
     for left, operator, right in ctx.semantic.comparison_pairs(node):
         if isinstance(operator, (ast.In, ast.NotIn)):
-            if isinstance(operator, ast.In) and _only_pre_rocm_archs(ctx, ctx.values.collection_elements(right)):
+            if isinstance(operator, ast.In) and _picks_without_amd(ctx, node, ctx.values.collection_elements(right)):
                 continue
             sources = capability_reads(ctx, left) if _names_recent_arch(ctx, right) else []
             if sources:
@@ -163,7 +165,7 @@ def _comparison_test(ctx: PythonContext, node: ast.Compare) -> ArchTest | None:
             continue
         if isinstance(operator, (ast.Eq, ast.NotEq)) and _read_back(ctx, threshold):
             continue
-        if isinstance(operator, ast.Eq) and _only_pre_rocm_archs(ctx, [threshold]):
+        if isinstance(operator, ast.Eq) and _picks_without_amd(ctx, node, [threshold]):
             continue
         return ArchTest(node, tuple(left_sources or right_sources))
     return None
@@ -196,9 +198,14 @@ def _lookup_test(ctx: PythonContext, node: ast.Subscript | ast.Call) -> ArchTest
     return ArchTest(node, tuple(sources), lookup=True) if sources else None
 
 
-def _only_pre_rocm_archs(ctx: PythonContext, architectures: list[ast.expr]) -> bool:
-    """Each of `architectures` (the written-out side of an equality or membership test) is a constant
-    architecture of a major version no AMD GPU reports (`80`, `(8, 9)`, `"sm_86"`)."""
+def _picks_without_amd(ctx: PythonContext, node: ast.Compare, architectures: list[ast.expr]) -> bool:
+    """`node` is (part of) the test of an `if` or a conditional expression, and each of `architectures` (the
+    written-out side of its equality or membership test) is a constant architecture of a major version no AMD GPU
+    reports (`80`, `(8, 9)`, `"sm_86"`)."""
+    condition = whole_condition(ctx, node)
+    chooser = ctx.parent(condition)
+    if not isinstance(chooser, (ast.If, ast.IfExp)) or chooser.test is not condition:
+        return False
     majors = [threshold_major(ctx, architecture) for architecture in architectures]
     return bool(majors) and all(major is not None and major < _FIRST_ROCM_MAJOR for major in majors)
 

@@ -90,6 +90,9 @@ _ENVIRONMENT_READS = frozenset({"os.getenv", "os.environ.get"})
 # What a build switch is compared with to ask whether it is set.
 _SWITCH_ON = frozenset({"1", "on", "true", "yes"})
 _PACKAGE_PROBES = frozenset({"importlib.util.find_spec", "pytest.importorskip"})
+_NVIDIA_PROGRAMS = frozenset(_VENDOR_PACKAGES["nvidia_only_programs"])
+# Runners that raise when the program is missing or fails (`subprocess.run` only with `check=True`).
+_RAISING_RUNNERS = frozenset({"subprocess.check_output", "subprocess.check_call"})
 # The keyword that switches what a decorator registers on or off (`@register_benchmark(enabled=...)`).
 _SWITCH_KEYWORDS = frozenset({"enabled", "enable"})
 _ORDERINGS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
@@ -650,9 +653,27 @@ class GateAnalyzer:
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
             return [(vendor, True) for vendor in map(_package_vendor, _imported_modules(statement)) if vendor]
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-            vendor = self._package_probe(statement.value)
+            vendor = self._package_probe(statement.value) or self._program_probe(statement.value)
             return [(vendor, True)] if vendor is not None else []
         return []
+
+    def _program_probe(self, call: ast.Call) -> Vendor | None:
+        """`subprocess.check_output(["nvidia-smi", "-L"])` (or `check_call`, `run(..., check=True)`) as a statement of
+        its own raises unless an NVIDIA driver's program ran, so what follows runs only on NVIDIA. Not when its
+        output is kept (`out = check_output(...)`): the reads of `out` would follow the call, and the value would
+        count as only read where ROCm never gets, hiding the call itself."""
+        name = self.semantic.qualified_name(call.func) or ""
+        checked = name == "subprocess.run" and any(
+            keyword.arg == "check" and _literal_truth(keyword.value) is CONSTANT_TRUE for keyword in call.keywords
+        )
+        if not (checked or name in _RAISING_RUNNERS):
+            return None
+        command = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "args"), None)
+        if isinstance(command, (ast.List, ast.Tuple)):
+            command = command.elts[0] if command.elts else None
+        text = self.semantic.string_value(command) if command is not None else None
+        words = text.split() if text else []
+        return NVIDIA if words and words[0].rsplit("/", 1)[-1] in _NVIDIA_PROGRAMS else None
 
     def _package_probe(self, call: ast.Call) -> Vendor | None:
         """`importlib.util.find_spec("cutlass")` / `pytest.importorskip("cutlass")`: found only where the

@@ -65,7 +65,7 @@ class ProjectIndex:
         self._in_progress: set[SymbolKey] = set()
         self._modules: dict[tuple[tuple[str, ...], tuple[Path, ...]], Path | None] = {}
         self._module_data: dict[Path, bytes | None] = {}
-        self._analyzers: dict[tuple[Path, frozenset[str]], GateAnalyzer | None] = {}
+        self._analyzers: dict[tuple[Path, frozenset[str], Path | None], GateAnalyzer | None] = {}
         self._reaches: dict[tuple[str, frozenset[str]], ModuleReach] = {}
         # (importer, guards) -> imported -> the importer's import nodes of it
         self._import_sites: dict[tuple[str, frozenset[str]], dict[str, list[ast.AST]]] = {}
@@ -117,14 +117,19 @@ class ProjectIndex:
         key = (module, name)
         if key not in self._read_off_rocm:
             readers = [Path(importer) for importer in importers if self._may_read(Path(importer), name)]
-            self._read_off_rocm[key] = bool(readers) and all(self._reads_off_rocm(reader, name) for reader in readers)
+            root = Path(index.root)
+            self._read_off_rocm[key] = bool(readers) and all(
+                self._reads_off_rocm(reader, name, root) for reader in readers
+            )
         return self._read_off_rocm[key]
 
-    def _reads_off_rocm(self, importer: Path, name: str) -> bool:
+    def _reads_off_rocm(self, importer: Path, name: str, root: Path) -> bool:
+        """Every read of `name` in `importer` is off ROCm, by its gates, with the project's own modules (found from
+        `root` too: a script outside the packages imports them as installed) resolved."""
         data = self._data(importer)
         if data is None or _STAR_IMPORT.search(data) is not None:
             return False
-        analyzer = self._analyzer(importer, data, self.rocm_guards)
+        analyzer = self._analyzer(importer, data, self.rocm_guards, root)
         if analyzer is None:
             return False
         reads = [*analyzer.references.reads(name), *analyzer.references.attributes(name)]
@@ -257,12 +262,14 @@ class ProjectIndex:
             self._module_data[module_file] = read_small_file(str(module_file))
         return self._module_data[module_file]
 
-    def _analyzer(self, module_file: Path, data: bytes, guards: frozenset[str]) -> GateAnalyzer | None:
+    def _analyzer(
+        self, module_file: Path, data: bytes, guards: frozenset[str], project_root: Path | None = None
+    ) -> GateAnalyzer | None:
         """The gate analysis of a neighbour module, parsed once per run however many names are asked of it."""
         # Imported here: gating imports this module's resolver type.
         from rocmlint.python.gating import GateAnalyzer
 
-        key = (module_file, guards)
+        key = (module_file, guards, project_root)
         if key not in self._analyzers:
             self._analyzers[key] = None
             try:
@@ -275,7 +282,8 @@ class ProjectIndex:
             package, _ = package_of(str(module_file))
             semantic = Semantic(module, package, text)
             walk(module, semantic.parents, {}, semantic.mentions)
-            self._analyzers[key] = GateAnalyzer(semantic, guards, self.resolver_for(str(module_file), guards))
+            resolver = self.resolver_for(str(module_file), guards, project_root)
+            self._analyzers[key] = GateAnalyzer(semantic, guards, resolver)
         return self._analyzers[key]
 
 
