@@ -491,3 +491,49 @@ def test_a_script_outside_the_packages_resolves_its_gate_from_the_project(tmp_pa
     }
     root = write_tree(tmp_path, files)
     assert _codes(root, "pkg/gpu.py") == [("ROC116", 6)], "the probe's own nvidia-smi call runs everywhere"
+
+
+# --- vendored projects ----------------------------------------------------------------------------------------------
+VENDORED_TREE = {
+    "app/__init__.py": "",
+    "app/tts.py": """
+        import os, sys
+        def load():
+            sys.path.insert(0, os.path.join(os.path.dirname(__file__), "thirdparty"))
+            from melo.api import TTS
+            return TTS()
+        """,
+    "app/thirdparty/melo/__init__.py": "",
+    "app/thirdparty/melo/api.py": "from melo.models import Net\nclass TTS: ...\n",
+    "app/thirdparty/melo/models.py": "class Net: ...\n",
+    "app/thirdparty/melo/train.py": "from melo.models import Net\nif __name__ == '__main__':\n    Net()\n",
+    "app/thirdparty/melo/tests/test_api.py": "from melo.api import TTS\n",
+    "app/speech.py": """
+        def load():
+            from tools.llama.generate import generate
+            return generate
+        """,
+    "app/thirdparty/fish/tools/llama/generate.py": "def generate(): ...\n",
+    "app/thirdparty/fish/tools/llama/train.py": "def train(): ...\n",
+}
+
+
+def test_a_vendored_module_the_project_never_imports_never_runs(tmp_path: Path) -> None:
+    """`melo.api` is imported by the project (its folder put on sys.path first) and imports `melo.models`; the
+    vendored project's own training script and tests are not the project's entry points."""
+    found = bases(
+        tmp_path,
+        VENDORED_TREE,
+        "app/thirdparty/melo/api.py",
+        "app/thirdparty/melo/models.py",
+        "app/thirdparty/melo/train.py",
+        "app/thirdparty/melo/tests/test_api.py",
+        "app/thirdparty/fish/tools/llama/generate.py",
+        "app/thirdparty/fish/tools/llama/train.py",
+    )
+    assert found == [EVERYWHERE, EVERYWHERE, NOWHERE, NOWHERE, EVERYWHERE, NOWHERE], "tools/ is a namespace package"
+
+
+def test_a_module_of_the_project_nothing_imports_still_runs(tmp_path: Path) -> None:
+    files = {**VENDORED_TREE, "app/cli.py": "from melo.api import TTS\n"}
+    assert bases(tmp_path, files, "app/cli.py", "app/thirdparty/melo/train.py") == [EVERYWHERE, NOWHERE]
