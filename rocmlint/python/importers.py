@@ -80,7 +80,7 @@ _PACKAGE_SUFFIX = os.sep + "__init__.py"
 # puts itself on `sys.path` (`sys.path.insert(0, ".../thirdparty")`, then `from melo.api import TTS`), so its
 # absolute imports resolve from the folder and from each project folder in it; its own scripts, tests and training
 # entry points are not the checked project's, so a vendored module runs only if the project's code imports it.
-_VENDORED_FOLDERS = frozenset({"third_party", "thirdparty", "third-party", "3rdparty", "_vendor", "vendored"})
+_VENDORED_FOLDERS = frozenset({"third_party", "thirdparty", "third-party", "3rdparty", "_vendor"})
 _SOURCE_FOLDER = "src"
 _LOAD_FUNCTIONS = frozenset({"import_module", "__import__"})
 _TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
