@@ -1634,11 +1634,23 @@ def test_requirement_decorator_of_another_library_with_its_rocm_counterpart(tmp_
             def test_fp8():
                 HAZARD()
             """,
+        "mypkg/marks.py": """
+            import pytest, torch
+            cuda_only = pytest.mark.skipif(not torch.cuda.is_available(), reason="a GPU")
+            rocm_only = pytest.mark.skipif(torch.version.hip is None, reason="ROCm")
+            """,
+        "test_tree_marks.py": """
+            from mypkg.marks import cuda_only, rocm_only
+            @cuda_only
+            def test_fp8():
+                HAZARD()
+            """,
     }
     assert where_in_project(tmp_path, files, "test_kernels.py") == NVIDIA_ONLY
     assert where_in_project(tmp_path, files, "test_direct.py") == NVIDIA_ONLY
     assert where_in_project(tmp_path, files, "test_alone.py") == BOTH
     assert where_in_project(tmp_path, files, "test_polarity.py") == BOTH
+    assert where_in_project(tmp_path, files, "test_tree_marks.py") == BOTH, "the tree's own mark asks for any GPU"
 
 
 def test_defaults_of_a_helper_only_gated_tests_call() -> None:

@@ -139,6 +139,10 @@ class CrossModuleResolver(Protocol):
     def skip(self, qualified: str) -> Vendor | None:
         """Where a test decorated with it runs, when it is a vendor skip decorator (`GateAnalyzer.skip_decorator`)."""
 
+    def in_project(self, qualified: str) -> bool:
+        """Whether a module of the scanned tree defines it (`pkg.testing.requires_cuda` is the tree's
+        `pkg/testing.py`'s), rather than a library outside the tree."""
+
 
 @dataclass
 class _BlockScan:
@@ -800,7 +804,13 @@ class GateAnalyzer:
     def _bound_skip(self, binding: Binding, called: bool) -> Vendor | None:
         if binding.kind == "import" and binding.qualified:
             found = self._external_skip(binding.qualified, called)
-            return found if found is not None else _requirement_with_rocm_counterpart(binding)
+            if (
+                found is not None
+                or self.resolve_external is None
+                or self.resolve_external.in_project(binding.qualified)
+            ):
+                return found  # a decorator of the tree is judged by what it does, not by its name
+            return _requirement_with_rocm_counterpart(binding)
         if binding.kind == "value" and not called and binding.single is not None:
             return _runs_where(self._skip_condition(binding.single))
         if binding.kind != "function" or not isinstance(binding.definition, FUNCTION_DEFS):
@@ -1240,9 +1250,9 @@ class GateAnalyzer:
 
 
 def _requirement_with_rocm_counterpart(binding: Binding) -> Vendor | None:
-    """An imported `requires_cuda` whose module's `requires_rocm` (or `_hip`, `_amd`) is imported in the same
-    scope: a test decorated with it runs only on NVIDIA GPUs (a TVM-style `requires_cuda` asks for a CUDA
-    device, which ROCm does not provide)."""
+    """An imported `requires_cuda` of a library outside the tree whose `requires_rocm` (or `_hip`, `_amd`) is
+    imported from the same module in the same scope: a test decorated with it runs only on NVIDIA GPUs (a
+    TVM-style `requires_cuda` asks for a CUDA device, which ROCm does not provide)."""
     assert binding.qualified is not None
     module, _, name = binding.qualified.rpartition(".")
     match = _NVIDIA_REQUIREMENT.match(name)

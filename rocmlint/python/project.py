@@ -206,6 +206,11 @@ class ProjectIndex:
         found = self._resolve(qualified, roots, rocm_guards, "strings")
         return None if isinstance(found, Vendor) else found
 
+    def in_project(self, qualified: str, roots: list[Path]) -> bool:
+        """Whether a module of the tree (found from `roots`) defines the dotted name `qualified`."""
+        parts = qualified.removesuffix("()").split(".")
+        return any(self._find_module(tuple(parts[:split]), tuple(roots)) for split in range(len(parts) - 1, 0, -1))
+
     def _resolve(
         self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None, question: SymbolQuestion
     ) -> Vendor | VendorStrings | None:
@@ -303,6 +308,9 @@ class ProjectResolver:
 
     def skip(self, qualified: str) -> Vendor | None:
         return self.index.resolve_skip(qualified, list(self.roots), self.guards)
+
+    def in_project(self, qualified: str) -> bool:
+        return self.index.in_project(qualified, list(self.roots))
 
 
 def _parse(text: str) -> ast.Module | None:
