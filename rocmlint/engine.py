@@ -109,6 +109,21 @@ def prefilter_for(language: str, enabled: frozenset[str]) -> Prefilter:
     return Prefilter({trigger: tuple(rules) for trigger, rules in by_trigger.items()}, tuple(always), triggers, matcher)
 
 
+@dataclass(frozen=True)
+class _ImporterReads:
+    """The reads of a Python file's module-level names by the project's modules importing it (gating.ReadElsewhere)."""
+
+    project: ProjectIndex
+    path: str
+    root: Path
+
+    def __call__(self, name: str) -> bool:
+        return self.project.read_elsewhere(import_index_for(self.root), self.path, name)
+
+    def only_off_rocm(self, name: str) -> bool:
+        return self.project.read_only_off_rocm(import_index_for(self.root), self.path, name)
+
+
 class Engine:
     def __init__(self, project: ProjectIndex | None = None, prefilter: bool = True) -> None:
         self.project = project or ProjectIndex()
@@ -284,10 +299,7 @@ class Engine:
         if not settings.project_model or not os.path.isfile(path):
             return None
 
-        def read(name: str) -> bool:
-            return self.project.read_elsewhere(import_index_for(project_root(Path(path), settings.root)), path, name)
-
-        return read
+        return _ImporterReads(self.project, path, project_root(Path(path), settings.root))
 
     def _filter(
         self,

@@ -54,9 +54,11 @@ class CapabilityCompare(Rule):
     false on ROCm (`return torch.version.hip is None and cap >= (9, 0)`), two capabilities compared (GPU 0 with GPU
     1, a cache's `cap != self._cap` or `saved.get("cap")`), tables filled at run time, and thresholds below major 8
     (`major >= 7`, `>= (7, 5)`, `sm < 70`, `"sm_75"`): every GPU ROCm supports reports major 9 or more, and what
-    they gate (fp16, tensor cores) exists on AMD; a test skip that spares Turing (`major >= 12`) or skips every AMD
-    GPU (`major >= 9`) or a test that stops on ROCm anyway (`importorskip` of an NVIDIA-only package), but not
-    `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
+    they gate (fp16, tensor cores) exists on AMD; an `if` or conditional expression on equality with such older
+    archs (`sm == 80`, `cap in {(8, 0), (8, 6)}`), false on AMD GPUs, which take the other NVIDIA GPUs' branch (not
+    a flag, `is_sm80 = cap == (8, 0)`: it may turn features off); a test skip that spares Turing (`major >= 12`) or
+    skips every AMD GPU (`major >= 9`) or a test that stops on ROCm anyway (`importorskip` of an NVIDIA-only
+    package), but not `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942)
@@ -162,6 +164,8 @@ CapabilityCompare.valid = (
         """,
     ),
     # Early return for ROCm first (vLLM `supports_fp8`); a helper and-ed with `is_cuda()`; printing, storing it.
+    # Helpers gated in this file, or false on ROCm by their own `hip is None` conjunct (NVIDIA-only tests); a flag
+    # only read conjoined with an NVIDIA test; a helper that is a ROCm test by what it returns ("gfx").
     Valid(
         """
         import torch
@@ -181,13 +185,6 @@ CapabilityCompare.valid = (
         env_info = {"capability": torch.cuda.get_device_capability(0)}
         props = torch.cuda.get_device_properties(0)
         big_gpu = props.total_memory >= 40 * 1024**3
-        """,
-    ),
-    # Helpers gated in this file, or false on ROCm by their own `hip is None` conjunct (NVIDIA-only tests); a flag
-    # only read conjoined with an NVIDIA test; a helper that is a ROCm test by what it returns ("gfx").
-    Valid(
-        """
-        import torch
         IS_ROCM = torch.version.hip is not None
         def has_cuda_capability(major: int, minor: int) -> bool:
             return not IS_ROCM and torch.cuda.get_device_capability() >= (major, minor)
@@ -208,7 +205,7 @@ CapabilityCompare.valid = (
         """,
     ),
     # Two devices; a capability-keyed cache; thresholds below sm80; harmless skips (newer GPUs, every AMD GPU, a test
-    # that needs an NVIDIA-only package); a value never read.
+    # that needs an NVIDIA-only package); a value never read; a branch picked by archs no AMD GPU reports (sm80, sm86).
     Valid(
         """
         import pytest, torch
@@ -230,6 +227,8 @@ CapabilityCompare.valid = (
         HALF_DTYPE = torch.float16 if major >= 7 else torch.float32
         turing = f"sm_{major}{minor}" == "sm_75"
         volta_or_turing = f"sm{major}{minor}" in ("sm70", "sm75")
+        def tile_config():
+            return (64, 32) if major * 10 + minor == 80 else (128, 32) if (major, minor) in {(8, 6)} else (128, 64)
         @pytest.mark.skipif(major >= 12, reason="no sm_120 kernel")  # a skip of newer GPUs only
         def test_probe():
             if torch.cuda.get_device_capability()[0] >= 9:
@@ -290,8 +289,9 @@ CapabilityCompare.invalid = (
         fp8_supported = sm >= 89
         ampere = T.cuda.get_device_properties(0).major >= 8
         is_hopper = T.cuda.get_device_capability()[0] == 9 or T.version.cuda is not None
+        is_sm80 = T.cuda.get_device_capability() == (8, 0)
         """,
-        expect=("4:15-4:25", "7:30-7:46", "11:17-11:25", "12:10-12:52", "13:13-13:51"),
+        expect=("4:15-4:25", "7:30-7:46", "11:17-11:25", "12:10-12:52", "13:13-13:51", "14:11-14:51"),
     ),
     # The capability as text, compared or looked up in a table of architectures.
     Invalid(

@@ -102,6 +102,13 @@ _CAP = "import torch\ncap = torch.cuda.get_device_capability()\nmajor, minor = c
         pytest.param("x = cap >= record['capability']\n", False, id="ordering-with-a-record"),
         pytest.param("x = f'sm_{major}{minor}' == 'sm_75'\n", None, id="below-major-8"),
         pytest.param("x = major in (6, 7)\n", None, id="membership-below-major-8"),
+        pytest.param("x = 1 if major * 10 + minor == 80 else 2\n", None, id="picks-by-an-arch-no-amd-gpu-reports"),
+        pytest.param("x = 1 if cap in {(8, 0), (8, 6)} else 2\n", None, id="picks-by-archs-no-amd-gpu-reports"),
+        pytest.param("x = 1 if f'sm{major}{minor}' == 'sm89' else 2\n", None, id="picks-by-text-of-such-an-arch"),
+        pytest.param("x = major * 10 + minor == 80\n", False, id="flag-of-an-arch-no-amd-gpu-reports"),
+        pytest.param("x = 1 if major * 10 + minor in {80, 90} else 2\n", False, id="picks-by-archs-one-amd-reports"),
+        pytest.param("x = 1 if cap != (8, 0) else 2\n", False, id="picks-by-unequal-to-such-an-arch"),
+        pytest.param("x = 1 if major * 10 + minor not in {80} else 2\n", False, id="picks-by-not-member-of-such-archs"),
         pytest.param("T = {'sm70': 1, 'sm75': 2}\nx = T[f'sm{major}{minor}']\n", None, id="table-below-major-8"),
         pytest.param("x = cap in seen\n", None, id="membership-in-a-runtime-collection"),
         pytest.param("T = {}\nx = T[cap]\n", None, id="lookup-in-a-runtime-table"),
@@ -112,6 +119,7 @@ _CAP = "import torch\ncap = torch.cuda.get_device_capability()\nmajor, minor = c
 def test_arch_test(code: str, lookup: bool | None) -> None:
     snippet = parse(_CAP + code)
     value = snippet.value("x")
+    value = value.test if isinstance(value, ast.IfExp) else value
     node = value if isinstance(value, (ast.Compare, ast.Subscript, ast.Call)) else snippet.first(ast.Subscript)
     test = capability.arch_test(snippet.ctx, node)
     assert (test.lookup if test is not None else None) == lookup

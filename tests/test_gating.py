@@ -1602,6 +1602,57 @@ def test_project_skip_decorator_of_a_testing_package(tmp_path: Path) -> None:
     assert where_in_project(tmp_path, files, "test_other.py") == NVIDIA_ONLY
 
 
+def test_requirement_decorator_of_another_library_with_its_rocm_counterpart(tmp_path: Path) -> None:
+    """`requires_cuda` of a library outside the tree means NVIDIA when its `requires_rocm` is imported beside it;
+    alone (or as `skip_cuda`) it says nothing about the vendor."""
+    files = {
+        "mypkg/__init__.py": "",
+        "mypkg/testing/__init__.py": """
+            from gpulib.testing import requires_cuda, requires_rocm, skip_cuda
+            """,
+        "test_kernels.py": """
+            import mypkg.testing
+            @mypkg.testing.requires_cuda
+            def test_fp8():
+                HAZARD()
+            """,
+        "test_direct.py": """
+            from gpulib.testing import cuda_only, rocm_only
+            @cuda_only
+            def test_fp8():
+                HAZARD()
+            """,
+        "test_alone.py": """
+            from gpulib.testing import requires_cuda
+            @requires_cuda
+            def test_fp8():
+                HAZARD()
+            """,
+        "test_polarity.py": """
+            import mypkg.testing
+            @mypkg.testing.skip_cuda
+            def test_fp8():
+                HAZARD()
+            """,
+        "mypkg/marks.py": """
+            import pytest, torch
+            cuda_only = pytest.mark.skipif(not torch.cuda.is_available(), reason="a GPU")
+            rocm_only = pytest.mark.skipif(torch.version.hip is None, reason="ROCm")
+            """,
+        "test_tree_marks.py": """
+            from mypkg.marks import cuda_only, rocm_only
+            @cuda_only
+            def test_fp8():
+                HAZARD()
+            """,
+    }
+    assert where_in_project(tmp_path, files, "test_kernels.py") == NVIDIA_ONLY
+    assert where_in_project(tmp_path, files, "test_direct.py") == NVIDIA_ONLY
+    assert where_in_project(tmp_path, files, "test_alone.py") == BOTH
+    assert where_in_project(tmp_path, files, "test_polarity.py") == BOTH
+    assert where_in_project(tmp_path, files, "test_tree_marks.py") == BOTH, "the tree's own mark asks for any GPU"
+
+
 def test_defaults_of_a_helper_only_gated_tests_call() -> None:
     found = everywhere(
         """
@@ -2132,11 +2183,44 @@ def test_engine_reports_ungated_code(code: str) -> None:
             id="find-spec",
         ),
         pytest.param("def f():\n    import cutlass\n    HAZARD()\nHAZARD('outside')\n", NVIDIA_ONLY, id="local-import"),
+        pytest.param(
+            "import subprocess\nsubprocess.check_output('nvidia-smi')\nHAZARD()\n", NVIDIA_ONLY, id="nvidia-smi"
+        ),
+        pytest.param(
+            "import subprocess\nsubprocess.run(['/usr/bin/nvidia-smi', '-L'], check=True)\nHAZARD()\n",
+            NVIDIA_ONLY,
+            id="nvidia-smi-run-checked",
+        ),
+        pytest.param(
+            "import subprocess\nout = subprocess.check_output(['nvidia-smi', '-L'])\nHAZARD(out)\n",
+            BOTH,
+            id="output-kept",
+        ),
+        pytest.param("import subprocess\nsubprocess.run(['nvidia-smi', '-L'])\nHAZARD()\n", BOTH, id="run-unchecked"),
+        pytest.param("import subprocess\nsubprocess.check_call(['rocm-smi'])\nHAZARD()\n", BOTH, id="other-program"),
     ],
 )
 def test_vendor_only_package_imports(code: str, expected: tuple[bool, bool]) -> None:
     found = analyze(code)
     assert found.branch(found.hazards()[""]) == expected
+
+
+def test_a_probe_that_runs_nvidia_smi_is_an_nvidia_test() -> None:
+    found = everywhere(
+        """
+        import subprocess
+        def has_nvidia_smi() -> bool:
+            try:
+                subprocess.check_output("nvidia-smi")
+                return True
+            except subprocess.SubprocessError:
+                return False
+        if has_nvidia_smi():
+            HAZARD("gated")
+        HAZARD("open")
+        """
+    )
+    assert found == {"gated": NVIDIA_ONLY, "open": BOTH}
 
 
 @pytest.mark.parametrize("device_type", ["xpu", "npu", "hpu", "mps"])

@@ -424,3 +424,116 @@ def test_editing_an_importer_checks_the_module_again(tmp_path: Path, monkeypatch
     select = root / "pkg/select.py"
     select.write_text(select.read_text().replace("if IS_ROCM:", "if __debug__:"))  # no vendor test any more
     assert ("backend_cuda.py", "ROC107", 2) in run()
+
+
+# --- a def the importers only use where ROCm never runs -------------------------------------------------------------
+USE_TREE = {
+    "pkg/__init__.py": "",
+    "pkg/perf_model.py": """
+        import torch
+        def clock_rate():
+            return torch.cuda.get_device_capability()[0] >= 9
+        def estimate_time(config):
+            return clock_rate()
+        def shared(config):
+            return torch.cuda.get_device_capability()[0] >= 9
+        """,
+    "pkg/matmul.py": """
+        import torch
+        from pkg.perf_model import estimate_time, shared
+        prune_configs_by = {"perf_model": estimate_time} if torch.version.hip is None else {}
+        if torch.version.hip is None:
+            shared(None)
+        """,
+    "pkg/tune.py": """
+        from pkg import perf_model
+        def tune(config):
+            return perf_model.shared(config)
+        """,
+}
+
+
+def test_a_def_its_importers_only_use_off_rocm_runs_only_there(tmp_path: Path) -> None:
+    """`estimate_time` is only handed over under `torch.version.hip is None`, and `clock_rate` is only called by it:
+    neither runs on ROCm. `shared` is also called ungated by another importer (through `perf_model.shared`)."""
+    root = write_tree(tmp_path, USE_TREE)
+    assert _codes(root, "pkg/perf_model.py") == [("ROC113", 7)]
+
+
+def test_a_def_only_imported_and_re_exported_decides_nothing(tmp_path: Path) -> None:
+    files = {**USE_TREE, "pkg/__init__.py": "from pkg.perf_model import estimate_time\n"}
+    root = write_tree(tmp_path, files)
+    assert _codes(root, "pkg/perf_model.py") == [("ROC113", 3), ("ROC113", 7)]
+
+
+def test_a_script_outside_the_packages_resolves_its_gate_from_the_project(tmp_path: Path) -> None:
+    """`scripts/report.py` (no package) imports `pkg` as installed: its gate `has_nvidia_smi()`, a def of the project
+    that returns True only after running nvidia-smi, is found from the project root."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/gpu.py": """
+            import subprocess, torch
+            def gpu_states():
+                return torch.cuda.get_device_capability()[0] >= 9
+            def has_nvidia_smi():
+                try:
+                    subprocess.check_output("nvidia-smi")
+                    return True
+                except subprocess.SubprocessError:
+                    return False
+            """,
+        "scripts/report.py": """
+            def report():
+                from pkg.gpu import gpu_states, has_nvidia_smi
+                if has_nvidia_smi():
+                    return gpu_states()
+            """,
+    }
+    root = write_tree(tmp_path, files)
+    assert _codes(root, "pkg/gpu.py") == [("ROC116", 6)], "the probe's own nvidia-smi call runs everywhere"
+
+
+# --- vendored projects ----------------------------------------------------------------------------------------------
+VENDORED_TREE = {
+    "app/__init__.py": "",
+    "app/tts.py": """
+        import os, sys
+        def load():
+            sys.path.insert(0, os.path.join(os.path.dirname(__file__), "thirdparty"))
+            from melo.api import TTS
+            return TTS()
+        """,
+    "app/thirdparty/melo/__init__.py": "",
+    "app/thirdparty/melo/api.py": "from melo.models import Net\nclass TTS: ...\n",
+    "app/thirdparty/melo/models.py": "class Net: ...\n",
+    "app/thirdparty/melo/train.py": "from melo.models import Net\nif __name__ == '__main__':\n    Net()\n",
+    "app/thirdparty/melo/tests/test_api.py": "from melo.api import TTS\n",
+    "app/speech.py": """
+        def load():
+            from tools.llama.generate import generate
+            return generate
+        """,
+    "app/thirdparty/fish/tools/llama/generate.py": "def generate(): ...\n",
+    "app/thirdparty/fish/tools/llama/train.py": "def train(): ...\n",
+}
+
+
+def test_a_vendored_module_the_project_never_imports_never_runs(tmp_path: Path) -> None:
+    """`melo.api` is imported by the project (its folder put on sys.path first) and imports `melo.models`; the
+    vendored project's own training script and tests are not the project's entry points."""
+    found = bases(
+        tmp_path,
+        VENDORED_TREE,
+        "app/thirdparty/melo/api.py",
+        "app/thirdparty/melo/models.py",
+        "app/thirdparty/melo/train.py",
+        "app/thirdparty/melo/tests/test_api.py",
+        "app/thirdparty/fish/tools/llama/generate.py",
+        "app/thirdparty/fish/tools/llama/train.py",
+    )
+    assert found == [EVERYWHERE, EVERYWHERE, NOWHERE, NOWHERE, EVERYWHERE, NOWHERE], "tools/ is a namespace package"
+
+
+def test_a_module_of_the_project_nothing_imports_still_runs(tmp_path: Path) -> None:
+    files = {**VENDORED_TREE, "app/cli.py": "from melo.api import TTS\n"}
+    assert bases(tmp_path, files, "app/cli.py", "app/thirdparty/melo/train.py") == [EVERYWHERE, NOWHERE]

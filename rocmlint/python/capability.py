@@ -51,6 +51,12 @@ _CAPABILITY_VALUES = Follow(
 # Below major 8 (`7`, `(7, 5)`, `75` as `sm`, `"sm_75"`) every GPU ROCm supports (major 9 or more) comes out
 # as a recent NVIDIA GPU, and what such a test gates (fp16, tensor cores) exists on AMD.
 _FIRST_RECENT_MAJOR = 8
+# The oldest major version a GPU ROCm supports reports (gfx9: MI100, MI250, MI300). An architecture of an older
+# major tested for equality (`sm == 80`, `cap in {(8, 0), (8, 6)}`, `"sm89"`) is never the GPU on ROCm: where the
+# test picks a branch itself (`if`, a conditional expression), every AMD GPU takes the one the other NVIDIA GPUs
+# take, so it cannot misfire there. Kept in a flag (`is_sm80 = cap == (8, 0)`) it may turn features off for
+# every GPU but one, AMD's included (tests skipped, bf16 refused): that is still reported.
+_FIRST_ROCM_MAJOR = 9
 _COMPARISONS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 # The version a text names: `90` of `"sm90"`/`"sm_90a"`/`"90"`, `8.9` of `"8.9"`.
 _TEXT_VERSION = re.compile(r"(\d+)(?:\.(\d+))?")
@@ -142,6 +148,8 @@ def arch_test(ctx: PythonContext, node: ast.Compare | ast.Subscript | ast.Call) 
 def _comparison_test(ctx: PythonContext, node: ast.Compare) -> ArchTest | None:
     for left, operator, right in ctx.semantic.comparison_pairs(node):
         if isinstance(operator, (ast.In, ast.NotIn)):
+            if isinstance(operator, ast.In) and _picks_without_amd(ctx, node, ctx.values.collection_elements(right)):
+                continue
             sources = capability_reads(ctx, left) if _names_recent_arch(ctx, right) else []
             if sources:
                 return ArchTest(node, tuple(sources))
@@ -156,6 +164,8 @@ def _comparison_test(ctx: PythonContext, node: ast.Compare) -> ArchTest | None:
         if is_none(threshold) or (major is not None and major < _FIRST_RECENT_MAJOR):
             continue
         if isinstance(operator, (ast.Eq, ast.NotEq)) and _read_back(ctx, threshold):
+            continue
+        if isinstance(operator, ast.Eq) and _picks_without_amd(ctx, node, [threshold]):
             continue
         return ArchTest(node, tuple(left_sources or right_sources))
     return None
@@ -186,6 +196,18 @@ def _lookup_test(ctx: PythonContext, node: ast.Subscript | ast.Call) -> ArchTest
         return None
     sources = capability_reads(ctx, key) if _names_recent_arch(ctx, table) else []
     return ArchTest(node, tuple(sources), lookup=True) if sources else None
+
+
+def _picks_without_amd(ctx: PythonContext, node: ast.Compare, architectures: list[ast.expr]) -> bool:
+    """`node` is (part of) the test of an `if` or a conditional expression, and each of `architectures` (the
+    written-out side of its equality or membership test) is a constant architecture of a major version no AMD GPU
+    reports (`80`, `(8, 9)`, `"sm_86"`)."""
+    condition = whole_condition(ctx, node)
+    chooser = ctx.parent(condition)
+    if not isinstance(chooser, (ast.If, ast.IfExp)) or chooser.test is not condition:
+        return False
+    majors = [threshold_major(ctx, architecture) for architecture in architectures]
+    return bool(majors) and all(major is not None and major < _FIRST_ROCM_MAJOR for major in majors)
 
 
 def _names_recent_arch(ctx: PythonContext, collection: ast.expr) -> bool:

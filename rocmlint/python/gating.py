@@ -68,6 +68,13 @@ _NVIDIA_METHODS = frozenset({"is_cuda"})
 # they are not gates.
 _SKIPS_ON_ROCM = re.compile(r"^skip(?:cuda|gpu)?if(?:rocm|hip)(?:multiprocess)?$")
 _RUNS_ONLY_ON_ROCM = re.compile(r"^(?:skip(?:cuda|gpu)?ifnot(?:rocm|hip)|skipunless(?:rocm|hip)|runonrocm|onlyrocm)$")
+# A requirement decorator named for NVIDIA's runtime (`requires_cuda`, `cuda_only`) whose ROCm counterpart is
+# imported beside it from the same module (`requires_rocm`): the pair says `cuda` means NVIDIA there, not "a GPU".
+_NVIDIA_REQUIREMENT = re.compile(
+    r"^(?P<head>(?:requires?|needs?|only|runs?_on|run_only_on)_)(?:cuda|nvidia)(?P<tail>_gpu|_device)?$"
+    r"|^(?:cuda|nvidia)(?P<only>_only)$"
+)
+_ROCM_WORDS = ("rocm", "hip", "amd")
 _TERMINATING_CALLS = frozenset(
     {"sys.exit", "exit", "quit", "os._exit", "os.abort", "pytest.skip", "pytest.exit", "pytest.fail"}
 )
@@ -83,6 +90,9 @@ _ENVIRONMENT_READS = frozenset({"os.getenv", "os.environ.get"})
 # What a build switch is compared with to ask whether it is set.
 _SWITCH_ON = frozenset({"1", "on", "true", "yes"})
 _PACKAGE_PROBES = frozenset({"importlib.util.find_spec", "pytest.importorskip"})
+_NVIDIA_PROGRAMS = frozenset(_VENDOR_PACKAGES["nvidia_only_programs"])
+# Runners that raise when the program is missing or fails (`subprocess.run` only with `check=True`).
+_RAISING_RUNNERS = frozenset({"subprocess.check_output", "subprocess.check_call"})
 # The keyword that switches what a decorator registers on or off (`@register_benchmark(enabled=...)`).
 _SWITCH_KEYWORDS = frozenset({"enabled", "enable"})
 _ORDERINGS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
@@ -102,9 +112,18 @@ _MAX_VARIABLE_NESTING = 16
 
 # Where the module as a whole can run (rocmlint/python/importers.py), asked when a branch first needs it.
 ModuleBase = Callable[[], Branch]
-# Whether a module of the project that imports this one may read its module-level name (ProjectIndex.read_elsewhere).
-ReadElsewhere = Callable[[str], bool]
 Condition = tuple[Vendor, bool]  # a test and whether the node sits where it is true
+
+
+class ReadElsewhere(Protocol):
+    """What the modules of the project that import this one do with its module-level names."""
+
+    def __call__(self, name: str) -> bool:
+        """Whether one of them may read `name` (ProjectIndex.read_elsewhere)."""
+
+    def only_off_rocm(self, name: str) -> bool:
+        """Whether some read `name` and every read of it there is in code that never runs on ROCm
+        (ProjectIndex.read_only_off_rocm)."""
 
 
 class CrossModuleResolver(Protocol):
@@ -119,6 +138,10 @@ class CrossModuleResolver(Protocol):
 
     def skip(self, qualified: str) -> Vendor | None:
         """Where a test decorated with it runs, when it is a vendor skip decorator (`GateAnalyzer.skip_decorator`)."""
+
+    def in_project(self, qualified: str) -> bool:
+        """Whether a module of the scanned tree defines it (`pkg.testing.requires_cuda` is the tree's
+        `pkg/testing.py`'s), rather than a library outside the tree."""
 
 
 @dataclass
@@ -554,12 +577,20 @@ class GateAnalyzer:
             return []
         uses = self.references.uses_of(function)
         if not uses:
-            return []
+            return [(Vendor(False, None), True)] if self._used_elsewhere_only_off_rocm(function) else []
         if any(function in self.semantic.ancestors(use) for use in uses):
             return []
         if all(self.branch(call).on_rocm is False for call in uses):
             return [(Vendor(False, None), True)]
         return []
+
+    def _used_elsewhere_only_off_rocm(self, function: FunctionNode) -> bool:
+        """A module-level def this file never uses, which the modules importing it only use in code that never
+        runs on ROCm: `prune_configs_by = {"perf_model": estimate_time} if torch.version.hip is None else {}` in
+        the module that imports `estimate_time`."""
+        if self.read_elsewhere is None or self.semantic.parent(function) is not self.semantic.module:
+            return False
+        return self.read_elsewhere.only_off_rocm(function.name)
 
     def _rocm_arm_follows(self, branch: ast.If) -> bool:
         """`if <cuda setup or override>: ... elif torch.version.hip: ...`: a later arm that only ROCm can
@@ -626,9 +657,27 @@ class GateAnalyzer:
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
             return [(vendor, True) for vendor in map(_package_vendor, _imported_modules(statement)) if vendor]
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-            vendor = self._package_probe(statement.value)
+            vendor = self._package_probe(statement.value) or self._program_probe(statement.value)
             return [(vendor, True)] if vendor is not None else []
         return []
+
+    def _program_probe(self, call: ast.Call) -> Vendor | None:
+        """`subprocess.check_output(["nvidia-smi", "-L"])` (or `check_call`, `run(..., check=True)`) as a statement of
+        its own raises unless an NVIDIA driver's program ran, so what follows runs only on NVIDIA. Not when its
+        output is kept (`out = check_output(...)`): the reads of `out` would follow the call, and the value would
+        count as only read where ROCm never gets, hiding the call itself."""
+        name = self.semantic.qualified_name(call.func) or ""
+        checked = name == "subprocess.run" and any(
+            keyword.arg == "check" and _literal_truth(keyword.value) is CONSTANT_TRUE for keyword in call.keywords
+        )
+        if not (checked or name in _RAISING_RUNNERS):
+            return None
+        command = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "args"), None)
+        if isinstance(command, (ast.List, ast.Tuple)):
+            command = command.elts[0] if command.elts else None
+        text = self.semantic.string_value(command) if command is not None else None
+        words = text.split() if text else []
+        return NVIDIA if words and words[0].rsplit("/", 1)[-1] in _NVIDIA_PROGRAMS else None
 
     def _package_probe(self, call: ast.Call) -> Vendor | None:
         """`importlib.util.find_spec("cutlass")` / `pytest.importorskip("cutlass")`: found only where the
@@ -754,7 +803,14 @@ class GateAnalyzer:
 
     def _bound_skip(self, binding: Binding, called: bool) -> Vendor | None:
         if binding.kind == "import" and binding.qualified:
-            return self._external_skip(binding.qualified, called)
+            found = self._external_skip(binding.qualified, called)
+            if (
+                found is not None
+                or self.resolve_external is None
+                or self.resolve_external.in_project(binding.qualified)
+            ):
+                return found  # a decorator of the tree is judged by what it does, not by its name
+            return _requirement_with_rocm_counterpart(binding)
         if binding.kind == "value" and not called and binding.single is not None:
             return _runs_where(self._skip_condition(binding.single))
         if binding.kind != "function" or not isinstance(binding.definition, FUNCTION_DEFS):
@@ -1191,6 +1247,23 @@ class GateAnalyzer:
                 if any((dotted_name(argument) or "") in _IMPORT_ERRORS for argument in argument_values(call)):
                     return True
         return False
+
+
+def _requirement_with_rocm_counterpart(binding: Binding) -> Vendor | None:
+    """An imported `requires_cuda` of a library outside the tree whose `requires_rocm` (or `_hip`, `_amd`) is
+    imported from the same module in the same scope: a test decorated with it runs only on NVIDIA GPUs (a
+    TVM-style `requires_cuda` asks for a CUDA device, which ROCm does not provide)."""
+    assert binding.qualified is not None
+    module, _, name = binding.qualified.rpartition(".")
+    match = _NVIDIA_REQUIREMENT.match(name)
+    if match is None or not module:
+        return None
+    counterparts = {
+        f"{match['head']}{word}{match['tail'] or ''}" if match["head"] else f"{word}{match['only']}"
+        for word in _ROCM_WORDS
+    }
+    imported = set(binding.scope.imports.values())
+    return NVIDIA if any(f"{module}.{counterpart}" in imported for counterpart in counterparts) else None
 
 
 def _is_parametrize(decorator: ast.AST) -> bool:

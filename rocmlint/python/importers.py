@@ -30,6 +30,11 @@ module of the tree that cannot be imported there, through any chain of such stat
 its base is narrowed to where those imports succeed. A test module that imports a CuTe DSL kernel module at module
 level is never collected on ROCm.
 
+A module in a vendored folder (`thirdparty/`, `third_party/`, `_vendor/`) is never an entry point: the vendored
+project's scripts, tests and training entry points are not the checked project's. One no chain of imports from the
+project's own entry points reaches never runs (the vendored project's absolute imports resolve from the vendored
+folder and from each project folder in it, as after the `sys.path.insert` such projects are loaded with).
+
 Not seen: modules loaded by a computed name (`import_module(f"pkg.models.{name}")`, a registry's strings)
 that are also imported from gated code of the product; such a module is taken as gated.
 """
@@ -49,7 +54,7 @@ from typing import TYPE_CHECKING
 from rocmlint.data import load
 from rocmlint.python.backend_families import computed_load_prefixes, family_bases, member_of
 from rocmlint.python.scopes import dotted_name
-from rocmlint.vendor import EVERYWHERE, Branch
+from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch
 
 if TYPE_CHECKING:
     from rocmlint.python.gating import GateAnalyzer
@@ -71,6 +76,11 @@ _MODULE_EXIT = re.compile(
 )
 _LOAD_CALL = re.compile(rb"(?:import_module|__import__)\(\s*[\"']([\w.]+)[\"']")
 _PACKAGE_SUFFIX = os.sep + "__init__.py"
+# Folders that hold copies of other projects (`thirdparty/melo/`, `third_party/`, `_vendor/`). A vendored project
+# puts itself on `sys.path` (`sys.path.insert(0, ".../thirdparty")`, then `from melo.api import TTS`), so its
+# absolute imports resolve from the folder and from each project folder in it; its own scripts, tests and training
+# entry points are not the checked project's, so a vendored module runs only if the project's code imports it.
+_VENDORED_FOLDERS = frozenset({"third_party", "thirdparty", "third-party", "3rdparty", "_vendor"})
 _SOURCE_FOLDER = "src"
 _LOAD_FUNCTIONS = frozenset({"import_module", "__import__"})
 _TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
@@ -104,6 +114,23 @@ class ModuleFinder:
         self._found: dict[tuple[tuple[str, ...], tuple[str, ...]], str | None] = {}
         self._roots: dict[tuple[str, str], tuple[str, ...]] = {}
         self._modules: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
+        self.vendored_roots, vendored_names = _vendored_roots(root, files)
+        self.names |= vendored_names
+        self._folders: frozenset[str] | None = None  # every folder of the tree, when first needed
+
+    def _holds(self, root: str, first: str) -> bool:
+        """`root` holds a module, a package or a namespace package (a folder without `__init__.py`: vendored
+        projects often have them) named `first`."""
+        if self.find([first], (root,)) is not None:
+            return True
+        if self._folders is None:
+            self._folders = frozenset(_folders_above(self.files, self.root))
+        return os.path.join(root, first) in self._folders
+
+    def vendored(self, path: str) -> bool:
+        """`path` sits in a vendored folder of the tree (`thirdparty/`, `third_party/`, `_vendor/`)."""
+        relative = os.path.relpath(path, self.root)
+        return any(part in _VENDORED_FOLDERS for part in relative.split(os.sep)[:-1])
 
     def package_root(self, folder: str) -> str:
         """The folder the top-level package of `folder`'s modules sits in (`folder` itself outside packages)."""
@@ -149,6 +176,8 @@ class ModuleFinder:
                 source_folder = os.path.join(self.root, _SOURCE_FOLDER)
                 if self.find([first], (source_folder,)) is not None:
                     places.append(source_folder)  # the src layout: the project's packages under src/
+            if not any(self.find([first], (place,)) is not None for place in places):
+                places.extend(root for root in self.vendored_roots if self._holds(root, first))
             self._roots[key] = tuple(dict.fromkeys(places))
         return self._roots[key]
 
@@ -226,7 +255,9 @@ class ImportIndex:
         self._statement_files.clear()  # only for building
 
     def is_entry(self, path: str) -> bool:
-        """Imported by no module of the tree, or run as `__main__`."""
+        """Imported by no module of the tree, or run as `__main__`; never a module of a vendored folder."""
+        if self.finder.vendored(path):
+            return False
         return not self.importers.get(path) or self._file_facts(path)[0]
 
     def importers_of(self, path: str) -> dict[str, bool]:
@@ -382,6 +413,34 @@ class ImportIndex:
             for level, module, names in imported
             for found in self.finder.imported_files(path, level, module, names)
         ]
+
+
+def _folders_above(files: Iterable[str], root: str) -> set[str]:
+    """Every folder between the files and `root`."""
+    folders: set[str] = set()
+    for path in files:
+        folder = os.path.dirname(path)
+        while len(folder) > len(root) and folder not in folders:
+            folders.add(folder)
+            folder = os.path.dirname(folder)
+    return folders
+
+
+def _vendored_roots(root: str, files: frozenset[str]) -> tuple[tuple[str, ...], frozenset[str]]:
+    """Each vendored folder of the tree and each folder directly in one (a vendored project's root), sorted; and
+    the names of the folders in those (namespace packages without `__init__.py` are importable from them)."""
+    roots: set[str] = set()
+    names: set[str] = set()
+    for path in files:
+        parts = os.path.relpath(path, root).split(os.sep)[:-1]
+        for depth, part in enumerate(parts):
+            if part in _VENDORED_FOLDERS:
+                roots.add(os.path.join(root, *parts[: depth + 1]))
+                if depth + 1 < len(parts):
+                    roots.add(os.path.join(root, *parts[: depth + 2]))
+                names.update(parts[depth + 1 : depth + 3])
+                break
+    return tuple(sorted(roots)), frozenset(names)
 
 
 def _absolute_module(match: re.Match[bytes]) -> bytes | None:
@@ -547,6 +606,8 @@ class ModuleReach:
             return required, rocm_files | nvidia_files | required_files
         imported, imported_files = self._reaches(path, _IMPORTED)
         files = rocm_files | nvidia_files | imported_files | required_files
+        if not imported and self.index.finder.vendored(path):
+            return NO_GPU, files  # a vendored module the project's code never imports: it never runs
         return _intersection(required, Branch(on_rocm, on_nvidia) if imported else EVERYWHERE), files
 
     def _reaches(self, start: str, vendor: str) -> Answer:
@@ -608,7 +669,9 @@ class ModuleReach:
         """Run as `__main__`, or imported by nothing at run time (its imports all under `if TYPE_CHECKING:`)."""
         if module not in self._entries:
             importers = self.index.importers_of(module)
-            if self.index.is_entry(module):
+            if self.index.finder.vendored(module):
+                self._entries[module] = (False, frozenset())
+            elif self.index.is_entry(module):
                 self._entries[module] = (True, frozenset())
             elif any(top_level and not self.index.may_exit(importer) for importer, top_level in importers.items()):
                 self._entries[module] = (False, frozenset())

@@ -65,11 +65,12 @@ class ProjectIndex:
         self._in_progress: set[SymbolKey] = set()
         self._modules: dict[tuple[tuple[str, ...], tuple[Path, ...]], Path | None] = {}
         self._module_data: dict[Path, bytes | None] = {}
-        self._analyzers: dict[tuple[Path, frozenset[str]], GateAnalyzer | None] = {}
+        self._analyzers: dict[tuple[Path, frozenset[str], Path | None], GateAnalyzer | None] = {}
         self._reaches: dict[tuple[str, frozenset[str]], ModuleReach] = {}
         # (importer, guards) -> imported -> the importer's import nodes of it
         self._import_sites: dict[tuple[str, frozenset[str]], dict[str, list[ast.AST]]] = {}
         self._read_elsewhere: dict[tuple[str, str], bool] = {}  # (module, name): an importer may read it
+        self._read_off_rocm: dict[tuple[str, str], bool] = {}  # (module, name): importers read it only off ROCm
 
     def note_files(self, paths: Iterable[str]) -> None:
         """Other files a result was computed from (the C++ project model's); only a recorder keeps them."""
@@ -104,6 +105,35 @@ class ProjectIndex:
         if key not in self._read_elsewhere:
             self._read_elsewhere[key] = any(self._may_read(Path(importer), name) for importer in importers)
         return self._read_elsewhere[key]
+
+    def read_only_off_rocm(self, index: ImportIndex, path: str, name: str) -> bool:
+        """Whether some module of `index` importing the module at `path` reads its module-level `name`, and every
+        module that may read it does so only in code that never runs on ROCm, by that module's own gates (a use
+        under `if torch.version.hip is None:`, the NVIDIA arm of a conditional expression). A module that may
+        read it without a visible read (a re-export, a star import) decides nothing: False."""
+        module = os.path.abspath(path)
+        importers = sorted(index.importers_of(module))
+        self.note_files(importers)
+        key = (module, name)
+        if key not in self._read_off_rocm:
+            readers = [Path(importer) for importer in importers if self._may_read(Path(importer), name)]
+            root = Path(index.root)
+            self._read_off_rocm[key] = bool(readers) and all(
+                self._reads_off_rocm(reader, name, root) for reader in readers
+            )
+        return self._read_off_rocm[key]
+
+    def _reads_off_rocm(self, importer: Path, name: str, root: Path) -> bool:
+        """Every read of `name` in `importer` is off ROCm, by its gates, with the project's own modules (found from
+        `root` too: a script outside the packages imports them as installed) resolved."""
+        data = self._data(importer)
+        if data is None or _STAR_IMPORT.search(data) is not None:
+            return False
+        analyzer = self._analyzer(importer, data, self.rocm_guards, root)
+        if analyzer is None:
+            return False
+        reads = [*analyzer.references.reads(name), *analyzer.references.attributes(name)]
+        return bool(reads) and all(analyzer.branch(read).on_rocm is False for read in reads)
 
     def _may_read(self, importer: Path, name: str) -> bool:
         """The importer imports `name` from somewhere (`from m import name`, a re-export), star-imports, reads
@@ -176,6 +206,11 @@ class ProjectIndex:
         found = self._resolve(qualified, roots, rocm_guards, "strings")
         return None if isinstance(found, Vendor) else found
 
+    def in_project(self, qualified: str, roots: list[Path]) -> bool:
+        """Whether a module of the tree (found from `roots`) defines the dotted name `qualified`."""
+        parts = qualified.removesuffix("()").split(".")
+        return any(self._find_module(tuple(parts[:split]), tuple(roots)) for split in range(len(parts) - 1, 0, -1))
+
     def _resolve(
         self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None, question: SymbolQuestion
     ) -> Vendor | VendorStrings | None:
@@ -232,12 +267,14 @@ class ProjectIndex:
             self._module_data[module_file] = read_small_file(str(module_file))
         return self._module_data[module_file]
 
-    def _analyzer(self, module_file: Path, data: bytes, guards: frozenset[str]) -> GateAnalyzer | None:
+    def _analyzer(
+        self, module_file: Path, data: bytes, guards: frozenset[str], project_root: Path | None = None
+    ) -> GateAnalyzer | None:
         """The gate analysis of a neighbour module, parsed once per run however many names are asked of it."""
         # Imported here: gating imports this module's resolver type.
         from rocmlint.python.gating import GateAnalyzer
 
-        key = (module_file, guards)
+        key = (module_file, guards, project_root)
         if key not in self._analyzers:
             self._analyzers[key] = None
             try:
@@ -250,7 +287,8 @@ class ProjectIndex:
             package, _ = package_of(str(module_file))
             semantic = Semantic(module, package, text)
             walk(module, semantic.parents, {}, semantic.mentions)
-            self._analyzers[key] = GateAnalyzer(semantic, guards, self.resolver_for(str(module_file), guards))
+            resolver = self.resolver_for(str(module_file), guards, project_root)
+            self._analyzers[key] = GateAnalyzer(semantic, guards, resolver)
         return self._analyzers[key]
 
 
@@ -270,6 +308,9 @@ class ProjectResolver:
 
     def skip(self, qualified: str) -> Vendor | None:
         return self.index.resolve_skip(qualified, list(self.roots), self.guards)
+
+    def in_project(self, qualified: str) -> bool:
+        return self.index.in_project(qualified, list(self.roots))
 
 
 def _parse(text: str) -> ast.Module | None:
