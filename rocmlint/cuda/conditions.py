@@ -836,3 +836,38 @@ __all__ = [
     "is_version_test",
     "with_alternatives",
 ]
+
+
+# What an arm holds when it is only there to satisfy the compiler: a trap (`assert(false)`, `__trap()`), then
+# at most a dummy `return` and `(void)` casts of the parameters.
+_TRAP = r"(?:assert\s*\(\s*(?:false|0)\s*\)|__trap\s*\(\s*\)|__builtin_trap\s*\(\s*\)|abort\s*\(\s*\))\s*;"
+_FILLER = r"(?:return\b[^;{}]*;|\(\s*void\s*\)\s*\w+\s*;)"
+_TRAP_ONLY = re.compile(rf"\s*(?:{_FILLER}\s*)*{_TRAP}\s*(?:(?:{_TRAP}|{_FILLER})\s*)*")
+
+
+def arch_arm_rocm_needs(chains: Chains, ctx: CudaContext, offset: int) -> Directive | None:
+    """The `#if`/`#elif` comparing `__CUDA_ARCH__` whose arm holds `offset` directly (no `#if` of its own in
+    between), when that comparison is all that keeps ROCm out of it (HIP-Clang leaves `__CUDA_ARCH__` undefined:
+    ROC207) and the chain's `#else`, which ROCm takes instead, only traps (llama.cpp's `#if __CUDA_ARCH__ >=
+    MIN_CC_DP4A` dot products, `#else assert(false); return 0.0f;`): the arm is the only implementation a ROCm
+    port has, so it will be opened to ROCm and what it holds matters there. None otherwise."""
+    open_arms: list[Directive] = []
+    for directive in ctx.preprocessor.directives:
+        if directive.start_byte >= offset:
+            break
+        if directive.kind in _OPENERS:
+            open_arms.append(directive)
+        elif directive.kind in _ARMS and open_arms:
+            open_arms[-1] = directive
+        elif directive.kind == "endif" and open_arms:
+            open_arms.pop()
+    if not open_arms or open_arms[-1].kind == "else" or not compares_cuda_arch(open_arms[-1].condition):
+        return None
+    arm = open_arms[-1]
+    opener = chains.opener(arm)
+    if ctx.is_rocm_gated(ByteSpan(opener, opener)) or chains.names_rocm(arm, ctx):
+        return None  # an outer gate keeps ROCm out as well, or the chain decides for ROCm on purpose
+    fallback = chains.arms_of(arm)[-1]
+    if fallback.kind != "else" or _TRAP_ONLY.fullmatch(arm_text(fallback, ctx)) is None:
+        return None
+    return arm

@@ -603,15 +603,25 @@ class CudaContext:
         return [] if arguments is None else [a for a in arguments.named_children if a.type != "comment"]
 
     # --- reporting ------------------------------------------------------------------------------------
-    def report(self, span: Span, message: str, *, fix: Fix | None = None, severity: Severity | None = None) -> bool:
+    def report(
+        self,
+        span: Span,
+        message: str,
+        *,
+        fix: Fix | None = None,
+        severity: Severity | None = None,
+        arm_to_open: bool = False,
+    ) -> bool:
         """Report `span` for the running rule unless a ROCm build never compiles it.
 
-        A fix is dropped inside regions tree-sitter could not parse: the tokens there are clear enough to
-        report, not to rewrite. Returns True when the diagnostic was emitted.
+        `arm_to_open`: the rule found that the `#if` keeping ROCm out of `span` is one a ROCm port has to open
+        (`conditions.arch_arm_rocm_needs`), so that gate does not count. A fix is dropped inside regions
+        tree-sitter could not parse: the tokens there are clear enough to report, not to rewrite. Returns True
+        when the diagnostic was emitted.
         """
         rule = self.rule
         assert rule is not None, "report() called outside a rule callback"
-        if not rule.reports_gated and self._unused_on_rocm(span):
+        if not rule.reports_gated and self._unused_on_rocm(span, gate_counts=not arm_to_open):
             self._note_gated(span, rule)
             return False
         if fix is not None and self.in_error(span):
@@ -652,9 +662,12 @@ class CudaContext:
         )
         return False
 
-    def _unused_on_rocm(self, span: Span) -> bool:
+    def _unused_on_rocm(self, span: Span, *, gate_counts: bool = True) -> bool:
         """Whether a ROCm build never compiles `span` (gated out, or a name the project remaps for ROCm), or
-        computes from it only a value nothing ROCm compiles reads: nothing there can go wrong on ROCm."""
+        computes from it only a value nothing ROCm compiles reads: nothing there can go wrong on ROCm. Without
+        `gate_counts` the arm holding `span` is taken as one ROCm compiles: only a project remap counts."""
+        if not gate_counts:
+            return self.project_alias(span) is not None
         return self.is_rocm_gated(span) or self.project_alias(span) is not None or self.feeds_only_rocm_gated(span)
 
     def _note_gated(self, span: Span, rule: type[Rule]) -> None:
