@@ -282,7 +282,7 @@ def test_an_architecture_arm_whose_else_only_traps_is_the_arm_rocm_needs():
         ctx = context(
             f"__device__ int f(int a) {{\n#if {condition}\n  return __dp4a(a, a, 0);\n#else\n{fallback}\n#endif\n}}\n"
         )
-        return arch_arm_rocm_needs(Chains(ctx), ctx, ctx.content.index(b"__dp4a")) is not None
+        return arch_arm_rocm_needs(ctx, ctx.content.index(b"__dp4a")) is not None
 
     assert needed("  assert(false);\n  return 0;  // only to satisfy the compiler")
     assert needed("  (void) a;\n  __trap();")

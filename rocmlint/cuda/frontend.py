@@ -163,7 +163,8 @@ class CudaContext:
         self._tree = tree
         self.preprocessor = preprocessor
         self.options = options
-        self.content = source.data[source.bom_length :]  # what tree-sitter parsed; offsets are into this
+        # What tree-sitter parsed; offsets are into this. A Jinja template's tags are blanked (see `without_jinja`).
+        self.content, self.is_template = without_jinja(source.data[source.bom_length :])
         self.portable_macros = PORTABLE_MACROS | frozenset(options.portable_macros)
         self.rule: type[Rule] | None = None
         self.diagnostics: list[Diagnostic] = []
@@ -624,8 +625,8 @@ class CudaContext:
         if not rule.reports_gated and self._unused_on_rocm(span, gate_counts=not arm_to_open):
             self._note_gated(span, rule)
             return False
-        if fix is not None and self.in_error(span):
-            fix = None
+        if fix is not None and (self.is_template or self.in_error(span)):
+            fix = None  # a template's edits would be computed from its blanked tags
         base = self.source.bom_length
         start = self.source.location_of_byte(base + span.start_byte)
         end = self.source.location_of_byte(base + span.end_byte)
@@ -856,6 +857,27 @@ def _blank_raw_string(match: re.Match[str]) -> str:
     return (
         whole[: start - base] + _ASCII_BUT_LINE_BREAK.sub(" ", whole[start - base : end - base]) + whole[end - base :]
     )
+
+
+# A Jinja statement tag (`{% if not dense %}`, `{%- for arg in args %}`): C++ never spells `{%`, so a file holding
+# one is a template a code generator renders (FBGEMM's `codegen/*.cu`), checked as the C++ it mostly is.
+_JINJA_STATEMENT = re.compile(rb"\{%-?\s*(?:if|for|set|macro|call|filter|block|include|import|from|raw|with)\b")
+_JINJA_TAG = re.compile(rb"\{%.*?%\}|\{#.*?#\}|\{\{.*?\}\}", re.DOTALL)
+
+
+def without_jinja(content: bytes) -> tuple[bytes, bool]:
+    """`content` with its Jinja tags blanked, byte for byte and line for line, and whether it is a template: a
+    statement or comment tag becomes spaces, an expression (`{{ optimizer }}`) underscores, so that
+    `split_embedding{{ suffix }}_kernel<{{ kMaxVecsPerThread }}>` parses as one identifier with a template argument.
+    Every arm of a `{% if %}` stays: the C++ of all renderings, read at once."""
+    if _JINJA_STATEMENT.search(content) is None:
+        return content, False
+
+    def blank(match: re.Match[bytes]) -> bytes:
+        fill = b"_" if match.group(0).startswith(b"{{") else b" "
+        return bytes(byte if byte == 0x0A else fill[0] for byte in match.group(0))
+
+    return _JINJA_TAG.sub(blank, content), True
 
 
 def parse(content: bytes) -> tree_sitter.Tree:
