@@ -90,22 +90,26 @@ class Cutlass(Rule):
 
     def _brought_in(self, include: Include, ctx: CudaContext) -> None:
         """A project header whose own includes (or its headers') bring in CUTLASS or CuTe: the ROCm build stops at
-        this `#include`, which stands for the file's namespace uses; a file that includes the library itself is
-        reported there instead."""
+        this `#include`, which stands for the file's namespace uses (one diagnostic for both libraries); a file
+        that includes a library itself is reported there instead."""
+        brought: dict[str, tuple[str, str]] = {}  # library -> its first header reached, and where
         for header, where in ctx.options.project.includes_through.get((include.header, include.system), ()):
             match = CUTLASS_HEADER.search(header)
-            if match is None or match.group(1) in self._reported:
-                continue
-            library = match.group(1)
-            if any(_is_open(other, library, ctx) for other in ctx.preprocessor.includes):
-                continue
-            if ctx.report(
-                include,
-                f"`{include.header}` brings in {_LIBRARY[library]} (`{header}`, {where}): CUTLASS/CuTe "
-                "have no ROCm build; give ROCm a Composable Kernel/hipBLASLt path and keep this include behind "
-                "`#ifndef USE_ROCM`",
-            ):
-                self._reported.add(library)
+            if match is not None and match.group(1) not in self._reported:
+                brought.setdefault(match.group(1), (header, where))
+        libraries = [
+            lib for lib in brought if not any(_is_open(other, lib, ctx) for other in ctx.preprocessor.includes)
+        ]
+        if not libraries:
+            return
+        header, where = brought[libraries[0]]
+        names = " and ".join(_LIBRARY[library] for library in libraries)
+        if ctx.report(
+            include,
+            f"`{include.header}` brings in {names} (`{header}`, {where}): CUTLASS/CuTe have no ROCm build; give ROCm "
+            "a Composable Kernel/hipBLASLt path and keep this include behind `#ifndef USE_ROCM`",
+        ):
+            self._reported.update(libraries)
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
         """A namespace use spells its library as a whole word; one its header already reported is done."""

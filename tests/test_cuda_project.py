@@ -1833,3 +1833,13 @@ def test_an_include_of_a_project_header_that_brings_in_cutlass_is_where_rocm_sto
     assert reported("fwd.cu") == [(2, "`autogen/cutlassF.h`")]
     assert reported("gated.cu") == []
     assert reported("own.cu") == [(2, "`cutlass/numeric_types.h`")]
+
+
+def test_a_project_header_bringing_in_cutlass_and_cute_is_one_diagnostic(tmp_path):
+    """flash-attention's `utils.h` includes both CuTe and CUTLASS: a file getting them through it is told once."""
+    utils = "#pragma once\n#include <cute/tensor.hpp>\n#include <cutlass/array.h>\n"
+    root = write_tree(
+        tmp_path, {"utils.h": utils, "k.cu": '#include "utils.h"\nvoid f() { cute::Tensor t; cutlass::half_t h; }\n'}
+    )
+    found = Engine().check_path(root / "k.cu", Settings(root=root, select=("ROC206",))).diagnostics
+    assert [(d.location.line, "CuTe and CUTLASS" in d.message) for d in found] == [(1, True)]
