@@ -19,7 +19,8 @@ class Cutlass(Rule):
     ## What it does
     Flags CUTLASS and CuTe in code a ROCm build compiles: the first `#include` of a `cutlass/...` or
     `cute/...` header in a file, or, in a file that gets the library through other headers, the first
-    use of the `cutlass::`/`cute::` namespace.
+    `#include` of a project header that brings it in (the project model follows the includes), else the
+    first use of the `cutlass::`/`cute::` namespace.
 
     ## Why is this bad on ROCm?
     CUTLASS and CuTe are NVIDIA-only template libraries built on PTX (`mma.sync`, `ldmatrix`,
@@ -72,7 +73,10 @@ class Cutlass(Rule):
 
     def visit_include(self, include: Include, ctx: CudaContext) -> None:
         match = CUTLASS_HEADER.search(include.header)
-        if match is None or match.group(1) in self._reported:
+        if match is None:
+            self._brought_in(include, ctx)
+            return
+        if match.group(1) in self._reported:
             return
         library = match.group(1)
         more = sum(1 for other in ctx.preprocessor.includes if other is not include and _is_open(other, library, ctx))
@@ -83,6 +87,29 @@ class Cutlass(Rule):
             "give ROCm a Composable Kernel/hipBLASLt path and keep the CUTLASS code behind `#ifndef USE_ROCM`",
         ):
             self._reported.add(library)
+
+    def _brought_in(self, include: Include, ctx: CudaContext) -> None:
+        """A project header whose own includes (or its headers') bring in CUTLASS or CuTe: the ROCm build stops at
+        this `#include`, which stands for the file's namespace uses (one diagnostic for both libraries); a file
+        that includes a library itself is reported there instead."""
+        brought: dict[str, tuple[str, str]] = {}  # library -> its first header reached, and where
+        for header, where in ctx.options.project.includes_through.get((include.header, include.system), ()):
+            match = CUTLASS_HEADER.search(header)
+            if match is not None and match.group(1) not in self._reported:
+                brought.setdefault(match.group(1), (header, where))
+        libraries = [
+            lib for lib in brought if not any(_is_open(other, lib, ctx) for other in ctx.preprocessor.includes)
+        ]
+        if not libraries:
+            return
+        header, where = brought[libraries[0]]
+        names = " and ".join(_LIBRARY[library] for library in libraries)
+        if ctx.report(
+            include,
+            f"`{include.header}` brings in {names} (`{header}`, {where}): CUTLASS/CuTe have no ROCm build; give ROCm "
+            "a Composable Kernel/hipBLASLt path and keep this include behind `#ifndef USE_ROCM`",
+        ):
+            self._reported.update(libraries)
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
         """A namespace use spells its library as a whole word; one its header already reported is done."""

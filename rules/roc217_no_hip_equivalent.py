@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rocmlint.cuda.conditions import arch_arm_rocm_needs
 from rocmlint.cuda.frontend import Anchors, CudaContext, Directive, Include, Node
 from rocmlint.cuda.hip_gaps import UNDECLARED_INTRINSICS, is_libcudacxx_header
 from rocmlint.cuda.hip_gaps import no_hip_equivalents as _tables
@@ -10,6 +11,12 @@ from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
 _Span = Node | Include | Directive
+# The rule's triggers: names HIP lacks or their prefixes (`_rd` of `__fadd_rd`), `<<<` of a device-side launch.
+_TRIGGER_WORDS = (
+    "cuda CUresult CUdevice CUtensorMap cublas cusparse cusolver curand cufft nvrtc mma.h wmma pipeline barrier "
+    "memcpy_async cooperative_groups cluster <<< _rd _ru _rz __st __ld __pm __brkpt __prof_trigger"
+)
+_INTRINSICS = frozenset(name.decode() for name in UNDECLARED_INTRINSICS)
 _DYNAMIC_PARALLELISM = "launching a kernel from device code (dynamic parallelism) is not supported by HIP"
 
 
@@ -24,6 +31,7 @@ class NoHipEquivalent(Rule):
     SIMD family, `__dp4a`, `__trap`; `__syncwarp`, declared by recent ROCm only, is a warning). A function, typedef, enum or struct the code defines under
     such a name (a project's own ROCm stub) is a definition, not a use, and is not flagged; nor is a variable
     or parameter the code declares under one (`GaussClusterable *this_cluster` in CPU clustering code).
+    So is such an intrinsic in a `#if __CUDA_ARCH__ >= N` arm whose `#else` (ROCm's) only traps: a port opens it.
     Includes of libcu++ headers (`<cuda/barrier>`, `<cuda/pipeline>`) are ROC205's: a library header ROCm does
     not ship; the uses of their APIs are this rule's.
 
@@ -67,35 +75,7 @@ class NoHipEquivalent(Rule):
     fix_availability = FixAvailability.NONE
     language = "cuda"
     # Runtime/driver names need `cuda.h`/`cuda_runtime.h` (or carry `cuda`); the rest are spelled here.
-    triggers = (
-        b"cuda",
-        b"CUresult",
-        b"CUdevice",
-        b"CUtensorMap",
-        b"cublas",
-        b"cusparse",
-        b"cusolver",
-        b"curand",
-        b"cufft",
-        b"nvrtc",
-        b"mma.h",
-        b"wmma",
-        b"pipeline",
-        b"barrier",
-        b"memcpy_async",
-        b"cooperative_groups",
-        b"cluster",
-        b"<<<",
-        b"_rd",
-        b"_ru",
-        b"_rz",
-        b"__st",
-        b"__ld",
-        b"__pm",
-        b"__brkpt",
-        b"__prof_trigger",
-        *UNDECLARED_INTRINSICS,
-    )
+    triggers = (*(word.encode() for word in _TRIGGER_WORDS.split()), *UNDECLARED_INTRINSICS)
 
     def __init__(self) -> None:
         # One diagnostic per line, and per function for a namespace-wide feature: a WMMA kernel names
@@ -160,7 +140,12 @@ class NoHipEquivalent(Rule):
         if reason is None or is_own_name(node, ctx) or defines_function(ctx, name):
             return  # not an API HIP lacks, or the project's own (a ROCm stub, a variable, its own `__dp4a`)
         severity = Severity.WARNING if name in tables.declared_since else None  # only older ROCm lacks it
-        self._report(ctx, node, node.start_point[0] + 1, f"`{name}`: {reason}", severity)
+        message, line = f"`{name}`: {reason}", node.start_point[0] + 1
+        opened = arch_arm_rocm_needs(ctx, node.start_byte) if name in _INTRINSICS and ctx.is_rocm_gated(node) else None
+        if opened is None:
+            self._report(ctx, node, line, message, severity)
+        elif line not in self._seen and ctx.report(node, f"{message} ({opened})", severity=severity, arm_to_open=True):
+            self._seen.add(line)  # ROCm skips it, but a ROCm port has to open the arm
 
     def visit_kernel_call_syntax(self, node: Node, ctx: CudaContext) -> None:
         if ctx.is_device_code(node):
@@ -281,6 +266,22 @@ NoHipEquivalent.valid += (
     ),
 )
 NoHipEquivalent.invalid = (
+    # ROCm skips the `__CUDA_ARCH__` arm for an `#else` that only traps: the port opens it (ROC207) and fails here.
+    Invalid(
+        """
+        __device__ float vec_dot(int v, int u, float d) {
+        #if __CUDA_ARCH__ >= 610
+          const int vi = __vsubss4(v, 0x04040404);
+          return d * __dp4a(vi, u, 0);
+        #else
+          assert(false);
+          return 0.0f;  // only to satisfy the compiler
+        #endif
+        }
+        """,
+        expect=("3:18-3:27", "4:14-4:20"),
+        message="its `#else` only traps",
+    ),
     # Device intrinsics HIP's headers do not declare (llama.cpp's q8 dot products before its HIP port).
     Invalid(
         """

@@ -164,6 +164,7 @@ class FuncAttributeKernelPtr(Rule):
 
 
 def _message(name: str, kernel: str) -> str:
+    kernel = " ".join(kernel.split())  # one line, however the argument was wrapped
     return (
         f"`{name}` is given the typed kernel `{kernel}`; HIP's `{name.replace('cuda', 'hip')}` takes `const void*` "
         f"only, so pass `reinterpret_cast<const void*>({kernel})`"
@@ -255,6 +256,19 @@ FuncAttributeKernelPtr.valid = (
     ),
 )
 FuncAttributeKernelPtr.invalid = (
+    # A Jinja template (FBGEMM's `codegen/*.cu`) is checked with its tags blanked, and never fixed.
+    Invalid(
+        """
+        void backward_{{ optimizer }}(int smem) {
+          cudaFuncSetAttribute(backward_{{ optimizer }}_kernel<
+              {% if not dense %}emb_t{% else %}scalar_t{% endif %}, {{ kMaxVecsPerThread }}>,
+              cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        }
+        """,
+        expect=("2:3-3:85",),
+        message="`backward_________________kernel< emb_t scalar_t , _______________________>`",
+        no_fix=True,
+    ),
     Invalid(
         """
         template <typename TilingConfig, typename OutputDataType>

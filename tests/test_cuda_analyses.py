@@ -11,7 +11,14 @@ import pytest
 from test_cuda_values import context, node_at
 
 from rocmlint.cuda import device_query, masks
-from rocmlint.cuda.conditions import Chains, arm_outcomes_agree, chains_around, holds_only_pragmas, is_version_test
+from rocmlint.cuda.conditions import (
+    Chains,
+    arch_arm_rocm_needs,
+    arm_outcomes_agree,
+    chains_around,
+    holds_only_pragmas,
+    is_version_test,
+)
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node
 from rocmlint.cuda.hip_gaps import asm_template, macro_asm_template, only_lacking_on_hip, ptx_in
 
@@ -265,3 +272,19 @@ def test_copies_into_32_bits_follows_the_stored_mask_one_step() -> None:
     ]
     second = node_at(ctx, "__ballot(x[lane] > 0.f)", "call_expression")
     assert [ctx.text(c) for _, c in masks.copies_into_32_bits(second, ctx)] == ["other = again"]
+
+
+def test_an_architecture_arm_whose_else_only_traps_is_the_arm_rocm_needs():
+    """`conditions.arch_arm_rocm_needs`: the `__CUDA_ARCH__` arm holding the offset, when its `#else` only traps
+    (llama.cpp's dot products); not when the `#else` computes, nor when the chain tests a ROCm macro."""
+
+    def needed(fallback: str, condition: str = "__CUDA_ARCH__ >= 610") -> bool:
+        ctx = context(
+            f"__device__ int f(int a) {{\n#if {condition}\n  return __dp4a(a, a, 0);\n#else\n{fallback}\n#endif\n}}\n"
+        )
+        return arch_arm_rocm_needs(ctx, ctx.content.index(b"__dp4a")) is not None
+
+    assert needed("  assert(false);\n  return 0;  // only to satisfy the compiler")
+    assert needed("  (void) a;\n  __trap();")
+    assert not needed("  return a * a;")
+    assert not needed("  assert(false);\n  return 0;", "__CUDA_ARCH__ >= 610 && !defined(USE_ROCM)")

@@ -11,7 +11,7 @@ from rocmlint.rules.roc224_nanosleep import Nanosleep
 from snippets import parse
 
 from rocmlint.config import Settings
-from rocmlint.cuda.frontend import CudaContext, CudaOptions, Node, check_cuda
+from rocmlint.cuda.frontend import CudaContext, CudaOptions, Node, check_cuda, without_jinja
 from rocmlint.diagnostics import Severity
 from rocmlint.engine import Engine, FileReport
 from rocmlint.python.embedded import find_embedded_cuda
@@ -272,3 +272,17 @@ def test_each_jit_entry_point(settings, call):
 def test_not_checked_or_suppressed(settings, call):
     code = f"import cupy as cp\nn = 1\nk = {call}\n"
     assert found(check(settings, code, "jit.py")) == []
+
+
+def test_a_jinja_template_is_parsed_with_its_tags_blanked_byte_for_byte():
+    """FBGEMM's `codegen/*.cu` are Jinja templates: statement and comment tags become spaces, expressions
+    underscores (joining the identifier they sit in), line breaks stay; C++ with `{{` (an aggregate) is untouched."""
+    template = b"{# generated #}\nvoid f{{ suffix }}() {\n{% if dense %}\n  g<{{ n }}>();\n{% endif %}\n}\n"
+    blanked, is_template = without_jinja(template)
+    assert is_template
+    assert len(blanked) == len(template) and blanked.count(b"\n") == template.count(b"\n")
+    assert blanked.split(b"\n")[1] == b"void f____________() {"
+    assert blanked.split(b"\n")[3] == b"  g<_______>();"
+    assert blanked.split(b"\n")[2].strip() == b""
+    aggregate = b"int m[2][2] = {{1, 2}, {3, 4}};\n"
+    assert without_jinja(aggregate) == (aggregate, False)

@@ -1804,3 +1804,42 @@ def test_a_variable_set_on_only_for_the_nvidia_platform_is_off_on_rocm(tmp_path)
         ("ENABLE_HIP", "rocm"),
     }
     assert _codes(root, "solver.h") == []
+
+
+def test_an_include_of_a_project_header_that_brings_in_cutlass_is_where_rocm_stops(tmp_path):
+    """xformers' `attention_forward_generic.cu` gets CUTLASS through `autogen/cutlassF.h` -> `kernel_forward.h`: the
+    project model follows the includes to the library's header, so ROC206 reports that `#include` (not the file's
+    first `cutlass::` use); a ROCm-gated include, or a file including the library itself, is reported as before."""
+    kernel = "#pragma once\n#include <cutlass/cutlass.h>\ntemplate <typename T> struct AttentionKernel {};\n"
+    generated = '#pragma once\n#include "../kernel_forward.h"\n'
+    source = '#include <cmath>\n#include "autogen/cutlassF.h"\nvoid run() { AttentionKernel<cutlass::half_t> k; }\n'
+    gated = '#ifndef USE_ROCM\n#include "autogen/cutlassF.h"\n#endif\nint other() { return 0; }\n'
+    own = '#include "kernel_forward.h"\n#include <cutlass/numeric_types.h>\nusing T = cutlass::half_t;\n'
+    root = write_tree(
+        tmp_path,
+        {
+            "kernel_forward.h": kernel,
+            "autogen/cutlassF.h": generated,
+            "fwd.cu": source,
+            "gated.cu": gated,
+            "own.cu": own,
+        },
+    )
+
+    def reported(name: str) -> list[tuple[int, str]]:
+        found = Engine().check_path(root / name, Settings(root=root, select=("ROC206",))).diagnostics
+        return [(d.location.line, d.message.split(" ")[0]) for d in found]
+
+    assert reported("fwd.cu") == [(2, "`autogen/cutlassF.h`")]
+    assert reported("gated.cu") == []
+    assert reported("own.cu") == [(2, "`cutlass/numeric_types.h`")]
+
+
+def test_a_project_header_bringing_in_cutlass_and_cute_is_one_diagnostic(tmp_path):
+    """flash-attention's `utils.h` includes both CuTe and CUTLASS: a file getting them through it is told once."""
+    utils = "#pragma once\n#include <cute/tensor.hpp>\n#include <cutlass/array.h>\n"
+    root = write_tree(
+        tmp_path, {"utils.h": utils, "k.cu": '#include "utils.h"\nvoid f() { cute::Tensor t; cutlass::half_t h; }\n'}
+    )
+    found = Engine().check_path(root / "k.cu", Settings(root=root, select=("ROC206",))).diagnostics
+    assert [(d.location.line, "CuTe and CUTLASS" in d.message) for d in found] == [(1, True)]

@@ -836,3 +836,50 @@ __all__ = [
     "is_version_test",
     "with_alternatives",
 ]
+
+
+# What an arm holds when it is only there to satisfy the compiler: a trap (`assert(false)`, `__trap()`), then
+# at most a dummy `return` and `(void)` casts of the parameters.
+_TRAP = r"(?:assert\s*\(\s*(?:false|0)\s*\)|__trap\s*\(\s*\)|__builtin_trap\s*\(\s*\)|abort\s*\(\s*\))\s*;"
+_FILLER = r"(?:return\b[^;{}]*;|\(\s*void\s*\)\s*\w+\s*;)"
+_TRAP_ONLY = re.compile(rf"\s*(?:{_FILLER}\s*)*{_TRAP}\s*(?:(?:{_TRAP}|{_FILLER})\s*)*")
+
+
+def arch_arm_rocm_needs(ctx: CudaContext, offset: int) -> str | None:
+    """Why ROCm will compile `offset` after all, when a `#if`/`#elif` comparing `__CUDA_ARCH__` opens the arm holding
+    it (no `#if` of its own in between), that comparison is all that keeps ROCm out (HIP-Clang leaves
+    `__CUDA_ARCH__` undefined: ROC207; no arm of the chain tests a ROCm macro) and the chain's `#else`, which ROCm
+    takes instead, only traps (llama.cpp's `#if __CUDA_ARCH__ >= MIN_CC_DP4A` dot products, `#else assert(false);
+    return 0.0f;`): the arm is the only implementation a ROCm port has, so it will open it. None otherwise."""
+    chains: list[list[Directive]] = []  # the arms of each chain open at `offset`, then of the innermost one's rest
+    depth = 0
+    for directive in ctx.preprocessor.directives:
+        if directive.start_byte < offset:
+            if directive.kind in _OPENERS:
+                chains.append([directive])
+            elif directive.kind in _ARMS and chains:
+                chains[-1].append(directive)
+            elif directive.kind == "endif" and chains:
+                chains.pop()
+            continue
+        if not chains:
+            return None
+        depth += 1 if directive.kind in _OPENERS else -1 if directive.kind == "endif" else 0
+        if depth < 0:
+            break
+        if depth == 0 and directive.kind in _ARMS:
+            chains[-1].append(directive)
+    if not chains:
+        return None
+    arms = chains[-1]
+    arm = next(a for a in reversed(arms) if a.start_byte < offset)
+    if arm.kind == "else" or not compares_cuda_arch(arm.condition) or arms[-1].kind != "else":
+        return None
+    if ctx.is_rocm_gated(ByteSpan(arms[0].start_byte, arms[0].start_byte)) or any(
+        is_rocm_macro(name, ctx) for member in arms for name in names_in(member.condition)
+    ):
+        return None  # an outer gate keeps ROCm out as well, or the chain decides for ROCm on purpose
+    if _TRAP_ONLY.fullmatch(arm_text(arms[-1], ctx)) is None:
+        return None
+    line = ctx.source.location_of_byte(ctx.source.bom_length + arm.start_byte).line
+    return f"this `#if {arm.condition}` arm, line {line}, is all ROCm can run: its `#else` only traps, so a ROCm port opens it"

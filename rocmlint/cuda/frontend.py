@@ -163,7 +163,8 @@ class CudaContext:
         self._tree = tree
         self.preprocessor = preprocessor
         self.options = options
-        self.content = source.data[source.bom_length :]  # what tree-sitter parsed; offsets are into this
+        # What tree-sitter parsed; offsets are into this. A Jinja template's tags are blanked (see `without_jinja`).
+        self.content, self.is_template = without_jinja(source.data[source.bom_length :])
         self.portable_macros = PORTABLE_MACROS | frozenset(options.portable_macros)
         self.rule: type[Rule] | None = None
         self.diagnostics: list[Diagnostic] = []
@@ -603,19 +604,29 @@ class CudaContext:
         return [] if arguments is None else [a for a in arguments.named_children if a.type != "comment"]
 
     # --- reporting ------------------------------------------------------------------------------------
-    def report(self, span: Span, message: str, *, fix: Fix | None = None, severity: Severity | None = None) -> bool:
+    def report(
+        self,
+        span: Span,
+        message: str,
+        *,
+        fix: Fix | None = None,
+        severity: Severity | None = None,
+        arm_to_open: bool = False,
+    ) -> bool:
         """Report `span` for the running rule unless a ROCm build never compiles it.
 
-        A fix is dropped inside regions tree-sitter could not parse: the tokens there are clear enough to
-        report, not to rewrite. Returns True when the diagnostic was emitted.
+        `arm_to_open`: the rule found that the `#if` keeping ROCm out of `span` is one a ROCm port has to open
+        (`conditions.arch_arm_rocm_needs`), so that gate does not count. A fix is dropped inside regions
+        tree-sitter could not parse: the tokens there are clear enough to report, not to rewrite. Returns True
+        when the diagnostic was emitted.
         """
         rule = self.rule
         assert rule is not None, "report() called outside a rule callback"
-        if not rule.reports_gated and self._unused_on_rocm(span):
+        if not rule.reports_gated and self._unused_on_rocm(span, gate_counts=not arm_to_open):
             self._note_gated(span, rule)
             return False
-        if fix is not None and self.in_error(span):
-            fix = None
+        if fix is not None and (self.is_template or self.in_error(span)):
+            fix = None  # a template's edits would be computed from its blanked tags
         base = self.source.bom_length
         start = self.source.location_of_byte(base + span.start_byte)
         end = self.source.location_of_byte(base + span.end_byte)
@@ -652,9 +663,12 @@ class CudaContext:
         )
         return False
 
-    def _unused_on_rocm(self, span: Span) -> bool:
+    def _unused_on_rocm(self, span: Span, *, gate_counts: bool = True) -> bool:
         """Whether a ROCm build never compiles `span` (gated out, or a name the project remaps for ROCm), or
-        computes from it only a value nothing ROCm compiles reads: nothing there can go wrong on ROCm."""
+        computes from it only a value nothing ROCm compiles reads: nothing there can go wrong on ROCm. Without
+        `gate_counts` the arm holding `span` is taken as one ROCm compiles: only a project remap counts."""
+        if not gate_counts:
+            return self.project_alias(span) is not None
         return self.is_rocm_gated(span) or self.project_alias(span) is not None or self.feeds_only_rocm_gated(span)
 
     def _note_gated(self, span: Span, rule: type[Rule]) -> None:
@@ -843,6 +857,27 @@ def _blank_raw_string(match: re.Match[str]) -> str:
     return (
         whole[: start - base] + _ASCII_BUT_LINE_BREAK.sub(" ", whole[start - base : end - base]) + whole[end - base :]
     )
+
+
+# A Jinja statement tag (`{% if not dense %}`, `{%- for arg in args %}`): C++ never spells `{%`, so a file holding
+# one is a template a code generator renders (FBGEMM's `codegen/*.cu`), checked as the C++ it mostly is.
+_JINJA_STATEMENT = re.compile(rb"\{%-?\s*(?:if|for|set|macro|call|filter|block|include|import|from|raw|with)\b")
+_JINJA_TAG = re.compile(rb"\{%.*?%\}|\{#.*?#\}|\{\{.*?\}\}", re.DOTALL)
+
+
+def without_jinja(content: bytes) -> tuple[bytes, bool]:
+    """`content` with its Jinja tags blanked, byte for byte and line for line, and whether it is a template: a
+    statement or comment tag becomes spaces, an expression (`{{ optimizer }}`) underscores, so that
+    `split_embedding{{ suffix }}_kernel<{{ kMaxVecsPerThread }}>` parses as one identifier with a template argument.
+    Every arm of a `{% if %}` stays: the C++ of all renderings, read at once."""
+    if _JINJA_STATEMENT.search(content) is None:
+        return content, False
+
+    def blank(match: re.Match[bytes]) -> bytes:
+        fill = b"_" if match.group(0).startswith(b"{{") else b" "
+        return bytes(byte if byte == 0x0A else fill[0] for byte in match.group(0))
+
+    return _JINJA_TAG.sub(blank, content), True
 
 
 def parse(content: bytes) -> tree_sitter.Tree:

@@ -119,6 +119,9 @@ class FileView:
     rocm_build_decided: frozenset[str] = frozenset()  # those no other build defines (see learning.py)
     nvidia_build_defines: frozenset[str] = frozenset()  # every macro the build defines for NVIDIA only
     dependencies: Sequence[str] = ()  # files the view was read from, the build files included
+    # (header, system) of one of the file's `#include`s -> the includes ROCm reads through it: (included header as
+    # written, "path:line" of that `#include`) for the project header it names and every one that header pulls in.
+    includes_through: Mapping[tuple[str, bool], tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
 
 EMPTY_VIEW = FileView()
@@ -238,6 +241,28 @@ class _Remaps(Mapping[str, tuple[str, int | None]]):
 
     def __iter__(self) -> Iterator[str]:
         return (name for name in self._index if name in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class _IncludesThrough(Mapping[tuple[str, bool], tuple[tuple[str, str], ...]]):
+    """`FileView.includes_through`, worked out per `#include` when a rule asks (a library's header reached through
+    the project's own)."""
+
+    def __init__(self, project: CudaProject, path: str) -> None:
+        self._project = project
+        self._path = path
+
+    def __getitem__(self, key: tuple[str, bool]) -> tuple[tuple[str, str], ...]:
+        return self._project.includes_through(self._path, *key)
+
+    def __iter__(self) -> Iterator[tuple[str, bool]]:
+        return (
+            ((i.header, i.system) for i in self._project.files[self._path].includes)
+            if self._path in self._project.files
+            else iter(())
+        )
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
@@ -366,6 +391,20 @@ class CudaProject:
             nvidia_build_defines=self._nvidia_build_defines,
             # The build files too: what they define for ROCm and which sources they list decide every file.
             dependencies=_Dependencies(around, self.build_facts.files),
+            includes_through=_IncludesThrough(self, path),
+        )
+
+    def includes_through(self, includer: str, header: str, system: bool) -> tuple[tuple[str, str], ...]:
+        """(header as written, "path:line") of every `#include` ROCm reads in the project header `includer`'s
+        `#include` of `header` names, and in every header that one pulls in; () when it names no project file."""
+        target = self.resolve(includer, header, system)
+        if target is None:
+            return ()
+        return tuple(
+            (include.header, f"{self._relative(path)}:{include.line}")
+            for path in self._includes_from(target, lambda include: include.branch.on_rocm is not False)
+            for include in self.files[path].includes
+            if include.branch.on_rocm is not False
         )
 
     def _atomic_overloads(self, around: frozenset[str]) -> frozenset[tuple[str, str]]:
