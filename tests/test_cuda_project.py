@@ -1804,3 +1804,85 @@ def test_a_variable_set_on_only_for_the_nvidia_platform_is_off_on_rocm(tmp_path)
         ("ENABLE_HIP", "rocm"),
     }
     assert _codes(root, "solver.h") == []
+
+
+def test_definitions_made_only_for_another_accelerator_or_windows_are_no_rocm_builds():
+    cmake = textwrap.dedent(
+        """
+        if(WIN32)
+          add_compile_definitions(DEMO_USE_CUDA=1)
+        elseif(UNIX)
+          add_compile_definitions(ON_UNIX)
+        endif()
+        if(DEMO_USE_SYCL AND CUDAToolkit_FOUND)
+          target_compile_definitions(demo PRIVATE DEMO_HOST_BRIDGE=1)
+        elseif(DEMO_USE_MUSA OR DEMO_USE_XPU)
+          add_compile_definitions(DEMO_OTHER=1)
+        else()
+          add_compile_definitions(DEMO_NOT_SYCL)
+        endif()
+        if(NOT WIN32)
+          add_compile_definitions(DEMO_NOT_WINDOWS)
+        endif()
+        if(DEMO_USE_SYCL OR WITH_GPU)
+          add_compile_definitions(DEMO_MAYBE_GPU)
+        endif()
+        if(DEMO_CPU_USE_AVX2)
+          add_compile_definitions(DEMO_AVX2)
+        endif()
+        """
+    )
+    found = {d.name for d in cmake_facts("proj/CMakeLists.txt", cmake).defines}
+    assert found == {"ON_UNIX", "DEMO_NOT_SYCL", "DEMO_NOT_WINDOWS", "DEMO_MAYBE_GPU", "DEMO_AVX2"}
+    setup = textwrap.dedent(
+        """
+        if CUDA_HOME is not None:
+            args = ["-DDEMO_USE_CUDA=ON"]
+        elif MUSA_HOME is not None:
+            args = ["-DDEMO_USE_MUSA=ON"]
+        elif ROCM_HOME is not None:
+            args = ["-DDEMO_USE_ROCM=ON"]
+        elif BUILD_XPU:
+            args = ["-DDEMO_USE_XPU=ON", "-DDEMO_USE_CUDA=OFF"]
+        """
+    )
+    found_setup = {(d.name, d.value, d.vendor) for d in setup_py_facts("setup.py", setup).defines}
+    # The `elif` of another accelerator after a CUDA test is no ROCm arm, and defines nothing a ROCm build sees.
+    assert found_setup == {("DEMO_USE_CUDA", "ON", "nvidia"), ("DEMO_USE_ROCM", "ON", "rocm")}
+
+
+def test_a_header_included_under_a_macro_only_another_accelerator_defines_is_not_rocm_code(tmp_path):
+    for bridge, reported in (("DEMO_USE_SYCL", False), ("DEMO_BRIDGE", True)):
+        root = _bridged_vendor_headers(tmp_path / bridge, bridge)
+        # Defined in the build whatever the vendor, the bridge macro leaves ROCm's include undecided.
+        assert (("ROC204", 2) in _codes(root, "src/vendors/cuda.h")) == reported
+
+
+def _bridged_vendor_headers(root: Path, bridge_option: str) -> Path:
+    return write_tree(
+        root,
+        {
+            "CMakeLists.txt": f"""
+                if(DEMO_USE_CUDA)
+                  add_compile_definitions(DEMO_USE_CUDA=1)
+                elseif(DEMO_USE_ROCM)
+                  add_compile_definitions(DEMO_USE_ROCM=1)
+                endif()
+                if({bridge_option})
+                  target_compile_definitions(demo PRIVATE DEMO_CUDA_HOST_BRIDGE=1)
+                endif()
+                add_library(demo src/engine.cpp)
+                """,
+            "src/engine.h": """
+                #pragma once
+                #if defined(DEMO_USE_CUDA) || defined(DEMO_CUDA_HOST_BRIDGE)
+                #include "vendors/cuda.h"
+                #elif DEMO_USE_ROCM
+                #include "vendors/hip.h"
+                #endif
+                """,
+            "src/vendors/cuda.h": "#pragma once\n#include <cuda_runtime.h>\n",
+            "src/vendors/hip.h": "#pragma once\n#include <hip/hip_runtime.h>\n",
+            "src/engine.cpp": '#include "engine.h"\nint f() { return 0; }\n',
+        },
+    )
