@@ -1886,3 +1886,60 @@ def _bridged_vendor_headers(root: Path, bridge_option: str) -> Path:
             "src/engine.cpp": '#include "engine.h"\nint f() { return 0; }\n',
         },
     )
+
+
+def test_sources_after_a_keyword_naming_a_vendor_in_a_project_function_are_that_vendors():
+    """A project test function parsing its arguments with `cmake_parse_arguments` lists sources; those after a
+    keyword naming CUDA are the NVIDIA build's, after one naming HIP the ROCm build's, after others nobody's in
+    particular. A source function's own block vendor still comes first."""
+    module = """
+        function(demo_add_test NAME)
+          cmake_parse_arguments(ARG "MPI" "" "CPP_SOURCE_FILES;CUDA_CU_SOURCE_FILES;HIP_CPP_SOURCE_FILES" ${ARGN})
+          if(DEMO_GPU_CUDA)
+            add_executable(${NAME} ${ARG_CPP_SOURCE_FILES} ${ARG_CUDA_CU_SOURCE_FILES})
+          elseif(DEMO_GPU_HIP)
+            add_executable(${NAME} ${ARG_CPP_SOURCE_FILES} ${ARG_HIP_CPP_SOURCE_FILES})
+          endif()
+        endfunction()
+        function(demo_add_mpi_test NAME)
+          demo_add_test(${NAME} MPI ${ARGN})
+        endfunction()
+        function(demo_print NAME)
+          cmake_parse_arguments(ARG "" "" "FILES" ${ARGN})
+          message(STATUS ${ARG_FILES})
+        endfunction()
+        """
+    functions = cmake_source_functions([textwrap.dedent(module)])
+    assert functions == {"demo_add_test", "demo_add_mpi_test"}
+    calls = textwrap.dedent(
+        """
+        demo_add_mpi_test(t MPI CPP_SOURCE_FILES main.cpp CUDA_CU_SOURCE_FILES put.cu HIP_CPP_SOURCE_FILES put_hip.cpp)
+        if(USE_ROCM)
+          demo_add_test(u CUDA_CU_SOURCE_FILES hipified.cu)
+        endif()
+        """
+    )
+    found = {(s.pattern, s.vendor) for s in cmake_facts("tests/CMakeLists.txt", calls, "", functions).sources}
+    assert found == {("main.cpp", None), ("put.cu", "nvidia"), ("put_hip.cpp", "rocm"), ("hipified.cu", "rocm")}
+    assert vendor_of_words("GMX_NVSHMEM") == "nvidia"  # NVIDIA's SHMEM library: no ROCm build links it
+
+
+def test_headers_a_test_listed_for_nvidia_only_includes_are_not_rocm_code(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "project(demo LANGUAGES CXX CUDA HIP)\ninclude(cmake/Tests.cmake)\nadd_subdirectory(tests)\n",
+            "cmake/Tests.cmake": """
+                function(demo_add_test NAME)
+                  cmake_parse_arguments(ARG "" "" "CPP_SOURCE_FILES;CUDA_CU_SOURCE_FILES" ${ARGN})
+                  add_executable(${NAME} ${ARG_CPP_SOURCE_FILES} ${ARG_CUDA_CU_SOURCE_FILES})
+                endfunction()
+                """,
+            "tests/CMakeLists.txt": "demo_add_test(t CPP_SOURCE_FILES main.cpp CUDA_CU_SOURCE_FILES put.cu)\n",
+            "tests/main.cpp": "int main() { return 0; }\n",
+            "tests/put.cu": '#include "arch.cuh"\n__global__ void k() {}\n',
+            "tests/arch.cuh": "#pragma once\n#ifdef __CUDA_ARCH__\n#define ON_DEVICE 1\n#endif\n",
+        },
+    )
+    assert _codes(root, "tests/arch.cuh") == []
+    assert ("ROC213", 2) in _codes(root, "tests/arch.cuh", project_model=False)

@@ -36,6 +36,7 @@ NVIDIA_WORDS = frozenset(
         "CUSOLVER",
         "CUFFT",
         "CURAND",
+        "NVSHMEM",
     }
 )
 OTHER_ACCELERATOR_WORDS = frozenset(
@@ -470,9 +471,10 @@ def cmake_facts(
                 words = [_in_build_folder(word) for word in words]
             removed = name == "list" and words[:1] == ["REMOVE_ITEM"]
             variable = (words[1:2] if name == "list" else words[:1] if name == "set" else [""])[0] if words else ""
+            keyword_vendors = _keyword_vendors(words) if name in source_functions else [None] * len(words)
             listed = [
-                SourceSet(w, vendor, path, line, removed, variable)
-                for w in words
+                SourceSet(w, vendor or keyword_vendor, path, line, removed, variable)
+                for w, keyword_vendor in zip(words, keyword_vendors, strict=True)
                 if w.endswith(_SOURCE_SUFFIXES) and "$" not in w
             ]
             sources += [_anywhere(s) if included_module else s for s in listed]
@@ -480,6 +482,22 @@ def cmake_facts(
     return BuildFacts(
         tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda, hipify=_hipify_evidence(path, text)
     )
+
+
+_KEYWORD = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def _keyword_vendors(words: list[str]) -> list[str | None]:
+    """Per argument of a call of a project source function, the vendor the keyword before it names:
+    `add_test(NAME CPP_SOURCE_FILES a.cpp CUDA_CU_SOURCE_FILES k.cu HIP_CPP_SOURCE_FILES k_hip.cpp)` hands `k.cu`
+    to the NVIDIA build's list and `k_hip.cpp` to the ROCm build's (`cmake_parse_arguments` keywords)."""
+    vendors: list[str | None] = []
+    current: str | None = None
+    for word in words:
+        if _KEYWORD.fullmatch(word):
+            current = vendor_of_words(word)
+        vendors.append(current)
+    return vendors
 
 
 def _track_elsewhere(elsewhere: list[bool], command: str, arguments: str) -> None:
@@ -659,6 +677,10 @@ def cmake_source_functions(texts: Iterable[str]) -> frozenset[str]:
                 passes_arguments_to.setdefault(current, set())
             elif name in ("endfunction", "endmacro"):
                 current = ""
+            elif current and name == "cmake_parse_arguments" and _parsed_prefix(arguments):
+                # `cmake_parse_arguments(ARG "" "" "CUDA_SOURCES" ${ARGN})`: `${ARG_CUDA_SOURCES}` are arguments too.
+                prefix = re.escape(_parsed_prefix(arguments))
+                arguments_seen = re.compile(rf"{arguments_seen.pattern}|\$\{{{prefix}_\w+\}}")
             elif current and name == "foreach" and _ARGUMENT_LIST.search(arguments) and arguments.split():
                 loop = re.escape(arguments.split()[0])
                 arguments_seen = re.compile(rf"{_ARGUMENT_LIST.pattern}|\$\{{{loop}\}}")
@@ -670,6 +692,13 @@ def cmake_source_functions(texts: Iterable[str]) -> frozenset[str]:
     while wrappers := {f for f, commands in passes_arguments_to.items() if f not in found and commands & found}:
         found |= wrappers
     return frozenset(found)
+
+
+def _parsed_prefix(arguments: str) -> str:
+    """The prefix of the variables `cmake_parse_arguments(PREFIX ...)` (or `(PARSE_ARGV N PREFIX ...)`) sets."""
+    words = arguments.split()
+    prefix = words[2] if words[:1] == ["PARSE_ARGV"] and len(words) > 2 else words[0] if words else ""
+    return prefix if re.fullmatch(r"\w+", prefix) else ""
 
 
 def _appends(command: str, arguments: str) -> bool:
