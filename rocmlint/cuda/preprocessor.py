@@ -652,10 +652,17 @@ def _truth(value: int | None) -> Tri:
     return None if value is None else value != 0
 
 
+# `__has_include("cudnn.h")` / `__has_include(<cuda_fp8.h>)`: a header name is no token of an expression; the call
+# is unknown (what the include path holds), which `&&` with a false operand still decides.
+_HAS_INCLUDE = re.compile(r"\b(__has_include(?:_next)?)\s*\(\s*(?:\"[^\"\n]*\"|<[^>\n]*>)\s*\)")
+
+
 def _tokenize(expression: str) -> list[tuple[str, str]] | None:
     tokens: list[tuple[str, str]] = []
     position = 0
     expression = expression.rstrip()
+    if "__has_include" in expression:
+        expression = _HAS_INCLUDE.sub(r"\1(0)", expression)
     while position < len(expression):
         match = _TOKEN.match(expression, position)
         if match is None or match.end() == position:
