@@ -54,6 +54,9 @@ def test_vendor_words_name_one_side_and_no_other_accelerator():
     assert vendor_of_words("GINKGO_HIP_PLATFORM_NVIDIA") == "nvidia"
     assert vendor_of_words("GINKGO_HIP_PLATFORM_HCC") == "rocm"
     assert vendor_of_words("CUDA_PLATFORM") == "nvidia"  # no platform word after it
+    # NVIDIA's own libraries with no ROCm build: its tracer (ROCm's is roctx) and its SHMEM.
+    assert vendor_of_words("GMX_USE_NVTX") == "nvidia"
+    assert vendor_of_words("ENABLE_NVSHMEM") == "nvidia"
 
 
 def test_setup_py_defines_per_vendor_branch():
@@ -1921,7 +1924,6 @@ def test_sources_after_a_keyword_naming_a_vendor_in_a_project_function_are_that_
     )
     found = {(s.pattern, s.vendor) for s in cmake_facts("tests/CMakeLists.txt", calls, "", functions).sources}
     assert found == {("main.cpp", None), ("put.cu", "nvidia"), ("put_hip.cpp", "rocm"), ("hipified.cu", "rocm")}
-    assert vendor_of_words("GMX_NVSHMEM") == "nvidia"  # NVIDIA's SHMEM library: no ROCm build links it
 
 
 def test_headers_a_test_listed_for_nvidia_only_includes_are_not_rocm_code(tmp_path):

@@ -37,6 +37,7 @@ NVIDIA_WORDS = frozenset(
         "CUFFT",
         "CURAND",
         "NVSHMEM",
+        "NVTX",
     }
 )
 OTHER_ACCELERATOR_WORDS = frozenset(
