@@ -23,6 +23,10 @@ def branch_of(source: str, marker: str = "HAZARD", macros: VendorMacros | None =
         ("#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)\nx;\n#else\nHAZARD;\n#endif\n", Branch(False, True)),
         ("#if defined(__HIPCC__)\nx;\n#elif defined(__CUDACC__)\nHAZARD;\n#endif\n", Branch(False, None)),
         ("#ifdef __NVCC__\nHAZARD;\n#endif\n", Branch(False, None)),
+        # `__CUDACC__` alone may be hipify's `__HIPCC__`; in a chain testing `__HIPCC__` too it means nvcc.
+        ("#ifdef __CUDACC__\nHAZARD;\n#endif\n", Branch(None, None)),
+        ("#ifdef __CUDACC__\nHAZARD;\n#elif defined(__HIPCC__)\nx;\n#endif\n", Branch(False, None)),
+        ("#if defined(__HIPCC__) && !defined(__CUDACC__)\nHAZARD;\n#endif\n", Branch(True, False)),
         # __CUDA_ARCH__ is never defined by HIP-Clang: the arm disappears on ROCm (ROC213 reports the gate).
         ("#if __CUDA_ARCH__ >= 800\nHAZARD;\n#endif\n", Branch(False, None)),
         ("#if defined(__CUDA_ARCH__) && !defined(USE_ROCM)\nHAZARD;\n#endif\n", Branch(False, None)),

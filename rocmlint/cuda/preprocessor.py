@@ -355,8 +355,10 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
 
     found = list(_directives(text))
     evaluator.include_guard = _include_guard(found)
-    for directive in found:
+    compilers_apart = _chains_testing_hipcc(found)
+    for index, directive in enumerate(found):
         kind = directive.kind
+        evaluator.compilers_apart = index in compilers_apart
         if kind in ("if", "ifdef", "ifndef"):
             chain = _Chain(outer=current())
             directive = _with_branch(directive, chain.outer)
@@ -384,6 +386,30 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
         starts += [directive.start_byte, directive.end_byte]
         branches += [directive.branch, current()]
     return Preprocessor(directives, defines, includes, starts, branches, unterminated=len(stack), macros=macros)
+
+
+_HIPCC_WORD = re.compile(r"\b__HIPCC__\b")
+
+
+def _chains_testing_hipcc(directives: list[Directive]) -> set[int]:
+    """The indices of the conditions of every `#if` chain an arm of which tests `__HIPCC__`: a chain telling the
+    compilers apart (`#ifdef __CUDACC__ ... #elif defined(__HIPCC__)`, `defined(__HIPCC__) && !defined(__CUDACC__)`)
+    means nvcc by `__CUDACC__`, which HIP-Clang never defines (a hipified file's view defines it, see
+    rocmlint/cuda/learning.py HIPIFY_RENAMED_MACROS, and that decides first)."""
+    found: set[int] = set()
+    stack: list[tuple[list[int], bool]] = []  # per open chain: the indices of its conditions, whether one tests it
+    for index, directive in enumerate(directives):
+        kind = directive.kind
+        if kind in ("if", "ifdef", "ifndef"):
+            stack.append(([index], _HIPCC_WORD.search(directive.text) is not None))
+        elif kind in ("elif", "elifdef", "elifndef") and stack:
+            members, tests = stack[-1]
+            stack[-1] = ([*members, index], tests or _HIPCC_WORD.search(directive.text) is not None)
+        elif kind == "endif" and stack:
+            members, tests = stack.pop()
+            if tests:
+                found.update(members)
+    return found
 
 
 def _include_guard(directives: list[Directive]) -> str | None:
@@ -522,6 +548,7 @@ class _Evaluator:
     def __init__(self, macros: VendorMacros) -> None:
         self.macros = macros
         self.include_guard: str | None = None
+        self.compilers_apart = False  # the condition's chain tests `__HIPCC__` (`_chains_testing_hipcc`)
 
     def evaluate(self, expression: str, defines: dict[str, list[Define]]) -> tuple[Tri, Tri]:
         """The truth of `expression` on a ROCm build and on an NVIDIA build."""
@@ -576,6 +603,8 @@ class _Evaluator:
             return False if vendor == "rocm" else None
         if name not in defines and name in macros.learned:
             return macros.learned[name].state(vendor).defined
+        if name == "__CUDACC__" and vendor == "rocm" and self.compilers_apart and name not in defines:
+            return False  # a chain testing `__HIPCC__` too means nvcc by it
         return _locally_defined(name, vendor, defines)
 
 
