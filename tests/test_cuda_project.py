@@ -1945,3 +1945,36 @@ def test_headers_a_test_listed_for_nvidia_only_includes_are_not_rocm_code(tmp_pa
     )
     assert _codes(root, "tests/arch.cuh") == []
     assert ("ROC213", 2) in _codes(root, "tests/arch.cuh", project_model=False)
+
+
+def test_a_compat_header_defining_cuda_arch_for_hip_covers_its_includers(tmp_path):
+    """A header remapping `__CUDA_ARCH__` to HIP's device-pass macro under `__HIPCC__` (and not nvcc's
+    `__CUDACC__`, which a chain testing `__HIPCC__` means) makes its includers' device-pass tests work on ROCm."""
+    for remapped in (True, False):
+        root = write_tree(
+            tmp_path / str(remapped),
+            {
+                "CMakeLists.txt": "project(demo LANGUAGES CXX HIP CUDA)\nadd_library(demo src/reduce.cu)\n",
+                "include/half.hpp": """
+                    #pragma once
+                    #if defined(__HIPCC__) && !defined(__CUDACC__)
+                    #define __CUDA_ARCH__ __HIP_DEVICE_COMPILE__
+                    #include <hip/hip_fp16.h>
+                    #endif
+                    """
+                if remapped
+                else "#pragma once\n",
+                "include/dtype.h": '#pragma once\n#include "half.hpp"\n',
+                "src/reduce.cu": """
+                    #include "../include/dtype.h"
+                    __host__ __device__ inline float lowest() {
+                    #if defined(__CUDA_ARCH__)
+                      return -1e30f;
+                    #else
+                      return -3.4e38f;
+                    #endif
+                    }
+                    """,
+            },
+        )
+        assert (("ROC213", 3) in _codes(root, "src/reduce.cu")) is not remapped

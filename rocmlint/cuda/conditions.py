@@ -337,7 +337,8 @@ class ConditionRule:
         """Whether the directive is where its chain's `__CUDA_ARCH__` tests are reported (the first condition naming
         it; ROC213 or ROC207, by what that condition is) and they can diverge: not in a host-only unit, where
         `__CUDA_ARCH__` is undefined on NVIDIA as well, nor after the project defines an architecture number
-        for ROCm builds itself (`#define __CUDA_ARCH__ 1300`)."""
+        for ROCm builds itself (`#define __CUDA_ARCH__ 1300`), in the file or in a header it includes (a compat
+        header's `#define __CUDA_ARCH__ __HIP_DEVICE_COMPILE__` under `__HIPCC__`)."""
         first = next(
             (
                 member
@@ -352,6 +353,7 @@ class ConditionRule:
             first is directive
             and not is_host_only_unit(ctx)
             and ctx.preprocessor.define_of("__CUDA_ARCH__", directive.start_byte) is None
+            and ctx.define("__CUDA_ARCH__", directive) is None
         )
 
     def _written_for_no_toolkit(self, directive: Directive, ctx: CudaContext) -> bool:
