@@ -218,6 +218,8 @@ CudaVersionGate.valid = (
             }
         """,
     ),
+    # HIP-on-NVIDIA code (a managed-memory hint): an AMD build skips it by its author's choice.
+    Valid("#if defined(__HIP_PLATFORM_NVCC__) && (CUDART_VERSION >= 8000)\nvoid advise();\n#endif\n"),
     # The macro in a comment is not a test.
     Valid("// requires CUDA_VERSION >= 11000 on NVIDIA\n#define MAX_THREADS 1024\n"),
 )
