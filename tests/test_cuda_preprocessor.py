@@ -225,6 +225,23 @@ def test_header_values_and_learned_macros_decide_tests():
     assert preprocessor.branch_at(source.index("\nc") + 1) == Branch(True, True)
 
 
+def test_a_learned_switch_decides_past_the_files_own_default():
+    """`#ifndef SWITCH` / `#define SWITCH 0` is the default for builds that do not pass the switch; each vendor's
+    build passing its own value skips it, so the learned value decides `#if SWITCH == 0`. A define either build
+    reaches still wins."""
+    from rocmlint.cuda.preprocessor import LearnedMacro, MacroEvidence, MacroState
+
+    evidence = MacroEvidence("build", "CMakeLists.txt", 7, "the ROCm build defines it 1, the other build 0")
+    switch = LearnedMacro("XYZ_SWITCH", "rocm", MacroState(True, 1), MacroState(True, 0), evidence)
+    macros = VendorMacros().with_learned({"XYZ_SWITCH": switch}, {})
+    default = "#ifndef XYZ_SWITCH\n#define XYZ_SWITCH 0\n#endif\n#if XYZ_SWITCH == 0\nnv\n#else\nrocm\n#endif\n"
+    preprocessor = analyse(default, macros)
+    assert preprocessor.branch_at(default.index("\nnv") + 1) == Branch(False, True)
+    assert preprocessor.branch_at(default.index("\nrocm") + 1) == Branch(True, False)
+    forced = "#define XYZ_SWITCH 0\n#if XYZ_SWITCH == 0\nnv\n#endif\n"
+    assert analyse(forced, macros).branch_at(forced.index("\nnv") + 1) == Branch(True, True)
+
+
 @pytest.mark.parametrize(
     ("test", "on_rocm"),
     [

@@ -1978,3 +1978,41 @@ def test_a_compat_header_defining_cuda_arch_for_hip_covers_its_includers(tmp_pat
             },
         )
         assert (("ROC213", 3) in _codes(root, "src/reduce.cu")) is not remapped
+
+
+def test_a_switch_the_build_sets_per_source_and_vendor_decides_the_headers_arms(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                project(demo LANGUAGES CXX)
+                if(USE_CUDA AND USE_NCCL)
+                  set_source_files_properties(src/comm.cc PROPERTIES COMPILE_DEFINITIONS "XYZ_NCCL_RCCL_SWITCH=0")
+                  add_library(nccl_objs OBJECT src/comm.cc)
+                endif()
+                if(USE_ROCM AND USE_RCCL)
+                  set_source_files_properties(src/comm.cc PROPERTIES COMPILE_DEFINITIONS "XYZ_NCCL_RCCL_SWITCH=1;X=2" LANGUAGE CXX)
+                  add_library(rccl_objs OBJECT src/comm.cc)
+                endif()
+                """,
+            "src/comm.h": """
+                #pragma once
+                #ifndef XYZ_NCCL_RCCL_SWITCH
+                #define XYZ_NCCL_RCCL_SWITCH 0
+                #endif
+                #if XYZ_NCCL_RCCL_SWITCH == 0
+                #include <nccl.h>
+                #else
+                #include <rccl/rccl.h>
+                #endif
+                """,
+            "src/comm.cc": '#include "comm.h"\nint f() { return 0; }\n',
+        },
+    )
+    facts = CudaProject.build(root).build_facts
+    assert {(d.name, d.value, d.vendor) for d in facts.defines} == {
+        ("XYZ_NCCL_RCCL_SWITCH", "0", "nvidia"),
+        ("XYZ_NCCL_RCCL_SWITCH", "1", "rocm"),
+        ("X", "2", "rocm"),
+    }
+    assert _codes(root, "src/comm.h") == []

@@ -445,16 +445,14 @@ def cmake_facts(
         elif name in ("endif", "endfunction", "endmacro") and blocks:
             blocks.pop()
             platforms.pop()
-        elif any(elsewhere) and (name in _CMAKE_DEFINE_COMMANDS or name == "set_property"):
+        elif any(elsewhere) and (name in _CMAKE_DEFINE_COMMANDS or name in _PROPERTY_COMMANDS):
             continue  # defined only in another accelerator's or a Windows build
-        elif name in _CMAKE_DEFINE_COMMANDS or (name == "set_property" and "COMPILE_DEFINITIONS" in arguments):
+        elif name in _CMAKE_DEFINE_COMMANDS or (name in _PROPERTY_COMMANDS and "COMPILE_DEFINITIONS" in arguments):
             # A HIP platform test decides a definition's vendor inside a block named for HIP (HIP on NVIDIA too), and
             # so does a switch the ROCm build leaves off.
             platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
             vendor = platform or _block_vendor(blocks, file_vendor)
-            # `set_property(TARGET hip::host APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS NAME)`
-            values = arguments.split("COMPILE_DEFINITIONS", 1)[1] if name == "set_property" else arguments
-            defines += _cmake_defines(name, values, vendor, path, line)
+            defines += _cmake_defines(name, _defined_values(name, arguments), vendor, path, line)
         elif name == "list" and _appended_flags(arguments):
             defines += _cmake_flag_defines(arguments, path, line)
         elif name == "add_subdirectory" and arguments.split() and "$" not in arguments.split()[0]:
@@ -483,6 +481,25 @@ def cmake_facts(
     return BuildFacts(
         tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda, hipify=_hipify_evidence(path, text)
     )
+
+
+# Commands setting a COMPILE_DEFINITIONS property: `set_property(TARGET t APPEND PROPERTY COMPILE_DEFINITIONS A)`,
+# `set_source_files_properties(k.cc PROPERTIES COMPILE_DEFINITIONS "SWITCH=1")`, `set_target_properties(...)`.
+_PROPERTY_COMMANDS = frozenset({"set_property", "set_source_files_properties", "set_target_properties"})
+_FIRST_VALUE = re.compile(r'\s*("[^"]*"|\S+)')
+
+
+def _defined_values(command: str, arguments: str) -> str:
+    """The definitions a define command's arguments hold: all of them, or a property command's after
+    `COMPILE_DEFINITIONS` (`set_property(TARGET hip::host APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS NAME)`), of
+    which `set_*_properties` take one value (a `;`-list), other properties following it."""
+    if command not in _PROPERTY_COMMANDS:
+        return arguments
+    values = arguments.split("COMPILE_DEFINITIONS", 1)[1]
+    if command == "set_property":
+        return values
+    first = _FIRST_VALUE.match(values)
+    return first.group(1).replace(";", " ") if first else ""
 
 
 _KEYWORD = re.compile(r"[A-Z][A-Z0-9_]*")

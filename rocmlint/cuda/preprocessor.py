@@ -354,7 +354,9 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
         return stack[-1].arm_branch if stack else base
 
     found = list(_directives(text))
-    evaluator.include_guard = _include_guard(found)
+    guard = _include_guard(found)
+    # A macro the builds set per vendor is a switch with a default (`#ifndef SWITCH` / `#define SWITCH 0`), no guard.
+    evaluator.include_guard = None if guard in macros.learned else guard
     compilers_apart = _chains_testing_hipcc(found)
     for index, directive in enumerate(found):
         kind = directive.kind
@@ -576,7 +578,7 @@ class _Evaluator:
             return None if built is None else parse_int(built)
         if vendor == "rocm" and name in self.macros.rocm:
             return 1
-        if name not in defines and name in self.macros.learned:
+        if name in self.macros.learned and _unreached_here(name, vendor, defines):
             return self.macros.learned[name].state(vendor).value
         if vendor == "rocm" and name not in defines and name in ROCM_VERSION_FLOORS:
             return AtLeast(ROCM_VERSION_FLOORS[name])
@@ -601,7 +603,7 @@ class _Evaluator:
             return None if vendor == "rocm" else False
         if name in macros.nvidia:
             return False if vendor == "rocm" else None
-        if name not in defines and name in macros.learned:
+        if name in macros.learned and _unreached_here(name, vendor, defines):
             return macros.learned[name].state(vendor).defined
         if name == "__CUDACC__" and vendor == "rocm" and self.compilers_apart and name not in defines:
             return False  # a chain testing `__HIPCC__` too means nvcc by it
@@ -616,6 +618,12 @@ def _expression_text(name: str, vendor: str, defines: dict[str, list[Define]]) -
     """The replacement text of the file's one object-like `#define name` a vendor's build may see."""
     seen = [d for d in defines.get(name, ()) if _reached(d, vendor) is not False]
     return seen[0].value if len(seen) == 1 and seen[0].parameters is None and seen[0].value else None
+
+
+def _unreached_here(name: str, vendor: str, defines: dict[str, list[Define]]) -> bool:
+    """The file defines `name` nowhere a vendor's build reaches: not at all, or only as the default of an `#ifndef
+    name` the build's own definition skips (`#ifndef SWITCH` / `#define SWITCH 0`, the build passing `-DSWITCH=1`)."""
+    return all(_reached(define, vendor) is False for define in defines.get(name, ()))
 
 
 def _reached(define: Define, vendor: str) -> Tri:
