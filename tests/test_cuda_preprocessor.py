@@ -225,6 +225,13 @@ def test_header_values_and_learned_macros_decide_tests():
     assert preprocessor.branch_at(source.index("\nc") + 1) == Branch(True, True)
 
 
+def test_a_hipified_file_keeps_cudacc_unknown_in_a_chain_testing_hipcc():
+    """hipify renames `__CUDACC__` to `__HIPCC__`: in a file the build hipifies, ROCm may take the nvcc arm."""
+    source = "#if defined(__CUDACC__)\nHAZARD;\n#elif defined(__HIPCC__)\nx;\n#endif\n"
+    assert branch_of(source, macros=VendorMacros().with_learned({}, hipified=True)) == Branch(None, None)
+    assert branch_of(source, macros=VendorMacros().with_learned({})) == Branch(False, None)
+
+
 def test_a_learned_switch_decides_past_the_files_own_default():
     """`#ifndef SWITCH` / `#define SWITCH 0` is the default for builds that do not pass the switch; each vendor's
     build passing its own value skips it, so the learned value decides `#if SWITCH == 0`. A define either build

@@ -215,6 +215,9 @@ class VendorMacros:
     rocm_build_values: Mapping[str, str | None] = field(default_factory=dict, compare=False)
     # Those of them no other build defines: a test of one is the ROCm build's decision, a ROCm-side test.
     rocm_build_decided: frozenset[str] = frozenset()
+    # The project's build runs hipify over the file (a CMake hipify run, a torch extension): its `__CUDACC__` may
+    # become `__HIPCC__`, even in a chain testing `__HIPCC__` as well.
+    hipified: bool = False
 
     def as_compiled(self) -> VendorMacros:
         """The same macros with the stale ROCm spellings read as a ROCm build compiles them: maybe defined
@@ -237,6 +240,7 @@ class VendorMacros:
         header_values: Mapping[str, str] | None = None,
         rocm_build_values: Mapping[str, str | None] | None = None,
         rocm_build_decided: frozenset[str] = frozenset(),
+        hipified: bool = False,
     ) -> VendorMacros:
         return replace(
             self,
@@ -244,6 +248,7 @@ class VendorMacros:
             header_values={} if header_values is None else header_values,
             rocm_build_values={} if rocm_build_values is None else rocm_build_values,
             rocm_build_decided=rocm_build_decided,
+            hipified=hipified,
         )
 
     def is_rocm_side(self, name: str) -> bool:
@@ -396,8 +401,8 @@ _HIPCC_WORD = re.compile(r"\b__HIPCC__\b")
 def _chains_testing_hipcc(directives: list[Directive]) -> set[int]:
     """The indices of the conditions of every `#if` chain an arm of which tests `__HIPCC__`: a chain telling the
     compilers apart (`#ifdef __CUDACC__ ... #elif defined(__HIPCC__)`, `defined(__HIPCC__) && !defined(__CUDACC__)`)
-    means nvcc by `__CUDACC__`, which HIP-Clang never defines (a hipified file's view defines it, see
-    rocmlint/cuda/learning.py HIPIFY_RENAMED_MACROS, and that decides first)."""
+    means nvcc by `__CUDACC__`, which HIP-Clang never defines; not in a file the build hipifies
+    (`VendorMacros.hipified`), where hipify renames it `__HIPCC__`."""
     found: set[int] = set()
     stack: list[tuple[list[int], bool]] = []  # per open chain: the indices of its conditions, whether one tests it
     for index, directive in enumerate(directives):
@@ -605,8 +610,13 @@ class _Evaluator:
             return False if vendor == "rocm" else None
         if name in macros.learned and _unreached_here(name, vendor, defines):
             return macros.learned[name].state(vendor).defined
-        if name == "__CUDACC__" and vendor == "rocm" and self.compilers_apart and name not in defines:
-            return False  # a chain testing `__HIPCC__` too means nvcc by it
+        if (
+            name == "__CUDACC__"
+            and vendor == "rocm"
+            and self.compilers_apart
+            and not (name in defines or macros.hipified)
+        ):
+            return False  # a chain testing `__HIPCC__` too means nvcc by it, unless hipify renames it
         return _locally_defined(name, vendor, defines)
 
 
