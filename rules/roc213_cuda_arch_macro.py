@@ -26,6 +26,7 @@ class CudaArchMacro(ConditionRule, Rule):
     `&& !defined(USE_ROCM)`). A condition comparing the architecture number (`__CUDA_ARCH__ >= 800`, with or
     without `defined(__CUDA_ARCH__) &&`) selects a feature by version: ROC207 reports it, and a condition that
     also tests a CUDA version is ROC207's too. Each chain is reported once, at its first `__CUDA_ARCH__` test.
+
     Not where the project defines `__CUDA_ARCH__` for ROCm itself, in the file or in a header it includes (a
     compat header's `#define __CUDA_ARCH__ __HIP_DEVICE_COMPILE__` under `#if defined(__HIPCC__)`).
 
