@@ -184,6 +184,15 @@ def _fix(include: Include, header: str, hip: str, library: str, ctx: CudaContext
 
 
 CudaLibraryHeader.valid = (
+    # Whatever the include path holds, a conjunction with an NVIDIA-only test is false on ROCm.
+    Valid(
+        """
+        #if __has_include("cudnn.h") && !defined(USE_ROCM)
+        #include "cudnn.h"
+        int cudnn_version() { return CUDNN_VERSION; }
+        #endif
+        """,
+    ),
     # mamba's port: the libcu++ header on NVIDIA only, `cuda::std` aliased to `std` on ROCm.
     Valid(
         """

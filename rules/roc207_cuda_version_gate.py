@@ -145,6 +145,8 @@ CudaVersionGate.valid = (
         """,
     ),
     # Inside an NVIDIA-only region: ROCm never reads the test.
+    # A chain with an arm of HIP-Clang's own (`__HIPCC__`): its `__CUDACC__` arm is nvcc's.
+    Valid("#ifdef __CUDACC__\n#if __CUDACC_VER_MAJOR__ >= 9\n#define SA 1\n#endif\n#elif defined(__HIPCC__)\n#endif\n"),
     Valid(
         """
         #ifndef USE_ROCM
@@ -216,13 +218,10 @@ CudaVersionGate.valid = (
             }
         """,
     ),
+    # HIP-on-NVIDIA code (a managed-memory hint): an AMD build skips it by its author's choice.
+    Valid("#if defined(__HIP_PLATFORM_NVCC__) && (CUDART_VERSION >= 8000)\nvoid advise();\n#endif\n"),
     # The macro in a comment is not a test.
-    Valid(
-        """
-        // requires CUDA_VERSION >= 11000 on NVIDIA
-        #define MAX_THREADS 1024
-        """,
-    ),
+    Valid("// requires CUDA_VERSION >= 11000 on NVIDIA\n#define MAX_THREADS 1024\n"),
 )
 CudaVersionGate.invalid = (
     Invalid(

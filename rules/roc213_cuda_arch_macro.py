@@ -27,6 +27,9 @@ class CudaArchMacro(ConditionRule, Rule):
     without `defined(__CUDA_ARCH__) &&`) selects a feature by version: ROC207 reports it, and a condition that
     also tests a CUDA version is ROC207's too. Each chain is reported once, at its first `__CUDA_ARCH__` test.
 
+    Not where the project defines `__CUDA_ARCH__` for ROCm itself, in the file or in a header it includes (a
+    compat header's `#define __CUDA_ARCH__ __HIP_DEVICE_COMPILE__` under `#if defined(__HIPCC__)`).
+
     ## Why is this bad on ROCm?
     HIP-Clang never defines `__CUDA_ARCH__`, so device-pass detection is false on every ROCm pass:
     device-only code disappears and host-only code is compiled for the GPU. The HIP porting guide (ROCm/HIP

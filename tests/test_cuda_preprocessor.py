@@ -23,6 +23,10 @@ def branch_of(source: str, marker: str = "HAZARD", macros: VendorMacros | None =
         ("#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)\nx;\n#else\nHAZARD;\n#endif\n", Branch(False, True)),
         ("#if defined(__HIPCC__)\nx;\n#elif defined(__CUDACC__)\nHAZARD;\n#endif\n", Branch(False, None)),
         ("#ifdef __NVCC__\nHAZARD;\n#endif\n", Branch(False, None)),
+        # `__CUDACC__` alone may be hipify's `__HIPCC__`; in a chain testing `__HIPCC__` too it means nvcc.
+        ("#ifdef __CUDACC__\nHAZARD;\n#endif\n", Branch(None, None)),
+        ("#ifdef __CUDACC__\nHAZARD;\n#elif defined(__HIPCC__)\nx;\n#endif\n", Branch(False, None)),
+        ("#if defined(__HIPCC__) && !defined(__CUDACC__)\nHAZARD;\n#endif\n", Branch(True, False)),
         # __CUDA_ARCH__ is never defined by HIP-Clang: the arm disappears on ROCm (ROC213 reports the gate).
         ("#if __CUDA_ARCH__ >= 800\nHAZARD;\n#endif\n", Branch(False, None)),
         ("#if defined(__CUDA_ARCH__) && !defined(USE_ROCM)\nHAZARD;\n#endif\n", Branch(False, None)),
@@ -58,6 +62,9 @@ def branch_of(source: str, marker: str = "HAZARD", macros: VendorMacros | None =
         # Ternaries, arithmetic, function-like macros (unknown) and malformed conditions (unknown).
         ("#if (defined(USE_ROCM) ? 1 : 0)\nx;\n#else\nHAZARD;\n#endif\n", Branch(False, True)),
         ("#if __has_include(<hip/hip_runtime.h>)\nHAZARD;\n#endif\n", Branch(None, None)),
+        # A header-name argument is unknown too, and a conjunction with a vendor test is still decided by that test.
+        ('#if __has_include("cudnn.h") && !defined(USE_ROCM)\nHAZARD;\n#endif\n', Branch(False, None)),
+        ("#if __has_include(<cuda_fp8.h>) || defined(USE_ROCM)\nHAZARD;\n#endif\n", Branch(True, None)),
         ("#if defined(\nHAZARD;\n#endif\n", Branch(None, None)),
     ],
 )
@@ -216,6 +223,30 @@ def test_header_values_and_learned_macros_decide_tests():
     assert preprocessor.branch_at(source.index("\na") + 1) == Branch(True, False)
     assert preprocessor.branch_at(source.index("\nb") + 1) == Branch(True, False)
     assert preprocessor.branch_at(source.index("\nc") + 1) == Branch(True, True)
+
+
+def test_a_hipified_file_keeps_cudacc_unknown_in_a_chain_testing_hipcc():
+    """hipify renames `__CUDACC__` to `__HIPCC__`: in a file the build hipifies, ROCm may take the nvcc arm."""
+    source = "#if defined(__CUDACC__)\nHAZARD;\n#elif defined(__HIPCC__)\nx;\n#endif\n"
+    assert branch_of(source, macros=VendorMacros().with_learned({}, hipified=True)) == Branch(None, None)
+    assert branch_of(source, macros=VendorMacros().with_learned({})) == Branch(False, None)
+
+
+def test_a_learned_switch_decides_past_the_files_own_default():
+    """`#ifndef SWITCH` / `#define SWITCH 0` is the default for builds that do not pass the switch; each vendor's
+    build passing its own value skips it, so the learned value decides `#if SWITCH == 0`. A define either build
+    reaches still wins."""
+    from rocmlint.cuda.preprocessor import LearnedMacro, MacroEvidence, MacroState
+
+    evidence = MacroEvidence("build", "CMakeLists.txt", 7, "the ROCm build defines it 1, the other build 0")
+    switch = LearnedMacro("XYZ_SWITCH", "rocm", MacroState(True, 1), MacroState(True, 0), evidence)
+    macros = VendorMacros().with_learned({"XYZ_SWITCH": switch}, {})
+    default = "#ifndef XYZ_SWITCH\n#define XYZ_SWITCH 0\n#endif\n#if XYZ_SWITCH == 0\nnv\n#else\nrocm\n#endif\n"
+    preprocessor = analyse(default, macros)
+    assert preprocessor.branch_at(default.index("\nnv") + 1) == Branch(False, True)
+    assert preprocessor.branch_at(default.index("\nrocm") + 1) == Branch(True, False)
+    forced = "#define XYZ_SWITCH 0\n#if XYZ_SWITCH == 0\nnv\n#endif\n"
+    assert analyse(forced, macros).branch_at(forced.index("\nnv") + 1) == Branch(True, True)
 
 
 @pytest.mark.parametrize(

@@ -54,6 +54,9 @@ def test_vendor_words_name_one_side_and_no_other_accelerator():
     assert vendor_of_words("GINKGO_HIP_PLATFORM_NVIDIA") == "nvidia"
     assert vendor_of_words("GINKGO_HIP_PLATFORM_HCC") == "rocm"
     assert vendor_of_words("CUDA_PLATFORM") == "nvidia"  # no platform word after it
+    # NVIDIA's own libraries with no ROCm build: its tracer (ROCm's is roctx) and its SHMEM.
+    assert vendor_of_words("GMX_USE_NVTX") == "nvidia"
+    assert vendor_of_words("ENABLE_NVSHMEM") == "nvidia"
 
 
 def test_setup_py_defines_per_vendor_branch():
@@ -1843,3 +1846,212 @@ def test_a_project_header_bringing_in_cutlass_and_cute_is_one_diagnostic(tmp_pat
     )
     found = Engine().check_path(root / "k.cu", Settings(root=root, select=("ROC206",))).diagnostics
     assert [(d.location.line, "CuTe and CUTLASS" in d.message) for d in found] == [(1, True)]
+
+
+def test_definitions_made_only_for_another_accelerator_or_windows_are_no_rocm_builds():
+    cmake = textwrap.dedent(
+        """
+        if(WIN32)
+          add_compile_definitions(DEMO_USE_CUDA=1)
+        elseif(UNIX)
+          add_compile_definitions(ON_UNIX)
+        endif()
+        if(DEMO_USE_SYCL AND CUDAToolkit_FOUND)
+          target_compile_definitions(demo PRIVATE DEMO_HOST_BRIDGE=1)
+        elseif(DEMO_USE_MUSA OR DEMO_USE_XPU)
+          add_compile_definitions(DEMO_OTHER=1)
+        else()
+          add_compile_definitions(DEMO_NOT_SYCL)
+        endif()
+        if(NOT WIN32)
+          add_compile_definitions(DEMO_NOT_WINDOWS)
+        endif()
+        if(DEMO_USE_SYCL OR WITH_GPU)
+          add_compile_definitions(DEMO_MAYBE_GPU)
+        endif()
+        if(DEMO_CPU_USE_AVX2)
+          add_compile_definitions(DEMO_AVX2)
+        endif()
+        """
+    )
+    found = {d.name for d in cmake_facts("proj/CMakeLists.txt", cmake).defines}
+    assert found == {"ON_UNIX", "DEMO_NOT_SYCL", "DEMO_NOT_WINDOWS", "DEMO_MAYBE_GPU", "DEMO_AVX2"}
+    setup = textwrap.dedent(
+        """
+        if CUDA_HOME is not None:
+            args = ["-DDEMO_USE_CUDA=ON"]
+        elif MUSA_HOME is not None:
+            args = ["-DDEMO_USE_MUSA=ON"]
+        elif ROCM_HOME is not None:
+            args = ["-DDEMO_USE_ROCM=ON"]
+        elif BUILD_XPU:
+            args = ["-DDEMO_USE_XPU=ON", "-DDEMO_USE_CUDA=OFF"]
+        """
+    )
+    found_setup = {(d.name, d.value, d.vendor) for d in setup_py_facts("setup.py", setup).defines}
+    # The `elif` of another accelerator after a CUDA test is no ROCm arm, and defines nothing a ROCm build sees.
+    assert found_setup == {("DEMO_USE_CUDA", "ON", "nvidia"), ("DEMO_USE_ROCM", "ON", "rocm")}
+
+
+def test_a_header_included_under_a_macro_only_another_accelerator_defines_is_not_rocm_code(tmp_path):
+    for bridge, reported in (("DEMO_USE_SYCL", False), ("DEMO_BRIDGE", True)):
+        root = _bridged_vendor_headers(tmp_path / bridge, bridge)
+        # Defined in the build whatever the vendor, the bridge macro leaves ROCm's include undecided.
+        assert (("ROC204", 2) in _codes(root, "src/vendors/cuda.h")) == reported
+
+
+def _bridged_vendor_headers(root: Path, bridge_option: str) -> Path:
+    return write_tree(
+        root,
+        {
+            "CMakeLists.txt": f"""
+                if(DEMO_USE_CUDA)
+                  add_compile_definitions(DEMO_USE_CUDA=1)
+                elseif(DEMO_USE_ROCM)
+                  add_compile_definitions(DEMO_USE_ROCM=1)
+                endif()
+                if({bridge_option})
+                  target_compile_definitions(demo PRIVATE DEMO_CUDA_HOST_BRIDGE=1)
+                endif()
+                add_library(demo src/engine.cpp)
+                """,
+            "src/engine.h": """
+                #pragma once
+                #if defined(DEMO_USE_CUDA) || defined(DEMO_CUDA_HOST_BRIDGE)
+                #include "vendors/cuda.h"
+                #elif DEMO_USE_ROCM
+                #include "vendors/hip.h"
+                #endif
+                """,
+            "src/vendors/cuda.h": "#pragma once\n#include <cuda_runtime.h>\n",
+            "src/vendors/hip.h": "#pragma once\n#include <hip/hip_runtime.h>\n",
+            "src/engine.cpp": '#include "engine.h"\nint f() { return 0; }\n',
+        },
+    )
+
+
+def test_sources_after_a_keyword_naming_a_vendor_in_a_project_function_are_that_vendors():
+    """A project test function parsing its arguments with `cmake_parse_arguments` lists sources; those after a
+    keyword naming CUDA are the NVIDIA build's, after one naming HIP the ROCm build's, after others nobody's in
+    particular. A source function's own block vendor still comes first."""
+    module = """
+        function(demo_add_test NAME)
+          cmake_parse_arguments(ARG "MPI" "" "CPP_SOURCE_FILES;CUDA_CU_SOURCE_FILES;HIP_CPP_SOURCE_FILES" ${ARGN})
+          if(DEMO_GPU_CUDA)
+            add_executable(${NAME} ${ARG_CPP_SOURCE_FILES} ${ARG_CUDA_CU_SOURCE_FILES})
+          elseif(DEMO_GPU_HIP)
+            add_executable(${NAME} ${ARG_CPP_SOURCE_FILES} ${ARG_HIP_CPP_SOURCE_FILES})
+          endif()
+        endfunction()
+        function(demo_add_mpi_test NAME)
+          demo_add_test(${NAME} MPI ${ARGN})
+        endfunction()
+        function(demo_print NAME)
+          cmake_parse_arguments(ARG "" "" "FILES" ${ARGN})
+          message(STATUS ${ARG_FILES})
+        endfunction()
+        """
+    functions = cmake_source_functions([textwrap.dedent(module)])
+    assert functions == {"demo_add_test", "demo_add_mpi_test"}
+    calls = textwrap.dedent(
+        """
+        demo_add_mpi_test(t MPI CPP_SOURCE_FILES main.cpp CUDA_CU_SOURCE_FILES put.cu HIP_CPP_SOURCE_FILES put_hip.cpp)
+        if(USE_ROCM)
+          demo_add_test(u CUDA_CU_SOURCE_FILES hipified.cu)
+        endif()
+        """
+    )
+    found = {(s.pattern, s.vendor) for s in cmake_facts("tests/CMakeLists.txt", calls, "", functions).sources}
+    assert found == {("main.cpp", None), ("put.cu", "nvidia"), ("put_hip.cpp", "rocm"), ("hipified.cu", "rocm")}
+
+
+def test_headers_a_test_listed_for_nvidia_only_includes_are_not_rocm_code(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "project(demo LANGUAGES CXX CUDA HIP)\ninclude(cmake/Tests.cmake)\nadd_subdirectory(tests)\n",
+            "cmake/Tests.cmake": """
+                function(demo_add_test NAME)
+                  cmake_parse_arguments(ARG "" "" "CPP_SOURCE_FILES;CUDA_CU_SOURCE_FILES" ${ARGN})
+                  add_executable(${NAME} ${ARG_CPP_SOURCE_FILES} ${ARG_CUDA_CU_SOURCE_FILES})
+                endfunction()
+                """,
+            "tests/CMakeLists.txt": "demo_add_test(t CPP_SOURCE_FILES main.cpp CUDA_CU_SOURCE_FILES put.cu)\n",
+            "tests/main.cpp": "int main() { return 0; }\n",
+            "tests/put.cu": '#include "arch.cuh"\n__global__ void k() {}\n',
+            "tests/arch.cuh": "#pragma once\n#ifdef __CUDA_ARCH__\n#define ON_DEVICE 1\n#endif\n",
+        },
+    )
+    assert _codes(root, "tests/arch.cuh") == []
+    assert ("ROC213", 2) in _codes(root, "tests/arch.cuh", project_model=False)
+
+
+def test_a_compat_header_defining_cuda_arch_for_hip_covers_its_includers(tmp_path):
+    """A header remapping `__CUDA_ARCH__` to HIP's device-pass macro under `__HIPCC__` (and not nvcc's
+    `__CUDACC__`, which a chain testing `__HIPCC__` means) makes its includers' device-pass tests work on ROCm."""
+    for remapped in (True, False):
+        root = write_tree(
+            tmp_path / str(remapped),
+            {
+                "CMakeLists.txt": "project(demo LANGUAGES CXX HIP CUDA)\nadd_library(demo src/reduce.cu)\n",
+                "include/half.hpp": """
+                    #pragma once
+                    #if defined(__HIPCC__) && !defined(__CUDACC__)
+                    #define __CUDA_ARCH__ __HIP_DEVICE_COMPILE__
+                    #include <hip/hip_fp16.h>
+                    #endif
+                    """
+                if remapped
+                else "#pragma once\n",
+                "include/dtype.h": '#pragma once\n#include "half.hpp"\n',
+                "src/reduce.cu": """
+                    #include "../include/dtype.h"
+                    __host__ __device__ inline float lowest() {
+                    #if defined(__CUDA_ARCH__)
+                      return -1e30f;
+                    #else
+                      return -3.4e38f;
+                    #endif
+                    }
+                    """,
+            },
+        )
+        assert (("ROC213", 3) in _codes(root, "src/reduce.cu")) is not remapped
+
+
+def test_a_switch_the_build_sets_per_source_and_vendor_decides_the_headers_arms(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                project(demo LANGUAGES CXX)
+                if(USE_CUDA AND USE_NCCL)
+                  set_source_files_properties(src/comm.cc PROPERTIES COMPILE_DEFINITIONS "XYZ_NCCL_RCCL_SWITCH=0")
+                  add_library(nccl_objs OBJECT src/comm.cc)
+                endif()
+                if(USE_ROCM AND USE_RCCL)
+                  set_source_files_properties(src/comm.cc PROPERTIES COMPILE_DEFINITIONS "XYZ_NCCL_RCCL_SWITCH=1;X=2" LANGUAGE CXX)
+                  add_library(rccl_objs OBJECT src/comm.cc)
+                endif()
+                """,
+            "src/comm.h": """
+                #pragma once
+                #ifndef XYZ_NCCL_RCCL_SWITCH
+                #define XYZ_NCCL_RCCL_SWITCH 0
+                #endif
+                #if XYZ_NCCL_RCCL_SWITCH == 0
+                #include <nccl.h>
+                #else
+                #include <rccl/rccl.h>
+                #endif
+                """,
+            "src/comm.cc": '#include "comm.h"\nint f() { return 0; }\n',
+        },
+    )
+    facts = CudaProject.build(root).build_facts
+    assert {(d.name, d.value, d.vendor) for d in facts.defines} == {
+        ("XYZ_NCCL_RCCL_SWITCH", "0", "nvidia"),
+        ("XYZ_NCCL_RCCL_SWITCH", "1", "rocm"),
+        ("X", "2", "rocm"),
+    }
+    assert _codes(root, "src/comm.h") == []

@@ -36,6 +36,8 @@ NVIDIA_WORDS = frozenset(
         "CUSOLVER",
         "CUFFT",
         "CURAND",
+        "NVSHMEM",
+        "NVTX",
     }
 )
 OTHER_ACCELERATOR_WORDS = frozenset(
@@ -63,6 +65,27 @@ def vendor_of_words(text: str) -> str | None:
     if rocm == nvidia:
         return None
     return "rocm" if rocm else "nvidia"
+
+
+# Words of a build condition that hold only where no ROCm build runs: another accelerator's build (a CPU feature
+# switch is no such build: `USE_CPU_AVX2` holds in a ROCm build too) or a Windows toolchain.
+_ELSEWHERE_WORDS = (OTHER_ACCELERATOR_WORDS - {"CPU"}) | {"WIN32", "MSVC", "WINDOWS"}
+
+
+def runs_elsewhere(condition: str) -> bool:
+    """Whether a build condition (a CMake `if()` argument, a setup.py test) holds only in builds for another
+    accelerator or for Windows: `if(USE_SYCL)`, `if(WIN32)`, `if(USE_MUSA AND FOUND)`, `if(USE_XPU OR USE_NPU)`; not
+    one negating it (`NOT WIN32`) nor one a disjunct of which may hold elsewhere (`USE_SYCL OR WITH_GPU`). The
+    definitions made in such an arm are none of a (Linux) ROCm build's, nor of the NVIDIA build it is compared with."""
+    disjuncts = re.split(r"\s+(?:OR|or)\s+", condition.strip())
+    return all(any(_one_elsewhere(term) for term in re.split(r"\s+(?:AND|and)\s+", d)) for d in disjuncts)
+
+
+def _one_elsewhere(term: str) -> bool:
+    words = {word.upper() for word in _WORD_SPLIT.split(term) if word}
+    if words & {"NOT", "ELSE"} or words & (ROCM_WORDS | NVIDIA_WORDS):
+        return False
+    return bool(words & _ELSEWHERE_WORDS)
 
 
 def _other_vendor(vendor: str | None) -> str | None:
@@ -135,6 +158,8 @@ def setup_py_facts(path: str, text: str) -> BuildFacts:
 
 def _setup_defines(tree: ast.Module, path: str) -> Iterator[BuildDefine]:
     for node, vendor in _with_vendor(tree, None):
+        if vendor == _ELSEWHERE:
+            continue  # `elif MUSA_HOME is not None: cmake_args += ["-DUSE_MUSA=ON"]`: no ROCm build defines it
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             match = _DASH_D.match(node.value.strip())
             if match is not None:
@@ -168,7 +193,8 @@ def _setup_sources(tree: ast.Module, path: str) -> Iterator[SourceSet]:
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     assignments.setdefault(target.id, []).append(node.value)
-    for node, vendor in _with_vendor(tree, None):
+    for node, arm_vendor in _with_vendor(tree, None):
+        vendor = None if arm_vendor == _ELSEWHERE else arm_vendor
         added: ast.expr | None = None
         if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
             added = node.value
@@ -238,7 +264,9 @@ def _with_vendor(node: ast.AST, vendor: str | None) -> Iterator[tuple[ast.AST, s
     expressions whose test is a vendor test (`torch.version.hip`, `IS_HIP_EXTENSION`, `not is_rocm`; `not
     ROCM_VERSION and COMPILE_MARLIN` for the body only, `is_rocm or USE_HIP` for the `else` only)."""
     if isinstance(node, ast.If | ast.IfExp):
-        body_vendor, else_vendor = _arm_vendors(node.test)
+        body_vendor, else_vendor = _ELSEWHERE if _test_elsewhere(node.test) else None, None
+        if body_vendor is None:
+            body_vendor, else_vendor = _arm_vendors(node.test)
         yield from _with_vendor(node.test, vendor)
         body: list[ast.AST] = list(node.body) if isinstance(node.body, list) else [node.body]
         orelse: list[ast.AST] = list(node.orelse) if isinstance(node.orelse, list) else [node.orelse]
@@ -254,6 +282,24 @@ def _with_vendor(node: ast.AST, vendor: str | None) -> Iterator[tuple[ast.AST, s
     yield node, vendor
     for child in ast.iter_child_nodes(node):
         yield from _with_vendor(child, vendor)
+
+
+# The vendor `_with_vendor` gives an arm that runs only in another accelerator's build (`runs_elsewhere`): an `elif
+# MUSA_HOME:` after `if CUDA_HOME:` is not the ROCm arm the `else` of a CUDA test would be.
+_ELSEWHERE = "elsewhere"
+
+
+def _test_elsewhere(test: ast.expr) -> bool:
+    """Whether a setup.py test holds only in another accelerator's build (`MUSA_HOME is not None`, `BUILD_XPU`)."""
+    if isinstance(test, ast.BoolOp):
+        found = [_test_elsewhere(value) for value in test.values]
+        return any(found) if isinstance(test.op, ast.And) else all(found)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot):
+        right = test.comparators[0]
+        return isinstance(right, ast.Constant) and right.value is None and _test_elsewhere(test.left)
+    if isinstance(test, ast.Name | ast.Attribute | ast.Call):
+        return runs_elsewhere(ast.unparse(test).replace(".", "_"))
+    return False
 
 
 def _arm_vendors(test: ast.expr) -> tuple[str | None, str | None]:
@@ -379,8 +425,10 @@ def cmake_facts(
     sources: list[SourceSet] = []
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
     platforms: list[list[str | None]] = []  # the same, of the HIP platform each block tests (None: tests none)
+    elsewhere: list[bool] = []  # per open block: whether its current arm runs only elsewhere (`runs_elsewhere`)
     for command, arguments, line in commands:
         name = command.lower()
+        _track_elsewhere(elsewhere, name, arguments)
         if name in ("if", "function", "macro"):
             tested = vendor_of_words(arguments.split()[0] if name != "if" and arguments.split() else _tested(arguments))
             refused_arm = name == "if" and arguments.strip() in refused
@@ -397,14 +445,14 @@ def cmake_facts(
         elif name in ("endif", "endfunction", "endmacro") and blocks:
             blocks.pop()
             platforms.pop()
-        elif name in _CMAKE_DEFINE_COMMANDS or (name == "set_property" and "COMPILE_DEFINITIONS" in arguments):
+        elif any(elsewhere) and (name in _CMAKE_DEFINE_COMMANDS or name in _PROPERTY_COMMANDS):
+            continue  # defined only in another accelerator's or a Windows build
+        elif name in _CMAKE_DEFINE_COMMANDS or (name in _PROPERTY_COMMANDS and "COMPILE_DEFINITIONS" in arguments):
             # A HIP platform test decides a definition's vendor inside a block named for HIP (HIP on NVIDIA too), and
             # so does a switch the ROCm build leaves off.
             platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
             vendor = platform or _block_vendor(blocks, file_vendor)
-            # `set_property(TARGET hip::host APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS NAME)`
-            values = arguments.split("COMPILE_DEFINITIONS", 1)[1] if name == "set_property" else arguments
-            defines += _cmake_defines(name, values, vendor, path, line)
+            defines += _cmake_defines(name, _defined_values(name, arguments), vendor, path, line)
         elif name == "list" and _appended_flags(arguments):
             defines += _cmake_flag_defines(arguments, path, line)
         elif name == "add_subdirectory" and arguments.split() and "$" not in arguments.split()[0]:
@@ -422,9 +470,10 @@ def cmake_facts(
                 words = [_in_build_folder(word) for word in words]
             removed = name == "list" and words[:1] == ["REMOVE_ITEM"]
             variable = (words[1:2] if name == "list" else words[:1] if name == "set" else [""])[0] if words else ""
+            keyword_vendors = _keyword_vendors(words) if name in source_functions else [None] * len(words)
             listed = [
-                SourceSet(w, vendor, path, line, removed, variable)
-                for w in words
+                SourceSet(w, vendor or keyword_vendor, path, line, removed, variable)
+                for w, keyword_vendor in zip(words, keyword_vendors, strict=True)
                 if w.endswith(_SOURCE_SUFFIXES) and "$" not in w
             ]
             sources += [_anywhere(s) if included_module else s for s in listed]
@@ -432,6 +481,53 @@ def cmake_facts(
     return BuildFacts(
         tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda, hipify=_hipify_evidence(path, text)
     )
+
+
+# Commands setting a COMPILE_DEFINITIONS property: `set_property(TARGET t APPEND PROPERTY COMPILE_DEFINITIONS A)`,
+# `set_source_files_properties(k.cc PROPERTIES COMPILE_DEFINITIONS "SWITCH=1")`, `set_target_properties(...)`.
+_PROPERTY_COMMANDS = frozenset({"set_property", "set_source_files_properties", "set_target_properties"})
+_FIRST_VALUE = re.compile(r'\s*("[^"]*"|\S+)')
+
+
+def _defined_values(command: str, arguments: str) -> str:
+    """The definitions a define command's arguments hold: all of them, or a property command's after
+    `COMPILE_DEFINITIONS` (`set_property(TARGET hip::host APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS NAME)`), of
+    which `set_*_properties` take one value (a `;`-list), other properties following it."""
+    if command not in _PROPERTY_COMMANDS:
+        return arguments
+    values = arguments.split("COMPILE_DEFINITIONS", 1)[1]
+    if command == "set_property":
+        return values
+    first = _FIRST_VALUE.match(values)
+    return first.group(1).replace(";", " ") if first else ""
+
+
+_KEYWORD = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def _keyword_vendors(words: list[str]) -> list[str | None]:
+    """Per argument of a call of a project source function, the vendor the keyword before it names:
+    `add_test(NAME CPP_SOURCE_FILES a.cpp CUDA_CU_SOURCE_FILES k.cu HIP_CPP_SOURCE_FILES k_hip.cpp)` hands `k.cu`
+    to the NVIDIA build's list and `k_hip.cpp` to the ROCm build's (`cmake_parse_arguments` keywords)."""
+    vendors: list[str | None] = []
+    current: str | None = None
+    for word in words:
+        if _KEYWORD.fullmatch(word):
+            current = vendor_of_words(word)
+        vendors.append(current)
+    return vendors
+
+
+def _track_elsewhere(elsewhere: list[bool], command: str, arguments: str) -> None:
+    """Keep `elsewhere` (per open CMake block, whether its current arm runs only elsewhere) up to date."""
+    if command == "if":
+        elsewhere.append(runs_elsewhere(arguments))
+    elif command in ("function", "macro"):
+        elsewhere.append(False)
+    elif command in ("elseif", "else") and elsewhere:
+        elsewhere[-1] = command == "elseif" and runs_elsewhere(arguments)
+    elif command in ("endif", "endfunction", "endmacro") and elsewhere:
+        elsewhere.pop()
 
 
 # `hipconfig --cpp_config` prints the platform macros HIP's own build defines; its ROCm output still names the old
@@ -599,6 +695,10 @@ def cmake_source_functions(texts: Iterable[str]) -> frozenset[str]:
                 passes_arguments_to.setdefault(current, set())
             elif name in ("endfunction", "endmacro"):
                 current = ""
+            elif current and name == "cmake_parse_arguments" and _parsed_prefix(arguments):
+                # `cmake_parse_arguments(ARG "" "" "CUDA_SOURCES" ${ARGN})`: `${ARG_CUDA_SOURCES}` are arguments too.
+                prefix = re.escape(_parsed_prefix(arguments))
+                arguments_seen = re.compile(rf"{arguments_seen.pattern}|\$\{{{prefix}_\w+\}}")
             elif current and name == "foreach" and _ARGUMENT_LIST.search(arguments) and arguments.split():
                 loop = re.escape(arguments.split()[0])
                 arguments_seen = re.compile(rf"{_ARGUMENT_LIST.pattern}|\$\{{{loop}\}}")
@@ -610,6 +710,13 @@ def cmake_source_functions(texts: Iterable[str]) -> frozenset[str]:
     while wrappers := {f for f, commands in passes_arguments_to.items() if f not in found and commands & found}:
         found |= wrappers
     return frozenset(found)
+
+
+def _parsed_prefix(arguments: str) -> str:
+    """The prefix of the variables `cmake_parse_arguments(PREFIX ...)` (or `(PARSE_ARGV N PREFIX ...)`) sets."""
+    words = arguments.split()
+    prefix = words[2] if words[:1] == ["PARSE_ARGV"] and len(words) > 2 else words[0] if words else ""
+    return prefix if re.fullmatch(r"\w+", prefix) else ""
 
 
 def _appends(command: str, arguments: str) -> bool:

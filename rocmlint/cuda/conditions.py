@@ -46,6 +46,10 @@ _ARMS = frozenset({"elif", "elifdef", "elifndef", "else"})
 # HIP-aware spellings the evaluator does not need but a reader does: a test naming them thought about ROCm
 # (hipRTC's macro, and the deprecated platform macros that ROC215 reports on its own).
 _HIP_AWARE = frozenset({"__HIPCC_RTC__", "__HCC__", "HIP_PLATFORM_HCC", "__HIP_PLATFORM_HCC__"})
+# HIP's NVIDIA platform macros: a chain testing one was written with HIP in mind too (`defined(__HIP_PLATFORM_NVCC__)
+# && CUDART_VERSION >= 8000` is HIP-on-NVIDIA code an AMD build skips by design), though no ROCm build defines them
+# (so they are no ROCm macros when a fix's routing asks).
+_HIP_NVIDIA_PLATFORM = frozenset({"HIP_PLATFORM_NVCC", "__HIP_PLATFORM_NVCC__", "__HIP_PLATFORM_NVIDIA__"})
 
 # Safe condition rewrites (ROC213, ROC214): each test gains the HIP macro that is defined exactly when it
 # would be on NVIDIA. `__HIP_DEVICE_COMPILE__` is undefined on NVIDIA, or (HIP headers on NVIDIA,
@@ -199,7 +203,8 @@ class Chains:
         one of `also`, names a rule counts as an alternative of its own)."""
         for member in self.chain(directive):
             if any(
-                (is_rocm_macro(name, ctx) or name in also) and name not in ignore for name in names_in(member.condition)
+                (is_rocm_macro(name, ctx) or name in also or name in _HIP_NVIDIA_PLATFORM) and name not in ignore
+                for name in names_in(member.condition)
             ):
                 return True
         return False
@@ -337,7 +342,8 @@ class ConditionRule:
         """Whether the directive is where its chain's `__CUDA_ARCH__` tests are reported (the first condition naming
         it; ROC213 or ROC207, by what that condition is) and they can diverge: not in a host-only unit, where
         `__CUDA_ARCH__` is undefined on NVIDIA as well, nor after the project defines an architecture number
-        for ROCm builds itself (`#define __CUDA_ARCH__ 1300`)."""
+        for ROCm builds itself (`#define __CUDA_ARCH__ 1300`), in the file or in a header it includes (a compat
+        header's `#define __CUDA_ARCH__ __HIP_DEVICE_COMPILE__` under `__HIPCC__`)."""
         first = next(
             (
                 member
@@ -352,6 +358,7 @@ class ConditionRule:
             first is directive
             and not is_host_only_unit(ctx)
             and ctx.preprocessor.define_of("__CUDA_ARCH__", directive.start_byte) is None
+            and ctx.define("__CUDA_ARCH__", directive) is None
         )
 
     def _written_for_no_toolkit(self, directive: Directive, ctx: CudaContext) -> bool:

@@ -139,6 +139,7 @@ class CudaOptions:
                 self.project.defines,
                 self.project.rocm_build_values,
                 self.project.rocm_build_decided,
+                hipified=bool(self.project.hipified),
             )
         )
 

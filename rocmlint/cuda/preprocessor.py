@@ -215,6 +215,9 @@ class VendorMacros:
     rocm_build_values: Mapping[str, str | None] = field(default_factory=dict, compare=False)
     # Those of them no other build defines: a test of one is the ROCm build's decision, a ROCm-side test.
     rocm_build_decided: frozenset[str] = frozenset()
+    # The project's build runs hipify over the file (a CMake hipify run, a torch extension): its `__CUDACC__` may
+    # become `__HIPCC__`, even in a chain testing `__HIPCC__` as well.
+    hipified: bool = False
 
     def as_compiled(self) -> VendorMacros:
         """The same macros with the stale ROCm spellings read as a ROCm build compiles them: maybe defined
@@ -237,6 +240,7 @@ class VendorMacros:
         header_values: Mapping[str, str] | None = None,
         rocm_build_values: Mapping[str, str | None] | None = None,
         rocm_build_decided: frozenset[str] = frozenset(),
+        hipified: bool = False,
     ) -> VendorMacros:
         return replace(
             self,
@@ -244,6 +248,7 @@ class VendorMacros:
             header_values={} if header_values is None else header_values,
             rocm_build_values={} if rocm_build_values is None else rocm_build_values,
             rocm_build_decided=rocm_build_decided,
+            hipified=hipified,
         )
 
     def is_rocm_side(self, name: str) -> bool:
@@ -354,9 +359,13 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
         return stack[-1].arm_branch if stack else base
 
     found = list(_directives(text))
-    evaluator.include_guard = _include_guard(found)
-    for directive in found:
+    guard = _include_guard(found)
+    # A macro the builds set per vendor is a switch with a default (`#ifndef SWITCH` / `#define SWITCH 0`), no guard.
+    evaluator.include_guard = None if guard in macros.learned else guard
+    compilers_apart = _chains_testing_hipcc(found)
+    for index, directive in enumerate(found):
         kind = directive.kind
+        evaluator.compilers_apart = index in compilers_apart
         if kind in ("if", "ifdef", "ifndef"):
             chain = _Chain(outer=current())
             directive = _with_branch(directive, chain.outer)
@@ -384,6 +393,30 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
         starts += [directive.start_byte, directive.end_byte]
         branches += [directive.branch, current()]
     return Preprocessor(directives, defines, includes, starts, branches, unterminated=len(stack), macros=macros)
+
+
+_HIPCC_WORD = re.compile(r"\b__HIPCC__\b")
+
+
+def _chains_testing_hipcc(directives: list[Directive]) -> set[int]:
+    """The indices of the conditions of every `#if` chain an arm of which tests `__HIPCC__`: a chain telling the
+    compilers apart (`#ifdef __CUDACC__ ... #elif defined(__HIPCC__)`, `defined(__HIPCC__) && !defined(__CUDACC__)`)
+    means nvcc by `__CUDACC__`, which HIP-Clang never defines; not in a file the build hipifies
+    (`VendorMacros.hipified`), where hipify renames it `__HIPCC__`."""
+    found: set[int] = set()
+    stack: list[tuple[list[int], bool]] = []  # per open chain: the indices of its conditions, whether one tests it
+    for index, directive in enumerate(directives):
+        kind = directive.kind
+        if kind in ("if", "ifdef", "ifndef"):
+            stack.append(([index], _HIPCC_WORD.search(directive.text) is not None))
+        elif kind in ("elif", "elifdef", "elifndef") and stack:
+            members, tests = stack[-1]
+            stack[-1] = ([*members, index], tests or _HIPCC_WORD.search(directive.text) is not None)
+        elif kind == "endif" and stack:
+            members, tests = stack.pop()
+            if tests:
+                found.update(members)
+    return found
 
 
 def _include_guard(directives: list[Directive]) -> str | None:
@@ -522,6 +555,7 @@ class _Evaluator:
     def __init__(self, macros: VendorMacros) -> None:
         self.macros = macros
         self.include_guard: str | None = None
+        self.compilers_apart = False  # the condition's chain tests `__HIPCC__` (`_chains_testing_hipcc`)
 
     def evaluate(self, expression: str, defines: dict[str, list[Define]]) -> tuple[Tri, Tri]:
         """The truth of `expression` on a ROCm build and on an NVIDIA build."""
@@ -549,7 +583,7 @@ class _Evaluator:
             return None if built is None else parse_int(built)
         if vendor == "rocm" and name in self.macros.rocm:
             return 1
-        if name not in defines and name in self.macros.learned:
+        if name in self.macros.learned and _unreached_here(name, vendor, defines):
             return self.macros.learned[name].state(vendor).value
         if vendor == "rocm" and name not in defines and name in ROCM_VERSION_FLOORS:
             return AtLeast(ROCM_VERSION_FLOORS[name])
@@ -574,8 +608,15 @@ class _Evaluator:
             return None if vendor == "rocm" else False
         if name in macros.nvidia:
             return False if vendor == "rocm" else None
-        if name not in defines and name in macros.learned:
+        if name in macros.learned and _unreached_here(name, vendor, defines):
             return macros.learned[name].state(vendor).defined
+        if (
+            name == "__CUDACC__"
+            and vendor == "rocm"
+            and self.compilers_apart
+            and not (name in defines or macros.hipified)
+        ):
+            return False  # a chain testing `__HIPCC__` too means nvcc by it, unless hipify renames it
         return _locally_defined(name, vendor, defines)
 
 
@@ -587,6 +628,12 @@ def _expression_text(name: str, vendor: str, defines: dict[str, list[Define]]) -
     """The replacement text of the file's one object-like `#define name` a vendor's build may see."""
     seen = [d for d in defines.get(name, ()) if _reached(d, vendor) is not False]
     return seen[0].value if len(seen) == 1 and seen[0].parameters is None and seen[0].value else None
+
+
+def _unreached_here(name: str, vendor: str, defines: dict[str, list[Define]]) -> bool:
+    """The file defines `name` nowhere a vendor's build reaches: not at all, or only as the default of an `#ifndef
+    name` the build's own definition skips (`#ifndef SWITCH` / `#define SWITCH 0`, the build passing `-DSWITCH=1`)."""
+    return all(_reached(define, vendor) is False for define in defines.get(name, ()))
 
 
 def _reached(define: Define, vendor: str) -> Tri:
@@ -652,10 +699,17 @@ def _truth(value: int | None) -> Tri:
     return None if value is None else value != 0
 
 
+# `__has_include("cudnn.h")` / `__has_include(<cuda_fp8.h>)`: a header name is no token of an expression; the call
+# is unknown (what the include path holds), which `&&` with a false operand still decides.
+_HAS_INCLUDE = re.compile(r"\b(__has_include(?:_next)?)\s*\(\s*(?:\"[^\"\n]*\"|<[^>\n]*>)\s*\)")
+
+
 def _tokenize(expression: str) -> list[tuple[str, str]] | None:
     tokens: list[tuple[str, str]] = []
     position = 0
     expression = expression.rstrip()
+    if "__has_include" in expression:
+        expression = _HAS_INCLUDE.sub(r"\1(0)", expression)
     while position < len(expression):
         match = _TOKEN.match(expression, position)
         if match is None or match.end() == position:
