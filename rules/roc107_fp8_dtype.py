@@ -37,15 +37,18 @@ class Fp8Dtype(Rule):
 
     Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `x.dtype in (...)`), which only read
     a tensor's dtype; `isinstance` checks; lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, set
-    literals, `frozenset(...)`, tuples and lists assigned to `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` names); text (`str()`,
+    literals, `frozenset(...)`, tuples and lists assigned to `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` names or only read
+    with `in`, a table decoding a file format's type codes that also maps integer or bool dtypes); text (`str()`,
     `print`, logging, f-strings); dtype metadata (`torch.float8_e4m3fn.itemsize`, `torch.finfo(...).bits`); MX formats,
     OCP by their spec (`elem_dtype=`, an MX config's `activation_dtype=`/`weight_dtype=`, `MXFPInferenceConfig(...)`);
-    a `storage_dtype=` beside a `compute_dtype=` (layerwise casting); `torch.finfo(torch.float8_e5m2)` (e5m2 and
-    e5m2fnuz share the max 57344); collections and branches that also name the `fnuz` variant or test a `gfx` arch, and
-    tables given `fnuz` entries later; a default the file overrides with a `fnuz` dtype; a def that converts to `fnuz`
-    in ROCm-only code; FP8 data made and kept on the CPU (`.cpu()`, `device="cpu"`, in tests a factory without a
-    device: checkpoint and test data); ROCm-gated code. With `target-archs` declared and no gfx94x among them, nothing
-    (gfx950/gfx12 are OCP).
+    a `storage_dtype=` beside a `compute_dtype=`, or a def's `storage_dtype` variable beside its `compute_dtype` one
+    (layerwise casting); `torch.finfo(torch.float8_e5m2)` (e5m2 and e5m2fnuz share the max 57344); collections and
+    branches that also name the `fnuz` variant or test a `gfx` arch, and tables given `fnuz` entries later; a default
+    the file overrides with a `fnuz` dtype; a def that converts to `fnuz` in ROCm-only code; FP8 data made and kept on
+    the CPU (`.cpu()`, `device="cpu"`, in tests a factory without a device: checkpoint and test data); a test that
+    names no device but the CPU and no CUDA or GPU, in itself or in the helpers of its file it calls, and takes no
+    tensor fixture; ROCm-gated code. With `target-archs` declared and no gfx94x among them, nothing (gfx950/gfx12 are
+    OCP).
 
     ## Why is this bad on ROCm?
     MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`, `torch.float8_e5m2fnuz`);
@@ -262,6 +265,46 @@ Fp8Dtype.valid = (
         """,
     ),
 )
+# A test that keeps every tensor on the CPU (cpu_tensors.in_gpu_free_test); an FP8 dtype a def only stores
+# weights in, beside the compute dtype it casts them to; a table decoding a file format's type codes; a dtype tuple
+# only looked up with `in`.
+Fp8Dtype.valid += (
+    Valid(
+        """
+        import pytest, torch
+        from lib import save, set_compute_dtype
+
+        def _t(*shape, dtype=torch.bfloat16):
+            return torch.zeros(shape, dtype=dtype)
+
+        def test_fp8_checkpoint_probe(tmp_path):
+            sd = {"w": _t(4, 4, dtype=torch.float8_e4m3fn)}
+            save(sd, tmp_path / "m.safetensors")
+
+        @pytest.mark.parametrize("dtype", [torch.float8_e4m3fn, torch.float8_e5m2])
+        def test_rejects_fp8_compute_dtype(dtype):
+            with pytest.raises(ValueError):
+                set_compute_dtype(torch.nn.Linear(2, 2, device="cpu"), dtype)
+        """,
+        path="tests/test_fp8_storage.py",
+    ),
+    Valid(
+        """
+        import torch
+        _FILE_DTYPES = {"BOOL": torch.bool, "I8": torch.int8, "F16": torch.float16, "F8_E4M3": torch.float8_e4m3fn}
+        FP8_STORAGE_DTYPES: tuple[torch.dtype, ...] = (torch.float8_e4m3fn, torch.float8_e5m2)
+
+        def cast_layers(model):
+            storage_dtype = torch.float8_e4m3fn
+            compute_dtype = next(model.parameters()).dtype
+            apply_cast(model, storage_dtype, compute_dtype)
+
+        def check(dtype):
+            if dtype in FP8_STORAGE_DTYPES:
+                raise ValueError(dtype)
+        """,
+    ),
+)
 Fp8Dtype.invalid = (
     Invalid(
         """
@@ -345,6 +388,19 @@ Fp8Dtype.invalid = (
             assert x.to(dtype).dtype == dtype
         """,
         expect=("2:36-2:55", "2:57-2:74"),
+    ),
+    # A test whose tensors reach the GPU; a storage variable with no compute dtype beside it.
+    Invalid(
+        """
+        import torch
+        def test_scaled_mm():
+            a = torch.randn(16, 16).to(torch.float8_e4m3fn).cuda()
+        def quantize(w):
+            storage_dtype = torch.float8_e4m3fn
+            return w.to(storage_dtype)
+        """,
+        path="tests/test_fp8_gemm.py",
+        expect=("3:32-3:51", "5:21-5:40"),
     ),
     # `torch.cuda.is_available()` is true on ROCm: not a gate.
     Invalid(
