@@ -50,13 +50,12 @@ class CapabilityCompare(Rule):
     `current_platform.has_device_capability(89)` or torchtitan's `has_cuda_capability(9, 0)`.
 
     Not flagged: printing or storing the capability, a test only NVIDIA or only ROCm runs (there gfx versions are
-    compared on purpose), a value nothing reads, a test or-ed with a ROCm test, a helper whose result is already
-    false on ROCm (`return torch.version.hip is None and cap >= (9, 0)`), two capabilities compared (GPU 0 with GPU
-    1, a cache's `cap != self._cap` or `saved.get("cap")`), tables filled at run time, and thresholds below major 8
-    (`major >= 7`, `>= (7, 5)`, `sm < 70`, `"sm_75"`): every GPU ROCm supports reports major 9 or more, and what
-    they gate (fp16, tensor cores) exists on AMD; a test skip that spares Turing (`major >= 12`) or skips every AMD
-    GPU (`major >= 9`) or a test that stops on ROCm anyway (`importorskip` of an NVIDIA-only package), but not
-    `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
+    compared on purpose), a value nothing reads, a test or-ed with a ROCm test, a helper false on ROCm (`return
+    torch.version.hip is None and cap >= (9, 0)`), two capabilities compared (GPU 0 with 1, `cap != self._cap`,
+    `saved.get("cap")`), tables filled at run time, thresholds below major 8 (`major >= 7`, `sm < 70`, `"sm_75"`:
+    every GPU ROCm supports reports major 9 or more); a test whose value on every CDNA GPU (9.0, 9.4, 9.5) is Turing's
+    (sm_75): AMD takes the arm without the feature (`!= (10, 0)`, `major == 12`, `not in [(10, 0), (10, 3)]`, `<
+    (10, 0)`; RDNA not weighed); a skip of every AMD GPU (`major >= 9`) or of a test that stops on ROCm anyway.
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942)
@@ -208,7 +207,7 @@ CapabilityCompare.valid = (
         """,
     ),
     # Two devices; a capability-keyed cache; thresholds below sm80; harmless skips (newer GPUs, every AMD GPU, a test
-    # that needs an NVIDIA-only package); a value never read.
+    # that needs an NVIDIA-only package); a value never read; tests MI200/MI300 answer as sm_75 does.
     Valid(
         """
         import pytest, torch
@@ -230,6 +229,7 @@ CapabilityCompare.valid = (
         HALF_DTYPE = torch.float16 if major >= 7 else torch.float32
         turing = f"sm_{major}{minor}" == "sm_75"
         volta_or_turing = f"sm{major}{minor}" in ("sm70", "sm75")
+        assert torch.cuda.get_device_capability() in [(10, 0), (10, 3)] and major != 12 and major not in (11, 12)
         @pytest.mark.skipif(major >= 12, reason="no sm_120 kernel")  # a skip of newer GPUs only
         def test_probe():
             if torch.cuda.get_device_capability()[0] >= 9:

@@ -266,6 +266,34 @@ def test_harmless_skip(code: str, harmless: bool) -> None:
 
 
 @pytest.mark.parametrize(
+    ("code", "oldest_arm"),
+    [
+        pytest.param("x = cap != (10, 0)\n", True, id="not-blackwell"),
+        pytest.param("x = major == 12\n", True, id="consumer-blackwell"),
+        pytest.param("x = cap not in [(10, 0), (10, 3)]\n", True, id="not-in-list"),
+        pytest.param("x = major not in (10, 12)\n", True, id="major-not-in"),
+        pytest.param("x = cap < (10, 0)\n", True, id="older-than-blackwell"),
+        pytest.param("SM100 = (10, 0)\nx = cap == SM100\n", True, id="named-constant"),
+        pytest.param("x = cap >= (8, 9)\n", False, id="fp8-true-on-mi250"),
+        pytest.param("x = major >= 9\n", False, id="hopper"),
+        pytest.param("x = cap == (9, 0)\n", False, id="h100-equals-mi250"),
+        pytest.param("x = cap in [(9, 0), (10, 0)]\n", False, id="list-with-hopper"),
+        pytest.param("x = cap < (8, 0)\n", False, id="pre-ampere-fallback"),
+        pytest.param("x = cap in CAPS\n", False, id="unknown-list"),
+        pytest.param("x = cap >= LIMIT\n", False, id="unknown-limit"),
+    ],
+)
+def test_oldest_arm_on_cdna(code: str, oldest_arm: bool) -> None:
+    snippet = parse(_CAP + code)
+    compare = next(
+        node
+        for node in ast.walk(snippet.module)
+        if isinstance(node, ast.Compare) and capability.capability_reads(snippet.ctx, node.left)
+    )
+    assert capability.oldest_arm_on_cdna(snippet.ctx, compare) is oldest_arm
+
+
+@pytest.mark.parametrize(
     ("code", "no_effect"),
     [
         pytest.param("x = major >= 9 or torch.version.hip is not None\n", True, id="or-rocm"),

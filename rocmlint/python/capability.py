@@ -218,6 +218,7 @@ def helper_test(ctx: PythonContext, call: ast.Call) -> str | None:
 # AMD GPUs from MI200 (gfx90a, 9.0) through MI300X/MI355X (9.4, 9.5) and RDNA2 to RDNA4 (10.3, 11.x, 12.0).
 _OLDEST_NVIDIA = (7, 5)
 _ROCM_CAPABILITIES = ((9, 0), (9, 4), (9, 5), (10, 3), (11, 0), (11, 5), (12, 0))
+_CDNA_CAPABILITIES = ((9, 0), (9, 4), (9, 5))
 _OPERATORS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
     ast.Lt: op.lt,
     ast.LtE: op.le,
@@ -236,7 +237,19 @@ def harmless_on_rocm(ctx: PythonContext, node: ast.AST) -> bool:
     (`flow.never_read`), or it only decides a test skip that is harmless (`harmless_skip`)."""
     if ctx.is_nvidia_gated(node) or ctx.gates.decided_on_rocm_without(node) or only_picks_display(ctx, node):
         return True
-    return never_read(ctx, node) or harmless_skip(ctx, node)
+    return never_read(ctx, node) or harmless_skip(ctx, node) or oldest_arm_on_cdna(ctx, node)
+
+
+def oldest_arm_on_cdna(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node`, a capability comparison, has on every CDNA GPU (MI200 9.0, MI300 9.4, MI355 9.5) the value it has on
+    the oldest NVIDIA GPU (sm_75): AMD takes the arm meant for GPUs without the feature tested (`cap != (10, 0)`,
+    `major == 12`, `cap not in [(10, 0), (10, 3)]`, `cap < (10, 0)`: skip or refuse), never the one written for a
+    recent NVIDIA GPU (`cap >= (8, 9)` is true on MI250, which has no FP8). RDNA parts, whose numbers
+    (10.3-12.0) are NVIDIA's Ampere to Blackwell ones, are left to `harmless_skip`'s full list."""
+    if not isinstance(node, ast.Compare) or len(node.ops) != 1:
+        return False
+    oldest = _value_at(ctx, node, _OLDEST_NVIDIA)
+    return oldest is not None and all(_value_at(ctx, node, gpu) == oldest for gpu in _CDNA_CAPABILITIES)
 
 
 def harmless_skip(ctx: PythonContext, node: ast.AST) -> bool:
@@ -294,6 +307,9 @@ def _value_at(ctx: PythonContext, compare: ast.Compare, capability: tuple[int, i
     capability, an integer below 20 its major version, one from 20 to 99 `major * 10 + minor`, a float
     `major.minor`; None for any other form, or when the capability side is the minor version alone."""
     left, right = compare.left, compare.comparators[0]
+    if isinstance(compare.ops[0], (ast.In, ast.NotIn)):
+        found = _membership_at(ctx, left, right, capability)
+        return None if found is None else found != isinstance(compare.ops[0], ast.NotIn)
     compared = _OPERATORS.get(type(compare.ops[0]))
     left_reads = bool(capability_reads(ctx, left))
     if compared is None or left_reads == bool(capability_reads(ctx, right)):
@@ -304,6 +320,21 @@ def _value_at(ctx: PythonContext, compare: ast.Compare, capability: tuple[int, i
         return None
     number, limit = value
     return compared(number, limit) if left_reads else compared(limit, number)
+
+
+def _membership_at(
+    ctx: PythonContext, side: ast.expr, collection: ast.expr, capability: tuple[int, int]
+) -> bool | None:
+    """Whether the capability side is among the architectures a literal collection lists (`cap in [(10, 0), (10,
+    3)]`, `major not in (10, 12)`) on a GPU of `capability`; None when the side reads no capability or an element
+    is not a constant architecture."""
+    listed = ctx.single_value(collection)
+    if not capability_reads(ctx, side) or not isinstance(listed, (ast.Tuple, ast.List, ast.Set)) or not listed.elts:
+        return None
+    values = [_at(side, element, capability) for element in listed.elts]
+    if any(value is None for value in values):
+        return None
+    return any(number == limit for number, limit in filter(None, values))
 
 
 def _at(side: ast.expr, threshold: ast.expr | None, capability: tuple[int, int]) -> tuple[object, object] | None:
