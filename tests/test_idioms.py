@@ -554,6 +554,36 @@ def test_handled_by_try_stops_at_the_function() -> None:
     assert not idioms.handled_by_try(snippet.ctx, snippet.node("HAZARD()", ast.Call), frozenset({"OSError"}))
 
 
+_SNAPSHOT = (
+    "def _init():\n    HAZARD()\n"
+    "def _device(i):\n    return _init()\n"
+    "def snapshot():\n    try:\n        return [_device(i) for i in range(2)]\n"
+    "    except Exception:\n        return []\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("code", "handled"),
+    [
+        pytest.param(_SNAPSHOT, True, id="private-defs-called-in-a-caught-try"),
+        pytest.param(_SNAPSHOT + "def probe():\n    return _device(0)\n", False, id="one-caller-without-try"),
+        pytest.param(_SNAPSHOT + "callbacks = [_init]\n", False, id="used-as-a-value"),
+        pytest.param(_SNAPSHOT.replace("_init", "init"), False, id="public-def-others-may-call"),
+        pytest.param("def _init():\n    HAZARD()\n", False, id="never-called"),
+        pytest.param(
+            "class C:\n    def _init(self):\n        HAZARD()\n    def run(self):\n        try:\n"
+            "            self._init()\n        except Exception:\n            pass\n",
+            False,
+            id="method",
+        ),
+    ],
+)
+def test_handled_by_callers(code: str, handled: bool) -> None:
+    snippet = parse(code)
+    hazard = snippet.node("HAZARD()", ast.Call)
+    assert idioms.handled_by_callers(snippet.ctx, hazard, frozenset({"Exception"})) is handled
+
+
 def test_caught_names_and_re_raises() -> None:
     snippet = parse("try:\n    x()\nexcept (a.B, C):\n    raise\nexcept:\n    pass\n")
     statement = snippet.module.body[0]
