@@ -584,6 +584,39 @@ def test_handled_by_callers(code: str, handled: bool) -> None:
     assert idioms.handled_by_callers(snippet.ctx, hazard, frozenset({"Exception"})) is handled
 
 
+@pytest.mark.parametrize(
+    ("code", "actionable"),
+    [
+        pytest.param(
+            "def load():\n    try:\n        import pkg\n    except ImportError as e:\n        raise ImportError(HINT) from e\n",
+            True,
+            id="lazy-with-hint",
+        ),
+        pytest.param(
+            "def load():\n    try:\n        import pkg\n    except ImportError:\n        raise RuntimeError('pip install x')\n",
+            True,
+            id="other-error-with-message",
+        ),
+        pytest.param(
+            "try:\n    import pkg\nexcept ImportError as e:\n    raise ImportError(HINT) from e\n", False, id="module"
+        ),
+        pytest.param(
+            "def load():\n    try:\n        import pkg\n    except ImportError:\n        raise\n", False, id="bare"
+        ),
+        pytest.param(
+            "def load():\n    try:\n        import pkg\n    except ValueError:\n        raise RuntimeError('x')\n",
+            False,
+            id="other-exception",
+        ),
+        pytest.param("def load():\n    import pkg\n", False, id="no-try"),
+    ],
+)
+def test_lazy_import_with_actionable_error(code: str, actionable: bool) -> None:
+    snippet = parse(code)
+    statement = next(node for node in ast.walk(snippet.module) if isinstance(node, ast.Import))
+    assert idioms.lazy_import_with_actionable_error(snippet.ctx, statement) is actionable
+
+
 def test_caught_names_and_re_raises() -> None:
     snippet = parse("try:\n    x()\nexcept (a.B, C):\n    raise\nexcept:\n    pass\n")
     statement = snippet.module.body[0]

@@ -415,6 +415,34 @@ def _called_only_here(ctx: PythonContext, name: str) -> bool:
     return name.startswith("_") or (read_elsewhere is not None and not read_elsewhere(name))
 
 
+_IMPORT_FAILURES = frozenset({"ImportError", "ModuleNotFoundError"})
+
+
+def lazy_import_with_actionable_error(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is imported inside a def, in a `try:` whose `except ImportError` raises an exception of its own with
+    a message (`raise ImportError(INSTALL_HINT) from exc`): the module loads without the package, and only the code
+    that needs it stops, saying what to install (an opt-in backend's loader)."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, DEFERRED_BODIES):
+            return False
+        if isinstance(ancestor, ast.Try) and child in ancestor.body:
+            inside_def = isinstance(
+                ctx.semantic.enclosing_scope_node(ancestor), (ast.FunctionDef, ast.AsyncFunctionDef)
+            )
+            return inside_def and any(_raises_with_message(handler) for handler in ancestor.handlers)
+        child = ancestor
+    return False
+
+
+def _raises_with_message(handler: ast.ExceptHandler) -> bool:
+    """An `except ImportError` handler whose last statement raises a new exception given a message."""
+    if not set(caught_names(handler)) & _IMPORT_FAILURES or not handler.body:
+        return False
+    last = handler.body[-1]
+    return isinstance(last, ast.Raise) and isinstance(last.exc, ast.Call) and bool(last.exc.args or last.exc.keywords)
+
+
 def _swallows(handler: ast.ExceptHandler, caught: frozenset[str]) -> bool:
     if re_raises(handler):
         return False
