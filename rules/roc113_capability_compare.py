@@ -53,9 +53,9 @@ class CapabilityCompare(Rule):
     compared on purpose), a value nothing reads, a test or-ed with a ROCm test, a helper false on ROCm (`return
     torch.version.hip is None and cap >= (9, 0)`), two capabilities compared (GPU 0 with 1, `cap != self._cap`,
     `saved.get("cap")`), tables filled at run time, thresholds below major 8 (`major >= 7`, `sm < 70`, `"sm_75"`:
-    every GPU ROCm supports reports major 9 or more); a test whose value on every CDNA GPU (9.0, 9.4, 9.5) is Turing's
-    (sm_75): AMD takes the arm without the feature (`!= (10, 0)`, `major == 12`, `not in [(10, 0), (10, 3)]`, `<
-    (10, 0)`; RDNA not weighed); a skip of every AMD GPU (`major >= 9`) or of a test that stops on ROCm anyway.
+    every GPU ROCm supports reports major 9 or more); a test whose value on every ROCm GPU (in test suites every CDNA
+    one: 9.0, 9.4, 9.5) is Turing's: AMD takes the arm without the feature (`!= (10, 0)`; in a test suite also
+    `major == 12`, `< (10, 0)`); a skip of every AMD GPU (`major >= 9`) or of a test that stops on ROCm anyway.
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942)
@@ -229,7 +229,7 @@ CapabilityCompare.valid = (
         HALF_DTYPE = torch.float16 if major >= 7 else torch.float32
         turing = f"sm_{major}{minor}" == "sm_75"
         volta_or_turing = f"sm{major}{minor}" in ("sm70", "sm75")
-        assert torch.cuda.get_device_capability() in [(10, 0), (10, 3)] and major != 12 and major not in (11, 12)
+        assert torch.cuda.get_device_capability() != (10, 0) or have_sm100_kernels(), "sm100 kernels missing"
         @pytest.mark.skipif(major >= 12, reason="no sm_120 kernel")  # a skip of newer GPUs only
         def test_probe():
             if torch.cuda.get_device_capability()[0] >= 9:
@@ -331,15 +331,15 @@ CapabilityCompare.invalid = (
         """,
         expect=("9:12-9:37",),
     ),
-    # A test suite's capability skips: on MI300 (9.4) the FP8 test runs, on MI250 (9.0) the H100 one.
+    # Test-suite skips: on MI300 (9.4) the FP8 test runs, on MI250 (9.0) the H100 one; sm_120's skips all CDNA.
     Invalid(
         """
-        import pytest
-        import torch
+        import pytest, torch
         requires_fp8 = pytest.mark.skipif(torch.cuda.get_device_capability() < (8, 9), reason="needs sm89")
         pytestmark = pytest.mark.skipif(torch.cuda.get_device_capability() != (9, 0), reason="needs H100")
+        requires_sm120 = pytest.mark.skipif(torch.cuda.get_device_capability()[0] != 12, reason="needs sm120")
         """,
-        expect=("3:35-3:78", "4:33-4:77"),
+        expect=("2:35-2:78", "3:33-3:77"),
         path="tests/test_fp8_linear.py",
     ),
     # One diagnostic for the whole condition (torchao test_vllm style).

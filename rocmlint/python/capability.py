@@ -20,6 +20,7 @@ from rocmlint.python.conditions import skip_polarity, whole_condition
 from rocmlint.python.flow import never_read, only_picks_display
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_none, last_name
+from rocmlint.python.project import is_test_file
 from rocmlint.python.scopes import FUNCTION_DEFS
 from rocmlint.python.values import ALL_OPERATORS, Follow, Names, Through, only_argument
 
@@ -237,19 +238,23 @@ def harmless_on_rocm(ctx: PythonContext, node: ast.AST) -> bool:
     (`flow.never_read`), or it only decides a test skip that is harmless (`harmless_skip`)."""
     if ctx.is_nvidia_gated(node) or ctx.gates.decided_on_rocm_without(node) or only_picks_display(ctx, node):
         return True
-    return never_read(ctx, node) or harmless_skip(ctx, node) or oldest_arm_on_cdna(ctx, node)
+    return never_read(ctx, node) or harmless_skip(ctx, node) or oldest_arm_on_amd(ctx, node)
 
 
-def oldest_arm_on_cdna(ctx: PythonContext, node: ast.AST) -> bool:
-    """`node`, a capability comparison, has on every CDNA GPU (MI200 9.0, MI300 9.4, MI355 9.5) the value it has on
-    the oldest NVIDIA GPU (sm_75): AMD takes the arm meant for GPUs without the feature tested (`cap != (10, 0)`,
-    `major == 12`, `cap not in [(10, 0), (10, 3)]`, `cap < (10, 0)`: skip or refuse), never the one written for a
-    recent NVIDIA GPU (`cap >= (8, 9)` is true on MI250, which has no FP8). RDNA parts, whose numbers
-    (10.3-12.0) are NVIDIA's Ampere to Blackwell ones, are left to `harmless_skip`'s full list."""
+def oldest_arm_on_amd(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node`, a capability comparison, has on every AMD GPU it may meet the value it has on the oldest NVIDIA GPU
+    (sm_75): AMD takes the arm meant for GPUs without the feature tested (`cap != (10, 0)`: refuse or skip), never
+    the one written for a recent NVIDIA GPU (`cap >= (8, 9)` is true on MI250, which has no FP8). Product code meets
+    every ROCm GPU, RDNA among them, whose 10.3-12.0 are NVIDIA's Ampere to Blackwell numbers (`major >= 10` is true
+    there); a test suite runs on the CDNA GPUs of AMD's CI and servers (MI200 9.0, MI300 9.4, MI355 9.5), where
+    `major == 12`, `cap not in [(10, 0), (10, 3)]` and `cap < (10, 0)` skip as on Turing."""
     if not isinstance(node, ast.Compare) or len(node.ops) != 1:
         return False
     oldest = _value_at(ctx, node, _OLDEST_NVIDIA)
-    return oldest is not None and all(_value_at(ctx, node, gpu) == oldest for gpu in _CDNA_CAPABILITIES)
+    if oldest is None:
+        return False
+    met = _CDNA_CAPABILITIES if is_test_file(ctx.source.path) else _ROCM_CAPABILITIES
+    return all(_value_at(ctx, node, gpu) == oldest for gpu in met)
 
 
 def harmless_skip(ctx: PythonContext, node: ast.AST) -> bool:
