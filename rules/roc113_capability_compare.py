@@ -53,8 +53,8 @@ class CapabilityCompare(Rule):
     compared on purpose), a value nothing reads, a test or-ed with a ROCm test, a helper false on ROCm (`return
     torch.version.hip is None and cap >= (9, 0)`), two capabilities compared (GPU 0 with 1, `cap != self._cap`,
     `saved.get("cap")`), tables filled at run time, thresholds below major 8 (`major >= 7`, `sm < 70`, `"sm_75"`:
-    every GPU ROCm supports reports major 9 or more); a test whose value on every ROCm GPU (in test suites every CDNA
-    one: 9.0, 9.4, 9.5) is Turing's: AMD takes the arm without the feature (`!= (10, 0)`; in a test suite also
+    every GPU ROCm supports reports major 9 or more); a test of archs above 9.5 whose value on every ROCm GPU (CDNA's
+    9.0-9.5 in test suites) is Turing's: AMD takes the arm without the feature (`!= (10, 0)`; in a test suite also
     `major == 12`, `< (10, 0)`); a skip of every AMD GPU (`major >= 9`) or of a test that stops on ROCm anyway.
 
     ## Why is this bad on ROCm?

@@ -280,6 +280,8 @@ def test_harmless_skip(code: str, harmless: bool) -> None:
         pytest.param("x = cap == (9, 0)\n", False, False, id="h100-equals-mi250"),
         pytest.param("x = cap in [(9, 0), (10, 0)]\n", False, False, id="list-with-hopper"),
         pytest.param("x = cap in CAPS\n", False, False, id="unknown-list"),
+        pytest.param("x = cap == (8, 0)\n", False, False, id="a100-only-a-feature-amd-has"),
+        pytest.param("x = cap not in [(8, 0), (10, 0)]\n", False, False, id="list-with-an-older-arch"),
         pytest.param("x = cap >= LIMIT\n", False, False, id="unknown-limit"),
     ],
 )

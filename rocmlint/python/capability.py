@@ -248,13 +248,29 @@ def oldest_arm_on_amd(ctx: PythonContext, node: ast.AST) -> bool:
     every ROCm GPU, RDNA among them, whose 10.3-12.0 are NVIDIA's Ampere to Blackwell numbers (`major >= 10` is true
     there); a test suite runs on the CDNA GPUs of AMD's CI and servers (MI200 9.0, MI300 9.4, MI355 9.5), where
     `major == 12`, `cap not in [(10, 0), (10, 3)]` and `cap < (10, 0)` skip as on Turing."""
-    if not isinstance(node, ast.Compare) or len(node.ops) != 1:
+    if not isinstance(node, ast.Compare) or len(node.ops) != 1 or not _only_newer_than_cdna(ctx, node):
         return False
     oldest = _value_at(ctx, node, _OLDEST_NVIDIA)
     if oldest is None:
         return False
     met = _CDNA_CAPABILITIES if is_test_file(ctx.source.path) else _ROCM_CAPABILITIES
     return all(_value_at(ctx, node, gpu) == oldest for gpu in met)
+
+
+def _only_newer_than_cdna(ctx: PythonContext, compare: ast.Compare) -> bool:
+    """Every architecture `compare` names is newer than the newest CDNA GPU's number (9.5): the arm AMD shares with
+    Turing then lacks a feature no AMD GPU has under that number (`!= (10, 0)`), not one AMD has (`== (8, 0)`, A100
+    only: bf16 and the large shared memory MI200/MI300 have too)."""
+    left, right = compare.left, compare.comparators[0]
+    side, other = (left, right) if capability_reads(ctx, left) else (right, left)
+    limit = ctx.single_value(other)
+    membership = isinstance(compare.ops[0], (ast.In, ast.NotIn))
+    listed = limit.elts if membership and isinstance(limit, (ast.Tuple, ast.List, ast.Set)) else [limit]
+    for element in listed:
+        value = _at(side, ctx.single_value(element) if element is not None else None, _CDNA_CAPABILITIES[-1])
+        if value is None or not value[0] < value[1]:  # type: ignore[operator]
+            return False
+    return bool(listed)
 
 
 def harmless_skip(ctx: PythonContext, node: ast.AST) -> bool:
