@@ -37,7 +37,7 @@ class Fp8Dtype(Rule):
 
     Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `x.dtype in (...)`); `isinstance`;
     lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, sets, `frozenset(...)`, tuples and lists
-    named `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` or only read with `in`, a file format's type codes with ints); text
+    named `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` or only read with `in`, a format's type codes like `F8_E4M3`); text
     (`str()`, `print`, logging, f-strings); dtype metadata (`.itemsize`, `torch.finfo(...).bits`); MX formats, OCP by
     their spec (`elem_dtype=`, an MX config's `activation_dtype=`/`weight_dtype=`, `MXFPInferenceConfig(...)`);
     a `storage_dtype=` beside a `compute_dtype=` (a def's variables too: layerwise casting); `torch.finfo(torch.

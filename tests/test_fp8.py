@@ -212,9 +212,10 @@ _F8 = "torch.float8_e4m3fn"
         ),
         pytest.param(f'CODES = {{"U8": torch.uint8, "F8_E4M3": {_F8}}}', True, id="unsigned"),
         pytest.param(f'CODES = {{"bf16": torch.bfloat16, "fp8": {_F8}}}', False, id="float-choices-only"),
-        pytest.param(f'CODES = {{"I8": torch.int8, "fp8": {_F8}, "x": make()}}', False, id="not-all-dtypes"),
-        pytest.param(f'CODES = {{torch.int8: 1, "fp8": {_F8}}}', False, id="not-string-keys"),
-        pytest.param(f'CODES = {{"I8": torch.int8, "fp8": cast({_F8})}}', False, id="not-a-value"),
+        pytest.param(f'KV = {{"int8": torch.int8, "fp8_inc": {_F8}}}', False, id="lower-case-choices"),
+        pytest.param(f'CODES = {{"I8": torch.int8, "F8": {_F8}, "X": make()}}', False, id="not-all-dtypes"),
+        pytest.param(f'CODES = {{torch.int8: 1, "F8": {_F8}}}', False, id="not-string-keys"),
+        pytest.param(f'CODES = {{"I8": torch.int8, "F8": cast({_F8})}}', False, id="not-a-value"),
     ],
 )
 def test_in_format_dtype_table(code: str, decodes: bool) -> None:

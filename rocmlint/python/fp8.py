@@ -41,6 +41,8 @@ _FNUZ_ASSIGNMENT = r"\b{name}\s*(?::[^=\n]*)?=\s*(?:torch\.)?float8_e\w*fnuz\b"
 _FNUZ_ENTRY = r"^[ \t]*(?:{name})\s*\[[^\n]*fnuz"
 # Integer and boolean dtype names: a table that has them decodes every kind of stored tensor, not a choice of FP8.
 _NON_FLOAT_DTYPE = re.compile(r"^(?:u?int\d+|bool)$")
+# A stored type code: an upper-case tag (`F8_E4M3`, `BF16`, `I8`, `BOOL`).
+_TYPE_CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _COLLECTION_LITERALS = (ast.Dict, ast.List, ast.Tuple, ast.Set)
 # A branch whose test or alternative mentions these already selects the FP8 format per architecture.
 _ARCH_SELECTION_MARKERS = ("fnuz", "gfx")
@@ -149,14 +151,15 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
 
 
 def in_format_dtype_table(ctx: PythonContext, node: ast.AST) -> bool:
-    """`node` is a value of a dict literal that maps a file format's type codes to the library's dtypes, integer and
-    boolean ones among them (`{"BOOL": torch.bool, "I8": torch.int8, "F8_E4M3": torch.float8_e4m3fn}`): a decoder of
-    stored data, whose FP8 entries are OCP because the format defines them so."""
+    """`node` is a value of a dict literal that maps a file format's type codes (upper-case tags) to the library's
+    dtypes, integer and boolean ones among them (`{"BOOL": torch.bool, "I8": torch.int8, "F8_E4M3":
+    torch.float8_e4m3fn}`, safetensors' header codes): a decoder of stored data, whose FP8 entries are OCP because
+    the format defines them so."""
     table = ctx.parent(node)
     if not isinstance(table, ast.Dict) or not any(value is node for value in table.values):
         return False
-    if any(key is None or ctx.string_value(key) is None for key in table.keys):
-        return False
+    if not all(key is not None and _TYPE_CODE.match(ctx.string_value(key) or "") for key in table.keys):
+        return False  # a lower-case name (`"fp8_e4m3"`) is a user's choice of dtype, not a stored type code
     dtypes = [ctx.qualified_name(value) or "" for value in table.values]
     library = (ctx.qualified_name(node) or "").rpartition(".")[0]
     if not all(dtype.rpartition(".")[0] == library for dtype in dtypes):
