@@ -35,17 +35,17 @@ class Fp8Dtype(Rule):
     not selected per GPU architecture; also looked up by name (`getattr(torch, "float8_e4m3fn", None)`) and the same dtypes of JAX (`jnp.float8_e4m3fn`)
     and ml_dtypes (`ml_dtypes.float8_e5m2`).
 
-    Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `x.dtype in (...)`), which only read
-    a tensor's dtype; `isinstance` checks; lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, set
-    literals, `frozenset(...)`, tuples and lists assigned to `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` names); text (`str()`,
-    `print`, logging, f-strings); dtype metadata (`torch.float8_e4m3fn.itemsize`, `torch.finfo(...).bits`); MX formats,
-    OCP by their spec (`elem_dtype=`, an MX config's `activation_dtype=`/`weight_dtype=`, `MXFPInferenceConfig(...)`);
-    a `storage_dtype=` beside a `compute_dtype=` (layerwise casting); `torch.finfo(torch.float8_e5m2)` (e5m2 and
-    e5m2fnuz share the max 57344); collections and branches that also name the `fnuz` variant or test a `gfx` arch, and
-    tables given `fnuz` entries later; a default the file overrides with a `fnuz` dtype; a def that converts to `fnuz`
-    in ROCm-only code; FP8 data made and kept on the CPU (`.cpu()`, `device="cpu"`, in tests a factory without a
-    device: checkpoint and test data); ROCm-gated code. With `target-archs` declared and no gfx94x among them, nothing
-    (gfx950/gfx12 are OCP).
+    Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `x.dtype in (...)`); `isinstance`;
+    lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, sets, `frozenset(...)`, tuples and lists
+    named `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` or only read with `in`, a format's type codes like `F8_E4M3`); text
+    (`str()`, `print`, logging, f-strings); dtype metadata (`.itemsize`, `torch.finfo(...).bits`); MX formats, OCP by
+    their spec (`elem_dtype=`, an MX config's `activation_dtype=`/`weight_dtype=`, `MXFPInferenceConfig(...)`);
+    a `storage_dtype=` beside a `compute_dtype=` (a def's variables too: layerwise casting); `torch.finfo(torch.
+    float8_e5m2)` (same max as e5m2fnuz); collections and branches that also name `fnuz` or test a `gfx` arch, tables
+    given `fnuz` entries later; a default overridden with `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made
+    and kept on the CPU (`.cpu()`, `device="cpu"`, a test's factory without a device), and a test naming no device but
+    the CPU, nor CUDA or a GPU, in itself or its file's helpers, without tensor fixtures; ROCm-gated code; nothing
+    when `target-archs` names no gfx94x (gfx950/gfx12 are OCP).
 
     ## Why is this bad on ROCm?
     MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`, `torch.float8_e5m2fnuz`);
@@ -141,12 +141,27 @@ Fp8Dtype.valid = (
             save_file({"weight": weight_fp8}, path)
         """,
     ),
-    # ROCm-gated conditional expression.
+    # A test that keeps every tensor on the CPU (cpu_tensors.in_gpu_free_test): no device but the CPU, no CUDA.
+    Valid(
+        """
+        import torch
+        def test_fp8_storage_is_patched_aside():
+            model = torch.nn.Linear(4, 8, device="cpu")
+            model.weight.data = model.weight.data.to(torch.float8_e4m3fn)
+        """,
+        path="tests/test_fp8_storage.py",
+    ),
+    # ROCm-gated conditional expression; a helper that is a ROCm test by what it returns (every AMD GPU's gcnArchName
+    # starts with "gfx"); `and` short-circuit on an NVIDIA-only test.
     Valid(
         """
         import torch
         IS_ROCM = torch.version.hip is not None
         FP8_DTYPE = torch.float8_e4m3fnuz if IS_ROCM else torch.float8_e4m3fn
+        def amd_gpu():
+            return torch.cuda.get_device_properties(0).gcnArchName.startswith("gfx")
+        FP8 = torch.bfloat16 if amd_gpu() else torch.float8_e4m3fn
+        w8 = torch.version.cuda is not None and w.to(torch.float8_e5m2)
         """,
     ),
     # vLLM style: the branch selects FNUZ by arch.
@@ -178,10 +193,17 @@ Fp8Dtype.valid = (
             return q
         """,
     ),
-    # Dict keys, a set of known dtypes, tables that cover both formats (one given its fnuz entry later), fnuz dtypes.
+    # Dict keys, a set of known dtypes, tables that cover both formats (one given its fnuz entry later), fnuz dtypes, a
+    # file format's type codes, a tuple only read with `in`, a def's storage dtype beside its compute dtype.
     Valid(
         """
         import torch
+        CODES = {"BOOL": torch.bool, "I8": torch.int8, "F8_E4M3": torch.float8_e4m3fn}
+        FP8_STORAGE: tuple[torch.dtype, ...] = (torch.float8_e4m3fn,)
+        is_fp8 = x.dtype in FP8_STORAGE
+        def cast(model):
+            storage_dtype = torch.float8_e4m3fn
+            compute_dtype = torch.bfloat16
         FP8_MAX = {torch.float8_e4m3fn: 448.0, torch.float8_e4m3fnuz: 240.0}
         KV_CACHE_DTYPES = {"fp8_e4m3": torch.float8_e4m3fn, "fp8_e4m3fnuz": torch.float8_e4m3fnuz}
         FP8_TYPES = {torch.float8_e4m3fn, torch.float8_e5m2}
@@ -222,7 +244,7 @@ Fp8Dtype.valid = (
                     self.e4m3_dtype = torch.float8_e4m3fnuz
         """,
     ),
-    # The token in a docstring, a comment and log messages.
+    # The token in a docstring, a comment, log messages; mentions that are no value (comparators, metadata, fnuz).
     Valid(
         """
         \"\"\"Quantize to torch.float8_e4m3fn.\"\"\"
@@ -232,28 +254,6 @@ Fp8Dtype.valid = (
         logging.info("using torch.float8_e4m3fn")
         logger.warning("casting to %s", torch.float8_e4m3fn)
         print(f"fp8 dtype: {torch.float8_e5m2}")
-        """,
-    ),
-    # A helper that is a ROCm test by what it returns: every AMD GPU's gcnArchName starts with "gfx".
-    Valid(
-        """
-        import torch
-        def amd_gpu():
-            return torch.cuda.get_device_properties(0).gcnArchName.startswith("gfx")
-        FP8 = torch.bfloat16 if amd_gpu() else torch.float8_e4m3fn
-        """,
-    ),
-    # `and` short-circuit on a NVIDIA-only test.
-    Valid(
-        """
-        import torch
-        w8 = torch.version.cuda is not None and w.to(torch.float8_e5m2)
-        """,
-    ),
-    # Mentions that are no value: whole comparators, metadata, strings, the fnuz names.
-    Valid(
-        """
-        import torch
         def pack(t, w):
             if t.dtype == torch.float8_e4m3fn and w.dtype != torch.float8_e5m2:
                 return t.view(torch.uint8), torch.float8_e4m3fn.itemsize

@@ -8,7 +8,7 @@ import re
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.conditions import enclosing_tests, exit_tests, test_mentions
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import leaves_quietly
+from rocmlint.python.idioms import lazy_import_with_actionable_error, leaves_quietly
 from rocmlint.python.imports import imported_modules, is_type_checking, module_name_range, module_path_names, top_level
 from rocmlint.python.lexical import import_statement_pattern
 from rocmlint.python.stand_ins import define_on_import_error
@@ -31,11 +31,10 @@ class FlashAttnNoFallback(Rule):
     import ...`, and the FlashAttention-3 modules (`import flash_attn_interface`, `flash_attn_3`) imported with no
     fallback, at module level or inside a function.
 
-    Not flagged: imports inside `try:` that catches `ImportError`, ROCm-gated, under `if TYPE_CHECKING:` or
-    relative; files of the flash-attn packages; imports under (or after an early `return` on) a condition naming
-    flash attention, which has another path when flash-attn is missing (`is_flash_attn_2_available()`,
-    `flash_attn_triton_available()`, `importlib.util.find_spec("flash_attn")`, a flag assigned from one,
-    `args.use_flash_attn`, `attn_implementation == "flash_attention_2"`).
+    Not flagged: imports in a `try:` catching `ImportError` (in a def, also one raising its own error with a message),
+    ROCm-gated, under `if TYPE_CHECKING:` or relative; files of flash-attn itself; imports under (or after an early
+    `return` on) a condition naming flash attention (`is_flash_attn_2_available()`, `find_spec("flash_attn")`, a flag
+    assigned from one, `args.use_flash_attn`, `attn_implementation == "flash_attention_2"`): it has another path.
 
     ## Why is this bad on ROCm?
     PyPI's `flash-attn` wheels are CUDA builds; on ROCm flash-attn exists only as AMD's CK build (CDNA: MI200/MI300) or
@@ -96,6 +95,8 @@ def _has_fallback(node: ast.AST, ctx: PythonContext) -> bool:
     `return` on a flash-attention condition (a `raise` is no fallback, as a re-raising `except` is none)."""
     if any(is_type_checking(ctx, t) or test_mentions(ctx, t, _FLASH_CONDITION) for t in enclosing_tests(ctx, node)):
         return True
+    if lazy_import_with_actionable_error(ctx, node):
+        return True
     return any(test_mentions(ctx, t, _FLASH_CONDITION) for t in exit_tests(ctx, node, leaves_quietly))
 
 
@@ -120,7 +121,7 @@ FlashAttnNoFallback.valid = (
             HAS_FLASH_ATTN = False
         """,
     ),
-    # Megatron-style tiers: FA3, then FA2, then nothing.
+    # Megatron-style tiers: FA3, then FA2, then nothing; an opt-in backend's loader that says what to install.
     Valid(
         """
         try:
@@ -132,6 +133,11 @@ FlashAttnNoFallback.valid = (
             except ImportError:
                 flash_attn_with_kvcache = None
             HAVE_FA3 = False
+        def _load_fa4():
+            try:
+                from flash_attn.cute.interface import flash_attn_func
+            except ImportError as exc:
+                raise ImportError("USE_FA4=1 needs flash-attn-4: pip install flash-attn-4") from exc
         """,
     ),
     # transformers-style availability helper, and a find_spec flag.
@@ -150,20 +156,14 @@ FlashAttnNoFallback.valid = (
             return flash_attn_func(q, k, v)
         """,
     ),
-    # ROCm-gated: FA3 only on NVIDIA.
-    Valid(
-        """
-        import torch
-        IS_ROCM = torch.version.hip is not None
-        if not IS_ROCM:
-            import flash_attn_interface
-        """,
-    ),
-    # TYPE_CHECKING, a relative import, and mentions in a docstring, comment and log message.
+    # ROCm-gated (FA3 only on NVIDIA), TYPE_CHECKING, a relative import, mentions in a docstring, comment and log.
     Valid(
         """
         \"\"\"Uses `from flash_attn import flash_attn_func` when available.\"\"\"
-        import logging
+        import logging, torch
+        IS_ROCM = torch.version.hip is not None
+        if not IS_ROCM:
+            import flash_attn_interface
         from typing import TYPE_CHECKING
         if TYPE_CHECKING:
             from flash_attn.layers.rotary import RotaryEmbedding

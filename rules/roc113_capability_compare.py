@@ -50,15 +50,15 @@ class CapabilityCompare(Rule):
     `current_platform.has_device_capability(89)` or torchtitan's `has_cuda_capability(9, 0)`.
 
     Not flagged: printing or storing the capability, a test only NVIDIA or only ROCm runs (there gfx versions are
-    compared on purpose), a value nothing reads, a test or-ed with a ROCm test, a helper whose result is already
-    false on ROCm (`return torch.version.hip is None and cap >= (9, 0)`), two capabilities compared (GPU 0 with GPU
-    1, a cache's `cap != self._cap` or `saved.get("cap")`), tables filled at run time, and thresholds below major 8
-    (`major >= 7`, `>= (7, 5)`, `sm < 70`, `"sm_75"`): every GPU ROCm supports reports major 9 or more, and what
-    they gate (fp16, tensor cores) exists on AMD; an `if` or conditional expression on equality with such older
-    archs (`sm == 80`, `cap in {(8, 0), (8, 6)}`), false on AMD GPUs, which take the other NVIDIA GPUs' branch (not
-    a flag, `is_sm80 = cap == (8, 0)`: it may turn features off); a test skip that spares Turing (`major >= 12`) or
-    skips every AMD GPU (`major >= 9`) or a test that stops on ROCm anyway (`importorskip` of an NVIDIA-only
-    package), but not `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
+    compared on purpose), a value nothing reads, a test or-ed with a ROCm test, a helper false on ROCm (`return
+    torch.version.hip is None and cap >= (9, 0)`), two capabilities compared (GPU 0 with 1, `cap != self._cap`,
+    `saved.get("cap")`), tables filled at run time, thresholds below major 8 (`major >= 7`, `sm < 70`, `"sm_75"`:
+    every GPU ROCm supports reports major 9 or more); an `if` or conditional expression on equality with older archs
+    (`sm == 80`, `cap in {(8, 0), (8, 6)}`: AMD takes the other NVIDIA GPUs' branch; a flag `is_sm80 = cap == (8,
+    0)` is still reported, it may turn features off); a test of archs above 9.5 whose value on every ROCm GPU
+    (CDNA's 9.0-9.5 in test suites) is Turing's: AMD takes the arm without the feature (`!= (10, 0)`; in a test
+    suite also `major == 12`, `< (10, 0)`); a skip of every AMD GPU (`major >= 9`) or of a test that stops on ROCm
+    anyway, but not `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942)
@@ -135,8 +135,7 @@ class CapabilityCompare(Rule):
 CapabilityCompare.valid = (
     Valid(
         """
-        import cutlass
-        import torch
+        import cutlass, torch
         def validate(x):
             if torch.cuda.get_device_capability(x.device) != (9, 0):
                 raise RuntimeError("this CuTe DSL kernel needs an sm90 GPU")
@@ -205,7 +204,7 @@ CapabilityCompare.valid = (
         """,
     ),
     # Two devices; a capability-keyed cache; thresholds below sm80; harmless skips (newer GPUs, every AMD GPU, a test
-    # that needs an NVIDIA-only package); a value never read; a branch picked by archs no AMD GPU reports (sm80, sm86).
+    # that needs an NVIDIA-only package); unread values; archs no AMD GPU reports (sm80, sm86); tests AMD answers as sm_75.
     Valid(
         """
         import pytest, torch
@@ -229,6 +228,7 @@ CapabilityCompare.valid = (
         volta_or_turing = f"sm{major}{minor}" in ("sm70", "sm75")
         def tile_config():
             return (64, 32) if major * 10 + minor == 80 else (128, 32) if (major, minor) in {(8, 6)} else (128, 64)
+        assert torch.cuda.get_device_capability() != (10, 0) or have_sm100_kernels(), "sm100 kernels missing"
         @pytest.mark.skipif(major >= 12, reason="no sm_120 kernel")  # a skip of newer GPUs only
         def test_probe():
             if torch.cuda.get_device_capability()[0] >= 9:
@@ -331,15 +331,15 @@ CapabilityCompare.invalid = (
         """,
         expect=("9:12-9:37",),
     ),
-    # A test suite's capability skips: on MI300 (9.4) the FP8 test runs, on MI250 (9.0) the H100 one.
+    # Test-suite skips: on MI300 (9.4) the FP8 test runs, on MI250 (9.0) the H100 one; sm_120's skips all CDNA.
     Invalid(
         """
-        import pytest
-        import torch
+        import pytest, torch
         requires_fp8 = pytest.mark.skipif(torch.cuda.get_device_capability() < (8, 9), reason="needs sm89")
         pytestmark = pytest.mark.skipif(torch.cuda.get_device_capability() != (9, 0), reason="needs H100")
+        requires_sm120 = pytest.mark.skipif(torch.cuda.get_device_capability()[0] != 12, reason="needs sm120")
         """,
-        expect=("3:35-3:78", "4:33-4:77"),
+        expect=("2:35-2:78", "3:33-3:77"),
         path="tests/test_fp8_linear.py",
     ),
     # One diagnostic for the whole condition (torchao test_vllm style).

@@ -7,7 +7,7 @@ import re
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import handled_by_try
+from rocmlint.python.idioms import handled_by_callers
 from rocmlint.python.native import library_names, loaded_library
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -34,7 +34,8 @@ class NvmlCall(Rule):
 
     A call inside a `try:` whose handler catches the failure (`pynvml.NVMLError`,
     `NVMLError_LibraryNotFound`, `Exception`, `OSError`) and does not re-raise is a fallback and is not
-    flagged. The import itself is ROC104's business, and `torch.cuda.*` helpers are not flagged.
+    flagged; so is one in a def no other module may call (private, or read by no importer) whose every call
+    is so caught, a few defs up. The import itself is ROC104's business, and `torch.cuda.*` helpers are not flagged.
 
     ## Why is this bad on ROCm?
     NVML lives in `libnvidia-ml.so`, which AMD systems do not have: `pynvml.nvmlInit()` raises
@@ -78,7 +79,7 @@ class NvmlCall(Rule):
             return
         if _is_nvml_function(name):
             # A `try:` whose handler catches the NVML failure and does not re-raise is a fallback.
-            if not handled_by_try(ctx, node, _NVML_FAILURES | _BROAD_FAILURES):
+            if not handled_by_callers(ctx, node, _NVML_FAILURES | _BROAD_FAILURES):
                 ctx.report(node, _message(name.rsplit(".", 1)[-1]))
             return
         library = loaded_library(ctx, node)
@@ -86,7 +87,7 @@ class NvmlCall(Rule):
             return
         # `ctypes.util.find_library("nvidia-ml")` is None on AMD systems: `CDLL(None)` loads no NVML symbols.
         literals = [literal for file, literal in library_names(ctx, library) if _NVML_LIBRARY.match(file)]
-        if not literals or handled_by_try(ctx, node, _BROAD_FAILURES):
+        if not literals or handled_by_callers(ctx, node, _BROAD_FAILURES):
             return
         # A name assigned per vendor branch has several literals; report through one that reaches ROCm.
         for literal in literals:
@@ -117,6 +118,21 @@ _LIBRARY_MESSAGE = (
 
 
 NvmlCall.valid = (
+    # Private helpers only called inside a `try:` whose handler returns "unavailable".
+    Valid(
+        """
+        import pynvml
+        def _device_snapshot(index):
+            handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+            return pynvml.nvmlDeviceGetName(handle)
+        def get_gpu_snapshot():
+            try:
+                pynvml.nvmlInit()
+                return {"available": True, "gpus": [_device_snapshot(i) for i in range(pynvml.nvmlDeviceGetCount())]}
+            except Exception:
+                return {"available": False, "gpus": []}
+        """,
+    ),
     # DeepSpeed graph_profile style: NVML inside try/except with a fallback.
     Valid(
         """

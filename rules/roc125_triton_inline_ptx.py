@@ -48,7 +48,8 @@ class TritonInlinePtx(Rule):
     `mov.b32`, `ex2.approx.f32`, `lop3.b32`), `.reg` declarations or PTX special registers (`%smid`).
     When the asm text cannot be read, NVPTX register constraints (`"=f,f"`, `"=r,r,r"`, `"=h"`, `"=l"`)
     are flagged instead. AMDGCN asm (`v_cvt_f32_f16 $0, $1` with `"=v,v"`) and code gated for ROCm
-    (`torch.version.hip`, `get_current_target().backend == "hip"`) are not flagged.
+    (`torch.version.hip`, `get_current_target().backend == "hip"`) or under Triton's `target_info.
+    cuda_capability_geq(...)`, false for a HIP target, are not flagged.
 
     ## Why is this bad on ROCm?
     The asm text is pasted into the LLVM IR that the AMDGPU backend compiles: PTX instructions and the
@@ -153,6 +154,20 @@ TritonInlinePtx.valid = (
             pass
 
         symm_mem_sync = _sync_rocm if torch.version.hip is not None else _sync_cuda
+        """,
+    ),
+    # Triton's target helper is false for a HIP target: the branch is pruned when the kernel is compiled for ROCm.
+    Valid(
+        """
+        import triton
+        import triton.language as tl
+        from triton.language.target_info import cuda_capability_geq
+
+        @triton.jit
+        def _to_e2m1(x, is_fp4: tl.constexpr):
+            if is_fp4 and cuda_capability_geq(10, 0):
+                return tl.inline_asm_elementwise("cvt.rn.f16.f32 $0, $1;", "=h,r", [x], dtype=tl.float16, is_pure=True, pack=1)
+            return x.to(tl.float16)
         """,
     ),
     # AMDGCN asm with VGPR constraints is what ROCm needs.

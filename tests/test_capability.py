@@ -274,6 +274,38 @@ def test_harmless_skip(code: str, harmless: bool) -> None:
 
 
 @pytest.mark.parametrize(
+    ("code", "in_product", "in_tests"),
+    [
+        pytest.param("x = cap != (10, 0)\n", True, True, id="not-blackwell"),
+        pytest.param("SM100 = (10, 0)\nx = cap == SM100\n", True, True, id="named-constant"),
+        pytest.param("x = major == 12\n", False, True, id="consumer-blackwell-is-rdna4"),
+        pytest.param("x = cap not in [(10, 0), (10, 3)]\n", False, True, id="not-in-list-holds-rdna2"),
+        pytest.param("x = major not in (10, 12)\n", False, True, id="major-not-in"),
+        pytest.param("x = cap < (10, 0)\n", False, True, id="older-than-blackwell"),
+        pytest.param("x = major >= 10\n", False, True, id="rdna-true"),
+        pytest.param("x = cap >= (8, 9)\n", False, False, id="fp8-true-on-mi250"),
+        pytest.param("x = major >= 9\n", False, False, id="hopper"),
+        pytest.param("x = cap == (9, 0)\n", False, False, id="h100-equals-mi250"),
+        pytest.param("x = cap in [(9, 0), (10, 0)]\n", False, False, id="list-with-hopper"),
+        pytest.param("x = cap in CAPS\n", False, False, id="unknown-list"),
+        pytest.param("x = cap == (8, 0)\n", False, False, id="a100-only-a-feature-amd-has"),
+        pytest.param("x = cap not in [(8, 0), (10, 0)]\n", False, False, id="list-with-an-older-arch"),
+        pytest.param("x = cap >= LIMIT\n", False, False, id="unknown-limit"),
+    ],
+)
+def test_oldest_arm_on_amd(code: str, in_product: bool, in_tests: bool) -> None:
+    """Product code meets every ROCm GPU (RDNA's 10.3-12.0 too), a test suite the CDNA ones (9.0, 9.4, 9.5)."""
+    for path, expected in (("pkg/module.py", in_product), ("tests/test_x.py", in_tests)):
+        snippet = parse(_CAP + code, path=path)
+        compare = next(
+            node
+            for node in ast.walk(snippet.module)
+            if isinstance(node, ast.Compare) and capability.capability_reads(snippet.ctx, node.left)
+        )
+        assert capability.oldest_arm_on_amd(snippet.ctx, compare) is expected, path
+
+
+@pytest.mark.parametrize(
     ("code", "no_effect"),
     [
         pytest.param("x = major >= 9 or torch.version.hip is not None\n", True, id="or-rocm"),

@@ -64,3 +64,60 @@ def test_kept_on_cpu(body: str, where: str) -> None:
 @pytest.mark.parametrize(("body", "where"), NOT_KEPT)
 def test_not_kept_on_cpu(body: str, where: str) -> None:
     assert not _kept(body, _TEST_PATH if where == "tests" else "pkg/module.py")
+
+
+_HELPERS = (
+    "import pytest, torch\n"
+    "from lib import quantize\n"
+    "SIZE = 4\n"
+    "GPU_W = torch.randn(4, device='cuda')\n"
+    "def make(n, dtype=torch.float32):\n    return torch.zeros(n, dtype=dtype)\n"
+    "def make_on_gpu(n):\n    return torch.zeros(n).cuda()\n"
+    "class Net(torch.nn.Module):\n    def __init__(self, device):\n        self.w = torch.zeros(4, device=device)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("test", "gpu_free"),
+    [
+        pytest.param("def test_a():\n    x = make(SIZE, dtype=D)\n", True, id="helper-and-constant"),
+        pytest.param("def test_a():\n    net = Net(device='cpu')\n    net.w.data = net.w.data.to(D)\n", True, id="cpu"),
+        pytest.param(
+            "@pytest.mark.parametrize('dtype', [D])\ndef test_a(dtype, monkeypatch):\n"
+            "    with pytest.raises(ValueError):\n        quantize(torch.zeros(4), dtype)\n",
+            True,
+            id="parametrized",
+        ),
+        pytest.param(
+            'def test_a():\n    """No CUDA kernel for FP8 adds."""\n    x = torch.zeros(4).to(D)\n'
+            "    def fake(value, device):\n        return value\n",
+            True,
+            id="docstring-and-nested-parameters",
+        ),
+        pytest.param("class TestA:\n    def test_a(self):\n        x = make(SIZE).to(D)\n", True, id="method"),
+        pytest.param("def test_a():\n    x = make(SIZE).to(D).cuda()\n", False, id="moved-to-cuda"),
+        pytest.param("def test_a():\n    x = make_on_gpu(SIZE).to(D)\n", False, id="helper-on-gpu"),
+        pytest.param("def test_a():\n    x = GPU_W.to(D)\n", False, id="module-tensor-on-gpu"),
+        pytest.param("def test_a():\n    x = W.to(D)\n", False, id="unknown-name"),
+        pytest.param("def test_a(weight):\n    x = weight.to(D)\n", False, id="fixture"),
+        pytest.param("def test_a(device):\n    x = make(SIZE).to(device).to(D)\n", False, id="device-fixture"),
+        pytest.param(
+            "class TestA:\n    def setup_method(self):\n        self.w = make_on_gpu(4)\n"
+            "    def test_a(self):\n        x = self.w.to(D)\n",
+            False,
+            id="class-puts-on-gpu",
+        ),
+        pytest.param("x = make(SIZE).to(D)\n", False, id="module-level"),
+    ],
+)
+def test_in_gpu_free_test(test: str, gpu_free: bool) -> None:
+    code = _HELPERS + test.replace("D", "torch.float8_e4m3fn")
+    snippet = parse(code, path=_TEST_PATH)
+    assert cpu_tensors.in_gpu_free_test(snippet.ctx, _last_fp8(snippet.module)) is gpu_free
+    if gpu_free:  # the same code outside a test suite: a library's tensors may be moved by its callers
+        library = parse(code, path="lib/example.py")
+        assert not cpu_tensors.in_gpu_free_test(library.ctx, _last_fp8(library.module))
+
+
+def _last_fp8(module: ast.Module) -> ast.Attribute:
+    return [n for n in ast.walk(module) if isinstance(n, ast.Attribute) and n.attr == "float8_e4m3fn"][-1]

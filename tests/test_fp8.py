@@ -156,6 +156,22 @@ def test_converted_on_rocm(code: str, converted: bool) -> None:
         pytest.param("cast(m, storage_dtype=torch.float8_e4m3fn, compute_dtype=torch.bfloat16)", True, id="storage"),
         pytest.param("cast(m, storage_dtype=torch.float8_e4m3fn)", False, id="no-compute-dtype"),
         pytest.param("cast(m, dtype=torch.float8_e4m3fn, compute_dtype=torch.bfloat16)", False, id="other-keyword"),
+        pytest.param(
+            "def f(m):\n    storage_dtype = torch.float8_e4m3fn\n    compute_dtype = m.dtype\n    cast(m)",
+            True,
+            id="storage-variable-beside-compute-variable",
+        ),
+        pytest.param(
+            "def f(m):\n    storage_dtype = torch.float8_e4m3fn\n    cast(m, storage_dtype)",
+            False,
+            id="no-compute-variable",
+        ),
+        pytest.param("storage_dtype = torch.float8_e4m3fn\ncompute_dtype = torch.bfloat16", False, id="module-level"),
+        pytest.param(
+            "def f(m):\n    dtype = torch.float8_e4m3fn\n    compute_dtype = m.dtype\n    cast(m)",
+            False,
+            id="other-name",
+        ),
     ],
 )
 def test_storage_only(code: str, storage: bool) -> None:
@@ -183,3 +199,26 @@ _TABLE = 'FORMATS = {"fp8": {"dtype": torch.float8_e4m3fn, "max": 448.0}}\n'
 def test_table_adds_fnuz(code: str, adds: bool) -> None:
     snippet = parse("import torch\n" + code)
     assert fp8.table_adds_fnuz(snippet.ctx, snippet.node("torch.float8_e4m3fn", ast.Attribute)) is adds
+
+
+_F8 = "torch.float8_e4m3fn"
+
+
+@pytest.mark.parametrize(
+    ("code", "decodes"),
+    [
+        pytest.param(
+            f'CODES = {{"BOOL": torch.bool, "I8": torch.int8, "F8_E4M3": {_F8}}}', True, id="file-format-codes"
+        ),
+        pytest.param(f'CODES = {{"U8": torch.uint8, "F8_E4M3": {_F8}}}', True, id="unsigned"),
+        pytest.param(f'CODES = {{"bf16": torch.bfloat16, "fp8": {_F8}}}', False, id="float-choices-only"),
+        pytest.param(f'KV = {{"int8": torch.int8, "fp8_inc": {_F8}}}', False, id="lower-case-choices"),
+        pytest.param(f'CODES = {{"I8": torch.int8, "F8": {_F8}, "X": make()}}', False, id="not-all-dtypes"),
+        pytest.param(f'CODES = {{torch.int8: 1, "F8": {_F8}}}', False, id="not-string-keys"),
+        pytest.param(f'CODES = {{"I8": torch.int8, "F8": cast({_F8})}}', False, id="not-a-value"),
+    ],
+)
+def test_in_format_dtype_table(code: str, decodes: bool) -> None:
+    snippet = parse("import torch\n" + code + "\n")
+    node = snippet.node(_F8, ast.Attribute)
+    assert fp8.in_format_dtype_table(snippet.ctx, node) is decodes

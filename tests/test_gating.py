@@ -385,6 +385,24 @@ def test_vendor_test_values() -> None:
     assert analyzed.context.vendor_test(analyzed.expression("d")).rocm is True
 
 
+def test_triton_target_helpers_are_false_on_rocm() -> None:
+    """`cuda_capability_geq` is evaluated for the compile target: False for HIP, either way on NVIDIA."""
+    analyzed = analyze(
+        """
+        from triton.language.target_info import cuda_capability_geq
+        import triton.language.target_info as target_info
+        a = cuda_capability_geq(10, 0)
+        b = target_info.is_cuda()
+        c = is_fp4 and cuda_capability_geq(10, 0)
+        d = capability_geq(10, 0)
+        """
+    )
+    assert analyzed.context.vendor_test(analyzed.expression("a")) == Vendor(False, None)
+    assert analyzed.context.vendor_test(analyzed.expression("b")) == Vendor(False, None)
+    assert analyzed.context.vendor_test(analyzed.expression("c")).rocm is False
+    assert not analyzed.context.vendor_test(analyzed.expression("d")).is_vendor_test
+
+
 # --- 2. aliases: names, attributes and functions that stand for a test ----------------------------------
 ALIASES = [
     pytest.param(

@@ -554,6 +554,69 @@ def test_handled_by_try_stops_at_the_function() -> None:
     assert not idioms.handled_by_try(snippet.ctx, snippet.node("HAZARD()", ast.Call), frozenset({"OSError"}))
 
 
+_SNAPSHOT = (
+    "def _init():\n    HAZARD()\n"
+    "def _device(i):\n    return _init()\n"
+    "def snapshot():\n    try:\n        return [_device(i) for i in range(2)]\n"
+    "    except Exception:\n        return []\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("code", "handled"),
+    [
+        pytest.param(_SNAPSHOT, True, id="private-defs-called-in-a-caught-try"),
+        pytest.param(_SNAPSHOT + "def probe():\n    return _device(0)\n", False, id="one-caller-without-try"),
+        pytest.param(_SNAPSHOT + "callbacks = [_init]\n", False, id="used-as-a-value"),
+        pytest.param(_SNAPSHOT.replace("_init", "init"), False, id="public-def-others-may-call"),
+        pytest.param("def _init():\n    HAZARD()\n", False, id="never-called"),
+        pytest.param(
+            "class C:\n    def _init(self):\n        HAZARD()\n    def run(self):\n        try:\n"
+            "            self._init()\n        except Exception:\n            pass\n",
+            False,
+            id="method",
+        ),
+    ],
+)
+def test_handled_by_callers(code: str, handled: bool) -> None:
+    snippet = parse(code)
+    hazard = snippet.node("HAZARD()", ast.Call)
+    assert idioms.handled_by_callers(snippet.ctx, hazard, frozenset({"Exception"})) is handled
+
+
+@pytest.mark.parametrize(
+    ("code", "actionable"),
+    [
+        pytest.param(
+            "def load():\n    try:\n        import pkg\n    except ImportError as e:\n        raise ImportError(HINT) from e\n",
+            True,
+            id="lazy-with-hint",
+        ),
+        pytest.param(
+            "def load():\n    try:\n        import pkg\n    except ImportError:\n        raise RuntimeError('pip install x')\n",
+            True,
+            id="other-error-with-message",
+        ),
+        pytest.param(
+            "try:\n    import pkg\nexcept ImportError as e:\n    raise ImportError(HINT) from e\n", False, id="module"
+        ),
+        pytest.param(
+            "def load():\n    try:\n        import pkg\n    except ImportError:\n        raise\n", False, id="bare"
+        ),
+        pytest.param(
+            "def load():\n    try:\n        import pkg\n    except ValueError:\n        raise RuntimeError('x')\n",
+            False,
+            id="other-exception",
+        ),
+        pytest.param("def load():\n    import pkg\n", False, id="no-try"),
+    ],
+)
+def test_lazy_import_with_actionable_error(code: str, actionable: bool) -> None:
+    snippet = parse(code)
+    statement = next(node for node in ast.walk(snippet.module) if isinstance(node, ast.Import))
+    assert idioms.lazy_import_with_actionable_error(snippet.ctx, statement) is actionable
+
+
 def test_caught_names_and_re_raises() -> None:
     snippet = parse("try:\n    x()\nexcept (a.B, C):\n    raise\nexcept:\n    pass\n")
     statement = snippet.module.body[0]

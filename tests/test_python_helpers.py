@@ -402,6 +402,9 @@ def test_outermost_collection_member() -> None:
         ("FP8 = (V, b)\nok = x in FP8\nmake(FP8)\n", False),  # also passed on
         ("FP8 = (V, b)\n", False),  # never read
         ("FP8 = sorted(d for d in (V, b))\nok = x in FP8\n", False),  # not a collecting call
+        ("FP8: tuple[int, ...] = (V, b)\nok = x not in FP8\n", True),  # annotated
+        ("FP8: tuple[int, ...] = (V, b)\nmake(FP8)\n", False),  # annotated, passed on
+        ("_ALLOWED: list[int] = [V]\n", True),  # annotated, named for what it lists
     ],
 )
 def test_in_allow_list(code: str, listed: bool) -> None:

@@ -20,6 +20,7 @@ from rocmlint.python.conditions import skip_polarity, whole_condition
 from rocmlint.python.flow import never_read, only_picks_display
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_none, last_name
+from rocmlint.python.project import is_test_file
 from rocmlint.python.scopes import FUNCTION_DEFS
 from rocmlint.python.values import ALL_OPERATORS, Follow, Names, Through, only_argument
 
@@ -240,6 +241,7 @@ def helper_test(ctx: PythonContext, call: ast.Call) -> str | None:
 # AMD GPUs from MI200 (gfx90a, 9.0) through MI300X/MI355X (9.4, 9.5) and RDNA2 to RDNA4 (10.3, 11.x, 12.0).
 _OLDEST_NVIDIA = (7, 5)
 _ROCM_CAPABILITIES = ((9, 0), (9, 4), (9, 5), (10, 3), (11, 0), (11, 5), (12, 0))
+_CDNA_CAPABILITIES = ((9, 0), (9, 4), (9, 5))
 _OPERATORS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
     ast.Lt: op.lt,
     ast.LtE: op.le,
@@ -258,7 +260,39 @@ def harmless_on_rocm(ctx: PythonContext, node: ast.AST) -> bool:
     (`flow.never_read`), or it only decides a test skip that is harmless (`harmless_skip`)."""
     if ctx.is_nvidia_gated(node) or ctx.gates.decided_on_rocm_without(node) or only_picks_display(ctx, node):
         return True
-    return never_read(ctx, node) or harmless_skip(ctx, node)
+    return never_read(ctx, node) or harmless_skip(ctx, node) or oldest_arm_on_amd(ctx, node)
+
+
+def oldest_arm_on_amd(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node`, a capability comparison, has on every AMD GPU it may meet the value it has on the oldest NVIDIA GPU
+    (sm_75): AMD takes the arm meant for GPUs without the feature tested (`cap != (10, 0)`: refuse or skip), never
+    the one written for a recent NVIDIA GPU (`cap >= (8, 9)` is true on MI250, which has no FP8). Product code meets
+    every ROCm GPU, RDNA among them, whose 10.3-12.0 are NVIDIA's Ampere to Blackwell numbers (`major >= 10` is true
+    there); a test suite runs on the CDNA GPUs of AMD's CI and servers (MI200 9.0, MI300 9.4, MI355 9.5), where
+    `major == 12`, `cap not in [(10, 0), (10, 3)]` and `cap < (10, 0)` skip as on Turing."""
+    if not isinstance(node, ast.Compare) or len(node.ops) != 1 or not _only_newer_than_cdna(ctx, node):
+        return False
+    oldest = _value_at(ctx, node, _OLDEST_NVIDIA)
+    if oldest is None:
+        return False
+    met = _CDNA_CAPABILITIES if is_test_file(ctx.source.path) else _ROCM_CAPABILITIES
+    return all(_value_at(ctx, node, gpu) == oldest for gpu in met)
+
+
+def _only_newer_than_cdna(ctx: PythonContext, compare: ast.Compare) -> bool:
+    """Every architecture `compare` names is newer than the newest CDNA GPU's number (9.5): the arm AMD shares with
+    Turing then lacks a feature no AMD GPU has under that number (`!= (10, 0)`), not one AMD has (`== (8, 0)`, A100
+    only: bf16 and the large shared memory MI200/MI300 have too)."""
+    left, right = compare.left, compare.comparators[0]
+    side, other = (left, right) if capability_reads(ctx, left) else (right, left)
+    limit = ctx.single_value(other)
+    membership = isinstance(compare.ops[0], (ast.In, ast.NotIn))
+    listed = limit.elts if membership and isinstance(limit, (ast.Tuple, ast.List, ast.Set)) else [limit]
+    for element in listed:
+        value = _at(side, ctx.single_value(element) if element is not None else None, _CDNA_CAPABILITIES[-1])
+        if value is None or not value[0] < value[1]:  # type: ignore[operator]
+            return False
+    return bool(listed)
 
 
 def harmless_skip(ctx: PythonContext, node: ast.AST) -> bool:
@@ -316,6 +350,9 @@ def _value_at(ctx: PythonContext, compare: ast.Compare, capability: tuple[int, i
     capability, an integer below 20 its major version, one from 20 to 99 `major * 10 + minor`, a float
     `major.minor`; None for any other form, or when the capability side is the minor version alone."""
     left, right = compare.left, compare.comparators[0]
+    if isinstance(compare.ops[0], (ast.In, ast.NotIn)):
+        found = _membership_at(ctx, left, right, capability)
+        return None if found is None else found != isinstance(compare.ops[0], ast.NotIn)
     compared = _OPERATORS.get(type(compare.ops[0]))
     left_reads = bool(capability_reads(ctx, left))
     if compared is None or left_reads == bool(capability_reads(ctx, right)):
@@ -326,6 +363,21 @@ def _value_at(ctx: PythonContext, compare: ast.Compare, capability: tuple[int, i
         return None
     number, limit = value
     return compared(number, limit) if left_reads else compared(limit, number)
+
+
+def _membership_at(
+    ctx: PythonContext, side: ast.expr, collection: ast.expr, capability: tuple[int, int]
+) -> bool | None:
+    """Whether the capability side is among the architectures a literal collection lists (`cap in [(10, 0), (10,
+    3)]`, `major not in (10, 12)`) on a GPU of `capability`; None when the side reads no capability or an element
+    is not a constant architecture."""
+    listed = ctx.single_value(collection)
+    if not capability_reads(ctx, side) or not isinstance(listed, (ast.Tuple, ast.List, ast.Set)) or not listed.elts:
+        return None
+    values = [_at(side, element, capability) for element in listed.elts]
+    if any(value is None for value in values):
+        return None
+    return any(number == limit for number, limit in filter(None, values))
 
 
 def _at(side: ast.expr, threshold: ast.expr | None, capability: tuple[int, int]) -> tuple[object, object] | None:

@@ -10,14 +10,21 @@ a `.to(dtype)` cast) and local variables whose every assignment is such a tensor
 It stays on the CPU when the expression ends in a local variable, a collection or a call argument, and no
 read of that variable moves it (`.cuda()`, `.to(device)`, a call given a `device=`) or makes it part of a
 module (`nn.Parameter(w)`, `self.w = w`, `register_buffer`) or leaves the function (`return w`).
+
+A whole test can be kept off the GPU too (`in_gpu_free_test`): nothing in it, nor in the defs and classes of
+its file that it calls, names a device but the CPU, CUDA or a GPU, and it reads no tensor from outside (its
+parameters are parametrize values or pytest's plain fixtures, its other names imports, defs and classes).
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import re
 
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.project import is_test_file
+from rocmlint.python.scopes import dotted_name
 from rocmlint.python.semantic import FUNCTION_DEFS, MAX_DEPTH
 from rocmlint.python.torch_api import device_arguments
 
@@ -218,3 +225,131 @@ def _default_device_is_cpu(ctx: PythonContext, factory: ast.Call) -> bool:
         ):
             return False
     return True
+
+
+# Words of code that places tensors on a GPU or asks for one: any device (a variable, a fixture), CUDA, a GPU.
+_GPU_WORDS = re.compile(r"cuda|gpu|xpu|device|accelerat|(?<![a-z])(?:mps|npu|hip)(?![a-z])", re.IGNORECASE)
+# In a def or class a test calls, a `device` parameter is only forwarded: the test's own words decide it.
+_EXPLICIT_GPU_WORDS = re.compile(r"cuda|gpu|xpu|accelerat|(?<![a-z])(?:mps|npu|hip)(?![a-z])", re.IGNORECASE)
+# pytest's fixtures that hold no tensor.
+_PLAIN_FIXTURES = frozenset(
+    {"self", "cls", "monkeypatch", "tmp_path", "tmpdir", "tmp_path_factory", "request", "capsys", "caplog", "mocker"}
+)
+_PARAMETRIZE = "mark.parametrize"
+# How many defs and classes of the file one test may reach before it counts as unknown.
+_MAX_DEFINITIONS = 32
+
+
+def in_gpu_free_test(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is in a test suite's function (its outermost def, the whole class for a method) that keeps every
+    tensor on the CPU: its text names no device but the CPU and no CUDA or GPU, nor do the defs and classes of
+    this file it calls; its parameters are parametrize values or pytest's plain fixtures (no tensor fixture), and
+    every other name it reads is local, an import, a builtin, a def or a class (no module-level tensor)."""
+    if not is_test_file(ctx.source.path) or ctx.contains(b"set_default_device"):
+        return False
+    outermost = _outermost_definition(ctx, node)
+    if outermost is None or _names_a_gpu(ctx, outermost, _GPU_WORDS):
+        return False
+    seen: set[ast.AST] = {outermost}
+    return _parameters_plain(ctx, outermost) and _reads_gpu_free(ctx, outermost, seen)
+
+
+def _outermost_definition(ctx: PythonContext, node: ast.AST) -> ast.AST | None:
+    """The def or class at module level holding `node` (its decorators included)."""
+    outermost = None
+    for ancestor in ctx.semantic.ancestors(node):
+        if isinstance(ancestor, (*FUNCTION_DEFS, ast.ClassDef)):
+            outermost = ancestor
+    return outermost
+
+
+def _parameters_plain(ctx: PythonContext, definition: ast.AST) -> bool:
+    """Every parameter without a default of the test (of each method, for a class) is a parametrize value or a
+    pytest plain fixture: a tensor fixture may be on a GPU. Nested defs' parameters get what the test gives."""
+    methods = definition.body if isinstance(definition, ast.ClassDef) else [definition]
+    for function in methods:
+        if not isinstance(function, FUNCTION_DEFS):
+            continue
+        arguments = function.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        required = positional[: len(positional) - len(arguments.defaults)]
+        required += [
+            arg for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if not default
+        ]
+        allowed = _PLAIN_FIXTURES | _parametrized_names(ctx, function)
+        if any(arg.arg not in allowed for arg in required):
+            return False
+    return True
+
+
+def _parametrized_names(ctx: PythonContext, function: ast.AST) -> frozenset[str]:
+    names: set[str] = set()
+    for decorator in getattr(function, "decorator_list", ()):
+        if not isinstance(decorator, ast.Call) or not (dotted_name(decorator.func) or "").endswith(_PARAMETRIZE):
+            continue
+        argnames = ctx.string_value(decorator.args[0]) if decorator.args else None
+        names.update(part.strip() for part in (argnames or "").split(","))
+    return frozenset(names)
+
+
+def _reads_gpu_free(ctx: PythonContext, definition: ast.AST, seen: set[ast.AST]) -> bool:
+    """The names `definition` reads are locals, imports, builtins, or defs and classes of this file whose text
+    names no GPU (and whose own reads are such names)."""
+    for found in ctx.semantic.descendants(definition):
+        if type(found) is not ast.Name or type(found.ctx) is not ast.Load:
+            continue
+        binding = ctx.semantic.lookup(found.id, found)
+        if binding is None:
+            if not hasattr(builtins, found.id):
+                return False
+            continue
+        if binding.kind == "import" or binding.scope.node is not ctx.semantic.module:
+            continue
+        called = binding.definition
+        if called is None:
+            if binding.opaque or any(_names_a_gpu(ctx, value, _GPU_WORDS) for value in binding.values):
+                return False  # a module-level value placed on a device, or one whose value is unknown
+            continue
+        if called in seen:
+            continue
+        seen.add(called)
+        if len(seen) > _MAX_DEFINITIONS or _names_a_gpu(ctx, called, _EXPLICIT_GPU_WORDS):
+            return False
+        if not _reads_gpu_free(ctx, called, seen):
+            return False
+    return True
+
+
+def _names_a_gpu(ctx: PythonContext, root: ast.AST, words: re.Pattern[str]) -> bool:
+    """A name, attribute, keyword or string under `root` (docstrings and the CPU placements
+    `device="cpu"`, `torch.device("cpu")`, `.to("cpu")` aside) matches `words`."""
+    for found in ctx.semantic.descendants(root):
+        if _is_cpu_placement(ctx, found):
+            continue
+        if words.search(_word_of(ctx, found)):
+            return True
+    return False
+
+
+def _word_of(ctx: PythonContext, node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.keyword):
+        return node.arg or ""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and not isinstance(ctx.parent(node), ast.Expr):
+        return node.value
+    return ""
+
+
+def _is_cpu_placement(ctx: PythonContext, node: ast.AST) -> bool:
+    """The `device=` keyword, the `torch.device` callee or the `"cpu"` string of a CPU placement."""
+    if isinstance(node, ast.keyword):
+        return node.arg == "device" and _names_cpu(ctx, node.value)
+    if isinstance(node, ast.Constant):
+        return node.value == "cpu"
+    call = ctx.parent(node)
+    if isinstance(node, ast.Attribute) and isinstance(call, ast.Call) and call.func is node:
+        return node.attr in ("device", "to") and bool(call.args) and _names_cpu(ctx, call.args[0])
+    return False

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from rocmlint.python.conditions import choices_around
-from rocmlint.python.cpu_tensors import kept_on_cpu
+from rocmlint.python.cpu_tensors import in_gpu_free_test, kept_on_cpu
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name
 from rocmlint.python.semantic import FUNCTION_DEFS
@@ -39,6 +39,10 @@ _PORTABLE_FINFO = frozenset({"bits"})
 _FNUZ_ASSIGNMENT = r"\b{name}\s*(?::[^=\n]*)?=\s*(?:torch\.)?float8_e\w*fnuz\b"
 # `<table>[...] = ...` on a line that names a fnuz dtype (as key or value): an entry added to the table later.
 _FNUZ_ENTRY = r"^[ \t]*(?:{name})\s*\[[^\n]*fnuz"
+# Integer and boolean dtype names: a table that has them decodes every kind of stored tensor, not a choice of FP8.
+_NON_FLOAT_DTYPE = re.compile(r"^(?:u?int\d+|bool)$")
+# A stored type code: an upper-case tag (`F8_E4M3`, `BF16`, `I8`, `BOOL`).
+_TYPE_CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _COLLECTION_LITERALS = (ast.Dict, ast.List, ast.Tuple, ast.Set)
 # A branch whose test or alternative mentions these already selects the FP8 format per architecture.
 _ARCH_SELECTION_MARKERS = ("fnuz", "gfx")
@@ -103,14 +107,32 @@ def ocp_by_spec(ctx: PythonContext, node: ast.AST) -> bool:
 
 
 def storage_only(ctx: PythonContext, node: ast.AST) -> bool:
-    """`node` is the `storage_dtype=` of a call that also names a `compute_dtype=` (diffusers' layerwise casting):
+    """`node` is the `storage_dtype=` of a call that also names a `compute_dtype=` (diffusers' layerwise casting),
+    or the value of a `storage_dtype` variable of a def that also assigns a `compute_dtype` (`_storage_variable`):
     weights are only kept in FP8 and cast to the compute dtype for every operation, a conversion PyTorch does the
     same way on every GPU."""
     keyword = ctx.parent(node)
+    if isinstance(keyword, (ast.Assign, ast.AnnAssign)) and keyword.value is node:
+        return _storage_variable(ctx, keyword)
     if not isinstance(keyword, ast.keyword) or keyword.arg != _STORAGE_KEYWORD:
         return False
     call = ctx.parent(keyword)
     return isinstance(call, ast.Call) and any(other.arg == _COMPUTE_KEYWORD for other in call.keywords)
+
+
+def _storage_variable(ctx: PythonContext, assignment: ast.Assign | ast.AnnAssign) -> bool:
+    """`storage_dtype = torch.float8_e4m3fn` beside a `compute_dtype = ...` of the same def: the pair of a
+    layerwise cast written out, whose FP8 dtype only holds weights between operations."""
+    targets = assignment_targets(assignment)
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name) or targets[0].id != _STORAGE_KEYWORD:
+        return False
+    scope = ctx.semantic.enclosing_scope_node(assignment)
+    if not isinstance(scope, FUNCTION_DEFS):
+        return False
+    return any(
+        isinstance(found, ast.Name) and found.id == _COMPUTE_KEYWORD and isinstance(found.ctx, ast.Store)
+        for found in ctx.semantic.descendants(scope)
+    )
 
 
 def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
@@ -118,14 +140,31 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     allow-lists (the dtype is matched against, not produced), `finfo(...).bits` (the same for both formats),
     places whose spec fixes OCP FP8 (`ocp_by_spec`), a storage dtype (`storage_only`), and FP8 data made and kept
     on the CPU (`cpu_data`)."""
-    if is_inspected(ctx, node) or in_allow_list(ctx, node) or cpu_data(ctx, node):
+    if is_inspected(ctx, node) or in_allow_list(ctx, node) or cpu_data(ctx, node) or in_gpu_free_test(ctx, node):
         return True
     member = outermost_collection_member(ctx, node)
-    if ocp_by_spec(ctx, member) or storage_only(ctx, member):
+    if ocp_by_spec(ctx, member) or storage_only(ctx, member) or in_format_dtype_table(ctx, member):
         return True
     finfo = finfo_of(ctx, member)
     used = ctx.parent(finfo) if finfo is not None else None
     return isinstance(used, ast.Attribute) and used.attr in _PORTABLE_FINFO
+
+
+def in_format_dtype_table(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is a value of a dict literal that maps a file format's type codes (upper-case tags) to the library's
+    dtypes, integer and boolean ones among them (`{"BOOL": torch.bool, "I8": torch.int8, "F8_E4M3":
+    torch.float8_e4m3fn}`, safetensors' header codes): a decoder of stored data, whose FP8 entries are OCP because
+    the format defines them so."""
+    table = ctx.parent(node)
+    if not isinstance(table, ast.Dict) or not any(value is node for value in table.values):
+        return False
+    if not all(key is not None and _TYPE_CODE.match(ctx.string_value(key) or "") for key in table.keys):
+        return False  # a lower-case name (`"fp8_e4m3"`) is a user's choice of dtype, not a stored type code
+    dtypes = [ctx.qualified_name(value) or "" for value in table.values]
+    library = (ctx.qualified_name(node) or "").rpartition(".")[0]
+    if not all(dtype.rpartition(".")[0] == library for dtype in dtypes):
+        return False
+    return any(_NON_FLOAT_DTYPE.match(dtype.rpartition(".")[2]) for dtype in dtypes)
 
 
 def selected_per_arch(ctx: PythonContext, node: ast.expr) -> bool:

@@ -53,6 +53,11 @@ _ROCM_NAMES = frozenset(
     }
 )
 _NVIDIA_NAMES = frozenset({"torch.version.cuda"})
+# Triton's target helpers, evaluated for the compile target: false for every non-CUDA target (HIP included), and on
+# NVIDIA true or false by the architecture (`cuda_capability_geq(10, 0)` around PTX only Blackwell has).
+_FALSE_ON_ROCM_CALLS = frozenset(
+    {"triton.language.target_info.cuda_capability_geq", "triton.language.target_info.is_cuda"}
+)
 # Project flags named by convention (`IS_ROCM`, `_is_hip`, `on_amd`, vLLM's `on_gfx9()`, `on_mi3xx()`).
 _ROCM_CONVENTION = re.compile(
     r"^_*(?:(?:is|on|use|using|with|has|running_on|test_with|build_for)_*(?:rocm|hip|amd|amdgpu|hip_extension)"
@@ -970,6 +975,8 @@ class GateAnalyzer:
         configured = self._configured(name)
         if configured is not None:
             return configured
+        if name in _FALSE_ON_ROCM_CALLS:
+            return Vendor(False, None)
         if isinstance(func, ast.Attribute):
             without_arguments = not call.args and not call.keywords
             if without_arguments and func.attr in _ROCM_METHODS:

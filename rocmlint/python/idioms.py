@@ -386,6 +386,63 @@ def handled_by_try(ctx: PythonContext, node: ast.AST, caught: frozenset[str]) ->
     return False
 
 
+# How many defs up a failure may be followed to the `try:` that catches it.
+_MAX_CALLER_LEVELS = 4
+
+
+def handled_by_callers(ctx: PythonContext, node: ast.AST, caught: frozenset[str], levels: int = 0) -> bool:
+    """`handled_by_try`, or `node` sits in a module-level def of this file that no other module may call (its name
+    is private, or no importer reads it) and every use of which is a call that is itself handled so, up to a few
+    defs up (`_device_snapshot()` called only inside `get_snapshot()`'s `try: ... except Exception: return
+    {"available": False}`): the failure reaches a fallback."""
+    if handled_by_try(ctx, node, caught):
+        return True
+    function = next((ancestor for ancestor in ctx.ancestors(node) if isinstance(ancestor, DEFERRED_BODIES)), None)
+    if levels >= _MAX_CALLER_LEVELS or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    if ctx.parent(function) is not ctx.semantic.module or not _called_only_here(ctx, function.name):
+        return False
+    uses = ctx.references.uses_of(function)
+    return bool(uses) and all(
+        isinstance(use, ast.Call) and handled_by_callers(ctx, use, caught, levels + 1) for use in uses
+    )
+
+
+def _called_only_here(ctx: PythonContext, name: str) -> bool:
+    """No other module of the project may call the module-level def `name`: private by its name, or read by no
+    importer (when the project's importers are known)."""
+    read_elsewhere = ctx.gates.read_elsewhere
+    return name.startswith("_") or (read_elsewhere is not None and not read_elsewhere(name))
+
+
+_IMPORT_FAILURES = frozenset({"ImportError", "ModuleNotFoundError"})
+
+
+def lazy_import_with_actionable_error(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is imported inside a def, in a `try:` whose `except ImportError` raises an exception of its own with
+    a message (`raise ImportError(INSTALL_HINT) from exc`): the module loads without the package, and only the code
+    that needs it stops, saying what to install (an opt-in backend's loader)."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, DEFERRED_BODIES):
+            return False
+        if isinstance(ancestor, ast.Try) and child in ancestor.body:
+            inside_def = isinstance(
+                ctx.semantic.enclosing_scope_node(ancestor), (ast.FunctionDef, ast.AsyncFunctionDef)
+            )
+            return inside_def and any(_raises_with_message(handler) for handler in ancestor.handlers)
+        child = ancestor
+    return False
+
+
+def _raises_with_message(handler: ast.ExceptHandler) -> bool:
+    """An `except ImportError` handler whose last statement raises a new exception given a message."""
+    if not set(caught_names(handler)) & _IMPORT_FAILURES or not handler.body:
+        return False
+    last = handler.body[-1]
+    return isinstance(last, ast.Raise) and isinstance(last.exc, ast.Call) and bool(last.exc.args or last.exc.keywords)
+
+
 def _swallows(handler: ast.ExceptHandler, caught: frozenset[str]) -> bool:
     if re_raises(handler):
         return False

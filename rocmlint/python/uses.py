@@ -11,7 +11,7 @@ import re
 
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import KEY_LOOKUPS, LOOKUP_METHODS, is_display_call, last_name
-from rocmlint.python.values import argument_of
+from rocmlint.python.values import argument_of, assignment_targets
 
 # Literals that only collect values: a value inside them is as used as the literal.
 _COLLECTIONS = (ast.Tuple, ast.List, ast.Set)
@@ -113,13 +113,15 @@ def in_allow_list(ctx: PythonContext, node: ast.AST) -> bool:
     assign = _assignment_of(ctx, member)
     if assign is None:
         return False
-    if any(_ALLOW_LIST_NAME.search(last_name(target)) for target in assign.targets):
+    targets = assignment_targets(assign)
+    if any(_ALLOW_LIST_NAME.search(last_name(target)) for target in targets):
         return True
-    return len(assign.targets) == 1 and _only_looked_up(ctx, assign.targets[0])
+    return len(targets) == 1 and _only_looked_up(ctx, targets[0])
 
 
-def _assignment_of(ctx: PythonContext, collection: ast.AST) -> ast.Assign | None:
-    """The assignment whose value is `collection`, or a collecting call filtering it (`tuple(x for x in <it>)`)."""
+def _assignment_of(ctx: PythonContext, collection: ast.AST) -> ast.Assign | ast.AnnAssign | None:
+    """The assignment (annotated too: `DTYPES: tuple[torch.dtype, ...] = (...)`) whose value is `collection`, or a
+    collecting call filtering it (`tuple(x for x in <it>)`)."""
     value = collection
     parent = ctx.parent(value)
     if isinstance(parent, ast.comprehension) and parent.iter is value:
@@ -133,7 +135,7 @@ def _assignment_of(ctx: PythonContext, collection: ast.AST) -> ast.Assign | None
             and ctx.qualified_name(call.func) in _COLLECTING_CALLS
         ):
             value, parent = call, ctx.parent(call)
-    return parent if isinstance(parent, ast.Assign) and parent.value is value else None
+    return parent if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is value else None
 
 
 def _only_looked_up(ctx: PythonContext, target: ast.expr) -> bool:
