@@ -53,8 +53,8 @@ class CapabilityCompare(Rule):
     compared on purpose), a value nothing reads, a test or-ed with a ROCm test, a helper whose result is already
     false on ROCm (`return torch.version.hip is None and cap >= (9, 0)`), two capabilities compared (GPU 0 with GPU
     1, a cache's `cap != self._cap` or `saved.get("cap")`), tables filled at run time, and thresholds below major 8
-    (`major >= 7`, `>= (7, 5)`, `sm < 70`, `"sm_75"`): every GPU ROCm supports reports major 9 or more, and what
-    they gate (fp16, tensor cores) exists on AMD; a test skip that spares Turing (`major >= 12`) or skips every AMD
+    (`major >= 7`, `>= (7, 5)`, `sm < 70`): every GPU ROCm supports reports major 9 or more, and what they gate
+    (fp16, tensor cores) exists on AMD (an equality, `cap == (7, 5)`, still names one NVIDIA GPU and is flagged); a test skip that spares Turing (`major >= 12`) or skips every AMD
     GPU (`major >= 9`) or a test that stops on ROCm anyway (`importorskip` of an NVIDIA-only package), but not
     `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
 
@@ -228,8 +228,6 @@ CapabilityCompare.valid = (
         same_arch = torch.cuda.get_device_capability(0) == torch.cuda.get_device_capability(1)
         major, minor = torch.cuda.get_device_capability()
         HALF_DTYPE = torch.float16 if major >= 7 else torch.float32
-        turing = f"sm_{major}{minor}" == "sm_75"
-        volta_or_turing = f"sm{major}{minor}" in ("sm70", "sm75")
         @pytest.mark.skipif(major >= 12, reason="no sm_120 kernel")  # a skip of newer GPUs only
         def test_probe():
             if torch.cuda.get_device_capability()[0] >= 9:
@@ -341,6 +339,16 @@ CapabilityCompare.invalid = (
         """,
         expect=("3:35-3:78", "4:33-4:77"),
         path="tests/test_fp8_linear.py",
+    ),
+    # An equality or membership names NVIDIA GPUs whatever their major: false on AMD GPUs as `== (8, 0)` is.
+    Invalid(
+        """
+        import torch
+        is_sm75 = torch.cuda.get_device_capability("cuda") == (7, 5)
+        major, minor = torch.cuda.get_device_capability()
+        volta_or_turing = f"sm{major}{minor}" in ("sm70", "sm75")
+        """,
+        expect=("2:11-2:61", "4:19-4:58"),
     ),
     # One diagnostic for the whole condition (torchao test_vllm style).
     Invalid(

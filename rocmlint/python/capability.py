@@ -49,8 +49,10 @@ _CAPABILITY_VALUES = Follow(
     attributes=True,
 )
 # Below major 8 (`7`, `(7, 5)`, `75` as `sm`, `"sm_75"`) every GPU ROCm supports (major 9 or more) comes out
-# as a recent NVIDIA GPU, and what such a test gates (fp16, tensor cores) exists on AMD.
+# as a recent NVIDIA GPU, and what such a threshold gates (fp16, tensor cores) exists on AMD. An equality names
+# one NVIDIA GPU whatever its major (`cap == (7, 5)` picks Turing's tuning or workaround), as `== (8, 0)` does.
 _FIRST_RECENT_MAJOR = 8
+_IDENTITIES = (ast.Eq, ast.NotEq)
 _COMPARISONS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 # The version a text names: `90` of `"sm90"`/`"sm_90a"`/`"90"`, `8.9` of `"8.9"`.
 _TEXT_VERSION = re.compile(r"(\d+)(?:\.(\d+))?")
@@ -133,7 +135,8 @@ def arch_test(ctx: PythonContext, node: ast.Compare | ast.Subscript | ast.Call) 
 
     Not tests of an architecture: two capability values compared (device 0 with device 1, the capability
     with one cached in a variable or on `self`, or read back from a loaded record: `_read_back`), thresholds
-    below major 8, and tables filled at run time (a cache keyed by capability)."""
+    below major 8 (an equality with an older architecture still names an NVIDIA GPU), and tables filled at
+    run time (a cache keyed by capability)."""
     if isinstance(node, ast.Compare):
         return _comparison_test(ctx, node)
     return _lookup_test(ctx, node)
@@ -142,7 +145,7 @@ def arch_test(ctx: PythonContext, node: ast.Compare | ast.Subscript | ast.Call) 
 def _comparison_test(ctx: PythonContext, node: ast.Compare) -> ArchTest | None:
     for left, operator, right in ctx.semantic.comparison_pairs(node):
         if isinstance(operator, (ast.In, ast.NotIn)):
-            sources = capability_reads(ctx, left) if _names_recent_arch(ctx, right) else []
+            sources = capability_reads(ctx, left) if _names_arch(ctx, right, since=0) else []
             if sources:
                 return ArchTest(node, tuple(sources))
             continue
@@ -153,9 +156,10 @@ def _comparison_test(ctx: PythonContext, node: ast.Compare) -> ArchTest | None:
             continue
         threshold = right if left_sources else left
         major = threshold_major(ctx, threshold)
-        if is_none(threshold) or (major is not None and major < _FIRST_RECENT_MAJOR):
+        identity = isinstance(operator, _IDENTITIES)
+        if is_none(threshold) or (major is not None and major < _FIRST_RECENT_MAJOR and not identity):
             continue
-        if isinstance(operator, (ast.Eq, ast.NotEq)) and _read_back(ctx, threshold):
+        if identity and _read_back(ctx, threshold):
             continue
         return ArchTest(node, tuple(left_sources or right_sources))
     return None
@@ -184,15 +188,16 @@ def _lookup_test(ctx: PythonContext, node: ast.Subscript | ast.Call) -> ArchTest
         table, key = node.func.value, node.args[0]
     else:
         return None
-    sources = capability_reads(ctx, key) if _names_recent_arch(ctx, table) else []
+    sources = capability_reads(ctx, key) if _names_arch(ctx, table, since=_FIRST_RECENT_MAJOR) else []
     return ArchTest(node, tuple(sources), lookup=True) if sources else None
 
 
-def _names_recent_arch(ctx: PythonContext, collection: ast.expr) -> bool:
-    """One of the written-out elements (or keys) of a collection names an architecture of major 8 or more."""
+def _names_arch(ctx: PythonContext, collection: ast.expr, since: int) -> bool:
+    """One of the written-out elements (or keys) of a collection names an architecture of major `since` or more:
+    membership names NVIDIA GPUs whatever their major, as an equality does; a table's keys only from major 8."""
     for element in ctx.values.collection_elements(collection):
         major = threshold_major(ctx, element)
-        if major is not None and major >= _FIRST_RECENT_MAJOR:
+        if major is not None and major >= since:
             return True
     return False
 
