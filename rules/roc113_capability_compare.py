@@ -288,8 +288,10 @@ CapabilityCompare.invalid = (
         fp8_supported = sm >= 89
         ampere = T.cuda.get_device_properties(0).major >= 8
         is_hopper = T.cuda.get_device_capability()[0] == 9 or T.version.cuda is not None
+        is_sm75 = T.cuda.get_device_capability("cuda") == (7, 5)  # an equality names one GPU whatever its major
+        volta_or_turing = f"sm{major}{minor}" in ("sm70", "sm75")
         """,
-        expect=("4:15-4:25", "7:30-7:46", "11:17-11:25", "12:10-12:52", "13:13-13:51"),
+        expect=("4:15-4:25", "7:30-7:46", "11:17-11:25", "12:10-12:52", "13:13-13:51", "14:11-14:57", "15:19-15:58"),
     ),
     # The capability as text, compared or looked up in a table of architectures.
     Invalid(
@@ -339,16 +341,6 @@ CapabilityCompare.invalid = (
         """,
         expect=("3:35-3:78", "4:33-4:77"),
         path="tests/test_fp8_linear.py",
-    ),
-    # An equality or membership names NVIDIA GPUs whatever their major: false on AMD GPUs as `== (8, 0)` is.
-    Invalid(
-        """
-        import torch
-        is_sm75 = torch.cuda.get_device_capability("cuda") == (7, 5)
-        major, minor = torch.cuda.get_device_capability()
-        volta_or_turing = f"sm{major}{minor}" in ("sm70", "sm75")
-        """,
-        expect=("2:11-2:61", "4:19-4:58"),
     ),
     # One diagnostic for the whole condition (torchao test_vllm style).
     Invalid(
