@@ -49,10 +49,13 @@ _CAPABILITY_VALUES = Follow(
     attributes=True,
 )
 # Below major 8 (`7`, `(7, 5)`, `75` as `sm`, `"sm_75"`) every GPU ROCm supports (major 9 or more) comes out
-# as a recent NVIDIA GPU, and what such a threshold gates (fp16, tensor cores) exists on AMD. An equality names
-# one NVIDIA GPU whatever its major (`cap == (7, 5)` picks Turing's tuning or workaround), as `== (8, 0)` does.
+# as a recent NVIDIA GPU, and what such a threshold gates (fp16, tensor cores) exists on AMD. An equality with a
+# whole version names one NVIDIA GPU whatever its major (`cap == (7, 5)` picks Turing's tuning or workaround), as
+# `== (8, 0)` does (`_names_one_gpu`).
 _FIRST_RECENT_MAJOR = 8
 _IDENTITIES = (ast.Eq, ast.NotEq)
+# A version number from 20 up is `major * 10 + minor` (`75`, `"sm_75"`).
+_FIRST_TWO_PART_NUMBER = 20
 _COMPARISONS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 # The version a text names: `90` of `"sm90"`/`"sm_90a"`/`"90"`, `8.9` of `"8.9"`.
 _TEXT_VERSION = re.compile(r"(\d+)(?:\.(\d+))?")
@@ -145,7 +148,7 @@ def arch_test(ctx: PythonContext, node: ast.Compare | ast.Subscript | ast.Call) 
 def _comparison_test(ctx: PythonContext, node: ast.Compare) -> ArchTest | None:
     for left, operator, right in ctx.semantic.comparison_pairs(node):
         if isinstance(operator, (ast.In, ast.NotIn)):
-            sources = capability_reads(ctx, left) if _names_arch(ctx, right, since=0) else []
+            sources = capability_reads(ctx, left) if _names_arch(ctx, right, one_gpu=True) else []
             if sources:
                 return ArchTest(node, tuple(sources))
             continue
@@ -157,7 +160,8 @@ def _comparison_test(ctx: PythonContext, node: ast.Compare) -> ArchTest | None:
         threshold = right if left_sources else left
         major = threshold_major(ctx, threshold)
         identity = isinstance(operator, _IDENTITIES)
-        if is_none(threshold) or (major is not None and major < _FIRST_RECENT_MAJOR and not identity):
+        older = major is not None and major < _FIRST_RECENT_MAJOR
+        if is_none(threshold) or (older and not (identity and _names_one_gpu(ctx, threshold))):
             continue
         if identity and _read_back(ctx, threshold):
             continue
@@ -188,18 +192,32 @@ def _lookup_test(ctx: PythonContext, node: ast.Subscript | ast.Call) -> ArchTest
         table, key = node.func.value, node.args[0]
     else:
         return None
-    sources = capability_reads(ctx, key) if _names_arch(ctx, table, since=_FIRST_RECENT_MAJOR) else []
+    sources = capability_reads(ctx, key) if _names_arch(ctx, table) else []
     return ArchTest(node, tuple(sources), lookup=True) if sources else None
 
 
-def _names_arch(ctx: PythonContext, collection: ast.expr, since: int) -> bool:
-    """One of the written-out elements (or keys) of a collection names an architecture of major `since` or more:
-    membership names NVIDIA GPUs whatever their major, as an equality does; a table's keys only from major 8."""
+def _names_arch(ctx: PythonContext, collection: ast.expr, one_gpu: bool = False) -> bool:
+    """One of the written-out elements (or keys) of a collection names an architecture of major 8 or more or,
+    with `one_gpu` (membership, an equality with each element), any one NVIDIA GPU (`_names_one_gpu`)."""
     for element in ctx.values.collection_elements(collection):
         major = threshold_major(ctx, element)
-        if major is not None and major >= since:
+        if major is not None and (major >= _FIRST_RECENT_MAJOR or (one_gpu and _names_one_gpu(ctx, element))):
             return True
     return False
+
+
+def _names_one_gpu(ctx: PythonContext, version: ast.AST) -> bool:
+    """A whole version, major and minor (`(7, 5)`, `"sm_75"`, `"7.5"`, `75`, `7.5`), which names one NVIDIA
+    architecture; not a major alone, which is a piece of a threshold spelled out (`major < 7 or (major == 7 and
+    minor < 5)`)."""
+    value = ctx.single_value(version)
+    if isinstance(value, ast.Tuple):
+        return len(value.elts) >= 2
+    number = value.value if isinstance(value, ast.Constant) else None
+    if isinstance(number, str):
+        match = _TEXT_VERSION.search(number)
+        return match is not None and (match.group(2) is not None or int(match.group(1)) >= _FIRST_TWO_PART_NUMBER)
+    return type(number) is float or (type(number) is int and number >= _FIRST_TWO_PART_NUMBER)
 
 
 def helper_test(ctx: PythonContext, call: ast.Call) -> str | None:
