@@ -6,6 +6,7 @@ import ast
 import re
 
 from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.commands import callers_handle
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import handled_by_try, last_name
 from rocmlint.python.native import loaded_library
@@ -46,8 +47,8 @@ class CudaLibraryFile(Rule):
     (`ctypes.CDLL`, `cdll.LoadLibrary`) or searches for (`glob.glob`, `Path.glob`/`rglob`), written in the
     call or reaching it through a variable, a collection of patterns or the loop that iterates it. The
     diagnostic points at the name. Not flagged: a name only NVIDIA reaches (a branch on `torch.version.hip`, a
-    conditional expression choosing `libamdhip64.so` on ROCm), a load inside a `try:` that catches `OSError`,
-    NVML (ROC117).
+    conditional expression choosing `libamdhip64.so` on ROCm), a load inside a `try:` that catches `OSError`
+    (or in a module-level def whose every call is), NVML (ROC117).
 
     ## Why is this bad on ROCm?
     ROCm systems ship HIP's libraries (`libamdhip64.so`, `libhiprtc.so`, `librccl.so`, `libhipblas.so`), not
@@ -91,7 +92,7 @@ class CudaLibraryFile(Rule):
         if library is None:
             return
         loaded = library is loaded_library(ctx, node)
-        if loaded and handled_by_try(ctx, node, _LOAD_FAILURES):
+        if loaded and (handled_by_try(ctx, node, _LOAD_FAILURES) or callers_handle(ctx, node, _LOAD_FAILURES)):
             return
         for file, literal in ctx.values.trace(library, lambda value: _file_step(ctx, value), _PATTERN_VALUES):
             if literal in self._reported or ctx.is_nvidia_gated(literal):
@@ -139,7 +140,7 @@ CudaLibraryFile.valid = (
             nvrtc = glob.glob("/usr/local/cuda/lib64/libnvrtc.so*")
         """,
     ),
-    # A load that falls back when the library is missing; HIP's own libraries.
+    # A load that falls back when the library is missing, in the def or around its every call; HIP's own library.
     Valid(
         """
         import ctypes
@@ -147,6 +148,13 @@ CudaLibraryFile.valid = (
             try:
                 return ctypes.CDLL("libcuda.so.1")
             except OSError:
+                return None
+        def _load_cudart():
+            return ctypes.cdll.LoadLibrary("libcudart.so")
+        def device_attribute(attribute):
+            try:
+                return _load_cudart().cudaDeviceGetAttribute(attribute)
+            except Exception:
                 return None
         hip = ctypes.CDLL("libamdhip64.so")
         """,

@@ -1676,7 +1676,7 @@ def test_registration_switched_by_a_vendor_test() -> None:
     }
 
 
-def test_flag_cleared_under_a_vendor_test_stays_unknown() -> None:
+def test_flag_cleared_under_a_vendor_test_is_decided_by_the_last_assignment_there() -> None:
     found = everywhere(
         """
         import torch
@@ -1692,8 +1692,9 @@ def test_flag_cleared_under_a_vendor_test_stays_unknown() -> None:
             HAZARD("set-under-rocm")
         """
     )
-    # The first flag is true on NVIDIA and false on ROCm only if nothing else assigns it: not decided here.
-    assert found == {"set-everywhere-first": BOTH, "set-under-rocm": (True, False)}
+    # Each vendor sees the last assignment that always runs there, as a string variable's values are decided
+    # (vendor_values.py): the first flag is false on ROCm and true on NVIDIA.
+    assert found == {"set-everywhere-first": NVIDIA_ONLY, "set-under-rocm": ROCM_ONLY}
 
 
 def test_a_flag_set_in_both_arms_of_a_vendor_test_is_that_test() -> None:
@@ -1730,6 +1731,33 @@ def test_a_flag_set_in_both_arms_of_a_vendor_test_is_that_test() -> None:
         "parameter": BOTH,
         "unpacked-from-a-call": BOTH,
     }
+
+
+def test_a_flag_cleared_first_and_set_under_a_rocm_test_is_that_test() -> None:
+    """`HIP_ENVIRONMENT = False` then `if torch.version.hip: HIP_ENVIRONMENT = True`: the last assignment that
+    always runs on ROCm sets it, and no true one runs on NVIDIA; a flag set under some other test stays open."""
+    found = everywhere(
+        """
+        import torch
+        HIP_ENVIRONMENT = False
+        BACKEND = "CPU"
+        if torch.version.hip:
+            HIP_ENVIRONMENT = True
+            BACKEND = "ROCm"
+        elif torch.cuda.is_available():
+            BACKEND = "CUDA"
+        def library():
+            if HIP_ENVIRONMENT:
+                return None
+            return HAZARD("after-rocm-return")
+        FAST = False
+        if torch.version.hip and torch.cuda.device_count() > 1:
+            FAST = True
+        if not FAST:
+            HAZARD("set-under-a-partial-test")
+        """
+    )
+    assert found == {"after-rocm-return": NVIDIA_ONLY, "set-under-a-partial-test": BOTH}
 
 
 def test_a_flag_set_in_both_arms_is_that_test_in_the_modules_importing_it(tmp_path: Path) -> None:

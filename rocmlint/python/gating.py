@@ -1077,18 +1077,26 @@ class GateAnalyzer:
         if cached is not None:
             return cached
         self._binding_cache[key] = UNKNOWN  # breaks cycles (`x = not x`)
-        result = self._evaluate_binding(binding, values, depth, called)
+        result = self._evaluate_binding(binding, name, values, depth, called)
         self._binding_cache[key] = result
         return result
 
     def _evaluate_binding(
-        self, binding: Binding, values: tuple[ast.expr, ...] | None, depth: int, called: bool
+        self, binding: Binding, name: str, values: tuple[ast.expr, ...] | None, depth: int, called: bool
     ) -> Vendor:
         if binding.kind == "value" and not called:
             if values is None:
                 return UNKNOWN  # a parameter, loop target or `+=`: could be anything
             merged = _merge([(self.value(v, depth + 1), v) for v in values])
-            return merged if merged.is_vendor_test else self._switched_on_one_vendor(binding, values)
+            if merged.is_vendor_test:
+                return merged
+            # Where the flag's true assignments run, completed by the assignments that run last on each vendor.
+            switched = self._switched_on_one_vendor(binding, values)
+            truth = _flag_truth(self.vendor_values.variable_strings(binding, name))
+            return Vendor(
+                truth.rocm if switched.rocm is None else switched.rocm,
+                truth.nvidia if switched.nvidia is None else switched.nvidia,
+            )
         if binding.kind == "function" and called and isinstance(binding.definition, FUNCTION_DEFS):
             return self._function_value(binding.definition, depth)
         if binding.kind == "import" and binding.qualified:
@@ -1225,6 +1233,20 @@ def _handles_import_error(handler: ast.ExceptHandler) -> bool:
         return True
     types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
     return any((dotted_name(unstarred(item)) or "").rsplit(".", 1)[-1] in _IMPORT_ERRORS for item in types)
+
+
+def _flag_truth(strings: VendorStrings) -> Vendor:
+    """A flag of booleans whose value is decided per vendor by the assignments that run there
+    (`IS_HIP = False`, then `if torch.version.hip: IS_HIP = True`); unknown when it is the same on both."""
+
+    def truth(possible: frozenset[str | bool | None] | None) -> bool | None:
+        if not possible or len(possible) != 1:
+            return None
+        value = next(iter(possible))
+        return value if type(value) is bool else None
+
+    found = Vendor(truth(strings.rocm), truth(strings.nvidia))
+    return found if found.rocm != found.nvidia else UNKNOWN
 
 
 def _switched(set_where: list[Branch], cleared_where: list[Branch], rocm: bool) -> bool | None:

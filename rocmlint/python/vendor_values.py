@@ -28,7 +28,7 @@ from rocmlint.python.semantic import MAX_DEPTH, Binding, Semantic
 from rocmlint.python.values import element_values
 from rocmlint.vendor import CONSTANT_TRUE, Tri, Vendor
 
-Constant = str | None
+Constant = str | bool | None
 # The values a vendor may see: None when not known (anything is possible).
 Possible = frozenset[Constant] | None
 _COLLECTION_CALLS = frozenset({"tuple", "list", "set", "frozenset"})
@@ -122,6 +122,11 @@ class VendorValues:
             return None
         found = self._binding_strings(binding, None, called, name=name)
         return found if found.known else None
+
+    def variable_strings(self, binding: Binding, name: str) -> VendorStrings:
+        """The values of a variable as a read after every assignment sees them (a flag read in a def or
+        another module)."""
+        return self._binding_strings(binding, None, called=False, name=name)
 
     # --- comparisons ------------------------------------------------------------------------------
     def _link(self, left: ast.expr, operator: ast.cmpop, right: ast.expr) -> Vendor | None:
@@ -312,7 +317,7 @@ class VendorValues:
 def _constant(value: object) -> VendorStrings:
     if value is None:
         return _NONE
-    if type(value) is str:
+    if type(value) is str or type(value) is bool:
         return VendorStrings(frozenset({value}), frozenset({value}))
     return UNKNOWN_STRINGS
 
