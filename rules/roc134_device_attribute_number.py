@@ -66,6 +66,7 @@ class DeviceAttributeNumber(Rule):
     code = "ROC134"
     name = "device-attribute-number"
     severity = Severity.ERROR
+    applies_to_tests = True  # a suite that sizes shared memory from the query reads the wrong attribute too
     fix_availability = FixAvailability.NONE
     triggers = (b"_attribute", b"GetAttribute")
 

@@ -79,6 +79,7 @@ class CudaLibraryFile(Rule):
     code = "ROC135"
     name = "cuda-library-file"
     severity = Severity.WARNING
+    applies_to_tests = True  # a suite loading the CUDA runtime through ctypes fails on ROCm as the library does
     fix_availability = FixAvailability.NONE
     triggers = (b".so", b".dll", b".dylib")
     trigger_pattern = _CUDA_LIBRARY.pattern
