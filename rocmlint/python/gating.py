@@ -1090,6 +1090,8 @@ class GateAnalyzer:
             merged = _merge([(self.value(v, depth + 1), v) for v in values])
             if merged.is_vendor_test:
                 return merged
+            if not all(isinstance(value, ast.Constant) and type(value.value) is bool for value in values):
+                return UNKNOWN  # no flag of constants
             # Where the flag's true assignments run, completed by the assignments that run last on each vendor.
             switched = self._switched_on_one_vendor(binding, values)
             truth = _flag_truth(self.vendor_values.variable_strings(binding, name))
@@ -1237,7 +1239,8 @@ def _handles_import_error(handler: ast.ExceptHandler) -> bool:
 
 def _flag_truth(strings: VendorStrings) -> Vendor:
     """A flag of booleans whose value is decided per vendor by the assignments that run there
-    (`IS_HIP = False`, then `if torch.version.hip: IS_HIP = True`); unknown when it is the same on both."""
+    (`IS_HIP = False`, then `if torch.version.hip: IS_HIP = True`); unknown unless it is known on both vendors
+    and differs."""
 
     def truth(possible: frozenset[str | bool | None] | None) -> bool | None:
         if not possible or len(possible) != 1:
@@ -1246,7 +1249,9 @@ def _flag_truth(strings: VendorStrings) -> Vendor:
         return value if type(value) is bool else None
 
     found = Vendor(truth(strings.rocm), truth(strings.nvidia))
-    return found if found.rocm != found.nvidia else UNKNOWN
+    # Only a whole answer: a partial one would hide what the name says by convention (`is_rocm_pytorch`).
+    decided = found.rocm is not None and found.nvidia is not None and found.rocm != found.nvidia
+    return found if decided else UNKNOWN
 
 
 def _switched(set_where: list[Branch], cleared_where: list[Branch], rocm: bool) -> bool | None:
