@@ -1090,6 +1090,8 @@ class GateAnalyzer:
             merged = _merge([(self.value(v, depth + 1), v) for v in values])
             if merged.is_vendor_test:
                 return merged
+            if isinstance(binding.scope.node, ast.ClassDef):
+                return merged  # an attribute is set by methods whose order and callers this file does not show
             if not all(isinstance(value, ast.Constant) and type(value.value) is bool for value in values):
                 return UNKNOWN  # no flag of constants
             # Where the flag's true assignments run, completed by the assignments that run last on each vendor.
@@ -1132,7 +1134,9 @@ class GateAnalyzer:
         cleared_where = [self.branch(value) for truth, value in truths if truth == CONSTANT_FALSE]
         if not set_where or not cleared_where:
             return UNKNOWN  # never set, or never cleared (read before any assignment: undefined)
-        return Vendor(_switched(set_where, cleared_where, rocm=True), _switched(set_where, cleared_where, rocm=False))
+        found = Vendor(_switched(set_where, cleared_where, rocm=True), _switched(set_where, cleared_where, rocm=False))
+        # Set nowhere either vendor runs (a def called on neither as far as this file shows): no vendor test.
+        return UNKNOWN if found.rocm is False and found.nvidia is False else found
 
     def _function_value(self, function: FunctionNode, depth: int) -> Vendor:
         """What calling a function returns: the `or` of every `return` value under the conditions that
