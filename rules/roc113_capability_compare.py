@@ -52,10 +52,10 @@ class CapabilityCompare(Rule):
     Not flagged: printing or storing the capability, a test only NVIDIA or only ROCm runs (there gfx versions are
     compared on purpose), a value nothing reads, a test or-ed with a ROCm test, a helper false on ROCm (`return
     torch.version.hip is None and cap >= (9, 0)`), two capabilities compared (GPU 0 with 1, `cap != self._cap`,
-    `saved.get("cap")`), tables filled at run time, thresholds below major 8 (`major >= 7`, `sm < 70`, `"sm_75"`:
+    `saved.get("cap")`), tables filled at run time, thresholds below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`:
     every GPU ROCm supports reports major 9 or more); an `if` or conditional expression on equality with older archs
-    (`sm == 80`, `cap in {(8, 0), (8, 6)}`: AMD takes the other NVIDIA GPUs' branch; a flag `is_sm80 = cap == (8,
-    0)` is still reported, it may turn features off); a test of archs above 9.5 whose value on every ROCm GPU
+    (`sm == 80`, `cap in {(8, 0), (8, 6)}`: AMD takes the other NVIDIA GPUs' branch; a flag `is_sm75 = cap == (7,
+    5)` is still reported, it may turn features off); a test of archs above 9.5 whose value on every ROCm GPU
     (CDNA's 9.0-9.5 in test suites) is Turing's: AMD takes the arm without the feature (`!= (10, 0)`; in a test
     suite also `major == 12`, `< (10, 0)`); a skip of every AMD GPU (`major >= 9`) or of a test that stops on ROCm
     anyway, but not `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
@@ -224,8 +224,6 @@ CapabilityCompare.valid = (
         same_arch = torch.cuda.get_device_capability(0) == torch.cuda.get_device_capability(1)
         major, minor = torch.cuda.get_device_capability()
         HALF_DTYPE = torch.float16 if major >= 7 else torch.float32
-        turing = f"sm_{major}{minor}" == "sm_75"
-        volta_or_turing = f"sm{major}{minor}" in ("sm70", "sm75")
         def tile_config():
             return (64, 32) if major * 10 + minor == 80 else (128, 32) if (major, minor) in {(8, 6)} else (128, 64)
         assert torch.cuda.get_device_capability() != (10, 0) or have_sm100_kernels(), "sm100 kernels missing"
@@ -290,8 +288,9 @@ CapabilityCompare.invalid = (
         ampere = T.cuda.get_device_properties(0).major >= 8
         is_hopper = T.cuda.get_device_capability()[0] == 9 or T.version.cuda is not None
         is_sm80 = T.cuda.get_device_capability() == (8, 0)
+        is_sm75 = T.cuda.get_device_capability("cuda") == (7, 5)  # an equality names one GPU whatever its major
         """,
-        expect=("4:15-4:25", "7:30-7:46", "11:17-11:25", "12:10-12:52", "13:13-13:51", "14:11-14:51"),
+        expect=("4:15-4:25", "7:30-7:46", "11:17-11:25", "12:10-12:52", "13:13-13:51", "14:11-14:51", "15:11-15:57"),
     ),
     # The capability as text, compared or looked up in a table of architectures.
     Invalid(

@@ -1745,7 +1745,7 @@ def test_registration_switched_by_a_vendor_test() -> None:
     }
 
 
-def test_flag_cleared_under_a_vendor_test_stays_unknown() -> None:
+def test_flag_cleared_under_a_vendor_test_is_decided_by_the_last_assignment_there() -> None:
     found = everywhere(
         """
         import torch
@@ -1761,8 +1761,94 @@ def test_flag_cleared_under_a_vendor_test_stays_unknown() -> None:
             HAZARD("set-under-rocm")
         """
     )
-    # The first flag is true on NVIDIA and false on ROCm only if nothing else assigns it: not decided here.
-    assert found == {"set-everywhere-first": BOTH, "set-under-rocm": (True, False)}
+    # Each vendor sees the last assignment that always runs there, as a string variable's values are decided
+    # (vendor_values.py): the first flag is false on ROCm and true on NVIDIA.
+    assert found == {"set-everywhere-first": NVIDIA_ONLY, "set-under-rocm": ROCM_ONLY}
+
+
+def test_a_flag_set_in_both_arms_of_a_vendor_test_is_that_test() -> None:
+    """True in the ROCm arm and false in the other: no false assignment runs on ROCm, no true one on NVIDIA;
+    also when a tuple assignment sets it with another name, or a conditional expression reads it."""
+    found = everywhere(
+        """
+        import torch
+        if torch.version.hip:
+            HIP_ENVIRONMENT = True
+        else:
+            HIP_ENVIRONMENT = False
+        if HIP_ENVIRONMENT:
+            HAZARD("plain")
+        if torch.version.hip:
+            IS_HIP, BACKEND = True, "ROCm"
+        else:
+            IS_HIP, BACKEND = False, "CUDA"
+        if not IS_HIP:
+            HAZARD("unpacked")
+        PATTERNS = ("libamdhip64.so*",) if IS_HIP else HAZARD("arm")
+        def probe(HIP_ENVIRONMENT):
+            if HIP_ENVIRONMENT:
+                HAZARD("parameter")
+        OTHER, NAME = probe(1)
+        if OTHER:
+            HAZARD("unpacked-from-a-call")
+        """
+    )
+    assert found == {
+        "plain": ROCM_ONLY,
+        "unpacked": NVIDIA_ONLY,
+        "arm": NVIDIA_ONLY,
+        "parameter": BOTH,
+        "unpacked-from-a-call": BOTH,
+    }
+
+
+def test_a_flag_cleared_first_and_set_under_a_rocm_test_is_that_test() -> None:
+    """`HIP_ENVIRONMENT = False` then `if torch.version.hip: HIP_ENVIRONMENT = True`: the last assignment that
+    always runs on ROCm sets it, and no true one runs on NVIDIA; a flag set under some other test stays open."""
+    found = everywhere(
+        """
+        import torch
+        HIP_ENVIRONMENT = False
+        BACKEND = "CPU"
+        if torch.version.hip:
+            HIP_ENVIRONMENT = True
+            BACKEND = "ROCm"
+        elif torch.cuda.is_available():
+            BACKEND = "CUDA"
+        def library():
+            if HIP_ENVIRONMENT:
+                return None
+            return HAZARD("after-rocm-return")
+        FAST = False
+        if torch.version.hip and torch.cuda.device_count() > 1:
+            FAST = True
+        if not FAST:
+            HAZARD("set-under-a-partial-test")
+        """
+    )
+    assert found == {"after-rocm-return": NVIDIA_ONLY, "set-under-a-partial-test": BOTH}
+
+
+def test_a_flag_set_in_both_arms_is_that_test_in_the_modules_importing_it(tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/env.py": """
+            import torch
+            try:
+                if torch.version.hip:
+                    HIP_ENVIRONMENT, BACKEND = True, "ROCm"
+                else:
+                    HIP_ENVIRONMENT, BACKEND = False, "CUDA"
+            except Exception:
+                pass
+            """,
+        "pkg/use.py": """
+            from pkg.env import HIP_ENVIRONMENT
+            if not HIP_ENVIRONMENT:
+                HAZARD()
+            """,
+    }
+    assert where_in_project(tmp_path, files, "pkg/use.py") == NVIDIA_ONLY
 
 
 def test_a_flag_set_under_its_own_test_is_decided_without_recursing() -> None:

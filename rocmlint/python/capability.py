@@ -50,7 +50,9 @@ _CAPABILITY_VALUES = Follow(
     attributes=True,
 )
 # Below major 8 (`7`, `(7, 5)`, `75` as `sm`, `"sm_75"`) every GPU ROCm supports (major 9 or more) comes out
-# as a recent NVIDIA GPU, and what such a test gates (fp16, tensor cores) exists on AMD.
+# as a recent NVIDIA GPU, and what such a threshold gates (fp16, tensor cores) exists on AMD. An equality with a
+# whole version names one NVIDIA GPU whatever its major (`cap == (7, 5)` picks Turing's tuning or workaround), as
+# `== (8, 0)` does (`_names_one_gpu`).
 _FIRST_RECENT_MAJOR = 8
 # The oldest major version a GPU ROCm supports reports (gfx9: MI100, MI250, MI300). An architecture of an older
 # major tested for equality (`sm == 80`, `cap in {(8, 0), (8, 6)}`, `"sm89"`) is never the GPU on ROCm: where the
@@ -58,6 +60,9 @@ _FIRST_RECENT_MAJOR = 8
 # take, so it cannot misfire there. Kept in a flag (`is_sm80 = cap == (8, 0)`) it may turn features off for
 # every GPU but one, AMD's included (tests skipped, bf16 refused): that is still reported.
 _FIRST_ROCM_MAJOR = 9
+_IDENTITIES = (ast.Eq, ast.NotEq)
+# A version number from 20 up is `major * 10 + minor` (`75`, `"sm_75"`).
+_FIRST_TWO_PART_NUMBER = 20
 _COMPARISONS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 # The version a text names: `90` of `"sm90"`/`"sm_90a"`/`"90"`, `8.9` of `"8.9"`.
 _TEXT_VERSION = re.compile(r"(\d+)(?:\.(\d+))?")
@@ -140,7 +145,8 @@ def arch_test(ctx: PythonContext, node: ast.Compare | ast.Subscript | ast.Call) 
 
     Not tests of an architecture: two capability values compared (device 0 with device 1, the capability
     with one cached in a variable or on `self`, or read back from a loaded record: `_read_back`), thresholds
-    below major 8, and tables filled at run time (a cache keyed by capability)."""
+    below major 8 (an equality with an older architecture still names an NVIDIA GPU), and tables filled at
+    run time (a cache keyed by capability)."""
     if isinstance(node, ast.Compare):
         return _comparison_test(ctx, node)
     return _lookup_test(ctx, node)
@@ -151,7 +157,7 @@ def _comparison_test(ctx: PythonContext, node: ast.Compare) -> ArchTest | None:
         if isinstance(operator, (ast.In, ast.NotIn)):
             if isinstance(operator, ast.In) and _picks_without_amd(ctx, node, ctx.values.collection_elements(right)):
                 continue
-            sources = capability_reads(ctx, left) if _names_recent_arch(ctx, right) else []
+            sources = capability_reads(ctx, left) if _names_arch(ctx, right, one_gpu=True) else []
             if sources:
                 return ArchTest(node, tuple(sources))
             continue
@@ -162,9 +168,11 @@ def _comparison_test(ctx: PythonContext, node: ast.Compare) -> ArchTest | None:
             continue
         threshold = right if left_sources else left
         major = threshold_major(ctx, threshold)
-        if is_none(threshold) or (major is not None and major < _FIRST_RECENT_MAJOR):
+        identity = isinstance(operator, _IDENTITIES)
+        older = major is not None and major < _FIRST_RECENT_MAJOR
+        if is_none(threshold) or (older and not (identity and _names_one_gpu(ctx, threshold))):
             continue
-        if isinstance(operator, (ast.Eq, ast.NotEq)) and _read_back(ctx, threshold):
+        if identity and _read_back(ctx, threshold):
             continue
         if isinstance(operator, ast.Eq) and _picks_without_amd(ctx, node, [threshold]):
             continue
@@ -195,7 +203,7 @@ def _lookup_test(ctx: PythonContext, node: ast.Subscript | ast.Call) -> ArchTest
         table, key = node.func.value, node.args[0]
     else:
         return None
-    sources = capability_reads(ctx, key) if _names_recent_arch(ctx, table) else []
+    sources = capability_reads(ctx, key) if _names_arch(ctx, table) else []
     return ArchTest(node, tuple(sources), lookup=True) if sources else None
 
 
@@ -211,13 +219,28 @@ def _picks_without_amd(ctx: PythonContext, node: ast.Compare, architectures: lis
     return bool(majors) and all(major is not None and major < _FIRST_ROCM_MAJOR for major in majors)
 
 
-def _names_recent_arch(ctx: PythonContext, collection: ast.expr) -> bool:
-    """One of the written-out elements (or keys) of a collection names an architecture of major 8 or more."""
+def _names_arch(ctx: PythonContext, collection: ast.expr, one_gpu: bool = False) -> bool:
+    """One of the written-out elements (or keys) of a collection names an architecture of major 8 or more or,
+    with `one_gpu` (membership, an equality with each element), any one NVIDIA GPU (`_names_one_gpu`)."""
     for element in ctx.values.collection_elements(collection):
         major = threshold_major(ctx, element)
-        if major is not None and major >= _FIRST_RECENT_MAJOR:
+        if major is not None and (major >= _FIRST_RECENT_MAJOR or (one_gpu and _names_one_gpu(ctx, element))):
             return True
     return False
+
+
+def _names_one_gpu(ctx: PythonContext, version: ast.AST) -> bool:
+    """A whole version, major and minor (`(7, 5)`, `"sm_75"`, `"7.5"`, `75`, `7.5`), which names one NVIDIA
+    architecture; not a major alone, which is a piece of a threshold spelled out (`major < 7 or (major == 7 and
+    minor < 5)`)."""
+    value = ctx.single_value(version)
+    if isinstance(value, ast.Tuple):
+        return len(value.elts) >= 2
+    number = value.value if isinstance(value, ast.Constant) else None
+    if isinstance(number, str):
+        match = _TEXT_VERSION.search(number)
+        return match is not None and (match.group(2) is not None or int(match.group(1)) >= _FIRST_TWO_PART_NUMBER)
+    return type(number) is float or (type(number) is int and number >= _FIRST_TWO_PART_NUMBER)
 
 
 def helper_test(ctx: PythonContext, call: ast.Call) -> str | None:

@@ -237,10 +237,10 @@ def copes_with_missing_program(ctx: PythonContext, command: Command, programs: f
 
     if guarded_by(ctx, command.call, checks_presence, leaves_quietly) or handled_by_try(ctx, command.call, failures):
         return True
-    return _callers_handle(ctx, command.call, failures)
+    return callers_handle(ctx, command.call, failures)
 
 
-def _callers_handle(ctx: PythonContext, node: ast.AST, failures: frozenset[str]) -> bool:
+def callers_handle(ctx: PythonContext, node: ast.AST, failures: frozenset[str]) -> bool:
     """`node` is in a module-level def that is only called in this file, each call in a `try:` whose handler
     catches the failure (`try: memory = nvidia_gpu_memory() except: pass`, then the `rocm-smi` reader): a
     public one also read by no module of the project that imports this one."""

@@ -1054,9 +1054,10 @@ class GateAnalyzer:
             if external is not None:
                 return external
         conventional = self._convention(name, expr)
-        if conventional.is_vendor_test or binding is None or binding.kind != "value" or binding.opaque:
+        if conventional.is_vendor_test or binding is None or binding.kind != "value":
             return conventional
-        return self._switched_on_one_vendor(binding)
+        values = self.semantic.known_values(binding, expr.id) if isinstance(expr, ast.Name) else None
+        return conventional if values is None else self._switched_on_one_vendor(binding, values)
 
     def _named(self, qualified: str) -> Vendor:
         if qualified in _ROCM_NAMES:
@@ -1131,22 +1132,38 @@ class GateAnalyzer:
         return self.resolve_external(qualified + ("()" if called else ""))
 
     def _binding_value(self, binding: Binding, name: str, depth: int, called: bool) -> Vendor:
-        if binding.opaque and not binding.values:
+        values = self.semantic.known_values(binding, name) if binding.kind == "value" else binding.values
+        if binding.opaque and not values:
             return UNKNOWN  # a parameter or loop variable (not cached: lambda ones share the scope's key)
         key = (id(binding.scope.node), name + ("()" if called else ""))
         cached = self._binding_cache.get(key)
         if cached is not None:
             return cached
         self._binding_cache[key] = UNKNOWN  # breaks cycles (`x = not x`)
-        result = self._evaluate_binding(binding, depth, called)
+        result = self._evaluate_binding(binding, name, values, depth, called)
         self._binding_cache[key] = result
         return result
 
-    def _evaluate_binding(self, binding: Binding, depth: int, called: bool) -> Vendor:
+    def _evaluate_binding(
+        self, binding: Binding, name: str, values: tuple[ast.expr, ...] | None, depth: int, called: bool
+    ) -> Vendor:
         if binding.kind == "value" and not called:
-            if binding.opaque:
+            if values is None:
                 return UNKNOWN  # a parameter, loop target or `+=`: could be anything
-            return _merge([(self.value(v, depth + 1), v) for v in binding.values])
+            merged = _merge([(self.value(v, depth + 1), v) for v in values])
+            if merged.is_vendor_test:
+                return merged
+            if isinstance(binding.scope.node, ast.ClassDef):
+                return merged  # an attribute is set by methods whose order and callers this file does not show
+            if not all(isinstance(value, ast.Constant) and type(value.value) is bool for value in values):
+                return UNKNOWN  # no flag of constants
+            # Where the flag's true assignments run, completed by the assignments that run last on each vendor.
+            switched = self._switched_on_one_vendor(binding, values)
+            truth = _flag_truth(self.vendor_values.variable_strings(binding, name))
+            return Vendor(
+                truth.rocm if switched.rocm is None else switched.rocm,
+                truth.nvidia if switched.nvidia is None else switched.nvidia,
+            )
         if binding.kind == "function" and called and isinstance(binding.definition, FUNCTION_DEFS):
             return self._function_value(binding.definition, depth)
         if binding.kind == "import" and binding.qualified:
@@ -1158,13 +1175,14 @@ class GateAnalyzer:
                 return external
         return UNKNOWN
 
-    def _switched_on_one_vendor(self, binding: Binding) -> Vendor:
+    def _switched_on_one_vendor(self, binding: Binding, values: tuple[ast.expr, ...]) -> Vendor:
         """`HAS_CUTLASS = False`, then `HAS_CUTLASS = True` only inside `if is_cuda():`: a flag of constants
-        whose every true assignment never runs on one vendor is false there."""
-        constants = [value for value in binding.values if isinstance(value, ast.Constant) and type(value.value) is bool]
-        if len(constants) != len(binding.values):
+        whose every true assignment never runs on one vendor is false there; one whose every false assignment
+        never runs there (`if torch.version.hip: IS_HIP = True` / `else: IS_HIP = False`) is true there."""
+        constants = [value for value in values if isinstance(value, ast.Constant) and type(value.value) is bool]
+        if len(constants) != len(values):
             return UNKNOWN
-        key = (id(binding.scope.node), binding.values)
+        key = (id(binding.scope.node), values)
         if key in self._switching:
             return UNKNOWN  # asked again while deciding where its assignments run
         self._switching.add(key)
@@ -1176,13 +1194,12 @@ class GateAnalyzer:
     def _switched_where(self, constants: list[ast.Constant]) -> Vendor:
         truths = [(CONSTANT_TRUE if value.value else CONSTANT_FALSE, value) for value in constants]
         set_where = [self.branch(value) for truth, value in truths if truth == CONSTANT_TRUE]
-        if not set_where or len(set_where) == len(truths):
+        cleared_where = [self.branch(value) for truth, value in truths if truth == CONSTANT_FALSE]
+        if not set_where or not cleared_where:
             return UNKNOWN  # never set, or never cleared (read before any assignment: undefined)
-        if all(where.on_rocm is False for where in set_where):
-            return Vendor(False, None)
-        if all(where.on_nvidia is False for where in set_where):
-            return Vendor(None, False)
-        return UNKNOWN
+        found = Vendor(_switched(set_where, cleared_where, rocm=True), _switched(set_where, cleared_where, rocm=False))
+        # Set nowhere either vendor runs (a def called on neither as far as this file shows): no vendor test.
+        return UNKNOWN if found.rocm is False and found.nvidia is False else found
 
     def _function_value(self, function: FunctionNode, depth: int) -> Vendor:
         """What calling a function returns: the `or` of every `return` value under the conditions that
@@ -1302,6 +1319,34 @@ def _handles_import_error(handler: ast.ExceptHandler) -> bool:
         return True
     types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
     return any((dotted_name(unstarred(item)) or "").rsplit(".", 1)[-1] in _IMPORT_ERRORS for item in types)
+
+
+def _flag_truth(strings: VendorStrings) -> Vendor:
+    """A flag of booleans whose value is decided per vendor by the assignments that run there
+    (`IS_HIP = False`, then `if torch.version.hip: IS_HIP = True`); unknown unless it is known on both vendors
+    and differs."""
+
+    def truth(possible: frozenset[str | bool | None] | None) -> bool | None:
+        if not possible or len(possible) != 1:
+            return None
+        value = next(iter(possible))
+        return value if type(value) is bool else None
+
+    found = Vendor(truth(strings.rocm), truth(strings.nvidia))
+    # Only a whole answer: a partial one would hide what the name says by convention (`is_rocm_pytorch`).
+    decided = found.rocm is not None and found.nvidia is not None and found.rocm != found.nvidia
+    return found if decided else UNKNOWN
+
+
+def _switched(set_where: list[Branch], cleared_where: list[Branch], rocm: bool) -> bool | None:
+    """A flag's value on one vendor: false when no true assignment runs there, true when no false one does."""
+
+    def never(where: Branch) -> bool:
+        return (where.on_rocm if rocm else where.on_nvidia) is False
+
+    if all(never(where) for where in set_where):
+        return False
+    return True if all(never(where) for where in cleared_where) else None
 
 
 def _merge(values: list[tuple[Vendor, ast.expr]]) -> Vendor:

@@ -29,6 +29,10 @@ class Scope:
     # Names bound in ways whose value is not known (parameters, loop/with/except targets, unpacking,
     # `+=`): a name here is never "assigned once", and it hides same-named bindings of outer scopes.
     opaque: set[str] = field(default_factory=set)
+    # Why names are opaque: tuple unpacking binds them (`IS_ROCM, NAME = True, "rocm"`, whose parts
+    # `Semantic.unpacked_values` knows), or they are bound where their value is unknown.
+    unpacked: set[str] = field(default_factory=set)
+    unknown: set[str] = field(default_factory=set)
     # Names imported from different places in this scope (`try: import a as x` / `except: import b as x`).
     ambiguous_imports: set[str] = field(default_factory=set)
     # Classes only: `self.<attr> = value` in the class's methods (attr -> values), and attrs set otherwise.
@@ -61,7 +65,7 @@ def index_scope(node: ScopeNode, package: str | None) -> Scope:
         _add_global_assignments(scope, node, package)
         return scope
     if isinstance(node, FUNCTION_DEFS):
-        scope.opaque.update(parameter_names(node.args))
+        _add_unknown(scope, parameter_names(node.args))
     _index_block(scope, node.body, package)
     if isinstance(node, FUNCTION_DEFS):
         _drop_names(scope, declared_names(node, ast.Global) | declared_names(node, ast.Nonlocal))
@@ -89,7 +93,7 @@ def _index_block(scope: Scope, statements: Iterable[ast.stmt], package: str | No
         elif isinstance(statement, ast.ClassDef):
             scope.classes[statement.name] = statement
         elif isinstance(statement, BLOCK_STATEMENTS):
-            scope.opaque.update(_compound_targets(statement))
+            _add_unknown(scope, _compound_targets(statement))
             for block in nested_blocks(statement):
                 _index_block(scope, block, package)
         else:
@@ -183,9 +187,22 @@ def _index_small(scope: Scope, small: ast.stmt, package: str | None) -> None:
             if isinstance(target, ast.Name):
                 scope.values.setdefault(target.id, []).append(small.value)
             else:
-                scope.opaque.update(target_names(target))  # unpacking: each name gets an unknown part
+                _add_unpacked(scope, target_names(target))  # unpacking: each name gets a part
     elif isinstance(small, ast.AugAssign):
-        scope.opaque.update(target_names(small.target))  # `x += v` is not `x = v`
+        _add_unknown(scope, target_names(small.target))  # `x += v` is not `x = v`
+
+
+def _add_unknown(scope: Scope, names: Iterable[str]) -> None:
+    """Names bound where their value is unknown (a parameter, a loop target, `+=`)."""
+    known = set(names)
+    scope.opaque |= known
+    scope.unknown |= known
+
+
+def _add_unpacked(scope: Scope, names: Iterable[str]) -> None:
+    unpacked = set(names)
+    scope.opaque |= unpacked
+    scope.unpacked |= unpacked
 
 
 def _add_import(scope: Scope, local: str, qualified: str) -> None:
@@ -252,7 +269,7 @@ def _add_global_assignments(scope: Scope, module: ast.Module, package: str | Non
         for name in names:
             scope.values.setdefault(name, []).extend(local.values.get(name, []))
             if name in local.opaque or name in local.imports or name in local.functions or name in local.classes:
-                scope.opaque.add(name)
+                _add_unknown(scope, {name})
             if not scope.values[name]:
                 del scope.values[name]
 

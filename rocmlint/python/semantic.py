@@ -403,6 +403,19 @@ class Semantic:
             )
         return self.string_value(node)
 
+    def known_values(self, binding: Binding, name: str) -> tuple[ast.expr, ...] | None:
+        """Every value a variable binding is assigned when all are known: its plain assignments and its parts
+        of written-out tuple assignments (`IS_ROCM, BACKEND = True, "rocm"`); None when it is also bound
+        where its value is unknown (a parameter, a loop target, `+=`, `a, b = f()`)."""
+        if not binding.opaque:
+            return binding.values
+        scope = binding.scope
+        if name not in scope.unpacked or name in scope.unknown:
+            return None
+        parts = self.unpacked_values(scope.node, name)
+        known = tuple(part for part in parts if part is not None and isinstance(self.parent(part), ast.Tuple))
+        return (*binding.values, *known) if parts and len(known) == len(parts) else None
+
     def unpacked_values(self, scope_node: ScopeNode, name: str) -> list[ast.expr | None]:
         """What `name` receives in one scope where the scope index keeps no value: for each tuple-target
         assignment (`major, minor = cap`) the matching element of a tuple value, else the whole value (a

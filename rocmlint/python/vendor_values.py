@@ -28,7 +28,7 @@ from rocmlint.python.semantic import MAX_DEPTH, Binding, Semantic
 from rocmlint.python.values import element_values
 from rocmlint.vendor import CONSTANT_TRUE, Tri, Vendor
 
-Constant = str | None
+Constant = str | bool | None
 # The values a vendor may see: None when not known (anything is possible).
 Possible = frozenset[Constant] | None
 _COLLECTION_CALLS = frozenset({"tuple", "list", "set", "frozenset"})
@@ -120,8 +120,13 @@ class VendorValues:
         binding = self.semantic.lookup_in(self.semantic.module, name)
         if binding is None:
             return None
-        found = self._binding_strings(binding, None, called)
+        found = self._binding_strings(binding, None, called, name=name)
         return found if found.known else None
+
+    def variable_strings(self, binding: Binding, name: str) -> VendorStrings:
+        """The values of a variable as a read after every assignment sees them (a flag read in a def or
+        another module)."""
+        return self._binding_strings(binding, None, called=False, name=name)
 
     # --- comparisons ------------------------------------------------------------------------------
     def _link(self, left: ast.expr, operator: ast.cmpop, right: ast.expr) -> Vendor | None:
@@ -168,7 +173,9 @@ class VendorValues:
 
     def _name(self, name: ast.Name) -> VendorStrings:
         binding = self.semantic.lookup(name.id, name)
-        return self._binding_strings(binding, name, called=False) if binding is not None else UNKNOWN_STRINGS
+        return (
+            self._binding_strings(binding, name, called=False, name=name.id) if binding is not None else UNKNOWN_STRINGS
+        )
 
     def _attribute(self, expr: ast.Attribute, called: bool) -> VendorStrings:
         """`self.platform`, `Config.PLATFORM` (a class of this file), `env.PLATFORM` (an imported module);
@@ -203,9 +210,12 @@ class VendorValues:
         return self.resolve_external(qualified + ("()" if called else "")) or UNKNOWN_STRINGS
 
     # --- names and functions ----------------------------------------------------------------------
-    def _binding_strings(self, binding: Binding, reader: ast.Name | None, called: bool) -> VendorStrings:
+    def _binding_strings(
+        self, binding: Binding, reader: ast.Name | None, called: bool, name: str | None = None
+    ) -> VendorStrings:
         """The values of a binding (an import, a variable or attribute, or with `called` a def) as `reader`
-        sees them (None: a read from elsewhere, after every assignment)."""
+        sees them (None: a read from elsewhere, after every assignment); a variable `name` also gets its
+        parts of tuple assignments (`IS_ROCM, BACKEND = True, "rocm"`)."""
         if binding.kind == "import":
             return self._external(binding.qualified, called)
         if called:
@@ -213,9 +223,14 @@ class VendorValues:
             if binding.kind != "function" or not isinstance(function, FUNCTION_DEFS):
                 return UNKNOWN_STRINGS
             return self._memoised((id(function),), lambda: self._returns(function))
-        if binding.kind != "value" or binding.opaque:
+        if binding.kind != "value":
             return UNKNOWN_STRINGS
-        assignments = self._assignments(binding, reader)
+        values = self.semantic.known_values(binding, name) if name is not None else None
+        if values is None:
+            values = None if binding.opaque else binding.values
+        if values is None:
+            return UNKNOWN_STRINGS
+        assignments = self._assignments(binding, values, reader)
         if not assignments:
             return UNKNOWN_STRINGS
         key = tuple(id(value) for value, _ in assignments)
@@ -238,12 +253,14 @@ class VendorValues:
         self._cache[key] = found
         return found
 
-    def _assignments(self, binding: Binding, reader: ast.Name | None) -> list[tuple[ast.expr, ast.stmt]]:
+    def _assignments(
+        self, binding: Binding, values: tuple[ast.expr, ...], reader: ast.Name | None
+    ) -> list[tuple[ast.expr, ast.stmt]]:
         """Each value the binding is assigned, with its statement, in writing order; a read in the
         binding's own scope sees only the assignments written before it."""
         found: list[tuple[ast.expr, ast.stmt]] = []
         same_scope = reader is not None and self.semantic.enclosing_scope_node(reader) is binding.scope.node
-        for value in binding.values:
+        for value in values:
             statement = self.semantic.statement_of(value)
             if statement is None or (same_scope and reader is not None and _ends_after(statement, reader)):
                 continue
@@ -300,7 +317,7 @@ class VendorValues:
 def _constant(value: object) -> VendorStrings:
     if value is None:
         return _NONE
-    if type(value) is str:
+    if type(value) is str or type(value) is bool:
         return VendorStrings(frozenset({value}), frozenset({value}))
     return UNKNOWN_STRINGS
 
