@@ -157,6 +157,20 @@ def converted_on_rocm(ctx: PythonContext, node: ast.expr) -> bool:
     return False
 
 
+def picked_per_arch_for_rocm(ctx: PythonContext, node: ast.expr) -> bool:
+    """`node` is in code written for ROCm (`PythonContext.written_for_rocm`) whose file handles the FNUZ/OCP split
+    itself: it names a FNUZ dtype or a gfx architecture in its code (not in comments). Authors who run only on AMD
+    and pick the format per arch there choose the OCP format knowingly (a gfx950 or gfx12 path, an MX format, a
+    transport format converted for gfx94x)."""
+    if not ctx.written_for_rocm(node) or not any(ctx.contains(marker.encode()) for marker in _ARCH_SELECTION_MARKERS):
+        return False
+    return any(_names_fnuz(found) or _names_gfx(found) for found in ctx.semantic.descendants(ctx.module))
+
+
+def _names_gfx(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and "gfx" in node.value
+
+
 def cpu_data(ctx: PythonContext, node: ast.expr) -> bool:
     """`node` is the dtype a tensor made and kept on the CPU is cast to or made with (`torch.randn(4, 8)
     .to(torch.float8_e4m3fn)` in a test, `torch.zeros(n, dtype=torch.float8_e4m3fn, device="cpu")` written to

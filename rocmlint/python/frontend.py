@@ -86,6 +86,13 @@ class PythonContext:
         """True when `node` never runs on NVIDIA (it sits in a ROCm-only branch)."""
         return self.gates.branch(node).on_nvidia is False
 
+    def written_for_rocm(self, node: ast.AST) -> bool:
+        """Whether only ROCm runs `node`: it sits in a ROCm-only branch, after an import of a ROCm-only package
+        (rocmlint/data/vendor_packages.toml: `import flydsl`), or in a module that can only be imported on ROCm
+        (importers.py): code its authors wrote for AMD GPUs knowingly, not CUDA code to port."""
+        branch = self.gates.branch(node)
+        return branch.on_nvidia is False and branch.on_rocm is not False
+
     def vendor_test(self, expr: ast.AST) -> Vendor:
         return self.gates.value(expr)
 
