@@ -58,9 +58,9 @@ class Fp8Dtype(Rule):
     only, gfx12 OCP only); vLLM `RocmPlatform.fp8_dtype()` / `is_fp8_fnuz()` (returns the fnuz dtype on `"gfx94"`).
 
     ## In code written for ROCm
-    Code only ROCm runs (a ROCm-only branch; a module importing a ROCm-only package such as FlyDSL or MORI, or
-    importing one that does) whose file names a `fnuz` dtype or a gfx arch picks the format per arch: not flagged.
-    Without such a choice it is: OCP FP8 is wrong on MI300 whoever wrote it.
+    Code only ROCm runs (a ROCm-only branch; a module importing a ROCm-only package such as FlyDSL or MORI, or one
+    that does), or any file of a project whose C/C++ is AMD's and none NVIDIA's, picks the format per arch when its
+    file names a `fnuz` dtype or a gfx arch: not flagged. Without such a choice it is: OCP FP8 is wrong on MI300.
 
     ## Example
     ```python

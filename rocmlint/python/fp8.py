@@ -158,11 +158,13 @@ def converted_on_rocm(ctx: PythonContext, node: ast.expr) -> bool:
 
 
 def picked_per_arch_for_rocm(ctx: PythonContext, node: ast.expr) -> bool:
-    """`node` is in code written for ROCm (`PythonContext.written_for_rocm`) whose file handles the FNUZ/OCP split
-    itself: it names a FNUZ dtype or a gfx architecture in its code (not in comments). Authors who run only on AMD
-    and pick the format per arch there choose the OCP format knowingly (a gfx950 or gfx12 path, an MX format, a
-    transport format converted for gfx94x)."""
-    if not ctx.written_for_rocm(node) or not any(ctx.contains(marker.encode()) for marker in _ARCH_SELECTION_MARKERS):
+    """`node` is in code written for ROCm (`PythonContext.written_for_rocm`, or a project written for AMD:
+    `PythonContext.project_written_for_amd`) whose file handles the FNUZ/OCP split itself: it names a FNUZ dtype or a
+    gfx architecture in its code (not in comments). Authors who run only on AMD and pick the format per arch there
+    choose the OCP format knowingly (a gfx950 or gfx12 path, an MX format, a transport format converted for gfx94x)."""
+    if not any(ctx.contains(marker.encode()) for marker in _ARCH_SELECTION_MARKERS):
+        return False
+    if not ctx.written_for_rocm(node) and not ctx.project_written_for_amd:
         return False
     return any(_names_fnuz(found) or _names_gfx(found) for found in ctx.semantic.descendants(ctx.module))
 
