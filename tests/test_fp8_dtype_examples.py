@@ -45,16 +45,18 @@ INVALID = (
         expect=("5:17-5:36",),
     ),
     # Code written for ROCm that never picks the format per arch: OCP FP8 is wrong on MI300 whoever wrote it. A
-    # "gfx" in a comment is no choice.
+    # "gfx" in a comment, a docstring or a message is no choice.
     Invalid(
         """
         import mori.shmem as ms
         import torch
         # gfx942 only
         def quantize(x):
+            \"\"\"For gfx942.\"\"\"
+            print(f"arch={'gfx942' if on_gfx942() else 'gfx950'}")
             return x.to(torch.float8_e4m3fn)
         """,
-        expect=("5:17-5:36",),
+        expect=("7:17-7:36",),
     ),
 )
 
