@@ -38,7 +38,12 @@ NVIDIA_SIDE = {
     "csrc/other.cu": '#include "compat.h"\n#ifdef PROJ_NV_BUILD\nint x;\n#endif\n',
 }
 CUDA_KERNEL = {"csrc/kernel.cu": "__global__ void k() { __syncthreads(); }\n"}
-PACKAGE = {"pkg/__init__.py": "", "pkg/q.py": PYTHON, "pkg/plain.py": NO_CHOICE}
+# An Inductor knob tuned on NVIDIA turned on (ROC106), in a benchmark of the project.
+AUTOTUNE = """
+import torch
+compiled = torch.compile(fn, options={"max_autotune": True})
+"""
+PACKAGE = {"pkg/__init__.py": "", "pkg/q.py": PYTHON, "pkg/plain.py": NO_CHOICE, "bench/autotune.py": AUTOTUNE}
 EVERY_HAZARD = [("ROC107", 4), ("ROC105", 6), ("ROC105", 8), ("ROC105", 9)]
 
 
@@ -69,12 +74,14 @@ def test_in_a_project_written_for_amd_per_arch_choices_are_deliberate_and_builds
     root = write_tree(tmp_path, {**AMD_KERNEL, **PACKAGE})
     assert _codes(root, "pkg/q.py") == [("ROC105", 8), ("ROC105", 9)]
     assert _codes(root, "pkg/plain.py") == [("ROC107", 3)], "no per-arch choice: OCP FP8 is wrong on MI300"
+    assert _codes(root, "bench/autotune.py") == [], "AMD's authors turn the knob on for AMD GPUs"
 
 
 @pytest.mark.parametrize("files", [{**AMD_KERNEL, **NVIDIA_SIDE}, CUDA_KERNEL], ids=["mixed", "cuda"])
 def test_other_projects_are_checked_as_before(tmp_path: Path, files: dict[str, str]) -> None:
     root = write_tree(tmp_path, {**files, **PACKAGE})
     assert _codes(root, "pkg/q.py") == EVERY_HAZARD
+    assert _codes(root, "bench/autotune.py") == [("ROC106", 2)]
 
 
 def test_project_model_false_turns_the_verdict_off(tmp_path: Path) -> None:
