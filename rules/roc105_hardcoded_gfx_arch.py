@@ -66,8 +66,8 @@ class HardcodedGfxArch(Rule):
     In a project written for AMD (its C/C++ code is AMD's and none NVIDIA's, or its build compiles HIP only), one
     target handed to the project's own code (`shuffle_scale(w, arch="gfx950")`, a parameter's default, a fallback
     when detection fails) picks what was written for that GPU on purpose: not flagged. What builds for fixed
-    targets (flags, `PYTORCH_ROCM_ARCH`/`GPU_ARCHS`, target lists) and allow-lists still are: they refuse new GPUs
-    whoever wrote them. In a mixed project, ROCm-only code (`platforms/rocm.py`) is checked like any other.
+    targets (flags, `PYTORCH_ROCM_ARCH`/`GPU_ARCHS`, target lists) and allow-lists validating them still are:
+    they refuse new GPUs whoever wrote them. An allow-list of the GPUs its kernels are written for is not. In a mixed project, ROCm-only code (`platforms/rocm.py`) is checked like any other.
 
     ## Example
     ```python
@@ -115,6 +115,8 @@ class HardcodedGfxArch(Rule):
             self._reported_carriers.add(carrier)
             ctx.report(node, _message(texts, ctx.options.target_archs))
         elif _is_allow_list(carrier, texts) and any(value_uses(ctx, carrier, lambda value: _support_use(value, ctx))):
+            if _dispatches_amd_kernels(ctx, carrier):
+                return
             self._reported_carriers.add(carrier)
             ctx.report(node, _allow_list_message(texts))
 
@@ -146,9 +148,19 @@ def _picks_amd_code(ctx: PythonContext, carrier: ast.AST, texts: list[str]) -> b
     return not any(value_uses(ctx, carrier, lambda value: _builds(value, ctx)))
 
 
-def _builds(value: ast.AST, ctx: PythonContext) -> list[bool] | None:
-    """Whether a use of the target builds for it: its statement names an arch variable or an offload flag."""
-    statement = next((node for node in ctx.ancestors(value) if isinstance(node, ast.stmt)), None)
+def _dispatches_amd_kernels(ctx: PythonContext, carrier: ast.AST) -> bool:
+    """In a project written for AMD, an allow-list no use of which sits in a def naming an arch variable or an offload
+    flag is its table of the GPUs its kernels are written for (`if get_gfx() in ("gfx942", "gfx950")` before an
+    assembly kernel); one that validates what the user builds for (`GPU_ARCHS`) still refuses new GPUs."""
+    if not ctx.project_written_for_amd:
+        return False
+    return not any(value_uses(ctx, carrier, lambda value: _builds(value, ctx, in_def=True)))
+
+
+def _builds(value: ast.AST, ctx: PythonContext, *, in_def: bool = False) -> list[bool] | None:
+    """Whether a use of the target builds for it: its statement (or def) names an arch variable or an offload flag."""
+    scope = (ast.FunctionDef, ast.AsyncFunctionDef) if in_def else ast.stmt
+    statement = next((node for node in ctx.ancestors(value) if isinstance(node, scope)), None)
     code = ctx.code_of(statement) if statement is not None else ""
     return [True] if any(word in code for word in _BUILD_WORDS) else None
 
@@ -269,17 +281,6 @@ HardcodedGfxArch.valid = (
 
         parser = argparse.ArgumentParser()
         parser.add_argument("--arch", choices=["gfx90a", "gfx942", "gfx1100"])
-        """,
-    ),
-    # Registry keys passed positionally, a set of supported targets, and a family prefix.
-    Valid(
-        """
-        from .registry import detect_arch, register_kernels
-        from .configs import GEMM_CONFIGS_942
-
-        register_kernels("gfx942", GEMM_CONFIGS_942)
-        ARCH_OK, DETECTED_ARCH = detect_arch({"gfx950", "gfx942"})
-        FAMILY_PREFIX = "gfx9"
         """,
     ),
 )

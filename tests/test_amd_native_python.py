@@ -14,7 +14,8 @@ from rocmlint.cuda.project import CudaProject
 from rocmlint.engine import Engine
 
 # An FP8 dtype picked per gfx arch (line 2) then the OCP one used (line 4); one target handed to the project's own
-# code (line 6); the same target building (line 8) and an allow-list refusing other GPUs (line 9).
+# code (line 6); the same target building (line 8) and an allow-list refusing other GPUs it builds for (line 9); an
+# allow-list of the GPUs a kernel is written for (line 11).
 PYTHON = """
 import os, torch
 FP8 = {"gfx942": torch.float8_e4m3fnuz}
@@ -25,6 +26,10 @@ def scales(w):
 def build():
     os.environ["PYTORCH_ROCM_ARCH"] = "gfx942"
     assert arch() in ("gfx90a", "gfx942", "gfx1100")
+def decode(x):
+    if arch() not in ("gfx942", "gfx950", "gfx1250"):
+        raise RuntimeError("no assembly kernel for this GPU")
+    return assembly_kernel(x)
 """
 # The OCP dtype in a file that never picks the format per arch.
 NO_CHOICE = """
@@ -44,7 +49,7 @@ import torch
 compiled = torch.compile(fn, options={"max_autotune": True})
 """
 PACKAGE = {"pkg/__init__.py": "", "pkg/q.py": PYTHON, "pkg/plain.py": NO_CHOICE, "bench/autotune.py": AUTOTUNE}
-EVERY_HAZARD = [("ROC107", 4), ("ROC105", 6), ("ROC105", 8), ("ROC105", 9)]
+EVERY_HAZARD = [("ROC107", 4), ("ROC105", 6), ("ROC105", 8), ("ROC105", 9), ("ROC105", 11)]
 
 
 def _codes(root: Path, name: str, **settings: object) -> list[tuple[str, int]]:

@@ -94,6 +94,17 @@ INVALID = (
 )
 
 VALID = (
+    # Registry keys passed positionally, a set of supported targets, and a family prefix.
+    Valid(
+        """
+        from .registry import detect_arch, register_kernels
+        from .configs import GEMM_CONFIGS_942
+
+        register_kernels("gfx942", GEMM_CONFIGS_942)
+        ARCH_OK, DETECTED_ARCH = detect_arch({"gfx950", "gfx942"})
+        FAMILY_PREFIX = "gfx9"
+        """,
+    ),
     # The arch comes from the user or the device; the literals only document it.
     Valid(
         """
