@@ -25,7 +25,13 @@ _TARGET_CONSUMERS = frozenset({"triton.backends.compiler.GPUTarget", "triton.com
 # Environment variables and CMake options that hold a ROCm arch list.
 _ENVIRONMENT_ARCHS = frozenset({"PYTORCH_ROCM_ARCH", "GPU_ARCHS", "HCC_AMDGPU_TARGET", "ROCM_ARCH", "OFFLOAD_ARCH"})
 _ARCH_VARIABLES = _ENVIRONMENT_ARCHS | {"GPU_TARGETS", "AMDGPU_TARGETS", "CMAKE_HIP_ARCHITECTURES", "HIP_ARCHITECTURES"}
-_BUILD_WORDS = (*_ARCH_VARIABLES, "offload-arch", "amdgpu-target", "GPUTarget")
+_BUILD_WORDS = (
+    *_ARCH_VARIABLES,
+    "GPU_ARCH",
+    "offload-arch",
+    "amdgpu-target",
+    "GPUTarget",
+)  # GPU_ARCH: a copy of GPU_ARCHS
 
 
 class HardcodedGfxArch(Rule):

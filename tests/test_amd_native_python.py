@@ -48,7 +48,20 @@ AUTOTUNE = """
 import torch
 compiled = torch.compile(fn, options={"max_autotune": True})
 """
-PACKAGE = {"pkg/__init__.py": "", "pkg/q.py": PYTHON, "pkg/plain.py": NO_CHOICE, "bench/autotune.py": AUTOTUNE}
+# An allow-list validating the targets the user builds for, read through a module-level copy of GPU_ARCHS.
+VALIDATE = """
+import os
+GPU_ARCH = os.getenv("GPU_ARCHS", "native")
+def validate():
+    assert all(arch in ["native", "gfx90a", "gfx942"] for arch in GPU_ARCH.split(";"))
+"""
+PACKAGE = {
+    "pkg/__init__.py": "",
+    "pkg/q.py": PYTHON,
+    "pkg/plain.py": NO_CHOICE,
+    "pkg/validate.py": VALIDATE,
+    "bench/autotune.py": AUTOTUNE,
+}
 EVERY_HAZARD = [("ROC107", 4), ("ROC105", 6), ("ROC105", 8), ("ROC105", 9), ("ROC105", 11)]
 
 
@@ -80,6 +93,7 @@ def test_in_a_project_written_for_amd_per_arch_choices_are_deliberate_and_builds
     assert _codes(root, "pkg/q.py") == [("ROC105", 8), ("ROC105", 9)]
     assert _codes(root, "pkg/plain.py") == [("ROC107", 3)], "no per-arch choice: OCP FP8 is wrong on MI300"
     assert _codes(root, "bench/autotune.py") == [], "AMD's authors turn the knob on for AMD GPUs"
+    assert _codes(root, "pkg/validate.py") == [("ROC105", 4)], "it refuses new GPUs the user builds for"
 
 
 @pytest.mark.parametrize("files", [{**AMD_KERNEL, **NVIDIA_SIDE}, CUDA_KERNEL], ids=["mixed", "cuda"])
