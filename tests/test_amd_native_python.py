@@ -43,6 +43,11 @@ NVIDIA_SIDE = {
     "csrc/other.cu": '#include "compat.h"\n#ifdef PROJ_NV_BUILD\nint x;\n#endif\n',
 }
 CUDA_KERNEL = {"csrc/kernel.cu": "__global__ void k() { __syncthreads(); }\n"}
+# Ported CUDA: AMD code only in a compat header included under a ROCm test.
+PORTED = {
+    "csrc/kernel.cu": '#if defined(USE_ROCM)\n#include "hip_compat.cuh"\n#endif\n__global__ void k() {}\n',
+    "csrc/hip_compat.cuh": "__device__ int lane() { return __builtin_amdgcn_mbcnt_lo(~0u, 0u); }\n",
+}
 # An Inductor knob tuned on NVIDIA turned on (ROC106), in a benchmark of the project.
 AUTOTUNE = """
 import torch
@@ -76,6 +81,7 @@ def _codes(root: Path, name: str, **settings: object) -> list[tuple[str, int]]:
         pytest.param(AMD_KERNEL, True, id="amd-code-only"),
         pytest.param({**AMD_KERNEL, **NVIDIA_SIDE}, False, id="mixed-an-nvidia-only-macro"),
         pytest.param(CUDA_KERNEL, False, id="cuda-code-without-amd-code"),
+        pytest.param(PORTED, False, id="amd-code-only-in-a-rocm-branch"),
         pytest.param({}, False, id="no-native-code"),
     ],
 )
