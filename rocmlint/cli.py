@@ -453,7 +453,8 @@ def _check_paths(args: argparse.Namespace, resolver: ConfigResolver) -> list[Fil
         if not args.no_cache and candidates:
             cache = Cache.open(_cache_dir(resolver), _warn)
     jobs = args.jobs or default_jobs()
-    return check_candidates(candidates, jobs, cache, _warn)
+    fixing = bool(args.fix or args.fix_only or args.diff)  # checks again after, with the models this run builds
+    return check_candidates(candidates, jobs, cache, _warn, keep_models=fixing)
 
 
 def _cache_dir(resolver: ConfigResolver) -> Path:

@@ -5,7 +5,9 @@ distinct Settings once) and comes back as FileReports placed by index, so the ou
 on which worker finished first: `--jobs 2` prints exactly what `--jobs 1` prints.
 
 Each worker builds its own Engine (and so its own ProjectIndex, the cross-module cache) on first
-use. A worker that dies (a crash in a native parser, the OOM killer) breaks the whole pool in
+use. The C++ files that need a project model are checked by a process of their own, forked before the Python
+files' import index is built: it builds the C++ model and forks their pool, while this process builds the index
+and runs the Python files' pool, so the two serial builds run side by side. A worker that dies (a crash in a native parser, the OOM killer) breaks the whole pool in
 concurrent.futures; the files of every unfinished chunk are then re-run one at a time in a fresh
 single-worker pool, and a file that kills that worker too is reported as ROC900 instead of hanging
 or aborting the run.
@@ -30,6 +32,7 @@ from rocmlint.file_report import FileReport
 from rocmlint.source import language_of
 
 if TYPE_CHECKING:
+    import multiprocessing.connection
     import multiprocessing.context
     from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -165,8 +168,10 @@ def check_candidates(
     warn: Warn,
     prefilter: bool = True,
     pool_min_files: int = POOL_MIN_FILES,
+    keep_models: bool = False,
 ) -> list[FileReport]:
-    """Reports for `candidates`, in their order: cached ones from `cache`, the rest computed."""
+    """Reports for `candidates`, in their order: cached ones from `cache`, the rest computed. `keep_models`: build
+    the C++ project models in this process, which checks again after (fixing) and would otherwise build them again."""
     reports: list[FileReport | None] = [None] * len(candidates)
     with collection_paused():
         lookups = [cache.lookup(c.display, c.absolute, c.settings) for c in candidates] if cache is not None else None
@@ -183,7 +188,7 @@ def check_candidates(
         with batch_collection_paused():
             results = [check_file(engine, c.path, c.settings, options.remember) for c in tasks]
     else:
-        results = _check_in_pool(tasks, jobs, options, warn, cache)
+        results = _check_in_pool(tasks, jobs, options, warn, cache, keep_models)
     # Storing makes no cycles either, and after checking, the heap holds the engine's many objects.
     with collection_paused():
         for i, checked in zip(todo, results, strict=True):
@@ -231,38 +236,66 @@ def _size_hint(tasks: Sequence[Candidate], indices: list[int], cache: Cache | No
 # when a pool runs: a run served from the cache, or with a few misses, never starts one.
 
 
+def _forks() -> bool:
+    """Whether pools fork: workers start in milliseconds with rocmlint, tree-sitter and the rules already imported.
+    Not on macOS, where forking a process that touched system frameworks is unsafe."""
+    return sys.platform.startswith("linux")
+
+
 def _pool_context() -> multiprocessing.context.BaseContext:
     import multiprocessing
 
-    # fork: workers start in milliseconds with rocmlint, tree-sitter and the rules already imported.
-    # Not on macOS, where forking a process that touched system frameworks is unsafe.
-    if sys.platform.startswith("linux"):
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context()
+    return multiprocessing.get_context("fork") if _forks() else multiprocessing.get_context()
 
 
 def _check_in_pool(
-    tasks: Sequence[Candidate], jobs: int, options: EngineOptions, warn: Warn, cache: Cache | None
+    tasks: Sequence[Candidate], jobs: int, options: EngineOptions, warn: Warn, cache: Cache | None, keep_models: bool
 ) -> list[Checked]:
     """Files that need no C++ project model start in a first pool, forked once the Python files' import indexes
-    are built (rocmlint/python/importers.py: cheap, and inherited by its workers); the C++ models are built
-    meanwhile in this process, and a second pool forked after that (so its workers inherit them) checks the rest."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    from rocmlint.engine import build_project_models
-
+    are built (rocmlint/python/importers.py: inherited by its workers). The files that need one are checked by a
+    process forked before that (`_ModelledRun`): it builds the C++ models and forks a pool of its own, whose workers
+    inherit them, so the index and the models are built side by side. Without fork (or with `keep_models`) this
+    process builds the models once the first pool runs, and forks the second pool after that."""
     results: list[Checked | None] = [None] * len(tasks)
     lost: list[int] = []
     preload_engine(cuda=any(language_of(task.display) == "cuda" for task in tasks))
     modelled = [i for i, task in enumerate(tasks) if _needs_project_model(task)]
     plain = [i for i, task in enumerate(tasks) if not _needs_project_model(task)]
+    groups = [(group, language) for group, language in ((plain, "python"), (modelled, "cuda")) if group]
+    aside = None
+    if len(groups) == 2 and _forks() and not keep_models:
+        aside = _ModelledRun(tasks, modelled, jobs, options, cache)
+        groups = groups[:1]
+    lost += _check_groups(tasks, groups, jobs, options, cache, results)
+    if aside is not None:
+        lost += aside.finish(results)
+    if lost:
+        warn(f"a worker process died; checking the {len(lost)} unfinished files one at a time")
+        for i, checked in zip(sorted(lost), _check_isolated([tasks[i] for i in sorted(lost)], options), strict=True):
+            results[i] = checked
+    return [r if r is not None else Checked(FileReport(tasks[i].display)) for i, r in enumerate(results)]
+
+
+def _check_groups(
+    tasks: Sequence[Candidate],
+    groups: list[tuple[list[int], str]],
+    jobs: int,
+    options: EngineOptions,
+    cache: Cache | None,
+    results: list[Checked | None],
+) -> list[int]:
+    """Check each group of `tasks` (indices, with the language whose project models it needs) in a pool of its own,
+    forked once those models are built here; the next group's models are built while the pools before it run.
+    Results go to `results`; returns the indices whose worker died."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from rocmlint.engine import build_project_models
+
+    lost: list[int] = []
     executors: list[ProcessPoolExecutor] = []
     futures: dict[Future[list[Checked]], list[int]] = {}
     try:
-        for group in (plain, modelled):
-            if not group:
-                continue
-            language = "cuda" if group is modelled else "python"
+        for group, language in groups:
             build_project_models(((tasks[i].path, tasks[i].settings) for i in group), language)
             executor = ProcessPoolExecutor(
                 max_workers=jobs, mp_context=_pool_context(), initializer=_init_worker, initargs=(options,)
@@ -273,11 +306,53 @@ def _check_in_pool(
     finally:
         for executor in executors:
             executor.shutdown(wait=True, cancel_futures=True)
-    if lost:
-        warn(f"a worker process died; checking the {len(lost)} unfinished files one at a time")
-        for i, checked in zip(sorted(lost), _check_isolated([tasks[i] for i in sorted(lost)], options), strict=True):
+    return lost
+
+
+class _ModelledRun:
+    """The files of `group` checked by a forked process: it builds their C++ project models, checks them in a pool
+    of its own and sends back the results (and the files whose worker died). Forked, so it starts with what this
+    process has imported and compiled, and needs nothing pickled."""
+
+    def __init__(
+        self, tasks: Sequence[Candidate], group: list[int], jobs: int, options: EngineOptions, cache: Cache | None
+    ) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")  # only where pools fork (`_forks`)
+        self.group = group
+        self._receiver, sender = context.Pipe(duplex=False)
+        self._process = context.Process(target=_run_modelled, args=(sender, tasks, group, jobs, options, cache))
+        self._process.start()
+        sender.close()  # this process's copy: the receiver sees the end of the pipe when the child's closes
+
+    def finish(self, results: list[Checked | None]) -> list[int]:
+        """Wait for the results and put them in `results`; returns the files to check again (all of them when the
+        process died before sending)."""
+        try:
+            found, lost = self._receiver.recv()
+        except (EOFError, OSError):
+            found, lost = [], list(self.group)
+        finally:
+            self._receiver.close()
+            self._process.join()
+        for i, checked in found:
             results[i] = checked
-    return [r if r is not None else Checked(FileReport(tasks[i].display)) for i, r in enumerate(results)]
+        return lost
+
+
+def _run_modelled(
+    sender: multiprocessing.connection.Connection,
+    tasks: Sequence[Candidate],
+    group: list[int],
+    jobs: int,
+    options: EngineOptions,
+    cache: Cache | None,
+) -> None:
+    results: list[Checked | None] = [None] * len(tasks)
+    lost = _check_groups(tasks, [(group, "cuda")], jobs, options, cache, results)
+    sender.send(([(i, results[i]) for i in group if results[i] is not None], lost))
+    sender.close()
 
 
 def _submit(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rocmlint.cuda.bazel_files import is_bazel_file
 from rocmlint.cuda.build_files import is_makefile
 from rocmlint.cuda.preprocessor import LearnedMacro, MacroState
 from rocmlint.cuda.project import CudaProject
@@ -173,6 +174,11 @@ def build_mode(build: Build) -> str:
         *(["CMake HIP"] if build.hip_language else []),
         *(["CUDA (CMake CUDA or nvcc)"] if build.cuda_language else []),
         *(["make with ROCm flags"] if any(d.vendor == "rocm" and is_makefile(d.path) for d in build.defines) else []),
+        *(
+            ["Bazel with ROCm configs"]
+            if any(d.vendor == "rocm" and is_bazel_file(d.path) for d in build.defines)
+            else []
+        ),
     ]
     return ", ".join(modes) or "not found (no setup.py or CMake file builds CUDA or HIP)"
 

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, ByteSpan, CudaContext, Node
-from rocmlint.cuda.masks import WAVE_MASK_INTRINSICS, WAVE_MASK_METHODS, is_wave_mask_call, mask_fix, narrowing
+from rocmlint.cuda.masks import (
+    WAVE_MASK_INTRINSICS,
+    WAVE_MASK_METHODS,
+    copies_into_32_bits,
+    is_wave_mask_call,
+    mask_fix,
+    narrowing,
+)
 from rocmlint.cuda.warp import wave_size_at
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -13,7 +20,8 @@ class BallotMask32Bit(Rule):
     """
     ## What it does
     Flags the result of `__ballot*`, `__activemask`, `__match_any*` or `__match_all*` stored in, assigned
-    to, returned as, or cast to a 32-bit type (`unsigned`, `unsigned int`, `uint32_t`, `int`).
+    to, returned as, or cast to a 32-bit type (`unsigned`, `unsigned int`, `uint32_t`, `int`), and a 32-bit
+    variable of the same function the stored mask is then copied into (`kept = mask;`), at its declaration.
 
     ## Why is this bad on ROCm?
     On ROCm a wave has 64 lanes (GCN/CDNA) and HIP's `__ballot`, `__activemask` and `__match_any`
@@ -77,9 +85,17 @@ class BallotMask32Bit(Rule):
         if not is_wave_mask_call(node, ctx):
             return
         found = narrowing(node, ctx)
-        if found is None or wave_size_at(ctx, node) == 32:
+        if wave_size_at(ctx, node) == 32:
             return  # a 32-bit mask holds a wave32 target's whole wave (the `#else` of `#if defined(__GFX9__)`)
         name = ctx.call_name(node) or ctx.text(node.child_by_field_name("function") or node)
+        for target, copy in copies_into_32_bits(node, ctx):
+            ctx.report(
+                target,
+                f"`{ctx.text(copy)}` copies the 64-bit mask of `{name}` into this 32-bit variable, dropping lanes "
+                "32-63 on ROCm; declare it `uint64_t` or `unsigned long long`",
+            )
+        if found is None:
+            return
         declaration = ctx.statement_of(node) if found.where == "stored in" else None
         ctx.report(
             # A declaration is reported from its type: the 32-bit type is what the reader changes.
@@ -91,6 +107,20 @@ class BallotMask32Bit(Rule):
 
 
 BallotMask32Bit.valid = (
+    # Copied into 64-bit storage, or a 32-bit half taken on purpose by a cast.
+    Valid(
+        """
+        __device__ void halves(const float* x, unsigned long long* out, unsigned* low) {
+          uint64_t kept;
+          auto mask = __ballot(x[threadIdx.x] < 0.0F);
+          kept = mask;
+          unsigned half;
+          half = (unsigned)mask;
+          out[0] = kept;
+          low[0] = half;
+        }
+        """,
+    ),
     # The `#else` of a GFX9 (wave64) arm compiles for wave32 targets only (and NVIDIA): 32 bits hold the wave.
     Valid(
         """
@@ -179,6 +209,22 @@ BallotMask32Bit.valid = (
     ),
 )
 BallotMask32Bit.invalid = (
+    # The mask kept in 64 bits, then copied into a 32-bit variable declared before the loop (apex's relu mask).
+    Invalid(
+        """
+        __device__ void relu_bits(const float* x, unsigned int* out, int lane_id) {
+          unsigned int relu_mask;
+          for (int i = 0; i < 4; ++i) {
+            auto local_relu_mask = __ballot(x[i * 32 + lane_id] < 0.0F);
+            if (lane_id == i) relu_mask = local_relu_mask;
+          }
+          out[lane_id] = relu_mask;
+        }
+        """,
+        expect=("2:3-2:26",),
+        message="`relu_mask = local_relu_mask` copies the 64-bit mask of `__ballot`",
+        no_fix=True,
+    ),
     # The apex relu-mask kernel: ballot result kept in an `unsigned int`.
     Invalid(
         """

@@ -14,7 +14,13 @@ _CONSTANT_MESSAGE = (
     "`__GFX9__` selector for compile-time sizes"
 )
 _FROM_HALF_WAVE = "a 64-lane wavefront needs offsets from `warpSize / 2`"
+_HOST_SIZE = (
+    "CDNA wavefronts have 64 lanes: use `warpSize` in device code and the device's warp size "
+    "(`hipDeviceAttributeWarpSize`, `at::cuda::warp_size()`) in host code"
+)
+_FROM_WAVE = "with 64-lane wavefronts lanes 32-63 redo the next step's elements: stride by `warpSize`"
 _LIMIT = "over HIP's 1024-thread block limit; size the warp count `1024 / warp size`"
+_TRANSPOSE = "{} threads are not whole 64-lane CDNA wavefronts, which a warp-transposing `BlockLoad`/`BlockStore` needs"
 _LOOPS = ("for_statement", "call_expression")  # a reduction loop, an unrolled butterfly
 # Lane arithmetic, constants and reductions: one of these numbers, and a thread/lane/warp name, `blockDim`, a shuffle.
 _SIZE_TRIGGERS = (b"32", b"31", b"0x1f", b"0x1F", b"0x20", b">> 5", b">>5", b"16")
@@ -26,28 +32,30 @@ _COUNT_TRIGGERS = (b"32", b"lane", b"Lane")
 class WarpSize32(Rule):
     """
     ## What it does
-    Flags code that hard-codes a 32-lane warp: warp-size constants defined as 32 (`#define WARP_SIZE 32`,
-    `constexpr int kWarpSize = 32`, `THREADS_PER_WARP = 32` enumerators), lane and warp indices computed
-    from thread ids with `% 32`, `& 31`, `& 0x1f`, `>> 5` or `/ 32`, and shuffle reductions whose first
-    offset is 16; not in functions already doing 64-lane arithmetic (`& 63`, a shuffle by 32), where a 32
-    is a half-wave on purpose (an MFMA tile), nor in files working on 32-lane logical warps on ROCm (every
-    shuffle ROCm compiles passes a width of at most 32, one in a ROCm-only arm, and no ballot is compiled).
-    At warning level, a 32 that counts warps in a file that works
-    on warps (shuffles, ballots, warp reductions): `THREADS / 32` warps per block, `if (blockSize > 32)`, a
-    warp size clamped to 32 (`min(n, 32)`), `block_x = max(32, ...)`, `dim3 threads(32, 4)` rows of one warp;
-    blocks of 32 or more warps (`#define NUM_WARPS 32` times a warp size, `dim3 threads(kWarpSize, 32)`);
-    per-warp arrays read at a lane index (`sums[lane_id]`); and, in any file, `static_assert(kWarpSize == 32)`.
+    Flags code that hard-codes a 32-lane warp: warp-size constants defined as 32 (`#define WARP_SIZE 32`, `constexpr
+    int kWarpSize = 32`, `THREADS_PER_WARP = 32` enumerators), lane and warp indices computed from thread ids with
+    `% 32`, `& 31`, `& 0x1f`, `>> 5` or `/ 32`, and shuffle reductions whose first offset is 16; not in functions
+    already doing 64-lane arithmetic (`& 63`, a shuffle by 32), where a 32 is a half-wave on purpose (an MFMA tile),
+    nor in files working on 32-lane logical warps on ROCm (every shuffle ROCm compiles passes a width of at most 32,
+    one in a ROCm-only arm, and no ballot is compiled). At warning level, a 32 that counts warps in a file that
+    works on warps (shuffles, ballots, warp reductions): `THREADS / 32` warps per block, `if (blockSize > 32)`, a
+    warp size clamped to 32 (`min(n, 32)`), `block_x = max(32, ...)`, `dim3 threads(32, 4)` rows of one warp; blocks
+    of 32 or more warps (`#define NUM_WARPS 32` times a warp size, `dim3 threads(kWarpSize, 32)`); per-warp arrays
+    read at a lane index (`sums[lane_id]`); and, in any file, `static_assert(kWarpSize == 32)`. Blocks of 32 or 96
+    threads sizing a warp-transposing `BlockLoad`/`BlockStore` (`constexpr int THREADS = 32`, `launch<32, 4, T>()`
+    of a template whose collectives, or whose traits' collectives, it sizes); loops that start at a lane index and
+    stride 32 lanes (`for (i = lane * k; ...; i += 32 * k)`, warning).
 
     ## Why is this bad on ROCm?
-    CDNA GPUs (MI100 to MI355) run 64-lane wavefronts; only RDNA runs wave32. HIP's `warpSize` docs and
-    porting guide ("do not assume 32 or 64") say to read `warpSize`. With a 32 constant, "lane 0 of each
-    warp" elects two leaders per wavefront, `tid / 32` disagrees with `__shfl_down`/`__ballot` (whose width
-    is the real wave size), and a butterfly from offset 16 reduces half the wavefront (llama.cpp#14196,
-    DeepSpeed `context.h`, apex `welford.cu`, mamba `selective_scan_fwd_kernel.cuh`). Per-warp scratch sized
-    `THREADS / 32` is half unused; a block row of 32 threads is half a wavefront, so an unwidthed shuffle reads
-    the next row; a block of 32 warps is 2048 threads at 64 lanes, over HIP's 1024 limit (exllamav2's port
-    sizes `NUM_WARPS` as `1024 / warpSize`); `sums[lane_id]` over 32 per-warp sums reads past the 16 a
-    1024-thread block has; an assertion of 32 lanes fails once the constant follows the wave size.
+    CDNA GPUs (MI100 to MI355) run 64-lane wavefronts; only RDNA runs wave32. HIP's `warpSize` docs and porting
+    guide ("do not assume 32 or 64") say to read `warpSize`. With a 32 constant, "lane 0 of each warp" elects two
+    leaders per wavefront, `tid / 32` disagrees with `__shfl_down`/`__ballot` (whose width is the real wave size),
+    and a butterfly from offset 16 reduces half the wavefront (llama.cpp#14196, DeepSpeed `context.h`, apex
+    `welford.cu`, mamba `selective_scan_fwd_kernel.cuh`). Per-warp scratch sized `THREADS / 32` is half unused; a
+    block row of 32 threads is half a wavefront, so an unwidthed shuffle reads the next row; a block of 32 warps is
+    2048 threads at 64 lanes, over HIP's 1024 limit (exllamav2's port sizes `NUM_WARPS` as `1024 / warpSize`);
+    `sums[lane_id]` over 32 per-warp sums reads past the 16 a 1024-thread block has; an assertion of 32 lanes fails
+    once the constant follows the wave size. rocPRIM's warp-transpose loads and stores assert whole wavefronts.
 
     ## Example
     ```cuda
@@ -115,6 +123,11 @@ class WarpSize32(Rule):
                 if offsets := ctx.offsets(word, lowered=True):
                     for kind in kinds:
                         needed.setdefault(kind, []).extend(offsets)
+        names, sizes = warp.warp_transposed_blocks(ctx)
+        if sizes:  # blocks of 32-lane warps handed to warp-transposing collectives: their sizes and templates
+            needed["template_argument_list"] = list(ctx.offsets(b"<"))
+            needed.setdefault("declaration", []).extend(ctx.word_offsets(*names))
+            needed.setdefault("field_declaration", []).extend(ctx.word_offsets(*names))
         if not self._counts(ctx):
             return dict(needed)
         if assertions := ctx.word_offsets("static_assert"):
@@ -126,6 +139,7 @@ class WarpSize32(Rule):
             ("call_expression", ctx.word_offsets("dim3")),
             ("number_literal", ctx.offsets(b"32")),
             ("subscript_expression", ctx.offsets(b"lane", lowered=True)),
+            ("for_statement", ctx.offsets(b"+= 32", b"+=32", b"* 32)", b"*32)")),
         ):
             if offsets:
                 needed.setdefault(kind, []).extend(offsets)
@@ -134,7 +148,7 @@ class WarpSize32(Rule):
     def _sizes(self, ctx: CudaContext) -> bool:
         """What lane arithmetic, constants and reductions need in the file (their prefilter words)."""
         if "sizes" not in self._in_file:
-            found = bool(ctx.offsets(*_SIZE_TRIGGERS)) and bool(ctx.offsets(*_CONTEXT_WORDS, lowered=True))
+            found = ctx.mentions(*_SIZE_TRIGGERS) and ctx.mentions(*_CONTEXT_WORDS, lowered=True)
             self._in_file["sizes"] = found
         return self._in_file["sizes"]
 
@@ -142,7 +156,7 @@ class WarpSize32(Rule):
         """What warp counts need in the file, never a ROCm source (only the sizes apply there); `on_warps`: a
         file that works on warps too, where a 32 or a lane index is about warps."""
         if "counts" not in self._in_file:
-            self._in_file["counts"] = not ctx.is_rocm_source and bool(ctx.offsets(*_COUNT_TRIGGERS))
+            self._in_file["counts"] = not ctx.is_rocm_source and ctx.mentions(*_COUNT_TRIGGERS)
             self._in_file["on_warps"] = self._in_file["counts"] and warp.works_on_warps(ctx)
         return self._in_file["on_warps" if on_warps else "counts"]
 
@@ -158,6 +172,8 @@ class WarpSize32(Rule):
                 f"`{define.name}` puts {warps} warps in a block: {warps * 64} threads with 64-lane CDNA "
                 f"wavefronts, {_LIMIT}",
             )
+        if self._counts(ctx, on_warps=True) and (what := warp.define_used_as_warp(define, ctx)) is not None:
+            self._report_count(ctx, define, f"`{define.name}` (32) is used as the warp size ({what}); {_HOST_SIZE}")
         if define.parameters is not None or not warp.is_warp_constant_name(define.name) or not self._sizes(ctx):
             return
         value = parse_int(ctx.resolve_text(define.value, define.directive))
@@ -170,10 +186,13 @@ class WarpSize32(Rule):
         self._check_blocks(node, ctx)
 
     def _check_constants(self, node: Node, ctx: CudaContext) -> None:
-        for name_node, value in named_constants(node, ctx) if self._sizes(ctx) else ():
+        for name_node, value in named_constants(node, ctx):
             name = ctx.text(name_node)
-            if (
-                warp.is_warp_constant_name(name)
+            if warp.half_wave_transposed_block(name_node, value, ctx):
+                ctx.report(name_node, _TRANSPOSE.format(f"`{name} = {ctx.text(value)}`"))
+            elif (
+                self._sizes(ctx)
+                and warp.is_warp_constant_name(name)
                 and ctx.int_value(value) == 32
                 and not (warp.in_wave_selector(ctx, name_node) or warp.logical_32_lane_warps(ctx))
             ):
@@ -194,6 +213,11 @@ class WarpSize32(Rule):
                 f"`{warp.shortened(ctx.text(arguments))}` is a block of {warps} warps: {warps * 64} "
                 f"threads with 64-lane CDNA wavefronts, {_LIMIT}",
             )
+
+    def visit_template_argument_list(self, node: Node, ctx: CudaContext) -> None:
+        """`launch<32, 4, T>(...)`: a block size of 32-lane warps given to a template sized by a warp transpose."""
+        for argument, parameter in warp.half_wave_template_arguments(node, ctx):
+            ctx.report(argument, _TRANSPOSE.format(f"`{ctx.text(argument)}` (as {parameter})"))
 
     # --- lane and warp index arithmetic ------------------------------------------------------------
     def visit_binary_expression(self, node: Node, ctx: CudaContext) -> None:
@@ -221,6 +245,9 @@ class WarpSize32(Rule):
         variable = warp.reduction_over_32_lanes(node, ctx) if self._sizes(ctx) else None
         if variable is not None and not warp.in_wave64_code(node, ctx):
             ctx.report(node, f"shuffle reduction over `{variable}` spans only 32 lanes; {_FROM_HALF_WAVE}")
+        step = warp.lane_strided_by_32(node, ctx) if self._counts(ctx, on_warps=True) else None
+        if step is not None and not (warp.in_32_lane_subgroups(step, ctx) or warp.in_wave64_code(step, ctx)):
+            self._report_count(ctx, step, f"`{ctx.text(step)}` strides a lane index by 32 lanes; {_FROM_WAVE}")
 
     def visit_call_expression(self, node: Node, ctx: CudaContext) -> None:
         self._check_blocks(node, ctx)  # a `dim3(a, b)` value
@@ -235,13 +262,8 @@ class WarpSize32(Rule):
         found = warp.warp_count_literal(node, ctx) if self._counts(ctx, on_warps=True) else None
         if found is not None:
             shown, what = found
-            self._report_count(
-                ctx,
-                shown,
-                f"`{warp.shortened(ctx.text(shown))}` takes 32 for the warp size ({what}); CDNA "
-                "wavefronts have 64 lanes: use `warpSize` in device code and the device's warp size "
-                "(`hipDeviceAttributeWarpSize`, `at::cuda::warp_size()`) in host code",
-            )
+            text = warp.shortened(ctx.text(shown))
+            self._report_count(ctx, shown, f"`{text}` takes 32 for the warp size ({what}); {_HOST_SIZE}")
 
     def visit_static_assert_declaration(self, node: Node, ctx: CudaContext) -> None:
         condition = warp.asserted_warp_size_32(node, ctx) if self._counts(ctx) else None
@@ -299,21 +321,6 @@ WarpSize32.valid = (
         #endif
           static constexpr int kWarps = 256 / kWarpSize;
         };
-        """,
-    ),
-    # Counts from the real warp size, and 32s that count bytes, bits or elements.
-    Valid(
-        """
-        template <int THREADS>
-        __global__ void gemv(const float* a, float* out, int n) {
-          __shared__ float partial[THREADS / warpSize];
-          float v = a[threadIdx.x];
-          v += __shfl_down(v, 1);
-          int words = n / 32;
-          size_t tiles = (n + 31) / 32;
-          if (n > 32) out[0] = v;
-          char buffer[32];
-        }
         """,
     ),
 )

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node, Span
-from rocmlint.cuda.syntax import constant_context, identifiers_in, is_certainly_device, is_certainly_host
-from rocmlint.cuda.warp import enum_declaration, indent_of, wave_selector
+from rocmlint.cuda.syntax import (
+    constant_context,
+    identifiers_in,
+    is_certainly_device,
+    is_certainly_host,
+    launches_kernels,
+)
+from rocmlint.cuda.warp import device_wave_size_macros, enum_declaration, indent_of, warpsize_macros, wave_selector
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -12,6 +18,13 @@ from rocmlint.rule import Invalid, Rule, Valid
 # only host-side constant uses of it are wrong.
 _WARP_SIZE_NAMES = ("warpSize", "C10_WARP_SIZE")
 _WARP_SIZE_WORDS = frozenset(name.encode() for name in _WARP_SIZE_NAMES)
+# Host code is a function that launches kernels; a `__device__` lambda there is device code, and a macro's
+# definition is read where the macro is used.
+_NOT_HOST_CODE = ("lambda_expression", "preproc_def", "preproc_function_def")
+_HOST_READ = (
+    "{} read in host code, which has no wave size on ROCm (`warpSize` is device-side, an error since ROCm 7.0; the "
+    "host pass has no target): query `hipDeviceAttributeWarpSize` or `at::cuda::warp_size()` at run time"
+)
 # Statements a device-code fix wraps whole; loops, `if`, `switch` and templates are too big to duplicate.
 _FIXABLE_STATEMENTS = frozenset(
     {
@@ -30,15 +43,18 @@ class WarpsizeConstexpr(Rule):
     ## What it does
     Flags `warpSize` (or PyTorch's `C10_WARP_SIZE` in host code) used where C++ needs a constant
     expression: template arguments and template parameter defaults, array sizes, `static_assert`,
-    `constexpr` initialisers, `if constexpr`, `case` labels, enumerators and `__launch_bounds__`.
+    `constexpr` initialisers, `if constexpr`, `case` labels, enumerators and `__launch_bounds__`; and
+    `warpSize` or the device pass's wave size (`__AMDGCN_WAVEFRONT_SIZE`, a macro of the file or its headers
+    defined as it) read at all in host code, a function that launches kernels (`if (warpSize == 64)` sizing a grid).
 
     ## Why is this bad on ROCm?
-    Since ROCm 7.0 `warpSize` is a device-side object with an implicit `int` conversion, not a
-    `constexpr` (rocm-systems `amd_warp_functions.h`; `hip_cpp_language_extensions.rst`, "Prior to ROCm
-    7.0 ..."), so these uses stop compiling (ROCm/rocHPL#20, vllm-project/vllm#20330,
-    turboderp-org/exllamav2#807, ROCm/apex#231). PyTorch's `C10_WARP_SIZE` is a constant in the ROCm
-    device pass but 1 in the host pass, so host-side template arguments built from it instantiate a
-    different kernel than the device pass compiled (ROCm/pytorch#2328).
+    Since ROCm 7.0 `warpSize` is a device-side object with an implicit `int` conversion, not a `constexpr`
+    (rocm-systems `amd_warp_functions.h`; `hip_cpp_language_extensions.rst`, "Prior to ROCm 7.0 ..."), so these
+    uses stop compiling (ROCm/rocHPL#20, vllm-project/vllm#20330, turboderp-org/exllamav2#807, ROCm/apex#231).
+    PyTorch's `C10_WARP_SIZE` is a constant in the ROCm device pass but 1 in the host pass, so host-side template
+    arguments built from it instantiate a different kernel than the device pass compiled (ROCm/pytorch#2328).
+    The host pass has no target, so no wave size: bitsandbytes' ports replaced host tests of `warpSize` and of a
+    macro defined as `__AMDGCN_WAVEFRONT_SIZE` by a `hipDeviceGetAttribute` query.
 
     ## Example
     ```cuda
@@ -68,17 +84,16 @@ class WarpsizeConstexpr(Rule):
     #endif
     }
     ```
-    Host code, file-scope constants, `case` labels, loops and `__launch_bounds__` get no fix: host code
-    should query `hipDeviceAttributeWarpSize` (or `at::cuda::warp_size()`) at run time and dispatch to
-    templated kernels.
+    Host code, file-scope constants, `case` labels, loops and `__launch_bounds__` get no fix: host code should
+    query `hipDeviceAttributeWarpSize` (or `at::cuda::warp_size()`) at run time and dispatch to templated kernels.
 
     ## Fix safety
-    Unsafe. The NVIDIA branch (`#else`) keeps the statement token for token, so `nvcc` compiles what it
-    compiled before. On ROCm the device passes take 64 on GFX8/GFX9 (CDNA) and 32 on other targets,
-    the HIP documentation's selector; the host pass, which also parses device functions but has no
-    target macro, takes 64 like ROC208's fix. Whether the code is right with 64 needs review:
-    `static_assert(warpSize == 32, ...)` becomes `static_assert(64 == 32, ...)` and fails on CDNA, which
-    is what the assertion means, and sizes derived from the constant double.
+    Unsafe. The NVIDIA branch (`#else`) keeps the statement token for token, so `nvcc` compiles what it compiled
+    before. On ROCm the device passes take 64 on GFX8/GFX9 (CDNA) and 32 on other targets, the HIP documentation's
+    selector; the host pass, which also parses device functions but has no target macro, takes 64 like ROC208's
+    fix. Whether the code is right with 64 needs review: `static_assert(warpSize == 32, ...)` becomes
+    `static_assert(64 == 32, ...)` and fails on CDNA, which is what the assertion means, and sizes derived from the
+    constant double.
     """
 
     code = "ROC209"
@@ -87,14 +102,12 @@ class WarpsizeConstexpr(Rule):
     fix_availability = FixAvailability.UNSAFE
     language = "cuda"
     applies_to_rocm_sources = True
-    triggers = (b"warpSize", b"C10_WARP_SIZE")
-
-    def __init__(self) -> None:
-        self._aliases: set[str] | None = None  # same-file macros that expand to warpSize
+    triggers = (b"warpSize", b"C10_WARP_SIZE", b"WARP", b"WAVE", b"Warp", b"Wave", b"warp", b"wave")
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
         """Only identifiers spelling a warp-size name (or a macro of this file standing for `warpSize`)."""
-        anchors = ctx.offsets(*_WARP_SIZE_WORDS, *(alias.encode() for alias in self._macro_aliases(ctx)))
+        aliases = (*warpsize_macros(ctx), *device_wave_size_macros(ctx))
+        anchors = ctx.word_offsets(*(w.decode() for w in _WARP_SIZE_WORDS), *aliases)
         return {"identifier": anchors, "type_identifier": anchors} if anchors else {}
 
     def visit_identifier(self, node: Node, ctx: CudaContext) -> None:
@@ -106,16 +119,22 @@ class WarpsizeConstexpr(Rule):
 
     def _check(self, node: Node, ctx: CudaContext) -> None:
         text = ctx.text(node)
-        if text not in _WARP_SIZE_NAMES and text not in self._macro_aliases(ctx):
+        if text in device_wave_size_macros(ctx):  # a constant of the device pass: only host reads are wrong
+            if launches_kernels(node, ctx) and not ctx.enclosing(node, *_NOT_HOST_CODE):
+                ctx.report(node, _HOST_READ.format(f"`{text}` (the device pass's wave size)"))
+            return
+        if text not in _WARP_SIZE_NAMES and text not in warpsize_macros(ctx):
             return
         if text == "C10_WARP_SIZE" and not is_certainly_host(node, ctx):
             return
         if text == "warpSize" and ctx.declaration_of(node) is not None:
             return  # a template parameter or variable of the code's own, which shadows HIP's `warpSize`
         context = constant_context(node, ctx)
-        if context is None:
-            return
         shown = text if text in _WARP_SIZE_NAMES else f"{text}` (`warpSize`)"
+        if context is None:
+            if text != "C10_WARP_SIZE" and launches_kernels(node, ctx) and not ctx.enclosing(node, *_NOT_HOST_CODE):
+                ctx.report(node, _HOST_READ.format(f"`{text}`" + ("" if text == "warpSize" else " (`warpSize`)")))
+            return
         ctx.report(
             node,
             f"`{shown}` used in {context}: it is not a constant expression on ROCm (`warpSize` is a run-time "
@@ -137,7 +156,7 @@ class WarpsizeConstexpr(Rule):
             return None  # file scope: the host compiles it too
         if statement is None:
             return None
-        names = {*_WARP_SIZE_NAMES, *self._macro_aliases(ctx)} - {"C10_WARP_SIZE"}
+        names = {*_WARP_SIZE_NAMES, *warpsize_macros(ctx)} - {"C10_WARP_SIZE"}
         uses = [
             n for n in identifiers_in(ctx, statement) if ctx.text(n) in names and constant_context(n, ctx) is not None
         ]
@@ -149,19 +168,6 @@ class WarpsizeConstexpr(Rule):
             wave_selector(wave64, wave32, indent_of(ctx, statement)),
             safe=False,
         )
-
-    def _macro_aliases(self, ctx: CudaContext) -> set[str]:
-        """Object-like macros of this file whose value is `warpSize` (`#define WARP_SIZE warpSize`)."""
-        if self._aliases is None:
-            self._aliases = {
-                name
-                for name, defines in ctx.preprocessor.defines.items()
-                if any(
-                    d.parameters is None and d.value.strip("() \t") == "warpSize" and not ctx.is_rocm_gated(d.directive)
-                    for d in defines
-                )
-            }
-        return self._aliases
 
 
 WarpsizeConstexpr.valid = (

@@ -25,11 +25,11 @@ _CUDA_NO_HALF_UNDEFS: dict[str, str] = _TABLE["half_undefs"]
 _TAKES_VALUE = frozenset(_TABLE["takes_value"])
 # Every reportable literal contains one of the flag spellings with a single leading dash.
 _TRIGGERS = tuple(sorted({("-" + flag.lstrip("-")).encode() for flag in _NVCC_ONLY_FLAGS} | {b"__CUDA_NO_HALF"}))
-# ... as a whole token of the literal's text (what `_message_for` splits on whitespace): not after a
-# letter, `_` or `-` unless that is an escape (`"-O3\t-arch"`; `\x20`, `\u00a0` end in a digit), and
-# not followed by a word character or `-`: never `--trust-remote-code` or a URL's `-archive`.
+# ... as a whole token of the literal's text (what `_message_for` splits on whitespace): not after a letter, `_` or `-`
+# unless that is an escape (`"-O3\t-arch"`; `\x20`, `\u00a0` end in a digit), and not followed by a word character or
+# `-` (never `--trust-remote-code` or a URL's `-archive`). The first dash leads, so the regex skips to dashes.
 _FLAG_NAMES = sorted({re.escape(flag.lstrip("-")) for flag in _NVCC_ONLY_FLAGS}, key=len, reverse=True)
-_TRIGGER_PATTERN = r"(?:(?<![A-Za-z_-])|(?<=\\[ntrfv]))-{1,2}(?:" + "|".join(_FLAG_NAMES) + r")(?![\w-])|__CUDA_NO_HALF"
+_TRIGGER_PATTERN = r"-(?:(?<![A-Za-z_-]-)|(?<=\\[ntrfv]-))-?(?:" + "|".join(_FLAG_NAMES) + r")(?![\w-])|__CUDA_NO_HALF"
 
 
 class NvccOnlyFlags(Rule):

@@ -244,3 +244,24 @@ def test_macro_asm_template(body: str, expected: str | None) -> None:
 def test_version_tests_are_toolkit_versions_and_architecture_comparisons(condition: str, version: bool) -> None:
     """ROC207 reports these; ROC213 only conditions whose CUDA test is device-pass detection."""
     assert is_version_test(condition) is version
+
+
+def test_copies_into_32_bits_follows_the_stored_mask_one_step() -> None:
+    # The `mask` of the inner block is another variable: its copy is no copy of the ballot.
+    ctx = context(
+        "__device__ void k(const float* x, int lane) {\n"
+        "  unsigned int kept; uint64_t wide; unsigned other;\n"
+        "  auto mask = __ballot(x[lane] < 0.f);\n"
+        "  kept = mask; wide = mask; other = (unsigned)mask;\n"
+        "  unsigned long long again;\n"
+        "  again = __ballot(x[lane] > 0.f);\n"
+        "  other = again;\n"
+        "  { unsigned int mask = 0u; kept = mask; }\n"
+        "}\n"
+    )
+    first = node_at(ctx, "__ballot(x[lane] < 0.f)", "call_expression")
+    assert [(ctx.text(d), ctx.text(c)) for d, c in masks.copies_into_32_bits(first, ctx)] == [
+        ("unsigned int kept;", "kept = mask")
+    ]
+    second = node_at(ctx, "__ballot(x[lane] > 0.f)", "call_expression")
+    assert [ctx.text(c) for _, c in masks.copies_into_32_bits(second, ctx)] == ["other = again"]

@@ -266,6 +266,37 @@ def test_arms_with_one_plain_side_decide_nothing(tmp_path):
 # --- per-file views ------------------------------------------------------------------------------------------------
 
 
+def test_view_knows_macros_its_headers_define_as_the_device_wave_size(tmp_path):
+    # Two ROCm values make `PROJ_WARP` no visible define, but one of them is the device pass's wave size.
+    root = write_tree(
+        tmp_path,
+        {
+            "include/arch.cuh": """
+                #pragma once
+                #if PROJ_HIP
+                #ifdef __AMDGCN_WAVEFRONT_SIZE
+                #define PROJ_WARP (__AMDGCN_WAVEFRONT_SIZE)
+                #else
+                #define PROJ_WARP 64
+                #endif
+                #else
+                #define PROJ_WARP 32
+                #endif
+                #define OTHER_WARP 32
+                """,
+            "src/ops.cu": '#include "../include/arch.cuh"\n',
+            "src/unresolved.cu": "#include <arch.cuh>\n",
+            "src/own.cu": "#define PROJ_WARP 32\n",
+        },
+    )
+    project = CudaProject.build(root)
+    assert project.view(str(root / "src/ops.cu")).device_wave_sizes == {"PROJ_WARP"}
+    # An include the model cannot resolve (`-I include`): no definition visible, the project's decides.
+    assert project.view(str(root / "src/unresolved.cu")).device_wave_sizes == {"PROJ_WARP"}
+    # The file's own definition is what it reads.
+    assert project.view(str(root / "src/own.cu")).device_wave_sizes == frozenset()
+
+
 def test_view_has_header_values_remaps_and_include_gates(tmp_path):
     root = write_tree(
         tmp_path,
@@ -1379,3 +1410,28 @@ def test_code_written_for_rocm_is_gated_by_a_well_known_rocm_macro_not_a_learned
     )
     assert CudaProject.build(root).learned["PROJ_FAST_ATTN"].vendor == "rocm"
     assert [line for code, line in _codes(root, "k.cpp") if code == "ROC229"] == [6]
+
+
+def test_a_hipified_extension_compiles_the_non_cuda_arm_of_a_cuda_version_test(tmp_path):
+    # hipify renames CUDA_VERSION to TORCH_HIP_VERSION (torch/utils/hipify/cuda_to_hip_mappings.py), which no torch
+    # extension build defines (PyTorch's own CMake defines it as major * 100 + minor): `#if CUDA_VERSION >= 9000`
+    # is false on ROCm in a hipified build as in a CMake HIP one, so the PTX ROCm compiles is the `#else` arm's.
+    files = {
+        "setup.py": "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('ops', ['k.cu'])\n",
+        "k.cu": """
+            __device__ void store(unsigned* p, unsigned a, unsigned b) {
+            #if CUDA_VERSION >= 9000
+              asm("st.v2.u32 [%0], {%1, %2};" : : "l"(p), "r"(a), "r"(b));
+            #else
+              asm("st.v2.u32 [%0], {%1, %2};" : : "l"(p), "r"(b), "r"(a));
+            #endif
+            }
+            """,
+    }
+    root = write_tree(tmp_path, files)
+    assert "CUDA_VERSION" not in CudaProject.build(root).view(str(root / "k.cu")).rocm_build_values
+    report = Engine().check_path(root / "k.cu", Settings(root=root))
+    assert sorted((d.code, d.location.line) for d in report.diagnostics if d.code in ("ROC203", "ROC207")) == [
+        ("ROC203", 5),
+        ("ROC207", 2),
+    ]

@@ -161,3 +161,12 @@ def test_field_types_are_the_member_declarations_rocm_compiles() -> None:
 )
 def test_defines_type(code: str, defined: bool) -> None:
     assert syntax.defines_type(context(code), "half2", "__half2") is defined
+
+
+def test_launches_kernels_marks_host_functions_by_their_launches() -> None:
+    ctx = context(
+        "void a(float* x) { k<<<1, 64>>>(x); int w = 1; }\n"
+        "void b(float* x) { hipLaunchKernelGGL(k, dim3(1), dim3(64), 0, 0, x); int w = 2; }\n"
+        "DEVICE_INLINE int c() { int w = 3; return w; }\n"
+    )
+    assert [syntax.launches_kernels(initial_value(ctx, f"int w = {n}"), ctx) for n in (1, 2, 3)] == [True, True, False]

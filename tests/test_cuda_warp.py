@@ -47,9 +47,12 @@ def test_is_warp_constant_name(name: str, expected: bool) -> None:
         ("int w = n / 32;", None),
         ("int warp_size = min(n, 32);", "a warp size clamped to 32 lanes"),
         ("int block_x = max(32, n);", "a block kept at least one 32-lane warp"),
-        ("int block_x = min(32, n);", None),
+        ("int block_x = min(32, n);", "a block row capped at one 32-lane warp"),
+        ("int threads = min(32, n);", None),
         ("dim3 threads(32, 4);", "a block row of one warp"),
         ("dim3 threads(32);", None),
+        ("dim3 threads(32, 1, 1);", None),  # one row: a one-dimensional block of 32 threads
+        ("dim3 threads(32, 1, 2);", "a block row of one warp"),
         ("dim3 tile(8, 32);", None),
     ],
 )
@@ -285,3 +288,60 @@ def test_rocm_warp_constants_of_a_logical_32_lane_warp_file_are_not_reported():
     assert roc208(_LOGICAL_WARP) == []
     with_ballot = _LOGICAL_WARP.replace("s[threadIdx.x / 32] = v;", "s[threadIdx.x / 32] = __ballot(v > 0);")
     assert roc208(with_ballot) == [1, 2, 17, 17]  # both constants, `% 32` and `/ 32`
+
+
+def test_half_wave_blocks_of_warp_transposing_collectives() -> None:
+    ctx = context(
+        "template <int kNThreads, int kNItems, typename T> struct Traits {\n"
+        "  using Load = cub::BlockLoad<T, kNThreads, kNItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;\n"
+        "  using Store = cub::BlockStore<T, 96, kNItems, cub::BLOCK_STORE_DIRECT>;\n"
+        "};\n"
+        "template <int kNThreads, int kBits> void launch() { using K = Traits<kNThreads, kBits, float>; }\n"
+        "template <int kBits, int kBlockSize> void pack();\n"
+        "void run() { launch<32, 32>(); launch<64, 4>(); pack<32, 96>(); Traits<96, 4, int> t; }\n"
+    )
+    names, sizes = warp.warp_transposed_blocks(ctx)
+    assert names == {"kNThreads"} and [ctx.text(s) for s in sizes] == ["kNThreads"]
+    found = [
+        (ctx.text(argument), parameter)
+        for arguments in ctx.descendants(ctx.tree.root_node, "template_argument_list")
+        for argument, parameter in warp.half_wave_template_arguments(arguments, ctx)
+    ]
+    # `launch` hands `kNThreads` to the traits that size the load; `kBits` sizes nothing, nor does `pack`, whose
+    # parameter's name alone says block size.
+    assert sorted(found) == [("32", "`kNThreads`"), ("96", "`kNThreads`")]
+    assert [v for v in (32, 64, 96, 128, 0, 16) if warp.is_half_wave_block(v)] == [32, 96]
+
+
+@pytest.mark.parametrize(
+    ("loop", "strided"),
+    [
+        ("for (int i = lane * n; i < K; i += 32 * n) {}", True),
+        ("for (int i = lane * v; i < K; i += 32 * v) {}", True),  # a scale that is 32 itself
+        ("for (int i = lane * n; i < K; i += n * 32) {}", True),
+        ("for (int i = lane; i < K; i += 32) {}", True),
+        ("for (int i = lane * n; i < K; i += 32) {}", False),  # 32 elements, not 32 lanes of n
+        ("for (int i = lane; i < K; i += warpSize) {}", False),
+        ("for (int i = threadIdx.x; i < K; i += 32) {}", False),
+        ("for (int i = half; i < K; i += 32) {}", False),  # `tid / 32` is a warp index, not a lane
+    ],
+)
+def test_lane_strided_by_32(loop: str, strided: bool) -> None:
+    ctx = context(
+        "__global__ void k(int K, int n) {\n  int lane = threadIdx.x & 31;\n  int half = threadIdx.x / 32;\n"
+        "  constexpr int v = 32;\n"
+        f"  {loop}\n}}\n"
+    )
+    assert (warp.lane_strided_by_32(node_at(ctx, "for (", "for_statement"), ctx) is not None) == strided
+
+
+def test_define_used_as_warp_by_its_uses() -> None:
+    ctx = context(
+        "#define TILE_W 32\n#define ROWS 32\n#define WIDE 64\n"
+        "void f(int n, dim3& b) {\n  int block_x = min(n, TILE_W);\n  int rows = min(n, ROWS);\n"
+        "  int blockDimX = min(n, WIDE);\n}\n"
+    )
+    found = {
+        name: warp.define_used_as_warp(ctx.preprocessor.defines[name][0], ctx) for name in ("TILE_W", "ROWS", "WIDE")
+    }
+    assert found == {"TILE_W": "a block row capped at one 32-lane warp", "ROWS": None, "WIDE": None}

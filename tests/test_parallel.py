@@ -105,6 +105,39 @@ def test_worker_killed_while_starting_does_not_hang(tree, deadline, monkeypatch)
     assert [d.code for r in reports for d in r.diagnostics] == ["ROC900"] * 3
 
 
+def test_cuda_worker_killed_in_the_modelled_run_does_not_hang(tree, deadline, monkeypatch):
+    """The C++ files are checked by a process of their own (it builds the project model and forks their pool): a
+    worker of that pool dying is reported as in the first pool."""
+    parent = os.getpid()
+    real = parallel.check_file
+
+    def deadly(engine, path, settings, remember):
+        if path.name == "k.cu" and os.getpid() != parent:
+            os._exit(13)
+        return real(engine, path, settings, remember)
+
+    monkeypatch.setattr(parallel, "check_file", deadly)
+    warnings: list[str] = []
+    reports = check_candidates(_candidates(tree), 2, None, warnings.append, pool_min_files=0)
+    assert any("worker process died" in w for w in warnings)
+    assert [d.code for d in dict((Path(r.path).name, r) for r in reports)["k.cu"].diagnostics] == ["ROC900"]
+
+
+def test_modelled_run_that_dies_is_checked_again_here(tree, deadline, monkeypatch):
+    parent = os.getpid()
+
+    def dies(*args):
+        if os.getpid() != parent:
+            os._exit(9)  # the OOM killer
+
+    monkeypatch.setattr(parallel, "_run_modelled", dies)
+    warnings: list[str] = []
+    candidates = _candidates(tree)
+    two = check_candidates(candidates, 2, None, warnings.append, pool_min_files=0)
+    assert warnings == ["a worker process died; checking the 1 unfinished files one at a time"]
+    assert _summary(two) == _summary(check_candidates(candidates, 1, None, lambda m: None))
+
+
 def test_jobs_option_is_validated(capsys):
     from rocmlint.cli import main
 

@@ -364,3 +364,18 @@ def test_a_make_build_with_rocm_flags_is_a_build_mode(tmp_path: Path) -> None:
     out = rocmlint(root, "project").stdout
     assert "mode = make with ROCm flags" in out
     assert "__IS_HIP_COMPILE__  rocm: 1" in out
+
+
+def test_a_bazel_build_with_rocm_configs_is_a_build_mode(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path,
+        {
+            ".bazelrc": "build:rocm --copt=-DPROJ_ON_AMD=1\n",
+            "BUILD": 'cc_library(name = "k", srcs = ["k.cu"])\n',
+            "k.cu": "#ifdef PROJ_ON_AMD\n#endif\n",
+        },
+    )
+    out = rocmlint(root, "project").stdout
+    assert "mode = Bazel with ROCm configs" in out
+    assert "PROJ_ON_AMD  rocm: 1" in out
+    assert ".bazelrc:1: the ROCm build defines it" in out

@@ -31,6 +31,7 @@ NOT_FLAGS = [
     'parser.add_argument("--trust-remote-code", action="store_true")\n',
     "# see https://example.org/bmvc/2016/papers/paper119/-archive/index.html\n",
     "x = f()  # type: ignore  # mypy: disable-error-code=attr-defined\n",
+    'opts = ["---lineinfo", "x_-arch=sm_80"]\n',  # three dashes, after `_`
 ]
 DEVICE_STRING_FORMS = [
     'import torch\nx = torch.zeros(2, device="hip")\n',

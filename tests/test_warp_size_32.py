@@ -12,6 +12,67 @@ from rocmlint.rule import Invalid, Valid
 from rocmlint.testing import check_invalid, check_valid, run_example
 
 VALID = (
+    # A 32-valued macro whose uses are no warp (a row count clamp, a byte count), and no 32 in a file without warps.
+    Valid(
+        """
+        #define ROWS 32
+        #define BYTES 32
+        __device__ float warp_sum(float v) { return v + __shfl_down_sync(0xffffffffu, v, 1); }
+        void configure(int reduction, char* buffer, dim3& block) {
+          int rows = std::min(reduction, ROWS);
+          memset(buffer, 0, BYTES);
+          block.y = rows;
+        }
+        """,
+    ),
+    # Loops striding by the real wave size, a 32 that is not what each lane's start is scaled by, a thread index.
+    Valid(
+        """
+        __global__ void copy(const float* a, float* out, int K, int k) {
+          float v = __shfl_xor(a[0], 1);
+          const int lane = threadIdx.x % warpSize;
+          for (int i = lane * k; i < K; i += warpSize * k) out[i] = a[i] + v;
+          for (int i = lane * 4; i < K; i += 32) out[i] = a[i];
+          for (int i = threadIdx.x; i < K; i += 32) out[i] = a[i];
+        }
+        """,
+    ),
+    # Warp-transposing collectives over whole 64-lane waves, or with the algorithm chosen per wave size; a 32 given
+    # to a template parameter that neither sizes the collectives nor counts threads.
+    Valid(
+        """
+        template <int kNThreads, int kNItems, typename T>
+        struct Traits {
+          using Load = cub::BlockLoad<T, kNThreads, kNItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+          using Store = cub::BlockStore<T, kNThreads, kNItems,
+              (kNThreads >= WARP_SIZE) ? cub::BLOCK_STORE_WARP_TRANSPOSE : cub::BLOCK_STORE_DIRECT>;
+        };
+        template <int kNThreads, int kBits, typename T> void launch(T* x);
+        template <int kBits, typename T> void pack(T* x);
+        __global__ void k(float* x) {
+          constexpr int THREADS = 64;
+          constexpr int ROWS = 32;
+          typedef cub::BlockLoad<float, THREADS, ROWS, cub::BLOCK_LOAD_DIRECT> Direct;
+          typedef cub::BlockLoad<float, 128, 4, cub::BLOCK_LOAD_WARP_TRANSPOSE> Whole;
+        }
+        void run(float* x) { launch<128, 32, float>(x); pack<32, float>(x); }
+        """,
+    ),
+    # Counts from the real warp size, and 32s that count bytes, bits or elements.
+    Valid(
+        """
+        template <int THREADS>
+        __global__ void gemv(const float* a, float* out, int n) {
+          __shared__ float partial[THREADS / warpSize];
+          float v = a[threadIdx.x];
+          v += __shfl_down(v, 1);
+          int words = n / 32;
+          size_t tiles = (n + 31) / 32;
+          if (n > 32) out[0] = v;
+          char buffer[32];
+        }
+        """,
+    ),
     # DeepSpeed-style: a constexpr per platform, the 32 only where __HIP_PLATFORM_AMD__ is undefined.
     Valid(
         """
@@ -177,6 +238,56 @@ VALID = (
     ),
 )
 INVALID = (
+    # apex welford.cu: a tile-width macro of 32 caps the block's x-extent at one warp (reported at its definition),
+    # and the same cap written as a literal.
+    Invalid(
+        """
+        #define OPTIMAL_TILE_W 32
+        __device__ float warp_sum(float v) { return v + __shfl_down_sync(0xffffffffu, v, 1); }
+        void configure(int stride, dim3& block) {
+          int block_x = std::min(h_last_pow2(stride), OPTIMAL_TILE_W);
+          int blockDimX = std::min(stride, 32);
+          block.x = block_x + blockDimX;
+        }
+        """,
+        expect=("1:1-1:26", "5:19-5:39"),
+        message="a block row capped at one 32-lane warp",
+    ),
+    # bitsandbytes' 4-bit GEMV: lanes of `tid % 32` striding the K loop by 32 lanes (the split itself is an error).
+    Invalid(
+        """
+        __global__ void gemv(const float* a, float* out, int K, int n, int lane_id) {
+          typedef cub::WarpReduce<float> WarpReduce;
+          const int warp_lane = threadIdx.x % 32;
+          for (int i = warp_lane * n; i < K; i += 32 * n) out[i] = a[i];
+          for (int j = lane_id; j < K; j += 32) out[j] = 0.f;
+        }
+        """,
+        expect=("3:25-3:41", "4:38-4:49", "5:32-5:39"),
+    ),
+    # Blocks of 32-lane warps sizing warp-transposing collectives: a block-size constant, a literal size, and the
+    # launch of a template whose block size sizes them (mamba's selective scan, bitsandbytes' blocksize-32 kernel).
+    Invalid(
+        """
+        template <int kNThreads_, int kNItems_, typename T>
+        struct Traits {
+          static constexpr int kNThreads = kNThreads_;
+          using Load = cub::BlockLoad<T, kNThreads, kNItems_, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+        };
+        template <int kNThreads, int kNItems, typename T> void scan_launch(T* x) { using K = Traits<kNThreads, kNItems, T>; }
+        __global__ void quantize32(float* x) {
+          constexpr int THREADS = 32;
+          typedef cub::BlockLoad<float, THREADS, 2, cub::BLOCK_LOAD_WARP_TRANSPOSE> LoadT;
+          typedef cub::BlockStore<float, 96, 2, cub::BLOCK_STORE_WARP_TRANSPOSE> StoreT;
+        }
+        void run(float* x, int n) {
+          if (n <= 128) scan_launch<32, 4, float>(x);
+          else scan_launch<64, 16, float>(x);
+        }
+        """,
+        expect=("8:17-8:24", "10:34-10:36", "13:29-13:31"),
+        message="not whole 64-lane CDNA wavefronts",
+    ),
     Invalid(
         """
         template <int kNRows>

@@ -98,6 +98,9 @@ class BuildFacts:
     # Folders of the setup.py files that build torch CUDAExtensions: on ROCm, hipify rewrites every source and
     # header under them (a hipify run a CMake build makes covers the folders it names, not known here).
     extension_folders: tuple[str, ...] = ()
+    # Build files that branch for ROCm without defining or listing anything there (a Bazel `select()` whose ROCm
+    # key adds nothing): their build system builds ROCm too.
+    rocm_branches: tuple[str, ...] = ()
 
 
 # --- setup.py ---------------------------------------------------------------------------------------------------
@@ -326,6 +329,7 @@ def _hipify_evidence(path: str, text: str) -> str:
 
 # --- CMake ------------------------------------------------------------------------------------------------------
 _CMAKE_COMMAND = re.compile(r"^\s*([A-Za-z_]\w*)\s*\(", re.MULTILINE)
+_PARENTHESIS = re.compile(r"[()]")
 _CMAKE_DEFINE_COMMANDS = frozenset({"add_compile_definitions", "add_definitions", "target_compile_definitions"})
 _CMAKE_KEYWORDS = frozenset({"PRIVATE", "PUBLIC", "INTERFACE"})
 # Commands whose arguments list sources (their file names are the ones with a source suffix).
@@ -527,14 +531,21 @@ def _tested(condition: str) -> str:
 
 
 def _cmake_commands(text: str) -> Iterator[tuple[str, str, int]]:
-    """(command, its argument text, line) for each CMake command, comments removed."""
+    """(command, its argument text, line) for each CMake command, comments removed. The closing parenthesis is
+    found by a regex jumping from parenthesis to parenthesis, and lines are counted on from the previous command
+    (counting from the top each time was quadratic in a long CMakeLists.txt)."""
     text = re.sub(r"#[^\n]*", "", text)
+    line, counted = 1, 0
     for match in _CMAKE_COMMAND.finditer(text):
-        depth, position = 1, match.end()
-        while depth and position < len(text):
-            depth += {"(": 1, ")": -1}.get(text[position], 0)
-            position += 1
-        yield match.group(1), text[match.end() : position - 1], text.count("\n", 0, match.start()) + 1
+        depth, position = 1, len(text)  # an unclosed command's arguments run to the end, less one character
+        for parenthesis in _PARENTHESIS.finditer(text, match.end()):
+            depth += 1 if parenthesis.group() == "(" else -1
+            if not depth:
+                position = parenthesis.end()
+                break
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        yield match.group(1), text[match.end() : position - 1], line
 
 
 def _cmake_defines(command: str, arguments: str, vendor: str | None, path: str, line: int) -> Iterator[BuildDefine]:

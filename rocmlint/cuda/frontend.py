@@ -168,6 +168,7 @@ class CudaContext:
         self.diagnostics: list[Diagnostic] = []
         self._declarations_by_name: dict[str, list[Node]] = {}
         self._offsets: dict[tuple[tuple[bytes, ...], bool], tuple[int, ...]] = {}
+        self._mentioned: dict[tuple[tuple[bytes, ...], bool], bool] = {}
         self.gated_notes: list[str] = []  # `check --verbose`: findings the project model's evidence gated away
 
     @property
@@ -203,6 +204,17 @@ class CudaContext:
                 position = content.find(text, position + 1)
         self._offsets[key] = result = tuple(sorted(found))
         return result
+
+    def mentions(self, *texts: bytes, lowered: bool = False) -> bool:
+        """Whether one of `texts` occurs in the content (in lower case with `lowered`), as `offsets` would find, without
+        listing every place (`tx` and `tid` occur thousands of times in a large file). Remembered per file: a
+        file-wide test rules ask from every node they visit."""
+        key = (texts, lowered)
+        known = self._mentioned.get(key)
+        if known is None:
+            content = self._lowered_content if lowered else self.content
+            known = self._mentioned[key] = any(text in content for text in texts)
+        return known
 
     def word_offsets(self, *names: str) -> tuple[int, ...]:
         """`offsets` of those `names` that are whole words of the file (`words`): anchors for nodes a rule

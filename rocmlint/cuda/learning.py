@@ -29,6 +29,8 @@ def learn_from_build(build: BuildFacts) -> dict[str, LearnedMacro]:
     learned: dict[str, LearnedMacro] = {}
     for name, defines in by_name.items():
         vendors = {d.vendor for d in defines}
+        if vendors == {"rocm", "nvidia"}:
+            learned.update(_learn_from_values(name, defines))
         if len(vendors) != 1 or None in vendors:
             continue
         vendor = vendors.pop()
@@ -44,6 +46,25 @@ def learn_from_build(build: BuildFacts) -> dict[str, LearnedMacro]:
             MacroEvidence("build", first.path, first.line, f"the {_vendor_name(vendor)} build defines it"),
         )
     return learned
+
+
+def _learn_from_values(name: str, defines: list[BuildDefine]) -> Iterator[tuple[str, LearnedMacro]]:
+    """A macro each vendor's build defines with its own value, true on one only (`-DUSING_CUDA=1` in a Bazel
+    `build:cuda` config, `-DUSING_CUDA=0` in `build:rocm`): a gate of the vendor whose value is true, defined on
+    both (`#ifdef` takes both builds)."""
+    values = {
+        vendor: {parse_int(d.value or "1") for d in defines if d.vendor == vendor} for vendor in ("rocm", "nvidia")
+    }
+    if any(len(found) != 1 or None in found for found in values.values()):
+        return
+    rocm, nvidia = values["rocm"].pop(), values["nvidia"].pop()
+    if (rocm == 0) == (nvidia == 0):
+        return
+    vendor = "rocm" if rocm else "nvidia"
+    first = next(d for d in defines if d.vendor == vendor)
+    why = f"the {_vendor_name(vendor)} build defines it {rocm or nvidia}, the other build 0"
+    evidence = MacroEvidence("build", first.path, first.line, why)
+    yield name, LearnedMacro(name, vendor, MacroState(True, rocm), MacroState(True, nvidia), evidence)
 
 
 def learn(
@@ -85,7 +106,10 @@ def rocm_compiled_under(files: Mapping[str, FileFacts]) -> dict[str, tuple[str, 
 
 
 # The macro hipify renames to a HIP spelling the ROCm compiler defines (torch/utils/hipify/cuda_to_hip_mappings.py:
-# `__CUDACC__` -> `__HIPCC__`): in a hipified file, ROCm compiles what tests it as NVIDIA does.
+# `__CUDACC__` -> `__HIPCC__`): in a hipified file, ROCm compiles what tests it as NVIDIA does. `CUDA_VERSION` becomes
+# `TORCH_HIP_VERSION`, which no torch extension build defines (PyTorch's own: major * 100 + minor, e.g. 602), so
+# `#if CUDA_VERSION >= 9000` keeps its non-CUDA arm on ROCm, as in a CMake HIP build: it needs no entry here. (Until
+# late 2021, hipify_torch 2022, hipify wrote `HIP_VERSION`, about 4e7: the CUDA arm; ports of then added HIP tests.)
 HIPIFY_RENAMED_MACROS = frozenset({"__CUDACC__"})
 
 

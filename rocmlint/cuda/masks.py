@@ -603,6 +603,37 @@ def narrowing(call: Node, ctx: CudaContext) -> _Narrowing | None:
     return None
 
 
+def copies_into_32_bits(call: Node, ctx: CudaContext) -> list[tuple[Node, Node]]:
+    """The 32-bit variables the mask of `call` is copied into once a variable holds it: `m = __ballot(p); ...
+    kept = m;` with `kept` declared `unsigned` elsewhere in the function (the first store is `narrowing`'s), each
+    as (its declaration, the copy). The copy truncates to 32 bits again after the first store is widened."""
+    node, parent = _mask_destination(call, ctx)
+    holder: Node | None = None
+    if parent is not None and parent.type == "init_declarator" and parent.child_by_field_name("value") == node:
+        holder = parent.child_by_field_name("declarator")
+    elif parent is not None and parent.type == "assignment_expression" and parent.child_by_field_name("right") == node:
+        holder = without_parentheses(parent.child_by_field_name("left") or parent)
+    function = ctx.function_of(call)
+    if holder is None or holder.type != "identifier" or function is None:
+        return []
+    held = ctx.enclosing(holder, "declaration") if parent is not None and parent.type == "init_declarator" else None
+    held = held or ctx.declaration_of(holder)  # the variable itself: a same-named one elsewhere is another
+    found: list[tuple[Node, Node]] = []
+    for copy in ctx.descendants(function, "assignment_expression"):
+        operator, left, right = (copy.child_by_field_name(f) for f in ("operator", "left", "right"))
+        if operator is None or left is None or right is None or ctx.text(operator) != "=":
+            continue
+        right, left = without_parentheses(right), without_parentheses(left)
+        if right.type != "identifier" or ctx.text(right) != ctx.text(holder) or left.type != "identifier":
+            continue
+        if held is None or ctx.declaration_of(right) != held:
+            continue
+        declaration = ctx.declaration_of(left)
+        if declaration is not None and declaration.type == "declaration" and _if_32(ctx.declared_type(left)):
+            found.append((declaration, copy))
+    return found
+
+
 def _mask_destination(node: Node, ctx: CudaContext) -> tuple[Node, Node | None]:
     """(the outermost expression the mask flows through unchanged, the node that receives it)."""
     parent = node.parent

@@ -6,7 +6,9 @@ macros are learned in rocmlint/cuda/learning.py:
 
 - **Vendor macros, learned from evidence**, strongest first: the build defines the macro only for one vendor
   (setup.py `-D` in a `torch.version.hip` branch, CMake definitions under `if(USE_ROCM)` or in a HIP-language
-  file, `-D` flags of a ROCm make fragment; whatever the macro's spelling, `__IS_HIP_COMPILE__` too); the project's headers define it only under one vendor's condition (`#if defined(__HIP_PLATFORM_AMD__)
+  file, `-D` flags of a ROCm make fragment, Bazel `copts`/`defines` in a ROCm `select()` branch or a `.bazelrc`
+  `build:rocm --copt=-D`, rocmlint/cuda/bazel_files.py; whatever the macro's spelling, `__IS_HIP_COMPILE__` too;
+  `-DUSING_CUDA=1` for one vendor and `=0` for the other makes it the first one's gate); the project's headers define it only under one vendor's condition (`#if defined(__HIP_PLATFORM_AMD__)
   #define XYZ_HIP 1 #else #define XYZ_HIP 0`); the arms of `#if X` split by vendor (one includes HIP headers or
   calls `hip*`, the other the CUDA counterparts); weakest, the macro's name carries one vendor's word (HIP, ROCM,
   AMD; CUDA, NVCC, NV) and no other accelerator's. A macro the build defines for both vendors is no vendor's; nor
@@ -25,7 +27,8 @@ macros are learned in rocmlint/cuda/learning.py:
   it `__HIPCC__`).
 - **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name
   (`list(APPEND ...)`, `set(X ${X} ...)`, `file(GLOB ...)`, `target_sources`, a project function appending its
-  `ARGN`), is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time;
+  `ARGN`; a Bazel target's sources in an NVIDIA `select()` branch, or of targets only NVIDIA branches reach),
+  is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time;
   so is a header only such files include, and a header nothing includes in a folder of NVIDIA-only headers.
 - **Code written for AMD** (`FileView.rocm_native`): a project whose build only targets HIP; a file that calls
   `__builtin_amdgcn_*` or defines a 64-lane warp size outside any vendor branch, or includes such a header
@@ -40,11 +43,14 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import overload
 
+from rocmlint.cuda.bazel_files import bazel_facts, is_bazel_file
 from rocmlint.cuda.build_files import (
     ANYWHERE,
     BuildFacts,
@@ -63,7 +69,7 @@ from rocmlint.cuda.learning import (
     rocm_build_decided,
     rocm_build_values,
 )
-from rocmlint.cuda.preprocessor import LearnedMacro, VendorMacros
+from rocmlint.cuda.preprocessor import WAVE_SIZE_MACROS, LearnedMacro, VendorMacros
 from rocmlint.vendor import EVERYWHERE, Branch, Tri
 
 SOURCE_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".cu", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl"})
@@ -95,6 +101,9 @@ class FileView:
     base_evidence: str = ""
     defines: Mapping[str, str] = field(default_factory=dict)  # object-like macros of its headers, as ROCm sees them
     constants: Mapping[str, str] = field(default_factory=dict)  # constexpr/const integers of its headers
+    # Macros its headers define, for ROCm, as the device pass's wave size (`#define WARP __AMDGCN_WAVEFRONT_SIZE`),
+    # whichever other value another arm gives them: the host pass has no target, so host code reading them is wrong.
+    device_wave_sizes: AbstractSet[str] = frozenset()
     # A name the project remaps for ROCm only -> ("path:line" of the remap, its parameter count if function-like)
     aliases: Mapping[str, tuple[str, int | None]] = field(default_factory=dict)
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
@@ -104,7 +113,7 @@ class FileView:
     # `-DCUDA_VERSION=11000` decides a version test on ROCm.
     rocm_build_values: Mapping[str, str | None] = field(default_factory=dict)
     rocm_build_decided: frozenset[str] = frozenset()  # those no other build defines (see learning.py)
-    dependencies: tuple[str, ...] = ()  # files the view was read from, the build files included
+    dependencies: Sequence[str] = ()  # files the view was read from, the build files included
 
 
 EMPTY_VIEW = FileView()
@@ -113,16 +122,81 @@ EMPTY_VIEW = FileView()
 _Index = dict[str, list[tuple[str, str, int | None]]]
 
 
+class _Files:
+    """A set of project files worked out on first use: most views are never asked about most of their files. A
+    file's include closure is asked only when a rule looks up a name some header defines, and the files around it
+    (it, its closure, the files that include it and everything they include) only by a diagnostic's remap question
+    (`FileView.aliases`) or a cache's dependencies, while the includers' closures are most of a view's cost: a
+    widely included header has thousands of includers."""
+
+    def __init__(self, work_out: Callable[[], frozenset[str]]) -> None:
+        self._work_out = work_out
+
+    @cached_property
+    def files(self) -> frozenset[str]:
+        return self._work_out()
+
+
+class _WaveSizes(AbstractSet[str]):
+    """A view's device wave-size macros, worked out on first use: only host code reading one asks, and the answer
+    needs the file's include closure (see `_Files`)."""
+
+    def __init__(self, work_out: Callable[[], frozenset[str]]) -> None:
+        self._work_out = work_out
+
+    @cached_property
+    def _names(self) -> frozenset[str]:
+        return self._work_out()
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+class _Dependencies(Sequence[str]):
+    """The files a view was read from (sorted), then the build files, listed on first use (only a cache asks)."""
+
+    def __init__(self, around: _Files, build_files: tuple[str, ...]) -> None:
+        self._around = around
+        self._build_files = build_files
+
+    @cached_property
+    def _files(self) -> tuple[str, ...]:
+        return (*sorted(self._around.files), *self._build_files)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
+        return self._files[index]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+
 class _Visible(Mapping[str, str]):
     """The values some files (a file's include closure) give names, looked up in a project-wide index when asked:
     a name they give two different values is not there."""
 
-    def __init__(self, index: _Index, files: frozenset[str]) -> None:
+    def __init__(self, index: _Index, files: _Files) -> None:
         self._index = index
         self._files = files
 
     def __getitem__(self, name: str) -> str:
-        values = {value for path, value, _ in self._index.get(name, ()) if path in self._files}
+        entries = self._index.get(name, ())
+        files = self._files.files if entries else frozenset()
+        values = {value for path, value, _ in entries if path in files}
         if len(values) != 1:
             raise KeyError(name)
         return values.pop()
@@ -137,12 +211,14 @@ class _Visible(Mapping[str, str]):
 class _Remaps(Mapping[str, tuple[str, int | None]]):
     """Names some files define only for ROCm -> ("path:line", parameter count), from a project-wide index."""
 
-    def __init__(self, index: _Index, files: frozenset[str]) -> None:
+    def __init__(self, index: _Index, files: _Files) -> None:
         self._index = index
         self._files = files
 
     def __getitem__(self, name: str) -> tuple[str, int | None]:
-        found = next(((where, count) for path, where, count in self._index.get(name, ()) if path in self._files), None)
+        entries = self._index.get(name, ())
+        files = self._files.files if entries else frozenset()
+        found = next(((where, count) for path, where, count in entries if path in files), None)
         if found is None:
             raise KeyError(name)
         return found
@@ -169,7 +245,8 @@ class CudaProject:
     _by_name: dict[str, list[str]] = field(default_factory=dict)
     _by_folder: dict[str, list[str]] = field(default_factory=dict)
     _edges: dict[str, list[tuple[str, IncludeFact]]] = field(default_factory=dict)  # includer -> resolved includes
-    _values: dict[str, _Index] = field(default_factory=dict)  # "defines" / "constants" / "remaps" -> index
+    # "defines" / "constants" / "remaps" / "wave sizes" (defines giving the device wave size) -> index
+    _values: dict[str, _Index] = field(default_factory=dict)
     _set_vendors: dict[SourceSet, str | None] = field(default_factory=dict)
     _amd_evidence: dict[str, str] = field(default_factory=dict)  # path -> `_own_amd_evidence`
     # a question about a file (a bound method) -> `_ungated_includers_of`
@@ -218,6 +295,11 @@ class CudaProject:
                 for definition in getattr(facts, kind):
                     if definition.value and definition.branch.on_rocm is not False:
                         index.setdefault(definition.name, []).append((path, definition.value, None))
+        self._values["wave sizes"] = {
+            name: wave_sizes
+            for name, definitions in self._values["defines"].items()
+            if (wave_sizes := [d for d in definitions if d[1].strip("() ") in WAVE_SIZE_MACROS])
+        }
         remaps: _Index = self._values.setdefault("remaps", {})
         for path, facts in self.files.items():
             if not facts.defines and not facts.types:
@@ -249,8 +331,8 @@ class CudaProject:
 
     def view(self, path: str) -> FileView:
         path = os.path.abspath(path)
-        closure = frozenset(self._closure(path))
-        around = frozenset((path, *closure, *self._includers_closures(path)))
+        closure = _Files(lambda: frozenset(self._closure(path)))
+        around = _Files(lambda: frozenset((path, *closure.files, *self._includers_closures(path))))
         base, base_evidence = self._base(path, frozenset())
         hipified = any(path.startswith(folder + os.sep) for folder in self.build_facts.extension_folders)
         hipify_renamed: dict[str, str | None] = dict.fromkeys(HIPIFY_RENAMED_MACROS, "1") if hipified else {}
@@ -260,6 +342,7 @@ class CudaProject:
             base_evidence=base_evidence,
             defines=_Visible(self._values["defines"], closure),
             constants=_Visible(self._values["constants"], closure),
+            device_wave_sizes=_WaveSizes(lambda: self._device_wave_sizes(path, closure.files)),
             aliases=_Remaps(self._values["remaps"], around),
             rocm_native=self._rocm_native(path),
             hip_source=self._hip_source(path),
@@ -267,7 +350,19 @@ class CudaProject:
             rocm_build_values=self._rocm_build_values | hipify_renamed,
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
             # The build files too: what they define for ROCm and which sources they list decide every file.
-            dependencies=(*sorted(around), *self.build_facts.files),
+            dependencies=_Dependencies(around, self.build_facts.files),
+        )
+
+    def _device_wave_sizes(self, path: str, closure: frozenset[str]) -> frozenset[str]:
+        """Macros the file's headers define, for ROCm, as the device pass's wave size; and those some project file
+        defines so when neither the file nor its headers define the name at all (an include the model could not
+        resolve, `#include <kernels.cuh>` found through the build's `-I`)."""
+        defining = closure | {path}
+        return frozenset(
+            name
+            for name, found in self._values["wave sizes"].items()
+            if any(p in closure for p, _, _ in found)
+            or not any(p in defining for p, _, _ in self._values["defines"].get(name, ()))
         )
 
     def _closure(self, path: str) -> tuple[str, ...]:
@@ -352,6 +447,7 @@ class CudaProject:
         evidence = [
             *(d.path for d in facts.defines if d.vendor == "rocm"),
             *(s.path for s in facts.sources if s.vendor == "rocm"),
+            *facts.rocm_branches,
         ]
         if facts.hipify:
             evidence.append(facts.hipify.partition(":")[0])
@@ -675,6 +771,8 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
     build_facts: list[BuildFacts | str] = []  # a CMake file's path until every CMake file is known (see below)
     build_files: list[str] = []
     cmake_texts: dict[str, str] = {}
+    bazel_texts: dict[str, str] = {}
+    sources: list[str] = []  # every C/C++ file, for the globs of Bazel files
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1]
@@ -682,9 +780,12 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
             suffix == ".py" and _BUILD_FOLDER.search(os.path.relpath(os.path.dirname(path), root))
         )
         makefile = is_makefile(name)
-        is_build = bool(python_build) or makefile or name == "CMakeLists.txt" or suffix == ".cmake"
+        bazel = is_bazel_file(name)
+        is_build = bool(python_build) or makefile or bazel or name == "CMakeLists.txt" or suffix == ".cmake"
         if suffix not in SOURCE_SUFFIXES and not is_build:
             continue
+        if not is_build:
+            sources.append(path)
         try:
             if os.path.getsize(path) > _MAX_FILE_BYTES:
                 continue
@@ -699,6 +800,8 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
             build_facts.append(setup_py_facts(path, text))
         elif makefile:
             build_facts.append(makefile_facts(path, text, str(root)))
+        elif bazel:
+            bazel_texts[path] = text
         elif is_build:
             cmake_texts[path] = text
             build_facts.append(path)
@@ -709,6 +812,8 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
     merged = [
         f if isinstance(f, BuildFacts) else cmake_facts(f, cmake_texts[f], str(root), functions) for f in build_facts
     ]
+    if any(os.path.basename(path) in ("BUILD", "BUILD.bazel") for path in bazel_texts):
+        merged.append(bazel_facts(str(root), bazel_texts, sources))
     return texts, replace(_merge(merged), files=tuple(build_files))
 
 
@@ -724,9 +829,12 @@ def _walk(root: Path) -> Iterator[str]:
 
 
 def _build_system(path: str) -> str:
-    """Which build system a build file belongs to: "cmake", "python" (setup.py and its helpers) or "make"."""
+    """Which build system a build file belongs to: "cmake", "python" (setup.py and its helpers), "bazel" or
+    "make"."""
     if path.endswith(("CMakeLists.txt", ".cmake")):
         return "cmake"
+    if is_bazel_file(path):
+        return "bazel"
     return "python" if path.endswith(".py") else "make"
 
 
@@ -752,6 +860,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         torch_extension=any(f.torch_extension for f in facts),
         hipify=next((f.hipify for f in facts if f.hipify), ""),
         extension_folders=tuple(folder for f in facts for folder in f.extension_folders),
+        rocm_branches=tuple(path for f in facts for path in f.rocm_branches),
         hip_language=any(f.hip_language for f in facts),
         cuda_language=any(f.cuda_language for f in facts),
     )

@@ -268,6 +268,18 @@ def is_certainly_host(node: Node, ctx: CudaContext) -> bool:
     return declaration is None or b"__shared__" not in ctx.content[declaration.start_byte : declaration.end_byte]
 
 
+_KERNEL_LAUNCH = re.compile(rb"<<<|\b\w*LaunchKernel\w*\s*\(")
+
+
+def launches_kernels(node: Node, ctx: CudaContext) -> bool:
+    """The function around `node` launches a kernel (`k<<<grid, block>>>(...)`, `hipLaunchKernelGGL(k, ...)`):
+    host code, whatever macros its head holds (`DEVICE_INLINE` may expand to `__device__`)."""
+    function = ctx.function_of(node)
+    return (
+        function is not None and _KERNEL_LAUNCH.search(ctx.content[function.start_byte : function.end_byte]) is not None
+    )
+
+
 def qualified_segments(node: Node, ctx: CudaContext) -> list[str]:
     """`["nvcuda", "wmma", "fragment"]` for `nvcuda::wmma::fragment<...>` (template arguments dropped)."""
     segments: list[str] = []
@@ -417,6 +429,7 @@ __all__ = [
     "is_certainly_host",
     "is_own_name",
     "largest_terms",
+    "launches_kernels",
     "literal_pattern",
     "loop_counter",
     "named_constants",

@@ -485,6 +485,8 @@ def wave_size_constant_fix(name_node: Node, value: Node, ctx: CudaContext) -> Fi
 _THREAD_COUNT_NAME = re.compile(
     r"(?:k_?|max_?|n_?|num_?)*(?:threads(?:_?per_?block)?|block_?(?:size|threads)|block_?(?:dim_?)?x)", re.IGNORECASE
 )
+# A block's x-extent, whose rows a min() clamp to 32 makes one warp each (`block_x`, `blockDimX`).
+_BLOCK_X_NAME = re.compile(r"block_?(?:dim_?)?x", re.IGNORECASE)
 _WARP_COUNT_OPERATORS = frozenset({"/", ">", ">=", "<", "<="})
 _CLAMPS = frozenset({"min", "max", "std::min", "std::max", "::min", "::max"})
 
@@ -524,8 +526,10 @@ def warp_of_32(literal: Node, ctx: CudaContext) -> str | None:
     is_dim3 = (call.type == "call_expression" and ctx.call_name(call) == "dim3") or (
         call.type == "init_declarator" and _declared_type(call, ctx) == "dim3"
     )
-    first = parent.named_children[0] if parent.named_children else None
-    return "a block row of one warp" if is_dim3 and first == literal and len(parent.named_children) >= 2 else None
+    extents = parent.named_children
+    # Rows only when there are several: `dim3 threads(32, 1, 1)` is a one-dimensional block of 32 threads.
+    rows = len(extents) >= 2 and any(ctx.int_value(extent) != 1 for extent in extents[1:])
+    return "a block row of one warp" if is_dim3 and extents[0] == literal and rows else None
 
 
 def _counted_warps(literal: Node, expression: Node, ctx: CudaContext) -> str | None:
@@ -638,6 +642,8 @@ def _clamped(value: Node, clamp: str, ctx: CudaContext) -> str | None:
         return "a warp size clamped to 32 lanes"
     if clamp == "max" and target is not None and is_thread_count(target, ctx):
         return "a block kept at least one 32-lane warp"
+    if clamp == "min" and target is not None and _BLOCK_X_NAME.fullmatch(ctx.text(target)):
+        return "a block row capped at one 32-lane warp"
     return None
 
 
@@ -730,7 +736,7 @@ WORKS_ON_WARPS = (b"shfl", b"ballot", b"warpreduce", b"warp_reduce")
 
 
 def works_on_warps(ctx: CudaContext) -> bool:
-    return bool(ctx.offsets(*WORKS_ON_WARPS, lowered=True))
+    return ctx.mentions(*WORKS_ON_WARPS, lowered=True)
 
 
 def warp_count_literal(literal: Node, ctx: CudaContext) -> tuple[Node, str] | None:
@@ -769,3 +775,253 @@ def shortened(text: str) -> str:
     """Source text for a message: one line, at most 60 characters."""
     text = " ".join(text.split())
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --- blocks that are not whole 64-lane waves under warp-transposing block collectives (ROC208) ------------------
+# cub's (and hipcub's) warp-transpose block loads and stores exchange data warp by warp: rocPRIM asserts the block
+# is a multiple of the hardware warp size (`block_load.hpp`, "BlockSize must be a multiple of hardware warpsize").
+# The algorithm must be named outright: `THREADS >= WARP_SIZE ? ..._WARP_TRANSPOSE : ..._DIRECT` chooses per wave.
+_WARP_TRANSPOSE = re.compile(rb"\bBLOCK_(?:LOAD|STORE)_WARP_TRANSPOSE\w*")
+_WARP_TRANSPOSE_ARGUMENT = re.compile(r"(?:\w+::)*BLOCK_(?:LOAD|STORE)_WARP_TRANSPOSE\w*")
+_BLOCK_COLLECTIVES = frozenset({"BlockLoad", "BlockStore"})
+_SCOPES = ("function_definition", "struct_specifier", "class_specifier")
+_TRANSPOSED_BLOCKS: weakref.WeakKeyDictionary[CudaContext, tuple[frozenset[str], tuple[Node, ...]]] = (
+    weakref.WeakKeyDictionary()
+)
+_TEMPLATE_PARAMETERS: weakref.WeakKeyDictionary[CudaContext, dict[str, tuple[list[str], Node | None]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def is_half_wave_block(value: int | None) -> bool:
+    """A thread count made of 32-lane warps but not of 64-lane wavefronts (32, 96, 160 ...)."""
+    return value is not None and value > 0 and value % 32 == 0 and value % 64 != 0
+
+
+def warp_transposed_blocks(ctx: CudaContext) -> tuple[frozenset[str], tuple[Node, ...]]:
+    """The block sizes of this file's warp-transposing `BlockLoad`/`BlockStore` instantiations (their second
+    template argument): the names given there (`THREADS`, `kNThreads`), and the arguments themselves."""
+    if ctx in _TRANSPOSED_BLOCKS:
+        return _TRANSPOSED_BLOCKS[ctx]
+    names: set[str] = set()
+    sizes: list[Node] = []
+    for match in _WARP_TRANSPOSE.finditer(ctx.content):
+        node = ctx.tree.root_node.descendant_for_byte_range(match.start(), match.end())
+        arguments = ctx.enclosing(node, "template_argument_list") if node is not None else None
+        collective = arguments.parent if arguments is not None else None
+        name = collective.child_by_field_name("name") if collective is not None else None
+        if arguments is None or name is None or ctx.text(name) not in _BLOCK_COLLECTIVES:
+            continue
+        extents = arguments.named_children
+        if len(extents) < 4 or not _WARP_TRANSPOSE_ARGUMENT.fullmatch(ctx.text(extents[3])):
+            continue
+        sizes.append(extents[1])
+        names.add(ctx.text(extents[1]))
+    _TRANSPOSED_BLOCKS[ctx] = found = (frozenset(names), tuple(sizes))
+    return found
+
+
+def half_wave_transposed_block(name_node: Node, value: Node, ctx: CudaContext) -> bool:
+    """`constexpr int THREADS = 32;` where `THREADS` sizes a warp-transposing block collective of the same
+    function or class (or anywhere, for a file-scope constant)."""
+    names, sizes = warp_transposed_blocks(ctx)
+    if ctx.text(name_node) not in names or not is_half_wave_block(ctx.int_value(value)):
+        return False
+    scope = ctx.enclosing(name_node, *_SCOPES)
+    return any(
+        ctx.text(size) == ctx.text(name_node)
+        and (scope is None or scope.start_byte <= size.start_byte < scope.end_byte)
+        for size in sizes
+    )
+
+
+def half_wave_template_arguments(arguments: Node, ctx: CudaContext) -> list[tuple[Node, str]]:
+    """The literal thread counts of 32-lane (not 64-lane) multiples among `arguments` (a template argument list),
+    each with the template parameter it gives, that size a warp-transposing block collective: the collective's own
+    size (`BlockLoad<T, 32, 4, BLOCK_LOAD_WARP_TRANSPOSE>`), or a same-file template's parameter that sizes one
+    (`launch<32, 4, T>(...)` of a `launch` whose `Traits<kNThreads, ...>` loads with a warp transpose)."""
+    _, sizes = warp_transposed_blocks(ctx)
+    if not sizes:
+        return []
+    owner = arguments.parent.child_by_field_name("name") if arguments.parent is not None else None
+    if owner is None:
+        return []
+    if ctx.text(owner) in _BLOCK_COLLECTIVES:
+        size = next((s for s in sizes if s.parent == arguments), None)
+        return [(size, "the block size")] if size is not None and is_half_wave_block(ctx.int_value(size)) else []
+    parameters = _template_parameters(ctx).get(ctx.text(owner), ([], None))[0]
+    found: list[tuple[Node, str]] = []
+    for index, argument in enumerate(arguments.named_children[: len(parameters)]):
+        if argument.type != "number_literal" or not is_half_wave_block(ctx.int_value(argument)):
+            continue
+        if _sizes_transposes(ctx.text(owner), index, ctx, depth=2):
+            found.append((argument, f"`{parameters[index]}`"))
+    return found
+
+
+def _sizes_transposes(template: str, index: int, ctx: CudaContext, depth: int) -> bool:
+    """Whether the `index`-th parameter of the same-file `template` sizes a warp-transposing collective in its
+    definition: as the collective's block size, through a member it initialises (`static constexpr int kNThreads =
+    kNThreads_;`), or handed on as an argument of another such template (`Traits<kNThreads, ...>`), `depth` deep."""
+    parameters, definition = _template_parameters(ctx).get(template, ([], None))
+    if definition is None or index >= len(parameters) or not parameters[index]:
+        return False
+    parameter = parameters[index]
+    text = ctx.text(definition)
+    aliases = {parameter, *re.findall(rf"\b(\w+)\s*=\s*{re.escape(parameter)}\s*;", text)}
+    _, sizes = warp_transposed_blocks(ctx)
+    inside = [s for s in sizes if definition.start_byte <= s.start_byte < definition.end_byte]
+    if any(ctx.text(size) in aliases for size in inside):
+        return True
+    if depth == 0:
+        return False
+    for arguments in ctx.descendants(definition, "template_argument_list"):
+        owner = arguments.parent.child_by_field_name("name") if arguments.parent is not None else None
+        if owner is None or ctx.text(owner) == template:
+            continue
+        for position, argument in enumerate(arguments.named_children):
+            if ctx.text(argument) in aliases and _sizes_transposes(ctx.text(owner), position, ctx, depth - 1):
+                return True
+    return False
+
+
+def _template_parameters(ctx: CudaContext) -> dict[str, tuple[list[str], Node | None]]:
+    """Name of each function or class template this file defines -> its template parameters' names and its
+    definition (a body's; None when only declared). A name declared with different parameters is left out."""
+    if ctx in _TEMPLATE_PARAMETERS:
+        return _TEMPLATE_PARAMETERS[ctx]
+    found: dict[str, tuple[list[str], Node | None]] = {}
+    ambiguous: set[str] = set()
+    for template in ctx.descendants(ctx.tree.root_node, "template_declaration"):
+        parameter_list = template.child_by_field_name("parameters")
+        name = _templated_name(template, ctx)
+        if parameter_list is None or name is None:
+            continue
+        parameters = [_parameter_name(p, ctx) for p in parameter_list.named_children if p.type != "comment"]
+        defined = template if b"{" in ctx.content[template.start_byte : template.end_byte] else None
+        known_parameters, known_definition = found.setdefault(name, (parameters, defined))
+        if known_parameters != parameters:
+            ambiguous.add(name)
+        elif known_definition is None and defined is not None:
+            found[name] = (parameters, defined)
+    _TEMPLATE_PARAMETERS[ctx] = known = {n: p for n, p in found.items() if n not in ambiguous}
+    return known
+
+
+def _templated_name(template: Node, ctx: CudaContext) -> str | None:
+    """`launch` for `template <...> void launch(...)`, `Traits` for `template <...> struct Traits {...}`."""
+    for child in template.named_children:
+        if child.type in ("struct_specifier", "class_specifier"):
+            name = child.child_by_field_name("name")
+            return ctx.text(name) if name is not None else None
+        if child.type in ("function_definition", "declaration"):
+            declarator = child.child_by_field_name("declarator")
+            while declarator is not None and declarator.type != "function_declarator":
+                declarator = declarator.child_by_field_name("declarator")
+            name = declarator.child_by_field_name("declarator") if declarator is not None else None
+            return ctx.text(name) if name is not None and name.type == "identifier" else None
+    return None
+
+
+def _parameter_name(parameter: Node, ctx: CudaContext) -> str:
+    """`kNThreads` for `int kNThreads` or `int kNThreads = 128`, `T` for `typename T`; "" when unnamed."""
+    name = parameter.child_by_field_name("declarator") or parameter.child_by_field_name("name")
+    if name is None:
+        name = next((c for c in parameter.named_children if c.type == "type_identifier"), None)
+    return ctx.text(name) if name is not None and name.type in ("identifier", "type_identifier") else ""
+
+
+# --- the device pass's wave size, which the host pass lacks (ROC209) ---------------------------------------------
+_DEVICE_WAVE_MACROS: weakref.WeakKeyDictionary[CudaContext, frozenset[str]] = weakref.WeakKeyDictionary()
+_WARPSIZE_MACROS: weakref.WeakKeyDictionary[CudaContext, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def device_wave_size_macros(ctx: CudaContext) -> frozenset[str]:
+    """The compiler's device-pass wave size (`__AMDGCN_WAVEFRONT_SIZE`) and the macros this file or its headers
+    define, for ROCm, as it (`#define BNB_WARP_SIZE __AMDGCN_WAVEFRONT_SIZE`, whatever another arm defines): only
+    a device pass knows its target, so host code reading one gets no wave size, or a fixed default."""
+    if ctx in _DEVICE_WAVE_MACROS:
+        return _DEVICE_WAVE_MACROS[ctx]
+    own = _own_macros_for(ctx, WAVE_SIZE_MACROS)
+    _DEVICE_WAVE_MACROS[ctx] = found = frozenset({*WAVE_SIZE_MACROS, *own, *ctx.options.project.device_wave_sizes})
+    return found
+
+
+def warpsize_macros(ctx: CudaContext) -> frozenset[str]:
+    """Object-like macros of this file whose value is `warpSize` (`#define WARP_SIZE warpSize`)."""
+    if ctx not in _WARPSIZE_MACROS:
+        _WARPSIZE_MACROS[ctx] = frozenset(_own_macros_for(ctx, frozenset({"warpSize"})))
+    return _WARPSIZE_MACROS[ctx]
+
+
+def _own_macros_for(ctx: CudaContext, values: frozenset[str]) -> set[str]:
+    """This file's object-like macros a ROCm build defines as one of `values` (in parentheses or not)."""
+    return {
+        name
+        for name, defines in ctx.preprocessor.defines.items()
+        if any(
+            d.parameters is None and d.value.strip("() \t") in values and not ctx.is_rocm_gated(d.directive)
+            for d in defines
+        )
+    }
+
+
+# --- loops striding a lane index by 32 lanes (ROC208, warning) ----------------------------------------------------
+def lane_strided_by_32(loop: Node, ctx: CudaContext) -> Node | None:
+    """The update of `for (i = lane * k; ...; i += 32 * k)` (or `i = lane; ...; i += 32`): a loop that starts at a
+    lane index (a lane-named variable, or one initialised from `tid % 32` / `tid & 31`) and advances by 32 lanes
+    at a time; with the lane split fixed to 64-lane waves, lanes 32-63 cover the next iteration's elements too."""
+    counter = loop_counter(loop, ctx)
+    update = loop.child_by_field_name("update")
+    if counter is None or update is None or update.type != "assignment_expression":
+        return None
+    operator, target, step = (update.child_by_field_name(f) for f in ("operator", "left", "right"))
+    if operator is None or target is None or step is None or ctx.text(operator) != "+=":
+        return None
+    if ctx.text(target) != counter[0] or not _is_lane_index(counter[1], ctx):
+        return None
+    factors = _factors(bare(step), ctx)
+    # A literal 32: a warp-size constant's stride follows the constant, whose definition is reported and fixed.
+    lanes = next((f for f in factors if f.type == "number_literal" and ctx.int_value(f) == 32), None)
+    if lanes is None:
+        return None
+    # The step is 32 times what each lane's start is scaled by: the lanes of one warp cover it once.
+    scale = sorted(ctx.text(f) for f in _factors(bare(counter[1]), ctx)[1:])
+    return update if sorted(ctx.text(f) for f in factors if f != lanes) == scale else None
+
+
+def _factors(node: Node, ctx: CudaContext) -> list[Node]:
+    """`[a, b, c]` for `a * b * c` (through parentheses); `[node]` for anything else."""
+    parts = binary_parts(node, ctx)
+    if parts is None or parts[1] != "*":
+        return [node]
+    return [*_factors(bare(parts[0]), ctx), *_factors(bare(parts[2]), ctx)]
+
+
+def _is_lane_index(value: Node, ctx: CudaContext) -> bool:
+    """The first factor of `value` is a lane: `lane`, `lane_id`, or a variable initialised from `x % 32`/`x & 31`."""
+    first = _factors(bare(value), ctx)[0]
+    if first.type != "identifier":
+        return False
+    if is_lane_or_warp_name(ctx.text(first)) and ctx.text(first).lower().startswith("lane"):
+        return True
+    found = initialiser(ctx, first, START)
+    split = lane_split(bare(found[0]), ctx) if found is not None else None
+    return split is not None and split[1] in ("%", "&")
+
+
+def define_used_as_warp(define: Define, ctx: CudaContext) -> str | None:
+    """What `#define TILE_W 32` does where the file uses it as a warp (`warp_of_32` on its uses: `dim3 t(TILE_W, 4)`,
+    `block_x = std::min(n, TILE_W)`), outside a wave-size selection; None for any other macro. Its name does not say
+    warp: the uses do, and the definition is what a port changes."""
+    if define.parameters is not None or is_warp_constant_name(define.name) or in_wave_selector(ctx, define.directive):
+        return None
+    if parse_int(ctx.resolve_text(define.value, define.directive)) != 32:
+        return None
+    for offset in ctx.word_offsets(define.name):
+        use = ctx.tree.root_node.descendant_for_byte_range(offset, offset + len(define.name))
+        if use is not None and use.type == "identifier" and ctx.text(use) == define.name:
+            what = warp_of_32(use, ctx)
+            if what is not None:
+                return what
+    return None
