@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -194,7 +194,9 @@ class Engine:
 
         if source.language == "cuda":
             return self._run_cuda(source, rules, settings, report, crashes, crashed, on_internal_error)
-        options = RuleOptions(frozenset(settings.rocm_guards), settings.target_archs)
+        options = RuleOptions(
+            frozenset(settings.rocm_guards), settings.target_archs, self._written_for_amd(source.path, settings)
+        )
         try:
             package, _ = package_of(source.path)
             result = check_python(
@@ -271,6 +273,20 @@ class Engine:
             return self.project.module_base(import_index_for(root), path, rocm_guards)
 
         return base
+
+    def _written_for_amd(self, path: str, settings: Settings) -> Callable[[], str]:
+        """Why a Python file's project is written for AMD GPUs (the C++ project model's verdict, built when a rule
+        first asks), "" when it is not or without the project model. The files it was learned from (the build files,
+        the AMD file it names) become the result's cache dependencies; a C/C++ file added later is not seen."""
+        if not settings.project_model or not os.path.isfile(path):
+            return lambda: ""
+
+        def verdict() -> str:
+            project = project_for(project_root(Path(path), settings.root))
+            self.project.note_files(project.written_for_amd_evidence)
+            return project.written_for_amd
+
+        return verdict
 
     def _read_elsewhere(self, path: str, settings: Settings) -> ReadElsewhere | None:
         """Whether the project's modules that import this file may read one of its module-level names (None:

@@ -13,6 +13,7 @@ from rocmlint.python.fp8 import (
     encoding_neutral_use,
     finfo_of,
     ocp_fp8_dtype,
+    picked_per_arch_for_rocm,
     selected_per_arch,
     targets_without_fnuz,
 )
@@ -25,6 +26,8 @@ _FNUZ_FLAG, _FNUZ_TEST = (
     'getattr({torch}.version, "hip", None) is not None and {torch}.cuda.is_available() '
     'and "gfx94" in {torch}.cuda.get_device_properties(0).gcnArchName',
 )
+
+_PER_ARCH_CHOICES = (selected_per_arch, default_overridden_with_fnuz, picked_per_arch_for_rocm)  # or made FNUZ
 
 
 class Fp8Dtype(Rule):
@@ -54,6 +57,11 @@ class Fp8Dtype(Rule):
     exponent bias, and its e4m3 maximum is 240 instead of 448, so a scale derived from
     `torch.finfo(torch.float8_e4m3fn).max` overflows. Sources: HIP `docs/reference/fp8_numbers.rst` (gfx940-942 FNUZ
     only, gfx12 OCP only); vLLM `RocmPlatform.fp8_dtype()` / `is_fp8_fnuz()` (returns the fnuz dtype on `"gfx94"`).
+
+    ## In code written for ROCm
+    Code only ROCm runs (a ROCm-only branch; a module importing a ROCm-only package such as FlyDSL or MORI, or one
+    that does), or any file of a project whose C/C++ is AMD's and none NVIDIA's, picks the format per arch when its
+    file names a `fnuz` dtype or a gfx arch: not flagged. Without such a choice it is: OCP FP8 is wrong on MI300.
 
     ## Example
     ```python
@@ -99,7 +107,7 @@ class Fp8Dtype(Rule):
         dtype = ocp_fp8_dtype(ctx, node)
         if dtype is None or targets_without_fnuz(ctx) or encoding_neutral_use(ctx, node):
             return
-        if selected_per_arch(ctx, node) or default_overridden_with_fnuz(ctx, node):
+        if any(chosen(ctx, node) for chosen in _PER_ARCH_CHOICES):
             return
         in_finfo = finfo_of(ctx, node) is not None
         if in_finfo and dtype.name == "float8_e5m2":
@@ -222,16 +230,15 @@ Fp8Dtype.valid = (
                     self.e4m3_dtype = torch.float8_e4m3fnuz
         """,
     ),
-    # The token in a docstring, a comment and log messages.
+    # Code written for ROCm (a module importing the ROCm-only FlyDSL) that picks the format per gfx arch itself.
     Valid(
         """
-        \"\"\"Quantize to torch.float8_e4m3fn.\"\"\"
-        import logging, torch
-        logger = logging.getLogger(__name__)
-        # torch.float8_e4m3fn on H100
-        logging.info("using torch.float8_e4m3fn")
-        logger.warning("casting to %s", torch.float8_e4m3fn)
-        print(f"fp8 dtype: {torch.float8_e5m2}")
+        import flydsl.compiler as flyc
+        import torch
+        def kv_dtype(arch):
+            return torch.float8_e4m3fnuz if arch == "gfx942" else torch.float8_e4m3fn
+        def mx_transport(x):
+            return x.to(torch.float8_e4m3fn)
         """,
     ),
     # A helper that is a ROCm test by what it returns: every AMD GPU's gcnArchName starts with "gfx".
@@ -241,13 +248,6 @@ Fp8Dtype.valid = (
         def amd_gpu():
             return torch.cuda.get_device_properties(0).gcnArchName.startswith("gfx")
         FP8 = torch.bfloat16 if amd_gpu() else torch.float8_e4m3fn
-        """,
-    ),
-    # `and` short-circuit on a NVIDIA-only test.
-    Valid(
-        """
-        import torch
-        w8 = torch.version.cuda is not None and w.to(torch.float8_e5m2)
         """,
     ),
     # Mentions that are no value: whole comparators, metadata, strings, the fnuz names.

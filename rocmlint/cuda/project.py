@@ -804,6 +804,42 @@ class CudaProject:
                 found[path] = evidence
         return found
 
+    @property
+    def written_for_amd(self) -> str:
+        """Why the project's own native code is written for AMD GPUs, "" when it is not: its build compiles HIP only,
+        or files of it are written for AMD (`FileView.rocm_native`) outside vendor branches while no file is
+        NVIDIA-only and no macro is learned as NVIDIA's. A project with any NVIDIA side (a CUB backend, `#ifdef
+        USE_CUDA`, a CUDA-only kernel folder) is mixed, one whose AMD code is only the ROCm side of a vendor split (a
+        compat header included under `USE_ROCM`) is ported CUDA, and one without AMD code is CUDA code to port."""
+        return self._amd_verdict[0]
+
+    @property
+    def written_for_amd_evidence(self) -> tuple[str, ...]:
+        """The files `written_for_amd` was decided from: the build files and the AMD file it names."""
+        return self._amd_verdict[1]
+
+    @cached_property
+    def _amd_verdict(self) -> tuple[str, tuple[str, ...]]:
+        build_files = self.build_facts.files
+        if self.builds_hip_only():
+            return "the project's build compiles HIP only", build_files
+        if any(learned.vendor == "nvidia" for learned in self.learned.values()):
+            return "", build_files
+        if any(self._base(path, frozenset())[0].on_rocm is False for path in self.files):
+            return "", build_files
+        amd = next((path for path in sorted(self.files) if self._amd_code_everywhere(path)), None)
+        if amd is None:
+            return "", build_files
+        why = (
+            f"its C/C++ code is written for AMD ({self._relative(amd)}: {self._rocm_native(amd)}) and none is NVIDIA's"
+        )
+        return why, (*build_files, amd)
+
+    def _amd_code_everywhere(self, path: str) -> bool:
+        """A file written for AMD that the project compiles outside vendor branches: a `hip_compat.cuh` included only
+        under `#if defined(USE_ROCM)` is the ROCm side of a vendor split, which CUDA projects have too."""
+        return self._base(path, frozenset())[0].on_nvidia is not False and bool(self._rocm_native(path))
+
     def rocm_native_files(self) -> dict[str, str]:
         """Files written for AMD -> why (see `FileView.rocm_native`)."""
         return {path: why for path in sorted(self.files) if (why := self._rocm_native(path))}

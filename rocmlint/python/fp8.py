@@ -179,6 +179,31 @@ def converted_on_rocm(ctx: PythonContext, node: ast.expr) -> bool:
     return False
 
 
+def picked_per_arch_for_rocm(ctx: PythonContext, node: ast.expr) -> bool:
+    """`node` is in code written for ROCm (`PythonContext.written_for_rocm`, or a project written for AMD:
+    `PythonContext.project_written_for_amd`) whose file handles the FNUZ/OCP split itself: it names a FNUZ dtype, or
+    compares with or keys a table by a gfx architecture (not in comments, docstrings or messages). Authors who run
+    only on AMD and pick the format per arch there choose the OCP format knowingly (a gfx950 or gfx12 path, an MX
+    format, a transport format converted for gfx94x)."""
+    if not any(ctx.contains(marker.encode()) for marker in _ARCH_SELECTION_MARKERS):
+        return False
+    if not ctx.written_for_rocm(node) and not ctx.project_written_for_amd:
+        return False
+    return any(_names_fnuz(found) or _chooses_by_gfx(ctx, found) for found in ctx.semantic.descendants(ctx.module))
+
+
+def _chooses_by_gfx(ctx: PythonContext, node: ast.AST) -> bool:
+    """A gfx name compared with (`arch == "gfx950"`, `arch in ("gfx942", ...)`) or keying a dict: a choice per arch."""
+    if not isinstance(node, ast.Constant) or not isinstance(node.value, str) or "gfx" not in node.value:
+        return False
+    parent = ctx.parent(node)
+    if isinstance(parent, (ast.Tuple, ast.List, ast.Set)):
+        parent = ctx.parent(parent)
+    if isinstance(parent, ast.Dict):
+        return any(key is node for key in parent.keys)
+    return isinstance(parent, ast.Compare)
+
+
 def cpu_data(ctx: PythonContext, node: ast.expr) -> bool:
     """`node` is the dtype a tensor made and kept on the CPU is cast to or made with (`torch.randn(4, 8)
     .to(torch.float8_e4m3fn)` in a test, `torch.zeros(n, dtype=torch.float8_e4m3fn, device="cpu")` written to
