@@ -19,7 +19,17 @@ import ahocorasick_rs
 from rocmlint.collector import collection_paused
 from rocmlint.config import Settings
 from rocmlint.cuda.frontend import CudaOptions, InternalErrorReporter, check_cuda, compile_queries
-from rocmlint.cuda.project import EMPTY_VIEW, FileView, forget_projects, project_for, project_root
+from rocmlint.cuda.project import (
+    EMPTY_VIEW,
+    AmdVerdict,
+    FileView,
+    amd_verdict_for,
+    build_models_telling_verdicts,
+    forget_projects,
+    project_for,
+    project_root,
+    remember_amd_verdicts,
+)
 from rocmlint.diagnostics import Diagnostic, Location
 from rocmlint.discovery import matches_any
 from rocmlint.file_report import FileReport
@@ -275,16 +285,17 @@ class Engine:
         return base
 
     def _written_for_amd(self, path: str, settings: Settings) -> Callable[[], str]:
-        """Why a Python file's project is written for AMD GPUs (the C++ project model's verdict, built when a rule
-        first asks), "" when it is not or without the project model. The files it was learned from (the build files,
-        the AMD file it names) become the result's cache dependencies; a C/C++ file added later is not seen."""
+        """Why a Python file's project is written for AMD GPUs (`amd_verdict_for`: from its build files when they
+        settle it, else from the C++ project model; decided when a rule first asks, or before the pool forks), ""
+        when it is not or without the project model. The files it was decided from (the build files, the AMD file it
+        names) become the result's cache dependencies; a C/C++ file added later is not seen."""
         if not settings.project_model or not os.path.isfile(path):
             return lambda: ""
 
         def verdict() -> str:
-            project = project_for(project_root(Path(path), settings.root))
-            self.project.note_files(project.written_for_amd_evidence)
-            return project.written_for_amd
+            why, evidence = amd_verdict_for(project_root(Path(path), settings.root))
+            self.project.note_files(evidence)
+            return why
 
         return verdict
 
@@ -408,20 +419,36 @@ def _map_back(location: Location, snippet: SourceFile, embedded: EmbeddedSource,
     return python_source.location_of_char(embedded.file_offset(index))
 
 
-def build_project_models(files: Iterable[tuple[Path, Settings]], language: str = "cuda") -> None:
+def build_project_models(
+    files: Iterable[tuple[Path, Settings]],
+    language: str = "cuda",
+    verdicts_to: Callable[[dict[Path, AmdVerdict]], None] | None = None,
+    verdicts_from: Callable[[], dict[Path, AmdVerdict]] | None = None,
+) -> None:
     """Build the project models these files need now, in this process (before a pool forks, so that every
-    worker inherits them instead of building its own): the C++ project models of CUDA files, the import indexes
-    (rocmlint/python/importers.py) of Python files."""
-    roots = {
-        project_root(path, settings.root)
-        for path, settings in files
-        if settings.project_model and language_of(str(path)) == language
-    }
-    for root in sorted(roots):
+    worker inherits them instead of building its own): the C++ project models of CUDA files, telling `verdicts_to`
+    whether their projects are written for AMD as soon as that is known; the import indexes
+    (rocmlint/python/importers.py) of Python files and whether their projects are written for AMD, taken from
+    `verdicts_from` (the process building the C++ models) or decided here (`amd_verdict_for`: a mixed project's
+    build files settle it without the C++ model)."""
+    roots = sorted(
+        {
+            project_root(path, settings.root)
+            for path, settings in files
+            if settings.project_model and language_of(str(path)) == language
+        }
+    )
+    if language == "cuda" and verdicts_to is not None:
+        build_models_telling_verdicts(roots, verdicts_to)
+    for root in roots:
         if language == "cuda":
             project_for(root)
         else:
             import_index_for(root)
+    if language == "python" and roots:
+        remember_amd_verdicts(verdicts_from() if verdicts_from is not None else {})
+        for root in roots:
+            amd_verdict_for(root)
 
 
 def forget_project_models() -> None:
