@@ -9,9 +9,12 @@ from pathlib import Path
 import pytest
 from test_cuda_project import write_tree
 
-from rocmlint.config import Settings
-from rocmlint.cuda.project import CudaProject
+from rocmlint.config import ConfigResolver, Overrides, Settings
+from rocmlint.cuda import project as cuda_project
+from rocmlint.cuda.project import CudaProject, amd_verdict_for, forget_projects
+from rocmlint.discovery import discover
 from rocmlint.engine import Engine
+from rocmlint.parallel import check_candidates
 
 # An FP8 dtype picked per gfx arch (line 2) then the OCP one used (line 4); one target handed to the project's own
 # code (line 6); the same target building (line 8) and an allow-list refusing other GPUs it builds for (line 9); an
@@ -48,6 +51,11 @@ PORTED = {
     "csrc/kernel.cu": '#if defined(USE_ROCM)\n#include "hip_compat.cuh"\n#endif\n__global__ void k() {}\n',
     "csrc/hip_compat.cuh": "__device__ int lane() { return __builtin_amdgcn_mbcnt_lo(~0u, 0u); }\n",
 }
+# Builds that settle the verdict alone: a macro defined for NVIDIA only; HIP the only GPU language.
+NVIDIA_BUILD = {
+    "CMakeLists.txt": "if(PROJ_WITH_HIP)\n  enable_language(HIP)\nelse()\n  add_compile_definitions(PROJ_CUDA_ONLY)\nendif()\n"
+}
+HIP_ONLY_BUILD = {"CMakeLists.txt": "project(x LANGUAGES CXX HIP)\n"}
 # An Inductor knob tuned on NVIDIA turned on (ROC106), in a benchmark of the project.
 AUTOTUNE = """
 import torch
@@ -122,3 +130,43 @@ def test_the_evidence_is_a_dependency_of_the_result(tmp_path: Path) -> None:
     recorder.start_file()
     Engine(recorder).check_path(root / "pkg/q.py", Settings(root=root))
     assert str(root / "csrc/kernel.hip") in recorder.finish_file()
+
+
+@pytest.mark.parametrize(
+    ("files", "verdict", "model_built"),
+    [
+        pytest.param({**AMD_KERNEL, **NVIDIA_BUILD}, "", False, id="a-macro-the-build-defines-for-nvidia-only"),
+        pytest.param({**CUDA_KERNEL, **HIP_ONLY_BUILD}, "compiles HIP only", False, id="a-hip-only-build"),
+        pytest.param({}, "", False, id="no-c-or-cpp-source"),
+        pytest.param(AMD_KERNEL, "csrc/kernel.hip", True, id="only-the-files-tell"),
+    ],
+)
+def test_the_build_files_settle_the_verdict_without_the_model_when_they_can(
+    tmp_path: Path, files: dict[str, str], verdict: str, model_built: bool
+) -> None:
+    forget_projects()
+    root = write_tree(tmp_path, {**files, **PACKAGE})
+    why, evidence = amd_verdict_for(root)
+    assert (verdict in why) if verdict else why == ""
+    assert (root.resolve() in cuda_project._MODELS) == model_built
+    assert (str(root / "CMakeLists.txt") in evidence) == ("CMakeLists.txt" in files), "the build files are evidence"
+    assert CudaProject.build(root).written_for_amd == why, "the model decides as its build files did"
+    forget_projects()
+
+
+def test_the_python_pool_takes_the_verdict_from_the_process_building_the_cpp_model(tmp_path: Path) -> None:
+    """The process checking C++ files builds the model and sends its verdict; this one (whose Python workers fork
+    from it) builds none, and its workers decide as a run in one process does."""
+    forget_projects()
+    modules = {f"pkg/m{i:02}.py": PYTHON for i in range(20)}
+    root = write_tree(tmp_path, {**AMD_KERNEL, **PACKAGE, **modules})
+    candidates = list(discover([root], ConfigResolver(Overrides(), cwd=root), lambda message: None))
+    pooled = check_candidates(candidates, 2, None, lambda message: None, pool_min_files=0)
+    assert root.resolve() not in cuda_project._MODELS, "the Python side never built the C++ model"
+    assert "csrc/kernel.hip" in cuda_project._VERDICTS[root.resolve()][0]
+    forget_projects()
+    alone = check_candidates(candidates, 1, None, lambda message: None)
+    codes = {r.path: [(d.code, d.location.line) for d in r.diagnostics] for r in pooled}
+    assert codes == {r.path: [(d.code, d.location.line) for d in r.diagnostics] for r in alone}
+    assert codes[str(root / "pkg/m00.py")] == [("ROC105", 8), ("ROC105", 9)], "the OCP dtype picked per arch is fine"
+    forget_projects()

@@ -994,12 +994,12 @@ AmdVerdict = tuple[str, tuple[str, ...]]  # `CudaProject.written_for_amd` and it
 
 def build_verdict(build: BuildFacts, has_sources: bool) -> AmdVerdict | None:
     """`CudaProject.written_for_amd` when the build files settle it, None when only the project's files can: a
-    HIP-only build is AMD's; a build defining a macro for NVIDIA only (`-DUSE_CUDA` in the CUDA arm, nvcc's
-    `-DCUTLASS_...`) has an NVIDIA side; a project without C/C++ sources has no native code written for anyone."""
-    if build.hip_language and not build.cuda_language and not build.torch_extension:
-        return "the project's build compiles HIP only", build.files
+    build defining a macro for NVIDIA only (`-DUSE_CUDA` in the CUDA arm, nvcc's `-DCUTLASS_...`) has an NVIDIA
+    side; a project without C/C++ sources has no native code written for anyone; a HIP-only build is AMD's."""
     if not has_sources or any(macro.vendor == "nvidia" for macro in learn_from_build(build).values()):
         return "", build.files
+    if build.hip_language and not build.cuda_language and not build.torch_extension:
+        return "the project's build compiles HIP only", build.files
     return None
 
 
