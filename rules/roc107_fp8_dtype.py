@@ -12,6 +12,7 @@ from rocmlint.python.fp8 import (
     default_overridden_with_fnuz,
     encoding_neutral_use,
     finfo_of,
+    mx_code_for_rocm,
     ocp_fp8_dtype,
     picked_per_arch_for_rocm,
     selected_per_arch,
@@ -27,7 +28,8 @@ _FNUZ_FLAG, _FNUZ_TEST = (
     'and "gfx94" in {torch}.cuda.get_device_properties(0).gcnArchName',
 )
 
-_PER_ARCH_CHOICES = (selected_per_arch, default_overridden_with_fnuz, picked_per_arch_for_rocm)  # or made FNUZ
+# Or made FNUZ; or MX code written for ROCm, which runs on the GPUs with MX (OCP there).
+_PER_ARCH_CHOICES = (selected_per_arch, default_overridden_with_fnuz, picked_per_arch_for_rocm, mx_code_for_rocm)
 
 
 class Fp8Dtype(Rule):
@@ -61,7 +63,8 @@ class Fp8Dtype(Rule):
     ## In code written for ROCm
     Code only ROCm runs (a ROCm-only branch; a module importing a ROCm-only package such as FlyDSL or MORI, or one
     that does), or any file of a project whose C/C++ is AMD's and none NVIDIA's, picks the format per arch when its
-    file names a `fnuz` dtype or a gfx arch: not flagged. Without such a choice it is: OCP FP8 is wrong on MI300.
+    file names a `fnuz` dtype or a gfx arch: not flagged; nor is its MX code (a def or module named `*mxfp8*`, `*_mx_*`:
+    OCP by spec, written for gfx950's MX instructions). Elsewhere it is: OCP FP8 is wrong on MI300.
 
     ## Example
     ```python
@@ -239,15 +242,6 @@ Fp8Dtype.valid = (
             return torch.float8_e4m3fnuz if arch == "gfx942" else torch.float8_e4m3fn
         def mx_transport(x):
             return x.to(torch.float8_e4m3fn)
-        """,
-    ),
-    # A helper that is a ROCm test by what it returns: every AMD GPU's gcnArchName starts with "gfx".
-    Valid(
-        """
-        import torch
-        def amd_gpu():
-            return torch.cuda.get_device_properties(0).gcnArchName.startswith("gfx")
-        FP8 = torch.bfloat16 if amd_gpu() else torch.float8_e4m3fn
         """,
     ),
     # Mentions that are no value: whole comparators, metadata, strings, the fnuz names.

@@ -11,6 +11,24 @@ from rocmlint.rule import Invalid, Valid
 from rocmlint.testing import check_invalid, check_valid
 
 VALID = (
+    # A helper that is a ROCm test by what it returns: every AMD GPU's gcnArchName starts with "gfx".
+    Valid(
+        """
+        import torch
+        def amd_gpu():
+            return torch.cuda.get_device_properties(0).gcnArchName.startswith("gfx")
+        FP8 = torch.bfloat16 if amd_gpu() else torch.float8_e4m3fn
+        """,
+    ),
+    # MX code (a def named for an MX format) in code written for ROCm: OCP by the MX spec, run on gfx950.
+    Valid(
+        """
+        import flydsl.compiler as flyc
+        import torch
+        def dynamic_mxfp8_quant(x, quant_dtype=torch.float8_e4m3fn):
+            return x.to(quant_dtype)
+        """,
+    ),
     # The token in a docstring, a comment and log messages.
     Valid(
         """
@@ -33,6 +51,15 @@ VALID = (
 )
 
 INVALID = (
+    # The same MX def in code that may run on MI300 (ported code emulating MX there).
+    Invalid(
+        """
+        import torch
+        def dynamic_mxfp8_quant(x, quant_dtype=torch.float8_e4m3fn):
+            return x.to(quant_dtype)
+        """,
+        expect=("2:40-2:59",),
+    ),
     # The same per-arch file without the ROCm-only import: it may run on NVIDIA and MI300 alike.
     Invalid(
         """
