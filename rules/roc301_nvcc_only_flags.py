@@ -45,7 +45,8 @@ class NvccOnlyFlags(Rule):
     does not rewrite them (`extra_cuda_cflags`, a plain list). Lists are followed through names
     assigned in the same scope, `+`, `+=`, `.append`/`.extend`/`.insert`, conditional expressions and
     local helper calls; each offending string literal is reported once. A list that is only read
-    in NVIDIA-only code (`nvcc_args if not IS_ROCM else hipcc_args`) is not reported.
+    in NVIDIA-only code (`nvcc_args if not IS_ROCM else hipcc_args`) is not reported, nor a module-level one
+    nothing reads, there or in the project's modules importing it (a copy kept from another project).
 
     ## Why is this bad on ROCm?
     On ROCm, `torch.utils.cpp_extension` hands the `"nvcc"` flags and `extra_cuda_cflags` to hipcc
