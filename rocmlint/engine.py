@@ -289,10 +289,12 @@ class Engine:
         settle it, else from the C++ project model; decided when a rule first asks, or before the pool forks), ""
         when it is not or without the project model. The files it was decided from (the build files, the AMD file it
         names) become the result's cache dependencies; a C/C++ file added later is not seen."""
-        if not settings.project_model or not os.path.isfile(path):
+        if not settings.project_model:
             return lambda: ""
 
         def verdict() -> str:
+            if not os.path.isfile(path):
+                return ""  # a buffer with no file on disk
             why, evidence = amd_verdict_for(project_root(Path(path), settings.root))
             self.project.note_files(evidence)
             return why
