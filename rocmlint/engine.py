@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -19,7 +19,17 @@ import ahocorasick_rs
 from rocmlint.collector import collection_paused
 from rocmlint.config import Settings
 from rocmlint.cuda.frontend import CudaOptions, InternalErrorReporter, check_cuda, compile_queries
-from rocmlint.cuda.project import EMPTY_VIEW, FileView, forget_projects, project_for, project_root
+from rocmlint.cuda.project import (
+    EMPTY_VIEW,
+    AmdVerdict,
+    FileView,
+    amd_verdict_for,
+    build_models_telling_verdicts,
+    forget_projects,
+    project_for,
+    project_root,
+    remember_amd_verdicts,
+)
 from rocmlint.diagnostics import Diagnostic, Location
 from rocmlint.discovery import matches_any
 from rocmlint.file_report import FileReport
@@ -215,7 +225,9 @@ class Engine:
 
         if source.language == "cuda":
             return self._run_cuda(source, rules, settings, report, crashes, crashed, on_internal_error)
-        options = RuleOptions(frozenset(settings.rocm_guards), settings.target_archs)
+        options = RuleOptions(
+            frozenset(settings.rocm_guards), settings.target_archs, self._written_for_amd(source.path, settings)
+        )
         try:
             package, _ = package_of(source.path)
             result = check_python(
@@ -292,6 +304,23 @@ class Engine:
             return self.project.module_base(import_index_for(root), path, rocm_guards)
 
         return base
+
+    def _written_for_amd(self, path: str, settings: Settings) -> Callable[[], str]:
+        """Why a Python file's project is written for AMD GPUs (`amd_verdict_for`: from its build files when they
+        settle it, else from the C++ project model; decided when a rule first asks, or before the pool forks), ""
+        when it is not or without the project model. The files it was decided from (the build files, the AMD file it
+        names) become the result's cache dependencies; a C/C++ file added later is not seen."""
+        if not settings.project_model:
+            return lambda: ""
+
+        def verdict() -> str:
+            if not os.path.isfile(path):
+                return ""  # a buffer with no file on disk
+            why, evidence = amd_verdict_for(project_root(Path(path), settings.root))
+            self.project.note_files(evidence)
+            return why
+
+        return verdict
 
     def _read_elsewhere(self, path: str, settings: Settings) -> ReadElsewhere | None:
         """Whether the project's modules that import this file may read one of its module-level names (None:
@@ -413,20 +442,36 @@ def _map_back(location: Location, snippet: SourceFile, embedded: EmbeddedSource,
     return python_source.location_of_char(embedded.file_offset(index))
 
 
-def build_project_models(files: Iterable[tuple[Path, Settings]], language: str = "cuda") -> None:
+def build_project_models(
+    files: Iterable[tuple[Path, Settings]],
+    language: str = "cuda",
+    verdicts_to: Callable[[dict[Path, AmdVerdict]], None] | None = None,
+    verdicts_from: Callable[[], dict[Path, AmdVerdict]] | None = None,
+) -> None:
     """Build the project models these files need now, in this process (before a pool forks, so that every
-    worker inherits them instead of building its own): the C++ project models of CUDA files, the import indexes
-    (rocmlint/python/importers.py) of Python files."""
-    roots = {
-        project_root(path, settings.root)
-        for path, settings in files
-        if settings.project_model and language_of(str(path)) == language
-    }
-    for root in sorted(roots):
+    worker inherits them instead of building its own): the C++ project models of CUDA files, telling `verdicts_to`
+    whether their projects are written for AMD as soon as that is known; the import indexes
+    (rocmlint/python/importers.py) of Python files and whether their projects are written for AMD, taken from
+    `verdicts_from` (the process building the C++ models) or decided here (`amd_verdict_for`: a mixed project's
+    build files settle it without the C++ model)."""
+    roots = sorted(
+        {
+            project_root(path, settings.root)
+            for path, settings in files
+            if settings.project_model and language_of(str(path)) == language
+        }
+    )
+    if language == "cuda" and verdicts_to is not None:
+        build_models_telling_verdicts(roots, verdicts_to)
+    for root in roots:
         if language == "cuda":
             project_for(root)
         else:
             import_index_for(root)
+    if language == "python" and roots:
+        remember_amd_verdicts(verdicts_from() if verdicts_from is not None else {})
+        for root in roots:
+            amd_verdict_for(root)
 
 
 def forget_project_models() -> None:

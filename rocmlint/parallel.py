@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     import multiprocessing.context
     from concurrent.futures import Future, ProcessPoolExecutor
 
+    from rocmlint.cuda.project import AmdVerdict
     from rocmlint.engine import Engine
 
 # Below this many files to check, starting workers costs more than it saves.
@@ -280,7 +281,8 @@ def _check_in_pool(
     if len(groups) == 2 and _forks() and not keep_models:
         aside = _ModelledRun(tasks, modelled, jobs, options, cache)
         groups = groups[:1]
-    lost += _check_groups(tasks, groups, jobs, options, cache, results)
+    verdicts = aside.verdicts if aside is not None else None
+    lost += _check_groups(tasks, groups, jobs, options, cache, results, verdicts_from=verdicts)
     if aside is not None:
         lost += aside.finish(results)
     if lost:
@@ -297,10 +299,13 @@ def _check_groups(
     options: EngineOptions,
     cache: Cache | None,
     results: list[Checked | None],
+    verdicts_to: Callable[[dict[Path, AmdVerdict]], None] | None = None,
+    verdicts_from: Callable[[], dict[Path, AmdVerdict]] | None = None,
 ) -> list[int]:
     """Check each group of `tasks` (indices, with the language whose project models it needs) in a pool of its own,
     forked once those models are built here; the next group's models are built while the pools before it run.
-    Results go to `results`; returns the indices whose worker died."""
+    Whether projects are written for AMD goes `verdicts_to` another process, or comes `verdicts_from` one (see
+    `build_project_models`). Results go to `results`; returns the indices whose worker died."""
     from concurrent.futures import ProcessPoolExecutor
 
     from rocmlint.engine import build_project_models
@@ -310,9 +315,10 @@ def _check_groups(
     futures: dict[Future[list[Checked]], list[int]] = {}
     try:
         for group, language in groups:
+            files = [(tasks[i].path, tasks[i].settings) for i in group]
             # A build leaves next to no cyclic garbage (9 objects on PyTorch): collections would only rescan it.
             with collection_paused():
-                build_project_models(((tasks[i].path, tasks[i].settings) for i in group), language)
+                build_project_models(files, language, verdicts_to=verdicts_to, verdicts_from=verdicts_from)
             return_freed_memory()
             executor = ProcessPoolExecutor(
                 max_workers=jobs, mp_context=_pool_context(), initializer=_init_worker, initargs=(options,)
@@ -329,7 +335,9 @@ def _check_groups(
 class _ModelledRun:
     """The files of `group` checked by a forked process: it builds their C++ project models, checks them in a pool
     of its own and sends back the results (and the files whose worker died). Forked, so it starts with what this
-    process has imported and compiled, and needs nothing pickled."""
+    process has imported and compiled, and needs nothing pickled. First it sends whether their projects are written
+    for AMD (`amd_verdict_for`), which this process's Python files need: decided there from the trees it reads anyway,
+    once their build files settle it, so no process reads them again for it."""
 
     def __init__(
         self, tasks: Sequence[Candidate], group: list[int], jobs: int, options: EngineOptions, cache: Cache | None
@@ -342,10 +350,21 @@ class _ModelledRun:
         self._process = context.Process(target=_run_modelled, args=(sender, tasks, group, jobs, options, cache))
         self._process.start()
         sender.close()  # this process's copy: the receiver sees the end of the pipe when the child's closes
+        self._verdicts: dict[Path, AmdVerdict] | None = None
+
+    def verdicts(self) -> dict[Path, AmdVerdict]:
+        """The process's first message: its projects' written-for-AMD verdicts (none when it died before sending)."""
+        if self._verdicts is None:
+            try:
+                self._verdicts = self._receiver.recv()
+            except (EOFError, OSError):
+                self._verdicts = {}
+        return self._verdicts
 
     def finish(self, results: list[Checked | None]) -> list[int]:
         """Wait for the results and put them in `results`; returns the files to check again (all of them when the
         process died before sending)."""
+        self.verdicts()
         try:
             found, lost = self._receiver.recv()
         except (EOFError, OSError):
@@ -367,7 +386,7 @@ def _run_modelled(
     cache: Cache | None,
 ) -> None:
     results: list[Checked | None] = [None] * len(tasks)
-    lost = _check_groups(tasks, [(group, "cuda")], jobs, options, cache, results)
+    lost = _check_groups(tasks, [(group, "cuda")], jobs, options, cache, results, verdicts_to=sender.send)
     sender.send(([(i, results[i]) for i in group if results[i] is not None], lost))
     sender.close()
 

@@ -45,6 +45,10 @@ class AllocConfMaxSplit(Rule):
     combination was reported to silently zero a live allocation (ROCm/legacy-rocm-build#6603). Keep
     the key for NVIDIA only; `PYTORCH_HIP_ALLOC_CONF` lets a ROCm branch carry its own settings.
 
+    ## In code written for ROCm
+    Not flagged in code only ROCm runs: a ROCm-only branch chose its own allocator settings on the stack it runs.
+    Still flagged elsewhere in a project written for AMD: the HIP allocator rejects the key whoever wrote it.
+
     ## Example
     ```python
     os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "max_split_size_mb:128"

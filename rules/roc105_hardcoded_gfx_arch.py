@@ -25,6 +25,13 @@ _TARGET_CONSUMERS = frozenset({"triton.backends.compiler.GPUTarget", "triton.com
 # Environment variables and CMake options that hold a ROCm arch list.
 _ENVIRONMENT_ARCHS = frozenset({"PYTORCH_ROCM_ARCH", "GPU_ARCHS", "HCC_AMDGPU_TARGET", "ROCM_ARCH", "OFFLOAD_ARCH"})
 _ARCH_VARIABLES = _ENVIRONMENT_ARCHS | {"GPU_TARGETS", "AMDGPU_TARGETS", "CMAKE_HIP_ARCHITECTURES", "HIP_ARCHITECTURES"}
+_BUILD_WORDS = (
+    *_ARCH_VARIABLES,
+    "GPU_ARCH",
+    "offload-arch",
+    "amdgpu-target",
+    "GPUTarget",
+)  # GPU_ARCH: a copy of GPU_ARCHS
 
 
 class HardcodedGfxArch(Rule):
@@ -60,6 +67,13 @@ class HardcodedGfxArch(Rule):
     `gcnArchName` carries feature suffixes (`gfx942:sramecc+:xnack-`, vLLM #14062): strip what follows `:`
     before comparing (ROC115). Builds should honour `PYTORCH_ROCM_ARCH` (read by `torch.utils.cpp_extension`)
     or `native`.
+
+    ## In code written for ROCm
+    In a project written for AMD (its C/C++ code is AMD's and none NVIDIA's, or its build compiles HIP only), one
+    target handed to the project's own code (`shuffle_scale(w, arch="gfx950")`, a parameter's default, a fallback
+    when detection fails) picks what was written for that GPU on purpose: not flagged. What builds for fixed
+    targets (flags, `PYTORCH_ROCM_ARCH`/`GPU_ARCHS`, target lists) and allow-lists validating them still are:
+    they refuse new GPUs whoever wrote them. An allow-list of the GPUs its kernels are written for is not. In a mixed project, ROCm-only code (`platforms/rocm.py`) is checked like any other.
 
     ## Example
     ```python
@@ -102,9 +116,13 @@ class HardcodedGfxArch(Rule):
         uses = set(value_uses(ctx, carrier, lambda value: _use(value, ctx, is_flag=is_flag and value is carrier)))
         texts = [found for found in literals_in(ctx, carrier) if _HARDCODED.match(found)] or [text]
         if Use.SETS in uses and Use.TESTED not in uses:
+            if not is_flag and _picks_amd_code(ctx, carrier, texts):
+                return
             self._reported_carriers.add(carrier)
             ctx.report(node, _message(texts, ctx.options.target_archs))
         elif _is_allow_list(carrier, texts) and any(value_uses(ctx, carrier, lambda value: _support_use(value, ctx))):
+            if _dispatches_amd_kernels(ctx, carrier):
+                return
             self._reported_carriers.add(carrier)
             ctx.report(node, _allow_list_message(texts))
 
@@ -125,6 +143,32 @@ def _use(value: ast.AST, ctx: PythonContext, *, is_flag: bool) -> list[Use] | No
     if key is not None:  # {"PYTORCH_ROCM_ARCH": ...}
         return [Use.SETS] if ctx.string_value(key) in _ARCH_VARIABLES else []
     return [] if ctx.semantic.is_store(value) else None
+
+
+def _picks_amd_code(ctx: PythonContext, carrier: ast.AST, texts: list[str]) -> bool:
+    """In a project written for AMD, one target handed to code of the project (`arch="gfx950"`, a default, a fallback)
+    picks the kernels, layouts or tuning written for that GPU on purpose; one that builds (a flag, an environment or
+    arch variable, a command line: `_builds`) still builds for that GPU only."""
+    if len({arch for text in texts for arch in _ARCH_NAME.findall(text)}) != 1 or not ctx.project_written_for_amd:
+        return False
+    return not any(value_uses(ctx, carrier, lambda value: _builds(value, ctx)))
+
+
+def _dispatches_amd_kernels(ctx: PythonContext, carrier: ast.AST) -> bool:
+    """In a project written for AMD, an allow-list no use of which sits in a def naming an arch variable or an offload
+    flag is its table of the GPUs its kernels are written for (`if get_gfx() in ("gfx942", "gfx950")` before an
+    assembly kernel); one that validates what the user builds for (`GPU_ARCHS`) still refuses new GPUs."""
+    if not ctx.project_written_for_amd:
+        return False
+    return not any(value_uses(ctx, carrier, lambda value: _builds(value, ctx, in_def=True)))
+
+
+def _builds(value: ast.AST, ctx: PythonContext, *, in_def: bool = False) -> list[bool] | None:
+    """Whether a use of the target builds for it: its statement (or def) names an arch variable or an offload flag."""
+    scope = (ast.FunctionDef, ast.AsyncFunctionDef) if in_def else ast.stmt
+    statement = next((node for node in ctx.ancestors(value) if isinstance(node, scope)), None)
+    code = ctx.code_of(statement) if statement is not None else ""
+    return [True] if any(word in code for word in _BUILD_WORDS) else None
 
 
 def _is_allow_list(carrier: ast.AST, texts: list[str]) -> bool:
@@ -243,51 +287,6 @@ HardcodedGfxArch.valid = (
 
         parser = argparse.ArgumentParser()
         parser.add_argument("--arch", choices=["gfx90a", "gfx942", "gfx1100"])
-        """,
-    ),
-    # Registry keys passed positionally, a set of supported targets, and a family prefix.
-    Valid(
-        """
-        from .registry import detect_arch, register_kernels
-        from .configs import GEMM_CONFIGS_942
-
-        register_kernels("gfx942", GEMM_CONFIGS_942)
-        ARCH_OK, DETECTED_ARCH = detect_arch({"gfx950", "gfx942"})
-        FAMILY_PREFIX = "gfx9"
-        """,
-    ),
-    # The arch comes from the user or the device; the literals only document it.
-    Valid(
-        """
-        import os
-        import torch
-
-        def offload_flags():
-            \"\"\"Returns e.g. ["--offload-arch=gfx942"].\"\"\"
-            archs = os.environ.get("PYTORCH_ROCM_ARCH")
-            if not archs:
-                archs = torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]
-            return [f"--offload-arch={arch}" for arch in archs.split(";")]
-        """,
-    ),
-    # Normalising the runtime name is string manipulation, not a target choice.
-    Valid(
-        """
-        def base_arch(name: str) -> str:
-            return name.replace("gfx90a:sramecc+:xnack-", "gfx90a").removesuffix(":xnack-")
-        """,
-    ),
-    # "gfx" only in names, family prefixes, file names, a regex and upper case: no target spelled.
-    Valid(
-        r"""
-        import re
-        import torch
-
-        def _gfx942_default_tile_fits_lds(on_gfx9: bool) -> bool:
-            arch = torch.cuda.get_device_properties(0).gcnArchName
-            version = re.match(r"gfx(\d+)", arch)
-            table = "configs/gfx942_fp8.json" if arch.startswith("gfx94") else "GFX950"
-            return on_gfx9 and version is not None and bool(table)
         """,
     ),
 )

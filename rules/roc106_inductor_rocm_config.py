@@ -60,6 +60,10 @@ class InductorRocmConfig(Rule):
     `memory_planning` is an experimental, off-by-default pass whose tests fail on ROCm CI
     (pytorch/pytorch#180122).
 
+    ## In code written for ROCm
+    Not flagged in code only ROCm runs, nor anywhere in a project written for AMD (its C/C++ is AMD's and none
+    NVIDIA's): its authors turn the knob on for AMD GPUs, where they measure what it costs.
+
     ## Example
     ```python
     import torch._inductor.config as inductor_config
@@ -111,8 +115,8 @@ class InductorRocmConfig(Rule):
 
 def _check_setting(setting: Setting, ctx: PythonContext) -> None:
     why = _RISKY_SETTINGS.get(setting.key)
-    if why is None or ctx.is_nvidia_gated(setting.site):
-        return  # not a risky key, or a ROCm-only branch that chose the setting deliberately
+    if why is None or ctx.is_nvidia_gated(setting.site) or ctx.project_written_for_amd:
+        return  # not a risky key, or a ROCm-only branch or AMD's own project that chose the setting deliberately
     arm = rocm_arm(ctx, setting.value, is_truthy_constant)
     if arm is not None:
         message, fix = _message(f"{setting.key}=True", why), _setting_fix(setting.site, arm, ctx)
@@ -123,8 +127,8 @@ def _check_environment(node: ast.Assign | ast.Call, ctx: PythonContext) -> None:
     """`os.environ["TORCHINDUCTOR_MAX_AUTOTUNE"] = "1"` and the other ways of writing it."""
     for write in environ_writes(ctx, node):
         setting = _RISKY_ENVIRONMENT.get(write.key or "")
-        if setting is None or ctx.is_nvidia_gated(write.site):
-            continue  # not a risky variable, or a ROCm-only branch that chose the setting deliberately
+        if setting is None or ctx.is_nvidia_gated(write.site) or ctx.project_written_for_amd:
+            continue  # not a risky variable, or a ROCm-only branch or AMD's own project that chose it deliberately
         arm = rocm_arm(ctx, write.value, lambda a: ctx.string_value(a) == "1")
         if arm is not None:
             # Wrapping `os.environ.update(...)` would drop its other variables on ROCm: no fix there.

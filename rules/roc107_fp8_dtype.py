@@ -12,7 +12,9 @@ from rocmlint.python.fp8 import (
     default_overridden_with_fnuz,
     encoding_neutral_use,
     finfo_of,
+    mx_code_for_rocm,
     ocp_fp8_dtype,
+    picked_per_arch_for_rocm,
     selected_per_arch,
     targets_without_fnuz,
 )
@@ -25,6 +27,9 @@ _FNUZ_FLAG, _FNUZ_TEST = (
     'getattr({torch}.version, "hip", None) is not None and {torch}.cuda.is_available() '
     'and "gfx94" in {torch}.cuda.get_device_properties(0).gcnArchName',
 )
+
+# Or made FNUZ; or MX code written for ROCm, which runs on the GPUs with MX (OCP there).
+_PER_ARCH_CHOICES = (selected_per_arch, default_overridden_with_fnuz, picked_per_arch_for_rocm, mx_code_for_rocm)
 
 
 class Fp8Dtype(Rule):
@@ -54,6 +59,12 @@ class Fp8Dtype(Rule):
     exponent bias, and its e4m3 maximum is 240 instead of 448, so a scale derived from
     `torch.finfo(torch.float8_e4m3fn).max` overflows. Sources: HIP `docs/reference/fp8_numbers.rst` (gfx940-942 FNUZ
     only, gfx12 OCP only); vLLM `RocmPlatform.fp8_dtype()` / `is_fp8_fnuz()` (returns the fnuz dtype on `"gfx94"`).
+
+    ## In code written for ROCm
+    Code only ROCm runs (a ROCm-only branch; a module importing a ROCm-only package such as FlyDSL or MORI, or one
+    that does), or any file of a project whose C/C++ is AMD's and none NVIDIA's, picks the format per arch when its
+    file names a `fnuz` dtype or a gfx arch: not flagged; nor is its MX code (a def or module named `*mxfp8*`, `*_mx_*`:
+    OCP by spec, written for gfx950's MX instructions). Elsewhere it is: OCP FP8 is wrong on MI300.
 
     ## Example
     ```python
@@ -99,7 +110,7 @@ class Fp8Dtype(Rule):
         dtype = ocp_fp8_dtype(ctx, node)
         if dtype is None or targets_without_fnuz(ctx) or encoding_neutral_use(ctx, node):
             return
-        if selected_per_arch(ctx, node) or default_overridden_with_fnuz(ctx, node):
+        if any(chosen(ctx, node) for chosen in _PER_ARCH_CHOICES):
             return
         in_finfo = finfo_of(ctx, node) is not None
         if in_finfo and dtype.name == "float8_e5m2":
@@ -151,17 +162,12 @@ Fp8Dtype.valid = (
         """,
         path="tests/test_fp8_storage.py",
     ),
-    # ROCm-gated conditional expression; a helper that is a ROCm test by what it returns (every AMD GPU's gcnArchName
-    # starts with "gfx"); `and` short-circuit on an NVIDIA-only test.
+    # ROCm-gated conditional expression (more gates: tests/test_fp8_dtype_examples.py).
     Valid(
         """
         import torch
         IS_ROCM = torch.version.hip is not None
         FP8_DTYPE = torch.float8_e4m3fnuz if IS_ROCM else torch.float8_e4m3fn
-        def amd_gpu():
-            return torch.cuda.get_device_properties(0).gcnArchName.startswith("gfx")
-        FP8 = torch.bfloat16 if amd_gpu() else torch.float8_e4m3fn
-        w8 = torch.version.cuda is not None and w.to(torch.float8_e5m2)
         """,
     ),
     # vLLM style: the branch selects FNUZ by arch.
@@ -244,16 +250,10 @@ Fp8Dtype.valid = (
                     self.e4m3_dtype = torch.float8_e4m3fnuz
         """,
     ),
-    # The token in a docstring, a comment, log messages; mentions that are no value (comparators, metadata, fnuz).
+    # Mentions that are no value: whole comparators, metadata, the fnuz names (text: tests/test_fp8_dtype_examples.py).
     Valid(
         """
-        \"\"\"Quantize to torch.float8_e4m3fn.\"\"\"
-        import logging, torch
-        logger = logging.getLogger(__name__)
-        # torch.float8_e4m3fn on H100
-        logging.info("using torch.float8_e4m3fn")
-        logger.warning("casting to %s", torch.float8_e4m3fn)
-        print(f"fp8 dtype: {torch.float8_e5m2}")
+        import torch
         def pack(t, w):
             if t.dtype == torch.float8_e4m3fn and w.dtype != torch.float8_e5m2:
                 return t.view(torch.uint8), torch.float8_e4m3fn.itemsize

@@ -43,6 +43,10 @@ class GcnArchExact(Rule):
     ROCm's own code strips the suffix (ROCm/flash-attention `setup.py` splits on `:`) or uses
     substring tests (vLLM `vllm/platforms/rocm.py`: `"gfx94" in _GCN_ARCH`).
 
+    ## In code written for ROCm
+    Still flagged in code only ROCm runs and in projects written for AMD: `gcnArchName` carries its feature
+    suffixes on every AMD GPU, so an exact comparison fails whoever wrote it.
+
     ## Example
     ```python
     if torch.cuda.get_device_properties(0).gcnArchName == "gfx942":

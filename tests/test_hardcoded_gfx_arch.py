@@ -1,13 +1,13 @@
-"""More INVALID examples of ROC105 hardcoded-gfx-arch than its module has room for, checked the same way as the
-module's own (tests/test_rule_examples.py): the spellings of a target the trigger must still find."""
+"""More examples of ROC105 hardcoded-gfx-arch than its module has room for, checked the same way as the module's own
+(tests/test_rule_examples.py): the spellings of a target the trigger must still find, and texts that spell none."""
 
 from __future__ import annotations
 
 import pytest
 from rocmlint.rules.roc105_hardcoded_gfx_arch import HardcodedGfxArch
 
-from rocmlint.rule import Invalid
-from rocmlint.testing import check_invalid
+from rocmlint.rule import Invalid, Valid
+from rocmlint.testing import check_invalid, check_valid
 
 INVALID = (
     # Spellings the trigger_pattern must still find: implicit concatenation, a target split across the
@@ -92,6 +92,59 @@ INVALID = (
         message="gfx9-4-generic",
     ),
 )
+
+VALID = (
+    # Registry keys passed positionally, a set of supported targets, and a family prefix.
+    Valid(
+        """
+        from .registry import detect_arch, register_kernels
+        from .configs import GEMM_CONFIGS_942
+
+        register_kernels("gfx942", GEMM_CONFIGS_942)
+        ARCH_OK, DETECTED_ARCH = detect_arch({"gfx950", "gfx942"})
+        FAMILY_PREFIX = "gfx9"
+        """,
+    ),
+    # The arch comes from the user or the device; the literals only document it.
+    Valid(
+        """
+        import os
+        import torch
+
+        def offload_flags():
+            \"\"\"Returns e.g. ["--offload-arch=gfx942"].\"\"\"
+            archs = os.environ.get("PYTORCH_ROCM_ARCH")
+            if not archs:
+                archs = torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]
+            return [f"--offload-arch={arch}" for arch in archs.split(";")]
+        """,
+    ),
+    # Normalising the runtime name is string manipulation, not a target choice.
+    Valid(
+        """
+        def base_arch(name: str) -> str:
+            return name.replace("gfx90a:sramecc+:xnack-", "gfx90a").removesuffix(":xnack-")
+        """,
+    ),
+    # "gfx" only in names, family prefixes, file names, a regex and upper case: no target spelled.
+    Valid(
+        r"""
+        import re
+        import torch
+
+        def _gfx942_default_tile_fits_lds(on_gfx9: bool) -> bool:
+            arch = torch.cuda.get_device_properties(0).gcnArchName
+            version = re.match(r"gfx(\d+)", arch)
+            table = "configs/gfx942_fp8.json" if arch.startswith("gfx94") else "GFX950"
+            return on_gfx9 and version is not None and bool(table)
+        """,
+    ),
+)
+
+
+@pytest.mark.parametrize("example", VALID)
+def test_valid_example_is_not_reported(example: Valid) -> None:
+    assert check_valid(HardcodedGfxArch, example) == []
 
 
 @pytest.mark.parametrize("example", INVALID)

@@ -331,6 +331,41 @@ def test_a_module_that_cannot_import_on_rocm_runs_only_where_it_can(
     assert base(tmp_path, _KERNELS, module) == expected
 
 
+# A ROCm-native tree (its kernels import AMD's FlyDSL), a mixed one (AMD SMI imported only under a ROCm test or in a
+# try) and an NVIDIA-only one (CuTe DSL): only imports that fail on NVIDIA make a module code written for ROCm.
+_ROCM_NATIVE = {
+    "pkg/__init__.py": "",
+    "pkg/kernel.py": "import torch\nimport flydsl.compiler as flyc\n",
+    "pkg/ops.py": "from pkg.kernel import run\n",
+    "pkg/smi.py": "from amdsmi import amdsmi_init\n",
+    "pkg/both.py": "import flydsl\nimport cutlass\n",
+    "pkg/platform.py": PLATFORM,
+    "pkg/mixed.py": "from pkg.platform import IS_ROCM\nif IS_ROCM:\n    import amdsmi\n",
+    "pkg/optional.py": "try:\n    import mori\nexcept ImportError:\n    mori = None\n",
+    "pkg/hipify_tool.py": "import hipify_torch\n",
+    "tests/test_ops.py": "from pkg.ops import run\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        pytest.param("pkg/kernel.py", ROCM_ONLY, id="imports-a-rocm-only-package"),
+        pytest.param("pkg/ops.py", ROCM_ONLY, id="imports-such-a-module"),
+        pytest.param("pkg/smi.py", ROCM_ONLY, id="amd-smi"),
+        pytest.param("tests/test_ops.py", ROCM_ONLY, id="a-test-importing-it-at-module-level"),
+        pytest.param("pkg/both.py", NOWHERE, id="rocm-and-nvidia-only-packages"),
+        pytest.param("pkg/mixed.py", EVERYWHERE, id="imported-under-a-rocm-test"),
+        pytest.param("pkg/optional.py", EVERYWHERE, id="an-import-in-try"),
+        pytest.param("pkg/hipify_tool.py", EVERYWHERE, id="a-name-starting-like-hip-is-not-hip"),
+    ],
+)
+def test_a_module_that_cannot_import_on_nvidia_is_written_for_rocm(
+    tmp_path: Path, module: str, expected: Branch
+) -> None:
+    assert base(tmp_path, _ROCM_NATIVE, module) == expected
+
+
 def test_a_test_imports_the_project_from_its_src_folder(tmp_path: Path) -> None:
     files = {
         "src/pkg/__init__.py": "",
@@ -376,6 +411,24 @@ def test_rules_for_rocm_only_code_still_see_a_rocm_only_module(tmp_path: Path) -
     report = Engine().check_path(root / "pkg/backend_rocm.py", Settings(root=root))
     assert [(d.code, d.fix is not None) for d in report.diagnostics] == [("ROC110", True)]
     assert "only runs on ROCm" in report.diagnostics[0].message
+
+
+# HAZARDS in code written for ROCm: a kernel module importing FlyDSL that picks the FP8 format per gfx arch, a module
+# importing it that does not, and the same hazards in a module of a mixed project.
+ROCM_NATIVE_TREE = {
+    "pkg/__init__.py": "",
+    "pkg/kernel.py": "import flydsl\nFP8 = {'gfx942': torch.float8_e4m3fnuz}\n" + HAZARDS.lstrip(),
+    "pkg/ops.py": "from pkg import kernel" + HAZARDS,
+    "pkg/common.py": HAZARDS,
+    "main.py": "import pkg.ops\nimport pkg.common\n",
+}
+
+
+def test_an_ocp_fp8_dtype_in_code_written_for_rocm_is_reported_only_without_a_per_arch_choice(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, ROCM_NATIVE_TREE)
+    assert _codes(root, "pkg/kernel.py") == []  # ROC113: a capability ROCm-only code compares is read on purpose
+    assert _codes(root, "pkg/ops.py") == [("ROC107", 3)]
+    assert _codes(root, "pkg/common.py") == [("ROC107", 2), ("ROC113", 3)]
 
 
 def test_project_model_false_turns_module_gates_off(tmp_path: Path) -> None:

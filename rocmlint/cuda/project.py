@@ -48,7 +48,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import TypeVar, overload
+from typing import NamedTuple, TypeVar, overload
 
 from rocmlint.cuda.bazel_files import bazel_facts, is_bazel_file
 from rocmlint.cuda.build_files import (
@@ -292,8 +292,8 @@ class CudaProject:
 
     # --- building ---------------------------------------------------------------------------------------------
     @classmethod
-    def build(cls, root: Path) -> CudaProject:
-        texts, build = _read_tree(root)
+    def build(cls, root: Path, tree: _Tree | None = None) -> CudaProject:
+        texts, build, _ = tree if tree is not None else _read_tree(root)
         learned = from_build = learn_from_build(build)
         build_values, decided = rocm_build_values(build), rocm_build_decided(build)
         macros = VendorMacros().with_learned(learned, rocm_build_values=build_values, rocm_build_decided=decided)
@@ -858,6 +858,44 @@ class CudaProject:
                 found[path] = evidence
         return found
 
+    @property
+    def written_for_amd(self) -> str:
+        """Why the project's own native code is written for AMD GPUs, "" when it is not: its build compiles HIP only,
+        or files of it are written for AMD (`FileView.rocm_native`) outside vendor branches while the build defines
+        nothing for NVIDIA only, no file is NVIDIA-only and no macro is learned as NVIDIA's. A project with any
+        NVIDIA side (a CUB backend, `#ifdef USE_CUDA`, a CUDA-only kernel folder) is mixed, one whose AMD code is
+        only the ROCm side of a vendor split (a compat header included under `USE_ROCM`) is ported CUDA, and one
+        without AMD code is CUDA code to port."""
+        return self._amd_verdict[0]
+
+    @property
+    def written_for_amd_evidence(self) -> tuple[str, ...]:
+        """The files `written_for_amd` was decided from: the build files and the AMD file it names."""
+        return self._amd_verdict[1]
+
+    @cached_property
+    def _amd_verdict(self) -> AmdVerdict:
+        settled = build_verdict(self.build_facts, bool(self.files))
+        if settled is not None:
+            return settled
+        build_files = self.build_facts.files
+        if any(learned.vendor == "nvidia" for learned in self.learned.values()):
+            return "", build_files
+        if any(self._base(path, frozenset())[0].on_rocm is False for path in self.files):
+            return "", build_files
+        amd = next((path for path in sorted(self.files) if self._amd_code_everywhere(path)), None)
+        if amd is None:
+            return "", build_files
+        why = (
+            f"its C/C++ code is written for AMD ({self._relative(amd)}: {self._rocm_native(amd)}) and none is NVIDIA's"
+        )
+        return why, (*build_files, amd)
+
+    def _amd_code_everywhere(self, path: str) -> bool:
+        """A file written for AMD that the project compiles outside vendor branches: a `hip_compat.cuh` included only
+        under `#if defined(USE_ROCM)` is the ROCm side of a vendor split, which CUDA projects have too."""
+        return self._base(path, frozenset())[0].on_nvidia is not False and bool(self._rocm_native(path))
+
     def rocm_native_files(self) -> dict[str, str]:
         """Files written for AMD -> why (see `FileView.rocm_native`)."""
         return {path: why for path in sorted(self.files) if (why := self._rocm_native(path))}
@@ -866,8 +904,14 @@ class CudaProject:
 # --- reading the tree ---------------------------------------------------------------------------------------------
 
 
-def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
-    texts: dict[str, str] = {}
+class _Tree(NamedTuple):
+    texts: dict[str, str]  # C/C++ file -> text (none when read without them)
+    build: BuildFacts
+    sources: list[str]  # every C/C++ file
+
+
+def _read_tree(root: Path, texts: bool = True) -> _Tree:
+    read: dict[str, str] = {}
     build_facts: list[BuildFacts | str] = []  # a CMake file's path until every CMake file is known (see below)
     build_files: list[str] = []
     cmake_texts: dict[str, str] = {}
@@ -886,6 +930,8 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
             continue
         if not is_build:
             sources.append(path)
+            if not texts:
+                continue
         try:
             if os.path.getsize(path) > _MAX_FILE_BYTES:
                 continue
@@ -906,7 +952,7 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
             cmake_texts[path] = text
             build_facts.append(path)
         else:
-            texts[path] = text.removeprefix("\ufeff")  # every file: one without directives is still included
+            read[path] = text.removeprefix("\ufeff")  # every file: one without directives is still included
     # A `.cmake` module defines the source-adding functions the `CMakeLists.txt` files call.
     # (and the globbing functions, and the options a HIP build leaves off by default).
     functions = cmake_source_functions(cmake_texts.values())
@@ -918,7 +964,7 @@ def _read_tree(root: Path) -> tuple[dict[str, str], BuildFacts]:
     ]
     if any(os.path.basename(path) in ("BUILD", "BUILD.bazel") for path in bazel_texts):
         merged.append(bazel_facts(str(root), bazel_texts, sources))
-    return texts, replace(_merge(merged), files=tuple(build_files))
+    return _Tree(read, replace(_merge(merged), files=tuple(build_files)), sources)
 
 
 def _walk(root: Path) -> Iterator[str]:
@@ -996,8 +1042,62 @@ def _enclosing_project(folder: Path) -> Path:
     return found
 
 
+# --- whether a project is written for AMD, from its build files when they settle it -----------------------------
+AmdVerdict = tuple[str, tuple[str, ...]]  # `CudaProject.written_for_amd` and its evidence
+
+
+def build_verdict(build: BuildFacts, has_sources: bool) -> AmdVerdict | None:
+    """`CudaProject.written_for_amd` when the build files settle it, None when only the project's files can: a
+    build defining a macro for NVIDIA only (`-DUSE_CUDA` in the CUDA arm, nvcc's `-DCUTLASS_...`) has an NVIDIA
+    side; a project without C/C++ sources has no native code written for anyone; a HIP-only build is AMD's."""
+    if not has_sources or any(macro.vendor == "nvidia" for macro in learn_from_build(build).values()):
+        return "", build.files
+    if build.hip_language and not build.cuda_language and not build.torch_extension:
+        return "the project's build compiles HIP only", build.files
+    return None
+
+
+_VERDICTS: dict[Path, AmdVerdict] = {}
+
+
+def amd_verdict_for(root: Path) -> AmdVerdict:
+    """`CudaProject.written_for_amd` of `root` and its evidence (remembered per process): from the model or tree
+    this process has, else from the build files alone (a walk reading no C/C++ file) when they settle it, else from
+    the model, built here. A mixed project's Python workers never build the C++ model for it."""
+    root = Path(os.path.abspath(root))
+    verdict = _VERDICTS.get(root)
+    if verdict is not None:
+        return verdict
+    if root not in _MODELS:
+        _, build, sources = _TREES.get(root) or _read_tree(root, texts=False)
+        verdict = build_verdict(build, bool(sources))
+    if verdict is None:
+        model = project_for(root)
+        verdict = model.written_for_amd, model.written_for_amd_evidence
+    _VERDICTS[root] = verdict
+    return verdict
+
+
+def remember_amd_verdicts(verdicts: Mapping[Path, AmdVerdict]) -> None:
+    """Verdicts another process decided (the one building the C++ models sends them to the one checking Python)."""
+    _VERDICTS.update(verdicts)
+
+
+def build_models_telling_verdicts(roots: Iterable[Path], tell: Callable[[dict[Path, AmdVerdict]], None]) -> None:
+    """Build the models of `roots`, handing their `amd_verdict_for` to `tell` as soon as all are known: after
+    reading their trees when their build files settle them (a mixed project's), before building the other models."""
+    roots = [Path(os.path.abspath(root)) for root in roots]
+    for root in roots:
+        if root not in _MODELS and root not in _TREES:
+            _TREES[root] = _read_tree(root)
+    tell({root: amd_verdict_for(root) for root in roots})
+    for root in roots:
+        project_for(root)
+
+
 # --- one model per root per process ---------------------------------------------------------------------------------
 _MODELS: dict[Path, CudaProject] = {}
+_TREES: dict[Path, _Tree] = {}  # read for a model not built yet
 
 
 def project_for(root: Path) -> CudaProject:
@@ -1005,7 +1105,7 @@ def project_for(root: Path) -> CudaProject:
     root = Path(os.path.abspath(root))
     model = _MODELS.get(root)
     if model is None:
-        model = _MODELS[root] = CudaProject.build(root)
+        model = _MODELS[root] = CudaProject.build(root, _TREES.pop(root, None))
     return model
 
 
@@ -1013,4 +1113,6 @@ def forget_projects() -> None:
     """Drop every model built so far, and where project roots were found (a long-running server does when files
     are saved)."""
     _MODELS.clear()
+    _VERDICTS.clear()
+    _TREES.clear()
     _enclosing_project.cache_clear()

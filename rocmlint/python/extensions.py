@@ -90,8 +90,19 @@ def _defined(ctx: PythonContext, target: ast.expr, definition: ast.AST, sources:
     ):
         return [DeviceFlags(tuple(sources))]
     if isinstance(target, ast.Name) and is_device_flags_name(target.id):
-        return [DeviceFlags(tuple(sources), path) for path in _paths(reached_reads(ctx, target, definition))]
+        reads = reached_reads(ctx, target, definition)
+        if reads is None and _unread_module_constant(ctx, target):
+            return []
+        return [DeviceFlags(tuple(sources), path) for path in _paths(reads)]
     return []
+
+
+def _unread_module_constant(ctx: PythonContext, target: ast.Name) -> bool:
+    """A module-level list nothing reads, here or (per the project's import index) in a module importing this
+    one: a copy kept from another project (aiter's `COMMON_NVCC_FLAGS` from torch's cpp_extension.py) reaches no
+    compiler. Unknown without the project model: then it counts."""
+    binding = ctx.semantic.lookup(target.id, target)
+    return binding is not None and binding.scope.node is ctx.module and ctx.gates.unread_by_importers(target.id)
 
 
 def _paths(sites: Sequence[ast.expr] | None) -> list[tuple[ast.expr, ...]]:

@@ -11,6 +11,7 @@ Whether a mention is a hazard (MI300 implements only the FNUZ variants) stays in
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass
 
@@ -32,6 +33,8 @@ _MX_ELEMENT_KEYWORDS = frozenset({"elem_dtype"})
 _MX_CONFIG_KEYWORDS = frozenset({"activation_dtype", "weight_dtype"})
 # An MX format's configuration or helper: a callee named `MX...`, `Mxfp...`, `mx_...`.
 _MX_CALLEE = re.compile(r"^(?:MX|Mx|mx)(?:[A-Z0-9_]|fp|Fp)")
+# A word of a snake_case name that names an MX format: `mx`, `mxfp8`, `mxfp4`, `mxfp6`.
+_MX_TOKEN = re.compile(r"mx(?:fp[468])?")
 _STORAGE_KEYWORD, _COMPUTE_KEYWORD = "storage_dtype", "compute_dtype"
 # `finfo` fields equal for the OCP and FNUZ formats.
 _PORTABLE_FINFO = frozenset({"bits"})
@@ -216,6 +219,43 @@ def converted_on_rocm(ctx: PythonContext, node: ast.expr) -> bool:
         if (_names_fnuz(found) or _calls_a_fnuz_def(ctx, found)) and ctx.branch(found).on_nvidia is False:
             return True
     return False
+
+
+def picked_per_arch_for_rocm(ctx: PythonContext, node: ast.expr) -> bool:
+    """`node` is in code written for ROCm (`PythonContext.written_for_rocm`, or a project written for AMD:
+    `PythonContext.project_written_for_amd`) whose file handles the FNUZ/OCP split itself: it names a FNUZ dtype, or
+    compares with or keys a table by a gfx architecture (not in comments, docstrings or messages). Authors who run
+    only on AMD and pick the format per arch there choose the OCP format knowingly (a gfx950 or gfx12 path, an MX
+    format, a transport format converted for gfx94x)."""
+    if not any(ctx.contains(marker.encode()) for marker in _ARCH_SELECTION_MARKERS):
+        return False
+    if not ctx.written_for_rocm(node) and not ctx.project_written_for_amd:
+        return False
+    return any(_names_fnuz(found) or _chooses_by_gfx(ctx, found) for found in ctx.semantic.descendants(ctx.module))
+
+
+def mx_code_for_rocm(ctx: PythonContext, node: ast.expr) -> bool:
+    """`node` is in a def (or a module) named for an MX format (`dynamic_mxfp8_quant`, `per_1x32_mx_quant`,
+    `mxfp4_utils.py`) in code written for ROCm (see `picked_per_arch_for_rocm`): the MX specification fixes its
+    element type as OCP FP8, and AMD's authors write MX code for the GPUs with MX instructions (gfx950), where OCP is
+    the native format. Ported code may run its MX path on MI300, emulated: there the OCP dtype stays a hazard."""
+    names = [ancestor.name for ancestor in ctx.ancestors(node) if isinstance(ancestor, FUNCTION_DEFS)]
+    names.append(os.path.splitext(os.path.basename(ctx.source.path))[0])
+    if not any(_MX_TOKEN.fullmatch(token) for name in names for token in name.lower().split("_")):
+        return False
+    return ctx.written_for_rocm(node) or bool(ctx.project_written_for_amd)
+
+
+def _chooses_by_gfx(ctx: PythonContext, node: ast.AST) -> bool:
+    """A gfx name compared with (`arch == "gfx950"`, `arch in ("gfx942", ...)`) or keying a dict: a choice per arch."""
+    if not isinstance(node, ast.Constant) or not isinstance(node.value, str) or "gfx" not in node.value:
+        return False
+    parent = ctx.parent(node)
+    if isinstance(parent, (ast.Tuple, ast.List, ast.Set)):
+        parent = ctx.parent(parent)
+    if isinstance(parent, ast.Dict):
+        return any(key is node for key in parent.keys)
+    return isinstance(parent, ast.Compare)
 
 
 def cpu_data(ctx: PythonContext, node: ast.expr) -> bool:

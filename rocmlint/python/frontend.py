@@ -27,6 +27,9 @@ class RuleOptions:
 
     rocm_guards: frozenset[str] = frozenset()
     target_archs: tuple[str, ...] = ()
+    # Why the checked file's project is written for AMD GPUs ("" when it is not), asked only when a rule needs it:
+    # the C++ project model's verdict (`CudaProject.written_for_amd`), which the engine hands over.
+    project_written_for_amd: Callable[[], str] = lambda: ""
 
 
 class PythonContext:
@@ -85,6 +88,20 @@ class PythonContext:
     def is_nvidia_gated(self, node: ast.AST) -> bool:
         """True when `node` never runs on NVIDIA (it sits in a ROCm-only branch)."""
         return self.gates.branch(node).on_nvidia is False
+
+    @cached_property
+    def project_written_for_amd(self) -> str:
+        """Why the file's project is written for AMD GPUs, "" when it is not (`RuleOptions.project_written_for_amd`:
+        its C/C++ code is AMD's and none is NVIDIA's, or its build compiles HIP only). Its Python is then AMD's
+        authors' code too: not CUDA code to port, though what is wrong on AMD hardware whoever wrote it still is."""
+        return self.options.project_written_for_amd()
+
+    def written_for_rocm(self, node: ast.AST) -> bool:
+        """Whether only ROCm runs `node`: it sits in a ROCm-only branch, after an import of a ROCm-only package
+        (rocmlint/data/vendor_packages.toml: `import flydsl`), or in a module that can only be imported on ROCm
+        (importers.py): code its authors wrote for AMD GPUs knowingly, not CUDA code to port."""
+        branch = self.gates.branch(node)
+        return branch.on_nvidia is False and branch.on_rocm is not False
 
     def vendor_test(self, expr: ast.AST) -> Vendor:
         return self.gates.value(expr)

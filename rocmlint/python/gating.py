@@ -1420,7 +1420,7 @@ def _imported_modules(statement: ast.Import | ast.ImportFrom) -> list[str]:
 
 def _package_vendor(module: str) -> Vendor | None:
     """Where a module can be imported, if it belongs to a vendor-only package."""
-    for vendor, key in ((NVIDIA, "nvidia_only"), (NEITHER, "other_accelerators")):
+    for vendor, key in ((NVIDIA, "nvidia_only"), (ROCM, "rocm_only"), (NEITHER, "other_accelerators")):
         if any(module == package or module.startswith(package + ".") for package in _VENDOR_PACKAGES[key]):
             return vendor
     return None

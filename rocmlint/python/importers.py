@@ -25,7 +25,8 @@ imports runs in the product, which may load it by name (a registry of module nam
 statement shows it.
 
 A module can also be unable to import on a vendor by what it imports itself: a statement at the start of a line
-that imports a vendor-only package (rocmlint/data/vendor_packages.toml: `import cutlass` fails on ROCm), or a
+that imports a vendor-only package (rocmlint/data/vendor_packages.toml: `import cutlass` fails on ROCm, `import
+flydsl` on NVIDIA: such a module is code written for ROCm), or a
 module of the tree that cannot be imported there, through any chain of such statements (`ImportIndex.required`);
 its base is narrowed to where those imports succeed. A test module that imports a CuTe DSL kernel module at module
 level is never collected on ROCm.
@@ -85,9 +86,14 @@ _SOURCE_FOLDER = "src"
 _LOAD_FUNCTIONS = frozenset({"import_module", "__import__"})
 _TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
 # Where a module that imports a vendor-only package (rocmlint/data/vendor_packages.toml) at module level can be
-# imported at all: an NVIDIA-only one fails on ROCm, another accelerator's on both GPU vendors.
+# imported at all: an NVIDIA-only one fails on ROCm, a ROCm-only one on NVIDIA, another accelerator's on both GPU
+# vendors.
 _VENDOR_PACKAGES = load("vendor_packages")
-_PACKAGE_BRANCHES = ((Branch(False, True), "nvidia_only"), (Branch(False, False), "other_accelerators"))
+_PACKAGE_BRANCHES = (
+    (Branch(False, True), "nvidia_only"),
+    (Branch(True, False), "rocm_only"),
+    (Branch(False, False), "other_accelerators"),
+)
 
 # What an import statement imports: (level, module, the names after `import` as written, parsed only when the
 # module is a package whose names may be modules).
@@ -331,7 +337,8 @@ class ImportIndex:
     def required(self, path: str) -> tuple[Branch, frozenset[str]]:
         """Where the module at `path` can be imported at all by what its module-level statements import: nowhere
         on ROCm when one imports an NVIDIA-only package (`import cutlass`) or a module of the tree that cannot be
-        imported there, through any chain of such imports; and the files of that chain."""
+        imported there, through any chain of such imports (nowhere on NVIDIA for a ROCm-only one: `import flydsl`);
+        and the files of that chain."""
         if self._requirements is None:
             self._requirements = self._propagate_requirements()
         return self._requirements.get(path, (EVERYWHERE, frozenset()))
