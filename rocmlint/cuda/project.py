@@ -262,6 +262,8 @@ class CudaProject:
     _values: dict[str, _Index] = field(default_factory=dict)
     _set_vendors: dict[SourceSet, str | None] = field(default_factory=dict)
     _amd_evidence: dict[str, str] = field(default_factory=dict)  # path -> `_own_amd_evidence`
+    # an include folder only the NVIDIA build adds -> `_found_without_nvidia_folder`
+    _folder_reach: dict[str, frozenset[str]] = field(default_factory=dict)
     # a question about a file (a bound method) -> `_ungated_includers_of`
     _ungated_includers: dict[Callable[[str], bool], frozenset[str]] = field(default_factory=dict)
 
@@ -327,7 +329,8 @@ class CudaProject:
     # --- queries ----------------------------------------------------------------------------------------------
     def resolve(self, includer: str, header: str, system: bool) -> str | None:
         """The project file an `#include` names: next to the includer (quoted), else the one project file whose
-        path ends with the included path (as the build's `-I` folders would find it); None outside the tree."""
+        path ends with the included path (as the build's `-I` folders would find it), or for an angle include of a
+        bare name the one file so named right in a build include folder; None outside the tree."""
         key = (os.path.dirname(includer), header, system)
         if key in self._resolved:
             return self._resolved[key]
@@ -339,8 +342,21 @@ class CudaProject:
             suffix = "/" + header.lstrip("./")
             matches = [p for p in self._by_name.get(os.path.basename(header), ()) if p.endswith(suffix)]
             found = matches[0] if len(matches) == 1 else None
+        elif found is None:
+            found = self._in_one_include_folder(header)
         self._resolved[key] = found
         return found
+
+    def _in_one_include_folder(self, name: str) -> str | None:
+        """The project file an angle include of a bare name (`#include <inline_ptx.h>`) finds: the one file so named
+        right in a folder the build puts on the include path; None when none or several are (`<reduce_helper.h>`
+        in the CUDA and the HIP target's folders: each build finds its own)."""
+        found = {path for path in self._by_name.get(name, ()) if os.path.dirname(path) in self._include_folder_paths}
+        return found.pop() if len(found) == 1 else None
+
+    @cached_property
+    def _include_folder_paths(self) -> frozenset[str]:
+        return frozenset(folder for folder, _ in self._include_folders)
 
     def view(self, path: str) -> FileView:
         path = os.path.abspath(path)
@@ -421,6 +437,10 @@ class CudaProject:
         includers = self._includers.get(path, [])
         if path in visiting:
             return EVERYWHERE, ""
+        only_nvidia_path = self._on_nvidia_include_path_only(path)
+        if only_nvidia_path:
+            self._bases[path] = Branch(False, None), only_nvidia_path
+            return self._bases[path]
         if not includers:
             built_for = self._built_only_for_nvidia(path) or self._in_nvidia_only_folder(path, visiting | {path})
             self._bases[path] = (Branch(False, None), built_for) if built_for else (EVERYWHERE, "")
@@ -474,6 +494,82 @@ class CudaProject:
         return (
             f"{self._relative(first.path)}:{first.line}: in a folder whose sources the build compiles for NVIDIA only"
         )
+
+    def _on_nvidia_include_path_only(self, path: str) -> str:
+        """Evidence that a header is found only through an include folder the NVIDIA build alone puts on the include
+        path (`target_include_directories(lib PRIVATE ${CMAKE_SOURCE_DIR}/include/targets/cuda)` in the CUDA
+        target's CMake, while the HIP target adds `include/targets/hip`): the most specific include folders holding
+        it are all NVIDIA's, the ROCm build adds include folders of its own, none of them inside this one, and no
+        file outside it includes the header (or one including it) by a path found without it. "" otherwise."""
+        if not path.endswith(HEADER_SUFFIXES):
+            return ""
+        found = self._nvidia_include_folder(path)
+        if found is None or path in self._found_without_nvidia_folder(found[0]):
+            return ""
+        folder, added_by = found
+        where = f"{self._relative(added_by.path)}:{added_by.line}"
+        return f"{where}: under {self._relative(folder)}/, which only the NVIDIA build puts on the include path"
+
+    def _nvidia_include_folder(self, path: str) -> tuple[str, SourceSet] | None:
+        """The most specific build include folder holding `path` and the set adding it, when every build file adding
+        it is NVIDIA's and the ROCm build adds include folders of its own, none inside it (None otherwise)."""
+        if "cmake" not in self._systems_building_rocm:
+            return None
+        if any(path.startswith(folder + os.sep) for folder in self._hipified_folders):
+            return None
+        covering = [(f, s) for f, s in self._include_folders if path.startswith(f + os.sep)]
+        if not covering:
+            return None
+        most_specific = max(len(f) for f, _ in covering)
+        deciding = [(f, s) for f, s in covering if len(f) == most_specific]
+        if any(self._vendor_of(s) != "nvidia" for _, s in deciding):
+            return None
+        folder = deciding[0][0]
+        rocm_own = [f for f, s in self._include_folders if self._vendor_of(s) == "rocm"]
+        if not rocm_own or any(f == folder or f.startswith(folder + os.sep) for f in rocm_own):
+            return None  # a general folder the NVIDIA build adds, the ROCm build a part of
+        return deciding[0]
+
+    @cached_property
+    def _include_folders(self) -> list[tuple[str, SourceSet]]:
+        """(absolute folder, the build's set adding it) of every folder the CMake build puts on the include path."""
+        return [(_named_path(s), s) for s in self.build_facts.include_folders]
+
+    def _found_without_nvidia_folder(self, folder: str) -> frozenset[str]:
+        """The headers under `folder` that a ROCm compile may still reach: those a file outside it includes by a path
+        found without `folder` on the include path (next to the includer, or from a folder above it:
+        `#include "targets/cuda/x.h"`), where ROCm may compile that include, and what they include in turn."""
+        known = self._folder_reach.get(folder)
+        if known is not None:
+            return known
+        inside = [p for p in self._by_folder_tree(folder)]
+        found: set[str] = set()
+        for header in inside:
+            for includer, include in self._includers.get(header, ()):
+                if includer.startswith(folder + os.sep) or include.branch.on_rocm is False:
+                    continue
+                if not self._found_through(folder, includer, include, header):
+                    found.add(header)
+        reached = {
+            current
+            for start in found
+            for current in self._includes_from(start, lambda include: include.branch.on_rocm is not False)
+            if current.startswith(folder + os.sep)
+        }
+        self._folder_reach[folder] = known = frozenset(reached)
+        return known
+
+    def _found_through(self, folder: str, includer: str, include: IncludeFact, header: str) -> bool:
+        """Whether `#include` finds `header` only with `folder` (or a folder inside it) on the include path: the
+        path it names is not next to the includer, and what is left of the header's path is inside `folder`."""
+        if not include.system and os.path.normpath(os.path.join(os.path.dirname(includer), include.header)) == header:
+            return False
+        searched = header[: -len(include.header.lstrip("./"))].rstrip(os.sep)
+        return searched == folder or searched.startswith(folder + os.sep)
+
+    def _by_folder_tree(self, folder: str) -> list[str]:
+        """The project files under `folder`, at any depth."""
+        return [path for path in self.files if path.startswith(folder + os.sep)]
 
     def _certainly_reached_on_rocm(
         self, path: str, includers: list[tuple[str, IncludeFact]], visiting: frozenset[str]
@@ -913,6 +1009,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         rocm_branches=tuple(path for f in facts for path in f.rocm_branches),
         hip_language=any(f.hip_language for f in facts),
         cuda_language=any(f.cuda_language for f in facts),
+        include_folders=tuple(folder for f in facts for folder in f.include_folders),
     )
 
 
