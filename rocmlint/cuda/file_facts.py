@@ -105,6 +105,9 @@ class FileFacts:
     guard: str | None
     # Device overloads of CUDA atomics it defines where ROCm compiles them: name, value = the pointee type.
     atomic_overloads: tuple[Definition, ...] = ()
+    # (X, Y, line of X's arm) for each `#if` chain testing one macro X alone in an arm before an arm testing one
+    # macro Y alone (`#if defined(X) ... #elif defined(Y)`): a build defining X never compiles Y's arm.
+    tested_before: tuple[tuple[str, str, int], ...] = ()
 
     @property
     def conditional(self) -> bool:
@@ -144,6 +147,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
         tested=frozenset(name for d in preprocessor.directives if _is_test(d) for name in names_in(d.condition)),
         arm_votes=tuple(_arm_votes(data, preprocessor)),
         rocm_compiled_under=tuple(_rocm_compiled_under(preprocessor)),
+        tested_before=tuple(_tested_before(preprocessor)),
         amd_builtins=_has_ungated_amd_builtin(data, preprocessor),
         amd_targets_only=_tests_only_amd_targets(preprocessor),
         hip_runtime=preprocessor.includes_hip_runtime,
@@ -194,6 +198,26 @@ def _rocm_compiled_under(preprocessor: Preprocessor) -> Iterator[tuple[str, int]
             chains[-1] = (opening, _holding_macro(opening, else_arm=True))
         elif kind in ("elif", "elifdef", "elifndef") and chains:
             chains[-1] = (chains[-1][0], None)
+        elif kind == "endif" and chains:
+            chains.pop()
+
+
+def _tested_before(preprocessor: Preprocessor) -> Iterator[tuple[str, str, int]]:
+    """(X, Y, line of X's arm) for the arms of one `#if` chain that each test one macro alone, X's before Y's
+    (`#ifdef X` or `#if defined(X)`, then `#elif defined(Y)`)."""
+    chains: list[list[tuple[str | None, int]]] = []  # per open chain: (the macro each arm tests alone, its line)
+    for directive in preprocessor.directives:
+        kind = directive.kind
+        if kind in ("if", "ifdef", "elif", "elifdef"):
+            if kind in ("if", "ifdef") or not chains:
+                chains.append([])
+            match = _SINGLE_MACRO.fullmatch(directive.condition)
+            alone = match.group(2) if match is not None and not match.group(1) else None
+            if alone is not None:
+                yield from ((earlier, alone, line) for earlier, line in chains[-1] if earlier is not None)
+            chains[-1].append((alone, directive.line))
+        elif kind == "ifndef":
+            chains.append([(None, directive.line)])
         elif kind == "endif" and chains:
             chains.pop()
 
