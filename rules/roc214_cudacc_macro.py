@@ -50,7 +50,9 @@ class CudaccMacro(ConditionRule, Rule):
     Not reported either when the code a ROCm build compiles would be the same if HIP-Clang defined nvcc's
     macros: the rest of the condition already leaves ROCm out (`!defined(__clang__)`, HIP-Clang being clang; a
     project macro NVIDIA's build alone defines, `defined(__CUDACC__) && defined(XYZ_USE_CUDA)`), or the arm ROCm
-    takes instead holds the same code.
+    takes instead holds the same code. Nor is a test of `__CUDACC_RTC__` alone in a project whose run-time
+    compiles (its NVRTC, hipRTC or jitify calls) sit only in code the ROCm build does not compile: every ROCm
+    compile takes the arm NVIDIA's ahead-of-time builds take.
 
     ## Fix
     Each `__CUDACC__` test gets `__HIPCC__` next to it (`__CUDACC_RTC__` gets `__HIPCC_RTC__`), in every
@@ -94,6 +96,9 @@ class CudaccMacro(ConditionRule, Rule):
         macro = next((name for name in names_in(directive.condition) if name in _HIP_SPELLING), None)
         if macro is None or not self._candidate(directive, ctx):
             return
+        tested = {name for name in names_in(directive.condition) if name in _HIP_SPELLING}
+        if tested == {"__CUDACC_RTC__"} and ctx.options.project.runtime_compiled_only_on_nvidia:
+            return  # ROCm never compiles the project at run time: its compiles take the arm NVIDIA's offline ones do
         if nvcc_macros_change_no_rocm_code(self._chains(ctx).arms_of(directive), ctx):
             return  # ROCm compiles the same code either way (`defined(__CUDACC__) && defined(XYZ_USE_CUDA)`)
         if all(holds_only_pragmas(arm, ctx) for arm in self._chains(ctx).arms_of(directive)):

@@ -1,11 +1,13 @@
 """A macro named for NVIDIA that an `#if` chain tests before a ROCm macro is NVIDIA's by the project's design
 (rocmlint/cuda/learning.py `_learn_from_order`), and a condition whose ROCm outcome nvcc's macros do not change
-is no hazard (rocmlint/cuda/conditions.py `nvcc_macros_change_no_rocm_code`)."""
+is no hazard (rocmlint/cuda/conditions.py `nvcc_macros_change_no_rocm_code`); NVIDIA-only libraries in a name,
+and an NVRTC test in a project only NVIDIA compiles at run time."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from rocmlint.cuda.build_files import vendor_of_words
 from rocmlint.cuda.file_facts import read_facts
 from rocmlint.cuda.preprocessor import VendorMacros
 from rocmlint.cuda.project import CudaProject
@@ -71,3 +73,48 @@ def test_order_alone_or_name_alone_decides_nothing(tmp_path: Path):
     plain = _BACKENDS.replace("XYZ_USE_CUDA", "XYZ_FAST_PATH")
     root = write_tree(tmp_path / "plain", {"stream.h": _STREAM, "backend.h": plain})
     assert "XYZ_FAST_PATH" not in CudaProject.build(root).learned
+
+
+def test_nvidia_only_libraries_name_nvidia():
+    assert vendor_of_words("NUMA_NVML") == "nvidia"
+    assert vendor_of_words("XYZ_USE_CUPTI") == "nvidia"
+    assert vendor_of_words("LIBKINETO_NOCUPTI") is None  # one word, not the library's name
+
+
+_RTC_TEST = """
+    #ifndef __CUDACC_RTC__
+    #include <cstdio>
+    #define XYZ_COMPLEX double _Complex
+    #else
+    #define XYZ_COMPLEX double2
+    #endif
+    """
+
+
+def test_an_rtc_test_decides_nothing_where_only_nvidia_compiles_at_run_time(tmp_path: Path):
+    jit = "#include <nvrtc.h>\nvoid build(nvrtcProgram p) { nvrtcCompileProgram(p, 0, nullptr); }\n"
+    files = {
+        "CMakeLists.txt": """
+            add_library(xyz complex.cu)
+            if(XYZ_TARGET STREQUAL "CUDA")
+              enable_language(CUDA)
+              target_sources(xyz PRIVATE cuda/jit.cpp)
+            else()
+              enable_language(HIP)
+            endif()
+            """,
+        "complex.h": _RTC_TEST,
+        "cuda/jit.cpp": jit,
+    }
+    root = write_tree(tmp_path / "nvidia_jit", files)
+    view = CudaProject.build(root).view(str(root / "complex.h"))
+    assert view.runtime_compiled_only_on_nvidia == "cuda/jit.cpp compiles at run time, and ROCm does not compile it"
+    assert _codes(root, "complex.h") == []
+    # Compiled at run time where ROCm compiles too (here: no build says otherwise), the test is ROCm's to decide.
+    files["CMakeLists.txt"] = "add_library(xyz complex.cu cuda/jit.cpp)\n"
+    root = write_tree(tmp_path / "shared_jit", files)
+    assert CudaProject.build(root).view(str(root / "complex.h")).runtime_compiled_only_on_nvidia == ""
+    assert _codes(root, "complex.h") == [("ROC214", 1)]
+    # A project that never compiles at run time (none of its C++ files does): nothing to tell, reported as before.
+    root = write_tree(tmp_path / "no_jit", {"complex.h": _RTC_TEST})
+    assert _codes(root, "complex.h") == [("ROC214", 1)]

@@ -36,6 +36,8 @@ NVIDIA_WORDS = frozenset(
         "CUSOLVER",
         "CUFFT",
         "CURAND",
+        "CUPTI",  # NVIDIA's profiling interface (ROCm's are rocprofiler and roctracer)
+        "NVML",  # NVIDIA's management library (ROCm's is amdsmi)
     }
 )
 OTHER_ACCELERATOR_WORDS = frozenset(

@@ -507,14 +507,7 @@ def decided_by_project_macros(arms: list[Directive], ctx: CudaContext) -> bool:
     compiler = names & set(_ROCM_BUILD)
     if not compiler or names == compiler:
         return False  # no compiler test to look past, or no project macro to decide
-    learned = ctx.options.vendor_macros().learned
-    projects = frozenset(
-        name
-        for name in names
-        if (macro := learned.get(name)) is not None
-        and macro.evidence.kind != "name"
-        and not macro.evidence.compiler_decided
-    )
+    projects = _project_vendor_macros(names, ctx)
     lookups = [_knowing_only(ctx.preprocessor.macro_lookup("rocm", arm.start_byte), projects) for arm in arms]
     free = sorted(name for name in names - set(_ROCM_BUILD) if any(_unknown(name, lookup) for lookup in lookups))
     domain = _assignment_domain(conditions)
@@ -531,6 +524,19 @@ def decided_by_project_macros(arms: list[Directive], ctx: CudaContext) -> bool:
     return True
 
 
+def _project_vendor_macros(names: set[str], ctx: CudaContext) -> frozenset[str]:
+    """The names that are the project's own vendor macros, known by more than their name and not NVIDIA-only merely
+    because HIP lacks nvcc's macros (see `decided_by_project_macros`)."""
+    learned = ctx.options.vendor_macros().learned
+    return frozenset(
+        name
+        for name in names
+        if (macro := learned.get(name)) is not None
+        and macro.evidence.kind != "name"
+        and not macro.evidence.compiler_decided
+    )
+
+
 # HIP-Clang is clang: a test excluding clang (`defined(__GNUC__) && !defined(__clang__)`) excludes ROCm too.
 _HIP_CLANG: Mapping[str, int | None] = {**_ROCM_BUILD, "__clang__": 1}
 
@@ -542,15 +548,14 @@ def nvcc_macros_change_no_rocm_code(arms: list[Directive], ctx: CudaContext) -> 
     ROCm either way; `defined(__CUDACC__) && defined(XYZ_USE_CUDA)` too where `XYZ_USE_CUDA` is NVIDIA's; and an
     arm ROCm takes instead that holds the same code as the one it misses (`#elif defined(__clang__)` defining the
     same `__builtin_assume`) loses nothing. And the arm ROCm takes holds nothing HIP lacks (`__nanosleep` under
-    `!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700` is a feature ROCm enters by accident, whichever it is). A
-    macro learned from its name alone is tried in every state."""
+    `!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700` is a feature ROCm enters by accident, whichever it is). Only
+    the project's vendor macros are known (`_project_vendor_macros`); every other name is tried in every state."""
     conditions = ["1" if arm.kind == "else" else arm.condition for arm in arms]
     names = {name for condition in conditions for name in names_in(condition)} - _NOT_MACROS
     if not names & set(_ROCM_BUILD):
         return False
-    learned = ctx.options.vendor_macros().learned
-    guessed = frozenset(name for name in names if (m := learned.get(name)) is not None and m.evidence.kind == "name")
-    lookups = [_forgetting(ctx.preprocessor.macro_lookup("rocm", arm.start_byte), guessed) for arm in arms]
+    projects = _project_vendor_macros(names, ctx)
+    lookups = [_knowing_only(ctx.preprocessor.macro_lookup("rocm", arm.start_byte), projects) for arm in arms]
     free = sorted(name for name in names - set(_HIP_CLANG) if any(_unknown(name, lookup) for lookup in lookups))
     domain = _assignment_domain(conditions)
     if len(domain) ** len(free) > _MAX_ASSIGNMENTS:
@@ -577,11 +582,6 @@ def _arm_code(index: int, arms: list[Directive], ctx: CudaContext, codes: dict[i
     if index not in codes:
         codes[index] = " ".join(arm_text(arms[index], ctx).split()) if index < len(arms) else ""
     return codes[index]
-
-
-def _forgetting(lookup: MacroLookup, names: frozenset[str]) -> MacroLookup:
-    """`lookup`, with `names` unknown."""
-    return lambda name, asked: None if name in names else lookup(name, asked)
 
 
 def _knowing_only(lookup: MacroLookup, names: frozenset[str]) -> MacroLookup:

@@ -29,6 +29,8 @@ _NVIDIA_ARM = re.compile(
     rb"#\s*include\s*[<\"](?:cuda|cub/|cublas|cudnn|cusparse|curand|cufft|nvml|mma\.h|cooperative_groups)|\bcuda[A-Z]\w*|\bcub::|\bnvcuda::|\bcublas[A-Z]\w*"
 )
 _SINGLE_MACRO = re.compile(r"\s*(!?)\s*(?:defined\s*\(?\s*)?([A-Za-z_]\w*)\s*\)?\s*")
+# A call of NVRTC's or hipRTC's API (`nvrtcCompileProgram(`), or of jitify, NVRTC's wrapper (`jitify::`).
+_RUNTIME_COMPILE = re.compile(rb"\b(?:nvrtc|hiprtc)[A-Z]\w*\s*\(|\bjitify::")
 # Integer constants a header declares at namespace or class scope: `constexpr` anywhere, `const` unindented.
 _CONSTANT = re.compile(
     rb"^(?:[ \t]*(?:static\s+|inline\s+)*constexpr|(?:static\s+)?const)\s+(?:static\s+)?(?:const\s+)?"
@@ -108,6 +110,7 @@ class FileFacts:
     # (X, Y, line of X's arm) for each `#if` chain testing one macro X alone in an arm before an arm testing one
     # macro Y alone (`#if defined(X) ... #elif defined(Y)`): a build defining X never compiles Y's arm.
     tested_before: tuple[tuple[str, str, int], ...] = ()
+    runtime_compiles: bool = False  # calls NVRTC or hipRTC (or jitify, NVRTC's wrapper): compiles at run time
 
     @property
     def conditional(self) -> bool:
@@ -151,6 +154,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
         amd_builtins=_has_ungated_amd_builtin(data, preprocessor),
         amd_targets_only=_tests_only_amd_targets(preprocessor),
         hip_runtime=preprocessor.includes_hip_runtime,
+        runtime_compiles=(b"rtc" in data or b"jitify" in data) and _RUNTIME_COMPILE.search(data) is not None,
         guard=_guard(preprocessor),
     )
 

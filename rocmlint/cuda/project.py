@@ -118,6 +118,10 @@ class FileView:
     rocm_build_values: Mapping[str, str | None] = field(default_factory=dict)
     rocm_build_decided: frozenset[str] = frozenset()  # those no other build defines (see learning.py)
     nvidia_build_defines: frozenset[str] = frozenset()  # every macro the build defines for NVIDIA only
+    # Why only NVIDIA compiles the project's sources at run time ("" when ROCm may, or nothing does): its calls of
+    # NVRTC (or hipRTC, jitify) all sit in files the ROCm build does not compile, so `__CUDACC_RTC__` is
+    # undefined wherever ROCm compiles, as on NVIDIA's ahead-of-time builds.
+    runtime_compiled_only_on_nvidia: str = ""
     dependencies: Sequence[str] = ()  # files the view was read from, the build files included
 
 
@@ -380,6 +384,7 @@ class CudaProject:
             rocm_build_values=self._rocm_build_values | hipify_renamed,
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
             nvidia_build_defines=self._nvidia_build_defines,
+            runtime_compiled_only_on_nvidia=self._runtime_compiled_only_on_nvidia,
             # The build files too: what they define for ROCm and which sources they list decide every file.
             dependencies=_Dependencies(around, self.build_facts.files),
         )
@@ -513,22 +518,31 @@ class CudaProject:
     def _nvidia_include_folder(self, path: str) -> tuple[str, SourceSet] | None:
         """The most specific build include folder holding `path` and the set adding it, when every build file adding
         it is NVIDIA's and the ROCm build adds include folders of its own, none inside it (None otherwise)."""
-        if "cmake" not in self._systems_building_rocm:
-            return None
+        if not any(path.startswith(folder + os.sep) for folder, _ in self._nvidia_include_folders):
+            return None  # most projects: no such folder at all
         if any(path.startswith(folder + os.sep) for folder in self._hipified_folders):
             return None
         covering = [(f, s) for f, s in self._include_folders if path.startswith(f + os.sep)]
-        if not covering:
-            return None
         most_specific = max(len(f) for f, _ in covering)
         deciding = [(f, s) for f, s in covering if len(f) == most_specific]
         if any(self._vendor_of(s) != "nvidia" for _, s in deciding):
             return None
         folder = deciding[0][0]
-        rocm_own = [f for f, s in self._include_folders if self._vendor_of(s) == "rocm"]
-        if not rocm_own or any(f == folder or f.startswith(folder + os.sep) for f in rocm_own):
+        if any(f == folder or f.startswith(folder + os.sep) for f in self._rocm_include_folders):
             return None  # a general folder the NVIDIA build adds, the ROCm build a part of
         return deciding[0]
+
+    @cached_property
+    def _rocm_include_folders(self) -> list[str]:
+        return [f for f, s in self._include_folders if self._vendor_of(s) == "rocm"]
+
+    @cached_property
+    def _nvidia_include_folders(self) -> list[tuple[str, SourceSet]]:
+        """The include folders NVIDIA's build adds, when the CMake build also builds ROCm with include folders of
+        its own (none otherwise: a build with no ROCm include path says nothing of its NVIDIA one)."""
+        if "cmake" not in self._systems_building_rocm or not self._rocm_include_folders:
+            return []
+        return [(f, s) for f, s in self._include_folders if self._vendor_of(s) == "nvidia"]
 
     @cached_property
     def _include_folders(self) -> list[tuple[str, SourceSet]]:
@@ -629,6 +643,15 @@ class CudaProject:
         return frozenset(
             {d.name for d in defines if d.vendor == "nvidia"} - {d.name for d in defines if d.vendor != "nvidia"}
         )
+
+    @cached_property
+    def _runtime_compiled_only_on_nvidia(self) -> str:
+        """See `FileView.runtime_compiled_only_on_nvidia`: the first file compiling at run time, when every such
+        file is one the ROCm build does not compile."""
+        compiling = sorted(path for path, facts in self.files.items() if facts.runtime_compiles)
+        if not compiling or any(self._base(path, frozenset())[0].on_rocm is not False for path in compiling):
+            return ""
+        return f"{self._relative(compiling[0])} compiles at run time, and ROCm does not compile it"
 
     @cached_property
     def _rocm_build_decided(self) -> frozenset[str]:
