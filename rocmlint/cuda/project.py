@@ -13,10 +13,12 @@ macros are learned in rocmlint/cuda/learning.py:
   calls `hip*`, the other the CUDA counterparts); weakest, the macro's name carries one vendor's word (HIP, ROCM,
   AMD; CUDA, NVCC, NV) and no other accelerator's. A macro the build defines for both vendors is no vendor's; nor
   is one under which a file tells ROCm apart (`#ifdef USE_CUDA` around `#ifdef __HIP_PLATFORM_AMD__`: ROCm compiles
-  that code), whatever the build or its name say. A CMake file is ROCm's as a whole only when it builds HIP outside
+  that code), whatever the build or its name say. A macro whose name says NVIDIA that an `#if` chain tests before a
+  ROCm macro (`#if defined(XYZ_USE_CUDA) ... #elif defined(XYZ_USE_HIP)`) is NVIDIA's by more than its name. A CMake file is ROCm's as a whole only when it builds HIP outside
   any ROCm block; one that builds HIP in `if(USE_ROCM)` has its `elseif(USE_CUDA)` arm NVIDIA's.
 - **Include graph**: quoted includes resolved next to the including file, then (as `-I` directories would) by
-  the unique project file whose path ends with the included path; angle includes that name a folder too.
+  the unique project file whose path ends with the included path; angle includes that name a folder too, and
+  one of a bare name when a single file so named sits right in a build include folder.
 - **Per file** (`view`): the learned macros; what the headers it includes (transitively) define for ROCm
   (object-like macros and `constexpr` integer constants, for values such as `WARP_SIZE`); the CUDA names those
   headers or the file remap on ROCm only (`#define __shfl_xor_sync(m, v, l) __shfl_xor(v, l)` under
@@ -29,7 +31,9 @@ macros are learned in rocmlint/cuda/learning.py:
   (`list(APPEND ...)`, `set(X ${X} ...)`, `file(GLOB ...)`, `target_sources`, a project function appending its
   `ARGN`; a Bazel target's sources in an NVIDIA `select()` branch, or of targets only NVIDIA branches reach),
   is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time;
-  so is a header only such files include, and a header nothing includes in a folder of NVIDIA-only headers.
+  so is a header found only through an include folder the NVIDIA build alone adds (a CUDA target's
+  `include/targets/cuda` beside the HIP target's own), a header only such files include, and a header nothing
+  includes in a folder of NVIDIA-only headers.
 - **Code written for AMD** (`FileView.rocm_native`): a project whose build only targets HIP; a file that calls
   `__builtin_amdgcn_*` or defines a 64-lane warp size outside any vendor branch, or includes such a header
   there; a file whose `#if`s test AMD targets and never the vendor; a path naming a gfx target. Only the rules
