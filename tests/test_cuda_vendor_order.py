@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rocmlint.cuda.build_files import vendor_of_words
+from rocmlint.cuda.build_files import vendor_of_macro_name, vendor_of_words
 from rocmlint.cuda.file_facts import read_facts
 from rocmlint.cuda.preprocessor import VendorMacros
 from rocmlint.cuda.project import CudaProject
@@ -75,10 +75,13 @@ def test_order_alone_or_name_alone_decides_nothing(tmp_path: Path):
     assert "XYZ_FAST_PATH" not in CudaProject.build(root).learned
 
 
-def test_nvidia_only_libraries_name_nvidia():
-    assert vendor_of_words("NUMA_NVML") == "nvidia"
-    assert vendor_of_words("XYZ_USE_CUPTI") == "nvidia"
-    assert vendor_of_words("LIBKINETO_NOCUPTI") is None  # one word, not the library's name
+def test_a_macro_named_for_an_nvidia_only_library_is_nvidias():
+    assert vendor_of_macro_name("NUMA_NVML") == "nvidia"
+    assert vendor_of_macro_name("XYZ_USE_CUPTI") == "nvidia"
+    assert vendor_of_macro_name("LIBKINETO_NOCUPTI") is None  # one word, not the library's name
+    assert vendor_of_macro_name("XYZ_HIP_NVML") == "rocm"
+    # A build condition naming one may pick a file serving both vendors (`if(NVML_LIB_PATH)`): no vendor's.
+    assert vendor_of_words("NVML_LIB_PATH") is None
 
 
 _RTC_TEST = """

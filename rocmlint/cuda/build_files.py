@@ -36,10 +36,12 @@ NVIDIA_WORDS = frozenset(
         "CUSOLVER",
         "CUFFT",
         "CURAND",
-        "CUPTI",  # NVIDIA's profiling interface (ROCm's are rocprofiler and roctracer)
-        "NVML",  # NVIDIA's management library (ROCm's is amdsmi)
     }
 )
+# NVIDIA-only libraries with no ROCm build of their own (ROCm's are rocprofiler/roctracer and amdsmi): a macro named
+# for one switches on code using it (`NUMA_NVML`, `XYZ_USE_CUPTI`), while a build condition naming one
+# (`if(NVML_LIB_PATH)`) may pick a file that serves both vendors.
+NVIDIA_LIBRARY_WORDS = frozenset({"CUPTI", "NVML"})
 OTHER_ACCELERATOR_WORDS = frozenset(
     {"MUSA", "SYCL", "XPU", "CPU", "METAL", "VULKAN", "OPENCL", "CANN", "NPU", "MPS", "KOMPUTE", "ONEAPI", "MLU"}
 )
@@ -65,6 +67,16 @@ def vendor_of_words(text: str) -> str | None:
     if rocm == nvidia:
         return None
     return "rocm" if rocm else "nvidia"
+
+
+def vendor_of_macro_name(name: str) -> str | None:
+    """`vendor_of_words` for a macro's name, where an NVIDIA-only library's name (`NVIDIA_LIBRARY_WORDS`) says
+    NVIDIA too."""
+    vendor = vendor_of_words(name)
+    if vendor is not None:
+        return vendor
+    words = {word.upper() for word in _WORD_SPLIT.split(name) if word}
+    return "nvidia" if words & NVIDIA_LIBRARY_WORDS and not words & (OTHER_ACCELERATOR_WORDS | ROCM_WORDS) else None
 
 
 def _other_vendor(vendor: str | None) -> str | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 
-from rocmlint.cuda.build_files import BuildDefine, BuildFacts, vendor_of_words
+from rocmlint.cuda.build_files import BuildDefine, BuildFacts, vendor_of_macro_name, vendor_of_words
 from rocmlint.cuda.file_facts import Definition, FileFacts
 from rocmlint.cuda.preprocessor import LearnedMacro, MacroEvidence, MacroState, VendorMacros, parse_int
 from rocmlint.vendor import Tri
@@ -271,7 +271,7 @@ def _learn_from_names(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
     for name in sorted(tested):
         if not _may_be_a_flag(name):
             continue  # version and arch macros are values, not vendor tests; guards are no gates
-        vendor = vendor_of_words(name)
+        vendor = vendor_of_macro_name(name)
         if vendor is not None:
             yield _flag(
                 name, vendor, MacroEvidence("name", first_use[name], None, f"its name says {_vendor_name(vendor)}")
