@@ -17,8 +17,7 @@ macros are learned in rocmlint/cuda/learning.py:
   ROCm macro (`#if defined(XYZ_USE_CUDA) ... #elif defined(XYZ_USE_HIP)`) is NVIDIA's by more than its name. A CMake file is ROCm's as a whole only when it builds HIP outside
   any ROCm block; one that builds HIP in `if(USE_ROCM)` has its `elseif(USE_CUDA)` arm NVIDIA's.
 - **Include graph**: quoted includes resolved next to the including file, then (as `-I` directories would) by
-  the unique project file whose path ends with the included path; angle includes that name a folder too, and
-  one of a bare name when a single file so named sits right in a build include folder.
+  the unique project file whose path ends with the included path; angle includes that name a folder too.
 - **Per file** (`view`): the learned macros; what the headers it includes (transitively) define for ROCm
   (object-like macros and `constexpr` integer constants, for values such as `WARP_SIZE`); the CUDA names those
   headers or the file remap on ROCm only (`#define __shfl_xor_sync(m, v, l) __shfl_xor(v, l)` under
@@ -337,8 +336,7 @@ class CudaProject:
     # --- queries ----------------------------------------------------------------------------------------------
     def resolve(self, includer: str, header: str, system: bool) -> str | None:
         """The project file an `#include` names: next to the includer (quoted), else the one project file whose
-        path ends with the included path (as the build's `-I` folders would find it), or for an angle include of a
-        bare name the one file so named right in a build include folder; None outside the tree."""
+        path ends with the included path (as the build's `-I` folders would find it); None outside the tree."""
         key = (os.path.dirname(includer), header, system)
         if key in self._resolved:
             return self._resolved[key]
@@ -350,21 +348,8 @@ class CudaProject:
             suffix = "/" + header.lstrip("./")
             matches = [p for p in self._by_name.get(os.path.basename(header), ()) if p.endswith(suffix)]
             found = matches[0] if len(matches) == 1 else None
-        elif found is None:
-            found = self._in_one_include_folder(header)
         self._resolved[key] = found
         return found
-
-    def _in_one_include_folder(self, name: str) -> str | None:
-        """The project file an angle include of a bare name (`#include <inline_ptx.h>`) finds: the one file so named
-        right in a folder the build puts on the include path; None when none or several are (`<reduce_helper.h>`
-        in the CUDA and the HIP target's folders: each build finds its own)."""
-        found = {path for path in self._by_name.get(name, ()) if os.path.dirname(path) in self._include_folder_paths}
-        return found.pop() if len(found) == 1 else None
-
-    @cached_property
-    def _include_folder_paths(self) -> frozenset[str]:
-        return frozenset(folder for folder, _ in self._include_folders)
 
     def view(self, path: str) -> FileView:
         path = os.path.abspath(path)
