@@ -436,7 +436,11 @@ class CudaProject:
             self._bases[path] = Branch(False, None), only_nvidia_path
             return self._bases[path]
         if not includers:
-            built_for = self._built_only_for_nvidia(path) or self._in_nvidia_only_folder(path, visiting | {path})
+            built_for = (
+                self._built_only_for_nvidia(path)
+                or self._in_nvidia_only_folder(path, visiting | {path})
+                or self._included_by_name_only_where_rocm_does_not_compile(path, visiting | {path})
+            )
             self._bases[path] = (Branch(False, None), built_for) if built_for else (EVERYWHERE, "")
             return self._bases[path]
         tree = self._nvidia_source_tree(path)
@@ -532,6 +536,39 @@ class CudaProject:
         if "cmake" not in self._systems_building_rocm or not self._rocm_include_folders:
             return []
         return [(f, s) for f, s in self._include_folders if self._vendor_of(s) == "nvidia"]
+
+    def _included_by_name_only_where_rocm_does_not_compile(self, path: str, visiting: frozenset[str]) -> str:
+        """Evidence that a header sitting right in a build include folder, which the include graph leaves unresolved
+        when included by its bare name in angle brackets (`#include <inline_ptx.h>`), is included so only by files
+        ROCm does not compile (the CUDA target's headers). Used for where the file is compiled only: the graph
+        reads no definitions through such includes. "" otherwise."""
+        if os.path.dirname(path) not in self._include_folder_paths or not path.endswith(HEADER_SUFFIXES):
+            return ""
+        name = os.path.basename(path)
+        if any(other != path and os.path.dirname(other) in self._include_folder_paths for other in self._by_name[name]):
+            return ""  # several files so named on the include path: which one an include finds is not known
+        includers = self._bare_angle_includers.get(name, [])
+        if not includers or any(
+            include.branch.on_rocm is not False and self._base(includer, visiting)[0].on_rocm is not False
+            for includer, include in includers
+        ):
+            return ""
+        includer, include = includers[0]
+        return f"{self._relative(includer)}:{include.line}: included only where ROCm does not compile"
+
+    @cached_property
+    def _bare_angle_includers(self) -> dict[str, list[tuple[str, IncludeFact]]]:
+        """Bare name -> (includer, include) of each `#include <name.h>` naming no folder."""
+        found: dict[str, list[tuple[str, IncludeFact]]] = {}
+        for includer, facts in self.files.items():
+            for include in facts.includes:
+                if include.system and "/" not in include.header:
+                    found.setdefault(include.header, []).append((includer, include))
+        return found
+
+    @cached_property
+    def _include_folder_paths(self) -> frozenset[str]:
+        return frozenset(folder for folder, _ in self._include_folders)
 
     @cached_property
     def _include_folders(self) -> list[tuple[str, SourceSet]]:
