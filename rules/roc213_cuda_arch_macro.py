@@ -25,7 +25,9 @@ class CudaArchMacro(ConditionRule, Rule):
     without a HIP alternative in the condition or its chain (`|| defined(__HIP_DEVICE_COMPILE__)`,
     `&& !defined(USE_ROCM)`). A condition comparing the architecture number (`__CUDA_ARCH__ >= 800`, with or
     without `defined(__CUDA_ARCH__) &&`) selects a feature by version: ROC207 reports it, and a condition that
-    also tests a CUDA version is ROC207's too. Each chain is reported once, at its first `__CUDA_ARCH__` test.
+    also tests a CUDA version is ROC207's too. Each chain is reported once, at its first `__CUDA_ARCH__` test. A
+    chain whose ROCm code would be the same if HIP-Clang defined `__CUDA_ARCH__` is not reported: the rest of the
+    condition already leaves ROCm out (`defined(__GNUC__) && !defined(__clang__)`: HIP-Clang is clang).
 
     Not where the project defines `__CUDA_ARCH__` for ROCm itself, in the file or in a header it includes (a
     compat header's `#define __CUDA_ARCH__ __HIP_DEVICE_COMPILE__` under `#if defined(__HIPCC__)`).
@@ -251,6 +253,20 @@ CudaArchMacro.valid = (
         #else
         #define HAS_BF16_MATH 0
         #endif
+        """,
+    ),
+    # GCC's host pass only: HIP-Clang is clang, so ROCm takes the portable arm in both passes whatever it defined
+    # (amrex's AMReX_Parser_Y.H).
+    Valid(
+        """
+        template <typename T>
+        __host__ __device__ T comp_ellint_1(T k) {
+        #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__)
+          return std::comp_ellint_1(k);
+        #else
+          return xyz::math::comp_ellint_1<T>(k);
+        #endif
+        }
         """,
     ),
 )

@@ -8,6 +8,7 @@ from rocmlint.cuda.conditions import (
     ConditionRule,
     holds_only_pragmas,
     is_host_only_unit,
+    nvcc_macros_change_no_rocm_code,
 )
 from rocmlint.cuda.frontend import CudaContext
 from rocmlint.cuda.preprocessor import Directive, names_in
@@ -45,6 +46,13 @@ class CudaccMacro(ConditionRule, Rule):
     #define HOST_DEVICE
     #endif
     ```
+
+    Not reported either when the code a ROCm build compiles would be the same if HIP-Clang defined nvcc's
+    macros: the rest of the condition already leaves ROCm out (`!defined(__clang__)`, HIP-Clang being clang; a
+    project macro NVIDIA's build alone defines, `defined(__CUDACC__) && defined(XYZ_USE_CUDA)`), or the arm ROCm
+    takes instead holds the same code. Nor is a test of `__CUDACC_RTC__` alone in a project whose run-time
+    compiles (its NVRTC, hipRTC or jitify calls) sit only in code the ROCm build does not compile: every ROCm
+    compile takes the arm NVIDIA's ahead-of-time builds take.
 
     ## Fix
     Each `__CUDACC__` test gets `__HIPCC__` next to it (`__CUDACC_RTC__` gets `__HIPCC_RTC__`), in every
@@ -88,6 +96,11 @@ class CudaccMacro(ConditionRule, Rule):
         macro = next((name for name in names_in(directive.condition) if name in _HIP_SPELLING), None)
         if macro is None or not self._candidate(directive, ctx):
             return
+        tested = {name for name in names_in(directive.condition) if name in _HIP_SPELLING}
+        if tested == {"__CUDACC_RTC__"} and ctx.options.project.runtime_compiled_only_on_nvidia:
+            return  # ROCm never compiles the project at run time: its compiles take the arm NVIDIA's offline ones do
+        if nvcc_macros_change_no_rocm_code(self._chains(ctx).arms_of(directive), ctx):
+            return  # ROCm compiles the same code either way (`defined(__CUDACC__) && defined(XYZ_USE_CUDA)`)
         if all(holds_only_pragmas(arm, ctx) for arm in self._chains(ctx).arms_of(directive)):
             return  # compiler hints only (`#if !defined(__NVCC__)` + a pragma clang accepts): no code differs
         # The chain's `__CUDACC__`/`__CUDACC_RTC__` tests (and any device-pass `__CUDA_ARCH__` test beside
@@ -178,6 +191,29 @@ CudaccMacro.valid = (
         #pragma nv_diag_suppress 20012
         #else
         #pragma GCC diagnostic ignored "-Wunused-function"
+        #endif
+        """,
+    ),
+    # HIP-Clang is clang: the condition is false on ROCm whether or not it defined `__CUDACC__` (amrex's
+    # AMReX_Parser_Y.H shape).
+    Valid(
+        """
+        #if defined(__CUDACC__) && defined(__GNUC__) && !defined(__clang__)
+        #define XYZ_LIBM_CALL(f, x) std::f(x)
+        #else
+        #define XYZ_LIBM_CALL(f, x) xyz::math::f(x)
+        #endif
+        """,
+    ),
+    # The arm ROCm takes (as clang) holds the same code as the one it misses (amrex's AMReX_Extension.H).
+    Valid(
+        """
+        #if defined(__CUDA_ARCH__) && defined(__CUDACC__)
+        #define XYZ_ASSUME(cond) __builtin_assume(cond)
+        #elif defined(__clang__)
+        #define XYZ_ASSUME(cond) __builtin_assume(cond)
+        #else
+        #define XYZ_ASSUME(cond)
         #endif
         """,
     ),

@@ -40,6 +40,10 @@ NVIDIA_WORDS = frozenset(
         "NVTX",
     }
 )
+# NVIDIA-only libraries with no ROCm build of their own (ROCm's are rocprofiler/roctracer and amdsmi): a macro named
+# for one switches on code using it (`NUMA_NVML`, `XYZ_USE_CUPTI`), while a build condition naming one
+# (`if(NVML_LIB_PATH)`) may pick a file that serves both vendors.
+NVIDIA_LIBRARY_WORDS = frozenset({"CUPTI", "NVML"})
 OTHER_ACCELERATOR_WORDS = frozenset(
     {"MUSA", "SYCL", "XPU", "CPU", "METAL", "VULKAN", "OPENCL", "CANN", "NPU", "MPS", "KOMPUTE", "ONEAPI", "MLU"}
 )
@@ -88,6 +92,16 @@ def _one_elsewhere(term: str) -> bool:
     return bool(words & _ELSEWHERE_WORDS)
 
 
+def vendor_of_macro_name(name: str) -> str | None:
+    """`vendor_of_words` for a macro's name, where an NVIDIA-only library's name (`NVIDIA_LIBRARY_WORDS`) says
+    NVIDIA too."""
+    vendor = vendor_of_words(name)
+    if vendor is not None:
+        return vendor
+    words = {word.upper() for word in _WORD_SPLIT.split(name) if word}
+    return "nvidia" if words & NVIDIA_LIBRARY_WORDS and not words & (OTHER_ACCELERATOR_WORDS | ROCM_WORDS) else None
+
+
 def _other_vendor(vendor: str | None) -> str | None:
     """The vendor an `else` arm of a block testing `vendor` is written for (None when the test names none)."""
     return {"rocm": "nvidia", "nvidia": "rocm"}.get(vendor or "")
@@ -132,6 +146,9 @@ class BuildFacts:
     # Build files that branch for ROCm without defining or listing anything there (a Bazel `select()` whose ROCm
     # key adds nothing): their build system builds ROCm too.
     rocm_branches: tuple[str, ...] = ()
+    # Folders a CMake build puts on the include path (`target_include_directories`, `include_directories`), each
+    # as a source set whose pattern is the folder, with the vendor of the block adding it.
+    include_folders: tuple[SourceSet, ...] = ()
 
 
 # --- setup.py ---------------------------------------------------------------------------------------------------
@@ -423,6 +440,7 @@ def cmake_facts(
     included_module = path.endswith(".cmake")
     defines: list[BuildDefine] = []
     sources: list[SourceSet] = []
+    include_folders: list[SourceSet] = []
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
     platforms: list[list[str | None]] = []  # the same, of the HIP platform each block tests (None: tests none)
     elsewhere: list[bool] = []  # per open block: whether its current arm runs only elsewhere (`runs_elsewhere`)
@@ -455,6 +473,10 @@ def cmake_facts(
             defines += _cmake_defines(name, _defined_values(name, arguments), vendor, path, line)
         elif name == "list" and _appended_flags(arguments):
             defines += _cmake_flag_defines(arguments, path, line)
+        elif name in ("include_directories", "target_include_directories"):
+            vendor = _block_vendor(blocks, file_vendor)
+            folders = _include_folders(name, arguments, root, included_module)
+            include_folders += [SourceSet(folder, vendor, path, line) for folder in folders]
         elif name == "add_subdirectory" and arguments.split() and "$" not in arguments.split()[0]:
             vendor = _block_vendor(blocks, file_vendor)
             sources.append(SourceSet(arguments.split()[0].strip('"') + "/**", vendor, path, line))
@@ -479,7 +501,12 @@ def cmake_facts(
             sources += [_anywhere(s) if included_module else s for s in listed]
     defines += _hipconfig_defines(path, text)
     return BuildFacts(
-        tuple(defines), tuple(sources), hip_language=hip, cuda_language=cuda, hipify=_hipify_evidence(path, text)
+        tuple(defines),
+        tuple(sources),
+        hip_language=hip,
+        cuda_language=cuda,
+        hipify=_hipify_evidence(path, text),
+        include_folders=tuple(include_folders),
     )
 
 
@@ -528,6 +555,36 @@ def _track_elsewhere(elsewhere: list[bool], command: str, arguments: str) -> Non
         elsewhere[-1] = command == "elseif" and runs_elsewhere(arguments)
     elif command in ("endif", "endfunction", "endmacro") and elsewhere:
         elsewhere.pop()
+
+
+_INCLUDE_KEYWORDS = frozenset({"SYSTEM", "BEFORE", "AFTER", "PRIVATE", "PUBLIC", "INTERFACE"})
+_SOURCE_ROOT = re.compile(r"^\$\{(?:CMAKE_SOURCE_DIR|PROJECT_SOURCE_DIR|CMAKE_HOME_DIRECTORY)\}(?:/|$)")
+# The folder of the file being read: a `.cmake` module's own is `CMAKE_CURRENT_LIST_DIR` only.
+_FILE_FOLDER = re.compile(r"^\$\{CMAKE_CURRENT_(?:SOURCE|LIST)_DIR\}(?:/|$)")
+_MODULE_FOLDER = re.compile(r"^\$\{CMAKE_CURRENT_LIST_DIR\}(?:/|$)")
+_BUILD_INTERFACE = re.compile(r"^\$<BUILD_INTERFACE:([^<>]*)>$")
+
+
+def _include_folders(command: str, arguments: str, root: str, included_module: bool) -> Iterator[str]:
+    """The project folders an include-directories command names: relative to the build file's folder, or absolute
+    (`${CMAKE_SOURCE_DIR}/include/targets/cuda` under the project `root`). A folder of the build tree, one named by
+    another variable or a generator expression, and a `.cmake` module's relative one (relative to the folder of
+    the file including it, not known here) are left out."""
+    words = [word.strip('"') for word in arguments.split()]
+    for word in words[1:] if command == "target_include_directories" else words:
+        interface = _BUILD_INTERFACE.match(word)
+        word = interface.group(1) if interface else word
+        if word in _INCLUDE_KEYWORDS:
+            continue
+        own_folder = _MODULE_FOLDER if included_module else _FILE_FOLDER
+        if root and _SOURCE_ROOT.match(word):
+            word = os.path.join(root, _SOURCE_ROOT.sub("", word))
+        elif own_folder.match(word):
+            word = own_folder.sub("", word) or "."
+        elif included_module and not os.path.isabs(word):
+            continue
+        if "$" not in word:
+            yield os.path.normpath(word)
 
 
 # `hipconfig --cpp_config` prints the platform macros HIP's own build defines; its ROCm output still names the old

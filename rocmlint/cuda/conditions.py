@@ -405,11 +405,16 @@ class ConditionRule:
     def _rocm_outcome_intended(self, directive: Directive, ctx: CudaContext) -> bool:
         """Whether the arm a ROCm build takes in the directive's chain is one it can use, by construction
         (`arm_outcomes_agree`), or one the project's own macros choose whatever the NVIDIA compiler's macros
-        would be (`decided_by_project_macros`): nothing to decide, so nothing to report."""
+        would be (`decided_by_project_macros`), or the code ROCm compiles would be the same if HIP-Clang defined
+        nvcc's macros (`nvcc_macros_change_no_rocm_code`): nothing to decide, so nothing to report."""
         opener = self._chains(ctx).opener(directive)
         if opener not in self._intended:
             arms = self._chains(ctx).arms_of(directive)
-            self._intended[opener] = arm_outcomes_agree(arms, ctx) or decided_by_project_macros(arms, ctx)
+            self._intended[opener] = (
+                arm_outcomes_agree(arms, ctx)
+                or decided_by_project_macros(arms, ctx)
+                or nvcc_macros_change_no_rocm_code(arms, ctx)
+            )
         return self._intended[opener]
 
     def _chains(self, ctx: CudaContext) -> Chains:
@@ -509,14 +514,7 @@ def decided_by_project_macros(arms: list[Directive], ctx: CudaContext) -> bool:
     compiler = names & set(_ROCM_BUILD)
     if not compiler or names == compiler:
         return False  # no compiler test to look past, or no project macro to decide
-    learned = ctx.options.vendor_macros().learned
-    projects = frozenset(
-        name
-        for name in names
-        if (macro := learned.get(name)) is not None
-        and macro.evidence.kind != "name"
-        and not macro.evidence.compiler_decided
-    )
+    projects = _project_vendor_macros(names, ctx)
     lookups = [_knowing_only(ctx.preprocessor.macro_lookup("rocm", arm.start_byte), projects) for arm in arms]
     free = sorted(name for name in names - set(_ROCM_BUILD) if any(_unknown(name, lookup) for lookup in lookups))
     domain = _assignment_domain(conditions)
@@ -531,6 +529,66 @@ def decided_by_project_macros(arms: list[Directive], ctx: CudaContext) -> bool:
         if len(taken) != 1 or None in taken:
             return False
     return True
+
+
+def _project_vendor_macros(names: set[str], ctx: CudaContext) -> frozenset[str]:
+    """The names that are the project's own vendor macros, known by more than their name and not NVIDIA-only merely
+    because HIP lacks nvcc's macros (see `decided_by_project_macros`)."""
+    learned = ctx.options.vendor_macros().learned
+    return frozenset(
+        name
+        for name in names
+        if (macro := learned.get(name)) is not None
+        and macro.evidence.kind != "name"
+        and not macro.evidence.compiler_decided
+    )
+
+
+# HIP-Clang is clang: a test excluding clang (`defined(__GNUC__) && !defined(__clang__)`) excludes ROCm too.
+_HIP_CLANG: Mapping[str, int | None] = {**_ROCM_BUILD, "__clang__": 1}
+
+
+def nvcc_macros_change_no_rocm_code(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether a ROCm build compiles the same code in this chain (`arms`) whether or not HIP-Clang defined nvcc's
+    own macros as nvcc does (`__CUDACC__`, `__CUDA_ARCH__` in each pass, a CUDA version): then the chain's tests of
+    them decide nothing there. `defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__)` is false on
+    ROCm either way; `defined(__CUDACC__) && defined(XYZ_USE_CUDA)` too where `XYZ_USE_CUDA` is NVIDIA's; and an
+    arm ROCm takes instead that holds the same code as the one it misses (`#elif defined(__clang__)` defining the
+    same `__builtin_assume`) loses nothing. And the arm ROCm takes holds nothing HIP lacks (`__nanosleep` under
+    `!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700` is a feature ROCm enters by accident, whichever it is). Only
+    the project's vendor macros are known (`_project_vendor_macros`); every other name is tried in every state."""
+    conditions = ["1" if arm.kind == "else" else arm.condition for arm in arms]
+    names = {name for condition in conditions for name in names_in(condition)} - _NOT_MACROS
+    if not names & set(_ROCM_BUILD):
+        return False
+    projects = _project_vendor_macros(names, ctx)
+    lookups = [_knowing_only(ctx.preprocessor.macro_lookup("rocm", arm.start_byte), projects) for arm in arms]
+    free = sorted(name for name in names - set(_HIP_CLANG) if any(_unknown(name, lookup) for lookup in lookups))
+    domain = _assignment_domain(conditions)
+    if len(domain) ** len(free) > _MAX_ASSIGNMENTS:
+        return False
+    as_nvcc = [{**_HIP_CLANG, **toolkit, **build} for toolkit in _NVIDIA_TOOLKITS for build in _NVCC_PASSES]
+    codes: dict[int, str] = {}
+    usable: dict[int, bool] = {}
+    for values in itertools.product(domain, repeat=len(free)):
+        assigned = dict(zip(free, values, strict=True))
+        taken = _taken_arm(conditions, [_build_lookup(lookup, _HIP_CLANG, assigned) for lookup in lookups])
+        if taken is None or not _arm_usable(taken, arms, ctx, usable, on_rocm=True):
+            return False
+        for build in as_nvcc:
+            instead = _taken_arm(conditions, [_build_lookup(lookup, build, assigned) for lookup in lookups])
+            if instead is None or (
+                instead != taken and _arm_code(instead, arms, ctx, codes) != _arm_code(taken, arms, ctx, codes)
+            ):
+                return False
+    return True
+
+
+def _arm_code(index: int, arms: list[Directive], ctx: CudaContext, codes: dict[int, str]) -> str:
+    """The code of the arm at `index` (none past the last), comments and spacing left out, remembered in `codes`."""
+    if index not in codes:
+        codes[index] = " ".join(arm_text(arms[index], ctx).split()) if index < len(arms) else ""
+    return codes[index]
 
 
 def _knowing_only(lookup: MacroLookup, names: frozenset[str]) -> MacroLookup:
@@ -841,6 +899,7 @@ __all__ = [
     "is_host_only_unit",
     "is_rocm_macro",
     "is_version_test",
+    "nvcc_macros_change_no_rocm_code",
     "with_alternatives",
 ]
 

@@ -29,6 +29,8 @@ _NVIDIA_ARM = re.compile(
     rb"#\s*include\s*[<\"](?:cuda|cub/|cublas|cudnn|cusparse|curand|cufft|nvml|mma\.h|cooperative_groups)|\bcuda[A-Z]\w*|\bcub::|\bnvcuda::|\bcublas[A-Z]\w*"
 )
 _SINGLE_MACRO = re.compile(r"\s*(!?)\s*(?:defined\s*\(?\s*)?([A-Za-z_]\w*)\s*\)?\s*")
+# A call of NVRTC's or hipRTC's API (`nvrtcCompileProgram(`), or of jitify, NVRTC's wrapper (`jitify::`).
+_RUNTIME_COMPILE = re.compile(rb"\b(?:nvrtc|hiprtc)[A-Z]\w*\s*\(|\bjitify::")
 # Integer constants a header declares at namespace or class scope: `constexpr` anywhere, `const` unindented.
 _CONSTANT = re.compile(
     rb"^(?:[ \t]*(?:static\s+|inline\s+)*constexpr|(?:static\s+)?const)\s+(?:static\s+)?(?:const\s+)?"
@@ -105,6 +107,10 @@ class FileFacts:
     guard: str | None
     # Device overloads of CUDA atomics it defines where ROCm compiles them: name, value = the pointee type.
     atomic_overloads: tuple[Definition, ...] = ()
+    # (X, Y, line of X's arm) for each `#if` chain testing one macro X alone in an arm before an arm testing one
+    # macro Y alone (`#if defined(X) ... #elif defined(Y)`): a build defining X never compiles Y's arm.
+    tested_before: tuple[tuple[str, str, int], ...] = ()
+    runtime_compiles: bool = False  # calls NVRTC or hipRTC (or jitify, NVRTC's wrapper): compiles at run time
 
     @property
     def conditional(self) -> bool:
@@ -144,9 +150,11 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
         tested=frozenset(name for d in preprocessor.directives if _is_test(d) for name in names_in(d.condition)),
         arm_votes=tuple(_arm_votes(data, preprocessor)),
         rocm_compiled_under=tuple(_rocm_compiled_under(preprocessor)),
+        tested_before=tuple(_tested_before(preprocessor)),
         amd_builtins=_has_ungated_amd_builtin(data, preprocessor),
         amd_targets_only=_tests_only_amd_targets(preprocessor),
         hip_runtime=preprocessor.includes_hip_runtime,
+        runtime_compiles=(b"rtc" in data or b"jitify" in data) and _RUNTIME_COMPILE.search(data) is not None,
         guard=_guard(preprocessor),
     )
 
@@ -194,6 +202,26 @@ def _rocm_compiled_under(preprocessor: Preprocessor) -> Iterator[tuple[str, int]
             chains[-1] = (opening, _holding_macro(opening, else_arm=True))
         elif kind in ("elif", "elifdef", "elifndef") and chains:
             chains[-1] = (chains[-1][0], None)
+        elif kind == "endif" and chains:
+            chains.pop()
+
+
+def _tested_before(preprocessor: Preprocessor) -> Iterator[tuple[str, str, int]]:
+    """(X, Y, line of X's arm) for the arms of one `#if` chain that each test one macro alone, X's before Y's
+    (`#ifdef X` or `#if defined(X)`, then `#elif defined(Y)`)."""
+    chains: list[list[tuple[str | None, int]]] = []  # per open chain: (the macro each arm tests alone, its line)
+    for directive in preprocessor.directives:
+        kind = directive.kind
+        if kind in ("if", "ifdef", "elif", "elifdef"):
+            if kind in ("if", "ifdef") or not chains:
+                chains.append([])
+            match = _SINGLE_MACRO.fullmatch(directive.condition)
+            alone = match.group(2) if match is not None and not match.group(1) else None
+            if alone is not None:
+                yield from ((earlier, alone, line) for earlier, line in chains[-1] if earlier is not None)
+            chains[-1].append((alone, directive.line))
+        elif kind == "ifndef":
+            chains.append([(None, directive.line)])
         elif kind == "endif" and chains:
             chains.pop()
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 
-from rocmlint.cuda.build_files import BuildDefine, BuildFacts, vendor_of_words
+from rocmlint.cuda.build_files import BuildDefine, BuildFacts, vendor_of_macro_name, vendor_of_words
 from rocmlint.cuda.file_facts import Definition, FileFacts
 from rocmlint.cuda.preprocessor import LearnedMacro, MacroEvidence, MacroState, VendorMacros, parse_int
 from rocmlint.vendor import Tri
@@ -75,10 +75,13 @@ def learn(
     built_everywhere = {d.name for d in build.defines} - set(from_build)
     guards = {f.guard for f in files.values() if f.guard}
     decided = built_everywhere | guards
+    # Each stage is read once the ones before it are learned (generators): the order of arms needs the ROCm
+    # macros the build, the headers and the arms decided.
     stages: list[Iterable[LearnedMacro]] = [
         from_build.values(),
         _learn_from_headers(files, guards),
         _learn_from_arms(files),
+        _learn_from_order(files, learned),
         _learn_from_names(files),
     ]
     for number, stage in enumerate(stages):
@@ -234,6 +237,31 @@ def _learn_from_arms(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
         yield _flag(name, vendor, MacroEvidence("arms", path, line, why))
 
 
+def _learn_from_order(files: Mapping[str, FileFacts], learned: Mapping[str, LearnedMacro]) -> Iterator[LearnedMacro]:
+    """A macro whose name says NVIDIA that a chain tests before a ROCm macro (`#if defined(XYZ_USE_CUDA) ... #elif
+    defined(XYZ_USE_HIP)`, where `XYZ_USE_HIP` is ROCm's by stronger evidence than its name, or rocmlint's own):
+    a ROCm build defining it would never compile its own arm, so the project's design leaves it undefined there.
+    Stronger than the name alone (`decided_by_project_macros` trusts it)."""
+    well_known = VendorMacros()
+    found: dict[str, tuple[str, str, int]] = {}
+    for path, facts in sorted(files.items()):
+        for name, later, line in facts.tested_before:
+            if name in found or not _may_be_a_flag(name) or vendor_of_words(name) != "nvidia":
+                continue
+            macro = learned.get(later)
+            rocm_by_evidence = macro is not None and macro.vendor == "rocm" and macro.evidence.kind != "name"
+            if rocm_by_evidence or (macro is None and well_known.is_rocm_side(later)):
+                found[name] = (later, path, line)
+    for name, (later, path, line) in found.items():
+        why = f"an #if chain tests it before the ROCm macro {later}"
+        yield _flag(name, "nvidia", MacroEvidence("arms", path, line, why))
+
+
+def _may_be_a_flag(name: str) -> bool:
+    """Whether a tested macro may be a vendor flag: not an include guard, a version or an architecture value."""
+    return not (_INCLUDE_GUARD_SUFFIX.search(name) or "VERSION" in name.upper() or "ARCH" in name)
+
+
 def _learn_from_names(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
     tested = {name for facts in files.values() for name in facts.tested}
     first_use: dict[str, str] = {}
@@ -241,9 +269,9 @@ def _learn_from_names(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
         for name in facts.tested:
             first_use.setdefault(name, path)
     for name in sorted(tested):
-        if _INCLUDE_GUARD_SUFFIX.search(name) or "VERSION" in name.upper() or "ARCH" in name:
+        if not _may_be_a_flag(name):
             continue  # version and arch macros are values, not vendor tests; guards are no gates
-        vendor = vendor_of_words(name)
+        vendor = vendor_of_macro_name(name)
         if vendor is not None:
             yield _flag(
                 name, vendor, MacroEvidence("name", first_use[name], None, f"its name says {_vendor_name(vendor)}")

@@ -13,7 +13,8 @@ macros are learned in rocmlint/cuda/learning.py:
   calls `hip*`, the other the CUDA counterparts); weakest, the macro's name carries one vendor's word (HIP, ROCM,
   AMD; CUDA, NVCC, NV) and no other accelerator's. A macro the build defines for both vendors is no vendor's; nor
   is one under which a file tells ROCm apart (`#ifdef USE_CUDA` around `#ifdef __HIP_PLATFORM_AMD__`: ROCm compiles
-  that code), whatever the build or its name say. A CMake file is ROCm's as a whole only when it builds HIP outside
+  that code), whatever the build or its name say. A macro whose name says NVIDIA that an `#if` chain tests before a
+  ROCm macro (`#if defined(XYZ_USE_CUDA) ... #elif defined(XYZ_USE_HIP)`) is NVIDIA's by more than its name. A CMake file is ROCm's as a whole only when it builds HIP outside
   any ROCm block; one that builds HIP in `if(USE_ROCM)` has its `elseif(USE_CUDA)` arm NVIDIA's.
 - **Include graph**: quoted includes resolved next to the including file, then (as `-I` directories would) by
   the unique project file whose path ends with the included path; angle includes that name a folder too.
@@ -29,7 +30,9 @@ macros are learned in rocmlint/cuda/learning.py:
   (`list(APPEND ...)`, `set(X ${X} ...)`, `file(GLOB ...)`, `target_sources`, a project function appending its
   `ARGN`; a Bazel target's sources in an NVIDIA `select()` branch, or of targets only NVIDIA branches reach),
   is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time;
-  so is a header only such files include, and a header nothing includes in a folder of NVIDIA-only headers.
+  so is a header found only through an include folder the NVIDIA build alone adds (a CUDA target's
+  `include/targets/cuda` beside the HIP target's own), a header only such files include, and a header nothing
+  includes in a folder of NVIDIA-only headers.
 - **Code written for AMD** (`FileView.rocm_native`): a project whose build only targets HIP; a file that calls
   `__builtin_amdgcn_*` or defines a 64-lane warp size outside any vendor branch, or includes such a header
   there; a file whose `#if`s test AMD targets and never the vendor; a path naming a gfx target. Only the rules
@@ -118,6 +121,10 @@ class FileView:
     rocm_build_values: Mapping[str, str | None] = field(default_factory=dict)
     rocm_build_decided: frozenset[str] = frozenset()  # those no other build defines (see learning.py)
     nvidia_build_defines: frozenset[str] = frozenset()  # every macro the build defines for NVIDIA only
+    # Why only NVIDIA compiles the project's sources at run time ("" when ROCm may, or nothing does): its calls of
+    # NVRTC (or hipRTC, jitify) all sit in files the ROCm build does not compile, so `__CUDACC_RTC__` is
+    # undefined wherever ROCm compiles, as on NVIDIA's ahead-of-time builds.
+    runtime_compiled_only_on_nvidia: str = ""
     dependencies: Sequence[str] = ()  # files the view was read from, the build files included
     # (header, system) of one of the file's `#include`s -> the includes ROCm reads through it: (included header as
     # written, "path:line" of that `#include`) for the project header it names and every one that header pulls in.
@@ -287,6 +294,8 @@ class CudaProject:
     _values: dict[str, _Index] = field(default_factory=dict)
     _set_vendors: dict[SourceSet, str | None] = field(default_factory=dict)
     _amd_evidence: dict[str, str] = field(default_factory=dict)  # path -> `_own_amd_evidence`
+    # an include folder only the NVIDIA build adds -> `_found_without_nvidia_folder`
+    _folder_reach: dict[str, frozenset[str]] = field(default_factory=dict)
     # a question about a file (a bound method) -> `_ungated_includers_of`
     _ungated_includers: dict[Callable[[str], bool], frozenset[str]] = field(default_factory=dict)
 
@@ -389,6 +398,7 @@ class CudaProject:
             rocm_build_values=self._rocm_build_values | hipify_renamed,
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
             nvidia_build_defines=self._nvidia_build_defines,
+            runtime_compiled_only_on_nvidia=self._runtime_compiled_only_on_nvidia,
             # The build files too: what they define for ROCm and which sources they list decide every file.
             dependencies=_Dependencies(around, self.build_facts.files),
             includes_through=_IncludesThrough(self, path),
@@ -460,8 +470,16 @@ class CudaProject:
         includers = self._includers.get(path, [])
         if path in visiting:
             return EVERYWHERE, ""
+        only_nvidia_path = self._on_nvidia_include_path_only(path)
+        if only_nvidia_path:
+            self._bases[path] = Branch(False, None), only_nvidia_path
+            return self._bases[path]
         if not includers:
-            built_for = self._built_only_for_nvidia(path) or self._in_nvidia_only_folder(path, visiting | {path})
+            built_for = (
+                self._built_only_for_nvidia(path)
+                or self._in_nvidia_only_folder(path, visiting | {path})
+                or self._included_by_name_only_where_rocm_does_not_compile(path, visiting | {path})
+            )
             self._bases[path] = (Branch(False, None), built_for) if built_for else (EVERYWHERE, "")
             return self._bases[path]
         tree = self._nvidia_source_tree(path)
@@ -522,6 +540,124 @@ class CudaProject:
                 trees.append((tree, sources))
         return trees
 
+    def _on_nvidia_include_path_only(self, path: str) -> str:
+        """Evidence that a header is found only through an include folder the NVIDIA build alone puts on the include
+        path (`target_include_directories(lib PRIVATE ${CMAKE_SOURCE_DIR}/include/targets/cuda)` in the CUDA
+        target's CMake, while the HIP target adds `include/targets/hip`): the most specific include folders holding
+        it are all NVIDIA's, the ROCm build adds include folders of its own, none of them inside this one, and no
+        file outside it includes the header (or one including it) by a path found without it. "" otherwise."""
+        if not path.endswith(HEADER_SUFFIXES):
+            return ""
+        found = self._nvidia_include_folder(path)
+        if found is None or path in self._found_without_nvidia_folder(found[0]):
+            return ""
+        folder, added_by = found
+        where = f"{self._relative(added_by.path)}:{added_by.line}"
+        return f"{where}: under {self._relative(folder)}/, which only the NVIDIA build puts on the include path"
+
+    def _nvidia_include_folder(self, path: str) -> tuple[str, SourceSet] | None:
+        """The most specific build include folder holding `path` and the set adding it, when every build file adding
+        it is NVIDIA's and the ROCm build adds include folders of its own, none inside it (None otherwise)."""
+        if not any(path.startswith(folder + os.sep) for folder, _ in self._nvidia_include_folders):
+            return None  # most projects: no such folder at all
+        if any(path.startswith(folder + os.sep) for folder in self._hipified_folders):
+            return None
+        covering = [(f, s) for f, s in self._include_folders if path.startswith(f + os.sep)]
+        most_specific = max(len(f) for f, _ in covering)
+        deciding = [(f, s) for f, s in covering if len(f) == most_specific]
+        if any(self._vendor_of(s) != "nvidia" for _, s in deciding):
+            return None
+        folder = deciding[0][0]
+        if any(f == folder or f.startswith(folder + os.sep) for f in self._rocm_include_folders):
+            return None  # a general folder the NVIDIA build adds, the ROCm build a part of
+        return deciding[0]
+
+    @cached_property
+    def _rocm_include_folders(self) -> list[str]:
+        return [f for f, s in self._include_folders if self._vendor_of(s) == "rocm"]
+
+    @cached_property
+    def _nvidia_include_folders(self) -> list[tuple[str, SourceSet]]:
+        """The include folders NVIDIA's build adds, when the CMake build also builds ROCm with include folders of
+        its own (none otherwise: a build with no ROCm include path says nothing of its NVIDIA one)."""
+        if "cmake" not in self._systems_building_rocm or not self._rocm_include_folders:
+            return []
+        return [(f, s) for f, s in self._include_folders if self._vendor_of(s) == "nvidia"]
+
+    def _included_by_name_only_where_rocm_does_not_compile(self, path: str, visiting: frozenset[str]) -> str:
+        """Evidence that a header sitting right in a build include folder, which the include graph leaves unresolved
+        when included by its bare name in angle brackets (`#include <inline_ptx.h>`), is included so only by files
+        ROCm does not compile (the CUDA target's headers). Used for where the file is compiled only: the graph
+        reads no definitions through such includes. "" otherwise."""
+        if os.path.dirname(path) not in self._include_folder_paths or not path.endswith(HEADER_SUFFIXES):
+            return ""
+        name = os.path.basename(path)
+        if any(other != path and os.path.dirname(other) in self._include_folder_paths for other in self._by_name[name]):
+            return ""  # several files so named on the include path: which one an include finds is not known
+        includers = self._bare_angle_includers.get(name, [])
+        if not includers or any(
+            include.branch.on_rocm is not False and self._base(includer, visiting)[0].on_rocm is not False
+            for includer, include in includers
+        ):
+            return ""
+        includer, include = includers[0]
+        return f"{self._relative(includer)}:{include.line}: included only where ROCm does not compile"
+
+    @cached_property
+    def _bare_angle_includers(self) -> dict[str, list[tuple[str, IncludeFact]]]:
+        """Bare name -> (includer, include) of each `#include <name.h>` naming no folder."""
+        found: dict[str, list[tuple[str, IncludeFact]]] = {}
+        for includer, facts in self.files.items():
+            for include in facts.includes:
+                if include.system and "/" not in include.header:
+                    found.setdefault(include.header, []).append((includer, include))
+        return found
+
+    @cached_property
+    def _include_folder_paths(self) -> frozenset[str]:
+        return frozenset(folder for folder, _ in self._include_folders)
+
+    @cached_property
+    def _include_folders(self) -> list[tuple[str, SourceSet]]:
+        """(absolute folder, the build's set adding it) of every folder the CMake build puts on the include path."""
+        return [(_named_path(s), s) for s in self.build_facts.include_folders]
+
+    def _found_without_nvidia_folder(self, folder: str) -> frozenset[str]:
+        """The headers under `folder` that a ROCm compile may still reach: those a file outside it includes by a path
+        found without `folder` on the include path (next to the includer, or from a folder above it:
+        `#include "targets/cuda/x.h"`), where ROCm may compile that include, and what they include in turn."""
+        known = self._folder_reach.get(folder)
+        if known is not None:
+            return known
+        inside = [p for p in self._by_folder_tree(folder)]
+        found: set[str] = set()
+        for header in inside:
+            for includer, include in self._includers.get(header, ()):
+                if includer.startswith(folder + os.sep) or include.branch.on_rocm is False:
+                    continue
+                if not self._found_through(folder, includer, include, header):
+                    found.add(header)
+        reached = {
+            current
+            for start in found
+            for current in self._includes_from(start, lambda include: include.branch.on_rocm is not False)
+            if current.startswith(folder + os.sep)
+        }
+        self._folder_reach[folder] = known = frozenset(reached)
+        return known
+
+    def _found_through(self, folder: str, includer: str, include: IncludeFact, header: str) -> bool:
+        """Whether `#include` finds `header` only with `folder` (or a folder inside it) on the include path: the
+        path it names is not next to the includer, and what is left of the header's path is inside `folder`."""
+        if not include.system and os.path.normpath(os.path.join(os.path.dirname(includer), include.header)) == header:
+            return False
+        searched = header[: -len(include.header.lstrip("./"))].rstrip(os.sep)
+        return searched == folder or searched.startswith(folder + os.sep)
+
+    def _by_folder_tree(self, folder: str) -> list[str]:
+        """The project files under `folder`, at any depth."""
+        return [path for path in self.files if path.startswith(folder + os.sep)]
+
     def _certainly_reached_on_rocm(
         self, path: str, includers: list[tuple[str, IncludeFact]], visiting: frozenset[str]
     ) -> bool:
@@ -580,6 +716,15 @@ class CudaProject:
         return frozenset(
             {d.name for d in defines if d.vendor == "nvidia"} - {d.name for d in defines if d.vendor != "nvidia"}
         )
+
+    @cached_property
+    def _runtime_compiled_only_on_nvidia(self) -> str:
+        """See `FileView.runtime_compiled_only_on_nvidia`: the first file compiling at run time, when every such
+        file is one the ROCm build does not compile."""
+        compiling = sorted(path for path, facts in self.files.items() if facts.runtime_compiles)
+        if not compiling or any(self._base(path, frozenset())[0].on_rocm is not False for path in compiling):
+            return ""
+        return f"{self._relative(compiling[0])} compiles at run time, and ROCm does not compile it"
 
     @cached_property
     def _rocm_build_decided(self) -> frozenset[str]:
@@ -1013,6 +1158,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         rocm_branches=tuple(path for f in facts for path in f.rocm_branches),
         hip_language=any(f.hip_language for f in facts),
         cuda_language=any(f.cuda_language for f in facts),
+        include_folders=tuple(folder for f in facts for folder in f.include_folders),
     )
 
 
