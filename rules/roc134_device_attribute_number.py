@@ -68,7 +68,13 @@ class DeviceAttributeNumber(Rule):
     severity = Severity.ERROR
     applies_to_tests = True  # a suite that sizes shared memory from the query reads the wrong attribute too
     fix_availability = FixAvailability.NONE
-    triggers = (b"_attribute", b"GetAttribute")
+    # The query's name in its usual casings; `_attribute` alone let a fifth of PyTorch's Python files through.
+    triggers = tuple(
+        f"{word}{attribute}".encode()
+        for word in ("Get", "get", "get_", "GET_", "Device", "device", "device_", "DEVICE_")
+        for attribute in ("Attribute", "attribute", "ATTRIBUTE")
+    )
+    trigger_pattern = r"(?i)device_*get_*attribute|get_*device_*attribute"
 
     def __init__(self) -> None:
         # A number several queries read is reported once.

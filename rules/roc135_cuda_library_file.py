@@ -82,7 +82,9 @@ class CudaLibraryFile(Rule):
     applies_to_tests = True  # a suite loading the CUDA runtime through ctypes fails on ROCm as the library does
     fix_availability = FixAvailability.NONE
     triggers = (b".so", b".dll", b".dylib")
-    trigger_pattern = _CUDA_LIBRARY.pattern
+    # What every match of `_CUDA_LIBRARY` ends with: a literal first character lets the scan skip from dot to dot,
+    # where the whole pattern, case-blind with no literal prefix, was tried at every byte of every file.
+    trigger_pattern = r"\.(?i:so|dll|dylib)\b"
 
     def __init__(self) -> None:
         # A pattern several searches read is reported once.
