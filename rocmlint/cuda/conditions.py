@@ -509,20 +509,16 @@ def decided_by_project_macros(arms: list[Directive], ctx: CudaContext) -> bool:
     one learned from its name alone (`USE_CUDA_GRAPHS` may be defined on ROCm too), one defined only under
     `__CUDA_ARCH__` tests (`ARCH_SUPPORTS_FLASH`: NVIDIA-only because HIP lacks the macro) and a library's
     (`CUSPARSE_VERSION`) are tried in every state."""
-    conditions = ["1" if arm.kind == "else" else arm.condition for arm in arms]
-    names = {name for condition in conditions for name in names_in(condition)} - _NOT_MACROS
+    conditions, names = _chain_conditions(arms)
     compiler = names & set(_ROCM_BUILD)
     if not compiler or names == compiler:
         return False  # no compiler test to look past, or no project macro to decide
-    projects = _project_vendor_macros(names, ctx)
-    lookups = [_knowing_only(ctx.preprocessor.macro_lookup("rocm", arm.start_byte), projects) for arm in arms]
-    free = sorted(name for name in names - set(_ROCM_BUILD) if any(_unknown(name, lookup) for lookup in lookups))
-    domain = _assignment_domain(conditions)
-    if len(domain) ** len(free) > _MAX_ASSIGNMENTS:
+    states = _chain_states(arms, ctx, conditions, names, _ROCM_BUILD)
+    if states is None:
         return False
+    lookups, assignments = states
     compilers = [_ROCM_BUILD, *({**toolkit, **build} for toolkit in _NVIDIA_TOOLKITS for build in _NVCC_PASSES)]
-    for values in itertools.product(domain, repeat=len(free)):
-        assigned = dict(zip(free, values, strict=True))
+    for assigned in assignments:
         taken = {
             _taken_arm(conditions, [_build_lookup(rocm, fixed, assigned) for rocm in lookups]) for fixed in compilers
         }
@@ -557,21 +553,17 @@ def nvcc_macros_change_no_rocm_code(arms: list[Directive], ctx: CudaContext) -> 
     same `__builtin_assume`) loses nothing. And the arm ROCm takes holds nothing HIP lacks (`__nanosleep` under
     `!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700` is a feature ROCm enters by accident, whichever it is). Only
     the project's vendor macros are known (`_project_vendor_macros`); every other name is tried in every state."""
-    conditions = ["1" if arm.kind == "else" else arm.condition for arm in arms]
-    names = {name for condition in conditions for name in names_in(condition)} - _NOT_MACROS
+    conditions, names = _chain_conditions(arms)
     if not names & set(_ROCM_BUILD):
         return False
-    projects = _project_vendor_macros(names, ctx)
-    lookups = [_knowing_only(ctx.preprocessor.macro_lookup("rocm", arm.start_byte), projects) for arm in arms]
-    free = sorted(name for name in names - set(_HIP_CLANG) if any(_unknown(name, lookup) for lookup in lookups))
-    domain = _assignment_domain(conditions)
-    if len(domain) ** len(free) > _MAX_ASSIGNMENTS:
+    states = _chain_states(arms, ctx, conditions, names, _HIP_CLANG)
+    if states is None:
         return False
+    lookups, assignments = states
     as_nvcc = [{**_HIP_CLANG, **toolkit, **build} for toolkit in _NVIDIA_TOOLKITS for build in _NVCC_PASSES]
     codes: dict[int, str] = {}
     usable: dict[int, bool] = {}
-    for values in itertools.product(domain, repeat=len(free)):
-        assigned = dict(zip(free, values, strict=True))
+    for assigned in assignments:
         taken = _taken_arm(conditions, [_build_lookup(lookup, _HIP_CLANG, assigned) for lookup in lookups])
         if taken is None or not _arm_usable(taken, arms, ctx, usable, on_rocm=True):
             return False
@@ -582,6 +574,26 @@ def nvcc_macros_change_no_rocm_code(arms: list[Directive], ctx: CudaContext) -> 
             ):
                 return False
     return True
+
+
+def _chain_conditions(arms: list[Directive]) -> tuple[list[str], set[str]]:
+    """Each arm's condition (`1` for `#else`) and the macro names they test."""
+    conditions = ["1" if arm.kind == "else" else arm.condition for arm in arms]
+    return conditions, {name for condition in conditions for name in names_in(condition)} - _NOT_MACROS
+
+
+def _chain_states(
+    arms: list[Directive], ctx: CudaContext, conditions: list[str], names: set[str], fixed: Mapping[str, int | None]
+) -> tuple[list[MacroLookup], list[dict[str, int | None]]] | None:
+    """Each arm's ROCm view knowing only the project's vendor macros, and every assignment of the names neither that
+    view nor `fixed` (the compiler's macros) decides; None when there are more than `_MAX_ASSIGNMENTS`."""
+    projects = _project_vendor_macros(names, ctx)
+    lookups = [_knowing_only(ctx.preprocessor.macro_lookup("rocm", arm.start_byte), projects) for arm in arms]
+    free = sorted(name for name in names - set(fixed) if any(_unknown(name, lookup) for lookup in lookups))
+    domain = _assignment_domain(conditions)
+    if len(domain) ** len(free) > _MAX_ASSIGNMENTS:
+        return None
+    return lookups, [dict(zip(free, values, strict=True)) for values in itertools.product(domain, repeat=len(free))]
 
 
 def _arm_code(index: int, arms: list[Directive], ctx: CudaContext, codes: dict[int, str]) -> str:
