@@ -66,6 +66,7 @@ class ProjectIndex:
         self._modules: dict[tuple[tuple[str, ...], tuple[Path, ...]], Path | None] = {}
         self._module_data: dict[Path, bytes | None] = {}
         self._analyzers: dict[tuple[Path, frozenset[str], Path | None], GateAnalyzer | None] = {}
+        self._semantics: dict[Path, Semantic | None] = {}
         self._reaches: dict[tuple[str, frozenset[str]], ModuleReach] = {}
         # (importer, guards) -> imported -> the importer's import nodes of it
         self._import_sites: dict[tuple[str, frozenset[str]], dict[str, list[ast.AST]]] = {}
@@ -285,7 +286,16 @@ class ProjectIndex:
 
         key = (module_file, guards, project_root)
         if key not in self._analyzers:
-            self._analyzers[key] = None
+            semantic = self._semantic(module_file, data)
+            resolver = self.resolver_for(str(module_file), guards, project_root)
+            self._analyzers[key] = None if semantic is None else GateAnalyzer(semantic, guards, resolver)
+        return self._analyzers[key]
+
+    def _semantic(self, module_file: Path, data: bytes) -> Semantic | None:
+        """A neighbour module's tree and semantic model, built once however many analyses (guards, project roots)
+        read it: it depends on the text alone."""
+        if module_file not in self._semantics:
+            self._semantics[module_file] = None
             try:
                 text = SourceFile.from_bytes(str(module_file), data, "python").text
             except DecodeError:
@@ -296,9 +306,8 @@ class ProjectIndex:
             package, _ = package_of(str(module_file))
             semantic = Semantic(module, package, text)
             walk(module, semantic.parents, {}, semantic.mentions)
-            resolver = self.resolver_for(str(module_file), guards, project_root)
-            self._analyzers[key] = GateAnalyzer(semantic, guards, resolver)
-        return self._analyzers[key]
+            self._semantics[module_file] = semantic
+        return self._semantics[module_file]
 
 
 @dataclass(frozen=True)
