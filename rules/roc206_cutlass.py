@@ -93,7 +93,7 @@ class Cutlass(Rule):
         this `#include`, which stands for the file's namespace uses (one diagnostic for both libraries); a file
         that includes a library itself is reported there instead."""
         brought: dict[str, tuple[str, str]] = {}  # library -> its first header reached, and where
-        for header, where in ctx.options.project.includes_through.get((include.header, include.system), ()):
+        for header, where in ctx.includes_through(include.header, include.system):
             match = CUTLASS_HEADER.search(header)
             if match is not None and match.group(1) not in self._reported:
                 brought.setdefault(match.group(1), (header, where))

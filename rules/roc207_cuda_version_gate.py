@@ -22,20 +22,22 @@ class CudaVersionGate(ConditionRule, Rule):
     Flags `#if`/`#elif` tests on `CUDA_VERSION`, `CUDART_VERSION` or `__CUDACC_VER_MAJOR__`/`_MINOR__`, and
     comparisons of the architecture number (`__CUDA_ARCH__ >= 800`, `defined(__CUDA_ARCH__) && __CUDA_ARCH__ <
     700`), that a ROCm build reads without the condition (or its `#if/#elif` chain) saying anything about ROCm.
-    Device-pass detection (`#ifdef __CUDA_ARCH__`) is ROC213's; a chain is reported once, at its first test.
+    Device-pass detection (`#ifdef __CUDA_ARCH__`) is ROC213's; a chain is reported once, at its first test. Not
+    flagged: a macro the file defines itself; a chain where ROCm takes the arm a recent toolkit or GPU takes, or the
+    only arm it can build; one whose ROCm code nvcc's macros cannot change (the condition already leaves HIP-Clang
+    out, `!defined(__clang__)`, or holds a project macro only NVIDIA's build defines; see ROC214).
 
     ## Why is this bad on ROCm?
-    HIP-Clang defines none of the CUDA toolkit's version macros, nor `__CUDA_ARCH__`, so the preprocessor
-    evaluates them as 0: `#if CUDA_VERSION >= 11000` is silently false on ROCm and `#if __CUDA_ARCH__ < 700`
-    silently true, so ROCm loses a specialisation or takes a legacy arm (state-spaces/mamba
-    `selective_scan_common.h` hides its BFloat16 `Converter` behind `__CUDA_ARCH__ >= 800`). The HIP porting
-    guide ("HIP_ARCH Defines") names `__HIP_ARCH_HAS_*__`/`__gfx*__` macros for architecture features.
-    Which arm ROCm ends up compiling is an accident of how the test was written. PyTorch's HIP notes
-    (`docs/source/notes/hip.rst`, "CUDA API to HIP API mappings in C++") recommend making the choice
-    explicit with `|| defined(USE_ROCM)` or `&& !defined(USE_ROCM)`. The accident is sometimes the right
-    answer: in NVIDIA/apex `csrc/megatron/scaled_masked_softmax.h` the `#else` of
-    `#if CUDA_VERSION >= 9000` is the non-`_sync` `__shfl_xor`, which is what ROCm needs (the `_sync`
-    arm passes a 32-bit mask, ROC210), so decide which arm ROCm needs before adding a term.
+    HIP-Clang defines none of the CUDA toolkit's version macros, nor `__CUDA_ARCH__`, so the preprocessor evaluates
+    them as 0: `#if CUDA_VERSION >= 11000` is silently false on ROCm and `#if __CUDA_ARCH__ < 700` silently true, so
+    ROCm loses a specialisation or takes a legacy arm (state-spaces/mamba `selective_scan_common.h` hides its
+    BFloat16 `Converter` behind `__CUDA_ARCH__ >= 800`). The HIP porting guide ("HIP_ARCH Defines") names
+    `__HIP_ARCH_HAS_*__`/`__gfx*__` macros for architecture features. Which arm ROCm ends up compiling is an
+    accident of how the test was written. PyTorch's HIP notes (`docs/source/notes/hip.rst`, "CUDA API to HIP API
+    mappings in C++") recommend making the choice explicit with `|| defined(USE_ROCM)` or `&& !defined(USE_ROCM)`.
+    The accident is sometimes the right answer: in NVIDIA/apex `csrc/megatron/scaled_masked_softmax.h` the `#else`
+    of `#if CUDA_VERSION >= 9000` is the non-`_sync` `__shfl_xor`, which is what ROCm needs (the `_sync` arm passes
+    a 32-bit mask, ROC210), so decide which arm ROCm needs before adding a term.
 
     ## Example
     ```cuda
@@ -58,11 +60,10 @@ class CudaVersionGate(ConditionRule, Rule):
     #define HAS_BF16_TYPES 1
     #endif
     ```
-    and only when that arm holds nothing a CUDA rule could report or that looks CUDA-only (any rule's
-    trigger string such as `_sync`, `asm` or a CUDA header; an intrinsic call `__name(`; `cu*`/`CU_*`
-    driver names; `nv_*` types), and when the chain tests no `__CUDA_ARCH__`, `__CUDACC__` or `__NVCC__`
-    (the new ROCm term would hide those tests from ROC213/ROC214; so an architecture comparison gets no
-    automatic fix). The example above gets no fix.
+    and only when that arm holds nothing a CUDA rule could report or that looks CUDA-only (any rule's trigger string
+    such as `_sync`, `asm` or a CUDA header; an intrinsic call `__name(`; `cu*`/`CU_*` driver names; `nv_*` types), and
+    when the chain tests no `__CUDA_ARCH__`, `__CUDACC__` or `__NVCC__` (the new ROCm term would hide those tests from
+    ROC213/ROC214; so an architecture comparison gets no automatic fix). The example above gets no fix.
 
     ## Fix safety
     Unsafe: nothing in the added term is defined by an NVIDIA build, so NVIDIA keeps its arm, but ROCm now

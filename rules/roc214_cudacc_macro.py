@@ -97,7 +97,7 @@ class CudaccMacro(ConditionRule, Rule):
         if macro is None or not self._candidate(directive, ctx):
             return
         tested = {name for name in names_in(directive.condition) if name in _HIP_SPELLING}
-        if tested == {"__CUDACC_RTC__"} and ctx.options.project.runtime_compiled_only_on_nvidia:
+        if tested == {"__CUDACC_RTC__"} and ctx.runtime_compiled_only_on_nvidia:
             return  # ROCm never compiles the project at run time: its compiles take the arm NVIDIA's offline ones do
         if nvcc_macros_change_no_rocm_code(self._chains(ctx).arms_of(directive), ctx):
             return  # ROCm compiles the same code either way (`defined(__CUDACC__) && defined(XYZ_USE_CUDA)`)

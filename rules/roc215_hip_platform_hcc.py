@@ -98,9 +98,13 @@ class HipPlatformHcc(ConditionRule, Rule):
         if "HIP_PLATFORM_" not in directive.text:
             return
         macro = next((name for name in names_in(directive.condition) if name in _DEPRECATED), None)
-        if macro is not None and macro in ctx.options.project.rocm_build_values:
+        if macro is not None and ctx.build_defines_for_rocm(macro):
             return  # the project's ROCm build defines it itself: the gate still works
-        if macro in ctx.options.project.nvidia_build_defines and not self._chains(ctx).names(directive) & _ROCM_OLD:
+        if (
+            macro is not None
+            and ctx.build_defines_for_nvidia_only(macro)
+            and not self._chains(ctx).names(directive) & _ROCM_OLD
+        ):
             return  # the NVIDIA build defines the old NVIDIA name itself and no arm waits for the old ROCm one
         # The deprecated names themselves do not count as the ROCm alternative.
         if macro is None or not self._candidate(directive, ctx, ignore=_DEPRECATED, also=_CURRENT, as_compiled=True):

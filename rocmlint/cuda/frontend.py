@@ -334,6 +334,25 @@ class CudaContext:
         "" when it does not: a rename hipify performs is then no error (rules say so at `info`)."""
         return self.options.project.hipified
 
+    def includes_through(self, header: str, system: bool) -> tuple[tuple[str, str], ...]:
+        """(header as written, "path:line") of every `#include` ROCm reads through this file's `#include` of the
+        project header `header` and the headers it pulls in; () when it names no project file."""
+        return tuple(self.options.project.includes_through.get((header, system), ()))
+
+    @property
+    def runtime_compiled_only_on_nvidia(self) -> str:
+        """Why only NVIDIA compiles the project's sources at run time (its NVRTC, hipRTC or jitify calls sit in files
+        the ROCm build does not compile), "" otherwise: `__CUDACC_RTC__` is then undefined wherever ROCm compiles."""
+        return self.options.project.runtime_compiled_only_on_nvidia
+
+    def build_defines_for_rocm(self, macro: str) -> bool:
+        """Whether the project's ROCm build defines `macro` itself (a `-D` of its HIP build files)."""
+        return macro in self.options.project.rocm_build_values
+
+    def build_defines_for_nvidia_only(self, macro: str) -> bool:
+        """Whether the project's build defines `macro` for NVIDIA only (a `-D` of its NVIDIA build files)."""
+        return macro in self.options.project.nvidia_build_defines
+
     def atomic_overloads(self) -> Set[tuple[str, str]]:
         """(atomic, pointee type) of the device overloads of CUDA atomics the project defines, in this file or the
         files around it, where ROCm compiles them (`("atomicAdd", "half2")`): its calls use them on ROCm. The file's
