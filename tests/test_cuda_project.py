@@ -360,6 +360,43 @@ def test_view_has_header_values_remaps_and_include_gates(tmp_path):
     assert project.view(str(root / "include/proj/compat.cuh")).base.on_rocm is not False
 
 
+def test_shuffle_wrappers_of_included_headers_count_as_their_shuffle_on_rocm(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "include/proj/compat.cuh": """
+                #pragma once
+                #ifndef USE_ROCM
+                #define PROJ_SHFL_XOR_W(var, lane, width) \\
+                  __shfl_xor_sync(uint32_t(-1), var, lane, width)
+                #else
+                #define PROJ_SHFL_XOR_W(var, lane, width) __shfl_xor(var, lane, width)
+                #endif
+                """,
+            "src/kernel.cu": """
+                #include "proj/compat.cuh"
+                __global__ void k(float* out, float v) {
+                  const int lane = threadIdx.x & 31;
+                  for (int offset = 8; offset > 0; offset /= 2) {
+                    v = fmaxf(v, PROJ_SHFL_XOR_W(v, offset, 16));
+                  }
+                  if (lane == 0) out[threadIdx.x >> 5] = v;
+                }
+                """,
+        },
+    )
+    view = CudaProject.build(root).view(str(root / "src/kernel.cu"))
+    assert view.shuffle_wrappers["PROJ_SHFL_XOR_W"] == "__shfl_xor(#0, #1, #2)"  # as ROCm sees it
+    # The function shuffles in 16-lane groups on purpose: its 32-lane splits index those groups.
+    assert _codes(root, "src/kernel.cu", select=("ROC208",)) == []
+    (root / "include/proj/compat.cuh").write_text("#pragma once\n", encoding="utf-8")
+    (root / "src/kernel.cu").write_text(
+        (root / "src/kernel.cu").read_text(encoding="utf-8").replace("PROJ_SHFL_XOR_W(v, offset, 16)", "v"),
+        encoding="utf-8",
+    )
+    assert [code for code, _ in _codes(root, "src/kernel.cu", select=("ROC208",))] == ["ROC208", "ROC208"]
+
+
 _BALLOT_KERNEL = """
     #pragma once
     __global__ void k(unsigned* out, int v) {

@@ -111,6 +111,9 @@ class FileFacts:
     # macro Y alone (`#if defined(X) ... #elif defined(Y)`): a build defining X never compiles Y's arm.
     tested_before: tuple[tuple[str, str, int], ...] = ()
     runtime_compiles: bool = False  # calls NVRTC or hipRTC (or jitify, NVRTC's wrapper): compiles at run time
+    # Function-like macros whose body, as ROCm sees it, is one lane exchange: value = `wrapped_call`'s form of it
+    # (`#define SHFL_XOR(v, m) __shfl_xor(v, m)` -> `__shfl_xor(#0, #1)`).
+    shuffle_wrappers: tuple[Definition, ...] = ()
 
     @property
     def conditional(self) -> bool:
@@ -156,6 +159,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
         hip_runtime=preprocessor.includes_hip_runtime,
         runtime_compiles=(b"rtc" in data or b"jitify" in data) and _RUNTIME_COMPILE.search(data) is not None,
         guard=_guard(preprocessor),
+        shuffle_wrappers=tuple(_shuffle_wrappers(preprocessor)) if b"shfl" in data.lower() else (),
     )
 
 
@@ -259,6 +263,65 @@ class _Lines:
         if self._newlines is None:
             self._newlines = [m.start() for m in re.finditer(rb"\n", self._data)]
         return bisect.bisect_left(self._newlines, offset) + 1
+
+
+# A macro body that is one call of a lane exchange (`__shfl_xor_sync(...)`, PyTorch's `WARP_SHFL_XOR(...)`), maybe
+# parenthesised: the wrapper a project defines per vendor.
+_SHUFFLE_BODY = re.compile(r"((?:__shfl|WARP_SHFL)\w*)\s*\((.*)\)")
+_PARAMETER_MARK = re.compile(r"#(\d+)")
+
+
+def shuffle_wrapper_form(body: str, parameters: tuple[str, ...]) -> str | None:
+    """`body` of a function-like macro taking `parameters`, when it is one lane-exchange call: the call with every
+    argument that is a parameter written `#i` (its position): `__shfl_xor_sync(uint32_t(-1), var, lane_mask)` with
+    (var, lane_mask) -> `__shfl_xor_sync(uint32_t(-1), #0, #1)`. None for any other body."""
+    body = body.strip()
+    if body.startswith("(") and body.endswith(")"):
+        body = body[1:-1].strip()
+    match = _SHUFFLE_BODY.fullmatch(body)
+    if match is None:
+        return None
+    arguments = split_arguments(match.group(2))
+    if arguments is None:
+        return None
+    marked = [f"#{parameters.index(a)}" if a in parameters else a for a in arguments]
+    return f"{match.group(1)}({', '.join(marked)})"
+
+
+def wrapped_call(form: str) -> tuple[str, tuple[int | None, ...]]:
+    """A `shuffle_wrapper_form` read back: the intrinsic, and for each of its arguments the position of the
+    wrapper's argument passed there (None for a fixed expression such as a mask)."""
+    name, _, rest = form.partition("(")
+    arguments = split_arguments(rest[:-1]) or []
+    marks = [_PARAMETER_MARK.fullmatch(a) for a in arguments]
+    return name, tuple(int(m.group(1)) if m else None for m in marks)
+
+
+def split_arguments(text: str) -> list[str] | None:
+    """`text` split at its top-level commas, each part stripped; None when its brackets do not balance."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif char == "," and depth == 0:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    parts.append(text[start:].strip())
+    return parts if depth == 0 and all(parts) else None
+
+
+def _shuffle_wrappers(preprocessor: Preprocessor) -> Iterator[Definition]:
+    for found in preprocessor.defines.values():
+        for define in found:
+            if define.parameters is None or define.directive.branch.on_rocm is False:
+                continue
+            form = shuffle_wrapper_form(define.value, define.parameters)
+            if form is not None:
+                yield Definition(define.name, form, define.directive.line, define.directive.branch)
 
 
 def _constants(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:

@@ -23,7 +23,7 @@ from typing import Protocol
 import tree_sitter
 import tree_sitter_cuda
 
-from rocmlint.cuda.file_facts import rocm_atomic_overloads
+from rocmlint.cuda.file_facts import rocm_atomic_overloads, shuffle_wrapper_form, wrapped_call
 from rocmlint.cuda.preprocessor import (
     STALE_ROCM_MACROS,
     Define,
@@ -55,12 +55,6 @@ PORTABLE_MACROS = frozenset(
         "WARP_ANY",
         "WARP_ALL",
         "C10_WARP_SIZE",
-        "VLLM_SHFL_XOR_SYNC",
-        "VLLM_SHFL_SYNC",
-        "VLLM_SHFL_XOR_SYNC_WIDTH",
-        "VLLM_SHFL_UP_SYNC",
-        "VLLM_SHFL_DOWN_SYNC",
-        "VLLM_DevFuncAttribute_SET_MaxDynamicSharedMemorySize",
     }
 )
 _VENDOR_NAMES = {"rocm": "ROCm", "nvidia": "NVIDIA"}
@@ -517,6 +511,25 @@ class CudaContext:
         if function.type in ("identifier", "qualified_identifier", "field_identifier"):
             return self.text(function)
         return None
+
+    def wrapped_shuffle(self, call: Node) -> tuple[str, list[Node | None]] | None:
+        """The lane exchange a call of a project macro wrapping one runs on ROCm, with the call's arguments where
+        the intrinsic takes them (None for what the macro fixes itself, such as the mask): `SHFL_XOR_W(v, o, 16)`
+        of `#define SHFL_XOR_W(v, o, w) __shfl_xor(v, o, w)` -> (`__shfl_xor`, [v, o, 16]). From this file's
+        `#define` before the call, else one its headers give; None for other calls."""
+        name = self.call_name(call)
+        if name is None:
+            return None
+        define = self.preprocessor.define_of(name, call.start_byte)
+        if define is not None and define.parameters is not None:
+            form = shuffle_wrapper_form(define.value, define.parameters)
+        else:
+            form = self.options.project.shuffle_wrappers.get(name)
+        if form is None:
+            return None
+        intrinsic, positions = wrapped_call(form)
+        arguments = self.arguments(call)
+        return intrinsic, [arguments[i] if i is not None and i < len(arguments) else None for i in positions]
 
     def declaration_of(self, identifier: Node) -> Node | None:
         """The declaration, parameter or constant that introduces `identifier`'s name where it is used, as a

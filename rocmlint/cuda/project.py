@@ -106,6 +106,8 @@ class FileView:
     base_evidence: str = ""
     defines: Mapping[str, str] = field(default_factory=dict)  # object-like macros of its headers, as ROCm sees them
     constants: Mapping[str, str] = field(default_factory=dict)  # constexpr/const integers of its headers
+    # Function-like macros of its headers that wrap one lane exchange, as ROCm sees them (`FileFacts.shuffle_wrappers`)
+    shuffle_wrappers: Mapping[str, str] = field(default_factory=dict)
     # Macros its headers define, for ROCm, as the device pass's wave size (`#define WARP __AMDGCN_WAVEFRONT_SIZE`),
     # whichever other value another arm gives them: the host pass has no target, so host code reading them is wrong.
     device_wave_sizes: AbstractSet[str] = frozenset()
@@ -290,7 +292,7 @@ class CudaProject:
     _by_name: dict[str, list[str]] = field(default_factory=dict)
     _by_folder: dict[str, list[str]] = field(default_factory=dict)
     _edges: dict[str, list[tuple[str, IncludeFact]]] = field(default_factory=dict)  # includer -> resolved includes
-    # "defines" / "constants" / "remaps" / "wave sizes" (defines giving the device wave size) -> index
+    # "defines" / "constants" / "shuffle_wrappers" / "remaps" / "wave sizes" (defines giving the device wave size) -> index
     _values: dict[str, _Index] = field(default_factory=dict)
     _set_vendors: dict[SourceSet, str | None] = field(default_factory=dict)
     _amd_evidence: dict[str, str] = field(default_factory=dict)  # path -> `_own_amd_evidence`
@@ -336,7 +338,7 @@ class CudaProject:
                 if target is not None:
                     self._includers.setdefault(target, []).append((path, include))
                     self._edges.setdefault(path, []).append((target, include))
-        for kind in ("defines", "constants"):
+        for kind in ("defines", "constants", "shuffle_wrappers"):
             index: _Index = self._values.setdefault(kind, {})
             for path, facts in self.files.items():
                 for definition in getattr(facts, kind):
@@ -389,6 +391,7 @@ class CudaProject:
             base_evidence=base_evidence,
             defines=_Visible(self._values["defines"], closure),
             constants=_Visible(self._values["constants"], closure),
+            shuffle_wrappers=_Visible(self._values["shuffle_wrappers"], closure),
             device_wave_sizes=_LazySet(lambda: self._device_wave_sizes(path, closure.files)),
             aliases=_Remaps(self._values["remaps"], around),
             rocm_native=self._rocm_native(path),
