@@ -35,9 +35,8 @@ class SyncMask32Bit(Rule):
     HIP's `*_sync` warp functions `static_assert` a 64-bit mask (`amd_warp_sync_functions.h`; on by default
     since ROCm 7.0, forced on for PyTorch extensions by `-DHIP_ENABLE_WARP_SYNC_BUILTINS=1`): a 32-bit mask
     stops the kernel from compiling. A widened `0xffffffffull` names only lanes 0-31 of a 64-lane wave, and
-    HIP's runtime check wants the mask to equal the active lanes. Ported projects call the plain
-    `__shfl_xor` etc. on ROCm (PyTorch's `WARP_SHFL_XOR`, or their own per-vendor wrapper macros; HIP's "Warp
-    cross-lane functions").
+    HIP's runtime check wants the mask to equal the active lanes. Ports call the plain `__shfl_xor`
+    etc. on ROCm (PyTorch's `WARP_SHFL_XOR`, per-vendor wrapper macros; HIP's "Warp cross-lane functions").
 
     ## Example
     ```cuda
