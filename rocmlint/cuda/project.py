@@ -29,7 +29,9 @@ macros are learned in rocmlint/cuda/learning.py:
 - **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name
   (`list(APPEND ...)`, `set(X ${X} ...)`, `file(GLOB ...)`, `target_sources`, a project function appending its
   `ARGN`; a Bazel target's sources in an NVIDIA `select()` branch, or of targets only NVIDIA branches reach),
-  is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time;
+  is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time; so is
+  a source a CMake file names but never hands to a target (in a loop over a list the project never sets, a function
+  nothing calls, a list nothing that runs reads: rocmlint/cuda/cmake_unrun.py), which no build compiles;
   so is a header found only through an include folder the NVIDIA build alone adds (a CUDA target's
   `include/targets/cuda` beside the HIP target's own), a header only such files include, and a header nothing
   includes in a folder of NVIDIA-only headers.
