@@ -38,6 +38,7 @@ def test_lists_set_anywhere_in_the_project_or_by_cmake_make_loops_run():
         "foreach(t IN LISTS SET_HERE)\nendforeach()\nforeach(t ${ARGN})\nendforeach()\n",
         "set(SET_HERE a b)\n",
         "foreach(t IN LISTS BUILT_TARGETS PARSED_SOURCES CUDA_LIBRARIES CMAKE_CUDA_ARCHITECTURES)\nendforeach()\n",
+        "foreach(c IN LISTS Julia_FIND_COMPONENTS)\nendforeach()\n",
         # Names a variable-built write, `cmake_parse_arguments` or a package may set.
         'set(${prefix}_TARGETS x)\ncmake_parse_arguments(PARSED "" "" "SOURCES" ${ARGN})\n',
         "function(helper LIST_PARAMETER)\n  foreach(s IN LISTS LIST_PARAMETER)\n  endforeach()\nendfunction()\n",
@@ -65,6 +66,18 @@ def test_a_function_nothing_calls_never_runs_and_its_reads_do_not_count():
     assert unrun.unread("OWN_SOURCES")  # only its own `set` reads it
     for read in ("READ_SOURCES", "X_BUILT_SOURCES", "LENGTH_ONLY"):
         assert not unrun.unread(read), read
+
+
+def test_a_read_through_a_name_reads_every_name_the_project_assembles():
+    texts = [
+        "set(COMMON_SRC a.cpp)\nset(UNREAD_LIST b.cpp)\n",
+        'foreach(CATEGORY common)\n  string(TOUPPER "${CATEGORY}_SRC" VAR)\n  add_executable(t ${${VAR}})\nendforeach()\n',
+    ]
+    unrun = cmake_unrun(texts)
+    assert not unrun.unread("COMMON_SRC")
+    assert unrun.unread("UNREAD_LIST")
+    # Without the read through a name, the assembled name reads nothing.
+    assert cmake_unrun([texts[0], 'string(TOUPPER "${CATEGORY}_SRC" VAR)\n']).unread("COMMON_SRC")
 
 
 def test_without_the_project_read_every_list_counts_as_read():

@@ -10,7 +10,7 @@ the project, since one file may set the list another iterates, or call the funct
   project sets. A list is set when its name is a bare word of any command but a test or a loop (`set(X ...)`,
   `list(APPEND X ...)`, a function parameter, a name handed to a helper), a name a variable-built write may make
   (`set(${prefix}_TARGETS ...)`), one `cmake_parse_arguments(PREFIX ...)` or `project(NAME ...)` sets
-  (`PREFIX_...`, `NAME_...`), a package's standard result (`Xxx_LIBRARIES`, `Xxx_FOUND`, ...), or CMake's own
+  (`PREFIX_...`, `NAME_...`), a package's standard variable (`Xxx_LIBRARIES`, `Xxx_FIND_COMPONENTS`, ...), or CMake's own
   (`CMAKE_...`, `ARGN`, `ARGV...`). A list set only on the command line or by a preset is not seen;
 - **a function or macro nothing calls**: its name is neither a command nor a bare word anywhere else;
 - **a list nothing reads**: a variable that no code outside those (loops that never run, functions nothing calls)
@@ -48,7 +48,7 @@ _LOOP_KEYWORDS = frozenset({"LISTS", "ITEMS", "ZIP_LISTS"})
 _BUILT_IN = re.compile(r"CMAKE_\w*|ARGN|ARGC|ARGV\d*|ENV|PROJECT_\w+")
 _PACKAGE_RESULT = re.compile(
     r"\w+_(?:FOUND|INCLUDE_DIRS?|LIBRAR(?:Y|IES)|LIBRARY_DIRS|DEFINITIONS|EXECUTABLE|ROOT(?:_DIR)?|DIR|"
-    r"VERSION\w*|LIBS)"
+    r"VERSION\w*|LIBS|FIND_\w+)"
 )
 
 
@@ -142,9 +142,13 @@ def unrun_cmake(files: Iterable[Sequence[Command]]) -> UnrunCmake:
 
 
 def _reads(files: list[list[Command]], unrun: UnrunCmake) -> tuple[set[str], list[re.Pattern[str]]]:
-    """Every variable the code that runs reads, and the patterns of the names its variable-built reads may read."""
+    """Every variable the code that runs reads, and the patterns of the names its variable-built reads may read: a
+    read with literal text (`${${prefix}_SRCS}`) reads the names it matches; a read through a name alone
+    (`${${var}}`) reads whatever name the project puts in `var`, a bare word elsewhere or one it assembles
+    (`string(TOUPPER "${CATEGORY}_SRC" var)`): every name any word with literal text around a variable may make."""
     read: set[str] = set()
     patterns: list[re.Pattern[str]] = []
+    through_a_name = False
     for commands in files:
         tracker = RunTracker(unrun)
         for command, arguments, _ in commands:
@@ -154,7 +158,15 @@ def _reads(files: list[list[Command]], unrun: UnrunCmake) -> tuple[set[str], lis
             names = set(_EXPANSION.findall(arguments)) | set(_bare_words(arguments))
             names.discard(_written_variable(name, arguments))
             read |= names
-            patterns += [_pattern(inner) for inner in _NESTED_EXPANSION.findall(arguments) if _literal(inner)]
+            for inner in _NESTED_EXPANSION.findall(arguments):
+                if _literal(inner):
+                    patterns.append(_pattern(inner))
+                else:
+                    through_a_name = True
+    if through_a_name:
+        patterns += [
+            pattern for commands in files for _, arguments, _ in commands for pattern in _built_names(arguments.split())
+        ]
     return read, patterns
 
 
