@@ -64,9 +64,10 @@ class Fp8Dtype(Rule):
     Code only ROCm runs (a ROCm-only branch; a module importing a ROCm-only package such as FlyDSL or MORI, or one
     that does), or any file of a project whose C/C++ is AMD's and none NVIDIA's, picks the format per arch when its
     file names a `fnuz` dtype or a gfx arch: not flagged; nor is its MX code (a def or module named `*mxfp8*`, `*_mx_*`,
-    a def or class whose text names MX or its E8M0 scale: OCP by spec, written for gfx950's MX instructions).
+    a def or class whose names or strings say MX or E8M0: OCP by spec, written for gfx950's MX instructions).
     Elsewhere it is: OCP FP8 is wrong on MI300, and a def whose GPU check sits in another module (kernels generated
-    for gfx950 only) shows nothing that keeps MI300 from running it.
+    for gfx950 only), or whose MX purpose shows only in comments or in the code it feeds (a test's input
+    generator), shows nothing that keeps MI300 from running it.
 
     ## Example
     ```python

@@ -91,8 +91,7 @@ INVALID = (
         """,
         expect=("2:40-2:59",),
     ),
-    # Code written for ROCm whose def and module say nothing of MX (another def's E8M0 scale is no MX of this one);
-    # MX code that may run on MI300.
+    # Code written for ROCm whose def and module say nothing of MX (another def's E8M0 scale is no MX of this one).
     Invalid(
         """
         import flydsl.compiler as flyc
@@ -104,6 +103,20 @@ INVALID = (
         """,
         expect=("4:17-4:36",),
     ),
+    # An E8M0 layout named only in a comment (of another branch of the def).
+    Invalid(
+        """
+        import flydsl.compiler as flyc
+        import torch
+        def insert(cache, cache_dtype):
+            if cache_dtype == torch.uint8:
+                pass  # the UE8M0 paged layout
+            else:
+                return torch.zeros_like(cache, dtype=torch.float8_e4m3fn)
+        """,
+        expect=("7:46-7:65",),
+    ),
+    # MX code by what its docstring says, in code that may run on MI300.
     Invalid(
         """
         import torch

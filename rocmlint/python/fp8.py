@@ -255,10 +255,31 @@ def mx_code_for_rocm(ctx: PythonContext, node: ast.expr) -> bool:
 
 
 def _says_mx(ctx: PythonContext, scopes: Sequence[ast.AST]) -> bool:
-    """Whether the text of a def or class around a node (or the module's docstring, outside every one) names an MX
-    format or its E8M0 scale."""
-    texts = [ctx.code_of(scope) for scope in scopes] or [ast.get_docstring(ctx.module) or ""]
-    return any(_MX_WORD.fullmatch(word) for text in texts for word in _WORD_SPLIT.split(text.lower()))
+    """Whether a def or class around a node (or the module's docstring, outside every one) names an MX format or its
+    E8M0 scale in its names or strings; not in comments, which may speak of another branch (`# the UE8M0 layout`
+    over an `if` the OCP value is not in)."""
+    if not scopes:
+        return _names_mx(ast.get_docstring(ctx.module) or "")
+    return any(_names_mx(word) for scope in scopes for found in ast.walk(scope) for word in _words_of(found))
+
+
+def _words_of(node: ast.AST) -> list[str]:
+    """The names and the text a node spells (not its children's)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.Attribute):
+        return [node.attr]
+    if isinstance(node, (ast.arg, ast.keyword)):
+        return [node.arg or ""]
+    if isinstance(node, (*FUNCTION_DEFS, ast.ClassDef)):
+        return [node.name]
+    return []
+
+
+def _names_mx(text: str) -> bool:
+    return any(_MX_WORD.fullmatch(word) for word in _WORD_SPLIT.split(text.lower()))
 
 
 def _chooses_by_gfx(ctx: PythonContext, node: ast.AST) -> bool:
