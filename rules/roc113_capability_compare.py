@@ -70,7 +70,9 @@ class CapabilityCompare(Rule):
     ## In code written for ROCm
     Not flagged in code only ROCm runs: its authors compare the gfx version on purpose. Still flagged elsewhere in a
     project written for AMD: a test of NVIDIA architectures (code carried over from an NVIDIA project) reads the gfx
-    version there too (`major >= 8` holds on every AMD GPU).
+    version there too (`major >= 8` holds on every AMD GPU), also behind a parameter naming an NVIDIA architecture
+    that no caller passes yet (`if arch == "ampere": return cap[0] >= 8`): the first that does gets NVIDIA's answer
+    on an AMD GPU.
 
     ## Example
     ```python

@@ -29,7 +29,9 @@ macros are learned in rocmlint/cuda/learning.py:
 - **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name
   (`list(APPEND ...)`, `set(X ${X} ...)`, `file(GLOB ...)`, `target_sources`, a project function appending its
   `ARGN`; a Bazel target's sources in an NVIDIA `select()` branch, or of targets only NVIDIA branches reach),
-  is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time;
+  is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time; so is
+  a source a CMake file names but never hands to a target (in a loop over a list the project never sets, a function
+  nothing calls, a list nothing that runs reads: rocmlint/cuda/cmake_unrun.py), which no build compiles;
   so is a header found only through an include folder the NVIDIA build alone adds (a CUDA target's
   `include/targets/cuda` beside the HIP target's own), a header only such files include, and a header nothing
   includes in a folder of NVIDIA-only headers.
@@ -62,6 +64,7 @@ from rocmlint.cuda.build_files import (
     cmake_glob_functions,
     cmake_source_functions,
     cmake_switches_off_on_rocm,
+    cmake_unrun,
     is_makefile,
     makefile_facts,
     setup_py_facts,
@@ -753,6 +756,8 @@ class CudaProject:
         if any(self._vendor_of(s) != "nvidia" for s in deciding):
             return ""
         first = deciding[0]
+        if all(s.unbuilt for s in deciding):
+            return f"{self._relative(first.path)}:{first.line}: no build compiles it ({first.unbuilt})"
         return f"{self._relative(first.path)}:{first.line}: the build compiles it for NVIDIA only"
 
     @cached_property
@@ -782,7 +787,10 @@ class CudaProject:
         """The vendor a source set is built for: its own, else that of the `add_subdirectory` that brings its CMake
         file's folder into the build (`cuda/CMakeLists.txt` lists its files whatever the vendor, but the top
         file adds `cuda/` inside `if(BUILD_CUDA)`). A ROCm arm of a CMake file only NVIDIA builds reads is
-        NVIDIA's (`if(ENABLE_HIP)` in a folder the top file adds under an option the HIP build leaves off)."""
+        NVIDIA's (`if(ENABLE_HIP)` in a folder the top file adds under an option the HIP build leaves off). Sources
+        no build compiles (`SourceSet.unbuilt`) are NVIDIA's too: what matters is that ROCm does not compile them."""
+        if sources.unbuilt:
+            return "nvidia"
         if sources.vendor == "nvidia" or not sources.path.endswith(("CMakeLists.txt", ".cmake")) or depth > 16:
             return sources.vendor
         if sources in self._set_vendors:
@@ -1106,8 +1114,11 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     functions = cmake_source_functions(cmake_texts.values())
     globbing = cmake_glob_functions(cmake_texts.values())
     off_on_rocm = cmake_switches_off_on_rocm(cmake_texts.values())
+    unrun = cmake_unrun(cmake_texts.values())
     merged = [
-        f if isinstance(f, BuildFacts) else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm)
+        f
+        if isinstance(f, BuildFacts)
+        else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun)
         for f in build_facts
     ]
     if any(os.path.basename(path) in ("BUILD", "BUILD.bazel") for path in bazel_texts):
