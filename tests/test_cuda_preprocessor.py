@@ -350,3 +350,26 @@ def test_invocation_arguments_split_as_the_preprocessor_splits():
     ]
     # `<...>` is no bracket to the preprocessor: a template argument list splits.
     assert len(next(invocation_arguments(b"SEL(std::pair<int, int>{}, y)", "SEL"))) == 3
+
+
+# --- other accelerators' arms ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # Tested before the ROCm macro: a ROCm build never defines it.
+        ("#if defined(XYZ_USE_SYCL)\nHAZARD;\n#elif defined(__HIP_PLATFORM_AMD__)\nx;\n#endif\n", Branch(False, None)),
+        ("#ifdef XYZ_USE_MUSA\nHAZARD;\n#elif defined(USE_ROCM)\nx;\n#else\ny;\n#endif\n", Branch(False, None)),
+        # Every chain of the file learns it, not only the one testing it before the ROCm macro.
+        (
+            "#if defined(XYZ_USE_SYCL)\na;\n#elif defined(USE_ROCM)\nb;\n#endif\n#ifdef XYZ_USE_SYCL\nHAZARD;\n#endif\n",
+            Branch(False, None),
+        ),
+        # After the ROCm arm, or with no ROCm arm, nothing says how a ROCm build defines it.
+        ("#if defined(USE_ROCM)\nx;\n#elif defined(XYZ_USE_SYCL)\nHAZARD;\n#endif\n", Branch(False, None)),
+        ("#if defined(XYZ_USE_SYCL)\nHAZARD;\n#else\nx;\n#endif\n", Branch(None, None)),
+        # A CPU feature switch holds in a ROCm build too.
+        ("#if defined(XYZ_USE_CPU_AVX2)\nHAZARD;\n#elif defined(USE_ROCM)\nx;\n#endif\n", Branch(None, None)),
+    ],
+)
+def test_another_accelerators_macro_tested_before_the_rocm_one_is_undefined_on_rocm(source, expected):
+    assert branch_of(source) == expected

@@ -68,7 +68,7 @@ PORTABLE_MACROS = frozenset(
         "VLLM_DevFuncAttribute_SET_MaxDynamicSharedMemorySize",
     }
 )
-_VENDOR_NAMES = {"rocm": "ROCm", "nvidia": "NVIDIA"}
+_VENDOR_NAMES = {"rocm": "ROCm", "nvidia": "NVIDIA", "other": "another accelerator"}
 _CONSTEXPR_BOOL = re.compile(rb"\bconstexpr\s+(?:static\s+)?bool\s+([A-Za-z_]\w*)\s*=\s*([^;{}]+);")
 # `if (NAME)`, `if constexpr (!NAME)`: a test of one name, a candidate vendor constant.
 _RUNTIME_TEST = re.compile(rb"\bif\s*(?:constexpr\s*)?\(\s*(!?)\s*([A-Za-z_]\w*)\s*\)")

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
+from rocmlint.cuda.build_files import names_another_accelerator
 from rocmlint.vendor import EVERYWHERE, Branch, Tri, and3, not3
 
 # Macros each vendor's build defines (ROCm: HIP-Clang and PyTorch/vLLM extension builds).
@@ -188,7 +189,9 @@ class LearnedMacro:
     each vendor's build and the evidence that decided it."""
 
     name: str
-    vendor: str  # "rocm" or "nvidia": the build that defines it (or gives it a true value)
+    # "rocm" or "nvidia": the build that defines it (or gives it a true value); "other": another accelerator's build
+    # (`XYZ_USE_SYCL`), undefined on ROCm
+    vendor: str
     on_rocm: MacroState
     on_nvidia: MacroState
     evidence: MacroEvidence  # for `rocmlint project` and `check --verbose`
@@ -359,6 +362,10 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
         return stack[-1].arm_branch if stack else base
 
     found = list(_directives(text))
+    elsewhere = _other_accelerators_before_rocm(found, macros)
+    if elsewhere:
+        macros = replace(macros, learned={**elsewhere, **macros.learned})
+        evaluator = _Evaluator(macros)
     guard = _include_guard(found)
     # A macro the builds set per vendor is a switch with a default (`#ifndef SWITCH` / `#define SWITCH 0`), no guard.
     evaluator.include_guard = None if guard in macros.learned else guard
@@ -396,6 +403,48 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
 
 
 _HIPCC_WORD = re.compile(r"\b__HIPCC__\b")
+# An `#if`/`#elif` condition testing one macro alone: `defined(X)`, `defined X`, `X`.
+_ONE_MACRO = re.compile(r"\s*(?:defined\s*\(?\s*)?([A-Za-z_]\w*)\s*\)?\s*")
+
+
+def _other_accelerators_before_rocm(directives: list[Directive], macros: VendorMacros) -> dict[str, LearnedMacro]:
+    """The macros naming another accelerator (`XYZ_USE_SYCL`) an `#if` chain of the file tests alone before an arm
+    testing a ROCm macro alone (`#if defined(XYZ_USE_SYCL) ... #elif defined(XYZ_USE_HIP)`), as learned.py's
+    `_learn_from_order` learns them over a project: a ROCm build defining one would never compile its own arm, so
+    the design leaves it undefined there (vendor "other"). Neither a macro already learned nor a ROCm macro known
+    only by its name counts."""
+    found: dict[str, LearnedMacro] = {}
+    chains: list[list[tuple[str, int]]] = []  # per open chain: (another accelerator's macro, line) of its arms
+    for directive in directives:
+        kind = directive.kind
+        if kind in ("if", "ifdef", "ifndef") or (kind.startswith("elif") and not chains):
+            chains.append([])
+        elif kind == "endif" and chains:
+            chains.pop()
+        if kind not in ("if", "ifdef", "elif", "elifdef"):
+            continue
+        match = _ONE_MACRO.fullmatch(directive.condition)
+        name = match.group(1) if match is not None else None
+        if name is None:
+            continue
+        if _rocm_by_evidence(name, macros):
+            why = f"an #if chain tests it before the ROCm macro {name}"
+            for earlier, line in chains[-1]:
+                evidence = MacroEvidence("arms", "", line, why)
+                found.setdefault(
+                    earlier, LearnedMacro(earlier, "other", MacroState(False, 0), MacroState(None), evidence)
+                )
+        elif name not in macros.learned and name not in macros.well_known and names_another_accelerator(name):
+            chains[-1].append((name, directive.line))
+    return found
+
+
+def _rocm_by_evidence(name: str, macros: VendorMacros) -> bool:
+    """A ROCm macro by rocmlint's tables or by stronger evidence than its name."""
+    learned = macros.learned.get(name)
+    if learned is not None:
+        return learned.vendor == "rocm" and learned.evidence.kind != "name"
+    return macros.is_rocm_side(name)
 
 
 def _chains_testing_hipcc(directives: list[Directive]) -> set[int]:
