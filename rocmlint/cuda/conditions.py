@@ -88,8 +88,6 @@ _CUDA_ARCH_WORD = re.compile(r"\b__CUDA_ARCH__\b")
 # Other vendor tests ROC207's `|| <ROCm test>` rewrite would hide from their rules (ROC213, ROC214): once the
 # ROCm test is in the chain, no rule reports it any more.
 _OTHER_VENDOR_TESTS = frozenset(PASS_AND_COMPILER_ALTERNATIVES) | {"__NVCC__"}
-# An arm that stops the build says it is not meant to be compiled there.
-_ERROR_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*error\b", re.MULTILINE)
 # `!defined(CUDA_VERSION)`, `!defined CUDART_VERSION`, `(!defined(CUDA_VERSION))`: the test of "no CUDA toolkit".
 _NO_TOOLKIT = re.compile(
     r"\(?\s*!\s*defined\s*(?:\(\s*(?:{names})\s*\)|\s(?:{names}))\s*\)?".format(
@@ -364,21 +362,18 @@ class ConditionRule:
     def _written_for_no_toolkit(self, directive: Directive, ctx: CudaContext) -> bool:
         """The chain tests only whether version macros are defined, and the arm ROCm certainly takes is the one
         it opens with `#ifndef CUDA_VERSION` / `#if !defined(CUDA_VERSION)`: "no CUDA toolkit here", which a ROCm
-        build answers by construction, not by reading 0 (ginkgo's HIP branch of shared CUDA/HIP code). That arm
-        holds nothing HIP lacks and no `#error`. An `#else` after `#ifdef CUDA_VERSION` is no such arm: it may be
-        a fallback nobody wrote for ROCm."""
-        chains = self._chains(ctx)
-        version_tests = dict.fromkeys(CUDA_VERSION_MACROS, "")
-        if any(condition_tests(member.condition, version_tests) is None for member in chains.chain(directive)):
+        build answers by construction, not by reading 0 (ginkgo's HIP branch of shared CUDA/HIP code). No arm
+        before it compares a version (what later arms compare is NVIDIA's choice alone), and it holds nothing HIP
+        lacks and no `#error` ROCm may reach. An `#else` after `#ifdef CUDA_VERSION` is no such arm: it may be a
+        fallback nobody wrote for ROCm."""
+        arms = self._chains(ctx).arms_of(directive)
+        taken = next((arm for arm in arms if arm_branch(arm, ctx).on_rocm is True), None)
+        if taken is None or taken.kind == "else" or _NO_TOOLKIT.fullmatch(taken.condition) is None:
             return False
-        taken = next((arm for arm in chains.arms_of(directive) if arm_branch(arm, ctx).on_rocm is True), None)
-        return (
-            taken is not None
-            and taken.kind != "else"
-            and _NO_TOOLKIT.fullmatch(taken.condition) is not None
-            and lacking_on_hip(ctx, arm_span(taken, ctx)) is None
-            and not _ERROR_DIRECTIVE.search(arm_text(taken, ctx))
-        )
+        version_tests = dict.fromkeys(CUDA_VERSION_MACROS, "")
+        if any(condition_tests(arm.condition, version_tests) is None for arm in arms[: arms.index(taken)]):
+            return False
+        return lacking_on_hip(ctx, arm_span(taken, ctx)) is None and not _stops_rocm(taken, ctx)
 
     def _rocm_term_fix(self, directive: Directive, ctx: CudaContext) -> Fix | None:
         """ROC207's unsafe fix, `<condition> || <ROCm test>`: ROCm compiles this arm. Offered only when the arm
@@ -829,6 +824,16 @@ def arm_span(directive: Directive, ctx: CudaContext) -> ByteSpan:
         elif following.kind in _ARMS and depth == 0:
             return ByteSpan(directive.end_byte, following.start_byte)
     return ByteSpan(directive.end_byte, len(ctx.content))
+
+
+def _stops_rocm(directive: Directive, ctx: CudaContext) -> bool:
+    """Whether the arm this `#if`/`#elif` opens holds an `#error` a ROCm build may reach: one in a nested arm only
+    another build takes (`#if USING_ROCM ... #else #error ... #endif`) says nothing about ROCm."""
+    span = arm_span(directive, ctx)
+    return any(
+        d.kind == "error" and span.start_byte <= d.start_byte < span.end_byte and d.branch.on_rocm is not False
+        for d in ctx.preprocessor.directives
+    )
 
 
 def arm_text(directive: Directive, ctx: CudaContext) -> str:
