@@ -193,6 +193,8 @@ CudaVersionGate.valid = (
         #endif
         """,
     ),
+    # ROCm takes the arm the newest toolkit takes; an older nvcc's workaround is NVIDIA's alone.
+    Valid("#if !defined(__CUDACC_VER_MAJOR__) || __CUDACC_VER_MAJOR__ >= 12\nint no_workaround;\n#endif\n"),
     # `!defined(CUDA_VERSION)`: "no CUDA toolkit", the arm the project writes for ROCm (ginkgo coo_kernels.cpp).
     Valid(
         """

@@ -447,7 +447,9 @@ def arm_outcomes_agree(arms: list[Directive], ctx: CudaContext) -> bool:
     """Whether a ROCm build takes an arm of this chain (`arms`: `#if`, each `#elif`, `#else`) it can use by
     construction, whatever the project's own macros are: the arm every recent NVIDIA build takes too, in each
     of its passes (`!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800` holds on nvcc's host pass, on sm_80 and
-    sm_90, and on ROCm; `defined(_MSC_VER) && CUDA_VERSION == 11020` holds on none), or where an NVIDIA build
+    sm_90, and on ROCm; `defined(_MSC_VER) && CUDA_VERSION == 11020` holds on none), or at least the newest
+    toolkit does (`!defined(__CUDACC_VER_MAJOR__) || __CUDACC_VER_MAJOR__ > 12`: the arm an older nvcc skips is
+    kept from that nvcc's bug, its workaround is NVIDIA's alone), or where an NVIDIA build
     takes another arm in all its passes, one whose every statement HIP lacks (a 32-bit-mask `*_sync` shuffle,
     inline PTX: ROCm could not compile it anyway) while ROCm takes an arm of its own (the `#else` with the
     non-`_sync` shuffle of `#if CUDA_VERSION >= 9000`; not the host arm of `#ifdef __CUDA_ARCH__`).
@@ -478,7 +480,7 @@ def arm_outcomes_agree(arms: list[Directive], ctx: CudaContext) -> bool:
         rocm = _taken_arm(conditions, [_build_lookup(r, _ROCM_BUILD, assigned) for r, _ in lookups])
         if rocm is None or not _arm_usable(rocm, arms, ctx, usable, on_rocm=True):
             return False
-        for toolkit_passes in nvidia_builds:
+        for age, toolkit_passes in enumerate(reversed(nvidia_builds)):  # the newest toolkit first
             taken = [
                 _taken_arm(conditions, [_build_lookup(n, build, assigned) for _, n in lookups])
                 for build in toolkit_passes
@@ -486,6 +488,8 @@ def arm_outcomes_agree(arms: list[Directive], ctx: CudaContext) -> bool:
             nvidia = {arm for arm in taken if arm is not None}
             if len(nvidia) < len(set(taken)):
                 return False  # a condition NVIDIA cannot evaluate
+            if nvidia == {rocm} and age == 0:
+                break  # what an older toolkit takes instead is a workaround of its own
             if nvidia == {rocm}:
                 continue
             # Another arm on NVIDIA is fine only when it is NVIDIA-only, ROCm has an arm of its own to take
