@@ -14,15 +14,18 @@ macros are learned in rocmlint/cuda/learning.py:
   AMD; CUDA, NVCC, NV) and no other accelerator's. A macro the build defines for both vendors is no vendor's; nor
   is one under which a file tells ROCm apart (`#ifdef USE_CUDA` around `#ifdef __HIP_PLATFORM_AMD__`: ROCm compiles
   that code), whatever the build or its name say. A macro whose name says NVIDIA that an `#if` chain tests before a
-  ROCm macro (`#if defined(XYZ_USE_CUDA) ... #elif defined(XYZ_USE_HIP)`) is NVIDIA's by more than its name. A CMake file is ROCm's as a whole only when it builds HIP outside
+  ROCm macro (`#if defined(XYZ_USE_CUDA) ... #elif defined(XYZ_USE_HIP)`) is NVIDIA's by more than its name; one
+  whose name says another accelerator (`XYZ_USE_SYCL`, MUSA) is that accelerator's (vendor "other"), undefined on
+  ROCm. A CMake file is ROCm's as a whole only when it builds HIP outside
   any ROCm block; one that builds HIP in `if(USE_ROCM)` has its `elseif(USE_CUDA)` arm NVIDIA's.
 - **Include graph**: quoted includes resolved next to the including file, then (as `-I` directories would) by
   the unique project file whose path ends with the included path; angle includes that name a folder too.
 - **Per file** (`view`): the learned macros; what the headers it includes (transitively) define for ROCm
   (object-like macros and `constexpr` integer constants, for values such as `WARP_SIZE`); the CUDA names those
   headers or the file remap on ROCm only (`#define __shfl_xor_sync(m, v, l) __shfl_xor(v, l)` under
-  `USE_ROCM`: uses of the name are portable); and where the file is compiled at all (a header included only from
-  NVIDIA-only `#if` arms is NVIDIA-only).
+  `USE_ROCM`: uses of the name are portable); the project's vendor selector macros (`#define XYZ_HIP_OR_CUDA(h, c)
+  h` for ROCm, `c` for NVIDIA: ROCm never compiles the NVIDIA argument of an invocation); and where the file is
+  compiled at all (a header included only from NVIDIA-only `#if` arms is NVIDIA-only).
 - **What the ROCm build defines** (`rocm_build_values`): `-DCUDA_VERSION=11000` in the ROCm build gives the
   toolkit's macro that value there; a hipified build (torch `CUDAExtension`) defines `__CUDACC__` (hipify renames
   it `__HIPCC__`).
