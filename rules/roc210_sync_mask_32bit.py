@@ -143,18 +143,21 @@ SyncMask32Bit.valid = (
         }
         """,
     ),
-    # Macro wrappers chosen per vendor: the ROCm definition drops the mask.
+    # Macro wrappers chosen per vendor: the ROCm definition drops the mask, or the whole CUDA argument of a vendor
+    # selector (`XYZ_HIP_OR_CUDA`), which ROCm never compiles.
     Valid(
         """
         #if defined USE_ROCM
         #define SHFL_DOWN(mask, val, i) __shfl_down(val, i)
+        #define XYZ_HIP_OR_CUDA(h, c) h
         #else
         #define SHFL_DOWN __shfl_down_sync
         #define FULL_MASK 0xffffffff
+        #define XYZ_HIP_OR_CUDA(h, c) c
         #endif
         __device__ float block_sum(float v) {
           for (int i = 16; i > 0; i >>= 1) v += SHFL_DOWN(0xffffffff, v, i);
-          return v;
+          return v + XYZ_HIP_OR_CUDA(__shfl_xor(v, 1), __shfl_xor_sync(0xffffffff, v, 1));
         }
         """,
     ),
@@ -172,22 +175,16 @@ SyncMask32Bit.valid = (
         }
         """,
     ),
+    # No mask (`__syncwarp()` is declared in HIP), or one ROCm never compiles.
     Valid(
         """
-        __device__ void publish(int* flag) {
+        __device__ void publish(int* flag, float* smem) {
+          smem[threadIdx.x] = 0.f;
+          __syncwarp();
         #if !defined(__HIP_PLATFORM_AMD__)
           __syncwarp(0xffffffffu);
         #endif
           *flag = 1;
-        }
-        """,
-    ),
-    # No mask: `__syncwarp()` is declared in HIP.
-    Valid(
-        """
-        __device__ void stage(float* smem) {
-          smem[threadIdx.x] = 0.f;
-          __syncwarp();
         }
         """,
     ),

@@ -91,6 +91,17 @@ LaneShift32Bit.valid = (
         }
         """,
     ),
+    # Another accelerator's arm (SYCL): a chain testing its macro before the ROCm one tells the builds apart, and a
+    # ROCm build takes its own arm.
+    Valid(
+        """
+        #if defined(XYZ_USE_SYCL)
+        __device__ unsigned lane_bit(int lane) { return 0x1u << lane; }
+        #elif defined(__HIP_PLATFORM_AMD__)
+        __device__ unsigned long long lane_bit(int lane) { return 1ull << lane; }
+        #endif
+        """,
+    ),
     # The ported apex kernel: a ROCm-side 64-bit constant chosen by the preprocessor.
     Valid(
         """

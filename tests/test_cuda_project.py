@@ -2092,3 +2092,70 @@ def test_a_switch_the_build_sets_per_source_and_vendor_decides_the_headers_arms(
         ("X", "2", "rocm"),
     }
     assert _codes(root, "src/comm.h") == []
+
+
+def test_arguments_a_vendor_selector_drops_on_rocm_are_not_compiled_there(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "if(XYZ_GPU_BACKEND STREQUAL HIP)\n  add_definitions(-DXYZ_USE_HIP)\nendif()\n",
+            # An upper-case `.H` header, read as a header like `.h`.
+            "include/Xyz_GpuControl.H": """
+                #pragma once
+                #if defined(XYZ_USE_HIP)
+                #define XYZ_HIP_OR_CUDA(h, c) h
+                #elif defined(XYZ_USE_CUDA)
+                #define XYZ_HIP_OR_CUDA(h, c) c
+                #else
+                #define XYZ_HIP_OR_CUDA(h, c) ((void)0);
+                #endif
+                """,
+            # Included through a `-I` folder the model cannot follow: the selector is the project's all the same.
+            "src/reduce.cu": """
+                #include <Xyz_GpuControl.H>
+                __device__ float down(float x, int offset) {
+                  return XYZ_HIP_OR_CUDA(__shfl_down(x, offset), __shfl_down_sync(0xffffffff, x, offset));
+                }
+                __device__ unsigned votes(bool p) {
+                  return XYZ_HIP_OR_CUDA(__ballot_sync(0xffffffff, p), __ballot(p));
+                }
+                """,
+        },
+    )
+    project = CudaProject.build(root)
+    assert project.view(str(root / "src/reduce.cu")).selectors["XYZ_HIP_OR_CUDA"] == (
+        "include/Xyz_GpuControl.H:3",
+        2,
+        {1},
+    )
+    # The CUDA argument (line 3) is NVIDIA's alone; the HIP argument (line 6) is what ROCm compiles.
+    assert [line for code, line in _codes(root, "src/reduce.cu") if code == "ROC210"] == [6]
+
+
+def test_another_accelerators_macro_tested_before_a_rocm_macro_is_undefined_on_rocm_everywhere(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "if(XYZ_GPU_BACKEND STREQUAL HIP)\n  add_definitions(-DXYZ_USE_HIP)\nendif()\n",
+            "src/scan.h": """
+                #pragma once
+                #if defined(XYZ_USE_SYCL)
+                #include <sycl/sycl.hpp>
+                #elif defined(XYZ_USE_HIP)
+                #include <hip/hip_runtime.h>
+                #endif
+                """,
+            # No ROCm arm here: only the project's other chain tells how a ROCm build defines it.
+            "src/lanes.cu": """
+                #include "scan.h"
+                #ifdef XYZ_USE_SYCL
+                __device__ unsigned lane_bit(int lane) { return 0x1u << lane; }
+                #endif
+                __device__ unsigned low_bit(int lane) { return 0x1u << lane; }
+                """,
+        },
+    )
+    learned = CudaProject.build(root).learned["XYZ_USE_SYCL"]
+    assert (learned.vendor, learned.on_rocm.defined, learned.on_nvidia.defined) == ("other", False, None)
+    assert str(learned.evidence) == "src/scan.h:2: an #if chain tests it before the ROCm macro XYZ_USE_HIP (arms)"
+    assert [line for code, line in _codes(root, "src/lanes.cu") if code == "ROC211"] == [5]

@@ -73,6 +73,13 @@ def vendor_of_words(text: str) -> str | None:
     return "rocm" if rocm else "nvidia"
 
 
+def names_another_accelerator(text: str) -> bool:
+    """Whether the words of `text` (a macro name) name another accelerator's build (`XYZ_USE_SYCL`, `USE_MUSA`); a
+    CPU feature switch does not (`USE_CPU_AVX2` holds in a ROCm build too)."""
+    words = {word.upper() for word in _WORD_SPLIT.split(text) if word}
+    return bool(words & (OTHER_ACCELERATOR_WORDS - {"CPU"}))
+
+
 # Words of a build condition that hold only where no ROCm build runs: another accelerator's build (a CPU feature
 # switch is no such build: `USE_CPU_AVX2` holds in a ROCm build too) or a Windows toolchain.
 _ELSEWHERE_WORDS = (OTHER_ACCELERATOR_WORDS - {"CPU"}) | {"WIN32", "MSVC", "WINDOWS"}

@@ -18,6 +18,7 @@ from rocmlint.cuda.preprocessor import (
     analyse,
     is_amd_target_macro,
     names_in,
+    unused_parameters,
 )
 from rocmlint.vendor import EVERYWHERE, Branch
 
@@ -52,6 +53,13 @@ _ATOMIC_OVERLOAD = re.compile(
 )
 # Files other files include: only their integer constants are ever looked up from elsewhere.
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
+
+
+def is_header(path: str) -> bool:
+    """Whether `path` names a header, whatever the case of its suffix (`AMReX_Gpu.H`, as compilers read `.H`)."""
+    return path.lower().endswith(HEADER_SUFFIXES)
+
+
 _AMD_BUILTIN = re.compile(rb"__builtin_amdgcn_\w+")
 # The identifier parts `_WAVE64_CONSTANT` needs, lowercased (`WARP_SIZE`, `kWaveSize`, `wavefront_width`): one
 # pattern with the literal prefix `wa`, which the regex engine skips to (one pass, not a substring test per name).
@@ -77,6 +85,8 @@ class Definition:
     # version and no ROCm macro (`#if __CUDA_ARCH__ >= 800 #define HAS_BF16`): NVIDIA-only because HIP lacks
     # those macros, not by the project's choice.
     compiler_decided: bool = False
+    # A function-like macro's parameters its replacement never names, by position (`preprocessor.unused_parameters`).
+    unused: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -137,6 +147,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
             d.directive.branch,
             None if d.parameters is None else len(d.parameters),
             d.directive.start_byte in compiler_decided,
+            unused_parameters(d),
         )
         for found in preprocessor.defines.values()
         for d in found
@@ -144,7 +155,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
     return FileFacts(
         path=path,
         defines=defines,
-        constants=tuple(_constants(data, lines, preprocessor)) if path.endswith(HEADER_SUFFIXES) else (),
+        constants=tuple(_constants(data, lines, preprocessor)) if is_header(path) else (),
         types=tuple(_types(data, lines, preprocessor)),
         atomic_overloads=tuple(_atomic_overloads(data, lines, preprocessor)),
         includes=tuple(

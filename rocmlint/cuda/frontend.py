@@ -11,6 +11,7 @@ over the bytes of the rules' anchors, and visited in source order.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import operator
 import re
@@ -29,11 +30,15 @@ from rocmlint.cuda.preprocessor import (
     Define,
     Directive,
     Include,
+    MacroShape,
     Preprocessor,
     VendorMacros,
     analyse,
+    dropped_on_rocm,
+    invocation_arguments,
     names_in,
     parse_int,
+    unused_parameters,
 )
 from rocmlint.cuda.project import EMPTY_VIEW, FileView
 from rocmlint.cuda.trace import START, Trace
@@ -57,7 +62,7 @@ PORTABLE_MACROS = frozenset(
         "C10_WARP_SIZE",
     }
 )
-_VENDOR_NAMES = {"rocm": "ROCm", "nvidia": "NVIDIA"}
+_VENDOR_NAMES = {"rocm": "ROCm", "nvidia": "NVIDIA", "other": "another accelerator"}
 _CONSTEXPR_BOOL = re.compile(rb"\bconstexpr\s+(?:static\s+)?bool\s+([A-Za-z_]\w*)\s*=\s*([^;{}]+);")
 # `if (NAME)`, `if constexpr (!NAME)`: a test of one name, a candidate vendor constant.
 _RUNTIME_TEST = re.compile(rb"\bif\s*(?:constexpr\s*)?\(\s*(!?)\s*([A-Za-z_]\w*)\s*\)")
@@ -229,7 +234,52 @@ class CudaContext:
         branch = self.preprocessor.branch_at(span.start_byte)
         for runtime in self._runtime_branches(span):
             branch = Branch(and3(branch.on_rocm, runtime.on_rocm), and3(branch.on_nvidia, runtime.on_nvidia))
+        if branch.on_rocm is not False and self._in_argument_rocm_drops(span):
+            branch = Branch(False, branch.on_nvidia)
         return branch
+
+    def _in_argument_rocm_drops(self, span: Span) -> bool:
+        """Whether `span` starts inside an argument a vendor selector macro drops on ROCm (the CUDA argument of
+        `XYZ_HIP_OR_CUDA(__shfl_down(v, 1), __shfl_down_sync(0xffffffff, v, 1))`): ROCm never compiles it."""
+        ranges = self._arguments_rocm_drops
+        if not ranges:
+            return False
+        index = bisect.bisect_right(ranges, (span.start_byte, len(self.content))) - 1
+        return index >= 0 and ranges[index][0] <= span.start_byte < ranges[index][1]
+
+    @cached_property
+    def _arguments_rocm_drops(self) -> list[tuple[int, int]]:
+        """The sorted byte ranges of the arguments ROCm never compiles, of every invocation of a vendor selector
+        macro the file's project or the file itself defines (`FileView.selectors`, `preprocessor.dropped_on_rocm`)."""
+        ranges: list[tuple[int, int]] = []
+        for name, (count, positions) in self._selectors().items():
+            for arguments in invocation_arguments(self.content, name):
+                if len(arguments) == count:
+                    ranges.extend(arguments[position] for position in positions)
+        return sorted(ranges)
+
+    def _selectors(self) -> dict[str, tuple[int, frozenset[int]]]:
+        """The vendor selector macros this file invokes -> (parameter count, positions ROCm drops): the project's,
+        else those the file defines itself."""
+        project = self.options.project.selectors
+        found = {
+            name: (selector[1], selector[2])
+            for name in project
+            if name.encode() in self.words and (selector := project.get(name)) is not None
+        }
+        for name, defines in self.preprocessor.defines.items():
+            if name in found or not any(unused_parameters(d) for d in defines):
+                continue
+            shapes = [
+                MacroShape(
+                    d.directive.branch, None if d.parameters is None else len(d.parameters), unused_parameters(d)
+                )
+                for d in defines
+            ]
+            dropped = dropped_on_rocm(shapes)
+            if dropped is not None:
+                found[name] = dropped
+        return found
 
     def _runtime_branches(self, span: Span) -> Iterator[Branch]:
         """The vendor of each `if`/`else` arm around `span` whose test is a vendor constant."""

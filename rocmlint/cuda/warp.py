@@ -651,8 +651,9 @@ def _declared_type(declarator: Node, ctx: CudaContext) -> str | None:
 
 
 # --- per-warp arrays read at a lane index (ROC208, warning) ------------------------------------------------------
-# A size counted in warps: `NUM_WARPS`, `kWarpsPerBlock`, `THREADS / WARP_SIZE`, `blockDim.x / 32`.
-_WARP_COUNT_SIZE = re.compile(r"warps|/\s*\(?\s*(?:\w*warp_?size\w*|32)\b", re.IGNORECASE)
+# A size counted in warps: `NUM_WARPS`, `kWarpsPerBlock`, `THREADS / WARP_SIZE`, `blockDim.x / 32`; not a warp size
+# itself (`warpSize`, `WARPSIZE`: a lane count, which a lane index never reaches).
+_WARP_COUNT_SIZE = re.compile(r"warps(?!ize)|/\s*\(?\s*(?:\w*warp_?size\w*|32)\b", re.IGNORECASE)
 _LANE_NAME = re.compile(r"lane_?(?:id|idx|index)?", re.IGNORECASE)
 _DECLARATIONS_WITH_SIZES = frozenset({"declaration", "field_declaration"})
 
