@@ -242,6 +242,7 @@ class Engine:
                 embedded_cuda=bool(embedded_rules),
                 module_base=self._module_base(source.path, settings, options.rocm_guards),
                 read_elsewhere=self._read_elsewhere(source.path, settings),
+                tree=self.project.tree_of(source.path, source.data),
             )
             found = result.diagnostics
             if embedded_rules:
