@@ -236,6 +236,7 @@ class ImportIndex:
     _module_level: dict[str, set[str]] = field(default_factory=dict, repr=False)
     # importer -> where the vendor-only packages its module-level statements import can be imported
     _packages: dict[str, Branch] = field(default_factory=dict, repr=False)
+    _vendor_branches: dict[str, tuple[Branch, ...]] = field(default_factory=dict, repr=False)  # by module name
     _requirements: dict[str, tuple[Branch, frozenset[str]]] | None = field(default=None, repr=False)
     _statement_files: dict[tuple[tuple[str, ...] | str, bytes], list[str]] = field(default_factory=dict, repr=False)
     # file -> the constant prefixes of the module names it loads by a computed name (backend_families.py)
@@ -294,9 +295,15 @@ class ImportIndex:
         remembered, statement_at, find = self._statement_files, _IMPORT_LINE.match, data.find
         here: dict[str, bool] = {}  # what this file imports -> whether once at module level
         last_line = -1
+        loads_by_name = False  # `import_module` or `__import__` written: each holds `import`, so is found here
         position = find(b"import")
         while position != -1:
             line = data.rfind(b"\n", 0, position) + 1
+            loads_by_name = (
+                loads_by_name
+                or data.startswith(b"import_module", position)
+                or data.startswith(b"__import__", position - 2)
+            )
             position = find(b"import", position + 6)
             if line == last_line:
                 continue
@@ -316,7 +323,7 @@ class ImportIndex:
             if statement_level:
                 self._note_module_level(path, match, found)
         here.pop(path, None)
-        prefixes = computed_load_prefixes(data)
+        prefixes = computed_load_prefixes(data) if loads_by_name else set()
         if prefixes:
             self._computed_loads[path] = prefixes
         for imported, top_level in here.items():
@@ -330,9 +337,20 @@ class ImportIndex:
         for level, module, _ in _statements(match):
             if level or module.split(".", 1)[0] in self.finder.names:
                 continue
-            for branch, key in _PACKAGE_BRANCHES:
-                if any(module == package or module.startswith(package + ".") for package in _VENDOR_PACKAGES[key]):
-                    self._packages[path] = _intersection(self._packages.get(path, EVERYWHERE), branch)
+            for branch in self._package_branches(module):
+                self._packages[path] = _intersection(self._packages.get(path, EVERYWHERE), branch)
+
+    def _package_branches(self, module: str) -> tuple[Branch, ...]:
+        """Where a module outside the tree can be imported, per vendor-only package list naming it or a package
+        above it; worked out once per module name (`import torch` is written in most files)."""
+        known = self._vendor_branches.get(module)
+        if known is None:
+            known = self._vendor_branches[module] = tuple(
+                branch
+                for branch, key in _PACKAGE_BRANCHES
+                if any(module == package or module.startswith(package + ".") for package in _VENDOR_PACKAGES[key])
+            )
+        return known
 
     def required(self, path: str) -> tuple[Branch, frozenset[str]]:
         """Where the module at `path` can be imported at all by what its module-level statements import: nowhere
