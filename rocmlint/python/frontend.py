@@ -81,7 +81,7 @@ class PythonContext:
     def is_rocm_gated(self, node: ast.AST) -> bool:
         """True when ROCm is already protected from `node`: it never runs on ROCm, or it is an import
         inside a `try:` that catches ImportError."""
-        if self.gates.branch(node).on_rocm is False:
+        if self.gates.never_on_rocm(node):
             return True
         return self._is_import(node) and self.gates.in_import_guard(node)
 

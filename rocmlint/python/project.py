@@ -145,7 +145,7 @@ class ProjectIndex:
         if analyzer is None:
             return False
         reads = [*analyzer.references.reads(name), *analyzer.references.attributes(name)]
-        return bool(reads) and all(analyzer.branch(read).on_rocm is False for read in reads)
+        return bool(reads) and all(analyzer.never_on_rocm(read) for read in reads)
 
     def _may_read(self, importer: Path, name: str, root: Path | None = None) -> bool:
         """The importer imports `name` from somewhere (`from m import name`, a re-export), star-imports, reads
