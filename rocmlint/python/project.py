@@ -395,13 +395,14 @@ def _find_module(parts: list[str], roots: list[Path]) -> Path | None:
 _IMPORT_INDEXES: dict[str, ImportIndex] = {}
 
 
-def import_index_for(root: Path) -> ImportIndex:
+def import_index_for(root: Path, processes: int = 1) -> ImportIndex:
     """The import index of `root` (rocmlint/python/importers.py), built on first use in this process (a pool's
-    forked workers inherit the parent's). Test files' imports count as run everywhere."""
+    forked workers inherit the parent's) by up to `processes` processes. Test files' imports count as run
+    everywhere."""
     key = os.path.abspath(root)
     index = _IMPORT_INDEXES.get(key)
     if index is None:
-        index = _IMPORT_INDEXES[key] = ImportIndex.build(Path(key), is_test_file)
+        index = _IMPORT_INDEXES[key] = ImportIndex.build(Path(key), is_test_file, processes)
     return index
 
 
