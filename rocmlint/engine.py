@@ -242,6 +242,7 @@ class Engine:
                 embedded_cuda=bool(embedded_rules),
                 module_base=self._module_base(source.path, settings, options.rocm_guards),
                 read_elsewhere=self._read_elsewhere(source.path, settings),
+                tree=self.project.tree_of(source.path, source.data),
             )
             found = result.diagnostics
             if embedded_rules:
@@ -447,13 +448,15 @@ def build_project_models(
     language: str = "cuda",
     verdicts_to: Callable[[dict[Path, AmdVerdict]], None] | None = None,
     verdicts_from: Callable[[], dict[Path, AmdVerdict]] | None = None,
+    index_processes: int = 1,
 ) -> None:
     """Build the project models these files need now, in this process (before a pool forks, so that every
     worker inherits them instead of building its own): the C++ project models of CUDA files, telling `verdicts_to`
     whether their projects are written for AMD as soon as that is known; the import indexes
-    (rocmlint/python/importers.py) of Python files and whether their projects are written for AMD, taken from
-    `verdicts_from` (the process building the C++ models) or decided here (`amd_verdict_for`: a mixed project's
-    build files settle it without the C++ model)."""
+    (rocmlint/python/importers.py) of Python files, read by up to `index_processes` processes (forked: only where
+    pools fork), and whether their projects are written for AMD, taken from `verdicts_from` (the process building
+    the C++ models) or decided here (`amd_verdict_for`: a mixed project's build files settle it without the C++
+    model)."""
     roots = sorted(
         {
             project_root(path, settings.root)
@@ -467,7 +470,7 @@ def build_project_models(
         if language == "cuda":
             project_for(root)
         else:
-            import_index_for(root)
+            import_index_for(root, index_processes)
     if language == "python" and roots:
         remember_amd_verdicts(verdicts_from() if verdicts_from is not None else {})
         for root in roots:

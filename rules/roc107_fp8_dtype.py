@@ -118,7 +118,7 @@ class Fp8Dtype(Rule):
         in_finfo = finfo_of(ctx, node) is not None
         if in_finfo and dtype.name == "float8_e5m2":
             return  # e5m2 and e5m2fnuz share the same max (57344): the finfo constant is portable
-        ctx.report(node, _message(dtype, in_finfo), fix=_fix(node, dtype, ctx))
+        ctx.report(node, _message(dtype, in_finfo), fix=lambda: _fix(node, dtype, ctx))
 
 
 def _fix(node: ast.expr, dtype: OcpFp8, ctx: PythonContext) -> Fix | None:

@@ -126,7 +126,9 @@ class CapabilityCompare(Rule):
         if test.lookup:
             ctx.report(node, _LOOKUP_MESSAGE, gate_on=test.sources)
         else:
-            ctx.report(node, _COMPARISON_MESSAGE, gate_on=test.sources, fix=gate_condition(ctx, condition, _FIX))
+            ctx.report(
+                node, _COMPARISON_MESSAGE, gate_on=test.sources, fix=lambda: gate_condition(ctx, condition, _FIX)
+            )
 
     def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         func = node.func
@@ -135,8 +137,9 @@ class CapabilityCompare(Rule):
             return
         helper = helper_test(ctx, node)
         if helper is not None:
-            fix = gate_condition(ctx, whole_condition(ctx, node), _FIX)
-            ctx.report(node, _HELPER_MESSAGE.format(helper), fix=fix)
+            ctx.report(
+                node, _HELPER_MESSAGE.format(helper), fix=lambda: gate_condition(ctx, whole_condition(ctx, node), _FIX)
+            )
 
 
 CapabilityCompare.valid = (
