@@ -298,6 +298,7 @@ class CudaProject:
     _folder_reach: dict[str, frozenset[str]] = field(default_factory=dict)
     # a question about a file (a bound method) -> `_ungated_includers_of`
     _ungated_includers: dict[Callable[[str], bool], frozenset[str]] = field(default_factory=dict)
+    _relatives: dict[str, str] = field(default_factory=dict)  # path -> `_relative`
 
     # --- building ---------------------------------------------------------------------------------------------
     @classmethod
@@ -955,10 +956,16 @@ class CudaProject:
         return f"{self._relative(path)}{colon}{rest}" if colon else evidence
 
     def _relative(self, path: str) -> str:
-        try:
-            return os.path.relpath(path, self.root)
-        except ValueError:
-            return path
+        # Remembered: `includes_through` names the file of every `#include` in a header's closure (PyTorch's ROC206
+        # asks 140,000 times, of a few thousand files), and `relpath` is pure Python.
+        relative = self._relatives.get(path)
+        if relative is None:
+            try:
+                relative = os.path.relpath(path, self.root)
+            except ValueError:
+                relative = path
+            self._relatives[path] = relative
+        return relative
 
     # --- queries for `rocmlint project` and the report (read-only, over the whole project) ---------------------
     def builds_hip_only(self) -> bool:
