@@ -53,6 +53,13 @@ def _is_device_properties(receiver: Node, ctx: CudaContext) -> bool:
     return bool(_PROP_NAME.fullmatch(ctx.text(receiver)))
 
 
+def may_read_device_properties(ctx: CudaContext) -> bool:
+    """Whether `is_property_field` can hold anywhere in the file: every receiver it accepts spells `prop` in some case
+    (the struct's type, a getter's name, a conventional variable or member name), so a file without one need not be
+    parsed to look for property reads."""
+    return ctx.mentions(b"prop", lowered=True)
+
+
 def is_property_field(node: Node, ctx: CudaContext, fields: Collection[str]) -> bool:
     """`prop.major`, `dprops->minor`, `getCurrentDeviceProperties()->major`: a read of one of `fields` of
     device properties."""
@@ -163,4 +170,11 @@ def _scope(node: Node, ctx: CudaContext) -> int:
     return function.start_byte if function is not None else -1
 
 
-__all__ = ["ATTRIBUTE_GETTERS", "CURRENT_CAPABILITIES", "holds_attribute", "is_property_field", "same_on_current_gpus"]
+__all__ = [
+    "ATTRIBUTE_GETTERS",
+    "CURRENT_CAPABILITIES",
+    "holds_attribute",
+    "is_property_field",
+    "may_read_device_properties",
+    "same_on_current_gpus",
+]
