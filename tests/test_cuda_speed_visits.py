@@ -71,6 +71,15 @@ MIXED = [
     "template <typename T> int blocks(int n) { return n; }\n"
     "__global__ void k(float* x) { extern __shared__ float s[]; s[0] = x[0]; }\n"
     "void run(float* x, int n) { k<<<blocks<A<A<int>>>(n), 256, 100000>>>(x); }\n",
+    # A shift amount on the next line, or only a call naming the lane; properties from a getter, by `auto`; a
+    # `half2` member read through a subscript.
+    "__device__ bool on(unsigned m) { return m & (1u <<\n    (threadIdx.x & (WAVE_SIZE - 1))); }\n"
+    "__device__ bool at(unsigned m) { return m & (1u << __lane_id()); }\n"
+    "void pick() {\n"
+    "  auto p = at::cuda::getCurrentDeviceProperties();\n"
+    "  if (p->major >= 9) { launch_sm90(); }\n"
+    "}\n"
+    "__device__ float low(const half2* v) { return __half2float(v[0].x); }\n",
 ]
 
 
@@ -145,6 +154,12 @@ UNPARSED = [
     ("ROC217", "void run(float* x, cudaStream_t s) { k<<<1, 256, 0, s>>>(x); }\n"),  # a launch, no device code
     ("ROC221", "void run(float* x) { k<<<grid, block>>>(x); k<<<LAUNCH_CONFIG>>>(x); }\n"),  # no shared size
     ("ROC229", "struct Version { int major, minor; };\nbool newer(Version v) { return v.major > 2; }\n"),
+    (
+        "ROC229",
+        "// the version property\nstruct Version { int major; };\nbool newer(Version v) { return v.major > 2; }\n",
+    ),
+    ("ROC211", "// one value per lane\nvoid log(int v) { std::cout << v << std::endl; }\n"),  # no lane shifted by
+    ("ROC241", "float low(half v) { return __half2float(v.x); }\n"),  # `half2` only inside a word
     (
         "ROC229",
         "int cores(int device) {\n  int major = 0;\n"

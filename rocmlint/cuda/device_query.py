@@ -19,6 +19,7 @@ from rocmlint.cuda.values import constant_value
 _DEVICE_PROP_TYPES = re.compile(r"\b(?:cudaDeviceProp|hipDeviceProp_t|hipDeviceProp)\b")
 # Receivers conventionally holding device properties: prop, props, dprops, deviceProp, device_prop, properties.
 _PROP_NAME = re.compile(r"(?:\w*_)?(?:d|dev|device|gpu|cuda|hip)?_?prop(?:s|erties)?", re.IGNORECASE)
+_PROP_NAME_BYTES = re.compile(_PROP_NAME.pattern.encode(), re.IGNORECASE)
 _PROP_GETTERS = re.compile(r"(?:^|::)(?:getCurrentDeviceProperties|getDeviceProperties)$")
 # `cudaDeviceGetAttribute(&value, attribute, device)` and its HIP and driver-API spellings.
 ATTRIBUTE_GETTERS = frozenset({"cudaDeviceGetAttribute", "hipDeviceGetAttribute", "cuDeviceGetAttribute"})
@@ -54,10 +55,14 @@ def _is_device_properties(receiver: Node, ctx: CudaContext) -> bool:
 
 
 def may_read_device_properties(ctx: CudaContext) -> bool:
-    """Whether `is_property_field` can hold anywhere in the file: every receiver it accepts spells `prop` in some case
-    (the struct's type, a getter's name, a conventional variable or member name), so a file without one need not be
-    parsed to look for property reads."""
-    return ctx.mentions(b"prop", lowered=True)
+    """Whether `is_property_field` can hold anywhere in the file: every receiver it accepts is declared with the
+    struct's type or a getter's value (both spell `DeviceProp`), or named like device properties (a word of the file
+    `_PROP_NAME` matches), so a file with neither need not be parsed to look for property reads."""
+    if not ctx.mentions(b"prop", lowered=True):
+        return False
+    if ctx.mentions(b"deviceprop", lowered=True):
+        return True
+    return any(b"rop" in word.lower() and _PROP_NAME_BYTES.fullmatch(word) for word in ctx.words)
 
 
 def is_property_field(node: Node, ctx: CudaContext, fields: Collection[str]) -> bool:
