@@ -65,6 +65,12 @@ def may_read_device_properties(ctx: CudaContext) -> bool:
     return any(b"rop" in word.lower() and _PROP_NAME_BYTES.fullmatch(word) for word in ctx.words)
 
 
+def may_fill_attribute_variables(ctx: CudaContext, *attribute_words: bytes) -> bool:
+    """Whether `holds_attribute` can hold anywhere in the file for attributes spelling one of `attribute_words`: an
+    attribute getter is a word of the file and one of them is in its text."""
+    return any(name.encode() in ctx.words for name in ATTRIBUTE_GETTERS) and ctx.mentions(*attribute_words)
+
+
 def is_property_field(node: Node, ctx: CudaContext, fields: Collection[str]) -> bool:
     """`prop.major`, `dprops->minor`, `getCurrentDeviceProperties()->major`: a read of one of `fields` of
     device properties."""
@@ -180,6 +186,7 @@ __all__ = [
     "CURRENT_CAPABILITIES",
     "holds_attribute",
     "is_property_field",
+    "may_fill_attribute_variables",
     "may_read_device_properties",
     "same_on_current_gpus",
 ]
