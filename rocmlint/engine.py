@@ -115,7 +115,10 @@ def prefilter_for(language: str, enabled: frozenset[str]) -> Prefilter:
         for trigger in EMBEDDED_TRIGGERS:
             by_trigger.setdefault(trigger, [])
     triggers = tuple(by_trigger)
-    matcher = ahocorasick_rs.BytesAhoCorasick(list(triggers)) if triggers else None
+    # A DFA: two to three times faster than the default NFA over a tree's bytes (PyTorch's C++ files 0.21 -> 0.09 CPU-s,
+    # its Python files 0.29 -> 0.10), for about 10 MB per process with the C++ rules' 2,300 triggers.
+    dfa = ahocorasick_rs.Implementation.DFA
+    matcher = ahocorasick_rs.BytesAhoCorasick(list(triggers), implementation=dfa) if triggers else None
     return Prefilter({trigger: tuple(rules) for trigger, rules in by_trigger.items()}, tuple(always), triggers, matcher)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
-from rocmlint.cuda.masks import is_lane_shift_32, lane_shift_rewrites, mask_fix
+from rocmlint.cuda.masks import is_lane_shift_32, lane_shift_offsets, lane_shift_rewrites, mask_fix
 from rocmlint.cuda.warp import wave_size_at
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -62,8 +62,8 @@ class LaneShift32Bit(Rule):
     applies_to_rocm_sources = True
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
-        """A lane shift holds its `<<` (is_lane_shift_32)."""
-        anchors = ctx.offsets(b"<<")
+        """A lane shift holds its `<<` (`lane_shift_offsets`)."""
+        anchors = lane_shift_offsets(ctx)
         return {"binary_expression": anchors} if anchors else {}
 
     def visit_binary_expression(self, node: Node, ctx: CudaContext) -> None:

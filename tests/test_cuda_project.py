@@ -575,6 +575,11 @@ def test_project_root_is_the_configured_root_or_the_repository(tmp_path):
     assert project_root(repo / "src/deep/k.cu", tmp_path / "elsewhere") == repo
     loose = write_tree(tmp_path / "loose", {"setup.py": "", "csrc/k.cu": ""})
     assert project_root(loose / "csrc/k.cu", tmp_path / "elsewhere") == loose
+    # Inside by its folders, not by its spelling: a sibling whose name starts with the root's is outside it.
+    sibling = write_tree(tmp_path / "repo2", {"k.cu": ""})
+    assert project_root(sibling / "k.cu", repo) == sibling
+    assert project_root(repo / "src/../src/deep/k.cu", repo / "src/") == repo / "src"
+    assert project_root(repo / "src", repo / "src") == repo / "src"
 
 
 # --- the check of a file with its project ----------------------------------------------------------------------------

@@ -484,6 +484,12 @@ class CudaContext:
     def function_of(self, node: Node) -> Node | None:
         return self.enclosing(node, "function_definition")
 
+    @cached_property
+    def may_hold_device_code(self) -> bool:
+        """Whether `is_device_code` can hold anywhere in the file: it spells `__global__` or `__device__` as a word
+        (a rule looking only for device code need not parse a file that does not)."""
+        return b"__global__" in self.words or b"__device__" in self.words
+
     def is_device_code(self, node: Node) -> bool:
         """Inside a `__global__` or `__device__` function (by its declaration specifiers)."""
         function = self.function_of(node)

@@ -314,6 +314,7 @@ class CudaProject:
     _folder_reach: dict[str, frozenset[str]] = field(default_factory=dict)
     # a question about a file (a bound method) -> `_ungated_includers_of`
     _ungated_includers: dict[Callable[[str], bool], frozenset[str]] = field(default_factory=dict)
+    _relatives: dict[str, str] = field(default_factory=dict)  # path -> `_relative`
 
     # --- building ---------------------------------------------------------------------------------------------
     @classmethod
@@ -1006,10 +1007,16 @@ class CudaProject:
         return f"{self._relative(path)}{colon}{rest}" if colon else evidence
 
     def _relative(self, path: str) -> str:
-        try:
-            return os.path.relpath(path, self.root)
-        except ValueError:
-            return path
+        # Remembered: `includes_through` names the file of every `#include` in a header's closure (PyTorch's ROC206
+        # asks 140,000 times, of a few thousand files), and `relpath` is pure Python.
+        relative = self._relatives.get(path)
+        if relative is None:
+            try:
+                relative = os.path.relpath(path, self.root)
+            except ValueError:
+                relative = path
+            self._relatives[path] = relative
+        return relative
 
     # --- queries for `rocmlint project` and the report (read-only, over the whole project) ---------------------
     def builds_hip_only(self) -> bool:
@@ -1220,11 +1227,11 @@ def project_root(path: Path, configured_root: Path) -> Path:
     """The folder whose files make a file's project: the configuration's root (or the working directory) when the
     file is inside it; else the repository holding it (the closest folder with `.git`), or the outermost folder
     with a build file (setup.py, CMakeLists.txt, pyproject.toml) within MAX_ROOT_LEVELS; else its own folder."""
-    absolute = Path(os.path.abspath(path))
-    root = Path(os.path.abspath(configured_root))
-    if absolute.is_relative_to(root):
-        return root
-    return _enclosing_project(absolute.parent)
+    absolute, root = os.path.abspath(path), os.path.abspath(configured_root)
+    # Compared as strings (both normalised): `Path.is_relative_to` costs more than the rest, for every file checked.
+    if absolute == root or absolute.startswith(root.rstrip(os.sep) + os.sep):
+        return Path(root)
+    return _enclosing_project(Path(absolute).parent)
 
 
 @lru_cache(maxsize=1024)
