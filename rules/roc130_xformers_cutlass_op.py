@@ -107,8 +107,9 @@ def _chooses(node: ast.expr, ctx: PythonContext) -> bool:
         return False
     if isinstance(parent, ast.Call) and holder is not parent.func and last_name(parent.func) in _NOT_CHOOSING_CALLS:
         return False
-    defines_pair = isinstance(holder, ast.Tuple) and isinstance(parent, ast.Assign)
-    return not (defines_pair and ctx.semantic.is_module_level(parent))
+    if isinstance(holder, ast.Tuple) and isinstance(parent, ast.Assign):
+        return not ctx.semantic.is_module_level(parent)
+    return True
 
 
 XformersCutlassOp.valid = (
