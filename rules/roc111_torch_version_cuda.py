@@ -15,6 +15,8 @@ _GPU_TEST = "torch.cuda.is_available"
 # Calls that parse a version string (`packaging.version.parse`, `Version`, `LooseVersion`, ...).
 _PARSERS = frozenset({"int", "float", "parse_version", "Version", "LooseVersion", "StrictVersion", "TorchVersion"})
 _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+# Environment reads whose default stands in when the variable is unset (`os.getenv("CUDA_VERSION", torch.version.cuda)`).
+_ENVIRONMENT_READS = frozenset({"os.getenv", "os.environ.get"})
 # The "no GPU" side of a device choice: a "cpu" device string, or an error saying no GPU was found.
 _NO_GPU_ERROR = re.compile(
     r"\bgpu\b|no (?:cuda|gpu|accelerator)|(?:cuda|gpu)\b[^\"']*\bnot (?:available|found|detected)", re.IGNORECASE
@@ -27,7 +29,8 @@ class TorchVersionCuda(Rule):
     Flags `torch.version.cuda` (or a name assigned from it once) parsed with no None guard: passed to
     `int`, `float`, `packaging.version.parse`/`Version`, `LooseVersion`, `parse_version`; any attribute
     of it (`.split(".")`, `.startswith("12")`, `.replace`); subscripted; ordered against something
-    (`torch.version.cuda >= "11.8"`); the right side of `in`; an operand of `+`/`%`. Also flags it (or a
+    (`torch.version.cuda >= "11.8"`); the right side of `in`; an operand of `+`/`%`; parsed as the default of
+    `os.getenv`/`os.environ.get` (`os.getenv("CUDA_VERSION", torch.version.cuda).split(".")`). Also flags it (or a
     flag assigned once from a test of it) used as the GPU-present test: a test whose ROCm side falls
     back to the CPU (`device = "cuda" if torch.version.cuda else "cpu"`, an `else:` that assigns
     `"cpu"` or raises "no GPU"), and `assert torch.version.cuda`.
@@ -107,11 +110,19 @@ def _parsed(node: ast.expr, parent: ast.AST | None, ctx: PythonContext) -> str |
         return "string arithmetic with it"
     if isinstance(parent, ast.Compare):
         return _compared(parent, node)
+    if isinstance(parent, ast.Call) and _is_environment_default(parent, node, ctx):
+        how = _parsed(parent, ctx.parent(parent), ctx)
+        return f"{how} (the default of an unset environment variable)" if how else None
     if isinstance(parent, ast.Call) and any(argument is node for argument in parent.args):
         name = ctx.qualified_name(parent.func) or ""
         if name.rsplit(".", 1)[-1] in _PARSERS or name.endswith("version.parse"):
             return f"`{name}()` of it"
     return None
+
+
+def _is_environment_default(call: ast.Call, node: ast.expr, ctx: PythonContext) -> bool:
+    """`node` is the default of an environment read, which is what the read gives when the variable is unset."""
+    return len(call.args) > 1 and call.args[1] is node and ctx.qualified_name(call.func) in _ENVIRONMENT_READS
 
 
 def _compared(comparison: ast.Compare, node: ast.expr) -> str | None:
@@ -204,6 +215,15 @@ def _gpu_test_message(subject: str, value_on_rocm: str, test: ast.If | ast.IfExp
 
 
 TorchVersionCuda.valid = (
+    # An environment read defaulting to it, parsed only when set; a literal default.
+    Valid(
+        """
+        import os, torch
+        if torch.version.cuda is not None:
+            CUDA_VERSION = os.environ.get("CUDA_VERSION", torch.version.cuda).split(".")
+        ROCM_VERSION = os.getenv("ROCM_VERSION", "6.2").split(".")
+        """,
+    ),
     Valid(
         """
         import torch
@@ -292,6 +312,17 @@ TorchVersionCuda.invalid = (
         """,
         expect=("2:42-2:60",),
         path="tests/test_kernels.py",
+    ),
+    # The default of an environment read: what the read gives when the variable is unset.
+    Invalid(
+        """
+        import os, torch
+        if torch.cuda.is_available():
+            CUDA_VERSION = "".join(os.environ.get("CUDA_VERSION", torch.version.cuda).split("."))[:3]
+            tag = os.getenv("CUDA_TAG", torch.version.cuda).replace(".", "")
+        """,
+        expect=("3:59-3:77", "4:33-4:51"),
+        message="default of an unset environment variable",
     ),
     Invalid(
         """

@@ -7,6 +7,7 @@ import ast
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import report_site
+from rocmlint.python.scopes import own_returns
 from rocmlint.python.semantic import FUNCTION_DEFS
 from rocmlint.python.triton import handled_for_rocm, num_warps_argument
 from rocmlint.python.values import Follow, Names
@@ -29,7 +30,8 @@ class TritonNumWarps(Rule):
     launches `kernel[grid](..., num_warps=N)`. The value may be a literal, either arm of a conditional
     expression, any value a variable is assigned (`num_warps = 32` for large blocks), simple constant
     arithmetic (`BLOCK // 32` with a constant `BLOCK`), what a helper of the file returns (`BLOCK_SIZE,
-    num_warps = calculate_settings(n)`; its `32` is reported, once), or an element of the list a `for` loop or
+    num_warps = calculate_settings(n)`; its `32` is reported, once, also when only other modules call it and it
+    returns a variable named `num_warps`), or an element of the list a `for` loop or
     comprehension iterates (`for num_warps in [4, 8, 32]`; the `32` is reported). Values the linter cannot
     know (a function parameter) are not flagged, nor are configs gated for ROCm: branches on `torch.version.hip`, conditions that mention ROCm around the
     config (`if IS_ROCM and w > 16: continue`), config lists passed through a pruning function that
@@ -96,6 +98,21 @@ class TritonNumWarps(Rule):
                 continue
             if ctx.report(reported, _message(source.value), gate_on=(source.node, argument)):
                 self._reported.add(reported)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef, ctx: PythonContext) -> None:
+        """A module-level helper that returns `num_warps` to launches in other modules only (Liger-Kernel's
+        `calculate_settings` in its `utils.py`): its values are reported where assigned, as a launch here would."""
+        if not ctx.semantic.is_module_level(node) or ctx.references.calls_of(node):
+            return
+        for returned in own_returns(node):
+            values = returned.value.elts if isinstance(returned.value, ast.Tuple) else [returned.value]
+            for value in values:
+                if not (isinstance(value, ast.Name) and value.id == "num_warps"):
+                    continue
+                for source in ctx.values.int_values(value, _WARP_VALUES):
+                    if source.value > _MAX_WARPS_ON_WAVE64 and source.node not in self._reported:
+                        if ctx.report(source.node, _message(source.value), gate_on=(value,)):
+                            self._reported.add(source.node)
 
 
 def _returned_by_helper(ctx: PythonContext, literal: ast.AST, argument: ast.expr) -> bool:
@@ -227,7 +244,7 @@ TritonNumWarps.valid = (
             run_benchmark(x, num_warps=32)
         """,
     ),
-    # Liger-style: the helper picks a ROCm-sized value itself.
+    # Liger-style: the helper picks a ROCm-sized value itself (called here, or only by other modules).
     Valid(
         """
         import torch
@@ -242,6 +259,10 @@ TritonNumWarps.valid = (
             if BLOCK_SIZE >= 32768:
                 num_warps = 32 if not is_hip() else 16
             return BLOCK_SIZE, num_warps
+
+        def get_num_warps(n):
+            num_warps = 32 if not is_hip() else 16
+            return num_warps
 
         def rms_norm(x, w):
             BLOCK_SIZE, num_warps = calculate_settings(x.shape[-1])
@@ -364,5 +385,14 @@ TritonNumWarps.invalid = (
         """,
         expect=("7:21-7:23", "13:12-13:14"),
         message="num_warps=32",
+    ),
+    # A helper of a utilities module whose callers (the launches) are in other modules.
+    Invalid(
+        """
+        def calculate_settings(n):
+            num_warps = 32 if n >= 32768 else 8
+            return n, num_warps
+        """,
+        expect=("2:17-2:19",),
     ),
 )

@@ -53,7 +53,9 @@ _WORDINGS = (
 )
 # Text that shows the author already matches the ROCm spelling next to the CUDA one.
 _ROCM_WORDING = re.compile(r"(?<![a-z])(?:hip|rocm|miopen|rocblas)", re.IGNORECASE)
-_VENDOR_NEUTRAL_OOM = re.compile(r"(?<!cuda )(?<!hip )out of memory", re.IGNORECASE)
+# "out of memory" with no device named before it (`" out of memory."`, `"error: out of memory"`), which ROCm's
+# "HIP out of memory" contains too; "XPU out of memory." names another device.
+_VENDOR_NEUTRAL_OOM = re.compile(r"(?<!\w )out of memory", re.IGNORECASE)
 
 
 class CudaErrorText(Rule):
@@ -67,10 +69,9 @@ class CudaErrorText(Rule):
     `str.startswith`/`endswith`/`find`, `re.search`/`re.match`/`re.compile`,
     `pytest.raises(match=...)`, `assertRaisesRegex`, `assertIn`; the wording may come
     from a name assigned once or from a tuple a loop or `any(...)` iterates (its literal is reported).
-    Not flagged: vendor-neutral text (`"out of memory" in msg`), a match that only picks which message is logged,
-    building or logging such a message (`raise RuntimeError("CUDA out of memory")`), `except
-    torch.cuda.OutOfMemoryError`, and checks that
-    also match the ROCm spelling in the same condition, `if`/`elif` chain, tuple or pattern
+    Not flagged: vendor-neutral text (`"out of memory" in msg`, not `"XPU out of memory."`), a match only picking
+    the message logged, building or logging such a message (`raise RuntimeError("CUDA out of memory")`), `except
+    torch.cuda.OutOfMemoryError`, checks also matching the ROCm spelling in the same condition, chain, tuple or pattern
     (`"CUDA out of memory" in msg or "HIP out of memory" in msg`, `r"(CUDA|HIP) error"`,
     `isinstance(e, torch.cuda.OutOfMemoryError) or ...`).
 
@@ -361,10 +362,11 @@ CudaErrorText.invalid = (
     Invalid(
         """
         OOM_MARKERS = ("out of memory", "CUBLAS_STATUS_ALLOC_FAILED")
+        DEVICE_OOM = ["CUDA out of memory.", "XPU out of memory."]  # another device's text matches no HIP one
         def is_oom(e: Exception) -> bool:
-            return any(marker in str(e) for marker in OOM_MARKERS)
+            return any(marker in str(e) for marker in OOM_MARKERS) or any(m in str(e) for m in DEVICE_OOM)
         """,
-        expect=("1:33-1:61",),
+        expect=("1:33-1:61", "2:15-2:36"),
         message="HIPBLAS_STATUS_",
     ),
     Invalid(
