@@ -78,6 +78,9 @@ def test_ocp_by_spec(code: str, by_spec: bool) -> None:
         ("bits = torch.finfo(D).bits\n", True),
         ("top = torch.finfo(D).max\n", False),
         ("y = x.to(D)\n", False),
+        ("self.assertEqual(w.dtype, D)\n", True),
+        ("self.assertIn(w.dtype, (D, torch.bfloat16))\n", True),
+        ("self.assertTrue(w.to(D).isfinite().all())\n", False),
     ],
 )
 def test_encoding_neutral_use(code: str, neutral: bool) -> None:

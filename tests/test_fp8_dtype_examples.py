@@ -52,6 +52,24 @@ VALID = (
         print(f"fp8 dtype: {torch.float8_e5m2}")
         """,
     ),
+    # A test's helper only called from tests that keep every tensor on the CPU (a checkpoint in the OCP format), a
+    # test method whose class's other tests use the GPU, and a dtype asserted with unittest.
+    Valid(
+        """
+        import unittest, torch
+        def block_scales(w, block):
+            return (w.abs().amax(-1) / 6.0).to(torch.float8_e4m3fn)
+        def test_scales():
+            assert block_scales(torch.randn(4, 16), 16).shape == (4,)
+        class TestLoad(unittest.TestCase):
+            def test_on_gpu(self):
+                x = torch.ones(2, device="cuda")
+            def test_cpu_checkpoint(self):
+                w = torch.randn(4, 4).to(torch.float8_e4m3fn)
+                self.assertEqual(w.dtype, torch.float8_e4m3fn)
+        """,
+        path="tests/test_checkpoint.py",
+    ),
     # `and` short-circuit on a NVIDIA-only test.
     Valid(
         """
@@ -62,6 +80,18 @@ VALID = (
 )
 
 INVALID = (
+    # The same helper called from a test that uses the GPU.
+    Invalid(
+        """
+        import torch
+        def block_scales(w, block):
+            return (w.abs().amax(-1) / 6.0).to(torch.float8_e4m3fn)
+        def test_scales():
+            assert block_scales(torch.randn(4, 16, device="cuda"), 16).shape == (4,)
+        """,
+        path="tests/test_checkpoint.py",
+        expect=("3:40-3:59",),
+    ),
     # The same MX def in code that may run on MI300 (ported code emulating MX there).
     Invalid(
         """
