@@ -225,3 +225,28 @@ def test_in_format_dtype_table(code: str, decodes: bool) -> None:
     snippet = parse("import torch\n" + code + "\n")
     node = snippet.node(_F8, ast.Attribute)
     assert fp8.in_format_dtype_table(snippet.ctx, node) is decodes
+
+
+_FP4 = "import torch\nE2M1_MAX = 6.0  # NVFP4 elements\n"
+
+
+@pytest.mark.parametrize(
+    ("code", "block_scales"),
+    [
+        pytest.param("sc = (sc.float() * ratio).to(D)\n", True, id="assigned-to-scales"),
+        pytest.param("scale_e4m3 = (amax / 6.0).to(D)\n", True, id="scale-word"),
+        pytest.param("def f(scale_u8):\n    return packed, scale_u8.view(D)\n", True, id="scale-tensor-viewed"),
+        pytest.param("def _recast_scale(t):\n    return t.to(D)\n", True, id="def-returning-scales"),
+        pytest.param("sfa = torch.empty(4, 16, dtype=D)\n", True, id="factory"),
+        pytest.param("q = (w / scale).to(D)\n", False, id="data-scaled-by-a-scale"),
+        pytest.param("x_f8 = x.div(x_s).to(D)\n", False, id="activation"),
+        pytest.param("scale = amax / torch.finfo(D).max\n", False, id="finfo-for-a-scale"),
+        pytest.param("torch.empty(4, dtype=D)\n", False, id="unnamed"),
+    ],
+)
+def test_fp4_block_scales(code: str, block_scales: bool) -> None:
+    snippet = parse(_FP4 + code)
+    assert fp8.fp4_block_scales(snippet.ctx, snippet.node("D", ast.Name)) is block_scales
+    if block_scales:  # the same scales in a file naming no 4-bit format: a per-tensor FP8 recipe's own choice
+        plain = parse("import torch\n" + code)
+        assert not fp8.fp4_block_scales(plain.ctx, plain.node("D", ast.Name))

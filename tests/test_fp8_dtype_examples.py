@@ -70,6 +70,16 @@ VALID = (
         """,
         path="tests/test_checkpoint.py",
     ),
+    # The e4m3 block scales of NVFP4 (E2M1 elements): OCP by the format, decoded in software where FP4 is missing.
+    Valid(
+        """
+        import torch
+        def nvfp4_quantize(x, per_tensor_scale):
+            blocks = x.float().reshape(-1, 16)
+            scale_e4m3 = (blocks.abs().amax(-1) / 6.0 / per_tensor_scale).to(torch.float8_e4m3fn)
+            return pack_e2m1(blocks, scale_e4m3), scale_e4m3
+        """,
+    ),
     # `and` short-circuit on a NVIDIA-only test.
     Valid(
         """
@@ -80,6 +90,17 @@ VALID = (
 )
 
 INVALID = (
+    # FP8 data (not its scales) of a file that also handles NVFP4.
+    Invalid(
+        """
+        import torch
+        def quantize(x, scale):
+            x_fp8 = (x / scale).to(torch.float8_e4m3fn)
+            return x_fp8 if x.dtype != torch.float4_e2m1fn_x2 else x
+        """,
+        path="pkg/quant.py",
+        expect=("3:28-3:47",),
+    ),
     # The same helper called from a test that uses the GPU.
     Invalid(
         """
