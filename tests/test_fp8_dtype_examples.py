@@ -80,6 +80,16 @@ VALID = (
             return pack_e2m1(blocks, scale_e4m3), scale_e4m3
         """,
     ),
+    # A test module skipped on every CDNA GPU (where test suites run on ROCm): Blackwell's FP8 kernels' tests.
+    Valid(
+        """
+        import pytest, torch
+        pytestmark = pytest.mark.skipif(torch.cuda.get_device_capability() < (10, 0), reason="needs sm100")
+        def test_fp8_dx():
+            w = torch.zeros(4, 4, dtype=torch.float8_e4m3fn, device="cuda")
+        """,
+        path="tests/test_fp8_dx.py",
+    ),
     # `and` short-circuit on a NVIDIA-only test.
     Valid(
         """
@@ -90,6 +100,17 @@ VALID = (
 )
 
 INVALID = (
+    # The same test where the module's skip lets MI200/MI300 in (`major >= 9` is true on every CDNA GPU).
+    Invalid(
+        """
+        import pytest, torch
+        pytestmark = pytest.mark.skipif(torch.cuda.get_device_capability() < (9, 0), reason="needs sm90")
+        def test_fp8_dx():
+            w = torch.zeros(4, 4, dtype=torch.float8_e4m3fn, device="cuda")
+        """,
+        path="tests/test_fp8_dx.py",
+        expect=("4:33-4:52",),
+    ),
     # FP8 data (not its scales) of a file that also handles NVFP4.
     Invalid(
         """
