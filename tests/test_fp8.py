@@ -81,6 +81,8 @@ def test_ocp_by_spec(code: str, by_spec: bool) -> None:
         ("self.assertEqual(w.dtype, D)\n", True),
         ("self.assertIn(w.dtype, (D, torch.bfloat16))\n", True),
         ("self.assertTrue(w.to(D).isfinite().all())\n", False),
+        ("KINDS = {torch.uint8, getattr(torch, 'float8_e5m2', D)}\n", True),
+        ("x = w.to(getattr(torch, 'float8_e5m2', D))\n", False),
     ],
 )
 def test_encoding_neutral_use(code: str, neutral: bool) -> None:
@@ -227,9 +229,6 @@ def test_in_format_dtype_table(code: str, decodes: bool) -> None:
     assert fp8.in_format_dtype_table(snippet.ctx, node) is decodes
 
 
-_FP4 = "import torch\nE2M1_MAX = 6.0  # NVFP4 elements\n"
-
-
 @pytest.mark.parametrize(
     ("code", "block_scales"),
     [
@@ -245,8 +244,20 @@ _FP4 = "import torch\nE2M1_MAX = 6.0  # NVFP4 elements\n"
     ],
 )
 def test_fp4_block_scales(code: str, block_scales: bool) -> None:
-    snippet = parse(_FP4 + code)
+    """In a file named for NVFP4; the same code in a file naming no 4-bit float format near it is a per-tensor or
+    int4 recipe's own choice of FP8 scales."""
+    snippet = parse("import torch\n" + code, path="pkg/nvfp4_quant.py")
     assert fp8.fp4_block_scales(snippet.ctx, snippet.node("D", ast.Name)) is block_scales
-    if block_scales:  # the same scales in a file naming no 4-bit format: a per-tensor FP8 recipe's own choice
-        plain = parse("import torch\n" + code)
-        assert not fp8.fp4_block_scales(plain.ctx, plain.node("D", ast.Name))
+    plain = parse("import torch\n" + code, path="pkg/quant.py")
+    assert not fp8.fp4_block_scales(plain.ctx, plain.node("D", ast.Name))
+
+
+def test_fp4_format_named_in_the_same_def() -> None:
+    code = "import torch\ndef quantize_nvfp4(x, sc):\n    packed = pack_e2m1(x)\n    sc = sc.to(D)\n"
+    snippet = parse(code, path="pkg/quant.py")
+    assert fp8.fp4_block_scales(snippet.ctx, snippet.node("D", ast.Name))
+    # An int4 kernel's FP8 group scales (W4A8) in a file whose other defs handle NVFP4: the kernel's choice.
+    int4 = parse(
+        "import torch\ndef w4a8_scales(s):\n    return s.to(D)\nFP4_DTYPE = torch.uint8\n", path="pkg/quant.py"
+    )
+    assert not fp8.fp4_block_scales(int4.ctx, int4.node("D", ast.Name))

@@ -90,6 +90,13 @@ VALID = (
         """,
         path="tests/test_fp8_dx.py",
     ),
+    # A lookup's default in a set of storage dtypes only tested for membership.
+    Valid(
+        """
+        import torch
+        QUANT_DTYPES = {torch.uint8, getattr(torch, "float8_e5m2", torch.float8_e4m3fn)}
+        """,
+    ),
     # `and` short-circuit on a NVIDIA-only test.
     Valid(
         """

@@ -119,10 +119,10 @@ def fp4_block_scales(ctx: PythonContext, node: ast.AST) -> bool:
     """`node` is the dtype of the block scales of a 4-bit float format (NVFP4: E2M1 elements with OCP e4m3 scales,
     one per 16): the tensor a `.to(node)`, `.view(node)` or a factory's `dtype=node` makes is named as scales (what
     it is assigned to, the tensor cast, or the def returning it: `sc = (sc.float() * ratio).to(node)`,
-    `scale_u8.view(node)`, `def _recast_scale(t): return t.to(node)`) in a file that names a 4-bit float format.
+    `scale_u8.view(node)`, `def _recast_scale(t): return t.to(node)`) in code naming a 4-bit float format.
     The format fixes the scales' encoding, which MI300 decodes in software as every GPU without FP4 does."""
     call = _producing_call(ctx, node)
-    if call is None or not _FP4_FORMAT.search(ctx.source.text):
+    if call is None or not _near_a_fp4_format(ctx, call):
         return False
     names: list[str] = []
     if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, (ast.Name, ast.Attribute)):
@@ -136,6 +136,15 @@ def fp4_block_scales(ctx: PythonContext, node: ast.AST) -> bool:
         )
         names += [function.name] if function is not None else []
     return any(word in _SCALE_WORDS for name in names for word in name_words(name))
+
+
+def _near_a_fp4_format(ctx: PythonContext, node: ast.AST) -> bool:
+    """The file's name or the module-level statement holding `node` (its def or class) names a 4-bit float format:
+    an int4 format's FP8 group scales (W4A8) elsewhere in the file are the kernel's choice, not the format's."""
+    if _FP4_FORMAT.search(os.path.basename(ctx.source.path)):
+        return True
+    outermost = next((ancestor for ancestor in ctx.ancestors(node) if ctx.parent(ancestor) is ctx.module), node)
+    return _FP4_FORMAT.search(ctx.code_of(outermost)) is not None
 
 
 def _producing_call(ctx: PythonContext, node: ast.AST) -> ast.Call | None:

@@ -38,11 +38,20 @@ def outermost_collection_member(ctx: PythonContext, node: ast.AST) -> ast.AST:
 
 
 def _collection_around(ctx: PythonContext, node: ast.AST) -> ast.AST | None:
-    """The tuple/list/set literal `node` is an element of (or the `*node` element it is in)."""
+    """The tuple/list/set literal `node` is an element of (or the `*node` element it is in, or the
+    `getattr(owner, "name", node)` it is the default of, which gives the value in its place)."""
     parent = ctx.parent(node)
+    if isinstance(parent, ast.Call) and _is_getattr_default(parent, node):
+        return _collection_around(ctx, parent)
     if isinstance(parent, ast.Starred):
         return parent if isinstance(ctx.parent(parent), _COLLECTIONS) else None
     return parent if isinstance(parent, _COLLECTIONS) else None
+
+
+def _is_getattr_default(call: ast.Call, node: ast.AST) -> bool:
+    return (
+        isinstance(call.func, ast.Name) and call.func.id == "getattr" and len(call.args) == 3 and call.args[2] is node
+    )
 
 
 def is_inspected(ctx: PythonContext, node: ast.AST) -> bool:
