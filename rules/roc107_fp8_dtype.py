@@ -48,9 +48,9 @@ class Fp8Dtype(Rule):
     a `storage_dtype=` beside a `compute_dtype=` (a def's variables too: layerwise casting); `torch.finfo(torch.
     float8_e5m2)` (same max as e5m2fnuz); collections and branches that also name `fnuz` or test a `gfx` arch, tables
     given `fnuz` entries later; a default overridden with `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made
-    and kept on the CPU (`.cpu()`, `device="cpu"`, a test's factory without a device), and a test naming no device but
-    the CPU, nor CUDA or a GPU, in itself or its file's helpers, without tensor fixtures; ROCm-gated code; nothing
-    when `target-archs` names no gfx94x (gfx950/gfx12 are OCP).
+    and kept on the CPU (`.cpu()`, a test's factory without a device; a test naming no GPU, CUDA or device but the CPU,
+    nor do its helpers, without tensor fixtures); NVFP4 block scales (`sc.to(...)` in a file naming FP4); ROCm-gated
+    code; nothing when `target-archs` names no gfx94x (gfx950/gfx12 are OCP).
 
     ## Why is this bad on ROCm?
     MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`, `torch.float8_e5m2fnuz`);

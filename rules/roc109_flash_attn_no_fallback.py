@@ -6,7 +6,7 @@ import ast
 import re
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
-from rocmlint.python.conditions import enclosing_tests, exit_tests, test_mentions
+from rocmlint.python.conditions import enclosing_tests, exit_tests, in_def_named, test_mentions
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import lazy_import_with_actionable_error, leaves_quietly
 from rocmlint.python.imports import imported_modules, is_type_checking, module_name_range, module_path_names, top_level
@@ -34,7 +34,7 @@ class FlashAttnNoFallback(Rule):
     Not flagged: imports in a `try:` catching `ImportError` (in a def, also one raising its own error with a message),
     ROCm-gated, under `if TYPE_CHECKING:` or relative; files of flash-attn itself; imports under (or after an early
     `return` on) a condition naming flash attention (`is_flash_attn_2_available()`, `find_spec("flash_attn")`, a flag
-    assigned from one, `args.use_flash_attn`, `attn_implementation == "flash_attention_2"`): it has another path.
+    from one, `args.use_flash_attn`, `attn_implementation == "flash_attention_2"`) or in a def named for it: fallback.
 
     ## Why is this bad on ROCm?
     PyPI's `flash-attn` wheels are CUDA builds; on ROCm flash-attn exists only as AMD's CK build (CDNA: MI200/MI300) or
@@ -95,7 +95,7 @@ def _has_fallback(node: ast.AST, ctx: PythonContext) -> bool:
     `return` on a flash-attention condition (a `raise` is no fallback, as a re-raising `except` is none)."""
     if any(is_type_checking(ctx, t) or test_mentions(ctx, t, _FLASH_CONDITION) for t in enclosing_tests(ctx, node)):
         return True
-    if lazy_import_with_actionable_error(ctx, node):
+    if lazy_import_with_actionable_error(ctx, node) or in_def_named(ctx, node, _FLASH_CONDITION):
         return True
     return any(test_mentions(ctx, t, _FLASH_CONDITION) for t in exit_tests(ctx, node, leaves_quietly))
 

@@ -121,3 +121,71 @@ def test_in_gpu_free_test(test: str, gpu_free: bool) -> None:
 
 def _last_fp8(module: ast.Module) -> ast.Attribute:
     return [n for n in ast.walk(module) if isinstance(n, ast.Attribute) and n.attr == "float8_e4m3fn"][-1]
+
+
+# A file whose helpers name no GPU (the `_HELPERS` above do, in `GPU_W` and `make_on_gpu`).
+_CPU_HELPERS = "import torch\nfrom lib import quantize\ndef make(n):\n    return torch.zeros(n)\n"
+
+
+@pytest.mark.parametrize(
+    ("test", "gpu_free"),
+    [
+        pytest.param(
+            "def scales(w, block):\n    return (w.abs() / 6.0).to(D)\ndef test_a():\n    s = scales(make(4), 16)\n",
+            True,
+            id="helper-called-from-cpu-tests",
+        ),
+        pytest.param(
+            "def scales(w, block):\n    return (w.abs() / 6.0).to(D)\ndef test_a():\n    s = scales(make(4).cuda(), 16)\n",
+            False,
+            id="helper-called-from-gpu-test",
+        ),
+        pytest.param(
+            "def scales(w, block):\n    return (w.abs() / 6.0).to(D)\nquantize(scales)\n",
+            False,
+            id="helper-passed-on",
+        ),
+        pytest.param("def scales(w, block):\n    return (w.abs() / 6.0).to(D)\n", False, id="helper-never-called"),
+        pytest.param(
+            "class TestA:\n    @staticmethod\n    def _scales(w):\n        return w.to(D)\n"
+            "    def test_a(self):\n        self._scales(make(4))\n",
+            True,
+            id="helper-method-of-cpu-class",
+        ),
+        pytest.param(
+            "class TestA:\n    def test_gpu(self):\n        x = make(4).cuda()\n"
+            "    def test_cpu(self):\n        x = make(4).to(D)\n",
+            True,
+            id="other-test-method-on-gpu",
+        ),
+        pytest.param(
+            "class TestA:\n    def setUp(self):\n        self.w = make(4).cuda()\n"
+            "    def test_cpu(self):\n        x = self.w.to(D)\n",
+            False,
+            id="set-up-on-gpu",
+        ),
+        pytest.param(
+            "class TestA:\n    def test_gpu(self):\n        previous = torch.get_default_device()\n"
+            "        try:\n            torch.set_default_device('cuda')\n        finally:\n"
+            "            torch.set_default_device(previous)\n"
+            "    def test_cpu(self):\n        x = make(4).to(D)\n",
+            True,
+            id="default-device-restored-by-another-test",
+        ),
+        pytest.param(
+            "class TestA:\n    def test_gpu(self):\n        torch.set_default_device('cuda')\n"
+            "    def test_cpu(self):\n        x = make(4).to(D)\n",
+            False,
+            id="default-device-left-changed",
+        ),
+        pytest.param(
+            "class TestA:\n    def test_cpu(self, weight):\n        x = weight.to(D)\n",
+            False,
+            id="method-with-tensor-fixture",
+        ),
+    ],
+)
+def test_gpu_free_helpers_and_methods(test: str, gpu_free: bool) -> None:
+    """A helper def is given what its calls pass; a test method runs without its class's other tests."""
+    snippet = parse(_CPU_HELPERS + test.replace("D", "torch.float8_e4m3fn"), path=_TEST_PATH)
+    assert cpu_tensors.in_gpu_free_test(snippet.ctx, _last_fp8(snippet.module)) is gpu_free

@@ -78,6 +78,11 @@ def test_ocp_by_spec(code: str, by_spec: bool) -> None:
         ("bits = torch.finfo(D).bits\n", True),
         ("top = torch.finfo(D).max\n", False),
         ("y = x.to(D)\n", False),
+        ("self.assertEqual(w.dtype, D)\n", True),
+        ("self.assertIn(w.dtype, (D, torch.bfloat16))\n", True),
+        ("self.assertTrue(w.to(D).isfinite().all())\n", False),
+        ("KINDS = {torch.uint8, getattr(torch, 'float8_e5m2', D)}\n", True),
+        ("x = w.to(getattr(torch, 'float8_e5m2', D))\n", False),
     ],
 )
 def test_encoding_neutral_use(code: str, neutral: bool) -> None:
@@ -222,3 +227,37 @@ def test_in_format_dtype_table(code: str, decodes: bool) -> None:
     snippet = parse("import torch\n" + code + "\n")
     node = snippet.node(_F8, ast.Attribute)
     assert fp8.in_format_dtype_table(snippet.ctx, node) is decodes
+
+
+@pytest.mark.parametrize(
+    ("code", "block_scales"),
+    [
+        pytest.param("sc = (sc.float() * ratio).to(D)\n", True, id="assigned-to-scales"),
+        pytest.param("scale_e4m3 = (amax / 6.0).to(D)\n", True, id="scale-word"),
+        pytest.param("def f(scale_u8):\n    return packed, scale_u8.view(D)\n", True, id="scale-tensor-viewed"),
+        pytest.param("def _recast_scale(t):\n    return t.to(D)\n", True, id="def-returning-scales"),
+        pytest.param("sfa = torch.empty(4, 16, dtype=D)\n", True, id="factory"),
+        pytest.param("q = (w / scale).to(D)\n", False, id="data-scaled-by-a-scale"),
+        pytest.param("x_f8 = x.div(x_s).to(D)\n", False, id="activation"),
+        pytest.param("scale = amax / torch.finfo(D).max\n", False, id="finfo-for-a-scale"),
+        pytest.param("torch.empty(4, dtype=D)\n", False, id="unnamed"),
+    ],
+)
+def test_fp4_block_scales(code: str, block_scales: bool) -> None:
+    """In a file named for NVFP4; the same code in a file naming no 4-bit float format near it is a per-tensor or
+    int4 recipe's own choice of FP8 scales."""
+    snippet = parse("import torch\n" + code, path="pkg/nvfp4_quant.py")
+    assert fp8.fp4_block_scales(snippet.ctx, snippet.node("D", ast.Name)) is block_scales
+    plain = parse("import torch\n" + code, path="pkg/quant.py")
+    assert not fp8.fp4_block_scales(plain.ctx, plain.node("D", ast.Name))
+
+
+def test_fp4_format_named_in_the_same_def() -> None:
+    code = "import torch\ndef quantize_nvfp4(x, sc):\n    packed = pack_e2m1(x)\n    sc = sc.to(D)\n"
+    snippet = parse(code, path="pkg/quant.py")
+    assert fp8.fp4_block_scales(snippet.ctx, snippet.node("D", ast.Name))
+    # An int4 kernel's FP8 group scales (W4A8) in a file whose other defs handle NVFP4: the kernel's choice.
+    int4 = parse(
+        "import torch\ndef w4a8_scales(s):\n    return s.to(D)\nFP4_DTYPE = torch.uint8\n", path="pkg/quant.py"
+    )
+    assert not fp8.fp4_block_scales(int4.ctx, int4.node("D", ast.Name))

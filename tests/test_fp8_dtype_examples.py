@@ -72,6 +72,51 @@ VALID = (
         print(f"fp8 dtype: {torch.float8_e5m2}")
         """,
     ),
+    # A test's helper only called from tests that keep every tensor on the CPU (a checkpoint in the OCP format), a
+    # test method whose class's other tests use the GPU, and a dtype asserted with unittest.
+    Valid(
+        """
+        import unittest, torch
+        def block_scales(w, block):
+            return (w.abs().amax(-1) / 6.0).to(torch.float8_e4m3fn)
+        def test_scales():
+            assert block_scales(torch.randn(4, 16), 16).shape == (4,)
+        class TestLoad(unittest.TestCase):
+            def test_on_gpu(self):
+                x = torch.ones(2, device="cuda")
+            def test_cpu_checkpoint(self):
+                w = torch.randn(4, 4).to(torch.float8_e4m3fn)
+                self.assertEqual(w.dtype, torch.float8_e4m3fn)
+        """,
+        path="tests/test_checkpoint.py",
+    ),
+    # The e4m3 block scales of NVFP4 (E2M1 elements): OCP by the format, decoded in software where FP4 is missing.
+    Valid(
+        """
+        import torch
+        def nvfp4_quantize(x, per_tensor_scale):
+            blocks = x.float().reshape(-1, 16)
+            scale_e4m3 = (blocks.abs().amax(-1) / 6.0 / per_tensor_scale).to(torch.float8_e4m3fn)
+            return pack_e2m1(blocks, scale_e4m3), scale_e4m3
+        """,
+    ),
+    # A test module skipped on every CDNA GPU (where test suites run on ROCm): Blackwell's FP8 kernels' tests.
+    Valid(
+        """
+        import pytest, torch
+        pytestmark = pytest.mark.skipif(torch.cuda.get_device_capability() < (10, 0), reason="needs sm100")
+        def test_fp8_dx():
+            w = torch.zeros(4, 4, dtype=torch.float8_e4m3fn, device="cuda")
+        """,
+        path="tests/test_fp8_dx.py",
+    ),
+    # A lookup's default in a set of storage dtypes only tested for membership.
+    Valid(
+        """
+        import torch
+        QUANT_DTYPES = {torch.uint8, getattr(torch, "float8_e5m2", torch.float8_e4m3fn)}
+        """,
+    ),
     # `and` short-circuit on a NVIDIA-only test.
     Valid(
         """
@@ -82,6 +127,40 @@ VALID = (
 )
 
 INVALID = (
+    # The same test where the module's skip lets MI200/MI300 in (`major >= 9` is true on every CDNA GPU).
+    Invalid(
+        """
+        import pytest, torch
+        pytestmark = pytest.mark.skipif(torch.cuda.get_device_capability() < (9, 0), reason="needs sm90")
+        def test_fp8_dx():
+            w = torch.zeros(4, 4, dtype=torch.float8_e4m3fn, device="cuda")
+        """,
+        path="tests/test_fp8_dx.py",
+        expect=("4:33-4:52",),
+    ),
+    # FP8 data (not its scales) of a file that also handles NVFP4.
+    Invalid(
+        """
+        import torch
+        def quantize(x, scale):
+            x_fp8 = (x / scale).to(torch.float8_e4m3fn)
+            return x_fp8 if x.dtype != torch.float4_e2m1fn_x2 else x
+        """,
+        path="pkg/quant.py",
+        expect=("3:28-3:47",),
+    ),
+    # The same helper called from a test that uses the GPU.
+    Invalid(
+        """
+        import torch
+        def block_scales(w, block):
+            return (w.abs().amax(-1) / 6.0).to(torch.float8_e4m3fn)
+        def test_scales():
+            assert block_scales(torch.randn(4, 16, device="cuda"), 16).shape == (4,)
+        """,
+        path="tests/test_checkpoint.py",
+        expect=("3:40-3:59",),
+    ),
     # The same MX def in code that may run on MI300 (ported code emulating MX there).
     Invalid(
         """

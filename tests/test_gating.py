@@ -20,7 +20,7 @@ from rocmlint.config import Settings
 from rocmlint.engine import Engine
 from rocmlint.python.frontend import PythonContext, RuleOptions
 from rocmlint.python.gating import CrossModuleResolver, GateAnalyzer, Vendor
-from rocmlint.python.project import ProjectIndex, package_of
+from rocmlint.python.project import ProjectIndex, is_test_file, package_of
 from rocmlint.python.scopes import dotted_name
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import walk
@@ -108,7 +108,7 @@ def analyze(
     text = textwrap.dedent(code).lstrip("\n")
     module = ast.parse(text)
     semantic = Semantic(module, package, text)
-    gates = GateAnalyzer(semantic, rocm_guards, resolver)
+    gates = GateAnalyzer(semantic, rocm_guards, resolver, in_test_suite=is_test_file(path))
     source = SourceFile.from_bytes(path, text.encode("utf-8"), "python")
     context = PythonContext(source, module, semantic, gates, RuleOptions(rocm_guards))
     walk(module, semantic.parents, {}, semantic.mentions)
@@ -1916,6 +1916,42 @@ def test_pytestmark_skips_the_module_tests() -> None:
         """
     )
     assert found == {"module-level": BOTH, "test": NVIDIA_ONLY}
+
+
+_BLACKWELL_ONLY_SUITE = """
+import pytest, torch
+_IS_BLACKWELL = torch.cuda.is_available() and torch.cuda.get_device_capability()[0] in (10, 12)
+pytestmark = pytest.mark.skipif(not _IS_BLACKWELL, reason="needs sm100/sm120")
+@pytest.mark.skipif(HAZARD("own-skip") < 8, reason="sm80+")
+def test_a():
+    HAZARD("test")
+"""
+_PER_ARCH_TEST = """
+import torch
+def test_b():
+    major, _ = torch.cuda.get_device_capability()
+    if major >= 9:
+        HAZARD("hopper-or-later")
+    if major == 10:
+        HAZARD("sm100")
+    if torch.cuda.get_device_capability() == (9, 0):
+        HAZARD("mi200-or-h100")
+"""
+
+
+def test_capability_tests_in_a_test_suite_are_valued_on_cdna() -> None:
+    """A test suite runs on CDNA GPUs (9.0, 9.4, 9.5): `major in (10, 12)` is false on all of them, so the module's
+    skip skips every test on ROCm (and decides where a test's own skip decorator matters); `major >= 9` is true on
+    all of them, and the same code outside a test suite meets RDNA too (10.3-12.0): no gate there."""
+    found = everywhere(_BLACKWELL_ONLY_SUITE, path="tests/test_fp4.py")
+    assert found == {"own-skip": (False, True), "test": (False, True)}
+    assert everywhere(_PER_ARCH_TEST, path="tests/test_fp4.py") == {
+        "hopper-or-later": BOTH,
+        "sm100": (False, True),
+        "mi200-or-h100": BOTH,  # MI200 but not MI300: not decided on ROCm
+    }
+    for code in (_BLACKWELL_ONLY_SUITE, _PER_ARCH_TEST):
+        assert set(everywhere(code, path="pkg/fp4.py").values()) == {BOTH}
 
 
 def test_reach_keeps_runtime_conditions() -> None:

@@ -93,6 +93,22 @@ def test_module_path_names() -> None:
 
 
 # --- conditions ---------------------------------------------------------------------------------------
+
+
+def test_in_def_named() -> None:
+    snippet = parse(
+        "def flash_attn_fwd(q):\n    import a\n    def inner():\n        import b\n"
+        "def forward(q):\n    import c\nimport d\n"
+    )
+    pattern = re.compile("flash_?attn")
+    found = {
+        statement.names[0].name: conditions.in_def_named(snippet.ctx, statement, pattern)
+        for statement in in_order(snippet.module)
+        if isinstance(statement, ast.Import)
+    }
+    assert found == {"a": True, "b": True, "c": False, "d": False}
+
+
 ENCLOSED = """
 if outer:
     def f():

@@ -10,45 +10,31 @@ Whether such a test is a hazard (ROCm reports the gfx IP version there) stays in
 from __future__ import annotations
 
 import ast
-import operator as op
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
+from rocmlint.python.capability_values import (
+    CDNA_CAPABILITIES,
+    PLATFORM_READ,
+    READS,
+    at,
+    capability_step,
+    reads_of,
+    value_at,
+)
 from rocmlint.python.conditions import skip_polarity, whole_condition
 from rocmlint.python.flow import never_read, only_picks_display
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import is_none, last_name
 from rocmlint.python.project import is_test_file
 from rocmlint.python.scopes import FUNCTION_DEFS
-from rocmlint.python.values import ALL_OPERATORS, Follow, Names, Through, only_argument
 
-# The properties object is only compared through `.major`/`.minor`: its other fields lead nowhere.
-_READS = frozenset({"torch.cuda.get_device_capability", "torch.cuda.get_device_properties"})
-# vLLM's `current_platform.get_device_capability()` answers the same question with the same numbers
-# (`RocmPlatform` returns the gfx IP version too).
-_PLATFORM_READ = ["current_platform", "get_device_capability"]
-_READ_METHODS = frozenset({*(name.rsplit(".", 1)[-1] for name in _READS), _PLATFORM_READ[-1]})
 # Helpers that compare the capability themselves: vLLM's `Platform` methods, torchtitan's
 # `has_cuda_capability(9, 0)`.
 _CAPABILITY_HELPERS = frozenset(
     {"has_device_capability", "is_device_capability", "is_device_capability_family", "has_cuda_capability"}
 )
-# Conversions that keep the capability's value: numbers, and text (`str(major)`, `"sm{}{}".format(...)`).
-_CONVERSIONS = frozenset({"int", "float", "str"})
-# A capability value may be unpacked, indexed, combined (`major * 10 + minor`, `"sm_%d%d" % cap`), put in a
-# tuple or an f-string, kept in an attribute (`self.capability`) or returned by a helper of this file; a name
-# or attribute counts when all its assignments are capability values or constant fallbacks.
-_CAPABILITY_VALUES = Follow(
-    names=Names.AGREEING,
-    operators=ALL_OPERATORS,
-    subscripts=True,
-    elements=True,
-    fields=True,
-    returns=True,
-    attributes=True,
-)
+_READ_METHODS = frozenset({*(name.rsplit(".", 1)[-1] for name in READS), PLATFORM_READ[-1]})
 # Below major 8 (`7`, `(7, 5)`, `75` as `sm`, `"sm_75"`) every GPU ROCm supports (major 9 or more) comes out
 # as a recent NVIDIA GPU, and what such a threshold gates (fp16, tensor cores) exists on AMD. An equality with a
 # whole version names one NVIDIA GPU whatever its major (`cap == (7, 5)` picks Turing's tuning or workaround), as
@@ -83,7 +69,7 @@ def is_capability_read(ctx: PythonContext, call: ast.Call) -> bool:
     func = call.func
     if isinstance(func, ast.Attribute) and func.attr not in _READ_METHODS:
         return False  # an attribute call names its callee last: most calls are told apart without a lookup
-    return _capability_step(call, ctx) == [call]
+    return capability_step(call, ctx.semantic) == [call]
 
 
 def capability_reads(ctx: PythonContext, expr: ast.expr) -> list[ast.AST]:
@@ -91,26 +77,7 @@ def capability_reads(ctx: PythonContext, expr: ast.expr) -> list[ast.AST]:
     computed from (`cap[0]`, `props.major`, `major * 10 + minor`, `(major, minor)`, `f"sm{major}{minor}"`,
     `int(x)`, `str(x)`, vLLM's `DeviceCapability.to_int()`, names and `self` attributes assigned from them,
     calls of a def of this file returning them); empty when it is not a capability value."""
-    return ctx.values.trace(expr, lambda value: _capability_step(value, ctx), _CAPABILITY_VALUES)
-
-
-def _capability_step(expr: ast.expr, ctx: PythonContext) -> list[ast.AST] | Through | None:
-    if isinstance(expr, ast.Attribute):
-        return Through((expr.value,)) if expr.attr in ("major", "minor") else None
-    if not isinstance(expr, ast.Call):
-        return None
-    func = expr.func
-    name = ctx.qualified_name(func) or ""
-    if name in _READS or (isinstance(func, ast.Attribute) and name.split(".")[-2:] == _PLATFORM_READ):
-        return [expr]
-    converted = only_argument(expr) if name in _CONVERSIONS else None
-    if converted is not None:
-        return Through((converted,))
-    if isinstance(func, ast.Attribute) and func.attr == "to_int" and not (expr.args or expr.keywords):
-        return Through((func.value,))
-    if isinstance(func, ast.Attribute) and func.attr == "format" and isinstance(func.value, ast.Constant):
-        return Through((*expr.args, *(keyword.value for keyword in expr.keywords)))
-    return None
+    return reads_of(ctx.semantic, ctx.values, expr)
 
 
 def threshold_major(ctx: PythonContext, threshold: ast.AST) -> float | None:
@@ -264,15 +231,6 @@ def helper_test(ctx: PythonContext, call: ast.Call) -> str | None:
 # AMD GPUs from MI200 (gfx90a, 9.0) through MI300X/MI355X (9.4, 9.5) and RDNA2 to RDNA4 (10.3, 11.x, 12.0).
 _OLDEST_NVIDIA = (7, 5)
 _ROCM_CAPABILITIES = ((9, 0), (9, 4), (9, 5), (10, 3), (11, 0), (11, 5), (12, 0))
-_CDNA_CAPABILITIES = ((9, 0), (9, 4), (9, 5))
-_OPERATORS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
-    ast.Lt: op.lt,
-    ast.LtE: op.le,
-    ast.Gt: op.gt,
-    ast.GtE: op.ge,
-    ast.Eq: op.eq,
-    ast.NotEq: op.ne,
-}
 
 
 def harmless_on_rocm(ctx: PythonContext, node: ast.AST) -> bool:
@@ -298,7 +256,7 @@ def oldest_arm_on_amd(ctx: PythonContext, node: ast.AST) -> bool:
     oldest = _value_at(ctx, node, _OLDEST_NVIDIA)
     if oldest is None:
         return False
-    met = _CDNA_CAPABILITIES if is_test_file(ctx.source.path) else _ROCM_CAPABILITIES
+    met = CDNA_CAPABILITIES if is_test_file(ctx.source.path) else _ROCM_CAPABILITIES
     return all(_value_at(ctx, node, gpu) == oldest for gpu in met)
 
 
@@ -312,7 +270,7 @@ def _only_newer_than_cdna(ctx: PythonContext, compare: ast.Compare) -> bool:
     membership = isinstance(compare.ops[0], (ast.In, ast.NotIn))
     listed = limit.elts if membership and isinstance(limit, (ast.Tuple, ast.List, ast.Set)) else [limit]
     for element in listed:
-        value = _at(side, ctx.single_value(element) if element is not None else None, _CDNA_CAPABILITIES[-1])
+        value = at(side, ctx.single_value(element) if element is not None else None, CDNA_CAPABILITIES[-1])
         if value is None or not value[0] < value[1]:  # type: ignore[operator]
             return False
     return bool(listed)
@@ -369,61 +327,7 @@ def _negated(ctx: PythonContext, node: ast.AST, condition: ast.AST) -> bool:
 
 
 def _value_at(ctx: PythonContext, compare: ast.Compare, capability: tuple[int, int]) -> bool | None:
-    """The comparison's value on a GPU of `capability`, from the threshold's form: a tuple compares the
-    capability, an integer below 20 its major version, one from 20 to 99 `major * 10 + minor`, a float
-    `major.minor`; None for any other form, or when the capability side is the minor version alone."""
-    left, right = compare.left, compare.comparators[0]
-    if isinstance(compare.ops[0], (ast.In, ast.NotIn)):
-        found = _membership_at(ctx, left, right, capability)
-        return None if found is None else found != isinstance(compare.ops[0], ast.NotIn)
-    compared = _OPERATORS.get(type(compare.ops[0]))
-    left_reads = bool(capability_reads(ctx, left))
-    if compared is None or left_reads == bool(capability_reads(ctx, right)):
-        return None
-    side, threshold = (left, right) if left_reads else (right, left)
-    value = _at(side, ctx.single_value(threshold), capability)
-    if value is None:
-        return None
-    number, limit = value
-    return compared(number, limit) if left_reads else compared(limit, number)
-
-
-def _membership_at(
-    ctx: PythonContext, side: ast.expr, collection: ast.expr, capability: tuple[int, int]
-) -> bool | None:
-    """Whether the capability side is among the architectures a literal collection lists (`cap in [(10, 0), (10,
-    3)]`, `major not in (10, 12)`) on a GPU of `capability`; None when the side reads no capability or an element
-    is not a constant architecture."""
-    listed = ctx.single_value(collection)
-    if not capability_reads(ctx, side) or not isinstance(listed, (ast.Tuple, ast.List, ast.Set)) or not listed.elts:
-        return None
-    values = [_at(side, element, capability) for element in listed.elts]
-    if any(value is None for value in values):
-        return None
-    return any(number == limit for number, limit in filter(None, values))
-
-
-def _at(side: ast.expr, threshold: ast.expr | None, capability: tuple[int, int]) -> tuple[object, object] | None:
-    """(the capability side's value, the threshold's) on a GPU of `capability`."""
-    major, minor = capability
-    if isinstance(threshold, ast.Tuple):
-        limit = tuple(element.value for element in threshold.elts if isinstance(element, ast.Constant))
-        if len(limit) != len(threshold.elts) or not all(type(part) is int for part in limit):
-            return None
-        return capability[: len(limit)], limit
-    number = threshold.value if isinstance(threshold, ast.Constant) else None
-    if _is_minor(side) or isinstance(number, bool) or not isinstance(number, (int, float)):
-        return None
-    if isinstance(number, float):
-        return major + minor / 10, number
-    return (major, number) if number < 20 else (major * 10 + minor, number) if number < 100 else None
-
-
-def _is_minor(side: ast.expr) -> bool:
-    """`props.minor`, `cap[1]`, a name `minor`: the minor version alone."""
-    if isinstance(side, ast.Subscript):
-        return not (isinstance(side.slice, ast.Constant) and side.slice.value == 0)
-    return last_name(side) == "minor"
+    return value_at(ctx.semantic, ctx.values, compare, capability)
 
 
 # --- the capability as the NVIDIA architecture a build selects --------------------------------------------

@@ -302,3 +302,12 @@ def _only_skips(ctx: PythonContext, statement: ast.stmt) -> bool:
         return False
     func = statement.value.func
     return ctx.qualified_name(func) == "pytest.skip" or last_name(func) == "skipTest"
+
+
+def in_def_named(ctx: PythonContext, node: ast.AST, pattern: re.Pattern[str]) -> bool:
+    """`node` runs only when a def whose name matches `pattern` is called (`def flash_attn_no_pad(...)` holding an
+    import of flash-attn): the def is the path its name says, and calling it is its callers' choice of that path."""
+    return any(
+        isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef)) and pattern.search(ancestor.name) is not None
+        for ancestor in ctx.ancestors(node)
+    )

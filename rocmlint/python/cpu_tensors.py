@@ -23,8 +23,9 @@ import builtins
 import re
 
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.idioms import last_name
 from rocmlint.python.project import is_test_file
-from rocmlint.python.scopes import dotted_name
+from rocmlint.python.scopes import FunctionNode, dotted_name
 from rocmlint.python.semantic import FUNCTION_DEFS, MAX_DEPTH
 from rocmlint.python.torch_api import device_arguments
 
@@ -238,20 +239,31 @@ _PLAIN_FIXTURES = frozenset(
 _PARAMETRIZE = "mark.parametrize"
 # How many defs and classes of the file one test may reach before it counts as unknown.
 _MAX_DEFINITIONS = 32
+# How many helpers, each called from the next, a test may reach through before its tensors count as unknown.
+_MAX_HELPER_DEPTH = 3
 
 
-def in_gpu_free_test(ctx: PythonContext, node: ast.AST) -> bool:
-    """`node` is in a test suite's function (its outermost def, the whole class for a method) that keeps every
-    tensor on the CPU: its text names no device but the CPU and no CUDA or GPU, nor do the defs and classes of
-    this file it calls; its parameters are parametrize values or pytest's plain fixtures (no tensor fixture), and
-    every other name it reads is local, an import, a builtin, a def or a class (no module-level tensor)."""
-    if not is_test_file(ctx.source.path) or ctx.contains(b"set_default_device"):
+def in_gpu_free_test(ctx: PythonContext, node: ast.AST, depth: int = 0) -> bool:
+    """`node` is in a test suite's function (its outermost def; for a test method, its class without the class's
+    other tests) that keeps every tensor on the CPU: its text names no device but the CPU and no CUDA or GPU, nor
+    do the defs and classes of this file it calls; its tests and fixtures take parametrize values or pytest's
+    plain fixtures (no tensor fixture), a helper def what the file's tests give it (every use a call from such a
+    test); and every other name it reads is local, an import, a builtin, a def or a class (no module-level
+    tensor)."""
+    if not is_test_file(ctx.source.path):
         return False
     outermost = _outermost_definition(ctx, node)
-    if outermost is None or _names_a_gpu(ctx, outermost, _GPU_WORDS):
+    if outermost is None:
         return False
-    seen: set[ast.AST] = {outermost}
-    return _parameters_plain(ctx, outermost) and _reads_gpu_free(ctx, outermost, seen)
+    unit = _test_unit(ctx, outermost, node)
+    if _default_device_changed(ctx, unit) or any(_names_a_gpu(ctx, part, _GPU_WORDS) for part in unit):
+        return False
+    seen: set[ast.AST] = {outermost, *unit}
+    if not all(_reads_gpu_free(ctx, part, seen) for part in unit):
+        return False
+    if _parameters_plain(ctx, outermost, unit):
+        return True
+    return _only_called_from_gpu_free_tests(ctx, outermost, depth)
 
 
 def _outermost_definition(ctx: PythonContext, node: ast.AST) -> ast.AST | None:
@@ -263,23 +275,84 @@ def _outermost_definition(ctx: PythonContext, node: ast.AST) -> ast.AST | None:
     return outermost
 
 
-def _parameters_plain(ctx: PythonContext, definition: ast.AST) -> bool:
-    """Every parameter without a default of the test (of each method, for a class) is a parametrize value or a
-    pytest plain fixture: a tensor fixture may be on a GPU. Nested defs' parameters get what the test gives."""
-    methods = definition.body if isinstance(definition, ast.ClassDef) else [definition]
-    for function in methods:
-        if not isinstance(function, FUNCTION_DEFS):
-            continue
-        arguments = function.args
-        positional = [*arguments.posonlyargs, *arguments.args]
-        required = positional[: len(positional) - len(arguments.defaults)]
-        required += [
-            arg for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if not default
-        ]
-        allowed = _PLAIN_FIXTURES | _parametrized_names(ctx, function)
-        if any(arg.arg not in allowed for arg in required):
-            return False
-    return True
+def _test_unit(ctx: PythonContext, outermost: ast.AST, node: ast.AST) -> list[ast.AST]:
+    """What runs with `node`: its outermost def; for a node in a test method of a class, the class (bases,
+    decorators, attributes, set-up and helper methods) without its other test methods, which each run on their
+    own and cannot hand this one a tensor."""
+    if not isinstance(outermost, ast.ClassDef):
+        return [outermost]
+    method = next((ancestor for ancestor in ctx.semantic.ancestors(node) if ctx.parent(ancestor) is outermost), None)
+    if not _is_test(method):
+        return [outermost]
+    kept = [statement for statement in outermost.body if statement is method or not _is_test(statement)]
+    return [*outermost.decorator_list, *outermost.bases, *outermost.keywords, *kept]
+
+
+def _default_device_changed(ctx: PythonContext, unit: list[ast.AST]) -> bool:
+    """A `torch.set_default_device(...)` that may apply to the unit: at module level, in the unit itself, or in
+    another test that does not restore the default in a `finally:` (which then leaks into the tests after it)."""
+    if not ctx.contains(b"set_default_device"):
+        return False
+    for mention in ctx.references.mentions("set_default_device"):
+        test = next((ancestor for ancestor in ctx.semantic.ancestors(mention) if _is_test(ancestor)), None)
+        if test is None or any(ctx.semantic.is_within(mention, part) for part in unit) or not _restores(ctx, test):
+            return True
+    return False
+
+
+def _restores(ctx: PythonContext, test: ast.AST) -> bool:
+    """`test` sets the default device again in a `finally:` block."""
+    for found in ctx.semantic.descendants(test):
+        if isinstance(found, ast.Try) and any(
+            last_name(mention) == "set_default_device" for block in found.finalbody for mention in ast.walk(block)
+        ):
+            return True
+    return False
+
+
+def _is_test(statement: ast.AST | None) -> bool:
+    """A test function pytest or unittest collects and runs on its own (`test_*`, `test*` methods)."""
+    return isinstance(statement, FUNCTION_DEFS) and statement.name.startswith("test")
+
+
+def _is_fixture(function: FunctionNode) -> bool:
+    return any(
+        (dotted_name(decorator.func if isinstance(decorator, ast.Call) else decorator) or "").endswith("fixture")
+        for decorator in function.decorator_list
+    )
+
+
+def _parameters_plain(ctx: PythonContext, outermost: ast.AST, unit: list[ast.AST]) -> bool:
+    """Every parameter without a default of the outermost def, and of the unit's tests and fixtures, is a
+    parametrize value or a pytest plain fixture: a tensor fixture may be on a GPU. The other methods of a test
+    class and nested defs get what the tests give."""
+    functions: list[ast.AST] = [part for part in unit if isinstance(part, FUNCTION_DEFS)]
+    functions += [method for part in unit if isinstance(part, ast.ClassDef) for method in part.body]
+    checked = [
+        function
+        for function in functions
+        if isinstance(function, FUNCTION_DEFS)
+        and (function is outermost or _is_test(function) or _is_fixture(function))
+    ]
+    return all(_required_plain(ctx, function) for function in checked)
+
+
+def _required_plain(ctx: PythonContext, function: FunctionNode) -> bool:
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    required = positional[: len(positional) - len(arguments.defaults)]
+    required += [arg for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if not default]
+    allowed = _PLAIN_FIXTURES | _parametrized_names(ctx, function)
+    return all(arg.arg in allowed for arg in required)
+
+
+def _only_called_from_gpu_free_tests(ctx: PythonContext, helper: ast.AST, depth: int) -> bool:
+    """`helper`, a module-level def that is neither a test nor a fixture, is only called (never passed on as a
+    value) and only from tests that keep every tensor on the CPU: its parameters hold what they give it."""
+    if depth >= _MAX_HELPER_DEPTH or not isinstance(helper, FUNCTION_DEFS) or _is_test(helper) or _is_fixture(helper):
+        return False
+    uses = ctx.references.uses_of(helper)
+    return bool(uses) and all(isinstance(use, ast.Call) and in_gpu_free_test(ctx, use, depth + 1) for use in uses)
 
 
 def _parametrized_names(ctx: PythonContext, function: ast.AST) -> frozenset[str]:

@@ -2,7 +2,7 @@
 and `float8_e5m2`, written as an attribute (`torch.float8_e4m3fn`, `jnp.float8_e5m2`), an imported name
 (`from ml_dtypes import float8_e4m3fn`) or looked up by name (`getattr(torch, "float8_e4m3fn", None)`); the
 `finfo(...)` a dtype is given to; the places whose format specification fixes OCP FP8 (the element,
-activation and weight dtypes of an MX format); uses where the encoding does not matter; FP8 tensors made
+activation and weight dtypes of an MX format, the block scales of NVFP4); uses where the encoding does not matter; FP8 tensors made
 and kept on the CPU (`cpu_data`); and choices that already cover the FNUZ variant.
 
 Whether a mention is a hazard (MI300 implements only the FNUZ variants) stays in the rule.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from rocmlint.python.conditions import choices_around
 from rocmlint.python.cpu_tensors import in_gpu_free_test, kept_on_cpu
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import last_name
+from rocmlint.python.idioms import last_name, name_words
 from rocmlint.python.semantic import FUNCTION_DEFS
 from rocmlint.python.uses import in_allow_list, is_inspected, outermost_collection_member
 from rocmlint.python.values import assignment_targets
@@ -39,6 +39,12 @@ _MX_TOKEN = re.compile(r"mx(?:fp[468])?")
 # An MX format or the MX block scale (E8M0) as a word of code or text: `mxfp8`, `per_1x32_mx_quant`, `e8m0fnu`, `ue8m0`.
 _MX_WORD = re.compile(r"mx(?:fp[468])?|u?e8m0(?:fnu)?")
 _WORD_SPLIT = re.compile(r"[^a-z0-9]+")
+# A 4-bit float format named in a file (NVFP4: E2M1 elements, e4m3 block scales; `float4_e2m1fn_x2`).
+_FP4_FORMAT = re.compile(r"fp4|e2m1|float4", re.IGNORECASE)
+# Words of a name that hold block scales (`scale_e4m3`, `sc`, `sfa`, `weight_scales`, `_recast_scale`).
+_SCALE_WORDS = frozenset({"scale", "scales", "sc", "sf", "sfa", "sfb"})
+# Calls whose `dtype=`/argument is the dtype of the tensor they produce.
+_PRODUCING_METHODS = frozenset({"to", "view"})
 _STORAGE_KEYWORD, _COMPUTE_KEYWORD = "storage_dtype", "compute_dtype"
 # `finfo` fields equal for the OCP and FNUZ formats.
 _PORTABLE_FINFO = frozenset({"bits"})
@@ -113,6 +119,49 @@ def ocp_by_spec(ctx: PythonContext, node: ast.AST) -> bool:
     return keyword.arg in _MX_CONFIG_KEYWORDS and callee is not None and _MX_CALLEE.match(callee) is not None
 
 
+def fp4_block_scales(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is the dtype of the block scales of a 4-bit float format (NVFP4: E2M1 elements with OCP e4m3 scales,
+    one per 16): the tensor a `.to(node)`, `.view(node)` or a factory's `dtype=node` makes is named as scales (what
+    it is assigned to, the tensor cast, or the def returning it: `sc = (sc.float() * ratio).to(node)`,
+    `scale_u8.view(node)`, `def _recast_scale(t): return t.to(node)`) in code naming a 4-bit float format.
+    The format fixes the scales' encoding, which MI300 decodes in software as every GPU without FP4 does."""
+    call = _producing_call(ctx, node)
+    if call is None or not _near_a_fp4_format(ctx, call):
+        return False
+    names: list[str] = []
+    if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, (ast.Name, ast.Attribute)):
+        names.append(last_name(call.func.value))
+    statement = ctx.semantic.statement_of(call)
+    if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+        names += [last_name(target) for target in assignment_targets(statement)]
+    elif isinstance(statement, ast.Return):
+        function = next(
+            (ancestor for ancestor in ctx.ancestors(statement) if isinstance(ancestor, FUNCTION_DEFS)), None
+        )
+        names += [function.name] if function is not None else []
+    return any(word in _SCALE_WORDS for name in names for word in name_words(name))
+
+
+def _near_a_fp4_format(ctx: PythonContext, node: ast.AST) -> bool:
+    """The file's name or the module-level statement holding `node` (its def or class) names a 4-bit float format:
+    an int4 format's FP8 group scales (W4A8) elsewhere in the file are the kernel's choice, not the format's."""
+    if _FP4_FORMAT.search(os.path.basename(ctx.source.path)):
+        return True
+    outermost = next((ancestor for ancestor in ctx.ancestors(node) if ctx.parent(ancestor) is ctx.module), node)
+    return _FP4_FORMAT.search(ctx.code_of(outermost)) is not None
+
+
+def _producing_call(ctx: PythonContext, node: ast.AST) -> ast.Call | None:
+    """The call that makes a tensor of dtype `node`: `x.to(node)`, `x.view(node)`, `torch.empty(..., dtype=node)`."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.keyword):
+        call = ctx.parent(parent)
+        return call if parent.arg == "dtype" and isinstance(call, ast.Call) else None
+    if not isinstance(parent, ast.Call) or node not in parent.args:
+        return None
+    return parent if isinstance(parent.func, ast.Attribute) and parent.func.attr in _PRODUCING_METHODS else None
+
+
 def storage_only(ctx: PythonContext, node: ast.AST) -> bool:
     """`node` is the `storage_dtype=` of a call that also names a `compute_dtype=` (diffusers' layerwise casting),
     or the value of a `storage_dtype` variable of a def that also assigns a `compute_dtype` (`_storage_variable`):
@@ -151,6 +200,8 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
         return True
     member = outermost_collection_member(ctx, node)
     if ocp_by_spec(ctx, member) or storage_only(ctx, member) or in_format_dtype_table(ctx, member):
+        return True
+    if fp4_block_scales(ctx, member):
         return True
     finfo = finfo_of(ctx, member)
     used = ctx.parent(finfo) if finfo is not None else None

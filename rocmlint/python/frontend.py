@@ -264,7 +264,9 @@ def check_python(
     nothing changes it, and the semantic model and walk of this check are its own."""
     module = tree if tree is not None else parse_text(source.text)
     semantic = Semantic(module, package, source.text)
-    gates = GateAnalyzer(semantic, options.rocm_guards, resolve_external, module_base, read_elsewhere)
+    gates = GateAnalyzer(
+        semantic, options.rocm_guards, resolve_external, module_base, read_elsewhere, is_test_file(source.path)
+    )
     context = PythonContext(source, module, semantic, gates, options)
     walk(module, semantic.parents, _dispatch_table(rules, context, on_internal_error), semantic.mentions)
     return PythonResult(context.diagnostics, find_embedded_cuda(context) if embedded_cuda else [])

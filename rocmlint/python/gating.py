@@ -7,7 +7,9 @@ and on an NVIDIA build. `torch.version.hip` is (True, False); `torch.version.cud
 name holds per vendor). A node's `Branch` combines
 the values of every condition it sits under: the branch of `if`/`elif`/`else`, conditional expressions,
 `and`/`or` short-circuits, comprehension filters, early `return`/`raise`/`continue`/`break`/skip after a
-test, `assert`, test-skip decorators, and the value of a variable only read where ROCm ignores it. The
+test, `assert`, test-skip decorators, and the value of a variable only read where ROCm ignores it. In a test
+suite, which runs on AMD's CDNA GPUs, a capability comparison with one value on all of them (`major in (10, 12)`)
+is valued there (capability_values.py). The
 forms recognised are those of RULES.md, "What gated means"; tests of a gfx architecture name are valued in
 arch_tests.py.
 """
@@ -25,6 +27,7 @@ from typing import Any, Protocol
 
 from rocmlint.data import load
 from rocmlint.python.arch_tests import gfx_name_test
+from rocmlint.python.capability_values import on_every_cdna_gpu
 from rocmlint.python.references import References
 from rocmlint.python.scopes import (
     COMPOUND_STATEMENTS,
@@ -39,6 +42,7 @@ from rocmlint.python.scopes import (
     unstarred,
 )
 from rocmlint.python.semantic import Binding, Semantic
+from rocmlint.python.values import Values
 from rocmlint.python.vendor_records import nvidia_records_after_rocm
 from rocmlint.python.vendor_values import VendorStrings, VendorValues, Within
 from rocmlint.vendor import CONSTANT_FALSE, CONSTANT_TRUE, EVERYWHERE, NEITHER, NVIDIA, ROCM, UNKNOWN, Branch, Vendor
@@ -180,8 +184,12 @@ class GateAnalyzer:
         resolve_external: CrossModuleResolver | None = None,
         module_base: ModuleBase | None = None,
         read_elsewhere: ReadElsewhere | None = None,
+        in_test_suite: bool = False,
     ) -> None:
         self.semantic = semantic
+        # A test suite runs on AMD's CDNA GPUs: a capability comparison with one value on all of them is a test of
+        # ROCm there (`major in (10, 12)` is false on MI200, MI300 and MI355).
+        self.in_test_suite = in_test_suite
         self.rocm_guards = rocm_guards
         self.resolve_external = resolve_external
         self.module_base = module_base
@@ -208,6 +216,10 @@ class GateAnalyzer:
     def references(self) -> References:
         """The file's name index and call sites (rules share it through `PythonContext.references`)."""
         return References(self.semantic)
+
+    @cached_property
+    def _values(self) -> Values:
+        return Values(self.semantic, self.references)
 
     @cached_property
     def vendor_values(self) -> VendorValues:
@@ -452,6 +464,8 @@ class GateAnalyzer:
         test, so they run where its skip decorators let it; a def's default values, where it is called."""
         if isinstance(parent, FUNCTION_DEFS) and _is_parametrize(child):
             return self._test_skip_conditions(parent)
+        if isinstance(parent, FUNCTION_DEFS) and child in parent.decorator_list and _is_skip_decorator(child):
+            return self._enclosing_skip_conditions(parent)
         if isinstance(parent, ast.arguments) and (child in parent.defaults or child in parent.kw_defaults):
             owner = self.semantic.parent(parent)  # a default only reaches the body, so only where it is called
             return self._caller_conditions(owner) if indirect and isinstance(owner, FUNCTION_DEFS) else []
@@ -755,7 +769,12 @@ class GateAnalyzer:
     def _test_skip_conditions(self, function: FunctionNode) -> list[Condition]:
         """A test's body runs only where its skip decorators (and its class's, and `pytestmark`) let it.
         A class's decorators gate its methods, not the class body, which runs at import everywhere."""
-        conditions = self._decorator_conditions(function.decorator_list)
+        return self._decorator_conditions(function.decorator_list) + self._enclosing_skip_conditions(function)
+
+    def _enclosing_skip_conditions(self, function: FunctionNode) -> list[Condition]:
+        """The skip decorators of a test's class and the `pytestmark` of its class and module: a test's own skip
+        decorator only decides where they let the test run."""
+        conditions: list[Condition] = []
         owner = self.semantic.enclosing_scope_node(function)
         if isinstance(owner, ast.ClassDef):
             conditions.extend(self._decorator_conditions(owner.decorator_list))
@@ -916,6 +935,8 @@ class GateAnalyzer:
         """What the strings the operands hold per vendor decide (`PLATFORM == "cuda"`, vendor_values.py),
         and where they decide nothing, what the comparison's written form says (`x == "rocm"`)."""
         written = self._written_comparison(expr, depth)
+        if not written.is_vendor_test and self.in_test_suite:
+            written = self._capability_in_test_suite(expr)
         vendor_valued = self.vendor_values.comparison(expr)
         if vendor_valued is None:
             return written
@@ -923,6 +944,14 @@ class GateAnalyzer:
             written.rocm if vendor_valued.rocm is None else vendor_valued.rocm,
             written.nvidia if vendor_valued.nvidia is None else vendor_valued.nvidia,
         )
+
+    def _capability_in_test_suite(self, expr: ast.Compare) -> Vendor:
+        """A capability comparison in a test suite with the same value on every CDNA GPU (`major in (10, 12)`,
+        `cap >= (10, 0)`): decided there on ROCm, unknown on NVIDIA."""
+        if "capability" not in self.semantic.source_text and "get_device_properties" not in self.semantic.source_text:
+            return UNKNOWN
+        found = on_every_cdna_gpu(self.semantic, self._values, expr)
+        return UNKNOWN if found is None else Vendor(found, None)
 
     def _written_comparison(self, expr: ast.Compare, depth: int) -> Vendor:
         if len(expr.ops) != 1:
@@ -1324,6 +1353,13 @@ def _requirement_with_rocm_counterpart(binding: Binding) -> Vendor | None:
     }
     imported = set(binding.scope.imports.values())
     return NVIDIA if any(f"{module}.{counterpart}" in imported for counterpart in counterparts) else None
+
+
+def _is_skip_decorator(decorator: ast.AST) -> bool:
+    """`@pytest.mark.skipif(...)`, `@unittest.skipIf(...)`, `@skipUnless(...)`: a skip decided by its condition."""
+    if not isinstance(decorator, ast.Call):
+        return False
+    return (dotted_name(decorator.func) or "").rsplit(".", 1)[-1].replace("_", "").lower() in ("skipif", "skipunless")
 
 
 def _is_parametrize(decorator: ast.AST) -> bool:

@@ -19,6 +19,11 @@ _COLLECTIONS = (ast.Tuple, ast.List, ast.Set)
 _LOOKUP_CALLS = frozenset({"isinstance", "issubclass", "set", "frozenset", "str", "repr"})
 # Comparisons (`==`, `in`) and f-string fields (subscript keys: `_is_subscript_key`).
 _READING_PARENTS = (ast.Compare, ast.FormattedValue)
+# unittest's assertions that compare their arguments (`self.assertEqual(w.dtype, torch.float8_e4m3fn)`): a
+# comparison written as a call.
+_COMPARING_ASSERTIONS = frozenset(
+    {"assertEqual", "assertNotEqual", "assertIs", "assertIsNot", "assertIn", "assertNotIn", "assertEquals"}
+)
 _NOT_A_VALUE = (ast.Compare, ast.Assert, ast.Raise)
 
 
@@ -33,18 +38,28 @@ def outermost_collection_member(ctx: PythonContext, node: ast.AST) -> ast.AST:
 
 
 def _collection_around(ctx: PythonContext, node: ast.AST) -> ast.AST | None:
-    """The tuple/list/set literal `node` is an element of (or the `*node` element it is in)."""
+    """The tuple/list/set literal `node` is an element of (or the `*node` element it is in, or the
+    `getattr(owner, "name", node)` it is the default of, which gives the value in its place)."""
     parent = ctx.parent(node)
+    if isinstance(parent, ast.Call) and _is_getattr_default(parent, node):
+        return _collection_around(ctx, parent)
     if isinstance(parent, ast.Starred):
         return parent if isinstance(ctx.parent(parent), _COLLECTIONS) else None
     return parent if isinstance(parent, _COLLECTIONS) else None
+
+
+def _is_getattr_default(call: ast.Call, node: ast.AST) -> bool:
+    return (
+        isinstance(call.func, ast.Name) and call.func.id == "getattr" and len(call.args) == 3 and call.args[2] is node
+    )
 
 
 def is_inspected(ctx: PythonContext, node: ast.AST) -> bool:
     """`node` (or the collection literal it is in) is only inspected: compared (`x.dtype == node`,
     `x in (node, ...)`), a member of a set literal, a dict key or subscript key (`TABLE[node]`), an
     f-string field, the object of an attribute read (`node.itemsize`), or an argument of a type check,
-    `set()`/`frozenset()`, `str()`/`repr()`, `print` or a logging call."""
+    `set()`/`frozenset()`, `str()`/`repr()`, `print`, a logging call or a comparing unittest assertion
+    (`self.assertEqual(w.dtype, node)`)."""
     member = outermost_collection_member(ctx, node)
     parent = ctx.parent(member)
     if isinstance(member, ast.Set) or isinstance(parent, _READING_PARENTS) or _is_subscript_key(parent, member):
@@ -57,6 +72,8 @@ def is_inspected(ctx: PythonContext, node: ast.AST) -> bool:
     if passed is None:
         return False
     call = passed[0]
+    if isinstance(call.func, ast.Attribute) and call.func.attr in _COMPARING_ASSERTIONS:
+        return True
     return ctx.qualified_name(call.func) in _LOOKUP_CALLS or is_display_call(ctx, call)
 
 
