@@ -13,6 +13,7 @@ from rocmlint.cuda.build_files import (
     cmake_source_functions,
     cmake_switches_off_on_rocm,
     makefile_facts,
+    nvidia_only_native_modules,
     setup_py_facts,
     vendor_of_words,
 )
@@ -2055,3 +2056,51 @@ def test_a_switch_the_build_sets_per_source_and_vendor_decides_the_headers_arms(
         ("X", "2", "rocm"),
     }
     assert _codes(root, "src/comm.h") == []
+
+
+# --- Python extension modules built for one vendor --------------------------------------------------------------
+def test_cmake_extension_modules_keep_the_vendor_of_their_block():
+    text = textwrap.dedent(
+        """
+        pybind11_add_module(common_ops src/common.cpp)
+        if(GPU_BACKEND STREQUAL "ROCM")
+          message(STATUS "fp4 kernels: disabled")
+        else()
+          Python_add_library(fp4_ops MODULE WITH_SOABI fp4/api.cu)
+          add_library(fp4_quant MODULE fp4/quant.cu)
+          add_library(fp4_static STATIC fp4/static.cu)
+        endif()
+        nanobind_add_module(${NAME}_ext src/x.cpp)
+        """
+    )
+    facts = cmake_facts("CMakeLists.txt", text)
+    assert [(m.name, m.vendor) for m in facts.native_modules] == [
+        ("common_ops", None),
+        ("fp4_ops", "nvidia"),
+        ("fp4_quant", "nvidia"),
+    ], "a static library is no module, a computed name is not known"
+    assert nvidia_only_native_modules(facts) == {"fp4_ops": "CMakeLists.txt:6", "fp4_quant": "CMakeLists.txt:7"}
+
+
+def test_setup_py_extension_modules_keep_the_vendor_of_their_arm():
+    text = textwrap.dedent(
+        """
+        import torch
+        from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+        ext_modules = [CUDAExtension("pkg._C", ["csrc/ops.cu"])]
+        if torch.version.hip is None:
+            ext_modules.append(CUDAExtension(name="pkg._flash_C", sources=["csrc/flash.cu"]))
+            ext_modules.append(CUDAExtension(name="pkg._both_C", sources=["csrc/both.cu"]))
+        else:
+            ext_modules.append(CUDAExtension(name="pkg._both_C", sources=["csrc/both_hip.cu"]))
+        setup(ext_modules=ext_modules, cmdclass={"build_ext": BuildExtension})
+        """
+    )
+    facts = setup_py_facts("setup.py", text)
+    assert {(m.name, m.vendor) for m in facts.native_modules} == {
+        ("pkg._C", None),
+        ("pkg._flash_C", "nvidia"),
+        ("pkg._both_C", "nvidia"),
+        ("pkg._both_C", "rocm"),
+    }
+    assert nvidia_only_native_modules(facts) == {"pkg._flash_C": "setup.py:6"}, "built for ROCm too: not NVIDIA's"

@@ -132,6 +132,17 @@ class SourceSet:
 
 
 @dataclass(frozen=True)
+class NativeModule:
+    """A Python extension module a build file builds (`CUDAExtension("pkg._C", ...)` in a setup.py,
+    `pybind11_add_module(fused_ops ...)` in CMake), and for which vendor's build (None: whatever the vendor)."""
+
+    name: str  # the module's import name as the build gives it (`pkg._C`; a CMake target's name has no package)
+    vendor: str | None
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
 class BuildFacts:
     defines: tuple[BuildDefine, ...] = ()
     sources: tuple[SourceSet, ...] = ()
@@ -149,6 +160,21 @@ class BuildFacts:
     # Folders a CMake build puts on the include path (`target_include_directories`, `include_directories`), each
     # as a source set whose pattern is the folder, with the vendor of the block adding it.
     include_folders: tuple[SourceSet, ...] = ()
+    native_modules: tuple[NativeModule, ...] = ()
+
+
+def nvidia_only_native_modules(build: BuildFacts) -> dict[str, str]:
+    """The extension modules the build builds for NVIDIA only -> "path:line" of the first declaration: every
+    declaration of the name sits in an NVIDIA arm (`if(NOT USE_ROCM)`, `if not IS_HIP:`), so importing the
+    module fails on a ROCm install."""
+    declared: dict[str, list[NativeModule]] = {}
+    for module in build.native_modules:
+        declared.setdefault(module.name, []).append(module)
+    return {
+        name: f"{modules[0].path}:{modules[0].line}"
+        for name, modules in sorted(declared.items())
+        if all(module.vendor == "nvidia" for module in modules)
+    }
 
 
 # --- setup.py ---------------------------------------------------------------------------------------------------
@@ -170,7 +196,22 @@ def setup_py_facts(path: str, text: str) -> BuildFacts:
         hipify=_hipify_evidence(path, text) or through_a_name,
         cuda_language="nvcc" in text,
         extension_folders=(os.path.dirname(path),) if through_a_name or _EXTENSION_CALL.search(text) else (),
+        native_modules=tuple(_setup_native_modules(tree, path)),
     )
+
+
+def _setup_native_modules(tree: ast.Module, path: str) -> Iterator[NativeModule]:
+    """The extension modules a setup.py declares (`CUDAExtension(name="pkg._C", ...)`, `Extension("pkg._C", ...)`,
+    a project's `CMakeExtension(name=...)`), each with the vendor of the arm declaring it."""
+    for node, vendor in _with_vendor(tree, None):
+        if not isinstance(node, ast.Call):
+            continue
+        called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if not called.endswith("Extension") or called == "BuildExtension":
+            continue
+        named = node.args[:1] or [keyword.value for keyword in node.keywords if keyword.arg == "name"]
+        if named and isinstance(named[0], ast.Constant) and isinstance(named[0].value, str):
+            yield NativeModule(named[0].value, vendor, path, node.lineno)
 
 
 def _setup_defines(tree: ast.Module, path: str) -> Iterator[BuildDefine]:
@@ -407,6 +448,11 @@ _CMAKE_KEYWORDS = frozenset({"PRIVATE", "PUBLIC", "INTERFACE"})
 _CMAKE_SOURCE_COMMANDS = frozenset(
     {"add_library", "add_executable", "target_sources", "set", "list", "cuda_add_library"}
 )
+# Commands building a Python extension module from their first argument: CMake's FindPython, pybind11, nanobind, and
+# `add_library(name MODULE ...)`.
+_CMAKE_MODULE_COMMANDS = frozenset(
+    {"python_add_library", "python3_add_library", "pybind11_add_module", "nanobind_add_module"}
+)
 _HIP_LANGUAGE = re.compile(r"enable_language\s*\(\s*HIP\b|\bhip_add_(?:library|executable)\b|LANGUAGES?[^)]*\bHIP\b")
 _CUDA_LANGUAGE = re.compile(
     r"enable_language\s*\(\s*CUDA\b|\bcuda_add_(?:library|executable)\b|LANGUAGES?[^)]*\bCUDA\b"
@@ -441,12 +487,16 @@ def cmake_facts(
     defines: list[BuildDefine] = []
     sources: list[SourceSet] = []
     include_folders: list[SourceSet] = []
+    native_modules: list[NativeModule] = []
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
     platforms: list[list[str | None]] = []  # the same, of the HIP platform each block tests (None: tests none)
     elsewhere: list[bool] = []  # per open block: whether its current arm runs only elsewhere (`runs_elsewhere`)
     for command, arguments, line in commands:
         name = command.lower()
         _track_elsewhere(elsewhere, name, arguments)
+        module = _native_module(name, arguments)
+        if module:
+            native_modules.append(NativeModule(module, _block_vendor(blocks, file_vendor), path, line))
         if name in ("if", "function", "macro"):
             tested = vendor_of_words(arguments.split()[0] if name != "if" and arguments.split() else _tested(arguments))
             refused_arm = name == "if" and arguments.strip() in refused
@@ -507,7 +557,19 @@ def cmake_facts(
         cuda_language=cuda,
         hipify=_hipify_evidence(path, text),
         include_folders=tuple(include_folders),
+        native_modules=tuple(native_modules),
     )
+
+
+def _native_module(command: str, arguments: str) -> str:
+    """The Python extension module a CMake command builds (`pybind11_add_module(fused_ops ...)`,
+    `add_library(fused_ops MODULE ...)`), "" for any other command or a computed name."""
+    words = arguments.split()
+    if not words or "$" in words[0]:
+        return ""
+    if command in _CMAKE_MODULE_COMMANDS or (command == "add_library" and words[1:2] == ["MODULE"]):
+        return words[0].strip('"')
+    return ""
 
 
 # Commands setting a COMPILE_DEFINITIONS property: `set_property(TARGET t APPEND PROPERTY COMPILE_DEFINITIONS A)`,

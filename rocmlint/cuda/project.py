@@ -64,6 +64,7 @@ from rocmlint.cuda.build_files import (
     cmake_switches_off_on_rocm,
     is_makefile,
     makefile_facts,
+    nvidia_only_native_modules,
     setup_py_facts,
 )
 from rocmlint.cuda.file_facts import HEADER_SUFFIXES, Definition, FileFacts, IncludeFact, read_facts
@@ -1159,6 +1160,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         hip_language=any(f.hip_language for f in facts),
         cuda_language=any(f.cuda_language for f in facts),
         include_folders=tuple(folder for f in facts for folder in f.include_folders),
+        native_modules=tuple(module for f in facts for module in f.native_modules),
     )
 
 
@@ -1215,13 +1217,38 @@ def amd_verdict_for(root: Path) -> AmdVerdict:
     if verdict is not None:
         return verdict
     if root not in _MODELS:
-        _, build, sources = _TREES.get(root) or _read_tree(root, texts=False)
+        build, sources = _build_of(root)
         verdict = build_verdict(build, bool(sources))
     if verdict is None:
         model = project_for(root)
         verdict = model.written_for_amd, model.written_for_amd_evidence
     _VERDICTS[root] = verdict
     return verdict
+
+
+_BUILDS: dict[Path, tuple[BuildFacts, bool]] = {}  # the build facts of a root with no model, read without its sources
+
+
+def _build_of(root: Path) -> tuple[BuildFacts, bool]:
+    """The build facts of `root` and whether it has C/C++ sources: from its model or tree when this process has
+    one, else from a walk reading only the build files (remembered)."""
+    if root in _MODELS:
+        model = _MODELS[root]
+        return model.build_facts, bool(model.files)
+    if root in _TREES:
+        _, build, sources = _TREES[root]
+        return build, bool(sources)
+    if root not in _BUILDS:
+        _, build, sources = _read_tree(root, texts=False)
+        _BUILDS[root] = build, bool(sources)
+    return _BUILDS[root]
+
+
+def nvidia_only_modules_for(root: Path) -> dict[str, str]:
+    """The Python extension modules the build of `root` builds for NVIDIA only -> "path:line" of the build file
+    declaring it (`nvidia_only_native_modules`): a module importing one cannot be imported on ROCm."""
+    build, _ = _build_of(Path(os.path.abspath(root)))
+    return nvidia_only_native_modules(build)
 
 
 def remember_amd_verdicts(verdicts: Mapping[Path, AmdVerdict]) -> None:
@@ -1261,4 +1288,5 @@ def forget_projects() -> None:
     _MODELS.clear()
     _VERDICTS.clear()
     _TREES.clear()
+    _BUILDS.clear()
     _enclosing_project.cache_clear()

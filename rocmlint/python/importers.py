@@ -46,7 +46,7 @@ import ast
 import os
 import re
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -241,14 +241,30 @@ class ImportIndex:
     # file -> the constant prefixes of the module names it loads by a computed name (backend_families.py)
     _computed_loads: dict[str, set[str]] = field(default_factory=dict, repr=False)
     _families: dict[str, Branch] | None = field(default=None, repr=False)
+    # The extension modules the project's build builds for NVIDIA only -> "path:line" of the build file declaring
+    # it (the C++ front end reads the build files: `nvidia_only_modules_for`)
+    nvidia_only_natives: Mapping[str, str] = field(default_factory=dict, repr=False)
+    # importer -> the build files declaring the NVIDIA-only extension modules its module-level statements import
+    _native_evidence: dict[str, set[str]] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def build(cls, root: Path, imports_everywhere: Callable[[str], bool] = lambda path: False) -> ImportIndex:
+    def build(
+        cls,
+        root: Path,
+        imports_everywhere: Callable[[str], bool] = lambda path: False,
+        nvidia_only_natives: Mapping[str, str] | None = None,
+    ) -> ImportIndex:
         """The index of the `.py` files under `root`; `imports_everywhere(path)`: the file's imports all count
-        as module-level ones (test files)."""
+        as module-level ones (test files); `nvidia_only_natives`: the extension modules the project's build
+        builds for NVIDIA only."""
         paths = tree_files(root)
         finder = ModuleFinder(os.path.abspath(root), frozenset(paths))
-        index = cls(os.path.abspath(root), finder, imports_everywhere=imports_everywhere)
+        index = cls(
+            os.path.abspath(root),
+            finder,
+            imports_everywhere=imports_everywhere,
+            nvidia_only_natives=nvidia_only_natives or {},
+        )
         index._add_files(paths, imports_everywhere)
         return index
 
@@ -327,12 +343,31 @@ class ImportIndex:
         tree it imports, and where the vendor-only packages outside the tree it imports can be imported."""
         if found:
             self._module_level.setdefault(path, set()).update(found)
-        for level, module, _ in _statements(match):
+        for level, module, names in _statements(match):
+            declared = self._nvidia_only_native(module, names) if not level and self.nvidia_only_natives else ""
+            if declared:
+                self._packages[path] = _intersection(self._packages.get(path, EVERYWHERE), Branch(False, True))
+                self._native_evidence.setdefault(path, set()).add(declared.rsplit(":", 1)[0])
             if level or module.split(".", 1)[0] in self.finder.names:
                 continue
             for branch, key in _PACKAGE_BRANCHES:
                 if any(module == package or module.startswith(package + ".") for package in _VENDOR_PACKAGES[key]):
                     self._packages[path] = _intersection(self._packages.get(path, EVERYWHERE), branch)
+
+    def _nvidia_only_native(self, module: str, names: bytes) -> str:
+        """Where the build declares the NVIDIA-only extension module an absolute import statement imports, "" when
+        it imports none: `import pkg._C` or `from pkg import _C` of an extension the build names `pkg._C`, or of one
+        a CMake target names `_C` when no module of the tree has that name (`import fused_ops`, `from pkg import
+        fused_ops`)."""
+        natives = self.nvidia_only_natives
+        candidates = [module] + [f"{module}.{name}" for name in _names(names) if name != "*"] if names else [module]
+        for candidate in candidates:
+            if candidate in natives:
+                return natives[candidate]
+            last = candidate.rsplit(".", 1)[-1]
+            if last in natives and last not in self.finder.names:
+                return natives[last]
+        return ""
 
     def required(self, path: str) -> tuple[Branch, frozenset[str]]:
         """Where the module at `path` can be imported at all by what its module-level statements import: nowhere
@@ -372,7 +407,10 @@ class ImportIndex:
         for importer, imported_files in sorted(self._module_level.items()):
             for imported in sorted(imported_files):
                 importers.setdefault(imported, []).append(importer)
-        found = {path: (branch, frozenset[str]()) for path, branch in sorted(self._packages.items())}
+        found = {
+            path: (branch, frozenset(self._native_evidence.get(path, ())))
+            for path, branch in sorted(self._packages.items())
+        }
         pending = deque(found)
         while pending:
             module = pending.popleft()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -371,13 +371,15 @@ def _find_module(parts: list[str], roots: list[Path]) -> Path | None:
 _IMPORT_INDEXES: dict[str, ImportIndex] = {}
 
 
-def import_index_for(root: Path) -> ImportIndex:
+def import_index_for(root: Path, nvidia_only_natives: Callable[[], Mapping[str, str]] | None = None) -> ImportIndex:
     """The import index of `root` (rocmlint/python/importers.py), built on first use in this process (a pool's
-    forked workers inherit the parent's). Test files' imports count as run everywhere."""
+    forked workers inherit the parent's). Test files' imports count as run everywhere; `nvidia_only_natives` gives
+    the extension modules the project's build builds for NVIDIA only (asked once, when the index is built)."""
     key = os.path.abspath(root)
     index = _IMPORT_INDEXES.get(key)
     if index is None:
-        index = _IMPORT_INDEXES[key] = ImportIndex.build(Path(key), is_test_file)
+        natives = nvidia_only_natives() if nvidia_only_natives is not None else {}
+        index = _IMPORT_INDEXES[key] = ImportIndex.build(Path(key), is_test_file, natives)
     return index
 
 
