@@ -21,8 +21,8 @@ from rocmlint.config import Settings
 from rocmlint.cuda.frontend import CudaOptions, InternalErrorReporter, check_cuda, compile_queries
 from rocmlint.cuda.project import (
     EMPTY_VIEW,
-    AmdVerdict,
     FileView,
+    ProjectVerdict,
     amd_verdict_for,
     build_models_telling_verdicts,
     forget_projects,
@@ -453,8 +453,8 @@ def _map_back(location: Location, snippet: SourceFile, embedded: EmbeddedSource,
 def build_project_models(
     files: Iterable[tuple[Path, Settings]],
     language: str = "cuda",
-    verdicts_to: Callable[[dict[Path, AmdVerdict]], None] | None = None,
-    verdicts_from: Callable[[], dict[Path, AmdVerdict]] | None = None,
+    verdicts_to: Callable[[dict[Path, ProjectVerdict]], None] | None = None,
+    verdicts_from: Callable[[], dict[Path, ProjectVerdict]] | None = None,
 ) -> None:
     """Build the project models these files need now, in this process (before a pool forks, so that every
     worker inherits them instead of building its own): the C++ project models of CUDA files, telling `verdicts_to`
@@ -480,6 +480,7 @@ def build_project_models(
         remember_amd_verdicts(verdicts_from() if verdicts_from is not None else {})
         for root in roots:
             amd_verdict_for(root)
+            nvidia_only_modules_for(root)  # before the pool forks: the workers working out requirements ask
 
 
 def forget_project_models() -> None:

@@ -1244,26 +1244,40 @@ def _build_of(root: Path) -> tuple[BuildFacts, bool]:
     return _BUILDS[root]
 
 
+_NATIVES: dict[Path, dict[str, str]] = {}
+
+
 def nvidia_only_modules_for(root: Path) -> dict[str, str]:
     """The Python extension modules the build of `root` builds for NVIDIA only -> "path:line" of the build file
-    declaring it (`nvidia_only_native_modules`): a module importing one cannot be imported on ROCm."""
-    build, _ = _build_of(Path(os.path.abspath(root)))
-    return nvidia_only_native_modules(build)
+    declaring it (`nvidia_only_native_modules`; remembered per process): a module importing one cannot be imported
+    on ROCm."""
+    root = Path(os.path.abspath(root))
+    if root not in _NATIVES:
+        _NATIVES[root] = nvidia_only_native_modules(_build_of(root)[0])
+    return _NATIVES[root]
 
 
-def remember_amd_verdicts(verdicts: Mapping[Path, AmdVerdict]) -> None:
+# What the process building the C++ models tells the one checking Python of each project root: `amd_verdict_for`
+# and `nvidia_only_modules_for`, so that the latter reads no build file again.
+ProjectVerdict = tuple[AmdVerdict, dict[str, str]]
+
+
+def remember_amd_verdicts(verdicts: Mapping[Path, ProjectVerdict]) -> None:
     """Verdicts another process decided (the one building the C++ models sends them to the one checking Python)."""
-    _VERDICTS.update(verdicts)
+    for root, (verdict, natives) in verdicts.items():
+        _VERDICTS[root] = verdict
+        _NATIVES[root] = natives
 
 
-def build_models_telling_verdicts(roots: Iterable[Path], tell: Callable[[dict[Path, AmdVerdict]], None]) -> None:
-    """Build the models of `roots`, handing their `amd_verdict_for` to `tell` as soon as all are known: after
-    reading their trees when their build files settle them (a mixed project's), before building the other models."""
+def build_models_telling_verdicts(roots: Iterable[Path], tell: Callable[[dict[Path, ProjectVerdict]], None]) -> None:
+    """Build the models of `roots`, handing their `amd_verdict_for` and `nvidia_only_modules_for` to `tell` as soon
+    as all are known: after reading their trees when their build files settle them (a mixed project's), before
+    building the other models."""
     roots = [Path(os.path.abspath(root)) for root in roots]
     for root in roots:
         if root not in _MODELS and root not in _TREES:
             _TREES[root] = _read_tree(root)
-    tell({root: amd_verdict_for(root) for root in roots})
+    tell({root: (amd_verdict_for(root), nvidia_only_modules_for(root)) for root in roots})
     for root in roots:
         project_for(root)
 
@@ -1289,4 +1303,5 @@ def forget_projects() -> None:
     _VERDICTS.clear()
     _TREES.clear()
     _BUILDS.clear()
+    _NATIVES.clear()
     _enclosing_project.cache_clear()

@@ -26,7 +26,9 @@ statement shows it.
 
 A module can also be unable to import on a vendor by what it imports itself: a statement at the start of a line
 that imports a vendor-only package (rocmlint/data/vendor_packages.toml: `import cutlass` fails on ROCm, `import
-flydsl` on NVIDIA: such a module is code written for ROCm), or a
+flydsl` on NVIDIA: such a module is code written for ROCm), an extension module the project's build builds for
+NVIDIA only (`pybind11_add_module(fp4_ops ...)` in the NVIDIA arm of a CMake file, `CUDAExtension("pkg._C", ...)`
+under `if torch.version.hip is None:` in a setup.py: its Python wrappers only run where it was built), or a
 module of the tree that cannot be imported there, through any chain of such statements (`ImportIndex.required`);
 its base is narrowed to where those imports succeed. A test module that imports a CuTe DSL kernel module at module
 level is never collected on ROCm.
@@ -89,6 +91,7 @@ _TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_ext
 # imported at all: an NVIDIA-only one fails on ROCm, a ROCm-only one on NVIDIA, another accelerator's on both GPU
 # vendors.
 _VENDOR_PACKAGES = load("vendor_packages")
+_NVIDIA_ONLY = Branch(False, True)
 _PACKAGE_BRANCHES = (
     (Branch(False, True), "nvidia_only"),
     (Branch(True, False), "rocm_only"),
@@ -242,17 +245,18 @@ class ImportIndex:
     _computed_loads: dict[str, set[str]] = field(default_factory=dict, repr=False)
     _families: dict[str, Branch] | None = field(default=None, repr=False)
     # The extension modules the project's build builds for NVIDIA only -> "path:line" of the build file declaring
-    # it (the C++ front end reads the build files: `nvidia_only_modules_for`)
-    nvidia_only_natives: Mapping[str, str] = field(default_factory=dict, repr=False)
-    # importer -> the build files declaring the NVIDIA-only extension modules its module-level statements import
-    _native_evidence: dict[str, set[str]] = field(default_factory=dict, repr=False)
+    # it (the C++ front end reads the build files: `nvidia_only_modules_for`), asked when requirements are first
+    # worked out, so that building the index waits for no build file.
+    nvidia_only_natives: Callable[[], Mapping[str, str]] = field(default=dict, repr=False)
+    # importer -> the absolute imports of its module-level statements ((module, names) as written)
+    _absolute_imports: dict[str, list[tuple[str, bytes]]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(
         cls,
         root: Path,
         imports_everywhere: Callable[[str], bool] = lambda path: False,
-        nvidia_only_natives: Mapping[str, str] | None = None,
+        nvidia_only_natives: Callable[[], Mapping[str, str]] = dict,
     ) -> ImportIndex:
         """The index of the `.py` files under `root`; `imports_everywhere(path)`: the file's imports all count
         as module-level ones (test files); `nvidia_only_natives`: the extension modules the project's build
@@ -263,7 +267,7 @@ class ImportIndex:
             os.path.abspath(root),
             finder,
             imports_everywhere=imports_everywhere,
-            nvidia_only_natives=nvidia_only_natives or {},
+            nvidia_only_natives=nvidia_only_natives,
         )
         index._add_files(paths, imports_everywhere)
         return index
@@ -344,22 +348,19 @@ class ImportIndex:
         if found:
             self._module_level.setdefault(path, set()).update(found)
         for level, module, names in _statements(match):
-            declared = self._nvidia_only_native(module, names) if not level and self.nvidia_only_natives else ""
-            if declared:
-                self._packages[path] = _intersection(self._packages.get(path, EVERYWHERE), Branch(False, True))
-                self._native_evidence.setdefault(path, set()).add(declared.rsplit(":", 1)[0])
+            if not level:
+                self._absolute_imports.setdefault(path, []).append((module, names))
             if level or module.split(".", 1)[0] in self.finder.names:
                 continue
             for branch, key in _PACKAGE_BRANCHES:
                 if any(module == package or module.startswith(package + ".") for package in _VENDOR_PACKAGES[key]):
                     self._packages[path] = _intersection(self._packages.get(path, EVERYWHERE), branch)
 
-    def _nvidia_only_native(self, module: str, names: bytes) -> str:
+    def _nvidia_only_native(self, module: str, names: bytes, natives: Mapping[str, str]) -> str:
         """Where the build declares the NVIDIA-only extension module an absolute import statement imports, "" when
         it imports none: `import pkg._C` or `from pkg import _C` of an extension the build names `pkg._C`, or of one
         a CMake target names `_C` when no module of the tree has that name (`import fused_ops`, `from pkg import
         fused_ops`)."""
-        natives = self.nvidia_only_natives
         candidates = [module] + [f"{module}.{name}" for name in _names(names) if name != "*"] if names else [module]
         for candidate in candidates:
             if candidate in natives:
@@ -407,10 +408,10 @@ class ImportIndex:
         for importer, imported_files in sorted(self._module_level.items()):
             for imported in sorted(imported_files):
                 importers.setdefault(imported, []).append(importer)
-        found = {
-            path: (branch, frozenset(self._native_evidence.get(path, ())))
-            for path, branch in sorted(self._packages.items())
-        }
+        found = {path: (branch, frozenset[str]()) for path, branch in sorted(self._packages.items())}
+        for path, (branch, files) in self._native_requirements().items():
+            current, current_files = found.get(path, (EVERYWHERE, frozenset()))
+            found[path] = (_intersection(current, branch), current_files | files)
         pending = deque(found)
         while pending:
             module = pending.popleft()
@@ -421,6 +422,19 @@ class ImportIndex:
                 if narrowed != current:
                     found[importer] = (narrowed, current_files | files | {module})
                     pending.append(importer)
+        return found
+
+    def _native_requirements(self) -> dict[str, tuple[Branch, frozenset[str]]]:
+        """The modules whose module-level statements import an extension module the build builds for NVIDIA only:
+        NVIDIA's, with the build files declaring those extensions."""
+        natives = self.nvidia_only_natives()
+        found: dict[str, tuple[Branch, frozenset[str]]] = {}
+        if not natives:
+            return found
+        for path, statements in sorted(self._absolute_imports.items()):
+            declared = {self._nvidia_only_native(module, names, natives) for module, names in statements} - {""}
+            if declared:
+                found[path] = _NVIDIA_ONLY, frozenset(where.rsplit(":", 1)[0] for where in declared)
         return found
 
     def _add_load_call(

@@ -374,11 +374,12 @@ _IMPORT_INDEXES: dict[str, ImportIndex] = {}
 def import_index_for(root: Path, nvidia_only_natives: Callable[[], Mapping[str, str]] | None = None) -> ImportIndex:
     """The import index of `root` (rocmlint/python/importers.py), built on first use in this process (a pool's
     forked workers inherit the parent's). Test files' imports count as run everywhere; `nvidia_only_natives` gives
-    the extension modules the project's build builds for NVIDIA only (asked once, when the index is built)."""
+    the extension modules the project's build builds for NVIDIA only (asked once, when a module's requirements are
+    first worked out)."""
     key = os.path.abspath(root)
     index = _IMPORT_INDEXES.get(key)
     if index is None:
-        natives = nvidia_only_natives() if nvidia_only_natives is not None else {}
+        natives = nvidia_only_natives if nvidia_only_natives is not None else dict
         index = _IMPORT_INDEXES[key] = ImportIndex.build(Path(key), is_test_file, natives)
     return index
 
