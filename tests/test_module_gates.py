@@ -417,7 +417,10 @@ NATIVE_TREE = {
     "pkg/attention.py": "from pkg.flash import run" + HAZARDS,
     "pkg/ops.py": "import pkg._C as ops" + HAZARDS,
     "pkg/lazy.py": "def run():\n    import pkg._flash_C" + HAZARDS,
-    "main.py": "import pkg.fp4\nimport pkg.attention\nimport pkg.ops\nimport pkg.lazy\n",
+    "pkg/relative.py": "from . import _flash_C" + HAZARDS,
+    "pkg/sub/__init__.py": "",
+    "pkg/sub/relative.py": "from .._flash_C import flash" + HAZARDS,
+    "main.py": "import pkg.fp4\nimport pkg.attention\nimport pkg.ops\nimport pkg.lazy\nimport pkg.relative\n",
 }
 
 
@@ -427,6 +430,8 @@ NATIVE_TREE = {
         pytest.param("pkg/fp4.py", [], id="imports-a-cmake-module-built-for-nvidia-only"),
         pytest.param("pkg/flash.py", [], id="imports-a-setup-py-extension-built-for-nvidia-only"),
         pytest.param("pkg/attention.py", [], id="imports-such-a-module-at-module-level"),
+        pytest.param("pkg/relative.py", [], id="a-relative-import-of-it"),
+        pytest.param("pkg/sub/relative.py", [], id="a-relative-import-from-it"),
         pytest.param("pkg/ops.py", [("ROC107", 3), ("ROC113", 4)], id="an-extension-built-for-every-vendor"),
         pytest.param("pkg/lazy.py", [("ROC107", 4), ("ROC113", 5)], id="imported-in-a-function"),
     ],

@@ -248,7 +248,8 @@ class ImportIndex:
     # it (the C++ front end reads the build files: `nvidia_only_modules_for`), asked when requirements are first
     # worked out, so that building the index waits for no build file.
     nvidia_only_natives: Callable[[], Mapping[str, str]] = field(default=dict, repr=False)
-    # importer -> the absolute imports of its module-level statements ((module, names) as written)
+    # importer -> the imports of its module-level statements ((module, names after `import`), relative ones made
+    # absolute)
     _absolute_imports: dict[str, list[tuple[str, bytes]]] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -348,13 +349,26 @@ class ImportIndex:
         if found:
             self._module_level.setdefault(path, set()).update(found)
         for level, module, names in _statements(match):
-            if not level:
-                self._absolute_imports.setdefault(path, []).append((module, names))
+            absolute = self._absolute_name(path, level, module) if level else module
+            if absolute:
+                self._absolute_imports.setdefault(path, []).append((absolute, names))
             if level or module.split(".", 1)[0] in self.finder.names:
                 continue
             for branch, key in _PACKAGE_BRANCHES:
                 if any(module == package or module.startswith(package + ".") for package in _VENDOR_PACKAGES[key]):
                     self._packages[path] = _intersection(self._packages.get(path, EVERYWHERE), branch)
+
+    def _absolute_name(self, importer: str, level: int, module: str) -> str:
+        """The absolute name a relative import names (`from . import _C` in pkg/ops.py: `pkg._C`), "" outside a
+        package."""
+        folder = os.path.dirname(importer)
+        for _ in range(level - 1):
+            folder = os.path.dirname(folder)
+        package_root = self.finder.package_root(folder)
+        if folder == package_root or not folder.startswith(package_root + os.sep):
+            return ""
+        package = os.path.relpath(folder, package_root).replace(os.sep, ".")
+        return f"{package}.{module}" if module else package
 
     def _nvidia_only_native(self, module: str, names: bytes, natives: Mapping[str, str]) -> str:
         """Where the build declares the NVIDIA-only extension module an absolute import statement imports, "" when
