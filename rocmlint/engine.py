@@ -26,7 +26,7 @@ from rocmlint.cuda.project import (
     amd_verdict_for,
     build_models_telling_verdicts,
     forget_projects,
-    nvidia_only_modules_for,
+    nvidia_only_natives_for,
     project_for,
     project_root,
     remember_amd_verdicts,
@@ -39,7 +39,7 @@ from rocmlint.python.embedded import TRIGGERS as EMBEDDED_TRIGGERS
 from rocmlint.python.embedded import EmbeddedSource, holds_jit_entry_word
 from rocmlint.python.frontend import RuleOptions, check_python
 from rocmlint.python.gating import ModuleBase, ReadElsewhere
-from rocmlint.python.importers import ImportIndex
+from rocmlint.python.importers import ImportIndex, NvidiaOnlyNatives
 from rocmlint.python.project import ProjectIndex, forget_import_indexes, import_index_for, is_test_file, package_of
 from rocmlint.python.tree import PythonParseError
 from rocmlint.registry import all_rules, rule_by_code
@@ -124,7 +124,7 @@ def prefilter_for(language: str, enabled: frozenset[str]) -> Prefilter:
 def _import_index(root: Path) -> ImportIndex:
     """The import index of `root`, knowing the extension modules its build builds for NVIDIA only (read from its
     build files by the C++ front end): a module importing one is NVIDIA code."""
-    return import_index_for(root, lambda: nvidia_only_modules_for(root))
+    return import_index_for(root, lambda: NvidiaOnlyNatives(*nvidia_only_natives_for(root)))
 
 
 @dataclass(frozen=True)
@@ -480,7 +480,7 @@ def build_project_models(
         remember_amd_verdicts(verdicts_from() if verdicts_from is not None else {})
         for root in roots:
             amd_verdict_for(root)
-            nvidia_only_modules_for(root)  # before the pool forks: the workers working out requirements ask
+            nvidia_only_natives_for(root)  # before the pool forks: the workers working out requirements ask
 
 
 def forget_project_models() -> None:

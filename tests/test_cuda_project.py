@@ -13,6 +13,7 @@ from rocmlint.cuda.build_files import (
     cmake_source_functions,
     cmake_switches_off_on_rocm,
     makefile_facts,
+    nvidia_only_native_folders,
     nvidia_only_native_modules,
     setup_py_facts,
     vendor_of_words,
@@ -2104,3 +2105,47 @@ def test_setup_py_extension_modules_keep_the_vendor_of_their_arm():
         ("pkg._both_C", "rocm"),
     }
     assert nvidia_only_native_modules(facts) == {"pkg._flash_C": "setup.py:6"}, "built for ROCm too: not NVIDIA's"
+
+
+def test_the_source_folders_of_extension_modules_built_for_nvidia_only():
+    text = textwrap.dedent(
+        """
+        pybind11_add_module(common_ops src/common.cpp)
+        if(USE_ROCM)
+          message(STATUS "fp4 kernels: not built for ROCm")
+        else()
+          Python_add_library(fp4_ops MODULE WITH_SOABI fp4/blackwell/api.cu fp4/blackwell/gemm.cu)
+          add_library(fp4_quant MODULE fp4/quant/quant.cu ${EXTRA_SOURCES})
+          add_library(beside MODULE beside.cu)
+          add_library(shared MODULE src/shared.cu)
+        endif()
+        """
+    )
+    facts = cmake_facts("proj/CMakeLists.txt", text)
+    assert [m.source_folders for m in facts.native_modules] == [
+        ("proj/src",),
+        ("proj/fp4/blackwell",),
+        ("proj/fp4/quant",),
+        ("proj",),
+        ("proj/src",),
+    ]
+    assert nvidia_only_native_folders(facts) == {
+        "proj/fp4/blackwell": "proj/CMakeLists.txt:6",
+        "proj/fp4/quant": "proj/CMakeLists.txt:7",
+    }, "not the build file's own folder, nor one another extension module builds from"
+
+
+def test_the_source_folders_of_setup_py_extensions_follow_their_source_lists():
+    text = textwrap.dedent(
+        """
+        import glob
+        import torch
+        from torch.utils.cpp_extension import CUDAExtension
+        flash_sources = glob.glob("csrc/flash/*.cu")
+        if torch.version.hip is None:
+            ext_modules = [CUDAExtension("pkg._flash_C", sources=flash_sources + ["csrc/flash/api.cpp"])]
+        """
+    )
+    facts = setup_py_facts("proj/setup.py", text)
+    assert [m.source_folders for m in facts.native_modules] == [("proj/csrc/flash",)]
+    assert nvidia_only_native_folders(facts) == {"proj/csrc/flash": "proj/setup.py:7"}

@@ -420,7 +420,11 @@ NATIVE_TREE = {
     "pkg/relative.py": "from . import _flash_C" + HAZARDS,
     "pkg/sub/__init__.py": "",
     "pkg/sub/relative.py": "from .._flash_C import flash" + HAZARDS,
-    "main.py": "import pkg.fp4\nimport pkg.attention\nimport pkg.ops\nimport pkg.lazy\nimport pkg.relative\n",
+    "fp4/bench/bench_fp4.py": HAZARDS,  # a script beside the sources of `fp4_ops`
+    "fp4/helpers.py": HAZARDS,  # imported by the package
+    "csrc/bench_flash.py": HAZARDS,  # beside the sources of `pkg._flash_C`, but of `pkg._C` (every vendor's) too
+    "main.py": "import pkg.fp4\nimport pkg.attention\nimport pkg.ops\nimport pkg.lazy\nimport pkg.relative\n"
+    "import fp4.helpers\n",
 }
 
 
@@ -432,6 +436,9 @@ NATIVE_TREE = {
         pytest.param("pkg/attention.py", [], id="imports-such-a-module-at-module-level"),
         pytest.param("pkg/relative.py", [], id="a-relative-import-of-it"),
         pytest.param("pkg/sub/relative.py", [], id="a-relative-import-from-it"),
+        pytest.param("fp4/bench/bench_fp4.py", [], id="a-script-in-the-folder-of-its-sources"),
+        pytest.param("fp4/helpers.py", [("ROC107", 2), ("ROC113", 3)], id="an-imported-module-in-that-folder"),
+        pytest.param("csrc/bench_flash.py", [("ROC107", 2), ("ROC113", 3)], id="a-folder-every-vendor-builds-from"),
         pytest.param("pkg/ops.py", [("ROC107", 3), ("ROC113", 4)], id="an-extension-built-for-every-vendor"),
         pytest.param("pkg/lazy.py", [("ROC107", 4), ("ROC113", 5)], id="imported-in-a-function"),
     ],

@@ -140,6 +140,9 @@ class NativeModule:
     vendor: str | None
     path: str
     line: int
+    # The folders of its sources as the build file names them (beside the build file's folder: `csrc/fp4`), the
+    # fixed part of a glob's; a source the file cannot place is left out.
+    source_folders: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,30 @@ class BuildFacts:
     # as a source set whose pattern is the folder, with the vendor of the block adding it.
     include_folders: tuple[SourceSet, ...] = ()
     native_modules: tuple[NativeModule, ...] = ()
+
+
+def nvidia_only_native_folders(build: BuildFacts) -> dict[str, str]:
+    """The folders holding the sources of an extension module the build builds for NVIDIA only (see
+    `nvidia_only_native_modules`) -> "path:line" of its declaration: the deepest folder holding all its sources,
+    when it is below the declaring build file's folder and holds no source of another extension module. The
+    scripts there (its benchmarks and tests, which nothing imports) need the module."""
+    nvidia_only = nvidia_only_native_modules(build)
+    others = [folder for m in build.native_modules if m.name not in nvidia_only for folder in m.source_folders]
+    found: dict[str, str] = {}
+    for module in build.native_modules:
+        if module.name not in nvidia_only or not module.source_folders:
+            continue
+        folder = os.path.commonpath(module.source_folders)
+        below_build_file = _is_below(folder, os.path.dirname(module.path) or os.curdir)
+        if below_build_file and not any(other == folder or _is_below(other, folder) for other in others):
+            found.setdefault(folder, nvidia_only[module.name])
+    return found
+
+
+def _is_below(path: str, folder: str) -> bool:
+    """`path` sits strictly below `folder`."""
+    relative = os.path.relpath(path, folder)
+    return relative != os.curdir and relative != os.pardir and not relative.startswith(os.pardir + os.sep)
 
 
 def nvidia_only_native_modules(build: BuildFacts) -> dict[str, str]:
@@ -202,7 +229,8 @@ def setup_py_facts(path: str, text: str) -> BuildFacts:
 
 def _setup_native_modules(tree: ast.Module, path: str) -> Iterator[NativeModule]:
     """The extension modules a setup.py declares (`CUDAExtension(name="pkg._C", ...)`, `Extension("pkg._C", ...)`,
-    a project's `CMakeExtension(name=...)`), each with the vendor of the arm declaring it."""
+    a project's `CMakeExtension(name=...)`), each with the vendor of the arm declaring it and its sources' folders."""
+    assignments = _assignments(tree)
     for node, vendor in _with_vendor(tree, None):
         if not isinstance(node, ast.Call):
             continue
@@ -211,7 +239,32 @@ def _setup_native_modules(tree: ast.Module, path: str) -> Iterator[NativeModule]
             continue
         named = node.args[:1] or [keyword.value for keyword in node.keywords if keyword.arg == "name"]
         if named and isinstance(named[0], ast.Constant) and isinstance(named[0].value, str):
-            yield NativeModule(named[0].value, vendor, path, node.lineno)
+            folders = _source_folders(path, _strings(node, assignments, _SOURCE_DEPTH))
+            yield NativeModule(named[0].value, vendor, path, node.lineno, folders)
+
+
+def _assignments(tree: ast.Module) -> dict[str, list[ast.expr]]:
+    """The values assigned to each plain name of a setup.py, for following source lists through names."""
+    assignments: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    assignments.setdefault(target.id, []).append(node.value)
+    return assignments
+
+
+def _source_folders(build_file: str, patterns: Iterable[str]) -> tuple[str, ...]:
+    """The folders of the sources `patterns` name beside `build_file` (a glob's fixed part), those of files it cannot
+    place (under an unknown folder, `**/k.cu`; a CMake variable) left out."""
+    folders: list[str] = []
+    for pattern in patterns:
+        if not pattern.endswith(_SOURCE_SUFFIXES) or pattern.startswith(ANYWHERE) or "$" in pattern:
+            continue
+        fixed = pattern.split("*", 1)[0]
+        folder = os.path.dirname(fixed) if "*" not in pattern else fixed.rstrip("/")
+        folders.append(os.path.normpath(os.path.join(os.path.dirname(build_file), folder)))
+    return tuple(dict.fromkeys(folders))
 
 
 def _setup_defines(tree: ast.Module, path: str) -> Iterator[BuildDefine]:
@@ -245,12 +298,7 @@ def _setup_sources(tree: ast.Module, path: str) -> Iterator[SourceSet]:
     """The source paths and globs each vendor's arm of a setup.py adds (`if use_cuda: sources += cuda_sources`),
     followed through assignments, `os.path.join`, `glob.glob` and list concatenation; names the file cannot
     resolve (`this_dir`, `os.getcwd()`) stand for the setup.py folder."""
-    assignments: dict[str, list[ast.expr]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    assignments.setdefault(target.id, []).append(node.value)
+    assignments = _assignments(tree)
     for node, arm_vendor in _with_vendor(tree, None):
         vendor = None if arm_vendor == _ELSEWHERE else arm_vendor
         added: ast.expr | None = None
@@ -496,7 +544,8 @@ def cmake_facts(
         _track_elsewhere(elsewhere, name, arguments)
         module = _native_module(name, arguments)
         if module:
-            native_modules.append(NativeModule(module, _block_vendor(blocks, file_vendor), path, line))
+            sources_at = () if included_module else _source_folders(path, arguments.split()[1:])
+            native_modules.append(NativeModule(module, _block_vendor(blocks, file_vendor), path, line, sources_at))
         if name in ("if", "function", "macro"):
             tested = vendor_of_words(arguments.split()[0] if name != "if" and arguments.split() else _tested(arguments))
             refused_arm = name == "if" and arguments.strip() in refused

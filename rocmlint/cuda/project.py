@@ -64,6 +64,7 @@ from rocmlint.cuda.build_files import (
     cmake_switches_off_on_rocm,
     is_makefile,
     makefile_facts,
+    nvidia_only_native_folders,
     nvidia_only_native_modules,
     setup_py_facts,
 )
@@ -1244,22 +1245,26 @@ def _build_of(root: Path) -> tuple[BuildFacts, bool]:
     return _BUILDS[root]
 
 
-_NATIVES: dict[Path, dict[str, str]] = {}
+# The Python extension modules a build builds for NVIDIA only, and the folders of their sources, each -> "path:line"
+# of the build file declaring the module.
+NvidiaOnlyNatives = tuple[dict[str, str], dict[str, str]]
+_NATIVES: dict[Path, NvidiaOnlyNatives] = {}
 
 
-def nvidia_only_modules_for(root: Path) -> dict[str, str]:
-    """The Python extension modules the build of `root` builds for NVIDIA only -> "path:line" of the build file
-    declaring it (`nvidia_only_native_modules`; remembered per process): a module importing one cannot be imported
-    on ROCm."""
+def nvidia_only_natives_for(root: Path) -> NvidiaOnlyNatives:
+    """The Python extension modules the build of `root` builds for NVIDIA only (`nvidia_only_native_modules`: a
+    module importing one cannot be imported on ROCm) and their source folders (`nvidia_only_native_folders`: the
+    scripts there need one), remembered per process."""
     root = Path(os.path.abspath(root))
     if root not in _NATIVES:
-        _NATIVES[root] = nvidia_only_native_modules(_build_of(root)[0])
+        build = _build_of(root)[0]
+        _NATIVES[root] = nvidia_only_native_modules(build), nvidia_only_native_folders(build)
     return _NATIVES[root]
 
 
 # What the process building the C++ models tells the one checking Python of each project root: `amd_verdict_for`
-# and `nvidia_only_modules_for`, so that the latter reads no build file again.
-ProjectVerdict = tuple[AmdVerdict, dict[str, str]]
+# and `nvidia_only_natives_for`, so that the latter reads no build file again.
+ProjectVerdict = tuple[AmdVerdict, NvidiaOnlyNatives]
 
 
 def remember_amd_verdicts(verdicts: Mapping[Path, ProjectVerdict]) -> None:
@@ -1270,14 +1275,14 @@ def remember_amd_verdicts(verdicts: Mapping[Path, ProjectVerdict]) -> None:
 
 
 def build_models_telling_verdicts(roots: Iterable[Path], tell: Callable[[dict[Path, ProjectVerdict]], None]) -> None:
-    """Build the models of `roots`, handing their `amd_verdict_for` and `nvidia_only_modules_for` to `tell` as soon
+    """Build the models of `roots`, handing their `amd_verdict_for` and `nvidia_only_natives_for` to `tell` as soon
     as all are known: after reading their trees when their build files settle them (a mixed project's), before
     building the other models."""
     roots = [Path(os.path.abspath(root)) for root in roots]
     for root in roots:
         if root not in _MODELS and root not in _TREES:
             _TREES[root] = _read_tree(root)
-    tell({root: (amd_verdict_for(root), nvidia_only_modules_for(root)) for root in roots})
+    tell({root: (amd_verdict_for(root), nvidia_only_natives_for(root)) for root in roots})
     for root in roots:
         project_for(root)
 

@@ -33,6 +33,10 @@ module of the tree that cannot be imported there, through any chain of such stat
 its base is narrowed to where those imports succeed. A test module that imports a CuTe DSL kernel module at module
 level is never collected on ROCm.
 
+A script nothing imports in the folder of such an extension's sources (`fp4/bench/bench_quant.py` beside
+`fp4/quant.cu`, when that folder is below the declaring build file's and no other extension builds from it) is its
+benchmark or test: it needs the extension, so it runs on NVIDIA only too.
+
 A module in a vendored folder (`thirdparty/`, `third_party/`, `_vendor/`) is never an entry point: the vendored
 project's scripts, tests and training entry points are not the checked project's. One no chain of imports from the
 project's own entry points reaches never runs (the vendored project's absolute imports resolve from the vendored
@@ -104,6 +108,15 @@ Imported = tuple[int, str, bytes]
 # Where an importer's imports of a module run (importer, imported), None when none runs at all (only under
 # `if TYPE_CHECKING:`, or text that looked like an import in a string), with the files that answer came from.
 ImportGate = Callable[[str, str], tuple[Branch | None, frozenset[str]]]
+
+
+@dataclass(frozen=True)
+class NvidiaOnlyNatives:
+    """The extension modules a project's build builds for NVIDIA only (import name -> "path:line" of the build file
+    declaring it) and the folders of their sources (absolute folder -> the same)."""
+
+    modules: Mapping[str, str] = field(default_factory=dict)
+    folders: Mapping[str, str] = field(default_factory=dict)
 
 
 class ModuleFinder:
@@ -244,10 +257,10 @@ class ImportIndex:
     # file -> the constant prefixes of the module names it loads by a computed name (backend_families.py)
     _computed_loads: dict[str, set[str]] = field(default_factory=dict, repr=False)
     _families: dict[str, Branch] | None = field(default=None, repr=False)
-    # The extension modules the project's build builds for NVIDIA only -> "path:line" of the build file declaring
-    # it (the C++ front end reads the build files: `nvidia_only_modules_for`), asked when requirements are first
-    # worked out, so that building the index waits for no build file.
-    nvidia_only_natives: Callable[[], Mapping[str, str]] = field(default=dict, repr=False)
+    # The extension modules the project's build builds for NVIDIA only and their source folders (the C++ front end
+    # reads the build files: `nvidia_only_natives_for`), asked when requirements are first worked out, so that
+    # building the index waits for no build file.
+    nvidia_only_natives: Callable[[], NvidiaOnlyNatives] = field(default=lambda: NvidiaOnlyNatives(), repr=False)
     # importer -> the imports of its module-level statements ((module, names after `import`), relative ones made
     # absolute)
     _absolute_imports: dict[str, list[tuple[str, bytes]]] = field(default_factory=dict, repr=False)
@@ -257,11 +270,11 @@ class ImportIndex:
         cls,
         root: Path,
         imports_everywhere: Callable[[str], bool] = lambda path: False,
-        nvidia_only_natives: Callable[[], Mapping[str, str]] = dict,
+        nvidia_only_natives: Callable[[], NvidiaOnlyNatives] = lambda: NvidiaOnlyNatives(),
     ) -> ImportIndex:
         """The index of the `.py` files under `root`; `imports_everywhere(path)`: the file's imports all count
         as module-level ones (test files); `nvidia_only_natives`: the extension modules the project's build
-        builds for NVIDIA only."""
+        builds for NVIDIA only, and their source folders."""
         paths = tree_files(root)
         finder = ModuleFinder(os.path.abspath(root), frozenset(paths))
         index = cls(
@@ -439,16 +452,25 @@ class ImportIndex:
         return found
 
     def _native_requirements(self) -> dict[str, tuple[Branch, frozenset[str]]]:
-        """The modules whose module-level statements import an extension module the build builds for NVIDIA only:
-        NVIDIA's, with the build files declaring those extensions."""
+        """The modules that need an extension module the build builds for NVIDIA only, NVIDIA's, with the build
+        files declaring those extensions: those whose module-level statements import one, and the scripts nothing
+        imports in the folder of one's sources (its benchmarks and tests)."""
         natives = self.nvidia_only_natives()
         found: dict[str, tuple[Branch, frozenset[str]]] = {}
-        if not natives:
-            return found
-        for path, statements in sorted(self._absolute_imports.items()):
-            declared = {self._nvidia_only_native(module, names, natives) for module, names in statements} - {""}
-            if declared:
-                found[path] = _NVIDIA_ONLY, frozenset(where.rsplit(":", 1)[0] for where in declared)
+        if natives.modules:
+            for path, statements in sorted(self._absolute_imports.items()):
+                declared = {self._nvidia_only_native(module, names, natives.modules) for module, names in statements}
+                declared.discard("")
+                if declared:
+                    found[path] = _NVIDIA_ONLY, frozenset(where.rsplit(":", 1)[0] for where in declared)
+        for folder, where in sorted(natives.folders.items()):
+            inside = folder + os.sep
+            for path in sorted(self.finder.files):
+                if path.startswith(inside) and not self.importers.get(path) and not self.finder.vendored(path):
+                    found[path] = (
+                        _NVIDIA_ONLY,
+                        found.get(path, (_NVIDIA_ONLY, frozenset()))[1] | {where.rsplit(":", 1)[0]},
+                    )
         return found
 
     def _add_load_call(

@@ -5,13 +5,20 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from rocmlint.python.importers import ImportIndex, ModuleReach, import_gate, import_sites, read_small_file
+from rocmlint.python.importers import (
+    ImportIndex,
+    ModuleReach,
+    NvidiaOnlyNatives,
+    import_gate,
+    import_sites,
+    read_small_file,
+)
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import PythonParseError, parse_text, walk
 from rocmlint.source import DecodeError, SourceFile
@@ -371,15 +378,15 @@ def _find_module(parts: list[str], roots: list[Path]) -> Path | None:
 _IMPORT_INDEXES: dict[str, ImportIndex] = {}
 
 
-def import_index_for(root: Path, nvidia_only_natives: Callable[[], Mapping[str, str]] | None = None) -> ImportIndex:
+def import_index_for(root: Path, nvidia_only_natives: Callable[[], NvidiaOnlyNatives] | None = None) -> ImportIndex:
     """The import index of `root` (rocmlint/python/importers.py), built on first use in this process (a pool's
     forked workers inherit the parent's). Test files' imports count as run everywhere; `nvidia_only_natives` gives
-    the extension modules the project's build builds for NVIDIA only (asked once, when a module's requirements are
+    the extension modules the project's build builds for NVIDIA only and their source folders (asked once, when a module's requirements are
     first worked out)."""
     key = os.path.abspath(root)
     index = _IMPORT_INDEXES.get(key)
     if index is None:
-        natives = nvidia_only_natives if nvidia_only_natives is not None else dict
+        natives = nvidia_only_natives if nvidia_only_natives is not None else NvidiaOnlyNatives
         index = _IMPORT_INDEXES[key] = ImportIndex.build(Path(key), is_test_file, natives)
     return index
 
