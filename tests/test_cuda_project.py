@@ -2149,3 +2149,28 @@ def test_the_source_folders_of_setup_py_extensions_follow_their_source_lists():
     facts = setup_py_facts("proj/setup.py", text)
     assert [m.source_folders for m in facts.native_modules] == [("proj/csrc/flash",)]
     assert nvidia_only_native_folders(facts) == {"proj/csrc/flash": "proj/setup.py:7"}
+
+
+def test_a_setup_py_test_of_the_build_target_decides_its_body_only():
+    text = textwrap.dedent(
+        """
+        import os
+        def get_target_device():
+            return os.getenv("PKG_TARGET_DEVICE", "cuda")
+        if get_target_device() == "cuda" and not os.getenv("DISABLE_ENGINE"):
+            ext_modules = [CMakeExtension(name="_engine")]
+            extra = ["-DENGINE_TARGET=1"]
+        else:
+            ext_modules = [CMakeExtension(name="_other")]
+            extra = ["-DOTHER_TARGET=1"]
+        if x.device.type == "cuda":
+            ext_modules.append(CMakeExtension(name="_device"))
+        """
+    )
+    facts = setup_py_facts("setup.py", text)
+    assert [(m.name, m.vendor) for m in facts.native_modules] == [
+        ("_engine", "nvidia"),
+        ("_other", None),
+        ("_device", None),
+    ], "the other targets are other accelerators' too; a torch device is 'cuda' on ROCm"
+    assert {(d.name, d.vendor) for d in facts.defines} == {("ENGINE_TARGET", "nvidia"), ("OTHER_TARGET", None)}

@@ -410,15 +410,38 @@ def _test_elsewhere(test: ast.expr) -> bool:
 
 def _arm_vendors(test: ast.expr) -> tuple[str | None, str | None]:
     """The vendors the body and the `else` of an `if test:` run for. A conjunction runs its body only where every
-    operand holds (one vendor test among them decides it), a disjunction its `else` only where none does."""
+    operand holds (one vendor test among them decides it), a disjunction its `else` only where none does. A build
+    target compared with a vendor's name (`get_target_device() == "cuda"`) decides the body only: the other targets
+    include other accelerators'."""
+    target = _target_vendor(test)
+    if target is not None:
+        return target, None
     if isinstance(test, ast.BoolOp):
-        vendors = {_test_vendor(value) for value in test.values} - {None}
+        vendors = {_test_vendor(value) or _target_vendor(value) for value in test.values} - {None}
         decided = vendors.pop() if len(vendors) == 1 else None
         if isinstance(test.op, ast.And):
             return decided, None
         return None, _other_vendor(decided)
     tested = _test_vendor(test)
     return tested, _other_vendor(tested)
+
+
+def _target_vendor(test: ast.expr) -> str | None:
+    """The vendor a setup.py test of the build's target holds for: `TARGET_DEVICE == "cuda"`, `target() == "rocm"`;
+    not a torch device's type, "cuda" on ROCm too (`x.device.type == "cuda"`, `torch.cuda...`)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return None
+    value = test.comparators[0]
+    if not isinstance(value, ast.Constant) or not isinstance(value.value, str) or value.value.lower() != value.value:
+        return None
+    compared = ast.unparse(test.left)
+    if compared.startswith("torch.") or compared.endswith(".type") or ".device" in compared:
+        return None
+    return vendor_of_words(value.value) if value.value in _TARGET_NAMES else None
+
+
+# The build targets' names a setup.py compares with (`LMDEPLOY_TARGET_DEVICE`, `VLLM_TARGET_DEVICE` values).
+_TARGET_NAMES = frozenset({"cuda", "rocm", "hip"})
 
 
 def _tests_vendor(statements: list[ast.AST], vendor: str | None) -> bool:
