@@ -102,6 +102,9 @@ _PACKAGE_BRANCHES = (
     (Branch(False, False), "other_accelerators"),
 )
 
+# The NVIDIA-only extension modules by import name (-> "path:line" of their declaration), the packages holding the
+# dotted ones (`pkg` of `pkg._C`) and the names without a package (a CMake target's).
+_NativeNames = tuple[Mapping[str, str], frozenset[str], frozenset[str]]
 # What an import statement imports: (level, module, the names after `import` as written, parsed only when the
 # module is a package whose names may be modules).
 Imported = tuple[int, str, bytes]
@@ -383,18 +386,24 @@ class ImportIndex:
         package = os.path.relpath(folder, package_root).replace(os.sep, ".")
         return f"{package}.{module}" if module else package
 
-    def _nvidia_only_native(self, module: str, names: bytes, natives: Mapping[str, str]) -> str:
+    def _nvidia_only_native(self, module: str, names: bytes, natives: _NativeNames) -> str:
         """Where the build declares the NVIDIA-only extension module an absolute import statement imports, "" when
         it imports none: `import pkg._C` or `from pkg import _C` of an extension the build names `pkg._C`, or of one
         a CMake target names `_C` when no module of the tree has that name (`import fused_ops`, `from pkg import
-        fused_ops`)."""
-        candidates = [module] + [f"{module}.{name}" for name in _names(names) if name != "*"] if names else [module]
-        for candidate in candidates:
-            if candidate in natives:
-                return natives[candidate]
-            last = candidate.rsplit(".", 1)[-1]
-            if last in natives and last not in self.finder.names:
-                return natives[last]
+        fused_ops`). The names after `import` are only read when they may be one."""
+        declared, parents, bare = natives
+        if module in declared:
+            return declared[module]
+        last = module.rsplit(".", 1)[-1]
+        if last in bare and last not in self.finder.names:
+            return declared[last]
+        if not names or not (bare or module in parents):
+            return ""
+        for name in _names(names):
+            if f"{module}.{name}" in declared:
+                return declared[f"{module}.{name}"]
+            if name in bare and name not in self.finder.names:
+                return declared[name]
         return ""
 
     def required(self, path: str) -> tuple[Branch, frozenset[str]]:
@@ -458,15 +467,18 @@ class ImportIndex:
         natives = self.nvidia_only_natives()
         found: dict[str, tuple[Branch, frozenset[str]]] = {}
         if natives.modules:
+            parents = frozenset(name.rsplit(".", 1)[0] for name in natives.modules if "." in name)
+            bare = frozenset(name for name in natives.modules if "." not in name)
+            names = (natives.modules, parents, bare)
             for path, statements in sorted(self._absolute_imports.items()):
-                declared = {self._nvidia_only_native(module, names, natives.modules) for module, names in statements}
+                declared = {self._nvidia_only_native(module, imported, names) for module, imported in statements}
                 declared.discard("")
                 if declared:
                     found[path] = _NVIDIA_ONLY, frozenset(where.rsplit(":", 1)[0] for where in declared)
         for folder, where in sorted(natives.folders.items()):
             inside = folder + os.sep
-            for path in sorted(self.finder.files):
-                if path.startswith(inside) and not self.importers.get(path) and not self.finder.vendored(path):
+            for path in sorted(path for path in self.finder.files if path.startswith(inside)):
+                if not self.importers.get(path) and not self.finder.vendored(path):
                     found[path] = (
                         _NVIDIA_ONLY,
                         found.get(path, (_NVIDIA_ONLY, frozenset()))[1] | {where.rsplit(":", 1)[0]},
