@@ -214,24 +214,26 @@ def setup_py_facts(path: str, text: str) -> BuildFacts:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return BuildFacts()
-    defines = tuple(_setup_defines(tree, path))
+    nodes = list(_with_vendor(tree, None))  # walked once: each fact below reads every node with its arm's vendor
+    assignments = _assignments(tree)
     through_a_name = _extension_through_a_name(tree, path)
     return BuildFacts(
-        defines=defines,
-        sources=tuple(_setup_sources(tree, path)),
+        defines=tuple(_setup_defines(nodes, path)),
+        sources=tuple(_setup_sources(nodes, assignments, path)),
         torch_extension=_TORCH_EXTENSION.search(text) is not None,
         hipify=_hipify_evidence(path, text) or through_a_name,
         cuda_language="nvcc" in text,
         extension_folders=(os.path.dirname(path),) if through_a_name or _EXTENSION_CALL.search(text) else (),
-        native_modules=tuple(_setup_native_modules(tree, path)),
+        native_modules=tuple(_setup_native_modules(nodes, assignments, path)),
     )
 
 
-def _setup_native_modules(tree: ast.Module, path: str) -> Iterator[NativeModule]:
+def _setup_native_modules(
+    nodes: list[tuple[ast.AST, str | None]], assignments: dict[str, list[ast.expr]], path: str
+) -> Iterator[NativeModule]:
     """The extension modules a setup.py declares (`CUDAExtension(name="pkg._C", ...)`, `Extension("pkg._C", ...)`,
     a project's `CMakeExtension(name=...)`), each with the vendor of the arm declaring it and its sources' folders."""
-    assignments = _assignments(tree)
-    for node, vendor in _with_vendor(tree, None):
+    for node, vendor in nodes:
         if not isinstance(node, ast.Call):
             continue
         called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
@@ -267,8 +269,8 @@ def _source_folders(build_file: str, patterns: Iterable[str]) -> tuple[str, ...]
     return tuple(dict.fromkeys(folders))
 
 
-def _setup_defines(tree: ast.Module, path: str) -> Iterator[BuildDefine]:
-    for node, vendor in _with_vendor(tree, None):
+def _setup_defines(nodes: list[tuple[ast.AST, str | None]], path: str) -> Iterator[BuildDefine]:
+    for node, vendor in nodes:
         if vendor == _ELSEWHERE:
             continue  # `elif MUSA_HOME is not None: cmake_args += ["-DUSE_MUSA=ON"]`: no ROCm build defines it
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -294,12 +296,13 @@ _SOURCE_LIST = re.compile(r"(?i)sources|srcs|files")
 _SOURCE_DEPTH = 4
 
 
-def _setup_sources(tree: ast.Module, path: str) -> Iterator[SourceSet]:
+def _setup_sources(
+    nodes: list[tuple[ast.AST, str | None]], assignments: dict[str, list[ast.expr]], path: str
+) -> Iterator[SourceSet]:
     """The source paths and globs each vendor's arm of a setup.py adds (`if use_cuda: sources += cuda_sources`),
     followed through assignments, `os.path.join`, `glob.glob` and list concatenation; names the file cannot
     resolve (`this_dir`, `os.getcwd()`) stand for the setup.py folder."""
-    assignments = _assignments(tree)
-    for node, arm_vendor in _with_vendor(tree, None):
+    for node, arm_vendor in nodes:
         vendor = None if arm_vendor == _ELSEWHERE else arm_vendor
         added: ast.expr | None = None
         if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
