@@ -117,14 +117,18 @@ def prefilter_for(language: str, enabled: frozenset[str]) -> Prefilter:
         for trigger in EMBEDDED_TRIGGERS:
             by_trigger.setdefault(trigger, [])
     triggers = tuple(by_trigger)
-    matcher = ahocorasick_rs.BytesAhoCorasick(list(triggers)) if triggers else None
+    # A DFA: two to three times faster than the default NFA over a tree's bytes (PyTorch's C++ files 0.21 -> 0.09 CPU-s,
+    # its Python files 0.29 -> 0.10), for about 10 MB per process with the C++ rules' 2,300 triggers.
+    dfa = ahocorasick_rs.Implementation.DFA
+    matcher = ahocorasick_rs.BytesAhoCorasick(list(triggers), implementation=dfa) if triggers else None
     return Prefilter({trigger: tuple(rules) for trigger, rules in by_trigger.items()}, tuple(always), triggers, matcher)
 
 
-def _import_index(root: Path) -> ImportIndex:
-    """The import index of `root`, knowing the extension modules its build builds for NVIDIA only (read from its
-    build files by the C++ front end): a module importing one is NVIDIA code."""
-    return import_index_for(root, lambda: NvidiaOnlyNatives(*nvidia_only_natives_for(root)))
+def _import_index(root: Path, processes: int = 1) -> ImportIndex:
+    """The import index of `root` (built by up to `processes` processes), knowing the extension modules its build
+    builds for NVIDIA only (read from its build files by the C++ front end): a module importing one is NVIDIA
+    code."""
+    return import_index_for(root, processes, lambda: NvidiaOnlyNatives(*nvidia_only_natives_for(root)))
 
 
 @dataclass(frozen=True)
@@ -250,6 +254,7 @@ class Engine:
                 embedded_cuda=bool(embedded_rules),
                 module_base=self._module_base(source.path, settings, options.rocm_guards),
                 read_elsewhere=self._read_elsewhere(source.path, settings),
+                tree=self.project.tree_of(source.path, source.data),
             )
             found = result.diagnostics
             if embedded_rules:
@@ -455,13 +460,15 @@ def build_project_models(
     language: str = "cuda",
     verdicts_to: Callable[[dict[Path, ProjectVerdict]], None] | None = None,
     verdicts_from: Callable[[], dict[Path, ProjectVerdict]] | None = None,
+    index_processes: int = 1,
 ) -> None:
     """Build the project models these files need now, in this process (before a pool forks, so that every
     worker inherits them instead of building its own): the C++ project models of CUDA files, telling `verdicts_to`
     whether their projects are written for AMD as soon as that is known; the import indexes
-    (rocmlint/python/importers.py) of Python files and whether their projects are written for AMD, taken from
-    `verdicts_from` (the process building the C++ models) or decided here (`amd_verdict_for`: a mixed project's
-    build files settle it without the C++ model)."""
+    (rocmlint/python/importers.py) of Python files, read by up to `index_processes` processes (forked: only where
+    pools fork), and whether their projects are written for AMD, taken from `verdicts_from` (the process building
+    the C++ models) or decided here (`amd_verdict_for`: a mixed project's build files settle it without the C++
+    model)."""
     roots = sorted(
         {
             project_root(path, settings.root)
@@ -475,7 +482,7 @@ def build_project_models(
         if language == "cuda":
             project_for(root)
         else:
-            _import_index(root)
+            _import_index(root, index_processes)
     if language == "python" and roots:
         remember_amd_verdicts(verdicts_from() if verdicts_from is not None else {})
         for root in roots:

@@ -282,7 +282,11 @@ def _check_in_pool(
         aside = _ModelledRun(tasks, modelled, jobs, options, cache)
         groups = groups[:1]
     verdicts = aside.verdicts if aside is not None else None
-    lost += _check_groups(tasks, groups, jobs, options, cache, results, verdicts_from=verdicts)
+    # The import index is read by up to `jobs` processes, unless the C++ models are being built beside it.
+    index_processes = jobs if aside is None and _forks() else 1
+    lost += _check_groups(
+        tasks, groups, jobs, options, cache, results, verdicts_from=verdicts, index_processes=index_processes
+    )
     if aside is not None:
         lost += aside.finish(results)
     if lost:
@@ -301,11 +305,13 @@ def _check_groups(
     results: list[Checked | None],
     verdicts_to: Callable[[dict[Path, ProjectVerdict]], None] | None = None,
     verdicts_from: Callable[[], dict[Path, ProjectVerdict]] | None = None,
+    index_processes: int = 1,
 ) -> list[int]:
     """Check each group of `tasks` (indices, with the language whose project models it needs) in a pool of its own,
     forked once those models are built here; the next group's models are built while the pools before it run.
     Whether projects are written for AMD goes `verdicts_to` another process, or comes `verdicts_from` one (see
-    `build_project_models`). Results go to `results`; returns the indices whose worker died."""
+    `build_project_models`); the Python files' import index is read by up to `index_processes` processes. Results
+    go to `results`; returns the indices whose worker died."""
     from concurrent.futures import ProcessPoolExecutor
 
     from rocmlint.engine import build_project_models
@@ -318,7 +324,13 @@ def _check_groups(
             files = [(tasks[i].path, tasks[i].settings) for i in group]
             # A build leaves next to no cyclic garbage (9 objects on PyTorch): collections would only rescan it.
             with collection_paused():
-                build_project_models(files, language, verdicts_to=verdicts_to, verdicts_from=verdicts_from)
+                build_project_models(
+                    files,
+                    language,
+                    verdicts_to=verdicts_to,
+                    verdicts_from=verdicts_from,
+                    index_processes=index_processes,
+                )
             return_freed_memory()
             executor = ProcessPoolExecutor(
                 max_workers=jobs, mp_context=_pool_context(), initializer=_init_worker, initargs=(options,)

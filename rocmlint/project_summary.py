@@ -19,8 +19,8 @@ from rocmlint.cuda.project import CudaProject
 SCHEMA = "rocmlint-project/1"
 # The kinds of evidence a learned macro carries, strongest first (rocmlint/cuda/project.py, `_learn`).
 EVIDENCE_KINDS = ("build", "header", "arms", "name")
-VENDORS = ("rocm", "nvidia")
-VENDOR_NAMES = {"rocm": "ROCm", "nvidia": "NVIDIA"}
+VENDORS = ("rocm", "nvidia", "other")
+VENDOR_NAMES = {"rocm": "ROCm", "nvidia": "NVIDIA", "other": "another accelerator"}
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,9 @@ class Macro:
     """A macro that tells the vendors apart, its state on each vendor's build and the evidence that decided it."""
 
     name: str
-    vendor: str  # "rocm" or "nvidia": the build that defines it (or gives it a true value)
+    vendor: (
+        str  # "rocm" or "nvidia": the build that defines it (or gives it a true value); "other": another accelerator
+    )
     kind: str  # the evidence's kind: one of EVIDENCE_KINDS
     rocm: MacroState
     nvidia: MacroState

@@ -12,7 +12,11 @@ from rocmlint.project_summary import VENDOR_NAMES, Macro, ProjectSummary, build_
 TEXT_LIMIT = 40
 # Header constants text mode shows: the ones whose names look like warp sizes, lane counts or lane masks.
 _WARP_LIKE = re.compile(r"warp|wave|lane|mask", re.IGNORECASE)
-_VENDOR_TITLES = {"rocm": "ROCm-only macros", "nvidia": "NVIDIA-only macros"}
+_VENDOR_TITLES = {
+    "rocm": "ROCm-only macros",
+    "nvidia": "NVIDIA-only macros",
+    "other": "Other accelerators' macros (undefined on ROCm)",
+}
 
 
 def render_text(summary: ProjectSummary, enabled: bool = True) -> str:

@@ -25,13 +25,10 @@ _TARGET_CONSUMERS = frozenset({"triton.backends.compiler.GPUTarget", "triton.com
 # Environment variables and CMake options that hold a ROCm arch list.
 _ENVIRONMENT_ARCHS = frozenset({"PYTORCH_ROCM_ARCH", "GPU_ARCHS", "HCC_AMDGPU_TARGET", "ROCM_ARCH", "OFFLOAD_ARCH"})
 _ARCH_VARIABLES = _ENVIRONMENT_ARCHS | {"GPU_TARGETS", "AMDGPU_TARGETS", "CMAKE_HIP_ARCHITECTURES", "HIP_ARCHITECTURES"}
-_BUILD_WORDS = (
-    *_ARCH_VARIABLES,
-    "GPU_ARCH",
-    "offload-arch",
-    "amdgpu-target",
-    "GPUTarget",
-)  # GPU_ARCH: a copy of GPU_ARCHS
+# What names the targets a user builds for (GPU_ARCH: a copy of GPU_ARCHS); and Triton's `GPUTarget`, which compiles a
+# kernel for the one GPU it is given.
+_USER_TARGET_WORDS = (*_ARCH_VARIABLES, "GPU_ARCH", "offload-arch", "amdgpu-target")
+_BUILD_WORDS = (*_USER_TARGET_WORDS, "GPUTarget")
 
 
 class HardcodedGfxArch(Rule):
@@ -73,7 +70,9 @@ class HardcodedGfxArch(Rule):
     target handed to the project's own code (`shuffle_scale(w, arch="gfx950")`, a parameter's default, a fallback
     when detection fails) picks what was written for that GPU on purpose: not flagged. What builds for fixed
     targets (flags, `PYTORCH_ROCM_ARCH`/`GPU_ARCHS`, target lists) and allow-lists validating them still are:
-    they refuse new GPUs whoever wrote them. An allow-list of the GPUs its kernels are written for is not. In a mixed project, ROCm-only code (`platforms/rocm.py`) is checked like any other.
+    they refuse new GPUs whoever wrote them. An allow-list of the GPUs its kernels are written for (tested before
+    dispatching to a kernel or compiling one for the GPU found, a Triton `GPUTarget`) is not. In a mixed project,
+    ROCm-only code (`platforms/rocm.py`) is checked like any other.
 
     ## Example
     ```python
@@ -157,18 +156,20 @@ def _picks_amd_code(ctx: PythonContext, carrier: ast.AST, texts: list[str]) -> b
 def _dispatches_amd_kernels(ctx: PythonContext, carrier: ast.AST) -> bool:
     """In a project written for AMD, an allow-list no use of which sits in a def naming an arch variable or an offload
     flag is its table of the GPUs its kernels are written for (`if get_gfx() in ("gfx942", "gfx950")` before an
-    assembly kernel); one that validates what the user builds for (`GPU_ARCHS`) still refuses new GPUs."""
+    assembly kernel, an assert before compiling a kernel for the GPU found, Triton's `GPUTarget("hip", arch, 64)`);
+    one that validates what the user builds for (`GPU_ARCHS`) still refuses new GPUs."""
     if not ctx.project_written_for_amd:
         return False
     return not any(value_uses(ctx, carrier, lambda value: _builds(value, ctx, in_def=True)))
 
 
 def _builds(value: ast.AST, ctx: PythonContext, *, in_def: bool = False) -> list[bool] | None:
-    """Whether a use of the target builds for it: its statement (or def) names an arch variable or an offload flag."""
+    """Whether a use of the target builds for it: its statement names an arch variable, an offload flag or a Triton
+    target; or its def names the targets a user builds for (`_USER_TARGET_WORDS`)."""
     scope = (ast.FunctionDef, ast.AsyncFunctionDef) if in_def else ast.stmt
     statement = next((node for node in ctx.ancestors(value) if isinstance(node, scope)), None)
     code = ctx.code_of(statement) if statement is not None else ""
-    return [True] if any(word in code for word in _BUILD_WORDS) else None
+    return [True] if any(word in code for word in (_USER_TARGET_WORDS if in_def else _BUILD_WORDS)) else None
 
 
 def _is_allow_list(carrier: ast.AST, texts: list[str]) -> bool:

@@ -63,8 +63,11 @@ class Fp8Dtype(Rule):
     ## In code written for ROCm
     Code only ROCm runs (a ROCm-only branch; a module importing a ROCm-only package such as FlyDSL or MORI, or one
     that does), or any file of a project whose C/C++ is AMD's and none NVIDIA's, picks the format per arch when its
-    file names a `fnuz` dtype or a gfx arch: not flagged; nor is its MX code (a def or module named `*mxfp8*`, `*_mx_*`:
-    OCP by spec, written for gfx950's MX instructions). Elsewhere it is: OCP FP8 is wrong on MI300.
+    file names a `fnuz` dtype or a gfx arch: not flagged; nor is its MX code (a def or module named `*mxfp8*`, `*_mx_*`,
+    a def or class whose names or strings say MX or E8M0: OCP by spec, written for gfx950's MX instructions).
+    Elsewhere it is: OCP FP8 is wrong on MI300, and a def whose GPU check sits in another module (kernels generated
+    for gfx950 only), or whose MX purpose shows only in comments or in the code it feeds (a test's input
+    generator), shows nothing that keeps MI300 from running it.
 
     ## Example
     ```python
@@ -115,13 +118,12 @@ class Fp8Dtype(Rule):
         in_finfo = finfo_of(ctx, node) is not None
         if in_finfo and dtype.name == "float8_e5m2":
             return  # e5m2 and e5m2fnuz share the same max (57344): the finfo constant is portable
-        ctx.report(node, _message(dtype, in_finfo), fix=_fix(node, dtype, ctx))
+        ctx.report(node, _message(dtype, in_finfo), fix=lambda: _fix(node, dtype, ctx))
 
 
 def _fix(node: ast.expr, dtype: OcpFp8, ctx: PythonContext) -> Fix | None:
     """`torch.float8_e4m3fnuz if _IS_FNUZ else <orig>` for a torch dtype written as a name, `_IS_FNUZ` defined once
-    (ROCm on a gfx94x GPU, from device 0 at import). Unsafe: FNUZ's range differs (max 240, not 448): scales and
-    saturation constants need review."""
+    (ROCm on a gfx94x GPU, from device 0 at import). Unsafe: FNUZ's max is 240, not 448 (scales need review)."""
     guard = module_definition(ctx, node, _FNUZ_FLAG, _FNUZ_TEST) if dtype.library == "torch" else None
     if guard is None or isinstance(node, ast.Call):
         return None
@@ -390,11 +392,5 @@ Fp8Dtype.invalid = (
         no_fix=True,
     ),
     # Keywords of other calls than an MX config's are values.
-    Invalid(
-        """
-        import torch
-        config = Float8LinearConfig(weight_dtype=torch.float8_e4m3fn)
-        """,
-        expect=("2:42-2:61",),
-    ),
+    Invalid("import torch\nconfig = Float8LinearConfig(weight_dtype=torch.float8_e4m3fn)\n", expect=("2:42-2:61",)),
 )

@@ -70,7 +70,9 @@ class CapabilityCompare(Rule):
     ## In code written for ROCm
     Not flagged in code only ROCm runs: its authors compare the gfx version on purpose. Still flagged elsewhere in a
     project written for AMD: a test of NVIDIA architectures (code carried over from an NVIDIA project) reads the gfx
-    version there too (`major >= 8` holds on every AMD GPU).
+    version there too (`major >= 8` holds on every AMD GPU), also behind a parameter naming an NVIDIA architecture
+    that no caller passes yet (`if arch == "ampere": return cap[0] >= 8`): the first that does gets NVIDIA's answer
+    on an AMD GPU.
 
     ## Example
     ```python
@@ -124,7 +126,9 @@ class CapabilityCompare(Rule):
         if test.lookup:
             ctx.report(node, _LOOKUP_MESSAGE, gate_on=test.sources)
         else:
-            ctx.report(node, _COMPARISON_MESSAGE, gate_on=test.sources, fix=gate_condition(ctx, condition, _FIX))
+            ctx.report(
+                node, _COMPARISON_MESSAGE, gate_on=test.sources, fix=lambda: gate_condition(ctx, condition, _FIX)
+            )
 
     def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         func = node.func
@@ -133,8 +137,9 @@ class CapabilityCompare(Rule):
             return
         helper = helper_test(ctx, node)
         if helper is not None:
-            fix = gate_condition(ctx, whole_condition(ctx, node), _FIX)
-            ctx.report(node, _HELPER_MESSAGE.format(helper), fix=fix)
+            ctx.report(
+                node, _HELPER_MESSAGE.format(helper), fix=lambda: gate_condition(ctx, whole_condition(ctx, node), _FIX)
+            )
 
 
 CapabilityCompare.valid = (

@@ -10,6 +10,7 @@ from rocmlint.cuda.preprocessor import Define
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
+_ASM_KEYWORDS = frozenset({b"asm", b"__asm__", b"__asm"})  # tree-sitter's `gnu_asm_expression` keywords
 # What ROCm offers instead, by PTX instruction or register (HIP device headers / AMDGPU builtins).
 _HINTS = {
     "laneid": "`__lane_id()`",
@@ -86,8 +87,9 @@ class InlinePtx(Rule):
     triggers = (b"asm",)  # `asm`, `__asm__`, `__asm`
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
-        """An asm statement holds its keyword (`asm`, `__asm__`, `__asm`)."""
-        anchors = ctx.offsets(b"asm")
+        """An asm statement holds its keyword (`asm`, `__asm__`, `__asm`), a whole word of the file (a file that
+        spells `asm` only inside other words, `plasma`, `asmjit`, is never parsed for it)."""
+        anchors = ctx.offsets(b"asm") if not _ASM_KEYWORDS.isdisjoint(ctx.words) else ()
         return {"gnu_asm_expression": anchors} if anchors else {}
 
     def visit_gnu_asm_expression(self, node: Node, ctx: CudaContext) -> None:

@@ -145,19 +145,10 @@ CudaVersionGate.valid = (
         }
         """,
     ),
-    # Inside an NVIDIA-only region: ROCm never reads the test.
     # A chain with an arm of HIP-Clang's own (`__HIPCC__`): its `__CUDACC__` arm is nvcc's.
     Valid("#ifdef __CUDACC__\n#if __CUDACC_VER_MAJOR__ >= 9\n#define SA 1\n#endif\n#elif defined(__HIPCC__)\n#endif\n"),
-    Valid(
-        """
-        #ifndef USE_ROCM
-        #include <cuda.h>
-        #if CUDA_VERSION >= 12000
-        #include <cuda/barrier>
-        #endif
-        #endif
-        """,
-    ),
+    # Inside an NVIDIA-only region: ROCm never reads the test.
+    Valid("#ifndef USE_ROCM\n#include <cuda.h>\n#if CUDA_VERSION >= 12000\n#include <cuda/barrier>\n#endif\n#endif\n"),
     Valid(
         """
         __device__ __forceinline__ unsigned to_shared(const void* ptr) {
@@ -202,6 +193,8 @@ CudaVersionGate.valid = (
         #endif
         """,
     ),
+    # ROCm takes the arm the newest toolkit takes; an older nvcc's workaround is NVIDIA's alone.
+    Valid("#if !defined(__CUDACC_VER_MAJOR__) || __CUDACC_VER_MAJOR__ >= 12\nint no_workaround;\n#endif\n"),
     # `!defined(CUDA_VERSION)`: "no CUDA toolkit", the arm the project writes for ROCm (ginkgo coo_kernels.cpp).
     Valid(
         """
@@ -218,6 +211,12 @@ CudaVersionGate.valid = (
                 launch_spmv(exec, a, b, c);
             }
         """,
+    ),
+    # The no-toolkit arm ROCm takes tells ROCm apart itself (its `#error` is another build's); what later arms compare
+    # is NVIDIA's choice alone.
+    Valid(
+        "#ifndef CUDART_VERSION\n#ifdef USE_ROCM\n#include <hipcub/hipcub.hpp>\n#else\n#error no CUDA toolkit\n#endif\n"
+        '#elif CUDART_VERSION >= 11050\n#include <cub/cub.cuh>\n#else\n#include "third_party/cub/cub.cuh"\n#endif\n'
     ),
     # HIP-on-NVIDIA code (a managed-memory hint): an AMD build skips it by its author's choice.
     Valid("#if defined(__HIP_PLATFORM_NVCC__) && (CUDART_VERSION >= 8000)\nvoid advise();\n#endif\n"),

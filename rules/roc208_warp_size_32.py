@@ -114,7 +114,7 @@ class WarpSize32(Rule):
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
         """Lane arithmetic holds a split with its literal; a constant's name says `warp`, a reduction loop's or
         unrolled butterfly's shuffle `shfl`, in any case; warp counts a `32`, `dim3` or a lane; assertions
-        `static_assert`."""
+        `static_assert` (in a file that spells `warp`)."""
         needed: dict[str, list[int]] = {}
         if self._sizes(ctx):
             if splits := warp.split_offsets(ctx):
@@ -130,7 +130,8 @@ class WarpSize32(Rule):
             needed.setdefault("field_declaration", []).extend(ctx.word_offsets(*names))
         if not self._counts(ctx):
             return dict(needed)
-        if assertions := ctx.word_offsets("static_assert"):
+        # An assertion of 32 lanes names a warp-size constant (`asserted_warp_size_32`).
+        if ctx.mentions(b"warp", lowered=True) and (assertions := ctx.word_offsets("static_assert")):
             needed["static_assert_declaration"] = list(assertions)
         if not self._counts(ctx, on_warps=True):
             return dict(needed)

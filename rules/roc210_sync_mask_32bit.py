@@ -35,8 +35,8 @@ class SyncMask32Bit(Rule):
     HIP's `*_sync` warp functions `static_assert` a 64-bit mask (`amd_warp_sync_functions.h`; on by default
     since ROCm 7.0, forced on for PyTorch extensions by `-DHIP_ENABLE_WARP_SYNC_BUILTINS=1`): a 32-bit mask
     stops the kernel from compiling. A widened `0xffffffffull` names only lanes 0-31 of a 64-lane wave, and
-    HIP's runtime check wants the mask to equal the active lanes. PyTorch and vLLM call the plain
-    `__shfl_xor` etc. on ROCm (`WARP_SHFL_XOR`, `VLLM_SHFL_XOR_SYNC`; HIP's "Warp cross-lane functions").
+    HIP's runtime check wants the mask to equal the active lanes. Ports call the plain `__shfl_xor`
+    etc. on ROCm (PyTorch's `WARP_SHFL_XOR`, per-vendor wrapper macros; HIP's "Warp cross-lane functions").
 
     ## Example
     ```cuda
@@ -143,18 +143,21 @@ SyncMask32Bit.valid = (
         }
         """,
     ),
-    # Macro wrappers chosen per vendor: the ROCm definition drops the mask.
+    # Macro wrappers chosen per vendor: the ROCm definition drops the mask, or the whole CUDA argument of a vendor
+    # selector (`XYZ_HIP_OR_CUDA`), which ROCm never compiles.
     Valid(
         """
         #if defined USE_ROCM
         #define SHFL_DOWN(mask, val, i) __shfl_down(val, i)
+        #define XYZ_HIP_OR_CUDA(h, c) h
         #else
         #define SHFL_DOWN __shfl_down_sync
         #define FULL_MASK 0xffffffff
+        #define XYZ_HIP_OR_CUDA(h, c) c
         #endif
         __device__ float block_sum(float v) {
           for (int i = 16; i > 0; i >>= 1) v += SHFL_DOWN(0xffffffff, v, i);
-          return v;
+          return v + XYZ_HIP_OR_CUDA(__shfl_xor(v, 1), __shfl_xor_sync(0xffffffff, v, 1));
         }
         """,
     ),
@@ -172,22 +175,16 @@ SyncMask32Bit.valid = (
         }
         """,
     ),
+    # No mask (`__syncwarp()` is declared in HIP), or one ROCm never compiles.
     Valid(
         """
-        __device__ void publish(int* flag) {
+        __device__ void publish(int* flag, float* smem) {
+          smem[threadIdx.x] = 0.f;
+          __syncwarp();
         #if !defined(__HIP_PLATFORM_AMD__)
           __syncwarp(0xffffffffu);
         #endif
           *flag = 1;
-        }
-        """,
-    ),
-    # No mask: `__syncwarp()` is declared in HIP.
-    Valid(
-        """
-        __device__ void stage(float* smem) {
-          smem[threadIdx.x] = 0.f;
-          __syncwarp();
         }
         """,
     ),

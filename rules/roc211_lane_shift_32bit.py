@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
-from rocmlint.cuda.masks import is_lane_shift_32, lane_shift_rewrites, mask_fix
+from rocmlint.cuda.masks import is_lane_shift_32, lane_shift_offsets, lane_shift_rewrites, mask_fix
 from rocmlint.cuda.warp import wave_size_at
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
@@ -62,8 +62,8 @@ class LaneShift32Bit(Rule):
     applies_to_rocm_sources = True
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
-        """A lane shift holds its `<<` (is_lane_shift_32)."""
-        anchors = ctx.offsets(b"<<")
+        """A lane shift holds its `<<` (`lane_shift_offsets`)."""
+        anchors = lane_shift_offsets(ctx)
         return {"binary_expression": anchors} if anchors else {}
 
     def visit_binary_expression(self, node: Node, ctx: CudaContext) -> None:
@@ -89,6 +89,17 @@ LaneShift32Bit.valid = (
           return false;
         #endif
         }
+        """,
+    ),
+    # Another accelerator's arm (SYCL): a chain testing its macro before the ROCm one tells the builds apart, and a
+    # ROCm build takes its own arm.
+    Valid(
+        """
+        #if defined(XYZ_USE_SYCL)
+        __device__ unsigned lane_bit(int lane) { return 0x1u << lane; }
+        #elif defined(__HIP_PLATFORM_AMD__)
+        __device__ unsigned long long lane_bit(int lane) { return 1ull << lane; }
+        #endif
         """,
     ),
     # The ported apex kernel: a ROCm-side 64-bit constant chosen by the preprocessor.

@@ -85,7 +85,7 @@ class NoHipEquivalent(Rule):
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
         """Names from the tables are whole words of the file (most files name none: visiting every identifier
         of them cost more than their parse); a qualified name holds its entry's last segment; a device-side
-        launch its `<<<`."""
+        launch its `<<<`, in a file with device code."""
         tables, words = _tables(), ctx.words
         needed: dict[str, Anchors] = {}
         names = ctx.offsets(*(tables.name_words & words))
@@ -96,7 +96,7 @@ class NoHipEquivalent(Rule):
         )
         if qualified:
             needed["qualified_identifier"] = qualified
-        launches = ctx.offsets(b"<<<")
+        launches = ctx.offsets(b"<<<") if ctx.may_hold_device_code else ()
         if launches:
             needed["kernel_call_syntax"] = launches
         return needed

@@ -79,12 +79,13 @@ class LdsOver64k(Rule):
         self._totals: dict[int, int] = {}
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
-        """Each visit's node holds its text: `__shared__`, the attribute setter's name, a launch's `<<<`."""
+        """Each visit's node holds its text: `__shared__`, the attribute setter's name, the `<<<` of a launch that
+        may pass a shared memory size."""
         needed: dict[str, Anchors] = {}
         for node_type, anchors in (
             ("declaration", ctx.offsets(b"__shared__")),
             ("call_expression", ctx.offsets(*_SET_ATTRIBUTE_WORDS)),
-            ("kernel_call_syntax", ctx.offsets(b"<<<")),
+            ("kernel_call_syntax", _sized_launches(ctx)),
         ):
             if anchors:
                 needed[node_type] = anchors
@@ -154,6 +155,19 @@ class LdsOver64k(Rule):
                 arguments[2],
                 f"launch asks for {_kib(value)} of dynamic shared memory; ROCm GPUs have 64 KiB of LDS per workgroup (MI200/MI300)",
             )
+
+
+def _sized_launches(ctx: CudaContext) -> list[int]:
+    """The `<<<` of the launches that may pass a dynamic shared memory size (a third argument): two commas before
+    the `>>>` (a nested call's or a comment's count too), or a `<` there (a template's `>>>` may close first)."""
+    content = ctx.content
+    found = []
+    for start in ctx.offsets(b"<<<"):
+        end = content.find(b">>>", start + 3)
+        config = content[start + 3 : end] if end >= 0 else b"<"
+        if config.count(b",") >= 2 or b"<" in config:
+            found.append(start)
+    return found
 
 
 LdsOver64k.valid = (

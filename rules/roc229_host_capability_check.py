@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from rocmlint.cuda.device_query import ATTRIBUTE_GETTERS, holds_attribute, is_property_field, same_on_current_gpus
+from rocmlint.cuda import device_query
+from rocmlint.cuda.device_query import holds_attribute, is_property_field, same_on_current_gpus
 from rocmlint.cuda.frontend import Anchors, CudaContext, Node
 from rocmlint.cuda.syntax import disabled, largest_terms, number_use, outermost, short_circuited, whole_condition
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
@@ -101,13 +102,11 @@ class HostCapabilityCheck(Rule):
         self._reported: set[tuple[int, int]] = set()  # conditions: `major == 8 && minor >= 0` is one check
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
-        """`.major`/`.minor` hold the field's name; the variables an attribute getter fills can be any
-        identifier."""
-        needed: dict[str, Anchors] = {}
-        fields = ctx.word_offsets(*_FIELDS)
-        if fields:
-            needed["field_expression"] = fields
-        if ctx.word_offsets(*ATTRIBUTE_GETTERS):
+        """`.major`/`.minor` hold the field's name, in a file that may read device properties; the variables an
+        attribute getter fills can be any identifier, in a file naming a capability attribute (as each one does)."""
+        fields = ctx.word_offsets(*_FIELDS) if device_query.may_read_device_properties(ctx) else ()
+        needed: dict[str, Anchors] = {"field_expression": fields} if fields else {}
+        if device_query.may_fill_attribute_variables(ctx, b"ComputeCapability", b"COMPUTE_CAPABILITY"):
             needed["identifier"] = None
         return needed
 

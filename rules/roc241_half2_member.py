@@ -12,6 +12,7 @@ from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
 _HALF2_TYPES = frozenset({"half2", "__half2"})
+_HALF2_WORDS = frozenset(name.encode() for name in _HALF2_TYPES)
 _QUALIFIERS = frozenset({"const", "volatile", "__restrict__", "__restrict", "restrict", "struct"})
 _EXTRACTORS = {"x": "__low2half", "y": "__high2half"}
 _MACRO_NAME = re.compile(r"[A-Za-z_]\w*")
@@ -68,7 +69,10 @@ class Half2Member(Rule):
     triggers = (b"half2",)
 
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
-        """A reported access ends in its member's name."""
+        """A reported access ends in its member's name, in a file that writes the type as a word (`_names_half2`; the
+        trigger also lets through `half2float`)."""
+        if _HALF2_WORDS.isdisjoint(ctx.words):
+            return {}
         members = ctx.word_offsets(*_EXTRACTORS)
         return {"field_expression": members} if members else {}
 

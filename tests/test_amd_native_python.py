@@ -18,7 +18,7 @@ from rocmlint.parallel import check_candidates
 
 # An FP8 dtype picked per gfx arch (line 2) then the OCP one used (line 4); one target handed to the project's own
 # code (line 6); the same target building (line 8) and an allow-list refusing other GPUs it builds for (line 9); an
-# allow-list of the GPUs a kernel is written for (line 11).
+# allow-list of the GPUs a kernel is written for (line 11), also before compiling it for the GPU found (line 16).
 PYTHON = """
 import os, torch
 FP8 = {"gfx942": torch.float8_e4m3fnuz}
@@ -33,6 +33,10 @@ def decode(x):
     if arch() not in ("gfx942", "gfx950", "gfx1250"):
         raise RuntimeError("no assembly kernel for this GPU")
     return assembly_kernel(x)
+def compile_kernel():
+    arch = get_gfx()
+    assert arch in ("gfx942", "gfx950", "gfx1250")
+    return compile_for(GPUTarget("hip", arch, 64))
 """
 # The OCP dtype in a file that never picks the format per arch.
 NO_CHOICE = """
@@ -75,7 +79,7 @@ PACKAGE = {
     "pkg/validate.py": VALIDATE,
     "bench/autotune.py": AUTOTUNE,
 }
-EVERY_HAZARD = [("ROC107", 4), ("ROC105", 6), ("ROC105", 8), ("ROC105", 9), ("ROC105", 11)]
+EVERY_HAZARD = [("ROC107", 4), ("ROC105", 6), ("ROC105", 8), ("ROC105", 9), ("ROC105", 11), ("ROC105", 16)]
 
 
 def _codes(root: Path, name: str, **settings: object) -> list[tuple[str, int]]:

@@ -149,6 +149,13 @@ def _agree(code: str) -> bool:
         ("#if __CUDA_ARCH__ >= 800 || !defined(__CUDA_ARCH__)\nint bf16;\n#endif\n", True),
         ("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\nint trap;\n#else\nint real;\n#endif\n", True),
         ("#if defined(_MSC_VER) && __CUDACC_VER_MAJOR__ == 11 && __CUDACC_VER_MINOR__ == 2\nint war;\n#endif\n", True),
+        # The newest toolkit takes ROCm's arm: the one an older nvcc takes instead is a workaround of its own.
+        (
+            "#if !defined(__CUDACC_VER_MAJOR__) || __CUDACC_VER_MAJOR__ > 12"
+            " || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ > 3)\nint x;\n#endif\n",
+            True,
+        ),
+        ("#if defined(CUDA_VERSION) && CUDA_VERSION < 12000\nint old_nvcc_bug;\n#else\nint real;\n#endif\n", True),
         # Device-pass detection, a legacy arm, a feature of recent toolkits: ROCm differs.
         ("#ifdef __CUDA_ARCH__\nint device;\n#else\nint host;\n#endif\n", False),
         ("#if CUDART_VERSION < 11000\nint legacy;\n#endif\n", False),

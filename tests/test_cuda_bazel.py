@@ -308,3 +308,28 @@ def test_a_bazel_build_without_rocm_says_nothing(tmp_path):
     project = _project(root)
     assert _rocm_base(project, root, "k.cu") == (True, "")
     assert project.build_facts.defines == ()
+
+
+def test_a_glob_of_several_patterns_matches_the_files_any_of_them_matches(tmp_path):
+    """The globs of one call are tried as one pattern: a file matching a later glob (or only the whole of a longer
+    one) is found, and one any exclude matches is not."""
+    files = ("k1.cu", "kx.cu", "f2.cu", "f22.cu", "kernels/a/b.cu", "kernels/old/c.cu", "other.cu", "common.cc")
+    root = write_tree(
+        tmp_path,
+        {
+            ".bazelrc": _RC,
+            "BUILD": _SETTINGS,
+            "ops/BUILD": """
+                cc_library(
+                    name = "ops",
+                    srcs = ["common.cc"] + select({
+                        "//:backend_a": glob(["k*.cu", "kernels/**/*.cu", "f?.cu"], exclude = ["kx.cu", "kernels/old/**"]),
+                    }),
+                )
+                """,
+            **{f"ops/{name}": "" for name in files},
+        },
+    )
+    project = _project(root)
+    nvidia_only = {name for name in files if not _rocm_base(project, root, f"ops/{name}")[0]}
+    assert nvidia_only == {"k1.cu", "f2.cu", "kernels/a/b.cu"}

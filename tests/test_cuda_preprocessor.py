@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from rocmlint.cuda.preprocessor import VendorMacros, analyse, evaluate_integer, holds_only_on_windows, parse_int
+from rocmlint.cuda.preprocessor import (
+    MacroShape,
+    VendorMacros,
+    analyse,
+    dropped_on_rocm,
+    evaluate_integer,
+    holds_only_on_windows,
+    invocation_arguments,
+    parse_int,
+    unused_parameters,
+)
 from rocmlint.vendor import Branch
 
 
@@ -280,3 +290,86 @@ def test_arms_only_a_windows_toolchain_enters():
 def test_amd_target_macros_are_never_defined_on_nvidia(macro):
     source = f"#ifdef {macro}\nx\n#endif\n"
     assert analyse(source, VendorMacros()).branch_at(source.index("\nx") + 1).on_nvidia is False
+
+
+# --- vendor selector macros -------------------------------------------------------------------------------------------
+_SELECTOR = """\
+#if defined(__HIP_PLATFORM_AMD__)
+#define XYZ_HIP_OR_CUDA(h, c) h
+#elif defined(__CUDACC__)
+#define XYZ_HIP_OR_CUDA(h, c) c
+#else
+#define XYZ_HIP_OR_CUDA(h, c) ((void)0)
+#endif
+"""
+
+
+def _shapes(source: str, name: str) -> list[MacroShape]:
+    defines = analyse(source, VendorMacros()).defines[name]
+    return [MacroShape(d.directive.branch, len(d.parameters or ()), unused_parameters(d)) for d in defines]
+
+
+def test_unused_parameters_are_the_positions_a_replacement_never_names():
+    defines = analyse(
+        "#define A(h, c) h\n#define B(x, ...) f(#x, __VA_ARGS__)\n#define C(h, c) (h) + g(c)\n#define D 1\n",
+        VendorMacros(),
+    ).defines
+    assert unused_parameters(defines["A"][0]) == {1}
+    assert unused_parameters(defines["B"][0]) == frozenset()
+    assert unused_parameters(defines["C"][0]) == frozenset()
+    assert unused_parameters(defines["D"][0]) == frozenset()
+
+
+def test_a_vendor_selector_drops_on_rocm_the_argument_only_nvidia_uses():
+    assert dropped_on_rocm(_shapes(_SELECTOR, "XYZ_HIP_OR_CUDA")) == (2, {1})
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # Defined the same for both vendors: nothing is vendor-selected.
+        "#define XYZ_FIRST(h, c) h\n",
+        # The ROCm arm uses both arguments.
+        "#ifdef __HIP_PLATFORM_AMD__\n#define XYZ_SEL(h, c) h, c\n#else\n#define XYZ_SEL(h, c) c\n#endif\n",
+        # NVIDIA drops the argument too: no selector, whatever it is for.
+        "#ifdef __HIP_PLATFORM_AMD__\n#define XYZ_SEL(h, c) h\n#else\n#define XYZ_SEL(h, c) h\n#endif\n",
+        # ROCm may take either definition (a project switch), one of which uses the argument.
+        "#ifdef XYZ_FAST\n#define XYZ_SEL(h, c) h\n#else\n#define XYZ_SEL(h, c) c\n#endif\n",
+    ],
+)
+def test_no_selector_where_rocm_may_compile_the_argument(source):
+    name = "XYZ_FIRST" if "XYZ_FIRST" in source else "XYZ_SEL"
+    assert dropped_on_rocm(_shapes(source, name)) is None
+
+
+def test_invocation_arguments_split_as_the_preprocessor_splits():
+    content = b"r = SEL(f(a, b), g(\"x,)\", '('), /* , ) */ h[1, 2]);\nSEL(open, "
+    found = list(invocation_arguments(content, "SEL"))
+    assert [[content[s:e].strip() for s, e in arguments] for arguments in found] == [
+        [b"f(a, b)", b"g(\"x,)\", '(')", b"/* , ) */ h[1, 2]"]
+    ]
+    # `<...>` is no bracket to the preprocessor: a template argument list splits.
+    assert len(next(invocation_arguments(b"SEL(std::pair<int, int>{}, y)", "SEL"))) == 3
+
+
+# --- other accelerators' arms ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # Tested before the ROCm macro: a ROCm build never defines it.
+        ("#if defined(XYZ_USE_SYCL)\nHAZARD;\n#elif defined(__HIP_PLATFORM_AMD__)\nx;\n#endif\n", Branch(False, None)),
+        ("#ifdef XYZ_USE_MUSA\nHAZARD;\n#elif defined(USE_ROCM)\nx;\n#else\ny;\n#endif\n", Branch(False, None)),
+        # Every chain of the file learns it, not only the one testing it before the ROCm macro.
+        (
+            "#if defined(XYZ_USE_SYCL)\na;\n#elif defined(USE_ROCM)\nb;\n#endif\n#ifdef XYZ_USE_SYCL\nHAZARD;\n#endif\n",
+            Branch(False, None),
+        ),
+        # After the ROCm arm, or with no ROCm arm, nothing says how a ROCm build defines it.
+        ("#if defined(USE_ROCM)\nx;\n#elif defined(XYZ_USE_SYCL)\nHAZARD;\n#endif\n", Branch(False, None)),
+        ("#if defined(XYZ_USE_SYCL)\nHAZARD;\n#else\nx;\n#endif\n", Branch(None, None)),
+        # A CPU feature switch holds in a ROCm build too.
+        ("#if defined(XYZ_USE_CPU_AVX2)\nHAZARD;\n#elif defined(USE_ROCM)\nx;\n#endif\n", Branch(None, None)),
+    ],
+)
+def test_another_accelerators_macro_tested_before_the_rocm_one_is_undefined_on_rocm(source, expected):
+    assert branch_of(source) == expected

@@ -362,6 +362,43 @@ def test_view_has_header_values_remaps_and_include_gates(tmp_path):
     assert project.view(str(root / "include/proj/compat.cuh")).base.on_rocm is not False
 
 
+def test_shuffle_wrappers_of_included_headers_count_as_their_shuffle_on_rocm(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "include/proj/compat.cuh": """
+                #pragma once
+                #ifndef USE_ROCM
+                #define PROJ_SHFL_XOR_W(var, lane, width) \\
+                  __shfl_xor_sync(uint32_t(-1), var, lane, width)
+                #else
+                #define PROJ_SHFL_XOR_W(var, lane, width) __shfl_xor(var, lane, width)
+                #endif
+                """,
+            "src/kernel.cu": """
+                #include "proj/compat.cuh"
+                __global__ void k(float* out, float v) {
+                  const int lane = threadIdx.x & 31;
+                  for (int offset = 8; offset > 0; offset /= 2) {
+                    v = fmaxf(v, PROJ_SHFL_XOR_W(v, offset, 16));
+                  }
+                  if (lane == 0) out[threadIdx.x >> 5] = v;
+                }
+                """,
+        },
+    )
+    view = CudaProject.build(root).view(str(root / "src/kernel.cu"))
+    assert view.shuffle_wrappers["PROJ_SHFL_XOR_W"] == "__shfl_xor(#0, #1, #2)"  # as ROCm sees it
+    # The function shuffles in 16-lane groups on purpose: its 32-lane splits index those groups.
+    assert _codes(root, "src/kernel.cu", select=("ROC208",)) == []
+    (root / "include/proj/compat.cuh").write_text("#pragma once\n", encoding="utf-8")
+    (root / "src/kernel.cu").write_text(
+        (root / "src/kernel.cu").read_text(encoding="utf-8").replace("PROJ_SHFL_XOR_W(v, offset, 16)", "v"),
+        encoding="utf-8",
+    )
+    assert [code for code, _ in _codes(root, "src/kernel.cu", select=("ROC208",))] == ["ROC208", "ROC208"]
+
+
 _BALLOT_KERNEL = """
     #pragma once
     __global__ void k(unsigned* out, int v) {
@@ -540,6 +577,11 @@ def test_project_root_is_the_configured_root_or_the_repository(tmp_path):
     assert project_root(repo / "src/deep/k.cu", tmp_path / "elsewhere") == repo
     loose = write_tree(tmp_path / "loose", {"setup.py": "", "csrc/k.cu": ""})
     assert project_root(loose / "csrc/k.cu", tmp_path / "elsewhere") == loose
+    # Inside by its folders, not by its spelling: a sibling whose name starts with the root's is outside it.
+    sibling = write_tree(tmp_path / "repo2", {"k.cu": ""})
+    assert project_root(sibling / "k.cu", repo) == sibling
+    assert project_root(repo / "src/../src/deep/k.cu", repo / "src/") == repo / "src"
+    assert project_root(repo / "src", repo / "src") == repo / "src"
 
 
 # --- the check of a file with its project ----------------------------------------------------------------------------
@@ -2057,6 +2099,73 @@ def test_a_switch_the_build_sets_per_source_and_vendor_decides_the_headers_arms(
         ("X", "2", "rocm"),
     }
     assert _codes(root, "src/comm.h") == []
+
+
+def test_arguments_a_vendor_selector_drops_on_rocm_are_not_compiled_there(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "if(XYZ_GPU_BACKEND STREQUAL HIP)\n  add_definitions(-DXYZ_USE_HIP)\nendif()\n",
+            # An upper-case `.H` header, read as a header like `.h`.
+            "include/Xyz_GpuControl.H": """
+                #pragma once
+                #if defined(XYZ_USE_HIP)
+                #define XYZ_HIP_OR_CUDA(h, c) h
+                #elif defined(XYZ_USE_CUDA)
+                #define XYZ_HIP_OR_CUDA(h, c) c
+                #else
+                #define XYZ_HIP_OR_CUDA(h, c) ((void)0);
+                #endif
+                """,
+            # Included through a `-I` folder the model cannot follow: the selector is the project's all the same.
+            "src/reduce.cu": """
+                #include <Xyz_GpuControl.H>
+                __device__ float down(float x, int offset) {
+                  return XYZ_HIP_OR_CUDA(__shfl_down(x, offset), __shfl_down_sync(0xffffffff, x, offset));
+                }
+                __device__ unsigned votes(bool p) {
+                  return XYZ_HIP_OR_CUDA(__ballot_sync(0xffffffff, p), __ballot(p));
+                }
+                """,
+        },
+    )
+    project = CudaProject.build(root)
+    assert project.view(str(root / "src/reduce.cu")).selectors["XYZ_HIP_OR_CUDA"] == (
+        "include/Xyz_GpuControl.H:3",
+        2,
+        {1},
+    )
+    # The CUDA argument (line 3) is NVIDIA's alone; the HIP argument (line 6) is what ROCm compiles.
+    assert [line for code, line in _codes(root, "src/reduce.cu") if code == "ROC210"] == [6]
+
+
+def test_another_accelerators_macro_tested_before_a_rocm_macro_is_undefined_on_rocm_everywhere(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "if(XYZ_GPU_BACKEND STREQUAL HIP)\n  add_definitions(-DXYZ_USE_HIP)\nendif()\n",
+            "src/scan.h": """
+                #pragma once
+                #if defined(XYZ_USE_SYCL)
+                #include <sycl/sycl.hpp>
+                #elif defined(XYZ_USE_HIP)
+                #include <hip/hip_runtime.h>
+                #endif
+                """,
+            # No ROCm arm here: only the project's other chain tells how a ROCm build defines it.
+            "src/lanes.cu": """
+                #include "scan.h"
+                #ifdef XYZ_USE_SYCL
+                __device__ unsigned lane_bit(int lane) { return 0x1u << lane; }
+                #endif
+                __device__ unsigned low_bit(int lane) { return 0x1u << lane; }
+                """,
+        },
+    )
+    learned = CudaProject.build(root).learned["XYZ_USE_SYCL"]
+    assert (learned.vendor, learned.on_rocm.defined, learned.on_nvidia.defined) == ("other", False, None)
+    assert str(learned.evidence) == "src/scan.h:2: an #if chain tests it before the ROCm macro XYZ_USE_HIP (arms)"
+    assert [line for code, line in _codes(root, "src/lanes.cu") if code == "ROC211"] == [5]
 
 
 # --- Python extension modules built for one vendor --------------------------------------------------------------

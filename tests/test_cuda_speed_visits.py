@@ -58,6 +58,28 @@ MIXED = [
     "__device__ __nv_fp8_e4m3 q(float x) { return __nv_fp8_e4m3(fminf(x, 448.0f)); }\n"
     "__global__ void tile(float* c) { nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> acc; }\n"
     "template <int N = warpSize> __global__ void k(int* p) { cudaLaunchAttribute a; *p = x % 32 + y / 32; }\n",
+    # Spellings the narrowed visits must still reach: `__asm__`, properties behind a member named for them, a
+    # launch whose grid argument closes templates with `>>>` before its shared memory size.
+    "__device__ int lane_id() {\n"
+    "  int id;\n"
+    '  __asm__ __volatile__("mov.u32 %0, %%laneid;" : "=r"(id));\n'
+    "  return id;\n"
+    "}\n"
+    "struct Params { const cudaDeviceProp* dprops; };\n"
+    "void pick(Params params) { if (params.dprops->major >= 9) { launch_sm90(); } }\n"
+    "template <typename T> struct A {};\n"
+    "template <typename T> int blocks(int n) { return n; }\n"
+    "__global__ void k(float* x) { extern __shared__ float s[]; s[0] = x[0]; }\n"
+    "void run(float* x, int n) { k<<<blocks<A<A<int>>>(n), 256, 100000>>>(x); }\n",
+    # A shift amount on the next line, or only a call naming the lane; properties from a getter, by `auto`; a
+    # `half2` member read through a subscript.
+    "__device__ bool on(unsigned m) { return m & (1u <<\n    (threadIdx.x & (WAVE_SIZE - 1))); }\n"
+    "__device__ bool at(unsigned m) { return m & (1u << __lane_id()); }\n"
+    "void pick() {\n"
+    "  auto p = at::cuda::getCurrentDeviceProperties();\n"
+    "  if (p->major >= 9) { launch_sm90(); }\n"
+    "}\n"
+    "__device__ float low(const half2* v) { return __half2float(v[0].x); }\n",
 ]
 
 
@@ -123,6 +145,39 @@ def test_a_file_no_rule_visits_nodes_in_is_not_parsed(monkeypatch: pytest.Monkey
     monkeypatch.setattr(frontend, "parse", no_parse)
     # ROC217 runs (`cuda` is its trigger) but the file names nothing from its tables.
     assert _diagnostics("k.cu", "// runs on cuda devices\nstatic int counter = 0;\n", DEFAULT_SETTINGS) == []
+
+
+# Files a rule runs on (its triggers are there) but need not parse: what it visits nodes for cannot be there.
+UNPARSED = [
+    ("ROC203", "// plasma physics, no asmjit\nint steps = 1;\n"),  # `asm` only inside words
+    ("ROC208", 'static_assert(sizeof(float) == 4, "");\nint lane = 32;\n'),  # no warp-size name to assert
+    ("ROC217", "void run(float* x, cudaStream_t s) { k<<<1, 256, 0, s>>>(x); }\n"),  # a launch, no device code
+    ("ROC221", "void run(float* x) { k<<<grid, block>>>(x); k<<<LAUNCH_CONFIG>>>(x); }\n"),  # no shared size
+    ("ROC229", "struct Version { int major, minor; };\nbool newer(Version v) { return v.major > 2; }\n"),
+    (
+        "ROC229",
+        "// the version property\nstruct Version { int major; };\nbool newer(Version v) { return v.major > 2; }\n",
+    ),
+    ("ROC211", "// one value per lane\nvoid log(int v) { std::cout << v << std::endl; }\n"),  # no lane shifted by
+    ("ROC241", "float low(half v) { return __half2float(v.x); }\n"),  # `half2` only inside a word
+    (
+        "ROC229",
+        "int cores(int device) {\n  int major = 0;\n"
+        "  cudaDeviceGetAttribute(&major, cudaDevAttrMultiProcessorCount, device);\n  return major > 8;\n}\n",
+    ),  # a getter, no capability attribute
+]
+
+
+@pytest.mark.parametrize(("code", "text"), UNPARSED)
+def test_a_file_a_rule_cannot_find_its_nodes_in_is_not_parsed(
+    code: str, text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed: list[bytes] = []
+    parse = frontend.parse
+    monkeypatch.setattr(frontend, "parse", lambda content: parse(parsed.append(content) or content))
+    report = Engine().check_bytes("k.cu", text.encode(), Overrides(select=(code,)).apply(Settings(root=Path.cwd())))
+    assert not report.skipped  # the rule runs
+    assert (report.diagnostics, report.tracebacks, parsed) == ([], [], [])
 
 
 def test_a_crash_in_visits_needed_is_the_rules_crash(monkeypatch: pytest.MonkeyPatch) -> None:

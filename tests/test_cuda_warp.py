@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_cuda_values import context, initial_value, node_at
 
-from rocmlint.cuda import warp
+from rocmlint.cuda import file_facts, warp
 
 
 @pytest.mark.parametrize(
@@ -133,6 +133,52 @@ def test_unrolled_from_16() -> None:
         None,
         None,
     ]
+
+
+_WRAPPERS = """\
+#ifdef USE_ROCM
+#define SHFL_XOR(var, lane) __shfl_xor(var, lane)
+#define SHFL_XOR_W(var, lane, width) __shfl_xor(var, lane, width)
+#else
+#define SHFL_XOR(var, lane) __shfl_xor_sync(uint32_t(-1), var, lane)
+#define SHFL_XOR_W(var, lane, width) __shfl_xor_sync(uint32_t(-1), var, lane, width)
+#endif
+"""
+
+
+def test_project_macros_wrapping_one_shuffle_are_read_as_it_on_rocm() -> None:
+    ctx = context(
+        _WRAPPERS + "__device__ float f(float v) {\n"
+        "  v += SHFL_XOR(v, 16);\n"
+        "  v += SHFL_XOR_W(v, 16, 16);\n"
+        "  for (int o = 16; o > 0; o /= 2) v += SHFL_XOR(v, o);\n"
+        "  return v + OTHER(v, 16);\n"
+        "}\n"
+    )
+    calls = sorted(ctx.descendants(ctx.tree.root_node, "call_expression"), key=lambda n: n.start_byte)
+    shuffled = [warp.shuffle(call, ctx) for call in calls]
+    assert [(found[0], [ctx.text(a) for a in found[1] if a]) for found in shuffled if found] == [
+        ("__shfl_xor", ["v", "16"]),
+        ("__shfl_xor", ["v", "16", "16"]),
+        ("__shfl_xor", ["v", "o"]),
+    ]
+    assert [warp.unrolled_from_16(call, ctx) for call in calls if ctx.call_name(call) != "__shfl_xor"] == [
+        "SHFL_XOR",
+        None,  # an explicit width of 16: 16-lane groups on purpose
+        None,
+        None,
+    ]
+    assert warp.reduction_over_32_lanes(node_at(ctx, "for", "for_statement"), ctx) == "o"
+
+
+def test_shuffle_wrapper_forms() -> None:
+    assert file_facts.shuffle_wrapper_form("__shfl_xor_sync(uint32_t(-1), var, m)", ("var", "m")) == (
+        "__shfl_xor_sync(uint32_t(-1), #0, #1)"
+    )
+    assert file_facts.shuffle_wrapper_form("( __shfl_down(v, d, w) )", ("w", "v", "d")) == "__shfl_down(#1, #2, #0)"
+    assert file_facts.shuffle_wrapper_form("__shfl_xor(v, m) + 1", ("v", "m")) is None  # more than one call
+    assert file_facts.shuffle_wrapper_form("foo(v, m)", ("v", "m")) is None
+    assert file_facts.wrapped_call("__shfl_xor_sync(uint32_t(-1), #0, #1)") == ("__shfl_xor_sync", (None, 0, 1))
 
 
 def test_functions_doing_64_lane_arithmetic_are_written_for_64_lane_waves():

@@ -29,6 +29,26 @@ VALID = (
             return x.to(quant_dtype)
         """,
     ),
+    # MX code by what its def or class says (an E8M0 scale, "MXFP8" in a docstring), or at module level its module's
+    # docstring, in code written for ROCm.
+    Valid(
+        """
+        \"\"\"Static init for FP8 GEMM benchmarks with E8M0 block scales.\"\"\"
+        import flydsl.compiler as flyc
+        import torch
+        FP8_E4M3 = torch.float8_e4m3fn
+        def quant_x(x, quant_dtype=None):
+            \"\"\"Emits an MXFP8-quantized X.\"\"\"
+            return x.to(quant_dtype or torch.float8_e4m3fn)
+        def reference(x, x_scales):
+            return x.view(torch.float8_e4m3fn).float() * e8m0_to_f32(x_scales)
+        class MegaMoE:
+            def __init__(self):
+                self.dispatch_dtype = torch.float8_e4m3fn
+            def quant(self, x):
+                return per_1x32_mx_quant(x)
+        """,
+    ),
     # Code written for ROCm (a module importing the ROCm-only FlyDSL) that picks the format per gfx arch itself.
     Valid(
         """
@@ -70,6 +90,41 @@ INVALID = (
             return x.to(quant_dtype)
         """,
         expect=("2:40-2:59",),
+    ),
+    # Code written for ROCm whose def and module say nothing of MX (another def's E8M0 scale is no MX of this one).
+    Invalid(
+        """
+        import flydsl.compiler as flyc
+        import torch
+        def per_token_quant(x):
+            return x.to(torch.float8_e4m3fn)
+        def scales(n):
+            return torch.empty(n, dtype=torch.float8_e8m0fnu)
+        """,
+        expect=("4:17-4:36",),
+    ),
+    # An E8M0 layout named only in a comment (of another branch of the def).
+    Invalid(
+        """
+        import flydsl.compiler as flyc
+        import torch
+        def insert(cache, cache_dtype):
+            if cache_dtype == torch.uint8:
+                pass  # the UE8M0 paged layout
+            else:
+                return torch.zeros_like(cache, dtype=torch.float8_e4m3fn)
+        """,
+        expect=("7:46-7:65",),
+    ),
+    # MX code by what its docstring says, in code that may run on MI300.
+    Invalid(
+        """
+        import torch
+        def quant_x(x):
+            \"\"\"Emits an MXFP8-quantized X with e8m0 scales.\"\"\"
+            return x.to(torch.float8_e4m3fn)
+        """,
+        expect=("4:17-4:36",),
     ),
     # The same per-arch file without the ROCm-only import: it may run on NVIDIA and MI300 alike.
     Invalid(

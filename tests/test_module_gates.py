@@ -656,3 +656,36 @@ def test_a_vendored_module_the_project_never_imports_never_runs(tmp_path: Path) 
 def test_a_module_of_the_project_nothing_imports_still_runs(tmp_path: Path) -> None:
     files = {**VENDORED_TREE, "app/cli.py": "from melo.api import TTS\n"}
     assert bases(tmp_path, files, "app/cli.py", "app/thirdparty/melo/train.py") == [EVERYWHERE, NOWHERE]
+
+
+# --- the index read by two processes --------------------------------------------------------------------------------
+def _index_contents(index: ImportIndex) -> tuple[object, ...]:
+    """Everything the build records, in the order it holds it (sets sorted: nothing reads them in their order)."""
+    return (
+        [(imported, list(importers.items())) for imported, importers in index.importers.items()],
+        [(importer, sorted(files)) for importer, files in index._module_level.items()],
+        list(index._packages.items()),
+        [(importer, sorted(prefixes)) for importer, prefixes in index._computed_loads.items()],
+        list(index._absolute_imports.items()),
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the helper is forked")
+def test_an_index_read_by_two_processes_is_the_one_read_by_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second half's importers of a module come after the first half's, modules first imported in the second
+    half after the others, as one process reading the files in order records them."""
+    files = {"pkg/__init__.py": "", "pkg/platform.py": PLATFORM}
+    for number in range(12):
+        files[f"pkg/mod{number:02}.py"] = (
+            f"from pkg.platform import IS_ROCM\nimport cutlass\nfrom . import mod{(number + 5) % 12:02}\n"
+            f"if IS_ROCM:\n    from pkg import mod{(number + 7) % 12:02}\n"
+            f'ops = importlib.import_module(f"_{{vendor}}.ops{number}")\n'
+        )
+    write_tree(tmp_path, files)
+    monkeypatch.setattr("rocmlint.python.importers.SPLIT_MIN_FILES", 4)
+    alone = ImportIndex.build(tmp_path, is_test_file)
+    split = ImportIndex.build(tmp_path, is_test_file, processes=2)
+    assert _index_contents(split) == _index_contents(alone)
+    assert split.importers[str(tmp_path / "pkg/mod00.py")]  # the second half's files import it
+    assert len(split._packages) == len(split._computed_loads) == 12  # both halves' files were read
+    assert len(split._absolute_imports) == len(alone._absolute_imports) > 12

@@ -153,19 +153,22 @@ VALID = (
         }
         """,
     ),
-    # A per-warp array read at a lane only where the lane is below the warp count, and a per-lane array.
+    # A per-warp array read at a lane only where the lane is below the warp count, and per-lane arrays (sized by the
+    # warp size, here also a template parameter named `warpSize`).
     Valid(
         """
+        template <int warpSize>
         __global__ void block_sum(const float* x, float* y) {
           __shared__ float partial[THREADS / WARP_SIZE];
           __shared__ float per_lane[WARP_SIZE];
+          __shared__ float lane_sums[warpSize];
           int lane = threadIdx.x % warpSize;
           float v = __shfl_down(x[threadIdx.x], 1);
           v = (threadIdx.x < blockDim.x / warpSize) ? partial[lane] : 0.f;
           if (lane < THREADS / WARP_SIZE) {
             v += partial[lane];
           }
-          y[threadIdx.x] = v + per_lane[lane];
+          y[threadIdx.x] = v + per_lane[lane] + lane_sums[lane];
         }
         """,
     ),

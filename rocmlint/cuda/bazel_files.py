@@ -122,7 +122,8 @@ class _Reader:
         for file in sorted(self.paths):
             package = self._package_of(file)
             if package is not None:
-                self.files_by_package.setdefault(package, []).append(os.path.relpath(file, package))
+                # Its path below the package's folder (`os.path.relpath`, which costs more, gives the same).
+                self.files_by_package.setdefault(package, []).append(file[len(package) + 1 :])
         # Targets a macro makes (`native.cc_library(...)` in a `.bzl` function a package calls): their names are
         # computed, so a call's value stands for them (`deps = make_kernel_libs()`), wherever it is used.
         self.made: dict[_Key, tuple[ast.Call, _Module, dict[str, list[_Item]]]] = {}
@@ -373,16 +374,20 @@ class _Reader:
         include = node.args[0] if node.args else arguments.get("include")
         exclude = node.args[1] if len(node.args) > 1 else arguments.get("exclude")
 
-        def patterns(expression: ast.expr | None) -> list[re.Pattern[str]]:
+        def pattern(expression: ast.expr | None) -> re.Pattern[str] | None:
+            """The files any glob of `expression` matches, as one pattern (None: no glob)."""
             if expression is None:
-                return []
-            return [_glob_pattern(i.text) for i in _items(self.evaluate(expression, scope, module, package, depth))]
+                return None
+            globs = [i.text for i in _items(self.evaluate(expression, scope, module, package, depth))]
+            return _globs_pattern(tuple(globs)) if globs else None
 
-        wanted, unwanted = patterns(include), patterns(exclude)
+        wanted, unwanted = pattern(include), pattern(exclude)
+        if wanted is None:
+            return []
         return [
             _Item(file, BOTH, module.path, node.lineno)
             for file in self.files_by_package.get(package, ())
-            if any(p.fullmatch(file) for p in wanted) and not any(p.fullmatch(file) for p in unwanted)
+            if wanted.fullmatch(file) and not (unwanted is not None and unwanted.fullmatch(file))
         ]
 
     # --- which vendor a select() key is -------------------------------------------------------------------------
@@ -794,7 +799,13 @@ def _setting_pairs(arguments: dict[str, ast.expr]) -> Iterator[tuple[str, str]]:
                     yield str(key.value), str(value.value)
 
 
-def _glob_pattern(glob: str) -> re.Pattern[str]:
+def _globs_pattern(globs: tuple[str, ...]) -> re.Pattern[str]:
+    """A pattern that matches a whole path when one of `globs` does: one alternation, which the regex engine tries
+    in C (a glob of PyTorch's root package is tried on every file of the tree)."""
+    return re.compile("|".join(f"(?:{_glob_regex(glob)})" for glob in globs))
+
+
+def _glob_regex(glob: str) -> str:
     parts = re.split(r"(\*\*/|\*\*|\*|\?)", glob.removeprefix("./"))
     wildcards = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
-    return re.compile("".join(wildcards.get(part, re.escape(part)) for part in parts))
+    return "".join(wildcards.get(part, re.escape(part)) for part in parts)

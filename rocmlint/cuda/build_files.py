@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
+from rocmlint.cuda.cmake_unrun import RUNS_EVERYTHING, RunTracker, UnrunCmake, unrun_cmake
+
 # Words in a build condition or a macro name that mean the ROCm side, the NVIDIA side, or another accelerator.
 ROCM_WORDS = frozenset({"HIP", "ROCM", "HCC", "AMD", "AMDGPU", "HIPBLAS", "HIPBLASLT", "HIPCC", "HIPIFY", "ROCBLAS"})
 NVIDIA_WORDS = frozenset(
@@ -69,6 +71,13 @@ def vendor_of_words(text: str) -> str | None:
     if rocm == nvidia:
         return None
     return "rocm" if rocm else "nvidia"
+
+
+def names_another_accelerator(text: str) -> bool:
+    """Whether the words of `text` (a macro name) name another accelerator's build (`XYZ_USE_SYCL`, `USE_MUSA`); a
+    CPU feature switch does not (`USE_CPU_AVX2` holds in a ROCm build too)."""
+    words = {word.upper() for word in _WORD_SPLIT.split(text) if word}
+    return bool(words & (OTHER_ACCELERATOR_WORDS - {"CPU"}))
 
 
 # Words of a build condition that hold only where no ROCm build runs: another accelerator's build (a CPU feature
@@ -129,6 +138,9 @@ class SourceSet:
     line: int
     removed: bool = False  # `list(REMOVE_ITEM SOURCES ...)`: the build takes these out of a list it compiles
     variable: str = ""  # the list variable it sets, extends or removes from (`SOURCES`), "" for a target's own
+    # Why no build compiles these ("" when one may): named in CMake code that never runs, or in a list nothing reads
+    # (rocmlint/cuda/cmake_unrun.py).
+    unbuilt: str = ""
 
 
 @dataclass(frozen=True)
@@ -540,6 +552,7 @@ def cmake_facts(
     source_functions: frozenset[str] = frozenset(),
     glob_functions: frozenset[str] = frozenset(),
     off_on_rocm: frozenset[str] = frozenset(),
+    unrun: UnrunCmake = RUNS_EVERYTHING,
 ) -> BuildFacts:
     """The macros and sources a CMake file defines per vendor, and the languages it builds. The vendor of a
     definition is the file's (one that builds only the HIP language, outside any ROCm block; or that sits in a folder named for a vendor:
@@ -551,7 +564,8 @@ def cmake_facts(
     the build targets HIP, see `cmake_switches_off_on_rocm`) open NVIDIA blocks too. A call of one of the project's
     `glob_functions` (`my_glob(GLOB VAR dir/*.cu)`, see `cmake_glob_functions`) globs as `file(GLOB ...)` does. A
     `.cmake` module's relative paths are relative to the folder of the file including it, not known here: they name
-    the project files ending so (`ANYWHERE`)."""
+    the project files ending so (`ANYWHERE`). Sources named in code that never runs, or in a list nothing that runs
+    reads (`unrun`, see `cmake_unrun`), are `unbuilt`."""
     hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
     commands = list(_cmake_commands(text))
     rocm_alone = hip and not cuda and _builds_hip_outside_rocm_blocks(commands)
@@ -565,9 +579,12 @@ def cmake_facts(
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
     platforms: list[list[str | None]] = []  # the same, of the HIP platform each block tests (None: tests none)
     elsewhere: list[bool] = []  # per open block: whether its current arm runs only elsewhere (`runs_elsewhere`)
+    tracker = RunTracker(unrun)
     for command, arguments, line in commands:
         name = command.lower()
         _track_elsewhere(elsewhere, name, arguments)
+        never_runs = tracker.step(name, arguments)
+        first_source = len(sources)
         module = _native_module(name, arguments)
         if module:
             sources_at = () if included_module else _source_folders(path, arguments.split()[1:])
@@ -624,6 +641,7 @@ def cmake_facts(
                 if w.endswith(_SOURCE_SUFFIXES) and "$" not in w
             ]
             sources += [_anywhere(s) if included_module else s for s in listed]
+        sources[first_source:] = [_unbuilt(s, never_runs, unrun) for s in sources[first_source:]]
     defines += _hipconfig_defines(path, text)
     return BuildFacts(
         tuple(defines),
@@ -645,6 +663,22 @@ def _native_module(command: str, arguments: str) -> str:
     if command in _CMAKE_MODULE_COMMANDS or (command == "add_library" and words[1:2] == ["MODULE"]):
         return words[0].strip('"')
     return ""
+
+
+def _unbuilt(sources: SourceSet, never_runs: str, unrun: UnrunCmake) -> SourceSet:
+    """`sources` marked unbuilt when the command naming them never runs, or they go to a list nothing reads."""
+    if sources.removed:
+        return sources
+    if never_runs:
+        return replace(sources, unbuilt=never_runs)
+    if unrun.unread(sources.variable):
+        return replace(sources, unbuilt=f"in `{sources.variable}`, which no CMake code that runs reads")
+    return sources
+
+
+def cmake_unrun(texts: Iterable[str]) -> UnrunCmake:
+    """What the project's CMake files (all of them: one sets the list another iterates) leave unrun."""
+    return unrun_cmake(list(_cmake_commands(text)) for text in texts)
 
 
 # Commands setting a COMPILE_DEFINITIONS property: `set_property(TARGET t APPEND PROPERTY COMPILE_DEFINITIONS A)`,
@@ -1012,8 +1046,9 @@ def _cmake_commands(text: str) -> Iterator[tuple[str, str, int]]:
             if not depth:
                 position = parenthesis.end()
                 break
-        line += text.count("\n", counted, match.start())
-        counted = match.start()
+        # From the command's name: the match starts with the blank lines before it.
+        line += text.count("\n", counted, match.start(1))
+        counted = match.start(1)
         yield match.group(1), text[match.end() : position - 1], line
 
 

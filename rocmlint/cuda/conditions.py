@@ -88,8 +88,6 @@ _CUDA_ARCH_WORD = re.compile(r"\b__CUDA_ARCH__\b")
 # Other vendor tests ROC207's `|| <ROCm test>` rewrite would hide from their rules (ROC213, ROC214): once the
 # ROCm test is in the chain, no rule reports it any more.
 _OTHER_VENDOR_TESTS = frozenset(PASS_AND_COMPILER_ALTERNATIVES) | {"__NVCC__"}
-# An arm that stops the build says it is not meant to be compiled there.
-_ERROR_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*error\b", re.MULTILINE)
 # `!defined(CUDA_VERSION)`, `!defined CUDART_VERSION`, `(!defined(CUDA_VERSION))`: the test of "no CUDA toolkit".
 _NO_TOOLKIT = re.compile(
     r"\(?\s*!\s*defined\s*(?:\(\s*(?:{names})\s*\)|\s(?:{names}))\s*\)?".format(
@@ -364,21 +362,18 @@ class ConditionRule:
     def _written_for_no_toolkit(self, directive: Directive, ctx: CudaContext) -> bool:
         """The chain tests only whether version macros are defined, and the arm ROCm certainly takes is the one
         it opens with `#ifndef CUDA_VERSION` / `#if !defined(CUDA_VERSION)`: "no CUDA toolkit here", which a ROCm
-        build answers by construction, not by reading 0 (ginkgo's HIP branch of shared CUDA/HIP code). That arm
-        holds nothing HIP lacks and no `#error`. An `#else` after `#ifdef CUDA_VERSION` is no such arm: it may be
-        a fallback nobody wrote for ROCm."""
-        chains = self._chains(ctx)
-        version_tests = dict.fromkeys(CUDA_VERSION_MACROS, "")
-        if any(condition_tests(member.condition, version_tests) is None for member in chains.chain(directive)):
+        build answers by construction, not by reading 0 (ginkgo's HIP branch of shared CUDA/HIP code). No arm
+        before it compares a version (what later arms compare is NVIDIA's choice alone), and it holds nothing HIP
+        lacks and no `#error` ROCm may reach. An `#else` after `#ifdef CUDA_VERSION` is no such arm: it may be a
+        fallback nobody wrote for ROCm."""
+        arms = self._chains(ctx).arms_of(directive)
+        taken = next((arm for arm in arms if arm_branch(arm, ctx).on_rocm is True), None)
+        if taken is None or taken.kind == "else" or _NO_TOOLKIT.fullmatch(taken.condition) is None:
             return False
-        taken = next((arm for arm in chains.arms_of(directive) if arm_branch(arm, ctx).on_rocm is True), None)
-        return (
-            taken is not None
-            and taken.kind != "else"
-            and _NO_TOOLKIT.fullmatch(taken.condition) is not None
-            and lacking_on_hip(ctx, arm_span(taken, ctx)) is None
-            and not _ERROR_DIRECTIVE.search(arm_text(taken, ctx))
-        )
+        version_tests = dict.fromkeys(CUDA_VERSION_MACROS, "")
+        if any(condition_tests(arm.condition, version_tests) is None for arm in arms[: arms.index(taken)]):
+            return False
+        return lacking_on_hip(ctx, arm_span(taken, ctx)) is None and not _stops_rocm(taken, ctx)
 
     def _rocm_term_fix(self, directive: Directive, ctx: CudaContext) -> Fix | None:
         """ROC207's unsafe fix, `<condition> || <ROCm test>`: ROCm compiles this arm. Offered only when the arm
@@ -452,7 +447,9 @@ def arm_outcomes_agree(arms: list[Directive], ctx: CudaContext) -> bool:
     """Whether a ROCm build takes an arm of this chain (`arms`: `#if`, each `#elif`, `#else`) it can use by
     construction, whatever the project's own macros are: the arm every recent NVIDIA build takes too, in each
     of its passes (`!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800` holds on nvcc's host pass, on sm_80 and
-    sm_90, and on ROCm; `defined(_MSC_VER) && CUDA_VERSION == 11020` holds on none), or where an NVIDIA build
+    sm_90, and on ROCm; `defined(_MSC_VER) && CUDA_VERSION == 11020` holds on none), or at least the newest
+    toolkit does (`!defined(__CUDACC_VER_MAJOR__) || __CUDACC_VER_MAJOR__ > 12`: the arm an older nvcc skips is
+    kept from that nvcc's bug, its workaround is NVIDIA's alone), or where an NVIDIA build
     takes another arm in all its passes, one whose every statement HIP lacks (a 32-bit-mask `*_sync` shuffle,
     inline PTX: ROCm could not compile it anyway) while ROCm takes an arm of its own (the `#else` with the
     non-`_sync` shuffle of `#if CUDA_VERSION >= 9000`; not the host arm of `#ifdef __CUDA_ARCH__`).
@@ -483,7 +480,7 @@ def arm_outcomes_agree(arms: list[Directive], ctx: CudaContext) -> bool:
         rocm = _taken_arm(conditions, [_build_lookup(r, _ROCM_BUILD, assigned) for r, _ in lookups])
         if rocm is None or not _arm_usable(rocm, arms, ctx, usable, on_rocm=True):
             return False
-        for toolkit_passes in nvidia_builds:
+        for age, toolkit_passes in enumerate(reversed(nvidia_builds)):  # the newest toolkit first
             taken = [
                 _taken_arm(conditions, [_build_lookup(n, build, assigned) for _, n in lookups])
                 for build in toolkit_passes
@@ -491,6 +488,8 @@ def arm_outcomes_agree(arms: list[Directive], ctx: CudaContext) -> bool:
             nvidia = {arm for arm in taken if arm is not None}
             if len(nvidia) < len(set(taken)):
                 return False  # a condition NVIDIA cannot evaluate
+            if nvidia == {rocm} and age == 0:
+                break  # what an older toolkit takes instead is a workaround of its own
             if nvidia == {rocm}:
                 continue
             # Another arm on NVIDIA is fine only when it is NVIDIA-only, ROCm has an arm of its own to take
@@ -829,6 +828,16 @@ def arm_span(directive: Directive, ctx: CudaContext) -> ByteSpan:
         elif following.kind in _ARMS and depth == 0:
             return ByteSpan(directive.end_byte, following.start_byte)
     return ByteSpan(directive.end_byte, len(ctx.content))
+
+
+def _stops_rocm(directive: Directive, ctx: CudaContext) -> bool:
+    """Whether the arm this `#if`/`#elif` opens holds an `#error` a ROCm build may reach: one in a nested arm only
+    another build takes (`#if USING_ROCM ... #else #error ... #endif`) says nothing about ROCm."""
+    span = arm_span(directive, ctx)
+    return any(
+        d.kind == "error" and span.start_byte <= d.start_byte < span.end_byte and d.branch.on_rocm is not False
+        for d in ctx.preprocessor.directives
+    )
 
 
 def arm_text(directive: Directive, ctx: CudaContext) -> str:

@@ -19,6 +19,7 @@ from rocmlint.cuda.values import constant_value
 _DEVICE_PROP_TYPES = re.compile(r"\b(?:cudaDeviceProp|hipDeviceProp_t|hipDeviceProp)\b")
 # Receivers conventionally holding device properties: prop, props, dprops, deviceProp, device_prop, properties.
 _PROP_NAME = re.compile(r"(?:\w*_)?(?:d|dev|device|gpu|cuda|hip)?_?prop(?:s|erties)?", re.IGNORECASE)
+_PROP_NAME_BYTES = re.compile(_PROP_NAME.pattern.encode(), re.IGNORECASE)
 _PROP_GETTERS = re.compile(r"(?:^|::)(?:getCurrentDeviceProperties|getDeviceProperties)$")
 # `cudaDeviceGetAttribute(&value, attribute, device)` and its HIP and driver-API spellings.
 ATTRIBUTE_GETTERS = frozenset({"cudaDeviceGetAttribute", "hipDeviceGetAttribute", "cuDeviceGetAttribute"})
@@ -51,6 +52,23 @@ def _is_device_properties(receiver: Node, ctx: CudaContext) -> bool:
         if value is not None and value.type == "call_expression":
             return bool(_PROP_GETTERS.search(ctx.call_name(value) or ""))
     return bool(_PROP_NAME.fullmatch(ctx.text(receiver)))
+
+
+def may_read_device_properties(ctx: CudaContext) -> bool:
+    """Whether `is_property_field` can hold anywhere in the file: every receiver it accepts is declared with the
+    struct's type or a getter's value (both spell `DeviceProp`), or named like device properties (a word of the file
+    `_PROP_NAME` matches), so a file with neither need not be parsed to look for property reads."""
+    if not ctx.mentions(b"prop", lowered=True):
+        return False
+    if ctx.mentions(b"deviceprop", lowered=True):
+        return True
+    return any(b"rop" in word.lower() and _PROP_NAME_BYTES.fullmatch(word) for word in ctx.words)
+
+
+def may_fill_attribute_variables(ctx: CudaContext, *attribute_words: bytes) -> bool:
+    """Whether `holds_attribute` can hold anywhere in the file for attributes spelling one of `attribute_words`: an
+    attribute getter is a word of the file and one of them is in its text."""
+    return any(name.encode() in ctx.words for name in ATTRIBUTE_GETTERS) and ctx.mentions(*attribute_words)
 
 
 def is_property_field(node: Node, ctx: CudaContext, fields: Collection[str]) -> bool:
@@ -163,4 +181,12 @@ def _scope(node: Node, ctx: CudaContext) -> int:
     return function.start_byte if function is not None else -1
 
 
-__all__ = ["ATTRIBUTE_GETTERS", "CURRENT_CAPABILITIES", "holds_attribute", "is_property_field", "same_on_current_gpus"]
+__all__ = [
+    "ATTRIBUTE_GETTERS",
+    "CURRENT_CAPABILITIES",
+    "holds_attribute",
+    "is_property_field",
+    "may_fill_attribute_variables",
+    "may_read_device_properties",
+    "same_on_current_gpus",
+]

@@ -18,6 +18,7 @@ from rocmlint.cuda.preprocessor import (
     analyse,
     is_amd_target_macro,
     names_in,
+    unused_parameters,
 )
 from rocmlint.vendor import EVERYWHERE, Branch
 
@@ -52,6 +53,13 @@ _ATOMIC_OVERLOAD = re.compile(
 )
 # Files other files include: only their integer constants are ever looked up from elsewhere.
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
+
+
+def is_header(path: str) -> bool:
+    """Whether `path` names a header, whatever the case of its suffix (`AMReX_Gpu.H`, as compilers read `.H`)."""
+    return path.lower().endswith(HEADER_SUFFIXES)
+
+
 _AMD_BUILTIN = re.compile(rb"__builtin_amdgcn_\w+")
 # The identifier parts `_WAVE64_CONSTANT` needs, lowercased (`WARP_SIZE`, `kWaveSize`, `wavefront_width`): one
 # pattern with the literal prefix `wa`, which the regex engine skips to (one pass, not a substring test per name).
@@ -77,6 +85,8 @@ class Definition:
     # version and no ROCm macro (`#if __CUDA_ARCH__ >= 800 #define HAS_BF16`): NVIDIA-only because HIP lacks
     # those macros, not by the project's choice.
     compiler_decided: bool = False
+    # A function-like macro's parameters its replacement never names, by position (`preprocessor.unused_parameters`).
+    unused: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -111,6 +121,9 @@ class FileFacts:
     # macro Y alone (`#if defined(X) ... #elif defined(Y)`): a build defining X never compiles Y's arm.
     tested_before: tuple[tuple[str, str, int], ...] = ()
     runtime_compiles: bool = False  # calls NVRTC or hipRTC (or jitify, NVRTC's wrapper): compiles at run time
+    # Function-like macros whose body, as ROCm sees it, is one lane exchange: value = `wrapped_call`'s form of it
+    # (`#define SHFL_XOR(v, m) __shfl_xor(v, m)` -> `__shfl_xor(#0, #1)`).
+    shuffle_wrappers: tuple[Definition, ...] = ()
 
     @property
     def conditional(self) -> bool:
@@ -134,6 +147,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
             d.directive.branch,
             None if d.parameters is None else len(d.parameters),
             d.directive.start_byte in compiler_decided,
+            unused_parameters(d),
         )
         for found in preprocessor.defines.values()
         for d in found
@@ -141,7 +155,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
     return FileFacts(
         path=path,
         defines=defines,
-        constants=tuple(_constants(data, lines, preprocessor)) if path.endswith(HEADER_SUFFIXES) else (),
+        constants=tuple(_constants(data, lines, preprocessor)) if is_header(path) else (),
         types=tuple(_types(data, lines, preprocessor)),
         atomic_overloads=tuple(_atomic_overloads(data, lines, preprocessor)),
         includes=tuple(
@@ -156,6 +170,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
         hip_runtime=preprocessor.includes_hip_runtime,
         runtime_compiles=(b"rtc" in data or b"jitify" in data) and _RUNTIME_COMPILE.search(data) is not None,
         guard=_guard(preprocessor),
+        shuffle_wrappers=tuple(_shuffle_wrappers(preprocessor)) if b"shfl" in data.lower() else (),
     )
 
 
@@ -259,6 +274,65 @@ class _Lines:
         if self._newlines is None:
             self._newlines = [m.start() for m in re.finditer(rb"\n", self._data)]
         return bisect.bisect_left(self._newlines, offset) + 1
+
+
+# A macro body that is one call of a lane exchange (`__shfl_xor_sync(...)`, PyTorch's `WARP_SHFL_XOR(...)`), maybe
+# parenthesised: the wrapper a project defines per vendor.
+_SHUFFLE_BODY = re.compile(r"((?:__shfl|WARP_SHFL)\w*)\s*\((.*)\)")
+_PARAMETER_MARK = re.compile(r"#(\d+)")
+
+
+def shuffle_wrapper_form(body: str, parameters: tuple[str, ...]) -> str | None:
+    """`body` of a function-like macro taking `parameters`, when it is one lane-exchange call: the call with every
+    argument that is a parameter written `#i` (its position): `__shfl_xor_sync(uint32_t(-1), var, lane_mask)` with
+    (var, lane_mask) -> `__shfl_xor_sync(uint32_t(-1), #0, #1)`. None for any other body."""
+    body = body.strip()
+    if body.startswith("(") and body.endswith(")"):
+        body = body[1:-1].strip()
+    match = _SHUFFLE_BODY.fullmatch(body)
+    if match is None:
+        return None
+    arguments = split_arguments(match.group(2))
+    if arguments is None:
+        return None
+    marked = [f"#{parameters.index(a)}" if a in parameters else a for a in arguments]
+    return f"{match.group(1)}({', '.join(marked)})"
+
+
+def wrapped_call(form: str) -> tuple[str, tuple[int | None, ...]]:
+    """A `shuffle_wrapper_form` read back: the intrinsic, and for each of its arguments the position of the
+    wrapper's argument passed there (None for a fixed expression such as a mask)."""
+    name, _, rest = form.partition("(")
+    arguments = split_arguments(rest[:-1]) or []
+    marks = [_PARAMETER_MARK.fullmatch(a) for a in arguments]
+    return name, tuple(int(m.group(1)) if m else None for m in marks)
+
+
+def split_arguments(text: str) -> list[str] | None:
+    """`text` split at its top-level commas, each part stripped; None when its brackets do not balance."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif char == "," and depth == 0:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    parts.append(text[start:].strip())
+    return parts if depth == 0 and all(parts) else None
+
+
+def _shuffle_wrappers(preprocessor: Preprocessor) -> Iterator[Definition]:
+    for found in preprocessor.defines.values():
+        for define in found:
+            if define.parameters is None or define.directive.branch.on_rocm is False:
+                continue
+            form = shuffle_wrapper_form(define.value, define.parameters)
+            if form is not None:
+                yield Definition(define.name, form, define.directive.line, define.directive.branch)
 
 
 def _constants(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:

@@ -11,6 +11,7 @@ over the bytes of the rules' anchors, and visited in source order.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import operator
 import re
@@ -23,17 +24,21 @@ from typing import Protocol
 import tree_sitter
 import tree_sitter_cuda
 
-from rocmlint.cuda.file_facts import rocm_atomic_overloads
+from rocmlint.cuda.file_facts import rocm_atomic_overloads, shuffle_wrapper_form, wrapped_call
 from rocmlint.cuda.preprocessor import (
     STALE_ROCM_MACROS,
     Define,
     Directive,
     Include,
+    MacroShape,
     Preprocessor,
     VendorMacros,
     analyse,
+    dropped_on_rocm,
+    invocation_arguments,
     names_in,
     parse_int,
+    unused_parameters,
 )
 from rocmlint.cuda.project import EMPTY_VIEW, FileView
 from rocmlint.cuda.trace import START, Trace
@@ -55,15 +60,9 @@ PORTABLE_MACROS = frozenset(
         "WARP_ANY",
         "WARP_ALL",
         "C10_WARP_SIZE",
-        "VLLM_SHFL_XOR_SYNC",
-        "VLLM_SHFL_SYNC",
-        "VLLM_SHFL_XOR_SYNC_WIDTH",
-        "VLLM_SHFL_UP_SYNC",
-        "VLLM_SHFL_DOWN_SYNC",
-        "VLLM_DevFuncAttribute_SET_MaxDynamicSharedMemorySize",
     }
 )
-_VENDOR_NAMES = {"rocm": "ROCm", "nvidia": "NVIDIA"}
+_VENDOR_NAMES = {"rocm": "ROCm", "nvidia": "NVIDIA", "other": "another accelerator"}
 _CONSTEXPR_BOOL = re.compile(rb"\bconstexpr\s+(?:static\s+)?bool\s+([A-Za-z_]\w*)\s*=\s*([^;{}]+);")
 # `if (NAME)`, `if constexpr (!NAME)`: a test of one name, a candidate vendor constant.
 _RUNTIME_TEST = re.compile(rb"\bif\s*(?:constexpr\s*)?\(\s*(!?)\s*([A-Za-z_]\w*)\s*\)")
@@ -235,7 +234,52 @@ class CudaContext:
         branch = self.preprocessor.branch_at(span.start_byte)
         for runtime in self._runtime_branches(span):
             branch = Branch(and3(branch.on_rocm, runtime.on_rocm), and3(branch.on_nvidia, runtime.on_nvidia))
+        if branch.on_rocm is not False and self._in_argument_rocm_drops(span):
+            branch = Branch(False, branch.on_nvidia)
         return branch
+
+    def _in_argument_rocm_drops(self, span: Span) -> bool:
+        """Whether `span` starts inside an argument a vendor selector macro drops on ROCm (the CUDA argument of
+        `XYZ_HIP_OR_CUDA(__shfl_down(v, 1), __shfl_down_sync(0xffffffff, v, 1))`): ROCm never compiles it."""
+        ranges = self._arguments_rocm_drops
+        if not ranges:
+            return False
+        index = bisect.bisect_right(ranges, (span.start_byte, len(self.content))) - 1
+        return index >= 0 and ranges[index][0] <= span.start_byte < ranges[index][1]
+
+    @cached_property
+    def _arguments_rocm_drops(self) -> list[tuple[int, int]]:
+        """The sorted byte ranges of the arguments ROCm never compiles, of every invocation of a vendor selector
+        macro the file's project or the file itself defines (`FileView.selectors`, `preprocessor.dropped_on_rocm`)."""
+        ranges: list[tuple[int, int]] = []
+        for name, (count, positions) in self._selectors().items():
+            for arguments in invocation_arguments(self.content, name):
+                if len(arguments) == count:
+                    ranges.extend(arguments[position] for position in positions)
+        return sorted(ranges)
+
+    def _selectors(self) -> dict[str, tuple[int, frozenset[int]]]:
+        """The vendor selector macros this file invokes -> (parameter count, positions ROCm drops): the project's,
+        else those the file defines itself."""
+        project = self.options.project.selectors
+        found = {
+            name: (selector[1], selector[2])
+            for name in project
+            if name.encode() in self.words and (selector := project.get(name)) is not None
+        }
+        for name, defines in self.preprocessor.defines.items():
+            if name in found or not any(unused_parameters(d) for d in defines):
+                continue
+            shapes = [
+                MacroShape(
+                    d.directive.branch, None if d.parameters is None else len(d.parameters), unused_parameters(d)
+                )
+                for d in defines
+            ]
+            dropped = dropped_on_rocm(shapes)
+            if dropped is not None:
+                found[name] = dropped
+        return found
 
     def _runtime_branches(self, span: Span) -> Iterator[Branch]:
         """The vendor of each `if`/`else` arm around `span` whose test is a vendor constant."""
@@ -440,6 +484,12 @@ class CudaContext:
     def function_of(self, node: Node) -> Node | None:
         return self.enclosing(node, "function_definition")
 
+    @cached_property
+    def may_hold_device_code(self) -> bool:
+        """Whether `is_device_code` can hold anywhere in the file: it spells `__global__` or `__device__` as a word
+        (a rule looking only for device code need not parse a file that does not)."""
+        return b"__global__" in self.words or b"__device__" in self.words
+
     def is_device_code(self, node: Node) -> bool:
         """Inside a `__global__` or `__device__` function (by its declaration specifiers)."""
         function = self.function_of(node)
@@ -517,6 +567,25 @@ class CudaContext:
         if function.type in ("identifier", "qualified_identifier", "field_identifier"):
             return self.text(function)
         return None
+
+    def wrapped_shuffle(self, call: Node) -> tuple[str, list[Node | None]] | None:
+        """The lane exchange a call of a project macro wrapping one runs on ROCm, with the call's arguments where
+        the intrinsic takes them (None for what the macro fixes itself, such as the mask): `SHFL_XOR_W(v, o, 16)`
+        of `#define SHFL_XOR_W(v, o, w) __shfl_xor(v, o, w)` -> (`__shfl_xor`, [v, o, 16]). From this file's
+        `#define` before the call, else one its headers give; None for other calls."""
+        name = self.call_name(call)
+        if name is None:
+            return None
+        define = self.preprocessor.define_of(name, call.start_byte)
+        if define is not None and define.parameters is not None:
+            form = shuffle_wrapper_form(define.value, define.parameters)
+        else:
+            form = self.options.project.shuffle_wrappers.get(name)
+        if form is None:
+            return None
+        intrinsic, positions = wrapped_call(form)
+        arguments = self.arguments(call)
+        return intrinsic, [arguments[i] if i is not None and i < len(arguments) else None for i in positions]
 
     def declaration_of(self, identifier: Node) -> Node | None:
         """The declaration, parameter or constant that introduces `identifier`'s name where it is used, as a

@@ -7,7 +7,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 
-from rocmlint.cuda.build_files import BuildDefine, BuildFacts, vendor_of_macro_name, vendor_of_words
+from rocmlint.cuda.build_files import (
+    BuildDefine,
+    BuildFacts,
+    names_another_accelerator,
+    vendor_of_macro_name,
+    vendor_of_words,
+)
 from rocmlint.cuda.file_facts import Definition, FileFacts
 from rocmlint.cuda.preprocessor import LearnedMacro, MacroEvidence, MacroState, VendorMacros, parse_int
 from rocmlint.vendor import Tri
@@ -238,23 +244,31 @@ def _learn_from_arms(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
 
 
 def _learn_from_order(files: Mapping[str, FileFacts], learned: Mapping[str, LearnedMacro]) -> Iterator[LearnedMacro]:
-    """A macro whose name says NVIDIA that a chain tests before a ROCm macro (`#if defined(XYZ_USE_CUDA) ... #elif
-    defined(XYZ_USE_HIP)`, where `XYZ_USE_HIP` is ROCm's by stronger evidence than its name, or rocmlint's own):
-    a ROCm build defining it would never compile its own arm, so the project's design leaves it undefined there.
-    Stronger than the name alone (`decided_by_project_macros` trusts it)."""
+    """A macro whose name says NVIDIA, or another accelerator (`XYZ_USE_SYCL`), that a chain tests before a ROCm
+    macro (`#if defined(XYZ_USE_CUDA) ... #elif defined(XYZ_USE_HIP)`, where `XYZ_USE_HIP` is ROCm's by stronger
+    evidence than its name, or rocmlint's own): a ROCm build defining it would never compile its own arm, so the
+    project's design leaves it undefined there. Stronger than the name alone (`decided_by_project_macros` trusts it).
+    Another accelerator's macro is learned as that accelerator's (vendor "other"): undefined on ROCm, unknown on
+    NVIDIA."""
     well_known = VendorMacros()
-    found: dict[str, tuple[str, str, int]] = {}
+    found: dict[str, tuple[str, str, str, int]] = {}
     for path, facts in sorted(files.items()):
         for name, later, line in facts.tested_before:
-            if name in found or not _may_be_a_flag(name) or vendor_of_words(name) != "nvidia":
+            if name in found or not _may_be_a_flag(name):
+                continue
+            side = vendor_of_words(name) or ("other" if names_another_accelerator(name) else None)
+            if side not in ("nvidia", "other"):
                 continue
             macro = learned.get(later)
             rocm_by_evidence = macro is not None and macro.vendor == "rocm" and macro.evidence.kind != "name"
             if rocm_by_evidence or (macro is None and well_known.is_rocm_side(later)):
-                found[name] = (later, path, line)
-    for name, (later, path, line) in found.items():
-        why = f"an #if chain tests it before the ROCm macro {later}"
-        yield _flag(name, "nvidia", MacroEvidence("arms", path, line, why))
+                found[name] = (str(side), later, path, line)
+    for name, (side, later, path, line) in found.items():
+        evidence = MacroEvidence("arms", path, line, f"an #if chain tests it before the ROCm macro {later}")
+        if side == "nvidia":
+            yield _flag(name, "nvidia", evidence)
+        else:
+            yield LearnedMacro(name, "other", MacroState(False, 0), MacroState(None), evidence)
 
 
 def _may_be_a_flag(name: str) -> bool:

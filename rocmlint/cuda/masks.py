@@ -878,6 +878,20 @@ def is_lane_shift_32(shift: Node, ctx: CudaContext) -> bool:
     return left is not None and right is not None and _is_lane_index(right, ctx) and _constant_width(left, ctx) == 32
 
 
+def lane_shift_offsets(ctx: CudaContext) -> list[int]:
+    """The `<<` that may shift by a lane index (`is_lane_shift_32`): its shift amount names a lane (`lane`, `laneId`,
+    `__lane_id()`) or reduces by a warp size (`% warpSize`, `& (WAVE_SIZE - 1)`), so the text from it to the
+    statement's `;` spells `lane`, `warp` or `wave` in some case (`std::cout << x;` needs no parse)."""
+    content = ctx.content
+    found = []
+    for start in ctx.offsets(b"<<"):
+        end = content.find(b";", start)
+        amount = content[start : end if end >= 0 else len(content)].lower()
+        if b"lane" in amount or b"warp" in amount or b"wave" in amount:
+            found.append(start)
+    return found
+
+
 def lane_shift_rewrites(shift: Node, ctx: CudaContext) -> list[Rewrite]:
     """`1 << lane` -> `1ull << lane` when the shifted constant is 1 (the same bit for lanes 0-31)."""
     left = shift.child_by_field_name("left")
@@ -1096,6 +1110,7 @@ __all__ = [
     "is_portable_wrapper_use",
     "is_wave_mask",
     "is_wave_mask_call",
+    "lane_shift_offsets",
     "lane_shift_rewrites",
     "mask_fix",
     "mask_macro_used_elsewhere",

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
+from rocmlint.cuda.build_files import names_another_accelerator
 from rocmlint.vendor import EVERYWHERE, Branch, Tri, and3, not3
 
 # Macros each vendor's build defines (ROCm: HIP-Clang and PyTorch/vLLM extension builds).
@@ -188,7 +189,9 @@ class LearnedMacro:
     each vendor's build and the evidence that decided it."""
 
     name: str
-    vendor: str  # "rocm" or "nvidia": the build that defines it (or gives it a true value)
+    # "rocm" or "nvidia": the build that defines it (or gives it a true value); "other": another accelerator's build
+    # (`XYZ_USE_SYCL`), undefined on ROCm
+    vendor: str
     on_rocm: MacroState
     on_nvidia: MacroState
     evidence: MacroEvidence  # for `rocmlint project` and `check --verbose`
@@ -359,6 +362,10 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
         return stack[-1].arm_branch if stack else base
 
     found = list(_directives(text))
+    elsewhere = _other_accelerators_before_rocm(found, macros)
+    if elsewhere:
+        macros = replace(macros, learned={**elsewhere, **macros.learned})
+        evaluator = _Evaluator(macros)
     guard = _include_guard(found)
     # A macro the builds set per vendor is a switch with a default (`#ifndef SWITCH` / `#define SWITCH 0`), no guard.
     evaluator.include_guard = None if guard in macros.learned else guard
@@ -396,6 +403,48 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
 
 
 _HIPCC_WORD = re.compile(r"\b__HIPCC__\b")
+# An `#if`/`#elif` condition testing one macro alone: `defined(X)`, `defined X`, `X`.
+_ONE_MACRO = re.compile(r"\s*(?:defined\s*\(?\s*)?([A-Za-z_]\w*)\s*\)?\s*")
+
+
+def _other_accelerators_before_rocm(directives: list[Directive], macros: VendorMacros) -> dict[str, LearnedMacro]:
+    """The macros naming another accelerator (`XYZ_USE_SYCL`) an `#if` chain of the file tests alone before an arm
+    testing a ROCm macro alone (`#if defined(XYZ_USE_SYCL) ... #elif defined(XYZ_USE_HIP)`), as learned.py's
+    `_learn_from_order` learns them over a project: a ROCm build defining one would never compile its own arm, so
+    the design leaves it undefined there (vendor "other"). Neither a macro already learned nor a ROCm macro known
+    only by its name counts."""
+    found: dict[str, LearnedMacro] = {}
+    chains: list[list[tuple[str, int]]] = []  # per open chain: (another accelerator's macro, line) of its arms
+    for directive in directives:
+        kind = directive.kind
+        if kind in ("if", "ifdef", "ifndef") or (kind.startswith("elif") and not chains):
+            chains.append([])
+        elif kind == "endif" and chains:
+            chains.pop()
+        if kind not in ("if", "ifdef", "elif", "elifdef"):
+            continue
+        match = _ONE_MACRO.fullmatch(directive.condition)
+        name = match.group(1) if match is not None else None
+        if name is None:
+            continue
+        if _rocm_by_evidence(name, macros):
+            why = f"an #if chain tests it before the ROCm macro {name}"
+            for earlier, line in chains[-1]:
+                evidence = MacroEvidence("arms", "", line, why)
+                found.setdefault(
+                    earlier, LearnedMacro(earlier, "other", MacroState(False, 0), MacroState(None), evidence)
+                )
+        elif name not in macros.learned and name not in macros.well_known and names_another_accelerator(name):
+            chains[-1].append((name, directive.line))
+    return found
+
+
+def _rocm_by_evidence(name: str, macros: VendorMacros) -> bool:
+    """A ROCm macro by rocmlint's tables or by stronger evidence than its name."""
+    learned = macros.learned.get(name)
+    if learned is not None:
+        return learned.vendor == "rocm" and learned.evidence.kind != "name"
+    return macros.is_rocm_side(name)
 
 
 def _chains_testing_hipcc(directives: list[Directive]) -> set[int]:
@@ -907,3 +956,104 @@ def holds_only_on_windows(expression: str) -> bool:
         return False
     value = _Parser(tokens, lambda name, asked: 0 if name in WINDOWS_ONLY_MACROS else None).parse()
     return _truth(value) is False
+
+
+# --- function-like macros whose ROCm definition drops an argument ------------------------------------------------
+_WORD = re.compile(r"[A-Za-z_]\w*")
+# How far an invocation's closing parenthesis is looked for: a macro call spans a few lines, not a file.
+_MAX_INVOCATION_BYTES = 20_000
+
+
+def unused_parameters(define: Define) -> frozenset[int]:
+    """The positions of a function-like macro's named parameters its replacement never names: the arguments given
+    there are dropped (`#define XYZ_HIP_OR_CUDA(h, c) h` drops position 1). Empty for an object-like macro."""
+    if define.parameters is None:
+        return frozenset()
+    named = set(_WORD.findall(define.value))
+    return frozenset(
+        position
+        for position, parameter in enumerate(define.parameters)
+        if not parameter.endswith("...") and parameter not in named
+    )
+
+
+@dataclass(frozen=True)
+class MacroShape:
+    """One definition of a function-like macro, as far as dropping arguments goes: where it is compiled, its
+    parameter count (None: object-like), the positions of the parameters it never names."""
+
+    branch: Branch
+    parameters: int | None
+    unused: frozenset[int]
+
+
+def dropped_on_rocm(definitions: list[MacroShape]) -> tuple[int, frozenset[int]] | None:
+    """(parameter count, positions) of the arguments a ROCm build never compiles in any invocation of a vendor
+    selector: a macro whose every definition ROCm may compile is ROCm's own (NVIDIA never compiles it), has the
+    same parameter count and drops those positions, which an NVIDIA-only definition uses (`#define
+    XYZ_HIP_OR_CUDA(h, c) h` under the ROCm macro, `... c` in the NVIDIA arm). None for any other macro."""
+    rocm = [d for d in definitions if d.branch.on_rocm is not False]
+    if not rocm or any(d.branch.on_nvidia is not False for d in rocm):
+        return None
+    counts = {d.parameters for d in rocm}
+    count = counts.pop()
+    if counts or count is None:
+        return None
+    dropped = frozenset.intersection(*(d.unused for d in rocm))
+    nvidia = [d for d in definitions if d.branch.on_nvidia is not False and d.parameters == count]
+    used_on_nvidia = frozenset(p for p in dropped if any(p not in d.unused for d in nvidia))
+    return (count, used_on_nvidia) if used_on_nvidia else None
+
+
+def invocation_arguments(content: bytes, name: str) -> Iterator[list[tuple[int, int]]]:
+    """The (start, end) byte ranges of the arguments of each invocation `name(...)` in `content`, split as the
+    preprocessor splits them: at the commas outside nested parentheses, brackets, braces, strings, character
+    literals and comments (not at those inside `<...>`). An invocation left open is skipped."""
+    for match in re.finditer(rb"\b" + re.escape(name.encode()) + rb"\s*\(", content):
+        arguments = _split_arguments(content, match.end())
+        if arguments is not None:
+            yield arguments
+
+
+def _split_arguments(content: bytes, start: int) -> list[tuple[int, int]] | None:
+    arguments: list[tuple[int, int]] = []
+    depth, begin, position = 0, start, start
+    end = min(len(content), start + _MAX_INVOCATION_BYTES)
+    while position < end:
+        byte = content[position : position + 1]
+        if byte in (b'"', b"'") or content.startswith((b"//", b"/*"), position):
+            position = _after_literal_or_comment(content, position)
+            continue
+        if byte in b"([{":
+            depth += 1
+        elif byte in b")]}":
+            if depth == 0:
+                arguments.append((begin, position))
+                return arguments if byte == b")" else None
+            depth -= 1
+        elif byte == b"," and depth == 0:
+            arguments.append((begin, position))
+            begin = position + 1
+        position += 1
+    return None
+
+
+def _after_literal_or_comment(content: bytes, position: int) -> int:
+    """The offset just past the string, character literal or comment starting at `position`."""
+    if content.startswith(b"//", position):
+        newline = content.find(b"\n", position)
+        return len(content) if newline < 0 else newline
+    if content.startswith(b"/*", position):
+        close = content.find(b"*/", position + 2)
+        return len(content) if close < 0 else close + 2
+    quote = content[position : position + 1]
+    position += 1
+    while position < len(content):
+        byte = content[position : position + 1]
+        if byte == b"\\":
+            position += 2
+            continue
+        if byte in (quote, b"\n"):
+            return position + 1
+        position += 1
+    return position

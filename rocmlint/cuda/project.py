@@ -14,22 +14,27 @@ macros are learned in rocmlint/cuda/learning.py:
   AMD; CUDA, NVCC, NV) and no other accelerator's. A macro the build defines for both vendors is no vendor's; nor
   is one under which a file tells ROCm apart (`#ifdef USE_CUDA` around `#ifdef __HIP_PLATFORM_AMD__`: ROCm compiles
   that code), whatever the build or its name say. A macro whose name says NVIDIA that an `#if` chain tests before a
-  ROCm macro (`#if defined(XYZ_USE_CUDA) ... #elif defined(XYZ_USE_HIP)`) is NVIDIA's by more than its name. A CMake file is ROCm's as a whole only when it builds HIP outside
+  ROCm macro (`#if defined(XYZ_USE_CUDA) ... #elif defined(XYZ_USE_HIP)`) is NVIDIA's by more than its name; one
+  whose name says another accelerator (`XYZ_USE_SYCL`, MUSA) is that accelerator's (vendor "other"), undefined on
+  ROCm. A CMake file is ROCm's as a whole only when it builds HIP outside
   any ROCm block; one that builds HIP in `if(USE_ROCM)` has its `elseif(USE_CUDA)` arm NVIDIA's.
 - **Include graph**: quoted includes resolved next to the including file, then (as `-I` directories would) by
   the unique project file whose path ends with the included path; angle includes that name a folder too.
 - **Per file** (`view`): the learned macros; what the headers it includes (transitively) define for ROCm
   (object-like macros and `constexpr` integer constants, for values such as `WARP_SIZE`); the CUDA names those
   headers or the file remap on ROCm only (`#define __shfl_xor_sync(m, v, l) __shfl_xor(v, l)` under
-  `USE_ROCM`: uses of the name are portable); and where the file is compiled at all (a header included only from
-  NVIDIA-only `#if` arms is NVIDIA-only).
+  `USE_ROCM`: uses of the name are portable); the project's vendor selector macros (`#define XYZ_HIP_OR_CUDA(h, c)
+  h` for ROCm, `c` for NVIDIA: ROCm never compiles the NVIDIA argument of an invocation); and where the file is
+  compiled at all (a header included only from NVIDIA-only `#if` arms is NVIDIA-only).
 - **What the ROCm build defines** (`rocm_build_values`): `-DCUDA_VERSION=11000` in the ROCm build gives the
   toolkit's macro that value there; a hipified build (torch `CUDAExtension`) defines `__CUDACC__` (hipify renames
   it `__HIPCC__`).
 - **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name
   (`list(APPEND ...)`, `set(X ${X} ...)`, `file(GLOB ...)`, `target_sources`, a project function appending its
   `ARGN`; a Bazel target's sources in an NVIDIA `select()` branch, or of targets only NVIDIA branches reach),
-  is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time;
+  is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time; so is
+  a source a CMake file names but never hands to a target (in a loop over a list the project never sets, a function
+  nothing calls, a list nothing that runs reads: rocmlint/cuda/cmake_unrun.py), which no build compiles;
   so is a header found only through an include folder the NVIDIA build alone adds (a CUDA target's
   `include/targets/cuda` beside the HIP target's own), a header only such files include, and a header nothing
   includes in a folder of NVIDIA-only headers.
@@ -62,13 +67,14 @@ from rocmlint.cuda.build_files import (
     cmake_glob_functions,
     cmake_source_functions,
     cmake_switches_off_on_rocm,
+    cmake_unrun,
     is_makefile,
     makefile_facts,
     nvidia_only_native_folders,
     nvidia_only_native_modules,
     setup_py_facts,
 )
-from rocmlint.cuda.file_facts import HEADER_SUFFIXES, Definition, FileFacts, IncludeFact, read_facts
+from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, is_header, read_facts
 from rocmlint.cuda.learning import (
     HIPIFY_RENAMED_MACROS,
     learn,
@@ -76,8 +82,8 @@ from rocmlint.cuda.learning import (
     rocm_build_decided,
     rocm_build_values,
 )
-from rocmlint.cuda.preprocessor import WAVE_SIZE_MACROS, LearnedMacro, VendorMacros
-from rocmlint.vendor import EVERYWHERE, Branch, Tri
+from rocmlint.cuda.preprocessor import WAVE_SIZE_MACROS, LearnedMacro, MacroShape, VendorMacros, dropped_on_rocm
+from rocmlint.vendor import EVERYWHERE, Branch, Tri, and3
 
 SOURCE_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".cu", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl"})
 # How many included headers of its folder must all be NVIDIA-only for a header nothing includes to be.
@@ -98,6 +104,8 @@ _AMD_TARGET_IN_PATH = re.compile(r"(?:^|[/\\_.-])(gfx\d[0-9a-f]*)(?=$|[/\\_.-])"
 
 # --- the model --------------------------------------------------------------------------------------------------
 
+Selector = tuple[str, int, frozenset[int]]
+
 
 @dataclass(frozen=True)
 class FileView:
@@ -108,11 +116,18 @@ class FileView:
     base_evidence: str = ""
     defines: Mapping[str, str] = field(default_factory=dict)  # object-like macros of its headers, as ROCm sees them
     constants: Mapping[str, str] = field(default_factory=dict)  # constexpr/const integers of its headers
+    # Function-like macros of its headers that wrap one lane exchange, as ROCm sees them (`FileFacts.shuffle_wrappers`)
+    shuffle_wrappers: Mapping[str, str] = field(default_factory=dict)
     # Macros its headers define, for ROCm, as the device pass's wave size (`#define WARP __AMDGCN_WAVEFRONT_SIZE`),
     # whichever other value another arm gives them: the host pass has no target, so host code reading them is wrong.
     device_wave_sizes: AbstractSet[str] = frozenset()
     # A name the project remaps for ROCm only -> ("path:line" of the remap, its parameter count if function-like)
     aliases: Mapping[str, tuple[str, int | None]] = field(default_factory=dict)
+    # A vendor selector macro of the project (`#define XYZ_HIP_OR_CUDA(h, c) h` for ROCm, `... c` for NVIDIA) ->
+    # ("path:line" of its ROCm definition, parameter count, positions of the arguments ROCm never compiles); see
+    # `dropped_on_rocm`. Decided over every definition in the project, so it holds wherever the name is invoked,
+    # whether or not the file's includes could be followed (`<AMReX_Gpu.H>` found through a `-I` folder).
+    selectors: Mapping[str, Selector] = field(default_factory=dict)
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
     hip_source: str = ""  # why the file is HIP code, compiled by hipcc only ("" when it is not); maybe ported
     hipified: str = ""  # why the ROCm build renames CUDA names in the file (hipify), "" when it does not
@@ -292,14 +307,16 @@ class CudaProject:
     _by_name: dict[str, list[str]] = field(default_factory=dict)
     _by_folder: dict[str, list[str]] = field(default_factory=dict)
     _edges: dict[str, list[tuple[str, IncludeFact]]] = field(default_factory=dict)  # includer -> resolved includes
-    # "defines" / "constants" / "remaps" / "wave sizes" (defines giving the device wave size) -> index
+    # "defines" / "constants" / "shuffle_wrappers" / "remaps" / "wave sizes" (defines giving the device wave size) -> index
     _values: dict[str, _Index] = field(default_factory=dict)
+    _selectors: dict[str, Selector] = field(default_factory=dict)
     _set_vendors: dict[SourceSet, str | None] = field(default_factory=dict)
     _amd_evidence: dict[str, str] = field(default_factory=dict)  # path -> `_own_amd_evidence`
     # an include folder only the NVIDIA build adds -> `_found_without_nvidia_folder`
     _folder_reach: dict[str, frozenset[str]] = field(default_factory=dict)
     # a question about a file (a bound method) -> `_ungated_includers_of`
     _ungated_includers: dict[Callable[[str], bool], frozenset[str]] = field(default_factory=dict)
+    _relatives: dict[str, str] = field(default_factory=dict)  # path -> `_relative`
 
     # --- building ---------------------------------------------------------------------------------------------
     @classmethod
@@ -338,7 +355,7 @@ class CudaProject:
                 if target is not None:
                     self._includers.setdefault(target, []).append((path, include))
                     self._edges.setdefault(path, []).append((target, include))
-        for kind in ("defines", "constants"):
+        for kind in ("defines", "constants", "shuffle_wrappers"):
             index: _Index = self._values.setdefault(kind, {})
             for path, facts in self.files.items():
                 for definition in getattr(facts, kind):
@@ -359,6 +376,34 @@ class CudaProject:
                 if only_rocm and definition.branch.on_rocm is not False and base.on_rocm is not False:
                     where = f"{self._relative(path)}:{definition.line}"
                     remaps.setdefault(definition.name, []).append((path, where, definition.parameters))
+        self._index_selectors()
+
+    def _index_selectors(self) -> None:
+        """The vendor selector macros of the project (`FileView.selectors`), each decided over all its definitions, where
+        their files are compiled (`_base`) taken in: one defined differently elsewhere is no selector."""
+        candidates = {d.name for facts in self.files.values() for d in facts.defines if d.unused}
+        if not candidates:
+            return
+        found: dict[str, list[tuple[str, Definition]]] = {}
+        for path, facts in self.files.items():
+            for definition in facts.defines:
+                if definition.name in candidates:
+                    found.setdefault(definition.name, []).append((path, definition))
+        for name, definitions in found.items():
+            shapes = [MacroShape(self._compiled_at(path, d.branch), d.parameters, d.unused) for path, d in definitions]
+            dropped = dropped_on_rocm(shapes)
+            if dropped is None:
+                continue
+            path, first = next(
+                (p, d) for (p, d), shape in zip(definitions, shapes, strict=True) if shape.branch.on_rocm is not False
+            )
+            where = f"{self._relative(path)}:{first.line}"
+            self._selectors[name] = (where, *dropped)
+
+    def _compiled_at(self, path: str, branch: Branch) -> Branch:
+        """Where code in `branch` of the file at `path` is compiled, the file's own `_base` taken in."""
+        base, _ = self._base(path, frozenset())
+        return Branch(and3(base.on_rocm, branch.on_rocm), and3(base.on_nvidia, branch.on_nvidia))
 
     # --- queries ----------------------------------------------------------------------------------------------
     def resolve(self, includer: str, header: str, system: bool) -> str | None:
@@ -391,8 +436,10 @@ class CudaProject:
             base_evidence=base_evidence,
             defines=_Visible(self._values["defines"], closure),
             constants=_Visible(self._values["constants"], closure),
+            shuffle_wrappers=_Visible(self._values["shuffle_wrappers"], closure),
             device_wave_sizes=_LazySet(lambda: self._device_wave_sizes(path, closure.files)),
             aliases=_Remaps(self._values["remaps"], around),
+            selectors=self._selectors,
             rocm_native=self._rocm_native(path),
             hip_source=self._hip_source(path),
             hipified=self._relative_evidence(self.build_facts.hipify),
@@ -510,7 +557,7 @@ class CudaProject:
         """Evidence that a header sits in a folder tree whose sources the build compiles for NVIDIA only: the most
         specific recursive globs or added folders covering it (`file(GLOB_RECURSE CUSOURCES cuda/*.cu)` inside
         `if(WITH_CUDA)`) are all NVIDIA's, and the ROCm build does not compile hipify's copy of it. "" otherwise."""
-        if not path.endswith(HEADER_SUFFIXES) or not self._systems_building_rocm:
+        if not is_header(path) or not self._systems_building_rocm:
             return ""
         if any(path.startswith(folder + os.sep) for folder in self._hipified_folders):
             return ""
@@ -548,7 +595,7 @@ class CudaProject:
         target's CMake, while the HIP target adds `include/targets/hip`): the most specific include folders holding
         it are all NVIDIA's, the ROCm build adds include folders of its own, none of them inside this one, and no
         file outside it includes the header (or one including it) by a path found without it. "" otherwise."""
-        if not path.endswith(HEADER_SUFFIXES):
+        if not is_header(path):
             return ""
         found = self._nvidia_include_folder(path)
         if found is None or path in self._found_without_nvidia_folder(found[0]):
@@ -591,7 +638,7 @@ class CudaProject:
         when included by its bare name in angle brackets (`#include <inline_ptx.h>`), is included so only by files
         ROCm does not compile (the CUDA target's headers). Used for where the file is compiled only: the graph
         reads no definitions through such includes. "" otherwise."""
-        if os.path.dirname(path) not in self._include_folder_paths or not path.endswith(HEADER_SUFFIXES):
+        if os.path.dirname(path) not in self._include_folder_paths or not is_header(path):
             return ""
         name = os.path.basename(path)
         if any(other != path and os.path.dirname(other) in self._include_folder_paths for other in self._by_name[name]):
@@ -678,7 +725,7 @@ class CudaProject:
         `_FOLDER_VOTERS` other headers of its folder are included somewhere, and only where ROCm does not compile
         (a flash-attention folder whose kernels only the CUDA build lists). Those it includes itself do not vote:
         their includers are it. "" otherwise (a library's public header has includable siblings)."""
-        if not path.endswith(HEADER_SUFFIXES):
+        if not is_header(path):
             return ""
         own = {target for target, _ in self._edges.get(path, ())}
         voters = [
@@ -752,6 +799,8 @@ class CudaProject:
         if any(self._vendor_of(s) != "nvidia" for s in deciding):
             return ""
         first = deciding[0]
+        if all(s.unbuilt for s in deciding):
+            return f"{self._relative(first.path)}:{first.line}: no build compiles it ({first.unbuilt})"
         return f"{self._relative(first.path)}:{first.line}: the build compiles it for NVIDIA only"
 
     @cached_property
@@ -781,7 +830,10 @@ class CudaProject:
         """The vendor a source set is built for: its own, else that of the `add_subdirectory` that brings its CMake
         file's folder into the build (`cuda/CMakeLists.txt` lists its files whatever the vendor, but the top
         file adds `cuda/` inside `if(BUILD_CUDA)`). A ROCm arm of a CMake file only NVIDIA builds reads is
-        NVIDIA's (`if(ENABLE_HIP)` in a folder the top file adds under an option the HIP build leaves off)."""
+        NVIDIA's (`if(ENABLE_HIP)` in a folder the top file adds under an option the HIP build leaves off). Sources
+        no build compiles (`SourceSet.unbuilt`) are NVIDIA's too: what matters is that ROCm does not compile them."""
+        if sources.unbuilt:
+            return "nvidia"
         if sources.vendor == "nvidia" or not sources.path.endswith(("CMakeLists.txt", ".cmake")) or depth > 16:
             return sources.vendor
         if sources in self._set_vendors:
@@ -957,10 +1009,16 @@ class CudaProject:
         return f"{self._relative(path)}{colon}{rest}" if colon else evidence
 
     def _relative(self, path: str) -> str:
-        try:
-            return os.path.relpath(path, self.root)
-        except ValueError:
-            return path
+        # Remembered: `includes_through` names the file of every `#include` in a header's closure (PyTorch's ROC206
+        # asks 140,000 times, of a few thousand files), and `relpath` is pure Python.
+        relative = self._relatives.get(path)
+        if relative is None:
+            try:
+                relative = os.path.relpath(path, self.root)
+            except ValueError:
+                relative = path
+            self._relatives[path] = relative
+        return relative
 
     # --- queries for `rocmlint project` and the report (read-only, over the whole project) ---------------------
     def builds_hip_only(self) -> bool:
@@ -1066,7 +1124,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     sources: list[str] = []  # every C/C++ file, for the globs of Bazel files
     for path in _walk(root):
         name = os.path.basename(path)
-        suffix = os.path.splitext(name)[1]
+        suffix = os.path.splitext(name)[1].lower()  # `.H` and `.C` are C++ files too
         python_build = name == "setup.py" or (
             suffix == ".py" and _BUILD_FOLDER.search(os.path.relpath(os.path.dirname(path), root))
         )
@@ -1105,8 +1163,11 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     functions = cmake_source_functions(cmake_texts.values())
     globbing = cmake_glob_functions(cmake_texts.values())
     off_on_rocm = cmake_switches_off_on_rocm(cmake_texts.values())
+    unrun = cmake_unrun(cmake_texts.values())
     merged = [
-        f if isinstance(f, BuildFacts) else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm)
+        f
+        if isinstance(f, BuildFacts)
+        else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun)
         for f in build_facts
     ]
     if any(os.path.basename(path) in ("BUILD", "BUILD.bazel") for path in bazel_texts):
@@ -1169,11 +1230,11 @@ def project_root(path: Path, configured_root: Path) -> Path:
     """The folder whose files make a file's project: the configuration's root (or the working directory) when the
     file is inside it; else the repository holding it (the closest folder with `.git`), or the outermost folder
     with a build file (setup.py, CMakeLists.txt, pyproject.toml) within MAX_ROOT_LEVELS; else its own folder."""
-    absolute = Path(os.path.abspath(path))
-    root = Path(os.path.abspath(configured_root))
-    if absolute.is_relative_to(root):
-        return root
-    return _enclosing_project(absolute.parent)
+    absolute, root = os.path.abspath(path), os.path.abspath(configured_root)
+    # Compared as strings (both normalised): `Path.is_relative_to` costs more than the rest, for every file checked.
+    if absolute == root or absolute.startswith(root.rstrip(os.sep) + os.sep):
+        return Path(root)
+    return _enclosing_project(Path(absolute).parent)
 
 
 @lru_cache(maxsize=1024)

@@ -149,10 +149,6 @@ _SHUFFLES = frozenset(
         "WARP_SHFL_XOR",
         "WARP_SHFL_DOWN",
         "WARP_SHFL_UP",
-        "VLLM_SHFL_XOR_SYNC",
-        "VLLM_SHFL_XOR_SYNC_WIDTH",
-        "VLLM_SHFL_DOWN_SYNC",
-        "VLLM_SHFL_UP_SYNC",
     }
 )
 # The shuffles whose offsets a reduction halves down to 1 (a butterfly or a tree reduction).
@@ -164,39 +160,44 @@ _DESCENDING_SHUFFLES = frozenset(
         "__shfl_down",
         "WARP_SHFL_XOR",
         "WARP_SHFL_DOWN",
-        "VLLM_SHFL_XOR_SYNC",
-        "VLLM_SHFL_XOR_SYNC_WIDTH",
-        "VLLM_SHFL_DOWN_SYNC",
     }
 )
+
+
+def shuffle(call: Node, ctx: CudaContext) -> tuple[str, list[Node | None]] | None:
+    """The lane exchange a call makes and its arguments: a _SHUFFLES call itself, or a call of a project macro
+    wrapping one (`ctx.wrapped_shuffle`: `SHFL_XOR_W(v, o, 16)` is `__shfl_xor(v, o, 16)` on ROCm)."""
+    name = ctx.call_name(call) or ""
+    if name in _SHUFFLES:
+        return name, list(ctx.arguments(call))
+    wrapped = ctx.wrapped_shuffle(call)
+    return wrapped if wrapped is not None and wrapped[0] in _SHUFFLES else None
 
 
 def unrolled_from_16(call: Node, ctx: CudaContext) -> str | None:
     """The name of a descending shuffle called with the literal offset 16 and no explicit width of at most 32:
     the first step of an unrolled 32-lane butterfly (`v += __shfl_xor_sync(m, v, 16); ... (m, v, 8); ...`)."""
-    name = ctx.call_name(call) or ""
-    if name not in _DESCENDING_SHUFFLES:
+    found = shuffle(call, ctx)
+    if found is None or found[0] not in _DESCENDING_SHUFFLES:
         return None
-    arguments = ctx.arguments(call)
-    offset = _shuffle_offset(name, arguments)
+    offset = _shuffle_offset(*found)
     if offset is None or offset.type != "number_literal" or parse_int(ctx.text(offset)) != 16:
         return None
-    return None if _has_subgroup_width(name, arguments, ctx) else name
+    return None if _has_subgroup_width(*found, ctx) else ctx.call_name(call)
 
 
-def _shuffle_offset(name: str, arguments: list[Node]) -> Node | None:
+def _shuffle_offset(name: str, arguments: list[Node | None]) -> Node | None:
     """The lane offset argument of a _SHUFFLES call: after the mask for the `_sync` intrinsics, after the
     value otherwise."""
     index = 2 if name.endswith("_sync") else 1
     return arguments[index] if len(arguments) > index else None
 
 
-def _has_subgroup_width(name: str, arguments: list[Node], ctx: CudaContext) -> bool:
+def _has_subgroup_width(name: str, arguments: list[Node | None], ctx: CudaContext) -> bool:
     """An explicit width of at most 32 works on 32-lane segments on purpose (correct on a wave64 too)."""
     index = (2 if name.endswith("_sync") else 1) + 1
-    if len(arguments) <= index:
-        return False
-    width = ctx.int_value(arguments[index])
+    width_node = arguments[index] if len(arguments) > index else None
+    width = ctx.int_value(width_node) if width_node is not None else None
     return width is not None and width <= 32
 
 
@@ -214,11 +215,12 @@ def in_32_lane_subgroups(node: Node, ctx: CudaContext) -> bool:
         return False
     known = _SUBGROUP_FUNCTIONS.setdefault(ctx, {})
     if function.start_byte not in known:
-        # Every _SHUFFLES name says `shfl`: a function without it need not be walked.
+        # Every _SHUFFLES name, and every wrapper of one the project defines, says `shfl`: a function without it
+        # need not be walked.
         walk = b"shfl" in ctx.content[function.start_byte : function.end_byte].lower()
         known[function.start_byte] = walk and any(
-            (ctx.call_name(n) or "") in _SHUFFLES and _has_subgroup_width(ctx.call_name(n) or "", ctx.arguments(n), ctx)
-            for n in ctx.descendants(function, "call_expression")
+            found is not None and _has_subgroup_width(*found, ctx)
+            for found in map(lambda n: shuffle(n, ctx), ctx.descendants(function, "call_expression"))
         )
     return known[function.start_byte]
 
@@ -307,16 +309,11 @@ def reduction_over_32_lanes(loop: Node, ctx: CudaContext) -> str | None:
     if (start != 16 and not ascending) or _in_first_32_threads(loop, ctx):
         return None
     for call in ctx.descendants(body, "call_expression"):
-        name = ctx.call_name(call) or ""
-        if name not in _SHUFFLES or (not ascending and name not in _DESCENDING_SHUFFLES):
+        found = shuffle(call, ctx)
+        if found is None or (not ascending and found[0] not in _DESCENDING_SHUFFLES):
             continue
-        arguments = ctx.arguments(call)
-        offset = _shuffle_offset(name, arguments)
-        if (
-            offset is not None
-            and ctx.text(offset).strip() == variable
-            and not _has_subgroup_width(name, arguments, ctx)
-        ):
+        offset = _shuffle_offset(*found)
+        if offset is not None and ctx.text(offset).strip() == variable and not _has_subgroup_width(*found, ctx):
             return variable
     return None
 
@@ -654,8 +651,9 @@ def _declared_type(declarator: Node, ctx: CudaContext) -> str | None:
 
 
 # --- per-warp arrays read at a lane index (ROC208, warning) ------------------------------------------------------
-# A size counted in warps: `NUM_WARPS`, `kWarpsPerBlock`, `THREADS / WARP_SIZE`, `blockDim.x / 32`.
-_WARP_COUNT_SIZE = re.compile(r"warps|/\s*\(?\s*(?:\w*warp_?size\w*|32)\b", re.IGNORECASE)
+# A size counted in warps: `NUM_WARPS`, `kWarpsPerBlock`, `THREADS / WARP_SIZE`, `blockDim.x / 32`; not a warp size
+# itself (`warpSize`, `WARPSIZE`: a lane count, which a lane index never reaches).
+_WARP_COUNT_SIZE = re.compile(r"warps(?!ize)|/\s*\(?\s*(?:\w*warp_?size\w*|32)\b", re.IGNORECASE)
 _LANE_NAME = re.compile(r"lane_?(?:id|idx|index)?", re.IGNORECASE)
 _DECLARATIONS_WITH_SIZES = frozenset({"declaration", "field_declaration"})
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rocmlint.python.conditions import choices_around
@@ -35,6 +36,9 @@ _MX_CONFIG_KEYWORDS = frozenset({"activation_dtype", "weight_dtype"})
 _MX_CALLEE = re.compile(r"^(?:MX|Mx|mx)(?:[A-Z0-9_]|fp|Fp)")
 # A word of a snake_case name that names an MX format: `mx`, `mxfp8`, `mxfp4`, `mxfp6`.
 _MX_TOKEN = re.compile(r"mx(?:fp[468])?")
+# An MX format or the MX block scale (E8M0) as a word of code or text: `mxfp8`, `per_1x32_mx_quant`, `e8m0fnu`, `ue8m0`.
+_MX_WORD = re.compile(r"mx(?:fp[468])?|u?e8m0(?:fnu)?")
+_WORD_SPLIT = re.compile(r"[^a-z0-9]+")
 _STORAGE_KEYWORD, _COMPUTE_KEYWORD = "storage_dtype", "compute_dtype"
 # `finfo` fields equal for the OCP and FNUZ formats.
 _PORTABLE_FINFO = frozenset({"bits"})
@@ -235,15 +239,47 @@ def picked_per_arch_for_rocm(ctx: PythonContext, node: ast.expr) -> bool:
 
 
 def mx_code_for_rocm(ctx: PythonContext, node: ast.expr) -> bool:
-    """`node` is in a def (or a module) named for an MX format (`dynamic_mxfp8_quant`, `per_1x32_mx_quant`,
-    `mxfp4_utils.py`) in code written for ROCm (see `picked_per_arch_for_rocm`): the MX specification fixes its
-    element type as OCP FP8, and AMD's authors write MX code for the GPUs with MX instructions (gfx950), where OCP is
-    the native format. Ported code may run its MX path on MI300, emulated: there the OCP dtype stays a hazard."""
-    names = [ancestor.name for ancestor in ctx.ancestors(node) if isinstance(ancestor, FUNCTION_DEFS)]
+    """`node` is MX code in code written for ROCm (see `picked_per_arch_for_rocm`): a def (or a module) named for an
+    MX format (`dynamic_mxfp8_quant`, `per_1x32_mx_quant`, `mxfp4_utils.py`), or a def or class whose text names one
+    or the MX block scale, E8M0 (`torch.float8_e8m0fnu`, a "ue8m0" scale format, an `e8m0_to_f32` reference,
+    "MXFP8" in its docstring; at module level, the module's docstring): the MX specification fixes its element
+    type as OCP FP8, and AMD's authors write MX code for the GPUs with MX instructions (gfx950), where OCP is the
+    native format. Ported code may run its MX path on MI300, emulated: there the OCP dtype stays a hazard."""
+    scopes = [ancestor for ancestor in ctx.ancestors(node) if isinstance(ancestor, (*FUNCTION_DEFS, ast.ClassDef))]
+    names = [scope.name for scope in scopes if isinstance(scope, FUNCTION_DEFS)]
     names.append(os.path.splitext(os.path.basename(ctx.source.path))[0])
-    if not any(_MX_TOKEN.fullmatch(token) for name in names for token in name.lower().split("_")):
+    named = any(_MX_TOKEN.fullmatch(token) for name in names for token in name.lower().split("_"))
+    if not named and not _says_mx(ctx, scopes):
         return False
     return ctx.written_for_rocm(node) or bool(ctx.project_written_for_amd)
+
+
+def _says_mx(ctx: PythonContext, scopes: Sequence[ast.AST]) -> bool:
+    """Whether a def or class around a node (or the module's docstring, outside every one) names an MX format or its
+    E8M0 scale in its names or strings; not in comments, which may speak of another branch (`# the UE8M0 layout`
+    over an `if` the OCP value is not in)."""
+    if not scopes:
+        return _names_mx(ast.get_docstring(ctx.module) or "")
+    return any(_names_mx(word) for scope in scopes for found in ast.walk(scope) for word in _words_of(found))
+
+
+def _words_of(node: ast.AST) -> list[str]:
+    """The names and the text a node spells (not its children's)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.Attribute):
+        return [node.attr]
+    if isinstance(node, (ast.arg, ast.keyword)):
+        return [node.arg or ""]
+    if isinstance(node, (*FUNCTION_DEFS, ast.ClassDef)):
+        return [node.name]
+    return []
+
+
+def _names_mx(text: str) -> bool:
+    return any(_MX_WORD.fullmatch(word) for word in _WORD_SPLIT.split(text.lower()))
 
 
 def _chooses_by_gfx(ctx: PythonContext, node: ast.AST) -> bool:

@@ -81,7 +81,7 @@ class PythonContext:
     def is_rocm_gated(self, node: ast.AST) -> bool:
         """True when ROCm is already protected from `node`: it never runs on ROCm, or it is an import
         inside a `try:` that catches ImportError."""
-        if self.gates.branch(node).on_rocm is False:
+        if self.gates.never_on_rocm(node):
             return True
         return self._is_import(node) and self.gates.in_import_guard(node)
 
@@ -191,7 +191,7 @@ class PythonContext:
         node: ast.AST,
         message: str,
         *,
-        fix: Fix | None = None,
+        fix: Fix | Callable[[], Fix | None] | None = None,
         gate_on: Sequence[ast.AST] = (),
         span: CodeRange | None = None,
     ) -> bool:
@@ -199,6 +199,8 @@ class PythonContext:
 
         The hazard is gated when `node` or any node of `gate_on` is: report a call's argument but also
         gate on the string literal it came from (`mode = "x" if IS_ROCM else "reduce-overhead"`).
+        `fix` may be a function building it, called only when the diagnostic is emitted: a fix looks for a guard
+        to reuse and words a condition, work lost on a hazard found gated (a third of ROC113's on vLLM).
         `span`: where the diagnostic points when that is not `node`'s own range (an attribute's name).
         Returns True when the diagnostic was emitted, False when it was dropped as gated (for rules that
         report one literal once, however many uses reach it).
@@ -207,6 +209,8 @@ class PythonContext:
         assert rule is not None, "report() called outside a rule callback"
         if not rule.reports_gated and any(self.is_rocm_gated(n) for n in (node, *gate_on)):
             return False
+        if callable(fix):
+            fix = fix()
         where = span if span is not None else self.code_range(node)
         self.diagnostics.append(
             Diagnostic(
@@ -249,13 +253,16 @@ def check_python(
     embedded_cuda: bool = False,
     module_base: ModuleBase | None = None,
     read_elsewhere: ReadElsewhere | None = None,
+    tree: ast.Module | None = None,
 ) -> PythonResult:
     """Run `rules` over one Python file. Raises PythonParseError when the file does not parse.
 
     `embedded_cuda`: also return the CUDA sources held in strings (rocmlint/python/embedded.py).
     `module_base`: where the module itself can run, from its importers (asked when first needed).
-    `read_elsewhere`: whether a module importing this one may read one of its module-level names."""
-    module = parse_text(source.text)
+    `read_elsewhere`: whether a module importing this one may read one of its module-level names.
+    `tree`: the file's tree when it is parsed already (`ProjectIndex.tree_of`: read as another module's neighbour);
+    nothing changes it, and the semantic model and walk of this check are its own."""
+    module = tree if tree is not None else parse_text(source.text)
     semantic = Semantic(module, package, source.text)
     gates = GateAnalyzer(semantic, options.rocm_guards, resolve_external, module_base, read_elsewhere)
     context = PythonContext(source, module, semantic, gates, options)

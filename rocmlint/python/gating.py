@@ -188,6 +188,7 @@ class GateAnalyzer:
         self.read_elsewhere = read_elsewhere
         self._binding_cache: dict[tuple[int, str], Vendor] = {}
         self._branch_cache: dict[ast.AST, Branch] = {}
+        self._written_cache: dict[ast.AST, Branch] = {}  # `_written_branch`
         self._before_cache: dict[ast.stmt, list[Condition]] = {}
         self._scans: dict[int, _BlockScan] = {}  # by id(block): lists are unhashable; each scan keeps its block
         self._operand_cache: dict[ast.AST, list[Condition]] = {}
@@ -236,6 +237,38 @@ class GateAnalyzer:
                 for condition, taken in self._conditions(parent, child):
                     result = result.under(condition, taken)
             self._branch_cache[child] = result
+        return result
+
+    def never_on_rocm(self, node: ast.AST) -> bool:
+        """`branch(node).on_rocm is False`, decided first without the questions that read beyond the conditions
+        written around `node`: where the module runs (its importers' gates), where each def around it is called
+        from (its calls, or the modules importing a def this file never calls), whether the variable it is assigned
+        to is only read where ROCm ignores it. Those only ever add "not on ROCm", so when the written conditions
+        already say it, they are not asked (a hazard gated in its own def)."""
+        known = self._branch_cache.get(node)
+        if known is not None:
+            return known.on_rocm is False
+        return self._written_branch(node).on_rocm is False or self.branch(node).on_rocm is False
+
+    def _known_branch(self, node: ast.AST) -> Branch:
+        full = self._branch_cache.get(node)
+        return full if full is not None else self._written_cache[node]
+
+    def _written_branch(self, node: ast.AST) -> Branch:
+        """`branch` from the conditions written around `node` alone (`_conditions` without `indirect`, no module
+        base), or from a branch known for an enclosing node: a False there is one of `branch`'s."""
+        chain: list[ast.AST] = []
+        current: ast.AST | None = node
+        while current is not None and current not in self._branch_cache and current not in self._written_cache:
+            chain.append(current)
+            current = self.semantic.parent(current)
+        result = EVERYWHERE if current is None else self._known_branch(current)
+        for child in reversed(chain):
+            parent = self.semantic.parent(child)
+            if parent is not None:
+                for condition, taken in self._conditions(parent, child, indirect=False):
+                    result = result.under(condition, taken)
+            self._written_cache[child] = result
         return result
 
     def reach(self, node: ast.AST, within: Within = None) -> Vendor:
@@ -323,11 +356,14 @@ class GateAnalyzer:
         return any(self._exits(statement) for statement in last_line(statements))
 
     # --- conditions a child inherits from its parent -----------------------------------------------
-    def _conditions(self, parent: ast.AST, child: ast.AST) -> list[Condition]:
+    def _conditions(self, parent: ast.AST, child: ast.AST, indirect: bool = True) -> list[Condition]:
+        """What holds where `child` runs when `parent` does; without `indirect`, only what is written around it: not
+        where a def is called from (`_caller_conditions`), nor whether a variable's reads are all ignored on ROCm
+        (`_ignored_on_rocm`), which read other code (and other modules) and only ever add "not on ROCm"."""
         if not isinstance(child, ast.stmt):
-            return self._expression_conditions(parent, child) + self._definition_conditions(parent, child)
+            return self._expression_conditions(parent, child) + self._definition_conditions(parent, child, indirect)
         block = self._block_of(parent, child)
-        return self._block_conditions(parent, block) + self._conditions_before(block, child)
+        return self._block_conditions(parent, block, indirect) + self._conditions_before(block, child)
 
     def _expression_conditions(self, parent: ast.AST, child: ast.AST) -> list[Condition]:
         """What holds where an expression's part is evaluated: a conditional expression's arm, an
@@ -354,7 +390,7 @@ class GateAnalyzer:
             nvidia_only = self._nvidia_records[records] = nvidia_records_after_rocm(records)
         return [(Vendor(False, None), True)] if record in nvidia_only else []
 
-    def _block_conditions(self, parent: ast.AST, block: list[ast.stmt]) -> list[Condition]:
+    def _block_conditions(self, parent: ast.AST, block: list[ast.stmt], indirect: bool = True) -> list[Condition]:
         """What holds whenever `parent` runs its statement list `block` (the branch of an `if`, a loop's
         body, a function's body)."""
         if isinstance(parent, ast.If):
@@ -366,7 +402,7 @@ class GateAnalyzer:
         if isinstance(parent, ast.While) and block is parent.body:
             return [(self.value(parent.test), True)]
         if isinstance(parent, FUNCTION_DEFS) and block is parent.body:
-            return self._test_skip_conditions(parent) + self._caller_conditions(parent)
+            return self._test_skip_conditions(parent) + (self._caller_conditions(parent) if indirect else [])
         return []
 
     def _block_of(self, parent: ast.AST, statement: ast.stmt) -> list[ast.stmt]:
@@ -408,7 +444,7 @@ class GateAnalyzer:
         return combined
 
     # --- variables only read where ROCm ignores them ------------------------------------------------
-    def _definition_conditions(self, parent: ast.AST, child: ast.AST) -> list[Condition]:
+    def _definition_conditions(self, parent: ast.AST, child: ast.AST, indirect: bool = True) -> list[Condition]:
         """`_has_sm80 = <capability test>` whose every read is `is_cuda() and _has_sm80`, sits in an
         NVIDIA-only branch or after a ROCm exit: on ROCm the value never decides anything, so computing
         it is as gated as its reads (a hazard in it cannot reach ROCm). Flags defined from flags chain:
@@ -418,8 +454,8 @@ class GateAnalyzer:
             return self._test_skip_conditions(parent)
         if isinstance(parent, ast.arguments) and (child in parent.defaults or child in parent.kw_defaults):
             owner = self.semantic.parent(parent)  # a default only reaches the body, so only where it is called
-            return self._caller_conditions(owner) if isinstance(owner, FUNCTION_DEFS) else []
-        if not isinstance(parent, (ast.Assign, ast.AnnAssign)) or child is not parent.value:
+            return self._caller_conditions(owner) if indirect and isinstance(owner, FUNCTION_DEFS) else []
+        if not indirect or not isinstance(parent, (ast.Assign, ast.AnnAssign)) or child is not parent.value:
             return []
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
         if all(isinstance(target, ast.Name) and self._ignored_on_rocm(target) for target in targets):
@@ -503,7 +539,7 @@ class GateAnalyzer:
     def _read_ignored_on_rocm(self, read: ast.Name) -> bool:
         """On ROCm the read never runs, or the `and`/`or` around it decides without it (`_flag and is_cuda()`
         is false there, `is_rocm() or _flag` true)."""
-        return self.decided_on_rocm_without(read) or self.branch(read).on_rocm is False
+        return self.decided_on_rocm_without(read) or self.never_on_rocm(read)
 
     def decided_on_rocm_without(self, node: ast.AST) -> bool:
         """An `and`/`or` holding `node` (through `not` and nested chains) has another operand that decides it on
@@ -585,7 +621,7 @@ class GateAnalyzer:
             return [(Vendor(False, None), True)] if self._used_elsewhere_only_off_rocm(function) else []
         if any(function in self.semantic.ancestors(use) for use in uses):
             return []
-        if all(self.branch(call).on_rocm is False for call in uses):
+        if all(self.never_on_rocm(call) for call in uses):
             return [(Vendor(False, None), True)]
         return []
 

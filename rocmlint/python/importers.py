@@ -64,6 +64,8 @@ from rocmlint.python.scopes import dotted_name
 from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch
 
 if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
     from rocmlint.python.gating import GateAnalyzer
     from rocmlint.python.semantic import Semantic
 
@@ -102,12 +104,23 @@ _PACKAGE_BRANCHES = (
     (Branch(False, False), "other_accelerators"),
 )
 
+# Below this many files, forking a helper to index half of them costs more than it saves.
+SPLIT_MIN_FILES = 1000
 # The NVIDIA-only extension modules by import name (-> "path:line" of their declaration), the packages holding the
 # dotted ones (`pkg` of `pkg._C`) and the names without a package (a CMake target's).
 _NativeNames = tuple[Mapping[str, str], frozenset[str], frozenset[str]]
 # What an import statement imports: (level, module, the names after `import` as written, parsed only when the
 # module is a package whose names may be modules).
 Imported = tuple[int, str, bytes]
+# What indexing some of the files found: importers by imported file, module-level imports, vendor-only package
+# bases, computed-load prefixes and absolute module-level imports, each by importer (`ImportIndex._part`).
+IndexPart = tuple[
+    dict[str, dict[str, bool]],
+    dict[str, set[str]],
+    dict[str, Branch],
+    dict[str, set[str]],
+    dict[str, list[tuple[str, bytes]]],
+]
 # Where an importer's imports of a module run (importer, imported), None when none runs at all (only under
 # `if TYPE_CHECKING:`, or text that looked like an import in a string), with the files that answer came from.
 ImportGate = Callable[[str, str], tuple[Branch | None, frozenset[str]]]
@@ -255,6 +268,7 @@ class ImportIndex:
     _module_level: dict[str, set[str]] = field(default_factory=dict, repr=False)
     # importer -> where the vendor-only packages its module-level statements import can be imported
     _packages: dict[str, Branch] = field(default_factory=dict, repr=False)
+    _vendor_branches: dict[str, tuple[Branch, ...]] = field(default_factory=dict, repr=False)  # by module name
     _requirements: dict[str, tuple[Branch, frozenset[str]]] | None = field(default=None, repr=False)
     _statement_files: dict[tuple[tuple[str, ...] | str, bytes], list[str]] = field(default_factory=dict, repr=False)
     # file -> the constant prefixes of the module names it loads by a computed name (backend_families.py)
@@ -273,11 +287,14 @@ class ImportIndex:
         cls,
         root: Path,
         imports_everywhere: Callable[[str], bool] = lambda path: False,
+        processes: int = 1,
         nvidia_only_natives: Callable[[], NvidiaOnlyNatives] = lambda: NvidiaOnlyNatives(),
     ) -> ImportIndex:
         """The index of the `.py` files under `root`; `imports_everywhere(path)`: the file's imports all count
-        as module-level ones (test files); `nvidia_only_natives`: the extension modules the project's build
-        builds for NVIDIA only, and their source folders."""
+        as module-level ones (test files). `processes`: how many processes may read the tree at once (a pool's
+        parent builds the index before its workers fork, while the other cores wait: with two, a forked helper
+        indexes the second half of the files; the index is the same). `nvidia_only_natives`: the extension modules
+        the project's build builds for NVIDIA only, and their source folders."""
         paths = tree_files(root)
         finder = ModuleFinder(os.path.abspath(root), frozenset(paths))
         index = cls(
@@ -286,8 +303,50 @@ class ImportIndex:
             imports_everywhere=imports_everywhere,
             nvidia_only_natives=nvidia_only_natives,
         )
-        index._add_files(paths, imports_everywhere)
+        if processes > 1 and len(paths) >= SPLIT_MIN_FILES:
+            index._add_files_beside_helper(paths, imports_everywhere)
+        else:
+            index._add_files(paths, imports_everywhere)
         return index
+
+    def _add_files_beside_helper(self, paths: list[str], imports_everywhere: Callable[[str], bool]) -> None:
+        """Index the first half of `paths` here while a forked process indexes the second half, then add its part in
+        file order: every importer map comes out as `_add_files` builds it, in the same order. When the helper dies,
+        this process indexes its half too."""
+        import multiprocessing
+
+        half = len(paths) // 2
+        context = multiprocessing.get_context("fork")  # only where pools fork (the caller's `processes`)
+        receiver, sender = context.Pipe(duplex=False)
+        helper = context.Process(target=_index_part, args=(self, paths[half:], imports_everywhere, sender))
+        helper.start()
+        sender.close()  # the helper's copy stays open: the receiver sees the end of the pipe when it closes
+        self._add_files(paths[:half], imports_everywhere)
+        part: IndexPart | None = None
+        try:
+            part = receiver.recv()
+        except (EOFError, OSError):
+            part = None
+        finally:
+            receiver.close()
+            helper.join()
+        if part is None:
+            self._add_files(paths[half:], imports_everywhere)
+        else:
+            self._add_part(part)
+
+    def _part(self) -> IndexPart:
+        return self.importers, self._module_level, self._packages, self._computed_loads, self._absolute_imports
+
+    def _add_part(self, part: IndexPart) -> None:
+        """What another process indexed of the files after this one's (importer paths disjoint from this one's)."""
+        importers, module_level, packages, computed_loads, absolute_imports = part
+        for imported, importing in importers.items():
+            self.importers.setdefault(imported, {}).update(importing)
+        self._module_level.update(module_level)
+        self._packages.update(packages)
+        self._computed_loads.update(computed_loads)
+        self._absolute_imports.update(absolute_imports)
 
     def _add_files(self, paths: Iterable[str], imports_everywhere: Callable[[str], bool]) -> None:
         """Read and index each file in turn (the tree's bytes are never all held at once)."""
@@ -331,9 +390,15 @@ class ImportIndex:
         remembered, statement_at, find = self._statement_files, _IMPORT_LINE.match, data.find
         here: dict[str, bool] = {}  # what this file imports -> whether once at module level
         last_line = -1
+        loads_by_name = False  # `import_module` or `__import__` written: each holds `import`, so is found here
         position = find(b"import")
         while position != -1:
             line = data.rfind(b"\n", 0, position) + 1
+            loads_by_name = (
+                loads_by_name
+                or data.startswith(b"import_module", position)
+                or data.startswith(b"__import__", position - 2)
+            )
             position = find(b"import", position + 6)
             if line == last_line:
                 continue
@@ -353,7 +418,7 @@ class ImportIndex:
             if statement_level:
                 self._note_module_level(path, match, found)
         here.pop(path, None)
-        prefixes = computed_load_prefixes(data)
+        prefixes = computed_load_prefixes(data) if loads_by_name else set()
         if prefixes:
             self._computed_loads[path] = prefixes
         for imported, top_level in here.items():
@@ -370,9 +435,20 @@ class ImportIndex:
                 self._absolute_imports.setdefault(path, []).append((absolute, names))
             if level or module.split(".", 1)[0] in self.finder.names:
                 continue
-            for branch, key in _PACKAGE_BRANCHES:
-                if any(module == package or module.startswith(package + ".") for package in _VENDOR_PACKAGES[key]):
-                    self._packages[path] = _intersection(self._packages.get(path, EVERYWHERE), branch)
+            for branch in self._package_branches(module):
+                self._packages[path] = _intersection(self._packages.get(path, EVERYWHERE), branch)
+
+    def _package_branches(self, module: str) -> tuple[Branch, ...]:
+        """Where a module outside the tree can be imported, per vendor-only package list naming it or a package
+        above it; worked out once per module name (`import torch` is written in most files)."""
+        known = self._vendor_branches.get(module)
+        if known is None:
+            known = self._vendor_branches[module] = tuple(
+                branch
+                for branch, key in _PACKAGE_BRANCHES
+                if any(module == package or module.startswith(package + ".") for package in _VENDOR_PACKAGES[key])
+            )
+        return known
 
     def _absolute_name(self, importer: str, level: int, module: str) -> str:
         """The absolute name a relative import names (`from . import _C` in pkg/ops.py: `pkg._C`), "" outside a
@@ -595,6 +671,15 @@ def tree_files(root: Path) -> list[str]:
                 if len(found) >= _MAX_FILES:
                     return found
     return found
+
+
+def _index_part(
+    index: ImportIndex, paths: list[str], imports_everywhere: Callable[[str], bool], sender: Connection
+) -> None:
+    """The forked helper of `ImportIndex._add_files_beside_helper`: index `paths` and send what it found."""
+    index._add_files(paths, imports_everywhere)
+    sender.send(index._part())
+    sender.close()
 
 
 def read_small_file(path: str) -> bytes | None:

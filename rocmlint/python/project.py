@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -72,6 +73,7 @@ class ProjectIndex:
         self._in_progress: set[SymbolKey] = set()
         self._modules: dict[tuple[tuple[str, ...], tuple[Path, ...]], Path | None] = {}
         self._module_data: dict[Path, bytes | None] = {}
+        self._star_imports: dict[Path, bool] = {}  # the module's bytes hold `import *`
         self._analyzers: dict[tuple[Path, frozenset[str], Path | None], GateAnalyzer | None] = {}
         self._semantics: dict[Path, Semantic | None] = {}
         self._reaches: dict[tuple[str, frozenset[str]], ModuleReach] = {}
@@ -144,13 +146,13 @@ class ProjectIndex:
         """Every read of `name` in `importer` is off ROCm, by its gates, with the project's own modules (found from
         `root` too: a script outside the packages imports them as installed) resolved."""
         data = self._data(importer)
-        if data is None or _STAR_IMPORT.search(data) is not None:
+        if data is None or self._star_imports_in(importer, data):
             return False
         analyzer = self._analyzer(importer, data, self.rocm_guards, root)
         if analyzer is None:
             return False
         reads = [*analyzer.references.reads(name), *analyzer.references.attributes(name)]
-        return bool(reads) and all(analyzer.branch(read).on_rocm is False for read in reads)
+        return bool(reads) and all(analyzer.never_on_rocm(read) for read in reads)
 
     def _may_read(self, importer: Path, name: str, root: Path | None = None) -> bool:
         """The importer imports `name` from somewhere (`from m import name`, a re-export), star-imports, reads
@@ -159,14 +161,21 @@ class ProjectIndex:
         data = self._data(importer)
         if data is None:
             return True
-        if _STAR_IMPORT.search(data) is not None:
+        if self._star_imports_in(importer, data):
             return True
-        if name.encode() not in data:
-            return False
+        if _word_pattern(name).search(data) is None:
+            return False  # each such read writes the name as a whole word (not `forward` in `forward_native`)
         analyzer = self._analyzer(importer, data, self.rocm_guards, root)  # `root`: the analysis asked for next
         if analyzer is None:
             return True
         return any(_names(node, name) for node in ast.walk(analyzer.semantic.module))
+
+    def _star_imports_in(self, module_file: Path, data: bytes) -> bool:
+        """The module's bytes hold `import *` (searched once per module: many names are asked of its importers)."""
+        found = self._star_imports.get(module_file)
+        if found is None:
+            found = self._star_imports[module_file] = _STAR_IMPORT.search(data) is not None
+        return found
 
     def _import_gate(
         self, index: ImportIndex, importer: str, imported: str, guards: frozenset[str]
@@ -298,6 +307,15 @@ class ProjectIndex:
             self._analyzers[key] = None if semantic is None else GateAnalyzer(semantic, guards, resolver)
         return self._analyzers[key]
 
+    def tree_of(self, path: str, data: bytes) -> ast.Module | None:
+        """The tree of the file at `path` when this process has parsed it already as another module's neighbour
+        from the same bytes (a module of a package is often both checked and read for its importers' gates)."""
+        module_file = Path(os.path.abspath(path))
+        semantic = self._semantics.get(module_file)
+        if semantic is None or self._module_data.get(module_file) != data:
+            return None
+        return semantic.module
+
     def _semantic(self, module_file: Path, data: bytes) -> Semantic | None:
         """A neighbour module's tree and semantic model, built once however many analyses (guards, project roots)
         read it: it depends on the text alone."""
@@ -356,6 +374,12 @@ def _names(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Constant) and node.value == name
 
 
+@lru_cache(maxsize=1024)
+def _word_pattern(name: str) -> re.Pattern[bytes]:
+    """`name` as a whole word of a module's bytes: not inside a longer identifier."""
+    return re.compile(rb"(?<![\w])" + re.escape(name.encode()) + rb"(?![\w])")
+
+
 def _may_define(data: bytes, name: str, guards: frozenset[str]) -> bool:
     """Cheap test before parsing: the module names the symbol, and either mentions a vendor (or a
     configured guard) or imports something (it may re-export a test defined elsewhere)."""
@@ -378,16 +402,18 @@ def _find_module(parts: list[str], roots: list[Path]) -> Path | None:
 _IMPORT_INDEXES: dict[str, ImportIndex] = {}
 
 
-def import_index_for(root: Path, nvidia_only_natives: Callable[[], NvidiaOnlyNatives] | None = None) -> ImportIndex:
+def import_index_for(
+    root: Path, processes: int = 1, nvidia_only_natives: Callable[[], NvidiaOnlyNatives] | None = None
+) -> ImportIndex:
     """The import index of `root` (rocmlint/python/importers.py), built on first use in this process (a pool's
-    forked workers inherit the parent's). Test files' imports count as run everywhere; `nvidia_only_natives` gives
-    the extension modules the project's build builds for NVIDIA only and their source folders (asked once, when a module's requirements are
-    first worked out)."""
+    forked workers inherit the parent's) by up to `processes` processes. Test files' imports count as run
+    everywhere; `nvidia_only_natives` gives the extension modules the project's build builds for NVIDIA only and
+    their source folders (asked once, when a module's requirements are first worked out)."""
     key = os.path.abspath(root)
     index = _IMPORT_INDEXES.get(key)
     if index is None:
         natives = nvidia_only_natives if nvidia_only_natives is not None else NvidiaOnlyNatives
-        index = _IMPORT_INDEXES[key] = ImportIndex.build(Path(key), is_test_file, natives)
+        index = _IMPORT_INDEXES[key] = ImportIndex.build(Path(key), is_test_file, processes, natives)
     return index
 
 
