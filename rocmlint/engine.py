@@ -21,11 +21,12 @@ from rocmlint.config import Settings
 from rocmlint.cuda.frontend import CudaOptions, InternalErrorReporter, check_cuda, compile_queries
 from rocmlint.cuda.project import (
     EMPTY_VIEW,
-    AmdVerdict,
     FileView,
+    ProjectVerdict,
     amd_verdict_for,
     build_models_telling_verdicts,
     forget_projects,
+    nvidia_only_natives_for,
     project_for,
     project_root,
     remember_amd_verdicts,
@@ -38,6 +39,7 @@ from rocmlint.python.embedded import TRIGGERS as EMBEDDED_TRIGGERS
 from rocmlint.python.embedded import EmbeddedSource, holds_jit_entry_word
 from rocmlint.python.frontend import RuleOptions, check_python
 from rocmlint.python.gating import ModuleBase, ReadElsewhere
+from rocmlint.python.importers import ImportIndex, NvidiaOnlyNatives
 from rocmlint.python.project import ProjectIndex, forget_import_indexes, import_index_for, is_test_file, package_of
 from rocmlint.python.tree import PythonParseError
 from rocmlint.registry import all_rules, rule_by_code
@@ -122,6 +124,13 @@ def prefilter_for(language: str, enabled: frozenset[str]) -> Prefilter:
     return Prefilter({trigger: tuple(rules) for trigger, rules in by_trigger.items()}, tuple(always), triggers, matcher)
 
 
+def _import_index(root: Path, processes: int = 1) -> ImportIndex:
+    """The import index of `root` (built by up to `processes` processes), knowing the extension modules its build
+    builds for NVIDIA only (read from its build files by the C++ front end): a module importing one is NVIDIA
+    code."""
+    return import_index_for(root, processes, lambda: NvidiaOnlyNatives(*nvidia_only_natives_for(root)))
+
+
 @dataclass(frozen=True)
 class _ImporterReads:
     """The reads of a Python file's module-level names by the project's modules importing it (gating.ReadElsewhere)."""
@@ -131,10 +140,10 @@ class _ImporterReads:
     root: Path
 
     def __call__(self, name: str) -> bool:
-        return self.project.read_elsewhere(import_index_for(self.root), self.path, name)
+        return self.project.read_elsewhere(_import_index(self.root), self.path, name)
 
     def only_off_rocm(self, name: str) -> bool:
-        return self.project.read_only_off_rocm(import_index_for(self.root), self.path, name)
+        return self.project.read_only_off_rocm(_import_index(self.root), self.path, name)
 
 
 class Engine:
@@ -305,7 +314,7 @@ class Engine:
                 return NO_GPU  # `backends/gaudi/...`, `platforms/xpu.py`: another accelerator's code
             if not os.path.isfile(path):
                 return EVERYWHERE
-            return self.project.module_base(import_index_for(root), path, rocm_guards)
+            return self.project.module_base(_import_index(root), path, rocm_guards)
 
         return base
 
@@ -449,8 +458,8 @@ def _map_back(location: Location, snippet: SourceFile, embedded: EmbeddedSource,
 def build_project_models(
     files: Iterable[tuple[Path, Settings]],
     language: str = "cuda",
-    verdicts_to: Callable[[dict[Path, AmdVerdict]], None] | None = None,
-    verdicts_from: Callable[[], dict[Path, AmdVerdict]] | None = None,
+    verdicts_to: Callable[[dict[Path, ProjectVerdict]], None] | None = None,
+    verdicts_from: Callable[[], dict[Path, ProjectVerdict]] | None = None,
     index_processes: int = 1,
 ) -> None:
     """Build the project models these files need now, in this process (before a pool forks, so that every
@@ -473,11 +482,12 @@ def build_project_models(
         if language == "cuda":
             project_for(root)
         else:
-            import_index_for(root, index_processes)
+            _import_index(root, index_processes)
     if language == "python" and roots:
         remember_amd_verdicts(verdicts_from() if verdicts_from is not None else {})
         for root in roots:
             amd_verdict_for(root)
+            nvidia_only_natives_for(root)  # before the pool forks: the workers working out requirements ask
 
 
 def forget_project_models() -> None:

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     import multiprocessing.context
     from concurrent.futures import Future, ProcessPoolExecutor
 
-    from rocmlint.cuda.project import AmdVerdict
+    from rocmlint.cuda.project import ProjectVerdict
     from rocmlint.engine import Engine
 
 # Below this many files to check, starting workers costs more than it saves.
@@ -303,8 +303,8 @@ def _check_groups(
     options: EngineOptions,
     cache: Cache | None,
     results: list[Checked | None],
-    verdicts_to: Callable[[dict[Path, AmdVerdict]], None] | None = None,
-    verdicts_from: Callable[[], dict[Path, AmdVerdict]] | None = None,
+    verdicts_to: Callable[[dict[Path, ProjectVerdict]], None] | None = None,
+    verdicts_from: Callable[[], dict[Path, ProjectVerdict]] | None = None,
     index_processes: int = 1,
 ) -> list[int]:
     """Check each group of `tasks` (indices, with the language whose project models it needs) in a pool of its own,
@@ -362,9 +362,9 @@ class _ModelledRun:
         self._process = context.Process(target=_run_modelled, args=(sender, tasks, group, jobs, options, cache))
         self._process.start()
         sender.close()  # this process's copy: the receiver sees the end of the pipe when the child's closes
-        self._verdicts: dict[Path, AmdVerdict] | None = None
+        self._verdicts: dict[Path, ProjectVerdict] | None = None
 
-    def verdicts(self) -> dict[Path, AmdVerdict]:
+    def verdicts(self) -> dict[Path, ProjectVerdict]:
         """The process's first message: its projects' written-for-AMD verdicts (none when it died before sending)."""
         if self._verdicts is None:
             try:

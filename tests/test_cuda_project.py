@@ -13,6 +13,8 @@ from rocmlint.cuda.build_files import (
     cmake_source_functions,
     cmake_switches_off_on_rocm,
     makefile_facts,
+    nvidia_only_native_folders,
+    nvidia_only_native_modules,
     setup_py_facts,
     vendor_of_words,
 )
@@ -2164,3 +2166,120 @@ def test_another_accelerators_macro_tested_before_a_rocm_macro_is_undefined_on_r
     assert (learned.vendor, learned.on_rocm.defined, learned.on_nvidia.defined) == ("other", False, None)
     assert str(learned.evidence) == "src/scan.h:2: an #if chain tests it before the ROCm macro XYZ_USE_HIP (arms)"
     assert [line for code, line in _codes(root, "src/lanes.cu") if code == "ROC211"] == [5]
+
+
+# --- Python extension modules built for one vendor --------------------------------------------------------------
+def test_cmake_extension_modules_keep_the_vendor_of_their_block():
+    text = textwrap.dedent(
+        """
+        pybind11_add_module(common_ops src/common.cpp)
+        if(GPU_BACKEND STREQUAL "ROCM")
+          message(STATUS "fp4 kernels: disabled")
+        else()
+          Python_add_library(fp4_ops MODULE WITH_SOABI fp4/api.cu)
+          add_library(fp4_quant MODULE fp4/quant.cu)
+          add_library(fp4_static STATIC fp4/static.cu)
+        endif()
+        nanobind_add_module(${NAME}_ext src/x.cpp)
+        """
+    )
+    facts = cmake_facts("CMakeLists.txt", text)
+    assert [(m.name, m.vendor) for m in facts.native_modules] == [
+        ("common_ops", None),
+        ("fp4_ops", "nvidia"),
+        ("fp4_quant", "nvidia"),
+    ], "a static library is no module, a computed name is not known"
+    assert nvidia_only_native_modules(facts) == {"fp4_ops": "CMakeLists.txt:6", "fp4_quant": "CMakeLists.txt:7"}
+
+
+def test_setup_py_extension_modules_keep_the_vendor_of_their_arm():
+    text = textwrap.dedent(
+        """
+        import torch
+        from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+        ext_modules = [CUDAExtension("pkg._C", ["csrc/ops.cu"])]
+        if torch.version.hip is None:
+            ext_modules.append(CUDAExtension(name="pkg._flash_C", sources=["csrc/flash.cu"]))
+            ext_modules.append(CUDAExtension(name="pkg._both_C", sources=["csrc/both.cu"]))
+        else:
+            ext_modules.append(CUDAExtension(name="pkg._both_C", sources=["csrc/both_hip.cu"]))
+        setup(ext_modules=ext_modules, cmdclass={"build_ext": BuildExtension})
+        """
+    )
+    facts = setup_py_facts("setup.py", text)
+    assert {(m.name, m.vendor) for m in facts.native_modules} == {
+        ("pkg._C", None),
+        ("pkg._flash_C", "nvidia"),
+        ("pkg._both_C", "nvidia"),
+        ("pkg._both_C", "rocm"),
+    }
+    assert nvidia_only_native_modules(facts) == {"pkg._flash_C": "setup.py:6"}, "built for ROCm too: not NVIDIA's"
+
+
+def test_the_source_folders_of_extension_modules_built_for_nvidia_only():
+    text = textwrap.dedent(
+        """
+        pybind11_add_module(common_ops src/common.cpp)
+        if(USE_ROCM)
+          message(STATUS "fp4 kernels: not built for ROCm")
+        else()
+          Python_add_library(fp4_ops MODULE WITH_SOABI fp4/blackwell/api.cu fp4/blackwell/gemm.cu)
+          add_library(fp4_quant MODULE fp4/quant/quant.cu ${EXTRA_SOURCES})
+          add_library(beside MODULE beside.cu)
+          add_library(shared MODULE src/shared.cu)
+        endif()
+        """
+    )
+    facts = cmake_facts("proj/CMakeLists.txt", text)
+    assert [m.source_folders for m in facts.native_modules] == [
+        ("proj/src",),
+        ("proj/fp4/blackwell",),
+        ("proj/fp4/quant",),
+        ("proj",),
+        ("proj/src",),
+    ]
+    assert nvidia_only_native_folders(facts) == {
+        "proj/fp4/blackwell": "proj/CMakeLists.txt:6",
+        "proj/fp4/quant": "proj/CMakeLists.txt:7",
+    }, "not the build file's own folder, nor one another extension module builds from"
+
+
+def test_the_source_folders_of_setup_py_extensions_follow_their_source_lists():
+    text = textwrap.dedent(
+        """
+        import glob
+        import torch
+        from torch.utils.cpp_extension import CUDAExtension
+        flash_sources = glob.glob("csrc/flash/*.cu")
+        if torch.version.hip is None:
+            ext_modules = [CUDAExtension("pkg._flash_C", sources=flash_sources + ["csrc/flash/api.cpp"])]
+        """
+    )
+    facts = setup_py_facts("proj/setup.py", text)
+    assert [m.source_folders for m in facts.native_modules] == [("proj/csrc/flash",)]
+    assert nvidia_only_native_folders(facts) == {"proj/csrc/flash": "proj/setup.py:7"}
+
+
+def test_a_setup_py_test_of_the_build_target_decides_its_body_only():
+    text = textwrap.dedent(
+        """
+        import os
+        def get_target_device():
+            return os.getenv("PKG_TARGET_DEVICE", "cuda")
+        if get_target_device() == "cuda" and not os.getenv("DISABLE_ENGINE"):
+            ext_modules = [CMakeExtension(name="_engine")]
+            extra = ["-DENGINE_TARGET=1"]
+        else:
+            ext_modules = [CMakeExtension(name="_other")]
+            extra = ["-DOTHER_TARGET=1"]
+        if x.device.type == "cuda":
+            ext_modules.append(CMakeExtension(name="_device"))
+        """
+    )
+    facts = setup_py_facts("setup.py", text)
+    assert [(m.name, m.vendor) for m in facts.native_modules] == [
+        ("_engine", "nvidia"),
+        ("_other", None),
+        ("_device", None),
+    ], "the other targets are other accelerators' too; a torch device is 'cuda' on ROCm"
+    assert {(d.name, d.vendor) for d in facts.defines} == {("ENGINE_TARGET", "nvidia"), ("OTHER_TARGET", None)}

@@ -394,6 +394,72 @@ ENGINE_TREE = {
 }
 
 
+# A project whose build builds two extension modules for NVIDIA only (a CMake target and a setup.py extension) and
+# one for every vendor; the Python modules wrapping them hold HAZARDS.
+NATIVE_TREE = {
+    "CMakeLists.txt": """
+        if(USE_ROCM)
+          message(STATUS "fp4 kernels: not built for ROCm")
+        else()
+          pybind11_add_module(fp4_ops fp4/api.cu)
+        endif()
+    """,
+    "setup.py": """
+        import torch
+        from torch.utils.cpp_extension import CUDAExtension
+        ext_modules = [CUDAExtension("pkg._C", ["csrc/ops.cu"])]
+        if torch.version.hip is None:
+            ext_modules.append(CUDAExtension("pkg._flash_C", ["csrc/flash.cu"]))
+    """,
+    "pkg/__init__.py": "",
+    "pkg/fp4.py": "import fp4_ops" + HAZARDS,
+    "pkg/flash.py": "from pkg import _flash_C" + HAZARDS,
+    "pkg/attention.py": "from pkg.flash import run" + HAZARDS,
+    "pkg/ops.py": "import pkg._C as ops" + HAZARDS,
+    "pkg/lazy.py": "def run():\n    import pkg._flash_C" + HAZARDS,
+    "pkg/relative.py": "from . import _flash_C" + HAZARDS,
+    "pkg/sub/__init__.py": "",
+    "pkg/sub/relative.py": "from .._flash_C import flash" + HAZARDS,
+    "fp4/bench/bench_fp4.py": HAZARDS,  # a script beside the sources of `fp4_ops`
+    "fp4/helpers.py": HAZARDS,  # imported by the package
+    "csrc/bench_flash.py": HAZARDS,  # beside the sources of `pkg._flash_C`, but of `pkg._C` (every vendor's) too
+    "main.py": "import pkg.fp4\nimport pkg.attention\nimport pkg.ops\nimport pkg.lazy\nimport pkg.relative\n"
+    "import fp4.helpers\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        pytest.param("pkg/fp4.py", [], id="imports-a-cmake-module-built-for-nvidia-only"),
+        pytest.param("pkg/flash.py", [], id="imports-a-setup-py-extension-built-for-nvidia-only"),
+        pytest.param("pkg/attention.py", [], id="imports-such-a-module-at-module-level"),
+        pytest.param("pkg/relative.py", [], id="a-relative-import-of-it"),
+        pytest.param("pkg/sub/relative.py", [], id="a-relative-import-from-it"),
+        pytest.param("fp4/bench/bench_fp4.py", [], id="a-script-in-the-folder-of-its-sources"),
+        pytest.param("fp4/helpers.py", [("ROC107", 2), ("ROC113", 3)], id="an-imported-module-in-that-folder"),
+        pytest.param("csrc/bench_flash.py", [("ROC107", 2), ("ROC113", 3)], id="a-folder-every-vendor-builds-from"),
+        pytest.param("pkg/ops.py", [("ROC107", 3), ("ROC113", 4)], id="an-extension-built-for-every-vendor"),
+        pytest.param("pkg/lazy.py", [("ROC107", 4), ("ROC113", 5)], id="imported-in-a-function"),
+    ],
+)
+def test_a_module_importing_an_extension_built_for_nvidia_only_is_nvidia_code(
+    tmp_path: Path, module: str, expected: list[tuple[str, int]]
+) -> None:
+    root = write_tree(tmp_path, NATIVE_TREE)
+    assert _codes(root, module) == expected
+
+
+def test_the_build_file_declaring_the_extension_is_a_dependency_of_the_result(tmp_path: Path) -> None:
+    from rocmlint.dependencies import DependencyRecorder
+
+    root = write_tree(tmp_path, NATIVE_TREE)
+    recorder = DependencyRecorder()
+    recorder.start_file()
+    Engine(recorder).check_path(root / "pkg/fp4.py", Settings(root=root))
+    assert os.path.abspath(root / "CMakeLists.txt") in recorder.finish_file()
+
+
 def _codes(root: Path, name: str, **settings: object) -> list[tuple[str, int]]:
     report = Engine().check_path(root / name, Settings(root=root, **settings))  # type: ignore[arg-type]
     return [(d.code, d.location.line) for d in report.diagnostics]
@@ -600,6 +666,7 @@ def _index_contents(index: ImportIndex) -> tuple[object, ...]:
         [(importer, sorted(files)) for importer, files in index._module_level.items()],
         list(index._packages.items()),
         [(importer, sorted(prefixes)) for importer, prefixes in index._computed_loads.items()],
+        list(index._absolute_imports.items()),
     )
 
 
@@ -621,3 +688,4 @@ def test_an_index_read_by_two_processes_is_the_one_read_by_one(tmp_path: Path, m
     assert _index_contents(split) == _index_contents(alone)
     assert split.importers[str(tmp_path / "pkg/mod00.py")]  # the second half's files import it
     assert len(split._packages) == len(split._computed_loads) == 12  # both halves' files were read
+    assert len(split._absolute_imports) == len(alone._absolute_imports) > 12

@@ -144,6 +144,20 @@ class SourceSet:
 
 
 @dataclass(frozen=True)
+class NativeModule:
+    """A Python extension module a build file builds (`CUDAExtension("pkg._C", ...)` in a setup.py,
+    `pybind11_add_module(fused_ops ...)` in CMake), and for which vendor's build (None: whatever the vendor)."""
+
+    name: str  # the module's import name as the build gives it (`pkg._C`; a CMake target's name has no package)
+    vendor: str | None
+    path: str
+    line: int
+    # The folders of its sources as the build file names them (beside the build file's folder: `csrc/fp4`), the
+    # fixed part of a glob's; a source the file cannot place is left out.
+    source_folders: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class BuildFacts:
     defines: tuple[BuildDefine, ...] = ()
     sources: tuple[SourceSet, ...] = ()
@@ -161,6 +175,45 @@ class BuildFacts:
     # Folders a CMake build puts on the include path (`target_include_directories`, `include_directories`), each
     # as a source set whose pattern is the folder, with the vendor of the block adding it.
     include_folders: tuple[SourceSet, ...] = ()
+    native_modules: tuple[NativeModule, ...] = ()
+
+
+def nvidia_only_native_folders(build: BuildFacts) -> dict[str, str]:
+    """The folders holding the sources of an extension module the build builds for NVIDIA only (see
+    `nvidia_only_native_modules`) -> "path:line" of its declaration: the deepest folder holding all its sources,
+    when it is below the declaring build file's folder and holds no source of another extension module. The
+    scripts there (its benchmarks and tests, which nothing imports) need the module."""
+    nvidia_only = nvidia_only_native_modules(build)
+    others = [folder for m in build.native_modules if m.name not in nvidia_only for folder in m.source_folders]
+    found: dict[str, str] = {}
+    for module in build.native_modules:
+        if module.name not in nvidia_only or not module.source_folders:
+            continue
+        folder = os.path.commonpath(module.source_folders)
+        below_build_file = _is_below(folder, os.path.dirname(module.path) or os.curdir)
+        if below_build_file and not any(other == folder or _is_below(other, folder) for other in others):
+            found.setdefault(folder, nvidia_only[module.name])
+    return found
+
+
+def _is_below(path: str, folder: str) -> bool:
+    """`path` sits strictly below `folder`."""
+    relative = os.path.relpath(path, folder)
+    return relative != os.curdir and relative != os.pardir and not relative.startswith(os.pardir + os.sep)
+
+
+def nvidia_only_native_modules(build: BuildFacts) -> dict[str, str]:
+    """The extension modules the build builds for NVIDIA only -> "path:line" of the first declaration: every
+    declaration of the name sits in an NVIDIA arm (`if(NOT USE_ROCM)`, `if not IS_HIP:`), so importing the
+    module fails on a ROCm install."""
+    declared: dict[str, list[NativeModule]] = {}
+    for module in build.native_modules:
+        declared.setdefault(module.name, []).append(module)
+    return {
+        name: f"{modules[0].path}:{modules[0].line}"
+        for name, modules in sorted(declared.items())
+        if all(module.vendor == "nvidia" for module in modules)
+    }
 
 
 # --- setup.py ---------------------------------------------------------------------------------------------------
@@ -173,20 +226,63 @@ def setup_py_facts(path: str, text: str) -> BuildFacts:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return BuildFacts()
-    defines = tuple(_setup_defines(tree, path))
+    nodes = list(_with_vendor(tree, None))  # walked once: each fact below reads every node with its arm's vendor
+    assignments = _assignments(tree)
     through_a_name = _extension_through_a_name(tree, path)
     return BuildFacts(
-        defines=defines,
-        sources=tuple(_setup_sources(tree, path)),
+        defines=tuple(_setup_defines(nodes, path)),
+        sources=tuple(_setup_sources(nodes, assignments, path)),
         torch_extension=_TORCH_EXTENSION.search(text) is not None,
         hipify=_hipify_evidence(path, text) or through_a_name,
         cuda_language="nvcc" in text,
         extension_folders=(os.path.dirname(path),) if through_a_name or _EXTENSION_CALL.search(text) else (),
+        native_modules=tuple(_setup_native_modules(nodes, assignments, path)),
     )
 
 
-def _setup_defines(tree: ast.Module, path: str) -> Iterator[BuildDefine]:
-    for node, vendor in _with_vendor(tree, None):
+def _setup_native_modules(
+    nodes: list[tuple[ast.AST, str | None]], assignments: dict[str, list[ast.expr]], path: str
+) -> Iterator[NativeModule]:
+    """The extension modules a setup.py declares (`CUDAExtension(name="pkg._C", ...)`, `Extension("pkg._C", ...)`,
+    a project's `CMakeExtension(name=...)`), each with the vendor of the arm declaring it and its sources' folders."""
+    for node, vendor in nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if not called.endswith("Extension") or called == "BuildExtension":
+            continue
+        named = node.args[:1] or [keyword.value for keyword in node.keywords if keyword.arg == "name"]
+        if named and isinstance(named[0], ast.Constant) and isinstance(named[0].value, str):
+            folders = _source_folders(path, _strings(node, assignments, _SOURCE_DEPTH))
+            yield NativeModule(named[0].value, vendor, path, node.lineno, folders)
+
+
+def _assignments(tree: ast.Module) -> dict[str, list[ast.expr]]:
+    """The values assigned to each plain name of a setup.py, for following source lists through names."""
+    assignments: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    assignments.setdefault(target.id, []).append(node.value)
+    return assignments
+
+
+def _source_folders(build_file: str, patterns: Iterable[str]) -> tuple[str, ...]:
+    """The folders of the sources `patterns` name beside `build_file` (a glob's fixed part), those of files it cannot
+    place (under an unknown folder, `**/k.cu`; a CMake variable) left out."""
+    folders: list[str] = []
+    for pattern in patterns:
+        if not pattern.endswith(_SOURCE_SUFFIXES) or pattern.startswith(ANYWHERE) or "$" in pattern:
+            continue
+        fixed = pattern.split("*", 1)[0]
+        folder = os.path.dirname(fixed) if "*" not in pattern else fixed.rstrip("/")
+        folders.append(os.path.normpath(os.path.join(os.path.dirname(build_file), folder)))
+    return tuple(dict.fromkeys(folders))
+
+
+def _setup_defines(nodes: list[tuple[ast.AST, str | None]], path: str) -> Iterator[BuildDefine]:
+    for node, vendor in nodes:
         if vendor == _ELSEWHERE:
             continue  # `elif MUSA_HOME is not None: cmake_args += ["-DUSE_MUSA=ON"]`: no ROCm build defines it
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -212,17 +308,13 @@ _SOURCE_LIST = re.compile(r"(?i)sources|srcs|files")
 _SOURCE_DEPTH = 4
 
 
-def _setup_sources(tree: ast.Module, path: str) -> Iterator[SourceSet]:
+def _setup_sources(
+    nodes: list[tuple[ast.AST, str | None]], assignments: dict[str, list[ast.expr]], path: str
+) -> Iterator[SourceSet]:
     """The source paths and globs each vendor's arm of a setup.py adds (`if use_cuda: sources += cuda_sources`),
     followed through assignments, `os.path.join`, `glob.glob` and list concatenation; names the file cannot
     resolve (`this_dir`, `os.getcwd()`) stand for the setup.py folder."""
-    assignments: dict[str, list[ast.expr]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    assignments.setdefault(target.id, []).append(node.value)
-    for node, arm_vendor in _with_vendor(tree, None):
+    for node, arm_vendor in nodes:
         vendor = None if arm_vendor == _ELSEWHERE else arm_vendor
         added: ast.expr | None = None
         if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
@@ -333,15 +425,38 @@ def _test_elsewhere(test: ast.expr) -> bool:
 
 def _arm_vendors(test: ast.expr) -> tuple[str | None, str | None]:
     """The vendors the body and the `else` of an `if test:` run for. A conjunction runs its body only where every
-    operand holds (one vendor test among them decides it), a disjunction its `else` only where none does."""
+    operand holds (one vendor test among them decides it), a disjunction its `else` only where none does. A build
+    target compared with a vendor's name (`get_target_device() == "cuda"`) decides the body only: the other targets
+    include other accelerators'."""
+    target = _target_vendor(test)
+    if target is not None:
+        return target, None
     if isinstance(test, ast.BoolOp):
-        vendors = {_test_vendor(value) for value in test.values} - {None}
+        vendors = {_test_vendor(value) or _target_vendor(value) for value in test.values} - {None}
         decided = vendors.pop() if len(vendors) == 1 else None
         if isinstance(test.op, ast.And):
             return decided, None
         return None, _other_vendor(decided)
     tested = _test_vendor(test)
     return tested, _other_vendor(tested)
+
+
+def _target_vendor(test: ast.expr) -> str | None:
+    """The vendor a setup.py test of the build's target holds for: `TARGET_DEVICE == "cuda"`, `target() == "rocm"`;
+    not a torch device's type, "cuda" on ROCm too (`x.device.type == "cuda"`, `torch.cuda...`)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return None
+    value = test.comparators[0]
+    if not isinstance(value, ast.Constant) or not isinstance(value.value, str) or value.value.lower() != value.value:
+        return None
+    compared = ast.unparse(test.left)
+    if compared.startswith("torch.") or compared.endswith(".type") or ".device" in compared:
+        return None
+    return vendor_of_words(value.value) if value.value in _TARGET_NAMES else None
+
+
+# The build targets' names a setup.py compares with (`LMDEPLOY_TARGET_DEVICE`, `VLLM_TARGET_DEVICE` values).
+_TARGET_NAMES = frozenset({"cuda", "rocm", "hip"})
 
 
 def _tests_vendor(statements: list[ast.AST], vendor: str | None) -> bool:
@@ -419,6 +534,11 @@ _CMAKE_KEYWORDS = frozenset({"PRIVATE", "PUBLIC", "INTERFACE"})
 _CMAKE_SOURCE_COMMANDS = frozenset(
     {"add_library", "add_executable", "target_sources", "set", "list", "cuda_add_library"}
 )
+# Commands building a Python extension module from their first argument: CMake's FindPython, pybind11, nanobind, and
+# `add_library(name MODULE ...)`.
+_CMAKE_MODULE_COMMANDS = frozenset(
+    {"python_add_library", "python3_add_library", "pybind11_add_module", "nanobind_add_module"}
+)
 _HIP_LANGUAGE = re.compile(r"enable_language\s*\(\s*HIP\b|\bhip_add_(?:library|executable)\b|LANGUAGES?[^)]*\bHIP\b")
 _CUDA_LANGUAGE = re.compile(
     r"enable_language\s*\(\s*CUDA\b|\bcuda_add_(?:library|executable)\b|LANGUAGES?[^)]*\bCUDA\b"
@@ -455,6 +575,7 @@ def cmake_facts(
     defines: list[BuildDefine] = []
     sources: list[SourceSet] = []
     include_folders: list[SourceSet] = []
+    native_modules: list[NativeModule] = []
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
     platforms: list[list[str | None]] = []  # the same, of the HIP platform each block tests (None: tests none)
     elsewhere: list[bool] = []  # per open block: whether its current arm runs only elsewhere (`runs_elsewhere`)
@@ -464,6 +585,10 @@ def cmake_facts(
         _track_elsewhere(elsewhere, name, arguments)
         never_runs = tracker.step(name, arguments)
         first_source = len(sources)
+        module = _native_module(name, arguments)
+        if module:
+            sources_at = () if included_module else _source_folders(path, arguments.split()[1:])
+            native_modules.append(NativeModule(module, _block_vendor(blocks, file_vendor), path, line, sources_at))
         if name in ("if", "function", "macro"):
             tested = vendor_of_words(arguments.split()[0] if name != "if" and arguments.split() else _tested(arguments))
             refused_arm = name == "if" and arguments.strip() in refused
@@ -525,7 +650,19 @@ def cmake_facts(
         cuda_language=cuda,
         hipify=_hipify_evidence(path, text),
         include_folders=tuple(include_folders),
+        native_modules=tuple(native_modules),
     )
+
+
+def _native_module(command: str, arguments: str) -> str:
+    """The Python extension module a CMake command builds (`pybind11_add_module(fused_ops ...)`,
+    `add_library(fused_ops MODULE ...)`), "" for any other command or a computed name."""
+    words = arguments.split()
+    if not words or "$" in words[0]:
+        return ""
+    if command in _CMAKE_MODULE_COMMANDS or (command == "add_library" and words[1:2] == ["MODULE"]):
+        return words[0].strip('"')
+    return ""
 
 
 def _unbuilt(sources: SourceSet, never_runs: str, unrun: UnrunCmake) -> SourceSet:

@@ -70,6 +70,8 @@ from rocmlint.cuda.build_files import (
     cmake_unrun,
     is_makefile,
     makefile_facts,
+    nvidia_only_native_folders,
+    nvidia_only_native_modules,
     setup_py_facts,
 )
 from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, is_header, read_facts
@@ -1220,6 +1222,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         hip_language=any(f.hip_language for f in facts),
         cuda_language=any(f.cuda_language for f in facts),
         include_folders=tuple(folder for f in facts for folder in f.include_folders),
+        native_modules=tuple(module for f in facts for module in f.native_modules),
     )
 
 
@@ -1276,7 +1279,7 @@ def amd_verdict_for(root: Path) -> AmdVerdict:
     if verdict is not None:
         return verdict
     if root not in _MODELS:
-        _, build, sources = _TREES.get(root) or _read_tree(root, texts=False)
+        build, sources = _build_of(root)
         verdict = build_verdict(build, bool(sources))
     if verdict is None:
         model = project_for(root)
@@ -1285,19 +1288,62 @@ def amd_verdict_for(root: Path) -> AmdVerdict:
     return verdict
 
 
-def remember_amd_verdicts(verdicts: Mapping[Path, AmdVerdict]) -> None:
+_BUILDS: dict[Path, tuple[BuildFacts, bool]] = {}  # the build facts of a root with no model, read without its sources
+
+
+def _build_of(root: Path) -> tuple[BuildFacts, bool]:
+    """The build facts of `root` and whether it has C/C++ sources: from its model or tree when this process has
+    one, else from a walk reading only the build files (remembered)."""
+    if root in _MODELS:
+        model = _MODELS[root]
+        return model.build_facts, bool(model.files)
+    if root in _TREES:
+        _, build, sources = _TREES[root]
+        return build, bool(sources)
+    if root not in _BUILDS:
+        _, build, sources = _read_tree(root, texts=False)
+        _BUILDS[root] = build, bool(sources)
+    return _BUILDS[root]
+
+
+# The Python extension modules a build builds for NVIDIA only, and the folders of their sources, each -> "path:line"
+# of the build file declaring the module.
+NvidiaOnlyNatives = tuple[dict[str, str], dict[str, str]]
+_NATIVES: dict[Path, NvidiaOnlyNatives] = {}
+
+
+def nvidia_only_natives_for(root: Path) -> NvidiaOnlyNatives:
+    """The Python extension modules the build of `root` builds for NVIDIA only (`nvidia_only_native_modules`: a
+    module importing one cannot be imported on ROCm) and their source folders (`nvidia_only_native_folders`: the
+    scripts there need one), remembered per process."""
+    root = Path(os.path.abspath(root))
+    if root not in _NATIVES:
+        build = _build_of(root)[0]
+        _NATIVES[root] = nvidia_only_native_modules(build), nvidia_only_native_folders(build)
+    return _NATIVES[root]
+
+
+# What the process building the C++ models tells the one checking Python of each project root: `amd_verdict_for`
+# and `nvidia_only_natives_for`, so that the latter reads no build file again.
+ProjectVerdict = tuple[AmdVerdict, NvidiaOnlyNatives]
+
+
+def remember_amd_verdicts(verdicts: Mapping[Path, ProjectVerdict]) -> None:
     """Verdicts another process decided (the one building the C++ models sends them to the one checking Python)."""
-    _VERDICTS.update(verdicts)
+    for root, (verdict, natives) in verdicts.items():
+        _VERDICTS[root] = verdict
+        _NATIVES[root] = natives
 
 
-def build_models_telling_verdicts(roots: Iterable[Path], tell: Callable[[dict[Path, AmdVerdict]], None]) -> None:
-    """Build the models of `roots`, handing their `amd_verdict_for` to `tell` as soon as all are known: after
-    reading their trees when their build files settle them (a mixed project's), before building the other models."""
+def build_models_telling_verdicts(roots: Iterable[Path], tell: Callable[[dict[Path, ProjectVerdict]], None]) -> None:
+    """Build the models of `roots`, handing their `amd_verdict_for` and `nvidia_only_natives_for` to `tell` as soon
+    as all are known: after reading their trees when their build files settle them (a mixed project's), before
+    building the other models."""
     roots = [Path(os.path.abspath(root)) for root in roots]
     for root in roots:
         if root not in _MODELS and root not in _TREES:
             _TREES[root] = _read_tree(root)
-    tell({root: amd_verdict_for(root) for root in roots})
+    tell({root: (amd_verdict_for(root), nvidia_only_natives_for(root)) for root in roots})
     for root in roots:
         project_for(root)
 
@@ -1322,4 +1368,6 @@ def forget_projects() -> None:
     _MODELS.clear()
     _VERDICTS.clear()
     _TREES.clear()
+    _BUILDS.clear()
+    _NATIVES.clear()
     _enclosing_project.cache_clear()

@@ -26,10 +26,16 @@ statement shows it.
 
 A module can also be unable to import on a vendor by what it imports itself: a statement at the start of a line
 that imports a vendor-only package (rocmlint/data/vendor_packages.toml: `import cutlass` fails on ROCm, `import
-flydsl` on NVIDIA: such a module is code written for ROCm), or a
+flydsl` on NVIDIA: such a module is code written for ROCm), an extension module the project's build builds for
+NVIDIA only (`pybind11_add_module(fp4_ops ...)` in the NVIDIA arm of a CMake file, `CUDAExtension("pkg._C", ...)`
+under `if torch.version.hip is None:` in a setup.py: its Python wrappers only run where it was built), or a
 module of the tree that cannot be imported there, through any chain of such statements (`ImportIndex.required`);
 its base is narrowed to where those imports succeed. A test module that imports a CuTe DSL kernel module at module
 level is never collected on ROCm.
+
+A script nothing imports in the folder of such an extension's sources (`fp4/bench/bench_quant.py` beside
+`fp4/quant.cu`, when that folder is below the declaring build file's and no other extension builds from it) is its
+benchmark or test: it needs the extension, so it runs on NVIDIA only too.
 
 A module in a vendored folder (`thirdparty/`, `third_party/`, `_vendor/`) is never an entry point: the vendored
 project's scripts, tests and training entry points are not the checked project's. One no chain of imports from the
@@ -46,7 +52,7 @@ import ast
 import os
 import re
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -91,6 +97,7 @@ _TYPE_CHECKING = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "typing_ext
 # imported at all: an NVIDIA-only one fails on ROCm, a ROCm-only one on NVIDIA, another accelerator's on both GPU
 # vendors.
 _VENDOR_PACKAGES = load("vendor_packages")
+_NVIDIA_ONLY = Branch(False, True)
 _PACKAGE_BRANCHES = (
     (Branch(False, True), "nvidia_only"),
     (Branch(True, False), "rocm_only"),
@@ -99,15 +106,33 @@ _PACKAGE_BRANCHES = (
 
 # Below this many files, forking a helper to index half of them costs more than it saves.
 SPLIT_MIN_FILES = 1000
+# The NVIDIA-only extension modules by import name (-> "path:line" of their declaration), the packages holding the
+# dotted ones (`pkg` of `pkg._C`) and the names without a package (a CMake target's).
+_NativeNames = tuple[Mapping[str, str], frozenset[str], frozenset[str]]
 # What an import statement imports: (level, module, the names after `import` as written, parsed only when the
 # module is a package whose names may be modules).
 Imported = tuple[int, str, bytes]
 # What indexing some of the files found: importers by imported file, module-level imports, vendor-only package
-# bases and computed-load prefixes, each by importer (`ImportIndex._part`).
-IndexPart = tuple[dict[str, dict[str, bool]], dict[str, set[str]], dict[str, Branch], dict[str, set[str]]]
+# bases, computed-load prefixes and absolute module-level imports, each by importer (`ImportIndex._part`).
+IndexPart = tuple[
+    dict[str, dict[str, bool]],
+    dict[str, set[str]],
+    dict[str, Branch],
+    dict[str, set[str]],
+    dict[str, list[tuple[str, bytes]]],
+]
 # Where an importer's imports of a module run (importer, imported), None when none runs at all (only under
 # `if TYPE_CHECKING:`, or text that looked like an import in a string), with the files that answer came from.
 ImportGate = Callable[[str, str], tuple[Branch | None, frozenset[str]]]
+
+
+@dataclass(frozen=True)
+class NvidiaOnlyNatives:
+    """The extension modules a project's build builds for NVIDIA only (import name -> "path:line" of the build file
+    declaring it) and the folders of their sources (absolute folder -> the same)."""
+
+    modules: Mapping[str, str] = field(default_factory=dict)
+    folders: Mapping[str, str] = field(default_factory=dict)
 
 
 class ModuleFinder:
@@ -249,18 +274,35 @@ class ImportIndex:
     # file -> the constant prefixes of the module names it loads by a computed name (backend_families.py)
     _computed_loads: dict[str, set[str]] = field(default_factory=dict, repr=False)
     _families: dict[str, Branch] | None = field(default=None, repr=False)
+    # The extension modules the project's build builds for NVIDIA only and their source folders (the C++ front end
+    # reads the build files: `nvidia_only_natives_for`), asked when requirements are first worked out, so that
+    # building the index waits for no build file.
+    nvidia_only_natives: Callable[[], NvidiaOnlyNatives] = field(default=lambda: NvidiaOnlyNatives(), repr=False)
+    # importer -> the imports of its module-level statements ((module, names after `import`), relative ones made
+    # absolute)
+    _absolute_imports: dict[str, list[tuple[str, bytes]]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(
-        cls, root: Path, imports_everywhere: Callable[[str], bool] = lambda path: False, processes: int = 1
+        cls,
+        root: Path,
+        imports_everywhere: Callable[[str], bool] = lambda path: False,
+        processes: int = 1,
+        nvidia_only_natives: Callable[[], NvidiaOnlyNatives] = lambda: NvidiaOnlyNatives(),
     ) -> ImportIndex:
         """The index of the `.py` files under `root`; `imports_everywhere(path)`: the file's imports all count
         as module-level ones (test files). `processes`: how many processes may read the tree at once (a pool's
         parent builds the index before its workers fork, while the other cores wait: with two, a forked helper
-        indexes the second half of the files; the index is the same)."""
+        indexes the second half of the files; the index is the same). `nvidia_only_natives`: the extension modules
+        the project's build builds for NVIDIA only, and their source folders."""
         paths = tree_files(root)
         finder = ModuleFinder(os.path.abspath(root), frozenset(paths))
-        index = cls(os.path.abspath(root), finder, imports_everywhere=imports_everywhere)
+        index = cls(
+            os.path.abspath(root),
+            finder,
+            imports_everywhere=imports_everywhere,
+            nvidia_only_natives=nvidia_only_natives,
+        )
         if processes > 1 and len(paths) >= SPLIT_MIN_FILES:
             index._add_files_beside_helper(paths, imports_everywhere)
         else:
@@ -294,16 +336,17 @@ class ImportIndex:
             self._add_part(part)
 
     def _part(self) -> IndexPart:
-        return self.importers, self._module_level, self._packages, self._computed_loads
+        return self.importers, self._module_level, self._packages, self._computed_loads, self._absolute_imports
 
     def _add_part(self, part: IndexPart) -> None:
         """What another process indexed of the files after this one's (importer paths disjoint from this one's)."""
-        importers, module_level, packages, computed_loads = part
+        importers, module_level, packages, computed_loads, absolute_imports = part
         for imported, importing in importers.items():
             self.importers.setdefault(imported, {}).update(importing)
         self._module_level.update(module_level)
         self._packages.update(packages)
         self._computed_loads.update(computed_loads)
+        self._absolute_imports.update(absolute_imports)
 
     def _add_files(self, paths: Iterable[str], imports_everywhere: Callable[[str], bool]) -> None:
         """Read and index each file in turn (the tree's bytes are never all held at once)."""
@@ -386,7 +429,10 @@ class ImportIndex:
         tree it imports, and where the vendor-only packages outside the tree it imports can be imported."""
         if found:
             self._module_level.setdefault(path, set()).update(found)
-        for level, module, _ in _statements(match):
+        for level, module, names in _statements(match):
+            absolute = self._absolute_name(path, level, module) if level else module
+            if absolute:
+                self._absolute_imports.setdefault(path, []).append((absolute, names))
             if level or module.split(".", 1)[0] in self.finder.names:
                 continue
             for branch in self._package_branches(module):
@@ -403,6 +449,38 @@ class ImportIndex:
                 if any(module == package or module.startswith(package + ".") for package in _VENDOR_PACKAGES[key])
             )
         return known
+
+    def _absolute_name(self, importer: str, level: int, module: str) -> str:
+        """The absolute name a relative import names (`from . import _C` in pkg/ops.py: `pkg._C`), "" outside a
+        package."""
+        folder = os.path.dirname(importer)
+        for _ in range(level - 1):
+            folder = os.path.dirname(folder)
+        package_root = self.finder.package_root(folder)
+        if folder == package_root or not folder.startswith(package_root + os.sep):
+            return ""
+        package = os.path.relpath(folder, package_root).replace(os.sep, ".")
+        return f"{package}.{module}" if module else package
+
+    def _nvidia_only_native(self, module: str, names: bytes, natives: _NativeNames) -> str:
+        """Where the build declares the NVIDIA-only extension module an absolute import statement imports, "" when
+        it imports none: `import pkg._C` or `from pkg import _C` of an extension the build names `pkg._C`, or of one
+        a CMake target names `_C` when no module of the tree has that name (`import fused_ops`, `from pkg import
+        fused_ops`). The names after `import` are only read when they may be one."""
+        declared, parents, bare = natives
+        if module in declared:
+            return declared[module]
+        last = module.rsplit(".", 1)[-1]
+        if last in bare and last not in self.finder.names:
+            return declared[last]
+        if not names or not (bare or module in parents):
+            return ""
+        for name in _names(names):
+            if f"{module}.{name}" in declared:
+                return declared[f"{module}.{name}"]
+            if name in bare and name not in self.finder.names:
+                return declared[name]
+        return ""
 
     def required(self, path: str) -> tuple[Branch, frozenset[str]]:
         """Where the module at `path` can be imported at all by what its module-level statements import: nowhere
@@ -443,6 +521,9 @@ class ImportIndex:
             for imported in sorted(imported_files):
                 importers.setdefault(imported, []).append(importer)
         found = {path: (branch, frozenset[str]()) for path, branch in sorted(self._packages.items())}
+        for path, (branch, files) in self._native_requirements().items():
+            current, current_files = found.get(path, (EVERYWHERE, frozenset()))
+            found[path] = (_intersection(current, branch), current_files | files)
         pending = deque(found)
         while pending:
             module = pending.popleft()
@@ -453,6 +534,31 @@ class ImportIndex:
                 if narrowed != current:
                     found[importer] = (narrowed, current_files | files | {module})
                     pending.append(importer)
+        return found
+
+    def _native_requirements(self) -> dict[str, tuple[Branch, frozenset[str]]]:
+        """The modules that need an extension module the build builds for NVIDIA only, NVIDIA's, with the build
+        files declaring those extensions: those whose module-level statements import one, and the scripts nothing
+        imports in the folder of one's sources (its benchmarks and tests)."""
+        natives = self.nvidia_only_natives()
+        found: dict[str, tuple[Branch, frozenset[str]]] = {}
+        if natives.modules:
+            parents = frozenset(name.rsplit(".", 1)[0] for name in natives.modules if "." in name)
+            bare = frozenset(name for name in natives.modules if "." not in name)
+            names = (natives.modules, parents, bare)
+            for path, statements in sorted(self._absolute_imports.items()):
+                declared = {self._nvidia_only_native(module, imported, names) for module, imported in statements}
+                declared.discard("")
+                if declared:
+                    found[path] = _NVIDIA_ONLY, frozenset(where.rsplit(":", 1)[0] for where in declared)
+        for folder, where in sorted(natives.folders.items()):
+            inside = folder + os.sep
+            for path in sorted(path for path in self.finder.files if path.startswith(inside)):
+                if not self.importers.get(path) and not self.finder.vendored(path):
+                    found[path] = (
+                        _NVIDIA_ONLY,
+                        found.get(path, (_NVIDIA_ONLY, frozenset()))[1] | {where.rsplit(":", 1)[0]},
+                    )
         return found
 
     def _add_load_call(

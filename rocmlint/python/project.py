@@ -5,14 +5,21 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from rocmlint.python.importers import ImportIndex, ModuleReach, import_gate, import_sites, read_small_file
+from rocmlint.python.importers import (
+    ImportIndex,
+    ModuleReach,
+    NvidiaOnlyNatives,
+    import_gate,
+    import_sites,
+    read_small_file,
+)
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import PythonParseError, parse_text, walk
 from rocmlint.source import DecodeError, SourceFile
@@ -395,14 +402,18 @@ def _find_module(parts: list[str], roots: list[Path]) -> Path | None:
 _IMPORT_INDEXES: dict[str, ImportIndex] = {}
 
 
-def import_index_for(root: Path, processes: int = 1) -> ImportIndex:
+def import_index_for(
+    root: Path, processes: int = 1, nvidia_only_natives: Callable[[], NvidiaOnlyNatives] | None = None
+) -> ImportIndex:
     """The import index of `root` (rocmlint/python/importers.py), built on first use in this process (a pool's
     forked workers inherit the parent's) by up to `processes` processes. Test files' imports count as run
-    everywhere."""
+    everywhere; `nvidia_only_natives` gives the extension modules the project's build builds for NVIDIA only and
+    their source folders (asked once, when a module's requirements are first worked out)."""
     key = os.path.abspath(root)
     index = _IMPORT_INDEXES.get(key)
     if index is None:
-        index = _IMPORT_INDEXES[key] = ImportIndex.build(Path(key), is_test_file, processes)
+        natives = nvidia_only_natives if nvidia_only_natives is not None else NvidiaOnlyNatives
+        index = _IMPORT_INDEXES[key] = ImportIndex.build(Path(key), is_test_file, processes, natives)
     return index
 
 
