@@ -12,7 +12,7 @@ from rocmlint.python.fp8 import (
     default_overridden_with_fnuz,
     encoding_neutral_use,
     finfo_of,
-    mx_code_for_rocm,
+    mx_code,
     ocp_fp8_dtype,
     picked_per_arch_for_rocm,
     selected_per_arch,
@@ -28,8 +28,8 @@ _FNUZ_FLAG, _FNUZ_TEST = (
     'and "gfx94" in {torch}.cuda.get_device_properties(0).gcnArchName',
 )
 
-# Or made FNUZ; or MX code written for ROCm, which runs on the GPUs with MX (OCP there).
-_PER_ARCH_CHOICES = (selected_per_arch, default_overridden_with_fnuz, picked_per_arch_for_rocm, mx_code_for_rocm)
+# Or made FNUZ; or MX code, OCP by the MX specification.
+_PER_ARCH_CHOICES = (selected_per_arch, default_overridden_with_fnuz, picked_per_arch_for_rocm, mx_code)
 
 
 class Fp8Dtype(Rule):
@@ -44,7 +44,8 @@ class Fp8Dtype(Rule):
     lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, sets, `frozenset(...)`, tuples and lists
     named `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` or only read with `in`, a format's type codes like `F8_E4M3`); text
     (`str()`, `print`, logging, f-strings); dtype metadata (`.itemsize`, `torch.finfo(...).bits`); MX formats, OCP by
-    their spec (`elem_dtype=`, an MX config's `activation_dtype=`/`weight_dtype=`, `MXFPInferenceConfig(...)`);
+    their spec (`elem_dtype=`, an MX config's `activation_dtype=`/`weight_dtype=`, `MXFPInferenceConfig(...)`, a
+    def or module named `*mxfp8*`/`*_mx_*`, a def whose names or strings say MX or E8M0);
     a `storage_dtype=` beside a `compute_dtype=` (a def's variables too: layerwise casting); `torch.finfo(torch.
     float8_e5m2)` (same max as e5m2fnuz); collections and branches that also name `fnuz` or test a `gfx` arch, tables
     given `fnuz` entries later; a default overridden with `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made
@@ -63,11 +64,10 @@ class Fp8Dtype(Rule):
     ## In code written for ROCm
     Code only ROCm runs (a ROCm-only branch; a module importing a ROCm-only package such as FlyDSL or MORI, or one
     that does), or any file of a project whose C/C++ is AMD's and none NVIDIA's, picks the format per arch when its
-    file names a `fnuz` dtype or a gfx arch: not flagged; nor is its MX code (a def or module named `*mxfp8*`, `*_mx_*`,
-    a def or class whose names or strings say MX or E8M0: OCP by spec, written for gfx950's MX instructions).
-    Elsewhere it is: OCP FP8 is wrong on MI300, and a def whose GPU check sits in another module (kernels generated
-    for gfx950 only), or whose MX purpose shows only in comments or in the code it feeds (a test's input
-    generator), shows nothing that keeps MI300 from running it.
+    file names a `fnuz` dtype or a gfx arch: not flagged; its MX code is known by the classes around it and the
+    module's docstring too (written for gfx950's MX instructions). Elsewhere it is: OCP FP8 is wrong on MI300, and
+    a def whose GPU check sits in another module (kernels generated for gfx950 only), or whose MX purpose shows only
+    in comments or in the code it feeds (a test's input generator), shows nothing that keeps MI300 from running it.
 
     ## Example
     ```python

@@ -29,6 +29,26 @@ VALID = (
             return x.to(quant_dtype)
         """,
     ),
+    # The same MX def in any code: the MX spec fixes OCP elements (on MI300, which has no MX, the format is the
+    # hazard, and FNUZ would break it); so is a def whose own names or strings say MX.
+    Valid(
+        """
+        import torch
+        MXFP8_BLOCK_SIZE = 32
+        def dynamic_mxfp8_quant(x, quant_dtype=torch.float8_e4m3fn):
+            return x.to(quant_dtype)
+        def quantize(x):
+            assert x.shape[-1] % MXFP8_BLOCK_SIZE == 0
+            return torch.empty(x.shape, dtype=torch.float8_e4m3fn, device=x.device)
+        def quant_x(x):
+            \"\"\"Emits an MXFP8-quantized X with e8m0 scales.\"\"\"
+            return x.to(torch.float8_e4m3fn)
+        def forward(x, input_dtype):
+            if input_dtype in [DType.MXFP8]:
+                x, scales = scale_activations(x, w_dtype=torch.float8_e4m3fn)
+            return x
+        """,
+    ),
     # MX code by what its def or class says (an E8M0 scale, "MXFP8" in a docstring), or at module level its module's
     # docstring, in code written for ROCm.
     Valid(
@@ -161,14 +181,40 @@ INVALID = (
         path="tests/test_checkpoint.py",
         expect=("3:40-3:59",),
     ),
-    # The same MX def in code that may run on MI300 (ported code emulating MX there).
+    # E8M0 scales alone are no MX: per-token FP8 rounds its scales to powers of two too.
     Invalid(
         """
         import torch
-        def dynamic_mxfp8_quant(x, quant_dtype=torch.float8_e4m3fn):
-            return x.to(quant_dtype)
+        def per_token_cast(x, use_ue8m0):
+            sf = x.abs().amax(dim=-1, keepdim=True) / 448.0
+            sf = ceil_to_ue8m0(sf) if use_ue8m0 else sf
+            return (x / sf).to(torch.float8_e4m3fn), sf
         """,
-        expect=("2:40-2:59",),
+        expect=("5:24-5:43",),
+    ),
+    # A def handling several formats: its MX arm says nothing of the arm beside it.
+    Invalid(
+        """
+        import torch
+        def fake_quant_config(kind):
+            if kind == "mxfp4":
+                return MXFakeQuantizeConfig(block_size=32)
+            elif kind == "float8":
+                return Float8FakeQuantizeConfig(dtype=torch.float8_e4m3fn)
+        """,
+        expect=("6:47-6:66",),
+    ),
+    # Outside code written for ROCm, a class that names MX in another method says nothing of this def.
+    Invalid(
+        """
+        import torch
+        class Quantizer:
+            def mx_scales(self, x):
+                return x.to(torch.float8_e8m0fnu)
+            def per_tensor(self, x):
+                return x.to(torch.float8_e4m3fn)
+        """,
+        expect=("6:21-6:40",),
     ),
     # Code written for ROCm whose def and module say nothing of MX (another def's E8M0 scale is no MX of this one).
     Invalid(
@@ -195,23 +241,13 @@ INVALID = (
         """,
         expect=("7:46-7:65",),
     ),
-    # MX code by what its docstring says, in code that may run on MI300.
-    Invalid(
-        """
-        import torch
-        def quant_x(x):
-            \"\"\"Emits an MXFP8-quantized X with e8m0 scales.\"\"\"
-            return x.to(torch.float8_e4m3fn)
-        """,
-        expect=("4:17-4:36",),
-    ),
     # The same per-arch file without the ROCm-only import: it may run on NVIDIA and MI300 alike.
     Invalid(
         """
         import torch
         def kv_dtype(arch):
             return torch.float8_e4m3fnuz if arch == "gfx942" else torch.float8_e4m3fn
-        def mx_transport(x):
+        def transport(x):
             return x.to(torch.float8_e4m3fn)
         """,
         expect=("5:17-5:36",),

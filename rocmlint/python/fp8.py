@@ -39,6 +39,20 @@ _MX_TOKEN = re.compile(r"mx(?:fp[468])?")
 # An MX format or the MX block scale (E8M0) as a word of code or text: `mxfp8`, `per_1x32_mx_quant`, `e8m0fnu`, `ue8m0`.
 _MX_WORD = re.compile(r"mx(?:fp[468])?|u?e8m0(?:fnu)?")
 _WORD_SPLIT = re.compile(r"[^a-z0-9]+")
+# Statements holding other statements: their arms may be about other formats than the statement beside them.
+_COMPOUND_STATEMENTS = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Match,
+)
 # A 4-bit float format named in a file (NVFP4: E2M1 elements, e4m3 block scales; `float4_e2m1fn_x2`).
 _FP4_FORMAT = re.compile(r"fp4|e2m1|float4", re.IGNORECASE)
 # Words of a name that hold block scales (`scale_e4m3`, `sc`, `sfa`, `weight_scales`, `_recast_scale`).
@@ -289,20 +303,62 @@ def picked_per_arch_for_rocm(ctx: PythonContext, node: ast.expr) -> bool:
     return any(_names_fnuz(found) or _chooses_by_gfx(ctx, found) for found in ctx.semantic.descendants(ctx.module))
 
 
-def mx_code_for_rocm(ctx: PythonContext, node: ast.expr) -> bool:
-    """`node` is MX code in code written for ROCm (see `picked_per_arch_for_rocm`): a def (or a module) named for an
-    MX format (`dynamic_mxfp8_quant`, `per_1x32_mx_quant`, `mxfp4_utils.py`), or a def or class whose text names one
-    or the MX block scale, E8M0 (`torch.float8_e8m0fnu`, a "ue8m0" scale format, an `e8m0_to_f32` reference,
-    "MXFP8" in its docstring; at module level, the module's docstring): the MX specification fixes its element
-    type as OCP FP8, and AMD's authors write MX code for the GPUs with MX instructions (gfx950), where OCP is the
-    native format. Ported code may run its MX path on MI300, emulated: there the OCP dtype stays a hazard."""
+def mx_code(ctx: PythonContext, node: ast.expr) -> bool:
+    """`node` is MX code: a def (or a module) named for an MX format (`dynamic_mxfp8_quant`, `per_1x32_mx_quant`,
+    `mxfp4_utils.py`), an `if` arm around it within its def whose test names one (`if fmt == "mxfp8":`), or the
+    simple statements beside it name one (`assert K % MXFP8_BLOCK_SIZE == 0`, a docstring saying "MXFP8"; not
+    E8M0 scales alone, which per-token FP8 rounds to as well). The MX specification fixes its element type as OCP FP8: on MI300, which has no MX,
+    the hazard is the format itself, and the FNUZ dtype would break it. Another arm's MX (a def handling several
+    formats) says nothing of this one. In code written for ROCm (see `picked_per_arch_for_rocm`) the defs and
+    classes around it and, at module level, the module's docstring count too: AMD's authors write MX code for
+    gfx950."""
     scopes = [ancestor for ancestor in ctx.ancestors(node) if isinstance(ancestor, (*FUNCTION_DEFS, ast.ClassDef))]
     names = [scope.name for scope in scopes if isinstance(scope, FUNCTION_DEFS)]
     names.append(os.path.splitext(os.path.basename(ctx.source.path))[0])
-    named = any(_MX_TOKEN.fullmatch(token) for name in names for token in name.lower().split("_"))
-    if not named and not _says_mx(ctx, scopes):
-        return False
-    return ctx.written_for_rocm(node) or bool(ctx.project_written_for_amd)
+    if any(_MX_TOKEN.fullmatch(token) for name in names for token in name.lower().split("_")):
+        return True
+    if ctx.written_for_rocm(node) or ctx.project_written_for_amd:
+        return _says_mx(ctx, scopes)
+    return bool(scopes) and (_in_mx_arm(ctx, node) or _beside_mx(ctx, node))
+
+
+def _in_mx_arm(ctx: PythonContext, node: ast.AST) -> bool:
+    """Whether an `if` arm holding `node`, within its def, tests a name or text naming an MX format."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, FUNCTION_DEFS):
+            return False
+        if isinstance(ancestor, ast.If) and any(child is statement for statement in ancestor.body):
+            if any(_names_mx(word, _MX_TOKEN) for found in ast.walk(ancestor.test) for word in _words_of(found)):
+                return True
+        child = ancestor
+    return False
+
+
+def _beside_mx(ctx: PythonContext, node: ast.AST) -> bool:
+    """Whether the simple statements of the block holding `node` (its own included; not the compound ones, whose
+    arms may hold other formats) name an MX format."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        block = next(
+            (
+                statements
+                for field in ("body", "orelse", "finalbody")
+                if isinstance(statements := getattr(ancestor, field, None), list)
+                and any(child is statement for statement in statements)
+            ),
+            None,
+        )
+        if block is not None:
+            return any(
+                _names_mx(word, _MX_TOKEN)
+                for statement in block
+                if not isinstance(statement, _COMPOUND_STATEMENTS)
+                for found in ast.walk(statement)
+                for word in _words_of(found)
+            )
+        child = ancestor
+    return False
 
 
 def _says_mx(ctx: PythonContext, scopes: Sequence[ast.AST]) -> bool:
@@ -329,8 +385,10 @@ def _words_of(node: ast.AST) -> list[str]:
     return []
 
 
-def _names_mx(text: str) -> bool:
-    return any(_MX_WORD.fullmatch(word) for word in _WORD_SPLIT.split(text.lower()))
+def _names_mx(text: str, words: re.Pattern[str] = _MX_WORD) -> bool:
+    """Whether `text` has a word naming an MX format (or, by default, the E8M0 scale, which formats other than MX
+    also round their scales to: `ceil_to_ue8m0` beside a per-token FP8 cast)."""
+    return any(words.fullmatch(word) for word in _WORD_SPLIT.split(text.lower()))
 
 
 def _chooses_by_gfx(ctx: PythonContext, node: ast.AST) -> bool:
