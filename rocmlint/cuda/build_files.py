@@ -444,8 +444,10 @@ def cmake_facts(
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
     platforms: list[list[str | None]] = []  # the same, of the HIP platform each block tests (None: tests none)
     elsewhere: list[bool] = []  # per open block: whether its current arm runs only elsewhere (`runs_elsewhere`)
+    folder_variables: dict[str, str] = {}
     for command, arguments, line in commands:
         name = command.lower()
+        arguments = _folder_variables_expanded(name, arguments, folder_variables)
         _track_elsewhere(elsewhere, name, arguments)
         if name in ("if", "function", "macro"):
             tested = vendor_of_words(arguments.split()[0] if name != "if" and arguments.split() else _tested(arguments))
@@ -892,6 +894,28 @@ def _cmake_defines(command: str, arguments: str, vendor: str | None, path: str, 
             continue
         if re.fullmatch(r"[A-Za-z_]\w*", name):
             yield BuildDefine(name, value or None, vendor, path, line)
+
+
+# A variable set to a project folder (`set(PROJECT_ROOT ${CMAKE_CURRENT_LIST_DIR})`, `.../src`) and its value.
+_FOLDER_VALUE = re.compile(
+    r"^\s*([A-Za-z_]\w*)\s+\"?(\$\{(?:CMAKE_CURRENT_(?:SOURCE|LIST)_DIR|CMAKE_SOURCE_DIR|PROJECT_SOURCE_DIR)\}"
+    r"(?:/[\w./-]*)?)\"?\s*$"
+)
+_VARIABLE_USE = re.compile(r"\$\{([A-Za-z_]\w*)\}")
+
+
+def _folder_variables_expanded(command: str, arguments: str, folder_variables: dict[str, str]) -> str:
+    """`arguments` with the file's own variables naming a project folder replaced by their value (`${ROOT}/src/*.cu`
+    after `set(ROOT ${CMAKE_CURRENT_LIST_DIR})` globs `${CMAKE_CURRENT_LIST_DIR}/src/*.cu`), and such a `set`
+    remembered in `folder_variables`; a variable set to anything else is forgotten."""
+    expanded = _VARIABLE_USE.sub(lambda m: folder_variables.get(m.group(1), m.group()), arguments)
+    if command == "set" and arguments.split():
+        folder = _FOLDER_VALUE.match(expanded)
+        if folder is None:
+            folder_variables.pop(arguments.split()[0], None)
+        else:
+            folder_variables[folder.group(1)] = folder.group(2)
+    return expanded
 
 
 def _appended_flags(arguments: str) -> bool:
