@@ -130,6 +130,33 @@ def test_defines_are_tracked_with_the_branch_rocm_sees():
     assert preprocessor.define_of("FULL_MASK", 0) is None
 
 
+@pytest.mark.parametrize(
+    ("chain", "expected"),
+    [
+        # The warp size the build sets per target: a wave64 ROCm target takes the 64-bit arm, before or after.
+        (
+            "#if XYZ_WARP_SIZE == 64\n#define M 0xffffffffffffffff\n#else\n#define M 0xffffffff\n#endif\n",
+            "0x" + "f" * 16,
+        ),
+        (
+            "#if XYZ_WARP_SIZE == 32\n#define M 0xffffffff\n#elif XYZ_WARP_SIZE == 64\n#define M ~0ull\n#endif\n",
+            "~0ull",
+        ),
+        # Any other unknown switch: the last definition, as before.
+        ("#if XYZ_TILE == 64\n#define M 0xffffffffffffffff\n#else\n#define M 0xffffffff\n#endif\n", "0xffffffff"),
+        # A warp size the file decides for ROCm decides the arm.
+        (
+            "#define XYZ_WARP_SIZE 32\n#if XYZ_WARP_SIZE == 64\n#define M ~0ull\n#else\n#define M 0xffffffff\n#endif\n",
+            "0xffffffff",
+        ),
+    ],
+)
+def test_a_warp_size_chain_gives_rocm_its_wave64_definition(chain, expected):
+    source = chain + "use;\n"
+    define = analyse(source, VendorMacros()).define_of("M", len(source))
+    assert define is not None and define.value == expected
+
+
 def test_includes_and_function_like_defines():
     source = '#include <cuda_runtime.h>\n#include "kernels/common.cuh"\n#define SHFL(v, o) __shfl_xor_sync(0xffffffff, v, o)\n'
     preprocessor = analyse(source, VendorMacros())

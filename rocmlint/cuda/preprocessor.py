@@ -330,7 +330,19 @@ class Preprocessor:
             for d in self.defines.get(name, ())
             if d.directive.start_byte < before and d.directive.branch.on_rocm is not False
         ]
-        return visible[-1] if visible else None
+        if not visible:
+            return None
+        # `#if WARP_SIZE == 64 / #define FULL_MASK 0xff..ff / #else / #define FULL_MASK 0xffffffff`, the warp size
+        # set by the build per target: a ROCm build for a wave64 target takes the first arm, not the last one.
+        if visible[-1].directive.branch.on_rocm is None:
+            return next((d for d in visible if self._in_wave_64_arm(d)), visible[-1])
+        return visible[-1]
+
+    def _in_wave_64_arm(self, define: Define) -> bool:
+        """Whether `define` sits right in an `#if` arm that holds on a wave64 target (`WARP_SIZE == 64`)."""
+        arms = self.open_arms(define.directive.start_byte)
+        own = arms[-1][1] if arms else None
+        return own is not None and _WAVE_64_TEST.search(own) is not None
 
     def macro_lookup(self, vendor: str, before: int) -> MacroLookup:
         """What one vendor's build ("rocm" or "nvidia") knows of each macro at byte `before`, as this file's
@@ -395,6 +407,8 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
     return Preprocessor(directives, defines, includes, starts, branches, unterminated=len(stack), macros=macros)
 
 
+# A test that holds where the warp (wave) size is 64: `WARP_SIZE == 64`, `64 == kWaveSize`, `WAVEFRONT_SIZE >= 64`.
+_WAVE_64_TEST = re.compile(r"(?i)\b\w*(?:WARP|WAVE)\w*\s*(?:==|>=)\s*64\b|\b64\s*(?:==|<=)\s*\w*(?:WARP|WAVE)\w*")
 _HIPCC_WORD = re.compile(r"\b__HIPCC__\b")
 
 
