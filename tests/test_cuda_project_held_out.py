@@ -7,7 +7,7 @@ import textwrap
 from pathlib import Path
 
 from rocmlint.config import Settings
-from rocmlint.cuda.build_files import cmake_facts
+from rocmlint.cuda.build_files import cmake_facts, vendor_of_words
 from rocmlint.cuda.project import CudaProject
 from rocmlint.engine import Engine
 
@@ -65,3 +65,74 @@ def test_a_folder_variable_set_again_to_something_else_is_forgotten(tmp_path):
     text = _BACKEND_CMAKE.replace("if(GPU", "set(PROJ_ROOT ${OTHER_ROOT})\nif(GPU", 1)
     facts = cmake_facts(str(tmp_path / "CMakeLists.txt"), textwrap.dedent(text), str(tmp_path))
     assert not [s for s in facts.sources if s.pattern.startswith("src")]
+
+
+def test_hip_compiled_for_nvidia_is_nvidia_by_its_name():
+    """`hip_cuda` / `FF_USE_HIP_CUDA`: HIP whose platform is CUDA, which nvcc compiles; unless ROCm is named too."""
+    assert vendor_of_words("FF_USE_HIP_CUDA") == "nvidia"
+    assert vendor_of_words('GPU_BACKEND STREQUAL "hip_cuda"') == "nvidia"
+    assert vendor_of_words('GPU_BACKEND STREQUAL "hip_cuda" OR GPU_BACKEND STREQUAL "hip_rocm"') is None
+    assert vendor_of_words("FF_USE_HIP_ROCM") == "rocm"
+    assert vendor_of_words("USE_HIP") == "rocm"
+
+
+def test_a_hip_on_nvidia_flag_in_the_hip_builds_flags_is_nvidias(tmp_path):
+    """`-DX_USE_HIP_CUDA` appended to the HIP compiler's flags is the HIP-on-NVIDIA build's: under it the headers
+    include the CUDA libraries (`#if defined(X_USE_CUDA) || defined(X_USE_HIP_CUDA)`), which ROCm never reads."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                enable_language(HIP)
+                if(GPU_BACKEND STREQUAL "cuda")
+                  list(APPEND X_NVCC_FLAGS -DX_USE_CUDA)
+                  add_compile_definitions(X_USE_CUDA)
+                elseif(GPU_BACKEND STREQUAL "hip_cuda")
+                  list(APPEND X_HIPCC_FLAGS -DX_USE_HIP_CUDA)
+                elseif(GPU_BACKEND STREQUAL "hip_rocm")
+                  list(APPEND X_HIPCC_FLAGS -DX_USE_HIP_ROCM)
+                endif()
+                """,
+            "include/device.h": """
+                #if defined(X_USE_CUDA) || defined(X_USE_HIP_CUDA)
+                #include <cudnn.h>
+                #elif defined(X_USE_HIP_ROCM)
+                #include <miopen/miopen.h>
+                #endif
+                """,
+        },
+    )
+    project = CudaProject.build(root)
+    assert project.learned["X_USE_HIP_CUDA"].vendor == "nvidia"
+    assert project.learned["X_USE_HIP_ROCM"].vendor == "rocm"
+    assert _codes(root, "include/device.h") == []
+
+
+def test_a_cuda_flag_tested_before_the_rocm_builds_own_macro(tmp_path):
+    """`#if defined(ENABLE_CUDA) ... #elif defined(BUILD_X_HIP)`, `BUILD_X_HIP` defined by the ROCm build: that
+    build takes the HIP arm, whatever else defines `ENABLE_CUDA` (a `.cu` file's own `#define ENABLE_CUDA 1`)."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                project(x LANGUAGES CXX CUDA)
+                if(ENABLE_HIP)
+                  enable_language(HIP)
+                  add_definitions(-DBUILD_X_HIP)
+                endif()
+                """,
+            "src/kernels.cu": '#define ENABLE_CUDA 1\n#include "memory.hpp"\n',
+            "src/memory.hpp": """
+                #if defined(ENABLE_CUDA)
+                #include <cuda_runtime.h>
+                #elif defined(BUILD_X_HIP)
+                #include <hip/hip_runtime.h>
+                #endif
+                #if defined(ENABLE_CUDA) && defined(USE_NCCL)
+                #include <nccl.h>
+                #endif
+                """,
+        },
+    )
+    # No ROCm arm after the second `#if`: `ENABLE_CUDA` may hold there.
+    assert _codes(root, "src/memory.hpp") == [("ROC205", 7)]

@@ -64,11 +64,37 @@ def vendor_of_words(text: str) -> str | None:
             return "nvidia"
         if platform in ROCM_WORDS:
             return "rocm"
+    # HIP compiled for NVIDIA (`FF_USE_HIP_CUDA`, a `"hip_cuda"` backend) is NVIDIA's side, unless the text names
+    # ROCm otherwise too (`"hip_cuda" OR "hip_rocm"`).
+    words = {word for i, word in enumerate(ordered) if not _hip_before_nvidia(ordered, i)}
     rocm = bool(words & ROCM_WORDS) or any(w.startswith(("HIP", "ROCM")) and len(w) > 3 for w in words)
     nvidia = bool(words & NVIDIA_WORDS)
     if rocm == nvidia:
         return None
     return "rocm" if rocm else "nvidia"
+
+
+# The words after `HIP` that name NVIDIA as the platform HIP compiles for.
+_NVIDIA_PLATFORM_WORDS = frozenset({"CUDA", "NVCC", "NVIDIA", "NV"})
+
+
+def names_hip_on_nvidia(text: str) -> bool:
+    """Whether `text` (a macro name, a build condition) names HIP compiled for NVIDIA by the word right after `HIP`:
+    `FF_USE_HIP_CUDA`, a `"hip_cuda"` backend beside `"hip_rocm"`, `HIP_NVCC`. nvcc compiles that build."""
+    ordered = [word.upper() for word in _WORD_SPLIT.split(text) if word]
+    return any(_hip_before_nvidia(ordered, index) for index in range(len(ordered)))
+
+
+def hip_on_nvidia_as_nvidia(define: BuildDefine) -> BuildDefine:
+    """`define`, NVIDIA's when the ROCm side's flags hold it but its name says HIP compiled for NVIDIA
+    (`-DFF_USE_HIP_CUDA` in `FF_HIPCC_FLAGS`, or under `ifeq ($(USE_HIP),1)`): nvcc compiles that build."""
+    if define.vendor == "rocm" and names_hip_on_nvidia(define.name):
+        return replace(define, vendor="nvidia")
+    return define
+
+
+def _hip_before_nvidia(ordered: list[str], index: int) -> bool:
+    return ordered[index] == "HIP" and index + 1 < len(ordered) and ordered[index + 1] in _NVIDIA_PLATFORM_WORDS
 
 
 # Words of a build condition that hold only where no ROCm build runs: another accelerator's build (a CPU feature
