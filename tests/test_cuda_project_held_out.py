@@ -136,3 +136,34 @@ def test_a_cuda_flag_tested_before_the_rocm_builds_own_macro(tmp_path):
     )
     # No ROCm arm after the second `#if`: `ENABLE_CUDA` may hold there.
     assert _codes(root, "src/memory.hpp") == [("ROC205", 7)]
+
+
+def test_unincluded_headers_of_a_folder_the_rest_of_the_project_enters_for_nvidia_only(tmp_path):
+    """A CUDA wrapper folder the project's headers include only under an NVIDIA arm: its headers nothing includes
+    (`old_blas.hpp`) are NVIDIA's too, and so is what only they include (`cublas_xt.hpp`), however they include
+    each other; the folder's headers that only its own include do not decide."""
+    folder = "src/detail/cuda"
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "project(x LANGUAGES CXX CUDA)\nif(USE_HIP)\n  enable_language(HIP)\nendif()\n",
+            "src/blas.hpp": f"""
+                #if defined(USE_CUDA)
+                #include "{folder}/blas_gpu.hpp"
+                #include "{folder}/sparse_gpu.hpp"
+                #endif
+                """,
+            "src/main.cpp": '#include "blas.hpp"\n',
+            f"{folder}/blas_gpu.hpp": '#include "cublas_wrapper.hpp"\n',
+            f"{folder}/sparse_gpu.hpp": '#include "cublas_wrapper.hpp"\n',
+            f"{folder}/cublas_wrapper.hpp": "#include <cublas_v2.h>\n",
+            f"{folder}/old_blas.hpp": '#include "cublas_wrapper.hpp"\n#include "cublas_xt.hpp"\n',
+            f"{folder}/lapack_all.hpp": '#include "cusolver_wrapper.hpp"\n',
+            f"{folder}/cusolver_wrapper.hpp": "#include <cusolverDn.h>\n",
+            f"{folder}/cublas_xt.hpp": '#include "cusolver_wrapper.hpp"\n#include <cublasXt.h>\n',
+        },
+    )
+    project = CudaProject.build(root)
+    for name in ("old_blas.hpp", "lapack_all.hpp", "cublas_xt.hpp", "cusolver_wrapper.hpp", "cublas_wrapper.hpp"):
+        assert project.view(str(root / folder / name)).base.on_rocm is False, name
+    assert _codes(root, f"{folder}/cublas_xt.hpp") == []

@@ -687,15 +687,21 @@ class CudaProject:
         if not path.endswith(HEADER_SUFFIXES):
             return ""
         own = {target for target, _ in self._edges.get(path, ())}
+        folder = os.path.dirname(path)
         voters = [
             other
-            for other in self._by_folder.get(os.path.dirname(path), ())
+            for other in self._by_folder.get(folder, ())
             if other not in own and other not in visiting and other in self._includers
         ]
+        # The headers the rest of the project includes decide, when enough do: one only its folder's other
+        # unincluded headers include (`old_blas.hpp` -> `cublasXt.hpp`) says nothing of how the build uses it.
+        entered = [v for v in voters if any(os.path.dirname(i) != folder for i, _ in self._includers[v])]
+        voters = entered if len(entered) >= _FOLDER_VOTERS else voters
         if len(voters) < _FOLDER_VOTERS or any(self._base(v, visiting)[0].on_rocm is not False for v in voters):
             return ""
-        folder = self._relative(os.path.dirname(path))
-        return f"{folder}/: a header nothing includes, beside {len(voters)} headers only NVIDIA compiles"
+        return (
+            f"{self._relative(folder)}/: a header nothing includes, beside {len(voters)} headers only NVIDIA compiles"
+        )
 
     @cached_property
     def _systems_building_rocm(self) -> frozenset[str]:
