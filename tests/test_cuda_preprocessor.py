@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from rocmlint.cuda.preprocessor import VendorMacros, analyse, evaluate_integer, holds_only_on_windows, parse_int
+from rocmlint.cuda.preprocessor import (
+    VendorMacros,
+    analyse,
+    evaluate_integer,
+    holds_only_on_windows,
+    names_in,
+    parse_int,
+)
 from rocmlint.vendor import Branch
 
 
@@ -155,6 +162,17 @@ def test_a_warp_size_chain_gives_rocm_its_wave64_definition(chain, expected):
     source = chain + "use;\n"
     define = analyse(source, VendorMacros()).define_of("M", len(source))
     assert define is not None and define.value == expected
+
+
+def test_alternative_spellings_of_the_logical_operators():
+    """`#if not defined(X)` is `#if !defined(X)`; `and`/`or` are `&&`/`||` (boost::multi's `MULTI_USE_HIP`)."""
+    source = (
+        "#if not defined(USE_ROCM)\nHAZARD;\n#endif\n#if defined(USE_ROCM) and not defined(NDEBUG)\nCHECK;\n#endif\n"
+    )
+    preprocessor = analyse(source, VendorMacros())
+    assert preprocessor.branch_at(source.index("HAZARD")) == Branch(False, True)
+    assert preprocessor.branch_at(source.index("CHECK")) == Branch(None, False)
+    assert names_in("not defined(A) or B") == ["A", "B"]
 
 
 def test_includes_and_function_like_defines():

@@ -784,9 +784,15 @@ def _tokenize(expression: str) -> list[tuple[str, str]] | None:
             return None  # something the evaluator does not know (a string, a character literal)
         kind = match.lastgroup
         assert kind is not None
-        tokens.append((kind, match.group(kind)))
+        text = match.group(kind)
+        operator = _ALTERNATIVE_TOKENS.get(text) if kind == "name" else None
+        tokens.append(("op", operator) if operator else (kind, text))
         position = match.end()
     return tokens
+
+
+# C++'s alternative spellings of the logical operators, which `#if` reads as the operators (`#if not defined(X)`).
+_ALTERNATIVE_TOKENS = {"not": "!", "and": "&&", "or": "||"}
 
 
 # (macro name, "defined" or "value") -> its value on one vendor's build, None when unknown
@@ -958,7 +964,11 @@ def mentions(expression: str, names: frozenset[str] | set[str]) -> bool:
 
 
 def names_in(expression: str) -> list[str]:
-    return [match.group("name") for match in _TOKEN.finditer(expression) if match.group("name")]
+    return [
+        match.group("name")
+        for match in _TOKEN.finditer(expression)
+        if match.group("name") and match.group("name") not in _ALTERNATIVE_TOKENS
+    ]
 
 
 # Macros only a Windows toolchain defines (MSVC, the Windows targets): neither Linux build rocmlint compares, NVIDIA's
