@@ -172,7 +172,7 @@ def test_alternative_spellings_of_the_logical_operators():
     preprocessor = analyse(source, VendorMacros())
     assert preprocessor.branch_at(source.index("HAZARD")) == Branch(False, True)
     assert preprocessor.branch_at(source.index("CHECK")) == Branch(None, False)
-    assert names_in("not defined(A) or B") == ["A", "B"]
+    assert names_in("not defined(A) or B") == ["defined", "A", "B"]
 
 
 def test_includes_and_function_like_defines():
