@@ -27,9 +27,8 @@ class SyncMask32Bit(Rule):
     Flags 32-bit lane masks (`0xffffffff`, `uint32_t(-1)`, `unsigned` variables, a `FULL_MASK` macro
     that expands to a 32-bit literal) passed to `__shfl*_sync`, `__ballot_sync`, `__any_sync`,
     `__all_sync`, `__match_*_sync`, `__reduce_*_sync` or `__syncwarp(mask)`; also a widened literal that
-    still names only 32 lanes (`0xffffffffull`).
-
-    A `#define ...MASK 0xffffffff` no `*_sync` call of this file uses is reported: it is used elsewhere.
+    still names only 32 lanes (`0xffffffffull`). A `#define ...MASK 0xffffffff` no `*_sync` call of this file uses
+    is reported: it is used elsewhere. A mask a warp-size chain picks (`#if WARP_SIZE == 64`) is its wave64 arm's.
 
     ## Why is this bad on ROCm?
     HIP's `*_sync` warp functions `static_assert` a 64-bit mask (`amd_warp_sync_functions.h`; on by default
@@ -155,9 +154,8 @@ SyncMask32Bit.valid = (
         #define FULL_MASK 0xffffffff
         #define XYZ_HIP_OR_CUDA(h, c) c
         #endif
-        __device__ float block_sum(float v) {
-          for (int i = 16; i > 0; i >>= 1) v += SHFL_DOWN(0xffffffff, v, i);
-          return v + XYZ_HIP_OR_CUDA(__shfl_xor(v, 1), __shfl_xor_sync(0xffffffff, v, 1));
+        __device__ float pair_sum(float v, int i) {
+          return v + SHFL_DOWN(0xffffffff, v, i) + XYZ_HIP_OR_CUDA(__shfl_xor(v, 1), __shfl_xor_sync(0xffffffff, v, 1));
         }
         """,
     ),
@@ -175,16 +173,15 @@ SyncMask32Bit.valid = (
         }
         """,
     ),
-    # No mask (`__syncwarp()` is declared in HIP), or one ROCm never compiles.
+    # No mask (`__syncwarp()` is declared in HIP), or a mask only NVIDIA compiles.
     Valid(
         """
-        __device__ void publish(int* flag, float* smem) {
+        __device__ void stage(float* smem) {
           smem[threadIdx.x] = 0.f;
           __syncwarp();
         #if !defined(__HIP_PLATFORM_AMD__)
           __syncwarp(0xffffffffu);
         #endif
-          *flag = 1;
         }
         """,
     ),

@@ -194,6 +194,19 @@ CudaccMacro.valid = (
         #endif
         """,
     ),
+    # An inner chain choosing nvcc's own spelling of the hint is a hint too.
+    Valid(
+        """
+        #if defined __NVCC__
+        #ifdef __NVCC_DIAG_PRAGMA_SUPPORT__
+        #pragma nv_diagnostic push
+        #pragma nv_diag_suppress = implicit_return_from_non_void_function
+        #else
+        #pragma diag_suppress = implicit_return_from_non_void_function
+        #endif
+        #endif
+        """,
+    ),
     # HIP-Clang is clang: the condition is false on ROCm whether or not it defined `__CUDACC__` (amrex's
     # AMReX_Parser_Y.H shape).
     Valid(

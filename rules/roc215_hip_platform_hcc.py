@@ -93,6 +93,9 @@ class HipPlatformHcc(ConditionRule, Rule):
     # The front end gates code as the stale tests meant it; this rule reads where ROCm 6 really goes instead
     # (`as_compiled`), so a stale test inside another one's NVIDIA arm is reported too.
     reports_gated = True
+    # A stale gate breaks HIP code too: ROCm 6 takes the arm its author wrote for NVIDIA (a hand-ported `.cpp`'s
+    # `#ifndef __HIP_PLATFORM_HCC__` around a `*_sync` wrapper).
+    applies_to_rocm_sources = True
 
     def visit_directive(self, directive: Directive, ctx: CudaContext) -> None:
         if "HIP_PLATFORM_" not in directive.text:
@@ -175,6 +178,21 @@ HipPlatformHcc.valid = (
     ),
 )
 HipPlatformHcc.invalid = (
+    # A hand-ported HIP source: ROCm 6 compiles the `*_sync` arm with its 32-bit mask.
+    Invalid(
+        """
+        #include <hip/hip_runtime.h>
+        __device__ float shfl_xor(float v, int m) {
+        #ifndef __HIP_PLATFORM_HCC__
+          return __shfl_xor_sync(0xffffffff, v, m);
+        #else
+          return __shfl_xor(v, m);
+        #endif
+        }
+        """,
+        expect=("3:1-3:29",),
+        path="layer_norm.cpp",
+    ),
     Invalid(
         """
         template <typename T>

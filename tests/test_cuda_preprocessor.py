@@ -12,6 +12,7 @@ from rocmlint.cuda.preprocessor import (
     evaluate_integer,
     holds_only_on_windows,
     invocation_arguments,
+    names_in,
     parse_int,
     unused_parameters,
 )
@@ -138,6 +139,44 @@ def test_defines_are_tracked_with_the_branch_rocm_sees():
     define = preprocessor.define_of("FULL_MASK", len(source))
     assert define is not None and define.value == "0xffffffffffffffffull"
     assert preprocessor.define_of("FULL_MASK", 0) is None
+
+
+@pytest.mark.parametrize(
+    ("chain", "expected"),
+    [
+        # The warp size the build sets per target: a wave64 ROCm target takes the 64-bit arm, before or after.
+        (
+            "#if XYZ_WARP_SIZE == 64\n#define M 0xffffffffffffffff\n#else\n#define M 0xffffffff\n#endif\n",
+            "0x" + "f" * 16,
+        ),
+        (
+            "#if XYZ_WARP_SIZE == 32\n#define M 0xffffffff\n#elif XYZ_WARP_SIZE == 64\n#define M ~0ull\n#endif\n",
+            "~0ull",
+        ),
+        # Any other unknown switch: the last definition, as before.
+        ("#if XYZ_TILE == 64\n#define M 0xffffffffffffffff\n#else\n#define M 0xffffffff\n#endif\n", "0xffffffff"),
+        # A warp size the file decides for ROCm decides the arm.
+        (
+            "#define XYZ_WARP_SIZE 32\n#if XYZ_WARP_SIZE == 64\n#define M ~0ull\n#else\n#define M 0xffffffff\n#endif\n",
+            "0xffffffff",
+        ),
+    ],
+)
+def test_a_warp_size_chain_gives_rocm_its_wave64_definition(chain, expected):
+    source = chain + "use;\n"
+    define = analyse(source, VendorMacros()).define_of("M", len(source))
+    assert define is not None and define.value == expected
+
+
+def test_alternative_spellings_of_the_logical_operators():
+    """`#if not defined(X)` is `#if !defined(X)`; `and`/`or` are `&&`/`||` (boost::multi's `MULTI_USE_HIP`)."""
+    source = (
+        "#if not defined(USE_ROCM)\nHAZARD;\n#endif\n#if defined(USE_ROCM) and not defined(NDEBUG)\nCHECK;\n#endif\n"
+    )
+    preprocessor = analyse(source, VendorMacros())
+    assert preprocessor.branch_at(source.index("HAZARD")) == Branch(False, True)
+    assert preprocessor.branch_at(source.index("CHECK")) == Branch(None, False)
+    assert names_in("not defined(A) or B") == ["defined", "A", "B"]
 
 
 def test_includes_and_function_like_defines():

@@ -66,6 +66,9 @@ def vendor_of_words(text: str) -> str | None:
             return "nvidia"
         if platform in ROCM_WORDS:
             return "rocm"
+    # HIP compiled for NVIDIA (`FF_USE_HIP_CUDA`, a `"hip_cuda"` backend) is NVIDIA's side, unless the text names
+    # ROCm otherwise too (`"hip_cuda" OR "hip_rocm"`).
+    words = {word for i, word in enumerate(ordered) if not _hip_before_nvidia(ordered, i)}
     rocm = bool(words & ROCM_WORDS) or any(w.startswith(("HIP", "ROCM")) and len(w) > 3 for w in words)
     nvidia = bool(words & NVIDIA_WORDS)
     if rocm == nvidia:
@@ -78,6 +81,29 @@ def names_another_accelerator(text: str) -> bool:
     CPU feature switch does not (`USE_CPU_AVX2` holds in a ROCm build too)."""
     words = {word.upper() for word in _WORD_SPLIT.split(text) if word}
     return bool(words & (OTHER_ACCELERATOR_WORDS - {"CPU"}))
+
+
+# The words after `HIP` that name NVIDIA as the platform HIP compiles for.
+_NVIDIA_PLATFORM_WORDS = frozenset({"CUDA", "NVCC", "NVIDIA", "NV"})
+
+
+def names_hip_on_nvidia(text: str) -> bool:
+    """Whether `text` (a macro name, a build condition) names HIP compiled for NVIDIA by the word right after `HIP`:
+    `FF_USE_HIP_CUDA`, a `"hip_cuda"` backend beside `"hip_rocm"`, `HIP_NVCC`. nvcc compiles that build."""
+    ordered = [word.upper() for word in _WORD_SPLIT.split(text) if word]
+    return any(_hip_before_nvidia(ordered, index) for index in range(len(ordered)))
+
+
+def hip_on_nvidia_as_nvidia(define: BuildDefine) -> BuildDefine:
+    """`define`, NVIDIA's when the ROCm side's flags hold it but its name says HIP compiled for NVIDIA
+    (`-DFF_USE_HIP_CUDA` in `FF_HIPCC_FLAGS`, or under `ifeq ($(USE_HIP),1)`): nvcc compiles that build."""
+    if define.vendor == "rocm" and names_hip_on_nvidia(define.name):
+        return replace(define, vendor="nvidia")
+    return define
+
+
+def _hip_before_nvidia(ordered: list[str], index: int) -> bool:
+    return ordered[index] == "HIP" and index + 1 < len(ordered) and ordered[index + 1] in _NVIDIA_PLATFORM_WORDS
 
 
 # Words of a build condition that hold only where no ROCm build runs: another accelerator's build (a CPU feature
@@ -580,8 +606,10 @@ def cmake_facts(
     platforms: list[list[str | None]] = []  # the same, of the HIP platform each block tests (None: tests none)
     elsewhere: list[bool] = []  # per open block: whether its current arm runs only elsewhere (`runs_elsewhere`)
     tracker = RunTracker(unrun)
+    folder_variables: dict[str, str] = {}
     for command, arguments, line in commands:
         name = command.lower()
+        arguments = _folder_variables_expanded(name, arguments, folder_variables)
         _track_elsewhere(elsewhere, name, arguments)
         never_runs = tracker.step(name, arguments)
         first_source = len(sources)
@@ -1064,6 +1092,28 @@ def _cmake_defines(command: str, arguments: str, vendor: str | None, path: str, 
             continue
         if re.fullmatch(r"[A-Za-z_]\w*", name):
             yield BuildDefine(name, value or None, vendor, path, line)
+
+
+# A variable set to a project folder (`set(PROJECT_ROOT ${CMAKE_CURRENT_LIST_DIR})`, `.../src`) and its value.
+_FOLDER_VALUE = re.compile(
+    r"^\s*([A-Za-z_]\w*)\s+\"?(\$\{(?:CMAKE_CURRENT_(?:SOURCE|LIST)_DIR|CMAKE_SOURCE_DIR|PROJECT_SOURCE_DIR)\}"
+    r"(?:/[\w./-]*)?)\"?\s*$"
+)
+_VARIABLE_USE = re.compile(r"\$\{([A-Za-z_]\w*)\}")
+
+
+def _folder_variables_expanded(command: str, arguments: str, folder_variables: dict[str, str]) -> str:
+    """`arguments` with the file's own variables naming a project folder replaced by their value (`${ROOT}/src/*.cu`
+    after `set(ROOT ${CMAKE_CURRENT_LIST_DIR})` globs `${CMAKE_CURRENT_LIST_DIR}/src/*.cu`), and such a `set`
+    remembered in `folder_variables`; a variable set to anything else is forgotten."""
+    expanded = _VARIABLE_USE.sub(lambda m: folder_variables.get(m.group(1), m.group()), arguments)
+    if command == "set" and arguments.split():
+        folder = _FOLDER_VALUE.match(expanded)
+        if folder is None:
+            folder_variables.pop(arguments.split()[0], None)
+        else:
+            folder_variables[folder.group(1)] = folder.group(2)
+    return expanded
 
 
 def _appended_flags(arguments: str) -> bool:

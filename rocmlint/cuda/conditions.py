@@ -847,8 +847,12 @@ def arm_text(directive: Directive, ctx: CudaContext) -> str:
 
 
 # A line that only passes a hint to the compiler: a `#pragma`, `_Pragma("...")`/`__pragma(...)`, or a lone
-# macro use (how a project spells a pragma it defines per compiler: `FAISS_PRAGMA_IMPRECISE_FUNCTION_BEGIN`).
-_PRAGMA_LINE = re.compile(r"\s*(?:#\s*pragma\b.*|(?:_Pragma|__pragma)\s*\(.*\)\s*|(?P<macro>[A-Za-z_]\w*)\s*)")
+# macro use (how a project spells a pragma it defines per compiler: `FAISS_PRAGMA_IMPRECISE_FUNCTION_BEGIN`); or a
+# line of an inner `#if` chain choosing between such hints (`#ifdef __NVCC_DIAG_PRAGMA_SUPPORT__`, nvcc's spellings).
+_PRAGMA_LINE = re.compile(
+    r"\s*(?:#\s*(?:pragma|if|ifdef|ifndef|elif|else|endif)\b.*|(?:_Pragma|__pragma)\s*\(.*\)\s*"
+    r"|(?P<macro>[A-Za-z_]\w*)\s*)"
+)
 
 
 def holds_only_pragmas(directive: Directive, ctx: CudaContext) -> bool:

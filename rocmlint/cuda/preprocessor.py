@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
-from rocmlint.cuda.build_files import names_another_accelerator
+from rocmlint.cuda.build_files import names_another_accelerator, vendor_of_words
 from rocmlint.vendor import EVERYWHERE, Branch, Tri, and3, not3
 
 # Macros each vendor's build defines (ROCm: HIP-Clang and PyTorch/vLLM extension builds).
@@ -218,6 +218,8 @@ class VendorMacros:
     rocm_build_values: Mapping[str, str | None] = field(default_factory=dict, compare=False)
     # Those of them no other build defines: a test of one is the ROCm build's decision, a ROCm-side test.
     rocm_build_decided: frozenset[str] = frozenset()
+    # What a build file defines whatever the vendor (under a project option): maybe defined on ROCm.
+    built_for_any_vendor: frozenset[str] = frozenset()
     # The project's build runs hipify over the file (a CMake hipify run, a torch extension): its `__CUDACC__` may
     # become `__HIPCC__`, even in a chain testing `__HIPCC__` as well.
     hipified: bool = False
@@ -244,6 +246,7 @@ class VendorMacros:
         rocm_build_values: Mapping[str, str | None] | None = None,
         rocm_build_decided: frozenset[str] = frozenset(),
         hipified: bool = False,
+        built_for_any_vendor: frozenset[str] = frozenset(),
     ) -> VendorMacros:
         return replace(
             self,
@@ -252,6 +255,7 @@ class VendorMacros:
             rocm_build_values={} if rocm_build_values is None else rocm_build_values,
             rocm_build_decided=rocm_build_decided,
             hipified=hipified,
+            built_for_any_vendor=built_for_any_vendor,
         )
 
     def is_rocm_side(self, name: str) -> bool:
@@ -333,7 +337,19 @@ class Preprocessor:
             for d in self.defines.get(name, ())
             if d.directive.start_byte < before and d.directive.branch.on_rocm is not False
         ]
-        return visible[-1] if visible else None
+        if not visible:
+            return None
+        # `#if WARP_SIZE == 64 / #define FULL_MASK 0xff..ff / #else / #define FULL_MASK 0xffffffff`, the warp size
+        # set by the build per target: a ROCm build for a wave64 target takes the first arm, not the last one.
+        if visible[-1].directive.branch.on_rocm is None:
+            return next((d for d in visible if self._in_wave_64_arm(d)), visible[-1])
+        return visible[-1]
+
+    def _in_wave_64_arm(self, define: Define) -> bool:
+        """Whether `define` sits right in an `#if` arm that holds on a wave64 target (`WARP_SIZE == 64`)."""
+        arms = self.open_arms(define.directive.start_byte)
+        own = arms[-1][1] if arms else None
+        return own is not None and _WAVE_64_TEST.search(own) is not None
 
     def macro_lookup(self, vendor: str, before: int) -> MacroLookup:
         """What one vendor's build ("rocm" or "nvidia") knows of each macro at byte `before`, as this file's
@@ -370,9 +386,11 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
     # A macro the builds set per vendor is a switch with a default (`#ifndef SWITCH` / `#define SWITCH 0`), no guard.
     evaluator.include_guard = None if guard in macros.learned else guard
     compilers_apart = _chains_testing_hipcc(found)
+    before_rocm_arm = _arms_before_a_rocm_arm(found, macros)
     for index, directive in enumerate(found):
         kind = directive.kind
         evaluator.compilers_apart = index in compilers_apart
+        evaluator.before_rocm_arm = index in before_rocm_arm
         if kind in ("if", "ifdef", "ifndef"):
             chain = _Chain(outer=current())
             directive = _with_branch(directive, chain.outer)
@@ -402,6 +420,8 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
     return Preprocessor(directives, defines, includes, starts, branches, unterminated=len(stack), macros=macros)
 
 
+# A test that holds where the warp (wave) size is 64: `WARP_SIZE == 64`, `64 == kWaveSize`, `WAVEFRONT_SIZE >= 64`.
+_WAVE_64_TEST = re.compile(r"(?i)\b\w*(?:WARP|WAVE)\w*\s*(?:==|>=)\s*64\b|\b64\s*(?:==|<=)\s*\w*(?:WARP|WAVE)\w*")
 _HIPCC_WORD = re.compile(r"\b__HIPCC__\b")
 # An `#if`/`#elif` condition testing one macro alone: `defined(X)`, `defined X`, `X`.
 _ONE_MACRO = re.compile(r"\s*(?:defined\s*\(?\s*)?([A-Za-z_]\w*)\s*\)?\s*")
@@ -466,6 +486,33 @@ def _chains_testing_hipcc(directives: list[Directive]) -> set[int]:
             if tests:
                 found.update(members)
     return found
+
+
+def _arms_before_a_rocm_arm(directives: list[Directive], macros: VendorMacros) -> set[int]:
+    """The indices of the conditions of every `#if` chain that come before an arm testing only a ROCm macro the
+    build or rocmlint decides (`#if defined(ENABLE_CUDA) ... #elif defined(BUILD_X_HIP)`, `BUILD_X_HIP` defined
+    by the ROCm build): the ROCm build takes that arm, so a macro named for NVIDIA before it is not defined there
+    (see `_Evaluator._defined`), whatever other configurations define it for; unless a build file defines it under
+    an option whatever the vendor (`if(X_BRIDGE) add_compile_definitions(X_CUDA_BRIDGE)`)."""
+    found: set[int] = set()
+    stack: list[list[int]] = []  # per open chain: the indices of its conditions so far
+    for index, directive in enumerate(directives):
+        kind = directive.kind
+        if kind in ("if", "ifdef", "ifndef"):
+            stack.append([index])
+        elif kind in ("elif", "elifdef", "elifndef") and stack:
+            if _tests_only_a_rocm_macro(directive.condition, macros):
+                found.update(stack[-1])
+            stack[-1].append(index)
+        elif kind == "endif" and stack:
+            stack.pop()
+    return found
+
+
+def _tests_only_a_rocm_macro(condition: str, macros: VendorMacros) -> bool:
+    name = re.sub(r"\bdefined\b|[()\s]", "", condition)
+    learned = macros.learned.get(name)
+    return name in macros.rocm or (learned is not None and learned.vendor == "rocm" and learned.evidence.kind != "name")
 
 
 def _include_guard(directives: list[Directive]) -> str | None:
@@ -605,6 +652,7 @@ class _Evaluator:
         self.macros = macros
         self.include_guard: str | None = None
         self.compilers_apart = False  # the condition's chain tests `__HIPCC__` (`_chains_testing_hipcc`)
+        self.before_rocm_arm = False  # a later arm of the condition's chain tests a ROCm macro (`_arms_before_...`)
 
     def evaluate(self, expression: str, defines: dict[str, list[Define]]) -> tuple[Tri, Tri]:
         """The truth of `expression` on a ROCm build and on an NVIDIA build."""
@@ -666,7 +714,26 @@ class _Evaluator:
             and not (name in defines or macros.hipified)
         ):
             return False  # a chain testing `__HIPCC__` too means nvcc by it, unless hipify renames it
+        if (
+            vendor == "rocm"
+            and self.before_rocm_arm
+            and name not in defines
+            and name not in macros.built_for_any_vendor
+            and _project_nvidia_flag(name)
+        ):
+            return False
         return _locally_defined(name, vendor, defines)
+
+
+def _project_nvidia_flag(name: str) -> bool:
+    """A project macro (not the compiler's) whose name says NVIDIA and no version or architecture: `ENABLE_CUDA`."""
+    upper = name.upper()
+    return (
+        not name.startswith("__")
+        and "VERSION" not in upper
+        and "ARCH" not in upper
+        and vendor_of_words(name) == "nvidia"
+    )
 
 
 # How many macros deep an `#if` follows macros that stand for expressions.
@@ -765,9 +832,15 @@ def _tokenize(expression: str) -> list[tuple[str, str]] | None:
             return None  # something the evaluator does not know (a string, a character literal)
         kind = match.lastgroup
         assert kind is not None
-        tokens.append((kind, match.group(kind)))
+        text = match.group(kind)
+        operator = _ALTERNATIVE_TOKENS.get(text) if kind == "name" else None
+        tokens.append(("op", operator) if operator else (kind, text))
         position = match.end()
     return tokens
+
+
+# C++'s alternative spellings of the logical operators, which `#if` reads as the operators (`#if not defined(X)`).
+_ALTERNATIVE_TOKENS = {"not": "!", "and": "&&", "or": "||"}
 
 
 # (macro name, "defined" or "value") -> its value on one vendor's build, None when unknown
@@ -939,7 +1012,11 @@ def mentions(expression: str, names: frozenset[str] | set[str]) -> bool:
 
 
 def names_in(expression: str) -> list[str]:
-    return [match.group("name") for match in _TOKEN.finditer(expression) if match.group("name")]
+    return [
+        match.group("name")
+        for match in _TOKEN.finditer(expression)
+        if match.group("name") and match.group("name") not in _ALTERNATIVE_TOKENS
+    ]
 
 
 # Macros only a Windows toolchain defines (MSVC, the Windows targets): neither Linux build rocmlint compares, NVIDIA's

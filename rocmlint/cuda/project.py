@@ -68,6 +68,7 @@ from rocmlint.cuda.build_files import (
     cmake_source_functions,
     cmake_switches_off_on_rocm,
     cmake_unrun,
+    hip_on_nvidia_as_nvidia,
     is_makefile,
     makefile_facts,
     nvidia_only_native_folders,
@@ -137,6 +138,7 @@ class FileView:
     # `-DCUDA_VERSION=11000` decides a version test on ROCm.
     rocm_build_values: Mapping[str, str | None] = field(default_factory=dict)
     rocm_build_decided: frozenset[str] = frozenset()  # those no other build defines (see learning.py)
+    built_for_any_vendor: frozenset[str] = frozenset()  # what a build file defines whatever the vendor
     nvidia_build_defines: frozenset[str] = frozenset()  # every macro the build defines for NVIDIA only
     # Why only NVIDIA compiles the project's sources at run time ("" when ROCm may, or nothing does): its calls of
     # NVRTC (or hipRTC, jitify) all sit in files the ROCm build does not compile, so `__CUDACC_RTC__` is
@@ -324,12 +326,17 @@ class CudaProject:
         texts, build, _ = tree if tree is not None else _read_tree(root)
         learned = from_build = learn_from_build(build)
         build_values, decided = rocm_build_values(build), rocm_build_decided(build)
-        macros = VendorMacros().with_learned(learned, rocm_build_values=build_values, rocm_build_decided=decided)
+        anywhere = _built_for_any_vendor(build)
+        macros = VendorMacros().with_learned(
+            learned, rocm_build_values=build_values, rocm_build_decided=decided, built_for_any_vendor=anywhere
+        )
         files = {path: read_facts(path, text, macros) for path, text in texts.items()}
         learned = learn(files, build, from_build)
         # Read again the files whose definitions and includes depend on branches, now that more macros are
         # known (`#if !defined(XYZ_HIP) && __CUDA_ARCH__ >= 700 #define MMA_AVAILABLE` needs XYZ_HIP first).
-        macros = VendorMacros().with_learned(learned, rocm_build_values=build_values, rocm_build_decided=decided)
+        macros = VendorMacros().with_learned(
+            learned, rocm_build_values=build_values, rocm_build_decided=decided, built_for_any_vendor=anywhere
+        )
         # Only macros the well-known tables do not already decide change how a file reads; a build macro found
         # compiled on ROCm (see `rocm_compiled_under`) changes it back.
         deciding = (set(learned) | set(from_build)) - macros.well_known
@@ -446,6 +453,7 @@ class CudaProject:
             atomic_overloads=_LazySet(lambda: self._atomic_overloads(around.files)),
             rocm_build_values=self._rocm_build_values | hipify_renamed,
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
+            built_for_any_vendor=self._built_for_any_vendor,
             nvidia_build_defines=self._nvidia_build_defines,
             runtime_compiled_only_on_nvidia=self._runtime_compiled_only_on_nvidia,
             # The build files too: what they define for ROCm and which sources they list decide every file.
@@ -728,15 +736,21 @@ class CudaProject:
         if not is_header(path):
             return ""
         own = {target for target, _ in self._edges.get(path, ())}
+        folder = os.path.dirname(path)
         voters = [
             other
-            for other in self._by_folder.get(os.path.dirname(path), ())
+            for other in self._by_folder.get(folder, ())
             if other not in own and other not in visiting and other in self._includers
         ]
+        # The headers the rest of the project includes decide, when enough do: one only its folder's other
+        # unincluded headers include (`old_blas.hpp` -> `cublasXt.hpp`) says nothing of how the build uses it.
+        entered = [v for v in voters if any(os.path.dirname(i) != folder for i, _ in self._includers[v])]
+        voters = entered if len(entered) >= _FOLDER_VOTERS else voters
         if len(voters) < _FOLDER_VOTERS or any(self._base(v, visiting)[0].on_rocm is not False for v in voters):
             return ""
-        folder = self._relative(os.path.dirname(path))
-        return f"{folder}/: a header nothing includes, beside {len(voters)} headers only NVIDIA compiles"
+        return (
+            f"{self._relative(folder)}/: a header nothing includes, beside {len(voters)} headers only NVIDIA compiles"
+        )
 
     @cached_property
     def _systems_building_rocm(self) -> frozenset[str]:
@@ -774,6 +788,10 @@ class CudaProject:
         if not compiling or any(self._base(path, frozenset())[0].on_rocm is not False for path in compiling):
             return ""
         return f"{self._relative(compiling[0])} compiles at run time, and ROCm does not compile it"
+
+    @cached_property
+    def _built_for_any_vendor(self) -> frozenset[str]:
+        return _built_for_any_vendor(self.build_facts)
 
     @cached_property
     def _rocm_build_decided(self) -> frozenset[str]:
@@ -1211,9 +1229,13 @@ def _pattern(glob: str) -> re.Pattern[str]:
     return re.compile("".join(wildcards.get(part, re.escape(part)) for part in parts))
 
 
+def _built_for_any_vendor(build: BuildFacts) -> frozenset[str]:
+    return frozenset(d.name for d in build.defines if d.vendor is None)
+
+
 def _merge(facts: list[BuildFacts]) -> BuildFacts:
     return BuildFacts(
-        defines=tuple(d for f in facts for d in f.defines),
+        defines=tuple(hip_on_nvidia_as_nvidia(d) for f in facts for d in f.defines),
         sources=tuple(s for f in facts for s in f.sources),
         torch_extension=any(f.torch_extension for f in facts),
         hipify=next((f.hipify for f in facts if f.hipify), ""),
