@@ -6,18 +6,12 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from test_cuda_project import write_tree
+
 from rocmlint.config import Settings
 from rocmlint.cuda.build_files import cmake_facts, vendor_of_words
 from rocmlint.cuda.project import CudaProject
 from rocmlint.engine import Engine
-
-
-def write_tree(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return root
 
 
 def _codes(root: Path, name: str) -> list[tuple[str, int]]:

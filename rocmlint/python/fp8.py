@@ -20,6 +20,7 @@ from rocmlint.python.conditions import choices_around
 from rocmlint.python.cpu_tensors import in_gpu_free_test, kept_on_cpu
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name, name_words
+from rocmlint.python.scopes import COMPOUND_STATEMENTS
 from rocmlint.python.semantic import FUNCTION_DEFS
 from rocmlint.python.uses import in_allow_list, is_inspected, outermost_collection_member
 from rocmlint.python.values import assignment_targets
@@ -39,20 +40,6 @@ _MX_TOKEN = re.compile(r"mx(?:fp[468])?")
 # An MX format or the MX block scale (E8M0) as a word of code or text: `mxfp8`, `per_1x32_mx_quant`, `e8m0fnu`, `ue8m0`.
 _MX_WORD = re.compile(r"mx(?:fp[468])?|u?e8m0(?:fnu)?")
 _WORD_SPLIT = re.compile(r"[^a-z0-9]+")
-# Statements holding other statements: their arms may be about other formats than the statement beside them.
-_COMPOUND_STATEMENTS = (
-    ast.If,
-    ast.For,
-    ast.AsyncFor,
-    ast.While,
-    ast.With,
-    ast.AsyncWith,
-    ast.Try,
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.ClassDef,
-    ast.Match,
-)
 # A 4-bit float format named in a file (NVFP4: E2M1 elements, e4m3 block scales; `float4_e2m1fn_x2`).
 _FP4_FORMAT = re.compile(r"fp4|e2m1|float4", re.IGNORECASE)
 # Words of a name that hold block scales (`scale_e4m3`, `sc`, `sfa`, `weight_scales`, `_recast_scale`).
@@ -353,7 +340,7 @@ def _beside_mx(ctx: PythonContext, node: ast.AST) -> bool:
             return any(
                 _names_mx(word, _MX_TOKEN)
                 for statement in block
-                if not isinstance(statement, _COMPOUND_STATEMENTS)
+                if not isinstance(statement, COMPOUND_STATEMENTS)
                 for found in ast.walk(statement)
                 for word in _words_of(found)
             )
