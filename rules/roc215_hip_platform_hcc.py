@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rocmlint.cuda.conditions import PLATFORM_ALTERNATIVES, ConditionRule
+import re
+
+from rocmlint.cuda.conditions import PLATFORM_ALTERNATIVES, ConditionRule, arm_text
 from rocmlint.cuda.frontend import CudaContext
 from rocmlint.cuda.preprocessor import Directive, names_in
 from rocmlint.diagnostics import FixAvailability, Severity
@@ -27,6 +29,8 @@ class HipPlatformHcc(ConditionRule, Rule):
     ## What it does
     Flags `#if`/`#ifdef`/`#elif` tests of the deprecated `__HIP_PLATFORM_HCC__`, `__HIP_PLATFORM_NVCC__`
     or `HIP_PLATFORM_HCC` that do not also test `__HIP_PLATFORM_AMD__`, `USE_ROCM` or another current macro.
+
+    Not flagged: an `#ifndef` of the old name whose one arm only defines it (a shim for code that still reads it).
 
     The code such a test gates is analysed as its author meant it: the `#else` of `#ifdef __HIP_PLATFORM_HCC__`
     as NVIDIA-only (other rules do not report its `_sync` masks or PTX), its first arm as ROCm code. This report
@@ -103,6 +107,8 @@ class HipPlatformHcc(ConditionRule, Rule):
         macro = next((name for name in names_in(directive.condition) if name in _DEPRECATED), None)
         if macro is not None and ctx.build_defines_for_rocm(macro):
             return  # the project's ROCm build defines it itself: the gate still works
+        if macro is not None and self._defines_itself(directive, macro, ctx):
+            return  # `#ifndef OLD #define OLD #endif`: a shim for code that still reads the old name, no choice
         if (
             macro is not None
             and ctx.build_defines_for_nvidia_only(macro)
@@ -124,6 +130,14 @@ class HipPlatformHcc(ConditionRule, Rule):
             "hazards are reported here only",
             fix=fix,
         )
+
+    def _defines_itself(self, directive: Directive, macro: str, ctx: CudaContext) -> bool:
+        """`#ifndef <macro>` whose one arm only defines `<macro>`: nothing is chosen by the old name here."""
+        if directive.kind != "ifndef" or len(self._chains(ctx).arms_of(directive)) != 1:
+            return False
+        lines = [line.strip() for line in arm_text(directive, ctx).splitlines() if line.strip()]
+        shim = re.compile(rf"#\s*define\s+{re.escape(macro)}\b.*")
+        return bool(lines) and all(shim.fullmatch(line) for line in lines)
 
 
 HipPlatformHcc.valid = (

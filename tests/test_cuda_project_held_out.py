@@ -161,3 +161,32 @@ def test_unincluded_headers_of_a_folder_the_rest_of_the_project_enters_for_nvidi
     for name in ("old_blas.hpp", "lapack_all.hpp", "cublas_xt.hpp", "cusolver_wrapper.hpp", "cublas_wrapper.hpp"):
         assert project.view(str(root / folder / name)).base.on_rocm is False, name
     assert _codes(root, f"{folder}/cublas_xt.hpp") == []
+
+
+def test_a_shim_defining_the_removed_platform_macro_in_a_hip_build_is_no_stale_gate(tmp_path):
+    """`#ifndef __HIP_PLATFORM_HCC__ / #define __HIP_PLATFORM_HCC__ / #endif` in a header the HIP build compiles
+    defines the old name for code that still reads it: it chooses no arm, so ROC215 has nothing to report. An
+    `#ifndef` of the old name around other code still is a stale gate."""
+    shim = "#ifndef __HIP_PLATFORM_HCC__\n#define __HIP_PLATFORM_HCC__\n#endif\n"
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                project(x LANGUAGES CXX)
+                option(PROJ_ENABLE_ROCM "rocm" OFF)
+                if(PROJ_ENABLE_ROCM)
+                  enable_language(HIP)
+                  add_compile_definitions(PROJ_ENABLE_ROCM)
+                endif()
+                """,
+            "include/backend_rocm.h": "#pragma once\n#ifdef PROJ_ENABLE_ROCM\n"
+            + shim
+            + "#include <hip/hip_runtime.h>\n#endif\n",
+        },
+    )
+    report = Engine().check_path(root / "include/backend_rocm.h", Settings(root=root, select=("ROC215",)))
+    assert report.diagnostics == []
+    header = root / "include/backend_rocm.h"
+    header.write_text(header.read_text().replace("#define __HIP_PLATFORM_HCC__", "#define PROJ_OLD_HIP 1"))
+    report = Engine().check_path(header, Settings(root=root, select=("ROC215",)))
+    assert [(d.code, d.location.line) for d in report.diagnostics] == [("ROC215", 3)]
