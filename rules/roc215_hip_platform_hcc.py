@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
-from rocmlint.cuda.conditions import PLATFORM_ALTERNATIVES, ConditionRule, arm_text
+from rocmlint.cuda.conditions import PLATFORM_ALTERNATIVES, ConditionRule, holds_only_its_definition
 from rocmlint.cuda.frontend import CudaContext
 from rocmlint.cuda.preprocessor import Directive, names_in
 from rocmlint.diagnostics import FixAvailability, Severity
@@ -133,11 +131,8 @@ class HipPlatformHcc(ConditionRule, Rule):
 
     def _defines_itself(self, directive: Directive, macro: str, ctx: CudaContext) -> bool:
         """`#ifndef <macro>` whose one arm only defines `<macro>`: nothing is chosen by the old name here."""
-        if directive.kind != "ifndef" or len(self._chains(ctx).arms_of(directive)) != 1:
-            return False
-        lines = [line.strip() for line in arm_text(directive, ctx).splitlines() if line.strip()]
-        shim = re.compile(rf"#\s*define\s+{re.escape(macro)}\b.*")
-        return bool(lines) and all(shim.fullmatch(line) for line in lines)
+        one_arm = len(self._chains(ctx).arms_of(directive)) == 1
+        return directive.kind == "ifndef" and one_arm and holds_only_its_definition(directive, macro, ctx)
 
 
 HipPlatformHcc.valid = (

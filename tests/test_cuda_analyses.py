@@ -16,6 +16,7 @@ from rocmlint.cuda.conditions import (
     arch_arm_rocm_needs,
     arm_outcomes_agree,
     chains_around,
+    holds_only_its_definition,
     holds_only_pragmas,
     is_version_test,
 )
@@ -197,6 +198,23 @@ def test_holds_only_pragmas(arm: str, only_pragmas: bool) -> None:
 def test_a_lone_macro_defined_as_code_is_no_pragma() -> None:
     ctx = context("#define STUBS inline int f() { return 0; }\n#ifndef __NVCC__\nSTUBS\n#endif\n")
     assert not holds_only_pragmas(ctx.preprocessor.directives[1], ctx)
+
+
+@pytest.mark.parametrize(
+    ("arm", "only_its_definition"),
+    [
+        ("#define __HIP_PLATFORM_HCC__\n", True),
+        ("#define __HIP_PLATFORM_HCC__ 1\n", True),
+        ("#define __HIP_PLATFORM_HCC__\n#define OTHER 1\n", False),
+        ("#define OTHER 1\n", False),
+        ("int x = 0;\n", False),
+        ("", False),
+    ],
+)
+def test_holds_only_its_definition(arm: str, only_its_definition: bool) -> None:
+    ctx = context(f"#ifndef __HIP_PLATFORM_HCC__\n{arm}#endif\n")
+    directive = ctx.preprocessor.directives[0]
+    assert holds_only_its_definition(directive, "__HIP_PLATFORM_HCC__", ctx) is only_its_definition
 
 
 # --- what HIP lacks ------------------------------------------------------------------------------------------

@@ -866,6 +866,17 @@ def holds_only_pragmas(directive: Directive, ctx: CudaContext) -> bool:
     return True
 
 
+def holds_only_its_definition(directive: Directive, macro: str, ctx: CudaContext) -> bool:
+    """Whether the arm this directive opens holds nothing but `#define`s of `macro` (`#ifndef OLD_NAME` /
+    `#define OLD_NAME` / `#endif`): a shim giving code that still reads the name a value, which chooses nothing."""
+    lines = [line.strip() for line in arm_text(directive, ctx).splitlines() if line.strip()]
+    span = arm_span(directive, ctx)
+    defined = [
+        d for d in ctx.preprocessor.defines.get(macro, []) if span.start_byte <= d.directive.start_byte < span.end_byte
+    ]
+    return bool(lines) and len(defined) == len(lines)
+
+
 def _macro_is_pragma(name: str | None, directive: Directive, ctx: CudaContext) -> bool:
     """A lone macro use is a hint unless this file defines it, before the arm, as anything but a hint or nothing."""
     for define in ctx.preprocessor.defines.get(name, []) if name else []:
@@ -920,6 +931,7 @@ __all__ = [
     "condition_edit",
     "condition_tests",
     "decided_by_project_macros",
+    "holds_only_its_definition",
     "holds_only_pragmas",
     "is_host_only_unit",
     "is_rocm_macro",
