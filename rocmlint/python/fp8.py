@@ -325,27 +325,16 @@ def _in_mx_arm(ctx: PythonContext, node: ast.AST) -> bool:
 def _beside_mx(ctx: PythonContext, node: ast.AST) -> bool:
     """Whether the simple statements of the block holding `node` (its own included; not the compound ones, whose
     arms may hold other formats) name an MX format."""
-    child = node
-    for ancestor in ctx.ancestors(node):
-        block = next(
-            (
-                statements
-                for field in ("body", "orelse", "finalbody")
-                if isinstance(statements := getattr(ancestor, field, None), list)
-                and any(child is statement for statement in statements)
-            ),
-            None,
-        )
-        if block is not None:
-            return any(
-                _names_mx(word, _MX_TOKEN)
-                for statement in block
-                if not isinstance(statement, COMPOUND_STATEMENTS)
-                for found in ast.walk(statement)
-                for word in _words_of(found)
-            )
-        child = ancestor
-    return False
+    statement = ctx.semantic.statement_of(node)
+    if statement is None:
+        return False
+    return any(
+        _names_mx(word, _MX_TOKEN)
+        for sibling in ctx.semantic.block_of(statement)
+        if not isinstance(sibling, COMPOUND_STATEMENTS)
+        for found in ast.walk(sibling)
+        for word in _words_of(found)
+    )
 
 
 def _says_mx(ctx: PythonContext, scopes: Sequence[ast.AST]) -> bool:
