@@ -8,6 +8,7 @@ from rocmlint.cuda.preprocessor import (
     MacroShape,
     VendorMacros,
     analyse,
+    call_arguments,
     dropped_on_rocm,
     evaluate_integer,
     holds_only_on_windows,
@@ -412,3 +413,14 @@ def test_invocation_arguments_split_as_the_preprocessor_splits():
 )
 def test_another_accelerators_macro_tested_before_the_rocm_one_is_undefined_on_rocm(source, expected):
     assert branch_of(source) == expected
+
+
+def test_call_arguments_takes_one_whole_call_only() -> None:
+    assert call_arguments(" __shfl_xor_sync(uint32_t(-1), var, lane) ") == (
+        "__shfl_xor_sync",
+        ["uint32_t(-1)", "var", "lane"],
+    )
+    assert call_arguments('f(a, "x,y", /* , */ b)') == ("f", ["a", '"x,y"', "/* , */ b"])
+    assert call_arguments("f(a) + g(b)") is None
+    assert call_arguments("f(a,)") is None
+    assert call_arguments("x + f(a)") is None

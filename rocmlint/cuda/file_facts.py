@@ -16,6 +16,7 @@ from rocmlint.cuda.preprocessor import (
     Preprocessor,
     VendorMacros,
     analyse,
+    call_arguments,
     is_amd_target_macro,
     names_in,
     unused_parameters,
@@ -276,53 +277,32 @@ class _Lines:
         return bisect.bisect_left(self._newlines, offset) + 1
 
 
-# A macro body that is one call of a lane exchange (`__shfl_xor_sync(...)`, PyTorch's `WARP_SHFL_XOR(...)`), maybe
-# parenthesised: the wrapper a project defines per vendor.
-_SHUFFLE_BODY = re.compile(r"((?:__shfl|WARP_SHFL)\w*)\s*\((.*)\)")
+# A lane exchange a macro body may call (`__shfl_xor_sync(...)`, PyTorch's `WARP_SHFL_XOR(...)`): the wrapper a
+# project defines per vendor.
+_SHUFFLE_NAME = re.compile(r"(?:__shfl|WARP_SHFL)\w*")
 _PARAMETER_MARK = re.compile(r"#(\d+)")
 
 
 def shuffle_wrapper_form(body: str, parameters: tuple[str, ...]) -> str | None:
-    """`body` of a function-like macro taking `parameters`, when it is one lane-exchange call: the call with every
-    argument that is a parameter written `#i` (its position): `__shfl_xor_sync(uint32_t(-1), var, lane_mask)` with
-    (var, lane_mask) -> `__shfl_xor_sync(uint32_t(-1), #0, #1)`. None for any other body."""
+    """`body` of a function-like macro taking `parameters`, when it is one lane-exchange call, maybe parenthesised:
+    the call with every argument that is a parameter written `#i` (its position): `__shfl_xor_sync(uint32_t(-1),
+    var, lane_mask)` with (var, lane_mask) -> `__shfl_xor_sync(uint32_t(-1), #0, #1)`. None for any other body."""
     body = body.strip()
     if body.startswith("(") and body.endswith(")"):
-        body = body[1:-1].strip()
-    match = _SHUFFLE_BODY.fullmatch(body)
-    if match is None:
+        body = body[1:-1]
+    call = call_arguments(body)
+    if call is None or not _SHUFFLE_NAME.fullmatch(call[0]):
         return None
-    arguments = split_arguments(match.group(2))
-    if arguments is None:
-        return None
-    marked = [f"#{parameters.index(a)}" if a in parameters else a for a in arguments]
-    return f"{match.group(1)}({', '.join(marked)})"
+    marked = [f"#{parameters.index(a)}" if a in parameters else a for a in call[1]]
+    return f"{call[0]}({', '.join(marked)})"
 
 
 def wrapped_call(form: str) -> tuple[str, tuple[int | None, ...]]:
     """A `shuffle_wrapper_form` read back: the intrinsic, and for each of its arguments the position of the
     wrapper's argument passed there (None for a fixed expression such as a mask)."""
-    name, _, rest = form.partition("(")
-    arguments = split_arguments(rest[:-1]) or []
+    name, arguments = call_arguments(form) or (form, [])
     marks = [_PARAMETER_MARK.fullmatch(a) for a in arguments]
     return name, tuple(int(m.group(1)) if m else None for m in marks)
-
-
-def split_arguments(text: str) -> list[str] | None:
-    """`text` split at its top-level commas, each part stripped; None when its brackets do not balance."""
-    parts, depth, start = [], 0, 0
-    for index, char in enumerate(text):
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth < 0:
-                return None
-        elif char == "," and depth == 0:
-            parts.append(text[start:index].strip())
-            start = index + 1
-    parts.append(text[start:].strip())
-    return parts if depth == 0 and all(parts) else None
 
 
 def _shuffle_wrappers(preprocessor: Preprocessor) -> Iterator[Definition]:

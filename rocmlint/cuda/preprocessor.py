@@ -1092,6 +1092,21 @@ def invocation_arguments(content: bytes, name: str) -> Iterator[list[tuple[int, 
             yield arguments
 
 
+def call_arguments(text: str) -> tuple[str, list[str]] | None:
+    """`text` when it is one call `name(...)` and nothing more: the name and its arguments, stripped, split as
+    `invocation_arguments` splits them; None for anything else (`f(a) + 1`, an empty argument)."""
+    match = re.match(r"\s*([A-Za-z_]\w*)\s*\(", text)
+    if match is None:
+        return None
+    content = text.encode("utf-8", "surrogatepass")
+    opened = len(text[: match.end()].encode("utf-8", "surrogatepass"))
+    ranges = _split_arguments(content, opened)
+    if ranges is None or content[ranges[-1][1] + 1 :].strip():
+        return None
+    arguments = [content[start:end].decode("utf-8", "surrogatepass").strip() for start, end in ranges]
+    return (match.group(1), arguments) if all(arguments) else None
+
+
 def _split_arguments(content: bytes, start: int) -> list[tuple[int, int]] | None:
     arguments: list[tuple[int, int]] = []
     depth, begin, position = 0, start, start
