@@ -7,7 +7,7 @@ import ast
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.fixes import gate_statement
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import is_truthy_constant, last_name, rocm_arm
+from rocmlint.python.idioms import is_truthy_constant, last_name, opted_in_by_switch, rocm_arm
 from rocmlint.python.lexical import assigned_attribute_pattern, called_name_pattern
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -145,8 +145,12 @@ def _precision_argument(call: ast.Call, ctx: PythonContext) -> tuple[ast.AST, as
 
 
 def _is_deliberate_rocm_setting(node: ast.AST, ctx: PythonContext) -> bool:
-    """TF32 enabled in a ROCm-only branch is a deliberate MI300 choice, not a ported NVIDIA default."""
-    return ctx.is_nvidia_gated(node)
+    """TF32 enabled in a ROCm-only branch is a deliberate MI300 choice, not a ported NVIDIA default; TF32
+    enabled because the user turned on an off-by-default `--allow_tf32` switch is the user's choice."""
+    switches = ctx.semantic.switches_off_by_default
+    return ctx.is_nvidia_gated(node) or any(
+        opted_in_by_switch(test, "tf32", switches()) for test in ctx.semantic.if_tests_taken(node)
+    )
 
 
 def _message(what: str) -> str:
@@ -245,13 +249,16 @@ Tf32Toggle.valid = (
             logging.info("allow_tf32=%s", torch.backends.cuda.matmul.allow_tf32)
         """,
     ),
-    # A value the linter cannot resolve (a CLI flag) is not reported.
+    # A value the linter cannot resolve (a CLI flag) is not reported, nor TF32 an off-by-default switch asks for.
     Valid(
         """
         import torch
 
         def configure(args):
             torch.backends.cuda.matmul.allow_tf32 = args.tf32
+            if args.allow_tf32 and torch.cuda.is_available():
+                torch.backends.cudnn.allow_tf32 = True
+        parser.add_argument("--allow-tf32", action="store_true")
         """,
     ),
     # Mentions that are no assignment or call (the trigger pattern leaves them out): keyword arguments,

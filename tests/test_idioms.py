@@ -658,3 +658,36 @@ def test_raised_name() -> None:
     )
     raises = [n for n in in_order(snippet.module) if isinstance(n, ast.Raise)]
     assert [idioms.raised_name(r) for r in raises] == ["MissingCUDAException", "RuntimeError", ""]
+
+
+def test_if_tests_taken_are_the_tests_a_node_runs_under() -> None:
+    snippet = parse("if a:\n    if b:\n        x = 1\n    else:\n        y = 2\nelse:\n    z = 3\n")
+    taken = {name: snippet.codes(snippet.semantic.if_tests_taken(snippet.value(name))) for name in "xyz"}
+    assert taken == {"x": ["b", "a"], "y": ["a"], "z": []}
+
+
+def test_switches_off_by_default_are_store_true_flags_without_a_truthy_default() -> None:
+    snippet = parse(
+        "p.add_argument('--allow-tf32', action='store_true')\n"
+        "p.add_argument('-q', '--quiet-run', action='store_true', default=False)\n"
+        "p.add_argument('--tf32', action='store_true', default=True)\n"
+        "p.add_argument('--x', action='store_true', dest='use_x')\n"
+        "p.add_argument('--steps', type=int)\n"
+    )
+    assert snippet.semantic.switches_off_by_default() == {"allow_tf32", "quiet_run", "use_x"}
+
+
+@pytest.mark.parametrize(
+    ("test", "expected"),
+    [
+        ("args.allow_tf32", True),
+        ("args.allow_tf32 and torch.cuda.is_available()", True),
+        ("not args.allow_tf32", False),
+        ("args.allow_tf32 or fast", False),
+        ("args.enable_tf32", False),
+        ("args.fast", False),
+    ],
+)
+def test_opted_in_by_switch(test: str, expected: bool) -> None:
+    switches = frozenset({"allow_tf32", "fast"})
+    assert idioms.opted_in_by_switch(ast.parse(test, mode="eval").body, "tf32", switches) is expected

@@ -103,6 +103,16 @@ def last_name(expr: ast.AST) -> str:
     return expr.id if isinstance(expr, ast.Name) else ""
 
 
+def opted_in_by_switch(test: ast.expr, word: str, switches: frozenset[str]) -> bool:
+    """Whether an `if` test holds only when the user turned on an off-by-default command-line switch named
+    for `word` (`switches`: `Semantic.switches_off_by_default`): `if args.allow_tf32:`, `if args.allow_tf32
+    and ...` for "tf32"."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(opted_in_by_switch(operand, word, switches) for operand in test.values)
+    name = last_name(test)
+    return word in name.lower() and name in switches
+
+
 def name_words(name: str) -> tuple[str, ...]:
     """The lower-case words of an identifier, in order (`nvcc`, `args`, `v2` of `NVCC_ARGS_v2`;
     `getCudaVersion` is one word): what a rule matches a name on by convention."""

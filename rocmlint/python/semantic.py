@@ -79,6 +79,7 @@ class Semantic:
         self._unpacked: dict[ScopeNode, dict[str, list[ast.expr | None]]] = {}
         self._line_starts: list[int] | None = None
         self._qualified_names: dict[ast.AST, str | None] = {}
+        self._switches_off_by_default: frozenset[str] | None = None
 
     # --- tree -----------------------------------------------------------------------------------
     def parent(self, node: ast.AST) -> ast.AST | None:
@@ -119,6 +120,22 @@ class Semantic:
             if isinstance(block, list) and any(item is statement for item in block):
                 return block
         return [statement]
+
+    def if_tests_taken(self, node: ast.AST) -> Iterator[ast.expr]:
+        """The tests of the `if` statements `node` runs under because they held (it sits in their body,
+        not their `else`), innermost first."""
+        child = node
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, ast.If) and _in_list(ancestor.body, child):
+                yield ancestor.test
+            child = ancestor
+
+    def switches_off_by_default(self) -> frozenset[str]:
+        """The destinations of this file's `add_argument("--x", action="store_true")` command-line switches
+        that stay off unless given (no truthy `default=`): options a user has to ask for."""
+        if self._switches_off_by_default is None:
+            self._switches_off_by_default = frozenset(_switch_destinations(self.module))
+        return self._switches_off_by_default
 
     def is_elif(self, node: ast.If) -> bool:
         """Whether an `if` node is written `elif` (the only statement of its parent's `orelse`)."""
@@ -522,6 +539,29 @@ class Semantic:
         if found is not None:
             return found.value
         return self.positional(call, position) if position is not None else None
+
+
+def _switch_destinations(module: ast.Module) -> Iterator[str]:
+    for node in ast.walk(module):
+        if (
+            not isinstance(node, ast.Call)
+            or not isinstance(node.func, ast.Attribute)
+            or node.func.attr != "add_argument"
+        ):
+            continue
+        keywords = {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg}
+        action, default, dest = keywords.get("action"), keywords.get("default"), keywords.get("dest")
+        if not isinstance(action, ast.Constant) or action.value != "store_true":
+            continue
+        if default is not None and not (isinstance(default, ast.Constant) and not default.value):
+            continue
+        if isinstance(dest, ast.Constant) and isinstance(dest.value, str):
+            yield dest.value
+            continue
+        flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        long_flag = next((flag for flag in flags if flag.startswith("--")), None)
+        if long_flag is not None:
+            yield long_flag[2:].replace("-", "_")
 
 
 def _in_list(items: list[ast.stmt], node: ast.AST) -> bool:
