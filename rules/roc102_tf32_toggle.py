@@ -36,7 +36,8 @@ class Tf32Toggle(Rule):
     `torch.backends.cudnn.conv.fp32_precision`, ...) to `"tf32"`. Reading the flags, turning TF32 off
     (`False`, `"highest"`, `"ieee"`) and values the linter cannot resolve are not reported.
 
-    Test files are not checked: a suite turns TF32 on to set the precision its assertions run at (or to
+    Nor is TF32 an off-by-default command-line switch named for it asks for (`if args.allow_tf32:`): the
+    user chose it. Test files are not checked: a suite turns TF32 on to set the precision its assertions run at (or to
     test both modes); where ROCm ignores the flag the results are only more precise, and no test takes
     another path because of it.
 
