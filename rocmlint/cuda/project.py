@@ -132,6 +132,9 @@ class FileView:
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
     hip_source: str = ""  # why the file is HIP code, compiled by hipcc only ("" when it is not); maybe ported
     hipified: str = ""  # why the ROCm build renames CUDA names in the file (hipify), "" when it does not
+    # Why the project already builds for ROCm through that hipify ("" when it does not, or nothing hipifies the file):
+    # the renames are then done, no note worth showing; before a first port they still mark what the port touches.
+    hipify_ported: str = ""
     # (atomic, pointee type) of the device overloads of CUDA atomics its project files define where ROCm compiles them
     atomic_overloads: AbstractSet[tuple[str, str]] = frozenset()
     # Every macro the build defines for ROCm (`__HIP_*__` too) -> its value ("1" for `-DNAME`, None when unknown):
@@ -450,6 +453,7 @@ class CudaProject:
             rocm_native=self._rocm_native(path),
             hip_source=self._hip_source(path),
             hipified=self._relative_evidence(self.build_facts.hipify),
+            hipify_ported=self.rocm_build_path if self.build_facts.hipify else "",
             atomic_overloads=_LazySet(lambda: self._atomic_overloads(around.files)),
             rocm_build_values=self._rocm_build_values | hipify_renamed,
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
@@ -1044,6 +1048,28 @@ class CudaProject:
         build = self.build_facts
         return build.hip_language and not build.cuda_language and not build.torch_extension
 
+    @cached_property
+    def rocm_build_path(self) -> str:
+        """Evidence that the project's build already has a ROCm path ("path:line: why"), "" when it has none: a
+        build file defines a macro or lists sources for ROCm only, runs Python build steps only for ROCm (`elif
+        ROCM_VERSION: version += "+rocm"`), branches for ROCm (a Bazel `select()`) or builds the HIP language.
+        Hipify alone is none: torch's `CUDAExtension` hipifies a project that was never built for ROCm too."""
+        build = self.build_facts
+        # A Python build file's ROCm arms speak for it (`rocm_arms`): its vendor of an arm also reads the `else` of an
+        # NVIDIA test (`if CUDA_HOME is None:`) as ROCm's, which before a port is the CPU build.
+        define = next((d for d in build.defines if d.vendor == "rocm" and _build_system(d.path) != "python"), None)
+        if define is not None:
+            return f"{self._relative(define.path)}:{define.line}: the ROCm build defines {define.name}"
+        listed = next((s for s in build.sources if s.vendor == "rocm" and _build_system(s.path) != "python"), None)
+        if listed is not None:
+            doing = "removes" if listed.removed else "compiles"
+            return f"{self._relative(listed.path)}:{listed.line}: the ROCm build {doing} {listed.pattern}"
+        if build.rocm_arms:
+            return self._relative_evidence(build.rocm_arms[0])
+        if build.rocm_branches:
+            return f"{self._relative(build.rocm_branches[0])}: the build branches for ROCm"
+        return "a CMake file builds the HIP language" if build.hip_language else ""
+
     def header_constants(self) -> Iterator[tuple[str, Definition, str]]:
         """(path, definition, "macro" or "constant") of each object-like macro and integer constant with a value
         that a header (a file some project file includes, and ROCm compiles) defines where ROCm compiles: what
@@ -1241,6 +1267,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         hipify=next((f.hipify for f in facts if f.hipify), ""),
         extension_folders=tuple(folder for f in facts for folder in f.extension_folders),
         rocm_branches=tuple(path for f in facts for path in f.rocm_branches),
+        rocm_arms=tuple(arm for f in facts for arm in f.rocm_arms),
         hip_language=any(f.hip_language for f in facts),
         cuda_language=any(f.cuda_language for f in facts),
         include_folders=tuple(folder for f in facts for folder in f.include_folders),
