@@ -286,11 +286,11 @@ def _rocm_arms(tree: ast.Module, path: str) -> Iterator[str]:
         if not isinstance(node, ast.If) or not _names_vendor(node.test, "rocm") or _test_elsewhere(node.test):
             continue
         body_vendor, else_vendor = _arm_vendors(node.test)
-        arm = node.body if body_vendor == "rocm" else node.orelse if else_vendor == "rocm" else []
+        arm: list[ast.AST] = list(node.body if body_vendor == "rocm" else node.orelse if else_vendor == "rocm" else [])
         if _tests_vendor(arm, "nvidia"):
             continue  # a GPU switch holding its own vendor tests (see `_with_vendor`)
         for statement in (inner for top in arm for inner in ast.walk(top)):
-            if _builds(statement):
+            if isinstance(statement, ast.stmt) and _builds(statement):
                 test, text = ast.unparse(node.test)[:60], ast.unparse(statement).splitlines()[0][:60]
                 yield f"{path}:{statement.lineno}: the ROCm arm of `if {test}:` runs `{text}`"
                 break
@@ -304,7 +304,7 @@ def _names_vendor(test: ast.expr, vendor: str) -> bool:
     )
 
 
-def _builds(statement: ast.AST) -> bool:
+def _builds(statement: ast.stmt) -> bool:
     """Whether a statement may do something for the build (`flags.append("-DUSE_ROCM")`, `version += "+rocm"`),
     not only report."""
     if isinstance(statement, ast.Assign | ast.AugAssign | ast.AnnAssign):
