@@ -297,9 +297,11 @@ def _rocm_arms(tree: ast.Module, path: str) -> Iterator[str]:
 
 
 def _names_vendor(test: ast.expr, vendor: str) -> bool:
-    """Whether a setup.py test reads a name of `vendor` (`torch.version.hip`, `ROCM_HOME`), whichever way."""
+    """Whether a setup.py test reads a name of `vendor` (`torch.version.hip`, `ROCM_HOME`, `os.getenv("ROCM_PATH")`),
+    whichever way."""
     return any(
-        isinstance(name, ast.Name | ast.Attribute) and vendor_of_words(ast.unparse(name).replace(".", "_")) == vendor
+        isinstance(name, ast.Name | ast.Attribute | ast.Call)
+        and vendor_of_words(ast.unparse(name).replace(".", "_")) == vendor
         for name in ast.walk(test)
     )
 
