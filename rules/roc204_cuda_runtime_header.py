@@ -34,10 +34,11 @@ class CudaRuntimeHeader(Rule):
     When the project model finds that the build hipifies the sources (a torch `CUDAExtension` in setup.py,
     a build file running hipify), an include hipify swaps is no error. In a project that already builds for
     ROCm that way (a build file defines a macro or lists sources for ROCm, a setup.py arm whose test names ROCm
-    builds something, CMake builds the HIP language: `rocmlint project` shows it as `rocm_build`) it is left out,
-    and `check --verbose` names both pieces of evidence; before a first port it is reported at `info`, with the
-    build's evidence, as a note of what the port touches (and for code that must also build as hand-written
-    HIP). `show-hipified = true` (`--show-hipified`) reports such notes everywhere, `show-hipified = false`
+    builds something, CMake builds the HIP language: `rocmlint project` shows it as `rocm_build`), in code the
+    port reached (the file, a header it includes or a file including it tests `USE_ROCM`, `__HIP_PLATFORM_AMD__`
+    or a ROCm macro learned from more than its name) it is left out, and `check --verbose` names the evidence;
+    before a first port, and in code the port left to NVIDIA, it is reported at `info`, with the build's
+    evidence, as a note of what a port there touches (and for code that must also build as hand-written HIP). `show-hipified = true` (`--show-hipified`) reports such notes everywhere, `show-hipified = false`
     (`--hide-hipified`) nowhere.
 
     ## Example

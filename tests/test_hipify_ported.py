@@ -14,6 +14,9 @@ from rocmlint.engine import Engine
 
 HIPIFIED = "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('x', ['k.cu'])\n"
 KERNEL = "#include <cuda_fp16.h>\n#include <cublas_v2.h>\n#include <cudnn.h>\n"
+# The port's compat header, which the ported kernels include (after the CUDA includes: any order does).
+COMPAT = {"compat.h": "#ifdef USE_ROCM\n#define WARP 64\n#endif\n"}
+PORTED_KERNEL = KERNEL + '#include "compat.h"\n'
 # A ROCm arm of the setup.py that does something for the ROCm build: the project builds for ROCm already.
 ROCM_ARM = "import torch\nflags = []\nif torch.version.hip:\n    flags += ['-DHIPBLAS_USE_HIP_HALF']\n"
 EVIDENCE = "setup.py:4: the ROCm arm of `if torch.version.hip:` runs `flags += ['-DHIPBLAS_USE_HIP_HALF']`"
@@ -78,12 +81,12 @@ def test_a_define_only_a_negated_cuda_test_gives_rocm_is_no_rocm_build_path(tmp_
 
 
 def test_hipify_renames_are_left_out_where_the_project_already_builds_for_rocm(tmp_path):
-    root = _tree(tmp_path, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": KERNEL})
+    root = _tree(tmp_path, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": PORTED_KERNEL, **COMPAT})
     assert _found(root) == [("ROC205", 3, "warning")]  # cuDNN has no drop-in: still a warning
     report = Engine().check_path(root / "k.cu", Settings(root=root))
     why = (
         "the build hipifies it (setup.py:6: builds a torch CUDAExtension (hipified on ROCm)) and the project already"
-        f" builds for ROCm ({EVIDENCE})"
+        f" builds it for ROCm ({EVIDENCE}; compat.h tests USE_ROCM)"
     )
     assert report.gated_notes == [
         f"{root / 'k.cu'}:1: ROC204 not reported: {why}",
@@ -91,13 +94,43 @@ def test_hipify_renames_are_left_out_where_the_project_already_builds_for_rocm(t
     ]
 
 
+def test_a_header_is_ported_when_a_kernel_including_it_includes_the_port_s_compat_header(tmp_path):
+    files = {
+        "setup.py": ROCM_ARM + HIPIFIED,
+        "k.cu": '#include "ops/buffers.cuh"\n#include "compat.h"\n',
+        "ops/buffers.cuh": '#include "matrix.cuh"\n',
+        "ops/matrix.cuh": "#include <cuda_runtime.h>\n",
+        **COMPAT,
+    }
+    root = _tree(tmp_path, files)
+    report = Engine().check_path(root / "ops/matrix.cuh", Settings(root=root))
+    assert report.diagnostics == []
+    assert report.gated_notes[0].endswith("; compat.h tests USE_ROCM)")
+
+
+def test_code_the_port_left_to_nvidia_keeps_its_notes(tmp_path):
+    """A kernel whose code tests no ROCm macro in a project that builds for ROCm (a CUTLASS kernel whose ROCm twin is
+    a rewrite): the port has not reached it, its CUDA includes stay notes of what a port there touches."""
+    files = {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": PORTED_KERNEL, "cutlass_kernel.cu": KERNEL, **COMPAT}
+    root = _tree(tmp_path, files)
+    report = Engine().check_path(root / "cutlass_kernel.cu", Settings(root=root))
+    found = [(d.code, d.location.line, d.severity.value) for d in report.diagnostics]
+    assert found == [("ROC204", 1, "info"), ("ROC205", 2, "info"), ("ROC205", 3, "warning")]
+
+
+def test_a_rocm_macro_learned_from_its_name_alone_is_no_port(tmp_path):
+    compat = {"compat.h": "#ifdef XYZ_HIP\n#define WARP 64\n#endif\n"}
+    root = _tree(tmp_path, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": PORTED_KERNEL, **compat})
+    assert _found(root) == [("ROC204", 1, "info"), ("ROC205", 2, "info"), ("ROC205", 3, "warning")]
+
+
 def test_hipify_renames_are_notes_before_a_first_port(tmp_path):
-    root = _tree(tmp_path, {"setup.py": HIPIFIED, "k.cu": KERNEL})
+    root = _tree(tmp_path, {"setup.py": HIPIFIED, "k.cu": PORTED_KERNEL, **COMPAT})
     assert _found(root) == [("ROC204", 1, "info"), ("ROC205", 2, "info"), ("ROC205", 3, "warning")]
 
 
 def test_the_explicit_setting_wins_over_the_model(tmp_path):
-    ported = _tree(tmp_path / "ported", {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": KERNEL})
+    ported = _tree(tmp_path / "ported", {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": PORTED_KERNEL, **COMPAT})
     assert _found(ported, show_hipified=True) == [
         ("ROC204", 1, "info"),
         ("ROC205", 2, "info"),
@@ -110,7 +143,7 @@ def test_the_explicit_setting_wins_over_the_model(tmp_path):
 
 
 def test_show_and_hide_from_the_command_line_and_the_configuration(project: Path, cli: Callable[..., object]):
-    _tree(project, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": "#include <cuda_fp16.h>\n"})
+    _tree(project, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": '#include <cuda_fp16.h>\n#include "compat.h"\n', **COMPAT})
     assert cli("check", "--no-cache", "-q", "k.cu").stdout == ""  # type: ignore[attr-defined]
     shown = cli("check", "--no-cache", "-q", "--show-hipified", "k.cu").stdout  # type: ignore[attr-defined]
     assert shown.startswith("k.cu:1:1: ROC204 ")
@@ -126,7 +159,7 @@ def test_rocmlint_project_names_the_evidence(project: Path, cli: Callable[..., o
     _tree(project, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": KERNEL})
     out = cli("project").stdout  # type: ignore[attr-defined]
     assert f"rocm_build = {EVIDENCE}\n" in out
-    assert "hipify's renames = left out: the project already builds for ROCm through hipify" in out
+    assert "hipify's renames = left out where the port reached (code testing a ROCm macro)" in out
 
 
 def test_rocmlint_project_says_when_there_is_no_rocm_build_yet(project: Path, cli: Callable[..., object]):

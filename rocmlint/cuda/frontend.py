@@ -744,8 +744,8 @@ class CudaContext:
         --verbose` note where the project already builds for ROCm through that hipify (`FileView.hipify_ported`:
         done) or the user asked (`show-hipified = false`, `--hide-hipified`); `show-hipified = true` reports it
         everywhere."""
-        ported = self.options.project.hipify_ported
         shown = self.options.show_hipified
+        ported = self.options.project.hipify_ported() if shown is None else ""
         if shown or (shown is None and not ported):
             return self.report(span, f"{message} ({self.hipified_build})", fix=fix, severity=Severity.INFO)
         rule = self.rule
@@ -756,7 +756,7 @@ class CudaContext:
         line = self.source.location_of_byte(self.source.bom_length + span.start_byte).line
         why = f"the build hipifies it ({self.hipified_build})"
         if shown is None:
-            why += f" and the project already builds for ROCm ({ported})"
+            why += f" and the project already builds it for ROCm ({ported})"
         self.gated_notes.append(f"{self.source.path}:{line}: {rule.code} not reported: {why}")
         return False
 
