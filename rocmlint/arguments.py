@@ -43,10 +43,18 @@ def add_selection_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--force-exclude", action="store_true", help="apply excludes to paths given on the command line too"
     )
-    parser.add_argument(
+    hipified = parser.add_mutually_exclusive_group()
+    hipified.add_argument(
+        "--show-hipified",
+        action="store_true",
+        help="report, at info, the CUDA includes a build that hipifies its sources swaps itself, even in a project"
+        " that already builds for ROCm (where they are left out by default)",
+    )
+    hipified.add_argument(
         "--hide-hipified",
         action="store_true",
-        help="leave out the CUDA includes a build that hipifies its sources swaps itself (reported at info otherwise)",
+        help="leave out the CUDA includes a build that hipifies its sources swaps itself, even before a first port"
+        " (where they are reported at info by default)",
     )
 
 

@@ -234,6 +234,7 @@ def _overrides(args: argparse.Namespace) -> Overrides:
         exclude=args.exclude,
         extend_exclude=args.extend_exclude,
         force_exclude=args.force_exclude,
+        show_hipified=args.show_hipified,
         hide_hipified=args.hide_hipified,
     )
 

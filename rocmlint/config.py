@@ -83,8 +83,9 @@ class Settings:
     # Learn C++ gates, constants and build mode from the project's own files (rocmlint/cuda/project.py).
     project_model: bool = True
     # Report, at info, the CUDA includes a build that hipifies its sources (torch's CUDAExtension) swaps on its
-    # own; off, they are left out (`check --verbose` says which, and why).
-    show_hipified: bool = True
+    # own (true), or leave them out (false; `check --verbose` says which, and why). Unset, the project model decides:
+    # left out where the project already builds for ROCm through that hipify, notes before a first port.
+    show_hipified: bool | None = None
     force_exclude: bool = field(default=False, compare=False)
     # The baseline file of `check` (relative to `root`), read from the configuration that applies to the
     # working directory; no file's diagnostics depend on it.
@@ -112,7 +113,8 @@ class Overrides:
     exclude: tuple[str, ...] | None = None
     extend_exclude: tuple[str, ...] = ()
     force_exclude: bool = False
-    hide_hipified: bool = False  # only ever turns `show_hipified` off
+    show_hipified: bool = False  # `show_hipified` on, whatever the configuration says
+    hide_hipified: bool = False  # `show_hipified` off, whatever the configuration says
 
     def apply(self, settings: Settings) -> Settings:
         return replace(
@@ -122,8 +124,13 @@ class Overrides:
             exclude=self.exclude if self.exclude is not None else settings.exclude,
             extend_exclude=settings.extend_exclude + self.extend_exclude,
             force_exclude=self.force_exclude,
-            show_hipified=settings.show_hipified and not self.hide_hipified,
+            show_hipified=self._show_hipified(settings.show_hipified),
         )
+
+    def _show_hipified(self, configured: bool | None) -> bool | None:
+        if self.hide_hipified:
+            return False
+        return True if self.show_hipified else configured
 
 
 def load_config(path: Path) -> Settings:

@@ -36,6 +36,9 @@ class BuildDefine:
 class Build:
     torch_extension: bool  # torch CUDAExtension: hipified at build time on ROCm
     hipify: str  # "path:line: why" when the build runs hipify over the sources, else ""
+    # "path:line: why" when the build already has a ROCm path (`CudaProject.rocm_build_path`), else "": with `hipify`,
+    # what hipify renames is left out unless `show-hipified` says otherwise
+    rocm_build: str
     hip_language: bool  # CMake builds the HIP language
     cuda_language: bool  # CMake builds CUDA, or setup.py calls nvcc
     hip_only: bool  # HIP and nothing else: every file is ROCm-native
@@ -109,6 +112,7 @@ def summarize(project: CudaProject, shown_root: str | None = None) -> ProjectSum
     build = Build(
         torch_extension=facts.torch_extension,
         hipify=_relative_evidence(facts.hipify, root),
+        rocm_build=project.rocm_build_path,
         hip_language=facts.hip_language,
         cuda_language=facts.cuda_language,
         hip_only=project.builds_hip_only(),

@@ -32,9 +32,14 @@ class CudaRuntimeHeader(Rule):
     ships an empty `cuda.h`, so including it compiles but the `CU*` driver symbols are missing. Sources
     built through torch's `CUDAExtension` are hipified automatically; stand-alone HIP builds are not.
     When the project model finds that the build hipifies the sources (a torch `CUDAExtension` in setup.py,
-    a build file running hipify), an include hipify swaps is reported at `info`, with that evidence: a note for
-    code that must also build as hand-written HIP, not an error. `show-hipified = false` (or `--hide-hipified`)
-    leaves such notes out (`check --verbose` still names them).
+    a build file running hipify), an include hipify swaps is no error. In a project that already builds for
+    ROCm that way (a build file defines a macro or lists sources for ROCm, a setup.py arm whose test names ROCm
+    builds something, CMake builds the HIP language: `rocmlint project` shows it as `rocm_build`), in code the
+    port reached (the file, a header it includes or a file including it tests `USE_ROCM`, `__HIP_PLATFORM_AMD__`
+    or a ROCm macro learned from more than its name) it is left out, and `check --verbose` names the evidence;
+    before a first port, and in code the port left to NVIDIA, it is reported at `info`, with the build's
+    evidence, as a note of what a port there touches (and for code that must also build as hand-written HIP). `show-hipified = true` (`--show-hipified`) reports such notes everywhere, `show-hipified = false`
+    (`--hide-hipified`) nowhere.
 
     ## Example
     ```cuda

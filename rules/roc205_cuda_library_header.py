@@ -107,9 +107,11 @@ class CudaLibraryHeader(Rule):
     defined by an NVIDIA build, so nvcc sees the same tokens (only line numbers move). On ROCm the calls
     still need their HIP names (hipify, which torch's `CUDAExtension` runs, or ROC216's table), and the ROCm
     library must be installed. When the project model finds that the build hipifies the sources (a torch
-    `CUDAExtension`, a build file running hipify), a drop-in library's include is reported at `info` with that
-    evidence (`show-hipified = false` or `--hide-hipified` leaves it out); cuDNN and NVML, which hipify cannot swap
-    for a drop-in, stay warnings.
+    `CUDAExtension`, a build file running hipify), a drop-in library's include is left out in code the port
+    reached of a project that already builds for ROCm that way (as for ROC204; `check --verbose` names the
+    evidence) and reported at `info` with that evidence elsewhere (`show-hipified = true` or `--show-hipified`
+    reports it everywhere, `show-hipified = false` or `--hide-hipified` nowhere); cuDNN and NVML, which hipify
+    cannot swap for a drop-in, stay warnings.
 
     ## In projects written for AMD
     A file including a CUDA library header outside any vendor branch is NVIDIA-side code even in a project written

@@ -33,7 +33,8 @@ class HipblasDiffers(Rule):
     `cublasGemmEx`, `cublasGemmBatchedEx` and `cublasGemmStridedBatchedEx` calls given CUDA data types
     (`CUDA_R_16F`, `CUDA_R_8I`, directly or through a local variable) in code a ROCm build compiles, unless that
     build defines `HIPBLAS_V2`. A torch extension build (hipified) passes `-DHIPBLAS_V2` itself on ROCm 6 and
-    later: there the call is noted at info.
+    later: there the call is noted at info, and left out in code the port reached of a project that already
+    builds for ROCm through that hipify (as ROC204's hipified includes; `show-hipified` decides otherwise).
 
     ## Why is this bad on ROCm?
     hipify renames the call to `hipblasGemmEx` and `CUDA_R_16F` to `HIP_R_16F`, an `hipDataType`. But hipBLAS's

@@ -187,6 +187,7 @@ def test_json_holds_every_fact_with_its_location(xyz: Path) -> None:
     assert {k: v for k, v in model["build"].items() if k != "defines"} == {
         "torch_extension": True,
         "hipify": "setup.py:8: builds a torch CUDAExtension (hipified on ROCm)",
+        "rocm_build": "CMakeLists.txt:3: the ROCm build defines XYZ_ROCM_CMAKE",
         "hip_language": False,
         "cuda_language": False,
         "hip_only": False,

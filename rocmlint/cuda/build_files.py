@@ -198,6 +198,10 @@ class BuildFacts:
     # Build files that branch for ROCm without defining or listing anything there (a Bazel `select()` whose ROCm
     # key adds nothing): their build system builds ROCm too.
     rocm_branches: tuple[str, ...] = ()
+    # "path:line: what it runs" of the first statement of each arm a Python build file runs only for ROCm (`if
+    # torch.version.hip:`, `elif ROCM_VERSION:`; not one that refuses or only reports ROCm): its build has a ROCm
+    # path already.
+    rocm_arms: tuple[str, ...] = ()
     # Folders a CMake build puts on the include path (`target_include_directories`, `include_directories`), each
     # as a source set whose pattern is the folder, with the vendor of the block adding it.
     include_folders: tuple[SourceSet, ...] = ()
@@ -263,7 +267,55 @@ def setup_py_facts(path: str, text: str) -> BuildFacts:
         cuda_language="nvcc" in text,
         extension_folders=(os.path.dirname(path),) if through_a_name or _EXTENSION_CALL.search(text) else (),
         native_modules=tuple(_setup_native_modules(nodes, assignments, path)),
+        rocm_arms=tuple(_rocm_arms(tree, path)),
     )
+
+
+# What a ROCm arm may call without building anything for ROCm: report, warn, give up.
+_NOT_BUILDING = frozenset({"print", "warn", "warning", "exit", "abort", "error"})
+
+
+def _rocm_arms(tree: ast.Module, path: str) -> Iterator[str]:
+    """ "path:line: `statement`" of the statements a setup.py runs only in an arm whose test names ROCm (`if
+    torch.version.hip:`, `elif ROCM_VERSION:`, the `else` of `if not IS_HIP_EXTENSION:`) and that do something
+    for the ROCm build (set a flag, a version, a source list): not `raise`, `pass`, nor a call that only prints,
+    warns or exits (`if torch.version.hip: raise RuntimeError("ROCm is not supported")` is no ROCm build). The `else`
+    of an NVIDIA test (`if CUDA_HOME is None:`) is no ROCm arm here: a build without a CUDA toolkit is as often
+    a CPU build."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.If) or not _names_vendor(node.test, "rocm") or _test_elsewhere(node.test):
+            continue
+        body_vendor, else_vendor = _arm_vendors(node.test)
+        arm: list[ast.AST] = list(node.body if body_vendor == "rocm" else node.orelse if else_vendor == "rocm" else [])
+        if _tests_vendor(arm, "nvidia"):
+            continue  # a GPU switch holding its own vendor tests (see `_with_vendor`)
+        for statement in (inner for top in arm for inner in ast.walk(top)):
+            if isinstance(statement, ast.stmt) and _builds(statement):
+                test, text = ast.unparse(node.test)[:60], ast.unparse(statement).splitlines()[0][:60]
+                yield f"{path}:{statement.lineno}: the ROCm arm of `if {test}:` runs `{text}`"
+                break
+
+
+def _names_vendor(test: ast.expr, vendor: str) -> bool:
+    """Whether a setup.py test reads a name of `vendor` (`torch.version.hip`, `ROCM_HOME`, `os.getenv("ROCM_PATH")`),
+    whichever way."""
+    return any(
+        isinstance(name, ast.Name | ast.Attribute | ast.Call)
+        and vendor_of_words(ast.unparse(name).replace(".", "_")) == vendor
+        for name in ast.walk(test)
+    )
+
+
+def _builds(statement: ast.stmt) -> bool:
+    """Whether a statement may do something for the build (`flags.append("-DUSE_ROCM")`, `version += "+rocm"`),
+    not only report."""
+    if isinstance(statement, ast.Assign | ast.AugAssign | ast.AnnAssign):
+        return True
+    if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
+        return False
+    call = statement.value
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    return name not in _NOT_BUILDING
 
 
 def _setup_native_modules(

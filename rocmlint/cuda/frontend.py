@@ -126,7 +126,9 @@ class CudaOptions:
     # What the project model (rocmlint/cuda/project.py) tells about this file: learned vendor macros, header
     # constants, remapped names, where the file is compiled.
     project: FileView = EMPTY_VIEW
-    show_hipified: bool = True  # report what the build's hipify renames (at info) instead of leaving it out
+    # Report what the build's hipify renames (at info) instead of leaving it out; None: only where the project has no
+    # ROCm build yet (`FileView.hipify_ported`).
+    show_hipified: bool | None = None
 
     def vendor_macros(self) -> VendorMacros:
         """The macros that tell the vendors apart for this file: well-known, configured and learned ones."""
@@ -738,9 +740,13 @@ class CudaContext:
 
     def report_hipified(self, span: Span, message: str, *, fix: Fix | None = None) -> bool:
         """Report what the build's hipify renames on its own (`hipified_build` is non-empty): no hazard there, so
-        it is reported at info with the build's evidence, or, when the user asked (`show-hipified = false`,
-        `--hide-hipified`), left out with a `check --verbose` note."""
-        if self.options.show_hipified:
+        it is reported at info with the build's evidence before a first port, and left out with a `check
+        --verbose` note where the project already builds for ROCm through that hipify (`FileView.hipify_ported`:
+        done) or the user asked (`show-hipified = false`, `--hide-hipified`); `show-hipified = true` reports it
+        everywhere."""
+        shown = self.options.show_hipified
+        ported = self.options.project.hipify_ported() if shown is None else ""
+        if shown or (shown is None and not ported):
             return self.report(span, f"{message} ({self.hipified_build})", fix=fix, severity=Severity.INFO)
         rule = self.rule
         assert rule is not None, "report_hipified() called outside a rule callback"
@@ -748,9 +754,10 @@ class CudaContext:
             self._note_gated(span, rule)  # the stronger reason: ROCm does not compile it at all
             return False
         line = self.source.location_of_byte(self.source.bom_length + span.start_byte).line
-        self.gated_notes.append(
-            f"{self.source.path}:{line}: {rule.code} not reported: the build hipifies it ({self.hipified_build})"
-        )
+        why = f"the build hipifies it ({self.hipified_build})"
+        if shown is None:
+            why += f" and the project already builds it for ROCm ({ported})"
+        self.gated_notes.append(f"{self.source.path}:{line}: {rule.code} not reported: {why}")
         return False
 
     def _unused_on_rocm(self, span: Span, *, gate_counts: bool = True) -> bool:

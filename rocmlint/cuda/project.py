@@ -132,6 +132,10 @@ class FileView:
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
     hip_source: str = ""  # why the file is HIP code, compiled by hipcc only ("" when it is not); maybe ported
     hipified: str = ""  # why the ROCm build renames CUDA names in the file (hipify), "" when it does not
+    # Why the project already builds this file for ROCm through that hipify, asked when a rule meets a rename ("" when
+    # it does not, or nothing hipifies the file): the renames are then done, no note worth showing; before a first
+    # port, or in code the port has not reached, they still mark what the port touches. See `CudaProject.view`.
+    hipify_ported: Callable[[], str] = lambda: ""
     # (atomic, pointee type) of the device overloads of CUDA atomics its project files define where ROCm compiles them
     atomic_overloads: AbstractSet[tuple[str, str]] = frozenset()
     # Every macro the build defines for ROCm (`__HIP_*__` too) -> its value ("1" for `-DNAME`, None when unknown):
@@ -450,6 +454,7 @@ class CudaProject:
             rocm_native=self._rocm_native(path),
             hip_source=self._hip_source(path),
             hipified=self._relative_evidence(self.build_facts.hipify),
+            hipify_ported=lambda: self._hipify_ported(path, closure),
             atomic_overloads=_LazySet(lambda: self._atomic_overloads(around.files)),
             rocm_build_values=self._rocm_build_values | hipify_renamed,
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
@@ -1044,6 +1049,67 @@ class CudaProject:
         build = self.build_facts
         return build.hip_language and not build.cuda_language and not build.torch_extension
 
+    def _hipify_ported(self, path: str, closure: _Files) -> str:
+        """Evidence that the ROCm build already compiles `path` through the build's hipify ("" otherwise): the build
+        hipifies and has a ROCm path (`rocm_build_path`), and the code compiled with the file tests a ROCm macro
+        (`_rocm_testing`): the file, a header it includes, or a file including it, directly or through other
+        headers, with what that one includes (`compat.cuh` included by the kernel that includes this header). The
+        port reached this code; a kernel it left to NVIDIA (the CUDA twin of a ROCm rewrite) tests none."""
+        if not self.build_facts.hipify or not self.rocm_build_path:
+            return ""
+        testing = self._rocm_testing
+        found = next((f for f in (path, *sorted(closure.files)) if f in testing), None)
+        if found is None:
+            found = next(self._rocm_testing_includers(path), None)
+        if found is None:
+            return ""
+        return f"{self.rocm_build_path}; {self._relative(found)} tests {testing[found]}"
+
+    def _rocm_testing_includers(self, path: str) -> Iterator[str]:
+        """The files testing a ROCm macro among those that include `path`, directly or through other headers, and
+        what each of them includes; nearest includers first."""
+        seen, queue = {path}, [path]
+        while queue:
+            current = queue.pop(0)
+            for includer in self._includer_files(current):
+                if includer in seen:
+                    continue
+                seen.add(includer)
+                queue.append(includer)
+                yield from (f for f in (includer, *self._closure(includer)) if f in self._rocm_testing)
+
+    @cached_property
+    def _rocm_testing(self) -> dict[str, str]:
+        """The project files whose `#if`s test a ROCm macro -> the first such macro (by name): the compiler's and
+        torch's (`USE_ROCM`, `__HIP_PLATFORM_AMD__`, the stale `__HIP_PLATFORM_HCC__`) or one learned as ROCm's from
+        more than its name (a build define, a header's definition, arms with HIP code)."""
+        macros = VendorMacros()
+        rocm = macros.rocm | macros.stale_gates
+        rocm |= {name for name, m in self.learned.items() if m.vendor == "rocm" and m.evidence.kind != "name"}
+        return {path: min(tested) for path, facts in self.files.items() if (tested := facts.tested & rocm)}
+
+    @cached_property
+    def rocm_build_path(self) -> str:
+        """Evidence that the project's build already has a ROCm path ("path:line: why"), "" when it has none: a
+        build file defines a macro or lists sources for ROCm only, runs Python build steps only for ROCm (`elif
+        ROCM_VERSION: version += "+rocm"`), branches for ROCm (a Bazel `select()`) or builds the HIP language.
+        Hipify alone is none: torch's `CUDAExtension` hipifies a project that was never built for ROCm too."""
+        build = self.build_facts
+        # A Python build file's ROCm arms speak for it (`rocm_arms`): its vendor of an arm also reads the `else` of an
+        # NVIDIA test (`if CUDA_HOME is None:`) as ROCm's, which before a port is the CPU build.
+        define = next((d for d in build.defines if d.vendor == "rocm" and _build_system(d.path) != "python"), None)
+        if define is not None:
+            return f"{self._relative(define.path)}:{define.line}: the ROCm build defines {define.name}"
+        listed = next((s for s in build.sources if s.vendor == "rocm" and _build_system(s.path) != "python"), None)
+        if listed is not None:
+            doing = "removes" if listed.removed else "compiles"
+            return f"{self._relative(listed.path)}:{listed.line}: the ROCm build {doing} {listed.pattern}"
+        if build.rocm_arms:
+            return self._relative_evidence(build.rocm_arms[0])
+        if build.rocm_branches:
+            return f"{self._relative(build.rocm_branches[0])}: the build branches for ROCm"
+        return "a CMake file builds the HIP language" if build.hip_language else ""
+
     def header_constants(self) -> Iterator[tuple[str, Definition, str]]:
         """(path, definition, "macro" or "constant") of each object-like macro and integer constant with a value
         that a header (a file some project file includes, and ROCm compiles) defines where ROCm compiles: what
@@ -1241,6 +1307,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         hipify=next((f.hipify for f in facts if f.hipify), ""),
         extension_folders=tuple(folder for f in facts for folder in f.extension_folders),
         rocm_branches=tuple(path for f in facts for path in f.rocm_branches),
+        rocm_arms=tuple(arm for f in facts for arm in f.rocm_arms),
         hip_language=any(f.hip_language for f in facts),
         cuda_language=any(f.cuda_language for f in facts),
         include_folders=tuple(folder for f in facts for folder in f.include_folders),

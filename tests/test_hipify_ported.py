@@ -1,0 +1,168 @@
+"""A project that already builds for ROCm through hipify: what the build's hipify renames (ROC204/ROC205 includes)
+is left out by default there, and noted at info before a first port (`CudaProject.rocm_build_path`,
+`FileView.hipify_ported`, `CudaContext.report_hipified`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from rocmlint.config import Settings
+from rocmlint.cuda.build_files import cmake_facts, setup_py_facts
+from rocmlint.cuda.project import CudaProject
+from rocmlint.engine import Engine
+
+HIPIFIED = "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('x', ['k.cu'])\n"
+KERNEL = "#include <cuda_fp16.h>\n#include <cublas_v2.h>\n#include <cudnn.h>\n"
+# The port's compat header, which the ported kernels include (after the CUDA includes: any order does).
+COMPAT = {"compat.h": "#ifdef USE_ROCM\n#define WARP 64\n#endif\n"}
+PORTED_KERNEL = KERNEL + '#include "compat.h"\n'
+# A ROCm arm of the setup.py that does something for the ROCm build: the project builds for ROCm already.
+ROCM_ARM = "import torch\nflags = []\nif torch.version.hip:\n    flags += ['-DHIPBLAS_USE_HIP_HALF']\n"
+EVIDENCE = "setup.py:4: the ROCm arm of `if torch.version.hip:` runs `flags += ['-DHIPBLAS_USE_HIP_HALF']`"
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def _found(root: Path, **settings: object) -> list[tuple[str, int, str]]:
+    report = Engine().check_path(root / "k.cu", Settings(root=root, **settings))  # type: ignore[arg-type]
+    return [(d.code, d.location.line, d.severity.value) for d in report.diagnostics]
+
+
+def _arms(text: str) -> list[str]:
+    return list(setup_py_facts("setup.py", text).rocm_arms)
+
+
+def test_a_setup_py_arm_whose_test_names_rocm_and_builds_something_is_a_rocm_build_path():
+    assert _arms(ROCM_ARM) == [EVIDENCE]
+    assert _arms("import os\nV = ''\nif os.getenv('ROCM_VERSION'):\n    V += '+rocm'\n") == [
+        "setup.py:4: the ROCm arm of `if os.getenv('ROCM_VERSION'):` runs `V += '+rocm'`"
+    ]
+    negated = "from torch.utils.cpp_extension import IS_HIP_EXTENSION\nif not IS_HIP_EXTENSION:\n    a = 1\nelse:\n"
+    assert _arms(negated + "    b = 2\n") == ["setup.py:5: the ROCm arm of `if not IS_HIP_EXTENSION:` runs `b = 2`"]
+
+
+def test_arms_that_refuse_or_only_report_rocm_and_the_else_of_a_cuda_test_are_none():
+    refused = (
+        "import torch\nif torch.version.hip:\n    print('ROCm')\n    raise RuntimeError('ROCm is not supported')\n"
+    )
+    assert _arms(refused) == []
+    # `CUDA_HOME is None` reads as ROCm's arm to the vendor of defines, but before a port it is the CPU build.
+    no_toolkit = "from torch.utils.cpp_extension import CUDA_HOME\nif CUDA_HOME is None:\n    flags = ['-DCPU']\n"
+    assert _arms(no_toolkit) == []
+    # A GPU switch named after CUDA that holds its own ROCm test is no vendor's arm.
+    switch = "import torch\nif not torch.version.hip:\n    if BUILD_CUDA:\n        x = 1\nelse:\n    y = 2\n"
+    assert _arms(switch) == ["setup.py:6: the ROCm arm of `if not torch.version.hip:` runs `y = 2`"]
+
+
+def test_rocm_build_path_from_cmake_defines_sources_or_the_hip_language(tmp_path):
+    cmake = "if(USE_ROCM)\n  add_definitions(-DXYZ_HIP)\nendif()\n"
+    assert [(d.name, d.vendor) for d in cmake_facts("CMakeLists.txt", cmake).defines] == [("XYZ_HIP", "rocm")]
+    defined = CudaProject.build(_tree(tmp_path / "defines", {"CMakeLists.txt": cmake, "k.cu": ""}))
+    assert defined.rocm_build_path == "CMakeLists.txt:2: the ROCm build defines XYZ_HIP"
+    hip = CudaProject.build(_tree(tmp_path / "hip", {"CMakeLists.txt": "project(x LANGUAGES CXX HIP)\n"}))
+    assert hip.rocm_build_path == "a CMake file builds the HIP language"
+    first_port = CudaProject.build(_tree(tmp_path / "none", {"setup.py": HIPIFIED, "k.cu": KERNEL}))
+    assert first_port.rocm_build_path == ""
+
+
+def test_a_define_only_a_negated_cuda_test_gives_rocm_is_no_rocm_build_path(tmp_path):
+    """The define's vendor reads `if CUDA_HOME is None:` as ROCm's arm; a Python build file's ROCm arms decide."""
+    setup = HIPIFIED + "CUDA_HOME = None\nif CUDA_HOME is None:\n    flags = ['-DXYZ_CPU']\n"
+    facts = setup_py_facts("setup.py", setup)
+    assert [(d.name, d.vendor) for d in facts.defines] == [("XYZ_CPU", "rocm")]
+    assert CudaProject.build(_tree(tmp_path, {"setup.py": setup, "k.cu": KERNEL})).rocm_build_path == ""
+
+
+def test_hipify_renames_are_left_out_where_the_project_already_builds_for_rocm(tmp_path):
+    root = _tree(tmp_path, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": PORTED_KERNEL, **COMPAT})
+    assert _found(root) == [("ROC205", 3, "warning")]  # cuDNN has no drop-in: still a warning
+    report = Engine().check_path(root / "k.cu", Settings(root=root))
+    why = (
+        "the build hipifies it (setup.py:6: builds a torch CUDAExtension (hipified on ROCm)) and the project already"
+        f" builds it for ROCm ({EVIDENCE}; compat.h tests USE_ROCM)"
+    )
+    assert report.gated_notes == [
+        f"{root / 'k.cu'}:1: ROC204 not reported: {why}",
+        f"{root / 'k.cu'}:2: ROC205 not reported: {why}",
+    ]
+
+
+def test_a_header_is_ported_when_a_kernel_including_it_includes_the_port_s_compat_header(tmp_path):
+    files = {
+        "setup.py": ROCM_ARM + HIPIFIED,
+        "k.cu": '#include "ops/buffers.cuh"\n#include "compat.h"\n',
+        "ops/buffers.cuh": '#include "matrix.cuh"\n',
+        "ops/matrix.cuh": "#include <cuda_runtime.h>\n",
+        **COMPAT,
+    }
+    root = _tree(tmp_path, files)
+    report = Engine().check_path(root / "ops/matrix.cuh", Settings(root=root))
+    assert report.diagnostics == []
+    assert report.gated_notes[0].endswith("; compat.h tests USE_ROCM)")
+
+
+def test_code_the_port_left_to_nvidia_keeps_its_notes(tmp_path):
+    """A kernel whose code tests no ROCm macro in a project that builds for ROCm (a CUTLASS kernel whose ROCm twin is
+    a rewrite): the port has not reached it, its CUDA includes stay notes of what a port there touches."""
+    files = {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": PORTED_KERNEL, "cutlass_kernel.cu": KERNEL, **COMPAT}
+    root = _tree(tmp_path, files)
+    report = Engine().check_path(root / "cutlass_kernel.cu", Settings(root=root))
+    found = [(d.code, d.location.line, d.severity.value) for d in report.diagnostics]
+    assert found == [("ROC204", 1, "info"), ("ROC205", 2, "info"), ("ROC205", 3, "warning")]
+
+
+def test_a_rocm_macro_learned_from_its_name_alone_is_no_port(tmp_path):
+    compat = {"compat.h": "#ifdef XYZ_HIP\n#define WARP 64\n#endif\n"}
+    root = _tree(tmp_path, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": PORTED_KERNEL, **compat})
+    assert _found(root) == [("ROC204", 1, "info"), ("ROC205", 2, "info"), ("ROC205", 3, "warning")]
+
+
+def test_hipify_renames_are_notes_before_a_first_port(tmp_path):
+    root = _tree(tmp_path, {"setup.py": HIPIFIED, "k.cu": PORTED_KERNEL, **COMPAT})
+    assert _found(root) == [("ROC204", 1, "info"), ("ROC205", 2, "info"), ("ROC205", 3, "warning")]
+
+
+def test_the_explicit_setting_wins_over_the_model(tmp_path):
+    ported = _tree(tmp_path / "ported", {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": PORTED_KERNEL, **COMPAT})
+    assert _found(ported, show_hipified=True) == [
+        ("ROC204", 1, "info"),
+        ("ROC205", 2, "info"),
+        ("ROC205", 3, "warning"),
+    ]
+    first_port = _tree(tmp_path / "first", {"setup.py": HIPIFIED, "k.cu": KERNEL})
+    assert _found(first_port, show_hipified=False) == [("ROC205", 3, "warning")]
+    report = Engine().check_path(first_port / "k.cu", Settings(root=first_port, show_hipified=False))
+    assert all("already builds" not in note for note in report.gated_notes)  # the user's choice, not the model's
+
+
+def test_show_and_hide_from_the_command_line_and_the_configuration(project: Path, cli: Callable[..., object]):
+    _tree(project, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": '#include <cuda_fp16.h>\n#include "compat.h"\n', **COMPAT})
+    assert cli("check", "--no-cache", "-q", "k.cu").stdout == ""  # type: ignore[attr-defined]
+    shown = cli("check", "--no-cache", "-q", "--show-hipified", "k.cu").stdout  # type: ignore[attr-defined]
+    assert shown.startswith("k.cu:1:1: ROC204 ")
+    (project / "rocmlint.toml").write_text("show-hipified = true\n", encoding="utf-8")
+    assert cli("check", "--no-cache", "-q", "k.cu").stdout == shown  # type: ignore[attr-defined]
+    assert cli("check", "--no-cache", "-q", "--hide-hipified", "k.cu").stdout == ""  # type: ignore[attr-defined]
+    both = cli("check", "--show-hipified", "--hide-hipified", "k.cu")
+    assert both.code == 2  # type: ignore[attr-defined]
+    assert "not allowed with argument" in both.stderr  # type: ignore[attr-defined]
+
+
+def test_rocmlint_project_names_the_evidence(project: Path, cli: Callable[..., object]):
+    _tree(project, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": KERNEL})
+    out = cli("project").stdout  # type: ignore[attr-defined]
+    assert f"rocm_build = {EVIDENCE}\n" in out
+    assert "hipify's renames = left out where the port reached (code testing a ROCm macro)" in out
+
+
+def test_rocmlint_project_says_when_there_is_no_rocm_build_yet(project: Path, cli: Callable[..., object]):
+    _tree(project, {"setup.py": HIPIFIED, "k.cu": KERNEL})
+    out = cli("project").stdout  # type: ignore[attr-defined]
+    assert "rocm_build = none found\nhipify's renames = reported at info: no ROCm build yet" in out
