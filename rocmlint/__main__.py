@@ -1,3 +1,3 @@
-from rocmlint.cli import main
+from rocmlint.cli import run
 
-raise SystemExit(main())
+run()

@@ -6,6 +6,7 @@ import argparse
 import codecs
 import difflib
 import json
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -157,6 +158,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # noqa: BLE001 - an internal error is exit 2, never a Python traceback's 1
         _report_internal_error(error, getattr(args, "verbose", False))
         return EXIT_ERROR
+
+
+def run() -> None:
+    """The `rocmlint` command: `main`, then the process ends without tearing the interpreter down. The teardown frees
+    every object a run keeps (the import index, the rule modules, what the C++ front end compiled) one by one, and
+    collects garbage once more: about 0.1 CPU-s after the output is written, on vLLM and PyTorch alike. Nothing is
+    left to do then: the cache is saved and the worker processes are joined before `main` returns."""
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):  # a reader that went away, a closed stream: the usual exit reports it
+        raise SystemExit(code) from None
+    os._exit(code)
 
 
 def _serve_lsp(args: argparse.Namespace) -> int:

@@ -273,12 +273,16 @@ def _check_in_pool(
     process builds the models once the first pool runs, and forks the second pool after that."""
     results: list[Checked | None] = [None] * len(tasks)
     lost: list[int] = []
-    preload_engine(cuda=any(language_of(task.display) == "cuda" for task in tasks))
     modelled = [i for i, task in enumerate(tasks) if _needs_project_model(task)]
     plain = [i for i, task in enumerate(tasks) if not _needs_project_model(task)]
     groups = [(group, language) for group, language in ((plain, "python"), (modelled, "cuda")) if group]
+    aside_runs = len(groups) == 2 and _forks() and not keep_models
+    # The C++ queries are compiled here only for pools this process forks: a process checking the modelled files
+    # aside compiles them itself, beside this process's import index instead of before both.
+    cuda_here = any(language_of(tasks[i].display) == "cuda" for i in (plain if aside_runs else range(len(tasks))))
+    preload_engine(cuda=cuda_here)
     aside = None
-    if len(groups) == 2 and _forks() and not keep_models:
+    if aside_runs:
         aside = _ModelledRun(tasks, modelled, jobs, options, cache)
         groups = groups[:1]
     verdicts = aside.verdicts if aside is not None else None
@@ -314,7 +318,7 @@ def _check_groups(
     go to `results`; returns the indices whose worker died."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from rocmlint.engine import build_project_models
+    from rocmlint.engine import build_project_models, compile_cuda_queries
 
     lost: list[int] = []
     executors: list[ProcessPoolExecutor] = []
@@ -332,6 +336,8 @@ def _check_groups(
                     index_processes=index_processes,
                 )
             return_freed_memory()
+            if language == "cuda":  # compiled once the verdicts are sent (see _check_in_pool), for the workers
+                compile_cuda_queries()
             executor = ProcessPoolExecutor(
                 max_workers=jobs, mp_context=_pool_context(), initializer=_init_worker, initargs=(options,)
             )

@@ -54,6 +54,16 @@ def test_stdin_through_a_pipe(run_cli):
     assert result.lines[0].startswith(f"model.py:{HAZARD_LINE}:{HAZARD_COLUMN}: ROC101 ")
 
 
+def test_a_real_process_prints_all_that_main_prints(run_cli, cli, project):
+    """The command ends its process without the interpreter's teardown (`cli.run`): what stdout and stderr buffered
+    is still written, and the exit status is main's. Many files: the output passes a pipe's buffer."""
+    write_tree(project, {f"m{i}.py": HAZARD for i in range(300)})
+    arguments = ("check", "--no-cache", "--output-format", "json", "--statistics", "not-there.py", ".")
+    real, in_process = run_cli(*arguments), cli(*arguments)
+    assert len(real.stdout) > 65536 and "not-there.py" in real.stderr and real.code == 1
+    assert (real.code, real.stdout, real.stderr) == (in_process.code, in_process.stdout, in_process.stderr)
+
+
 def test_version(run_cli):
     result = run_cli("--version")
     assert (result.code, result.stdout.strip()) == (0, f"rocmlint {__version__}")

@@ -41,6 +41,7 @@ JIT_SOURCES: dict[str, tuple[tuple[int | None, str], ...]] = {
 # (`k = cupy.RawKernel`): the semantic model resolves nothing else. A file that writes none of them holds no
 # source to check and is not parsed for one (`"jiterator"` in a test's op name, `@scoped_load_inline`).
 TRIGGERS = tuple(sorted({name.rpartition(".")[2].encode() for name in JIT_SOURCES}))
+_ENTRY_NAMES = frozenset(trigger.decode() for trigger in TRIGGERS)
 _TRIGGER_WORD = re.compile(rb"(?<!\w)(?:" + b"|".join(re.escape(trigger) for trigger in TRIGGERS) + rb")(?!\w)")
 # A list or tuple of sources gives one source per element; a conditional is not followed.
 _SOURCES = Follow(arms=False, elements=True)
@@ -109,7 +110,13 @@ def find_embedded_cuda(ctx: ScanContext) -> list[EmbeddedSource]:
 
 def _jit_calls(ctx: ScanContext) -> Iterator[ast.Call]:
     for node in ctx.semantic.parents:
-        if isinstance(node, ast.Call) and ctx.qualified_name(node.func) in JIT_SOURCES:
+        if not isinstance(node, ast.Call):
+            continue
+        # An attribute's qualified name ends in the attribute itself (`cp.RawKernel` -> `cupy.RawKernel`): one
+        # that is no entry point's name is not resolved (most calls are method calls).
+        if isinstance(node.func, ast.Attribute) and node.func.attr not in _ENTRY_NAMES:
+            continue
+        if ctx.qualified_name(node.func) in JIT_SOURCES:
             yield node
 
 

@@ -8,7 +8,6 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -163,7 +162,7 @@ class ProjectIndex:
             return True
         if self._star_imports_in(importer, data):
             return True
-        if _word_pattern(name).search(data) is None:
+        if not _holds_word(data, name.encode()):
             return False  # each such read writes the name as a whole word (not `forward` in `forward_native`)
         analyzer = self._analyzer(importer, data, self.rocm_guards, root)  # `root`: the analysis asked for next
         if analyzer is None:
@@ -374,10 +373,20 @@ def _names(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Constant) and node.value == name
 
 
-@lru_cache(maxsize=1024)
-def _word_pattern(name: str) -> re.Pattern[bytes]:
-    """`name` as a whole word of a module's bytes: not inside a longer identifier."""
-    return re.compile(rb"(?<![\w])" + re.escape(name.encode()) + rb"(?![\w])")
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")  # a bytes regex's `\w`
+
+
+def _holds_word(data: bytes, word: bytes) -> bool:
+    """`word` as a whole word of a module's bytes: not inside a longer identifier (no ASCII letter, digit or `_`
+    on either side). Found with `bytes.find`: a regex starting with a look-behind tries it at every byte, about
+    thirty times slower over PyTorch's modules."""
+    size, start = len(word), data.find(word)
+    while start != -1:
+        end = start + size
+        if (start == 0 or data[start - 1] not in _WORD_BYTES) and (end == len(data) or data[end] not in _WORD_BYTES):
+            return True
+        start = data.find(word, start + 1)
+    return False
 
 
 def _may_define(data: bytes, name: str, guards: frozenset[str]) -> bool:

@@ -31,13 +31,30 @@ class References:
     @cached_property
     def _index(self) -> _Index:
         index = _Index()
+        # The walk records only Names and Attributes, and every Name refers to a variable (`is_reference`). No
+        # `setdefault(key, [])`: it builds a list for every mention.
+        attributes, names, mentions = index.attributes, index.names, index.mentions
         for node in self.semantic.mentions:
-            if isinstance(node, ast.Attribute):
-                index.attributes.setdefault(node.attr, []).append(node)
-                index.mentions.setdefault(node.attr, []).append(node)
-            elif isinstance(node, ast.Name) and self.semantic.is_reference(node):
-                index.names.setdefault(node.id, []).append(node)
-                index.mentions.setdefault(node.id, []).append(node)
+            if type(node) is ast.Attribute:
+                identifier = node.attr
+                same_attributes = attributes.get(identifier)
+                if same_attributes is None:
+                    attributes[identifier] = [node]
+                else:
+                    same_attributes.append(node)
+            else:
+                assert type(node) is ast.Name
+                identifier = node.id
+                same_names = names.get(identifier)
+                if same_names is None:
+                    names[identifier] = [node]
+                else:
+                    same_names.append(node)
+            same_mentions = mentions.get(identifier)
+            if same_mentions is None:
+                mentions[identifier] = [node]
+            else:
+                same_mentions.append(node)
         return index
 
     # --- the name index ---------------------------------------------------------------------------
