@@ -61,6 +61,17 @@ def is_header(path: str) -> bool:
     return path.lower().endswith(HEADER_SUFFIXES)
 
 
+# Translation units a host compiler builds on both vendors (torch's CUDAExtension hands `.cpp` files to the host
+# compiler on ROCm as well; CMake's CXX language is the host compiler): nvcc's own macros are undefined there on
+# NVIDIA too, unless the build hands them to a CUDA compiler (`build_files.compiles_host_sources_as_cuda`).
+HOST_SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx")
+
+
+def is_host_source(path: str) -> bool:
+    """Whether `path` names a source file a host compiler builds (`HOST_SOURCE_SUFFIXES`)."""
+    return path.lower().endswith(HOST_SOURCE_SUFFIXES)
+
+
 _AMD_BUILTIN = re.compile(rb"__builtin_amdgcn_\w+")
 # The identifier parts `_WAVE64_CONSTANT` needs, lowercased (`WARP_SIZE`, `kWaveSize`, `wavefront_width`): one
 # pattern with the literal prefix `wa`, which the regex engine skips to (one pass, not a substring test per name).

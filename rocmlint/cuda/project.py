@@ -67,15 +67,17 @@ from rocmlint.cuda.build_files import (
     cmake_glob_functions,
     cmake_source_functions,
     cmake_switches_off_on_rocm,
+    cmake_unadded_projects,
     cmake_unrun,
     hip_on_nvidia_as_nvidia,
+    host_sources_as_cuda,
     is_makefile,
     makefile_facts,
     nvidia_only_native_folders,
     nvidia_only_native_modules,
     setup_py_facts,
 )
-from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, is_header, read_facts
+from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, is_header, is_host_source, read_facts
 from rocmlint.cuda.learning import (
     HIPIFY_RENAMED_MACROS,
     learn,
@@ -132,6 +134,9 @@ class FileView:
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
     hip_source: str = ""  # why the file is HIP code, compiled by hipcc only ("" when it is not); maybe ported
     hipified: str = ""  # why the ROCm build renames CUDA names in the file (hipify), "" when it does not
+    # Why only sources a host compiler builds (`.cpp`) include the header, on either vendor, "" otherwise: nvcc's
+    # macros (`__CUDACC__`, `__CUDA_ARCH__`) are then undefined wherever NVIDIA compiles it, as on ROCm.
+    host_compiled_only: str = ""
     # (atomic, pointee type) of the device overloads of CUDA atomics its project files define where ROCm compiles them
     atomic_overloads: AbstractSet[tuple[str, str]] = frozenset()
     # Every macro the build defines for ROCm (`__HIP_*__` too) -> its value ("1" for `-DNAME`, None when unknown):
@@ -450,6 +455,7 @@ class CudaProject:
             rocm_native=self._rocm_native(path),
             hip_source=self._hip_source(path),
             hipified=self._relative_evidence(self.build_facts.hipify),
+            host_compiled_only=self._host_compiled_only(path),
             atomic_overloads=_LazySet(lambda: self._atomic_overloads(around.files)),
             rocm_build_values=self._rocm_build_values | hipify_renamed,
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
@@ -533,7 +539,8 @@ class CudaProject:
             return self._bases[path]
         if not includers:
             built_for = (
-                self._built_only_for_nvidia(path)
+                self._in_unadded_project(path)
+                or self._built_only_for_nvidia(path)
                 or self._in_nvidia_only_folder(path, visiting | {path})
                 or self._included_by_name_only_where_rocm_does_not_compile(path, visiting | {path})
             )
@@ -560,6 +567,56 @@ class CudaProject:
             result = EVERYWHERE, ""
         self._bases[path] = result
         return result
+
+    def _host_compiled_only(self, path: str) -> str:
+        """See `FileView.host_compiled_only`: a header that files ROCm compiles include, and that no CUDA or HIP
+        source, no header nothing includes (a library's public header, included from outside the tree) and no
+        `#include` the model could not follow reaches, in a project whose build hands no `.cpp` to nvcc."""
+        if not is_header(path) or self.build_facts.host_sources_as_cuda or path in self._reached_beyond_host_sources:
+            return ""
+        return "only sources a host compiler builds (.cpp) include it, through the project's headers"
+
+    @cached_property
+    def _reached_beyond_host_sources(self) -> frozenset[str]:
+        """The files a translation unit other than a host compiler's `.cpp` may compile on ROCm: from every CUDA or
+        HIP source and every public header nothing in the tree includes (under an `include/` folder: the users of a
+        library may include it from a `.cu` file; a header of the sources nothing includes is compiled by nobody),
+        down the `#include`s ROCm may read, and from an `#include` the model could not follow (`"config.h"` with
+        several such files) to every project file it may name. The files ROCm does not compile start nothing."""
+        pending = [
+            path
+            for path in self.files
+            if (self._public_header_nothing_includes(path) if is_header(path) else not is_host_source(path))
+            and self._base(path, frozenset())[0].on_rocm is not False
+        ]
+        reached = set(pending)
+        while pending:
+            current = pending.pop()
+            targets = [
+                target for target, include in self._edges.get(current, ()) if include.branch.on_rocm is not False
+            ]
+            for target in [*targets, *self._unfollowed_targets(current)]:
+                if target not in reached:
+                    reached.add(target)
+                    pending.append(target)
+        return frozenset(reached)
+
+    def _public_header_nothing_includes(self, path: str) -> bool:
+        return path not in self._includers and "include" in self._relative(path).split(os.sep)[:-1]
+
+    def _unfollowed_targets(self, path: str) -> Iterator[str]:
+        """Every project file an `#include` of `path` that the model could not follow may name: one whose path ends
+        with the included path (`../` steps dropped)."""
+        for include in self.files[path].includes:
+            if include.branch.on_rocm is False or self.resolve(path, include.header, include.system) is not None:
+                continue
+            named = os.sep + re.sub(r"^(?:\.\.?/)+", "", include.header)
+            yield from (p for p in self._by_name.get(os.path.basename(named), ()) if p.endswith(named))
+
+    def _in_unadded_project(self, path: str) -> str:
+        """Why no build compiles a file nothing includes: it sits in a nested CMake project (a vendored library's
+        own build, with its tests and examples) that the project's build never adds. "" otherwise."""
+        return next((why for folder, why in self.build_facts.unadded_projects if _inside(path, (folder,))), "")
 
     def _nvidia_source_tree(self, path: str) -> str:
         """Evidence that a header sits in a folder tree whose sources the build compiles for NVIDIA only: the most
@@ -1140,6 +1197,8 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     cmake_texts: dict[str, str] = {}
     bazel_texts: dict[str, str] = {}
     sources: list[str] = []  # every C/C++ file, for the globs of Bazel files
+    other_build_texts: list[str] = []  # setup.py and make files: a folder they name may be a CMake project they build
+    build_texts: dict[str, str] = {}
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1].lower()  # `.H` and `.C` are C++ files too
@@ -1165,10 +1224,13 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         text = data.decode("utf-8", "replace")
         if is_build:
             build_files.append(path)
+            build_texts[path] = text
         if python_build:
             build_facts.append(setup_py_facts(path, text))
+            other_build_texts.append(text)
         elif makefile:
             build_facts.append(makefile_facts(path, text, str(root)))
+            other_build_texts.append(text)
         elif bazel:
             bazel_texts[path] = text
         elif is_build:
@@ -1176,6 +1238,19 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             build_facts.append(path)
         else:
             read[path] = text.removeprefix("\ufeff")  # every file: one without directives is still included
+    # A vendored library's own CMake build, which the project's build never adds, says nothing of what it compiles.
+    unadded = cmake_unadded_projects(str(root), cmake_texts, "\n".join(other_build_texts))
+    if unadded:
+        cmake_texts = {path: text for path, text in cmake_texts.items() if not _inside(path, unadded)}
+        build_facts = [f for f in build_facts if not isinstance(f, str) or f in cmake_texts]
+    as_cuda = next(
+        (
+            found
+            for path, text in build_texts.items()
+            if not _inside(path, unadded) and (found := host_sources_as_cuda(path, text))
+        ),
+        "",
+    )
     # A `.cmake` module defines the source-adding functions the `CMakeLists.txt` files call.
     # (and the globbing functions, and the options a HIP build leaves off by default).
     functions = cmake_source_functions(cmake_texts.values())
@@ -1190,7 +1265,17 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     ]
     if any(os.path.basename(path) in ("BUILD", "BUILD.bazel") for path in bazel_texts):
         merged.append(bazel_facts(str(root), bazel_texts, sources))
-    return _Tree(read, replace(_merge(merged), files=tuple(build_files)), sources)
+    facts = replace(
+        _merge(merged),
+        files=tuple(build_files),
+        unadded_projects=tuple(sorted(unadded.items())),
+        host_sources_as_cuda=as_cuda,
+    )
+    return _Tree(read, facts, sources)
+
+
+def _inside(path: str, folders: Iterable[str]) -> bool:
+    return any(path.startswith(folder + os.sep) for folder in folders)
 
 
 def _walk(root: Path) -> Iterator[str]:
