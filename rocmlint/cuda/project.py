@@ -86,7 +86,7 @@ from rocmlint.cuda.learning import (
     rocm_build_values,
 )
 from rocmlint.cuda.preprocessor import WAVE_SIZE_MACROS, LearnedMacro, MacroShape, VendorMacros, dropped_on_rocm
-from rocmlint.vendor import EVERYWHERE, Branch, Tri, and3
+from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch, Tri, and3
 
 SOURCE_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".cu", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl"})
 # How many included headers of its folder must all be NVIDIA-only for a header nothing includes to be.
@@ -538,9 +538,12 @@ class CudaProject:
             self._bases[path] = Branch(False, None), only_nvidia_path
             return self._bases[path]
         if not includers:
+            unadded = self._in_unadded_project(path)
+            if unadded:
+                self._bases[path] = NO_GPU, unadded
+                return self._bases[path]
             built_for = (
-                self._in_unadded_project(path)
-                or self._built_only_for_nvidia(path)
+                self._built_only_for_nvidia(path)
                 or self._in_nvidia_only_folder(path, visiting | {path})
                 or self._included_by_name_only_where_rocm_does_not_compile(path, visiting | {path})
             )
@@ -1161,7 +1164,7 @@ class CudaProject:
         build_files = self.build_facts.files
         if any(learned.vendor == "nvidia" for learned in self.learned.values()):
             return "", build_files
-        if any(self._base(path, frozenset())[0].on_rocm is False for path in self.files):
+        if any(_nvidia_only(self._base(path, frozenset())[0]) for path in self.files):
             return "", build_files
         amd = next((path for path in sorted(self.files) if self._amd_code_everywhere(path)), None)
         if amd is None:
@@ -1272,6 +1275,11 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         host_sources_as_cuda=as_cuda,
     )
     return _Tree(read, facts, sources)
+
+
+def _nvidia_only(branch: Branch) -> bool:
+    """Code NVIDIA may compile and ROCm does not (not code no build compiles: a vendored library's own tests)."""
+    return branch.on_rocm is False and branch.on_nvidia is not False
 
 
 def _inside(path: str, folders: Iterable[str]) -> bool:
