@@ -35,9 +35,15 @@ macros are learned in rocmlint/cuda/learning.py:
   is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time; so is
   a source a CMake file names but never hands to a target (in a loop over a list the project never sets, a function
   nothing calls, a list nothing that runs reads: rocmlint/cuda/cmake_unrun.py), which no build compiles;
+  a nested CMake project the build never adds (a vendored library's own build, with its tests:
+  rocmlint/cuda/cmake_projects.py) compiles nothing, and its CMake files are not read: its files nothing includes
+  are compiled by no build (neither vendor's: not NVIDIA code);
   so is a header found only through an include folder the NVIDIA build alone adds (a CUDA target's
   `include/targets/cuda` beside the HIP target's own), a header only such files include, and a header nothing
   includes in a folder of NVIDIA-only headers.
+- **Host-compiled headers** (`FileView.host_compiled_only`): a header only host compilers' sources (`.cpp`)
+  include, through the project's headers, with no CUDA or HIP source, public header nothing includes or unfollowed
+  `#include` reaching it, in a build handing no `.cpp` to nvcc: nvcc's macros are undefined there on NVIDIA too.
 - **Code written for AMD** (`FileView.rocm_native`): a project whose build only targets HIP; a file that calls
   `__builtin_amdgcn_*` or defines a 64-lane warp size outside any vendor branch, or includes such a header
   there; a file whose `#if`s test AMD targets and never the vendor; a path naming a gfx target. Only the rules
