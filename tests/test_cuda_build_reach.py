@@ -136,11 +136,19 @@ def test_a_header_only_host_compiled_sources_include_is_a_host_only_unit(tmp_pat
     assert _codes(root, "src/util/twice.hpp") == []
 
 
+def test_a_header_no_host_source_includes_is_no_host_only_unit(tmp_path):
+    # Only a header of the sources nothing includes (dead code) includes it: nothing says how it is compiled.
+    root = _host_tree(tmp_path, {"src/main.cpp": "", "src/io.cc": "", "src/old_api.hpp": '#include "util/twice.hpp"\n'})
+    assert not CudaProject.build(root).view(str(root / "src/util/twice.hpp")).host_compiled_only
+
+
 def test_a_header_a_cuda_source_may_compile_is_no_host_only_unit(tmp_path):
     for extra in (
         {"src/kernel.cu": '#include "util/wrap.hpp"\n'},  # through another header
         {"src/kernel.cu": '#include "twice.hpp"\n', "src/other/twice.hpp": ""},  # an include not followed
         {"include/app/api.hpp": '#include "../../src/util/twice.hpp"\n'},  # a public header users include
+        # A kernel template nothing in the tree includes: the sources the build generates do.
+        {"src/kernel_template.h": '#include "util/twice.hpp"\n__global__ void k(int* x) { *x = twice(*x); }\n'},
         {
             "CMakeLists.txt": "add_library(app src/main.cpp)\nset_source_files_properties(src/main.cpp PROPERTIES LANGUAGE CUDA)\n"
         },

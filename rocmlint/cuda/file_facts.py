@@ -133,6 +133,7 @@ class FileFacts:
     # macro Y alone (`#if defined(X) ... #elif defined(Y)`): a build defining X never compiles Y's arm.
     tested_before: tuple[tuple[str, str, int], ...] = ()
     runtime_compiles: bool = False  # calls NVRTC or hipRTC (or jitify, NVRTC's wrapper): compiles at run time
+    device_code: bool = False  # names `__global__` or `__device__`: code only a CUDA or HIP compiler compiles
     # Function-like macros whose body, as ROCm sees it, is one lane exchange: value = `wrapped_call`'s form of it
     # (`#define SHFL_XOR(v, m) __shfl_xor(v, m)` -> `__shfl_xor(#0, #1)`).
     shuffle_wrappers: tuple[Definition, ...] = ()
@@ -181,6 +182,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
         amd_targets_only=_tests_only_amd_targets(preprocessor),
         hip_runtime=preprocessor.includes_hip_runtime,
         runtime_compiles=(b"rtc" in data or b"jitify" in data) and _RUNTIME_COMPILE.search(data) is not None,
+        device_code=b"__global__" in data or b"__device__" in data,
         guard=_guard(preprocessor),
         shuffle_wrappers=tuple(_shuffle_wrappers(preprocessor)) if b"shfl" in data.lower() else (),
     )

@@ -578,25 +578,36 @@ class CudaProject:
         return result
 
     def _host_compiled_only(self, path: str) -> str:
-        """See `FileView.host_compiled_only`: a header that files ROCm compiles include, and that no CUDA or HIP
-        source, no header nothing includes (a library's public header, included from outside the tree) and no
-        `#include` the model could not follow reaches, in a project whose build hands no `.cpp` to nvcc."""
+        """See `FileView.host_compiled_only`: a header host sources (`.cpp`) ROCm compiles include, and that no CUDA
+        or HIP source, no header nothing includes that may still be compiled (`_unincluded_header_maybe_compiled`)
+        and no `#include` the model could not follow reaches, in a project whose build hands no `.cpp` to nvcc."""
         if not is_header(path) or self.build_facts.host_sources_as_cuda or path in self._reached_beyond_host_sources:
             return ""
+        if path not in self._reached_from_host_sources:
+            return ""  # no host source includes it either: nothing tells how it is compiled
         return "only sources a host compiler builds (.cpp) include it, through the project's headers"
 
     @cached_property
     def _reached_beyond_host_sources(self) -> frozenset[str]:
         """The files a translation unit other than a host compiler's `.cpp` may compile on ROCm: from every CUDA or
-        HIP source and every public header nothing in the tree includes (under an `include/` folder: the users of a
-        library may include it from a `.cu` file; a header of the sources nothing includes is compiled by nobody),
-        down the `#include`s ROCm may read, and from an `#include` the model could not follow (`"config.h"` with
-        several such files) to every project file it may name. The files ROCm does not compile start nothing."""
+        HIP source and every header nothing in the tree includes that may be compiled so (public headers, under an
+        `include/` folder, which a library's users may include from a `.cu` file; headers holding device code,
+        which a source the build generates may include; not the other headers of the sources, which nothing
+        compiles), down the `#include`s ROCm may read, and from an `#include` the model could not follow
+        (`"config.h"` with several such files) to every project file it may name."""
+        return self._reached_from(
+            lambda path: self._unincluded_header_maybe_compiled(path) if is_header(path) else not is_host_source(path)
+        )
+
+    @cached_property
+    def _reached_from_host_sources(self) -> frozenset[str]:
+        return self._reached_from(lambda path: not is_header(path) and is_host_source(path))
+
+    def _reached_from(self, starts: Callable[[str], bool]) -> frozenset[str]:
+        """The files ROCm may compile from the files `starts` accepts (those ROCm compiles), down the `#include`s
+        ROCm may read, and through the ones the model could not follow to every project file they may name."""
         pending = [
-            path
-            for path in self.files
-            if (self._public_header_nothing_includes(path) if is_header(path) else not is_host_source(path))
-            and self._base(path, frozenset())[0].on_rocm is not False
+            path for path in self.files if starts(path) and self._base(path, frozenset())[0].on_rocm is not False
         ]
         reached = set(pending)
         while pending:
@@ -610,8 +621,12 @@ class CudaProject:
                     pending.append(target)
         return frozenset(reached)
 
-    def _public_header_nothing_includes(self, path: str) -> bool:
-        return path not in self._includers and "include" in self._relative(path).split(os.sep)[:-1]
+    def _unincluded_header_maybe_compiled(self, path: str) -> bool:
+        """A header nothing in the tree includes that something may compile: a public one (under `include/`), which
+        a library's users include, or one holding device code, which a source the build generates may include."""
+        if path in self._includers:
+            return False
+        return self.files[path].device_code or "include" in self._relative(path).split(os.sep)[:-1]
 
     def _unfollowed_targets(self, path: str) -> Iterator[str]:
         """Every project file an `#include` of `path` that the model could not follow may name: one whose path ends
