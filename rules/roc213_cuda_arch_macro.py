@@ -30,7 +30,9 @@ class CudaArchMacro(ConditionRule, Rule):
     condition already leaves ROCm out (`defined(__GNUC__) && !defined(__clang__)`: HIP-Clang is clang).
 
     Not where the project defines `__CUDA_ARCH__` for ROCm itself, in the file or in a header it includes (a
-    compat header's `#define __CUDA_ARCH__ __HIP_DEVICE_COMPILE__` under `#if defined(__HIPCC__)`).
+    compat header's `#define __CUDA_ARCH__ __HIP_DEVICE_COMPILE__` under `#if defined(__HIPCC__)`). Nor in a host
+    compiler's source (`.cpp`, `.cc`) or a header only such sources include, in a project whose build hands no
+    `.cpp` to nvcc: there is no device pass there on either vendor.
 
     ## Why is this bad on ROCm?
     HIP-Clang never defines `__CUDA_ARCH__`, so device-pass detection is false on every ROCm pass:

@@ -52,7 +52,9 @@ class CudaccMacro(ConditionRule, Rule):
     project macro NVIDIA's build alone defines, `defined(__CUDACC__) && defined(XYZ_USE_CUDA)`), or the arm ROCm
     takes instead holds the same code. Nor is a test of `__CUDACC_RTC__` alone in a project whose run-time
     compiles (its NVRTC, hipRTC or jitify calls) sit only in code the ROCm build does not compile: every ROCm
-    compile takes the arm NVIDIA's ahead-of-time builds take.
+    compile takes the arm NVIDIA's ahead-of-time builds take. Nor in a host compiler's source (`.cpp`, `.cc`)
+    or a header only such sources include, in a project whose build hands no `.cpp` to nvcc (a `LANGUAGE CUDA`
+    source property, `-x cu`): nvcc's macros are undefined there on NVIDIA too.
 
     ## Fix
     Each `__CUDACC__` test gets `__HIPCC__` next to it (`__CUDACC_RTC__` gets `__HIPCC_RTC__`), in every

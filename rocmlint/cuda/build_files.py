@@ -16,9 +16,10 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
+from rocmlint.cuda.cmake_projects import unadded_projects
 from rocmlint.cuda.cmake_unrun import RUNS_EVERYTHING, RunTracker, UnrunCmake, unrun_cmake
 
 # Words in a build condition or a macro name that mean the ROCm side, the NVIDIA side, or another accelerator.
@@ -206,6 +207,12 @@ class BuildFacts:
     # as a source set whose pattern is the folder, with the vendor of the block adding it.
     include_folders: tuple[SourceSet, ...] = ()
     native_modules: tuple[NativeModule, ...] = ()
+    # (folder, why) of each nested CMake project the build never adds (rocmlint/cuda/cmake_projects.py): no build of
+    # the project compiles its sources, and its CMake files were not read.
+    unadded_projects: tuple[tuple[str, str], ...] = ()
+    # "path:line" of a build file handing host-suffixed sources (`.cpp`) to a CUDA compiler, "" when none does
+    # (see `host_sources_as_cuda`).
+    host_sources_as_cuda: str = ""
 
 
 def nvidia_only_native_folders(build: BuildFacts) -> dict[str, str]:
@@ -759,6 +766,27 @@ def _unbuilt(sources: SourceSet, never_runs: str, unrun: UnrunCmake) -> SourceSe
 def cmake_unrun(texts: Iterable[str]) -> UnrunCmake:
     """What the project's CMake files (all of them: one sets the list another iterates) leave unrun."""
     return unrun_cmake(list(_cmake_commands(text)) for text in texts)
+
+
+# A `.cpp` source compiled by nvcc: CMake's `LANGUAGE CUDA` source property, FindCUDA's
+# `CUDA_SOURCE_PROPERTY_FORMAT`, `-x cu` on a compile line, a Bazel `cuda_library` (whose `.cc` sources nvcc builds).
+_HOST_SOURCE_AS_CUDA = re.compile(
+    r"\bLANGUAGE\s+CUDA\b|\bCUDA_SOURCE_PROPERTY_FORMAT\b|(?<![\w-])-x\s*cu\b|\bcuda_library\s*\("
+)
+
+
+def host_sources_as_cuda(path: str, text: str) -> str:
+    """ "path:line" where a build file hands host-suffixed sources (`.cpp`) to a CUDA compiler, "" when it does not:
+    then nvcc's macros may be defined in a `.cpp` translation unit on NVIDIA."""
+    match = _HOST_SOURCE_AS_CUDA.search(text)
+    return f"{path}:{text.count(chr(10), 0, match.start()) + 1}" if match else ""
+
+
+def cmake_unadded_projects(root: str, texts: Mapping[str, str], other_build_texts: str) -> dict[str, str]:
+    """Folder -> why, of the nested CMake projects the build under `root` never adds (see `unadded_projects`)."""
+    return unadded_projects(
+        root, {path: list(_cmake_commands(text)) for path, text in texts.items()}, other_build_texts
+    )
 
 
 # Commands setting a COMPILE_DEFINITIONS property: `set_property(TARGET t APPEND PROPERTY COMPILE_DEFINITIONS A)`,

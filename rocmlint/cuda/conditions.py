@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
+from rocmlint.cuda.file_facts import is_host_source
 from rocmlint.cuda.frontend import ByteSpan, CudaContext
 from rocmlint.cuda.hip_gaps import lacking_on_hip, only_lacking_on_hip, without_comments
 from rocmlint.cuda.preprocessor import (
@@ -74,11 +75,6 @@ PLATFORM_ALTERNATIVES: Mapping[str, str] = {
 }
 
 
-# Translation units a host compiler builds on both vendors (torch's CUDAExtension hands `.cpp` files to
-# the host compiler on ROCm as well): nvcc's own macros are undefined there on NVIDIA too.
-_HOST_ONLY_SUFFIXES = (".c", ".cc", ".cpp", ".cxx")
-
-
 # `__CUDA_ARCH__ >= 800`, `800 <= __CUDA_ARCH__`, `__CUDA_ARCH__ == 700`: an architecture version test (ROC207),
 # unlike `defined(__CUDA_ARCH__)`, `#ifdef __CUDA_ARCH__`, `#if __CUDA_ARCH__`: device-pass detection (ROC213).
 _COMPARED_ARCH = re.compile(r"\b__CUDA_ARCH__\s*(?:[<>]=?|[=!]=)|(?:[<>]=?|[=!]=)\s*\(?\s*__CUDA_ARCH__\b")
@@ -107,8 +103,9 @@ def is_version_test(condition: str) -> bool:
 
 
 def is_host_only_unit(ctx: CudaContext) -> bool:
-    """A `.cpp`-style file: `__CUDA_ARCH__`/`__CUDACC__` tests give the same answer on both vendors."""
-    return ctx.source.path.lower().endswith(_HOST_ONLY_SUFFIXES)
+    """A `.cpp`-style file, or a header only such files include (`FileView.host_compiled_only`): its
+    `__CUDA_ARCH__`/`__CUDACC__` tests give the same answer on both vendors."""
+    return is_host_source(ctx.source.path) or bool(ctx.options.project.host_compiled_only)
 
 
 def arm_branch(directive: Directive, ctx: CudaContext, *, as_compiled: bool = False) -> Branch:

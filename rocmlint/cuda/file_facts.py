@@ -61,6 +61,17 @@ def is_header(path: str) -> bool:
     return path.lower().endswith(HEADER_SUFFIXES)
 
 
+# Translation units a host compiler builds on both vendors (torch's CUDAExtension hands `.cpp` files to the host
+# compiler on ROCm as well; CMake's CXX language is the host compiler): nvcc's own macros are undefined there on
+# NVIDIA too, unless the build hands them to a CUDA compiler (`build_files.compiles_host_sources_as_cuda`).
+HOST_SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx")
+
+
+def is_host_source(path: str) -> bool:
+    """Whether `path` names a source file a host compiler builds (`HOST_SOURCE_SUFFIXES`)."""
+    return path.lower().endswith(HOST_SOURCE_SUFFIXES)
+
+
 _AMD_BUILTIN = re.compile(rb"__builtin_amdgcn_\w+")
 # The identifier parts `_WAVE64_CONSTANT` needs, lowercased (`WARP_SIZE`, `kWaveSize`, `wavefront_width`): one
 # pattern with the literal prefix `wa`, which the regex engine skips to (one pass, not a substring test per name).
@@ -122,6 +133,7 @@ class FileFacts:
     # macro Y alone (`#if defined(X) ... #elif defined(Y)`): a build defining X never compiles Y's arm.
     tested_before: tuple[tuple[str, str, int], ...] = ()
     runtime_compiles: bool = False  # calls NVRTC or hipRTC (or jitify, NVRTC's wrapper): compiles at run time
+    device_code: bool = False  # names `__global__` or `__device__`: code only a CUDA or HIP compiler compiles
     # Function-like macros whose body, as ROCm sees it, is one lane exchange: value = `wrapped_call`'s form of it
     # (`#define SHFL_XOR(v, m) __shfl_xor(v, m)` -> `__shfl_xor(#0, #1)`).
     shuffle_wrappers: tuple[Definition, ...] = ()
@@ -170,6 +182,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
         amd_targets_only=_tests_only_amd_targets(preprocessor),
         hip_runtime=preprocessor.includes_hip_runtime,
         runtime_compiles=(b"rtc" in data or b"jitify" in data) and _RUNTIME_COMPILE.search(data) is not None,
+        device_code=b"__global__" in data or b"__device__" in data,
         guard=_guard(preprocessor),
         shuffle_wrappers=tuple(_shuffle_wrappers(preprocessor)) if b"shfl" in data.lower() else (),
     )

@@ -35,9 +35,15 @@ macros are learned in rocmlint/cuda/learning.py:
   is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time; so is
   a source a CMake file names but never hands to a target (in a loop over a list the project never sets, a function
   nothing calls, a list nothing that runs reads: rocmlint/cuda/cmake_unrun.py), which no build compiles;
+  a nested CMake project the build never adds (a vendored library's own build, with its tests:
+  rocmlint/cuda/cmake_projects.py) compiles nothing, and its CMake files are not read: its files nothing includes
+  are compiled by no build (neither vendor's: not NVIDIA code);
   so is a header found only through an include folder the NVIDIA build alone adds (a CUDA target's
   `include/targets/cuda` beside the HIP target's own), a header only such files include, and a header nothing
   includes in a folder of NVIDIA-only headers.
+- **Host-compiled headers** (`FileView.host_compiled_only`): a header only host compilers' sources (`.cpp`)
+  include, through the project's headers, with no CUDA or HIP source, public header nothing includes or unfollowed
+  `#include` reaching it, in a build handing no `.cpp` to nvcc: nvcc's macros are undefined there on NVIDIA too.
 - **Code written for AMD** (`FileView.rocm_native`): a project whose build only targets HIP; a file that calls
   `__builtin_amdgcn_*` or defines a 64-lane warp size outside any vendor branch, or includes such a header
   there; a file whose `#if`s test AMD targets and never the vendor; a path naming a gfx target. Only the rules
@@ -67,15 +73,17 @@ from rocmlint.cuda.build_files import (
     cmake_glob_functions,
     cmake_source_functions,
     cmake_switches_off_on_rocm,
+    cmake_unadded_projects,
     cmake_unrun,
     hip_on_nvidia_as_nvidia,
+    host_sources_as_cuda,
     is_makefile,
     makefile_facts,
     nvidia_only_native_folders,
     nvidia_only_native_modules,
     setup_py_facts,
 )
-from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, is_header, read_facts
+from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, is_header, is_host_source, read_facts
 from rocmlint.cuda.learning import (
     HIPIFY_RENAMED_MACROS,
     learn,
@@ -84,7 +92,7 @@ from rocmlint.cuda.learning import (
     rocm_build_values,
 )
 from rocmlint.cuda.preprocessor import WAVE_SIZE_MACROS, LearnedMacro, MacroShape, VendorMacros, dropped_on_rocm
-from rocmlint.vendor import EVERYWHERE, Branch, Tri, and3
+from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch, Tri, and3
 
 SOURCE_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".cu", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl"})
 # How many included headers of its folder must all be NVIDIA-only for a header nothing includes to be.
@@ -136,6 +144,9 @@ class FileView:
     # it does not, or nothing hipifies the file): the renames are then done, no note worth showing; before a first
     # port, or in code the port has not reached, they still mark what the port touches. See `CudaProject.view`.
     hipify_ported: Callable[[], str] = lambda: ""
+    # Why only sources a host compiler builds (`.cpp`) include the header, on either vendor, "" otherwise: nvcc's
+    # macros (`__CUDACC__`, `__CUDA_ARCH__`) are then undefined wherever NVIDIA compiles it, as on ROCm.
+    host_compiled_only: str = ""
     # (atomic, pointee type) of the device overloads of CUDA atomics its project files define where ROCm compiles them
     atomic_overloads: AbstractSet[tuple[str, str]] = frozenset()
     # Every macro the build defines for ROCm (`__HIP_*__` too) -> its value ("1" for `-DNAME`, None when unknown):
@@ -455,6 +466,7 @@ class CudaProject:
             hip_source=self._hip_source(path),
             hipified=self._relative_evidence(self.build_facts.hipify),
             hipify_ported=lambda: self._hipify_ported(path, closure),
+            host_compiled_only=self._host_compiled_only(path),
             atomic_overloads=_LazySet(lambda: self._atomic_overloads(around.files)),
             rocm_build_values=self._rocm_build_values | hipify_renamed,
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
@@ -537,6 +549,10 @@ class CudaProject:
             self._bases[path] = Branch(False, None), only_nvidia_path
             return self._bases[path]
         if not includers:
+            unadded = self._in_unadded_project(path)
+            if unadded:
+                self._bases[path] = NO_GPU, unadded
+                return self._bases[path]
             built_for = (
                 self._built_only_for_nvidia(path)
                 or self._in_nvidia_only_folder(path, visiting | {path})
@@ -565,6 +581,71 @@ class CudaProject:
             result = EVERYWHERE, ""
         self._bases[path] = result
         return result
+
+    def _host_compiled_only(self, path: str) -> str:
+        """See `FileView.host_compiled_only`: a header host sources (`.cpp`) ROCm compiles include, and that no CUDA
+        or HIP source, no header nothing includes that may still be compiled (`_unincluded_header_maybe_compiled`)
+        and no `#include` the model could not follow reaches, in a project whose build hands no `.cpp` to nvcc."""
+        if not is_header(path) or self.build_facts.host_sources_as_cuda or path in self._reached_beyond_host_sources:
+            return ""
+        if path not in self._reached_from_host_sources:
+            return ""  # no host source includes it either: nothing tells how it is compiled
+        return "only sources a host compiler builds (.cpp) include it, through the project's headers"
+
+    @cached_property
+    def _reached_beyond_host_sources(self) -> frozenset[str]:
+        """The files a translation unit other than a host compiler's `.cpp` may compile on ROCm: from every CUDA or
+        HIP source and every header nothing in the tree includes that may be compiled so (public headers, under an
+        `include/` folder, which a library's users may include from a `.cu` file; headers holding device code,
+        which a source the build generates may include; not the other headers of the sources, which nothing
+        compiles), down the `#include`s ROCm may read, and from an `#include` the model could not follow
+        (`"config.h"` with several such files) to every project file it may name."""
+        return self._reached_from(
+            lambda path: self._unincluded_header_maybe_compiled(path) if is_header(path) else not is_host_source(path)
+        )
+
+    @cached_property
+    def _reached_from_host_sources(self) -> frozenset[str]:
+        return self._reached_from(lambda path: not is_header(path) and is_host_source(path))
+
+    def _reached_from(self, starts: Callable[[str], bool]) -> frozenset[str]:
+        """The files ROCm may compile from the files `starts` accepts (those ROCm compiles), down the `#include`s
+        ROCm may read, and through the ones the model could not follow to every project file they may name."""
+        pending = [
+            path for path in self.files if starts(path) and self._base(path, frozenset())[0].on_rocm is not False
+        ]
+        reached = set(pending)
+        while pending:
+            current = pending.pop()
+            targets = [
+                target for target, include in self._edges.get(current, ()) if include.branch.on_rocm is not False
+            ]
+            for target in [*targets, *self._unfollowed_targets(current)]:
+                if target not in reached:
+                    reached.add(target)
+                    pending.append(target)
+        return frozenset(reached)
+
+    def _unincluded_header_maybe_compiled(self, path: str) -> bool:
+        """A header nothing in the tree includes that something may compile: a public one (under `include/`), which
+        a library's users include, or one holding device code, which a source the build generates may include."""
+        if path in self._includers:
+            return False
+        return self.files[path].device_code or "include" in self._relative(path).split(os.sep)[:-1]
+
+    def _unfollowed_targets(self, path: str) -> Iterator[str]:
+        """Every project file an `#include` of `path` that the model could not follow may name: one whose path ends
+        with the included path (`../` steps dropped)."""
+        for include in self.files[path].includes:
+            if include.branch.on_rocm is False or self.resolve(path, include.header, include.system) is not None:
+                continue
+            named = os.sep + re.sub(r"^(?:\.\.?/)+", "", include.header)
+            yield from (p for p in self._by_name.get(os.path.basename(named), ()) if p.endswith(named))
+
+    def _in_unadded_project(self, path: str) -> str:
+        """Why no build compiles a file nothing includes: it sits in a nested CMake project (a vendored library's
+        own build, with its tests and examples) that the project's build never adds. "" otherwise."""
+        return next((why for folder, why in self.build_facts.unadded_projects if _inside(path, (folder,))), "")
 
     def _nvidia_source_tree(self, path: str) -> str:
         """Evidence that a header sits in a folder tree whose sources the build compiles for NVIDIA only: the most
@@ -1170,7 +1251,7 @@ class CudaProject:
         build_files = self.build_facts.files
         if any(learned.vendor == "nvidia" for learned in self.learned.values()):
             return "", build_files
-        if any(self._base(path, frozenset())[0].on_rocm is False for path in self.files):
+        if any(_nvidia_only(self._base(path, frozenset())[0]) for path in self.files):
             return "", build_files
         amd = next((path for path in sorted(self.files) if self._amd_code_everywhere(path)), None)
         if amd is None:
@@ -1206,6 +1287,8 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     cmake_texts: dict[str, str] = {}
     bazel_texts: dict[str, str] = {}
     sources: list[str] = []  # every C/C++ file, for the globs of Bazel files
+    other_build_texts: list[str] = []  # setup.py and make files: a folder they name may be a CMake project they build
+    build_texts: dict[str, str] = {}
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1].lower()  # `.H` and `.C` are C++ files too
@@ -1231,10 +1314,13 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         text = data.decode("utf-8", "replace")
         if is_build:
             build_files.append(path)
+            build_texts[path] = text
         if python_build:
             build_facts.append(setup_py_facts(path, text))
+            other_build_texts.append(text)
         elif makefile:
             build_facts.append(makefile_facts(path, text, str(root)))
+            other_build_texts.append(text)
         elif bazel:
             bazel_texts[path] = text
         elif is_build:
@@ -1242,6 +1328,19 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             build_facts.append(path)
         else:
             read[path] = text.removeprefix("\ufeff")  # every file: one without directives is still included
+    # A vendored library's own CMake build, which the project's build never adds, says nothing of what it compiles.
+    unadded = cmake_unadded_projects(str(root), cmake_texts, "\n".join(other_build_texts))
+    if unadded:
+        cmake_texts = {path: text for path, text in cmake_texts.items() if not _inside(path, unadded)}
+        build_facts = [f for f in build_facts if not isinstance(f, str) or f in cmake_texts]
+    as_cuda = next(
+        (
+            found
+            for path, text in build_texts.items()
+            if not _inside(path, unadded) and (found := host_sources_as_cuda(path, text))
+        ),
+        "",
+    )
     # A `.cmake` module defines the source-adding functions the `CMakeLists.txt` files call.
     # (and the globbing functions, and the options a HIP build leaves off by default).
     functions = cmake_source_functions(cmake_texts.values())
@@ -1256,7 +1355,22 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     ]
     if any(os.path.basename(path) in ("BUILD", "BUILD.bazel") for path in bazel_texts):
         merged.append(bazel_facts(str(root), bazel_texts, sources))
-    return _Tree(read, replace(_merge(merged), files=tuple(build_files)), sources)
+    facts = replace(
+        _merge(merged),
+        files=tuple(build_files),
+        unadded_projects=tuple(sorted(unadded.items())),
+        host_sources_as_cuda=as_cuda,
+    )
+    return _Tree(read, facts, sources)
+
+
+def _nvidia_only(branch: Branch) -> bool:
+    """Code NVIDIA may compile and ROCm does not (not code no build compiles: a vendored library's own tests)."""
+    return branch.on_rocm is False and branch.on_nvidia is not False
+
+
+def _inside(path: str, folders: Iterable[str]) -> bool:
+    return any(path.startswith(folder + os.sep) for folder in folders)
 
 
 def _walk(root: Path) -> Iterator[str]:

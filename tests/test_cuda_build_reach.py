@@ -1,0 +1,158 @@
+"""What a project's build compiles: nested CMake projects it never adds, and headers only host-compiled sources
+include (rocmlint/cuda/cmake_projects.py, `CudaProject` in rocmlint/cuda/project.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rocmlint.cuda.build_files import cmake_unadded_projects, host_sources_as_cuda
+from rocmlint.cuda.project import CudaProject
+from rocmlint.vendor import NO_GPU
+from tests.test_cuda_project import _codes, write_tree
+
+_NESTED = "project(lib CXX)\nadd_subdirectory(test)\n"
+
+
+def _unadded(root: str, texts: dict[str, str], other: str = "") -> list[str]:
+    return sorted(cmake_unadded_projects(root, {f"{root}/{p}": t for p, t in texts.items()}, other))
+
+
+def test_a_nested_cmake_project_the_build_never_adds_is_unadded():
+    texts = {"CMakeLists.txt": "project(app)\nadd_subdirectory(src)\n", "src/CMakeLists.txt": "add_library(a a.cpp)\n"}
+    assert _unadded("/r", {**texts, "ext/lib/CMakeLists.txt": _NESTED, "ext/lib/test/CMakeLists.txt": ""}) == [
+        "/r/ext/lib"
+    ]
+    # A folder without its own `project()` is part of the project that reads it, added or not.
+    assert _unadded("/r", {**texts, "ext/lib/CMakeLists.txt": "add_library(l l.cpp)\n"}) == []
+
+
+def test_a_nested_project_the_build_adds_or_builds_is_not_unadded():
+    nested = {"ext/lib/CMakeLists.txt": _NESTED}
+    for top in (
+        "project(app)\nadd_subdirectory(ext/lib)\n",
+        "project(app)\nadd_subdirectory(${CMAKE_CURRENT_SOURCE_DIR}/ext/lib)\n",
+        "project(app)\nadd_subdirectory(ext)\n",  # ext/CMakeLists.txt adds lib
+        "project(app)\nExternalProject_Add(lib SOURCE_DIR ${PROJECT_SOURCE_DIR}/ext/lib)\n",
+        "project(app)\nadd_subdirectory(ext/lib/src)\n",  # a folder inside it
+    ):
+        texts = {"CMakeLists.txt": top, "ext/CMakeLists.txt": "add_subdirectory(lib)\n", **nested}
+        texts["ext/lib/src/CMakeLists.txt"] = "add_library(l l.cpp)\n"
+        assert _unadded("/r", texts) == [], top
+    # A module outside nested projects adds folders relative to the top one, which includes it.
+    module = {
+        "CMakeLists.txt": "project(app)\ninclude(cmake/deps.cmake)\n",
+        "cmake/deps.cmake": "add_subdirectory(ext/lib)\n",
+    }
+    assert _unadded("/r", {**module, **nested}) == []
+    # A setup.py running CMake in the folder builds it.
+    assert _unadded("/r", {"CMakeLists.txt": "project(app)\n", **nested}, other="cmake_dir = 'ext/lib'") == []
+
+
+def test_nothing_is_known_without_a_top_file_or_when_a_folder_is_added_through_a_variable():
+    nested = {"ext/lib/CMakeLists.txt": _NESTED}
+    assert _unadded("/r", {"tools/CMakeLists.txt": "project(tools)\n", **nested}) == []
+    loop = "project(app)\nforeach(d IN LISTS DEPS)\n  add_subdirectory(${d})\nendforeach()\n"
+    assert _unadded("/r", {"CMakeLists.txt": loop, **nested}) == []
+
+
+def test_build_files_handing_cpp_sources_to_a_cuda_compiler():
+    assert host_sources_as_cuda(
+        "CMakeLists.txt", "add_library(a a.cpp)\n\nset_source_files_properties(a.cpp PROPERTIES LANGUAGE CUDA)"
+    )
+    assert host_sources_as_cuda("Makefile", "k.o: k.cpp\n\tnvcc -x cu -c k.cpp\n") == "Makefile:2"
+    assert host_sources_as_cuda("BUILD", 'cuda_library(name = "k", srcs = ["k.cc"])\n') == "BUILD:1"
+    assert host_sources_as_cuda("CMakeLists.txt", "set_source_files_properties(a.cpp PROPERTIES LANGUAGE HIP)\n") == ""
+
+
+_VENDORED = {
+    "CMakeLists.txt": "project(app CXX CUDA)\nadd_subdirectory(src)\ninclude_directories(ext/lib/include)\n",
+    "src/CMakeLists.txt": "add_library(app main.cpp)\n",
+    "src/main.cpp": '#include "lib/core.hpp"\n',
+    "ext/lib/CMakeLists.txt": "project(lib CXX CUDA)\nadd_subdirectory(test)\n",
+    "ext/lib/test/CMakeLists.txt": "add_executable(t cuda_test.cu)\n",
+    "ext/lib/test/cuda_test.cu": '#include "lib/adaptors/cuda.hpp"\n',
+    "ext/lib/include/lib/core.hpp": "int core();\n",
+    "ext/lib/include/lib/adaptors/cuda.hpp": "#include <cuda_runtime.h>\n",
+    "ext/lib/include/lib/adaptors/cublas.hpp": "#include <cublas_v2.h>\n",
+}
+
+
+def test_a_vendored_librarys_own_build_compiles_nothing_and_its_unused_headers_are_not_reported(tmp_path):
+    root = write_tree(tmp_path, _VENDORED)
+    project = CudaProject.build(root)
+    for unbuilt in ("ext/lib/test/cuda_test.cu", "ext/lib/include/lib/adaptors/cublas.hpp"):
+        view = project.view(str(root / unbuilt))
+        assert view.base == NO_GPU, unbuilt
+        assert view.base_evidence == "ext/lib/CMakeLists.txt: a CMake project the build never adds (add_subdirectory)"
+    # A header only the unbuilt test includes is compiled by no build either.
+    assert project.view(str(root / "ext/lib/include/lib/adaptors/cuda.hpp")).base == NO_GPU
+    assert project.view(str(root / "ext/lib/include/lib/core.hpp")).base.on_rocm is not False  # the app includes it
+    assert _codes(root, "ext/lib/include/lib/adaptors/cublas.hpp") == []
+
+
+def test_code_no_build_compiles_is_not_nvidias(tmp_path):
+    files = {
+        "CMakeLists.txt": "project(prim CXX)\nadd_library(prim src/k.cpp)\n",
+        "src/k.cpp": "int lane(int v) { return __builtin_amdgcn_ds_swizzle(v, 0); }\n",
+        "test/package/CMakeLists.txt": "project(package_test CXX)\nadd_executable(t t.cpp)\n",
+        "test/package/t.cpp": "int main() { return 0; }\n",
+    }
+    root = write_tree(tmp_path, files)
+    # The package test, a project of its own nothing adds, does not make the AMD-native project a mixed one.
+    assert CudaProject.build(root).written_for_amd
+
+
+def test_the_same_header_is_reported_when_the_build_adds_the_library(tmp_path):
+    files = {**_VENDORED, "CMakeLists.txt": "project(app CXX CUDA)\nadd_subdirectory(src)\nadd_subdirectory(ext/lib)\n"}
+    root = write_tree(tmp_path, files)
+    assert ("ROC205", 1) in _codes(root, "ext/lib/include/lib/adaptors/cublas.hpp")
+
+
+_HOST_HEADER = """
+    #ifdef __CUDACC__
+    #define LIB_HD __host__ __device__
+    #else
+    #define LIB_HD
+    #endif
+    LIB_HD inline int twice(int x) { return 2 * x; }
+    """
+
+
+def _host_tree(tmp_path: Path, extra: dict[str, str]) -> Path:
+    files = {
+        "CMakeLists.txt": "project(app CXX)\nadd_library(app src/main.cpp src/io.cc)\n",
+        "src/main.cpp": '#include "util/twice.hpp"\n',
+        "src/io.cc": '#include "util/wrap.hpp"\n',
+        "src/util/wrap.hpp": '#include "twice.hpp"\n',
+        "src/util/twice.hpp": _HOST_HEADER,
+    }
+    return write_tree(tmp_path, {**files, **extra})
+
+
+def test_a_header_only_host_compiled_sources_include_is_a_host_only_unit(tmp_path):
+    root = _host_tree(tmp_path, {})
+    project = CudaProject.build(root)
+    assert project.view(str(root / "src/util/twice.hpp")).host_compiled_only
+    assert _codes(root, "src/util/twice.hpp") == []
+
+
+def test_a_header_no_host_source_includes_is_no_host_only_unit(tmp_path):
+    # Only a header of the sources nothing includes (dead code) includes it: nothing says how it is compiled.
+    root = _host_tree(tmp_path, {"src/main.cpp": "", "src/io.cc": "", "src/old_api.hpp": '#include "util/twice.hpp"\n'})
+    assert not CudaProject.build(root).view(str(root / "src/util/twice.hpp")).host_compiled_only
+
+
+def test_a_header_a_cuda_source_may_compile_is_no_host_only_unit(tmp_path):
+    for extra in (
+        {"src/kernel.cu": '#include "util/wrap.hpp"\n'},  # through another header
+        {"src/kernel.cu": '#include "twice.hpp"\n', "src/other/twice.hpp": ""},  # an include not followed
+        {"include/app/api.hpp": '#include "../../src/util/twice.hpp"\n'},  # a public header users include
+        # A kernel template nothing in the tree includes: the sources the build generates do.
+        {"src/kernel_template.h": '#include "util/twice.hpp"\n__global__ void k(int* x) { *x = twice(*x); }\n'},
+        {
+            "CMakeLists.txt": "add_library(app src/main.cpp)\nset_source_files_properties(src/main.cpp PROPERTIES LANGUAGE CUDA)\n"
+        },
+    ):
+        root = _host_tree(tmp_path / str(len(list(tmp_path.iterdir()))), extra)
+        assert not CudaProject.build(root).view(str(root / "src/util/twice.hpp")).host_compiled_only, extra
+        assert ("ROC214", 1) in _codes(root, "src/util/twice.hpp"), extra
