@@ -71,8 +71,7 @@ class TorchVersionCuda(Rule):
     code = "ROC111"
     name = "torch-version-cuda"
     severity = Severity.ERROR
-    applies_to_tests = True  # a skip condition parsing `torch.version.cuda` crashes collection on ROCm
-    # (its GPU-test form is not reported there: see the docstring)
+    applies_to_tests = True  # parsing it in a skip condition crashes collection on ROCm (GPU tests aside: docstring)
     fix_availability = FixAvailability.NONE
     triggers = (b"version.cuda", b"torch.version import")
 
@@ -242,7 +241,6 @@ TorchVersionCuda.valid = (
         if torch.version.cuda is not None:
             CUDA_MAJOR = int(torch.version.cuda.split(".")[0])
         HAS_CUDA_12 = torch.version.cuda is not None and version.parse(torch.version.cuda) >= version.parse("12.0")
-
         def nvcc_flags():
             if torch.version.cuda is None:
                 return []
@@ -293,13 +291,15 @@ TorchVersionCuda.valid = (
         """,
         path="tests/test_sparse_ops.py",
     ),
-    # A name assigned from the guarded value, checked before use.
+    # A name assigned from the guarded value, checked before use; the `else` of the ROCm version a build is for.
     Valid(
         """
-        import torch
+        import os, torch
         cuda_version = torch.version.cuda
         if cuda_version:
             major, minor = cuda_version.split(".")[:2]
+        if not os.environ.get("ROCM_VERSION", False):
+            tag = "".join(torch.version.cuda.split("."))
         """,
     ),
 )
