@@ -546,6 +546,44 @@ def test_backend_names(value: str, backends: list[str]) -> None:
     assert torch_api.backend_names(snippet.ctx, assigned) == backends
 
 
+_FALLBACK = 'import os, torch\nV = os.getenv("CUDA_VERSION") or torch.version.cuda\n'
+
+
+@pytest.mark.parametrize(
+    ("code", "unguarded"),
+    [
+        pytest.param("V.split('.')", True, id="read-with-no-guard"),
+        pytest.param("if V:\n    V.split('.')", False, id="under-if-name"),
+        pytest.param("V and V.split('.')", False, id="after-and"),
+        pytest.param("if V is not None:\n    V.split('.')", False, id="is-not-none"),
+        pytest.param("def f():\n    if not V:\n        return\n    V.split('.')", False, id="after-early-exit"),
+        pytest.param("if not V:\n    V.split('.')", True, id="where-it-is-false"),
+        pytest.param("if V or other:\n    V.split('.')", True, id="or-guards-nothing"),
+        pytest.param("V = 'x'\nV.split('.')", True, id="another-assignment-too"),
+    ],
+)
+def test_unguarded_fallback_to(code: str, unguarded: bool) -> None:
+    snippet = parse(_FALLBACK + code + "\n")
+    read = [node for node in ast.walk(snippet.module) if isinstance(node, ast.Name) and node.id == "V"][-1]
+    assert torch_api.unguarded_fallback_to(snippet.ctx, read, "torch.version.cuda") is unguarded
+
+
+@pytest.mark.parametrize(
+    "assigned",
+    ['os.getenv("CUDA_VERSION", "12.1")', "torch.version.cuda or os.getenv('CUDA_VERSION')", "torch.version.hip"],
+)
+def test_no_fallback_to_the_cuda_version(assigned: str) -> None:
+    snippet = parse(f"import os, torch\nV = {assigned}\nV.split('.')\n")
+    read = [node for node in ast.walk(snippet.module) if isinstance(node, ast.Name) and node.id == "V"][-1]
+    assert not torch_api.unguarded_fallback_to(snippet.ctx, read, "torch.version.cuda")
+
+
+def test_flag_from_test_of() -> None:
+    snippet = parse("import torch\nuse_cuda = torch.version.cuda is not None\nif use_cuda:\n    pass\n")
+    assert torch_api.flag_from_test_of(snippet.ctx, snippet.node("use_cuda", ast.Name, 1), "torch.version.cuda")
+    assert not torch_api.flag_from_test_of(snippet.ctx, snippet.node("use_cuda", ast.Name, 1), "torch.version.hip")
+
+
 # --- native -------------------------------------------------------------------------------------------
 def test_loaded_library_names() -> None:
     snippet = parse(
