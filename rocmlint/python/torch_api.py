@@ -10,10 +10,12 @@ Which devices or backends are a hazard stays in the rule.
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 from rocmlint.python.conditions import guarded_by
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name, unpacked_keyword
+from rocmlint.python.scopes import is_none
 from rocmlint.python.values import Follow, Names, Through
 
 # Keyword arguments that take a device on any call (torch.load's `map_location` included).
@@ -119,20 +121,35 @@ def flag_from_test_of(ctx: PythonContext, node: ast.expr, qualified: str) -> boo
 
 def unguarded_fallback_to(ctx: PythonContext, node: ast.expr, qualified: str) -> bool:
     """`node`, a variable read, may hold `qualified` as the fallback of one of its assignments (the last operand
-    of an `or`: `CUDA_VERSION = os.getenv("CUDA_VERSION") or torch.version.cuda`, or a conditional's arm), and no
-    test of the variable's truth guards the read (`if CUDA_VERSION:`, `CUDA_VERSION and ...`, `is not None`, an
-    earlier `if not CUDA_VERSION: return`)."""
+    of an `or`: `CUDA_VERSION = os.getenv("CUDA_VERSION") or torch.version.cuda`, or a conditional's arm) that
+    may run on ROCm (not one under `if torch.version.cuda:`), and no test of the variable's truth guards the read
+    (`if CUDA_VERSION:`, `CUDA_VERSION and ...`, `is not None`, an earlier `if not CUDA_VERSION: return`, or an
+    earlier `if not CUDA_VERSION: CUDA_VERSION = <default>`, after which it is set)."""
     if not isinstance(node, ast.Name) or ctx.qualified_name(node) == qualified:
         return False
+    name = node.id
 
     def fallback(value: ast.expr) -> list[ast.expr] | Through | None:
         if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
             return Through((value.values[-1],))
         return [value] if ctx.qualified_name(value) == qualified else None
 
-    if not ctx.values.trace(node, fallback, _EVERY_ASSIGNMENT):
+    found = ctx.values.trace(node, fallback, _EVERY_ASSIGNMENT)
+    if not any(ctx.branch(value).on_rocm is not False for value in found):
         return False
-    return not guarded_by(ctx, node, lambda test, taken: _truth_of(test, node.id) is taken)
+
+    def sets_it(block: list[ast.stmt]) -> bool:
+        return ctx.gates.terminates(block) or _assigns_a_value(block, name)
+
+    return not guarded_by(ctx, node, lambda test, taken: _truth_of(test, name) is taken, sets_it)
+
+
+def _assigns_a_value(block: Sequence[ast.stmt], name: str) -> bool:
+    """The block ends assigning `name` something other than None (`CUDA_VERSION = DEFAULT_VERSION`)."""
+    last = block[-1] if block else None
+    if not isinstance(last, ast.Assign) or is_none(last.value):
+        return False
+    return any(isinstance(target, ast.Name) and target.id == name for target in last.targets)
 
 
 def _truth_of(test: ast.expr, name: str) -> bool | None:
