@@ -306,7 +306,7 @@ CapabilityCompare.invalid = (
         message="gfx IP version",
     ),
     # Kept on `self` in one method and compared in another; a helper returning the pair; a dataclass field its
-    # constructor call is given the highest capability of the devices.
+    # constructor call is given the capability.
     Invalid(
         """
         import dataclasses, torch
@@ -326,7 +326,7 @@ CapabilityCompare.invalid = (
             def has_wgmma(self):
                 return self.highest >= (9, 0)
         def specs():
-            return Specs(sorted(torch.cuda.get_device_capability(i) for i in range(torch.cuda.device_count()))[-1])
+            return Specs(torch.cuda.get_device_capability())
         """,
         expect=("9:12-9:37", "16:16-16:38"),
     ),

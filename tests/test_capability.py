@@ -51,11 +51,6 @@ from rocmlint.python.lexical import value_word_pattern
             id="self-attribute-of-unknown-origin",
         ),
         pytest.param(
-            "x = sorted(torch.cuda.get_device_capability(i) for i in range(torch.cuda.device_count()))[-1]\n",
-            1,
-            id="highest-of-every-device",
-        ),
-        pytest.param(
             "import dataclasses\n@dataclasses.dataclass\nclass Specs:\n    name: str\n    capability: tuple\n"
             "    def run(self):\n        x = self.capability\n"
             "specs = Specs('gpu', capability=torch.cuda.get_device_capability())\n",

@@ -24,8 +24,6 @@ READS = frozenset({"torch.cuda.get_device_capability", "torch.cuda.get_device_pr
 PLATFORM_READ = ["current_platform", "get_device_capability"]
 # Conversions that keep the capability's value: numbers, and text (`str(major)`, `"sm{}{}".format(...)`).
 _CONVERSIONS = frozenset({"int", "float", "str"})
-# Calls that keep, order or pick the capabilities of a collection of them (`sorted(caps)[-1]`, `min(caps)`).
-_PICKS = frozenset({"sorted", "list", "tuple", "min", "max"})
 # A capability value may be unpacked, indexed, combined (`major * 10 + minor`, `"sm_%d%d" % cap`), put in a
 # tuple or an f-string, kept in an attribute (`self.capability`) or returned by a helper of this file; a name
 # or attribute counts when all its assignments are capability values or constant fallbacks.
@@ -57,8 +55,6 @@ def reads_of(semantic: Semantic, values: Values, expr: ast.expr) -> list[ast.AST
 
 
 def capability_step(expr: ast.expr, semantic: Semantic) -> list[ast.AST] | Through | None:
-    if isinstance(expr, (ast.ListComp, ast.GeneratorExp)):
-        return Through((expr.elt,))  # one capability per device: `[get_device_capability(i) for i in ...]`
     if isinstance(expr, ast.Attribute):
         return Through((expr.value,)) if expr.attr in ("major", "minor") else None
     if not isinstance(expr, ast.Call):
@@ -67,7 +63,7 @@ def capability_step(expr: ast.expr, semantic: Semantic) -> list[ast.AST] | Throu
     name = semantic.qualified_name(func) or ""
     if name in READS or (isinstance(func, ast.Attribute) and name.split(".")[-2:] == PLATFORM_READ):
         return [expr]
-    converted = only_argument(expr) if name in _CONVERSIONS or name in _PICKS else None
+    converted = only_argument(expr) if name in _CONVERSIONS else None
     if converted is not None:
         return Through((converted,))
     if isinstance(func, ast.Attribute) and func.attr == "to_int" and not (expr.args or expr.keywords):
