@@ -8,6 +8,7 @@ import re
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.conditions import decided_test
 from rocmlint.python.frontend import PythonContext
+from rocmlint.python.torch_api import flag_from_test_of, unguarded_fallback_to
 from rocmlint.rule import Invalid, Rule, Valid
 
 TORCH_VERSION_CUDA = "torch.version.cuda"
@@ -26,10 +27,10 @@ _NO_GPU_ERROR = re.compile(
 class TorchVersionCuda(Rule):
     """
     ## What it does
-    Flags `torch.version.cuda` (or a name assigned from it once) parsed with no None guard: passed to
-    `int`, `float`, `packaging.version.parse`/`Version`, `LooseVersion`, `parse_version`; any attribute
-    of it (`.split(".")`, `.startswith("12")`, `.replace`); subscripted; ordered against something
-    (`torch.version.cuda >= "11.8"`); the right side of `in`; an operand of `+`/`%`; parsed as the default of
+    Flags `torch.version.cuda` (or a name assigned from it once, or whose fallback it is: `V = os.getenv("CUDA_VERSION")
+    or torch.version.cuda`) parsed with no None guard: passed to `int`, `float`, `packaging.version.parse`/`Version`,
+    `LooseVersion`, `parse_version`; any attribute of it (`.split(".")`, `.startswith("12")`); subscripted; ordered
+    against something (`torch.version.cuda >= "11.8"`); the right side of `in`; an operand of `+`/`%`; parsed as the default of
     `os.getenv`/`os.environ.get` (`os.getenv("CUDA_VERSION", torch.version.cuda).split(".")`). Also flags it (or a
     flag assigned once from a test of it) used as the GPU-present test: a test whose ROCm side falls
     back to the CPU (`device = "cuda" if torch.version.cuda else "cpu"`, an `else:` that assigns
@@ -71,8 +72,7 @@ class TorchVersionCuda(Rule):
     code = "ROC111"
     name = "torch-version-cuda"
     severity = Severity.ERROR
-    applies_to_tests = True  # a skip condition parsing `torch.version.cuda` crashes collection on ROCm
-    # (its GPU-test form is not reported there: see the docstring)
+    applies_to_tests = True  # parsing it in a skip condition crashes collection on ROCm (GPU tests aside: docstring)
     fix_availability = FixAvailability.NONE
     triggers = (b"version.cuda", b"torch.version import")
 
@@ -93,10 +93,10 @@ class TorchVersionCuda(Rule):
         if how is None and test is None:
             return
         is_version = ctx.qualified_name(node) == TORCH_VERSION_CUDA
-        if how is not None and is_version:
+        if how is not None and (is_version or unguarded_fallback_to(ctx, node, TORCH_VERSION_CUDA)):
             ctx.report(node, _parse_message(_subject(node, ctx), how))
-        elif test is not None and not ctx.in_test_suite and (is_version or _is_flag_from_version(node, ctx)):
-            if _falls_back_to_cpu(test, ctx):
+        elif test is not None and not ctx.in_test_suite:
+            if (is_version or flag_from_test_of(ctx, node, TORCH_VERSION_CUDA)) and _falls_back_to_cpu(test, ctx):
                 ctx.report(node, _gpu_test_message(_subject(node, ctx), "None" if is_version else "false", test))
 
 
@@ -134,19 +134,6 @@ def _compared(comparison: ast.Compare, node: ast.expr) -> str | None:
     if comparison.left is not node and isinstance(operator, (ast.In, ast.NotIn)):
         return "an `in` test on it"  # `"12" in torch.version.cuda` iterates None
     return None
-
-
-def _is_flag_from_version(node: ast.expr, ctx: PythonContext) -> bool:
-    """A name assigned once from a test of torch.version.cuda (`use_cuda = torch.version.cuda is not None`)."""
-    if not isinstance(node, ast.Name):
-        return False
-    value = ctx.single_value(node)
-    if value is None or value is node:
-        return False
-    return any(
-        isinstance(part, ast.Attribute) and ctx.qualified_name(part) == TORCH_VERSION_CUDA
-        for part in ctx.semantic.descendants(value)
-    )
 
 
 def _falls_back_to_cpu(test: ast.If | ast.IfExp | ast.Assert, ctx: PythonContext) -> bool:
@@ -242,7 +229,6 @@ TorchVersionCuda.valid = (
         if torch.version.cuda is not None:
             CUDA_MAJOR = int(torch.version.cuda.split(".")[0])
         HAS_CUDA_12 = torch.version.cuda is not None and version.parse(torch.version.cuda) >= version.parse("12.0")
-
         def nvcc_flags():
             if torch.version.cuda is None:
                 return []
@@ -293,17 +279,30 @@ TorchVersionCuda.valid = (
         """,
         path="tests/test_sparse_ops.py",
     ),
-    # A name assigned from the guarded value, checked before use.
+    # A name assigned from the guarded value, checked before use; the `else` of the ROCm version a build is for.
     Valid(
         """
-        import torch
+        import os, torch
         cuda_version = torch.version.cuda
         if cuda_version:
             major, minor = cuda_version.split(".")[:2]
+        if not os.environ.get("ROCM_VERSION", False):
+            tag = "".join(torch.version.cuda.split("."))
         """,
     ),
 )
 TorchVersionCuda.invalid = (
+    # The fallback of a variable, read with no test of its truth (`if CUDA_VERSION:` guards the first read).
+    Invalid(
+        """
+        import os, torch
+        CUDA_VERSION = os.getenv("CUDA_VERSION") or torch.version.cuda
+        if CUDA_VERSION:
+            CUDA_VERSION = "".join(CUDA_VERSION.split("."))
+        kernels = "cu12" if CUDA_VERSION.startswith("12") else "cu11"
+        """,
+        expect=("5:21-5:33",),
+    ),
     # Parsing still crashes a test file's collection on ROCm.
     Invalid(
         """

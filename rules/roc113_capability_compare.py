@@ -305,10 +305,11 @@ CapabilityCompare.invalid = (
         expect=("7:8-7:22", "9:8-9:58", "14:12-14:65", "14:67-14:81"),
         message="gfx IP version",
     ),
-    # Kept on `self` in one method and compared in another; a helper returning the pair.
+    # Kept on `self` in one method and compared in another; a helper returning the pair; a dataclass field its
+    # constructor call is given the capability.
     Invalid(
         """
-        import torch
+        import dataclasses, torch
         def compute_capability(device=0):
             props = torch.cuda.get_device_properties(device)
             return props.major, props.minor
@@ -319,8 +320,15 @@ CapabilityCompare.invalid = (
                 if self.capability >= (9, 0):
                     return fa3(q, k, v)
                 return fa2(q, k, v)
+        @dataclasses.dataclass
+        class Specs:
+            highest: tuple
+            def has_wgmma(self):
+                return self.highest >= (9, 0)
+        def specs():
+            return Specs(torch.cuda.get_device_capability())
         """,
-        expect=("9:12-9:37",),
+        expect=("9:12-9:37", "16:16-16:38"),
     ),
     # Test-suite skips: on MI300 (9.4) the FP8 test runs, on MI250 (9.0) the H100 one; sm_120's skips all CDNA.
     Invalid(

@@ -185,6 +185,21 @@ NvmlCall.valid = (
         nvml = torch.version.cuda is not None and ctypes.CDLL("libnvidia-ml.so.1")
         """,
     ),
+    # The `else` of "a ROCm GPU?" (`is_available() and torch.version.hip is not None`): NVIDIA GPUs, or none.
+    Valid(
+        """
+        import torch
+        def is_rocm_available():
+            return torch.cuda.is_available() and torch.version.hip is not None
+        def affinity(index):
+            if is_rocm_available():
+                import amdsmi
+                amdsmi.amdsmi_init()
+            else:
+                import pynvml
+                pynvml.nvmlInit()
+        """,
+    ),
     # ctypes load inside try/except OSError with a fallback.
     Valid(
         """

@@ -50,6 +50,33 @@ from rocmlint.python.lexical import value_word_pattern
             0,
             id="self-attribute-of-unknown-origin",
         ),
+        pytest.param(
+            "import dataclasses\n@dataclasses.dataclass\nclass Specs:\n    name: str\n    capability: tuple\n"
+            "    def run(self):\n        x = self.capability\n"
+            "specs = Specs('gpu', capability=torch.cuda.get_device_capability())\n",
+            1,
+            id="dataclass-field-given-by-its-constructor",
+        ),
+        pytest.param(
+            "import dataclasses\n@dataclasses.dataclass\nclass Specs:\n    name: str\n    capability: tuple\n"
+            "    def run(self):\n        x = self.capability\n"
+            "specs = Specs('gpu', torch.cuda.get_device_capability())\nother = Specs('cpu', (0, 0))\n",
+            1,
+            id="dataclass-field-given-by-position-or-a-constant",
+        ),
+        pytest.param(
+            "import dataclasses\n@dataclasses.dataclass\nclass Specs:\n    capability: tuple\n"
+            "    def run(self):\n        x = self.capability\n"
+            "specs = Specs(torch.cuda.get_device_capability())\nother = Specs(read())\n",
+            0,
+            id="dataclass-field-also-given-an-unknown-value",
+        ),
+        pytest.param(
+            "class Specs:\n    capability: tuple\n    def run(self):\n        x = self.capability\n"
+            "specs = Specs(torch.cuda.get_device_capability())\n",
+            0,
+            id="annotated-attribute-of-a-plain-class",
+        ),
         pytest.param("x = torch.cuda.get_device_properties(0).total_memory\n", 0, id="other-property"),
         pytest.param("x = read_capability()\n", 0, id="unknown-call"),
     ],

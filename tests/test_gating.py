@@ -198,6 +198,13 @@ ROCM_TESTS = [
     pytest.param("import os", 'os.environ.get("MYPKG_BUILD_FOR_HIP")', id="project-hip-build-switch"),
     pytest.param("import os", 'os.environ.get("USE_ROCM", "0") == "1"', id="rocm-build-switch-compared"),
     pytest.param("import os", '"ON" == os.getenv("MYPKG_USE_HIP")', id="hip-build-switch-compared-on"),
+    # The ROCm version a build is for: set to build for ROCm (AutoGPTQ's `ROCM_VERSION=5.6 pip install .`).
+    pytest.param("import os", 'os.environ.get("ROCM_VERSION", False)', id="rocm-version-build-switch"),
+    pytest.param("import os", 'os.getenv("PROJ_HIP_VERSION")', id="project-hip-version-build-switch"),
+    # Code for no GPU is no GPU code: beside a vendor test, a GPU-presence test is true.
+    pytest.param(
+        "import torch", "torch.cuda.is_available() and torch.version.hip is not None", id="gpu-present-and-hip"
+    ),
 ]
 
 NVIDIA_TESTS = [
@@ -205,6 +212,7 @@ NVIDIA_TESTS = [
     pytest.param("import torch", "torch.version.cuda is not None", id="cuda-is-not-none"),
     pytest.param("import torch", 'getattr(torch.version, "cuda", None)', id="getattr-cuda"),
     pytest.param("import torch", "torch.version.hip is None", id="hip-is-none"),
+    pytest.param("import torch", "torch.cuda.is_available() and not torch.version.hip", id="gpu-present-and-not-hip"),
     pytest.param("import torch", "torch.version.hip == None", id="hip-eq-none"),
     pytest.param("import torch", "not torch.version.hip", id="not-hip"),
     pytest.param(
@@ -253,6 +261,8 @@ NOT_VENDOR_TESTS = [
     pytest.param("import os", 'os.getenv("NVTE_ROCM_ARCH")', id="rocm-arch-variable"),
     pytest.param("import os", 'os.getenv("USE_ROCM") == "2"', id="rocm-switch-compared-with-another-value"),
     pytest.param("import os", 'os.getenv("ROCM_PATH") == "1"', id="rocm-path-compared"),
+    pytest.param("import os", 'os.getenv("ROCM_VERSION_FILE")', id="rocm-version-file-variable"),
+    pytest.param("import torch", "torch.cuda.is_available() and x > 1", id="gpu-present-beside-no-vendor-test"),
     pytest.param("from torch.testing._internal.common_utils import TEST_CUDA", "TEST_CUDA", id="test-cuda"),
     pytest.param(
         "from vllm.platforms import current_platform", "current_platform.is_cuda_alike()", id="vllm-cuda-alike"
@@ -1073,6 +1083,31 @@ def test_a_build_helper_true_when_a_rocm_switch_is_set_gates_its_else_arm(tmp_pa
         "build_tools/ext.py": "from .utils import rocm_build\nif rocm_build():\n    pass\nelse:\n    HAZARD()\n",
     }
     assert where_in_project(tmp_path, files, "build_tools/ext.py") == NVIDIA_ONLY
+
+
+def test_a_helper_testing_for_a_rocm_gpu_gates_its_else_arm_through_a_package_reexport(tmp_path: Path) -> None:
+    """`is_rocm_available()` returns `torch.cuda.is_available() and torch.version.hip is not None`, re-exported by
+    the package and imported inside the function: its `else:` runs on NVIDIA GPUs (or on no GPU at all)."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/utils/__init__.py": "from .imports import is_rocm_available\n",
+        "pkg/utils/imports.py": """
+            import torch
+            def is_rocm_available():
+                return torch.cuda.is_available() and torch.version.hip is not None
+        """,
+        "pkg/utils/environment.py": """
+            import torch
+            def affinity():
+                if torch.cuda.is_available():
+                    from pkg.utils import is_rocm_available
+                    if is_rocm_available():
+                        pass
+                    else:
+                        HAZARD()
+        """,
+    }
+    assert where_in_project(tmp_path, files, "pkg/utils/environment.py") == NVIDIA_ONLY
 
 
 def test_cross_module_configured_guard(tmp_path: Path) -> None:

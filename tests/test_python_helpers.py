@@ -546,6 +546,58 @@ def test_backend_names(value: str, backends: list[str]) -> None:
     assert torch_api.backend_names(snippet.ctx, assigned) == backends
 
 
+_FALLBACK = 'import os, torch\nV = os.getenv("CUDA_VERSION") or torch.version.cuda\n'
+
+
+@pytest.mark.parametrize(
+    ("code", "unguarded"),
+    [
+        pytest.param("V.split('.')", True, id="read-with-no-guard"),
+        pytest.param("if V:\n    V.split('.')", False, id="under-if-name"),
+        pytest.param("V and V.split('.')", False, id="after-and"),
+        pytest.param("if V is not None:\n    V.split('.')", False, id="is-not-none"),
+        pytest.param("def f():\n    if not V:\n        return\n    V.split('.')", False, id="after-early-exit"),
+        pytest.param("if not V:\n    V.split('.')", True, id="where-it-is-false"),
+        pytest.param("if V or other:\n    V.split('.')", True, id="or-guards-nothing"),
+        pytest.param("V = 'x'\nV.split('.')", True, id="another-assignment-too"),
+        pytest.param("if not V:\n    V = DEFAULT\nV.split('.')", False, id="set-to-a-default-when-false"),
+        pytest.param("if not V:\n    V = None\nV.split('.')", True, id="set-to-none-when-false"),
+        pytest.param("if not V:\n    log(V)\nV.split('.')", True, id="only-logged-when-false"),
+    ],
+)
+def test_unguarded_fallback_to(code: str, unguarded: bool) -> None:
+    snippet = parse(_FALLBACK + code + "\n")
+    read = [node for node in ast.walk(snippet.module) if isinstance(node, ast.Name) and node.id == "V"][-1]
+    assert torch_api.unguarded_fallback_to(snippet.ctx, read, "torch.version.cuda") is unguarded
+
+
+@pytest.mark.parametrize(
+    "assigned",
+    ['os.getenv("CUDA_VERSION", "12.1")', "torch.version.cuda or os.getenv('CUDA_VERSION')", "torch.version.hip"],
+)
+def test_no_fallback_to_the_cuda_version(assigned: str) -> None:
+    """A literal default, the version first in an `or` (a falsy None goes on to the next), another attribute."""
+    snippet = parse(f"import os, torch\nV = {assigned}\nV.split('.')\n")
+    read = [node for node in ast.walk(snippet.module) if isinstance(node, ast.Name) and node.id == "V"][-1]
+    assert not torch_api.unguarded_fallback_to(snippet.ctx, read, "torch.version.cuda")
+
+
+def test_a_fallback_assigned_only_where_the_version_is_set_is_no_none() -> None:
+    """`if torch.version.cuda: v = torch.version.cuda` runs on NVIDIA builds only: `v` is a string there."""
+    snippet = parse(
+        "import torch\nif torch.version.cuda:\n    v = torch.version.cuda\nelif torch.version.hip:\n"
+        "    v = torch.version.hip\nelse:\n    v = None\nv.split('.')\n"
+    )
+    read = [node for node in ast.walk(snippet.module) if isinstance(node, ast.Name) and node.id == "v"][-1]
+    assert not torch_api.unguarded_fallback_to(snippet.ctx, read, "torch.version.cuda")
+
+
+def test_flag_from_test_of() -> None:
+    snippet = parse("import torch\nuse_cuda = torch.version.cuda is not None\nif use_cuda:\n    pass\n")
+    assert torch_api.flag_from_test_of(snippet.ctx, snippet.node("use_cuda", ast.Name, 1), "torch.version.cuda")
+    assert not torch_api.flag_from_test_of(snippet.ctx, snippet.node("use_cuda", ast.Name, 1), "torch.version.hip")
+
+
 # --- native -------------------------------------------------------------------------------------------
 def test_loaded_library_names() -> None:
     snippet = parse(

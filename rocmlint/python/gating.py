@@ -59,6 +59,8 @@ _ROCM_NAMES = frozenset(
 _NVIDIA_NAMES = frozenset({"torch.version.cuda"})
 # Triton's target helpers, evaluated for the compile target: false for every non-CUDA target (HIP included), and on
 # NVIDIA true or false by the architecture (`cuda_capability_geq(10, 0)` around PTX only Blackwell has).
+# True wherever a GPU of either vendor is present (HIP builds answer through torch.cuda).
+_GPU_PRESENCE_TESTS = frozenset({"torch.cuda.is_available"})
 _FALSE_ON_ROCM_CALLS = frozenset(
     {"triton.language.target_info.cuda_capability_geq", "triton.language.target_info.is_cuda"}
 )
@@ -68,6 +70,9 @@ _ROCM_CONVENTION = re.compile(
     r"(?:_*(?:gpu|platform|build|backend|device|pytorch|torch))?|on_(?:gfx|mi)\w*)$",
     re.IGNORECASE,
 )
+# An environment variable holding the ROCm version a build is for (`ROCM_VERSION=6.1 pip install .`); unlike
+# an installation path (`ROCM_PATH`), which a machine with both toolkits sets, it is set to build for ROCm.
+_ROCM_VERSION_SWITCH = re.compile(r"^(?:rocm|hip)_?version$", re.IGNORECASE)
 _NVIDIA_CONVENTION = re.compile(r"^_*(?:is|on|using|running_on)_*nvidia(?:_*gpu)?$", re.IGNORECASE)
 # `current_platform.is_rocm()` / `.is_cuda()` (vLLM: is_cuda means NVIDIA there).
 _ROCM_METHODS = frozenset({"is_rocm", "is_hip"})
@@ -448,12 +453,37 @@ class GateAnalyzer:
         around it: past `_MAX_DEPTH` a long chain's first operands are unknown, and cost nothing."""
         last = count - 1
         first = max(1, last + depth - _MAX_DEPTH)  # the outermost operations whose operands are evaluated
-        combined = self.value(operation.values[0], depth + last) if first == 1 else UNKNOWN
         conjunction = isinstance(operation.op, ast.And)
+        present = conjunction and self._beside_vendor_test(operation, depth + 1)
+        combined = self._operand_value(operation.values[0], depth + last, present) if first == 1 else UNKNOWN
         for index in range(first, count):
-            operand = self.value(operation.values[index], depth + last - index + 1)
+            operand = self._operand_value(operation.values[index], depth + last - index + 1, present)
             combined = combined.both(operand) if conjunction else combined.either(operand)
         return combined
+
+    def _operand_value(self, operand: ast.expr, depth: int, gpu_present: bool) -> Vendor:
+        """An operand's value; with `gpu_present`, a GPU-presence test (`torch.cuda.is_available()`) is true:
+        `is_available() and torch.version.hip is not None` asks "a ROCm GPU?", and the code it leaves out when
+        no GPU is present is no GPU code, so its `else:` is NVIDIA's."""
+        if gpu_present and self._is_gpu_presence_test(operand):
+            return CONSTANT_TRUE
+        return self.value(operand, depth)
+
+    def _beside_vendor_test(self, conjunction: ast.BoolOp, depth: int) -> bool:
+        """`conjunction` holds a GPU-presence test and, among its other operands, a vendor test."""
+        presence = [operand for operand in conjunction.values if self._is_gpu_presence_test(operand)]
+        if not presence or len(presence) == len(conjunction.values):
+            return False
+        return any(
+            self.value(operand, depth).is_vendor_test for operand in conjunction.values if operand not in presence
+        )
+
+    def _is_gpu_presence_test(self, expr: ast.expr) -> bool:
+        return (
+            isinstance(expr, ast.Call)
+            and not expr.args
+            and self.semantic.qualified_name(expr.func) in _GPU_PRESENCE_TESTS
+        )
 
     # --- variables only read where ROCm ignores them ------------------------------------------------
     def _definition_conditions(self, parent: ast.AST, child: ast.AST, indirect: bool = True) -> list[Condition]:
@@ -1086,15 +1116,16 @@ class GateAnalyzer:
 
     @staticmethod
     def _environment_switch(key: ast.expr) -> Vendor:
-        """An environment variable named like a ROCm build switch (`USE_ROCM`, a project's `NVTE_USE_ROCM`):
-        the user or the build sets it to build for ROCm, so the code it selects is ROCm's and its `else:` NVIDIA's.
+        """An environment variable named like a ROCm build switch (`USE_ROCM`, a project's `NVTE_USE_ROCM`) or
+        naming the ROCm version to build for (`ROCM_VERSION`): the user or the build sets it to build for ROCm, so the code it selects is ROCm's and its `else:` NVIDIA's.
         The name is matched from each `_`-separated word on, as the flags' naming convention is."""
         variable = _string(key)
         if variable is None:
             return UNKNOWN
         words = variable.split("_")
         suffixes = ("_".join(words[start:]) for start in range(len(words)))
-        return ROCM if any(_ROCM_CONVENTION.match(suffix) for suffix in suffixes if suffix) else UNKNOWN
+        patterns = (_ROCM_CONVENTION, _ROCM_VERSION_SWITCH)
+        return ROCM if any(pattern.match(suffix) for suffix in suffixes if suffix for pattern in patterns) else UNKNOWN
 
     def _reference(self, expr: ast.Name | ast.Attribute, depth: int) -> Vendor:
         name = self.semantic.qualified_name(expr) or ""

@@ -85,15 +85,15 @@ class References:
         return reads if within is None else [read for read in reads if self.semantic.is_within(read, within)]
 
     # --- call sites -------------------------------------------------------------------------------
-    def uses_of(self, function: FunctionNode) -> list[ast.expr]:
-        """The uses of `function` in this file: the `Call` for each call, the bare reference for each use
-        as a value (`register(callback)`). A plain function is used by the names that resolve to it; a
+    def uses_of(self, function: FunctionNode | ast.ClassDef) -> list[ast.expr]:
+        """The uses of `function` (or of a class: its calls construct it) in this file: the `Call` for each call,
+        the bare reference for each use as a value (`register(callback)`). A plain function is used by the names that resolve to it; a
         method by `self.name`, `cls.name` and `Class.name` of its own class."""
         owner = self.semantic.enclosing_scope_node(function)
         mentions = self.mentions(function.name)
         return [_call_of(use, self.semantic) or use for use in mentions if self._refers_to(use, function, owner)]
 
-    def calls_of(self, function: FunctionNode) -> list[ast.Call]:
+    def calls_of(self, function: FunctionNode | ast.ClassDef) -> list[ast.Call]:
         """The calls of `function` in this file (`uses_of` without its uses as a value)."""
         return [use for use in self.uses_of(function) if isinstance(use, ast.Call)]
 
@@ -110,7 +110,7 @@ class References:
             return self.method_calls(function.name)
         return self.calls_of(function)
 
-    def _refers_to(self, reference: Reference, function: FunctionNode, owner: ast.AST) -> bool:
+    def _refers_to(self, reference: Reference, function: FunctionNode | ast.ClassDef, owner: ast.AST) -> bool:
         if isinstance(reference, ast.Name):
             binding = self.semantic.lookup(reference.id, reference)
             return binding is not None and binding.definition is function

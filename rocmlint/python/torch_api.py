@@ -1,6 +1,8 @@
 """Where PyTorch APIs take a device or a distributed backend: the arguments a device-taking call interprets
 as a device (`torch.device(...)`, `.to(...)`, `device=`, `map_location=`, `device_type=`), and the backend a
-process-group factory gets (`torch.distributed.init_process_group(backend=...)`, DeepSpeed's too).
+process-group factory gets (`torch.distributed.init_process_group(backend=...)`, DeepSpeed's too). And the names
+a build attribute such as `torch.version.cuda` (None on the other vendor's builds) reaches: a flag assigned once
+from a test of it (`flag_from_test_of`), a variable it is the fallback of (`unguarded_fallback_to`).
 
 Which devices or backends are a hazard stays in the rule.
 """
@@ -8,9 +10,13 @@ Which devices or backends are a hazard stays in the rule.
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
+from rocmlint.python.conditions import guarded_by
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name, unpacked_keyword
+from rocmlint.python.scopes import is_none
+from rocmlint.python.values import Follow, Names, Through
 
 # Keyword arguments that take a device on any call (torch.load's `map_location` included).
 _DEVICE_KEYWORDS = frozenset({"device", "map_location"})
@@ -94,3 +100,73 @@ def backend_names(ctx: PythonContext, expr: ast.expr) -> list[str]:
         return []
     backends = (part.rpartition(":")[2].strip() for part in string.lower().split(","))
     return [backend for backend in backends if backend]
+
+
+# Every assignment of a variable, each conditional's arms.
+_EVERY_ASSIGNMENT = Follow(names=Names.ALL)
+
+
+def flag_from_test_of(ctx: PythonContext, node: ast.expr, qualified: str) -> bool:
+    """A name assigned once from a test of `qualified` (`use_cuda = torch.version.cuda is not None`)."""
+    if not isinstance(node, ast.Name):
+        return False
+    value = ctx.single_value(node)
+    if value is None or value is node:
+        return False
+    return any(
+        isinstance(part, ast.Attribute) and ctx.qualified_name(part) == qualified
+        for part in ctx.semantic.descendants(value)
+    )
+
+
+def unguarded_fallback_to(ctx: PythonContext, node: ast.expr, qualified: str) -> bool:
+    """`node`, a variable read, may hold `qualified` as the fallback of one of its assignments (the last operand
+    of an `or`: `CUDA_VERSION = os.getenv("CUDA_VERSION") or torch.version.cuda`, or a conditional's arm) that
+    may run on ROCm (not one under `if torch.version.cuda:`), and no test of the variable's truth guards the read
+    (`if CUDA_VERSION:`, `CUDA_VERSION and ...`, `is not None`, an earlier `if not CUDA_VERSION: return`, or an
+    earlier `if not CUDA_VERSION: CUDA_VERSION = <default>`, after which it is set)."""
+    if not isinstance(node, ast.Name) or ctx.qualified_name(node) == qualified:
+        return False
+    name = node.id
+
+    def fallback(value: ast.expr) -> list[ast.expr] | Through | None:
+        if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+            return Through((value.values[-1],))
+        return [value] if ctx.qualified_name(value) == qualified else None
+
+    found = ctx.values.trace(node, fallback, _EVERY_ASSIGNMENT)
+    if not any(ctx.branch(value).on_rocm is not False for value in found):
+        return False
+
+    def sets_it(block: list[ast.stmt]) -> bool:
+        return ctx.gates.terminates(block) or _assigns_a_value(block, name)
+
+    return not guarded_by(ctx, node, lambda test, taken: _truth_of(test, name) is taken, sets_it)
+
+
+def _assigns_a_value(block: Sequence[ast.stmt], name: str) -> bool:
+    """The block ends assigning `name` something other than None (`CUDA_VERSION = DEFAULT_VERSION`)."""
+    last = block[-1] if block else None
+    if not isinstance(last, ast.Assign) or is_none(last.value):
+        return False
+    return any(isinstance(target, ast.Name) and target.id == name for target in last.targets)
+
+
+def _truth_of(test: ast.expr, name: str) -> bool | None:
+    """The truth of variable `name` wherever `test` is true: True for `name`, `name is not None`, `name and x`;
+    False for `not name`, `name is None`, `not name or x` (where false); None when `test` does not say."""
+    if isinstance(test, ast.Name):
+        return True if test.id == name else None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _truth_of(test.operand, name)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name):
+        compared_with_none = isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+        if test.left.id == name and compared_with_none and isinstance(test.ops[0], (ast.IsNot, ast.NotEq)):
+            return True
+        if test.left.id == name and compared_with_none and isinstance(test.ops[0], (ast.Is, ast.Eq)):
+            return False
+        return None
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return True if any(_truth_of(operand, name) is True for operand in test.values) else None
+    return None

@@ -46,6 +46,7 @@ Argument = ast.expr | ast.keyword
 # Operands followed by every arithmetic or string operator.
 ALL_OPERATORS: tuple[type[ast.operator], ...] = (ast.operator,)
 _SEQUENCES = (ast.Tuple, ast.List, ast.Set)
+_DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass"})
 # Calls that return a sequence, or any collection, of the elements of their one argument (the one list).
 SEQUENCE_CALLS = frozenset({"tuple", "list", "sorted"})
 COLLECTION_CALLS = SEQUENCE_CALLS | {"set", "frozenset"}
@@ -197,6 +198,11 @@ class Values:
     def _trace_attribute(self, expr: ast.Attribute, visit: Visit[T], follow: Follow, depth: int) -> list[T]:
         cls = self.semantic.receiver_class(expr)
         binding = self.semantic.attribute_binding(cls, expr.attr) if cls is not None else None
+        if binding is None and cls is not None:
+            given = self.dataclass_field_values(cls, expr.attr)
+            if follow.names is Names.SINGLE:
+                given = given if len(given) == 1 else []
+            return self._trace_assigned(given, visit, follow, depth) if given else []
         if binding is None or binding.kind != "value":
             return []
         if follow.names is Names.SINGLE:
@@ -217,6 +223,25 @@ class Values:
                 return []
             found += leaves
         return found
+
+    def dataclass_field_values(self, cls: ast.ClassDef, name: str) -> list[ast.expr | None]:
+        """What the calls of dataclass `cls` in this file give its field `name` (declared by an annotation alone):
+        the keyword or the argument at the field's position (None where a call's arguments are unpacked); empty
+        when `name` is no such field or the class is never called here."""
+        fields = _dataclass_fields(cls, self.semantic)
+        if name not in fields:
+            return []
+        position = fields.index(name)
+        given: list[ast.expr | None] = []
+        for call in self.references.calls_of(cls):
+            keyword = next((keyword for keyword in call.keywords if keyword.arg in (name, None)), None)
+            if keyword is not None:
+                given.append(keyword.value if keyword.arg is not None else None)
+            elif position < len(call.args) and not any(isinstance(arg, ast.Starred) for arg in call.args):
+                given.append(call.args[position])
+            else:
+                given.append(None)
+        return given
 
     def _returned_elements(self, value: ast.expr | None, name: str) -> list[ast.expr | None]:
         """What `name` gets from one value it is assigned: the value itself, or, when it is unpacked from a call
@@ -474,6 +499,26 @@ def list_added_to(call: ast.Call) -> ast.expr | None:
     if isinstance(func, ast.Attribute) and func.attr in ADDING_METHODS:
         return func.value
     return None
+
+
+def _dataclass_fields(cls: ast.ClassDef, semantic: Semantic) -> list[str]:
+    """The fields of a dataclass, in order (those annotated in its body, class variables aside); empty for any
+    other class."""
+    decorated = any(
+        (semantic.qualified_name(decorator.func if isinstance(decorator, ast.Call) else decorator) or "")
+        in _DATACLASS_DECORATORS
+        for decorator in cls.decorator_list
+    )
+    if not decorated:
+        return []
+    fields: list[str] = []
+    for statement in cls.body:
+        if not isinstance(statement, ast.AnnAssign) or not isinstance(statement.target, ast.Name):
+            continue
+        if "ClassVar" in ast.unparse(statement.annotation):
+            continue
+        fields.append(statement.target.id)
+    return fields
 
 
 def _unpacked_position(statement: ast.AST | None, value: ast.expr | None, name: str) -> int | None:
