@@ -50,8 +50,8 @@ class Fp8Dtype(Rule):
     float8_e5m2)` (same max as e5m2fnuz); collections and branches that also name `fnuz` or test a `gfx` arch, tables
     given `fnuz` entries later; a default overridden with `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made
     and kept on the CPU (`.cpu()`, a test's factory without a device; a test naming no GPU, CUDA or device but the CPU,
-    nor do its helpers, without tensor fixtures); NVFP4 block scales (`sc.to(...)` in a file naming FP4); ROCm-gated
-    code; nothing when `target-archs` names no gfx94x (gfx950/gfx12 are OCP).
+    nor do its helpers, without tensor fixtures); NVFP4 block scales (`sc.to(...)` in a file naming FP4, a def's dtype
+    variable only making them); ROCm-gated code; nothing when `target-archs` names no gfx94x (gfx950/gfx12 are OCP).
 
     ## Why is this bad on ROCm?
     MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`, `torch.float8_e5m2fnuz`);
@@ -239,6 +239,9 @@ Fp8Dtype.valid = (
         config = MXFPInferenceConfig(activation_dtype=torch.float8_e4m3fn, weight_dtype=torch.float8_e4m3fn)
         is_fp8 = x.dtype in (jnp.float8_e4m3fn, ml_dtypes.float8_e5m2)
         kv_dtype = getattr(torch, "float8_e4m3fnuz", None) or jnp.float8_e4m3fnuz
+        def scale_activations_nvfp4(x, amax):  # NVFP4's block scales are OCP e4m3 by its spec, on every GPU
+            fp8_dtype = torch.float8_e4m3fn
+            return pack_e2m1(x), (amax / 6.0).clamp(max=torch.finfo(fp8_dtype).max).to(fp8_dtype)
         """,
     ),
     # A default the file overrides on MI300 (torchao's Float8TypeConfig).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import textwrap
 
 import pytest
 from snippets import parse
@@ -250,6 +251,24 @@ def test_fp4_block_scales(code: str, block_scales: bool) -> None:
     assert fp8.fp4_block_scales(snippet.ctx, snippet.node("D", ast.Name)) is block_scales
     plain = parse("import torch\n" + code, path="pkg/quant.py")
     assert not fp8.fp4_block_scales(plain.ctx, plain.node("D", ast.Name))
+
+
+@pytest.mark.parametrize(
+    ("body", "block_scales"),
+    [
+        pytest.param("scales = amax.clamp(max=torch.finfo(fp8).max).to(fp8)\n", True, id="finfo-and-cast"),
+        pytest.param("scales = torch.empty(m, k // 16, dtype=fp8)\nreturn out, scales\n", True, id="factory"),
+        pytest.param("scales = s.to(fp8)\nq = (x / s).to(fp8)\n", False, id="data-too"),
+        pytest.param("max_fp8 = torch.finfo(fp8).max\n", False, id="only-its-range"),
+        pytest.param("return fp8\n", False, id="returned"),
+    ],
+)
+def test_fp4_block_scales_through_a_variable(body: str, block_scales: bool) -> None:
+    """`fp8_dtype = torch.float8_e4m3fn` in a def named for NVFP4: scales when every read makes scales or reads the
+    range of their dtype, and one makes them."""
+    code = "import torch\ndef scale_activations_nvfp4(x, amax):\n    fp8 = D\n" + textwrap.indent(body, "    ")
+    snippet = parse(code, path="pkg/quant.py")
+    assert fp8.fp4_block_scales(snippet.ctx, snippet.node("D", ast.Name)) is block_scales
 
 
 def test_fp4_format_named_in_the_same_def() -> None:

@@ -125,7 +125,35 @@ def fp4_block_scales(ctx: PythonContext, node: ast.AST) -> bool:
     one per 16): the tensor a `.to(node)`, `.view(node)` or a factory's `dtype=node` makes is named as scales (what
     it is assigned to, the tensor cast, or the def returning it: `sc = (sc.float() * ratio).to(node)`,
     `scale_u8.view(node)`, `def _recast_scale(t): return t.to(node)`) in code naming a 4-bit float format.
-    The format fixes the scales' encoding, which MI300 decodes in software as every GPU without FP4 does."""
+    The format fixes the scales' encoding, which MI300 decodes in software as every GPU without FP4 does. Also a
+    variable of a def holding the dtype (`fp8_dtype = torch.float8_e4m3fn`) whose every read makes such scales or is
+    the `finfo` of the scales' range (`torch.finfo(fp8_dtype).max`)."""
+    variable = _dtype_variable_reads(ctx, node)
+    if variable is not None:
+        return any(_makes_block_scales(ctx, read) for read in variable) and all(
+            finfo_of(ctx, read) is not None or _makes_block_scales(ctx, read) for read in variable
+        )
+    return _makes_block_scales(ctx, node)
+
+
+def _dtype_variable_reads(ctx: PythonContext, node: ast.AST) -> list[ast.Name] | None:
+    """The reads in its def of the one variable `node` is assigned to (`fp8_dtype = node`), None when `node` is
+    not the value of a def's assignment to a single name."""
+    statement = ctx.parent(node)
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is not node:
+        return None
+    targets = assignment_targets(statement)
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+        return None
+    scope = ctx.semantic.enclosing_scope_node(statement)
+    if not isinstance(scope, FUNCTION_DEFS):
+        return None
+    reads = ctx.references.mention_reads(targets[0].id, within=scope)
+    return [read for read in reads if isinstance(read, ast.Name)]
+
+
+def _makes_block_scales(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is the dtype of a tensor made as a 4-bit float format's block scales (`fp4_block_scales`)."""
     call = _producing_call(ctx, node)
     if call is None or not _near_a_fp4_format(ctx, call):
         return False
