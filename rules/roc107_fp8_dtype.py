@@ -51,7 +51,8 @@ class Fp8Dtype(Rule):
     given `fnuz` entries later; a default overridden with `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made
     and kept on the CPU (`.cpu()`, a test's factory without a device; a test naming no GPU, CUDA or device but the CPU,
     nor do its helpers, without tensor fixtures); NVFP4 block scales (`sc.to(...)` in a file naming FP4, a def's dtype
-    variable only making them); ROCm-gated code; nothing when `target-archs` names no gfx94x (gfx950/gfx12 are OCP).
+    variable only making them); an activation kept in FP8 for an autograd `backward` that casts it back first;
+    ROCm-gated code; nothing when `target-archs` names no gfx94x (gfx950/gfx12 are OCP).
 
     ## Why is this bad on ROCm?
     MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`, `torch.float8_e5m2fnuz`);
@@ -244,6 +245,19 @@ Fp8Dtype.valid = (
             return pack_e2m1(x), (amax / 6.0).clamp(max=torch.finfo(fp8_dtype).max).to(fp8_dtype)
         """,
     ),
+    # An activation only kept in FP8 for backward, cast back there first (fp8.saved_and_cast_back).
+    Valid(
+        """
+        import torch
+        class SwiGLU(torch.autograd.Function):
+            def forward(ctx, x):
+                ctx.save_for_backward(x.to(torch.float8_e4m3fn))
+                return swiglu(x)
+            def backward(ctx, grad):
+                (x,) = ctx.saved_tensors
+                return swiglu_back(grad, x.to(torch.bfloat16))
+        """,
+    ),
     # A default the file overrides on MI300 (torchao's Float8TypeConfig).
     Valid(
         """
@@ -268,15 +282,7 @@ Fp8Dtype.valid = (
     ),
 )
 Fp8Dtype.invalid = (
-    Invalid(
-        """
-        import torch
-        def load_weight(layer, weight):
-            weight_fp8 = weight.detach().cpu().to(torch.float8_e4m3fn)
-            layer.weight = torch.nn.Parameter(weight_fp8.cuda())
-        """,
-        expect=("3:43-3:62",),
-    ),
+    # Made on the CPU, then moved to the GPU (also below, without the blank line).
     Invalid(
         """
         import torch
@@ -352,14 +358,7 @@ Fp8Dtype.invalid = (
         expect=("2:36-2:55", "2:57-2:74"),
     ),
     # `torch.cuda.is_available()` is true on ROCm: not a gate.
-    Invalid(
-        """
-        import torch
-        if torch.cuda.is_available():
-            FP8 = torch.float8_e4m3fn
-        """,
-        expect=("3:11-3:30",),
-    ),
+    Invalid("import torch\nif torch.cuda.is_available():\n    FP8 = torch.float8_e4m3fn\n", expect=("3:11-3:30",)),
     # Spellings the trigger pattern must still reach: a value next to a comparator, an operand the next
     # line continues, a name split over a line continuation.
     Invalid(

@@ -280,3 +280,62 @@ def test_fp4_format_named_in_the_same_def() -> None:
         "import torch\ndef w4a8_scales(s):\n    return s.to(D)\nFP4_DTYPE = torch.uint8\n", path="pkg/quant.py"
     )
     assert not fp8.fp4_block_scales(int4.ctx, int4.node("D", ast.Name))
+
+
+_AUTOGRAD = """
+import torch
+class Activation(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, w, fp8_store):
+        kept = x.to(D) if fp8_store else x
+{forward}
+        ctx.orig_dtype = x.dtype
+        return act(x, w)
+    @staticmethod
+    def backward(ctx, grad):
+{backward}
+        return act_grad(x, w, grad), None, None
+"""
+
+
+@pytest.mark.parametrize(
+    ("forward", "backward", "round_trip"),
+    [
+        pytest.param(
+            "ctx.save_for_backward(kept, w)",
+            "x, w = ctx.saved_tensors\nx = x.to(ctx.orig_dtype) if ctx.fp8_store else x",
+            True,
+            id="unpacked-and-cast-back",
+        ),
+        pytest.param(
+            "kept.offloaded = True\nctx.save_for_backward(w, kept)",
+            "w = ctx.saved_tensors[0]\nx = ctx.saved_tensors[1]\nx = x.float()",
+            True,
+            id="indexed-and-marked",
+        ),
+        pytest.param(
+            "ctx.save_for_backward(kept, w)",
+            "x, w = ctx.saved_tensors\ny = torch._scaled_mm(x, w)\nx = x.to(ctx.orig_dtype)",
+            False,
+            id="fp8-matmul-first",
+        ),
+        pytest.param(
+            "ctx.save_for_backward(w, kept)",
+            "x, w = ctx.saved_tensors\nx = x.to(ctx.orig_dtype)",
+            False,
+            id="another-position-cast",
+        ),
+        pytest.param(
+            "ctx.save_for_backward(kept, w)\nctx.out = kept.to('cuda')",
+            "x, w = ctx.saved_tensors\nx = x.to(ctx.orig_dtype)",
+            False,
+            id="moved-to-a-device",
+        ),
+        pytest.param("ctx.save_for_backward(kept, w)", "x, w = ctx.saved_tensors", False, id="never-cast-back"),
+    ],
+)
+def test_saved_and_cast_back(forward: str, backward: str, round_trip: bool) -> None:
+    """FP8 only holds an activation between forward and backward: cast in, saved, cast back before any other use."""
+    code = _AUTOGRAD.format(forward=textwrap.indent(forward, " " * 8), backward=textwrap.indent(backward, " " * 8))
+    snippet = parse(code)
+    assert fp8.saved_and_cast_back(snippet.ctx, snippet.node("D", ast.Name)) is round_trip
