@@ -242,7 +242,8 @@ Fp8Dtype.valid = (
         kv_dtype = getattr(torch, "float8_e4m3fnuz", None) or jnp.float8_e4m3fnuz
         def scale_activations_nvfp4(x, amax):  # NVFP4's block scales are OCP e4m3 by its spec, on every GPU
             fp8_dtype = torch.float8_e4m3fn
-            return pack_e2m1(x), (amax / 6.0).clamp(max=torch.finfo(fp8_dtype).max).to(fp8_dtype)
+            scales = (amax / 6.0).clamp(torch.finfo(torch.float8_e4m3fn).tiny, torch.finfo(fp8_dtype).max)
+            return pack_e2m1(x), scales.to(fp8_dtype)
         """,
     ),
     # An activation only kept in FP8 for backward, cast back there first (fp8.saved_and_cast_back).

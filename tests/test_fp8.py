@@ -91,6 +91,22 @@ def test_encoding_neutral_use(code: str, neutral: bool) -> None:
     assert fp8.encoding_neutral_use(snippet.ctx, snippet.node("D", ast.Name)) is neutral
 
 
+@pytest.mark.parametrize(
+    ("field", "path", "neutral"),
+    [
+        ("tiny", "pkg/nvfp4_quant.py", True),
+        ("eps", "pkg/nvfp4_quant.py", True),
+        ("max", "pkg/nvfp4_quant.py", False),
+        ("tiny", "pkg/fp8_quant.py", False),
+    ],
+)
+def test_smallest_step_of_fp4_block_scales(field: str, path: str, neutral: bool) -> None:
+    """Beside a 4-bit float format the smallest step of e4m3 is its block scales' floor (OCP by the format); the
+    largest value is not portable (240 on MI300), nor is the smallest step of a plain FP8 recipe."""
+    snippet = parse(f"import torch\nkernel[grid](x, out, EPS=float(torch.finfo(D).{field}))\n", path=path)
+    assert fp8.encoding_neutral_use(snippet.ctx, snippet.node("D", ast.Name)) is neutral
+
+
 def test_finfo_of_and_selected_per_arch() -> None:
     snippet = parse(
         "import jax.numpy as jnp, torch\nm = jnp.finfo(dtype=A).max\nd = torch.float8_e4m3fnuz if fnuz else B\ne = C\n"

@@ -56,6 +56,9 @@ _SAVE, _SAVED_TENSORS = "save_for_backward", "saved_tensors"
 _KEPT_AS_IS = (ast.Call, ast.Name, ast.IfExp)
 # `finfo` fields equal for the OCP and FNUZ formats.
 _PORTABLE_FINFO = frozenset({"bits"})
+# `finfo` fields of the smallest step of a dtype: beside a 4-bit float format, the floor of its e4m3 block scales
+# (`torch.finfo(torch.float8_e4m3fn).tiny` as the scales' epsilon), whose encoding the format fixes.
+_SMALLEST_FINFO = frozenset({"tiny", "eps", "smallest_normal"})
 # `<name> = torch.float8_e4m3fnuz` (also `self.<name>: torch.dtype = ...`) anywhere in the file.
 _FNUZ_ASSIGNMENT = r"\b{name}\s*(?::[^=\n]*)?=\s*(?:torch\.)?float8_e\w*fnuz\b"
 # `<table>[...] = ...` on a line that names a fnuz dtype (as key or value): an entry added to the table later.
@@ -314,7 +317,8 @@ def _storage_variable(ctx: PythonContext, assignment: ast.Assign | ast.AnnAssign
 
 def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     """A use of an FP8 dtype where its encoding does not matter: comparisons, type checks, lookup tables and
-    allow-lists (the dtype is matched against, not produced), `finfo(...).bits` (the same for both formats),
+    allow-lists (the dtype is matched against, not produced), `finfo(...).bits` (the same for both formats), the
+    `finfo(...).tiny`/`.eps` of a 4-bit float format's block scales (`_SMALLEST_FINFO`),
     places whose spec fixes OCP FP8 (`ocp_by_spec`), a storage dtype (`storage_only`), and FP8 data made and kept
     on the CPU (`cpu_data`)."""
     if is_inspected(ctx, node) or in_allow_list(ctx, node) or cpu_data(ctx, node) or in_gpu_free_test(ctx, node):
@@ -326,7 +330,9 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
         return True
     finfo = finfo_of(ctx, member)
     used = ctx.parent(finfo) if finfo is not None else None
-    return isinstance(used, ast.Attribute) and used.attr in _PORTABLE_FINFO
+    if not isinstance(used, ast.Attribute):
+        return False
+    return used.attr in _PORTABLE_FINFO or (used.attr in _SMALLEST_FINFO and _near_a_fp4_format(ctx, used))
 
 
 def in_format_dtype_table(ctx: PythonContext, node: ast.AST) -> bool:
