@@ -40,19 +40,19 @@ class Fp8Dtype(Rule):
     not selected per GPU architecture; also looked up by name (`getattr(torch, "float8_e4m3fn", None)`) and the same dtypes of JAX (`jnp.float8_e4m3fn`)
     and ml_dtypes (`ml_dtypes.float8_e5m2`).
 
-    Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `x.dtype in (...)`); `isinstance`;
-    lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, sets, `frozenset(...)`, tuples and lists
-    named `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` or only read with `in`, a format's type codes like `F8_E4M3`); text
-    (`str()`, `print`, logging, f-strings); dtype metadata (`.itemsize`, `torch.finfo(...).bits`); MX formats, OCP by
-    their spec (`elem_dtype=`, an MX config's `activation_dtype=`/`weight_dtype=`, `MXFPInferenceConfig(...)`, a
-    def or module named `*mxfp8*`/`*_mx_*`, a def whose names or strings say MX or E8M0);
-    a `storage_dtype=` beside a `compute_dtype=` (a def's variables too: layerwise casting); `torch.finfo(torch.
-    float8_e5m2)` (same max as e5m2fnuz); collections and branches that also name `fnuz` or test a `gfx` arch, tables
-    given `fnuz` entries later; a default overridden with `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made
-    and kept on the CPU (`.cpu()`, a test's factory without a device; a test naming no GPU, CUDA or device but the CPU,
-    nor do its helpers, without tensor fixtures); NVFP4 block scales (`sc.to(...)` in a file naming FP4, a def's dtype
-    variable only making them); an activation kept in FP8 for an autograd `backward` that casts it back first;
-    ROCm-gated code; nothing when `target-archs` names no gfx94x (gfx950/gfx12 are OCP).
+    Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `x.dtype in (...)`, a def's variable
+    only compared); `isinstance`; lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, sets,
+    `frozenset(...)`, tuples and lists named `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` or only read with `in`, a format's
+    type codes like `F8_E4M3`); text (`str()`, `print`, logging, f-strings); dtype metadata (`.itemsize`,
+    `torch.finfo(...).bits`); MX formats, OCP by their spec (`elem_dtype=`, an MX config's `activation_dtype=`/
+    `weight_dtype=`, `MXFPInferenceConfig(...)`, a def or module named `*mxfp8*`/`*_mx_*`, a def whose names or
+    strings say MX or E8M0); a `storage_dtype=` beside a `compute_dtype=` (a def's variables too: layerwise casting);
+    `torch.finfo(torch.float8_e5m2)` (same max as e5m2fnuz); collections and branches that also name `fnuz` or test a
+    `gfx` arch, tables given `fnuz` entries later; a default overridden with `fnuz`; a def that converts to `fnuz` on
+    ROCm; FP8 data made and kept on the CPU (`.cpu()`, a test's factory without a device; a test naming no GPU, CUDA
+    or device but the CPU, nor do its helpers, without tensor fixtures); NVFP4 block scales (`sc.to(...)` in a file
+    naming FP4, a def's dtype variable only making them); an activation kept in FP8 for an autograd `backward` that
+    casts it back first; ROCm-gated code; nothing when `target-archs` names no gfx94x (gfx950/gfx12 are OCP).
 
     ## Why is this bad on ROCm?
     MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`, `torch.float8_e5m2fnuz`);
@@ -277,7 +277,8 @@ Fp8Dtype.valid = (
         def pack(t, w):
             if t.dtype == torch.float8_e4m3fn and w.dtype != torch.float8_e5m2:
                 return t.view(torch.uint8), torch.float8_e4m3fn.itemsize
-            checks = [t.dtype == torch.float8_e5m2, w.dtype in (torch.float8_e4m3fn, torch.float8_e5m2)]
+            expected = torch.float8_e4m3fn if t.is_floating_point() else torch.float8_e5m2  # an alias only compared
+            checks = [t.dtype == expected, w.dtype in (torch.float8_e4m3fn, torch.float8_e5m2), str(expected)]
             return KV_CACHE_DTYPES.get("float8_e4m3fn", torch.float8_e4m3fnuz), checks
         """,
     ),

@@ -355,3 +355,19 @@ def test_saved_and_cast_back(forward: str, backward: str, round_trip: bool) -> N
     code = _AUTOGRAD.format(forward=textwrap.indent(forward, " " * 8), backward=textwrap.indent(backward, " " * 8))
     snippet = parse(code)
     assert fp8.saved_and_cast_back(snippet.ctx, snippet.node("D", ast.Name)) is round_trip
+
+
+@pytest.mark.parametrize(
+    ("body", "compared"),
+    [
+        pytest.param("expected = D if quantized else torch.bfloat16\nassert w.dtype == expected\n", True, id="arm"),
+        pytest.param("expected = D\nassert w.dtype in (expected,), f'{str(expected)}'\n", True, id="member-and-text"),
+        pytest.param("expected = D\nassert w.dtype == expected\nq = w.to(expected)\n", False, id="also-produced"),
+        pytest.param("expected = D\n", False, id="never-read"),
+    ],
+)
+def test_compared_alias(body: str, compared: bool) -> None:
+    """A def's variable holding an FP8 dtype that is only compared is matched against, not produced."""
+    code = "import torch\ndef check(w, quantized):\n" + textwrap.indent(body, "    ")
+    snippet = parse(code)
+    assert fp8.compared_alias(snippet.ctx, snippet.node("D", ast.Name)) is compared

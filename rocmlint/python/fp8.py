@@ -323,6 +323,8 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     on the CPU (`cpu_data`)."""
     if is_inspected(ctx, node) or in_allow_list(ctx, node) or cpu_data(ctx, node) or in_gpu_free_test(ctx, node):
         return True
+    if compared_alias(ctx, node):
+        return True
     member = outermost_collection_member(ctx, node)
     if ocp_by_spec(ctx, member) or storage_only(ctx, member) or in_format_dtype_table(ctx, member):
         return True
@@ -333,6 +335,22 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     if not isinstance(used, ast.Attribute):
         return False
     return used.attr in _PORTABLE_FINFO or (used.attr in _SMALLEST_FINFO and _near_a_fp4_format(ctx, used))
+
+
+def compared_alias(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is what a def's variable holds (alone or as an arm of a conditional: `expected = torch.float8_e4m3fn if
+    quantized else torch.bfloat16`), and every read of that variable in the def is only inspected (`uses.is_inspected`:
+    `t.dtype == expected`, `str(expected)`): a dtype matched against, as a comparison written out is."""
+    value = ctx.parent(node) if isinstance(ctx.parent(node), ast.IfExp) else node
+    statement = ctx.parent(value)
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is not value:
+        return False
+    targets = assignment_targets(statement)
+    scope = ctx.semantic.enclosing_scope_node(statement)
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name) or not isinstance(scope, FUNCTION_DEFS):
+        return False
+    reads = ctx.references.mention_reads(targets[0].id, within=scope)
+    return bool(reads) and all(isinstance(read, ast.Name) and is_inspected(ctx, read) for read in reads)
 
 
 def in_format_dtype_table(ctx: PythonContext, node: ast.AST) -> bool:
