@@ -341,7 +341,8 @@ def compared_alias(ctx: PythonContext, node: ast.AST) -> bool:
     """`node` is what a def's variable holds (alone or as an arm of a conditional: `expected = torch.float8_e4m3fn if
     quantized else torch.bfloat16`), and every read of that variable in the def is only inspected (`uses.is_inspected`:
     `t.dtype == expected`, `str(expected)`): a dtype matched against, as a comparison written out is."""
-    value = ctx.parent(node) if isinstance(ctx.parent(node), ast.IfExp) else node
+    holder = ctx.parent(node)
+    value = holder if isinstance(holder, ast.IfExp) and node is not holder.test else node
     statement = ctx.parent(value)
     if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is not value:
         return False
