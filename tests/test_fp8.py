@@ -371,3 +371,17 @@ def test_compared_alias(body: str, compared: bool) -> None:
     code = "import torch\ndef check(w, quantized):\n" + textwrap.indent(body, "    ")
     snippet = parse(code)
     assert fp8.compared_alias(snippet.ctx, snippet.node("D", ast.Name)) is compared
+
+
+@pytest.mark.parametrize(
+    ("code", "round_trip"),
+    [
+        pytest.param("w_ref = w.to(D).to(torch.bfloat16)\n", True, id="rounded-reference"),
+        pytest.param("q = x.to(D)\nref = q.float() * scale\n", True, id="cast-back-later"),
+        pytest.param("q = x.to(D)\ny = torch._scaled_mm(q, w)\n", False, id="fp8-matmul"),
+        pytest.param("q = x.to(D).to('cuda')\n", False, id="moved"),
+    ],
+)
+def test_cast_straight_back(code: str, round_trip: bool) -> None:
+    snippet = parse("import torch\n" + code)
+    assert fp8.saved_and_cast_back(snippet.ctx, snippet.node("D", ast.Name)) is round_trip

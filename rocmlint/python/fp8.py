@@ -216,11 +216,12 @@ def storage_only(ctx: PythonContext, node: ast.AST) -> bool:
 
 
 def saved_and_cast_back(ctx: PythonContext, node: ast.AST) -> bool:
-    """`node` is the dtype of `x.to(node)` whose result is only kept for an autograd backward and cast back there:
-    every use of it (through assignments and conditional arms) is a cast to another dtype (`.to(ctx.dtype)`,
-    `.float()`), an attribute set on it, or an argument of `ctx.save_for_backward(...)` whose tensor the class's
-    `backward` casts back before any other read (`x, w = ctx.saved_tensors` then `x = x.to(ctx.orig_dtype)`).
-    FP8 only stores the activation there: PyTorch converts to and from it elementwise, the same on every GPU."""
+    """`node` is the dtype of `x.to(node)` whose result is only cast back, at once (`w.to(node).to(torch.bfloat16)`,
+    a reference rounded to FP8) or after an autograd backward kept it: every use of it (through assignments and
+    conditional arms) is a cast to another dtype (`.to(ctx.dtype)`, `.float()`), an attribute set on it, or an
+    argument of `ctx.save_for_backward(...)` whose tensor the class's `backward` casts back before any other read
+    (`x, w = ctx.saved_tensors` then `x = x.to(ctx.orig_dtype)`). FP8 only stores the values there: PyTorch converts
+    to and from it elementwise, the same on every GPU (FNUZ would round alike below its 240 maximum)."""
     parent = ctx.parent(node)
     if not isinstance(parent, ast.Call) or parent.args[:1] != [node] or last_name(parent.func) != "to":
         return False
