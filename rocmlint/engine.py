@@ -39,7 +39,7 @@ from rocmlint.python.embedded import TRIGGERS as EMBEDDED_TRIGGERS
 from rocmlint.python.embedded import EmbeddedSource, holds_jit_entry_word
 from rocmlint.python.frontend import RuleOptions, check_python
 from rocmlint.python.gating import ModuleBase, ReadElsewhere
-from rocmlint.python.importers import ImportIndex, NvidiaOnlyNatives
+from rocmlint.python.importers import ImportIndex, NvidiaOnlyNatives, names_consumer_gpu
 from rocmlint.python.project import ProjectIndex, forget_import_indexes, import_index_for, is_test_file, package_of
 from rocmlint.python.tree import PythonParseError
 from rocmlint.registry import all_rules, rule_by_code
@@ -238,7 +238,10 @@ class Engine:
         if source.language == "cuda":
             return self._run_cuda(source, rules, settings, report, crashes, crashed, on_internal_error)
         options = RuleOptions(
-            frozenset(settings.rocm_guards), settings.target_archs, self._written_for_amd(source.path, settings)
+            frozenset(settings.rocm_guards),
+            settings.target_archs,
+            self._written_for_amd(source.path, settings),
+            self._consumer_gpus(source, settings),
         )
         try:
             package, _ = package_of(source.path)
@@ -332,6 +335,26 @@ class Engine:
             why, evidence = amd_verdict_for(project_root(Path(path), settings.root))
             self.project.note_files(evidence)
             return why
+
+        return verdict
+
+    def _consumer_gpus(self, source: SourceFile, settings: Settings) -> Callable[[], str]:
+        """Why a Python file's project may run on AMD's consumer GPUs (RDNA), "" when only on CDNA ones: the
+        configured target-archs when there are any, else the first file of the project naming an RDNA gfx target
+        (its text alone for a buffer with no file on disk, or without the project model). That file becomes the
+        result's cache dependency; a file naming one added later is not seen."""
+        if settings.target_archs:
+            consumer = ", ".join(arch for arch in settings.target_archs if names_consumer_gpu(arch.encode()))
+            return lambda: f"target-archs {consumer}" if consumer else ""
+        if not settings.project_model or not os.path.isfile(source.path):
+            return lambda: "this file names an RDNA gfx target" if names_consumer_gpu(source.data) else ""
+
+        def verdict() -> str:
+            files = _import_index(project_root(Path(source.path), settings.root)).consumer_gpu_files
+            if not files:
+                return ""
+            self.project.note_files(files[:1])
+            return f"{files[0]} names an RDNA gfx target"
 
         return verdict
 

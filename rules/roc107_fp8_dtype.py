@@ -40,18 +40,19 @@ class Fp8Dtype(Rule):
     not selected per GPU architecture; also looked up by name (`getattr(torch, "float8_e4m3fn", None)`) and the same dtypes of JAX (`jnp.float8_e4m3fn`)
     and ml_dtypes (`ml_dtypes.float8_e5m2`).
 
-    Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `x.dtype in (...)`); `isinstance`;
-    lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, sets, `frozenset(...)`, tuples and lists
-    named `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` or only read with `in`, a format's type codes like `F8_E4M3`); text
-    (`str()`, `print`, logging, f-strings); dtype metadata (`.itemsize`, `torch.finfo(...).bits`); MX formats, OCP by
-    their spec (`elem_dtype=`, an MX config's `activation_dtype=`/`weight_dtype=`, `MXFPInferenceConfig(...)`, a
-    def or module named `*mxfp8*`/`*_mx_*`, a def whose names or strings say MX or E8M0);
-    a `storage_dtype=` beside a `compute_dtype=` (a def's variables too: layerwise casting); `torch.finfo(torch.
-    float8_e5m2)` (same max as e5m2fnuz); collections and branches that also name `fnuz` or test a `gfx` arch, tables
-    given `fnuz` entries later; a default overridden with `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made
-    and kept on the CPU (`.cpu()`, a test's factory without a device; a test naming no GPU, CUDA or device but the CPU,
-    nor do its helpers, without tensor fixtures); NVFP4 block scales (`sc.to(...)` in a file naming FP4); ROCm-gated
-    code; nothing when `target-archs` names no gfx94x (gfx950/gfx12 are OCP).
+    Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `x.dtype in (...)`, a def's variable
+    only compared); `isinstance`; lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, sets,
+    `frozenset(...)`, tuples and lists named `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` or only read with `in`, a format's
+    type codes like `F8_E4M3`); text (`str()`, `print`, logging, f-strings); dtype metadata (`.itemsize`,
+    `torch.finfo(...).bits`); MX formats, OCP by their spec (`elem_dtype=`, an MX config's `activation_dtype=`/
+    `weight_dtype=`, `MXFPInferenceConfig(...)`, a def or module named `*mxfp8*`/`*_mx_*`, a def whose names or
+    strings say MX or E8M0); a `storage_dtype=` beside a `compute_dtype=` (a def's variables too: layerwise casting);
+    `torch.finfo(torch.float8_e5m2)` (same max as e5m2fnuz); collections and branches that also name `fnuz` or test a
+    `gfx` arch, tables given `fnuz` entries later; a default overridden with `fnuz`; a def that converts to `fnuz` on
+    ROCm; FP8 data made and kept on the CPU (`.cpu()`, a test's factory without a device; a test naming no GPU, CUDA
+    or device but the CPU, nor do its helpers, without tensor fixtures); NVFP4 block scales (`sc.to(...)` in a file
+    naming FP4, a def's dtype variable only making them); an activation kept in FP8 for an autograd `backward` that
+    casts it back first; ROCm-gated code; nothing when `target-archs` names no gfx94x (gfx950/gfx12 are OCP).
 
     ## Why is this bad on ROCm?
     MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`, `torch.float8_e5m2fnuz`);
@@ -239,6 +240,23 @@ Fp8Dtype.valid = (
         config = MXFPInferenceConfig(activation_dtype=torch.float8_e4m3fn, weight_dtype=torch.float8_e4m3fn)
         is_fp8 = x.dtype in (jnp.float8_e4m3fn, ml_dtypes.float8_e5m2)
         kv_dtype = getattr(torch, "float8_e4m3fnuz", None) or jnp.float8_e4m3fnuz
+        def scale_activations_nvfp4(x, amax):  # NVFP4's block scales are OCP e4m3 by its spec, on every GPU
+            fp8_dtype = torch.float8_e4m3fn
+            scales = (amax / 6.0).clamp(torch.finfo(torch.float8_e4m3fn).tiny, torch.finfo(fp8_dtype).max)
+            return pack_e2m1(x), scales.to(fp8_dtype)
+        """,
+    ),
+    # An activation only kept in FP8 for backward, cast back there first (fp8.saved_and_cast_back).
+    Valid(
+        """
+        import torch
+        class SwiGLU(torch.autograd.Function):
+            def forward(ctx, x):
+                ctx.save_for_backward(x.to(torch.float8_e4m3fn))
+                return swiglu(x)
+            def backward(ctx, grad):
+                (x,) = ctx.saved_tensors
+                return swiglu_back(grad, x.to(torch.bfloat16))
         """,
     ),
     # A default the file overrides on MI300 (torchao's Float8TypeConfig).
@@ -259,21 +277,14 @@ Fp8Dtype.valid = (
         def pack(t, w):
             if t.dtype == torch.float8_e4m3fn and w.dtype != torch.float8_e5m2:
                 return t.view(torch.uint8), torch.float8_e4m3fn.itemsize
-            checks = [t.dtype == torch.float8_e5m2, w.dtype in (torch.float8_e4m3fn, torch.float8_e5m2)]
+            expected = torch.float8_e4m3fn if t.is_floating_point() else torch.float8_e5m2  # an alias only compared
+            checks = [t.dtype == expected, w.dtype in (torch.float8_e4m3fn, torch.float8_e5m2), str(expected)]
             return KV_CACHE_DTYPES.get("float8_e4m3fn", torch.float8_e4m3fnuz), checks
         """,
     ),
 )
 Fp8Dtype.invalid = (
-    Invalid(
-        """
-        import torch
-        def load_weight(layer, weight):
-            weight_fp8 = weight.detach().cpu().to(torch.float8_e4m3fn)
-            layer.weight = torch.nn.Parameter(weight_fp8.cuda())
-        """,
-        expect=("3:43-3:62",),
-    ),
+    # Made on the CPU, then moved to the GPU (also below, without the blank line).
     Invalid(
         """
         import torch
@@ -349,14 +360,7 @@ Fp8Dtype.invalid = (
         expect=("2:36-2:55", "2:57-2:74"),
     ),
     # `torch.cuda.is_available()` is true on ROCm: not a gate.
-    Invalid(
-        """
-        import torch
-        if torch.cuda.is_available():
-            FP8 = torch.float8_e4m3fn
-        """,
-        expect=("3:11-3:30",),
-    ),
+    Invalid("import torch\nif torch.cuda.is_available():\n    FP8 = torch.float8_e4m3fn\n", expect=("3:11-3:30",)),
     # Spellings the trigger pattern must still reach: a value next to a comparator, an operand the next
     # line continues, a name split over a line continuation.
     Invalid(

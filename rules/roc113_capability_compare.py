@@ -55,10 +55,11 @@ class CapabilityCompare(Rule):
     `saved.get("cap")`), tables filled at run time, thresholds below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`:
     every GPU ROCm supports reports major 9 or more); an `if` or conditional expression on equality with older archs
     (`sm == 80`, `cap in {(8, 0), (8, 6)}`: AMD takes the other NVIDIA GPUs' branch; a flag `is_sm75 = cap == (7,
-    5)` is still reported, it may turn features off); a test of archs above 9.5 whose value on every ROCm GPU
-    (CDNA's 9.0-9.5 in test suites) is Turing's: AMD takes the arm without the feature (`!= (10, 0)`; in a test
-    suite also `major == 12`, `< (10, 0)`); a skip of every AMD GPU (`major >= 9`) or of a test that stops on ROCm
-    anyway, but not `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
+    5)` is still reported, it may turn features off); a test of archs above 9.5 whose value on every AMD GPU met is
+    Turing's: AMD takes the arm without the feature (`!= (10, 0)`, `major >= 10`, `== 12`, `< (10, 0)` on CDNA's
+    9.0-9.5; a project naming an RDNA target such as `gfx1100`, or whose `target-archs` does, meets RDNA's 10.x-12.x
+    outside its tests too); a skip of every AMD GPU (`major >= 9`) or of a test that stops on ROCm anyway, but not
+    `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942)
@@ -245,6 +246,9 @@ CapabilityCompare.valid = (
         def test_deep_gemm():
             pytest.importorskip("deep_gemm")  # an NVIDIA-only package: on ROCm the test stops here
             run_deep_gemm()
+        scale_format = "ue8m0" if major >= 10 else "fp32"  # Blackwell arms: every CDNA GPU takes Turing's
+        if torch.cuda.get_device_capability() < (10, 0):
+            raise RuntimeError("NVFP4 needs an sm100 GPU")
         """,
     ),
 )
@@ -281,8 +285,13 @@ CapabilityCompare.invalid = (
         is_hopper = T.cuda.get_device_capability()[0] == 9 or T.version.cuda is not None
         is_sm80 = T.cuda.get_device_capability() == (8, 0)
         is_sm75 = T.cuda.get_device_capability("cuda") == (7, 5)  # an equality names one GPU whatever its major
+        RDNA_TARGETS = ("gfx1100", "gfx1201")  # a project run on AMD's consumer GPUs: RDNA3 reports 11.0
+        use_tcgen05 = T.cuda.get_device_capability()[0] >= 10
         """,
-        expect=("4:15-4:25", "7:30-7:46", "11:17-11:25", "12:10-12:52", "13:13-13:51", "14:11-14:51", "15:11-15:57"),
+        expect=(
+            *("4:15-4:25", "7:30-7:46", "11:17-11:25", "12:10-12:52", "13:13-13:51", "14:11-14:51", "15:11-15:57"),
+            "17:15-17:54",
+        ),
     ),
     # The capability as text, compared or looked up in a table of architectures.
     Invalid(

@@ -14,6 +14,7 @@ from test_cuda_project import write_tree
 from rocmlint.config import Settings
 from rocmlint.engine import Engine
 from rocmlint.python import capability
+from rocmlint.python.frontend import RuleOptions
 from rocmlint.python.lexical import value_word_pattern
 
 
@@ -314,6 +315,8 @@ def test_harmless_skip(code: str, harmless: bool) -> None:
         pytest.param("x = major not in (10, 12)\n", False, True, id="major-not-in"),
         pytest.param("x = cap < (10, 0)\n", False, True, id="older-than-blackwell"),
         pytest.param("x = major >= 10\n", False, True, id="rdna-true"),
+        pytest.param("if major >= 10:\n    x = 1\nelif major >= 9:\n    x = 2\n", False, False, id="elif-hopper"),
+        pytest.param("if major >= 10:\n    x = 1\nelif major >= 7:\n    x = 2\n", False, True, id="elif-volta"),
         pytest.param("x = cap >= (8, 9)\n", False, False, id="fp8-true-on-mi250"),
         pytest.param("x = major >= 9\n", False, False, id="hopper"),
         pytest.param("x = cap == (9, 0)\n", False, False, id="h100-equals-mi250"),
@@ -325,15 +328,21 @@ def test_harmless_skip(code: str, harmless: bool) -> None:
     ],
 )
 def test_oldest_arm_on_amd(code: str, in_product: bool, in_tests: bool) -> None:
-    """Product code meets every ROCm GPU (RDNA's 10.3-12.0 too), a test suite the CDNA ones (9.0, 9.4, 9.5)."""
-    for path, expected in (("pkg/module.py", in_product), ("tests/test_x.py", in_tests)):
+    """Product code of a project that runs on AMD's consumer GPUs meets every ROCm GPU (RDNA's 10.3-12.0 too); a test
+    suite, and the product code of any other project, the CDNA ones (9.0, 9.4, 9.5)."""
+    for path, consumer_gpus, expected in (
+        ("pkg/module.py", "pkg/rdna.py names an RDNA gfx target", in_product),
+        ("pkg/module.py", "", in_tests),
+        ("tests/test_x.py", "pkg/rdna.py names an RDNA gfx target", in_tests),
+    ):
         snippet = parse(_CAP + code, path=path)
+        snippet.ctx.options = RuleOptions(consumer_gpus=lambda why=consumer_gpus: why)
         compare = next(
             node
             for node in ast.walk(snippet.module)
             if isinstance(node, ast.Compare) and capability.capability_reads(snippet.ctx, node.left)
         )
-        assert capability.oldest_arm_on_amd(snippet.ctx, compare) is expected, path
+        assert capability.oldest_arm_on_amd(snippet.ctx, compare) is expected, (path, consumer_gpus)
 
 
 @pytest.mark.parametrize(
@@ -379,3 +388,20 @@ def test_calls_of_another_modules_helper_that_is_false_on_rocm_are_not_reported(
         )
         report = Engine().check_path(root / "pkg/use.py", Settings(root=root))
         assert [d.location.line for d in report.diagnostics if d.code == "ROC113"] == expected
+
+
+def test_blackwell_threshold_meets_rdna_only_where_the_project_runs_on_it(tmp_path: Path) -> None:
+    """`major >= 10` is false on every CDNA GPU (9.0-9.5): AMD's servers take the arm Turing takes. It is reported
+    where the project runs on AMD's consumer GPUs too (RDNA reports 10.x-12.x): a file names an RDNA gfx target, or
+    target-archs does; target-archs, when set, decides over the files."""
+    use = "import torch\nif torch.cuda.get_device_capability()[0] >= 10:\n    kernel = 'tcgen05'\n"
+    rdna = "ARCHS = ('gfx942', 'gfx1100')\n"
+    for name, files, archs, expected in (
+        ("cdna", {"pkg/archs.py": "ARCHS = ('gfx90a', 'gfx942')\n"}, (), []),
+        ("rdna", {"pkg/archs.py": rdna}, (), [2]),
+        ("configured-cdna", {"pkg/archs.py": rdna}, ("gfx942",), []),
+        ("configured-rdna", {}, ("gfx942", "gfx1201"), [2]),
+    ):
+        root = write_tree(tmp_path / name, {"pkg/__init__.py": "", "pkg/use.py": use, **files})
+        report = Engine().check_path(root / "pkg/use.py", Settings(root=root, target_archs=archs))
+        assert [d.location.line for d in report.diagnostics if d.code == "ROC113"] == expected, name

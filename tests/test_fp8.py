@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import textwrap
 
 import pytest
 from snippets import parse
@@ -87,6 +88,22 @@ def test_ocp_by_spec(code: str, by_spec: bool) -> None:
 )
 def test_encoding_neutral_use(code: str, neutral: bool) -> None:
     snippet = parse("import torch\n" + code)
+    assert fp8.encoding_neutral_use(snippet.ctx, snippet.node("D", ast.Name)) is neutral
+
+
+@pytest.mark.parametrize(
+    ("field", "path", "neutral"),
+    [
+        ("tiny", "pkg/nvfp4_quant.py", True),
+        ("eps", "pkg/nvfp4_quant.py", True),
+        ("max", "pkg/nvfp4_quant.py", False),
+        ("tiny", "pkg/fp8_quant.py", False),
+    ],
+)
+def test_smallest_step_of_fp4_block_scales(field: str, path: str, neutral: bool) -> None:
+    """Beside a 4-bit float format the smallest step of e4m3 is its block scales' floor (OCP by the format); the
+    largest value is not portable (240 on MI300), nor is the smallest step of a plain FP8 recipe."""
+    snippet = parse(f"import torch\nkernel[grid](x, out, EPS=float(torch.finfo(D).{field}))\n", path=path)
     assert fp8.encoding_neutral_use(snippet.ctx, snippet.node("D", ast.Name)) is neutral
 
 
@@ -252,6 +269,24 @@ def test_fp4_block_scales(code: str, block_scales: bool) -> None:
     assert not fp8.fp4_block_scales(plain.ctx, plain.node("D", ast.Name))
 
 
+@pytest.mark.parametrize(
+    ("body", "block_scales"),
+    [
+        pytest.param("scales = amax.clamp(max=torch.finfo(fp8).max).to(fp8)\n", True, id="finfo-and-cast"),
+        pytest.param("scales = torch.empty(m, k // 16, dtype=fp8)\nreturn out, scales\n", True, id="factory"),
+        pytest.param("scales = s.to(fp8)\nq = (x / s).to(fp8)\n", False, id="data-too"),
+        pytest.param("max_fp8 = torch.finfo(fp8).max\n", False, id="only-its-range"),
+        pytest.param("return fp8\n", False, id="returned"),
+    ],
+)
+def test_fp4_block_scales_through_a_variable(body: str, block_scales: bool) -> None:
+    """`fp8_dtype = torch.float8_e4m3fn` in a def named for NVFP4: scales when every read makes scales or reads the
+    range of their dtype, and one makes them."""
+    code = "import torch\ndef scale_activations_nvfp4(x, amax):\n    fp8 = D\n" + textwrap.indent(body, "    ")
+    snippet = parse(code, path="pkg/quant.py")
+    assert fp8.fp4_block_scales(snippet.ctx, snippet.node("D", ast.Name)) is block_scales
+
+
 def test_fp4_format_named_in_the_same_def() -> None:
     code = "import torch\ndef quantize_nvfp4(x, sc):\n    packed = pack_e2m1(x)\n    sc = sc.to(D)\n"
     snippet = parse(code, path="pkg/quant.py")
@@ -261,3 +296,92 @@ def test_fp4_format_named_in_the_same_def() -> None:
         "import torch\ndef w4a8_scales(s):\n    return s.to(D)\nFP4_DTYPE = torch.uint8\n", path="pkg/quant.py"
     )
     assert not fp8.fp4_block_scales(int4.ctx, int4.node("D", ast.Name))
+
+
+_AUTOGRAD = """
+import torch
+class Activation(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, w, fp8_store):
+        kept = x.to(D) if fp8_store else x
+{forward}
+        ctx.orig_dtype = x.dtype
+        return act(x, w)
+    @staticmethod
+    def backward(ctx, grad):
+{backward}
+        return act_grad(x, w, grad), None, None
+"""
+
+
+@pytest.mark.parametrize(
+    ("forward", "backward", "round_trip"),
+    [
+        pytest.param(
+            "ctx.save_for_backward(kept, w)",
+            "x, w = ctx.saved_tensors\nx = x.to(ctx.orig_dtype) if ctx.fp8_store else x",
+            True,
+            id="unpacked-and-cast-back",
+        ),
+        pytest.param(
+            "kept.offloaded = True\nctx.save_for_backward(w, kept)",
+            "w = ctx.saved_tensors[0]\nx = ctx.saved_tensors[1]\nx = x.float()",
+            True,
+            id="indexed-and-marked",
+        ),
+        pytest.param(
+            "ctx.save_for_backward(kept, w)",
+            "x, w = ctx.saved_tensors\ny = torch._scaled_mm(x, w)\nx = x.to(ctx.orig_dtype)",
+            False,
+            id="fp8-matmul-first",
+        ),
+        pytest.param(
+            "ctx.save_for_backward(w, kept)",
+            "x, w = ctx.saved_tensors\nx = x.to(ctx.orig_dtype)",
+            False,
+            id="another-position-cast",
+        ),
+        pytest.param(
+            "ctx.save_for_backward(kept, w)\nctx.out = kept.to('cuda')",
+            "x, w = ctx.saved_tensors\nx = x.to(ctx.orig_dtype)",
+            False,
+            id="moved-to-a-device",
+        ),
+        pytest.param("ctx.save_for_backward(kept, w)", "x, w = ctx.saved_tensors", False, id="never-cast-back"),
+    ],
+)
+def test_saved_and_cast_back(forward: str, backward: str, round_trip: bool) -> None:
+    """FP8 only holds an activation between forward and backward: cast in, saved, cast back before any other use."""
+    code = _AUTOGRAD.format(forward=textwrap.indent(forward, " " * 8), backward=textwrap.indent(backward, " " * 8))
+    snippet = parse(code)
+    assert fp8.saved_and_cast_back(snippet.ctx, snippet.node("D", ast.Name)) is round_trip
+
+
+@pytest.mark.parametrize(
+    ("body", "compared"),
+    [
+        pytest.param("expected = D if quantized else torch.bfloat16\nassert w.dtype == expected\n", True, id="arm"),
+        pytest.param("expected = D\nassert w.dtype in (expected,), f'{str(expected)}'\n", True, id="member-and-text"),
+        pytest.param("expected = D\nassert w.dtype == expected\nq = w.to(expected)\n", False, id="also-produced"),
+        pytest.param("expected = D\n", False, id="never-read"),
+    ],
+)
+def test_compared_alias(body: str, compared: bool) -> None:
+    """A def's variable holding an FP8 dtype that is only compared is matched against, not produced."""
+    code = "import torch\ndef check(w, quantized):\n" + textwrap.indent(body, "    ")
+    snippet = parse(code)
+    assert fp8.compared_alias(snippet.ctx, snippet.node("D", ast.Name)) is compared
+
+
+@pytest.mark.parametrize(
+    ("code", "round_trip"),
+    [
+        pytest.param("w_ref = w.to(D).to(torch.bfloat16)\n", True, id="rounded-reference"),
+        pytest.param("q = x.to(D)\nref = q.float() * scale\n", True, id="cast-back-later"),
+        pytest.param("q = x.to(D)\ny = torch._scaled_mm(q, w)\n", False, id="fp8-matmul"),
+        pytest.param("q = x.to(D).to('cuda')\n", False, id="moved"),
+    ],
+)
+def test_cast_straight_back(code: str, round_trip: bool) -> None:
+    snippet = parse("import torch\n" + code)
+    assert fp8.saved_and_cast_back(snippet.ctx, snippet.node("D", ast.Name)) is round_trip

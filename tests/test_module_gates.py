@@ -667,6 +667,7 @@ def _index_contents(index: ImportIndex) -> tuple[object, ...]:
         list(index._packages.items()),
         [(importer, sorted(prefixes)) for importer, prefixes in index._computed_loads.items()],
         list(index._absolute_imports.items()),
+        index.consumer_gpu_files,
     )
 
 
@@ -681,6 +682,9 @@ def test_an_index_read_by_two_processes_is_the_one_read_by_one(tmp_path: Path, m
             f"if IS_ROCM:\n    from pkg import mod{(number + 7) % 12:02}\n"
             f'ops = importlib.import_module(f"_{{vendor}}.ops{number}")\n'
         )
+    for number in (1, 10):  # one file of each half names a consumer GPU (RDNA3, RDNA4); gfx90a/gfx942 are CDNA
+        files[f"pkg/mod{number:02}.py"] += f"ARCH = 'gfx{1100 + number * 10}'\nSERVER = 'gfx942'\n"
+    files["pkg/mod05.py"] += "ARCHS = ('gfx90a', 'gfx942', 'gfx950')\n"
     write_tree(tmp_path, files)
     monkeypatch.setattr("rocmlint.python.importers.SPLIT_MIN_FILES", 4)
     alone = ImportIndex.build(tmp_path, is_test_file)
@@ -689,3 +693,4 @@ def test_an_index_read_by_two_processes_is_the_one_read_by_one(tmp_path: Path, m
     assert split.importers[str(tmp_path / "pkg/mod00.py")]  # the second half's files import it
     assert len(split._packages) == len(split._computed_loads) == 12  # both halves' files were read
     assert len(split._absolute_imports) == len(alone._absolute_imports) > 12
+    assert split.consumer_gpu_files == [str(tmp_path / "pkg/mod01.py"), str(tmp_path / "pkg/mod10.py")]

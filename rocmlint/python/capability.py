@@ -247,17 +247,44 @@ def harmless_on_rocm(ctx: PythonContext, node: ast.AST) -> bool:
 def oldest_arm_on_amd(ctx: PythonContext, node: ast.AST) -> bool:
     """`node`, a capability comparison, has on every AMD GPU it may meet the value it has on the oldest NVIDIA GPU
     (sm_75): AMD takes the arm meant for GPUs without the feature tested (`cap != (10, 0)`: refuse or skip), never
-    the one written for a recent NVIDIA GPU (`cap >= (8, 9)` is true on MI250, which has no FP8). Product code meets
-    every ROCm GPU, RDNA among them, whose 10.3-12.0 are NVIDIA's Ampere to Blackwell numbers (`major >= 10` is true
-    there); a test suite runs on the CDNA GPUs of AMD's CI and servers (MI200 9.0, MI300 9.4, MI355 9.5), where
-    `major == 12`, `cap not in [(10, 0), (10, 3)]` and `cap < (10, 0)` skip as on Turing."""
+    the one written for a recent NVIDIA GPU (`cap >= (8, 9)` is true on MI250, which has no FP8). The AMD GPUs met are
+    the CDNA ones of AMD's CI and servers (MI200 9.0, MI300 9.4, MI355 9.5), where `major >= 10`, `major == 12`,
+    `cap not in [(10, 0), (10, 3)]` and `cap < (10, 0)` come out as on Turing; product code of a project that runs on
+    AMD's consumer GPUs too (`PythonContext.consumer_gpus`: it names an RDNA gfx target, or target-archs does) meets
+    RDNA's 10.3-12.0 as well, NVIDIA's Ampere to Blackwell numbers (`major >= 10` is true there)."""
     if not isinstance(node, ast.Compare) or len(node.ops) != 1 or not _only_newer_than_cdna(ctx, node):
         return False
     oldest = _value_at(ctx, node, _OLDEST_NVIDIA)
     if oldest is None:
         return False
-    met = CDNA_CAPABILITIES if is_test_file(ctx.source.path) else _ROCM_CAPABILITIES
-    return all(_value_at(ctx, node, gpu) == oldest for gpu in met)
+    met = _ROCM_CAPABILITIES if ctx.consumer_gpus and not is_test_file(ctx.source.path) else CDNA_CAPABILITIES
+    if any(_value_at(ctx, node, gpu) != oldest for gpu in met):
+        return False
+    return not any(_differs_from_oldest(ctx, later, met) for later in _later_chain_tests(ctx, node))
+
+
+def _later_chain_tests(ctx: PythonContext, node: ast.AST) -> list[ast.expr]:
+    """The tests of the `elif`s after the `if` whose whole test holds `node` (`if major >= 10: ... elif major >= 9:`):
+    AMD goes on to them where Turing does, so its path through the chain is Turing's only if they agree too."""
+    condition = whole_condition(ctx, node)
+    chooser = ctx.parent(condition)
+    if not isinstance(chooser, ast.If) or chooser.test is not condition:
+        return []
+    tests: list[ast.expr] = []
+    while len(chooser.orelse) == 1 and isinstance(chooser.orelse[0], ast.If):
+        chooser = chooser.orelse[0]
+        tests.append(chooser.test)
+    return tests
+
+
+def _differs_from_oldest(ctx: PythonContext, test: ast.expr, met: tuple[tuple[int, int], ...]) -> bool:
+    """A capability comparison in `test` whose value on one of the AMD GPUs `met` is not the oldest NVIDIA GPU's."""
+    for compare in ast.walk(test):
+        if isinstance(compare, ast.Compare) and len(compare.ops) == 1:
+            oldest = _value_at(ctx, compare, _OLDEST_NVIDIA)
+            if oldest is not None and any(_value_at(ctx, compare, gpu) != oldest for gpu in met):
+                return True
+    return False
 
 
 def _only_newer_than_cdna(ctx: PythonContext, compare: ast.Compare) -> bool:

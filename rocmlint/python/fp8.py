@@ -18,12 +18,13 @@ from dataclasses import dataclass
 
 from rocmlint.python.conditions import choices_around
 from rocmlint.python.cpu_tensors import in_gpu_free_test, kept_on_cpu
+from rocmlint.python.flow import value_uses
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name, name_words
 from rocmlint.python.scopes import COMPOUND_STATEMENTS
 from rocmlint.python.semantic import FUNCTION_DEFS
 from rocmlint.python.uses import in_allow_list, is_inspected, outermost_collection_member
-from rocmlint.python.values import assignment_targets
+from rocmlint.python.values import ASSIGNMENTS, assignment_targets
 
 # The libraries whose FP8 dtypes come in both encodings, with the FNUZ variant named `<ocp>` + "uz"/"fnuz".
 _LIBRARIES = ("torch", "jax.numpy", "ml_dtypes")
@@ -47,8 +48,17 @@ _SCALE_WORDS = frozenset({"scale", "scales", "sc", "sf", "sfa", "sfb"})
 # Calls whose `dtype=`/argument is the dtype of the tensor they produce.
 _PRODUCING_METHODS = frozenset({"to", "view"})
 _STORAGE_KEYWORD, _COMPUTE_KEYWORD = "storage_dtype", "compute_dtype"
+# Conversions of a tensor to another floating-point dtype (`saved_and_cast_back`), and those dtypes by name.
+_CAST_METHODS = frozenset({"float", "half", "bfloat16", "double"})
+_FLOAT_DTYPES = frozenset({"float32", "float", "float16", "half", "bfloat16", "float64", "double"})
+_SAVE, _SAVED_TENSORS = "save_for_backward", "saved_tensors"
+# What a value may be assigned as and still be the tensor made: the call itself, a name, a conditional's arms.
+_KEPT_AS_IS = (ast.Call, ast.Name, ast.IfExp)
 # `finfo` fields equal for the OCP and FNUZ formats.
 _PORTABLE_FINFO = frozenset({"bits"})
+# `finfo` fields of the smallest step of a dtype: beside a 4-bit float format, the floor of its e4m3 block scales
+# (`torch.finfo(torch.float8_e4m3fn).tiny` as the scales' epsilon), whose encoding the format fixes.
+_SMALLEST_FINFO = frozenset({"tiny", "eps", "smallest_normal"})
 # `<name> = torch.float8_e4m3fnuz` (also `self.<name>: torch.dtype = ...`) anywhere in the file.
 _FNUZ_ASSIGNMENT = r"\b{name}\s*(?::[^=\n]*)?=\s*(?:torch\.)?float8_e\w*fnuz\b"
 # `<table>[...] = ...` on a line that names a fnuz dtype (as key or value): an entry added to the table later.
@@ -125,7 +135,35 @@ def fp4_block_scales(ctx: PythonContext, node: ast.AST) -> bool:
     one per 16): the tensor a `.to(node)`, `.view(node)` or a factory's `dtype=node` makes is named as scales (what
     it is assigned to, the tensor cast, or the def returning it: `sc = (sc.float() * ratio).to(node)`,
     `scale_u8.view(node)`, `def _recast_scale(t): return t.to(node)`) in code naming a 4-bit float format.
-    The format fixes the scales' encoding, which MI300 decodes in software as every GPU without FP4 does."""
+    The format fixes the scales' encoding, which MI300 decodes in software as every GPU without FP4 does. Also a
+    variable of a def holding the dtype (`fp8_dtype = torch.float8_e4m3fn`) whose every read makes such scales or is
+    the `finfo` of the scales' range (`torch.finfo(fp8_dtype).max`)."""
+    variable = _dtype_variable_reads(ctx, node)
+    if variable is not None:
+        return any(_makes_block_scales(ctx, read) for read in variable) and all(
+            finfo_of(ctx, read) is not None or _makes_block_scales(ctx, read) for read in variable
+        )
+    return _makes_block_scales(ctx, node)
+
+
+def _dtype_variable_reads(ctx: PythonContext, node: ast.AST) -> list[ast.Name] | None:
+    """The reads in its def of the one variable `node` is assigned to (`fp8_dtype = node`), None when `node` is
+    not the value of a def's assignment to a single name."""
+    statement = ctx.parent(node)
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is not node:
+        return None
+    targets = assignment_targets(statement)
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+        return None
+    scope = ctx.semantic.enclosing_scope_node(statement)
+    if not isinstance(scope, FUNCTION_DEFS):
+        return None
+    reads = ctx.references.mention_reads(targets[0].id, within=scope)
+    return [read for read in reads if isinstance(read, ast.Name)]
+
+
+def _makes_block_scales(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is the dtype of a tensor made as a 4-bit float format's block scales (`fp4_block_scales`)."""
     call = _producing_call(ctx, node)
     if call is None or not _near_a_fp4_format(ctx, call):
         return False
@@ -177,6 +215,92 @@ def storage_only(ctx: PythonContext, node: ast.AST) -> bool:
     return isinstance(call, ast.Call) and any(other.arg == _COMPUTE_KEYWORD for other in call.keywords)
 
 
+def saved_and_cast_back(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is the dtype of `x.to(node)` whose result is only cast back, at once (`w.to(node).to(torch.bfloat16)`,
+    a reference rounded to FP8) or after an autograd backward kept it: every use of it (through assignments and
+    conditional arms) is a cast to another dtype (`.to(ctx.dtype)`, `.float()`), an attribute set on it, or an
+    argument of `ctx.save_for_backward(...)` whose tensor the class's `backward` casts back before any other read
+    (`x, w = ctx.saved_tensors` then `x = x.to(ctx.orig_dtype)`). FP8 only stores the values there: PyTorch converts
+    to and from it elementwise, the same on every GPU (FNUZ would round alike below its 240 maximum)."""
+    parent = ctx.parent(node)
+    if not isinstance(parent, ast.Call) or parent.args[:1] != [node] or last_name(parent.func) != "to":
+        return False
+
+    def visit(value: ast.AST) -> list[bool] | None:
+        holder = ctx.parent(value)
+        if isinstance(holder, ASSIGNMENTS) and holder.value is value and isinstance(value, _KEPT_AS_IS):
+            return None  # followed to the reads of what it is assigned to
+        if isinstance(holder, ast.Attribute) and holder.value is value:
+            if isinstance(holder.ctx, ast.Store):
+                return []  # `x.activation_offloading = True`: a mark on the tensor
+            call = ctx.parent(holder)
+            return [isinstance(call, ast.Call) and call.func is holder and _casts_dtype(call)]
+        if isinstance(holder, ast.Call) and value in holder.args and last_name(holder.func) == _SAVE:
+            return [_cast_back_in_backward(ctx, holder, holder.args.index(value))]
+        return [False]
+
+    verdicts = value_uses(ctx, parent, visit)
+    return bool(verdicts) and all(verdicts)
+
+
+def _casts_dtype(call: ast.Call) -> bool:
+    """`x.float()`, `x.half()`, `x.bfloat16()`, or `x.to(<a dtype>)` (`torch.bfloat16`, `ctx.orig_dtype`,
+    `w.dtype`): a conversion to another floating-point dtype, not a move to a device."""
+    method = last_name(call.func)
+    if method in _CAST_METHODS:
+        return not call.args
+    if method != "to" or len(call.args) != 1:
+        return False
+    target = call.args[0]
+    return (isinstance(target, (ast.Name, ast.Attribute)) and "dtype" in last_name(target).lower()) or (
+        isinstance(target, ast.Attribute) and target.attr in _FLOAT_DTYPES
+    )
+
+
+def _cast_back_in_backward(ctx: PythonContext, save: ast.Call, position: int) -> bool:
+    """The `backward` of the class whose method calls `save` (`ctx.save_for_backward(...)`) takes the tensor at
+    `position` back from `ctx.saved_tensors` (unpacked or indexed) and first reads it to cast it to another dtype."""
+    owner = next((ancestor for ancestor in ctx.ancestors(save) if isinstance(ancestor, ast.ClassDef)), None)
+    backward = (
+        next((d for d in owner.body if isinstance(d, FUNCTION_DEFS) and d.name == "backward"), None)
+        if owner is not None
+        else None
+    )
+    if backward is None:
+        return False
+    for statement in ctx.semantic.descendants(backward):
+        name = _saved_tensor_name(statement, position) if isinstance(statement, ast.Assign) else None
+        if name is None:
+            continue
+        reads = [read for read in ctx.references.mention_reads(name, within=backward) if isinstance(read, ast.Name)]
+        if not reads:
+            return False
+        first = min(reads, key=lambda read: (read.lineno, read.col_offset))
+        holder = ctx.parent(first)
+        call = ctx.parent(holder) if isinstance(holder, ast.Attribute) else None
+        return isinstance(call, ast.Call) and call.func is holder and _casts_dtype(call)
+    return False
+
+
+def _saved_tensor_name(statement: ast.Assign, position: int) -> str | None:
+    """The name `statement` binds to the saved tensor at `position`: `a, b = ctx.saved_tensors`,
+    `a = ctx.saved_tensors[1]`."""
+    if len(statement.targets) != 1:
+        return None
+    target, value = statement.targets[0], statement.value
+    if isinstance(value, ast.Attribute) and value.attr == _SAVED_TENSORS and isinstance(target, ast.Tuple):
+        if any(isinstance(element, ast.Starred) for element in target.elts) or position >= len(target.elts):
+            return None
+        element = target.elts[position]
+        return element.id if isinstance(element, ast.Name) else None
+    if not isinstance(value, ast.Subscript) or not isinstance(target, ast.Name):
+        return None
+    saved, index = value.value, value.slice
+    if isinstance(saved, ast.Attribute) and saved.attr == _SAVED_TENSORS and isinstance(index, ast.Constant):
+        return target.id if index.value == position else None
+    return None
+
+
 def _storage_variable(ctx: PythonContext, assignment: ast.Assign | ast.AnnAssign) -> bool:
     """`storage_dtype = torch.float8_e4m3fn` beside a `compute_dtype = ...` of the same def: the pair of a
     layerwise cast written out, whose FP8 dtype only holds weights between operations."""
@@ -194,19 +318,41 @@ def _storage_variable(ctx: PythonContext, assignment: ast.Assign | ast.AnnAssign
 
 def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     """A use of an FP8 dtype where its encoding does not matter: comparisons, type checks, lookup tables and
-    allow-lists (the dtype is matched against, not produced), `finfo(...).bits` (the same for both formats),
+    allow-lists (the dtype is matched against, not produced), `finfo(...).bits` (the same for both formats), the
+    `finfo(...).tiny`/`.eps` of a 4-bit float format's block scales (`_SMALLEST_FINFO`),
     places whose spec fixes OCP FP8 (`ocp_by_spec`), a storage dtype (`storage_only`), and FP8 data made and kept
     on the CPU (`cpu_data`)."""
     if is_inspected(ctx, node) or in_allow_list(ctx, node) or cpu_data(ctx, node) or in_gpu_free_test(ctx, node):
         return True
+    if compared_alias(ctx, node):
+        return True
     member = outermost_collection_member(ctx, node)
     if ocp_by_spec(ctx, member) or storage_only(ctx, member) or in_format_dtype_table(ctx, member):
         return True
-    if fp4_block_scales(ctx, member):
+    if fp4_block_scales(ctx, member) or saved_and_cast_back(ctx, member):
         return True
     finfo = finfo_of(ctx, member)
     used = ctx.parent(finfo) if finfo is not None else None
-    return isinstance(used, ast.Attribute) and used.attr in _PORTABLE_FINFO
+    if not isinstance(used, ast.Attribute):
+        return False
+    return used.attr in _PORTABLE_FINFO or (used.attr in _SMALLEST_FINFO and _near_a_fp4_format(ctx, used))
+
+
+def compared_alias(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is what a def's variable holds (alone or as an arm of a conditional: `expected = torch.float8_e4m3fn if
+    quantized else torch.bfloat16`), and every read of that variable in the def is only inspected (`uses.is_inspected`:
+    `t.dtype == expected`, `str(expected)`): a dtype matched against, as a comparison written out is."""
+    holder = ctx.parent(node)
+    value = holder if isinstance(holder, ast.IfExp) and node is not holder.test else node
+    statement = ctx.parent(value)
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is not value:
+        return False
+    targets = assignment_targets(statement)
+    scope = ctx.semantic.enclosing_scope_node(statement)
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name) or not isinstance(scope, FUNCTION_DEFS):
+        return False
+    reads = ctx.references.mention_reads(targets[0].id, within=scope)
+    return bool(reads) and all(isinstance(read, ast.Name) and is_inspected(ctx, read) for read in reads)
 
 
 def in_format_dtype_table(ctx: PythonContext, node: ast.AST) -> bool:

@@ -30,6 +30,10 @@ class RuleOptions:
     # Why the checked file's project is written for AMD GPUs ("" when it is not), asked only when a rule needs it:
     # the C++ project model's verdict (`CudaProject.written_for_amd`), which the engine hands over.
     project_written_for_amd: Callable[[], str] = lambda: ""
+    # Why the checked file's project may run on AMD's consumer GPUs (RDNA, which report the capability 10.x-12.x),
+    # "" when only on the CDNA GPUs of AMD's servers (9.0-9.5): the configured target-archs, else a file of the
+    # project naming an RDNA gfx target (importers.ImportIndex.consumer_gpu_files); the engine hands it over.
+    consumer_gpus: Callable[[], str] = lambda: ""
 
 
 class PythonContext:
@@ -95,6 +99,12 @@ class PythonContext:
         its C/C++ code is AMD's and none is NVIDIA's, or its build compiles HIP only). Its Python is then AMD's
         authors' code too: not CUDA code to port, though what is wrong on AMD hardware whoever wrote it still is."""
         return self.options.project_written_for_amd()
+
+    @cached_property
+    def consumer_gpus(self) -> str:
+        """Why the file's project may run on AMD's consumer GPUs (RDNA: capability 10.x-12.x, NVIDIA's Blackwell
+        numbers), "" when only on CDNA's 9.0-9.5 (`RuleOptions.consumer_gpus`)."""
+        return self.options.consumer_gpus()
 
     def written_for_rocm(self, node: ast.AST) -> bool:
         """Whether only ROCm runs `node`: it sits in a ROCm-only branch, after an import of a ROCm-only package

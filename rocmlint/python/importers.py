@@ -120,7 +120,11 @@ IndexPart = tuple[
     dict[str, Branch],
     dict[str, set[str]],
     dict[str, list[tuple[str, bytes]]],
+    list[str],
 ]
+# A gfx target of AMD's consumer GPUs (RDNA1-4: gfx1010, gfx1100, gfx1201, `gfx110X`), which report the compute
+# capability 10.x-12.x, NVIDIA's Blackwell numbers; the CDNA GPUs of AMD's servers are gfx9 (9.0-9.5).
+_CONSUMER_GPU_TARGET = re.compile(rb"gfx1[0-2][0-9]")
 # Where an importer's imports of a module run (importer, imported), None when none runs at all (only under
 # `if TYPE_CHECKING:`, or text that looked like an import in a string), with the files that answer came from.
 ImportGate = Callable[[str, str], tuple[Branch | None, frozenset[str]]]
@@ -281,6 +285,8 @@ class ImportIndex:
     # importer -> the imports of its module-level statements ((module, names after `import`), relative ones made
     # absolute)
     _absolute_imports: dict[str, list[tuple[str, bytes]]] = field(default_factory=dict, repr=False)
+    # The files whose text names a consumer GPU's gfx target (`_CONSUMER_GPU_TARGET`), in file order.
+    consumer_gpu_files: list[str] = field(default_factory=list, repr=False)
 
     @classmethod
     def build(
@@ -336,17 +342,25 @@ class ImportIndex:
             self._add_part(part)
 
     def _part(self) -> IndexPart:
-        return self.importers, self._module_level, self._packages, self._computed_loads, self._absolute_imports
+        return (
+            self.importers,
+            self._module_level,
+            self._packages,
+            self._computed_loads,
+            self._absolute_imports,
+            self.consumer_gpu_files,
+        )
 
     def _add_part(self, part: IndexPart) -> None:
         """What another process indexed of the files after this one's (importer paths disjoint from this one's)."""
-        importers, module_level, packages, computed_loads, absolute_imports = part
+        importers, module_level, packages, computed_loads, absolute_imports, consumer_gpu_files = part
         for imported, importing in importers.items():
             self.importers.setdefault(imported, {}).update(importing)
         self._module_level.update(module_level)
         self._packages.update(packages)
         self._computed_loads.update(computed_loads)
         self._absolute_imports.update(absolute_imports)
+        self.consumer_gpu_files.extend(consumer_gpu_files)
 
     def _add_files(self, paths: Iterable[str], imports_everywhere: Callable[[str], bool]) -> None:
         """Read and index each file in turn (the tree's bytes are never all held at once)."""
@@ -386,6 +400,8 @@ class ImportIndex:
         position of it). A statement at the start of its line is a module-level one (run whenever its importer
         runs, unless the importer may leave early: `may_exit`); every import of a file whose imports run
         `everywhere` counts as one."""
+        if names_consumer_gpu(data):
+            self.consumer_gpu_files.append(path)
         folder = os.path.dirname(path)
         remembered, statement_at, find = self._statement_files, _IMPORT_LINE.match, data.find
         here: dict[str, bool] = {}  # what this file imports -> whether once at module level
@@ -680,6 +696,11 @@ def _index_part(
     index._add_files(paths, imports_everywhere)
     sender.send(index._part())
     sender.close()
+
+
+def names_consumer_gpu(data: bytes) -> bool:
+    """The text names a gfx target of AMD's consumer GPUs (RDNA: `"gfx1100"`, `gfx120X`): code written to run there."""
+    return b"gfx1" in data and _CONSUMER_GPU_TARGET.search(data) is not None
 
 
 def read_small_file(path: str) -> bytes | None:
