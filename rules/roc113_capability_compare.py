@@ -13,9 +13,8 @@ from rocmlint.python.idioms import last_name, only_displayed
 from rocmlint.python.lexical import value_word_pattern
 from rocmlint.rule import Invalid, Rule, Valid
 
-# Where the rule could report or read: each read and helper is named by its identifier in the call or in the
-# import or assignment aliasing it (`device_capability` alone is a variable, reached through its assignment);
-# a helper not under an attribute (`.return_value`), a read only as a value or under `.major`/`.minor`/`.to_int()`.
+# Where the rule could report or read: each read and helper named in the call or the import or assignment aliasing
+# it; a helper not under an attribute (`.return_value`), a read as a value or under `.major`/`.minor`/`.to_int()`.
 _HELPER_PATTERN = value_word_pattern(r"has_device_capability|is_device_capability(?:_family)?|has_cuda_capability")
 _READ_PATTERN = value_word_pattern(
     "get_device_capability|get_device_properties", after_call=True, attributes=("major", "minor", "to_int")
@@ -49,17 +48,14 @@ class CapabilityCompare(Rule):
     (`KERNELS[f"sm{major}{minor}"]`, `KERNELS.get(arch)`); and calls of capability helpers such as vLLM's
     `current_platform.has_device_capability(89)` or torchtitan's `has_cuda_capability(9, 0)`.
 
-    Not flagged: printing or storing the capability, a test only NVIDIA or only ROCm runs (there gfx versions are
-    compared on purpose), a value nothing reads, a test or-ed with a ROCm test, a helper false on ROCm (`return
-    torch.version.hip is None and cap >= (9, 0)`), two capabilities compared (GPU 0 with 1, `cap != self._cap`,
-    `saved.get("cap")`), tables filled at run time, thresholds below major 8 (`major >= 7`, `>= (7, 5)`, `sm < 70`:
-    every GPU ROCm supports reports major 9 or more); an `if` or conditional expression on equality with older archs
-    (`sm == 80`, `cap in {(8, 0), (8, 6)}`: AMD takes the other NVIDIA GPUs' branch; a flag `is_sm75 = cap == (7,
-    5)` is still reported, it may turn features off); a test of archs above 9.5 whose value on every AMD GPU met is
-    Turing's: AMD takes the arm without the feature (`!= (10, 0)`, `major >= 10`, `== 12`, `< (10, 0)` on CDNA's
-    9.0-9.5; a project naming an RDNA target such as `gfx1100`, or whose `target-archs` does, meets RDNA's 10.x-12.x
-    outside its tests too); a skip of every AMD GPU (`major >= 9`) or of a test that stops on ROCm anyway, but not
-    `skipif(cap != (9, 0))` (an H100 test then runs on MI250).
+    Not flagged: printing or storing the capability, a test only one vendor runs, a value nothing reads, a test
+    or-ed with a ROCm test, a helper false on ROCm (`return torch.version.hip is None and cap >= (9, 0)`), two
+    capabilities compared (`cap != self._cap`), tables filled at run time, thresholds below major 8 (every GPU ROCm
+    supports reports 9 or more); an `if` on equality with older archs (`sm == 80`: AMD takes the other GPUs' branch;
+    a flag `is_sm75 = cap == (7, 5)` is still reported); a test of archs above 9.5 whose value on every AMD GPU met
+    is Turing's (`!= (10, 0)`, `major >= 10`, `< (10, 0)` on CDNA's 9.0-9.5; a project naming an RDNA target such
+    as `gfx1100`, or whose `target-archs` does, meets RDNA's 10.x-12.x outside its tests too); a skip of every AMD
+    GPU (`major >= 9`) or of a test that stops on ROCm anyway, but not `skipif(cap != (9, 0))` (runs on MI250).
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942)
@@ -69,11 +65,9 @@ class CapabilityCompare(Rule):
     MI250, which has no FP8 (huggingface/trl#5917, pytorch/ao#3995, vLLM RFC #40620; ROCm GPU specs table).
 
     ## In code written for ROCm
-    Not flagged in code only ROCm runs: its authors compare the gfx version on purpose. Still flagged elsewhere in a
-    project written for AMD: a test of NVIDIA architectures (code carried over from an NVIDIA project) reads the gfx
-    version there too (`major >= 8` holds on every AMD GPU), also behind a parameter naming an NVIDIA architecture
-    that no caller passes yet (`if arch == "ampere": return cap[0] >= 8`): the first that does gets NVIDIA's answer
-    on an AMD GPU.
+    Not flagged in code only ROCm runs (gfx versions compared on purpose). Elsewhere in a project written for AMD a
+    test of NVIDIA architectures still reads the gfx version (`major >= 8` holds on every AMD GPU), also behind a
+    parameter naming an NVIDIA architecture no caller passes yet (`if arch == "ampere": return cap[0] >= 8`).
 
     ## Example
     ```python
@@ -173,9 +167,8 @@ CapabilityCompare.valid = (
         can_exllama = torch.cuda.get_device_capability()[0] >= 8 or IS_ROCM
         """,
     ),
-    # Early return for ROCm first (vLLM `supports_fp8`); a helper and-ed with `is_cuda()`; printing, storing it.
-    # Helpers gated in this file, or false on ROCm by their own `hip is None` conjunct (NVIDIA-only tests); a flag
-    # only read conjoined with an NVIDIA test; a helper that is a ROCm test by what it returns ("gfx").
+    # Early return for ROCm first; a helper and-ed with `is_cuda()`; printing, storing it; helpers gated here or
+    # false on ROCm (`hip is None` conjunct); a flag read conjoined with an NVIDIA test; a helper testing "gfx".
     Valid(
         """
         import torch
@@ -314,8 +307,7 @@ CapabilityCompare.invalid = (
         expect=("7:8-7:22", "9:8-9:58", "14:12-14:65", "14:67-14:81"),
         message="gfx IP version",
     ),
-    # Kept on `self` in one method and compared in another; a helper returning the pair; a dataclass field its
-    # constructor call is given the capability.
+    # Kept on `self` and compared in another method; a helper returning the pair; a dataclass field given it.
     Invalid(
         """
         import dataclasses, torch
