@@ -46,7 +46,7 @@ class Fp8Dtype(Rule):
     type codes like `F8_E4M3`); text (`str()`, `print`, logging, f-strings); dtype metadata (`.itemsize`,
     `torch.finfo(...).bits`); MX formats, OCP by their spec (`elem_dtype=`, an MX config's `activation_dtype=`/
     `weight_dtype=`, `MXFPInferenceConfig(...)`, a def or module named `*mxfp8*`/`*_mx_*`, a def whose names or
-    strings say MX or E8M0); a `storage_dtype=` beside a `compute_dtype=` (a def's variables too: layerwise casting);
+    strings say MX or E8M0); a `storage_dtype=` beside a `compute_dtype=` (a def's variables and parameters too: layerwise casting);
     `torch.finfo(torch.float8_e5m2)` (same max as e5m2fnuz); collections and branches that also name `fnuz` or test a
     `gfx` arch, tables given `fnuz` entries later; a default overridden with `fnuz`; a def that converts to `fnuz` on
     ROCm; FP8 data made and kept on the CPU (`.cpu()`, a test's factory without a device; a test naming no GPU, CUDA
@@ -202,17 +202,17 @@ Fp8Dtype.valid = (
             return q
         """,
     ),
-    # Dict keys, a set of known dtypes, tables that cover both formats (one given its fnuz entry later), fnuz dtypes, a
-    # file format's type codes, a tuple only read with `in`, a def's storage dtype beside its compute dtype.
+    # Known-dtype keys and sets, tables covering both formats (fnuz added later), type codes, layerwise-cast pairs.
     Valid(
         """
         import torch
         CODES = {"BOOL": torch.bool, "I8": torch.int8, "F8_E4M3": torch.float8_e4m3fn}
         FP8_STORAGE: tuple[torch.dtype, ...] = (torch.float8_e4m3fn,)
         is_fp8 = x.dtype in FP8_STORAGE
-        def cast(model):
+        def cast(model, storage_dtype=torch.float8_e4m3fn, compute_dtype=None):
             storage_dtype = torch.float8_e4m3fn
             compute_dtype = torch.bfloat16
+        cast(model, torch.float8_e4m3fn, torch.bfloat16)
         FP8_MAX = {torch.float8_e4m3fn: 448.0, torch.float8_e4m3fnuz: 240.0}
         KV_CACHE_DTYPES = {"fp8_e4m3": torch.float8_e4m3fn, "fp8_e4m3fnuz": torch.float8_e4m3fnuz}
         FP8_TYPES = {torch.float8_e4m3fn, torch.float8_e5m2}

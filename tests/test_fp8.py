@@ -194,6 +194,31 @@ def test_converted_on_rocm(code: str, converted: bool) -> None:
             False,
             id="other-name",
         ),
+        pytest.param(
+            "def cast(m, storage_dtype=torch.float8_e4m3fn, compute_dtype=None): pass", True, id="parameter-default"
+        ),
+        pytest.param("def cast(m, *, storage_dtype=torch.float8_e4m3fn, compute_dtype): pass", True, id="keyword-only"),
+        pytest.param("def cast(m, storage_dtype=torch.float8_e4m3fn): pass", False, id="default-no-compute-parameter"),
+        pytest.param(
+            "def cast(m, dtype=torch.float8_e4m3fn, compute_dtype=None): pass", False, id="default-other-name"
+        ),
+        pytest.param(
+            "def run(storage_dtype, compute_dtype): pass\nrun(torch.float8_e4m3fn, torch.float32)",
+            True,
+            id="positional",
+        ),
+        pytest.param(
+            "def run(compute_dtype, storage_dtype): pass\nrun(torch.float8_e4m3fn, torch.float32)",
+            False,
+            id="positional-other-parameter",
+        ),
+        pytest.param(
+            "class T:\n    def run(self, storage_dtype, compute_dtype): pass\n"
+            "    def test(self):\n        self.run(torch.float8_e4m3fn, torch.float32)",
+            True,
+            id="method-skips-self",
+        ),
+        pytest.param("run(torch.float8_e4m3fn, torch.float32)", False, id="unknown-callee"),
     ],
 )
 def test_storage_only(code: str, storage: bool) -> None:

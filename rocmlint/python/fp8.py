@@ -21,7 +21,7 @@ from rocmlint.python.cpu_tensors import in_gpu_free_test, kept_on_cpu
 from rocmlint.python.flow import value_uses
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name, name_words
-from rocmlint.python.scopes import COMPOUND_STATEMENTS
+from rocmlint.python.scopes import COMPOUND_STATEMENTS, parameter_names, positional_parameters
 from rocmlint.python.semantic import FUNCTION_DEFS
 from rocmlint.python.uses import in_allow_list, is_inspected, outermost_collection_member
 from rocmlint.python.values import ASSIGNMENTS, assignment_targets
@@ -209,10 +209,38 @@ def storage_only(ctx: PythonContext, node: ast.AST) -> bool:
     keyword = ctx.parent(node)
     if isinstance(keyword, (ast.Assign, ast.AnnAssign)) and keyword.value is node:
         return _storage_variable(ctx, keyword)
+    bound = _bound_parameter(ctx, node)
+    if bound is not None:
+        parameter, parameters = bound
+        return parameter.arg == _STORAGE_KEYWORD and _COMPUTE_KEYWORD in parameter_names(parameters)
     if not isinstance(keyword, ast.keyword) or keyword.arg != _STORAGE_KEYWORD:
         return False
     call = ctx.parent(keyword)
     return isinstance(call, ast.Call) and any(other.arg == _COMPUTE_KEYWORD for other in call.keywords)
+
+
+def _bound_parameter(ctx: PythonContext, node: ast.AST) -> tuple[ast.arg, ast.arguments] | None:
+    """The parameter of a def of this file that `node` is the default of, or is passed to positionally
+    (`def f(storage_dtype=torch.float8_e4m3fn, ...)`, `f(torch.float8_e4m3fn, torch.float32)`), with the def's
+    parameters."""
+    owner = ctx.parent(node)
+    if isinstance(owner, ast.arguments):
+        defaults: list[tuple[ast.arg, ast.expr | None]] = list(
+            zip(positional_parameters(owner)[::-1], owner.defaults[::-1], strict=False)
+        )
+        defaults += list(zip(owner.kwonlyargs, owner.kw_defaults, strict=True))
+        found = next((parameter for parameter, default in defaults if default is node), None)
+        return (found, owner) if found is not None else None
+    if not isinstance(owner, ast.Call) or not any(argument is node for argument in owner.args):
+        return None
+    function = ctx.semantic.called_def(owner.func)
+    if function is None:
+        return None
+    parameters = positional_parameters(function.args)
+    if isinstance(owner.func, ast.Attribute) and parameters:
+        parameters = parameters[1:]  # a method called on its instance or class: `self`/`cls` is not passed
+    position = next(index for index, argument in enumerate(owner.args) if argument is node)
+    return (parameters[position], function.args) if position < len(parameters) else None
 
 
 def saved_and_cast_back(ctx: PythonContext, node: ast.AST) -> bool:
