@@ -1166,9 +1166,12 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
     hip = any(_HIPCC.search(logical) for _, logical in lines)
     nvcc = any(_NVCC.search(logical) for _, logical in lines)
     file_vendor = vendor_of_words(named) or ("rocm" if hip and not nvcc else None)
+    raw = text.splitlines()
     defines: list[BuildDefine] = []
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
     for line, logical in lines:
+        if raw[line - 1].startswith("\t"):  # a recipe: the shell gets its `#`, no comment to make
+            defines += _configured_by_sed(raw[line - 1], _block_vendor(blocks, file_vendor), path, line)
         conditional = _MAKE_CONDITIONAL.match(logical)
         stripped = logical.strip()
         if conditional is not None:
@@ -1187,10 +1190,27 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
             assignment = _MAKE_ASSIGNMENT.match(logical)
             own = vendor_of_words(_FLAGS_SUFFIX.sub("", assignment.group(1))) if assignment else _recipe_vendor(logical)
             vendor = _block_vendor(blocks, file_vendor) or own
-            flags = assignment.group(2) if assignment else logical
+            flags = _FILTER_CALL.sub(" ", assignment.group(2) if assignment else logical)
             defines += [BuildDefine(m.group(1), m.group(2), vendor, path, line) for m in _MAKE_DEFINE.finditer(flags)]
     defines += _hipconfig_defines(path, text)
     return BuildFacts(tuple(defines), cuda_language=nvcc)
+
+
+# The patterns of make's `$(filter-out PATTERNS,TEXT)` / `$(filter ...)`: `-DNAME` words matched against flags
+# (taking a build's own macros out of the flags a pkg-config file gets), not definitions.
+_FILTER_CALL = re.compile(r"\$[({]filter(?:-out)?\s[^,]*,")
+# A recipe's sed turning a CMake configure header's `#cmakedefine NAME` into `#define NAME [VALUE]` (a Makefile
+# build writing the header CMake's `configure_file` would): the build defines NAME, in the arm's vendor.
+_SED_CONFIGURED = re.compile(r"#cmakedefine\s+(\w+)\b[^/]*/#define\s+(\w+)(?:[ \t]+([^/]*?))?\s*/")
+
+
+def _configured_by_sed(recipe: str, vendor: str | None, path: str, line: int) -> Iterator[BuildDefine]:
+    """The macros a recipe's `sed 's/#cmakedefine X/#define X/'` defines in the configure header it writes; one
+    it rewrites to `#undef X` it leaves undefined."""
+    for match in _SED_CONFIGURED.finditer(recipe):
+        name, defined, value = match.groups()
+        if name == defined:
+            yield BuildDefine(name, value or None, vendor, path, line)
 
 
 def _make_lines(text: str) -> Iterator[tuple[int, str]]:
