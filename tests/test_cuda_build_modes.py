@@ -4,8 +4,12 @@ vendor, a Makefile rule hipifying a folder, torch's JIT `load()` (rocmlint/cuda/
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
+from rocmlint.config import Settings
 from rocmlint.cuda.build_files import makefile_facts
+from rocmlint.cuda.project import CudaProject
+from rocmlint.engine import Engine
 
 _CONFIGURING_MAKEFILE = """
 ifeq ($(BACKEND),cuda)
@@ -33,3 +37,56 @@ def test_a_makefile_writing_the_configure_header_per_backend_defines_its_macros(
         # `$(filter-out -DX ...)` patterns define nothing; a plain flag does.
         ("XYZ_LOGGING", None, None, 13),
     ]
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return root
+
+
+def _codes(root: Path, name: str) -> list[tuple[str, int]]:
+    report = Engine().check_path(root / name, Settings(root=root))
+    return [(d.code, d.location.line) for d in report.diagnostics]
+
+
+_CONFIGURED_SOURCE = """
+#include "xyz_config.h"
+__global__ void k(float* out, float v) {
+#if CUDA_VERSION >= 9000 || defined(XYZ_BACKEND_B)
+    out[threadIdx.x] = v;
+#endif
+}
+"""
+
+
+_CONFIGURING_CMAKE = """
+if (XYZ_ENABLE_CUDA)
+    enable_language(CUDA)
+    set(XYZ_HAVE_CUDA "1")
+endif()
+if (XYZ_ENABLE_HIP)
+    set(XYZ_BACKEND_B "1")
+    set(XYZ_UNUSED OFF)
+endif()
+configure_file(include/xyz_config.h.in include/xyz_config.h)
+add_library(xyz src/k.cu)
+"""
+
+
+def test_a_cmake_variable_a_configure_header_cmakedefines_is_the_macro_of_the_block_setting_it(tmp_path):
+    template = "#cmakedefine XYZ_HAVE_CUDA\n#cmakedefine XYZ_BACKEND_B\n#cmakedefine XYZ_UNUSED\n"
+    files = {"CMakeLists.txt": _CONFIGURING_CMAKE, "src/k.cu": _CONFIGURED_SOURCE}
+    root = write_tree(tmp_path / "configured", {**files, "include/xyz_config.h.in": template})
+    project = CudaProject.build(root)
+    # XYZ_BACKEND_B's name says no vendor: the block setting it does.
+    assert project.learned["XYZ_BACKEND_B"].vendor == "rocm"
+    assert project.learned["XYZ_BACKEND_B"].evidence.kind == "build"
+    assert project.learned["XYZ_HAVE_CUDA"].vendor == "nvidia"
+    assert "XYZ_UNUSED" not in project.learned  # set false: the header leaves it undefined
+    # ROCm compiles the body under `|| defined(XYZ_BACKEND_B)`: no hazard. Without the template the variables are
+    # no macros: the CUDA_VERSION test skips the body on ROCm.
+    assert _codes(root, "src/k.cu") == []
+    assert _codes(write_tree(tmp_path / "plain", files), "src/k.cu") == [("ROC207", 3)]

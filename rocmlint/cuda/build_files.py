@@ -579,8 +579,11 @@ def cmake_facts(
     glob_functions: frozenset[str] = frozenset(),
     off_on_rocm: frozenset[str] = frozenset(),
     unrun: UnrunCmake = RUNS_EVERYTHING,
+    configured: frozenset[str] = frozenset(),
 ) -> BuildFacts:
-    """The macros and sources a CMake file defines per vendor, and the languages it builds. The vendor of a
+    """The macros and sources a CMake file defines per vendor, and the languages it builds. A variable the project's
+    configure headers `#cmakedefine` (`configured`, see `configure_header_macros`) that a block sets true
+    (`set(XYZ_HAVE_HIP "1")` under `if(XYZ_ENABLE_HIP)`) is a macro that block's build defines. The vendor of a
     definition is the file's (one that builds only the HIP language, outside any ROCm block; or that sits in a folder named for a vendor:
     `hip/CMakeLists.txt`; not the project's `root` folder, whose name is the project's), else that of the
     outermost block around it that names one: an `if()` arm whose condition does (`if(USE_ROCM)`, its `else()`
@@ -641,6 +644,11 @@ def cmake_facts(
             platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
             vendor = platform or _block_vendor(blocks, file_vendor)
             defines += _cmake_defines(name, _defined_values(name, arguments), vendor, path, line)
+        elif name == "set" and arguments.split()[:1] and arguments.split()[0] in configured:
+            if _cmake_true(arguments.split()[1:2]):
+                platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
+                vendor = platform or _block_vendor(blocks, file_vendor)
+                defines.append(BuildDefine(arguments.split()[0], None, vendor, path, line))
         elif name == "list" and _appended_flags(arguments):
             defines += _cmake_flag_defines(arguments, path, line)
         elif name in ("include_directories", "target_include_directories"):
@@ -680,6 +688,24 @@ def cmake_facts(
         include_folders=tuple(include_folders),
         native_modules=tuple(native_modules),
     )
+
+
+_CMAKEDEFINE = re.compile(r"^[ \t]*#[ \t]*cmakedefine[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+_CMAKE_FALSE = frozenset({"", "0", "OFF", "FALSE", "NO", "N", "IGNORE", "NOTFOUND"})
+
+
+def configure_header_macros(text: str) -> frozenset[str]:
+    """The macros a configure header template (`include/config.h.in`, written by CMake's `configure_file`)
+    declares with `#cmakedefine NAME`: defined in the header when the CMake variable NAME is true."""
+    return frozenset(_CMAKEDEFINE.findall(text))
+
+
+def _cmake_true(values: list[str]) -> bool:
+    """Whether `set(VAR <value>)` makes VAR true for `#cmakedefine VAR`: CMake's false constants are not."""
+    if not values:
+        return False
+    value = values[0].strip('"').upper()
+    return "$" not in value and value not in _CMAKE_FALSE and not value.endswith("-NOTFOUND")
 
 
 def _native_module(command: str, arguments: str) -> str:

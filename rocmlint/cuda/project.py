@@ -68,6 +68,7 @@ from rocmlint.cuda.build_files import (
     cmake_source_functions,
     cmake_switches_off_on_rocm,
     cmake_unrun,
+    configure_header_macros,
     hip_on_nvidia_as_nvidia,
     is_makefile,
     makefile_facts,
@@ -1140,6 +1141,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     cmake_texts: dict[str, str] = {}
     bazel_texts: dict[str, str] = {}
     sources: list[str] = []  # every C/C++ file, for the globs of Bazel files
+    configured: frozenset[str] = frozenset()  # what the configure headers `#cmakedefine`
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1].lower()  # `.H` and `.C` are C++ files too
@@ -1148,6 +1150,10 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         )
         makefile = is_makefile(name)
         bazel = is_bazel_file(name)
+        if name.endswith(_CONFIGURE_HEADER_SUFFIXES):
+            configured |= _configure_header_macros(path)
+            build_files.append(path)
+            continue
         is_build = bool(python_build) or makefile or bazel or name == "CMakeLists.txt" or suffix == ".cmake"
         if suffix not in SOURCE_SUFFIXES and not is_build:
             continue
@@ -1185,12 +1191,26 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     merged = [
         f
         if isinstance(f, BuildFacts)
-        else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun)
+        else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun, configured)
         for f in build_facts
     ]
     if any(os.path.basename(path) in ("BUILD", "BUILD.bazel") for path in bazel_texts):
         merged.append(bazel_facts(str(root), bazel_texts, sources))
     return _Tree(read, replace(_merge(merged), files=tuple(build_files)), sources)
+
+
+# Configure header templates CMake's `configure_file` writes the project's `config.h` from.
+_CONFIGURE_HEADER_SUFFIXES = (".h.in", ".hh.in", ".hpp.in", ".hxx.in", ".cuh.in")
+
+
+def _configure_header_macros(path: str) -> frozenset[str]:
+    try:
+        if os.path.getsize(path) > _MAX_FILE_BYTES:
+            return frozenset()
+        with open(path, "rb") as handle:
+            return configure_header_macros(handle.read().decode("utf-8", "replace"))
+    except OSError:
+        return frozenset()
 
 
 def _walk(root: Path) -> Iterator[str]:
