@@ -3,6 +3,7 @@ vendor, a Makefile rule hipifying a folder, torch's JIT `load()` (rocmlint/cuda/
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -90,3 +91,44 @@ def test_a_cmake_variable_a_configure_header_cmakedefines_is_the_macro_of_the_bl
     # no macros: the CUDA_VERSION test skips the body on ROCm.
     assert _codes(root, "src/k.cu") == []
     assert _codes(write_tree(tmp_path / "plain", files), "src/k.cu") == [("ROC207", 3)]
+
+
+_HIPIFYING_MAKEFILE = """
+# generated: hipifies the CUDA folders into *_hip folders
+HIPIFY ?= tools/hipify-perl
+
+kernels_hip/%.hip.cpp: kernels/%.cu
+\t@mkdir -p $(dir $@)
+\t$(HIPIFY) $< > $@
+
+host_hip/%.cpp: host/%.cpp
+\tcp $< $@
+"""
+
+
+def test_a_makefile_run_with_f_hipifying_a_folder_makes_only_that_folder_hipified(tmp_path):
+    include = "#include <cuda_runtime.h>\nvoid f();\n"
+    root = write_tree(
+        tmp_path,
+        {
+            "Makefile": "ifeq ($(BACKEND),hip)\n    tmp := $(shell $(MAKE) -j4 -f make.gen.hip 1>&2)\nendif\n",
+            "make.gen.hip": _HIPIFYING_MAKEFILE,
+            "kernels/k.cu": include,
+            "host/h.cpp": include,  # copied, not hipified
+            "control/c.cpp": include,  # compiled as written
+        },
+    )
+    project = CudaProject.build(root)
+    assert [os.path.relpath(f, root) for f, _ in project.build_facts.hipify_folders] == ["kernels"]
+    assert str(root / "make.gen.hip") in project.build_facts.files
+    assert project.view(str(root / "kernels/k.cu")).hipified.endswith("make.gen.hip:6: hipifies kernels/ for ROCm")
+    assert project.view(str(root / "control/c.cpp")).hipified == ""
+    found = {
+        name: [(d.code, d.severity.value) for d in Engine().check_path(root / name, Settings(root=root)).diagnostics]
+        for name in ("control/c.cpp", "host/h.cpp", "kernels/k.cu")
+    }
+    assert found == {
+        "control/c.cpp": [("ROC204", "warning")],
+        "host/h.cpp": [("ROC204", "warning")],
+        "kernels/k.cu": [("ROC204", "info")],  # hipify renames it: a note
+    }

@@ -202,6 +202,10 @@ class BuildFacts:
     # as a source set whose pattern is the folder, with the vendor of the block adding it.
     include_folders: tuple[SourceSet, ...] = ()
     native_modules: tuple[NativeModule, ...] = ()
+    # (folder, "path:line: why") per folder a build's own hipify step rewrites for ROCm (a Makefile pattern rule
+    # `out_hip/%.cpp: src/%.cpp` running a hipify tool): the ROCm build compiles hipify's copies of its files, and
+    # only of its files (the rest of the tree it compiles as written).
+    hipify_folders: tuple[tuple[str, str], ...] = ()
 
 
 def nvidia_only_native_folders(build: BuildFacts) -> dict[str, str]:
@@ -1194,10 +1198,18 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
     file_vendor = vendor_of_words(named) or ("rocm" if hip and not nvcc else None)
     raw = text.splitlines()
     defines: list[BuildDefine] = []
+    hipified: dict[str, str] = {}  # folder -> evidence
+    rule_source = ""  # the source folder of the pattern rule whose recipe follows, "" after any other line
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
     for line, logical in lines:
         if raw[line - 1].startswith("\t"):  # a recipe: the shell gets its `#`, no comment to make
             defines += _configured_by_sed(raw[line - 1], _block_vendor(blocks, file_vendor), path, line)
+            if rule_source and _HIPIFY_RUN.search(logical):
+                folder = os.path.normpath(os.path.join(os.path.dirname(path), rule_source))
+                hipified.setdefault(folder, f"{path}:{line}: hipifies {rule_source}/ for ROCm")
+        else:
+            rule = _PATTERN_RULE.match(logical)
+            rule_source = rule.group(1) if rule is not None else rule_source if not logical.strip() else ""
         conditional = _MAKE_CONDITIONAL.match(logical)
         stripped = logical.strip()
         if conditional is not None:
@@ -1219,7 +1231,23 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
             flags = _FILTER_CALL.sub(" ", assignment.group(2) if assignment else logical)
             defines += [BuildDefine(m.group(1), m.group(2), vendor, path, line) for m in _MAKE_DEFINE.finditer(flags)]
     defines += _hipconfig_defines(path, text)
-    return BuildFacts(tuple(defines), cuda_language=nvcc)
+    return BuildFacts(tuple(defines), cuda_language=nvcc, hipify_folders=tuple(hipified.items()))
+
+
+# A pattern rule making a file of one folder from the same-stemmed file of another (`out_hip/%.cpp: src/%.cpp`),
+# and a recipe line running a hipify tool (`$(HIPIFY) $< > $@`, `hipify-perl`, `hipify-clang`).
+_PATTERN_RULE = re.compile(r"^\s*[^\s:=#]*%[^\s:=]*\s*:\s*([^\s%:=$]+)/%")
+_HIPIFY_RUN = re.compile(r"(?i)hipify")
+
+
+def makefiles_run(path: str, text: str) -> Iterator[str]:
+    """The makefiles a Makefile's recipes or `$(shell ...)` run with `$(MAKE) -f FILE` (`-f make.gen.hip`), as
+    paths beside it: make reads them as it reads this one, whatever their name."""
+    for match in _MAKE_F.finditer(text):
+        yield os.path.normpath(os.path.join(os.path.dirname(path), match.group(1)))
+
+
+_MAKE_F = re.compile(r"\$[({]MAKE[)}][^\n]*?\s-f\s*([\w./-]+)")
 
 
 # The patterns of make's `$(filter-out PATTERNS,TEXT)` / `$(filter ...)`: `-DNAME` words matched against flags

@@ -72,6 +72,7 @@ from rocmlint.cuda.build_files import (
     hip_on_nvidia_as_nvidia,
     is_makefile,
     makefile_facts,
+    makefiles_run,
     nvidia_only_native_folders,
     nvidia_only_native_modules,
     setup_py_facts,
@@ -436,7 +437,11 @@ class CudaProject:
         closure = _Files(lambda: frozenset(self._closure(path)))
         around = _Files(lambda: frozenset((path, *closure.files, *self._includers_closures(path))))
         base, base_evidence = self._base(path, frozenset())
-        hipified = any(path.startswith(folder + os.sep) for folder in self.build_facts.extension_folders)
+        hipify_evidence = self._hipify_evidence(path)
+        in_hipified_folder = bool(hipify_evidence) and not self.build_facts.hipify
+        hipified = in_hipified_folder or any(
+            path.startswith(folder + os.sep) for folder in self.build_facts.extension_folders
+        )
         hipify_renamed: dict[str, str | None] = dict.fromkeys(HIPIFY_RENAMED_MACROS, "1") if hipified else {}
         return FileView(
             learned=self.learned,
@@ -450,7 +455,7 @@ class CudaProject:
             selectors=self._selectors,
             rocm_native=self._rocm_native(path),
             hip_source=self._hip_source(path),
-            hipified=self._relative_evidence(self.build_facts.hipify),
+            hipified=self._relative_evidence(hipify_evidence),
             atomic_overloads=_LazySet(lambda: self._atomic_overloads(around.files)),
             rocm_build_values=self._rocm_build_values | hipify_renamed,
             rocm_build_decided=self._rocm_build_decided | frozenset(hipify_renamed),
@@ -826,7 +831,8 @@ class CudaProject:
     def _hipified_folders(self) -> frozenset[str]:
         """Folders whose sources the ROCm build compiles as hipify's copies: `X/cuda/` beside an `X/hip/` whose own
         CMake file globs for ROCm sources that match no file of the tree (hipify writes them there at build time,
-        PyTorch's `c10/hip/`)."""
+        PyTorch's `c10/hip/`); a folder a build's own hipify step rewrites (`BuildFacts.hipify_folders`)."""
+        own = {os.path.abspath(folder) for folder, _ in self.build_facts.hipify_folders}
         globs: dict[str, list[re.Pattern[str]]] = {}  # a ROCm glob's fixed folder -> its patterns
         for sources in self.build_facts.sources:
             if sources.removed or "*" not in sources.pattern or self._vendor_of(sources) != "rocm":
@@ -843,7 +849,16 @@ class CudaProject:
                 continue
             if not any(p.fullmatch(path) for path in self.files if path.startswith(folder + os.sep) for p in patterns):
                 found.add(twin)
-        return frozenset(found)
+        return frozenset(found | own)
+
+    def _hipify_evidence(self, path: str) -> str:
+        """Why the ROCm build hipifies the file at `path`: the build hipifies the whole tree (torch extensions), or
+        the folder holding it (`BuildFacts.hipify_folders`); "" when it compiles the file as written."""
+        if self.build_facts.hipify:
+            return self.build_facts.hipify
+        return next(
+            (why for f, why in self.build_facts.hipify_folders if path.startswith(os.path.abspath(f) + os.sep)), ""
+        )
 
     def _vendor_of(self, sources: SourceSet, depth: int = 0) -> str | None:
         """The vendor a source set is built for: its own, else that of the `add_subdirectory` that brings its CMake
@@ -1142,6 +1157,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     bazel_texts: dict[str, str] = {}
     sources: list[str] = []  # every C/C++ file, for the globs of Bazel files
     configured: frozenset[str] = frozenset()  # what the configure headers `#cmakedefine`
+    run_makefiles: list[str] = []  # makefiles the Makefiles run with `$(MAKE) -f FILE`, whatever their name
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1].lower()  # `.H` and `.C` are C++ files too
@@ -1175,6 +1191,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             build_facts.append(setup_py_facts(path, text))
         elif makefile:
             build_facts.append(makefile_facts(path, text, str(root)))
+            run_makefiles.extend(makefiles_run(path, text))
         elif bazel:
             bazel_texts[path] = text
         elif is_build:
@@ -1182,6 +1199,11 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             build_facts.append(path)
         else:
             read[path] = text.removeprefix("\ufeff")  # every file: one without directives is still included
+    for path in dict.fromkeys(run_makefiles):
+        run_text = _build_file_text(path) if path not in build_files and path.startswith(str(root) + os.sep) else None
+        if run_text is not None:
+            build_files.append(path)
+            build_facts.append(makefile_facts(path, run_text, str(root)))
     # A `.cmake` module defines the source-adding functions the `CMakeLists.txt` files call.
     # (and the globbing functions, and the options a HIP build leaves off by default).
     functions = cmake_source_functions(cmake_texts.values())
@@ -1204,13 +1226,20 @@ _CONFIGURE_HEADER_SUFFIXES = (".h.in", ".hh.in", ".hpp.in", ".hxx.in", ".cuh.in"
 
 
 def _configure_header_macros(path: str) -> frozenset[str]:
+    text = _build_file_text(path)
+    return configure_header_macros(text) if text is not None else frozenset()
+
+
+def _build_file_text(path: str) -> str | None:
+    """The text of a build file the walk did not read as one (a configure header template, a makefile run with
+    `-f`); None when it is missing or too large."""
     try:
-        if os.path.getsize(path) > _MAX_FILE_BYTES:
-            return frozenset()
+        if not os.path.isfile(path) or os.path.getsize(path) > _MAX_FILE_BYTES:
+            return None
         with open(path, "rb") as handle:
-            return configure_header_macros(handle.read().decode("utf-8", "replace"))
+            return handle.read().decode("utf-8", "replace")
     except OSError:
-        return frozenset()
+        return None
 
 
 def _walk(root: Path) -> Iterator[str]:
@@ -1265,6 +1294,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         cuda_language=any(f.cuda_language for f in facts),
         include_folders=tuple(folder for f in facts for folder in f.include_folders),
         native_modules=tuple(module for f in facts for module in f.native_modules),
+        hipify_folders=tuple(folder for f in facts for folder in f.hipify_folders),
     )
 
 
