@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 from rocmlint.config import Settings
-from rocmlint.cuda.build_files import makefile_facts
+from rocmlint.cuda.build_files import jit_extension_facts, makefile_facts
 from rocmlint.cuda.project import CudaProject
 from rocmlint.engine import Engine
 
@@ -132,3 +132,58 @@ def test_a_makefile_run_with_f_hipifying_a_folder_makes_only_that_folder_hipifie
         "host/h.cpp": [("ROC204", "warning")],
         "kernels/k.cu": [("ROC204", "info")],  # hipify renames it: a note
     }
+
+
+_JIT_MODULE = """
+import os
+import torch
+from torch.utils.cpp_extension import load, load_inline
+
+here = os.path.dirname(os.path.abspath(__file__))
+ext = load(
+    name="ext",
+    sources=[os.path.join(here, "ext/ext.cpp"), os.path.join(here, "ext/kernels/k.cu")],
+    extra_cuda_cflags=["-lineinfo"] + (["-DEXT_ROCM_TUNED"] if torch.version.hip else []),
+)
+inline = load_inline(name="inline", cpp_sources="int f();", cuda_sources="__global__ void k() {}")
+"""
+
+
+def test_torch_jit_load_hipifies_the_folder_of_the_sources_it_names(tmp_path):
+    include = "#include <cuda_runtime.h>\nvoid f();\n"
+    root = write_tree(
+        tmp_path,
+        {
+            "cuda_ext.py": _JIT_MODULE,
+            "ext/ext.cpp": include,
+            "ext/kernels/k.cu": include,
+            "ext/util.cuh": include,  # a header beside the sources: hipified with them
+            "bench/b.cu": include,  # no load() names it
+        },
+    )
+    project = CudaProject.build(root)
+    assert [(os.path.relpath(f, root), why.rpartition(": ")[2]) for f, why in project.build_facts.hipify_folders] == [
+        ("ext", "builds a torch extension with cpp_extension.load (hipified on ROCm)")
+    ]
+    assert [(d.name, d.vendor) for d in project.build_facts.defines] == [("EXT_ROCM_TUNED", "rocm")]
+    severities = {
+        name: [(d.code, d.severity.value) for d in Engine().check_path(root / name, Settings(root=root)).diagnostics]
+        for name in ("ext/util.cuh", "ext/kernels/k.cu", "bench/b.cu")
+    }
+    assert severities == {
+        "ext/util.cuh": [("ROC204", "info")],
+        "ext/kernels/k.cu": [("ROC204", "info")],
+        "bench/b.cu": [("ROC204", "warning")],
+    }
+
+
+def test_a_module_naming_cpp_extension_without_calling_a_loader_builds_nothing():
+    text = "from torch.utils import cpp_extension\nsources = ['k.cu']\ncpp_extension.CUDA_HOME\n"
+    assert jit_extension_facts("m.py", text, exists=lambda _: True).hipify_folders == ()
+    called = "from torch.utils import cpp_extension as ce\nce.load(name='x', sources=['k.cu'])\n"
+    assert [f for f, _ in jit_extension_facts("m.py", called, exists=lambda _: True).hipify_folders] == [""]
+    assert jit_extension_facts("m.py", called, exists=lambda _: False).hipify_folders == ()  # names no file
+    shadowed = "def load(name, sources):\n    pass\nload(name='x', sources=['k.cu'])  # cpp_extension\n"
+    assert jit_extension_facts("m.py", shadowed, exists=lambda _: True).hipify_folders == ()  # not torch's
+    aliased = "import torch.utils.cpp_extension as ce\nce.load(name='x', sources=['ext/k.cu'])\n"
+    assert [f for f, _ in jit_extension_facts("m.py", aliased, exists=lambda _: True).hipify_folders] == ["ext"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from rocmlint.cuda.cmake_unrun import RUNS_EVERYTHING, RunTracker, UnrunCmake, unrun_cmake
@@ -268,6 +268,66 @@ def setup_py_facts(path: str, text: str) -> BuildFacts:
         extension_folders=(os.path.dirname(path),) if through_a_name or _EXTENSION_CALL.search(text) else (),
         native_modules=tuple(_setup_native_modules(nodes, assignments, path)),
     )
+
+
+# torch's JIT builds: `torch.utils.cpp_extension.load(name, sources=[...])` and `load_inline(...)` hipify their
+# sources on ROCm as a `CUDAExtension` does.
+_JIT_LOADERS = frozenset({"load", "load_inline"})
+_CPP_EXTENSION = "torch.utils.cpp_extension"
+
+
+def may_build_jit_extension(text: bytes) -> bool:
+    """Whether a Python file may build a torch JIT extension (`jit_extension_facts` says): a cheap test on its
+    bytes, before any parse."""
+    return b"cpp_extension" in text and b"load" in text
+
+
+def jit_extension_facts(path: str, text: str, exists: Callable[[str], bool] = os.path.isfile) -> BuildFacts:
+    """What a Python module building a torch extension at run time (`from torch.utils.cpp_extension import load`;
+    `load(name=..., sources=[...])`, `cpp_extension.load_inline(...)`) says: the folder holding the source files
+    its calls name (beside the module, `os.path.join(here, "ext/k.cu")` too; those that `exists`) is hipified on
+    ROCm, with the headers there; the `-D` flags of its calls are defined per the vendor of their arm. Empty facts
+    for any other module, and no folder for a call naming no file (`load_inline` compiles strings)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return BuildFacts()
+    loaders = _jit_loader_names(tree)
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and ast.unparse(node.func) in loaders]
+    if not calls:
+        return BuildFacts()
+    nodes = [pair for call in calls for pair in _with_vendor(call, None)]
+    folders: dict[str, str] = {}
+    for call in sorted(calls, key=lambda call: call.lineno):
+        named = [
+            os.path.normpath(os.path.join(os.path.dirname(path), node.value))
+            for node in ast.walk(call)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.endswith(_SOURCE_SUFFIXES)
+        ]
+        found = [source for source in named if exists(source)]
+        if found:
+            how = ast.unparse(call.func).rsplit(".", 1)[-1]
+            why = f"{path}:{call.lineno}: builds a torch extension with cpp_extension.{how} (hipified on ROCm)"
+            folders.setdefault(os.path.commonpath([os.path.dirname(source) for source in found]), why)
+    return BuildFacts(defines=tuple(_setup_defines(nodes, path)), hipify_folders=tuple(folders.items()))
+
+
+def _jit_loader_names(tree: ast.Module) -> frozenset[str]:
+    """How the module spells torch's JIT loaders: `load` after `from torch.utils.cpp_extension import load`,
+    `cpp_extension.load` after `from torch.utils import cpp_extension`, the full dotted name after `import torch`."""
+    names = {f"{_CPP_EXTENSION}.{loader}" for loader in _JIT_LOADERS}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == _CPP_EXTENSION:
+            names |= {alias.asname or alias.name for alias in node.names if alias.name in _JIT_LOADERS}
+        elif isinstance(node, ast.ImportFrom) and node.module == "torch.utils":
+            for alias in node.names:
+                if alias.name == "cpp_extension":
+                    names |= {f"{alias.asname or alias.name}.{loader}" for loader in _JIT_LOADERS}
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == _CPP_EXTENSION and alias.asname:
+                    names |= {f"{alias.asname}.{loader}" for loader in _JIT_LOADERS}
+    return frozenset(names)
 
 
 def _setup_native_modules(

@@ -71,8 +71,10 @@ from rocmlint.cuda.build_files import (
     configure_header_macros,
     hip_on_nvidia_as_nvidia,
     is_makefile,
+    jit_extension_facts,
     makefile_facts,
     makefiles_run,
+    may_build_jit_extension,
     nvidia_only_native_folders,
     nvidia_only_native_modules,
     setup_py_facts,
@@ -1171,6 +1173,12 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             build_files.append(path)
             continue
         is_build = bool(python_build) or makefile or bazel or name == "CMakeLists.txt" or suffix == ".cmake"
+        if suffix == ".py" and not is_build:
+            jit = _jit_extension(path)
+            if jit is not None:
+                build_files.append(path)
+                build_facts.append(jit)
+            continue
         if suffix not in SOURCE_SUFFIXES and not is_build:
             continue
         if not is_build:
@@ -1228,6 +1236,22 @@ _CONFIGURE_HEADER_SUFFIXES = (".h.in", ".hh.in", ".hpp.in", ".hxx.in", ".cuh.in"
 def _configure_header_macros(path: str) -> frozenset[str]:
     text = _build_file_text(path)
     return configure_header_macros(text) if text is not None else frozenset()
+
+
+def _jit_extension(path: str) -> BuildFacts | None:
+    """The facts of a Python module that builds a torch extension at run time (`cpp_extension.load`), None for
+    any other."""
+    try:
+        if os.path.getsize(path) > _MAX_FILE_BYTES:
+            return None
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    if not may_build_jit_extension(data):
+        return None
+    facts = jit_extension_facts(path, data.decode("utf-8", "replace"))
+    return facts if facts.hipify_folders else None
 
 
 def _build_file_text(path: str) -> str | None:
