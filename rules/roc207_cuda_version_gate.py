@@ -25,7 +25,10 @@ class CudaVersionGate(ConditionRule, Rule):
     Device-pass detection (`#ifdef __CUDA_ARCH__`) is ROC213's; a chain is reported once, at its first test. Not
     flagged: a macro the file defines itself; a chain where ROCm takes the arm a recent toolkit or GPU takes, or the
     only arm it can build; one whose ROCm code nvcc's macros cannot change (the condition already leaves HIP-Clang
-    out, `!defined(__clang__)`, or holds a project macro only NVIDIA's build defines; see ROC214).
+    out, `!defined(__clang__)`, or holds a project macro only NVIDIA's build defines; see ROC214); one whose arm
+    ROCm skips only opts kernels in to more dynamic shared memory (`cudaFuncAttributeMaxDynamicSharedMemorySize`,
+    reading the opt-in cap where ROCm's arm reads the per-block maximum): an AMD GPU gives a kernel its whole LDS
+    without an opt-in.
 
     ## Why is this bad on ROCm?
     HIP-Clang defines none of the CUDA toolkit's version macros, nor `__CUDA_ARCH__`, so the preprocessor evaluates
@@ -135,15 +138,9 @@ CudaVersionGate.valid = (
         """,
     ),
     Valid(
-        """
-        #if defined(USE_ROCM) || CUDART_VERSION >= 11000
-        #define HAS_BF16_TYPES 1
-        #endif
-        __global__ void scale(float* out, const float* in, float s, int n) {
-          int i = blockIdx.x * blockDim.x + threadIdx.x;
-          if (i < n) out[i] = in[i] * s;
-        }
-        """,
+        "#if defined(USE_ROCM) || CUDART_VERSION >= 11000\n#define HAS_BF16_TYPES 1\n#endif\n"
+        "__global__ void scale(float* out, const float* in, float s, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) out[i] = in[i] * s;\n}\n"
     ),
     # A chain with an arm of HIP-Clang's own (`__HIPCC__`): its `__CUDACC__` arm is nvcc's.
     Valid("#ifdef __CUDACC__\n#if __CUDACC_VER_MAJOR__ >= 9\n#define SA 1\n#endif\n#elif defined(__HIPCC__)\n#endif\n"),
@@ -162,15 +159,8 @@ CudaVersionGate.valid = (
     ),
     # The chain has an arm of its own for ROCm.
     Valid(
-        """
-        #if defined(__HIP_PLATFORM_AMD__)
-        #define FP8_AVAILABLE (HIP_VERSION >= 60000000)
-        #elif CUDA_VERSION >= 11080
-        #define FP8_AVAILABLE 1
-        #else
-        #define FP8_AVAILABLE 0
-        #endif
-        """,
+        "#if defined(__HIP_PLATFORM_AMD__)\n#define FP8_AVAILABLE (HIP_VERSION >= 60000000)\n#elif CUDA_VERSION >= 11080\n"
+        "#define FP8_AVAILABLE 1\n#else\n#define FP8_AVAILABLE 0\n#endif\n"
     ),
     # ROCm takes the `#else` of an arm it could never build (a 32-bit-mask `_sync` shuffle): faiss WarpShuffles.cuh.
     Valid(
@@ -217,6 +207,13 @@ CudaVersionGate.valid = (
     Valid(
         "#ifndef CUDART_VERSION\n#ifdef USE_ROCM\n#include <hipcub/hipcub.hpp>\n#else\n#error no CUDA toolkit\n#endif\n"
         '#elif CUDART_VERSION >= 11050\n#include <cub/cub.cuh>\n#else\n#include "third_party/cub/cub.cuh"\n#endif\n'
+    ),
+    # An arm that only opts a kernel in to more dynamic shared memory: an AMD GPU gives it its whole LDS without.
+    Valid(
+        "void launch(size_t shmem, int dev, int* cap) {\n#if CUDA_VERSION >= 9000\n"
+        "  cudaDeviceGetAttribute(cap, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);\n"
+        "  if (shmem > 49152) { cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shmem); }\n"
+        "#else\n  cudaDeviceGetAttribute(cap, cudaDevAttrMaxSharedMemoryPerBlock, dev);\n#endif\n}\n"
     ),
     # HIP-on-NVIDIA code (a managed-memory hint): an AMD build skips it by its author's choice.
     Valid("#if defined(__HIP_PLATFORM_NVCC__) && (CUDART_VERSION >= 8000)\nvoid advise();\n#endif\n"),

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from rocmlint.cuda.cmake_projects import unadded_projects
@@ -213,6 +213,10 @@ class BuildFacts:
     # "path:line" of a build file handing host-suffixed sources (`.cpp`) to a CUDA compiler, "" when none does
     # (see `host_sources_as_cuda`).
     host_sources_as_cuda: str = ""
+    # (folder, "path:line: why") per folder a build's own hipify step rewrites for ROCm (a Makefile pattern rule
+    # `out_hip/%.cpp: src/%.cpp` running a hipify tool): the ROCm build compiles hipify's copies of its files, and
+    # only of its files (the rest of the tree it compiles as written).
+    hipify_folders: tuple[tuple[str, str], ...] = ()
 
 
 def nvidia_only_native_folders(build: BuildFacts) -> dict[str, str]:
@@ -323,6 +327,70 @@ def _builds(statement: ast.stmt) -> bool:
     call = statement.value
     name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
     return name not in _NOT_BUILDING
+
+
+# torch's JIT builds: `torch.utils.cpp_extension.load(name, sources=[...])` and `load_inline(...)` hipify their
+# sources on ROCm as a `CUDAExtension` does.
+_JIT_LOADERS = frozenset({"load", "load_inline"})
+_CPP_EXTENSION = "torch.utils.cpp_extension"
+
+
+def may_build_jit_extension(text: bytes) -> bool:
+    """Whether a Python file may build a torch JIT extension (`jit_extension_facts` says): a cheap test on its
+    bytes, before any parse."""
+    return b"cpp_extension" in text and b"load" in text
+
+
+def jit_extension_facts(path: str, text: str, exists: Callable[[str], bool] = os.path.isfile) -> BuildFacts:
+    """What a Python module building a torch extension at run time (`from torch.utils.cpp_extension import load`;
+    `load(name=..., sources=[...])`, `cpp_extension.load_inline(...)`) says: the folder holding the source files
+    its calls name (beside the module, `os.path.join(here, "ext/k.cu")` too; those that `exists`) is hipified on
+    ROCm, with the headers there; the `-D` flags of its calls are defined per the vendor of their arm. Empty facts
+    for any other module, and no folder for a call naming no file (`load_inline` compiles strings)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return BuildFacts()
+    loaders = _jit_loader_names(tree)
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and ast.unparse(node.func) in loaders]
+    if not calls:
+        return BuildFacts()
+    nodes = [pair for call in calls for pair in _with_vendor(call, None)]
+    folders: dict[str, str] = {}
+    for call in sorted(calls, key=lambda call: call.lineno):
+        named = [
+            os.path.normpath(os.path.join(os.path.dirname(path), node.value))
+            for node in ast.walk(call)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.endswith(_SOURCE_SUFFIXES)
+        ]
+        found = [source for source in named if exists(source)]
+        if found:
+            how = ast.unparse(call.func).rsplit(".", 1)[-1]
+            why = f"{path}:{call.lineno}: builds a torch extension with cpp_extension.{how} (hipified on ROCm)"
+            folders.setdefault(os.path.commonpath([os.path.dirname(source) for source in found]), why)
+    return BuildFacts(
+        defines=tuple(_setup_defines(nodes, path)),
+        hipify_folders=tuple(folders.items()),
+        rocm_arms=tuple(_rocm_arms(tree, path)),
+    )
+
+
+def _jit_loader_names(tree: ast.Module) -> frozenset[str]:
+    """How the module spells torch's JIT loaders: `load` after `from torch.utils.cpp_extension import load`,
+    `cpp_extension.load` after `from torch.utils import cpp_extension`, the full dotted name after `import torch`."""
+    names = {f"{_CPP_EXTENSION}.{loader}" for loader in _JIT_LOADERS}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == _CPP_EXTENSION:
+            names |= {alias.asname or alias.name for alias in node.names if alias.name in _JIT_LOADERS}
+        elif isinstance(node, ast.ImportFrom) and node.module == "torch.utils":
+            for alias in node.names:
+                if alias.name == "cpp_extension":
+                    names |= {f"{alias.asname or alias.name}.{loader}" for loader in _JIT_LOADERS}
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == _CPP_EXTENSION and alias.asname:
+                    names |= {f"{alias.asname}.{loader}" for loader in _JIT_LOADERS}
+    return frozenset(names)
 
 
 def _setup_native_modules(
@@ -638,8 +706,11 @@ def cmake_facts(
     glob_functions: frozenset[str] = frozenset(),
     off_on_rocm: frozenset[str] = frozenset(),
     unrun: UnrunCmake = RUNS_EVERYTHING,
+    configured: frozenset[str] = frozenset(),
 ) -> BuildFacts:
-    """The macros and sources a CMake file defines per vendor, and the languages it builds. The vendor of a
+    """The macros and sources a CMake file defines per vendor, and the languages it builds. A variable the project's
+    configure headers `#cmakedefine` (`configured`, see `configure_header_macros`) that a block sets true
+    (`set(XYZ_HAVE_HIP "1")` under `if(XYZ_ENABLE_HIP)`) is a macro that block's build defines. The vendor of a
     definition is the file's (one that builds only the HIP language, outside any ROCm block; or that sits in a folder named for a vendor:
     `hip/CMakeLists.txt`; not the project's `root` folder, whose name is the project's), else that of the
     outermost block around it that names one: an `if()` arm whose condition does (`if(USE_ROCM)`, its `else()`
@@ -700,6 +771,11 @@ def cmake_facts(
             platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
             vendor = platform or _block_vendor(blocks, file_vendor)
             defines += _cmake_defines(name, _defined_values(name, arguments), vendor, path, line)
+        elif name == "set" and arguments.split()[:1] and arguments.split()[0] in configured:
+            if _cmake_true(arguments.split()[1:2]):
+                platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
+                vendor = platform or _block_vendor(blocks, file_vendor)
+                defines.append(BuildDefine(arguments.split()[0], None, vendor, path, line))
         elif name == "list" and _appended_flags(arguments):
             defines += _cmake_flag_defines(arguments, path, line)
         elif name in ("include_directories", "target_include_directories"):
@@ -739,6 +815,24 @@ def cmake_facts(
         include_folders=tuple(include_folders),
         native_modules=tuple(native_modules),
     )
+
+
+_CMAKEDEFINE = re.compile(r"^[ \t]*#[ \t]*cmakedefine[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+_CMAKE_FALSE = frozenset({"", "0", "OFF", "FALSE", "NO", "N", "IGNORE", "NOTFOUND"})
+
+
+def configure_header_macros(text: str) -> frozenset[str]:
+    """The macros a configure header template (`include/config.h.in`, written by CMake's `configure_file`)
+    declares with `#cmakedefine NAME`: defined in the header when the CMake variable NAME is true."""
+    return frozenset(_CMAKEDEFINE.findall(text))
+
+
+def _cmake_true(values: list[str]) -> bool:
+    """Whether `set(VAR <value>)` makes VAR true for `#cmakedefine VAR`: CMake's false constants are not."""
+    if not values:
+        return False
+    value = values[0].strip('"').upper()
+    return "$" not in value and value not in _CMAKE_FALSE and not value.endswith("-NOTFOUND")
 
 
 def _native_module(command: str, arguments: str) -> str:
@@ -1246,9 +1340,20 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
     hip = any(_HIPCC.search(logical) for _, logical in lines)
     nvcc = any(_NVCC.search(logical) for _, logical in lines)
     file_vendor = vendor_of_words(named) or ("rocm" if hip and not nvcc else None)
+    raw = text.splitlines()
     defines: list[BuildDefine] = []
+    hipified: dict[str, str] = {}  # folder -> evidence
+    rule_source = ""  # the source folder of the pattern rule whose recipe follows, "" after any other line
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
     for line, logical in lines:
+        if raw[line - 1].startswith("\t"):  # a recipe: the shell gets its `#`, no comment to make
+            defines += _configured_by_sed(raw[line - 1], _block_vendor(blocks, file_vendor), path, line)
+            if rule_source and _HIPIFY_RUN.search(logical):
+                folder = os.path.normpath(os.path.join(os.path.dirname(path), rule_source))
+                hipified.setdefault(folder, f"{path}:{line}: hipifies {rule_source}/ for ROCm")
+        else:
+            rule = _PATTERN_RULE.match(logical)
+            rule_source = rule.group(1) if rule is not None else rule_source if not logical.strip() else ""
         conditional = _MAKE_CONDITIONAL.match(logical)
         stripped = logical.strip()
         if conditional is not None:
@@ -1267,10 +1372,43 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
             assignment = _MAKE_ASSIGNMENT.match(logical)
             own = vendor_of_words(_FLAGS_SUFFIX.sub("", assignment.group(1))) if assignment else _recipe_vendor(logical)
             vendor = _block_vendor(blocks, file_vendor) or own
-            flags = assignment.group(2) if assignment else logical
+            flags = _FILTER_CALL.sub(" ", assignment.group(2) if assignment else logical)
             defines += [BuildDefine(m.group(1), m.group(2), vendor, path, line) for m in _MAKE_DEFINE.finditer(flags)]
     defines += _hipconfig_defines(path, text)
-    return BuildFacts(tuple(defines), cuda_language=nvcc)
+    return BuildFacts(tuple(defines), cuda_language=nvcc, hipify_folders=tuple(hipified.items()))
+
+
+# A pattern rule making a file of one folder from the same-stemmed file of another (`out_hip/%.cpp: src/%.cpp`),
+# and a recipe line running a hipify tool (`$(HIPIFY) $< > $@`, `hipify-perl`, `hipify-clang`).
+_PATTERN_RULE = re.compile(r"^\s*[^\s:=#]*%[^\s:=]*\s*:\s*([^\s%:=$]+)/%")
+_HIPIFY_RUN = re.compile(r"(?i)hipify")
+
+
+def makefiles_run(path: str, text: str) -> Iterator[str]:
+    """The makefiles a Makefile's recipes or `$(shell ...)` run with `$(MAKE) -f FILE` (`-f make.gen.hip`), as
+    paths beside it: make reads them as it reads this one, whatever their name."""
+    for match in _MAKE_F.finditer(text):
+        yield os.path.normpath(os.path.join(os.path.dirname(path), match.group(1)))
+
+
+_MAKE_F = re.compile(r"\$[({]MAKE[)}][^\n]*?\s-f\s*([\w./-]+)")
+
+
+# The patterns of make's `$(filter-out PATTERNS,TEXT)` / `$(filter ...)`: `-DNAME` words matched against flags
+# (taking a build's own macros out of the flags a pkg-config file gets), not definitions.
+_FILTER_CALL = re.compile(r"\$[({]filter(?:-out)?\s[^,]*,")
+# A recipe's sed turning a CMake configure header's `#cmakedefine NAME` into `#define NAME [VALUE]` (a Makefile
+# build writing the header CMake's `configure_file` would): the build defines NAME, in the arm's vendor.
+_SED_CONFIGURED = re.compile(r"#cmakedefine\s+(\w+)\b[^/]*/#define\s+(\w+)(?:[ \t]+([^/]*?))?\s*/")
+
+
+def _configured_by_sed(recipe: str, vendor: str | None, path: str, line: int) -> Iterator[BuildDefine]:
+    """The macros a recipe's `sed 's/#cmakedefine X/#define X/'` defines in the configure header it writes; one
+    it rewrites to `#undef X` it leaves undefined."""
+    for match in _SED_CONFIGURED.finditer(recipe):
+        name, defined, value = match.groups()
+        if name == defined:
+            yield BuildDefine(name, value or None, vendor, path, line)
 
 
 def _make_lines(text: str) -> Iterator[tuple[int, str]]:

@@ -28,7 +28,13 @@ from functools import cache
 
 from rocmlint.cuda.file_facts import is_host_source
 from rocmlint.cuda.frontend import ByteSpan, CudaContext
-from rocmlint.cuda.hip_gaps import lacking_on_hip, only_lacking_on_hip, without_comments
+from rocmlint.cuda.hip_gaps import (
+    lacking_on_hip,
+    only_lacking_on_hip,
+    reads_per_block_shared_memory,
+    shared_memory_opt_in,
+    without_comments,
+)
 from rocmlint.cuda.preprocessor import (
     CUDA_VERSION_MACROS,
     Directive,
@@ -490,8 +496,14 @@ def arm_outcomes_agree(arms: list[Directive], ctx: CudaContext) -> bool:
             if nvidia == {rocm}:
                 continue
             # Another arm on NVIDIA is fine only when it is NVIDIA-only, ROCm has an arm of its own to take
-            # instead, and the chain does not tell nvcc's passes apart (else ROCm's device pass would take a host arm).
-            if len(nvidia) > 1 or rocm == len(arms) or not _arm_usable(nvidia.pop(), arms, ctx, usable, on_rocm=False):
+            # instead, and the chain does not tell nvcc's passes apart (else ROCm's device pass would take a host arm);
+            # or when it only opts kernels in to shared memory an AMD GPU gives them anyway.
+            if len(nvidia) > 1:
+                return False
+            other = nvidia.pop()
+            if _needless_on_rocm(other, rocm, arms, ctx):
+                continue
+            if rocm == len(arms) or not _arm_usable(other, arms, ctx, usable, on_rocm=False):
                 return False
     return True
 
@@ -638,6 +650,19 @@ def _taken_arm(conditions: list[str], lookups: list[MacroLookup]) -> int | None:
         if value:
             return index
     return len(conditions)
+
+
+def _needless_on_rocm(index: int, rocm: int, arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether the arm NVIDIA takes (`index`) only opts kernels in to more dynamic shared memory
+    (`shared_memory_opt_in`), which an AMD GPU gives without it; when it reads the opt-in cap too, the arm ROCm
+    takes (`rocm`) reads the per-block maximum in its stead (magma's `#if CUDA_VERSION >= 9000` arm reading
+    `cudaDevAttrMaxSharedMemoryPerBlockOptin`, its `#else` reading `cudaDevAttrMaxSharedMemoryPerBlock`)."""
+    if index == len(arms):
+        return False
+    opt_in = shared_memory_opt_in(ctx, arm_span(arms[index], ctx))
+    if opt_in is None or not opt_in.queries_cap:
+        return opt_in is not None
+    return rocm < len(arms) and reads_per_block_shared_memory(ctx, arm_span(arms[rocm], ctx))
 
 
 def _arm_usable(index: int, arms: list[Directive], ctx: CudaContext, cache: dict[int, bool], *, on_rocm: bool) -> bool:

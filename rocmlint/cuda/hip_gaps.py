@@ -413,6 +413,60 @@ def only_lacking_on_hip(ctx: CudaContext, span: ByteSpan) -> bool:
     )
 
 
+# NVIDIA caps a kernel's dynamic shared memory at 48 KiB until the host opts it in to more
+# (`cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, n)`, up to the device's
+# `cudaDevAttrMaxSharedMemoryPerBlockOptin`); an AMD GPU gives every kernel its whole LDS with no opt-in, and its
+# per-block maximum (`cudaDevAttrMaxSharedMemoryPerBlock`, hipified `hipDeviceAttributeMaxSharedMemoryPerBlock`) is
+# that LDS. An argument list here: no `;`, parentheses nested one deep (`(size_t)shmem_max`).
+_ARGUMENTS = r"(?:[^;()]|\((?:[^;()]|\([^;()]*\))*\))*"
+_OPT_IN = re.compile(
+    rf"\b(?:cuda|hip)FuncSetAttribute\s*\({_ARGUMENTS}\b(?:cuda|hip)FuncAttributeMaxDynamicSharedMemorySize\b"
+    rf"{_ARGUMENTS}\)\s*;"
+)
+_OPT_IN_CAP_QUERY = re.compile(
+    rf"\b(?:cuda|hip)DeviceGetAttribute\s*\({_ARGUMENTS}\bcudaDevAttrMaxSharedMemoryPerBlockOptin\b{_ARGUMENTS}\)\s*;"
+)
+# What may remain of an arm once its opt-ins are taken out: `if (shmem > 49152) { }`, `if (shmem <= max)`.
+_EMPTY_GUARDS = re.compile(rf"\s*(?:if\s*\({_ARGUMENTS}\)\s*(?:\{{\s*\}}\s*)?)*")
+
+
+@dataclass(frozen=True)
+class SharedMemoryOptIn:
+    """Code that only opts kernels in to more dynamic shared memory than NVIDIA's default (see
+    `shared_memory_opt_in`)."""
+
+    queries_cap: bool  # it reads the opt-in cap too (`cudaDevAttrMaxSharedMemoryPerBlockOptin`) into a variable
+
+
+def shared_memory_opt_in(ctx: CudaContext, span: ByteSpan) -> SharedMemoryOptIn | None:
+    """Whether the code in `span` does nothing but opt kernels in to more dynamic shared memory
+    (`cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, shmem)`, possibly under an `if` on the
+    size), and maybe read the opt-in cap first: needless on an AMD GPU, whose kernels get the whole LDS without
+    it. One reading the cap leaves a variable the code after it uses: ROCm needs an arm of its own setting it (the
+    `#else` reading `cudaDevAttrMaxSharedMemoryPerBlock`, the same value there). None for any other code, or none
+    at all, or with a nested conditional."""
+    text = ctx.content[span.start_byte : span.end_byte].decode("latin-1")
+    text = _LITERAL_OR_COMMENT.sub(lambda m: " " if m.group(1) else m.group(0), text)
+    if "#" in text:
+        return None
+    calls = _OPT_IN.subn(" ", text)
+    rest = _OPT_IN_CAP_QUERY.subn(" ", calls[0])
+    if not calls[1] or _EMPTY_GUARDS.fullmatch(rest[0]) is None:
+        return None
+    return SharedMemoryOptIn(queries_cap=bool(rest[1]))
+
+
+_PER_BLOCK_CAP = re.compile(
+    rb"\b(?:cuda|hip)DevAttrMaxSharedMemoryPerBlock\b|\bhipDeviceAttributeMaxSharedMemoryPerBlock\b"
+)
+
+
+def reads_per_block_shared_memory(ctx: CudaContext, span: ByteSpan) -> bool:
+    """Whether the code in `span` reads the device's per-block shared memory maximum, which on an AMD GPU is the
+    cap an NVIDIA opt-in reads (see `shared_memory_opt_in`)."""
+    return _PER_BLOCK_CAP.search(ctx.content, span.start_byte, span.end_byte) is not None
+
+
 def _macros_used(ctx: CudaContext, code: str, before: int) -> list[Define]:
     """Every `#define` before byte `before` of a name `code` uses, and of the names those bodies use: the
     definition a build routed into `code` sees is one of them. A name `code` defines itself is its own (an

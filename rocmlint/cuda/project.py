@@ -75,10 +75,14 @@ from rocmlint.cuda.build_files import (
     cmake_switches_off_on_rocm,
     cmake_unadded_projects,
     cmake_unrun,
+    configure_header_macros,
     hip_on_nvidia_as_nvidia,
     host_sources_as_cuda,
     is_makefile,
+    jit_extension_facts,
     makefile_facts,
+    makefiles_run,
+    may_build_jit_extension,
     nvidia_only_native_folders,
     nvidia_only_native_modules,
     setup_py_facts,
@@ -450,7 +454,11 @@ class CudaProject:
         closure = _Files(lambda: frozenset(self._closure(path)))
         around = _Files(lambda: frozenset((path, *closure.files, *self._includers_closures(path))))
         base, base_evidence = self._base(path, frozenset())
-        hipified = any(path.startswith(folder + os.sep) for folder in self.build_facts.extension_folders)
+        hipify_evidence = self._hipify_evidence(path)
+        in_hipified_folder = bool(hipify_evidence) and not self.build_facts.hipify
+        hipified = in_hipified_folder or any(
+            path.startswith(folder + os.sep) for folder in self.build_facts.extension_folders
+        )
         hipify_renamed: dict[str, str | None] = dict.fromkeys(HIPIFY_RENAMED_MACROS, "1") if hipified else {}
         return FileView(
             learned=self.learned,
@@ -464,7 +472,7 @@ class CudaProject:
             selectors=self._selectors,
             rocm_native=self._rocm_native(path),
             hip_source=self._hip_source(path),
-            hipified=self._relative_evidence(self.build_facts.hipify),
+            hipified=self._relative_evidence(hipify_evidence),
             hipify_ported=lambda: self._hipify_ported(path, closure),
             host_compiled_only=self._host_compiled_only(path),
             atomic_overloads=_LazySet(lambda: self._atomic_overloads(around.files)),
@@ -911,7 +919,8 @@ class CudaProject:
     def _hipified_folders(self) -> frozenset[str]:
         """Folders whose sources the ROCm build compiles as hipify's copies: `X/cuda/` beside an `X/hip/` whose own
         CMake file globs for ROCm sources that match no file of the tree (hipify writes them there at build time,
-        PyTorch's `c10/hip/`)."""
+        PyTorch's `c10/hip/`); a folder a build's own hipify step rewrites (`BuildFacts.hipify_folders`)."""
+        own = {os.path.abspath(folder) for folder, _ in self.build_facts.hipify_folders}
         globs: dict[str, list[re.Pattern[str]]] = {}  # a ROCm glob's fixed folder -> its patterns
         for sources in self.build_facts.sources:
             if sources.removed or "*" not in sources.pattern or self._vendor_of(sources) != "rocm":
@@ -928,7 +937,16 @@ class CudaProject:
                 continue
             if not any(p.fullmatch(path) for path in self.files if path.startswith(folder + os.sep) for p in patterns):
                 found.add(twin)
-        return frozenset(found)
+        return frozenset(found | own)
+
+    def _hipify_evidence(self, path: str) -> str:
+        """Why the ROCm build hipifies the file at `path`: the build hipifies the whole tree (torch extensions), or
+        the folder holding it (`BuildFacts.hipify_folders`); "" when it compiles the file as written."""
+        if self.build_facts.hipify:
+            return self.build_facts.hipify
+        return next(
+            (why for f, why in self.build_facts.hipify_folders if path.startswith(os.path.abspath(f) + os.sep)), ""
+        )
 
     def _vendor_of(self, sources: SourceSet, depth: int = 0) -> str | None:
         """The vendor a source set is built for: its own, else that of the `add_subdirectory` that brings its CMake
@@ -1136,7 +1154,7 @@ class CudaProject:
         (`_rocm_testing`): the file, a header it includes, or a file including it, directly or through other
         headers, with what that one includes (`compat.cuh` included by the kernel that includes this header). The
         port reached this code; a kernel it left to NVIDIA (the CUDA twin of a ROCm rewrite) tests none."""
-        if not self.build_facts.hipify or not self.rocm_build_path:
+        if not self._hipify_evidence(path) or not self.rocm_build_path:
             return ""
         testing = self._rocm_testing
         found = next((f for f in (path, *sorted(closure.files)) if f in testing), None)
@@ -1289,6 +1307,8 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     sources: list[str] = []  # every C/C++ file, for the globs of Bazel files
     other_build_texts: list[str] = []  # setup.py and make files: a folder they name may be a CMake project they build
     build_texts: dict[str, str] = {}
+    configured: frozenset[str] = frozenset()  # what the configure headers `#cmakedefine`
+    run_makefiles: list[str] = []  # makefiles the Makefiles run with `$(MAKE) -f FILE`, whatever their name
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1].lower()  # `.H` and `.C` are C++ files too
@@ -1297,7 +1317,17 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         )
         makefile = is_makefile(name)
         bazel = is_bazel_file(name)
+        if name.endswith(_CONFIGURE_HEADER_SUFFIXES):
+            configured |= _configure_header_macros(path)
+            build_files.append(path)
+            continue
         is_build = bool(python_build) or makefile or bazel or name == "CMakeLists.txt" or suffix == ".cmake"
+        if suffix == ".py" and not is_build:
+            jit = _jit_extension(path)
+            if jit is not None:
+                build_files.append(path)
+                build_facts.append(jit)
+            continue
         if suffix not in SOURCE_SUFFIXES and not is_build:
             continue
         if not is_build:
@@ -1321,6 +1351,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         elif makefile:
             build_facts.append(makefile_facts(path, text, str(root)))
             other_build_texts.append(text)
+            run_makefiles.extend(makefiles_run(path, text))
         elif bazel:
             bazel_texts[path] = text
         elif is_build:
@@ -1328,6 +1359,13 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             build_facts.append(path)
         else:
             read[path] = text.removeprefix("\ufeff")  # every file: one without directives is still included
+    for path in dict.fromkeys(run_makefiles):
+        run_text = _build_file_text(path) if path not in build_files and path.startswith(str(root) + os.sep) else None
+        if run_text is not None:
+            build_files.append(path)
+            build_texts[path] = run_text
+            other_build_texts.append(run_text)
+            build_facts.append(makefile_facts(path, run_text, str(root)))
     # A vendored library's own CMake build, which the project's build never adds, says nothing of what it compiles.
     unadded = cmake_unadded_projects(str(root), cmake_texts, "\n".join(other_build_texts))
     if unadded:
@@ -1350,7 +1388,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     merged = [
         f
         if isinstance(f, BuildFacts)
-        else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun)
+        else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun, configured)
         for f in build_facts
     ]
     if any(os.path.basename(path) in ("BUILD", "BUILD.bazel") for path in bazel_texts):
@@ -1371,6 +1409,43 @@ def _nvidia_only(branch: Branch) -> bool:
 
 def _inside(path: str, folders: Iterable[str]) -> bool:
     return any(path.startswith(folder + os.sep) for folder in folders)
+
+
+# Configure header templates CMake's `configure_file` writes the project's `config.h` from.
+_CONFIGURE_HEADER_SUFFIXES = (".h.in", ".hh.in", ".hpp.in", ".hxx.in", ".cuh.in")
+
+
+def _configure_header_macros(path: str) -> frozenset[str]:
+    text = _build_file_text(path)
+    return configure_header_macros(text) if text is not None else frozenset()
+
+
+def _jit_extension(path: str) -> BuildFacts | None:
+    """The facts of a Python module that builds a torch extension at run time (`cpp_extension.load`), None for
+    any other."""
+    try:
+        if os.path.getsize(path) > _MAX_FILE_BYTES:
+            return None
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    if not may_build_jit_extension(data):
+        return None
+    facts = jit_extension_facts(path, data.decode("utf-8", "replace"))
+    return facts if facts.hipify_folders else None
+
+
+def _build_file_text(path: str) -> str | None:
+    """The text of a build file the walk did not read as one (a configure header template, a makefile run with
+    `-f`); None when it is missing or too large."""
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) > _MAX_FILE_BYTES:
+            return None
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return None
 
 
 def _walk(root: Path) -> Iterator[str]:
@@ -1426,6 +1501,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         cuda_language=any(f.cuda_language for f in facts),
         include_folders=tuple(folder for f in facts for folder in f.include_folders),
         native_modules=tuple(module for f in facts for module in f.native_modules),
+        hipify_folders=tuple(folder for f in facts for folder in f.hipify_folders),
     )
 
 

@@ -1,0 +1,189 @@
+"""How a project builds for ROCm, read from its build files: the configure header a Makefile or CMake writes per
+vendor, a Makefile rule hipifying a folder, torch's JIT `load()` (rocmlint/cuda/build_files.py, project.py)."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+from rocmlint.config import Settings
+from rocmlint.cuda.build_files import jit_extension_facts, makefile_facts
+from rocmlint.cuda.project import CudaProject
+from rocmlint.engine import Engine
+
+_CONFIGURING_MAKEFILE = """
+ifeq ($(BACKEND),cuda)
+    $(CONFIG): include/config.h.in
+\t\tcp $< $@
+\t\tsed -i -e 's/#cmakedefine XYZ_HAVE_CUDA/#define XYZ_HAVE_CUDA/g' $@
+\t\tsed -i -e 's/#cmakedefine XYZ_HAVE_HIP/#undef XYZ_HAVE_HIP/g' $@
+\t\tsed -i -e 's/#cmakedefine XYZ_ARCH "@XYZ_ARCH@"/#define XYZ_ARCH "$(ARCH)"/g' $@
+else
+    $(CONFIG): include/config.h.in
+\t\tsed -i -e 's/#cmakedefine XYZ_HAVE_CUDA/#undef XYZ_HAVE_CUDA/g' $@
+\t\tsed -i -e 's/#cmakedefine XYZ_HAVE_HIP/#define XYZ_HAVE_HIP/g' $@
+endif
+INSTALL_FLAGS := $(filter-out -DXYZ_NOAFFINITY -DXYZ_HAVE_CUDA -DXYZ_HAVE_HIP -fPIC, $(CFLAGS))
+CFLAGS += -DXYZ_LOGGING
+"""
+
+
+def test_a_makefile_writing_the_configure_header_per_backend_defines_its_macros():
+    facts = makefile_facts("Makefile", textwrap.dedent(_CONFIGURING_MAKEFILE).lstrip("\n"))
+    assert [(d.name, d.value, d.vendor, d.line) for d in facts.defines] == [
+        ("XYZ_HAVE_CUDA", None, "nvidia", 4),  # sed's `#cmakedefine X` -> `#define X`, in the `cuda` arm
+        ("XYZ_ARCH", '"$(ARCH)"', "nvidia", 6),
+        ("XYZ_HAVE_HIP", None, "rocm", 10),  # the `else` arm: ROCm's; the `#undef` rewrites define nothing
+        # `$(filter-out -DX ...)` patterns define nothing; a plain flag does.
+        ("XYZ_LOGGING", None, None, 13),
+    ]
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return root
+
+
+def _codes(root: Path, name: str) -> list[tuple[str, int]]:
+    report = Engine().check_path(root / name, Settings(root=root))
+    return [(d.code, d.location.line) for d in report.diagnostics]
+
+
+_CONFIGURED_SOURCE = """
+#include "xyz_config.h"
+__global__ void k(float* out, float v) {
+#if CUDA_VERSION >= 9000 || defined(XYZ_BACKEND_B)
+    out[threadIdx.x] = v;
+#endif
+}
+"""
+
+
+_CONFIGURING_CMAKE = """
+if (XYZ_ENABLE_CUDA)
+    enable_language(CUDA)
+    set(XYZ_HAVE_CUDA "1")
+endif()
+if (XYZ_ENABLE_HIP)
+    set(XYZ_BACKEND_B "1")
+    set(XYZ_UNUSED OFF)
+endif()
+configure_file(include/xyz_config.h.in include/xyz_config.h)
+add_library(xyz src/k.cu)
+"""
+
+
+def test_a_cmake_variable_a_configure_header_cmakedefines_is_the_macro_of_the_block_setting_it(tmp_path):
+    template = "#cmakedefine XYZ_HAVE_CUDA\n#cmakedefine XYZ_BACKEND_B\n#cmakedefine XYZ_UNUSED\n"
+    files = {"CMakeLists.txt": _CONFIGURING_CMAKE, "src/k.cu": _CONFIGURED_SOURCE}
+    root = write_tree(tmp_path / "configured", {**files, "include/xyz_config.h.in": template})
+    project = CudaProject.build(root)
+    # XYZ_BACKEND_B's name says no vendor: the block setting it does.
+    assert project.learned["XYZ_BACKEND_B"].vendor == "rocm"
+    assert project.learned["XYZ_BACKEND_B"].evidence.kind == "build"
+    assert project.learned["XYZ_HAVE_CUDA"].vendor == "nvidia"
+    assert "XYZ_UNUSED" not in project.learned  # set false: the header leaves it undefined
+    # ROCm compiles the body under `|| defined(XYZ_BACKEND_B)`: no hazard. Without the template the variables are
+    # no macros: the CUDA_VERSION test skips the body on ROCm.
+    assert _codes(root, "src/k.cu") == []
+    assert _codes(write_tree(tmp_path / "plain", files), "src/k.cu") == [("ROC207", 3)]
+
+
+_HIPIFYING_MAKEFILE = """
+# generated: hipifies the CUDA folders into *_hip folders
+HIPIFY ?= tools/hipify-perl
+
+kernels_hip/%.hip.cpp: kernels/%.cu
+\t@mkdir -p $(dir $@)
+\t$(HIPIFY) $< > $@
+
+host_hip/%.cpp: host/%.cpp
+\tcp $< $@
+"""
+
+
+def test_a_makefile_run_with_f_hipifying_a_folder_makes_only_that_folder_hipified(tmp_path):
+    include = "#include <cuda_runtime.h>\nvoid f();\n"
+    root = write_tree(
+        tmp_path,
+        {
+            "Makefile": "ifeq ($(BACKEND),hip)\n    tmp := $(shell $(MAKE) -j4 -f make.gen.hip 1>&2)\nendif\n",
+            "make.gen.hip": _HIPIFYING_MAKEFILE,
+            "kernels/k.cu": include,
+            "host/h.cpp": include,  # copied, not hipified
+            "control/c.cpp": include,  # compiled as written
+        },
+    )
+    project = CudaProject.build(root)
+    assert [os.path.relpath(f, root) for f, _ in project.build_facts.hipify_folders] == ["kernels"]
+    assert str(root / "make.gen.hip") in project.build_facts.files
+    assert project.view(str(root / "kernels/k.cu")).hipified.endswith("make.gen.hip:6: hipifies kernels/ for ROCm")
+    assert project.view(str(root / "control/c.cpp")).hipified == ""
+    found = {
+        name: [(d.code, d.severity.value) for d in Engine().check_path(root / name, Settings(root=root)).diagnostics]
+        for name in ("control/c.cpp", "host/h.cpp", "kernels/k.cu")
+    }
+    assert found == {
+        "control/c.cpp": [("ROC204", "warning")],
+        "host/h.cpp": [("ROC204", "warning")],
+        "kernels/k.cu": [("ROC204", "info")],  # hipify renames it: a note
+    }
+
+
+_JIT_MODULE = """
+import os
+import torch
+from torch.utils.cpp_extension import load, load_inline
+
+here = os.path.dirname(os.path.abspath(__file__))
+ext = load(
+    name="ext",
+    sources=[os.path.join(here, "ext/ext.cpp"), os.path.join(here, "ext/kernels/k.cu")],
+    extra_cuda_cflags=["-lineinfo"] + (["-DEXT_ROCM_TUNED"] if torch.version.hip else []),
+)
+inline = load_inline(name="inline", cpp_sources="int f();", cuda_sources="__global__ void k() {}")
+"""
+
+
+def test_torch_jit_load_hipifies_the_folder_of_the_sources_it_names(tmp_path):
+    include = "#include <cuda_runtime.h>\nvoid f();\n"
+    root = write_tree(
+        tmp_path,
+        {
+            "cuda_ext.py": _JIT_MODULE,
+            "ext/ext.cpp": include,
+            "ext/kernels/k.cu": include,
+            "ext/util.cuh": include,  # a header beside the sources: hipified with them
+            "bench/b.cu": include,  # no load() names it
+        },
+    )
+    project = CudaProject.build(root)
+    assert [(os.path.relpath(f, root), why.rpartition(": ")[2]) for f, why in project.build_facts.hipify_folders] == [
+        ("ext", "builds a torch extension with cpp_extension.load (hipified on ROCm)")
+    ]
+    assert [(d.name, d.vendor) for d in project.build_facts.defines] == [("EXT_ROCM_TUNED", "rocm")]
+    severities = {
+        name: [(d.code, d.severity.value) for d in Engine().check_path(root / name, Settings(root=root)).diagnostics]
+        for name in ("ext/util.cuh", "ext/kernels/k.cu", "bench/b.cu")
+    }
+    assert severities == {
+        "ext/util.cuh": [("ROC204", "info")],
+        "ext/kernels/k.cu": [("ROC204", "info")],
+        "bench/b.cu": [("ROC204", "warning")],
+    }
+
+
+def test_a_module_naming_cpp_extension_without_calling_a_loader_builds_nothing():
+    text = "from torch.utils import cpp_extension\nsources = ['k.cu']\ncpp_extension.CUDA_HOME\n"
+    assert jit_extension_facts("m.py", text, exists=lambda _: True).hipify_folders == ()
+    called = "from torch.utils import cpp_extension as ce\nce.load(name='x', sources=['k.cu'])\n"
+    assert [f for f, _ in jit_extension_facts("m.py", called, exists=lambda _: True).hipify_folders] == [""]
+    assert jit_extension_facts("m.py", called, exists=lambda _: False).hipify_folders == ()  # names no file
+    shadowed = "def load(name, sources):\n    pass\nload(name='x', sources=['k.cu'])  # cpp_extension\n"
+    assert jit_extension_facts("m.py", shadowed, exists=lambda _: True).hipify_folders == ()  # not torch's
+    aliased = "import torch.utils.cpp_extension as ce\nce.load(name='x', sources=['ext/k.cu'])\n"
+    assert [f for f, _ in jit_extension_facts("m.py", aliased, exists=lambda _: True).hipify_folders] == ["ext"]
