@@ -48,6 +48,31 @@ def test_a_setup_py_arm_whose_test_names_rocm_and_builds_something_is_a_rocm_bui
     assert _arms(negated + "    b = 2\n") == ["setup.py:5: the ROCm arm of `if not IS_HIP_EXTENSION:` runs `b = 2`"]
 
 
+def test_a_conditional_expression_giving_rocm_flags_is_a_rocm_arm():
+    chosen = "import torch\nflags = ['-O3'] + (['-DUSE_ROCM'] if torch.version.hip else [])\n"
+    assert _arms(chosen) == ["setup.py:2: the ROCm arm of `... if torch.version.hip else ...` gives `['-DUSE_ROCM']`"]
+    assert _arms("import torch\nflags = [] if torch.version.hip else ['-lineinfo']\n") == []
+    assert _arms("import torch\nflags = ['-lineinfo'] if not torch.version.hip else ''\n") == []
+
+
+def test_a_torch_jit_build_with_a_rocm_arm_hides_renames_in_the_ported_folder(tmp_path):
+    loader = (
+        "import torch\nfrom torch.utils.cpp_extension import load\n"
+        "ext = load('x', sources=['ext/k.cu'], extra_cuda_cflags=['-DX'] if torch.version.hip else [])\n"
+    )
+    root = _tree(tmp_path, {"build_ext.py": loader, "ext/k.cu": PORTED_KERNEL, "ext/compat.h": COMPAT["compat.h"]})
+    report = Engine().check_path(root / "ext" / "k.cu", Settings(root=root))
+    assert [(d.code, d.location.line) for d in report.diagnostics] == [("ROC205", 3)]  # cuDNN has no drop-in
+    root_without = _tree(tmp_path / "unported", {"build_ext.py": loader.replace("if torch.version.hip", "if False")})
+    _tree(root_without, {"ext/k.cu": PORTED_KERNEL, "ext/compat.h": COMPAT["compat.h"]})
+    report = Engine().check_path(root_without / "ext" / "k.cu", Settings(root=root_without))
+    assert [(d.code, d.location.line, d.severity.value) for d in report.diagnostics] == [
+        ("ROC204", 1, "info"),
+        ("ROC205", 2, "info"),
+        ("ROC205", 3, "warning"),
+    ]
+
+
 def test_arms_that_refuse_or_only_report_rocm_and_the_else_of_a_cuda_test_are_none():
     refused = (
         "import torch\nif torch.version.hip:\n    print('ROCm')\n    raise RuntimeError('ROCm is not supported')\n"

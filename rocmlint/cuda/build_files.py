@@ -294,6 +294,8 @@ def _rocm_arms(tree: ast.Module, path: str) -> Iterator[str]:
     of an NVIDIA test (`if CUDA_HOME is None:`) is no ROCm arm here: a build without a CUDA toolkit is as often
     a CPU build."""
     for node in ast.walk(tree):
+        if isinstance(node, ast.IfExp) and _names_vendor(node.test, "rocm") and not _test_elsewhere(node.test):
+            yield from _rocm_value_arm(node, path)
         if not isinstance(node, ast.If) or not _names_vendor(node.test, "rocm") or _test_elsewhere(node.test):
             continue
         body_vendor, else_vendor = _arm_vendors(node.test)
@@ -305,6 +307,16 @@ def _rocm_arms(tree: ast.Module, path: str) -> Iterator[str]:
                 test, text = ast.unparse(node.test)[:60], ast.unparse(statement).splitlines()[0][:60]
                 yield f"{path}:{statement.lineno}: the ROCm arm of `if {test}:` runs `{text}`"
                 break
+
+
+def _rocm_value_arm(choice: ast.IfExp, path: str) -> Iterator[str]:
+    """ "path:line: ..." when a conditional expression gives ROCm a flag list or text of its own (`flags +
+    (["-DUSE_ROCM"] if torch.version.hip else [])`): the ROCm build is given something to build with."""
+    body_vendor, else_vendor = _arm_vendors(choice.test)
+    value = choice.body if body_vendor == "rocm" else choice.orelse if else_vendor == "rocm" else None
+    if (isinstance(value, ast.List | ast.Tuple) and value.elts) or (isinstance(value, ast.Constant) and value.value):
+        test, text = ast.unparse(choice.test)[:60], ast.unparse(value)[:60]
+        yield f"{path}:{choice.lineno}: the ROCm arm of `... if {test} else ...` gives `{text}`"
 
 
 def _names_vendor(test: ast.expr, vendor: str) -> bool:
