@@ -16,6 +16,7 @@ from rocmlint.cuda.conditions import (
     arch_arm_rocm_needs,
     arm_outcomes_agree,
     chains_around,
+    compares_cuda_arch_for_rocm,
     holds_only_its_definition,
     holds_only_pragmas,
     is_version_test,
@@ -41,6 +42,20 @@ def test_quoted_shows_what_a_macro_stands_for() -> None:
     ctx = context("#define FULL_MASK 0xffffffff\nvoid f() { g(FULL_MASK, 0xff); }\n")
     assert ctx.quoted(node_at(ctx, "FULL_MASK", "identifier", 1)) == "`FULL_MASK` (= `0xffffffff`)"
     assert ctx.quoted(node_at(ctx, "0xff", "number_literal", 1)) == "`0xff`"
+
+
+def test_arch_comparison_macros_rocm_reads() -> None:
+    """`#define HAS_BF16 (__CUDA_ARCH__ >= 800)` is a hidden architecture test where ROCm reads it; not in an NVIDIA
+    arm, not when its replacement decides for ROCm, not a function-like macro, and not after the project defines an
+    architecture number for ROCm."""
+    ctx = context(
+        "#define HAS_BF16 (__CUDA_ARCH__ >= 800)\n#define ARCH __CUDA_ARCH__\n#define OLD(a) (__CUDA_ARCH__ < a)\n"
+        "#define FP8 (defined(USE_ROCM) || __CUDA_ARCH__ >= 890)\n"
+        "#ifndef USE_ROCM\n#define MMA (__CUDA_ARCH__ >= 750)\n#endif\n"
+    )
+    assert [d.name for d in _defines(ctx) if compares_cuda_arch_for_rocm(d, ctx)] == ["HAS_BF16"]
+    own = context("#ifdef __HIPCC__\n#define __CUDA_ARCH__ 800\n#endif\n#define HAS_BF16 (__CUDA_ARCH__ >= 800)\n")
+    assert not any(compares_cuda_arch_for_rocm(d, own) for d in _defines(own))
 
 
 # --- masks ---------------------------------------------------------------------------------------------------
