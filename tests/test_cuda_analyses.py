@@ -66,6 +66,23 @@ def test_mask_macro_used_elsewhere() -> None:
     assert not any(masks.mask_macro_used_elsewhere(d, used) for d in _defines(used))
 
 
+def test_buffers_of_32_bits_the_mask_is_stored_into() -> None:
+    """A struct member decides the type of a local pointer initialised from it; a parameter buffer counts only when
+    the stored variable holds 64 bits (a 32-bit one is reported itself); a 64-bit buffer never."""
+    ctx = context(
+        "struct P {\n  unsigned int *bits;\n  unsigned long long *wide;\n};\n"
+        "__global__ void k(P p, const float* x, unsigned* out, unsigned* low) {\n"
+        "  unsigned int *b = p.bits + 1;\n  unsigned long long *w = p.wide;\n"
+        "  auto m = __ballot(x[0] > 0);\n  unsigned n = __ballot(x[1] > 0);\n"
+        "  b[0] = m;\n  w[0] = m;\n  *out = m;\n  low[0] = n;\n}\n"
+    )
+    first = node_at(ctx, "__ballot(x[0] > 0)", "call_expression")
+    found = [(ctx.text(origin), ctx.text(store)) for origin, store in masks.buffers_of_32_bits(first, ctx)]
+    assert found == [("unsigned int *bits;", "b[0] = m"), ("unsigned* out", "*out = m")]
+    second = node_at(ctx, "__ballot(x[1] > 0)", "call_expression")
+    assert masks.buffers_of_32_bits(second, ctx) == []
+
+
 def test_sync_fix_only_for_full_warp_masks() -> None:
     ctx = context(
         "__device__ float f(float v, unsigned m) {\n  v += __shfl_xor_sync(0xffffffff, v, 1);\n  return v;\n}\n"
