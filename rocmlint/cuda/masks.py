@@ -680,12 +680,10 @@ def _holder(call: Node, ctx: CudaContext) -> tuple[Node, Node] | None:
 
 def _stored_through(left: Node) -> Node | None:
     """`bits` of `bits[i] = ...` and `*bits = ...`."""
-    if left.type == "subscript_expression":
-        argument = left.child_by_field_name("argument")
-    elif left.type == "pointer_expression" and left.children and left.children[0].type == "*":
-        argument = left.child_by_field_name("argument")
-    else:
+    dereferenced = left.type == "pointer_expression" and bool(left.children) and left.children[0].type == "*"
+    if left.type != "subscript_expression" and not dereferenced:
         return None
+    argument = left.child_by_field_name("argument")
     argument = without_parentheses(argument) if argument is not None else None
     return argument if argument is not None and argument.type == "identifier" else None
 
