@@ -54,6 +54,11 @@ def test_arch_comparison_macros_rocm_reads() -> None:
         "#ifndef USE_ROCM\n#define MMA (__CUDA_ARCH__ >= 750)\n#endif\n"
     )
     assert [d.name for d in _defines(ctx) if compares_cuda_arch_for_rocm(d, ctx)] == ["HAS_BF16"]
+    recent = context(
+        "#define ATOMICS (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700)\n#define SM_AMPERE 800\n"
+        "#define BF16 (__CUDA_ARCH__ >= SM_AMPERE)\n#define LEGACY (__CUDA_ARCH__ < 700)\n"
+    )
+    assert [d.name for d in _defines(recent) if compares_cuda_arch_for_rocm(d, recent)] == ["BF16", "LEGACY"]
     own = context("#ifdef __HIPCC__\n#define __CUDA_ARCH__ 800\n#endif\n#define HAS_BF16 (__CUDA_ARCH__ >= 800)\n")
     assert not any(compares_cuda_arch_for_rocm(d, own) for d in _defines(own))
 

@@ -122,7 +122,25 @@ def compares_cuda_arch_for_rocm(define: Define, ctx: CudaContext) -> bool:
     return (
         ctx.preprocessor.define_of("__CUDA_ARCH__", define.directive.start_byte) is None
         and ctx.define("__CUDA_ARCH__", define.directive) is None
+        and _differs_from_recent_gpus(define, ctx)
     )
+
+
+def _differs_from_recent_gpus(define: Define, ctx: CudaContext) -> bool:
+    """Whether ROCm reads the macro's comparison otherwise than the device passes of recent NVIDIA GPUs (sm_80,
+    sm_90) do: `!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700` holds on ROCm as on them, so ROCm gets the
+    feature a recent GPU gets. False when a build cannot evaluate it."""
+    rocm = ctx.preprocessor.macro_lookup("rocm", define.directive.start_byte)
+    nvidia = ctx.preprocessor.macro_lookup("nvidia", define.directive.start_byte)
+    on_rocm = evaluate_expression(define.value, _build_lookup(rocm, _ROCM_BUILD, {}))
+    recent = [
+        evaluate_expression(define.value, _build_lookup(nvidia, {**_NVIDIA_TOOLKITS[-1], **build}, {}))
+        for build in _NVCC_PASSES
+        if build["__CUDA_ARCH__"] is not None
+    ]
+    if on_rocm is None or None in recent:
+        return False
+    return any(bool(value) != bool(on_rocm) for value in recent)
 
 
 def is_host_only_unit(ctx: CudaContext) -> bool:
