@@ -6,6 +6,7 @@ from rocmlint.cuda.frontend import Anchors, ByteSpan, CudaContext, Node
 from rocmlint.cuda.masks import (
     WAVE_MASK_INTRINSICS,
     WAVE_MASK_METHODS,
+    buffers_of_32_bits,
     copies_into_32_bits,
     is_wave_mask_call,
     mask_fix,
@@ -21,7 +22,9 @@ class BallotMask32Bit(Rule):
     ## What it does
     Flags the result of `__ballot*`, `__activemask`, `__match_any*` or `__match_all*` stored in, assigned
     to, returned as, or cast to a 32-bit type (`unsigned`, `unsigned int`, `uint32_t`, `int`), and a 32-bit
-    variable of the same function the stored mask is then copied into (`kept = mask;`), at its declaration.
+    variable of the same function the stored mask is then copied into (`kept = mask;`), at its declaration, and a
+    buffer of 32-bit words such a variable is stored into (`bits[i] = mask;`), at the declaration that decides its
+    type (a struct member when the pointer is initialised from one, `unsigned* bits = params.bitmask + i`).
 
     ## Why is this bad on ROCm?
     On ROCm a wave has 64 lanes (GCN/CDNA) and HIP's `__ballot`, `__activemask` and `__match_any`
@@ -76,6 +79,9 @@ class BallotMask32Bit(Rule):
     triggers = (b"__ballot", b"__activemask", b"__match_any", b"__match_all", b"__lanemask_", b".ballot(")
     applies_to_rocm_sources = True
 
+    def __init__(self) -> None:
+        self._buffers: set[int] = set()  # buffer declarations reported in this file (each once, at its first store)
+
     def visits_needed(self, ctx: CudaContext) -> dict[str, Anchors]:
         """A wave-mask call holds the intrinsic's or method's name (is_wave_mask_call)."""
         anchors = ctx.offsets(*(name.encode() for name in WAVE_MASK_INTRINSICS | WAVE_MASK_METHODS))
@@ -93,6 +99,15 @@ class BallotMask32Bit(Rule):
                 target,
                 f"`{ctx.text(copy)}` copies the 64-bit mask of `{name}` into this 32-bit variable, dropping lanes "
                 "32-63 on ROCm; declare it `uint64_t` or `unsigned long long`",
+            )
+        for origin, store in buffers_of_32_bits(node, ctx):
+            if origin.start_byte in self._buffers:
+                continue
+            self._buffers.add(origin.start_byte)
+            ctx.report(
+                origin,
+                f"`{ctx.text(store)}` (line {store.start_point[0] + 1}) stores the 64-bit mask of `{name}` in this "
+                "buffer of 32-bit words, dropping lanes 32-63 on ROCm; make its elements `uint64_t`",
             )
         if found is None:
             return
@@ -209,6 +224,16 @@ BallotMask32Bit.valid = (
     ),
 )
 BallotMask32Bit.invalid = (
+    # Stored through a local pointer into a struct's 32-bit buffer (apex's relu bitmask): the member decides its type;
+    # a 64-bit mask stored into a 32-bit parameter buffer is cut at the store.
+    Invalid(
+        "struct Params {\n  unsigned int *bitmask;\n  uint64_t *wide;\n};\n"
+        "__global__ void relu(Params params, const float* x, unsigned* out) {\n"
+        "  unsigned int *const bits = params.bitmask + blockIdx.x;\n  uint64_t *const all = params.wide;\n"
+        "  auto mask = __ballot(x[threadIdx.x] < 0.0F);\n  bits[0] = mask;\n  all[0] = mask;\n  out[0] = mask;\n}\n",
+        expect=("2:3-2:25", "5:53-5:66"),
+        message="stores the 64-bit mask of `__ballot` in this buffer of 32-bit words",
+    ),
     # The mask kept in 64 bits, then copied into a 32-bit variable declared before the loop (apex's relu mask).
     Invalid(
         """

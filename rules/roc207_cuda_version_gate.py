@@ -7,9 +7,10 @@ from rocmlint.cuda.conditions import (
     ConditionRule,
     arm_branch,
     compares_cuda_arch,
+    compares_cuda_arch_for_rocm,
 )
 from rocmlint.cuda.frontend import CudaContext
-from rocmlint.cuda.preprocessor import Directive, names_in
+from rocmlint.cuda.preprocessor import Define, Directive, names_in
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -21,7 +22,8 @@ class CudaVersionGate(ConditionRule, Rule):
     ## What it does
     Flags `#if`/`#elif` tests on `CUDA_VERSION`, `CUDART_VERSION` or `__CUDACC_VER_MAJOR__`/`_MINOR__`, and
     comparisons of the architecture number (`__CUDA_ARCH__ >= 800`, `defined(__CUDA_ARCH__) && __CUDA_ARCH__ <
-    700`), that a ROCm build reads without the condition (or its `#if/#elif` chain) saying anything about ROCm.
+    700`), that a ROCm build reads without the condition (or its `#if/#elif` chain) saying anything about ROCm,
+    and a macro standing for such a comparison (`#define HAS_BF16 (__CUDA_ARCH__ >= 800)`) where ROCm reads it.
     Device-pass detection (`#ifdef __CUDA_ARCH__`) is ROC213's; a chain is reported once, at its first test. Not
     flagged: a macro the file defines itself; a chain where ROCm takes the arm a recent toolkit or GPU takes, or the
     only arm it can build; one whose ROCm code nvcc's macros cannot change (the condition already leaves HIP-Clang
@@ -95,6 +97,15 @@ class CudaVersionGate(ConditionRule, Rule):
             return  # ROCm takes the arm a recent CUDA toolkit takes, the only one it can build, or one meant for it
         self._report_condition(directive, ctx, _message(directive, macro, ctx), fix=self._rocm_term_fix(directive, ctx))
 
+    def visit_define(self, define: Define, ctx: CudaContext) -> None:
+        if compares_cuda_arch_for_rocm(define, ctx):
+            ctx.report(
+                define.directive,
+                f"`{define.name}` stands for `{' '.join(define.value.split())}`, which HIP-Clang reads with "
+                "`__CUDA_ARCH__` as 0: every test of it is false (or, for `<`, true) on ROCm; decide whether ROCm "
+                "has the feature and define it for ROCm in a `USE_ROCM` arm",
+            )
+
     def _report_architecture(self, directive: Directive, ctx: CudaContext) -> None:
         if self._rocm_outcome_intended(directive, ctx):
             return  # ROCm takes the arm a recent NVIDIA GPU takes, or the only one it can build
@@ -126,16 +137,9 @@ def _message(directive: Directive, macro: str, ctx: CudaContext) -> str:
 CudaVersionGate.valid = (
     # The PyTorch-recommended explicit forms.
     Valid(
-        """
-        template <typename T>
-        __device__ __forceinline__ T shfl_xor(T value, int lane_mask) {
-        #if CUDA_VERSION >= 9000 && !defined(USE_ROCM)
-          return __shfl_xor_sync(0xffffffff, value, lane_mask);
-        #else
-          return __shfl_xor(value, lane_mask);
-        #endif
-        }
-        """,
+        "template <typename T>\n__device__ __forceinline__ T shfl_xor(T value, int lane_mask) {\n"
+        "#if CUDA_VERSION >= 9000 && !defined(USE_ROCM)\n  return __shfl_xor_sync(0xffffffff, value, lane_mask);\n"
+        "#else\n  return __shfl_xor(value, lane_mask);\n#endif\n}\n"
     ),
     Valid(
         "#if defined(USE_ROCM) || CUDART_VERSION >= 11000\n#define HAS_BF16_TYPES 1\n#endif\n"
@@ -147,41 +151,30 @@ CudaVersionGate.valid = (
     # Inside an NVIDIA-only region: ROCm never reads the test.
     Valid("#ifndef USE_ROCM\n#include <cuda.h>\n#if CUDA_VERSION >= 12000\n#include <cuda/barrier>\n#endif\n#endif\n"),
     Valid(
-        """
-        __device__ __forceinline__ unsigned to_shared(const void* ptr) {
-        #if !defined(__HIP_PLATFORM_AMD__) && __CUDACC_VER_MAJOR__ >= 11
-          return __cvta_generic_to_shared(ptr);
-        #else
-          return static_cast<unsigned>(reinterpret_cast<size_t>(ptr));
-        #endif
-        }
-        """,
+        "__device__ __forceinline__ unsigned to_shared(const void* ptr) {\n"
+        "#if !defined(__HIP_PLATFORM_AMD__) && __CUDACC_VER_MAJOR__ >= 11\n  return __cvta_generic_to_shared(ptr);\n"
+        "#else\n  return static_cast<unsigned>(reinterpret_cast<size_t>(ptr));\n#endif\n}\n"
     ),
     # The chain has an arm of its own for ROCm.
     Valid(
         "#if defined(__HIP_PLATFORM_AMD__)\n#define FP8_AVAILABLE (HIP_VERSION >= 60000000)\n#elif CUDA_VERSION >= 11080\n"
         "#define FP8_AVAILABLE 1\n#else\n#define FP8_AVAILABLE 0\n#endif\n"
     ),
+    # An architecture-comparison macro defined only for NVIDIA, or deciding for ROCm in its own replacement.
+    Valid(
+        "#if defined(USE_ROCM)\n#define BF16_AVAILABLE 1\n#else\n#define BF16_AVAILABLE (__CUDA_ARCH__ >= 800)\n#endif\n"
+        "#define FP8_AVAILABLE (defined(USE_ROCM) || __CUDA_ARCH__ >= 890)\n"
+    ),
     # ROCm takes the `#else` of an arm it could never build (a 32-bit-mask `_sync` shuffle): faiss WarpShuffles.cuh.
     Valid(
-        """
-        template <typename T>
-        inline __device__ T shfl_xor(const T val, int laneMask, int width = kWarpSize) {
-        #if CUDA_VERSION >= 9000
-          return __shfl_xor_sync(0xffffffff, val, laneMask, width);
-        #else
-          return __shfl_xor(val, laneMask, width);
-        #endif
-        }
-        """,
+        "template <typename T>\ninline __device__ T shfl_xor(const T val, int laneMask, int width = kWarpSize) {\n"
+        "#if CUDA_VERSION >= 9000\n  return __shfl_xor_sync(0xffffffff, val, laneMask, width);\n"
+        "#else\n  return __shfl_xor(val, laneMask, width);\n#endif\n}\n"
     ),
     # Workarounds for one toolkit: no recent CUDA toolkit takes them either (cupy, ginkgo shapes).
     Valid(
-        """
-        #if (defined(_MSC_VER) && (__CUDACC_VER_MAJOR__ == 11 && __CUDACC_VER_MINOR__ == 2))
-          #define __builtin_unreachable() __assume(false)
-        #endif
-        """,
+        "#if (defined(_MSC_VER) && (__CUDACC_VER_MAJOR__ == 11 && __CUDACC_VER_MINOR__ == 2))\n"
+        "  #define __builtin_unreachable() __assume(false)\n#endif\n"
     ),
     # ROCm takes the arm the newest toolkit takes; an older nvcc's workaround is NVIDIA's alone.
     Valid("#if !defined(__CUDACC_VER_MAJOR__) || __CUDACC_VER_MAJOR__ >= 12\nint no_workaround;\n#endif\n"),
@@ -382,6 +375,13 @@ CudaVersionGate.invalid = (
         """,
         expect=("3:1-3:51",),
         message="fallback arm",
+    ),
+    # A macro standing for an architecture comparison: each `#if` of it is one ROCm reads as false.
+    Invalid(
+        "#define BF16_AVAILABLE (__CUDA_ARCH__ >= 800)\n__device__ float widen(float v) {\n#if BF16_AVAILABLE\n"
+        "  return v;\n#else\n  return 0.f;\n#endif\n}\n",
+        expect=("1:1-1:46",),
+        message="`BF16_AVAILABLE` stands for `(__CUDA_ARCH__ >= 800)`, which HIP-Clang reads with",
     ),
     # The chain also tests `__CUDA_ARCH__`: adding a ROCm term would hide that test from ROC213.
     Invalid(

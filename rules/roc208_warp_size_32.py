@@ -298,14 +298,13 @@ WarpSize32.valid = (
     ),
     # The constant is chosen per vendor; the 32 sits in the NVIDIA-only arm.
     Valid(
-        """
-        #ifdef USE_ROCM
-        #define WARP_SIZE 64
-        #else
-        #define WARP_SIZE 32
-        #endif
-        __global__ void scale(float* x) { x[threadIdx.x] *= WARP_SIZE; }
-        """,
+        "#ifdef USE_ROCM\n#define WARP_SIZE 64\n#else\n#define WARP_SIZE 32\n#endif\n"
+        "__global__ void scale(float* x) { x[threadIdx.x] *= WARP_SIZE; }\n"
+    ),
+    # A butterfly transform testing the thread's own bit of the counter (exllamav2's Hadamard): no warp total.
+    Valid(
+        "__device__ float hadamard(float v) {\n  int t = threadIdx.x;\n  for (int i = 1; i < 32; i <<= 1) {\n"
+        "    float p = __shfl_xor_sync(0xffffffff, v, i);\n    v = ((t & i) ? -v : v) + p;\n  }\n  return v;\n}\n",
     ),
     # What the fix writes: a per-target selector behind the ROCm gate, the original in the NVIDIA arm.
     Valid(

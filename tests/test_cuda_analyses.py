@@ -16,6 +16,7 @@ from rocmlint.cuda.conditions import (
     arch_arm_rocm_needs,
     arm_outcomes_agree,
     chains_around,
+    compares_cuda_arch_for_rocm,
     holds_only_its_definition,
     holds_only_pragmas,
     is_version_test,
@@ -43,12 +44,48 @@ def test_quoted_shows_what_a_macro_stands_for() -> None:
     assert ctx.quoted(node_at(ctx, "0xff", "number_literal", 1)) == "`0xff`"
 
 
+def test_arch_comparison_macros_rocm_reads() -> None:
+    """`#define HAS_BF16 (__CUDA_ARCH__ >= 800)` is a hidden architecture test where ROCm reads it; not in an NVIDIA
+    arm, not when its replacement decides for ROCm, not a function-like macro, and not after the project defines an
+    architecture number for ROCm."""
+    ctx = context(
+        "#define HAS_BF16 (__CUDA_ARCH__ >= 800)\n#define ARCH __CUDA_ARCH__\n#define OLD(a) (__CUDA_ARCH__ < a)\n"
+        "#define FP8 (defined(USE_ROCM) || __CUDA_ARCH__ >= 890)\n"
+        "#ifndef USE_ROCM\n#define MMA (__CUDA_ARCH__ >= 750)\n#endif\n"
+    )
+    assert [d.name for d in _defines(ctx) if compares_cuda_arch_for_rocm(d, ctx)] == ["HAS_BF16"]
+    recent = context(
+        "#define ATOMICS (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700)\n#define SM_AMPERE 800\n"
+        "#define BF16 (__CUDA_ARCH__ >= SM_AMPERE)\n#define LEGACY (__CUDA_ARCH__ < 700)\n"
+    )
+    assert [d.name for d in _defines(recent) if compares_cuda_arch_for_rocm(d, recent)] == ["BF16", "LEGACY"]
+    own = context("#ifdef __HIPCC__\n#define __CUDA_ARCH__ 800\n#endif\n#define HAS_BF16 (__CUDA_ARCH__ >= 800)\n")
+    assert not any(compares_cuda_arch_for_rocm(d, own) for d in _defines(own))
+
+
 # --- masks ---------------------------------------------------------------------------------------------------
 def test_mask_macro_used_elsewhere() -> None:
     header = context("#define FINAL_MASK 0xffffffff\n#define LOW_MASK 0xffffffff\n#define HALF_MASK 0xffff\n")
     assert [d.name for d in _defines(header) if masks.mask_macro_used_elsewhere(d, header)] == ["FINAL_MASK"]
     used = context("#define FINAL_MASK 0xffffffff\n__device__ void f() { __syncwarp(FINAL_MASK); }\n")
     assert not any(masks.mask_macro_used_elsewhere(d, used) for d in _defines(used))
+
+
+def test_buffers_of_32_bits_the_mask_is_stored_into() -> None:
+    """A struct member decides the type of a local pointer initialised from it; a parameter buffer counts only when
+    the stored variable holds 64 bits (a 32-bit one is reported itself); a 64-bit buffer never."""
+    ctx = context(
+        "struct P {\n  unsigned int *bits;\n  unsigned long long *wide;\n};\n"
+        "__global__ void k(P p, const float* x, unsigned* out, unsigned* low) {\n"
+        "  unsigned int *b = p.bits + 1;\n  unsigned long long *w = p.wide;\n"
+        "  auto m = __ballot(x[0] > 0);\n  unsigned n = __ballot(x[1] > 0);\n"
+        "  b[0] = m;\n  w[0] = m;\n  *out = m;\n  low[0] = n;\n}\n"
+    )
+    first = node_at(ctx, "__ballot(x[0] > 0)", "call_expression")
+    found = [(ctx.text(origin), ctx.text(store)) for origin, store in masks.buffers_of_32_bits(first, ctx)]
+    assert found == [("unsigned int *bits;", "b[0] = m"), ("unsigned* out", "*out = m")]
+    second = node_at(ctx, "__ballot(x[1] > 0)", "call_expression")
+    assert masks.buffers_of_32_bits(second, ctx) == []
 
 
 def test_sync_fix_only_for_full_warp_masks() -> None:

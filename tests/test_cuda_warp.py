@@ -69,6 +69,18 @@ def test_reduction_over_32_lanes() -> None:
         assert warp.reduction_over_32_lanes(node_at(ctx, "for", "for_statement"), ctx) == expected
 
 
+def test_butterfly_transform_is_no_reduction() -> None:
+    """A Hadamard butterfly testing the thread's own bit of the counter leaves each lane its value: no warp total."""
+    body = "    float p = __shfl_xor_sync(0xffffffff, v, i);\n    v = {sign} + p;\n"
+    for sign, expected in (("(t & i) ? -v : v", None), ("(n & i) ? -v : v", "i"), ("v", "i")):
+        ctx = context(
+            "__device__ float h(float v, int n) {\n  int t = threadIdx.x;\n  for (int i = 1; i < 32; i <<= 1) {\n"
+            + body.format(sign=sign)
+            + "  }\n  return v;\n}\n"
+        )
+        assert warp.reduction_over_32_lanes(node_at(ctx, "for", "for_statement"), ctx) == expected
+
+
 def test_in_wave_selector() -> None:
     ctx = context("#if defined(__GFX9__)\n#define W 64\n#else\nint a;\n#endif\nint b;\n")
     assert warp.in_wave_selector(ctx, node_at(ctx, "a", "identifier"))

@@ -37,6 +37,7 @@ from rocmlint.cuda.hip_gaps import (
 )
 from rocmlint.cuda.preprocessor import (
     CUDA_VERSION_MACROS,
+    Define,
     Directive,
     MacroLookup,
     evaluate_expression,
@@ -106,6 +107,42 @@ def is_version_test(condition: str) -> bool:
     """A condition testing a CUDA toolkit version or comparing the architecture number: ROC207's, whatever else it
     tests (one diagnostic per condition; ROC213 reports conditions whose only CUDA test is pass detection)."""
     return compares_cuda_arch(condition) or not CUDA_VERSION_MACROS.isdisjoint(names_in(condition))
+
+
+def compares_cuda_arch_for_rocm(define: Define, ctx: CudaContext) -> bool:
+    """An object-like macro standing for an architecture comparison (`#define HAS_BF16 (__CUDA_ARCH__ >= 800)`),
+    defined where a ROCm build reads it: every `#if HAS_BF16` and `if (HAS_BF16)` is a hidden `__CUDA_ARCH__`
+    test, which HIP-Clang reads with `__CUDA_ARCH__` as 0. Not one whose replacement also names a ROCm macro
+    (`defined(USE_ROCM) || __CUDA_ARCH__ >= 800` decides for ROCm), nor in a host-only unit or after the project
+    defines an architecture number for ROCm itself (as `ConditionRule._reports_cuda_arch`)."""
+    if define.parameters is not None or not compares_cuda_arch(define.value):
+        return False
+    if ctx.branch(define.directive).on_rocm is False or is_host_only_unit(ctx):
+        return False
+    if any(is_rocm_macro(name, ctx) for name in names_in(define.value)):
+        return False
+    return (
+        ctx.preprocessor.define_of("__CUDA_ARCH__", define.directive.start_byte) is None
+        and ctx.define("__CUDA_ARCH__", define.directive) is None
+        and _differs_from_recent_gpus(define, ctx)
+    )
+
+
+def _differs_from_recent_gpus(define: Define, ctx: CudaContext) -> bool:
+    """Whether ROCm reads the macro's comparison otherwise than the device passes of recent NVIDIA GPUs (sm_80,
+    sm_90) do: `!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700` holds on ROCm as on them, so ROCm gets the
+    feature a recent GPU gets. False when a build cannot evaluate it."""
+    rocm = ctx.preprocessor.macro_lookup("rocm", define.directive.start_byte)
+    nvidia = ctx.preprocessor.macro_lookup("nvidia", define.directive.start_byte)
+    on_rocm = evaluate_expression(define.value, _build_lookup(rocm, _ROCM_BUILD, {}))
+    recent = [
+        evaluate_expression(define.value, _build_lookup(nvidia, {**_NVIDIA_TOOLKITS[-1], **build}, {}))
+        for build in _NVCC_PASSES
+        if build["__CUDA_ARCH__"] is not None
+    ]
+    if on_rocm is None or None in recent:
+        return False
+    return any(bool(value) != bool(on_rocm) for value in recent)
 
 
 def is_host_only_unit(ctx: CudaContext) -> bool:

@@ -627,11 +627,18 @@ class CudaContext:
         them whatever `s` is."""
         return frozenset(
             self.text(type_node)
-            for declaration in self._declarations_of(name)
-            if declaration.type == "field_declaration" and not self.is_rocm_gated(declaration)
+            for declaration in self.field_declarations(name)
             for type_node in [declaration.child_by_field_name("type")]
             if type_node is not None
         )
+
+    def field_declarations(self, name: str) -> list[Node]:
+        """This file's struct and class member declarations named `name` a ROCm build sees."""
+        return [
+            declaration
+            for declaration in self._declarations_of(name)
+            if declaration.type == "field_declaration" and not self.is_rocm_gated(declaration)
+        ]
 
     def declared_value(self, identifier: Node) -> Node | None:
         """The initialiser of `identifier`'s declaration (`x` in `unsigned m = x;`), if it has one."""

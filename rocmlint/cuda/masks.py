@@ -607,17 +607,11 @@ def copies_into_32_bits(call: Node, ctx: CudaContext) -> list[tuple[Node, Node]]
     """The 32-bit variables the mask of `call` is copied into once a variable holds it: `m = __ballot(p); ...
     kept = m;` with `kept` declared `unsigned` elsewhere in the function (the first store is `narrowing`'s), each
     as (its declaration, the copy). The copy truncates to 32 bits again after the first store is widened."""
-    node, parent = _mask_destination(call, ctx)
-    holder: Node | None = None
-    if parent is not None and parent.type == "init_declarator" and parent.child_by_field_name("value") == node:
-        holder = parent.child_by_field_name("declarator")
-    elif parent is not None and parent.type == "assignment_expression" and parent.child_by_field_name("right") == node:
-        holder = without_parentheses(parent.child_by_field_name("left") or parent)
+    holding = _holder(call, ctx)
     function = ctx.function_of(call)
-    if holder is None or holder.type != "identifier" or function is None:
+    if holding is None or function is None:
         return []
-    held = ctx.enclosing(holder, "declaration") if parent is not None and parent.type == "init_declarator" else None
-    held = held or ctx.declaration_of(holder)  # the variable itself: a same-named one elsewhere is another
+    holder, held = holding  # the variable itself: a same-named one elsewhere is another
     found: list[tuple[Node, Node]] = []
     for copy in ctx.descendants(function, "assignment_expression"):
         operator, left, right = (copy.child_by_field_name(f) for f in ("operator", "left", "right"))
@@ -626,12 +620,109 @@ def copies_into_32_bits(call: Node, ctx: CudaContext) -> list[tuple[Node, Node]]
         right, left = without_parentheses(right), without_parentheses(left)
         if right.type != "identifier" or ctx.text(right) != ctx.text(holder) or left.type != "identifier":
             continue
-        if held is None or ctx.declaration_of(right) != held:
+        if ctx.declaration_of(right) != held:
             continue
         declaration = ctx.declaration_of(left)
         if declaration is not None and declaration.type == "declaration" and _if_32(ctx.declared_type(left)):
             found.append((declaration, copy))
     return found
+
+
+def buffers_of_32_bits(call: Node, ctx: CudaContext) -> list[tuple[Node, Node]]:
+    """The 32-bit buffers the mask of `call` is stored into through a variable holding it (`bits[i] = m;`, `*bits =
+    kept;` with `bits` a pointer to or an array of 32-bit words), each as (the declaration deciding the buffer's
+    type, the store): a local pointer initialised from a struct member (`unsigned *bits = params.bitmask + i`) has
+    its type decided by the member's declarations in this file, which are what a port widens (apex's relu
+    bitmask); another buffer only when the variable stored holds 64 bits (a 32-bit one is reported itself, and
+    the buffer is the next step of the same fix). A store of the call itself (`out[i] = __ballot(p)`) is
+    `narrowing`'s."""
+    holder = _holder(call, ctx)
+    function = ctx.function_of(call)
+    if holder is None or function is None:
+        return []
+    holders = {holder[1]} | {declaration for declaration, _ in copies_into_32_bits(call, ctx)}
+    found: list[tuple[Node, Node]] = []
+    for store in ctx.descendants(function, "assignment_expression"):
+        operator, left, right = (store.child_by_field_name(f) for f in ("operator", "left", "right"))
+        if operator is None or left is None or right is None or ctx.text(operator) != "=":
+            continue
+        right, left = without_parentheses(right), without_parentheses(left)
+        if right.type != "identifier" or ctx.declaration_of(right) not in holders:
+            continue
+        buffer = _stored_through(left)
+        declaration = ctx.declaration_of(buffer) if buffer is not None else None
+        if buffer is None or declaration is None or _if_32(ctx.declared_type(buffer)) is None:
+            continue
+        if not _points_or_indexes(declaration, ctx.text(buffer), ctx):
+            continue
+        members = _member_origins(declaration, ctx)
+        if members:
+            found.extend((member, store) for member in members)
+        elif _if_32(ctx.declared_type(right)) is None:
+            found.append((declaration, store))  # the store is where the 64-bit mask is cut
+    return found
+
+
+def _holder(call: Node, ctx: CudaContext) -> tuple[Node, Node] | None:
+    """(the variable the mask of `call` is stored in, its declaration) for `m = __ballot(p)` and `T m = ...`."""
+    node, parent = _mask_destination(call, ctx)
+    holder: Node | None = None
+    if parent is not None and parent.type == "init_declarator" and parent.child_by_field_name("value") == node:
+        holder = parent.child_by_field_name("declarator")
+    elif parent is not None and parent.type == "assignment_expression" and parent.child_by_field_name("right") == node:
+        holder = without_parentheses(parent.child_by_field_name("left") or parent)
+    if holder is None or holder.type != "identifier":
+        return None
+    held = ctx.enclosing(holder, "declaration") if parent is not None and parent.type == "init_declarator" else None
+    held = held or ctx.declaration_of(holder)
+    return (holder, held) if held is not None else None
+
+
+def _stored_through(left: Node) -> Node | None:
+    """`bits` of `bits[i] = ...` and `*bits = ...`."""
+    dereferenced = left.type == "pointer_expression" and bool(left.children) and left.children[0].type == "*"
+    if left.type != "subscript_expression" and not dereferenced:
+        return None
+    argument = left.child_by_field_name("argument")
+    argument = without_parentheses(argument) if argument is not None else None
+    return argument if argument is not None and argument.type == "identifier" else None
+
+
+def _points_or_indexes(declaration: Node, name: str, ctx: CudaContext) -> bool:
+    """Whether `declaration` declares `name` as a pointer or an array (its elements are the declared type)."""
+    for identifier in ctx.descendants(declaration, "identifier", "field_identifier"):
+        if ctx.text(identifier) != name:
+            continue
+        parent = identifier.parent
+        while parent is not None and parent != declaration and parent.type.endswith("declarator"):
+            if parent.type in ("pointer_declarator", "array_declarator"):
+                return True
+            parent = parent.parent
+    return False
+
+
+def _member_origins(declaration: Node, ctx: CudaContext) -> list[Node]:
+    """The member declarations of this file a local pointer is initialised from (`= params.bitmask + offset`) that
+    declare 32-bit pointers or arrays."""
+    values = [d.child_by_field_name("value") for d in ctx.descendants(declaration, "init_declarator")]
+    member = next((m for v in values if v is not None for m in _members_in(v)), None)
+    if member is None:
+        return []
+    return [
+        field
+        for field in ctx.field_declarations(ctx.text(member))
+        if _if_32(ctx.text(field.child_by_field_name("type") or field)) is not None
+        and _points_or_indexes(field, ctx.text(member), ctx)
+    ]
+
+
+def _members_in(value: Node) -> list[Node]:
+    """The member of `s.m`, `s->m`, `s.m + offset` as the whole initialiser or its pointer operand."""
+    value = without_parentheses(value)
+    if value.type == "binary_expression":
+        value = without_parentheses(value.child_by_field_name("left") or value)
+    member = value.child_by_field_name("field") if value.type == "field_expression" else None
+    return [member] if member is not None else []
 
 
 def _mask_destination(node: Node, ctx: CudaContext) -> tuple[Node, Node | None]:

@@ -299,14 +299,15 @@ def in_wave64_code(node: Node, ctx: CudaContext) -> bool:
 def reduction_over_32_lanes(loop: Node, ctx: CudaContext) -> str | None:
     """The counter of a shuffle reduction loop sized for 32 lanes: halving from 16
     (`for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(m, v, o)`) or doubling from 1 up to 32, with the
-    counter as the shuffle's offset; not among the first 32 threads on purpose, nor with an explicit width."""
+    counter as the shuffle's offset; not among the first 32 threads on purpose, nor with an explicit width, nor a
+    per-lane transform (`_lane_bit_tested`)."""
     counter = loop_counter(loop, ctx)
     body = loop.child_by_field_name("body")
     if counter is None or body is None:
         return None
     variable, start = counter[0], ctx.int_value(counter[1])
     ascending = start == 1 and _bounded_by_32(loop.child_by_field_name("condition"), variable, ctx)
-    if (start != 16 and not ascending) or _in_first_32_threads(loop, ctx):
+    if (start != 16 and not ascending) or _in_first_32_threads(loop, ctx) or _lane_bit_tested(body, variable, ctx):
         return None
     for call in ctx.descendants(body, "call_expression"):
         found = shuffle(call, ctx)
@@ -316,6 +317,20 @@ def reduction_over_32_lanes(loop: Node, ctx: CudaContext) -> str | None:
         if offset is not None and ctx.text(offset).strip() == variable and not _has_subgroup_width(*found, ctx):
             return variable
     return None
+
+
+def _lane_bit_tested(body: Node, variable: str, ctx: CudaContext) -> bool:
+    """Each step tests the thread's own bit of the counter (`t & i`): a butterfly transform (a Hadamard or a
+    bitonic step) that leaves each lane its own value, no warp total. Its xor offsets stay inside aligned 32-lane
+    groups, which a 64-lane wavefront runs as two independent groups exactly as two NVIDIA warps."""
+    for test in ctx.descendants(body, "binary_expression"):
+        parts = binary_parts(test, ctx)
+        if parts is None or parts[1] != "&":
+            continue
+        for counter, index in ((parts[0], parts[2]), (parts[2], parts[0])):
+            if ctx.text(counter).strip() == variable and is_thread_index(index, ctx):
+                return True
+    return False
 
 
 def _in_first_32_threads(node: Node, ctx: CudaContext) -> bool:
