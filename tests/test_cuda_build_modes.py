@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 from rocmlint.config import Settings
-from rocmlint.cuda.build_files import jit_extension_facts, makefile_facts
+from rocmlint.cuda.build_files import jit_extension_facts, makefile_facts, may_build_jit_extension
 from rocmlint.cuda.project import CudaProject
 from rocmlint.engine import Engine
 
@@ -187,3 +187,12 @@ def test_a_module_naming_cpp_extension_without_calling_a_loader_builds_nothing()
     assert jit_extension_facts("m.py", shadowed, exists=lambda _: True).hipify_folders == ()  # not torch's
     aliased = "import torch.utils.cpp_extension as ce\nce.load(name='x', sources=['ext/k.cu'])\n"
     assert [f for f, _ in jit_extension_facts("m.py", aliased, exists=lambda _: True).hipify_folders] == ["ext"]
+
+
+def test_only_a_module_calling_a_loader_with_an_existing_source_beside_it_is_parsed():
+    called = b"from torch.utils.cpp_extension import load\next = load('x', sources=['ext/k.cu'])\n"
+    assert may_build_jit_extension("pkg/m.py", called, exists=lambda path: path == "pkg/ext/k.cu")
+    assert not may_build_jit_extension("pkg/m.py", called, exists=lambda _: False)  # names no file there
+    assert not may_build_jit_extension("pkg/m.py", called.replace(b"load(", b"build("), exists=lambda _: True)
+    assert not may_build_jit_extension("pkg/m.py", called.replace(b"cpp_extension", b"other"), exists=lambda _: True)
+    assert not may_build_jit_extension("pkg/m.py", called.replace(b"k.cu", b"k.cuh"), exists=lambda _: True)

@@ -345,12 +345,22 @@ def _builds(statement: ast.stmt) -> bool:
 # sources on ROCm as a `CUDAExtension` does.
 _JIT_LOADERS = frozenset({"load", "load_inline"})
 _CPP_EXTENSION = "torch.utils.cpp_extension"
+_LOADER_CALL = re.compile(rb"\bload(?:_inline)?\s*\(")
+# A quoted path with a suffix of `_SOURCE_SUFFIXES` (the sources `jit_extension_facts` finds the folder from).
+_QUOTED_SOURCE = re.compile(rb"[\"']([^\"'\n]+\.(?:cu|cpp|cc|cxx|c|hip))[\"']")
 
 
-def may_build_jit_extension(text: bytes) -> bool:
+def may_build_jit_extension(path: str, text: bytes, exists: Callable[[str], bool] = os.path.isfile) -> bool:
     """Whether a Python file may build a torch JIT extension (`jit_extension_facts` says): a cheap test on its
-    bytes, before any parse."""
-    return b"cpp_extension" in text and b"load" in text
+    bytes before any parse, which also wants a quoted source path beside the module that exists (the folder the
+    build hipifies is found from those; a module naming none, such as torch's own cpp_extension.py, builds none)."""
+    if b"cpp_extension" not in text or _LOADER_CALL.search(text) is None:
+        return False
+    folder = os.path.dirname(path)
+    return any(
+        exists(os.path.normpath(os.path.join(folder, quoted.decode("utf-8", "replace"))))
+        for quoted in _QUOTED_SOURCE.findall(text)
+    )
 
 
 def jit_extension_facts(path: str, text: str, exists: Callable[[str], bool] = os.path.isfile) -> BuildFacts:
@@ -364,7 +374,7 @@ def jit_extension_facts(path: str, text: str, exists: Callable[[str], bool] = os
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return BuildFacts()
     loaders = _jit_loader_names(tree)
-    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and ast.unparse(node.func) in loaders]
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and _callee_name(node.func) in loaders]
     if not calls:
         return BuildFacts()
     nodes = [pair for call in calls for pair in _with_vendor(call, None)]
@@ -380,11 +390,25 @@ def jit_extension_facts(path: str, text: str, exists: Callable[[str], bool] = os
             how = ast.unparse(call.func).rsplit(".", 1)[-1]
             why = f"{path}:{call.lineno}: builds a torch extension with cpp_extension.{how} (hipified on ROCm)"
             folders.setdefault(os.path.commonpath([os.path.dirname(source) for source in found]), why)
+    if not folders:
+        return BuildFacts(defines=tuple(_setup_defines(nodes, path)))
     return BuildFacts(
         defines=tuple(_setup_defines(nodes, path)),
         hipify_folders=tuple(folders.items()),
         rocm_arms=tuple(_rocm_arms(tree, path)),
     )
+
+
+def _callee_name(func: ast.expr) -> str | None:
+    """`a.b.c` of a callee written as a Name/Attribute chain, else None (cheaper than unparsing every callee)."""
+    parts: list[str] = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return None
+    parts.append(func.id)
+    return ".".join(reversed(parts))
 
 
 def _jit_loader_names(tree: ast.Module) -> frozenset[str]:

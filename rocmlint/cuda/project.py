@@ -1309,6 +1309,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     build_texts: dict[str, str] = {}
     configured: frozenset[str] = frozenset()  # what the configure headers `#cmakedefine`
     run_makefiles: list[str] = []  # makefiles the Makefiles run with `$(MAKE) -f FILE`, whatever their name
+    modules: list[str] = []  # Python modules, which may build a torch JIT extension of the tree's sources
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1].lower()  # `.H` and `.C` are C++ files too
@@ -1323,10 +1324,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             continue
         is_build = bool(python_build) or makefile or bazel or name == "CMakeLists.txt" or suffix == ".cmake"
         if suffix == ".py" and not is_build:
-            jit = _jit_extension(path)
-            if jit is not None:
-                build_files.append(path)
-                build_facts.append(jit)
+            modules.append(path)
             continue
         if suffix not in SOURCE_SUFFIXES and not is_build:
             continue
@@ -1359,6 +1357,12 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             build_facts.append(path)
         else:
             read[path] = text.removeprefix("\ufeff")  # every file: one without directives is still included
+    # A JIT build compiles C/C++ files of the tree: a tree without any (pure Python) has no module to read for it.
+    for path in modules if sources else ():
+        jit = _jit_extension(path)
+        if jit is not None:
+            build_files.append(path)
+            build_facts.append(jit)
     for path in dict.fromkeys(run_makefiles):
         run_text = _build_file_text(path) if path not in build_files and path.startswith(str(root) + os.sep) else None
         if run_text is not None:
@@ -1430,7 +1434,7 @@ def _jit_extension(path: str) -> BuildFacts | None:
             data = handle.read()
     except OSError:
         return None
-    if not may_build_jit_extension(data):
+    if not may_build_jit_extension(path, data):
         return None
     facts = jit_extension_facts(path, data.decode("utf-8", "replace"))
     return facts if facts.hipify_folders else None
