@@ -6,6 +6,7 @@ from rocmlint.cuda.conditions import (
     NO_SAFE_REWRITE,
     PASS_AND_COMPILER_ALTERNATIVES,
     ConditionRule,
+    arm_outcomes_agree,
     holds_only_pragmas,
     is_host_only_unit,
     nvcc_macros_change_no_rocm_code,
@@ -50,7 +51,9 @@ class CudaccMacro(ConditionRule, Rule):
     Not reported either when the code a ROCm build compiles would be the same if HIP-Clang defined nvcc's
     macros: the rest of the condition already leaves ROCm out (`!defined(__clang__)`, HIP-Clang being clang; a
     project macro NVIDIA's build alone defines, `defined(__CUDACC__) && defined(XYZ_USE_CUDA)`), or the arm ROCm
-    takes instead holds the same code. Nor is a test of `__CUDACC_RTC__` alone in a project whose run-time
+    takes instead holds the same code. Nor when the arm NVIDIA takes holds only what HIP lacks (a 32-bit-mask
+    `__shfl_down_sync`) and ROCm takes an arm of its own (`#else __shfl_down`): the test is the author's vendor
+    switch. Nor is a test of `__CUDACC_RTC__` alone in a project whose run-time
     compiles (its NVRTC, hipRTC or jitify calls) sit only in code the ROCm build does not compile: every ROCm
     compile takes the arm NVIDIA's ahead-of-time builds take. Nor in a host compiler's source (`.cpp`, `.cc`)
     or a header only such sources include, in a project whose build hands no `.cpp` to nvcc (a `LANGUAGE CUDA`
@@ -101,8 +104,11 @@ class CudaccMacro(ConditionRule, Rule):
         tested = {name for name in names_in(directive.condition) if name in _HIP_SPELLING}
         if tested == {"__CUDACC_RTC__"} and ctx.runtime_compiled_only_on_nvidia:
             return  # ROCm never compiles the project at run time: its compiles take the arm NVIDIA's offline ones do
-        if nvcc_macros_change_no_rocm_code(self._chains(ctx).arms_of(directive), ctx):
+        arms = self._chains(ctx).arms_of(directive)
+        if nvcc_macros_change_no_rocm_code(arms, ctx):
             return  # ROCm compiles the same code either way (`defined(__CUDACC__) && defined(XYZ_USE_CUDA)`)
+        if "__CUDACC_RTC__" not in tested and arm_outcomes_agree(arms, ctx):
+            return  # ROCm takes its own arm where NVIDIA's holds only what HIP lacks (a 32-bit-mask `_sync` shuffle)
         if all(holds_only_pragmas(arm, ctx) for arm in self._chains(ctx).arms_of(directive)):
             return  # compiler hints only (`#if !defined(__NVCC__)` + a pragma clang accepts): no code differs
         # The chain's `__CUDACC__`/`__CUDACC_RTC__` tests (and any device-pass `__CUDA_ARCH__` test beside
@@ -241,6 +247,11 @@ CudaccMacro.valid = (
         #include <cuda_runtime.h>
         #endif
         """,
+    ),
+    # ROCm takes its own arm where NVIDIA's holds only what HIP lacks (a 32-bit-mask shuffle): a vendor switch.
+    Valid(
+        "__device__ float sum(float v) {\n  for (int o = 16; o > 0; o >>= 1) {\n#if defined(__CUDACC__)\n"
+        "    v += __shfl_down_sync(0xffffffff, v, o);\n#else\n    v += __shfl_down(v, o);\n#endif\n  }\n  return v;\n}\n"
     ),
 )
 CudaccMacro.invalid = (
