@@ -215,12 +215,18 @@ _NOT_A_TRUTH_TEST = "#if {condition}\n#define TRAP() 0\n#else\n#define TRAP() __
         pytest.param(CudaArchMacro, "0 == defined(__CUDA_ARCH__)", id="ROC213-compared-left"),
         pytest.param(CudaArchMacro, "defined(__CUDA_ARCH__) ? 0 : 1", id="ROC213-selected"),
         pytest.param(CudaArchMacro, "(defined(__CUDA_ARCH__) || defined(FOO)) == 0", id="ROC213-group-compared"),
-        pytest.param(CudaccMacro, "defined(__CUDACC__) == 0", id="ROC214-compared"),
         pytest.param(HipPlatformHcc, "defined(__HIP_PLATFORM_HCC__) == 0", id="ROC215-compared"),
     ],
 )
 def test_a_test_outside_a_truth_context_gets_no_fix(rule: type[Rule], condition: str) -> None:
     diagnostics = run_example(rule, _NOT_A_TRUTH_TEST.format(condition=condition))
+    assert len(diagnostics) == 1 and diagnostics[0].fix is None
+
+
+def test_a_compiler_test_outside_a_truth_context_gets_no_fix() -> None:
+    # An NVIDIA arm HIP could build (`abort()`): with `__brkpt()` there ROCm's own arm would be its only choice.
+    code = _NOT_A_TRUTH_TEST.format(condition="defined(__CUDACC__) == 0").replace("__brkpt()", "abort()")
+    diagnostics = run_example(CudaccMacro, code)
     assert len(diagnostics) == 1 and diagnostics[0].fix is None
 
 
