@@ -46,7 +46,7 @@ class Fp8Dtype(Rule):
     type codes like `F8_E4M3`); text (`str()`, `print`, logging, f-strings); dtype metadata (`.itemsize`,
     `torch.finfo(...).bits`); MX formats, OCP by their spec (`elem_dtype=`, an MX config's `activation_dtype=`/
     `weight_dtype=`, `MXFPInferenceConfig(...)`, a def or module named `*mxfp8*`/`*_mx_*`, a def whose names or
-    strings say MX or E8M0); a `storage_dtype=` beside a `compute_dtype=` (a def's variables and parameters too: layerwise casting);
+    strings say MX or E8M0); `storage_dtype=` beside `compute_dtype=` (variables, parameters: layerwise casting);
     `torch.finfo(torch.float8_e5m2)` (same max as e5m2fnuz); collections and branches that also name `fnuz` or test a
     `gfx` arch, tables given `fnuz` entries later; a default overridden with `fnuz`; a def that converts to `fnuz` on
     ROCm; FP8 data made and kept on the CPU (`.cpu()`, a test's factory without a device; a test naming no GPU, CUDA

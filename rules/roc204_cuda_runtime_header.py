@@ -33,13 +33,14 @@ class CudaRuntimeHeader(Rule):
     built through torch's `CUDAExtension` are hipified automatically; stand-alone HIP builds are not.
     When the project model finds that the build hipifies the sources (a torch `CUDAExtension` in setup.py,
     a build file running hipify), an include hipify swaps is no error. In a project that already builds for
-    ROCm that way (a build file defines a macro or lists sources for ROCm, a setup.py arm whose test names ROCm
-    builds something, CMake builds the HIP language: `rocmlint project` shows it as `rocm_build`), in code the
-    port reached (the file, a header it includes or a file including it tests `USE_ROCM`, `__HIP_PLATFORM_AMD__`
-    or a ROCm macro learned from more than its name) it is left out, and `check --verbose` names the evidence;
-    before a first port, and in code the port left to NVIDIA, it is reported at `info`, with the build's
-    evidence, as a note of what a port there touches (and for code that must also build as hand-written HIP). `show-hipified = true` (`--show-hipified`) reports such notes everywhere, `show-hipified = false`
-    (`--hide-hipified`) nowhere.
+    ROCm that way (a build file defines a macro or lists sources for ROCm, an arm of a Python build file (setup.py,
+    a `cpp_extension.load` script) whose test names ROCm builds something, CMake builds the HIP language:
+    `rocmlint project` shows it as `rocm_build`), in code the port reached (the file, a header it includes or a
+    file including it tests `USE_ROCM`, `__HIP_PLATFORM_AMD__` or a ROCm macro learned from more than its name) it
+    is left out, and `check --verbose` names the evidence; before a first port, and in code the port left to
+    NVIDIA, it is reported at `info`, with the build's evidence, as a note of what a port there touches (and for
+    code that must also build as hand-written HIP). `show-hipified = true` (`--show-hipified`) reports such notes
+    everywhere, `show-hipified = false` (`--hide-hipified`) nowhere.
 
     ## Example
     ```cuda

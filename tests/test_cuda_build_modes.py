@@ -7,6 +7,8 @@ import os
 import textwrap
 from pathlib import Path
 
+from test_cuda_project import write_tree
+
 from rocmlint.config import Settings
 from rocmlint.cuda.build_files import jit_extension_facts, makefile_facts, may_build_jit_extension
 from rocmlint.cuda.project import CudaProject
@@ -38,14 +40,6 @@ def test_a_makefile_writing_the_configure_header_per_backend_defines_its_macros(
         # `$(filter-out -DX ...)` patterns define nothing; a plain flag does.
         ("XYZ_LOGGING", None, None, 13),
     ]
-
-
-def write_tree(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return root
 
 
 def _codes(root: Path, name: str) -> list[tuple[str, int]]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from test_cuda_project import write_tree
+
 from rocmlint.config import Settings
 from rocmlint.cuda.build_files import cmake_facts, setup_py_facts
 from rocmlint.cuda.project import CudaProject
@@ -20,14 +22,6 @@ PORTED_KERNEL = KERNEL + '#include "compat.h"\n'
 # A ROCm arm of the setup.py that does something for the ROCm build: the project builds for ROCm already.
 ROCM_ARM = "import torch\nflags = []\nif torch.version.hip:\n    flags += ['-DHIPBLAS_USE_HIP_HALF']\n"
 EVIDENCE = "setup.py:4: the ROCm arm of `if torch.version.hip:` runs `flags += ['-DHIPBLAS_USE_HIP_HALF']`"
-
-
-def _tree(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def _found(root: Path, **settings: object) -> list[tuple[str, int, str]]:
@@ -60,11 +54,13 @@ def test_a_torch_jit_build_with_a_rocm_arm_hides_renames_in_the_ported_folder(tm
         "import torch\nfrom torch.utils.cpp_extension import load\n"
         "ext = load('x', sources=['ext/k.cu'], extra_cuda_cflags=['-DX'] if torch.version.hip else [])\n"
     )
-    root = _tree(tmp_path, {"build_ext.py": loader, "ext/k.cu": PORTED_KERNEL, "ext/compat.h": COMPAT["compat.h"]})
+    root = write_tree(tmp_path, {"build_ext.py": loader, "ext/k.cu": PORTED_KERNEL, "ext/compat.h": COMPAT["compat.h"]})
     report = Engine().check_path(root / "ext" / "k.cu", Settings(root=root))
     assert [(d.code, d.location.line) for d in report.diagnostics] == [("ROC205", 3)]  # cuDNN has no drop-in
-    root_without = _tree(tmp_path / "unported", {"build_ext.py": loader.replace("if torch.version.hip", "if False")})
-    _tree(root_without, {"ext/k.cu": PORTED_KERNEL, "ext/compat.h": COMPAT["compat.h"]})
+    root_without = write_tree(
+        tmp_path / "unported", {"build_ext.py": loader.replace("if torch.version.hip", "if False")}
+    )
+    write_tree(root_without, {"ext/k.cu": PORTED_KERNEL, "ext/compat.h": COMPAT["compat.h"]})
     report = Engine().check_path(root_without / "ext" / "k.cu", Settings(root=root_without))
     assert [(d.code, d.location.line, d.severity.value) for d in report.diagnostics] == [
         ("ROC204", 1, "info"),
@@ -89,11 +85,11 @@ def test_arms_that_refuse_or_only_report_rocm_and_the_else_of_a_cuda_test_are_no
 def test_rocm_build_path_from_cmake_defines_sources_or_the_hip_language(tmp_path):
     cmake = "if(USE_ROCM)\n  add_definitions(-DXYZ_HIP)\nendif()\n"
     assert [(d.name, d.vendor) for d in cmake_facts("CMakeLists.txt", cmake).defines] == [("XYZ_HIP", "rocm")]
-    defined = CudaProject.build(_tree(tmp_path / "defines", {"CMakeLists.txt": cmake, "k.cu": ""}))
+    defined = CudaProject.build(write_tree(tmp_path / "defines", {"CMakeLists.txt": cmake, "k.cu": ""}))
     assert defined.rocm_build_path == "CMakeLists.txt:2: the ROCm build defines XYZ_HIP"
-    hip = CudaProject.build(_tree(tmp_path / "hip", {"CMakeLists.txt": "project(x LANGUAGES CXX HIP)\n"}))
+    hip = CudaProject.build(write_tree(tmp_path / "hip", {"CMakeLists.txt": "project(x LANGUAGES CXX HIP)\n"}))
     assert hip.rocm_build_path == "a CMake file builds the HIP language"
-    first_port = CudaProject.build(_tree(tmp_path / "none", {"setup.py": HIPIFIED, "k.cu": KERNEL}))
+    first_port = CudaProject.build(write_tree(tmp_path / "none", {"setup.py": HIPIFIED, "k.cu": KERNEL}))
     assert first_port.rocm_build_path == ""
 
 
@@ -102,11 +98,11 @@ def test_a_define_only_a_negated_cuda_test_gives_rocm_is_no_rocm_build_path(tmp_
     setup = HIPIFIED + "CUDA_HOME = None\nif CUDA_HOME is None:\n    flags = ['-DXYZ_CPU']\n"
     facts = setup_py_facts("setup.py", setup)
     assert [(d.name, d.vendor) for d in facts.defines] == [("XYZ_CPU", "rocm")]
-    assert CudaProject.build(_tree(tmp_path, {"setup.py": setup, "k.cu": KERNEL})).rocm_build_path == ""
+    assert CudaProject.build(write_tree(tmp_path, {"setup.py": setup, "k.cu": KERNEL})).rocm_build_path == ""
 
 
 def test_hipify_renames_are_left_out_where_the_project_already_builds_for_rocm(tmp_path):
-    root = _tree(tmp_path, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": PORTED_KERNEL, **COMPAT})
+    root = write_tree(tmp_path, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": PORTED_KERNEL, **COMPAT})
     assert _found(root) == [("ROC205", 3, "warning")]  # cuDNN has no drop-in: still a warning
     report = Engine().check_path(root / "k.cu", Settings(root=root))
     why = (
@@ -127,7 +123,7 @@ def test_a_header_is_ported_when_a_kernel_including_it_includes_the_port_s_compa
         "ops/matrix.cuh": "#include <cuda_runtime.h>\n",
         **COMPAT,
     }
-    root = _tree(tmp_path, files)
+    root = write_tree(tmp_path, files)
     report = Engine().check_path(root / "ops/matrix.cuh", Settings(root=root))
     assert report.diagnostics == []
     assert report.gated_notes[0].endswith("; compat.h tests USE_ROCM)")
@@ -137,7 +133,7 @@ def test_code_the_port_left_to_nvidia_keeps_its_notes(tmp_path):
     """A kernel whose code tests no ROCm macro in a project that builds for ROCm (a CUTLASS kernel whose ROCm twin is
     a rewrite): the port has not reached it, its CUDA includes stay notes of what a port there touches."""
     files = {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": PORTED_KERNEL, "cutlass_kernel.cu": KERNEL, **COMPAT}
-    root = _tree(tmp_path, files)
+    root = write_tree(tmp_path, files)
     report = Engine().check_path(root / "cutlass_kernel.cu", Settings(root=root))
     found = [(d.code, d.location.line, d.severity.value) for d in report.diagnostics]
     assert found == [("ROC204", 1, "info"), ("ROC205", 2, "info"), ("ROC205", 3, "warning")]
@@ -145,30 +141,32 @@ def test_code_the_port_left_to_nvidia_keeps_its_notes(tmp_path):
 
 def test_a_rocm_macro_learned_from_its_name_alone_is_no_port(tmp_path):
     compat = {"compat.h": "#ifdef XYZ_HIP\n#define WARP 64\n#endif\n"}
-    root = _tree(tmp_path, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": PORTED_KERNEL, **compat})
+    root = write_tree(tmp_path, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": PORTED_KERNEL, **compat})
     assert _found(root) == [("ROC204", 1, "info"), ("ROC205", 2, "info"), ("ROC205", 3, "warning")]
 
 
 def test_hipify_renames_are_notes_before_a_first_port(tmp_path):
-    root = _tree(tmp_path, {"setup.py": HIPIFIED, "k.cu": PORTED_KERNEL, **COMPAT})
+    root = write_tree(tmp_path, {"setup.py": HIPIFIED, "k.cu": PORTED_KERNEL, **COMPAT})
     assert _found(root) == [("ROC204", 1, "info"), ("ROC205", 2, "info"), ("ROC205", 3, "warning")]
 
 
 def test_the_explicit_setting_wins_over_the_model(tmp_path):
-    ported = _tree(tmp_path / "ported", {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": PORTED_KERNEL, **COMPAT})
+    ported = write_tree(tmp_path / "ported", {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": PORTED_KERNEL, **COMPAT})
     assert _found(ported, show_hipified=True) == [
         ("ROC204", 1, "info"),
         ("ROC205", 2, "info"),
         ("ROC205", 3, "warning"),
     ]
-    first_port = _tree(tmp_path / "first", {"setup.py": HIPIFIED, "k.cu": KERNEL})
+    first_port = write_tree(tmp_path / "first", {"setup.py": HIPIFIED, "k.cu": KERNEL})
     assert _found(first_port, show_hipified=False) == [("ROC205", 3, "warning")]
     report = Engine().check_path(first_port / "k.cu", Settings(root=first_port, show_hipified=False))
     assert all("already builds" not in note for note in report.gated_notes)  # the user's choice, not the model's
 
 
 def test_show_and_hide_from_the_command_line_and_the_configuration(project: Path, cli: Callable[..., object]):
-    _tree(project, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": '#include <cuda_fp16.h>\n#include "compat.h"\n', **COMPAT})
+    write_tree(
+        project, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": '#include <cuda_fp16.h>\n#include "compat.h"\n', **COMPAT}
+    )
     assert cli("check", "--no-cache", "-q", "k.cu").stdout == ""  # type: ignore[attr-defined]
     shown = cli("check", "--no-cache", "-q", "--show-hipified", "k.cu").stdout  # type: ignore[attr-defined]
     assert shown.startswith("k.cu:1:1: ROC204 ")
@@ -181,13 +179,13 @@ def test_show_and_hide_from_the_command_line_and_the_configuration(project: Path
 
 
 def test_rocmlint_project_names_the_evidence(project: Path, cli: Callable[..., object]):
-    _tree(project, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": KERNEL})
+    write_tree(project, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": KERNEL})
     out = cli("project").stdout  # type: ignore[attr-defined]
     assert f"rocm_build = {EVIDENCE}\n" in out
     assert "hipify's renames = left out where the port reached (code testing a ROCm macro)" in out
 
 
 def test_rocmlint_project_says_when_there_is_no_rocm_build_yet(project: Path, cli: Callable[..., object]):
-    _tree(project, {"setup.py": HIPIFIED, "k.cu": KERNEL})
+    write_tree(project, {"setup.py": HIPIFIED, "k.cu": KERNEL})
     out = cli("project").stdout  # type: ignore[attr-defined]
     assert "rocm_build = none found\nhipify's renames = reported at info: no ROCm build yet" in out

@@ -346,8 +346,6 @@ def _builds(statement: ast.stmt) -> bool:
 _JIT_LOADERS = frozenset({"load", "load_inline"})
 _CPP_EXTENSION = "torch.utils.cpp_extension"
 _LOADER_CALL = re.compile(rb"\bload(?:_inline)?\s*\(")
-# A quoted path with a suffix of `_SOURCE_SUFFIXES` (the sources `jit_extension_facts` finds the folder from).
-_QUOTED_SOURCE = re.compile(rb"[\"']([^\"'\n]+\.(?:cu|cpp|cc|cxx|c|hip))[\"']")
 
 
 def may_build_jit_extension(path: str, text: bytes, exists: Callable[[str], bool] = os.path.isfile) -> bool:
@@ -487,6 +485,10 @@ def _setup_defines(nodes: list[tuple[ast.AST, str | None]], path: str) -> Iterat
 
 
 _SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
+# A quoted path with one of those suffixes: the sources `jit_extension_facts` finds a JIT build's folder from.
+_QUOTED_SOURCE = re.compile(
+    rb"[\"']([^\"'\n]+(?:" + b"|".join(re.escape(suffix.encode()) for suffix in _SOURCE_SUFFIXES) + rb"))[\"']"
+)
 # A path's folder the file cannot resolve (a helper's parameter, `csrc_dir / "userbuffers" / "k.cu"`): the path
 # names the project file that ends with what follows it (see `ANYWHERE`).
 _ANY_FOLDER = "**"

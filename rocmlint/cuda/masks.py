@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node, Span
@@ -613,11 +614,7 @@ def copies_into_32_bits(call: Node, ctx: CudaContext) -> list[tuple[Node, Node]]
         return []
     holder, held = holding  # the variable itself: a same-named one elsewhere is another
     found: list[tuple[Node, Node]] = []
-    for copy in ctx.descendants(function, "assignment_expression"):
-        operator, left, right = (copy.child_by_field_name(f) for f in ("operator", "left", "right"))
-        if operator is None or left is None or right is None or ctx.text(operator) != "=":
-            continue
-        right, left = without_parentheses(right), without_parentheses(left)
+    for copy, left, right in _plain_assignments(function, ctx):
         if right.type != "identifier" or ctx.text(right) != ctx.text(holder) or left.type != "identifier":
             continue
         if ctx.declaration_of(right) != held:
@@ -626,6 +623,14 @@ def copies_into_32_bits(call: Node, ctx: CudaContext) -> list[tuple[Node, Node]]
         if declaration is not None and declaration.type == "declaration" and _if_32(ctx.declared_type(left)):
             found.append((declaration, copy))
     return found
+
+
+def _plain_assignments(function: Node, ctx: CudaContext) -> Iterator[tuple[Node, Node, Node]]:
+    """(assignment, left side, right side) of each plain `=` in `function`, both sides without parentheses."""
+    for assignment in ctx.descendants(function, "assignment_expression"):
+        operator, left, right = (assignment.child_by_field_name(f) for f in ("operator", "left", "right"))
+        if operator is not None and left is not None and right is not None and ctx.text(operator) == "=":
+            yield assignment, without_parentheses(left), without_parentheses(right)
 
 
 def buffers_of_32_bits(call: Node, ctx: CudaContext) -> list[tuple[Node, Node]]:
@@ -642,11 +647,7 @@ def buffers_of_32_bits(call: Node, ctx: CudaContext) -> list[tuple[Node, Node]]:
         return []
     holders = {holder[1]} | {declaration for declaration, _ in copies_into_32_bits(call, ctx)}
     found: list[tuple[Node, Node]] = []
-    for store in ctx.descendants(function, "assignment_expression"):
-        operator, left, right = (store.child_by_field_name(f) for f in ("operator", "left", "right"))
-        if operator is None or left is None or right is None or ctx.text(operator) != "=":
-            continue
-        right, left = without_parentheses(right), without_parentheses(left)
+    for store, left, right in _plain_assignments(function, ctx):
         if right.type != "identifier" or ctx.declaration_of(right) not in holders:
             continue
         buffer = _stored_through(left)
