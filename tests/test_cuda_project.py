@@ -1139,6 +1139,40 @@ def test_make_fragments_and_makefiles_define_macros_per_vendor():
     ]
 
 
+def test_make_conditionals_comparing_with_nothing_test_a_vendors_absence():
+    makefile = makefile_facts(
+        "Makefile",
+        "ifeq ($(HIPCC),)\n  $(info no hipcc)\nelse\n  HIPCC_FLAGS += -DBUILD_AMD\nendif\n"
+        "ifneq ($(filter gfx90a,$(AMDGPU_TARGETS)),)\n  FLAGS += -DWAVE64\nendif\n"
+        'ifeq "$(USE_ROCM)" "0"\n  FLAGS += -DNO_ROCM_PATH\nendif\n'
+        "ifeq ($(NVCC),)\n  FLAGS += -DCPU_ONLY\nelse ifeq ($(word 1,$(A)),x)\n  FLAGS += -DOTHER\nendif\n",
+    )
+    assert [(d.name, d.vendor) for d in makefile.defines] == [
+        ("BUILD_AMD", "rocm"),  # `else` of "no hipcc found"
+        ("WAVE64", "rocm"),  # an AMD target was asked for
+        ("NO_ROCM_PATH", None),  # ROCm switched off: not NVIDIA's arm for that (a CPU build, another vendor)
+        ("CPU_ONLY", None),
+        ("OTHER", None),
+    ]
+
+
+_ROCM_MAKE_ARM = "ifeq ($(HIPCC),)\nelse\n  HIPCC_FLAGS += -DBUILD_AMD\nendif\n"
+_TEST_INCLUDING_ITS_PROGRAM = {
+    "test.cu": '#ifdef BUILD_AMD\n#include "train.hip"\n#else\n#include "train.cu"\n#endif\n',
+    "train.cu": "__global__ void k(float* p) {\n  __stcs(p, 1.0f);\n}\n",
+}
+
+
+def test_a_program_a_test_includes_where_rocm_does_not_compile_is_still_compiled_on_its_own(tmp_path):
+    named = _ROCM_MAKE_ARM + "train_cu: train.cu\n\tnvcc $< -o $@\ntest_cu: test.cu\n\tnvcc $< -o $@\n"
+    root = write_tree(tmp_path / "named", {**_TEST_INCLUDING_ITS_PROGRAM, "Makefile": named})
+    assert _codes(root, "train.cu", select=("ROC217",)) == [("ROC217", 2)]
+    # Named by no build: only the test compiles it, by its `#include`, which ROCm never reaches.
+    unnamed = _ROCM_MAKE_ARM + "test_cu: test.cu\n\tnvcc $< -o $@\n"
+    root = write_tree(tmp_path / "unnamed", {**_TEST_INCLUDING_ITS_PROGRAM, "Makefile": unnamed})
+    assert _codes(root, "train.cu", select=("ROC217",)) == []
+
+
 def test_a_make_fragment_of_the_rocm_build_gates_and_decides_version_tests(tmp_path):
     files = {
         "src/makefiles/hip_64bit.mk": _HIP_FRAGMENT,

@@ -217,6 +217,9 @@ class BuildFacts:
     # `out_hip/%.cpp: src/%.cpp` running a hipify tool): the ROCm build compiles hipify's copies of its files, and
     # only of its files (the rest of the tree it compiles as written).
     hipify_folders: tuple[tuple[str, str], ...] = ()
+    # Sources a Makefile names by path (`train: train.cu`, `$(NVCC) -c kernels/a.cu`), absolute: translation units of
+    # the build, whoever else includes them.
+    make_sources: tuple[str, ...] = ()
 
 
 def nvidia_only_native_folders(build: BuildFacts) -> dict[str, str]:
@@ -1382,7 +1385,7 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
     defines: list[BuildDefine] = []
     hipified: dict[str, str] = {}  # folder -> evidence
     rule_source = ""  # the source folder of the pattern rule whose recipe follows, "" after any other line
-    blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor its condition tests]
+    blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor of its `else`]
     for line, logical in lines:
         if raw[line - 1].startswith("\t"):  # a recipe: the shell gets its `#`, no comment to make
             defines += _configured_by_sed(raw[line - 1], _block_vendor(blocks, file_vendor), path, line)
@@ -1395,15 +1398,13 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
         conditional = _MAKE_CONDITIONAL.match(logical)
         stripped = logical.strip()
         if conditional is not None:
-            tested = vendor_of_words(conditional.group(2).replace("$", " "))
-            if conditional.group(1) in ("ifneq", "ifndef"):
-                tested = _other_vendor(tested)
+            arms = _make_arm_vendors(conditional)
             if stripped.startswith("else") and blocks:
-                blocks[-1][0] = tested
+                blocks[-1][:] = arms
             else:
-                blocks.append([tested, tested])
+                blocks.append(list(arms))
         elif stripped == "else" and blocks:
-            blocks[-1][0] = _other_vendor(blocks[-1][1])
+            blocks[-1][0] = blocks[-1][1]
         elif stripped == "endif" and blocks:
             blocks.pop()
         elif "-D" in logical:
@@ -1413,7 +1414,67 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
             flags = _FILTER_CALL.sub(" ", assignment.group(2) if assignment else logical)
             defines += [BuildDefine(m.group(1), m.group(2), vendor, path, line) for m in _MAKE_DEFINE.finditer(flags)]
     defines += _hipconfig_defines(path, text)
-    return BuildFacts(tuple(defines), cuda_language=nvcc, hipify_folders=tuple(hipified.items()))
+    return BuildFacts(
+        tuple(defines),
+        cuda_language=nvcc,
+        hipify_folders=tuple(hipified.items()),
+        make_sources=_make_sources(path, lines),
+    )
+
+
+# A word of a Makefile naming a CUDA, HIP or host source file (no variable, wildcard or pattern in it).
+_MAKE_SOURCE_WORD = re.compile(r"(?<![\w$%(./-])([\w./-]+\.(?:cu|hip|cpp|cc|cxx|c))(?![\w.])")
+
+
+def _make_sources(path: str, lines: list[tuple[int, str]]) -> tuple[str, ...]:
+    """The source files a Makefile's lines name, as absolute paths beside the Makefile."""
+    folder = os.path.dirname(os.path.abspath(path))
+    words = {word for _, logical in lines for word in _MAKE_SOURCE_WORD.findall(logical)}
+    return tuple(sorted(os.path.normpath(os.path.join(folder, word)) for word in words))
+
+
+# What make compares a variable with to ask whether it is unset or off: `ifeq ($(HIPCC),)` (no hipcc found), `ifeq
+# ($(USE_ROCM),0)`. Such an `ifeq` tests the named vendor's absence, its `else` the vendor; `ifneq` the reverse.
+_ABSENT_VALUES = frozenset({"", "0", "n", "no", "off", "false"})
+
+
+def _make_arm_vendors(conditional: re.Match[str]) -> tuple[str | None, str | None]:
+    """The vendors a make conditional's arm and its `else` are written for: `ifeq ($(ROCM),true)` ROCm's then NVIDIA's,
+    `ifndef ROCM` the reverse; a test of a variable's absence (`ifeq ($(HIPCC),)`: no hipcc found) says nothing of
+    its own arm, its `else` is the named vendor's."""
+    named = vendor_of_words(conditional.group(2).replace("$", " "))
+    if _tests_absence(conditional):
+        return (named, None) if conditional.group(1) == "ifneq" else (None, named)
+    if conditional.group(1) in ("ifneq", "ifndef"):
+        return _other_vendor(named), named
+    return named, _other_vendor(named)
+
+
+def _tests_absence(conditional: re.Match[str]) -> bool:
+    """Whether an `ifeq`/`ifneq` compares with an empty or false value (`($(HIPCC),)`, `"$(ROCM)" "0"`)."""
+    if conditional.group(1) not in ("ifeq", "ifneq"):
+        return False
+    arguments = conditional.group(2).strip()
+    if arguments.startswith("(") and arguments.endswith(")"):
+        operands = _split_make_arguments(arguments[1:-1])
+    else:
+        operands = re.findall(r"\"([^\"]*)\"|'([^']*)'", arguments)
+        operands = ["".join(pair) for pair in operands]
+    if len(operands) != 2:
+        return False
+    return any(operand.strip().lower() in _ABSENT_VALUES for operand in operands)
+
+
+def _split_make_arguments(text: str) -> list[str]:
+    """The comma-separated arguments of `ifeq (A,B)`, commas inside `$(...)` calls kept with their call."""
+    operands, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            operands.append(text[start:index])
+            start = index + 1
+    operands.append(text[start:])
+    return operands
 
 
 # A pattern rule making a file of one folder from the same-stemmed file of another (`out_hip/%.cpp: src/%.cpp`),

@@ -556,7 +556,7 @@ class CudaProject:
         if only_nvidia_path:
             self._bases[path] = Branch(False, None), only_nvidia_path
             return self._bases[path]
-        if not includers:
+        if not includers or self._compiled_on_its_own(path):
             unadded = self._in_unadded_project(path)
             if unadded:
                 self._bases[path] = NO_GPU, unadded
@@ -589,6 +589,20 @@ class CudaProject:
             result = EVERYWHERE, ""
         self._bases[path] = result
         return result
+
+    def _compiled_on_its_own(self, path: str) -> bool:
+        """Whether a source file (not a header) is a translation unit a build names, so that the files including
+        it (a test that `#include`s the program it tests) do not decide where it is compiled."""
+        if is_header(path):
+            return False
+        if path in self._make_sources:
+            return True
+        named = self._source_index[0].get(path, ())
+        return any(not s.removed and not s.unbuilt and self._vendor_of(s) != "nvidia" for s in named)
+
+    @cached_property
+    def _make_sources(self) -> frozenset[str]:
+        return frozenset(self.build_facts.make_sources)
 
     def _host_compiled_only(self, path: str) -> str:
         """See `FileView.host_compiled_only`: a header host sources (`.cpp`) ROCm compiles include, and that no CUDA
@@ -1506,6 +1520,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         include_folders=tuple(folder for f in facts for folder in f.include_folders),
         native_modules=tuple(module for f in facts for module in f.native_modules),
         hipify_folders=tuple(folder for f in facts for folder in f.hipify_folders),
+        make_sources=tuple(source for f in facts for source in f.make_sources),
     )
 
 
