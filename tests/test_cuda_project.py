@@ -1173,6 +1173,24 @@ def test_a_program_a_test_includes_where_rocm_does_not_compile_is_still_compiled
     assert _codes(root, "train.cu", select=("ROC217",)) == []
 
 
+_NVCC_ONLY_FOLDER = {
+    "dev/Makefile": "NVCC := $(shell which nvcc)\n%: %.cu\n\t$(NVCC) $< -o $@\n",
+    "dev/common.h": "#define WARP 32\n__device__ int lanes() { return __popc(__activemask()); }\n",
+    "dev/experiment.cu": '#include "common.h"\n__global__ void k(unsigned* out) {\n  *out = __ballot_sync(~0u, 1);\n}\n',
+}
+
+
+def test_a_folder_only_an_nvcc_makefile_builds_is_nvidia_code_where_make_builds_rocm_elsewhere(tmp_path):
+    rocm_make = _ROCM_MAKE_ARM + "%amd: %.cu\n\t$(HIPCC) $(HIPCC_FLAGS) $< -o $@\n"
+    root = write_tree(tmp_path / "ported", {**_NVCC_ONLY_FOLDER, "Makefile": rocm_make})
+    assert _codes(root, "dev/experiment.cu") == []
+    assert _codes(root, "dev/common.h") == []
+    # Before any ROCm build: every CUDA source is one to port, whatever builds it.
+    root = write_tree(tmp_path / "unported", _NVCC_ONLY_FOLDER)
+    assert _codes(root, "dev/experiment.cu") == [("ROC210", 3)]
+    assert _codes(root, "dev/common.h") == [("ROC202", 2)]
+
+
 def test_a_make_fragment_of_the_rocm_build_gates_and_decides_version_tests(tmp_path):
     files = {
         "src/makefiles/hip_64bit.mk": _HIP_FRAGMENT,

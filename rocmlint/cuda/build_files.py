@@ -1416,10 +1416,21 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
     defines += _hipconfig_defines(path, text)
     return BuildFacts(
         tuple(defines),
+        sources=_nvcc_only_sources(path, lines, hip or bool(hipified) or file_vendor == "rocm"),
         cuda_language=nvcc,
         hipify_folders=tuple(hipified.items()),
         make_sources=_make_sources(path, lines),
     )
+
+
+def _nvcc_only_sources(path: str, lines: list[tuple[int, str]], builds_rocm: bool) -> tuple[SourceSet, ...]:
+    """The CUDA sources beside a Makefile that runs nvcc and never hipcc nor hipify (a folder of CUDA experiments
+    with its own Makefile): sources its make build compiles for NVIDIA only. They say what ROCm does not compile only
+    where make also builds ROCm, elsewhere in the project (see `CudaProject._systems_building_rocm`)."""
+    if builds_rocm:
+        return ()
+    line = next((line for line, logical in lines if _NVCC.search(logical)), 0)
+    return (SourceSet("*.cu", "nvidia", path, line),) if line else ()
 
 
 # A word of a Makefile naming a CUDA, HIP or host source file (no variable, wildcard or pattern in it).
