@@ -1156,6 +1156,53 @@ def test_make_conditionals_comparing_with_nothing_test_a_vendors_absence():
     ]
 
 
+def test_cmake_conditions_naming_a_vendor_after_not_are_the_other_vendors_arm():
+    facts = cmake_facts(
+        "CMakeLists.txt",
+        "if(NOT USE_ROCM)\n  add_definitions(-DCUDA_PATH)\nelse()\n  add_definitions(-DROCM_PATH)\nendif()\n"
+        "if(USE_HIP AND NOT USE_CUDA)\n  add_definitions(-DHIP_ONLY)\nendif()\n"
+        "if(NOT CUDA_FOUND AND NOT USE_ROCM)\n  add_definitions(-DCPU_PATH)\nendif()\n",
+    )
+    assert [(d.name, d.vendor) for d in facts.defines] == [
+        ("CUDA_PATH", "nvidia"),
+        ("ROCM_PATH", "rocm"),
+        ("HIP_ONLY", "rocm"),
+        ("CPU_PATH", None),  # not NVIDIA and not ROCm: neither vendor's
+    ]
+
+
+_CUDA_ONLY_BENCHMARK = (
+    "find_package(CUDAToolkit QUIET)\nif(NOT CUDAToolkit_FOUND)\n  message(WARNING skipping)\n  return()\nendif()\n"
+    "add_executable(stream stream.cu)\n"
+)
+
+
+def test_a_cmake_file_that_returns_unless_a_vendor_is_found_builds_the_rest_for_that_vendor():
+    facts = cmake_facts("bench/stream/CMakeLists.txt", _CUDA_ONLY_BENCHMARK + "add_definitions(-DSTREAM)\n")
+    assert [(s.pattern, s.vendor) for s in facts.sources] == [("stream.cu", "nvidia")]
+    assert [(d.name, d.vendor) for d in facts.defines] == [("STREAM", "nvidia")]
+    # A `return()` in a function leaves the function, not the file; nor does an `if()` with an `else()` decide.
+    in_function = "function(check)\n  if(NOT CUDA_FOUND)\n    return()\n  endif()\nendfunction()\n"
+    branched = "if(NOT CUDA_FOUND)\n  return()\nelse()\n  message(found)\nendif()\n"
+    for head in (in_function, branched):
+        facts = cmake_facts("bench/CMakeLists.txt", head + "add_executable(stream stream.cu)\n")
+        assert [(s.pattern, s.vendor) for s in facts.sources] == [("stream.cu", None)]
+
+
+def test_a_benchmark_the_cmake_build_skips_without_cuda_is_nvidia_code_in_a_project_building_rocm(tmp_path):
+    files = {
+        "CMakeLists.txt": "add_subdirectory(stream)\nadd_subdirectory(copy)\n",
+        "copy/CMakeLists.txt": "if(USE_ROCM)\n  add_definitions(-DHIP_UNCACHED)\nendif()\nadd_executable(c copy.cu)\n",
+        "copy/copy.cu": "__global__ void k() {}\n",
+        "stream/CMakeLists.txt": _CUDA_ONLY_BENCHMARK,
+        "stream/stream.cu": "#include <nvml.h>\n__global__ void k() {}\n",
+    }
+    root = write_tree(tmp_path, files)
+    assert _codes(root, "stream/stream.cu") == []
+    del files["copy/CMakeLists.txt"]  # no ROCm build yet: every CUDA source is one to port
+    assert _codes(write_tree(tmp_path / "unported", files), "stream/stream.cu") == [("ROC205", 1)]
+
+
 _ROCM_MAKE_ARM = "ifeq ($(HIPCC),)\nelse\n  HIPCC_FLAGS += -DBUILD_AMD\nendif\n"
 _TEST_INCLUDING_ITS_PROGRAM = {
     "test.cu": '#ifdef BUILD_AMD\n#include "train.hip"\n#else\n#include "train.cu"\n#endif\n',

@@ -27,6 +27,7 @@ ROCM_WORDS = frozenset({"HIP", "ROCM", "HCC", "AMD", "AMDGPU", "HIPBLAS", "HIPBL
 NVIDIA_WORDS = frozenset(
     {
         "CUDA",
+        "CUDATOOLKIT",  # CMake's `find_package(CUDAToolkit)`: `CUDAToolkit_FOUND`
         "NVCC",
         "NV",
         "NVIDIA",
@@ -778,6 +779,10 @@ def cmake_facts(
     elsewhere: list[bool] = []  # per open block: whether its current arm runs only elsewhere (`runs_elsewhere`)
     tracker = RunTracker(unrun)
     folder_variables: dict[str, str] = {}
+    # The vendor of each arm of the open top-level `if()` (none in a function, whose `return()` leaves the function
+    # only), and the indices of the arms that leave the file with `return()`.
+    top_arms: list[str | None] = []
+    leaving_arms: list[int] = []
     for command, arguments, line in commands:
         name = command.lower()
         arguments = _folder_variables_expanded(name, arguments, folder_variables)
@@ -789,21 +794,32 @@ def cmake_facts(
             sources_at = () if included_module else _source_folders(path, arguments.split()[1:])
             native_modules.append(NativeModule(module, _block_vendor(blocks, file_vendor), path, line, sources_at))
         if name in ("if", "function", "macro"):
-            tested = vendor_of_words(arguments.split()[0] if name != "if" and arguments.split() else _tested(arguments))
+            tested = vendor_of_words(arguments.split()[0]) if name != "if" and arguments.split() else None
+            tested = _condition_vendor(arguments) if name == "if" else tested
+            if not blocks:
+                top_arms = [tested] if name == "if" else []
+                leaving_arms = []
             refused_arm = name == "if" and arguments.strip() in refused
             blocks.append(["nvidia", None] if refused_arm else [tested, tested])
             # A switch the ROCm build leaves off decides the definitions in its arm as a platform test does.
             platform = "nvidia" if refused_arm else _platform_tested(arguments) if name == "if" else None
             platforms.append([platform, None if refused_arm else platform])
         elif name == "elseif" and blocks:
-            blocks[-1][0] = "nvidia" if arguments.strip() in refused else vendor_of_words(_tested(arguments))
+            blocks[-1][0] = "nvidia" if arguments.strip() in refused else _condition_vendor(arguments)
             platforms[-1][0] = "nvidia" if arguments.strip() in refused else _platform_tested(arguments)
+            top_arms += [blocks[0][0]] if len(blocks) == 1 and top_arms else []
         elif name == "else" and blocks:
             blocks[-1][0] = _other_vendor(blocks[-1][1])
             platforms[-1][0] = _other_vendor(platforms[-1][1])
+            top_arms += [blocks[0][0]] if len(blocks) == 1 and top_arms else []
         elif name in ("endif", "endfunction", "endmacro") and blocks:
             blocks.pop()
             platforms.pop()
+            if not blocks and len(top_arms) == 1 and leaving_arms == [0]:
+                # `if(NOT CUDAToolkit_FOUND) return() endif()`: the rest of the file runs only for the other vendor.
+                file_vendor = file_vendor or _other_vendor(top_arms[0])
+        elif name == "return" and len(blocks) == 1 and top_arms:
+            leaving_arms.append(len(top_arms) - 1)
         elif any(elsewhere) and (name in _CMAKE_DEFINE_COMMANDS or name in _PROPERTY_COMMANDS):
             continue  # defined only in another accelerator's or a Windows build
         elif name in _CMAKE_DEFINE_COMMANDS or (name in _PROPERTY_COMMANDS and "COMPILE_DEFINITIONS" in arguments):
@@ -1254,6 +1270,24 @@ def _block_vendor(blocks: list[list[str | None]], file_vendor: str | None) -> st
     `if(GGML_CUDA_FORCE_MMQ)` in a HIP-only file, or inside `if(USE_ROCM)`, is an option named after CUDA,
     not a switch to the NVIDIA build."""
     return file_vendor or next((arm for arm, _ in blocks if arm is not None), None)
+
+
+def _condition_vendor(condition: str) -> str | None:
+    """The vendor a CMake `if()` arm is written for: the one its words name (`USE_ROCM`, `CUDA_FOUND`); the other
+    one for a vendor named only after `NOT` (`NOT USE_ROCM` is NVIDIA's arm, as the `else()` of `USE_ROCM` is)."""
+    tested = _tested(condition)
+    words = tested.replace("(", " ").replace(")", " ").split()
+    if "NOT" not in words:
+        return vendor_of_words(tested)
+    implied = set()
+    for index, word in enumerate(words):
+        named = vendor_of_words(word) if word not in _CMAKE_LOGIC_WORDS else None
+        if named is not None:
+            implied.add(_other_vendor(named) if index and words[index - 1] == "NOT" else named)
+    return implied.pop() if len(implied) == 1 else None
+
+
+_CMAKE_LOGIC_WORDS = frozenset({"NOT", "AND", "OR"})
 
 
 def _tested(condition: str) -> str:
