@@ -1156,6 +1156,26 @@ def test_make_conditionals_comparing_with_nothing_test_a_vendors_absence():
     ]
 
 
+_TWO_MAKEFILES = {
+    "src/makefile": "CC = nvcc\nSOURCES = $(wildcard main/*.cu) $(wildcard extra/*.cu) \\\n  $(wildcard util/*.cu)\n",
+    "src/makefile.hip": "CC = hipcc\nCFLAGS = -DUSE_HIP\nSOURCES = $(wildcard main/*.cu) $(wildcard util/*.cu)\n",
+    "src/main/run.cu": "__global__ void k(int* out) {\n  *out = __syncwarp();\n}\n",
+    "src/extra/fit.cu": '#include "../util/solver.cuh"\n__global__ void k() {\n  __syncwarp();\n}\n',
+    "src/util/solver.cuh": "#include <cusolverDn.h>\n",
+}
+
+
+def test_source_lists_of_a_rocm_makefile_and_an_nvcc_makefile_tell_what_rocm_compiles(tmp_path):
+    root = write_tree(tmp_path, _TWO_MAKEFILES)
+    assert _codes(root, "src/main/run.cu", select=("ROC217",)) == [("ROC217", 2)]
+    assert _codes(root, "src/extra/fit.cu", select=("ROC217",)) == []  # listed by the nvcc makefile alone
+    assert _codes(root, "src/util/solver.cuh") == []  # included only by it
+    unported = {name: text for name, text in _TWO_MAKEFILES.items() if name != "src/makefile.hip"}
+    assert _codes(write_tree(tmp_path / "unported", unported), "src/extra/fit.cu", select=("ROC217",)) == [
+        ("ROC217", 3)
+    ]
+
+
 def test_cmake_conditions_naming_a_vendor_after_not_are_the_other_vendors_arm():
     facts = cmake_facts(
         "CMakeLists.txt",

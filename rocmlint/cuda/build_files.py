@@ -1389,8 +1389,16 @@ _MAKEFILE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
 
 
 def is_makefile(path: str) -> bool:
-    """A Makefile, or a make fragment (`*.mk`) one includes: what `makefile_facts` reads."""
-    return os.path.basename(path) in _MAKEFILE_NAMES or path.endswith(".mk")
+    """A Makefile (also one named for what it builds, `makefile.hip`, which `make -f` runs), or a make fragment
+    (`*.mk`) one includes: what `makefile_facts` reads."""
+    stem, _, suffix = os.path.basename(path).partition(".")
+    if stem in _MAKEFILE_NAMES:
+        return suffix.lower() not in _NOT_MAKE_SUFFIXES
+    return path.endswith(".mk")
+
+
+# What a file named `Makefile.<suffix>` holds when it is not make's: documentation, a script.
+_NOT_MAKE_SUFFIXES = frozenset({"md", "txt", "rst", "py", "sh", "bak", "orig"})
 
 
 _MAKE_CONDITIONAL = re.compile(r"^\s*(?:else\s+)?(ifeq|ifneq|ifdef|ifndef)\b(.*)$")
@@ -1420,7 +1428,9 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
     hipified: dict[str, str] = {}  # folder -> evidence
     rule_source = ""  # the source folder of the pattern rule whose recipe follows, "" after any other line
     blocks: list[list[str | None]] = []  # per open block: [vendor of its current arm, vendor of its `else`]
+    blocks_by_line: dict[int, str | None] = {}  # line -> the vendor of the blocks around it
     for line, logical in lines:
+        blocks_by_line[line] = _block_vendor(blocks, None)
         if raw[line - 1].startswith("\t"):  # a recipe: the shell gets its `#`, no comment to make
             defines += _configured_by_sed(raw[line - 1], _block_vendor(blocks, file_vendor), path, line)
             if rule_source and _HIPIFY_RUN.search(logical):
@@ -1450,21 +1460,40 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
     defines += _hipconfig_defines(path, text)
     return BuildFacts(
         tuple(defines),
-        sources=_nvcc_only_sources(path, lines, hip or bool(hipified) or file_vendor == "rocm"),
+        sources=_make_source_sets(path, lines, blocks_by_line, file_vendor or _nvcc_only(hip, nvcc, hipified)),
         cuda_language=nvcc,
         hipify_folders=tuple(hipified.items()),
         make_sources=_make_sources(path, lines),
     )
 
 
-def _nvcc_only_sources(path: str, lines: list[tuple[int, str]], builds_rocm: bool) -> tuple[SourceSet, ...]:
-    """The CUDA sources beside a Makefile that runs nvcc and never hipcc nor hipify (a folder of CUDA experiments
-    with its own Makefile): sources its make build compiles for NVIDIA only. They say what ROCm does not compile only
-    where make also builds ROCm, elsewhere in the project (see `CudaProject._systems_building_rocm`)."""
-    if builds_rocm:
-        return ()
-    line = next((line for line, logical in lines if _NVCC.search(logical)), 0)
-    return (SourceSet("*.cu", "nvidia", path, line),) if line else ()
+def _nvcc_only(hip: bool, nvcc: bool, hipified: dict[str, str]) -> str | None:
+    """ "nvidia" for a Makefile that runs nvcc and never hipcc nor hipify (a folder of CUDA experiments with its own
+    Makefile): what it compiles, it compiles for NVIDIA only. Its definitions keep their own vendors: before a port,
+    such a Makefile is the only build."""
+    return "nvidia" if nvcc and not hip and not hipified else None
+
+
+def _make_source_sets(
+    path: str, lines: list[tuple[int, str]], vendors: dict[int, str | None], make_vendor: str | None
+) -> tuple[SourceSet, ...]:
+    """The sources a Makefile compiles, each with the vendor of the block naming it, else the Makefile's: the
+    `$(wildcard main/*.cu)` patterns of its source lists, the source files it names, and for a Makefile compiling
+    for NVIDIA only the CUDA sources beside it (its pattern rules, `%: %.cu`). They say what ROCm does not compile
+    only where make also builds ROCm elsewhere in the project (see `CudaProject._systems_building_rocm`)."""
+    found: list[SourceSet] = []
+    for line, logical in lines:
+        vendor = vendors.get(line) or make_vendor
+        for pattern in _MAKE_WILDCARD.findall(logical):
+            found += [SourceSet(word, vendor, path, line) for word in pattern.split() if "$" not in word]
+        found += [SourceSet(word, vendor, path, line) for word in _MAKE_SOURCE_WORD.findall(logical)]
+    compiling = next((line for line, logical in lines if _NVCC.search(logical)), 0) if make_vendor == "nvidia" else 0
+    if compiling:
+        found.append(SourceSet("*.cu", "nvidia", path, compiling))
+    return tuple(found)
+
+
+_MAKE_WILDCARD = re.compile(r"\$[({]wildcard\s+([^)}]*)[)}]")
 
 
 # A word of a Makefile naming a CUDA, HIP or host source file (no variable, wildcard or pattern in it).
