@@ -85,6 +85,12 @@ def test_a_cmake_variable_a_configure_header_cmakedefines_is_the_macro_of_the_bl
     # no macros: the CUDA_VERSION test skips the body on ROCm.
     assert _codes(root, "src/k.cu") == []
     assert _codes(write_tree(tmp_path / "plain", files), "src/k.cu") == [("ROC207", 3)]
+    # The package-config template the install writes copies the configured values (`@XYZ_HAVE_CUDA@`): it
+    # defines nothing, for any vendor.
+    config = "set(XYZ_HAVE_CUDA @XYZ_HAVE_CUDA@)\nset(XYZ_BACKEND_B @XYZ_BACKEND_B@)\n"
+    with_config = {**files, "include/xyz_config.h.in": template, "cmake/XyzConfig.cmake": config}
+    project = CudaProject.build(write_tree(tmp_path / "packaged", with_config))
+    assert (project.learned["XYZ_BACKEND_B"].vendor, project.learned["XYZ_HAVE_CUDA"].vendor) == ("rocm", "nvidia")
 
 
 _HIPIFYING_MAKEFILE = """

@@ -889,7 +889,9 @@ def _cmake_true(values: list[str]) -> bool:
     if not values:
         return False
     value = values[0].strip('"').upper()
-    return "$" not in value and value not in _CMAKE_FALSE and not value.endswith("-NOTFOUND")
+    # `set(XYZ_CUDA @XYZ_CUDA@)` in a package-config template copies what the build configured, defines nothing.
+    copied = "$" in value or (value.startswith("@") and value.endswith("@"))
+    return not copied and value not in _CMAKE_FALSE and not value.endswith("-NOTFOUND")
 
 
 def _native_module(command: str, arguments: str) -> str:
