@@ -74,9 +74,12 @@ def branch_of(source: str, marker: str = "HAZARD", macros: VendorMacros | None =
         # Ternaries, arithmetic, function-like macros (unknown) and malformed conditions (unknown).
         ("#if (defined(USE_ROCM) ? 1 : 0)\nx;\n#else\nHAZARD;\n#endif\n", Branch(False, True)),
         ("#if __has_include(<hip/hip_runtime.h>)\nHAZARD;\n#endif\n", Branch(None, None)),
-        # A header-name argument is unknown too, and a conjunction with a vendor test is still decided by that test.
+        # A header of the CUDA toolkit or its libraries is on no ROCm include path; another header is unknown.
         ('#if __has_include("cudnn.h") && !defined(USE_ROCM)\nHAZARD;\n#endif\n', Branch(False, None)),
         ("#if __has_include(<cuda_fp8.h>) || defined(USE_ROCM)\nHAZARD;\n#endif\n", Branch(True, None)),
+        ("#if __has_include(<nvml.h>)\nHAZARD;\n#else\nx;\n#endif\n", Branch(False, None)),
+        ("#if !__has_include(<cub/cub.cuh>)\nHAZARD;\n#endif\n", Branch(True, None)),  # the fallback ROCm takes
+        ('#if __has_include("my_kernels.h")\nHAZARD;\n#endif\n', Branch(None, None)),
         ("#if defined(\nHAZARD;\n#endif\n", Branch(None, None)),
     ],
 )

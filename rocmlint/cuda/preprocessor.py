@@ -13,8 +13,10 @@ import bisect
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cache
 
 from rocmlint.cuda.build_files import names_another_accelerator, vendor_of_words
+from rocmlint.data import load
 from rocmlint.vendor import EVERYWHERE, Branch, Tri, and3, not3
 
 # Macros each vendor's build defines (ROCm: HIP-Clang and PyTorch/vLLM extension builds).
@@ -98,6 +100,9 @@ NVIDIA_MACROS = CUDA_VERSION_MACROS | frozenset(
         "CUFFT_VERSION",
         "CURAND_VERSION",
         "CUTLASS_VERSION",
+        # What `__has_include(<cuda_runtime.h>)` reads as (`_HAS_INCLUDE`): true at most where a CUDA toolkit is
+        # on the include path, never in a ROCm build.
+        "__has_cuda_toolkit_header__",
     }
 )
 # Not NVIDIA-only although they look it: RCCL defines NCCL_VERSION_CODE too.
@@ -816,8 +821,31 @@ def _truth(value: int | None) -> Tri:
 
 
 # `__has_include("cudnn.h")` / `__has_include(<cuda_fp8.h>)`: a header name is no token of an expression; the call
-# is unknown (what the include path holds), which `&&` with a false operand still decides.
-_HAS_INCLUDE = re.compile(r"\b(__has_include(?:_next)?)\s*\(\s*(?:\"[^\"\n]*\"|<[^>\n]*>)\s*\)")
+# is unknown (what the include path holds), which `&&` with a false operand still decides. A header of the CUDA
+# toolkit or its libraries (rocmlint/data/cuda_headers.toml) is on no ROCm include path: its test is an NVIDIA-only
+# macro's.
+_HAS_INCLUDE = re.compile(r"\b(__has_include(?:_next)?)\s*\(\s*(?:\"([^\"\n]*)\"|<([^>\n]*)>)\s*\)")
+
+
+def _has_include_value(match: re.Match[str]) -> str:
+    header = match.group(2) or match.group(3)
+    return "defined(__has_cuda_toolkit_header__)" if is_cuda_toolkit_header(header) else f"{match.group(1)}(0)"
+
+
+def is_cuda_toolkit_header(header: str) -> bool:
+    """Whether a header is the CUDA toolkit's or one of its libraries' (`cuda_fp8.h`, `nvml.h`, `cub/cub.cuh`)."""
+    tables = _cuda_header_tables()
+    return header in tables[0] or header.startswith(tables[1])
+
+
+@cache
+def _cuda_header_tables() -> tuple[frozenset[str], tuple[str, ...]]:
+    """The toolkit's headers: those hipify maps, its FP8 header, and those with no HIP equivalent named for CUDA
+    (not `mma.h`, a name a project may give its own header)."""
+    table = load("cuda_headers")
+    lacking = {header for header in load("no_hip_equivalent")["headers"] if header.startswith(("cuda", "cooperative"))}
+    headers = frozenset(table["runtime"]) | frozenset(table["library"]) | {"cuda_fp8.h", "cuda_fp8.hpp"} | lacking
+    return headers, tuple(table["library_prefixes"])
 
 
 def _tokenize(expression: str) -> list[tuple[str, str]] | None:
@@ -825,7 +853,7 @@ def _tokenize(expression: str) -> list[tuple[str, str]] | None:
     position = 0
     expression = expression.rstrip()
     if "__has_include" in expression:
-        expression = _HAS_INCLUDE.sub(r"\1(0)", expression)
+        expression = _HAS_INCLUDE.sub(_has_include_value, expression)
     while position < len(expression):
         match = _TOKEN.match(expression, position)
         if match is None or match.end() == position:
@@ -1012,6 +1040,9 @@ def mentions(expression: str, names: frozenset[str] | set[str]) -> bool:
 
 
 def names_in(expression: str) -> list[str]:
+    """The identifiers an `#if` expression names (not the words of a header `__has_include` names)."""
+    if "__has_include" in expression:
+        expression = _HAS_INCLUDE.sub(r"\1(0)", expression)
     return [
         match.group("name")
         for match in _TOKEN.finditer(expression)
