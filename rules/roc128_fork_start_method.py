@@ -145,6 +145,17 @@ ForkStartMethod.valid = (
             xmp.spawn(launcher, args=args, start_method="fork")
         """,
     ),
+    # Only macOS forks: it has no ROCm GPU.
+    Valid(
+        """
+        import multiprocessing
+        import sys
+        import torch
+
+        method = "fork" if sys.platform == "darwin" else "spawn"
+        multiprocessing.set_start_method(method, force=True)
+        """,
+    ),
     # No PyTorch in the file: a CPU tool forking its workers.
     Valid(
         """
