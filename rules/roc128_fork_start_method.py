@@ -13,6 +13,7 @@ from rocmlint.rule import Invalid, Rule, Valid
 # (`torch.multiprocessing.start_processes`, `spawn`, `xmp.spawn`, launchers wrapping them).
 _METHOD_CALLS = frozenset({"get_context", "set_start_method"})
 _METHOD_KEYWORD = "start_method"
+_TORCH_MULTIPROCESSING = "torch.multiprocessing."
 # torch_xla's launchers (`xmp.spawn`) start XLA devices (TPU); no HIP runtime is in their parent.
 _XLA_PACKAGE = "torch_xla."
 # The prefilter (Rule.trigger_pattern): the start method is a quoted word wherever it is reported.
@@ -22,12 +23,12 @@ _TRIGGER_PATTERN = r"""["']fork["']"""
 class ForkStartMethod(Rule):
     """
     ## What it does
-    Flags the `"fork"` start method chosen for worker processes in code that uses PyTorch:
-    `multiprocessing.get_context("fork")`, `set_start_method("fork")` and a `start_method="fork"` argument
+    Flags the `"fork"` start method chosen for GPU worker processes: `torch.multiprocessing.get_context("fork")`,
+    `torch.multiprocessing.set_start_method("fork")` and any `start_method="fork"` argument
     (`torch.multiprocessing.start_processes`, launchers wrapping it), also through a variable or either arm of a
     conditional (`method = "spawn" if device == "xpu" else "fork"`), unless that arm or the call is gated away
-    from ROCm (`"spawn" if torch.version.hip else "fork"`). `"spawn"`, `"forkserver"` and files that never name
-    `torch` are not flagged, nor torch_xla's launchers (`xmp.spawn(..., start_method="fork")`: XLA devices).
+    from ROCm (`"spawn" if torch.version.hip else "fork"`). `"spawn"`, `"forkserver"`, the standard library's `multiprocessing`
+    (as often a CPU helper: a checkpoint writer, a cache test) and files that never name `torch` are not flagged, nor torch_xla's launchers (`xmp.spawn(..., start_method="fork")`: XLA devices).
 
     Test files are checked: a suite that forks its GPU workers hangs or fails on ROCm the same way.
 
@@ -79,12 +80,15 @@ class ForkStartMethod(Rule):
 
 
 def _start_methods(call: ast.Call, ctx: PythonContext) -> list[ast.expr]:
-    """The start-method arguments of `call`: the method of `get_context`/`set_start_method` (first or
-    `method=`) and any call's `start_method=`."""
-    if (ctx.qualified_name(call.func) or "").startswith(_XLA_PACKAGE):
+    """The start-method arguments of `call`: any call's `start_method=` (a launcher of GPU workers), and the
+    method of torch.multiprocessing's `get_context`/`set_start_method` (first or `method=`), the module PyTorch
+    code shares tensors with its workers through; the standard library's forks CPU helpers (a checkpoint
+    writer, a cache test) as often."""
+    callee = ctx.qualified_name(call.func) or ""
+    if callee.startswith(_XLA_PACKAGE):
         return []
     found = [keyword.value for keyword in call.keywords if keyword.arg == _METHOD_KEYWORD]
-    if last_name(call.func) in _METHOD_CALLS:
+    if callee.startswith(_TORCH_MULTIPROCESSING) and last_name(call.func) in _METHOD_CALLS:
         method = ctx.semantic.argument(call, "method", 0)
         if method is not None:
             found.append(method)
@@ -125,14 +129,13 @@ ForkStartMethod.valid = (
     # Other start methods; a method nothing names at lint time.
     Valid(
         """
-        import multiprocessing
-        import torch
+        import torch.multiprocessing as mp
 
-        multiprocessing.set_start_method("forkserver")
-        pool = multiprocessing.get_context("spawn").Pool(4)
+        mp.set_start_method("forkserver")
+        pool = mp.get_context("spawn").Pool(4)
 
         def start(method):
-            return multiprocessing.get_context(method)
+            return mp.get_context(method)
         """,
     ),
     # torch_xla's launcher starts TPU cores.
@@ -148,12 +151,22 @@ ForkStartMethod.valid = (
     # Only macOS forks: it has no ROCm GPU.
     Valid(
         """
-        import multiprocessing
         import sys
-        import torch
+        import torch.multiprocessing as mp
 
         method = "fork" if sys.platform == "darwin" else "spawn"
-        multiprocessing.set_start_method(method, force=True)
+        mp.set_start_method(method, force=True)
+        """,
+    ),
+    # The standard library's fork of a CPU helper (a background checkpoint cleaner).
+    Valid(
+        """
+        import multiprocessing
+        import torch
+
+        def delete_async(path):
+            ctx = multiprocessing.get_context("fork")
+            ctx.Process(target=shutil.rmtree, args=(path,)).start()
         """,
     ),
     # No PyTorch in the file: a CPU tool forking its workers.
@@ -198,7 +211,7 @@ ForkStartMethod.invalid = (
     ),
     Invalid(
         """
-        import multiprocessing as mp
+        import torch.multiprocessing as mp
         import torch
 
         mp.set_start_method(method="fork", force=True)
