@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from rocmlint.diagnostics import FixAvailability, Severity
+from rocmlint.python.flow import value_uses
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name
 from rocmlint.rule import Invalid, Rule, Valid
@@ -14,6 +15,8 @@ from rocmlint.rule import Invalid, Rule, Valid
 _METHOD_CALLS = frozenset({"get_context", "set_start_method"})
 _METHOD_KEYWORD = "start_method"
 _TORCH_MULTIPROCESSING = "torch.multiprocessing."
+# A DataLoader's workers load samples on the CPU: a context given only there starts no GPU worker.
+_DATA_WORKERS_KEYWORD = "multiprocessing_context"
 # torch_xla's launchers (`xmp.spawn`) start XLA devices (TPU); no HIP runtime is in their parent.
 _XLA_PACKAGE = "torch_xla."
 # The prefilter (Rule.trigger_pattern): the start method is a quoted word wherever it is reported.
@@ -26,17 +29,19 @@ class ForkStartMethod(Rule):
     Flags the `"fork"` start method chosen for GPU worker processes: `torch.multiprocessing.get_context("fork")`,
     `torch.multiprocessing.set_start_method("fork")` and any `start_method="fork"` argument
     (`torch.multiprocessing.start_processes`, launchers wrapping it), also through a variable or either arm of a
-    conditional (`method = "spawn" if device == "xpu" else "fork"`), unless that arm or the call is gated away
-    from ROCm (`"spawn" if torch.version.hip else "fork"`). `"spawn"`, `"forkserver"`, the standard library's `multiprocessing`
-    (as often a CPU helper: a checkpoint writer, a cache test) and files that never name `torch` are not flagged, nor torch_xla's launchers (`xmp.spawn(..., start_method="fork")`: XLA devices).
+    conditional (`method = "spawn" if device == "xpu" else "fork"`), unless that arm or the call is gated away from
+    ROCm (`"spawn" if torch.version.hip else "fork"`). `"spawn"`, `"forkserver"`, the standard library's
+    `multiprocessing` (as often a CPU helper: a checkpoint writer, a cache test) and files that never name `torch` are
+    not flagged, nor torch_xla's launchers (`xmp.spawn(..., start_method="fork")`: XLA devices), nor a context only
+    given to DataLoaders (`multiprocessing_context=`: their workers load samples on the CPU).
 
     Test files are checked: a suite that forks its GPU workers hangs or fails on ROCm the same way.
 
     ## Why is this bad on ROCm?
     A forked child inherits the parent's HIP runtime state, which it cannot use: once the parent has touched
-    the GPU (on ROCm `torch.cuda.is_available()` and device queries initialise HIP, where CUDA builds can
-    answer from NVML), workers fail or hang at their first GPU call. vLLM's ROCm platform forces `spawn` for
-    this reason, and projects ported to ROCm switch their launchers to `spawn` there (hazard catalog ROC128).
+    the GPU (on ROCm the device queries a launcher makes first, `torch.cuda.is_available()` among them, initialise
+    HIP), workers fail or hang at their first GPU call. vLLM's ROCm platform forces `spawn` and logs that `fork` is
+    not supported by ROCm; accelerate's notebook launcher spawns on ROCm since its ROCm port (hazard catalog ROC128).
 
     ## Example
     ```python
@@ -89,10 +94,26 @@ def _start_methods(call: ast.Call, ctx: PythonContext) -> list[ast.expr]:
         return []
     found = [keyword.value for keyword in call.keywords if keyword.arg == _METHOD_KEYWORD]
     if callee.startswith(_TORCH_MULTIPROCESSING) and last_name(call.func) in _METHOD_CALLS:
+        if _only_for_data_workers(ctx, call):
+            return found
         method = ctx.semantic.argument(call, "method", 0)
         if method is not None:
             found.append(method)
     return found
+
+
+def _only_for_data_workers(ctx: PythonContext, call: ast.Call) -> bool:
+    """The context `call` makes goes only to DataLoaders (`multiprocessing_context=`), directly or through
+    variables."""
+
+    def visit(expr: ast.AST) -> list[bool] | None:
+        parent = ctx.parent(expr)
+        if isinstance(parent, ast.keyword):
+            return [parent.arg == _DATA_WORKERS_KEYWORD]
+        return None if expr is call else [False]
+
+    verdicts = value_uses(ctx, call, visit)
+    return bool(verdicts) and all(verdicts)
 
 
 _MESSAGE = (
@@ -156,6 +177,18 @@ ForkStartMethod.valid = (
 
         method = "fork" if sys.platform == "darwin" else "spawn"
         mp.set_start_method(method, force=True)
+        """,
+    ),
+    # A context only given to a DataLoader: its workers load samples on the CPU.
+    Valid(
+        """
+        import torch
+        from torch.utils.data import DataLoader
+
+        def test_no_segfault(dataset):
+            mp_ctx = torch.multiprocessing.get_context(method="fork")
+            loader = DataLoader(dataset, num_workers=1, multiprocessing_context=mp_ctx)
+            return list(loader)
         """,
     ),
     # The standard library's fork of a CPU helper (a background checkpoint cleaner).
