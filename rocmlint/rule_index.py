@@ -30,6 +30,7 @@ RULES = (
     ('ROC120', 'cufft-plan-cache', 'python', 'error', 'safe', True),
     ('ROC124', 'triton-num-warps', 'python', 'error', 'none', True),
     ('ROC125', 'triton-inline-ptx', 'python', 'error', 'none', True),
+    ('ROC128', 'fork-start-method', 'python', 'warning', 'none', True),
     ('ROC130', 'xformers-cutlass-op', 'python', 'warning', 'none', True),
     ('ROC133', 'cuda-error-text', 'python', 'warning', 'unsafe', True),
     ('ROC134', 'device-attribute-number', 'python', 'error', 'none', True),

@@ -48,11 +48,12 @@ class Fp8Dtype(Rule):
     `weight_dtype=`, `MXFPInferenceConfig(...)`, a def or module named `*mxfp8*`/`*_mx_*`, a def whose names or
     strings say MX or E8M0); `storage_dtype=` beside `compute_dtype=` (variables, parameters: layerwise casting);
     `torch.finfo(torch.float8_e5m2)` (same max as e5m2fnuz); collections and branches that also name `fnuz` or test a
-    `gfx` arch, tables given `fnuz` entries later; a default overridden with `fnuz`; a def that converts to `fnuz` on
-    ROCm; FP8 data made and kept on the CPU (`.cpu()`, a test's factory without a device; a test naming no GPU, CUDA
-    or device but the CPU, nor do its helpers, without tensor fixtures); NVFP4 block scales (`sc.to(...)` in a file
-    naming FP4, a def's dtype variable only making them); an activation kept in FP8 for an autograd `backward` that
-    casts it back first; ROCm-gated code; nothing when `target-archs` names no gfx94x (gfx950/gfx12 are OCP).
+    `gfx` arch (not one behind a flag only ever False), tables given `fnuz` entries later; a default overridden with
+    `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made and kept on the CPU (`.cpu()`, a test's factory without
+    a device; a test naming no GPU, CUDA or device but the CPU, nor do its helpers, without tensor fixtures); NVFP4
+    block scales (`sc.to(...)` in a file naming FP4, a def's dtype variable only making them); an activation kept in FP8
+    for an autograd `backward` that casts it back first; ROCm-gated code; nothing when `target-archs` names no gfx94x
+    (gfx950/gfx12 are OCP).
 
     ## Why is this bad on ROCm?
     MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`, `torch.float8_e5m2fnuz`);
@@ -395,6 +396,4 @@ Fp8Dtype.invalid = (
         message="torch.float8_e4m3fnuz",
         no_fix=True,
     ),
-    # Keywords of other calls than an MX config's are values.
-    Invalid("import torch\nconfig = Float8LinearConfig(weight_dtype=torch.float8_e4m3fn)\n", expect=("2:42-2:61",)),
 )

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from pathlib import Path
 
 import pytest
 from snippets import parse
+from test_cuda_project import write_tree
 
+from rocmlint.config import Settings
+from rocmlint.engine import Engine
 from rocmlint.python import fp8
 
 
@@ -410,3 +414,25 @@ def test_compared_alias(body: str, compared: bool) -> None:
 def test_cast_straight_back(code: str, round_trip: bool) -> None:
     snippet = parse("import torch\n" + code)
     assert fp8.saved_and_cast_back(snippet.ctx, snippet.node("D", ast.Name)) is round_trip
+
+
+@pytest.mark.parametrize(
+    ("setting", "reported"),
+    [
+        ("import enum\nuse_fnuz_dtype = False\n", [32, 33]),  # only ever False: never taken on MI300
+        ("import torch\nuse_fnuz_dtype = torch.version.hip is not None\n", []),  # set per vendor
+        ("import os\nuse_fnuz_dtype = os.getenv('USE_FNUZ') == '1'\n", []),  # unknown at lint time
+    ],
+)
+def test_a_fnuz_arm_behind_another_modules_setting(tmp_path: Path, setting: str, reported: list[int]) -> None:
+    """torchao's `e4m3_dtype = torch.float8_e4m3fn if not config.use_fnuz_dtype else torch.float8_e4m3fnuz`:
+    the choice is per arch only when the setting may differ between the vendors."""
+    padding = "\n" * 29  # the choices on lines 32 and 33
+    utils = (
+        f"import torch\nimport pkg.config as config\n{padding}"
+        "e4m3_dtype = torch.float8_e4m3fn if not config.use_fnuz_dtype else torch.float8_e4m3fnuz\n"
+        "e5m2_dtype = torch.float8_e5m2 if not config.use_fnuz_dtype else torch.float8_e5m2fnuz\n"
+    )
+    root = write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/config.py": setting, "pkg/utils.py": utils})
+    report = Engine().check_path(root / "pkg/utils.py", Settings(root=root))
+    assert [d.location.line for d in report.diagnostics if d.code == "ROC107"] == reported

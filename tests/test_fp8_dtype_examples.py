@@ -11,6 +11,14 @@ from rocmlint.rule import Invalid, Valid
 from rocmlint.testing import check_invalid, check_valid
 
 VALID = (
+    # The FNUZ arm chosen by a flag a vendor test sets: a choice per vendor.
+    Valid(
+        """
+        import torch
+        use_fnuz_dtype = torch.version.hip is not None
+        e4m3_dtype = torch.float8_e4m3fn if not use_fnuz_dtype else torch.float8_e4m3fnuz
+        """,
+    ),
     # A helper that is a ROCm test by what it returns: every AMD GPU's gcnArchName starts with "gfx".
     Valid(
         """
@@ -147,6 +155,18 @@ VALID = (
 )
 
 INVALID = (
+    # Keywords of other calls than an MX config's are values.
+    Invalid("import torch\nconfig = Float8LinearConfig(weight_dtype=torch.float8_e4m3fn)\n", expect=("2:42-2:61",)),
+    # The FNUZ arm behind a setting only ever False (torchao's `config.use_fnuz_dtype`): nothing picks it on MI300.
+    Invalid(
+        """
+        import torch
+        use_fnuz_dtype = False
+        e4m3_dtype = torch.float8_e4m3fn if not use_fnuz_dtype else torch.float8_e4m3fnuz
+        e5m2_dtype = torch.float8_e5m2 if not use_fnuz_dtype else torch.float8_e5m2fnuz
+        """,
+        expect=("3:14-3:33", "4:14-4:31"),
+    ),
     # The same test where the module's skip lets MI200/MI300 in (`major >= 9` is true on every CDNA GPU).
     Invalid(
         """

@@ -2416,6 +2416,28 @@ def test_other_accelerators_device_types_never_run_on_gpus(device_type: str) -> 
     assert found.branch(found.hazard("not-xpu")) == BOTH
 
 
+def test_macos_platform_tests_run_on_no_gpu() -> None:
+    found = analyze(
+        """
+        import platform
+        import sys
+
+        method = HAZARD("mac") if sys.platform == "darwin" else HAZARD("other")
+        if platform.system() != "Darwin":
+            HAZARD("not-mac")
+        if platform.system() == "Darwin":
+            HAZARD("mac-system")
+        if sys.platform == "linux":
+            HAZARD("linux")
+        """
+    )
+    assert found.branch(found.hazard("mac")) == NEVER
+    assert found.branch(found.hazard("mac-system")) == NEVER
+    assert found.branch(found.hazard("other")) == BOTH
+    assert found.branch(found.hazard("not-mac")) == BOTH
+    assert found.branch(found.hazard("linux")) == BOTH
+
+
 def test_function_called_only_under_an_nvidia_gate_is_nvidia_only() -> None:
     found = analyze(
         """

@@ -405,9 +405,33 @@ def selected_per_arch(ctx: PythonContext, node: ast.expr) -> bool:
     `fnuz` dtype or tests a `gfx` architecture), or a def around it that converts to FNUZ on ROCm
     (`converted_on_rocm`)."""
     for choice in choices_around(ctx, node):
+        if _decided_by_a_fixed_setting(ctx, choice):
+            continue
         if any(marker in ctx.code_of(choice).lower() for marker in _ARCH_SELECTION_MARKERS):
             return True
     return table_adds_fnuz(ctx, node) or converted_on_rocm(ctx, node)
+
+
+def _decided_by_a_fixed_setting(ctx: PythonContext, choice: ast.AST) -> bool:
+    """`choice` is a part of a conditional whose test is a setting with one value on every vendor: a
+    module flag assigned only `False` (`torch.float8_e4m3fn if not config.use_fnuz_dtype else
+    torch.float8_e4m3fnuz`, the flag in another module of the tree). Nothing sets it for ROCm, so the FNUZ
+    arm is only taken by users who know to flip it: no choice per architecture."""
+    conditional = ctx.parent(choice)
+    if not isinstance(conditional, (ast.If, ast.IfExp)):
+        return False
+    test = conditional.test
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if not isinstance(test, (ast.Name, ast.Attribute)):
+        return False
+    values = ctx.gates.vendor_values.strings(test)
+    return (
+        values.rocm is not None
+        and values.rocm == values.nvidia
+        and len(values.rocm) == 1
+        and (next(iter(values.rocm)) is False)
+    )
 
 
 def table_adds_fnuz(ctx: PythonContext, node: ast.expr) -> bool:

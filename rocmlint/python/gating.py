@@ -103,6 +103,9 @@ _TRUTH_KEEPING_CASTS = frozenset({"bool", "int"})
 _ENVIRONMENT_READS = frozenset({"os.getenv", "os.environ.get"})
 # What a build switch is compared with to ask whether it is set.
 _SWITCH_ON = frozenset({"1", "on", "true", "yes"})
+# The operating system's name as Python reports it; macOS ("darwin") has neither a ROCm nor a CUDA GPU.
+_PLATFORM_NAMES = frozenset({"sys.platform", "platform.system"})
+_GPU_FREE_PLATFORM = "darwin"
 _PACKAGE_PROBES = frozenset({"importlib.util.find_spec", "pytest.importorskip"})
 _NVIDIA_PROGRAMS = frozenset(_VENDOR_PACKAGES["nvidia_only_programs"])
 # Runners that raise when the program is missing or fails (`subprocess.run` only with `check=True`).
@@ -1054,12 +1057,19 @@ class GateAnalyzer:
             return ROCM
         if literal in _OTHER_DEVICE_TYPES and _names_a_device_type(subject):
             return NEITHER  # `x.device.type == "xpu"`: a ROCm GPU's device type is "cuda"
+        if literal.lower() == _GPU_FREE_PLATFORM and self._names_the_platform(subject):
+            return NEITHER  # `sys.platform == "darwin"`, `platform.system() == "Darwin"`
         if literal == "cuda" and isinstance(subject, ast.Attribute) and subject.attr == "backend":
             return NVIDIA
         if literal.lower() in _SWITCH_ON and isinstance(subject, ast.Call) and subject.args:
             if self.semantic.qualified_name(subject.func) in _ENVIRONMENT_READS:
                 return self._environment_switch(subject.args[0])  # `os.getenv("USE_ROCM") == "1"`
         return UNKNOWN
+
+    def _names_the_platform(self, subject: ast.expr) -> bool:
+        """`sys.platform` or a call of `platform.system()`."""
+        read = subject.func if isinstance(subject, ast.Call) and not subject.args else subject
+        return self.semantic.qualified_name(read) in _PLATFORM_NAMES
 
     def _call(self, call: ast.Call, depth: int) -> Vendor:
         func = call.func
