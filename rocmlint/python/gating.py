@@ -20,7 +20,7 @@ import ast
 import operator as op
 import re
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol
@@ -743,8 +743,24 @@ class GateAnalyzer:
             return [(vendor, True) for vendor in map(_package_vendor, _imported_modules(statement)) if vendor]
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
             vendor = self._package_probe(statement.value) or self._program_probe(statement.value)
-            return [(vendor, True)] if vendor is not None else []
-        return []
+            if vendor is not None:
+                return [(vendor, True)]
+        return self._package_calls(statement)
+
+    def _package_calls(self, statement: ast.stmt) -> list[Condition]:
+        """A simple statement that always calls into a vendor-only package (`x = torch.zeros(deep_gemm.ceil_div(m,
+        128))`, `q, s = get_vanilla_qk_quant(q, k)` after `from spas_sage_attn.utils import ...`) raises on the other
+        vendors, whether the package's import failed there or was caught (`except ImportError: deep_gemm = None`):
+        what follows runs only where the package is. Calls in a lambda, a conditional arm, a later `and`/`or`
+        operand or a comprehension may not run."""
+        if not isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)) or statement.value is None:
+            return []
+        conditions: list[Condition] = []
+        for call in _always_called(statement.value):
+            vendor = _package_vendor(self.semantic.qualified_name(call.func) or "")
+            if vendor is not None:
+                conditions.append((vendor, True))
+        return conditions
 
     def _program_probe(self, call: ast.Call) -> Vendor | None:
         """`subprocess.check_output(["nvidia-smi", "-L"])` (or `check_call`, `run(..., check=True)`) as a statement of
@@ -1527,6 +1543,25 @@ def _package_vendor(module: str) -> Vendor | None:
         if any(module == package or module.startswith(package + ".") for package in _VENDOR_PACKAGES[key]):
             return vendor
     return None
+
+
+def _always_called(expr: ast.expr) -> Iterator[ast.Call]:
+    """The calls evaluating `expr` always makes: not those of a lambda, comprehension, conditional arm or an
+    `and`/`or` operand after the first."""
+    stack: list[ast.AST] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        if isinstance(node, ast.IfExp):
+            stack.append(node.test)
+            continue
+        if isinstance(node, ast.BoolOp):
+            stack.append(node.values[0])
+            continue
+        if isinstance(node, ast.Call):
+            yield node
+        stack.extend(ast.iter_child_nodes(node))
 
 
 def _names_a_device_type(subject: ast.AST) -> bool:
