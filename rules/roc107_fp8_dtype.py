@@ -48,11 +48,14 @@ class Fp8Dtype(Rule):
     `weight_dtype=`, `MXFPInferenceConfig(...)`, a def or module named `*mxfp8*`/`*_mx_*`, a def whose names or
     strings say MX or E8M0); `storage_dtype=` beside `compute_dtype=` (variables, parameters: layerwise casting);
     `torch.finfo(torch.float8_e5m2)` (same max as e5m2fnuz); collections and branches that also name `fnuz` or test a
-    `gfx` arch, tables given `fnuz` entries later; a default overridden with `fnuz`; a def that converts to `fnuz` on
-    ROCm; FP8 data made and kept on the CPU (`.cpu()`, a test's factory without a device; a test naming no GPU, CUDA
-    or device but the CPU, nor do its helpers, without tensor fixtures); NVFP4 block scales (`sc.to(...)` in a file
-    naming FP4, a def's dtype variable only making them); an activation kept in FP8 for an autograd `backward` that
-    casts it back first; ROCm-gated code; nothing when `target-archs` names no gfx94x (gfx950/gfx12 are OCP).
+    `gfx` arch, tables given `fnuz` entries later, lists also `.append`ed a `fnuz` dtype; a default overridden with
+    `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made and kept on the CPU (`.cpu()`, a test's factory
+    without a device; a test naming no GPU, CUDA or device but the CPU, nor do its helpers, without tensor fixtures);
+    NVFP4 block scales (`sc.to(...)` in a file naming FP4, a def's dtype variable only making them); an activation
+    kept in FP8 for an autograd `backward` that casts it back first; FP8 only stored, in a file calling no `*mm`,
+    `*gemm*`, `*matmul*`: a `__main__` script writing checkpoints (`save_file`, `torch.save`), a module whose
+    `forward` casts `self.weight` to the input's dtype; code after a call into a package with no ROCm build
+    (`deep_gemm`, its import caught or not); ROCm-gated code; nothing when `target-archs` names no gfx94x.
 
     ## Why is this bad on ROCm?
     MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`, `torch.float8_e5m2fnuz`);
@@ -185,10 +188,16 @@ Fp8Dtype.valid = (
                 return torch.float8_e4m3fn
         """,
     ),
-    # Early return under a ROCm test; an OCP value the def converts to FNUZ in ROCm-only code (TGI's fp8_quantize).
+    # Early return under a ROCm test; a call into a package with no ROCm build first; a def converting to FNUZ on ROCm.
     Valid(
         """
         import torch
+        try:
+            import deep_gemm
+        except ImportError: deep_gemm = None
+        def per_block_cast(x):
+            padded = x.new_zeros(deep_gemm.ceil_div(x.shape[0], 128) * 128)
+            return padded.to(torch.float8_e4m3fn)
         def quantize(w, scale):
             if torch.version.hip:
                 return w
@@ -218,6 +227,8 @@ Fp8Dtype.valid = (
         FP8_TYPES = {torch.float8_e4m3fn, torch.float8_e5m2}
         FORMATS = {"fp8": {"dtype": torch.float8_e4m3fn, "max": 448.0}}
         FORMATS["fp8_fnuz"] = {"dtype": torch.float8_e4m3fnuz, "max": 240.0}
+        E4M3_OK.append(torch.float8_e4m3fn)
+        E4M3_OK.append(torch.float8_e4m3fnuz)
         """,
     ),
     # torchao-style allow-lists, a peak-throughput table lookup, finfo bits, an MX element dtype, a storage dtype.
@@ -284,17 +295,6 @@ Fp8Dtype.valid = (
     ),
 )
 Fp8Dtype.invalid = (
-    # Made on the CPU, then moved to the GPU (also below, without the blank line).
-    Invalid(
-        """
-        import torch
-
-        def load_weight(layer, weight):
-            weight_fp8 = weight.detach().cpu().to(torch.float8_e4m3fn)
-            layer.weight = torch.nn.Parameter(weight_fp8.cuda())
-        """,
-        expect=("4:43-4:62",),
-    ),
     Invalid(
         """
         import torch

@@ -410,3 +410,77 @@ def test_compared_alias(body: str, compared: bool) -> None:
 def test_cast_straight_back(code: str, round_trip: bool) -> None:
     snippet = parse("import torch\n" + code)
     assert fp8.saved_and_cast_back(snippet.ctx, snippet.node("D", ast.Name)) is round_trip
+
+
+@pytest.mark.parametrize(
+    ("code", "both"),
+    [
+        pytest.param("ok = []\nok.append(D)\nok.append(torch.float8_e4m3fnuz)\n", True, id="fnuz-appended-too"),
+        pytest.param(
+            "ok = set()\nif hasattr(torch, 'x'):\n    ok.add(torch.float8_e4m3fnuz)\nok.add(D)\n", True, id="set"
+        ),
+        pytest.param(
+            "ok = []\nok.append(D)\nother = []\nother.append(torch.float8_e4m3fnuz)\n", False, id="other-list"
+        ),
+        pytest.param("ok = []\nok.append(D)\nok.append(torch.bfloat16)\n", False, id="no-fnuz"),
+    ],
+)
+def test_added_beside_fnuz(code: str, both: bool) -> None:
+    """An OCP dtype added to a collection that also gets the FNUZ dtype: the collection lists both formats."""
+    snippet = parse(
+        "import torch\ndef accepted():\n" + textwrap.indent(code.replace("D", "torch.float8_e4m3fn"), "    ")
+    )
+    node = snippet.node("torch.float8_e4m3fn", ast.Attribute)
+    assert fp8.added_beside_fnuz(snippet.ctx, node) is both
+
+
+_CONVERTER = """
+import torch
+from safetensors.torch import save_file
+def convert(state_dict, path):
+    out = {k: v.cuda().to(torch.float8_e4m3fn) for k, v in state_dict.items()}
+    EXTRA
+    save_file(out, path)
+if __name__ == "__main__":
+    convert(torch.load("in.pt"), "out.safetensors")
+"""
+_UPCASTING = """
+import torch
+def upcast(weight, dtype):
+    return weight.to(dtype)
+class Fp8CastLinear(torch.nn.Linear):
+    def forward(self, x):
+        FORWARD
+def to_fp8(layer):
+    layer.weight = torch.nn.Parameter(torch.empty(layer.weight.shape, dtype=torch.float8_e4m3fn))
+"""
+
+
+@pytest.mark.parametrize(
+    ("code", "stored"),
+    [
+        pytest.param(_CONVERTER.replace("EXTRA", "pass"), True, id="checkpoint-writing-script"),
+        pytest.param(_CONVERTER.replace("EXTRA", "y = torch._scaled_mm(a, b)"), False, id="script-with-fp8-matmul"),
+        pytest.param(
+            _CONVERTER.replace("EXTRA", "pass").replace("save_file(out, path)", "run(out)"), False, id="no-write"
+        ),
+        pytest.param(_CONVERTER.replace("EXTRA", "pass").split("if __name__")[0], False, id="not-a-script"),
+        pytest.param(
+            _UPCASTING.replace("FORWARD", "return F.linear(x, upcast(self.weight, x.dtype))"), True, id="upcast"
+        ),
+        pytest.param(_UPCASTING.replace("FORWARD", "return F.linear(x, self.weight.to(x.dtype))"), True, id="to-input"),
+        pytest.param(
+            _UPCASTING.replace("FORWARD", "w = self.weight.to(x.dtype)\n        return fp8_gemm(x, self.weight)"),
+            False,
+            id="weight-also-used-as-is",
+        ),
+        pytest.param(
+            _UPCASTING.replace("FORWARD", "return F.linear(x, self.weight.float())"), False, id="not-to-input"
+        ),
+    ],
+)
+def test_fp8_only_stored(code: str, stored: bool) -> None:
+    """A file whose FP8 tensors are written to checkpoints, or are weights upcast to the input's dtype, and which
+    multiplies no matrices in FP8."""
+    snippet = parse(code)
+    assert fp8.fp8_only_stored(snippet.ctx) is stored

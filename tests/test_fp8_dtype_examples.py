@@ -144,9 +144,43 @@ VALID = (
         w8 = torch.version.cuda is not None and w.to(torch.float8_e5m2)
         """,
     ),
+    # A script writing checkpoints, multiplying no matrices (fp8.fp8_only_stored): the OCP format of its files.
+    Valid(
+        """
+        import torch
+        from safetensors.torch import save_file
+        def convert(state_dict, path):
+            save_file({k: v.cuda().to(torch.float8_e4m3fn) for k, v in state_dict.items()}, path)
+        if __name__ == "__main__":
+            convert(torch.load("in.pt"), "out.safetensors")
+        """,
+    ),
+    # Weights stored in FP8 by a module whose forward upcasts them to the input's dtype (fp8.fp8_only_stored).
+    Valid(
+        """
+        import torch
+        class Fp8CastLinear(torch.nn.Linear):
+            def forward(self, x):
+                return torch.nn.functional.linear(x, self.weight.to(x.dtype))
+        def to_fp8(layer):
+            layer.__class__ = Fp8CastLinear
+            layer.weight = torch.nn.Parameter(layer.weight.to(torch.float8_e4m3fn))
+        """,
+    ),
 )
 
 INVALID = (
+    # Made on the CPU, then moved to the GPU (also below, without the blank line).
+    Invalid(
+        """
+        import torch
+
+        def load_weight(layer, weight):
+            weight_fp8 = weight.detach().cpu().to(torch.float8_e4m3fn)
+            layer.weight = torch.nn.Parameter(weight_fp8.cuda())
+        """,
+        expect=("4:43-4:62",),
+    ),
     # The same test where the module's skip lets MI200/MI300 in (`major >= 9` is true on every CDNA GPU).
     Invalid(
         """

@@ -2339,6 +2339,10 @@ def test_engine_reports_ungated_code(code: str) -> None:
 
 
 # --- vendor-only packages, other accelerators, one level of call graph ---------------------------------
+# A package with no ROCm build, imported where its absence is caught: a call into it raises on ROCm.
+_GUARDED_DEEP_GEMM = "try:\n    import deep_gemm\nexcept ImportError:\n    deep_gemm = None\ndef quantize(m, a, b):\n"
+
+
 @pytest.mark.parametrize(
     ("code", "expected"),
     [
@@ -2373,6 +2377,29 @@ def test_engine_reports_ungated_code(code: str) -> None:
         ),
         pytest.param("import subprocess\nsubprocess.run(['nvidia-smi', '-L'])\nHAZARD()\n", BOTH, id="run-unchecked"),
         pytest.param("import subprocess\nsubprocess.check_call(['rocm-smi'])\nHAZARD()\n", BOTH, id="other-program"),
+        pytest.param(_GUARDED_DEEP_GEMM + "    n = deep_gemm.ceil_div(m, 128)\n    HAZARD()\n", NVIDIA_ONLY, id="call"),
+        pytest.param(
+            _GUARDED_DEEP_GEMM + "    x = f(g(deep_gemm.ceil_div(m, 8)))\n    HAZARD()\n", NVIDIA_ONLY, id="nested"
+        ),
+        pytest.param(
+            _GUARDED_DEEP_GEMM + "    deep_gemm.gemm(a, b)\n    if m:\n        HAZARD()\n", NVIDIA_ONLY, id="later"
+        ),
+        pytest.param(_GUARDED_DEEP_GEMM + "    HAZARD()\n    deep_gemm.gemm(a, b)\n", BOTH, id="hazard-first"),
+        pytest.param(
+            _GUARDED_DEEP_GEMM + "    n = deep_gemm.ceil_div(m, 8) if deep_gemm else m\n    HAZARD()\n", BOTH, id="arm"
+        ),
+        pytest.param(
+            _GUARDED_DEEP_GEMM + "    n = deep_gemm and deep_gemm.ceil_div(m, 8)\n    HAZARD()\n", BOTH, id="and"
+        ),
+        pytest.param(
+            _GUARDED_DEEP_GEMM + "    f = lambda: deep_gemm.ceil_div(m, 8)\n    HAZARD()\n", BOTH, id="lambda"
+        ),
+        pytest.param(
+            _GUARDED_DEEP_GEMM + "    if m:\n        deep_gemm.gemm(a, b)\n    HAZARD()\n", BOTH, id="in-a-branch"
+        ),
+        pytest.param(
+            "import flash_attn\nflash_attn.flash_attn_func(q)\nHAZARD()\n", BOTH, id="package-with-rocm-builds"
+        ),
     ],
 )
 def test_vendor_only_package_imports(code: str, expected: tuple[bool, bool]) -> None:
