@@ -484,3 +484,38 @@ def test_fp8_only_stored(code: str, stored: bool) -> None:
     multiplies no matrices in FP8."""
     snippet = parse(code)
     assert fp8.fp8_only_stored(snippet.ctx) is stored
+
+
+_Q8_LINEAR = """
+import torch
+try:
+    from q8_kernels.functional.linear import fp8_linear
+except ImportError:
+    fp8_linear = None
+class Q8Linear(torch.nn.Module):
+    def __init__(self, n, k):
+        self.register_buffer("weight", torch.empty((n, k), dtype=D))
+    def forward(self, x):
+        FORWARD
+"""
+
+
+@pytest.mark.parametrize(
+    ("forward", "nvidia_only"),
+    [
+        pytest.param("q, s = quant(x)\n        return fp8_linear(q, self.weight, s)", True, id="q8-kernels"),
+        pytest.param("torch.ops._C.cutlass_scaled_mm(out, x, self.weight)", True, id="cutlass-operator"),
+        pytest.param("torch.ops._C.scaled_mm(out, x, self.weight)", False, id="other-operator"),
+        pytest.param(
+            "if torch.version.hip:\n            return x\n        return fp8_linear(x, self.weight)",
+            False,
+            id="returns-first",
+        ),
+        pytest.param("return fp8_linear(x, self.weight) if fp8_linear else x", False, id="only-if-installed"),
+        pytest.param("return torch._scaled_mm(x, self.weight)", False, id="portable"),
+    ],
+)
+def test_made_for_nvidia_only_forward(forward: str, nvidia_only: bool) -> None:
+    """FP8 weights a module makes in `__init__` for a `forward` that first calls a package with no ROCm build."""
+    snippet = parse(_Q8_LINEAR.replace("FORWARD", forward))
+    assert fp8.made_for_nvidia_only_forward(snippet.ctx, snippet.node("D", ast.Name)) is nvidia_only

@@ -167,6 +167,21 @@ VALID = (
             layer.weight = torch.nn.Parameter(layer.weight.to(torch.float8_e4m3fn))
         """,
     ),
+    # FP8 weights of a module whose forward first calls a package with no ROCm build (fp8.made_for_nvidia_only_forward).
+    Valid(
+        """
+        import torch
+        try:
+            from q8_kernels.functional.linear import fp8_linear
+        except ImportError:
+            fp8_linear = None
+        class Q8Linear(torch.nn.Module):
+            def __init__(self, n, k):
+                self.register_buffer("weight", torch.empty((n, k), dtype=torch.float8_e4m3fn))
+            def forward(self, x):
+                return fp8_linear(x, self.weight)
+        """,
+    ),
 )
 
 INVALID = (

@@ -2400,6 +2400,8 @@ _GUARDED_DEEP_GEMM = "try:\n    import deep_gemm\nexcept ImportError:\n    deep_
         pytest.param(
             "import flash_attn\nflash_attn.flash_attn_func(q)\nHAZARD()\n", BOTH, id="package-with-rocm-builds"
         ),
+        pytest.param("import torch\ntorch.ops._C.cutlass_scaled_mm(o, a, b)\nHAZARD()\n", NVIDIA_ONLY, id="cutlass-op"),
+        pytest.param("import torch\ntorch.ops._C.scaled_mm(o, a, b)\nHAZARD()\n", BOTH, id="other-custom-op"),
     ],
 )
 def test_vendor_only_package_imports(code: str, expected: tuple[bool, bool]) -> None:

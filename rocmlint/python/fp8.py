@@ -362,7 +362,7 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     on the CPU (`cpu_data`)."""
     if is_inspected(ctx, node) or in_allow_list(ctx, node) or cpu_data(ctx, node) or in_gpu_free_test(ctx, node):
         return True
-    if fp8_only_stored(ctx):
+    if fp8_only_stored(ctx) or made_for_nvidia_only_forward(ctx, node):
         return True
     if compared_alias(ctx, node):
         return True
@@ -443,6 +443,26 @@ def _tests_main(test: ast.expr) -> bool:
     operands = (test.left, test.comparators[0])
     named = any(isinstance(operand, ast.Name) and operand.id == "__name__" for operand in operands)
     return named and any(isinstance(operand, ast.Constant) and operand.value == "__main__" for operand in operands)
+
+
+def made_for_nvidia_only_forward(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is in the `__init__` of a module class whose `forward` calls into a package with no ROCm build before it
+    can return (`fp8_linear(...)` from `q8_kernels`, `torch.ops._C.cutlass_scaled_mm(...)`; gating's
+    `package_call_vendors`): the FP8 weights it makes are only ever multiplied where that package runs."""
+    init = next((ancestor for ancestor in ctx.ancestors(node) if isinstance(ancestor, FUNCTION_DEFS)), None)
+    owner = ctx.parent(init) if init is not None and init.name == "__init__" else None
+    if not isinstance(owner, ast.ClassDef):
+        return False
+    forward = next((d for d in owner.body if isinstance(d, FUNCTION_DEFS) and d.name == "forward"), None)
+    if forward is None:
+        return False
+    for statement in forward.body:
+        vendors = ctx.gates.package_call_vendors(statement)
+        if vendors:
+            return all(vendor.rocm is False for vendor in vendors)
+        if any(isinstance(found, (ast.Return, ast.Raise, ast.Yield)) for found in ast.walk(statement)):
+            return False
+    return False
 
 
 def compared_alias(ctx: PythonContext, node: ast.AST) -> bool:

@@ -103,6 +103,10 @@ _TRUTH_KEEPING_CASTS = frozenset({"bool", "int"})
 _ENVIRONMENT_READS = frozenset({"os.getenv", "os.environ.get"})
 # What a build switch is compared with to ask whether it is set.
 _SWITCH_ON = frozenset({"1", "on", "true", "yes"})
+# Simple statements that evaluate one expression, their `value`.
+_EVALUATING_STATEMENTS = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)
+# Where custom operators live, `torch.ops.<namespace>.<operator>`.
+_CUSTOM_OPERATORS = "torch.ops."
 _PACKAGE_PROBES = frozenset({"importlib.util.find_spec", "pytest.importorskip"})
 _NVIDIA_PROGRAMS = frozenset(_VENDOR_PACKAGES["nvidia_only_programs"])
 # Runners that raise when the program is missing or fails (`subprocess.run` only with `check=True`).
@@ -753,14 +757,22 @@ class GateAnalyzer:
         vendors, whether the package's import failed there or was caught (`except ImportError: deep_gemm = None`):
         what follows runs only where the package is. Calls in a lambda, a conditional arm, a later `and`/`or`
         operand or a comprehension may not run."""
-        if not isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)) or statement.value is None:
+        return [(vendor, True) for vendor in self.package_call_vendors(statement)]
+
+    def package_call_vendors(self, statement: ast.stmt) -> list[Vendor]:
+        """The vendors of the vendor-only packages a simple statement always calls into (`_package_calls`): a
+        callee imported from one (`deep_gemm.ceil_div`), or a custom operator named for one (`torch.ops._C.
+        cutlass_scaled_mm`, a CUTLASS kernel)."""
+        if not isinstance(statement, _EVALUATING_STATEMENTS) or statement.value is None:
             return []
-        conditions: list[Condition] = []
+        vendors: list[Vendor] = []
         for call in _always_called(statement.value):
-            vendor = _package_vendor(self.semantic.qualified_name(call.func) or "")
+            name = self.semantic.qualified_name(call.func) or ""
+            operator = name.split(".")[3] if name.startswith(_CUSTOM_OPERATORS) and name.count(".") == 3 else ""
+            vendor = _package_vendor(name) or (_package_vendor(operator.split("_", 1)[0]) if operator else None)
             if vendor is not None:
-                conditions.append((vendor, True))
-        return conditions
+                vendors.append(vendor)
+        return vendors
 
     def _program_probe(self, call: ast.Call) -> Vendor | None:
         """`subprocess.check_output(["nvidia-smi", "-L"])` (or `check_call`, `run(..., check=True)`) as a statement of
