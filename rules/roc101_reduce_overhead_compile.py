@@ -18,7 +18,8 @@ class ReduceOverheadCompile(Rule):
     ## What it does
     Flags `torch.compile(..., mode="reduce-overhead")` (also `@torch.compile(mode=...)`,
     `torch._dynamo.optimize`, `functools.partial(torch.compile, ...)`, the mode given through a
-    variable or a `**options` dict) that is not gated for ROCm.
+    variable or a `**options` dict) that is not gated for ROCm. Code under a module flag hard-wired off
+    (`COMPILE = False` assigned once, never rebound, read by no module importing it; then `if COMPILE:`) never runs.
 
     Test files are not checked: a test that compiles with `mode="reduce-overhead"` exercises CUDA-graph
     capture itself; gating it only drops that coverage on ROCm, where a hang or failure shows in the run.
@@ -117,6 +118,18 @@ ReduceOverheadCompile.valid = (
     Valid(
         """
         print("try mode=reduce-overhead for small batches")
+        """,
+    ),
+    # A module flag hard-wired off (assigned False once, never rebound, read by no importer): a dead branch.
+    Valid(
+        """
+        import torch
+        _COMPILE_FLAG = False
+        try:
+            if _COMPILE_FLAG:
+                step = torch.compile(step, mode="reduce-overhead")
+        except Exception:
+            pass
         """,
     ),
 )

@@ -19,7 +19,7 @@ import pytest
 from rocmlint.config import Settings
 from rocmlint.engine import Engine
 from rocmlint.python.frontend import PythonContext, RuleOptions
-from rocmlint.python.gating import CrossModuleResolver, GateAnalyzer, Vendor
+from rocmlint.python.gating import CrossModuleResolver, GateAnalyzer, ReadElsewhere, Vendor
 from rocmlint.python.project import ProjectIndex, is_test_file, package_of
 from rocmlint.python.scopes import dotted_name
 from rocmlint.python.semantic import Semantic
@@ -103,12 +103,15 @@ def analyze(
     package: str | None = None,
     rocm_guards: frozenset[str] = frozenset(),
     resolver: CrossModuleResolver | None = None,
+    read_elsewhere: ReadElsewhere | None = None,
 ) -> Analyzed:
     """Parse and index like `check_python`: Semantic, GateAnalyzer, PythonContext, then the walk."""
     text = textwrap.dedent(code).lstrip("\n")
     module = ast.parse(text)
     semantic = Semantic(module, package, text)
-    gates = GateAnalyzer(semantic, rocm_guards, resolver, in_test_suite=is_test_file(path))
+    gates = GateAnalyzer(
+        semantic, rocm_guards, resolver, read_elsewhere=read_elsewhere, in_test_suite=is_test_file(path)
+    )
     source = SourceFile.from_bytes(path, text.encode("utf-8"), "python")
     context = PythonContext(source, module, semantic, gates, RuleOptions(rocm_guards))
     walk(module, semantic.parents, {}, semantic.mentions)
@@ -525,7 +528,7 @@ ALIASES = [
             HAZARD()
         """,
         BOTH,
-        id="constant-switch-is-not-a-gate",
+        id="constant-switch-is-not-a-gate",  # without a project, another module may set it (see below)
     ),
     pytest.param(
         """
@@ -3081,3 +3084,47 @@ def test_a_skip_decorators_answer_is_not_given_to_a_binding_made_later() -> None
             rocm=False, nvidia=True
         )
         assert gates._defined_skip(semantic.lookup_in(semantic.module, "plain"), False) is None
+
+
+class _ReadBy:
+    """The module-level names the modules importing the checked one read (`ReadElsewhere`)."""
+
+    def __init__(self, *names: str) -> None:
+        self.names = names
+
+    def __call__(self, name: str) -> bool:
+        return name in self.names
+
+    def only_off_rocm(self, name: str) -> bool:
+        return False
+
+
+@pytest.mark.parametrize(
+    ("code", "read_elsewhere", "expected"),
+    [
+        pytest.param("FLAG = False\nif FLAG:\n    HAZARD()\n", _ReadBy(), NEVER, id="hard-wired-off"),
+        pytest.param("_FLAG = False\nif _FLAG:\n    HAZARD()\n", None, NEVER, id="private-without-a-project"),
+        pytest.param(
+            "FLAG = False\ntry:\n    if FLAG:\n        HAZARD()\nexcept Exception:\n    pass\n",
+            _ReadBy(),
+            NEVER,
+            id="in-try",
+        ),
+        pytest.param("FLAG = False\nif not FLAG:\n    HAZARD()\n", _ReadBy(), BOTH, id="negated"),
+        pytest.param("FLAG = False\nif FLAG:\n    HAZARD()\n", _ReadBy("FLAG"), BOTH, id="read-by-an-importer"),
+        pytest.param("FLAG = False\nif FLAG:\n    HAZARD()\n", None, BOTH, id="no-project"),
+        pytest.param("FLAG = False\nFLAG = True\nif FLAG:\n    HAZARD()\n", _ReadBy(), BOTH, id="rebound"),
+        pytest.param(
+            "FLAG = False\ndef on():\n    global FLAG\n    FLAG = True\nif FLAG:\n    HAZARD()\n",
+            _ReadBy(),
+            BOTH,
+            id="global",
+        ),
+        pytest.param("if x:\n    FLAG = False\nif FLAG:\n    HAZARD()\n", _ReadBy(), BOTH, id="conditional"),
+        pytest.param("FLAG = True\nif FLAG:\n    HAZARD()\n", _ReadBy(), BOTH, id="on"),
+    ],
+)
+def test_a_flag_hard_wired_off(code: str, read_elsewhere: _ReadBy | None, expected: tuple[bool, bool]) -> None:
+    """`FLAG = False` once at module level, never rebound and read by no importer: `if FLAG:` never runs."""
+    found = analyze(code, read_elsewhere=read_elsewhere)
+    assert found.branch(found.hazard()) == expected

@@ -1281,6 +1281,8 @@ class GateAnalyzer:
                 return merged  # an attribute is set by methods whose order and callers this file does not show
             if not all(isinstance(value, ast.Constant) and type(value.value) is bool for value in values):
                 return UNKNOWN  # no flag of constants
+            if self._hard_wired_off(binding, name, values):
+                return CONSTANT_FALSE
             # Where the flag's true assignments run, completed by the assignments that run last on each vendor.
             switched = self._switched_on_one_vendor(binding, values)
             truth = _flag_truth(self.vendor_values.variable_strings(binding, name))
@@ -1298,6 +1300,23 @@ class GateAnalyzer:
             if external is not None:
                 return external
         return UNKNOWN
+
+    def _hard_wired_off(self, binding: Binding, name: str, values: tuple[ast.expr, ...]) -> bool:
+        """`COMPILE_FLAG = False` once, at module level, never rebound (no other assignment, no `global` of it) and
+        read by no module importing this one (`unread_by_importers`, which is unknown without a project): a switch
+        hard-wired off, so `if COMPILE_FLAG:` never runs on either vendor. A flag another module may read could be set
+        from there (`mod.COMPILE_FLAG = True`), and one assigned twice is a switch the file itself flips."""
+        if len(values) != 1 or binding.scope.node is not self.semantic.module:
+            return False
+        value = values[0]
+        statement = self.semantic.parent(value)
+        if not isinstance(value, ast.Constant) or value.value is not False or not isinstance(statement, ast.Assign):
+            return False
+        if self.semantic.parent(statement) is not self.semantic.module or len(statement.targets) != 1:
+            return False
+        if any(isinstance(node, ast.Global) and name in node.names for node in self.semantic.parents):
+            return False
+        return self.unread_by_importers(name)
 
     def _switched_on_one_vendor(self, binding: Binding, values: tuple[ast.expr, ...]) -> Vendor:
         """`HAS_CUTLASS = False`, then `HAS_CUTLASS = True` only inside `if is_cuda():`: a flag of constants
