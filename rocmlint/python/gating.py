@@ -759,14 +759,34 @@ class GateAnalyzer:
         operand or a comprehension may not run."""
         return [(vendor, True) for vendor in self.package_call_vendors(statement)]
 
+    @cached_property
+    def _package_roots(self) -> frozenset[str]:
+        """The names the file binds to vendor-only packages (`deep_gemm`, `fp8_linear` from `q8_kernels...`), and
+        to `torch` when it calls a custom operator (`torch.ops.`): the first names of the calls
+        `package_call_vendors` looks up (most files have none, and most statements' calls are no such call)."""
+        roots: set[str] = set()
+        for node in self.semantic.parents:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name == "torch" or _package_vendor(alias.name) is not None:
+                        roots.add(alias.asname or alias.name.split(".", 1)[0])
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                if _package_vendor(node.module) is not None:
+                    roots.update(alias.asname or alias.name for alias in node.names)
+        if "torch.ops." not in self.semantic.source_text:
+            roots.discard("torch")
+        return frozenset(roots)
+
     def package_call_vendors(self, statement: ast.stmt) -> list[Vendor]:
         """The vendors of the vendor-only packages a simple statement always calls into (`_package_calls`): a
         callee imported from one (`deep_gemm.ceil_div`), or a custom operator named for one (`torch.ops._C.
         cutlass_scaled_mm`, a CUTLASS kernel)."""
-        if not isinstance(statement, _EVALUATING_STATEMENTS) or statement.value is None:
+        if not isinstance(statement, _EVALUATING_STATEMENTS) or statement.value is None or not self._package_roots:
             return []
         vendors: list[Vendor] = []
         for call in _always_called(statement.value):
+            if (dotted_name(call.func) or "").split(".", 1)[0] not in self._package_roots:
+                continue
             name = self.semantic.qualified_name(call.func) or ""
             operator = name.split(".")[3] if name.startswith(_CUSTOM_OPERATORS) and name.count(".") == 3 else ""
             vendor = _package_vendor(name) or (_package_vendor(operator.split("_", 1)[0]) if operator else None)
