@@ -486,6 +486,12 @@ def test_fp8_only_stored(code: str, stored: bool) -> None:
     assert fp8.fp8_only_stored(snippet.ctx) is stored
 
 
+def test_a_test_saving_a_checkpoint_is_no_converter() -> None:
+    """A test run as a script that saves a quantized model tests that model: its FP8 is compute, not a file format."""
+    snippet = parse(_CONVERTER.replace("EXTRA", "pass"), path="tests/test_quantized_save.py")
+    assert fp8.fp8_only_stored(snippet.ctx) is False
+
+
 _Q8_LINEAR = """
 import torch
 try:
