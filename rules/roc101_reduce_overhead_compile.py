@@ -18,11 +18,12 @@ class ReduceOverheadCompile(Rule):
     ## What it does
     Flags `torch.compile(..., mode="reduce-overhead")` (also `@torch.compile(mode=...)`,
     `torch._dynamo.optimize`, `functools.partial(torch.compile, ...)`, the mode given through a
-    variable or a `**options` dict) that is not gated for ROCm. Code under a module flag hard-wired off
-    (`COMPILE = False` assigned once, never rebound, read by no module importing it; then `if COMPILE:`) never runs.
+    variable or a `**options` dict) that is not gated for ROCm.
 
     Test files are not checked: a test that compiles with `mode="reduce-overhead"` exercises CUDA-graph
     capture itself; gating it only drops that coverage on ROCm, where a hang or failure shows in the run.
+    Nor is code under a module flag hard-wired off (`COMPILE = False` assigned once, never rebound, read by no
+    module importing it; then `if COMPILE:`): it never runs.
 
     ## Why is this bad on ROCm?
     `reduce-overhead` captures the compiled graph with CUDA graphs. On ROCm, HIP graph capture through
