@@ -22,6 +22,8 @@ class ReduceOverheadCompile(Rule):
 
     Test files are not checked: a test that compiles with `mode="reduce-overhead"` exercises CUDA-graph
     capture itself; gating it only drops that coverage on ROCm, where a hang or failure shows in the run.
+    Nor is code under a module flag hard-wired off (`COMPILE = False` assigned once, never rebound, read by no
+    module importing it; then `if COMPILE:`): it never runs.
 
     ## Why is this bad on ROCm?
     `reduce-overhead` captures the compiled graph with CUDA graphs. On ROCm, HIP graph capture through
@@ -117,6 +119,18 @@ ReduceOverheadCompile.valid = (
     Valid(
         """
         print("try mode=reduce-overhead for small batches")
+        """,
+    ),
+    # A module flag hard-wired off (assigned False once, never rebound, read by no importer): a dead branch.
+    Valid(
+        """
+        import torch
+        _COMPILE_FLAG = False
+        try:
+            if _COMPILE_FLAG:
+                step = torch.compile(step, mode="reduce-overhead")
+        except Exception:
+            pass
         """,
     ),
 )

@@ -42,18 +42,21 @@ class Fp8Dtype(Rule):
 
     Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `x.dtype in (...)`, a def's variable
     only compared); `isinstance`; lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, sets,
-    `frozenset(...)`, tuples and lists named `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` or only read with `in`, a format's
-    type codes like `F8_E4M3`); text (`str()`, `print`, logging, f-strings); dtype metadata (`.itemsize`,
+    `frozenset(...)`, tuples and lists named `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` or only read with `in`, a format's type
+    codes like `F8_E4M3`); text (`str()`, `print`, logging, f-strings); dtype metadata (`.itemsize`,
     `torch.finfo(...).bits`); MX formats, OCP by their spec (`elem_dtype=`, an MX config's `activation_dtype=`/
-    `weight_dtype=`, `MXFPInferenceConfig(...)`, a def or module named `*mxfp8*`/`*_mx_*`, a def whose names or
-    strings say MX or E8M0); `storage_dtype=` beside `compute_dtype=` (variables, parameters: layerwise casting);
+    `weight_dtype=`, `MXFPInferenceConfig(...)`, a def or module named `*mxfp8*`/`*_mx_*`, a def whose names or strings
+    say MX or E8M0); `storage_dtype=` beside `compute_dtype=` (variables, parameters: layerwise casting);
     `torch.finfo(torch.float8_e5m2)` (same max as e5m2fnuz); collections and branches that also name `fnuz` or test a
-    `gfx` arch (not one behind a flag only ever False), tables given `fnuz` entries later; a default overridden with
-    `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made and kept on the CPU (`.cpu()`, a test's factory without
-    a device; a test naming no GPU, CUDA or device but the CPU, nor do its helpers, without tensor fixtures); NVFP4
-    block scales (`sc.to(...)` in a file naming FP4, a def's dtype variable only making them); an activation kept in FP8
-    for an autograd `backward` that casts it back first; ROCm-gated code; nothing when `target-archs` names no gfx94x
-    (gfx950/gfx12 are OCP).
+    `gfx` arch (not one behind a flag only ever False), tables given `fnuz` entries later, lists also `.append`ed a `fnuz`
+    dtype; a default overridden with `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made and kept on the CPU
+    (`.cpu()`, a test's factory without a device; a test naming no GPU, CUDA or device but the CPU, nor do its helpers,
+    without tensor fixtures); NVFP4 block scales (`sc.to(...)` in a file naming FP4, a def's dtype variable only making
+    them); an activation kept in FP8 for an autograd `backward` that casts it back first; FP8 only stored in a file
+    calling no `*mm`/`*gemm*`/`*matmul*`: a `__main__` script (no test) saving checkpoints, a `forward` upcasting
+    `self.weight` to the input's dtype; code after a call into a package with no ROCm build (`deep_gemm` even
+    try-imported, `torch.ops._C.cutlass_*`), weights for a `forward` calling one; ROCm-gated code; nothing when
+    `target-archs` names no gfx94x (gfx950/gfx12 are OCP).
 
     ## Why is this bad on ROCm?
     MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`, `torch.float8_e5m2fnuz`);
@@ -186,10 +189,16 @@ Fp8Dtype.valid = (
                 return torch.float8_e4m3fn
         """,
     ),
-    # Early return under a ROCm test; an OCP value the def converts to FNUZ in ROCm-only code (TGI's fp8_quantize).
+    # Early return under a ROCm test; a call into a package with no ROCm build first; a def converting to FNUZ on ROCm.
     Valid(
         """
         import torch
+        try:
+            import deep_gemm
+        except ImportError: deep_gemm = None
+        def per_block_cast(x):
+            padded = x.new_zeros(deep_gemm.ceil_div(x.shape[0], 128) * 128)
+            return padded.to(torch.float8_e4m3fn)
         def quantize(w, scale):
             if torch.version.hip:
                 return w
@@ -219,6 +228,8 @@ Fp8Dtype.valid = (
         FP8_TYPES = {torch.float8_e4m3fn, torch.float8_e5m2}
         FORMATS = {"fp8": {"dtype": torch.float8_e4m3fn, "max": 448.0}}
         FORMATS["fp8_fnuz"] = {"dtype": torch.float8_e4m3fnuz, "max": 240.0}
+        E4M3_OK.append(torch.float8_e4m3fn)
+        E4M3_OK.append(torch.float8_e4m3fnuz)
         """,
     ),
     # torchao-style allow-lists, a peak-throughput table lookup, finfo bits, an MX element dtype, a storage dtype.
@@ -285,17 +296,6 @@ Fp8Dtype.valid = (
     ),
 )
 Fp8Dtype.invalid = (
-    # Made on the CPU, then moved to the GPU (also below, without the blank line).
-    Invalid(
-        """
-        import torch
-
-        def load_weight(layer, weight):
-            weight_fp8 = weight.detach().cpu().to(torch.float8_e4m3fn)
-            layer.weight = torch.nn.Parameter(weight_fp8.cuda())
-        """,
-        expect=("4:43-4:62",),
-    ),
     Invalid(
         """
         import torch

@@ -31,10 +31,10 @@ class FlashAttnNoFallback(Rule):
     import ...`, and the FlashAttention-3 modules (`import flash_attn_interface`, `flash_attn_3`) imported with no
     fallback, at module level or inside a function.
 
-    Not flagged: imports in a `try:` catching `ImportError` (in a def, also one raising its own error with a message),
-    ROCm-gated, under `if TYPE_CHECKING:` or relative; files of flash-attn itself; imports under (or after an early
-    `return` on) a condition naming flash attention (`is_flash_attn_2_available()`, `find_spec("flash_attn")`, a flag
-    from one, `args.use_flash_attn`, `attn_implementation == "flash_attention_2"`) or in a def named for it: fallback.
+    Not flagged: imports in a `try:` catching `ImportError` (in a def, also one raising a message error; `Exception`
+    too), ROCm-gated, under `if TYPE_CHECKING:` or relative; files of flash-attn itself; imports under (or after an
+    early `return` on) a condition naming flash attention (`is_flash_attn_2_available()`, `find_spec("flash_attn")`,
+    a flag from one, `args.use_flash_attn`, `attn_implementation == "flash_attention_2"`) or in a def named for it.
 
     ## Why is this bad on ROCm?
     PyPI's `flash-attn` wheels are CUDA builds; on ROCm flash-attn exists only as AMD's CK build (CDNA: MI200/MI300) or
@@ -136,7 +136,7 @@ FlashAttnNoFallback.valid = (
         def _load_fa4():
             try:
                 from flash_attn.cute.interface import flash_attn_func
-            except ImportError as exc:
+            except Exception as exc:  # ImportError among others
                 raise ImportError("USE_FA4=1 needs flash-attn-4: pip install flash-attn-4") from exc
         """,
     ),

@@ -436,3 +436,118 @@ def test_a_fnuz_arm_behind_another_modules_setting(tmp_path: Path, setting: str,
     root = write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/config.py": setting, "pkg/utils.py": utils})
     report = Engine().check_path(root / "pkg/utils.py", Settings(root=root))
     assert [d.location.line for d in report.diagnostics if d.code == "ROC107"] == reported
+
+
+@pytest.mark.parametrize(
+    ("code", "both"),
+    [
+        pytest.param("ok = []\nok.append(D)\nok.append(torch.float8_e4m3fnuz)\n", True, id="fnuz-appended-too"),
+        pytest.param(
+            "ok = set()\nif hasattr(torch, 'x'):\n    ok.add(torch.float8_e4m3fnuz)\nok.add(D)\n", True, id="set"
+        ),
+        pytest.param(
+            "ok = []\nok.append(D)\nother = []\nother.append(torch.float8_e4m3fnuz)\n", False, id="other-list"
+        ),
+        pytest.param("ok = []\nok.append(D)\nok.append(torch.bfloat16)\n", False, id="no-fnuz"),
+    ],
+)
+def test_added_beside_fnuz(code: str, both: bool) -> None:
+    """An OCP dtype added to a collection that also gets the FNUZ dtype: the collection lists both formats."""
+    snippet = parse(
+        "import torch\ndef accepted():\n" + textwrap.indent(code.replace("D", "torch.float8_e4m3fn"), "    ")
+    )
+    node = snippet.node("torch.float8_e4m3fn", ast.Attribute)
+    assert fp8.added_beside_fnuz(snippet.ctx, node) is both
+
+
+_CONVERTER = """
+import torch
+from safetensors.torch import save_file
+def convert(state_dict, path):
+    out = {k: v.cuda().to(torch.float8_e4m3fn) for k, v in state_dict.items()}
+    EXTRA
+    save_file(out, path)
+if __name__ == "__main__":
+    convert(torch.load("in.pt"), "out.safetensors")
+"""
+_UPCASTING = """
+import torch
+def upcast(weight, dtype):
+    return weight.to(dtype)
+class Fp8CastLinear(torch.nn.Linear):
+    def forward(self, x):
+        FORWARD
+def to_fp8(layer):
+    layer.weight = torch.nn.Parameter(torch.empty(layer.weight.shape, dtype=torch.float8_e4m3fn))
+"""
+
+
+@pytest.mark.parametrize(
+    ("code", "stored"),
+    [
+        pytest.param(_CONVERTER.replace("EXTRA", "pass"), True, id="checkpoint-writing-script"),
+        pytest.param(_CONVERTER.replace("EXTRA", "y = torch._scaled_mm(a, b)"), False, id="script-with-fp8-matmul"),
+        pytest.param(
+            _CONVERTER.replace("EXTRA", "pass").replace("save_file(out, path)", "run(out)"), False, id="no-write"
+        ),
+        pytest.param(_CONVERTER.replace("EXTRA", "pass").split("if __name__")[0], False, id="not-a-script"),
+        pytest.param(
+            _UPCASTING.replace("FORWARD", "return F.linear(x, upcast(self.weight, x.dtype))"), True, id="upcast"
+        ),
+        pytest.param(_UPCASTING.replace("FORWARD", "return F.linear(x, self.weight.to(x.dtype))"), True, id="to-input"),
+        pytest.param(
+            _UPCASTING.replace("FORWARD", "w = self.weight.to(x.dtype)\n        return fp8_gemm(x, self.weight)"),
+            False,
+            id="weight-also-used-as-is",
+        ),
+        pytest.param(
+            _UPCASTING.replace("FORWARD", "return F.linear(x, self.weight.float())"), False, id="not-to-input"
+        ),
+    ],
+)
+def test_fp8_only_stored(code: str, stored: bool) -> None:
+    """A file whose FP8 tensors are written to checkpoints, or are weights upcast to the input's dtype, and which
+    multiplies no matrices in FP8."""
+    snippet = parse(code)
+    assert fp8.fp8_only_stored(snippet.ctx) is stored
+
+
+def test_a_test_saving_a_checkpoint_is_no_converter() -> None:
+    """A test run as a script that saves a quantized model tests that model: its FP8 is compute, not a file format."""
+    snippet = parse(_CONVERTER.replace("EXTRA", "pass"), path="tests/test_quantized_save.py")
+    assert fp8.fp8_only_stored(snippet.ctx) is False
+
+
+_Q8_LINEAR = """
+import torch
+try:
+    from q8_kernels.functional.linear import fp8_linear
+except ImportError:
+    fp8_linear = None
+class Q8Linear(torch.nn.Module):
+    def __init__(self, n, k):
+        self.register_buffer("weight", torch.empty((n, k), dtype=D))
+    def forward(self, x):
+        FORWARD
+"""
+
+
+@pytest.mark.parametrize(
+    ("forward", "nvidia_only"),
+    [
+        pytest.param("q, s = quant(x)\n        return fp8_linear(q, self.weight, s)", True, id="q8-kernels"),
+        pytest.param("torch.ops._C.cutlass_scaled_mm(out, x, self.weight)", True, id="cutlass-operator"),
+        pytest.param("torch.ops._C.scaled_mm(out, x, self.weight)", False, id="other-operator"),
+        pytest.param(
+            "if torch.version.hip:\n            return x\n        return fp8_linear(x, self.weight)",
+            False,
+            id="returns-first",
+        ),
+        pytest.param("return fp8_linear(x, self.weight) if fp8_linear else x", False, id="only-if-installed"),
+        pytest.param("return torch._scaled_mm(x, self.weight)", False, id="portable"),
+    ],
+)
+def test_made_for_nvidia_only_forward(forward: str, nvidia_only: bool) -> None:
+    """FP8 weights a module makes in `__init__` for a `forward` that first calls a package with no ROCm build."""
+    snippet = parse(_Q8_LINEAR.replace("FORWARD", forward))
+    assert fp8.made_for_nvidia_only_forward(snippet.ctx, snippet.node("D", ast.Name)) is nvidia_only

@@ -152,6 +152,44 @@ VALID = (
         w8 = torch.version.cuda is not None and w.to(torch.float8_e5m2)
         """,
     ),
+    # A script writing checkpoints, multiplying no matrices (fp8.fp8_only_stored): the OCP format of its files.
+    Valid(
+        """
+        import torch
+        from safetensors.torch import save_file
+        def convert(state_dict, path):
+            save_file({k: v.cuda().to(torch.float8_e4m3fn) for k, v in state_dict.items()}, path)
+        if __name__ == "__main__":
+            convert(torch.load("in.pt"), "out.safetensors")
+        """,
+    ),
+    # Weights stored in FP8 by a module whose forward upcasts them to the input's dtype (fp8.fp8_only_stored).
+    Valid(
+        """
+        import torch
+        class Fp8CastLinear(torch.nn.Linear):
+            def forward(self, x):
+                return torch.nn.functional.linear(x, self.weight.to(x.dtype))
+        def to_fp8(layer):
+            layer.__class__ = Fp8CastLinear
+            layer.weight = torch.nn.Parameter(layer.weight.to(torch.float8_e4m3fn))
+        """,
+    ),
+    # FP8 weights of a module whose forward first calls a package with no ROCm build (fp8.made_for_nvidia_only_forward).
+    Valid(
+        """
+        import torch
+        try:
+            from q8_kernels.functional.linear import fp8_linear
+        except ImportError:
+            fp8_linear = None
+        class Q8Linear(torch.nn.Module):
+            def __init__(self, n, k):
+                self.register_buffer("weight", torch.empty((n, k), dtype=torch.float8_e4m3fn))
+            def forward(self, x):
+                return fp8_linear(x, self.weight)
+        """,
+    ),
 )
 
 INVALID = (
@@ -166,6 +204,17 @@ INVALID = (
         e5m2_dtype = torch.float8_e5m2 if not use_fnuz_dtype else torch.float8_e5m2fnuz
         """,
         expect=("3:14-3:33", "4:14-4:31"),
+    ),
+    # Made on the CPU, then moved to the GPU (also below, without the blank line).
+    Invalid(
+        """
+        import torch
+
+        def load_weight(layer, weight):
+            weight_fp8 = weight.detach().cpu().to(torch.float8_e4m3fn)
+            layer.weight = torch.nn.Parameter(weight_fp8.cuda())
+        """,
+        expect=("4:43-4:62",),
     ),
     # The same test where the module's skip lets MI200/MI300 in (`major >= 9` is true on every CDNA GPU).
     Invalid(

@@ -19,7 +19,7 @@ import pytest
 from rocmlint.config import Settings
 from rocmlint.engine import Engine
 from rocmlint.python.frontend import PythonContext, RuleOptions
-from rocmlint.python.gating import CrossModuleResolver, GateAnalyzer, Vendor
+from rocmlint.python.gating import CrossModuleResolver, GateAnalyzer, ReadElsewhere, Vendor
 from rocmlint.python.project import ProjectIndex, is_test_file, package_of
 from rocmlint.python.scopes import dotted_name
 from rocmlint.python.semantic import Semantic
@@ -103,12 +103,15 @@ def analyze(
     package: str | None = None,
     rocm_guards: frozenset[str] = frozenset(),
     resolver: CrossModuleResolver | None = None,
+    read_elsewhere: ReadElsewhere | None = None,
 ) -> Analyzed:
     """Parse and index like `check_python`: Semantic, GateAnalyzer, PythonContext, then the walk."""
     text = textwrap.dedent(code).lstrip("\n")
     module = ast.parse(text)
     semantic = Semantic(module, package, text)
-    gates = GateAnalyzer(semantic, rocm_guards, resolver, in_test_suite=is_test_file(path))
+    gates = GateAnalyzer(
+        semantic, rocm_guards, resolver, read_elsewhere=read_elsewhere, in_test_suite=is_test_file(path)
+    )
     source = SourceFile.from_bytes(path, text.encode("utf-8"), "python")
     context = PythonContext(source, module, semantic, gates, RuleOptions(rocm_guards))
     walk(module, semantic.parents, {}, semantic.mentions)
@@ -525,7 +528,7 @@ ALIASES = [
             HAZARD()
         """,
         BOTH,
-        id="constant-switch-is-not-a-gate",
+        id="constant-switch-is-not-a-gate",  # without a project, another module may set it (see below)
     ),
     pytest.param(
         """
@@ -2339,6 +2342,10 @@ def test_engine_reports_ungated_code(code: str) -> None:
 
 
 # --- vendor-only packages, other accelerators, one level of call graph ---------------------------------
+# A package with no ROCm build, imported where its absence is caught: a call into it raises on ROCm.
+_GUARDED_DEEP_GEMM = "try:\n    import deep_gemm\nexcept ImportError:\n    deep_gemm = None\ndef quantize(m, a, b):\n"
+
+
 @pytest.mark.parametrize(
     ("code", "expected"),
     [
@@ -2373,6 +2380,31 @@ def test_engine_reports_ungated_code(code: str) -> None:
         ),
         pytest.param("import subprocess\nsubprocess.run(['nvidia-smi', '-L'])\nHAZARD()\n", BOTH, id="run-unchecked"),
         pytest.param("import subprocess\nsubprocess.check_call(['rocm-smi'])\nHAZARD()\n", BOTH, id="other-program"),
+        pytest.param(_GUARDED_DEEP_GEMM + "    n = deep_gemm.ceil_div(m, 128)\n    HAZARD()\n", NVIDIA_ONLY, id="call"),
+        pytest.param(
+            _GUARDED_DEEP_GEMM + "    x = f(g(deep_gemm.ceil_div(m, 8)))\n    HAZARD()\n", NVIDIA_ONLY, id="nested"
+        ),
+        pytest.param(
+            _GUARDED_DEEP_GEMM + "    deep_gemm.gemm(a, b)\n    if m:\n        HAZARD()\n", NVIDIA_ONLY, id="later"
+        ),
+        pytest.param(_GUARDED_DEEP_GEMM + "    HAZARD()\n    deep_gemm.gemm(a, b)\n", BOTH, id="hazard-first"),
+        pytest.param(
+            _GUARDED_DEEP_GEMM + "    n = deep_gemm.ceil_div(m, 8) if deep_gemm else m\n    HAZARD()\n", BOTH, id="arm"
+        ),
+        pytest.param(
+            _GUARDED_DEEP_GEMM + "    n = deep_gemm and deep_gemm.ceil_div(m, 8)\n    HAZARD()\n", BOTH, id="and"
+        ),
+        pytest.param(
+            _GUARDED_DEEP_GEMM + "    f = lambda: deep_gemm.ceil_div(m, 8)\n    HAZARD()\n", BOTH, id="lambda"
+        ),
+        pytest.param(
+            _GUARDED_DEEP_GEMM + "    if m:\n        deep_gemm.gemm(a, b)\n    HAZARD()\n", BOTH, id="in-a-branch"
+        ),
+        pytest.param(
+            "import flash_attn\nflash_attn.flash_attn_func(q)\nHAZARD()\n", BOTH, id="package-with-rocm-builds"
+        ),
+        pytest.param("import torch\ntorch.ops._C.cutlass_scaled_mm(o, a, b)\nHAZARD()\n", NVIDIA_ONLY, id="cutlass-op"),
+        pytest.param("import torch\ntorch.ops._C.scaled_mm(o, a, b)\nHAZARD()\n", BOTH, id="other-custom-op"),
     ],
 )
 def test_vendor_only_package_imports(code: str, expected: tuple[bool, bool]) -> None:
@@ -3074,3 +3106,47 @@ def test_a_skip_decorators_answer_is_not_given_to_a_binding_made_later() -> None
             rocm=False, nvidia=True
         )
         assert gates._defined_skip(semantic.lookup_in(semantic.module, "plain"), False) is None
+
+
+class _ReadBy:
+    """The module-level names the modules importing the checked one read (`ReadElsewhere`)."""
+
+    def __init__(self, *names: str) -> None:
+        self.names = names
+
+    def __call__(self, name: str) -> bool:
+        return name in self.names
+
+    def only_off_rocm(self, name: str) -> bool:
+        return False
+
+
+@pytest.mark.parametrize(
+    ("code", "read_elsewhere", "expected"),
+    [
+        pytest.param("FLAG = False\nif FLAG:\n    HAZARD()\n", _ReadBy(), NEVER, id="hard-wired-off"),
+        pytest.param("_FLAG = False\nif _FLAG:\n    HAZARD()\n", None, NEVER, id="private-without-a-project"),
+        pytest.param(
+            "FLAG = False\ntry:\n    if FLAG:\n        HAZARD()\nexcept Exception:\n    pass\n",
+            _ReadBy(),
+            NEVER,
+            id="in-try",
+        ),
+        pytest.param("FLAG = False\nif not FLAG:\n    HAZARD()\n", _ReadBy(), BOTH, id="negated"),
+        pytest.param("FLAG = False\nif FLAG:\n    HAZARD()\n", _ReadBy("FLAG"), BOTH, id="read-by-an-importer"),
+        pytest.param("FLAG = False\nif FLAG:\n    HAZARD()\n", None, BOTH, id="no-project"),
+        pytest.param("FLAG = False\nFLAG = True\nif FLAG:\n    HAZARD()\n", _ReadBy(), BOTH, id="rebound"),
+        pytest.param(
+            "FLAG = False\ndef on():\n    global FLAG\n    FLAG = True\nif FLAG:\n    HAZARD()\n",
+            _ReadBy(),
+            BOTH,
+            id="global",
+        ),
+        pytest.param("if x:\n    FLAG = False\nif FLAG:\n    HAZARD()\n", _ReadBy(), BOTH, id="conditional"),
+        pytest.param("FLAG = True\nif FLAG:\n    HAZARD()\n", _ReadBy(), BOTH, id="on"),
+    ],
+)
+def test_a_flag_hard_wired_off(code: str, read_elsewhere: _ReadBy | None, expected: tuple[bool, bool]) -> None:
+    """`FLAG = False` once at module level, never rebound and read by no importer: `if FLAG:` never runs."""
+    found = analyze(code, read_elsewhere=read_elsewhere)
+    assert found.branch(found.hazard()) == expected

@@ -608,6 +608,16 @@ def test_handled_by_callers(code: str, handled: bool) -> None:
             False,
             id="other-exception",
         ),
+        pytest.param(
+            "def load():\n    try:\n        import pkg\n    except Exception as e:\n        raise RuntimeError('needs pkg') from e\n",
+            True,
+            id="broad-handler",
+        ),
+        pytest.param(
+            "def load():\n    try:\n        import pkg\n    except:\n        raise RuntimeError('needs pkg')\n",
+            True,
+            id="bare-handler",
+        ),
         pytest.param("def load():\n    import pkg\n", False, id="no-try"),
     ],
 )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -70,6 +71,15 @@ _TYPE_CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _COLLECTION_LITERALS = (ast.Dict, ast.List, ast.Tuple, ast.Set)
 # A branch whose test or alternative mentions these already selects the FP8 format per architecture.
 _ARCH_SELECTION_MARKERS = ("fnuz", "gfx")
+# Calls that write tensors to a checkpoint file, and callees that multiply matrices (FP8 compute: `_scaled_mm`,
+# `cutlass_scaled_mm`, `fp8_gemm`, `torch.matmul`).
+_CHECKPOINT_WRITERS = frozenset(
+    {"torch.save", "safetensors.torch.save_file", "safetensors.torch.save_model", "safetensors.numpy.save_file"}
+)
+_MATRIX_PRODUCT = re.compile(r"mm$|gemm|matmul", re.IGNORECASE)
+_FP8_ONLY_STORED: weakref.WeakKeyDictionary[PythonContext, bool] = weakref.WeakKeyDictionary()
+# Methods that add their arguments to a collection (`ok.append(torch.float8_e4m3fn)`).
+_ADDING_METHODS = frozenset({"append", "add", "extend", "insert"})
 
 
 @dataclass(frozen=True)
@@ -352,6 +362,8 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     on the CPU (`cpu_data`)."""
     if is_inspected(ctx, node) or in_allow_list(ctx, node) or cpu_data(ctx, node) or in_gpu_free_test(ctx, node):
         return True
+    if fp8_only_stored(ctx) or made_for_nvidia_only_forward(ctx, node):
+        return True
     if compared_alias(ctx, node):
         return True
     member = outermost_collection_member(ctx, node)
@@ -364,6 +376,95 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     if not isinstance(used, ast.Attribute):
         return False
     return used.attr in _PORTABLE_FINFO or (used.attr in _SMALLEST_FINFO and _near_a_fp4_format(ctx, used))
+
+
+def fp8_only_stored(ctx: PythonContext) -> bool:
+    """The file multiplies no matrices in FP8 (no call named `*mm`, `*gemm*`, `*matmul*`) and shows what its FP8
+    tensors are for instead: it is a script (`if __name__ == "__main__":`, not a test) that writes checkpoints
+    (`torch.save`, safetensors' `save_file`), an offline converter whose FP8 tensors are the OCP interchange format of the files it
+    writes; or it defines a module whose `forward` casts its weight to the input's dtype before using it
+    (`self.weight.to(x.dtype)`, `upcast(self.weight, x.dtype)`), weights only stored in FP8. PyTorch converts to and
+    from FP8 elementwise, the same on every GPU."""
+    known = _FP8_ONLY_STORED.get(ctx)
+    if known is None:
+        known = _FP8_ONLY_STORED[ctx] = _only_stores_fp8(ctx)
+    return known
+
+
+def _only_stores_fp8(ctx: PythonContext) -> bool:
+    found = list(ctx.semantic.descendants(ctx.module))
+    calls = [node for node in found if isinstance(node, ast.Call)]
+    if any(_MATRIX_PRODUCT.search(last_name(call.func)) for call in calls):
+        return False
+    if any(isinstance(node, FUNCTION_DEFS) and node.name == "forward" and _upcasts_weight(node) for node in found):
+        return True
+    if ctx.in_test_suite:
+        return False  # a test saving a quantized model tests it: its FP8 feeds the compute of the code it tests
+    main = any(_tests_main(statement.test) for statement in ctx.module.body if isinstance(statement, ast.If))
+    return main and any(ctx.qualified_name(call.func) in _CHECKPOINT_WRITERS for call in calls)
+
+
+def _upcasts_weight(forward: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A module's `forward(self, x)` that reads `self.weight` only to cast it to `x.dtype`: as `self.weight.to(
+    x.dtype)`, or beside `x.dtype` among a call's arguments (`_upcast(self.weight, x.dtype, ...)`)."""
+    parameters = positional_parameters(forward.args)
+    if len(parameters) < 2:
+        return False
+    owner, data = parameters[0].arg, parameters[1].arg
+    reads = 0
+    for call in ast.walk(forward):
+        if not isinstance(call, ast.Call):
+            continue
+        arguments = [*call.args, *(keyword.value for keyword in call.keywords)]
+        to_input_dtype = any(_is_dtype_of(argument, data) for argument in arguments)
+        method = call.func if isinstance(call.func, ast.Attribute) else None
+        if to_input_dtype and method is not None and method.attr == "to" and _is_weight_of(method.value, owner):
+            reads += 1
+        elif to_input_dtype:
+            reads += sum(_is_weight_of(argument, owner) for argument in arguments)
+    weights = sum(_is_weight_of(node, owner) for node in ast.walk(forward))
+    return reads > 0 and reads == weights
+
+
+def _is_weight_of(node: ast.AST, owner: str) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "weight" and _is_name(node.value, owner)
+
+
+def _is_dtype_of(node: ast.AST, data: str) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "dtype" and _is_name(node.value, data)
+
+
+def _is_name(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _tests_main(test: ast.expr) -> bool:
+    """`__name__ == "__main__"`."""
+    if not isinstance(test, ast.Compare) or len(test.comparators) != 1:
+        return False
+    operands = (test.left, test.comparators[0])
+    named = any(isinstance(operand, ast.Name) and operand.id == "__name__" for operand in operands)
+    return named and any(isinstance(operand, ast.Constant) and operand.value == "__main__" for operand in operands)
+
+
+def made_for_nvidia_only_forward(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is in the `__init__` of a module class whose `forward` calls into a package with no ROCm build before it
+    can return (`fp8_linear(...)` from `q8_kernels`, `torch.ops._C.cutlass_scaled_mm(...)`; gating's
+    `package_call_vendors`): the FP8 weights it makes are only ever multiplied where that package runs."""
+    init = next((ancestor for ancestor in ctx.ancestors(node) if isinstance(ancestor, FUNCTION_DEFS)), None)
+    owner = ctx.parent(init) if init is not None and init.name == "__init__" else None
+    if not isinstance(owner, ast.ClassDef):
+        return False
+    forward = next((d for d in owner.body if isinstance(d, FUNCTION_DEFS) and d.name == "forward"), None)
+    if forward is None:
+        return False
+    for statement in forward.body:
+        vendors = ctx.gates.package_call_vendors(statement)
+        if vendors:
+            return all(vendor.rocm is False for vendor in vendors)
+        if any(isinstance(found, (ast.Return, ast.Raise, ast.Yield)) for found in ast.walk(statement)):
+            return False
+    return False
 
 
 def compared_alias(ctx: PythonContext, node: ast.AST) -> bool:
@@ -409,7 +510,34 @@ def selected_per_arch(ctx: PythonContext, node: ast.expr) -> bool:
             continue
         if any(marker in ctx.code_of(choice).lower() for marker in _ARCH_SELECTION_MARKERS):
             return True
-    return table_adds_fnuz(ctx, node) or converted_on_rocm(ctx, node)
+    return table_adds_fnuz(ctx, node) or added_beside_fnuz(ctx, node) or converted_on_rocm(ctx, node)
+
+
+def added_beside_fnuz(ctx: PythonContext, node: ast.expr) -> bool:
+    """`node` is added to a collection (`ok.append(node)`, `ok.add(node)`) to which the same def (or module) also
+    adds a FNUZ dtype (`ok.append(torch.float8_e4m3fnuz)`): the collection lists both formats, as a literal naming
+    both does (`e4m3_ok` accepted by an assert, built one `hasattr(torch, ...)` at a time)."""
+    if not ctx.contains(b"fnuz"):
+        return False
+    call = ctx.parent(node)
+    collection = _collection_added_to(call)
+    if collection is None or not isinstance(call, ast.Call) or not any(argument is node for argument in call.args):
+        return False
+    written = ctx.code_of(collection)
+    for found in ctx.semantic.descendants(ctx.semantic.enclosing_scope_node(call)):
+        other = _collection_added_to(found) if found is not call else None
+        if other is None or ctx.code_of(other) != written or not isinstance(found, ast.Call):
+            continue
+        if any(_names_fnuz(part) for argument in found.args for part in ast.walk(argument)):
+            return True
+    return False
+
+
+def _collection_added_to(node: ast.AST | None) -> ast.expr | None:
+    """The collection `<collection>.append(...)` (or another of `_ADDING_METHODS`) adds to."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return None
+    return node.func.value if node.func.attr in _ADDING_METHODS else None
 
 
 def _decided_by_a_fixed_setting(ctx: PythonContext, choice: ast.AST) -> bool:

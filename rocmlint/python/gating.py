@@ -20,7 +20,7 @@ import ast
 import operator as op
 import re
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol
@@ -106,6 +106,10 @@ _SWITCH_ON = frozenset({"1", "on", "true", "yes"})
 # The operating system's name as Python reports it; macOS ("darwin") has neither a ROCm nor a CUDA GPU.
 _PLATFORM_NAMES = frozenset({"sys.platform", "platform.system"})
 _GPU_FREE_PLATFORM = "darwin"
+# Simple statements that evaluate one expression, their `value`.
+_EVALUATING_STATEMENTS = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)
+# Where custom operators live, `torch.ops.<namespace>.<operator>`.
+_CUSTOM_OPERATORS = "torch.ops."
 _PACKAGE_PROBES = frozenset({"importlib.util.find_spec", "pytest.importorskip"})
 _NVIDIA_PROGRAMS = frozenset(_VENDOR_PACKAGES["nvidia_only_programs"])
 # Runners that raise when the program is missing or fails (`subprocess.run` only with `check=True`).
@@ -746,8 +750,52 @@ class GateAnalyzer:
             return [(vendor, True) for vendor in map(_package_vendor, _imported_modules(statement)) if vendor]
         if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
             vendor = self._package_probe(statement.value) or self._program_probe(statement.value)
-            return [(vendor, True)] if vendor is not None else []
-        return []
+            if vendor is not None:
+                return [(vendor, True)]
+        return self._package_calls(statement)
+
+    def _package_calls(self, statement: ast.stmt) -> list[Condition]:
+        """A simple statement that always calls into a vendor-only package (`x = torch.zeros(deep_gemm.ceil_div(m,
+        128))`, `q, s = get_vanilla_qk_quant(q, k)` after `from spas_sage_attn.utils import ...`) raises on the other
+        vendors, whether the package's import failed there or was caught (`except ImportError: deep_gemm = None`):
+        what follows runs only where the package is. Calls in a lambda, a conditional arm, a later `and`/`or`
+        operand or a comprehension may not run."""
+        return [(vendor, True) for vendor in self.package_call_vendors(statement)]
+
+    @cached_property
+    def _package_roots(self) -> frozenset[str]:
+        """The names the file binds to vendor-only packages (`deep_gemm`, `fp8_linear` from `q8_kernels...`), and
+        to `torch` when it calls a custom operator (`torch.ops.`): the first names of the calls
+        `package_call_vendors` looks up (most files have none, and most statements' calls are no such call)."""
+        roots: set[str] = set()
+        for node in self.semantic.parents:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name == "torch" or _package_vendor(alias.name) is not None:
+                        roots.add(alias.asname or alias.name.split(".", 1)[0])
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                if _package_vendor(node.module) is not None:
+                    roots.update(alias.asname or alias.name for alias in node.names)
+        if "torch.ops." not in self.semantic.source_text:
+            roots.discard("torch")
+        return frozenset(roots)
+
+    def package_call_vendors(self, statement: ast.stmt) -> list[Vendor]:
+        """The vendors of the vendor-only packages a simple statement always calls into (`_package_calls`): a
+        callee imported from one (`deep_gemm.ceil_div`), or a custom operator named for one (`torch.ops._C.
+        cutlass_scaled_mm`, a CUTLASS kernel)."""
+        if not isinstance(statement, _EVALUATING_STATEMENTS) or statement.value is None or not self._package_roots:
+            return []
+        vendors: list[Vendor] = []
+        for call in _always_called(statement.value):
+            if (dotted_name(call.func) or "").split(".", 1)[0] not in self._package_roots:
+                continue
+            name = self.semantic.qualified_name(call.func) or ""
+            operator = name.split(".")[3] if name.startswith(_CUSTOM_OPERATORS) and name.count(".") == 3 else ""
+            vendor = _package_vendor(name) or (_package_vendor(operator.split("_", 1)[0]) if operator else None)
+            if vendor is not None:
+                vendors.append(vendor)
+        return vendors
 
     def _program_probe(self, call: ast.Call) -> Vendor | None:
         """`subprocess.check_output(["nvidia-smi", "-L"])` (or `check_call`, `run(..., check=True)`) as a statement of
@@ -1263,6 +1311,8 @@ class GateAnalyzer:
                 return merged  # an attribute is set by methods whose order and callers this file does not show
             if not all(isinstance(value, ast.Constant) and type(value.value) is bool for value in values):
                 return UNKNOWN  # no flag of constants
+            if self._hard_wired_off(binding, name, values):
+                return CONSTANT_FALSE
             # Where the flag's true assignments run, completed by the assignments that run last on each vendor.
             switched = self._switched_on_one_vendor(binding, values)
             truth = _flag_truth(self.vendor_values.variable_strings(binding, name))
@@ -1280,6 +1330,23 @@ class GateAnalyzer:
             if external is not None:
                 return external
         return UNKNOWN
+
+    def _hard_wired_off(self, binding: Binding, name: str, values: tuple[ast.expr, ...]) -> bool:
+        """`COMPILE_FLAG = False` once, at module level, never rebound (no other assignment, no `global` of it) and
+        read by no module importing this one (`unread_by_importers`, which is unknown without a project): a switch
+        hard-wired off, so `if COMPILE_FLAG:` never runs on either vendor. A flag another module may read could be set
+        from there (`mod.COMPILE_FLAG = True`), and one assigned twice is a switch the file itself flips."""
+        if len(values) != 1 or binding.scope.node is not self.semantic.module:
+            return False
+        value = values[0]
+        statement = self.semantic.parent(value)
+        if not isinstance(value, ast.Constant) or value.value is not False or not isinstance(statement, ast.Assign):
+            return False
+        if self.semantic.parent(statement) is not self.semantic.module or len(statement.targets) != 1:
+            return False
+        if any(isinstance(node, ast.Global) and name in node.names for node in self.semantic.parents):
+            return False
+        return self.unread_by_importers(name)
 
     def _switched_on_one_vendor(self, binding: Binding, values: tuple[ast.expr, ...]) -> Vendor:
         """`HAS_CUTLASS = False`, then `HAS_CUTLASS = True` only inside `if is_cuda():`: a flag of constants
@@ -1537,6 +1604,25 @@ def _package_vendor(module: str) -> Vendor | None:
         if any(module == package or module.startswith(package + ".") for package in _VENDOR_PACKAGES[key]):
             return vendor
     return None
+
+
+def _always_called(expr: ast.expr) -> Iterator[ast.Call]:
+    """The calls evaluating `expr` always makes: not those of a lambda, comprehension, conditional arm or an
+    `and`/`or` operand after the first."""
+    stack: list[ast.AST] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        if isinstance(node, ast.IfExp):
+            stack.append(node.test)
+            continue
+        if isinstance(node, ast.BoolOp):
+            stack.append(node.values[0])
+            continue
+        if isinstance(node, ast.Call):
+            yield node
+        stack.extend(ast.iter_child_nodes(node))
 
 
 def _names_a_device_type(subject: ast.AST) -> bool:

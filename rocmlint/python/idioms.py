@@ -425,7 +425,8 @@ def _called_only_here(ctx: PythonContext, name: str) -> bool:
     return name.startswith("_") or (read_elsewhere is not None and not read_elsewhere(name))
 
 
-_IMPORT_FAILURES = frozenset({"ImportError", "ModuleNotFoundError"})
+# What a handler catching a failed import names (`except Exception` catches ImportError too).
+_IMPORT_FAILURES = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
 
 def lazy_import_with_actionable_error(ctx: PythonContext, node: ast.AST) -> bool:
@@ -446,8 +447,9 @@ def lazy_import_with_actionable_error(ctx: PythonContext, node: ast.AST) -> bool
 
 
 def _raises_with_message(handler: ast.ExceptHandler) -> bool:
-    """An `except ImportError` handler whose last statement raises a new exception given a message."""
-    if not set(caught_names(handler)) & _IMPORT_FAILURES or not handler.body:
+    """An `except ImportError` (or `except Exception`, bare `except:`) handler whose last statement raises a new
+    exception given a message."""
+    if (handler.type is not None and not set(caught_names(handler)) & _IMPORT_FAILURES) or not handler.body:
         return False
     last = handler.body[-1]
     return isinstance(last, ast.Raise) and isinstance(last.exc, ast.Call) and bool(last.exc.args or last.exc.keywords)
