@@ -269,6 +269,20 @@ NOT_INDUCTOR_SETTINGS = [
     '"""Set TORCHINDUCTOR_MAX_AUTOTUNE in the environment for the best kernels."""\n',
 ]
 REACHES += [("ROC106", source) for source in INDUCTOR_SETTING_FORMS]
+# A CUDA library's file name spells one of ROC135's stems, in any case; a `.so` of another library alone does not run it.
+REACHES += [
+    ("ROC135", 'import ctypes\nlib = ctypes.CDLL("LIBCUDART.so.12")\n'),
+    ("ROC135", 'import ctypes\nlib = ctypes.cdll.LoadLibrary("libcublasLt.so.12")\n'),
+    (
+        "ROC135",
+        'import glob\nPATTERNS = ("NvRtc64*.dll", "libnvrtc*.so*")\n\n\ndef find(d):\n'
+        "    for p in PATTERNS:\n        yield from glob.glob(p)\n",
+    ),
+]
+DOES_NOT_RUN += [
+    ("ROC135", 'import ctypes\nlib = ctypes.CDLL("libfoo.so.1")\n'),
+    ("ROC135", 'import glob\nlibs = glob.glob("/usr/lib/*.dylib") + glob.glob("build/_C*.so")\n'),
+]
 DOES_NOT_RUN += [("ROC106", source) for source in NOT_INDUCTOR_SETTINGS]
 
 
