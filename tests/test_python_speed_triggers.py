@@ -269,6 +269,18 @@ NOT_INDUCTOR_SETTINGS = [
     '"""Set TORCHINDUCTOR_MAX_AUTOTUNE in the environment for the best kernels."""\n',
 ]
 REACHES += [("ROC106", source) for source in INDUCTOR_SETTING_FORMS]
+# ROC114 needs an NVIDIA target's prefix or an arch-list variable spelled in the file (any case).
+_CAPABILITY = "import os\nimport torch\nmajor, minor = torch.cuda.get_device_capability()\n"
+REACHES += [
+    ("ROC114", 'import torch\nif "sm_90" not in torch.cuda.get_arch_list():\n    device = "cpu"\n'),
+    ("ROC114", _CAPABILITY + 'if f"compute_{major}{minor}" in torch.cuda.get_arch_list():\n    pass\n'),
+    ("ROC114", _CAPABILITY + 'os.environ["TORCH_CUDA_ARCH_LIST"] = f"{major}.{minor}"\n'),
+    ("ROC114", _CAPABILITY + 'os.environ.setdefault("CUDAARCHS", f"{major}{minor}")\n'),
+    ("ROC114", _CAPABILITY + 'flags = [f"-gencode=arch=compute_{major}{minor},code=sm_{major}{minor}"]\n'),
+]
+DOES_NOT_RUN += [
+    ("ROC114", _CAPABILITY + "use_bf16 = (major, minor) >= (8, 0)\nprint(torch.cuda.get_arch_list())\n"),
+]
 # ROC108's capture `graph` is a whole token after `.`, `import`, `,` or `(`, or first on its line.
 _RNG = "    state = torch.cuda.get_rng_state()\n"
 REACHES += [

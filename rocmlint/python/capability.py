@@ -359,7 +359,7 @@ def _value_at(ctx: PythonContext, compare: ast.Compare, capability: tuple[int, i
 
 # --- the capability as the NVIDIA architecture a build selects --------------------------------------------
 # Environment variables that name the NVIDIA architectures `torch.utils.cpp_extension` (and CMake) build for.
-_ARCH_ENVIRONMENT = frozenset({"TORCH_CUDA_ARCH_LIST", "CUDAARCHS"})
+ARCH_ENVIRONMENT = frozenset({"TORCH_CUDA_ARCH_LIST", "CUDAARCHS"})
 _ENVIRONMENT = frozenset({"os.environ"})
 _ENVIRONMENT_SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
 # An nvcc architecture option built from a value: `arch=compute_{}`, `code=sm_{}`, `-arch=sm_{}`.
@@ -424,7 +424,7 @@ def _call_step(ctx: PythonContext, call: ast.Call, value: ast.AST) -> tuple[ast.
     func = call.func
     name = ctx.qualified_name(func) or ""
     if name in _ENVIRONMENT_SETTERS and len(call.args) == 2 and call.args[1] is value:
-        return (call, []) if ctx.string_value(call.args[0]) in _ARCH_ENVIRONMENT else (None, [])
+        return (call, []) if ctx.string_value(call.args[0]) in ARCH_ENVIRONMENT else (None, [])
     if func is value:
         return None, []
     method = last_name(func)
@@ -443,7 +443,7 @@ def _is_architecture_variable(ctx: PythonContext, target: ast.expr) -> bool:
     """`os.environ["TORCH_CUDA_ARCH_LIST"] = ...`."""
     if not isinstance(target, ast.Subscript) or ctx.qualified_name(target.value) not in _ENVIRONMENT:
         return False
-    return ctx.string_value(target.slice) in _ARCH_ENVIRONMENT
+    return ctx.string_value(target.slice) in ARCH_ENVIRONMENT
 
 
 def _reads_of(ctx: PythonContext, target: ast.AST, statement: ast.AST) -> list[ast.AST]:
