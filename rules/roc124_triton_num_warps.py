@@ -9,7 +9,7 @@ from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import report_site
 from rocmlint.python.scopes import own_returns
 from rocmlint.python.semantic import FUNCTION_DEFS
-from rocmlint.python.triton import handled_for_rocm, num_warps_argument
+from rocmlint.python.triton import handled_for_rocm, num_warps_above, num_warps_argument
 from rocmlint.python.values import Follow, Names
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -78,12 +78,7 @@ class TritonNumWarps(Rule):
     applies_to_tests = True  # a test config with more than 16 warps fails to launch on wave64 GPUs
     fix_availability = FixAvailability.NONE
     triggers = (b"num_warps",)
-    # A report needs a value above 16 (`int_values`: this file's literals, names, returns, loops and arithmetic) of a
-    # `num_warps` keyword, a `Config`'s second argument, or a name `num_warps` a def returns. A file whose every
-    # `num_warps` is a keyword set to a literal of at most 16 (`num_warps=4)`, `num_warps = 16,`) and that calls no
-    # `Config` has none: everything else (a name, an expression, a comment or a line break after the `=`, a string
-    # key, a parameter, a longer name) still runs the rule. vLLM: 38 of its 120 files with `num_warps`.
-    trigger_pattern = r"num_warps(?!\s*=\s*(?:[0-9]|1[0-6])\s*[,)])|(?<!\w)Config(?!\w)"
+    trigger_pattern = num_warps_above(_MAX_WARPS_ON_WAVE64)
 
     def __init__(self) -> None:
         # Several configs may read one loop list: its literal is reported once (only once actually

@@ -359,7 +359,7 @@ def _value_at(ctx: PythonContext, compare: ast.Compare, capability: tuple[int, i
 
 # --- the capability as the NVIDIA architecture a build selects --------------------------------------------
 # Environment variables that name the NVIDIA architectures `torch.utils.cpp_extension` (and CMake) build for.
-ARCH_ENVIRONMENT = frozenset({"TORCH_CUDA_ARCH_LIST", "CUDAARCHS"})
+_ARCH_ENVIRONMENT = frozenset({"TORCH_CUDA_ARCH_LIST", "CUDAARCHS"})
 _ENVIRONMENT = frozenset({"os.environ"})
 _ENVIRONMENT_SETTERS = frozenset({"os.environ.setdefault", "os.putenv"})
 # An nvcc architecture option built from a value: `arch=compute_{}`, `code=sm_{}`, `-arch=sm_{}`.
@@ -370,6 +370,12 @@ _ADDING = frozenset({"append", "add", "extend", "insert"})
 _LOOPS = (ast.For, ast.AsyncFor, ast.comprehension)
 # How many expressions a walk from one read looks at: build scripts reach their flags in a few dozen.
 _MAX_WALK = 200
+
+
+# What a file spells (in any case) where `built_architecture` can find a build: an arch-list variable, or the `sm_` or
+# `compute_` of an nvcc option. With the NVIDIA target prefixes its searches report, ROC114's `also_requires` (vLLM:
+# 72 files that read the capability for other ends are not walked for it).
+BUILT_ARCHITECTURE_WORDS = (*(name.lower().encode() for name in sorted(_ARCH_ENVIRONMENT)), b"sm_", b"compute_")
 
 
 def built_architecture(ctx: PythonContext, read: ast.Call) -> ast.AST | None:
@@ -424,7 +430,7 @@ def _call_step(ctx: PythonContext, call: ast.Call, value: ast.AST) -> tuple[ast.
     func = call.func
     name = ctx.qualified_name(func) or ""
     if name in _ENVIRONMENT_SETTERS and len(call.args) == 2 and call.args[1] is value:
-        return (call, []) if ctx.string_value(call.args[0]) in ARCH_ENVIRONMENT else (None, [])
+        return (call, []) if ctx.string_value(call.args[0]) in _ARCH_ENVIRONMENT else (None, [])
     if func is value:
         return None, []
     method = last_name(func)
@@ -443,7 +449,7 @@ def _is_architecture_variable(ctx: PythonContext, target: ast.expr) -> bool:
     """`os.environ["TORCH_CUDA_ARCH_LIST"] = ...`."""
     if not isinstance(target, ast.Subscript) or ctx.qualified_name(target.value) not in _ENVIRONMENT:
         return False
-    return ctx.string_value(target.slice) in ARCH_ENVIRONMENT
+    return ctx.string_value(target.slice) in _ARCH_ENVIRONMENT
 
 
 def _reads_of(ctx: PythonContext, target: ast.AST, statement: ast.AST) -> list[ast.AST]:
