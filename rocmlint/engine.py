@@ -67,6 +67,10 @@ class Prefilter:
     always: tuple[type[Rule], ...]  # rules that declared no triggers
     triggers: tuple[bytes, ...]  # every trigger, in the order the matcher numbers them
     matcher: ahocorasick_rs.BytesAhoCorasick | None  # finds every trigger; None if there is none
+    # Per rule with `also_requires`, a matcher of those words: one pass over the lowered bytes where a substring
+    # test per word scanned a file without any of them once per word (ROC208's 14 words: PyTorch's C/C++ files
+    # 0.22 -> 0.08 CPU-s with the lowering).
+    context_matchers: dict[type[Rule], ahocorasick_rs.BytesAhoCorasick]
 
     def rules_for(self, data: bytes | None, present: set[bytes] | None = None) -> list[type[Rule]]:
         """The rules that could fire on `data`; every rule when `data` is None (prefilter off). `present`: the
@@ -80,7 +84,7 @@ class Prefilter:
         for rule in {rule for trigger in present for rule in self.rules_by_trigger[trigger]}:
             if rule.also_requires:
                 lowered = data.lower() if lowered is None else lowered
-                if not any(word in lowered for word in rule.also_requires):
+                if not self.context_matchers[rule].find_matches_as_indexes(lowered):
                     continue
             if rule.trigger_pattern is not None and not _byte_pattern(rule.trigger_pattern).search(data):
                 continue
@@ -121,7 +125,19 @@ def prefilter_for(language: str, enabled: frozenset[str]) -> Prefilter:
     # its Python files 0.29 -> 0.10), for about 10 MB per process with the C++ rules' 2,300 triggers.
     dfa = ahocorasick_rs.Implementation.DFA
     matcher = ahocorasick_rs.BytesAhoCorasick(list(triggers), implementation=dfa) if triggers else None
-    return Prefilter({trigger: tuple(rules) for trigger, rules in by_trigger.items()}, tuple(always), triggers, matcher)
+    context_matchers = {
+        rule: ahocorasick_rs.BytesAhoCorasick(list(rule.also_requires), implementation=dfa)
+        for rules in by_trigger.values()
+        for rule in rules
+        if rule.also_requires
+    }
+    return Prefilter(
+        {trigger: tuple(rules) for trigger, rules in by_trigger.items()},
+        tuple(always),
+        triggers,
+        matcher,
+        context_matchers,
+    )
 
 
 def _import_index(root: Path, processes: int = 1) -> ImportIndex:

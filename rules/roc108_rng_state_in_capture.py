@@ -28,12 +28,15 @@ _CAPTURE_WORDS = (
     *tuple(before + b"graph" for before in (b".", b" ", b"\t", b"\x0c", b"\n", b"\r", b",", b"(")),
     b"capture_begin",
 )
-# The regions (Rule.trigger_pattern: its matches, not the triggers', mark what is parsed): every
-# `rng_state`, since a reported call's callee always contains it (visit_Call's first test), also when it
-# is an alias such as `cuda_rng_state` from a multi-line `from torch.cuda import (get_rng_state as ...)`,
-# whose callers no binding of the import would lead the region scan to; and the manual capture calls
-# after_open_call reads, which at module level are statements of their own.
-_REGIONS = r"rng_state|capture_begin|capture_end"
+# The same tokens, sharper (Rule.trigger_pattern): that `graph` is a whole word, not followed by `.` (`gm.graph.nodes`
+# in FX code is never the capture, nor a binding of it), and the token before it is `.`, `import`, `,` or `(` with
+# only spaces, line breaks or continuations between, or it starts its line (after a comment, which ends in one). A
+# `graph` in prose (`# cached graph keys`) no longer counts: 18 PyTorch files (test_mps.py) are not parsed for it.
+_NOT_AN_ATTRIBUTE_OWNER = r"graph(?!\w|\s*\.)"
+_CAPTURE_TOKENS = (
+    rf"(?:[.,(]|import)(?:\s|\\(?:\r\n|\r|\n))*{_NOT_AN_ATTRIBUTE_OWNER}"
+    rf"|(?:(?m:^)|\r)[ \t\f]*{_NOT_AN_ATTRIBUTE_OWNER}|capture_begin"
+)
 
 
 class RngStateInCapture(Rule):
@@ -88,7 +91,7 @@ class RngStateInCapture(Rule):
     fix_availability = FixAvailability.NONE
     triggers = _CAPTURE_WORDS  # no capture in the file, nothing to flag
     also_requires = (b"get_rng_state", b"set_rng_state")
-    trigger_pattern = _REGIONS
+    trigger_pattern = _CAPTURE_TOKENS
 
     def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         if "rng_state" not in last_name(node.func):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from rocmlint.diagnostics import FixAvailability, Severity
-from rocmlint.python.capability import built_architecture, is_capability_read
+from rocmlint.python.capability import BUILT_ARCHITECTURE_WORDS, built_architecture, is_capability_read
 from rocmlint.python.conditions import whole_condition
 from rocmlint.python.fixes import gate_condition, is_truth_tested
 from rocmlint.python.flow import value_uses
@@ -75,6 +75,7 @@ class ArchListSm(Rule):
     applies_to_tests = True  # arch-list skips let NVIDIA-only tests run on ROCm builds
     fix_availability = FixAvailability.SAFE
     triggers = (b"get_arch_list", b"get_device_capability", b"get_device_properties")
+    also_requires = tuple(dict.fromkeys((*(p.encode() for p in _NVIDIA_PREFIXES), *BUILT_ARCHITECTURE_WORDS)))
 
     def visit_Compare(self, node: ast.Compare, ctx: PythonContext) -> None:
         for left, operator, right in ctx.semantic.comparison_pairs(node):

@@ -9,7 +9,7 @@ from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import report_site
 from rocmlint.python.scopes import own_returns
 from rocmlint.python.semantic import FUNCTION_DEFS
-from rocmlint.python.triton import handled_for_rocm, num_warps_argument
+from rocmlint.python.triton import handled_for_rocm, num_warps_above, num_warps_argument
 from rocmlint.python.values import Follow, Names
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -78,6 +78,7 @@ class TritonNumWarps(Rule):
     applies_to_tests = True  # a test config with more than 16 warps fails to launch on wave64 GPUs
     fix_availability = FixAvailability.NONE
     triggers = (b"num_warps",)
+    trigger_pattern = num_warps_above(_MAX_WARPS_ON_WAVE64)
 
     def __init__(self) -> None:
         # Several configs may read one loop list: its literal is reported once (only once actually

@@ -17,9 +17,12 @@ from rocmlint.rule import Invalid, Rule, Valid
 # The file of a CUDA toolkit or driver library, as loaded or searched for: `libcudart.so.12`, `libcuda.so.1`,
 # `cudart64*.dll`, `nvcuda*.dll`, `libcublasLt.so*`, `libnvrtc*.so*`; a `.so`/`.dll`/`.dylib` (or a glob of
 # one). NVML (libnvidia-ml) is ROC117's.
+_LIBRARY_STEMS = (
+    "cudart", "cuda", "nvcuda", "nvrtc", "nvjitlink", "cublas", "cublaslt", "cufft", "curand", "cusparse", "cusolver",
+    "cudnn", "nccl",
+)  # fmt: skip
 _CUDA_LIBRARY = re.compile(
-    r"(?i)(?:lib)?(?:cudart|cuda|nvcuda|nvrtc|nvjitlink|cublas|cublaslt|cufft|curand|cusparse|cusolver|cudnn|nccl)"
-    r"(?:64)?(?:[_.*\d-][^/\\]*)?\.(?:so|dll|dylib)\b[^/\\]*"
+    rf"(?i)(?:lib)?(?:{'|'.join(_LIBRARY_STEMS)})(?:64)?(?:[_.*\d-][^/\\]*)?\.(?:so|dll|dylib)\b[^/\\]*"
 )
 # Calls that search a directory for files by a glob pattern (the pattern first): `glob.glob`, `Path.glob`.
 _GLOB_FUNCTIONS = frozenset({"glob.glob", "glob.iglob"})
@@ -85,6 +88,9 @@ class CudaLibraryFile(Rule):
     # What every match of `_CUDA_LIBRARY` ends with: a literal first character lets the scan skip from dot to dot,
     # where the whole pattern, case-blind with no literal prefix, was tried at every byte of every file.
     trigger_pattern = r"\.(?i:so|dll|dylib)\b"
+    # A reported name matches `_CUDA_LIBRARY`, so the literal it is read from spells one of its stems, in any case
+    # (PyTorch: 21 files that name a `.so` but no CUDA library, such as `test/test_fx.py`, are not parsed for it).
+    also_requires = tuple(stem.encode() for stem in _LIBRARY_STEMS)
 
     def __init__(self) -> None:
         # A pattern several searches read is reported once.

@@ -118,6 +118,19 @@ def test_prefilter_finds_what_a_substring_scan_finds_in_hostile_bytes(language: 
     assert prefilter.triggers_in(b"".join(prefilter.triggers)) == set(prefilter.triggers)
 
 
+@pytest.mark.parametrize("language", ["python", "cuda"])
+def test_context_matchers_find_what_a_substring_scan_of_the_lowered_bytes_finds(language: str) -> None:
+    prefilter = _every_trigger(language)
+    assert prefilter.context_matchers  # ROC108, ROC119, ROC130 (Python); ROC208 (C++)
+    for rule, matcher in prefilter.context_matchers.items():
+        words = rule.also_requires
+        texts = [*_hostile_texts(words), *(w[:-1] for w in words), *(w.upper() for w in words)]
+        texts += [b"".join(p.read_bytes() for p in sorted(FIXTURES.rglob("*")) if language_of(str(p)) == language)]
+        for data in texts:
+            lowered = data.lower()
+            assert bool(matcher.find_matches_as_indexes(lowered)) == any(w in lowered for w in words), data[:80]
+
+
 def test_triggers_of_disabled_rules_do_not_count(settings):
     report = check(replace(settings, ignore=("ROC101",)), "def broken(:\n    'reduce-overhead'\n")
     assert report.skipped is True and report.diagnostics == []

@@ -269,6 +269,65 @@ NOT_INDUCTOR_SETTINGS = [
     '"""Set TORCHINDUCTOR_MAX_AUTOTUNE in the environment for the best kernels."""\n',
 ]
 REACHES += [("ROC106", source) for source in INDUCTOR_SETTING_FORMS]
+# ROC114 needs an NVIDIA target's prefix or an arch-list variable spelled in the file (any case).
+_CAPABILITY = "import os\nimport torch\nmajor, minor = torch.cuda.get_device_capability()\n"
+REACHES += [
+    ("ROC114", 'import torch\nif "sm_90" not in torch.cuda.get_arch_list():\n    device = "cpu"\n'),
+    ("ROC114", _CAPABILITY + 'if f"compute_{major}{minor}" in torch.cuda.get_arch_list():\n    pass\n'),
+    ("ROC114", _CAPABILITY + 'os.environ["TORCH_CUDA_ARCH_LIST"] = f"{major}.{minor}"\n'),
+    ("ROC114", _CAPABILITY + 'os.environ.setdefault("CUDAARCHS", f"{major}{minor}")\n'),
+    ("ROC114", _CAPABILITY + 'flags = [f"-gencode=arch=compute_{major}{minor},code=sm_{major}{minor}"]\n'),
+]
+DOES_NOT_RUN += [
+    ("ROC114", _CAPABILITY + "use_bf16 = (major, minor) >= (8, 0)\nprint(torch.cuda.get_arch_list())\n"),
+]
+# ROC108's capture `graph` is a whole token after `.`, `import`, `,` or `(`, or first on its line.
+_RNG = "    state = torch.cuda.get_rng_state()\n"
+REACHES += [
+    ("ROC108", f"import torch\ng = torch.cuda.CUDAGraph()\nwith torch.cuda.graph(g):\n{_RNG}"),
+    ("ROC108", f"import torch\ng = torch.cuda.CUDAGraph()\nwith torch.cuda . graph(g):\n{_RNG}"),
+    ("ROC108", f"import torch\ncapture = (torch.cuda.\n    graph)\nwith capture(g):\n{_RNG}"),
+    ("ROC108", f"import torch\ncapture = (torch.cuda.  # the context\n    graph)\nwith capture(g):\n{_RNG}"),
+    ("ROC108", f"import torch\nfrom torch.cuda import (  # capture\n    graph,\n)\nwith graph(g):\n{_RNG}"),
+    ("ROC108", f"import torch\nfrom torch.cuda import CUDAGraph, \\\n    graph as cap\nwith cap(g):\n{_RNG}"),
+    ("ROC108", f"import torch\nimport torch.cuda.graphs as G\nwith G.graph(g):\n{_RNG}"),
+    ("ROC108", f"import torch\ng.capture_begin()\n{_RNG.strip()}\ng.capture_end()\n"),
+]
+DOES_NOT_RUN += [
+    (
+        "ROC108",
+        "import torch\n# verify the cached graph keys\nstate = torch.cuda.get_rng_state()\n"
+        "nodes = gm.graph.nodes\nfor n in gm.graph .nodes:\n    pass\nx = sub_graph(2)\n",
+    ),
+]
+# ROC124 runs wherever a `num_warps` is more than a keyword set to a literal of at most 16, or a `Config` is called.
+_SMALL_LAUNCH = "import triton\n\n\ndef launch(k, x):\n    k[(1,)](x, num_warps=4)\n    k[(1,)](x, num_warps = 16 )\n"
+REACHES += [
+    ("ROC124", _SMALL_LAUNCH + "    k[(1,)](x, num_warps=32)\n"),
+    ("ROC124", _SMALL_LAUNCH + "    k[(1,)](x, num_warps=160)\n"),
+    ("ROC124", _SMALL_LAUNCH + "    k[(1,)](x, num_warps=0x20)\n"),
+    ("ROC124", _SMALL_LAUNCH + "    k[(1,)](x, num_warps=1 << 5)\n"),
+    ("ROC124", _SMALL_LAUNCH + "    k[(1,)](x, num_warps=16 if x else 32)\n"),
+    ("ROC124", _SMALL_LAUNCH + "    k[(1,)](x, num_warps=8  # 32 on big blocks\n    * 4)\n"),
+    ("ROC124", _SMALL_LAUNCH + "    w = 32\n    k[(1,)](x, num_warps=w)\n"),
+    ("ROC124", _SMALL_LAUNCH + "    cfg = triton.Config({'BLOCK': 64}, 32)\n"),
+    ("ROC124", _SMALL_LAUNCH + "\n\ndef settings(n):\n    num_warps = 32\n    return n, num_warps\n"),
+]
+DOES_NOT_RUN += [("ROC124", _SMALL_LAUNCH), ("ROC124", "import triton\nkernel[grid](x, num_warps=2, num_stages=1)\n")]
+# A CUDA library's file name spells one of ROC135's stems, in any case; a `.so` of another library alone does not run it.
+REACHES += [
+    ("ROC135", 'import ctypes\nlib = ctypes.CDLL("LIBCUDART.so.12")\n'),
+    ("ROC135", 'import ctypes\nlib = ctypes.cdll.LoadLibrary("libcublasLt.so.12")\n'),
+    (
+        "ROC135",
+        'import glob\nPATTERNS = ("NvRtc64*.dll", "libnvrtc*.so*")\n\n\ndef find(d):\n'
+        "    for p in PATTERNS:\n        yield from glob.glob(p)\n",
+    ),
+]
+DOES_NOT_RUN += [
+    ("ROC135", 'import ctypes\nlib = ctypes.CDLL("libfoo.so.1")\n'),
+    ("ROC135", 'import glob\nlibs = glob.glob("/usr/lib/*.dylib") + glob.glob("build/_C*.so")\n'),
+]
 DOES_NOT_RUN += [("ROC106", source) for source in NOT_INDUCTOR_SETTINGS]
 
 

@@ -372,6 +372,12 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.comprehension)
 _MAX_WALK = 200
 
 
+# What a file spells (in any case) where `built_architecture` can find a build: an arch-list variable, or the `sm_` or
+# `compute_` of an nvcc option. With the NVIDIA target prefixes its searches report, ROC114's `also_requires` (vLLM:
+# 72 files that read the capability for other ends are not walked for it).
+BUILT_ARCHITECTURE_WORDS = (*(name.lower().encode() for name in sorted(_ARCH_ENVIRONMENT)), b"sm_", b"compute_")
+
+
 def built_architecture(ctx: PythonContext, read: ast.Call) -> ast.AST | None:
     """Where the capability `read` returns (`torch.cuda.get_device_capability(i)`) ends up naming the NVIDIA
     architectures a build compiles for: written, as text (`f"{major}.{minor}"`, joined), to

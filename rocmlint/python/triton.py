@@ -33,6 +33,17 @@ def num_warps_argument(ctx: PythonContext, call: ast.Call) -> ast.expr | None:
     return keyword.value if keyword is not None else ctx.semantic.positional(call, 1)
 
 
+def num_warps_above(limit: int) -> str:
+    """A regular expression (for `Rule.trigger_pattern`) matching in every file where a `num_warps` may be above
+    `limit`: a value (`Values.int_values`: this file's literals, names, returns, loops, arithmetic) of a `num_warps`
+    keyword, of a `Config`'s second argument, or of a name `num_warps` a def returns. A file whose every `num_warps` is a
+    keyword set to a literal of at most `limit` (`num_warps=4)`, `num_warps = 16,`) and that calls no `Config` has
+    none; anything else (a name, an expression, a comment or line break after the `=`, a string key, a parameter, a
+    longer name) matches. vLLM: 38 of its 130 files with `num_warps` hold none above 16."""
+    small = "|".join(str(value) for value in range(limit, -1, -1))
+    return rf"num_warps(?!\s*=\s*(?:{small})\s*[,)])|(?<!\w)Config(?!\w)"
+
+
 def handled_for_rocm(ctx: PythonContext, call: ast.Call) -> bool:
     """A config the author already keeps from ROCm in a way plain gating cannot see."""
     return _under_rocm_aware_condition(call, ctx) or _flows_away_from_rocm(call, ctx, 0)
