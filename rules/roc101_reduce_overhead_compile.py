@@ -119,6 +119,19 @@ ReduceOverheadCompile.valid = (
         print("try mode=reduce-overhead for small batches")
         """,
     ),
+    # A platform switch whose values name each platform: the arms around the one naming ROCm are other platforms'.
+    Valid(
+        """
+        import os, torch
+        PLATFORM = os.getenv("PLATFORM")
+        if PLATFORM == "vendor_npu":
+            model = torch.compile(model, mode="reduce-overhead")
+        elif PLATFORM == "amd_rocm":
+            model = torch.compile(model)
+        elif PLATFORM == "other_gpu":
+            model = torch.compile(model, mode="reduce-overhead")
+        """,
+    ),
 )
 ReduceOverheadCompile.invalid = (
     Invalid(
@@ -171,5 +184,15 @@ ReduceOverheadCompile.invalid = (
         compile_fn = functools.partial(torch.compile, mode="reduce-overhead")
         """,
         expect=("2:47-2:69",),
+    ),
+    # The same switch without a value naming ROCm: ROCm may take any arm.
+    Invalid(
+        """
+        import os, torch
+        PLATFORM = os.getenv("PLATFORM")
+        if PLATFORM == "vendor_npu":
+            model = torch.compile(model, mode="reduce-overhead")
+        """,
+        expect=("4:34-4:56",),
     ),
 )

@@ -193,6 +193,7 @@ ROCM_TESTS = [
     pytest.param("import torch", '"rocm" in torch.__version__', id="rocm-in-version-string"),
     pytest.param("import os", 'os.environ.get("BUILD_TARGET", "cuda") == "rocm"', id="build-target-rocm"),
     pytest.param("BUILD_TARGET = 'auto'", 'BUILD_TARGET == "HIP"', id="build-target-hip-any-case"),
+    pytest.param("import os", 'os.getenv("PLATFORM") == "amd_rocm"', id="platform-value-naming-rocm"),
     pytest.param("import os", 'os.getenv("USE_ROCM")', id="rocm-build-switch"),
     pytest.param("import os", 'bool(int(os.getenv("NVTE_USE_ROCM", "0")))', id="project-rocm-build-switch-converted"),
     pytest.param("import os", 'os.environ.get("MYPKG_BUILD_FOR_HIP")', id="project-hip-build-switch"),
@@ -1898,6 +1899,30 @@ def test_a_flag_set_under_its_own_test_is_decided_without_recursing() -> None:
         """
     )
     assert found == {"read": (False, True)}
+
+
+def test_a_platform_switch_with_a_value_naming_rocm_routes_its_other_arms_away_from_rocm() -> None:
+    found = everywhere(
+        """
+        import os
+        PLATFORM = os.getenv("PLATFORM")
+        if PLATFORM == "vendor_npu":
+            HAZARD("before")
+        elif PLATFORM == "amd_rocm":
+            HAZARD("rocm")
+        elif PLATFORM == "other_gpu":
+            HAZARD("after")
+        if PLATFORM == "shipping":
+            HAZARD("no-rocm-word")
+        """
+    )
+    # An arm before the ROCm one is another platform's (the author routed ROCm further down), one after it too.
+    assert found == {
+        "before": (False, True),
+        "rocm": (True, False),
+        "after": (False, True),
+        "no-rocm-word": (True, True),
+    }
 
 
 def test_a_flag_named_by_convention_keeps_its_convention() -> None:

@@ -96,6 +96,8 @@ _TERMINATING_CALLS = frozenset(
 _FAILING_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort", "pytest.exit", "pytest.fail"})
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 _ROCM_TARGET_NAMES = frozenset({"rocm", "hip"})
+# The words of a platform value (`"amd_rocm"`, `"rocm-6"`): a value naming ROCm among other words is ROCm's too.
+_VALUE_WORD = re.compile(r"[a-z]+")
 _VENDOR_PACKAGES = load("vendor_packages")
 _OTHER_DEVICE_TYPES = frozenset(_VENDOR_PACKAGES["other_device_types"])
 # `bool(x)`, `int(x)`: a switch read as text and converted (`bool(int(os.getenv("USE_ROCM", "0")))`) keeps its truth.
@@ -1048,9 +1050,10 @@ class GateAnalyzer:
 
     def _backend_comparison(self, subject: ast.expr, literal: str) -> Vendor:
         """`== "rocm"`/`"hip"` compares a build target or backend with ROCm's name (`BUILD_TARGET ==
-        "rocm"`, Triton's `get_current_target().backend == "hip"`). `== "cuda"` is NVIDIA-only for
-        Triton's backend alone: build targets such as vLLM's `VLLM_TARGET_DEVICE` are "cuda" on ROCm too."""
-        if literal.lower() in _ROCM_TARGET_NAMES:
+        "rocm"`, Triton's `get_current_target().backend == "hip"`, a platform switch's `PLATFORM == "amd_rocm"`
+        among other vendors' values). `== "cuda"` is NVIDIA-only for Triton's backend alone: build targets such
+        as vLLM's `VLLM_TARGET_DEVICE` are "cuda" on ROCm too."""
+        if not _ROCM_TARGET_NAMES.isdisjoint(_VALUE_WORD.findall(literal.lower())):
             return ROCM
         if literal in _OTHER_DEVICE_TYPES and _names_a_device_type(subject):
             return NEITHER  # `x.device.type == "xpu"`: a ROCm GPU's device type is "cuda"
