@@ -450,6 +450,55 @@ def test_a_module_importing_an_extension_built_for_nvidia_only_is_nvidia_code(
     assert _codes(root, module) == expected
 
 
+# A kernel package shipped beside the product as a CMake project of its own that only nvcc builds, its package in a
+# `python/` folder (imported by nothing the index resolves) and tests beside; and the same project at the root, the
+# one being ported, and one that names HIP.
+NESTED_CUDA_PROJECT = {
+    "setup.py": "from setuptools import setup\nsetup(name='product')\n",
+    "kernels/CMakeLists.txt": """
+        project(kernels LANGUAGES CXX CUDA)
+        find_package(CUDAToolkit REQUIRED)
+        Python_add_library(common_ops MODULE USE_SABI 3 WITH_SOABI ${SOURCES})
+    """,
+    "kernels/python/kernels/__init__.py": "from kernels import common_ops" + HAZARDS,
+    "kernels/python/kernels/utils.py": HAZARDS,
+    "kernels/test/test_gemm.py": "from kernels.gemm import mm" + HAZARDS,
+    "ported/CMakeLists.txt": """
+        project(ported LANGUAGES CXX CUDA)
+        # the HIP build: hipify the sources first
+        pybind11_add_module(ported_ops ops.cu)
+    """,
+    "ported/test_ported.py": "import ported_ops" + HAZARDS,
+}
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        pytest.param("kernels/python/kernels/__init__.py", [], id="imports-the-extension"),
+        pytest.param("kernels/python/kernels/utils.py", [], id="a-module-of-its-package"),
+        pytest.param("kernels/test/test_gemm.py", [], id="its-test"),
+        pytest.param("ported/test_ported.py", [("ROC107", 3), ("ROC113", 4)], id="a-project-naming-hip"),
+    ],
+)
+def test_a_nested_project_only_nvcc_builds_is_nvidia_code(
+    tmp_path: Path, module: str, expected: list[tuple[str, int]]
+) -> None:
+    root = write_tree(tmp_path, NESTED_CUDA_PROJECT)
+    assert _codes(root, module) == expected
+
+
+def test_the_root_project_only_nvcc_builds_is_the_one_being_ported(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "project(kernels LANGUAGES CXX CUDA)\npybind11_add_module(common_ops ops.cu)\n",
+            "kernels/__init__.py": "from kernels import common_ops" + HAZARDS,
+        },
+    )
+    assert _codes(root, "kernels/__init__.py") == [("ROC107", 3), ("ROC113", 4)]
+
+
 def test_the_build_file_declaring_the_extension_is_a_dependency_of_the_result(tmp_path: Path) -> None:
     from rocmlint.dependencies import DependencyRecorder
 
