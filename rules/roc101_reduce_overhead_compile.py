@@ -119,6 +119,15 @@ ReduceOverheadCompile.valid = (
         print("try mode=reduce-overhead for small batches")
         """,
     ),
+    # TVM's CUDA test mark skips unless TVM finds an NVIDIA device.
+    Valid(
+        """
+        import torch, tvm.testing
+        @tvm.testing.requires_cuda
+        def test_graphs():
+            model = torch.compile(model, mode="reduce-overhead")
+        """,
+    ),
     # A platform switch whose values name each platform: the arms around the one naming ROCm are other platforms'.
     Valid(
         """

@@ -1656,6 +1656,44 @@ def test_project_skip_decorator_of_a_testing_package(tmp_path: Path) -> None:
     assert where_in_project(tmp_path, files, "test_other.py") == NVIDIA_ONLY
 
 
+def test_a_frameworks_test_decorator_that_needs_its_nvidia_device(tmp_path: Path) -> None:
+    """TVM's `requires_cuda*` marks skip unless TVM's CUDA runtime finds a device, which a ROCm build never does:
+    written from `tvm.testing`, or re-exported by the project's testing module through `from tvm.testing.utils import
+    *`. A name the star import does not bring (`requires_gpu`) and a decorator of no such framework decide nothing."""
+    files = {
+        "mypkg/__init__.py": "",
+        "mypkg/testing/__init__.py": "import pytest\nfrom tvm.testing.utils import *\n",
+        "test_direct.py": """
+            import tvm.testing
+            @tvm.testing.requires_cuda_compute_version(8, 9)
+            def test_fp8():
+                HAZARD()
+            """,
+        "test_reexported.py": """
+            import mypkg.testing
+            @mypkg.testing.requires_cuda_compute_version(8, 9)
+            def test_fp8():
+                HAZARD()
+            """,
+        "test_other_name.py": """
+            import mypkg.testing
+            @mypkg.testing.requires_gpu
+            def test_fp8():
+                HAZARD()
+            """,
+        "test_other_framework.py": """
+            import gpulib.testing
+            @gpulib.testing.requires_cuda_compute_version(8, 9)
+            def test_fp8():
+                HAZARD()
+            """,
+    }
+    assert where_in_project(tmp_path, files, "test_direct.py") == NVIDIA_ONLY
+    assert where_in_project(tmp_path, files, "test_reexported.py") == NVIDIA_ONLY
+    assert where_in_project(tmp_path, files, "test_other_name.py") == (True, True)
+    assert where_in_project(tmp_path, files, "test_other_framework.py") == (True, True)
+
+
 def test_requirement_decorator_of_another_library_with_its_rocm_counterpart(tmp_path: Path) -> None:
     """`requires_cuda` of a library outside the tree means NVIDIA when its `requires_rocm` is imported beside it;
     alone (or as `skip_cuda`) it says nothing about the vendor."""

@@ -107,6 +107,8 @@ _ENVIRONMENT_READS = frozenset({"os.getenv", "os.environ.get"})
 _SWITCH_ON = frozenset({"1", "on", "true", "yes"})
 _PACKAGE_PROBES = frozenset({"importlib.util.find_spec", "pytest.importorskip"})
 _NVIDIA_PROGRAMS = frozenset(_VENDOR_PACKAGES["nvidia_only_programs"])
+# Their module `tvm.testing.utils` is re-exported as `tvm.testing`: both spellings name one decorator.
+_NVIDIA_ONLY_TEST_DECORATORS = frozenset(_VENDOR_PACKAGES["nvidia_only_test_decorators"])
 # Runners that raise when the program is missing or fails (`subprocess.run` only with `check=True`).
 _RAISING_RUNNERS = frozenset({"subprocess.check_output", "subprocess.check_call"})
 # The keyword that switches what a decorator registers on or off (`@register_benchmark(enabled=...)`).
@@ -359,7 +361,21 @@ class GateAnalyzer:
         """Where a test decorated with this file's module-level `name` runs (`@name`; with `called`,
         `@name(...)`), for the modules importing it; None when it is not a vendor skip."""
         binding = self.semantic.lookup_in(self.semantic.module, name)
-        return self._defined_skip(binding, called) if binding is not None else None
+        if binding is None:
+            return NVIDIA if any(_nvidia_only_test_decorator(f"{m}.{name}") for m in self._star_imported()) else None
+        return self._defined_skip(binding, called)
+
+    def _star_imported(self) -> list[str]:
+        """The modules this file's module-level `from m import *` statements import (absolute ones: a framework's
+        testing helpers re-exported by the project's own testing module)."""
+        return [
+            statement.module
+            for statement in self.semantic.module.body
+            if isinstance(statement, ast.ImportFrom)
+            and statement.module
+            and not statement.level
+            and any(alias.name == "*" for alias in statement.names)
+        ]
 
     def terminates(self, statements: Sequence[ast.stmt]) -> bool:
         """Does this block always leave the enclosing block (return, raise, continue, break, exit, skip)?"""
@@ -850,6 +866,8 @@ class GateAnalyzer:
         switch = self._registration_switch(call) if call is not None else None
         if switch is not None:
             return (switch, True)
+        if _nvidia_only_test_decorator(self.semantic.qualified_name(call.func if call is not None else expr)):
+            return (NVIDIA, True)
         runs = self._project_skip(call.func if call is not None else expr, call is not None)
         return (runs, True) if runs is not None else None
 
@@ -1508,6 +1526,17 @@ def _compared(compare: Callable[[object, object], bool], left: object, right: ob
         return bool(compare(left, right))
     except TypeError:
         return None
+
+
+def _nvidia_only_test_decorator(qualified: str | None) -> bool:
+    """A framework's test decorator that skips unless the framework finds an NVIDIA device (vendor_packages.toml),
+    named from its module or from the module it is defined in (`tvm.testing.utils.requires_cuda`)."""
+    if not qualified:
+        return False
+    return (
+        qualified in _NVIDIA_ONLY_TEST_DECORATORS
+        or qualified.replace(".utils.", ".", 1) in _NVIDIA_ONLY_TEST_DECORATORS
+    )
 
 
 def _string(node: ast.AST) -> str | None:

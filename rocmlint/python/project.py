@@ -275,7 +275,8 @@ class ProjectIndex:
         called = symbol.endswith("()")
         name = symbol.removesuffix("()")
         data = self._data(module_file)
-        if data is None or not _may_define(data, name.split(".", 1)[0], guards):
+        star_reexport = question == "skip" and _STAR_IMPORT.search(data or b"") is not None
+        if data is None or not (_may_define(data, name.split(".", 1)[0], guards) or star_reexport):
             return None
         analyzer = self._analyzer(module_file, data, guards)
         if analyzer is None:
