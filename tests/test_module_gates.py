@@ -628,6 +628,38 @@ def test_a_def_its_importers_only_use_off_rocm_runs_only_there(tmp_path: Path) -
     assert _codes(root, "pkg/perf_model.py") == [("ROC113", 7)]
 
 
+# A template class of a platform package that only the other platforms' backends subclass: one in another accelerator's
+# folder, one imported only under an NVIDIA test; a second template is also made by the product.
+TEMPLATE_TREE = {
+    "plat/__init__.py": "",
+    "plat/template.py": """
+        import torch
+        class QuantTemplate:
+            def load_fp8(self, weight):
+                return weight.to(torch.float8_e4m3fn)
+        class SharedTemplate:
+            def load_fp8(self, weight):
+                return weight.to(torch.float8_e4m3fn)
+        """,
+    "plat/ops.py": """
+        import torch
+        if torch.version.hip is None:
+            from plat.nv_backend import NvWeight
+        """,
+    "plat/nv_backend.py": "from plat.template import QuantTemplate\nclass NvWeight(QuantTemplate):\n    pass\n",
+    "plat/npu/backend.py": "from plat.template import QuantTemplate\nclass NpuWeight(QuantTemplate):\n    pass\n",
+    "plat/product.py": "from plat.template import SharedTemplate\nweight = SharedTemplate()\n",
+    "main.py": "import plat.ops\nimport plat.npu.backend\nimport plat.product\n",
+}
+
+
+def test_a_template_only_subclassed_where_rocm_never_runs_is_not_rocm_code(tmp_path: Path) -> None:
+    """`QuantTemplate` is only subclassed by a backend imported under `torch.version.hip is None` and by one in an NPU
+    folder: its methods only run on their instances. `SharedTemplate` is made by a module that runs everywhere."""
+    root = write_tree(tmp_path, TEMPLATE_TREE)
+    assert _codes(root, "plat/template.py") == [("ROC107", 7)]
+
+
 def test_a_def_only_imported_and_re_exported_decides_nothing(tmp_path: Path) -> None:
     files = {**USE_TREE, "pkg/__init__.py": "from pkg.perf_model import estimate_time\n"}
     root = write_tree(tmp_path, files)

@@ -690,10 +690,18 @@ class GateAnalyzer:
     def _used_elsewhere_only_off_rocm(self, function: FunctionNode) -> bool:
         """A module-level def this file never uses, which the modules importing it only use in code that never
         runs on ROCm: `prune_configs_by = {"perf_model": estimate_time} if torch.version.hip is None else {}` in
-        the module that imports `estimate_time`."""
-        if self.read_elsewhere is None or self.semantic.parent(function) is not self.semantic.module:
+        the module that imports `estimate_time`. Likewise a method of a module-level class this file never uses
+        (a template only other modules subclass or make): its methods run on the instances those modules make."""
+        if self.read_elsewhere is None:
             return False
-        return self.read_elsewhere.only_off_rocm(function.name)
+        owner = self.semantic.parent(function)
+        if owner is self.semantic.module:
+            return self.read_elsewhere.only_off_rocm(function.name)
+        if not isinstance(owner, ast.ClassDef) or self.semantic.parent(owner) is not self.semantic.module:
+            return False
+        if owner.decorator_list or self.references.uses_of(owner):
+            return False  # registered by a decorator, or made or subclassed here
+        return self.read_elsewhere.only_off_rocm(owner.name)
 
     def _rocm_arm_follows(self, branch: ast.If) -> bool:
         """`if <cuda setup or override>: ... elif torch.version.hip: ...`: a later arm that only ROCm can
