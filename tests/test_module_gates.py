@@ -463,6 +463,7 @@ NESTED_CUDA_PROJECT = {
     "kernels/python/kernels/__init__.py": "from kernels import common_ops" + HAZARDS,
     "kernels/python/kernels/utils.py": HAZARDS,
     "kernels/test/test_gemm.py": "from kernels.gemm import mm" + HAZARDS,
+    "kernels/setup.py": "import torch\nmajor = torch.version.cuda.split('.')[0]\n",  # builds it: runs before it exists
     "ported/CMakeLists.txt": """
         project(ported LANGUAGES CXX CUDA)
         # the HIP build: hipify the sources first
@@ -478,6 +479,7 @@ NESTED_CUDA_PROJECT = {
         pytest.param("kernels/python/kernels/__init__.py", [], id="imports-the-extension"),
         pytest.param("kernels/python/kernels/utils.py", [], id="a-module-of-its-package"),
         pytest.param("kernels/test/test_gemm.py", [], id="its-test"),
+        pytest.param("kernels/setup.py", [("ROC111", 2)], id="its-build-script"),
         pytest.param("ported/test_ported.py", [("ROC107", 3), ("ROC113", 4)], id="a-project-naming-hip"),
     ],
 )
