@@ -133,6 +133,28 @@ ReduceOverheadCompile.valid = (
             pass
         """,
     ),
+    # TVM's CUDA test mark skips unless TVM finds an NVIDIA device.
+    Valid(
+        """
+        import torch, tvm.testing
+        @tvm.testing.requires_cuda
+        def test_graphs():
+            model = torch.compile(model, mode="reduce-overhead")
+        """,
+    ),
+    # A platform switch whose values name each platform: the arms around the one naming ROCm are other platforms'.
+    Valid(
+        """
+        import os, torch
+        PLATFORM = os.getenv("PLATFORM")
+        if PLATFORM == "vendor_npu":
+            model = torch.compile(model, mode="reduce-overhead")
+        elif PLATFORM == "amd_rocm":
+            model = torch.compile(model)
+        elif PLATFORM == "other_gpu":
+            model = torch.compile(model, mode="reduce-overhead")
+        """,
+    ),
 )
 ReduceOverheadCompile.invalid = (
     Invalid(
@@ -185,5 +207,15 @@ ReduceOverheadCompile.invalid = (
         compile_fn = functools.partial(torch.compile, mode="reduce-overhead")
         """,
         expect=("2:47-2:69",),
+    ),
+    # The same switch without a value naming ROCm: ROCm may take any arm.
+    Invalid(
+        """
+        import os, torch
+        PLATFORM = os.getenv("PLATFORM")
+        if PLATFORM == "vendor_npu":
+            model = torch.compile(model, mode="reduce-overhead")
+        """,
+        expect=("4:34-4:56",),
     ),
 )

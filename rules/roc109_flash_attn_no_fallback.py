@@ -6,7 +6,7 @@ import ast
 import re
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
-from rocmlint.python.conditions import enclosing_tests, exit_tests, in_def_named, test_mentions
+from rocmlint.python.conditions import enclosing_tests, exit_tests, in_def_named, probed_before, test_mentions
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import lazy_import_with_actionable_error, leaves_quietly
 from rocmlint.python.imports import imported_modules, is_type_checking, module_name_range, module_path_names, top_level
@@ -31,10 +31,11 @@ class FlashAttnNoFallback(Rule):
     import ...`, and the FlashAttention-3 modules (`import flash_attn_interface`, `flash_attn_3`) imported with no
     fallback, at module level or inside a function.
 
-    Not flagged: imports in a `try:` catching `ImportError` (in a def, also one raising a message error; `Exception`
-    too), ROCm-gated, under `if TYPE_CHECKING:` or relative; files of flash-attn itself; imports under (or after an
-    early `return` on) a condition naming flash attention (`is_flash_attn_2_available()`, `find_spec("flash_attn")`,
-    a flag from one, `args.use_flash_attn`, `attn_implementation == "flash_attention_2"`) or in a def named for it.
+    Not flagged: imports in a `try:` catching `ImportError` (in a def, also one raising its own error with a message;
+    `Exception` too), ROCm-gated, under `if TYPE_CHECKING:` or relative; files of flash-attn itself; imports under (or
+    after an early `return` on) a condition naming flash attention (`is_flash_attn_2_available()`,
+    `find_spec("flash_attn")`, a flag from one, `args.use_flash_attn`, `attn_implementation == "flash_attention_2"`),
+    in a def named for it, or after a test's `pytest.importorskip("flash_attn")` (skipped without it): fallback.
 
     ## Why is this bad on ROCm?
     PyPI's `flash-attn` wheels are CUDA builds; on ROCm flash-attn exists only as AMD's CK build (CDNA: MI200/MI300) or
@@ -97,7 +98,8 @@ def _has_fallback(node: ast.AST, ctx: PythonContext) -> bool:
         return True
     if lazy_import_with_actionable_error(ctx, node) or in_def_named(ctx, node, _FLASH_CONDITION):
         return True
-    return any(test_mentions(ctx, t, _FLASH_CONDITION) for t in exit_tests(ctx, node, leaves_quietly))
+    probed = [package for package in probed_before(ctx, node) if _FLASH_CONDITION.search(package)]
+    return bool(probed) or any(test_mentions(ctx, t, _FLASH_CONDITION) for t in exit_tests(ctx, node, leaves_quietly))
 
 
 def _message(module: str) -> str:
@@ -113,7 +115,6 @@ FlashAttnNoFallback.valid = (
     # The usual try/except fallback.
     Valid(
         """
-        import torch.nn.functional as F
         try:
             from flash_attn import flash_attn_func, flash_attn_varlen_func
             HAS_FLASH_ATTN = True
@@ -148,7 +149,6 @@ FlashAttnNoFallback.valid = (
         if is_flash_attn_2_available():
             from flash_attn import flash_attn_func
         HAS_FA = importlib.util.find_spec('flash_attn') is not None
-
         def attention(q, k, v):
             if not HAS_FA:
                 return sdpa(q, k, v)
@@ -182,18 +182,20 @@ FlashAttnNoFallback.valid = (
         out = flash_attn_varlen_func(q, k, v, cu_seqlens_q=cu, max_seqlen_q=n)
         """,
     ),
-    # The early-return flag is assigned far from the import, in a statement with no import in it.
+    # The early-return flag is assigned far from the import; a test skipped where flash-attn is missing.
     Valid(
         """
+        import pytest
         from transformers.utils import is_flash_attn_2_available
         FA_READY = is_flash_attn_2_available()
-
-
         def attention(q, k, v):
             if not FA_READY:
                 return q
             from flash_attn import flash_attn_func
             return flash_attn_func(q, k, v)
+        def test_unpad(x):
+            pytest.importorskip("flash_attn")
+            from flash_attn.bert_padding import unpad_input
         """,
     ),
 )
@@ -246,10 +248,9 @@ FlashAttnNoFallback.invalid = (
     ),
     Invalid(
         """
-        import torch
         import flash_attn_interface
         """,
-        expect=("2:8-2:28",),
+        expect=("1:8-1:28",),
         message="FlashAttention-3",
     ),
     # A function-level import still fails when the function is called.
@@ -319,13 +320,12 @@ FlashAttnNoFallback.invalid = (
     ),
     Invalid(
         """
-        import torch
         try:
             import flash_attn
         except RuntimeError:
             flash_attn = None
         """,
-        expect=("3:12-3:22",),
+        expect=("2:12-2:22",),
     ),
     # `torch.cuda.is_available()` is true on ROCm: not a fallback.
     Invalid(
@@ -336,8 +336,7 @@ FlashAttnNoFallback.invalid = (
         """,
         expect=("3:10-3:33",),
     ),
-    # Odd but legal spellings: a module after others in one `import`, aliases, a non-ASCII name, tabs,
-    # spaces around dots, backslash continuations, a parenthesised name list, `;` and a one-line `if`.
+    # Odd legal spellings: after other modules, aliases, non-ASCII, tabs, ` . `, `\`, `(...)`, `;`, a one-line `if`.
     Invalid(
         """
         import os, flash_attn

@@ -33,10 +33,10 @@ class TritonNumWarps(Rule):
     num_warps = calculate_settings(n)`; its `32` is reported, once, also when only other modules call it and it
     returns a variable named `num_warps`), or an element of the list a `for` loop or
     comprehension iterates (`for num_warps in [4, 8, 32]`; the `32` is reported). Values the linter cannot
-    know (a function parameter) are not flagged, nor are configs gated for ROCm: branches on `torch.version.hip`, conditions that mention ROCm around the
-    config (`if IS_ROCM and w > 16: continue`), config lists passed through a pruning function that
-    consults ROCm or the warp size (directly or as `prune_configs_by`), and config lists only used on
-    NVIDIA.
+    know (a function parameter) are not flagged, nor are configs gated for ROCm: branches on `torch.version.hip`,
+    conditions around the config that mention ROCm (`if IS_ROCM and w > 16: continue`) or the device's warp size
+    (`[... for w in ws if w * props.warp_size <= 1024]`), config lists passed through a pruning function that
+    consults either (directly or as `prune_configs_by`), and config lists only used on NVIDIA.
 
     ## Why is this bad on ROCm?
     Triton launches `num_warps x warp_size` threads per block. CDNA GPUs (MI100-MI350) have 64-lane
@@ -81,8 +81,7 @@ class TritonNumWarps(Rule):
     trigger_pattern = num_warps_above(_MAX_WARPS_ON_WAVE64)
 
     def __init__(self) -> None:
-        # Several configs may read one loop list: its literal is reported once (only once actually
-        # reported, so a gated first use does not hide an ungated later one).
+        # A loop list several configs read is reported once, once actually reported (a gated use hides nothing).
         self._reported: set[ast.AST] = set()
 
     def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
@@ -189,6 +188,9 @@ TritonNumWarps.valid = (
             triton.Config({}, num_warps=32),
         ]
         pruned_configs_autotune = config_prune(configs_autotune)
+        def norm_configs():  # the device's warp size (64 on CDNA) keeps 32 warps out
+            warp_size = getattr(torch.cuda.get_device_properties(0), "warp_size", 32)
+            return [triton.Config({}, num_warps=w) for w in [1, 8, 32] if w * warp_size <= 1024]
 
         @triton.autotune(configs=pruned_configs_autotune, key=["N"])
         @triton.jit

@@ -22,6 +22,8 @@ from rocmlint.python.accelerators import other_accelerator_in_path
         ("/p/torch/backends/mps/__init__.py", "mps"),
         ("/p/ext/vllm_hpu_extension/ops.py", "hpu"),
         ("/p/Ascend/kernels.py", "ascend"),
+        ("/p/platform/ops/mm/mthreads_musa/fp8_scaled_mm.py", "musa"),  # Moore Threads MUSA
+        ("/p/platform/ops/mm/iluvatar_cuda/mm_weight.py", "iluvatar"),  # Iluvatar CoreX
     ],
 )
 def test_a_path_naming_another_accelerator(path: str, word: str) -> None:

@@ -196,6 +196,7 @@ ROCM_TESTS = [
     pytest.param("import torch", '"rocm" in torch.__version__', id="rocm-in-version-string"),
     pytest.param("import os", 'os.environ.get("BUILD_TARGET", "cuda") == "rocm"', id="build-target-rocm"),
     pytest.param("BUILD_TARGET = 'auto'", 'BUILD_TARGET == "HIP"', id="build-target-hip-any-case"),
+    pytest.param("import os", 'os.getenv("PLATFORM") == "amd_rocm"', id="platform-value-naming-rocm"),
     pytest.param("import os", 'os.getenv("USE_ROCM")', id="rocm-build-switch"),
     pytest.param("import os", 'bool(int(os.getenv("NVTE_USE_ROCM", "0")))', id="project-rocm-build-switch-converted"),
     pytest.param("import os", 'os.environ.get("MYPKG_BUILD_FOR_HIP")', id="project-hip-build-switch"),
@@ -1658,6 +1659,44 @@ def test_project_skip_decorator_of_a_testing_package(tmp_path: Path) -> None:
     assert where_in_project(tmp_path, files, "test_other.py") == NVIDIA_ONLY
 
 
+def test_a_frameworks_test_decorator_that_needs_its_nvidia_device(tmp_path: Path) -> None:
+    """TVM's `requires_cuda*` marks skip unless TVM's CUDA runtime finds a device, which a ROCm build never does:
+    written from `tvm.testing`, or re-exported by the project's testing module through `from tvm.testing.utils import
+    *`. A name the star import does not bring (`requires_gpu`) and a decorator of no such framework decide nothing."""
+    files = {
+        "mypkg/__init__.py": "",
+        "mypkg/testing/__init__.py": "import pytest\nfrom tvm.testing.utils import *\n",
+        "test_direct.py": """
+            import tvm.testing
+            @tvm.testing.requires_cuda_compute_version(8, 9)
+            def test_fp8():
+                HAZARD()
+            """,
+        "test_reexported.py": """
+            import mypkg.testing
+            @mypkg.testing.requires_cuda_compute_version(8, 9)
+            def test_fp8():
+                HAZARD()
+            """,
+        "test_other_name.py": """
+            import mypkg.testing
+            @mypkg.testing.requires_gpu
+            def test_fp8():
+                HAZARD()
+            """,
+        "test_other_framework.py": """
+            import gpulib.testing
+            @gpulib.testing.requires_cuda_compute_version(8, 9)
+            def test_fp8():
+                HAZARD()
+            """,
+    }
+    assert where_in_project(tmp_path, files, "test_direct.py") == NVIDIA_ONLY
+    assert where_in_project(tmp_path, files, "test_reexported.py") == NVIDIA_ONLY
+    assert where_in_project(tmp_path, files, "test_other_name.py") == (True, True)
+    assert where_in_project(tmp_path, files, "test_other_framework.py") == (True, True)
+
+
 def test_requirement_decorator_of_another_library_with_its_rocm_counterpart(tmp_path: Path) -> None:
     """`requires_cuda` of a library outside the tree means NVIDIA when its `requires_rocm` is imported beside it;
     alone (or as `skip_cuda`) it says nothing about the vendor."""
@@ -1901,6 +1940,30 @@ def test_a_flag_set_under_its_own_test_is_decided_without_recursing() -> None:
         """
     )
     assert found == {"read": (False, True)}
+
+
+def test_a_platform_switch_with_a_value_naming_rocm_routes_its_other_arms_away_from_rocm() -> None:
+    found = everywhere(
+        """
+        import os
+        PLATFORM = os.getenv("PLATFORM")
+        if PLATFORM == "vendor_npu":
+            HAZARD("before")
+        elif PLATFORM == "amd_rocm":
+            HAZARD("rocm")
+        elif PLATFORM == "other_gpu":
+            HAZARD("after")
+        if PLATFORM == "shipping":
+            HAZARD("no-rocm-word")
+        """
+    )
+    # An arm before the ROCm one is another platform's (the author routed ROCm further down), one after it too.
+    assert found == {
+        "before": (False, True),
+        "rocm": (True, False),
+        "after": (False, True),
+        "no-rocm-word": (True, True),
+    }
 
 
 def test_a_flag_named_by_convention_keeps_its_convention() -> None:

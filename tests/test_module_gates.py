@@ -450,6 +450,57 @@ def test_a_module_importing_an_extension_built_for_nvidia_only_is_nvidia_code(
     assert _codes(root, module) == expected
 
 
+# A kernel package shipped beside the product as a CMake project of its own that only nvcc builds, its package in a
+# `python/` folder (imported by nothing the index resolves) and tests beside; and the same project at the root, the
+# one being ported, and one that names HIP.
+NESTED_CUDA_PROJECT = {
+    "setup.py": "from setuptools import setup\nsetup(name='product')\n",
+    "kernels/CMakeLists.txt": """
+        project(kernels LANGUAGES CXX CUDA)
+        find_package(CUDAToolkit REQUIRED)
+        Python_add_library(common_ops MODULE USE_SABI 3 WITH_SOABI ${SOURCES})
+    """,
+    "kernels/python/kernels/__init__.py": "from kernels import common_ops" + HAZARDS,
+    "kernels/python/kernels/utils.py": HAZARDS,
+    "kernels/test/test_gemm.py": "from kernels.gemm import mm" + HAZARDS,
+    "kernels/setup.py": "import torch\nmajor = torch.version.cuda.split('.')[0]\n",  # builds it: runs before it exists
+    "ported/CMakeLists.txt": """
+        project(ported LANGUAGES CXX CUDA)
+        # the HIP build: hipify the sources first
+        pybind11_add_module(ported_ops ops.cu)
+    """,
+    "ported/test_ported.py": "import ported_ops" + HAZARDS,
+}
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        pytest.param("kernels/python/kernels/__init__.py", [], id="imports-the-extension"),
+        pytest.param("kernels/python/kernels/utils.py", [], id="a-module-of-its-package"),
+        pytest.param("kernels/test/test_gemm.py", [], id="its-test"),
+        pytest.param("kernels/setup.py", [("ROC111", 2)], id="its-build-script"),
+        pytest.param("ported/test_ported.py", [("ROC107", 3), ("ROC113", 4)], id="a-project-naming-hip"),
+    ],
+)
+def test_a_nested_project_only_nvcc_builds_is_nvidia_code(
+    tmp_path: Path, module: str, expected: list[tuple[str, int]]
+) -> None:
+    root = write_tree(tmp_path, NESTED_CUDA_PROJECT)
+    assert _codes(root, module) == expected
+
+
+def test_the_root_project_only_nvcc_builds_is_the_one_being_ported(tmp_path: Path) -> None:
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "project(kernels LANGUAGES CXX CUDA)\npybind11_add_module(common_ops ops.cu)\n",
+            "kernels/__init__.py": "from kernels import common_ops" + HAZARDS,
+        },
+    )
+    assert _codes(root, "kernels/__init__.py") == [("ROC107", 3), ("ROC113", 4)]
+
+
 def test_the_build_file_declaring_the_extension_is_a_dependency_of_the_result(tmp_path: Path) -> None:
     from rocmlint.dependencies import DependencyRecorder
 
@@ -577,6 +628,38 @@ def test_a_def_its_importers_only_use_off_rocm_runs_only_there(tmp_path: Path) -
     neither runs on ROCm. `shared` is also called ungated by another importer (through `perf_model.shared`)."""
     root = write_tree(tmp_path, USE_TREE)
     assert _codes(root, "pkg/perf_model.py") == [("ROC113", 7)]
+
+
+# A template class of a platform package that only the other platforms' backends subclass: one in another accelerator's
+# folder, one imported only under an NVIDIA test; a second template is also made by the product.
+TEMPLATE_TREE = {
+    "plat/__init__.py": "",
+    "plat/template.py": """
+        import torch
+        class QuantTemplate:
+            def load_fp8(self, weight):
+                return weight.to(torch.float8_e4m3fn)
+        class SharedTemplate:
+            def load_fp8(self, weight):
+                return weight.to(torch.float8_e4m3fn)
+        """,
+    "plat/ops.py": """
+        import torch
+        if torch.version.hip is None:
+            from plat.nv_backend import NvWeight
+        """,
+    "plat/nv_backend.py": "from plat.template import QuantTemplate\nclass NvWeight(QuantTemplate):\n    pass\n",
+    "plat/npu/backend.py": "from plat.template import QuantTemplate\nclass NpuWeight(QuantTemplate):\n    pass\n",
+    "plat/product.py": "from plat.template import SharedTemplate\nweight = SharedTemplate()\n",
+    "main.py": "import plat.ops\nimport plat.npu.backend\nimport plat.product\n",
+}
+
+
+def test_a_template_only_subclassed_where_rocm_never_runs_is_not_rocm_code(tmp_path: Path) -> None:
+    """`QuantTemplate` is only subclassed by a backend imported under `torch.version.hip is None` and by one in an NPU
+    folder: its methods only run on their instances. `SharedTemplate` is made by a module that runs everywhere."""
+    root = write_tree(tmp_path, TEMPLATE_TREE)
+    assert _codes(root, "plat/template.py") == [("ROC107", 7)]
 
 
 def test_a_def_only_imported_and_re_exported_decides_nothing(tmp_path: Path) -> None:

@@ -140,6 +140,25 @@ def test_earlier_exit_tests_count_an_if_with_else_only_when_asked() -> None:
     assert [snippet.code(t) for t in found] == ["b"]
 
 
+def test_probed_before_finds_the_packages_a_test_skips_without() -> None:
+    snippet = parse(
+        "import pytest\n"
+        "pytest.importorskip('triton')\n"
+        "def test_a():\n"
+        "    mod = pytest.importorskip('flash_attn')\n"
+        "    if ok:\n"
+        "        use(1)\n"
+        "    pytest.importorskip('later')\n"
+        "def test_b():\n"
+        "    importorskip('not_pytest')\n"
+        "    use(2)\n"
+    )
+    first = snippet.node("use(1)", ast.Call)
+    assert list(conditions.probed_before(snippet.ctx, first)) == ["flash_attn", "triton"]
+    second = snippet.node("use(2)", ast.Call)
+    assert list(conditions.probed_before(snippet.ctx, second)) == ["triton"]
+
+
 def test_chain_tests() -> None:
     snippet = parse('if "a" in m and ok:\n    pass\nelif "b" in m:\n    pass\nelse:\n    pass\nx = "c" in m or y\n')
     second = snippet.node('"b" in m', ast.Compare)

@@ -43,6 +43,21 @@ def test_num_warps_argument(code: str, expected: str | None) -> None:
         ),
         pytest.param("CONFIGS = [Config(32)]\nif torch.version.cuda:\n    use(CONFIGS)\n", True, id="only-nvidia"),
         pytest.param("configs = [Config(32)]\nuse(configs)\n", False, id="plain"),
+        pytest.param(
+            "size = getattr(torch.cuda.get_device_properties(0), 'warp_size', 32)\n"
+            "configs = [Config(w) for w in [8, 32] if w * size <= 1024]\n",
+            True,
+            id="filtered-by-device-warp-size",
+        ),
+        pytest.param(
+            "configs = [Config(w) for w in [8, 32] if w * props.warp_size <= 1024]\n", True, id="warp-size-attribute"
+        ),
+        # A filter that reads no warp size, through a name assigned something else, keeps 32 warps on ROCm.
+        pytest.param(
+            "size = get_limit()\nconfigs = [Config(w) for w in [8, 32] if w * size <= 1024]\n",
+            False,
+            id="filtered-by-another-value",
+        ),
     ],
 )
 def test_handled_for_rocm(code: str, handled: bool) -> None:

@@ -183,6 +183,9 @@ class NativeModule:
     # The folders of its sources as the build file names them (beside the build file's folder: `csrc/fp4`), the
     # fixed part of a glob's; a source the file cannot place is left out.
     source_folders: tuple[str, ...] = ()
+    # Declared by a CMake project of its own below the checked root that only nvcc builds
+    # (`_nested_cuda_alone_project`): its folder holds the extension's package, tests and benchmarks.
+    nested_project: bool = False
 
 
 @dataclass(frozen=True)
@@ -226,12 +229,16 @@ class BuildFacts:
 def nvidia_only_native_folders(build: BuildFacts) -> dict[str, str]:
     """The folders holding the sources of an extension module the build builds for NVIDIA only (see
     `nvidia_only_native_modules`) -> "path:line" of its declaration: the deepest folder holding all its sources,
-    when it is below the declaring build file's folder and holds no source of another extension module. The
-    scripts there (its benchmarks and tests, which nothing imports) need the module."""
+    when it is below the declaring build file's folder and holds no source of another extension module; or the
+    folder of the nested CUDA-only project declaring it. The scripts there (its benchmarks and tests, which nothing
+    imports) need the module."""
     nvidia_only = nvidia_only_native_modules(build)
     others = [folder for m in build.native_modules if m.name not in nvidia_only for folder in m.source_folders]
     found: dict[str, str] = {}
     for module in build.native_modules:
+        if module.name in nvidia_only and module.nested_project:
+            found.setdefault(os.path.dirname(module.path) or os.curdir, nvidia_only[module.name])
+            continue
         if module.name not in nvidia_only or not module.source_folders:
             continue
         folder = os.path.commonpath(module.source_folders)
@@ -768,6 +775,7 @@ def cmake_facts(
     commands = list(_cmake_commands(text))
     rocm_alone = hip and not cuda and _builds_hip_outside_rocm_blocks(commands)
     file_vendor = "rocm" if rocm_alone else vendor_of_words(_folder_name(path, root))
+    module_vendor = "nvidia" if _nested_cuda_alone_project(path, root, cuda and not hip, text, commands) else None
     refused = _refused_on_rocm(commands, file_vendor) | _cuda_language_options(commands) | off_on_rocm
     included_module = path.endswith(".cmake")
     defines: list[BuildDefine] = []
@@ -792,7 +800,8 @@ def cmake_facts(
         module = _native_module(name, arguments)
         if module:
             sources_at = () if included_module else _source_folders(path, arguments.split()[1:])
-            native_modules.append(NativeModule(module, _block_vendor(blocks, file_vendor), path, line, sources_at))
+            vendor = _block_vendor(blocks, file_vendor) or module_vendor
+            native_modules.append(NativeModule(module, vendor, path, line, sources_at, module_vendor is not None))
         if name in ("if", "function", "macro"):
             tested = vendor_of_words(arguments.split()[0]) if name != "if" and arguments.split() else None
             tested = _condition_vendor(arguments) if name == "if" else tested
@@ -876,6 +885,20 @@ def cmake_facts(
 
 _CMAKEDEFINE = re.compile(r"^[ \t]*#[ \t]*cmakedefine[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
 _CMAKE_FALSE = frozenset({"", "0", "OFF", "FALSE", "NO", "N", "IGNORE", "NOTFOUND"})
+
+
+def _nested_cuda_alone_project(
+    path: str, root: str, cuda_alone: bool, text: str, commands: list[tuple[str, str, int]]
+) -> bool:
+    """A CMake project of its own below the checked root (`project(kernels LANGUAGES CXX CUDA)` in a sub-folder: a
+    kernel package shipped beside the product) that builds the CUDA language and never HIP, and names no ROCm or HIP
+    anywhere: nvcc compiles all of it, so its extension modules exist only in NVIDIA installs. Not the root's own
+    build: that is the project being ported, whose Python wrappers are part of the port."""
+    if not cuda_alone or not root or os.path.dirname(os.path.abspath(path)) == os.path.abspath(root):
+        return False
+    if not ROCM_WORDS.isdisjoint(word.upper() for word in _WORD_SPLIT.split(text)):
+        return False
+    return any(command.lower() == "project" for command, _, _ in commands)
 
 
 def configure_header_macros(text: str) -> frozenset[str]:

@@ -23,6 +23,7 @@ from rocmlint.python.semantic import COMPREHENSIONS, DEFERRED_BODIES
 
 Exits = Callable[[list[ast.stmt]], bool]
 Holds = Callable[[ast.expr, bool], bool]
+_IMPORT_OR_SKIP = "pytest.importorskip"
 
 
 def earlier_exit_tests(
@@ -65,6 +66,29 @@ def exit_tests(ctx: PythonContext, node: ast.AST, exits: Exits) -> Iterator[ast.
         if isinstance(child, ast.stmt):
             yield from earlier_exit_tests(ctx.semantic.block_of(child), child, exits)
         child = ancestor
+
+
+def probed_before(ctx: PythonContext, node: ast.AST) -> Iterator[str]:
+    """Innermost first, through enclosing defs: the packages `pytest.importorskip("pkg")` statements (a call
+    of its own, or assigned) probe before `node` in the blocks holding it. Where one is missing the test is
+    skipped there, so `node` only runs where each imports."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(child, ast.stmt):
+            for statement in statements_before(ctx.semantic.block_of(child), child):
+                package = _skip_unless_importable(ctx, statement)
+                if package is not None:
+                    yield package
+        child = ancestor
+
+
+def _skip_unless_importable(ctx: PythonContext, statement: ast.stmt) -> str | None:
+    """The package of `pytest.importorskip("pkg")` written as a statement (`mod = pytest.importorskip(...)`
+    too), None for any other statement."""
+    call = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
+    if not isinstance(call, ast.Call) or not call.args or ctx.qualified_name(call.func) != _IMPORT_OR_SKIP:
+        return None
+    return ctx.semantic.string_value(call.args[0])
 
 
 def guarded_by(ctx: PythonContext, node: ast.AST, holds: Holds, exits: Exits | None = None) -> bool:

@@ -96,6 +96,8 @@ _TERMINATING_CALLS = frozenset(
 _FAILING_CALLS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort", "pytest.exit", "pytest.fail"})
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 _ROCM_TARGET_NAMES = frozenset({"rocm", "hip"})
+# The words of a platform value (`"amd_rocm"`, `"rocm-6"`): a value naming ROCm among other words is ROCm's too.
+_VALUE_WORD = re.compile(r"[a-z]+")
 _VENDOR_PACKAGES = load("vendor_packages")
 _OTHER_DEVICE_TYPES = frozenset(_VENDOR_PACKAGES["other_device_types"])
 # `bool(x)`, `int(x)`: a switch read as text and converted (`bool(int(os.getenv("USE_ROCM", "0")))`) keeps its truth.
@@ -112,6 +114,8 @@ _EVALUATING_STATEMENTS = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, as
 _CUSTOM_OPERATORS = "torch.ops."
 _PACKAGE_PROBES = frozenset({"importlib.util.find_spec", "pytest.importorskip"})
 _NVIDIA_PROGRAMS = frozenset(_VENDOR_PACKAGES["nvidia_only_programs"])
+# Their module `tvm.testing.utils` is re-exported as `tvm.testing`: both spellings name one decorator.
+_NVIDIA_ONLY_TEST_DECORATORS = frozenset(_VENDOR_PACKAGES["nvidia_only_test_decorators"])
 # Runners that raise when the program is missing or fails (`subprocess.run` only with `check=True`).
 _RAISING_RUNNERS = frozenset({"subprocess.check_output", "subprocess.check_call"})
 # The keyword that switches what a decorator registers on or off (`@register_benchmark(enabled=...)`).
@@ -364,7 +368,21 @@ class GateAnalyzer:
         """Where a test decorated with this file's module-level `name` runs (`@name`; with `called`,
         `@name(...)`), for the modules importing it; None when it is not a vendor skip."""
         binding = self.semantic.lookup_in(self.semantic.module, name)
-        return self._defined_skip(binding, called) if binding is not None else None
+        if binding is None:
+            return NVIDIA if any(_nvidia_only_test_decorator(f"{m}.{name}") for m in self._star_imported()) else None
+        return self._defined_skip(binding, called)
+
+    def _star_imported(self) -> list[str]:
+        """The modules this file's module-level `from m import *` statements import (absolute ones: a framework's
+        testing helpers re-exported by the project's own testing module)."""
+        return [
+            statement.module
+            for statement in self.semantic.module.body
+            if isinstance(statement, ast.ImportFrom)
+            and statement.module
+            and not statement.level
+            and any(alias.name == "*" for alias in statement.names)
+        ]
 
     def terminates(self, statements: Sequence[ast.stmt]) -> bool:
         """Does this block always leave the enclosing block (return, raise, continue, break, exit, skip)?"""
@@ -679,10 +697,18 @@ class GateAnalyzer:
     def _used_elsewhere_only_off_rocm(self, function: FunctionNode) -> bool:
         """A module-level def this file never uses, which the modules importing it only use in code that never
         runs on ROCm: `prune_configs_by = {"perf_model": estimate_time} if torch.version.hip is None else {}` in
-        the module that imports `estimate_time`."""
-        if self.read_elsewhere is None or self.semantic.parent(function) is not self.semantic.module:
+        the module that imports `estimate_time`. Likewise a method of a module-level class this file never uses
+        (a template only other modules subclass or make): its methods run on the instances those modules make."""
+        if self.read_elsewhere is None:
             return False
-        return self.read_elsewhere.only_off_rocm(function.name)
+        owner = self.semantic.parent(function)
+        if owner is self.semantic.module:
+            return self.read_elsewhere.only_off_rocm(function.name)
+        if not isinstance(owner, ast.ClassDef) or self.semantic.parent(owner) is not self.semantic.module:
+            return False
+        if owner.decorator_list or self.references.uses_of(owner):
+            return False  # registered by a decorator, or made or subclassed here
+        return self.read_elsewhere.only_off_rocm(owner.name)
 
     def _rocm_arm_follows(self, branch: ast.If) -> bool:
         """`if <cuda setup or override>: ... elif torch.version.hip: ...`: a later arm that only ROCm can
@@ -899,6 +925,8 @@ class GateAnalyzer:
         switch = self._registration_switch(call) if call is not None else None
         if switch is not None:
             return (switch, True)
+        if _nvidia_only_test_decorator(self.semantic.qualified_name(call.func if call is not None else expr)):
+            return (NVIDIA, True)
         runs = self._project_skip(call.func if call is not None else expr, call is not None)
         return (runs, True) if runs is not None else None
 
@@ -1099,9 +1127,10 @@ class GateAnalyzer:
 
     def _backend_comparison(self, subject: ast.expr, literal: str) -> Vendor:
         """`== "rocm"`/`"hip"` compares a build target or backend with ROCm's name (`BUILD_TARGET ==
-        "rocm"`, Triton's `get_current_target().backend == "hip"`). `== "cuda"` is NVIDIA-only for
-        Triton's backend alone: build targets such as vLLM's `VLLM_TARGET_DEVICE` are "cuda" on ROCm too."""
-        if literal.lower() in _ROCM_TARGET_NAMES:
+        "rocm"`, Triton's `get_current_target().backend == "hip"`, a platform switch's `PLATFORM == "amd_rocm"`
+        among other vendors' values). `== "cuda"` is NVIDIA-only for Triton's backend alone: build targets such
+        as vLLM's `VLLM_TARGET_DEVICE` are "cuda" on ROCm too."""
+        if not _ROCM_TARGET_NAMES.isdisjoint(_VALUE_WORD.findall(literal.lower())):
             return ROCM
         if literal in _OTHER_DEVICE_TYPES and _names_a_device_type(subject):
             return NEITHER  # `x.device.type == "xpu"`: a ROCm GPU's device type is "cuda"
@@ -1582,6 +1611,17 @@ def _compared(compare: Callable[[object, object], bool], left: object, right: ob
         return bool(compare(left, right))
     except TypeError:
         return None
+
+
+def _nvidia_only_test_decorator(qualified: str | None) -> bool:
+    """A framework's test decorator that skips unless the framework finds an NVIDIA device (vendor_packages.toml),
+    named from its module or from the module it is defined in (`tvm.testing.utils.requires_cuda`)."""
+    if not qualified:
+        return False
+    return (
+        qualified in _NVIDIA_ONLY_TEST_DECORATORS
+        or qualified.replace(".utils.", ".", 1) in _NVIDIA_ONLY_TEST_DECORATORS
+    )
 
 
 def _string(node: ast.AST) -> str | None:

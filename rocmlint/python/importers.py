@@ -85,6 +85,8 @@ _MODULE_EXIT = re.compile(
 )
 _LOAD_CALL = re.compile(rb"(?:import_module|__import__)\(\s*[\"']([\w.]+)[\"']")
 _PACKAGE_SUFFIX = os.sep + "__init__.py"
+# The script that builds a project's extension modules.
+_BUILD_SCRIPT = "setup.py"
 # Folders that hold copies of other projects (`thirdparty/melo/`, `third_party/`, `_vendor/`). A vendored project
 # puts itself on `sys.path` (`sys.path.insert(0, ".../thirdparty")`, then `from melo.api import TTS`), so its
 # absolute imports resolve from the folder and from each project folder in it; its own scripts, tests and training
@@ -570,6 +572,8 @@ class ImportIndex:
         for folder, where in sorted(natives.folders.items()):
             inside = folder + os.sep
             for path in sorted(path for path in self.finder.files if path.startswith(inside)):
+                if os.path.basename(path) == _BUILD_SCRIPT:
+                    continue  # it builds the extension: it runs before there is one, on ROCm too
                 if not self.importers.get(path) and not self.finder.vendored(path):
                     found[path] = (
                         _NVIDIA_ONLY,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from rocmlint.python.accelerators import other_accelerator_in_path
 from rocmlint.python.importers import (
     ImportIndex,
     ModuleReach,
@@ -125,25 +126,30 @@ class ProjectIndex:
         self.note_files(importers)
         key = (module, name)
         if key not in self._read_off_rocm:
-            self._read_off_rocm[key] = self._every_read_off_rocm(importers, name, Path(index.root))
+            self._read_off_rocm[key] = self._every_read_off_rocm(index, importers, name)
         return self._read_off_rocm[key]
 
-    def _every_read_off_rocm(self, importers: list[str], name: str, root: Path) -> bool:
-        """Some importer may read `name` and every one that may reads it only off ROCm. Importers are taken one at a
-        time and the first read that may run on ROCm settles it: a widely imported module's names are mostly read
-        on ROCm too, and parsing all its importers first cost vLLM a third of its Python time."""
+    def _every_read_off_rocm(self, index: ImportIndex, importers: list[str], name: str) -> bool:
+        """Some importer may read `name` and every one that may reads it only off ROCm (or is a module that never
+        runs there: `module_base`). Importers are taken one at a time and the first read that may run on ROCm
+        settles it: a widely imported module's names are mostly read on ROCm too, and parsing all its importers
+        first cost vLLM a third of its Python time."""
         read = False
+        root = Path(index.root)
         for importer in map(Path, importers):
             if not self._may_read(importer, name, root):
                 continue
-            if not self._reads_off_rocm(importer, name, root):
+            if not self._reads_off_rocm(importer, name, root) and self.module_base(index, str(importer)).on_rocm:
                 return False
             read = True
         return read
 
     def _reads_off_rocm(self, importer: Path, name: str, root: Path) -> bool:
         """Every read of `name` in `importer` is off ROCm, by its gates, with the project's own modules (found from
-        `root` too: a script outside the packages imports them as installed) resolved."""
+        `root` too: a script outside the packages imports them as installed) resolved; every read in another
+        accelerator's folder or file (rocmlint/python/accelerators.py) is."""
+        if other_accelerator_in_path(str(importer), str(root)):
+            return True
         data = self._data(importer)
         if data is None or self._star_imports_in(importer, data):
             return False
@@ -275,7 +281,8 @@ class ProjectIndex:
         called = symbol.endswith("()")
         name = symbol.removesuffix("()")
         data = self._data(module_file)
-        if data is None or not _may_define(data, name.split(".", 1)[0], guards):
+        star_reexport = question == "skip" and _STAR_IMPORT.search(data or b"") is not None
+        if data is None or not (_may_define(data, name.split(".", 1)[0], guards) or star_reexport):
             return None
         analyzer = self._analyzer(module_file, data, guards)
         if analyzer is None:

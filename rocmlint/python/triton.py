@@ -1,6 +1,8 @@
 """Triton as Python code drives it: the `num_warps` a `triton.Config` (or Helion's) or a kernel launch
 `kernel[grid](...)` gets, and configs the author keeps from ROCm in ways plain gating does not see: a condition
-mentioning ROCm decides whether the config is made, the config list goes through a pruning function (or the
+mentioning ROCm or the device's warp size decides whether the config is made (`[... for w in ws if w * warp_size
+<= 1024]` with `warp_size` read from the device's properties: 64 on CDNA, so 32 warps is dropped there), the
+config list goes through a pruning function (or the
 autotuner's `prune_configs_by`) that consults ROCm or the warp size, or it is only used on NVIDIA.
 
 Which values are a hazard stays in the rule.
@@ -21,6 +23,7 @@ _CONFIG_CLASSES = frozenset(
 )
 _AUTOTUNERS = frozenset({"triton.autotune", "triton.runtime.autotune", "triton.runtime.autotuner.autotune"})
 _VENDOR_TEST_FORMS = (ast.Name, ast.Attribute, ast.Call, ast.Compare)
+_WARP_SIZE = "warp_size"
 
 
 def num_warps_argument(ctx: PythonContext, call: ast.Call) -> ast.expr | None:
@@ -51,8 +54,38 @@ def handled_for_rocm(ctx: PythonContext, call: ast.Call) -> bool:
 
 def _under_rocm_aware_condition(node: ast.AST, ctx: PythonContext) -> bool:
     """A condition mentioning ROCm decides whether `node` runs (`if IS_ROCM and w > 16: continue`,
-    `[... for w in ws if not (IS_HIP and w > 16)]`, `not IS_ROCM or small`), even if not fully."""
-    return any(ctx.vendor_test(test).is_vendor_test for test in deciding_tests(ctx, node))
+    `[... for w in ws if not (IS_HIP and w > 16)]`, `not IS_ROCM or small`), even if not fully, or one reading
+    the device's warp size (`if w * warp_size <= 1024`): it holds 64 on CDNA GPUs, so the limit is ROCm's."""
+    return any(
+        ctx.vendor_test(test).is_vendor_test or _reads_device_warp_size(test, ctx) for test in deciding_tests(ctx, node)
+    )
+
+
+def _reads_device_warp_size(test: ast.expr, ctx: PythonContext) -> bool:
+    """`test` reads the device's warp size: directly (`props.warp_size`, `getattr(props, "warp_size", 32)`) or
+    through a name assigned such a read once."""
+    for node in ctx.semantic.descendants(test):
+        if _is_warp_size_read(node, ctx):
+            return True
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            value = ctx.semantic.single_value(node)
+            if (
+                value is not None
+                and value is not node
+                and any(_is_warp_size_read(part, ctx) for part in ctx.semantic.descendants(value))
+            ):
+                return True
+    return False
+
+
+def _is_warp_size_read(node: ast.AST, ctx: PythonContext) -> bool:
+    """`<properties>.warp_size` or `getattr(<properties>, "warp_size", ...)`."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == _WARP_SIZE
+    if not isinstance(node, ast.Call) or ctx.qualified_name(node.func) != "getattr" or len(node.args) < 2:
+        return False
+    name = node.args[1]
+    return isinstance(name, ast.Constant) and name.value == _WARP_SIZE
 
 
 def _flows_away_from_rocm(expr: ast.AST, ctx: PythonContext, depth: int) -> bool:
@@ -98,7 +131,7 @@ def _consults_rocm(function: ast.expr, ctx: PythonContext) -> bool:
 
 def _reads_rocm_test(root: ast.AST, ctx: PythonContext) -> bool:
     for node in ctx.semantic.descendants(root):
-        if isinstance(node, (ast.Name, ast.Attribute)) and last_name(node) == "warp_size":
+        if isinstance(node, (ast.Name, ast.Attribute)) and last_name(node) == _WARP_SIZE:
             return True
         if isinstance(node, _VENDOR_TEST_FORMS) and ctx.vendor_test(node).is_vendor_test:
             return True
