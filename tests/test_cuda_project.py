@@ -1139,6 +1139,26 @@ def test_make_fragments_and_makefiles_define_macros_per_vendor():
     ]
 
 
+def test_make_conditionals_comparing_with_an_empty_or_off_value_negate_their_test():
+    # `ifneq ($(NVCC),)` holds when nvcc was found: NVIDIA's arm; its `else ifneq ($(HIPCC),)` ROCm's.
+    makefile = makefile_facts(
+        "src/Makefile",
+        "ifneq ($(OPENCL),0)\nCFLAGS += -DUSE_CL\nelse ifneq ($(NVCC),)\nCFLAGS += -DOFFLOAD_CUDA\n"
+        "else ifneq ($(HIPCC),)\nCFLAGS += -DOFFLOAD_HIP\nendif\n"
+        "ifeq ($(USE_HIP),0)\nCFLAGS += -DNO_HIP\nendif\nifeq ($(USE_ROCM), true)\nCFLAGS += -DROCM_ON\nendif\n"
+        'ifneq "$(USE_CUDA)" "off"\nCFLAGS += -DCUDA_ON\nendif\nifeq ($(filter-out 0,$(USE_HIP)),)\nCFLAGS += -DX\nendif\n',
+    )
+    assert [(d.name, d.vendor) for d in makefile.defines] == [
+        ("USE_CL", None),
+        ("OFFLOAD_CUDA", "nvidia"),
+        ("OFFLOAD_HIP", "rocm"),
+        ("NO_HIP", "nvidia"),
+        ("ROCM_ON", "rocm"),
+        ("CUDA_ON", "nvidia"),
+        ("X", "nvidia"),  # `$(filter-out 0,$(USE_HIP))` empty: HIP off
+    ]
+
+
 def test_a_make_fragment_of_the_rocm_build_gates_and_decides_version_tests(tmp_path):
     files = {
         "src/makefiles/hip_64bit.mk": _HIP_FRAGMENT,

@@ -1395,9 +1395,7 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
         conditional = _MAKE_CONDITIONAL.match(logical)
         stripped = logical.strip()
         if conditional is not None:
-            tested = vendor_of_words(conditional.group(2).replace("$", " "))
-            if conditional.group(1) in ("ifneq", "ifndef"):
-                tested = _other_vendor(tested)
+            tested = _make_condition_vendor(conditional.group(1), conditional.group(2))
             if stripped.startswith("else") and blocks:
                 blocks[-1][0] = tested
             else:
@@ -1420,6 +1418,40 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
 # and a recipe line running a hipify tool (`$(HIPIFY) $< > $@`, `hipify-perl`, `hipify-clang`).
 _PATTERN_RULE = re.compile(r"^\s*[^\s:=#]*%[^\s:=]*\s*:\s*([^\s%:=$]+)/%")
 _HIPIFY_RUN = re.compile(r"(?i)hipify")
+
+
+# A make value that reads as "off" when a conditional compares a switch with it: `ifneq ($(NVCC),)` holds when
+# nvcc was found, `ifneq ($(USE_HIP),0)` when HIP is on.
+_MAKE_OFF_VALUE = re.compile(r"(?i)\s*(?:0|false|no|off|n)?\s*")
+
+
+def _make_condition_vendor(kind: str, arguments: str) -> str | None:
+    """The vendor whose build enters a make conditional's arm: the one its test names (`ifeq ($(ROCM),true)`,
+    `ifdef USE_HIP`), the other vendor's when it is negated (`ifneq ($(ROCM),true)`, `ifndef USE_HIP`); comparing
+    with an empty or "off" value negates once more (`ifneq ($(NVCC),)`: nvcc found; `ifeq ($(USE_HIP),0)`: off)."""
+    tested = vendor_of_words(arguments.replace("$", " "))
+    negated = kind in ("ifneq", "ifndef")
+    operands = _make_operands(arguments) if kind in ("ifeq", "ifneq") else None
+    if operands is not None and any(_MAKE_OFF_VALUE.fullmatch(operand) for operand in operands):
+        negated = not negated
+    return _other_vendor(tested) if negated else tested
+
+
+def _make_operands(arguments: str) -> tuple[str, str] | None:
+    """The two operands of `ifeq (A,B)` / `ifeq "A" "B"`, None when they cannot be told apart (a comma inside a
+    function call of the first one is skipped: `$(filter-out 0,$(X))`)."""
+    text = arguments.strip()
+    quoted = re.fullmatch(r"""(["'])(.*?)\1\s+(["'])(.*?)\3""", text)
+    if quoted is not None:
+        return quoted.group(2), quoted.group(4)
+    if not (text.startswith("(") and text.endswith(")")):
+        return None
+    depth = 0
+    for index, char in enumerate(text[1:-1], 1):
+        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            return text[1:index], text[index + 1 : -1]
+    return None
 
 
 def makefiles_run(path: str, text: str) -> Iterator[str]:
