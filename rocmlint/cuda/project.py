@@ -144,6 +144,9 @@ class FileView:
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
     hip_source: str = ""  # why the file is HIP code, compiled by hipcc only ("" when it is not); maybe ported
     hipified: str = ""  # why the ROCm build renames CUDA names in the file (hipify), "" when it does not
+    # Why the ROCm build compiles the file as written with HIP-Clang, no hipify step renaming its `__CUDACC__`
+    # ("" when it may not): see `CudaProject._hip_compiled`.
+    hip_compiled: str = ""
     # Why the project already builds this file for ROCm through that hipify, asked when a rule meets a rename ("" when
     # it does not, or nothing hipifies the file): the renames are then done, no note worth showing; before a first
     # port, or in code the port has not reached, they still mark what the port touches. See `CudaProject.view`.
@@ -473,6 +476,7 @@ class CudaProject:
             rocm_native=self._rocm_native(path),
             hip_source=self._hip_source(path),
             hipified=self._relative_evidence(hipify_evidence),
+            hip_compiled="" if hipified else self._hip_compiled(path),
             hipify_ported=lambda: self._hipify_ported(path, closure),
             host_compiled_only=self._host_compiled_only(path),
             atomic_overloads=_LazySet(lambda: self._atomic_overloads(around.files)),
@@ -938,6 +942,18 @@ class CudaProject:
             if not any(p.fullmatch(path) for path in self.files if path.startswith(folder + os.sep) for p in patterns):
                 found.add(twin)
         return frozenset(found | own)
+
+    def _hip_compiled(self, path: str) -> str:
+        """Why the ROCm build compiles the file at `path` as written with HIP-Clang, "" when it may not: a `.hip`
+        source, or any file of a project whose CMake build compiles the HIP language (`enable_language(HIP)`, a
+        `LANGUAGE HIP` source property) and which nothing hipifies (no torch extension, hipify run or hipified
+        folder): HIP-Clang defines `__HIPCC__`, never `__CUDACC__`, so its `#ifdef __CUDACC__` arms are NVIDIA's."""
+        build = self.build_facts
+        if self._hipify_evidence(path) or build.torch_extension or build.extension_folders or self._hipified_folders:
+            return ""
+        if path.endswith(".hip"):
+            return f"{self._relative(path)} is a HIP source"
+        return "a CMake file builds the HIP language, and no build step hipifies" if build.hip_language else ""
 
     def _hipify_evidence(self, path: str) -> str:
         """Why the ROCm build hipifies the file at `path`: the build hipifies the whole tree (torch extensions), or
