@@ -128,6 +128,31 @@ def test_cmake_blocks_functions_and_folders_decide_the_vendor():
     assert [d.vendor for d in hip_only.defines] == ["rocm"]
 
 
+def test_cmake_lists_a_define_command_takes_whole_hold_definitions():
+    # `target_compile_definitions(t PUBLIC "${XYZ_DEFINITIONS}")`: what the list gets in a backend's arm is that
+    # backend's definition; a list no define command reads holds none.
+    text = textwrap.dedent(
+        """
+        set(XYZ_DEFINITIONS "XYZ_NAMESPACE=xyz")
+        list(APPEND XYZ_DEFINITIONS "ENABLE_IPC")
+        if(XYZ_BACKEND STREQUAL "cuda")
+          list(APPEND XYZ_DEFINITIONS "HAS_TRACER_NV")
+        elseif(XYZ_BACKEND STREQUAL "rocm")
+          list(APPEND XYZ_DEFINITIONS "HAS_TRACER_AMD")
+          list(APPEND XYZ_EXTRA_FILES "HAS_NOTHING")
+        endif()
+        target_compile_definitions(xyz PUBLIC "${XYZ_DEFINITIONS}")
+        """
+    )
+    found = {(d.name, d.value, d.vendor) for d in cmake_facts("proj/CMakeLists.txt", text).defines}
+    assert found == {
+        ("XYZ_NAMESPACE", "xyz", None),
+        ("ENABLE_IPC", None, None),
+        ("HAS_TRACER_NV", None, "nvidia"),
+        ("HAS_TRACER_AMD", None, "rocm"),
+    }
+
+
 def test_cmake_flags_appended_to_a_rocm_flags_variable_define_macros_for_rocm():
     """PyTorch's `list(APPEND HIP_CXX_FLAGS -DHIPBLAS_V2)` defines HIPBLAS_V2 for ROCm; flags of a generic or NVIDIA
     variable (vLLM's `VLLM_GPU_FLAGS` in a CUDA block), and source lists, define nothing."""

@@ -775,6 +775,7 @@ def cmake_facts(
     elsewhere: list[bool] = []  # per open block: whether its current arm runs only elsewhere (`runs_elsewhere`)
     tracker = RunTracker(unrun)
     folder_variables: dict[str, str] = {}
+    definition_lists = _definition_lists(commands)
     for command, arguments, line in commands:
         name = command.lower()
         arguments = _folder_variables_expanded(name, arguments, folder_variables)
@@ -814,6 +815,11 @@ def cmake_facts(
                 platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
                 vendor = platform or _block_vendor(blocks, file_vendor)
                 defines.append(BuildDefine(arguments.split()[0], None, vendor, path, line))
+        elif name in ("set", "list") and _listed_definitions(name, arguments, definition_lists):
+            platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
+            vendor = platform or _block_vendor(blocks, file_vendor)
+            listed = _listed_definitions(name, arguments, definition_lists)
+            defines += _cmake_defines("add_compile_definitions", listed, vendor, path, line)
         elif name == "list" and _appended_flags(arguments):
             defines += _cmake_flag_defines(arguments, path, line)
         elif name in ("include_directories", "target_include_directories"):
@@ -1326,6 +1332,30 @@ def _folder_variables_expanded(command: str, arguments: str, folder_variables: d
         else:
             folder_variables[folder.group(1)] = folder.group(2)
     return expanded
+
+
+def _definition_lists(commands: list[tuple[str, str, int]]) -> frozenset[str]:
+    """The variables a CMake file hands to a define command whole (`target_compile_definitions(t PUBLIC
+    "${XYZ_DEFINITIONS}")`): what it sets or appends to them are definitions, in the vendor of the block doing so."""
+    found: set[str] = set()
+    for command, arguments, _ in commands:
+        name = command.lower()
+        if name in _CMAKE_DEFINE_COMMANDS or (name in _PROPERTY_COMMANDS and "COMPILE_DEFINITIONS" in arguments):
+            found.update(re.findall(r'(?:^|[\s"])\$\{([A-Za-z_]\w*)\}(?=[\s"]|$)', arguments))
+    return frozenset(found)
+
+
+def _listed_definitions(command: str, arguments: str, lists: frozenset[str]) -> str:
+    """The definitions `set(XYZ_DEFINITIONS A B=1)` or `list(APPEND XYZ_DEFINITIONS A)` puts in one of `lists`, ""
+    when it sets another variable."""
+    words = arguments.split()
+    if command == "list":
+        return " ".join(words[2:]) if words[:1] == ["APPEND"] and words[1:2] and words[1] in lists else ""
+    return (
+        " ".join(word for word in words[1:] if word not in ("PARENT_SCOPE", "CACHE"))
+        if words[:1] and words[0] in lists
+        else ""
+    )
 
 
 def _appended_flags(arguments: str) -> bool:
