@@ -818,8 +818,8 @@ def cmake_facts(
         elif name in ("set", "list") and _listed_definitions(name, arguments, definition_lists):
             platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
             vendor = platform or _block_vendor(blocks, file_vendor)
-            listed = _listed_definitions(name, arguments, definition_lists)
-            defines += _cmake_defines("add_compile_definitions", listed, vendor, path, line)
+            definitions = _listed_definitions(name, arguments, definition_lists)
+            defines += _cmake_defines("add_compile_definitions", definitions, vendor, path, line)
         elif name == "list" and _appended_flags(arguments):
             defines += _cmake_flag_defines(arguments, path, line)
         elif name in ("include_directories", "target_include_directories"):
