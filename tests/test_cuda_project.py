@@ -1058,6 +1058,37 @@ def test_cmake_source_functions_follow_wrappers_and_global_properties():
     assert cmake_source_functions([text]) == {"add_to_property", "add_lib_sources", "add_gpu_sources"}
 
 
+def test_cmake_macros_handing_a_named_parameter_to_a_target_list_sources(tmp_path):
+    # `macro(add_example target file)` builds `${file}`: an example added only `if(WITH_CUDA)` is NVIDIA's.
+    text = """
+        macro(add_example target file)
+          add_executable(example_${target} ${file})
+          target_link_libraries(example_${target} lib)
+        endmacro()
+        function(set_flag name value)
+          message(STATUS "${name}=${value}")
+        endfunction()
+        """
+    assert cmake_source_functions([text]) == {"add_example"}
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "if(WITH_HIP)\n  enable_language(HIP)\n  add_compile_definitions(XYZ_HIP)\nelse()\n"
+            "  enable_language(CUDA)\nendif()\nadd_subdirectory(examples)\n",
+            "examples/CMakeLists.txt": text + "add_subdirectory(interop)\nadd_example(plain plain.cpp)\n",
+            "examples/interop/CMakeLists.txt": "if (WITH_CUDA)\n  add_example(interop main.cpp)\nendif()\n",
+            "examples/interop/main.cpp": "#include <cuda_runtime_api.h>\nint main() { return 0; }\n",
+            "examples/plain.cpp": "#include <cuda_runtime_api.h>\nint main() { return 0; }\n",
+        },
+    )
+    project = CudaProject.build(root)
+    interop = project.view(str(root / "examples/interop/main.cpp"))
+    assert interop.base.on_rocm is False
+    assert interop.base_evidence == "examples/interop/CMakeLists.txt:2: the build compiles it for NVIDIA only"
+    assert _codes(root, "examples/interop/main.cpp") == []
+    assert _codes(root, "examples/plain.cpp") == [("ROC204", 1)]
+
+
 def test_a_cuda_folder_whose_hip_twin_hipify_fills_is_compiled_on_rocm(tmp_path):
     files = {
         "CMakeLists.txt": "project(proj LANGUAGES CXX)\nadd_subdirectory(lib)\n",

@@ -1155,7 +1155,8 @@ _ARGUMENT_LIST = re.compile(r"\$\{ARG(?:N|V)\}")
 
 def cmake_source_functions(texts: Iterable[str]) -> frozenset[str]:
     """The project's CMake functions and macros that pass their arguments to a source list or target
-    (`function(my_add_sources)` whose body runs `list(APPEND SRCS ${ARGN})`, loops over `${ARGN}` and appends each,
+    (`function(my_add_sources)` whose body runs `list(APPEND SRCS ${ARGN})`, `macro(add_example target file)`
+    whose body runs `add_executable(${target} ${file})`, loops over `${ARGN}` and appends each,
     appends them to a global property, or hands them to another such function): a call to one,
     `my_add_sources(a.cu b.cu)`, lists sources as `list(APPEND ...)` does. Lowercase (CMake command names are
     case-insensitive). Read over every CMake file: a `.cmake` module defines what the `CMakeLists.txt` files call."""
@@ -1165,7 +1166,11 @@ def cmake_source_functions(texts: Iterable[str]) -> frozenset[str]:
         for command, arguments, _ in _cmake_commands(text):
             name = command.lower()
             if name in ("function", "macro") and arguments.split():
-                current, arguments_seen = arguments.split()[0].lower(), _ARGUMENT_LIST
+                current, *parameters = arguments.split()
+                current, arguments_seen = current.lower(), _ARGUMENT_LIST
+                if parameters:  # `macro(add_example target file)`: `${file}` is an argument too
+                    named = "|".join(re.escape(parameter) for parameter in parameters)
+                    arguments_seen = re.compile(rf"{_ARGUMENT_LIST.pattern}|\$\{{(?:{named})\}}")
                 passes_arguments_to.setdefault(current, set())
             elif name in ("endfunction", "endmacro"):
                 current = ""
