@@ -46,6 +46,7 @@ def test_vendor_words_name_one_side_and_no_other_accelerator():
     assert vendor_of_words("XYZ_USE_HIP") == "rocm"
     assert vendor_of_words("USE_AMD_GPU") == "rocm"
     assert vendor_of_words("USE_CUDA") == "nvidia"
+    assert vendor_of_words("WITH_XYZ_DEVICE_OPTIX") == "nvidia"  # OptiX, NVIDIA's ray tracing, has no ROCm build
     assert vendor_of_words("torch_version_hip") == "rocm"
     assert vendor_of_words("GGML_USE_MUSA") is None  # another accelerator
     assert vendor_of_words("CUDA_OR_HIP") is None  # both sides

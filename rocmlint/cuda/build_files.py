@@ -41,6 +41,7 @@ NVIDIA_WORDS = frozenset(
         "CURAND",
         "NVSHMEM",
         "NVTX",
+        "OPTIX",  # NVIDIA's ray-tracing engine: no ROCm build (HIP RT is AMD's)
     }
 )
 # NVIDIA-only libraries with no ROCm build of their own (ROCm's are rocprofiler/roctracer and amdsmi): a macro named
