@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from rocmlint.cuda.file_facts import is_host_source
+from rocmlint.cuda.file_facts import arm_vendor, is_host_source
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Node
 from rocmlint.cuda.hip_gaps import (
     lacking_on_hip,
@@ -898,6 +898,23 @@ def with_complementary_chain(arms: list[Directive], chains: Chains, ctx: CudaCon
         and not arm_span(other, ctx).start_byte <= arms[0].start_byte < arm_span(other, ctx).end_byte
     ]
     return [*arms, found[0]] if len(found) == 1 else arms
+
+
+# nvcc's compiler macros: a chain testing one of them alone tells nvcc from the other compilers.
+_NVCC_COMPILER_MACROS = frozenset({"__CUDACC__", "__NVCC__"})
+
+
+def rocm_arm_written_for_rocm(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether a two-armed chain testing only whether nvcc's compiler macro is defined (`#ifdef __NVCC__ ... #else
+    ... #endif`) gives the other compilers an arm written for ROCm, naming HIP's or a ROCm library's API
+    (`rocblas_double_complex`, `arm_vendor`): a vendor switch whose ROCm side its author wrote."""
+    if len(arms) != 2 or arms[1].kind != "else":
+        return False
+    test = _defined_test(arms[0])
+    if test is None or test[0] not in _NVCC_COMPILER_MACROS:
+        return False
+    span = arm_span(arms[0] if test[1] else arms[1], ctx)
+    return arm_vendor(ctx.content[span.start_byte : span.end_byte]) == "rocm"
 
 
 def _defined_test(directive: Directive) -> tuple[str, bool] | None:

@@ -26,6 +26,7 @@ from rocmlint.vendor import EVERYWHERE, Branch
 # Tokens that show which vendor an `#if` arm is written for.
 _ROCM_ARM = re.compile(
     rb"#\s*include\s*[<\"](?:hip|hipcub|rocprim|rocblas|hipblas)\w*/|\bhip[A-Z]\w*|\bhipcub::|\brocprim::|__builtin_amdgcn_"
+    rb"|\broc(?:blas|sparse|solver|fft|rand)_\w+"  # a ROCm library's own names (`rocblas_double_complex`)
 )
 _NVIDIA_ARM = re.compile(
     rb"#\s*include\s*[<\"](?:cuda|cub/|cublas|cudnn|cusparse|curand|cufft|nvml|mma\.h|cooperative_groups)|\bcuda[A-Z]\w*|\bcub::|\bnvcuda::|\bcublas[A-Z]\w*"
@@ -462,15 +463,17 @@ def _vote(opening: Directive, arms: list[tuple[int, int]], data: bytes) -> tuple
     if match is None or len(arms) > 2 or any(end < 0 for _, end in arms[:-1]):
         return None
     negated, name = bool(match.group(1)), match.group(2)
-    first = _arm_vendor(data[arms[0][0] : arms[0][1]])
-    second = _arm_vendor(data[arms[1][0] : arms[1][1]]) if len(arms) == 2 else None
+    first = arm_vendor(data[arms[0][0] : arms[0][1]])
+    second = arm_vendor(data[arms[1][0] : arms[1][1]]) if len(arms) == 2 else None
     if first is None or second is None or second == first:
         return None  # one arm written for a vendor and a plain other one (`#ifndef NDEBUG`) decides nothing
     other = {"rocm": "nvidia", "nvidia": "rocm"}[first]
     return name, other if negated else first
 
 
-def _arm_vendor(arm: bytes) -> str | None:
+def arm_vendor(arm: bytes) -> str | None:
+    """The vendor an `#if` arm's code is written for, by the headers and API it names; None when it names both
+    vendors' or neither."""
     rocm, nvidia = bool(_ROCM_ARM.search(arm)), bool(_NVIDIA_ARM.search(arm))
     if rocm == nvidia:
         return None
