@@ -28,7 +28,8 @@ macros are learned in rocmlint/cuda/learning.py:
   compiled at all (a header included only from NVIDIA-only `#if` arms is NVIDIA-only).
 - **What the ROCm build defines** (`rocm_build_values`): `-DCUDA_VERSION=11000` in the ROCm build gives the
   toolkit's macro that value there; a hipified build (torch `CUDAExtension`) defines `__CUDACC__` (hipify renames
-  it `__HIPCC__`).
+  it `__HIPCC__`); a file HIP-Clang compiles as written (a CMake HIP language build nothing hipifies, a `.hip`
+  source: `FileView.hip_compiled`) has `__CUDACC__` undefined.
 - **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name
   (`list(APPEND ...)`, `set(X ${X} ...)`, `file(GLOB ...)`, `target_sources`, a project function appending its
   `ARGN`; a Bazel target's sources in an NVIDIA `select()` branch, or of targets only NVIDIA branches reach),
