@@ -266,13 +266,8 @@ CudaccMacro.valid = (
     ),
     # The arm the other compilers take is written for ROCm (rocBLAS's complex type): a vendor switch.
     Valid(
-        """
-        #ifdef __NVCC__
-        __host__ __device__ inline double real(cuDoubleComplex x) { return x.x; }
-        #else
-        __host__ __device__ inline double real(rocblas_double_complex x) { return x.real(); }
-        #endif
-        """,
+        "#ifdef __NVCC__\n__host__ __device__ inline double re(cuDoubleComplex x) { return x.x; }\n#else\n"
+        "__host__ __device__ inline double re(rocblas_double_complex x) { return x.real(); }\n#endif\n"
     ),
     # The `#else` written as a chain of its own after the loop: ROCm gets `__syncthreads` where NVIDIA gets `__syncwarp`.
     Valid(
@@ -283,13 +278,8 @@ CudaccMacro.valid = (
 CudaccMacro.invalid = (
     # The `#else` names no ROCm API: a plain C++ fallback ROCm takes by accident.
     Invalid(
-        """
-        #ifdef __NVCC__
-        __host__ __device__ inline double real(cuDoubleComplex x) { return x.x; }
-        #else
-        inline double real(std::complex<double> x) { return x.real(); }
-        #endif
-        """,
+        "#ifdef __NVCC__\n__host__ __device__ inline double re(cuDoubleComplex x) { return x.x; }\n#else\n"
+        "inline double re(std::complex<double> x) { return x.real(); }\n#endif\n",
         expect=("1:1-1:16",),
         no_fix=True,
     ),

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
+from rocmlint.cuda.cmake_filelists import bzl_list_read, bzl_strings, bzl_text
 from rocmlint.cuda.cmake_projects import unadded_projects
 from rocmlint.cuda.cmake_unrun import RUNS_EVERYTHING, RunTracker, UnrunCmake, unrun_cmake
 
@@ -746,6 +747,7 @@ def cmake_facts(
     off_on_rocm: frozenset[str] = frozenset(),
     unrun: UnrunCmake = RUNS_EVERYTHING,
     configured: frozenset[str] = frozenset(),
+    filelists: Mapping[str, str] | None = None,
 ) -> BuildFacts:
     """The macros and sources a CMake file defines per vendor, and the languages it builds. A variable the project's
     configure headers `#cmakedefine` (`configured`, see `configure_header_macros`) that a block sets true
@@ -823,6 +825,15 @@ def cmake_facts(
             defines += _cmake_defines("add_compile_definitions", definitions, vendor, path, line)
         elif name == "list" and _appended_flags(arguments):
             defines += _cmake_flag_defines(arguments, path, line)
+        elif filelists and name in filelists and (quoted := _FIRST_QUOTED.match(arguments)) is not None:
+            # `get_filelist("get_xyz_cuda_srcs()" XYZ_SRCS)`: the `.bzl` list's sources, relative to this folder.
+            vendor = _block_vendor(blocks, file_vendor)
+            listed = [
+                SourceSet(source, vendor, path, line)
+                for source in bzl_strings(filelists[name], quoted.group(1))
+                if source.endswith(_SOURCE_SUFFIXES) and "$" not in source
+            ]
+            sources += [_anywhere(s) if included_module else s for s in listed]
         elif name in ("include_directories", "target_include_directories"):
             vendor = _block_vendor(blocks, file_vendor)
             folders = _include_folders(name, arguments, root, included_module)
@@ -930,6 +941,7 @@ def cmake_unadded_projects(root: str, texts: Mapping[str, str], other_build_text
 
 # Commands setting a COMPILE_DEFINITIONS property: `set_property(TARGET t APPEND PROPERTY COMPILE_DEFINITIONS A)`,
 # `set_source_files_properties(k.cc PROPERTIES COMPILE_DEFINITIONS "SWITCH=1")`, `set_target_properties(...)`.
+_FIRST_QUOTED = re.compile(r'\s*"([^"]*)"')
 _PROPERTY_COMMANDS = frozenset({"set_property", "set_source_files_properties", "set_target_properties"})
 _FIRST_VALUE = re.compile(r'\s*("[^"]*"|\S+)')
 
@@ -1152,6 +1164,28 @@ def _globbed_sources(arguments: str, vendor: str | None, path: str, line: int) -
 
 
 _ARGUMENT_LIST = re.compile(r"\$\{ARG(?:N|V)\}")
+
+
+def cmake_filelist_functions(texts: Iterable[str], bzl_texts: Mapping[str, str]) -> dict[str, str]:
+    """The project's CMake functions that hand the caller a list of a `.bzl` file (lowercase name -> that file's
+    text; see rocmlint/cuda/cmake_filelists.py): `function(get_filelist name outputvar)` running Python on
+    `xyz_defs.bzl` to print the expression its first parameter names."""
+    found: dict[str, str] = {}
+    for text in texts:
+        function, first, body = "", "", ""
+        for command, arguments, _ in _cmake_commands(text):
+            name = command.lower()
+            if name == "function" and arguments.split():
+                function, first, body = arguments.split()[0], (arguments.split()[1:] or [""])[0], ""
+            elif name == "endfunction" and function:
+                read = bzl_list_read(body)
+                source = bzl_text(read[0], bzl_texts) if read is not None and read[1] == first else None
+                if source is not None:
+                    found[function.lower()] = source
+                function = ""
+            elif function:
+                body += f" {command}({arguments})"
+    return found
 
 
 def cmake_source_functions(texts: Iterable[str]) -> frozenset[str]:

@@ -71,6 +71,7 @@ from rocmlint.cuda.build_files import (
     BuildFacts,
     SourceSet,
     cmake_facts,
+    cmake_filelist_functions,
     cmake_glob_functions,
     cmake_source_functions,
     cmake_switches_off_on_rocm,
@@ -1403,13 +1404,16 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     # A `.cmake` module defines the source-adding functions the `CMakeLists.txt` files call.
     # (and the globbing functions, and the options a HIP build leaves off by default).
     functions = cmake_source_functions(cmake_texts.values())
+    filelists = cmake_filelist_functions(
+        cmake_texts.values(), {p: t for p, t in bazel_texts.items() if p.endswith(".bzl")}
+    )
     globbing = cmake_glob_functions(cmake_texts.values())
     off_on_rocm = cmake_switches_off_on_rocm(cmake_texts.values())
     unrun = cmake_unrun(cmake_texts.values())
     merged = [
         f
         if isinstance(f, BuildFacts)
-        else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun, configured)
+        else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun, configured, filelists)
         for f in build_facts
     ]
     if any(os.path.basename(path) in ("BUILD", "BUILD.bazel") for path in bazel_texts):
