@@ -87,6 +87,19 @@ def test_a_cmake_variable_a_configure_header_cmakedefines_is_the_macro_of_the_bl
     assert _codes(write_tree(tmp_path / "plain", files), "src/k.cu") == [("ROC207", 3)]
 
 
+def test_a_cmakedefine01_variable_set_true_in_a_vendor_block_is_that_vendors_macro(tmp_path):
+    # `#cmakedefine01 XYZ_HAVE_CUDA`: 1 where the CUDA block sets it, 0 elsewhere, so `#if XYZ_HAVE_CUDA` is NVIDIA's.
+    template = "#cmakedefine01 XYZ_HAVE_CUDA\n#cmakedefine01 XYZ_BACKEND_B\n"
+    source = "#include <xyz_config.h>\n#if XYZ_HAVE_CUDA\n#include <cuda.h>\n#endif\n"
+    files = {"CMakeLists.txt": _CONFIGURING_CMAKE, "src/probe.cpp": source}
+    root = write_tree(tmp_path / "configured", {**files, "include/xyz_config.h.in": template})
+    project = CudaProject.build(root)
+    assert project.learned["XYZ_HAVE_CUDA"].vendor == "nvidia"
+    assert project.learned["XYZ_BACKEND_B"].vendor == "rocm"
+    assert _codes(root, "src/probe.cpp") == []
+    assert _codes(write_tree(tmp_path / "plain", files), "src/probe.cpp") == [("ROC204", 3)]
+
+
 _HIPIFYING_MAKEFILE = """
 # generated: hipifies the CUDA folders into *_hip folders
 HIPIFY ?= tools/hipify-perl

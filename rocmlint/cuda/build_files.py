@@ -873,13 +873,16 @@ def cmake_facts(
     )
 
 
-_CMAKEDEFINE = re.compile(r"^[ \t]*#[ \t]*cmakedefine[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+# `#cmakedefine NAME` and `#cmakedefine01 NAME` (defined as 1 when the variable is true, else as 0: `#if NAME` tests
+# it as `#ifdef` tests the other).
+_CMAKEDEFINE = re.compile(r"^[ \t]*#[ \t]*cmakedefine(?:01)?[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
 _CMAKE_FALSE = frozenset({"", "0", "OFF", "FALSE", "NO", "N", "IGNORE", "NOTFOUND"})
 
 
 def configure_header_macros(text: str) -> frozenset[str]:
     """The macros a configure header template (`include/config.h.in`, written by CMake's `configure_file`)
-    declares with `#cmakedefine NAME`: defined in the header when the CMake variable NAME is true."""
+    declares with `#cmakedefine NAME` (or `#cmakedefine01 NAME`): defined in the header (as 1) when the CMake
+    variable NAME is true."""
     return frozenset(_CMAKEDEFINE.findall(text))
 
 
