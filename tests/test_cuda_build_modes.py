@@ -88,9 +88,9 @@ def test_a_cmake_variable_a_configure_header_cmakedefines_is_the_macro_of_the_bl
 
 
 def test_a_cmakedefine01_variable_set_true_in_a_vendor_block_is_that_vendors_macro(tmp_path):
-    # `#cmakedefine01 XYZ_HAVE_CUDA`: 1 where the CUDA block sets it, 0 elsewhere, so `#if XYZ_HAVE_CUDA` is NVIDIA's.
+    # `#cmakedefine01 XYZ_BACKEND_B`: 1 where the HIP block sets it, 0 elsewhere, so `#if !XYZ_BACKEND_B` is NVIDIA's.
     template = "#cmakedefine01 XYZ_HAVE_CUDA\n#cmakedefine01 XYZ_BACKEND_B\n"
-    source = "#include <xyz_config.h>\n#if XYZ_HAVE_CUDA\n#include <cuda.h>\n#endif\n"
+    source = "#include <xyz_config.h>\n#if !XYZ_BACKEND_B\n#include <cuda.h>\n#endif\n"
     files = {"CMakeLists.txt": _CONFIGURING_CMAKE, "src/probe.cpp": source}
     root = write_tree(tmp_path / "configured", {**files, "include/xyz_config.h.in": template})
     project = CudaProject.build(root)
