@@ -100,6 +100,38 @@ def test_a_cmakedefine01_variable_set_true_in_a_vendor_block_is_that_vendors_mac
     assert _codes(write_tree(tmp_path / "plain", files), "src/probe.cpp") == [("ROC204", 3)]
 
 
+_STAND_IN = """
+#include <xyz_config.h>
+#if !XYZ_BACKEND_B
+#include <cuda.h>
+#else
+namespace xyz {
+typedef enum { CUDA_SUCCESS = 0, CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_INVALID_PC } CUresult;
+}
+#endif
+"""
+_ERROR_NAMES = """
+#include "stand_in.h"
+namespace xyz {
+const char* error_name(CUresult e) {
+  switch (e) {
+    case CUDA_ERROR_NOT_PERMITTED: return "not permitted";
+    default: return "unknown";
+  }
+}
+}
+"""
+
+
+def test_enumerators_a_rocm_only_branch_defines_are_the_projects_remaps(tmp_path):
+    # The stand-in enum of a build without CUDA: on ROCm the names in `error_name` are its enumerators.
+    template = "#cmakedefine01 XYZ_BACKEND_B\n"
+    files = {"CMakeLists.txt": _CONFIGURING_CMAKE, "src/stand_in.h": _STAND_IN, "src/errors.cpp": _ERROR_NAMES}
+    root = write_tree(tmp_path / "configured", {**files, "include/xyz_config.h.in": template})
+    assert _codes(root, "src/errors.cpp") == []
+    assert ("ROC217", 5) in _codes(write_tree(tmp_path / "plain", files), "src/errors.cpp")
+
+
 _HIPIFYING_MAKEFILE = """
 # generated: hipifies the CUDA folders into *_hip folders
 HIPIFY ?= tools/hipify-perl

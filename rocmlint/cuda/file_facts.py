@@ -43,6 +43,9 @@ _CONSTANT = re.compile(
 )
 _TYPE_ALIAS = re.compile(rb"[ \t]*(?:typedef\s+[\w:<>\s*]+?\s+([A-Za-z_]\w*)\s*;|using\s+([A-Za-z_]\w*)\s*=)")
 _TYPE_KEYWORD = re.compile(rb"\b(?:typedef|using)\b")
+# An enum's body and each enumerator's name in it (`enum CUresult { CUDA_SUCCESS = 0, CUDA_ERROR_X, ... }`).
+_ENUM_BODY = re.compile(rb"\benum\b[^{;()]*\{([^{}]*)\}")
+_ENUMERATOR = re.compile(rb"(?:^|,)\s*(?:(?://[^\n]*|/\*.*?\*/)\s*)*([A-Za-z_]\w*)", re.DOTALL)
 # A device function under a reserved `__` name (`static __device__ __forceinline__ int __dp4a(int a, int b, int c)`):
 # in a ROCm-only branch, the project's own version of a CUDA intrinsic HIP lacks, which the project's calls use.
 _INTRINSIC_FUNCTION = re.compile(
@@ -340,7 +343,7 @@ def _constants(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterat
 
 
 def _types(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:
-    """The type aliases a ROCm-only branch defines, and every device function under an intrinsic's name ROCm
+    """The type aliases and enumerators a ROCm-only branch defines, and every device function under an intrinsic's name ROCm
     compiles (in a header only ROCm includes, such as llama.cpp's `vendors/hip.h`, the project model finds it
     ROCm-only): the remaps."""
     yield from _intrinsic_functions(data, lines, preprocessor)
@@ -355,6 +358,13 @@ def _types(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[D
         if match is not None and match.end() > keyword.start():
             name = (match.group(1) or match.group(2)).decode()
             yield Definition(name, None, lines.line(keyword.start()), branch)
+    # The enumerators of an enum a ROCm-only branch defines (a stand-in `CUresult` where the build has no CUDA).
+    for body in _ENUM_BODY.finditer(data):
+        branch = preprocessor.branch_at(body.start())
+        if branch.on_nvidia is False:
+            for enumerator in _ENUMERATOR.finditer(body.group(1)):
+                start = body.start(1) + enumerator.start(1)
+                yield Definition(enumerator.group(1).decode(), None, lines.line(start), branch)
 
 
 def _intrinsic_functions(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:
