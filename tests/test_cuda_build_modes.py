@@ -100,6 +100,26 @@ def test_a_cmakedefine01_variable_set_true_in_a_vendor_block_is_that_vendors_mac
     assert _codes(write_tree(tmp_path / "plain", files), "src/probe.cpp") == [("ROC204", 3)]
 
 
+def test_a_cmakedefine01_set_per_hip_compiler_is_that_platforms_macro(tmp_path):
+    # `CMAKE_HIP_COMPILER_ID STREQUAL "NVIDIA"` is HIP compiled by nvcc: its arm's variable is NVIDIA's, the `else` ROCm's,
+    # in a HIP module whose own name says ROCm.
+    cmake = """
+        enable_language(HIP)
+        set(XYZ_PLATFORM_A 0)
+        set(XYZ_PLATFORM_B 0)
+        if(CMAKE_HIP_COMPILER_ID STREQUAL "NVIDIA")
+            set(XYZ_PLATFORM_A 1)
+        else()
+            set(XYZ_PLATFORM_B 1)
+        endif()
+        """
+    files = {"CMakeLists.txt": "include(cmake/hip.cmake)\n", "cmake/hip.cmake": cmake, "src/k.hip": "int k;\n"}
+    template = "#cmakedefine01 XYZ_PLATFORM_A\n#cmakedefine01 XYZ_PLATFORM_B\n"
+    project = CudaProject.build(write_tree(tmp_path, {**files, "include/config.hpp.in": template}))
+    assert project.learned["XYZ_PLATFORM_A"].vendor == "nvidia"
+    assert project.learned["XYZ_PLATFORM_B"].vendor == "rocm"
+
+
 _STAND_IN = """
 #include <xyz_config.h>
 #if !XYZ_BACKEND_B

@@ -1310,16 +1310,18 @@ def _tested(condition: str) -> str:
 
 
 def _platform_tested(condition: str) -> str | None:
-    """The vendor of the HIP platform a CMake condition compares (`${HIP_PLATFORM} STREQUAL "nvcc"`, also within
-    `ENABLE_GPU AND ...`), else None (a negated test, `NOT`, too)."""
+    """The vendor of the HIP platform a CMake condition compares (`${HIP_PLATFORM} STREQUAL "nvcc"`,
+    `CMAKE_HIP_COMPILER_ID STREQUAL "NVIDIA"`, also within `ENABLE_GPU AND ...`), else None (a negated test, `NOT`,
+    too)."""
     match = _PLATFORM_COMPARISON.search(condition)
     if match is None or "NOT" in condition.split():
         return None
     return vendor_of_words(match.group(1))
 
 
-# `${HIP_PLATFORM} STREQUAL "nvcc"`: a platform variable compared with a value naming a vendor tests that vendor.
-_PLATFORM_COMPARISON = re.compile(r'\S*PLATFORM\S*\s+STREQUAL\s+"?([\w-]+)"?', re.IGNORECASE)
+# `${HIP_PLATFORM} STREQUAL "nvcc"`, `CMAKE_HIP_COMPILER_ID STREQUAL "NVIDIA"` (HIP compiled by nvcc): a platform
+# or HIP compiler variable compared with a value naming a vendor tests that vendor.
+_PLATFORM_COMPARISON = re.compile(r'\S*(?:PLATFORM|HIP_COMPILER_ID)\S*\s+STREQUAL\s+"?([\w-]+)"?', re.IGNORECASE)
 
 
 def _cmake_commands(text: str) -> Iterator[tuple[str, str, int]]:
