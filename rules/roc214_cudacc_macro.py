@@ -10,6 +10,8 @@ from rocmlint.cuda.conditions import (
     holds_only_pragmas,
     is_host_only_unit,
     nvcc_macros_change_no_rocm_code,
+    rocm_arm_written_for_rocm,
+    with_complementary_chain,
 )
 from rocmlint.cuda.frontend import CudaContext
 from rocmlint.cuda.preprocessor import Directive, names_in
@@ -53,7 +55,10 @@ class CudaccMacro(ConditionRule, Rule):
     project macro NVIDIA's build alone defines, `defined(__CUDACC__) && defined(XYZ_USE_CUDA)`), or the arm ROCm
     takes instead holds the same code. Nor when the arm NVIDIA takes holds only what HIP lacks (a 32-bit-mask
     `__shfl_down_sync`) and ROCm takes an arm of its own (`#else __shfl_down`): the test is the author's vendor
-    switch. Nor is a test of `__CUDACC_RTC__` alone in a project whose run-time
+    switch; also when the function writes that `#else` as a chain of its own testing the negation
+    (`#if defined(__CUDACC__) __syncwarp(); #endif` ... `#if !defined(__CUDACC__) __syncthreads(); #endif`). Nor
+    `#ifdef __NVCC__ ... #else` whose `#else` names HIP's or a ROCm library's API (`rocblas_double_complex`): the
+    arm ROCm takes is the one written for it. Nor is a test of `__CUDACC_RTC__` alone in a project whose run-time
     compiles (its NVRTC, hipRTC or jitify calls) sit only in code the ROCm build does not compile: every ROCm
     compile takes the arm NVIDIA's ahead-of-time builds take. Nor in a host compiler's source (`.cpp`, `.cc`)
     or a header only such sources include, in a project whose build hands no `.cpp` to nvcc (a `LANGUAGE CUDA`
@@ -107,8 +112,14 @@ class CudaccMacro(ConditionRule, Rule):
         arms = self._chains(ctx).arms_of(directive)
         if nvcc_macros_change_no_rocm_code(arms, ctx):
             return  # ROCm compiles the same code either way (`defined(__CUDACC__) && defined(XYZ_USE_CUDA)`)
-        if "__CUDACC_RTC__" not in tested and arm_outcomes_agree(arms, ctx):
-            return  # ROCm takes its own arm where NVIDIA's holds only what HIP lacks (a 32-bit-mask `_sync` shuffle)
+        if "__CUDACC_RTC__" not in tested and arm_outcomes_agree(
+            with_complementary_chain(arms, self._chains(ctx), ctx), ctx
+        ):
+            # ROCm takes its own arm where NVIDIA's holds only what HIP lacks (a 32-bit-mask `_sync` shuffle), in this
+            # chain or in the one-armed chain of the same function testing the negation (`#if !defined(__CUDACC__)`).
+            return
+        if rocm_arm_written_for_rocm(arms, ctx):
+            return  # `#ifdef __NVCC__ ... #else <rocBLAS types>`: the other compilers' arm is the author's ROCm one
         if all(holds_only_pragmas(arm, ctx) for arm in self._chains(ctx).arms_of(directive)):
             return  # compiler hints only (`#if !defined(__NVCC__)` + a pragma clang accepts): no code differs
         # The chain's `__CUDACC__`/`__CUDACC_RTC__` tests (and any device-pass `__CUDA_ARCH__` test beside
@@ -253,8 +264,31 @@ CudaccMacro.valid = (
         "__device__ float sum(float v) {\n  for (int o = 16; o > 0; o >>= 1) {\n#if defined(__CUDACC__)\n"
         "    v += __shfl_down_sync(0xffffffff, v, o);\n#else\n    v += __shfl_down(v, o);\n#endif\n  }\n  return v;\n}\n"
     ),
+    # The arm the other compilers take is written for ROCm (rocBLAS's complex type): a vendor switch.
+    Valid(
+        "#ifdef __NVCC__\n__host__ __device__ inline double re(cuDoubleComplex x) { return x.x; }\n#else\n"
+        "__host__ __device__ inline double re(rocblas_double_complex x) { return x.real(); }\n#endif\n"
+    ),
+    # The `#else` written as a chain of its own after the loop: ROCm gets `__syncthreads` where NVIDIA gets `__syncwarp`.
+    Valid(
+        "__device__ void step(float* s, int n) {\n  for (int i = 0; i < n; i++) {\n    s[i] += 1.f;\n"
+        "#if defined(__CUDACC__)\n    __syncwarp();\n#endif\n  }\n\n#if !defined(__CUDACC__)\n  __syncthreads();\n#endif\n}\n"
+    ),
 )
 CudaccMacro.invalid = (
+    # The `#else` names no ROCm API: a plain C++ fallback ROCm takes by accident.
+    Invalid(
+        "#ifdef __NVCC__\n__host__ __device__ inline double re(cuDoubleComplex x) { return x.x; }\n#else\n"
+        "inline double re(std::complex<double> x) { return x.real(); }\n#endif\n",
+        expect=("1:1-1:16",),
+        no_fix=True,
+    ),
+    # No chain of the function gives ROCm its own step: it loses the sync.
+    Invalid(
+        "__device__ void step(float* s, int n) {\n  for (int i = 0; i < n; i++) {\n    s[i] += 1.f;\n"
+        "#if defined(__CUDACC__)\n    __syncwarp();\n#endif\n  }\n}\n",
+        expect=("4:1-4:24",),
+    ),
     Invalid(
         """
         #ifdef __CUDACC__

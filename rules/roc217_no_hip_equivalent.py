@@ -172,6 +172,7 @@ NoHipEquivalent.valid = (
           return cudaErrorNotSupported;
         }
         typedef enum libraryPropertyType_t { MAJOR_VERSION, MINOR_VERSION } libraryPropertyType;
+        typedef enum { CUDA_SUCCESS = 0, CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_INVALID_PC } CUresult;
         """,
     ),
     # DeepSpeed's cublas_wrappers.h: <mma.h> only when not building for AMD.

@@ -93,6 +93,71 @@ def test_a_cmake_variable_a_configure_header_cmakedefines_is_the_macro_of_the_bl
     assert (project.learned["XYZ_BACKEND_B"].vendor, project.learned["XYZ_HAVE_CUDA"].vendor) == ("rocm", "nvidia")
 
 
+def test_a_cmakedefine01_variable_set_true_in_a_vendor_block_is_that_vendors_macro(tmp_path):
+    # `#cmakedefine01 XYZ_BACKEND_B`: 1 where the HIP block sets it, 0 elsewhere, so `#if !XYZ_BACKEND_B` is NVIDIA's.
+    template = "#cmakedefine01 XYZ_HAVE_CUDA\n#cmakedefine01 XYZ_BACKEND_B\n"
+    source = "#include <xyz_config.h>\n#if !XYZ_BACKEND_B\n#include <cuda.h>\n#endif\n"
+    files = {"CMakeLists.txt": _CONFIGURING_CMAKE, "src/probe.cpp": source}
+    root = write_tree(tmp_path / "configured", {**files, "include/xyz_config.h.in": template})
+    project = CudaProject.build(root)
+    assert project.learned["XYZ_HAVE_CUDA"].vendor == "nvidia"
+    assert project.learned["XYZ_BACKEND_B"].vendor == "rocm"
+    assert _codes(root, "src/probe.cpp") == []
+    assert _codes(write_tree(tmp_path / "plain", files), "src/probe.cpp") == [("ROC204", 3)]
+
+
+def test_a_cmakedefine01_set_per_hip_compiler_is_that_platforms_macro(tmp_path):
+    # `CMAKE_HIP_COMPILER_ID STREQUAL "NVIDIA"` is HIP compiled by nvcc: its arm's variable is NVIDIA's, the `else` ROCm's,
+    # in a HIP module whose own name says ROCm.
+    cmake = """
+        enable_language(HIP)
+        set(XYZ_PLATFORM_A 0)
+        set(XYZ_PLATFORM_B 0)
+        if(CMAKE_HIP_COMPILER_ID STREQUAL "NVIDIA")
+            set(XYZ_PLATFORM_A 1)
+        else()
+            set(XYZ_PLATFORM_B 1)
+        endif()
+        """
+    files = {"CMakeLists.txt": "include(cmake/hip.cmake)\n", "cmake/hip.cmake": cmake, "src/k.hip": "int k;\n"}
+    template = "#cmakedefine01 XYZ_PLATFORM_A\n#cmakedefine01 XYZ_PLATFORM_B\n"
+    project = CudaProject.build(write_tree(tmp_path, {**files, "include/config.hpp.in": template}))
+    assert project.learned["XYZ_PLATFORM_A"].vendor == "nvidia"
+    assert project.learned["XYZ_PLATFORM_B"].vendor == "rocm"
+
+
+_STAND_IN = """
+#include <xyz_config.h>
+#if !XYZ_BACKEND_B
+#include <cuda.h>
+#else
+namespace xyz {
+typedef enum { CUDA_SUCCESS = 0, CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_INVALID_PC } CUresult;
+}
+#endif
+"""
+_ERROR_NAMES = """
+#include "stand_in.h"
+namespace xyz {
+const char* error_name(CUresult e) {
+  switch (e) {
+    case CUDA_ERROR_NOT_PERMITTED: return "not permitted";
+    default: return "unknown";
+  }
+}
+}
+"""
+
+
+def test_enumerators_a_rocm_only_branch_defines_are_the_projects_remaps(tmp_path):
+    # The stand-in enum of a build without CUDA: on ROCm the names in `error_name` are its enumerators.
+    template = "#cmakedefine01 XYZ_BACKEND_B\n"
+    files = {"CMakeLists.txt": _CONFIGURING_CMAKE, "src/stand_in.h": _STAND_IN, "src/errors.cpp": _ERROR_NAMES}
+    root = write_tree(tmp_path / "configured", {**files, "include/xyz_config.h.in": template})
+    assert _codes(root, "src/errors.cpp") == []
+    assert ("ROC217", 5) in _codes(write_tree(tmp_path / "plain", files), "src/errors.cpp")
+
+
 _HIPIFYING_MAKEFILE = """
 # generated: hipifies the CUDA folders into *_hip folders
 HIPIFY ?= tools/hipify-perl

@@ -46,6 +46,7 @@ def test_vendor_words_name_one_side_and_no_other_accelerator():
     assert vendor_of_words("XYZ_USE_HIP") == "rocm"
     assert vendor_of_words("USE_AMD_GPU") == "rocm"
     assert vendor_of_words("USE_CUDA") == "nvidia"
+    assert vendor_of_words("WITH_XYZ_DEVICE_OPTIX") == "nvidia"  # OptiX, NVIDIA's ray tracing, has no ROCm build
     assert vendor_of_words("torch_version_hip") == "rocm"
     assert vendor_of_words("GGML_USE_MUSA") is None  # another accelerator
     assert vendor_of_words("CUDA_OR_HIP") is None  # both sides
@@ -126,6 +127,31 @@ def test_cmake_blocks_functions_and_folders_decide_the_vendor():
     hip_only = cmake_facts("CMakeLists.txt", "project(x LANGUAGES CXX HIP)\nadd_compile_definitions(FLAG)")
     assert hip_only.hip_language and not hip_only.cuda_language
     assert [d.vendor for d in hip_only.defines] == ["rocm"]
+
+
+def test_cmake_lists_a_define_command_takes_whole_hold_definitions():
+    # `target_compile_definitions(t PUBLIC "${XYZ_DEFINITIONS}")`: what the list gets in a backend's arm is that
+    # backend's definition; a list no define command reads holds none.
+    text = textwrap.dedent(
+        """
+        set(XYZ_DEFINITIONS "XYZ_NAMESPACE=xyz")
+        list(APPEND XYZ_DEFINITIONS "ENABLE_IPC")
+        if(XYZ_BACKEND STREQUAL "cuda")
+          list(APPEND XYZ_DEFINITIONS "HAS_TRACER_NV")
+        elseif(XYZ_BACKEND STREQUAL "rocm")
+          list(APPEND XYZ_DEFINITIONS "HAS_TRACER_AMD")
+          list(APPEND XYZ_EXTRA_FILES "HAS_NOTHING")
+        endif()
+        target_compile_definitions(xyz PUBLIC "${XYZ_DEFINITIONS}")
+        """
+    )
+    found = {(d.name, d.value, d.vendor) for d in cmake_facts("proj/CMakeLists.txt", text).defines}
+    assert found == {
+        ("XYZ_NAMESPACE", "xyz", None),
+        ("ENABLE_IPC", None, None),
+        ("HAS_TRACER_NV", None, "nvidia"),
+        ("HAS_TRACER_AMD", None, "rocm"),
+    }
 
 
 def test_cmake_flags_appended_to_a_rocm_flags_variable_define_macros_for_rocm():
@@ -1033,6 +1059,37 @@ def test_cmake_source_functions_follow_wrappers_and_global_properties():
     assert cmake_source_functions([text]) == {"add_to_property", "add_lib_sources", "add_gpu_sources"}
 
 
+def test_cmake_macros_handing_a_named_parameter_to_a_target_list_sources(tmp_path):
+    # `macro(add_example target file)` builds `${file}`: an example added only `if(WITH_CUDA)` is NVIDIA's.
+    text = """
+        macro(add_example target file)
+          add_executable(example_${target} ${file})
+          target_link_libraries(example_${target} lib)
+        endmacro()
+        function(set_flag name value)
+          message(STATUS "${name}=${value}")
+        endfunction()
+        """
+    assert cmake_source_functions([text]) == {"add_example"}
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "if(WITH_HIP)\n  enable_language(HIP)\n  add_compile_definitions(XYZ_HIP)\nelse()\n"
+            "  enable_language(CUDA)\nendif()\nadd_subdirectory(examples)\n",
+            "examples/CMakeLists.txt": text + "add_subdirectory(interop)\nadd_example(plain plain.cpp)\n",
+            "examples/interop/CMakeLists.txt": "if (WITH_CUDA)\n  add_example(interop main.cpp)\nendif()\n",
+            "examples/interop/main.cpp": "#include <cuda_runtime_api.h>\nint main() { return 0; }\n",
+            "examples/plain.cpp": "#include <cuda_runtime_api.h>\nint main() { return 0; }\n",
+        },
+    )
+    project = CudaProject.build(root)
+    interop = project.view(str(root / "examples/interop/main.cpp"))
+    assert interop.base.on_rocm is False
+    assert interop.base_evidence == "examples/interop/CMakeLists.txt:2: the build compiles it for NVIDIA only"
+    assert _codes(root, "examples/interop/main.cpp") == []
+    assert _codes(root, "examples/plain.cpp") == [("ROC204", 1)]
+
+
 def test_a_cuda_folder_whose_hip_twin_hipify_fills_is_compiled_on_rocm(tmp_path):
     files = {
         "CMakeLists.txt": "project(proj LANGUAGES CXX)\nadd_subdirectory(lib)\n",
@@ -1256,6 +1313,26 @@ def test_a_folder_only_an_nvcc_makefile_builds_is_nvidia_code_where_make_builds_
     root = write_tree(tmp_path / "unported", _NVCC_ONLY_FOLDER)
     assert _codes(root, "dev/experiment.cu") == [("ROC210", 3)]
     assert _codes(root, "dev/common.h") == [("ROC202", 2)]
+
+
+def test_make_conditionals_comparing_with_an_empty_or_off_value_negate_their_test():
+    # `ifneq ($(NVCC),)` holds when nvcc was found: NVIDIA's arm; its `else ifneq ($(HIPCC),)` ROCm's.
+    makefile = makefile_facts(
+        "src/Makefile",
+        "ifneq ($(OPENCL),0)\nCFLAGS += -DUSE_CL\nelse ifneq ($(NVCC),)\nCFLAGS += -DOFFLOAD_CUDA\n"
+        "else ifneq ($(HIPCC),)\nCFLAGS += -DOFFLOAD_HIP\nendif\n"
+        "ifeq ($(USE_HIP),0)\nCFLAGS += -DNO_HIP\nendif\nifeq ($(USE_ROCM), true)\nCFLAGS += -DROCM_ON\nendif\n"
+        'ifneq "$(USE_CUDA)" "off"\nCFLAGS += -DCUDA_ON\nendif\nifeq ($(filter-out 0,$(USE_HIP)),)\nCFLAGS += -DX\nendif\n',
+    )
+    assert [(d.name, d.vendor) for d in makefile.defines] == [
+        ("USE_CL", None),
+        ("OFFLOAD_CUDA", "nvidia"),
+        ("OFFLOAD_HIP", "rocm"),
+        ("NO_HIP", None),  # HIP off: not NVIDIA's arm for that
+        ("ROCM_ON", "rocm"),
+        ("CUDA_ON", "nvidia"),
+        ("X", None),  # `$(filter-out 0,$(USE_HIP))` empty: HIP off
+    ]
 
 
 def test_a_make_fragment_of_the_rocm_build_gates_and_decides_version_tests(tmp_path):

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
+from rocmlint.cuda.cmake_filelists import bzl_list_read, bzl_strings, bzl_text
 from rocmlint.cuda.cmake_projects import unadded_projects
 from rocmlint.cuda.cmake_unrun import RUNS_EVERYTHING, RunTracker, UnrunCmake, unrun_cmake
 
@@ -42,6 +43,7 @@ NVIDIA_WORDS = frozenset(
         "CURAND",
         "NVSHMEM",
         "NVTX",
+        "OPTIX",  # NVIDIA's ray-tracing engine: no ROCm build (HIP RT is AMD's)
     }
 )
 # NVIDIA-only libraries with no ROCm build of their own (ROCm's are rocprofiler/roctracer and amdsmi): a macro named
@@ -756,6 +758,7 @@ def cmake_facts(
     off_on_rocm: frozenset[str] = frozenset(),
     unrun: UnrunCmake = RUNS_EVERYTHING,
     configured: frozenset[str] = frozenset(),
+    filelists: Mapping[str, str] | None = None,
 ) -> BuildFacts:
     """The macros and sources a CMake file defines per vendor, and the languages it builds. A variable the project's
     configure headers `#cmakedefine` (`configured`, see `configure_header_macros`) that a block sets true
@@ -791,6 +794,7 @@ def cmake_facts(
     # only), and the indices of the arms that leave the file with `return()`.
     top_arms: list[str | None] = []
     leaving_arms: list[int] = []
+    definition_lists = _definition_lists(commands)
     for command, arguments, line in commands:
         name = command.lower()
         arguments = _folder_variables_expanded(name, arguments, folder_variables)
@@ -842,8 +846,22 @@ def cmake_facts(
                 platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
                 vendor = platform or _block_vendor(blocks, file_vendor)
                 defines.append(BuildDefine(arguments.split()[0], None, vendor, path, line))
+        elif name in ("set", "list") and _listed_definitions(name, arguments, definition_lists):
+            platform = next((arm for arm, _ in reversed(platforms) if arm is not None), None)
+            vendor = platform or _block_vendor(blocks, file_vendor)
+            definitions = _listed_definitions(name, arguments, definition_lists)
+            defines += _cmake_defines("add_compile_definitions", definitions, vendor, path, line)
         elif name == "list" and _appended_flags(arguments):
             defines += _cmake_flag_defines(arguments, path, line)
+        elif filelists and name in filelists and (quoted := _FIRST_QUOTED.match(arguments)) is not None:
+            # `get_filelist("get_xyz_cuda_srcs()" XYZ_SRCS)`: the `.bzl` list's sources, relative to this folder.
+            vendor = _block_vendor(blocks, file_vendor)
+            listed = [
+                SourceSet(source, vendor, path, line)
+                for source in bzl_strings(filelists[name], quoted.group(1))
+                if source.endswith(_SOURCE_SUFFIXES) and "$" not in source
+            ]
+            sources += [_anywhere(s) if included_module else s for s in listed]
         elif name in ("include_directories", "target_include_directories"):
             vendor = _block_vendor(blocks, file_vendor)
             folders = _include_folders(name, arguments, root, included_module)
@@ -883,7 +901,9 @@ def cmake_facts(
     )
 
 
-_CMAKEDEFINE = re.compile(r"^[ \t]*#[ \t]*cmakedefine[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+# `#cmakedefine NAME` and `#cmakedefine01 NAME` (defined as 1 when the variable is true, else as 0: `#if NAME` tests
+# it as `#ifdef` tests the other).
+_CMAKEDEFINE = re.compile(r"^[ \t]*#[ \t]*cmakedefine(?:01)?[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
 _CMAKE_FALSE = frozenset({"", "0", "OFF", "FALSE", "NO", "N", "IGNORE", "NOTFOUND"})
 
 
@@ -903,7 +923,8 @@ def _nested_cuda_alone_project(
 
 def configure_header_macros(text: str) -> frozenset[str]:
     """The macros a configure header template (`include/config.h.in`, written by CMake's `configure_file`)
-    declares with `#cmakedefine NAME`: defined in the header when the CMake variable NAME is true."""
+    declares with `#cmakedefine NAME` (or `#cmakedefine01 NAME`): defined in the header (as 1) when the CMake
+    variable NAME is true."""
     return frozenset(_CMAKEDEFINE.findall(text))
 
 
@@ -967,6 +988,7 @@ def cmake_unadded_projects(root: str, texts: Mapping[str, str], other_build_text
 
 # Commands setting a COMPILE_DEFINITIONS property: `set_property(TARGET t APPEND PROPERTY COMPILE_DEFINITIONS A)`,
 # `set_source_files_properties(k.cc PROPERTIES COMPILE_DEFINITIONS "SWITCH=1")`, `set_target_properties(...)`.
+_FIRST_QUOTED = re.compile(r'\s*"([^"]*)"')
 _PROPERTY_COMMANDS = frozenset({"set_property", "set_source_files_properties", "set_target_properties"})
 _FIRST_VALUE = re.compile(r'\s*("[^"]*"|\S+)')
 
@@ -1191,9 +1213,32 @@ def _globbed_sources(arguments: str, vendor: str | None, path: str, line: int) -
 _ARGUMENT_LIST = re.compile(r"\$\{ARG(?:N|V)\}")
 
 
+def cmake_filelist_functions(texts: Iterable[str], bzl_texts: Mapping[str, str]) -> dict[str, str]:
+    """The project's CMake functions that hand the caller a list of a `.bzl` file (lowercase name -> that file's
+    text; see rocmlint/cuda/cmake_filelists.py): `function(get_filelist name outputvar)` running Python on
+    `xyz_defs.bzl` to print the expression its first parameter names."""
+    found: dict[str, str] = {}
+    for text in texts:
+        function, first, body = "", "", ""
+        for command, arguments, _ in _cmake_commands(text):
+            name = command.lower()
+            if name == "function" and arguments.split():
+                function, first, body = arguments.split()[0], (arguments.split()[1:] or [""])[0], ""
+            elif name == "endfunction" and function:
+                read = bzl_list_read(body)
+                source = bzl_text(read[0], bzl_texts) if read is not None and read[1] == first else None
+                if source is not None:
+                    found[function.lower()] = source
+                function = ""
+            elif function:
+                body += f" {command}({arguments})"
+    return found
+
+
 def cmake_source_functions(texts: Iterable[str]) -> frozenset[str]:
     """The project's CMake functions and macros that pass their arguments to a source list or target
-    (`function(my_add_sources)` whose body runs `list(APPEND SRCS ${ARGN})`, loops over `${ARGN}` and appends each,
+    (`function(my_add_sources)` whose body runs `list(APPEND SRCS ${ARGN})`, `macro(add_example target file)`
+    whose body runs `add_executable(${target} ${file})`, loops over `${ARGN}` and appends each,
     appends them to a global property, or hands them to another such function): a call to one,
     `my_add_sources(a.cu b.cu)`, lists sources as `list(APPEND ...)` does. Lowercase (CMake command names are
     case-insensitive). Read over every CMake file: a `.cmake` module defines what the `CMakeLists.txt` files call."""
@@ -1203,7 +1248,11 @@ def cmake_source_functions(texts: Iterable[str]) -> frozenset[str]:
         for command, arguments, _ in _cmake_commands(text):
             name = command.lower()
             if name in ("function", "macro") and arguments.split():
-                current, arguments_seen = arguments.split()[0].lower(), _ARGUMENT_LIST
+                current, *parameters = arguments.split()
+                current, arguments_seen = current.lower(), _ARGUMENT_LIST
+                if parameters:  # `macro(add_example target file)`: `${file}` is an argument too
+                    named = "|".join(re.escape(parameter) for parameter in parameters)
+                    arguments_seen = re.compile(rf"{_ARGUMENT_LIST.pattern}|\$\{{(?:{named})\}}")
                 passes_arguments_to.setdefault(current, set())
             elif name in ("endfunction", "endmacro"):
                 current = ""
@@ -1323,16 +1372,18 @@ def _tested(condition: str) -> str:
 
 
 def _platform_tested(condition: str) -> str | None:
-    """The vendor of the HIP platform a CMake condition compares (`${HIP_PLATFORM} STREQUAL "nvcc"`, also within
-    `ENABLE_GPU AND ...`), else None (a negated test, `NOT`, too)."""
+    """The vendor of the HIP platform a CMake condition compares (`${HIP_PLATFORM} STREQUAL "nvcc"`,
+    `CMAKE_HIP_COMPILER_ID STREQUAL "NVIDIA"`, also within `ENABLE_GPU AND ...`), else None (a negated test, `NOT`,
+    too)."""
     match = _PLATFORM_COMPARISON.search(condition)
     if match is None or "NOT" in condition.split():
         return None
     return vendor_of_words(match.group(1))
 
 
-# `${HIP_PLATFORM} STREQUAL "nvcc"`: a platform variable compared with a value naming a vendor tests that vendor.
-_PLATFORM_COMPARISON = re.compile(r'\S*PLATFORM\S*\s+STREQUAL\s+"?([\w-]+)"?', re.IGNORECASE)
+# `${HIP_PLATFORM} STREQUAL "nvcc"`, `CMAKE_HIP_COMPILER_ID STREQUAL "NVIDIA"` (HIP compiled by nvcc): a platform
+# or HIP compiler variable compared with a value naming a vendor tests that vendor.
+_PLATFORM_COMPARISON = re.compile(r'\S*(?:PLATFORM|HIP_COMPILER_ID)\S*\s+STREQUAL\s+"?([\w-]+)"?', re.IGNORECASE)
 
 
 def _cmake_commands(text: str) -> Iterator[tuple[str, str, int]]:
@@ -1388,6 +1439,30 @@ def _folder_variables_expanded(command: str, arguments: str, folder_variables: d
         else:
             folder_variables[folder.group(1)] = folder.group(2)
     return expanded
+
+
+def _definition_lists(commands: list[tuple[str, str, int]]) -> frozenset[str]:
+    """The variables a CMake file hands to a define command whole (`target_compile_definitions(t PUBLIC
+    "${XYZ_DEFINITIONS}")`): what it sets or appends to them are definitions, in the vendor of the block doing so."""
+    found: set[str] = set()
+    for command, arguments, _ in commands:
+        name = command.lower()
+        if name in _CMAKE_DEFINE_COMMANDS or (name in _PROPERTY_COMMANDS and "COMPILE_DEFINITIONS" in arguments):
+            found.update(re.findall(r'(?:^|[\s"])\$\{([A-Za-z_]\w*)\}(?=[\s"]|$)', arguments))
+    return frozenset(found)
+
+
+def _listed_definitions(command: str, arguments: str, lists: frozenset[str]) -> str:
+    """The definitions `set(XYZ_DEFINITIONS A B=1)` or `list(APPEND XYZ_DEFINITIONS A)` puts in one of `lists`, ""
+    when it sets another variable."""
+    words = arguments.split()
+    if command == "list":
+        return " ".join(words[2:]) if words[:1] == ["APPEND"] and words[1:2] and words[1] in lists else ""
+    return (
+        " ".join(word for word in words[1:] if word not in ("PARENT_SCOPE", "CACHE"))
+        if words[:1] and words[0] in lists
+        else ""
+    )
 
 
 def _appended_flags(arguments: str) -> bool:
@@ -1532,54 +1607,45 @@ def _make_sources(path: str, lines: list[tuple[int, str]]) -> tuple[str, ...]:
     return tuple(sorted(os.path.normpath(os.path.join(folder, word)) for word in words))
 
 
-# What make compares a variable with to ask whether it is unset or off: `ifeq ($(HIPCC),)` (no hipcc found), `ifeq
-# ($(USE_ROCM),0)`. Such an `ifeq` tests the named vendor's absence, its `else` the vendor; `ifneq` the reverse.
-_ABSENT_VALUES = frozenset({"", "0", "n", "no", "off", "false"})
-
-
 def _make_arm_vendors(conditional: re.Match[str]) -> tuple[str | None, str | None]:
     """The vendors a make conditional's arm and its `else` are written for: `ifeq ($(ROCM),true)` ROCm's then NVIDIA's,
     `ifndef ROCM` the reverse; a test of a variable's absence (`ifeq ($(HIPCC),)`: no hipcc found) says nothing of
     its own arm, its `else` is the named vendor's."""
     named = vendor_of_words(conditional.group(2).replace("$", " "))
-    if _tests_absence(conditional):
+    operands = _make_operands(conditional.group(2)) if conditional.group(1) in ("ifeq", "ifneq") else None
+    if operands is not None and any(_MAKE_OFF_VALUE.fullmatch(operand) for operand in operands):
         return (named, None) if conditional.group(1) == "ifneq" else (None, named)
     if conditional.group(1) in ("ifneq", "ifndef"):
         return _other_vendor(named), named
     return named, _other_vendor(named)
 
 
-def _tests_absence(conditional: re.Match[str]) -> bool:
-    """Whether an `ifeq`/`ifneq` compares with an empty or false value (`($(HIPCC),)`, `"$(ROCM)" "0"`)."""
-    if conditional.group(1) not in ("ifeq", "ifneq"):
-        return False
-    arguments = conditional.group(2).strip()
-    if arguments.startswith("(") and arguments.endswith(")"):
-        operands = _split_make_arguments(arguments[1:-1])
-    else:
-        operands = re.findall(r"\"([^\"]*)\"|'([^']*)'", arguments)
-        operands = ["".join(pair) for pair in operands]
-    if len(operands) != 2:
-        return False
-    return any(operand.strip().lower() in _ABSENT_VALUES for operand in operands)
-
-
-def _split_make_arguments(text: str) -> list[str]:
-    """The comma-separated arguments of `ifeq (A,B)`, commas inside `$(...)` calls kept with their call."""
-    operands, depth, start = [], 0, 0
-    for index, char in enumerate(text):
-        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            operands.append(text[start:index])
-            start = index + 1
-    operands.append(text[start:])
-    return operands
-
-
 # A pattern rule making a file of one folder from the same-stemmed file of another (`out_hip/%.cpp: src/%.cpp`),
 # and a recipe line running a hipify tool (`$(HIPIFY) $< > $@`, `hipify-perl`, `hipify-clang`).
 _PATTERN_RULE = re.compile(r"^\s*[^\s:=#]*%[^\s:=]*\s*:\s*([^\s%:=$]+)/%")
 _HIPIFY_RUN = re.compile(r"(?i)hipify")
+
+
+# A make value that reads as "off" when a conditional compares a switch with it: `ifneq ($(NVCC),)` holds when
+# nvcc was found, `ifneq ($(USE_HIP),0)` when HIP is on.
+_MAKE_OFF_VALUE = re.compile(r"(?i)\s*(?:0|false|no|off|n)?\s*")
+
+
+def _make_operands(arguments: str) -> tuple[str, str] | None:
+    """The two operands of `ifeq (A,B)` / `ifeq "A" "B"`, None when they cannot be told apart (a comma inside a
+    function call of the first one is skipped: `$(filter-out 0,$(X))`)."""
+    text = arguments.strip()
+    quoted = re.fullmatch(r"""(["'])(.*?)\1\s+(["'])(.*?)\3""", text)
+    if quoted is not None:
+        return quoted.group(2), quoted.group(4)
+    if not (text.startswith("(") and text.endswith(")")):
+        return None
+    depth = 0
+    for index, char in enumerate(text[1:-1], 1):
+        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            return text[1:index], text[index + 1 : -1]
+    return None
 
 
 def makefiles_run(path: str, text: str) -> Iterator[str]:

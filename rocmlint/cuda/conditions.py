@@ -26,8 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from rocmlint.cuda.file_facts import is_host_source
-from rocmlint.cuda.frontend import ByteSpan, CudaContext
+from rocmlint.cuda.file_facts import arm_vendor, is_host_source
+from rocmlint.cuda.frontend import ByteSpan, CudaContext, Node
 from rocmlint.cuda.hip_gaps import (
     lacking_on_hip,
     only_lacking_on_hip,
@@ -869,6 +869,63 @@ def condition_edit(directive: Directive, ctx: CudaContext, condition: str) -> Ed
 
 
 # --- what an arm holds ---------------------------------------------------------------------------------
+
+
+# A condition testing one macro's definition, negated or not: `defined(X)`, `!defined X` (`#ifdef X` reads so).
+_ONE_DEFINED_TEST = re.compile(r"\s*(!?)\s*defined\s*(?:\(\s*(\w+)\s*\)|\s(\w+))\s*")
+
+
+def with_complementary_chain(arms: list[Directive], chains: Chains, ctx: CudaContext) -> list[Directive]:
+    """The arms of a one-armed chain testing one macro's definition (`#if defined(__CUDACC__) __syncwarp(); #endif`)
+    and, after them, the arm of a one-armed chain of the same function testing its negation (`#if
+    !defined(__CUDACC__) __syncthreads(); #endif`, maybe after the loop the first one ends): the two are an `#if` and
+    its `#else`, written apart, the second holding what the first one's compilers do not get. `arms` unchanged when
+    there is no such chain, or more than one."""
+    test = _defined_test(arms[0]) if len(arms) == 1 else None
+    function = _function_at(ctx, arms[0].start_byte) if test is not None else None
+    if test is None or function is None:
+        return arms
+    name, negated = test
+    own = arm_span(arms[0], ctx)
+    found = [
+        other
+        for other in ctx.preprocessor.directives
+        if other.kind in _OPENERS
+        and function.start_byte <= other.start_byte < function.end_byte
+        and _defined_test(other) == (name, not negated)
+        and len(chains.arms_of(other)) == 1
+        and not own.start_byte <= other.start_byte < own.end_byte
+        and not arm_span(other, ctx).start_byte <= arms[0].start_byte < arm_span(other, ctx).end_byte
+    ]
+    return [*arms, found[0]] if len(found) == 1 else arms
+
+
+# nvcc's compiler macros: a chain testing one of them alone tells nvcc from the other compilers.
+_NVCC_COMPILER_MACROS = frozenset({"__CUDACC__", "__NVCC__"})
+
+
+def rocm_arm_written_for_rocm(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether a two-armed chain testing only whether nvcc's compiler macro is defined (`#ifdef __NVCC__ ... #else
+    ... #endif`) gives the other compilers an arm written for ROCm, naming HIP's or a ROCm library's API
+    (`rocblas_double_complex`, `arm_vendor`): a vendor switch whose ROCm side its author wrote."""
+    if len(arms) != 2 or arms[1].kind != "else":
+        return False
+    test = _defined_test(arms[0])
+    if test is None or test[0] not in _NVCC_COMPILER_MACROS:
+        return False
+    span = arm_span(arms[0] if test[1] else arms[1], ctx)
+    return arm_vendor(ctx.content[span.start_byte : span.end_byte]) == "rocm"
+
+
+def _defined_test(directive: Directive) -> tuple[str, bool] | None:
+    """(macro, negated) of an `#if`/`#ifdef`/`#ifndef` testing only whether one macro is defined, else None."""
+    match = _ONE_DEFINED_TEST.fullmatch(directive.condition)
+    return None if match is None else (match.group(2) or match.group(3), bool(match.group(1)))
+
+
+def _function_at(ctx: CudaContext, offset: int) -> Node | None:
+    """The function definition around a byte of the file (a directive in its body), None outside any."""
+    return ctx.function_of(ctx.tree.root_node.descendant_for_byte_range(offset, offset) or ctx.tree.root_node)
 
 
 def arm_span(directive: Directive, ctx: CudaContext) -> ByteSpan:

@@ -26,6 +26,7 @@ from rocmlint.vendor import EVERYWHERE, Branch
 # Tokens that show which vendor an `#if` arm is written for.
 _ROCM_ARM = re.compile(
     rb"#\s*include\s*[<\"](?:hip|hipcub|rocprim|rocblas|hipblas)\w*/|\bhip[A-Z]\w*|\bhipcub::|\brocprim::|__builtin_amdgcn_"
+    rb"|\broc(?:blas|sparse|solver|fft|rand)_\w+"  # a ROCm library's own names (`rocblas_double_complex`)
 )
 _NVIDIA_ARM = re.compile(
     rb"#\s*include\s*[<\"](?:cuda|cub/|cublas|cudnn|cusparse|curand|cufft|nvml|mma\.h|cooperative_groups)|\bcuda[A-Z]\w*|\bcub::|\bnvcuda::|\bcublas[A-Z]\w*"
@@ -42,6 +43,9 @@ _CONSTANT = re.compile(
 )
 _TYPE_ALIAS = re.compile(rb"[ \t]*(?:typedef\s+[\w:<>\s*]+?\s+([A-Za-z_]\w*)\s*;|using\s+([A-Za-z_]\w*)\s*=)")
 _TYPE_KEYWORD = re.compile(rb"\b(?:typedef|using)\b")
+# An enum's body and each enumerator's name in it (`enum CUresult { CUDA_SUCCESS = 0, CUDA_ERROR_X, ... }`).
+_ENUM_BODY = re.compile(rb"\benum\b[^{;()]*\{([^{}]*)\}")
+_ENUMERATOR = re.compile(rb"(?:^|,)\s*(?:(?://[^\n]*|/\*.*?\*/)\s*)*([A-Za-z_]\w*)", re.DOTALL)
 # A device function under a reserved `__` name (`static __device__ __forceinline__ int __dp4a(int a, int b, int c)`):
 # in a ROCm-only branch, the project's own version of a CUDA intrinsic HIP lacks, which the project's calls use.
 _INTRINSIC_FUNCTION = re.compile(
@@ -339,7 +343,7 @@ def _constants(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterat
 
 
 def _types(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:
-    """The type aliases a ROCm-only branch defines, and every device function under an intrinsic's name ROCm
+    """The type aliases and enumerators a ROCm-only branch defines, and every device function under an intrinsic's name ROCm
     compiles (in a header only ROCm includes, such as llama.cpp's `vendors/hip.h`, the project model finds it
     ROCm-only): the remaps."""
     yield from _intrinsic_functions(data, lines, preprocessor)
@@ -354,6 +358,13 @@ def _types(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[D
         if match is not None and match.end() > keyword.start():
             name = (match.group(1) or match.group(2)).decode()
             yield Definition(name, None, lines.line(keyword.start()), branch)
+    # The enumerators of an enum a ROCm-only branch defines (a stand-in `CUresult` where the build has no CUDA).
+    for body in _ENUM_BODY.finditer(data):
+        branch = preprocessor.branch_at(body.start())
+        if branch.on_nvidia is False:
+            for enumerator in _ENUMERATOR.finditer(body.group(1)):
+                start = body.start(1) + enumerator.start(1)
+                yield Definition(enumerator.group(1).decode(), None, lines.line(start), branch)
 
 
 def _intrinsic_functions(data: bytes, lines: _Lines, preprocessor: Preprocessor) -> Iterator[Definition]:
@@ -462,15 +473,17 @@ def _vote(opening: Directive, arms: list[tuple[int, int]], data: bytes) -> tuple
     if match is None or len(arms) > 2 or any(end < 0 for _, end in arms[:-1]):
         return None
     negated, name = bool(match.group(1)), match.group(2)
-    first = _arm_vendor(data[arms[0][0] : arms[0][1]])
-    second = _arm_vendor(data[arms[1][0] : arms[1][1]]) if len(arms) == 2 else None
+    first = arm_vendor(data[arms[0][0] : arms[0][1]])
+    second = arm_vendor(data[arms[1][0] : arms[1][1]]) if len(arms) == 2 else None
     if first is None or second is None or second == first:
         return None  # one arm written for a vendor and a plain other one (`#ifndef NDEBUG`) decides nothing
     other = {"rocm": "nvidia", "nvidia": "rocm"}[first]
     return name, other if negated else first
 
 
-def _arm_vendor(arm: bytes) -> str | None:
+def arm_vendor(arm: bytes) -> str | None:
+    """The vendor an `#if` arm's code is written for, by the headers and API it names; None when it names both
+    vendors' or neither."""
     rocm, nvidia = bool(_ROCM_ARM.search(arm)), bool(_NVIDIA_ARM.search(arm))
     if rocm == nvidia:
         return None

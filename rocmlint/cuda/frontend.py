@@ -142,6 +142,7 @@ class CudaOptions:
                 self.project.rocm_build_decided,
                 hipified=bool(self.project.hipified),
                 built_for_any_vendor=self.project.built_for_any_vendor,
+                hip_compiled=bool(self.project.hip_compiled),
             )
         )
 

@@ -228,6 +228,9 @@ class VendorMacros:
     # The project's build runs hipify over the file (a CMake hipify run, a torch extension): its `__CUDACC__` may
     # become `__HIPCC__`, even in a chain testing `__HIPCC__` as well.
     hipified: bool = False
+    # The ROCm build compiles the file as written with HIP-Clang (a CMake HIP language build, a `.hip` source) and
+    # no build step hipifies it: `__CUDACC__`, which HIP-Clang never defines, is undefined there.
+    hip_compiled: bool = False
 
     def as_compiled(self) -> VendorMacros:
         """The same macros with the stale ROCm spellings read as a ROCm build compiles them: maybe defined
@@ -252,6 +255,7 @@ class VendorMacros:
         rocm_build_decided: frozenset[str] = frozenset(),
         hipified: bool = False,
         built_for_any_vendor: frozenset[str] = frozenset(),
+        hip_compiled: bool = False,
     ) -> VendorMacros:
         return replace(
             self,
@@ -261,6 +265,7 @@ class VendorMacros:
             rocm_build_decided=rocm_build_decided,
             hipified=hipified,
             built_for_any_vendor=built_for_any_vendor,
+            hip_compiled=hip_compiled,
         )
 
     def is_rocm_side(self, name: str) -> bool:
@@ -715,10 +720,12 @@ class _Evaluator:
         if (
             name == "__CUDACC__"
             and vendor == "rocm"
-            and self.compilers_apart
+            and (self.compilers_apart or macros.hip_compiled)
             and not (name in defines or macros.hipified)
         ):
-            return False  # a chain testing `__HIPCC__` too means nvcc by it, unless hipify renames it
+            # A chain testing `__HIPCC__` too means nvcc by it, as does a file HIP-Clang compiles as written;
+            # unless hipify renames it.
+            return False
         if (
             vendor == "rocm"
             and self.before_rocm_arm

@@ -28,7 +28,8 @@ macros are learned in rocmlint/cuda/learning.py:
   compiled at all (a header included only from NVIDIA-only `#if` arms is NVIDIA-only).
 - **What the ROCm build defines** (`rocm_build_values`): `-DCUDA_VERSION=11000` in the ROCm build gives the
   toolkit's macro that value there; a hipified build (torch `CUDAExtension`) defines `__CUDACC__` (hipify renames
-  it `__HIPCC__`).
+  it `__HIPCC__`); a file HIP-Clang compiles as written (a CMake HIP language build nothing hipifies, a `.hip`
+  source: `FileView.hip_compiled`) has `__CUDACC__` undefined.
 - **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name
   (`list(APPEND ...)`, `set(X ${X} ...)`, `file(GLOB ...)`, `target_sources`, a project function appending its
   `ARGN`; a Bazel target's sources in an NVIDIA `select()` branch, or of targets only NVIDIA branches reach),
@@ -70,6 +71,7 @@ from rocmlint.cuda.build_files import (
     BuildFacts,
     SourceSet,
     cmake_facts,
+    cmake_filelist_functions,
     cmake_glob_functions,
     cmake_source_functions,
     cmake_switches_off_on_rocm,
@@ -144,6 +146,9 @@ class FileView:
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
     hip_source: str = ""  # why the file is HIP code, compiled by hipcc only ("" when it is not); maybe ported
     hipified: str = ""  # why the ROCm build renames CUDA names in the file (hipify), "" when it does not
+    # Why the ROCm build compiles the file as written with HIP-Clang, no hipify step renaming its `__CUDACC__`
+    # ("" when it may not): see `CudaProject._hip_compiled`.
+    hip_compiled: str = ""
     # Why the project already builds this file for ROCm through that hipify, asked when a rule meets a rename ("" when
     # it does not, or nothing hipifies the file): the renames are then done, no note worth showing; before a first
     # port, or in code the port has not reached, they still mark what the port touches. See `CudaProject.view`.
@@ -473,6 +478,7 @@ class CudaProject:
             rocm_native=self._rocm_native(path),
             hip_source=self._hip_source(path),
             hipified=self._relative_evidence(hipify_evidence),
+            hip_compiled="" if hipified else self._hip_compiled(path),
             hipify_ported=lambda: self._hipify_ported(path, closure),
             host_compiled_only=self._host_compiled_only(path),
             atomic_overloads=_LazySet(lambda: self._atomic_overloads(around.files)),
@@ -953,6 +959,18 @@ class CudaProject:
                 found.add(twin)
         return frozenset(found | own)
 
+    def _hip_compiled(self, path: str) -> str:
+        """Why the ROCm build compiles the file at `path` as written with HIP-Clang, "" when it may not: a `.hip`
+        source, or any file of a project whose CMake build compiles the HIP language (`enable_language(HIP)`, a
+        `LANGUAGE HIP` source property) and which nothing hipifies (no torch extension, hipify run or hipified
+        folder): HIP-Clang defines `__HIPCC__`, never `__CUDACC__`, so its `#ifdef __CUDACC__` arms are NVIDIA's."""
+        build = self.build_facts
+        if self._hipify_evidence(path) or build.torch_extension or build.extension_folders or self._hipified_folders:
+            return ""
+        if path.endswith(".hip"):
+            return f"{self._relative(path)} is a HIP source"
+        return "a CMake file builds the HIP language, and no build step hipifies" if build.hip_language else ""
+
     def _hipify_evidence(self, path: str) -> str:
         """Why the ROCm build hipifies the file at `path`: the build hipifies the whole tree (torch extensions), or
         the folder holding it (`BuildFacts.hipify_folders`); "" when it compiles the file as written."""
@@ -1400,13 +1418,16 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     # A `.cmake` module defines the source-adding functions the `CMakeLists.txt` files call.
     # (and the globbing functions, and the options a HIP build leaves off by default).
     functions = cmake_source_functions(cmake_texts.values())
+    filelists = cmake_filelist_functions(
+        cmake_texts.values(), {p: t for p, t in bazel_texts.items() if p.endswith(".bzl")}
+    )
     globbing = cmake_glob_functions(cmake_texts.values())
     off_on_rocm = cmake_switches_off_on_rocm(cmake_texts.values())
     unrun = cmake_unrun(cmake_texts.values())
     merged = [
         f
         if isinstance(f, BuildFacts)
-        else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun, configured)
+        else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun, configured, filelists)
         for f in build_facts
     ]
     if any(os.path.basename(path) in ("BUILD", "BUILD.bazel") for path in bazel_texts):

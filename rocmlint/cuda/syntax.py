@@ -446,7 +446,7 @@ __all__ = [
 
 def is_own_name(node: Node, ctx: CudaContext) -> bool:
     """Whether `node` names something the code itself defines or declares where it is used: a function, type
-    (`is_defined_name`), macro, or a variable or parameter in scope (`GaussClusterable *this_cluster = ...;
+    or enumerator (`is_defined_name`), macro, or a variable or parameter in scope (`GaussClusterable *this_cluster = ...;
     this_cluster->count()`). Such a name is the project's, not the CUDA API it happens to spell."""
     if is_defined_name(node) or _is_macro_name(node):
         return True
@@ -465,11 +465,14 @@ def _is_macro_name(node: Node) -> bool:
 
 def is_defined_name(node: Node) -> bool:
     """Whether `node` is a name the code itself defines: the function a declarator introduces (`cudaError_t
-    cudaFoo(int)`), a type a `typedef` introduces, or a struct/enum/union given a body under that name. The
-    project's own definition of a CUDA name (a stub for ROCm) is not a use of the API."""
+    cudaFoo(int)`), a type a `typedef` introduces, a struct/enum/union given a body under that name, or an
+    enumerator of an enum it defines (`enum CUresult { CUDA_ERROR_NOT_PERMITTED, ... }`). The project's own
+    definition of a CUDA name (a stub for ROCm) is not a use of the API."""
     parent = node.parent
     if parent is None:
         return False
+    if parent.type == "enumerator":
+        return parent.child_by_field_name("name") == node
     if parent.type == "function_declarator":
         return parent.child_by_field_name("declarator") == node
     if parent.type == "type_definition":
