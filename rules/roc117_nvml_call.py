@@ -118,6 +118,16 @@ _LIBRARY_MESSAGE = (
 
 
 NvmlCall.valid = (
+    # Only where NVIDIA's driver program ran: the helper's answer is an NVIDIA test.
+    Valid(
+        """
+        import subprocess, pynvml
+        def is_nvidia_system():
+            return subprocess.call("nvidia-smi", shell=True) == 0
+        if is_nvidia_system():
+            pynvml.nvmlInit()
+        """,
+    ),
     # Private helpers only called inside a `try:` whose handler returns "unavailable".
     Valid(
         """

@@ -2443,6 +2443,23 @@ _GUARDED_DEEP_GEMM = "try:\n    import deep_gemm\nexcept ImportError:\n    deep_
         ),
         pytest.param("import subprocess\nsubprocess.run(['nvidia-smi', '-L'])\nHAZARD()\n", BOTH, id="run-unchecked"),
         pytest.param("import subprocess\nsubprocess.check_call(['rocm-smi'])\nHAZARD()\n", BOTH, id="other-program"),
+        # A driver's program that ran (exit code 0) runs only on its vendor's machines.
+        pytest.param(
+            "import subprocess\nif subprocess.call('nvidia-smi', shell=True) == 0:\n    HAZARD()\n",
+            NVIDIA_ONLY,
+            id="nvidia-smi-exit-code",
+        ),
+        pytest.param(
+            "import subprocess\nif subprocess.run(['rocm-smi']).returncode != 0:\n    HAZARD()\n",
+            NVIDIA_ONLY,
+            id="rocm-smi-failed",
+        ),
+        pytest.param(
+            "import os\ndef on_nvidia():\n    return os.system('nvidia-smi -L') == 0\nif on_nvidia():\n    HAZARD()\n",
+            NVIDIA_ONLY,
+            id="helper-returning-exit-code-test",
+        ),
+        pytest.param("import subprocess\nif subprocess.call('ls') == 0:\n    HAZARD()\n", BOTH, id="other-exit-code"),
         pytest.param(_GUARDED_DEEP_GEMM + "    n = deep_gemm.ceil_div(m, 128)\n    HAZARD()\n", NVIDIA_ONLY, id="call"),
         pytest.param(
             _GUARDED_DEEP_GEMM + "    x = f(g(deep_gemm.ceil_div(m, 8)))\n    HAZARD()\n", NVIDIA_ONLY, id="nested"

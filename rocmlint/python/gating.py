@@ -114,6 +114,9 @@ _EVALUATING_STATEMENTS = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, as
 _CUSTOM_OPERATORS = "torch.ops."
 _PACKAGE_PROBES = frozenset({"importlib.util.find_spec", "pytest.importorskip"})
 _NVIDIA_PROGRAMS = frozenset(_VENDOR_PACKAGES["nvidia_only_programs"])
+_ROCM_PROGRAMS = frozenset(_VENDOR_PACKAGES["rocm_only_programs"])
+# Runners whose result is the program's exit code (`subprocess.run`'s through `.returncode`).
+_EXIT_CODE_RUNNERS = frozenset({"subprocess.call", "subprocess.run", "os.system"})
 # Their module `tvm.testing.utils` is re-exported as `tvm.testing`: both spellings name one decorator.
 _NVIDIA_ONLY_TEST_DECORATORS = frozenset(_VENDOR_PACKAGES["nvidia_only_test_decorators"])
 # Runners that raise when the program is missing or fails (`subprocess.run` only with `check=True`).
@@ -834,12 +837,28 @@ class GateAnalyzer:
         )
         if not (checked or name in _RAISING_RUNNERS):
             return None
+        return NVIDIA if self._program_run(call) in _NVIDIA_PROGRAMS else None
+
+    def _program_run(self, call: ast.Call) -> str:
+        """The program a runner call runs (`subprocess.call("nvidia-smi", shell=True)`, `run(["rocm-smi"])`): the
+        first word of its command, without a folder; "" when it is not written out."""
         command = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "args"), None)
         if isinstance(command, (ast.List, ast.Tuple)):
             command = command.elts[0] if command.elts else None
         text = self.semantic.string_value(command) if command is not None else None
         words = text.split() if text else []
-        return NVIDIA if words and words[0].rsplit("/", 1)[-1] in _NVIDIA_PROGRAMS else None
+        return words[0].rsplit("/", 1)[-1] if words else ""
+
+    def _program_exit_test(self, left: ast.expr, right: ast.expr) -> Vendor | None:
+        """`subprocess.call("nvidia-smi", ...) == 0` (or `subprocess.run(...).returncode`, `os.system(...)`): the
+        driver's program ran, which it does only on its vendor's machines (`rocm-smi` only on ROCm's)."""
+        run = left if _number_literal(right) == 0 else right if _number_literal(left) == 0 else None
+        if isinstance(run, ast.Attribute) and run.attr == "returncode":
+            run = run.value
+        if not isinstance(run, ast.Call) or self.semantic.qualified_name(run.func) not in _EXIT_CODE_RUNNERS:
+            return None
+        program = self._program_run(run)
+        return NVIDIA if program in _NVIDIA_PROGRAMS else ROCM if program in _ROCM_PROGRAMS else None
 
     def _package_probe(self, call: ast.Call) -> Vendor | None:
         """`importlib.util.find_spec("cutlass")` / `pytest.importorskip("cutlass")`: found only where the
@@ -1079,6 +1098,9 @@ class GateAnalyzer:
             return value.negate() if isinstance(operator, ast.NotIn) else value
         if type(operator) in _ORDERINGS:
             return self._ordering(expr.left, operator, right)
+        ran = self._program_exit_test(expr.left, right) if isinstance(operator, (ast.Eq, ast.NotEq)) else None
+        if ran is not None:
+            return ran.negate() if isinstance(operator, ast.NotEq) else ran
         literal = _string(right) or _string(expr.left)
         subject = expr.left if _string(right) is not None else right
         if literal is not None and isinstance(operator, (ast.Eq, ast.NotEq)):
