@@ -2460,6 +2460,14 @@ _GUARDED_DEEP_GEMM = "try:\n    import deep_gemm\nexcept ImportError:\n    deep_
             id="helper-returning-exit-code-test",
         ),
         pytest.param("import subprocess\nif subprocess.call('ls') == 0:\n    HAZARD()\n", BOTH, id="other-exit-code"),
+        pytest.param(
+            "import shutil\ndef is_cuda():\n    if shutil.which('nvidia-smi'):\n        return True\n    else:\n"
+            "        return False\nif is_cuda():\n    HAZARD()\n",
+            NVIDIA_ONLY,
+            id="nvidia-smi-on-path",
+        ),
+        pytest.param("import shutil\nif not shutil.which('rocminfo'):\n    HAZARD()\n", NVIDIA_ONLY, id="no-rocminfo"),
+        pytest.param("import shutil\nif shutil.which('git'):\n    HAZARD()\n", BOTH, id="other-program-on-path"),
         pytest.param(_GUARDED_DEEP_GEMM + "    n = deep_gemm.ceil_div(m, 128)\n    HAZARD()\n", NVIDIA_ONLY, id="call"),
         pytest.param(
             _GUARDED_DEEP_GEMM + "    x = f(g(deep_gemm.ceil_div(m, 8)))\n    HAZARD()\n", NVIDIA_ONLY, id="nested"

@@ -849,16 +849,22 @@ class GateAnalyzer:
         words = text.split() if text else []
         return words[0].rsplit("/", 1)[-1] if words else ""
 
-    def _program_exit_test(self, left: ast.expr, right: ast.expr) -> Vendor | None:
+    def _program_exit_test(self, left: ast.expr, right: ast.expr) -> Vendor:
         """`subprocess.call("nvidia-smi", ...) == 0` (or `subprocess.run(...).returncode`, `os.system(...)`): the
         driver's program ran, which it does only on its vendor's machines (`rocm-smi` only on ROCm's)."""
         run = left if _number_literal(right) == 0 else right if _number_literal(left) == 0 else None
         if isinstance(run, ast.Attribute) and run.attr == "returncode":
             run = run.value
         if not isinstance(run, ast.Call) or self.semantic.qualified_name(run.func) not in _EXIT_CODE_RUNNERS:
-            return None
-        program = self._program_run(run)
-        return NVIDIA if program in _NVIDIA_PROGRAMS else ROCM if program in _ROCM_PROGRAMS else None
+            return UNKNOWN
+        return self._program_vendor(self._program_run(run))
+
+    @staticmethod
+    def _program_vendor(program: str) -> Vendor:
+        """The vendor whose machines have a driver's program (`nvidia-smi`: NVIDIA's; `rocm-smi`: ROCm's): where it
+        is found or ran (`shutil.which("nvidia-smi")`); UNKNOWN for any other program."""
+        program = program.rsplit("/", 1)[-1]
+        return NVIDIA if program in _NVIDIA_PROGRAMS else ROCM if program in _ROCM_PROGRAMS else UNKNOWN
 
     def _package_probe(self, call: ast.Call) -> Vendor | None:
         """`importlib.util.find_spec("cutlass")` / `pytest.importorskip("cutlass")`: found only where the
@@ -1098,8 +1104,8 @@ class GateAnalyzer:
             return value.negate() if isinstance(operator, ast.NotIn) else value
         if type(operator) in _ORDERINGS:
             return self._ordering(expr.left, operator, right)
-        ran = self._program_exit_test(expr.left, right) if isinstance(operator, (ast.Eq, ast.NotEq)) else None
-        if ran is not None:
+        ran = self._program_exit_test(expr.left, right) if isinstance(operator, (ast.Eq, ast.NotEq)) else UNKNOWN
+        if ran.is_vendor_test:
             return ran.negate() if isinstance(operator, ast.NotEq) else ran
         literal = _string(right) or _string(expr.left)
         subject = expr.left if _string(right) is not None else right
@@ -1181,6 +1187,8 @@ class GateAnalyzer:
             return configured
         if name in _FALSE_ON_ROCM_CALLS:
             return Vendor(False, None)
+        if name == "shutil.which" and call.args:
+            return self._program_vendor(self.semantic.string_value(call.args[0]) or "")
         if isinstance(func, ast.Attribute):
             without_arguments = not call.args and not call.keywords
             if without_arguments and func.attr in _ROCM_METHODS:
