@@ -706,9 +706,23 @@ class GateAnalyzer:
             return self.read_elsewhere.only_off_rocm(function.name)
         if not isinstance(owner, ast.ClassDef) or self.semantic.parent(owner) is not self.semantic.module:
             return False
-        if owner.decorator_list or self.references.uses_of(owner):
-            return False  # registered by a decorator, or made or subclassed here
-        return self.read_elsewhere.only_off_rocm(owner.name)
+        if owner.decorator_list:
+            return False  # registered by a decorator
+        uses = self.references.uses_of(owner)
+        if not uses:
+            return self.read_elsewhere.only_off_rocm(owner.name)
+        return self._instances_only_off_rocm(owner, uses)
+
+    def _instances_only_off_rocm(self, owner: ast.ClassDef, uses: list[ast.expr]) -> bool:
+        """A class this file only makes (or names) in code that never runs on ROCm, which no class here
+        derives from and other modules do not read or only read off ROCm: its methods run on its instances,
+        so never on ROCm (`manager = NvidiaManager()` in the NVIDIA arm of a vendor dispatch)."""
+        assert self.read_elsewhere is not None
+        if any(isinstance(self.semantic.parent(use), ast.ClassDef) for use in uses):
+            return False  # a base class: the subclass's instances run its methods
+        if not all(self.never_on_rocm(use) for use in uses):
+            return False
+        return not self.read_elsewhere(owner.name) or self.read_elsewhere.only_off_rocm(owner.name)
 
     def _rocm_arm_follows(self, branch: ast.If) -> bool:
         """`if <cuda setup or override>: ... elif torch.version.hip: ...`: a later arm that only ROCm can
