@@ -377,17 +377,17 @@ def _vendor_names(found: VendorStrings) -> VendorStrings:
     values = found.rocm
     if values is None or found.decided_by_vendor:
         return found
-    named = {value: _named_vendor(value) for value in values if value is not None}
-    if not named or None in named.values() or set(named.values()) != {"rocm", "nvidia"}:
+    named: dict[Constant, str | None] = {value: _named_vendor(value) for value in values if value is not None}
+    if None in named.values() or set(named.values()) != {"rocm", "nvidia"}:
         return found
     return VendorStrings(
-        frozenset(value for value in values if named.get(value, "rocm") == "rocm"),
+        frozenset(value for value in values if named.get(value, "rocm") == "rocm"),  # None: on either
         frozenset(value for value in values if named.get(value, "nvidia") == "nvidia"),
     )
 
 
 def _named_vendor(value: Constant) -> str | None:
-    """ "rocm" or "nvidia" when a string's words name exactly that vendor ("amd-graphics", "cuda"), else None."""
+    """`"rocm"` or `"nvidia"` when a string's words name exactly that vendor ("amd-graphics", "cuda"), else None."""
     if not isinstance(value, str):
         return None
     words = set(re.split(r"[^a-z0-9]+", value.lower()))
