@@ -33,10 +33,9 @@ class TritonNumWarps(Rule):
     num_warps = calculate_settings(n)`; its `32` is reported, once, also when only other modules call it and it
     returns a variable named `num_warps`), or an element of the list a `for` loop or
     comprehension iterates (`for num_warps in [4, 8, 32]`; the `32` is reported). Values the linter cannot
-    know (a function parameter) are not flagged, nor are configs gated for ROCm: branches on `torch.version.hip`,
-    conditions around the config that mention ROCm (`if IS_ROCM and w > 16: continue`) or the device's warp size
-    (`[... for w in ws if w * props.warp_size <= 1024]`), config lists passed through a pruning function that
-    consults either (directly or as `prune_configs_by`), and config lists only used on NVIDIA.
+    know (a parameter) are not flagged, nor are configs gated for ROCm: `torch.version.hip` branches, conditions that
+    mention ROCm (`if IS_ROCM and w > 16: continue`) or the device's warp size (`... if w * props.warp_size <= 1024`),
+    config lists passed through a pruning function consulting either (also as `prune_configs_by`), NVIDIA-only lists.
 
     ## Why is this bad on ROCm?
     Triton launches `num_warps x warp_size` threads per block. CDNA GPUs (MI100-MI350) have 64-lane
