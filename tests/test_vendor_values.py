@@ -499,3 +499,21 @@ def test_the_methods_of_a_class_only_made_off_rocm(tmp_path: Path, base: str, el
     )
     report = Engine().check_path(tmp_path / "pkg/monitor.py", Settings(root=tmp_path))
     assert [d.location.line for d in report.diagnostics if d.code == "ROC116"] == rows
+
+
+ARCH_NAME_TRUTH = [
+    pytest.param('arch = getattr(props, "gcnArchName", "")\n    if arch:\n        return', False, id="getattr"),
+    pytest.param("if props.gcnArchName:\n        return", False, id="attribute"),
+    pytest.param('if getattr(props, "gcnArchName", None) is None:\n        return', True, id="not-a-truth-test"),
+    pytest.param(
+        'arch = props.gcnArchName.split(":")[1]\n    if arch:\n        return', True, id="a-part-may-be-empty"
+    ),
+    pytest.param('arch = getattr(props, "name", "")\n    if arch:\n        return', True, id="another-attribute"),
+]
+
+
+@pytest.mark.parametrize(("test", "on_rocm"), ARCH_NAME_TRUTH)
+def test_the_truth_of_the_gfx_name_holds_on_rocm(test: str, on_rocm: bool) -> None:
+    """Every AMD GPU has a gfx name; NVIDIA's is its device name or missing: past `if arch: return`, no ROCm."""
+    code = "import torch\ndef f():\n    props = torch.cuda.get_device_properties(0)\n    " + test + "\n    HAZARD()\n"
+    assert where(code) == (on_rocm, True)

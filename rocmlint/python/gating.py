@@ -26,7 +26,7 @@ from functools import cached_property
 from typing import Any, Protocol
 
 from rocmlint.data import load
-from rocmlint.python.arch_tests import gfx_name_test
+from rocmlint.python.arch_tests import arch_name_truth, gfx_name_test
 from rocmlint.python.capability_values import on_every_cdna_gpu
 from rocmlint.python.references import References
 from rocmlint.python.scopes import (
@@ -348,7 +348,7 @@ class GateAnalyzer:
         if isinstance(expr, ast.Constant) and type(expr.value) is bool:
             return CONSTANT_TRUE if expr.value else CONSTANT_FALSE
         if isinstance(expr, (ast.Name, ast.Attribute)):
-            return self._reference(expr, depth)
+            return arch_name_truth(self.semantic, expr) or self._reference(expr, depth)
         if isinstance(expr, ast.NamedExpr):
             return self.value(expr.value, depth + 1)  # `if (hip := torch.version.hip):`
         return UNKNOWN
