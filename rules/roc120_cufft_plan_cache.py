@@ -114,6 +114,40 @@ def _message() -> str:
 
 
 CufftPlanCache.valid = (
+    # Every AMD GPU has a gfx name: ROCm returns before the NVIDIA setting.
+    Valid(
+        """
+        import torch
+
+        def tune_fft(device):
+            arch = getattr(torch.cuda.get_device_properties(device), "gcnArchName", "")
+            if arch:
+                return
+            torch.backends.cuda.cufft_plan_cache[device].max_size = 32
+        """,
+    ),
+    # A class only made where a detector that names the machine's vendor says "nvidia": its methods never
+    # run on ROCm (`gpu_vendor()` returns only vendor names, so a ROCm machine sees "amd" or None).
+    Valid(
+        """
+        import os
+        import torch
+
+        def gpu_vendor():
+            if os.path.exists("/dev/nvidiactl"):
+                return "nvidia"
+            if os.path.exists("/dev/kfd"):
+                return "amd"
+            return None
+
+        class CudaSpectralSetup:
+            def __init__(self):
+                torch.backends.cuda.cufft_plan_cache.max_size = 32
+
+        if gpu_vendor() == "nvidia":
+            setup = CudaSpectralSetup()
+        """,
+    ),
     # Reading the size and clearing the cache work on ROCm.
     Valid(
         """
@@ -188,6 +222,35 @@ CufftPlanCache.valid = (
     ),
 )
 CufftPlanCache.invalid = (
+    Invalid(  # the look-alike returns for some AMD GPUs only
+        """
+        import torch
+
+        def tune_fft(device):
+            arch = getattr(torch.cuda.get_device_properties(device), "gcnArchName", "")
+            if arch.startswith("gfx94"):
+                return
+            torch.backends.cuda.cufft_plan_cache[device].max_size = 32
+        """,
+        expect=("7:5-7:58",),
+    ),
+    Invalid(  # the look-alike's other answer names no vendor: a ROCm machine may see "nvidia" for all it knows
+        """
+        import os
+        import torch
+
+        def gpu_vendor():
+            return "nvidia" if os.path.exists("/dev/nvidiactl") else "intel"
+
+        class CudaSpectralSetup:
+            def __init__(self):
+                torch.backends.cuda.cufft_plan_cache.max_size = 32
+
+        if gpu_vendor() == "nvidia":
+            setup = CudaSpectralSetup()
+        """,
+        expect=("9:9-9:54",),
+    ),
     Invalid(
         """
         import torch

@@ -9,7 +9,7 @@ from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import report_site
 from rocmlint.python.scopes import own_returns
 from rocmlint.python.semantic import FUNCTION_DEFS
-from rocmlint.python.triton import handled_for_rocm, num_warps_above, num_warps_argument
+from rocmlint.python.triton import handled_for_rocm, num_warps_above, num_warps_argument, warps_above
 from rocmlint.python.values import Follow, Names
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -87,7 +87,7 @@ class TritonNumWarps(Rule):
         argument = num_warps_argument(ctx, node)
         if argument is None:
             return
-        too_many = [v for v in ctx.values.int_values(argument, _WARP_VALUES) if v.value > _MAX_WARPS_ON_WAVE64]
+        too_many = warps_above(ctx, ctx.values.int_values(argument, _WARP_VALUES), _MAX_WARPS_ON_WAVE64)
         if not too_many or handled_for_rocm(ctx, node):
             return
         for source in too_many:
@@ -108,8 +108,8 @@ class TritonNumWarps(Rule):
             for value in values:
                 if not (isinstance(value, ast.Name) and value.id == "num_warps"):
                     continue
-                for source in ctx.values.int_values(value, _WARP_VALUES):
-                    if source.value > _MAX_WARPS_ON_WAVE64 and source.node not in self._reported:
+                for source in warps_above(ctx, ctx.values.int_values(value, _WARP_VALUES), _MAX_WARPS_ON_WAVE64):
+                    if source.node not in self._reported:
                         if ctx.report(source.node, _message(source.value), gate_on=(value,)):
                             self._reported.add(source.node)
 
@@ -156,12 +156,9 @@ TritonNumWarps.valid = (
     Valid(
         """
         import torch
-
         def is_hip() -> bool:
             return torch.version.hip is not None
-
         num_warps = 32  # module default for the benchmark script
-
         def cross_entropy(logits, target, BLOCK_SIZE, num_warps=4):
             _cross_entropy_kernel[(logits.shape[0],)](
                 logits, target, BLOCK_SIZE=BLOCK_SIZE, num_warps=32 if not is_hip() else 16,
@@ -246,26 +243,28 @@ TritonNumWarps.valid = (
             run_benchmark(x, num_warps=32)
         """,
     ),
-    # Liger-style: the helper picks a ROCm-sized value itself (called here, or only by other modules).
+    # Liger-style: the helper picks a ROCm-sized value itself (called here, or only by other modules), or halves
+    # it in a branch every ROCm build takes before returning it.
     Valid(
         """
         import torch
         import triton
-
         def is_hip() -> bool:
             return torch.version.hip is not None
-
         def calculate_settings(n):
             BLOCK_SIZE = triton.next_power_of_2(n)
             num_warps = 4
             if BLOCK_SIZE >= 32768:
                 num_warps = 32 if not is_hip() else 16
             return BLOCK_SIZE, num_warps
-
         def get_num_warps(n):
             num_warps = 32 if not is_hip() else 16
             return num_warps
-
+        def halved_on_rocm(n):
+            num_warps = 32 if n >= 32768 else 8
+            if torch.version.hip:
+                num_warps //= 2
+            return num_warps
         def rms_norm(x, w):
             BLOCK_SIZE, num_warps = calculate_settings(x.shape[-1])
             _rms_norm_kernel[(x.shape[0],)](x, w, BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)

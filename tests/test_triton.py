@@ -8,6 +8,7 @@ import pytest
 from snippets import parse
 
 from rocmlint.python import triton
+from rocmlint.python.values import IntValue
 
 
 @pytest.mark.parametrize(
@@ -64,3 +65,25 @@ def test_handled_for_rocm(code: str, handled: bool) -> None:
     snippet = parse("import torch\nIS_ROCM = torch.version.hip is not None\n" + code)
     call = next(n for n in ast.walk(snippet.module) if isinstance(n, ast.Call) and snippet.code(n.func) == "Config")
     assert triton.handled_for_rocm(snippet.ctx, call) is handled
+
+
+@pytest.mark.parametrize(
+    ("body", "on_rocm"),
+    [
+        pytest.param("    if torch.version.hip:\n        w //= 2\n", 16, id="halved-on-rocm"),
+        pytest.param("    if IS_ROCM:\n        w >>= 2\n", 8, id="shifted-on-rocm"),
+        pytest.param("    if torch.version.cuda:\n        w //= 2\n", 32, id="halved-on-nvidia"),
+        pytest.param("    if big:\n        w //= 2\n", 32, id="not-a-vendor-test"),
+        pytest.param("    use(w)\n    if torch.version.hip:\n        w //= 2\n", 32, id="read-before"),
+        pytest.param("    if torch.version.hip:\n        w -= 16\n", 32, id="not-a-division"),
+        pytest.param("    if torch.version.hip:\n        w //= 2\n    else:\n        w = 8\n", 32, id="with-else"),
+    ],
+)
+def test_warps_on_rocm(body: str, on_rocm: int) -> None:
+    """A warp count its def divides in a branch every ROCm build takes, before anything reads it."""
+    snippet = parse(
+        "import torch\nIS_ROCM = torch.version.hip is not None\ndef f():\n    w = 32\n" + body + "    return w\n"
+    )
+    literal = next(n for n in ast.walk(snippet.module) if isinstance(n, ast.Constant) and n.value == 32)
+    found = IntValue(32, literal)
+    assert triton.warps_on_rocm(snippet.ctx, found) == on_rocm

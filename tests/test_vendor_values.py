@@ -403,3 +403,117 @@ def test_a_script_outside_the_packages_imports_them_from_the_project_root(tmp_pa
     assert [d.code for d in report.diagnostics] == []
     report = Engine().check_path(tmp_path / "scripts/check.py", Settings(root=tmp_path / "scripts"))
     assert [d.code for d in report.diagnostics] == ["ROC116"]  # the package is outside the checked project
+
+
+_DETECTOR = """
+from pathlib import Path
+def detect():
+    if Path("/dev/nvidiactl").exists():
+        return "nvidia"
+    if Path("/dev/kfd").exists():
+        return OTHER
+    return None
+"""
+
+DETECTED_VENDORS = [
+    pytest.param('"amd-graphics"', NVIDIA_ONLY, id="both-vendors-named"),
+    pytest.param('"cpu"', BOTH, id="a-value-naming-no-vendor"),
+    pytest.param('"nvidia-amd"', BOTH, id="a-value-naming-both"),
+    pytest.param('"nvidia"', BOTH, id="one-vendor-only"),
+]
+
+
+@pytest.mark.parametrize(("other", "expected"), DETECTED_VENDORS)
+def test_a_detector_returning_vendor_names_names_the_machines_vendor(
+    other: str, expected: tuple[bool | None, bool | None]
+) -> None:
+    """Every string it returns names one vendor, both among them: a ROCm machine never sees "nvidia"."""
+    code = _DETECTOR.replace("OTHER", other) + 'if detect() == "nvidia":\n    HAZARD()\n'
+    assert where(code) == expected
+
+
+def test_a_property_of_the_one_instance_a_name_holds() -> None:
+    code = (
+        _DETECTOR.replace("OTHER", '"amd"')
+        + "class Gpu:\n    def __init__(self):\n        self._vendor = detect()\n"
+        + "    @property\n    def vendor(self):\n        return self._vendor\n"
+        + "    def probe(self):\n        return self._vendor\n"
+        + "gpu = Gpu()\n"
+        + 'if gpu.vendor == "nvidia":\n    HAZARD("property")\n'
+        + 'if gpu.probe == "nvidia":\n    HAZARD("method-not-called")\n'
+    )
+    assert everywhere(code) == {"property": NVIDIA_ONLY, "method-not-called": BOTH}
+
+
+def test_a_class_re_exported_by_a_package_below_a_folder_without_init(tmp_path: Path) -> None:
+    """`from top.common.devices import Gpu` where `top/common/` has no `__init__.py`: the package's `__init__`
+    re-exports the class from its module, found from the project root the checked file was given."""
+    detector = (
+        _DETECTOR.replace("OTHER", '"amd"')
+        + "class Gpu:\n    @property\n    def vendor(self):\n        return detect()\n"
+    )
+    files = {
+        "top/__init__.py": "",
+        "top/common/devices/__init__.py": "from top.common.devices.gpu import Gpu\n",
+        "top/common/devices/gpu.py": detector,
+        "top/common/utils/__init__.py": "",
+        "top/common/utils/monitor.py": (
+            'import subprocess\nfrom top.common.devices import Gpu\nif Gpu().vendor == "nvidia":\n'
+            '    subprocess.run(["nvidia-smi"])\ngpu = Gpu()\nif gpu.vendor == "nvidia":\n'
+            '    subprocess.run(["nvidia-smi"])\n'
+        ),
+    }
+    write_tree(tmp_path, files)
+    report = Engine().check_path(tmp_path / "top/common/utils/monitor.py", Settings(root=tmp_path))
+    # The class called in place is no name holding one instance; the instance bound to `gpu` is.
+    assert [(d.code, d.location.line) for d in report.diagnostics] == [("ROC116", 4)]
+
+
+_MONITOR = """
+import subprocess, torch
+class NvidiaMonitor:
+    def __init__(self):
+        subprocess.run(["nvidia-smi"])
+    def count(self):
+        return subprocess.run(["nvidia-smi", "-L"])
+class Derived(BASE):
+    pass
+if torch.version.cuda:
+    monitor = NvidiaMonitor()
+ELSEWHERE
+"""
+
+CLASSES_MADE = [
+    pytest.param("object", "", [], id="made-only-on-nvidia"),
+    pytest.param("object", "other = NvidiaMonitor()", [4, 6], id="also-made-everywhere"),
+    pytest.param("NvidiaMonitor", "", [4, 6], id="a-base-of-another-class"),
+]
+
+
+@pytest.mark.parametrize(("base", "elsewhere", "rows"), CLASSES_MADE)
+def test_the_methods_of_a_class_only_made_off_rocm(tmp_path: Path, base: str, elsewhere: str, rows: list[int]) -> None:
+    """A method runs on an instance: a class only made where ROCm never goes has methods that never run there."""
+    write_tree(
+        tmp_path,
+        {"pkg/__init__.py": "", "pkg/monitor.py": _MONITOR.replace("BASE", base).replace("ELSEWHERE", elsewhere)},
+    )
+    report = Engine().check_path(tmp_path / "pkg/monitor.py", Settings(root=tmp_path))
+    assert [d.location.line for d in report.diagnostics if d.code == "ROC116"] == rows
+
+
+ARCH_NAME_TRUTH = [
+    pytest.param('arch = getattr(props, "gcnArchName", "")\n    if arch:\n        return', False, id="getattr"),
+    pytest.param("if props.gcnArchName:\n        return", False, id="attribute"),
+    pytest.param('if getattr(props, "gcnArchName", None) is None:\n        return', True, id="not-a-truth-test"),
+    pytest.param(
+        'arch = props.gcnArchName.split(":")[1]\n    if arch:\n        return', True, id="a-part-may-be-empty"
+    ),
+    pytest.param('arch = getattr(props, "name", "")\n    if arch:\n        return', True, id="another-attribute"),
+]
+
+
+@pytest.mark.parametrize(("test", "on_rocm"), ARCH_NAME_TRUTH)
+def test_the_truth_of_the_gfx_name_holds_on_rocm(test: str, on_rocm: bool) -> None:
+    """Every AMD GPU has a gfx name; NVIDIA's is its device name or missing: past `if arch: return`, no ROCm."""
+    code = "import torch\ndef f():\n    props = torch.cuda.get_device_properties(0)\n    " + test + "\n    HAZARD()\n"
+    assert where(code) == (on_rocm, True)

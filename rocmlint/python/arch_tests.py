@@ -125,6 +125,20 @@ def _all_gfx(semantic: Semantic, nodes: list[ast.expr]) -> list[str] | None:
     return names if len(names) == len(nodes) else None
 
 
+def arch_name_truth(semantic: Semantic, expr: ast.expr) -> Vendor | None:
+    """The truth of `gcnArchName` as torch reports it, read as is (`props.gcnArchName`, or a name assigned
+    `getattr(props, "gcnArchName", "")` once): every AMD GPU has a gfx name, so it is true on ROCm; NVIDIA
+    reports its device name there or lacks the attribute, so it is unknown on NVIDIA. None for anything else
+    (a part of the name, split or indexed, may be empty)."""
+    current = semantic.single_value(expr) if isinstance(expr, ast.Name) else expr
+    if isinstance(current, ast.Attribute) and current.attr == _ARCH_ATTRIBUTE:
+        return Vendor(True, None)
+    if isinstance(current, ast.Call) and (semantic.qualified_name(current.func) or "") == "getattr":
+        if len(current.args) >= 2 and semantic.string_value(current.args[1]) == _ARCH_ATTRIBUTE:
+            return Vendor(True, None)
+    return None
+
+
 def _is_gfx_name(text: str) -> bool:
     return text.lower().startswith(_PREFIX)
 

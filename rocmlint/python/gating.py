@@ -26,7 +26,7 @@ from functools import cached_property
 from typing import Any, Protocol
 
 from rocmlint.data import load
-from rocmlint.python.arch_tests import gfx_name_test
+from rocmlint.python.arch_tests import arch_name_truth, gfx_name_test
 from rocmlint.python.capability_values import on_every_cdna_gpu
 from rocmlint.python.references import References
 from rocmlint.python.scopes import (
@@ -351,7 +351,7 @@ class GateAnalyzer:
         if isinstance(expr, ast.Constant) and type(expr.value) is bool:
             return CONSTANT_TRUE if expr.value else CONSTANT_FALSE
         if isinstance(expr, (ast.Name, ast.Attribute)):
-            return self._reference(expr, depth)
+            return arch_name_truth(self.semantic, expr) or self._reference(expr, depth)
         if isinstance(expr, ast.NamedExpr):
             return self.value(expr.value, depth + 1)  # `if (hip := torch.version.hip):`
         return UNKNOWN
@@ -701,17 +701,31 @@ class GateAnalyzer:
         """A module-level def this file never uses, which the modules importing it only use in code that never
         runs on ROCm: `prune_configs_by = {"perf_model": estimate_time} if torch.version.hip is None else {}` in
         the module that imports `estimate_time`. Likewise a method of a module-level class this file never uses
-        (a template only other modules subclass or make): its methods run on the instances those modules make."""
-        if self.read_elsewhere is None:
-            return False
+        (a template only other modules subclass or make): its methods run on the instances those modules make;
+        or of a class this file makes only off ROCm (`_instances_only_off_rocm`)."""
         owner = self.semantic.parent(function)
         if owner is self.semantic.module:
-            return self.read_elsewhere.only_off_rocm(function.name)
+            return self.read_elsewhere is not None and self.read_elsewhere.only_off_rocm(function.name)
         if not isinstance(owner, ast.ClassDef) or self.semantic.parent(owner) is not self.semantic.module:
             return False
-        if owner.decorator_list or self.references.uses_of(owner):
-            return False  # registered by a decorator, or made or subclassed here
-        return self.read_elsewhere.only_off_rocm(owner.name)
+        if owner.decorator_list:
+            return False  # registered by a decorator
+        uses = self.references.uses_of(owner)
+        if uses:
+            return self._instances_only_off_rocm(owner, uses)
+        return self.read_elsewhere is not None and self.read_elsewhere.only_off_rocm(owner.name)
+
+    def _instances_only_off_rocm(self, owner: ast.ClassDef, uses: list[ast.expr]) -> bool:
+        """A class this file only makes (or names) in code that never runs on ROCm, which no class here
+        derives from and the modules importing this one do not read or only read off ROCm: its methods run on
+        its instances, so never on ROCm (`manager = NvidiaManager()` in the NVIDIA arm of a vendor dispatch).
+        As for a def called here, a file read alone (no importers known) is taken at its word."""
+        if any(isinstance(self.semantic.parent(use), ast.ClassDef) for use in uses):
+            return False  # a base class: the subclass's instances run its methods
+        if not all(self.never_on_rocm(use) for use in uses):
+            return False
+        elsewhere = self.read_elsewhere
+        return elsewhere is None or not elsewhere(owner.name) or elsewhere.only_off_rocm(owner.name)
 
     def _rocm_arm_follows(self, branch: ast.If) -> bool:
         """`if <cuda setup or override>: ... elif torch.version.hip: ...`: a later arm that only ROCm can

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 # decorates runs (a skip decorator the project defines, as a vendor value).
 SymbolQuestion = Literal["value", "strings", "skip"]
 # A symbol of one module as asked: (module file, name with "()" when called, guards, the question).
-SymbolKey = tuple[Path, str, frozenset[str], SymbolQuestion]
+# A module, the name asked of it, the guards, the question, and the project root its own imports may also start from.
+SymbolKey = tuple[Path, str, frozenset[str], SymbolQuestion, Path | None]
 
 # A module can only define a vendor test if it mentions one of these.
 _VENDOR_BYTES = (b"hip", b"rocm", b"ROCM", b"HIP", b"cuda", b"amd", b"AMD", b"nvidia")
@@ -218,23 +219,38 @@ class ProjectIndex:
         roots: tuple[Path, ...] = (root, Path(os.path.abspath(path)).parent)
         if project_root is not None and Path(os.path.abspath(project_root)) not in roots:
             roots = (*roots, Path(os.path.abspath(project_root)))
-        return ProjectResolver(self, roots, self.rocm_guards if rocm_guards is None else rocm_guards)
+        guards = self.rocm_guards if rocm_guards is None else rocm_guards
+        return ProjectResolver(self, roots, guards, project_root)
 
-    def resolve(self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None = None) -> Vendor | None:
-        found = self._resolve(qualified, roots, rocm_guards, "value")
+    def resolve(
+        self,
+        qualified: str,
+        roots: list[Path],
+        rocm_guards: frozenset[str] | None = None,
+        project_root: Path | None = None,
+    ) -> Vendor | None:
+        found = self._resolve(qualified, roots, rocm_guards, "value", project_root)
         return found if isinstance(found, Vendor) else None
 
     def resolve_skip(
-        self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None = None
+        self,
+        qualified: str,
+        roots: list[Path],
+        rocm_guards: frozenset[str] | None = None,
+        project_root: Path | None = None,
     ) -> Vendor | None:
         """Where a test decorated with the module-level name `qualified` (called, with "()") runs."""
-        found = self._resolve(qualified, roots, rocm_guards, "skip")
+        found = self._resolve(qualified, roots, rocm_guards, "skip", project_root)
         return found if isinstance(found, Vendor) else None
 
     def resolve_strings(
-        self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None = None
+        self,
+        qualified: str,
+        roots: list[Path],
+        rocm_guards: frozenset[str] | None = None,
+        project_root: Path | None = None,
     ) -> VendorStrings | None:
-        found = self._resolve(qualified, roots, rocm_guards, "strings")
+        found = self._resolve(qualified, roots, rocm_guards, "strings", project_root)
         return None if isinstance(found, Vendor) else found
 
     def in_project(self, qualified: str, roots: list[Path]) -> bool:
@@ -243,7 +259,12 @@ class ProjectIndex:
         return any(self._find_module(tuple(parts[:split]), tuple(roots)) for split in range(len(parts) - 1, 0, -1))
 
     def _resolve(
-        self, qualified: str, roots: list[Path], rocm_guards: frozenset[str] | None, question: SymbolQuestion
+        self,
+        qualified: str,
+        roots: list[Path],
+        rocm_guards: frozenset[str] | None,
+        question: SymbolQuestion,
+        project_root: Path | None = None,
     ) -> Vendor | VendorStrings | None:
         guards = self.rocm_guards if rocm_guards is None else rocm_guards
         called = qualified.endswith("()")
@@ -251,10 +272,11 @@ class ProjectIndex:
         for split in range(len(parts) - 1, 0, -1):
             module_file = self._find_module(tuple(parts[:split]), tuple(roots))
             if module_file is not None:
-                if split < len(parts) - (2 if question == "value" else 1):
-                    return None  # deeper than a module's name (strings, skips) or a member of one (values)
-                # A module's name, or a member of one (`current_platform.is_mi300`: its class's method).
-                return self._symbol((module_file, ".".join(parts[split:]) + ("()" if called else ""), guards, question))
+                if split < len(parts) - (1 if question == "skip" else 2):
+                    return None  # deeper than a module's name (skips) or a member of one (values, strings)
+                # A module's name, or a member of one (`current_platform.is_mi300`, `GPU.vendor`: its class's method).
+                symbol = ".".join(parts[split:]) + ("()" if called else "")
+                return self._symbol((module_file, symbol, guards, question, project_root))
         return None
 
     def _find_module(self, parts: tuple[str, ...], roots: tuple[Path, ...]) -> Path | None:
@@ -277,14 +299,16 @@ class ProjectIndex:
         return value
 
     def _evaluate(self, key: SymbolKey) -> Vendor | VendorStrings | None:
-        module_file, symbol, guards, question = key
+        module_file, symbol, guards, question, project_root = key
         called = symbol.endswith("()")
         name = symbol.removesuffix("()")
         data = self._data(module_file)
         star_reexport = question == "skip" and _STAR_IMPORT.search(data or b"") is not None
         if data is None or not (_may_define(data, name.split(".", 1)[0], guards) or star_reexport):
             return None
-        analyzer = self._analyzer(module_file, data, guards)
+        # The project root goes on: a module re-exporting a name (`from pkg.sub.mod import Name` in a package
+        # `__init__` below a folder without one) finds it from there.
+        analyzer = self._analyzer(module_file, data, guards, project_root)
         if analyzer is None:
             return None
         if question == "strings":
@@ -348,15 +372,16 @@ class ProjectResolver:
     index: ProjectIndex
     roots: tuple[Path, ...]
     guards: frozenset[str]
+    project_root: Path | None = None
 
     def __call__(self, qualified: str) -> Vendor | None:
-        return self.index.resolve(qualified, list(self.roots), self.guards)
+        return self.index.resolve(qualified, list(self.roots), self.guards, self.project_root)
 
     def strings(self, qualified: str) -> VendorStrings | None:
-        return self.index.resolve_strings(qualified, list(self.roots), self.guards)
+        return self.index.resolve_strings(qualified, list(self.roots), self.guards, self.project_root)
 
     def skip(self, qualified: str) -> Vendor | None:
-        return self.index.resolve_skip(qualified, list(self.roots), self.guards)
+        return self.index.resolve_skip(qualified, list(self.roots), self.guards, self.project_root)
 
     def in_project(self, qualified: str) -> bool:
         return self.index.in_project(qualified, list(self.roots))

@@ -15,8 +15,8 @@ import ast
 from rocmlint.python.conditions import deciding_tests
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name
-from rocmlint.python.semantic import MAX_HOPS
-from rocmlint.python.values import Argument
+from rocmlint.python.semantic import FUNCTION_DEFS, MAX_HOPS
+from rocmlint.python.values import Argument, IntValue
 
 _CONFIG_CLASSES = frozenset(
     {"triton.Config", "triton.runtime.Config", "triton.runtime.autotuner.Config", "helion.Config"}
@@ -24,6 +24,8 @@ _CONFIG_CLASSES = frozenset(
 _AUTOTUNERS = frozenset({"triton.autotune", "triton.runtime.autotune", "triton.runtime.autotuner.autotune"})
 _VENDOR_TEST_FORMS = (ast.Name, ast.Attribute, ast.Call, ast.Compare)
 _WARP_SIZE = "warp_size"
+# Divisions a ROCm branch applies to a warp count (`num_warps //= 2`, `num_warps >>= 1`).
+_DIVISIONS = {ast.FloorDiv: lambda value, by: value // by, ast.RShift: lambda value, by: value >> by}
 
 
 def num_warps_argument(ctx: PythonContext, call: ast.Call) -> ast.expr | None:
@@ -45,6 +47,50 @@ def num_warps_above(limit: int) -> str:
     longer name) matches. vLLM: 38 of its 130 files with `num_warps` hold none above 16."""
     small = "|".join(str(value) for value in range(limit, -1, -1))
     return rf"num_warps(?!\s*=\s*(?:{small})\s*[,)])|(?<!\w)Config(?!\w)"
+
+
+def warps_above(ctx: PythonContext, found: list[IntValue], limit: int) -> list[IntValue]:
+    """The warp counts of `found` above `limit` as ROCm sees them (`warps_on_rocm`)."""
+    return [value for value in found if warps_on_rocm(ctx, value) > limit]
+
+
+def warps_on_rocm(ctx: PythonContext, found: IntValue) -> int:
+    """The warp count `found` becomes on ROCm: its def may divide the variable it assigns in a branch every ROCm
+    build takes, after the assignment and before anything reads it (`num_warps = 32`, then `if torch.version.hip:
+    num_warps //= 2`: 16 on ROCm). Anything else is the value as found."""
+    statement = ctx.semantic.statement_of(found.node)
+    function = next((a for a in ctx.ancestors(found.node) if isinstance(a, FUNCTION_DEFS)), None)
+    if not isinstance(statement, ast.Assign) or function is None or found.looped:
+        return found.value
+    target = statement.targets[0] if len(statement.targets) == 1 else None
+    outer = next((a for a in [statement, *ctx.ancestors(statement)] if a in function.body), None)
+    if not isinstance(target, ast.Name) or outer is None:
+        return found.value
+    value = found.value
+    for later in function.body[function.body.index(outer) + 1 :]:
+        divided = _rocm_division(ctx, later, target.id, value)
+        if divided is None:
+            return value  # read (or changed otherwise) before any ROCm division
+        value = divided
+    return value
+
+
+def _rocm_division(ctx: PythonContext, statement: ast.stmt, name: str, value: int) -> int | None:
+    """`value` after `statement`: divided by `if <ROCm test>: name //= k`, kept by a statement not naming `name`,
+    None when the statement reads or assigns `name` otherwise."""
+    names = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)}
+    if name not in names:
+        return value
+    if not isinstance(statement, ast.If) or statement.orelse or ctx.vendor_test(statement.test).rocm is not True:
+        return None
+    if len(statement.body) != 1 or not isinstance(statement.body[0], ast.AugAssign):
+        return None
+    update = statement.body[0]
+    divide = _DIVISIONS.get(type(update.op))
+    by = update.value.value if isinstance(update.value, ast.Constant) else None
+    if divide is None or not isinstance(update.target, ast.Name) or update.target.id != name or type(by) is not int:
+        return None
+    return divide(value, by) if by > 0 else None
 
 
 def handled_for_rocm(ctx: PythonContext, call: ast.Call) -> bool:

@@ -19,10 +19,12 @@ gate analysis (`Gates`, which gating.GateAnalyzer is; it asks `comparison` in tu
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from rocmlint.data import load
 from rocmlint.python.scopes import FUNCTION_DEFS, FunctionNode, ScopeNode, dotted_name, is_none, own_returns
 from rocmlint.python.semantic import MAX_DEPTH, Binding, Semantic
 from rocmlint.python.values import element_values
@@ -34,6 +36,9 @@ Possible = frozenset[Constant] | None
 _COLLECTION_CALLS = frozenset({"tuple", "list", "set", "frozenset"})
 # Triton's `driver.active.get_current_target()` names its backend "hip" on ROCm and "cuda" on NVIDIA.
 _TRITON_TARGET_CALL = "get_current_target"
+_WORDS = load("vendor_packages")
+_ROCM_WORDS = frozenset(_WORDS["rocm_backend_words"])
+_NVIDIA_WORDS = frozenset(_WORDS["nvidia_backend_words"])
 
 
 @dataclass(frozen=True)
@@ -117,10 +122,17 @@ class VendorValues:
     def symbol_strings(self, name: str, called: bool = False) -> VendorStrings | None:
         """The values of a module-level name of this file (for other modules importing it); with `called`,
         of calling it. None when nothing is known."""
-        binding = self.semantic.lookup_in(self.semantic.module, name)
+        head, _, member = name.partition(".")
+        binding = self.semantic.lookup_in(self.semantic.module, head)
+        if binding is not None and member:  # `GPU.vendor`: a member of a class of this file
+            if binding.kind == "import":  # a class this module imports (a package's `__init__`)
+                found = self._external(f"{binding.qualified}.{member}", called)
+                return found if found.known else None
+            owner = binding.definition if binding.kind == "class" else None
+            binding = self.semantic.member(owner, member) if isinstance(owner, ast.ClassDef) else None
         if binding is None:
             return None
-        found = self._binding_strings(binding, None, called, name=name)
+        found = self._binding_strings(binding, None, called, name=None if member else name)
         return found if found.known else None
 
     def variable_strings(self, binding: Binding, name: str) -> VendorStrings:
@@ -188,9 +200,27 @@ class VendorValues:
             return self._binding_strings(binding, None, called) if binding is not None else UNKNOWN_STRINGS
         head = (dotted_name(expr) or "").split(".", 1)[0]
         binding = self.semantic.lookup(head, expr) if head else None
-        if binding is None or binding.kind != "import":
+        if binding is None:
+            return UNKNOWN_STRINGS
+        if binding.kind == "value" and isinstance(expr.value, ast.Name):
+            return self._instance_member(binding, expr.attr, called)
+        if binding.kind != "import":
             return UNKNOWN_STRINGS
         return self._external(self.semantic.qualified_name(expr), called)
+
+    def _instance_member(self, instance: Binding, member: str, called: bool) -> VendorStrings:
+        """A member of the one instance a name holds (`gpu = GPU()`, then `gpu.vendor`): the member of its
+        class, defined in this file or imported from another module of the project."""
+        made = instance.single
+        if not isinstance(made, ast.Call) or not isinstance(made.func, ast.Name):
+            return UNKNOWN_STRINGS
+        cls = self.semantic.lookup(made.func.id, made.func)
+        if cls is not None and cls.kind == "class" and isinstance(cls.definition, ast.ClassDef):
+            binding = self.semantic.member(cls.definition, member)
+            return self._binding_strings(binding, None, called) if binding is not None else UNKNOWN_STRINGS
+        if cls is not None and cls.kind == "import":
+            return self._external(f"{cls.qualified}.{member}", called)
+        return UNKNOWN_STRINGS
 
     def _call(self, call: ast.Call) -> VendorStrings:
         """What a function or method of this file, or an imported function, returns (`device_kind()`).
@@ -218,7 +248,7 @@ class VendorValues:
         parts of tuple assignments (`IS_ROCM, BACKEND = True, "rocm"`)."""
         if binding.kind == "import":
             return self._external(binding.qualified, called)
-        if called:
+        if called or _is_property(binding):
             function = binding.definition
             if binding.kind != "function" or not isinstance(function, FUNCTION_DEFS):
                 return UNKNOWN_STRINGS
@@ -274,11 +304,15 @@ class VendorValues:
         reaches = [self.gates.reach(statement, self._scope_body(statement)) for _, statement in assignments]
         straight = [self._straight(statement, scope) for _, statement in assignments]
         values = [self.strings(value) for value, _ in assignments]
-        return VendorStrings(
-            _union([v.rocm for v in values], [r.rocm for r in reaches], _last_always(reaches, straight, rocm=True)),
-            _union(
-                [v.nvidia for v in values], [r.nvidia for r in reaches], _last_always(reaches, straight, rocm=False)
-            ),
+        return _vendor_names(
+            VendorStrings(
+                _union([v.rocm for v in values], [r.rocm for r in reaches], _last_always(reaches, straight, rocm=True)),
+                _union(
+                    [v.nvidia for v in values],
+                    [r.nvidia for r in reaches],
+                    _last_always(reaches, straight, rocm=False),
+                ),
+            )
         )
 
     def _returns(self, function: FunctionNode) -> VendorStrings:
@@ -289,9 +323,11 @@ class VendorValues:
         if not self.gates.terminates(function.body):
             values.append(_NONE)
             reaches.append(CONSTANT_TRUE)
-        return VendorStrings(
-            _union([v.rocm for v in values], [r.rocm for r in reaches], 0),
-            _union([v.nvidia for v in values], [r.nvidia for r in reaches], 0),
+        return _vendor_names(
+            VendorStrings(
+                _union([v.rocm for v in values], [r.rocm for r in reaches], 0),
+                _union([v.nvidia for v in values], [r.nvidia for r in reaches], 0),
+            )
         )
 
     def _scope_body(self, statement: ast.stmt) -> Within:
@@ -323,6 +359,42 @@ def _constant(value: object) -> VendorStrings:
 
 
 _NONE = VendorStrings(frozenset({None}), frozenset({None}))
+
+
+def _is_property(binding: Binding) -> bool:
+    """A method read as an attribute returns its value (`@property def vendor(self): return self._vendor`)."""
+    definition = binding.definition
+    if binding.kind != "function" or not isinstance(definition, FUNCTION_DEFS):
+        return False
+    return any(dotted_name(decorator) == "property" for decorator in definition.decorator_list)
+
+
+def _vendor_names(found: VendorStrings) -> VendorStrings:
+    """A value whose every string names one GPU vendor, both vendors among them (`get_vendor()` returning
+    "nvidia" or "amd" by the device files it finds, None when neither): it names the vendor of the machine
+    it runs on, so a ROCm machine sees only the ROCm names (or None) and an NVIDIA one only the NVIDIA names.
+    Anything else is returned as found."""
+    values = found.rocm
+    if values is None or found.decided_by_vendor:
+        return found
+    named: dict[Constant, str | None] = {value: _named_vendor(value) for value in values if value is not None}
+    if None in named.values() or set(named.values()) != {"rocm", "nvidia"}:
+        return found
+    return VendorStrings(
+        frozenset(value for value in values if named.get(value, "rocm") == "rocm"),  # None: on either
+        frozenset(value for value in values if named.get(value, "nvidia") == "nvidia"),
+    )
+
+
+def _named_vendor(value: Constant) -> str | None:
+    """`"rocm"` or `"nvidia"` when a string's words name exactly that vendor ("amd-graphics", "cuda"), else None."""
+    if not isinstance(value, str):
+        return None
+    words = set(re.split(r"[^a-z0-9]+", value.lower()))
+    rocm, nvidia = bool(words & _ROCM_WORDS), bool(words & _NVIDIA_WORDS)
+    if rocm == nvidia:
+        return None
+    return "rocm" if rocm else "nvidia"
 
 
 def _choose(test: Tri, body: Possible, orelse: Possible) -> Possible:
