@@ -156,3 +156,41 @@ def test_a_header_a_cuda_source_may_compile_is_no_host_only_unit(tmp_path):
         root = _host_tree(tmp_path / str(len(list(tmp_path.iterdir()))), extra)
         assert not CudaProject.build(root).view(str(root / "src/util/twice.hpp")).host_compiled_only, extra
         assert ("ROC214", 1) in _codes(root, "src/util/twice.hpp"), extra
+
+
+_MAKE_LISTED = {
+    "Makefile": "include lib/Makefile.src\nlib.a: $(lib_src:.cu=.o)\n",
+    # A make fragment the top Makefile includes, naming its folder's sources through a variable.
+    "lib/Makefile.src": "cdir := lib\nlib_src += \\\n\t$(cdir)/gemm.cu \\\n\t$(cdir)/gemv.cu\n%.o: %.cu\n\t$(CC) -c $<\n",
+    "lib/gemm.cu": "#include <cublas_v2.h>\nvoid gemm() {}\n",
+    "lib/gemv.cu": "void gemv() {}\n",
+    "lib/old_gemm.cu": "#include <cublas_v2.h>\nvoid old_gemm() {}\n",
+}
+
+
+def test_a_source_the_makefile_listing_its_folder_leaves_out_is_compiled_by_no_build(tmp_path):
+    root = write_tree(tmp_path, _MAKE_LISTED)
+    project = CudaProject.build(root)
+    view = project.view(str(root / "lib/old_gemm.cu"))
+    assert view.base == NO_GPU
+    assert view.base_evidence == "lib/Makefile.src:2: the Makefile naming this folder's sources does not name it"
+    assert project.view(str(root / "lib/gemm.cu")).base.on_rocm is not False
+    assert _codes(root, "lib/old_gemm.cu") == []
+    assert ("ROC205", 1) in _codes(root, "lib/gemm.cu")
+
+
+def test_a_source_left_out_of_a_make_list_is_still_built_when_a_build_may_name_it(tmp_path):
+    old = str(tmp_path / "lib/old_gemm.cu")
+    for extra in (
+        {"tools/Makefile": "t: ../lib/old_gemm.cu\n"},  # named by its path elsewhere
+        {"tools/Makefile": "t: $(LIB)/old_gemm.cu $(LIB)/other.cu\n"},  # a file of its name outside that Makefile
+        {"Makefile": "SRC := $(wildcard lib/*.cu)\n"},  # a glob over its folder
+        {"Makefile": "SRC := $(shell find . -name '*.cu')\n"},  # a shell listing at or above it
+        {"CMakeLists.txt": "add_library(l lib/gemm.cu lib/old_gemm.cu)\n"},  # another build names it
+        {"lib/gemv.cu": '#include "old_gemm.cu"\n'},  # a listed source includes it
+        {"lib/Makefile.src": "lib_src += lib/gemm.cu\n"},  # only one of the folder's sources is named
+    ):
+        root = write_tree(tmp_path, {**_MAKE_LISTED, **extra})
+        assert CudaProject.build(root).view(old).base.on_rocm is not False, extra
+        for name in extra:
+            (root / name).unlink()

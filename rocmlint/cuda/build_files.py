@@ -226,6 +226,20 @@ class BuildFacts:
     # Sources a Makefile names by path (`train: train.cu`, `$(NVCC) -c kernels/a.cu`), absolute: translation units of
     # the build, whoever else includes them.
     make_sources: tuple[str, ...] = ()
+    make_source_lists: tuple[MakeSourceList, ...] = ()
+
+
+@dataclass(frozen=True)
+class MakeSourceList:
+    """The file names of the sources a Makefile or make fragment names one by one (`$(cdir)/zgemm.cpp`, `k.cu`,
+    wherever the variable before them points), and the folders its globs may take sources from, each with every
+    folder below it (`$(wildcard src/*.cu)`: `src`; a glob through a variable or `$(shell find ...)`: the
+    Makefile's own folder), absolute."""
+
+    path: str
+    line: int  # the first line naming a source
+    names: frozenset[str]
+    globbed: tuple[str, ...]
 
 
 def nvidia_only_native_folders(build: BuildFacts) -> dict[str, str]:
@@ -1564,6 +1578,7 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
         cuda_language=nvcc,
         hipify_folders=tuple(hipified.items()),
         make_sources=_make_sources(path, lines),
+        make_source_lists=_make_source_list(path, lines),
     )
 
 
@@ -1605,6 +1620,32 @@ def _make_sources(path: str, lines: list[tuple[int, str]]) -> tuple[str, ...]:
     folder = os.path.dirname(os.path.abspath(path))
     words = {word for _, logical in lines for word in _MAKE_SOURCE_WORD.findall(logical)}
     return tuple(sorted(os.path.normpath(os.path.join(folder, word)) for word in words))
+
+
+def _make_source_list(path: str, lines: list[tuple[int, str]]) -> tuple[MakeSourceList, ...]:
+    """The `MakeSourceList` of a Makefile naming or globbing any source, else none."""
+    names: set[str] = set()
+    globbed: set[str] = set()
+    first = 0
+    folder = os.path.dirname(os.path.abspath(path))
+    for line, logical in lines:
+        found = _MAKE_NAMED_FILE.findall(logical)
+        if found and not first:
+            first = line
+        names.update(found)
+        if _MAKE_SHELL_LISTING.search(logical):
+            globbed.add(folder)
+        for fixed in _MAKE_GLOB.findall(logical):
+            globbed.add(folder if "$" in fixed else os.path.normpath(os.path.join(folder, os.path.dirname(fixed))))
+    return (MakeSourceList(path, first, frozenset(names), tuple(sorted(globbed))),) if names or globbed else ()
+
+
+# The file name of a source a Makefile names, whatever folder or variable comes before it (`$(cdir)/zgemm.cpp`); the
+# text before the `*` of a word globbing sources (`$(wildcard src/*.cu)`: `src/`; not a pattern rule's `%.cpp`,
+# which says how a listed source is compiled); a shell command listing files (`$(shell find . -name '*.cpp')`).
+_MAKE_NAMED_FILE = re.compile(r"(?<![\w.*%-])([\w.-]*\w\.(?:cu|hip|cpp|cc|cxx|c))(?![\w.])")
+_MAKE_GLOB = re.compile(r"((?:\$[({][^)}]*[)}]|[^\s,()=*$])*)\*[\w*]*\.(?:cu|hip|cpp|cc|cxx|c)\b")
+_MAKE_SHELL_LISTING = re.compile(r"\$[({]shell\s+(?:find|ls)\b")
 
 
 def _make_arm_vendors(conditional: re.Match[str]) -> tuple[str | None, str | None]:

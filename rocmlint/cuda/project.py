@@ -69,6 +69,7 @@ from rocmlint.cuda.bazel_files import bazel_facts, is_bazel_file
 from rocmlint.cuda.build_files import (
     ANYWHERE,
     BuildFacts,
+    MakeSourceList,
     SourceSet,
     cmake_facts,
     cmake_filelist_functions,
@@ -103,6 +104,8 @@ from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch, Tri, and3
 SOURCE_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".cu", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl"})
 # How many included headers of its folder must all be NVIDIA-only for a header nothing includes to be.
 _FOLDER_VOTERS = 2
+# How many sources of its own folder a Makefile must name one by one for the folder's other sources to be unbuilt.
+_MIN_MAKE_LISTED = 2
 # Folders a project model never reads: version control, virtual environments, build output.
 _SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox"})
 _MAX_FILES = 50_000
@@ -563,7 +566,7 @@ class CudaProject:
             self._bases[path] = Branch(False, None), only_nvidia_path
             return self._bases[path]
         if not includers or self._compiled_on_its_own(path):
-            unadded = self._in_unadded_project(path)
+            unadded = self._in_unadded_project(path) or self._left_out_of_make_list(path)
             if unadded:
                 self._bases[path] = NO_GPU, unadded
                 return self._bases[path]
@@ -674,6 +677,60 @@ class CudaProject:
         """Why no build compiles a file nothing includes: it sits in a nested CMake project (a vendored library's
         own build, with its tests and examples) that the project's build never adds. "" otherwise."""
         return next((why for folder, why in self.build_facts.unadded_projects if _inside(path, (folder,))), "")
+
+    def _left_out_of_make_list(self, path: str) -> str:
+        """Why no build compiles a source file nothing includes: the Makefiles of its folder name the folder's sources
+        one by one (at least two of them) and not it, no Makefile globs sources at or above its folder, none names it
+        by its path or names a file of its name outside its own folder, and no other build file names or globs it (a file the build list left
+        out: an old copy of a source another folder compiles, a sample the build never had). "" otherwise."""
+        if is_header(path):
+            return ""
+        folder = os.path.dirname(path)
+        listed = self._make_listed_folders.get(folder)
+        if listed is None or path in self._make_sources or path in self._make_folder_sources:
+            return ""
+        if os.path.basename(path) in self._make_named_files:
+            return ""
+        if _inside(path, self._make_globbing_folders) or self._sources_naming(path):
+            return ""
+        return (
+            f"{self._relative(listed.path)}:{listed.line}: the Makefile naming this folder's sources does not name it"
+        )
+
+    @cached_property
+    def _make_listed_folders(self) -> dict[str, MakeSourceList]:
+        """The folders whose own Makefiles name at least two of their sources, each with its first such list."""
+        found: dict[str, MakeSourceList] = {}
+        for listed in self.build_facts.make_source_lists:
+            folder = os.path.dirname(listed.path)
+            own = [name for name in listed.names if os.path.join(folder, name) in self.files]
+            if len(own) >= _MIN_MAKE_LISTED:
+                found.setdefault(folder, listed)
+        return found
+
+    @cached_property
+    def _make_folder_sources(self) -> frozenset[str]:
+        """The sources of its own folder each Makefile names by file name (`$(cdir)/zgemm.cpp` beside it)."""
+        return frozenset(
+            os.path.join(os.path.dirname(listed.path), name)
+            for listed in self.build_facts.make_source_lists
+            for name in listed.names
+        )
+
+    @cached_property
+    def _make_named_files(self) -> frozenset[str]:
+        """The file names Makefiles name that are no source of the naming Makefile's own folder: sources of some other
+        folder (`$(SRC)/k.cu`), wherever that is."""
+        return frozenset(
+            name
+            for listed in self.build_facts.make_source_lists
+            for name in listed.names
+            if os.path.join(os.path.dirname(listed.path), name) not in self.files
+        )
+
+    @cached_property
+    def _make_globbing_folders(self) -> tuple[str, ...]:
+        return tuple(folder for listed in self.build_facts.make_source_lists for folder in listed.globbed)
 
     def _nvidia_source_tree(self, path: str) -> str:
         """Evidence that a header sits in a folder tree whose sources the build compiles for NVIDIA only: the most
@@ -1542,6 +1599,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         native_modules=tuple(module for f in facts for module in f.native_modules),
         hipify_folders=tuple(folder for f in facts for folder in f.hipify_folders),
         make_sources=tuple(source for f in facts for source in f.make_sources),
+        make_source_lists=tuple(listed for f in facts for listed in f.make_source_lists),
     )
 
 
