@@ -194,3 +194,41 @@ def test_a_source_left_out_of_a_make_list_is_still_built_when_a_build_may_name_i
         assert CudaProject.build(root).view(old).base.on_rocm is not False, extra
         for name in extra:
             (root / name).unlink()
+
+
+_SCRIPT_BUILT = {
+    "CMakeLists.txt": "project(prof CXX)\nif(USE_ROCM)\n  add_definitions(-DHAS_ROCTRACER)\nendif()\nadd_library(p src/p.cpp)\n",
+    "src/p.cpp": "int p() { return 0; }\n",
+    # A sample built by its own scripts: nvcc for the kernel, g++ linking the CUDA runtime for the host program.
+    "sample/build-cu.sh": "#!/bin/bash\nnvcc -c play.cu -o play.o\n",
+    "sample/build.sh": "#!/bin/bash\ng++ -O0 \\\n  play.cpp \\\n  -lcudart -lcupti play.o\n",
+    "sample/play.cu": '#include "play.cuh"\nvoid k() {}\n',
+    "sample/play.cpp": '#include "play.cuh"\nint main() { return 0; }\n',
+    "sample/play.cuh": "#include <cuda_runtime.h>\n",
+}
+
+
+def test_sources_a_script_compiles_for_nvidia_only_are_nvidias_where_the_project_builds_rocm(tmp_path):
+    root = write_tree(tmp_path, _SCRIPT_BUILT)
+    project = CudaProject.build(root)
+    for name, evidence in (
+        ("sample/play.cu", "sample/build-cu.sh:2: the build compiles it for NVIDIA only"),
+        ("sample/play.cpp", "sample/build.sh:2: the build compiles it for NVIDIA only"),
+    ):
+        view = project.view(str(root / name))
+        assert (view.base.on_rocm, view.base_evidence) == (False, evidence)
+    assert project.view(str(root / "sample/play.cuh")).base.on_rocm is False  # only those sources include it
+    assert _codes(root, "sample/play.cuh") == []
+
+
+def test_a_script_says_nothing_when_it_builds_rocm_too_or_another_build_names_the_source(tmp_path):
+    play = str(tmp_path / "sample/play.cpp")
+    for extra in (
+        {"sample/build.sh": "g++ play.cpp -lcudart\nhipcc play.cpp -o play_hip\n"},  # it builds ROCm as well
+        {"sample/build.sh": "g++ play.cpp -L/opt/rocm/lib -lamdhip64\n"},  # it links ROCm's runtime
+        {"sample/build.sh": "g++ play.cpp -o play\n"},  # no CUDA compiler or library
+        {"CMakeLists.txt": _SCRIPT_BUILT["CMakeLists.txt"] + "add_executable(play sample/play.cpp)\n"},
+        {"CMakeLists.txt": "project(prof CXX)\nadd_library(p src/p.cpp)\n"},  # no ROCm build yet: all to port
+    ):
+        root = write_tree(tmp_path, {**_SCRIPT_BUILT, **extra})
+        assert CudaProject.build(root).view(play).base.on_rocm is not False, extra

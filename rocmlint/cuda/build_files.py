@@ -1615,6 +1615,35 @@ _MAKE_WILDCARD = re.compile(r"\$[({]wildcard\s+([^)}]*)[)}]")
 _MAKE_SOURCE_WORD = re.compile(r"(?<![\w$%(./-])([\w./-]+\.(?:cu|hip|cpp|cc|cxx|c))(?![\w.])")
 
 
+def is_build_script(path: str) -> bool:
+    """A shell script, which may be a folder's whole build (`nvcc -c k.cu && g++ main.cpp k.o -lcudart`)."""
+    return path.endswith(".sh")
+
+
+def build_script_facts(path: str, text: str) -> BuildFacts | None:
+    """The sources a shell script compiles for NVIDIA only (a sample's own `build.sh`, beside the project's real
+    build): one running nvcc or linking a CUDA library (`g++ main.cpp -lcudart`), never hipcc nor hipify nor a ROCm
+    library; those it names, each NVIDIA's. None for any other script: one building ROCm too, or compiling nothing
+    for a GPU (a test runner, an installer)."""
+    lines = list(_make_lines(text))
+    if not any(_NVCC.search(logical) or _CUDA_LIBRARY_LINK.search(logical) for _, logical in lines):
+        return None
+    if any(_HIPCC.search(logical) or _HIPIFY_RUN.search(logical) or _ROCM_LINK.search(logical) for _, logical in lines):
+        return None
+    sources = [
+        SourceSet(word, "nvidia", path, line) for line, logical in lines for word in _MAKE_SOURCE_WORD.findall(logical)
+    ]
+    return BuildFacts(sources=tuple(sources)) if sources else None
+
+
+# Linking the CUDA runtime, driver or a CUDA library (`-lcudart`, `-lcublasLt`), which only an NVIDIA build does; and
+# a ROCm runtime or library, or ROCm's install folder.
+_CUDA_LIBRARY_LINK = re.compile(
+    r"(?<![\w-])-l(?:cuda|cudart|cudart_static|cupti|nvrtc|cublas\w*|cufft|curand|cusparse|cusolver)\b"
+)
+_ROCM_LINK = re.compile(r"(?i)(?<![\w-])-l(?:amdhip64|hip\w*|roc\w*)\b|/opt/rocm|\bROCM_PATH\b")
+
+
 def _make_sources(path: str, lines: list[tuple[int, str]]) -> tuple[str, ...]:
     """The source files a Makefile's lines name, as absolute paths beside the Makefile."""
     folder = os.path.dirname(os.path.abspath(path))

@@ -71,6 +71,7 @@ from rocmlint.cuda.build_files import (
     BuildFacts,
     MakeSourceList,
     SourceSet,
+    build_script_facts,
     cmake_facts,
     cmake_filelist_functions,
     cmake_glob_functions,
@@ -81,6 +82,7 @@ from rocmlint.cuda.build_files import (
     configure_header_macros,
     hip_on_nvidia_as_nvidia,
     host_sources_as_cuda,
+    is_build_script,
     is_makefile,
     jit_extension_facts,
     makefile_facts,
@@ -981,6 +983,9 @@ class CudaProject:
         # A build system with no ROCm build yet says nothing: every CUDA source it lists is one to port.
         building_rocm = self._systems_building_rocm
         matching = [(n, s) for n, s in self._sources_naming(path) if _build_system(s.path) in building_rocm]
+        if building_rocm and not matching:
+            # A script compiling for NVIDIA only (a sample's `build.sh`) decides where no other build names the file.
+            matching = [(n, s) for n, s in self._sources_naming(path) if _build_system(s.path) == "script"]
         if not matching or all(self._vendor_of(s) != "nvidia" for _, s in matching):
             return ""
         most_specific = max(length for length, _ in matching)
@@ -1415,6 +1420,12 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         if suffix == ".py" and not is_build:
             modules.append(path)
             continue
+        if is_build_script(name):
+            script = _build_script(path)
+            if script is not None:
+                build_files.append(path)
+                build_facts.append(script)
+            continue
         if suffix not in SOURCE_SUFFIXES and not is_build:
             continue
         if not is_build:
@@ -1532,6 +1543,12 @@ def _jit_extension(path: str) -> BuildFacts | None:
     return facts if facts.hipify_folders else None
 
 
+def _build_script(path: str) -> BuildFacts | None:
+    """What a shell script compiles for NVIDIA only (`build_script_facts`), None when it compiles nothing so."""
+    text = _build_file_text(path)
+    return build_script_facts(path, text) if text is not None else None
+
+
 def _build_file_text(path: str) -> str | None:
     """The text of a build file the walk did not read as one (a configure header template, a makefile run with
     `-f`); None when it is missing or too large."""
@@ -1556,12 +1573,14 @@ def _walk(root: Path) -> Iterator[str]:
 
 
 def _build_system(path: str) -> str:
-    """Which build system a build file belongs to: "cmake", "python" (setup.py and its helpers), "bazel" or
-    "make"."""
+    """Which build system a build file belongs to: "cmake", "python" (setup.py and its helpers), "bazel", "script"
+    (a shell script) or "make"."""
     if path.endswith(("CMakeLists.txt", ".cmake")):
         return "cmake"
     if is_bazel_file(path):
         return "bazel"
+    if is_build_script(path):
+        return "script"
     return "python" if path.endswith(".py") else "make"
 
 
