@@ -38,7 +38,10 @@ macros are learned in rocmlint/cuda/learning.py:
   nothing calls, a list nothing that runs reads: rocmlint/cuda/cmake_unrun.py), which no build compiles;
   a nested CMake project the build never adds (a vendored library's own build, with its tests:
   rocmlint/cuda/cmake_projects.py) compiles nothing, and its CMake files are not read: its files nothing includes
-  are compiled by no build (neither vendor's: not NVIDIA code);
+  are compiled by no build (neither vendor's: not NVIDIA code); so is a source nothing includes in a folder whose
+  Makefiles name its sources one by one and not it, when no other build names or globs it (`BuildFacts.
+  make_source_lists`); a shell script running nvcc or linking a CUDA library and never ROCm's (a sample's own
+  `build.sh`) compiles the sources it names for NVIDIA only, where no other build names them;
   so is a header found only through an include folder the NVIDIA build alone adds (a CUDA target's
   `include/targets/cuda` beside the HIP target's own), a header only such files include, and a header nothing
   includes in a folder of NVIDIA-only headers.
