@@ -232,3 +232,29 @@ def test_a_script_says_nothing_when_it_builds_rocm_too_or_another_build_names_th
     ):
         root = write_tree(tmp_path, {**_SCRIPT_BUILT, **extra})
         assert CudaProject.build(root).view(play).base.on_rocm is not False, extra
+
+
+_PROBED = {
+    "CMakeLists.txt": "project(lib CXX)\nenable_language(HIP)\nadd_library(lib src/lib.hip)\n",
+    "src/lib.hip": "void f() {}\n",
+    # A CUDA-backend module's configure probe: a device query `try_run` compiles against the CUDA runtime.
+    "cmake/cuda/check_cc.cmake": (
+        'set(CC_SOURCE "${CMAKE_CURRENT_LIST_DIR}/cc.cpp")\n'
+        "try_run(RUN_RESULT COMPILE_RESULT ${CMAKE_BINARY_DIR} ${CC_SOURCE} LINK_LIBRARIES CUDA::cudart)\n"
+    ),
+    "cmake/cuda/cc.cpp": "#include <cuda_runtime.h>\nint main() { return 0; }\n",
+}
+
+
+def test_a_configure_probe_of_a_cuda_module_is_compiled_for_nvidia_only(tmp_path):
+    root = write_tree(tmp_path, _PROBED)
+    view = CudaProject.build(root).view(str(root / "cmake/cuda/cc.cpp"))
+    assert (view.base.on_rocm, view.base_evidence) == (
+        False,
+        "cmake/cuda/check_cc.cmake:2: the build compiles it for NVIDIA only",
+    )
+    # The same probe in a module no vendor's: compiled wherever the build configures.
+    module = (root / "cmake/cuda/check_cc.cmake").read_text().replace("LIST_DIR}/", "LIST_DIR}/cuda/")
+    (root / "cmake/cuda/check_cc.cmake").unlink()
+    (root / "cmake/check_cc.cmake").write_text(module)
+    assert CudaProject.build(root).view(str(root / "cmake/cuda/cc.cpp")).base.on_rocm is not False

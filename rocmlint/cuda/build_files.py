@@ -809,12 +809,14 @@ def cmake_facts(
     top_arms: list[str | None] = []
     leaving_arms: list[int] = []
     definition_lists = _definition_lists(commands)
+    source_values: dict[str, str] = {}  # a variable set to one source file -> its path (see `_probe_sources`)
     for command, arguments, line in commands:
         name = command.lower()
         arguments = _folder_variables_expanded(name, arguments, folder_variables)
         _track_elsewhere(elsewhere, name, arguments)
         never_runs = tracker.step(name, arguments)
         first_source = len(sources)
+        _remember_source_value(name, arguments, source_values)
         module = _native_module(name, arguments)
         if module:
             sources_at = () if included_module else _source_folders(path, arguments.split()[1:])
@@ -886,6 +888,12 @@ def cmake_facts(
         elif name in glob_functions | {"file"} and arguments.split()[:1] in (["GLOB"], ["GLOB_RECURSE"]):
             globbed = _globbed_sources(arguments, _block_vendor(blocks, file_vendor), path, line)
             sources += [_anywhere(s) if included_module else s for s in globbed]
+        elif name in ("try_run", "try_compile"):
+            # A configure probe (a CUDA-backend module's `try_run` of a device query) compiles its sources for the
+            # vendor of its block or file.
+            vendor = _block_vendor(blocks, file_vendor)
+            probes = [SourceSet(probe, vendor, path, line) for probe in _probe_sources(arguments, source_values, path)]
+            sources += [_anywhere(s) if included_module and not s.pattern.startswith("/") else s for s in probes]
         elif name in _CMAKE_SOURCE_COMMANDS or name in source_functions:
             vendor = _block_vendor(blocks, file_vendor)
             words = [word.strip('"') for word in arguments.split()]
@@ -1453,6 +1461,31 @@ def _folder_variables_expanded(command: str, arguments: str, folder_variables: d
         else:
             folder_variables[folder.group(1)] = folder.group(2)
     return expanded
+
+
+def _remember_source_value(command: str, arguments: str, values: dict[str, str]) -> None:
+    """Remember `set(VAR "${CMAKE_CURRENT_LIST_DIR}/probe.cpp")` or `set(VAR probe.cpp)` in `values`; a variable set
+    to anything else is forgotten."""
+    words = [word.strip('"') for word in arguments.split()]
+    if command != "set" or not words:
+        return
+    values.pop(words[0], None)
+    if len(words) == 2 and words[1].endswith(_SOURCE_SUFFIXES):
+        values[words[0]] = words[1]
+
+
+def _probe_sources(arguments: str, values: dict[str, str], path: str) -> list[str]:
+    """The source files a `try_run`/`try_compile` compiles: its words naming one, directly or through a variable
+    the file set to one (`_remember_source_value`); `${CMAKE_CURRENT_LIST_DIR}` is the folder of the file at
+    `path`."""
+    folder = os.path.dirname(os.path.abspath(path))
+    found = []
+    for word in arguments.split():
+        source = _VARIABLE_USE.sub(lambda m: values.get(m.group(1), m.group()), word.strip('"'))
+        source = source.replace("${CMAKE_CURRENT_LIST_DIR}", folder)
+        if source.endswith(_SOURCE_SUFFIXES) and "$" not in source:
+            found.append(source)
+    return found
 
 
 def _definition_lists(commands: list[tuple[str, str, int]]) -> frozenset[str]:
