@@ -156,3 +156,105 @@ def test_a_header_a_cuda_source_may_compile_is_no_host_only_unit(tmp_path):
         root = _host_tree(tmp_path / str(len(list(tmp_path.iterdir()))), extra)
         assert not CudaProject.build(root).view(str(root / "src/util/twice.hpp")).host_compiled_only, extra
         assert ("ROC214", 1) in _codes(root, "src/util/twice.hpp"), extra
+
+
+_MAKE_LISTED = {
+    "Makefile": "include lib/Makefile.src\nlib.a: $(lib_src:.cu=.o)\n",
+    # A make fragment the top Makefile includes, naming its folder's sources through a variable.
+    "lib/Makefile.src": "cdir := lib\nlib_src += \\\n\t$(cdir)/gemm.cu \\\n\t$(cdir)/gemv.cu\n%.o: %.cu\n\t$(CC) -c $<\n",
+    "lib/gemm.cu": "#include <cublas_v2.h>\nvoid gemm() {}\n",
+    "lib/gemv.cu": "void gemv() {}\n",
+    "lib/old_gemm.cu": "#include <cublas_v2.h>\nvoid old_gemm() {}\n",
+}
+
+
+def test_a_source_the_makefile_listing_its_folder_leaves_out_is_compiled_by_no_build(tmp_path):
+    root = write_tree(tmp_path, _MAKE_LISTED)
+    project = CudaProject.build(root)
+    view = project.view(str(root / "lib/old_gemm.cu"))
+    assert view.base == NO_GPU
+    assert view.base_evidence == "lib/Makefile.src:2: the Makefile naming this folder's sources does not name it"
+    assert project.view(str(root / "lib/gemm.cu")).base.on_rocm is not False
+    assert _codes(root, "lib/old_gemm.cu") == []
+    assert ("ROC205", 1) in _codes(root, "lib/gemm.cu")
+
+
+def test_a_source_left_out_of_a_make_list_is_still_built_when_a_build_may_name_it(tmp_path):
+    old = str(tmp_path / "lib/old_gemm.cu")
+    for extra in (
+        {"tools/Makefile": "t: ../lib/old_gemm.cu\n"},  # named by its path elsewhere
+        {"tools/Makefile": "t: $(LIB)/old_gemm.cu $(LIB)/other.cu\n"},  # a file of its name outside that Makefile
+        {"Makefile": "SRC := $(wildcard lib/*.cu)\n"},  # a glob over its folder
+        {"Makefile": "SRC := $(shell find . -name '*.cu')\n"},  # a shell listing at or above it
+        {"CMakeLists.txt": "add_library(l lib/gemm.cu lib/old_gemm.cu)\n"},  # another build names it
+        {"lib/gemv.cu": '#include "old_gemm.cu"\n'},  # a listed source includes it
+        {"lib/Makefile.src": "lib_src += lib/gemm.cu\n"},  # only one of the folder's sources is named
+    ):
+        root = write_tree(tmp_path, {**_MAKE_LISTED, **extra})
+        assert CudaProject.build(root).view(old).base.on_rocm is not False, extra
+        for name in extra:
+            (root / name).unlink()
+
+
+_SCRIPT_BUILT = {
+    "CMakeLists.txt": "project(prof CXX)\nif(USE_ROCM)\n  add_definitions(-DHAS_ROCTRACER)\nendif()\nadd_library(p src/p.cpp)\n",
+    "src/p.cpp": "int p() { return 0; }\n",
+    # A sample built by its own scripts: nvcc for the kernel, g++ linking the CUDA runtime for the host program.
+    "sample/build-cu.sh": "#!/bin/bash\nnvcc -c play.cu -o play.o\n",
+    "sample/build.sh": "#!/bin/bash\ng++ -O0 \\\n  play.cpp \\\n  -lcudart -lcupti play.o\n",
+    "sample/play.cu": '#include "play.cuh"\nvoid k() {}\n',
+    "sample/play.cpp": '#include "play.cuh"\nint main() { return 0; }\n',
+    "sample/play.cuh": "#include <cuda_runtime.h>\n",
+}
+
+
+def test_sources_a_script_compiles_for_nvidia_only_are_nvidias_where_the_project_builds_rocm(tmp_path):
+    root = write_tree(tmp_path, _SCRIPT_BUILT)
+    project = CudaProject.build(root)
+    for name, evidence in (
+        ("sample/play.cu", "sample/build-cu.sh:2: the build compiles it for NVIDIA only"),
+        ("sample/play.cpp", "sample/build.sh:2: the build compiles it for NVIDIA only"),
+    ):
+        view = project.view(str(root / name))
+        assert (view.base.on_rocm, view.base_evidence) == (False, evidence)
+    assert project.view(str(root / "sample/play.cuh")).base.on_rocm is False  # only those sources include it
+    assert _codes(root, "sample/play.cuh") == []
+
+
+def test_a_script_says_nothing_when_it_builds_rocm_too_or_another_build_names_the_source(tmp_path):
+    play = str(tmp_path / "sample/play.cpp")
+    for extra in (
+        {"sample/build.sh": "g++ play.cpp -lcudart\nhipcc play.cpp -o play_hip\n"},  # it builds ROCm as well
+        {"sample/build.sh": "g++ play.cpp -L/opt/rocm/lib -lamdhip64\n"},  # it links ROCm's runtime
+        {"sample/build.sh": "g++ play.cpp -o play\n"},  # no CUDA compiler or library
+        {"CMakeLists.txt": _SCRIPT_BUILT["CMakeLists.txt"] + "add_executable(play sample/play.cpp)\n"},
+        {"CMakeLists.txt": "project(prof CXX)\nadd_library(p src/p.cpp)\n"},  # no ROCm build yet: all to port
+    ):
+        root = write_tree(tmp_path, {**_SCRIPT_BUILT, **extra})
+        assert CudaProject.build(root).view(play).base.on_rocm is not False, extra
+
+
+_PROBED = {
+    "CMakeLists.txt": "project(lib CXX)\nenable_language(HIP)\nadd_library(lib src/lib.hip)\n",
+    "src/lib.hip": "void f() {}\n",
+    # A CUDA-backend module's configure probe: a device query `try_run` compiles against the CUDA runtime.
+    "cmake/cuda/check_cc.cmake": (
+        'set(CC_SOURCE "${CMAKE_CURRENT_LIST_DIR}/cc.cpp")\n'
+        "try_run(RUN_RESULT COMPILE_RESULT ${CMAKE_BINARY_DIR} ${CC_SOURCE} LINK_LIBRARIES CUDA::cudart)\n"
+    ),
+    "cmake/cuda/cc.cpp": "#include <cuda_runtime.h>\nint main() { return 0; }\n",
+}
+
+
+def test_a_configure_probe_of_a_cuda_module_is_compiled_for_nvidia_only(tmp_path):
+    root = write_tree(tmp_path, _PROBED)
+    view = CudaProject.build(root).view(str(root / "cmake/cuda/cc.cpp"))
+    assert (view.base.on_rocm, view.base_evidence) == (
+        False,
+        "cmake/cuda/check_cc.cmake:2: the build compiles it for NVIDIA only",
+    )
+    # The same probe in a module no vendor's: compiled wherever the build configures.
+    module = (root / "cmake/cuda/check_cc.cmake").read_text().replace("LIST_DIR}/", "LIST_DIR}/cuda/")
+    (root / "cmake/cuda/check_cc.cmake").unlink()
+    (root / "cmake/check_cc.cmake").write_text(module)
+    assert CudaProject.build(root).view(str(root / "cmake/cuda/cc.cpp")).base.on_rocm is not False

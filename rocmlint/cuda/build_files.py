@@ -226,6 +226,20 @@ class BuildFacts:
     # Sources a Makefile names by path (`train: train.cu`, `$(NVCC) -c kernels/a.cu`), absolute: translation units of
     # the build, whoever else includes them.
     make_sources: tuple[str, ...] = ()
+    make_source_lists: tuple[MakeSourceList, ...] = ()
+
+
+@dataclass(frozen=True)
+class MakeSourceList:
+    """The file names of the sources a Makefile or make fragment names one by one (`$(cdir)/zgemm.cpp`, `k.cu`,
+    wherever the variable before them points), and the folders its globs may take sources from, each with every
+    folder below it (`$(wildcard src/*.cu)`: `src`; a glob through a variable or `$(shell find ...)`: the
+    Makefile's own folder), absolute."""
+
+    path: str
+    line: int  # the first line naming a source
+    names: frozenset[str]
+    globbed: tuple[str, ...]
 
 
 def nvidia_only_native_folders(build: BuildFacts) -> dict[str, str]:
@@ -795,12 +809,14 @@ def cmake_facts(
     top_arms: list[str | None] = []
     leaving_arms: list[int] = []
     definition_lists = _definition_lists(commands)
+    source_values: dict[str, str] = {}  # a variable set to one source file -> its path (see `_probe_sources`)
     for command, arguments, line in commands:
         name = command.lower()
         arguments = _folder_variables_expanded(name, arguments, folder_variables)
         _track_elsewhere(elsewhere, name, arguments)
         never_runs = tracker.step(name, arguments)
         first_source = len(sources)
+        _remember_source_value(name, arguments, source_values)
         module = _native_module(name, arguments)
         if module:
             sources_at = () if included_module else _source_folders(path, arguments.split()[1:])
@@ -872,6 +888,12 @@ def cmake_facts(
         elif name in glob_functions | {"file"} and arguments.split()[:1] in (["GLOB"], ["GLOB_RECURSE"]):
             globbed = _globbed_sources(arguments, _block_vendor(blocks, file_vendor), path, line)
             sources += [_anywhere(s) if included_module else s for s in globbed]
+        elif name in ("try_run", "try_compile"):
+            # A configure probe (a CUDA-backend module's `try_run` of a device query) compiles its sources for the
+            # vendor of its block or file.
+            vendor = _block_vendor(blocks, file_vendor)
+            probes = [SourceSet(probe, vendor, path, line) for probe in _probe_sources(arguments, source_values, path)]
+            sources += [_anywhere(s) if included_module and not s.pattern.startswith("/") else s for s in probes]
         elif name in _CMAKE_SOURCE_COMMANDS or name in source_functions:
             vendor = _block_vendor(blocks, file_vendor)
             words = [word.strip('"') for word in arguments.split()]
@@ -1441,6 +1463,31 @@ def _folder_variables_expanded(command: str, arguments: str, folder_variables: d
     return expanded
 
 
+def _remember_source_value(command: str, arguments: str, values: dict[str, str]) -> None:
+    """Remember `set(VAR "${CMAKE_CURRENT_LIST_DIR}/probe.cpp")` or `set(VAR probe.cpp)` in `values`; a variable set
+    to anything else is forgotten."""
+    words = [word.strip('"') for word in arguments.split()]
+    if command != "set" or not words:
+        return
+    values.pop(words[0], None)
+    if len(words) == 2 and words[1].endswith(_SOURCE_SUFFIXES):
+        values[words[0]] = words[1]
+
+
+def _probe_sources(arguments: str, values: dict[str, str], path: str) -> list[str]:
+    """The source files a `try_run`/`try_compile` compiles: its words naming one, directly or through a variable
+    the file set to one (`_remember_source_value`); `${CMAKE_CURRENT_LIST_DIR}` is the folder of the file at
+    `path`."""
+    folder = os.path.dirname(os.path.abspath(path))
+    found = []
+    for word in arguments.split():
+        source = _VARIABLE_USE.sub(lambda m: values.get(m.group(1), m.group()), word.strip('"'))
+        source = source.replace("${CMAKE_CURRENT_LIST_DIR}", folder)
+        if source.endswith(_SOURCE_SUFFIXES) and "$" not in source:
+            found.append(source)
+    return found
+
+
 def _definition_lists(commands: list[tuple[str, str, int]]) -> frozenset[str]:
     """The variables a CMake file hands to a define command whole (`target_compile_definitions(t PUBLIC
     "${XYZ_DEFINITIONS}")`): what it sets or appends to them are definitions, in the vendor of the block doing so."""
@@ -1564,6 +1611,7 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
         cuda_language=nvcc,
         hipify_folders=tuple(hipified.items()),
         make_sources=_make_sources(path, lines),
+        make_source_lists=_make_source_list(path, lines),
     )
 
 
@@ -1600,11 +1648,66 @@ _MAKE_WILDCARD = re.compile(r"\$[({]wildcard\s+([^)}]*)[)}]")
 _MAKE_SOURCE_WORD = re.compile(r"(?<![\w$%(./-])([\w./-]+\.(?:cu|hip|cpp|cc|cxx|c))(?![\w.])")
 
 
+def is_build_script(path: str) -> bool:
+    """A shell script, which may be a folder's whole build (`nvcc -c k.cu && g++ main.cpp k.o -lcudart`)."""
+    return path.endswith(".sh")
+
+
+def build_script_facts(path: str, text: str) -> BuildFacts | None:
+    """The sources a shell script compiles for NVIDIA only (a sample's own `build.sh`, beside the project's real
+    build): one running nvcc or linking a CUDA library (`g++ main.cpp -lcudart`), never hipcc nor hipify nor a ROCm
+    library; those it names, each NVIDIA's. None for any other script: one building ROCm too, or compiling nothing
+    for a GPU (a test runner, an installer)."""
+    lines = list(_make_lines(text))
+    if not any(_NVCC.search(logical) or _CUDA_LIBRARY_LINK.search(logical) for _, logical in lines):
+        return None
+    if any(_HIPCC.search(logical) or _HIPIFY_RUN.search(logical) or _ROCM_LINK.search(logical) for _, logical in lines):
+        return None
+    sources = [
+        SourceSet(word, "nvidia", path, line) for line, logical in lines for word in _MAKE_SOURCE_WORD.findall(logical)
+    ]
+    return BuildFacts(sources=tuple(sources)) if sources else None
+
+
+# Linking the CUDA runtime, driver or a CUDA library (`-lcudart`, `-lcublasLt`), which only an NVIDIA build does; and
+# a ROCm runtime or library, or ROCm's install folder.
+_CUDA_LIBRARY_LINK = re.compile(
+    r"(?<![\w-])-l(?:cuda|cudart|cudart_static|cupti|nvrtc|cublas\w*|cufft|curand|cusparse|cusolver)\b"
+)
+_ROCM_LINK = re.compile(r"(?i)(?<![\w-])-l(?:amdhip64|hip\w*|roc\w*)\b|/opt/rocm|\bROCM_PATH\b")
+
+
 def _make_sources(path: str, lines: list[tuple[int, str]]) -> tuple[str, ...]:
     """The source files a Makefile's lines name, as absolute paths beside the Makefile."""
     folder = os.path.dirname(os.path.abspath(path))
     words = {word for _, logical in lines for word in _MAKE_SOURCE_WORD.findall(logical)}
     return tuple(sorted(os.path.normpath(os.path.join(folder, word)) for word in words))
+
+
+def _make_source_list(path: str, lines: list[tuple[int, str]]) -> tuple[MakeSourceList, ...]:
+    """The `MakeSourceList` of a Makefile naming or globbing any source, else none."""
+    names: set[str] = set()
+    globbed: set[str] = set()
+    first = 0
+    folder = os.path.dirname(os.path.abspath(path))
+    for line, logical in lines:
+        found = _MAKE_NAMED_FILE.findall(logical)
+        if found and not first:
+            first = line
+        names.update(found)
+        if _MAKE_SHELL_LISTING.search(logical):
+            globbed.add(folder)
+        for fixed in _MAKE_GLOB.findall(logical):
+            globbed.add(folder if "$" in fixed else os.path.normpath(os.path.join(folder, os.path.dirname(fixed))))
+    return (MakeSourceList(path, first, frozenset(names), tuple(sorted(globbed))),) if names or globbed else ()
+
+
+# The file name of a source a Makefile names, whatever folder or variable comes before it (`$(cdir)/zgemm.cpp`); the
+# text before the `*` of a word globbing sources (`$(wildcard src/*.cu)`: `src/`; not a pattern rule's `%.cpp`,
+# which says how a listed source is compiled); a shell command listing files (`$(shell find . -name '*.cpp')`).
+_MAKE_NAMED_FILE = re.compile(r"(?<![\w.*%-])([\w.-]*\w\.(?:cu|hip|cpp|cc|cxx|c))(?![\w.])")
+_MAKE_GLOB = re.compile(r"((?:\$[({][^)}]*[)}]|[^\s,()=*$])*)\*[\w*]*\.(?:cu|hip|cpp|cc|cxx|c)\b")
+_MAKE_SHELL_LISTING = re.compile(r"\$[({]shell\s+(?:find|ls)\b")
 
 
 def _make_arm_vendors(conditional: re.Match[str]) -> tuple[str | None, str | None]:

@@ -38,7 +38,10 @@ macros are learned in rocmlint/cuda/learning.py:
   nothing calls, a list nothing that runs reads: rocmlint/cuda/cmake_unrun.py), which no build compiles;
   a nested CMake project the build never adds (a vendored library's own build, with its tests:
   rocmlint/cuda/cmake_projects.py) compiles nothing, and its CMake files are not read: its files nothing includes
-  are compiled by no build (neither vendor's: not NVIDIA code);
+  are compiled by no build (neither vendor's: not NVIDIA code); so is a source nothing includes in a folder whose
+  Makefiles name its sources one by one and not it, when no other build names or globs it (`BuildFacts.
+  make_source_lists`); a shell script running nvcc or linking a CUDA library and never ROCm's (a sample's own
+  `build.sh`) compiles the sources it names for NVIDIA only, where no other build names them;
   so is a header found only through an include folder the NVIDIA build alone adds (a CUDA target's
   `include/targets/cuda` beside the HIP target's own), a header only such files include, and a header nothing
   includes in a folder of NVIDIA-only headers.
@@ -69,7 +72,9 @@ from rocmlint.cuda.bazel_files import bazel_facts, is_bazel_file
 from rocmlint.cuda.build_files import (
     ANYWHERE,
     BuildFacts,
+    MakeSourceList,
     SourceSet,
+    build_script_facts,
     cmake_facts,
     cmake_filelist_functions,
     cmake_glob_functions,
@@ -80,6 +85,7 @@ from rocmlint.cuda.build_files import (
     configure_header_macros,
     hip_on_nvidia_as_nvidia,
     host_sources_as_cuda,
+    is_build_script,
     is_makefile,
     jit_extension_facts,
     makefile_facts,
@@ -103,6 +109,8 @@ from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch, Tri, and3
 SOURCE_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".cu", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl"})
 # How many included headers of its folder must all be NVIDIA-only for a header nothing includes to be.
 _FOLDER_VOTERS = 2
+# How many sources of its own folder a Makefile must name one by one for the folder's other sources to be unbuilt.
+_MIN_MAKE_LISTED = 2
 # Folders a project model never reads: version control, virtual environments, build output.
 _SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox"})
 _MAX_FILES = 50_000
@@ -563,7 +571,7 @@ class CudaProject:
             self._bases[path] = Branch(False, None), only_nvidia_path
             return self._bases[path]
         if not includers or self._compiled_on_its_own(path):
-            unadded = self._in_unadded_project(path)
+            unadded = self._in_unadded_project(path) or self._left_out_of_make_list(path)
             if unadded:
                 self._bases[path] = NO_GPU, unadded
                 return self._bases[path]
@@ -674,6 +682,60 @@ class CudaProject:
         """Why no build compiles a file nothing includes: it sits in a nested CMake project (a vendored library's
         own build, with its tests and examples) that the project's build never adds. "" otherwise."""
         return next((why for folder, why in self.build_facts.unadded_projects if _inside(path, (folder,))), "")
+
+    def _left_out_of_make_list(self, path: str) -> str:
+        """Why no build compiles a source file nothing includes: the Makefiles of its folder name the folder's sources
+        one by one (at least two of them) and not it, no Makefile globs sources at or above its folder, none names it
+        by its path or names a file of its name outside its own folder, and no other build file names or globs it (a file the build list left
+        out: an old copy of a source another folder compiles, a sample the build never had). "" otherwise."""
+        if is_header(path):
+            return ""
+        folder = os.path.dirname(path)
+        listed = self._make_listed_folders.get(folder)
+        if listed is None or path in self._make_sources or path in self._make_folder_sources:
+            return ""
+        if os.path.basename(path) in self._make_named_files:
+            return ""
+        if _inside(path, self._make_globbing_folders) or self._sources_naming(path):
+            return ""
+        return (
+            f"{self._relative(listed.path)}:{listed.line}: the Makefile naming this folder's sources does not name it"
+        )
+
+    @cached_property
+    def _make_listed_folders(self) -> dict[str, MakeSourceList]:
+        """The folders whose own Makefiles name at least two of their sources, each with its first such list."""
+        found: dict[str, MakeSourceList] = {}
+        for listed in self.build_facts.make_source_lists:
+            folder = os.path.dirname(listed.path)
+            own = [name for name in listed.names if os.path.join(folder, name) in self.files]
+            if len(own) >= _MIN_MAKE_LISTED:
+                found.setdefault(folder, listed)
+        return found
+
+    @cached_property
+    def _make_folder_sources(self) -> frozenset[str]:
+        """The sources of its own folder each Makefile names by file name (`$(cdir)/zgemm.cpp` beside it)."""
+        return frozenset(
+            os.path.join(os.path.dirname(listed.path), name)
+            for listed in self.build_facts.make_source_lists
+            for name in listed.names
+        )
+
+    @cached_property
+    def _make_named_files(self) -> frozenset[str]:
+        """The file names Makefiles name that are no source of the naming Makefile's own folder: sources of some other
+        folder (`$(SRC)/k.cu`), wherever that is."""
+        return frozenset(
+            name
+            for listed in self.build_facts.make_source_lists
+            for name in listed.names
+            if os.path.join(os.path.dirname(listed.path), name) not in self.files
+        )
+
+    @cached_property
+    def _make_globbing_folders(self) -> tuple[str, ...]:
+        return tuple(folder for listed in self.build_facts.make_source_lists for folder in listed.globbed)
 
     def _nvidia_source_tree(self, path: str) -> str:
         """Evidence that a header sits in a folder tree whose sources the build compiles for NVIDIA only: the most
@@ -924,6 +986,9 @@ class CudaProject:
         # A build system with no ROCm build yet says nothing: every CUDA source it lists is one to port.
         building_rocm = self._systems_building_rocm
         matching = [(n, s) for n, s in self._sources_naming(path) if _build_system(s.path) in building_rocm]
+        if building_rocm and not matching:
+            # A script compiling for NVIDIA only (a sample's `build.sh`) decides where no other build names the file.
+            matching = [(n, s) for n, s in self._sources_naming(path) if _build_system(s.path) == "script"]
         if not matching or all(self._vendor_of(s) != "nvidia" for _, s in matching):
             return ""
         most_specific = max(length for length, _ in matching)
@@ -1358,6 +1423,12 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         if suffix == ".py" and not is_build:
             modules.append(path)
             continue
+        if is_build_script(name):
+            script = _build_script(path)
+            if script is not None:
+                build_files.append(path)
+                build_facts.append(script)
+            continue
         if suffix not in SOURCE_SUFFIXES and not is_build:
             continue
         if not is_build:
@@ -1475,6 +1546,12 @@ def _jit_extension(path: str) -> BuildFacts | None:
     return facts if facts.hipify_folders else None
 
 
+def _build_script(path: str) -> BuildFacts | None:
+    """What a shell script compiles for NVIDIA only (`build_script_facts`), None when it compiles nothing so."""
+    text = _build_file_text(path)
+    return build_script_facts(path, text) if text is not None else None
+
+
 def _build_file_text(path: str) -> str | None:
     """The text of a build file the walk did not read as one (a configure header template, a makefile run with
     `-f`); None when it is missing or too large."""
@@ -1499,12 +1576,14 @@ def _walk(root: Path) -> Iterator[str]:
 
 
 def _build_system(path: str) -> str:
-    """Which build system a build file belongs to: "cmake", "python" (setup.py and its helpers), "bazel" or
-    "make"."""
+    """Which build system a build file belongs to: "cmake", "python" (setup.py and its helpers), "bazel", "script"
+    (a shell script) or "make"."""
     if path.endswith(("CMakeLists.txt", ".cmake")):
         return "cmake"
     if is_bazel_file(path):
         return "bazel"
+    if is_build_script(path):
+        return "script"
     return "python" if path.endswith(".py") else "make"
 
 
@@ -1542,6 +1621,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         native_modules=tuple(module for f in facts for module in f.native_modules),
         hipify_folders=tuple(folder for f in facts for folder in f.hipify_folders),
         make_sources=tuple(source for f in facts for source in f.make_sources),
+        make_source_lists=tuple(listed for f in facts for listed in f.make_source_lists),
     )
 
 
