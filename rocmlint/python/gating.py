@@ -866,7 +866,7 @@ class GateAnalyzer:
     def _program_exit_test(self, left: ast.expr, right: ast.expr) -> Vendor:
         """`subprocess.call("nvidia-smi", ...) == 0` (or `subprocess.run(...).returncode`, `os.system(...)`): the
         driver's program ran, which it does only on its vendor's machines (`rocm-smi` only on ROCm's)."""
-        run = left if _number_literal(right) == 0 else right if _number_literal(left) == 0 else None
+        run = left if _is_zero(right) else right if _is_zero(left) else None
         if isinstance(run, ast.Attribute) and run.attr == "returncode":
             run = run.value
         if not isinstance(run, ast.Call) or self.semantic.qualified_name(run.func) not in _EXIT_CODE_RUNNERS:
@@ -1633,6 +1633,11 @@ def _literal_truth(node: ast.AST) -> Vendor | None:
     if isinstance(node, ast.Dict) and None not in node.keys:
         return CONSTANT_TRUE if node.keys else CONSTANT_FALSE
     return None
+
+
+def _is_zero(node: ast.AST) -> bool:
+    """The literal `0` (not through `ast.literal_eval`, whose failure on other nodes leaves a reference cycle)."""
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == 0
 
 
 def _number_literal(node: ast.AST) -> object:
