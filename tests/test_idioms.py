@@ -6,6 +6,7 @@ answer. Snippets are parsed by tests/snippets.py.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 
 import pytest
@@ -696,8 +697,24 @@ def test_switches_off_by_default_are_store_true_flags_without_a_truthy_default()
         ("args.allow_tf32 or fast", False),
         ("args.enable_tf32", False),
         ("args.fast", False),
+        # A value compared with the option's name: a string, an upper-case (enum) member, every listed choice.
+        ('dtype == "tf32"', True),
+        ('"TF32" == args.precision', True),
+        ("kind == DataType.TFLOAT_32", True),
+        ('precision in ("tf32", DataType.TF32)', True),
+        ('precision in ("tf32", "fp32")', False),
+        ('dtype != "tf32"', False),
+        ('dtype == "fp16"', False),
+        ("args.use_tf32 == True", False),
+        ("kind == DataType.tfloat_32", False),
+        # A data type asked whether it is the option.
+        ("config.train_dtype.enable_tf()", True),
+        ("config.train_dtype.enable_tf(strict)", False),
+        ("config.model.enable_tf()", False),
+        ("config.train_dtype.is_half()", False),
     ],
 )
 def test_opted_in_by_switch(test: str, expected: bool) -> None:
     switches = frozenset({"allow_tf32", "fast"})
-    assert idioms.opted_in_by_switch(ast.parse(test, mode="eval").body, "tf32", switches) is expected
+    option = re.compile(r"(?<![a-z])tf(?:loat)?_?32(?![0-9])|(?<![a-z])tf$")
+    assert idioms.opted_in_by_switch(ast.parse(test, mode="eval").body, option, switches) is expected

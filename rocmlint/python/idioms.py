@@ -103,14 +103,48 @@ def last_name(expr: ast.AST) -> str:
     return expr.id if isinstance(expr, ast.Name) else ""
 
 
-def opted_in_by_switch(test: ast.expr, word: str, switches: frozenset[str]) -> bool:
-    """Whether an `if` test holds only when the user turned on an off-by-default command-line switch named
-    for `word` (`switches`: `Semantic.switches_off_by_default`): `if args.allow_tf32:`, `if args.allow_tf32
-    and ...` for "tf32"."""
+def opted_in_by_switch(test: ast.expr, option: re.Pattern[str], switches: frozenset[str]) -> bool:
+    """Whether an `if` test holds only when the user chose the option whose names match `option` (lower-case):
+    an off-by-default command-line switch named for it (`switches`: `Semantic.switches_off_by_default`;
+    `if args.allow_tf32:`, `if args.allow_tf32 and ...`), a value compared with the option's name (`if dtype ==
+    "tf32":`, `if precision in ("tf32",):`, `if kind == DataType.TFLOAT_32:`), or a data type asked whether it
+    is that option (`if train_dtype.enable_tf():`). Each is one choice among several a user makes, not a default."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return any(opted_in_by_switch(operand, word, switches) for operand in test.values)
+        return any(opted_in_by_switch(operand, option, switches) for operand in test.values)
+    if isinstance(test, ast.Compare):
+        return _compared_with_option(test, option)
+    if isinstance(test, ast.Call):
+        return _data_type_is_option(test, option)
     name = last_name(test)
-    return word in name.lower() and name in switches
+    return name in switches and option.search(name.lower()) is not None
+
+
+def _compared_with_option(test: ast.Compare, option: re.Pattern[str]) -> bool:
+    """`value == <option>` (either side) or `value in (<option>, ...)`, every listed choice naming the option."""
+    if len(test.ops) != 1 or not isinstance(test.ops[0], (ast.Eq, ast.In)):
+        return False
+    if isinstance(test.ops[0], ast.In):
+        collection = test.comparators[0]
+        if not isinstance(collection, (ast.Tuple, ast.List, ast.Set)) or not collection.elts:
+            return False
+        return all(_names_option(choice, option) for choice in collection.elts)
+    return any(_names_option(side, option) for side in (test.left, test.comparators[0]))
+
+
+def _names_option(expr: ast.expr, option: re.Pattern[str]) -> bool:
+    """A string literal or an upper-case member (`DataType.TFLOAT_32`, an enum's) that names the option; not a
+    flag (`args.use_tf32 == True` compares a switch whose default is unknown)."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return option.search(expr.value.lower()) is not None
+    name = last_name(expr) if isinstance(expr, ast.Attribute) else ""
+    return name.isupper() and option.search(name.lower()) is not None
+
+
+def _data_type_is_option(call: ast.Call, option: re.Pattern[str]) -> bool:
+    """`<data type>.<predicate named for the option>()`: a question about a data type the user picked."""
+    if call.args or call.keywords or not isinstance(call.func, ast.Attribute):
+        return False
+    return "dtype" in name_words(last_name(call.func.value)) and option.search(call.func.attr.lower()) is not None
 
 
 def name_words(name: str) -> tuple[str, ...]:
@@ -397,7 +431,7 @@ def handled_by_try(ctx: PythonContext, node: ast.AST, caught: frozenset[str]) ->
 
 
 # How many defs up a failure may be followed to the `try:` that catches it.
-_MAX_CALLER_LEVELS = 4
+MAX_CALLER_LEVELS = 4
 
 
 def handled_by_callers(ctx: PythonContext, node: ast.AST, caught: frozenset[str], levels: int = 0) -> bool:
@@ -408,9 +442,9 @@ def handled_by_callers(ctx: PythonContext, node: ast.AST, caught: frozenset[str]
     if handled_by_try(ctx, node, caught):
         return True
     function = next((ancestor for ancestor in ctx.ancestors(node) if isinstance(ancestor, DEFERRED_BODIES)), None)
-    if levels >= _MAX_CALLER_LEVELS or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    if levels >= MAX_CALLER_LEVELS or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    if ctx.parent(function) is not ctx.semantic.module or not _called_only_here(ctx, function.name):
+    if ctx.parent(function) is not ctx.semantic.module or not called_only_here(ctx, function.name):
         return False
     uses = ctx.references.uses_of(function)
     return bool(uses) and all(
@@ -418,7 +452,7 @@ def handled_by_callers(ctx: PythonContext, node: ast.AST, caught: frozenset[str]
     )
 
 
-def _called_only_here(ctx: PythonContext, name: str) -> bool:
+def called_only_here(ctx: PythonContext, name: str) -> bool:
     """No other module of the project may call the module-level def `name`: private by its name, or read by no
     importer (when the project's importers are known)."""
     read_elsewhere = ctx.gates.read_elsewhere
