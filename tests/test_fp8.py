@@ -503,6 +503,31 @@ def to_fp8(layer):
         pytest.param(
             _UPCASTING.replace("FORWARD", "return F.linear(x, self.weight.float())"), False, id="not-to-input"
         ),
+        pytest.param(
+            _UPCASTING.replace(
+                "FORWARD",
+                "w = self.weight.detach()\n        w = w.to(dtype=self.compute_dtype if self.compute_dtype else x.dtype)"
+                "\n        return F.linear(x, w)",
+            ),
+            True,
+            id="local-rebound-to-its-cast",
+        ),
+        pytest.param(
+            _UPCASTING.replace(
+                "FORWARD",
+                "w = self.weight.detach()\n        y = fp8_op(x, w)\n        w = w.to(x.dtype)\n        return y",
+            ),
+            False,
+            id="local-used-before-its-cast",
+        ),
+        pytest.param(
+            _UPCASTING.replace(
+                "FORWARD",
+                "w = self.weight\n        w = w.to(self.fp8_dtype if fast else self.qdtype)\n        return w",
+            ),
+            False,
+            id="cast-to-no-input-dtype",
+        ),
     ],
 )
 def test_fp8_only_stored(code: str, stored: bool) -> None:

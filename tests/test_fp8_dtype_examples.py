@@ -175,6 +175,19 @@ VALID = (
             layer.weight = torch.nn.Parameter(layer.weight.to(torch.float8_e4m3fn))
         """,
     ),
+    # The same through a local the next statement rebinds to its cast, to the module's compute dtype or the input's.
+    Valid(
+        """
+        import torch
+        class LinearFp8(torch.nn.Linear):
+            def __init__(self, *args):
+                self.fp8_dtype = torch.float8_e4m3fn
+            def forward(self, x):
+                weight = self.weight.detach()
+                weight = weight.to(dtype=self.compute_dtype if self.compute_dtype is not None else x.dtype)
+                return torch.nn.functional.linear(x, weight, self.bias)
+        """,
+    ),
     # FP8 weights of a module whose forward first calls a package with no ROCm build (fp8.made_for_nvidia_only_forward).
     Valid(
         """
