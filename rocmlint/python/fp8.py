@@ -14,6 +14,7 @@ import ast
 import os
 import re
 import weakref
+from itertools import pairwise
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -424,7 +425,7 @@ def _upcasts_weight(forward: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
             reads += 1
         elif to_input_dtype:
             reads += sum(_is_weight_of(argument, owner) for argument in arguments)
-    reads += sum(1 for block in _blocks(forward) for pair in zip(block, block[1:]) if _upcast_alias(*pair, owner, data))
+    reads += sum(1 for block in _blocks(forward) for pair in pairwise(block) if _upcast_alias(*pair, owner, data))
     weights = sum(_is_weight_of(node, owner) for node in ast.walk(forward))
     return reads > 0 and reads == weights
 
