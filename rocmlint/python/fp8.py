@@ -14,9 +14,9 @@ import ast
 import os
 import re
 import weakref
-from itertools import pairwise
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from rocmlint.python.conditions import choices_around
 from rocmlint.python.cpu_tensors import in_gpu_free_test, kept_on_cpu
