@@ -568,21 +568,38 @@ def selected_per_arch(ctx: PythonContext, node: ast.expr) -> bool:
 def added_beside_fnuz(ctx: PythonContext, node: ast.expr) -> bool:
     """`node` is added to a collection (`ok.append(node)`, `ok.add(node)`) to which the same def (or module) also
     adds a FNUZ dtype (`ok.append(torch.float8_e4m3fnuz)`): the collection lists both formats, as a literal naming
-    both does (`e4m3_ok` accepted by an assert, built one `hasattr(torch, ...)` at a time)."""
+    both does (`e4m3_ok` accepted by an assert, built one `hasattr(torch, ...)` at a time). So is a name defined by
+    a def of this file from `node` alone (`qfloat8_e4m3fn = qfloat(torch.float8_e4m3fn)`) where the same def also
+    defines one from a FNUZ dtype (`qfloat8_e4m3fnuz = qfloat(torch.float8_e4m3fnuz)`): a registry of every format,
+    from which users pick."""
     if not ctx.contains(b"fnuz"):
         return False
     call = ctx.parent(node)
-    collection = _collection_added_to(call)
-    if collection is None or not isinstance(call, ast.Call) or not any(argument is node for argument in call.args):
+    if not isinstance(call, ast.Call) or not any(argument is node for argument in call.args):
         return False
-    written = ctx.code_of(collection)
+    key = _sibling_key(ctx, call)
+    if key is None:
+        return False
     for found in ctx.semantic.descendants(ctx.semantic.enclosing_scope_node(call)):
-        other = _collection_added_to(found) if found is not call else None
-        if other is None or ctx.code_of(other) != written or not isinstance(found, ast.Call):
+        if found is call or not isinstance(found, ast.Call) or _sibling_key(ctx, found) != key:
             continue
         if any(_names_fnuz(part) for argument in found.args for part in ast.walk(argument)):
             return True
     return False
+
+
+def _sibling_key(ctx: PythonContext, call: ast.Call) -> str | None:
+    """What makes two calls siblings: adding to the same collection, or defining a name from one argument with the
+    same def of this file."""
+    collection = _collection_added_to(call)
+    if collection is not None:
+        return "adds to " + ctx.code_of(collection)
+    statement = ctx.parent(call)
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return None
+    if not isinstance(statement.targets[0], ast.Name) or len(call.args) != 1 or call.keywords:
+        return None
+    return "defined by " + ctx.code_of(call.func) if ctx.semantic.called_def(call.func) is not None else None
 
 
 def _collection_added_to(node: ast.AST | None) -> ast.expr | None:
