@@ -19,7 +19,7 @@ _GLOBAL_PRECISION = "torch.backends.fp32_precision"
 # Values that keep full fp32: everything else asks for a reduced-precision (TF32) path.
 _FULL_FP32_PRECISIONS = frozenset({"ieee", "none"})
 _TF32_MATMUL_PRECISIONS = frozenset({"high", "medium"})
-# A choice naming TF32 (lower-case): `tf32`, `TFLOAT_32`, `enable_tf`, `tensorfloat32`, a tensor-core switch.
+# A choice naming TF32 (lower-case): `allow_tf32`, `enable_tf`, `use_tensorfloat32`, a tensor-core switch.
 _TF32_CHOICE = re.compile(r"(?<![a-z])tf(?:loat)?_?32(?![0-9])|(?<![a-z])tf$|tensorfloat|tensor_?cores?")
 _SET_MATMUL_PRECISION = "torch.set_float32_matmul_precision"
 # Where the rule could report or read: the attributes `visit_Assign` reads as assigned, and the callee
@@ -39,8 +39,8 @@ class Tf32Toggle(Rule):
     `torch.backends.cudnn.conv.fp32_precision`, ...) to `"tf32"`. Reading the flags, turning TF32 off
     (`False`, `"highest"`, `"ieee"`) and values the linter cannot resolve are not reported.
 
-    Nor is TF32 the user chose: under an off-by-default switch named for it (`if args.allow_tf32:`), a value
-    compared with TF32 (`if dtype == "tf32":`, `== DataType.TFLOAT_32`) or a dtype asked `.enable_tf()`. Test files are not checked: a suite turns TF32 on to set the precision its assertions run at (or to
+    Nor is TF32 the user chose: under an off-by-default switch named for it (`if args.allow_tf32:`,
+    `--use_tensorcore`) or a picked data type asked whether it is TF32 (`if config.train_dtype.enable_tf():`). Test files are not checked: a suite turns TF32 on to set the precision its assertions run at (or to
     test both modes); where ROCm ignores the flag the results are only more precise, and no test takes
     another path because of it.
 
@@ -150,7 +150,7 @@ def _precision_argument(call: ast.Call, ctx: PythonContext) -> tuple[ast.AST, as
 
 def _is_deliberate_rocm_setting(node: ast.AST, ctx: PythonContext) -> bool:
     """TF32 enabled in a ROCm-only branch is a deliberate MI300 choice, not a ported NVIDIA default; TF32
-    enabled because the user picked it (an off-by-default `--allow_tf32`, `dtype == "tf32"`) is the user's."""
+    enabled because the user picked it (an off-by-default `--allow_tf32`, `train_dtype.enable_tf()`) is the user's."""
     switches = ctx.semantic.switches_off_by_default
     return ctx.is_nvidia_gated(node) or any(
         opted_in_by_switch(test, _TF32_CHOICE, switches()) for test in ctx.semantic.if_tests_taken(node)
@@ -241,21 +241,17 @@ Tf32Toggle.valid = (
         """,
     ),
     # A value the linter cannot resolve (a CLI flag) is not reported, nor TF32 the user picked: an off-by-default
-    # switch, a dtype choice compared with TF32, a dtype asked whether it is TF32.
+    # switch (named for TF32 or tensor cores), a picked data type asked whether it is TF32.
     Valid(
         """
         import torch
-        def configure(args, dtype, config):
+        def configure(args, config):
             torch.backends.cuda.matmul.allow_tf32 = args.tf32
             if args.allow_tf32 and torch.cuda.is_available():
                 torch.backends.cudnn.allow_tf32 = True
             if args.use_tensorcore:
                 torch.backends.cuda.matmul.allow_tf32 = True
-            if dtype == "tf32":
-                torch.backends.cuda.matmul.allow_tf32 = True
             if config.train_dtype.enable_tf():
-                torch.backends.cudnn.allow_tf32 = True
-            if config.precision in ("tf32", DataType.TFLOAT_32):
                 torch.backends.cudnn.allow_tf32 = True
         parser.add_argument("--allow-tf32", action="store_true")
         parser.add_argument("--use_tensorcore", default=False, action="store_true")
@@ -323,7 +319,7 @@ Tf32Toggle.invalid = (
 
         cudnn.allow_tf32 = True
         cudnn.benchmark = True
-        if args.use_tf32 == True or dtype != "tf32":  # a flag of unknown default; no choice of TF32
+        if args.precision == "tf32" and model.enable_tf():  # an option compared; no data type
             cudnn.allow_tf32 = True
         """,
         expect=("3:1-3:17", "6:5-6:21"),
