@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.fixes import gate_statement
@@ -18,6 +19,8 @@ _GLOBAL_PRECISION = "torch.backends.fp32_precision"
 # Values that keep full fp32: everything else asks for a reduced-precision (TF32) path.
 _FULL_FP32_PRECISIONS = frozenset({"ieee", "none"})
 _TF32_MATMUL_PRECISIONS = frozenset({"high", "medium"})
+# A choice naming TF32 (lower-case): `allow_tf32`, `enable_tf`, `use_tensorfloat32`, a tensor-core switch.
+_TF32_CHOICE = re.compile(r"(?<![a-z])tf(?:loat)?_?32(?![0-9])|(?<![a-z])tf$|tensorfloat|tensor_?cores?")
 _SET_MATMUL_PRECISION = "torch.set_float32_matmul_precision"
 # Where the rule could report or read: the attributes `visit_Assign` reads as assigned, and the callee
 # `visit_Call` reads.
@@ -36,8 +39,8 @@ class Tf32Toggle(Rule):
     `torch.backends.cudnn.conv.fp32_precision`, ...) to `"tf32"`. Reading the flags, turning TF32 off
     (`False`, `"highest"`, `"ieee"`) and values the linter cannot resolve are not reported.
 
-    Nor is TF32 an off-by-default command-line switch named for it asks for (`if args.allow_tf32:`): the
-    user chose it. Test files are not checked: a suite turns TF32 on to set the precision its assertions run at (or to
+    Nor is TF32 the user chose: under an off-by-default switch named for it (`if args.allow_tf32:`,
+    `--use_tensorcore`) or a picked data type asked whether it is TF32 (`if config.train_dtype.enable_tf():`). Test files are not checked: a suite turns TF32 on to set the precision its assertions run at (or to
     test both modes); where ROCm ignores the flag the results are only more precise, and no test takes
     another path because of it.
 
@@ -147,10 +150,10 @@ def _precision_argument(call: ast.Call, ctx: PythonContext) -> tuple[ast.AST, as
 
 def _is_deliberate_rocm_setting(node: ast.AST, ctx: PythonContext) -> bool:
     """TF32 enabled in a ROCm-only branch is a deliberate MI300 choice, not a ported NVIDIA default; TF32
-    enabled because the user turned on an off-by-default `--allow_tf32` switch is the user's choice."""
+    enabled because the user picked it (an off-by-default `--allow_tf32`, `train_dtype.enable_tf()`) is the user's."""
     switches = ctx.semantic.switches_off_by_default
     return ctx.is_nvidia_gated(node) or any(
-        opted_in_by_switch(test, "tf32", switches()) for test in ctx.semantic.if_tests_taken(node)
+        opted_in_by_switch(test, _TF32_CHOICE, switches()) for test in ctx.semantic.if_tests_taken(node)
     )
 
 
@@ -172,7 +175,7 @@ Tf32Toggle.valid = (
         print(f"tf32 matmul={prev_matmul} cudnn={prev_cudnn}")
         """,
     ),
-    # Turning TF32 off for exact fp32 comparisons is fine on every vendor.
+    # Turning TF32 off for exact fp32 comparisons is fine on every vendor; the CPU (oneDNN) backend is no GPU toggle.
     Valid(
         """
         import torch
@@ -180,6 +183,7 @@ Tf32Toggle.valid = (
         torch.backends.cudnn.allow_tf32 = False
         torch.set_float32_matmul_precision("highest")
         torch.backends.cuda.matmul.fp32_precision = "ieee"
+        torch.backends.mkldnn.matmul.fp32_precision = "bf16"
         """,
     ),
     Valid(
@@ -190,16 +194,6 @@ Tf32Toggle.valid = (
         else:
             torch.backends.cuda.matmul.allow_tf32 = True
             torch.backends.cudnn.allow_tf32 = True
-        """,
-    ),
-    Valid(
-        """
-        import torch
-        IS_ROCM = torch.version.hip is not None
-
-        def setup_precision(args):
-            if not IS_ROCM:
-                torch.set_float32_matmul_precision("high")
         """,
     ),
     Valid(
@@ -219,6 +213,9 @@ Tf32Toggle.valid = (
         IS_ROCM = torch.version.hip is not None
         torch.backends.cuda.matmul.allow_tf32 = False if IS_ROCM else True
         torch.set_float32_matmul_precision("highest" if IS_ROCM else "high")
+        def setup_precision(args):
+            if not IS_ROCM:
+                torch.set_float32_matmul_precision("high")
         """,
     ),
     # Enabling TF32 in a ROCm-only branch (MI300 via hipBLASLt) is a deliberate choice.
@@ -229,13 +226,6 @@ Tf32Toggle.valid = (
         if torch.version.hip and 'gfx94' in torch.cuda.get_device_properties(0).gcnArchName:
             os.environ["HIPBLASLT_ALLOW_TF32"] = "1"
             torch.backends.cuda.matmul.allow_tf32 = True
-        """,
-    ),
-    # The CPU (oneDNN) backend is not a GPU toggle.
-    Valid(
-        """
-        import torch
-        torch.backends.mkldnn.matmul.fp32_precision = "bf16"
         """,
     ),
     # The token in a docstring, a comment and a log message.
@@ -250,16 +240,21 @@ Tf32Toggle.valid = (
             logging.info("allow_tf32=%s", torch.backends.cuda.matmul.allow_tf32)
         """,
     ),
-    # A value the linter cannot resolve (a CLI flag) is not reported, nor TF32 an off-by-default switch asks for.
+    # A value the linter cannot resolve (a CLI flag) is not reported, nor TF32 the user picked: an off-by-default
+    # switch (named for TF32 or tensor cores), a picked data type asked whether it is TF32.
     Valid(
         """
         import torch
-
-        def configure(args):
+        def configure(args, config):
             torch.backends.cuda.matmul.allow_tf32 = args.tf32
             if args.allow_tf32 and torch.cuda.is_available():
                 torch.backends.cudnn.allow_tf32 = True
+            if args.use_tensorcore:
+                torch.backends.cuda.matmul.allow_tf32 = True
+            if config.train_dtype.enable_tf():
+                torch.backends.cudnn.allow_tf32 = True
         parser.add_argument("--allow-tf32", action="store_true")
+        parser.add_argument("--use_tensorcore", default=False, action="store_true")
         """,
     ),
     # Mentions that are no assignment or call (the trigger pattern leaves them out): keyword arguments,
@@ -324,8 +319,10 @@ Tf32Toggle.invalid = (
 
         cudnn.allow_tf32 = True
         cudnn.benchmark = True
+        if args.precision == "tf32" and model.enable_tf():  # an option compared; no data type
+            cudnn.allow_tf32 = True
         """,
-        expect=("3:1-3:17",),
+        expect=("3:1-3:17", "6:5-6:21"),
         message="cudnn.allow_tf32 = True",
     ),
     Invalid(

@@ -17,8 +17,8 @@ from rocmlint.rule import Invalid, Rule, Valid
 # Each flash-attn distribution's top-level modules: FlashAttention-2, and FlashAttention-3 (Hopper, CUDA-only).
 FA3 = frozenset({"flash_attn_interface", "flash_attn_3"})
 _DISTRIBUTIONS = (frozenset({"flash_attn"}), FA3)
-# A condition naming flash attention (`is_flash_attn_2_available()`, `use_flash_attn`) has another path.
-_FLASH_CONDITION = re.compile(r"flash_?att(?:n|ention)", re.IGNORECASE)
+# A condition naming flash attention (`is_flash_attn_2_available()`, `use_flash_attn`, `_fa3_forward`) has another path.
+_FLASH_CONDITION = re.compile(r"flash_?att(?:n|ention)|(?<![a-z0-9])fa[234](?![0-9])", re.IGNORECASE)
 # The prefilter: an import naming one of those as the top-level package, not `vllm_flash_attn`,
 # `flash_attn_varlen_func(...)`, `use_flash_attn` or `from vllm....backends.flash_attn import`.
 _TRIGGER_PATTERN = import_statement_pattern(r"flash_attn(?:_interface|_3)?\b")
@@ -112,7 +112,8 @@ def _message(module: str) -> str:
 
 
 FlashAttnNoFallback.valid = (
-    # The usual try/except fallback.
+    # The usual try/except fallback; Megatron-style tiers: FA3, then FA2, then nothing; an opt-in backend's loader
+    # that says what to install.
     Valid(
         """
         try:
@@ -120,11 +121,6 @@ FlashAttnNoFallback.valid = (
             HAS_FLASH_ATTN = True
         except ImportError:
             HAS_FLASH_ATTN = False
-        """,
-    ),
-    # Megatron-style tiers: FA3, then FA2, then nothing; an opt-in backend's loader that says what to install.
-    Valid(
-        """
         try:
             from flash_attn_3.flash_attn_interface import flash_attn_with_kvcache
             HAVE_FA3 = True
@@ -182,7 +178,7 @@ FlashAttnNoFallback.valid = (
         out = flash_attn_varlen_func(q, k, v, cu_seqlens_q=cu, max_seqlen_q=n)
         """,
     ),
-    # The early-return flag is assigned far from the import; a test skipped where flash-attn is missing.
+    # An early-return flag far from the import; importorskip; defs named for FA3 or called only by flash-attn defs.
     Valid(
         """
         import pytest
@@ -196,6 +192,12 @@ FlashAttnNoFallback.valid = (
         def test_unpad(x):
             pytest.importorskip("flash_attn")
             from flash_attn.bert_padding import unpad_input
+        def _fa3_forward(q):
+            from flash_attn_interface import _flash_attn_forward
+        def _block(q):
+            from flash_attn.flash_attn_interface import _flash_attn_varlen_forward
+        def ring_flash_attn_forward(q):
+            return _block(q)
         """,
     ),
 )
@@ -253,14 +255,20 @@ FlashAttnNoFallback.invalid = (
         expect=("1:8-1:28",),
         message="FlashAttention-3",
     ),
-    # A function-level import still fails when the function is called.
+    # A function-level import still fails when the function is called; a helper also called off the flash path.
     Invalid(
         """
         def forward(self, q, k, v):
             from flash_attn.flash_attn_interface import flash_attn_varlen_func
             return flash_attn_varlen_func(q, k, v, self.cu_seqlens, self.cu_seqlens, self.max_s, self.max_s)
+        def _block(q):
+            from flash_attn import flash_attn_func
+        def ring_flash_attn_forward(q):
+            return _block(q)
+        def attention(q):
+            return _block(q)
         """,
-        expect=("2:10-2:41",),
+        expect=("2:10-2:41", "5:10-5:20"),
     ),
     # An availability check that only turns the failure into another error.
     Invalid(
@@ -353,28 +361,18 @@ FlashAttnNoFallback.invalid = (
     Invalid(
         """
         import numpy as np, données as d, flash_attn_3.flash_attn_interface as fa3
-        """,
-        expect=("1:35-1:68",),
-    ),
-    Invalid(
-        """
         import\tflash_attn . bert_padding
         """,
-        expect=("1:8-1:33",),
+        expect=("1:35-1:68", "2:8-2:33"),
     ),
     Invalid(
         r"""
         from \
             flash_attn.bert_padding import pad_input
-        """,
-        expect=("2:5-2:28",),
-    ),
-    Invalid(
-        r"""
         import os, \
             flash_attn_interface as fa3
         """,
-        expect=("2:5-2:25",),
+        expect=("2:5-2:28", "4:5-4:25"),
     ),
     Invalid(
         """

@@ -7,7 +7,8 @@ import ast
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.flow import value_uses
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import last_name
+from rocmlint.python.idioms import last_name, name_words
+from rocmlint.python.scopes import FUNCTION_DEFS
 from rocmlint.rule import Invalid, Rule, Valid
 
 # The multiprocessing calls that take a start method first or as `method=`; any call's `start_method=`
@@ -19,6 +20,9 @@ _TORCH_MULTIPROCESSING = "torch.multiprocessing."
 _DATA_WORKERS_KEYWORD = "multiprocessing_context"
 # torch_xla's launchers (`xmp.spawn`) start XLA devices (TPU); no HIP runtime is in their parent.
 _XLA_PACKAGE = "torch_xla."
+# Test decorators that skip on a condition and say why second (`unittest.skipIf(c, reason)`, `pytest.mark.skipif`),
+# matched on the lower-cased last name without underscores.
+_SKIP_DECORATORS = frozenset({"skipif", "skipunless"})
 # The prefilter (Rule.trigger_pattern): the start method is a quoted word wherever it is reported.
 _TRIGGER_PATTERN = r"""["']fork["']"""
 
@@ -35,7 +39,9 @@ class ForkStartMethod(Rule):
     not flagged, nor torch_xla's launchers (`xmp.spawn(..., start_method="fork")`: XLA devices), nor a context only
     given to DataLoaders (`multiprocessing_context=`: their workers load samples on the CPU).
 
-    Test files are checked: a suite that forks its GPU workers hangs or fails on ROCm the same way.
+    Test files are checked: a suite that forks its GPU workers hangs or fails on ROCm the same way. A test whose
+    skip says it needs fork (`@unittest.skipIf(IS_WINDOWS, "Test needs to use fork multiprocessing")`) is not: it
+    tests the fork start method itself, on purpose.
 
     ## Why is this bad on ROCm?
     A forked child inherits the parent's HIP runtime state, which it cannot use: once the parent has touched
@@ -76,6 +82,8 @@ class ForkStartMethod(Rule):
         self._reported: set[ast.expr] = set()
 
     def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
+        if ctx.in_test_suite and _in_test_of_fork(ctx, node):
+            return
         for method in _start_methods(node, ctx):
             for text, literal in ctx.values.string_sources(method):
                 if text != "fork" or literal in self._reported:
@@ -100,6 +108,27 @@ def _start_methods(call: ast.Call, ctx: PythonContext) -> list[ast.expr]:
         if method is not None:
             found.append(method)
     return found
+
+
+def _in_test_of_fork(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is in a test whose skip says it needs fork: the test is about the fork start method (PyTorch's own
+    suite asserts the error a forked GPU worker raises), not a launcher that happens to fork its workers."""
+    return any(
+        isinstance(ancestor, FUNCTION_DEFS) and any(_skip_names_fork(ctx, mark) for mark in ancestor.decorator_list)
+        for ancestor in ctx.ancestors(node)
+    )
+
+
+def _skip_names_fork(ctx: PythonContext, decorator: ast.expr) -> bool:
+    """`@unittest.skipIf(c, "... fork ...")`, `@pytest.mark.skipif(c, reason="... fork ...")`."""
+    if (
+        not isinstance(decorator, ast.Call)
+        or last_name(decorator.func).replace("_", "").lower() not in _SKIP_DECORATORS
+    ):
+        return False
+    reason = ctx.semantic.argument(decorator, "reason", 1)
+    text = ctx.string_value(reason) if reason is not None else None
+    return text is not None and "fork" in name_words(text)
 
 
 def _only_for_data_workers(ctx: PythonContext, call: ast.Call) -> bool:
@@ -202,6 +231,21 @@ ForkStartMethod.valid = (
             ctx.Process(target=shutil.rmtree, args=(path,)).start()
         """,
     ),
+    # A test about fork itself: its skip says it needs fork.
+    Valid(
+        """
+        import torch.multiprocessing as mp
+        import unittest
+
+        class TestMultiprocessing(unittest.TestCase):
+            @unittest.skipIf(IS_WINDOWS, "Test needs to use fork multiprocessing")
+            def test_autograd_errors(self):
+                ctx = mp.get_context("fork")
+                with self.assertRaisesRegex(RuntimeError, r"Unable to handle autograd"):
+                    ctx.Pool(3).map(simple_autograd_function, [1, 2, 3])
+        """,
+        path="test/test_multiprocessing.py",
+    ),
     # No PyTorch in the file: a CPU tool forking its workers.
     Valid(
         """
@@ -226,6 +270,30 @@ ForkStartMethod.invalid = (
         expect=("7:30-7:36",),
         message='the "fork" start method',
         path="tests/test_notebook.py",
+    ),
+    # A skip that gives another reason; a skip naming fork outside a test suite.
+    Invalid(
+        """
+        import torch.multiprocessing as mp
+        import pytest
+
+        @pytest.mark.skipif(not HAS_GPU, reason="needs a GPU")
+        def test_workers():
+            return mp.get_context("fork").Pool(2)
+        """,
+        expect=("6:27-6:33",),
+        path="tests/test_workers.py",
+    ),
+    Invalid(
+        """
+        import torch.multiprocessing as mp
+        import pytest
+
+        @pytest.mark.skipif(IS_WINDOWS, reason="needs fork")
+        def launch():
+            return mp.get_context("fork").Pool(2)
+        """,
+        expect=("6:27-6:33",),
     ),
     # One diagnostic for a method two launches take.
     Invalid(

@@ -449,6 +449,22 @@ def test_a_fnuz_arm_behind_another_modules_setting(tmp_path: Path, setting: str,
             "ok = []\nok.append(D)\nother = []\nother.append(torch.float8_e4m3fnuz)\n", False, id="other-list"
         ),
         pytest.param("ok = []\nok.append(D)\nok.append(torch.bfloat16)\n", False, id="no-fnuz"),
+        pytest.param(
+            "def make(dtype):\n    return dtype\nq8 = make(D)\nq8_fnuz = make(torch.float8_e4m3fnuz)\n",
+            True,
+            id="registry-defined-by-one-def",
+        ),
+        pytest.param(
+            "def make(dtype):\n    return dtype\nq8 = make(D)\nq8_fnuz = other(torch.float8_e4m3fnuz)\n",
+            False,
+            id="fnuz-defined-by-another-def",
+        ),
+        pytest.param("q8 = torch.finfo(D)\nq8_fnuz = torch.finfo(torch.float8_e4m3fnuz)\n", False, id="not-own-def"),
+        pytest.param(
+            "def make(dtype, n=1):\n    return dtype\nq8 = make(D, 2)\nq8_fnuz = make(torch.float8_e4m3fnuz, 2)\n",
+            False,
+            id="more-than-the-dtype",
+        ),
     ],
 )
 def test_added_beside_fnuz(code: str, both: bool) -> None:
@@ -502,6 +518,31 @@ def to_fp8(layer):
         ),
         pytest.param(
             _UPCASTING.replace("FORWARD", "return F.linear(x, self.weight.float())"), False, id="not-to-input"
+        ),
+        pytest.param(
+            _UPCASTING.replace(
+                "FORWARD",
+                "w = self.weight.detach()\n        w = w.to(dtype=self.compute_dtype if self.compute_dtype else x.dtype)"
+                "\n        return F.linear(x, w)",
+            ),
+            True,
+            id="local-rebound-to-its-cast",
+        ),
+        pytest.param(
+            _UPCASTING.replace(
+                "FORWARD",
+                "w = self.weight.detach()\n        y = fp8_op(x, w)\n        w = w.to(x.dtype)\n        return y",
+            ),
+            False,
+            id="local-used-before-its-cast",
+        ),
+        pytest.param(
+            _UPCASTING.replace(
+                "FORWARD",
+                "w = self.weight\n        w = w.to(self.fp8_dtype if fast else self.qdtype)\n        return w",
+            ),
+            False,
+            id="cast-to-no-input-dtype",
         ),
     ],
 )

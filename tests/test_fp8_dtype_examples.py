@@ -11,6 +11,17 @@ from rocmlint.rule import Invalid, Valid
 from rocmlint.testing import check_invalid, check_valid
 
 VALID = (
+    # A registry a def of the file fills with every format, FNUZ too (fp8.added_beside_fnuz): users pick from it.
+    Valid(
+        """
+        import torch
+        def qfloat(dtype):
+            return QType(dtype, torch.finfo(dtype).max)
+        qfloat8_e4m3fn = qfloat(torch.float8_e4m3fn)
+        qfloat8_e4m3fnuz = qfloat(torch.float8_e4m3fnuz)
+        qfloat8_e5m2 = qfloat(torch.float8_e5m2)
+        """,
+    ),
     # The FNUZ arm chosen by a flag a vendor test sets: a choice per vendor.
     Valid(
         """
@@ -175,6 +186,19 @@ VALID = (
             layer.weight = torch.nn.Parameter(layer.weight.to(torch.float8_e4m3fn))
         """,
     ),
+    # The same through a local the next statement rebinds to its cast, to the module's compute dtype or the input's.
+    Valid(
+        """
+        import torch
+        class LinearFp8(torch.nn.Linear):
+            def __init__(self, *args):
+                self.fp8_dtype = torch.float8_e4m3fn
+            def forward(self, x):
+                weight = self.weight.detach()
+                weight = weight.to(dtype=self.compute_dtype if self.compute_dtype is not None else x.dtype)
+                return torch.nn.functional.linear(x, weight, self.bias)
+        """,
+    ),
     # FP8 weights of a module whose forward first calls a package with no ROCm build (fp8.made_for_nvidia_only_forward).
     Valid(
         """
@@ -193,6 +217,19 @@ VALID = (
 )
 
 INVALID = (
+    # Names defined by a callee that is no def of the file, or not from the dtype alone: no registry of formats.
+    Invalid(
+        """
+        import torch
+        E4M3 = torch.finfo(torch.float8_e4m3fn)
+        E4M3_FNUZ = torch.finfo(torch.float8_e4m3fnuz)
+        def qfloat(dtype, name):
+            return dtype
+        q8 = qfloat(torch.float8_e4m3fn, "fn")
+        q8_fnuz = qfloat(torch.float8_e4m3fnuz, "fnuz")
+        """,
+        expect=("2:20-2:39", "6:13-6:32"),
+    ),
     # Keywords of other calls than an MX config's are values.
     Invalid("import torch\nconfig = Float8LinearConfig(weight_dtype=torch.float8_e4m3fn)\n", expect=("2:42-2:61",)),
     # The FNUZ arm behind a setting only ever False (torchao's `config.use_fnuz_dtype`): nothing picks it on MI300.

@@ -6,6 +6,7 @@ answer. Snippets are parsed by tests/snippets.py.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 
 import pytest
@@ -696,8 +697,17 @@ def test_switches_off_by_default_are_store_true_flags_without_a_truthy_default()
         ("args.allow_tf32 or fast", False),
         ("args.enable_tf32", False),
         ("args.fast", False),
+        # A value compared with the option's name is no switch.
+        ('dtype == "tf32"', False),
+        ("kind == DataType.TFLOAT_32", False),
+        # A data type asked whether it is the option.
+        ("config.train_dtype.enable_tf()", True),
+        ("config.train_dtype.enable_tf(strict)", False),
+        ("config.model.enable_tf()", False),
+        ("config.train_dtype.is_half()", False),
     ],
 )
 def test_opted_in_by_switch(test: str, expected: bool) -> None:
     switches = frozenset({"allow_tf32", "fast"})
-    assert idioms.opted_in_by_switch(ast.parse(test, mode="eval").body, "tf32", switches) is expected
+    option = re.compile(r"(?<![a-z])tf(?:loat)?_?32(?![0-9])|(?<![a-z])tf$")
+    assert idioms.opted_in_by_switch(ast.parse(test, mode="eval").body, option, switches) is expected

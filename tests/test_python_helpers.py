@@ -109,6 +109,25 @@ def test_in_def_named() -> None:
     assert found == {"a": True, "b": True, "c": False, "d": False}
 
 
+def test_in_def_named_follows_private_callers() -> None:
+    """A private module-level def whose every use is a call from a def so named (a few defs up) is on that path;
+    one also called from elsewhere, or only passed as a value, is not."""
+    snippet = parse(
+        "def _step(q):\n    import a\ndef _block(q):\n    return _step(q)\n"
+        "def flash_attn_fwd(q):\n    return _block(q)\n"
+        "def _shared(q):\n    import b\ndef flash_attn_bwd(q):\n    _shared(q)\ndef sdpa(q):\n    _shared(q)\n"
+        "def _hook(q):\n    import c\ndef flash_attn_register():\n    register(_hook)\n"
+        "def _unused(q):\n    import d\n"
+    )
+    pattern = re.compile("flash_?attn")
+    found = {
+        statement.names[0].name: conditions.in_def_named(snippet.ctx, statement, pattern)
+        for statement in in_order(snippet.module)
+        if isinstance(statement, ast.Import)
+    }
+    assert found == {"a": True, "b": False, "c": False, "d": False}
+
+
 ENCLOSED = """
 if outer:
     def f():

@@ -17,8 +17,15 @@ import re
 from collections.abc import Callable, Iterator
 
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import is_none, is_subscript_index, last_name, statements_before
-from rocmlint.python.scopes import COMPOUND_STATEMENTS
+from rocmlint.python.idioms import (
+    MAX_CALLER_LEVELS,
+    called_only_here,
+    is_none,
+    is_subscript_index,
+    last_name,
+    statements_before,
+)
+from rocmlint.python.scopes import COMPOUND_STATEMENTS, FUNCTION_DEFS
 from rocmlint.python.semantic import COMPREHENSIONS, DEFERRED_BODIES
 
 Exits = Callable[[list[ast.stmt]], bool]
@@ -328,10 +335,18 @@ def _only_skips(ctx: PythonContext, statement: ast.stmt) -> bool:
     return ctx.qualified_name(func) == "pytest.skip" or last_name(func) == "skipTest"
 
 
-def in_def_named(ctx: PythonContext, node: ast.AST, pattern: re.Pattern[str]) -> bool:
+def in_def_named(ctx: PythonContext, node: ast.AST, pattern: re.Pattern[str], levels: int = 0) -> bool:
     """`node` runs only when a def whose name matches `pattern` is called (`def flash_attn_no_pad(...)` holding an
-    import of flash-attn): the def is the path its name says, and calling it is its callers' choice of that path."""
-    return any(
-        isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef)) and pattern.search(ancestor.name) is not None
-        for ancestor in ctx.ancestors(node)
-    )
+    import of flash-attn): the def is the path its name says, and calling it is its callers' choice of that path.
+    So is a module-level def no other module may call (`idioms.called_only_here`) whose every use is a call so
+    placed, a few defs up (`forward(...)` called only by `ring_flash_attn_forward`)."""
+    defs = [ancestor for ancestor in ctx.ancestors(node) if isinstance(ancestor, FUNCTION_DEFS)]
+    if any(pattern.search(definition.name) is not None for definition in defs):
+        return True
+    outermost = defs[-1] if defs else None
+    if outermost is None or levels >= MAX_CALLER_LEVELS or ctx.parent(outermost) is not ctx.semantic.module:
+        return False
+    if not called_only_here(ctx, outermost.name):
+        return False
+    uses = ctx.references.uses_of(outermost)
+    return bool(uses) and all(isinstance(use, ast.Call) and in_def_named(ctx, use, pattern, levels + 1) for use in uses)

@@ -14,8 +14,9 @@ import ast
 import os
 import re
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from rocmlint.python.conditions import choices_around
 from rocmlint.python.cpu_tensors import in_gpu_free_test, kept_on_cpu
@@ -406,7 +407,9 @@ def _only_stores_fp8(ctx: PythonContext) -> bool:
 
 def _upcasts_weight(forward: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """A module's `forward(self, x)` that reads `self.weight` only to cast it to `x.dtype`: as `self.weight.to(
-    x.dtype)`, or beside `x.dtype` among a call's arguments (`_upcast(self.weight, x.dtype, ...)`)."""
+    x.dtype)`, beside `x.dtype` among a call's arguments (`_upcast(self.weight, x.dtype, ...)`), or into a local
+    the next statement rebinds to its cast (`w = self.weight.detach()` then `w = w.to(dtype=x.dtype)`). A compute
+    dtype of the module's own (`self.compute_dtype if ... else x.dtype`) is the input's dtype too."""
     parameters = positional_parameters(forward.args)
     if len(parameters) < 2:
         return False
@@ -416,14 +419,63 @@ def _upcasts_weight(forward: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         if not isinstance(call, ast.Call):
             continue
         arguments = [*call.args, *(keyword.value for keyword in call.keywords)]
-        to_input_dtype = any(_is_dtype_of(argument, data) for argument in arguments)
+        to_input_dtype = any(_is_input_dtype(argument, owner, data) for argument in arguments)
         method = call.func if isinstance(call.func, ast.Attribute) else None
         if to_input_dtype and method is not None and method.attr == "to" and _is_weight_of(method.value, owner):
             reads += 1
         elif to_input_dtype:
             reads += sum(_is_weight_of(argument, owner) for argument in arguments)
+    reads += sum(1 for block in _blocks(forward) for pair in pairwise(block) if _upcast_alias(*pair, owner, data))
     weights = sum(_is_weight_of(node, owner) for node in ast.walk(forward))
     return reads > 0 and reads == weights
+
+
+def _blocks(forward: ast.AST) -> Iterator[list[ast.stmt]]:
+    """Every statement list in `forward` (its body, each branch's)."""
+    for node in ast.walk(forward):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                yield block
+
+
+def _upcast_alias(first: ast.stmt, second: ast.stmt, owner: str, data: str) -> bool:
+    """`w = self.weight` (or `self.weight.detach()`) followed by `w = w.to(<input dtype>)`: the local is the
+    upcast weight before anything reads it."""
+    alias = _single_name_target(first)
+    if alias is None or not isinstance(first, ast.Assign):
+        return False
+    value = first.value
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "detach":
+        value = value.func.value
+    if not _is_weight_of(value, owner) or _single_name_target(second) != alias or not isinstance(second, ast.Assign):
+        return False
+    cast = second.value
+    if not (isinstance(cast, ast.Call) and isinstance(cast.func, ast.Attribute) and cast.func.attr == "to"):
+        return False
+    arguments = [*cast.args, *(keyword.value for keyword in cast.keywords)]
+    return _is_name(cast.func.value, alias) and any(_is_input_dtype(a, owner, data) for a in arguments)
+
+
+def _single_name_target(statement: ast.stmt) -> str | None:
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return None
+    target = statement.targets[0]
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def _is_input_dtype(node: ast.AST, owner: str, data: str) -> bool:
+    """`x.dtype`, or a choice between it and the module's own compute dtype (`self.compute_dtype if ... else
+    x.dtype`)."""
+    if isinstance(node, ast.IfExp):
+        arms = (node.body, node.orelse)
+        own = [arm for arm in arms if not _is_dtype_of(arm, data)]
+        return len(own) < 2 and all(_is_own_dtype(arm, owner) for arm in own)
+    return _is_dtype_of(node, data)
+
+
+def _is_own_dtype(node: ast.AST, owner: str) -> bool:
+    return isinstance(node, ast.Attribute) and "dtype" in name_words(node.attr) and _is_name(node.value, owner)
 
 
 def _is_weight_of(node: ast.AST, owner: str) -> bool:
@@ -516,21 +568,38 @@ def selected_per_arch(ctx: PythonContext, node: ast.expr) -> bool:
 def added_beside_fnuz(ctx: PythonContext, node: ast.expr) -> bool:
     """`node` is added to a collection (`ok.append(node)`, `ok.add(node)`) to which the same def (or module) also
     adds a FNUZ dtype (`ok.append(torch.float8_e4m3fnuz)`): the collection lists both formats, as a literal naming
-    both does (`e4m3_ok` accepted by an assert, built one `hasattr(torch, ...)` at a time)."""
+    both does (`e4m3_ok` accepted by an assert, built one `hasattr(torch, ...)` at a time). So is a name defined by
+    a def of this file from `node` alone (`qfloat8_e4m3fn = qfloat(torch.float8_e4m3fn)`) where the same def also
+    defines one from a FNUZ dtype (`qfloat8_e4m3fnuz = qfloat(torch.float8_e4m3fnuz)`): a registry of every format,
+    from which users pick."""
     if not ctx.contains(b"fnuz"):
         return False
     call = ctx.parent(node)
-    collection = _collection_added_to(call)
-    if collection is None or not isinstance(call, ast.Call) or not any(argument is node for argument in call.args):
+    if not isinstance(call, ast.Call) or not any(argument is node for argument in call.args):
         return False
-    written = ctx.code_of(collection)
+    key = _sibling_key(ctx, call)
+    if key is None:
+        return False
     for found in ctx.semantic.descendants(ctx.semantic.enclosing_scope_node(call)):
-        other = _collection_added_to(found) if found is not call else None
-        if other is None or ctx.code_of(other) != written or not isinstance(found, ast.Call):
+        if found is call or not isinstance(found, ast.Call) or _sibling_key(ctx, found) != key:
             continue
         if any(_names_fnuz(part) for argument in found.args for part in ast.walk(argument)):
             return True
     return False
+
+
+def _sibling_key(ctx: PythonContext, call: ast.Call) -> str | None:
+    """What makes two calls siblings: adding to the same collection, or defining a name from one argument with the
+    same def of this file."""
+    collection = _collection_added_to(call)
+    if collection is not None:
+        return "adds to " + ctx.code_of(collection)
+    statement = ctx.parent(call)
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return None
+    if not isinstance(statement.targets[0], ast.Name) or len(call.args) != 1 or call.keywords:
+        return None
+    return "defined by " + ctx.code_of(call.func) if ctx.semantic.called_def(call.func) is not None else None
 
 
 def _collection_added_to(node: ast.AST | None) -> ast.expr | None:

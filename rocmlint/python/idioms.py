@@ -103,14 +103,26 @@ def last_name(expr: ast.AST) -> str:
     return expr.id if isinstance(expr, ast.Name) else ""
 
 
-def opted_in_by_switch(test: ast.expr, word: str, switches: frozenset[str]) -> bool:
-    """Whether an `if` test holds only when the user turned on an off-by-default command-line switch named
-    for `word` (`switches`: `Semantic.switches_off_by_default`): `if args.allow_tf32:`, `if args.allow_tf32
-    and ...` for "tf32"."""
+def opted_in_by_switch(test: ast.expr, option: re.Pattern[str], switches: frozenset[str]) -> bool:
+    """Whether an `if` test holds only when the user chose the option whose names match `option` (lower-case):
+    an off-by-default command-line switch named for it (`switches`: `Semantic.switches_off_by_default`;
+    `if args.allow_tf32:`, `if args.allow_tf32 and ...`), or a data type the user picked asked whether it is that
+    option (`if config.train_dtype.enable_tf():`). A value compared with the option's name (`if precision ==
+    "tf32":`) is not one: reviewers judged a benchmark's `--precision tf32` that silently runs fp32 on ROCm a
+    hazard."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return any(opted_in_by_switch(operand, word, switches) for operand in test.values)
+        return any(opted_in_by_switch(operand, option, switches) for operand in test.values)
+    if isinstance(test, ast.Call):
+        return _data_type_is_option(test, option)
     name = last_name(test)
-    return word in name.lower() and name in switches
+    return name in switches and option.search(name.lower()) is not None
+
+
+def _data_type_is_option(call: ast.Call, option: re.Pattern[str]) -> bool:
+    """`<data type>.<predicate named for the option>()`: a question about a data type the user picked."""
+    if call.args or call.keywords or not isinstance(call.func, ast.Attribute):
+        return False
+    return "dtype" in name_words(last_name(call.func.value)) and option.search(call.func.attr.lower()) is not None
 
 
 def name_words(name: str) -> tuple[str, ...]:
@@ -397,7 +409,7 @@ def handled_by_try(ctx: PythonContext, node: ast.AST, caught: frozenset[str]) ->
 
 
 # How many defs up a failure may be followed to the `try:` that catches it.
-_MAX_CALLER_LEVELS = 4
+MAX_CALLER_LEVELS = 4
 
 
 def handled_by_callers(ctx: PythonContext, node: ast.AST, caught: frozenset[str], levels: int = 0) -> bool:
@@ -408,9 +420,9 @@ def handled_by_callers(ctx: PythonContext, node: ast.AST, caught: frozenset[str]
     if handled_by_try(ctx, node, caught):
         return True
     function = next((ancestor for ancestor in ctx.ancestors(node) if isinstance(ancestor, DEFERRED_BODIES)), None)
-    if levels >= _MAX_CALLER_LEVELS or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    if levels >= MAX_CALLER_LEVELS or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    if ctx.parent(function) is not ctx.semantic.module or not _called_only_here(ctx, function.name):
+    if ctx.parent(function) is not ctx.semantic.module or not called_only_here(ctx, function.name):
         return False
     uses = ctx.references.uses_of(function)
     return bool(uses) and all(
@@ -418,7 +430,7 @@ def handled_by_callers(ctx: PythonContext, node: ast.AST, caught: frozenset[str]
     )
 
 
-def _called_only_here(ctx: PythonContext, name: str) -> bool:
+def called_only_here(ctx: PythonContext, name: str) -> bool:
     """No other module of the project may call the module-level def `name`: private by its name, or read by no
     importer (when the project's importers are known)."""
     read_elsewhere = ctx.gates.read_elsewhere
