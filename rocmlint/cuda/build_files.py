@@ -223,9 +223,6 @@ class BuildFacts:
     # `out_hip/%.cpp: src/%.cpp` running a hipify tool): the ROCm build compiles hipify's copies of its files, and
     # only of its files (the rest of the tree it compiles as written).
     hipify_folders: tuple[tuple[str, str], ...] = ()
-    # Sources a Makefile names by path (`train: train.cu`, `$(NVCC) -c kernels/a.cu`), absolute: translation units of
-    # the build, whoever else includes them.
-    make_sources: tuple[str, ...] = ()
     make_source_lists: tuple[MakeSourceList, ...] = ()
 
 
@@ -1610,7 +1607,6 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
         sources=_make_source_sets(path, lines, blocks_by_line, file_vendor or _nvcc_only(hip, nvcc, hipified)),
         cuda_language=nvcc,
         hipify_folders=tuple(hipified.items()),
-        make_sources=_make_sources(path, lines),
         make_source_lists=_make_source_list(path, lines),
     )
 
@@ -1675,13 +1671,6 @@ _CUDA_LIBRARY_LINK = re.compile(
     r"(?<![\w-])-l(?:cuda|cudart|cudart_static|cupti|nvrtc|cublas\w*|cufft|curand|cusparse|cusolver)\b"
 )
 _ROCM_LINK = re.compile(r"(?i)(?<![\w-])-l(?:amdhip64|hip\w*|roc\w*)\b|/opt/rocm|\bROCM_PATH\b")
-
-
-def _make_sources(path: str, lines: list[tuple[int, str]]) -> tuple[str, ...]:
-    """The source files a Makefile's lines name, as absolute paths beside the Makefile."""
-    folder = os.path.dirname(os.path.abspath(path))
-    words = {word for _, logical in lines for word in _MAKE_SOURCE_WORD.findall(logical)}
-    return tuple(sorted(os.path.normpath(os.path.join(folder, word)) for word in words))
 
 
 def _make_source_list(path: str, lines: list[tuple[int, str]]) -> tuple[MakeSourceList, ...]:

@@ -605,18 +605,13 @@ class CudaProject:
         return result
 
     def _compiled_on_its_own(self, path: str) -> bool:
-        """Whether a source file (not a header) is a translation unit a build names, so that the files including
-        it (a test that `#include`s the program it tests) do not decide where it is compiled."""
+        """Whether a source file (not a header) is a translation unit a build names by its path (`train: train.cu` in
+        a Makefile, a CMake list) for more than NVIDIA, so that the files including it (a test that `#include`s the
+        program it tests) do not decide where it is compiled."""
         if is_header(path):
             return False
-        if path in self._make_sources:
-            return True
         named = self._source_index[0].get(path, ())
         return any(not s.removed and not s.unbuilt and self._vendor_of(s) != "nvidia" for s in named)
-
-    @cached_property
-    def _make_sources(self) -> frozenset[str]:
-        return frozenset(self.build_facts.make_sources)
 
     def _host_compiled_only(self, path: str) -> str:
         """See `FileView.host_compiled_only`: a header host sources (`.cpp`) ROCm compiles include, and that no CUDA
@@ -692,7 +687,7 @@ class CudaProject:
             return ""
         folder = os.path.dirname(path)
         listed = self._make_listed_folders.get(folder)
-        if listed is None or path in self._make_sources or path in self._make_folder_sources:
+        if listed is None or path in self._make_folder_sources:
             return ""
         if os.path.basename(path) in self._make_named_files:
             return ""
@@ -1620,7 +1615,6 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         include_folders=tuple(folder for f in facts for folder in f.include_folders),
         native_modules=tuple(module for f in facts for module in f.native_modules),
         hipify_folders=tuple(folder for f in facts for folder in f.hipify_folders),
-        make_sources=tuple(source for f in facts for source in f.make_sources),
         make_source_lists=tuple(listed for f in facts for listed in f.make_source_lists),
     )
 
