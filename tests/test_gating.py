@@ -2442,7 +2442,8 @@ _GUARDED_DEEP_GEMM = "try:\n    import deep_gemm\nexcept ImportError:\n    deep_
             id="output-kept",
         ),
         pytest.param("import subprocess\nsubprocess.run(['nvidia-smi', '-L'])\nHAZARD()\n", BOTH, id="run-unchecked"),
-        pytest.param("import subprocess\nsubprocess.check_call(['rocm-smi'])\nHAZARD()\n", BOTH, id="other-program"),
+        pytest.param("import subprocess\nsubprocess.check_call(['rocm-smi'])\nHAZARD()\n", ROCM_ONLY, id="rocm-smi"),
+        pytest.param("import subprocess\nsubprocess.check_call(['make', 'all'])\nHAZARD()\n", BOTH, id="other-program"),
         # A driver's program that ran (exit code 0) runs only on its vendor's machines.
         pytest.param(
             "import subprocess\nif subprocess.call('nvidia-smi', shell=True) == 0:\n    HAZARD()\n",

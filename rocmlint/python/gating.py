@@ -842,7 +842,8 @@ class GateAnalyzer:
 
     def _program_probe(self, call: ast.Call) -> Vendor | None:
         """`subprocess.check_output(["nvidia-smi", "-L"])` (or `check_call`, `run(..., check=True)`) as a statement of
-        its own raises unless an NVIDIA driver's program ran, so what follows runs only on NVIDIA. Not when its
+        its own raises unless the driver's program ran, so what follows runs only on its vendor (`rocm-smi`: ROCm's,
+        see `_program_vendor`). Not when its
         output is kept (`out = check_output(...)`): the reads of `out` would follow the call, and the value would
         count as only read where ROCm never gets, hiding the call itself."""
         name = self.semantic.qualified_name(call.func) or ""
@@ -851,7 +852,8 @@ class GateAnalyzer:
         )
         if not (checked or name in _RAISING_RUNNERS):
             return None
-        return NVIDIA if self._program_run(call) in _NVIDIA_PROGRAMS else None
+        vendor = self._program_vendor(self._program_run(call))
+        return vendor if vendor.is_vendor_test else None
 
     def _program_run(self, call: ast.Call) -> str:
         """The program a runner call runs (`subprocess.call("nvidia-smi", shell=True)`, `run(["rocm-smi"])`): the
