@@ -39,7 +39,13 @@ class CudaRuntimeHeader(Rule):
     file including it tests `USE_ROCM`, `__HIP_PLATFORM_AMD__` or a ROCm macro learned from more than its name) it
     is left out, and `check --verbose` names the evidence; before a first port, and in code the port left to
     NVIDIA, it is reported at `info`, with the build's evidence, as a note of what a port there touches (and for
-    code that must also build as hand-written HIP). `show-hipified = true` (`--show-hipified`) reports such notes
+    code that must also build as hand-written HIP). Where no file of the project tests a ROCm macro at all, the
+    ROCm support is hipify alone (the build's ROCm arm passes a flag, the sources stay CUDA): nothing tells code
+    the port reached from code it left, so every file the build hipifies counts as reached and the notes are left
+    out there too. A torch JIT build (`cpp_extension.load`) compiles the sources its call names, or, when its
+    `sources` are built before the call (`sources=params.sources`), the source lists its module builds (a glob
+    `os.path.join(here, "csrc/*.cu")` names that folder's sources); its `if torch.version.hip:` arm is a ROCm
+    build path. `show-hipified = true` (`--show-hipified`) reports such notes
     everywhere, `show-hipified = false` (`--hide-hipified`) nowhere.
 
     ## Example

@@ -51,6 +51,17 @@ def hip_header(header: str) -> str | None:
     return target + header[len(prefix) :] if target.endswith("/") else target
 
 
+def hipify_renames(header: str) -> bool:
+    """Whether torch's build-time hipify swaps the include of a CUDA library header `hip_header` maps: every header
+    the table names one by one; under a folder it maps as a whole (`cub/`), only the includes torch's table names
+    (`cub/block/block_scan.cuh`, not `cub/warp/warp_scan.cuh`), or those below a folder it names
+    (`thrust/system/cuda`)."""
+    if header in _headers()[0]:
+        return True
+    renamed = load("torch_hipify_gaps")["includes"]["renamed_under_folders"]
+    return any(header == name or header.startswith(name + "/") for name in renamed)
+
+
 def _library(header: str) -> str:
     return next((name for start, name in _LIBRARIES if header.startswith(start)), "a CUDA library")
 
@@ -110,8 +121,11 @@ class CudaLibraryHeader(Rule):
     `CUDAExtension`, a build file running hipify), a drop-in library's include is left out in code the port
     reached of a project that already builds for ROCm that way (as for ROC204; `check --verbose` names the
     evidence) and reported at `info` with that evidence elsewhere (`show-hipified = true` or `--show-hipified`
-    reports it everywhere, `show-hipified = false` or `--hide-hipified` nowhere); cuDNN and NVML, which hipify
-    cannot swap for a drop-in, stay warnings.
+    reports it everywhere, `show-hipified = false` or `--hide-hipified` nowhere; where no file tests a ROCm macro,
+    hipify is the whole port and every file it reaches counts as reached, as for ROC204); cuDNN and NVML, which
+    hipify cannot swap for a drop-in, stay warnings, and so does a header under a library folder the table maps as
+    a whole that torch's hipify does not rename (`cub/warp/warp_scan.cuh`: torch renames `cub/cub.cuh` and the
+    block, device and utility headers it names, `rocmlint/data/torch_hipify_gaps.toml` `[includes]`).
 
     ## In projects written for AMD
     A file including a CUDA library header outside any vendor branch is NVIDIA-side code even in a project written
@@ -159,7 +173,7 @@ class CudaLibraryHeader(Rule):
         else:
             message = f"`{header}` ({library}) is not available on ROCm; include `{hip}` in a ROCm branch"
         fix = _fix(include, header, hip, library, ctx)
-        if ctx.hipified_build and library not in _NO_DROP_IN:
+        if ctx.hipified_build and library not in _NO_DROP_IN and hipify_renames(header):
             ctx.report_hipified(include, message, fix=fix)  # hipify swaps a drop-in library's include at build time
             return
         ctx.report(include, message, fix=fix)

@@ -195,7 +195,8 @@ def test_a_makefile_run_with_f_hipifying_a_folder_makes_only_that_folder_hipifie
     assert found == {
         "control/c.cpp": [("ROC204", "warning")],
         "host/h.cpp": [("ROC204", "warning")],
-        "kernels/k.cu": [("ROC204", "info")],  # hipify renames it: a note
+        # hipify renames it, and with no file testing a ROCm macro the BACKEND=hip build is the whole port: left out
+        "kernels/k.cu": [],
     }
 
 
@@ -235,11 +236,9 @@ def test_torch_jit_load_hipifies_the_folder_of_the_sources_it_names(tmp_path):
         name: [(d.code, d.severity.value) for d in Engine().check_path(root / name, Settings(root=root)).diagnostics]
         for name in ("ext/util.cuh", "ext/kernels/k.cu", "bench/b.cu")
     }
-    assert severities == {
-        "ext/util.cuh": [("ROC204", "info")],
-        "ext/kernels/k.cu": [("ROC204", "info")],
-        "bench/b.cu": [("ROC204", "warning")],
-    }
+    # The hipified folder's renames are left out: the loader's ROCm arm is the ROCm build, and no file tests a ROCm
+    # macro, so hipify is the whole port; the file no load() names stays a warning.
+    assert severities == {"ext/util.cuh": [], "ext/kernels/k.cu": [], "bench/b.cu": [("ROC204", "warning")]}
 
 
 def test_a_module_naming_cpp_extension_without_calling_a_loader_builds_nothing():
@@ -261,3 +260,58 @@ def test_only_a_module_calling_a_loader_with_an_existing_source_beside_it_is_par
     assert not may_build_jit_extension("pkg/m.py", called.replace(b"load(", b"build("), exists=lambda _: True)
     assert not may_build_jit_extension("pkg/m.py", called.replace(b"cpp_extension", b"other"), exists=lambda _: True)
     assert not may_build_jit_extension("pkg/m.py", called.replace(b"k.cu", b"k.cuh"), exists=lambda _: True)
+
+
+_JIT_BUILD_PARAMETERS = """
+import glob
+import os
+import torch
+import torch.utils.cpp_extension as jit
+
+PATH = os.path.dirname(os.path.abspath(__file__))
+
+
+def get_build_parameters():
+    sources = list(glob.glob(os.path.join(PATH, "csrc/*.cu"))) + [os.path.join(PATH, "ext.cpp")]
+    flags = []
+    if torch.version.hip:
+        flags += ["-DUSE_ROCM"]
+    return sources, flags
+
+
+def build():
+    params = get_build_parameters()
+    return jit.load(name="ext", sources=params[0], extra_cflags=params[1])
+"""
+
+
+def test_a_jit_load_whose_sources_are_built_before_it_hipifies_the_folders_its_module_lists(tmp_path):
+    """`jit.load(sources=params.sources)`: the call writes no source, the module's source lists name them (a glob
+    names its folder), and its `if torch.version.hip:` arm is the project's ROCm build."""
+    include = "#include <cuda_runtime.h>\nvoid f();\n"
+    root = write_tree(
+        tmp_path,
+        {
+            "pkg/build.py": _JIT_BUILD_PARAMETERS,
+            "pkg/ext.cpp": include,
+            "pkg/csrc/k.cu": include,
+            "bench/b.cu": include,
+        },
+    )
+    project = CudaProject.build(root)
+    assert [os.path.relpath(f, root) for f, _ in project.build_facts.hipify_folders] == ["pkg"]
+    assert project.rocm_build_path.startswith("pkg/build.py:13: the ROCm arm of `if torch.version.hip:`")
+    # The call's sources written in it decide alone: the module's lists are not read.
+    written = _JIT_BUILD_PARAMETERS.replace("sources=params[0]", "sources=['ext.cpp']")
+    facts = jit_extension_facts("pkg/build.py", written, exists=lambda path: path == "pkg/ext.cpp")
+    assert [folder for folder, _ in facts.hipify_folders] == ["pkg"]
+
+
+def test_a_quoted_glob_of_sources_whose_folder_exists_may_build_a_jit_extension():
+    called = b"import glob\nfrom torch.utils.cpp_extension import load\nload('x', glob.glob('csrc/*.cu'))\n"
+    assert may_build_jit_extension("pkg/m.py", called, exists=lambda _: False, is_folder=lambda p: p == "pkg/csrc")
+    assert not may_build_jit_extension("pkg/m.py", called, exists=lambda _: False, is_folder=lambda _: False)
+    facts = jit_extension_facts(
+        "pkg/m.py", called.decode(), exists=lambda _: False, is_folder=lambda p: p == "pkg/csrc"
+    )
+    assert [folder for folder, _ in facts.hipify_folders] == ["pkg/csrc"]

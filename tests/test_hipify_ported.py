@@ -182,10 +182,30 @@ def test_rocmlint_project_names_the_evidence(project: Path, cli: Callable[..., o
     write_tree(project, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": KERNEL})
     out = cli("project").stdout  # type: ignore[attr-defined]
     assert f"rocm_build = {EVIDENCE}\n" in out
-    assert "hipify's renames = left out where the port reached (code testing a ROCm macro)" in out
+    assert (
+        "hipify's renames = left out where the port reached (code testing a ROCm macro; everywhere when no file" in out
+    )
 
 
 def test_rocmlint_project_says_when_there_is_no_rocm_build_yet(project: Path, cli: Callable[..., object]):
     write_tree(project, {"setup.py": HIPIFIED, "k.cu": KERNEL})
     out = cli("project").stdout  # type: ignore[attr-defined]
     assert "rocm_build = none found\nhipify's renames = reported at info: no ROCm build yet" in out
+
+
+def test_where_no_file_tests_a_rocm_macro_hipify_is_the_whole_port(tmp_path):
+    """The build has a ROCm arm and no file tests a ROCm macro: every file hipify reaches is ported code, so what
+    hipify renames is left out everywhere (with the note saying why); a project whose files test a ROCm macro
+    still decides per file (`test_code_the_port_left_to_nvidia_keeps_its_notes`)."""
+    root = write_tree(tmp_path, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": KERNEL})
+    assert _found(root) == [("ROC205", 3, "warning")]
+    report = Engine().check_path(root / "k.cu", Settings(root=root))
+    assert report.gated_notes[0].endswith(f"({EVIDENCE}; no file tests a ROCm macro: hipify is the whole port)")
+    unported = write_tree(tmp_path / "unported", {"setup.py": HIPIFIED, "k.cu": KERNEL})
+    assert _found(unported) == [("ROC204", 1, "info"), ("ROC205", 2, "info"), ("ROC205", 3, "warning")]
+
+
+def test_a_cub_header_torch_s_hipify_does_not_rename_stays_a_warning_in_a_hipified_build(tmp_path):
+    kernel = "#include <cub/block/block_scan.cuh>\n#include <cub/warp/warp_scan.cuh>\n"
+    root = write_tree(tmp_path, {"setup.py": HIPIFIED, "k.cu": kernel})
+    assert _found(root) == [("ROC205", 1, "info"), ("ROC205", 2, "warning")]

@@ -46,7 +46,7 @@ def test_torch_names_are_the_first_string_of_each_pair(script: ModuleType) -> No
 
 def test_script_regenerates_the_checked_in_table_byte_for_byte(script: ModuleType, tmp_path: Path) -> None:
     table = load("torch_hipify_gaps")
-    renamed = sorted(set(cuda_to_hip_names()) - set(table["names"]))
+    renamed = sorted(set(cuda_to_hip_names()) - set(table["names"]) | set(table["includes"]["renamed_under_folders"]))
     mappings = tmp_path / "cuda_to_hip_mappings.py"
     mappings.write_text(_mappings(renamed), encoding="utf-8")
     assert script.main([str(mappings), "--torch-version", table["torch_version"], "--out", str(tmp_path)]) == 0
@@ -59,3 +59,13 @@ def test_every_gap_is_a_name_hip_has() -> None:
     assert list(names) == sorted(names)
     assert all(cuda_to_hip_names()[name] == hip for name, hip in names.items())
     assert {"cudaKernelNodeParams", "cudaGraphExecKernelNodeSetParams", "CUDART_INF_F"} <= set(names)
+
+
+def test_includes_under_a_mapped_folder_are_those_torch_renames_there(script: ModuleType) -> None:
+    torch_names = frozenset({"cub/cub.cuh", "thrust/system/cuda", "cudaMalloc", "nvtx3/nvtx3.hpp"})
+    assert script.renamed_under_folders(torch_names, ["cub/", "thrust/system/cuda/"]) == [
+        "cub/cub.cuh",
+        "thrust/system/cuda",
+    ]
+    renamed = load("torch_hipify_gaps")["includes"]["renamed_under_folders"]
+    assert "cub/block/block_scan.cuh" in renamed and "cub/warp/warp_scan.cuh" not in renamed

@@ -372,25 +372,48 @@ _CPP_EXTENSION = "torch.utils.cpp_extension"
 _LOADER_CALL = re.compile(rb"\bload(?:_inline)?\s*\(")
 
 
-def may_build_jit_extension(path: str, text: bytes, exists: Callable[[str], bool] = os.path.isfile) -> bool:
+def may_build_jit_extension(
+    path: str,
+    text: bytes,
+    exists: Callable[[str], bool] = os.path.isfile,
+    is_folder: Callable[[str], bool] = os.path.isdir,
+) -> bool:
     """Whether a Python file may build a torch JIT extension (`jit_extension_facts` says): a cheap test on its
-    bytes before any parse, which also wants a quoted source path beside the module that exists (the folder the
-    build hipifies is found from those; a module naming none, such as torch's own cpp_extension.py, builds none)."""
+    bytes before any parse, which also wants a quoted source path beside the module that exists, or a quoted glob
+    of sources whose folder does (`"csrc/*.cu"`): the folder the build hipifies is found from those; a module
+    naming none, such as torch's own cpp_extension.py, builds none."""
     if b"cpp_extension" not in text or _LOADER_CALL.search(text) is None:
         return False
     folder = os.path.dirname(path)
     return any(
-        exists(os.path.normpath(os.path.join(folder, quoted.decode("utf-8", "replace"))))
+        _names_existing_source(
+            os.path.normpath(os.path.join(folder, quoted.decode("utf-8", "replace"))), exists, is_folder
+        )
         for quoted in _QUOTED_SOURCE.findall(text)
     )
 
 
-def jit_extension_facts(path: str, text: str, exists: Callable[[str], bool] = os.path.isfile) -> BuildFacts:
+def _names_existing_source(source: str, exists: Callable[[str], bool], is_folder: Callable[[str], bool]) -> bool:
+    """Whether a source path names a file that `exists`, or a glob (`csrc/*.cu`) a folder that `is_folder`."""
+    if "*" not in source:
+        return exists(source)
+    return is_folder(os.path.dirname(source.split("*")[0]) or os.curdir)
+
+
+def jit_extension_facts(
+    path: str,
+    text: str,
+    exists: Callable[[str], bool] = os.path.isfile,
+    is_folder: Callable[[str], bool] = os.path.isdir,
+) -> BuildFacts:
     """What a Python module building a torch extension at run time (`from torch.utils.cpp_extension import load`;
     `load(name=..., sources=[...])`, `cpp_extension.load_inline(...)`) says: the folder holding the source files
     its calls name (beside the module, `os.path.join(here, "ext/k.cu")` too; those that `exists`) is hipified on
-    ROCm, with the headers there; the `-D` flags of its calls are defined per the vendor of their arm. Empty facts
-    for any other module, and no folder for a call naming no file (`load_inline` compiles strings)."""
+    ROCm, with the headers there; the `-D` flags of its calls are defined per the vendor of their arm. A call whose
+    sources are no list written in it (`sources=params.sources`, a name) compiles the source lists the module builds
+    (`sources = glob(os.path.join(here, "csrc/*.cu"))`, `sources += [...]`, `sources.append(...)`): a glob names
+    its folder's sources (when `is_folder`). Empty facts for any other module, and no folder for a call naming no
+    file (`load_inline` compiles strings)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -400,18 +423,30 @@ def jit_extension_facts(path: str, text: str, exists: Callable[[str], bool] = os
     if not calls:
         return BuildFacts()
     nodes = [pair for call in calls for pair in _with_vendor(call, None)]
+    module_lists: list[str] | None = None  # the module's own source lists, read for the first call needing them
     folders: dict[str, str] = {}
     for call in sorted(calls, key=lambda call: call.lineno):
-        named = [
-            os.path.normpath(os.path.join(os.path.dirname(path), node.value))
+        written = [
+            node.value
             for node in ast.walk(call)
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.endswith(_SOURCE_SUFFIXES)
         ]
-        found = [source for source in named if exists(source)]
+        if _sources_built_elsewhere(call):
+            if module_lists is None:
+                module_lists = [
+                    s.pattern for s in _setup_sources(list(_with_vendor(tree, None)), _assignments(tree), path)
+                ]
+            written += module_lists
+        named = [
+            os.path.normpath(os.path.join(os.path.dirname(path), source))
+            for source in written
+            if not source.startswith(ANYWHERE)
+        ]
+        found = [source for source in named if _names_existing_source(source, exists, is_folder)]
         if found:
             how = ast.unparse(call.func).rsplit(".", 1)[-1]
             why = f"{path}:{call.lineno}: builds a torch extension with cpp_extension.{how} (hipified on ROCm)"
-            folders.setdefault(os.path.commonpath([os.path.dirname(source) for source in found]), why)
+            folders.setdefault(os.path.commonpath([os.path.dirname(source.split("*")[0]) for source in found]), why)
     if not folders:
         return BuildFacts(defines=tuple(_setup_defines(nodes, path)))
     return BuildFacts(
@@ -419,6 +454,13 @@ def jit_extension_facts(path: str, text: str, exists: Callable[[str], bool] = os
         hipify_folders=tuple(folders.items()),
         rocm_arms=tuple(_rocm_arms(tree, path)),
     )
+
+
+def _sources_built_elsewhere(call: ast.Call) -> bool:
+    """Whether a JIT loader call takes its sources from a value built before it (`sources=params.sources`,
+    `sources=srcs`, `load(name, get_sources())`), not a list written in the call (`load_inline` takes none)."""
+    given = call.args[1:2] or [keyword.value for keyword in call.keywords if keyword.arg == "sources"]
+    return bool(given) and not isinstance(given[0], ast.List | ast.Tuple | ast.Constant)
 
 
 def _callee_name(func: ast.expr) -> str | None:

@@ -1245,9 +1245,14 @@ class CudaProject:
         hipifies and has a ROCm path (`rocm_build_path`), and the code compiled with the file tests a ROCm macro
         (`_rocm_testing`): the file, a header it includes, or a file including it, directly or through other
         headers, with what that one includes (`compat.cuh` included by the kernel that includes this header). The
-        port reached this code; a kernel it left to NVIDIA (the CUDA twin of a ROCm rewrite) tests none."""
+        port reached this code; a kernel it left to NVIDIA (the CUDA twin of a ROCm rewrite) tests none. Where no
+        file of the project tests a ROCm macro at all (`_tests_a_rocm_macro`), hipify is the whole port: nothing
+        tells code the port reached from code it left, and the build's ROCm arm says it builds every file hipify
+        reaches."""
         if not self._hipify_evidence(path) or not self.rocm_build_path:
             return ""
+        if not self._tests_a_rocm_macro:
+            return f"{self.rocm_build_path}; no file tests a ROCm macro: hipify is the whole port"
         testing = self._rocm_testing
         found = next((f for f in (path, *sorted(closure.files)) if f in testing), None)
         if found is None:
@@ -1278,6 +1283,14 @@ class CudaProject:
         rocm = macros.rocm | macros.stale_gates
         rocm |= {name for name, m in self.learned.items() if m.vendor == "rocm" and m.evidence.kind != "name"}
         return {path: min(tested) for path, facts in self.files.items() if (tested := facts.tested & rocm)}
+
+    @cached_property
+    def _tests_a_rocm_macro(self) -> bool:
+        """Whether any project file's `#if`s test a ROCm macro: the compiler's and torch's, the stale ones, or one
+        learned as ROCm's, even from its name alone (a project gating code on `XYZ_HIP` splits it by vendor)."""
+        macros = VendorMacros()
+        rocm = macros.rocm | macros.stale_gates | {name for name, m in self.learned.items() if m.vendor == "rocm"}
+        return any(facts.tested & rocm for facts in self.files.values())
 
     @cached_property
     def rocm_build_path(self) -> str:
