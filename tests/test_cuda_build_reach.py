@@ -258,3 +258,36 @@ def test_a_configure_probe_of_a_cuda_module_is_compiled_for_nvidia_only(tmp_path
     (root / "cmake/cuda/check_cc.cmake").unlink()
     (root / "cmake/check_cc.cmake").write_text(module)
     assert CudaProject.build(root).view(str(root / "cmake/cuda/cc.cpp")).base.on_rocm is not False
+
+
+_TOOL_MAKEFILE = (
+    "NVCC ?= /usr/local/cuda/bin/nvcc\nSRC := bench.cu\n\nall: bench\n\nbench: $(SRC)\n\t$(NVCC) -O3 $< -o $@ -lnccl\n"
+)
+_TOOL_BUILT = {
+    "CMakeLists.txt": "project(lib CXX)\nif(USE_ROCM)\n  add_definitions(-DUSE_ROCM)\nendif()\nadd_library(l src/l.cpp)\n",
+    "src/l.cpp": "int l() { return 0; }\n",
+    # A stand-alone tool: its own Makefile runs nvcc and nothing else, and make builds no ROCm anywhere.
+    "tools/bench/Makefile": _TOOL_MAKEFILE,
+    "tools/bench/bench.cu": "#include <cuda_runtime.h>\n#include <nccl.h>\n",
+}
+
+
+def test_sources_only_an_nvcc_makefile_compiles_are_nvidias_where_another_build_system_builds_rocm(tmp_path):
+    root = write_tree(tmp_path, _TOOL_BUILT)
+    view = CudaProject.build(root).view(str(root / "tools/bench/bench.cu"))
+    assert (view.base.on_rocm, view.base_evidence) == (
+        False,
+        "tools/bench/Makefile:2: the build compiles it for NVIDIA only",
+    )
+    assert _codes(root, "tools/bench/bench.cu") == []
+
+
+def test_a_makefile_says_nothing_when_it_compiles_for_any_vendor_or_a_rocm_build_names_the_source(tmp_path):
+    bench = str(tmp_path / "tools/bench/bench.cu")
+    for extra in (
+        {"tools/bench/Makefile": "SRC := bench.cu\nbench: $(SRC)\n\t$(CXX) -O3 $< -o $@\n"},  # no CUDA compiler
+        {"CMakeLists.txt": _TOOL_BUILT["CMakeLists.txt"] + "add_executable(bench tools/bench/bench.cu)\n"},
+        {"CMakeLists.txt": "project(lib CXX)\nadd_library(l src/l.cpp)\n"},  # no ROCm build yet: all to port
+    ):
+        root = write_tree(tmp_path, {**_TOOL_BUILT, **extra})
+        assert CudaProject.build(root).view(bench).base.on_rocm is not False, extra

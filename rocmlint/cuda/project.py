@@ -982,8 +982,9 @@ class CudaProject:
         building_rocm = self._systems_building_rocm
         matching = [(n, s) for n, s in self._sources_naming(path) if _build_system(s.path) in building_rocm]
         if building_rocm and not matching:
-            # A script compiling for NVIDIA only (a sample's `build.sh`) decides where no other build names the file.
-            matching = [(n, s) for n, s in self._sources_naming(path) if _build_system(s.path) == "script"]
+            # A script or Makefile compiling for NVIDIA only (a sample's `build.sh`, a tool's nvcc Makefile, make
+            # building no ROCm anywhere in the project) decides where no build of ROCm names the file.
+            matching = [(n, s) for n, s in self._sources_naming(path) if _build_system(s.path) in _STANDALONE_BUILDS]
         if not matching or all(self._vendor_of(s) != "nvidia" for _, s in matching):
             return ""
         most_specific = max(length for length, _ in matching)
@@ -1581,6 +1582,11 @@ def _walk(root: Path) -> Iterator[str]:
             if count > _MAX_FILES:
                 return
             yield os.path.join(folder, name)
+
+
+# Build systems whose NVIDIA-only source lists decide a file no build of ROCm names: a sample's shell script, a
+# tool's own Makefile.
+_STANDALONE_BUILDS = frozenset({"script", "make"})
 
 
 def _build_system(path: str) -> str:
