@@ -34,20 +34,18 @@ _FIX_MESSAGE = (
 class HostCapabilityCheck(Rule):
     """
     ## What it does
-    Flags host code that compares the CUDA compute capability: `prop.major`/`prop.minor` of a
-    `cudaDeviceProp`/`hipDeviceProp_t` (also `at::cuda::getCurrentDeviceProperties()->major`), an SM
-    number computed as `major * 10 + minor`, and values read with
-    `cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMajor/Minor, dev)`.
+    Flags host code that compares the CUDA compute capability: `prop.major`/`prop.minor` of a `cudaDeviceProp`/
+    `hipDeviceProp_t` (also `at::cuda::getCurrentDeviceProperties()->major`), an SM number computed as `major * 10 +
+    minor`, and values read with `cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMajor/Minor, dev)`.
 
     ## Why is this bad on ROCm?
-    On ROCm `hipDeviceProp_t.major/minor` hold the GFX IP version (9.4 on MI300X, 9.0 on MI200, 11.0
-    on RDNA3), so `major >= 8` checks meant for Ampere select the wrong code path, and exact checks
-    (`major == 8`) reject AMD GPUs outright (DeepSpeed `blocked_flash.cpp`: MI300 is refused as "not
-    Ampere"). The HIP porting guide ("Device-Architecture Properties", "Host code feature
-    identification") says to test `prop.arch.has*` flags or `gcnArchName` instead. A test every current
-    GPU answers the same way (every NVIDIA GPU CUDA 13 supports, sm_75 and newer, and every AMD GPU: majors
-    9 to 12) is a floor that selects nothing, and is not reported: `major >= 3`, `major < 7`, `major < 1`;
-    nor is a test only ROCm compiles by a ROCm macro's `#if` (`#ifdef __HIP_PLATFORM_AMD__`): written for GFX IP.
+    On ROCm `hipDeviceProp_t.major/minor` hold the GFX IP version (9.4 on MI300X, 9.0 on MI200, 11.0 on RDNA3): a
+    `major >= 8` meant for Ampere selects the wrong path, and `major == 8` rejects AMD GPUs (DeepSpeed: MI300 "not
+    Ampere"). The HIP porting guide says to test `prop.arch.has*` flags or `gcnArchName` instead. Not reported: a
+    floor every current GPU (NVIDIA sm_75 and newer, AMD majors 9 to 12) clears the same way (`major >= 3`, `major <
+    7`); a test only ROCm compiles (`#ifdef __HIP_PLATFORM_AMD__`: written for GFX IP); one ROCm never evaluates,
+    after a `&&` false there (`haveArch && major == 12` where ROCm declares `bool haveArch = false;` and nothing ROCm
+    compiles assigns it or takes its address).
 
     ## Example
     ```cuda
@@ -71,9 +69,9 @@ class HostCapabilityCheck(Rule):
       TORCH_CHECK(is_sm8x, "FlashAttention only supports Ampere GPUs or newer.");
     }
     ```
-    The unsafe autofix writes a starting point for that review: the statement behind a ROCm gate, where
-    each test made only of capability comparisons becomes `false && (<test>)`, so ROCm behaves as a GPU
-    without the NVIDIA capability (other terms, as in `force || prop.major >= 8`, keep their meaning):
+    The unsafe autofix writes a starting point for that review: the statement behind a ROCm gate, where each test
+    made only of capability comparisons becomes `false && (<test>)`, so ROCm behaves as a GPU without the NVIDIA
+    capability (other terms, as in `force || prop.major >= 8`, keep their meaning):
     ```cuda
     #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
       bool is_sm8x = false && (dprops->major == 8 && dprops->minor >= 0);
@@ -84,11 +82,10 @@ class HostCapabilityCheck(Rule):
     Switches on `major` and computed SM numbers (`major * 10 + minor`) get no fix.
 
     ## Fix safety
-    Unsafe. The NVIDIA branch (`#else`) keeps the statement token for token, so `nvcc` compiles what it
-    compiled before. On ROCm the test is now false, which skips "Ampere or newer" paths (usually the
-    NVIDIA-specific kernels) but also makes "too old" guards such as `!(major >= 7)` reject the device;
-    what the ROCm branch should test (a gfx list from `gcnArchName`, a `prop.arch.has*` flag) depends
-    on what the capability check was guarding.
+    Unsafe. The NVIDIA branch (`#else`) keeps the statement token for token, so `nvcc` compiles what it compiled
+    before. On ROCm the test is now false, which skips "Ampere or newer" paths (usually the NVIDIA-specific kernels)
+    but also makes "too old" guards such as `!(major >= 7)` reject the device; what the ROCm branch should test (a
+    gfx list from `gcnArchName`, a `prop.arch.has*` flag) depends on what the capability check was guarding.
     """
 
     code = "ROC229"
@@ -222,15 +219,19 @@ HostCapabilityCheck.valid = (
         }
         """,
     ),
+    # Tests ROCm never evaluates: NVIDIA-only code, and after a flag ROCm's declaration sets false and never changes.
     Valid(
         """
-        #if !defined(__HIP_PLATFORM_AMD__)
         int sm_count_for_arch(int dev) {
           int major = 0;
-          cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-          return major >= 9 ? 132 : 108;
-        }
+        #if !defined(__HIP_PLATFORM_AMD__)
+          bool have_arch = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess;
+          if (major >= 9) return 132;
+        #else
+          bool have_arch = false;
         #endif
+          return have_arch && major * 10 >= 80 ? 108 : 104;
+        }
         """,
     ),
     # Floors every current GPU clears the same way (faiss shapes): no feature is selected.

@@ -62,6 +62,35 @@ def test_short_circuited() -> None:
     assert not syntax.short_circuited(node_at(ctx, "p.major", "field_expression", 1), ctx)
 
 
+_FLAG_UNSET_ON_ROCM = """void f(P p, bool on) {
+#ifndef USE_ROCM
+  bool have = query(&p);
+#else
+  bool have = false;
+#endif
+  bool a = on && have && (p.major >= 12);
+  bool b = on && (p.major >= 10);
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("change", "skipped"),
+    [
+        ("", True),  # ROCm's declaration sets it false and nothing ROCm compiles changes it
+        ("  have = probe();\n", False),
+        ("  have |= probe();\n", False),
+        ("  probe(&have);\n", False),
+        ("  probe(have);\n", False),  # a callee may bind it to a reference
+        ("#ifndef USE_ROCM\n  have = probe();\n#endif\n", True),  # only NVIDIA's code sets it
+    ],
+)
+def test_a_flag_false_wherever_rocm_compiles_it_short_circuits_what_follows(change: str, skipped: bool) -> None:
+    ctx = context(_FLAG_UNSET_ON_ROCM.replace("#endif\n  bool a", f"#endif\n{change}  bool a"))
+    assert syntax.short_circuited(node_at(ctx, "p.major", "field_expression", 0), ctx) is skipped
+    assert not syntax.short_circuited(node_at(ctx, "p.major", "field_expression", 1), ctx)  # `on` may be true
+
+
 @pytest.mark.parametrize(
     ("text", "matches"),
     [(b"x % 32", True), (b"x %/* lanes */ 0x20u", True), (b"x % 320", False), (b"x % 32.0f", False)],

@@ -84,17 +84,52 @@ def _all_terms(node: Node, ctx: CudaContext, holds: Callable[[Node], bool]) -> b
 
 
 def short_circuited(node: Node, ctx: CudaContext) -> bool:
-    """Inside `false && (...)` within its statement: never evaluated (how fixes disable a test on ROCm)."""
+    """Inside `false && (...)` within its statement (how fixes disable a test on ROCm), or after a conjunct false
+    wherever ROCm compiles it (`haveArch && (major * 10 + minor == 120)` where ROCm's declaration is `bool haveArch
+    = false;`, the `#else` of `#ifndef USE_ROCM`): never evaluated on ROCm."""
     child = node
     for ancestor in ctx.ancestors(node):
         if ancestor.type in STATEMENT_TYPES:
             return False
         if _operator_of(ancestor, ctx) == "&&" and child == ancestor.child_by_field_name("right"):
             left = ancestor.child_by_field_name("left")
-            if left is not None and without_parentheses(left).type == "false":
+            if left is not None and _false_on_rocm(left, ctx):
                 return True
         child = ancestor
     return False
+
+
+def _false_on_rocm(node: Node, ctx: CudaContext) -> bool:
+    """`false`, a conjunction with such a term, or a local flag whose ROCm declaration initialises it to `false`
+    and which nothing ROCm compiles assigns, increments or takes the address of (a value the ROCm build never
+    sets)."""
+    inner = without_parentheses(node)
+    if inner.type == "false":
+        return True
+    if _operator_of(inner, ctx) == "&&":
+        sides = (inner.child_by_field_name("left"), inner.child_by_field_name("right"))
+        return any(side is not None and _false_on_rocm(side, ctx) for side in sides)
+    if inner.type != "identifier":
+        return False
+    value = ctx.declared_value(inner)
+    declarator = value.parent if value is not None else None
+    if value is None or without_parentheses(value).type != "false" or declarator is None:
+        return False
+    uses = ctx.local_uses(declarator)
+    return uses is not None and not any(_written(use, ctx) for use in uses if not ctx.is_rocm_gated(use))
+
+
+def _written(identifier: Node, ctx: CudaContext) -> bool:
+    """Whether a use of a variable may change it: assigned (`x = ...`, `x |= ...`), incremented, or its address
+    or a reference to it taken (`&x`, an argument a callee may bind to a reference)."""
+    parent = outermost(identifier).parent
+    if parent is None:
+        return False
+    if parent.type == "assignment_expression":
+        return parent.child_by_field_name("left") == outermost(identifier)
+    if parent.type in ("update_expression", "argument_list"):
+        return True
+    return parent.type == "pointer_expression" and ctx.text(parent).startswith("&")
 
 
 # Where `false && (<test>)` can replace a test without parentheses around it (lowest-precedence slots).
