@@ -7,6 +7,7 @@ from rocmlint.cuda.conditions import (
     PASS_AND_COMPILER_ALTERNATIVES,
     ConditionRule,
     arm_outcomes_agree,
+    hides_plain_cpp_from_nvcc,
     holds_only_pragmas,
     is_host_only_unit,
     nvcc_macros_change_no_rocm_code,
@@ -27,19 +28,18 @@ _BARE_TRUTH = frozenset({"__CUDA_ARCH__"})
 class CudaccMacro(ConditionRule, Rule):
     """
     ## What it does
-    Flags `#if`/`#ifdef`/`#elif` conditions on `__CUDACC__`, `__NVCC__` or `__CUDACC_RTC__` that a ROCm
-    build reads with no HIP alternative (`__HIPCC__`, `__HIP__`, `USE_ROCM`, `__HIP_PLATFORM_AMD__`). An arm
-    only a Windows toolchain enters (`defined(__NVCC__) && defined(_MSC_VER)`, an nvcc-with-MSVC workaround) is
-    not reported: neither Linux build takes it.
+    Flags `#if`/`#ifdef`/`#elif` conditions on `__CUDACC__`, `__NVCC__` or `__CUDACC_RTC__` that a ROCm build reads
+    with no HIP alternative (`__HIPCC__`, `__HIP__`, `USE_ROCM`, `__HIP_PLATFORM_AMD__`). An arm only a Windows
+    toolchain enters (`defined(__NVCC__) && defined(_MSC_VER)`, an nvcc-with-MSVC workaround) is not reported:
+    neither Linux build takes it.
 
     ## Why is this bad on ROCm?
     HIP-Clang defines `__HIPCC__` and `__HIP__`, never `__CUDACC__` or `__NVCC__` (ROCm/HIP
     `docs/how-to/hip_porting_guide.md`, "Identifying the Compiler"); hipRTC defines `__HIPCC_RTC__`, not
-    `__CUDACC_RTC__`. A header that adds `__host__ __device__`, includes device headers or declares
-    kernels under `#ifdef __CUDACC__` therefore compiles them away on ROCm: host-only functions are then
-    called from kernels, or identifiers are undeclared. PyTorch's hipify rewrites `__CUDACC__` to
-    `__HIPCC__` (`torch/utils/hipify/cuda_to_hip_mappings.py`) for exactly this reason, and c10's own
-    macros test both.
+    `__CUDACC_RTC__`. A header that adds `__host__ __device__`, includes device headers or declares kernels under
+    `#ifdef __CUDACC__` therefore compiles them away on ROCm: host-only functions are then called from kernels, or
+    identifiers are undeclared. PyTorch's hipify rewrites `__CUDACC__` to `__HIPCC__`
+    (`torch/utils/hipify/cuda_to_hip_mappings.py`) for exactly this reason, and c10's own macros test both.
 
     ## Example
     ```cuda
@@ -50,23 +50,25 @@ class CudaccMacro(ConditionRule, Rule):
     #endif
     ```
 
-    Not reported either when the code a ROCm build compiles would be the same if HIP-Clang defined nvcc's
-    macros: the rest of the condition already leaves ROCm out (`!defined(__clang__)`, HIP-Clang being clang; a
-    project macro NVIDIA's build alone defines, `defined(__CUDACC__) && defined(XYZ_USE_CUDA)`), or the arm ROCm
-    takes instead holds the same code. Nor when the arm NVIDIA takes holds only what HIP lacks (a 32-bit-mask
-    `__shfl_down_sync`) and ROCm takes an arm of its own (`#else __shfl_down`): the test is the author's vendor
-    switch; also when the function writes that `#else` as a chain of its own testing the negation
-    (`#if defined(__CUDACC__) __syncwarp(); #endif` ... `#if !defined(__CUDACC__) __syncthreads(); #endif`). Nor
-    `#ifdef __NVCC__ ... #else` whose `#else` names HIP's or a ROCm library's API (`rocblas_double_complex`): the
-    arm ROCm takes is the one written for it. Nor is a test of `__CUDACC_RTC__` alone in a project whose run-time
-    compiles (its NVRTC, hipRTC or jitify calls) sit only in code the ROCm build does not compile: every ROCm
-    compile takes the arm NVIDIA's ahead-of-time builds take. Nor in a host compiler's source (`.cpp`, `.cc`)
-    or a header only such sources include, in a project whose build hands no `.cpp` to nvcc (a `LANGUAGE CUDA`
-    source property, `-x cu`): nvcc's macros are undefined there on NVIDIA too.
+    Not reported either when the code a ROCm build compiles would be the same if HIP-Clang defined nvcc's macros:
+    the rest of the condition already leaves ROCm out (`!defined(__clang__)`, HIP-Clang being clang; a project macro
+    NVIDIA's build alone defines, `defined(__CUDACC__) && defined(XYZ_USE_CUDA)`), or the arm ROCm takes instead
+    holds the same code. Nor when the arm NVIDIA takes holds only what HIP lacks (a 32-bit-mask `__shfl_down_sync`)
+    and ROCm takes an arm of its own (`#else __shfl_down`): the test is the author's vendor switch; also when the
+    function writes that `#else` as a chain of its own testing the negation (`#if defined(__CUDACC__) __syncwarp();
+    #endif` ... `#if !defined(__CUDACC__) __syncthreads(); #endif`). Nor `#ifdef __NVCC__ ... #else` whose `#else`
+    names HIP's or a ROCm library's API (`rocblas_double_complex`): the arm ROCm takes is the one written for it.
+    Nor is a test of `__CUDACC_RTC__` alone in a project whose run-time compiles (its NVRTC, hipRTC or jitify calls)
+    sit only in code the ROCm build does not compile: every ROCm compile takes the arm NVIDIA's ahead-of-time builds
+    take. Nor in a host compiler's source (`.cpp`, `.cc`) or a header only such sources include, in a project whose
+    build hands no `.cpp` to nvcc (a `LANGUAGE CUDA` source property, `-x cu`): nvcc's macros are undefined there on
+    NVIDIA too. Nor a lone `#ifndef __CUDACC__` around plain C++ an old nvcc could not parse (`<filesystem>`):
+    NVIDIA's arm is empty and HIP-Clang builds C++; unless it defines a macro or spells a reserved `__x__` word, a
+    file's macro or a CUDA name.
 
     ## Fix
-    Each `__CUDACC__` test gets `__HIPCC__` next to it (`__CUDACC_RTC__` gets `__HIPCC_RTC__`), in every
-    arm of the chain at once:
+    Each `__CUDACC__` test gets `__HIPCC__` next to it (`__CUDACC_RTC__` gets `__HIPCC_RTC__`), in every arm of the
+    chain at once:
     ```cuda
     #if defined(__CUDACC__) || defined(__HIPCC__)
     #define HOST_DEVICE __host__ __device__
@@ -74,22 +76,21 @@ class CudaccMacro(ConditionRule, Rule):
     #define HOST_DEVICE
     #endif
     ```
-    `#ifndef __CUDACC__` becomes `#if !defined(__CUDACC__) && !defined(__HIPCC__)`; inside a larger
-    condition the widened test is parenthesised. A device-pass `__CUDA_ARCH__` test in the same chain
-    gets `|| defined(__HIP_DEVICE_COMPILE__)` in the same fix (ROC213's). `__NVCC__` gets no automatic
-    fix: it means nvcc itself (nvcc-only pragmas and flags hip-clang rejects), and clang's CUDA mode with
-    HIP's NVIDIA headers defines `__HIPCC__` without `__NVCC__`. No fix either for a chain that also
-    compares `__CUDA_ARCH__` or tests a CUDA version: once the chain names a ROCm macro those tests would
-    no longer be reported.
+    `#ifndef __CUDACC__` becomes `#if !defined(__CUDACC__) && !defined(__HIPCC__)`; inside a larger condition the
+    widened test is parenthesised. A device-pass `__CUDA_ARCH__` test in the same chain gets `||
+    defined(__HIP_DEVICE_COMPILE__)` in the same fix (ROC213's). `__NVCC__` gets no automatic fix: it means nvcc
+    itself (nvcc-only pragmas and flags hip-clang rejects), and clang's CUDA mode with HIP's NVIDIA headers defines
+    `__HIPCC__` without `__NVCC__`. No fix either for a chain that also compares `__CUDA_ARCH__` or tests a CUDA
+    version: once the chain names a ROCm macro those tests would no longer be reported.
 
     ## Fix safety
-    Safe: `__HIPCC__` never holds on a plain NVCC build, and where HIP's NVIDIA headers are used
-    `hip_common.h` defines `__HIPCC__` only when `__CUDACC__` already is; nothing on NVIDIA defines
-    `__HIPCC_RTC__`. Every rewritten test keeps its NVIDIA truth value, so nvcc compiles the same code;
-    only the directive's own text changes. On ROCm, hipcc enters the arms the widened tests open (and
-    those after a negated one): the fix is withheld when such an arm, or a macro of this file it uses,
-    holds what HIP lacks (inline PTX, a 32-bit `*_sync` mask, an API with no HIP equivalent), and when a
-    test is compared or selected on (`defined(__CUDACC__) == 0`) rather than used for its truth.
+    Safe: `__HIPCC__` never holds on a plain NVCC build, and where HIP's NVIDIA headers are used `hip_common.h`
+    defines `__HIPCC__` only when `__CUDACC__` already is; nothing on NVIDIA defines `__HIPCC_RTC__`. Every
+    rewritten test keeps its NVIDIA truth value, so nvcc compiles the same code; only the directive's own text
+    changes. On ROCm, hipcc enters the arms the widened tests open (and those after a negated one): the fix is
+    withheld when such an arm, or a macro of this file it uses, holds what HIP lacks (inline PTX, a 32-bit `*_sync`
+    mask, an API with no HIP equivalent), and when a test is compared or selected on (`defined(__CUDACC__) == 0`)
+    rather than used for its truth.
     """
 
     code = "ROC214"
@@ -100,9 +101,8 @@ class CudaccMacro(ConditionRule, Rule):
     triggers = (b"__CUDACC__", b"__NVCC__", b"__CUDACC_RTC__")
 
     def visit_directive(self, directive: Directive, ctx: CudaContext) -> None:
-        # In a host-only `.cpp` file nvcc's macros are undefined on NVIDIA as well: nothing diverges.
         if "__" not in directive.text or is_host_only_unit(ctx):
-            return
+            return  # a host-only `.cpp` file: nvcc's macros are undefined on NVIDIA as well, nothing diverges
         macro = next((name for name in names_in(directive.condition) if name in _HIP_SPELLING), None)
         if macro is None or not self._candidate(directive, ctx):
             return
@@ -115,17 +115,12 @@ class CudaccMacro(ConditionRule, Rule):
         if "__CUDACC_RTC__" not in tested and arm_outcomes_agree(
             with_complementary_chain(arms, self._chains(ctx), ctx), ctx
         ):
-            # ROCm takes its own arm where NVIDIA's holds only what HIP lacks (a 32-bit-mask `_sync` shuffle), in this
-            # chain or in the one-armed chain of the same function testing the negation (`#if !defined(__CUDACC__)`).
-            return
-        if rocm_arm_written_for_rocm(arms, ctx):
-            return  # `#ifdef __NVCC__ ... #else <rocBLAS types>`: the other compilers' arm is the author's ROCm one
+            return  # ROCm takes its own arm where NVIDIA's holds only what HIP lacks (also a negated one-armed chain)
+        if hides_plain_cpp_from_nvcc(arms, ctx) or rocm_arm_written_for_rocm(arms, ctx):
+            return  # C++ hidden from an old nvcc (no arm lost), or `#ifdef __NVCC__ ... #else <rocBLAS types>`
         if all(holds_only_pragmas(arm, ctx) for arm in self._chains(ctx).arms_of(directive)):
             return  # compiler hints only (`#if !defined(__NVCC__)` + a pragma clang accepts): no code differs
-        # The chain's `__CUDACC__`/`__CUDACC_RTC__` tests (and any device-pass `__CUDA_ARCH__` test beside
-        # them, ROC213's) all gain their HIP test at once. `__NVCC__` gets no fix: it means nvcc itself
-        # (nvcc-only pragmas and flags), and clang's CUDA mode with HIP's NVIDIA headers defines `__HIPCC__`
-        # without it, so adding `__HIPCC__` could change an NVIDIA build.
+        # The chain's tests (a device-pass `__CUDA_ARCH__` one too) gain their HIP test at once; `__NVCC__` none.
         fix = self._chain_rewrite(
             directive, ctx, PASS_AND_COMPILER_ALTERNATIVES, refuse=NO_SAFE_REWRITE, bare_truth=_BARE_TRUTH
         )
@@ -186,6 +181,15 @@ CudaccMacro.valid = (
         template <typename Real>
         #endif
         friend Real TraceMatMat(const MatrixBase<Real>& A, const MatrixBase<Real>& B);
+        """,
+    ),
+    # An old nvcc's workaround (C++17 `<filesystem>` hidden from nvcc): plain C++ HIP-Clang builds, no arm lost.
+    Valid(
+        """
+        #ifndef __CUDACC__
+        #include <filesystem>
+        inline bool exists(const char* p) { return std::filesystem::exists(p); }
+        #endif
         """,
     ),
     # A host-only translation unit: no vendor sees `__CUDACC__` there.

@@ -17,6 +17,7 @@ from rocmlint.cuda.conditions import (
     arm_outcomes_agree,
     chains_around,
     compares_cuda_arch_for_rocm,
+    hides_plain_cpp_from_nvcc,
     holds_only_its_definition,
     holds_only_pragmas,
     is_version_test,
@@ -230,6 +231,28 @@ def test_arm_outcomes_agree(code: str, agree: bool) -> None:
 def test_holds_only_pragmas(arm: str, only_pragmas: bool) -> None:
     ctx = context(f"#if !defined(__NVCC__)\n{arm}#endif\n")
     assert holds_only_pragmas(ctx.preprocessor.directives[0], ctx) is only_pragmas
+
+
+@pytest.mark.parametrize(
+    ("code", "hidden"),
+    [
+        ("#ifndef __CUDACC__\n#include <filesystem>\nnamespace fs = std::filesystem;\n#endif\n", True),
+        (
+            "#if !defined(__CUDACC__)\n#if __GNUC__ < 9\nbool f();\n#else\nbool f() { return g(); }\n#endif\n#endif\n",
+            True,
+        ),
+        ("#ifndef __CUDACC__\n#include <filesystem>\n#else\n#include <cuda_runtime.h>\n#endif\n", False),  # an arm lost
+        ("#ifdef __CUDACC__\n#include <cuda_runtime.h>\n#endif\n", False),  # the arm ROCm skips
+        ("#ifndef __CUDACC__\n#define __host__\n#endif\n", False),  # a stand-in for CUDA
+        ("#ifndef __CUDACC__\nstruct __align__(8) V { int x; };\n#endif\n", False),  # a reserved word
+        ("#define STUBS int f();\n#ifndef __CUDACC__\nSTUBS\n#endif\n", False),  # a macro's expansion
+        ("#ifndef __CUDACC__\nint n = __popc(x);\n#endif\n", False),  # a CUDA spelling
+    ],
+)
+def test_hides_plain_cpp_from_nvcc(code: str, hidden: bool) -> None:
+    ctx = context(code)
+    opener = next(d for d in ctx.preprocessor.directives if d.kind in ("if", "ifdef", "ifndef"))
+    assert hides_plain_cpp_from_nvcc(Chains(ctx).arms_of(opener), ctx) is hidden
 
 
 def test_a_lone_macro_defined_as_code_is_no_pragma() -> None:

@@ -621,6 +621,41 @@ def nvcc_macros_change_no_rocm_code(arms: list[Directive], ctx: CudaContext) -> 
     return True
 
 
+# A reserved `__x__` word in an arm's code (not its directives): CUDA's qualifiers and stand-ins for them
+# (`#define __host__`, `struct __align__`), which HIP's headers declare too.
+_RESERVED_WORD = re.compile(r"\b__\w+__\b")
+_WORD = re.compile(r"\b[A-Za-z_]\w*\b")
+
+
+def hides_plain_cpp_from_nvcc(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether this chain (`arms`) is a lone arm every nvcc pass skips and HIP-Clang enters (`#ifndef __CUDACC__` ...
+    `#endif`, no `#else`) holding plain host C++: standard headers, a namespace alias, a host function an old nvcc
+    could not parse (`<filesystem>`). NVIDIA's arm is empty, so ROCm loses nothing, and clang compiles such C++.
+    Not when the arm defines or undefines a macro, spells a reserved `__x__` word or a macro of the file outside its
+    directives, or holds what a CUDA rule triggers on or a CUDA spelling (`arm_may_hold_hazards`): a stand-in for
+    CUDA (`#define __host__`, a macro expanding to stubs) clashes with HIP's own."""
+    if len(arms) != 1 or arms[0].kind == "else":
+        return False
+    arm = arms[0]
+    lookup = ctx.preprocessor.macro_lookup("rocm", arm.start_byte)
+    if not evaluate_expression(arm.condition, _build_lookup(lookup, _HIP_CLANG, {})):
+        return False
+    nvidia = ctx.preprocessor.macro_lookup("nvidia", arm.start_byte)
+    passes = [{**toolkit, **build} for toolkit in _NVIDIA_TOOLKITS for build in _NVCC_PASSES]
+    if any(evaluate_expression(arm.condition, _build_lookup(nvidia, build, {})) != 0 for build in passes):
+        return False
+    span = arm_span(arm, ctx)
+    if any(
+        d.kind in ("define", "undef") and span.start_byte <= d.start_byte < span.end_byte
+        for d in ctx.preprocessor.directives
+    ):
+        return False
+    code = "\n".join(line for line in arm_text(arm, ctx).splitlines() if not line.lstrip().startswith("#"))
+    if _RESERVED_WORD.search(code) is not None or any(word in ctx.preprocessor.defines for word in _WORD.findall(code)):
+        return False  # a reserved word, or a macro of the file whose expansion may stand in for CUDA
+    return not arm_may_hold_hazards(arm, ctx)
+
+
 def _chain_conditions(arms: list[Directive]) -> tuple[list[str], set[str]]:
     """Each arm's condition (`1` for `#else`) and the macro names they test."""
     conditions = ["1" if arm.kind == "else" else arm.condition for arm in arms]
@@ -1047,6 +1082,7 @@ __all__ = [
     "condition_edit",
     "condition_tests",
     "decided_by_project_macros",
+    "hides_plain_cpp_from_nvcc",
     "holds_only_its_definition",
     "holds_only_pragmas",
     "is_host_only_unit",
