@@ -51,11 +51,11 @@ def hip_header(header: str) -> str | None:
     return target + header[len(prefix) :] if target.endswith("/") else target
 
 
-def hipify_renames(header: str) -> bool:
-    """Whether torch's build-time hipify swaps the include of a CUDA library header `hip_header` maps: every header
-    the table names one by one; under a folder it maps as a whole (`cub/`), only the includes torch's table names
-    (`cub/block/block_scan.cuh`, not `cub/warp/warp_scan.cuh`), or those below a folder it names
-    (`thrust/system/cuda`)."""
+def torch_hipify_renames(header: str) -> bool:
+    """Whether torch's extension build (its hipify, with torch's tables alone) swaps the include of a CUDA library
+    header `hip_header` maps: every header the table names one by one; under a folder it maps as a whole (`cub/`),
+    only the includes torch's table names (`cub/block/block_scan.cuh`, not `cub/warp/warp_scan.cuh`), or those below
+    a folder it names (`thrust/system/cuda`). A build running a hipify tool itself may map more (`ctx.hipify_tool`)."""
     if header in _headers()[0]:
         return True
     renamed = load("torch_hipify_gaps")["includes"]["renamed_under_folders"]
@@ -173,7 +173,7 @@ class CudaLibraryHeader(Rule):
         else:
             message = f"`{header}` ({library}) is not available on ROCm; include `{hip}` in a ROCm branch"
         fix = _fix(include, header, hip, library, ctx)
-        if ctx.hipified_build and library not in _NO_DROP_IN and hipify_renames(header):
+        if ctx.hipified_build and library not in _NO_DROP_IN and (ctx.hipify_tool or torch_hipify_renames(header)):
             ctx.report_hipified(include, message, fix=fix)  # hipify swaps a drop-in library's include at build time
             return
         ctx.report(include, message, fix=fix)

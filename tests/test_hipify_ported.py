@@ -209,3 +209,13 @@ def test_a_cub_header_torch_s_hipify_does_not_rename_stays_a_warning_in_a_hipifi
     kernel = "#include <cub/block/block_scan.cuh>\n#include <cub/warp/warp_scan.cuh>\n"
     root = write_tree(tmp_path, {"setup.py": HIPIFIED, "k.cu": kernel})
     assert _found(root) == [("ROC205", 1, "info"), ("ROC205", 2, "warning")]
+
+
+def test_a_build_running_a_hipify_tool_itself_may_rename_any_header_the_table_maps(tmp_path):
+    """A build step running hipify (`hipify_torch` with a project map) may rename `cub/warp/warp_scan.cuh` too: only
+    torch's extension build is held to torch's own tables."""
+    kernel = "#include <cub/warp/warp_scan.cuh>\n"
+    tool = "execute_process(COMMAND python -m hipify_torch --custom-map-list map.json)\n"
+    root = write_tree(tmp_path, {"setup.py": HIPIFIED, "CMakeLists.txt": tool, "k.cu": kernel})
+    assert CudaProject.build(root).build_facts.hipify_tool.endswith("CMakeLists.txt:1")
+    assert _found(root) == [("ROC205", 1, "info")]

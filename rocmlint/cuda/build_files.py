@@ -224,6 +224,10 @@ class BuildFacts:
     # only of its files (the rest of the tree it compiles as written).
     hipify_folders: tuple[tuple[str, str], ...] = ()
     make_source_lists: tuple[MakeSourceList, ...] = ()
+    # "path:line" of a build file naming a hipify tool it runs itself (`hipify_torch`, `hipify-perl`,
+    # `hipify_python.hipify(...)`), "" when none does: such a run may pass maps of its own (a custom map renaming
+    # `nvtx3/nvToolsExt.h`), so what it renames is the whole header table, not torch's extension build's.
+    hipify_tool: str = ""
 
 
 @dataclass(frozen=True)
@@ -299,6 +303,7 @@ def setup_py_facts(path: str, text: str) -> BuildFacts:
         sources=tuple(_setup_sources(nodes, assignments, path)),
         torch_extension=_TORCH_EXTENSION.search(text) is not None,
         hipify=_hipify_evidence(path, text) or through_a_name,
+        hipify_tool=hipify_tool_run(path, text),
         cuda_language="nvcc" in text,
         extension_folders=(os.path.dirname(path),) if through_a_name or _EXTENSION_CALL.search(text) else (),
         native_modules=tuple(_setup_native_modules(nodes, assignments, path)),
@@ -772,6 +777,15 @@ _TORCH_EXTENSION = re.compile(r"\b(?:CUDAExtension|BuildExtension)\b")
 _HIPIFY = re.compile(r"\bCUDAExtension\s*\(|hipify", re.IGNORECASE)
 
 
+def hipify_tool_run(path: str, text: str) -> str:
+    """ "path:line" where a build file names a hipify tool (`BuildFacts.hipify_tool`), "" when it names none."""
+    match = _HIPIFY_TOOL.search(text)
+    return f"{path}:{text.count(chr(10), 0, match.start()) + 1}" if match is not None else ""
+
+
+_HIPIFY_TOOL = re.compile(r"hipify", re.IGNORECASE)
+
+
 def _hipify_evidence(path: str, text: str) -> str:
     """Where a build file runs hipify: torch's `CUDAExtension` does on ROCm, other builds call a hipify tool."""
     match = _HIPIFY.search(text)
@@ -957,6 +971,7 @@ def cmake_facts(
         hip_language=hip,
         cuda_language=cuda,
         hipify=_hipify_evidence(path, text),
+        hipify_tool=hipify_tool_run(path, text),
         include_folders=tuple(include_folders),
         native_modules=tuple(native_modules),
     )
@@ -1650,6 +1665,7 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
         cuda_language=nvcc,
         hipify_folders=tuple(hipified.items()),
         make_source_lists=_make_source_list(path, lines),
+        hipify_tool=hipify_tool_run(path, text),
     )
 
 

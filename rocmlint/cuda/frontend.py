@@ -382,6 +382,12 @@ class CudaContext:
         "" when it does not: a rename hipify performs is then no error (rules say so at `info`)."""
         return self.options.project.hipified
 
+    @property
+    def hipify_tool(self) -> str:
+        """Where the project's build runs a hipify tool itself ("path:line"), "" when its only hipify is torch's
+        extension build: a tool run may pass maps of its own, so it may rename any include the header table maps."""
+        return self.options.project.hipify_tool
+
     def includes_through(self, header: str, system: bool) -> tuple[tuple[str, str], ...]:
         """(header as written, "path:line") of every `#include` ROCm reads through this file's `#include` of the
         project header `header` and the headers it pulls in; () when it names no project file."""

@@ -154,6 +154,9 @@ class FileView:
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
     hip_source: str = ""  # why the file is HIP code, compiled by hipcc only ("" when it is not); maybe ported
     hipified: str = ""  # why the ROCm build renames CUDA names in the file (hipify), "" when it does not
+    # "path:line" of a build file running a hipify tool itself (`BuildFacts.hipify_tool`), when the file is hipified:
+    # its maps may rename more includes than torch's extension build does.
+    hipify_tool: str = ""
     # Why the ROCm build compiles the file as written with HIP-Clang, no hipify step renaming its `__CUDACC__`
     # ("" when it may not): see `CudaProject._hip_compiled`.
     hip_compiled: str = ""
@@ -486,6 +489,7 @@ class CudaProject:
             rocm_native=self._rocm_native(path),
             hip_source=self._hip_source(path),
             hipified=self._relative_evidence(hipify_evidence),
+            hipify_tool=self._relative_evidence(self.build_facts.hipify_tool) if hipify_evidence else "",
             hip_compiled="" if hipified else self._hip_compiled(path),
             hipify_ported=lambda: self._hipify_ported(path, closure),
             host_compiled_only=self._host_compiled_only(path),
@@ -1635,6 +1639,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         native_modules=tuple(module for f in facts for module in f.native_modules),
         hipify_folders=tuple(folder for f in facts for folder in f.hipify_folders),
         make_source_lists=tuple(listed for f in facts for listed in f.make_source_lists),
+        hipify_tool=next((f.hipify_tool for f in facts if f.hipify_tool), ""),
     )
 
 
