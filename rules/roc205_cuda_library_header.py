@@ -39,8 +39,7 @@ def _headers() -> tuple[dict[str, str], tuple[tuple[str, str], ...]]:
 
 
 def hip_header(header: str) -> str | None:
-    """The HIP header for a CUDA library header; a folder mapped to a folder (`thrust/system/cuda/` ->
-    `thrust/system/hip/`) keeps the rest of the path."""
+    """The HIP header for a CUDA library header; a folder mapped to a folder (`thrust/system/cuda/`) keeps the rest."""
     exact, prefixes = _headers()
     if header in exact:
         return exact[header]
@@ -52,14 +51,10 @@ def hip_header(header: str) -> str | None:
 
 
 def torch_hipify_renames(header: str) -> bool:
-    """Whether torch's extension build (its hipify, with torch's tables alone) swaps the include of a CUDA library
-    header `hip_header` maps: every header the table names one by one; under a folder it maps as a whole (`cub/`),
-    only the includes torch's table names (`cub/block/block_scan.cuh`, not `cub/warp/warp_scan.cuh`), or those below
-    a folder it names (`thrust/system/cuda`). A build running a hipify tool itself may map more (`ctx.hipify_tool`)."""
-    if header in _headers()[0]:
-        return True
+    """Whether torch's extension build swaps the include of a library header `hip_header` maps: any the table names
+    one by one; under a folder it maps as a whole (`cub/`), those torch names (or a folder of, `thrust/system/cuda`)."""
     renamed = load("torch_hipify_gaps")["includes"]["renamed_under_folders"]
-    return any(header == name or header.startswith(name + "/") for name in renamed)
+    return header in _headers()[0] or any(header == name or header.startswith(name + "/") for name in renamed)
 
 
 def _library(header: str) -> str:
@@ -69,21 +64,19 @@ def _library(header: str) -> str:
 class CudaLibraryHeader(Rule):
     """
     ## What it does
-    Flags `#include` of a CUDA library header (`cublas_v2.h`, `cublasLt.h`, `cusparse.h`, `cufft.h`,
-    `curand.h`, `cudnn.h`, `nccl.h`, `cub/...`, `nvToolsExt.h`, ...) or of libcu++ (`<cuda/atomic>`,
-    `<cuda/barrier>`, `<cuda/pipeline>`, `<cuda/std/...>`: `cuda/` headers without an extension, not a
-    project's own `cuda/` folder) that a ROCm build compiles. Uses of libcu++ APIs HIP lacks
-    (`cuda::barrier`, `cuda::pipeline`) are ROC217's.
+    Flags `#include` of a CUDA library header (`cublas_v2.h`, `cublasLt.h`, `cusparse.h`, `cufft.h`, `curand.h`,
+    `cudnn.h`, `nccl.h`, `cub/...`, `nvToolsExt.h`, ...) or of libcu++ (`<cuda/atomic>`, `<cuda/barrier>`,
+    `<cuda/pipeline>`, `<cuda/std/...>`: `cuda/` headers without an extension, not a project's own `cuda/` folder)
+    that a ROCm build compiles. Uses of libcu++ APIs HIP lacks (`cuda::barrier`, `cuda::pipeline`) are ROC217's.
 
     ## Why is this bad on ROCm?
-    The CUDA libraries are not installed with ROCm; each has a ROCm counterpart with its own header:
-    hipBLAS (`hipblas/hipblas.h`), hipBLASLt, hipSPARSE, hipFFT, hipRAND, hipSOLVER, hipCUB
-    (`hipcub/hipcub.hpp`), RCCL (`rccl/rccl.h`), roctx (`roctracer/roctx.h`). cuDNN has no drop-in:
-    MIOpen's API differs. The mapping comes from HIPIFY's header map (`src/CUDA2HIP.cpp`, regenerated
-    into `rocmlint/data/cuda_headers.toml`) and torch's `cuda_to_hip_mappings.py`; the library table is in
-    the HIP porting guide ("Library Equivalents"). ROCm does not ship libcu++ at all: its `cuda::std` parts have
-    C++ standard library counterparts (`<cuda/std/type_traits>` -> `<type_traits>`, mamba's port aliases
-    `cuda::std` to `std`), its barriers and pipelines none.
+    The CUDA libraries are not installed with ROCm; each has a ROCm counterpart with its own header: hipBLAS
+    (`hipblas/hipblas.h`), hipBLASLt, hipSPARSE, hipFFT, hipRAND, hipSOLVER, hipCUB (`hipcub/hipcub.hpp`), RCCL
+    (`rccl/rccl.h`), roctx (`roctracer/roctx.h`). cuDNN has no drop-in: MIOpen's API differs. The mapping comes from
+    HIPIFY's header map (`src/CUDA2HIP.cpp`, regenerated into `rocmlint/data/cuda_headers.toml`) and torch's
+    `cuda_to_hip_mappings.py`; the library table is in the HIP porting guide ("Library Equivalents"). ROCm does not
+    ship libcu++ at all: its `cuda::std` parts have C++ standard library counterparts (`<cuda/std/type_traits>` ->
+    `<type_traits>`, mamba's port aliases `cuda::std` to `std`), its barriers and pipelines none.
 
     ## Example
     ```cuda
@@ -92,10 +85,9 @@ class CudaLibraryHeader(Rule):
     ```
 
     ## Fix
-    Each include line goes behind the ROCm test (`rocm-condition`, default shown), with the ROCm library's
-    header from the same table the rule reads in the ROCm branch; a `cub/` header also gets
-    `namespace cub = hipcub;` there, since the code says `cub::`. Every include gets a gate of its own,
-    so each fix stands alone:
+    Each include line goes behind the ROCm test (`rocm-condition`, default shown), with the ROCm library's header
+    from the same table the rule reads in the ROCm branch; a `cub/` header also gets `namespace cub = hipcub;`
+    there, since the code says `cub::`. Every include gets a gate of its own, so each fix stands alone:
     ```cuda
     #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
     #include <hipblas/hipblas.h>
@@ -114,25 +106,24 @@ class CudaLibraryHeader(Rule):
     rewrite to the standard library (or, for barriers and pipelines, a redesign).
 
     ## Fix safety
-    Safe: the NVIDIA branch keeps the original include line byte for byte and nothing in the ROCm test is
-    defined by an NVIDIA build, so nvcc sees the same tokens (only line numbers move). On ROCm the calls
-    still need their HIP names (hipify, which torch's `CUDAExtension` runs, or ROC216's table), and the ROCm
-    library must be installed. When the project model finds that the build hipifies the sources (a torch
-    `CUDAExtension`, a build file running hipify), a drop-in library's include is left out in code the port
-    reached of a project that already builds for ROCm that way (as for ROC204; `check --verbose` names the
-    evidence) and reported at `info` with that evidence elsewhere (`show-hipified = true` or `--show-hipified`
-    reports it everywhere, `show-hipified = false` or `--hide-hipified` nowhere; where no file tests a ROCm macro,
-    hipify is the whole port and every file it reaches counts as reached, as for ROC204); cuDNN and NVML, which
-    hipify cannot swap for a drop-in, stay warnings, and so does a header under a library folder the table maps as
-    a whole that torch's hipify does not rename (`cub/warp/warp_scan.cuh`: torch renames `cub/cub.cuh` and the
-    block, device and utility headers it names, `rocmlint/data/torch_hipify_gaps.toml` `[includes]`).
+    Safe: the NVIDIA branch keeps the original include line byte for byte and nothing in the ROCm test is defined by
+    an NVIDIA build, so nvcc sees the same tokens (only line numbers move). On ROCm the calls still need their HIP
+    names (hipify, which torch's `CUDAExtension` runs, or ROC216's table), and the ROCm library must be installed.
+    When the project model finds that the build hipifies the sources (a torch `CUDAExtension`, a build file running
+    hipify), a drop-in library's include is left out in code the port reached of a project that already builds for
+    ROCm that way (as for ROC204; `check --verbose` names the evidence) and reported at `info` with that evidence
+    elsewhere (`show-hipified = true` or `--show-hipified` reports it everywhere, `show-hipified = false` or
+    `--hide-hipified` nowhere; where no file tests a ROCm macro, hipify is the whole port and every file it reaches
+    counts as reached, as for ROC204); cuDNN and NVML, which hipify cannot swap for a drop-in, stay warnings, and so
+    does a `cub/` header torch's own hipify leaves (`cub/warp/warp_scan.cuh`; `torch_hipify_gaps.toml` `[includes]`)
+    where no build step runs a hipify tool itself.
 
     ## In projects written for AMD
     A file including a CUDA library header outside any vendor branch is NVIDIA-side code even in a project written
-    for AMD (the CUB-backend examples of a library with a CUB and a rocPRIM backend): it does not build on ROCm,
-    so it is reported unless the project model finds that no ROCm build compiles it (a setup.py or CMake source
-    list for NVIDIA only, an include only from NVIDIA-only branches). Sources a build picks in ways the model does
-    not read (a CMake `foreach` over an NVIDIA-only target list around a `file(GLOB)`) stay reported.
+    for AMD (the CUB-backend examples of a library with a CUB and a rocPRIM backend): it does not build on ROCm, so
+    it is reported unless the project model finds that no ROCm build compiles it (a setup.py or CMake source list
+    for NVIDIA only, an include only from NVIDIA-only branches). Sources a build picks in ways the model does not
+    read (a CMake `foreach` over an NVIDIA-only target list around a `file(GLOB)`) stay reported.
     """
 
     code = "ROC205"
