@@ -34,18 +34,18 @@ _FIX_MESSAGE = (
 class HostCapabilityCheck(Rule):
     """
     ## What it does
-    Flags host code that compares the CUDA compute capability: `prop.major`/`prop.minor` of a `cudaDeviceProp`/
-    `hipDeviceProp_t` (also `at::cuda::getCurrentDeviceProperties()->major`), an SM number computed as `major * 10 +
-    minor`, and values read with `cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMajor/Minor, dev)`.
+    Flags host code that compares the CUDA compute capability: `prop.major`/`prop.minor` of a
+    `cudaDeviceProp`/`hipDeviceProp_t` (also `at::cuda::getCurrentDeviceProperties()->major`), an SM number computed
+    as `major * 10 + minor`, and values read with `cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMajor/Minor,
+    dev)`.
 
     ## Why is this bad on ROCm?
-    On ROCm `hipDeviceProp_t.major/minor` hold the GFX IP version (9.4 on MI300X, 9.0 on MI200, 11.0 on RDNA3): a
-    `major >= 8` meant for Ampere selects the wrong path, and `major == 8` rejects AMD GPUs (DeepSpeed: MI300 "not
-    Ampere"). The HIP porting guide says to test `prop.arch.has*` flags or `gcnArchName` instead. Not reported: a
-    floor every current GPU (NVIDIA sm_75 and newer, AMD majors 9 to 12) clears the same way (`major >= 3`, `major <
-    7`); a test only ROCm compiles (`#ifdef __HIP_PLATFORM_AMD__`: written for GFX IP); one ROCm never evaluates,
-    after a `&&` false there (`haveArch && major == 12` where ROCm declares `bool haveArch = false;` and nothing ROCm
-    compiles assigns it or takes its address).
+    On ROCm `hipDeviceProp_t.major/minor` hold the GFX IP version (9.4 on MI300X, 11.0 on RDNA3): `major >= 8` meant
+    for Ampere selects the wrong path, and `major == 8` rejects AMD GPUs (DeepSpeed: MI300 "not Ampere"). The HIP
+    porting guide says to test `prop.arch.has*` flags or `gcnArchName` instead. Not reported: a floor every current
+    GPU (NVIDIA sm_75 and newer, AMD majors 9 to 12) clears alike (`major >= 3`, `major < 7`); a test only ROCm
+    compiles (`#ifdef __HIP_PLATFORM_AMD__`: written for GFX IP); one after a `&&` false on ROCm (`haveArch && major
+    == 12` where ROCm declares `bool haveArch = false;` and nothing ROCm compiles assigns it or takes its address).
 
     ## Example
     ```cuda
