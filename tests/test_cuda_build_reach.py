@@ -3,9 +3,10 @@ include (rocmlint/cuda/cmake_projects.py, `CudaProject` in rocmlint/cuda/project
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
-from rocmlint.cuda.build_files import cmake_unadded_projects, host_sources_as_cuda
+from rocmlint.cuda.build_files import cmake_cuda_only_options, cmake_unadded_projects, host_sources_as_cuda
 from rocmlint.cuda.project import CudaProject
 from rocmlint.vendor import NO_GPU
 from tests.test_cuda_project import _codes, write_tree
@@ -258,3 +259,80 @@ def test_a_configure_probe_of_a_cuda_module_is_compiled_for_nvidia_only(tmp_path
     (root / "cmake/cuda/check_cc.cmake").unlink()
     (root / "cmake/check_cc.cmake").write_text(module)
     assert CudaProject.build(root).view(str(root / "cmake/cuda/cc.cpp")).base.on_rocm is not False
+
+
+# An option named for neither vendor whose top-level block only sets CUDA up (its `enable_language(CUDA)` inside a
+# compiler probe), a HIP option enabling HIP in a block of its own, and a source list under the CUDA option in
+# another CMake file, beside the hand-ported sources the HIP option lists.
+_CUDA_OPTION = {
+    "CMakeLists.txt": """
+        project(solver C CXX)
+        option(TPL_ENABLE_GPULIB "Enable the CUDA libraries" OFF)
+        option(TPL_ENABLE_ROCLIB "Enable the HIP libraries" OFF)
+        if (TPL_ENABLE_GPULIB)
+          check_language(CUDA)
+          if(CMAKE_CUDA_COMPILER)
+            message("-- Enabled support for CUDA.")
+            enable_language(CUDA)
+            find_package(CUDAToolkit REQUIRED)
+          else()
+            message("-- CUDA libraries not found.")
+          endif()
+        endif()
+        if (TPL_ENABLE_ROCLIB)
+          find_package(hip CONFIG REQUIRED)
+          enable_language(HIP)
+        endif()
+        add_subdirectory(SRC)
+        """,
+    "SRC/CMakeLists.txt": """
+        set(sources util.c)
+        if (TPL_ENABLE_GPULIB)
+          list(APPEND sources cuda/factor.cu)
+        endif()
+        if (TPL_ENABLE_ROCLIB)
+          list(APPEND sources hip/factor.hip.cpp)
+        endif()
+        add_library(solver ${sources})
+        """,
+    "SRC/util.c": "",
+    "SRC/cuda/factor.cu": '#include "wrappers.hpp"\n',
+    "SRC/cuda/wrappers.hpp": "#include <cublas_v2.h>\n",
+    "SRC/hip/factor.hip.cpp": "#include <hip/hip_runtime.h>\n",
+}
+
+
+def test_sources_under_an_option_whose_block_only_sets_cuda_up_are_nvidias(tmp_path):
+    root = write_tree(tmp_path, _CUDA_OPTION)
+    assert cmake_cuda_only_options([(root / "CMakeLists.txt").read_text()]) == {"TPL_ENABLE_GPULIB"}
+    project = CudaProject.build(root)
+    view = project.view(str(root / "SRC/cuda/factor.cu"))
+    assert (view.base.on_rocm, view.base_evidence) == (
+        False,
+        "SRC/CMakeLists.txt:3: the build compiles it for NVIDIA only",
+    )
+    assert project.view(str(root / "SRC/cuda/wrappers.hpp")).base.on_rocm is False  # only that source includes it
+    assert _codes(root, "SRC/cuda/wrappers.hpp") == []
+
+
+def test_an_option_is_no_cuda_switch_when_its_block_does_more_or_hip_is_built_nowhere_else(tmp_path):
+    top = _CUDA_OPTION["CMakeLists.txt"]
+    for changed in (
+        # The block adds a folder too: a neutral switch with a CUDA probe inside.
+        top.replace("  check_language(CUDA)\n", "  add_subdirectory(tests)\n"),
+        # Some block of the option enables HIP.
+        top.replace(
+            "  enable_language(HIP)\n",
+            "  enable_language(HIP)\n  if (TPL_ENABLE_GPULIB)\n    enable_language(HIP)\n  endif()\n",
+        ),
+        # No block of the project builds HIP: nothing tells the option from a general GPU switch.
+        top.replace("  enable_language(HIP)\n", ""),
+        # The probe enabling CUDA sits in a neutral block of the option's block.
+        top.replace("if(CMAKE_CUDA_COMPILER)", "if(BUILD_FAST)"),
+    ):
+        assert "TPL_ENABLE_GPULIB" not in cmake_cuda_only_options([textwrap.dedent(changed)]), changed
+        root = write_tree(tmp_path, {**_CUDA_OPTION, "CMakeLists.txt": changed})
+        assert CudaProject.build(root).view(str(root / "SRC/cuda/factor.cu")).base.on_rocm is not False, changed
+    # The same option enabling CUDA as a command of its own block, whatever else the block does.
+    direct = top.replace("  check_language(CUDA)\n", "  enable_language(CUDA)\n  add_subdirectory(tests)\n")
+    assert cmake_cuda_only_options([textwrap.dedent(direct)]) == {"TPL_ENABLE_GPULIB"}

@@ -17,7 +17,7 @@ import ast
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from rocmlint.cuda.cmake_filelists import bzl_list_read, bzl_strings, bzl_text
 from rocmlint.cuda.cmake_projects import unadded_projects
@@ -1143,6 +1143,87 @@ def _cuda_language_options(commands: list[tuple[str, str, int]]) -> frozenset[st
             languages[-1] |= {"CUDA"} if _CUDA_LANGUAGE.search(text) else set()
             languages[-1] |= {"HIP"} if _HIP_LANGUAGE.search(text) else set()
     return frozenset(found)
+
+
+@dataclass
+class _OptionArm:
+    """An open CMake `if()` while `cmake_cuda_only_options` reads: the option it tests alone ("" for any other
+    condition), the vendor its test names and that of its current arm, and what its first arm does."""
+
+    option: str
+    tested: str | None
+    arm: str | None
+    first: bool = True
+    languages: set[str] = field(default_factory=set)  # enabled anywhere in the first arm
+    probed: set[str] = field(default_factory=set)  # enabled there directly or inside arms of NVIDIA probes only
+    direct: bool = False  # a language enabled as a command of the first arm itself
+    cuda_alone: bool = True  # every command of the first arm names NVIDIA, reports, or opens an NVIDIA probe
+
+
+def cmake_cuda_only_options(texts: Iterable[str]) -> frozenset[str]:
+    """The options (`if(TPL_ENABLE_CUDALIB)`, tested alone) that switch on the CUDA build, in a project whose CMake
+    files enable HIP in blocks of their own: some block of the option enables the CUDA language as one of its own
+    commands, or does nothing but set CUDA up (`check_language(CUDA)`, then `enable_language(CUDA)` inside
+    `if(CMAKE_CUDA_COMPILER)`: every command of its first arm names NVIDIA or reports, every `if()` in it probes
+    NVIDIA), and no block of the option, in any file, enables HIP. A source list under the option in another CMake
+    file (`if(TPL_ENABLE_CUDALIB) list(APPEND sources cuda/k.cu)`) is then NVIDIA's, as one in an `if(USE_CUDA)`
+    block is. A block that also adds a folder or sets a neutral switch (`if(BUILD_TESTS) add_subdirectory(test)`,
+    with a CUDA probe inside) is no CUDA switch."""
+    texts = list(texts)
+    if not any(_HIP_LANGUAGE.search(text) for text in texts):
+        return frozenset()
+    cuda_blocks: set[str] = set()
+    hip_blocks: set[str] = set()
+    for text in texts:
+        stack: list[_OptionArm] = []
+        for command, arguments, _ in _cmake_commands(text):
+            name = command.lower()
+            if stack and stack[-1].first and not _sets_up_cuda(name, arguments):
+                stack[-1].cuda_alone = False
+            if name == "if":
+                condition = arguments.strip()
+                tested = _condition_vendor(condition)
+                alone = re.fullmatch(r"[A-Za-z_]\w*", condition) is not None and tested is None
+                stack.append(_OptionArm(condition if alone else "", tested, tested))
+            elif name in ("elseif", "else") and stack:
+                stack[-1].first = False
+                stack[-1].arm = _condition_vendor(arguments) if name == "elseif" else _other_vendor(stack[-1].tested)
+            elif name == "endif" and stack:
+                block = stack.pop()
+                if block.option and "HIP" in block.languages:
+                    hip_blocks.add(block.option)
+                elif block.option and "CUDA" in block.probed and (block.direct or block.cuda_alone):
+                    cuda_blocks.add(block.option)
+            else:
+                _note_languages(stack, f"{command}({arguments})")
+    return frozenset(cuda_blocks - hip_blocks)
+
+
+def _sets_up_cuda(command: str, arguments: str) -> bool:
+    """A command a block switching on the CUDA build alone may hold: one naming NVIDIA (`check_language(CUDA)`,
+    `find_package(CUDAToolkit)`), a message, or an `if()` probing NVIDIA (`if(CMAKE_CUDA_COMPILER)`)."""
+    if command in ("message", "elseif", "else", "endif"):
+        return True
+    if command == "if":
+        return _condition_vendor(arguments) == "nvidia"
+    return vendor_of_words(f"{command} {arguments}") == "nvidia"
+
+
+def _note_languages(stack: list[_OptionArm], command: str) -> None:
+    """Record the languages `command` enables in every open block whose first arm holds it: as enabled there, and as
+    probed when every block between is in an NVIDIA arm."""
+    languages = {"CUDA"} if _CUDA_LANGUAGE.search(command) else set()
+    languages |= {"HIP"} if _HIP_LANGUAGE.search(command) else set()
+    if not languages:
+        return
+    for index, block in enumerate(stack):
+        if not block.first:
+            continue
+        block.languages |= languages
+        inner = stack[index + 1 :]
+        if all(other.arm == "nvidia" for other in inner):
+            block.probed |= languages
+            block.direct = block.direct or not inner
 
 
 def cmake_switches_off_on_rocm(texts: Iterable[str]) -> frozenset[str]:

@@ -75,6 +75,7 @@ from rocmlint.cuda.build_files import (
     MakeSourceList,
     SourceSet,
     build_script_facts,
+    cmake_cuda_only_options,
     cmake_facts,
     cmake_filelist_functions,
     cmake_glob_functions,
@@ -1488,7 +1489,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         cmake_texts.values(), {p: t for p, t in bazel_texts.items() if p.endswith(".bzl")}
     )
     globbing = cmake_glob_functions(cmake_texts.values())
-    off_on_rocm = cmake_switches_off_on_rocm(cmake_texts.values())
+    off_on_rocm = cmake_switches_off_on_rocm(cmake_texts.values()) | cmake_cuda_only_options(cmake_texts.values())
     unrun = cmake_unrun(cmake_texts.values())
     merged = [
         f
