@@ -336,3 +336,52 @@ def test_an_option_is_no_cuda_switch_when_its_block_does_more_or_hip_is_built_no
     # The same option enabling CUDA as a command of its own block, whatever else the block does.
     direct = top.replace("  check_language(CUDA)\n", "  enable_language(CUDA)\n  add_subdirectory(tests)\n")
     assert cmake_cuda_only_options([textwrap.dedent(direct)]) == {"TPL_ENABLE_GPULIB"}
+
+
+# A CMake build naming its sources one by one, with a ROCm build: an old copy of a kernel beside the listed ones, and a
+# folder of retired sources no build reaches.
+_LISTED_ONE_BY_ONE = {
+    "CMakeLists.txt": "project(solver C CXX)\nif(USE_HIP)\n  enable_language(HIP)\n"
+    "  add_compile_definitions(HAVE_HIP)\nendif()\nadd_subdirectory(SRC)\n",
+    "SRC/CMakeLists.txt": "add_library(solver util.c cuda/factor.cu cuda/solve.cu)\n",
+    "SRC/util.c": "",
+    "SRC/cuda/factor.cu": "",
+    "SRC/cuda/solve.cu": "",
+    "SRC/cuda/scan.cu": "#include <cub/cub.cuh>\n",
+    "SRC_OLD/gpu.cu": "#include <cublas_v2.h>\n",
+}
+
+
+def test_a_source_no_build_names_is_compiled_by_no_build(tmp_path):
+    root = write_tree(tmp_path, _LISTED_ONE_BY_ONE)
+    project = CudaProject.build(root)
+    for name in ("SRC/cuda/scan.cu", "SRC_OLD/gpu.cu"):
+        view = project.view(str(root / name))
+        assert (view.base, view.base_evidence) == (
+            NO_GPU,
+            "no build file names it, and the CMake build names its sources one by one",
+        ), name
+        assert _codes(root, name) == []
+    assert project.view(str(root / "SRC/cuda/factor.cu")).base.on_rocm is not False
+
+
+def test_a_source_no_build_names_is_built_when_a_build_may_name_it_or_rocm_is_built_nowhere(tmp_path):
+    scan = str(tmp_path / "SRC/cuda/scan.cu")
+    top = _LISTED_ONE_BY_ONE["CMakeLists.txt"]
+    for extra in (
+        {"SRC/CMakeLists.txt": "add_library(solver ${PROJECT_SOURCE_DIR}/SRC/cuda/scan.cu)\n"},  # through a variable
+        {"SRC/CMakeLists.txt": "foreach(k factor scan)\n  list(APPEND S cuda/${k}.cu)\nendforeach()\n"},
+        {"SRC/CMakeLists.txt": "file(GLOB S ${CMAKE_SOURCE_DIR}/SRC/cuda/*.cu)\n"},  # a glob it cannot place
+        {"SRC/CMakeLists.txt": "aux_source_directory(cuda S)\n"},
+        {"SRC/CMakeLists.txt": "file(GLOB S cuda/*.cu)\nadd_library(solver ${S})\n"},  # a glob over its folder
+        {"SRC/Makefile": "OBJS = factor.o scan.o\n"},  # a Makefile naming its object file
+        {"tools/build.sh": "hipcc ../SRC/cuda/scan.cu -o scan\n"},  # a script naming it, not for NVIDIA only
+        {"SRC/cuda/factor.cu": '#include "scan.cu"\n'},  # a listed source includes it
+        {"setup.py": "from setuptools import setup\nsetup(name='solver')\n"},  # a Python build may compute its list
+        {"CMakeLists.txt": top.replace("  enable_language(HIP)\n  add_compile_definitions(HAVE_HIP)\n", "")},
+    ):
+        root = write_tree(tmp_path, {**_LISTED_ONE_BY_ONE, **extra})
+        assert CudaProject.build(root).view(scan).base.on_rocm is not False, extra
+        for name in extra:
+            if name not in _LISTED_ONE_BY_ONE:
+                (root / name).unlink()

@@ -224,6 +224,11 @@ class BuildFacts:
     # only of its files (the rest of the tree it compiles as written).
     hipify_folders: tuple[tuple[str, str], ...] = ()
     make_source_lists: tuple[MakeSourceList, ...] = ()
+    # File-name globs of the sources a CMake file names or globs through a variable it cannot place
+    # (`${PROJECT_SOURCE_DIR}/src/k.cu`: `k.cu`; `${name}.cu`, `file(GLOB S ${DIR}/*.cu)`: `*.cu`; every file an
+    # `aux_source_directory` may take: `*`), or a shell script names from wherever it runs (`g++ play.cpp`, not for
+    # NVIDIA only): any project file of such a name may be one that build compiles.
+    unplaced_names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -237,6 +242,7 @@ class MakeSourceList:
     line: int  # the first line naming a source
     names: frozenset[str]
     globbed: tuple[str, ...]
+    objects: frozenset[str] = frozenset()  # the stems of the object files it names (`scan.o`: `scan`)
 
 
 def nvidia_only_native_folders(build: BuildFacts) -> dict[str, str]:
@@ -807,6 +813,7 @@ def cmake_facts(
     leaving_arms: list[int] = []
     definition_lists = _definition_lists(commands)
     source_values: dict[str, str] = {}  # a variable set to one source file -> its path (see `_probe_sources`)
+    unplaced: list[str] = []
     for command, arguments, line in commands:
         name = command.lower()
         arguments = _folder_variables_expanded(name, arguments, folder_variables)
@@ -885,6 +892,9 @@ def cmake_facts(
         elif name in glob_functions | {"file"} and arguments.split()[:1] in (["GLOB"], ["GLOB_RECURSE"]):
             globbed = _globbed_sources(arguments, _block_vendor(blocks, file_vendor), path, line)
             sources += [_anywhere(s) if included_module else s for s in globbed]
+            unplaced += _unplaced_names(arguments.split()[2:])
+        elif name == "aux_source_directory":
+            unplaced.append("*")
         elif name in ("try_run", "try_compile"):
             # A configure probe (a CUDA-backend module's `try_run` of a device query) compiles its sources for the
             # vendor of its block or file.
@@ -900,6 +910,7 @@ def cmake_facts(
                 words = [_in_build_folder(word) for word in words]
             removed = name == "list" and words[:1] == ["REMOVE_ITEM"]
             variable = (words[1:2] if name == "list" else words[:1] if name == "set" else [""])[0] if words else ""
+            unplaced += _unplaced_names(words)
             keyword_vendors = _keyword_vendors(words) if name in source_functions else [None] * len(words)
             listed = [
                 SourceSet(w, vendor or keyword_vendor, path, line, removed, variable)
@@ -917,7 +928,20 @@ def cmake_facts(
         hipify=_hipify_evidence(path, text),
         include_folders=tuple(include_folders),
         native_modules=tuple(native_modules),
+        unplaced_names=tuple(dict.fromkeys(unplaced)),
     )
+
+
+def _unplaced_names(words: Iterable[str]) -> Iterator[str]:
+    """The file-name globs of the source words (and globs) a variable keeps the model from placing: the name after
+    the last `/`, each variable in it a `*` (see `BuildFacts.unplaced_names`)."""
+    for word in words:
+        word = word.strip('"')
+        if "$" in word and word.endswith(_SOURCE_SUFFIXES):
+            yield _CMAKE_VARIABLE.sub("*", word.rpartition("/")[2]) or "*"
+
+
+_CMAKE_VARIABLE = re.compile(r"\$\{[^}]*\}")
 
 
 # `#cmakedefine NAME` and `#cmakedefine01 NAME` (defined as 1 when the variable is true, else as 0: `#if NAME` tests
@@ -1733,17 +1757,20 @@ def is_build_script(path: str) -> bool:
 def build_script_facts(path: str, text: str) -> BuildFacts | None:
     """The sources a shell script compiles for NVIDIA only (a sample's own `build.sh`, beside the project's real
     build): one running nvcc or linking a CUDA library (`g++ main.cpp -lcudart`), never hipcc nor hipify nor a ROCm
-    library; those it names, each NVIDIA's. None for any other script: one building ROCm too, or compiling nothing
-    for a GPU (a test runner, an installer)."""
+    library; those it names, each NVIDIA's. Any other script naming sources (one building ROCm too, or compiling
+    for no GPU) may compile them from wherever it runs: their file names are `unplaced_names`. None for a script
+    naming no source (a test runner, an installer)."""
     lines = list(_make_lines(text))
-    if not any(_NVCC.search(logical) or _CUDA_LIBRARY_LINK.search(logical) for _, logical in lines):
+    named = [(line, word) for line, logical in lines for word in _MAKE_SOURCE_WORD.findall(logical)]
+    if not named:
         return None
-    if any(_HIPCC.search(logical) or _HIPIFY_RUN.search(logical) or _ROCM_LINK.search(logical) for _, logical in lines):
-        return None
-    sources = [
-        SourceSet(word, "nvidia", path, line) for line, logical in lines for word in _MAKE_SOURCE_WORD.findall(logical)
-    ]
-    return BuildFacts(sources=tuple(sources)) if sources else None
+    nvidia = any(_NVCC.search(logical) or _CUDA_LIBRARY_LINK.search(logical) for _, logical in lines)
+    rocm = any(
+        _HIPCC.search(logical) or _HIPIFY_RUN.search(logical) or _ROCM_LINK.search(logical) for _, logical in lines
+    )
+    if not nvidia or rocm:
+        return BuildFacts(unplaced_names=tuple(dict.fromkeys(os.path.basename(word) for _, word in named)))
+    return BuildFacts(sources=tuple(SourceSet(word, "nvidia", path, line) for line, word in named))
 
 
 # Linking the CUDA runtime, driver or a CUDA library (`-lcudart`, `-lcublasLt`), which only an NVIDIA build does; and
@@ -1757,6 +1784,7 @@ _ROCM_LINK = re.compile(r"(?i)(?<![\w-])-l(?:amdhip64|hip\w*|roc\w*)\b|/opt/rocm
 def _make_source_list(path: str, lines: list[tuple[int, str]]) -> tuple[MakeSourceList, ...]:
     """The `MakeSourceList` of a Makefile naming or globbing any source, else none."""
     names: set[str] = set()
+    objects: set[str] = set()
     globbed: set[str] = set()
     first = 0
     folder = os.path.dirname(os.path.abspath(path))
@@ -1765,11 +1793,13 @@ def _make_source_list(path: str, lines: list[tuple[int, str]]) -> tuple[MakeSour
         if found and not first:
             first = line
         names.update(found)
+        objects.update(_MAKE_OBJECT.findall(logical))
         if _MAKE_SHELL_LISTING.search(logical):
             globbed.add(folder)
         for fixed in _MAKE_GLOB.findall(logical):
             globbed.add(folder if "$" in fixed else os.path.normpath(os.path.join(folder, os.path.dirname(fixed))))
-    return (MakeSourceList(path, first, frozenset(names), tuple(sorted(globbed))),) if names or globbed else ()
+    listed = MakeSourceList(path, first, frozenset(names), tuple(sorted(globbed)), frozenset(objects))
+    return (listed,) if names or globbed or objects else ()
 
 
 # The file name of a source a Makefile names, whatever folder or variable comes before it (`$(cdir)/zgemm.cpp`); the
@@ -1777,6 +1807,7 @@ def _make_source_list(path: str, lines: list[tuple[int, str]]) -> tuple[MakeSour
 # which says how a listed source is compiled); a shell command listing files (`$(shell find . -name '*.cpp')`).
 _MAKE_NAMED_FILE = re.compile(r"(?<![\w.*%-])([\w.-]*\w\.(?:cu|hip|cpp|cc|cxx|c))(?![\w.])")
 _MAKE_GLOB = re.compile(r"((?:\$[({][^)}]*[)}]|[^\s,()=*$])*)\*[\w*]*\.(?:cu|hip|cpp|cc|cxx|c)\b")
+_MAKE_OBJECT = re.compile(r"(?<![\w.*%$-])([\w-]+)\.o(?![\w.])")
 _MAKE_SHELL_LISTING = re.compile(r"\$[({]shell\s+(?:find|ls)\b")
 
 

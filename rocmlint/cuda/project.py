@@ -58,6 +58,7 @@ macros are learned in rocmlint/cuda/learning.py:
 
 from __future__ import annotations
 
+import fnmatch
 import itertools
 import os
 import re
@@ -572,7 +573,9 @@ class CudaProject:
             self._bases[path] = Branch(False, None), only_nvidia_path
             return self._bases[path]
         if not includers or self._compiled_on_its_own(path):
-            unadded = self._in_unadded_project(path) or self._left_out_of_make_list(path)
+            unadded = (
+                self._in_unadded_project(path) or self._left_out_of_make_list(path) or self._named_by_no_build(path)
+            )
             if unadded:
                 self._bases[path] = NO_GPU, unadded
                 return self._bases[path]
@@ -697,6 +700,51 @@ class CudaProject:
         return (
             f"{self._relative(listed.path)}:{listed.line}: the Makefile naming this folder's sources does not name it"
         )
+
+    def _named_by_no_build(self, path: str) -> str:
+        """Why no build compiles a source file nothing includes, in a project whose CMake build builds ROCm and whose
+        builds name their sources where the model reads them (CMake, make and shell scripts only; no Python or Bazel
+        build, whose lists may be computed): no source set names or globs it, no CMake name the model could not place
+        may be it (`BuildFacts.unplaced_names`), and no Makefile names it, its object file or a glob over its folder
+        (an old copy of a kernel kept beside the build, a folder of retired sources). "" otherwise."""
+        if is_header(path) or not self._builds_name_their_sources:
+            return ""
+        name = os.path.basename(path)
+        # A folder a CMake file adds (`add_subdirectory(SRC)`: `SRC/**`) compiles what its own CMake file lists.
+        naming = [s for _, s in self._sources_naming(path) if not self._adds_a_read_cmake_file(s)]
+        if naming or any(fnmatch.fnmatchcase(name, p) for p in self.build_facts.unplaced_names):
+            return ""
+        if name in self._make_named_files or path in self._make_folder_sources:
+            return ""
+        if os.path.splitext(name)[0] in self._make_objects or _inside(path, self._make_globbing_folders):
+            return ""
+        return "no build file names it, and the CMake build names its sources one by one"
+
+    def _adds_a_read_cmake_file(self, sources: SourceSet) -> bool:
+        """Whether `sources` is a folder a CMake file adds (`add_subdirectory(SRC)`: `SRC/**`) whose own CMake file the
+        model read: that file's lists say what the folder compiles."""
+        if not sources.pattern.endswith("/**") or not _cmake(sources):
+            return False
+        return os.path.join(_named_path(sources)[:-3], "CMakeLists.txt") in self._build_file_set
+
+    @cached_property
+    def _build_file_set(self) -> frozenset[str]:
+        return frozenset(self.build_facts.files)
+
+    @cached_property
+    def _builds_name_their_sources(self) -> bool:
+        """Whether the project's CMake build builds ROCm and every build it has names its sources where the model reads
+        them: CMake, make and shell scripts only (a Python or Bazel build may compute its lists), the CMake files naming
+        at least two sources by their paths."""
+        systems = {_build_system(path) for path in self.build_facts.files if not path.endswith(".in")}
+        if "cmake" not in self._systems_building_rocm or not systems <= {"cmake", "make", "script"}:
+            return False
+        exact = self._source_index[0]
+        return sum(any(_cmake(s) for s in sets) for sets in exact.values()) >= _MIN_MAKE_LISTED
+
+    @cached_property
+    def _make_objects(self) -> frozenset[str]:
+        return frozenset(stem for listed in self.build_facts.make_source_lists for stem in listed.objects)
 
     @cached_property
     def _make_listed_folders(self) -> dict[str, MakeSourceList]:
@@ -1583,6 +1631,10 @@ def _build_system(path: str) -> str:
     return "python" if path.endswith(".py") else "make"
 
 
+def _cmake(sources: SourceSet) -> bool:
+    return _build_system(sources.path) == "cmake"
+
+
 def _named_path(sources: SourceSet) -> str:
     """The absolute path (or glob) a source set names: its pattern relative to its build file's folder, or any
     path ending with what follows `ANYWHERE` when the build file could not resolve its folder."""
@@ -1617,6 +1669,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         native_modules=tuple(module for f in facts for module in f.native_modules),
         hipify_folders=tuple(folder for f in facts for folder in f.hipify_folders),
         make_source_lists=tuple(listed for f in facts for listed in f.make_source_lists),
+        unplaced_names=tuple(name for f in facts for name in f.unplaced_names),
     )
 
 
