@@ -373,6 +373,9 @@ def test_a_source_no_build_names_is_built_when_a_build_may_name_it_or_rocm_is_bu
         {"SRC/CMakeLists.txt": "foreach(k factor scan)\n  list(APPEND S cuda/${k}.cu)\nendforeach()\n"},
         {"SRC/CMakeLists.txt": "file(GLOB S ${CMAKE_SOURCE_DIR}/SRC/cuda/*.cu)\n"},  # a glob it cannot place
         {"SRC/CMakeLists.txt": "aux_source_directory(cuda S)\n"},
+        {"SRC/CMakeLists.txt": "target_sources(solver PRIVATE $<$<BOOL:${WITH_SCAN}>:cuda/scan.cu>)\n"},
+        {"bench/run.py": "build(file='scan.cu', kernel='scan')\n"},  # a module compiling it at run time
+        {"meson.build": "project('solver')\n"},  # a build the model does not read
         {"SRC/CMakeLists.txt": "file(GLOB S cuda/*.cu)\nadd_library(solver ${S})\n"},  # a glob over its folder
         {"SRC/Makefile": "OBJS = factor.o scan.o\n"},  # a Makefile naming its object file
         {"tools/build.sh": "hipcc ../SRC/cuda/scan.cu -o scan\n"},  # a script naming it, not for NVIDIA only
@@ -385,3 +388,30 @@ def test_a_source_no_build_names_is_built_when_a_build_may_name_it_or_rocm_is_bu
         for name in extra:
             if name not in _LISTED_ONE_BY_ONE:
                 (root / name).unlink()
+
+
+def test_a_generator_expression_under_a_vendor_switch_lists_that_vendors_source(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                project(fft CXX)
+                add_library(fft
+                    src/plan.cpp
+                    $<$<BOOL:${Fft_ENABLE_CUDA}>:src/backend_cuda.cu>
+                    $<$<BOOL:${Fft_ENABLE_ROCM}>:src/backend_rocm.hip.cpp>
+                    $<$<BOOL:${Fft_ENABLE_MAGMA}>:src/magma.cpp>)
+                """,
+            "src/plan.cpp": "",
+            "src/backend_cuda.cu": "#include <cublas.h>\n",
+            "src/backend_rocm.hip.cpp": "",
+            "src/magma.cpp": "#include <cuda_runtime.h>\n",
+        },
+    )
+    project = CudaProject.build(root)
+    cuda = project.view(str(root / "src/backend_cuda.cu"))
+    assert (cuda.base.on_rocm, cuda.base_evidence) == (False, "CMakeLists.txt:2: the build compiles it for NVIDIA only")
+    assert _codes(root, "src/backend_cuda.cu") == []
+    # A switch named for neither vendor: mentioned by the build, so compiled wherever it is switched on.
+    assert project.view(str(root / "src/magma.cpp")).base.on_rocm is not False
+    assert _codes(root, "src/magma.cpp") == [("ROC204", 1)]

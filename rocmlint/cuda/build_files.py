@@ -224,11 +224,14 @@ class BuildFacts:
     # only of its files (the rest of the tree it compiles as written).
     hipify_folders: tuple[tuple[str, str], ...] = ()
     make_source_lists: tuple[MakeSourceList, ...] = ()
-    # File-name globs of the sources a CMake file names or globs through a variable it cannot place
-    # (`${PROJECT_SOURCE_DIR}/src/k.cu`: `k.cu`; `${name}.cu`, `file(GLOB S ${DIR}/*.cu)`: `*.cu`; every file an
-    # `aux_source_directory` may take: `*`), or a shell script names from wherever it runs (`g++ play.cpp`, not for
-    # NVIDIA only): any project file of such a name may be one that build compiles.
-    unplaced_names: tuple[str, ...] = ()
+    # File-name globs of every source a build file or Python module mentions, placed or not: each source name a
+    # CMake file spells (in a generator expression, after a variable: `${PROJECT_SOURCE_DIR}/src/k.cu` is `k.cu`),
+    # a variable in it a `*` (`${name}.cu`, `file(GLOB S ${DIR}/*.cu)`: `*.cu`; `aux_source_directory`: `*`); the
+    # names a shell script compiles from wherever it runs (`g++ play.cpp`, not for NVIDIA only); a Python module's
+    # quoted source names (a kernel it compiles at run time, `file="allreduce.cu"`); `*` for a build system the
+    # model does not read (`meson.build`, a Buck `TARGETS`). Any project file of such a name may be one a build
+    # compiles.
+    mentioned_names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -376,6 +379,11 @@ def _builds(statement: ast.stmt) -> bool:
 _JIT_LOADERS = frozenset({"load", "load_inline"})
 _CPP_EXTENSION = "torch.utils.cpp_extension"
 _LOADER_CALL = re.compile(rb"\bload(?:_inline)?\s*\(")
+
+
+def quoted_sources(text: bytes) -> list[bytes]:
+    """The quoted source paths of a Python module (`"csrc/k.cu"`, `file="allreduce.cu"`)."""
+    return _QUOTED_SOURCE.findall(text)
 
 
 def may_build_jit_extension(path: str, text: bytes, exists: Callable[[str], bool] = os.path.isfile) -> bool:
@@ -813,10 +821,11 @@ def cmake_facts(
     leaving_arms: list[int] = []
     definition_lists = _definition_lists(commands)
     source_values: dict[str, str] = {}  # a variable set to one source file -> its path (see `_probe_sources`)
-    unplaced: list[str] = []
+    mentioned: list[str] = []
     for command, arguments, line in commands:
         name = command.lower()
         arguments = _folder_variables_expanded(name, arguments, folder_variables)
+        mentioned += mentioned_source_names(arguments) if name != "aux_source_directory" else ["*"]
         _track_elsewhere(elsewhere, name, arguments)
         never_runs = tracker.step(name, arguments)
         first_source = len(sources)
@@ -892,9 +901,6 @@ def cmake_facts(
         elif name in glob_functions | {"file"} and arguments.split()[:1] in (["GLOB"], ["GLOB_RECURSE"]):
             globbed = _globbed_sources(arguments, _block_vendor(blocks, file_vendor), path, line)
             sources += [_anywhere(s) if included_module else s for s in globbed]
-            unplaced += _unplaced_names(arguments.split()[2:])
-        elif name == "aux_source_directory":
-            unplaced.append("*")
         elif name in ("try_run", "try_compile"):
             # A configure probe (a CUDA-backend module's `try_run` of a device query) compiles its sources for the
             # vendor of its block or file.
@@ -910,12 +916,15 @@ def cmake_facts(
                 words = [_in_build_folder(word) for word in words]
             removed = name == "list" and words[:1] == ["REMOVE_ITEM"]
             variable = (words[1:2] if name == "list" else words[:1] if name == "set" else [""])[0] if words else ""
-            unplaced += _unplaced_names(words)
             keyword_vendors = _keyword_vendors(words) if name in source_functions else [None] * len(words)
             listed = [
                 SourceSet(w, vendor or keyword_vendor, path, line, removed, variable)
                 for w, keyword_vendor in zip(words, keyword_vendors, strict=True)
                 if w.endswith(_SOURCE_SUFFIXES) and "$" not in w
+            ]
+            listed += [
+                SourceSet(source, vendor or switch_vendor, path, line, removed, variable)
+                for source, switch_vendor in _vendor_switched_sources(words)
             ]
             sources += [_anywhere(s) if included_module else s for s in listed]
         sources[first_source:] = [_unbuilt(s, never_runs, unrun) for s in sources[first_source:]]
@@ -928,20 +937,34 @@ def cmake_facts(
         hipify=_hipify_evidence(path, text),
         include_folders=tuple(include_folders),
         native_modules=tuple(native_modules),
-        unplaced_names=tuple(dict.fromkeys(unplaced)),
+        mentioned_names=tuple(dict.fromkeys(mentioned)),
     )
 
 
-def _unplaced_names(words: Iterable[str]) -> Iterator[str]:
-    """The file-name globs of the source words (and globs) a variable keeps the model from placing: the name after
-    the last `/`, each variable in it a `*` (see `BuildFacts.unplaced_names`)."""
+def _vendor_switched_sources(words: list[str]) -> Iterator[tuple[str, str]]:
+    """(source, vendor) of each generator expression listing a source under a switch named for one vendor
+    (`$<$<BOOL:${XYZ_ENABLE_CUDA}>:src/backend_cuda.cu>`, `$<${USE_HIP}:k.hip>`): the build compiles it for that
+    vendor only."""
     for word in words:
-        word = word.strip('"')
-        if "$" in word and word.endswith(_SOURCE_SUFFIXES):
-            yield _CMAKE_VARIABLE.sub("*", word.rpartition("/")[2]) or "*"
+        switched = _SWITCHED_SOURCE.fullmatch(word)
+        if switched is None:
+            continue
+        source, vendor = _in_build_folder(switched.group(2)), vendor_of_words(switched.group(1))
+        if vendor is not None and source.endswith(_SOURCE_SUFFIXES) and "$" not in source:
+            yield source, vendor
 
 
-_CMAKE_VARIABLE = re.compile(r"\$\{[^}]*\}")
+_SWITCHED_SOURCE = re.compile(r"\$<(?:\$<BOOL:)?\$\{(\w+)\}>?:([^<>$]+|\$\{CMAKE_CURRENT_\w+_DIR\}/[^<>$]+)>")
+
+
+def mentioned_source_names(text: str) -> list[str]:
+    """The file names of the sources `text` mentions (`${DIR}/k.cu`, `$<$<BOOL:${X}>:src/k.cu>`: `k.cu`), each
+    variable in one a `*` (`kernel_${t}.cu`: `kernel_*.cu`; see `BuildFacts.mentioned_names`)."""
+    return [_CMAKE_VARIABLE.sub("*", found) for found in _MENTIONED_SOURCE.findall(text)]
+
+
+_MENTIONED_SOURCE = re.compile(r"([^\s/\\\"'<>:;()=,]*\.(?:cu|cpp|cc|cxx|c|hip))(?![\w.])")
+_CMAKE_VARIABLE = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)")
 
 
 # `#cmakedefine NAME` and `#cmakedefine01 NAME` (defined as 1 when the variable is true, else as 0: `#if NAME` tests
@@ -1758,7 +1781,7 @@ def build_script_facts(path: str, text: str) -> BuildFacts | None:
     """The sources a shell script compiles for NVIDIA only (a sample's own `build.sh`, beside the project's real
     build): one running nvcc or linking a CUDA library (`g++ main.cpp -lcudart`), never hipcc nor hipify nor a ROCm
     library; those it names, each NVIDIA's. Any other script naming sources (one building ROCm too, or compiling
-    for no GPU) may compile them from wherever it runs: their file names are `unplaced_names`. None for a script
+    for no GPU) may compile them from wherever it runs: their file names are `mentioned_names`. None for a script
     naming no source (a test runner, an installer)."""
     lines = list(_make_lines(text))
     named = [(line, word) for line, logical in lines for word in _MAKE_SOURCE_WORD.findall(logical)]
@@ -1769,7 +1792,7 @@ def build_script_facts(path: str, text: str) -> BuildFacts | None:
         _HIPCC.search(logical) or _HIPIFY_RUN.search(logical) or _ROCM_LINK.search(logical) for _, logical in lines
     )
     if not nvidia or rocm:
-        return BuildFacts(unplaced_names=tuple(dict.fromkeys(os.path.basename(word) for _, word in named)))
+        return BuildFacts(mentioned_names=tuple(dict.fromkeys(os.path.basename(word) for _, word in named)))
     return BuildFacts(sources=tuple(SourceSet(word, "nvidia", path, line) for line, word in named))
 
 

@@ -93,8 +93,10 @@ from rocmlint.cuda.build_files import (
     makefile_facts,
     makefiles_run,
     may_build_jit_extension,
+    mentioned_source_names,
     nvidia_only_native_folders,
     nvidia_only_native_modules,
+    quoted_sources,
     setup_py_facts,
 )
 from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, is_header, is_host_source, read_facts
@@ -704,15 +706,16 @@ class CudaProject:
     def _named_by_no_build(self, path: str) -> str:
         """Why no build compiles a source file nothing includes, in a project whose CMake build builds ROCm and whose
         builds name their sources where the model reads them (CMake, make and shell scripts only; no Python or Bazel
-        build, whose lists may be computed): no source set names or globs it, no CMake name the model could not place
-        may be it (`BuildFacts.unplaced_names`), and no Makefile names it, its object file or a glob over its folder
-        (an old copy of a kernel kept beside the build, a folder of retired sources). "" otherwise."""
+        build, whose lists may be computed): no source set names or globs it, no build file, Python module or build
+        system the model does not read may name it (`BuildFacts.mentioned_names`), and no Makefile names it, its
+        object file or a glob over its folder (an old copy of a kernel kept beside the build, a folder of retired
+        sources). "" otherwise."""
         if is_header(path) or not self._builds_name_their_sources:
             return ""
         name = os.path.basename(path)
         # A folder a CMake file adds (`add_subdirectory(SRC)`: `SRC/**`) compiles what its own CMake file lists.
         naming = [s for _, s in self._sources_naming(path) if not self._adds_a_read_cmake_file(s)]
-        if naming or any(fnmatch.fnmatchcase(name, p) for p in self.build_facts.unplaced_names):
+        if naming or any(fnmatch.fnmatchcase(name, p) for p in self.build_facts.mentioned_names):
             return ""
         if name in self._make_named_files or path in self._make_folder_sources:
             return ""
@@ -1451,9 +1454,12 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     configured: frozenset[str] = frozenset()  # what the configure headers `#cmakedefine`
     run_makefiles: list[str] = []  # makefiles the Makefiles run with `$(MAKE) -f FILE`, whatever their name
     modules: list[str] = []  # Python modules, which may build a torch JIT extension of the tree's sources
+    mentioned: list[str] = []  # see `BuildFacts.mentioned_names`
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1].lower()  # `.H` and `.C` are C++ files too
+        if name in _UNREAD_BUILD_FILES or suffix in _UNREAD_BUILD_SUFFIXES:
+            mentioned.append("*")  # a build the model does not read may compile any source
         python_build = name == "setup.py" or (
             suffix == ".py" and _BUILD_FOLDER.search(os.path.relpath(os.path.dirname(path), root))
         )
@@ -1505,8 +1511,13 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         else:
             read[path] = text.removeprefix("\ufeff")  # every file: one without directives is still included
     # A JIT build compiles C/C++ files of the tree: a tree without any (pure Python) has no module to read for it.
+    # A module naming a source may compile it at run time (`KernelBuilder(file="allreduce.cu")`).
     for path in modules if sources else ():
-        jit = _jit_extension(path)
+        module = _module_bytes(path)
+        if module is None:
+            continue
+        mentioned += mentioned_source_names(" ".join(q.decode("utf-8", "replace") for q in quoted_sources(module)))
+        jit = _jit_extension(path, module)
         if jit is not None:
             build_files.append(path)
             build_facts.append(jit)
@@ -1553,6 +1564,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         unadded_projects=tuple(sorted(unadded.items())),
         host_sources_as_cuda=as_cuda,
     )
+    facts = replace(facts, mentioned_names=tuple(dict.fromkeys((*facts.mentioned_names, *mentioned))))
     return _Tree(read, facts, sources)
 
 
@@ -1565,6 +1577,12 @@ def _inside(path: str, folders: Iterable[str]) -> bool:
     return any(path.startswith(folder + os.sep) for folder in folders)
 
 
+# Build files of build systems the model does not read (Meson, SCons, Buck, premake, xmake, GN, Visual Studio): any
+# source may be one they compile.
+_UNREAD_BUILD_FILES = frozenset(
+    {"meson.build", "SConstruct", "SConscript", "BUCK", "TARGETS", "premake5.lua", "premake4.lua", "xmake.lua"}
+)
+_UNREAD_BUILD_SUFFIXES = frozenset({".vcxproj", ".gn", ".gyp"})
 # Configure header templates CMake's `configure_file` writes the project's `config.h` from.
 _CONFIGURE_HEADER_SUFFIXES = (".h.in", ".hh.in", ".hpp.in", ".hxx.in", ".cuh.in")
 
@@ -1574,16 +1592,19 @@ def _configure_header_macros(path: str) -> frozenset[str]:
     return configure_header_macros(text) if text is not None else frozenset()
 
 
-def _jit_extension(path: str) -> BuildFacts | None:
-    """The facts of a Python module that builds a torch extension at run time (`cpp_extension.load`), None for
-    any other."""
+def _module_bytes(path: str) -> bytes | None:
     try:
         if os.path.getsize(path) > _MAX_FILE_BYTES:
             return None
         with open(path, "rb") as handle:
-            data = handle.read()
+            return handle.read()
     except OSError:
         return None
+
+
+def _jit_extension(path: str, data: bytes) -> BuildFacts | None:
+    """The facts of a Python module (its bytes `data`) that builds a torch extension at run time
+    (`cpp_extension.load`), None for any other."""
     if not may_build_jit_extension(path, data):
         return None
     facts = jit_extension_facts(path, data.decode("utf-8", "replace"))
@@ -1669,7 +1690,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         native_modules=tuple(module for f in facts for module in f.native_modules),
         hipify_folders=tuple(folder for f in facts for folder in f.hipify_folders),
         make_source_lists=tuple(listed for f in facts for listed in f.make_source_lists),
-        unplaced_names=tuple(name for f in facts for name in f.unplaced_names),
+        mentioned_names=tuple(name for f in facts for name in f.mentioned_names),
     )
 
 
