@@ -40,8 +40,11 @@ macros are learned in rocmlint/cuda/learning.py:
   rocmlint/cuda/cmake_projects.py) compiles nothing, and its CMake files are not read: its files nothing includes
   are compiled by no build (neither vendor's: not NVIDIA code); so is a source nothing includes in a folder whose
   Makefiles name its sources one by one and not it, when no other build names or globs it (`BuildFacts.
-  make_source_lists`); a shell script running nvcc or linking a CUDA library and never ROCm's (a sample's own
-  `build.sh`) compiles the sources it names for NVIDIA only, where no other build names them;
+  make_source_lists`); so is a source nothing includes and no build names at all, where the CMake build builds ROCm
+  and names its sources by path and nothing else may name it (`_named_by_no_build`); a shell script running nvcc
+  or linking a CUDA library and never ROCm's (a sample's own `build.sh`) compiles the sources it names for NVIDIA
+  only, where no other build names them; an option whose CMake block only sets CUDA up is a CUDA switch in every
+  CMake file (`cmake_cuda_only_options`);
   so is a header found only through an include folder the NVIDIA build alone adds (a CUDA target's
   `include/targets/cuda` beside the HIP target's own), a header only such files include, and a header nothing
   includes in a folder of NVIDIA-only headers.
