@@ -26,7 +26,9 @@ class CudaVersionGate(ConditionRule, Rule):
     and a macro standing for such a comparison (`#define HAS_BF16 (__CUDA_ARCH__ >= 800)`) where ROCm reads it.
     Device-pass detection (`#ifdef __CUDA_ARCH__`) is ROC213's; a chain is reported once, at its first test. Not
     flagged: a macro the file defines itself; a chain where ROCm takes the arm a recent toolkit or GPU takes, or the
-    only arm it can build; one whose ROCm code nvcc's macros cannot change (the condition already leaves HIP-Clang
+    only arm it can build; one no arm of which runs, each compiling on ROCm (after an `if`/`if constexpr` chain
+    whose every arm, `else` included, returns: an old nvcc's missing-return workaround); one whose ROCm code nvcc's
+    macros cannot change (the condition already leaves HIP-Clang
     out, `!defined(__clang__)`, or holds a project macro only NVIDIA's build defines; see ROC214); one whose arm
     ROCm skips only opts kernels in to more dynamic shared memory (`cudaFuncAttributeMaxDynamicSharedMemorySize`,
     reading the opt-in cap where ROCm's arm reads the per-block maximum): an AMD GPU gives a kernel its whole LDS
@@ -212,6 +214,8 @@ CudaVersionGate.valid = (
     Valid("#if defined(__HIP_PLATFORM_NVCC__) && (CUDART_VERSION >= 8000)\nvoid advise();\n#endif\n"),
     # The macro in a comment is not a test.
     Valid("// requires CUDA_VERSION >= 11000 on NVIDIA\n#define MAX_THREADS 1024\n"),
+    # Unreachable after an `if constexpr` chain whose every arm returns (celeritas Algorithms.hh `ipow`).
+    Valid("int f() {\n  if constexpr (N) return 0; else return 1;\n#if CUDA_VERSION < 11000\n  return 2;\n#endif\n}\n"),
 )
 CudaVersionGate.invalid = (
     Invalid(

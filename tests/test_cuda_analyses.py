@@ -21,6 +21,7 @@ from rocmlint.cuda.conditions import (
     holds_only_its_definition,
     holds_only_pragmas,
     is_version_test,
+    unreachable_chain,
 )
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node
 from rocmlint.cuda.hip_gaps import asm_template, macro_asm_template, only_lacking_on_hip, ptx_in
@@ -373,3 +374,43 @@ def test_an_architecture_arm_whose_else_only_traps_is_the_arm_rocm_needs():
     assert needed("  (void) a;\n  __trap();")
     assert not needed("  return a * a;")
     assert not needed("  assert(false);\n  return 0;", "__CUDA_ARCH__ >= 610 && !defined(USE_ROCM)")
+
+
+_AFTER_RETURNS = """
+template <int N, class T> T ipow(T v) {
+  if constexpr (N == 0) {
+    return 1;
+  } else if constexpr (N % 2 == 0) {
+#if THRUST_MINOR_VERSION < 16
+    return ipow<N / 2>(v);
+#else
+    return ipow<N / 2>(v) * v;
+#endif
+  } else {
+    return v * ipow<N - 1>(v);  // odd
+  }
+  // an old nvcc warns of a missing return
+#if __CUDACC_VER_MAJOR__ < 11
+  ARM
+#endif
+}
+"""
+
+
+def _unreachable(code: str) -> bool:
+    ctx = context(code)
+    opener = next(d for d in ctx.preprocessor.directives if "__CUDACC_VER_MAJOR__" in d.condition)
+    return unreachable_chain(Chains(ctx).arms_of(opener), ctx)
+
+
+def test_a_chain_after_an_if_whose_every_arm_returns_is_unreachable() -> None:
+    assert _unreachable(_AFTER_RETURNS.replace("ARM", "return T{};"))
+    assert _unreachable(_AFTER_RETURNS.replace("ARM", "throw 1;"))
+    # An arm holding what HIP lacks still fails to compile on ROCm.
+    assert not _unreachable(_AFTER_RETURNS.replace("ARM", "__nanosleep(10); return T{};"))
+    returning = _AFTER_RETURNS.replace("ARM", "return T{};")
+    # No `else`: control may reach the chain.
+    assert not _unreachable(returning.replace("} else {\n    return v * ipow<N - 1>(v);  // odd\n  }", "}"))
+    # An arm that may fall through: an inner `#if` without `#else`, a last statement that is no return.
+    assert not _unreachable(returning.replace("#else\n    return ipow<N / 2>(v) * v;\n", ""))
+    assert not _unreachable(returning.replace("return v * ipow<N - 1>(v);", "v = v * ipow<N - 1>(v);"))

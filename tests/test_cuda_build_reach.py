@@ -3,9 +3,10 @@ include (rocmlint/cuda/cmake_projects.py, `CudaProject` in rocmlint/cuda/project
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
-from rocmlint.cuda.build_files import cmake_unadded_projects, host_sources_as_cuda
+from rocmlint.cuda.build_files import cmake_cuda_only_options, cmake_unadded_projects, host_sources_as_cuda
 from rocmlint.cuda.project import CudaProject
 from rocmlint.vendor import NO_GPU
 from tests.test_cuda_project import _codes, write_tree
@@ -291,3 +292,159 @@ def test_a_makefile_says_nothing_when_it_compiles_for_any_vendor_or_a_rocm_build
     ):
         root = write_tree(tmp_path, {**_TOOL_BUILT, **extra})
         assert CudaProject.build(root).view(bench).base.on_rocm is not False, extra
+
+
+# An option named for neither vendor whose top-level block only sets CUDA up (its `enable_language(CUDA)` inside a
+# compiler probe), a HIP option enabling HIP in a block of its own, and a source list under the CUDA option in
+# another CMake file, beside the hand-ported sources the HIP option lists.
+_CUDA_OPTION = {
+    "CMakeLists.txt": """
+        project(solver C CXX)
+        option(TPL_ENABLE_GPULIB "Enable the CUDA libraries" OFF)
+        option(TPL_ENABLE_ROCLIB "Enable the HIP libraries" OFF)
+        if (TPL_ENABLE_GPULIB)
+          check_language(CUDA)
+          if(CMAKE_CUDA_COMPILER)
+            message("-- Enabled support for CUDA.")
+            enable_language(CUDA)
+            find_package(CUDAToolkit REQUIRED)
+          else()
+            message("-- CUDA libraries not found.")
+          endif()
+        endif()
+        if (TPL_ENABLE_ROCLIB)
+          find_package(hip CONFIG REQUIRED)
+          enable_language(HIP)
+        endif()
+        add_subdirectory(SRC)
+        """,
+    "SRC/CMakeLists.txt": """
+        set(sources util.c)
+        if (TPL_ENABLE_GPULIB)
+          list(APPEND sources cuda/factor.cu)
+        endif()
+        if (TPL_ENABLE_ROCLIB)
+          list(APPEND sources hip/factor.hip.cpp)
+        endif()
+        add_library(solver ${sources})
+        """,
+    "SRC/util.c": "",
+    "SRC/cuda/factor.cu": '#include "wrappers.hpp"\n',
+    "SRC/cuda/wrappers.hpp": "#include <cublas_v2.h>\n",
+    "SRC/hip/factor.hip.cpp": "#include <hip/hip_runtime.h>\n",
+}
+
+
+def test_sources_under_an_option_whose_block_only_sets_cuda_up_are_nvidias(tmp_path):
+    root = write_tree(tmp_path, _CUDA_OPTION)
+    assert cmake_cuda_only_options([(root / "CMakeLists.txt").read_text()]) == {"TPL_ENABLE_GPULIB"}
+    project = CudaProject.build(root)
+    view = project.view(str(root / "SRC/cuda/factor.cu"))
+    assert (view.base.on_rocm, view.base_evidence) == (
+        False,
+        "SRC/CMakeLists.txt:3: the build compiles it for NVIDIA only",
+    )
+    assert project.view(str(root / "SRC/cuda/wrappers.hpp")).base.on_rocm is False  # only that source includes it
+    assert _codes(root, "SRC/cuda/wrappers.hpp") == []
+
+
+def test_an_option_is_no_cuda_switch_when_its_block_does_more_or_hip_is_built_nowhere_else(tmp_path):
+    top = _CUDA_OPTION["CMakeLists.txt"]
+    for changed in (
+        # The block adds a folder too: a neutral switch with a CUDA probe inside.
+        top.replace("  check_language(CUDA)\n", "  add_subdirectory(tests)\n"),
+        # Some block of the option enables HIP.
+        top.replace(
+            "  enable_language(HIP)\n",
+            "  enable_language(HIP)\n  if (TPL_ENABLE_GPULIB)\n    enable_language(HIP)\n  endif()\n",
+        ),
+        # No block of the project builds HIP: nothing tells the option from a general GPU switch.
+        top.replace("  enable_language(HIP)\n", ""),
+        # The probe enabling CUDA sits in a neutral block of the option's block.
+        top.replace("if(CMAKE_CUDA_COMPILER)", "if(BUILD_FAST)"),
+    ):
+        assert "TPL_ENABLE_GPULIB" not in cmake_cuda_only_options([textwrap.dedent(changed)]), changed
+        root = write_tree(tmp_path, {**_CUDA_OPTION, "CMakeLists.txt": changed})
+        assert CudaProject.build(root).view(str(root / "SRC/cuda/factor.cu")).base.on_rocm is not False, changed
+    # The same option enabling CUDA as a command of its own block, whatever else the block does.
+    direct = top.replace("  check_language(CUDA)\n", "  enable_language(CUDA)\n  add_subdirectory(tests)\n")
+    assert cmake_cuda_only_options([textwrap.dedent(direct)]) == {"TPL_ENABLE_GPULIB"}
+
+
+# A CMake build naming its sources one by one, with a ROCm build: an old copy of a kernel beside the listed ones, and a
+# folder of retired sources no build reaches.
+_LISTED_ONE_BY_ONE = {
+    "CMakeLists.txt": "project(solver C CXX)\nif(USE_HIP)\n  enable_language(HIP)\n"
+    "  add_compile_definitions(HAVE_HIP)\nendif()\nadd_subdirectory(SRC)\n",
+    "SRC/CMakeLists.txt": "add_library(solver util.c cuda/factor.cu cuda/solve.cu)\n",
+    "SRC/util.c": "",
+    "SRC/cuda/factor.cu": "",
+    "SRC/cuda/solve.cu": "",
+    "SRC/cuda/scan.cu": "#include <cub/cub.cuh>\n",
+    "SRC_OLD/gpu.cu": "#include <cublas_v2.h>\n",
+}
+
+
+def test_a_source_no_build_names_is_compiled_by_no_build(tmp_path):
+    root = write_tree(tmp_path, _LISTED_ONE_BY_ONE)
+    project = CudaProject.build(root)
+    for name in ("SRC/cuda/scan.cu", "SRC_OLD/gpu.cu"):
+        view = project.view(str(root / name))
+        assert (view.base, view.base_evidence) == (
+            NO_GPU,
+            "no build file names it, and the CMake build names its sources one by one",
+        ), name
+        assert _codes(root, name) == []
+    assert project.view(str(root / "SRC/cuda/factor.cu")).base.on_rocm is not False
+
+
+def test_a_source_no_build_names_is_built_when_a_build_may_name_it_or_rocm_is_built_nowhere(tmp_path):
+    scan = str(tmp_path / "SRC/cuda/scan.cu")
+    top = _LISTED_ONE_BY_ONE["CMakeLists.txt"]
+    for extra in (
+        {"SRC/CMakeLists.txt": "add_library(solver ${PROJECT_SOURCE_DIR}/SRC/cuda/scan.cu)\n"},  # through a variable
+        {"SRC/CMakeLists.txt": "foreach(k factor scan)\n  list(APPEND S cuda/${k}.cu)\nendforeach()\n"},
+        {"SRC/CMakeLists.txt": "file(GLOB S ${CMAKE_SOURCE_DIR}/SRC/cuda/*.cu)\n"},  # a glob it cannot place
+        {"SRC/CMakeLists.txt": "aux_source_directory(cuda S)\n"},
+        {"SRC/CMakeLists.txt": "target_sources(solver PRIVATE $<$<BOOL:${WITH_SCAN}>:cuda/scan.cu>)\n"},
+        {"bench/run.py": "build(file='scan.cu', kernel='scan')\n"},  # a module compiling it at run time
+        {"meson.build": "project('solver')\n"},  # a build the model does not read
+        {"SRC/CMakeLists.txt": "file(GLOB S cuda/*.cu)\nadd_library(solver ${S})\n"},  # a glob over its folder
+        {"SRC/Makefile": "OBJS = factor.o scan.o\n"},  # a Makefile naming its object file
+        {"tools/build.sh": "hipcc ../SRC/cuda/scan.cu -o scan\n"},  # a script naming it, not for NVIDIA only
+        {"SRC/cuda/factor.cu": '#include "scan.cu"\n'},  # a listed source includes it
+        {"setup.py": "from setuptools import setup\nsetup(name='solver')\n"},  # a Python build may compute its list
+        {"CMakeLists.txt": top.replace("  enable_language(HIP)\n  add_compile_definitions(HAVE_HIP)\n", "")},
+    ):
+        root = write_tree(tmp_path, {**_LISTED_ONE_BY_ONE, **extra})
+        assert CudaProject.build(root).view(scan).base.on_rocm is not False, extra
+        for name in extra:
+            if name not in _LISTED_ONE_BY_ONE:
+                (root / name).unlink()
+
+
+def test_a_generator_expression_under_a_vendor_switch_lists_that_vendors_source(tmp_path):
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                project(fft CXX)
+                add_library(fft
+                    src/plan.cpp
+                    $<$<BOOL:${Fft_ENABLE_CUDA}>:src/backend_cuda.cu>
+                    $<$<BOOL:${Fft_ENABLE_ROCM}>:src/backend_rocm.hip.cpp>
+                    $<$<BOOL:${Fft_ENABLE_MAGMA}>:src/magma.cpp>)
+                """,
+            "src/plan.cpp": "",
+            "src/backend_cuda.cu": "#include <cublas.h>\n",
+            "src/backend_rocm.hip.cpp": "",
+            "src/magma.cpp": "#include <cuda_runtime.h>\n",
+        },
+    )
+    project = CudaProject.build(root)
+    cuda = project.view(str(root / "src/backend_cuda.cu"))
+    assert (cuda.base.on_rocm, cuda.base_evidence) == (False, "CMakeLists.txt:2: the build compiles it for NVIDIA only")
+    assert _codes(root, "src/backend_cuda.cu") == []
+    # A switch named for neither vendor: mentioned by the build, so compiled wherever it is switched on.
+    assert project.view(str(root / "src/magma.cpp")).base.on_rocm is not False
+    assert _codes(root, "src/magma.cpp") == [("ROC204", 1)]

@@ -17,7 +17,7 @@ import ast
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from rocmlint.cuda.cmake_filelists import bzl_list_read, bzl_strings, bzl_text
 from rocmlint.cuda.cmake_projects import unadded_projects
@@ -228,6 +228,14 @@ class BuildFacts:
     # `hipify_python.hipify(...)`), "" when none does: such a run may pass maps of its own (a custom map renaming
     # `nvtx3/nvToolsExt.h`), so what it renames is the whole header table, not torch's extension build's.
     hipify_tool: str = ""
+    # File-name globs of every source a build file or Python module mentions, placed or not: each source name a
+    # CMake file spells (in a generator expression, after a variable: `${PROJECT_SOURCE_DIR}/src/k.cu` is `k.cu`),
+    # a variable in it a `*` (`${name}.cu`, `file(GLOB S ${DIR}/*.cu)`: `*.cu`; `aux_source_directory`: `*`); the
+    # names a shell script compiles from wherever it runs (`g++ play.cpp`, not for NVIDIA only); a Python module's
+    # quoted source names (a kernel it compiles at run time, `file="allreduce.cu"`); `*` for a build system the
+    # model does not read (`meson.build`, a Buck `TARGETS`). Any project file of such a name may be one a build
+    # compiles.
+    mentioned_names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -241,6 +249,7 @@ class MakeSourceList:
     line: int  # the first line naming a source
     names: frozenset[str]
     globbed: tuple[str, ...]
+    objects: frozenset[str] = frozenset()  # the stems of the object files it names (`scan.o`: `scan`)
 
 
 def nvidia_only_native_folders(build: BuildFacts) -> dict[str, str]:
@@ -375,6 +384,11 @@ def _builds(statement: ast.stmt) -> bool:
 _JIT_LOADERS = frozenset({"load", "load_inline"})
 _CPP_EXTENSION = "torch.utils.cpp_extension"
 _LOADER_CALL = re.compile(rb"\bload(?:_inline)?\s*\(")
+
+
+def quoted_sources(text: bytes) -> list[bytes]:
+    """The quoted source paths of a Python module (`"csrc/k.cu"`, `file="allreduce.cu"`)."""
+    return _QUOTED_SOURCE.findall(text)
 
 
 def may_build_jit_extension(
@@ -863,9 +877,11 @@ def cmake_facts(
     leaving_arms: list[int] = []
     definition_lists = _definition_lists(commands)
     source_values: dict[str, str] = {}  # a variable set to one source file -> its path (see `_probe_sources`)
+    mentioned: list[str] = []
     for command, arguments, line in commands:
         name = command.lower()
         arguments = _folder_variables_expanded(name, arguments, folder_variables)
+        mentioned += mentioned_source_names(arguments) if name != "aux_source_directory" else ["*"]
         _track_elsewhere(elsewhere, name, arguments)
         never_runs = tracker.step(name, arguments)
         first_source = len(sources)
@@ -962,6 +978,10 @@ def cmake_facts(
                 for w, keyword_vendor in zip(words, keyword_vendors, strict=True)
                 if w.endswith(_SOURCE_SUFFIXES) and "$" not in w
             ]
+            listed += [
+                SourceSet(source, vendor or switch_vendor, path, line, removed, variable)
+                for source, switch_vendor in _vendor_switched_sources(words)
+            ]
             sources += [_anywhere(s) if included_module else s for s in listed]
         sources[first_source:] = [_unbuilt(s, never_runs, unrun) for s in sources[first_source:]]
     defines += _hipconfig_defines(path, text)
@@ -974,7 +994,34 @@ def cmake_facts(
         hipify_tool=hipify_tool_run(path, text),
         include_folders=tuple(include_folders),
         native_modules=tuple(native_modules),
+        mentioned_names=tuple(dict.fromkeys(mentioned)),
     )
+
+
+def _vendor_switched_sources(words: list[str]) -> Iterator[tuple[str, str]]:
+    """(source, vendor) of each generator expression listing a source under a switch named for one vendor
+    (`$<$<BOOL:${XYZ_ENABLE_CUDA}>:src/backend_cuda.cu>`, `$<${USE_HIP}:k.hip>`): the build compiles it for that
+    vendor only."""
+    for word in words:
+        switched = _SWITCHED_SOURCE.fullmatch(word)
+        if switched is None:
+            continue
+        source, vendor = _in_build_folder(switched.group(2)), vendor_of_words(switched.group(1))
+        if vendor is not None and source.endswith(_SOURCE_SUFFIXES) and "$" not in source:
+            yield source, vendor
+
+
+_SWITCHED_SOURCE = re.compile(r"\$<(?:\$<BOOL:)?\$\{(\w+)\}>?:([^<>$]+|\$\{CMAKE_CURRENT_\w+_DIR\}/[^<>$]+)>")
+
+
+def mentioned_source_names(text: str) -> list[str]:
+    """The file names of the sources `text` mentions (`${DIR}/k.cu`, `$<$<BOOL:${X}>:src/k.cu>`: `k.cu`), each
+    variable in one a `*` (`kernel_${t}.cu`: `kernel_*.cu`; see `BuildFacts.mentioned_names`)."""
+    return [_CMAKE_VARIABLE.sub("*", found) for found in _MENTIONED_SOURCE.findall(text)]
+
+
+_MENTIONED_SOURCE = re.compile(r"([^\s/\\\"'<>:;()=,]*\.(?:cu|cpp|cc|cxx|c|hip))(?![\w.])")
+_CMAKE_VARIABLE = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)")
 
 
 # `#cmakedefine NAME` and `#cmakedefine01 NAME` (defined as 1 when the variable is true, else as 0: `#if NAME` tests
@@ -1200,6 +1247,87 @@ def _cuda_language_options(commands: list[tuple[str, str, int]]) -> frozenset[st
             languages[-1] |= {"CUDA"} if _CUDA_LANGUAGE.search(text) else set()
             languages[-1] |= {"HIP"} if _HIP_LANGUAGE.search(text) else set()
     return frozenset(found)
+
+
+@dataclass
+class _OptionArm:
+    """An open CMake `if()` while `cmake_cuda_only_options` reads: the option it tests alone ("" for any other
+    condition), the vendor its test names and that of its current arm, and what its first arm does."""
+
+    option: str
+    tested: str | None
+    arm: str | None
+    first: bool = True
+    languages: set[str] = field(default_factory=set)  # enabled anywhere in the first arm
+    probed: set[str] = field(default_factory=set)  # enabled there directly or inside arms of NVIDIA probes only
+    direct: bool = False  # a language enabled as a command of the first arm itself
+    cuda_alone: bool = True  # every command of the first arm names NVIDIA, reports, or opens an NVIDIA probe
+
+
+def cmake_cuda_only_options(texts: Iterable[str]) -> frozenset[str]:
+    """The options (`if(TPL_ENABLE_CUDALIB)`, tested alone) that switch on the CUDA build, in a project whose CMake
+    files enable HIP in blocks of their own: some block of the option enables the CUDA language as one of its own
+    commands, or does nothing but set CUDA up (`check_language(CUDA)`, then `enable_language(CUDA)` inside
+    `if(CMAKE_CUDA_COMPILER)`: every command of its first arm names NVIDIA or reports, every `if()` in it probes
+    NVIDIA), and no block of the option, in any file, enables HIP. A source list under the option in another CMake
+    file (`if(TPL_ENABLE_CUDALIB) list(APPEND sources cuda/k.cu)`) is then NVIDIA's, as one in an `if(USE_CUDA)`
+    block is. A block that also adds a folder or sets a neutral switch (`if(BUILD_TESTS) add_subdirectory(test)`,
+    with a CUDA probe inside) is no CUDA switch."""
+    texts = list(texts)
+    if not any(_HIP_LANGUAGE.search(text) for text in texts):
+        return frozenset()
+    cuda_blocks: set[str] = set()
+    hip_blocks: set[str] = set()
+    for text in texts:
+        stack: list[_OptionArm] = []
+        for command, arguments, _ in _cmake_commands(text):
+            name = command.lower()
+            if stack and stack[-1].first and not _sets_up_cuda(name, arguments):
+                stack[-1].cuda_alone = False
+            if name == "if":
+                condition = arguments.strip()
+                tested = _condition_vendor(condition)
+                alone = re.fullmatch(r"[A-Za-z_]\w*", condition) is not None and tested is None
+                stack.append(_OptionArm(condition if alone else "", tested, tested))
+            elif name in ("elseif", "else") and stack:
+                stack[-1].first = False
+                stack[-1].arm = _condition_vendor(arguments) if name == "elseif" else _other_vendor(stack[-1].tested)
+            elif name == "endif" and stack:
+                block = stack.pop()
+                if block.option and "HIP" in block.languages:
+                    hip_blocks.add(block.option)
+                elif block.option and "CUDA" in block.probed and (block.direct or block.cuda_alone):
+                    cuda_blocks.add(block.option)
+            else:
+                _note_languages(stack, f"{command}({arguments})")
+    return frozenset(cuda_blocks - hip_blocks)
+
+
+def _sets_up_cuda(command: str, arguments: str) -> bool:
+    """A command a block switching on the CUDA build alone may hold: one naming NVIDIA (`check_language(CUDA)`,
+    `find_package(CUDAToolkit)`), a message, or an `if()` probing NVIDIA (`if(CMAKE_CUDA_COMPILER)`)."""
+    if command in ("message", "elseif", "else", "endif"):
+        return True
+    if command == "if":
+        return _condition_vendor(arguments) == "nvidia"
+    return vendor_of_words(f"{command} {arguments}") == "nvidia"
+
+
+def _note_languages(stack: list[_OptionArm], command: str) -> None:
+    """Record the languages `command` enables in every open block whose first arm holds it: as enabled there, and as
+    probed when every block between is in an NVIDIA arm."""
+    languages = {"CUDA"} if _CUDA_LANGUAGE.search(command) else set()
+    languages |= {"HIP"} if _HIP_LANGUAGE.search(command) else set()
+    if not languages:
+        return
+    for index, block in enumerate(stack):
+        if not block.first:
+            continue
+        block.languages |= languages
+        inner = stack[index + 1 :]
+        if all(other.arm == "nvidia" for other in inner):
+            block.probed |= languages
+            block.direct = block.direct or not inner
 
 
 def cmake_switches_off_on_rocm(texts: Iterable[str]) -> frozenset[str]:
@@ -1710,17 +1838,20 @@ def is_build_script(path: str) -> bool:
 def build_script_facts(path: str, text: str) -> BuildFacts | None:
     """The sources a shell script compiles for NVIDIA only (a sample's own `build.sh`, beside the project's real
     build): one running nvcc or linking a CUDA library (`g++ main.cpp -lcudart`), never hipcc nor hipify nor a ROCm
-    library; those it names, each NVIDIA's. None for any other script: one building ROCm too, or compiling nothing
-    for a GPU (a test runner, an installer)."""
+    library; those it names, each NVIDIA's. Any other script naming sources (one building ROCm too, or compiling
+    for no GPU) may compile them from wherever it runs: their file names are `mentioned_names`. None for a script
+    naming no source (a test runner, an installer)."""
     lines = list(_make_lines(text))
-    if not any(_NVCC.search(logical) or _CUDA_LIBRARY_LINK.search(logical) for _, logical in lines):
+    named = [(line, word) for line, logical in lines for word in _MAKE_SOURCE_WORD.findall(logical)]
+    if not named:
         return None
-    if any(_HIPCC.search(logical) or _HIPIFY_RUN.search(logical) or _ROCM_LINK.search(logical) for _, logical in lines):
-        return None
-    sources = [
-        SourceSet(word, "nvidia", path, line) for line, logical in lines for word in _MAKE_SOURCE_WORD.findall(logical)
-    ]
-    return BuildFacts(sources=tuple(sources)) if sources else None
+    nvidia = any(_NVCC.search(logical) or _CUDA_LIBRARY_LINK.search(logical) for _, logical in lines)
+    rocm = any(
+        _HIPCC.search(logical) or _HIPIFY_RUN.search(logical) or _ROCM_LINK.search(logical) for _, logical in lines
+    )
+    if not nvidia or rocm:
+        return BuildFacts(mentioned_names=tuple(dict.fromkeys(os.path.basename(word) for _, word in named)))
+    return BuildFacts(sources=tuple(SourceSet(word, "nvidia", path, line) for line, word in named))
 
 
 # Linking the CUDA runtime, driver or a CUDA library (`-lcudart`, `-lcublasLt`), which only an NVIDIA build does; and
@@ -1734,6 +1865,7 @@ _ROCM_LINK = re.compile(r"(?i)(?<![\w-])-l(?:amdhip64|hip\w*|roc\w*)\b|/opt/rocm
 def _make_source_list(path: str, lines: list[tuple[int, str]]) -> tuple[MakeSourceList, ...]:
     """The `MakeSourceList` of a Makefile naming or globbing any source, else none."""
     names: set[str] = set()
+    objects: set[str] = set()
     globbed: set[str] = set()
     first = 0
     folder = os.path.dirname(os.path.abspath(path))
@@ -1742,11 +1874,13 @@ def _make_source_list(path: str, lines: list[tuple[int, str]]) -> tuple[MakeSour
         if found and not first:
             first = line
         names.update(found)
+        objects.update(_MAKE_OBJECT.findall(logical))
         if _MAKE_SHELL_LISTING.search(logical):
             globbed.add(folder)
         for fixed in _MAKE_GLOB.findall(logical):
             globbed.add(folder if "$" in fixed else os.path.normpath(os.path.join(folder, os.path.dirname(fixed))))
-    return (MakeSourceList(path, first, frozenset(names), tuple(sorted(globbed))),) if names or globbed else ()
+    listed = MakeSourceList(path, first, frozenset(names), tuple(sorted(globbed)), frozenset(objects))
+    return (listed,) if names or globbed or objects else ()
 
 
 # The file name of a source a Makefile names, whatever folder or variable comes before it (`$(cdir)/zgemm.cpp`); the
@@ -1754,6 +1888,7 @@ def _make_source_list(path: str, lines: list[tuple[int, str]]) -> tuple[MakeSour
 # which says how a listed source is compiled); a shell command listing files (`$(shell find . -name '*.cpp')`).
 _MAKE_NAMED_FILE = re.compile(r"(?<![\w.*%-])([\w.-]*\w\.(?:cu|hip|cpp|cc|cxx|c))(?![\w.])")
 _MAKE_GLOB = re.compile(r"((?:\$[({][^)}]*[)}]|[^\s,()=*$])*)\*[\w*]*\.(?:cu|hip|cpp|cc|cxx|c)\b")
+_MAKE_OBJECT = re.compile(r"(?<![\w.*%$-])([\w-]+)\.o(?![\w.])")
 _MAKE_SHELL_LISTING = re.compile(r"\$[({]shell\s+(?:find|ls)\b")
 
 

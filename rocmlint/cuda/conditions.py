@@ -449,6 +449,7 @@ class ConditionRule:
                 arm_outcomes_agree(arms, ctx)
                 or decided_by_project_macros(arms, ctx)
                 or nvcc_macros_change_no_rocm_code(arms, ctx)
+                or unreachable_chain(arms, ctx)
             )
         return self._intended[opener]
 
@@ -654,6 +655,61 @@ def hides_plain_cpp_from_nvcc(arms: list[Directive], ctx: CudaContext) -> bool:
     if _RESERVED_WORD.search(code) is not None or any(word in ctx.preprocessor.defines for word in _WORD.findall(code)):
         return False  # a reserved word, or a macro of the file whose expansion may stand in for CUDA
     return not arm_may_hold_hazards(arm, ctx)
+
+
+def unreachable_chain(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether no arm of this chain can run, and ROCm can compile each: it sits in a function body right after a
+    statement control never leaves normally (an `if`/`if constexpr` chain whose every arm, its `else` included,
+    returns or throws), as an old nvcc's missing-return workaround does (`#if __CUDACC_VER_MAJOR__ < 11 return
+    T{}; #endif`). Whichever arm ROCm takes, nothing of it runs."""
+    opener = ctx.tree.root_node.descendant_for_byte_range(arms[0].start_byte, arms[0].start_byte)
+    conditional = opener.parent if opener is not None else None
+    if conditional is None or conditional.type not in _CONDITIONAL_NODES:
+        return False
+    if conditional.parent is None or conditional.parent.type != "compound_statement":
+        return False
+    before = conditional.prev_named_sibling
+    while before is not None and before.type == "comment":
+        before = before.prev_named_sibling
+    if before is None or not _never_falls_through(before):
+        return False
+    return all(lacking_on_hip(ctx, arm_span(arm, ctx)) is None for arm in arms)
+
+
+_CONDITIONAL_NODES = frozenset({"preproc_if", "preproc_ifdef"})
+_ARM_FIELDS = frozenset({"condition", "name", "alternative"})  # the parts of an `#if` node that are not its arm
+_LEAVING_STATEMENTS = frozenset({"return_statement", "throw_statement"})
+
+
+def _never_falls_through(statement: Node) -> bool:
+    """Whether control never leaves `statement` to the next one: a `return` or `throw`, a block ending in one, an
+    `if` whose every arm (an `else` included) never falls through, an `#if` chain with an `#else` whose every arm
+    ends in such a statement (`#if THRUST_VERSION < 16 return par; #else return par_nosync; #endif`)."""
+    if statement.type in _LEAVING_STATEMENTS:
+        return True
+    if statement.type == "expression_statement":
+        return any(child.type == "throw_expression" for child in statement.named_children)
+    if statement.type == "compound_statement":
+        return _ends_leaving(statement.named_children)
+    if statement.type in (*_CONDITIONAL_NODES, "preproc_elif", "preproc_else"):
+        arm = [c for i, c in enumerate(statement.children) if statement.field_name_for_child(i) not in _ARM_FIELDS]
+        otherwise = statement.child_by_field_name("alternative")
+        closed = statement.type == "preproc_else" or (otherwise is not None and _never_falls_through(otherwise))
+        return closed and _ends_leaving([c for c in arm if c.is_named])
+    if statement.type != "if_statement":
+        return False
+    consequence = statement.child_by_field_name("consequence")
+    alternative = statement.child_by_field_name("alternative")
+    if consequence is None or alternative is None:
+        return False
+    otherwise = next((c for c in alternative.named_children if c.type != "comment"), None)
+    return _never_falls_through(consequence) and otherwise is not None and _never_falls_through(otherwise)
+
+
+def _ends_leaving(statements: list[Node]) -> bool:
+    """Whether the last of `statements` (comments aside) never falls through."""
+    last = next((c for c in reversed(statements) if c.type != "comment"), None)
+    return last is not None and _never_falls_through(last)
 
 
 def _chain_conditions(arms: list[Directive]) -> tuple[list[str], set[str]]:

@@ -40,8 +40,11 @@ macros are learned in rocmlint/cuda/learning.py:
   rocmlint/cuda/cmake_projects.py) compiles nothing, and its CMake files are not read: its files nothing includes
   are compiled by no build (neither vendor's: not NVIDIA code); so is a source nothing includes in a folder whose
   Makefiles name its sources one by one and not it, when no other build names or globs it (`BuildFacts.
-  make_source_lists`); a shell script running nvcc or linking a CUDA library and never ROCm's (a sample's own
-  `build.sh`) compiles the sources it names for NVIDIA only, where no other build names them;
+  make_source_lists`); so is a source nothing includes and no build names at all, where the CMake build builds ROCm
+  and names its sources by path and nothing else may name it (`_named_by_no_build`); a shell script running nvcc
+  or linking a CUDA library and never ROCm's (a sample's own `build.sh`) compiles the sources it names for NVIDIA
+  only, where no other build names them; an option whose CMake block only sets CUDA up is a CUDA switch in every
+  CMake file (`cmake_cuda_only_options`);
   so is a header found only through an include folder the NVIDIA build alone adds (a CUDA target's
   `include/targets/cuda` beside the HIP target's own), a header only such files include, and a header nothing
   includes in a folder of NVIDIA-only headers.
@@ -58,6 +61,7 @@ macros are learned in rocmlint/cuda/learning.py:
 
 from __future__ import annotations
 
+import fnmatch
 import itertools
 import os
 import re
@@ -75,6 +79,7 @@ from rocmlint.cuda.build_files import (
     MakeSourceList,
     SourceSet,
     build_script_facts,
+    cmake_cuda_only_options,
     cmake_facts,
     cmake_filelist_functions,
     cmake_glob_functions,
@@ -91,8 +96,10 @@ from rocmlint.cuda.build_files import (
     makefile_facts,
     makefiles_run,
     may_build_jit_extension,
+    mentioned_source_names,
     nvidia_only_native_folders,
     nvidia_only_native_modules,
+    quoted_sources,
     setup_py_facts,
 )
 from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, is_header, is_host_source, read_facts
@@ -575,7 +582,9 @@ class CudaProject:
             self._bases[path] = Branch(False, None), only_nvidia_path
             return self._bases[path]
         if not includers or self._compiled_on_its_own(path):
-            unadded = self._in_unadded_project(path) or self._left_out_of_make_list(path)
+            unadded = (
+                self._in_unadded_project(path) or self._left_out_of_make_list(path) or self._named_by_no_build(path)
+            )
             if unadded:
                 self._bases[path] = NO_GPU, unadded
                 return self._bases[path]
@@ -700,6 +709,52 @@ class CudaProject:
         return (
             f"{self._relative(listed.path)}:{listed.line}: the Makefile naming this folder's sources does not name it"
         )
+
+    def _named_by_no_build(self, path: str) -> str:
+        """Why no build compiles a source file nothing includes, in a project whose CMake build builds ROCm and whose
+        builds name their sources where the model reads them (CMake, make and shell scripts only; no Python or Bazel
+        build, whose lists may be computed): no source set names or globs it, no build file, Python module or build
+        system the model does not read may name it (`BuildFacts.mentioned_names`), and no Makefile names it, its
+        object file or a glob over its folder (an old copy of a kernel kept beside the build, a folder of retired
+        sources). "" otherwise."""
+        if is_header(path) or not self._builds_name_their_sources:
+            return ""
+        name = os.path.basename(path)
+        # A folder a CMake file adds (`add_subdirectory(SRC)`: `SRC/**`) compiles what its own CMake file lists.
+        naming = [s for _, s in self._sources_naming(path) if not self._adds_a_read_cmake_file(s)]
+        if naming or any(fnmatch.fnmatchcase(name, p) for p in self.build_facts.mentioned_names):
+            return ""
+        if name in self._make_named_files or path in self._make_folder_sources:
+            return ""
+        if os.path.splitext(name)[0] in self._make_objects or _inside(path, self._make_globbing_folders):
+            return ""
+        return "no build file names it, and the CMake build names its sources one by one"
+
+    def _adds_a_read_cmake_file(self, sources: SourceSet) -> bool:
+        """Whether `sources` is a folder a CMake file adds (`add_subdirectory(SRC)`: `SRC/**`) whose own CMake file the
+        model read: that file's lists say what the folder compiles."""
+        if not sources.pattern.endswith("/**") or not _cmake(sources):
+            return False
+        return os.path.join(_named_path(sources)[:-3], "CMakeLists.txt") in self._build_file_set
+
+    @cached_property
+    def _build_file_set(self) -> frozenset[str]:
+        return frozenset(self.build_facts.files)
+
+    @cached_property
+    def _builds_name_their_sources(self) -> bool:
+        """Whether the project's CMake build builds ROCm and every build it has names its sources where the model reads
+        them: CMake, make and shell scripts only (a Python or Bazel build may compute its lists), the CMake files naming
+        at least two sources by their paths."""
+        systems = {_build_system(path) for path in self.build_facts.files if not path.endswith(".in")}
+        if "cmake" not in self._systems_building_rocm or not systems <= {"cmake", "make", "script"}:
+            return False
+        exact = self._source_index[0]
+        return sum(any(_cmake(s) for s in sets) for sets in exact.values()) >= _MIN_MAKE_LISTED
+
+    @cached_property
+    def _make_objects(self) -> frozenset[str]:
+        return frozenset(stem for listed in self.build_facts.make_source_lists for stem in listed.objects)
 
     @cached_property
     def _make_listed_folders(self) -> dict[str, MakeSourceList]:
@@ -1420,9 +1475,12 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     configured: frozenset[str] = frozenset()  # what the configure headers `#cmakedefine`
     run_makefiles: list[str] = []  # makefiles the Makefiles run with `$(MAKE) -f FILE`, whatever their name
     modules: list[str] = []  # Python modules, which may build a torch JIT extension of the tree's sources
+    mentioned: list[str] = []  # see `BuildFacts.mentioned_names`
     for path in _walk(root):
         name = os.path.basename(path)
         suffix = os.path.splitext(name)[1].lower()  # `.H` and `.C` are C++ files too
+        if name in _UNREAD_BUILD_FILES or suffix in _UNREAD_BUILD_SUFFIXES:
+            mentioned.append("*")  # a build the model does not read may compile any source
         python_build = name == "setup.py" or (
             suffix == ".py" and _BUILD_FOLDER.search(os.path.relpath(os.path.dirname(path), root))
         )
@@ -1474,8 +1532,13 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         else:
             read[path] = text.removeprefix("\ufeff")  # every file: one without directives is still included
     # A JIT build compiles C/C++ files of the tree: a tree without any (pure Python) has no module to read for it.
+    # A module naming a source may compile it at run time (`KernelBuilder(file="allreduce.cu")`).
     for path in modules if sources else ():
-        jit = _jit_extension(path)
+        module = _module_bytes(path)
+        if module is None:
+            continue
+        mentioned += mentioned_source_names(" ".join(q.decode("utf-8", "replace") for q in quoted_sources(module)))
+        jit = _jit_extension(path, module)
         if jit is not None:
             build_files.append(path)
             build_facts.append(jit)
@@ -1506,7 +1569,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         cmake_texts.values(), {p: t for p, t in bazel_texts.items() if p.endswith(".bzl")}
     )
     globbing = cmake_glob_functions(cmake_texts.values())
-    off_on_rocm = cmake_switches_off_on_rocm(cmake_texts.values())
+    off_on_rocm = cmake_switches_off_on_rocm(cmake_texts.values()) | cmake_cuda_only_options(cmake_texts.values())
     unrun = cmake_unrun(cmake_texts.values())
     merged = [
         f
@@ -1522,6 +1585,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         unadded_projects=tuple(sorted(unadded.items())),
         host_sources_as_cuda=as_cuda,
     )
+    facts = replace(facts, mentioned_names=tuple(dict.fromkeys((*facts.mentioned_names, *mentioned))))
     return _Tree(read, facts, sources)
 
 
@@ -1534,6 +1598,12 @@ def _inside(path: str, folders: Iterable[str]) -> bool:
     return any(path.startswith(folder + os.sep) for folder in folders)
 
 
+# Build files of build systems the model does not read (Meson, SCons, Buck, premake, xmake, GN, Visual Studio): any
+# source may be one they compile.
+_UNREAD_BUILD_FILES = frozenset(
+    {"meson.build", "SConstruct", "SConscript", "BUCK", "TARGETS", "premake5.lua", "premake4.lua", "xmake.lua"}
+)
+_UNREAD_BUILD_SUFFIXES = frozenset({".vcxproj", ".gn", ".gyp"})
 # Configure header templates CMake's `configure_file` writes the project's `config.h` from.
 _CONFIGURE_HEADER_SUFFIXES = (".h.in", ".hh.in", ".hpp.in", ".hxx.in", ".cuh.in")
 
@@ -1543,16 +1613,19 @@ def _configure_header_macros(path: str) -> frozenset[str]:
     return configure_header_macros(text) if text is not None else frozenset()
 
 
-def _jit_extension(path: str) -> BuildFacts | None:
-    """The facts of a Python module that builds a torch extension at run time (`cpp_extension.load`), None for
-    any other."""
+def _module_bytes(path: str) -> bytes | None:
     try:
         if os.path.getsize(path) > _MAX_FILE_BYTES:
             return None
         with open(path, "rb") as handle:
-            data = handle.read()
+            return handle.read()
     except OSError:
         return None
+
+
+def _jit_extension(path: str, data: bytes) -> BuildFacts | None:
+    """The facts of a Python module (its bytes `data`) that builds a torch extension at run time
+    (`cpp_extension.load`), None for any other."""
     if not may_build_jit_extension(path, data):
         return None
     facts = jit_extension_facts(path, data.decode("utf-8", "replace"))
@@ -1605,6 +1678,10 @@ def _build_system(path: str) -> str:
     return "python" if path.endswith(".py") else "make"
 
 
+def _cmake(sources: SourceSet) -> bool:
+    return _build_system(sources.path) == "cmake"
+
+
 def _named_path(sources: SourceSet) -> str:
     """The absolute path (or glob) a source set names: its pattern relative to its build file's folder, or any
     path ending with what follows `ANYWHERE` when the build file could not resolve its folder."""
@@ -1640,6 +1717,7 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
         hipify_folders=tuple(folder for f in facts for folder in f.hipify_folders),
         make_source_lists=tuple(listed for f in facts for listed in f.make_source_lists),
         hipify_tool=next((f.hipify_tool for f in facts if f.hipify_tool), ""),
+        mentioned_names=tuple(name for f in facts for name in f.mentioned_names),
     )
 
 
