@@ -106,8 +106,16 @@ _ENVIRONMENT_READS = frozenset({"os.getenv", "os.environ.get"})
 # What a build switch is compared with to ask whether it is set.
 _SWITCH_ON = frozenset({"1", "on", "true", "yes"})
 # The operating system's name as Python reports it; macOS ("darwin") has neither a ROCm nor a CUDA GPU.
-_PLATFORM_NAMES = frozenset({"sys.platform", "platform.system"})
+_PLATFORM_NAMES = frozenset({"sys.platform", "platform.system", "os.name"})
 _GPU_FREE_PLATFORM = "darwin"
+# Windows by each of those names: the Instinct GPUs ROCm's data-centre stack serves run Linux, so code only Windows
+# runs is not on ROCm's path (what it does on NVIDIA is not decided).
+_WINDOWS_PLATFORMS = frozenset({"win32", "windows", "nt"})
+OFF_ROCM = Vendor(False, None)
+# Environment variables of NVIDIA's toolchain: CMake's CUDA compiler and host compiler (`CUDACXX`, `CUDAHOSTCXX`)
+# and nvcc's own (`NVCC_PREPEND_FLAGS`, `NVCC_CCBIN`). A ROCm build sets none of them, so code run only when one
+# is set is not ROCm's. (Runtime variables such as `CUDA_VISIBLE_DEVICES` are honoured on ROCm: not these.)
+_NVIDIA_TOOLCHAIN_VARIABLE = re.compile(r"^(?:CUDA(?:HOST)?CXX|NVCC_[A-Z_]+)$")
 # Simple statements that evaluate one expression, their `value`.
 _EVALUATING_STATEMENTS = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)
 # Where custom operators live, `torch.ops.<namespace>.<operator>`.
@@ -1180,6 +1188,8 @@ class GateAnalyzer:
             return NEITHER  # `x.device.type == "xpu"`: a ROCm GPU's device type is "cuda"
         if literal.lower() == _GPU_FREE_PLATFORM and self._names_the_platform(subject):
             return NEITHER  # `sys.platform == "darwin"`, `platform.system() == "Darwin"`
+        if literal.lower() in _WINDOWS_PLATFORMS and self._names_the_platform(subject):
+            return OFF_ROCM  # `os.name == "nt"`, `sys.platform == "win32"`, `platform.system() == "Windows"`
         if literal == "cuda" and isinstance(subject, ast.Attribute) and subject.attr == "backend":
             return NVIDIA
         if literal.lower() in _SWITCH_ON and isinstance(subject, ast.Call) and subject.args:
@@ -1251,10 +1261,13 @@ class GateAnalyzer:
     def _environment_switch(key: ast.expr) -> Vendor:
         """An environment variable named like a ROCm build switch (`USE_ROCM`, a project's `NVTE_USE_ROCM`) or
         naming the ROCm version to build for (`ROCM_VERSION`): the user or the build sets it to build for ROCm, so the code it selects is ROCm's and its `else:` NVIDIA's.
-        The name is matched from each `_`-separated word on, as the flags' naming convention is."""
+        The name is matched from each `_`-separated word on, as the flags' naming convention is. A variable of
+        NVIDIA's toolchain (`CUDAHOSTCXX`) is set off ROCm only."""
         variable = _string(key)
         if variable is None:
             return UNKNOWN
+        if _NVIDIA_TOOLCHAIN_VARIABLE.match(variable):
+            return OFF_ROCM  # `if host_cxx := os.environ.get("CUDAHOSTCXX"):`
         words = variable.split("_")
         suffixes = ("_".join(words[start:]) for start in range(len(words)))
         patterns = (_ROCM_CONVENTION, _ROCM_VERSION_SWITCH)
