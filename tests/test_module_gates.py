@@ -490,6 +490,63 @@ def test_a_nested_project_only_nvcc_builds_is_nvidia_code(
     assert _codes(root, module) == expected
 
 
+# A communication library shipped beside the product as a setup.py project of its own whose extension links the CUDA
+# driver library (no ROCm build can link it) and that names no ROCm; beside it one that has a ROCm build, one that
+# links the driver only in an NVIDIA arm, and the root's own setup.py (the project being ported).
+NESTED_LINKED_PROJECT = {
+    "setup.py": """
+        from torch.utils.cpp_extension import CUDAExtension
+        ext = CUDAExtension("product._C", ["ops.cu"], extra_link_args=["-lcuda"])
+        flags = {"nvcc": ["--expt-relaxed-constexpr"]}
+    """,
+    "comm/setup.py": """
+        from torch.utils.cpp_extension import CUDAExtension
+        def extension():
+            flags = {"nvcc": ["-O3", "--expt-relaxed-constexpr"]}
+            return CUDAExtension("comm._C", ["csrc/comm.cu"], extra_compile_args=flags, extra_link_args=["-lcuda"])
+    """,
+    "comm/python/comm/__init__.py": "from . import ops\n",
+    "comm/python/comm/ops.py": "import comm._C as _C" + HAZARDS,
+    "comm/python/comm/utils.py": HAZARDS,
+    "comm/tests/test_comm.py": "from comm.utils import rand" + HAZARDS,
+    "hipped/setup.py": """
+        import torch
+        from torch.utils.cpp_extension import CUDAExtension
+        link = [] if torch.version.hip else ["-lcuda"]
+        ext = CUDAExtension("hipped._C", ["k.cu"], extra_link_args=link)
+    """,
+    "hipped/test_hipped.py": "import hipped._C" + HAZARDS,
+    "armed/setup.py": """
+        import torch
+        from torch.utils.cpp_extension import CUDAExtension
+        link = []
+        if torch.version.cuda:
+            link.append("-lcuda")
+        ext = CUDAExtension("armed._C", ["k.cu"], extra_link_args=link)
+    """,
+    "armed/test_armed.py": "import armed._C" + HAZARDS,
+}
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        pytest.param("comm/python/comm/ops.py", [], id="imports-the-extension"),
+        pytest.param("comm/python/comm/utils.py", [], id="a-module-of-its-package"),
+        pytest.param("comm/tests/test_comm.py", [], id="its-test"),
+        pytest.param("comm/setup.py", [], id="its-setup-py-builds-for-nvidia-only"),
+        pytest.param("hipped/test_hipped.py", [("ROC107", 3), ("ROC113", 4)], id="a-project-naming-hip"),
+        pytest.param("armed/test_armed.py", [("ROC107", 3), ("ROC113", 4)], id="linked-in-an-nvidia-arm"),
+        pytest.param("setup.py", [("ROC301", 3)], id="the-root-setup-py"),
+    ],
+)
+def test_a_nested_setup_py_project_linking_nvidia_libraries_is_nvidia_code(
+    tmp_path: Path, module: str, expected: list[tuple[str, int]]
+) -> None:
+    root = write_tree(tmp_path, NESTED_LINKED_PROJECT)
+    assert _codes(root, module) == expected
+
+
 def test_the_root_project_only_nvcc_builds_is_the_one_being_ported(tmp_path: Path) -> None:
     root = write_tree(
         tmp_path,
