@@ -2610,6 +2610,48 @@ def test_nvidia_toolchain_variables_are_set_off_rocm_only() -> None:
     assert found.branch(found.hazard("runtime")) == BOTH
 
 
+def test_a_call_of_a_helper_that_never_returns_on_rocm_gates_what_follows() -> None:
+    """`get_nvcc_path()` raises unless `shutil.which("nvcc")` found NVIDIA's compiler: after a statement that always
+    calls it, the rest of the block runs only off ROCm. Not after a helper that may return on ROCm, a generator, one
+    whose call is not always made, nor before the call."""
+    found = analyze(
+        """
+        import shutil
+
+        def get_nvcc_path():
+            nvcc = shutil.which("nvcc")
+            if nvcc is None:
+                raise RuntimeError("nvcc not found")
+            return nvcc
+
+        def find_compiler():
+            nvcc = shutil.which("nvcc")
+            if nvcc is None:
+                return shutil.which("hipcc")
+            return nvcc
+
+        def compilers():
+            if shutil.which("nvcc") is None:
+                raise RuntimeError("nvcc not found")
+            yield "nvcc"
+
+        def compile(source, fast):
+            HAZARD("before")
+            nvcc = get_nvcc_path()
+            HAZARD("after")
+
+        def compile_any(source, fast):
+            compiler = find_compiler()
+            names = compilers()
+            maybe = get_nvcc_path() if fast else None
+            HAZARD("portable")
+        """
+    )
+    assert found.branch(found.hazard("before")) == BOTH
+    assert found.branch(found.hazard("after")) == (False, True)
+    assert found.branch(found.hazard("portable")) == BOTH
+
+
 def test_function_called_only_under_an_nvidia_gate_is_nvidia_only() -> None:
     found = analyze(
         """

@@ -238,6 +238,7 @@ class GateAnalyzer:
         self._variable_nesting = 0  # variables being decided on the Python stack
         self._switching: set[tuple[int, tuple[ast.expr, ...]]] = set()  # flags whose assignments are being placed
         self._skips: dict[tuple[object, ...], Vendor | None] = {}  # by `_binding_key`: where its tests run
+        self._returns_on_rocm: dict[FunctionNode, bool] = {}  # `_may_return_on_rocm`, False while being decided
 
     @cached_property
     def references(self) -> References:
@@ -803,7 +804,41 @@ class GateAnalyzer:
             vendor = self._package_probe(statement.value) or self._program_probe(statement.value)
             if vendor is not None:
                 return [(vendor, True)]
-        return self._package_calls(statement)
+        return self._package_calls(statement) + self._helper_exits(statement)
+
+    def _helper_exits(self, statement: ast.stmt) -> list[Condition]:
+        """A simple statement that always calls a def of this file which never returns on ROCm (`nvcc =
+        get_nvcc_path()`, whose body raises unless `shutil.which("nvcc")` found NVIDIA's compiler): what follows
+        runs only off ROCm."""
+        if not isinstance(statement, _EVALUATING_STATEMENTS) or statement.value is None:
+            return []
+        for call in _always_called(statement.value):
+            if not isinstance(call.func, ast.Name):
+                continue
+            binding = self.semantic.lookup(call.func.id, call.func)
+            if binding is None or binding.kind != "function" or not isinstance(binding.definition, FUNCTION_DEFS):
+                continue
+            if not self._may_return_on_rocm(binding.definition):
+                return [(OFF_ROCM, True)]
+        return []
+
+    def _may_return_on_rocm(self, function: FunctionNode) -> bool:
+        """Whether a call of `function` may come back on ROCm: it is no generator, and its last statement returns
+        or raises, and its own `return`s are not all in code the conditions written around them keep off ROCm (a
+        `return` after `if shutil.which("nvcc") is None: raise ...`). A recursive def being decided may."""
+        known = self._returns_on_rocm.get(function)
+        if known is not None:
+            return known
+        self._returns_on_rocm[function] = True
+        body_ends = isinstance(function.body[-1], (ast.Return, ast.Raise))
+        generator = any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in _own_nodes(function))
+        off_rocm = (
+            body_ends
+            and not generator
+            and all(self._written_branch(statement).on_rocm is False for statement in own_returns(function))
+        )
+        self._returns_on_rocm[function] = not off_rocm
+        return not off_rocm
 
     def _package_calls(self, statement: ast.stmt) -> list[Condition]:
         """A simple statement that always calls into a vendor-only package (`x = torch.zeros(deep_gemm.ceil_div(m,
@@ -1708,6 +1743,16 @@ def _package_vendor(module: str) -> Vendor | None:
         if any(module == package or module.startswith(package + ".") for package in _VENDOR_PACKAGES[key]):
             return vendor
     return None
+
+
+def _own_nodes(function: FunctionNode) -> Iterator[ast.AST]:
+    """The nodes of `function`'s own body: not those of defs, classes or lambdas in it."""
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (*DEFS, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
 
 
 def _always_called(expr: ast.expr) -> Iterator[ast.Call]:
