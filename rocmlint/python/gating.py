@@ -39,6 +39,7 @@ from rocmlint.python.scopes import (
     is_none,
     last_line,
     own_returns,
+    tests_membership_of_its_parameter,
     unstarred,
 )
 from rocmlint.python.semantic import Binding, Semantic
@@ -160,6 +161,12 @@ class ReadElsewhere(Protocol):
     def only_off_rocm(self, name: str) -> bool:
         """Whether some read `name` and every read of it there is in code that never runs on ROCm
         (ProjectIndex.read_only_off_rocm)."""
+
+    def key_registered_off_rocm(self, key: str, testers: frozenset[str], qualified: str | None) -> bool:
+        """Whether the project writes the string `key` other than as the argument of a call of one of `testers`,
+        and only in code that never runs on ROCm; `qualified`: the imported tester, which must be a registry
+        lookup (`tests_membership_of_its_parameter`), None for a def of this file already found to be one
+        (ProjectIndex.key_registered_off_rocm)."""
 
 
 class CrossModuleResolver(Protocol):
@@ -1250,6 +1257,9 @@ class GateAnalyzer:
             return Vendor(False, None)
         if name == "shutil.which" and call.args:
             return self._program_vendor(self.semantic.string_value(call.args[0]) or "")
+        registry = self._registry_test(call)
+        if registry is not None:
+            return registry
         if isinstance(func, ast.Attribute):
             without_arguments = not call.args and not call.keywords
             if without_arguments and func.attr in _ROCM_METHODS:
@@ -1271,6 +1281,30 @@ class GateAnalyzer:
             if func.id in _NVIDIA_METHODS:
                 return NVIDIA
         return self._convention(name, func)
+
+    def _registry_test(self, call: ast.Call) -> Vendor | None:
+        """`is_extension_available("quanto_cuda")`: a registry lookup (`def f(name): return name in REGISTRY`) of
+        a key the project registers only in code that never runs on ROCm (`register_extension(Extension(
+        "quanto_cuda", ...))` in a module imported only under `torch.version.cuda`) is false on ROCm; None when
+        the call is no such lookup or the key is registered where ROCm may run."""
+        func = call.func
+        if self.read_elsewhere is None or not isinstance(func, ast.Name) or len(call.args) != 1 or call.keywords:
+            return None
+        key = call.args[0]
+        if not isinstance(key, ast.Constant) or not isinstance(key.value, str):
+            return None
+        binding = self.semantic.lookup(func.id, func)
+        if binding is None:
+            return None
+        testers = {func.id}
+        qualified: str | None = None
+        if binding.kind == "import" and binding.qualified:
+            qualified = binding.qualified
+            testers.add(qualified.rsplit(".", 1)[-1])
+        elif not (binding.kind == "function" and _is_registry_lookup(binding.definition)):
+            return None
+        found = self.read_elsewhere.key_registered_off_rocm(key.value, frozenset(testers), qualified)
+        return OFF_ROCM if found else None
 
     def _builtin_call(self, name: str, call: ast.Call, depth: int) -> Vendor | None:
         """`getattr(torch.version, "hip", None)`, `hasattr(torch.version, "hip")`, `bool(x)`, `int(x)`, `os.getenv("USE_ROCM")`; None when
@@ -1743,6 +1777,10 @@ def _package_vendor(module: str) -> Vendor | None:
         if any(module == package or module.startswith(package + ".") for package in _VENDOR_PACKAGES[key]):
             return vendor
     return None
+
+
+def _is_registry_lookup(definition: FunctionNode | ast.ClassDef | None) -> bool:
+    return isinstance(definition, FUNCTION_DEFS) and tests_membership_of_its_parameter(definition)
 
 
 def _own_nodes(function: FunctionNode) -> Iterator[ast.AST]:
