@@ -161,6 +161,9 @@ class _ImporterReads:
     def only_off_rocm(self, name: str) -> bool:
         return self.project.read_only_off_rocm(_import_index(self.root), self.path, name)
 
+    def key_registered_off_rocm(self, key: str, testers: frozenset[str], qualified: str | None) -> bool:
+        return self.project.key_registered_off_rocm(_import_index(self.root), self.path, key, testers, qualified)
+
 
 class Engine:
     def __init__(self, project: ProjectIndex | None = None, prefilter: bool = True) -> None:

@@ -281,13 +281,18 @@ NvccOnlyFlags.valid = (
             extra_compile_args["nvcc"] = ["-O3", "-DCK_FMHA_FWD_FAST_EXP2=1"]
         """,
     ),
-    # A conditional expression choosing the flag itself, and `and` short-circuit.
+    # A conditional expression choosing the flag itself, `and` short-circuit; flags only a Windows build adds
+    # (Instinct GPUs run Linux) or only a set NVIDIA toolchain variable does.
     Valid(
         """
-        import torch
+        import os, torch
         from torch.utils.cpp_extension import load_inline
         fast = "-ffast-math" if torch.version.hip else "--use_fast_math"
         extra = torch.version.cuda is not None and ["-lineinfo"] or []
+        if windows := os.name == "nt":
+            extra += ["-Xcompiler=/Zc:preprocessor"]
+        if host_cxx := os.environ.get("CUDAHOSTCXX"):
+            extra += ["-ccbin", host_cxx]
         mod = load_inline("k", cpp_sources=[src], cuda_sources=[cu], extra_cuda_cflags=["-O3", fast] + extra)
         """,
     ),

@@ -272,6 +272,22 @@ NvidiaArchList.valid = (
         gencode = torch.version.cuda is not None and ["-arch=sm_90a"]
         """,
     ),
+    # A compiler that runs nvcc itself: the helper raises unless NVIDIA's compiler is on the path, so nothing after
+    # its call runs on ROCm.
+    Valid(
+        """
+        import shutil, subprocess
+        def get_nvcc_path():
+            nvcc = shutil.which("nvcc")
+            if nvcc is None:
+                raise RuntimeError("nvcc not found")
+            return nvcc
+        def compile_cubin(source, arch):
+            nvcc = get_nvcc_path()
+            cmd = [nvcc, "--cubin", "-gencode", f"arch=compute_{arch},code=sm_{arch}", source]
+            subprocess.run(cmd, check=True)
+        """,
+    ),
 )
 NvidiaArchList.invalid = (
     Invalid(

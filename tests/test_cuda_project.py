@@ -6,6 +6,8 @@ import itertools
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from rocmlint.config import Settings
 from rocmlint.cuda.build_files import (
     cmake_facts,
@@ -2479,3 +2481,30 @@ def test_a_setup_py_test_of_the_build_target_decides_its_body_only():
         ("_device", None),
     ], "the other targets are other accelerators' too; a torch device is 'cuda' on ROCm"
     assert {(d.name, d.vendor) for d in facts.defines} == {("ENGINE_TARGET", "nvidia"), ("OTHER_TARGET", None)}
+
+
+@pytest.mark.parametrize(
+    ("folder", "text", "nvidia_only"),
+    [
+        pytest.param("comm", 'CUDAExtension("comm._C", ["c.cu"], extra_link_args=["-lcuda", "-lcudart"])', True),
+        pytest.param(".", 'CUDAExtension("comm._C", ["c.cu"], extra_link_args=["-lcuda"])', False, id="root-setup"),
+        pytest.param("comm", 'CUDAExtension("comm._C", ["c.cu"], extra_link_args=["-lrt"])', False, id="host-lib"),
+        pytest.param(
+            "comm",
+            'CUDAExtension("comm._C", ["c.cu"], extra_link_args=[] if IS_HIP_EXTENSION else ["-lcuda"])',
+            False,
+            id="names-hip",
+        ),
+    ],
+)
+def test_a_nested_setup_py_linking_an_nvidia_library_builds_for_nvidia_only(
+    tmp_path: Path, folder: str, text: str, nvidia_only: bool
+) -> None:
+    """Its own setup.py below the checked root, linking a library only NVIDIA installs (`-lcuda`), naming no ROCm:
+    its extension cannot be built on ROCm, like a nested CMake project only nvcc builds."""
+    path = tmp_path / folder / "setup.py"
+    facts = setup_py_facts(
+        str(path), f"from torch.utils.cpp_extension import CUDAExtension\next = {text}\n", str(tmp_path)
+    )
+    (module,) = facts.native_modules
+    assert (module.vendor, module.nested_project) == (("nvidia", True) if nvidia_only else (None, False))

@@ -2559,6 +2559,99 @@ def test_macos_platform_tests_run_on_no_gpu() -> None:
     assert found.branch(found.hazard("linux")) == BOTH
 
 
+def test_windows_platform_tests_are_off_rocms_path() -> None:
+    """Instinct GPUs run Linux: code only Windows runs is not ROCm's (NVIDIA's is not decided), its `else:` runs
+    everywhere."""
+    found = analyze(
+        """
+        import os
+        import platform
+        import sys
+
+        windows = os.name == "nt"
+        if windows:
+            HAZARD("flag")
+        else:
+            HAZARD("posix")
+        if sys.platform == "win32":
+            HAZARD("sys")
+        if platform.system() == "Windows":
+            HAZARD("system")
+        if os.name == "posix":
+            HAZARD("posix-compared")
+        """
+    )
+    for windows_only in ("flag", "sys", "system"):
+        assert found.branch(found.hazard(windows_only)) == (False, True)
+    assert found.branch(found.hazard("posix")) == BOTH
+    assert found.branch(found.hazard("posix-compared")) == BOTH
+
+
+def test_nvidia_toolchain_variables_are_set_off_rocm_only() -> None:
+    """`CUDAHOSTCXX` names nvcc's host compiler: a ROCm build sets none of NVIDIA's toolchain variables. A runtime
+    variable ROCm honours (`CUDA_VISIBLE_DEVICES`) decides nothing."""
+    found = analyze(
+        """
+        import os
+
+        if host_cxx := os.environ.get("CUDAHOSTCXX"):
+            HAZARD("host-compiler")
+        if os.getenv("NVCC_PREPEND_FLAGS"):
+            HAZARD("nvcc-flags")
+        if not os.environ.get("CUDACXX"):
+            HAZARD("unset")
+        if os.environ.get("CUDA_VISIBLE_DEVICES"):
+            HAZARD("runtime")
+        """
+    )
+    assert found.branch(found.hazard("host-compiler")) == (False, True)
+    assert found.branch(found.hazard("nvcc-flags")) == (False, True)
+    assert found.branch(found.hazard("unset")) == BOTH
+    assert found.branch(found.hazard("runtime")) == BOTH
+
+
+def test_a_call_of_a_helper_that_never_returns_on_rocm_gates_what_follows() -> None:
+    """`get_nvcc_path()` raises unless `shutil.which("nvcc")` found NVIDIA's compiler: after a statement that always
+    calls it, the rest of the block runs only off ROCm. Not after a helper that may return on ROCm, a generator, one
+    whose call is not always made, nor before the call."""
+    found = analyze(
+        """
+        import shutil
+
+        def get_nvcc_path():
+            nvcc = shutil.which("nvcc")
+            if nvcc is None:
+                raise RuntimeError("nvcc not found")
+            return nvcc
+
+        def find_compiler():
+            nvcc = shutil.which("nvcc")
+            if nvcc is None:
+                return shutil.which("hipcc")
+            return nvcc
+
+        def compilers():
+            if shutil.which("nvcc") is None:
+                raise RuntimeError("nvcc not found")
+            yield "nvcc"
+
+        def compile(source, fast):
+            HAZARD("before")
+            nvcc = get_nvcc_path()
+            HAZARD("after")
+
+        def compile_any(source, fast):
+            compiler = find_compiler()
+            names = compilers()
+            maybe = get_nvcc_path() if fast else None
+            HAZARD("portable")
+        """
+    )
+    assert found.branch(found.hazard("before")) == BOTH
+    assert found.branch(found.hazard("after")) == (False, True)
+    assert found.branch(found.hazard("portable")) == BOTH
+
+
 def test_function_called_only_under_an_nvidia_gate_is_nvidia_only() -> None:
     found = analyze(
         """

@@ -490,6 +490,121 @@ def test_a_nested_project_only_nvcc_builds_is_nvidia_code(
     assert _codes(root, module) == expected
 
 
+# A communication library shipped beside the product as a setup.py project of its own whose extension links the CUDA
+# driver library (no ROCm build can link it) and that names no ROCm; beside it one that has a ROCm build, one that
+# links the driver only in an NVIDIA arm, and the root's own setup.py (the project being ported).
+NESTED_LINKED_PROJECT = {
+    "setup.py": """
+        from torch.utils.cpp_extension import CUDAExtension
+        ext = CUDAExtension("product._C", ["ops.cu"], extra_link_args=["-lcuda"])
+        flags = {"nvcc": ["--expt-relaxed-constexpr"]}
+    """,
+    "comm/setup.py": """
+        from torch.utils.cpp_extension import CUDAExtension
+        def extension():
+            flags = {"nvcc": ["-O3", "--expt-relaxed-constexpr"]}
+            return CUDAExtension("comm._C", ["csrc/comm.cu"], extra_compile_args=flags, extra_link_args=["-lcuda"])
+    """,
+    "comm/python/comm/__init__.py": "from . import ops\n",
+    "comm/python/comm/ops.py": "import comm._C as _C" + HAZARDS,
+    "comm/python/comm/utils.py": HAZARDS,
+    "comm/tests/test_comm.py": "from comm.utils import rand" + HAZARDS,
+    "hipped/setup.py": """
+        import torch
+        from torch.utils.cpp_extension import CUDAExtension
+        link = [] if torch.version.hip else ["-lcuda"]
+        ext = CUDAExtension("hipped._C", ["k.cu"], extra_link_args=link)
+    """,
+    "hipped/test_hipped.py": "import hipped._C" + HAZARDS,
+    "armed/setup.py": """
+        import torch
+        from torch.utils.cpp_extension import CUDAExtension
+        link = []
+        if torch.version.cuda:
+            link.append("-lcuda")
+        ext = CUDAExtension("armed._C", ["k.cu"], extra_link_args=link)
+    """,
+    "armed/test_armed.py": "import armed._C" + HAZARDS,
+}
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        pytest.param("comm/python/comm/ops.py", [], id="imports-the-extension"),
+        pytest.param("comm/python/comm/utils.py", [], id="a-module-of-its-package"),
+        pytest.param("comm/tests/test_comm.py", [], id="its-test"),
+        pytest.param("comm/setup.py", [], id="its-setup-py-builds-for-nvidia-only"),
+        pytest.param("hipped/test_hipped.py", [("ROC107", 3), ("ROC113", 4)], id="a-project-naming-hip"),
+        pytest.param("armed/test_armed.py", [("ROC107", 3), ("ROC113", 4)], id="linked-in-an-nvidia-arm"),
+        pytest.param("setup.py", [("ROC301", 3)], id="the-root-setup-py"),
+    ],
+)
+def test_a_nested_setup_py_project_linking_nvidia_libraries_is_nvidia_code(
+    tmp_path: Path, module: str, expected: list[tuple[str, int]]
+) -> None:
+    root = write_tree(tmp_path, NESTED_LINKED_PROJECT)
+    assert _codes(root, module) == expected
+
+
+# An extension registry re-exported from its package, whose CUDA extension is registered only in a module imported
+# under `torch.version.cuda`; a test skipped unless the registry has it, one asking for a key registered everywhere,
+# one asking for a key a test also registers without a gate, and a lookup that is no registry test.
+REGISTRY_TREE = {
+    "pkg/__init__.py": "",
+    "pkg/ext/__init__.py": """
+        import torch
+        from .registry import *
+        if torch.version.cuda:
+            from .cuda import *
+    """,
+    "pkg/ext/registry.py": """
+        _extensions = {}
+        def register(name, lib):
+            _extensions[name] = lib
+        def is_available(name):
+            \"\"\"Whether the extension was registered.\"\"\"
+            return name in _extensions
+        def is_named(name):
+            return name.startswith("fast")
+        register("fast_cpp", None)
+    """,
+    "pkg/ext/cuda.py": """
+        from .registry import register
+        register("fast_cuda", None)
+        register("fast_both", None)
+        register("fast_sm90", None)
+    """,
+    "pkg/ext/hip.py": 'from .registry import register\nregister("fast_both", None)\n',
+    "tests/test_ops.py": """
+        import pytest
+        import torch
+        from pkg.ext import is_available, is_named
+        @pytest.mark.skipif(not is_available("fast_cuda"), reason="no CUDA extension")
+        def test_cuda():
+            assert torch.cuda.get_device_capability()[0] >= 8
+        @pytest.mark.skipif(not is_available("fast_cpp"), reason="no CPU extension")
+        def test_cpp():
+            assert torch.cuda.get_device_capability()[0] >= 8
+        @pytest.mark.skipif(not is_available("fast_both"), reason="no extension")
+        def test_both():
+            assert torch.cuda.get_device_capability()[0] >= 8
+        @pytest.mark.skipif(not is_named("fast_sm90"), reason="no name")
+        def test_named():
+            assert torch.cuda.get_device_capability()[0] >= 8
+    """,
+    "main.py": "import pkg.ext\nimport pkg.ext.hip\n",
+}
+
+
+def test_a_registry_lookup_of_a_key_registered_only_off_rocm_is_false_on_rocm(tmp_path: Path) -> None:
+    """`is_available("fast_cuda")` looks the key up in a registry (`return name in _extensions`) that only NVIDIA-only
+    code fills with it: false on ROCm, so the test it skips never runs there. Not for a key registered where ROCm
+    runs (`fast_cpp`, `fast_both`), nor for a def that is no membership test."""
+    root = write_tree(tmp_path, REGISTRY_TREE)
+    assert _codes(root, "tests/test_ops.py") == [("ROC113", 9), ("ROC113", 12), ("ROC113", 15)]
+
+
 def test_the_root_project_only_nvcc_builds_is_the_one_being_ported(tmp_path: Path) -> None:
     root = write_tree(
         tmp_path,
@@ -777,3 +892,27 @@ def test_an_index_read_by_two_processes_is_the_one_read_by_one(tmp_path: Path, m
     assert len(split._packages) == len(split._computed_loads) == 12  # both halves' files were read
     assert len(split._absolute_imports) == len(alone._absolute_imports) > 12
     assert split.consumer_gpu_files == [str(tmp_path / "pkg/mod01.py"), str(tmp_path / "pkg/mod10.py")]
+
+
+def test_a_registry_lookup_of_a_def_of_the_file_is_decided_by_its_registrations(tmp_path: Path) -> None:
+    """The same with the registry in the checked file: `has_runtime("cudart")` is false on ROCm when the project
+    registers "cudart" only under `torch.version.cuda`, and not decided when another module registers it ungated."""
+    probe = """
+        import ctypes
+        import torch
+        _runtimes = {}
+        def register(name, loader):
+            _runtimes[name] = loader
+        def has_runtime(name):
+            return name in _runtimes
+        if torch.version.cuda:
+            register("cudart", ctypes.CDLL)
+        if has_runtime("cudart"):
+            runtime = ctypes.CDLL("libcudart.so")
+    """
+    gated = write_tree(tmp_path / "gated", {"probe.py": probe})
+    assert _codes(gated, "probe.py") == []
+    ungated = write_tree(
+        tmp_path / "ungated", {"probe.py": probe, "setup_all.py": 'import probe\nprobe.register("cudart", None)\n'}
+    )
+    assert _codes(ungated, "probe.py") == [("ROC135", 11)]

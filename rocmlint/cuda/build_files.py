@@ -298,8 +298,9 @@ def nvidia_only_native_modules(build: BuildFacts) -> dict[str, str]:
 _DASH_D = re.compile(r"^-D\s*([A-Za-z_]\w*)(?:=(.*))?$")
 
 
-def setup_py_facts(path: str, text: str) -> BuildFacts:
-    """The macros a setup.py defines per vendor, and whether it builds torch CUDA extensions."""
+def setup_py_facts(path: str, text: str, root: str = "") -> BuildFacts:
+    """The macros a setup.py defines per vendor, and whether it builds torch CUDA extensions. `root`: the checked
+    root, below which a setup.py of its own may build an NVIDIA-only project (`_nested_nvidia_linked_project`)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -307,6 +308,9 @@ def setup_py_facts(path: str, text: str) -> BuildFacts:
     nodes = list(_with_vendor(tree, None))  # walked once: each fact below reads every node with its arm's vendor
     assignments = _assignments(tree)
     through_a_name = _extension_through_a_name(tree, path)
+    natives = _setup_native_modules(nodes, assignments, path)
+    if _nested_nvidia_linked_project(path, root, nodes, text):
+        natives = (replace(module, vendor="nvidia", nested_project=True) for module in natives)
     return BuildFacts(
         defines=tuple(_setup_defines(nodes, path)),
         sources=tuple(_setup_sources(nodes, assignments, path)),
@@ -315,8 +319,33 @@ def setup_py_facts(path: str, text: str) -> BuildFacts:
         hipify_tool=hipify_tool_run(path, text),
         cuda_language="nvcc" in text,
         extension_folders=(os.path.dirname(path),) if through_a_name or _EXTENSION_CALL.search(text) else (),
-        native_modules=tuple(_setup_native_modules(nodes, assignments, path)),
+        native_modules=tuple(natives),
         rocm_arms=tuple(_rocm_arms(tree, path)),
+    )
+
+
+# A linker flag naming a library only NVIDIA's driver or toolkit installs (`-lcuda`, `-lcudart`, `-lcublasLt`,
+# `-lnvrtc`): ROCm has none of them, so a ROCm build of an extension linking one fails at link time.
+_NVIDIA_LIBRARY_FLAG = re.compile(
+    r"^-l(?:cuda|cudart|cudart_static|nvrtc|nvidia-ml|cu(?:blas|fft|rand|sparse|solver|dnn)\w*)$"
+)
+
+
+def _nested_nvidia_linked_project(path: str, root: str, nodes: list[tuple[ast.AST, str | None]], text: str) -> bool:
+    """A setup.py of its own below the checked root (a kernel package shipped beside the product) that links an
+    NVIDIA-only library outside any vendor arm (`extra_link_args=["-lcuda"]`) and names no ROCm or HIP anywhere:
+    its extensions cannot be built on ROCm, so they exist only in NVIDIA installs, as a nested CUDA-only CMake
+    project's do (`_nested_cuda_alone_project`). Not the root's own setup.py: that is the project being ported."""
+    if not root or os.path.dirname(os.path.abspath(path)) == os.path.abspath(root):
+        return False
+    if not ROCM_WORDS.isdisjoint(word.upper() for word in _WORD_SPLIT.split(text)):
+        return False
+    return any(
+        vendor is None
+        and isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and _NVIDIA_LIBRARY_FLAG.match(node.value.strip()) is not None
+        for node, vendor in nodes
     )
 
 

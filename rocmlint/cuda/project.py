@@ -1518,7 +1518,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             build_files.append(path)
             build_texts[path] = text
         if python_build:
-            build_facts.append(setup_py_facts(path, text))
+            build_facts.append(setup_py_facts(path, text, str(root)))
             other_build_texts.append(text)
         elif makefile:
             build_facts.append(makefile_facts(path, text, str(root)))

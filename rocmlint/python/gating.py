@@ -39,6 +39,7 @@ from rocmlint.python.scopes import (
     is_none,
     last_line,
     own_returns,
+    tests_membership_of_its_parameter,
     unstarred,
 )
 from rocmlint.python.semantic import Binding, Semantic
@@ -106,8 +107,16 @@ _ENVIRONMENT_READS = frozenset({"os.getenv", "os.environ.get"})
 # What a build switch is compared with to ask whether it is set.
 _SWITCH_ON = frozenset({"1", "on", "true", "yes"})
 # The operating system's name as Python reports it; macOS ("darwin") has neither a ROCm nor a CUDA GPU.
-_PLATFORM_NAMES = frozenset({"sys.platform", "platform.system"})
+_PLATFORM_NAMES = frozenset({"sys.platform", "platform.system", "os.name"})
 _GPU_FREE_PLATFORM = "darwin"
+# Windows by each of those names: the Instinct GPUs ROCm's data-centre stack serves run Linux, so code only Windows
+# runs is not on ROCm's path (what it does on NVIDIA is not decided).
+_WINDOWS_PLATFORMS = frozenset({"win32", "windows", "nt"})
+OFF_ROCM = Vendor(False, None)
+# Environment variables of NVIDIA's toolchain: CMake's CUDA compiler and host compiler (`CUDACXX`, `CUDAHOSTCXX`)
+# and nvcc's own (`NVCC_PREPEND_FLAGS`, `NVCC_CCBIN`). A ROCm build sets none of them, so code run only when one
+# is set is not ROCm's. (Runtime variables such as `CUDA_VISIBLE_DEVICES` are honoured on ROCm: not these.)
+_NVIDIA_TOOLCHAIN_VARIABLE = re.compile(r"^(?:CUDA(?:HOST)?CXX|NVCC_[A-Z_]+)$")
 # Simple statements that evaluate one expression, their `value`.
 _EVALUATING_STATEMENTS = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)
 # Where custom operators live, `torch.ops.<namespace>.<operator>`.
@@ -152,6 +161,12 @@ class ReadElsewhere(Protocol):
     def only_off_rocm(self, name: str) -> bool:
         """Whether some read `name` and every read of it there is in code that never runs on ROCm
         (ProjectIndex.read_only_off_rocm)."""
+
+    def key_registered_off_rocm(self, key: str, testers: frozenset[str], qualified: str | None) -> bool:
+        """Whether the project writes the string `key` other than as the argument of a call of one of `testers`,
+        and only in code that never runs on ROCm; `qualified`: the imported tester, which must be a registry
+        lookup (`tests_membership_of_its_parameter`), None for a def of this file already found to be one
+        (ProjectIndex.key_registered_off_rocm)."""
 
 
 class CrossModuleResolver(Protocol):
@@ -230,6 +245,7 @@ class GateAnalyzer:
         self._variable_nesting = 0  # variables being decided on the Python stack
         self._switching: set[tuple[int, tuple[ast.expr, ...]]] = set()  # flags whose assignments are being placed
         self._skips: dict[tuple[object, ...], Vendor | None] = {}  # by `_binding_key`: where its tests run
+        self._returns_on_rocm: dict[FunctionNode, bool] = {}  # `_may_return_on_rocm`, False while being decided
 
     @cached_property
     def references(self) -> References:
@@ -795,7 +811,41 @@ class GateAnalyzer:
             vendor = self._package_probe(statement.value) or self._program_probe(statement.value)
             if vendor is not None:
                 return [(vendor, True)]
-        return self._package_calls(statement)
+        return self._package_calls(statement) + self._helper_exits(statement)
+
+    def _helper_exits(self, statement: ast.stmt) -> list[Condition]:
+        """A simple statement that always calls a def of this file which never returns on ROCm (`nvcc =
+        get_nvcc_path()`, whose body raises unless `shutil.which("nvcc")` found NVIDIA's compiler): what follows
+        runs only off ROCm."""
+        if not isinstance(statement, _EVALUATING_STATEMENTS) or statement.value is None:
+            return []
+        for call in _always_called(statement.value):
+            if not isinstance(call.func, ast.Name):
+                continue
+            binding = self.semantic.lookup(call.func.id, call.func)
+            if binding is None or binding.kind != "function" or not isinstance(binding.definition, FUNCTION_DEFS):
+                continue
+            if not self._may_return_on_rocm(binding.definition):
+                return [(OFF_ROCM, True)]
+        return []
+
+    def _may_return_on_rocm(self, function: FunctionNode) -> bool:
+        """Whether a call of `function` may come back on ROCm: it is no generator, and its last statement returns
+        or raises, and its own `return`s are not all in code the conditions written around them keep off ROCm (a
+        `return` after `if shutil.which("nvcc") is None: raise ...`). A recursive def being decided may."""
+        known = self._returns_on_rocm.get(function)
+        if known is not None:
+            return known
+        self._returns_on_rocm[function] = True
+        body_ends = isinstance(function.body[-1], (ast.Return, ast.Raise))
+        generator = any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in _own_nodes(function))
+        off_rocm = (
+            body_ends
+            and not generator
+            and all(self._written_branch(statement).on_rocm is False for statement in own_returns(function))
+        )
+        self._returns_on_rocm[function] = not off_rocm
+        return not off_rocm
 
     def _package_calls(self, statement: ast.stmt) -> list[Condition]:
         """A simple statement that always calls into a vendor-only package (`x = torch.zeros(deep_gemm.ceil_div(m,
@@ -1180,6 +1230,8 @@ class GateAnalyzer:
             return NEITHER  # `x.device.type == "xpu"`: a ROCm GPU's device type is "cuda"
         if literal.lower() == _GPU_FREE_PLATFORM and self._names_the_platform(subject):
             return NEITHER  # `sys.platform == "darwin"`, `platform.system() == "Darwin"`
+        if literal.lower() in _WINDOWS_PLATFORMS and self._names_the_platform(subject):
+            return OFF_ROCM  # `os.name == "nt"`, `sys.platform == "win32"`, `platform.system() == "Windows"`
         if literal == "cuda" and isinstance(subject, ast.Attribute) and subject.attr == "backend":
             return NVIDIA
         if literal.lower() in _SWITCH_ON and isinstance(subject, ast.Call) and subject.args:
@@ -1205,6 +1257,9 @@ class GateAnalyzer:
             return Vendor(False, None)
         if name == "shutil.which" and call.args:
             return self._program_vendor(self.semantic.string_value(call.args[0]) or "")
+        registry = self._registry_test(call)
+        if registry is not None:
+            return registry
         if isinstance(func, ast.Attribute):
             without_arguments = not call.args and not call.keywords
             if without_arguments and func.attr in _ROCM_METHODS:
@@ -1226,6 +1281,30 @@ class GateAnalyzer:
             if func.id in _NVIDIA_METHODS:
                 return NVIDIA
         return self._convention(name, func)
+
+    def _registry_test(self, call: ast.Call) -> Vendor | None:
+        """`is_extension_available("quanto_cuda")`: a registry lookup (`def f(name): return name in REGISTRY`) of
+        a key the project registers only in code that never runs on ROCm (`register_extension(Extension(
+        "quanto_cuda", ...))` in a module imported only under `torch.version.cuda`) is false on ROCm; None when
+        the call is no such lookup or the key is registered where ROCm may run."""
+        func = call.func
+        if self.read_elsewhere is None or not isinstance(func, ast.Name) or len(call.args) != 1 or call.keywords:
+            return None
+        key = call.args[0]
+        if not isinstance(key, ast.Constant) or not isinstance(key.value, str):
+            return None
+        binding = self.semantic.lookup(func.id, func)
+        if binding is None:
+            return None
+        testers = {func.id}
+        qualified: str | None = None
+        if binding.kind == "import" and binding.qualified:
+            qualified = binding.qualified
+            testers.add(qualified.rsplit(".", 1)[-1])
+        elif not (binding.kind == "function" and _is_registry_lookup(binding.definition)):
+            return None
+        found = self.read_elsewhere.key_registered_off_rocm(key.value, frozenset(testers), qualified)
+        return OFF_ROCM if found else None
 
     def _builtin_call(self, name: str, call: ast.Call, depth: int) -> Vendor | None:
         """`getattr(torch.version, "hip", None)`, `hasattr(torch.version, "hip")`, `bool(x)`, `int(x)`, `os.getenv("USE_ROCM")`; None when
@@ -1251,10 +1330,13 @@ class GateAnalyzer:
     def _environment_switch(key: ast.expr) -> Vendor:
         """An environment variable named like a ROCm build switch (`USE_ROCM`, a project's `NVTE_USE_ROCM`) or
         naming the ROCm version to build for (`ROCM_VERSION`): the user or the build sets it to build for ROCm, so the code it selects is ROCm's and its `else:` NVIDIA's.
-        The name is matched from each `_`-separated word on, as the flags' naming convention is."""
+        The name is matched from each `_`-separated word on, as the flags' naming convention is. A variable of
+        NVIDIA's toolchain (`CUDAHOSTCXX`) is set off ROCm only."""
         variable = _string(key)
         if variable is None:
             return UNKNOWN
+        if _NVIDIA_TOOLCHAIN_VARIABLE.match(variable):
+            return OFF_ROCM  # `if host_cxx := os.environ.get("CUDAHOSTCXX"):`
         words = variable.split("_")
         suffixes = ("_".join(words[start:]) for start in range(len(words)))
         patterns = (_ROCM_CONVENTION, _ROCM_VERSION_SWITCH)
@@ -1695,6 +1777,20 @@ def _package_vendor(module: str) -> Vendor | None:
         if any(module == package or module.startswith(package + ".") for package in _VENDOR_PACKAGES[key]):
             return vendor
     return None
+
+
+def _is_registry_lookup(definition: FunctionNode | ast.ClassDef | None) -> bool:
+    return isinstance(definition, FUNCTION_DEFS) and tests_membership_of_its_parameter(definition)
+
+
+def _own_nodes(function: FunctionNode) -> Iterator[ast.AST]:
+    """The nodes of `function`'s own body: not those of defs, classes or lambdas in it."""
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (*DEFS, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
 
 
 def _always_called(expr: ast.expr) -> Iterator[ast.Call]:

@@ -557,7 +557,8 @@ class ImportIndex:
     def _native_requirements(self) -> dict[str, tuple[Branch, frozenset[str]]]:
         """The modules that need an extension module the build builds for NVIDIA only, NVIDIA's, with the build
         files declaring those extensions: those whose module-level statements import one, and the scripts nothing
-        imports in the folder of one's sources (its benchmarks and tests)."""
+        imports in the folder of one's sources (its benchmarks and tests) or of the nested project declaring one
+        (its setup.py too)."""
         natives = self.nvidia_only_natives()
         found: dict[str, tuple[Branch, frozenset[str]]] = {}
         if natives.modules:
@@ -571,9 +572,12 @@ class ImportIndex:
                     found[path] = _NVIDIA_ONLY, frozenset(where.rsplit(":", 1)[0] for where in declared)
         for folder, where in sorted(natives.folders.items()):
             inside = folder + os.sep
+            declaring = where.rsplit(":", 1)[0]
             for path in sorted(path for path in self.finder.files if path.startswith(inside)):
-                if os.path.basename(path) == _BUILD_SCRIPT:
-                    continue  # it builds the extension: it runs before there is one, on ROCm too
+                # A build script runs before there is an extension, on ROCm too; not the setup.py declaring the
+                # extension of a nested project whose build is NVIDIA's alone: its flags reach no ROCm build.
+                if os.path.basename(path) == _BUILD_SCRIPT and path != declaring:
+                    continue
                 if not self.importers.get(path) and not self.finder.vendored(path):
                     found[path] = (
                         _NVIDIA_ONLY,

@@ -20,6 +20,7 @@ from rocmlint.python.importers import (
     import_sites,
     read_small_file,
 )
+from rocmlint.python.scopes import FUNCTION_DEFS, dotted_name, tests_membership_of_its_parameter
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import PythonParseError, parse_text, walk
 from rocmlint.source import DecodeError, SourceFile
@@ -82,6 +83,8 @@ class ProjectIndex:
         self._import_sites: dict[tuple[str, frozenset[str]], dict[str, list[ast.AST]]] = {}
         self._read_elsewhere: dict[tuple[str, str], bool] = {}  # (module, name): an importer may read it
         self._read_off_rocm: dict[tuple[str, str], bool] = {}  # (module, name): importers read it only off ROCm
+        # (root, key, testers, tester) -> `key_registered_off_rocm` and the files it read
+        self._registered_off_rocm: dict[tuple[str, str, frozenset[str], str | None], tuple[bool, tuple[str, ...]]] = {}
 
     def note_files(self, paths: Iterable[str]) -> None:
         """Other files a result was computed from (the C++ project model's); only a recorder keeps them."""
@@ -129,6 +132,93 @@ class ProjectIndex:
         if key not in self._read_off_rocm:
             self._read_off_rocm[key] = self._every_read_off_rocm(index, importers, name)
         return self._read_off_rocm[key]
+
+    def key_registered_off_rocm(
+        self, index: ImportIndex, path: str, key: str, testers: frozenset[str], qualified: str | None
+    ) -> bool:
+        """Whether the project registers the string `key` only in code that never runs on ROCm: some module writes
+        it other than as the argument of a call of one of `testers` (`register(Extension("quanto_cuda", ...))`), and
+        each such write sits in a module that never runs on ROCm (`module_base`) or under that module's own gates.
+        With `qualified`, the tester the file at `path` imports must be a registry lookup (`def f(name): return
+        name in REGISTRY`), found through re-exports (`from .extension import *`). The files holding the key and
+        those the tester was found through become dependencies of the result."""
+        cache_key = (index.root, key, testers, qualified)
+        known = self._registered_off_rocm.get(cache_key)
+        if known is None:
+            self._registered_off_rocm[cache_key] = (False, ())  # a write's own gates asking the same: not yet
+            files: list[str] = []
+            lookup = qualified is None or self._registry_lookup(index, os.path.abspath(path), qualified, files)
+            found = lookup and _REGISTRY_KEY.fullmatch(key) is not None
+            found = found and self._written_only_off_rocm(index, key, testers, files)
+            known = self._registered_off_rocm[cache_key] = (found, tuple(files))
+        self.note_files(known[1])
+        return known[0]
+
+    def _registry_lookup(
+        self, index: ImportIndex, importer: str, qualified: str, files: list[str], depth: int = 0
+    ) -> bool:
+        """The def `qualified` names, as `importer` imports it, is a registry lookup; followed through imports and
+        star imports of the modules it is re-exported from (a few levels), whose files go to `files`."""
+        stripped = qualified.lstrip(".")
+        module, _, name = stripped.rpartition(".")
+        level = len(qualified) - len(stripped)
+        module_file = self._module_file(index, importer, level, module) if depth <= _MAX_REEXPORTS else None
+        if module_file is None:
+            return False
+        files.append(str(module_file))
+        data = self._data(module_file)
+        semantic = self._semantic(module_file, data) if data is not None else None
+        if semantic is None:
+            return False
+        binding = semantic.lookup_in(semantic.module, name)
+        if binding is not None and binding.kind == "function":
+            definition = binding.definition
+            return isinstance(definition, FUNCTION_DEFS) and tests_membership_of_its_parameter(definition)
+        if binding is not None:
+            imported = binding.qualified if binding.kind == "import" else None
+            return imported is not None and self._registry_lookup(index, str(module_file), imported, files, depth + 1)
+        for node in semantic.module.body:
+            if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
+                star = "." * node.level + (f"{node.module}." if node.module else "") + name
+                if self._registry_lookup(index, str(module_file), star, files, depth + 1):
+                    return True
+        return False
+
+    def _module_file(self, index: ImportIndex, importer: str, level: int, module: str) -> Path | None:
+        """The file of the module `importer` imports (`level`: the dots of a relative import), looked for as the
+        resolver does: from its top-level package's folder, its own folder and the project's root."""
+        parts = tuple(module.split(".")) if module else ()
+        if level:
+            folder = Path(importer).parent
+            for _ in range(level - 1):
+                folder = folder.parent
+            return self._find_module(parts, (folder,)) if parts else _package_file(folder)
+        roots = (package_of(importer)[1], Path(importer).parent, Path(index.root))
+        return self._find_module(parts, tuple(roots)) if parts else None
+
+    def _written_only_off_rocm(self, index: ImportIndex, key: str, testers: frozenset[str], files: list[str]) -> bool:
+        """Some module of `index` writes `key` other than as the one argument of a call of a tester, and every such
+        write is off ROCm (see `key_registered_off_rocm`); the files holding it go to `files`."""
+        quoted = (f'"{key}"'.encode(), f"'{key}'".encode())
+        writes = 0
+        for path in sorted(index.finder.files):
+            data = read_small_file(path)
+            if data is None or not any(text in data for text in quoted):
+                continue
+            files.append(path)
+            analyzer = self._analyzer(Path(path), data, self.rocm_guards)
+            if analyzer is None:
+                return False
+            module_off_rocm: bool | None = None
+            for node in ast.walk(analyzer.semantic.module):
+                if not isinstance(node, ast.Constant) or node.value != key or _tested(analyzer.semantic, node, testers):
+                    continue
+                writes += 1
+                if module_off_rocm is None:
+                    module_off_rocm = self.module_base(index, path).on_rocm is False
+                if not module_off_rocm and not analyzer.never_on_rocm(node):
+                    return False
+        return writes > 0
 
     def _every_read_off_rocm(self, index: ImportIndex, importers: list[str], name: str) -> bool:
         """Some importer may read `name` and every one that may reads it only off ROCm (or is a module that never
@@ -387,6 +477,20 @@ class ProjectResolver:
         return self.index.in_project(qualified, list(self.roots))
 
 
+def _package_file(folder: Path) -> Path | None:
+    init = folder / "__init__.py"
+    return init if init.is_file() else None
+
+
+def _tested(semantic: Semantic, key: ast.Constant, testers: frozenset[str]) -> bool:
+    """`key` is the one argument of a call of a tester (`is_extension_available("quanto_cuda")`): a lookup of the
+    key, not a registration."""
+    call = semantic.parent(key)
+    if not isinstance(call, ast.Call) or call.args != [key] or call.keywords:
+        return False
+    return (dotted_name(call.func) or "").rsplit(".", 1)[-1] in testers
+
+
 def _parse(text: str) -> ast.Module | None:
     """The module, or None for one that does not parse: a broken neighbour module resolves to nothing
     (its own check reports it)."""
@@ -437,6 +541,12 @@ def _find_module(parts: list[str], roots: list[Path]) -> Path | None:
             if candidate.is_file():
                 return candidate
     return None
+
+
+# A registry key the project may write as a plain string literal (`"quanto_cuda"`, `"fp8.marlin"`).
+_REGISTRY_KEY = re.compile(r"[\w.\-]+")
+# How many modules a registry lookup is re-exported through before it is not followed further.
+_MAX_REEXPORTS = 4
 
 
 # --- one import index per project root and process ----------------------------------------------------------------

@@ -341,6 +341,28 @@ def own_returns(function: FunctionNode) -> list[ast.Return]:
     return found
 
 
+def tests_membership_of_its_parameter(function: FunctionNode) -> bool:
+    """A registry lookup: the def's body (after a docstring) is `return <its first parameter> in <a name>`
+    (`def is_extension_available(name): return name in _extensions`)."""
+    body = function.body[1:] if _is_docstring(function.body[0]) else function.body
+    parameters = positional_parameters(function.args)
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or not parameters:
+        return False
+    test = body[0].value
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.In):
+        return False
+    subject, registry = test.left, test.comparators[0]
+    return isinstance(subject, ast.Name) and subject.id == parameters[0].arg and dotted_name(registry) is not None
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
+
+
 def unstarred(expr: ast.expr) -> ast.expr:
     """What a `*x` element or argument unpacks (`x`); any other expression itself."""
     return expr.value if isinstance(expr, ast.Starred) else expr
