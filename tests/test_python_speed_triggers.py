@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from conftest import codes_with_prefilter
+from rocmlint.rules.roc108_rng_state_in_capture import RngStateInCapture
 
 from rocmlint.config import Settings
 from rocmlint.engine import _embedded_cuda_rules, prefilter_for
 from rocmlint.rule import AnchoredPattern
-from rocmlint.rules.roc108_rng_state_in_capture import RngStateInCapture
 
 SETTINGS = Settings(root=Path.cwd())
 
