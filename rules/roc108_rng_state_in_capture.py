@@ -38,7 +38,8 @@ _CAPTURE_TOKENS = (
     rf"|(?:(?m:^)|\r)[ \t\f]*{_NOT_AN_ATTRIBUTE_OWNER}|capture_begin"
 )
 # Searched from that `graph` or `capture_begin`: between a match's start and it lie spaces, line breaks and
-# continuations, after at most `import` (six bytes) or a line's start (PyTorch: 0.51 -> 0.08 CPU-s over 838 files).
+# continuations, after at most `import` (six bytes) or a line's start. Six times faster than the engine's own search
+# (over the 838 PyTorch files holding a trigger: 0.51 -> 0.08 CPU-s; `also_requires` leaves it few of them).
 _CAPTURE_SEARCH = AnchoredPattern(
     _CAPTURE_TOKENS, rf"{_NOT_AN_ATTRIBUTE_OWNER}|capture_begin", skipped=b" \t\n\r\x0b\x0c\\", reach=len("import")
 )

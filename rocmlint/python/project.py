@@ -83,7 +83,6 @@ class ProjectIndex:
         self._import_sites: dict[tuple[str, frozenset[str]], dict[str, list[ast.AST]]] = {}
         self._read_elsewhere: dict[tuple[str, str], bool] = {}  # (module, name): an importer may read it
         self._read_off_rocm: dict[tuple[str, str], bool] = {}  # (module, name): importers read it only off ROCm
-        self._names_read: dict[Path, frozenset[str]] = {}  # module -> the names it may read of others (`_may_read`)
 
     def note_files(self, paths: Iterable[str]) -> None:
         """Other files a result was computed from (the C++ project model's); only a recorder keeps them."""
@@ -176,10 +175,7 @@ class ProjectIndex:
         analyzer = self._analyzer(importer, data, self.rocm_guards, root)  # `root`: the analysis asked for next
         if analyzer is None:
             return True
-        names = self._names_read.get(importer)
-        if names is None:
-            names = self._names_read[importer] = _names_read(analyzer.semantic.module)
-        return name in names
+        return any(_names(node, name) for node in ast.walk(analyzer.semantic.module))
 
     def _star_imports_in(self, module_file: Path, data: bytes) -> bool:
         """The module's bytes hold `import *` (searched once per module: many names are asked of its importers)."""
@@ -401,18 +397,13 @@ def _parse(text: str) -> ast.Module | None:
         return None
 
 
-def _names_read(module: ast.Module) -> frozenset[str]:
-    """The names a module may read of another: those it imports from one, its attributes' names and its strings
-    (`getattr(m, "name")`). Gathered in one walk: a widely imported module's importers are asked many names."""
-    names: set[str] = set()
-    for node in ast.walk(module):
-        if isinstance(node, ast.ImportFrom):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.Attribute):
-            names.add(node.attr)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            names.add(node.value)
-    return frozenset(names)
+def _names(node: ast.AST, name: str) -> bool:
+    """`node` may read another module's `name`: an import of it, an attribute or a string so spelled."""
+    if isinstance(node, ast.ImportFrom):
+        return any(alias.name == name for alias in node.names)
+    if isinstance(node, ast.Attribute):
+        return node.attr == name
+    return isinstance(node, ast.Constant) and node.value == name
 
 
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")  # a bytes regex's `\w`
