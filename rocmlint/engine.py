@@ -43,7 +43,7 @@ from rocmlint.python.importers import ImportIndex, NvidiaOnlyNatives, names_cons
 from rocmlint.python.project import ProjectIndex, forget_import_indexes, import_index_for, is_test_file, package_of
 from rocmlint.python.tree import PythonParseError
 from rocmlint.registry import all_rules, rule_by_code
-from rocmlint.rule import Rule
+from rocmlint.rule import AnchoredPattern, Rule
 from rocmlint.source import DecodeError, SourceFile, language_of
 from rocmlint.suppression import Suppressions, find_suppressions, mentions_noqa, unused_noqa
 from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch
@@ -86,7 +86,7 @@ class Prefilter:
                 lowered = data.lower() if lowered is None else lowered
                 if not self.context_matchers[rule].find_matches_as_indexes(lowered):
                     continue
-            if rule.trigger_pattern is not None and not _byte_pattern(rule.trigger_pattern).search(data):
+            if rule.trigger_pattern is not None and not _trigger_matches(rule.trigger_pattern, data):
                 continue
             chosen.append(rule)
         return sorted(chosen, key=lambda rule: rule.code)
@@ -99,6 +99,12 @@ class Prefilter:
             return set()
         triggers = self.triggers
         return {triggers[index] for index, _, _ in self.matcher.find_matches_as_indexes(data, overlapping=True)}
+
+
+def _trigger_matches(pattern: str | AnchoredPattern, data: bytes) -> bool:
+    if isinstance(pattern, AnchoredPattern):
+        return pattern.search(data)
+    return _byte_pattern(pattern).search(data) is not None
 
 
 @lru_cache(maxsize=64)

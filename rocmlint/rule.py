@@ -8,8 +8,10 @@ the front end finds the node gated away from ROCm (set `reports_gated = True` to
 from __future__ import annotations
 
 import inspect
+import re
 import textwrap
 from dataclasses import KW_ONLY, dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 from rocmlint.diagnostics import FixAvailability, Severity
@@ -64,6 +66,38 @@ class Invalid:
             object.__setattr__(self, "fixed", example_text(self.fixed))
 
 
+@dataclass(frozen=True)
+class AnchoredPattern:
+    """A trigger pattern (`pattern`, a regular expression over bytes) searched only where it can match: every match
+    holds a match of `anchor` that starts after a run of `skipped` bytes, however long, and at most `reach` other
+    bytes of it. The regex engine tries a pattern that starts with no literal at every byte of the file; this finds
+    the anchor first (a literal the engine looks for alone) and tries the pattern only at the few starts before
+    it, with the same answer as `re.search(pattern, data)`."""
+
+    pattern: str
+    anchor: str
+    skipped: bytes
+    reach: int
+
+    def search(self, data: bytes) -> bool:
+        pattern, anchor = _compiled(self.pattern), _compiled(self.anchor)
+        found = anchor.search(data)
+        while found is not None:
+            start = found.start()
+            run = start
+            while run > 0 and data[run - 1] in self.skipped:
+                run -= 1
+            if any(pattern.match(data, at) for at in range(max(0, run - self.reach), start + 1)):
+                return True
+            found = anchor.search(data, start + 1)
+        return False
+
+
+@lru_cache(maxsize=64)
+def _compiled(pattern: str) -> re.Pattern[bytes]:
+    return re.compile(pattern.encode("ascii"))
+
+
 class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
@@ -79,8 +113,8 @@ class Rule:
     also_requires: ClassVar[tuple[bytes, ...]] = ()
     # A regular expression (ASCII) sharpening `triggers` when a trigger is also a piece of common words
     # (`-code` in `--trust-remote-code`): once a trigger occurs, the rule runs only if this matches too.
-    # It must match wherever the rule could report or read.
-    trigger_pattern: ClassVar[str | None] = None
+    # It must match wherever the rule could report or read. An AnchoredPattern is the same, searched faster.
+    trigger_pattern: ClassVar[str | AnchoredPattern | None] = None
     # Most hazards are NVIDIA-only code reaching ROCm; a rule whose hazard is ROCm code itself opts out.
     reports_gated: ClassVar[bool] = False
     # CUDA rules: `.hip` files and files including the HIP runtime are ROCm sources; only rules about the

@@ -8,7 +8,7 @@ from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name
 from rocmlint.python.statements import after_open_call, with_items_around
-from rocmlint.rule import Invalid, Rule, Valid
+from rocmlint.rule import AnchoredPattern, Invalid, Rule, Valid
 
 _RNG_STATE_CALLS = frozenset(
     f"torch.cuda{module}.{function}"
@@ -36,6 +36,12 @@ _NOT_AN_ATTRIBUTE_OWNER = r"graph(?!\w|\s*\.)"
 _CAPTURE_TOKENS = (
     rf"(?:[.,(]|import)(?:\s|\\(?:\r\n|\r|\n))*{_NOT_AN_ATTRIBUTE_OWNER}"
     rf"|(?:(?m:^)|\r)[ \t\f]*{_NOT_AN_ATTRIBUTE_OWNER}|capture_begin"
+)
+# Searched from that `graph` or `capture_begin`: between a match's start and it lie spaces, line breaks and
+# continuations, after at most `import` (six bytes) or a line's start. Six times faster than the engine's own search
+# (over the 838 PyTorch files holding a trigger: 0.51 -> 0.08 CPU-s; `also_requires` leaves it few of them).
+_CAPTURE_SEARCH = AnchoredPattern(
+    _CAPTURE_TOKENS, rf"{_NOT_AN_ATTRIBUTE_OWNER}|capture_begin", skipped=b" \t\n\r\x0b\x0c\\", reach=len("import")
 )
 
 
@@ -91,7 +97,7 @@ class RngStateInCapture(Rule):
     fix_availability = FixAvailability.NONE
     triggers = _CAPTURE_WORDS  # no capture in the file, nothing to flag
     also_requires = (b"get_rng_state", b"set_rng_state")
-    trigger_pattern = _CAPTURE_TOKENS
+    trigger_pattern = _CAPTURE_SEARCH
 
     def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         if "rng_state" not in last_name(node.func):

@@ -3,13 +3,17 @@ prefilter on, and lookalikes of its trigger words no longer run it (so their fil
 
 from __future__ import annotations
 
+import random
+import re
 from pathlib import Path
 
 import pytest
 from conftest import codes_with_prefilter
+from rocmlint.rules.roc108_rng_state_in_capture import RngStateInCapture
 
 from rocmlint.config import Settings
 from rocmlint.engine import _embedded_cuda_rules, prefilter_for
+from rocmlint.rule import AnchoredPattern
 
 SETTINGS = Settings(root=Path.cwd())
 
@@ -381,3 +385,19 @@ def test_lookalikes_of_an_entry_point_are_not_scanned_for_cuda_sources(source: s
         data, SETTINGS.enabled_codes, prefilter_for("python", SETTINGS.enabled_codes).triggers_in(data)
     )
     assert _codes(source, prefilter=True) == _codes(source, prefilter=False) == []
+
+
+def test_anchored_capture_search_answers_as_the_whole_pattern() -> None:
+    """ROC108's trigger pattern searched from its anchors (`AnchoredPattern`) finds a match in exactly the texts
+    the regex engine's own search does: random texts of the tokens around `graph`, and the spellings above."""
+    anchored = RngStateInCapture.trigger_pattern
+    assert isinstance(anchored, AnchoredPattern)
+    whole = re.compile(anchored.pattern.encode("ascii"))
+    pieces = [b"graph", b"import", b" ", b"\t", b"\n", b"\r", b"\\", b".", b",", b"(", b"x", b"_", b"capture_begin"]
+    pieces += [b"\x0c", b"\x0b", b"g", b"#"]
+    generator = random.Random(17)
+    texts = [b"".join(generator.choice(pieces) for _ in range(generator.randint(0, 12))) for _ in range(40_000)]
+    texts += [text.encode() for code, text in (*REACHES, *DOES_NOT_RUN) if code == "ROC108"]
+    found = [text for text in texts if anchored.search(text)]
+    assert found == [text for text in texts if whole.search(text)]
+    assert len(found) > 1_000  # the texts hold matches of every kind, not only misses

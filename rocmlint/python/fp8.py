@@ -79,6 +79,7 @@ _CHECKPOINT_WRITERS = frozenset(
 )
 _MATRIX_PRODUCT = re.compile(r"mm$|gemm|matmul", re.IGNORECASE)
 _FP8_ONLY_STORED: weakref.WeakKeyDictionary[PythonContext, bool] = weakref.WeakKeyDictionary()
+_HANDLES_FNUZ_SPLIT: weakref.WeakKeyDictionary[PythonContext, bool] = weakref.WeakKeyDictionary()
 # Methods that add their arguments to a collection (`ok.append(torch.float8_e4m3fn)`).
 _ADDING_METHODS = frozenset({"append", "add", "extend", "insert"})
 
@@ -393,7 +394,9 @@ def fp8_only_stored(ctx: PythonContext) -> bool:
 
 
 def _only_stores_fp8(ctx: PythonContext) -> bool:
-    found = list(ctx.semantic.descendants(ctx.module))
+    # Every node but the module (no call nor def), as the walk recorded them: only tested, so in any order, and a
+    # second walk of the whole file cost more than the rest of this.
+    found = ctx.semantic.parents
     calls = [node for node in found if isinstance(node, ast.Call)]
     if any(_MATRIX_PRODUCT.search(last_name(call.func)) for call in calls):
         return False
@@ -682,7 +685,18 @@ def picked_per_arch_for_rocm(ctx: PythonContext, node: ast.expr) -> bool:
         return False
     if not ctx.written_for_rocm(node) and not ctx.project_written_for_amd:
         return False
-    return any(_names_fnuz(found) or _chooses_by_gfx(ctx, found) for found in ctx.semantic.descendants(ctx.module))
+    return _handles_fnuz_split(ctx)
+
+
+def _handles_fnuz_split(ctx: PythonContext) -> bool:
+    """A node of the file (any but the module, which neither names a dtype nor is a string) names a FNUZ dtype or
+    chooses by a gfx architecture (`picked_per_arch_for_rocm`); asked once per file."""
+    known = _HANDLES_FNUZ_SPLIT.get(ctx)
+    if known is None:
+        known = _HANDLES_FNUZ_SPLIT[ctx] = any(
+            _names_fnuz(found) or _chooses_by_gfx(ctx, found) for found in ctx.semantic.parents
+        )
+    return known
 
 
 def mx_code(ctx: PythonContext, node: ast.expr) -> bool:

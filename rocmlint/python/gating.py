@@ -861,12 +861,12 @@ class GateAnalyzer:
         to `torch` when it calls a custom operator (`torch.ops.`): the first names of the calls
         `package_call_vendors` looks up (most files have none, and most statements' calls are no such call)."""
         roots: set[str] = set()
-        for node in self.semantic.parents:
-            if isinstance(node, ast.Import):
+        for node in self.semantic.parents:  # every node: by its exact type, the test the loop repeats most cheaply
+            if type(node) is ast.Import:
                 for alias in node.names:
                     if alias.name == "torch" or _package_vendor(alias.name) is not None:
                         roots.add(alias.asname or alias.name.split(".", 1)[0])
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            elif type(node) is ast.ImportFrom and node.module and not node.level:
                 if _package_vendor(node.module) is not None:
                     roots.update(alias.asname or alias.name for alias in node.names)
         if "torch.ops." not in self.semantic.source_text:

@@ -80,6 +80,7 @@ class Semantic:
         self._line_starts: list[int] | None = None
         self._qualified_names: dict[ast.AST, str | None] = {}
         self._switches_off_by_default: frozenset[str] | None = None
+        self._statement_scopes: dict[ast.stmt, ScopeNode] = {}  # `_statement_scope`
 
     # --- tree -----------------------------------------------------------------------------------
     def parent(self, node: ast.AST) -> ast.AST | None:
@@ -162,22 +163,40 @@ class Semantic:
         """The def, class or module whose body contains `node` (a def's decorators, parameters and bases
         belong outside)."""
         child = node
-        for ancestor in self.ancestors(node):
-            if isinstance(ancestor, DEFS) and _in_body(ancestor, child):
-                return ancestor
-            child = ancestor
-        return self.module
+        while not isinstance(child, ast.stmt):  # no def's body holds it directly: only a statement can be there
+            parent = self.parents.get(child)
+            if parent is None:
+                return self.module
+            child = parent
+        return self._statement_scope(child)
+
+    def _statement_scope(self, statement: ast.stmt) -> ScopeNode:
+        """`enclosing_scope_node` of a statement, remembered: every name looked up below it asks the same walk up
+        (above a statement lie only statements, handlers, defs and classes, no lambda or comprehension)."""
+        scope = self._statement_scopes.get(statement)
+        if scope is None:
+            scope = self.module
+            child: ast.AST = statement
+            for ancestor in self.ancestors(statement):
+                if isinstance(ancestor, DEFS) and _in_body(ancestor, child):
+                    scope = ancestor
+                    break
+                child = ancestor
+            self._statement_scopes[statement] = scope
+        return scope
 
     def _scope_for(self, name: str, at: ast.AST) -> tuple[ScopeNode, bool]:
-        """`enclosing_scope_node(at)`, and whether a lambda or comprehension on the way binds `name`."""
+        """`enclosing_scope_node(at)`, and whether a lambda or comprehension on the way binds `name` (one can only
+        be below the innermost statement holding `at`)."""
         child = at
-        for ancestor in self.ancestors(at):
-            if isinstance(ancestor, DEFS) and _in_body(ancestor, child):
-                return ancestor, False
+        while not isinstance(child, ast.stmt):
+            ancestor = self.parents.get(child)
+            if ancestor is None:
+                return self.module, False
             if _binds_in_expression(ancestor, child, name):
                 return self.enclosing_scope_node(ancestor), True
             child = ancestor
-        return self.module, False
+        return self._statement_scope(child), False
 
     def is_module_level(self, node: ast.AST) -> bool:
         return self.enclosing_scope_node(node) is self.module
