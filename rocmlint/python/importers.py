@@ -31,11 +31,18 @@ NVIDIA only (`pybind11_add_module(fp4_ops ...)` in the NVIDIA arm of a CMake fil
 under `if torch.version.hip is None:` in a setup.py: its Python wrappers only run where it was built), or a
 module of the tree that cannot be imported there, through any chain of such statements (`ImportIndex.required`);
 its base is narrowed to where those imports succeed. A test module that imports a CuTe DSL kernel module at module
-level is never collected on ROCm.
+level is never collected on ROCm. Such a module is no step of a chain of importers on the vendor where it cannot be
+imported (its import stops there): a module only it imports, at module level or in a function, runs only on the
+other vendor too. A vendor-only package's name that a module elsewhere in the tree also has (`intrin/nvshmem.py` of
+another project in the checkout) still names the package, unless the importer's own import finds that module.
 
 A script nothing imports in the folder of such an extension's sources (`fp4/bench/bench_quant.py` beside
 `fp4/quant.cu`, when that folder is below the declaring build file's and no other extension builds from it) is its
 benchmark or test: it needs the extension, so it runs on NVIDIA only too.
+
+An absolute import that no folder above the importer resolves (a tutorial at the checkout's root importing `pkg`) is
+looked for in the root's `src/`, else in the one folder with a `setup.py` beside a package of that name
+(`python/setup.py` and `python/pkg/`: what `pip install` installs).
 
 A module in a vendored folder (`thirdparty/`, `third_party/`, `_vendor/`) is never an entry point: the vendored
 project's scripts, tests and training entry points are not the checked project's. One no chain of imports from the
@@ -161,6 +168,7 @@ class ModuleFinder:
         self.vendored_roots, vendored_names = _vendored_roots(root, files)
         self.names |= vendored_names
         self._folders: frozenset[str] | None = None  # every folder of the tree, when first needed
+        self._install_folders: tuple[str, ...] | None = None  # the folders holding a `setup.py`, when first needed
 
     def _holds(self, root: str, first: str) -> bool:
         """`root` holds a module, a package or a namespace package (a folder without `__init__.py`: vendored
@@ -220,10 +228,27 @@ class ModuleFinder:
                 source_folder = os.path.join(self.root, _SOURCE_FOLDER)
                 if self.find([first], (source_folder,)) is not None:
                     places.append(source_folder)  # the src layout: the project's packages under src/
+                else:
+                    places.extend(self._install_folder(first))
             if not any(self.find([first], (place,)) is not None for place in places):
                 places.extend(root for root in self.vendored_roots if self._holds(root, first))
             self._roots[key] = tuple(dict.fromkeys(places))
         return self._roots[key]
+
+    def _install_folder(self, first: str) -> tuple[str, ...]:
+        """The one folder below the root with a `setup.py` beside a module or package named `first`: where `pip install`
+        takes the project's packages from when they do not sit at the root (`python/setup.py` beside
+        `python/pkg/`: a tutorial at the root imports `pkg` as installed). None when no folder or several do."""
+        if self._install_folders is None:
+            self._install_folders = tuple(
+                sorted(
+                    os.path.dirname(path)
+                    for path in self.files
+                    if os.path.basename(path) == _BUILD_SCRIPT and not self.vendored(path)
+                )
+            )
+        holders = tuple(folder for folder in self._install_folders if self.find([first], (folder,)) is not None)
+        return holders if len(holders) == 1 else ()
 
     def imported_files(self, importer: str, level: int, module: str, names: Sequence[str] | bytes = ()) -> list[str]:
         """The files an import in `importer` runs: the module and the packages above it (`import a.b`
@@ -451,10 +476,18 @@ class ImportIndex:
             absolute = self._absolute_name(path, level, module) if level else module
             if absolute:
                 self._absolute_imports.setdefault(path, []).append((absolute, names))
-            if level or module.split(".", 1)[0] in self.finder.names:
+            if level:
                 continue
-            for branch in self._package_branches(module):
+            branches = self._package_branches(module)
+            if branches and self._in_tree(path, module):
+                continue  # the tree's own module of that name (`import cuda` of a package `cuda/` beside it)
+            for branch in branches:
                 self._packages[path] = _intersection(self._packages.get(path, EVERYWHERE), branch)
+
+    def _in_tree(self, importer: str, module: str) -> bool:
+        """An absolute import of `module` in `importer` finds a module of the tree: one elsewhere in the tree with
+        the same name (`intrin/nvshmem.py` of a sibling project, a `language/cuda/` package) is not it."""
+        return module.split(".", 1)[0] in self.finder.names and bool(self.finder.imported_files(importer, 0, module))
 
     def _package_branches(self, module: str) -> tuple[Branch, ...]:
         """Where a module outside the tree can be imported, per vendor-only package list naming it or a package
@@ -873,7 +906,13 @@ class ModuleReach:
 
     def _reached(self, module: str, vendor: str, files: set[str], pending: list[tuple[str, str, bool]]) -> bool:
         """Whether `module` is an entry point; else push its importers, module-level ones last so that they
-        are tried first."""
+        are tried first. A module that cannot be imported on the vendor (`ImportIndex.required`: it imports an
+        NVIDIA-only package at module level) is no step of a chain there: nothing it imports runs there through it."""
+        if vendor != _IMPORTED:
+            required, required_files = self.index.required(module)
+            if getattr(required, vendor) is False:
+                files.update(required_files)
+                return False
         is_entry, entry_files = self._is_entry(module)
         files.update(entry_files)
         if is_entry:
