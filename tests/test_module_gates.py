@@ -399,6 +399,35 @@ def test_a_package_two_install_folders_hold_is_not_guessed(tmp_path: Path) -> No
     assert base(tmp_path, files, "tutorials/kernel.py") == EVERYWHERE
 
 
+# A package whose `__init__.py` cannot be imported on ROCm: Python runs it before any of its modules.
+_PACKAGE_NVIDIA_ONLY = {
+    "pkg/__init__.py": "",
+    "pkg/kernels/__init__.py": "from .comm import put\n",
+    "pkg/kernels/comm.py": "import nvshmem.core\n",
+    "pkg/kernels/perf_model.py": HAZARDS,
+    "pkg/kernels/sub/__init__.py": "",
+    "pkg/kernels/sub/tiles.py": HAZARDS,
+    "pkg/kernels/bench.py": HAZARDS + 'if __name__ == "__main__":\n    main()\n',
+    "pkg/other/perf_model.py": HAZARDS,
+    "main.py": "from pkg.other import perf_model\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        pytest.param("pkg/kernels/perf_model.py", NVIDIA_ONLY, id="a-module-of-the-package"),
+        pytest.param("pkg/kernels/sub/tiles.py", NVIDIA_ONLY, id="a-module-of-a-subpackage"),
+        pytest.param("pkg/kernels/bench.py", EVERYWHERE, id="a-script-may-be-run-by-its-path"),
+        pytest.param("pkg/other/perf_model.py", EVERYWHERE, id="a-folder-without-init-py"),
+    ],
+)
+def test_the_modules_of_a_package_that_cannot_import_on_rocm_cannot_either(
+    tmp_path: Path, module: str, expected: Branch
+) -> None:
+    assert base(tmp_path, _PACKAGE_NVIDIA_ONLY, module) == expected
+
+
 # A module only imported by modules that cannot be imported on ROCm (they import an NVIDIA-only package at module
 # level, directly or through others) only runs on NVIDIA: its importers stop at that import there.
 _IMPORTED_BY_NVIDIA_ONLY = {

@@ -576,16 +576,37 @@ class ImportIndex:
             current, current_files = found.get(path, (EVERYWHERE, frozenset()))
             found[path] = (_intersection(current, branch), current_files | files)
         pending = deque(found)
+        members = self._package_members()
         while pending:
             module = pending.popleft()
             branch, files = found[module]
-            for importer in importers.get(module, ()):
+            for importer in (*importers.get(module, ()), *self._members_of(module, members)):
                 current, current_files = found.get(importer, (EVERYWHERE, frozenset()))
                 narrowed = _intersection(current, branch)
                 if narrowed != current:
                     found[importer] = (narrowed, current_files | files | {module})
                     pending.append(importer)
         return found
+
+    def _package_members(self) -> dict[str, list[str]]:
+        """The modules of each package by its `__init__.py`: its own modules and its subpackages' `__init__.py`."""
+        members: dict[str, list[str]] = {}
+        for path in sorted(self.finder.files):
+            folder = os.path.dirname(path)
+            if os.path.basename(path) == "__init__.py":
+                folder = os.path.dirname(folder)
+            package = os.path.join(folder, "__init__.py")
+            if package in self.finder.files:
+                members.setdefault(package, []).append(path)
+        return members
+
+    def _members_of(self, module: str, members: dict[str, list[str]]) -> list[str]:
+        """The modules that import `module` whenever they are imported because it is their package's `__init__.py`
+        (Python runs it before any module of the package, `python -m pkg.mod` too); a module run as `__main__`
+        may also be run by its path, without its package."""
+        if os.path.basename(module) != "__init__.py":
+            return []
+        return [path for path in members.get(module, ()) if not self._file_facts(path)[0]]
 
     def _native_requirements(self) -> dict[str, tuple[Branch, frozenset[str]]]:
         """The modules that need an extension module the build builds for NVIDIA only, NVIDIA's, with the build
