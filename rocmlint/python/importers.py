@@ -66,7 +66,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rocmlint.data import load
-from rocmlint.python.backend_families import computed_load_prefixes, family_bases, member_of
+from rocmlint.python.backend_families import (
+    computed_load_prefixes,
+    family_bases,
+    member_of,
+    sibling_of,
+    vendor_siblings,
+)
 from rocmlint.python.scopes import dotted_name
 from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch
 
@@ -305,6 +311,8 @@ class ImportIndex:
     # file -> the constant prefixes of the module names it loads by a computed name (backend_families.py)
     _computed_loads: dict[str, set[str]] = field(default_factory=dict, repr=False)
     _families: dict[str, Branch] | None = field(default=None, repr=False)
+    # NVIDIA-named folder -> its ROCm-named siblings (backend_families.vendor_siblings), when first asked
+    _siblings: dict[str, tuple[str, ...]] | None = field(default=None, repr=False)
     # The extension modules the project's build builds for NVIDIA only and their source folders (the C++ front end
     # reads the build files: `nvidia_only_natives_for`), asked when requirements are first worked out, so that
     # building the index waits for no build file.
@@ -552,6 +560,19 @@ class ImportIndex:
         if member is None:
             return EVERYWHERE, frozenset()
         return self._families[member], frozenset(self._computed_loads)
+
+    def nvidia_sibling(self, path: str) -> tuple[str, tuple[str, ...]] | None:
+        """The NVIDIA-named folder the module at `path` sits in and its ROCm-named siblings
+        (rocmlint/python/backend_families.py), None when it sits in none."""
+        if self._siblings is None:
+            self._siblings = vendor_siblings(sorted(self.finder.files))
+        folder = sibling_of(path, self._siblings)
+        return None if folder is None else (folder, self._siblings[folder])
+
+    def imported_in(self, folders: Sequence[str]) -> dict[str, dict[str, bool]]:
+        """The modules of the tree in `folders` (at any depth) that some module imports -> their importers."""
+        inside = tuple(folder + os.sep for folder in folders)
+        return {imported: importers for imported, importers in self.importers.items() if imported.startswith(inside)}
 
     def _imported_from_outside(self, folder: str) -> bool:
         """A module of the product outside `folder` imports one of its modules by a written name (a test that
@@ -805,6 +826,13 @@ def _intersection(first: Branch, second: Branch) -> Branch:
     )
 
 
+def _within(branch: Branch, only: Branch) -> bool:
+    """Code at `branch` runs on the vendor of `only` and never on the other one (`only` names exactly one)."""
+    if only.on_rocm:
+        return branch.on_rocm is not False and branch.on_nvidia is False
+    return branch.on_nvidia is not False and branch.on_rocm is False
+
+
 def _union(first: Branch, second: Branch) -> Branch:
     """Where code runs that runs where either does (only False means never)."""
     return Branch(
@@ -863,6 +891,7 @@ class ModuleReach:
         self._gates: dict[tuple[str, str], tuple[Branch | None, frozenset[str]]] = {}
         self._entries: dict[str, Answer] = {}
         self._answers: dict[str, dict[str, Answer]] = {vendor: {} for vendor in _VENDORS}
+        self._dispatches: dict[str, Answer] = {}  # NVIDIA-named folder -> whether the project chooses its sibling
 
     def base(self, path: str) -> tuple[Branch, frozenset[str]]:
         """Where the module at `path` can run at all, and the files (importers) that answer came from. A
@@ -871,6 +900,8 @@ class ModuleReach:
         required, required_files = self.index.required(path)
         family, family_files = self.index.backend_family_base(path)
         required, required_files = _intersection(required, family), required_files | family_files
+        sibling, sibling_files = self._sibling_base(path)
+        required, required_files = _intersection(required, sibling), required_files | sibling_files
         on_rocm, rocm_files = self._reaches(path, "on_rocm")
         on_nvidia, nvidia_files = self._reaches(path, "on_nvidia")
         if on_rocm and on_nvidia:
@@ -880,6 +911,44 @@ class ModuleReach:
         if not imported and self.index.finder.vendored(path):
             return NO_GPU, files  # a vendored module the project's code never imports: it never runs
         return _intersection(required, Branch(on_rocm, on_nvidia) if imported else EVERYWHERE), files
+
+    def _sibling_base(self, path: str) -> tuple[Branch, frozenset[str]]:
+        """NVIDIA's when the module sits in a folder named for NVIDIA whose ROCm-named sibling the project chooses
+        on ROCm (rocmlint/python/backend_families.py), with the files that decided it; everywhere otherwise."""
+        member = self.index.nvidia_sibling(path)
+        if member is None:
+            return EVERYWHERE, frozenset()
+        nvidia, rocm = member
+        if nvidia not in self._dispatches:
+            self._dispatches[nvidia] = self._dispatched(nvidia, rocm)
+        dispatched, files = self._dispatches[nvidia]
+        return (_NVIDIA_ONLY if dispatched else EVERYWHERE), files
+
+    def _dispatched(self, nvidia: str, rocm: tuple[str, ...]) -> Answer:
+        """Some module outside the folders imports a module of a ROCm one under a ROCm-only gate and one of the
+        NVIDIA one under an NVIDIA-only gate; and the importers read to decide it."""
+        files: set[str] = set()
+        members = (nvidia, *rocm)
+        on_rocm = self._gated_importers(rocm, members, Branch(True, False), files)
+        on_nvidia = self._gated_importers((nvidia,), members, _NVIDIA_ONLY, files) if on_rocm else set()
+        return bool(on_rocm & on_nvidia), frozenset(files)
+
+    def _gated_importers(
+        self, folders: Sequence[str], members: Sequence[str], only: Branch, files: set[str]
+    ) -> set[str]:
+        """The modules outside `members` importing a module of `folders` under a gate that runs only where `only`
+        does (its other vendor False). Module-level imports are no such import and need no parse."""
+        inside = tuple(member + os.sep for member in members)
+        found: set[str] = set()
+        for imported, importers in sorted(self.index.imported_in(folders).items()):
+            for importer, top_level in sorted(importers.items()):
+                if importer.startswith(inside) or (top_level and not self.index.may_exit(importer)):
+                    continue
+                branch, gate_files = self._gate(importer, imported)
+                files.update(gate_files)
+                if branch is not None and _within(branch, only):
+                    found.add(importer)
+        return found
 
     def _reaches(self, start: str, vendor: str) -> Answer:
         answers = self._answers[vendor]
