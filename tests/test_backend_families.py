@@ -151,6 +151,17 @@ def test_without_a_dispatch_between_them_sibling_folders_prove_nothing(tmp_path:
     assert base(tmp_path, siblings(dispatch), "pkg/kernels/nvidia/sub/tiles.py") == EVERYWHERE
 
 
+def test_a_test_of_the_nvidia_folder_tests_nvidia_code(tmp_path: Path) -> None:
+    """So does a helper only such tests import; a test of the dispatcher runs everywhere."""
+    extra = {
+        "pkg/descriptors.py": HAZARDS,
+        "tests/test_tiles.py": "from pkg.kernels.nvidia.sub.tiles import tile\nfrom pkg import descriptors\n",
+        "tests/test_dispatch.py": "from pkg.kernels.dispatch import run\n" + HAZARDS,
+    }
+    found = bases(tmp_path, siblings(**extra), "tests/test_tiles.py", "pkg/descriptors.py", "tests/test_dispatch.py")
+    assert found == [NVIDIA_ONLY, NVIDIA_ONLY, EVERYWHERE]
+
+
 def test_test_folders_named_for_the_vendors_prove_nothing(tmp_path: Path) -> None:
     files = {"tests/nvidia/test_ops.py": HAZARDS, "tests/amd/test_ops.py": HAZARDS}
     assert base(tmp_path, files, "tests/nvidia/test_ops.py") == EVERYWHERE

@@ -27,8 +27,9 @@ A folder named for NVIDIA (`nvidia`, `cuda`) beside one named for ROCm (`amd`, `
 directly, under the same parent. When a module outside them imports a module of the ROCm folder under a ROCm-only gate
 and one of the NVIDIA folder under an NVIDIA-only gate (rocmlint/python/importers.py decides that: it has the gates),
 the project chooses the ROCm folder on ROCm, and every module of the NVIDIA folder is NVIDIA code, whoever else imports
-it without a gate (a Hopper-only helper that uses it directly). Folders beside each other with no such dispatcher
-(`test/nvidia/` and `test/amd/`: tests nothing imports) prove nothing.
+it without a gate (a Hopper-only helper that uses it directly), and a test whose module-level statements import one
+of its modules tests NVIDIA's code. Folders beside each other with no such dispatcher (`test/nvidia/` and
+`test/amd/`: tests nothing imports) prove nothing.
 """
 
 from __future__ import annotations

@@ -561,6 +561,10 @@ class ImportIndex:
             return EVERYWHERE, frozenset()
         return self._families[member], frozenset(self._computed_loads)
 
+    def module_level_imports(self, path: str) -> frozenset[str]:
+        """The files of the tree the module's statements at the start of a line import."""
+        return frozenset(self._module_level.get(path, ()))
+
     def nvidia_sibling(self, path: str) -> tuple[str, tuple[str, ...]] | None:
         """The NVIDIA-named folder the module at `path` sits in and its ROCm-named siblings
         (rocmlint/python/backend_families.py), None when it sits in none."""
@@ -912,6 +916,18 @@ class ModuleReach:
             return NO_GPU, files  # a vendored module the project's code never imports: it never runs
         return _intersection(required, Branch(on_rocm, on_nvidia) if imported else EVERYWHERE), files
 
+    def _tests_nvidia_code(self, module: str, files: set[str]) -> bool:
+        """A test file whose module-level statements import a module of an NVIDIA-named folder that the project
+        chooses against its ROCm-named sibling (`_sibling_base`): it tests code ROCm never runs."""
+        if not self.index.imports_everywhere(module):
+            return False
+        for imported in sorted(self.index.module_level_imports(module)):
+            sibling, sibling_files = self._sibling_base(imported)
+            if sibling.on_rocm is False:
+                files.update(sibling_files)
+                return True
+        return False
+
     def _sibling_base(self, path: str) -> tuple[Branch, frozenset[str]]:
         """NVIDIA's when the module sits in a folder named for NVIDIA whose ROCm-named sibling the project chooses
         on ROCm (rocmlint/python/backend_families.py), with the files that decided it; everywhere otherwise."""
@@ -997,11 +1013,14 @@ class ModuleReach:
     def _reached(self, module: str, vendor: str, files: set[str], pending: list[tuple[str, str, bool]]) -> bool:
         """Whether `module` is an entry point; else push its importers, module-level ones last so that they
         are tried first. A module that cannot be imported on the vendor (`ImportIndex.required`: it imports an
-        NVIDIA-only package at module level) is no step of a chain there: nothing it imports runs there through it."""
+        NVIDIA-only package at module level) is no step of a chain there: nothing it imports runs there through it;
+        nor, on ROCm, is a test of NVIDIA's code (`_tests_nvidia_code`)."""
         if vendor != _IMPORTED:
             required, required_files = self.index.required(module)
             if getattr(required, vendor) is False:
                 files.update(required_files)
+                return False
+            if vendor == "on_rocm" and self._tests_nvidia_code(module, files):
                 return False
         is_entry, entry_files = self._is_entry(module)
         files.update(entry_files)
