@@ -137,6 +137,18 @@ def _message() -> str:
 
 
 TritonInlinePtx.valid = (
+    Valid(  # TYPE_CHECKING is False at run time: the PTX helper is defined off ROCm only
+        """
+        from typing import TYPE_CHECKING
+        import torch, triton
+        import triton.language as tl
+
+        if TYPE_CHECKING or torch.version.hip is None:
+            @triton.jit
+            def fast_cos(x):
+                return tl.inline_asm_elementwise("cos.approx.f32 $0, $1;", "=f,f", [x], dtype=tl.float32, is_pure=True, pack=1)
+        """
+    ),
     Valid(  # a module importing NVSHMEM's Python bindings at module level cannot be imported on ROCm at all
         """
         import nvshmem.core
