@@ -458,6 +458,31 @@ def test_a_module_only_imported_by_modules_that_cannot_import_on_rocm_runs_only_
     assert base(tmp_path, _IMPORTED_BY_NVIDIA_ONLY, module) == expected
 
 
+# Generated code's template: lines that read like imports inside a string are no statements of the module.
+_TEMPLATE = '''
+TEMPLATE = """
+import cutlass.utils as cutlass_utils
+import pkg.kernel as kernel
+"""
+'''
+
+
+def test_an_import_in_a_template_string_is_no_module_level_import(tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/kernel.py": "import cutlass\n",
+        "pkg/codegen.py": _TEMPLATE + HAZARDS,
+        "pkg/helpers.py": HAZARDS,
+        "main.py": "import pkg.codegen\n",
+        "uses_helpers.py": "import pkg.codegen\nimport pkg.helpers\n",
+    }
+    assert bases(tmp_path, files, "pkg/codegen.py", "pkg/helpers.py", "pkg/kernel.py") == [
+        EVERYWHERE,
+        EVERYWHERE,
+        NVIDIA_ONLY,
+    ]
+
+
 # --- through the engine ---------------------------------------------------------------------------------------------
 ENGINE_TREE = {
     "pkg/__init__.py": "",

@@ -442,6 +442,7 @@ class ImportIndex:
         here: dict[str, bool] = {}  # what this file imports -> whether once at module level
         last_line = -1
         loads_by_name = False  # `import_module` or `__import__` written: each holds `import`, so is found here
+        strings = _TripleQuotes(data)
         position = find(b"import")
         while position != -1:
             line = data.rfind(b"\n", 0, position) + 1
@@ -462,7 +463,8 @@ class ImportIndex:
             found = remembered.get((folder, statement))
             if found is None:
                 found = self._resolve(path, folder, statement, _absolute_module(match), partial(_statements, match))
-            statement_level = match.end(2) == line
+            # A line of a triple-quoted string (generated code's template) is decided by the importer's own tree.
+            statement_level = match.end(2) == line and not strings.inside(line)
             top_level = everywhere or statement_level
             for imported in found:
                 here[imported] = top_level or here.get(imported, False)
@@ -596,7 +598,10 @@ class ImportIndex:
         for importer, imported_files in sorted(self._module_level.items()):
             for imported in sorted(imported_files):
                 importers.setdefault(imported, []).append(importer)
-        found = {path: (branch, frozenset[str]()) for path, branch in sorted(self._packages.items())}
+        found = {
+            path: (self._package_requirement(path, branch), frozenset[str]())
+            for path, branch in sorted(self._packages.items())
+        }
         for path, (branch, files) in self._native_requirements().items():
             current, current_files = found.get(path, (EVERYWHERE, frozenset()))
             found[path] = (_intersection(current, branch), current_files | files)
@@ -612,6 +617,32 @@ class ImportIndex:
                     found[importer] = (narrowed, current_files | files | {module})
                     pending.append(importer)
         return found
+
+    def _package_requirement(self, path: str, from_bytes: Branch) -> Branch:
+        """Where the module can be imported by the vendor-only packages its module-level statements import, checked on
+        its tree: a line of a string that reads like one (generated code: `import cutlass.utils as cu` in a
+        template) is no statement. Only the few files the bytes say import such a package are parsed; one that does not
+        parse keeps the bytes' answer."""
+        data = read_small_file(path)
+        try:
+            module = ast.parse(data) if data is not None else None
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            module = None
+        if module is None:
+            return from_bytes
+        branch = EVERYWHERE
+        for statement in module.body:
+            if isinstance(statement, ast.Import):
+                names = [alias.name for alias in statement.names]
+            elif isinstance(statement, ast.ImportFrom) and not statement.level and statement.module:
+                names = [statement.module]
+            else:
+                continue
+            for name in names:
+                if not self._in_tree(path, name):
+                    for package_branch in self._package_branches(name):
+                        branch = _intersection(branch, package_branch)
+        return branch
 
     def _package_members(self) -> dict[str, list[str]]:
         """The modules of each package by its `__init__.py`: its own modules and its subpackages' `__init__.py`."""
@@ -695,6 +726,24 @@ class ImportIndex:
             for level, module, names in imported
             for found in self.finder.imported_files(path, level, module, names)
         ]
+
+
+class _TripleQuotes:
+    """Whether a position of a file's bytes lies inside a triple-quoted string, by the parity of the triple quotes of
+    each kind before it, counted onwards (the positions asked only grow). A triple quote of the other kind inside such
+    a string, or in a comment, misleads it; the importer's tree then decides that import, as any indented one."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.counted_to = 0
+        self.double = 0
+        self.single = 0
+
+    def inside(self, position: int) -> bool:
+        self.double += self.data.count(b'"""', self.counted_to, position)
+        self.single += self.data.count(b"'''", self.counted_to, position)
+        self.counted_to = position
+        return self.double % 2 == 1 or self.single % 2 == 1
 
 
 def _folders_above(files: Iterable[str], root: str) -> set[str]:
