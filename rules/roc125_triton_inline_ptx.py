@@ -49,7 +49,9 @@ class TritonInlinePtx(Rule):
     When the asm text cannot be read, NVPTX register constraints (`"=f,f"`, `"=r,r,r"`, `"=h"`, `"=l"`)
     are flagged instead. AMDGCN asm (`v_cvt_f32_f16 $0, $1` with `"=v,v"`) and code gated for ROCm
     (`torch.version.hip`, `get_current_target().backend == "hip"`) or under Triton's `target_info.
-    cuda_capability_geq(...)`, false for a HIP target, are not flagged.
+    cuda_capability_geq(...)`, false for a HIP target, are not flagged; nor are modules that only run on
+    NVIDIA (README, "What gated means"): one importing `nvshmem` at module level, or a `language/extra/cuda/`
+    folder beside `language/extra/hip/` when the project imports one or the other by vendor.
 
     ## Why is this bad on ROCm?
     The asm text is pasted into the LLVM IR that the AMDGPU backend compiles: PTX instructions and the
@@ -135,6 +137,31 @@ def _message() -> str:
 
 
 TritonInlinePtx.valid = (
+    Valid(  # TYPE_CHECKING is False at run time: the PTX helper is defined off ROCm only
+        """
+        from typing import TYPE_CHECKING
+        import torch, triton
+        import triton.language as tl
+
+        if TYPE_CHECKING or torch.version.hip is None:
+            @triton.jit
+            def fast_cos(x):
+                return tl.inline_asm_elementwise("cos.approx.f32 $0, $1;", "=f,f", [x], dtype=tl.float32, is_pure=True, pack=1)
+        """
+    ),
+    Valid(  # a module importing NVSHMEM's Python bindings at module level cannot be imported on ROCm at all
+        """
+        import nvshmem.core
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def ld_acquire(ptr):
+            return tl.inline_asm_elementwise(
+                "ld.global.acquire.gpu.b32 $0, [$1];", "=r,l", [ptr], dtype=tl.int32, is_pure=False, pack=1
+            )
+        """
+    ),
     Valid(  # the PTX helper only feeds the NVIDIA arm of a vendor selection
         """
         import torch

@@ -90,3 +90,84 @@ def test_hazards_in_another_vendors_member_are_not_reported(tmp_path: Path) -> N
     assert _codes(root, "pkg/backend/_othervendor/ops.py") == []
     assert _codes(root, "pkg/backend/_nvidia/ops.py") == []
     assert _codes(root, "pkg/backend/_amd/ops.py") == [("ROC107", 2), ("ROC113", 3)]
+
+
+# --- sibling folders chosen by written imports -----------------------------------------------------------------------
+DISPATCH = """
+import torch
+if torch.version.cuda:
+    from pkg.kernels.nvidia.ops import run
+elif torch.version.hip:
+    from pkg.kernels.amd.ops import run
+"""
+
+
+def siblings(dispatch: str = DISPATCH, **extra: str) -> dict[str, str]:
+    """`pkg/kernels/nvidia/` beside `pkg/kernels/amd/`, each with an `ops` module holding hazards, a dispatcher, and a
+    Hopper-only helper importing the NVIDIA folder without a gate."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/kernels/__init__.py": "",
+        "pkg/kernels/nvidia/__init__.py": "",
+        "pkg/kernels/nvidia/ops.py": HAZARDS,
+        "pkg/kernels/nvidia/sub/tiles.py": HAZARDS,
+        "pkg/kernels/amd/__init__.py": "",
+        "pkg/kernels/amd/ops.py": HAZARDS,
+        "pkg/kernels/dispatch.py": dispatch,
+        "pkg/tma.py": "from pkg.kernels.nvidia.sub.tiles import tile\n",
+        "main.py": "import pkg.kernels.dispatch\nimport pkg.tma\n",
+    }
+    files.update(extra)
+    return files
+
+
+def test_the_nvidia_folder_whose_rocm_sibling_the_project_chooses_is_nvidia_code(tmp_path: Path) -> None:
+    found = bases(
+        tmp_path,
+        siblings(),
+        "pkg/kernels/nvidia/ops.py",
+        "pkg/kernels/nvidia/sub/tiles.py",
+        "pkg/kernels/amd/ops.py",
+        "pkg/tma.py",
+    )
+    assert found == [NVIDIA_ONLY, NVIDIA_ONLY, Branch(True, False), EVERYWHERE]
+
+
+@pytest.mark.parametrize(
+    "dispatch",
+    [
+        pytest.param("from pkg.kernels.nvidia.ops import run\nfrom pkg.kernels.amd.ops import run\n", id="no-gates"),
+        pytest.param(
+            "import torch\nif torch.version.hip:\n    from pkg.kernels.amd.ops import run\n", id="no-nvidia-import"
+        ),
+        pytest.param(
+            "import torch\nif torch.cuda.is_available():\n    from pkg.kernels.nvidia.ops import run\n"
+            "if torch.version.hip:\n    from pkg.kernels.amd.ops import run\n",
+            id="not-a-vendor-test",
+        ),
+    ],
+)
+def test_without_a_dispatch_between_them_sibling_folders_prove_nothing(tmp_path: Path, dispatch: str) -> None:
+    assert base(tmp_path, siblings(dispatch), "pkg/kernels/nvidia/sub/tiles.py") == EVERYWHERE
+
+
+def test_a_test_of_the_nvidia_folder_tests_nvidia_code(tmp_path: Path) -> None:
+    """So does a helper only such tests import; a test of the dispatcher runs everywhere."""
+    extra = {
+        "pkg/descriptors.py": HAZARDS,
+        "tests/test_tiles.py": "from pkg.kernels.nvidia.sub.tiles import tile\nfrom pkg import descriptors\n",
+        "tests/test_dispatch.py": "from pkg.kernels.dispatch import run\n" + HAZARDS,
+    }
+    found = bases(tmp_path, siblings(**extra), "tests/test_tiles.py", "pkg/descriptors.py", "tests/test_dispatch.py")
+    assert found == [NVIDIA_ONLY, NVIDIA_ONLY, EVERYWHERE]
+
+
+def test_test_folders_named_for_the_vendors_prove_nothing(tmp_path: Path) -> None:
+    files = {"tests/nvidia/test_ops.py": HAZARDS, "tests/amd/test_ops.py": HAZARDS}
+    assert base(tmp_path, files, "tests/nvidia/test_ops.py") == EVERYWHERE
+
+
+def test_hazards_in_the_nvidia_sibling_are_not_reported(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, siblings())
+    assert _codes(root, "pkg/kernels/nvidia/sub/tiles.py") == []
+    assert _codes(root, "pkg/kernels/amd/ops.py") == [("ROC107", 2)]

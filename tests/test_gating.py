@@ -237,6 +237,17 @@ NVIDIA_TESTS = [
     pytest.param(
         "import triton", 'triton.runtime.driver.active.get_current_target().backend == "cuda"', id="triton-backend-cuda"
     ),
+    # TYPE_CHECKING is False whenever the code runs: only the vendor test decides (vLLM's per-platform model packages).
+    pytest.param(
+        "from typing import TYPE_CHECKING\nimport torch",
+        "TYPE_CHECKING or torch.version.hip is None",
+        id="type-checking-or-not-hip",
+    ),
+    pytest.param(
+        "import typing\nimport torch",
+        "not typing.TYPE_CHECKING and torch.version.cuda",
+        id="not-type-checking-and-cuda",
+    ),
 ]
 
 

@@ -375,6 +375,114 @@ def test_a_test_imports_the_project_from_its_src_folder(tmp_path: Path) -> None:
     assert base(tmp_path, files, "tests/test_kernel.py") == NVIDIA_ONLY
 
 
+def test_a_script_imports_the_project_from_the_folder_of_its_setup_py(tmp_path: Path) -> None:
+    files = {
+        "python/setup.py": "",
+        "python/pkg/__init__.py": "",
+        "python/pkg/kernel.py": "import cutlass\n",
+        "tutorials/01-kernel.py": "from pkg.kernel import run\n",
+        "other/setup.py": "",  # another installable folder, without `pkg`
+    }
+    assert base(tmp_path, files, "tutorials/01-kernel.py") == NVIDIA_ONLY
+
+
+def test_a_package_two_install_folders_hold_is_not_guessed(tmp_path: Path) -> None:
+    files = {
+        "a/setup.py": "",
+        "a/pkg/__init__.py": "",
+        "a/pkg/kernel.py": "import cutlass\n",
+        "b/setup.py": "",
+        "b/pkg/__init__.py": "",
+        "b/pkg/kernel.py": "",
+        "tutorials/kernel.py": "from pkg.kernel import run\n",
+    }
+    assert base(tmp_path, files, "tutorials/kernel.py") == EVERYWHERE
+
+
+# A package whose `__init__.py` cannot be imported on ROCm: Python runs it before any of its modules.
+_PACKAGE_NVIDIA_ONLY = {
+    "pkg/__init__.py": "",
+    "pkg/kernels/__init__.py": "from .comm import put\n",
+    "pkg/kernels/comm.py": "import nvshmem.core\n",
+    "pkg/kernels/perf_model.py": HAZARDS,
+    "pkg/kernels/sub/__init__.py": "",
+    "pkg/kernels/sub/tiles.py": HAZARDS,
+    "pkg/kernels/bench.py": HAZARDS + 'if __name__ == "__main__":\n    main()\n',
+    "pkg/other/perf_model.py": HAZARDS,
+    "main.py": "from pkg.other import perf_model\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        pytest.param("pkg/kernels/perf_model.py", NVIDIA_ONLY, id="a-module-of-the-package"),
+        pytest.param("pkg/kernels/sub/tiles.py", NVIDIA_ONLY, id="a-module-of-a-subpackage"),
+        pytest.param("pkg/kernels/bench.py", EVERYWHERE, id="a-script-may-be-run-by-its-path"),
+        pytest.param("pkg/other/perf_model.py", EVERYWHERE, id="a-folder-without-init-py"),
+    ],
+)
+def test_the_modules_of_a_package_that_cannot_import_on_rocm_cannot_either(
+    tmp_path: Path, module: str, expected: Branch
+) -> None:
+    assert base(tmp_path, _PACKAGE_NVIDIA_ONLY, module) == expected
+
+
+# A module only imported by modules that cannot be imported on ROCm (they import an NVIDIA-only package at module
+# level, directly or through others) only runs on NVIDIA: its importers stop at that import there.
+_IMPORTED_BY_NVIDIA_ONLY = {
+    "pkg/__init__.py": "",
+    "pkg/comm.py": "import nvshmem.core\n",
+    "pkg/kernels.py": "from pkg.comm import put\nfrom pkg import helpers\n",
+    "pkg/helpers.py": HAZARDS,
+    "pkg/shared.py": HAZARDS,
+    "pkg/optional.py": "try:\n    import nvshmem\nexcept ImportError:\n    nvshmem = None\nfrom pkg import shared\n",
+    "intrin/nvshmem.py": "",  # a module elsewhere in the tree with the package's name is not it
+    "tests/test_kernels.py": "from pkg.kernels import run\nfrom pkg import helpers\n",
+    "bench.py": "import pkg.kernels\n",
+    "tool.py": "import pkg.optional\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        pytest.param("pkg/comm.py", NVIDIA_ONLY, id="imports-an-nvidia-only-package"),
+        pytest.param("pkg/helpers.py", NVIDIA_ONLY, id="imported-only-by-modules-that-cannot-import-on-rocm"),
+        pytest.param("pkg/shared.py", EVERYWHERE, id="also-imported-by-one-that-can"),
+    ],
+)
+def test_a_module_only_imported_by_modules_that_cannot_import_on_rocm_runs_only_on_nvidia(
+    tmp_path: Path, module: str, expected: Branch
+) -> None:
+    assert base(tmp_path, _IMPORTED_BY_NVIDIA_ONLY, module) == expected
+
+
+# Generated code's template: lines that read like imports inside a string are no statements of the module.
+_TEMPLATE = '''
+TEMPLATE = """
+import cutlass.utils as cutlass_utils
+import pkg.kernel as kernel
+"""
+'''
+
+
+def test_an_import_in_a_template_string_is_no_module_level_import(tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/kernel.py": "import cutlass\n",
+        "pkg/codegen.py": _TEMPLATE + HAZARDS,
+        "pkg/helpers.py": HAZARDS,
+        "main.py": "import pkg.codegen\n",
+        "uses_helpers.py": "import pkg.codegen\nimport pkg.helpers\n",
+    }
+    assert bases(tmp_path, files, "pkg/codegen.py", "pkg/helpers.py", "pkg/kernel.py") == [
+        EVERYWHERE,
+        EVERYWHERE,
+        NVIDIA_ONLY,
+    ]
+
+
 # --- through the engine ---------------------------------------------------------------------------------------------
 ENGINE_TREE = {
     "pkg/__init__.py": "",
@@ -423,8 +531,9 @@ NATIVE_TREE = {
     "fp4/bench/bench_fp4.py": HAZARDS,  # a script beside the sources of `fp4_ops`
     "fp4/helpers.py": HAZARDS,  # imported by the package
     "csrc/bench_flash.py": HAZARDS,  # beside the sources of `pkg._flash_C`, but of `pkg._C` (every vendor's) too
-    "main.py": "import pkg.fp4\nimport pkg.attention\nimport pkg.ops\nimport pkg.lazy\nimport pkg.relative\n"
-    "import fp4.helpers\n",
+    # (a script that imports an NVIDIA-only module stops there on ROCm: nothing else it imports runs there through it)
+    "main.py": "import pkg.ops\nimport pkg.lazy\nimport fp4.helpers\n",
+    "nvidia_main.py": "import pkg.fp4\nimport pkg.attention\nimport pkg.relative\n",
 }
 
 
@@ -652,7 +761,8 @@ ROCM_NATIVE_TREE = {
     "pkg/kernel.py": "import flydsl\nFP8 = {'gfx942': torch.float8_e4m3fnuz}\n" + HAZARDS.lstrip(),
     "pkg/ops.py": "from pkg import kernel" + HAZARDS,
     "pkg/common.py": HAZARDS,
-    "main.py": "import pkg.ops\nimport pkg.common\n",
+    "main.py": "import pkg.common\n",
+    "rocm_main.py": "import pkg.ops\n",
 }
 
 

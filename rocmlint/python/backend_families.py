@@ -14,13 +14,29 @@ rest on neither GPU vendor. A member that a module of the product (not a test) o
 and so does each member's own `__init__.py` (a project may import every vendor's package to list what it
 supports). A load whose name has no constant prefix before the vendor part (`f"{vendor}.ops"`) is not read:
 any subpackage of the folder could match it.
+
+Sibling folders named for the vendors (`vendor_siblings`) are the same family chosen by written imports:
+
+    kernels/nvidia/...   kernels/amd/...
+    if is_cuda():
+        from .nvidia.common_ops import wait_eq
+    elif is_hip():
+        from .amd.common_ops import wait_eq
+
+A folder named for NVIDIA (`nvidia`, `cuda`) beside one named for ROCm (`amd`, `rocm`, `hip`), each holding modules
+directly, under the same parent. When a module outside them imports a module of the ROCm folder under a ROCm-only gate
+and one of the NVIDIA folder under an NVIDIA-only gate (rocmlint/python/importers.py decides that: it has the gates),
+the project chooses the ROCm folder on ROCm, and every module of the NVIDIA folder is NVIDIA code, whoever else imports
+it without a gate (a Hopper-only helper that uses it directly), and a test whose module-level statements import one
+of its modules tests NVIDIA's code. Folders beside each other with no such dispatcher (`test/nvidia/` and
+`test/amd/`: tests nothing imports) prove nothing.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from rocmlint.data import load
 from rocmlint.vendor import NO_GPU, Branch
@@ -97,6 +113,33 @@ def member_of(path: str, bases: dict[str, Branch]) -> str | None:
         return None
     while folder and folder != os.path.dirname(folder):
         if folder in bases:
+            return folder
+        folder = os.path.dirname(folder)
+    return None
+
+
+def vendor_siblings(files: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Each folder named for NVIDIA that has siblings named for ROCm, every one holding modules directly (absolute
+    paths) -> those siblings."""
+    children: dict[str, set[str]] = {}
+    for path in files:
+        folder = os.path.dirname(path)
+        children.setdefault(os.path.dirname(folder), set()).add(os.path.basename(folder))
+    siblings: dict[str, tuple[str, ...]] = {}
+    for parent, names in sorted(children.items()):
+        rocm = tuple(os.path.join(parent, name) for name in sorted(names) if name.lower() in _ROCM_WORDS)
+        if rocm:
+            for name in sorted(names):
+                if name.lower() in _NVIDIA_WORDS:
+                    siblings[os.path.join(parent, name)] = rocm
+    return siblings
+
+
+def sibling_of(path: str, siblings: Mapping[str, tuple[str, ...]]) -> str | None:
+    """The NVIDIA-named folder of `vendor_siblings` that `path` sits in, at any depth (None for none)."""
+    folder = os.path.dirname(path)
+    while folder and folder != os.path.dirname(folder):
+        if folder in siblings:
             return folder
         folder = os.path.dirname(folder)
     return None

@@ -100,6 +100,7 @@ _ROCM_TARGET_NAMES = frozenset({"rocm", "hip"})
 # The words of a platform value (`"amd_rocm"`, `"rocm-6"`): a value naming ROCm among other words is ROCm's too.
 _VALUE_WORD = re.compile(r"[a-z]+")
 _VENDOR_PACKAGES = load("vendor_packages")
+_TYPE_CHECKING = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
 _OTHER_DEVICE_TYPES = frozenset(_VENDOR_PACKAGES["other_device_types"])
 # `bool(x)`, `int(x)`: a switch read as text and converted (`bool(int(os.getenv("USE_ROCM", "0")))`) keeps its truth.
 _TRUTH_KEEPING_CASTS = frozenset({"bool", "int"})
@@ -367,10 +368,17 @@ class GateAnalyzer:
         if isinstance(expr, ast.Constant) and type(expr.value) is bool:
             return CONSTANT_TRUE if expr.value else CONSTANT_FALSE
         if isinstance(expr, (ast.Name, ast.Attribute)):
+            if self._type_checking(expr):
+                return CONSTANT_FALSE  # true for type checkers only (`if TYPE_CHECKING or not is_rocm():`)
             return arch_name_truth(self.semantic, expr) or self._reference(expr, depth)
         if isinstance(expr, ast.NamedExpr):
             return self.value(expr.value, depth + 1)  # `if (hip := torch.version.hip):`
         return UNKNOWN
+
+    def _type_checking(self, expr: ast.Name | ast.Attribute) -> bool:
+        """`typing.TYPE_CHECKING` (or typing_extensions'), False whenever the code runs."""
+        written = expr.id if isinstance(expr, ast.Name) else expr.attr
+        return written == "TYPE_CHECKING" and self.semantic.qualified_name(expr) in _TYPE_CHECKING
 
     def symbol_value(self, name: str, called: bool = False) -> Vendor | None:
         """The vendor value of a module-level name of this file (for other modules importing it); with

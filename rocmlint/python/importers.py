@@ -31,11 +31,18 @@ NVIDIA only (`pybind11_add_module(fp4_ops ...)` in the NVIDIA arm of a CMake fil
 under `if torch.version.hip is None:` in a setup.py: its Python wrappers only run where it was built), or a
 module of the tree that cannot be imported there, through any chain of such statements (`ImportIndex.required`);
 its base is narrowed to where those imports succeed. A test module that imports a CuTe DSL kernel module at module
-level is never collected on ROCm.
+level is never collected on ROCm. Such a module is no step of a chain of importers on the vendor where it cannot be
+imported (its import stops there): a module only it imports, at module level or in a function, runs only on the
+other vendor too. A vendor-only package's name that a module elsewhere in the tree also has (`intrin/nvshmem.py` of
+another project in the checkout) still names the package, unless the importer's own import finds that module.
 
 A script nothing imports in the folder of such an extension's sources (`fp4/bench/bench_quant.py` beside
 `fp4/quant.cu`, when that folder is below the declaring build file's and no other extension builds from it) is its
 benchmark or test: it needs the extension, so it runs on NVIDIA only too.
+
+An absolute import that no folder above the importer resolves (a tutorial at the checkout's root importing `pkg`) is
+looked for in the root's `src/`, else in the one folder with a `setup.py` beside a package of that name
+(`python/setup.py` and `python/pkg/`: what `pip install` installs).
 
 A module in a vendored folder (`thirdparty/`, `third_party/`, `_vendor/`) is never an entry point: the vendored
 project's scripts, tests and training entry points are not the checked project's. One no chain of imports from the
@@ -59,7 +66,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rocmlint.data import load
-from rocmlint.python.backend_families import computed_load_prefixes, family_bases, member_of
+from rocmlint.python.backend_families import (
+    computed_load_prefixes,
+    family_bases,
+    member_of,
+    sibling_of,
+    vendor_siblings,
+)
 from rocmlint.python.scopes import dotted_name
 from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch
 
@@ -161,6 +174,7 @@ class ModuleFinder:
         self.vendored_roots, vendored_names = _vendored_roots(root, files)
         self.names |= vendored_names
         self._folders: frozenset[str] | None = None  # every folder of the tree, when first needed
+        self._install_folders: tuple[str, ...] | None = None  # the folders holding a `setup.py`, when first needed
 
     def _holds(self, root: str, first: str) -> bool:
         """`root` holds a module, a package or a namespace package (a folder without `__init__.py`: vendored
@@ -220,10 +234,27 @@ class ModuleFinder:
                 source_folder = os.path.join(self.root, _SOURCE_FOLDER)
                 if self.find([first], (source_folder,)) is not None:
                     places.append(source_folder)  # the src layout: the project's packages under src/
+                else:
+                    places.extend(self._install_folder(first))
             if not any(self.find([first], (place,)) is not None for place in places):
                 places.extend(root for root in self.vendored_roots if self._holds(root, first))
             self._roots[key] = tuple(dict.fromkeys(places))
         return self._roots[key]
+
+    def _install_folder(self, first: str) -> tuple[str, ...]:
+        """The one folder below the root with a `setup.py` beside a module or package named `first`: where `pip install`
+        takes the project's packages from when they do not sit at the root (`python/setup.py` beside
+        `python/pkg/`: a tutorial at the root imports `pkg` as installed). None when no folder or several do."""
+        if self._install_folders is None:
+            self._install_folders = tuple(
+                sorted(
+                    os.path.dirname(path)
+                    for path in self.files
+                    if os.path.basename(path) == _BUILD_SCRIPT and not self.vendored(path)
+                )
+            )
+        holders = tuple(folder for folder in self._install_folders if self.find([first], (folder,)) is not None)
+        return holders if len(holders) == 1 else ()
 
     def imported_files(self, importer: str, level: int, module: str, names: Sequence[str] | bytes = ()) -> list[str]:
         """The files an import in `importer` runs: the module and the packages above it (`import a.b`
@@ -280,6 +311,8 @@ class ImportIndex:
     # file -> the constant prefixes of the module names it loads by a computed name (backend_families.py)
     _computed_loads: dict[str, set[str]] = field(default_factory=dict, repr=False)
     _families: dict[str, Branch] | None = field(default=None, repr=False)
+    # NVIDIA-named folder -> its ROCm-named siblings (backend_families.vendor_siblings), when first asked
+    _siblings: dict[str, tuple[str, ...]] | None = field(default=None, repr=False)
     # The extension modules the project's build builds for NVIDIA only and their source folders (the C++ front end
     # reads the build files: `nvidia_only_natives_for`), asked when requirements are first worked out, so that
     # building the index waits for no build file.
@@ -409,6 +442,7 @@ class ImportIndex:
         here: dict[str, bool] = {}  # what this file imports -> whether once at module level
         last_line = -1
         loads_by_name = False  # `import_module` or `__import__` written: each holds `import`, so is found here
+        strings = _TripleQuotes(data)
         position = find(b"import")
         while position != -1:
             line = data.rfind(b"\n", 0, position) + 1
@@ -429,7 +463,8 @@ class ImportIndex:
             found = remembered.get((folder, statement))
             if found is None:
                 found = self._resolve(path, folder, statement, _absolute_module(match), partial(_statements, match))
-            statement_level = match.end(2) == line
+            # A line of a triple-quoted string (generated code's template) is decided by the importer's own tree.
+            statement_level = match.end(2) == line and not strings.inside(line)
             top_level = everywhere or statement_level
             for imported in found:
                 here[imported] = top_level or here.get(imported, False)
@@ -451,10 +486,18 @@ class ImportIndex:
             absolute = self._absolute_name(path, level, module) if level else module
             if absolute:
                 self._absolute_imports.setdefault(path, []).append((absolute, names))
-            if level or module.split(".", 1)[0] in self.finder.names:
+            if level:
                 continue
-            for branch in self._package_branches(module):
+            branches = self._package_branches(module)
+            if branches and self._in_tree(path, module):
+                continue  # the tree's own module of that name (`import cuda` of a package `cuda/` beside it)
+            for branch in branches:
                 self._packages[path] = _intersection(self._packages.get(path, EVERYWHERE), branch)
+
+    def _in_tree(self, importer: str, module: str) -> bool:
+        """An absolute import of `module` in `importer` finds a module of the tree: one elsewhere in the tree with
+        the same name (`intrin/nvshmem.py` of a sibling project, a `language/cuda/` package) is not it."""
+        return module.split(".", 1)[0] in self.finder.names and bool(self.finder.imported_files(importer, 0, module))
 
     def _package_branches(self, module: str) -> tuple[Branch, ...]:
         """Where a module outside the tree can be imported, per vendor-only package list naming it or a package
@@ -520,6 +563,23 @@ class ImportIndex:
             return EVERYWHERE, frozenset()
         return self._families[member], frozenset(self._computed_loads)
 
+    def module_level_imports(self, path: str) -> frozenset[str]:
+        """The files of the tree the module's statements at the start of a line import."""
+        return frozenset(self._module_level.get(path, ()))
+
+    def nvidia_sibling(self, path: str) -> tuple[str, tuple[str, ...]] | None:
+        """The NVIDIA-named folder the module at `path` sits in and its ROCm-named siblings
+        (rocmlint/python/backend_families.py), None when it sits in none."""
+        if self._siblings is None:
+            self._siblings = vendor_siblings(sorted(self.finder.files))
+        folder = sibling_of(path, self._siblings)
+        return None if folder is None else (folder, self._siblings[folder])
+
+    def imported_in(self, folders: Sequence[str]) -> dict[str, dict[str, bool]]:
+        """The modules of the tree in `folders` (at any depth) that some module imports -> their importers."""
+        inside = tuple(folder + os.sep for folder in folders)
+        return {imported: importers for imported, importers in self.importers.items() if imported.startswith(inside)}
+
     def _imported_from_outside(self, folder: str) -> bool:
         """A module of the product outside `folder` imports one of its modules by a written name (a test that
         imports a vendor's backend to test it says nothing of what the product loads on another vendor)."""
@@ -538,21 +598,71 @@ class ImportIndex:
         for importer, imported_files in sorted(self._module_level.items()):
             for imported in sorted(imported_files):
                 importers.setdefault(imported, []).append(importer)
-        found = {path: (branch, frozenset[str]()) for path, branch in sorted(self._packages.items())}
+        found = {
+            path: (self._package_requirement(path, branch), frozenset[str]())
+            for path, branch in sorted(self._packages.items())
+        }
         for path, (branch, files) in self._native_requirements().items():
             current, current_files = found.get(path, (EVERYWHERE, frozenset()))
             found[path] = (_intersection(current, branch), current_files | files)
         pending = deque(found)
+        members = self._package_members()
         while pending:
             module = pending.popleft()
             branch, files = found[module]
-            for importer in importers.get(module, ()):
+            for importer in (*importers.get(module, ()), *self._members_of(module, members)):
                 current, current_files = found.get(importer, (EVERYWHERE, frozenset()))
                 narrowed = _intersection(current, branch)
                 if narrowed != current:
                     found[importer] = (narrowed, current_files | files | {module})
                     pending.append(importer)
         return found
+
+    def _package_requirement(self, path: str, from_bytes: Branch) -> Branch:
+        """Where the module can be imported by the vendor-only packages its module-level statements import, checked on
+        its tree: a line of a string that reads like one (generated code: `import cutlass.utils as cu` in a
+        template) is no statement. Only the few files the bytes say import such a package are parsed; one that does not
+        parse keeps the bytes' answer."""
+        data = read_small_file(path)
+        try:
+            module = ast.parse(data) if data is not None else None
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            module = None
+        if module is None:
+            return from_bytes
+        branch = EVERYWHERE
+        for statement in module.body:
+            if isinstance(statement, ast.Import):
+                names = [alias.name for alias in statement.names]
+            elif isinstance(statement, ast.ImportFrom) and not statement.level and statement.module:
+                names = [statement.module]
+            else:
+                continue
+            for name in names:
+                if not self._in_tree(path, name):
+                    for package_branch in self._package_branches(name):
+                        branch = _intersection(branch, package_branch)
+        return branch
+
+    def _package_members(self) -> dict[str, list[str]]:
+        """The modules of each package by its `__init__.py`: its own modules and its subpackages' `__init__.py`."""
+        members: dict[str, list[str]] = {}
+        for path in sorted(self.finder.files):
+            folder = os.path.dirname(path)
+            if os.path.basename(path) == "__init__.py":
+                folder = os.path.dirname(folder)
+            package = os.path.join(folder, "__init__.py")
+            if package in self.finder.files:
+                members.setdefault(package, []).append(path)
+        return members
+
+    def _members_of(self, module: str, members: dict[str, list[str]]) -> list[str]:
+        """The modules that import `module` whenever they are imported because it is their package's `__init__.py`
+        (Python runs it before any module of the package, `python -m pkg.mod` too); a module run as `__main__`
+        may also be run by its path, without its package."""
+        if os.path.basename(module) != "__init__.py":
+            return []
+        return [path for path in members.get(module, ()) if not self._file_facts(path)[0]]
 
     def _native_requirements(self) -> dict[str, tuple[Branch, frozenset[str]]]:
         """The modules that need an extension module the build builds for NVIDIA only, NVIDIA's, with the build
@@ -620,6 +730,24 @@ class ImportIndex:
             for level, module, names in imported
             for found in self.finder.imported_files(path, level, module, names)
         ]
+
+
+class _TripleQuotes:
+    """Whether a position of a file's bytes lies inside a triple-quoted string, by the parity of the triple quotes of
+    each kind before it, counted onwards (the positions asked only grow). A triple quote of the other kind inside such
+    a string, or in a comment, misleads it; the importer's tree then decides that import, as any indented one."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.counted_to = 0
+        self.double = 0
+        self.single = 0
+
+    def inside(self, position: int) -> bool:
+        self.double += self.data.count(b'"""', self.counted_to, position)
+        self.single += self.data.count(b"'''", self.counted_to, position)
+        self.counted_to = position
+        return self.double % 2 == 1 or self.single % 2 == 1
 
 
 def _folders_above(files: Iterable[str], root: str) -> set[str]:
@@ -755,6 +883,13 @@ def _intersection(first: Branch, second: Branch) -> Branch:
     )
 
 
+def _within(branch: Branch, only: Branch) -> bool:
+    """Code at `branch` runs on the vendor of `only` and never on the other one (`only` names exactly one)."""
+    if only.on_rocm:
+        return branch.on_rocm is not False and branch.on_nvidia is False
+    return branch.on_nvidia is not False and branch.on_rocm is False
+
+
 def _union(first: Branch, second: Branch) -> Branch:
     """Where code runs that runs where either does (only False means never)."""
     return Branch(
@@ -813,6 +948,7 @@ class ModuleReach:
         self._gates: dict[tuple[str, str], tuple[Branch | None, frozenset[str]]] = {}
         self._entries: dict[str, Answer] = {}
         self._answers: dict[str, dict[str, Answer]] = {vendor: {} for vendor in _VENDORS}
+        self._dispatches: dict[str, Answer] = {}  # NVIDIA-named folder -> whether the project chooses its sibling
 
     def base(self, path: str) -> tuple[Branch, frozenset[str]]:
         """Where the module at `path` can run at all, and the files (importers) that answer came from. A
@@ -821,6 +957,8 @@ class ModuleReach:
         required, required_files = self.index.required(path)
         family, family_files = self.index.backend_family_base(path)
         required, required_files = _intersection(required, family), required_files | family_files
+        sibling, sibling_files = self._sibling_base(path)
+        required, required_files = _intersection(required, sibling), required_files | sibling_files
         on_rocm, rocm_files = self._reaches(path, "on_rocm")
         on_nvidia, nvidia_files = self._reaches(path, "on_nvidia")
         if on_rocm and on_nvidia:
@@ -830,6 +968,56 @@ class ModuleReach:
         if not imported and self.index.finder.vendored(path):
             return NO_GPU, files  # a vendored module the project's code never imports: it never runs
         return _intersection(required, Branch(on_rocm, on_nvidia) if imported else EVERYWHERE), files
+
+    def _tests_nvidia_code(self, module: str, files: set[str]) -> bool:
+        """A test file whose module-level statements import a module of an NVIDIA-named folder that the project
+        chooses against its ROCm-named sibling (`_sibling_base`): it tests code ROCm never runs."""
+        if not self.index.imports_everywhere(module):
+            return False
+        for imported in sorted(self.index.module_level_imports(module)):
+            sibling, sibling_files = self._sibling_base(imported)
+            if sibling.on_rocm is False:
+                files.update(sibling_files)
+                return True
+        return False
+
+    def _sibling_base(self, path: str) -> tuple[Branch, frozenset[str]]:
+        """NVIDIA's when the module sits in a folder named for NVIDIA whose ROCm-named sibling the project chooses
+        on ROCm (rocmlint/python/backend_families.py), with the files that decided it; everywhere otherwise."""
+        member = self.index.nvidia_sibling(path)
+        if member is None:
+            return EVERYWHERE, frozenset()
+        nvidia, rocm = member
+        if nvidia not in self._dispatches:
+            self._dispatches[nvidia] = self._dispatched(nvidia, rocm)
+        dispatched, files = self._dispatches[nvidia]
+        return (_NVIDIA_ONLY if dispatched else EVERYWHERE), files
+
+    def _dispatched(self, nvidia: str, rocm: tuple[str, ...]) -> Answer:
+        """Some module outside the folders imports a module of a ROCm one under a ROCm-only gate and one of the
+        NVIDIA one under an NVIDIA-only gate; and the importers read to decide it."""
+        files: set[str] = set()
+        members = (nvidia, *rocm)
+        on_rocm = self._gated_importers(rocm, members, Branch(True, False), files)
+        on_nvidia = self._gated_importers((nvidia,), members, _NVIDIA_ONLY, files) if on_rocm else set()
+        return bool(on_rocm & on_nvidia), frozenset(files)
+
+    def _gated_importers(
+        self, folders: Sequence[str], members: Sequence[str], only: Branch, files: set[str]
+    ) -> set[str]:
+        """The modules outside `members` importing a module of `folders` under a gate that runs only where `only`
+        does (its other vendor False). Module-level imports are no such import and need no parse."""
+        inside = tuple(member + os.sep for member in members)
+        found: set[str] = set()
+        for imported, importers in sorted(self.index.imported_in(folders).items()):
+            for importer, top_level in sorted(importers.items()):
+                if importer.startswith(inside) or (top_level and not self.index.may_exit(importer)):
+                    continue
+                branch, gate_files = self._gate(importer, imported)
+                files.update(gate_files)
+                if branch is not None and _within(branch, only):
+                    found.add(importer)
+        return found
 
     def _reaches(self, start: str, vendor: str) -> Answer:
         answers = self._answers[vendor]
@@ -877,7 +1065,16 @@ class ModuleReach:
 
     def _reached(self, module: str, vendor: str, files: set[str], pending: list[tuple[str, str, bool]]) -> bool:
         """Whether `module` is an entry point; else push its importers, module-level ones last so that they
-        are tried first."""
+        are tried first. A module that cannot be imported on the vendor (`ImportIndex.required`: it imports an
+        NVIDIA-only package at module level) is no step of a chain there: nothing it imports runs there through it;
+        nor, on ROCm, is a test of NVIDIA's code (`_tests_nvidia_code`)."""
+        if vendor != _IMPORTED:
+            required, required_files = self.index.required(module)
+            if getattr(required, vendor) is False:
+                files.update(required_files)
+                return False
+            if vendor == "on_rocm" and self._tests_nvidia_code(module, files):
+                return False
         is_entry, entry_files = self._is_entry(module)
         files.update(entry_files)
         if is_entry:
