@@ -21,6 +21,7 @@ from itertools import pairwise
 from rocmlint.python.conditions import choices_around
 from rocmlint.python.cpu_tensors import in_gpu_free_test, kept_on_cpu
 from rocmlint.python.flow import value_uses
+from rocmlint.python.fp8_data import fp8_as_data, multiplies_matrices
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name, name_words
 from rocmlint.python.scopes import COMPOUND_STATEMENTS, parameter_names, positional_parameters
@@ -72,12 +73,10 @@ _TYPE_CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _COLLECTION_LITERALS = (ast.Dict, ast.List, ast.Tuple, ast.Set)
 # A branch whose test or alternative mentions these already selects the FP8 format per architecture.
 _ARCH_SELECTION_MARKERS = ("fnuz", "gfx")
-# Calls that write tensors to a checkpoint file, and callees that multiply matrices (FP8 compute: `_scaled_mm`,
-# `cutlass_scaled_mm`, `fp8_gemm`, `torch.matmul`).
+# Calls that write tensors to a checkpoint file.
 _CHECKPOINT_WRITERS = frozenset(
     {"torch.save", "safetensors.torch.save_file", "safetensors.torch.save_model", "safetensors.numpy.save_file"}
 )
-_MATRIX_PRODUCT = re.compile(r"mm$|gemm|matmul", re.IGNORECASE)
 _FP8_ONLY_STORED: weakref.WeakKeyDictionary[PythonContext, bool] = weakref.WeakKeyDictionary()
 # Methods that add their arguments to a collection (`ok.append(torch.float8_e4m3fn)`).
 _ADDING_METHODS = frozenset({"append", "add", "extend", "insert"})
@@ -359,13 +358,15 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     """A use of an FP8 dtype where its encoding does not matter: comparisons, type checks, lookup tables and
     allow-lists (the dtype is matched against, not produced), `finfo(...).bits` (the same for both formats), the
     `finfo(...).tiny`/`.eps` of a 4-bit float format's block scales (`_SMALLEST_FINFO`),
-    places whose spec fixes OCP FP8 (`ocp_by_spec`), a storage dtype (`storage_only`), and FP8 data made and kept
+    places whose spec fixes OCP FP8 (`ocp_by_spec`), a storage dtype (`storage_only`), FP8 only handled as data
+    (`fp8_data.fp8_as_data`: a table translating a name into the dtype, a feature probe), and FP8 data made and kept
     on the CPU (`cpu_data`)."""
     if is_inspected(ctx, node) or in_allow_list(ctx, node) or cpu_data(ctx, node) or in_gpu_free_test(ctx, node):
         return True
     if fp8_only_stored(ctx) or made_for_nvidia_only_forward(ctx, node):
         return True
-    if compared_alias(ctx, node):
+    dtype = ocp_fp8_dtype(ctx, node)
+    if compared_alias(ctx, node) or (dtype is not None and fp8_as_data(ctx, node, dtype.name)):
         return True
     member = outermost_collection_member(ctx, node)
     if ocp_by_spec(ctx, member) or storage_only(ctx, member) or in_format_dtype_table(ctx, member):
@@ -393,10 +394,10 @@ def fp8_only_stored(ctx: PythonContext) -> bool:
 
 
 def _only_stores_fp8(ctx: PythonContext) -> bool:
+    if multiplies_matrices(ctx):
+        return False
     found = list(ctx.semantic.descendants(ctx.module))
     calls = [node for node in found if isinstance(node, ast.Call)]
-    if any(_MATRIX_PRODUCT.search(last_name(call.func)) for call in calls):
-        return False
     if any(isinstance(node, FUNCTION_DEFS) and node.name == "forward" and _upcasts_weight(node) for node in found):
         return True
     if ctx.in_test_suite:
