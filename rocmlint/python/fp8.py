@@ -48,6 +48,8 @@ _WORD_SPLIT = re.compile(r"[^a-z0-9]+")
 _FP4_FORMAT = re.compile(r"fp4|e2m1|float4", re.IGNORECASE)
 # Words of a name that hold block scales (`scale_e4m3`, `sc`, `sfa`, `weight_scales`, `_recast_scale`).
 _SCALE_WORDS = frozenset({"scale", "scales", "sc", "sf", "sfa", "sfb"})
+# Endings of a word naming scales of one operand (`wscales`, `ascales`).
+_SCALE_SUFFIXES = ("scale", "scales")
 # Calls whose `dtype=`/argument is the dtype of the tensor they produce.
 _PRODUCING_METHODS = frozenset({"to", "view"})
 _STORAGE_KEYWORD, _COMPUTE_KEYWORD = "storage_dtype", "compute_dtype"
@@ -180,6 +182,7 @@ def _makes_block_scales(ctx: PythonContext, node: ast.AST) -> bool:
     names: list[str] = []
     if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, (ast.Name, ast.Attribute)):
         names.append(last_name(call.func.value))
+    names += _names_given_around(ctx, call)
     statement = ctx.semantic.statement_of(call)
     if isinstance(statement, (ast.Assign, ast.AnnAssign)):
         names += [last_name(target) for target in assignment_targets(statement)]
@@ -188,7 +191,22 @@ def _makes_block_scales(ctx: PythonContext, node: ast.AST) -> bool:
             (ancestor for ancestor in ctx.ancestors(statement) if isinstance(ancestor, FUNCTION_DEFS)), None
         )
         names += [function.name] if function is not None else []
-    return any(word in _SCALE_WORDS for name in names for word in name_words(name))
+    return any(word in _SCALE_WORDS or word.endswith(_SCALE_SUFFIXES) for name in names for word in name_words(name))
+
+
+def _names_given_around(ctx: PythonContext, call: ast.Call) -> list[str]:
+    """The strings passed beside `call` to the calls around it in its statement, as text or a piece of a
+    concatenation: the name a tensor is registered under (`m.register_parameter(prefix + "_scale",
+    nn.Parameter(torch.empty(..., dtype=node)))`)."""
+    names: list[str] = []
+    for ancestor in ctx.ancestors(call):
+        if isinstance(ancestor, ast.stmt):
+            break
+        if isinstance(ancestor, ast.Call):
+            for argument in ancestor.args:
+                pieces = [argument.right, argument.left] if isinstance(argument, ast.BinOp) else [argument]
+                names += [text for text in (ctx.string_value(piece) for piece in pieces) if text is not None]
+    return names
 
 
 def _near_a_fp4_format(ctx: PythonContext, node: ast.AST) -> bool:
@@ -201,8 +219,11 @@ def _near_a_fp4_format(ctx: PythonContext, node: ast.AST) -> bool:
 
 
 def _producing_call(ctx: PythonContext, node: ast.AST) -> ast.Call | None:
-    """The call that makes a tensor of dtype `node`: `x.to(node)`, `x.view(node)`, `torch.empty(..., dtype=node)`."""
+    """The call that makes a tensor of dtype `node`: `x.to(node)`, `x.view(node)`, `torch.empty(..., dtype=node)`,
+    also as an arm of a conditional expression there (`dtype=torch.bfloat16 if int4 else node`)."""
     parent = ctx.parent(node)
+    while isinstance(parent, ast.IfExp) and node is not parent.test:
+        node, parent = parent, ctx.parent(parent)
     if isinstance(parent, ast.keyword):
         call = ctx.parent(parent)
         return call if parent.arg == "dtype" and isinstance(call, ast.Call) else None
@@ -340,7 +361,8 @@ def _saved_tensor_name(statement: ast.Assign, position: int) -> str | None:
 
 
 def _storage_variable(ctx: PythonContext, assignment: ast.Assign | ast.AnnAssign) -> bool:
-    """`storage_dtype = torch.float8_e4m3fn` beside a `compute_dtype = ...` of the same def: the pair of a
+    """`storage_dtype = torch.float8_e4m3fn` beside a `compute_dtype = ...` or a `compute_dtype=` argument
+    (`m.enable_layerwise_casting(compute_dtype=..., storage_dtype=storage_dtype)`) of the same def: the pair of a
     layerwise cast written out, whose FP8 dtype only holds weights between operations."""
     targets = assignment_targets(assignment)
     if len(targets) != 1 or not isinstance(targets[0], ast.Name) or targets[0].id != _STORAGE_KEYWORD:
@@ -349,7 +371,8 @@ def _storage_variable(ctx: PythonContext, assignment: ast.Assign | ast.AnnAssign
     if not isinstance(scope, FUNCTION_DEFS):
         return False
     return any(
-        isinstance(found, ast.Name) and found.id == _COMPUTE_KEYWORD and isinstance(found.ctx, ast.Store)
+        (isinstance(found, ast.Name) and found.id == _COMPUTE_KEYWORD and isinstance(found.ctx, ast.Store))
+        or (isinstance(found, ast.keyword) and found.arg == _COMPUTE_KEYWORD)
         for found in ctx.semantic.descendants(scope)
     )
 
