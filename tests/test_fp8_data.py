@@ -43,8 +43,11 @@ def _as_data(code: str) -> list[bool]:
             cases = [("FLOAT8_E5M2", torch.float8_e5m2)]
             def decode(dt):
                 if dt == "F8_E4M3": return torch.float8_e4m3fn, None, 1
+            def unet_dtype():
+                if args.unet_in_fp8_e5m2: return torch.float8_e5m2
+                if args.unet_in_fp8: return torch.float8_e4m3fn
             """,
-            [True, True, True],
+            [True, True, True, True, False],
             id="store-tuple-decoder",
         ),
         pytest.param(

@@ -46,7 +46,8 @@ def named_by_text(ctx: PythonContext, node: ast.AST, name: str) -> bool:
     """`node` stands beside a string that names its own format (`e4m3`/`e5m2` in any spelling, not `fnuz`): the
     value of a dict entry or of a subscript store keyed by it (`DTYPES["float8_e4m3fn"] = node`), an element of a
     tuple holding it (`("FLOAT8_E4M3", node)`), or returned under an `if` testing equality with it (a decoder: `if
-    dt == "F8_E4M3": return node, None, 1`): the text chose the format, the code only translates it. Not a variable
+    dt == "F8_E4M3": return node, None, 1`) or a switch named for it (`if args.unet_in_fp8_e4m3fn: return node`):
+    the text chose the format, the code only translates it. Not a variable
     assigned under such an `if` (`if bits == "e4m3": self.fp_dtype = node`): the code goes on to compute with it."""
     match = _FORMAT_OF_NAME.match(name)
     if match is None:
@@ -81,7 +82,7 @@ def _strings(ctx: PythonContext, nodes: list[ast.expr]) -> list[str]:
 
 def _tested_texts(ctx: PythonContext, statement: ast.AST | None) -> list[str]:
     """The strings the test of the `if` whose body holds `statement` compares for equality (`dt == "F8_E4M3"`,
-    also one operand of an `and`)."""
+    also one operand of an `and`), and the name of a switch it tests (`if args.unet_in_fp8_e4m3fn:`)."""
     branch = ctx.parent(statement) if statement is not None else None
     if not isinstance(branch, ast.If) or statement not in branch.body:
         return []
@@ -90,6 +91,8 @@ def _tested_texts(ctx: PythonContext, statement: ast.AST | None) -> list[str]:
     for test in tests:
         if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
             texts += _strings(ctx, [test.left, test.comparators[0]])
+        elif isinstance(test, (ast.Name, ast.Attribute)):
+            texts.append(last_name(test))  # a switch named for the format: `if args.unet_in_fp8_e4m3fn:`
     return texts
 
 
