@@ -48,7 +48,7 @@ class Fp8Dtype(Rule):
     getattr(torch, "float8_e5m2", None):`); text (`str()`, `print`, logging, f-strings); dtype metadata (`.itemsize`,
     `torch.finfo(...).bits`); MX formats, OCP by their spec (`elem_dtype=`, an MX config's `activation_dtype=`/
     `weight_dtype=`, `MXFPInferenceConfig(...)`, a def or module named `*mxfp8*`/`*_mx_*`, a def whose names or strings
-    say MX or E8M0); `storage_dtype=` beside `compute_dtype=` (variables, parameters: layerwise casting);
+    say MX or E8M0); `storage_dtype=` beside `compute_dtype=` (layerwise casting), `weight_dtype=` of `*WeightOnly*`;
     `torch.finfo(torch.float8_e5m2)` (same max as e5m2fnuz); collections and branches that also name `fnuz` or test a
     `gfx` arch (not one behind a flag only ever False), tables given `fnuz` entries later, lists also `.append`ed a `fnuz`
     dtype; a default overridden with `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made and kept on the CPU

@@ -181,6 +181,8 @@ def test_converted_on_rocm(code: str, converted: bool) -> None:
     [
         pytest.param("cast(m, storage_dtype=torch.float8_e4m3fn, compute_dtype=torch.bfloat16)", True, id="storage"),
         pytest.param("cast(m, storage_dtype=torch.float8_e4m3fn)", False, id="no-compute-dtype"),
+        pytest.param("Float8WeightOnlyConfig(weight_dtype=torch.float8_e4m3fn)", True, id="weight-only-config"),
+        pytest.param("Float8DynamicConfig(weight_dtype=torch.float8_e4m3fn)", False, id="weight-and-activation-config"),
         pytest.param("cast(m, dtype=torch.float8_e4m3fn, compute_dtype=torch.bfloat16)", False, id="other-keyword"),
         pytest.param(
             "def f(m):\n    storage_dtype = torch.float8_e4m3fn\n    compute_dtype = m.dtype\n    cast(m)",

@@ -53,6 +53,9 @@ _SCALE_SUFFIXES = ("scale", "scales")
 # Calls whose `dtype=`/argument is the dtype of the tensor they produce.
 _PRODUCING_METHODS = frozenset({"to", "view"})
 _STORAGE_KEYWORD, _COMPUTE_KEYWORD = "storage_dtype", "compute_dtype"
+# A weight-only quantization's configuration (torchao's `Float8WeightOnlyConfig(weight_dtype=...)`): its FP8 weights
+# are dequantized before a high-precision matmul.
+_WEIGHT_KEYWORD, _WEIGHT_ONLY = "weight_dtype", re.compile(r"weight_?only", re.IGNORECASE)
 # Conversions of a tensor to another floating-point dtype (`saved_and_cast_back`), and those dtypes by name.
 _CAST_METHODS = frozenset({"float", "half", "bfloat16", "double"})
 _FLOAT_DTYPES = frozenset({"float32", "float", "float16", "half", "bfloat16", "float64", "double"})
@@ -233,7 +236,8 @@ def _producing_call(ctx: PythonContext, node: ast.AST) -> ast.Call | None:
 
 
 def storage_only(ctx: PythonContext, node: ast.AST) -> bool:
-    """`node` is the `storage_dtype=` of a call that also names a `compute_dtype=` (diffusers' layerwise casting),
+    """`node` is the `storage_dtype=` of a call that also names a `compute_dtype=` (diffusers' layerwise casting), the
+    `weight_dtype=` of a weight-only quantization's configuration (`Float8WeightOnlyConfig`),
     or the value of a `storage_dtype` variable of a def that also assigns a `compute_dtype` (`_storage_variable`):
     weights are only kept in FP8 and cast to the compute dtype for every operation, a conversion PyTorch does the
     same way on every GPU."""
@@ -244,10 +248,14 @@ def storage_only(ctx: PythonContext, node: ast.AST) -> bool:
     if bound is not None:
         parameter, parameters = bound
         return parameter.arg == _STORAGE_KEYWORD and _COMPUTE_KEYWORD in parameter_names(parameters)
-    if not isinstance(keyword, ast.keyword) or keyword.arg != _STORAGE_KEYWORD:
+    if not isinstance(keyword, ast.keyword):
         return False
     call = ctx.parent(keyword)
-    return isinstance(call, ast.Call) and any(other.arg == _COMPUTE_KEYWORD for other in call.keywords)
+    if not isinstance(call, ast.Call):
+        return False
+    if keyword.arg == _WEIGHT_KEYWORD:
+        return _WEIGHT_ONLY.search(last_name(call.func)) is not None
+    return keyword.arg == _STORAGE_KEYWORD and any(other.arg == _COMPUTE_KEYWORD for other in call.keywords)
 
 
 def _bound_parameter(ctx: PythonContext, node: ast.AST) -> tuple[ast.arg, ast.arguments] | None:
