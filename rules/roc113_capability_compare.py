@@ -51,12 +51,12 @@ class CapabilityCompare(Rule):
     Not flagged: printing or storing the capability, a test only one vendor runs, a value nothing reads, a test or-ed
     with a ROCm test, a helper false on ROCm (`return torch.version.hip is None and cap >= (9, 0)`), two capabilities
     compared (`cap != self._cap`), tables filled at run time, thresholds below major 8 (every GPU ROCm supports reports
-    9 or more); an `if` on equality with older archs (`sm == 80`: AMD takes the other GPUs' branch; a flag
-    `is_sm75 = cap == (7, 5)` is still reported); a test of archs above 9.5 whose value on every AMD GPU met is Turing's
-    (`!= (10, 0)`, `major >= 10`, `< (10, 0)` on CDNA's 9.0-9.5; a project naming an RDNA target such as `gfx1100`, or
-    whose `target-archs` does, meets RDNA's 10.x-12.x outside its tests too); a skip of every AMD GPU (`major >= 9`) or
-    of a test that stops on ROCm anyway, but not `skipif(cap != (9, 0))` (runs on MI250); a def returning only float
-    constants by arch (`if major >= 9: return 5.0`: a speed prior seeding a heuristic).
+    9 or more); an `if` on equality with older archs (`sm == 80`, also returned by a private def only `if`s test: AMD
+    takes the other GPUs' branch; a flag `is_sm75 = cap == (7, 5)` is still reported); a test of archs above 9.5 whose
+    value on every AMD GPU met is Turing's (`!= (10, 0)`, `major >= 10`, `< (10, 0)` on CDNA's 9.0-9.5; a project naming
+    an RDNA target such as `gfx1100`, or whose `target-archs` does, meets RDNA's 10.x-12.x outside its tests too); a
+    skip of every AMD GPU (`major >= 9`) or of a test that stops on ROCm anyway, but not `skipif(cap != (9, 0))` (runs
+    on MI250); a def returning only floats by arch (a speed prior: `if major >= 9: return 5.0`).
 
     ## Why is this bad on ROCm?
     HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942) (9, 4), MI355X
@@ -124,8 +124,7 @@ class CapabilityCompare(Rule):
             )
 
     def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
-        func = node.func
-        if last_name(func) == "get":
+        if last_name(node.func) == "get":
             self._check(node, ctx)
             return
         helper = helper_test(ctx, node)
@@ -226,8 +225,9 @@ CapabilityCompare.valid = (
         same_arch = torch.cuda.get_device_capability(0) == torch.cuda.get_device_capability(1)
         major, minor = torch.cuda.get_device_capability()
         HALF_DTYPE = torch.float16 if major >= 7 else torch.float32
-        def prior_speed():  # a relative speed seeding a heuristic: the def returns only floats
-            return 5.0 if major >= 9 else (4.0 if minor == 9 else 2.0) if major == 8 else 1.0
+        def prior_speed(): return 5.0 if major >= 9 else (4.0 if minor == 9 else 2.0) if major == 8 else 1.0  # a prior
+        def _fast_fp8(): return (major, minor) == (8, 9)  # a private predicate only tested by `if`s: as an `if`
+        if _fast_fp8(): kernel = "scaled_mm"
         def tile_config():
             return (64, 32) if major * 10 + minor == 80 else (128, 32) if (major, minor) in {(8, 6)} else (128, 64)
         assert torch.cuda.get_device_capability() != (10, 0) or have_sm100_kernels(), "sm100 kernels missing"

@@ -113,6 +113,27 @@ _CAP = "import torch\ncap = torch.cuda.get_device_capability()\nmajor, minor = c
 
 
 @pytest.mark.parametrize(
+    ("code", "reported"),
+    [
+        pytest.param(
+            "def _fast(x):\n    return cap == (8, 9)\nif _fast(x):\n    y = 1\n", False, id="branch-predicate"
+        ),
+        pytest.param("def _fast(x):\n    return cap == (8, 9)\ny = 1 if not _fast(x) else 2\n", False, id="negated"),
+        pytest.param("def fast(x):\n    return cap == (8, 9)\nif fast(x):\n    y = 1\n", True, id="public-def"),
+        pytest.param("def _fast(x):\n    return cap == (8, 9)\nok = _fast(x)\n", True, id="kept-as-a-flag"),
+        pytest.param("def _fast(x):\n    return cap == (9, 0)\nif _fast(x):\n    y = 1\n", True, id="amd-reports-it"),
+        pytest.param("def _fast(x):\n    return cap == (8, 9)\n", True, id="never-called"),
+    ],
+)
+def test_arch_test_of_a_branch_predicate(code: str, reported: bool) -> None:
+    """A private def returning an equality with an arch no AMD GPU reports, only called as an `if` test, picks a
+    branch as the `if` does: AMD takes the other GPUs' branch."""
+    snippet = parse(_CAP + code)
+    compare = next(node for node in ast.walk(snippet.module) if isinstance(node, ast.Compare))
+    assert (capability.arch_test(snippet.ctx, compare) is not None) is reported
+
+
+@pytest.mark.parametrize(
     ("code", "lookup"),
     [
         pytest.param("x = cap >= (9, 0)\n", False, id="ordering"),

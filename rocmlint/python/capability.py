@@ -176,15 +176,38 @@ def _lookup_test(ctx: PythonContext, node: ast.Subscript | ast.Call) -> ArchTest
 
 
 def _picks_without_amd(ctx: PythonContext, node: ast.Compare, architectures: list[ast.expr]) -> bool:
-    """`node` is (part of) the test of an `if` or a conditional expression, and each of `architectures` (the
+    """`node` is (part of) the test of an `if` or a conditional expression (or the result of a predicate only so
+    tested: `_result_only_picks_branches`), and each of `architectures` (the
     written-out side of its equality or membership test) is a constant architecture of a major version no AMD GPU
     reports (`80`, `(8, 9)`, `"sm_86"`)."""
     condition = whole_condition(ctx, node)
     chooser = ctx.parent(condition)
-    if not isinstance(chooser, (ast.If, ast.IfExp)) or chooser.test is not condition:
+    if isinstance(chooser, ast.Return) and chooser.value is condition:
+        if not _result_only_picks_branches(ctx, chooser):
+            return False
+    elif not isinstance(chooser, (ast.If, ast.IfExp)) or chooser.test is not condition:
         return False
     majors = [threshold_major(ctx, architecture) for architecture in architectures]
     return bool(majors) and all(major is not None and major < _FIRST_ROCM_MAJOR for major in majors)
+
+
+def _result_only_picks_branches(ctx: PythonContext, result: ast.Return) -> bool:
+    """`result` returns from a private def (`_scaled_mm_supported`, no other module's) every use of which in this
+    file is a call that is the test of an `if` or a conditional expression (under `not` too): a branch choice
+    written as a predicate (`if _scaled_mm_supported(x):`), not a flag kept for later."""
+    function = ctx.semantic.enclosing_scope_node(result)
+    if not isinstance(function, FUNCTION_DEFS) or not function.name.startswith("_"):
+        return False
+    uses = ctx.references.uses_of(function)
+    return bool(uses) and all(isinstance(use, ast.Call) and _picks_a_branch(ctx, use) for use in uses)
+
+
+def _picks_a_branch(ctx: PythonContext, call: ast.Call) -> bool:
+    tested: ast.AST = call
+    parent = ctx.parent(call)
+    if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+        tested, parent = parent, ctx.parent(parent)
+    return isinstance(parent, (ast.If, ast.IfExp)) and parent.test is tested
 
 
 def _names_arch(ctx: PythonContext, collection: ast.expr, one_gpu: bool = False) -> bool:
