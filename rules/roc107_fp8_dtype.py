@@ -44,7 +44,7 @@ class Fp8Dtype(Rule):
     only compared); `isinstance`; lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, sets,
     `frozenset(...)`, tuples and lists named `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` or only read with `in`, a format's type
     codes like `F8_E4M3`; in a file calling no `*mm`/`*gemm*`/`*matmul*`, tables, decoders and switches naming the
-    format, `{"float8_e4m3fn": torch.float8_e4m3fn}`, `if args.fp8_e4m3fn: return ...`); feature probes (`if
+    dtype, `{"float8_e4m3fn": torch.float8_e4m3fn}`, `if args.fp8_e4m3fn: return ...`); feature probes (`if
     getattr(torch, "float8_e5m2", None):`); text (`str()`, `print`, logging, f-strings); dtype metadata (`.itemsize`,
     `torch.finfo(...).bits`); MX formats, OCP by their spec (`elem_dtype=`, an MX config's `activation_dtype=`/
     `weight_dtype=`, `MXFPInferenceConfig(...)`, a def or module named `*mxfp8*`/`*_mx_*`, a def whose names or strings

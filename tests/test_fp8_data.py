@@ -39,15 +39,16 @@ def _as_data(code: str) -> list[bool]:
             """
             import torch
             DTYPES = {}
-            DTYPES["f8_e4m3"] = torch.float8_e4m3fn
+            DTYPES["float8_e4m3fn"] = torch.float8_e4m3fn
             cases = [("FLOAT8_E5M2", torch.float8_e5m2)]
             def decode(dt):
                 if dt == "F8_E4M3": return torch.float8_e4m3fn, None, 1
             def unet_dtype():
+                if args.unet_in_fp8_e4m3fn: return torch.float8_e4m3fn
                 if args.unet_in_fp8_e5m2: return torch.float8_e5m2
                 if args.unet_in_fp8: return torch.float8_e4m3fn
             """,
-            [True, True, True, True, False],
+            [True, True, True, True, False, False],
             id="store-tuple-decoder",
         ),
         pytest.param(
@@ -63,13 +64,13 @@ def _as_data(code: str) -> list[bool]:
         pytest.param(
             """
             import torch
-            KV = {"fp8": torch.float8_e4m3fn, "fp8_e5m2": torch.float8_e4m3fn}
+            KV = {"fp8": torch.float8_e4m3fn, "fp8_e4m3": torch.float8_e4m3fn, "fp8_e5m2": torch.float8_e5m2}
             class Quantizer:
                 def __init__(self, bits):
                     if bits == "e4m3":
                         self.fp_dtype = torch.float8_e4m3fn
             """,
-            [False, False, False],
+            [False, False, False, False],
             id="format-not-named-or-computed-with",
         ),
     ],

@@ -19,8 +19,10 @@ from rocmlint.python.semantic import FUNCTION_DEFS
 # A call that multiplies matrices by its name: `torch.mm`, `torch._scaled_mm`, `*gemm*`, `*matmul*`.
 MATRIX_PRODUCT = re.compile(r"mm$|gemm|matmul", re.IGNORECASE)
 _MULTIPLIES_MATRICES: weakref.WeakKeyDictionary[PythonContext, bool] = weakref.WeakKeyDictionary()
-# The format part of an OCP dtype's name (`float8_e4m3fn` -> `e4m3`), as text names it: `F8_E4M3`, `fp8_e4m3`.
+# The format part of an OCP dtype's name (`float8_e4m3fn` -> `e4m3`), as a type code names it: `F8_E4M3`.
 _FORMAT_OF_NAME = re.compile(r"^float8_(e\dm\d)")
+# A stored format's type code: upper-case (safetensors' `F8_E4M3`, a store API's `FLOAT8_E5M2`).
+_TYPE_CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 
 def multiplies_matrices(ctx: PythonContext) -> bool:
@@ -43,7 +45,7 @@ def fp8_as_data(ctx: PythonContext, node: ast.AST, name: str) -> bool:
 
 
 def named_by_text(ctx: PythonContext, node: ast.AST, name: str) -> bool:
-    """`node` stands beside a string that names its own format (`e4m3`/`e5m2` in any spelling, not `fnuz`): the
+    """`node` stands beside a string that names it (`_names_dtype`): the
     value of a dict entry or of a subscript store keyed by it (`DTYPES["float8_e4m3fn"] = node`), an element of a
     tuple holding it (`("FLOAT8_E4M3", node)`), or returned under an `if` testing equality with it (a decoder: `if
     dt == "F8_E4M3": return node, None, 1`) or a switch named for it (`if args.unet_in_fp8_e4m3fn: return node`):
@@ -52,13 +54,19 @@ def named_by_text(ctx: PythonContext, node: ast.AST, name: str) -> bool:
     match = _FORMAT_OF_NAME.match(name)
     if match is None:
         return False
-    fmt = match.group(1)
-    return any(_names_format(text, fmt) for text in _paired_texts(ctx, node))
+    return any(_names_dtype(text, name, match.group(1)) for text in _paired_texts(ctx, node))
 
 
-def _names_format(text: str, fmt: str) -> bool:
-    lowered = text.lower()
-    return fmt in lowered and "fnuz" not in lowered
+def _names_dtype(text: str, name: str, fmt: str) -> bool:
+    """`text` names the OCP dtype `name` itself: a stored format's upper-case type code of its format (`F8_E4M3`,
+    `FLOAT8_E5M2`: OCP by the format's definition), or its own name in other text (`torch.float8_e4m3fn`,
+    `unet_in_fp8_e4m3fn`; `e4m3fn` is OCP's alone). Not a name that fits both encodings (`fp8_e4m3`, `fp8_e5m2`:
+    vLLM's kv-cache dtypes, which the table maps to OCP by its own choice)."""
+    if "FNUZ" in text.upper():
+        return False
+    if _TYPE_CODE.match(text):
+        return fmt.upper() in text
+    return (name.removeprefix("float8_") if name.endswith("fn") else name) in text.lower()
 
 
 def _paired_texts(ctx: PythonContext, node: ast.AST) -> list[str]:
