@@ -43,10 +43,12 @@ class Fp8Dtype(Rule):
     Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `x.dtype in (...)`, a def's variable
     only compared); `isinstance`; lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, sets,
     `frozenset(...)`, tuples and lists named `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` or only read with `in`, a format's type
-    codes like `F8_E4M3`); text (`str()`, `print`, logging, f-strings); dtype metadata (`.itemsize`,
+    codes like `F8_E4M3`; in a file calling no `*mm`/`*gemm*`/`*matmul*`, tables, decoders and switches naming the
+    dtype, `{"float8_e4m3fn": torch.float8_e4m3fn}`, `if args.fp8_e4m3fn: return ...`); feature probes (`if
+    getattr(torch, "float8_e5m2", None):`); text (`str()`, `print`, logging, f-strings); dtype metadata (`.itemsize`,
     `torch.finfo(...).bits`); MX formats, OCP by their spec (`elem_dtype=`, an MX config's `activation_dtype=`/
     `weight_dtype=`, `MXFPInferenceConfig(...)`, a def or module named `*mxfp8*`/`*_mx_*`, a def whose names or strings
-    say MX or E8M0); `storage_dtype=` beside `compute_dtype=` (variables, parameters: layerwise casting);
+    say MX or E8M0); `storage_dtype=` beside `compute_dtype=` (layerwise casting), `weight_dtype=` of `*WeightOnly*`;
     `torch.finfo(torch.float8_e5m2)` (same max as e5m2fnuz); collections and branches that also name `fnuz` or test a
     `gfx` arch (not one behind a flag only ever False), tables given `fnuz` entries later, lists also `.append`ed a `fnuz`
     dtype; a default overridden with `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made and kept on the CPU
@@ -169,19 +171,13 @@ Fp8Dtype.valid = (
         """,
         path="tests/test_fp8_storage.py",
     ),
-    # ROCm-gated conditional expression (more gates: tests/test_fp8_dtype_examples.py).
-    Valid(
-        """
-        import torch
-        IS_ROCM = torch.version.hip is not None
-        FP8_DTYPE = torch.float8_e4m3fnuz if IS_ROCM else torch.float8_e4m3fn
-        """,
-    ),
-    # vLLM style: the branch selects FNUZ by arch.
+    # vLLM style: the branch selects FNUZ by arch; a ROCm-gated conditional expression (more: test_fp8_dtype_examples).
     Valid(
         """
         import torch
         from vllm.platforms import current_platform
+        IS_ROCM = torch.version.hip is not None
+        FP8_DTYPE = torch.float8_e4m3fnuz if IS_ROCM else torch.float8_e4m3fn
         def fp8_dtype():
             if current_platform.is_fp8_fnuz():
                 return torch.float8_e4m3fnuz
@@ -212,11 +208,15 @@ Fp8Dtype.valid = (
             return q
         """,
     ),
-    # Known-dtype keys and sets, tables covering both formats (fnuz added later), type codes, layerwise-cast pairs.
+    # Known-dtype keys and sets, tables covering both formats (fnuz added later), type codes, layerwise-cast pairs;
+    # in a file multiplying no matrices, a table from names spelling the format to dtypes, and feature probes.
     Valid(
         """
         import torch
         CODES = {"BOOL": torch.bool, "I8": torch.int8, "F8_E4M3": torch.float8_e4m3fn}
+        DTYPE_MAP = {"bfloat16": torch.bfloat16, "float8_e4m3fn": torch.float8_e4m3fn}
+        def has_fp8(): return getattr(torch, "float8_e4m3fn", None) and getattr(torch, "float8_e5m2", None)
+        if has_fp8(): DTYPE_MAP["float8_e5m2"] = torch.float8_e5m2
         FP8_STORAGE: tuple[torch.dtype, ...] = (torch.float8_e4m3fn,)
         is_fp8 = x.dtype in FP8_STORAGE
         def cast(model, storage_dtype=torch.float8_e4m3fn, compute_dtype=None):

@@ -9,7 +9,7 @@ from rocmlint.python.capability import arch_test, harmless_on_rocm, helper_test
 from rocmlint.python.conditions import whole_condition
 from rocmlint.python.fixes import gate_condition
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import last_name, only_displayed
+from rocmlint.python.idioms import last_name
 from rocmlint.python.lexical import value_word_pattern
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -41,33 +41,34 @@ class CapabilityCompare(Rule):
     ## What it does
     Flags tests of the CUDA compute capability against NVIDIA architectures that are not gated for ROCm:
     `torch.cuda.get_device_capability()` compared with a tuple, its `[0]`/`[1]`, names unpacked from it
-    (`major, minor = ...` then `major >= 8`), `torch.cuda.get_device_properties(d).major`/`.minor`, `sm = major * 10
-    + minor` then `sm >= 80`, the capability kept on `self` in one method and compared in another, returned by a
-    helper of the file (`return props.major, props.minor`), or turned into text (`f"sm{major}{minor}" == "sm90"`,
-    `"sm_%d%d" % cap in ("sm_90", "sm_100")`) or used as the key of a table of architectures
-    (`KERNELS[f"sm{major}{minor}"]`, `KERNELS.get(arch)`); and calls of capability helpers such as vLLM's
+    (`major, minor = ...` then `major >= 8`), `torch.cuda.get_device_properties(d).major`/`.minor`,
+    `sm = major * 10 + minor` then `sm >= 80`, the capability kept on `self` in one method and compared in another,
+    returned by a helper of the file (`return props.major, props.minor`), or turned into text
+    (`f"sm{major}{minor}" == "sm90"`, `"sm_%d%d" % cap in ("sm_90", "sm_100")`) or used as the key of a table of
+    architectures (`KERNELS[f"sm{major}{minor}"]`, `KERNELS.get(arch)`); and calls of capability helpers such as vLLM's
     `current_platform.has_device_capability(89)` or torchtitan's `has_cuda_capability(9, 0)`.
 
-    Not flagged: printing or storing the capability, a test only one vendor runs, a value nothing reads, a test
-    or-ed with a ROCm test, a helper false on ROCm (`return torch.version.hip is None and cap >= (9, 0)`), two
-    capabilities compared (`cap != self._cap`), tables filled at run time, thresholds below major 8 (every GPU ROCm
-    supports reports 9 or more); an `if` on equality with older archs (`sm == 80`: AMD takes the other GPUs' branch;
-    a flag `is_sm75 = cap == (7, 5)` is still reported); a test of archs above 9.5 whose value on every AMD GPU met
-    is Turing's (`!= (10, 0)`, `major >= 10`, `< (10, 0)` on CDNA's 9.0-9.5; a project naming an RDNA target such
-    as `gfx1100`, or whose `target-archs` does, meets RDNA's 10.x-12.x outside its tests too); a skip of every AMD
-    GPU (`major >= 9`) or of a test that stops on ROCm anyway, but not `skipif(cap != (9, 0))` (runs on MI250).
+    Not flagged: printing or storing the capability, a test only one vendor runs, a value nothing reads, a test or-ed
+    with a ROCm test, a helper false on ROCm (`return torch.version.hip is None and cap >= (9, 0)`), two capabilities
+    compared (`cap != self._cap`), tables filled at run time, thresholds below major 8 (every GPU ROCm supports reports
+    9 or more); an `if` on equality with older archs (`sm == 80`, also returned by a private def only `if`s test: AMD
+    takes the other GPUs' branch; a flag `is_sm75 = cap == (7, 5)` is still reported); a test of archs above 9.5 whose
+    value on every AMD GPU met is Turing's (`!= (10, 0)`, `major >= 10`, `< (10, 0)` on CDNA's 9.0-9.5; a project naming
+    an RDNA target such as `gfx1100`, or whose `target-archs` does, meets RDNA's 10.x-12.x outside its tests too); a
+    skip of every AMD GPU (`major >= 9`) or of a test that stops on ROCm anyway, but not `skipif(cap != (9, 0))` (runs
+    on MI250); a def returning only floats by arch (a speed prior: `if major >= 9: return 5.0`).
 
     ## Why is this bad on ROCm?
-    HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942)
-    (9, 4), MI355X (gfx950) (9, 5), RDNA3 (11, x). Checks meant as "Ampere or newer" (`>= (8, 0)`), "native
-    FP8" (`>= (8, 9)`) or "Hopper" (`major >= 9`) pass on AMD GPUs and select NVIDIA-only paths: FlashAttention
-    3 on gfx950 (pytorch/torchtitan#4778), an SBO guard on MI355X (sgl-project/sglang#28486), FP8 kernels on
-    MI250, which has no FP8 (huggingface/trl#5917, pytorch/ao#3995, vLLM RFC #40620; ROCm GPU specs table).
+    HIP reports the gfx IP version as the "compute capability": MI250 (gfx90a) is (9, 0), MI300X (gfx942) (9, 4), MI355X
+    (gfx950) (9, 5), RDNA3 (11, x). Checks meant as "Ampere or newer" (`>= (8, 0)`), "native FP8" (`>= (8, 9)`) or
+    "Hopper" (`major >= 9`) pass on AMD GPUs and select NVIDIA-only paths: FlashAttention 3 on gfx950
+    (pytorch/torchtitan#4778), an SBO guard on MI355X (sgl-project/sglang#28486), FP8 kernels on MI250, which has no FP8
+    (huggingface/trl#5917, pytorch/ao#3995, vLLM RFC #40620; ROCm GPU specs table).
 
     ## In code written for ROCm
-    Not flagged in code only ROCm runs (gfx versions compared on purpose). Elsewhere in a project written for AMD a
-    test of NVIDIA architectures still reads the gfx version (`major >= 8` holds on every AMD GPU), also behind a
-    parameter naming an NVIDIA architecture no caller passes yet (`if arch == "ampere": return cap[0] >= 8`).
+    Not flagged in code only ROCm runs (gfx versions compared on purpose). Elsewhere in a project written for AMD a test
+    of NVIDIA architectures still reads the gfx version (`major >= 8` holds on every AMD GPU), also behind a parameter
+    naming an NVIDIA architecture no caller passes yet (`if arch == "ampere": return cap[0] >= 8`).
 
     ## Example
     ```python
@@ -81,14 +82,13 @@ class CapabilityCompare(Rule):
     if (not _IS_ROCM) and (torch.cuda.get_device_capability() >= (9, 0)):
         attention = flash_attn_3
     ```
-    The whole `and`/`or` condition is gated (`(not _IS_ROCM) and (major > 8 or minor >= 9)`); an `assert`
-    gets no fix (it would always fail on ROCm). On ROCm choose the feature from the gfx architecture
+    The whole `and`/`or` condition is gated (`(not _IS_ROCM) and (major > 8 or minor >= 9)`); an `assert` gets no fix
+    (it would always fail on ROCm). On ROCm choose the feature from the gfx architecture
     (`torch.cuda.get_device_properties(0).gcnArchName.split(":")[0]`, vLLM's `on_mi3xx()`).
 
     ## Fix safety
-    Safe: on NVIDIA `_IS_ROCM` is false and the original comparison is kept verbatim; ROCm takes the
-    fallback branch, which may need an explicit gfx-based path.
-    """
+    Safe: on NVIDIA `_IS_ROCM` is false and the original comparison is kept verbatim; ROCm takes the fallback branch,
+    which may need an explicit gfx-based path."""
 
     code = "ROC113"
     name = "capability-compare"
@@ -110,9 +110,7 @@ class CapabilityCompare(Rule):
     def _check(self, node: ast.Compare | ast.Subscript | ast.Call, ctx: PythonContext) -> None:
         """One diagnostic per condition: `major > 8 or (major == 8 and minor >= 9)` is one check."""
         test = arch_test(ctx, node)
-        if test is None or any(ctx.is_rocm_gated(part) for part in (node, *test.sources)):
-            return
-        if only_displayed(ctx, node) or harmless_on_rocm(ctx, node):
+        if test is None or harmless_on_rocm(ctx, node, test.sources):
             return
         condition = whole_condition(ctx, node)
         if condition in self._reported_conditions:
@@ -126,8 +124,7 @@ class CapabilityCompare(Rule):
             )
 
     def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
-        func = node.func
-        if last_name(func) == "get":
+        if last_name(node.func) == "get":
             self._check(node, ctx)
             return
         helper = helper_test(ctx, node)
@@ -228,6 +225,9 @@ CapabilityCompare.valid = (
         same_arch = torch.cuda.get_device_capability(0) == torch.cuda.get_device_capability(1)
         major, minor = torch.cuda.get_device_capability()
         HALF_DTYPE = torch.float16 if major >= 7 else torch.float32
+        def prior_speed(): return 5.0 if major >= 9 else (4.0 if minor == 9 else 2.0) if major == 8 else 1.0  # a prior
+        def _fast_fp8(): return (major, minor) == (8, 9)  # a private predicate only tested by `if`s: as an `if`
+        if _fast_fp8(): kernel = "scaled_mm"
         def tile_config():
             return (64, 32) if major * 10 + minor == 80 else (128, 32) if (major, minor) in {(8, 6)} else (128, 64)
         assert torch.cuda.get_device_capability() != (10, 0) or have_sm100_kernels(), "sm100 kernels missing"

@@ -113,6 +113,27 @@ _CAP = "import torch\ncap = torch.cuda.get_device_capability()\nmajor, minor = c
 
 
 @pytest.mark.parametrize(
+    ("code", "reported"),
+    [
+        pytest.param(
+            "def _fast(x):\n    return cap == (8, 9)\nif _fast(x):\n    y = 1\n", False, id="branch-predicate"
+        ),
+        pytest.param("def _fast(x):\n    return cap == (8, 9)\ny = 1 if not _fast(x) else 2\n", False, id="negated"),
+        pytest.param("def fast(x):\n    return cap == (8, 9)\nif fast(x):\n    y = 1\n", True, id="public-def"),
+        pytest.param("def _fast(x):\n    return cap == (8, 9)\nok = _fast(x)\n", True, id="kept-as-a-flag"),
+        pytest.param("def _fast(x):\n    return cap == (9, 0)\nif _fast(x):\n    y = 1\n", True, id="amd-reports-it"),
+        pytest.param("def _fast(x):\n    return cap == (8, 9)\n", True, id="never-called"),
+    ],
+)
+def test_arch_test_of_a_branch_predicate(code: str, reported: bool) -> None:
+    """A private def returning an equality with an arch no AMD GPU reports, only called as an `if` test, picks a
+    branch as the `if` does: AMD takes the other GPUs' branch."""
+    snippet = parse(_CAP + code)
+    compare = next(node for node in ast.walk(snippet.module) if isinstance(node, ast.Compare))
+    assert (capability.arch_test(snippet.ctx, compare) is not None) is reported
+
+
+@pytest.mark.parametrize(
     ("code", "lookup"),
     [
         pytest.param("x = cap >= (9, 0)\n", False, id="ordering"),
@@ -357,13 +378,34 @@ def test_oldest_arm_on_amd(code: str, in_product: bool, in_tests: bool) -> None:
         pytest.param("x = [major >= 9, IS_ROCM]\n", False, id="no-chain"),
         pytest.param("if major >= 9:\n    print('Hopper')\n", True, id="only-a-message"),
         pytest.param("if IS_ROCM:\n    x = major >= 9\n", True, id="rocm-only-code"),
-        pytest.param("if not IS_ROCM:\n    x = major >= 9\n", False, id="nvidia-only-code-is-gated-elsewhere"),
+        pytest.param("if not IS_ROCM:\n    x = major >= 9\n", True, id="nvidia-only-code"),
         pytest.param("if major >= 9:\n    print('Hopper')\n    fa3()\n", False, id="message-and-more"),
     ],
 )
 def test_harmless_on_rocm(code: str, no_effect: bool) -> None:
     snippet = parse(_CAP + "IS_ROCM = torch.version.hip is not None\n" + code)
     assert capability.harmless_on_rocm(snippet.ctx, snippet.node("major >= 9", ast.Compare)) is no_effect
+
+
+@pytest.mark.parametrize(
+    ("code", "estimate"),
+    [
+        pytest.param(
+            "def prior():\n    if major >= 9: return 5.0\n    if major == 8: return 4.0 if minor == 9 else 2.0\n"
+            "    return 1.0\n",
+            True,
+            id="speed-prior",
+        ),
+        pytest.param("def prior():\n    return 5.0 if major >= 9 else 1.0\n", True, id="conditional-expression"),
+        pytest.param("def tile():\n    if major >= 9: return 128\n    return 64\n", False, id="a-size"),
+        pytest.param("def pick():\n    if major >= 9: return 5.0\n    return fa2\n", False, id="not-only-floats"),
+        pytest.param("fp8_max = 448.0 if major >= 9 else 57344.0\n", False, id="outside-a-def"),
+        pytest.param("def speed():\n    if major >= 9:\n        use_fa3()\n    return 1.0\n", False, id="does-more"),
+    ],
+)
+def test_only_picks_an_estimate(code: str, estimate: bool) -> None:
+    snippet = parse(_CAP + code)
+    assert capability.only_picks_an_estimate(snippet.ctx, snippet.node("major >= 9", ast.Compare)) is estimate
 
 
 def test_calls_of_another_modules_helper_that_is_false_on_rocm_are_not_reported(tmp_path: Path) -> None:

@@ -181,6 +181,8 @@ def test_converted_on_rocm(code: str, converted: bool) -> None:
     [
         pytest.param("cast(m, storage_dtype=torch.float8_e4m3fn, compute_dtype=torch.bfloat16)", True, id="storage"),
         pytest.param("cast(m, storage_dtype=torch.float8_e4m3fn)", False, id="no-compute-dtype"),
+        pytest.param("Float8WeightOnlyConfig(weight_dtype=torch.float8_e4m3fn)", True, id="weight-only-config"),
+        pytest.param("Float8DynamicConfig(weight_dtype=torch.float8_e4m3fn)", False, id="weight-and-activation-config"),
         pytest.param("cast(m, dtype=torch.float8_e4m3fn, compute_dtype=torch.bfloat16)", False, id="other-keyword"),
         pytest.param(
             "def f(m):\n    storage_dtype = torch.float8_e4m3fn\n    compute_dtype = m.dtype\n    cast(m)",
@@ -191,6 +193,12 @@ def test_converted_on_rocm(code: str, converted: bool) -> None:
             "def f(m):\n    storage_dtype = torch.float8_e4m3fn\n    cast(m, storage_dtype)",
             False,
             id="no-compute-variable",
+        ),
+        pytest.param(
+            "def f(m):\n    storage_dtype = torch.float8_e4m3fn\n"
+            "    m.enable_layerwise_casting(compute_dtype=d, storage_dtype=storage_dtype)",
+            True,
+            id="storage-variable-beside-compute-argument",
         ),
         pytest.param("storage_dtype = torch.float8_e4m3fn\ncompute_dtype = torch.bfloat16", False, id="module-level"),
         pytest.param(
@@ -287,6 +295,12 @@ def test_in_format_dtype_table(code: str, decodes: bool) -> None:
         pytest.param("x_f8 = x.div(x_s).to(D)\n", False, id="activation"),
         pytest.param("scale = amax / torch.finfo(D).max\n", False, id="finfo-for-a-scale"),
         pytest.param("torch.empty(4, dtype=D)\n", False, id="unnamed"),
+        pytest.param(
+            'm.register_parameter(p + "_scale", nn.Parameter(torch.empty(4, dtype=D)))\n', True, id="registered-name"
+        ),
+        pytest.param('m.register_parameter("bias", nn.Parameter(torch.empty(4, dtype=D)))\n', False, id="other-name"),
+        pytest.param("wscales = torch.empty(4, dtype=x if int4 else D)\n", True, id="conditional-arm-one-operand"),
+        pytest.param("upscaled = torch.empty(4, dtype=D)\n", False, id="not-a-scale-word"),
     ],
 )
 def test_fp4_block_scales(code: str, block_scales: bool) -> None:

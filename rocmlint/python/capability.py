@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rocmlint.python.capability_values import (
@@ -25,7 +26,7 @@ from rocmlint.python.capability_values import (
 from rocmlint.python.conditions import skip_polarity, whole_condition
 from rocmlint.python.flow import never_read, only_picks_display
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.idioms import is_none, last_name
+from rocmlint.python.idioms import is_none, last_name, only_displayed
 from rocmlint.python.project import is_test_file
 from rocmlint.python.scopes import FUNCTION_DEFS
 
@@ -175,15 +176,38 @@ def _lookup_test(ctx: PythonContext, node: ast.Subscript | ast.Call) -> ArchTest
 
 
 def _picks_without_amd(ctx: PythonContext, node: ast.Compare, architectures: list[ast.expr]) -> bool:
-    """`node` is (part of) the test of an `if` or a conditional expression, and each of `architectures` (the
+    """`node` is (part of) the test of an `if` or a conditional expression (or the result of a predicate only so
+    tested: `_result_only_picks_branches`), and each of `architectures` (the
     written-out side of its equality or membership test) is a constant architecture of a major version no AMD GPU
     reports (`80`, `(8, 9)`, `"sm_86"`)."""
     condition = whole_condition(ctx, node)
     chooser = ctx.parent(condition)
-    if not isinstance(chooser, (ast.If, ast.IfExp)) or chooser.test is not condition:
+    if isinstance(chooser, ast.Return) and chooser.value is condition:
+        if not _result_only_picks_branches(ctx, chooser):
+            return False
+    elif not isinstance(chooser, (ast.If, ast.IfExp)) or chooser.test is not condition:
         return False
     majors = [threshold_major(ctx, architecture) for architecture in architectures]
     return bool(majors) and all(major is not None and major < _FIRST_ROCM_MAJOR for major in majors)
+
+
+def _result_only_picks_branches(ctx: PythonContext, result: ast.Return) -> bool:
+    """`result` returns from a private def (`_scaled_mm_supported`, no other module's) every use of which in this
+    file is a call that is the test of an `if` or a conditional expression (under `not` too): a branch choice
+    written as a predicate (`if _scaled_mm_supported(x):`), not a flag kept for later."""
+    function = ctx.semantic.enclosing_scope_node(result)
+    if not isinstance(function, FUNCTION_DEFS) or not function.name.startswith("_"):
+        return False
+    uses = ctx.references.uses_of(function)
+    return bool(uses) and all(isinstance(use, ast.Call) and _picks_a_branch(ctx, use) for use in uses)
+
+
+def _picks_a_branch(ctx: PythonContext, call: ast.Call) -> bool:
+    tested: ast.AST = call
+    parent = ctx.parent(call)
+    if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+        tested, parent = parent, ctx.parent(parent)
+    return isinstance(parent, (ast.If, ast.IfExp)) and parent.test is tested
 
 
 def _names_arch(ctx: PythonContext, collection: ast.expr, one_gpu: bool = False) -> bool:
@@ -233,15 +257,48 @@ _OLDEST_NVIDIA = (7, 5)
 _ROCM_CAPABILITIES = ((9, 0), (9, 4), (9, 5), (10, 3), (11, 0), (11, 5), (12, 0))
 
 
-def harmless_on_rocm(ctx: PythonContext, node: ast.AST) -> bool:
-    """A capability test that selects no NVIDIA path on ROCm by mistake: it runs only on ROCm (code an author
-    wrote for ROCm compares gfx versions on purpose: `if torch.version.hip: rdna = major >= 10`, a module only
-    imported under a ROCm test), another operand of its `and`/`or` decides the condition there (`major >= 8 or
-    SYSTEM == "rocm"`), it only picks which message is shown (`flow.only_picks_display`), nothing reads it
-    (`flow.never_read`), or it only decides a test skip that is harmless (`harmless_skip`)."""
+def harmless_on_rocm(ctx: PythonContext, node: ast.AST, sources: Sequence[ast.AST] = ()) -> bool:
+    """A capability test that selects no NVIDIA path on ROCm by mistake: it or the capability reads it compares
+    (`sources`) are ROCm-gated or it runs only on ROCm (code an author wrote for ROCm compares gfx versions on
+    purpose: `if torch.version.hip: rdna = major >= 10`, a module only imported under a ROCm test), another
+    operand of its `and`/`or` decides the condition there (`major >= 8 or SYSTEM == "rocm"`), it is only shown
+    (`idioms.only_displayed`) or only picks which message is shown (`flow.only_picks_display`), nothing reads it
+    (`flow.never_read`), it only decides a test skip that is harmless (`harmless_skip`), or an estimate
+    (`only_picks_an_estimate`)."""
+    if any(ctx.is_rocm_gated(part) for part in (node, *sources)) or only_displayed(ctx, node):
+        return True
     if ctx.is_nvidia_gated(node) or ctx.gates.decided_on_rocm_without(node) or only_picks_display(ctx, node):
         return True
-    return never_read(ctx, node) or harmless_skip(ctx, node) or oldest_arm_on_amd(ctx, node)
+    if never_read(ctx, node) or harmless_skip(ctx, node) or oldest_arm_on_amd(ctx, node):
+        return True
+    return only_picks_an_estimate(ctx, node)
+
+
+def only_picks_an_estimate(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node`, a capability test, decides what a def returns, and the def returns nothing but float constants
+    (`if major >= 9: return 5.0`, `return 4.0 if minor == 9 else 2.0`, `return 1.0`): a relative speed or
+    weight that seeds a heuristic, not a kernel, a tile size, a count or a feature switch, and the same on every
+    AMD GPU, so their ratios stay right (a multi-GPU split's prior, replaced by measured speeds)."""
+    condition = whole_condition(ctx, node)
+    chooser = ctx.parent(condition)
+    if isinstance(chooser, ast.If) and chooser.test is condition:
+        if not all(isinstance(statement, ast.Return) for statement in chooser.body):
+            return False
+    elif not (isinstance(chooser, ast.IfExp) and chooser.test is condition):
+        return False
+    function = next((ancestor for ancestor in ctx.ancestors(node) if isinstance(ancestor, FUNCTION_DEFS)), None)
+    if function is None:
+        return False
+    returns = [found for found in ctx.semantic.descendants(function) if isinstance(found, ast.Return)]
+    own = [found for found in returns if ctx.semantic.enclosing_scope_node(found) is function]
+    return bool(own) and all(_float_constants(found.value) for found in own)
+
+
+def _float_constants(value: ast.expr | None) -> bool:
+    """`value` is a float constant, or a conditional expression choosing between such."""
+    if isinstance(value, ast.IfExp):
+        return _float_constants(value.body) and _float_constants(value.orelse)
+    return isinstance(value, ast.Constant) and type(value.value) is float
 
 
 def oldest_arm_on_amd(ctx: PythonContext, node: ast.AST) -> bool:

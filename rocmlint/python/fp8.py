@@ -21,6 +21,7 @@ from itertools import pairwise
 from rocmlint.python.conditions import choices_around
 from rocmlint.python.cpu_tensors import in_gpu_free_test, kept_on_cpu
 from rocmlint.python.flow import value_uses
+from rocmlint.python.fp8_data import fp8_as_data, multiplies_matrices
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name, name_words
 from rocmlint.python.scopes import COMPOUND_STATEMENTS, parameter_names, positional_parameters
@@ -47,9 +48,14 @@ _WORD_SPLIT = re.compile(r"[^a-z0-9]+")
 _FP4_FORMAT = re.compile(r"fp4|e2m1|float4", re.IGNORECASE)
 # Words of a name that hold block scales (`scale_e4m3`, `sc`, `sfa`, `weight_scales`, `_recast_scale`).
 _SCALE_WORDS = frozenset({"scale", "scales", "sc", "sf", "sfa", "sfb"})
+# Endings of a word naming scales of one operand (`wscales`, `ascales`).
+_SCALE_SUFFIXES = ("scale", "scales")
 # Calls whose `dtype=`/argument is the dtype of the tensor they produce.
 _PRODUCING_METHODS = frozenset({"to", "view"})
 _STORAGE_KEYWORD, _COMPUTE_KEYWORD = "storage_dtype", "compute_dtype"
+# A weight-only quantization's configuration (torchao's `Float8WeightOnlyConfig(weight_dtype=...)`): its FP8 weights
+# are dequantized before a high-precision matmul.
+_WEIGHT_KEYWORD, _WEIGHT_ONLY = "weight_dtype", re.compile(r"weight_?only", re.IGNORECASE)
 # Conversions of a tensor to another floating-point dtype (`saved_and_cast_back`), and those dtypes by name.
 _CAST_METHODS = frozenset({"float", "half", "bfloat16", "double"})
 _FLOAT_DTYPES = frozenset({"float32", "float", "float16", "half", "bfloat16", "float64", "double"})
@@ -72,12 +78,10 @@ _TYPE_CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _COLLECTION_LITERALS = (ast.Dict, ast.List, ast.Tuple, ast.Set)
 # A branch whose test or alternative mentions these already selects the FP8 format per architecture.
 _ARCH_SELECTION_MARKERS = ("fnuz", "gfx")
-# Calls that write tensors to a checkpoint file, and callees that multiply matrices (FP8 compute: `_scaled_mm`,
-# `cutlass_scaled_mm`, `fp8_gemm`, `torch.matmul`).
+# Calls that write tensors to a checkpoint file.
 _CHECKPOINT_WRITERS = frozenset(
     {"torch.save", "safetensors.torch.save_file", "safetensors.torch.save_model", "safetensors.numpy.save_file"}
 )
-_MATRIX_PRODUCT = re.compile(r"mm$|gemm|matmul", re.IGNORECASE)
 _FP8_ONLY_STORED: weakref.WeakKeyDictionary[PythonContext, bool] = weakref.WeakKeyDictionary()
 _HANDLES_FNUZ_SPLIT: weakref.WeakKeyDictionary[PythonContext, bool] = weakref.WeakKeyDictionary()
 # Methods that add their arguments to a collection (`ok.append(torch.float8_e4m3fn)`).
@@ -182,6 +186,7 @@ def _makes_block_scales(ctx: PythonContext, node: ast.AST) -> bool:
     names: list[str] = []
     if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, (ast.Name, ast.Attribute)):
         names.append(last_name(call.func.value))
+    names += _names_given_around(ctx, call)
     statement = ctx.semantic.statement_of(call)
     if isinstance(statement, (ast.Assign, ast.AnnAssign)):
         names += [last_name(target) for target in assignment_targets(statement)]
@@ -190,7 +195,22 @@ def _makes_block_scales(ctx: PythonContext, node: ast.AST) -> bool:
             (ancestor for ancestor in ctx.ancestors(statement) if isinstance(ancestor, FUNCTION_DEFS)), None
         )
         names += [function.name] if function is not None else []
-    return any(word in _SCALE_WORDS for name in names for word in name_words(name))
+    return any(word in _SCALE_WORDS or word.endswith(_SCALE_SUFFIXES) for name in names for word in name_words(name))
+
+
+def _names_given_around(ctx: PythonContext, call: ast.Call) -> list[str]:
+    """The strings passed beside `call` to the calls around it in its statement, as text or a piece of a
+    concatenation: the name a tensor is registered under (`m.register_parameter(prefix + "_scale",
+    nn.Parameter(torch.empty(..., dtype=node)))`)."""
+    names: list[str] = []
+    for ancestor in ctx.ancestors(call):
+        if isinstance(ancestor, ast.stmt):
+            break
+        if isinstance(ancestor, ast.Call):
+            for argument in ancestor.args:
+                pieces = [argument.right, argument.left] if isinstance(argument, ast.BinOp) else [argument]
+                names += [text for text in (ctx.string_value(piece) for piece in pieces) if text is not None]
+    return names
 
 
 def _near_a_fp4_format(ctx: PythonContext, node: ast.AST) -> bool:
@@ -203,8 +223,11 @@ def _near_a_fp4_format(ctx: PythonContext, node: ast.AST) -> bool:
 
 
 def _producing_call(ctx: PythonContext, node: ast.AST) -> ast.Call | None:
-    """The call that makes a tensor of dtype `node`: `x.to(node)`, `x.view(node)`, `torch.empty(..., dtype=node)`."""
+    """The call that makes a tensor of dtype `node`: `x.to(node)`, `x.view(node)`, `torch.empty(..., dtype=node)`,
+    also as an arm of a conditional expression there (`dtype=torch.bfloat16 if int4 else node`)."""
     parent = ctx.parent(node)
+    while isinstance(parent, ast.IfExp) and node is not parent.test:
+        node, parent = parent, ctx.parent(parent)
     if isinstance(parent, ast.keyword):
         call = ctx.parent(parent)
         return call if parent.arg == "dtype" and isinstance(call, ast.Call) else None
@@ -214,7 +237,8 @@ def _producing_call(ctx: PythonContext, node: ast.AST) -> ast.Call | None:
 
 
 def storage_only(ctx: PythonContext, node: ast.AST) -> bool:
-    """`node` is the `storage_dtype=` of a call that also names a `compute_dtype=` (diffusers' layerwise casting),
+    """`node` is the `storage_dtype=` of a call that also names a `compute_dtype=` (diffusers' layerwise casting), the
+    `weight_dtype=` of a weight-only quantization's configuration (`Float8WeightOnlyConfig`),
     or the value of a `storage_dtype` variable of a def that also assigns a `compute_dtype` (`_storage_variable`):
     weights are only kept in FP8 and cast to the compute dtype for every operation, a conversion PyTorch does the
     same way on every GPU."""
@@ -225,10 +249,14 @@ def storage_only(ctx: PythonContext, node: ast.AST) -> bool:
     if bound is not None:
         parameter, parameters = bound
         return parameter.arg == _STORAGE_KEYWORD and _COMPUTE_KEYWORD in parameter_names(parameters)
-    if not isinstance(keyword, ast.keyword) or keyword.arg != _STORAGE_KEYWORD:
+    if not isinstance(keyword, ast.keyword):
         return False
     call = ctx.parent(keyword)
-    return isinstance(call, ast.Call) and any(other.arg == _COMPUTE_KEYWORD for other in call.keywords)
+    if not isinstance(call, ast.Call):
+        return False
+    if keyword.arg == _WEIGHT_KEYWORD:
+        return _WEIGHT_ONLY.search(last_name(call.func)) is not None
+    return keyword.arg == _STORAGE_KEYWORD and any(other.arg == _COMPUTE_KEYWORD for other in call.keywords)
 
 
 def _bound_parameter(ctx: PythonContext, node: ast.AST) -> tuple[ast.arg, ast.arguments] | None:
@@ -342,7 +370,8 @@ def _saved_tensor_name(statement: ast.Assign, position: int) -> str | None:
 
 
 def _storage_variable(ctx: PythonContext, assignment: ast.Assign | ast.AnnAssign) -> bool:
-    """`storage_dtype = torch.float8_e4m3fn` beside a `compute_dtype = ...` of the same def: the pair of a
+    """`storage_dtype = torch.float8_e4m3fn` beside a `compute_dtype = ...` or a `compute_dtype=` argument
+    (`m.enable_layerwise_casting(compute_dtype=..., storage_dtype=storage_dtype)`) of the same def: the pair of a
     layerwise cast written out, whose FP8 dtype only holds weights between operations."""
     targets = assignment_targets(assignment)
     if len(targets) != 1 or not isinstance(targets[0], ast.Name) or targets[0].id != _STORAGE_KEYWORD:
@@ -351,7 +380,8 @@ def _storage_variable(ctx: PythonContext, assignment: ast.Assign | ast.AnnAssign
     if not isinstance(scope, FUNCTION_DEFS):
         return False
     return any(
-        isinstance(found, ast.Name) and found.id == _COMPUTE_KEYWORD and isinstance(found.ctx, ast.Store)
+        (isinstance(found, ast.Name) and found.id == _COMPUTE_KEYWORD and isinstance(found.ctx, ast.Store))
+        or (isinstance(found, ast.keyword) and found.arg == _COMPUTE_KEYWORD)
         for found in ctx.semantic.descendants(scope)
     )
 
@@ -360,13 +390,15 @@ def encoding_neutral_use(ctx: PythonContext, node: ast.expr) -> bool:
     """A use of an FP8 dtype where its encoding does not matter: comparisons, type checks, lookup tables and
     allow-lists (the dtype is matched against, not produced), `finfo(...).bits` (the same for both formats), the
     `finfo(...).tiny`/`.eps` of a 4-bit float format's block scales (`_SMALLEST_FINFO`),
-    places whose spec fixes OCP FP8 (`ocp_by_spec`), a storage dtype (`storage_only`), and FP8 data made and kept
+    places whose spec fixes OCP FP8 (`ocp_by_spec`), a storage dtype (`storage_only`), FP8 only handled as data
+    (`fp8_data.fp8_as_data`: a table translating a name into the dtype, a feature probe), and FP8 data made and kept
     on the CPU (`cpu_data`)."""
     if is_inspected(ctx, node) or in_allow_list(ctx, node) or cpu_data(ctx, node) or in_gpu_free_test(ctx, node):
         return True
     if fp8_only_stored(ctx) or made_for_nvidia_only_forward(ctx, node):
         return True
-    if compared_alias(ctx, node):
+    dtype = ocp_fp8_dtype(ctx, node)
+    if compared_alias(ctx, node) or (dtype is not None and fp8_as_data(ctx, node, dtype.name)):
         return True
     member = outermost_collection_member(ctx, node)
     if ocp_by_spec(ctx, member) or storage_only(ctx, member) or in_format_dtype_table(ctx, member):
@@ -394,12 +426,12 @@ def fp8_only_stored(ctx: PythonContext) -> bool:
 
 
 def _only_stores_fp8(ctx: PythonContext) -> bool:
-    # Every node but the module (no call nor def), as the walk recorded them: only tested, so in any order, and a
-    # second walk of the whole file cost more than the rest of this.
+    if multiplies_matrices(ctx):
+        return False
+    # Every node but the module, as the walk recorded them: only tested, so in any order, and a second walk of the
+    # whole file cost more than the rest of this.
     found = ctx.semantic.parents
     calls = [node for node in found if isinstance(node, ast.Call)]
-    if any(_MATRIX_PRODUCT.search(last_name(call.func)) for call in calls):
-        return False
     if any(isinstance(node, FUNCTION_DEFS) and node.name == "forward" and _upcasts_weight(node) for node in found):
         return True
     if ctx.in_test_suite:
