@@ -13,6 +13,7 @@ from test_cuda_values import context, node_at
 from rocmlint.cuda import device_query, masks
 from rocmlint.cuda.conditions import (
     Chains,
+    aliases_only_hip_mapped_names,
     arch_arm_rocm_needs,
     arm_outcomes_agree,
     chains_around,
@@ -276,6 +277,25 @@ def test_holds_only_its_definition(arm: str, only_its_definition: bool) -> None:
     ctx = context(f"#ifndef __HIP_PLATFORM_HCC__\n{arm}#endif\n")
     directive = ctx.preprocessor.directives[0]
     assert holds_only_its_definition(directive, "__HIP_PLATFORM_HCC__", ctx) is only_its_definition
+
+
+@pytest.mark.parametrize(
+    ("arm", "aliases_only"),
+    [
+        ("  #define CUSPARSE_CSRMV_ALG1 CUSPARSE_SPMV_CSR_ALG1  // renamed\n", True),
+        ("#define cusparseCreateCsrsm2Info(info)\n#define cusparseDestroyCsrsm2Info(info)\n", True),
+        ("#define cusparseZcsr2csc(h, m) \\\n  { cusparseCsr2cscEx2(h, m); }\n", True),
+        # A name of the project's own: code reading it may need it on ROCm too.
+        ("#define CUSPARSE_CSRMV_ALG1 CUSPARSE_SPMV_CSR_ALG1\n#define MY_ALG 1\n", False),
+        # Code besides the defines, or a nested condition.
+        ("#define CUSPARSE_CSRMV_ALG1 CUSPARSE_SPMV_CSR_ALG1\nint alg = 1;\n", False),
+        ("#ifdef X\n#define CUSPARSE_CSRMV_ALG1 CUSPARSE_SPMV_CSR_ALG1\n#endif\n", False),
+        ("", False),
+    ],
+)
+def test_aliases_only_hip_mapped_names(arm: str, aliases_only: bool) -> None:
+    ctx = context(f"#if CUDA_VERSION >= 12000\n{arm}#endif\n")
+    assert aliases_only_hip_mapped_names(ctx.preprocessor.directives[0], ctx) is aliases_only
 
 
 # --- what HIP lacks ------------------------------------------------------------------------------------------

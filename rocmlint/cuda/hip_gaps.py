@@ -84,6 +84,20 @@ def api_map() -> dict[str, tuple[str, str]]:
     return mapping
 
 
+@cache
+def cuda_to_hip_names() -> dict[str, str]:
+    """CUDA API functions, types, enum values and constants -> their HIP names (HIPIFY's tables)."""
+    names: dict[str, str] = {}
+    for library in [*load("cuda_api").values(), *load("cuda_types").values()]:
+        if not isinstance(library, dict):
+            continue
+        prefix, hip_prefix = library.get("cuda_prefix", ""), library.get("hip_prefix", "")
+        for name in library.get("same_suffix", ()):
+            names[name] = hip_prefix + name[len(prefix) :] if prefix and name.startswith(prefix) else name
+        names.update(library.get("renamed", {}))
+    return names
+
+
 @dataclass(frozen=True)
 class HipCallForm:
     """What a CUDA function is called as on HIP: its HIP name, the argument counts HIP declares, what to call."""
@@ -648,6 +662,7 @@ __all__ = [
     "NoHipEquivalents",
     "api_map",
     "asm_template",
+    "cuda_to_hip_names",
     "is_cuda_fp8_name",
     "lacking_on_hip",
     "macro_asm_template",
