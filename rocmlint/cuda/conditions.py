@@ -786,7 +786,7 @@ def _needless_on_rocm(index: int, rocm: int, arms: list[Directive], ctx: CudaCon
     (`shared_memory_opt_in`), which an AMD GPU gives without it; when it reads the opt-in cap too, the arm ROCm
     takes (`rocm`) reads the per-block maximum in its stead (magma's `#if CUDA_VERSION >= 9000` arm reading
     `cudaDevAttrMaxSharedMemoryPerBlockOptin`, its `#else` reading `cudaDevAttrMaxSharedMemoryPerBlock`). Or
-    it only re-creates CUDA library names a newer toolkit renamed or dropped (`aliases_only_hip_mapped_names`)."""
+    it only re-creates CUDA library names a newer toolkit renamed (`aliases_only_hip_mapped_names`)."""
     if index == len(arms):
         return False
     if aliases_only_hip_mapped_names(arms[index], ctx):
@@ -799,15 +799,15 @@ def _needless_on_rocm(index: int, rocm: int, arms: list[Directive], ctx: CudaCon
 
 def aliases_only_hip_mapped_names(directive: Directive, ctx: CudaContext) -> bool:
     """Whether the arm this directive opens holds nothing but `#define`s of CUDA library names HIPIFY maps to HIP
-    ones (`cuda_to_hip_names`): a shim for a toolkit that renamed or dropped them (`#if CUDA_VERSION >= 12000` /
-    `#define CUSPARSE_CSRMV_ALG1 CUSPARSE_SPMV_CSR_ALG1`, or a `cusparseZcsrmv(...)` rebuilt on the generic API).
-    A build skipping it reads the library's own name, which HIP has under its mapped name: ROCm needs no shim."""
+    ones as other names (`_aliases_mapped_name`): a shim for a toolkit that renamed them (`#if CUDA_VERSION >=
+    12000` / `#define CUSPARSE_CSRMV_ALG1 CUSPARSE_SPMV_CSR_ALG1`). A build skipping it reads the library's own
+    name, which HIP has under its mapped name: ROCm needs no shim."""
     span = arm_span(directive, ctx)
     inside = [d for d in ctx.preprocessor.directives if span.start_byte <= d.start_byte < span.end_byte]
     if not inside or any(d.kind != "define" for d in inside):
         return False
     mapped = cuda_to_hip_names()
-    if any((name := _WORD.match(d.text.lstrip())) is None or name.group() not in mapped for d in inside):
+    if any(not _aliases_mapped_name(d, mapped, ctx) for d in inside):
         return False
     pieces, start = [], span.start_byte
     for define in inside:
@@ -815,6 +815,21 @@ def aliases_only_hip_mapped_names(directive: Directive, ctx: CudaContext) -> boo
         start = define.end_byte
     pieces.append(ctx.content[start : span.end_byte])
     return not without_comments(b"".join(pieces).decode("utf-8", "replace")).strip()
+
+
+def _aliases_mapped_name(directive: Directive, mapped: Mapping[str, str], ctx: CudaContext) -> bool:
+    """The `#define` gives a name HIPIFY maps another spelling (`#define OLD_ENUM NEW_ENUM`). Not a function-like
+    macro rebuilding a routine on a newer API: HIPIFY's tables keep names ROCm has since dropped, and the old
+    routine may be gone on ROCm too (or stubbed by the project)."""
+    name = _WORD.match(directive.text.lstrip())
+    defines = ctx.preprocessor.defines.get(name.group(), []) if name is not None else []
+    define = next((d for d in defines if d.directive.start_byte == directive.start_byte), None)
+    return (
+        define is not None
+        and define.name in mapped
+        and define.parameters is None
+        and _WORD.fullmatch(define.value) is not None
+    )
 
 
 def _arm_usable(index: int, arms: list[Directive], ctx: CudaContext, cache: dict[int, bool], *, on_rocm: bool) -> bool:
