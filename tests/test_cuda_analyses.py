@@ -25,7 +25,7 @@ from rocmlint.cuda.conditions import (
     unreachable_chain,
 )
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node
-from rocmlint.cuda.hip_gaps import asm_template, macro_asm_template, only_lacking_on_hip, ptx_in
+from rocmlint.cuda.hip_gaps import asm_template, macro_asm_template, only_lacking_on_hip, ptx_in, rocm_macro_of
 
 
 def _defines(ctx: CudaContext) -> list[Define]:
@@ -298,6 +298,34 @@ def test_holds_only_its_definition(arm: str, only_its_definition: bool) -> None:
 def test_aliases_only_hip_mapped_names(arm: str, aliases_only: bool) -> None:
     ctx = context(f"#if CUDA_VERSION >= 12000\n{arm}#endif\n")
     assert aliases_only_hip_mapped_names(ctx.preprocessor.directives[0], ctx) is aliases_only
+
+
+_SOLVE_INFO = "void setup(csrsm2Info_t* i) { cusparseCreateSolveAnalysisInfo(i); }\n"
+
+
+@pytest.mark.parametrize(
+    ("definitions", "remapped"),
+    [
+        (
+            "#if CUDA_VERSION >= 11000 || defined(USE_ROCM)\n#define cusparseCreateSolveAnalysisInfo(i) "
+            "cusparseCreateCsrsm2Info(i)\n#else\n#define cusparseCreateSolveAnalysisInfo(i) x(i)\n#endif\n",
+            True,
+        ),
+        # ROCm may not see it, sees it only after the use, or its replacement names an API HIP lacks.
+        (
+            "#if CUDA_VERSION >= 11000\n#define cusparseCreateSolveAnalysisInfo(i) cusparseCreateCsrsm2Info(i)\n#endif\n",
+            False,
+        ),
+        ("", False),
+        ("#define cusparseCreateSolveAnalysisInfo(i) cusparseCreateSolveAnalysisInfo(i)\n", False),
+    ],
+)
+def test_rocm_macro_of(definitions: str, remapped: bool) -> None:
+    ctx = context(
+        definitions + _SOLVE_INFO + "#define cusparseCreateSolveAnalysisInfo(i) cusparseCreateCsrsm2Info(i)\n"
+    )
+    use = node_at(ctx, "{ cusparseCreateSolveAnalysisInfo(i); }", "compound_statement")
+    assert rocm_macro_of("cusparseCreateSolveAnalysisInfo", use, ctx) is remapped
 
 
 # --- what HIP lacks ------------------------------------------------------------------------------------------

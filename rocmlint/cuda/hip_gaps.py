@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import cache, cached_property
 
-from rocmlint.cuda.frontend import ByteSpan, CudaContext, Span
+from rocmlint.cuda.frontend import ByteSpan, CudaContext, Node, Span
 from rocmlint.cuda.masks import sync_call_with_32_bit_mask
 from rocmlint.cuda.preprocessor import Define
 from rocmlint.data import load
@@ -139,6 +139,18 @@ def no_hip_equivalents() -> NoHipEquivalents:
         names=names,
         declared_since=dict(undeclared["since"]),
     )
+
+
+def rocm_macro_of(name: str, node: Node, ctx: CudaContext) -> bool:
+    """Whether the file defines `name` as a macro a ROCm build certainly sees where `node` uses it, whose
+    replacement names nothing HIP lacks (`#if CUDA_VERSION >= 11000 || defined(USE_ROCM)` / `#define
+    cusparseCreateSolveAnalysisInfo(info) cusparseCreateCsrsm2Info(info)`): ROCm compiles the replacement, not the
+    CUDA name. A replacement naming an API HIP lacks is no way around it (nothing would report that name)."""
+    define = ctx.preprocessor.define_of(name, node.start_byte)
+    if define is None or define.directive.branch.on_rocm is not True:
+        return False
+    lacking = no_hip_equivalents().names
+    return not any(word in lacking for word in _WORD.findall(define.value))
 
 
 # libcu++, CUDA's C++ library (`<cuda/atomic>`, `<cuda/barrier>`, `<cuda/std/type_traits>`), names its headers
@@ -669,6 +681,7 @@ __all__ = [
     "no_hip_equivalents",
     "only_lacking_on_hip",
     "ptx_in",
+    "rocm_macro_of",
     "string_contents",
     "typed_kernel_calls_in_macro",
     "without_comments",
