@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from rocmlint.data import load
+from rocmlint.cuda.hip_gaps import cuda_to_hip_names
 from rocmlint.diagnostics import Diagnostic, Location
 from rocmlint.registry import rule_by_code
 
@@ -283,20 +283,6 @@ def compat_header() -> str:
     ]
     lines += [f"#define {cuda} {hip}" for cuda, hip in sorted(cuda_to_hip_names().items())]
     return "\n".join(lines) + "\n"
-
-
-@cache
-def cuda_to_hip_names() -> dict[str, str]:
-    """CUDA API functions, types, enum values and constants -> their HIP names (HIPIFY's tables)."""
-    names: dict[str, str] = {}
-    for library in [*load("cuda_api").values(), *load("cuda_types").values()]:
-        if not isinstance(library, dict):
-            continue
-        prefix, hip_prefix = library.get("cuda_prefix", ""), library.get("hip_prefix", "")
-        for name in library.get("same_suffix", ()):
-            names[name] = hip_prefix + name[len(prefix) :] if prefix and name.startswith(prefix) else name
-        names.update(library.get("renamed", {}))
-    return names
 
 
 def _include_flags(path: Path, options: VerifyOptions) -> list[str]:

@@ -32,7 +32,9 @@ class CudaVersionGate(ConditionRule, Rule):
     out, `!defined(__clang__)`, or holds a project macro only NVIDIA's build defines; see ROC214); one whose arm
     ROCm skips only opts kernels in to more dynamic shared memory (`cudaFuncAttributeMaxDynamicSharedMemorySize`,
     reading the opt-in cap where ROCm's arm reads the per-block maximum): an AMD GPU gives a kernel its whole LDS
-    without an opt-in.
+    without an opt-in; one whose arm ROCm skips only re-creates CUDA library names a toolkit renamed
+    (`#define CUSPARSE_CSRMV_ALG1 CUSPARSE_SPMV_CSR_ALG1`), which HIP has under HIPIFY's names; one needing a
+    switch the file turns off by commenting out its `#define` (`//#define TEXTURE`), which nothing else defines.
 
     ## Why is this bad on ROCm?
     HIP-Clang defines none of the CUDA toolkit's version macros, nor `__CUDA_ARCH__`, so the preprocessor evaluates
@@ -182,20 +184,9 @@ CudaVersionGate.valid = (
     Valid("#if !defined(__CUDACC_VER_MAJOR__) || __CUDACC_VER_MAJOR__ >= 12\nint no_workaround;\n#endif\n"),
     # `!defined(CUDA_VERSION)`: "no CUDA toolkit", the arm the project writes for ROCm (ginkgo coo_kernels.cpp).
     Valid(
-        """
-        #if !defined(CUDA_VERSION)
-            if constexpr (sizeof(ValueType) == sizeof(int16)) {
-                GKO_NOT_SUPPORTED(c);
-            } else
-        #else
-            if (exec->get_compute_capability() < 70 && sizeof(ValueType) == sizeof(int16)) {
-                GKO_NOT_SUPPORTED(c);
-            } else
-        #endif
-            {
-                launch_spmv(exec, a, b, c);
-            }
-        """,
+        "#if !defined(CUDA_VERSION)\n    if constexpr (sizeof(ValueType) == sizeof(int16)) {\n        GKO_NOT_SUPPORTED(c);\n"
+        "    } else\n#else\n    if (exec->get_compute_capability() < 70 && sizeof(ValueType) == sizeof(int16)) {\n"
+        "        GKO_NOT_SUPPORTED(c);\n    } else\n#endif\n    {\n        launch_spmv(exec, a, b, c);\n    }\n"
     ),
     # The no-toolkit arm ROCm takes tells ROCm apart itself (its `#error` is another build's); what later arms compare
     # is NVIDIA's choice alone.
@@ -214,6 +205,10 @@ CudaVersionGate.valid = (
     Valid("#if defined(__HIP_PLATFORM_NVCC__) && (CUDART_VERSION >= 8000)\nvoid advise();\n#endif\n"),
     # The macro in a comment is not a test.
     Valid("// requires CUDA_VERSION >= 11000 on NVIDIA\n#define MAX_THREADS 1024\n"),
+    # A shim re-creating library names CUDA 12 renamed (magma): HIP has them under their HIPIFY names.
+    Valid("#if CUDA_VERSION >= 12000\n#define CUSPARSE_CSRMV_ALG1 CUSPARSE_SPMV_CSR_ALG1  // renamed\n#endif\n"),
+    # A switch the author turned off (`//#define`): no build takes the arm, on either vendor.
+    Valid("//#define TEXTURE\n#if defined(TEXTURE) && (__CUDA_ARCH__ >= 300)\nint texture_path;\n#endif\n"),
     # Unreachable after an `if constexpr` chain whose every arm returns (celeritas Algorithms.hh `ipow`).
     Valid("int f() {\n  if constexpr (N) return 0; else return 1;\n#if CUDA_VERSION < 11000\n  return 2;\n#endif\n}\n"),
 )

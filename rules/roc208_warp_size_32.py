@@ -37,7 +37,8 @@ class WarpSize32(Rule):
     `% 32`, `& 31`, `& 0x1f`, `>> 5` or `/ 32`, and shuffle reductions whose first offset is 16; not in functions
     already doing 64-lane arithmetic (`& 63`, a shuffle by 32), where a 32 is a half-wave on purpose (an MFMA tile),
     nor in files working on 32-lane logical warps on ROCm (every shuffle ROCm compiles passes a width of at most 32,
-    one in a ROCm-only arm, and no ballot is compiled). At warning level, a 32 that counts warps in a file that
+    one in a ROCm-only arm, and no ballot is compiled), nor in `void` functions working on 32-lane halves of their
+    own (lanes split by 32, every lane exchange an xor by less than 32, no vote or `warpSize`). At warning level, a 32 that counts warps in a file that
     works on warps (shuffles, ballots, warp reductions): `THREADS / 32` warps per block, `if (blockSize > 32)`, a
     warp size clamped to 32 (`min(n, 32)`), `block_x = max(32, ...)`, `dim3 threads(32, 4)` rows of one warp; blocks
     of 32 or more warps (`#define NUM_WARPS 32` times a warp size, `dim3 threads(kWarpSize, 32)`); per-warp arrays
@@ -308,20 +309,15 @@ WarpSize32.valid = (
     ),
     # What the fix writes: a per-target selector behind the ROCm gate, the original in the NVIDIA arm.
     Valid(
-        """
-        struct Traits {
-        #if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
-          #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)
-          static constexpr int kWarpSize = 64;
-          #else
-          static constexpr int kWarpSize = 32;
-          #endif
-        #else
-          static constexpr int kWarpSize = 32;
-        #endif
-          static constexpr int kWarps = 256 / kWarpSize;
-        };
-        """,
+        "struct Traits {\n#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)\n"
+        "  #if defined(__GFX8__) || defined(__GFX9__) || !defined(__HIP_DEVICE_COMPILE__)\n"
+        "  static constexpr int kWarpSize = 64;\n  #else\n  static constexpr int kWarpSize = 32;\n  #endif\n"
+        "#else\n  static constexpr int kWarpSize = 32;\n#endif\n  static constexpr int kWarps = 256 / kWarpSize;\n};\n"
+    ),
+    # A `void` function on 32-lane halves of its own: xor offsets below 32 stay in each half of a wavefront.
+    Valid(
+        "__device__ void block_sum(float v, float* s) {\n  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;\n"
+        "  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);\n  if (lane == 0) s[w] = v;\n}\n"
     ),
 )
 WarpSize32.invalid = (

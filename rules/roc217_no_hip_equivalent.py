@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rocmlint.cuda.conditions import arch_arm_rocm_needs
 from rocmlint.cuda.frontend import Anchors, CudaContext, Directive, Include, Node
-from rocmlint.cuda.hip_gaps import UNDECLARED_INTRINSICS, is_libcudacxx_header
+from rocmlint.cuda.hip_gaps import UNDECLARED_INTRINSICS, is_libcudacxx_header, rocm_macro_of
 from rocmlint.cuda.hip_gaps import no_hip_equivalents as _tables
 from rocmlint.cuda.syntax import defines_function, is_own_name, qualified_segments
 from rocmlint.diagnostics import FixAvailability, Severity
@@ -30,7 +30,8 @@ class NoHipEquivalent(Rule):
     HIPIFY's tables list without a HIP name, and device intrinsics HIP does not declare (`__vsubss4` and its
     SIMD family, `__dp4a`, `__trap`; `__syncwarp`, declared by recent ROCm only, is a warning). A function, typedef, enum or struct the code defines under
     such a name (a project's own ROCm stub) is a definition, not a use, and is not flagged; nor is a variable
-    or parameter the code declares under one (`GaussClusterable *this_cluster` in CPU clustering code).
+    or parameter the code declares under one (`GaussClusterable *this_cluster` in CPU clustering code), nor a
+    name the file defines as a macro where ROCm uses it, spelled with names HIP has (`rocm_macro_of`).
     So is such an intrinsic in a `#if __CUDA_ARCH__ >= N` arm whose `#else` (ROCm's) only traps: a port opens it.
     Includes of libcu++ headers (`<cuda/barrier>`, `<cuda/pipeline>`) are ROC205's: a library header ROCm does
     not ship; the uses of their APIs are this rule's.
@@ -137,8 +138,8 @@ class NoHipEquivalent(Rule):
         name = ctx.text(node)
         tables = _tables()
         reason = tables.names.get(name)
-        if reason is None or is_own_name(node, ctx) or defines_function(ctx, name):
-            return  # not an API HIP lacks, or the project's own (a ROCm stub, a variable, its own `__dp4a`)
+        if reason is None or is_own_name(node, ctx) or defines_function(ctx, name) or rocm_macro_of(name, node, ctx):
+            return  # not an API HIP lacks, or the project's own (a ROCm stub, a variable, its own `__dp4a`, a macro)
         severity = Severity.WARNING if name in tables.declared_since else None  # only older ROCm lacks it
         message, line = f"`{name}`: {reason}", node.start_point[0] + 1
         opened = arch_arm_rocm_needs(ctx, node.start_byte) if name in _INTRINSICS and ctx.is_rocm_gated(node) else None
@@ -177,18 +178,13 @@ NoHipEquivalent.valid = (
     ),
     # DeepSpeed's cublas_wrappers.h: <mma.h> only when not building for AMD.
     Valid(
-        """
-        #pragma once
-        #include <assert.h>
-        #include <cublas_v2.h>
-        #include <cuda.h>
-        #ifndef __HIP_PLATFORM_AMD__
-        #include <mma.h>
-        #endif
-        #ifdef __HIP_PLATFORM_AMD__
-        #include <rocblas/rocblas.h>
-        #endif
-        """,
+        "#pragma once\n#include <assert.h>\n#include <cublas_v2.h>\n#include <cuda.h>\n#ifndef __HIP_PLATFORM_AMD__\n"
+        "#include <mma.h>\n#endif\n#ifdef __HIP_PLATFORM_AMD__\n#include <rocblas/rocblas.h>\n#endif\n"
+    ),
+    # A macro of the file stands for the name where ROCm uses it, spelled with names HIP has (magma's zilu.cpp).
+    Valid(
+        "#if CUDA_VERSION >= 11000 || defined(USE_ROCM)\n#define cusparseCreateSolveAnalysisInfo(i) "
+        "cusparseCreateCsrsm2Info(i)\n#endif\nvoid setup(csrsm2Info_t* i) { cusparseCreateSolveAnalysisInfo(i); }\n"
     ),
     Valid(
         """

@@ -13,6 +13,7 @@ from test_cuda_values import context, node_at
 from rocmlint.cuda import device_query, masks
 from rocmlint.cuda.conditions import (
     Chains,
+    aliases_only_hip_mapped_names,
     arch_arm_rocm_needs,
     arm_outcomes_agree,
     chains_around,
@@ -24,7 +25,7 @@ from rocmlint.cuda.conditions import (
     unreachable_chain,
 )
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node
-from rocmlint.cuda.hip_gaps import asm_template, macro_asm_template, only_lacking_on_hip, ptx_in
+from rocmlint.cuda.hip_gaps import asm_template, macro_asm_template, only_lacking_on_hip, ptx_in, rocm_macro_of
 
 
 def _defines(ctx: CudaContext) -> list[Define]:
@@ -276,6 +277,55 @@ def test_holds_only_its_definition(arm: str, only_its_definition: bool) -> None:
     ctx = context(f"#ifndef __HIP_PLATFORM_HCC__\n{arm}#endif\n")
     directive = ctx.preprocessor.directives[0]
     assert holds_only_its_definition(directive, "__HIP_PLATFORM_HCC__", ctx) is only_its_definition
+
+
+@pytest.mark.parametrize(
+    ("arm", "aliases_only"),
+    [
+        ("  #define CUSPARSE_CSRMV_ALG1 CUSPARSE_SPMV_CSR_ALG1  // renamed\n", True),
+        # A routine rebuilt on a newer API, or dropped: ROCm may lack the old one too (HIPIFY keeps removed names).
+        ("#define cusparseCreateCsrsm2Info(info)\n", False),
+        ("#define cusparseZcsr2csc(h, m) \\\n  { cusparseCsr2cscEx2(h, m); }\n", False),
+        ("#define CUSPARSE_CSRMV_ALG1\n", False),
+        # A name of the project's own: code reading it may need it on ROCm too.
+        ("#define CUSPARSE_CSRMV_ALG1 CUSPARSE_SPMV_CSR_ALG1\n#define MY_ALG 1\n", False),
+        # Code besides the defines, or a nested condition.
+        ("#define CUSPARSE_CSRMV_ALG1 CUSPARSE_SPMV_CSR_ALG1\nint alg = 1;\n", False),
+        ("#ifdef X\n#define CUSPARSE_CSRMV_ALG1 CUSPARSE_SPMV_CSR_ALG1\n#endif\n", False),
+        ("", False),
+    ],
+)
+def test_aliases_only_hip_mapped_names(arm: str, aliases_only: bool) -> None:
+    ctx = context(f"#if CUDA_VERSION >= 12000\n{arm}#endif\n")
+    assert aliases_only_hip_mapped_names(ctx.preprocessor.directives[0], ctx) is aliases_only
+
+
+_SOLVE_INFO = "void setup(csrsm2Info_t* i) { cusparseCreateSolveAnalysisInfo(i); }\n"
+
+
+@pytest.mark.parametrize(
+    ("definitions", "remapped"),
+    [
+        (
+            "#if CUDA_VERSION >= 11000 || defined(USE_ROCM)\n#define cusparseCreateSolveAnalysisInfo(i) "
+            "cusparseCreateCsrsm2Info(i)\n#else\n#define cusparseCreateSolveAnalysisInfo(i) x(i)\n#endif\n",
+            True,
+        ),
+        # ROCm may not see it, sees it only after the use, or its replacement names an API HIP lacks.
+        (
+            "#if CUDA_VERSION >= 11000\n#define cusparseCreateSolveAnalysisInfo(i) cusparseCreateCsrsm2Info(i)\n#endif\n",
+            False,
+        ),
+        ("", False),
+        ("#define cusparseCreateSolveAnalysisInfo(i) cusparseCreateSolveAnalysisInfo(i)\n", False),
+    ],
+)
+def test_rocm_macro_of(definitions: str, remapped: bool) -> None:
+    ctx = context(
+        definitions + _SOLVE_INFO + "#define cusparseCreateSolveAnalysisInfo(i) cusparseCreateCsrsm2Info(i)\n"
+    )
+    use = node_at(ctx, "{ cusparseCreateSolveAnalysisInfo(i); }", "compound_statement")
+    assert rocm_macro_of("cusparseCreateSolveAnalysisInfo", use, ctx) is remapped
 
 
 # --- what HIP lacks ------------------------------------------------------------------------------------------

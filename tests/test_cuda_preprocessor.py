@@ -427,3 +427,28 @@ def test_call_arguments_takes_one_whole_call_only() -> None:
     assert call_arguments("f(a) + g(b)") is None
     assert call_arguments("f(a,)") is None
     assert call_arguments("x + f(a)") is None
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # The switch's only `#define` is commented out: no build takes the arm.
+        ("//#define TEXTURE\n#if defined(TEXTURE) && __CUDA_ARCH__ >= 300\nHAZARD;\n#endif\n", Branch(False, False)),
+        ("/* #define TEXTURE 1 */\n#ifndef TEXTURE\nHAZARD;\n#endif\n", Branch(True, True)),
+        # A real `#define` in the file, or a commented-out line that is no `#define` of it: unknown as before.
+        ("//#define TEXTURE\n#define TEXTURE\n#ifdef TEXTURE\nHAZARD;\n#endif\n", Branch(True, True)),
+        ("// needs TEXTURE defined\n#ifdef TEXTURE\nHAZARD;\n#endif\n", Branch(None, None)),
+    ],
+)
+def test_a_switch_turned_off_by_commenting_its_define_is_undefined(source, expected):
+    assert branch_of(source) == expected
+
+
+def test_a_commented_out_switch_the_project_defines_elsewhere_stays_unknown():
+    source = "//#define TEXTURE\n#ifdef TEXTURE\nHAZARD;\n#endif\n"
+    assert branch_of(source, macros=VendorMacros().with_learned({}, {"TEXTURE": "1"})) == Branch(None, None)
+    assert branch_of(source, macros=VendorMacros().with_learned({}, rocm_build_values={"TEXTURE": "1"})) == Branch(
+        True, None
+    )
+    built = VendorMacros().with_learned({}, built_for_any_vendor=frozenset({"TEXTURE"}))
+    assert branch_of(source, macros=built) == Branch(None, None)

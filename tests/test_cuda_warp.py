@@ -403,3 +403,38 @@ def test_define_used_as_warp_by_its_uses() -> None:
         name: warp.define_used_as_warp(ctx.preprocessor.defines[name][0], ctx) for name in ("TILE_W", "ROWS", "WIDE")
     }
     assert found == {"TILE_W": "a block row capped at one 32-lane warp", "ROWS": None, "WIDE": None}
+
+
+_HALVES = (
+    "__device__ void block_sum(float v, float* s) {\n  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;\n"
+    "  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);\n  if (lane == 0) s[w] = v;\n}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        (_HALVES, True),
+        # Unrolled: constant xor masks below 32.
+        (
+            _HALVES.replace(
+                "for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);",
+                "v += __shfl_xor_sync(~0u, v, 16); v += __shfl_xor_sync(~0u, v, 8);",
+            ),
+            True,
+        ),
+        # The total leaves the function: a caller may count `warpSize` lanes.
+        (_HALVES.replace("__device__ void", "__device__ float").replace("s[w] = v;", "s[w] = v;\n  return v;"), False),
+        # A broadcast, a shift, an xor by 32, `warpSize` or a vote reach across the halves.
+        (_HALVES.replace("if (lane == 0)", "v = __shfl_sync(0xffffffff, v, 0);\n  if (lane == 0)"), False),
+        (_HALVES.replace("__shfl_xor_sync", "__shfl_down_sync"), False),
+        (_HALVES.replace("int o = 16", "int o = 32"), False),
+        (_HALVES.replace("s[w] = v;", "s[threadIdx.x / warpSize] = v;"), False),
+        (_HALVES.replace("if (lane == 0)", "if (__ballot_sync(~0u, v > 0))"), False),
+        # No split of thread ids by 32: the function does not name its logical warps.
+        (_HALVES.replace("threadIdx.x & 31", "threadIdx.x").replace("threadIdx.x >> 5", "0"), False),
+    ],
+)
+def test_in_32_lane_logical_warps(code: str, expected: bool) -> None:
+    ctx = context(code)
+    assert warp.in_32_lane_logical_warps(node_at(ctx, "block_sum", "identifier"), ctx) is expected

@@ -29,6 +29,7 @@ from functools import cache
 from rocmlint.cuda.file_facts import arm_vendor, is_host_source
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Node
 from rocmlint.cuda.hip_gaps import (
+    cuda_to_hip_names,
     lacking_on_hip,
     only_lacking_on_hip,
     reads_per_block_shared_memory,
@@ -784,13 +785,51 @@ def _needless_on_rocm(index: int, rocm: int, arms: list[Directive], ctx: CudaCon
     """Whether the arm NVIDIA takes (`index`) only opts kernels in to more dynamic shared memory
     (`shared_memory_opt_in`), which an AMD GPU gives without it; when it reads the opt-in cap too, the arm ROCm
     takes (`rocm`) reads the per-block maximum in its stead (magma's `#if CUDA_VERSION >= 9000` arm reading
-    `cudaDevAttrMaxSharedMemoryPerBlockOptin`, its `#else` reading `cudaDevAttrMaxSharedMemoryPerBlock`)."""
+    `cudaDevAttrMaxSharedMemoryPerBlockOptin`, its `#else` reading `cudaDevAttrMaxSharedMemoryPerBlock`). Or
+    it only re-creates CUDA library names a newer toolkit renamed (`aliases_only_hip_mapped_names`)."""
     if index == len(arms):
         return False
+    if aliases_only_hip_mapped_names(arms[index], ctx):
+        return True
     opt_in = shared_memory_opt_in(ctx, arm_span(arms[index], ctx))
     if opt_in is None or not opt_in.queries_cap:
         return opt_in is not None
     return rocm < len(arms) and reads_per_block_shared_memory(ctx, arm_span(arms[rocm], ctx))
+
+
+def aliases_only_hip_mapped_names(directive: Directive, ctx: CudaContext) -> bool:
+    """Whether the arm this directive opens holds nothing but `#define`s of CUDA library names HIPIFY maps to HIP
+    ones as other names (`_aliases_mapped_name`): a shim for a toolkit that renamed them (`#if CUDA_VERSION >=
+    12000` / `#define CUSPARSE_CSRMV_ALG1 CUSPARSE_SPMV_CSR_ALG1`). A build skipping it reads the library's own
+    name, which HIP has under its mapped name: ROCm needs no shim."""
+    span = arm_span(directive, ctx)
+    inside = [d for d in ctx.preprocessor.directives if span.start_byte <= d.start_byte < span.end_byte]
+    if not inside or any(d.kind != "define" for d in inside):
+        return False
+    mapped = cuda_to_hip_names()
+    if any(not _aliases_mapped_name(d, mapped, ctx) for d in inside):
+        return False
+    pieces, start = [], span.start_byte
+    for define in inside:
+        pieces.append(ctx.content[start : define.start_byte])
+        start = define.end_byte
+    pieces.append(ctx.content[start : span.end_byte])
+    return not without_comments(b"".join(pieces).decode("utf-8", "replace")).strip()
+
+
+def _aliases_mapped_name(directive: Directive, mapped: Mapping[str, str], ctx: CudaContext) -> bool:
+    """The `#define` gives a name HIPIFY maps another spelling (`#define OLD_ENUM NEW_ENUM`). Not a function-like
+    macro rebuilding a routine on a newer API: HIPIFY's tables keep names ROCm has since dropped, and the old
+    routine may be gone on ROCm too (or stubbed by the project)."""
+    name = _WORD.match(directive.text.lstrip())
+    defines = ctx.preprocessor.defines.get(name.group(), []) if name is not None else []
+    define = next((d for d in defines if d.directive.start_byte == directive.start_byte), None)
+    return (
+        define is not None
+        and define.name in mapped
+        and define.parameters is None
+        and _WORD.fullmatch(define.value) is not None
+    )
 
 
 def _arm_usable(index: int, arms: list[Directive], ctx: CudaContext, cache: dict[int, bool], *, on_rocm: bool) -> bool:

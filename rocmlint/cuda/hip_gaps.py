@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import cache, cached_property
 
-from rocmlint.cuda.frontend import ByteSpan, CudaContext, Span
+from rocmlint.cuda.frontend import ByteSpan, CudaContext, Node, Span
 from rocmlint.cuda.masks import sync_call_with_32_bit_mask
 from rocmlint.cuda.preprocessor import Define
 from rocmlint.data import load
@@ -84,6 +84,20 @@ def api_map() -> dict[str, tuple[str, str]]:
     return mapping
 
 
+@cache
+def cuda_to_hip_names() -> dict[str, str]:
+    """CUDA API functions, types, enum values and constants -> their HIP names (HIPIFY's tables)."""
+    names: dict[str, str] = {}
+    for library in [*load("cuda_api").values(), *load("cuda_types").values()]:
+        if not isinstance(library, dict):
+            continue
+        prefix, hip_prefix = library.get("cuda_prefix", ""), library.get("hip_prefix", "")
+        for name in library.get("same_suffix", ()):
+            names[name] = hip_prefix + name[len(prefix) :] if prefix and name.startswith(prefix) else name
+        names.update(library.get("renamed", {}))
+    return names
+
+
 @dataclass(frozen=True)
 class HipCallForm:
     """What a CUDA function is called as on HIP: its HIP name, the argument counts HIP declares, what to call."""
@@ -125,6 +139,18 @@ def no_hip_equivalents() -> NoHipEquivalents:
         names=names,
         declared_since=dict(undeclared["since"]),
     )
+
+
+def rocm_macro_of(name: str, node: Node, ctx: CudaContext) -> bool:
+    """Whether the file defines `name` as a macro a ROCm build certainly sees where `node` uses it, whose
+    replacement names nothing HIP lacks (`#if CUDA_VERSION >= 11000 || defined(USE_ROCM)` / `#define
+    cusparseCreateSolveAnalysisInfo(info) cusparseCreateCsrsm2Info(info)`): ROCm compiles the replacement, not the
+    CUDA name. A replacement naming an API HIP lacks is no way around it (nothing would report that name)."""
+    define = ctx.preprocessor.define_of(name, node.start_byte)
+    if define is None or define.directive.branch.on_rocm is not True:
+        return False
+    lacking = no_hip_equivalents().names
+    return not any(word in lacking for word in _WORD.findall(define.value))
 
 
 # libcu++, CUDA's C++ library (`<cuda/atomic>`, `<cuda/barrier>`, `<cuda/std/type_traits>`), names its headers
@@ -648,12 +674,14 @@ __all__ = [
     "NoHipEquivalents",
     "api_map",
     "asm_template",
+    "cuda_to_hip_names",
     "is_cuda_fp8_name",
     "lacking_on_hip",
     "macro_asm_template",
     "no_hip_equivalents",
     "only_lacking_on_hip",
     "ptx_in",
+    "rocm_macro_of",
     "string_contents",
     "typed_kernel_calls_in_macro",
     "without_comments",

@@ -231,6 +231,9 @@ class VendorMacros:
     # The ROCm build compiles the file as written with HIP-Clang (a CMake HIP language build, a `.hip` source) and
     # no build step hipifies it: `__CUDACC__`, which HIP-Clang never defines, is undefined there.
     hip_compiled: bool = False
+    # Switches the file turns off by commenting out their only `#define` (`//#define TEXTURE`) and nothing else
+    # defines: undefined on every build (`disabled_switches`).
+    disabled: frozenset[str] = frozenset()
 
     def as_compiled(self) -> VendorMacros:
         """The same macros with the stale ROCm spellings read as a ROCm build compiles them: maybe defined
@@ -391,6 +394,10 @@ def analyse(text: str, macros: VendorMacros, base: Branch = EVERYWHERE) -> Prepr
     elsewhere = _other_accelerators_before_rocm(found, macros)
     if elsewhere:
         macros = replace(macros, learned={**elsewhere, **macros.learned})
+        evaluator = _Evaluator(macros)
+    disabled = disabled_switches(text, found)
+    if disabled:
+        macros = replace(macros, disabled=disabled)
         evaluator = _Evaluator(macros)
     guard = _include_guard(found)
     # A macro the builds set per vendor is a switch with a default (`#ifndef SWITCH` / `#define SWITCH 0`), no guard.
@@ -717,6 +724,8 @@ class _Evaluator:
             return False if vendor == "rocm" else None
         if name in macros.learned and _unreached_here(name, vendor, defines):
             return macros.learned[name].state(vendor).defined
+        if name in macros.disabled and not _set_elsewhere(name, macros):
+            return False
         if (
             name == "__CUDACC__"
             and vendor == "rocm"
@@ -735,6 +744,32 @@ class _Evaluator:
         ):
             return False
         return _locally_defined(name, vendor, defines)
+
+
+# A `#define` the author commented out, alone on its line: `//#define TEXTURE`, `/* #define USE_TEX 1 */`.
+_COMMENTED_DEFINE = re.compile(r"^[ \t]*(?://|/\*)[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+
+
+def disabled_switches(text: str, directives: list[Directive]) -> frozenset[str]:
+    """Macros whose every `#define` in the file is commented out (`//#define TEXTURE`): a switch its author turns
+    on by editing the source, off as shipped. Whether something else defines them is `_set_elsewhere`'s."""
+    commented = {match.group(1) for match in _COMMENTED_DEFINE.finditer(text)}
+    if not commented:
+        return frozenset()
+    defined = {match.group(1) for d in directives if d.kind == "define" and (match := _DEFINE.match(d.text))}
+    return frozenset(commented - defined)
+
+
+def _set_elsewhere(name: str, macros: VendorMacros) -> bool:
+    """Whether the project may define the macro outside the file: a build file, its headers, a learned vendor
+    macro."""
+    return (
+        name in macros.learned
+        or name in macros.header_values
+        or name in macros.rocm_build_values
+        or name in macros.built_for_any_vendor
+        or name in macros.well_known
+    )
 
 
 def _project_nvidia_flag(name: str) -> bool:

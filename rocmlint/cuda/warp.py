@@ -183,7 +183,7 @@ def unrolled_from_16(call: Node, ctx: CudaContext) -> str | None:
     offset = _shuffle_offset(*found)
     if offset is None or offset.type != "number_literal" or parse_int(ctx.text(offset)) != 16:
         return None
-    return None if _has_subgroup_width(*found, ctx) else ctx.call_name(call)
+    return None if _has_subgroup_width(*found, ctx) or in_32_lane_logical_warps(call, ctx) else ctx.call_name(call)
 
 
 def _shuffle_offset(name: str, arguments: list[Node | None]) -> Node | None:
@@ -207,8 +207,9 @@ _SUBGROUP_FUNCTIONS: weakref.WeakKeyDictionary[CudaContext, dict[int, bool]] = w
 def in_32_lane_subgroups(node: Node, ctx: CudaContext) -> bool:
     """The function around `node` shuffles with an explicit width of at most 32 (`__shfl_xor_sync(m, v, o, 32)`),
     or the whole file works on 32-lane logical warps on ROCm (`logical_32_lane_warps`): its `% 32` and `/ 32`
-    index those logical 32-lane groups, which stay consistent on a 64-lane wavefront."""
-    if logical_32_lane_warps(ctx):
+    index those logical 32-lane groups, which stay consistent on a 64-lane wavefront; or the function works on
+    32-lane halves of its own (`in_32_lane_logical_warps`)."""
+    if logical_32_lane_warps(ctx) or in_32_lane_logical_warps(node, ctx):
         return True
     function = ctx.function_of(node)
     if function is None:
@@ -223,6 +224,69 @@ def in_32_lane_subgroups(node: Node, ctx: CudaContext) -> bool:
             for found in map(lambda n: shuffle(n, ctx), ctx.descendants(function, "call_expression"))
         )
     return known[function.start_byte]
+
+
+_HALF_WAVE_FUNCTIONS: weakref.WeakKeyDictionary[CudaContext, dict[int, bool]] = weakref.WeakKeyDictionary()
+# What ties a function to the hardware wave width or exchanges lanes in ways an xor below 32 does not describe.
+_WAVE_WIDE = re.compile(rb"\bwarpSize\b|WarpReduce|WarpScan|tiled_partition|coalesced_group|__reduce_\w+_sync")
+
+
+def in_32_lane_logical_warps(node: Node, ctx: CudaContext) -> bool:
+    """The `void` function around `node` works on 32-lane logical warps of its own, consistent on a 64-lane
+    wavefront: it splits thread ids by 32 itself (`lane = threadIdx.x & 31`, `warp = threadIdx.x >> 5`), and its
+    every lane exchange is an xor by less than 32 (`for (o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(m, v, o)`),
+    which never leaves an aligned 32-lane half of a wavefront; no vote, broadcast, `warpSize` or library warp
+    primitive. Each half then reduces its own 32 lanes into the slot its logical warp index names, as two NVIDIA
+    warps would; a function returning a value could hand a 32-lane total to a caller counting `warpSize` lanes."""
+    function = ctx.function_of(node)
+    if function is None:
+        return False
+    known = _HALF_WAVE_FUNCTIONS.setdefault(ctx, {})
+    if function.start_byte not in known:
+        known[function.start_byte] = _works_on_32_lane_halves(function, ctx)
+    return known[function.start_byte]
+
+
+def _works_on_32_lane_halves(function: Node, ctx: CudaContext) -> bool:
+    returned = function.child_by_field_name("type")
+    text = ctx.content[function.start_byte : function.end_byte]
+    if returned is None or ctx.text(returned) != "void" or b"shfl" not in text.lower() or _WAVE_WIDE.search(text):
+        return False
+    exchanges = 0
+    for call in ctx.descendants(function, "call_expression"):
+        name = ctx.call_name(call) or ""
+        if "shfl" not in name.lower() and _WAVE_VOTE.fullmatch(name) is None:
+            continue
+        found = shuffle(call, ctx)
+        if found is None or "xor" not in found[0].lower() or not _xor_within_32(call, found, ctx):
+            return False
+        exchanges += 1
+    return exchanges > 0 and any(
+        (split := lane_split(expression, ctx)) is not None and is_thread_index(split[0], ctx)
+        for expression in ctx.descendants(function, "binary_expression")
+    )
+
+
+def _xor_within_32(call: Node, found: tuple[str, list[Node | None]], ctx: CudaContext) -> bool:
+    """The xor's lane mask is below 32: a constant, or the counter of a loop around it halving from 16 or less
+    (or doubling from 1 while below 32)."""
+    offset = _shuffle_offset(*found)
+    if offset is None:
+        return False
+    value = ctx.int_value(offset)
+    if value is not None:
+        return 0 < value < 32
+    if offset.type != "identifier":
+        return False
+    for loop in ctx.ancestors(call):
+        counter = loop_counter(loop, ctx) if loop.type == "for_statement" else None
+        if counter is None or counter[0] != ctx.text(offset):
+            continue
+        start, update = ctx.int_value(counter[1]), loop.child_by_field_name("update")
+        step = ctx.text(update) if update is not None else ""
+        halving = start is not None and 0 < start < 32 and re.search(r">>=|/=|--|-=", step) is not None
+        return halving or (start == 1 and _bounded_by_32(loop.child_by_field_name("condition"), counter[0], ctx))
+    return False
 
 
 # Every lane exchange HIP compiles: the shuffles with and without `_sync`, broadcasts (`__shfl`) included.
@@ -309,6 +373,8 @@ def reduction_over_32_lanes(loop: Node, ctx: CudaContext) -> str | None:
     ascending = start == 1 and _bounded_by_32(loop.child_by_field_name("condition"), variable, ctx)
     if (start != 16 and not ascending) or _in_first_32_threads(loop, ctx) or _lane_bit_tested(body, variable, ctx):
         return None
+    if in_32_lane_logical_warps(loop, ctx):
+        return None  # each 32-lane half reduces its own logical warp
     for call in ctx.descendants(body, "call_expression"):
         found = shuffle(call, ctx)
         if found is None or (not ascending and found[0] not in _DESCENDING_SHUFFLES):
@@ -722,6 +788,7 @@ __all__ = [
     "SPLIT_TEXTS",
     "builtin_index",
     "enum_declaration",
+    "in_32_lane_logical_warps",
     "in_32_lane_subgroups",
     "in_wave_selector",
     "indent_of",
@@ -756,7 +823,7 @@ def warp_count_literal(literal: Node, ctx: CudaContext) -> tuple[Node, str] | No
     """The expression a literal 32 standing for a warp sits in (for an argument, the clamp or `dim3` call), with
     what it does (`warp_of_32`), unless a wave-size selection chose it."""
     what = warp_of_32(literal, ctx)
-    if what is None or in_wave_selector(ctx, literal):
+    if what is None or in_wave_selector(ctx, literal) or in_32_lane_logical_warps(literal, ctx):
         return None
     shown = literal.parent or literal
     if shown.type == "argument_list" and shown.parent is not None:
