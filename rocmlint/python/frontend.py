@@ -34,6 +34,9 @@ class RuleOptions:
     # "" when only on the CDNA GPUs of AMD's servers (9.0-9.5): the configured target-archs, else a file of the
     # project naming an RDNA gfx target (importers.ImportIndex.consumer_gpu_files); the engine hands it over.
     consumer_gpus: Callable[[], str] = lambda: ""
+    # The packages the project's own ROCm container recipes install, each with the recipe installing it
+    # (containers.rocm_image_packages); the engine hands it over.
+    rocm_image_packages: Callable[[], dict[str, str]] = dict
 
 
 class PythonContext:
@@ -105,6 +108,16 @@ class PythonContext:
         """Why the file's project may run on AMD's consumer GPUs (RDNA: capability 10.x-12.x, NVIDIA's Blackwell
         numbers), "" when only on CDNA's 9.0-9.5 (`RuleOptions.consumer_gpus`)."""
         return self.options.consumer_gpus()
+
+    def rocm_image_installs(self, *names: str) -> str:
+        """The project's ROCm container recipe installing one of the packages `names` (distribution or repository
+        names, `containers.normalise`d), "" when none does: where the project runs on ROCm, the package is there."""
+        installed = self._rocm_image_packages
+        return next((installed[name] for name in names if name in installed), "")
+
+    @cached_property
+    def _rocm_image_packages(self) -> dict[str, str]:
+        return self.options.rocm_image_packages()
 
     def written_for_rocm(self, node: ast.AST) -> bool:
         """Whether only ROCm runs `node`: it sits in a ROCm-only branch, after an import of a ROCm-only package
