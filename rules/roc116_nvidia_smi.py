@@ -40,8 +40,8 @@ class NvidiaSmi(Rule):
     through a shell) and falls back instead of re-raising, also when that `try:` is around every call of the
     module-level def that runs it (a public def only when no module of the project that imports this one calls
     it), or, through a helper whose failure cannot raise, when the caller tries another program if the result is
-    empty (`if output is None: output = ...`). The string in help texts and log messages is
-    not flagged.
+    empty (`if output is None: output = ...`), nor when a def returns whether it ran through a shell
+    (`return subprocess.call("nvidia-smi", shell=True) == 0`: False on AMD). Help texts and log messages are not.
 
     ## Why is this bad on ROCm?
     AMD systems have no `nvidia-smi`: the call raises `FileNotFoundError` (or a shell prints "command
@@ -234,6 +234,14 @@ NvidiaSmi.valid = (
             if output is None:
                 output = run_and_read_all(run_lambda, "rocm-smi --showtopo")
             return output
+        """,
+    ),
+    # The run is the vendor test: through a shell a missing program is exit status 127, so the def answers False.
+    Valid(
+        """
+        import subprocess
+        def is_nvidia_system():
+            return subprocess.call("nvidia-smi", shell=True, stdout=subprocess.DEVNULL) == 0
         """,
     ),
     # Help texts, log messages, other programs.

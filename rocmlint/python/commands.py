@@ -27,6 +27,8 @@ from rocmlint.python.values import Follow, Through
 _SHELL_RUNNERS = frozenset(
     {"os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput", "asyncio.create_subprocess_shell"}
 )
+# Runners that return the exit status.
+_STATUS_RUNNERS = frozenset({"os.system", "subprocess.call"})
 # Runners whose first argument is the program alone (`create_subprocess_exec("nvidia-smi", "-L")`).
 _PROGRAM_RUNNERS = frozenset({"asyncio.create_subprocess_exec", "sh.Command"})
 _COMMAND_KEYWORDS = ("args", "cmd", "command", "program")
@@ -224,7 +226,8 @@ def copes_with_missing_program(ctx: PythonContext, command: Command, programs: f
     """Whether the code around `command` (within its function) copes with its program (one of `programs`)
     missing: inside a presence check (`if shutil.which("nvidia-smi"):`), after an early exit when it is
     missing (a `raise` is no fallback), or in a `try:` whose handler catches the failure and does not
-    re-raise (`FileNotFoundError`, `OSError`, `Exception`; `CalledProcessError` through a shell)."""
+    re-raise (`FileNotFoundError`, `OSError`, `Exception`; `CalledProcessError` through a shell), or a def returns
+    whether it succeeded through a shell (`answered_by_status`)."""
     failures = (
         MISSING_PROGRAM_ERRORS | BROAD_ERRORS | (_FAILED_COMMAND_ERRORS if command.through_shell else frozenset())
     )
@@ -237,7 +240,34 @@ def copes_with_missing_program(ctx: PythonContext, command: Command, programs: f
 
     if guarded_by(ctx, command.call, checks_presence, leaves_quietly) or handled_by_try(ctx, command.call, failures):
         return True
-    return callers_handle(ctx, command.call, failures)
+    return answered_by_status(ctx, command) or callers_handle(ctx, command.call, failures)
+
+
+def answered_by_status(ctx: PythonContext, command: Command) -> bool:
+    """A def returns whether a shell run succeeded (`return subprocess.call("nvidia-smi", shell=True) == 0`, the
+    `returncode` of a `subprocess.run` that does not check): the run is the def's test of whether the program
+    works here, and a shell reports a missing program as exit status 127, so the def answers False, never raises."""
+    if not command.through_shell:
+        return False
+    parent = ctx.semantic.parents.get(command.call)
+    if isinstance(parent, ast.Attribute) and parent.attr == "returncode":
+        if ctx.semantic.keyword(command.call, "check") is not None:
+            return False
+        parent = ctx.semantic.parents.get(parent)
+    elif ctx.qualified_name(command.call.func) not in _STATUS_RUNNERS:
+        return False
+    return (
+        isinstance(parent, ast.Compare)
+        and _compares_with_zero(parent)
+        and isinstance(ctx.semantic.parents.get(parent), ast.Return)
+    )
+
+
+def _compares_with_zero(compare: ast.Compare) -> bool:
+    """`status == 0` or `status != 0` (either way round)."""
+    if len(compare.ops) != 1 or not isinstance(compare.ops[0], (ast.Eq, ast.NotEq)):
+        return False
+    return any(isinstance(side, ast.Constant) and side.value == 0 for side in (compare.left, *compare.comparators))
 
 
 def callers_handle(ctx: PythonContext, node: ast.AST, failures: frozenset[str]) -> bool:
