@@ -35,6 +35,7 @@ from rocmlint.diagnostics import Diagnostic, Location
 from rocmlint.discovery import matches_any
 from rocmlint.file_report import FileReport
 from rocmlint.python.accelerators import other_accelerator_in_path
+from rocmlint.python.config_fields import declared_off_by_default
 from rocmlint.python.containers import rocm_image_packages
 from rocmlint.python.embedded import TRIGGERS as EMBEDDED_TRIGGERS
 from rocmlint.python.embedded import EmbeddedSource, holds_jit_entry_word
@@ -263,6 +264,7 @@ class Engine:
             self._written_for_amd(source.path, settings),
             self._consumer_gpus(source, settings),
             self._rocm_image_packages(source.path, settings),
+            self._field_off_by_default(source.path, settings),
         )
         try:
             package, _ = package_of(source.path)
@@ -392,6 +394,20 @@ class Engine:
             return packages
 
         return installed
+
+    def _field_off_by_default(self, path: str, settings: Settings) -> Callable[[str], bool]:
+        """Whether every class of the project declaring a field gives it a false default (`declared_off_by_default`;
+        never without the project model or for a buffer with no file on disk). The declaring files become the
+        result's cache dependencies; a declaration added in another file later is not seen."""
+        if not settings.project_model or not os.path.isfile(path):
+            return lambda name: False
+
+        def off_by_default(name: str) -> bool:
+            files = declared_off_by_default(project_root(Path(path), settings.root), name)
+            self.project.note_files(files)
+            return bool(files)
+
+        return off_by_default
 
     def _read_elsewhere(self, path: str, settings: Settings) -> ReadElsewhere | None:
         """Whether the project's modules that import this file may read one of its module-level names (None:
