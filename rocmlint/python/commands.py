@@ -18,6 +18,7 @@ from rocmlint.python.idioms import (
     leaves_quietly,
     literal_text,
     literal_token,
+    only_displayed,
 )
 from rocmlint.python.scopes import argument_values, unstarred
 from rocmlint.python.semantic import FUNCTION_DEFS, MAX_DEPTH
@@ -227,7 +228,8 @@ def copes_with_missing_program(ctx: PythonContext, command: Command, programs: f
     missing: inside a presence check (`if shutil.which("nvidia-smi"):`), after an early exit when it is
     missing (a `raise` is no fallback), or in a `try:` whose handler catches the failure and does not
     re-raise (`FileNotFoundError`, `OSError`, `Exception`; `CalledProcessError` through a shell), or a def returns
-    whether it succeeded through a shell (`answered_by_status`)."""
+    whether it succeeded through a shell (`answered_by_status`), or its output through a shell is only shown
+    (`output_only_displayed`)."""
     failures = (
         MISSING_PROGRAM_ERRORS | BROAD_ERRORS | (_FAILED_COMMAND_ERRORS if command.through_shell else frozenset())
     )
@@ -240,7 +242,34 @@ def copes_with_missing_program(ctx: PythonContext, command: Command, programs: f
 
     if guarded_by(ctx, command.call, checks_presence, leaves_quietly) or handled_by_try(ctx, command.call, failures):
         return True
-    return answered_by_status(ctx, command) or callers_handle(ctx, command.call, failures)
+    if answered_by_status(ctx, command) or output_only_displayed(ctx, command):
+        return True
+    return callers_handle(ctx, command.call, failures)
+
+
+def output_only_displayed(ctx: PythonContext, command: Command) -> bool:
+    """A shell run whose output is only shown: `print(subprocess.getoutput("nvidia-smi"))`, or a run assigned to a
+    name whose every read in its scope is shown (`print(cp.stdout)`). A shell reports a missing program as a failed
+    command, so the run prints an empty or "not found" text and nothing depends on it."""
+    if not command.through_shell or ctx.semantic.keyword(command.call, "check") is not None:
+        return False
+    if only_displayed(ctx, command.call):
+        return True
+    statement = ctx.semantic.parents.get(command.call)
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return False
+    target = statement.targets[0]
+    if not isinstance(target, ast.Name):
+        return False
+    scope = ctx.semantic.enclosing_scope_node(statement)
+    reads = [read for read in ctx.references.reads(target.id) if ctx.semantic.is_within(read, scope)]
+    return bool(reads) and all(only_displayed(ctx, _output_of(ctx, read)) for read in reads)
+
+
+def _output_of(ctx: PythonContext, read: ast.Name) -> ast.expr:
+    """The run's output a read of its result stands for: `cp.stdout`, `cp.stderr`, or the read itself."""
+    parent = ctx.semantic.parents.get(read)
+    return parent if isinstance(parent, ast.Attribute) and parent.attr in ("stdout", "stderr") else read
 
 
 def answered_by_status(ctx: PythonContext, command: Command) -> bool:
