@@ -37,6 +37,7 @@ def test_only_recipes_named_for_or_built_on_rocm_count(tmp_path: Path) -> None:
             "docker/Dockerfile.rocm702": "FROM ${BASE}\nRUN pip install flash_attn\n",  # named for ROCm
             "docker/Dockerfile": "FROM rocm/vllm-dev:main\nRUN pip install triton\n",  # built on a ROCm image
             "docker/Dockerfile.torch280.vllm.AMD": "RUN pip install ray\n",
+            "docker/Dockerfile.amd64": "RUN pip install flash-attn\n",  # the x86-64 architecture, not AMD GPUs
         },
     )
     assert rocm_image_packages(tmp_path) == {

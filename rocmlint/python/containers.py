@@ -16,8 +16,9 @@ _MAX_FOLDERS = 20_000
 # A container recipe by its file name: `Dockerfile`, `Dockerfile.rocm`, `rocm.dockerfile`, `Containerfile`,
 # `Apptainerfile.rocm`, `Singularity.def`.
 _RECIPE_NAME = re.compile(r"dockerfile|containerfile|apptainerfile|singularity", re.IGNORECASE)
-# A recipe meant for AMD GPUs: its name says ROCm or AMD (`Dockerfile.rocm702`, `Dockerfile.torch280.vllm.AMD`).
-_AMD_NAME = re.compile(r"(?<![a-z])(?:rocm|amd)", re.IGNORECASE)
+# A recipe meant for AMD GPUs: its name says ROCm or AMD (`Dockerfile.rocm702`, `Dockerfile.torch280.vllm.AMD`), not
+# the x86-64 architecture (`Dockerfile.amd64`).
+_AMD_NAME = re.compile(r"(?<![a-z])(?:rocm|amd(?!64))", re.IGNORECASE)
 # ... or it starts from a ROCm base image (`FROM rocm/pytorch:...`, `FROM ${BASE} ` is not one).
 _ROCM_BASE = re.compile(rb"^[ \t]*FROM[ \t]+(?:--\S+[ \t]+)*\S*rocm", re.IGNORECASE | re.MULTILINE)
 # `pip install` (also `uv pip`, `python -m pip`) up to the end of its command (a line continuation joins lines).
