@@ -35,6 +35,8 @@ from rocmlint.diagnostics import Diagnostic, Location
 from rocmlint.discovery import matches_any
 from rocmlint.file_report import FileReport
 from rocmlint.python.accelerators import other_accelerator_in_path
+from rocmlint.python.config_fields import declared_off_by_default
+from rocmlint.python.containers import rocm_image_packages
 from rocmlint.python.embedded import TRIGGERS as EMBEDDED_TRIGGERS
 from rocmlint.python.embedded import EmbeddedSource, holds_jit_entry_word
 from rocmlint.python.frontend import RuleOptions, check_python
@@ -267,6 +269,8 @@ class Engine:
             settings.target_archs,
             self._written_for_amd(source.path, settings),
             self._consumer_gpus(source, settings),
+            self._rocm_image_packages(source.path, settings),
+            self._field_off_by_default(source.path, settings),
         )
         try:
             package, _ = package_of(source.path)
@@ -382,6 +386,34 @@ class Engine:
             return f"{files[0]} names an RDNA gfx target"
 
         return verdict
+
+    def _rocm_image_packages(self, path: str, settings: Settings) -> Callable[[], dict[str, str]]:
+        """The packages the project's ROCm container recipes install (`rocm_image_packages`; none without the
+        project model or for a buffer with no file on disk). The recipes become the result's cache dependencies."""
+        if not settings.project_model or not os.path.isfile(path):
+            return dict
+
+        def installed() -> dict[str, str]:
+            root = project_root(Path(path), settings.root)
+            packages = rocm_image_packages(root)
+            self.project.note_files(sorted({str(root / recipe) for recipe in packages.values()}))
+            return packages
+
+        return installed
+
+    def _field_off_by_default(self, path: str, settings: Settings) -> Callable[[str], bool]:
+        """Whether every class of the project declaring a field gives it a false default (`declared_off_by_default`;
+        never without the project model or for a buffer with no file on disk). The declaring files become the
+        result's cache dependencies; a declaration added in another file later is not seen."""
+        if not settings.project_model or not os.path.isfile(path):
+            return lambda name: False
+
+        def off_by_default(name: str) -> bool:
+            files = declared_off_by_default(project_root(Path(path), settings.root), name)
+            self.project.note_files(files)
+            return bool(files)
+
+        return off_by_default
 
     def _read_elsewhere(self, path: str, settings: Settings) -> ReadElsewhere | None:
         """Whether the project's modules that import this file may read one of its module-level names (None:

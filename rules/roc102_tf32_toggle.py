@@ -39,8 +39,8 @@ class Tf32Toggle(Rule):
     `torch.backends.cudnn.conv.fp32_precision`, ...) to `"tf32"`. Reading the flags, turning TF32 off
     (`False`, `"highest"`, `"ieee"`) and values the linter cannot resolve are not reported.
 
-    Nor is TF32 the user chose: under an off-by-default switch named for it (`if args.allow_tf32:`,
-    `--use_tensorcore`) or a picked data type asked whether it is TF32 (`if config.train_dtype.enable_tf():`). Test files are not checked: a suite turns TF32 on to set the precision its assertions run at (or to
+    Nor is TF32 the user chose: under an off-by-default switch or config field named for it (`if args.allow_tf32:`,
+    `--use_tensorcore`, `allow_tf32: bool = False`) or a picked data type asked whether it is TF32 (`if config.train_dtype.enable_tf():`). Test files are not checked: a suite turns TF32 on to set the precision its assertions run at (or to
     test both modes); where ROCm ignores the flag the results are only more precise, and no test takes
     another path because of it.
 
@@ -151,9 +151,8 @@ def _precision_argument(call: ast.Call, ctx: PythonContext) -> tuple[ast.AST, as
 def _is_deliberate_rocm_setting(node: ast.AST, ctx: PythonContext) -> bool:
     """TF32 enabled in a ROCm-only branch is a deliberate MI300 choice, not a ported NVIDIA default; TF32
     enabled because the user picked it (an off-by-default `--allow_tf32`, `train_dtype.enable_tf()`) is the user's."""
-    switches = ctx.semantic.switches_off_by_default
     return ctx.is_nvidia_gated(node) or any(
-        opted_in_by_switch(test, _TF32_CHOICE, switches()) for test in ctx.semantic.if_tests_taken(node)
+        opted_in_by_switch(test, _TF32_CHOICE, ctx.off_by_default) for test in ctx.semantic.if_tests_taken(node)
     )
 
 
@@ -241,10 +240,15 @@ Tf32Toggle.valid = (
         """,
     ),
     # A value the linter cannot resolve (a CLI flag) is not reported, nor TF32 the user picked: an off-by-default
-    # switch (named for TF32 or tensor cores), a picked data type asked whether it is TF32.
+    # switch or config field (named for TF32 or tensor cores), a picked data type asked whether it is TF32.
     Valid(
         """
         import torch
+        class BackendConfig:
+            allow_tf32: bool = False
+        def setup(self):
+            if self.config.allow_tf32:
+                torch.backends.cuda.matmul.allow_tf32 = True
         def configure(args, config):
             torch.backends.cuda.matmul.allow_tf32 = args.tf32
             if args.allow_tf32 and torch.cuda.is_available():

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
+from rocmlint.python.conditions import enclosing_tests, test_mentions
 from rocmlint.python.fixes import enclosing_statement, wrap_in_try
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.imports import bound_names, imported_modules, module_name_range, runs_at_import, top_level
@@ -20,6 +22,8 @@ _NVML_MODULES = frozenset({"pynvml", "nvidia_smi"})
 # `pynvml.nvmlInit()` calls, docstrings). The match lands in the import statement, so region parsing keeps
 # the block holding it with the enclosing `if TYPE_CHECKING:` tests the rule reads.
 _TRIGGER_PATTERN = import_statement_pattern(r"(?:pynvml|nvidia_smi)\b")
+# A condition naming the bindings (`is_pynvml_available()`, `_nvidia_smi_found`).
+_NVML_NAME = re.compile(r"pynvml|nvidia_smi", re.IGNORECASE)
 
 
 class PynvmlImport(Rule):
@@ -27,7 +31,8 @@ class PynvmlImport(Rule):
     ## What it does
     Flags a module-level `import pynvml`, `from pynvml import ...`, `from pynvml.smi import nvidia_smi`
     or `import nvidia_smi` that is neither inside a `try:` catching `ImportError` nor behind a vendor
-    gate. Imports inside functions (lazy imports) are left to ROC117, which checks the NVML calls.
+    gate, nor under an `if` naming the bindings (`if is_pynvml_available():`, a `find_spec("pynvml")` flag).
+    Imports inside functions (lazy imports) are left to ROC117, which checks the NVML calls.
 
     ## Why is this bad on ROCm?
     `pynvml` and `nvidia_smi` are Python bindings to NVIDIA's NVML (`libnvidia-ml`). ROCm builds of
@@ -79,7 +84,7 @@ class PynvmlImport(Rule):
     @staticmethod
     def _check(node: ast.Import | ast.ImportFrom, ctx: PythonContext) -> None:
         for imported in imported_modules(node):
-            if _is_nvml_module(imported.module) and runs_at_import(ctx, node):
+            if _is_nvml_module(imported.module) and runs_at_import(ctx, node) and not _availability_checked(node, ctx):
                 # `a.b as c` of an `import` is a node; the module of a `from` import is only text.
                 span = None if imported.alias is not None else module_name_range(ctx, imported)
                 ctx.report(imported.name, _message(imported.module), fix=_fix(node, ctx), span=span)
@@ -96,6 +101,12 @@ def _fix(node: ast.Import | ast.ImportFrom, ctx: PythonContext) -> Fix | None:
     unbound = [f"{name} = None" for name in dict.fromkeys(names)]
     edit = wrap_in_try(ctx, statement, "ImportError", unbound)
     return ctx.fix("Import it inside try/except ImportError (None when missing)", edit) if edit else None
+
+
+def _availability_checked(node: ast.AST, ctx: PythonContext) -> bool:
+    """Under an `if` whose test names the bindings (`if is_pynvml_available():`, a `find_spec("pynvml")` flag): a
+    check that the package is there, which holds on ROCm only where it is installed and imports."""
+    return any(test_mentions(ctx, test, _NVML_NAME) for test in enclosing_tests(ctx, node))
 
 
 def _is_nvml_module(module: str) -> bool:
@@ -153,6 +164,17 @@ PynvmlImport.valid = (
             import pynvml
         """,
     ),
+    # Behind a check that the package is installed.
+    Valid(
+        """
+        import importlib.util
+        _pynvml_available = importlib.util.find_spec("pynvml") is not None
+        def is_pynvml_available():
+            return _pynvml_available
+        if is_pynvml_available():
+            import pynvml
+        """,
+    ),
     Valid(
         """
         from typing import TYPE_CHECKING
@@ -192,6 +214,15 @@ PynvmlImport.valid = (
     ),
 )
 PynvmlImport.invalid = (
+    # A GPU check is no check that the bindings are installed (it is true on ROCm).
+    Invalid(
+        """
+        import torch
+        if torch.cuda.is_available():
+            import pynvml
+        """,
+        expect=("3:12-3:18",),
+    ),
     Invalid(
         """
         import os

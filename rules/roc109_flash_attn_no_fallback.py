@@ -36,6 +36,7 @@ class FlashAttnNoFallback(Rule):
     after an early `return` on) a condition naming flash attention (`is_flash_attn_2_available()`,
     `find_spec("flash_attn")`, a flag from one, `args.use_flash_attn`, `attn_implementation == "flash_attention_2"`),
     in a def named for it, or after a test's `pytest.importorskip("flash_attn")` (skipped without it): fallback.
+    Nor FlashAttention-2 when the project's own ROCm container recipe (`Dockerfile.rocm`) installs flash-attn.
 
     ## Why is this bad on ROCm?
     PyPI's `flash-attn` wheels are CUDA builds; on ROCm flash-attn exists only as AMD's CK build (CDNA: MI200/MI300) or
@@ -78,6 +79,8 @@ class FlashAttnNoFallback(Rule):
             distribution = next((names for names in _DISTRIBUTIONS if top_level(imported.module) in names), None)
             if not distribution or distribution & set(module_path_names(ctx)) or _has_fallback(imported.name, ctx):
                 continue  # not flash-attn, a file of flash-attn itself, or one with a fallback
+            if distribution is not FA3 and ctx.rocm_image_installs("flash-attn", "flash-attention"):
+                continue  # FlashAttention-2 the project's own ROCm image installs (AMD's fork has no FA3)
             span = module_name_range(ctx, imported)
             ctx.report(imported.name, _message(imported.module), fix=_fix(node, ctx), span=span)
 

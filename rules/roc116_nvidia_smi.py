@@ -40,8 +40,8 @@ class NvidiaSmi(Rule):
     through a shell) and falls back instead of re-raising, also when that `try:` is around every call of the
     module-level def that runs it (a public def only when no module of the project that imports this one calls
     it), or, through a helper whose failure cannot raise, when the caller tries another program if the result is
-    empty (`if output is None: output = ...`). The string in help texts and log messages is
-    not flagged.
+    empty (`if output is None: output = ...`), nor a shell run a def returns the success of (`return subprocess.call(
+    "nvidia-smi", shell=True) == 0`: False on AMD) or whose output is only shown. Help texts and log messages are not.
 
     ## Why is this bad on ROCm?
     AMD systems have no `nvidia-smi`: the call raises `FileNotFoundError` (or a shell prints "command
@@ -234,6 +234,16 @@ NvidiaSmi.valid = (
             if output is None:
                 output = run_and_read_all(run_lambda, "rocm-smi --showtopo")
             return output
+        """,
+    ),
+    # Through a shell a missing program is exit status 127: the run is the vendor test (the def answers False), or
+    # its output is only shown (empty on AMD).
+    Valid(
+        """
+        import subprocess
+        def is_nvidia_system():
+            return subprocess.call("nvidia-smi", shell=True, stdout=subprocess.DEVNULL) == 0
+        print(subprocess.getoutput("nvidia-smi -L"))
         """,
     ),
     # Help texts, log messages, other programs.

@@ -129,6 +129,40 @@ def test_program_name(text: str, alone: bool, name: str | None) -> None:
             id="public-importers-unknown",
         ),
         pytest.param('def _smi():\n    subprocess.run(["nvidia-smi"])\n', False, id="never-called"),
+        pytest.param('def f():\n    return subprocess.call("nvidia-smi", shell=True) == 0\n', True, id="status-answer"),
+        pytest.param('def f():\n    return 0 != os.system("nvidia-smi -L")\n', True, id="system-status-answer"),
+        pytest.param(
+            'def f():\n    return subprocess.run("nvidia-smi", shell=True).returncode == 0\n', True, id="returncode"
+        ),
+        pytest.param(
+            'def f():\n    return subprocess.run("nvidia-smi", shell=True, check=True).returncode == 0\n',
+            False,
+            id="checked-run-raises",
+        ),
+        pytest.param('def f():\n    return subprocess.call(["nvidia-smi"]) == 0\n', False, id="no-shell-raises"),
+        pytest.param(
+            'def f():\n    if subprocess.call("nvidia-smi -pm 1", shell=True) != 0:\n        raise E()\n',
+            False,
+            id="status-tested-not-answered",
+        ),
+        pytest.param(
+            'def f():\n    return subprocess.call("nvidia-smi", shell=True)\n', False, id="status-not-compared"
+        ),
+        pytest.param('print(subprocess.getoutput("nvidia-smi -L"))\n', True, id="output-printed"),
+        pytest.param(
+            'def f():\n    cp = subprocess.run("nvidia-smi", shell=True, capture_output=True)\n'
+            '    logger.info(f"gpus: {cp.stdout.strip()}")\n',
+            True,
+            id="stdout-logged",
+        ),
+        pytest.param(
+            'def f():\n    cp = subprocess.run("nvidia-smi", shell=True, capture_output=True)\n'
+            "    print(cp.stdout)\n    return len(cp.stdout.splitlines())\n",
+            False,
+            id="stdout-also-counted",
+        ),
+        pytest.param('print(subprocess.check_output(["nvidia-smi"]))\n', False, id="no-shell-raises-before-print"),
+        pytest.param('n = len(subprocess.getoutput("nvidia-smi -L").splitlines())\n', False, id="output-used"),
     ],
 )
 def test_copes_with_missing_program(code: str, copes: bool) -> None:

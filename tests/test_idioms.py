@@ -710,4 +710,26 @@ def test_switches_off_by_default_are_store_true_flags_without_a_truthy_default()
 def test_opted_in_by_switch(test: str, expected: bool) -> None:
     switches = frozenset({"allow_tf32", "fast"})
     option = re.compile(r"(?<![a-z])tf(?:loat)?_?32(?![0-9])|(?<![a-z])tf$")
-    assert idioms.opted_in_by_switch(ast.parse(test, mode="eval").body, option, switches) is expected
+    assert idioms.opted_in_by_switch(ast.parse(test, mode="eval").body, option, switches.__contains__) is expected
+
+
+@pytest.mark.parametrize(
+    ("declarations", "expected"),
+    [
+        ("class C:\n    allow_tf32: bool = False\n", True),
+        ("class C:\n    allow_tf32: Optional[bool] = None\n", True),
+        ("class C:\n    allow_tf32 = field(default=False, metadata={})\n", True),
+        ("class C:\n    allow_tf32: bool = Field(False, description='x')\n", True),
+        # A true or computed default, or one of two declarations true: not off by default.
+        ("class C:\n    allow_tf32: bool = True\n", False),
+        ("class C:\n    allow_tf32: bool = os.environ.get('TF32') == '1'\n", False),
+        ("class C:\n    allow_tf32 = False\nclass D:\n    allow_tf32 = True\n", False),
+        # Not a class field: a module variable, a def's local, no default; a store_true switch is one.
+        ("allow_tf32 = False\n", False),
+        ("def f():\n    allow_tf32 = False\n", False),
+        ("class C:\n    allow_tf32: bool\n", False),
+        ("p.add_argument('--allow-tf32', action='store_true')\n", True),
+    ],
+)
+def test_off_by_default_options_are_switches_and_false_class_fields(declarations: str, expected: bool) -> None:
+    assert parse(declarations).ctx.off_by_default("allow_tf32") is expected

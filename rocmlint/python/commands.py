@@ -18,6 +18,7 @@ from rocmlint.python.idioms import (
     leaves_quietly,
     literal_text,
     literal_token,
+    only_displayed,
 )
 from rocmlint.python.scopes import argument_values, unstarred
 from rocmlint.python.semantic import FUNCTION_DEFS, MAX_DEPTH
@@ -27,6 +28,8 @@ from rocmlint.python.values import Follow, Through
 _SHELL_RUNNERS = frozenset(
     {"os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput", "asyncio.create_subprocess_shell"}
 )
+# Runners that return the exit status.
+_STATUS_RUNNERS = frozenset({"os.system", "subprocess.call"})
 # Runners whose first argument is the program alone (`create_subprocess_exec("nvidia-smi", "-L")`).
 _PROGRAM_RUNNERS = frozenset({"asyncio.create_subprocess_exec", "sh.Command"})
 _COMMAND_KEYWORDS = ("args", "cmd", "command", "program")
@@ -224,7 +227,9 @@ def copes_with_missing_program(ctx: PythonContext, command: Command, programs: f
     """Whether the code around `command` (within its function) copes with its program (one of `programs`)
     missing: inside a presence check (`if shutil.which("nvidia-smi"):`), after an early exit when it is
     missing (a `raise` is no fallback), or in a `try:` whose handler catches the failure and does not
-    re-raise (`FileNotFoundError`, `OSError`, `Exception`; `CalledProcessError` through a shell)."""
+    re-raise (`FileNotFoundError`, `OSError`, `Exception`; `CalledProcessError` through a shell), or a def returns
+    whether it succeeded through a shell (`answered_by_status`), or its output through a shell is only shown
+    (`output_only_displayed`)."""
     failures = (
         MISSING_PROGRAM_ERRORS | BROAD_ERRORS | (_FAILED_COMMAND_ERRORS if command.through_shell else frozenset())
     )
@@ -237,7 +242,61 @@ def copes_with_missing_program(ctx: PythonContext, command: Command, programs: f
 
     if guarded_by(ctx, command.call, checks_presence, leaves_quietly) or handled_by_try(ctx, command.call, failures):
         return True
+    if answered_by_status(ctx, command) or output_only_displayed(ctx, command):
+        return True
     return callers_handle(ctx, command.call, failures)
+
+
+def output_only_displayed(ctx: PythonContext, command: Command) -> bool:
+    """A shell run whose output is only shown: `print(subprocess.getoutput("nvidia-smi"))`, or a run assigned to a
+    name whose every read in its scope is shown (`print(cp.stdout)`). A shell reports a missing program as a failed
+    command, so the run prints an empty or "not found" text and nothing depends on it."""
+    if not command.through_shell or ctx.semantic.keyword(command.call, "check") is not None:
+        return False
+    if only_displayed(ctx, command.call):
+        return True
+    statement = ctx.semantic.parents.get(command.call)
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return False
+    target = statement.targets[0]
+    if not isinstance(target, ast.Name):
+        return False
+    scope = ctx.semantic.enclosing_scope_node(statement)
+    reads = [read for read in ctx.references.reads(target.id) if ctx.semantic.is_within(read, scope)]
+    return bool(reads) and all(only_displayed(ctx, _output_of(ctx, read)) for read in reads)
+
+
+def _output_of(ctx: PythonContext, read: ast.Name) -> ast.expr:
+    """The run's output a read of its result stands for: `cp.stdout`, `cp.stderr`, or the read itself."""
+    parent = ctx.semantic.parents.get(read)
+    return parent if isinstance(parent, ast.Attribute) and parent.attr in ("stdout", "stderr") else read
+
+
+def answered_by_status(ctx: PythonContext, command: Command) -> bool:
+    """A def returns whether a shell run succeeded (`return subprocess.call("nvidia-smi", shell=True) == 0`, the
+    `returncode` of a `subprocess.run` that does not check): the run is the def's test of whether the program
+    works here, and a shell reports a missing program as exit status 127, so the def answers False, never raises."""
+    if not command.through_shell:
+        return False
+    parent = ctx.semantic.parents.get(command.call)
+    if isinstance(parent, ast.Attribute) and parent.attr == "returncode":
+        if ctx.semantic.keyword(command.call, "check") is not None:
+            return False
+        parent = ctx.semantic.parents.get(parent)
+    elif ctx.qualified_name(command.call.func) not in _STATUS_RUNNERS:
+        return False
+    return (
+        isinstance(parent, ast.Compare)
+        and _compares_with_zero(parent)
+        and isinstance(ctx.semantic.parents.get(parent), ast.Return)
+    )
+
+
+def _compares_with_zero(compare: ast.Compare) -> bool:
+    """`status == 0` or `status != 0` (either way round)."""
+    if len(compare.ops) != 1 or not isinstance(compare.ops[0], (ast.Eq, ast.NotEq)):
+        return False
+    return any(isinstance(side, ast.Constant) and side.value == 0 for side in (compare.left, *compare.comparators))
 
 
 def callers_handle(ctx: PythonContext, node: ast.AST, failures: frozenset[str]) -> bool:

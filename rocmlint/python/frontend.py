@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location
+from rocmlint.python.config_fields import class_field_defaults
 from rocmlint.python.embedded import EmbeddedSource, find_embedded_cuda
 from rocmlint.python.gating import Branch, CrossModuleResolver, GateAnalyzer, ModuleBase, ReadElsewhere, Vendor
 from rocmlint.python.positions import CodeRange, PositionIndex
@@ -34,6 +35,12 @@ class RuleOptions:
     # "" when only on the CDNA GPUs of AMD's servers (9.0-9.5): the configured target-archs, else a file of the
     # project naming an RDNA gfx target (importers.ImportIndex.consumer_gpu_files); the engine hands it over.
     consumer_gpus: Callable[[], str] = lambda: ""
+    # The packages the project's own ROCm container recipes install, each with the recipe installing it
+    # (containers.rocm_image_packages); the engine hands it over.
+    rocm_image_packages: Callable[[], dict[str, str]] = dict
+    # Whether every class of the project declaring the field of that name gives it a false default
+    # (config_fields.declared_off_by_default); the engine hands it over.
+    project_field_off_by_default: Callable[[str], bool] = lambda name: False
 
 
 class PythonContext:
@@ -105,6 +112,25 @@ class PythonContext:
         """Why the file's project may run on AMD's consumer GPUs (RDNA: capability 10.x-12.x, NVIDIA's Blackwell
         numbers), "" when only on CDNA's 9.0-9.5 (`RuleOptions.consumer_gpus`)."""
         return self.options.consumer_gpus()
+
+    def off_by_default(self, name: str) -> bool:
+        """Whether the option `name` stays off unless the user asks for it: a `store_true` switch of this file
+        (`Semantic.switches_off_by_default`), or a config field every class declaring it (in this file, else in
+        the project) gives a false default (`allow_tf32: bool = False`)."""
+        if name in self.semantic.switches_off_by_default():
+            return True
+        here = list(class_field_defaults(self.module, name))
+        return all(here) if here else self.options.project_field_off_by_default(name)
+
+    def rocm_image_installs(self, *names: str) -> str:
+        """The project's ROCm container recipe installing one of the packages `names` (distribution or repository
+        names, `containers.normalise`d), "" when none does: where the project runs on ROCm, the package is there."""
+        installed = self._rocm_image_packages
+        return next((installed[name] for name in names if name in installed), "")
+
+    @cached_property
+    def _rocm_image_packages(self) -> dict[str, str]:
+        return self.options.rocm_image_packages()
 
     def written_for_rocm(self, node: ast.AST) -> bool:
         """Whether only ROCm runs `node`: it sits in a ROCm-only branch, after an import of a ROCm-only package

@@ -103,19 +103,19 @@ def last_name(expr: ast.AST) -> str:
     return expr.id if isinstance(expr, ast.Name) else ""
 
 
-def opted_in_by_switch(test: ast.expr, option: re.Pattern[str], switches: frozenset[str]) -> bool:
+def opted_in_by_switch(test: ast.expr, option: re.Pattern[str], off_by_default: Callable[[str], bool]) -> bool:
     """Whether an `if` test holds only when the user chose the option whose names match `option` (lower-case):
-    an off-by-default command-line switch named for it (`switches`: `Semantic.switches_off_by_default`;
-    `if args.allow_tf32:`, `if args.allow_tf32 and ...`), or a data type the user picked asked whether it is that
+    an off-by-default switch named for it (`off_by_default`: `PythonContext.off_by_default`, a command-line switch
+    or config field; `if args.allow_tf32:`, `if args.allow_tf32 and ...`), or a data type the user picked asked whether it is that
     option (`if config.train_dtype.enable_tf():`). A value compared with the option's name (`if precision ==
     "tf32":`) is not one: reviewers judged a benchmark's `--precision tf32` that silently runs fp32 on ROCm a
     hazard."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return any(opted_in_by_switch(operand, option, switches) for operand in test.values)
+        return any(opted_in_by_switch(operand, option, off_by_default) for operand in test.values)
     if isinstance(test, ast.Call):
         return _data_type_is_option(test, option)
     name = last_name(test)
-    return name in switches and option.search(name.lower()) is not None
+    return option.search(name.lower()) is not None and off_by_default(name)
 
 
 def _data_type_is_option(call: ast.Call, option: re.Pattern[str]) -> bool:
