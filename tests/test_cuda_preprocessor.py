@@ -9,6 +9,7 @@ from rocmlint.cuda.preprocessor import (
     VendorMacros,
     analyse,
     call_arguments,
+    disabled_switches,
     dropped_on_rocm,
     evaluate_integer,
     holds_only_on_windows,
@@ -452,3 +453,17 @@ def test_a_commented_out_switch_the_project_defines_elsewhere_stays_unknown():
     )
     built = VendorMacros().with_learned({}, built_for_any_vendor=frozenset({"TEXTURE"}))
     assert branch_of(source, macros=built) == Branch(None, None)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("//#define A\n", {"A"}),  # on the first line
+        ("int x;\r\n  /* #  define B 1 */\r\n", {"B"}),  # indented, CRLF, spaces after '#'
+        ("x = 1; // #define C\n", set()),  # not alone on its line
+        ("// undefine D\n// #define E\n// #define E\n", {"E"}),  # the word elsewhere, the same line twice
+        ("#define F 1\n// we define G\n", set()),
+    ],
+)
+def test_commented_defines_are_the_lines_the_pattern_matches_from_their_start(source, expected):
+    assert disabled_switches(source, []) == frozenset(expected)
