@@ -437,7 +437,7 @@ def may_build_jit_extension(
         _names_existing_source(
             os.path.normpath(os.path.join(folder, quoted.decode("utf-8", "replace"))), exists, is_folder
         )
-        for quoted in _QUOTED_SOURCE.findall(text)
+        for quoted in quoted_sources(text)
     )
 
 

@@ -46,7 +46,18 @@ from rocmlint.python.semantic import Binding, Semantic
 from rocmlint.python.values import Values
 from rocmlint.python.vendor_records import nvidia_records_after_rocm
 from rocmlint.python.vendor_values import VendorStrings, VendorValues, Within
-from rocmlint.vendor import CONSTANT_FALSE, CONSTANT_TRUE, EVERYWHERE, NEITHER, NVIDIA, ROCM, UNKNOWN, Branch, Vendor
+from rocmlint.vendor import (
+    CONSTANT_FALSE,
+    CONSTANT_TRUE,
+    EVERYWHERE,
+    NEITHER,
+    NVIDIA,
+    OFF_ROCM,
+    ROCM,
+    UNKNOWN,
+    Branch,
+    Vendor,
+)
 
 # Qualified names whose value is the vendor test itself.
 _ROCM_NAMES = frozenset(
@@ -113,7 +124,6 @@ _GPU_FREE_PLATFORM = "darwin"
 # Windows by each of those names: the Instinct GPUs ROCm's data-centre stack serves run Linux, so code only Windows
 # runs is not on ROCm's path (what it does on NVIDIA is not decided).
 _WINDOWS_PLATFORMS = frozenset({"win32", "windows", "nt"})
-OFF_ROCM = Vendor(False, None)
 # Environment variables of NVIDIA's toolchain: CMake's CUDA compiler and host compiler (`CUDACXX`, `CUDAHOSTCXX`)
 # and nvcc's own (`NVCC_PREPEND_FLAGS`, `NVCC_CCBIN`). A ROCm build sets none of them, so code run only when one
 # is set is not ROCm's. (Runtime variables such as `CUDA_VISIBLE_DEVICES` are honoured on ROCm: not these.)
@@ -457,7 +467,7 @@ class GateAnalyzer:
         nvidia_only = self._nvidia_records.get(records)
         if nvidia_only is None:
             nvidia_only = self._nvidia_records[records] = nvidia_records_after_rocm(records)
-        return [(Vendor(False, None), True)] if record in nvidia_only else []
+        return [(OFF_ROCM, True)] if record in nvidia_only else []
 
     def _block_conditions(self, parent: ast.AST, block: list[ast.stmt], indirect: bool = True) -> list[Condition]:
         """What holds whenever `parent` runs its statement list `block` (the branch of an `if`, a loop's
@@ -465,7 +475,7 @@ class GateAnalyzer:
         if isinstance(parent, ast.If):
             if block is parent.body:
                 if self._rocm_arm_follows(parent):
-                    return [(Vendor(False, None), True)]
+                    return [(OFF_ROCM, True)]
                 return [(self.value(parent.test), True)]
             return [(self.value(parent.test), False)] if block is parent.orelse else []
         if isinstance(parent, ast.While) and block is parent.body:
@@ -555,7 +565,7 @@ class GateAnalyzer:
             return []
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
         if all(isinstance(target, ast.Name) and self._ignored_on_rocm(target) for target in targets):
-            return [(Vendor(False, None), True)]
+            return [(OFF_ROCM, True)]
         return []
 
     def _ignored_on_rocm(self, target: ast.Name) -> bool:
@@ -714,11 +724,11 @@ class GateAnalyzer:
             return []
         uses = self.references.uses_of(function)
         if not uses:
-            return [(Vendor(False, None), True)] if self._used_elsewhere_only_off_rocm(function) else []
+            return [(OFF_ROCM, True)] if self._used_elsewhere_only_off_rocm(function) else []
         if any(function in self.semantic.ancestors(use) for use in uses):
             return []
         if all(self.never_on_rocm(call) for call in uses):
-            return [(Vendor(False, None), True)]
+            return [(OFF_ROCM, True)]
         return []
 
     def _used_elsewhere_only_off_rocm(self, function: FunctionNode) -> bool:
@@ -1262,7 +1272,7 @@ class GateAnalyzer:
         if configured is not None:
             return configured
         if name in _FALSE_ON_ROCM_CALLS:
-            return Vendor(False, None)
+            return OFF_ROCM
         if name == "shutil.which" and call.args:
             return self._program_vendor(self.semantic.string_value(call.args[0]) or "")
         registry = self._registry_test(call)
