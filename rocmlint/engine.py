@@ -103,6 +103,12 @@ class Prefilter:
         return {triggers[index] for index, _, _ in self.matcher.find_matches_as_indexes(data, overlapping=True)}
 
 
+def project_root_of(path: str | Path, settings: Settings) -> Path:
+    """`project_root` of a file checked with `settings`: their root counts as set by the user only when a
+    configuration file gave it; otherwise it is the working directory, which makes no project by itself."""
+    return project_root(Path(path), settings.root, configured=settings.config_path is not None)
+
+
 def _trigger_matches(pattern: str | AnchoredPattern, data: bytes) -> bool:
     if isinstance(pattern, AnchoredPattern):
         return pattern.search(data)
@@ -278,9 +284,7 @@ class Engine:
                 source,
                 rules,
                 options,
-                self.project.resolver_for(
-                    source.path, options.rocm_guards, project_root(Path(source.path), settings.root)
-                ),
+                self.project.resolver_for(source.path, options.rocm_guards, project_root_of(source.path, settings)),
                 package,
                 on_internal_error,
                 embedded_cuda=bool(embedded_rules),
@@ -329,7 +333,7 @@ class Engine:
         it was learned from become the result's cache dependencies."""
         if not settings.project_model or not Path(path).is_file():
             return EMPTY_VIEW
-        view = project_for(project_root(Path(path), settings.root)).view(path)
+        view = project_for(project_root_of(path, settings)).view(path)
         self.project.note_files(view.dependencies)
         return view
 
@@ -341,7 +345,7 @@ class Engine:
             return None
 
         def base() -> Branch:
-            root = project_root(Path(path), settings.root)
+            root = project_root_of(path, settings)
             if other_accelerator_in_path(path, str(root)) is not None:
                 return NO_GPU  # `backends/gaudi/...`, `platforms/xpu.py`: another accelerator's code
             if not os.path.isfile(path):
@@ -361,7 +365,7 @@ class Engine:
         def verdict() -> str:
             if not os.path.isfile(path):
                 return ""  # a buffer with no file on disk
-            why, evidence = amd_verdict_for(project_root(Path(path), settings.root))
+            why, evidence = amd_verdict_for(project_root_of(path, settings))
             self.project.note_files(evidence)
             return why
 
@@ -379,7 +383,7 @@ class Engine:
             return lambda: "this file names an RDNA gfx target" if names_consumer_gpu(source.data) else ""
 
         def verdict() -> str:
-            files = _import_index(project_root(Path(source.path), settings.root)).consumer_gpu_files
+            files = _import_index(project_root_of(source.path, settings)).consumer_gpu_files
             if not files:
                 return ""
             self.project.note_files(files[:1])
@@ -394,7 +398,7 @@ class Engine:
             return dict
 
         def installed() -> dict[str, str]:
-            root = project_root(Path(path), settings.root)
+            root = project_root_of(path, settings)
             packages = rocm_image_packages(root)
             self.project.note_files(sorted({str(root / recipe) for recipe in packages.values()}))
             return packages
@@ -409,7 +413,7 @@ class Engine:
             return lambda name: False
 
         def off_by_default(name: str) -> bool:
-            files = declared_off_by_default(project_root(Path(path), settings.root), name)
+            files = declared_off_by_default(project_root_of(path, settings), name)
             self.project.note_files(files)
             return bool(files)
 
@@ -421,7 +425,7 @@ class Engine:
         if not settings.project_model or not os.path.isfile(path):
             return None
 
-        return _ImporterReads(self.project, path, project_root(Path(path), settings.root))
+        return _ImporterReads(self.project, path, project_root_of(path, settings))
 
     def _filter(
         self,
@@ -551,7 +555,7 @@ def build_project_models(
     model)."""
     roots = sorted(
         {
-            project_root(path, settings.root)
+            project_root_of(path, settings)
             for path, settings in files
             if settings.project_model and language_of(str(path)) == language
         }

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 def project_roots(paths: Sequence[Path], resolver: ConfigResolver) -> dict[Path, bool]:
     """The project root of each path, as `check` finds it for the files there -> whether the configuration
     lets `check` use the model (`project-model`)."""
-    from rocmlint.cuda.project import project_root
+    from rocmlint.engine import project_root_of
 
     roots: dict[Path, bool] = {}
     for path in paths:
@@ -60,6 +60,6 @@ def project_roots(paths: Sequence[Path], resolver: ConfigResolver) -> dict[Path,
         # A folder's root is the one `check` gives the files directly inside it.
         probe = path / "_" if path.is_dir() else path
         settings = resolver.for_file(probe)
-        root = project_root(probe, settings.root)
+        root = project_root_of(probe, settings)
         roots[root] = roots.get(root, False) or settings.project_model
     return roots

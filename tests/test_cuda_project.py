@@ -601,15 +601,38 @@ def test_code_written_for_amd_keeps_only_the_rules_wrong_on_amd_hardware(tmp_pat
 def test_project_root_is_the_configured_root_or_the_repository(tmp_path):
     repo = write_tree(tmp_path / "repo", {"CMakeLists.txt": "", "src/deep/k.cu": ""})
     (repo / ".git").mkdir()
-    assert project_root(repo / "src/deep/k.cu", repo / "src") == repo / "src"
-    assert project_root(repo / "src/deep/k.cu", tmp_path / "elsewhere") == repo
+    assert project_root(repo / "src/deep/k.cu", repo / "src", configured=True) == repo / "src"
+    assert project_root(repo / "src/deep/k.cu", tmp_path / "elsewhere", configured=True) == repo
     loose = write_tree(tmp_path / "loose", {"setup.py": "", "csrc/k.cu": ""})
-    assert project_root(loose / "csrc/k.cu", tmp_path / "elsewhere") == loose
+    assert project_root(loose / "csrc/k.cu", tmp_path / "elsewhere", configured=True) == loose
     # Inside by its folders, not by its spelling: a sibling whose name starts with the root's is outside it.
     sibling = write_tree(tmp_path / "repo2", {"k.cu": ""})
-    assert project_root(sibling / "k.cu", repo) == sibling
-    assert project_root(repo / "src/../src/deep/k.cu", repo / "src/") == repo / "src"
-    assert project_root(repo / "src", repo / "src") == repo / "src"
+    assert project_root(sibling / "k.cu", repo, configured=True) == sibling
+    assert project_root(repo / "src/../src/deep/k.cu", repo / "src/", configured=True) == repo / "src"
+    assert project_root(repo / "src", repo / "src", configured=True) == repo / "src"
+
+
+def test_the_working_directory_alone_makes_no_project_of_the_trees_below_it(tmp_path):
+    """Checking one of several trees from the folder holding them (`rocmlint check corpora/a` run in the parent of
+    `corpora`): each tree is its own project, so no build file of another tree speaks for it."""
+    a = write_tree(tmp_path / "corpora/a", {"setup.py": "", "csrc/deep/k.cu": ""})
+    write_tree(tmp_path / "corpora/b", {"CMakeLists.txt": "", "k.cu": ""})
+    assert project_root(a / "csrc/deep/k.cu", tmp_path, configured=False) == a
+    repo = write_tree(tmp_path / "corpora/repo", {"src/k.cu": ""})
+    (repo / ".git").mkdir()
+    assert project_root(repo / "src/k.cu", tmp_path, configured=False) == repo
+    # A working directory holding a build file, or inside a repository, is where a user works: its files belong to
+    # it, a sub-project's and a deep file's too.
+    deep = "/".join(f"d{level}" for level in range(10))
+    top = write_tree(tmp_path / "top", {"CMakeLists.txt": "", f"{deep}/setup.py": "", f"{deep}/k.cu": ""})
+    assert project_root(top / deep / "k.cu", top, configured=False) == top
+    assert project_root(repo / "src/k.cu", repo / "src", configured=False) == repo / "src"
+    write_tree(repo, {"sub/setup.py": "", "sub/k.cu": ""})
+    assert project_root(repo / "sub/k.cu", repo / "sub", configured=False) == repo / "sub"
+    # A loose file with no build file around it: the working directory when it holds the file, else its folder.
+    loose = write_tree(tmp_path / "loose", {"x/k.cu": ""})
+    assert project_root(loose / "x/k.cu", loose, configured=False) == loose
+    assert project_root(loose / "x/k.cu", tmp_path / "elsewhere", configured=False) == loose / "x"
 
 
 # --- the check of a file with its project ----------------------------------------------------------------------------
@@ -1970,7 +1993,7 @@ def test_a_build_taking_the_platform_macros_from_hipconfig_defines_the_old_rocm_
     """`hipconfig --cpp_config` still prints `-D__HIP_PLATFORM_HCC__=` on ROCm: a build passing its output on (or
     writing it into a generated header) defines the old macro, and a test of it is no stale gate (no ROC215)."""
     root = write_tree(
-        tmp_path,
+        tmp_path / "built",
         {
             "CMakeLists.txt": "if(WITH_ROCM)\n  include(cmake/hip.cmake)\nendif()\n",
             "cmake/hip.cmake": """
@@ -2508,3 +2531,17 @@ def test_a_nested_setup_py_linking_an_nvidia_library_builds_for_nvidia_only(
     )
     (module,) = facts.native_modules
     assert (module.vendor, module.nested_project) == (("nvidia", True) if nvidia_only else (None, False))
+
+
+def test_a_tree_checked_from_the_folder_holding_others_learns_nothing_from_their_builds(tmp_path):
+    """Another tree's build file defines FAST_PATH_OFF for ROCm: that says nothing of this tree's macro of the same
+    name, so the ballot stays reported when the check runs from the folder holding both trees."""
+    kernel = """
+        #ifndef FAST_PATH_OFF
+        __device__ unsigned votes(int x) { return __ballot_sync(0xffffffff, x); }
+        #endif
+        """
+    write_tree(tmp_path / "a", {"setup.py": "", "k.cu": kernel})
+    write_tree(tmp_path / "b", {"CMakeLists.txt": "if(HIP_FOUND)\n  add_definitions(-DFAST_PATH_OFF)\nendif()\n"})
+    report = Engine().check_path(tmp_path / "a/k.cu", Settings(root=tmp_path))
+    assert [(d.code, d.location.line) for d in report.diagnostics] == [("ROC201", 2), ("ROC210", 2)]

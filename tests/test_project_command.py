@@ -291,9 +291,10 @@ def test_report_shows_the_model(xyz: Path) -> None:
 
 
 def test_report_paths_are_relative_to_the_report_root(xyz: Path, tmp_path: Path) -> None:
-    # The working directory is the configured root, so the project; the report's root too (two paths).
+    # The working directory holds no project: the repository holding the files is theirs, the report's root is
+    # the working directory (two paths).
     markdown = rocmlint(tmp_path, "report", "--no-progress", "--isolated", "xyz/csrc", "xyz/include").stdout
-    assert "Project `.`: 4 C/C++/CUDA files read" in markdown
+    assert "Project `xyz`: 4 C/C++/CUDA files read" in markdown
     assert "`xyz/setup.py:6`" in markdown
     # One folder is the report's root; the project's root (the working directory) is above it: absolute.
     markdown = rocmlint(xyz, "report", "--no-progress", "csrc").stdout

@@ -1721,30 +1721,50 @@ def _merge(facts: list[BuildFacts]) -> BuildFacts:
     )
 
 
-def project_root(path: Path, configured_root: Path) -> Path:
-    """The folder whose files make a file's project: the configuration's root (or the working directory) when the
-    file is inside it; else the repository holding it (the closest folder with `.git`), or the outermost folder
-    with a build file (setup.py, CMakeLists.txt, pyproject.toml) within MAX_ROOT_LEVELS; else its own folder."""
-    absolute, root = os.path.abspath(path), os.path.abspath(configured_root)
+def project_root(path: Path, root: Path, *, configured: bool) -> Path:
+    """The folder whose files make a file's project, when the file is inside `root`: `root` when a configuration
+    file sets it (`configured`) or, as the working directory, it is in a project (it holds a build file, or a
+    repository holds it: where a user works). Otherwise the repository holding the file (the closest folder with `.git`), else the outermost
+    folder with a build file (setup.py, CMakeLists.txt, pyproject.toml) within MAX_ROOT_LEVELS, else the working
+    directory when it holds the file, else the file's own folder. A working directory that is no project makes
+    none of everything below it: checking `corpora/a` from the folder holding `corpora/b` too must not read b's
+    build files as a's."""
+    absolute, start = os.path.abspath(path), os.path.abspath(root)
     # Compared as strings (both normalised): `Path.is_relative_to` costs more than the rest, for every file checked.
-    if absolute == root or absolute.startswith(root.rstrip(os.sep) + os.sep):
-        return Path(root)
-    return _enclosing_project(Path(absolute).parent)
+    inside = absolute == start or absolute.startswith(start.rstrip(os.sep) + os.sep)
+    if inside and (configured or _in_project(start)):
+        return Path(start)
+    repository, outermost = _enclosing_project(Path(absolute).parent)
+    if repository is not None:
+        return repository
+    if outermost is not None:
+        return outermost
+    return Path(start) if inside else Path(absolute).parent
 
 
 @lru_cache(maxsize=1024)
-def _enclosing_project(folder: Path) -> Path:
-    """project_root for the files of `folder` outside the configured root (remembered: every file of a folder
-    asks, and each answer costs up to 3 x MAX_ROOT_LEVELS stats)."""
-    found = folder
+def _enclosing_project(folder: Path) -> tuple[Path | None, Path | None]:
+    """The closest folder with `.git` and the outermost folder with a build file, each within MAX_ROOT_LEVELS of
+    `folder` (remembered: every file of a folder asks, and each answer costs up to 4 x MAX_ROOT_LEVELS stats)."""
+    outermost = None
     for level, parent in enumerate((folder, *folder.parents)):
         if level >= MAX_ROOT_LEVELS:
             break
-        if any((parent / marker).exists() for marker in _BUILD_MARKERS):
-            found = parent
         if (parent / ".git").exists():
-            return parent
-    return found
+            return parent, outermost
+        if _holds_build_file(str(parent)):
+            outermost = parent
+    return None, outermost
+
+
+@lru_cache(maxsize=64)
+def _holds_build_file(folder: str) -> bool:
+    return any(os.path.exists(os.path.join(folder, marker)) for marker in _BUILD_MARKERS)
+
+
+@lru_cache(maxsize=64)
+def _in_project(folder: str) -> bool:
+    return _holds_build_file(folder) or _enclosing_project(Path(folder))[0] is not None
 
 
 # --- whether a project is written for AMD, from its build files when they settle it -----------------------------
