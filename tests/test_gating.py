@@ -3313,6 +3313,9 @@ class _ReadBy:
     def only_off_rocm(self, name: str) -> bool:
         return False
 
+    def definitions_only_on_nvidia(self) -> bool:
+        return False
+
 
 @pytest.mark.parametrize(
     ("code", "read_elsewhere", "expected"),
