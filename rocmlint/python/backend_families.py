@@ -41,7 +41,7 @@ up by the target it detected:
 
 Registering needs importing, so every module of both folders is imported on ROCm too and its module-level statements
 run there; only the code inside its defs waits for a lookup of the NVIDIA key (rocmlint/python/importers.py,
-`ImportIndex.definitions_base`).
+`ImportIndex.definitions_base`). Not seen: a def that another module of the folder calls at import.
 """
 
 from __future__ import annotations
