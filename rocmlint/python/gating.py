@@ -487,9 +487,9 @@ class GateAnalyzer:
         if isinstance(parent, FUNCTION_DEFS) and block is parent.body:
             if not indirect:
                 return self._test_skip_conditions(parent)
-            return (
-                self._test_skip_conditions(parent) + self._chosen_conditions(parent) + self._caller_conditions(parent)
-            )
+            # Callers only ever add "not on ROCm", which a def the project reaches only on NVIDIA already has.
+            chosen = self._chosen_conditions(parent)
+            return self._test_skip_conditions(parent) + (chosen or self._caller_conditions(parent))
         return []
 
     def _chosen_conditions(self, function: FunctionNode) -> list[Condition]:
