@@ -178,6 +178,9 @@ class _ImporterReads:
     def key_registered_off_rocm(self, key: str, testers: frozenset[str], qualified: str | None) -> bool:
         return self.project.key_registered_off_rocm(_import_index(self.root), self.path, key, testers, qualified)
 
+    def definitions_only_on_nvidia(self) -> bool:
+        return self.project.definitions_only_on_nvidia(_import_index(self.root), self.path)
+
 
 class Engine:
     def __init__(self, project: ProjectIndex | None = None, prefilter: bool = True) -> None:

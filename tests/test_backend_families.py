@@ -9,7 +9,8 @@ import pytest
 from test_cuda_project import write_tree
 from test_module_gates import HAZARDS, _codes, base, bases
 
-from rocmlint.python.backend_families import computed_load_prefixes
+from rocmlint.python.backend_families import computed_load_prefixes, registered_by_vendor
+from rocmlint.python.importers import read_small_file as read
 from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch
 
 NVIDIA_ONLY = Branch(False, True)
@@ -171,3 +172,94 @@ def test_hazards_in_the_nvidia_sibling_are_not_reported(tmp_path: Path) -> None:
     root = write_tree(tmp_path, siblings())
     assert _codes(root, "pkg/kernels/nvidia/sub/tiles.py") == []
     assert _codes(root, "pkg/kernels/amd/ops.py") == [("ROC107", 2)]
+
+
+# --- sibling folders chosen by a registry keyed by vendor -----------------------------------------------------------
+# Module-level statements run on import (line 3), the code in defs (lines 6 and 9) only when the registry's key is
+# looked up.
+REGISTERED = """import torch
+from pkg.backend import registry
+WEIGHT = weight.to(torch.float8_e4m3fn)
+@registry.reg("{vendor}.gemm.gen_function")
+def gen_function():
+    return weight.to(torch.float8_e4m3fn)
+class Target:
+    def flags(self):
+        return weight.to(torch.float8_e5m2)
+"""
+HAZARD_LINES = [("ROC107", 3), ("ROC107", 6), ("ROC107", 9)]
+LOOKUP = """
+from pkg.backend import registry
+def codegen(target):
+    return registry.get(target.name() + ".gemm.gen_function")()
+"""
+
+
+def registry_tree(rocm_entry: str = "gemm.gen_function", **extra: str) -> dict[str, str]:
+    """`pkg/backend/cuda/` beside `pkg/backend/rocm/`, both imported by the backend package, registering an entry
+    under their own vendor's name."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/backend/__init__.py": "from pkg.backend import codegen, cuda, rocm\n",
+        "pkg/backend/registry.py": "TABLE = {}\n",
+        "pkg/backend/codegen.py": LOOKUP,
+        "pkg/backend/cuda/__init__.py": "from pkg.backend.cuda import ops\n",
+        "pkg/backend/cuda/ops.py": REGISTERED.replace("{vendor}", "cuda"),
+        "pkg/backend/rocm/__init__.py": "from pkg.backend.rocm import ops\n",
+        "pkg/backend/rocm/ops.py": REGISTERED.replace("{vendor}.gemm.gen_function", f"rocm.{rocm_entry}"),
+        "main.py": "import pkg.backend\n",
+    }
+    files.update(extra)
+    return files
+
+
+def test_registered_by_vendor(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, registry_tree())
+    files = sorted(str(path) for path in root.rglob("*.py"))
+    proof = registered_by_vendor(str(root / "pkg/backend/cuda"), (str(root / "pkg/backend/rocm"),), files, read)
+    assert proof == (str(root / "pkg/backend/cuda/ops.py"), str(root / "pkg/backend/rocm/ops.py"))
+
+
+def test_the_defs_of_a_folder_a_registry_keyed_by_vendor_chooses_are_nvidia_code(tmp_path: Path) -> None:
+    """Its module-level statements run wherever it is imported; the ROCm folder's defs run on ROCm."""
+    root = write_tree(tmp_path, registry_tree())
+    assert _codes(root, "pkg/backend/cuda/ops.py") == [("ROC107", 3)]
+    assert _codes(root, "pkg/backend/rocm/ops.py") == HAZARD_LINES
+
+
+@pytest.mark.parametrize(
+    ("files", "why"),
+    [
+        pytest.param(registry_tree(rocm_entry="conv.gen_function"), "no entry for both", id="different-entries"),
+        pytest.param(
+            registry_tree(**{"pkg/backend/rocm/ops.py": REGISTERED.replace("{vendor}", "cuda")}),
+            "the ROCm folder's keys are not named for it",
+            id="keys-not-named-for-the-folder",
+        ),
+        pytest.param(
+            registry_tree(**{"pkg/backend/shared.py": "from pkg.backend.cuda.ops import Target\n"}),
+            "a module of the product calls it directly",
+            id="imported-from-outside",
+        ),
+        pytest.param(
+            registry_tree(
+                **{
+                    "pkg/backend/cuda/ops.py": REGISTERED.replace("{vendor}", "cuda") + "gen_function()\n"
+                    "DEFAULT = Target()\n"
+                }
+            ),
+            "this module calls its defs at import",
+            id="called-at-import",
+        ),
+    ],
+)
+def test_without_a_vendor_keyed_choice_the_defs_keep_their_base(
+    tmp_path: Path, files: dict[str, str], why: str
+) -> None:
+    root = write_tree(tmp_path, files)
+    assert _codes(root, "pkg/backend/cuda/ops.py") == HAZARD_LINES, why
+
+
+def test_a_test_importing_the_nvidia_folder_does_not_count(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, registry_tree(**{"tests/test_target.py": "from pkg.backend.cuda.ops import Target\n"}))
+    assert _codes(root, "pkg/backend/cuda/ops.py") == [("ROC107", 3)]

@@ -2426,6 +2426,9 @@ _GUARDED_DEEP_GEMM = "try:\n    import deep_gemm\nexcept ImportError:\n    deep_
         pytest.param("import cutlass\nimport cutlass.cute as cute\nHAZARD()\n", NVIDIA_ONLY, id="import-cutlass"),
         pytest.param("from cuda.bindings import runtime\nHAZARD()\n", NVIDIA_ONLY, id="from-cuda-bindings"),
         pytest.param("from cuda import cudart\nHAZARD()\n", NVIDIA_ONLY, id="from-cuda-import"),
+        pytest.param("from nvidia import dali\nHAZARD()\n", NVIDIA_ONLY, id="from-nvidia-namespace"),
+        pytest.param("import nvidia.cudnn.lib\nHAZARD()\n", NVIDIA_ONLY, id="nvidia-cuda-library-wheel"),
+        pytest.param("from tensorrt_llm import LLM\nHAZARD()\n", NVIDIA_ONLY, id="tensorrt-llm"),
         pytest.param("import habana_frameworks.torch.core as htcore\nHAZARD()\n", NEVER, id="import-habana"),
         pytest.param("HAZARD()\nimport cutlass\n", BOTH, id="code-before-the-import"),
         pytest.param(
@@ -3311,6 +3314,9 @@ class _ReadBy:
         return name in self.names
 
     def only_off_rocm(self, name: str) -> bool:
+        return False
+
+    def definitions_only_on_nvidia(self) -> bool:
         return False
 
 

@@ -308,6 +308,7 @@ _KERNELS = {
     "pkg/cycle_a.py": "from pkg import cycle_b\n",
     "pkg/cycle_b.py": "from pkg import cycle_a\nimport cuda.bindings.driver as cuda\n",
     "pkg/gaudi.py": "import habana_frameworks.torch.core as htcore\n",
+    "pkg/loader.py": "from nvidia import dali\n",
     "tests/test_kernel.py": "import pytest\nfrom pkg.ops import run\n",
     "tests/test_lazy.py": "def test_run():\n    from pkg.ops import run\n",
 }
@@ -322,6 +323,7 @@ _KERNELS = {
         pytest.param("tests/test_lazy.py", EVERYWHERE, id="a-test-importing-it-in-a-function"),
         pytest.param("pkg/optional.py", EVERYWHERE, id="an-import-in-try"),
         pytest.param("pkg/cycle_a.py", NVIDIA_ONLY, id="an-import-cycle"),
+        pytest.param("pkg/loader.py", NVIDIA_ONLY, id="from-the-nvidia-namespace"),
         pytest.param("pkg/gaudi.py", NOWHERE, id="another-accelerators-package"),
     ],
 )

@@ -30,18 +30,33 @@ the project chooses the ROCm folder on ROCm, and every module of the NVIDIA fold
 it without a gate (a Hopper-only helper that uses it directly), and a test whose module-level statements import one
 of its modules tests NVIDIA's code. Folders beside each other with no such dispatcher (`test/nvidia/` and
 `test/amd/`: tests nothing imports) prove nothing.
+
+The dispatcher may also be a registry keyed by the vendor's name (`registered_by_vendor`): each folder registers its
+code under keys that start with the folder's own name, the same entries for each vendor, and the project looks them
+up by the target it detected:
+
+    backend/cuda/target_def.py:   @registry.reg("cuda.create_target")
+    backend/rocm/target_def.py:   @registry.reg("rocm.create_target")
+    backend/codegen.py:           registry.get(target.name() + ".lib.var_decl")
+
+Registering needs importing, so every module of both folders is imported on ROCm too and its module-level statements
+run there; only the code inside its defs waits for a lookup of the NVIDIA key (rocmlint/python/importers.py,
+`ImportIndex.definitions_base`). Not seen: a def that another module of the folder calls at import.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from rocmlint.data import load
 from rocmlint.vendor import NO_GPU, Branch
 
 # `import_module(f"_{vendor}.ops")`, `__import__("_" + vendor)`: group 1 or 2 is the constant prefix.
+# A decorator registering what follows under a dotted key (`@registry.reg("cuda.gemm_rcr.gen_function")`): group 1
+# is the key's first part, group 2 the rest.
+_KEYED_REGISTRATION = re.compile(rb"^[ \t]*@[\w.]+\(\s*[\"']([A-Za-z]\w*)\.([\w.]+)[\"']", re.MULTILINE)
 _COMPUTED_LOAD = re.compile(rb"(?:import_module|__import__)\(\s*(?:f[\"']([\w.]*)\{|[\"']([\w.]*)[\"']\s*\+)")
 _PACKAGE_FILE = "__init__.py"
 _WORDS = load("vendor_packages")
@@ -143,3 +158,36 @@ def sibling_of(path: str, siblings: Mapping[str, tuple[str, ...]]) -> str | None
             return folder
         folder = os.path.dirname(folder)
     return None
+
+
+def registered_by_vendor(
+    nvidia: str, rocm: Sequence[str], files: Iterable[str], read: Callable[[str], bytes | None]
+) -> tuple[str, ...]:
+    """A module of the NVIDIA-named folder `nvidia` and one of a ROCm-named sibling of `rocm` that register the same
+    entry, each under a key starting with its own folder's name (`"cuda.create_target"`, `"rocm.create_target"`): the
+    project chooses between the folders by the vendor's name. Empty when no entry is registered for both.
+    `read(path)`: the file's bytes."""
+    nvidia_entries = _entries_registered(nvidia, files, read)
+    if not nvidia_entries:
+        return ()
+    for folder in rocm:
+        for entry, path in sorted(_entries_registered(folder, files, read).items()):
+            if entry in nvidia_entries:
+                return nvidia_entries[entry], path
+    return ()
+
+
+def _entries_registered(folder: str, files: Iterable[str], read: Callable[[str], bytes | None]) -> dict[str, str]:
+    """The keys the modules of `folder` (at any depth) register under the folder's own name, without that first part
+    -> the first module registering each."""
+    vendor = os.path.basename(folder).lower()
+    inside = folder + os.sep
+    entries: dict[str, str] = {}
+    for path in files:
+        data = read(path) if path.startswith(inside) else None
+        if not data or b"@" not in data:
+            continue
+        for match in _KEYED_REGISTRATION.finditer(data):
+            if match.group(1).decode("ascii").lower() == vendor:
+                entries.setdefault(match.group(2).decode("ascii"), path)
+    return entries

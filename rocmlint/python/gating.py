@@ -179,6 +179,10 @@ class ReadElsewhere(Protocol):
         lookup (`tests_membership_of_its_parameter`), None for a def of this file already found to be one
         (ProjectIndex.key_registered_off_rocm)."""
 
+    def definitions_only_on_nvidia(self) -> bool:
+        """Whether the project reaches the code inside this module's defs only on NVIDIA: the module sits in an
+        NVIDIA-named folder that a registry keyed by the vendor's name chooses (ProjectIndex.definitions_only_on_nvidia)."""
+
 
 class CrossModuleResolver(Protocol):
     """Resolves a qualified name defined in another module of the scanned tree. A name ending in "()" asks
@@ -481,8 +485,35 @@ class GateAnalyzer:
         if isinstance(parent, ast.While) and block is parent.body:
             return [(self.value(parent.test), True)]
         if isinstance(parent, FUNCTION_DEFS) and block is parent.body:
-            return self._test_skip_conditions(parent) + (self._caller_conditions(parent) if indirect else [])
+            if not indirect:
+                return self._test_skip_conditions(parent)
+            # Callers only ever add "not on ROCm", which a def the project reaches only on NVIDIA already has.
+            chosen = self._chosen_conditions(parent)
+            return self._test_skip_conditions(parent) + (chosen or self._caller_conditions(parent))
         return []
+
+    def _chosen_conditions(self, function: FunctionNode) -> list[Condition]:
+        """A def of a module whose defs the project reaches only on NVIDIA (`ReadElsewhere.definitions_only_on_nvidia`:
+        a registry keyed by vendor chooses its folder) runs only there, unless this module calls it, or makes the class
+        it is a method of, at import: module-level code runs wherever the module is imported."""
+        if not self._definitions_only_on_nvidia or self._called_at_import(function):
+            return []
+        return [(NVIDIA, True)]
+
+    @cached_property
+    def _definitions_only_on_nvidia(self) -> bool:
+        return self.read_elsewhere is not None and self.read_elsewhere.definitions_only_on_nvidia()
+
+    def _called_at_import(self, function: FunctionNode) -> bool:
+        """This module calls `function`, or the class it is a method of, outside every def and lambda."""
+        owner = self.semantic.parent(function)
+        calls = self.references.calls_of(function)
+        if isinstance(owner, ast.ClassDef):
+            calls += self.references.calls_of(owner)
+        return any(
+            not any(isinstance(ancestor, (*FUNCTION_DEFS, ast.Lambda)) for ancestor in self.semantic.ancestors(call))
+            for call in calls
+        )
 
     def _block_of(self, parent: ast.AST, statement: ast.stmt) -> list[ast.stmt]:
         """The statement list of `parent` that holds `statement` (every list of a parent indexed at once:

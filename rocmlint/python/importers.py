@@ -70,6 +70,7 @@ from rocmlint.python.backend_families import (
     computed_load_prefixes,
     family_bases,
     member_of,
+    registered_by_vendor,
     sibling_of,
     vendor_siblings,
 )
@@ -313,6 +314,8 @@ class ImportIndex:
     _families: dict[str, Branch] | None = field(default=None, repr=False)
     # NVIDIA-named folder -> its ROCm-named siblings (backend_families.vendor_siblings), when first asked
     _siblings: dict[str, tuple[str, ...]] | None = field(default=None, repr=False)
+    # NVIDIA-named folder -> the modules proving a registry keyed by vendor chooses it (`definitions_base`)
+    _vendor_registries: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     # The extension modules the project's build builds for NVIDIA only and their source folders (the C++ front end
     # reads the build files: `nvidia_only_natives_for`), asked when requirements are first worked out, so that
     # building the index waits for no build file.
@@ -574,6 +577,28 @@ class ImportIndex:
             self._siblings = vendor_siblings(sorted(self.finder.files))
         folder = sibling_of(path, self._siblings)
         return None if folder is None else (folder, self._siblings[folder])
+
+    def definitions_base(self, path: str) -> tuple[Branch, frozenset[str]]:
+        """Where the code inside the defs of the module at `path` can run, and the files that decided it: NVIDIA's when
+        the module sits in an NVIDIA-named folder whose ROCm-named sibling registers the same entries in a registry keyed
+        by the vendor's name (rocmlint/python/backend_families.py, `registered_by_vendor`), and no module of the product
+        outside the folder imports it by a written name (`builder.py` importing `cuda/builder_cmake.py` calls its defs
+        directly); everywhere otherwise. Its module-level statements run wherever it is imported (`module_base`)."""
+        member = self.nvidia_sibling(path)
+        if member is None:
+            return EVERYWHERE, frozenset()
+        nvidia, rocm = member
+        proof = self._vendor_registries.get(nvidia)
+        if proof is None:
+            proof = registered_by_vendor(nvidia, rocm, sorted(self.finder.files), read_small_file)
+            self._vendor_registries[nvidia] = proof
+        importers = self.importers_of(path)
+        files = frozenset(proof) | frozenset(importers)
+        inside = nvidia + os.sep
+        outside = any(
+            not importer.startswith(inside) and not self.imports_everywhere(importer) for importer in importers
+        )
+        return (_NVIDIA_ONLY if proof and not outside else EVERYWHERE), files
 
     def imported_in(self, folders: Sequence[str]) -> dict[str, dict[str, bool]]:
         """The modules of the tree in `folders` (at any depth) that some module imports -> their importers."""

@@ -109,6 +109,14 @@ class ProjectIndex:
         self.note_files(files)
         return branch
 
+    def definitions_only_on_nvidia(self, index: ImportIndex, path: str) -> bool:
+        """Whether the code inside the defs of the module at `path` runs only on NVIDIA, as the project chooses it
+        (`ImportIndex.definitions_base`: an NVIDIA-named folder of a registry keyed by vendor); the files that decided
+        it become dependencies of the result."""
+        branch, files = index.definitions_base(os.path.abspath(path))
+        self.note_files(files)
+        return branch.on_rocm is False
+
     def read_elsewhere(self, index: ImportIndex, path: str, name: str) -> bool:
         """Whether a module of `index` that imports the module at `path` may read its module-level `name`. The
         importers become dependencies of the result (a module that starts importing it later is not one, as
