@@ -11,6 +11,16 @@ from rocmlint.rule import Invalid, Valid
 from rocmlint.testing import check_invalid, check_valid
 
 VALID = (
+    # A reference encoding read back at once (fp8_data.read_back): converted elementwise, never computed with.
+    Valid(
+        """
+        import torch
+        def test_float_to_fp8(x):
+            assert encode(x) == torch.tensor(x, dtype=torch.float8_e4m3fn).view(torch.uint8).item()
+            assert decode(x) == torch.tensor(x, dtype=torch.uint8).view(torch.float8_e5m2).float().item()
+        """,
+        path="test/test_dtype.py",
+    ),
     # A registry a def of the file fills with every format, FNUZ too (fp8.added_beside_fnuz): users pick from it.
     Valid(
         """
