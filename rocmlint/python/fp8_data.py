@@ -156,8 +156,10 @@ def read_back(ctx: PythonContext, node: ast.AST) -> bool:
     current = _converting_call(ctx, node)
     while current is not None:
         method = ctx.parent(current)
+        if not isinstance(method, ast.Attribute):
+            return False
         call = ctx.parent(method)
-        if not isinstance(method, ast.Attribute) or not isinstance(call, ast.Call) or call.func is not method:
+        if not isinstance(call, ast.Call) or call.func is not method:
             return False
         if method.attr in _READ_OUT_METHODS:
             return True
