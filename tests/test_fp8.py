@@ -400,6 +400,41 @@ def test_saved_and_cast_back(forward: str, backward: str, round_trip: bool) -> N
     assert fp8.saved_and_cast_back(snippet.ctx, snippet.node("D", ast.Name)) is round_trip
 
 
+_PATCHED_AUTOGRAD = """
+import torch
+def patch(fn):
+    @staticmethod
+    def _forward(ctx, x, fp8_store):
+        ctx.orig_dtype = x.dtype
+        kept = x.to(D) if fp8_store else x
+        ctx.save_for_backward(kept)
+        return act(x)
+
+    @staticmethod
+    def _backward(ctx, grad):
+        x = ctx.saved_tensors[0]
+        x = {first_read}
+        return act_grad(x, grad), None
+
+    fn.forward = _forward
+    {patched}.backward = _backward
+"""
+
+
+@pytest.mark.parametrize(
+    ("first_read", "patched", "round_trip"),
+    [
+        pytest.param("x.to(ctx.orig_dtype)", "fn", True, id="patched-beside-the-forward"),
+        pytest.param("x.to(ctx.orig_dtype)", "other", False, id="another-class-patched"),
+        pytest.param("torch._scaled_mm(x, x)", "fn", False, id="fp8-matmul-first"),
+    ],
+)
+def test_saved_and_cast_back_in_a_patched_backward(first_read: str, patched: str, round_trip: bool) -> None:
+    """An autograd function's forward and backward patched in by defs side by side (`Fn.forward = _forward`)."""
+    snippet = parse(_PATCHED_AUTOGRAD.format(first_read=first_read, patched=patched))
+    assert fp8.saved_and_cast_back(snippet.ctx, snippet.node("D", ast.Name)) is round_trip
+
+
 @pytest.mark.parametrize(
     ("body", "compared"),
     [

@@ -24,7 +24,13 @@ from rocmlint.python.flow import value_uses
 from rocmlint.python.fp8_data import fp8_as_data, multiplies_matrices
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name, name_words
-from rocmlint.python.scopes import COMPOUND_STATEMENTS, parameter_names, positional_parameters
+from rocmlint.python.scopes import (
+    COMPOUND_STATEMENTS,
+    FunctionNode,
+    dotted_name,
+    parameter_names,
+    positional_parameters,
+)
 from rocmlint.python.semantic import FUNCTION_DEFS
 from rocmlint.python.uses import in_allow_list, is_inspected, outermost_collection_member
 from rocmlint.python.values import ASSIGNMENTS, assignment_targets
@@ -60,6 +66,7 @@ _WEIGHT_KEYWORD, _WEIGHT_ONLY = "weight_dtype", re.compile(r"weight_?only", re.I
 _CAST_METHODS = frozenset({"float", "half", "bfloat16", "double"})
 _FLOAT_DTYPES = frozenset({"float32", "float", "float16", "half", "bfloat16", "float64", "double"})
 _SAVE, _SAVED_TENSORS = "save_for_backward", "saved_tensors"
+_FORWARD, _BACKWARD = "forward", "backward"
 # What a value may be assigned as and still be the tensor made: the call itself, a name, a conditional's arms.
 _KEPT_AS_IS = (ast.Call, ast.Name, ast.IfExp)
 # `finfo` fields equal for the OCP and FNUZ formats.
@@ -287,8 +294,8 @@ def saved_and_cast_back(ctx: PythonContext, node: ast.AST) -> bool:
     """`node` is the dtype of `x.to(node)` whose result is only cast back, at once (`w.to(node).to(torch.bfloat16)`,
     a reference rounded to FP8) or after an autograd backward kept it: every use of it (through assignments and
     conditional arms) is a cast to another dtype (`.to(ctx.dtype)`, `.float()`), an attribute set on it, or an
-    argument of `ctx.save_for_backward(...)` whose tensor the class's `backward` casts back before any other read
-    (`x, w = ctx.saved_tensors` then `x = x.to(ctx.orig_dtype)`). FP8 only stores the values there: PyTorch converts
+    argument of `ctx.save_for_backward(...)` whose tensor the paired `backward` (the class's, or one patched in beside
+    the forward) casts back before any other read (`x, w = ctx.saved_tensors` then `x = x.to(ctx.orig_dtype)`). FP8 only stores the values there: PyTorch converts
     to and from it elementwise, the same on every GPU (FNUZ would round alike below its 240 maximum)."""
     parent = ctx.parent(node)
     if not isinstance(parent, ast.Call) or parent.args[:1] != [node] or last_name(parent.func) != "to":
@@ -326,14 +333,10 @@ def _casts_dtype(call: ast.Call) -> bool:
 
 
 def _cast_back_in_backward(ctx: PythonContext, save: ast.Call, position: int) -> bool:
-    """The `backward` of the class whose method calls `save` (`ctx.save_for_backward(...)`) takes the tensor at
-    `position` back from `ctx.saved_tensors` (unpacked or indexed) and first reads it to cast it to another dtype."""
-    owner = next((ancestor for ancestor in ctx.ancestors(save) if isinstance(ancestor, ast.ClassDef)), None)
-    backward = (
-        next((d for d in owner.body if isinstance(d, FUNCTION_DEFS) and d.name == "backward"), None)
-        if owner is not None
-        else None
-    )
+    """The `backward` paired with the forward calling `save` (`ctx.save_for_backward(...)`, `_backward_of`) takes the
+    tensor at `position` back from `ctx.saved_tensors` (unpacked or indexed) and first reads it to cast it to another
+    dtype."""
+    backward = _backward_of(ctx, save)
     if backward is None:
         return False
     for statement in ctx.semantic.descendants(backward):
@@ -348,6 +351,37 @@ def _cast_back_in_backward(ctx: PythonContext, save: ast.Call, position: int) ->
         call = ctx.parent(holder) if isinstance(holder, ast.Attribute) else None
         return isinstance(call, ast.Call) and call.func is holder and _casts_dtype(call)
     return False
+
+
+def _backward_of(ctx: PythonContext, save: ast.Call) -> FunctionNode | None:
+    """The `backward` paired with the forward holding `save`: the `backward` method of its class, or a def patched in
+    beside it (`Fn.forward = _forward` and `Fn.backward = _backward` in the block defining both)."""
+    owner = next((ancestor for ancestor in ctx.ancestors(save) if isinstance(ancestor, ast.ClassDef)), None)
+    if owner is not None:
+        return next((d for d in owner.body if isinstance(d, FUNCTION_DEFS) and d.name == _BACKWARD), None)
+    forward = next((ancestor for ancestor in ctx.ancestors(save) if isinstance(ancestor, FUNCTION_DEFS)), None)
+    if forward is None:
+        return None
+    block = ctx.semantic.block_of(forward)
+    patches = [patch for patch in map(_method_patch, block) if patch is not None]
+    patched = next((target for target, method, name in patches if method == _FORWARD and name == forward.name), None)
+    if patched is None:
+        return None
+    backward = next((name for target, method, name in patches if method == _BACKWARD and target == patched), None)
+    return next((d for d in block if isinstance(d, FUNCTION_DEFS) and d.name == backward), None)
+
+
+def _method_patch(statement: ast.stmt) -> tuple[str, str, str] | None:
+    """`Fn.forward = _forward`: the class patched (as written), the method, and the def put in its place."""
+    if (
+        not isinstance(statement, ast.Assign)
+        or len(statement.targets) != 1
+        or not isinstance(statement.value, ast.Name)
+    ):
+        return None
+    target = statement.targets[0]
+    patched = dotted_name(target.value) if isinstance(target, ast.Attribute) else None
+    return (patched, target.attr, statement.value.id) if isinstance(target, ast.Attribute) and patched else None
 
 
 def _saved_tensor_name(statement: ast.Assign, position: int) -> str | None:
@@ -432,7 +466,7 @@ def _only_stores_fp8(ctx: PythonContext) -> bool:
     # whole file cost more than the rest of this.
     found = ctx.semantic.parents
     calls = [node for node in found if isinstance(node, ast.Call)]
-    if any(isinstance(node, FUNCTION_DEFS) and node.name == "forward" and _upcasts_weight(node) for node in found):
+    if any(isinstance(node, FUNCTION_DEFS) and node.name == _FORWARD and _upcasts_weight(node) for node in found):
         return True
     if ctx.in_test_suite:
         return False  # a test saving a quantized model tests it: its FP8 feeds the compute of the code it tests
@@ -542,7 +576,7 @@ def made_for_nvidia_only_forward(ctx: PythonContext, node: ast.AST) -> bool:
     owner = ctx.parent(init) if init is not None and init.name == "__init__" else None
     if not isinstance(owner, ast.ClassDef):
         return False
-    forward = next((d for d in owner.body if isinstance(d, FUNCTION_DEFS) and d.name == "forward"), None)
+    forward = next((d for d in owner.body if isinstance(d, FUNCTION_DEFS) and d.name == _FORWARD), None)
     if forward is None:
         return False
     for statement in forward.body:
