@@ -275,6 +275,15 @@ _F8 = "torch.float8_e4m3fn"
         pytest.param(f'CODES = {{"I8": torch.int8, "F8": {_F8}, "X": make()}}', False, id="not-all-dtypes"),
         pytest.param(f'CODES = {{torch.int8: 1, "F8": {_F8}}}', False, id="not-string-keys"),
         pytest.param(f'CODES = {{"I8": torch.int8, "F8": cast({_F8})}}', False, id="not-a-value"),
+        pytest.param(
+            f"TO_TORCH = {{dtypes.int8: torch.int8, dtypes.float8_e4m3: {_F8}}}", True, id="another-type-system"
+        ),
+        pytest.param(f"TO_TORCH = {{dtypes.int8: torch.int8, dtypes.fp8: {_F8}}}", False, id="key-names-no-format"),
+        pytest.param(
+            f"TO_TORCH = {{dtypes.int8: torch.int8, dtypes.float8_e4m3fnuz: {_F8}}}", False, id="fnuz-key-to-ocp"
+        ),
+        pytest.param(f"TO_TORCH = {{dtypes.int8: torch.int8, other.float8_e4m3: {_F8}}}", False, id="two-namespaces"),
+        pytest.param(f"CAST = {{torch.int8: torch.int8, torch.float8_e4m3fnuz: {_F8}}}", False, id="torch-keys"),
     ],
 )
 def test_in_format_dtype_table(code: str, decodes: bool) -> None:

@@ -11,6 +11,16 @@ from rocmlint.rule import Invalid, Valid
 from rocmlint.testing import check_invalid, check_valid
 
 VALID = (
+    # Another library's dtypes translated to torch's (fp8.in_format_dtype_table): that library chose the format.
+    Valid(
+        """
+        import torch
+        from mylib.ir import dtypes
+        def dtype_to_torch(dtype):
+            mapping = {dtypes.float32: torch.float32, dtypes.float8_e4m3: torch.float8_e4m3fn, dtypes.int8: torch.int8}
+            return mapping[dtype]
+        """,
+    ),
     # A reference encoding read back at once (fp8_data.read_back): converted elementwise, never computed with.
     Valid(
         """

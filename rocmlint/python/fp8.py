@@ -79,6 +79,8 @@ _FNUZ_ASSIGNMENT = r"\b{name}\s*(?::[^=\n]*)?=\s*(?:torch\.)?float8_e\w*fnuz\b"
 # `<table>[...] = ...` on a line that names a fnuz dtype (as key or value): an entry added to the table later.
 _FNUZ_ENTRY = r"^[ \t]*(?:{name})\s*\[[^\n]*fnuz"
 # Integer and boolean dtype names: a table that has them decodes every kind of stored tensor, not a choice of FP8.
+# The format an FP8 dtype's name spells (`float8_e4m3fn` -> `e4m3`).
+_FP8_FORMAT = re.compile(r"e\dm\d")
 _NON_FLOAT_DTYPE = re.compile(r"^(?:u?int\d+|bool)$")
 # A stored type code: an upper-case tag (`F8_E4M3`, `BF16`, `I8`, `BOOL`).
 _TYPE_CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -609,17 +611,39 @@ def in_format_dtype_table(ctx: PythonContext, node: ast.AST) -> bool:
     """`node` is a value of a dict literal that maps a file format's type codes (upper-case tags) to the library's
     dtypes, integer and boolean ones among them (`{"BOOL": torch.bool, "I8": torch.int8, "F8_E4M3":
     torch.float8_e4m3fn}`, safetensors' header codes): a decoder of stored data, whose FP8 entries are OCP because
-    the format defines them so."""
+    the format defines them so. Or one that maps another type system's dtypes to the library's (`{dtypes.int8:
+    torch.int8, dtypes.float8_e4m3: torch.float8_e4m3fn}`, a compiler's tensors handed to torch), each FP8 key named
+    for its value's format: a translation, where the other system's dtype chose the format."""
     table = ctx.parent(node)
     if not isinstance(table, ast.Dict) or not any(value is node for value in table.values):
         return False
-    if not all(key is not None and _TYPE_CODE.match(ctx.string_value(key) or "") for key in table.keys):
-        return False  # a lower-case name (`"fp8_e4m3"`) is a user's choice of dtype, not a stored type code
     dtypes = [ctx.qualified_name(value) or "" for value in table.values]
     library = (ctx.qualified_name(node) or "").rpartition(".")[0]
     if not all(dtype.rpartition(".")[0] == library for dtype in dtypes):
         return False
-    return any(_NON_FLOAT_DTYPE.match(dtype.rpartition(".")[2]) for dtype in dtypes)
+    if not any(_NON_FLOAT_DTYPE.match(dtype.rpartition(".")[2]) for dtype in dtypes):
+        return False
+    if all(key is not None and _TYPE_CODE.match(ctx.string_value(key) or "") for key in table.keys):
+        return True
+    # A lower-case name (`"fp8_e4m3"`) is a user's choice of dtype, neither a stored type code nor another dtype.
+    return _keyed_by_other_dtypes(ctx, table, library)
+
+
+def _keyed_by_other_dtypes(ctx: PythonContext, table: ast.Dict, library: str) -> bool:
+    """Every key of `table` is a member of one namespace other than `library` (`dtypes.float16`), and the key of each
+    OCP FP8 value names that value's format (`dtypes.float8_e4m3` for `torch.float8_e4m3fn`)."""
+    keys = [key for key in table.keys if isinstance(key, ast.Attribute)]
+    owners = {dotted_name(key.value) for key in keys}
+    if len(keys) != len(table.keys) or len(owners) != 1 or None in owners:
+        return False
+    if ctx.qualified_name(keys[0].value) == library:
+        return False  # the library's own dtypes: a cast table, not a translation
+    for key, value in zip(keys, table.values, strict=True):
+        dtype = ocp_fp8_dtype(ctx, value)
+        form = _FP8_FORMAT.search(dtype.name) if dtype is not None else None
+        if form is not None and (form.group(0) not in key.attr.lower() or "fnuz" in key.attr.lower()):
+            return False
+    return True
 
 
 def selected_per_arch(ctx: PythonContext, node: ast.expr) -> bool:
