@@ -418,9 +418,9 @@ class Engine:
         return off_by_default
 
     def _own_device_kinds(self, path: str, settings: Settings) -> Callable[[], dict[tuple[str, str], tuple[str, ...]]]:
-        """The ROCm device kinds the project's packages name in device classes of their own (`own_device_kinds`; none
-        without the project model or for a buffer with no file on disk). The files of those classes become the
-        result's cache dependencies; a class added in another file later is not seen."""
+        """The words of AMD's stack the project's packages use for things of their own: device kinds of their device
+        classes, arch records (`own_device_kinds`; none without the project model or for a buffer with no file on
+        disk). The files showing them become the result's cache dependencies; one added later is not seen."""
         if not settings.project_model or not os.path.isfile(path):
             return dict
 
