@@ -108,6 +108,16 @@ VALID = (
                 return per_1x32_mx_quant(x)
         """,
     ),
+    # A module-level table of buffer dtypes in code written for ROCm, read only by defs naming an MX format.
+    Valid(
+        """
+        import flydsl.expr as fx
+        import torch
+        _BUFFER_DTYPES = {"pool": torch.bfloat16, "pool_fp8": torch.float8_e4m3fn, "pool_scale": torch.uint8}
+        def buffer_spec(offsets, use_mxfp8=False):
+            return {name: (offset, _BUFFER_DTYPES[name]) for name, offset in offsets.items()}
+        """,
+    ),
     # Code written for ROCm (a module importing the ROCm-only FlyDSL) that picks the format per gfx arch itself.
     Valid(
         """
@@ -237,6 +247,19 @@ VALID = (
 )
 
 INVALID = (
+    # The same table also read by a def that says nothing of MX: its FP8 may be per-tensor FP8, FNUZ on MI300.
+    Invalid(
+        """
+        import flydsl.expr as fx
+        import torch
+        _BUFFER_DTYPES = {"pool": torch.bfloat16, "pool_fp8": torch.float8_e4m3fn}
+        def buffer_spec(offsets, use_mxfp8=False):
+            return {name: (offset, _BUFFER_DTYPES[name]) for name, offset in offsets.items()}
+        def quantize(x):
+            return x.to(_BUFFER_DTYPES["pool_fp8"])
+        """,
+        expect=("3:55-3:74",),
+    ),
     # Names defined by a callee that is no def of the file, or not from the dtype alone: no registry of formats.
     Invalid(
         """

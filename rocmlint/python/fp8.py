@@ -796,16 +796,32 @@ def mx_code(ctx: PythonContext, node: ast.expr) -> bool:
     E8M0 scales alone, which per-token FP8 rounds to as well). The MX specification fixes its element type as OCP FP8: on MI300, which has no MX,
     the hazard is the format itself, and the FNUZ dtype would break it. Another arm's MX (a def handling several
     formats) says nothing of this one. In code written for ROCm (see `picked_per_arch_for_rocm`) the defs and
-    classes around it and, at module level, the module's docstring count too: AMD's authors write MX code for
-    gfx950."""
+    classes around it and, at module level, the module's docstring or the defs reading the name it is assigned to
+    (`_read_by_mx_defs`) count too: AMD's authors write MX code for gfx950."""
     scopes = [ancestor for ancestor in ctx.ancestors(node) if isinstance(ancestor, (*FUNCTION_DEFS, ast.ClassDef))]
     names = [scope.name for scope in scopes if isinstance(scope, FUNCTION_DEFS)]
     names.append(os.path.splitext(os.path.basename(ctx.source.path))[0])
     if any(_MX_TOKEN.fullmatch(token) for name in names for token in name.lower().split("_")):
         return True
     if ctx.written_for_rocm(node) or ctx.project_written_for_amd:
-        return _says_mx(ctx, scopes)
+        return _says_mx(ctx, scopes) or (not scopes and _read_by_mx_defs(ctx, node))
     return bool(scopes) and (_in_mx_arm(ctx, node) or _beside_mx(ctx, node))
+
+
+def _read_by_mx_defs(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` sits in the value of a module-level name (a table of buffer dtypes) that only defs naming an MX format
+    read (`_says_mx`: `use_mxfp8=...`): the table serves their MX code."""
+    statement = ctx.semantic.statement_of(node)
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or ctx.parent(statement) is not ctx.module:
+        return False
+    targets = assignment_targets(statement)
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+        return False
+    readers = [
+        next((ancestor for ancestor in ctx.ancestors(read) if isinstance(ancestor, FUNCTION_DEFS)), None)
+        for read in ctx.references.mention_reads(targets[0].id)
+    ]
+    return bool(readers) and all(reader is not None and _says_mx(ctx, [reader]) for reader in readers)
 
 
 def _in_mx_arm(ctx: PythonContext, node: ast.AST) -> bool:
