@@ -37,6 +37,7 @@ from rocmlint.file_report import FileReport
 from rocmlint.python.accelerators import other_accelerator_in_path
 from rocmlint.python.config_fields import declared_off_by_default
 from rocmlint.python.containers import rocm_image_packages
+from rocmlint.python.device_kinds import own_device_kinds
 from rocmlint.python.embedded import TRIGGERS as EMBEDDED_TRIGGERS
 from rocmlint.python.embedded import EmbeddedSource, holds_jit_entry_word
 from rocmlint.python.frontend import RuleOptions, check_python
@@ -280,6 +281,7 @@ class Engine:
             self._consumer_gpus(source, settings),
             self._rocm_image_packages(source.path, settings),
             self._field_off_by_default(source.path, settings),
+            self._own_device_kinds(source.path, settings),
         )
         try:
             package, _ = package_of(source.path)
@@ -421,6 +423,20 @@ class Engine:
             return bool(files)
 
         return off_by_default
+
+    def _own_device_kinds(self, path: str, settings: Settings) -> Callable[[], dict[tuple[str, str], tuple[str, ...]]]:
+        """The words of AMD's stack the project's packages use for things of their own: device kinds of their device
+        classes, arch records (`own_device_kinds`; none without the project model or for a buffer with no file on
+        disk). The files showing them become the result's cache dependencies; one added later is not seen."""
+        if not settings.project_model or not os.path.isfile(path):
+            return dict
+
+        def kinds() -> dict[tuple[str, str], tuple[str, ...]]:
+            found = own_device_kinds(project_root(Path(path), settings.root))
+            self.project.note_files(sorted({file for files in found.values() for file in files}))
+            return found
+
+        return kinds
 
     def _read_elsewhere(self, path: str, settings: Settings) -> ReadElsewhere | None:
         """Whether the project's modules that import this file may read one of its module-level names (None:

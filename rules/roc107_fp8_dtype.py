@@ -43,22 +43,23 @@ class Fp8Dtype(Rule):
     Not flagged: the `fnuz` dtypes; comparisons (`x.dtype == torch.float8_e4m3fn`, `x.dtype in (...)`, a def's variable
     only compared); `isinstance`; lookup tables (dict keys, subscripts `PEAK_TOPS[torch.float8_e4m3fn]`, sets,
     `frozenset(...)`, tuples and lists named `*ALLOWED*`/`*SUPPORTED*`/`*VALID*` or only read with `in`, a format's type
-    codes like `F8_E4M3`; in a file calling no `*mm`/`*gemm*`/`*matmul*`, tables, decoders and switches naming the
-    dtype, `{"float8_e4m3fn": torch.float8_e4m3fn}`, `if args.fp8_e4m3fn: return ...`); feature probes (`if
-    getattr(torch, "float8_e5m2", None):`); text (`str()`, `print`, logging, f-strings); dtype metadata (`.itemsize`,
-    `torch.finfo(...).bits`); MX formats, OCP by their spec (`elem_dtype=`, an MX config's `activation_dtype=`/
-    `weight_dtype=`, `MXFPInferenceConfig(...)`, a def or module named `*mxfp8*`/`*_mx_*`, a def whose names or strings
-    say MX or E8M0); `storage_dtype=` beside `compute_dtype=` (layerwise casting), `weight_dtype=` of `*WeightOnly*`;
-    `torch.finfo(torch.float8_e5m2)` (same max as e5m2fnuz); collections and branches that also name `fnuz` or test a
-    `gfx` arch (not one behind a flag only ever False), tables given `fnuz` entries later, lists also `.append`ed a `fnuz`
-    dtype; a default overridden with `fnuz`; a def that converts to `fnuz` on ROCm; FP8 data made and kept on the CPU
-    (`.cpu()`, a test's factory without a device; a test naming no GPU, CUDA or device but the CPU, nor do its helpers,
-    without tensor fixtures); NVFP4 block scales (`sc.to(...)` in a file naming FP4, a def's dtype variable only making
-    them); an activation kept in FP8 for an autograd `backward` that casts it back first; FP8 only stored in a file
-    calling no `*mm`/`*gemm*`/`*matmul*`: a `__main__` script (no test) saving checkpoints, a `forward` upcasting
-    `self.weight` to the input's dtype; code after a call into a package with no ROCm build (`deep_gemm` even
-    try-imported, `torch.ops._C.cutlass_*`), weights for a `forward` calling one; ROCm-gated code; nothing when
-    `target-archs` names no gfx94x (gfx950/gfx12 are OCP).
+    codes like `F8_E4M3` or another library's dtypes (`dtypes.float8_e4m3`); in a file calling no
+    `*mm`/`*gemm*`/`*matmul*`, tables, decoders and switches naming the dtype, `{"float8_e4m3fn": torch.float8_e4m3fn}`,
+    `if args.fp8_e4m3fn: return ...`); feature probes (`if getattr(torch, "float8_e5m2", None):`); text (`str()`,
+    `print`, logging, f-strings); values read back at once (`.view(torch.uint8).item()`); dtype metadata (`.itemsize`,
+    `torch.finfo(...).bits`); MX formats, OCP by their spec (`elem_dtype=`, an MX config's
+    `activation_dtype=`/`weight_dtype=`, `MXFPInferenceConfig(...)`, a def or module named `*mxfp8*`/`*_mx_*`, a def
+    whose names or strings say MX or E8M0); `storage_dtype=` beside `compute_dtype=` (layerwise casting),
+    `weight_dtype=` of `*WeightOnly*`; `torch.finfo(torch.float8_e5m2)` (same max as e5m2fnuz); collections and branches
+    that also name `fnuz` or test a `gfx` arch (not one behind a flag only ever False), tables given `fnuz` entries
+    later, lists also `.append`ed a `fnuz` dtype; a default overridden with `fnuz`; a def that converts to `fnuz` on
+    ROCm; FP8 data made and kept on the CPU (`.cpu()`, a test's factory without a device; a test naming no GPU, CUDA or
+    device but the CPU, nor do its helpers, without tensor fixtures); NVFP4 block scales (`sc.to(...)` in a file naming
+    FP4, a def's dtype variable only making them); an activation kept in FP8 for an autograd `backward` that casts it
+    back first; FP8 only stored in a file calling no `*mm`/`*gemm*`/`*matmul*`: a `__main__` script (no test) saving
+    checkpoints, a `forward` upcasting `self.weight` to the input's dtype; code after a call into a package with no ROCm
+    build (`deep_gemm` even try-imported, `torch.ops._C.cutlass_*`), weights for a `forward` calling one; ROCm-gated
+    code; nothing when `target-archs` names no gfx94x (gfx950/gfx12 are OCP).
 
     ## Why is this bad on ROCm?
     MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`, `torch.float8_e5m2fnuz`);
@@ -69,12 +70,12 @@ class Fp8Dtype(Rule):
     only, gfx12 OCP only); vLLM `RocmPlatform.fp8_dtype()` / `is_fp8_fnuz()` (returns the fnuz dtype on `"gfx94"`).
 
     ## In code written for ROCm
-    Code only ROCm runs (a ROCm-only branch; a module importing a ROCm-only package such as FlyDSL or MORI, or one
-    that does), or any file of a project whose C/C++ is AMD's and none NVIDIA's, picks the format per arch when its
-    file names a `fnuz` dtype or a gfx arch: not flagged; its MX code is known by the classes around it and the
-    module's docstring too (written for gfx950's MX instructions). Elsewhere it is: OCP FP8 is wrong on MI300, and
-    a def whose GPU check sits in another module (kernels generated for gfx950 only), or whose MX purpose shows only
-    in comments or in the code it feeds (a test's input generator), shows nothing that keeps MI300 from running it.
+    Code only ROCm runs (a ROCm-only branch; a module importing a ROCm-only package such as FlyDSL or MORI, or one that
+    does), or any file of a project whose C/C++ is AMD's and none NVIDIA's, picks the format per arch when its file
+    names a `fnuz` dtype or a gfx arch: not flagged; its MX code (gfx950's) is known by the classes around it, the
+    module's docstring and the defs reading a module-level table too. Elsewhere it is: OCP FP8 is wrong on MI300, and a
+    def whose GPU check sits in another module (kernels generated for gfx950 only), or whose MX purpose shows only in
+    comments or in the code it feeds (a test's input generator), shows nothing that keeps MI300 from running it.
 
     ## Example
     ```python

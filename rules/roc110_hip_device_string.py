@@ -36,8 +36,10 @@ class HipDeviceString(Rule):
     comparisons of a device's `.type` with `"hip"`/`"rocm"`, which are always false on ROCm.
 
     Not flagged: the strings used as labels (log messages, `backend="hip"`, dict keys, Triton's
-    `target.backend == "hip"`). The hazard is ROCm code itself, so it is reported even inside a
-    ROCm-only branch.
+    `target.backend == "hip"`); and a project's own device kind: in a project whose package has a
+    device class of its own comparing its kind with `"hip"` (`self.kind == "hip"`), the `device=` of
+    that package's functions (`mylib.randn(n, device="hip")`) and the choice in its modules. The
+    hazard is ROCm code itself, so it is reported even inside a ROCm-only branch.
 
     ## Why is this bad on ROCm?
     PyTorch on ROCm reuses the CUDA interfaces: AMD GPUs are `torch.device("cuda")`, `"hip"` and
@@ -75,7 +77,7 @@ class HipDeviceString(Rule):
     def visit_Call(self, node: ast.Call, ctx: PythonContext) -> None:
         for value in device_arguments(ctx, node):
             literals = [lit for lit in _device_literals(value, ctx) if not _claimed_by_assignment(lit, ctx)]
-            if literals:
+            if literals and not _given_to_own_api(value, node, literals, ctx):
                 ctx.report(value, _message(ctx, literals[0]), fix=_fix(literals, ctx))
 
     def visit_Assign(self, node: ast.Assign, ctx: PythonContext) -> None:
@@ -107,7 +109,8 @@ class HipDeviceString(Rule):
         if not _chooses_hip_or_cuda(value, ctx):
             return
         for literal in _device_literals(value, ctx, follow_names=False):
-            ctx.report(literal, _message(ctx, literal), fix=_fix([literal], ctx))
+            if not ctx.own_device_kind(_kind(literal, ctx)):
+                ctx.report(literal, _message(ctx, literal), fix=_fix([literal], ctx))
 
 
 def _fix(literals: list[ast.expr], ctx: PythonContext) -> Fix | None:
@@ -164,6 +167,22 @@ def _hip_device_literal(value: ast.expr, ctx: PythonContext) -> ast.expr | None:
     return None
 
 
+def _kind(literal: ast.expr, ctx: PythonContext) -> str:
+    """The device type a HIP device literal (`_hip_device_literal`) names: "hip" for `"hip:0"`, `f"hip:{i}"`."""
+    text = fstring_prefix(literal) if isinstance(literal, ast.JoinedStr) else ctx.string_value(literal) or ""
+    found = _DEVICE_TYPE.match(text)
+    return found.group(1) if found else text
+
+
+def _given_to_own_api(value: ast.expr, call: ast.Call, literals: list[ast.expr], ctx: PythonContext) -> bool:
+    """`device=` of a function of the project's own package whose device class names each literal's device type a
+    kind of its own (`mylib.randn(n, device="hip")` beside `class Device: ... self.kind == "hip"`): the project's
+    vocabulary, not torch's."""
+    if not isinstance(ctx.parent(value), ast.keyword):
+        return False
+    return all(ctx.own_device_kind(_kind(literal, ctx), call.func) for literal in literals)
+
+
 def _is_device_holder(target: ast.expr) -> bool:
     """`device`, `self.device`, `DEVICE`, `dev`, `local_device`: a target named for a device."""
     name = last_name(target)
@@ -183,7 +202,7 @@ def _chooses_hip_or_cuda(value: ast.AST, ctx: PythonContext) -> bool:
 def _claimed_by_assignment(literal: ast.expr, ctx: PythonContext) -> bool:
     """The literal is an arm of a `device = "hip" if ... else "cuda"` choice, reported where it is assigned."""
     choice = outermost_conditional(ctx, literal)
-    if choice is None or not _chooses_hip_or_cuda(choice, ctx):
+    if choice is None or not _chooses_hip_or_cuda(choice, ctx) or ctx.own_device_kind(_kind(literal, ctx)):
         return False
     parent = ctx.parent(choice)
     if isinstance(parent, ast.Assign):
@@ -258,6 +277,20 @@ HipDeviceString.valid = (
         vendor = "rocm" if torch.version.hip else "cuda"
         device = torch.device("cuda", local_rank)
         model.to(device)
+        """,
+    ),
+    # The project's own device class names "hip" a kind of its own; its own functions take it.
+    Valid(
+        """
+        class Device:
+            def __init__(self, kind):
+                self.kind = kind
+            def is_hip(self):
+                return self.kind == "hip"
+        def randn(shape, device="cuda"):
+            return Tensor(shape, Device(device))
+        x = randn([4, 4], device="hip")
+        device = "cuda" if available() else "hip"
         """,
     ),
 )

@@ -31,8 +31,10 @@ class GcnArchExact(Rule):
 
     Substring tests (`"gfx94" in props.gcnArchName`), `.startswith("gfx9")`, regular expressions,
     `.split(":")[0] == "gfx942"`, comparisons with a full feature string (`"gfx90a:sramecc+:xnack-"`),
-    and comparisons with RDNA 2+ targets (`gfx1030`, `gfx1100`, `gfx1201`: no xnack/sramecc, so no
-    suffix) are not flagged. This code usually runs only on ROCm, so it is reported inside ROCm branches
+    comparisons with RDNA 2+ targets (`gfx1030`, `gfx1100`, `gfx1201`: no xnack/sramecc, so no
+    suffix), and the `gcnArchName` of an arch record of the project's own (returned by a function of a
+    package that declares the field and only ever gives it bare gfx names, `gcnArchName="gfx90a"`)
+    are not flagged. This code usually runs only on ROCm, so it is reported inside ROCm branches
     too.
 
     ## Why is this bad on ROCm?
@@ -107,7 +109,7 @@ class GcnArchExact(Rule):
 
 def _report(node: ast.expr, message: str, ctx: PythonContext) -> None:
     # Code that cannot run on ROCm never sees a real gcnArchName.
-    if ctx.branch(node).on_rocm is False:
+    if ctx.branch(node).on_rocm is False or _own_record(node, ctx):
         return
     ctx.report(node, message, fix=_fix(node, ctx))
 
@@ -124,6 +126,21 @@ def _is_arch_name(expr: ast.expr, ctx: PythonContext) -> bool:
     """`x.gcnArchName`, `getattr(x, "gcnArchName", ...)`, or a name assigned exactly once from one (so
     `arch = props.gcnArchName; arch = arch.split(":")[0]` is normalised)."""
     return bool(ctx.values.trace(expr, lambda value: _arch_name_step(value, ctx), _NO_ARMS))
+
+
+def _own_record(expr: ast.expr, ctx: PythonContext) -> bool:
+    """Every `gcnArchName` `expr` reads is an arch record of the project's own (`PythonContext.own_arch_record`):
+    returned by a function of the package that declares the field and only gives it bare gfx names
+    (`mylib.hip.capability().gcnArchName`, also through a name assigned once), not HIP's device properties."""
+    reads = ctx.values.trace(expr, lambda value: _arch_name_step(value, ctx), _NO_ARMS)
+    return bool(reads) and all(_own_receiver(read, ctx) for read in reads)
+
+
+def _own_receiver(read: ast.expr, ctx: PythonContext) -> bool:
+    receiver = read.value if isinstance(read, ast.Attribute) else None
+    if isinstance(receiver, ast.Name):
+        receiver = ctx.single_value(receiver)
+    return isinstance(receiver, ast.Call) and ctx.own_arch_record(receiver.func)
 
 
 def _arch_name_step(expr: ast.expr, ctx: PythonContext) -> list[ast.expr] | None:
@@ -218,6 +235,20 @@ GcnArchExact.valid = (
             print("arch:", props.gcnArchName)
             if torch.version.cuda:
                 return props.gcnArchName == "gfx942"
+        """,
+    ),
+    # The project's own arch record, only given bare gfx names (not HIP's device properties).
+    Valid(
+        """
+        from dataclasses import dataclass
+        @dataclass
+        class Capability:
+            warp_size: int
+            gcnArchName: str
+        _KNOWN = {"gfx90a": Capability(warp_size=64, gcnArchName="gfx90a")}
+        def capability(arch):
+            return _KNOWN[arch]
+        use_mfma = capability(option.arch).gcnArchName == "gfx90a"
         """,
     ),
 )

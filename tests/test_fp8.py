@@ -275,6 +275,15 @@ _F8 = "torch.float8_e4m3fn"
         pytest.param(f'CODES = {{"I8": torch.int8, "F8": {_F8}, "X": make()}}', False, id="not-all-dtypes"),
         pytest.param(f'CODES = {{torch.int8: 1, "F8": {_F8}}}', False, id="not-string-keys"),
         pytest.param(f'CODES = {{"I8": torch.int8, "F8": cast({_F8})}}', False, id="not-a-value"),
+        pytest.param(
+            f"TO_TORCH = {{dtypes.int8: torch.int8, dtypes.float8_e4m3: {_F8}}}", True, id="another-type-system"
+        ),
+        pytest.param(f"TO_TORCH = {{dtypes.int8: torch.int8, dtypes.fp8: {_F8}}}", False, id="key-names-no-format"),
+        pytest.param(
+            f"TO_TORCH = {{dtypes.int8: torch.int8, dtypes.float8_e4m3fnuz: {_F8}}}", False, id="fnuz-key-to-ocp"
+        ),
+        pytest.param(f"TO_TORCH = {{dtypes.int8: torch.int8, other.float8_e4m3: {_F8}}}", False, id="two-namespaces"),
+        pytest.param(f"CAST = {{torch.int8: torch.int8, torch.float8_e4m3fnuz: {_F8}}}", False, id="torch-keys"),
     ],
 )
 def test_in_format_dtype_table(code: str, decodes: bool) -> None:
@@ -397,6 +406,41 @@ def test_saved_and_cast_back(forward: str, backward: str, round_trip: bool) -> N
     """FP8 only holds an activation between forward and backward: cast in, saved, cast back before any other use."""
     code = _AUTOGRAD.format(forward=textwrap.indent(forward, " " * 8), backward=textwrap.indent(backward, " " * 8))
     snippet = parse(code)
+    assert fp8.saved_and_cast_back(snippet.ctx, snippet.node("D", ast.Name)) is round_trip
+
+
+_PATCHED_AUTOGRAD = """
+import torch
+def patch(fn):
+    @staticmethod
+    def _forward(ctx, x, fp8_store):
+        ctx.orig_dtype = x.dtype
+        kept = x.to(D) if fp8_store else x
+        ctx.save_for_backward(kept)
+        return act(x)
+
+    @staticmethod
+    def _backward(ctx, grad):
+        x = ctx.saved_tensors[0]
+        x = {first_read}
+        return act_grad(x, grad), None
+
+    fn.forward = _forward
+    {patched}.backward = _backward
+"""
+
+
+@pytest.mark.parametrize(
+    ("first_read", "patched", "round_trip"),
+    [
+        pytest.param("x.to(ctx.orig_dtype)", "fn", True, id="patched-beside-the-forward"),
+        pytest.param("x.to(ctx.orig_dtype)", "other", False, id="another-class-patched"),
+        pytest.param("torch._scaled_mm(x, x)", "fn", False, id="fp8-matmul-first"),
+    ],
+)
+def test_saved_and_cast_back_in_a_patched_backward(first_read: str, patched: str, round_trip: bool) -> None:
+    """An autograd function's forward and backward patched in by defs side by side (`Fn.forward = _forward`)."""
+    snippet = parse(_PATCHED_AUTOGRAD.format(first_read=first_read, patched=patched))
     assert fp8.saved_and_cast_back(snippet.ctx, snippet.node("D", ast.Name)) is round_trip
 
 

@@ -109,3 +109,35 @@ def test_named_by_text(code: str, data: list[bool]) -> None:
 )
 def test_feature_probe(code: str, data: list[bool]) -> None:
     assert _as_data(code) == data
+
+
+@pytest.mark.parametrize(
+    ("code", "data"),
+    [
+        pytest.param(
+            """
+            import torch
+            bits = torch.tensor(x, dtype=torch.float8_e4m3fn).view(torch.uint8).item()
+            value = torch.tensor(b, dtype=torch.uint8).view(torch.float8_e5m2).float().item()
+            values = t.to(torch.float8_e4m3fn).cpu().numpy()
+            rounded = t.to(dtype=torch.float8_e5m2).to(torch.float32).tolist()
+            """,
+            [True, True, True, True],
+            id="read-back",
+        ),
+        pytest.param(
+            """
+            import torch
+            w8 = t.to(torch.float8_e4m3fn)
+            total = t.to(torch.float8_e4m3fn).sum().item()
+            out = torch._scaled_mm(a.to(torch.float8_e4m3fn), b, scale_a=s, scale_b=s).item()
+            x = torch.tensor(v, dtype=torch.float8_e5m2).float()
+            y = torch.sum(t, dtype=torch.float8_e5m2).item()
+            """,
+            [False, False, False, False, False],
+            id="kept-or-computed-with",
+        ),
+    ],
+)
+def test_read_back(code: str, data: list[bool]) -> None:
+    assert _as_data(code) == data

@@ -11,6 +11,26 @@ from rocmlint.rule import Invalid, Valid
 from rocmlint.testing import check_invalid, check_valid
 
 VALID = (
+    # Another library's dtypes translated to torch's (fp8.in_format_dtype_table): that library chose the format.
+    Valid(
+        """
+        import torch
+        from mylib.ir import dtypes
+        def dtype_to_torch(dtype):
+            mapping = {dtypes.float32: torch.float32, dtypes.float8_e4m3: torch.float8_e4m3fn, dtypes.int8: torch.int8}
+            return mapping[dtype]
+        """,
+    ),
+    # A reference encoding read back at once (fp8_data.read_back): converted elementwise, never computed with.
+    Valid(
+        """
+        import torch
+        def test_float_to_fp8(x):
+            assert encode(x) == torch.tensor(x, dtype=torch.float8_e4m3fn).view(torch.uint8).item()
+            assert decode(x) == torch.tensor(x, dtype=torch.uint8).view(torch.float8_e5m2).float().item()
+        """,
+        path="test/test_dtype.py",
+    ),
     # A registry a def of the file fills with every format, FNUZ too (fp8.added_beside_fnuz): users pick from it.
     Valid(
         """
@@ -86,6 +106,16 @@ VALID = (
                 self.dispatch_dtype = torch.float8_e4m3fn
             def quant(self, x):
                 return per_1x32_mx_quant(x)
+        """,
+    ),
+    # A module-level table of buffer dtypes in code written for ROCm, read only by defs naming an MX format.
+    Valid(
+        """
+        import flydsl.expr as fx
+        import torch
+        _BUFFER_DTYPES = {"pool": torch.bfloat16, "pool_fp8": torch.float8_e4m3fn, "pool_scale": torch.uint8}
+        def buffer_spec(offsets, use_mxfp8=False):
+            return {name: (offset, _BUFFER_DTYPES[name]) for name, offset in offsets.items()}
         """,
     ),
     # Code written for ROCm (a module importing the ROCm-only FlyDSL) that picks the format per gfx arch itself.
@@ -217,6 +247,19 @@ VALID = (
 )
 
 INVALID = (
+    # The same table also read by a def that says nothing of MX: its FP8 may be per-tensor FP8, FNUZ on MI300.
+    Invalid(
+        """
+        import flydsl.expr as fx
+        import torch
+        _BUFFER_DTYPES = {"pool": torch.bfloat16, "pool_fp8": torch.float8_e4m3fn}
+        def buffer_spec(offsets, use_mxfp8=False):
+            return {name: (offset, _BUFFER_DTYPES[name]) for name, offset in offsets.items()}
+        def quantize(x):
+            return x.to(_BUFFER_DTYPES["pool_fp8"])
+        """,
+        expect=("3:55-3:74",),
+    ),
     # Names defined by a callee that is no def of the file, or not from the dtype alone: no registry of formats.
     Invalid(
         """

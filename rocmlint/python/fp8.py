@@ -24,7 +24,13 @@ from rocmlint.python.flow import value_uses
 from rocmlint.python.fp8_data import fp8_as_data, multiplies_matrices
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name, name_words
-from rocmlint.python.scopes import COMPOUND_STATEMENTS, parameter_names, positional_parameters
+from rocmlint.python.scopes import (
+    COMPOUND_STATEMENTS,
+    FunctionNode,
+    dotted_name,
+    parameter_names,
+    positional_parameters,
+)
 from rocmlint.python.semantic import FUNCTION_DEFS
 from rocmlint.python.uses import in_allow_list, is_inspected, outermost_collection_member
 from rocmlint.python.values import ASSIGNMENTS, assignment_targets
@@ -60,6 +66,7 @@ _WEIGHT_KEYWORD, _WEIGHT_ONLY = "weight_dtype", re.compile(r"weight_?only", re.I
 _CAST_METHODS = frozenset({"float", "half", "bfloat16", "double"})
 _FLOAT_DTYPES = frozenset({"float32", "float", "float16", "half", "bfloat16", "float64", "double"})
 _SAVE, _SAVED_TENSORS = "save_for_backward", "saved_tensors"
+_FORWARD, _BACKWARD = "forward", "backward"
 # What a value may be assigned as and still be the tensor made: the call itself, a name, a conditional's arms.
 _KEPT_AS_IS = (ast.Call, ast.Name, ast.IfExp)
 # `finfo` fields equal for the OCP and FNUZ formats.
@@ -72,6 +79,8 @@ _FNUZ_ASSIGNMENT = r"\b{name}\s*(?::[^=\n]*)?=\s*(?:torch\.)?float8_e\w*fnuz\b"
 # `<table>[...] = ...` on a line that names a fnuz dtype (as key or value): an entry added to the table later.
 _FNUZ_ENTRY = r"^[ \t]*(?:{name})\s*\[[^\n]*fnuz"
 # Integer and boolean dtype names: a table that has them decodes every kind of stored tensor, not a choice of FP8.
+# The format an FP8 dtype's name spells (`float8_e4m3fn` -> `e4m3`).
+_FP8_FORMAT = re.compile(r"e\dm\d")
 _NON_FLOAT_DTYPE = re.compile(r"^(?:u?int\d+|bool)$")
 # A stored type code: an upper-case tag (`F8_E4M3`, `BF16`, `I8`, `BOOL`).
 _TYPE_CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -287,8 +296,8 @@ def saved_and_cast_back(ctx: PythonContext, node: ast.AST) -> bool:
     """`node` is the dtype of `x.to(node)` whose result is only cast back, at once (`w.to(node).to(torch.bfloat16)`,
     a reference rounded to FP8) or after an autograd backward kept it: every use of it (through assignments and
     conditional arms) is a cast to another dtype (`.to(ctx.dtype)`, `.float()`), an attribute set on it, or an
-    argument of `ctx.save_for_backward(...)` whose tensor the class's `backward` casts back before any other read
-    (`x, w = ctx.saved_tensors` then `x = x.to(ctx.orig_dtype)`). FP8 only stores the values there: PyTorch converts
+    argument of `ctx.save_for_backward(...)` whose tensor the paired `backward` (the class's, or one patched in beside
+    the forward) casts back before any other read (`x, w = ctx.saved_tensors` then `x = x.to(ctx.orig_dtype)`). FP8 only stores the values there: PyTorch converts
     to and from it elementwise, the same on every GPU (FNUZ would round alike below its 240 maximum)."""
     parent = ctx.parent(node)
     if not isinstance(parent, ast.Call) or parent.args[:1] != [node] or last_name(parent.func) != "to":
@@ -326,14 +335,10 @@ def _casts_dtype(call: ast.Call) -> bool:
 
 
 def _cast_back_in_backward(ctx: PythonContext, save: ast.Call, position: int) -> bool:
-    """The `backward` of the class whose method calls `save` (`ctx.save_for_backward(...)`) takes the tensor at
-    `position` back from `ctx.saved_tensors` (unpacked or indexed) and first reads it to cast it to another dtype."""
-    owner = next((ancestor for ancestor in ctx.ancestors(save) if isinstance(ancestor, ast.ClassDef)), None)
-    backward = (
-        next((d for d in owner.body if isinstance(d, FUNCTION_DEFS) and d.name == "backward"), None)
-        if owner is not None
-        else None
-    )
+    """The `backward` paired with the forward calling `save` (`ctx.save_for_backward(...)`, `_backward_of`) takes the
+    tensor at `position` back from `ctx.saved_tensors` (unpacked or indexed) and first reads it to cast it to another
+    dtype."""
+    backward = _backward_of(ctx, save)
     if backward is None:
         return False
     for statement in ctx.semantic.descendants(backward):
@@ -348,6 +353,37 @@ def _cast_back_in_backward(ctx: PythonContext, save: ast.Call, position: int) ->
         call = ctx.parent(holder) if isinstance(holder, ast.Attribute) else None
         return isinstance(call, ast.Call) and call.func is holder and _casts_dtype(call)
     return False
+
+
+def _backward_of(ctx: PythonContext, save: ast.Call) -> FunctionNode | None:
+    """The `backward` paired with the forward holding `save`: the `backward` method of its class, or a def patched in
+    beside it (`Fn.forward = _forward` and `Fn.backward = _backward` in the block defining both)."""
+    owner = next((ancestor for ancestor in ctx.ancestors(save) if isinstance(ancestor, ast.ClassDef)), None)
+    if owner is not None:
+        return next((d for d in owner.body if isinstance(d, FUNCTION_DEFS) and d.name == _BACKWARD), None)
+    forward = next((ancestor for ancestor in ctx.ancestors(save) if isinstance(ancestor, FUNCTION_DEFS)), None)
+    if forward is None:
+        return None
+    block = ctx.semantic.block_of(forward)
+    patches = [patch for patch in map(_method_patch, block) if patch is not None]
+    patched = next((target for target, method, name in patches if method == _FORWARD and name == forward.name), None)
+    if patched is None:
+        return None
+    backward = next((name for target, method, name in patches if method == _BACKWARD and target == patched), None)
+    return next((d for d in block if isinstance(d, FUNCTION_DEFS) and d.name == backward), None)
+
+
+def _method_patch(statement: ast.stmt) -> tuple[str, str, str] | None:
+    """`Fn.forward = _forward`: the class patched (as written), the method, and the def put in its place."""
+    if (
+        not isinstance(statement, ast.Assign)
+        or len(statement.targets) != 1
+        or not isinstance(statement.value, ast.Name)
+    ):
+        return None
+    target = statement.targets[0]
+    patched = dotted_name(target.value) if isinstance(target, ast.Attribute) else None
+    return (patched, target.attr, statement.value.id) if isinstance(target, ast.Attribute) and patched else None
 
 
 def _saved_tensor_name(statement: ast.Assign, position: int) -> str | None:
@@ -432,7 +468,7 @@ def _only_stores_fp8(ctx: PythonContext) -> bool:
     # whole file cost more than the rest of this.
     found = ctx.semantic.parents
     calls = [node for node in found if isinstance(node, ast.Call)]
-    if any(isinstance(node, FUNCTION_DEFS) and node.name == "forward" and _upcasts_weight(node) for node in found):
+    if any(isinstance(node, FUNCTION_DEFS) and node.name == _FORWARD and _upcasts_weight(node) for node in found):
         return True
     if ctx.in_test_suite:
         return False  # a test saving a quantized model tests it: its FP8 feeds the compute of the code it tests
@@ -542,7 +578,7 @@ def made_for_nvidia_only_forward(ctx: PythonContext, node: ast.AST) -> bool:
     owner = ctx.parent(init) if init is not None and init.name == "__init__" else None
     if not isinstance(owner, ast.ClassDef):
         return False
-    forward = next((d for d in owner.body if isinstance(d, FUNCTION_DEFS) and d.name == "forward"), None)
+    forward = next((d for d in owner.body if isinstance(d, FUNCTION_DEFS) and d.name == _FORWARD), None)
     if forward is None:
         return False
     for statement in forward.body:
@@ -575,17 +611,39 @@ def in_format_dtype_table(ctx: PythonContext, node: ast.AST) -> bool:
     """`node` is a value of a dict literal that maps a file format's type codes (upper-case tags) to the library's
     dtypes, integer and boolean ones among them (`{"BOOL": torch.bool, "I8": torch.int8, "F8_E4M3":
     torch.float8_e4m3fn}`, safetensors' header codes): a decoder of stored data, whose FP8 entries are OCP because
-    the format defines them so."""
+    the format defines them so. Or one that maps another type system's dtypes to the library's (`{dtypes.int8:
+    torch.int8, dtypes.float8_e4m3: torch.float8_e4m3fn}`, a compiler's tensors handed to torch), each FP8 key named
+    for its value's format: a translation, where the other system's dtype chose the format."""
     table = ctx.parent(node)
     if not isinstance(table, ast.Dict) or not any(value is node for value in table.values):
         return False
-    if not all(key is not None and _TYPE_CODE.match(ctx.string_value(key) or "") for key in table.keys):
-        return False  # a lower-case name (`"fp8_e4m3"`) is a user's choice of dtype, not a stored type code
     dtypes = [ctx.qualified_name(value) or "" for value in table.values]
     library = (ctx.qualified_name(node) or "").rpartition(".")[0]
     if not all(dtype.rpartition(".")[0] == library for dtype in dtypes):
         return False
-    return any(_NON_FLOAT_DTYPE.match(dtype.rpartition(".")[2]) for dtype in dtypes)
+    if not any(_NON_FLOAT_DTYPE.match(dtype.rpartition(".")[2]) for dtype in dtypes):
+        return False
+    if all(key is not None and _TYPE_CODE.match(ctx.string_value(key) or "") for key in table.keys):
+        return True
+    # A lower-case name (`"fp8_e4m3"`) is a user's choice of dtype, neither a stored type code nor another dtype.
+    return _keyed_by_other_dtypes(ctx, table, library)
+
+
+def _keyed_by_other_dtypes(ctx: PythonContext, table: ast.Dict, library: str) -> bool:
+    """Every key of `table` is a member of one namespace other than `library` (`dtypes.float16`), and the key of each
+    OCP FP8 value names that value's format (`dtypes.float8_e4m3` for `torch.float8_e4m3fn`)."""
+    keys = [key for key in table.keys if isinstance(key, ast.Attribute)]
+    owners = {dotted_name(key.value) for key in keys}
+    if len(keys) != len(table.keys) or len(owners) != 1 or None in owners:
+        return False
+    if ctx.qualified_name(keys[0].value) == library:
+        return False  # the library's own dtypes: a cast table, not a translation
+    for key, value in zip(keys, table.values, strict=True):
+        dtype = ocp_fp8_dtype(ctx, value)
+        form = _FP8_FORMAT.search(dtype.name) if dtype is not None else None
+        if form is not None and (form.group(0) not in key.attr.lower() or "fnuz" in key.attr.lower()):
+            return False
+    return True
 
 
 def selected_per_arch(ctx: PythonContext, node: ast.expr) -> bool:
@@ -738,16 +796,32 @@ def mx_code(ctx: PythonContext, node: ast.expr) -> bool:
     E8M0 scales alone, which per-token FP8 rounds to as well). The MX specification fixes its element type as OCP FP8: on MI300, which has no MX,
     the hazard is the format itself, and the FNUZ dtype would break it. Another arm's MX (a def handling several
     formats) says nothing of this one. In code written for ROCm (see `picked_per_arch_for_rocm`) the defs and
-    classes around it and, at module level, the module's docstring count too: AMD's authors write MX code for
-    gfx950."""
+    classes around it and, at module level, the module's docstring or the defs reading the name it is assigned to
+    (`_read_by_mx_defs`) count too: AMD's authors write MX code for gfx950."""
     scopes = [ancestor for ancestor in ctx.ancestors(node) if isinstance(ancestor, (*FUNCTION_DEFS, ast.ClassDef))]
     names = [scope.name for scope in scopes if isinstance(scope, FUNCTION_DEFS)]
     names.append(os.path.splitext(os.path.basename(ctx.source.path))[0])
     if any(_MX_TOKEN.fullmatch(token) for name in names for token in name.lower().split("_")):
         return True
     if ctx.written_for_rocm(node) or ctx.project_written_for_amd:
-        return _says_mx(ctx, scopes)
+        return _says_mx(ctx, scopes) or (not scopes and _read_by_mx_defs(ctx, node))
     return bool(scopes) and (_in_mx_arm(ctx, node) or _beside_mx(ctx, node))
+
+
+def _read_by_mx_defs(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` sits in the value of a module-level name (a table of buffer dtypes) that only defs naming an MX format
+    read (`_says_mx`: `use_mxfp8=...`): the table serves their MX code."""
+    statement = ctx.semantic.statement_of(node)
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or ctx.parent(statement) is not ctx.module:
+        return False
+    targets = assignment_targets(statement)
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+        return False
+    readers = [
+        next((ancestor for ancestor in ctx.ancestors(read) if isinstance(ancestor, FUNCTION_DEFS)), None)
+        for read in ctx.references.mention_reads(targets[0].id)
+    ]
+    return bool(readers) and all(reader is not None and _says_mx(ctx, [reader]) for reader in readers)
 
 
 def _in_mx_arm(ctx: PythonContext, node: ast.AST) -> bool:

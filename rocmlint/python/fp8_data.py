@@ -1,7 +1,8 @@
 """FP8 dtypes handled as data, where no arithmetic picks the encoding: a dtype paired with the text that names its
 format (a parse or decode table: `{"float8_e4m3fn": torch.float8_e4m3fn}`, `if code == "F8_E4M3": return
-torch.float8_e4m3fn`) in a file that multiplies no matrices, and a lookup that only probes whether the library has
-the dtype (`if getattr(torch, "float8_e4m3fn", None):`).
+torch.float8_e4m3fn`) in a file that multiplies no matrices, a lookup that only probes whether the library has
+the dtype (`if getattr(torch, "float8_e4m3fn", None):`), and a tensor made in the dtype only to be read back at once
+(`torch.tensor(x, dtype=torch.float8_e4m3fn).view(torch.uint8).item()`).
 
 `fp8.encoding_neutral_use` asks these; whether a mention is a hazard stays in ROC107.
 """
@@ -23,6 +24,15 @@ _MULTIPLIES_MATRICES: weakref.WeakKeyDictionary[PythonContext, bool] = weakref.W
 _FORMAT_OF_NAME = re.compile(r"^float8_(e\dm\d)")
 # A stored format's type code: upper-case (safetensors' `F8_E4M3`, a store API's `FLOAT8_E5M2`).
 _TYPE_CODE = re.compile(r"^[A-Z][A-Z0-9_]*$")
+# Calls that convert data into a dtype given as `dtype=` (a tensor's methods `.to`/`.view` take it positionally too).
+_CONVERTING_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor"})
+_CONVERTING_METHODS = frozenset({"to", "view"})
+# Tensor methods that convert, reinterpret, reshape or move a tensor without arithmetic on its elements.
+_NO_ARITHMETIC_METHODS = frozenset(
+    {"to", "view", "float", "half", "bfloat16", "double", "cpu", "detach", "clone", "contiguous", "reshape", "flatten"}
+)
+# Tensor methods that hand a tensor's values over to Python or NumPy.
+_READ_OUT_METHODS = frozenset({"item", "tolist", "numpy"})
 
 
 def multiplies_matrices(ctx: PythonContext) -> bool:
@@ -39,8 +49,9 @@ def fp8_as_data(ctx: PythonContext, node: ast.AST, name: str) -> bool:
     """`node`, the OCP FP8 dtype `name` (`float8_e4m3fn`), is only data: a feature probe (`feature_probe`), or the
     dtype a text names (`named_by_text`) in a file that multiplies no matrices, where the table only translates a
     name read from a file, a cache or the command line into the dtype of tensors moved, stored or compared (a
-    communication test's `--dtype`, safetensors' `F8_E4M3`). A GEMM test's `--dtype` table is still reported."""
-    if feature_probe(ctx, node):
+    communication test's `--dtype`, safetensors' `F8_E4M3`), or a tensor made in it only to be read back (`read_back`).
+    A GEMM test's `--dtype` table is still reported."""
+    if feature_probe(ctx, node) or read_back(ctx, node):
         return True
     return named_by_text(ctx, node, name) and not multiplies_matrices(ctx)
 
@@ -135,3 +146,35 @@ def _tested_for_truth(ctx: PythonContext, node: ast.AST) -> bool:
     if isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)):
         return parent.test is node
     return isinstance(parent, ast.BoolOp) and _tested_for_truth(ctx, parent)
+
+
+def read_back(ctx: PythonContext, node: ast.AST) -> bool:
+    """`node` is the dtype a tensor is converted to (`torch.tensor(x, dtype=node)`, `t.to(node)`, `t.view(node)`) in
+    an expression that hands its values to Python or NumPy right away, through methods that do no arithmetic
+    (`.view(torch.uint8).item()`, `.float().tolist()`, `.cpu().numpy()`): a reference encoding read back as bits or
+    numbers. PyTorch converts to and from FP8 elementwise, the same on every GPU, and nothing else sees the tensor."""
+    current = _converting_call(ctx, node)
+    while current is not None:
+        method = ctx.parent(current)
+        if not isinstance(method, ast.Attribute):
+            return False
+        call = ctx.parent(method)
+        if not isinstance(call, ast.Call) or call.func is not method:
+            return False
+        if method.attr in _READ_OUT_METHODS:
+            return True
+        current = call if method.attr in _NO_ARITHMETIC_METHODS else None
+    return False
+
+
+def _converting_call(ctx: PythonContext, node: ast.AST) -> ast.Call | None:
+    """The call converting data into dtype `node`: `torch.tensor(x, dtype=node)`, `t.to(node)`, `t.view(dtype=node)`."""
+    parent = ctx.parent(node)
+    call = ctx.parent(parent) if isinstance(parent, ast.keyword) and parent.arg == "dtype" else parent
+    if not isinstance(call, ast.Call) or call.func is node:
+        return None
+    if isinstance(call.func, ast.Attribute) and call.func.attr in _CONVERTING_METHODS:
+        return call
+    if isinstance(parent, ast.keyword) and ctx.qualified_name(call.func) in _CONVERTING_FACTORIES:
+        return call
+    return None

@@ -10,10 +10,11 @@ from functools import cached_property
 
 from rocmlint.diagnostics import Applicability, Diagnostic, Edit, Fix, Location
 from rocmlint.python.config_fields import class_field_defaults
+from rocmlint.python.device_kinds import ARCH_FIELD, compared_kinds, own_arch_records
 from rocmlint.python.embedded import EmbeddedSource, find_embedded_cuda
 from rocmlint.python.gating import Branch, CrossModuleResolver, GateAnalyzer, ModuleBase, ReadElsewhere, Vendor
 from rocmlint.python.positions import CodeRange, PositionIndex
-from rocmlint.python.project import is_test_file
+from rocmlint.python.project import is_test_file, package_of
 from rocmlint.python.references import References
 from rocmlint.python.semantic import Semantic
 from rocmlint.python.tree import Callback, parse_text, walk
@@ -41,6 +42,10 @@ class RuleOptions:
     # Whether every class of the project declaring the field of that name gives it a false default
     # (config_fields.declared_off_by_default); the engine hands it over.
     project_field_off_by_default: Callable[[str], bool] = lambda name: False
+    # For each top-level package of the project and word of AMD's stack it uses for things of its own (a device kind
+    # "hip" its classes compare their kind with, an arch record's "gcnArchName"), the files that show it
+    # (device_kinds.own_device_kinds); the engine hands it over.
+    own_device_kinds: Callable[[], dict[tuple[str, str], tuple[str, ...]]] = dict
 
 
 class PythonContext:
@@ -121,6 +126,41 @@ class PythonContext:
             return True
         here = list(class_field_defaults(self.module, name))
         return all(here) if here else self.options.project_field_off_by_default(name)
+
+    def own_device_kind(self, kind: str, callee: ast.expr | None = None) -> bool:
+        """Whether `kind` ("hip") is a device kind of the project's own rather than a torch device string, for the
+        function `callee` names (None: for this file's own code): a class of the callee's top-level package (of this
+        file's, for a def of this file) compares its own kind attribute with it (`self.kind == "hip"`,
+        device_kinds.py), in this file or in another module of the project."""
+        return self._owns(kind, callee, lambda: kind in self._kinds_here)
+
+    def own_arch_record(self, callee: ast.expr) -> bool:
+        """Whether what the function `callee` names returns is an arch record of the project's own: its top-level
+        package (this file's, for a def of this file) declares a `gcnArchName` field and only ever gives it bare gfx
+        names (device_kinds.arch_record_values), in this file or in other modules of the project."""
+        return self._owns(ARCH_FIELD, callee, lambda: self._arch_records_here)
+
+    def _owns(self, word: str, callee: ast.expr | None, here: Callable[[], bool]) -> bool:
+        """`word` is the project's own for `callee` (None: this file's code): shown in this file (`here`) for its own
+        code, or by the project's facts for the callee's top-level package (device_kinds.own_device_kinds)."""
+        local = callee is None or self.semantic.called_def(callee) is not None
+        if local and here():
+            return True
+        owner = package_of(self.source.path)[0] if local or callee is None else self.qualified_name(callee)
+        package = (owner or "").split(".", 1)[0]
+        return bool(package) and package != "torch" and (package, word) in self._project_words
+
+    @cached_property
+    def _kinds_here(self) -> frozenset[str]:
+        return frozenset(compared_kinds(self.module))
+
+    @cached_property
+    def _arch_records_here(self) -> bool:
+        return own_arch_records(self.module)
+
+    @cached_property
+    def _project_words(self) -> dict[tuple[str, str], tuple[str, ...]]:
+        return self.options.own_device_kinds()
 
     def rocm_image_installs(self, *names: str) -> str:
         """The project's ROCm container recipe installing one of the packages `names` (distribution or repository
