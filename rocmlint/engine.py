@@ -432,7 +432,7 @@ class Engine:
             return dict
 
         def kinds() -> dict[tuple[str, str], tuple[str, ...]]:
-            found = own_device_kinds(project_root(Path(path), settings.root))
+            found = own_device_kinds(project_root_of(path, settings))
             self.project.note_files(sorted({file for files in found.values() for file in files}))
             return found
 
