@@ -17,10 +17,11 @@ import ast
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
 from rocmlint.cuda.cmake_filelists import bzl_list_read, bzl_strings, bzl_text
-from rocmlint.cuda.cmake_projects import unadded_projects
+from rocmlint.cuda.cmake_projects import unadded_projects, unread_cmake_files
 from rocmlint.cuda.cmake_unrun import RUNS_EVERYTHING, RunTracker, UnrunCmake, unrun_cmake
 
 # Words in a build condition or a macro name that mean the ROCm side, the NVIDIA side, or another accelerator.
@@ -1138,6 +1139,20 @@ def cmake_unadded_projects(root: str, texts: Mapping[str, str], other_build_text
     )
 
 
+def cmake_unread_files(root: str, texts: Mapping[str, str], other_build_texts: str) -> frozenset[str]:
+    """The CMake files the build under `root` never reads (see `unread_cmake_files`)."""
+    return unread_cmake_files(
+        root, {path: list(_cmake_commands(text)) for path, text in texts.items()}, other_build_texts
+    )
+
+
+def never_read(facts: BuildFacts, why: str) -> BuildFacts:
+    """The facts of a CMake file the build never reads: it names no source any build compiles (`SourceSet.unbuilt`,
+    `why`), and mentions none (`BuildFacts.mentioned_names`). What it defines stays evidence of the vendor a macro
+    is for."""
+    return replace(facts, sources=tuple(replace(s, unbuilt=why) for s in facts.sources), mentioned_names=())
+
+
 # Commands setting a COMPILE_DEFINITIONS property: `set_property(TARGET t APPEND PROPERTY COMPILE_DEFINITIONS A)`,
 # `set_source_files_properties(k.cc PROPERTIES COMPILE_DEFINITIONS "SWITCH=1")`, `set_target_properties(...)`.
 _FIRST_QUOTED = re.compile(r'\s*"([^"]*)"')
@@ -1330,6 +1345,45 @@ def cmake_cuda_only_options(texts: Iterable[str]) -> frozenset[str]:
             else:
                 _note_languages(stack, f"{command}({arguments})")
     return frozenset(cuda_blocks - hip_blocks)
+
+
+def cmake_dependent_cuda_options(texts: Iterable[str], cuda_options: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The options `cmake_dependent_option` makes available only where the NVIDIA build is on, and off elsewhere:
+    one of its conditions (a `;`-list, all of which must hold) requires NVIDIA without `OR` (`USE_CUDA`, `USE_CUDA
+    AND UNIX`, an option of `cuda_options` or another such dependent option), and the value it is forced to
+    otherwise is off (`cmake_dependent_option(USE_NCCL "..." ON "USE_CUDA" OFF)`: off on ROCm). Its `if()` blocks are
+    then NVIDIA's, as those of a CUDA switch are."""
+    declared: list[tuple[str, list[str]]] = []
+    for text in texts:
+        for command, arguments, _ in _cmake_commands(text):
+            words = re.findall(r'"[^"]*"|\S+', arguments)
+            if command.lower() != "cmake_dependent_option" or len(words) < 5:
+                continue
+            if words[4].strip('"').upper() not in ("OFF", "FALSE", "NO", "0", "N", ""):
+                continue
+            declared.append((words[0], [c.strip() for c in words[3].strip('"').split(";") if c.strip()]))
+    found: set[str] = set()
+    while True:
+        known = cuda_options | found
+        more = {
+            name
+            for name, conditions in declared
+            if name not in found and any(_requires_nvidia(condition, known) for condition in conditions)
+        }
+        if not more:
+            return frozenset(found)
+        found |= more
+
+
+def _requires_nvidia(condition: str, cuda_options: AbstractSet[str]) -> bool:
+    """Whether a CMake condition holds only where the NVIDIA build is on: it names no alternative (`OR`), and it
+    tests NVIDIA (`USE_CUDA AND UNIX`) or one of `cuda_options` without `NOT`."""
+    words = condition.replace("(", " ").replace(")", " ").split()
+    if "OR" in words:
+        return False
+    if _condition_vendor(condition) == "nvidia":
+        return True
+    return any(word in cuda_options and (not index or words[index - 1] != "NOT") for index, word in enumerate(words))
 
 
 def _sets_up_cuda(command: str, arguments: str) -> bool:
