@@ -137,3 +137,30 @@ def test_a_cuda_headers_include_guard_gates_nvidia_code(tmp_path):
     shim = "#pragma once\n#define __CUDA_RUNTIME_H__\n#include <hip/hip_runtime.h>\n"
     root = write_tree(tmp_path / "shimmed", {**files, "shim/cuda_compat.h": shim})
     assert _codes(root, "helper.h") == [("ROC229", 2)]
+
+
+def test_a_module_read_only_in_nvidia_code_defines_for_nvidia(tmp_path):
+    top = (
+        "project(app CXX)\n" + _DEPENDENT + "list(APPEND CMAKE_MODULE_PATH ${PROJECT_SOURCE_DIR}/cmake)\n"
+        "if(USE_HIP)\n  enable_language(HIP)\nendif()\nif(USE_CUDA)\n  enable_language(CUDA)\nendif()\n"
+        "if(USE_NCCL)\n  include(app-nccl)\nendif()\ninclude(app-magma)\nadd_library(app reduce.cpp)\n"
+    )
+    files = {
+        "CMakeLists.txt": top,
+        "cmake/app-nccl.cmake": 'set(APP_HAS_NCCL TRUE CACHE BOOL "" FORCE)\n',
+        "cmake/app-magma.cmake": 'set(APP_HAS_MAGMA TRUE CACHE BOOL "" FORCE)\n',
+        "config.h.in": "#cmakedefine APP_HAS_NCCL\n#cmakedefine APP_HAS_MAGMA\n",
+        "reduce.cpp": "#ifdef APP_HAS_NCCL\n#include <nccl.h>\n#endif\n#ifdef APP_HAS_MAGMA\n#include <cublas_v2.h>\n#endif\n",
+    }
+    root = write_tree(tmp_path / "one", files)
+    assert _codes(root, "reduce.cpp") == [("ROC205", 5)]
+    # A module some code reads whatever the vendor is no vendor's.
+    root = write_tree(tmp_path / "both", {**files, "CMakeLists.txt": top + "include(app-nccl)\n"})
+    assert _codes(root, "reduce.cpp") == [("ROC205", 2), ("ROC205", 5)]
+
+
+def test_a_header_including_the_toolkit_header_of_its_own_name_is_still_compiled(tmp_path):
+    # `<cuda_fp4.h>` names the toolkit's header: only one project file ends so, itself.
+    own = "#pragma once\n#if defined(__CUDA_ARCH__)\n#include <cuda_fp4.h>\n#endif\n"
+    root = write_tree(tmp_path, {**_ATTIC, "src/cuda/cuda_fp4.h": own})
+    assert CudaProject.build(root).view(str(root / "src/cuda/cuda_fp4.h")).base.on_rocm is not False

@@ -229,6 +229,10 @@ class BuildFacts:
     # `hipify_python.hipify(...)`), "" when none does: such a run may pass maps of its own (a custom map renaming
     # `nvtx3/nvToolsExt.h`), so what it renames is the whole header table, not torch's extension build's.
     hipify_tool: str = ""
+    # The modules CMake files read (`include(deps)`, `find_package(Nccl)`: the first argument as written, the
+    # command as `variable`), each with the vendor of the code around it: a module read only in NVIDIA code is
+    # NVIDIA's as a whole (`cmake_facts`'s `included_for`).
+    module_uses: tuple[SourceSet, ...] = ()
     # File-name globs of every source a build file or Python module mentions, placed or not: each source name a
     # CMake file spells (in a generator expression, after a variable: `${PROJECT_SOURCE_DIR}/src/k.cu` is `k.cu`),
     # a variable in it a `*` (`${name}.cu`, `file(GLOB S ${DIR}/*.cu)`: `*.cu`; `aux_source_directory`: `*`); the
@@ -870,6 +874,7 @@ def cmake_facts(
     unrun: UnrunCmake = RUNS_EVERYTHING,
     configured: frozenset[str] = frozenset(),
     filelists: Mapping[str, str] | None = None,
+    included_for: str | None = None,
 ) -> BuildFacts:
     """The macros and sources a CMake file defines per vendor, and the languages it builds. A variable the project's
     configure headers `#cmakedefine` (`configured`, see `configure_header_macros`) that a block sets true
@@ -884,11 +889,12 @@ def cmake_facts(
     `glob_functions` (`my_glob(GLOB VAR dir/*.cu)`, see `cmake_glob_functions`) globs as `file(GLOB ...)` does. A
     `.cmake` module's relative paths are relative to the folder of the file including it, not known here: they name
     the project files ending so (`ANYWHERE`). Sources named in code that never runs, or in a list nothing that runs
-    reads (`unrun`, see `cmake_unrun`), are `unbuilt`."""
+    reads (`unrun`, see `cmake_unrun`), are `unbuilt`. A `.cmake` module the build reads only in one vendor's code
+    (`include(xyz-cutlass)` inside `if(USE_CUTLASS)`, a CUDA switch) is that vendor's (`included_for`)."""
     hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
     commands = list(_cmake_commands(text))
     rocm_alone = hip and not cuda and _builds_hip_outside_rocm_blocks(commands)
-    file_vendor = "rocm" if rocm_alone else vendor_of_words(_folder_name(path, root))
+    file_vendor = included_for or ("rocm" if rocm_alone else vendor_of_words(_folder_name(path, root)))
     module_vendor = "nvidia" if _nested_cuda_alone_project(path, root, cuda and not hip, text, commands) else None
     refused = _refused_on_rocm(commands, file_vendor) | _cuda_language_options(commands) | off_on_rocm
     included_module = path.endswith(".cmake")
@@ -908,6 +914,7 @@ def cmake_facts(
     definition_lists = _definition_lists(commands)
     source_values: dict[str, str] = {}  # a variable set to one source file -> its path (see `_probe_sources`)
     mentioned: list[str] = []
+    module_uses: list[SourceSet] = []
     for command, arguments, line in commands:
         name = command.lower()
         arguments = _folder_variables_expanded(name, arguments, folder_variables)
@@ -981,6 +988,9 @@ def cmake_facts(
             vendor = _block_vendor(blocks, file_vendor)
             folders = _include_folders(name, arguments, root, included_module)
             include_folders += [SourceSet(folder, vendor, path, line) for folder in folders]
+        elif name in ("include", "find_package") and arguments.split():
+            vendor = _block_vendor(blocks, file_vendor)
+            module_uses.append(SourceSet(arguments.split()[0].strip('"'), vendor, path, line, variable=name))
         elif name == "add_subdirectory" and arguments.split() and "$" not in arguments.split()[0]:
             vendor = _block_vendor(blocks, file_vendor)
             sources.append(SourceSet(arguments.split()[0].strip('"') + "/**", vendor, path, line))
@@ -1025,6 +1035,7 @@ def cmake_facts(
         include_folders=tuple(include_folders),
         native_modules=tuple(native_modules),
         mentioned_names=tuple(dict.fromkeys(mentioned)),
+        module_uses=tuple(module_uses),
     )
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 Command = tuple[str, str, int]  # (command, its argument text, line), as build_files reads them
 
@@ -178,6 +178,27 @@ def _included(
         return [(named, folder)]
     tail = os.sep + os.path.normpath(re.sub(r"^(?:\.\.?/)+", "", argument))
     return [(p, folder) for p in by_name.get(os.path.basename(argument).lower(), ()) if p.endswith(tail)]
+
+
+class ModuleIndex:
+    """The `.cmake` files of a tree by name, to find those a module-reading command may read."""
+
+    def __init__(self, root: str, paths: Iterable[str]) -> None:
+        self.root = root
+        self.files: dict[str, Sequence[Command]] = {path: () for path in paths}
+        self.by_name: dict[str, list[str]] = {}
+        for path in self.files:
+            self.by_name.setdefault(os.path.basename(path).lower(), []).append(path)
+
+    def read_by(self, command: str, argument: str, includer: str) -> list[str] | None:
+        """The files `include(argument)` or `find_package(argument)` in the CMake file `includer` may read (a relative
+        path taken from the includer's folder, else any file ending so); None when a variable hides which."""
+        folder = os.path.dirname(includer)
+        if command == "find_package":
+            names = (f"find{argument}.cmake", f"{argument}config.cmake", f"{argument}-config.cmake")
+            return [path for path, _ in _named(self.by_name, names, folder)]
+        found = _included(argument, includer, folder, self.root, self.files, self.by_name)
+        return None if found is None else [path for path, _ in found]
 
 
 def _named(by_name: Mapping[str, Sequence[str]], names: Sequence[str], folder: str) -> list[tuple[str, str]]:

@@ -45,7 +45,8 @@ macros are learned in rocmlint/cuda/learning.py:
   speaks for its own folder only); so is a source only CMake files the build never reads name (an `attic/`
   folder's, which no `add_subdirectory` or `include()` reaches: rocmlint/cuda/cmake_projects.py), and a header
   only `#include`s the graph cannot resolve (several files end with the path) of such files may name; an option
-  `cmake_dependent_option` leaves off unless the NVIDIA build is on is a CUDA switch; a shell script running nvcc
+  `cmake_dependent_option` leaves off unless the NVIDIA build is on is a CUDA switch, and a `.cmake` module only
+  NVIDIA code `include()`s defines and lists for NVIDIA (`_modules_read_by_one_vendor`); a shell script running nvcc
   or linking a CUDA library and never ROCm's (a sample's own `build.sh`) compiles the sources it names for NVIDIA
   only, where no other build names them; an option whose CMake block only sets CUDA up is a CUDA switch in every
   CMake file (`cmake_cuda_only_options`);
@@ -109,6 +110,7 @@ from rocmlint.cuda.build_files import (
     quoted_sources,
     setup_py_facts,
 )
+from rocmlint.cuda.cmake_projects import ModuleIndex
 from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, is_header, is_host_source, read_facts
 from rocmlint.cuda.learning import (
     HIPIFY_RENAMED_MACROS,
@@ -927,16 +929,19 @@ class CudaProject:
 
     @cached_property
     def _unresolved_includers(self) -> dict[str, list[tuple[str, IncludeFact]]]:
-        """Project file -> (includer, include) of each `#include` the graph leaves unresolved that may name it (see
-        `_unfollowed_targets`)."""
+        """Project file -> (includer, include) of each `#include` the graph leaves unresolved because several project
+        files end with its path (`"cuda/props.hpp"` with an old copy in `attic/`), of a file other than it. An
+        include only one file ends with is left out: unresolved, it names a header outside the tree (`<cuda_fp4.h>`
+        in the project's own `cuda_fp4.h`)."""
         found: dict[str, list[tuple[str, IncludeFact]]] = {}
         for includer, facts in self.files.items():
             for include in facts.includes:
                 if self.resolve(includer, include.header, include.system) is not None:
                     continue
                 named = os.sep + re.sub(r"^(?:\.\.?/)+", "", include.header)
-                for target in self._by_name.get(os.path.basename(named), ()):
-                    if target.endswith(named):
+                targets = [t for t in self._by_name.get(os.path.basename(named), ()) if t.endswith(named)]
+                for target in targets if len(targets) > 1 else ():
+                    if target != includer:
                         found.setdefault(target, []).append((includer, include))
         return found
 
@@ -1632,6 +1637,11 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun, configured, filelists)
         for f in build_facts
     ]
+    for path, vendor in _modules_read_by_one_vendor(str(root), build_facts, merged).items():
+        at = build_facts.index(path)
+        merged[at] = cmake_facts(
+            path, cmake_texts[path], str(root), functions, globbing, off_on_rocm, unrun, configured, filelists, vendor
+        )
     merged = [
         never_read(f, f"{os.path.relpath(path, root)}: a CMake file no CMake file the build reads adds or includes")
         if isinstance(path, str) and path in unread
@@ -1648,6 +1658,24 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     )
     facts = replace(facts, mentioned_names=tuple(dict.fromkeys((*facts.mentioned_names, *mentioned))))
     return _Tree(read, facts, sources)
+
+
+def _modules_read_by_one_vendor(
+    root: str, paths: Sequence[BuildFacts | str], facts: Sequence[BuildFacts]
+) -> dict[str, str]:
+    """The `.cmake` modules (among the CMake files `paths`, each with its `facts`) that CMake files read only in
+    NVIDIA code (`include(xyz-cutlass)` inside `if(USE_CUTLASS)`, a CUDA switch), with that vendor. A module a
+    variable may name (`include(${MODULE})`) may be read anywhere: then none is."""
+    cmake = [path for path in paths if isinstance(path, str)]
+    index = ModuleIndex(root, [path for path in cmake if path.endswith(".cmake")])
+    vendors: dict[str, set[str | None]] = {}
+    for use in (use for f in facts for use in f.module_uses):
+        read = index.read_by(use.variable, use.pattern, use.path)
+        if read is None:
+            return {}
+        for path in read:
+            vendors.setdefault(path, set()).add(use.vendor)
+    return {path: "nvidia" for path, found in vendors.items() if found == {"nvidia"}}
 
 
 def _nvidia_only(branch: Branch) -> bool:
