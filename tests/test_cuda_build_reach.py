@@ -236,7 +236,8 @@ def test_a_script_says_nothing_when_it_builds_rocm_too_or_another_build_names_th
 
 
 _PROBED = {
-    "CMakeLists.txt": "project(lib CXX)\nenable_language(HIP)\nadd_library(lib src/lib.hip)\n",
+    # The module path holds the probe's module wherever it sits (`include(check_cc)`).
+    "CMakeLists.txt": "project(lib CXX)\nenable_language(HIP)\nadd_library(lib src/lib.hip)\ninclude(check_cc)\n",
     "src/lib.hip": "void f() {}\n",
     # A CUDA-backend module's configure probe: a device query `try_run` compiles against the CUDA runtime.
     "cmake/cuda/check_cc.cmake": (

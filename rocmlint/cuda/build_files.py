@@ -17,10 +17,11 @@ import ast
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
 from rocmlint.cuda.cmake_filelists import bzl_list_read, bzl_strings, bzl_text
-from rocmlint.cuda.cmake_projects import unadded_projects
+from rocmlint.cuda.cmake_projects import unadded_projects, unread_cmake_files
 from rocmlint.cuda.cmake_unrun import RUNS_EVERYTHING, RunTracker, UnrunCmake, unrun_cmake
 
 # Words in a build condition or a macro name that mean the ROCm side, the NVIDIA side, or another accelerator.
@@ -228,6 +229,10 @@ class BuildFacts:
     # `hipify_python.hipify(...)`), "" when none does: such a run may pass maps of its own (a custom map renaming
     # `nvtx3/nvToolsExt.h`), so what it renames is the whole header table, not torch's extension build's.
     hipify_tool: str = ""
+    # The modules CMake files read (`include(deps)`, `find_package(Nccl)`: the first argument as written, the
+    # command as `variable`), each with the vendor of the code around it: a module read only in NVIDIA code is
+    # NVIDIA's as a whole (`cmake_facts`'s `included_for`).
+    module_uses: tuple[SourceSet, ...] = ()
     # File-name globs of every source a build file or Python module mentions, placed or not: each source name a
     # CMake file spells (in a generator expression, after a variable: `${PROJECT_SOURCE_DIR}/src/k.cu` is `k.cu`),
     # a variable in it a `*` (`${name}.cu`, `file(GLOB S ${DIR}/*.cu)`: `*.cu`; `aux_source_directory`: `*`); the
@@ -869,6 +874,7 @@ def cmake_facts(
     unrun: UnrunCmake = RUNS_EVERYTHING,
     configured: frozenset[str] = frozenset(),
     filelists: Mapping[str, str] | None = None,
+    included_for: str | None = None,
 ) -> BuildFacts:
     """The macros and sources a CMake file defines per vendor, and the languages it builds. A variable the project's
     configure headers `#cmakedefine` (`configured`, see `configure_header_macros`) that a block sets true
@@ -883,11 +889,12 @@ def cmake_facts(
     `glob_functions` (`my_glob(GLOB VAR dir/*.cu)`, see `cmake_glob_functions`) globs as `file(GLOB ...)` does. A
     `.cmake` module's relative paths are relative to the folder of the file including it, not known here: they name
     the project files ending so (`ANYWHERE`). Sources named in code that never runs, or in a list nothing that runs
-    reads (`unrun`, see `cmake_unrun`), are `unbuilt`."""
+    reads (`unrun`, see `cmake_unrun`), are `unbuilt`. A `.cmake` module the build reads only in one vendor's code
+    (`include(xyz-cutlass)` inside `if(USE_CUTLASS)`, a CUDA switch) is that vendor's (`included_for`)."""
     hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
     commands = list(_cmake_commands(text))
     rocm_alone = hip and not cuda and _builds_hip_outside_rocm_blocks(commands)
-    file_vendor = "rocm" if rocm_alone else vendor_of_words(_folder_name(path, root))
+    file_vendor = included_for or ("rocm" if rocm_alone else vendor_of_words(_folder_name(path, root)))
     module_vendor = "nvidia" if _nested_cuda_alone_project(path, root, cuda and not hip, text, commands) else None
     refused = _refused_on_rocm(commands, file_vendor) | _cuda_language_options(commands) | off_on_rocm
     included_module = path.endswith(".cmake")
@@ -907,6 +914,7 @@ def cmake_facts(
     definition_lists = _definition_lists(commands)
     source_values: dict[str, str] = {}  # a variable set to one source file -> its path (see `_probe_sources`)
     mentioned: list[str] = []
+    module_uses: list[SourceSet] = []
     for command, arguments, line in commands:
         name = command.lower()
         arguments = _folder_variables_expanded(name, arguments, folder_variables)
@@ -980,6 +988,9 @@ def cmake_facts(
             vendor = _block_vendor(blocks, file_vendor)
             folders = _include_folders(name, arguments, root, included_module)
             include_folders += [SourceSet(folder, vendor, path, line) for folder in folders]
+        elif name in ("include", "find_package") and arguments.split():
+            vendor = _block_vendor(blocks, file_vendor)
+            module_uses.append(SourceSet(arguments.split()[0].strip('"'), vendor, path, line, variable=name))
         elif name == "add_subdirectory" and arguments.split() and "$" not in arguments.split()[0]:
             vendor = _block_vendor(blocks, file_vendor)
             sources.append(SourceSet(arguments.split()[0].strip('"') + "/**", vendor, path, line))
@@ -1024,6 +1035,7 @@ def cmake_facts(
         include_folders=tuple(include_folders),
         native_modules=tuple(native_modules),
         mentioned_names=tuple(dict.fromkeys(mentioned)),
+        module_uses=tuple(module_uses),
     )
 
 
@@ -1136,6 +1148,20 @@ def cmake_unadded_projects(root: str, texts: Mapping[str, str], other_build_text
     return unadded_projects(
         root, {path: list(_cmake_commands(text)) for path, text in texts.items()}, other_build_texts
     )
+
+
+def cmake_unread_files(root: str, texts: Mapping[str, str], other_build_texts: str) -> frozenset[str]:
+    """The CMake files the build under `root` never reads (see `unread_cmake_files`)."""
+    return unread_cmake_files(
+        root, {path: list(_cmake_commands(text)) for path, text in texts.items()}, other_build_texts
+    )
+
+
+def never_read(facts: BuildFacts, why: str) -> BuildFacts:
+    """The facts of a CMake file the build never reads: it names no source any build compiles (`SourceSet.unbuilt`,
+    `why`), and mentions none (`BuildFacts.mentioned_names`). What it defines stays evidence of the vendor a macro
+    is for."""
+    return replace(facts, sources=tuple(replace(s, unbuilt=why) for s in facts.sources), mentioned_names=())
 
 
 # Commands setting a COMPILE_DEFINITIONS property: `set_property(TARGET t APPEND PROPERTY COMPILE_DEFINITIONS A)`,
@@ -1330,6 +1356,45 @@ def cmake_cuda_only_options(texts: Iterable[str]) -> frozenset[str]:
             else:
                 _note_languages(stack, f"{command}({arguments})")
     return frozenset(cuda_blocks - hip_blocks)
+
+
+def cmake_dependent_cuda_options(texts: Iterable[str], cuda_options: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The options `cmake_dependent_option` makes available only where the NVIDIA build is on, and off elsewhere:
+    one of its conditions (a `;`-list, all of which must hold) requires NVIDIA without `OR` (`USE_CUDA`, `USE_CUDA
+    AND UNIX`, an option of `cuda_options` or another such dependent option), and the value it is forced to
+    otherwise is off (`cmake_dependent_option(USE_NCCL "..." ON "USE_CUDA" OFF)`: off on ROCm). Its `if()` blocks are
+    then NVIDIA's, as those of a CUDA switch are."""
+    declared: list[tuple[str, list[str]]] = []
+    for text in texts:
+        for command, arguments, _ in _cmake_commands(text):
+            words = re.findall(r'"[^"]*"|\S+', arguments)
+            if command.lower() != "cmake_dependent_option" or len(words) < 5:
+                continue
+            if words[4].strip('"').upper() not in ("OFF", "FALSE", "NO", "0", "N", ""):
+                continue
+            declared.append((words[0], [c.strip() for c in words[3].strip('"').split(";") if c.strip()]))
+    found: set[str] = set()
+    while True:
+        known = cuda_options | found
+        more = {
+            name
+            for name, conditions in declared
+            if name not in found and any(_requires_nvidia(condition, known) for condition in conditions)
+        }
+        if not more:
+            return frozenset(found)
+        found |= more
+
+
+def _requires_nvidia(condition: str, cuda_options: AbstractSet[str]) -> bool:
+    """Whether a CMake condition holds only where the NVIDIA build is on: it names no alternative (`OR`), and it
+    tests NVIDIA (`USE_CUDA AND UNIX`) or one of `cuda_options` without `NOT`."""
+    words = condition.replace("(", " ").replace(")", " ").split()
+    if "OR" in words:
+        return False
+    if _condition_vendor(condition) == "nvidia":
+        return True
+    return any(word in cuda_options and (not index or words[index - 1] != "NOT") for index, word in enumerate(words))
 
 
 def _sets_up_cuda(command: str, arguments: str) -> bool:

@@ -41,7 +41,12 @@ macros are learned in rocmlint/cuda/learning.py:
   are compiled by no build (neither vendor's: not NVIDIA code); so is a source nothing includes in a folder whose
   Makefiles name its sources one by one and not it, when no other build names or globs it (`BuildFacts.
   make_source_lists`); so is a source nothing includes and no build names at all, where the CMake build builds ROCm
-  and names its sources by path and nothing else may name it (`_named_by_no_build`); a shell script running nvcc
+  and names its sources by path and nothing else may name it (`_named_by_no_build`; a setup.py or Bazel file
+  speaks for its own folder only); so is a source only CMake files the build never reads name (an `attic/`
+  folder's, which no `add_subdirectory` or `include()` reaches: rocmlint/cuda/cmake_projects.py), and a header
+  only `#include`s the graph cannot resolve (several files end with the path) of such files may name; an option
+  `cmake_dependent_option` leaves off unless the NVIDIA build is on is a CUDA switch, and a `.cmake` module only
+  NVIDIA code `include()`s defines and lists for NVIDIA (`_modules_read_by_one_vendor`); a shell script running nvcc
   or linking a CUDA library and never ROCm's (a sample's own `build.sh`) compiles the sources it names for NVIDIA
   only, where no other build names them; an option whose CMake block only sets CUDA up is a CUDA switch in every
   CMake file (`cmake_cuda_only_options`);
@@ -80,12 +85,14 @@ from rocmlint.cuda.build_files import (
     SourceSet,
     build_script_facts,
     cmake_cuda_only_options,
+    cmake_dependent_cuda_options,
     cmake_facts,
     cmake_filelist_functions,
     cmake_glob_functions,
     cmake_source_functions,
     cmake_switches_off_on_rocm,
     cmake_unadded_projects,
+    cmake_unread_files,
     cmake_unrun,
     configure_header_macros,
     hip_on_nvidia_as_nvidia,
@@ -97,11 +104,13 @@ from rocmlint.cuda.build_files import (
     makefiles_run,
     may_build_jit_extension,
     mentioned_source_names,
+    never_read,
     nvidia_only_native_folders,
     nvidia_only_native_modules,
     quoted_sources,
     setup_py_facts,
 )
+from rocmlint.cuda.cmake_projects import ModuleIndex
 from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, is_header, is_host_source, read_facts
 from rocmlint.cuda.learning import (
     HIPIFY_RENAMED_MACROS,
@@ -592,6 +601,7 @@ class CudaProject:
                 self._built_only_for_nvidia(path)
                 or self._in_nvidia_only_folder(path, visiting | {path})
                 or self._included_by_name_only_where_rocm_does_not_compile(path, visiting | {path})
+                or self._included_ambiguously_only_where_rocm_does_not_compile(path, visiting | {path})
             )
             self._bases[path] = (Branch(False, None), built_for) if built_for else (EVERYWHERE, "")
             return self._bases[path]
@@ -712,12 +722,12 @@ class CudaProject:
 
     def _named_by_no_build(self, path: str) -> str:
         """Why no build compiles a source file nothing includes, in a project whose CMake build builds ROCm and whose
-        builds name their sources where the model reads them (CMake, make and shell scripts only; no Python or Bazel
-        build, whose lists may be computed): no source set names or globs it, no build file, Python module or build
+        builds name their sources where the model reads them (CMake, make and shell scripts; a setup.py or Bazel
+        `BUILD` file, whose lists may be computed, speaks for its own folder and below, where none is): no source set names or globs it, no build file, Python module or build
         system the model does not read may name it (`BuildFacts.mentioned_names`), and no Makefile names it, its
         object file or a glob over its folder (an old copy of a kernel kept beside the build, a folder of retired
         sources). "" otherwise."""
-        if is_header(path) or not self._builds_name_their_sources:
+        if is_header(path) or not self._builds_name_their_sources or _inside(path, self._folders_computing_sources):
             return ""
         name = os.path.basename(path)
         # A folder a CMake file adds (`add_subdirectory(SRC)`: `SRC/**`) compiles what its own CMake file lists.
@@ -746,11 +756,21 @@ class CudaProject:
         """Whether the project's CMake build builds ROCm and every build it has names its sources where the model reads
         them: CMake, make and shell scripts only (a Python or Bazel build may compute its lists), the CMake files naming
         at least two sources by their paths."""
-        systems = {_build_system(path) for path in self.build_facts.files if not path.endswith(".in")}
+        systems = {
+            _build_system(path)
+            for path in self.build_facts.files
+            if not path.endswith(".in") and not _computes_its_folders_sources(path)
+        }
         if "cmake" not in self._systems_building_rocm or not systems <= {"cmake", "make", "script"}:
             return False
         exact = self._source_index[0]
         return sum(any(_cmake(s) for s in sets) for sets in exact.values()) >= _MIN_MAKE_LISTED
+
+    @cached_property
+    def _folders_computing_sources(self) -> tuple[str, ...]:
+        """The folders of the setup.py and Bazel files: the sources below them may be ones such a file's computed
+        lists name (`glob("csrc/*.cu")`, a list a Python loop builds)."""
+        return tuple(os.path.dirname(path) for path in self.build_facts.files if _computes_its_folders_sources(path))
 
     @cached_property
     def _make_objects(self) -> frozenset[str]:
@@ -889,6 +909,41 @@ class CudaProject:
             return ""
         includer, include = includers[0]
         return f"{self._relative(includer)}:{include.line}: included only where ROCm does not compile"
+
+    def _included_ambiguously_only_where_rocm_does_not_compile(self, path: str, visiting: frozenset[str]) -> str:
+        """Evidence that a header nothing includes by a path the include graph resolves, but which `#include`s the
+        graph leaves unresolved may name (`"cuda/props.hpp"`, with several files ending so: an old copy of a folder
+        kept beside the build), is included so only by files ROCm does not compile. A public header (under
+        `include/`), which a library's users include, is not. Used for where the file is compiled only. "" otherwise."""
+        if not is_header(path) or path in self._includers or "include" in self._relative(path).split(os.sep)[:-1]:
+            return ""
+        includers = self._unresolved_includers.get(path, [])
+        if not includers or any(
+            include.branch.on_rocm is not False and self._base(includer, visiting)[0].on_rocm is not False
+            for includer, include in includers
+        ):
+            return ""
+        includer, include = includers[0]
+        where = f"{self._relative(includer)}:{include.line}"
+        return f"{where}: included (by a path several files end with) only where ROCm does not compile"
+
+    @cached_property
+    def _unresolved_includers(self) -> dict[str, list[tuple[str, IncludeFact]]]:
+        """Project file -> (includer, include) of each `#include` the graph leaves unresolved because several project
+        files end with its path (`"cuda/props.hpp"` with an old copy in `attic/`), of a file other than it. An
+        include only one file ends with is left out: unresolved, it names a header outside the tree (`<cuda_fp4.h>`
+        in the project's own `cuda_fp4.h`)."""
+        found: dict[str, list[tuple[str, IncludeFact]]] = {}
+        for includer, facts in self.files.items():
+            for include in facts.includes:
+                if self.resolve(includer, include.header, include.system) is not None:
+                    continue
+                named = os.sep + re.sub(r"^(?:\.\.?/)+", "", include.header)
+                targets = [t for t in self._by_name.get(os.path.basename(named), ()) if t.endswith(named)]
+                for target in targets if len(targets) > 1 else ():
+                    if target != includer:
+                        found.setdefault(target, []).append((includer, include))
+        return found
 
     @cached_property
     def _bare_angle_includers(self) -> dict[str, list[tuple[str, IncludeFact]]]:
@@ -1518,6 +1573,8 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             build_files.append(path)
             build_texts[path] = text
         if python_build:
+            # The sources it names by a quoted name it may compile wherever they are (`"../csrc/k.cu"`).
+            mentioned += mentioned_source_names(" ".join(q.decode("utf-8", "replace") for q in quoted_sources(data)))
             build_facts.append(setup_py_facts(path, text, str(root)))
             other_build_texts.append(text)
         elif makefile:
@@ -1569,13 +1626,27 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         cmake_texts.values(), {p: t for p, t in bazel_texts.items() if p.endswith(".bzl")}
     )
     globbing = cmake_glob_functions(cmake_texts.values())
-    off_on_rocm = cmake_switches_off_on_rocm(cmake_texts.values()) | cmake_cuda_only_options(cmake_texts.values())
+    cuda_only = cmake_cuda_only_options(cmake_texts.values())
+    off_on_rocm = cmake_switches_off_on_rocm(cmake_texts.values()) | cuda_only
+    off_on_rocm |= cmake_dependent_cuda_options(cmake_texts.values(), cuda_only)
     unrun = cmake_unrun(cmake_texts.values())
+    unread = cmake_unread_files(str(root), cmake_texts, "\n".join(other_build_texts))
     merged = [
         f
         if isinstance(f, BuildFacts)
         else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun, configured, filelists)
         for f in build_facts
+    ]
+    for path, vendor in _modules_read_by_one_vendor(str(root), build_facts, merged).items():
+        at = build_facts.index(path)
+        merged[at] = cmake_facts(
+            path, cmake_texts[path], str(root), functions, globbing, off_on_rocm, unrun, configured, filelists, vendor
+        )
+    merged = [
+        never_read(f, f"{os.path.relpath(path, root)}: a CMake file no CMake file the build reads adds or includes")
+        if isinstance(path, str) and path in unread
+        else f
+        for path, f in zip(build_facts, merged, strict=True)
     ]
     if any(os.path.basename(path) in ("BUILD", "BUILD.bazel") for path in bazel_texts):
         merged.append(bazel_facts(str(root), bazel_texts, sources))
@@ -1587,6 +1658,24 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     )
     facts = replace(facts, mentioned_names=tuple(dict.fromkeys((*facts.mentioned_names, *mentioned))))
     return _Tree(read, facts, sources)
+
+
+def _modules_read_by_one_vendor(
+    root: str, paths: Sequence[BuildFacts | str], facts: Sequence[BuildFacts]
+) -> dict[str, str]:
+    """The `.cmake` modules (among the CMake files `paths`, each with its `facts`) that CMake files read only in
+    NVIDIA code (`include(xyz-cutlass)` inside `if(USE_CUTLASS)`, a CUDA switch), with that vendor. A module a
+    variable may name (`include(${MODULE})`) may be read anywhere: then none is."""
+    cmake = [path for path in paths if isinstance(path, str)]
+    index = ModuleIndex(root, [path for path in cmake if path.endswith(".cmake")])
+    vendors: dict[str, set[str | None]] = {}
+    for use in (use for f in facts for use in f.module_uses):
+        read = index.read_by(use.variable, use.pattern, use.path)
+        if read is None:
+            return {}
+        for path in read:
+            vendors.setdefault(path, set()).add(use.vendor)
+    return {path: "nvidia" for path, found in vendors.items() if found == {"nvidia"}}
 
 
 def _nvidia_only(branch: Branch) -> bool:
@@ -1676,6 +1765,13 @@ def _build_system(path: str) -> str:
     if is_build_script(path):
         return "script"
     return "python" if path.endswith(".py") else "make"
+
+
+def _computes_its_folders_sources(path: str) -> bool:
+    """A build file that may compute the lists of sources it compiles, from its own folder down: a setup.py, a Bazel
+    file (a package's globs are its folder's; a `.bzl` macro globs in the package calling it). A Python build helper
+    or a JIT-building module may name sources anywhere."""
+    return os.path.basename(path) == "setup.py" or is_bazel_file(path)
 
 
 def _cmake(sources: SourceSet) -> bool:
