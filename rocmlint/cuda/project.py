@@ -111,6 +111,7 @@ from rocmlint.cuda.build_files import (
     setup_py_facts,
 )
 from rocmlint.cuda.cmake_projects import ModuleIndex
+from rocmlint.cuda.declared_requirements import declared_requirements
 from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, is_header, is_host_source, read_facts
 from rocmlint.cuda.learning import (
     HIPIFY_RENAMED_MACROS,
@@ -119,7 +120,14 @@ from rocmlint.cuda.learning import (
     rocm_build_decided,
     rocm_build_values,
 )
-from rocmlint.cuda.preprocessor import WAVE_SIZE_MACROS, LearnedMacro, MacroShape, VendorMacros, dropped_on_rocm
+from rocmlint.cuda.preprocessor import (
+    WAVE_SIZE_MACROS,
+    LearnedMacro,
+    MacroShape,
+    VendorMacros,
+    dropped_on_rocm,
+    is_cuda_toolkit_header,
+)
 from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch, Tri, and3
 
 SOURCE_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".cu", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl"})
@@ -1483,7 +1491,7 @@ class CudaProject:
 
     @cached_property
     def _amd_verdict(self) -> AmdVerdict:
-        settled = build_verdict(self.build_facts, bool(self.files))
+        settled = build_verdict(self.build_facts, bool(self.files), self.root)
         if settled is not None:
             return settled
         build_files = self.build_facts.files
@@ -1493,11 +1501,23 @@ class CudaProject:
             return "", build_files
         amd = next((path for path in sorted(self.files) if self._amd_code_everywhere(path)), None)
         if amd is None:
-            return "", build_files
+            return ("", build_files) if self._has_cuda_code() else _declared_verdict(self.root, build_files)
         why = (
             f"its C/C++ code is written for AMD ({self._relative(amd)}: {self._rocm_native(amd)}) and none is NVIDIA's"
         )
         return why, (*build_files, amd)
+
+    def _has_cuda_code(self) -> bool:
+        """Whether the project has CUDA code to port: a build compiling CUDA (nvcc, a torch `CUDAExtension`), a CUDA
+        source or header, or a file including a header of the CUDA toolkit. Host C/C++ with none of these (an
+        `LD_PRELOAD` shim) is written for no GPU vendor."""
+        if self.build_facts.cuda_language or self.build_facts.torch_extension:
+            return True
+        if any(path.endswith((".cu", ".cuh")) for path in self.files):
+            return True
+        return any(
+            is_cuda_toolkit_header(include.header) for facts in self.files.values() for include in facts.includes
+        )
 
     def _amd_code_everywhere(self, path: str) -> bool:
         """A file written for AMD that the project compiles outside vendor branches: a `hip_compat.cuh` included only
@@ -1867,15 +1887,31 @@ def _in_project(folder: str) -> bool:
 AmdVerdict = tuple[str, tuple[str, ...]]  # `CudaProject.written_for_amd` and its evidence
 
 
-def build_verdict(build: BuildFacts, has_sources: bool) -> AmdVerdict | None:
+def build_verdict(build: BuildFacts, has_sources: bool, root: Path) -> AmdVerdict | None:
     """`CudaProject.written_for_amd` when the build files settle it, None when only the project's files can: a
     build defining a macro for NVIDIA only (`-DUSE_CUDA` in the CUDA arm, nvcc's `-DCUTLASS_...`) has an NVIDIA
-    side; a project without C/C++ sources has no native code written for anyone; a HIP-only build is AMD's."""
-    if not has_sources or any(macro.vendor == "nvidia" for macro in learn_from_build(build).values()):
+    side; a project without C/C++ sources has no native code written for anyone, and is written for AMD when its
+    declared requirements are (`_declared_verdict`, as is one whose native code is no CUDA: `_has_cuda_code`); a
+    HIP-only build is AMD's."""
+    if any(macro.vendor == "nvidia" for macro in learn_from_build(build).values()):
         return "", build.files
+    if not has_sources:
+        return _declared_verdict(root, build.files)
     if build.hip_language and not build.cuda_language and not build.torch_extension:
         return "the project's build compiles HIP only", build.files
     return None
+
+
+def _declared_verdict(root: Path, build_files: tuple[str, ...]) -> AmdVerdict:
+    """A project without C/C++ sources whose declared runtime requirements (`[project] dependencies`, the root
+    requirements.txt) name a package that exists for ROCm only and none that exists for NVIDIA only installs where
+    ROCm is: its Python is written for AMD GPUs. Those files join the evidence whatever they say. For a project
+    whose native code is CUDA's, its C/C++ decides (it has an NVIDIA side, or CUDA code to port)."""
+    declared = declared_requirements(str(root))
+    evidence = (*build_files, *declared.files)
+    if not declared.rocm_only or declared.nvidia_only:
+        return "", evidence
+    return f"its declared requirements need ROCm ({declared.rocm_only} exists for ROCm only) and none NVIDIA", evidence
 
 
 _VERDICTS: dict[Path, AmdVerdict] = {}
@@ -1891,7 +1927,7 @@ def amd_verdict_for(root: Path) -> AmdVerdict:
         return verdict
     if root not in _MODELS:
         build, sources = _build_of(root)
-        verdict = build_verdict(build, bool(sources))
+        verdict = build_verdict(build, bool(sources), root)
     if verdict is None:
         model = project_for(root)
         verdict = model.written_for_amd, model.written_for_amd_evidence
