@@ -33,10 +33,12 @@ macros are learned in rocmlint/cuda/learning.py:
 - **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name
   (`list(APPEND ...)`, `set(X ${X} ...)`, `file(GLOB ...)`, `target_sources`, a project function appending its
   `ARGN`; a Bazel target's sources in an NVIDIA `select()` branch, or of targets only NVIDIA branches reach),
-  is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time; so is
-  a source a CMake file names but never hands to a target (in a loop over a list the project never sets, a function
-  nothing calls, a list nothing that runs reads: rocmlint/cuda/cmake_unrun.py), which no build compiles;
-  a nested CMake project the build never adds (a vendored library's own build, with its tests:
+  is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time; so is a
+  source a Makefile lists in a variable only NVIDIA's conditional arms read (`cuda.c := $(wildcard cuda/*.c)`
+  handed on inside `ifneq ($(CUDA_DIR),)`) where its ROCm arm hands on other sources
+  (rocmlint/cuda/make_variables.py); so is a source a CMake file names but never hands to a target (in a loop
+  over a list the project never sets, a function nothing calls, a list nothing that runs reads:
+  rocmlint/cuda/cmake_unrun.py), which no build compiles; a nested CMake project the build never adds (a vendored library's own build, with its tests:
   rocmlint/cuda/cmake_projects.py) compiles nothing, and its CMake files are not read: its files nothing includes
   are compiled by no build (neither vendor's: not NVIDIA code); so is a source nothing includes in a folder whose
   Makefiles name its sources one by one and not it, when no other build names or globs it (`BuildFacts.
@@ -65,6 +67,7 @@ import fnmatch
 import itertools
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
@@ -110,6 +113,7 @@ from rocmlint.cuda.learning import (
     rocm_build_decided,
     rocm_build_values,
 )
+from rocmlint.cuda.make_variables import variables_read
 from rocmlint.cuda.preprocessor import WAVE_SIZE_MACROS, LearnedMacro, MacroShape, VendorMacros, dropped_on_rocm
 from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch, Tri, and3
 
@@ -1465,7 +1469,9 @@ class _Tree(NamedTuple):
 
 def _read_tree(root: Path, texts: bool = True) -> _Tree:
     read: dict[str, str] = {}
-    build_facts: list[BuildFacts | str] = []  # a CMake file's path until every CMake file is known (see below)
+    # A CMake file's or make file's path until every such file is known (see below).
+    build_facts: list[BuildFacts | str] = []
+    make_texts: dict[str, str] = {}
     build_files: list[str] = []
     cmake_texts: dict[str, str] = {}
     bazel_texts: dict[str, str] = {}
@@ -1521,7 +1527,8 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             build_facts.append(setup_py_facts(path, text, str(root)))
             other_build_texts.append(text)
         elif makefile:
-            build_facts.append(makefile_facts(path, text, str(root)))
+            make_texts[path] = text
+            build_facts.append(path)
             other_build_texts.append(text)
             run_makefiles.extend(makefiles_run(path, text))
         elif bazel:
@@ -1548,12 +1555,13 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             build_files.append(path)
             build_texts[path] = run_text
             other_build_texts.append(run_text)
-            build_facts.append(makefile_facts(path, run_text, str(root)))
+            make_texts[path] = run_text
+            build_facts.append(path)
     # A vendored library's own CMake build, which the project's build never adds, says nothing of what it compiles.
     unadded = cmake_unadded_projects(str(root), cmake_texts, "\n".join(other_build_texts))
     if unadded:
         cmake_texts = {path: text for path, text in cmake_texts.items() if not _inside(path, unadded)}
-        build_facts = [f for f in build_facts if not isinstance(f, str) or f in cmake_texts]
+        build_facts = [f for f in build_facts if not isinstance(f, str) or f in cmake_texts or f in make_texts]
     as_cuda = next(
         (
             found
@@ -1571,9 +1579,12 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     globbing = cmake_glob_functions(cmake_texts.values())
     off_on_rocm = cmake_switches_off_on_rocm(cmake_texts.values()) | cmake_cuda_only_options(cmake_texts.values())
     unrun = cmake_unrun(cmake_texts.values())
+    make_reads = _make_reads_elsewhere(make_texts)
     merged = [
         f
         if isinstance(f, BuildFacts)
+        else makefile_facts(f, make_texts[f], str(root), make_reads[f])
+        if f in make_texts
         else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun, configured, filelists)
         for f in build_facts
     ]
@@ -1587,6 +1598,14 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     )
     facts = replace(facts, mentioned_names=tuple(dict.fromkeys((*facts.mentioned_names, *mentioned))))
     return _Tree(read, facts, sources)
+
+
+def _make_reads_elsewhere(make_texts: Mapping[str, str]) -> dict[str, frozenset[str]]:
+    """Per make file, the variables the project's other make files read: one may hand a list to what it compiles
+    whatever the vendor (a fragment's sources, read by the Makefile including it)."""
+    reads = {path: variables_read(text) for path, text in make_texts.items()}
+    readers = Counter(name for names in reads.values() for name in names)
+    return {path: frozenset(n for n, count in readers.items() if count > (n in names)) for path, names in reads.items()}
 
 
 def _nvidia_only(branch: Branch) -> bool:
