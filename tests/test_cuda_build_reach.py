@@ -564,3 +564,48 @@ def test_make_variable_vendors_follow_reads_through_assignments_and_computed_nam
     assert vendors_reading(lines, recipes, arms, frozenset({"CU"})) == {"CU_ALL": "nvidia"}
     computed = [*lines, (7, "all: $($(B)_ALL)")]
     assert vendors_reading(computed, recipes, arms, frozenset()) == {}
+
+
+# A stand-alone device query no build names, compiled by hand with nvcc, beside its hand-written HIP port.
+_HIP_TWINS = {
+    "Makefile": "lib.a: src/lib.o\n",
+    "src/lib.c": "int lib(void) { return 0; }\n",
+    "tools/check_cuda_device.cu": "#include <cuda.h>\n#if CUDA_VERSION >= 11000\nint v = 11;\n#endif\n",
+    "tools/check_hip_device.cpp": "#include <hip/hip_runtime.h>\nint main() { return 0; }\n",
+    "tools/query.cu": "#include <cuda_runtime.h>\n",
+    "tools/query.hip": "#include <hip/hip_runtime.h>\n",
+}
+
+
+def test_a_cuda_source_no_build_names_beside_its_hand_written_hip_twin_is_nvidias(tmp_path):
+    root = write_tree(tmp_path, _HIP_TWINS)
+    project = CudaProject.build(root)
+    for name, twin in (
+        ("tools/check_cuda_device.cu", "tools/check_hip_device.cpp"),
+        ("tools/query.cu", "tools/query.hip"),
+    ):
+        view = project.view(str(root / name))
+        evidence = f"{twin}: ROCm compiles its HIP twin beside it, and no build names this file"
+        assert (view.base.on_rocm, view.base_evidence) == (False, evidence), name
+        assert _codes(root, name) == [], name
+    assert project.view(str(root / "tools/check_hip_device.cpp")).base.on_rocm is not False
+
+
+def test_a_cuda_source_is_still_reported_when_its_twin_is_no_hip_code_or_a_build_names_it(tmp_path):
+    device = str(tmp_path / "tools/check_cuda_device.cu")
+    for changed in (
+        {"tools/check_hip_device.cpp": "int main() { return 0; }\n"},  # no HIP runtime: not a HIP port
+        {"tools/check_hip_device.cpp": "#ifdef USE_HIP\n#include <hip/hip_runtime.h>\n#endif\n"},  # a vendor branch
+        {"Makefile": "tools: tools/check_cuda_device.cu\n\t$(CC) -o $@ $<\n"},  # a build names it
+        {"CMakeLists.txt": "add_executable(q tools/check_cuda_device.cu)\n"},
+        {"Makefile": "OBJ = $(T)/check_cuda_device.o\n"},  # its object file, wherever the variable points
+        {"meson.build": "project('q', 'cpp')\n"},  # a build system the model does not read may name it
+        {"tools/check_hip_device.cpp": "", "tools/check_hip_device.h": "#include <hip/hip_runtime.h>\n"},  # a header
+    ):
+        root = write_tree(tmp_path, {**_HIP_TWINS, **changed})
+        if not changed.get("tools/check_hip_device.cpp", "x"):
+            (root / "tools/check_hip_device.cpp").unlink()
+        assert CudaProject.build(root).view(device).base.on_rocm is not False, changed
+        assert ("ROC204", 1) in _codes(root, "tools/check_cuda_device.cu"), changed
+        for name in changed:
+            (root / name).unlink(missing_ok=True)

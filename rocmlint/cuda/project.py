@@ -36,7 +36,9 @@ macros are learned in rocmlint/cuda/learning.py:
   is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time; so is a
   source a Makefile lists in a variable only NVIDIA's conditional arms read (`cuda.c := $(wildcard cuda/*.c)`
   handed on inside `ifneq ($(CUDA_DIR),)`) where its ROCm arm hands on other sources
-  (rocmlint/cuda/make_variables.py); so is a source a CMake file names but never hands to a target (in a loop
+  (rocmlint/cuda/make_variables.py); so is a source no build names and nothing hipifies beside its hand-written
+  HIP twin (`check_cuda_device.cu` beside `check_hip_device.cpp`, which includes the HIP runtime; `k.cu` beside
+  `k.hip`); so is a source a CMake file names but never hands to a target (in a loop
   over a list the project never sets, a function nothing calls, a list nothing that runs reads:
   rocmlint/cuda/cmake_unrun.py), which no build compiles; a nested CMake project the build never adds (a vendored library's own build, with its tests:
   rocmlint/cuda/cmake_projects.py) compiles nothing, and its CMake files are not read: its files nothing includes
@@ -133,6 +135,9 @@ _BUILD_FOLDER = re.compile(r"(?i)(?:^|[/\\_-])(?:build(?:er|ers|_tools)?|install
 _MAX_FILE_BYTES = 2_000_000
 # The folder name hipify's copies of a CUDA folder's sources get (`c10/cuda/` -> `c10/hip/`), reversed.
 _CUDA_TWIN = {"hip": "cuda", "HIP": "CUDA"}
+# The CUDA word of a file name (`check_cuda_device`, `CudaQuery`), and the HIP word a hand-ported twin has instead.
+_CUDA_NAME_WORD = re.compile(r"(?<![A-Za-z])(?:cuda|CUDA|Cuda)(?![a-z])")
+_HIP_NAME_WORD = {"cuda": "hip", "CUDA": "HIP", "Cuda": "Hip"}
 # A folder or file named for one AMD GPU target (`gfx1250/`, `*_gfx942.cuh`): code written for that target.
 _AMD_TARGET_IN_PATH = re.compile(r"(?:^|[/\\_.-])(gfx\d[0-9a-f]*)(?=$|[/\\_.-])")
 
@@ -594,6 +599,7 @@ class CudaProject:
                 return self._bases[path]
             built_for = (
                 self._built_only_for_nvidia(path)
+                or self._beside_its_hip_twin(path)
                 or self._in_nvidia_only_folder(path, visiting | {path})
                 or self._included_by_name_only_where_rocm_does_not_compile(path, visiting | {path})
             )
@@ -723,16 +729,22 @@ class CudaProject:
         sources). "" otherwise."""
         if is_header(path) or not self._builds_name_their_sources:
             return ""
-        name = os.path.basename(path)
         # A folder a CMake file adds (`add_subdirectory(SRC)`: `SRC/**`) compiles what its own CMake file lists.
         naming = [s for _, s in self._sources_naming(path) if not self._adds_a_read_cmake_file(s)]
-        if naming or any(fnmatch.fnmatchcase(name, p) for p in self.build_facts.mentioned_names):
-            return ""
-        if name in self._make_named_files or path in self._make_folder_sources:
-            return ""
-        if os.path.splitext(name)[0] in self._make_objects or _inside(path, self._make_globbing_folders):
+        if naming or self._spelled_by_a_build(path):
             return ""
         return "no build file names it, and the CMake build names its sources one by one"
+
+    def _spelled_by_a_build(self, path: str) -> bool:
+        """Whether a build may compile the source at `path` though no source set names it: a build file, Python module
+        or build system the model does not read may spell its name (`BuildFacts.mentioned_names`), or a Makefile
+        names it, its object file or a glob over its folder."""
+        name = os.path.basename(path)
+        if any(fnmatch.fnmatchcase(name, p) for p in self.build_facts.mentioned_names):
+            return True
+        if name in self._make_named_files or path in self._make_folder_sources:
+            return True
+        return os.path.splitext(name)[0] in self._make_objects or _inside(path, self._make_globbing_folders)
 
     def _adds_a_read_cmake_file(self, sources: SourceSet) -> bool:
         """Whether `sources` is a folder a CMake file adds (`add_subdirectory(SRC)`: `SRC/**`) whose own CMake file the
@@ -1058,6 +1070,33 @@ class CudaProject:
         if all(s.unbuilt for s in deciding):
             return f"{self._relative(first.path)}:{first.line}: no build compiles it ({first.unbuilt})"
         return f"{self._relative(first.path)}:{first.line}: the build compiles it for NVIDIA only"
+
+    def _beside_its_hip_twin(self, path: str) -> str:
+        """Evidence that ROCm compiles a hand-written HIP twin of a CUDA source instead of it: no build names, globs
+        or spells the source (`_spelled_by_a_build`), nothing hipifies it, and beside it sits a HIP source (one
+        including the HIP runtime outside vendor branches) named the same with its CUDA word made HIP's
+        (`check_cuda_device.cu` and `check_hip_device.cpp`) or with the `.hip` suffix (`k.cu` and `k.hip`): a
+        stand-alone program ported by hand, each vendor's copy compiled by hand with that vendor's compiler. ""
+        otherwise."""
+        if is_header(path) or self._hipify_evidence(path) or self.build_facts.torch_extension:
+            return ""
+        twin = self._hip_twin(path)
+        if not twin or self._sources_naming(path) or self._spelled_by_a_build(path):
+            return ""
+        return f"{self._relative(twin)}: ROCm compiles its HIP twin beside it, and no build names this file"
+
+    def _hip_twin(self, path: str) -> str:
+        """The HIP source beside `path` named as its twin (see `_beside_its_hip_twin`), "" when there is none."""
+        folder, name = os.path.split(path)
+        stem, suffix = os.path.splitext(name)
+        hip_stem = _CUDA_NAME_WORD.sub(lambda word: _HIP_NAME_WORD[word.group(0)], stem)
+        for other in self._by_folder.get(folder, ()):
+            other_stem, other_suffix = os.path.splitext(os.path.basename(other))
+            renamed = hip_stem != stem and other_stem == hip_stem
+            resuffixed = suffix == ".cu" and other_suffix == ".hip" and other_stem == stem
+            if (renamed or resuffixed) and not is_header(other) and self._hip_source(other):
+                return other
+        return ""
 
     @cached_property
     def _hipified_folders(self) -> frozenset[str]:
