@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from rocmlint.cuda.cmake_filelists import bzl_list_read, bzl_strings, bzl_text
 from rocmlint.cuda.cmake_projects import unadded_projects, unread_cmake_files
 from rocmlint.cuda.cmake_unrun import RUNS_EVERYTHING, RunTracker, UnrunCmake, unrun_cmake
+from rocmlint.cuda.make_variables import MAKE_ASSIGNMENT, vendors_reading
 
 # Words in a build condition or a macro name that mean the ROCm side, the NVIDIA side, or another accelerator.
 ROCM_WORDS = frozenset({"HIP", "ROCM", "HCC", "AMD", "AMDGPU", "HIPBLAS", "HIPBLASLT", "HIPCC", "HIPIFY", "ROCBLAS"})
@@ -1825,7 +1826,6 @@ _NOT_MAKE_SUFFIXES = frozenset({"md", "txt", "rst", "py", "sh", "bak", "orig"})
 
 
 _MAKE_CONDITIONAL = re.compile(r"^\s*(?:else\s+)?(ifeq|ifneq|ifdef|ifndef)\b(.*)$")
-_MAKE_ASSIGNMENT = re.compile(r"^\s*(?:export\s+|override\s+)*([A-Za-z_][\w.-]*)\s*(?::{1,3}=|\+=|\?=|!=|=)(.*)$")
 _MAKE_DEFINE = re.compile(r"(?:^|\s)-D\s*([A-Za-z_]\w*)(?:=(\S*))?")
 # A variable's name without the kind of flags it holds: `HIPCCFLAGS` names hipcc, `ROCM_FLAGS` ROCm.
 _FLAGS_SUFFIX = re.compile(r"(?i)_?(?:FLAGS|OPTS|OPTIONS|DEFINES|DEFS)$")
@@ -1833,13 +1833,14 @@ _HIPCC = re.compile(r"\bhipcc\b|\$[({]HIPCC[)}]", re.IGNORECASE)
 _NVCC = re.compile(r"\bnvcc\b|\$[({]NVCC[)}]", re.IGNORECASE)
 
 
-def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
+def makefile_facts(path: str, text: str, root: str = "", read_elsewhere: frozenset[str] = frozenset()) -> BuildFacts:
     """The macros a Makefile or make fragment (`*.mk`) defines per vendor: the `-D` flags of its variable
     assignments (`CXXFLAGS += -DUSE_ROCM -DCUDA_VERSION=11000`) and recipes. Their vendor is the file's (a
     fragment named for one, `hip_64bit.mk`; a Makefile in a folder named for one, not the project's `root`; a file
     that runs hipcc and never nvcc), else that of the outermost `ifeq`/`ifdef` block naming one (`ifeq ($(ROCM),
     true)`, its `else` the other vendor's), else the variable's (`ROCM_FLAGS`, `HIPCCFLAGS`, `NVCC_FLAGS`) or the
-    compiler a recipe runs."""
+    compiler a recipe runs. `read_elsewhere`: the variables other make files of the project read (see
+    `_make_source_sets`)."""
     stem, suffix = os.path.splitext(os.path.basename(path))
     named = stem if suffix == ".mk" else _folder_name(path, root)
     lines = list(_make_lines(text))
@@ -1847,6 +1848,7 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
     nvcc = any(_NVCC.search(logical) for _, logical in lines)
     file_vendor = vendor_of_words(named) or ("rocm" if hip and not nvcc else None)
     raw = text.splitlines()
+    recipes = frozenset(line for line, _ in lines if raw[line - 1].startswith("\t"))
     defines: list[BuildDefine] = []
     hipified: dict[str, str] = {}  # folder -> evidence
     rule_source = ""  # the source folder of the pattern rule whose recipe follows, "" after any other line
@@ -1854,7 +1856,7 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
     blocks_by_line: dict[int, str | None] = {}  # line -> the vendor of the blocks around it
     for line, logical in lines:
         blocks_by_line[line] = _block_vendor(blocks, None)
-        if raw[line - 1].startswith("\t"):  # a recipe: the shell gets its `#`, no comment to make
+        if line in recipes:  # a recipe: the shell gets its `#`, no comment to make
             defines += _configured_by_sed(raw[line - 1], _block_vendor(blocks, file_vendor), path, line)
             if rule_source and _HIPIFY_RUN.search(logical):
                 folder = os.path.normpath(os.path.join(os.path.dirname(path), rule_source))
@@ -1875,15 +1877,17 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
         elif stripped == "endif" and blocks:
             blocks.pop()
         elif "-D" in logical:
-            assignment = _MAKE_ASSIGNMENT.match(logical)
+            assignment = MAKE_ASSIGNMENT.match(logical)
             own = vendor_of_words(_FLAGS_SUFFIX.sub("", assignment.group(1))) if assignment else _recipe_vendor(logical)
             vendor = _block_vendor(blocks, file_vendor) or own
             flags = _FILTER_CALL.sub(" ", assignment.group(2) if assignment else logical)
             defines += [BuildDefine(m.group(1), m.group(2), vendor, path, line) for m in _MAKE_DEFINE.finditer(flags)]
     defines += _hipconfig_defines(path, text)
+    variable_vendors = vendors_reading(lines, recipes, blocks_by_line, read_elsewhere)
+    make_vendor = file_vendor or _nvcc_only(hip, nvcc, hipified)
     return BuildFacts(
         tuple(defines),
-        sources=_make_source_sets(path, lines, blocks_by_line, file_vendor or _nvcc_only(hip, nvcc, hipified)),
+        sources=_make_source_sets(path, lines, blocks_by_line, variable_vendors, make_vendor),
         cuda_language=nvcc,
         hipify_folders=tuple(hipified.items()),
         make_source_lists=_make_source_list(path, lines),
@@ -1899,22 +1903,44 @@ def _nvcc_only(hip: bool, nvcc: bool, hipified: dict[str, str]) -> str | None:
 
 
 def _make_source_sets(
-    path: str, lines: list[tuple[int, str]], vendors: dict[int, str | None], make_vendor: str | None
+    path: str,
+    lines: list[tuple[int, str]],
+    vendors: dict[int, str | None],
+    variable_vendors: dict[str, str],
+    make_vendor: str | None,
 ) -> tuple[SourceSet, ...]:
-    """The sources a Makefile compiles, each with the vendor of the block naming it, else the Makefile's: the
-    `$(wildcard main/*.cu)` patterns of its source lists, the source files it names, and for a Makefile compiling
-    for NVIDIA only the CUDA sources beside it (its pattern rules, `%: %.cu`). They say what ROCm does not compile
-    only where make also builds ROCm elsewhere in the project (see `CudaProject._systems_building_rocm`)."""
-    found: list[SourceSet] = []
+    """The sources a Makefile compiles, each with the vendor of the block naming it, else that of the variable it
+    assigns when only one vendor's blocks read that (`cuda.c := $(wildcard cuda/*.c)` read only inside `ifneq
+    ($(CUDA_DIR),)`: rocmlint/cuda/make_variables.py), else the Makefile's: the `$(wildcard main/*.cu)` patterns of
+    its source lists, the source files it names (not those a `$(filter-out ...)` takes out), and for a Makefile
+    compiling for NVIDIA only the CUDA sources beside it (its pattern rules, `%: %.cu`). A variable read only in
+    NVIDIA's blocks is NVIDIA's only where the Makefile lists sources for ROCm too: its ROCm build picks other
+    sources. They say what ROCm does not compile only where make also builds ROCm elsewhere in the project (see
+    `CudaProject._systems_building_rocm`)."""
+    found: list[tuple[SourceSet, str | None]] = []  # each with the vendor of the variable it assigns
     for line, logical in lines:
+        assignment = MAKE_ASSIGNMENT.match(logical)
+        variable_vendor = variable_vendors.get(assignment.group(1)) if assignment is not None else None
         vendor = vendors.get(line) or make_vendor
         for pattern in _MAKE_WILDCARD.findall(logical):
-            found += [SourceSet(word, vendor, path, line) for word in pattern.split() if "$" not in word]
-        found += [SourceSet(word, vendor, path, line) for word in _MAKE_SOURCE_WORD.findall(logical)]
+            found += [
+                (SourceSet(word, vendor, path, line), variable_vendor) for word in pattern.split() if "$" not in word
+            ]
+        named = _MAKE_SOURCE_WORD.findall(_FILTER_OUT_CALL.sub(" ", logical))
+        found += [(SourceSet(word, vendor, path, line), variable_vendor) for word in named]
+    lists_rocm = any((s.vendor or v) == "rocm" for s, v in found)
+    sets = [
+        replace(s, vendor=v) if s.vendor is None and v is not None and (v != "nvidia" or lists_rocm) else s
+        for s, v in found
+    ]
     compiling = next((line for line, logical in lines if _NVCC.search(logical)), 0) if make_vendor == "nvidia" else 0
     if compiling:
-        found.append(SourceSet("*.cu", "nvidia", path, compiling))
-    return tuple(found)
+        sets.append(SourceSet("*.cu", "nvidia", path, compiling))
+    return tuple(sets)
+
+
+# The patterns of make's `$(filter-out PATTERNS,TEXT)`: the files a list takes out, not ones it compiles.
+_FILTER_OUT_CALL = re.compile(r"\$[({]filter-out\s[^,]*,")
 
 
 _MAKE_WILDCARD = re.compile(r"\$[({]wildcard\s+([^)}]*)[)}]")

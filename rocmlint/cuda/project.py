@@ -33,10 +33,14 @@ macros are learned in rocmlint/cuda/learning.py:
 - **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name
   (`list(APPEND ...)`, `set(X ${X} ...)`, `file(GLOB ...)`, `target_sources`, a project function appending its
   `ARGN`; a Bazel target's sources in an NVIDIA `select()` branch, or of targets only NVIDIA branches reach),
-  is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time; so is
-  a source a CMake file names but never hands to a target (in a loop over a list the project never sets, a function
-  nothing calls, a list nothing that runs reads: rocmlint/cuda/cmake_unrun.py), which no build compiles;
-  a nested CMake project the build never adds (a vendored library's own build, with its tests:
+  is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time; so is a
+  source a Makefile lists in a variable only NVIDIA's conditional arms read (`cuda.c := $(wildcard cuda/*.c)`
+  handed on inside `ifneq ($(CUDA_DIR),)`) where its ROCm arm hands on other sources
+  (rocmlint/cuda/make_variables.py); so is a source no build names and nothing hipifies beside its hand-written
+  HIP twin (`check_cuda_device.cu` beside `check_hip_device.cpp`, which includes the HIP runtime; `k.cu` beside
+  `k.hip`); so is a source a CMake file names but never hands to a target (in a loop
+  over a list the project never sets, a function nothing calls, a list nothing that runs reads:
+  rocmlint/cuda/cmake_unrun.py), which no build compiles; a nested CMake project the build never adds (a vendored library's own build, with its tests:
   rocmlint/cuda/cmake_projects.py) compiles nothing, and its CMake files are not read: its files nothing includes
   are compiled by no build (neither vendor's: not NVIDIA code); so is a source nothing includes in a folder whose
   Makefiles name its sources one by one and not it, when no other build names or globs it (`BuildFacts.
@@ -70,6 +74,7 @@ import fnmatch
 import itertools
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
@@ -120,6 +125,7 @@ from rocmlint.cuda.learning import (
     rocm_build_decided,
     rocm_build_values,
 )
+from rocmlint.cuda.make_variables import variables_read
 from rocmlint.cuda.preprocessor import (
     WAVE_SIZE_MACROS,
     LearnedMacro,
@@ -146,6 +152,9 @@ _BUILD_FOLDER = re.compile(r"(?i)(?:^|[/\\_-])(?:build(?:er|ers|_tools)?|install
 _MAX_FILE_BYTES = 2_000_000
 # The folder name hipify's copies of a CUDA folder's sources get (`c10/cuda/` -> `c10/hip/`), reversed.
 _CUDA_TWIN = {"hip": "cuda", "HIP": "CUDA"}
+# The CUDA word of a file name (`check_cuda_device`, `CudaQuery`), and the HIP word a hand-ported twin has instead.
+_CUDA_NAME_WORD = re.compile(r"(?<![A-Za-z])(?:cuda|CUDA|Cuda)(?![a-z])")
+_HIP_NAME_WORD = {"cuda": "hip", "CUDA": "HIP", "Cuda": "Hip"}
 # A folder or file named for one AMD GPU target (`gfx1250/`, `*_gfx942.cuh`): code written for that target.
 _AMD_TARGET_IN_PATH = re.compile(r"(?:^|[/\\_.-])(gfx\d[0-9a-f]*)(?=$|[/\\_.-])")
 
@@ -607,6 +616,7 @@ class CudaProject:
                 return self._bases[path]
             built_for = (
                 self._built_only_for_nvidia(path)
+                or self._beside_its_hip_twin(path)
                 or self._in_nvidia_only_folder(path, visiting | {path})
                 or self._included_by_name_only_where_rocm_does_not_compile(path, visiting | {path})
                 or self._included_ambiguously_only_where_rocm_does_not_compile(path, visiting | {path})
@@ -737,16 +747,22 @@ class CudaProject:
         sources). "" otherwise."""
         if is_header(path) or not self._builds_name_their_sources or _inside(path, self._folders_computing_sources):
             return ""
-        name = os.path.basename(path)
         # A folder a CMake file adds (`add_subdirectory(SRC)`: `SRC/**`) compiles what its own CMake file lists.
         naming = [s for _, s in self._sources_naming(path) if not self._adds_a_read_cmake_file(s)]
-        if naming or any(fnmatch.fnmatchcase(name, p) for p in self.build_facts.mentioned_names):
-            return ""
-        if name in self._make_named_files or path in self._make_folder_sources:
-            return ""
-        if os.path.splitext(name)[0] in self._make_objects or _inside(path, self._make_globbing_folders):
+        if naming or self._spelled_by_a_build(path):
             return ""
         return "no build file names it, and the CMake build names its sources one by one"
+
+    def _spelled_by_a_build(self, path: str) -> bool:
+        """Whether a build may compile the source at `path` though no source set names it: a build file, Python module
+        or build system the model does not read may spell its name (`BuildFacts.mentioned_names`), or a Makefile
+        names it, its object file or a glob over its folder."""
+        name = os.path.basename(path)
+        if any(fnmatch.fnmatchcase(name, p) for p in self.build_facts.mentioned_names):
+            return True
+        if name in self._make_named_files or path in self._make_folder_sources:
+            return True
+        return os.path.splitext(name)[0] in self._make_objects or _inside(path, self._make_globbing_folders)
 
     def _adds_a_read_cmake_file(self, sources: SourceSet) -> bool:
         """Whether `sources` is a folder a CMake file adds (`add_subdirectory(SRC)`: `SRC/**`) whose own CMake file the
@@ -1117,6 +1133,33 @@ class CudaProject:
         if all(s.unbuilt for s in deciding):
             return f"{self._relative(first.path)}:{first.line}: no build compiles it ({first.unbuilt})"
         return f"{self._relative(first.path)}:{first.line}: the build compiles it for NVIDIA only"
+
+    def _beside_its_hip_twin(self, path: str) -> str:
+        """Evidence that ROCm compiles a hand-written HIP twin of a CUDA source instead of it: no build names, globs
+        or spells the source (`_spelled_by_a_build`), nothing hipifies it, and beside it sits a HIP source (one
+        including the HIP runtime outside vendor branches) named the same with its CUDA word made HIP's
+        (`check_cuda_device.cu` and `check_hip_device.cpp`) or with the `.hip` suffix (`k.cu` and `k.hip`): a
+        stand-alone program ported by hand, each vendor's copy compiled by hand with that vendor's compiler. ""
+        otherwise."""
+        if is_header(path) or self._hipify_evidence(path) or self.build_facts.torch_extension:
+            return ""
+        twin = self._hip_twin(path)
+        if not twin or self._sources_naming(path) or self._spelled_by_a_build(path):
+            return ""
+        return f"{self._relative(twin)}: ROCm compiles its HIP twin beside it, and no build names this file"
+
+    def _hip_twin(self, path: str) -> str:
+        """The HIP source beside `path` named as its twin (see `_beside_its_hip_twin`), "" when there is none."""
+        folder, name = os.path.split(path)
+        stem, suffix = os.path.splitext(name)
+        hip_stem = _CUDA_NAME_WORD.sub(lambda word: _HIP_NAME_WORD[word.group(0)], stem)
+        for other in self._by_folder.get(folder, ()):
+            other_stem, other_suffix = os.path.splitext(os.path.basename(other))
+            renamed = hip_stem != stem and other_stem == hip_stem
+            resuffixed = suffix == ".cu" and other_suffix == ".hip" and other_stem == stem
+            if (renamed or resuffixed) and not is_header(other) and self._hip_source(other):
+                return other
+        return ""
 
     @cached_property
     def _hipified_folders(self) -> frozenset[str]:
@@ -1540,7 +1583,9 @@ class _Tree(NamedTuple):
 
 def _read_tree(root: Path, texts: bool = True) -> _Tree:
     read: dict[str, str] = {}
-    build_facts: list[BuildFacts | str] = []  # a CMake file's path until every CMake file is known (see below)
+    # A CMake file's or make file's path until every such file is known (see below).
+    build_facts: list[BuildFacts | str] = []
+    make_texts: dict[str, str] = {}
     build_files: list[str] = []
     cmake_texts: dict[str, str] = {}
     bazel_texts: dict[str, str] = {}
@@ -1598,7 +1643,8 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             build_facts.append(setup_py_facts(path, text, str(root)))
             other_build_texts.append(text)
         elif makefile:
-            build_facts.append(makefile_facts(path, text, str(root)))
+            make_texts[path] = text
+            build_facts.append(path)
             other_build_texts.append(text)
             run_makefiles.extend(makefiles_run(path, text))
         elif bazel:
@@ -1625,12 +1671,13 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             build_files.append(path)
             build_texts[path] = run_text
             other_build_texts.append(run_text)
-            build_facts.append(makefile_facts(path, run_text, str(root)))
+            make_texts[path] = run_text
+            build_facts.append(path)
     # A vendored library's own CMake build, which the project's build never adds, says nothing of what it compiles.
     unadded = cmake_unadded_projects(str(root), cmake_texts, "\n".join(other_build_texts))
     if unadded:
         cmake_texts = {path: text for path, text in cmake_texts.items() if not _inside(path, unadded)}
-        build_facts = [f for f in build_facts if not isinstance(f, str) or f in cmake_texts]
+        build_facts = [f for f in build_facts if not isinstance(f, str) or f in cmake_texts or f in make_texts]
     as_cuda = next(
         (
             found
@@ -1651,9 +1698,12 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     off_on_rocm |= cmake_dependent_cuda_options(cmake_texts.values(), cuda_only)
     unrun = cmake_unrun(cmake_texts.values())
     unread = cmake_unread_files(str(root), cmake_texts, "\n".join(other_build_texts))
+    make_reads = _make_reads_elsewhere(make_texts)
     merged = [
         f
         if isinstance(f, BuildFacts)
+        else makefile_facts(f, make_texts[f], str(root), make_reads[f])
+        if f in make_texts
         else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun, configured, filelists)
         for f in build_facts
     ]
@@ -1696,6 +1746,14 @@ def _modules_read_by_one_vendor(
         for path in read:
             vendors.setdefault(path, set()).add(use.vendor)
     return {path: "nvidia" for path, found in vendors.items() if found == {"nvidia"}}
+
+
+def _make_reads_elsewhere(make_texts: Mapping[str, str]) -> dict[str, frozenset[str]]:
+    """Per make file, the variables the project's other make files read: one may hand a list to what it compiles
+    whatever the vendor (a fragment's sources, read by the Makefile including it)."""
+    reads = {path: variables_read(text) for path, text in make_texts.items()}
+    readers = Counter(name for names in reads.values() for name in names)
+    return {path: frozenset(n for n, count in readers.items() if count > (n in names)) for path, names in reads.items()}
 
 
 def _nvidia_only(branch: Branch) -> bool:
