@@ -923,7 +923,10 @@ class CudaProject:
         if os.path.dirname(path) not in self._include_folder_paths or not is_header(path):
             return ""
         name = os.path.basename(path)
-        if any(other != path and os.path.dirname(other) in self._include_folder_paths for other in self._by_name[name]):
+        if any(
+            other != path and os.path.dirname(other) in self._include_folder_paths
+            for other in self._by_name.get(name, ())
+        ):
             return ""  # several files so named on the include path: which one an include finds is not known
         includers = self._bare_angle_includers.get(name, [])
         if not includers or any(
