@@ -1071,11 +1071,14 @@ SCRIPT_TREE = {
             quantize(torch.zeros(4))
         """,
     "examples/test_cast_fp8.py": """
+        import unittest
         from tests.testing import requires_cuda
         from cast_fp8 import main
         @requires_cuda
         def test_cast_fp8():
             main()
+        if __name__ == "__main__":
+            unittest.main()
         """,
     "examples/scale_fp8.py": """
         import torch
@@ -1099,7 +1102,7 @@ def test_a_script_the_project_only_runs_off_rocm_is_not_rocm_code(tmp_path: Path
     """`gemm_fp8.main` is called by its `__main__` block and, in the project, only by a test skipped unless on NVIDIA:
     it and `quantize` (called only by it) do not run on ROCm; `run_regression_perf` is run by an ungated regression
     script. `cast_fp8`'s `__main__` block calls `quantize` itself, but the project reads nothing of the script but
-    `main`, in that test alone."""
+    `main`, in that test alone (`unittest.main()` is another module's)."""
     root = write_tree(tmp_path, SCRIPT_TREE)
     assert _codes(root, "examples/gemm_fp8.py") == [("ROC107", 7)]
     assert _codes(root, "examples/cast_fp8.py") == []

@@ -267,8 +267,9 @@ class ProjectIndex:
     def _member_of_another(
         self, index: ImportIndex, importer: Path, analyzer: GateAnalyzer, member: ast.Attribute, module: str
     ) -> bool:
-        """`member` (`receiver.name`) reads a module-level name of a project module other than `module`: its
-        receiver is an imported module found in the project at another file."""
+        """`member` (`receiver.name`) reads a module-level name of a module other than `module`: its receiver is an
+        imported module found in the project at another file, or one not found there whose name is not `module`'s
+        (`unittest.main()`, `pytest.main()`)."""
         head = (dotted_name(member.value) or "").split(".", 1)[0]
         binding = analyzer.semantic.lookup(head, member) if head else None
         receiver = analyzer.semantic.qualified_name(member.value)
@@ -276,7 +277,9 @@ class ProjectIndex:
             return False
         stripped = receiver.lstrip(".")
         found = self._module_file(index, str(importer), len(receiver) - len(stripped), stripped)
-        return found is not None and os.path.abspath(found) != module
+        if found is not None:
+            return os.path.abspath(found) != module
+        return stripped.rsplit(".", 1)[-1] != _module_name(module)
 
     def _may_read(self, importer: Path, name: str, root: Path | None = None) -> bool:
         """The importer imports `name` from somewhere (`from m import name`, a re-export), star-imports, reads
@@ -570,6 +573,12 @@ def _may_define(data: bytes, name: str, guards: frozenset[str]) -> bool:
         return False
     tokens = (*_VENDOR_BYTES, *(guard.rsplit(".", 1)[-1].encode() for guard in guards), b"import")
     return any(token in data for token in tokens)
+
+
+def _module_name(path: str) -> str:
+    """The last part of the name the module at `path` is imported by (a package's `__init__.py`: its folder's)."""
+    file = Path(path)
+    return file.parent.name if file.stem == "__init__" else file.stem
 
 
 def _find_module(parts: list[str], roots: list[Path]) -> Path | None:
