@@ -1028,3 +1028,88 @@ def test_a_registry_lookup_of_a_def_of_the_file_is_decided_by_its_registrations(
         tmp_path / "ungated", {"probe.py": probe, "setup_all.py": 'import probe\nprobe.register("cudart", None)\n'}
     )
     assert _codes(ungated, "probe.py") == [("ROC135", 11)]
+
+
+# Example scripts and the tests that run them: `requires_cuda` skips unless on NVIDIA (`tests.testing`), and the test
+# files end with the testing package's own `main()`, a member of another module named like the scripts' `main`.
+SCRIPT_TREE = {
+    "tests/__init__.py": "",
+    "tests/testing.py": """
+        import pytest, torch
+        requires_cuda = pytest.mark.skipif(torch.version.cuda is None, reason="NVIDIA only")
+        def main():
+            pytest.main()
+        """,
+    "examples/gemm_fp8.py": """
+        import torch
+        def quantize(x):
+            return x.to(torch.float8_e4m3fn)
+        def main():
+            quantize(torch.ones(4))
+        def run_regression_perf():
+            return torch.ones(4).to(torch.float8_e4m3fn)
+        if __name__ == "__main__":
+            main()
+        """,
+    "examples/test_gemm_fp8.py": """
+        import tests.testing
+        import gemm_fp8
+        @tests.testing.requires_cuda
+        def test_gemm_fp8():
+            gemm_fp8.main()
+        if __name__ == "__main__":
+            tests.testing.main()
+        """,
+    "examples/regression_gemm_fp8.py": "import gemm_fp8\ndef regression():\n    gemm_fp8.run_regression_perf()\n",
+    "examples/cast_fp8.py": """
+        import torch
+        def quantize(x):
+            return x.to(torch.float8_e4m3fn)
+        def main():
+            quantize(torch.ones(4))
+        if __name__ == "__main__":
+            quantize(torch.zeros(4))
+        """,
+    "examples/test_cast_fp8.py": """
+        import unittest
+        from tests.testing import requires_cuda
+        from cast_fp8 import main
+        @requires_cuda
+        def test_cast_fp8():
+            main()
+        if __name__ == "__main__":
+            unittest.main()
+        """,
+    "examples/scale_fp8.py": """
+        import torch
+        def main():
+            return torch.ones(4).to(torch.float8_e4m3fn)
+        if __name__ == "__main__":
+            main()
+        """,
+    "examples/test_scale_fp8.py": "import scale_fp8\ndef test_scale_fp8():\n    scale_fp8.main()\n",
+    "examples/untested_fp8.py": """
+        import torch
+        def main():
+            return torch.ones(4).to(torch.float8_e4m3fn)
+        if __name__ == "__main__":
+            main()
+        """,
+}
+
+
+def test_a_script_the_project_only_runs_off_rocm_is_not_rocm_code(tmp_path: Path) -> None:
+    """`gemm_fp8.main` is called by its `__main__` block and, in the project, only by a test skipped unless on NVIDIA:
+    it and `quantize` (called only by it) do not run on ROCm; `run_regression_perf` is run by an ungated regression
+    script. `cast_fp8`'s `__main__` block calls `quantize` itself, but the project reads nothing of the script but
+    `main`, in that test alone (`unittest.main()` is another module's)."""
+    root = write_tree(tmp_path, SCRIPT_TREE)
+    assert _codes(root, "examples/gemm_fp8.py") == [("ROC107", 7)]
+    assert _codes(root, "examples/cast_fp8.py") == []
+
+
+def test_a_script_tested_on_rocm_or_never_tested_keeps_its_findings(tmp_path: Path) -> None:
+    """`scale_fp8.main` is run by an ungated test; `untested_fp8` by nothing but its `__main__` block (by hand)."""
+    root = write_tree(tmp_path, SCRIPT_TREE)
+    assert _codes(root, "examples/scale_fp8.py") == [("ROC107", 3)]
+    assert _codes(root, "examples/untested_fp8.py") == [("ROC107", 3)]

@@ -30,6 +30,7 @@ from rocmlint.python.scopes import (
     dotted_name,
     parameter_names,
     positional_parameters,
+    tests_main_module,
 )
 from rocmlint.python.semantic import FUNCTION_DEFS
 from rocmlint.python.uses import in_allow_list, is_inspected, outermost_collection_member
@@ -472,7 +473,7 @@ def _only_stores_fp8(ctx: PythonContext) -> bool:
         return True
     if ctx.in_test_suite:
         return False  # a test saving a quantized model tests it: its FP8 feeds the compute of the code it tests
-    main = any(_tests_main(statement.test) for statement in ctx.module.body if isinstance(statement, ast.If))
+    main = any(tests_main_module(statement.test) for statement in ctx.module.body if isinstance(statement, ast.If))
     return main and any(ctx.qualified_name(call.func) in _CHECKPOINT_WRITERS for call in calls)
 
 
@@ -559,15 +560,6 @@ def _is_dtype_of(node: ast.AST, data: str) -> bool:
 
 def _is_name(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
-
-
-def _tests_main(test: ast.expr) -> bool:
-    """`__name__ == "__main__"`."""
-    if not isinstance(test, ast.Compare) or len(test.comparators) != 1:
-        return False
-    operands = (test.left, test.comparators[0])
-    named = any(isinstance(operand, ast.Name) and operand.id == "__name__" for operand in operands)
-    return named and any(isinstance(operand, ast.Constant) and operand.value == "__main__" for operand in operands)
 
 
 def made_for_nvidia_only_forward(ctx: PythonContext, node: ast.AST) -> bool:

@@ -39,6 +39,7 @@ from rocmlint.python.scopes import (
     is_none,
     last_line,
     own_returns,
+    tests_main_module,
     tests_membership_of_its_parameter,
     unstarred,
 )
@@ -754,6 +755,8 @@ class GateAnalyzer:
         if function in self._recursive:
             return []
         uses = self.references.uses_of(function)
+        if any(self._in_script_entry(use) for use in uses):
+            return [(OFF_ROCM, True)] if self._script_tested_only_off_rocm(function, uses) else []
         if not uses:
             return [(OFF_ROCM, True)] if self._used_elsewhere_only_off_rocm(function) else []
         if any(function in self.semantic.ancestors(use) for use in uses):
@@ -761,6 +764,44 @@ class GateAnalyzer:
         if all(self.never_on_rocm(call) for call in uses):
             return [(OFF_ROCM, True)]
         return []
+
+    def _script_tested_only_off_rocm(self, function: FunctionNode, uses: list[ast.expr]) -> bool:
+        """A module-level def the file's `if __name__ == "__main__":` block calls (a script's entry point, run by
+        hand) that the rest of the project only ever calls off ROCm: the modules importing it read it only where
+        ROCm never runs (`example.main()` in a test skipped unless on NVIDIA, `@requires_cuda`) and this file's
+        other uses are off ROCm too. The project runs the script on NVIDIA alone, so it is an NVIDIA script;
+        a script no other module reads, or one a test also calls on ROCm, is left to its own gates."""
+        if self.read_elsewhere is None or self.semantic.parent(function) is not self.semantic.module:
+            return False
+        others = [use for use in uses if not self._in_script_entry(use)]
+        if any(function in self.semantic.ancestors(use) for use in others):
+            return False  # recursive
+        if not all(self.never_on_rocm(use) for use in others):
+            return False
+        return self.read_elsewhere.only_off_rocm(function.name) or self._script_read_only_off_rocm
+
+    @cached_property
+    def _script_read_only_off_rocm(self) -> bool:
+        """The modules importing this file read some of its module-level defs and classes, each only off ROCm
+        (`from example import main` called in a test skipped unless on NVIDIA): the project runs none of the
+        script's code on ROCm, so its `__main__` block (calling the defs `main` calls, not `main`) is NVIDIA's too."""
+        elsewhere = self.read_elsewhere
+        if elsewhere is None:
+            return False
+        defined = [statement.name for statement in self.semantic.module.body if isinstance(statement, DEFS)]
+        read = [name for name in defined if elsewhere(name)]
+        return bool(read) and all(elsewhere.only_off_rocm(name) for name in read)
+
+    def _in_script_entry(self, node: ast.AST) -> bool:
+        """`node` sits in the body of a module-level `if __name__ == "__main__":` (not its `else`)."""
+        child = node
+        for ancestor in self.semantic.ancestors(node):
+            if ancestor is self.semantic.module:
+                return False
+            if self.semantic.parent(ancestor) is self.semantic.module:
+                return isinstance(ancestor, ast.If) and tests_main_module(ancestor.test) and child in ancestor.body
+            child = ancestor
+        return False
 
     def _used_elsewhere_only_off_rocm(self, function: FunctionNode) -> bool:
         """A module-level def this file never uses, which the modules importing it only use in code that never

@@ -139,7 +139,7 @@ class ProjectIndex:
         self.note_files(importers)
         key = (module, name)
         if key not in self._read_off_rocm:
-            self._read_off_rocm[key] = self._every_read_off_rocm(index, importers, name)
+            self._read_off_rocm[key] = self._every_read_off_rocm(index, module, importers, name)
         return self._read_off_rocm[key]
 
     def key_registered_off_rocm(
@@ -229,7 +229,7 @@ class ProjectIndex:
                     return False
         return writes > 0
 
-    def _every_read_off_rocm(self, index: ImportIndex, importers: list[str], name: str) -> bool:
+    def _every_read_off_rocm(self, index: ImportIndex, module: str, importers: list[str], name: str) -> bool:
         """Some importer may read `name` and every one that may reads it only off ROCm (or is a module that never
         runs there: `module_base`). Importers are taken one at a time and the first read that may run on ROCm
         settles it: a widely imported module's names are mostly read on ROCm too, and parsing all its importers
@@ -239,15 +239,18 @@ class ProjectIndex:
         for importer in map(Path, importers):
             if not self._may_read(importer, name, root):
                 continue
-            if not self._reads_off_rocm(importer, name, root) and self.module_base(index, str(importer)).on_rocm:
+            off_rocm = self._reads_off_rocm(index, importer, module, name)
+            if not off_rocm and self.module_base(index, str(importer)).on_rocm:
                 return False
             read = True
         return read
 
-    def _reads_off_rocm(self, importer: Path, name: str, root: Path) -> bool:
-        """Every read of `name` in `importer` is off ROCm, by its gates, with the project's own modules (found from
-        `root` too: a script outside the packages imports them as installed) resolved; every read in another
-        accelerator's folder or file (rocmlint/python/accelerators.py) is."""
+    def _reads_off_rocm(self, index: ImportIndex, importer: Path, module: str, name: str) -> bool:
+        """Every read of `module`'s `name` in `importer` is off ROCm, by its gates, with the project's own modules
+        (found from the project's root too: a script outside the packages imports them as installed) resolved;
+        every read in another accelerator's folder or file (rocmlint/python/accelerators.py) is. A `name` member of
+        another of the project's modules is not one (`tilelang.testing.main()` when asking about `example.main`)."""
+        root = Path(index.root)
         if other_accelerator_in_path(str(importer), str(root)):
             return True
         data = self._data(importer)
@@ -256,8 +259,27 @@ class ProjectIndex:
         analyzer = self._analyzer(importer, data, self.rocm_guards, root)
         if analyzer is None:
             return False
-        reads = [*analyzer.references.reads(name), *analyzer.references.attributes(name)]
+        members = analyzer.references.attributes(name)
+        own = [member for member in members if not self._member_of_another(index, importer, analyzer, member, module)]
+        reads = [*analyzer.references.reads(name), *own]
         return bool(reads) and all(analyzer.never_on_rocm(read) for read in reads)
+
+    def _member_of_another(
+        self, index: ImportIndex, importer: Path, analyzer: GateAnalyzer, member: ast.Attribute, module: str
+    ) -> bool:
+        """`member` (`receiver.name`) reads a module-level name of a module other than `module`: its receiver is an
+        imported module found in the project at another file, or one not found there whose name is not `module`'s
+        (`unittest.main()`, `pytest.main()`)."""
+        head = (dotted_name(member.value) or "").split(".", 1)[0]
+        binding = analyzer.semantic.lookup(head, member) if head else None
+        receiver = analyzer.semantic.qualified_name(member.value)
+        if binding is None or binding.kind != "import" or receiver is None:
+            return False
+        stripped = receiver.lstrip(".")
+        found = self._module_file(index, str(importer), len(receiver) - len(stripped), stripped)
+        if found is not None:
+            return os.path.abspath(found) != module
+        return stripped.rsplit(".", 1)[-1] != _module_name(module)
 
     def _may_read(self, importer: Path, name: str, root: Path | None = None) -> bool:
         """The importer imports `name` from somewhere (`from m import name`, a re-export), star-imports, reads
@@ -551,6 +573,12 @@ def _may_define(data: bytes, name: str, guards: frozenset[str]) -> bool:
         return False
     tokens = (*_VENDOR_BYTES, *(guard.rsplit(".", 1)[-1].encode() for guard in guards), b"import")
     return any(token in data for token in tokens)
+
+
+def _module_name(path: str) -> str:
+    """The last part of the name the module at `path` is imported by (a package's `__init__.py`: its folder's)."""
+    file = Path(path)
+    return file.parent.name if file.stem == "__init__" else file.stem
 
 
 def _find_module(parts: list[str], roots: list[Path]) -> Path | None:

@@ -40,6 +40,15 @@ class Scope:
     opaque_attributes: set[str] = field(default_factory=set)
 
 
+def tests_main_module(test: ast.expr) -> bool:
+    """`__name__ == "__main__"`: true when the file runs as a script, not imported."""
+    if not isinstance(test, ast.Compare) or len(test.comparators) != 1:
+        return False
+    operands = (test.left, test.comparators[0])
+    named = any(isinstance(operand, ast.Name) and operand.id == "__name__" for operand in operands)
+    return named and any(isinstance(operand, ast.Constant) and operand.value == "__main__" for operand in operands)
+
+
 def is_none(node: ast.AST) -> bool:
     """The literal `None`."""
     return isinstance(node, ast.Constant) and node.value is None
