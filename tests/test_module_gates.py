@@ -1028,3 +1028,73 @@ def test_a_registry_lookup_of_a_def_of_the_file_is_decided_by_its_registrations(
         tmp_path / "ungated", {"probe.py": probe, "setup_all.py": 'import probe\nprobe.register("cudart", None)\n'}
     )
     assert _codes(ungated, "probe.py") == [("ROC135", 11)]
+
+
+# A factory that makes a packed tensor class only on NVIDIA: the class's module and the module of the class holding it
+# are re-exported by their subpackage's `__init__.py`, and each class also makes itself in one of its own methods.
+FACTORY_TREE = {
+    "lib/__init__.py": "",
+    "lib/weights/__init__.py": "from .qbytes import *\n",
+    "lib/weights/qbytes.py": """
+        import torch
+        def create(data):
+            from .marlin import MarlinTensor
+            if torch.version.cuda and data.is_cuda:
+                return MarlinTensor(data)
+            return data
+        """,
+    "lib/weights/marlin/__init__.py": "from .packed import *\nfrom .tensor import *\n",
+    "lib/weights/marlin/packed.py": """
+        import torch
+        def unpack(data):
+            return data.view(torch.float8_e4m3fn)
+        class Packed:
+            def __init__(self, data):
+                self.data = data
+            @staticmethod
+            def unflatten(data):
+                return Packed(data)
+            def unpack(self):
+                return unpack(self.data)
+        """,
+    "lib/weights/marlin/tensor.py": """
+        from .packed import Packed
+        class MarlinTensor:
+            def __init__(self, data):
+                self.packed = Packed(data)
+            @staticmethod
+            def unflatten(data):
+                return MarlinTensor(data)
+        """,
+}
+
+
+def test_classes_only_an_nvidia_gated_factory_makes_run_only_on_nvidia(tmp_path: Path) -> None:
+    """`create` makes `MarlinTensor` only under `torch.version.cuda`, and only `MarlinTensor.__init__` makes
+    `Packed` (each also makes itself in `unflatten`, which only runs where it is used from outside): the def only
+    `Packed.unpack` calls never runs on ROCm. The subpackage re-exports them to the project's modules alone."""
+    root = write_tree(tmp_path, FACTORY_TREE)
+    assert _codes(root, "lib/weights/marlin/packed.py") == []
+
+
+def test_a_class_the_factory_also_makes_ungated_stays_reported(tmp_path: Path) -> None:
+    gated = FACTORY_TREE["lib/weights/qbytes.py"]
+    files = {
+        **FACTORY_TREE,
+        "lib/weights/qbytes.py": gated.replace("torch.version.cuda and data.is_cuda", "data.is_cuda"),
+    }
+    root = write_tree(tmp_path, files)
+    assert _codes(root, "lib/weights/marlin/packed.py") == [("ROC107", 3)]
+
+
+def test_a_class_the_top_level_package_re_exports_is_its_users_to_make(tmp_path: Path) -> None:
+    """`lib/__init__.py` hands the classes on as `lib.MarlinTensor`: the package's users may make them anywhere."""
+    root = write_tree(tmp_path, {**FACTORY_TREE, "lib/__init__.py": "from .weights.marlin import *\n"})
+    assert _codes(root, "lib/weights/marlin/packed.py") == [("ROC107", 3)]
+
+
+def test_a_class_an_importer_makes_ungated_stays_reported(tmp_path: Path) -> None:
+    """A script of the project makes `Packed` directly, with no gate."""
+    script = "from lib.weights.marlin import Packed\nPacked(None).unpack()\n"
+    root = write_tree(tmp_path, {**FACTORY_TREE, "bench/run.py": script})
+    assert _codes(root, "lib/weights/marlin/packed.py") == [("ROC107", 3)]

@@ -775,10 +775,20 @@ class GateAnalyzer:
             return False
         if owner.decorator_list:
             return False  # registered by a decorator
-        uses = self.references.uses_of(owner)
+        uses = [use for use in self.references.uses_of(owner) if not self._in_own_method(use, owner)]
         if uses:
             return self._instances_only_off_rocm(owner, uses)
         return self.read_elsewhere is not None and self.read_elsewhere.only_off_rocm(owner.name)
+
+    def _in_own_method(self, use: ast.expr, owner: ast.ClassDef) -> bool:
+        """`use` of the class sits in a def of its own (`return Packed(data)` in `Packed.unflatten`): it makes an
+        instance only where that def runs, so where the class is used from outside."""
+        for ancestor in self.semantic.ancestors(use):
+            if ancestor is owner:
+                return False
+            if isinstance(ancestor, FUNCTION_DEFS) and self.semantic.parent(ancestor) is owner:
+                return True
+        return False
 
     def _instances_only_off_rocm(self, owner: ast.ClassDef, uses: list[ast.expr]) -> bool:
         """A class this file only makes (or names) in code that never runs on ROCm, which no class here
