@@ -1098,3 +1098,47 @@ def test_a_class_an_importer_makes_ungated_stays_reported(tmp_path: Path) -> Non
     script = "from lib.weights.marlin import Packed\nPacked(None).unpack()\n"
     root = write_tree(tmp_path, {**FACTORY_TREE, "bench/run.py": script})
     assert _codes(root, "lib/weights/marlin/packed.py") == [("ROC107", 3)]
+
+
+# A test module with an arch-test helper no test calls, and one a test calls.
+HELPER_TESTS = """
+    import torch
+    def check_hopper():
+        return torch.cuda.get_device_capability() == (9, 0)
+    def check_ampere():
+        return torch.cuda.get_device_capability() == (8, 0)
+    def test_tma():
+        assert check_ampere()
+    """
+
+
+def test_a_test_modules_helper_nothing_calls_runs_nowhere(tmp_path: Path) -> None:
+    """pytest neither collects nor calls `check_hopper` and no module imports it: its comparison never runs."""
+    root = write_tree(tmp_path, {"tests/test_tma.py": HELPER_TESTS})
+    assert _codes(root, "tests/test_tma.py") == [("ROC113", 5)]
+
+
+_SKIPIF_STRING = (
+    '    import pytest\n    @pytest.mark.skipif("not check_hopper()", reason="Hopper")\n    def test_b(): pass\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "files"),
+    [
+        ("lib/arch.py", {"lib/arch.py": HELPER_TESTS}),  # a library's def: its users call it
+        (
+            "tests/test_tma.py",
+            {"tests/test_tma.py": HELPER_TESTS, "tests/test_b.py": "from test_tma import check_hopper\n"},
+        ),
+        ("tests/test_tma.py", {"tests/test_tma.py": HELPER_TESTS + _SKIPIF_STRING}),  # pytest evaluates the string
+        (
+            "tests/test_tma.py",
+            {"tests/test_tma.py": HELPER_TESTS.replace("check_hopper", "pytest_configure")},
+        ),  # a hook
+        ("tests/helpers.py", {"tests/helpers.py": HELPER_TESTS.replace("def test_tma", "def _tma")}),  # no test here
+    ],
+)
+def test_a_helper_something_may_call_stays_reported(tmp_path: Path, path: str, files: dict[str, str]) -> None:
+    root = write_tree(tmp_path, files)
+    assert _codes(root, path)[0] == ("ROC113", 3)
