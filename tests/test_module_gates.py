@@ -1142,3 +1142,26 @@ _SKIPIF_STRING = (
 def test_a_helper_something_may_call_stays_reported(tmp_path: Path, path: str, files: dict[str, str]) -> None:
     root = write_tree(tmp_path, files)
     assert _codes(root, path)[0] == ("ROC113", 3)
+
+
+def test_a_class_its_file_makes_only_on_nvidia_besides_its_own_methods_runs_there(tmp_path: Path) -> None:
+    """`Packed.unflatten` makes a `Packed` only where one exists already: `make`'s gated call decides."""
+    source = """
+        import torch
+        class Packed:
+            def __init__(self, data):
+                self.data = data
+            def unpack(self):
+                return self.data.view(torch.float8_e4m3fn)
+            @staticmethod
+            def unflatten(data):
+                return Packed(data)
+        def make(data):
+            if torch.version.cuda:
+                return Packed(data)
+            return data
+        """
+    root = write_tree(tmp_path, {"packed.py": source})
+    assert _codes(root, "packed.py") == []
+    ungated = write_tree(tmp_path / "ungated", {"packed.py": source.replace("torch.version.cuda", "data.is_cuda")})
+    assert _codes(ungated, "packed.py") == [("ROC107", 6)]

@@ -810,10 +810,13 @@ class GateAnalyzer:
             return False
         if owner.decorator_list:
             return False  # registered by a decorator
-        uses = [use for use in self.references.uses_of(owner) if not self._in_own_method(use, owner)]
-        if uses:
-            return self._instances_only_off_rocm(owner, uses)
-        return self.read_elsewhere is not None and self.read_elsewhere.only_off_rocm(owner.name)
+        uses = self.references.uses_of(owner)
+        outside = [use for use in uses if not self._in_own_method(use, owner)]
+        if outside:
+            return self._instances_only_off_rocm(owner, outside)
+        if self.read_elsewhere is not None and self.read_elsewhere.only_off_rocm(owner.name):
+            return True
+        return bool(uses) and self._instances_only_off_rocm(owner, uses)  # its own methods make it only off ROCm
 
     def _in_own_method(self, use: ast.expr, owner: ast.ClassDef) -> bool:
         """`use` of the class sits in a def of its own (`return Packed(data)` in `Packed.unflatten`): it makes an
