@@ -1098,6 +1098,45 @@ SCRIPT_TREE = {
 }
 
 
+# A factory that makes a packed tensor class only on NVIDIA: the class's module and the module of the class holding it
+# are re-exported by their subpackage's `__init__.py`, and each class also makes itself in one of its own methods.
+FACTORY_TREE = {
+    "lib/__init__.py": "",
+    "lib/weights/__init__.py": "from .qbytes import *\n",
+    "lib/weights/qbytes.py": """
+        import torch
+        def create(data):
+            from .marlin import MarlinTensor
+            if torch.version.cuda and data.is_cuda:
+                return MarlinTensor(data)
+            return data
+        """,
+    "lib/weights/marlin/__init__.py": "from .packed import *\nfrom .tensor import *\n",
+    "lib/weights/marlin/packed.py": """
+        import torch
+        def unpack(data):
+            return data.view(torch.float8_e4m3fn)
+        class Packed:
+            def __init__(self, data):
+                self.data = data
+            @staticmethod
+            def unflatten(data):
+                return Packed(data)
+            def unpack(self):
+                return unpack(self.data)
+        """,
+    "lib/weights/marlin/tensor.py": """
+        from .packed import Packed
+        class MarlinTensor:
+            def __init__(self, data):
+                self.packed = Packed(data)
+            @staticmethod
+            def unflatten(data):
+                return MarlinTensor(data)
+        """,
+}
+
+
 def test_a_script_the_project_only_runs_off_rocm_is_not_rocm_code(tmp_path: Path) -> None:
     """`gemm_fp8.main` is called by its `__main__` block and, in the project, only by a test skipped unless on NVIDIA:
     it and `quantize` (called only by it) do not run on ROCm; `run_regression_perf` is run by an ungated regression
@@ -1113,3 +1152,101 @@ def test_a_script_tested_on_rocm_or_never_tested_keeps_its_findings(tmp_path: Pa
     root = write_tree(tmp_path, SCRIPT_TREE)
     assert _codes(root, "examples/scale_fp8.py") == [("ROC107", 3)]
     assert _codes(root, "examples/untested_fp8.py") == [("ROC107", 3)]
+
+
+def test_classes_only_an_nvidia_gated_factory_makes_run_only_on_nvidia(tmp_path: Path) -> None:
+    """`create` makes `MarlinTensor` only under `torch.version.cuda`, and only `MarlinTensor.__init__` makes
+    `Packed` (each also makes itself in `unflatten`, which only runs where it is used from outside): the def only
+    `Packed.unpack` calls never runs on ROCm. The subpackage re-exports them to the project's modules alone."""
+    root = write_tree(tmp_path, FACTORY_TREE)
+    assert _codes(root, "lib/weights/marlin/packed.py") == []
+
+
+def test_a_class_the_factory_also_makes_ungated_stays_reported(tmp_path: Path) -> None:
+    gated = FACTORY_TREE["lib/weights/qbytes.py"]
+    files = {
+        **FACTORY_TREE,
+        "lib/weights/qbytes.py": gated.replace("torch.version.cuda and data.is_cuda", "data.is_cuda"),
+    }
+    root = write_tree(tmp_path, files)
+    assert _codes(root, "lib/weights/marlin/packed.py") == [("ROC107", 3)]
+
+
+def test_a_class_the_top_level_package_re_exports_is_its_users_to_make(tmp_path: Path) -> None:
+    """`lib/__init__.py` hands the classes on as `lib.MarlinTensor`: the package's users may make them anywhere."""
+    root = write_tree(tmp_path, {**FACTORY_TREE, "lib/__init__.py": "from .weights.marlin import *\n"})
+    assert _codes(root, "lib/weights/marlin/packed.py") == [("ROC107", 3)]
+
+
+def test_a_class_an_importer_makes_ungated_stays_reported(tmp_path: Path) -> None:
+    """A script of the project makes `Packed` directly, with no gate."""
+    script = "from lib.weights.marlin import Packed\nPacked(None).unpack()\n"
+    root = write_tree(tmp_path, {**FACTORY_TREE, "bench/run.py": script})
+    assert _codes(root, "lib/weights/marlin/packed.py") == [("ROC107", 3)]
+
+
+# A test module with an arch-test helper no test calls, and one a test calls.
+HELPER_TESTS = """
+    import torch
+    def check_hopper():
+        return torch.cuda.get_device_capability() == (9, 0)
+    def check_ampere():
+        return torch.cuda.get_device_capability() == (8, 0)
+    def test_tma():
+        assert check_ampere()
+    """
+
+
+def test_a_test_modules_helper_nothing_calls_runs_nowhere(tmp_path: Path) -> None:
+    """pytest neither collects nor calls `check_hopper` and no module imports it: its comparison never runs."""
+    root = write_tree(tmp_path, {"tests/test_tma.py": HELPER_TESTS})
+    assert _codes(root, "tests/test_tma.py") == [("ROC113", 5)]
+
+
+_SKIPIF_STRING = (
+    '    import pytest\n    @pytest.mark.skipif("not check_hopper()", reason="Hopper")\n    def test_b(): pass\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "files"),
+    [
+        ("lib/arch.py", {"lib/arch.py": HELPER_TESTS}),  # a library's def: its users call it
+        (
+            "tests/test_tma.py",
+            {"tests/test_tma.py": HELPER_TESTS, "tests/test_b.py": "from test_tma import check_hopper\n"},
+        ),
+        ("tests/test_tma.py", {"tests/test_tma.py": HELPER_TESTS + _SKIPIF_STRING}),  # pytest evaluates the string
+        (
+            "tests/test_tma.py",
+            {"tests/test_tma.py": HELPER_TESTS.replace("check_hopper", "pytest_configure")},
+        ),  # a hook
+        ("tests/helpers.py", {"tests/helpers.py": HELPER_TESTS.replace("def test_tma", "def _tma")}),  # no test here
+    ],
+)
+def test_a_helper_something_may_call_stays_reported(tmp_path: Path, path: str, files: dict[str, str]) -> None:
+    root = write_tree(tmp_path, files)
+    assert _codes(root, path)[0] == ("ROC113", 3)
+
+
+def test_a_class_its_file_makes_only_on_nvidia_besides_its_own_methods_runs_there(tmp_path: Path) -> None:
+    """`Packed.unflatten` makes a `Packed` only where one exists already: `make`'s gated call decides."""
+    source = """
+        import torch
+        class Packed:
+            def __init__(self, data):
+                self.data = data
+            def unpack(self):
+                return self.data.view(torch.float8_e4m3fn)
+            @staticmethod
+            def unflatten(data):
+                return Packed(data)
+        def make(data):
+            if torch.version.cuda:
+                return Packed(data)
+            return data
+        """
+    root = write_tree(tmp_path, {"packed.py": source})
+    assert _codes(root, "packed.py") == []
+    ungated = write_tree(tmp_path / "ungated", {"packed.py": source.replace("torch.version.cuda", "data.is_cuda")})
+    assert _codes(ungated, "packed.py") == [("ROC107", 6)]

@@ -151,6 +151,22 @@ _ORDERINGS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
     ast.GtE: op.ge,
 }
 _MAX_DEPTH = 24
+# The prefix of the functions pytest collects as tests (its default `python_functions`).
+_PYTEST_TEST_PREFIX = "test"
+# The module-level functions pytest and unittest call by name: xunit-style setup and teardown, `load_tests`.
+_PYTEST_MODULE_FUNCTIONS = frozenset(
+    {
+        "setup_module",
+        "teardown_module",
+        "setup_function",
+        "teardown_function",
+        "setup",
+        "teardown",
+        "setUpModule",
+        "tearDownModule",
+        "load_tests",
+    }
+)
 # The fields that hold statement lists (a Try's `handlers` hold except clauses, not statements).
 _STATEMENT_FIELDS = ("body", "orelse", "finalbody")
 # Functions whose callers are decided one inside another on the Python stack before the next is deferred.
@@ -758,6 +774,8 @@ class GateAnalyzer:
         if any(self._in_script_entry(use) for use in uses):
             return [(OFF_ROCM, True)] if self._script_tested_only_off_rocm(function, uses) else []
         if not uses:
+            if self._uncalled_test_helper(function):
+                return [(OFF_ROCM, True)]  # it runs nowhere, so not on ROCm
             return [(OFF_ROCM, True)] if self._used_elsewhere_only_off_rocm(function) else []
         if any(function in self.semantic.ancestors(use) for use in uses):
             return []
@@ -803,6 +821,23 @@ class GateAnalyzer:
             child = ancestor
         return False
 
+    def _uncalled_test_helper(self, function: FunctionNode) -> bool:
+        """A module-level def of a test module (one holding a test pytest collects) that pytest neither collects
+        nor calls (not `test*`, no hook or setup name, no decorator), that no module importing this one may read
+        and whose name the file writes nowhere else (not even in a `skipif("check()")` string): nothing runs it.
+        A library's def is not one: the library's users call it."""
+        if not self.in_test_suite or self.read_elsewhere is None or function.decorator_list:
+            return False
+        if self.semantic.parent(function) is not self.semantic.module or _pytest_may_call(function.name):
+            return False
+        if not any(
+            isinstance(statement, FUNCTION_DEFS) and statement.name.startswith(_PYTEST_TEST_PREFIX)
+            for statement in self.semantic.module.body
+        ):
+            return False
+        written = re.findall(rf"(?<!\w){re.escape(function.name)}(?!\w)", self.semantic.source_text)
+        return len(written) == 1 and not self.read_elsewhere(function.name)
+
     def _used_elsewhere_only_off_rocm(self, function: FunctionNode) -> bool:
         """A module-level def this file never uses, which the modules importing it only use in code that never
         runs on ROCm: `prune_configs_by = {"perf_model": estimate_time} if torch.version.hip is None else {}` in
@@ -817,9 +852,22 @@ class GateAnalyzer:
         if owner.decorator_list:
             return False  # registered by a decorator
         uses = self.references.uses_of(owner)
-        if uses:
-            return self._instances_only_off_rocm(owner, uses)
-        return self.read_elsewhere is not None and self.read_elsewhere.only_off_rocm(owner.name)
+        outside = [use for use in uses if not self._in_own_method(use, owner)]
+        if outside:
+            return self._instances_only_off_rocm(owner, outside)
+        if self.read_elsewhere is not None and self.read_elsewhere.only_off_rocm(owner.name):
+            return True
+        return bool(uses) and self._instances_only_off_rocm(owner, uses)  # its own methods make it only off ROCm
+
+    def _in_own_method(self, use: ast.expr, owner: ast.ClassDef) -> bool:
+        """`use` of the class sits in a def of its own (`return Packed(data)` in `Packed.unflatten`): it makes an
+        instance only where that def runs, so where the class is used from outside."""
+        for ancestor in self.semantic.ancestors(use):
+            if ancestor is owner:
+                return False
+            if isinstance(ancestor, FUNCTION_DEFS) and self.semantic.parent(ancestor) is owner:
+                return True
+        return False
 
     def _instances_only_off_rocm(self, owner: ast.ClassDef, uses: list[ast.expr]) -> bool:
         """A class this file only makes (or names) in code that never runs on ROCm, which no class here
@@ -1715,6 +1763,11 @@ def _is_skip_decorator(decorator: ast.AST) -> bool:
     if not isinstance(decorator, ast.Call):
         return False
     return (dotted_name(decorator.func) or "").rsplit(".", 1)[-1].replace("_", "").lower() in ("skipif", "skipunless")
+
+
+def _pytest_may_call(name: str) -> bool:
+    """pytest collects `test*` functions and calls hooks and xunit-style setup and teardown by their names."""
+    return name.startswith((_PYTEST_TEST_PREFIX, "pytest_")) or name in _PYTEST_MODULE_FUNCTIONS
 
 
 def _is_parametrize(decorator: ast.AST) -> bool:

@@ -37,6 +37,8 @@ SymbolQuestion = Literal["value", "strings", "skip"]
 # A module, the name asked of it, the guards, the question, and the project root its own imports may also start from.
 SymbolKey = tuple[Path, str, frozenset[str], SymbolQuestion, Path | None]
 
+# How many modules away `read_only_off_rocm` asks the importers of an importer where its defs and classes run.
+_IMPORTER_READ_DEPTH = 1
 # A module can only define a vendor test if it mentions one of these.
 _VENDOR_BYTES = (b"hip", b"rocm", b"ROCM", b"HIP", b"cuda", b"amd", b"AMD", b"nvidia")
 # `import *` (after `from m`); the word boundary before `import` is checked apart (`_holds_star_import`).
@@ -77,13 +79,14 @@ class ProjectIndex:
         self._modules: dict[tuple[tuple[str, ...], tuple[Path, ...]], Path | None] = {}
         self._module_data: dict[Path, bytes | None] = {}
         self._star_imports: dict[Path, bool] = {}  # the module's bytes hold `import *`
-        self._analyzers: dict[tuple[Path, frozenset[str], Path | None], GateAnalyzer | None] = {}
+        self._analyzers: dict[tuple[Path, frozenset[str], Path | None, int | None], GateAnalyzer | None] = {}
         self._semantics: dict[Path, Semantic | None] = {}
         self._reaches: dict[tuple[str, frozenset[str]], ModuleReach] = {}
         # (importer, guards) -> imported -> the importer's import nodes of it
         self._import_sites: dict[tuple[str, frozenset[str]], dict[str, list[ast.AST]]] = {}
         self._read_elsewhere: dict[tuple[str, str], bool] = {}  # (module, name): an importer may read it
-        self._read_off_rocm: dict[tuple[str, str], bool] = {}  # (module, name): importers read it only off ROCm
+        # (module, name, depth): importers read it only off ROCm
+        self._read_off_rocm: dict[tuple[str, str, int], bool] = {}
         # (root, key, testers, tester) -> `key_registered_off_rocm` and the files it read
         self._registered_off_rocm: dict[tuple[str, str, frozenset[str], str | None], tuple[bool, tuple[str, ...]]] = {}
 
@@ -129,18 +132,64 @@ class ProjectIndex:
             self._read_elsewhere[key] = any(self._may_read(Path(importer), name) for importer in importers)
         return self._read_elsewhere[key]
 
-    def read_only_off_rocm(self, index: ImportIndex, path: str, name: str) -> bool:
+    def read_only_off_rocm(self, index: ImportIndex, path: str, name: str, depth: int = _IMPORTER_READ_DEPTH) -> bool:
         """Whether some module of `index` importing the module at `path` reads its module-level `name`, and every
         module that may read it does so only in code that never runs on ROCm, by that module's own gates (a use
-        under `if torch.version.hip is None:`, the NVIDIA arm of a conditional expression). A module that may
-        read it without a visible read (a re-export, a star import) decides nothing: False."""
+        under `if torch.version.hip is None:`, the NVIDIA arm of a conditional expression). A subpackage's
+        `__init__.py` that only re-exports it (`from .packed import *`) passes the question on to its own
+        importers. Another module that may read it without a visible read (a star import) decides nothing: False.
+
+        `depth`: how many more modules away the importers' own importers are asked where the importers' defs and
+        classes run (`_ImporterReads`): `Marlin(...)` read in a method of a class that only a module gated for
+        NVIDIA makes."""
         module = os.path.abspath(path)
+        key = (module, name, depth)
+        if key not in self._read_off_rocm:
+            self._read_off_rocm[key] = self._reads_through_reexports(index, module, name, depth, set()) is True
+        return self._read_off_rocm[key]
+
+    def _reads_through_reexports(
+        self, index: ImportIndex, module: str, name: str, depth: int, seen: set[str]
+    ) -> bool | None:
+        """Whether the importers of `module` read `name` only off ROCm (None: none reads it), those of a package
+        re-exporting it in its stead (`_only_reexports`; `seen`: the modules asked, at most `_MAX_REEXPORTS` packages
+        passed through, each once). Importers are taken one at a time and the first read that may run on ROCm
+        settles it: a widely imported module's names are mostly read on ROCm too, and parsing all its importers
+        first cost vLLM a third of its Python time."""
+        seen.add(module)
         importers = sorted(index.importers_of(module))
         self.note_files(importers)
-        key = (module, name)
-        if key not in self._read_off_rocm:
-            self._read_off_rocm[key] = self._every_read_off_rocm(index, module, importers, name)
-        return self._read_off_rocm[key]
+        read: bool | None = None
+        root = Path(index.root)
+        for importer in map(Path, importers):
+            if not self._may_read(importer, name, root):
+                continue
+            if self._only_reexports(importer, name, root) and len(seen) <= _MAX_REEXPORTS:
+                if str(importer) in seen:
+                    continue
+                found = self._reads_through_reexports(index, str(importer), name, depth, seen)
+                if found is False:
+                    return False
+                read = read or found
+                continue
+            if (
+                not self._reads_off_rocm(index, importer, module, name, depth)
+                and self.module_base(index, str(importer)).on_rocm
+            ):
+                return False
+            read = True
+        return read
+
+    def _only_reexports(self, importer: Path, name: str, root: Path) -> bool:
+        """The importer is a subpackage's `__init__.py` whose own code never reads `name`: it only hands it on to
+        the project's modules. A top-level package's hands it to its users (`pkg.name` is the package's API)."""
+        if importer.name != "__init__.py" or _package_file(importer.parent.parent) is None:
+            return False
+        data = self._data(importer)
+        analyzer = self._analyzer(importer, data, self.rocm_guards, root) if data is not None else None
+        if analyzer is None:
+            return False
+        return not analyzer.references.reads(name) and not analyzer.references.attributes(name)
 
     def key_registered_off_rocm(
         self, index: ImportIndex, path: str, key: str, testers: frozenset[str], qualified: str | None
@@ -229,34 +278,20 @@ class ProjectIndex:
                     return False
         return writes > 0
 
-    def _every_read_off_rocm(self, index: ImportIndex, module: str, importers: list[str], name: str) -> bool:
-        """Some importer may read `name` and every one that may reads it only off ROCm (or is a module that never
-        runs there: `module_base`). Importers are taken one at a time and the first read that may run on ROCm
-        settles it: a widely imported module's names are mostly read on ROCm too, and parsing all its importers
-        first cost vLLM a third of its Python time."""
-        read = False
-        root = Path(index.root)
-        for importer in map(Path, importers):
-            if not self._may_read(importer, name, root):
-                continue
-            off_rocm = self._reads_off_rocm(index, importer, module, name)
-            if not off_rocm and self.module_base(index, str(importer)).on_rocm:
-                return False
-            read = True
-        return read
-
-    def _reads_off_rocm(self, index: ImportIndex, importer: Path, module: str, name: str) -> bool:
+    def _reads_off_rocm(self, index: ImportIndex, importer: Path, module: str, name: str, depth: int) -> bool:
         """Every read of `module`'s `name` in `importer` is off ROCm, by its gates, with the project's own modules
-        (found from the project's root too: a script outside the packages imports them as installed) resolved;
-        every read in another accelerator's folder or file (rocmlint/python/accelerators.py) is. A `name` member of
-        another of the project's modules is not one (`tilelang.testing.main()` when asking about `example.main`)."""
+        (found from the project's root too: a script outside the packages imports them as installed) resolved and,
+        `depth` permitting, the importer's own importers asked where its defs and classes run; every read in another
+        accelerator's folder or file (rocmlint/python/accelerators.py) is. A `name` member of another of the
+        project's modules is not one (`tilelang.testing.main()` when asking about `example.main`)."""
         root = Path(index.root)
         if other_accelerator_in_path(str(importer), str(root)):
             return True
         data = self._data(importer)
         if data is None or self._star_imports_in(importer, data):
             return False
-        analyzer = self._analyzer(importer, data, self.rocm_guards, root)
+        reads_elsewhere = _ImporterReads(self, index, str(importer), depth - 1) if depth > 0 else None
+        analyzer = self._analyzer(importer, data, self.rocm_guards, root, reads_elsewhere)
         if analyzer is None:
             return False
         members = analyzer.references.attributes(name)
@@ -445,17 +480,26 @@ class ProjectIndex:
         return self._module_data[module_file]
 
     def _analyzer(
-        self, module_file: Path, data: bytes, guards: frozenset[str], project_root: Path | None = None
+        self,
+        module_file: Path,
+        data: bytes,
+        guards: frozenset[str],
+        project_root: Path | None = None,
+        reads_elsewhere: _ImporterReads | None = None,
     ) -> GateAnalyzer | None:
-        """The gate analysis of a neighbour module, parsed once per run however many names are asked of it."""
+        """The gate analysis of a neighbour module, parsed once per run however many names are asked of it; with
+        `reads_elsewhere`, one that asks its own importers (one analysis per depth)."""
         # Imported here: gating imports this module's resolver type.
         from rocmlint.python.gating import GateAnalyzer
 
-        key = (module_file, guards, project_root)
+        depth = None if reads_elsewhere is None else reads_elsewhere.depth
+        key = (module_file, guards, project_root, depth)
         if key not in self._analyzers:
             semantic = self._semantic(module_file, data)
             resolver = self.resolver_for(str(module_file), guards, project_root)
-            self._analyzers[key] = None if semantic is None else GateAnalyzer(semantic, guards, resolver)
+            self._analyzers[key] = (
+                None if semantic is None else GateAnalyzer(semantic, guards, resolver, read_elsewhere=reads_elsewhere)
+            )
         return self._analyzers[key]
 
     def tree_of(self, path: str, data: bytes) -> ast.Module | None:
@@ -506,6 +550,29 @@ class ProjectResolver:
 
     def in_project(self, qualified: str) -> bool:
         return self.index.in_project(qualified, list(self.roots))
+
+
+@dataclass(frozen=True)
+class _ImporterReads:
+    """What the importers of a neighbour module do with its module-level names (gating.ReadElsewhere), asked
+    `depth` more modules away."""
+
+    project: ProjectIndex
+    index: ImportIndex
+    path: str
+    depth: int
+
+    def __call__(self, name: str) -> bool:
+        return self.project.read_elsewhere(self.index, self.path, name)
+
+    def only_off_rocm(self, name: str) -> bool:
+        return self.project.read_only_off_rocm(self.index, self.path, name, self.depth)
+
+    def key_registered_off_rocm(self, key: str, testers: frozenset[str], qualified: str | None) -> bool:
+        return self.project.key_registered_off_rocm(self.index, self.path, key, testers, qualified)
+
+    def definitions_only_on_nvidia(self) -> bool:
+        return self.project.definitions_only_on_nvidia(self.index, self.path)
 
 
 def _package_file(folder: Path) -> Path | None:
