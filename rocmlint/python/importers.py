@@ -313,6 +313,9 @@ class ImportIndex:
     _families: dict[str, Branch] | None = field(default=None, repr=False)
     # NVIDIA-named folder -> its ROCm-named siblings (backend_families.vendor_siblings), when first asked
     _siblings: dict[str, tuple[str, ...]] | None = field(default=None, repr=False)
+    # module -> the NVIDIA-named folder it sits in (`nvidia_sibling`): the module bases ask again for each test file
+    # importing a module, and each answer walks up the module's folders
+    _sibling_folders: dict[str, str | None] = field(default_factory=dict, repr=False)
     # The extension modules the project's build builds for NVIDIA only and their source folders (the C++ front end
     # reads the build files: `nvidia_only_natives_for`), asked when requirements are first worked out, so that
     # building the index waits for no build file.
@@ -572,7 +575,9 @@ class ImportIndex:
         (rocmlint/python/backend_families.py), None when it sits in none."""
         if self._siblings is None:
             self._siblings = vendor_siblings(sorted(self.finder.files))
-        folder = sibling_of(path, self._siblings)
+        if path not in self._sibling_folders:
+            self._sibling_folders[path] = sibling_of(path, self._siblings)
+        folder = self._sibling_folders[path]
         return None if folder is None else (folder, self._siblings[folder])
 
     def imported_in(self, folders: Sequence[str]) -> dict[str, dict[str, bool]]:

@@ -57,18 +57,22 @@ def dotted_name(node: ast.AST | None) -> str | None:
     return ".".join(reversed(parts))
 
 
-def index_scope(node: ScopeNode, package: str | None) -> Scope:
-    """Collect the bindings made directly in `node`'s body (not in nested defs or classes)."""
+def index_scope(node: ScopeNode, package: str | None, declarations: bool = True) -> Scope:
+    """Collect the bindings made directly in `node`'s body (not in nested defs or classes). `declarations`: the
+    file may hold `global` or `nonlocal` statements (False when its text spells neither word: then no def's
+    body needs searching for them)."""
     scope = Scope(node)
     if isinstance(node, ast.Module):
         _index_block(scope, node.body, package)
-        _add_global_assignments(scope, node, package)
+        if declarations:
+            _add_global_assignments(scope, node, package)
         return scope
     if isinstance(node, FUNCTION_DEFS):
         _add_unknown(scope, parameter_names(node.args))
     _index_block(scope, node.body, package)
     if isinstance(node, FUNCTION_DEFS):
-        _drop_names(scope, declared_names(node, ast.Global) | declared_names(node, ast.Nonlocal))
+        if declarations:
+            _drop_names(scope, declared_names(node, (ast.Global, ast.Nonlocal)))
     else:
         _index_instance_attributes(scope, node)
     return scope
@@ -221,8 +225,10 @@ def _drop_names(scope: Scope, names: set[str]) -> None:
         scope.ambiguous_imports.discard(name)
 
 
-def declared_names(function: FunctionNode, kind: type[ast.Global] | type[ast.Nonlocal]) -> set[str]:
-    """Names a function declares `global` (or `nonlocal`), anywhere in its own body."""
+def declared_names(
+    function: FunctionNode, kind: type[ast.Global | ast.Nonlocal] | tuple[type[ast.Global | ast.Nonlocal], ...]
+) -> set[str]:
+    """Names a function declares `global` (or `nonlocal`, or either), anywhere in its own body."""
     found: set[str] = set()
     for small in own_small_statements(function.body):
         if isinstance(small, kind):

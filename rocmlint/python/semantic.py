@@ -81,6 +81,8 @@ class Semantic:
         self._qualified_names: dict[ast.AST, str | None] = {}
         self._switches_off_by_default: frozenset[str] | None = None
         self._statement_scopes: dict[ast.stmt, ScopeNode] = {}  # `_statement_scope`
+        # Whether the text may hold `global`/`nonlocal` statements (a keyword is spelled as written; no text: it may).
+        self._declarations = not source_text or "global" in source_text or "nonlocal" in source_text
 
     # --- tree -----------------------------------------------------------------------------------
     def parent(self, node: ast.AST) -> ast.AST | None:
@@ -204,7 +206,7 @@ class Semantic:
     def scope(self, node: ScopeNode) -> Scope:
         scope = self._scopes.get(node)
         if scope is None:
-            scope = index_scope(node, self.package)
+            scope = index_scope(node, self.package, self._declarations)
             self._scopes[node] = scope
         return scope
 
