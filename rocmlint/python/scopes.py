@@ -78,6 +78,33 @@ def index_scope(node: ScopeNode, package: str | None, declarations: bool = True)
     return scope
 
 
+def may_declare_names(text: str) -> bool:
+    """Whether `text`, a module that parses, may hold a `global` or `nonlocal` statement: one of the words where a
+    statement starts (at the start of a line after its indentation, after a `;` or a compound statement's `:`)
+    and not the start of a longer name. Most files that spell the word do so in
+    names and prose (`global_rank`, "the global scale"), and then no def's body needs searching."""
+    return any(_statement_word_at(text, word) for word in ("global", "nonlocal"))
+
+
+def _statement_word_at(text: str, word: str) -> bool:
+    position = text.find(word)
+    while position != -1:
+        after = text[position + len(word) : position + len(word) + 1]
+        if not (after.isalnum() or after == "_") and _starts_a_statement(text, position):
+            return True
+        position = text.find(word, position + 1)
+    return False
+
+
+def _starts_a_statement(text: str, position: int) -> bool:
+    """Whether only spaces separate `position` from the text's start, a line break (a continued line's too), a `;`
+    or a `:` before it."""
+    position -= 1
+    while position >= 0 and text[position] in " \t\f":
+        position -= 1
+    return position < 0 or text[position] in "\n\r;:"
+
+
 def parameter_names(params: ast.arguments) -> list[str]:
     found = [p.arg for p in (*params.posonlyargs, *params.args, *params.kwonlyargs)]
     for star in (params.vararg, params.kwarg):

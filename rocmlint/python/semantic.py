@@ -14,6 +14,7 @@ from rocmlint.python.scopes import (
     ScopeNode,
     dotted_name,
     index_scope,
+    may_declare_names,
     parameter_names,
     positional_parameters,
     target_names,
@@ -81,8 +82,8 @@ class Semantic:
         self._qualified_names: dict[ast.AST, str | None] = {}
         self._switches_off_by_default: frozenset[str] | None = None
         self._statement_scopes: dict[ast.stmt, ScopeNode] = {}  # `_statement_scope`
-        # Whether the text may hold `global`/`nonlocal` statements (a keyword is spelled as written; no text: it may).
-        self._declarations = not source_text or "global" in source_text or "nonlocal" in source_text
+        # Whether the text may hold `global`/`nonlocal` statements (no text: it may).
+        self._declarations = not source_text or may_declare_names(source_text)
 
     # --- tree -----------------------------------------------------------------------------------
     def parent(self, node: ast.AST) -> ast.AST | None:
