@@ -840,7 +840,7 @@ class GateAnalyzer:
         get_nvcc_path()`, whose body raises unless `shutil.which("nvcc")` found NVIDIA's compiler): what follows
         runs only off ROCm."""
         for call in calls:
-            if type(call.func) is not ast.Name:
+            if not isinstance(call.func, ast.Name):
                 continue
             binding = self.semantic.lookup(call.func.id, call.func)
             if binding is None or binding.kind != "function" or not isinstance(binding.definition, FUNCTION_DEFS):
@@ -1806,6 +1806,10 @@ def _is_registry_lookup(definition: FunctionNode | ast.ClassDef | None) -> bool:
     return isinstance(definition, FUNCTION_DEFS) and tests_membership_of_its_parameter(definition)
 
 
+_NOT_OWN_BODIES = frozenset({*DEFS, ast.Lambda})
+_NOT_ALWAYS_EVALUATED = frozenset({ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
+
+
 def _is_generator(function: FunctionNode) -> bool:
     """`function`'s own body yields (not that of a def, class or lambda in it)."""
     stack: list[ast.AST] = list(function.body)
@@ -1817,10 +1821,6 @@ def _is_generator(function: FunctionNode) -> bool:
         if node_type not in _NOT_OWN_BODIES:
             stack += child_nodes(node)
     return False
-
-
-_NOT_OWN_BODIES = frozenset({*DEFS, ast.Lambda})
-_NOT_ALWAYS_EVALUATED = frozenset({ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
 
 
 def _always_called(expr: ast.expr) -> list[ast.Call]:

@@ -59,8 +59,8 @@ def dotted_name(node: ast.AST | None) -> str | None:
 
 def index_scope(node: ScopeNode, package: str | None, declarations: bool = True) -> Scope:
     """Collect the bindings made directly in `node`'s body (not in nested defs or classes). `declarations`: the
-    file may hold `global` or `nonlocal` statements (False when its text spells neither word: then no def's
-    body needs searching for them)."""
+    file may hold `global` or `nonlocal` statements (False when `may_declare_names` says its text cannot: then no
+    def's body needs searching for them)."""
     scope = Scope(node)
     if isinstance(node, ast.Module):
         _index_block(scope, node.body, package)
@@ -81,8 +81,8 @@ def index_scope(node: ScopeNode, package: str | None, declarations: bool = True)
 def may_declare_names(text: str) -> bool:
     """Whether `text`, a module that parses, may hold a `global` or `nonlocal` statement: one of the words where a
     statement starts (at the start of a line after its indentation, after a `;` or a compound statement's `:`)
-    and not the start of a longer name. Most files that spell the word do so in
-    names and prose (`global_rank`, "the global scale"), and then no def's body needs searching."""
+    and not the start of a longer name. Most files that spell the word do so in names and prose (`global_rank`,
+    "the global scale"), and then no def's body needs searching."""
     return any(_statement_word_at(text, word) for word in ("global", "nonlocal"))
 
 
