@@ -810,6 +810,8 @@ def _extension_through_a_name(tree: ast.Module, path: str) -> str:
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and _names_class(node.value, "CUDAExtension"):
             chosen |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+    if not chosen:
+        return ""  # most setup.py files: no second walk
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in chosen:
             return f"{path}:{node.lineno}: builds a torch CUDAExtension through `{node.func.id}` (hipified on ROCm)"

@@ -123,6 +123,8 @@ def _members_off_rocm(
 
 def member_of(path: str, bases: dict[str, Branch]) -> str | None:
     """The family member folder `path` sits in (None for none, and for the member's own `__init__.py`)."""
+    if not bases:
+        return None
     folder = os.path.dirname(path)
     if os.path.basename(path) == _PACKAGE_FILE and folder in bases:
         return None
@@ -152,6 +154,8 @@ def vendor_siblings(files: Iterable[str]) -> dict[str, tuple[str, ...]]:
 
 def sibling_of(path: str, siblings: Mapping[str, tuple[str, ...]]) -> str | None:
     """The NVIDIA-named folder of `vendor_siblings` that `path` sits in, at any depth (None for none)."""
+    if not siblings:
+        return None  # most trees: no folder up the path is worth a look
     folder = os.path.dirname(path)
     while folder and folder != os.path.dirname(folder):
         if folder in siblings:

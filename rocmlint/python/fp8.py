@@ -839,7 +839,7 @@ def _beside_mx(ctx: PythonContext, node: ast.AST) -> bool:
         _names_mx(word, _MX_TOKEN)
         for sibling in ctx.semantic.block_of(statement)
         if not isinstance(sibling, COMPOUND_STATEMENTS)
-        for found in ast.walk(sibling)
+        for found in ctx.semantic.descendants(sibling)
         for word in _words_of(found)
     )
 

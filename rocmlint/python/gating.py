@@ -20,9 +20,9 @@ import ast
 import operator as op
 import re
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Protocol
 
 from rocmlint.data import load
@@ -44,6 +44,7 @@ from rocmlint.python.scopes import (
     unstarred,
 )
 from rocmlint.python.semantic import Binding, Semantic
+from rocmlint.python.tree import child_nodes
 from rocmlint.python.values import Values
 from rocmlint.python.vendor_records import nvidia_records_after_rocm
 from rocmlint.python.vendor_values import VendorStrings, VendorValues, Within
@@ -949,15 +950,16 @@ class GateAnalyzer:
             vendor = self._package_probe(statement.value) or self._program_probe(statement.value)
             if vendor is not None:
                 return [(vendor, True)]
-        return self._package_calls(statement) + self._helper_exits(statement)
-
-    def _helper_exits(self, statement: ast.stmt) -> list[Condition]:
-        """A simple statement that always calls a def of this file which never returns on ROCm (`nvcc =
-        get_nvcc_path()`, whose body raises unless `shutil.which("nvcc")` found NVIDIA's compiler): what follows
-        runs only off ROCm."""
         if not isinstance(statement, _EVALUATING_STATEMENTS) or statement.value is None:
             return []
-        for call in _always_called(statement.value):
+        calls = _always_called(statement.value)  # walked once for both questions
+        return self._package_calls(calls) + self._helper_exits(calls)
+
+    def _helper_exits(self, calls: list[ast.Call]) -> list[Condition]:
+        """A simple statement that always calls (`calls`) a def of this file which never returns on ROCm (`nvcc =
+        get_nvcc_path()`, whose body raises unless `shutil.which("nvcc")` found NVIDIA's compiler): what follows
+        runs only off ROCm."""
+        for call in calls:
             if not isinstance(call.func, ast.Name):
                 continue
             binding = self.semantic.lookup(call.func.id, call.func)
@@ -975,23 +977,21 @@ class GateAnalyzer:
         if known is not None:
             return known
         self._returns_on_rocm[function] = True
-        body_ends = isinstance(function.body[-1], (ast.Return, ast.Raise))
-        generator = any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in _own_nodes(function))
         off_rocm = (
-            body_ends
-            and not generator
+            isinstance(function.body[-1], (ast.Return, ast.Raise))
+            and not _is_generator(function)
             and all(self._written_branch(statement).on_rocm is False for statement in own_returns(function))
         )
         self._returns_on_rocm[function] = not off_rocm
         return not off_rocm
 
-    def _package_calls(self, statement: ast.stmt) -> list[Condition]:
+    def _package_calls(self, calls: list[ast.Call]) -> list[Condition]:
         """A simple statement that always calls into a vendor-only package (`x = torch.zeros(deep_gemm.ceil_div(m,
         128))`, `q, s = get_vanilla_qk_quant(q, k)` after `from spas_sage_attn.utils import ...`) raises on the other
         vendors, whether the package's import failed there or was caught (`except ImportError: deep_gemm = None`):
         what follows runs only where the package is. Calls in a lambda, a conditional arm, a later `and`/`or`
         operand or a comprehension may not run."""
-        return [(vendor, True) for vendor in self.package_call_vendors(statement)]
+        return [(vendor, True) for vendor in self._package_call_vendors(calls)] if self._package_roots else []
 
     @cached_property
     def _package_roots(self) -> frozenset[str]:
@@ -1017,8 +1017,11 @@ class GateAnalyzer:
         cutlass_scaled_mm`, a CUTLASS kernel)."""
         if not isinstance(statement, _EVALUATING_STATEMENTS) or statement.value is None or not self._package_roots:
             return []
+        return self._package_call_vendors(_always_called(statement.value))
+
+    def _package_call_vendors(self, calls: list[ast.Call]) -> list[Vendor]:
         vendors: list[Vendor] = []
-        for call in _always_called(statement.value):
+        for call in calls:
             if (dotted_name(call.func) or "").split(".", 1)[0] not in self._package_roots:
                 continue
             name = self.semantic.qualified_name(call.func) or ""
@@ -1914,8 +1917,10 @@ def _imported_modules(statement: ast.Import | ast.ImportFrom) -> list[str]:
     return [statement.module]
 
 
+@lru_cache(maxsize=4096)
 def _package_vendor(module: str) -> Vendor | None:
-    """Where a module can be imported, if it belongs to a vendor-only package."""
+    """Where a module can be imported, if it belongs to a vendor-only package (asked for every import statement and
+    call into a package a gate analysis reads: `torch`, `os` again and again)."""
     for vendor, key in ((NVIDIA, "nvidia_only"), (ROCM, "rocm_only"), (NEITHER, "other_accelerators")):
         if any(module == package or module.startswith(package + ".") for package in _VENDOR_PACKAGES[key]):
             return vendor
@@ -1926,23 +1931,32 @@ def _is_registry_lookup(definition: FunctionNode | ast.ClassDef | None) -> bool:
     return isinstance(definition, FUNCTION_DEFS) and tests_membership_of_its_parameter(definition)
 
 
-def _own_nodes(function: FunctionNode) -> Iterator[ast.AST]:
-    """The nodes of `function`'s own body: not those of defs, classes or lambdas in it."""
+_NOT_OWN_BODIES = frozenset({*DEFS, ast.Lambda})
+_NOT_ALWAYS_EVALUATED = frozenset({ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
+
+
+def _is_generator(function: FunctionNode) -> bool:
+    """`function`'s own body yields (not that of a def, class or lambda in it)."""
     stack: list[ast.AST] = list(function.body)
     while stack:
         node = stack.pop()
-        yield node
-        if not isinstance(node, (*DEFS, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
+        node_type = type(node)
+        if node_type is ast.Yield or node_type is ast.YieldFrom:
+            return True
+        if node_type not in _NOT_OWN_BODIES:
+            stack += child_nodes(node)
+    return False
 
 
-def _always_called(expr: ast.expr) -> Iterator[ast.Call]:
+def _always_called(expr: ast.expr) -> list[ast.Call]:
     """The calls evaluating `expr` always makes: not those of a lambda, comprehension, conditional arm or an
-    `and`/`or` operand after the first."""
+    `and`/`or` operand after the first. In the order a walk with `ast.iter_child_nodes` found them: the callers
+    decide the calls in turn, and a decision may depend on those made before it (a recursive def)."""
+    found: list[ast.Call] = []
     stack: list[ast.AST] = [expr]
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        if type(node) in _NOT_ALWAYS_EVALUATED:
             continue
         if isinstance(node, ast.IfExp):
             stack.append(node.test)
@@ -1951,8 +1965,9 @@ def _always_called(expr: ast.expr) -> Iterator[ast.Call]:
             stack.append(node.values[0])
             continue
         if isinstance(node, ast.Call):
-            yield node
-        stack.extend(ast.iter_child_nodes(node))
+            found.append(node)
+        stack += child_nodes(node)
+    return found
 
 
 def _names_a_device_type(subject: ast.AST) -> bool:

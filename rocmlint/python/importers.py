@@ -316,6 +316,9 @@ class ImportIndex:
     _siblings: dict[str, tuple[str, ...]] | None = field(default=None, repr=False)
     # NVIDIA-named folder -> the modules proving a registry keyed by vendor chooses it (`definitions_base`)
     _vendor_registries: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    # module -> the NVIDIA-named folder it sits in (`nvidia_sibling`): the module bases ask again for each test file
+    # importing a module, and each answer walks up the module's folders
+    _sibling_folders: dict[str, str | None] = field(default_factory=dict, repr=False)
     # The extension modules the project's build builds for NVIDIA only and their source folders (the C++ front end
     # reads the build files: `nvidia_only_natives_for`), asked when requirements are first worked out, so that
     # building the index waits for no build file.
@@ -575,7 +578,9 @@ class ImportIndex:
         (rocmlint/python/backend_families.py), None when it sits in none."""
         if self._siblings is None:
             self._siblings = vendor_siblings(sorted(self.finder.files))
-        folder = sibling_of(path, self._siblings)
+        if path not in self._sibling_folders:
+            self._sibling_folders[path] = sibling_of(path, self._siblings)
+        folder = self._sibling_folders[path]
         return None if folder is None else (folder, self._siblings[folder])
 
     def definitions_base(self, path: str) -> tuple[Branch, frozenset[str]]:

@@ -330,7 +330,9 @@ class ProjectIndex:
         analyzer = self._analyzer(importer, data, self.rocm_guards, root)  # `root`: the analysis asked for next
         if analyzer is None:
             return True
-        return any(_names(node, name) for node in ast.walk(analyzer.semantic.module))
+        # Every node but the module (which names nothing), as the walk recorded them: a flat pass, where `ast.walk`
+        # built a queue and a generator of fields per node.
+        return any(_names(node, name) for node in analyzer.semantic.parents)
 
     def _star_imports_in(self, module_file: Path, data: bytes) -> bool:
         """The module's bytes hold `import *` (searched once per module: many names are asked of its importers)."""

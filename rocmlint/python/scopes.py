@@ -66,21 +66,52 @@ def dotted_name(node: ast.AST | None) -> str | None:
     return ".".join(reversed(parts))
 
 
-def index_scope(node: ScopeNode, package: str | None) -> Scope:
-    """Collect the bindings made directly in `node`'s body (not in nested defs or classes)."""
+def index_scope(node: ScopeNode, package: str | None, declarations: bool = True) -> Scope:
+    """Collect the bindings made directly in `node`'s body (not in nested defs or classes). `declarations`: the
+    file may hold `global` or `nonlocal` statements (False when `may_declare_names` says its text cannot: then no
+    def's body needs searching for them)."""
     scope = Scope(node)
     if isinstance(node, ast.Module):
         _index_block(scope, node.body, package)
-        _add_global_assignments(scope, node, package)
+        if declarations:
+            _add_global_assignments(scope, node, package)
         return scope
     if isinstance(node, FUNCTION_DEFS):
         _add_unknown(scope, parameter_names(node.args))
     _index_block(scope, node.body, package)
     if isinstance(node, FUNCTION_DEFS):
-        _drop_names(scope, declared_names(node, ast.Global) | declared_names(node, ast.Nonlocal))
+        if declarations:
+            _drop_names(scope, declared_names(node, (ast.Global, ast.Nonlocal)))
     else:
         _index_instance_attributes(scope, node)
     return scope
+
+
+def may_declare_names(text: str) -> bool:
+    """Whether `text`, a module that parses, may hold a `global` or `nonlocal` statement: one of the words where a
+    statement starts (at the start of a line after its indentation, after a `;` or a compound statement's `:`)
+    and not the start of a longer name. Most files that spell the word do so in names and prose (`global_rank`,
+    "the global scale"), and then no def's body needs searching."""
+    return any(_statement_word_at(text, word) for word in ("global", "nonlocal"))
+
+
+def _statement_word_at(text: str, word: str) -> bool:
+    position = text.find(word)
+    while position != -1:
+        after = text[position + len(word) : position + len(word) + 1]
+        if not (after.isalnum() or after == "_") and _starts_a_statement(text, position):
+            return True
+        position = text.find(word, position + 1)
+    return False
+
+
+def _starts_a_statement(text: str, position: int) -> bool:
+    """Whether only spaces separate `position` from the text's start, a line break (a continued line's too), a `;`
+    or a `:` before it."""
+    position -= 1
+    while position >= 0 and text[position] in " \t\f":
+        position -= 1
+    return position < 0 or text[position] in "\n\r;:"
 
 
 def parameter_names(params: ast.arguments) -> list[str]:
@@ -230,8 +261,10 @@ def _drop_names(scope: Scope, names: set[str]) -> None:
         scope.ambiguous_imports.discard(name)
 
 
-def declared_names(function: FunctionNode, kind: type[ast.Global] | type[ast.Nonlocal]) -> set[str]:
-    """Names a function declares `global` (or `nonlocal`), anywhere in its own body."""
+def declared_names(
+    function: FunctionNode, kind: type[ast.Global | ast.Nonlocal] | tuple[type[ast.Global | ast.Nonlocal], ...]
+) -> set[str]:
+    """Names a function declares `global` (or `nonlocal`, or either), anywhere in its own body."""
     found: set[str] = set()
     for small in own_small_statements(function.body):
         if isinstance(small, kind):

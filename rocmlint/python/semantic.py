@@ -14,6 +14,7 @@ from rocmlint.python.scopes import (
     ScopeNode,
     dotted_name,
     index_scope,
+    may_declare_names,
     parameter_names,
     positional_parameters,
     target_names,
@@ -81,6 +82,8 @@ class Semantic:
         self._qualified_names: dict[ast.AST, str | None] = {}
         self._switches_off_by_default: frozenset[str] | None = None
         self._statement_scopes: dict[ast.stmt, ScopeNode] = {}  # `_statement_scope`
+        # Whether the text may hold `global`/`nonlocal` statements (no text: it may).
+        self._declarations = not source_text or may_declare_names(source_text)
 
     # --- tree -----------------------------------------------------------------------------------
     def parent(self, node: ast.AST) -> ast.AST | None:
@@ -204,7 +207,7 @@ class Semantic:
     def scope(self, node: ScopeNode) -> Scope:
         scope = self._scopes.get(node)
         if scope is None:
-            scope = index_scope(node, self.package)
+            scope = index_scope(node, self.package, self._declarations)
             self._scopes[node] = scope
         return scope
 

@@ -92,6 +92,20 @@ def children(node: ast.AST) -> list[ast.AST]:
     return found
 
 
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """Direct child nodes in `ast.iter_child_nodes`' order (a Dict's keys, then its values), less the expression
+    contexts and operators it also yields (leaves no walk looks into): for walks whose order must stay the one
+    they had, at about a third of the cost."""
+    found: list[ast.AST] = []
+    for name, many in node_fields(type(node)):
+        value = getattr(node, name)
+        if many:
+            found += [item for item in value if item is not None]
+        elif value is not None:
+            found.append(value)
+    return found
+
+
 def _dict_in_source_order(node: ast.Dict) -> list[ast.AST]:
     """`keys` then `values` is not the order they are written in: interleave them (`**x` has no key)."""
     found: list[ast.AST] = []
