@@ -105,6 +105,19 @@ class Span(Protocol):
     def end_byte(self) -> int: ...
 
 
+# What a chain holding only macro definitions is made of, and how it opens.
+_CHAIN_OPENERS = frozenset({"if", "ifdef", "ifndef"})
+_CHAIN_DIRECTIVES = _CHAIN_OPENERS | {"elif", "elifdef", "elifndef", "else", "endif", "define"}
+_DEFINED_NAME = re.compile(r"\s*([A-Za-z_]\w*)")
+_COMMENTS = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+def _defined_name(directive: Directive) -> str:
+    """The name a `#define` directive defines ("" for any other directive)."""
+    found = _DEFINED_NAME.match(directive.text) if directive.kind == "define" else None
+    return found.group(1) if found else ""
+
+
 @dataclass(frozen=True)
 class ByteSpan:
     """A span of the file's content that is no single tree-sitter node (`enum {...};`, one byte offset)."""
@@ -457,6 +470,50 @@ class CudaContext:
             return False  # not a local of a block, or never read
         return all(self.is_rocm_gated(use) for use in uses)
 
+    def defines_read_only_off_rocm(self, span: Span) -> bool:
+        """Whether `span` lies in an `#if` chain whose arms only `#define` macros (`LD_NC_V1` as one PTX load or another
+        by `__CUDA_ARCH__`) that this file reads only where a ROCm build never compiles (the NVIDIA arm of `#ifdef
+        USE_ROCM`) and no file around it names (its headers, the files including it): whichever arm ROCm takes
+        defines what it never reads. Macros nothing reads are not."""
+        chain = self._define_only_chain(span)
+        if chain is None:
+            return False
+        names = {_defined_name(directive) for directive in chain}
+        names.discard("")
+        if not names:
+            return False
+        start, end = chain[0].start_byte, chain[-1].end_byte
+        word = re.compile(rb"\b(?:" + b"|".join(re.escape(name.encode()) for name in sorted(names)) + rb")\b")
+        uses = [match.span() for match in word.finditer(self.content) if not start <= match.start() < end]
+        if not uses or not all(self.is_rocm_gated(ByteSpan(*use)) for use in uses):
+            return False
+        return not self.options.project.named_around(frozenset(names))
+
+    def _define_only_chain(self, span: Span) -> list[Directive] | None:
+        """The directives of the innermost `#if` chain around `span` (its opener, arms, `#define`s and `#endif`), when
+        its arms hold `#define`s and nothing else (no code, no nested `#if`); None otherwise."""
+        directives = self.preprocessor.directives
+        opened: list[int] = []  # indexes of the openers of the chains open so far
+        found: tuple[int, int] | None = None
+        for index, directive in enumerate(directives):
+            if directive.kind in _CHAIN_OPENERS:
+                opened.append(index)
+            elif directive.kind == "endif" and opened:
+                opener = opened.pop()
+                if directives[opener].start_byte <= span.start_byte < directive.end_byte:
+                    found = (opener, index)
+                    break
+        if found is None:
+            return None
+        chain = directives[found[0] : found[1] + 1]
+        if any(d.kind not in _CHAIN_DIRECTIVES for d in chain):
+            return None
+        for before, after in itertools.pairwise(chain):
+            between = _COMMENTS.sub(b"", self.content[before.end_byte : after.start_byte])
+            if between.strip():
+                return None
+        return chain
+
     def local_uses(self, declarator: Node) -> list[Node] | None:
         """The identifiers naming what the `init_declarator` declares, after it in its block (`kMax` in
         `constexpr float kMax = 448.f; ... fminf(x, kMax)`); None for a declaration outside a block."""
@@ -780,7 +837,12 @@ class CudaContext:
         `gate_counts` the arm holding `span` is taken as one ROCm compiles: only a project remap counts."""
         if not gate_counts:
             return self.project_alias(span) is not None
-        return self.is_rocm_gated(span) or self.project_alias(span) is not None or self.feeds_only_rocm_gated(span)
+        return (
+            self.is_rocm_gated(span)
+            or self.project_alias(span) is not None
+            or self.feeds_only_rocm_gated(span)
+            or self.defines_read_only_off_rocm(span)
+        )
 
     def _note_gated(self, span: Span, rule: type[Rule]) -> None:
         """For `check --verbose`: why a finding was not reported, when the project model's evidence decided it."""
@@ -796,6 +858,8 @@ class CudaContext:
             return f"the project remaps the name for ROCm ({alias})"
         if project.base.on_rocm is False:
             return f"ROCm does not compile this file ({project.base_evidence})"
+        if not self.is_rocm_gated(span) and self.defines_read_only_off_rocm(span):
+            return "the #if only defines macros read where ROCm does not compile"
         known = self.preprocessor.macros.well_known  # decided without the model
         names = {
             name: None

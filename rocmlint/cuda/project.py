@@ -190,9 +190,29 @@ class FileView:
     # (header, system) of one of the file's `#include`s -> the includes ROCm reads through it: (included header as
     # written, "path:line" of that `#include`) for the project header it names and every one that header pulls in.
     includes_through: Mapping[tuple[str, bool], tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    # Whether a file around this one (its headers, the files including it and theirs: `dependencies`) names one of
+    # the given identifiers; true when unknown (no project read).
+    named_around: Callable[[frozenset[str]], bool] = lambda names: True
 
 
 EMPTY_VIEW = FileView()
+
+
+def _names_any(paths: Iterable[str], names: frozenset[str]) -> bool:
+    """Whether one of the files at `paths` names one of `names` as a word (in code or comments alike); true for a file
+    that cannot be read."""
+    if not names:
+        return False
+    word = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")\b")
+    for path in paths:
+        try:
+            with open(path, "rb") as file:
+                if word.search(file.read()):
+                    return True
+        except OSError:
+            return True
+    return False
+
 
 # name -> (file defining it, its value or "path:line", its parameter count) of every definition in the project
 _Index = dict[str, list[tuple[str, str, int | None]]]
@@ -509,6 +529,7 @@ class CudaProject:
             # The build files too: what they define for ROCm and which sources they list decide every file.
             dependencies=_Dependencies(around, self.build_facts.files),
             includes_through=_IncludesThrough(self, path),
+            named_around=lambda names: _names_any(around.files - {path}, names),
         )
 
     def includes_through(self, includer: str, header: str, system: bool) -> tuple[tuple[str, str], ...]:
