@@ -50,3 +50,39 @@ def test_a_read_where_rocm_compiles_or_in_another_file_keeps_the_chain(tmp_path:
     )
     root = write_tree(tmp_path / "code", {"loads.cuh": code})
     assert ("ROC207", 2) in _codes(root, "loads.cuh")
+
+
+# fp16 helpers for architectures with native half math, called only by a specialisation the `.cu` file keeps off ROCm.
+_HELPERS = """
+    #pragma once
+    template <typename T>
+    __device__ void overlaps(const T* a, T* out) { out[0] = a[0]; }
+    #if __CUDA_ARCH__ >= 530
+    __device__ __forceinline__ __half half_area(const __half w, const __half h) { return __hmul(w, h); }
+    __device__ void overlaps_half(const __half* a, __half* out) { out[0] = half_area(a[0], a[1]); }
+    #endif
+    """
+_CALLER = """
+    #include "helpers.cuh"
+    template <>
+    __global__ void run<__half>(const __half* a, __half* out) {
+    #ifndef USE_ROCM
+      overlaps_half(a, out);
+    #else
+      overlaps(a, out);
+    #endif
+    }
+    """
+
+
+def test_functions_called_only_where_rocm_never_compiles_make_their_arms_test_no_hazard(tmp_path: Path):
+    root = write_tree(tmp_path / "p", {"helpers.cuh": _HELPERS, "ops.cu": _CALLER})
+    assert _codes(root, "helpers.cuh") == []
+    # Called where ROCm compiles too: the test decides what ROCm gets.
+    called = _CALLER.replace("      overlaps(a, out);", "      overlaps_half(a, out);")
+    root = write_tree(tmp_path / "called", {"helpers.cuh": _HELPERS, "ops.cu": called})
+    assert ("ROC207", 4) in _codes(root, "helpers.cuh")
+    # A host function another translation unit may call without seeing the header: not looked for.
+    host = _HELPERS.replace("__device__ void overlaps_half", "void overlaps_half")
+    root = write_tree(tmp_path / "host", {"helpers.cuh": host, "ops.cu": _CALLER})
+    assert ("ROC207", 4) in _codes(root, "helpers.cuh")

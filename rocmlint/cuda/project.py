@@ -110,7 +110,14 @@ from rocmlint.cuda.learning import (
     rocm_build_decided,
     rocm_build_values,
 )
-from rocmlint.cuda.preprocessor import WAVE_SIZE_MACROS, LearnedMacro, MacroShape, VendorMacros, dropped_on_rocm
+from rocmlint.cuda.preprocessor import (
+    WAVE_SIZE_MACROS,
+    LearnedMacro,
+    MacroShape,
+    VendorMacros,
+    analyse,
+    dropped_on_rocm,
+)
 from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch, Tri, and3
 
 SOURCE_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".cu", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl"})
@@ -191,27 +198,12 @@ class FileView:
     # written, "path:line" of that `#include`) for the project header it names and every one that header pulls in.
     includes_through: Mapping[tuple[str, bool], tuple[tuple[str, str], ...]] = field(default_factory=dict)
     # Whether a file around this one (its headers, the files including it and theirs: `dependencies`) names one of
-    # the given identifiers; true when unknown (no project read).
-    named_around: Callable[[frozenset[str]], bool] = lambda names: True
+    # the given identifiers where a ROCm build may compile it (True), only where it never does (False), or nowhere
+    # (None); True when unknown (no project read).
+    named_around: Callable[[frozenset[str]], Tri] = lambda names: True
 
 
 EMPTY_VIEW = FileView()
-
-
-def _names_any(paths: Iterable[str], names: frozenset[str]) -> bool:
-    """Whether one of the files at `paths` names one of `names` as a word (in code or comments alike); true for a file
-    that cannot be read."""
-    if not names:
-        return False
-    word = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")\b")
-    for path in paths:
-        try:
-            with open(path, "rb") as file:
-                if word.search(file.read()):
-                    return True
-        except OSError:
-            return True
-    return False
 
 
 # name -> (file defining it, its value or "path:line", its parameter count) of every definition in the project
@@ -364,6 +356,7 @@ class CudaProject:
     files: dict[str, FileFacts]  # by absolute path
     build_facts: BuildFacts
     learned: dict[str, LearnedMacro]
+    _macros: VendorMacros = field(default_factory=VendorMacros)  # the macros the files were read with last
     _includers: dict[str, list[tuple[str, IncludeFact]]] = field(default_factory=dict)
     _resolved: dict[tuple[str, str, bool], str | None] = field(default_factory=dict)
     _bases: dict[str, tuple[Branch, str]] = field(default_factory=dict)
@@ -406,7 +399,7 @@ class CudaProject:
             if facts.conditional and not facts.tested.isdisjoint(deciding):
                 files[path] = read_facts(path, texts[path], macros)
         learned = learn(files, build, from_build)
-        project = cls(root, files, build, learned)
+        project = cls(root, files, build, learned, _macros=macros)
         project.learned = {
             name: replace(m, evidence=replace(m.evidence, path=project._relative(m.evidence.path)))
             for name, m in learned.items()
@@ -469,6 +462,29 @@ class CudaProject:
             where = f"{self._relative(path)}:{first.line}"
             self._selectors[name] = (where, *dropped)
 
+    def _named_where_rocm_compiles(self, paths: Iterable[str], names: frozenset[str]) -> Tri:
+        """Whether one of the files at `paths` names one of `names` as a word (in code or comments alike) where a ROCm
+        build may compile it (True; also for a file that cannot be read), only in files ROCm never compiles or in
+        their NVIDIA-only `#if` arms (False), or nowhere (None)."""
+        word = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")\b")
+        named: Tri = None
+        for path in sorted(paths):
+            try:
+                with open(path, "rb") as file:
+                    data = file.read()
+            except OSError:
+                return True
+            found = [match.start() for match in word.finditer(data)]
+            if not found:
+                continue
+            named = False
+            if self._base(path, frozenset())[0].on_rocm is False:
+                continue
+            preprocessor = analyse(data.decode("utf-8", "replace"), self._macros)
+            if any(preprocessor.branch_at(offset).on_rocm is not False for offset in found):
+                return True
+        return named
+
     def _compiled_at(self, path: str, branch: Branch) -> Branch:
         """Where code in `branch` of the file at `path` is compiled, the file's own `_base` taken in."""
         base, _ = self._base(path, frozenset())
@@ -529,7 +545,7 @@ class CudaProject:
             # The build files too: what they define for ROCm and which sources they list decide every file.
             dependencies=_Dependencies(around, self.build_facts.files),
             includes_through=_IncludesThrough(self, path),
-            named_around=lambda names: _names_any(around.files - {path}, names),
+            named_around=lambda names: self._named_where_rocm_compiles(around.files - {path}, names),
         )
 
     def includes_through(self, includer: str, header: str, system: bool) -> tuple[tuple[str, str], ...]:
