@@ -66,7 +66,7 @@ class HardcodedGfxArch(Rule):
     or `native`.
 
     ## In code written for ROCm
-    In a project written for AMD (its C/C++ code is AMD's and none NVIDIA's, or its build compiles HIP only), one
+    In a project written for AMD (its C/C++ is AMD's, its build HIP-only, or its requirements need ROCm), one
     target handed to the project's own code (`shuffle_scale(w, arch="gfx950")`, a parameter's default, a fallback
     when detection fails) picks what was written for that GPU on purpose: not flagged. What builds for fixed
     targets (flags, `PYTORCH_ROCM_ARCH`/`GPU_ARCHS`, target lists) and allow-lists validating them still are:

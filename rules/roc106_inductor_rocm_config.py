@@ -61,8 +61,8 @@ class InductorRocmConfig(Rule):
     (pytorch/pytorch#180122).
 
     ## In code written for ROCm
-    Not flagged in code only ROCm runs, nor anywhere in a project written for AMD (its C/C++ is AMD's and none
-    NVIDIA's): its authors turn the knob on for AMD GPUs, where they measure what it costs.
+    Not flagged in code only ROCm runs, nor anywhere in a project written for AMD (its C/C++ is AMD's, its build
+    HIP-only, or its requirements need ROCm): its authors turn the knob on for AMD GPUs, and measure what it costs.
 
     ## Example
     ```python

@@ -71,8 +71,8 @@ class Fp8Dtype(Rule):
 
     ## In code written for ROCm
     Code only ROCm runs (a ROCm-only branch; a module importing a ROCm-only package such as FlyDSL or MORI, or one that
-    does), or any file of a project whose C/C++ is AMD's and none NVIDIA's, picks the format per arch when its file
-    names a `fnuz` dtype or a gfx arch: not flagged; its MX code (gfx950's) is known by the classes around it, the
+    does), or any file of a project written for AMD (by its C/C++ or requirements), picks the format per arch when its
+    file names a `fnuz` dtype or a gfx arch: not flagged; its MX code (gfx950's) is known by the classes around it, the
     module's docstring and the defs reading a module-level table too. Elsewhere it is: OCP FP8 is wrong on MI300, and a
     def whose GPU check sits in another module (kernels generated for gfx950 only), or whose MX purpose shows only in
     comments or in the code it feeds (a test's input generator), shows nothing that keeps MI300 from running it.

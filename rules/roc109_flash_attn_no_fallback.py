@@ -27,9 +27,8 @@ _TRIGGER_PATTERN = import_statement_pattern(r"flash_attn(?:_interface|_3)?\b")
 class FlashAttnNoFallback(Rule):
     """
     ## What it does
-    Flags `import flash_attn`, `from flash_attn import flash_attn_func`, `from flash_attn.flash_attn_interface
-    import ...`, and the FlashAttention-3 modules (`import flash_attn_interface`, `flash_attn_3`) imported with no
-    fallback, at module level or inside a function.
+    Flags `import flash_attn`, `from flash_attn import ...` (also `flash_attn.flash_attn_interface`) and the
+    FlashAttention-3 modules (`flash_attn_interface`, `flash_attn_3`) imported with no fallback, in a def too.
 
     Not flagged: imports in a `try:` catching `ImportError` (in a def, also one raising its own error with a message;
     `Exception` too), ROCm-gated, under `if TYPE_CHECKING:` or relative; files of flash-attn itself; imports under (or
@@ -43,6 +42,10 @@ class FlashAttnNoFallback(Rule):
     the Triton build (`FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE`, used by vLLM for RDNA, `flash_attn_triton_available()`);
     many environments have neither, so an unconditional import stops the program before any fallback can run. FA3
     (`flash_attn_interface`, `flash_attn_3`) is Hopper/CUDA-only: it has no ROCm build (pytorch/torchtitan#4778).
+
+    ## In code written for ROCm
+    In a project written for AMD (its C/C++ is AMD's, its build HIP-only, or its declared requirements need ROCm),
+    `flash_attn` is the ROCm build its authors run: not flagged. FlashAttention-3 still is: it has no ROCm build.
 
     ## Example
     ```python
@@ -79,8 +82,10 @@ class FlashAttnNoFallback(Rule):
             distribution = next((names for names in _DISTRIBUTIONS if top_level(imported.module) in names), None)
             if not distribution or distribution & set(module_path_names(ctx)) or _has_fallback(imported.name, ctx):
                 continue  # not flash-attn, a file of flash-attn itself, or one with a fallback
-            if distribution is not FA3 and ctx.rocm_image_installs("flash-attn", "flash-attention"):
-                continue  # FlashAttention-2 the project's own ROCm image installs (AMD's fork has no FA3)
+            if distribution is not FA3 and (
+                ctx.project_written_for_amd or ctx.rocm_image_installs("flash-attn", "flash-attention")
+            ):
+                continue  # FlashAttention-2 the project runs on ROCm, so AMD's build of it (which has no FA3)
             span = module_name_range(ctx, imported)
             ctx.report(imported.name, _message(imported.module), fix=_fix(node, ctx), span=span)
 
@@ -258,6 +263,13 @@ FlashAttnNoFallback.invalid = (
         expect=("1:8-1:28",),
         message="FlashAttention-3",
     ),
+    Invalid(
+        """
+        import torch as t, flash_attn_interface
+        """,
+        expect=("1:20-1:40",),
+        message="FlashAttention-3",
+    ),
     # A function-level import still fails when the function is called; a helper also called off the flash path.
     Invalid(
         """
@@ -350,23 +362,11 @@ FlashAttnNoFallback.invalid = (
     # Odd legal spellings: after other modules, aliases, non-ASCII, tabs, ` . `, `\`, `(...)`, `;`, a one-line `if`.
     Invalid(
         """
-        import os, flash_attn
-        """,
-        expect=("1:12-1:22",),
-    ),
-    Invalid(
-        """
-        import torch as t, flash_attn_interface
-        """,
-        expect=("1:20-1:40",),
-        message="FlashAttention-3",
-    ),
-    Invalid(
-        """
         import numpy as np, données as d, flash_attn_3.flash_attn_interface as fa3
         import\tflash_attn . bert_padding
+        import os, flash_attn
         """,
-        expect=("1:35-1:68", "2:8-2:33"),
+        expect=("1:35-1:68", "2:8-2:33", "3:12-3:22"),
     ),
     Invalid(
         r"""

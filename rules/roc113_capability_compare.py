@@ -40,19 +40,17 @@ class CapabilityCompare(Rule):
     """
     ## What it does
     Flags tests of the CUDA compute capability against NVIDIA architectures that are not gated for ROCm:
-    `torch.cuda.get_device_capability()` compared with a tuple, its `[0]`/`[1]`, names unpacked from it
-    (`major, minor = ...` then `major >= 8`), `torch.cuda.get_device_properties(d).major`/`.minor`,
-    `sm = major * 10 + minor` then `sm >= 80`, the capability kept on `self` in one method and compared in another,
-    returned by a helper of the file (`return props.major, props.minor`), or turned into text
-    (`f"sm{major}{minor}" == "sm90"`, `"sm_%d%d" % cap in ("sm_90", "sm_100")`) or used as the key of a table of
-    architectures (`KERNELS[f"sm{major}{minor}"]`, `KERNELS.get(arch)`); and calls of capability helpers such as vLLM's
-    `current_platform.has_device_capability(89)` or torchtitan's `has_cuda_capability(9, 0)`.
+    `torch.cuda.get_device_capability()` compared with a tuple, its `[0]`/`[1]`, names unpacked from it (`major >= 8`),
+    `torch.cuda.get_device_properties(d).major`/`.minor`, `sm = major * 10 + minor` then `sm >= 80`, the capability
+    kept on `self`, returned by a helper of the file, turned into text (`f"sm{major}{minor}" == "sm90"`, `"sm_%d%d" %
+    cap in ("sm_90", "sm_100")`) or used as the key of a table of architectures (`KERNELS.get(f"sm{major}{minor}")`);
+    and capability helpers (vLLM's `current_platform.has_device_capability(89)`, torchtitan's `has_cuda_capability`).
 
     Not flagged: printing or storing the capability, a test only one vendor runs, a value nothing reads, a test or-ed
-    with a ROCm test, a helper false on ROCm (`return torch.version.hip is None and cap >= (9, 0)`), two capabilities
-    compared (`cap != self._cap`), tables filled at run time, thresholds below major 8 (every GPU ROCm supports reports
-    9 or more); an `if` on equality with older archs (`sm == 80`, also returned by a private def only `if`s test: AMD
-    takes the other GPUs' branch; a flag `is_sm75 = cap == (7, 5)` is still reported); a test of archs above 9.5 whose
+    with a ROCm test, a helper false on ROCm (`return torch.version.hip is None and ...`), two capabilities compared,
+    tables filled at run time, thresholds below major 8 (every GPU ROCm supports reports 9 or more); an `if` on
+    equality with older archs (`sm == 80`, also returned by a private def only `if`s test: AMD takes the other GPUs'
+    branch; a flag `is_sm75 = cap == (7, 5)` is still reported); a test of archs above 9.5 whose
     value on every AMD GPU met is Turing's (`!= (10, 0)`, `major >= 10`, `< (10, 0)` on CDNA's 9.0-9.5; a project naming
     an RDNA target such as `gfx1100`, or whose `target-archs` does, meets RDNA's 10.x-12.x outside its tests too); a
     skip of every AMD GPU (`major >= 9`) or of a test that stops on ROCm anyway, but not `skipif(cap != (9, 0))` (runs
@@ -66,9 +64,9 @@ class CapabilityCompare(Rule):
     (huggingface/trl#5917, pytorch/ao#3995, vLLM RFC #40620; ROCm GPU specs table).
 
     ## In code written for ROCm
-    Not flagged in code only ROCm runs (gfx versions compared on purpose). Elsewhere in a project written for AMD a test
-    of NVIDIA architectures still reads the gfx version (`major >= 8` holds on every AMD GPU), also behind a parameter
-    naming an NVIDIA architecture no caller passes yet (`if arch == "ampere": return cap[0] >= 8`).
+    Not flagged in code only ROCm runs (gfx versions compared on purpose), nor a test naming only versions no NVIDIA GPU
+    reports (`< (9, 5)`, `major == 9 and minor == 5`: NVIDIA's major 9 is Hopper's 9.0 alone). Elsewhere in a project
+    written for AMD a test of NVIDIA archs still reads the gfx version (`major >= 8`), also behind `arch == "ampere"`.
 
     ## Example
     ```python
@@ -162,13 +160,8 @@ CapabilityCompare.valid = (
             torch.backends.cuda.matmul.allow_tf32 = True
         impl = "triton" if IS_ROCM else ("fa3" if torch.cuda.get_device_capability()[0] >= 9 else "fa2")
         can_exllama = torch.cuda.get_device_capability()[0] >= 8 or IS_ROCM
-        """,
-    ),
-    # Early return for ROCm first; a helper and-ed with `is_cuda()`; printing, storing it; helpers gated here or
-    # false on ROCm (`hip is None` conjunct); a flag read conjoined with an NVIDIA test; a helper testing "gfx".
-    Valid(
-        """
-        import torch
+        # Early return for ROCm first; a helper and-ed with `is_cuda()`; printing, storing it; helpers gated here or
+        # false on ROCm (`hip is None` conjunct); a flag read conjoined with an NVIDIA test; a helper testing "gfx".
         from vllm.platforms import current_platform
         def supports_fp8() -> bool:
             if current_platform.is_rocm():
@@ -202,6 +195,12 @@ CapabilityCompare.valid = (
         def amd_gpu():
             return "gfx" in torch.cuda.get_device_properties(0).gcnArchName
         use_fp8 = not amd_gpu() and torch.cuda.get_device_capability() >= (8, 9)
+        # Versions only AMD GPUs report (MI300 9.4, MI355X 9.5), compared, listed or keyed: gfx IP versions on purpose.
+        def is_gfx950():
+            return (props.major, props.minor) == (9, 5) or props.major == 9 and props.minor == 5
+        TILES, contiguous = {(9, 4): 128, (9, 5): 256}, torch.cuda.get_device_capability() < (9, 5)
+        def tile(cap=torch.cuda.get_device_capability()):
+            return TILES[cap] if cap in ((9, 4), (9, 5)) else 64, contiguous
         """,
     ),
     # Two devices; a capability-keyed cache; thresholds below sm80; harmless skips (newer GPUs, every AMD GPU, a test
@@ -280,10 +279,11 @@ CapabilityCompare.invalid = (
         is_sm75 = T.cuda.get_device_capability("cuda") == (7, 5)  # an equality names one GPU whatever its major
         RDNA_TARGETS = ("gfx1100", "gfx1201")  # a project run on AMD's consumer GPUs: RDNA3 reports 11.0
         use_tcgen05 = T.cuda.get_device_capability()[0] >= 10
+        fp8_gpus = T.cuda.get_device_capability() in ((9, 0), (9, 4))  # MI250 reports Hopper's 9.0
         """,
         expect=(
             *("4:15-4:25", "7:30-7:46", "11:17-11:25", "12:10-12:52", "13:13-13:51", "14:11-14:51", "15:11-15:57"),
-            "17:15-17:54",
+            *("17:15-17:54", "18:12-18:62"),
         ),
     ),
     # The capability as text, compared or looked up in a table of architectures.

@@ -51,8 +51,8 @@ _WORDINGS = (
         'also match "MIOpen"',
     ),
 )
-# Text that shows the author already matches the ROCm spelling next to the CUDA one.
-_ROCM_WORDING = re.compile(r"(?<![a-z])(?:hip|rocm|miopen|rocblas)", re.IGNORECASE)
+# Text that shows the author already matches the ROCm spelling next to the CUDA one (also after a pattern's `\b`).
+_ROCM_WORDING = re.compile(r"(?:(?<![a-z])|(?<=\\b))(?:hip|rocm|miopen|rocblas)", re.IGNORECASE)
 # "out of memory" with no device named before it (`" out of memory."`, `"error: out of memory"`), which ROCm's
 # "HIP out of memory" contains too; "XPU out of memory." names another device.
 _VENDOR_NEUTRAL_OOM = re.compile(r"(?<!\w )out of memory", re.IGNORECASE)
@@ -61,30 +61,27 @@ _VENDOR_NEUTRAL_OOM = re.compile(r"(?<!\w )out of memory", re.IGNORECASE)
 class CudaErrorText(Rule):
     """
     ## What it does
-    Flags code that recognises errors by CUDA-only wording (`"CUDA out of memory" in str(e)`),
-    which ROCm builds spell with HIP, hipBLAS or MIOpen.
+    Flags code that recognises errors by CUDA-only wording (`"CUDA out of memory" in str(e)`), which ROCm builds spell
+    with HIP, hipBLAS or MIOpen.
 
-    Covers `"CUDA out of memory"`, `"CUDA error"`, `"cuda runtime error"`, `"CUBLAS_STATUS_"`,
-    `"cuDNN error"`/`"CUDNN_STATUS_"` (as raised or lower-cased) searched with `in`/`not in`,
-    `str.startswith`/`endswith`/`find`, `re.search`/`re.match`/`re.compile`,
-    `pytest.raises(match=...)`, `assertRaisesRegex`, `assertIn`; the wording may come
-    from a name assigned once or from a tuple a loop or `any(...)` iterates (its literal is reported).
+    Covers `"CUDA out of memory"`, `"CUDA error"`, `"cuda runtime error"`, `"CUBLAS_STATUS_"`, `"cuDNN error"`/
+    `"CUDNN_STATUS_"` (as raised or lower-cased) searched with `in`/`not in`, `str.startswith`/`endswith`/`find`,
+    `re.search`/`re.match`/`re.compile`, `pytest.raises(match=...)`, `assertRaisesRegex`, `assertIn`; the wording may
+    come from a name assigned once or from a tuple a loop or `any(...)` iterates (its literal is reported).
     Not flagged: vendor-neutral text (`"out of memory" in msg`, not `"XPU out of memory."`), a match only picking
     the message logged, building or logging such a message (`raise RuntimeError("CUDA out of memory")`), `except
-    torch.cuda.OutOfMemoryError`, checks also matching the ROCm spelling in the same condition, chain, tuple or pattern
-    (`"CUDA out of memory" in msg or "HIP out of memory" in msg`, `r"(CUDA|HIP) error"`,
-    `isinstance(e, torch.cuda.OutOfMemoryError) or ...`).
+    torch.cuda.OutOfMemoryError`, checks also matching the ROCm spelling in the same condition, chain, tuple (of
+    patterns too) or pattern (`"CUDA out of memory" in msg or "HIP out of memory" in msg`, `r"(CUDA|HIP) error"`,
+    `isinstance(e, torch.cuda.OutOfMemoryError) or ...`, `(re.compile("CUDA..."), re.compile("HIP..."))`).
 
-    Test files are not checked: a suite mostly matches CUDA wording in errors it raises itself (mocks,
-    fakes) or asserts the message of an error it provokes, which fails visibly when the suite runs on
-    ROCm; a handler in the library silently stops matching, which is the hazard.
+    Test files are not checked: a suite mostly matches CUDA wording in errors it raises itself (mocks, fakes) or asserts
+    the message of an error it provokes, which fails visibly on ROCm; a handler in the library silently stops matching.
 
     ## Why is this bad on ROCm?
-    ROCm builds of PyTorch raise the same exception types with HIP wording: "HIP out of memory. Tried
-    to allocate ...", "HIP error: invalid device function"; BLAS failures come from hipBLAS/rocBLAS
-    ("HIPBLAS_STATUS_...") and convolution failures from MIOpen. A handler keyed on the CUDA text
-    silently stops matching: OOM back-off and batch-size search never trigger, retry logic re-raises,
-    and tests expecting the CUDA message fail.
+    ROCm builds of PyTorch raise the same exception types with HIP wording: "HIP out of memory. Tried to allocate ...",
+    "HIP error: invalid device function"; BLAS failures come from hipBLAS/rocBLAS ("HIPBLAS_STATUS_...") and
+    convolution failures from MIOpen. A handler keyed on the CUDA text silently stops matching: OOM back-off and
+    batch-size search never trigger, retry logic re-raises, and tests expecting the CUDA message fail.
 
     ## Example
     ```python
@@ -178,6 +175,9 @@ def _matches_rocm_too(needle: Needle, wording: _Wording, site: ast.expr, ctx: Py
     """The same pattern, tuple or boolean condition also matches the ROCm spelling (or, for OOM, the
     vendor-neutral text or `torch.cuda.OutOfMemoryError`)."""
     texts = [needle.text, *needle.siblings]
+    beside = ctx.parent(site)
+    if isinstance(beside, (ast.Tuple, ast.List, ast.Set)):  # the patterns beside: `(re.compile(...), re.compile(...))`
+        texts.extend(string_texts(ctx, beside))
     conditions = chain_tests(ctx, site)
     texts.extend(text for condition in conditions for text in string_texts(ctx, condition))
     if any(_ROCM_WORDING.search(text) for text in texts):
@@ -232,7 +232,7 @@ CudaErrorText.valid = (
             if msg.startswith(("CUDA error", "HIP error")):
                 return True
             return re.search(r"(CUDA|HIP) error: out of memory", msg) is not None
-
+        LOG_ERRORS = (re.compile(r"\\bCUDA out of memory\\b", re.IGNORECASE), re.compile(r"\\bHIP out of memory\\b"))
         def oom_kind(msg: str) -> str:
             if "CUDA out of memory" in msg:
                 return "cuda"

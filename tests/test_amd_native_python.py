@@ -174,3 +174,53 @@ def test_the_python_pool_takes_the_verdict_from_the_process_building_the_cpp_mod
     assert codes == {r.path: [(d.code, d.location.line) for d in r.diagnostics] for r in alone}
     assert codes[str(root / "pkg/m00.py")] == [("ROC105", 8), ("ROC105", 9)], "the OCP dtype picked per arch is fine"
     forget_projects()
+
+
+# --- a project whose declared requirements need ROCm ----------------------------------------------------------------
+# Its default install names a package that exists for ROCm only (line 3 of pyproject.toml); beside it, one for NVIDIA
+# only; an LD_PRELOAD shim in host C (native code that is no CUDA); an optional extra, which the default install skips.
+ROCM_REQUIREMENTS = {"pyproject.toml": '[project]\nname = "x"\ndependencies = [\n  "torch",\n  "pyrsmi>=1.0",\n]\n'}
+NVIDIA_TOO = {"requirements.txt": "# monitoring\n-r base.txt\nnvidia-ml-py>=12 ; sys_platform == 'linux'\n"}
+HOST_SHIM = {"hooks/preload.c": "#include <dlfcn.h>\nint hook(void) { return 0; }\n"}
+OPTIONAL_ONLY = {"pyproject.toml": '[project]\nname = "x"\n[project.optional-dependencies]\nrocm = ["amdsmi"]\n'}
+# FlashAttention-2 (AMD's CK or Triton build where the project runs) and FlashAttention-3 (no ROCm build).
+FLASH = "from flash_attn import flash_attn_func\ndef attention():\n    import flash_attn_interface\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "verdict"),
+    [
+        pytest.param(ROCM_REQUIREMENTS, "pyproject.toml:5: pyrsmi", id="a-rocm-only-requirement"),
+        pytest.param({"requirements.txt": "torch\nhip-python==6.4\n"}, "requirements.txt:2: hip-python", id="txt"),
+        pytest.param({**ROCM_REQUIREMENTS, **HOST_SHIM}, "pyrsmi", id="native-code-that-is-no-cuda"),
+        pytest.param({**ROCM_REQUIREMENTS, **NVIDIA_TOO}, "", id="an-nvidia-only-requirement-too"),
+        pytest.param({**ROCM_REQUIREMENTS, **CUDA_KERNEL}, "", id="cuda-code-decides"),
+        pytest.param(OPTIONAL_ONLY, "", id="an-optional-extra"),
+    ],
+)
+def test_a_project_whose_declared_requirements_need_rocm_is_written_for_amd(
+    tmp_path: Path, files: dict[str, str], verdict: str
+) -> None:
+    forget_projects()
+    root = write_tree(tmp_path, {**files, **PACKAGE, "bench/fa.py": FLASH})
+    why, evidence = amd_verdict_for(root)
+    assert (verdict in why) if verdict else why == ""
+    assert CudaProject.build(root).written_for_amd == why, "the model decides as its build files did"
+    declared = [str(root / name) for name in ("pyproject.toml", "requirements.txt") if name in files]
+    assert all(path in evidence for path in declared) or files.keys() & CUDA_KERNEL.keys(), "what CUDA code decides"
+    amd = bool(verdict)
+    assert _codes(root, "pkg/q.py") == ([("ROC105", 8), ("ROC105", 9)] if amd else EVERY_HAZARD)
+    assert _codes(root, "bench/fa.py") == [("ROC109", 1)] * (not amd) + [("ROC109", 3)], "FA3 has no ROCm build"
+    forget_projects()
+
+
+def test_the_declared_requirements_are_a_dependency_of_the_result(tmp_path: Path) -> None:
+    from rocmlint.dependencies import DependencyRecorder
+
+    forget_projects()
+    root = write_tree(tmp_path, {**ROCM_REQUIREMENTS, **PACKAGE})
+    recorder = DependencyRecorder()
+    recorder.start_file()
+    Engine(recorder).check_path(root / "pkg/q.py", Settings(root=root))
+    assert str(root / "pyproject.toml") in recorder.finish_file()
+    forget_projects()

@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 from rocmlint.cuda.build_files import cmake_cuda_only_options, cmake_unadded_projects, host_sources_as_cuda
+from rocmlint.cuda.make_variables import vendors_reading
 from rocmlint.cuda.project import CudaProject
 from rocmlint.vendor import NO_GPU
 from tests.test_cuda_project import _codes, write_tree
@@ -236,7 +237,8 @@ def test_a_script_says_nothing_when_it_builds_rocm_too_or_another_build_names_th
 
 
 _PROBED = {
-    "CMakeLists.txt": "project(lib CXX)\nenable_language(HIP)\nadd_library(lib src/lib.hip)\n",
+    # The module path holds the probe's module wherever it sits (`include(check_cc)`).
+    "CMakeLists.txt": "project(lib CXX)\nenable_language(HIP)\nadd_library(lib src/lib.hip)\ninclude(check_cc)\n",
     "src/lib.hip": "void f() {}\n",
     # A CUDA-backend module's configure probe: a device query `try_run` compiles against the CUDA runtime.
     "cmake/cuda/check_cc.cmake": (
@@ -448,3 +450,163 @@ def test_a_generator_expression_under_a_vendor_switch_lists_that_vendors_source(
     # A switch named for neither vendor: mentioned by the build, so compiled wherever it is switched on.
     assert project.view(str(root / "src/magma.cpp")).base.on_rocm is not False
     assert _codes(root, "src/magma.cpp") == [("ROC204", 1)]
+
+
+# A Makefile listing each backend's sources once, outside any conditional, and handing each list to what it compiles
+# only inside the arm of that vendor's toolkit; the ROCm arm picks the hand-written HIP twins.
+_VENDOR_ARMS_MAKEFILE = """\
+cuda.c := $(sort $(wildcard backends/cuda/*.c))
+hip.c := $(sort $(wildcard backends/hip/*.c))
+cuda-all.c := interface/gpu-cuda.c $(cuda.c)
+lib.c := $(filter-out interface/gpu-cuda.c, $(wildcard interface/*.c))
+ifneq ($(CUDA_DIR),)
+  $(cuda-all.c:%.c=%.o) : CPPFLAGS += -I$(CUDA_DIR)/include
+  lib.c += $(cuda-all.c)
+endif
+ifneq ($(ROCM_DIR),)
+  lib.c += $(hip.c)
+endif
+lib.o = $(lib.c:%.c=%.o)
+lib.so: $(lib.o)
+\t$(CC) -shared -o $@ $^
+"""
+_VENDOR_ARMS = {
+    "Makefile": _VENDOR_ARMS_MAKEFILE,
+    "interface/core.c": "int core(void) { return 0; }\n",
+    "interface/gpu-cuda.c": '#include "ceed/gpu-cuda.h"\nint gpu(void) { return 0; }\n',
+    "interface/ceed/gpu-cuda.h": "#include <cuda.h>\n",
+    "backends/cuda/run.c": '#include "run-cuda.h"\nint run(void) { return 0; }\n',
+    "backends/cuda/run-cuda.h": "#include <cuda_runtime.h>\n#include <cublas_v2.h>\n",
+    "backends/hip/run.c": '#include "run-hip.h"\nint run(void) { return 0; }\n',
+    "backends/hip/run-hip.h": "#include <hip/hip_runtime.h>\n",
+}
+
+
+def test_sources_a_makefile_hands_on_only_in_its_nvidia_toolkit_arm_are_nvidias(tmp_path):
+    root = write_tree(tmp_path, _VENDOR_ARMS)
+    project = CudaProject.build(root)
+    for name, evidence in (
+        ("backends/cuda/run.c", "Makefile:1: the build compiles it for NVIDIA only"),
+        ("interface/gpu-cuda.c", "Makefile:3: the build compiles it for NVIDIA only"),  # not what filter-out names
+        ("backends/cuda/run-cuda.h", "backends/cuda/run.c:1: included only where ROCm does not compile"),
+        ("interface/ceed/gpu-cuda.h", "interface/gpu-cuda.c:1: included only where ROCm does not compile"),
+    ):
+        view = project.view(str(root / name))
+        assert (view.base.on_rocm, view.base_evidence) == (False, evidence), name
+        assert _codes(root, name) == [], name
+    for name in ("backends/hip/run.c", "backends/hip/run-hip.h", "interface/core.c"):
+        assert project.view(str(root / name)).base.on_rocm is not False, name
+
+
+def test_a_makefile_variable_is_no_vendors_when_read_outside_the_arm_or_the_build_has_no_rocm_arm(tmp_path):
+    run = str(tmp_path / "backends/cuda/run.c")
+    rocm_arm = "ifneq ($(ROCM_DIR),)\n  lib.c += $(hip.c)\nendif\n"
+    for changed in (
+        {"Makefile": _VENDOR_ARMS_MAKEFILE.replace(rocm_arm, "")},  # no ROCm arm: every CUDA source is to port
+        # A ROCm arm (make builds ROCm) that lists no sources: nothing says the ROCm build picks others.
+        {"Makefile": _VENDOR_ARMS_MAKEFILE.replace(rocm_arm, "ifneq ($(ROCM_DIR),)\n  CPPFLAGS += -DUSE_HIP\nendif\n")},
+        # The source also named outside the conditional, by its own path.
+        {"Makefile": _VENDOR_ARMS_MAKEFILE + "tool: backends/cuda/run.c\n\t$(CC) -o $@ $<\n"},
+        # The list read outside the arms: by a rule, a conditional, a list read outside them.
+        {"Makefile": _VENDOR_ARMS_MAKEFILE + "tidy: $(cuda.c:%=%.tidy)\n"},
+        {"Makefile": _VENDOR_ARMS_MAKEFILE + "ifneq ($(cuda.c),)\n  HAVE = 1\nendif\n"},
+        {"Makefile": _VENDOR_ARMS_MAKEFILE + "every.c := $(cuda.c) $(hip.c)\nall: $(every.c)\n"},
+        # A computed name that may spell it, another make file of the project reading it.
+        {"Makefile": _VENDOR_ARMS_MAKEFILE + "all: $(foreach b,cuda hip,$($(b).c))\n"},
+        {"Makefile": _VENDOR_ARMS_MAKEFILE, "tests/Makefile": "t: $(cuda.c)\n"},
+    ):
+        root = write_tree(tmp_path, {**_VENDOR_ARMS, **changed})
+        assert CudaProject.build(root).view(run).base.on_rocm is not False, changed
+        assert ("ROC205", 2) in _codes(root, "backends/cuda/run-cuda.h"), changed
+        for name in changed:
+            if name != "Makefile":
+                (root / name).unlink()
+
+
+def test_a_makefile_variable_read_only_under_a_cuda_switch_is_nvidias_through_other_variables(tmp_path):
+    makefile = """\
+    KERNELS := $(wildcard kernels/cuda/*.cu)
+    HIP_KERNELS := $(wildcard kernels/hip/*.hip)
+    GPU_SRC = $(KERNELS)
+    ifeq ($(USE_CUDA),1)
+      SRC += $(GPU_SRC)
+    else ifeq ($(USE_HIP),1)
+      SRC += $(HIP_KERNELS)
+    endif
+    app: $(SRC:=.o)
+    """
+    files = {
+        "Makefile": makefile,
+        "kernels/cuda/k.cu": "#include <cublas_v2.h>\n",
+        "kernels/hip/k.hip": "#include <hip/hip_runtime.h>\n",
+    }
+    root = write_tree(tmp_path, files)
+    view = CudaProject.build(root).view(str(root / "kernels/cuda/k.cu"))
+    assert (view.base.on_rocm, view.base_evidence) == (False, "Makefile:1: the build compiles it for NVIDIA only")
+    assert _codes(root, "kernels/cuda/k.cu") == []
+
+
+def test_make_variable_vendors_follow_reads_through_assignments_and_computed_names():
+    text = textwrap.dedent(
+        """\
+        ifeq ($(USE_CUDA),1)
+          SRC += $(CU_ALL)
+        endif
+        CU_ALL = $(CU)
+        print-%:
+        \t@echo $* = $($*) $($(V))
+        """
+    )
+    lines = list(enumerate(text.splitlines(), 1))
+    recipes = frozenset({6})
+    arms = {2: "nvidia"}
+    assert vendors_reading(lines, recipes, arms, frozenset()) == {"CU_ALL": "nvidia", "CU": "nvidia"}
+    # Another make file reads CU; a computed name with a fixed part may spell CU_ALL.
+    assert vendors_reading(lines, recipes, arms, frozenset({"CU"})) == {"CU_ALL": "nvidia"}
+    computed = [*lines, (7, "all: $($(B)_ALL)")]
+    assert vendors_reading(computed, recipes, arms, frozenset()) == {}
+
+
+# A stand-alone device query no build names, compiled by hand with nvcc, beside its hand-written HIP port.
+_HIP_TWINS = {
+    "Makefile": "lib.a: src/lib.o\n",
+    "src/lib.c": "int lib(void) { return 0; }\n",
+    "tools/check_cuda_device.cu": "#include <cuda.h>\n#if CUDA_VERSION >= 11000\nint v = 11;\n#endif\n",
+    "tools/check_hip_device.cpp": "#include <hip/hip_runtime.h>\nint main() { return 0; }\n",
+    "tools/query.cu": "#include <cuda_runtime.h>\n",
+    "tools/query.hip": "#include <hip/hip_runtime.h>\n",
+}
+
+
+def test_a_cuda_source_no_build_names_beside_its_hand_written_hip_twin_is_nvidias(tmp_path):
+    root = write_tree(tmp_path, _HIP_TWINS)
+    project = CudaProject.build(root)
+    for name, twin in (
+        ("tools/check_cuda_device.cu", "tools/check_hip_device.cpp"),
+        ("tools/query.cu", "tools/query.hip"),
+    ):
+        view = project.view(str(root / name))
+        evidence = f"{twin}: ROCm compiles its HIP twin beside it, and no build names this file"
+        assert (view.base.on_rocm, view.base_evidence) == (False, evidence), name
+        assert _codes(root, name) == [], name
+    assert project.view(str(root / "tools/check_hip_device.cpp")).base.on_rocm is not False
+
+
+def test_a_cuda_source_is_still_reported_when_its_twin_is_no_hip_code_or_a_build_names_it(tmp_path):
+    device = str(tmp_path / "tools/check_cuda_device.cu")
+    for changed in (
+        {"tools/check_hip_device.cpp": "int main() { return 0; }\n"},  # no HIP runtime: not a HIP port
+        {"tools/check_hip_device.cpp": "#ifdef USE_HIP\n#include <hip/hip_runtime.h>\n#endif\n"},  # a vendor branch
+        {"Makefile": "tools: tools/check_cuda_device.cu\n\t$(CC) -o $@ $<\n"},  # a build names it
+        {"CMakeLists.txt": "add_executable(q tools/check_cuda_device.cu)\n"},
+        {"Makefile": "OBJ = $(T)/check_cuda_device.o\n"},  # its object file, wherever the variable points
+        {"meson.build": "project('q', 'cpp')\n"},  # a build system the model does not read may name it
+        {"tools/check_hip_device.cpp": "", "tools/check_hip_device.h": "#include <hip/hip_runtime.h>\n"},  # a header
+    ):
+        root = write_tree(tmp_path, {**_HIP_TWINS, **changed})
+        if not changed.get("tools/check_hip_device.cpp", "x"):
+            (root / "tools/check_hip_device.cpp").unlink()
+        assert CudaProject.build(root).view(device).base.on_rocm is not False, changed
+        assert ("ROC204", 1) in _codes(root, "tools/check_cuda_device.cu"), changed
+        for name in changed:
+            (root / name).unlink(missing_ok=True)

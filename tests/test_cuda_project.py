@@ -2553,3 +2553,18 @@ def test_a_tree_checked_from_the_folder_holding_others_learns_nothing_from_their
     write_tree(tmp_path / "b", {"CMakeLists.txt": "if(HIP_FOUND)\n  add_definitions(-DFAST_PATH_OFF)\nendif()\n"})
     report = Engine().check_path(tmp_path / "a/k.cu", Settings(root=tmp_path))
     assert [(d.code, d.location.line) for d in report.diagnostics] == [("ROC201", 2), ("ROC210", 2)]
+
+
+def test_a_header_too_large_for_the_model_is_still_checked_without_a_crash(tmp_path):
+    """The model reads no file over 2 MB (a generated single-header library), but the file is still checked: asking
+    the model about a header it never read must not crash the front end (ROC900)."""
+    big = "// " + "x" * 100 + "\n"
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "include_directories(Headers)\nadd_library(k k.cu)\n",
+            "k.cu": "#include <big.h>\n",
+            "Headers/big.h": big * 21_000 + "__device__ unsigned f(int x) { return __ballot_sync(0xffffffff, x); }\n",
+        },
+    )
+    assert _codes(root, "Headers/big.h") == [("ROC201", 21_001), ("ROC210", 21_001)]

@@ -17,11 +17,13 @@ import ast
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 
 from rocmlint.cuda.cmake_filelists import bzl_list_read, bzl_strings, bzl_text
-from rocmlint.cuda.cmake_projects import unadded_projects
+from rocmlint.cuda.cmake_projects import unadded_projects, unread_cmake_files
 from rocmlint.cuda.cmake_unrun import RUNS_EVERYTHING, RunTracker, UnrunCmake, unrun_cmake
+from rocmlint.cuda.make_variables import MAKE_ASSIGNMENT, vendors_reading
 
 # Words in a build condition or a macro name that mean the ROCm side, the NVIDIA side, or another accelerator.
 ROCM_WORDS = frozenset({"HIP", "ROCM", "HCC", "AMD", "AMDGPU", "HIPBLAS", "HIPBLASLT", "HIPCC", "HIPIFY", "ROCBLAS"})
@@ -229,6 +231,10 @@ class BuildFacts:
     # `hipify_python.hipify(...)`), "" when none does: such a run may pass maps of its own (a custom map renaming
     # `nvtx3/nvToolsExt.h`), so what it renames is the whole header table, not torch's extension build's.
     hipify_tool: str = ""
+    # The modules CMake files read (`include(deps)`, `find_package(Nccl)`: the first argument as written, the
+    # command as `variable`), each with the vendor of the code around it: a module read only in NVIDIA code is
+    # NVIDIA's as a whole (`cmake_facts`'s `included_for`).
+    module_uses: tuple[SourceSet, ...] = ()
     # File-name globs of every source a build file or Python module mentions, placed or not: each source name a
     # CMake file spells (in a generator expression, after a variable: `${PROJECT_SOURCE_DIR}/src/k.cu` is `k.cu`),
     # a variable in it a `*` (`${name}.cu`, `file(GLOB S ${DIR}/*.cu)`: `*.cu`; `aux_source_directory`: `*`); the
@@ -870,6 +876,7 @@ def cmake_facts(
     unrun: UnrunCmake = RUNS_EVERYTHING,
     configured: frozenset[str] = frozenset(),
     filelists: Mapping[str, str] | None = None,
+    included_for: str | None = None,
 ) -> BuildFacts:
     """The macros and sources a CMake file defines per vendor, and the languages it builds. A variable the project's
     configure headers `#cmakedefine` (`configured`, see `configure_header_macros`) that a block sets true
@@ -884,11 +891,12 @@ def cmake_facts(
     `glob_functions` (`my_glob(GLOB VAR dir/*.cu)`, see `cmake_glob_functions`) globs as `file(GLOB ...)` does. A
     `.cmake` module's relative paths are relative to the folder of the file including it, not known here: they name
     the project files ending so (`ANYWHERE`). Sources named in code that never runs, or in a list nothing that runs
-    reads (`unrun`, see `cmake_unrun`), are `unbuilt`."""
+    reads (`unrun`, see `cmake_unrun`), are `unbuilt`. A `.cmake` module the build reads only in one vendor's code
+    (`include(xyz-cutlass)` inside `if(USE_CUTLASS)`, a CUDA switch) is that vendor's (`included_for`)."""
     hip, cuda = bool(_HIP_LANGUAGE.search(text)), bool(_CUDA_LANGUAGE.search(text))
     commands = list(_cmake_commands(text))
     rocm_alone = hip and not cuda and _builds_hip_outside_rocm_blocks(commands)
-    file_vendor = "rocm" if rocm_alone else vendor_of_words(_folder_name(path, root))
+    file_vendor = included_for or ("rocm" if rocm_alone else vendor_of_words(_folder_name(path, root)))
     module_vendor = "nvidia" if _nested_cuda_alone_project(path, root, cuda and not hip, text, commands) else None
     refused = _refused_on_rocm(commands, file_vendor) | _cuda_language_options(commands) | off_on_rocm
     included_module = path.endswith(".cmake")
@@ -908,6 +916,7 @@ def cmake_facts(
     definition_lists = _definition_lists(commands)
     source_values: dict[str, str] = {}  # a variable set to one source file -> its path (see `_probe_sources`)
     mentioned: list[str] = []
+    module_uses: list[SourceSet] = []
     for command, arguments, line in commands:
         name = command.lower()
         arguments = _folder_variables_expanded(name, arguments, folder_variables)
@@ -981,6 +990,9 @@ def cmake_facts(
             vendor = _block_vendor(blocks, file_vendor)
             folders = _include_folders(name, arguments, root, included_module)
             include_folders += [SourceSet(folder, vendor, path, line) for folder in folders]
+        elif name in ("include", "find_package") and arguments.split():
+            vendor = _block_vendor(blocks, file_vendor)
+            module_uses.append(SourceSet(arguments.split()[0].strip('"'), vendor, path, line, variable=name))
         elif name == "add_subdirectory" and arguments.split() and "$" not in arguments.split()[0]:
             vendor = _block_vendor(blocks, file_vendor)
             sources.append(SourceSet(arguments.split()[0].strip('"') + "/**", vendor, path, line))
@@ -1025,6 +1037,7 @@ def cmake_facts(
         include_folders=tuple(include_folders),
         native_modules=tuple(native_modules),
         mentioned_names=tuple(dict.fromkeys(mentioned)),
+        module_uses=tuple(module_uses),
     )
 
 
@@ -1137,6 +1150,20 @@ def cmake_unadded_projects(root: str, texts: Mapping[str, str], other_build_text
     return unadded_projects(
         root, {path: list(_cmake_commands(text)) for path, text in texts.items()}, other_build_texts
     )
+
+
+def cmake_unread_files(root: str, texts: Mapping[str, str], other_build_texts: str) -> frozenset[str]:
+    """The CMake files the build under `root` never reads (see `unread_cmake_files`)."""
+    return unread_cmake_files(
+        root, {path: list(_cmake_commands(text)) for path, text in texts.items()}, other_build_texts
+    )
+
+
+def never_read(facts: BuildFacts, why: str) -> BuildFacts:
+    """The facts of a CMake file the build never reads: it names no source any build compiles (`SourceSet.unbuilt`,
+    `why`), and mentions none (`BuildFacts.mentioned_names`). What it defines stays evidence of the vendor a macro
+    is for."""
+    return replace(facts, sources=tuple(replace(s, unbuilt=why) for s in facts.sources), mentioned_names=())
 
 
 # Commands setting a COMPILE_DEFINITIONS property: `set_property(TARGET t APPEND PROPERTY COMPILE_DEFINITIONS A)`,
@@ -1331,6 +1358,45 @@ def cmake_cuda_only_options(texts: Iterable[str]) -> frozenset[str]:
             else:
                 _note_languages(stack, f"{command}({arguments})")
     return frozenset(cuda_blocks - hip_blocks)
+
+
+def cmake_dependent_cuda_options(texts: Iterable[str], cuda_options: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The options `cmake_dependent_option` makes available only where the NVIDIA build is on, and off elsewhere:
+    one of its conditions (a `;`-list, all of which must hold) requires NVIDIA without `OR` (`USE_CUDA`, `USE_CUDA
+    AND UNIX`, an option of `cuda_options` or another such dependent option), and the value it is forced to
+    otherwise is off (`cmake_dependent_option(USE_NCCL "..." ON "USE_CUDA" OFF)`: off on ROCm). Its `if()` blocks are
+    then NVIDIA's, as those of a CUDA switch are."""
+    declared: list[tuple[str, list[str]]] = []
+    for text in texts:
+        for command, arguments, _ in _cmake_commands(text):
+            words = re.findall(r'"[^"]*"|\S+', arguments)
+            if command.lower() != "cmake_dependent_option" or len(words) < 5:
+                continue
+            if words[4].strip('"').upper() not in ("OFF", "FALSE", "NO", "0", "N", ""):
+                continue
+            declared.append((words[0], [c.strip() for c in words[3].strip('"').split(";") if c.strip()]))
+    found: set[str] = set()
+    while True:
+        known = cuda_options | found
+        more = {
+            name
+            for name, conditions in declared
+            if name not in found and any(_requires_nvidia(condition, known) for condition in conditions)
+        }
+        if not more:
+            return frozenset(found)
+        found |= more
+
+
+def _requires_nvidia(condition: str, cuda_options: AbstractSet[str]) -> bool:
+    """Whether a CMake condition holds only where the NVIDIA build is on: it names no alternative (`OR`), and it
+    tests NVIDIA (`USE_CUDA AND UNIX`) or one of `cuda_options` without `NOT`."""
+    words = condition.replace("(", " ").replace(")", " ").split()
+    if "OR" in words:
+        return False
+    if _condition_vendor(condition) == "nvidia":
+        return True
+    return any(word in cuda_options and (not index or words[index - 1] != "NOT") for index, word in enumerate(words))
 
 
 def _sets_up_cuda(command: str, arguments: str) -> bool:
@@ -1761,7 +1827,6 @@ _NOT_MAKE_SUFFIXES = frozenset({"md", "txt", "rst", "py", "sh", "bak", "orig"})
 
 
 _MAKE_CONDITIONAL = re.compile(r"^\s*(?:else\s+)?(ifeq|ifneq|ifdef|ifndef)\b(.*)$")
-_MAKE_ASSIGNMENT = re.compile(r"^\s*(?:export\s+|override\s+)*([A-Za-z_][\w.-]*)\s*(?::{1,3}=|\+=|\?=|!=|=)(.*)$")
 _MAKE_DEFINE = re.compile(r"(?:^|\s)-D\s*([A-Za-z_]\w*)(?:=(\S*))?")
 # A variable's name without the kind of flags it holds: `HIPCCFLAGS` names hipcc, `ROCM_FLAGS` ROCm.
 _FLAGS_SUFFIX = re.compile(r"(?i)_?(?:FLAGS|OPTS|OPTIONS|DEFINES|DEFS)$")
@@ -1769,13 +1834,14 @@ _HIPCC = re.compile(r"\bhipcc\b|\$[({]HIPCC[)}]", re.IGNORECASE)
 _NVCC = re.compile(r"\bnvcc\b|\$[({]NVCC[)}]", re.IGNORECASE)
 
 
-def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
+def makefile_facts(path: str, text: str, root: str = "", read_elsewhere: frozenset[str] = frozenset()) -> BuildFacts:
     """The macros a Makefile or make fragment (`*.mk`) defines per vendor: the `-D` flags of its variable
     assignments (`CXXFLAGS += -DUSE_ROCM -DCUDA_VERSION=11000`) and recipes. Their vendor is the file's (a
     fragment named for one, `hip_64bit.mk`; a Makefile in a folder named for one, not the project's `root`; a file
     that runs hipcc and never nvcc), else that of the outermost `ifeq`/`ifdef` block naming one (`ifeq ($(ROCM),
     true)`, its `else` the other vendor's), else the variable's (`ROCM_FLAGS`, `HIPCCFLAGS`, `NVCC_FLAGS`) or the
-    compiler a recipe runs."""
+    compiler a recipe runs. `read_elsewhere`: the variables other make files of the project read (see
+    `_make_source_sets`)."""
     stem, suffix = os.path.splitext(os.path.basename(path))
     named = stem if suffix == ".mk" else _folder_name(path, root)
     lines = list(_make_lines(text))
@@ -1783,6 +1849,7 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
     nvcc = any(_NVCC.search(logical) for _, logical in lines)
     file_vendor = vendor_of_words(named) or ("rocm" if hip and not nvcc else None)
     raw = text.splitlines()
+    recipes = frozenset(line for line, _ in lines if raw[line - 1].startswith("\t"))
     defines: list[BuildDefine] = []
     hipified: dict[str, str] = {}  # folder -> evidence
     rule_source = ""  # the source folder of the pattern rule whose recipe follows, "" after any other line
@@ -1790,7 +1857,7 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
     blocks_by_line: dict[int, str | None] = {}  # line -> the vendor of the blocks around it
     for line, logical in lines:
         blocks_by_line[line] = _block_vendor(blocks, None)
-        if raw[line - 1].startswith("\t"):  # a recipe: the shell gets its `#`, no comment to make
+        if line in recipes:  # a recipe: the shell gets its `#`, no comment to make
             defines += _configured_by_sed(raw[line - 1], _block_vendor(blocks, file_vendor), path, line)
             if rule_source and _HIPIFY_RUN.search(logical):
                 folder = os.path.normpath(os.path.join(os.path.dirname(path), rule_source))
@@ -1811,15 +1878,17 @@ def makefile_facts(path: str, text: str, root: str = "") -> BuildFacts:
         elif stripped == "endif" and blocks:
             blocks.pop()
         elif "-D" in logical:
-            assignment = _MAKE_ASSIGNMENT.match(logical)
+            assignment = MAKE_ASSIGNMENT.match(logical)
             own = vendor_of_words(_FLAGS_SUFFIX.sub("", assignment.group(1))) if assignment else _recipe_vendor(logical)
             vendor = _block_vendor(blocks, file_vendor) or own
             flags = _FILTER_CALL.sub(" ", assignment.group(2) if assignment else logical)
             defines += [BuildDefine(m.group(1), m.group(2), vendor, path, line) for m in _MAKE_DEFINE.finditer(flags)]
     defines += _hipconfig_defines(path, text)
+    variable_vendors = vendors_reading(lines, recipes, blocks_by_line, read_elsewhere)
+    make_vendor = file_vendor or _nvcc_only(hip, nvcc, hipified)
     return BuildFacts(
         tuple(defines),
-        sources=_make_source_sets(path, lines, blocks_by_line, file_vendor or _nvcc_only(hip, nvcc, hipified)),
+        sources=_make_source_sets(path, lines, blocks_by_line, variable_vendors, make_vendor),
         cuda_language=nvcc,
         hipify_folders=tuple(hipified.items()),
         make_source_lists=_make_source_list(path, lines),
@@ -1835,22 +1904,44 @@ def _nvcc_only(hip: bool, nvcc: bool, hipified: dict[str, str]) -> str | None:
 
 
 def _make_source_sets(
-    path: str, lines: list[tuple[int, str]], vendors: dict[int, str | None], make_vendor: str | None
+    path: str,
+    lines: list[tuple[int, str]],
+    vendors: dict[int, str | None],
+    variable_vendors: dict[str, str],
+    make_vendor: str | None,
 ) -> tuple[SourceSet, ...]:
-    """The sources a Makefile compiles, each with the vendor of the block naming it, else the Makefile's: the
-    `$(wildcard main/*.cu)` patterns of its source lists, the source files it names, and for a Makefile compiling
-    for NVIDIA only the CUDA sources beside it (its pattern rules, `%: %.cu`). They say what ROCm does not compile
-    only where make also builds ROCm elsewhere in the project (see `CudaProject._systems_building_rocm`)."""
-    found: list[SourceSet] = []
+    """The sources a Makefile compiles, each with the vendor of the block naming it, else that of the variable it
+    assigns when only one vendor's blocks read that (`cuda.c := $(wildcard cuda/*.c)` read only inside `ifneq
+    ($(CUDA_DIR),)`: rocmlint/cuda/make_variables.py), else the Makefile's: the `$(wildcard main/*.cu)` patterns of
+    its source lists, the source files it names (not those a `$(filter-out ...)` takes out), and for a Makefile
+    compiling for NVIDIA only the CUDA sources beside it (its pattern rules, `%: %.cu`). A variable read only in
+    NVIDIA's blocks is NVIDIA's only where the Makefile lists sources for ROCm too: its ROCm build picks other
+    sources. They say what ROCm does not compile only where make also builds ROCm elsewhere in the project (see
+    `CudaProject._systems_building_rocm`)."""
+    found: list[tuple[SourceSet, str | None]] = []  # each with the vendor of the variable it assigns
     for line, logical in lines:
+        assignment = MAKE_ASSIGNMENT.match(logical)
+        variable_vendor = variable_vendors.get(assignment.group(1)) if assignment is not None else None
         vendor = vendors.get(line) or make_vendor
         for pattern in _MAKE_WILDCARD.findall(logical):
-            found += [SourceSet(word, vendor, path, line) for word in pattern.split() if "$" not in word]
-        found += [SourceSet(word, vendor, path, line) for word in _MAKE_SOURCE_WORD.findall(logical)]
+            found += [
+                (SourceSet(word, vendor, path, line), variable_vendor) for word in pattern.split() if "$" not in word
+            ]
+        named = _MAKE_SOURCE_WORD.findall(_FILTER_OUT_CALL.sub(" ", logical))
+        found += [(SourceSet(word, vendor, path, line), variable_vendor) for word in named]
+    lists_rocm = any((s.vendor or v) == "rocm" for s, v in found)
+    sets = [
+        replace(s, vendor=v) if s.vendor is None and v is not None and (v != "nvidia" or lists_rocm) else s
+        for s, v in found
+    ]
     compiling = next((line for line, logical in lines if _NVCC.search(logical)), 0) if make_vendor == "nvidia" else 0
     if compiling:
-        found.append(SourceSet("*.cu", "nvidia", path, compiling))
-    return tuple(found)
+        sets.append(SourceSet("*.cu", "nvidia", path, compiling))
+    return tuple(sets)
+
+
+# The patterns of make's `$(filter-out PATTERNS,TEXT)`: the files a list takes out, not ones it compiles.
+_FILTER_OUT_CALL = re.compile(r"\$[({]filter-out\s[^,]*,")
 
 
 _MAKE_WILDCARD = re.compile(r"\$[({]wildcard\s+([^)}]*)[)}]")

@@ -16,6 +16,7 @@ from rocmlint.cuda.build_files import (
 )
 from rocmlint.cuda.file_facts import Definition, FileFacts
 from rocmlint.cuda.preprocessor import LearnedMacro, MacroEvidence, MacroState, VendorMacros, parse_int
+from rocmlint.data import load
 from rocmlint.vendor import Tri
 
 _STANDARD_MACROS = frozenset({"NDEBUG", "DEBUG", "_DEBUG"})
@@ -86,6 +87,7 @@ def learn(
     stages: list[Iterable[LearnedMacro]] = [
         from_build.values(),
         _learn_from_headers(files, guards),
+        _learn_from_cuda_header_guards(files),
         _learn_from_arms(files),
         _learn_from_order(files, learned),
         _learn_from_twins(files),
@@ -100,7 +102,28 @@ def learn(
             else:
                 learned[macro.name] = macro
         decided |= set(learned) | (_defined_everywhere(files) if number == 1 else set())
-    return {name: macro for name, macro in learned.items() if name in from_build or not _reserved(name)}
+    return {
+        name: macro
+        for name, macro in learned.items()
+        if name in from_build or name in _CUDA_HEADER_GUARDS or not _reserved(name)
+    }
+
+
+# CUDA toolkit headers' include guards (rocmlint/data/cuda_header_guards.toml).
+_CUDA_HEADER_GUARDS = frozenset(load("cuda_header_guards")["guards"].values())
+
+
+def _learn_from_cuda_header_guards(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
+    """The include guards of CUDA toolkit headers the project's `#if`s test (`#ifdef __CUDA_RUNTIME_H__`) and no
+    project file defines, a file's own guard included (a ROCm shim standing in for `cuda_runtime.h` would): defined
+    only where the CUDA header was included, never on ROCm; on NVIDIA, wherever it was."""
+    tested = {name for facts in files.values() for name in facts.tested} & _CUDA_HEADER_GUARDS
+    defined = {d.name for facts in files.values() for d in facts.defines} | {f.guard for f in files.values()}
+    for name in sorted(tested - defined):
+        path = next(path for path, facts in files.items() if name in facts.tested)
+        why = "a CUDA header's include guard, which no project file defines"
+        evidence = MacroEvidence("header", path, None, why)
+        yield LearnedMacro(name, "nvidia", MacroState(False, 0), MacroState(None, None), evidence)
 
 
 def rocm_compiled_under(files: Mapping[str, FileFacts]) -> dict[str, tuple[str, int]]:

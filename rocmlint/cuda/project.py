@@ -34,15 +34,24 @@ macros are learned in rocmlint/cuda/learning.py:
 - **What ROCm compiles**: a source a ROCm branch removes from a source list, or that only NVIDIA's lists name
   (`list(APPEND ...)`, `set(X ${X} ...)`, `file(GLOB ...)`, `target_sources`, a project function appending its
   `ARGN`; a Bazel target's sources in an NVIDIA `select()` branch, or of targets only NVIDIA branches reach),
-  is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time; so is
-  a source a CMake file names but never hands to a target (in a loop over a list the project never sets, a function
-  nothing calls, a list nothing that runs reads: rocmlint/cuda/cmake_unrun.py), which no build compiles;
-  a nested CMake project the build never adds (a vendored library's own build, with its tests:
+  is NVIDIA-only, unless its folder is `cuda/` beside a `hip/` whose globs hipify fills at build time; so is a
+  source a Makefile lists in a variable only NVIDIA's conditional arms read (`cuda.c := $(wildcard cuda/*.c)`
+  handed on inside `ifneq ($(CUDA_DIR),)`) where its ROCm arm hands on other sources
+  (rocmlint/cuda/make_variables.py); so is a source no build names and nothing hipifies beside its hand-written
+  HIP twin (`check_cuda_device.cu` beside `check_hip_device.cpp`, which includes the HIP runtime; `k.cu` beside
+  `k.hip`); so is a source a CMake file names but never hands to a target (in a loop
+  over a list the project never sets, a function nothing calls, a list nothing that runs reads:
+  rocmlint/cuda/cmake_unrun.py), which no build compiles; a nested CMake project the build never adds (a vendored library's own build, with its tests:
   rocmlint/cuda/cmake_projects.py) compiles nothing, and its CMake files are not read: its files nothing includes
   are compiled by no build (neither vendor's: not NVIDIA code); so is a source nothing includes in a folder whose
   Makefiles name its sources one by one and not it, when no other build names or globs it (`BuildFacts.
   make_source_lists`); so is a source nothing includes and no build names at all, where the CMake build builds ROCm
-  and names its sources by path and nothing else may name it (`_named_by_no_build`); a shell script running nvcc
+  and names its sources by path and nothing else may name it (`_named_by_no_build`; a setup.py or Bazel file
+  speaks for its own folder only); so is a source only CMake files the build never reads name (an `attic/`
+  folder's, which no `add_subdirectory` or `include()` reaches: rocmlint/cuda/cmake_projects.py), and a header
+  only `#include`s the graph cannot resolve (several files end with the path) of such files may name; an option
+  `cmake_dependent_option` leaves off unless the NVIDIA build is on is a CUDA switch, and a `.cmake` module only
+  NVIDIA code `include()`s defines and lists for NVIDIA (`_modules_read_by_one_vendor`); a shell script running nvcc
   or linking a CUDA library and never ROCm's (a sample's own `build.sh`) compiles the sources it names for NVIDIA
   only, where no other build names them; an option whose CMake block only sets CUDA up is a CUDA switch in every
   CMake file (`cmake_cuda_only_options`);
@@ -66,6 +75,7 @@ import fnmatch
 import itertools
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
@@ -81,12 +91,14 @@ from rocmlint.cuda.build_files import (
     SourceSet,
     build_script_facts,
     cmake_cuda_only_options,
+    cmake_dependent_cuda_options,
     cmake_facts,
     cmake_filelist_functions,
     cmake_glob_functions,
     cmake_source_functions,
     cmake_switches_off_on_rocm,
     cmake_unadded_projects,
+    cmake_unread_files,
     cmake_unrun,
     configure_header_macros,
     hip_on_nvidia_as_nvidia,
@@ -98,11 +110,14 @@ from rocmlint.cuda.build_files import (
     makefiles_run,
     may_build_jit_extension,
     mentioned_source_names,
+    never_read,
     nvidia_only_native_folders,
     nvidia_only_native_modules,
     quoted_sources,
     setup_py_facts,
 )
+from rocmlint.cuda.cmake_projects import ModuleIndex
+from rocmlint.cuda.declared_requirements import declared_requirements
 from rocmlint.cuda.file_facts import Definition, FileFacts, IncludeFact, is_header, is_host_source, read_facts
 from rocmlint.cuda.learning import (
     HIPIFY_RENAMED_MACROS,
@@ -111,6 +126,7 @@ from rocmlint.cuda.learning import (
     rocm_build_decided,
     rocm_build_values,
 )
+from rocmlint.cuda.make_variables import variables_read
 from rocmlint.cuda.preprocessor import (
     WAVE_SIZE_MACROS,
     LearnedMacro,
@@ -118,6 +134,7 @@ from rocmlint.cuda.preprocessor import (
     VendorMacros,
     analyse,
     dropped_on_rocm,
+    is_cuda_toolkit_header,
 )
 from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch, Tri, and3
 
@@ -137,6 +154,9 @@ _BUILD_FOLDER = re.compile(r"(?i)(?:^|[/\\_-])(?:build(?:er|ers|_tools)?|install
 _MAX_FILE_BYTES = 2_000_000
 # The folder name hipify's copies of a CUDA folder's sources get (`c10/cuda/` -> `c10/hip/`), reversed.
 _CUDA_TWIN = {"hip": "cuda", "HIP": "CUDA"}
+# The CUDA word of a file name (`check_cuda_device`, `CudaQuery`), and the HIP word a hand-ported twin has instead.
+_CUDA_NAME_WORD = re.compile(r"(?<![A-Za-z])(?:cuda|CUDA|Cuda)(?![a-z])")
+_HIP_NAME_WORD = {"cuda": "hip", "CUDA": "HIP", "Cuda": "Hip"}
 # A folder or file named for one AMD GPU target (`gfx1250/`, `*_gfx942.cuh`): code written for that target.
 _AMD_TARGET_IN_PATH = re.compile(r"(?:^|[/\\_.-])(gfx\d[0-9a-f]*)(?=$|[/\\_.-])")
 
@@ -628,8 +648,10 @@ class CudaProject:
                 return self._bases[path]
             built_for = (
                 self._built_only_for_nvidia(path)
+                or self._beside_its_hip_twin(path)
                 or self._in_nvidia_only_folder(path, visiting | {path})
                 or self._included_by_name_only_where_rocm_does_not_compile(path, visiting | {path})
+                or self._included_ambiguously_only_where_rocm_does_not_compile(path, visiting | {path})
             )
             self._bases[path] = (Branch(False, None), built_for) if built_for else (EVERYWHERE, "")
             return self._bases[path]
@@ -750,23 +772,29 @@ class CudaProject:
 
     def _named_by_no_build(self, path: str) -> str:
         """Why no build compiles a source file nothing includes, in a project whose CMake build builds ROCm and whose
-        builds name their sources where the model reads them (CMake, make and shell scripts only; no Python or Bazel
-        build, whose lists may be computed): no source set names or globs it, no build file, Python module or build
+        builds name their sources where the model reads them (CMake, make and shell scripts; a setup.py or Bazel
+        `BUILD` file, whose lists may be computed, speaks for its own folder and below, where none is): no source set names or globs it, no build file, Python module or build
         system the model does not read may name it (`BuildFacts.mentioned_names`), and no Makefile names it, its
         object file or a glob over its folder (an old copy of a kernel kept beside the build, a folder of retired
         sources). "" otherwise."""
-        if is_header(path) or not self._builds_name_their_sources:
+        if is_header(path) or not self._builds_name_their_sources or _inside(path, self._folders_computing_sources):
             return ""
-        name = os.path.basename(path)
         # A folder a CMake file adds (`add_subdirectory(SRC)`: `SRC/**`) compiles what its own CMake file lists.
         naming = [s for _, s in self._sources_naming(path) if not self._adds_a_read_cmake_file(s)]
-        if naming or any(fnmatch.fnmatchcase(name, p) for p in self.build_facts.mentioned_names):
-            return ""
-        if name in self._make_named_files or path in self._make_folder_sources:
-            return ""
-        if os.path.splitext(name)[0] in self._make_objects or _inside(path, self._make_globbing_folders):
+        if naming or self._spelled_by_a_build(path):
             return ""
         return "no build file names it, and the CMake build names its sources one by one"
+
+    def _spelled_by_a_build(self, path: str) -> bool:
+        """Whether a build may compile the source at `path` though no source set names it: a build file, Python module
+        or build system the model does not read may spell its name (`BuildFacts.mentioned_names`), or a Makefile
+        names it, its object file or a glob over its folder."""
+        name = os.path.basename(path)
+        if any(fnmatch.fnmatchcase(name, p) for p in self.build_facts.mentioned_names):
+            return True
+        if name in self._make_named_files or path in self._make_folder_sources:
+            return True
+        return os.path.splitext(name)[0] in self._make_objects or _inside(path, self._make_globbing_folders)
 
     def _adds_a_read_cmake_file(self, sources: SourceSet) -> bool:
         """Whether `sources` is a folder a CMake file adds (`add_subdirectory(SRC)`: `SRC/**`) whose own CMake file the
@@ -784,11 +812,21 @@ class CudaProject:
         """Whether the project's CMake build builds ROCm and every build it has names its sources where the model reads
         them: CMake, make and shell scripts only (a Python or Bazel build may compute its lists), the CMake files naming
         at least two sources by their paths."""
-        systems = {_build_system(path) for path in self.build_facts.files if not path.endswith(".in")}
+        systems = {
+            _build_system(path)
+            for path in self.build_facts.files
+            if not path.endswith(".in") and not _computes_its_folders_sources(path)
+        }
         if "cmake" not in self._systems_building_rocm or not systems <= {"cmake", "make", "script"}:
             return False
         exact = self._source_index[0]
         return sum(any(_cmake(s) for s in sets) for sets in exact.values()) >= _MIN_MAKE_LISTED
+
+    @cached_property
+    def _folders_computing_sources(self) -> tuple[str, ...]:
+        """The folders of the setup.py and Bazel files: the sources below them may be ones such a file's computed
+        lists name (`glob("csrc/*.cu")`, a list a Python loop builds)."""
+        return tuple(os.path.dirname(path) for path in self.build_facts.files if _computes_its_folders_sources(path))
 
     @cached_property
     def _make_objects(self) -> frozenset[str]:
@@ -917,7 +955,10 @@ class CudaProject:
         if os.path.dirname(path) not in self._include_folder_paths or not is_header(path):
             return ""
         name = os.path.basename(path)
-        if any(other != path and os.path.dirname(other) in self._include_folder_paths for other in self._by_name[name]):
+        if any(
+            other != path and os.path.dirname(other) in self._include_folder_paths
+            for other in self._by_name.get(name, ())
+        ):
             return ""  # several files so named on the include path: which one an include finds is not known
         includers = self._bare_angle_includers.get(name, [])
         if not includers or any(
@@ -927,6 +968,41 @@ class CudaProject:
             return ""
         includer, include = includers[0]
         return f"{self._relative(includer)}:{include.line}: included only where ROCm does not compile"
+
+    def _included_ambiguously_only_where_rocm_does_not_compile(self, path: str, visiting: frozenset[str]) -> str:
+        """Evidence that a header nothing includes by a path the include graph resolves, but which `#include`s the
+        graph leaves unresolved may name (`"cuda/props.hpp"`, with several files ending so: an old copy of a folder
+        kept beside the build), is included so only by files ROCm does not compile. A public header (under
+        `include/`), which a library's users include, is not. Used for where the file is compiled only. "" otherwise."""
+        if not is_header(path) or path in self._includers or "include" in self._relative(path).split(os.sep)[:-1]:
+            return ""
+        includers = self._unresolved_includers.get(path, [])
+        if not includers or any(
+            include.branch.on_rocm is not False and self._base(includer, visiting)[0].on_rocm is not False
+            for includer, include in includers
+        ):
+            return ""
+        includer, include = includers[0]
+        where = f"{self._relative(includer)}:{include.line}"
+        return f"{where}: included (by a path several files end with) only where ROCm does not compile"
+
+    @cached_property
+    def _unresolved_includers(self) -> dict[str, list[tuple[str, IncludeFact]]]:
+        """Project file -> (includer, include) of each `#include` the graph leaves unresolved because several project
+        files end with its path (`"cuda/props.hpp"` with an old copy in `attic/`), of a file other than it. An
+        include only one file ends with is left out: unresolved, it names a header outside the tree (`<cuda_fp4.h>`
+        in the project's own `cuda_fp4.h`)."""
+        found: dict[str, list[tuple[str, IncludeFact]]] = {}
+        for includer, facts in self.files.items():
+            for include in facts.includes:
+                if self.resolve(includer, include.header, include.system) is not None:
+                    continue
+                named = os.sep + re.sub(r"^(?:\.\.?/)+", "", include.header)
+                targets = [t for t in self._by_name.get(os.path.basename(named), ()) if t.endswith(named)]
+                for target in targets if len(targets) > 1 else ():
+                    if target != includer:
+                        found.setdefault(target, []).append((includer, include))
+        return found
 
     @cached_property
     def _bare_angle_includers(self) -> dict[str, list[tuple[str, IncludeFact]]]:
@@ -1092,6 +1168,33 @@ class CudaProject:
         if all(s.unbuilt for s in deciding):
             return f"{self._relative(first.path)}:{first.line}: no build compiles it ({first.unbuilt})"
         return f"{self._relative(first.path)}:{first.line}: the build compiles it for NVIDIA only"
+
+    def _beside_its_hip_twin(self, path: str) -> str:
+        """Evidence that ROCm compiles a hand-written HIP twin of a CUDA source instead of it: no build names, globs
+        or spells the source (`_spelled_by_a_build`), nothing hipifies it, and beside it sits a HIP source (one
+        including the HIP runtime outside vendor branches) named the same with its CUDA word made HIP's
+        (`check_cuda_device.cu` and `check_hip_device.cpp`) or with the `.hip` suffix (`k.cu` and `k.hip`): a
+        stand-alone program ported by hand, each vendor's copy compiled by hand with that vendor's compiler. ""
+        otherwise."""
+        if is_header(path) or self._hipify_evidence(path) or self.build_facts.torch_extension:
+            return ""
+        twin = self._hip_twin(path)
+        if not twin or self._sources_naming(path) or self._spelled_by_a_build(path):
+            return ""
+        return f"{self._relative(twin)}: ROCm compiles its HIP twin beside it, and no build names this file"
+
+    def _hip_twin(self, path: str) -> str:
+        """The HIP source beside `path` named as its twin (see `_beside_its_hip_twin`), "" when there is none."""
+        folder, name = os.path.split(path)
+        stem, suffix = os.path.splitext(name)
+        hip_stem = _CUDA_NAME_WORD.sub(lambda word: _HIP_NAME_WORD[word.group(0)], stem)
+        for other in self._by_folder.get(folder, ()):
+            other_stem, other_suffix = os.path.splitext(os.path.basename(other))
+            renamed = hip_stem != stem and other_stem == hip_stem
+            resuffixed = suffix == ".cu" and other_suffix == ".hip" and other_stem == stem
+            if (renamed or resuffixed) and not is_header(other) and self._hip_source(other):
+                return other
+        return ""
 
     @cached_property
     def _hipified_folders(self) -> frozenset[str]:
@@ -1466,7 +1569,7 @@ class CudaProject:
 
     @cached_property
     def _amd_verdict(self) -> AmdVerdict:
-        settled = build_verdict(self.build_facts, bool(self.files))
+        settled = build_verdict(self.build_facts, bool(self.files), self.root)
         if settled is not None:
             return settled
         build_files = self.build_facts.files
@@ -1476,11 +1579,23 @@ class CudaProject:
             return "", build_files
         amd = next((path for path in sorted(self.files) if self._amd_code_everywhere(path)), None)
         if amd is None:
-            return "", build_files
+            return ("", build_files) if self._has_cuda_code() else _declared_verdict(self.root, build_files)
         why = (
             f"its C/C++ code is written for AMD ({self._relative(amd)}: {self._rocm_native(amd)}) and none is NVIDIA's"
         )
         return why, (*build_files, amd)
+
+    def _has_cuda_code(self) -> bool:
+        """Whether the project has CUDA code to port: a build compiling CUDA (nvcc, a torch `CUDAExtension`), a CUDA
+        source or header, or a file including a header of the CUDA toolkit. Host C/C++ with none of these (an
+        `LD_PRELOAD` shim) is written for no GPU vendor."""
+        if self.build_facts.cuda_language or self.build_facts.torch_extension:
+            return True
+        if any(path.endswith((".cu", ".cuh")) for path in self.files):
+            return True
+        return any(
+            is_cuda_toolkit_header(include.header) for facts in self.files.values() for include in facts.includes
+        )
 
     def _amd_code_everywhere(self, path: str) -> bool:
         """A file written for AMD that the project compiles outside vendor branches: a `hip_compat.cuh` included only
@@ -1503,7 +1618,9 @@ class _Tree(NamedTuple):
 
 def _read_tree(root: Path, texts: bool = True) -> _Tree:
     read: dict[str, str] = {}
-    build_facts: list[BuildFacts | str] = []  # a CMake file's path until every CMake file is known (see below)
+    # A CMake file's or make file's path until every such file is known (see below).
+    build_facts: list[BuildFacts | str] = []
+    make_texts: dict[str, str] = {}
     build_files: list[str] = []
     cmake_texts: dict[str, str] = {}
     bazel_texts: dict[str, str] = {}
@@ -1556,10 +1673,13 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             build_files.append(path)
             build_texts[path] = text
         if python_build:
+            # The sources it names by a quoted name it may compile wherever they are (`"../csrc/k.cu"`).
+            mentioned += mentioned_source_names(" ".join(q.decode("utf-8", "replace") for q in quoted_sources(data)))
             build_facts.append(setup_py_facts(path, text, str(root)))
             other_build_texts.append(text)
         elif makefile:
-            build_facts.append(makefile_facts(path, text, str(root)))
+            make_texts[path] = text
+            build_facts.append(path)
             other_build_texts.append(text)
             run_makefiles.extend(makefiles_run(path, text))
         elif bazel:
@@ -1586,12 +1706,13 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
             build_files.append(path)
             build_texts[path] = run_text
             other_build_texts.append(run_text)
-            build_facts.append(makefile_facts(path, run_text, str(root)))
+            make_texts[path] = run_text
+            build_facts.append(path)
     # A vendored library's own CMake build, which the project's build never adds, says nothing of what it compiles.
     unadded = cmake_unadded_projects(str(root), cmake_texts, "\n".join(other_build_texts))
     if unadded:
         cmake_texts = {path: text for path, text in cmake_texts.items() if not _inside(path, unadded)}
-        build_facts = [f for f in build_facts if not isinstance(f, str) or f in cmake_texts]
+        build_facts = [f for f in build_facts if not isinstance(f, str) or f in cmake_texts or f in make_texts]
     as_cuda = next(
         (
             found
@@ -1607,13 +1728,30 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         cmake_texts.values(), {p: t for p, t in bazel_texts.items() if p.endswith(".bzl")}
     )
     globbing = cmake_glob_functions(cmake_texts.values())
-    off_on_rocm = cmake_switches_off_on_rocm(cmake_texts.values()) | cmake_cuda_only_options(cmake_texts.values())
+    cuda_only = cmake_cuda_only_options(cmake_texts.values())
+    off_on_rocm = cmake_switches_off_on_rocm(cmake_texts.values()) | cuda_only
+    off_on_rocm |= cmake_dependent_cuda_options(cmake_texts.values(), cuda_only)
     unrun = cmake_unrun(cmake_texts.values())
+    unread = cmake_unread_files(str(root), cmake_texts, "\n".join(other_build_texts))
+    make_reads = _make_reads_elsewhere(make_texts)
     merged = [
         f
         if isinstance(f, BuildFacts)
+        else makefile_facts(f, make_texts[f], str(root), make_reads[f])
+        if f in make_texts
         else cmake_facts(f, cmake_texts[f], str(root), functions, globbing, off_on_rocm, unrun, configured, filelists)
         for f in build_facts
+    ]
+    for path, vendor in _modules_read_by_one_vendor(str(root), build_facts, merged).items():
+        at = build_facts.index(path)
+        merged[at] = cmake_facts(
+            path, cmake_texts[path], str(root), functions, globbing, off_on_rocm, unrun, configured, filelists, vendor
+        )
+    merged = [
+        never_read(f, f"{os.path.relpath(path, root)}: a CMake file no CMake file the build reads adds or includes")
+        if isinstance(path, str) and path in unread
+        else f
+        for path, f in zip(build_facts, merged, strict=True)
     ]
     if any(os.path.basename(path) in ("BUILD", "BUILD.bazel") for path in bazel_texts):
         merged.append(bazel_facts(str(root), bazel_texts, sources))
@@ -1625,6 +1763,32 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     )
     facts = replace(facts, mentioned_names=tuple(dict.fromkeys((*facts.mentioned_names, *mentioned))))
     return _Tree(read, facts, sources)
+
+
+def _modules_read_by_one_vendor(
+    root: str, paths: Sequence[BuildFacts | str], facts: Sequence[BuildFacts]
+) -> dict[str, str]:
+    """The `.cmake` modules (among the CMake files `paths`, each with its `facts`) that CMake files read only in
+    NVIDIA code (`include(xyz-cutlass)` inside `if(USE_CUTLASS)`, a CUDA switch), with that vendor. A module a
+    variable may name (`include(${MODULE})`) may be read anywhere: then none is."""
+    cmake = [path for path in paths if isinstance(path, str)]
+    index = ModuleIndex(root, [path for path in cmake if path.endswith(".cmake")])
+    vendors: dict[str, set[str | None]] = {}
+    for use in (use for f in facts for use in f.module_uses):
+        read = index.read_by(use.variable, use.pattern, use.path)
+        if read is None:
+            return {}
+        for path in read:
+            vendors.setdefault(path, set()).add(use.vendor)
+    return {path: "nvidia" for path, found in vendors.items() if found == {"nvidia"}}
+
+
+def _make_reads_elsewhere(make_texts: Mapping[str, str]) -> dict[str, frozenset[str]]:
+    """Per make file, the variables the project's other make files read: one may hand a list to what it compiles
+    whatever the vendor (a fragment's sources, read by the Makefile including it)."""
+    reads = {path: variables_read(text) for path, text in make_texts.items()}
+    readers = Counter(name for names in reads.values() for name in names)
+    return {path: frozenset(n for n, count in readers.items() if count > (n in names)) for path, names in reads.items()}
 
 
 def _nvidia_only(branch: Branch) -> bool:
@@ -1714,6 +1878,13 @@ def _build_system(path: str) -> str:
     if is_build_script(path):
         return "script"
     return "python" if path.endswith(".py") else "make"
+
+
+def _computes_its_folders_sources(path: str) -> bool:
+    """A build file that may compute the lists of sources it compiles, from its own folder down: a setup.py, a Bazel
+    file (a package's globs are its folder's; a `.bzl` macro globs in the package calling it). A Python build helper
+    or a JIT-building module may name sources anywhere."""
+    return os.path.basename(path) == "setup.py" or is_bazel_file(path)
 
 
 def _cmake(sources: SourceSet) -> bool:
@@ -1809,15 +1980,31 @@ def _in_project(folder: str) -> bool:
 AmdVerdict = tuple[str, tuple[str, ...]]  # `CudaProject.written_for_amd` and its evidence
 
 
-def build_verdict(build: BuildFacts, has_sources: bool) -> AmdVerdict | None:
+def build_verdict(build: BuildFacts, has_sources: bool, root: Path) -> AmdVerdict | None:
     """`CudaProject.written_for_amd` when the build files settle it, None when only the project's files can: a
     build defining a macro for NVIDIA only (`-DUSE_CUDA` in the CUDA arm, nvcc's `-DCUTLASS_...`) has an NVIDIA
-    side; a project without C/C++ sources has no native code written for anyone; a HIP-only build is AMD's."""
-    if not has_sources or any(macro.vendor == "nvidia" for macro in learn_from_build(build).values()):
+    side; a project without C/C++ sources has no native code written for anyone, and is written for AMD when its
+    declared requirements are (`_declared_verdict`, as is one whose native code is no CUDA: `_has_cuda_code`); a
+    HIP-only build is AMD's."""
+    if any(macro.vendor == "nvidia" for macro in learn_from_build(build).values()):
         return "", build.files
+    if not has_sources:
+        return _declared_verdict(root, build.files)
     if build.hip_language and not build.cuda_language and not build.torch_extension:
         return "the project's build compiles HIP only", build.files
     return None
+
+
+def _declared_verdict(root: Path, build_files: tuple[str, ...]) -> AmdVerdict:
+    """A project without C/C++ sources whose declared runtime requirements (`[project] dependencies`, the root
+    requirements.txt) name a package that exists for ROCm only and none that exists for NVIDIA only installs where
+    ROCm is: its Python is written for AMD GPUs. Those files join the evidence whatever they say. For a project
+    whose native code is CUDA's, its C/C++ decides (it has an NVIDIA side, or CUDA code to port)."""
+    declared = declared_requirements(str(root))
+    evidence = (*build_files, *declared.files)
+    if not declared.rocm_only or declared.nvidia_only:
+        return "", evidence
+    return f"its declared requirements need ROCm ({declared.rocm_only} exists for ROCm only) and none NVIDIA", evidence
 
 
 _VERDICTS: dict[Path, AmdVerdict] = {}
@@ -1833,7 +2020,7 @@ def amd_verdict_for(root: Path) -> AmdVerdict:
         return verdict
     if root not in _MODELS:
         build, sources = _build_of(root)
-        verdict = build_verdict(build, bool(sources))
+        verdict = build_verdict(build, bool(sources), root)
     if verdict is None:
         model = project_for(root)
         verdict = model.written_for_amd, model.written_for_amd_evidence

@@ -20,6 +20,7 @@ from rocmlint.python.capability_values import (
     READS,
     at,
     capability_step,
+    minor_value_at,
     reads_of,
     value_at,
 )
@@ -50,6 +51,10 @@ _FIRST_ROCM_MAJOR = 9
 _IDENTITIES = (ast.Eq, ast.NotEq)
 # A version number from 20 up is `major * 10 + minor` (`75`, `"sm_75"`).
 _FIRST_TWO_PART_NUMBER = 20
+# NVIDIA's only major-9 architecture is Hopper's 9.0; AMD's CDNA3 and CDNA4 report 9.4 (MI300, gfx942) and 9.5 (MI355X,
+# gfx950). A version 9.1-9.9 names an AMD GPU: the test reads the gfx IP version on purpose (`is_gfx950 = cap == (9,
+# 5)`, `cap < (9, 5)` for what gfx950 fixed), it picks no NVIDIA path.
+_AMD_ONLY_MAJOR = 9
 _COMPARISONS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 # The version a text names: `90` of `"sm90"`/`"sm_90a"`/`"90"`, `8.9` of `"8.9"`.
 _TEXT_VERSION = re.compile(r"(\d+)(?:\.(\d+))?")
@@ -123,7 +128,8 @@ def arch_test(ctx: PythonContext, node: ast.Compare | ast.Subscript | ast.Call) 
 def _comparison_test(ctx: PythonContext, node: ast.Compare) -> ArchTest | None:
     for left, operator, right in ctx.semantic.comparison_pairs(node):
         if isinstance(operator, (ast.In, ast.NotIn)):
-            if isinstance(operator, ast.In) and _picks_without_amd(ctx, node, ctx.values.collection_elements(right)):
+            listed = ctx.values.collection_elements(right)
+            if (isinstance(operator, ast.In) and _picks_without_amd(ctx, node, listed)) or _only_amd_gpus(ctx, listed):
                 continue
             sources = capability_reads(ctx, left) if _names_arch(ctx, right, one_gpu=True) else []
             if sources:
@@ -135,6 +141,8 @@ def _comparison_test(ctx: PythonContext, node: ast.Compare) -> ArchTest | None:
         if bool(left_sources) == bool(right_sources):
             continue
         threshold = right if left_sources else left
+        if _names_amd_gpu(ctx, node, threshold):
+            continue
         major = threshold_major(ctx, threshold)
         identity = isinstance(operator, _IDENTITIES)
         older = major is not None and major < _FIRST_RECENT_MAJOR
@@ -171,8 +179,60 @@ def _lookup_test(ctx: PythonContext, node: ast.Subscript | ast.Call) -> ArchTest
         table, key = node.func.value, node.args[0]
     else:
         return None
-    sources = capability_reads(ctx, key) if _names_arch(ctx, table) else []
+    if not _names_arch(ctx, table) or _only_amd_gpus(ctx, ctx.values.collection_elements(table)):
+        return None
+    sources = capability_reads(ctx, key)
     return ArchTest(node, tuple(sources), lookup=True) if sources else None
+
+
+def _names_amd_gpu(ctx: PythonContext, compare: ast.Compare, threshold: ast.expr) -> bool:
+    """`threshold`, the constant side of the capability comparison `compare`, names a version only AMD GPUs report
+    (`(9, 4)`, `95`, `9.5`), or is major 9 tested for equality beside a test of the minor version that Hopper's 0
+    fails (`props.major == 9 and props.minor == 5`)."""
+    version = _whole_version(ctx, threshold)
+    if version is not None:
+        return _amd_only(version)
+    if not isinstance(compare.ops[0], ast.Eq) or threshold_major(ctx, threshold) != _AMD_ONLY_MAJOR:
+        return False
+    conjunction = ctx.parent(compare)
+    if not isinstance(conjunction, ast.BoolOp) or not isinstance(conjunction.op, ast.And):
+        return False
+    return any(
+        isinstance(other, ast.Compare) and minor_value_at(ctx.semantic, ctx.values, other, 0) is False
+        for other in conjunction.values
+    )
+
+
+def _only_amd_gpus(ctx: PythonContext, versions: list[ast.expr]) -> bool:
+    """Every one of `versions` (a collection's elements or a table's keys) names a version only AMD GPUs report."""
+    found = [_whole_version(ctx, version) for version in versions]
+    return bool(found) and all(version is not None and _amd_only(version) for version in found)
+
+
+def _amd_only(version: tuple[int, int]) -> bool:
+    return version[0] == _AMD_ONLY_MAJOR and version[1] > 0
+
+
+def _whole_version(ctx: PythonContext, version: ast.AST) -> tuple[int, int] | None:
+    """(major, minor) of a constant that spells both (`(9, 4)`, `94`, `9.4`, `"9.4"`); None for anything else, a
+    major alone included."""
+    value = ctx.single_value(version)
+    if isinstance(value, ast.Tuple):
+        parts = [ctx.single_value(element) for element in value.elts[:2]]
+        numbers = [part.value for part in parts if isinstance(part, ast.Constant) and type(part.value) is int]
+        return (numbers[0], numbers[1]) if len(numbers) == 2 else None
+    number = value.value if isinstance(value, ast.Constant) else None
+    if isinstance(number, str):
+        match = _TEXT_VERSION.fullmatch(number.strip())
+        if match is None:
+            return None
+        number = float(match.group(0)) if match.group(2) is not None else int(match.group(1))
+    if type(number) is float and number < _FIRST_TWO_PART_NUMBER:
+        return int(number), round((number - int(number)) * 10)
+    if type(number) is int and _FIRST_TWO_PART_NUMBER <= number < 100:
+        major, minor = divmod(number, 10)
+        return major, minor
+    return None
 
 
 def _picks_without_amd(ctx: PythonContext, node: ast.Compare, architectures: list[ast.expr]) -> bool:

@@ -97,6 +97,23 @@ def value_at(semantic: Semantic, values: Values, compare: ast.Compare, capabilit
     return compared(number, limit) if left_reads else compared(limit, number)
 
 
+def minor_value_at(semantic: Semantic, values: Values, compare: ast.Compare, minor: int) -> bool | None:
+    """A comparison of the capability's minor version alone with an integer (`props.minor == 5`, `minor >= 4`) on a
+    GPU whose minor version is `minor`; None for any other comparison."""
+    compared = _OPERATORS.get(type(compare.ops[0])) if len(compare.ops) == 1 else None
+    if compared is None:
+        return None
+    left, right = compare.left, compare.comparators[0]
+    minor_left = _is_minor(left) and bool(reads_of(semantic, values, left))
+    if minor_left == (_is_minor(right) and bool(reads_of(semantic, values, right))):
+        return None
+    limit = semantic.single_value(right if minor_left else left)
+    number = limit.value if isinstance(limit, ast.Constant) else None
+    if type(number) is not int:
+        return None
+    return compared(minor, number) if minor_left else compared(number, minor)
+
+
 def on_every_cdna_gpu(semantic: Semantic, values: Values, compare: ast.Compare) -> bool | None:
     """The comparison's value where a test suite runs on ROCm, when it is the same on every CDNA GPU; else None."""
     found = {value_at(semantic, values, compare, gpu) for gpu in CDNA_CAPABILITIES}
