@@ -175,10 +175,12 @@ CudaVersionGate.valid = (
         "#if CUDA_VERSION >= 9000\n  return __shfl_xor_sync(0xffffffff, val, laneMask, width);\n"
         "#else\n  return __shfl_xor(val, laneMask, width);\n#endif\n}\n"
     ),
-    # Workarounds for one toolkit: no recent CUDA toolkit takes them either (cupy, ginkgo shapes).
+    # Workarounds for one toolkit: no recent CUDA toolkit takes them either (cupy, ginkgo shapes); inside an arm only
+    # MSVC enters (shims of GCC builtins), no Linux build reads the test.
     Valid(
         "#if (defined(_MSC_VER) && (__CUDACC_VER_MAJOR__ == 11 && __CUDACC_VER_MINOR__ == 2))\n"
-        "  #define __builtin_unreachable() __assume(false)\n#endif\n"
+        "  #define __builtin_unreachable() __assume(false)\n#endif\n#ifdef _MSC_VER\n"
+        "#if !defined(__CUDACC__) || __CUDACC_VER_MAJOR__ < 11\nint __builtin_ctz(unsigned x);\n#endif\n#endif\n"
     ),
     # ROCm takes the arm the newest toolkit takes; an older nvcc's workaround is NVIDIA's alone.
     Valid("#if !defined(__CUDACC_VER_MAJOR__) || __CUDACC_VER_MAJOR__ >= 12\nint no_workaround;\n#endif\n"),

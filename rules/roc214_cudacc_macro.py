@@ -30,8 +30,8 @@ class CudaccMacro(ConditionRule, Rule):
     ## What it does
     Flags `#if`/`#ifdef`/`#elif` conditions on `__CUDACC__`, `__NVCC__` or `__CUDACC_RTC__` that a ROCm build reads
     with no HIP alternative (`__HIPCC__`, `__HIP__`, `USE_ROCM`, `__HIP_PLATFORM_AMD__`). An arm only a Windows
-    toolchain enters (`defined(__NVCC__) && defined(_MSC_VER)`, an nvcc-with-MSVC workaround) is not reported:
-    neither Linux build takes it.
+    toolchain enters (`defined(__NVCC__) && defined(_MSC_VER)`, an nvcc-with-MSVC workaround), or a test inside one
+    (`#ifdef _MSC_VER` around shims of GCC builtins), is not reported: neither Linux build takes it.
 
     ## Why is this bad on ROCm?
     HIP-Clang defines `__HIPCC__` and `__HIP__`, never `__CUDACC__` or `__NVCC__` (ROCm/HIP

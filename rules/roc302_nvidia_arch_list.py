@@ -288,6 +288,21 @@ NvidiaArchList.valid = (
             subprocess.run(cmd, check=True)
         """,
     ),
+    # A packaging script's flags set after a helper that raises unless the CUDA build variant is a `cuXXX` tag
+    # (`CU_VERSION` is `cpu`, `cu121` or `rocm6.1`).
+    Valid(
+        """
+        import os
+        CU_VERSION = os.environ["CU_VERSION"]
+        def cuda_major_minor():
+            if CU_VERSION[:2] != "cu":
+                raise ValueError(f"Bad CU_VERSION {CU_VERSION}")
+            return CU_VERSION[2:4], CU_VERSION[4]
+        def setup_cuda():
+            major, minor = cuda_major_minor()
+            os.environ["NVCC_FLAGS"] = "-gencode=arch=compute_80,code=sm_80"
+        """,
+    ),
 )
 NvidiaArchList.invalid = (
     Invalid(

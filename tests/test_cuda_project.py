@@ -62,6 +62,14 @@ def test_vendor_words_name_one_side_and_no_other_accelerator():
     # NVIDIA's own libraries with no ROCm build: its tracer (ROCm's is roctx) and its SHMEM.
     assert vendor_of_words("GMX_USE_NVTX") == "nvidia"
     assert vendor_of_words("ENABLE_NVSHMEM") == "nvidia"
+    # NVIDIA's RAPIDS vector search: `if(XYZ_ENABLE_CUVS)` defines its switch for NVIDIA's build alone.
+    assert vendor_of_words("XYZ_ENABLE_CUVS") == "nvidia"
+    assert (
+        cmake_facts("CMakeLists.txt", "if(XYZ_ENABLE_CUVS)\n  add_compile_definitions(USE_CUVS=1)\nendif()\n")
+        .defines[0]
+        .vendor
+        == "nvidia"
+    )
 
 
 def test_setup_py_defines_per_vendor_branch():

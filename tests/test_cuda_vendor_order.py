@@ -121,3 +121,36 @@ def test_an_rtc_test_decides_nothing_where_only_nvidia_compiles_at_run_time(tmp_
     # A project that never compiles at run time (none of its C++ files does): nothing to tell, reported as before.
     root = write_tree(tmp_path / "no_jit", {"complex.h": _RTC_TEST})
     assert _codes(root, "complex.h") == [("ROC214", 1)]
+
+
+# A dependency's backend switches, tested in separate blocks: `DEP_ENABLE_HIP` is the ROCm twin of
+# `DEP_ENABLE_CUDA`.
+_TWIN_BLOCKS = """
+    #if defined(DEP_ENABLE_CUDA) && defined(__CUDACC__)
+    using launch_policy = dep::cuda_launch_t<true>;
+    #endif
+    #if defined(DEP_ENABLE_HIP) && defined(__HIP__)
+    using launch_policy = dep::hip_launch_t<true>;
+    #endif
+    """
+
+
+def test_a_macro_named_for_nvidia_whose_rocm_twin_is_tested_is_nvidias(tmp_path: Path):
+    root = write_tree(tmp_path / "twins", {"policy.hpp": _TWIN_BLOCKS})
+    learned = CudaProject.build(root).learned["DEP_ENABLE_CUDA"]
+    assert (learned.vendor, learned.evidence.kind) == ("nvidia", "arms")
+    assert learned.evidence.why == "the project also tests its ROCm twin DEP_ENABLE_HIP"
+    assert _codes(root, "policy.hpp") == []
+
+
+def test_no_twin_or_a_twin_tested_first_decides_nothing(tmp_path: Path):
+    # Without the twin the name alone may mean "CUDA or HIP".
+    alone = _TWIN_BLOCKS.replace("DEP_ENABLE_HIP", "DEP_ENABLE_OMP")
+    root = write_tree(tmp_path / "alone", {"policy.hpp": alone})
+    assert CudaProject.build(root).learned["DEP_ENABLE_CUDA"].evidence.kind == "name"
+    assert _codes(root, "policy.hpp") == [("ROC214", 1)]
+    # A chain testing the twin first is written for a ROCm build that may define both.
+    chain = "#if defined(DEP_ENABLE_HIP)\nint hip();\n#elif defined(DEP_ENABLE_CUDA)\nint cuda();\n#endif\n"
+    root = write_tree(tmp_path / "first", {"policy.hpp": _TWIN_BLOCKS, "chain.h": chain})
+    assert CudaProject.build(root).learned["DEP_ENABLE_CUDA"].evidence.kind == "name"
+    assert _codes(root, "policy.hpp") == [("ROC214", 1)]

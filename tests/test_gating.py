@@ -2624,6 +2624,41 @@ def test_nvidia_toolchain_variables_are_set_off_rocm_only() -> None:
     assert found.branch(found.hazard("runtime")) == BOTH
 
 
+def test_a_cuda_build_variant_tag_starts_with_cu_only_on_nvidia() -> None:
+    """A packaging script's CUDA build variant (`CU_VERSION=cu121`, `cpu` or `rocm6.1`) starts with `cu` only on
+    NVIDIA: its prefix or a `cu` tag compared with it is an NVIDIA test, and a helper raising unless it holds one
+    gates what follows its call. A device name that starts with `cu` ("cuda", also ROCm's) is no such variable."""
+    found = analyze(
+        """
+        import os
+
+        CU_VERSION = os.environ["CU_VERSION"]
+
+        def cuda_major_minor():
+            if len(CU_VERSION) != 5 or CU_VERSION[:2] != "cu":
+                raise ValueError(CU_VERSION)
+            return CU_VERSION[2:4], CU_VERSION[4]
+
+        def setup_cuda():
+            major, minor = cuda_major_minor()
+            HAZARD("after-helper")
+
+        if os.getenv("DESIRED_CUDA", "").startswith("cu"):
+            HAZARD("prefix")
+        if CU_VERSION == "cu102":
+            HAZARD("tag")
+        if device.startswith("cu"):
+            HAZARD("device")
+        if CU_VERSION[1:3] == "cu":
+            HAZARD("middle")
+        """
+    )
+    for nvidia_only in ("after-helper", "prefix", "tag"):
+        assert found.branch(found.hazard(nvidia_only))[0] is False
+    assert found.branch(found.hazard("device")) == BOTH
+    assert found.branch(found.hazard("middle")) == BOTH
+
+
 def test_a_call_of_a_helper_that_never_returns_on_rocm_gates_what_follows() -> None:
     """`get_nvcc_path()` raises unless `shutil.which("nvcc")` found NVIDIA's compiler: after a statement that always
     calls it, the rest of the block runs only off ROCm. Not after a helper that may return on ROCm, a generator, one

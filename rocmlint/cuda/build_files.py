@@ -46,6 +46,7 @@ NVIDIA_WORDS = frozenset(
         "NVSHMEM",
         "NVTX",
         "OPTIX",  # NVIDIA's ray-tracing engine: no ROCm build (HIP RT is AMD's)
+        "CUVS",  # NVIDIA's RAPIDS vector search (`if(XYZ_ENABLE_CUVS)`): CUDA-only, no ROCm build
     }
 )
 # NVIDIA-only libraries with no ROCm build of their own (ROCm's are rocprofiler/roctracer and amdsmi): a macro named

@@ -196,6 +196,15 @@ def _windows_arm(directive: Directive) -> bool:
     return directive.kind not in ("ifndef", "elifndef") and holds_only_on_windows(directive.condition)
 
 
+def _inside_windows_arm(directive: Directive, ctx: CudaContext) -> bool:
+    """A condition read only inside an arm a Windows toolchain alone enters (`#ifdef _MSC_VER` around MSVC shims of
+    GCC builtins): no Linux build reads it. The directive's own chain is not around it."""
+    arms = ctx.preprocessor.open_arms(directive.start_byte)
+    if directive.kind not in _OPENERS:
+        arms = arms[:-1]
+    return any(own is not None and holds_only_on_windows(own) for _, own in arms)
+
+
 class Chains:
     """The `#if ... #elif ... #endif` chains of one file, built once (per rule instance, i.e. per file)."""
 
@@ -281,7 +290,7 @@ class ConditionRule:
         those in `ignore`; names in `also` count as ROCm macros) and has not been reported yet. With
         `as_compiled`, read where a ROCm build really goes (`CudaContext.branch_as_compiled`), not as the stale
         gates around it meant: ROC215 reports a stale test inside another one's NVIDIA arm too."""
-        if directive.kind not in CONDITION_KINDS or _windows_arm(directive):
+        if directive.kind not in CONDITION_KINDS or _windows_arm(directive) or _inside_windows_arm(directive, ctx):
             return False  # not a condition, or an arm for a Windows toolchain: no Linux build takes it
         branch = ctx.branch_as_compiled(directive) if as_compiled else ctx.branch(directive)
         if branch.on_rocm is False:

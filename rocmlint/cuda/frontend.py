@@ -105,6 +105,50 @@ class Span(Protocol):
     def end_byte(self) -> int: ...
 
 
+# What a chain holding only macro definitions is made of, and how it opens.
+_CHAIN_OPENERS = frozenset({"if", "ifdef", "ifndef"})
+_CHAIN_DIRECTIVES = _CHAIN_OPENERS | {"elif", "elifdef", "elifndef", "else", "endif", "define"}
+_CHAIN_NODES = frozenset({"preproc_if", "preproc_ifdef"})
+_DEFINED_NAME = re.compile(r"\s*([A-Za-z_]\w*)")
+_FILE_LOCAL_FUNCTION = re.compile(rb"\b(?:inline|__forceinline__|static)\b")
+_COMMENTS = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+def _is_arm_field(node: Node, item: Node) -> bool:
+    """Whether `item` is the condition or name an `#if`/`#ifdef`/`#elif` node tests, not its arm's code."""
+    return any(
+        (tested := node.child_by_field_name(field)) is not None and tested.id == item.id
+        for field in ("condition", "name")
+    )
+
+
+def _function_name(item: Node, ctx: CudaContext, template: bool = False) -> str | None:
+    """The name a function definition defines that only the files seeing it can call (a template, or `inline`,
+    `static` or device code, which another translation unit does not call without `-rdc`); None for any other item."""
+    if item.type == "template_declaration":
+        inner = next((c for c in item.named_children if c.type == "function_definition"), None)
+        return _function_name(inner, ctx, template=True) if inner is not None else None
+    if item.type != "function_definition":
+        return None
+    declarator = item.child_by_field_name("declarator")
+    head = ctx.content[item.start_byte : declarator.start_byte] if declarator is not None else b""
+    device_only = b"__device__" in head and b"__host__" not in head
+    if not (template or device_only or _FILE_LOCAL_FUNCTION.search(head)):
+        return None
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    named = declarator.child_by_field_name("declarator") if declarator is not None else None
+    if named is None or named.type != "identifier":
+        return None
+    return ctx.text(named)
+
+
+def _defined_name(directive: Directive) -> str:
+    """The name a `#define` directive defines ("" for any other directive)."""
+    found = _DEFINED_NAME.match(directive.text) if directive.kind == "define" else None
+    return found.group(1) if found else ""
+
+
 @dataclass(frozen=True)
 class ByteSpan:
     """A span of the file's content that is no single tree-sitter node (`enum {...};`, one byte offset)."""
@@ -457,6 +501,69 @@ class CudaContext:
             return False  # not a local of a block, or never read
         return all(self.is_rocm_gated(use) for use in uses)
 
+    def defines_read_only_off_rocm(self, span: Span) -> bool:
+        """Whether `span` lies in an `#if` chain whose arms only define macros (`LD_NC_V1` as one PTX load or another by
+        `__CUDA_ARCH__`) or functions (fp16 helpers under `__CUDA_ARCH__ >= 530`) that this file reads only where a
+        ROCm build never compiles (the NVIDIA arm of `#ifdef USE_ROCM`), and the files around it (its headers, the
+        files including it) too: whichever arm ROCm takes defines what it never reads. What nothing reads is not."""
+        chain = self._chain_around(span)
+        if chain is None:
+            return False
+        names = self._chain_definitions(chain, span)
+        if not names:
+            return False
+        start, end = chain[0].start_byte, chain[-1].end_byte
+        word = re.compile(rb"\b(?:" + b"|".join(re.escape(name.encode()) for name in sorted(names)) + rb")\b")
+        uses = [match.span() for match in word.finditer(self.content) if not start <= match.start() < end]
+        if not all(self.is_rocm_gated(ByteSpan(*use)) for use in uses):
+            return False
+        around = self.options.project.named_around(frozenset(names))
+        return around is False or (around is None and bool(uses))
+
+    def _chain_around(self, span: Span) -> list[Directive] | None:
+        """The directives of the innermost `#if` chain around `span`, its opener to its `#endif`; None outside any."""
+        directives = self.preprocessor.directives
+        opened: list[int] = []  # indexes of the openers of the chains open so far
+        for index, directive in enumerate(directives):
+            if directive.kind in _CHAIN_OPENERS:
+                opened.append(index)
+            elif directive.kind == "endif" and opened:
+                opener = opened.pop()
+                if directives[opener].start_byte <= span.start_byte < directive.end_byte:
+                    return directives[opener : index + 1]
+        return None
+
+    def _chain_definitions(self, chain: list[Directive], span: Span) -> set[str]:
+        """The names a chain's arms define when they hold nothing else: `#define`s alone (between them only comments),
+        or, asked about one of the chain's own tests, functions alone (as the syntax tree reads them: a function
+        ROCm compiles is compiled whether or not it is called, so only the choice of arm is decided); empty
+        otherwise."""
+        if all(d.kind in _CHAIN_DIRECTIVES for d in chain):
+            pairs = itertools.pairwise(chain)
+            if not any(_COMMENTS.sub(b"", self.content[a.end_byte : b.start_byte]).strip() for a, b in pairs):
+                return {name for name in map(_defined_name, chain) if name}
+        own_test = any(d.start_byte == span.start_byte and d.kind != "endif" for d in chain)
+        nested = any(d.kind in _CHAIN_OPENERS or d.kind not in _CHAIN_DIRECTIVES for d in chain[1:])
+        if not own_test or nested or any(d.kind == "define" for d in chain) or self._tree is None:
+            return (
+                set()
+            )  # asked about code in an arm; arms holding `#if`s or `#define`s of their own (an include guard)
+        node = self.tree.root_node.descendant_for_byte_range(chain[0].start_byte, chain[0].end_byte)
+        while node is not None and not (node.type in _CHAIN_NODES and node.start_byte == chain[0].start_byte):
+            node = node.parent
+        names: set[str] = set()
+        while node is not None:
+            alternative = node.child_by_field_name("alternative")
+            for item in node.named_children:
+                if item.type == "comment" or _is_arm_field(node, item) or (alternative and item.id == alternative.id):
+                    continue
+                name = _function_name(item, self)
+                if name is None:
+                    return set()
+                names.add(name)
+            node = alternative
+        return names
+
     def local_uses(self, declarator: Node) -> list[Node] | None:
         """The identifiers naming what the `init_declarator` declares, after it in its block (`kMax` in
         `constexpr float kMax = 448.f; ... fminf(x, kMax)`); None for a declaration outside a block."""
@@ -778,9 +885,14 @@ class CudaContext:
         """Whether a ROCm build never compiles `span` (gated out, or a name the project remaps for ROCm), or
         computes from it only a value nothing ROCm compiles reads: nothing there can go wrong on ROCm. Without
         `gate_counts` the arm holding `span` is taken as one ROCm compiles: only a project remap counts."""
-        if not gate_counts:
-            return self.project_alias(span) is not None
-        return self.is_rocm_gated(span) or self.project_alias(span) is not None or self.feeds_only_rocm_gated(span)
+        if not gate_counts:  # what the arm defines may still be read only where ROCm never compiles
+            return self.project_alias(span) is not None or self.defines_read_only_off_rocm(span)
+        return (
+            self.is_rocm_gated(span)
+            or self.project_alias(span) is not None
+            or self.feeds_only_rocm_gated(span)
+            or self.defines_read_only_off_rocm(span)
+        )
 
     def _note_gated(self, span: Span, rule: type[Rule]) -> None:
         """For `check --verbose`: why a finding was not reported, when the project model's evidence decided it."""
@@ -796,6 +908,8 @@ class CudaContext:
             return f"the project remaps the name for ROCm ({alias})"
         if project.base.on_rocm is False:
             return f"ROCm does not compile this file ({project.base_evidence})"
+        if not self.is_rocm_gated(span) and self.defines_read_only_off_rocm(span):
+            return "the #if only defines macros read where ROCm does not compile"
         known = self.preprocessor.macros.well_known  # decided without the model
         names = {
             name: None

@@ -90,6 +90,7 @@ def learn(
         _learn_from_cuda_header_guards(files),
         _learn_from_arms(files),
         _learn_from_order(files, learned),
+        _learn_from_twins(files),
         _learn_from_names(files),
     ]
     for number, stage in enumerate(stages):
@@ -292,6 +293,49 @@ def _learn_from_order(files: Mapping[str, FileFacts], learned: Mapping[str, Lear
             yield _flag(name, "nvidia", evidence)
         else:
             yield LearnedMacro(name, "other", MacroState(False, 0), MacroState(None), evidence)
+
+
+# The word of an NVIDIA backend switch its ROCm twin spells with a ROCm word (`RAJA_ENABLE_CUDA`, `RAJA_ENABLE_HIP`).
+_NVIDIA_BACKEND_WORDS = frozenset({"CUDA", "NVIDIA"})
+_ROCM_BACKEND_WORDS = ("HIP", "ROCM", "AMD")
+
+
+def _learn_from_twins(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
+    """A macro whose name says NVIDIA by one backend word (`RAJA_ENABLE_CUDA`) while the project also tests its twin,
+    the same name with a ROCm word there (`RAJA_ENABLE_HIP`): the pair selects a backend (the project's or a
+    dependency's configuration header), so a ROCm build defines the twin and not the NVIDIA switch. Stronger than the
+    name alone, which may mean "CUDA or HIP" (`USE_CUDA_GRAPHS`). Not when a chain tests the twin first (`#if
+    X_USE_HIP ... #elif X_USE_CUDA`, as where a ROCm build defines both); a macro ROCm compiles code under is still
+    not learned (`learn`)."""
+    tested = {name for facts in files.values() for name in facts.tested}
+    after_its_twin = {(later, first) for facts in files.values() for first, later, _ in facts.tested_before}
+    first_use: dict[str, str] = {}
+    for path, facts in sorted(files.items()):
+        for name in facts.tested:
+            first_use.setdefault(name, path)
+    for name in sorted(tested):
+        if not _may_be_a_flag(name) or vendor_of_words(name) != "nvidia":
+            continue
+        twins = [twin for twin in _rocm_twins(name) if twin in tested]
+        if any((name, twin) in after_its_twin for twin in twins):
+            continue  # `#if X_USE_HIP ... #elif X_USE_CUDA`: a ROCm build may define both
+        twin = twins[0] if twins else None
+        if twin is not None:
+            why = f"the project also tests its ROCm twin {twin}"
+            yield _flag(name, "nvidia", MacroEvidence("arms", first_use[name], None, why))
+
+
+def _rocm_twins(name: str) -> Iterator[str]:
+    """`name` with its one NVIDIA backend word spelled the ROCm ways (`X_USE_CUDA` -> `X_USE_HIP`, `X_USE_ROCM`, ...),
+    in the word's case; nothing when it has no such word or several."""
+    words = name.split("_")
+    found = [index for index, word in enumerate(words) if word.upper() in _NVIDIA_BACKEND_WORDS]
+    if len(found) != 1:
+        return
+    index = found[0]
+    for rocm in _ROCM_BACKEND_WORDS:
+        spelled = rocm if words[index].isupper() else rocm.lower()
+        yield "_".join([*words[:index], spelled, *words[index + 1 :]])
 
 
 def _may_be_a_flag(name: str) -> bool:

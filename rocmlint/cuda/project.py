@@ -14,8 +14,9 @@ macros are learned in rocmlint/cuda/learning.py:
   AMD; CUDA, NVCC, NV) and no other accelerator's. A macro the build defines for both vendors is no vendor's; nor
   is one under which a file tells ROCm apart (`#ifdef USE_CUDA` around `#ifdef __HIP_PLATFORM_AMD__`: ROCm compiles
   that code), whatever the build or its name say. A macro whose name says NVIDIA that an `#if` chain tests before a
-  ROCm macro (`#if defined(XYZ_USE_CUDA) ... #elif defined(XYZ_USE_HIP)`) is NVIDIA's by more than its name; one
-  whose name says another accelerator (`XYZ_USE_SYCL`, MUSA) is that accelerator's (vendor "other"), undefined on
+  ROCm macro (`#if defined(XYZ_USE_CUDA) ... #elif defined(XYZ_USE_HIP)`) is NVIDIA's by more than its name, and so
+  is one whose ROCm twin the project tests too (`DEP_ENABLE_CUDA` beside `DEP_ENABLE_HIP`) unless a chain tests the
+  twin first; one whose name says another accelerator (`XYZ_USE_SYCL`, MUSA) is that accelerator's (vendor "other"), undefined on
   ROCm. A CMake file is ROCm's as a whole only when it builds HIP outside
   any ROCm block; one that builds HIP in `if(USE_ROCM)` has its `elseif(USE_CUDA)` arm NVIDIA's.
 - **Include graph**: quoted includes resolved next to the including file, then (as `-I` directories would) by
@@ -131,6 +132,7 @@ from rocmlint.cuda.preprocessor import (
     LearnedMacro,
     MacroShape,
     VendorMacros,
+    analyse,
     dropped_on_rocm,
     is_cuda_toolkit_header,
 )
@@ -216,9 +218,14 @@ class FileView:
     # (header, system) of one of the file's `#include`s -> the includes ROCm reads through it: (included header as
     # written, "path:line" of that `#include`) for the project header it names and every one that header pulls in.
     includes_through: Mapping[tuple[str, bool], tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    # Whether a file around this one (its headers, the files including it and theirs: `dependencies`) names one of
+    # the given identifiers where a ROCm build may compile it (True), only where it never does (False), or nowhere
+    # (None); True when unknown (no project read).
+    named_around: Callable[[frozenset[str]], Tri] = lambda names: True
 
 
 EMPTY_VIEW = FileView()
+
 
 # name -> (file defining it, its value or "path:line", its parameter count) of every definition in the project
 _Index = dict[str, list[tuple[str, str, int | None]]]
@@ -370,6 +377,7 @@ class CudaProject:
     files: dict[str, FileFacts]  # by absolute path
     build_facts: BuildFacts
     learned: dict[str, LearnedMacro]
+    _macros: VendorMacros = field(default_factory=VendorMacros)  # the macros the files were read with last
     _includers: dict[str, list[tuple[str, IncludeFact]]] = field(default_factory=dict)
     _resolved: dict[tuple[str, str, bool], str | None] = field(default_factory=dict)
     _bases: dict[str, tuple[Branch, str]] = field(default_factory=dict)
@@ -412,7 +420,7 @@ class CudaProject:
             if facts.conditional and not facts.tested.isdisjoint(deciding):
                 files[path] = read_facts(path, texts[path], macros)
         learned = learn(files, build, from_build)
-        project = cls(root, files, build, learned)
+        project = cls(root, files, build, learned, _macros=macros)
         project.learned = {
             name: replace(m, evidence=replace(m.evidence, path=project._relative(m.evidence.path)))
             for name, m in learned.items()
@@ -475,6 +483,29 @@ class CudaProject:
             where = f"{self._relative(path)}:{first.line}"
             self._selectors[name] = (where, *dropped)
 
+    def _named_where_rocm_compiles(self, paths: Iterable[str], names: frozenset[str]) -> Tri:
+        """Whether one of the files at `paths` names one of `names` as a word (in code or comments alike) where a ROCm
+        build may compile it (True; also for a file that cannot be read), only in files ROCm never compiles or in
+        their NVIDIA-only `#if` arms (False), or nowhere (None)."""
+        word = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")\b")
+        named: Tri = None
+        for path in sorted(paths):
+            try:
+                with open(path, "rb") as file:
+                    data = file.read()
+            except OSError:
+                return True
+            found = [match.start() for match in word.finditer(data)]
+            if not found:
+                continue
+            named = False
+            if self._base(path, frozenset())[0].on_rocm is False:
+                continue
+            preprocessor = analyse(data.decode("utf-8", "replace"), self._macros)
+            if any(preprocessor.branch_at(offset).on_rocm is not False for offset in found):
+                return True
+        return named
+
     def _compiled_at(self, path: str, branch: Branch) -> Branch:
         """Where code in `branch` of the file at `path` is compiled, the file's own `_base` taken in."""
         base, _ = self._base(path, frozenset())
@@ -535,6 +566,7 @@ class CudaProject:
             # The build files too: what they define for ROCm and which sources they list decide every file.
             dependencies=_Dependencies(around, self.build_facts.files),
             includes_through=_IncludesThrough(self, path),
+            named_around=lambda names: self._named_where_rocm_compiles(around.files - {path}, names),
         )
 
     def includes_through(self, includer: str, header: str, system: bool) -> tuple[tuple[str, str], ...]:

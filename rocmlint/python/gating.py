@@ -130,6 +130,11 @@ _WINDOWS_PLATFORMS = frozenset({"win32", "windows", "nt"})
 # and nvcc's own (`NVCC_PREPEND_FLAGS`, `NVCC_CCBIN`). A ROCm build sets none of them, so code run only when one
 # is set is not ROCm's. (Runtime variables such as `CUDA_VISIBLE_DEVICES` are honoured on ROCm: not these.)
 _NVIDIA_TOOLCHAIN_VARIABLE = re.compile(r"^(?:CUDA(?:HOST)?CXX|NVCC_[A-Z_]+)$")
+# A variable or environment variable naming the CUDA build variant a packaging script targets (torch's wheel tags:
+# `cu121`, `cpu`, `rocm6.1`; `CU_VERSION`, `cuda_tag`, the builders' `DESIRED_CUDA`), and a `cu` tag or prefix
+# compared with it: only an NVIDIA variant starts with `cu` (a device name such as "cuda" is no such variable).
+_CUDA_TAG_VARIABLE = re.compile(r"^_*(?:cu|cuda)_*(?:version|ver|tag)$|^_*desired_*cuda$", re.IGNORECASE)
+_CUDA_TAG = re.compile(r"^cu\d*$")
 # Simple statements that evaluate one expression, their `value`.
 _EVALUATING_STATEMENTS = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)
 # Where custom operators live, `torch.ops.<namespace>.<operator>`.
@@ -1375,10 +1380,40 @@ class GateAnalyzer:
             return OFF_ROCM  # `os.name == "nt"`, `sys.platform == "win32"`, `platform.system() == "Windows"`
         if literal == "cuda" and isinstance(subject, ast.Attribute) and subject.attr == "backend":
             return NVIDIA
+        if _CUDA_TAG.match(literal) and self._names_a_cuda_tag(subject, prefix=True):
+            return NVIDIA  # `CU_VERSION == "cu118"`, `CU_VERSION[:2] != "cu"`
         if literal.lower() in _SWITCH_ON and isinstance(subject, ast.Call) and subject.args:
             if self.semantic.qualified_name(subject.func) in _ENVIRONMENT_READS:
                 return self._environment_switch(subject.args[0])  # `os.getenv("USE_ROCM") == "1"`
         return UNKNOWN
+
+    def _names_a_cuda_tag(self, subject: ast.expr, prefix: bool) -> bool:
+        """`subject` reads a CUDA build-variant variable (`_CUDA_TAG_VARIABLE`): a name or attribute, an environment
+        read of one (`os.environ["CU_VERSION"]`, `os.getenv("CU_VERSION")`), with `prefix`: or its leading slice
+        (`CU_VERSION[:2]`)."""
+        if prefix and isinstance(subject, ast.Subscript) and isinstance(subject.slice, ast.Slice):
+            if subject.slice.lower is None and subject.slice.step is None:
+                return self._names_a_cuda_tag(subject.value, prefix=False)
+            return False
+        if isinstance(subject, ast.Name):
+            return bool(_CUDA_TAG_VARIABLE.match(subject.id))
+        if isinstance(subject, ast.Attribute):
+            return bool(_CUDA_TAG_VARIABLE.match(subject.attr))
+        key: ast.expr | None = None
+        if isinstance(subject, ast.Subscript) and self.semantic.qualified_name(subject.value) == "os.environ":
+            key = subject.slice
+        elif isinstance(subject, ast.Call) and subject.args:
+            key = subject.args[0] if self.semantic.qualified_name(subject.func) in _ENVIRONMENT_READS else None
+        variable = _string(key) if key is not None else None
+        return variable is not None and bool(_CUDA_TAG_VARIABLE.match(variable))
+
+    def _cuda_tag_prefix_test(self, call: ast.Call) -> bool:
+        """`CU_VERSION.startswith("cu")`: true only for an NVIDIA build variant."""
+        func = call.func
+        if not isinstance(func, ast.Attribute) or func.attr != "startswith" or len(call.args) != 1 or call.keywords:
+            return False
+        literal = _string(call.args[0])
+        return literal is not None and bool(_CUDA_TAG.match(literal)) and self._names_a_cuda_tag(func.value, False)
 
     def _names_the_platform(self, subject: ast.expr) -> bool:
         """`sys.platform` or a call of `platform.system()`."""
@@ -1398,6 +1433,8 @@ class GateAnalyzer:
             return OFF_ROCM
         if name == "shutil.which" and call.args:
             return self._program_vendor(self.semantic.string_value(call.args[0]) or "")
+        if self._cuda_tag_prefix_test(call):
+            return NVIDIA
         registry = self._registry_test(call)
         if registry is not None:
             return registry
