@@ -129,6 +129,9 @@ _BUILD_FOLDER = re.compile(r"(?i)(?:^|[/\\_-])(?:build(?:er|ers|_tools)?|install
 _MAX_FILE_BYTES = 2_000_000
 # The folder name hipify's copies of a CUDA folder's sources get (`c10/cuda/` -> `c10/hip/`), reversed.
 _CUDA_TWIN = {"hip": "cuda", "HIP": "CUDA"}
+# The word cuda in a file or folder name (`cuda/`, `k_cuda.cu`, `CudaOps.h`), which a hand-written ROCm twin's says as
+# hip or rocm.
+_CUDA_WORD = re.compile(r"(?<![A-Za-z])(?:cuda|CUDA|Cuda)(?![a-z])")
 # A folder or file named for one AMD GPU target (`gfx1250/`, `*_gfx942.cuh`): code written for that target.
 _AMD_TARGET_IN_PATH = re.compile(r"(?:^|[/\\_.-])(gfx\d[0-9a-f]*)(?=$|[/\\_.-])")
 
@@ -361,6 +364,7 @@ class CudaProject:
     # a question about a file (a bound method) -> `_ungated_includers_of`
     _ungated_includers: dict[Callable[[str], bool], frozenset[str]] = field(default_factory=dict)
     _relatives: dict[str, str] = field(default_factory=dict)  # path -> `_relative`
+    _left: dict[str, str] = field(default_factory=dict)  # path -> `_left_to_nvidia`
 
     # --- building ---------------------------------------------------------------------------------------------
     @classmethod
@@ -498,7 +502,7 @@ class CudaProject:
             hipified=self._relative_evidence(hipify_evidence),
             hipify_tool=self._relative_evidence(self.build_facts.hipify_tool) if hipify_evidence else "",
             hip_compiled="" if hipified else self._hip_compiled(path),
-            hipify_ported=lambda: self._hipify_ported(path, closure),
+            hipify_ported=lambda: self._hipify_ported(path),
             host_compiled_only=self._host_compiled_only(path),
             atomic_overloads=_LazySet(lambda: self._atomic_overloads(around.files)),
             rocm_build_values=self._rocm_build_values | hipify_renamed,
@@ -1300,57 +1304,57 @@ class CudaProject:
         build = self.build_facts
         return build.hip_language and not build.cuda_language and not build.torch_extension
 
-    def _hipify_ported(self, path: str, closure: _Files) -> str:
+    def _hipify_ported(self, path: str) -> str:
         """Evidence that the ROCm build already compiles `path` through the build's hipify ("" otherwise): the build
-        hipifies and has a ROCm path (`rocm_build_path`), and the code compiled with the file tests a ROCm macro
-        (`_rocm_testing`): the file, a header it includes, or a file including it, directly or through other
-        headers, with what that one includes (`compat.cuh` included by the kernel that includes this header). The
-        port reached this code; a kernel it left to NVIDIA (the CUDA twin of a ROCm rewrite) tests none. Where no
-        file of the project tests a ROCm macro at all (`_tests_a_rocm_macro`), hipify is the whole port: nothing
-        tells code the port reached from code it left, and the build's ROCm arm says it builds every file hipify
-        reaches."""
-        if not self._hipify_evidence(path) or not self.rocm_build_path:
+        hipifies the file and has a ROCm path (`rocm_build_path`), and nothing shows the port left the file to NVIDIA
+        (`_left_to_nvidia`: a hand-written HIP twin). A file the build compiles for NVIDIA only is gated away before
+        this is asked; any other file hipify reaches, ROCm compiles as hipify rewrites it."""
+        if not self._hipify_evidence(path) or not self.rocm_build_path or self._left_to_nvidia(path):
             return ""
-        if not self._tests_a_rocm_macro:
-            return f"{self.rocm_build_path}; no file tests a ROCm macro: hipify is the whole port"
-        testing = self._rocm_testing
-        found = next((f for f in (path, *sorted(closure.files)) if f in testing), None)
-        if found is None:
-            found = next(self._rocm_testing_includers(path), None)
-        if found is None:
-            return ""
-        return f"{self.rocm_build_path}; {self._relative(found)} tests {testing[found]}"
+        return f"{self.rocm_build_path}; no HIP twin shows the port left it to NVIDIA"
 
-    def _rocm_testing_includers(self, path: str) -> Iterator[str]:
-        """The files testing a ROCm macro among those that include `path`, directly or through other headers, and
-        what each of them includes; nearest includers first."""
-        seen, queue = {path}, [path]
-        while queue:
-            current = queue.pop(0)
-            for includer in self._includer_files(current):
-                if includer in seen:
-                    continue
-                seen.add(includer)
-                queue.append(includer)
-                yield from (f for f in (includer, *self._closure(includer)) if f in self._rocm_testing)
+    def _left_to_nvidia(self, path: str) -> str:
+        """Why the ROCm port left the file at `path` to NVIDIA, "" when nothing shows it did: the ROCm build does not
+        compile it (`_base`: built for NVIDIA only), it has a hand-written HIP twin (`_hip_twin`), or it is a header
+        and every file including it was left so (remembered; a header on an include cycle counts as not left while its
+        own answer is being found)."""
+        if path in self._left:
+            return self._left[path]
+        self._left[path] = ""
+        base, why = self._base(path, frozenset())
+        if base.on_rocm is not False:
+            twin = self._hip_twin(path)
+            why = f"{self._relative(twin)} is its HIP twin" if twin else ""
+        includers = self._includer_files(path)
+        if not why and includers and all(self._left_to_nvidia(i) for i in includers):
+            why = f"every file including it is left to NVIDIA ({self._relative(includers[0])}: {self._left[includers[0]]})"
+        self._left[path] = why
+        return why
+
+    def _hip_twin(self, path: str) -> str:
+        """The project file hand-written for ROCm in place of the CUDA file at `path`, "" when there is none: a `.hip`
+        file of the same name beside it (`k.cu`, `k.hip`), or a file whose folder or name says hip or rocm where the
+        CUDA file's says cuda (`cuda/k.cu`, `hip/k.cpp`; `k_cuda.cu`, `k_hip.cpp`), or adds it (`k.cu`, `hip/k.cpp`,
+        `k_hip.cpp`). Copies hipify writes at build time (`_hipified_folders`) are not in the tree."""
+        folder, name = os.path.split(path)
+        stem = name.split(".")[0]
+        twin_stems = _rocm_stems(stem)
+        for twin_folder in _rocm_folder_names(folder):
+            for twin_stem in twin_stems if twin_folder == folder else (stem.lower(), *twin_stems):
+                twin = next((p for p in self._by_stem.get((twin_folder, twin_stem), ()) if p != path), "")
+                if twin:
+                    return twin
+        same_name = self._by_stem.get((folder, stem.lower()), ())
+        return next((p for p in same_name if ".hip" in os.path.basename(p).lower() and p != path), "")
 
     @cached_property
-    def _rocm_testing(self) -> dict[str, str]:
-        """The project files whose `#if`s test a ROCm macro -> the first such macro (by name): the compiler's and
-        torch's (`USE_ROCM`, `__HIP_PLATFORM_AMD__`, the stale `__HIP_PLATFORM_HCC__`) or one learned as ROCm's from
-        more than its name (a build define, a header's definition, arms with HIP code)."""
-        macros = VendorMacros()
-        rocm = macros.rocm | macros.stale_gates
-        rocm |= {name for name, m in self.learned.items() if m.vendor == "rocm" and m.evidence.kind != "name"}
-        return {path: min(tested) for path, facts in self.files.items() if (tested := facts.tested & rocm)}
-
-    @cached_property
-    def _tests_a_rocm_macro(self) -> bool:
-        """Whether any project file's `#if`s test a ROCm macro: the compiler's and torch's, the stale ones, or one
-        learned as ROCm's, even from its name alone (a project gating code on `XYZ_HIP` splits it by vendor)."""
-        macros = VendorMacros()
-        rocm = macros.rocm | macros.stale_gates | {name for name, m in self.learned.items() if m.vendor == "rocm"}
-        return any(facts.tested & rocm for facts in self.files.values())
+    def _by_stem(self) -> dict[tuple[str, str], list[str]]:
+        """(folder, file name before its first dot, lower case) -> the project files so named: `_hip_twin`'s index."""
+        found: dict[tuple[str, str], list[str]] = {}
+        for path in self.files:
+            folder, name = os.path.split(path)
+            found.setdefault((folder, name.split(".")[0].lower()), []).append(path)
+        return found
 
     @cached_property
     def rocm_build_path(self) -> str:
@@ -1587,6 +1591,43 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     )
     facts = replace(facts, mentioned_names=tuple(dict.fromkeys((*facts.mentioned_names, *mentioned))))
     return _Tree(read, facts, sources)
+
+
+def _rocm_folder_names(folder: str) -> Iterator[str]:
+    """The folder itself and where a hand-written ROCm twin of its files would sit: a `hip/` or `rocm/` folder in it,
+    or the folder with one name saying cuda made to say hip or rocm (`ops/cuda/` -> `ops/hip/`, `ops/rocm/`)."""
+    yield folder
+    yield os.path.join(folder, "hip")
+    yield os.path.join(folder, "rocm")
+    parts = folder.split(os.sep)
+    for index, part in enumerate(parts):
+        for twin in _rocm_words(part):
+            yield os.sep.join((*parts[:index], twin, *parts[index + 1 :]))
+
+
+def _rocm_stems(stem: str) -> list[str]:
+    """The names (lower case, before the first dot) a hand-written ROCm twin of a file named `stem` would have."""
+    lower = stem.lower()
+    return [*(w.lower() for w in _rocm_words(stem)), f"{lower}_hip", f"{lower}_rocm", f"hip_{lower}", f"rocm_{lower}"]
+
+
+def _rocm_words(name: str) -> list[str]:
+    """`name` with its word cuda (any case) said as hip and as rocm (`flash_cuda` -> `flash_hip`, `flash_rocm`),
+    [] when it has none."""
+    if _CUDA_WORD.search(name) is None:
+        return []
+    return [_said_as(name, word) for word in ("hip", "rocm")]
+
+
+def _said_as(name: str, word: str) -> str:
+    """`name` with its word cuda replaced by `word` in the same case."""
+    return _CUDA_WORD.sub(lambda match: _same_case(word, match.group()), name)
+
+
+def _same_case(word: str, like: str) -> str:
+    if like.isupper():
+        return word.upper()
+    return word.capitalize() if like[0].isupper() else word
 
 
 def _nvidia_only(branch: Branch) -> bool:
