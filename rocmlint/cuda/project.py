@@ -172,7 +172,8 @@ class FileView:
     hip_compiled: str = ""
     # Why the project already builds this file for ROCm through that hipify, asked when a rule meets a rename ("" when
     # it does not, or nothing hipifies the file): the renames are then done, no note worth showing; before a first
-    # port, or in code the port has not reached, they still mark what the port touches. See `CudaProject.view`.
+    # port, or in a file the port left to NVIDIA (a HIP twin), they still mark what a port there touches. See
+    # `CudaProject._hipify_ported`.
     hipify_ported: Callable[[], str] = lambda: ""
     # Why only sources a host compiler builds (`.cpp`) include the header, on either vendor, "" otherwise: nvcc's
     # macros (`__CUDACC__`, `__CUDA_ARCH__`) are then undefined wherever NVIDIA compiles it, as on ROCm.
