@@ -244,7 +244,7 @@ def test_a_build_running_a_hipify_tool_itself_may_rename_any_header_the_table_ma
 def test_a_header_included_by_a_twin_kernel_and_an_nvidia_only_one_is_left_too(tmp_path):
     """`u.cuh` is included by a kernel with a HIP twin and by one the build compiles for NVIDIA only: no file ROCm
     compiles through hipify includes it, so its renames stay notes; a kernel both builds compile is ported."""
-    setup = "import torch\nsources = ['k.cu', 'both.cu']\nif torch.version.hip:\n    flags = ['-DX']\n"
+    setup = "import torch\nsources = ['both.cu']\nif torch.version.hip:\n    flags = ['-DX']\n"
     setup += "else:\n    sources += ['nv.cu']\nfrom torch.utils.cpp_extension import CUDAExtension\n"
     setup += "ext = CUDAExtension('x', sources)\n"
     files = {
@@ -262,3 +262,18 @@ def test_a_header_included_by_a_twin_kernel_and_an_nvidia_only_one_is_left_too(t
     header = Engine().check_path(root / "u.cuh", Settings(root=root))
     assert [(d.code, d.severity.value) for d in header.diagnostics] == [("ROC204", "info")]
     assert Engine().check_path(root / "both.cu", Settings(root=root)).diagnostics == []
+
+
+def test_a_file_the_build_lists_for_rocm_has_no_twin(tmp_path):
+    """A ROCm-only file of its name beside it (a ROCm module's own bindings in `rocm/`) is no twin when the build lists
+    the CUDA file itself for ROCm too: the ROCm build compiles it."""
+    cmake = (
+        "set(SRC csrc/k.cu)\nif(USE_ROCM)\n  add_definitions(-DXYZ_HIP)\n  list(APPEND SRC csrc/rocm/k.cpp)\nendif()\n"
+    )
+    cmake += "add_library(x ${SRC})\n"
+    files = {"CMakeLists.txt": cmake, "setup.py": HIPIFIED, "csrc/k.cu": "", "csrc/rocm/k.cpp": ""}
+    files |= {"csrc/b.cu": "", "csrc/rocm/b.cpp": ""}
+    root = write_tree(tmp_path, files)
+    project = CudaProject.build(root)
+    assert project._left_to_nvidia(str(root / "csrc/k.cu")) == ""
+    assert project._left_to_nvidia(str(root / "csrc/b.cu")) == "csrc/rocm/b.cpp is its HIP twin"

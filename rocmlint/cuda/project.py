@@ -1316,7 +1316,8 @@ class CudaProject:
 
     def _left_to_nvidia(self, path: str) -> str:
         """Why the ROCm port left the file at `path` to NVIDIA, "" when nothing shows it did: the ROCm build does not
-        compile it (`_base`: built for NVIDIA only), it has a hand-written HIP twin (`_hip_twin`), or it is a header
+        compile it (`_base`: built for NVIDIA only), it has a hand-written HIP twin (`_hip_twin`) and no source list of
+        the ROCm build names it (`_listed_for_rocm`), or it is a header
         and every file including it was left so (remembered; a header on an include cycle counts as not left while its
         own answer is being found)."""
         if path in self._left:
@@ -1324,13 +1325,26 @@ class CudaProject:
         self._left[path] = ""
         base, why = self._base(path, frozenset())
         if base.on_rocm is not False:
-            twin = self._hip_twin(path)
+            twin = "" if self._listed_for_rocm(path) else self._hip_twin(path)
             why = f"{self._relative(twin)} is its HIP twin" if twin else ""
         includers = self._includer_files(path)
         if not why and includers and all(self._left_to_nvidia(i) for i in includers):
             why = f"every file including it is left to NVIDIA ({self._relative(includers[0])}: {self._left[includers[0]]})"
         self._left[path] = why
         return why
+
+    def _listed_for_rocm(self, path: str) -> bool:
+        """Whether a source list of a build system that builds ROCm names the file itself, for ROCm or whatever the
+        vendor: the ROCm build compiles it, whatever ROCm-only file sits beside it (`csrc/rocm/torch_bindings.cpp`
+        binding a ROCm-only module next to the `csrc/torch_bindings.cpp` both builds compile)."""
+        building = self._systems_building_rocm
+        return any(
+            length == len(path)
+            and not s.removed
+            and _build_system(s.path) in building
+            and self._vendor_of(s) != "nvidia"
+            for length, s in self._sources_naming(path)
+        )
 
     def _hip_twin(self, path: str) -> str:
         """The project file hand-written for ROCm in place of the CUDA file at `path`, "" when there is none: a `.hip`
