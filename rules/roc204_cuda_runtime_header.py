@@ -40,7 +40,8 @@ class CudaRuntimeHeader(Rule):
     names the evidence. Files the build compiles for NVIDIA only are not checked for ROCm at all. Before a first port,
     and in a file the port left to NVIDIA (one with a hand-written HIP twin: a `.hip` file of its name beside it, a
     file of its name in a `hip/` or `rocm/` folder beside or in its own, a name saying hip or rocm where its own says
-    cuda (`k_cuda.cu`, `k_hip.cpp`) or adding it (`k_rocm.cpp`), unless a source list of the ROCm build names the
+    cuda (`k_cuda.cu`, `k_hip.cpp`) or adding it (`k_rocm.cpp`), or a folder rewriting its own (`attention/hip_fmha/`
+    for `attention/cuda/fmha/`), unless a source list of the ROCm build names the
     file itself; or a header only such files, or files built for NVIDIA only, include), it is
     reported at `info`, with the build's evidence, as a note of what a port there touches (and for code that must
     also build as hand-written HIP). A torch JIT build (`cpp_extension.load`) compiles the sources its call names, or, when its

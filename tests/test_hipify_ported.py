@@ -277,3 +277,22 @@ def test_a_file_the_build_lists_for_rocm_has_no_twin(tmp_path):
     project = CudaProject.build(root)
     assert project._left_to_nvidia(str(root / "csrc/k.cu")) == ""
     assert project._left_to_nvidia(str(root / "csrc/b.cu")) == "csrc/rocm/b.cpp is its HIP twin"
+
+
+def test_a_folder_rewritten_for_rocm_leaves_every_file_of_the_cuda_folder(tmp_path):
+    """`attention/hip_fmha/` beside `attention/cuda/fmha/` (a CUTLASS kernel folder and its CK rewrite): the port left
+    the CUDA folder's files to NVIDIA, whatever their names. A `hip/` folder beside `cuda/` is where hipify writes its
+    copies, beside a few hand-written files: no rewrite of the folder."""
+    files = {
+        "setup.py": ROCM_ARM + HIPIFIED,
+        "attention/cuda/fmha/kernel_backward.h": KERNEL,
+        "attention/hip_fmha/ck_fmha_util.h": "",
+        "aten/cuda/Atomic.cuh": KERNEL,
+        "aten/hip/impl/HIPGuard.h": "",
+    }
+    root = write_tree(tmp_path, files)
+    project = CudaProject.build(root)
+    assert project._left_to_nvidia(str(root / "attention/cuda/fmha/kernel_backward.h")) == (
+        "attention/hip_fmha/ is the HIP twin of its folder"
+    )
+    assert project._left_to_nvidia(str(root / "aten/cuda/Atomic.cuh")) == ""

@@ -1325,8 +1325,7 @@ class CudaProject:
         self._left[path] = ""
         base, why = self._base(path, frozenset())
         if base.on_rocm is not False:
-            twin = "" if self._listed_for_rocm(path) else self._hip_twin(path)
-            why = f"{self._relative(twin)} is its HIP twin" if twin else ""
+            why = "" if self._listed_for_rocm(path) else self._hip_twin_evidence(path)
         includers = self._includer_files(path)
         if not why and includers and all(self._left_to_nvidia(i) for i in includers):
             why = f"every file including it is left to NVIDIA ({self._relative(includers[0])}: {self._left[includers[0]]})"
@@ -1345,6 +1344,26 @@ class CudaProject:
             and self._vendor_of(s) != "nvidia"
             for length, s in self._sources_naming(path)
         )
+
+    def _hip_twin_evidence(self, path: str) -> str:
+        """Why the file at `path` has a hand-written HIP twin ("" when it has none): a twin file (`_hip_twin`), or a
+        twin of a folder holding it (`_rocm_folder_twins`: `attention/cuda/fmha/`, `attention/hip_fmha/`, a CUTLASS
+        kernel folder and its CK rewrite)."""
+        twin = self._hip_twin(path)
+        if twin:
+            return f"{self._relative(twin)} is its HIP twin"
+        folder = next((f for f in _rocm_folder_twins(os.path.dirname(path)) if f in self._populated_folders), "")
+        return f"{self._relative(folder)}/ is the HIP twin of its folder" if folder else ""
+
+    @cached_property
+    def _populated_folders(self) -> frozenset[str]:
+        """Every folder holding a project file, directly or in a folder under it."""
+        found: set[str] = set()
+        for folder in self._by_folder:
+            while folder not in found and folder != os.path.dirname(folder):
+                found.add(folder)
+                folder = os.path.dirname(folder)
+        return frozenset(found)
 
     def _hip_twin(self, path: str) -> str:
         """The project file hand-written for ROCm in place of the CUDA file at `path`, "" when there is none: a `.hip`
@@ -1618,6 +1637,20 @@ def _rocm_folder_names(folder: str) -> Iterator[str]:
     for index, part in enumerate(parts):
         for twin in _rocm_words(part):
             yield os.sep.join((*parts[:index], twin, *parts[index + 1 :]))
+
+
+def _rocm_folder_twins(folder: str) -> Iterator[str]:
+    """The folders a hand-written ROCm rewrite of `folder` would be: a `cuda/` folder of its path merged into the name
+    under it (`ops/cuda/fmha` -> `ops/hip_fmha`, `ops/fmha_hip`). Not `ops/hip/fmha`: that is where hipify writes its
+    copies (PyTorch's `ATen/hip/` holds them beside a few hand-written files)."""
+    parts = folder.split(os.sep)
+    for index, part in enumerate(parts):
+        if part.lower() != "cuda" or index + 1 == len(parts):
+            continue
+        inner = parts[index + 1]
+        for word in ("hip", "rocm"):
+            for merged in (f"{word}_{inner}", f"{inner}_{word}"):
+                yield os.sep.join((*parts[:index], merged, *parts[index + 2 :]))
 
 
 def _rocm_stems(stem: str) -> list[str]:
