@@ -84,7 +84,8 @@ class Settings:
     project_model: bool = True
     # Report, at info, the CUDA includes a build that hipifies its sources (torch's CUDAExtension) swaps on its
     # own (true), or leave them out (false; `check --verbose` says which, and why). Unset, the project model decides:
-    # left out where the project already builds for ROCm through that hipify, notes before a first port.
+    # left out where the project already builds for ROCm through that hipify, notes before a first port and in files
+    # the port left to NVIDIA (a hand-written HIP twin).
     show_hipified: bool | None = None
     force_exclude: bool = field(default=False, compare=False)
     # The baseline file of `check` (relative to `root`), read from the configuration that applies to the

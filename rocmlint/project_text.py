@@ -58,8 +58,8 @@ def _hipified_renames(rocm_build: str) -> str:
     """What `check` does, by default, with what the build's hipify renames (ROC204/ROC205 includes)."""
     if rocm_build:
         return (
-            "left out where the port reached (code testing a ROCm macro; everywhere when no file tests one), notes"
-            " elsewhere (show-hipified = true reports them all)"
+            "left out where hipify reaches, notes where a HIP twin shows the port left the file to NVIDIA"
+            " (show-hipified = true reports them all)"
         )
     return "reported at info: no ROCm build yet (show-hipified = false leaves them out)"
 

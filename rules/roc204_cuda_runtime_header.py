@@ -35,14 +35,16 @@ class CudaRuntimeHeader(Rule):
     a build file running hipify), an include hipify swaps is no error. In a project that already builds for
     ROCm that way (a build file defines a macro or lists sources for ROCm, an arm of a Python build file (setup.py,
     a `cpp_extension.load` script) whose test names ROCm builds something, CMake builds the HIP language:
-    `rocmlint project` shows it as `rocm_build`), in code the port reached (the file, a header it includes or a
-    file including it tests `USE_ROCM`, `__HIP_PLATFORM_AMD__` or a ROCm macro learned from more than its name) it
-    is left out, and `check --verbose` names the evidence; before a first port, and in code the port left to
-    NVIDIA, it is reported at `info`, with the build's evidence, as a note of what a port there touches (and for
-    code that must also build as hand-written HIP). Where no file of the project tests a ROCm macro at all, the
-    ROCm support is hipify alone (the build's ROCm arm passes a flag, the sources stay CUDA): nothing tells code
-    the port reached from code it left, so every file the build hipifies counts as reached and the notes are left
-    out there too. A torch JIT build (`cpp_extension.load`) compiles the sources its call names, or, when its
+    `rocmlint project` shows it as `rocm_build`), the ROCm build compiles every file hipify reaches as hipify
+    rewrites it, whether or not the file tests a ROCm macro, so the include is left out there and `check --verbose`
+    names the evidence. Files the build compiles for NVIDIA only are not checked for ROCm at all. Before a first port,
+    and in a file the port left to NVIDIA (one with a hand-written HIP twin: a `.hip` file of its name beside it, a
+    file of its name in a `hip/` or `rocm/` folder beside or in its own, a name saying hip or rocm where its own says
+    cuda (`k_cuda.cu`, `k_hip.cpp`) or adding it (`k_rocm.cpp`), or a folder rewriting its own (`attention/hip_fmha/`
+    for `attention/cuda/fmha/`), unless a source list of the ROCm build names the
+    file itself; or a header only such files, or files built for NVIDIA only, include), it is
+    reported at `info`, with the build's evidence, as a note of what a port there touches (and for code that must
+    also build as hand-written HIP). A torch JIT build (`cpp_extension.load`) compiles the sources its call names, or, when its
     `sources` are built before the call (`sources=params.sources`), the source lists its module builds (a glob
     `os.path.join(here, "csrc/*.cu")` names that folder's sources); its `if torch.version.hip:` arm is a ROCm
     build path. `show-hipified = true` (`--show-hipified`) reports such notes

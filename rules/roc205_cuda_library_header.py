@@ -110,11 +110,11 @@ class CudaLibraryHeader(Rule):
     an NVIDIA build, so nvcc sees the same tokens (only line numbers move). On ROCm the calls still need their HIP
     names (hipify, which torch's `CUDAExtension` runs, or ROC216's table), and the ROCm library must be installed.
     When the project model finds that the build hipifies the sources (a torch `CUDAExtension`, a build file running
-    hipify), a drop-in library's include is left out in code the port reached of a project that already builds for
-    ROCm that way (as for ROC204; `check --verbose` names the evidence) and reported at `info` with that evidence
-    elsewhere (`show-hipified = true` or `--show-hipified` reports it everywhere, `show-hipified = false` or
-    `--hide-hipified` nowhere; where no file tests a ROCm macro, hipify is the whole port and every file it reaches
-    counts as reached, as for ROC204); cuDNN and NVML, which hipify cannot swap for a drop-in, stay warnings, and so
+    hipify), a drop-in library's include is left out in every file hipify reaches of a project that already builds
+    for ROCm that way (as for ROC204; `check --verbose` names the evidence) and reported at `info` with that evidence
+    before a first port and in files the port left to NVIDIA (a hand-written HIP twin, as for ROC204;
+    `show-hipified = true` or `--show-hipified` reports it everywhere, `show-hipified = false` or `--hide-hipified`
+    nowhere); cuDNN and NVML, which hipify cannot swap for a drop-in, stay warnings, and so
     does a `cub/` header torch's own hipify leaves (`cub/warp/warp_scan.cuh`; `torch_hipify_gaps.toml` `[includes]`)
     where no build step runs a hipify tool itself.
 

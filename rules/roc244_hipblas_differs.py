@@ -33,7 +33,7 @@ class HipblasDiffers(Rule):
     `cublasGemmEx`, `cublasGemmBatchedEx` and `cublasGemmStridedBatchedEx` calls given CUDA data types
     (`CUDA_R_16F`, `CUDA_R_8I`, directly or through a local variable) in code a ROCm build compiles, unless that
     build defines `HIPBLAS_V2`. A torch extension build (hipified) passes `-DHIPBLAS_V2` itself on ROCm 6 and
-    later: there the call is noted at info, and left out in code the port reached of a project that already
+    later: there the call is noted at info, and left out in code hipify reaches of a project that already
     builds for ROCm through that hipify (as ROC204's hipified includes; `show-hipified` decides otherwise).
 
     ## Why is this bad on ROCm?

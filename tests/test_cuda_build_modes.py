@@ -195,7 +195,7 @@ def test_a_makefile_run_with_f_hipifying_a_folder_makes_only_that_folder_hipifie
     assert found == {
         "control/c.cpp": [("ROC204", "warning")],
         "host/h.cpp": [("ROC204", "warning")],
-        # hipify renames it, and with no file testing a ROCm macro the BACKEND=hip build is the whole port: left out
+        # hipify renames it for the BACKEND=hip build, which compiles it (no HIP twin): left out
         "kernels/k.cu": [],
     }
 
@@ -236,8 +236,8 @@ def test_torch_jit_load_hipifies_the_folder_of_the_sources_it_names(tmp_path):
         name: [(d.code, d.severity.value) for d in Engine().check_path(root / name, Settings(root=root)).diagnostics]
         for name in ("ext/util.cuh", "ext/kernels/k.cu", "bench/b.cu")
     }
-    # The hipified folder's renames are left out: the loader's ROCm arm is the ROCm build, and no file tests a ROCm
-    # macro, so hipify is the whole port; the file no load() names stays a warning.
+    # The hipified folder's renames are left out: the loader's ROCm arm is the ROCm build, which compiles what hipify
+    # makes of every file there (none has a HIP twin); the file no load() names stays a warning.
     assert severities == {"ext/util.cuh": [], "ext/kernels/k.cu": [], "bench/b.cu": [("ROC204", "warning")]}
 
 

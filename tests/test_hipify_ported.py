@@ -107,7 +107,7 @@ def test_hipify_renames_are_left_out_where_the_project_already_builds_for_rocm(t
     report = Engine().check_path(root / "k.cu", Settings(root=root))
     why = (
         "the build hipifies it (setup.py:6: builds a torch CUDAExtension (hipified on ROCm)) and the project already"
-        f" builds it for ROCm ({EVIDENCE}; compat.h tests USE_ROCM)"
+        f" builds it for ROCm ({EVIDENCE}; no HIP twin shows the port left it to NVIDIA)"
     )
     assert report.gated_notes == [
         f"{root / 'k.cu'}:1: ROC204 not reported: {why}",
@@ -115,34 +115,66 @@ def test_hipify_renames_are_left_out_where_the_project_already_builds_for_rocm(t
     ]
 
 
-def test_a_header_is_ported_when_a_kernel_including_it_includes_the_port_s_compat_header(tmp_path):
-    files = {
-        "setup.py": ROCM_ARM + HIPIFIED,
-        "k.cu": '#include "ops/buffers.cuh"\n#include "compat.h"\n',
-        "ops/buffers.cuh": '#include "matrix.cuh"\n',
-        "ops/matrix.cuh": "#include <cuda_runtime.h>\n",
-        **COMPAT,
-    }
+def test_a_kernel_testing_no_rocm_macro_is_ported_too(tmp_path):
+    """The ROCm build compiles every file hipify reaches: one testing no ROCm macro (a kernel whose CUDA code hipify
+    alone ports, beside a compat header other kernels test `USE_ROCM` in) is ported code as well."""
+    files = {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": PORTED_KERNEL, "plain_kernel.cu": KERNEL, **COMPAT}
     root = write_tree(tmp_path, files)
-    report = Engine().check_path(root / "ops/matrix.cuh", Settings(root=root))
-    assert report.diagnostics == []
-    assert report.gated_notes[0].endswith("; compat.h tests USE_ROCM)")
+    report = Engine().check_path(root / "plain_kernel.cu", Settings(root=root))
+    assert [(d.code, d.location.line) for d in report.diagnostics] == [("ROC205", 3)]
+    assert report.gated_notes[0].endswith(f"({EVIDENCE}; no HIP twin shows the port left it to NVIDIA)")
+
+
+TWINS = {
+    "a .hip file of the same name beside it": ("ops/k.cu", "ops/k.hip"),
+    "a hip/ folder beside cuda/": ("ops/cuda/k.cu", "ops/hip/k.cpp"),
+    "a rocm/ folder in its folder": ("ops/k.cu", "ops/rocm/k.cpp"),
+    "hip for cuda in its name": ("ops/k_cuda.cu", "ops/k_hip.cpp"),
+    "rocm added to its name": ("ops/k.cu", "ops/k_rocm.cpp"),
+    "HIP for CUDA in a folder's name": ("ops/CudaOps/k.cu", "ops/HipOps/k.cpp"),
+}
 
 
 def test_code_the_port_left_to_nvidia_keeps_its_notes(tmp_path):
-    """A kernel whose code tests no ROCm macro in a project that builds for ROCm (a CUTLASS kernel whose ROCm twin is
-    a rewrite): the port has not reached it, its CUDA includes stay notes of what a port there touches."""
-    files = {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": PORTED_KERNEL, "cutlass_kernel.cu": KERNEL, **COMPAT}
+    """A kernel with a hand-written HIP twin (a CUTLASS kernel whose ROCm side is a rewrite): the port left it to
+    NVIDIA, its CUDA includes stay notes of what a port there touches."""
+    for case, (kernel, twin) in TWINS.items():
+        root = write_tree(
+            tmp_path / case.replace(" ", "_"), {"setup.py": ROCM_ARM + HIPIFIED, kernel: KERNEL, twin: ""}
+        )
+        report = Engine().check_path(root / kernel, Settings(root=root))
+        found = [(d.code, d.location.line, d.severity.value) for d in report.diagnostics]
+        assert found == [("ROC204", 1, "info"), ("ROC205", 2, "info"), ("ROC205", 3, "warning")], case
+        assert CudaProject.build(root)._left_to_nvidia(str(root / kernel)) == f"{twin} is its HIP twin", case
+
+
+def test_a_header_only_kernels_left_to_nvidia_include_is_left_too(tmp_path):
+    files = {
+        "setup.py": ROCM_ARM + HIPIFIED,
+        "k.cu": '#include "k_utils.cuh"\n',
+        "k.hip": "",
+        "k_utils.cuh": "#include <cuda_runtime.h>\n",
+        "shared.cuh": "#include <cuda_runtime.h>\n",
+        "other.cu": '#include "shared.cuh"\n',
+        "k2.cu": '#include "shared.cuh"\n',
+        "k2.hip": "",
+    }
     root = write_tree(tmp_path, files)
-    report = Engine().check_path(root / "cutlass_kernel.cu", Settings(root=root))
-    found = [(d.code, d.location.line, d.severity.value) for d in report.diagnostics]
-    assert found == [("ROC204", 1, "info"), ("ROC205", 2, "info"), ("ROC205", 3, "warning")]
+    left = Engine().check_path(root / "k_utils.cuh", Settings(root=root))
+    assert [(d.code, d.severity.value) for d in left.diagnostics] == [("ROC204", "info")]
+    assert CudaProject.build(root)._left_to_nvidia(str(root / "k_utils.cuh")) == (
+        "every file including it is left to NVIDIA (k.cu: k.hip is its HIP twin)"
+    )
+    # `other.cu`, which has no twin, includes `shared.cuh` too: ROCm compiles it.
+    assert Engine().check_path(root / "shared.cuh", Settings(root=root)).diagnostics == []
 
 
-def test_a_rocm_macro_learned_from_its_name_alone_is_no_port(tmp_path):
-    compat = {"compat.h": "#ifdef XYZ_HIP\n#define WARP 64\n#endif\n"}
-    root = write_tree(tmp_path, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": PORTED_KERNEL, **compat})
-    assert _found(root) == [("ROC204", 1, "info"), ("ROC205", 2, "info"), ("ROC205", 3, "warning")]
+def test_files_of_one_name_are_no_twins(tmp_path):
+    """`k.cu` and `k.cuh` beside it are a kernel and its header, not a CUDA file and its ROCm twin."""
+    files = {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": KERNEL, "k.cuh": "", "cuda/k.cu": ""}
+    project = CudaProject.build(write_tree(tmp_path, files))
+    assert project._left_to_nvidia(str(tmp_path / "k.cu")) == ""
+    assert _found(tmp_path) == [("ROC205", 3, "warning")]
 
 
 def test_hipify_renames_are_notes_before_a_first_port(tmp_path):
@@ -183,7 +215,7 @@ def test_rocmlint_project_names_the_evidence(project: Path, cli: Callable[..., o
     out = cli("project").stdout  # type: ignore[attr-defined]
     assert f"rocm_build = {EVIDENCE}\n" in out
     assert (
-        "hipify's renames = left out where the port reached (code testing a ROCm macro; everywhere when no file" in out
+        "hipify's renames = left out where hipify reaches, notes where a HIP twin shows the port left the file" in out
     )
 
 
@@ -191,18 +223,6 @@ def test_rocmlint_project_says_when_there_is_no_rocm_build_yet(project: Path, cl
     write_tree(project, {"setup.py": HIPIFIED, "k.cu": KERNEL})
     out = cli("project").stdout  # type: ignore[attr-defined]
     assert "rocm_build = none found\nhipify's renames = reported at info: no ROCm build yet" in out
-
-
-def test_where_no_file_tests_a_rocm_macro_hipify_is_the_whole_port(tmp_path):
-    """The build has a ROCm arm and no file tests a ROCm macro: every file hipify reaches is ported code, so what
-    hipify renames is left out everywhere (with the note saying why); a project whose files test a ROCm macro
-    still decides per file (`test_code_the_port_left_to_nvidia_keeps_its_notes`)."""
-    root = write_tree(tmp_path, {"setup.py": ROCM_ARM + HIPIFIED, "k.cu": KERNEL})
-    assert _found(root) == [("ROC205", 3, "warning")]
-    report = Engine().check_path(root / "k.cu", Settings(root=root))
-    assert report.gated_notes[0].endswith(f"({EVIDENCE}; no file tests a ROCm macro: hipify is the whole port)")
-    unported = write_tree(tmp_path / "unported", {"setup.py": HIPIFIED, "k.cu": KERNEL})
-    assert _found(unported) == [("ROC204", 1, "info"), ("ROC205", 2, "info"), ("ROC205", 3, "warning")]
 
 
 def test_a_cub_header_torch_s_hipify_does_not_rename_stays_a_warning_in_a_hipified_build(tmp_path):
@@ -219,3 +239,60 @@ def test_a_build_running_a_hipify_tool_itself_may_rename_any_header_the_table_ma
     root = write_tree(tmp_path, {"setup.py": HIPIFIED, "CMakeLists.txt": tool, "k.cu": kernel})
     assert CudaProject.build(root).build_facts.hipify_tool.endswith("CMakeLists.txt:1")
     assert _found(root) == [("ROC205", 1, "info")]
+
+
+def test_a_header_included_by_a_twin_kernel_and_an_nvidia_only_one_is_left_too(tmp_path):
+    """`u.cuh` is included by a kernel with a HIP twin and by one the build compiles for NVIDIA only: no file ROCm
+    compiles through hipify includes it, so its renames stay notes; a kernel both builds compile is ported."""
+    setup = "import torch\nsources = ['both.cu']\nif torch.version.hip:\n    flags = ['-DX']\n"
+    setup += "else:\n    sources += ['nv.cu']\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+    setup += "ext = CUDAExtension('x', sources)\n"
+    files = {
+        "setup.py": setup,
+        "k.cu": '#include "u.cuh"\n',
+        "k.hip": "",
+        "nv.cu": '#include "u.cuh"\n',
+        "both.cu": "#include <cuda_runtime.h>\n",
+        "u.cuh": "#include <cuda_runtime.h>\n",
+    }
+    root = write_tree(tmp_path, files)
+    project = CudaProject.build(root)
+    assert project._left_to_nvidia(str(root / "nv.cu")) == "setup.py:6: the build compiles it for NVIDIA only"
+    assert project._left_to_nvidia(str(root / "u.cuh")).startswith("every file including it is left to NVIDIA")
+    header = Engine().check_path(root / "u.cuh", Settings(root=root))
+    assert [(d.code, d.severity.value) for d in header.diagnostics] == [("ROC204", "info")]
+    assert Engine().check_path(root / "both.cu", Settings(root=root)).diagnostics == []
+
+
+def test_a_file_the_build_lists_for_rocm_has_no_twin(tmp_path):
+    """A ROCm-only file of its name beside it (a ROCm module's own bindings in `rocm/`) is no twin when the build lists
+    the CUDA file itself for ROCm too: the ROCm build compiles it."""
+    cmake = (
+        "set(SRC csrc/k.cu)\nif(USE_ROCM)\n  add_definitions(-DXYZ_HIP)\n  list(APPEND SRC csrc/rocm/k.cpp)\nendif()\n"
+    )
+    cmake += "add_library(x ${SRC})\n"
+    files = {"CMakeLists.txt": cmake, "setup.py": HIPIFIED, "csrc/k.cu": "", "csrc/rocm/k.cpp": ""}
+    files |= {"csrc/b.cu": "", "csrc/rocm/b.cpp": ""}
+    root = write_tree(tmp_path, files)
+    project = CudaProject.build(root)
+    assert project._left_to_nvidia(str(root / "csrc/k.cu")) == ""
+    assert project._left_to_nvidia(str(root / "csrc/b.cu")) == "csrc/rocm/b.cpp is its HIP twin"
+
+
+def test_a_folder_rewritten_for_rocm_leaves_every_file_of_the_cuda_folder(tmp_path):
+    """`attention/hip_fmha/` beside `attention/cuda/fmha/` (a CUTLASS kernel folder and its CK rewrite): the port left
+    the CUDA folder's files to NVIDIA, whatever their names. A `hip/` folder beside `cuda/` is where hipify writes its
+    copies, beside a few hand-written files: no rewrite of the folder."""
+    files = {
+        "setup.py": ROCM_ARM + HIPIFIED,
+        "attention/cuda/fmha/kernel_backward.h": KERNEL,
+        "attention/hip_fmha/ck_fmha_util.h": "",
+        "aten/cuda/Atomic.cuh": KERNEL,
+        "aten/hip/impl/HIPGuard.h": "",
+    }
+    root = write_tree(tmp_path, files)
+    project = CudaProject.build(root)
+    assert project._left_to_nvidia(str(root / "attention/cuda/fmha/kernel_backward.h")) == (
+        "attention/hip_fmha/ is the HIP twin of its folder"
+    )
+    assert project._left_to_nvidia(str(root / "aten/cuda/Atomic.cuh")) == ""

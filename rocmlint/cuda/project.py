@@ -154,9 +154,9 @@ _BUILD_FOLDER = re.compile(r"(?i)(?:^|[/\\_-])(?:build(?:er|ers|_tools)?|install
 _MAX_FILE_BYTES = 2_000_000
 # The folder name hipify's copies of a CUDA folder's sources get (`c10/cuda/` -> `c10/hip/`), reversed.
 _CUDA_TWIN = {"hip": "cuda", "HIP": "CUDA"}
-# The CUDA word of a file name (`check_cuda_device`, `CudaQuery`), and the HIP word a hand-ported twin has instead.
-_CUDA_NAME_WORD = re.compile(r"(?<![A-Za-z])(?:cuda|CUDA|Cuda)(?![a-z])")
-_HIP_NAME_WORD = {"cuda": "hip", "CUDA": "HIP", "Cuda": "Hip"}
+# The word cuda in a file or folder name (`cuda/`, `k_cuda.cu`, `CudaOps.h`), which a hand-written ROCm twin's says as
+# hip or rocm.
+_CUDA_WORD = re.compile(r"(?<![A-Za-z])(?:cuda|CUDA|Cuda)(?![a-z])")
 # A folder or file named for one AMD GPU target (`gfx1250/`, `*_gfx942.cuh`): code written for that target.
 _AMD_TARGET_IN_PATH = re.compile(r"(?:^|[/\\_.-])(gfx\d[0-9a-f]*)(?=$|[/\\_.-])")
 
@@ -197,7 +197,8 @@ class FileView:
     hip_compiled: str = ""
     # Why the project already builds this file for ROCm through that hipify, asked when a rule meets a rename ("" when
     # it does not, or nothing hipifies the file): the renames are then done, no note worth showing; before a first
-    # port, or in code the port has not reached, they still mark what the port touches. See `CudaProject.view`.
+    # port, or in a file the port left to NVIDIA (a HIP twin), they still mark what a port there touches. See
+    # `CudaProject._hipify_ported`.
     hipify_ported: Callable[[], str] = lambda: ""
     # Why only sources a host compiler builds (`.cpp`) include the header, on either vendor, "" otherwise: nvcc's
     # macros (`__CUDACC__`, `__CUDA_ARCH__`) are then undefined wherever NVIDIA compiles it, as on ROCm.
@@ -395,6 +396,7 @@ class CudaProject:
     # a question about a file (a bound method) -> `_ungated_includers_of`
     _ungated_includers: dict[Callable[[str], bool], frozenset[str]] = field(default_factory=dict)
     _relatives: dict[str, str] = field(default_factory=dict)  # path -> `_relative`
+    _left: dict[str, str] = field(default_factory=dict)  # path -> `_left_to_nvidia`
 
     # --- building ---------------------------------------------------------------------------------------------
     @classmethod
@@ -555,7 +557,7 @@ class CudaProject:
             hipified=self._relative_evidence(hipify_evidence),
             hipify_tool=self._relative_evidence(self.build_facts.hipify_tool) if hipify_evidence else "",
             hip_compiled="" if hipified else self._hip_compiled(path),
-            hipify_ported=lambda: self._hipify_ported(path, closure),
+            hipify_ported=lambda: self._hipify_ported(path),
             host_compiled_only=self._host_compiled_only(path),
             atomic_overloads=_LazySet(lambda: self._atomic_overloads(around.files)),
             rocm_build_values=self._rocm_build_values | hipify_renamed,
@@ -1178,16 +1180,18 @@ class CudaProject:
         otherwise."""
         if is_header(path) or self._hipify_evidence(path) or self.build_facts.torch_extension:
             return ""
-        twin = self._hip_twin(path)
+        twin = self._hip_source_twin(path)
         if not twin or self._sources_naming(path) or self._spelled_by_a_build(path):
             return ""
         return f"{self._relative(twin)}: ROCm compiles its HIP twin beside it, and no build names this file"
 
-    def _hip_twin(self, path: str) -> str:
-        """The HIP source beside `path` named as its twin (see `_beside_its_hip_twin`), "" when there is none."""
+    def _hip_source_twin(self, path: str) -> str:
+        """The HIP source beside `path` named as its twin (see `_beside_its_hip_twin`), "" when there is none: stricter
+        than `_hip_twin` (the same folder, and a source including HIP's runtime), for it decides that no build
+        compiles the file at all."""
         folder, name = os.path.split(path)
         stem, suffix = os.path.splitext(name)
-        hip_stem = _CUDA_NAME_WORD.sub(lambda word: _HIP_NAME_WORD[word.group(0)], stem)
+        hip_stem = _said_as(stem, "hip")
         for other in self._by_folder.get(folder, ()):
             other_stem, other_suffix = os.path.splitext(os.path.basename(other))
             renamed = hip_stem != stem and other_stem == hip_stem
@@ -1441,57 +1445,90 @@ class CudaProject:
         build = self.build_facts
         return build.hip_language and not build.cuda_language and not build.torch_extension
 
-    def _hipify_ported(self, path: str, closure: _Files) -> str:
+    def _hipify_ported(self, path: str) -> str:
         """Evidence that the ROCm build already compiles `path` through the build's hipify ("" otherwise): the build
-        hipifies and has a ROCm path (`rocm_build_path`), and the code compiled with the file tests a ROCm macro
-        (`_rocm_testing`): the file, a header it includes, or a file including it, directly or through other
-        headers, with what that one includes (`compat.cuh` included by the kernel that includes this header). The
-        port reached this code; a kernel it left to NVIDIA (the CUDA twin of a ROCm rewrite) tests none. Where no
-        file of the project tests a ROCm macro at all (`_tests_a_rocm_macro`), hipify is the whole port: nothing
-        tells code the port reached from code it left, and the build's ROCm arm says it builds every file hipify
-        reaches."""
-        if not self._hipify_evidence(path) or not self.rocm_build_path:
+        hipifies the file and has a ROCm path (`rocm_build_path`), and nothing shows the port left the file to NVIDIA
+        (`_left_to_nvidia`: a hand-written HIP twin). A file the build compiles for NVIDIA only is gated away before
+        this is asked; any other file hipify reaches, ROCm compiles as hipify rewrites it."""
+        if not self._hipify_evidence(path) or not self.rocm_build_path or self._left_to_nvidia(path):
             return ""
-        if not self._tests_a_rocm_macro:
-            return f"{self.rocm_build_path}; no file tests a ROCm macro: hipify is the whole port"
-        testing = self._rocm_testing
-        found = next((f for f in (path, *sorted(closure.files)) if f in testing), None)
-        if found is None:
-            found = next(self._rocm_testing_includers(path), None)
-        if found is None:
-            return ""
-        return f"{self.rocm_build_path}; {self._relative(found)} tests {testing[found]}"
+        return f"{self.rocm_build_path}; no HIP twin shows the port left it to NVIDIA"
 
-    def _rocm_testing_includers(self, path: str) -> Iterator[str]:
-        """The files testing a ROCm macro among those that include `path`, directly or through other headers, and
-        what each of them includes; nearest includers first."""
-        seen, queue = {path}, [path]
-        while queue:
-            current = queue.pop(0)
-            for includer in self._includer_files(current):
-                if includer in seen:
-                    continue
-                seen.add(includer)
-                queue.append(includer)
-                yield from (f for f in (includer, *self._closure(includer)) if f in self._rocm_testing)
+    def _left_to_nvidia(self, path: str) -> str:
+        """Why the ROCm port left the file at `path` to NVIDIA, "" when nothing shows it did: the ROCm build does not
+        compile it (`_base`: built for NVIDIA only), it has a hand-written HIP twin (`_hip_twin`) and no source list of
+        the ROCm build names it (`_listed_for_rocm`), or it is a header
+        and every file including it was left so (remembered; a header on an include cycle counts as not left while its
+        own answer is being found)."""
+        if path in self._left:
+            return self._left[path]
+        self._left[path] = ""
+        base, why = self._base(path, frozenset())
+        if base.on_rocm is not False:
+            why = "" if self._listed_for_rocm(path) else self._hip_twin_evidence(path)
+        includers = self._includer_files(path)
+        if not why and includers and all(self._left_to_nvidia(i) for i in includers):
+            why = f"every file including it is left to NVIDIA ({self._relative(includers[0])}: {self._left[includers[0]]})"
+        self._left[path] = why
+        return why
+
+    def _listed_for_rocm(self, path: str) -> bool:
+        """Whether a source list of a build system that builds ROCm names the file itself, for ROCm or whatever the
+        vendor: the ROCm build compiles it, whatever ROCm-only file sits beside it (`csrc/rocm/torch_bindings.cpp`
+        binding a ROCm-only module next to the `csrc/torch_bindings.cpp` both builds compile)."""
+        building = self._systems_building_rocm
+        return any(
+            length == len(path)
+            and not s.removed
+            and _build_system(s.path) in building
+            and self._vendor_of(s) != "nvidia"
+            for length, s in self._sources_naming(path)
+        )
+
+    def _hip_twin_evidence(self, path: str) -> str:
+        """Why the file at `path` has a hand-written HIP twin ("" when it has none): a twin file (`_hip_twin`), or a
+        twin of a folder holding it (`_rocm_folder_twins`: `attention/cuda/fmha/`, `attention/hip_fmha/`, a CUTLASS
+        kernel folder and its CK rewrite)."""
+        twin = self._hip_twin(path)
+        if twin:
+            return f"{self._relative(twin)} is its HIP twin"
+        folder = next((f for f in _rocm_folder_twins(os.path.dirname(path)) if f in self._populated_folders), "")
+        return f"{self._relative(folder)}/ is the HIP twin of its folder" if folder else ""
 
     @cached_property
-    def _rocm_testing(self) -> dict[str, str]:
-        """The project files whose `#if`s test a ROCm macro -> the first such macro (by name): the compiler's and
-        torch's (`USE_ROCM`, `__HIP_PLATFORM_AMD__`, the stale `__HIP_PLATFORM_HCC__`) or one learned as ROCm's from
-        more than its name (a build define, a header's definition, arms with HIP code)."""
-        macros = VendorMacros()
-        rocm = macros.rocm | macros.stale_gates
-        rocm |= {name for name, m in self.learned.items() if m.vendor == "rocm" and m.evidence.kind != "name"}
-        return {path: min(tested) for path, facts in self.files.items() if (tested := facts.tested & rocm)}
+    def _populated_folders(self) -> frozenset[str]:
+        """Every folder holding a project file, directly or in a folder under it."""
+        found: set[str] = set()
+        for folder in self._by_folder:
+            while folder not in found and folder != os.path.dirname(folder):
+                found.add(folder)
+                folder = os.path.dirname(folder)
+        return frozenset(found)
+
+    def _hip_twin(self, path: str) -> str:
+        """The project file hand-written for ROCm in place of the CUDA file at `path`, "" when there is none: a `.hip`
+        file of the same name beside it (`k.cu`, `k.hip`), or a file whose folder or name says hip or rocm where the
+        CUDA file's says cuda (`cuda/k.cu`, `hip/k.cpp`; `k_cuda.cu`, `k_hip.cpp`), or adds it (`k.cu`, `hip/k.cpp`,
+        `k_hip.cpp`). Copies hipify writes at build time (`_hipified_folders`) are not in the tree."""
+        folder, name = os.path.split(path)
+        stem = name.split(".")[0]
+        twin_stems = _rocm_stems(stem)
+        for twin_folder in _rocm_folder_names(folder):
+            for twin_stem in twin_stems if twin_folder == folder else (stem.lower(), *twin_stems):
+                twin = next((p for p in self._by_stem.get((twin_folder, twin_stem), ()) if p != path), "")
+                if twin:
+                    return twin
+        same_name = self._by_stem.get((folder, stem.lower()), ())
+        return next((p for p in same_name if ".hip" in os.path.basename(p).lower() and p != path), "")
 
     @cached_property
-    def _tests_a_rocm_macro(self) -> bool:
-        """Whether any project file's `#if`s test a ROCm macro: the compiler's and torch's, the stale ones, or one
-        learned as ROCm's, even from its name alone (a project gating code on `XYZ_HIP` splits it by vendor)."""
-        macros = VendorMacros()
-        rocm = macros.rocm | macros.stale_gates | {name for name, m in self.learned.items() if m.vendor == "rocm"}
-        return any(facts.tested & rocm for facts in self.files.values())
+    def _by_stem(self) -> dict[tuple[str, str], list[str]]:
+        """(folder, file name before its first dot, lower case) -> the project files so named: `_hip_twin`'s index."""
+        found: dict[tuple[str, str], list[str]] = {}
+        for path in self.files:
+            folder, name = os.path.split(path)
+            found.setdefault((folder, name.split(".")[0].lower()), []).append(path)
+        return found
 
     @cached_property
     def rocm_build_path(self) -> str:
@@ -1789,6 +1826,57 @@ def _make_reads_elsewhere(make_texts: Mapping[str, str]) -> dict[str, frozenset[
     reads = {path: variables_read(text) for path, text in make_texts.items()}
     readers = Counter(name for names in reads.values() for name in names)
     return {path: frozenset(n for n, count in readers.items() if count > (n in names)) for path, names in reads.items()}
+
+
+def _rocm_folder_names(folder: str) -> Iterator[str]:
+    """The folder itself and where a hand-written ROCm twin of its files would sit: a `hip/` or `rocm/` folder in it,
+    or the folder with one name saying cuda made to say hip or rocm (`ops/cuda/` -> `ops/hip/`, `ops/rocm/`)."""
+    yield folder
+    yield os.path.join(folder, "hip")
+    yield os.path.join(folder, "rocm")
+    parts = folder.split(os.sep)
+    for index, part in enumerate(parts):
+        for twin in _rocm_words(part):
+            yield os.sep.join((*parts[:index], twin, *parts[index + 1 :]))
+
+
+def _rocm_folder_twins(folder: str) -> Iterator[str]:
+    """The folders a hand-written ROCm rewrite of `folder` would be: a `cuda/` folder of its path merged into the name
+    under it (`ops/cuda/fmha` -> `ops/hip_fmha`, `ops/fmha_hip`). Not `ops/hip/fmha`: that is where hipify writes its
+    copies (PyTorch's `ATen/hip/` holds them beside a few hand-written files)."""
+    parts = folder.split(os.sep)
+    for index, part in enumerate(parts):
+        if part.lower() != "cuda" or index + 1 == len(parts):
+            continue
+        inner = parts[index + 1]
+        for word in ("hip", "rocm"):
+            for merged in (f"{word}_{inner}", f"{inner}_{word}"):
+                yield os.sep.join((*parts[:index], merged, *parts[index + 2 :]))
+
+
+def _rocm_stems(stem: str) -> list[str]:
+    """The names (lower case, before the first dot) a hand-written ROCm twin of a file named `stem` would have."""
+    lower = stem.lower()
+    return [*(w.lower() for w in _rocm_words(stem)), f"{lower}_hip", f"{lower}_rocm", f"hip_{lower}", f"rocm_{lower}"]
+
+
+def _rocm_words(name: str) -> list[str]:
+    """`name` with its word cuda (any case) said as hip and as rocm (`flash_cuda` -> `flash_hip`, `flash_rocm`),
+    [] when it has none."""
+    if _CUDA_WORD.search(name) is None:
+        return []
+    return [_said_as(name, word) for word in ("hip", "rocm")]
+
+
+def _said_as(name: str, word: str) -> str:
+    """`name` with its word cuda replaced by `word` in the same case."""
+    return _CUDA_WORD.sub(lambda match: _same_case(word, match.group()), name)
+
+
+def _same_case(word: str, like: str) -> str:
+    if like.isupper():
+        return word.upper()
+    return word.capitalize() if like[0].isupper() else word
 
 
 def _nvidia_only(branch: Branch) -> bool:
