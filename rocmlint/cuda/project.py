@@ -962,14 +962,8 @@ class CudaProject:
             for other in self._by_name.get(name, ())
         ):
             return ""  # several files so named on the include path: which one an include finds is not known
-        includers = self._bare_angle_includers.get(name, [])
-        if not includers or any(
-            include.branch.on_rocm is not False and self._base(includer, visiting)[0].on_rocm is not False
-            for includer, include in includers
-        ):
-            return ""
-        includer, include = includers[0]
-        return f"{self._relative(includer)}:{include.line}: included only where ROCm does not compile"
+        where = self._first_of_includers_rocm_never_compiles(self._bare_angle_includers.get(name, []), visiting)
+        return f"{where}: included only where ROCm does not compile" if where else ""
 
     def _included_ambiguously_only_where_rocm_does_not_compile(self, path: str, visiting: frozenset[str]) -> str:
         """Evidence that a header nothing includes by a path the include graph resolves, but which `#include`s the
@@ -978,15 +972,21 @@ class CudaProject:
         `include/`), which a library's users include, is not. Used for where the file is compiled only. "" otherwise."""
         if not is_header(path) or path in self._includers or "include" in self._relative(path).split(os.sep)[:-1]:
             return ""
-        includers = self._unresolved_includers.get(path, [])
+        where = self._first_of_includers_rocm_never_compiles(self._unresolved_includers.get(path, []), visiting)
+        return f"{where}: included (by a path several files end with) only where ROCm does not compile" if where else ""
+
+    def _first_of_includers_rocm_never_compiles(
+        self, includers: list[tuple[str, IncludeFact]], visiting: frozenset[str]
+    ) -> str:
+        """ "path:line" of the first of `includers` (each with its `#include`) when ROCm compiles none of those includes
+        (gated off, or in a file ROCm does not compile), "" otherwise or when there are none."""
         if not includers or any(
             include.branch.on_rocm is not False and self._base(includer, visiting)[0].on_rocm is not False
             for includer, include in includers
         ):
             return ""
         includer, include = includers[0]
-        where = f"{self._relative(includer)}:{include.line}"
-        return f"{where}: included (by a path several files end with) only where ROCm does not compile"
+        return f"{self._relative(includer)}:{include.line}"
 
     @cached_property
     def _unresolved_includers(self) -> dict[str, list[tuple[str, IncludeFact]]]:
