@@ -610,3 +610,35 @@ def test_a_cuda_source_is_still_reported_when_its_twin_is_no_hip_code_or_a_build
         assert ("ROC204", 1) in _codes(root, "tools/check_cuda_device.cu"), changed
         for name in changed:
             (root / name).unlink(missing_ok=True)
+
+
+def test_sources_named_from_the_project_root_are_read_with_the_vendor_of_their_block(tmp_path):
+    """`${PROJECT_SOURCE_DIR}/src/x.cc` names a source from the project's root, in a sub-folder's CMake file too: a
+    list only the NVIDIA build's macro appends to compiles it for NVIDIA only, and its header, which only such
+    sources include ungated, with it; the source both builds list stays compiled on ROCm."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": """
+                macro(ADD_CUDA)
+                  list(APPEND SOURCES "${PROJECT_SOURCE_DIR}/src/cuda_ops.cc" "${PROJECT_SOURCE_DIR}/src/gpu_ops.cc")
+                endmacro()
+                if(HAVE_CUDA)
+                  ADD_CUDA()
+                elseif(HAVE_ROCM)
+                  list(APPEND SOURCES "${CMAKE_SOURCE_DIR}/src/hip_ops.cc" "${PROJECT_SOURCE_DIR}/src/gpu_ops.cc")
+                  add_definitions(-DHAVE_ROCM=1)
+                endif()
+                add_library(core ${SOURCES})
+                """,
+            "src/cuda/kernels.h": "#include <cuda_runtime.h>\n",
+            "src/cuda_ops.cc": '#include "cuda/kernels.h"\n',
+            "src/gpu_ops.cc": '#if !HAVE_ROCM\n#include "cuda/kernels.h"\n#endif\n',
+            "src/hip_ops.cc": "#include <hip/hip_runtime.h>\n",
+        },
+    )
+    project = CudaProject.build(root)
+    assert project.view(str(root / "src/cuda_ops.cc")).base.on_rocm is False
+    assert project.view(str(root / "src/gpu_ops.cc")).base.on_rocm is not False
+    assert project.view(str(root / "src/cuda/kernels.h")).base.on_rocm is False
+    assert _codes(root, "src/cuda/kernels.h") == []

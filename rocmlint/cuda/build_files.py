@@ -1013,7 +1013,7 @@ def cmake_facts(
             if name != "set":
                 # `set(FILE ${CMAKE_CURRENT_LIST_DIR}/k.cu)` may name a file only to set its flags (PyTorch's
                 # `ROWWISE_SCALED_MM_FILE` under `if(USE_CUDA)`), not a source list the build compiles.
-                words = [_in_build_folder(word) for word in words]
+                words = [_in_build_folder(word, root) for word in words]
             removed = name == "list" and words[:1] == ["REMOVE_ITEM"]
             variable = (words[1:2] if name == "list" else words[:1] if name == "set" else [""])[0] if words else ""
             keyword_vendors = _keyword_vendors(words) if name in source_functions else [None] * len(words)
@@ -1269,8 +1269,11 @@ _CURRENT_FOLDER = re.compile(r"^\$\{CMAKE_CURRENT_(?:SOURCE|LIST)_DIR\}/")
 _GLOB_OPTIONS = frozenset({"CONFIGURE_DEPENDS", "FOLLOW_SYMLINKS"})
 
 
-def _in_build_folder(word: str) -> str:
-    """A CMake path word relative to the build file's folder: `${CMAKE_CURRENT_SOURCE_DIR}/k.cu` is `k.cu`."""
+def _in_build_folder(word: str, root: str = "") -> str:
+    """A CMake path word relative to the build file's folder (`${CMAKE_CURRENT_SOURCE_DIR}/k.cu` is `k.cu`), or
+    absolute when it starts at the project's `root` (`${PROJECT_SOURCE_DIR}/src/k.cc`)."""
+    if root and _SOURCE_ROOT.match(word):
+        return os.path.join(root, _SOURCE_ROOT.sub("", word))
     return _CURRENT_FOLDER.sub("", word)
 
 
