@@ -72,6 +72,18 @@ def test_mask_macro_used_elsewhere() -> None:
     assert [d.name for d in _defines(header) if masks.mask_macro_used_elsewhere(d, header)] == ["FINAL_MASK"]
     used = context("#define FINAL_MASK 0xffffffff\n__device__ void f() { __syncwarp(FINAL_MASK); }\n")
     assert not any(masks.mask_macro_used_elsewhere(d, used) for d in _defines(used))
+    # Used here only as the mask a ROCm definition of the wrapper drops: nothing of it reaches ROCm.
+    wrapped = (
+        "#ifdef USE_ROCM\n#define SHFL_DOWN_SYNC(mask, var, delta) __shfl_down(var, delta)\n"
+        "#else\n#define SHFL_DOWN_SYNC __shfl_down_sync\n#endif\n#define FULL_MASK 0xffffffff\n"
+        "__device__ float f(float v) { return SHFL_DOWN_SYNC(FULL_MASK, v, 1); }\n"
+    )
+    assert not any(masks.mask_macro_used_elsewhere(d, context(wrapped)) for d in _defines(context(wrapped)))
+    # A use ROCm compiles (an unported wrapper) keeps it reported, as do uses the ROCm arm keeps.
+    unported = wrapped.replace("__shfl_down(var, delta)", "__shfl_down_sync(mask, var, delta)")
+    assert [d.name for d in _defines(context(unported)) if masks.mask_macro_used_elsewhere(d, context(unported))] == [
+        "FULL_MASK"
+    ]
 
 
 def test_buffers_of_32_bits_the_mask_is_stored_into() -> None:

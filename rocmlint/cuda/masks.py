@@ -1137,13 +1137,24 @@ def sync_call_with_32_bit_mask(ctx: CudaContext, code: str, where: Span) -> tupl
 
 def mask_macro_used_elsewhere(define: Define, ctx: CudaContext) -> bool:
     """`#define FINAL_MASK 0xffffffff`: an object-like macro named for a full-warp mask whose value is all 32
-    lanes, which this file never passes to a `*_sync` call (its uses live in other files)."""
+    lanes, which this file never passes to a `*_sync` call (its uses live in other files), nor uses only where
+    ROCm never compiles it (`SHFL_DOWN_SYNC(FULL_MASK, v, 1)`, whose ROCm definition drops the mask)."""
     return (
         define.parameters is None
         and bool(_MASK_MACRO_NAME.search(define.name))
         and _is_full_warp_32(define.value)
         and not _passed_to_sync_call(define.name, ctx)
+        and not _used_here_only_off_rocm(define, ctx)
     )
+
+
+def _used_here_only_off_rocm(define: Define, ctx: CudaContext) -> bool:
+    """This file spells the macro after its definition, and ROCm compiles none of those uses: each is an argument a
+    vendor selector macro drops on ROCm (see `CudaContext.branch`) or sits in NVIDIA-only code."""
+    spelled = re.compile(rb"\b" + re.escape(define.name.encode()) + rb"\b")
+    end = define.directive.end_byte
+    uses = [found.start() for found in spelled.finditer(ctx.content, end)]
+    return bool(uses) and all(ctx.is_rocm_gated(ByteSpan(use, use + len(define.name))) for use in uses)
 
 
 def _passed_to_sync_call(name: str, ctx: CudaContext) -> bool:

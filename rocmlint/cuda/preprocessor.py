@@ -1155,7 +1155,8 @@ def dropped_on_rocm(definitions: list[MacroShape]) -> tuple[int, frozenset[int]]
     """(parameter count, positions) of the arguments a ROCm build never compiles in any invocation of a vendor
     selector: a macro whose every definition ROCm may compile is ROCm's own (NVIDIA never compiles it), has the
     same parameter count and drops those positions, which an NVIDIA-only definition uses (`#define
-    XYZ_HIP_OR_CUDA(h, c) h` under the ROCm macro, `... c` in the NVIDIA arm). None for any other macro."""
+    XYZ_HIP_OR_CUDA(h, c) h` under the ROCm macro, `... c` in the NVIDIA arm, or an object-like alias of the
+    intrinsic there). None for any other macro."""
     rocm = [d for d in definitions if d.branch.on_rocm is not False]
     if not rocm or any(d.branch.on_nvidia is not False for d in rocm):
         return None
@@ -1164,7 +1165,9 @@ def dropped_on_rocm(definitions: list[MacroShape]) -> tuple[int, frozenset[int]]
     if counts or count is None:
         return None
     dropped = frozenset.intersection(*(d.unused for d in rocm))
-    nvidia = [d for d in definitions if d.branch.on_nvidia is not False and d.parameters == count]
+    # An object-like NVIDIA definition naming the function to call (`#define SHFL_DOWN_SYNC __shfl_down_sync`) passes
+    # every argument on.
+    nvidia = [d for d in definitions if d.branch.on_nvidia is not False and d.parameters in (count, None)]
     used_on_nvidia = frozenset(p for p in dropped if any(p not in d.unused for d in nvidia))
     return (count, used_on_nvidia) if used_on_nvidia else None
 
