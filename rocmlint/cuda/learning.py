@@ -295,14 +295,14 @@ def _learn_from_order(files: Mapping[str, FileFacts], learned: Mapping[str, Lear
             yield LearnedMacro(name, "other", MacroState(False, 0), MacroState(None), evidence)
 
 
-# The word of an NVIDIA backend switch its ROCm twin spells with a ROCm word (`RAJA_ENABLE_CUDA`, `RAJA_ENABLE_HIP`).
+# The word of an NVIDIA backend switch its ROCm twin spells with a ROCm word (`LIBX_ENABLE_CUDA`, `LIBX_ENABLE_HIP`).
 _NVIDIA_BACKEND_WORDS = frozenset({"CUDA", "NVIDIA"})
 _ROCM_BACKEND_WORDS = ("HIP", "ROCM", "AMD")
 
 
 def _learn_from_twins(files: Mapping[str, FileFacts]) -> Iterator[LearnedMacro]:
-    """A macro whose name says NVIDIA by one backend word (`RAJA_ENABLE_CUDA`) while the project also tests its twin,
-    the same name with a ROCm word there (`RAJA_ENABLE_HIP`): the pair selects a backend (the project's or a
+    """A macro whose name says NVIDIA by one backend word (`LIBX_ENABLE_CUDA`) while the project also tests its twin,
+    the same name with a ROCm word there (`LIBX_ENABLE_HIP`): the pair selects a backend (the project's or a
     dependency's configuration header), so a ROCm build defines the twin and not the NVIDIA switch. Stronger than the
     name alone, which may mean "CUDA or HIP" (`USE_CUDA_GRAPHS`). Not when a chain tests the twin first (`#if
     X_USE_HIP ... #elif X_USE_CUDA`, as where a ROCm build defines both); a macro ROCm compiles code under is still

@@ -2,7 +2,7 @@
 
 A Makefile often lists each backend's sources once, outside any conditional (`cuda.c := $(wildcard
 backends/cuda/*.c)`), and hands the list to what it compiles only inside the arm of that vendor's toolkit
-(`ifneq ($(CUDA_DIR),) ... libceed.c += $(cuda.c) ... endif`). The block around the list says nothing of its
+(`ifneq ($(CUDA_DIR),) ... libx.c += $(cuda.c) ... endif`). The block around the list says nothing of its
 vendor; the places make reads it do. A variable every read of which sits in one vendor's arms, directly or through
 variables read only there, is that vendor's; a read anywhere else (a rule, a recipe, a conditional, an assignment
 read outside the arms, a computed name that may spell it, another make file of the project) makes it no vendor's.

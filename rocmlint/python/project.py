@@ -283,7 +283,7 @@ class ProjectIndex:
         (found from the project's root too: a script outside the packages imports them as installed) resolved and,
         `depth` permitting, the importer's own importers asked where its defs and classes run; every read in another
         accelerator's folder or file (rocmlint/python/accelerators.py) is. A `name` member of another of the
-        project's modules is not one (`tilelang.testing.main()` when asking about `example.main`)."""
+        project's modules is not one (`mylib.testing.main()` when asking about `example.main`)."""
         root = Path(index.root)
         if other_accelerator_in_path(str(importer), str(root)):
             return True
