@@ -101,9 +101,7 @@ def unread_cmake_files(root: str, files: Mapping[str, Sequence[Command]], other_
     top = os.path.join(root, "CMakeLists.txt")
     if top not in files:
         return frozenset()
-    by_name: dict[str, list[str]] = {}
-    for path in files:
-        by_name.setdefault(os.path.basename(path).lower(), []).append(path)
+    by_name = _by_name(files)
     pending = [(top, root)]  # (a file the build reads, the folder its relative paths start from)
     seen: set[tuple[str, str]] = set()
     while pending:
@@ -148,9 +146,7 @@ def _reached_by(
         return _included(words[0], path, folder, root, files, by_name)
     found: list[tuple[str, str]] = []
     if command == "find_package":
-        found += _named(
-            by_name, (f"find{words[0]}.cmake", f"{words[0]}config.cmake", f"{words[0]}-config.cmake"), folder
-        )
+        found += _named(by_name, _package_files(words[0]), folder)
     if command in _BUILDING_COMMANDS:
         found += [(os.path.join(p, "CMakeLists.txt"), p) for p in _named_folders(words, folder, root, files)]
     # Any other word naming a module (`-P script.cmake`, `install(FILES X.cmake)`) may run it somewhere.
@@ -186,19 +182,29 @@ class ModuleIndex:
     def __init__(self, root: str, paths: Iterable[str]) -> None:
         self.root = root
         self.files: dict[str, Sequence[Command]] = {path: () for path in paths}
-        self.by_name: dict[str, list[str]] = {}
-        for path in self.files:
-            self.by_name.setdefault(os.path.basename(path).lower(), []).append(path)
+        self.by_name = _by_name(self.files)
 
     def read_by(self, command: str, argument: str, includer: str) -> list[str] | None:
         """The files `include(argument)` or `find_package(argument)` in the CMake file `includer` may read (a relative
         path taken from the includer's folder, else any file ending so); None when a variable hides which."""
         folder = os.path.dirname(includer)
         if command == "find_package":
-            names = (f"find{argument}.cmake", f"{argument}config.cmake", f"{argument}-config.cmake")
-            return [path for path, _ in _named(self.by_name, names, folder)]
+            return [path for path, _ in _named(self.by_name, _package_files(argument), folder)]
         found = _included(argument, includer, folder, self.root, self.files, self.by_name)
         return None if found is None else [path for path, _ in found]
+
+
+def _package_files(package: str) -> tuple[str, ...]:
+    """The module files `find_package(package)` may read, lower case as `by_name` keys them."""
+    return (f"find{package}.cmake", f"{package}config.cmake", f"{package}-config.cmake")
+
+
+def _by_name(paths: Iterable[str]) -> dict[str, list[str]]:
+    """The files of `paths` by file name, lower case (CMake module names match whatever the case)."""
+    found: dict[str, list[str]] = {}
+    for path in paths:
+        found.setdefault(os.path.basename(path).lower(), []).append(path)
+    return found
 
 
 def _named(by_name: Mapping[str, Sequence[str]], names: Sequence[str], folder: str) -> list[tuple[str, str]]:
