@@ -333,3 +333,129 @@ def test_a_glob_of_several_patterns_matches_the_files_any_of_them_matches(tmp_pa
     project = _project(root)
     nvidia_only = {name for name in files if not _rocm_base(project, root, f"ops/{name}")[0]}
     assert nvidia_only == {"k1.cu", "f2.cu", "kernels/a/b.cu"}
+
+
+def _twin_packages_tree(tmp_path: Path, rocm_sources: str) -> Path:
+    """A tree whose `gpu/cuda` and `gpu/rocm` packages build the GPU sources of `gpu/` for one vendor each (the ROCm
+    package naming `rocm_sources`), and a `fast/` package whose runtime links the CUDA package's vendor library
+    outside any `select()`, built into a module nothing depends on and tested; a library it needs a tool needs
+    too."""
+    return write_tree(
+        tmp_path,
+        {
+            ".bazelrc": _RC,
+            "BUILD": textwrap.dedent(_SETTINGS)
+            + textwrap.dedent("""
+                cc_binary(
+                    name = "server",
+                    srcs = ["main.cc"],
+                    deps = select({":backend_a": ["//gpu/cuda:kernels"], ":backend_b": ["//gpu/rocm:kernels"]}),
+                )
+                """),
+            "main.cc": "",
+            "gpu/BUILD": 'exports_files(["kernels.cc", "vendor.h"])\n',
+            "gpu/kernels.cc": _KERNEL,
+            "gpu/other.cc": "",
+            "gpu/vendor.h": "",
+            "gpu/cuda/BUILD": """
+                cc_library(name = "vendor", hdrs = ["//gpu:vendor.h"], defines = ["GPU_CUDA"])
+                cc_library(name = "kernels", srcs = ["//gpu:kernels.cc"], deps = [":vendor"])
+                """,
+            "gpu/rocm/BUILD": f"""
+                cc_library(name = "vendor", hdrs = ["//gpu:vendor.h"], defines = ["GPU_HIP"])
+                cc_library(name = "kernels", srcs = ["//gpu:{rocm_sources}"], deps = [":vendor"])
+                """,
+            "fast/BUILD": """
+                cc_library(
+                    name = "runtime",
+                    srcs = ["runtime.cu"],
+                    deps = [
+                        ":helpers",
+                        "//gpu/cuda:vendor",
+                    ],
+                )
+                cc_library(name = "helpers", srcs = ["helpers.cc"])
+                cc_library(name = "support", srcs = ["support.cc"], deps = [":runtime"])
+                cc_binary(name = "fast.so", deps = [":runtime"], linkshared = True)
+                cc_test(name = "fast_test", srcs = ["fast_test.cc"], deps = [":support"])
+                cc_binary(name = "tool", srcs = ["tool.cc"], deps = [":helpers"])
+                """,
+            "fast/tool.cc": "",
+            "fast/runtime.cu": _KERNEL,
+            "fast/helpers.cc": "",
+            "fast/support.cc": "",
+            "fast/fast_test.cc": "",
+        },
+    )
+
+
+def test_a_target_needing_the_nvidia_twin_of_a_vendor_package_pair_is_nvidia_only(tmp_path):
+    """Sibling `cuda` and `rocm` packages building the same sources are each vendor's build of them: a library that
+    links the CUDA package's target outside any `select()` is NVIDIA's, wherever it is linked from, and so is
+    what only it and tests needing it reach. Sources both twins build, and a library it needs that a product of
+    every vendor needs too, stay ROCm code."""
+    root = _twin_packages_tree(tmp_path, "kernels.cc")
+    project = _project(root)
+    assert _rocm_base(project, root, "fast/runtime.cu") == (
+        False,
+        "fast/BUILD:6: the build compiles it for NVIDIA only",
+    )
+    # Needed by the test alone, and needing the runtime.
+    assert _rocm_base(project, root, "fast/support.cc") == (
+        False,
+        "fast/BUILD:10: the build compiles it for NVIDIA only",
+    )
+    assert _rocm_base(project, root, "fast/fast_test.cc")[0] is False
+    # Linked by the NVIDIA-only runtime and by a tool every vendor builds.
+    assert _rocm_base(project, root, "fast/helpers.cc") == (True, "")
+    assert _rocm_base(project, root, "gpu/kernels.cc") == (True, "")
+    assert _codes(root, "fast/runtime.cu") == []
+    assert _codes(root, "gpu/kernels.cc") != []
+
+
+def test_vendor_packages_that_share_no_source_are_no_twins(tmp_path):
+    """A `rocm` package building sources of its own (sharing a header only) is no ROCm build of what the `cuda`
+    package builds: linking the `cuda` package's target says nothing of the vendor."""
+    root = _twin_packages_tree(tmp_path, "other.cc")
+    project = _project(root)
+    assert _rocm_base(project, root, "fast/runtime.cu") == (True, "")
+    assert _codes(root, "fast/runtime.cu") != []
+
+
+def test_an_examples_own_cuda_only_cmake_project_decides_where_no_rocm_build_names_the_file(tmp_path):
+    """An example's CMake project of its own that builds the CUDA language only under a CUDA option (its GPU module
+    inside `if(EX_ENABLE_CUDA)`), in a project whose ROCm build is Bazel's: that module's source is NVIDIA's; the
+    example's CPU module is not."""
+    root = write_tree(
+        tmp_path,
+        {
+            ".bazelrc": _RC,
+            "BUILD": textwrap.dedent(_SETTINGS)
+            + 'cc_library(name = "lib", srcs = select({":backend_a": ["nv.cu"], ":backend_b": ["amd.cc"]}))\n',
+            "pyproject.toml": "",  # the checked root is the project's, not the example's
+            "nv.cu": "",
+            "amd.cc": "",
+            "examples/ex/CMakeLists.txt": """
+                cmake_minimum_required(VERSION 3.18)
+                project(ex LANGUAGES CXX)
+                option(EX_ENABLE_CUDA "CUDA examples" OFF)
+                nanobind_add_module(_cpu NB_STATIC "src/cpu.cc")
+                if(EX_ENABLE_CUDA)
+                  enable_language(CUDA)
+                  find_package(CUDAToolkit REQUIRED)
+                  nanobind_add_module(_gpu NB_STATIC "src/gpu.cc")
+                  target_link_libraries(_gpu PRIVATE CUDA::cudart)
+                endif()
+                """,
+            "examples/ex/src/gpu.cc": "#include <cuda_runtime_api.h>\n",
+            "examples/ex/src/cpu.cc": "#include <cuda_runtime_api.h>\n",
+        },
+    )
+    project = _project(root)
+    assert _rocm_base(project, root, "examples/ex/src/gpu.cc") == (
+        False,
+        "examples/ex/CMakeLists.txt:8: the build compiles it for NVIDIA only",
+    )
+    assert _rocm_base(project, root, "examples/ex/src/cpu.cc") == (True, "")
+    assert _codes(root, "examples/ex/src/gpu.cc") == []
+    assert _codes(root, "examples/ex/src/cpu.cc") != []

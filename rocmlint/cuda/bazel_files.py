@@ -14,6 +14,9 @@ files (line by line). Evidence, strongest first:
 - **what each vendor builds**: a target's sources (`srcs`, `hdrs`, any attribute naming a file of the package,
   globs resolved against it) are built for the vendors of the branch they sit in and of the targets reached from
   targets nothing depends on; a file only NVIDIA branches reach is NVIDIA's (`SourceSet` with that vendor);
+- **vendor twin packages** (`gpu/cuda` and `gpu/rocm` building the same sources of `gpu/`): each twin's targets are
+  its vendor's, and so is a target needing one outside any `select()` (it links NVIDIA's build, where ROCm's has its
+  own), whatever reaches it;
 - **macros each vendor defines**: `-D` in `copts`, `defines`, `local_defines` (per branch and target), and
   `--copt=-DX` of a `.bazelrc` config (the config's vendor).
 """
@@ -442,7 +445,8 @@ class _Reader:
         for a product nothing in the tree depends on (a binary, an extension), those of the branches its dependents
         name it in for the others. A test, library or alias nothing depends on is built only for the vendors that
         build every target it needs outside any `select()` (one needing a library only NVIDIA branches reach is
-        NVIDIA's)."""
+        NVIDIA's). No path builds a target of one vendor's twin package, or one needing it, for the other vendor
+        (`_vendor_package_limits`)."""
         outgoing: dict[_Key, list[tuple[_Key, _Item]]] = {}
         for key, attributes in self.attributes.items():
             module = self.targets[key][1]
@@ -453,15 +457,17 @@ class _Reader:
                     target = self._target_of(item.text, module)
                     if target is not None and target != key:
                         outgoing.setdefault(key, []).append((target, item))
+        limits = self._vendor_package_limits(outgoing)
         depended = {target for edges in outgoing.values() for target, _ in edges}
         roots = [key for key in self.targets if key not in depended]
         tests = {key for key in roots if _needs_its_dependencies(_rule_kind(self.targets[key][0]))}
-        libraries, library_reasons = _spread({key: (BOTH, None) for key in roots if key not in tests}, outgoing)
+        products = {key: limits.get(key, (BOTH, None)) for key in roots if key not in tests}
+        libraries, library_reasons = _spread(products, outgoing, limits)
         needs: dict[_Key, tuple[Builds, tuple[str, int] | None]] = {}
         for key in self.targets:
             if key not in libraries:
-                _needs(key, libraries, outgoing, needs)
-        tested, tested_reasons = _spread({key: needs[key] for key in tests}, outgoing)
+                _needs(key, libraries, outgoing, needs, limits)
+        tested, tested_reasons = _spread({key: needs[key] for key in tests}, outgoing, limits)
         for key, builds in tested.items():
             if key not in libraries:
                 needed, reason = needs[key]
@@ -469,6 +475,61 @@ class _Reader:
                 if "rocm" not in libraries[key]:
                     library_reasons[key] = reason or tested_reasons.get(key, (self.targets[key][1].path, 0))
         return libraries, library_reasons
+
+    def _vendor_package_limits(
+        self, outgoing: dict[_Key, list[tuple[_Key, _Item]]]
+    ) -> dict[_Key, tuple[Builds, tuple[str, int] | None]]:
+        """The vendor each target is limited to by the project's vendor twin packages (`_vendor_twins`), and where
+        that shows: a target of one twin is that vendor's build of the ported sources, and so is a target of the
+        tree that needs one outside any `select()` (it links NVIDIA's build of them, where ROCm's has its own)."""
+        twins = self._vendor_twins()
+        limits: dict[_Key, tuple[Builds, tuple[str, int] | None]] = {}
+        for key, (call, module) in self.targets.items():
+            own = twins.get(key[0])
+            builds, where = (frozenset({own}), (module.path, call.lineno)) if own else (BOTH, None)
+            for target, item in outgoing.get(key, ()):
+                needed = twins.get(target[0])
+                if needed is not None and item.builds == BOTH and target[0] != key[0]:
+                    builds &= {needed}
+                    where = where or (item.path, item.line)
+            if builds and builds != BOTH:  # a target needing both twins says nothing
+                limits[key] = (builds, where if "rocm" not in builds else None)
+        return limits
+
+    def _vendor_twins(self) -> dict[str, str]:
+        """Package folder -> vendor, of the project's vendor twin packages: sibling packages named for either vendor
+        (`gpu/cuda`, `gpu/rocm`) whose targets both compile a file outside them, each vendor's build of the same
+        ported sources (with its own defines). A lone `cuda` package says nothing: it may be the only GPU build."""
+        by_parent: dict[str, dict[str, list[str]]] = {}
+        for package in sorted(self.packages):
+            vendor = _words_vendor(os.path.basename(package))
+            if vendor is not None:
+                by_parent.setdefault(os.path.dirname(package), {}).setdefault(vendor, []).append(package)
+        twins: dict[str, str] = {}
+        for siblings in by_parent.values():
+            for nvidia, rocm in itertools.product(siblings.get("nvidia", ()), siblings.get("rocm", ())):
+                if self._shared_sources(nvidia, rocm):
+                    twins.update({nvidia: "nvidia", rocm: "rocm"})
+        return twins
+
+    def _shared_sources(self, first: str, second: str) -> bool:
+        """Whether the targets of packages `first` and `second` both name a C/C++ source outside both packages (a
+        header both name may be an interface they share, not sources each vendor compiles)."""
+        named: list[set[str]] = [set(), set()]
+        for key, attributes in self.attributes.items():
+            if key[0] not in (first, second):
+                continue
+            module = self.targets[key][1]
+            for attribute, items in attributes.items():
+                for item in items if not _defines_macros(attribute) else ():
+                    file = self._file_of(item.text, module)
+                    if (
+                        file is not None
+                        and file.endswith(_SOURCE_SUFFIXES)
+                        and not file.startswith((first + os.sep, second + os.sep))
+                    ):
+                        named[key[0] == second].add(file)
+        return bool(named[0] & named[1])
 
     def sources(self) -> Iterator[SourceSet]:
         """Each C/C++ file the targets name, with the vendor of every build that compiles it (None: both)."""
@@ -553,24 +614,30 @@ def _defines_macros(attribute: str) -> bool:
 
 
 def _spread(
-    seeds: dict[_Key, tuple[Builds, tuple[str, int] | None]], outgoing: dict[_Key, list[tuple[_Key, _Item]]]
+    seeds: dict[_Key, tuple[Builds, tuple[str, int] | None]],
+    outgoing: dict[_Key, list[tuple[_Key, _Item]]],
+    limits: Mapping[_Key, tuple[Builds, tuple[str, int] | None]],
 ) -> tuple[dict[_Key, Builds], dict[_Key, tuple[str, int]]]:
     """The vendors whose builds reach each target from the `seeds` (built for some vendors, and where a seed built
-    without ROCm learned so), through the branches of the dependencies; and for a target ROCm does not reach, where
-    the first dependency that left ROCm out is."""
+    without ROCm learned so), through the branches of the dependencies, never past a target's `limits`; and for a
+    target ROCm does not reach, where the first dependency (or limit) that left ROCm out is."""
     builds = {key: seed for key, (seed, _) in seeds.items()}
     reasons = {key: reason for key, (_, reason) in seeds.items() if reason is not None}
     pending = list(builds)
     while pending:
         source = pending.pop()
         for target, item in outgoing.get(source, ()):
-            reached = builds[source] & item.builds
+            limit, limited_at = limits.get(target, (BOTH, None))
+            reached = builds[source] & item.builds & limit
             grown = builds.get(target, frozenset()) | reached
             if grown == builds.get(target):
                 continue
             if target not in reasons and reached and "rocm" not in reached:
                 own = (item.path, item.line)
-                reasons[target] = reasons.get(source, own) if "rocm" in item.builds else own
+                if "rocm" not in item.builds:
+                    reasons[target] = own
+                else:
+                    reasons[target] = reasons.get(source, limited_at or own)
             builds[target] = grown
             pending.append(target)
     return builds, reasons
@@ -587,6 +654,7 @@ def _needs(
     libraries: dict[_Key, Builds],
     outgoing: dict[_Key, list[tuple[_Key, _Item]]],
     found: dict[_Key, tuple[Builds, tuple[str, int] | None]],
+    limits: Mapping[_Key, tuple[Builds, tuple[str, int] | None]],
 ) -> tuple[Builds, tuple[str, int] | None]:
     """The vendors that build every target `key` depends on outside any `select()` (the `libraries` reached from
     the targets that are not tests, or in turn what those need), and where the first that ROCm does not build is
@@ -594,11 +662,11 @@ def _needs(
     if key in found:
         return found[key]
     found[key] = (BOTH, None)  # a cycle needs nothing more
-    builds, reason = BOTH, None
+    builds, reason = limits.get(key, (BOTH, None))
     for target, item in outgoing.get(key, ()):
         if item.builds != BOTH:
             continue
-        needed = libraries[target] if target in libraries else _needs(target, libraries, outgoing, found)[0]
+        needed = libraries[target] if target in libraries else _needs(target, libraries, outgoing, found, limits)[0]
         if needed and "rocm" not in needed and reason is None:
             reason = (item.path, item.line)
         builds &= needed or BOTH

@@ -174,6 +174,9 @@ class SourceSet:
     # Why no build compiles these ("" when one may): named in CMake code that never runs, or in a list nothing reads
     # (rocmlint/cuda/cmake_unrun.py).
     unbuilt: str = ""
+    # Named by a CMake project of its own below the checked root that only nvcc builds (`_nested_cuda_alone_project`,
+    # an example shipped beside the product): a build of its own, as a sample's script is.
+    standalone: bool = False
 
 
 @dataclass(frozen=True)
@@ -857,8 +860,8 @@ _CMAKE_KEYWORDS = frozenset({"PRIVATE", "PUBLIC", "INTERFACE"})
 _CMAKE_SOURCE_COMMANDS = frozenset(
     {"add_library", "add_executable", "target_sources", "set", "list", "cuda_add_library"}
 )
-# Commands building a Python extension module from their first argument: CMake's FindPython, pybind11, nanobind, and
-# `add_library(name MODULE ...)`.
+# Commands building a Python extension module from their first argument (and the sources after it): CMake's
+# FindPython, pybind11, nanobind, and `add_library(name MODULE ...)`.
 _CMAKE_MODULE_COMMANDS = frozenset(
     {"python_add_library", "python3_add_library", "pybind11_add_module", "nanobind_add_module"}
 )
@@ -1007,7 +1010,7 @@ def cmake_facts(
             vendor = _block_vendor(blocks, file_vendor)
             probes = [SourceSet(probe, vendor, path, line) for probe in _probe_sources(arguments, source_values, path)]
             sources += [_anywhere(s) if included_module and not s.pattern.startswith("/") else s for s in probes]
-        elif name in _CMAKE_SOURCE_COMMANDS or name in source_functions:
+        elif name in _CMAKE_SOURCE_COMMANDS | _CMAKE_MODULE_COMMANDS or name in source_functions:
             vendor = _block_vendor(blocks, file_vendor)
             words = [word.strip('"') for word in arguments.split()]
             if name != "set":
@@ -1028,6 +1031,8 @@ def cmake_facts(
             ]
             sources += [_anywhere(s) if included_module else s for s in listed]
         sources[first_source:] = [_unbuilt(s, never_runs, unrun) for s in sources[first_source:]]
+    if module_vendor is not None:
+        sources = [replace(s, standalone=True) for s in sources]
     defines += _hipconfig_defines(path, text)
     return BuildFacts(
         tuple(defines),

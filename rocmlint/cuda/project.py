@@ -1158,8 +1158,13 @@ class CudaProject:
         matching = [(n, s) for n, s in self._sources_naming(path) if _build_system(s.path) in building_rocm]
         if building_rocm and not matching:
             # A script or Makefile compiling for NVIDIA only (a sample's `build.sh`, a tool's nvcc Makefile, make
-            # building no ROCm anywhere in the project) decides where no build of ROCm names the file.
-            matching = [(n, s) for n, s in self._sources_naming(path) if _build_system(s.path) in _STANDALONE_BUILDS]
+            # building no ROCm anywhere in the project), or an example's own nvcc-only CMake project, decides where
+            # no build of ROCm names the file.
+            matching = [
+                (n, s)
+                for n, s in self._sources_naming(path)
+                if _build_system(s.path) in _STANDALONE_BUILDS or s.standalone
+            ]
         if not matching or all(self._vendor_of(s) != "nvidia" for _, s in matching):
             return ""
         most_specific = max(length for length, _ in matching)
