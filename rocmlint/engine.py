@@ -179,8 +179,8 @@ class _ImporterReads:
     def key_registered_off_rocm(self, key: str, testers: frozenset[str], qualified: str | None) -> bool:
         return self.project.key_registered_off_rocm(_import_index(self.root), self.path, key, testers, qualified)
 
-    def definitions_only_on_nvidia(self) -> bool:
-        return self.project.definitions_only_on_nvidia(_import_index(self.root), self.path)
+    def definitions_only_on_nvidia(self, name: str) -> bool:
+        return self.project.definitions_only_on_nvidia(_import_index(self.root), self.path, name)
 
 
 class Engine:

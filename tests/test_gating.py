@@ -3351,7 +3351,7 @@ class _ReadBy:
     def only_off_rocm(self, name: str) -> bool:
         return False
 
-    def definitions_only_on_nvidia(self) -> bool:
+    def definitions_only_on_nvidia(self, name: str) -> bool:
         return False
 
 

@@ -309,6 +309,10 @@ _KERNELS = {
     "pkg/cycle_b.py": "from pkg import cycle_a\nimport cuda.bindings.driver as cuda\n",
     "pkg/gaudi.py": "import habana_frameworks.torch.core as htcore\n",
     "pkg/loader.py": "from nvidia import dali\n",
+    "pkg/fa4.py": "from flash_attn.cute.interface import _flash_attn_fwd\n",
+    "pkg/fa2.py": "from flash_attn.flash_attn_interface import flash_attn_func\n",
+    "pkg/numba_kernels.py": "import numba.cuda\n",
+    "pkg/numba_cpu.py": "import numba\n",
     "tests/test_kernel.py": "import pytest\nfrom pkg.ops import run\n",
     "tests/test_lazy.py": "def test_run():\n    from pkg.ops import run\n",
 }
@@ -325,6 +329,10 @@ _KERNELS = {
         pytest.param("pkg/cycle_a.py", NVIDIA_ONLY, id="an-import-cycle"),
         pytest.param("pkg/loader.py", NVIDIA_ONLY, id="from-the-nvidia-namespace"),
         pytest.param("pkg/gaudi.py", NOWHERE, id="another-accelerators-package"),
+        pytest.param("pkg/fa4.py", NVIDIA_ONLY, id="flash-attention-4-cute-dsl"),
+        pytest.param("pkg/fa2.py", EVERYWHERE, id="flash-attention-with-rocm-builds"),
+        pytest.param("pkg/numba_kernels.py", NVIDIA_ONLY, id="numba-cuda-target"),
+        pytest.param("pkg/numba_cpu.py", EVERYWHERE, id="numba-cpu"),
     ],
 )
 def test_a_module_that_cannot_import_on_rocm_runs_only_where_it_can(

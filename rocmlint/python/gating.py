@@ -202,9 +202,10 @@ class ReadElsewhere(Protocol):
         lookup (`tests_membership_of_its_parameter`), None for a def of this file already found to be one
         (ProjectIndex.key_registered_off_rocm)."""
 
-    def definitions_only_on_nvidia(self) -> bool:
-        """Whether the project reaches the code inside this module's defs only on NVIDIA: the module sits in an
-        NVIDIA-named folder that a registry keyed by the vendor's name chooses (ProjectIndex.definitions_only_on_nvidia)."""
+    def definitions_only_on_nvidia(self, name: str) -> bool:
+        """Whether the project reaches the code inside this module's defs under its top-level def or class `name` only
+        on NVIDIA: the module sits in an NVIDIA-named folder that a registry keyed by the vendor's name chooses, or only
+        the NVIDIA platform class chooses it (ProjectIndex.definitions_only_on_nvidia)."""
 
 
 class CrossModuleResolver(Protocol):
@@ -273,6 +274,7 @@ class GateAnalyzer:
         self._scans: dict[int, _BlockScan] = {}  # by id(block): lists are unhashable; each scan keeps its block
         self._operand_cache: dict[ast.AST, list[Condition]] = {}
         self._nvidia_records: dict[ast.AST, frozenset[ast.AST]] = {}  # a registry list -> its NVIDIA-only records
+        self._chosen_definitions: dict[str, bool] = {}  # a top-level def or class -> only NVIDIA reaches its code
         self._blocks: dict[ast.stmt, list[ast.stmt]] = {}
         self._callers: dict[FunctionNode, list[Condition]] = {}
         self._caller_path: list[FunctionNode] = []  # the functions being decided, outermost first
@@ -517,15 +519,28 @@ class GateAnalyzer:
 
     def _chosen_conditions(self, function: FunctionNode) -> list[Condition]:
         """A def of a module whose defs the project reaches only on NVIDIA (`ReadElsewhere.definitions_only_on_nvidia`:
-        a registry keyed by vendor chooses its folder) runs only there, unless this module calls it, or makes the class
-        it is a method of, at import: module-level code runs wherever the module is imported."""
-        if not self._definitions_only_on_nvidia or self._called_at_import(function):
+        a registry keyed by vendor chooses its folder, or only the NVIDIA platform class chooses it) runs only there,
+        unless this module calls it, or makes the class it is a method of, at import: module-level code runs wherever
+        the module is imported."""
+        if not self._definitions_only_on_nvidia(self._top_level_name(function)) or self._called_at_import(function):
             return []
         return [(NVIDIA, True)]
 
-    @cached_property
-    def _definitions_only_on_nvidia(self) -> bool:
-        return self.read_elsewhere is not None and self.read_elsewhere.definitions_only_on_nvidia()
+    def _definitions_only_on_nvidia(self, name: str) -> bool:
+        if self.read_elsewhere is None:
+            return False
+        known = self._chosen_definitions.get(name)
+        if known is None:
+            known = self._chosen_definitions[name] = self.read_elsewhere.definitions_only_on_nvidia(name)
+        return known
+
+    def _top_level_name(self, function: FunctionNode) -> str:
+        """The name of the module-level def or class `function` sits in (its own for a module-level def)."""
+        outermost: FunctionNode | ast.ClassDef = function
+        for ancestor in self.semantic.ancestors(function):
+            if isinstance(ancestor, (*FUNCTION_DEFS, ast.ClassDef)):
+                outermost = ancestor
+        return outermost.name
 
     def _called_at_import(self, function: FunctionNode) -> bool:
         """This module calls `function`, or the class it is a method of, outside every def and lambda."""

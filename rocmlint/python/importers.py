@@ -74,6 +74,13 @@ from rocmlint.python.backend_families import (
     sibling_of,
     vendor_siblings,
 )
+from rocmlint.python.platform_classes import (
+    chosen_by_name,
+    paths_chosen_off_rocm,
+    platform_modules,
+    unreached_definitions,
+    used_beyond_comparison,
+)
 from rocmlint.python.scopes import dotted_name
 from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch
 
@@ -319,6 +326,10 @@ class ImportIndex:
     # module -> the NVIDIA-named folder it sits in (`nvidia_sibling`): the module bases ask again for each test file
     # importing a module, and each answer walks up the module's folders
     _sibling_folders: dict[str, str | None] = field(default_factory=dict, repr=False)
+    # module -> the files proving that only the NVIDIA platform class chooses it (`platform_definitions`), when first
+    # asked; and per such module, the names of its top-level defs and classes that only that choice reaches
+    _platform_chosen: dict[str, frozenset[str]] | None = field(default=None, repr=False)
+    _platform_names: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
     # The extension modules the project's build builds for NVIDIA only and their source folders (the C++ front end
     # reads the build files: `nvidia_only_natives_for`), asked when requirements are first worked out, so that
     # building the index waits for no build file.
@@ -605,6 +616,91 @@ class ImportIndex:
         )
         return (_NVIDIA_ONLY if proof and not outside else EVERYWHERE), files
 
+    def platform_definitions(self, path: str) -> tuple[frozenset[str], frozenset[str]]:
+        """The top-level defs and classes of the module at `path` whose code runs only on NVIDIA as the project chooses
+        it (rocmlint/python/platform_classes.py): the module is the NVIDIA platform class's own, or holds a class only
+        it returns; and the files that decided it. A name another module of the product (not a test) imports from it
+        runs wherever that module does, and so does what its code names of the module, unless that module only compares
+        the class it imports (`backend == SparseBackend`, `isinstance(impl, SparseImpl)`)."""
+        if self._platform_chosen is None:
+            self._platform_chosen = self._chosen_by_nvidia_platform()
+        proof = self._platform_chosen.get(path)
+        if proof is None:
+            return frozenset(), frozenset()
+        if path not in self._platform_names:
+            self._platform_names[path] = self._names_only_chosen(path, proof)
+        return self._platform_names[path], proof | frozenset(self.importers_of(path))
+
+    def _chosen_by_nvidia_platform(self) -> dict[str, frozenset[str]]:
+        """Each module only the NVIDIA platform class chooses -> the platform modules and package file proving it."""
+        chosen: dict[str, frozenset[str]] = {}
+        for nvidia, rocm in platform_modules(sorted(self.finder.files)).items():
+            package = os.path.join(os.path.dirname(nvidia), "__init__.py")
+            package_text = read_small_file(package) or b""
+            if not chosen_by_name(package_text, nvidia) or not any(chosen_by_name(package_text, r) for r in rocm):
+                continue
+            nvidia_tree, rocm_trees = _parsed(nvidia), [_parsed(path) for path in rocm]
+            if nvidia_tree is None or None in rocm_trees:
+                continue
+            proof = frozenset((package, nvidia, *rocm))
+            chosen[nvidia] = proof
+            for qualified in paths_chosen_off_rocm(nvidia_tree, [tree for tree in rocm_trees if tree is not None]):
+                module = self._module_file(nvidia, qualified.rpartition(".")[0])
+                if module is not None and not any(path in self.importers_of(module) for path in rocm):
+                    chosen.setdefault(module, proof)
+        return chosen
+
+    def _module_file(self, importer: str, module: str) -> str | None:
+        """The file of the tree that an absolute import of `module` in `importer` finds (None for a package)."""
+        found = self.finder.imported_files(importer, 0, module)
+        tail = os.sep + module.replace(".", os.sep) + ".py"
+        return found[-1] if found and found[-1].endswith(tail) else None
+
+    def _names_only_chosen(self, path: str, proof: frozenset[str]) -> frozenset[str]:
+        """The top-level defs and classes of the module at `path` that no module of the product outside `proof` uses,
+        directly or through the module's other names (`_used_names`), nor its module-level code when such a module
+        imports it (otherwise it only runs where `proof`'s modules load it, and tests)."""
+        tree = _parsed(path)
+        if tree is None:
+            return frozenset()
+        used: set[str] = set()
+        imported = False
+        for importer in sorted(self.importers_of(path)):
+            if importer in proof or importer == path or self.imports_everywhere(importer):
+                continue
+            names = self._used_names(importer, path)
+            if names is None:
+                return frozenset()
+            used |= names
+            imported = True
+        return unreached_definitions(tree, used, imported)
+
+    def _used_names(self, importer: str, module: str) -> set[str] | None:
+        """The names of `module` that `importer` imports and uses other than in a comparison (None: it imports the
+        module itself, or all its names)."""
+        tree = _parsed(importer)
+        if tree is None:
+            return None
+        used: set[str] = set()
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                if any(module in self.finder.imported_files(importer, 0, alias.name) for alias in node.names):
+                    return None
+            elif isinstance(node, ast.ImportFrom):
+                found = self.finder.imported_files(importer, node.level, node.module or "")
+                if found and found[-1] == module:
+                    for alias in node.names:
+                        if alias.name == "*":
+                            return None
+                        if used_beyond_comparison(tree, parents, alias.asname or alias.name):
+                            used.add(alias.name)
+                elif module in self.finder.imported_files(
+                    importer, node.level, node.module or "", [a.name for a in node.names]
+                ):
+                    return None
+        return used
+
     def imported_in(self, folders: Sequence[str]) -> dict[str, dict[str, bool]]:
         """The modules of the tree in `folders` (at any depth) that some module imports -> their importers."""
         inside = tuple(folder + os.sep for folder in folders)
@@ -778,6 +874,17 @@ class _TripleQuotes:
         self.single += self.data.count(b"'''", self.counted_to, position)
         self.counted_to = position
         return self.double % 2 == 1 or self.single % 2 == 1
+
+
+def _parsed(path: str) -> ast.Module | None:
+    """The module at `path` parsed, None when it cannot be read or does not parse."""
+    data = read_small_file(path)
+    if data is None:
+        return None
+    try:
+        return ast.parse(data)
+    except (SyntaxError, ValueError):
+        return None
 
 
 def _folders_above(files: Iterable[str], root: str) -> set[str]:

@@ -112,11 +112,17 @@ class ProjectIndex:
         self.note_files(files)
         return branch
 
-    def definitions_only_on_nvidia(self, index: ImportIndex, path: str) -> bool:
-        """Whether the code inside the defs of the module at `path` runs only on NVIDIA, as the project chooses it
-        (`ImportIndex.definitions_base`: an NVIDIA-named folder of a registry keyed by vendor); the files that decided
-        it become dependencies of the result."""
-        branch, files = index.definitions_base(os.path.abspath(path))
+    def definitions_only_on_nvidia(self, index: ImportIndex, path: str, name: str) -> bool:
+        """Whether the code inside the defs of the module at `path` under its top-level def or class `name` runs only
+        on NVIDIA, as the project chooses it (`ImportIndex.definitions_base`: an NVIDIA-named folder of a registry keyed
+        by vendor; `ImportIndex.platform_definitions`: what only the NVIDIA platform class chooses); the files that
+        decided it become dependencies of the result."""
+        module = os.path.abspath(path)
+        names, platform_files = index.platform_definitions(module)
+        self.note_files(platform_files)
+        if name in names:
+            return True
+        branch, files = index.definitions_base(module)
         self.note_files(files)
         return branch.on_rocm is False
 
@@ -573,8 +579,8 @@ class _ImporterReads:
     def key_registered_off_rocm(self, key: str, testers: frozenset[str], qualified: str | None) -> bool:
         return self.project.key_registered_off_rocm(self.index, self.path, key, testers, qualified)
 
-    def definitions_only_on_nvidia(self) -> bool:
-        return self.project.definitions_only_on_nvidia(self.index, self.path)
+    def definitions_only_on_nvidia(self, name: str) -> bool:
+        return self.project.definitions_only_on_nvidia(self.index, self.path, name)
 
 
 def _package_file(folder: Path) -> Path | None:
