@@ -57,9 +57,9 @@ class Fp8Dtype(Rule):
     device but the CPU, nor do its helpers, without tensor fixtures); NVFP4 block scales (`sc.to(...)` in a file naming
     FP4, a def's dtype variable only making them); an activation kept in FP8 for an autograd `backward` that casts it
     back first; FP8 only stored in a file calling no `*mm`/`*gemm*`/`*matmul*`: a `__main__` script (no test) saving
-    checkpoints, a `forward` upcasting `self.weight` to the input's dtype; code after a call into a package with no ROCm
-    build (`deep_gemm` even try-imported, `torch.ops._C.cutlass_*`), weights for a `forward` calling one; ROCm-gated
-    code; nothing when `target-archs` names no gfx94x (gfx950/gfx12 are OCP).
+    checkpoints, a `forward` or linear method's `apply(self, layer, x)` upcasting its weight to the input's (cast) type;
+    code after a call into a package with no ROCm build (`deep_gemm` even try-imported, `torch.ops._C.cutlass_*`),
+    weights for a `forward` calling one; ROCm-gated code; nothing if `target-archs` names no gfx94x (gfx950/gfx12 OCP).
 
     ## Why is this bad on ROCm?
     MI300 (gfx940-gfx942) implements only the FNUZ FP8 encodings (`torch.float8_e4m3fnuz`, `torch.float8_e5m2fnuz`);

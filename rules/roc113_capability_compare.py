@@ -49,8 +49,9 @@ class CapabilityCompare(Rule):
     Not flagged: printing or storing the capability, a test only one vendor runs, a value nothing reads, a test or-ed
     with a ROCm test, a helper false on ROCm (`return torch.version.hip is None and ...`), two capabilities compared,
     tables filled at run time, thresholds below major 8 (every GPU ROCm supports reports 9 or more); an `if` on
-    equality with older archs (`sm == 80`, also returned by a private def only `if`s test: AMD takes the other GPUs'
-    branch; a flag `is_sm75 = cap == (7, 5)` is still reported); a test of archs above 9.5 whose
+    equality with archs no AMD GPU met reports (`sm == 80`, `cap in [(8, 9), (12, 0)]` where only CDNA's 9.x is met,
+    also returned by a private def only `if`s test: AMD takes the other GPUs' branch; a flag `is_sm75 = cap == (7, 5)`
+    is still reported, and so is `== (9, 0)`, MI250's number); a test of archs above 9.5 whose
     value on every AMD GPU met is Turing's (`!= (10, 0)`, `major >= 10`, `< (10, 0)` on CDNA's 9.0-9.5; a project naming
     an RDNA target such as `gfx1100`, or whose `target-archs` does, meets RDNA's 10.x-12.x outside its tests too); a
     skip of every AMD GPU (`major >= 9`) or of a test that stops on ROCm anyway, but not `skipif(cap != (9, 0))` (runs
@@ -145,7 +146,7 @@ CapabilityCompare.valid = (
     # an IS_ROCM alias conjoined with `not`, a conditional expression, or-ed (true on ROCm whatever the test says).
     Valid(
         """
-        import torch
+        import logging, torch
         if torch.version.hip:
             use_fa3 = torch.cuda.get_device_capability()[0] >= 12
         else:
@@ -169,11 +170,9 @@ CapabilityCompare.valid = (
             major, minor = torch.cuda.get_device_capability()
             return major * 10 + minor >= 89
         use_cutlass_fp8 = current_platform.is_cuda() and current_platform.has_device_capability(89)
-        import logging
-        logger = logging.getLogger(__name__)
         major, minor = torch.cuda.get_device_capability()
-        logger.info("compute capability %d.%d", major, minor)
-        logger.debug("ampere or newer: %s", (major, minor) >= (8, 0))
+        logging.info("compute capability %d.%d", major, minor)
+        logging.debug("ampere or newer: %s", (major, minor) >= (8, 0))
         print(f"capability: {torch.cuda.get_device_capability(0)}")
         env_info = {"capability": torch.cuda.get_device_capability(0)}
         props = torch.cuda.get_device_properties(0)
@@ -228,7 +227,7 @@ CapabilityCompare.valid = (
         def _fast_fp8(): return (major, minor) == (8, 9)  # a private predicate only tested by `if`s: as an `if`
         if _fast_fp8(): kernel = "scaled_mm"
         def tile_config():
-            return (64, 32) if major * 10 + minor == 80 else (128, 32) if (major, minor) in {(8, 6)} else (128, 64)
+            return 64 if major * 10 + minor == 80 else 128 if (major, minor) in {(8, 6), (12, 0)} else 256
         assert torch.cuda.get_device_capability() != (10, 0) or have_sm100_kernels(), "sm100 kernels missing"
         @pytest.mark.skipif(major >= 12, reason="no sm_120 kernel")  # a skip of newer GPUs only
         def test_probe():
@@ -280,10 +279,11 @@ CapabilityCompare.invalid = (
         RDNA_TARGETS = ("gfx1100", "gfx1201")  # a project run on AMD's consumer GPUs: RDNA3 reports 11.0
         use_tcgen05 = T.cuda.get_device_capability()[0] >= 10
         fp8_gpus = T.cuda.get_device_capability() in ((9, 0), (9, 4))  # MI250 reports Hopper's 9.0
+        kernel = "sm120" if T.cuda.get_device_capability() in [(8, 9), (12, 0)] else "generic"  # RDNA4 is 12.0
         """,
         expect=(
             *("4:15-4:25", "7:30-7:46", "11:17-11:25", "12:10-12:52", "13:13-13:51", "14:11-14:51", "15:11-15:57"),
-            *("17:15-17:54", "18:12-18:62"),
+            *("17:15-17:54", "18:12-18:62", "19:21-19:72"),
         ),
     ),
     # The capability as text, compared or looked up in a table of architectures.
@@ -297,14 +297,14 @@ CapabilityCompare.invalid = (
             arch = f"sm{major}{minor}"
             if arch == "sm90":
                 return "fa3"
-            if "sm_%d%d" % (major, minor) in ("sm_100", "sm_103"):
+            if "sm_%d%d" % (major, minor) in ("sm_90", "sm_100"):
                 return "trtllm"
             return "fa2"
         def gemm_kernel():
             cc = torch.cuda.get_device_capability()
             return GEMM_KERNELS.get(f"sm{cc[0]}{cc[1]}", "generic_gemm"), TILE_SIZES[cc]
         """,
-        expect=("7:8-7:22", "9:8-9:58", "14:12-14:65", "14:67-14:81"),
+        expect=("7:8-7:22", "9:8-9:57", "14:12-14:65", "14:67-14:81"),
         message="gfx IP version",
     ),
     # Kept on `self` and compared in another method; a helper returning the pair; a dataclass field given it.

@@ -447,3 +447,21 @@ def test_blackwell_threshold_meets_rdna_only_where_the_project_runs_on_it(tmp_pa
         root = write_tree(tmp_path / name, {"pkg/__init__.py": "", "pkg/use.py": use, **files})
         report = Engine().check_path(root / "pkg/use.py", Settings(root=root, target_archs=archs))
         assert [d.location.line for d in report.diagnostics if d.code == "ROC113"] == expected, name
+
+
+def test_if_on_archs_no_amd_gpu_met_reports_meets_rdna_only_where_the_project_runs_on_it(tmp_path: Path) -> None:
+    """`cap in [(8, 9), (12, 0)]` in an `if`: no CDNA GPU reports either, so AMD's servers take the branch the other
+    NVIDIA GPUs take. RDNA4 reports 12.0: reported where the project runs on consumer GPUs. `(9, 0)` is MI250's
+    number, reported everywhere; in a test file (AMD's CI runs CDNA) RDNA is not met."""
+    use = (
+        "import torch\ncap = torch.cuda.get_device_capability()\n"
+        "if cap in [(8, 9), (12, 0)]:\n    attention = 'sage'\nif cap == (9, 0):\n    attention = 'fa3'\n"
+    )
+    for name, files, path, expected in (
+        ("cdna", {}, "pkg/use.py", [5]),
+        ("rdna", {"pkg/archs.py": "ARCHS = ('gfx942', 'gfx1201')\n"}, "pkg/use.py", [3, 5]),
+        ("rdna-test-file", {"pkg/archs.py": "ARCHS = ('gfx942', 'gfx1201')\n"}, "tests/test_use.py", [5]),
+    ):
+        root = write_tree(tmp_path / name, {"pkg/__init__.py": "", path: use, **files})
+        report = Engine().check_path(root / path, Settings(root=root))
+        assert [d.location.line for d in report.diagnostics if d.code == "ROC113"] == expected, name

@@ -554,6 +554,14 @@ class Fp8CastLinear(torch.nn.Linear):
 def to_fp8(layer):
     layer.weight = torch.nn.Parameter(torch.empty(layer.weight.shape, dtype=torch.float8_e4m3fn))
 """
+_APPLYING = """
+import torch
+class Fp8StorageMethod:
+    def create_weights(self, layer, rows, cols):
+        layer.weight = torch.nn.Parameter(torch.empty(rows, cols, dtype=torch.float8_e4m3fn))
+    def apply(self, layer, x, bias=None):
+        APPLY
+"""
 
 
 @pytest.mark.parametrize(
@@ -601,6 +609,40 @@ def to_fp8(layer):
             ),
             False,
             id="cast-to-no-input-dtype",
+        ),
+        pytest.param(
+            _APPLYING.replace(
+                "APPLY",
+                "w = layer.weight\n        out: torch.dtype = w.output_dtype\n"
+                "        return F.linear(x.to(dtype=out), w.to(dtype=out) * layer.scale, bias)",
+            ),
+            True,
+            id="apply-casts-weight-and-input-alike",
+        ),
+        pytest.param(
+            _APPLYING.replace("APPLY", "return F.linear(x, layer.weight.to(x.dtype), bias)"), True, id="apply-to-input"
+        ),
+        pytest.param(
+            _APPLYING.replace("APPLY", "w = layer.weight\n        return fp8_op(x, w, w.output_dtype)"),
+            False,
+            id="apply-weight-as-stored",
+        ),
+        pytest.param(
+            _APPLYING.replace("APPLY", "q = torch.float8_e4m3fn\n        return fp8_op(x.to(q), layer.weight.to(q))"),
+            False,
+            id="apply-input-quantized-to-fp8",
+        ),
+        pytest.param(
+            _APPLYING.replace("APPLY", "return fp8_op(x.to(self.fp8_dtype), layer.weight.to(self.fp8_dtype))"),
+            False,
+            id="apply-cast-to-no-name",
+        ),
+        pytest.param(
+            _APPLYING.replace("def apply(self, layer, x", "def run(self, layer, x").replace(
+                "APPLY", "return F.linear(x, layer.weight.to(x.dtype), bias)"
+            ),
+            False,
+            id="not-a-linear-method",
         ),
     ],
 )

@@ -244,9 +244,44 @@ VALID = (
                 return fp8_linear(x, self.weight)
         """,
     ),
+    # A quantized linear method's `apply(self, layer, x)` casting the FP8 weight to the dtype it casts the input to
+    # (fp8.fp8_only_stored): a checkpoint's storage format, dequantized before an ordinary linear.
+    Valid(
+        """
+        import torch
+        from torch import nn
+        class Fp8StorageLinearMethod:
+            def create_weights(self, layer, rows, cols):
+                layer.register_parameter("weight", nn.Parameter(torch.empty(rows, cols, dtype=torch.float8_e4m3fn)))
+            def apply(self, layer, x, bias=None):
+                weight = layer.weight
+                out_dtype: torch.dtype = weight.output_dtype
+                dequantized = weight.to(dtype=out_dtype) * layer.weight_scale.to(out_dtype)
+                return nn.functional.linear(x.to(dtype=out_dtype), dequantized, bias)
+        """,
+    ),
 )
 
 INVALID = (
+    # The same method shape where the weight reaches a kernel as stored, or the input is quantized to FP8 too.
+    Invalid(
+        """
+        import torch
+        class Fp8LinearMethod:
+            def create_weights(self, layer, rows, cols):
+                layer.weight = torch.empty(rows, cols, dtype=torch.float8_e4m3fn)
+            def apply(self, layer, x, bias=None):
+                weight = layer.weight
+                return fp8_linear(x, weight.to(dtype=x.dtype) if bias is None else weight, bias)
+        class Fp8ActivationMethod:
+            def create_weights(self, layer, rows, cols):
+                layer.weight = torch.empty(rows, cols, dtype=torch.float8_e4m3fn)
+            def apply(self, layer, x, bias=None):
+                fp8 = torch.float8_e4m3fn
+                return fp8_linear(x.to(fp8), layer.weight.to(fp8), bias)
+        """,
+        expect=("4:54-4:73", "10:54-10:73", "12:15-12:34"),
+    ),
     # The same table also read by a def that says nothing of MX: its FP8 may be per-tensor FP8, FNUZ on MI300.
     Invalid(
         """

@@ -1,7 +1,7 @@
 """Hostile files and filesystems: each gives at most a clear ROC001 (or a warning on stderr), and the run
 goes on with a meaningful exit code (docs/robustness.md).
 
-Every hostile file carries a trigger word of an enabled rule (`allow_tf32`, `__shfl_xor_sync`): the
+Every hostile file carries a trigger word of an enabled rule (`pynvml`, `__shfl_xor_sync`): the
 engine only decodes and parses files whose raw bytes could make a rule fire, so without one the file
 would be skipped unread and the test would prove nothing.
 """
@@ -29,9 +29,9 @@ import rocmlint.cli as cli_module
 from rocmlint.config import Settings
 from rocmlint.engine import Engine, FileReport
 
-PY = b"import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n"  # ROC102 on line 2
+PY = b"import torch\nimport pynvml\n"  # ROC104 on line 2
 CU = b"__global__ void k(int v) { v = __shfl_xor_sync(0xffffffff, v, 1); }\n"  # ROC210 on line 1
-PY_CODE, CU_CODE = "ROC102", "ROC210"
+PY_CODE, CU_CODE = "ROC104", "ROC210"
 
 
 def _binary(seed: int, trigger: bytes) -> bytes:
@@ -41,7 +41,7 @@ def _binary(seed: int, trigger: bytes) -> bytes:
 
 # name -> (content, the codes it may give). ROC001 where the content is not source rocmlint can read.
 HOSTILE: dict[str, tuple[bytes, set[str]]] = {
-    "binary.py": (_binary(1, b"torch.backends.cuda.matmul.allow_tf32 = True"), {"ROC001"}),
+    "binary.py": (_binary(1, b"import pynvml"), {"ROC001"}),
     "binary.cu": (_binary(2, b"__shfl_xor_sync("), {"ROC001"}),
     "nul.py": (PY + b"x = 1\x00\n", {"ROC001"}),
     "nul.cu": (CU + b"\x00", {"ROC001"}),
@@ -52,21 +52,21 @@ HOSTILE: dict[str, tuple[bytes, set[str]]] = {
     "bom.py": (codecs.BOM_UTF8 + PY, {PY_CODE}),
     "bom.cu": (codecs.BOM_UTF8 + CU, {CU_CODE}),
     # UTF-16 holds NUL bytes between ASCII letters; with the trigger spelled in ASCII it is read.
-    "utf16.py": (b"# matmul.allow_tf32 = True\n" + PY.decode().encode("utf-16"), {"ROC001"}),
+    "utf16.py": (b"# import pynvml\n" + PY.decode().encode("utf-16"), {"ROC001"}),
     "utf16.cu": (b"// __shfl_xor_sync(\n" + CU.decode().encode("utf-16"), {"ROC001"}),
     "crlf.py": (PY.replace(b"\n", b"\r\n"), {PY_CODE}),
     "crlf.cu": (CU.replace(b"\n", b"\r\n"), {CU_CODE}),
     "lone_cr.py": (PY.replace(b"\n", b"\r"), {PY_CODE}),
     "lone_cr.cu": (b"#include <cuda.h>\r" + CU.replace(b"\n", b"\r"), {CU_CODE, "ROC205", "ROC204"}),
     "tabs_spaces.py": (
-        b"import torch\nif True:\n\tx = 1\n        torch.backends.cuda.matmul.allow_tf32 = True\n",
+        b"import torch\nif True:\n\tx = 1\n        import pynvml\n",
         {"ROC001"},
     ),
     "truncated_string.py": (PY + b"x = '''never closed", {"ROC001"}),
     "truncated_string.cu": (CU + b'const char* s = "never closed', {CU_CODE}),
     "unterminated_if.cu": (b"#if defined(FOO)\n#ifdef BAR\n" + CU, {CU_CODE}),
     "stray_endif.cu": (b"#endif\n#else\n#elif X\n" + CU + b"}}}}\n", {CU_CODE}),
-    "empty_trigger.py": (b"# allow_tf32", set()),
+    "empty_trigger.py": (b"# pynvml", set()),
     "deep_parens.py": (PY + b"x = " + b"(" * 10_000 + b"1" + b")" * 10_000 + b"\n", {"ROC001"}),
     "deep_brackets.py": (PY + b"x = " + b"[" * 10_000 + b"]" * 10_000 + b"\n", {"ROC001"}),
     "deep_unary.py": (PY + b"x = " + b"not " * 10_000 + b"y\n", {"ROC001"}),
@@ -296,7 +296,7 @@ def test_crashes_in_every_file_still_check_every_file(cli: Callable[..., Result]
     write_tree(project, {"a.py": HAZARD.encode() + PY, "b.cu": CUDA_HAZARDS, "c.py": EMBEDDED})
     quiet = cli("check", "--no-cache", "--jobs", "1")
     assert quiet.code == 1
-    for expected in ("a.py:1:1: ROC900", f"a.py:4:1: {PY_CODE}", "b.cu:1:1: ROC900", "b.cu:3:", "c.py:1:1: ROC900"):
+    for expected in ("a.py:1:1: ROC900", f"a.py:4:8: {PY_CODE}", "b.cu:1:1: ROC900", "b.cu:3:", "c.py:1:1: ROC900"):
         assert expected in quiet.stdout
     assert "Traceback" not in quiet.stderr
     verbose = cli("check", "--no-cache", "--jobs", "1", "--verbose")

@@ -39,15 +39,17 @@ ALLOC_CONF = "PYTORCH_CUDA_ALLOC_CONF"
 
 
 # --- running the linter's fixes ------------------------------------------------------------------------
+# ROC102 is off by default; its fixes are the simplest guard to test.
+SETTINGS = Settings(root=Path.cwd(), extend_select=("ROC102",))
+
+
 def diagnostics(code: str, path: str = "module.py") -> list[Diagnostic]:
-    return Engine().check_bytes(path, code.encode("utf-8"), Settings(root=Path.cwd())).diagnostics
+    return Engine().check_bytes(path, code.encode("utf-8"), SETTINGS).diagnostics
 
 
 def fix(code: str, unsafe: bool = False, path: str = "module.py") -> FixOutcome:
-    settings = Settings(root=Path.cwd())
-
     def check(data: bytes) -> tuple[list[Diagnostic], str]:
-        return Engine().check_bytes(path, data, settings).diagnostics, "utf-8"
+        return Engine().check_bytes(path, data, SETTINGS).diagnostics, "utf-8"
 
     return fix_content(code.encode("utf-8"), check, unsafe)
 

@@ -15,7 +15,7 @@ from rocmlint.config import Settings
 from rocmlint.engine import _embedded_cuda_rules, prefilter_for
 from rocmlint.rule import AnchoredPattern
 
-SETTINGS = Settings(root=Path.cwd())
+SETTINGS = Settings(root=Path.cwd(), extend_select=("ROC102",))  # ROC102 is off by default
 
 _BUILD = "from torch.utils.cpp_extension import load\n\n"
 # Spellings of nvcc-only flags ROC301 reports: each must still reach the rule through the pattern.

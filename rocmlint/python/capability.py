@@ -239,7 +239,8 @@ def _picks_without_amd(ctx: PythonContext, node: ast.Compare, architectures: lis
     """`node` is (part of) the test of an `if` or a conditional expression (or the result of a predicate only so
     tested: `_result_only_picks_branches`), and each of `architectures` (the
     written-out side of its equality or membership test) is a constant architecture of a major version no AMD GPU
-    reports (`80`, `(8, 9)`, `"sm_86"`)."""
+    met reports (`80`, `(8, 9)`, `"sm_86"`; `(12, 0)` and `major == 10` too where only CDNA's 9.x is met:
+    `_meets_rdna`). Major 9 is always met: `== (9, 0)` is true on MI200."""
     condition = whole_condition(ctx, node)
     chooser = ctx.parent(condition)
     if isinstance(chooser, ast.Return) and chooser.value is condition:
@@ -248,7 +249,21 @@ def _picks_without_amd(ctx: PythonContext, node: ast.Compare, architectures: lis
     elif not isinstance(chooser, (ast.If, ast.IfExp)) or chooser.test is not condition:
         return False
     majors = [threshold_major(ctx, architecture) for architecture in architectures]
-    return bool(majors) and all(major is not None and major < _FIRST_ROCM_MAJOR for major in majors)
+    return bool(majors) and all(major is not None and not _major_met_on_amd(ctx, major) for major in majors)
+
+
+def _major_met_on_amd(ctx: PythonContext, major: float) -> bool:
+    """Whether an AMD GPU the file may run on reports this major version (`9.5` of a float threshold counts as 9):
+    CDNA's 9, and RDNA's 10-12 where the project meets consumer GPUs (`_meets_rdna`)."""
+    if major < _FIRST_ROCM_MAJOR:
+        return False
+    return major < _FIRST_ROCM_MAJOR + 1 or _meets_rdna(ctx)
+
+
+def _meets_rdna(ctx: PythonContext) -> bool:
+    """The file may run on AMD's consumer GPUs (RDNA, 10.3-12.0): the project names an RDNA target
+    (`PythonContext.consumer_gpus`) and the file is no test, which AMD's CI runs on CDNA."""
+    return bool(ctx.consumer_gpus) and not is_test_file(ctx.source.path)
 
 
 def _result_only_picks_branches(ctx: PythonContext, result: ast.Return) -> bool:
@@ -374,7 +389,7 @@ def oldest_arm_on_amd(ctx: PythonContext, node: ast.AST) -> bool:
     oldest = _value_at(ctx, node, _OLDEST_NVIDIA)
     if oldest is None:
         return False
-    met = _ROCM_CAPABILITIES if ctx.consumer_gpus and not is_test_file(ctx.source.path) else CDNA_CAPABILITIES
+    met = _ROCM_CAPABILITIES if _meets_rdna(ctx) else CDNA_CAPABILITIES
     if any(_value_at(ctx, node, gpu) != oldest for gpu in met):
         return False
     return not any(_differs_from_oldest(ctx, later, met) for later in _later_chain_tests(ctx, node))

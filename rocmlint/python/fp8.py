@@ -68,6 +68,10 @@ _CAST_METHODS = frozenset({"float", "half", "bfloat16", "double"})
 _FLOAT_DTYPES = frozenset({"float32", "float", "float16", "half", "bfloat16", "float64", "double"})
 _SAVE, _SAVED_TENSORS = "save_for_backward", "saved_tensors"
 _FORWARD, _BACKWARD = "forward", "backward"
+# A quantized linear method's `apply(self, layer, x, ...)` (vLLM's `LinearMethodBase`): `forward` of the layer given.
+_APPLY = "apply"
+# Words and the prefix naming an FP8 dtype or a value that may be one.
+_FP8_WORDS, _FP8_PREFIX = frozenset({"fp8", "float8", "f8"}), "float8_"
 # What a value may be assigned as and still be the tensor made: the call itself, a name, a conditional's arms.
 _KEPT_AS_IS = (ast.Call, ast.Name, ast.IfExp)
 # `finfo` fields equal for the OCP and FNUZ formats.
@@ -469,7 +473,7 @@ def _only_stores_fp8(ctx: PythonContext) -> bool:
     # whole file cost more than the rest of this.
     found = ctx.semantic.parents
     calls = [node for node in found if isinstance(node, ast.Call)]
-    if any(isinstance(node, FUNCTION_DEFS) and node.name == _FORWARD and _upcasts_weight(node) for node in found):
+    if any(isinstance(node, FUNCTION_DEFS) and _upcasts_weight(node) for node in found):
         return True
     if ctx.in_test_suite:
         return False  # a test saving a quantized model tests it: its FP8 feeds the compute of the code it tests
@@ -477,29 +481,79 @@ def _only_stores_fp8(ctx: PythonContext) -> bool:
     return main and any(ctx.qualified_name(call.func) in _CHECKPOINT_WRITERS for call in calls)
 
 
-def _upcasts_weight(forward: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """A module's `forward(self, x)` that reads `self.weight` only to cast it to `x.dtype`: as `self.weight.to(
-    x.dtype)`, beside `x.dtype` among a call's arguments (`_upcast(self.weight, x.dtype, ...)`), or into a local
-    the next statement rebinds to its cast (`w = self.weight.detach()` then `w = w.to(dtype=x.dtype)`). A compute
-    dtype of the module's own (`self.compute_dtype if ... else x.dtype`) is the input's dtype too."""
-    parameters = positional_parameters(forward.args)
-    if len(parameters) < 2:
+def _upcasts_weight(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A module's `forward(self, x)`, or a quantized linear method's `apply(self, layer, x, ...)` (vLLM's
+    `LinearMethodBase`), that reads the weight (`self.weight`, `layer.weight`) only to cast it to the input's dtype:
+    as `self.weight.to(x.dtype)`, beside `x.dtype` among a call's arguments (`_upcast(self.weight, x.dtype, ...)`),
+    into a local the next statement rebinds to its cast (`w = self.weight.detach()` then `w = w.to(dtype=x.dtype)`),
+    or into a local only cast and asked its dtype (`w = layer.weight`, `w.to(dtype=out)` beside `x.to(dtype=out)`).
+    A compute dtype of the module's own (`self.compute_dtype if ... else x.dtype`) is the input's dtype too, and so
+    is the dtype the input itself is cast to in the def: both operands then share it, and no high-precision op
+    takes FP8 operands."""
+    parameters = positional_parameters(function.args)
+    first = {_FORWARD: 0, _APPLY: 1}.get(function.name)
+    if first is None or len(parameters) < first + 2:
         return False
-    owner, data = parameters[0].arg, parameters[1].arg
+    owner, data = parameters[first].arg, parameters[first + 1].arg
+    input_dtype = _InputDtype(owner, data, _casts_of(function, data))
     reads = 0
-    for call in ast.walk(forward):
+    for call in ast.walk(function):
         if not isinstance(call, ast.Call):
             continue
         arguments = [*call.args, *(keyword.value for keyword in call.keywords)]
-        to_input_dtype = any(_is_input_dtype(argument, owner, data) for argument in arguments)
+        to_input_dtype = any(input_dtype.names(argument) for argument in arguments)
         method = call.func if isinstance(call.func, ast.Attribute) else None
         if to_input_dtype and method is not None and method.attr == "to" and _is_weight_of(method.value, owner):
             reads += 1
         elif to_input_dtype:
             reads += sum(_is_weight_of(argument, owner) for argument in arguments)
-    reads += sum(1 for block in _blocks(forward) for pair in pairwise(block) if _upcast_alias(*pair, owner, data))
-    weights = sum(_is_weight_of(node, owner) for node in ast.walk(forward))
+    reads += sum(1 for block in _blocks(function) for pair in pairwise(block) if _upcast_alias(*pair, input_dtype))
+    reads += sum(_only_cast_alias(function, statement, input_dtype) for statement in ast.walk(function))
+    weights = sum(_is_weight_of(node, owner) for node in ast.walk(function))
     return reads > 0 and reads == weights
+
+
+@dataclass(frozen=True)
+class _InputDtype:
+    """The input's dtype in a def upcasting a weight: `data.dtype`, the module's own compute dtype beside it, or a
+    name the input is cast to (`casts`)."""
+
+    owner: str
+    data: str
+    casts: frozenset[str]
+
+    def names(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.IfExp):
+            arms = (node.body, node.orelse)
+            own = [arm for arm in arms if not _is_dtype_of(arm, self.data)]
+            return len(own) < 2 and all(_is_own_dtype(arm, self.owner) for arm in own)
+        return _is_dtype_of(node, self.data) or (isinstance(node, ast.Name) and node.id in self.casts)
+
+
+def _casts_of(function: ast.AST, data: str) -> frozenset[str]:
+    """The names of the dtypes `data` is cast to in `function` (`x.to(dtype=out)`, `x.to(out)`), but for one that
+    may be FP8: named for it (`fp8_dtype`) or given a value that names an FP8 dtype here (`out = torch.float8_e4m3fn`),
+    an input quantized for an FP8 kernel."""
+    names: set[str] = set()
+    for call in ast.walk(function):
+        method = call.func if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) else None
+        if method is None or method.attr != "to" or not _is_name(method.value, data):
+            continue
+        assert isinstance(call, ast.Call)
+        names.update(a.id for a in (*call.args, *(k.value for k in call.keywords)) if isinstance(a, ast.Name))
+    fp8 = {name for name in names if _FP8_WORDS & set(name_words(name))}
+    for statement in ast.walk(function):
+        if isinstance(statement, ASSIGNMENTS) and statement.value is not None and _names_fp8(statement.value):
+            fp8.update(target.id for target in assignment_targets(statement) if isinstance(target, ast.Name))
+    return frozenset(names - fp8)
+
+
+def _names_fp8(value: ast.AST) -> bool:
+    return any(
+        (isinstance(node, ast.Attribute) and node.attr.startswith(_FP8_PREFIX))
+        or (isinstance(node, ast.Name) and node.id.startswith(_FP8_PREFIX))
+        for node in ast.walk(value)
+    )
 
 
 def _blocks(forward: ast.AST) -> Iterator[list[ast.stmt]]:
@@ -511,7 +565,7 @@ def _blocks(forward: ast.AST) -> Iterator[list[ast.stmt]]:
                 yield block
 
 
-def _upcast_alias(first: ast.stmt, second: ast.stmt, owner: str, data: str) -> bool:
+def _upcast_alias(first: ast.stmt, second: ast.stmt, input_dtype: _InputDtype) -> bool:
     """`w = self.weight` (or `self.weight.detach()`) followed by `w = w.to(<input dtype>)`: the local is the
     upcast weight before anything reads it."""
     alias = _single_name_target(first)
@@ -520,13 +574,39 @@ def _upcast_alias(first: ast.stmt, second: ast.stmt, owner: str, data: str) -> b
     value = first.value
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "detach":
         value = value.func.value
-    if not _is_weight_of(value, owner) or _single_name_target(second) != alias or not isinstance(second, ast.Assign):
+    if not _is_weight_of(value, input_dtype.owner) or _single_name_target(second) != alias:
         return False
-    cast = second.value
+    cast = second.value if isinstance(second, ast.Assign) else None
     if not (isinstance(cast, ast.Call) and isinstance(cast.func, ast.Attribute) and cast.func.attr == "to"):
         return False
     arguments = [*cast.args, *(keyword.value for keyword in cast.keywords)]
-    return _is_name(cast.func.value, alias) and any(_is_input_dtype(a, owner, data) for a in arguments)
+    return _is_name(cast.func.value, alias) and any(input_dtype.names(a) for a in arguments)
+
+
+def _only_cast_alias(function: ast.AST, statement: ast.AST, input_dtype: _InputDtype) -> bool:
+    """`w = layer.weight`, assigned once, and every other read of `w` in `function` is its cast to the input's dtype
+    (`w.to(dtype=out)`) or a question about its dtype (`w.dtype`, `w.output_dtype`): the weight as stored is never
+    an operand."""
+    if not isinstance(statement, ast.Assign) or not _is_weight_of(statement.value, input_dtype.owner):
+        return False
+    alias = _single_name_target(statement)
+    if alias is None:
+        return False
+    parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
+    uses = [node for node in ast.walk(function) if _is_name(node, alias) and node is not statement.targets[0]]
+    return bool(uses) and all(_cast_or_dtype_read(use, parents, input_dtype) for use in uses)
+
+
+def _cast_or_dtype_read(use: ast.AST, parents: dict[ast.AST, ast.AST], input_dtype: _InputDtype) -> bool:
+    attribute = parents.get(use)
+    if not isinstance(attribute, ast.Attribute) or isinstance(getattr(use, "ctx", None), ast.Store):
+        return False
+    if "dtype" in name_words(attribute.attr):
+        return True
+    call = parents.get(attribute)
+    if attribute.attr != "to" or not isinstance(call, ast.Call) or call.func is not attribute:
+        return False
+    return any(input_dtype.names(a) for a in (*call.args, *(k.value for k in call.keywords)))
 
 
 def _single_name_target(statement: ast.stmt) -> str | None:
@@ -534,16 +614,6 @@ def _single_name_target(statement: ast.stmt) -> str | None:
         return None
     target = statement.targets[0]
     return target.id if isinstance(target, ast.Name) else None
-
-
-def _is_input_dtype(node: ast.AST, owner: str, data: str) -> bool:
-    """`x.dtype`, or a choice between it and the module's own compute dtype (`self.compute_dtype if ... else
-    x.dtype`)."""
-    if isinstance(node, ast.IfExp):
-        arms = (node.body, node.orelse)
-        own = [arm for arm in arms if not _is_dtype_of(arm, data)]
-        return len(own) < 2 and all(_is_own_dtype(arm, owner) for arm in own)
-    return _is_dtype_of(node, data)
 
 
 def _is_own_dtype(node: ast.AST, owner: str) -> bool:
