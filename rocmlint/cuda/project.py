@@ -18,7 +18,9 @@ macros are learned in rocmlint/cuda/learning.py:
   is one whose ROCm twin the project tests too (`DEP_ENABLE_CUDA` beside `DEP_ENABLE_HIP`) unless a chain tests the
   twin first; one whose name says another accelerator (`XYZ_USE_SYCL`, MUSA) is that accelerator's (vendor "other"), undefined on
   ROCm. A CMake file is ROCm's as a whole only when it builds HIP outside
-  any ROCm block; one that builds HIP in `if(USE_ROCM)` has its `elseif(USE_CUDA)` arm NVIDIA's.
+  any ROCm block; one that builds HIP in `if(USE_ROCM)` has its `elseif(USE_CUDA)` arm NVIDIA's. In a project
+  nothing of which builds or tells apart ROCm yet, a macro its build defines for NVIDIA only (`-DHAVE_CUDA=1` in
+  `if(CUDA_FOUND)`) is its GPU build's, which a port reuses or mirrors: no vendor's (`_gpu_build_macros`).
 - **Include graph**: quoted includes resolved next to the including file, then (as `-I` directories would) by
   the unique project file whose path ends with the included path; angle includes that name a folder too.
 - **Per file** (`view`): the learned macros; what the headers it includes (transitively) define for ROCm
@@ -115,6 +117,7 @@ from rocmlint.cuda.build_files import (
     nvidia_only_native_modules,
     quoted_sources,
     setup_py_facts,
+    vendor_of_macro_name,
 )
 from rocmlint.cuda.cmake_projects import ModuleIndex
 from rocmlint.cuda.declared_requirements import declared_requirements
@@ -379,6 +382,7 @@ class CudaProject:
     build_facts: BuildFacts
     learned: dict[str, LearnedMacro]
     _macros: VendorMacros = field(default_factory=VendorMacros)  # the macros the files were read with last
+    _gpu_build_macros: frozenset[str] = frozenset()  # see `_gpu_build_macros`: no vendor's, though NVIDIA's build's
     _includers: dict[str, list[tuple[str, IncludeFact]]] = field(default_factory=dict)
     _resolved: dict[tuple[str, str, bool], str | None] = field(default_factory=dict)
     _bases: dict[str, tuple[Branch, str]] = field(default_factory=dict)
@@ -409,6 +413,9 @@ class CudaProject:
             learned, rocm_build_values=build_values, rocm_build_decided=decided, built_for_any_vendor=anywhere
         )
         files = {path: read_facts(path, text, macros) for path, text in texts.items()}
+        to_port = _gpu_build_macros(build, files, from_build)
+        from_build = {name: macro for name, macro in from_build.items() if name not in to_port}
+        anywhere |= to_port
         learned = learn(files, build, from_build)
         # Read again the files whose definitions and includes depend on branches, now that more macros are
         # known (`#if !defined(XYZ_HIP) && __CUDA_ARCH__ >= 700 #define MMA_AVAILABLE` needs XYZ_HIP first).
@@ -416,13 +423,13 @@ class CudaProject:
             learned, rocm_build_values=build_values, rocm_build_decided=decided, built_for_any_vendor=anywhere
         )
         # Only macros the well-known tables do not already decide change how a file reads; a build macro found
-        # compiled on ROCm (see `rocm_compiled_under`) changes it back.
-        deciding = (set(learned) | set(from_build)) - macros.well_known
+        # compiled on ROCm (see `rocm_compiled_under`), or one to port, changes it back.
+        deciding = (set(learned) | set(from_build) | to_port) - macros.well_known
         for path, facts in files.items():
             if facts.conditional and not facts.tested.isdisjoint(deciding):
                 files[path] = read_facts(path, texts[path], macros)
         learned = learn(files, build, from_build)
-        project = cls(root, files, build, learned, _macros=macros)
+        project = cls(root, files, build, learned, _macros=macros, _gpu_build_macros=to_port)
         project.learned = {
             name: replace(m, evidence=replace(m.evidence, path=project._relative(m.evidence.path)))
             for name, m in learned.items()
@@ -1123,7 +1130,9 @@ class CudaProject:
     def _nvidia_build_defines(self) -> frozenset[str]:
         defines = self.build_facts.defines
         return frozenset(
-            {d.name for d in defines if d.vendor == "nvidia"} - {d.name for d in defines if d.vendor != "nvidia"}
+            {d.name for d in defines if d.vendor == "nvidia"}
+            - {d.name for d in defines if d.vendor != "nvidia"}
+            - self._gpu_build_macros
         )
 
     @cached_property
@@ -1997,6 +2006,42 @@ def _pattern(glob: str) -> re.Pattern[str]:
     parts = re.split(r"(\*\*/|\*\*|\*)", glob.replace(os.sep, "/").removeprefix("./"))
     wildcards = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*"}
     return re.compile("".join(wildcards.get(part, re.escape(part)) for part in parts))
+
+
+def _gpu_build_macros(
+    build: BuildFacts, files: Mapping[str, FileFacts], from_build: Mapping[str, LearnedMacro]
+) -> frozenset[str]:
+    """The macros the build defines for NVIDIA only (`add_definitions(-DHAVE_CUDA=1)` in `if(CUDA_FOUND)`) in a project
+    nothing of which builds or tells apart ROCm yet: no build file defines, lists, branches or runs anything for
+    ROCm, builds the HIP language or runs a hipify step of its own (a torch extension's hipify alone is none, as in
+    `CudaProject.rocm_build_path`), and no project file tests a ROCm macro, includes the HIP runtime, calls AMD
+    builtins or is a `.hip` source. Such a macro is the project's GPU build's, which a port reuses (`-DHAVE_CUDA=1` in
+    its HIP build too) or mirrors (`#if defined(USE_CUDA) || defined(USE_ROCM)`): the code under it is code to port,
+    not NVIDIA's."""
+    nvidia_only = frozenset(name for name, macro in from_build.items() if macro.vendor == "nvidia")
+    if not nvidia_only or _builds_rocm(build):
+        return frozenset()
+    for path, facts in files.items():
+        if facts.hip_runtime or facts.amd_builtins or facts.amd_targets_only or path.endswith(".hip"):
+            return frozenset()
+        if any(vendor_of_macro_name(name) == "rocm" for name in facts.tested):
+            return frozenset()
+    return nvidia_only
+
+
+def _builds_rocm(build: BuildFacts) -> bool:
+    """Whether a build file does anything for ROCm (see `_gpu_build_macros`). A Python build file's ROCm defines and
+    sources are not counted: it reads the `else` of an NVIDIA test (`if CUDA_HOME is None:`) as ROCm's, which before
+    a port is the CPU build; its ROCm arms (`rocm_arms`) are."""
+    return bool(
+        any(d.vendor == "rocm" and _build_system(d.path) != "python" for d in build.defines)
+        or any(s.vendor == "rocm" and _build_system(s.path) != "python" for s in build.sources)
+        or build.rocm_arms
+        or build.rocm_branches
+        or build.hip_language
+        or build.hipify_tool
+        or build.hipify_folders
+    )
 
 
 def _built_for_any_vendor(build: BuildFacts) -> frozenset[str]:
