@@ -9,30 +9,40 @@ from rocmlint.diagnostics import Fix, FixAvailability, Severity
 from rocmlint.python.conditions import enclosing_tests, test_mentions
 from rocmlint.python.fixes import enclosing_statement, wrap_in_try
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.imports import bound_names, imported_modules, module_name_range, runs_at_import, top_level
+from rocmlint.python.idioms import IMPORT_FAILURES, handled_by_callers
+from rocmlint.python.imports import (
+    bound_names,
+    imported_modules,
+    module_name_range,
+    runs_at_import,
+    top_level,
+    under_type_checking,
+)
 from rocmlint.python.lexical import import_statement_pattern
 from rocmlint.rule import Invalid, Rule, Valid
 
-# Top-level modules of the NVML bindings: `nvidia-ml-py`/`pynvml` (incl. `pynvml.smi`) and
-# `nvidia-ml-py3`'s `nvidia_smi`.
-_NVML_MODULES = frozenset({"pynvml", "nvidia_smi"})
+# Top-level modules of the NVML bindings: `nvidia-ml-py`/`pynvml` (incl. `pynvml.smi`), `nvidia-ml-py3`'s
+# `nvidia_smi` and `py3nvml` (`py3nvml.py3nvml`).
+_NVML_MODULES = frozenset({"pynvml", "nvidia_smi", "py3nvml"})
 
 # The prefilter (Rule.trigger_pattern): an import statement naming `pynvml` or `nvidia_smi` as the
 # top-level package, not the words' other uses (`import_pynvml()`, `vllm.third_party.pynvml`,
 # `pynvml.nvmlInit()` calls, docstrings). The match lands in the import statement, so region parsing keeps
 # the block holding it with the enclosing `if TYPE_CHECKING:` tests the rule reads.
-_TRIGGER_PATTERN = import_statement_pattern(r"(?:pynvml|nvidia_smi)\b")
+_TRIGGER_PATTERN = import_statement_pattern(r"(?:pynvml|py3nvml|nvidia_smi)\b")
 # A condition naming the bindings (`is_pynvml_available()`, `_nvidia_smi_found`).
-_NVML_NAME = re.compile(r"pynvml|nvidia_smi", re.IGNORECASE)
+_NVML_NAME = re.compile(r"pynvml|py3nvml|nvidia_smi", re.IGNORECASE)
 
 
 class PynvmlImport(Rule):
     """
     ## What it does
-    Flags a module-level `import pynvml`, `from pynvml import ...`, `from pynvml.smi import nvidia_smi`
-    or `import nvidia_smi` that is neither inside a `try:` catching `ImportError` nor behind a vendor
+    Flags an `import pynvml`, `from pynvml import ...`, `from pynvml.smi import nvidia_smi`, `import nvidia_smi`
+    or `import py3nvml.py3nvml` that is neither inside a `try:` catching `ImportError` nor behind a vendor
     gate, nor under an `if` naming the bindings (`if is_pynvml_available():`, a `find_spec("pynvml")` flag).
-    Imports inside functions (lazy imports) are left to ROC117, which checks the NVML calls.
+    An import inside a def (a lazy import) too, unless every call of the def is in such a `try:` (a private def,
+    `idioms.handled_by_callers`): it stops the def on ROCm with `ModuleNotFoundError`, which a handler of NVML
+    errors around its calls (ROC117's fallback) does not catch.
 
     ## Why is this bad on ROCm?
     `pynvml` and `nvidia_smi` are Python bindings to NVIDIA's NVML (`libnvidia-ml`). ROCm builds of
@@ -72,7 +82,7 @@ class PynvmlImport(Rule):
     severity = Severity.ERROR
     applies_to_tests = True  # a test helper importing pynvml stops the suite's collection on ROCm
     fix_availability = FixAvailability.SAFE
-    triggers = (b"pynvml", b"nvidia_smi")
+    triggers = (b"pynvml", b"py3nvml", b"nvidia_smi")
     trigger_pattern = _TRIGGER_PATTERN
 
     def visit_Import(self, node: ast.Import, ctx: PythonContext) -> None:
@@ -84,10 +94,14 @@ class PynvmlImport(Rule):
     @staticmethod
     def _check(node: ast.Import | ast.ImportFrom, ctx: PythonContext) -> None:
         for imported in imported_modules(node):
-            if _is_nvml_module(imported.module) and runs_at_import(ctx, node) and not _availability_checked(node, ctx):
-                # `a.b as c` of an `import` is a node; the module of a `from` import is only text.
-                span = None if imported.alias is not None else module_name_range(ctx, imported)
+            if not _is_nvml_module(imported.module) or _availability_checked(node, ctx):
+                continue
+            # `a.b as c` of an `import` is a node; the module of a `from` import is only text.
+            span = None if imported.alias is not None else module_name_range(ctx, imported)
+            if runs_at_import(ctx, node):
                 ctx.report(imported.name, _message(imported.module), fix=_fix(node, ctx), span=span)
+            elif _lazy(ctx, node) and not handled_by_callers(ctx, node, IMPORT_FAILURES):
+                ctx.report(imported.name, _LAZY_MESSAGE.format(imported.module), span=span)
 
 
 def _fix(node: ast.Import | ast.ImportFrom, ctx: PythonContext) -> Fix | None:
@@ -103,6 +117,12 @@ def _fix(node: ast.Import | ast.ImportFrom, ctx: PythonContext) -> Fix | None:
     return ctx.fix("Import it inside try/except ImportError (None when missing)", edit) if edit else None
 
 
+def _lazy(ctx: PythonContext, node: ast.AST) -> bool:
+    """Imported in the body of a def (not a lambda's, not under `if TYPE_CHECKING:`): run when the def is called."""
+    scope = ctx.semantic.enclosing_scope_node(node)
+    return isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and not under_type_checking(ctx, node)
+
+
 def _availability_checked(node: ast.AST, ctx: PythonContext) -> bool:
     """Under an `if` whose test names the bindings (`if is_pynvml_available():`, a `find_spec("pynvml")` flag): a
     check that the package is there, which holds on ROCm only where it is installed and imports."""
@@ -111,6 +131,13 @@ def _availability_checked(node: ast.AST, ctx: PythonContext) -> bool:
 
 def _is_nvml_module(module: str) -> bool:
     return top_level(module) in _NVML_MODULES
+
+
+_LAZY_MESSAGE = (
+    "`{}` import in this def fails on ROCm machines, where the NVIDIA NVML bindings are usually not installed, with "
+    "ModuleNotFoundError (not an NVML error); query the GPU through amdsmi when torch.version.hip is set, or catch "
+    "ImportError with a fallback"
+)
 
 
 def _message(module: str) -> str:
@@ -135,15 +162,26 @@ PynvmlImport.valid = (
             return pynvml.nvmlDeviceGetCount()
         """,
     ),
-    # A lazy import inside a function is ROC117's business (the calls), not a module-level import.
+    # Lazy imports in a `try:` catching ImportError, in a private def only called so, in the NVIDIA arm.
     Valid(
         """
-        def gpu_memory_used(index: int) -> int:
+        import torch
+        def _gpu_memory_used(index: int) -> int:
             import pynvml
-
             pynvml.nvmlInit()
-            handle = pynvml.nvmlDeviceGetHandleByIndex(index)
-            return pynvml.nvmlDeviceGetMemoryInfo(handle).used
+            return pynvml.nvmlDeviceGetMemoryInfo(pynvml.nvmlDeviceGetHandleByIndex(index)).used
+        def memory(index):
+            try:
+                return _gpu_memory_used(index)
+            except Exception:
+                return torch.cuda.mem_get_info(index)[1]
+        def names():
+            if torch.version.hip:
+                return []
+            try:
+                import py3nvml.py3nvml as nvml
+            except ImportError:
+                return []
         """,
     ),
     Valid(
@@ -283,6 +321,20 @@ PynvmlImport.invalid = (
         """,
         expect=("4:12-4:26",),
     ),
+    # A lazy import: calling the def on ROCm raises ModuleNotFoundError, which `except NVMLError` does not catch.
+    Invalid(
+        """
+        def gpu_memory_used(index: int) -> int:
+            from pynvml import NVMLError, nvmlInit
+            import py3nvml.py3nvml as nvml
+            try:
+                nvmlInit()
+            except NVMLError:
+                return 0
+        """,
+        expect=("2:10-2:16", "3:12-3:35"),
+        message="`pynvml` import in this def fails",
+    ),
     # The `else` of `if TYPE_CHECKING:` is the branch that runs.
     Invalid(
         """
@@ -313,41 +365,20 @@ PynvmlImport.invalid = (
     Invalid(
         """
         import os, pynvml
-        """,
-        expect=("1:12-1:18",),
-    ),
-    Invalid(
-        """
         import torch as t, nvidia_smi
-        """,
-        expect=("1:20-1:30",),
-        message="`nvidia_smi`",
-    ),
-    Invalid(
-        """
         import sys; import données as d, pynvml as nv
-        """,
-        expect=("1:34-1:46",),
-    ),
-    Invalid(
-        """
         import\tpynvml . smi
         """,
-        expect=("1:8-1:20",),
+        expect=("1:12-1:18", "2:20-2:30", "3:34-3:46", "4:8-4:20"),
     ),
     Invalid(
         r"""
         import os, \
             pynvml as nv
-        """,
-        expect=("2:5-2:17",),
-    ),
-    Invalid(
-        r"""
         from \
             pynvml import nvmlInit
         """,
-        expect=("2:5-2:11",),
+        expect=("2:5-2:17", "4:5-4:11"),
     ),
     Invalid(
         """

@@ -562,6 +562,11 @@ _SNAPSHOT = (
     "    except Exception:\n        return []\n"
 )
 
+_METHOD = (
+    "class C:\n    def _init(self):\n        HAZARD()\n    def run(self):\n        try:\n"
+    "            self._init()\n        except Exception:\n            pass\n"
+)
+
 
 @pytest.mark.parametrize(
     ("code", "handled"),
@@ -571,12 +576,12 @@ _SNAPSHOT = (
         pytest.param(_SNAPSHOT + "callbacks = [_init]\n", False, id="used-as-a-value"),
         pytest.param(_SNAPSHOT.replace("_init", "init"), False, id="public-def-others-may-call"),
         pytest.param("def _init():\n    HAZARD()\n", False, id="never-called"),
+        pytest.param(_METHOD, True, id="private-method-called-in-a-caught-try"),
+        pytest.param(_METHOD.replace("_init", "init"), False, id="public-method-others-may-call"),
         pytest.param(
-            "class C:\n    def _init(self):\n        HAZARD()\n    def run(self):\n        try:\n"
-            "            self._init()\n        except Exception:\n            pass\n",
-            False,
-            id="method",
+            _METHOD + "    def probe(self):\n        self._init()\n", False, id="method-one-caller-without-try"
         ),
+        pytest.param("def f():\n    " + _METHOD.replace("\n", "\n    "), False, id="method-of-a-local-class"),
     ],
 )
 def test_handled_by_callers(code: str, handled: bool) -> None:

@@ -414,15 +414,20 @@ MAX_CALLER_LEVELS = 4
 
 def handled_by_callers(ctx: PythonContext, node: ast.AST, caught: frozenset[str], levels: int = 0) -> bool:
     """`handled_by_try`, or `node` sits in a module-level def of this file that no other module may call (its name
-    is private, or no importer reads it) and every use of which is a call that is itself handled so, up to a few
-    defs up (`_device_snapshot()` called only inside `get_snapshot()`'s `try: ... except Exception: return
-    {"available": False}`): the failure reaches a fallback."""
+    is private, or no importer reads it), or in a private method of a module-level class (`self._by_nvml()`), and
+    every use of which is a call that is itself handled so, up to a few defs up (`_device_snapshot()` called only
+    inside `get_snapshot()`'s `try: ... except Exception: return {"available": False}`): the failure reaches a
+    fallback."""
     if handled_by_try(ctx, node, caught):
         return True
     function = next((ancestor for ancestor in ctx.ancestors(node) if isinstance(ancestor, DEFERRED_BODIES)), None)
     if levels >= MAX_CALLER_LEVELS or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    if ctx.parent(function) is not ctx.semantic.module or not called_only_here(ctx, function.name):
+    owner = ctx.parent(function)
+    if isinstance(owner, ast.ClassDef):
+        if ctx.parent(owner) is not ctx.semantic.module or not function.name.startswith("_"):
+            return False
+    elif owner is not ctx.semantic.module or not called_only_here(ctx, function.name):
         return False
     uses = ctx.references.uses_of(function)
     return bool(uses) and all(
@@ -438,7 +443,7 @@ def called_only_here(ctx: PythonContext, name: str) -> bool:
 
 
 # What a handler catching a failed import names (`except Exception` catches ImportError too).
-_IMPORT_FAILURES = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+IMPORT_FAILURES = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
 
 def lazy_import_with_actionable_error(ctx: PythonContext, node: ast.AST) -> bool:
@@ -461,7 +466,7 @@ def lazy_import_with_actionable_error(ctx: PythonContext, node: ast.AST) -> bool
 def _raises_with_message(handler: ast.ExceptHandler) -> bool:
     """An `except ImportError` (or `except Exception`, bare `except:`) handler whose last statement raises a new
     exception given a message."""
-    if (handler.type is not None and not set(caught_names(handler)) & _IMPORT_FAILURES) or not handler.body:
+    if (handler.type is not None and not set(caught_names(handler)) & IMPORT_FAILURES) or not handler.body:
         return False
     last = handler.body[-1]
     return isinstance(last, ast.Raise) and isinstance(last.exc, ast.Call) and bool(last.exc.args or last.exc.keywords)
