@@ -26,7 +26,11 @@ macros are learned in rocmlint/cuda/learning.py:
   headers or the file remap on ROCm only (`#define __shfl_xor_sync(m, v, l) __shfl_xor(v, l)` under
   `USE_ROCM`: uses of the name are portable); the project's vendor selector macros (`#define XYZ_HIP_OR_CUDA(h, c)
   h` for ROCm, `c` for NVIDIA: ROCm never compiles the NVIDIA argument of an invocation); and where the file is
-  compiled at all (a header included only from NVIDIA-only `#if` arms is NVIDIA-only).
+  compiled at all (a header included only from NVIDIA-only `#if` arms is NVIDIA-only, as is one with an `#error`
+  every ROCm build reaches, `#if !defined(XYZ_ENABLE_CUDA) #error`, and what only it includes). The files are read
+  again while a reading learns more macros: a macro defined only under a learned NVIDIA one (`#if
+  defined(XYZ_ENABLE_CUDA) && defined(__CUDACC__) #define XYZ_HAVE_CUDA_ATOMICS`) is NVIDIA's, and so are the
+  `#include`s under it.
 - **What the ROCm build defines** (`rocm_build_values`): `-DCUDA_VERSION=11000` in the ROCm build gives the
   toolkit's macro that value there; a hipified build (torch `CUDAExtension`) defines `__CUDACC__` (hipify renames
   it `__HIPCC__`); a file HIP-Clang compiles as written (a CMake HIP language build nothing hipifies, a `.hip`
