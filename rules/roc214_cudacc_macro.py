@@ -7,12 +7,12 @@ from rocmlint.cuda.conditions import (
     PASS_AND_COMPILER_ALTERNATIVES,
     ConditionRule,
     arm_outcomes_agree,
-    hides_plain_cpp_from_nvcc,
     holds_only_pragmas,
     is_host_only_unit,
     nvcc_macros_change_no_rocm_code,
     rocm_arm_written_for_rocm,
     with_complementary_chain,
+    works_around_nvcc,
 )
 from rocmlint.cuda.frontend import CudaContext
 from rocmlint.cuda.preprocessor import Directive, names_in
@@ -64,7 +64,9 @@ class CudaccMacro(ConditionRule, Rule):
     build hands no `.cpp` to nvcc (a `LANGUAGE CUDA` source property, `-x cu`): nvcc's macros are undefined there on
     NVIDIA too. Nor a lone `#ifndef __CUDACC__` around plain C++ an old nvcc could not parse (`<filesystem>`):
     NVIDIA's arm is empty and HIP-Clang builds C++; unless it defines a macro or spells a reserved `__x__` word, a
-    file's macro or a CUDA name.
+    file's macro or a CUDA name. Nor an old nvcc's workaround: an `#if`/`#else` on `__NVCC__` handing nvcc the other
+    arm's code with plain C++ left out (`[[no_unique_address]]`), a dummy `return` after a statement that returns, nvcc's
+    version recorded in a macro (`#ifdef __NVCC__ #define XYZ_NVCC_VERSION __CUDACC_VER_MAJOR__ #endif`).
 
     ## Fix
     Each `__CUDACC__` test gets `__HIPCC__` next to it (`__CUDACC_RTC__` gets `__HIPCC_RTC__`), in every arm of the
@@ -116,9 +118,9 @@ class CudaccMacro(ConditionRule, Rule):
             with_complementary_chain(arms, self._chains(ctx), ctx), ctx
         ):
             return  # ROCm takes its own arm where NVIDIA's holds only what HIP lacks (also a negated one-armed chain)
-        if hides_plain_cpp_from_nvcc(arms, ctx) or rocm_arm_written_for_rocm(arms, ctx):
-            return  # C++ hidden from an old nvcc (no arm lost), or `#ifdef __NVCC__ ... #else <rocBLAS types>`
-        if all(holds_only_pragmas(arm, ctx) for arm in self._chains(ctx).arms_of(directive)):
+        if works_around_nvcc(arms, ctx) or rocm_arm_written_for_rocm(arms, ctx):
+            return  # an nvcc workaround (C++ hidden from it, a dummy `return`), or `#else <rocBLAS types>`
+        if all(holds_only_pragmas(arm, ctx) for arm in arms):
             return  # compiler hints only (`#if !defined(__NVCC__)` + a pragma clang accepts): no code differs
         # The chain's tests (a device-pass `__CUDA_ARCH__` one too) gain their HIP test at once; `__NVCC__` none.
         fix = self._chain_rewrite(
@@ -156,14 +158,13 @@ CudaccMacro.valid = (
         """,
     ),
     # NVIDIA-only region and explicitly excluded ROCm.
+    Valid("#ifndef USE_ROCM\n#ifdef __NVCC__\n#pragma nv_diag_suppress 20012\n#endif\n#endif\n"),
+    # An old nvcc's copy of the same code, an attribute left out: HIP-Clang takes what every other compiler does.
+    Valid("struct Holder {\n#ifndef __NVCC__\n  [[no_unique_address]] Mapping m;\n#else\n  Mapping m;\n#endif\n};\n"),
+    # A dummy `return` after an `if constexpr` chain that always returns: only there for nvcc's missing-return warning.
     Valid(
-        """
-        #ifndef USE_ROCM
-        #ifdef __NVCC__
-        #pragma nv_diag_suppress 20012
-        #endif
-        #endif
-        """,
+        "template <int R> constexpr int pad() {\n  if constexpr (R > 1) {\n    return R;\n  } else {\n    return 1;\n  }\n"
+        "#if defined(__NVCC__) || defined(__INTEL_COMPILER)\n  return 0;\n#endif\n}\n"
     ),
     Valid(
         """
@@ -185,21 +186,17 @@ CudaccMacro.valid = (
     ),
     # An old nvcc's workaround (C++17 `<filesystem>` hidden from nvcc): plain C++ HIP-Clang builds, no arm lost.
     Valid(
-        """
-        #ifndef __CUDACC__
-        #include <filesystem>
-        inline bool exists(const char* p) { return std::filesystem::exists(p); }
-        #endif
-        """,
+        "#ifndef __CUDACC__\n#include <filesystem>\n"
+        "inline bool exists(const char* p) { return std::filesystem::exists(p); }\n#endif\n"
+    ),
+    # Compiler identification: nvcc's version recorded in a macro, which every other compiler leaves undefined.
+    Valid(
+        "#if defined(__NVCC__)\n#define XYZ_COMPILER_NVCC __CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ * 10\n#endif\n"
     ),
     # A host-only translation unit: no vendor sees `__CUDACC__` there.
     Valid(
-        """
-        #ifdef __CUDACC__
-        #include <cuda_runtime.h>
-        #endif
-        torch::Tensor pinned_like(const torch::Tensor& t) { return torch::empty_like(t).pin_memory(); }
-        """,
+        "#ifdef __CUDACC__\n#include <cuda_runtime.h>\n#endif\n"
+        "torch::Tensor pinned_like(const torch::Tensor& t) { return torch::empty_like(t).pin_memory(); }\n",
         path="pinned.cpp",
     ),
     # Compiler hints only: whichever arm a compiler takes, no code differs (faiss Panorama.h shape).
@@ -372,13 +369,15 @@ CudaccMacro.invalid = (
     ),
     # A lone macro this file defines as code is no hint.
     Invalid(
-        """
-        #define DEVICE_STUBS inline int device_count() { return 0; }
-        #if !defined(__NVCC__)
-        DEVICE_STUBS
-        #endif
-        """,
+        "#define DEVICE_STUBS inline int device_count() { return 0; }\n#if !defined(__NVCC__)\nDEVICE_STUBS\n#endif\n",
         expect=("2:1-2:23",),
+        no_fix=True,
+    ),
+    # The arm only nvcc gets adds CUDA's qualifiers (through a macro): the vendor split, not an nvcc workaround.
+    Invalid(
+        "#define XYZ_HD __host__ __device__\n#ifdef __NVCC__\n#define XYZ_FN XYZ_HD inline\n#else\n#define XYZ_FN inline\n"
+        "#endif\n",
+        expect=("2:1-2:16",),
         no_fix=True,
     ),
     Invalid(

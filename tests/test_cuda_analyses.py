@@ -23,6 +23,7 @@ from rocmlint.cuda.conditions import (
     holds_only_pragmas,
     is_version_test,
     unreachable_chain,
+    works_around_nvcc,
 )
 from rocmlint.cuda.frontend import ByteSpan, CudaContext, Define, Node
 from rocmlint.cuda.hip_gaps import asm_template, macro_asm_template, only_lacking_on_hip, ptx_in, rocm_macro_of
@@ -267,6 +268,37 @@ def test_hides_plain_cpp_from_nvcc(code: str, hidden: bool) -> None:
     ctx = context(code)
     opener = next(d for d in ctx.preprocessor.directives if d.kind in ("if", "ifdef", "ifndef"))
     assert hides_plain_cpp_from_nvcc(Chains(ctx).arms_of(opener), ctx) is hidden
+
+
+@pytest.mark.parametrize(
+    ("code", "workaround"),
+    [
+        # nvcc handed the other arm's code with plain C++ left out or spelled out.
+        ("#ifndef __NVCC__\n[[no_unique_address]] M m;\n#else\nM m;\n#endif\n", True),
+        ("#if defined(X) && !defined(__NVCC__)\n#define DEP [[deprecated]]\n#else\n#define DEP\n#endif\n", True),
+        ("#if defined(__NVCC__)\nreturn static_cast<long>(r) > 0;\n#else\nreturn r > 0;\n#endif\n", True),
+        # nvcc's version recorded in a macro.
+        ("#ifdef __NVCC__\n#define XYZ_NVCC __CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__\n#endif\n", True),
+        (
+            "#if defined(__NVCC__)\n// nvcc: its version\n#define XYZ_NVCC \\\n  __CUDACC_VER_MAJOR__ * 100\n#endif\n",
+            True,
+        ),
+        # The vendor split: what only one arm has is CUDA's, spelled out or through a macro.
+        ("#ifdef __NVCC__\n#define HD __host__ __device__\n#else\n#define HD\n#endif\n", False),
+        ("#define Q __device__\n#ifdef __NVCC__\n#define HD Q inline\n#else\n#define HD inline\n#endif\n", False),
+        ("#ifdef __NVCC__\nint n = __popc(x);\n#else\nint n = popcount(x);\n#endif\n", False),
+        # `__CUDACC__` is the CUDA language, not the compiler's quirks.
+        ("#ifndef __CUDACC__\n[[no_unique_address]] M m;\n#else\nM m;\n#endif\n", False),
+        # An empty arm, a macro that is no version, code beside the version.
+        ("#ifdef __NVCC__\n#else\nM m;\n#endif\n", False),
+        ("#ifdef __NVCC__\n#define XYZ_HAS_CUDA __CUDACC__\n#endif\n", False),
+        ("#ifdef __NVCC__\n#define XYZ_NVCC __CUDACC_VER_MAJOR__\nint f();\n#endif\n", False),
+    ],
+)
+def test_works_around_nvcc(code: str, workaround: bool) -> None:
+    ctx = context(code)
+    opener = next(d for d in ctx.preprocessor.directives if d.kind in ("if", "ifdef", "ifndef") and "__" in d.text)
+    assert works_around_nvcc(Chains(ctx).arms_of(opener), ctx) is workaround
 
 
 def test_a_lone_macro_defined_as_code_is_no_pragma() -> None:

@@ -263,6 +263,32 @@ def test_a_configure_probe_of_a_cuda_module_is_compiled_for_nvidia_only(tmp_path
     assert CudaProject.build(root).view(str(root / "cmake/cuda/cc.cpp")).base.on_rocm is not False
 
 
+def test_a_probe_run_only_when_the_cuda_option_is_on_is_compiled_for_nvidia_only(tmp_path):
+    # A module the top folder includes: `${CMAKE_CURRENT_SOURCE_DIR}` is the folder reading it, and the block
+    # needs the CUDA option whatever else it negates.
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "project(lib CXX)\nenable_language(HIP)\nadd_library(lib src/lib.hip)\ninclude(cmake/arch.cmake)\n",
+            "src/lib.hip": "void f() {}\n",
+            "cmake/arch.cmake": (
+                "if(LIB_ENABLE_CUDA AND NOT CUDA_ARCH_GIVEN)\n"
+                "  try_run(R C ${CMAKE_BINARY_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/cmake/probes/cc.cpp)\nendif()\n"
+            ),
+            "cmake/probes/cc.cpp": "#include <cuda_runtime.h>\nint main() { return 0; }\n",
+        },
+    )
+    view = CudaProject.build(root).view(str(root / "cmake/probes/cc.cpp"))
+    assert (view.base.on_rocm, view.base_evidence) == (
+        False,
+        "cmake/arch.cmake:2: the build compiles it for NVIDIA only",
+    )
+    # Either option may run it: no vendor's block.
+    arch = (root / "cmake/arch.cmake").read_text().replace("AND NOT CUDA_ARCH_GIVEN", "OR LIB_ENABLE_HIP")
+    (root / "cmake/arch.cmake").write_text(arch)
+    assert CudaProject.build(root).view(str(root / "cmake/probes/cc.cpp")).base.on_rocm is not False
+
+
 _TOOL_MAKEFILE = (
     "NVCC ?= /usr/local/cuda/bin/nvcc\nSRC := bench.cu\n\nall: bench\n\nbench: $(SRC)\n\t$(NVCC) -O3 $< -o $@ -lnccl\n"
 )

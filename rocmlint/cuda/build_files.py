@@ -1008,7 +1008,9 @@ def cmake_facts(
             # A configure probe (a CUDA-backend module's `try_run` of a device query) compiles its sources for the
             # vendor of its block or file.
             vendor = _block_vendor(blocks, file_vendor)
-            probes = [SourceSet(probe, vendor, path, line) for probe in _probe_sources(arguments, source_values, path)]
+            probes = [
+                SourceSet(probe, vendor, path, line) for probe in _probe_sources(arguments, source_values, path, root)
+            ]
             sources += [_anywhere(s) if included_module and not s.pattern.startswith("/") else s for s in probes]
         elif name in _CMAKE_SOURCE_COMMANDS | _CMAKE_MODULE_COMMANDS or name in source_functions:
             vendor = _block_vendor(blocks, file_vendor)
@@ -1658,11 +1660,20 @@ def _block_vendor(blocks: list[list[str | None]], file_vendor: str | None) -> st
 
 def _condition_vendor(condition: str) -> str | None:
     """The vendor a CMake `if()` arm is written for: the one its words name (`USE_ROCM`, `CUDA_FOUND`); the other
-    one for a vendor named only after `NOT` (`NOT USE_ROCM` is NVIDIA's arm, as the `else()` of `USE_ROCM` is)."""
+    one for a vendor named only after `NOT` (`NOT USE_ROCM` is NVIDIA's arm, as the `else()` of `USE_ROCM` is). A
+    conjunction needing one vendor's switch is that vendor's whatever else it negates (`XYZ_ENABLE_CUDA AND NOT
+    CUDA_ARCH_GIVEN`)."""
     tested = _tested(condition)
     words = tested.replace("(", " ").replace(")", " ").split()
     if "NOT" not in words:
         return vendor_of_words(tested)
+    needed = {
+        vendor_of_words(word)
+        for index, word in enumerate(words)
+        if word not in _CMAKE_LOGIC_WORDS and not (index and words[index - 1] == "NOT")
+    } - {None}
+    if "OR" not in words and len(needed) == 1:
+        return needed.pop()
     implied = set()
     for index, word in enumerate(words):
         named = vendor_of_words(word) if word not in _CMAKE_LOGIC_WORDS else None
@@ -1762,15 +1773,16 @@ def _remember_source_value(command: str, arguments: str, values: dict[str, str])
         values[words[0]] = words[1]
 
 
-def _probe_sources(arguments: str, values: dict[str, str], path: str) -> list[str]:
+def _probe_sources(arguments: str, values: dict[str, str], path: str, root: str = "") -> list[str]:
     """The source files a `try_run`/`try_compile` compiles: its words naming one, directly or through a variable
     the file set to one (`_remember_source_value`); `${CMAKE_CURRENT_LIST_DIR}` is the folder of the file at
-    `path`."""
+    `path`, `${CMAKE_CURRENT_SOURCE_DIR}` the folder it is read in, `${PROJECT_SOURCE_DIR}` the project's `root`
+    (`_in_build_folder`)."""
     folder = os.path.dirname(os.path.abspath(path))
     found = []
     for word in arguments.split():
         source = _VARIABLE_USE.sub(lambda m: values.get(m.group(1), m.group()), word.strip('"'))
-        source = source.replace("${CMAKE_CURRENT_LIST_DIR}", folder)
+        source = _in_build_folder(source.replace("${CMAKE_CURRENT_LIST_DIR}", folder), root)
         if source.endswith(_SOURCE_SUFFIXES) and "$" not in source:
             found.append(source)
     return found

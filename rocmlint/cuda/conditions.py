@@ -667,6 +667,86 @@ def hides_plain_cpp_from_nvcc(arms: list[Directive], ctx: CudaContext) -> bool:
     return not arm_may_hold_hazards(arm, ctx)
 
 
+def works_around_nvcc(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether this chain tests nvcc's macros only to work around nvcc, which HIP-Clang is right to skip as every other
+    compiler does: plain C++ hidden from an old nvcc (`hides_plain_cpp_from_nvcc`), a dummy statement after one that
+    returns, there for nvcc's missing-return warning (`unreachable_chain`), nvcc handed a reduced copy of the other
+    arm (`gives_nvcc_a_reduced_copy`), nvcc's version recorded in a macro (`records_nvcc_version`)."""
+    return (
+        hides_plain_cpp_from_nvcc(arms, ctx)
+        or unreachable_chain(arms, ctx)
+        or gives_nvcc_a_reduced_copy(arms, ctx)
+        or records_nvcc_version(arms, ctx)
+    )
+
+
+def records_nvcc_version(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether this lone arm only defines macros holding nvcc's version (`#if defined(__NVCC__) #define
+    XYZ_COMPILER_NVCC __CUDACC_VER_MAJOR__ * 100 + __CUDACC_VER_MINOR__ * 10 #endif`): compiler identification.
+    HIP-Clang is not nvcc, and the macro undefined is what every other compiler gets; the project model reads the
+    tests of it as NVIDIA-only gates."""
+    if len(arms) != 1 or arms[0].kind == "else":
+        return False
+    span = arm_span(arms[0], ctx)
+    inside = [d for d in ctx.preprocessor.directives if span.start_byte <= d.start_byte < span.end_byte]
+    bounds = [span.start_byte, *(byte for d in inside for byte in (d.start_byte, d.end_byte)), span.end_byte]
+    between = b"".join(ctx.content[start:end] for start, end in zip(bounds[::2], bounds[1::2], strict=True))
+    if without_comments(between.decode("utf-8", "replace")).strip():
+        return False  # code beside the definitions
+    starts = {
+        define.directive.start_byte
+        for found in ctx.preprocessor.defines.values()
+        for define in found
+        if define.parameters is None
+        and names_in(define.value)
+        and CUDA_VERSION_MACROS.issuperset(names_in(define.value))
+    }
+    return bool(inside) and all(d.kind == "define" and d.start_byte in starts for d in inside)
+
+
+def gives_nvcc_a_reduced_copy(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether this `#if`/`#else` pair tests nvcc itself (`__NVCC__`, not the CUDA language's `__CUDACC__`) to hand it
+    the other arm's code with plain C++ left out or spelled out: `#ifndef __NVCC__ [[no_unique_address]] T m;
+    #else T m; #endif`, `static_cast<int64_t>(R) > r` beside `R > r`. An old nvcc's workaround: both arms are the
+    same code, and HIP-Clang takes the one every other compiler does. Not when the tokens only one arm has spell a
+    reserved `__x__` word, a CUDA name or a CUDA rule's trigger, nor name a macro whose value does: `#define HD
+    __host__ __device__` beside `#define HD` is the vendor split, not a workaround."""
+    if len(arms) != 2 or arms[1].kind != "else":
+        return False
+    tested = set(names_in(arms[0].condition))
+    if "__NVCC__" not in tested or "__CUDACC__" in tested:
+        return False
+    shorter, longer = sorted((_TOKENS.findall(arm_text(arm, ctx)) for arm in arms), key=len)
+    extra = _left_over(shorter, longer) if shorter else None
+    if extra is None:
+        return False
+    text = " ".join(extra)
+    for _ in range(_EXPANSIONS):  # macros naming macros: `XYZ_INLINE` -> `inline XYZ_HOST_DEVICE` -> ...
+        text = " ".join(ctx.resolve_text(t, arms[0]) if _WORD.fullmatch(t) else t for t in _TOKENS.findall(text))
+    triggers = _cuda_triggers(ctx.options.known_rules)
+    return not (
+        _RESERVED_WORD.search(text) or _CUDA_SPELLING.search(text) or (triggers is not None and triggers.search(text))
+    )
+
+
+_TOKENS = re.compile(r"[A-Za-z_]\w*|\d\w*|\S")
+_EXPANSIONS = 3  # how many times the words of the extra tokens are expanded as macros
+
+
+def _left_over(shorter: list[str], longer: list[str]) -> list[str] | None:
+    """The tokens of `longer` left once `shorter` is matched in order inside it, None when it is not."""
+    extra: list[str] = []
+    position = 0
+    for token in shorter:
+        while position < len(longer) and longer[position] != token:
+            extra.append(longer[position])
+            position += 1
+        if position == len(longer):
+            return None
+        position += 1
+    return extra + longer[position:]
+
+
 def unreachable_chain(arms: list[Directive], ctx: CudaContext) -> bool:
     """Whether no arm of this chain can run, and ROCm can compile each: it sits in a function body right after a
     statement control never leaves normally (an `if`/`if constexpr` chain whose every arm, its `else` included,
@@ -1194,6 +1274,7 @@ __all__ = [
     "is_version_test",
     "nvcc_macros_change_no_rocm_code",
     "with_alternatives",
+    "works_around_nvcc",
 ]
 
 

@@ -138,6 +138,8 @@ class FileFacts:
     tested_before: tuple[tuple[str, str, int], ...] = ()
     runtime_compiles: bool = False  # calls NVRTC or hipRTC (or jitify, NVRTC's wrapper): compiles at run time
     device_code: bool = False  # names `__global__` or `__device__`: code only a CUDA or HIP compiler compiles
+    # (line, branch) of each `#error` inside a vendor-decided `#if` arm (`#if !defined(XYZ_ENABLE_CUDA) #error`).
+    errors: tuple[tuple[int, Branch], ...] = ()
     # Function-like macros whose body, as ROCm sees it, is one lane exchange: value = `wrapped_call`'s form of it
     # (`#define SHFL_XOR(v, m) __shfl_xor(v, m)` -> `__shfl_xor(#0, #1)`).
     shuffle_wrappers: tuple[Definition, ...] = ()
@@ -146,8 +148,18 @@ class FileFacts:
     def conditional(self) -> bool:
         """Whether any definition or include depends on a vendor branch (worth reading again once more macros are
         known)."""
-        return any(d.branch != EVERYWHERE for d in (*self.defines, *self.constants, *self.types)) or any(
-            i.branch != EVERYWHERE for i in self.includes
+        return (
+            any(d.branch != EVERYWHERE for d in (*self.defines, *self.constants, *self.types))
+            or any(i.branch != EVERYWHERE for i in self.includes)
+            or bool(self.errors)
+        )
+
+    @property
+    def rocm_error_line(self) -> int:
+        """The line of an `#error` every ROCm build reaches and an NVIDIA build may not (`#if
+        !defined(XYZ_ENABLE_CUDA) #error "included without CUDA"`), 0 if none: no ROCm build compiles the file."""
+        return next(
+            (line for line, branch in self.errors if branch.on_rocm is True and branch.on_nvidia is not True), 0
         )
 
 
@@ -189,6 +201,9 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
         device_code=b"__global__" in data or b"__device__" in data,
         guard=_guard(preprocessor),
         shuffle_wrappers=tuple(_shuffle_wrappers(preprocessor)) if b"shfl" in data.lower() else (),
+        errors=tuple(
+            (d.line, d.branch) for d in preprocessor.directives if d.kind == "error" and d.branch != EVERYWHERE
+        ),
     )
 
 

@@ -28,7 +28,11 @@ macros are learned in rocmlint/cuda/learning.py:
   headers or the file remap on ROCm only (`#define __shfl_xor_sync(m, v, l) __shfl_xor(v, l)` under
   `USE_ROCM`: uses of the name are portable); the project's vendor selector macros (`#define XYZ_HIP_OR_CUDA(h, c)
   h` for ROCm, `c` for NVIDIA: ROCm never compiles the NVIDIA argument of an invocation); and where the file is
-  compiled at all (a header included only from NVIDIA-only `#if` arms is NVIDIA-only).
+  compiled at all (a header included only from NVIDIA-only `#if` arms is NVIDIA-only, as is one with an `#error`
+  every ROCm build reaches, `#if !defined(XYZ_ENABLE_CUDA) #error`, and what only it includes). The files are read
+  again while a reading learns more macros: a macro defined only under a learned NVIDIA one (`#if
+  defined(XYZ_ENABLE_CUDA) && defined(__CUDACC__) #define XYZ_HAVE_CUDA_ATOMICS`) is NVIDIA's, and so are the
+  `#include`s under it.
 - **What the ROCm build defines** (`rocm_build_values`): `-DCUDA_VERSION=11000` in the ROCm build gives the
   toolkit's macro that value there; a hipified build (torch `CUDAExtension`) defines `__CUDACC__` (hipify renames
   it `__HIPCC__`); a file HIP-Clang compiles as written (a CMake HIP language build nothing hipifies, a `.hip`
@@ -418,17 +422,23 @@ class CudaProject:
         anywhere |= to_port
         learned = learn(files, build, from_build)
         # Read again the files whose definitions and includes depend on branches, now that more macros are
-        # known (`#if !defined(XYZ_HIP) && __CUDA_ARCH__ >= 700 #define MMA_AVAILABLE` needs XYZ_HIP first).
-        macros = VendorMacros().with_learned(
-            learned, rocm_build_values=build_values, rocm_build_decided=decided, built_for_any_vendor=anywhere
-        )
+        # known (`#if !defined(XYZ_HIP) && __CUDA_ARCH__ >= 700 #define MMA_AVAILABLE` needs XYZ_HIP first), and
+        # again while a reading learns more: a macro defined only under that one (`#ifdef MMA_AVAILABLE #define
+        # HAVE_MMA_ATOMICS`) gates the `#include`s of the files testing it in turn.
         # Only macros the well-known tables do not already decide change how a file reads; a build macro found
         # compiled on ROCm (see `rocm_compiled_under`), or one to port, changes it back.
-        deciding = (set(learned) | set(from_build) | to_port) - macros.well_known
-        for path, facts in files.items():
-            if facts.conditional and not facts.tested.isdisjoint(deciding):
-                files[path] = read_facts(path, texts[path], macros)
-        learned = learn(files, build, from_build)
+        changed = (set(learned) | set(from_build) | to_port) - macros.well_known
+        for _ in range(_MAX_READINGS):
+            macros = VendorMacros().with_learned(
+                learned, rocm_build_values=build_values, rocm_build_decided=decided, built_for_any_vendor=anywhere
+            )
+            for path, facts in files.items():
+                if facts.conditional and not facts.tested.isdisjoint(changed):
+                    files[path] = read_facts(path, texts[path], macros)
+            read_with, learned = learned, learn(files, build, from_build)
+            changed = _changed_macros(read_with, learned) - macros.well_known
+            if not changed:
+                break
         project = cls(root, files, build, learned, _macros=macros, _gpu_build_macros=to_port)
         project.learned = {
             name: replace(m, evidence=replace(m.evidence, path=project._relative(m.evidence.path)))
@@ -644,7 +654,7 @@ class CudaProject:
         includers = self._includers.get(path, [])
         if path in visiting:
             return EVERYWHERE, ""
-        only_nvidia_path = self._on_nvidia_include_path_only(path)
+        only_nvidia_path = self._on_nvidia_include_path_only(path) or self._errors_on_rocm(path)
         if only_nvidia_path:
             self._bases[path] = Branch(False, None), only_nvidia_path
             return self._bases[path]
@@ -685,6 +695,12 @@ class CudaProject:
             result = EVERYWHERE, ""
         self._bases[path] = result
         return result
+
+    def _errors_on_rocm(self, path: str) -> str:
+        """A file whose `#error` every ROCm build reaches (`#if !defined(XYZ_ENABLE_CUDA) #error`): the code of
+        that build option, which no ROCm build compiles, and neither do the headers only it includes."""
+        line = self.files[path].rocm_error_line if path in self.files else 0
+        return f"{self._relative(path)}:{line}: #error wherever ROCm compiles it" if line else ""
 
     def _compiled_on_its_own(self, path: str) -> bool:
         """Whether a source file (not a header) is a translation unit a build names by its path (`train: train.cu` in
@@ -1665,6 +1681,22 @@ class _Tree(NamedTuple):
     texts: dict[str, str]  # C/C++ file -> text (none when read without them)
     build: BuildFacts
     sources: list[str]  # every C/C++ file
+
+
+# How many times the files testing newly learned macros are read again: each reading may learn the macros defined
+# under the last ones (a chain of derived macros is rarely longer than two).
+_MAX_READINGS = 4
+
+
+def _changed_macros(before: Mapping[str, LearnedMacro], after: Mapping[str, LearnedMacro]) -> set[str]:
+    """The macros learned, dropped, or learned with another state on either vendor between two readings."""
+    return {
+        name
+        for name in before.keys() | after.keys()
+        if (old := before.get(name)) is None
+        or (new := after.get(name)) is None
+        or (old.vendor, old.on_rocm, old.on_nvidia) != (new.vendor, new.on_rocm, new.on_nvidia)
+    }
 
 
 def _read_tree(root: Path, texts: bool = True) -> _Tree:
