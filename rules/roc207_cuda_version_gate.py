@@ -169,7 +169,7 @@ CudaVersionGate.valid = (
         "#if defined(USE_ROCM)\n#define BF16_AVAILABLE 1\n#else\n#define BF16_AVAILABLE (__CUDA_ARCH__ >= 800)\n#endif\n"
         "#define FP8_AVAILABLE (defined(USE_ROCM) || __CUDA_ARCH__ >= 890)\n"
     ),
-    # ROCm takes the `#else` of an arm it could never build (a 32-bit-mask `_sync` shuffle): faiss WarpShuffles.cuh.
+    # ROCm takes the `#else` of an arm it could never build (a 32-bit-mask `_sync` shuffle).
     Valid(
         "template <typename T>\ninline __device__ T shfl_xor(const T val, int laneMask, int width = kWarpSize) {\n"
         "#if CUDA_VERSION >= 9000\n  return __shfl_xor_sync(0xffffffff, val, laneMask, width);\n"

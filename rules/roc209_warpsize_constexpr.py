@@ -41,9 +41,9 @@ _FIXABLE_STATEMENTS = frozenset(
 class WarpsizeConstexpr(Rule):
     """
     ## What it does
-    Flags `warpSize` (or PyTorch's `C10_WARP_SIZE` in host code) used where C++ needs a constant
-    expression: template arguments and template parameter defaults, array sizes, `static_assert`,
-    `constexpr` initialisers, `if constexpr`, `case` labels, enumerators and `__launch_bounds__`; and
+    Flags `warpSize` (or PyTorch's `C10_WARP_SIZE` in host code) used where C++ needs a constant expression:
+    template arguments and template parameter defaults, array sizes, `static_assert`, `constexpr` initialisers, a
+    `constexpr` function's lone `return`, `if constexpr`, `case` labels, enumerators and `__launch_bounds__`; and
     `warpSize` or the device pass's wave size (`__AMDGCN_WAVEFRONT_SIZE`, a macro of the file or its headers
     defined as it) read at all in host code, a function that launches kernels (`if (warpSize == 64)` sizing a grid).
 
@@ -171,6 +171,8 @@ class WarpsizeConstexpr(Rule):
 
 
 WarpsizeConstexpr.valid = (
+    # A `constexpr` function whose `return` evaluates it on some paths only (a constant for architectures before 700).
+    Valid("__host__ __device__ constexpr int scratch(int arch) { return arch < 700 ? 0 : 4 * (512 / warpSize); }\n"),
     # Run-time uses of warpSize are what HIP documents.
     Valid(
         """
@@ -266,6 +268,12 @@ WarpsizeConstexpr.valid = (
     ),
 )
 WarpsizeConstexpr.invalid = (
+    # A `constexpr` function that only returns it (Composable Kernel's `get_warp_size()` before ROCm 7.0).
+    Invalid(
+        "__host__ __device__ constexpr int get_warp_size() {\n  return warpSize;\n}\n",
+        expect=("2:10-2:18",),
+        message="the `return` of a `constexpr` function",
+    ),
     Invalid(
         """
         __global__ void softmax(const float* x, float* out) {

@@ -28,7 +28,8 @@ class SyncMask32Bit(Rule):
     that expands to a 32-bit literal) passed to `__shfl*_sync`, `__ballot_sync`, `__any_sync`,
     `__all_sync`, `__match_*_sync`, `__reduce_*_sync` or `__syncwarp(mask)`; also a widened literal that
     still names only 32 lanes (`0xffffffffull`). A `#define ...MASK 0xffffffff` no `*_sync` call of this file uses
-    is reported (it is used elsewhere), unless ROCm compiles none of its uses here (a wrapper's mask ROCm drops). A mask a warp-size chain picks (`#if WARP_SIZE == 64`) is its wave64 arm's.
+    is reported (it is used elsewhere), unless ROCm compiles none of its uses here (a wrapper's mask ROCm drops) or
+    no file of the project names it but its definition (read with the project: a mask passed nowhere). A mask a warp-size chain picks (`#if WARP_SIZE == 64`) is its wave64 arm's.
 
     ## Why is this bad on ROCm?
     HIP's `*_sync` warp functions `static_assert` a 64-bit mask (`amd_warp_sync_functions.h`; on by default

@@ -27,7 +27,9 @@ class CudaArchMacro(ConditionRule, Rule):
     without `defined(__CUDA_ARCH__) &&`) selects a feature by version: ROC207 reports it, and a condition that
     also tests a CUDA version is ROC207's too. Each chain is reported once, at its first `__CUDA_ARCH__` test. A
     chain whose ROCm code would be the same if HIP-Clang defined `__CUDA_ARCH__` is not reported: the rest of the
-    condition already leaves ROCm out (`defined(__GNUC__) && !defined(__clang__)`: HIP-Clang is clang).
+    condition already leaves ROCm out (`defined(__GNUC__) && !defined(__clang__)`: HIP-Clang is clang); nor one
+    whose arms only give fallbacks, each under `#ifndef` of itself, of the names every HIP-Clang pass predefines
+    (`#ifndef __host__` / `#define __host__` / `#endif`): whichever arm ROCm takes, it defines nothing.
 
     Not where the project defines `__CUDA_ARCH__` for ROCm itself, in the file or in a header it includes (a
     compat header's `#define __CUDA_ARCH__ __HIP_DEVICE_COMPILE__` under `#if defined(__HIPCC__)`). Nor in a host
@@ -38,7 +40,11 @@ class CudaArchMacro(ConditionRule, Rule):
     HIP-Clang never defines `__CUDA_ARCH__`, so device-pass detection is false on every ROCm pass:
     device-only code disappears and host-only code is compiled for the GPU. The HIP porting guide (ROCm/HIP
     `docs/how-to/hip_porting_guide.md`, "Compiler Defines") names `__HIP_DEVICE_COMPILE__` for pass detection.
-    Code inside such an arm is ROCm-excluded for the other rules; this rule reports the gate itself.
+    Code inside such an arm is ROCm-excluded for the other rules; this rule reports the gate itself. A chain copying
+    the number into a macro of the project (`#ifdef __CUDA_ARCH__` / `#define XYZ_ARCH __CUDA_ARCH__` / `#else` /
+    `#define XYZ_ARCH 0`) is reported even where both ROCm passes agree on 0 (sizes the host computes from it then
+    match the device's): whether 0 is right depends on every reader of the macro, which the rule does not follow;
+    reviewed so, the finding is a note to suppress (`// noqa: ROC213`), and its readers' tests are ROC207's.
 
     ## Example
     ```cuda
@@ -103,6 +109,11 @@ class CudaArchMacro(ConditionRule, Rule):
 
 
 CudaArchMacro.valid = (
+    # Fallbacks for host compilers of names HIP-Clang predefines in both passes: no-ops on ROCm.
+    Valid(
+        "#if !__CUDA_ARCH__\n  #ifndef __host__\n    #define __host__\n  #endif\n  #ifndef __device__\n"
+        "    #define __device__\n  #endif\n#endif\n__host__ __device__ inline int one() { return 1; }\n"
+    ),
     # The project gives ROCm builds an architecture number of its own, so the comparison is meant for them too.
     # CUDA source held in a raw string literal, for a code generator to emit: text, not directives.
     Valid(
@@ -257,8 +268,7 @@ CudaArchMacro.valid = (
         #endif
         """,
     ),
-    # GCC's host pass only: HIP-Clang is clang, so ROCm takes the portable arm in both passes whatever it defined
-    # (amrex's AMReX_Parser_Y.H).
+    # GCC's host pass only: HIP-Clang is clang, so ROCm takes the portable arm in both passes whatever it defined.
     Valid(
         """
         template <typename T>
@@ -273,6 +283,12 @@ CudaArchMacro.valid = (
     ),
 )
 CudaArchMacro.invalid = (
+    # Unguarded, or of a name HIP-Clang does not predefine in every pass: ROCm's device pass meets the definition.
+    Invalid(
+        "#if !__CUDA_ARCH__\n  #define __host__\n#endif\n#ifndef __CUDA_ARCH__\n  #ifndef __forceinline__\n"
+        "  #define __forceinline__ inline\n  #endif\n#endif\n",
+        expect=("1:1-1:19", "4:1-4:22"),
+    ),
     Invalid(
         r"""
         #include <cstdio>

@@ -56,13 +56,14 @@ class CudaccMacro(ConditionRule, Rule):
     holds the same code. Nor when the arm NVIDIA takes holds only what HIP lacks (a 32-bit-mask `__shfl_down_sync`)
     and ROCm takes an arm of its own (`#else __shfl_down`): the test is the author's vendor switch; also when the
     function writes that `#else` as a chain of its own testing the negation (`#if defined(__CUDACC__) __syncwarp();
-    #endif` ... `#if !defined(__CUDACC__) __syncthreads(); #endif`). Nor `#ifdef __NVCC__ ... #else` whose `#else`
-    names HIP's or a ROCm library's API (`rocblas_double_complex`): the arm ROCm takes is the one written for it.
+    #endif` ... `#if !defined(__CUDACC__) __syncthreads(); #endif`). Nor `#ifdef __NVCC__ ... #else` (or a lone `#if
+    !defined(__NVCC__)`) whose arm for other compilers names HIP's, a ROCm library's or ROCm's HSA runtime API
+    (`rocblas_double_complex`, `hsa_agent_t`), or what the file defines only in such arms: it is written for ROCm.
     Nor is a test of `__CUDACC_RTC__` alone in a project whose run-time compiles (its NVRTC, hipRTC or jitify calls)
     sit only in code the ROCm build does not compile: every ROCm compile takes the arm NVIDIA's ahead-of-time builds
     take. Nor in a host compiler's source (`.cpp`, `.cc`) or a header only such sources include, in a project whose
-    build hands no `.cpp` to nvcc (a `LANGUAGE CUDA` source property, `-x cu`): nvcc's macros are undefined there on
-    NVIDIA too. Nor a lone `#ifndef __CUDACC__` around plain C++ an old nvcc could not parse (`<filesystem>`):
+    build hands no `.cpp` to nvcc (a `LANGUAGE CUDA` source property, `-x cu`; a tool's Makefile naming nothing outside
+    its folder hands over only that folder's): nvcc's macros are undefined there on NVIDIA too. Nor a lone `#ifndef __CUDACC__` around plain C++ an old nvcc could not parse (`<filesystem>`):
     NVIDIA's arm is empty and HIP-Clang builds C++; unless it defines a macro or spells a reserved `__x__` word, a
     file's macro or a CUDA name. Nor an old nvcc's workaround: an `#if`/`#else` on `__NVCC__` handing nvcc the other
     arm's code with plain C++ left out (`[[no_unique_address]]`), a dummy `return` after a statement that returns, nvcc's
@@ -148,14 +149,8 @@ CudaccMacro.valid = (
         """,
     ),
     Valid(
-        """
-        #if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)
-        #define STD_NS cuda::std
-        #else
-        #include <type_traits>
-        #define STD_NS std
-        #endif
-        """,
+        "#if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)\n#define STD_NS cuda::std\n#else\n"
+        "#include <type_traits>\n#define STD_NS std\n#endif\n"
     ),
     # NVIDIA-only region and explicitly excluded ROCm.
     Valid("#ifndef USE_ROCM\n#ifdef __NVCC__\n#pragma nv_diag_suppress 20012\n#endif\n#endif\n"),
@@ -199,11 +194,11 @@ CudaccMacro.valid = (
         "torch::Tensor pinned_like(const torch::Tensor& t) { return torch::empty_like(t).pin_memory(); }\n",
         path="pinned.cpp",
     ),
-    # Compiler hints only: whichever arm a compiler takes, no code differs (faiss Panorama.h shape).
+    # Compiler hints only: whichever arm a compiler takes, no code differs.
     Valid(
         """
         #if !defined(__NVCC__)
-        FAISS_PRAGMA_IMPRECISE_FUNCTION_BEGIN
+        XYZ_PRAGMA_IMPRECISE_FUNCTION_BEGIN
         #endif
         template <bool AllActive>
         static inline void compute_level_dot_kernel(const float* query, float* dot_products, size_t n);
@@ -216,19 +211,11 @@ CudaccMacro.valid = (
     ),
     # An inner chain choosing nvcc's own spelling of the hint is a hint too.
     Valid(
-        """
-        #if defined __NVCC__
-        #ifdef __NVCC_DIAG_PRAGMA_SUPPORT__
-        #pragma nv_diagnostic push
-        #pragma nv_diag_suppress = implicit_return_from_non_void_function
-        #else
-        #pragma diag_suppress = implicit_return_from_non_void_function
-        #endif
-        #endif
-        """,
+        "#if defined __NVCC__\n#ifdef __NVCC_DIAG_PRAGMA_SUPPORT__\n#pragma nv_diagnostic push\n"
+        "#pragma nv_diag_suppress = implicit_return_from_non_void_function\n#else\n"
+        "#pragma diag_suppress = implicit_return_from_non_void_function\n#endif\n#endif\n"
     ),
-    # HIP-Clang is clang: the condition is false on ROCm whether or not it defined `__CUDACC__` (amrex's
-    # AMReX_Parser_Y.H shape).
+    # HIP-Clang is clang: the condition is false on ROCm whether or not it defined `__CUDACC__`.
     Valid(
         """
         #if defined(__CUDACC__) && defined(__GNUC__) && !defined(__clang__)
@@ -238,7 +225,7 @@ CudaccMacro.valid = (
         #endif
         """,
     ),
-    # The arm ROCm takes (as clang) holds the same code as the one it misses (amrex's AMReX_Extension.H).
+    # The arm ROCm takes (as clang) holds the same code as the one it misses.
     Valid(
         """
         #if defined(__CUDA_ARCH__) && defined(__CUDACC__)
@@ -270,6 +257,12 @@ CudaccMacro.valid = (
         "#ifdef __NVCC__\n__host__ __device__ inline double re(cuDoubleComplex x) { return x.x; }\n#else\n"
         "__host__ __device__ inline double re(rocblas_double_complex x) { return x.real(); }\n#endif\n"
     ),
+    # The arm nvcc skips calls ROCm's HSA runtime, and the `#else` of the next switch names what only it defines.
+    Valid(
+        "#if !defined(__NVCC__)\nstruct Agents { std::vector<hsa_agent_t> gpus; };\n__attribute__((weak)) Agents& agents();\n"
+        "#endif\n"
+        "int count() {\n#if defined(__NVCC__)\n  return -1;\n#else\n  return agents().gpus.size();\n#endif\n}\n"
+    ),
     # The `#else` written as a chain of its own after the loop: ROCm gets `__syncthreads` where NVIDIA gets `__syncwarp`.
     Valid(
         "__device__ void step(float* s, int n) {\n  for (int i = 0; i < n; i++) {\n    s[i] += 1.f;\n"
@@ -277,6 +270,13 @@ CudaccMacro.valid = (
     ),
 )
 CudaccMacro.invalid = (
+    # Without ROCm's runtime the arm nvcc skips is a host fallback, and so is the `#else` naming what it defines.
+    Invalid(
+        "#if !defined(__NVCC__)\nstruct Agents { std::vector<int> gpus; };\n__attribute__((weak)) Agents& agents();\n"
+        "#endif\nint count() {\n#if defined(__NVCC__)\n  return -1;\n#else\n  return agents().gpus.size();\n#endif\n}\n",
+        expect=("1:1-1:23", "6:1-6:22"),
+        no_fix=True,
+    ),
     # The `#else` names no ROCm API: a plain C++ fallback ROCm takes by accident.
     Invalid(
         "#ifdef __NVCC__\n__host__ __device__ inline double re(cuDoubleComplex x) { return x.x; }\n#else\n"

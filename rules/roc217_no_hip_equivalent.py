@@ -6,7 +6,7 @@ from rocmlint.cuda.conditions import arch_arm_rocm_needs
 from rocmlint.cuda.frontend import Anchors, CudaContext, Directive, Include, Node
 from rocmlint.cuda.hip_gaps import UNDECLARED_INTRINSICS, is_libcudacxx_header, rocm_macro_of
 from rocmlint.cuda.hip_gaps import no_hip_equivalents as _tables
-from rocmlint.cuda.syntax import defines_function, is_own_name, qualified_segments
+from rocmlint.cuda.syntax import defines_name, is_own_name, qualified_segments
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.rule import Invalid, Rule, Valid
 
@@ -23,18 +23,20 @@ _DYNAMIC_PARALLELISM = "launching a kernel from device code (dynamic parallelism
 class NoHipEquivalent(Rule):
     """
     ## What it does
-    Flags CUDA features HIP does not have, in code a ROCm build compiles: warp matrix functions
-    (`nvcuda::wmma`, `<mma.h>`), async-copy pipelines (`cuda_pipeline.h`, `cuda::pipeline`,
-    `cuda::memcpy_async`, `cg::memcpy_async`), libcu++ barriers (`cuda::barrier`), thread-block
-    clusters and TMA, device-side kernel launches, the CUDA API functions, types and intrinsics
-    HIPIFY's tables list without a HIP name, and device intrinsics HIP does not declare (`__vsubss4` and its
-    SIMD family, `__dp4a`, `__trap`; `__syncwarp`, declared by recent ROCm only, is a warning). A function, typedef, enum or struct the code defines under
-    such a name (a project's own ROCm stub) is a definition, not a use, and is not flagged; nor is a variable
-    or parameter the code declares under one (`GaussClusterable *this_cluster` in CPU clustering code), nor a
-    name the file defines as a macro where ROCm uses it, spelled with names HIP has (`rocm_macro_of`).
-    So is such an intrinsic in a `#if __CUDA_ARCH__ >= N` arm whose `#else` (ROCm's) only traps: a port opens it.
-    Includes of libcu++ headers (`<cuda/barrier>`, `<cuda/pipeline>`) are ROC205's: a library header ROCm does
-    not ship; the uses of their APIs are this rule's.
+    Flags CUDA features HIP does not have, in code a ROCm build compiles: warp matrix functions (`nvcuda::wmma`,
+    `<mma.h>`), async-copy pipelines (`cuda_pipeline.h`, `cuda::pipeline`, `cuda::memcpy_async`,
+    `cg::memcpy_async`), libcu++ barriers (`cuda::barrier`), thread-block clusters and TMA, device-side kernel
+    launches, the CUDA API functions, types and intrinsics HIPIFY's tables list without a HIP name, and device
+    intrinsics HIP does not declare (`__vsubss4` and its SIMD family, `__dp4a`, `__trap`; `__syncwarp`, declared by
+    recent ROCm only, is a warning). A function, typedef, enum, enumerator or struct the code defines under such a
+    name (a project's own ROCm stub) is the project's name, its uses where ROCm compiles the definition too (`return
+    cudaErrorStubLibrary;` after `enum cudaError_t { cudaErrorStubLibrary = 34 };`); so is a variable or parameter
+    the code declares under one (`GaussClusterable *this_cluster` in CPU clustering code), and a name the file or a
+    header it includes defines as a macro where ROCm uses it, spelled with names HIP has (`rocm_macro_of`: `#define
+    __syncwarp()` in a header of code written for AMD's lockstep waves). Flagged too: such an intrinsic in a
+    `#if __CUDA_ARCH__ >= N` arm whose `#else` (ROCm's) only traps: a port opens it. Includes of libcu++ headers
+    (`<cuda/barrier>`, `<cuda/pipeline>`) are ROC205's: a library header ROCm does not ship; the uses of their APIs
+    are this rule's.
 
     ## Why is this bad on ROCm?
     There is nothing to rename to, so hipify leaves the code as is and the ROCm build fails (or the
@@ -138,7 +140,7 @@ class NoHipEquivalent(Rule):
         name = ctx.text(node)
         tables = _tables()
         reason = tables.names.get(name)
-        if reason is None or is_own_name(node, ctx) or defines_function(ctx, name) or rocm_macro_of(name, node, ctx):
+        if reason is None or is_own_name(node, ctx) or defines_name(ctx, name) or rocm_macro_of(name, node, ctx):
             return  # not an API HIP lacks, or the project's own (a ROCm stub, a variable, its own `__dp4a`, a macro)
         severity = Severity.WARNING if name in tables.declared_since else None  # only older ROCm lacks it
         message, line = f"`{name}`: {reason}", node.start_point[0] + 1
@@ -154,7 +156,7 @@ class NoHipEquivalent(Rule):
 
 
 NoHipEquivalent.valid = (
-    # A local variable that happens to spell a CUDA API name (kaldi's CPU clustering code) is the code's own.
+    # A local variable that happens to spell a CUDA API name (in CPU code) is the code's own.
     Valid(
         """
         void Cluster(std::vector<Clusterable*>& clusters) {
@@ -166,7 +168,8 @@ NoHipEquivalent.valid = (
         """,
         path="cluster.cc",
     ),
-    # A project's own ROCm stubs of names HIP lacks define them; they do not use the API.
+    # A project's own ROCm stubs of names HIP lacks define them; they do not use the API, nor do uses of its own
+    # enumerator and stand-in type, defined where ROCm compiles them.
     Valid(
         """
         cudaError_t cudaArrayGetPlane(cudaArray_t* plane, cudaArray_t array, unsigned int index) {
@@ -174,6 +177,12 @@ NoHipEquivalent.valid = (
         }
         typedef enum libraryPropertyType_t { MAJOR_VERSION, MINOR_VERSION } libraryPropertyType;
         typedef enum { CUDA_SUCCESS = 0, CUDA_ERROR_NOT_PERMITTED, CUDA_ERROR_INVALID_PC } CUresult;
+        enum cudaError_t { cudaErrorStubLibrary = 34 };
+        cudaError_t cudaUserObjectCreate(...) { return cudaErrorStubLibrary; }
+        #if CUDART_VERSION < 12030
+        typedef struct { unsigned char d[64]; } CUmemFabricHandle;
+        #endif
+        typedef union { unsigned long long data; CUmemFabricHandle handle; } Descriptor;
         """,
     ),
     # DeepSpeed's cublas_wrappers.h: <mma.h> only when not building for AMD.
@@ -235,17 +244,9 @@ NoHipEquivalent.valid = (
         """,
     ),
     Valid(
-        """
-        #ifndef USE_ROCM
-        __global__ void __cluster_dims__(2, 1, 1) cluster_kernel(float* out) {
-          auto cluster = cg::this_cluster();
-          cluster.sync();
-        }
-        #endif
-        """,
+        "#ifndef USE_ROCM\n__global__ void __cluster_dims__(2, 1, 1) cluster_kernel(float* out) {\n"
+        "  auto cluster = cg::this_cluster();\n  cluster.sync();\n}\n#endif\n"
     ),
-)
-NoHipEquivalent.valid += (
     # The project's own versions for HIP: a ROCm-only macro (its uses are remaps, left to the project model), and a
     # device function in a HIP branch (llama.cpp's `__dp4a` on an AMDGCN dot builtin), which the calls below use.
     Valid(
@@ -300,6 +301,11 @@ NoHipEquivalent.invalid = (
         """,
         expect=("3:3-3:13",),
         message="recent ROCm",
+    ),
+    # A definition only NVIDIA compiles leaves ROCm's use to the API, which HIP lacks.
+    Invalid(
+        "#include <cuda.h>\n#ifndef USE_ROCM\ntypedef CUmemFabricHandle_v1 CUmemFabricHandle;\n#endif\nCUmemFabricHandle h;\n",
+        expect=("5:1-5:18",),
     ),
     # The API's own name called unqualified: no declaration of the code's own names it.
     Invalid(

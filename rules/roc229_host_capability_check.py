@@ -234,13 +234,13 @@ HostCapabilityCheck.valid = (
         }
         """,
     ),
-    # Floors every current GPU clears the same way (faiss shapes): no feature is selected.
+    # Floors every current GPU clears the same way : no feature is selected.
     Valid(
         """
         bool should_use_cuvs(int device, bool use_cuvs) {
           auto prop = getDeviceProperties(device);
           if (prop.major < 7) return false;
-          FAISS_ASSERT_FMT(prop.major >= 3, "need 3.0+ compute capability, have %d", prop.major);
+          XYZ_ASSERT_FMT(prop.major >= 3, "need 3.0+ compute capability, have %d", prop.major);
           return use_cuvs && (prop.major >= 6 || (prop.major == 5 && prop.minor >= 3));
         }
         """,

@@ -38,7 +38,10 @@ class Half2Member(Rule):
     ROCm 5.7.1). HIPIFY's clang
     tool inserts a `reinterpret_cast` on every such member (ROCm/HIPIFY#801); torch's build-time hipify
     does not. Newer HIP headers declare `__half x, y`, but llama.cpp still replaced every member access
-    with `__low2half` in 2025 (ggml-org/llama.cpp#15529) because users build against older ROCm.
+    with `__low2half` in 2025 (ggml-org/llama.cpp#15529) because users build against older ROCm. A library that
+    builds only against the ROCm release it ships with (AMD's own, built from the same release) meets the current
+    headers, where the member is a `__half`: the finding still stands there, as the read's meaning depends on the
+    headers' version while `__low2half` is right on all of them; where the build pins the release, suppress it.
 
     ## Example
     ```cuda

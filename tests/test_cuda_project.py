@@ -54,10 +54,10 @@ def test_vendor_words_name_one_side_and_no_other_accelerator():
     assert vendor_of_words("CUDA_OR_HIP") is None  # both sides
     assert vendor_of_words("CHIP_COUNT") is None  # HIP only inside a word
     assert vendor_of_words("ENABLE_FAST_PATH") is None
-    # HIP's platform macros name the platform HIP runs on (ginkgo's CMake sets them per HIP compiler).
-    assert vendor_of_words("GINKGO_HIP_PLATFORM_NVCC") == "nvidia"
-    assert vendor_of_words("GINKGO_HIP_PLATFORM_NVIDIA") == "nvidia"
-    assert vendor_of_words("GINKGO_HIP_PLATFORM_HCC") == "rocm"
+    # HIP's platform macros name the platform HIP runs on (a CMake may set them per HIP compiler).
+    assert vendor_of_words("XYZ_HIP_PLATFORM_NVCC") == "nvidia"
+    assert vendor_of_words("XYZ_HIP_PLATFORM_NVIDIA") == "nvidia"
+    assert vendor_of_words("XYZ_HIP_PLATFORM_HCC") == "rocm"
     assert vendor_of_words("CUDA_PLATFORM") == "nvidia"  # no platform word after it
     # NVIDIA's own libraries with no ROCm build: its tracer (ROCm's is roctx) and its SHMEM.
     assert vendor_of_words("GMX_USE_NVTX") == "nvidia"

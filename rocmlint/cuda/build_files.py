@@ -62,12 +62,12 @@ _WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
 def vendor_of_words(text: str) -> str | None:
     """ "rocm" or "nvidia" when the words of `text` (a macro name, a build condition) name one side only and no
     other accelerator; None otherwise. `GGML_USE_HIPBLAS` is ROCm's, `USE_CUDA` NVIDIA's, `USE_MUSA` neither; a HIP
-    platform name is its platform's (`GINKGO_HIP_PLATFORM_NVCC`, HIP on NVIDIA, is NVIDIA's)."""
+    platform name is its platform's (`XYZ_HIP_PLATFORM_NVCC`, HIP on NVIDIA, is NVIDIA's)."""
     ordered = [word.upper() for word in _WORD_SPLIT.split(text) if word]
     words = set(ordered)
     if words & OTHER_ACCELERATOR_WORDS:
         return None
-    if "PLATFORM" in ordered[:-1]:  # HIP's platform (`GINKGO_HIP_PLATFORM_NVCC`: HIP on NVIDIA) is the word after
+    if "PLATFORM" in ordered[:-1]:  # HIP's platform (`XYZ_HIP_PLATFORM_NVCC`: HIP on NVIDIA) is the word after
         platform = ordered[ordered.index("PLATFORM") + 1]
         if platform in NVIDIA_WORDS:
             return "nvidia"
@@ -223,8 +223,10 @@ class BuildFacts:
     # the project compiles its sources, and its CMake files were not read.
     unadded_projects: tuple[tuple[str, str], ...] = ()
     # "path:line" of a build file handing host-suffixed sources (`.cpp`) to a CUDA compiler, "" when none does
-    # (see `host_sources_as_cuda`).
+    # (see `host_sources_as_cuda`); a make file in a folder of its own naming no file outside it is not one: its folder
+    # is one of `host_sources_as_cuda_in`.
     host_sources_as_cuda: str = ""
+    host_sources_as_cuda_in: tuple[str, ...] = ()  # the folders whose `.cpp` sources such make files hand to nvcc
     # (folder, "path:line: why") per folder a build's own hipify step rewrites for ROCm (a Makefile pattern rule
     # `out_hip/%.cpp: src/%.cpp` running a hipify tool): the ROCm build compiles hipify's copies of its files, and
     # only of its files (the rest of the tree it compiles as written).
@@ -1145,6 +1147,17 @@ def cmake_unrun(texts: Iterable[str]) -> UnrunCmake:
 _HOST_SOURCE_AS_CUDA = re.compile(
     r"\bLANGUAGE\s+CUDA\b|\bCUDA_SOURCE_PROPERTY_FORMAT\b|(?<![\w-])-x\s*cu\b|\bcuda_library\s*\("
 )
+
+
+def compiles_only_its_folder(path: str, text: str, root: str) -> bool:
+    """Whether a make file (a Makefile, a make fragment) compiles only sources of its own folder, not the root's: it
+    names no path going up (`../src/x.cpp`), so what it hands to a compiler lies under it (a tool's benchmark
+    built with `nvcc -x cu` beside the library)."""
+    folder = os.path.dirname(path)
+    return is_makefile(path) and folder != root and not _PARENT_PATH.search(text)
+
+
+_PARENT_PATH = re.compile(r"(?:^|[\s/=:\"'(])\.\.(?:[/\s\"')]|$)", re.MULTILINE)
 
 
 def host_sources_as_cuda(path: str, text: str) -> str:

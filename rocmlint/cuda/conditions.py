@@ -45,6 +45,7 @@ from rocmlint.cuda.preprocessor import (
     holds_only_on_windows,
     names_in,
 )
+from rocmlint.cuda.syntax import definitions_of
 from rocmlint.diagnostics import Edit, Fix
 from rocmlint.rule import Rule
 from rocmlint.vendor import Branch
@@ -412,7 +413,7 @@ class ConditionRule:
     def _written_for_no_toolkit(self, directive: Directive, ctx: CudaContext) -> bool:
         """The chain tests only whether version macros are defined, and the arm ROCm certainly takes is the one
         it opens with `#ifndef CUDA_VERSION` / `#if !defined(CUDA_VERSION)`: "no CUDA toolkit here", which a ROCm
-        build answers by construction, not by reading 0 (ginkgo's HIP branch of shared CUDA/HIP code). No arm
+        build answers by construction, not by reading 0 (a HIP branch of shared CUDA/HIP code). No arm
         before it compares a version (what later arms compare is NVIDIA's choice alone), and it holds nothing HIP
         lacks and no `#error` ROCm may reach. An `#else` after `#ifdef CUDA_VERSION` is no such arm: it may be a
         fallback nobody wrote for ROCm."""
@@ -460,6 +461,7 @@ class ConditionRule:
                 or decided_by_project_macros(arms, ctx)
                 or nvcc_macros_change_no_rocm_code(arms, ctx)
                 or unreachable_chain(arms, ctx)
+                or only_fallbacks_hip_predefines(arms, ctx)
             )
         return self._intended[opener]
 
@@ -1121,19 +1123,61 @@ def with_complementary_chain(arms: list[Directive], chains: Chains, ctx: CudaCon
 
 # nvcc's compiler macros: a chain testing one of them alone tells nvcc from the other compilers.
 _NVCC_COMPILER_MACROS = frozenset({"__CUDACC__", "__NVCC__"})
+# ROCm's HSA runtime (ROCr, `hsa/hsa.h`), below HIP: `hsa_agent_t`, `hsa_iterate_agents`, `hsa_amd_memory_pool_t`.
+_HSA_API = re.compile(rb"\bhsa_(?:amd_)?[a-z]\w*")
+_IDENTIFIER = re.compile(rb"\b[A-Za-z_]\w*")
 
 
 def rocm_arm_written_for_rocm(arms: list[Directive], ctx: CudaContext) -> bool:
-    """Whether a two-armed chain testing only whether nvcc's compiler macro is defined (`#ifdef __NVCC__ ... #else
-    ... #endif`) gives the other compilers an arm written for ROCm, naming HIP's or a ROCm library's API
-    (`rocblas_double_complex`, `arm_vendor`): a vendor switch whose ROCm side its author wrote."""
-    if len(arms) != 2 or arms[1].kind != "else":
+    """Whether a chain testing only whether nvcc's compiler macro is defined gives the other compilers an arm written
+    for ROCm (`#ifdef __NVCC__ ... #else ... #endif`, or a lone `#if !defined(__NVCC__)`): one naming HIP's, a ROCm
+    library's or ROCm's HSA runtime API (`rocblas_double_complex`, `hsa_agent_t`, `arm_vendor`), or a type or function
+    the file defines only in such arms of its own (`AgentData` of an HSA-only struct): a vendor switch whose ROCm
+    side its author wrote."""
+    arm = _non_nvcc_arm(arms)
+    if arm is None:
         return False
+    if _written_for_rocm(arm, ctx):
+        return True
+    others = [
+        other
+        for chain in Chains(ctx).arms.values()
+        if (other := _non_nvcc_arm(chain)) is not None and other != arm and _written_for_rocm(other, ctx)
+    ]
+    return bool(others) and _names_definitions_only_in(arm, others, ctx)
+
+
+def _non_nvcc_arm(arms: list[Directive]) -> Directive | None:
+    """The directive opening the arm other compilers take of a chain testing only whether nvcc's compiler macro is
+    defined (`#else` of `#ifdef __NVCC__`, `#if !defined(__NVCC__)` with or without one), None for another chain."""
     test = _defined_test(arms[0])
     if test is None or test[0] not in _NVCC_COMPILER_MACROS:
-        return False
-    span = arm_span(arms[0] if test[1] else arms[1], ctx)
-    return arm_vendor(ctx.content[span.start_byte : span.end_byte]) == "rocm"
+        return None
+    two_armed = len(arms) == 2 and arms[1].kind == "else"
+    if test[1]:
+        return arms[0] if len(arms) == 1 or two_armed else None
+    return arms[1] if two_armed else None
+
+
+def _arm_text(arm: Directive, ctx: CudaContext) -> bytes:
+    span = arm_span(arm, ctx)
+    return ctx.content[span.start_byte : span.end_byte]
+
+
+def _written_for_rocm(arm: Directive, ctx: CudaContext) -> bool:
+    """An arm naming ROCm's API (`arm_vendor`), or the HSA runtime's and no NVIDIA API."""
+    text = _arm_text(arm, ctx)
+    return arm_vendor(text) == "rocm" or (_HSA_API.search(text) is not None and arm_vendor(text) is None)
+
+
+def _names_definitions_only_in(arm: Directive, others: list[Directive], ctx: CudaContext) -> bool:
+    """Whether the arm names a type or function the file defines, each definition inside one of the `others` arms."""
+    spans = [arm_span(other, ctx) for other in others]
+    for word in sorted(set(_IDENTIFIER.findall(_arm_text(arm, ctx)))):
+        definitions = [leaf.start_byte for leaf in definitions_of(ctx, word.decode())]
+        if definitions and all(any(s.start_byte <= d < s.end_byte for s in spans) for d in definitions):
+            return True
+    return False
 
 
 def _defined_test(directive: Directive) -> tuple[str, bool] | None:
@@ -1182,7 +1226,7 @@ def arm_text(directive: Directive, ctx: CudaContext) -> str:
 
 
 # A line that only passes a hint to the compiler: a `#pragma`, `_Pragma("...")`/`__pragma(...)`, or a lone
-# macro use (how a project spells a pragma it defines per compiler: `FAISS_PRAGMA_IMPRECISE_FUNCTION_BEGIN`); or a
+# macro use (how a project spells a pragma it defines per compiler: `XYZ_PRAGMA_IMPRECISE_BEGIN`); or a
 # line of an inner `#if` chain choosing between such hints (`#ifdef __NVCC_DIAG_PRAGMA_SUPPORT__`, nvcc's spellings).
 _PRAGMA_LINE = re.compile(
     r"\s*(?:#\s*(?:pragma|if|ifdef|ifndef|elif|else|endif)\b.*|(?:_Pragma|__pragma)\s*\(.*\)\s*"
@@ -1199,6 +1243,28 @@ def holds_only_pragmas(directive: Directive, ctx: CudaContext) -> bool:
         if line.strip() and (match is None or not _macro_is_pragma(match.group("macro"), directive, ctx)):
             return False
     return True
+
+
+# The attribute macros every HIP-Clang compile predefines, host and device passes alike (clang's
+# `__clang_hip_runtime_wrapper.h`, which `-x hip` includes first).
+_HIP_PREDEFINED = frozenset({"__host__", "__device__", "__global__", "__shared__", "__constant__", "__managed__"})
+# `#ifndef __host__` / `#define __host__` / `#endif`: a fallback for compilers that do not define the name.
+_FALLBACK = re.compile(r"\s*#\s*ifndef\s+(\w+)\s*\n\s*#\s*define\s+\1\b[^\n]*\n\s*#\s*endif\b[^\n]*")
+
+
+def only_fallbacks_hip_predefines(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether every arm of the chain holds only fallbacks, each under `#ifndef` of itself, of names every HIP-Clang
+    pass predefines (`#if !__CUDA_ARCH__` / `#ifndef __host__` / `#define __host__` / `#endif`): whichever arm ROCm
+    takes, in either pass, it defines nothing."""
+    found = False
+    for arm in arms:
+        text = arm_text(arm, ctx)
+        position = 0
+        while (match := _FALLBACK.match(text, position)) is not None and match.group(1) in _HIP_PREDEFINED:
+            position, found = match.end(), True
+        if text[position:].strip():
+            return False
+    return found
 
 
 def holds_only_its_definition(directive: Directive, macro: str, ctx: CudaContext) -> bool:

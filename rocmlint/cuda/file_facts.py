@@ -61,7 +61,7 @@ HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
 
 
 def is_header(path: str) -> bool:
-    """Whether `path` names a header, whatever the case of its suffix (`AMReX_Gpu.H`, as compilers read `.H`)."""
+    """Whether `path` names a header, whatever the case of its suffix (`Lib_Gpu.H`, as compilers read `.H`)."""
     return path.lower().endswith(HEADER_SUFFIXES)
 
 
@@ -103,6 +103,7 @@ class Definition:
     compiler_decided: bool = False
     # A function-like macro's parameters its replacement never names, by position (`preprocessor.unused_parameters`).
     unused: frozenset[int] = frozenset()
+    replacement: str = ""  # a macro's replacement text, a function-like one's too (empty for `#define __syncwarp()`)
 
 
 @dataclass(frozen=True)
@@ -177,6 +178,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
             None if d.parameters is None else len(d.parameters),
             d.directive.start_byte in compiler_decided,
             unused_parameters(d),
+            d.value,
         )
         for found in preprocessor.defines.values()
         for d in found

@@ -512,13 +512,44 @@ class CudaContext:
         names = self._chain_definitions(chain, span)
         if not names:
             return False
-        start, end = chain[0].start_byte, chain[-1].end_byte
+        return self.read_only_off_rocm(frozenset(names), [ByteSpan(chain[0].start_byte, chain[-1].end_byte)])
+
+    def read_only_off_rocm(self, names: frozenset[str], definitions: Sequence[Span]) -> bool:
+        """Whether `names`, defined at `definitions`, are named somewhere else (this file outside `definitions` and
+        its `#undef`s, or the files around it: its headers, the files including it), and only where a ROCm build
+        never compiles. What nothing names is not (a header's macro may be for its users)."""
         word = re.compile(rb"\b(?:" + b"|".join(re.escape(name.encode()) for name in sorted(names)) + rb")\b")
-        uses = [match.span() for match in word.finditer(self.content) if not start <= match.start() < end]
+        skipped = [*definitions, *(d for d in self.preprocessor.directives if d.kind == "undef")]
+        uses = [
+            match.span()
+            for match in word.finditer(self.content)
+            if not any(span.start_byte <= match.start() < span.end_byte for span in skipped)
+        ]
         if not all(self.is_rocm_gated(ByteSpan(*use)) for use in uses):
             return False
-        around = self.options.project.named_around(frozenset(names))
+        around = self.options.project.named_around(names)
         return around is False or (around is None and bool(uses))
+
+    def expanded_only_off_rocm(self, define: Define) -> bool:
+        """Whether the macro is expanded somewhere, and only where a ROCm build never compiles (`read_only_off_rocm`),
+        a use in the body of another macro of the file standing for that macro's expansions: a macro defining PTX
+        specialisations that only an `#if __CUDA_ARCH__ >= 900` arm expands is NVIDIA code wherever it is written."""
+        names, definitions = {define.name}, [define.directive]
+        trace: Trace | None = START
+        while trace is not None:
+            word = re.compile(r"\b(?:" + "|".join(re.escape(name) for name in sorted(names)) + r")\b")
+            using = [
+                d
+                for found in self.preprocessor.defines.values()
+                for d in found
+                if d.name not in names and word.search(d.value)
+            ]
+            if not using:
+                break
+            names.update(d.name for d in using)
+            definitions.extend(d.directive for d in using)
+            trace = trace.step()
+        return trace is not None and self.read_only_off_rocm(frozenset(names), definitions)
 
     def _chain_around(self, span: Span) -> list[Directive] | None:
         """The directives of the innermost `#if` chain around `span`, its opener to its `#endif`; None outside any."""
@@ -639,6 +670,17 @@ class CudaContext:
         if built is not None:
             return _header_define(name, built)
         return define if define is not None and define.parameters is None else None
+
+    def macro_replacement(self, name: str, before: Span) -> str | None:
+        """The replacement text of the macro `name` (object- or function-like) a ROCm build sees at `before`: this
+        file's, else, when the file never defines it, the one its headers define where ROCm certainly compiles them
+        (`#define __syncwarp()` in a header the kernel file includes -> ""). None when there is none."""
+        define = self.preprocessor.define_of(name, before.start_byte)
+        if define is not None:
+            return define.value if define.directive.branch.on_rocm is True else None
+        if name in self.preprocessor.defines:
+            return None  # the file's own definition comes later, or only where ROCm may not compile it
+        return self.options.project.macros.get(name)
 
     def header_constant(self, name: str) -> str | None:
         """The initialiser text of a `constexpr`/`const` integer the included headers declare for ROCm."""

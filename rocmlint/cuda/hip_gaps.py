@@ -142,15 +142,16 @@ def no_hip_equivalents() -> NoHipEquivalents:
 
 
 def rocm_macro_of(name: str, node: Node, ctx: CudaContext) -> bool:
-    """Whether the file defines `name` as a macro a ROCm build certainly sees where `node` uses it, whose
-    replacement names nothing HIP lacks (`#if CUDA_VERSION >= 11000 || defined(USE_ROCM)` / `#define
-    cusparseCreateSolveAnalysisInfo(info) cusparseCreateCsrsm2Info(info)`): ROCm compiles the replacement, not the
-    CUDA name. A replacement naming an API HIP lacks is no way around it (nothing would report that name)."""
-    define = ctx.preprocessor.define_of(name, node.start_byte)
-    if define is None or define.directive.branch.on_rocm is not True:
+    """Whether the file, or a header it includes, defines `name` as a macro a ROCm build certainly sees where `node`
+    uses it, whose replacement names nothing HIP lacks (`#if CUDA_VERSION >= 11000 || defined(USE_ROCM)` / `#define
+    cusparseCreateSolveAnalysisInfo(info) cusparseCreateCsrsm2Info(info)`; `#define __syncwarp()` in a header of code
+    written for AMD's lockstep waves): ROCm compiles the replacement, not the CUDA name. A replacement naming an API
+    HIP lacks is no way around it (nothing would report that name)."""
+    replacement = ctx.macro_replacement(name, node)
+    if replacement is None:
         return False
     lacking = no_hip_equivalents().names
-    return not any(word in lacking for word in _WORD.findall(define.value))
+    return not any(word in lacking for word in _WORD.findall(replacement))
 
 
 # libcu++, CUDA's C++ library (`<cuda/atomic>`, `<cuda/barrier>`, `<cuda/std/type_traits>`), names its headers

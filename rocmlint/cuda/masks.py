@@ -1145,7 +1145,18 @@ def mask_macro_used_elsewhere(define: Define, ctx: CudaContext) -> bool:
         and _is_full_warp_32(define.value)
         and not _passed_to_sync_call(define.name, ctx)
         and not _used_here_only_off_rocm(define, ctx)
+        and not _named_nowhere_else(define, ctx)
     )
+
+
+def _named_nowhere_else(define: Define, ctx: CudaContext) -> bool:
+    """No file of the project names the macro but at its definition: neither this one nor the files around it (its
+    headers, the files including it): a mask nothing passes anywhere (a project read; unknown without one)."""
+    spelled = re.compile(rb"\b" + re.escape(define.name.encode()) + rb"\b")
+    directive = define.directive
+    if any(not directive.start_byte <= found.start() < directive.end_byte for found in spelled.finditer(ctx.content)):
+        return False
+    return ctx.options.project.named_around(frozenset({define.name})) is None
 
 
 def _used_here_only_off_rocm(define: Define, ctx: CudaContext) -> bool:

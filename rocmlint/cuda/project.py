@@ -106,6 +106,7 @@ from rocmlint.cuda.build_files import (
     cmake_unadded_projects,
     cmake_unread_files,
     cmake_unrun,
+    compiles_only_its_folder,
     configure_header_macros,
     hip_on_nvidia_as_nvidia,
     host_sources_as_cuda,
@@ -180,6 +181,9 @@ class FileView:
     base: Branch = EVERYWHERE  # where the file is compiled at all (from the #ifs its includers put it in)
     base_evidence: str = ""
     defines: Mapping[str, str] = field(default_factory=dict)  # object-like macros of its headers, as ROCm sees them
+    # Every macro its headers define where ROCm certainly compiles the definition -> its replacement text (a
+    # function-like one's too: `#define __syncwarp()` -> ""), as `CudaContext.macro_replacement` reads them.
+    macros: Mapping[str, str] = field(default_factory=dict)
     constants: Mapping[str, str] = field(default_factory=dict)  # constexpr/const integers of its headers
     # Function-like macros of its headers that wrap one lane exchange, as ROCm sees them (`FileFacts.shuffle_wrappers`)
     shuffle_wrappers: Mapping[str, str] = field(default_factory=dict)
@@ -191,7 +195,7 @@ class FileView:
     # A vendor selector macro of the project (`#define XYZ_HIP_OR_CUDA(h, c) h` for ROCm, `... c` for NVIDIA) ->
     # ("path:line" of its ROCm definition, parameter count, positions of the arguments ROCm never compiles); see
     # `dropped_on_rocm`. Decided over every definition in the project, so it holds wherever the name is invoked,
-    # whether or not the file's includes could be followed (`<AMReX_Gpu.H>` found through a `-I` folder).
+    # whether or not the file's includes could be followed (`<Lib_Gpu.H>` found through a `-I` folder).
     selectors: Mapping[str, Selector] = field(default_factory=dict)
     rocm_native: str = ""  # why the file is written for AMD ("" when it is not)
     hip_source: str = ""  # why the file is HIP code, compiled by hipcc only ("" when it is not); maybe ported
@@ -394,7 +398,8 @@ class CudaProject:
     _by_name: dict[str, list[str]] = field(default_factory=dict)
     _by_folder: dict[str, list[str]] = field(default_factory=dict)
     _edges: dict[str, list[tuple[str, IncludeFact]]] = field(default_factory=dict)  # includer -> resolved includes
-    # "defines" / "constants" / "shuffle_wrappers" / "remaps" / "wave sizes" (defines giving the device wave size) -> index
+    # "defines" / "constants" / "shuffle_wrappers" / "remaps" / "macros" (every macro ROCm sees) / "wave sizes" (defines
+    # giving the device wave size) -> index
     _values: dict[str, _Index] = field(default_factory=dict)
     _selectors: dict[str, Selector] = field(default_factory=dict)
     _set_vendors: dict[SourceSet, str | None] = field(default_factory=dict)
@@ -463,6 +468,11 @@ class CudaProject:
                 for definition in getattr(facts, kind):
                     if definition.value and definition.branch.on_rocm is not False:
                         index.setdefault(definition.name, []).append((path, definition.value, None))
+        macros: _Index = self._values.setdefault("macros", {})
+        for path, facts in self.files.items():
+            for definition in facts.defines:
+                if definition.branch.on_rocm is True:
+                    macros.setdefault(definition.name, []).append((path, definition.replacement, definition.parameters))
         self._values["wave sizes"] = {
             name: wave_sizes
             for name, definitions in self._values["defines"].items()
@@ -564,6 +574,7 @@ class CudaProject:
             base=base,
             base_evidence=base_evidence,
             defines=_Visible(self._values["defines"], closure),
+            macros=_Visible(self._values["macros"], closure),
             constants=_Visible(self._values["constants"], closure),
             shuffle_wrappers=_Visible(self._values["shuffle_wrappers"], closure),
             device_wave_sizes=_LazySet(lambda: self._device_wave_sizes(path, closure.files)),
@@ -724,13 +735,19 @@ class CudaProject:
     @cached_property
     def _reached_beyond_host_sources(self) -> frozenset[str]:
         """The files a translation unit other than a host compiler's `.cpp` may compile on ROCm: from every CUDA or
-        HIP source and every header nothing in the tree includes that may be compiled so (public headers, under an
-        `include/` folder, which a library's users may include from a `.cu` file; headers holding device code,
-        which a source the build generates may include; not the other headers of the sources, which nothing
-        compiles), down the `#include`s ROCm may read, and from an `#include` the model could not follow
-        (`"config.h"` with several such files) to every project file it may name."""
+        HIP source (a `.cpp` a make file of its folder hands to nvcc too) and every header nothing in the tree
+        includes that may be compiled so (public headers, under an `include/` folder, which a library's users may
+        include from a `.cu` file; headers holding device code, which a source the build generates may include; not
+        the other headers of the sources, which nothing compiles), down the `#include`s ROCm may read, and from an
+        `#include` the model could not follow (`"config.h"` with several such files) to every project file it may
+        name."""
+        as_cuda_in = self.build_facts.host_sources_as_cuda_in
         return self._reached_from(
-            lambda path: self._unincluded_header_maybe_compiled(path) if is_header(path) else not is_host_source(path)
+            lambda path: (
+                self._unincluded_header_maybe_compiled(path)
+                if is_header(path)
+                else not is_host_source(path) or _inside(path, as_cuda_in)
+            )
         )
 
     @cached_property
@@ -1796,14 +1813,12 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
     if unadded:
         cmake_texts = {path: text for path, text in cmake_texts.items() if not _inside(path, unadded)}
         build_facts = [f for f in build_facts if not isinstance(f, str) or f in cmake_texts or f in make_texts]
-    as_cuda = next(
-        (
-            found
-            for path, text in build_texts.items()
-            if not _inside(path, unadded) and (found := host_sources_as_cuda(path, text))
-        ),
-        "",
-    )
+    as_cuda = {
+        path: found
+        for path, text in build_texts.items()
+        if not _inside(path, unadded) and (found := host_sources_as_cuda(path, text))
+    }
+    as_cuda_in = {path for path in as_cuda if compiles_only_its_folder(path, build_texts[path], str(root))}
     # A `.cmake` module defines the source-adding functions the `CMakeLists.txt` files call.
     # (and the globbing functions, and the options a HIP build leaves off by default).
     functions = cmake_source_functions(cmake_texts.values())
@@ -1842,7 +1857,8 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         _merge(merged),
         files=tuple(build_files),
         unadded_projects=tuple(sorted(unadded.items())),
-        host_sources_as_cuda=as_cuda,
+        host_sources_as_cuda=next((found for path, found in as_cuda.items() if path not in as_cuda_in), ""),
+        host_sources_as_cuda_in=tuple(sorted({os.path.dirname(path) for path in as_cuda_in})),
     )
     facts = replace(facts, mentioned_names=tuple(dict.fromkeys((*facts.mentioned_names, *mentioned))))
     return _Tree(read, facts, sources)

@@ -382,9 +382,10 @@ _CONSTEXPR = ("constexpr", "consteval", "constinit")
 def constant_context(node: Node, ctx: CudaContext) -> str | None:
     """What requires a constant expression around `node` (`a template argument`, `an array size`, ...), if
     anything: C++ rejects a run-time value there."""
-    child = node
+    child, every_path = node, True  # whether every evaluation of the enclosing expression evaluates `node`
     for ancestor in ctx.ancestors(node):
         kind = ancestor.type
+        every_path = every_path and not _chooses_operands(ancestor, ctx)
         if kind == "template_argument_list":
             return "a template argument"
         if kind == "template_parameter_list":
@@ -414,10 +415,33 @@ def constant_context(node: Node, ctx: CudaContext) -> str | None:
                 c.type == "constexpr" for c in ancestor.children
             )
             return "an `if constexpr` condition" if constant else None
+        if kind == "return_statement":
+            constant = every_path and _constexpr_function_return(ancestor, ctx)
+            return "the `return` of a `constexpr` function" if constant else None
         if kind in _RUNTIME_BOUNDARIES:
             return None
         child = ancestor
     return None
+
+
+def _chooses_operands(expression: Node, ctx: CudaContext) -> bool:
+    """`c ? a : b`, `a && b`, `a || b`: an expression evaluating some operands only on some paths."""
+    if expression.type == "conditional_expression":
+        return True
+    operator = expression.child_by_field_name("operator") if expression.type == "binary_expression" else None
+    return operator is not None and ctx.text(operator) in ("&&", "||")
+
+
+def _constexpr_function_return(statement: Node, ctx: CudaContext) -> bool:
+    """Whether the `return` is the whole body of a `constexpr` function (`constexpr int get_warp_size() { return
+    warpSize; }`): with an expression evaluating the name on every path, such a function never produces a constant,
+    which C++ requires of it (clang's `-Winvalid-constexpr`, an error by default)."""
+    body = statement.parent
+    function = body.parent if body is not None and body.type == "compound_statement" else None
+    if function is None or function.type != "function_definition":
+        return False
+    statements = [child for child in body.named_children if child.type != "comment"] if body is not None else []
+    return statements == [statement] and _has_specifier(function, ctx, *_CONSTEXPR)
 
 
 # Node type -> (what it is, the field that must hold a constant).
@@ -533,18 +557,26 @@ def defines_type(ctx: CudaContext, *names: str) -> bool:
     return False
 
 
-def defines_function(ctx: CudaContext, name: str) -> bool:
-    """Whether the file declares a function under `name` (`static __device__ int __dp4a(int a, int b, int c)`
-    in a HIP branch: the project's own version of a CUDA intrinsic, which its calls then use)."""
-    root = ctx.tree.root_node
+def defines_name(ctx: CudaContext, name: str) -> bool:
+    """Whether the file defines `name` where a ROCm build compiles the definition (`is_defined_name`): a function
+    (`static __device__ int __dp4a(int a, int b, int c)` in a HIP branch, the project's own version of a CUDA
+    intrinsic), a type (`typedef struct {...} CUmemFabricHandle_v1;`, a stand-in for toolkits that lack it) or an
+    enumerator (`enum cudaError_t { cudaErrorStubLibrary = 34 };`). Its uses then name the project's own, not the
+    API. A definition only NVIDIA compiles leaves ROCm's uses to the API."""
+    return any(ctx.branch(leaf).on_rocm is not False for leaf in definitions_of(ctx, name))
+
+
+def definitions_of(ctx: CudaContext, name: str) -> list[Node]:
+    """The occurrences of `name` where the file defines it (`is_defined_name`), in source order."""
+    root, found = ctx.tree.root_node, []
     for offset in ctx.word_offsets(name):
         end = offset + len(name.encode())
         leaf = root.descendant_for_byte_range(offset, end)
         if leaf is None or (leaf.start_byte, leaf.end_byte) != (offset, end) or leaf.parent is None:
             continue  # part of a longer name, or inside a comment or string
-        if leaf.parent.type == "function_declarator" and is_defined_name(leaf):
-            return True
-    return False
+        if is_defined_name(leaf):
+            found.append(leaf)
+    return found
 
 
 def _is_alias_name(node: Node) -> bool:
