@@ -27,7 +27,9 @@ class CudaArchMacro(ConditionRule, Rule):
     without `defined(__CUDA_ARCH__) &&`) selects a feature by version: ROC207 reports it, and a condition that
     also tests a CUDA version is ROC207's too. Each chain is reported once, at its first `__CUDA_ARCH__` test. A
     chain whose ROCm code would be the same if HIP-Clang defined `__CUDA_ARCH__` is not reported: the rest of the
-    condition already leaves ROCm out (`defined(__GNUC__) && !defined(__clang__)`: HIP-Clang is clang).
+    condition already leaves ROCm out (`defined(__GNUC__) && !defined(__clang__)`: HIP-Clang is clang). Nor one
+    whose arms ROCm skips could never build on ROCm by the project's design: they use names the file and its headers
+    declare only under the project's own NVIDIA macro, and ROCm takes the arm after them (see ROC207).
 
     Not where the project defines `__CUDA_ARCH__` for ROCm itself, in the file or in a header it includes (a
     compat header's `#define __CUDA_ARCH__ __HIP_DEVICE_COMPILE__` under `#if defined(__HIPCC__)`). Nor in a host

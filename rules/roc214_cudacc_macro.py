@@ -11,6 +11,7 @@ from rocmlint.cuda.conditions import (
     holds_only_pragmas,
     is_host_only_unit,
     nvcc_macros_change_no_rocm_code,
+    nvidia_only_by_design,
     rocm_arm_written_for_rocm,
     with_complementary_chain,
 )
@@ -58,6 +59,9 @@ class CudaccMacro(ConditionRule, Rule):
     function writes that `#else` as a chain of its own testing the negation (`#if defined(__CUDACC__) __syncwarp();
     #endif` ... `#if !defined(__CUDACC__) __syncthreads(); #endif`). Nor `#ifdef __NVCC__ ... #else` whose `#else`
     names HIP's or a ROCm library's API (`rocblas_double_complex`): the arm ROCm takes is the one written for it.
+    Nor an arm that could never build on ROCm by the project's design: it uses names its headers declare only under
+    the project's NVIDIA macro, declares class members only such code names (CUDA Graph members called under
+    `defined(__CUDACC__) && defined(XYZ_USE_CUDA)`), or, outside functions, holds only what HIP lacks (libcu++).
     Nor is a test of `__CUDACC_RTC__` alone in a project whose run-time compiles (its NVRTC, hipRTC or jitify calls)
     sit only in code the ROCm build does not compile: every ROCm compile takes the arm NVIDIA's ahead-of-time builds
     take. Nor in a host compiler's source (`.cpp`, `.cc`) or a header only such sources include, in a project whose
@@ -110,8 +114,8 @@ class CudaccMacro(ConditionRule, Rule):
         if tested == {"__CUDACC_RTC__"} and ctx.runtime_compiled_only_on_nvidia:
             return  # ROCm never compiles the project at run time: its compiles take the arm NVIDIA's offline ones do
         arms = self._chains(ctx).arms_of(directive)
-        if nvcc_macros_change_no_rocm_code(arms, ctx):
-            return  # ROCm compiles the same code either way (`defined(__CUDACC__) && defined(XYZ_USE_CUDA)`)
+        if nvcc_macros_change_no_rocm_code(arms, ctx) or nvidia_only_by_design(arms, ctx):
+            return  # ROCm compiles the same code either way, or the arms it skips use what the project keeps off ROCm
         if "__CUDACC_RTC__" not in tested and arm_outcomes_agree(
             with_complementary_chain(arms, self._chains(ctx), ctx), ctx
         ):
@@ -156,14 +160,11 @@ CudaccMacro.valid = (
         """,
     ),
     # NVIDIA-only region and explicitly excluded ROCm.
+    Valid("#ifndef USE_ROCM\n#ifdef __NVCC__\n#pragma nv_diag_suppress 20012\n#endif\n#endif\n"),
+    # Traits for libcu++'s complex, which ROCm lacks: declarations nothing ROCm compiles could use.
     Valid(
-        """
-        #ifndef USE_ROCM
-        #ifdef __NVCC__
-        #pragma nv_diag_suppress 20012
-        #endif
-        #endif
-        """,
+        "#if defined(__CUDACC__)\n#include <cuda/std/complex>\n"
+        "template <> struct Traits<::cuda::std::complex<float>> { typedef float Real; };\n#endif\n"
     ),
     Valid(
         """
