@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from rocmlint.cuda.conditions import in_nvidia_only_arm
 from rocmlint.cuda.frontend import CudaContext, Include
 from rocmlint.cuda.hip_gaps import is_libcudacxx_header, no_hip_equivalents
 from rocmlint.data import load
@@ -67,7 +68,8 @@ class CudaLibraryHeader(Rule):
     Flags `#include` of a CUDA library header (`cublas_v2.h`, `cublasLt.h`, `cusparse.h`, `cufft.h`, `curand.h`,
     `cudnn.h`, `nccl.h`, `cub/...`, `nvToolsExt.h`, ...) or of libcu++ (`<cuda/atomic>`, `<cuda/barrier>`,
     `<cuda/pipeline>`, `<cuda/std/...>`: `cuda/` headers without an extension, not a project's own `cuda/` folder)
-    that a ROCm build compiles. Uses of libcu++ APIs HIP lacks (`cuda::barrier`, `cuda::pipeline`) are ROC217's.
+    that a ROCm build compiles. Uses of libcu++ APIs HIP lacks (`cuda::barrier`, `cuda::pipeline`) are ROC217's. Not
+    flagged in an NVIDIA arm that could never build on ROCm by the project's design (ROC214): no port compiles it.
 
     ## Why is this bad on ROCm?
     The CUDA libraries are not installed with ROCm; each has a ROCm counterpart with its own header: hipBLAS
@@ -150,10 +152,12 @@ class CudaLibraryHeader(Rule):
 
     def visit_include(self, include: Include, ctx: CudaContext) -> None:
         header = include.header.strip()
+        hip = hip_header(header)
+        if (hip is not None or is_libcudacxx_header(header)) and in_nvidia_only_arm(include, ctx):
+            return  # an arm ROCm skips by the project's design: a port never compiles the include
         if is_libcudacxx_header(header):
             ctx.report(include, _libcudacxx_message(header))
             return
-        hip = hip_header(header)
         if hip is None:
             return
         library = _library(header)
@@ -193,12 +197,8 @@ def _fix(include: Include, header: str, hip: str, library: str, ctx: CudaContext
 CudaLibraryHeader.valid = (
     # Whatever the include path holds, a conjunction with an NVIDIA-only test is false on ROCm.
     Valid(
-        """
-        #if __has_include("cudnn.h") && !defined(USE_ROCM)
-        #include "cudnn.h"
-        int cudnn_version() { return CUDNN_VERSION; }
-        #endif
-        """,
+        '#if __has_include("cudnn.h") && !defined(USE_ROCM)\n#include "cudnn.h"\n'
+        "int cudnn_version() { return CUDNN_VERSION; }\n#endif\n"
     ),
     # mamba's port: the libcu++ header on NVIDIA only, `cuda::std` aliased to `std` on ROCm.
     Valid(

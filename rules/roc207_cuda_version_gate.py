@@ -34,7 +34,10 @@ class CudaVersionGate(ConditionRule, Rule):
     reading the opt-in cap where ROCm's arm reads the per-block maximum): an AMD GPU gives a kernel its whole LDS
     without an opt-in; one whose arm ROCm skips only re-creates CUDA library names a toolkit renamed
     (`#define CUSPARSE_CSRMV_ALG1 CUSPARSE_SPMV_CSR_ALG1`), which HIP has under HIPIFY's names; one needing a
-    switch the file turns off by commenting out its `#define` (`//#define TEXTURE`), which nothing else defines.
+    switch the file turns off by commenting out its `#define` (`//#define TEXTURE`), which nothing else defines; one
+    whose arms ROCm skips could never build on ROCm by the project's design (`nvidia_only_by_design`): they use names
+    the file and its headers declare only in arms the project's own NVIDIA macro opens (`#if defined(XYZ_DEVICE_CUDA)`
+    around multimem helpers), while ROCm takes the arm after them. An arm of portable code is still reported.
 
     ## Why is this bad on ROCm?
     HIP-Clang defines none of the CUDA toolkit's version macros, nor `__CUDA_ARCH__`, so the preprocessor evaluates

@@ -29,7 +29,9 @@ class CudaArchMacro(ConditionRule, Rule):
     chain whose ROCm code would be the same if HIP-Clang defined `__CUDA_ARCH__` is not reported: the rest of the
     condition already leaves ROCm out (`defined(__GNUC__) && !defined(__clang__)`: HIP-Clang is clang); nor one
     whose arms only give fallbacks, each under `#ifndef` of itself, of the names every HIP-Clang pass predefines
-    (`#ifndef __host__` / `#define __host__` / `#endif`): whichever arm ROCm takes, it defines nothing.
+    (`#ifndef __host__` / `#define __host__` / `#endif`): whichever arm ROCm takes, it defines nothing. Nor one
+    whose arms ROCm skips could never build on ROCm by the project's design: they use names the file and its headers
+    declare only under the project's own NVIDIA macro, and ROCm takes the arm after them (see ROC207).
 
     Not where the project defines `__CUDA_ARCH__` for ROCm itself, in the file or in a header it includes (a
     compat header's `#define __CUDA_ARCH__ __HIP_DEVICE_COMPILE__` under `#if defined(__HIPCC__)`). Nor in a host

@@ -10,6 +10,7 @@ from rocmlint.cuda.conditions import (
     holds_only_pragmas,
     is_host_only_unit,
     nvcc_macros_change_no_rocm_code,
+    nvidia_only_by_design,
     rocm_arm_written_for_rocm,
     with_complementary_chain,
     works_around_nvcc,
@@ -59,6 +60,9 @@ class CudaccMacro(ConditionRule, Rule):
     #endif` ... `#if !defined(__CUDACC__) __syncthreads(); #endif`). Nor `#ifdef __NVCC__ ... #else` (or a lone `#if
     !defined(__NVCC__)`) whose arm for other compilers names HIP's, a ROCm library's or ROCm's HSA runtime API
     (`rocblas_double_complex`, `hsa_agent_t`), or what the file defines only in such arms: it is written for ROCm.
+    Nor an arm that could never build on ROCm by the project's design: it uses names its headers declare only under
+    the project's NVIDIA macro, declares class members only such code names (CUDA Graph members called under
+    `defined(__CUDACC__) && defined(XYZ_USE_CUDA)`), or, outside functions, holds only what HIP lacks (libcu++).
     Nor is a test of `__CUDACC_RTC__` alone in a project whose run-time compiles (its NVRTC, hipRTC or jitify calls)
     sit only in code the ROCm build does not compile: every ROCm compile takes the arm NVIDIA's ahead-of-time builds
     take. Nor in a host compiler's source (`.cpp`, `.cc`) or a header only such sources include, in a project whose
@@ -113,8 +117,8 @@ class CudaccMacro(ConditionRule, Rule):
         if tested == {"__CUDACC_RTC__"} and ctx.runtime_compiled_only_on_nvidia:
             return  # ROCm never compiles the project at run time: its compiles take the arm NVIDIA's offline ones do
         arms = self._chains(ctx).arms_of(directive)
-        if nvcc_macros_change_no_rocm_code(arms, ctx):
-            return  # ROCm compiles the same code either way (`defined(__CUDACC__) && defined(XYZ_USE_CUDA)`)
+        if nvcc_macros_change_no_rocm_code(arms, ctx) or nvidia_only_by_design(arms, ctx):
+            return  # ROCm compiles the same code either way, or the arms it skips use what the project keeps off ROCm
         if "__CUDACC_RTC__" not in tested and arm_outcomes_agree(
             with_complementary_chain(arms, self._chains(ctx), ctx), ctx
         ):
@@ -160,6 +164,11 @@ CudaccMacro.valid = (
     Valid(
         "template <int R> constexpr int pad() {\n  if constexpr (R > 1) {\n    return R;\n  } else {\n    return 1;\n  }\n"
         "#if defined(__NVCC__) || defined(__INTEL_COMPILER)\n  return 0;\n#endif\n}\n"
+    ),
+    # Traits for libcu++'s complex, which ROCm lacks: declarations nothing ROCm compiles could use.
+    Valid(
+        "#if defined(__CUDACC__)\n#include <cuda/std/complex>\n"
+        "template <> struct Traits<::cuda::std::complex<float>> { typedef float Real; };\n#endif\n"
     ),
     Valid(
         """
@@ -217,13 +226,8 @@ CudaccMacro.valid = (
     ),
     # HIP-Clang is clang: the condition is false on ROCm whether or not it defined `__CUDACC__`.
     Valid(
-        """
-        #if defined(__CUDACC__) && defined(__GNUC__) && !defined(__clang__)
-        #define XYZ_LIBM_CALL(f, x) std::f(x)
-        #else
-        #define XYZ_LIBM_CALL(f, x) xyz::math::f(x)
-        #endif
-        """,
+        "#if defined(__CUDACC__) && defined(__GNUC__) && !defined(__clang__)\n#define XYZ_LIBM_CALL(f, x) std::f(x)\n#else\n"
+        "#define XYZ_LIBM_CALL(f, x) xyz::math::f(x)\n#endif\n"
     ),
     # The arm ROCm takes (as clang) holds the same code as the one it misses.
     Valid(
@@ -239,13 +243,7 @@ CudaccMacro.valid = (
     ),
     # The chain handles ROCm in its own arm.
     Valid(
-        """
-        #if defined(__HIPCC__)
-        #include <hip/hip_runtime.h>
-        #elif defined(__CUDACC__)
-        #include <cuda_runtime.h>
-        #endif
-        """,
+        "#if defined(__HIPCC__)\n#include <hip/hip_runtime.h>\n#elif defined(__CUDACC__)\n#include <cuda_runtime.h>\n#endif\n"
     ),
     # ROCm takes its own arm where NVIDIA's holds only what HIP lacks (a 32-bit-mask shuffle): a vendor switch.
     Valid(

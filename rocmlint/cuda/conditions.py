@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from rocmlint.cuda.file_facts import arm_vendor, is_host_source
-from rocmlint.cuda.frontend import ByteSpan, CudaContext, Node
+from rocmlint.cuda.frontend import ByteSpan, CudaContext, Node, Span
 from rocmlint.cuda.hip_gaps import (
     cuda_to_hip_names,
     lacking_on_hip,
@@ -36,6 +36,7 @@ from rocmlint.cuda.hip_gaps import (
     shared_memory_opt_in,
     without_comments,
 )
+from rocmlint.cuda.nvidia_only import code_words, declares, off_rocm_by_project, word_pattern
 from rocmlint.cuda.preprocessor import (
     CUDA_VERSION_MACROS,
     Define,
@@ -452,7 +453,8 @@ class ConditionRule:
         """Whether the arm a ROCm build takes in the directive's chain is one it can use, by construction
         (`arm_outcomes_agree`), or one the project's own macros choose whatever the NVIDIA compiler's macros
         would be (`decided_by_project_macros`), or the code ROCm compiles would be the same if HIP-Clang defined
-        nvcc's macros (`nvcc_macros_change_no_rocm_code`): nothing to decide, so nothing to report."""
+        nvcc's macros (`nvcc_macros_change_no_rocm_code`), or the arms it skips could never build on ROCm by the
+        project's design (`nvidia_only_by_design`): nothing to decide, so nothing to report."""
         opener = self._chains(ctx).opener(directive)
         if opener not in self._intended:
             arms = self._chains(ctx).arms_of(directive)
@@ -462,6 +464,7 @@ class ConditionRule:
                 or nvcc_macros_change_no_rocm_code(arms, ctx)
                 or unreachable_chain(arms, ctx)
                 or only_fallbacks_hip_predefines(arms, ctx)
+                or nvidia_only_by_design(arms, ctx)
             )
         return self._intended[opener]
 
@@ -934,6 +937,140 @@ def _arm_usable(index: int, arms: list[Directive], ctx: CudaContext, cache: dict
         span = arm_span(arms[index], ctx)
         cache[key] = lacking_on_hip(ctx, span) is None if on_rocm else only_lacking_on_hip(ctx, span)
     return cache[key]
+
+
+def nvidia_only_by_design(arms: list[Directive], ctx: CudaContext) -> bool:
+    """Whether the arms of this chain a ROCm build skips, before the one it takes, could never build on ROCm by the
+    project's own design (`nvidia_only_evidence`), for every state of the macros ROCm's view does not know, and the
+    arm ROCm takes (if any) holds nothing HIP lacks: ROCm lands where its author sent it (mscclpp-like multimem arms
+    under `__CUDA_ARCH__ >= 900` whose device helpers the project declares only for its NVIDIA build). An arm of
+    portable code (arithmetic, a shuffle HIP has) is no such arm: ROCm silently dropping it stays a hazard."""
+    return _skipped_by_design(arms, ctx) > 0
+
+
+def _skipped_by_design(arms: list[Directive], ctx: CudaContext) -> int:
+    """How many leading arms of the chain ROCm skips by the project's design (see `nvidia_only_by_design`): the
+    fewest over every state of the macros ROCm's view does not know; 0 when ROCm may take the first, or an arm it
+    skips could build on ROCm."""
+    conditions, names = _chain_conditions(arms)
+    lookups = [ctx.preprocessor.macro_lookup("rocm", arm.start_byte) for arm in arms]
+    free = sorted(name for name in names - set(_ROCM_BUILD) if any(_unknown(name, lookup) for lookup in lookups))
+    domain = _assignment_domain(conditions)
+    if len(domain) ** len(free) > _MAX_ASSIGNMENTS:
+        return 0
+    judged: dict[int, bool] = {}
+    skipped = len(arms)
+    for values in itertools.product(domain, repeat=len(free)):
+        assigned = dict(zip(free, values, strict=True))
+        rocm = _taken_arm(conditions, [_build_lookup(lookup, _ROCM_BUILD, assigned) for lookup in lookups])
+        if rocm is None or rocm == 0:
+            return 0
+        if rocm < len(arms) and lacking_on_hip(ctx, arm_span(arms[rocm], ctx)) is not None:
+            return 0
+        for index in range(rocm):
+            if index not in judged:
+                judged[index] = nvidia_only_evidence(arms[index], ctx) is not None
+            if not judged[index]:
+                return 0
+        skipped = min(skipped, rocm)
+    return skipped
+
+
+def in_nvidia_only_arm(span: Span, ctx: CudaContext) -> bool:
+    """Whether `span` lies in an arm of the innermost `#if` chain around it that ROCm skips by the project's design
+    (`nvidia_only_by_design`): what a ROCm port would never compile there is no hazard (a libcu++ include)."""
+    if ctx.branch(span).on_rocm is False:
+        return False  # ROCm never compiles it anyway
+    arms = _arms_around(span, ctx)
+    if not arms:
+        return False
+    holding = max(index for index, arm in enumerate(arms) if arm.start_byte <= span.start_byte)
+    return holding < _skipped_by_design(arms, ctx)
+
+
+def _arms_around(span: Span, ctx: CudaContext) -> list[Directive]:
+    """The arms (`#if`, each `#elif`, `#else`) of the innermost chain whose arm holds `span`; [] outside any."""
+    stack: list[list[Directive]] = []
+    for directive in ctx.preprocessor.directives:
+        if directive.start_byte >= span.start_byte:
+            break
+        if directive.kind in _OPENERS:
+            stack.append([directive])
+        elif directive.kind in _ARMS and stack:
+            stack[-1].append(directive)
+        elif directive.kind == "endif" and stack:
+            stack.pop()
+    return stack[-1] if stack else []
+
+
+def nvidia_only_evidence(arm: Directive, ctx: CudaContext) -> str | None:
+    """Why the arm this directive opens could never build on ROCm by the project's own design, or None: it names an
+    identifier the file and its headers declare only in `#if` arms ROCm skips by the project's macros (`XYZ_DEVICE_CUDA`
+    defined for NVIDIA only; `FileView.declared_only_off_rocm`); or it declares names the files around it, and this
+    file outside the arm, name only in such arms (members only NVIDIA-only code defines and calls); or it sits outside
+    any function and holds only what HIP lacks, code beside its includes (traits for libcu++'s `cuda::std::complex`):
+    declarations ROCm could not compile and nothing ROCm compiles could use. Declared names count only as a class's members: only code seeing the
+    class calls them, while another translation unit may declare a free function itself."""
+    span = arm_span(arm, ctx)
+    code = ctx.content[span.start_byte : span.end_byte]
+    project = ctx.options.project
+    used = code_words(code)
+    declared_off_rocm = project.declared_only_off_rocm(frozenset(used)) if used else None
+    if declared_off_rocm is not None:
+        return f"`{declared_off_rocm}` is declared only where the project's ROCm build never compiles"
+    declared = {
+        match.group().decode() for match in _IDENTIFIER.finditer(code) if declares(code, match.start(), match.end())
+    }
+    if declared and _in_class_body(ctx, arm.start_byte) and project.named_only_off_rocm(frozenset(declared)):
+        pattern = word_pattern(declared)
+        outside = [
+            match.start()
+            for match in pattern.finditer(ctx.content)
+            if not span.start_byte <= match.start() < span.end_byte
+        ]
+        if all(off_rocm_by_project(ctx.preprocessor, offset) for offset in outside):
+            return f"`{min(declared)}` is named only where the project's ROCm build never compiles"
+    if used and _outside_functions(ctx, arm.start_byte) and only_lacking_on_hip(ctx, span, libcudacxx=True):
+        return "it holds only what HIP lacks (libcu++ included), outside any function"
+    return None
+
+
+def _in_class_body(ctx: CudaContext, offset: int) -> bool:
+    """Whether a byte of the file (a directive) sits in a class's member list, outside its member functions."""
+    heads = _open_brace_heads(ctx, offset)
+    return bool(heads) and _CLASS_HEAD.search(heads[-1]) is not None
+
+
+def _outside_functions(ctx: CudaContext, offset: int) -> bool:
+    """Whether a byte of the file sits outside every function body: each brace open before it opens a namespace,
+    an `extern "C"` block or a class."""
+    return all(_CLASS_HEAD.search(head) or _NAMESPACE_HEAD.search(head) for head in _open_brace_heads(ctx, offset))
+
+
+def _open_brace_heads(ctx: CudaContext, offset: int) -> list[str]:
+    """The text before each brace still open at a byte of the file, outermost first. Read from the text (comments,
+    literals and directive lines left out), not the syntax tree: a project's macros may leave a whole header one
+    parse error."""
+    text = _LITERAL_OR_DIRECTIVE.sub(" ", without_comments(ctx.content[:offset].decode("utf-8", "replace")))
+    opened: list[str] = []
+    start = 0
+    for token in _BRACE_OR_END.finditer(text):
+        if token.group() == "{":
+            opened.append(text[start : token.start()])
+        elif token.group() == "}" and opened:
+            opened.pop()
+        start = token.end()
+    return opened
+
+
+_BRACE_OR_END = re.compile(r"[{};]")
+_CLASS_HEAD = re.compile(r"\b(?:class|struct|union)\s+[A-Za-z_][\w:]*[^()=]*$")
+# (`extern "C"` has lost its literal to `_LITERAL_OR_DIRECTIVE`.)
+_NAMESPACE_HEAD = re.compile(r"\b(?:namespace(?:\s+[\w:]+)?|extern)\s*$")
+
+
+_IDENTIFIER = re.compile(rb"\b[A-Za-z_]\w*\b")
+_LITERAL_OR_DIRECTIVE = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|^[ \t]*#.*$', re.MULTILINE)
 
 
 # --- condition rewrites ---------------------------------------------------------------------------------

@@ -406,11 +406,12 @@ _STATEMENT_TOKEN = re.compile(
 _CONDITIONAL_DIRECTIVE = re.compile(r"[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
 
 
-def only_lacking_on_hip(ctx: CudaContext, span: ByteSpan) -> bool:
+def only_lacking_on_hip(ctx: CudaContext, span: ByteSpan, *, libcudacxx: bool = False) -> bool:
     """Whether every statement of the code in `span` (each `;`-ended statement, `{...}` block or directive line
     at its top level; the lines of nested conditionals aside) uses something HIP lacks (`lacking_on_hip`): a
     ROCm build could compile none of it, so skipping it loses nothing. False for code with no statement, or
-    with a piece that is no whole statement (`} else`)."""
+    with a piece that is no whole statement (`} else`). With `libcudacxx`, libcu++ counts as lacking too (an
+    include of `<cuda/std/complex>`, a use of `cuda::std::`): ROCm ships none of it."""
     # latin-1 keeps one character per byte, so offsets in the text are byte offsets; comments become blanks.
     text = ctx.content[span.start_byte : span.end_byte].decode("latin-1")
     text = _LITERAL_OR_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)) if m.group(1) else m.group(0), text)
@@ -434,10 +435,24 @@ def only_lacking_on_hip(ctx: CudaContext, span: ByteSpan) -> bool:
             pieces.append((start, token.end()))
             start = token.end()
     pieces.append((start, len(text)))
-    statements = [(a, b) for a, b in pieces if text[a:b].strip()]
+    # A lone `;` (the end of `struct X {...};`) is no statement of its own.
+    statements = [(a, b) for a, b in pieces if text[a:b].strip().strip(";").strip()]
     return bool(statements) and all(
-        lacking_on_hip(ctx, ByteSpan(span.start_byte + a, span.start_byte + b)) is not None for a, b in statements
+        (libcudacxx and _names_libcudacxx(text[a:b]))
+        or lacking_on_hip(ctx, ByteSpan(span.start_byte + a, span.start_byte + b)) is not None
+        for a, b in statements
     )
+
+
+# libcu++'s namespace as code names it (`::cuda::std::complex<float>`, `cuda::atomic_ref`).
+_LIBCUDACXX_NAME = re.compile(r"(?<![\w:])(?:::\s*)?cuda\s*::\s*(?:std\s*::\s*)?[A-Za-z_]")
+
+
+def _names_libcudacxx(code: str) -> bool:
+    """Whether a statement includes a libcu++ header or names libcu++'s `cuda::` namespace."""
+    if any(is_libcudacxx_header(include.group(1).strip()) for include in _INCLUDE.finditer(code)):
+        return True
+    return _LIBCUDACXX_NAME.search(code) is not None
 
 
 # NVIDIA caps a kernel's dynamic shared memory at 48 KiB until the host opts it in to more

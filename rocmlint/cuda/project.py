@@ -135,10 +135,19 @@ from rocmlint.cuda.learning import (
     rocm_build_values,
 )
 from rocmlint.cuda.make_variables import variables_read
+from rocmlint.cuda.nvidia_only import (
+    arm_around,
+    code_words,
+    declares,
+    function_bodies,
+    off_rocm_by_project,
+    word_pattern,
+)
 from rocmlint.cuda.preprocessor import (
     WAVE_SIZE_MACROS,
     LearnedMacro,
     MacroShape,
+    Preprocessor,
     VendorMacros,
     analyse,
     dropped_on_rocm,
@@ -234,6 +243,13 @@ class FileView:
     # the given identifiers where a ROCm build may compile it (True), only where it never does (False), or nowhere
     # (None); True when unknown (no project read).
     named_around: Callable[[frozenset[str]], Tri] = lambda names: True
+    # One of the given identifiers the file and its headers declare only in `#if` arms a ROCm build skips by the
+    # project's own macros (`nvidia_only.off_rocm_by_project`), and nowhere else (None: none): ROCm never declares it.
+    declared_only_off_rocm: Callable[[frozenset[str]], str | None] = lambda names: None
+    # Whether the files around this one (`named_around`'s, and those beside it in its folder: an include through a
+    # `-I` folder, `<lib_Detail.H>`, may not be followed) name one of the given identifiers, and each time only in
+    # such arms.
+    named_only_off_rocm: Callable[[frozenset[str]], bool] = lambda names: False
 
 
 EMPTY_VIEW = FileView()
@@ -535,6 +551,109 @@ class CudaProject:
                 return True
         return named
 
+    def _declared_only_off_rocm(self, paths: Sequence[str], names: frozenset[str], depth: int) -> str | None:
+        """One of `names` the files at `paths` declare (`nvidia_only.declares`, outside function bodies) at least once,
+        each time in an `#if` arm a ROCm build skips by the project's own macros (`nvidia_only.off_rocm_by_project`)
+        or, `depth` arms deep, in an arm ROCm skips that itself names such a name (`_needs_nvidia_only`: a
+        `__CUDA_ARCH__ >= 900` arm of helpers calling the project's NVIDIA-only multimem ones); None when none is, or a
+        file cannot be read (its declarations are unknown). Names declared in the fewest files are tried first."""
+        if not names:
+            return None
+        word = word_pattern(names)
+        declarations: dict[str, tuple[bytes, list[re.Match[bytes]]]] = {}  # path -> its bytes, its declarations
+        declaring: dict[str, list[str]] = {}  # name -> the paths declaring it
+        for path, data in self._reading(paths):
+            if data is None:
+                return None
+            found = [match for match in word.finditer(data) if declares(data, match.start(), match.end())]
+            bodies = function_bodies(data) if found else []
+            found = [match for match in found if not any(start < match.start() < end for start, end in bodies)]
+            if found:
+                declarations[path] = (data, found)
+                for name in {match.group().decode() for match in found}:
+                    declaring.setdefault(name, []).append(path)
+        views: dict[str, tuple[Preprocessor, dict[tuple[int, int] | None, bool]]] = {}
+        for name in sorted(declaring, key=lambda name: (len(declaring[name]), name)):
+            if all(
+                self._declared_off_rocm_in(path, declarations[path], name, paths, depth, views)
+                for path in declaring[name]
+            ):
+                return name
+        return None
+
+    def _declared_off_rocm_in(
+        self,
+        path: str,
+        declarations: tuple[bytes, list[re.Match[bytes]]],
+        name: str,
+        paths: Sequence[str],
+        depth: int,
+        views: dict[str, tuple[Preprocessor, dict[tuple[int, int] | None, bool]]],
+    ) -> bool:
+        """Whether each declaration of `name` in the file at `path` is off ROCm (see `_declared_only_off_rocm`);
+        `views` keeps each file's preprocessor and its `_needs_nvidia_only` answers."""
+        if self._base(path, frozenset())[0].on_rocm is False:
+            return False  # a file ROCm never compiles, for reasons of its includers': not the project's design here
+        data, found = declarations
+        if path not in views:
+            views[path] = (analyse(data.decode("utf-8", "replace"), self._macros), {})
+        preprocessor, needing = views[path]
+        return all(
+            off_rocm_by_project(preprocessor, match.start())
+            or (depth > 0 and self._needs_nvidia_only(paths, data, preprocessor, match.start(), depth, needing))
+            for match in found
+            if match.group().decode() == name
+        )
+
+    def _needs_nvidia_only(
+        self,
+        paths: Sequence[str],
+        data: bytes,
+        preprocessor: Preprocessor,
+        offset: int,
+        depth: int,
+        seen: dict[tuple[int, int] | None, bool],
+    ) -> bool:
+        """Whether the code at `offset` sits in an `#if` arm ROCm skips whose code names what the files at `paths`
+        declare only where ROCm never compiles (`_declared_only_off_rocm`, one arm less deep); `seen` remembers the
+        answer per arm."""
+        if preprocessor.branch_at(offset).on_rocm is not False:
+            return False
+        arm = arm_around(preprocessor, offset)
+        if arm not in seen:
+            words = frozenset(code_words(data[arm[0] : arm[1]])) if arm is not None else frozenset()
+            seen[arm] = bool(words) and self._declared_only_off_rocm(paths, words, depth - 1) is not None
+        return seen[arm]
+
+    def _named_only_off_rocm(self, paths: Iterable[str], names: frozenset[str]) -> bool:
+        """Whether the files at `paths` name one of `names` as a word, and each time in an `#if` arm a ROCm build
+        skips by the project's own macros (`nvidia_only.off_rocm_by_project`); False when one cannot be read."""
+        if not names:
+            return False
+        word = word_pattern(names)
+        named = False
+        for _, data in self._reading(paths):
+            if data is None:
+                return False
+            found = [match.start() for match in word.finditer(data)]
+            if not found:
+                continue
+            preprocessor = analyse(data.decode("utf-8", "replace"), self._macros)
+            if not all(off_rocm_by_project(preprocessor, offset) for offset in found):
+                return False
+            named = True
+        return named
+
+    @staticmethod
+    def _reading(paths: Iterable[str]) -> Iterator[tuple[str, bytes | None]]:
+        """Each path, sorted, with its bytes (None when it cannot be read)."""
+        for path in sorted(paths):
+            try:
+                with open(path, "rb") as file:
+                    yield path, file.read()
+            except OSError:
+                yield path, None
+
     def _compiled_at(self, path: str, branch: Branch) -> Branch:
         """Where code in `branch` of the file at `path` is compiled, the file's own `_base` taken in."""
         base, _ = self._base(path, frozenset())
@@ -562,6 +681,8 @@ class CudaProject:
         path = os.path.abspath(path)
         closure = _Files(lambda: frozenset(self._closure(path)))
         around = _Files(lambda: frozenset((path, *closure.files, *self._includers_closures(path))))
+        # The files around it and those beside it in its folder: what `named_only_off_rocm` reads.
+        beside = _Files(lambda: around.files | frozenset(self._by_folder.get(os.path.dirname(path), ())))
         base, base_evidence = self._base(path, frozenset())
         hipify_evidence = self._hipify_evidence(path)
         in_hipified_folder = bool(hipify_evidence) and not self.build_facts.hipify
@@ -594,9 +715,11 @@ class CudaProject:
             nvidia_build_defines=self._nvidia_build_defines,
             runtime_compiled_only_on_nvidia=self._runtime_compiled_only_on_nvidia,
             # The build files too: what they define for ROCm and which sources they list decide every file.
-            dependencies=_Dependencies(around, self.build_facts.files),
+            dependencies=_Dependencies(beside, self.build_facts.files),
             includes_through=_IncludesThrough(self, path),
             named_around=lambda names: self._named_where_rocm_compiles(around.files - {path}, names),
+            declared_only_off_rocm=lambda names: self._declared_only_off_rocm((path, *closure.files), names, 1),
+            named_only_off_rocm=lambda names: self._named_only_off_rocm(beside.files - {path}, names),
         )
 
     def includes_through(self, includer: str, header: str, system: bool) -> tuple[tuple[str, str], ...]:
