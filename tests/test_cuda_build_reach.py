@@ -263,6 +263,34 @@ def test_a_configure_probe_of_a_cuda_module_is_compiled_for_nvidia_only(tmp_path
     assert CudaProject.build(root).view(str(root / "cmake/cuda/cc.cpp")).base.on_rocm is not False
 
 
+def test_a_probe_named_from_the_including_folder_in_a_module_left_on_the_nvidia_path_is_nvidias(tmp_path):
+    """A GPU-detection module that returns unless the CUDA toolkit is found, then `try_run`s a probe it names from the
+    including file's folder (`${CMAKE_CURRENT_SOURCE_DIR}/cmake/check_gpu.cu`): nvcc alone compiles the probe."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "project(lib CXX)\nenable_language(HIP)\nadd_library(lib src/lib.hip)\n"
+            "include(CheckGpu)\n",
+            "src/lib.hip": "void f() {}\n",
+            "cmake/CheckGpu.cmake": (
+                "find_package(CUDAToolkit)\nif(NOT CUDAToolkit_FOUND)\n  return()\nendif()\nenable_language(CUDA)\n"
+                'set(CHECK_SRC "${CMAKE_CURRENT_SOURCE_DIR}/cmake/check_gpu.cu")\n'
+                "try_run(RUN_RESULT COMPILE_SUCCESS SOURCES ${CHECK_SRC})\n"
+            ),
+            "cmake/check_gpu.cu": "#include <cuda_runtime.h>\nint main() { return 0; }\n",
+        },
+    )
+    view = CudaProject.build(root).view(str(root / "cmake/check_gpu.cu"))
+    assert (view.base.on_rocm, view.base_evidence) == (
+        False,
+        "cmake/CheckGpu.cmake:7: the build compiles it for NVIDIA only",
+    )
+    # The same probe in a module every build runs: compiled wherever the build configures.
+    module = (root / "cmake/CheckGpu.cmake").read_text()
+    (root / "cmake/CheckGpu.cmake").write_text(module.replace("return()", "message(STATUS none)"))
+    assert CudaProject.build(root).view(str(root / "cmake/check_gpu.cu")).base.on_rocm is not False
+
+
 _TOOL_MAKEFILE = (
     "NVCC ?= /usr/local/cuda/bin/nvcc\nSRC := bench.cu\n\nall: bench\n\nbench: $(SRC)\n\t$(NVCC) -O3 $< -o $@ -lnccl\n"
 )
@@ -423,6 +451,40 @@ def test_a_source_no_build_names_is_built_when_a_build_may_name_it_or_rocm_is_bu
         for name in extra:
             if name not in _LISTED_ONE_BY_ONE:
                 (root / name).unlink()
+
+
+def test_a_loop_over_spelled_out_names_and_an_unread_pattern_list_mention_no_other_source(tmp_path):
+    """`add_executable(${p} ${p}.cu)` in a loop over a list the file spells out compiles those names only, and a list
+    no CMake code reads (a documentation tool's `*.cu` pattern) compiles nothing: neither makes every `.cu` file one
+    a build may compile."""
+    scan = str(tmp_path / "SRC/cuda/scan.cu")
+    listed = _LISTED_ONE_BY_ONE["SRC/CMakeLists.txt"]
+    apps = listed + "set(APPS factor solve)\nforeach(p ${APPS})\n  add_executable(${p} cuda/${p}.cu)\nendforeach()\n"
+    for extra in (
+        {"SRC/CMakeLists.txt": apps},
+        {"SRC/CMakeLists.txt": apps.replace("${APPS}", "IN LISTS APPS")},
+        {
+            "SRC/CMakeLists.txt": listed
+            + "foreach(p IN ITEMS factor solve)\n  add_executable(t${p} cuda/${p}.cu)\nendforeach()\n"
+        },
+        {"docs/CMakeLists.txt": "set(DOXYGEN_FILE_PATTERNS *.h *.cu)\ndoxygen_add_docs(docs)\n"},
+    ):
+        root = write_tree(tmp_path, {**_LISTED_ONE_BY_ONE, **extra})
+        view = CudaProject.build(root).view(scan)
+        assert (view.base, view.base_evidence) == (
+            NO_GPU,
+            "no build file names it, and the CMake build names its sources one by one",
+        ), extra
+        for name in extra:
+            if name not in _LISTED_ONE_BY_ONE:
+                (root / name).unlink()
+    for extra in (
+        {"SRC/CMakeLists.txt": apps.replace("foreach", "list(APPEND APPS scan)\nforeach")},  # the list grows
+        {"SRC/CMakeLists.txt": apps.replace("set(APPS factor solve)", "set(APPS factor ${MORE})")},  # not spelled out
+        {"SRC/CMakeLists.txt": listed + "set(PATTERN *.cu)\nfile(GLOB S ${PATTERN})\n"},  # a pattern list it reads
+    ):
+        root = write_tree(tmp_path, {**_LISTED_ONE_BY_ONE, **extra})
+        assert CudaProject.build(root).view(scan).base.on_rocm is not False, extra
 
 
 def test_a_generator_expression_under_a_vendor_switch_lists_that_vendors_source(tmp_path):

@@ -922,10 +922,11 @@ def cmake_facts(
     source_values: dict[str, str] = {}  # a variable set to one source file -> its path (see `_probe_sources`)
     mentioned: list[str] = []
     module_uses: list[SourceSet] = []
-    for command, arguments, line in commands:
+    loop_items = _literal_loop_items(commands)
+    for index, (command, arguments, line) in enumerate(commands):
         name = command.lower()
         arguments = _folder_variables_expanded(name, arguments, folder_variables)
-        mentioned += mentioned_source_names(arguments) if name != "aux_source_directory" else ["*"]
+        mentioned += _cmake_mentions(name, _loop_variables_expanded(arguments, loop_items[index]), unrun)
         _track_elsewhere(elsewhere, name, arguments)
         never_runs = tracker.step(name, arguments)
         first_source = len(sources)
@@ -1062,6 +1063,93 @@ def _vendor_switched_sources(words: list[str]) -> Iterator[tuple[str, str]]:
 
 
 _SWITCHED_SOURCE = re.compile(r"\$<(?:\$<BOOL:)?\$\{(\w+)\}>?:([^<>$]+|\$\{CMAKE_CURRENT_\w+_DIR\}/[^<>$]+)>")
+
+
+def _cmake_mentions(command: str, arguments: str, unrun: UnrunCmake) -> list[str]:
+    """The source names a CMake command mentions (see `BuildFacts.mentioned_names`), but those it places exactly: a
+    `file(GLOB ...)` pattern spelled without a variable names its folder's files (its `SourceSet`), and a `set()` of
+    a list no CMake code that runs reads compiles nothing (`set(DOXYGEN_FILE_PATTERNS *.h *.cpp)`)."""
+    if command == "aux_source_directory":
+        return ["*"]
+    words = arguments.split()
+    if command == "set" and words and unrun.unread(words[0]):
+        return []
+    if command == "file" and words[:1] in (["GLOB"], ["GLOB_RECURSE"]):
+        arguments = " ".join(word for word in words if "$" in word)
+    return mentioned_source_names(arguments)
+
+
+def _literal_loop_items(commands: list[tuple[str, str, int]]) -> list[dict[str, tuple[str, ...]]]:
+    """Per command, the variables of the `foreach` loops around it whose items the file spells out: the loop's own
+    words (`foreach(t a b)`, `IN ITEMS a b`), or a list the file sets once to plain words and writes nowhere else
+    (`set(APPS a b)` then `foreach(p ${APPS})`, `IN LISTS APPS`). `add_executable(${p} ${p}.cpp)` in such a loop
+    compiles `a.cpp` and `b.cpp`, not any `.cpp` file."""
+    lists = _literal_lists(commands)
+    around: list[dict[str, tuple[str, ...]]] = []
+    open_loops: list[tuple[str, tuple[str, ...] | None]] = []
+    for command, arguments, _ in commands:
+        name = command.lower()
+        if name == "endforeach" and open_loops:
+            open_loops.pop()
+        elif name == "foreach" and arguments.split():
+            variable, *words = arguments.split()
+            open_loops.append((variable, _loop_items(words, lists)))
+        around.append({variable: items for variable, items in open_loops if items is not None})
+    return around
+
+
+def _literal_lists(commands: list[tuple[str, str, int]]) -> dict[str, tuple[str, ...]]:
+    """The variables a CMake file sets once to plain words (no variable, no `CACHE` or `PARENT_SCOPE`) and names in
+    no other command but as `${NAME}` (no `list(APPEND NAME ...)`, no helper handed its name)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for command, arguments, _ in commands:
+        words = [word.strip('"') for word in arguments.split()]
+        if command.lower() == "set" and words:
+            literal = not any("$" in word or word in _SET_KEYWORDS for word in words)
+            found[words[0]] = tuple(words[1:]) if literal and words[0] not in found else ()
+    for command, arguments, _ in commands:
+        words = arguments.split()
+        if command.lower() in _READING_COMMANDS or (command.lower() == "set" and words):
+            continue
+        for named in set(words) & found.keys():
+            found[named] = ()
+    return {name: items for name, items in found.items() if items}
+
+
+_SET_KEYWORDS = frozenset({"CACHE", "PARENT_SCOPE", "FORCE"})
+# Commands whose bare words only read variables (`foreach(p IN LISTS APPS)`, `if(APPS)`).
+_READING_COMMANDS = frozenset({"if", "elseif", "while", "foreach", "message"})
+
+
+def _loop_items(words: list[str], lists: Mapping[str, tuple[str, ...]]) -> tuple[str, ...] | None:
+    """The items of `foreach(VAR words...)` when every one is spelled out (see `_literal_loop_items`), else None."""
+    if words[:1] == ["IN"]:
+        if words[1:2] == ["ITEMS"]:
+            words = words[2:]
+        elif words[1:2] == ["LISTS"]:
+            words = ["${" + word + "}" for word in words[2:]]
+        else:
+            return None
+    items: list[str] = []
+    for word in (word.strip('"') for word in words):
+        listed = _VARIABLE_USE.fullmatch(word)
+        if listed is not None and listed.group(1) in lists:
+            items += lists[listed.group(1)]
+        elif "$" in word or word in ("RANGE", "ZIP_LISTS"):
+            return None
+        else:
+            items.append(word)
+    return tuple(items)
+
+
+def _loop_variables_expanded(text: str, items: Mapping[str, tuple[str, ...]]) -> str:
+    """`text` once per item of each loop variable it uses whose items are known (`${p}.cpp` over `a b`: `a.cpp
+    b.cpp`), joined by spaces; `text` itself when it uses none."""
+    for variable, values in items.items():
+        use = "${" + variable + "}"
+        if use in text:
+            text = " ".join(text.replace(use, value) for value in values)
+    return text
 
 
 def mentioned_source_names(text: str) -> list[str]:
@@ -1770,7 +1858,7 @@ def _probe_sources(arguments: str, values: dict[str, str], path: str) -> list[st
     found = []
     for word in arguments.split():
         source = _VARIABLE_USE.sub(lambda m: values.get(m.group(1), m.group()), word.strip('"'))
-        source = source.replace("${CMAKE_CURRENT_LIST_DIR}", folder)
+        source = _in_build_folder(source.replace("${CMAKE_CURRENT_LIST_DIR}", folder))
         if source.endswith(_SOURCE_SUFFIXES) and "$" not in source:
             found.append(source)
     return found

@@ -148,7 +148,8 @@ _SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modu
 _MAX_FILES = 50_000
 # How far up from a file outside the configured root its project's root is looked for.
 MAX_ROOT_LEVELS = 8
-_BUILD_MARKERS = ("setup.py", "CMakeLists.txt", "pyproject.toml")
+# A Bazel workspace's root file marks its project root as the others do (a pure Bazel tree has no other).
+_BUILD_MARKERS = ("setup.py", "CMakeLists.txt", "pyproject.toml", "MODULE.bazel", "WORKSPACE", "WORKSPACE.bazel")
 # Python build helpers setup.py imports live in folders named so (`install/`, `cupy_builder/`, `build_tools/`).
 _BUILD_FOLDER = re.compile(r"(?i)(?:^|[/\\_-])(?:build(?:er|ers|_tools)?|install|setup)(?:$|[/\\_-])")
 _MAX_FILE_BYTES = 2_000_000
@@ -2027,7 +2028,7 @@ def project_root(path: Path, root: Path, *, configured: bool) -> Path:
     """The folder whose files make a file's project, when the file is inside `root`: `root` when a configuration
     file sets it (`configured`) or, as the working directory, it is in a project (it holds a build file, or a
     repository holds it: where a user works). Otherwise the repository holding the file (the closest folder with `.git`), else the outermost
-    folder with a build file (setup.py, CMakeLists.txt, pyproject.toml) within MAX_ROOT_LEVELS, else the working
+    folder with a build file (setup.py, CMakeLists.txt, pyproject.toml, a Bazel workspace's root file) within MAX_ROOT_LEVELS, else the working
     directory when it holds the file, else the file's own folder. A working directory that is no project makes
     none of everything below it: checking `corpora/a` from the folder holding `corpora/b` too must not read b's
     build files as a's."""
@@ -2047,7 +2048,7 @@ def project_root(path: Path, root: Path, *, configured: bool) -> Path:
 @lru_cache(maxsize=1024)
 def _enclosing_project(folder: Path) -> tuple[Path | None, Path | None]:
     """The closest folder with `.git` and the outermost folder with a build file, each within MAX_ROOT_LEVELS of
-    `folder` (remembered: every file of a folder asks, and each answer costs up to 4 x MAX_ROOT_LEVELS stats)."""
+    `folder` (remembered: every file of a folder asks, and each answer costs up to 7 x MAX_ROOT_LEVELS stats)."""
     outermost = None
     for level, parent in enumerate((folder, *folder.parents)):
         if level >= MAX_ROOT_LEVELS:
