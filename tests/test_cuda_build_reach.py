@@ -453,6 +453,36 @@ def test_a_source_no_build_names_is_built_when_a_build_may_name_it_or_rocm_is_bu
                 (root / name).unlink()
 
 
+def test_a_header_nothing_includes_in_a_build_naming_its_sources_is_compiled_by_no_build(tmp_path):
+    """A retired header kept beside the sources: nothing includes it, no build file names it, and the CMake build
+    names its sources one by one."""
+    old = str(tmp_path / "SRC/cuda/retired/pointer.hpp")
+    tree = {**_LISTED_ONE_BY_ONE, "SRC/cuda/retired/pointer.hpp": "#include <cublas_v2.h>\nstruct P {};\n"}
+    root = write_tree(tmp_path, tree)
+    view = CudaProject.build(root).view(old)
+    assert (view.base, view.base_evidence) == (
+        NO_GPU,
+        "nothing includes it, no build file names it, and the CMake build names its sources one by one",
+    )
+    assert _codes(root, "SRC/cuda/retired/pointer.hpp") == []
+    listed = _LISTED_ONE_BY_ONE["SRC/CMakeLists.txt"]
+    for extra in (
+        {"SRC/cuda/factor.cu": '#include "pointer.hpp"\n'},  # a header of its name is included
+        {"SRC/cuda/factor.cu": "#include KERNEL_HEADER\n"},  # an include the model cannot follow
+        {"SRC/CMakeLists.txt": listed + "add_library(hdr INTERFACE cuda/retired/pointer.hpp)\n"},  # a build names it
+        {"SRC/CMakeLists.txt": listed + "install(DIRECTORY cuda DESTINATION include)\n"},  # headers installed
+        {"SRC/cuda/retired/pointer.hpp": "__global__ void k() {}\n#include <cublas_v2.h>\n"},  # device code
+        {"include/pointer.hpp": "#include <cublas_v2.h>\n"},  # a public header
+        {"setup.py": "from setuptools import setup\nsetup(name='solver')\n"},  # a Python build may compute lists
+    ):
+        root = write_tree(tmp_path, {**tree, **extra})
+        header = str(root / "include/pointer.hpp") if "include/pointer.hpp" in extra else old
+        assert CudaProject.build(root).view(header).base.on_rocm is not False, extra
+        for name in extra:
+            if name not in tree:
+                (root / name).unlink()
+
+
 def test_a_loop_over_spelled_out_names_and_an_unread_pattern_list_mention_no_other_source(tmp_path):
     """`add_executable(${p} ${p}.cu)` in a loop over a list the file spells out compiles those names only, and a list
     no CMake code reads (a documentation tool's `*.cu` pattern) compiles nothing: neither makes every `.cu` file one

@@ -243,8 +243,8 @@ class BuildFacts:
     # a variable in it a `*` (`${name}.cu`, `file(GLOB S ${DIR}/*.cu)`: `*.cu`; `aux_source_directory`: `*`); the
     # names a shell script compiles from wherever it runs (`g++ play.cpp`, not for NVIDIA only); a Python module's
     # quoted source names (a kernel it compiles at run time, `file="allreduce.cu"`); `*` for a build system the
-    # model does not read (`meson.build`, a Buck `TARGETS`). Any project file of such a name may be one a build
-    # compiles.
+    # model does not read (`meson.build`, a Buck `TARGETS`); the header names a CMake file spells, and every header
+    # suffix for one installing headers. Any project file of such a name may be one a build compiles.
     mentioned_names: tuple[str, ...] = ()
 
 
@@ -1066,17 +1066,27 @@ _SWITCHED_SOURCE = re.compile(r"\$<(?:\$<BOOL:)?\$\{(\w+)\}>?:([^<>$]+|\$\{CMAKE
 
 
 def _cmake_mentions(command: str, arguments: str, unrun: UnrunCmake) -> list[str]:
-    """The source names a CMake command mentions (see `BuildFacts.mentioned_names`), but those it places exactly: a
-    `file(GLOB ...)` pattern spelled without a variable names its folder's files (its `SourceSet`), and a `set()` of
-    a list no CMake code that runs reads compiles nothing (`set(DOXYGEN_FILE_PATTERNS *.h *.cpp)`)."""
+    """The source and header names a CMake command mentions (see `BuildFacts.mentioned_names`), but those it places
+    exactly: a `file(GLOB ...)` pattern spelled without a variable names its folder's files (its `SourceSet`), and a
+    `set()` of a list no CMake code that runs reads compiles nothing (`set(DOXYGEN_FILE_PATTERNS *.h *.cpp)`). An
+    `install()` of headers (to an include folder, a target's public headers) hands every header to the library's
+    users."""
     if command == "aux_source_directory":
         return ["*"]
     words = arguments.split()
     if command == "set" and words and unrun.unread(words[0]):
         return []
+    if command == "install" and _INSTALLS_HEADERS.search(arguments):
+        return [f"*{suffix}" for suffix in _HEADER_SUFFIXES]
     if command == "file" and words[:1] in (["GLOB"], ["GLOB_RECURSE"]):
         arguments = " ".join(word for word in words if "$" in word)
-    return mentioned_source_names(arguments)
+    headers = [_CMAKE_VARIABLE.sub("*", found) for found in _MENTIONED_HEADER.findall(arguments)]
+    return mentioned_source_names(arguments) + headers
+
+
+_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc", ".H")
+_MENTIONED_HEADER = re.compile(r"([^\s/\\\"'<>:;()=,]*\.(?:h|hh|hpp|hxx|cuh|inl|inc|H))(?![\w.])")
+_INSTALLS_HEADERS = re.compile(r"(?i)include|\bPUBLIC_HEADER\b|\bFILE_SET\b|\.(?:h|hh|hpp|hxx|cuh|inl)\b")
 
 
 def _literal_loop_items(commands: list[tuple[str, str, int]]) -> list[dict[str, tuple[str, ...]]]:

@@ -151,6 +151,8 @@ MAX_ROOT_LEVELS = 8
 # A Bazel workspace's root file marks its project root as the others do (a pure Bazel tree has no other).
 _BUILD_MARKERS = ("setup.py", "CMakeLists.txt", "pyproject.toml", "MODULE.bazel", "WORKSPACE", "WORKSPACE.bazel")
 # Python build helpers setup.py imports live in folders named so (`install/`, `cupy_builder/`, `build_tools/`).
+# An `#include` of a macro (`#include KERNEL_HEADER`), which the model cannot follow.
+_MACRO_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]+[A-Za-z_]", re.MULTILINE)
 _BUILD_FOLDER = re.compile(r"(?i)(?:^|[/\\_-])(?:build(?:er|ers|_tools)?|install|setup)(?:$|[/\\_-])")
 _MAX_FILE_BYTES = 2_000_000
 # The folder name hipify's copies of a CUDA folder's sources get (`c10/cuda/` -> `c10/hip/`), reversed.
@@ -398,6 +400,8 @@ class CudaProject:
     _ungated_includers: dict[Callable[[str], bool], frozenset[str]] = field(default_factory=dict)
     _relatives: dict[str, str] = field(default_factory=dict)  # path -> `_relative`
     _left: dict[str, str] = field(default_factory=dict)  # path -> `_left_to_nvidia`
+    # Whether a file of the tree `#include`s a macro (`#include KERNEL_HEADER`): it may name any header.
+    includes_through_macros: bool = False
 
     # --- building ---------------------------------------------------------------------------------------------
     @classmethod
@@ -423,7 +427,8 @@ class CudaProject:
             if facts.conditional and not facts.tested.isdisjoint(deciding):
                 files[path] = read_facts(path, texts[path], macros)
         learned = learn(files, build, from_build)
-        project = cls(root, files, build, learned, _macros=macros)
+        through_macros = any(_MACRO_INCLUDE.search(text) for text in texts.values())
+        project = cls(root, files, build, learned, _macros=macros, includes_through_macros=through_macros)
         project.learned = {
             name: replace(m, evidence=replace(m.evidence, path=project._relative(m.evidence.path)))
             for name, m in learned.items()
@@ -644,7 +649,10 @@ class CudaProject:
             return self._bases[path]
         if not includers or self._compiled_on_its_own(path):
             unadded = (
-                self._in_unadded_project(path) or self._left_out_of_make_list(path) or self._named_by_no_build(path)
+                self._in_unadded_project(path)
+                or self._left_out_of_make_list(path)
+                or self._named_by_no_build(path)
+                or self._header_nothing_reaches(path)
             )
             if unadded:
                 self._bases[path] = NO_GPU, unadded
@@ -787,6 +795,28 @@ class CudaProject:
         if naming or self._spelled_by_a_build(path):
             return ""
         return "no build file names it, and the CMake build names its sources one by one"
+
+    def _header_nothing_reaches(self, path: str) -> str:
+        """Why no build compiles a header, in a project whose builds name their sources one by one (see
+        `_named_by_no_build`): no project file `#include`s a header of its name, none `#include`s a macro, no build
+        file spells its name or installs headers (`BuildFacts.mentioned_names`), and it is no public header nor one
+        holding device code (`_unincluded_header_maybe_compiled`): a retired header kept beside the sources. ""
+        otherwise."""
+        if not is_header(path) or path in self._includers or self._unincluded_header_maybe_compiled(path):
+            return ""
+        if not self._builds_name_their_sources or self.includes_through_macros:
+            return ""
+        name = os.path.basename(path)
+        if name in self._included_names or _inside(path, self._folders_computing_sources):
+            return ""
+        if any(fnmatch.fnmatchcase(name, p) for p in self.build_facts.mentioned_names):
+            return ""
+        return "nothing includes it, no build file names it, and the CMake build names its sources one by one"
+
+    @cached_property
+    def _included_names(self) -> frozenset[str]:
+        """The file names every `#include` of the tree names, whatever it resolves to."""
+        return frozenset(os.path.basename(i.header) for facts in self.files.values() for i in facts.includes)
 
     def _spelled_by_a_build(self, path: str) -> bool:
         """Whether a build may compile the source at `path` though no source set names it: a build file, Python module
