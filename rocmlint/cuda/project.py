@@ -802,9 +802,11 @@ class CudaProject:
         file spells its name or installs headers (`BuildFacts.mentioned_names`), and it is no public header nor one
         holding device code (`_unincluded_header_maybe_compiled`): a retired header kept beside the sources. ""
         otherwise."""
-        if not is_header(path) or path in self._includers or self._unincluded_header_maybe_compiled(path):
-            return ""
+        if not is_header(path) or path not in self.files or path in self._includers:
+            return ""  # a file too large for the model is one it knows nothing of
         if not self._builds_name_their_sources or self.includes_through_macros:
+            return ""
+        if self._unincluded_header_maybe_compiled(path):
             return ""
         name = os.path.basename(path)
         if name in self._included_names or _inside(path, self._folders_computing_sources):
