@@ -289,6 +289,34 @@ def test_a_probe_run_only_when_the_cuda_option_is_on_is_compiled_for_nvidia_only
     assert CudaProject.build(root).view(str(root / "cmake/probes/cc.cpp")).base.on_rocm is not False
 
 
+def test_a_probe_named_from_the_including_folder_in_a_module_left_on_the_nvidia_path_is_nvidias(tmp_path):
+    """A GPU-detection module that returns unless the CUDA toolkit is found, then `try_run`s a probe it names from the
+    including file's folder (`${CMAKE_CURRENT_SOURCE_DIR}/cmake/check_gpu.cu`): nvcc alone compiles the probe."""
+    root = write_tree(
+        tmp_path,
+        {
+            "CMakeLists.txt": "project(lib CXX)\nenable_language(HIP)\nadd_library(lib src/lib.hip)\n"
+            "include(CheckGpu)\n",
+            "src/lib.hip": "void f() {}\n",
+            "cmake/CheckGpu.cmake": (
+                "find_package(CUDAToolkit)\nif(NOT CUDAToolkit_FOUND)\n  return()\nendif()\nenable_language(CUDA)\n"
+                'set(CHECK_SRC "${CMAKE_CURRENT_SOURCE_DIR}/cmake/check_gpu.cu")\n'
+                "try_run(RUN_RESULT COMPILE_SUCCESS SOURCES ${CHECK_SRC})\n"
+            ),
+            "cmake/check_gpu.cu": "#include <cuda_runtime.h>\nint main() { return 0; }\n",
+        },
+    )
+    view = CudaProject.build(root).view(str(root / "cmake/check_gpu.cu"))
+    assert (view.base.on_rocm, view.base_evidence) == (
+        False,
+        "cmake/CheckGpu.cmake:7: the build compiles it for NVIDIA only",
+    )
+    # The same probe in a module every build runs: compiled wherever the build configures.
+    module = (root / "cmake/CheckGpu.cmake").read_text()
+    (root / "cmake/CheckGpu.cmake").write_text(module.replace("return()", "message(STATUS none)"))
+    assert CudaProject.build(root).view(str(root / "cmake/check_gpu.cu")).base.on_rocm is not False
+
+
 _TOOL_MAKEFILE = (
     "NVCC ?= /usr/local/cuda/bin/nvcc\nSRC := bench.cu\n\nall: bench\n\nbench: $(SRC)\n\t$(NVCC) -O3 $< -o $@ -lnccl\n"
 )
@@ -449,6 +477,70 @@ def test_a_source_no_build_names_is_built_when_a_build_may_name_it_or_rocm_is_bu
         for name in extra:
             if name not in _LISTED_ONE_BY_ONE:
                 (root / name).unlink()
+
+
+def test_a_header_nothing_includes_in_a_build_naming_its_sources_is_compiled_by_no_build(tmp_path):
+    """A retired header kept beside the sources: nothing includes it, no build file names it, and the CMake build
+    names its sources one by one."""
+    old = str(tmp_path / "SRC/cuda/retired/pointer.hpp")
+    tree = {**_LISTED_ONE_BY_ONE, "SRC/cuda/retired/pointer.hpp": "#include <cublas_v2.h>\nstruct P {};\n"}
+    root = write_tree(tmp_path, tree)
+    view = CudaProject.build(root).view(old)
+    assert (view.base, view.base_evidence) == (
+        NO_GPU,
+        "nothing includes it, no build file names it, and the CMake build names its sources one by one",
+    )
+    assert _codes(root, "SRC/cuda/retired/pointer.hpp") == []
+    listed = _LISTED_ONE_BY_ONE["SRC/CMakeLists.txt"]
+    for extra in (
+        {"SRC/cuda/factor.cu": '#include "pointer.hpp"\n'},  # a header of its name is included
+        {"SRC/cuda/factor.cu": "#include KERNEL_HEADER\n"},  # an include the model cannot follow
+        {"SRC/CMakeLists.txt": listed + "add_library(hdr INTERFACE cuda/retired/pointer.hpp)\n"},  # a build names it
+        {"SRC/CMakeLists.txt": listed + "install(DIRECTORY cuda DESTINATION include)\n"},  # headers installed
+        {"SRC/cuda/retired/pointer.hpp": "__global__ void k() {}\n#include <cublas_v2.h>\n"},  # device code
+        {"include/pointer.hpp": "#include <cublas_v2.h>\n"},  # a public header
+        {"setup.py": "from setuptools import setup\nsetup(name='solver')\n"},  # a Python build may compute lists
+    ):
+        root = write_tree(tmp_path, {**tree, **extra})
+        header = str(root / "include/pointer.hpp") if "include/pointer.hpp" in extra else old
+        assert CudaProject.build(root).view(header).base.on_rocm is not False, extra
+        for name in extra:
+            if name not in tree:
+                (root / name).unlink()
+
+
+def test_a_loop_over_spelled_out_names_and_an_unread_pattern_list_mention_no_other_source(tmp_path):
+    """`add_executable(${p} ${p}.cu)` in a loop over a list the file spells out compiles those names only, and a list
+    no CMake code reads (a documentation tool's `*.cu` pattern) compiles nothing: neither makes every `.cu` file one
+    a build may compile."""
+    scan = str(tmp_path / "SRC/cuda/scan.cu")
+    listed = _LISTED_ONE_BY_ONE["SRC/CMakeLists.txt"]
+    apps = listed + "set(APPS factor solve)\nforeach(p ${APPS})\n  add_executable(${p} cuda/${p}.cu)\nendforeach()\n"
+    for extra in (
+        {"SRC/CMakeLists.txt": apps},
+        {"SRC/CMakeLists.txt": apps.replace("${APPS}", "IN LISTS APPS")},
+        {
+            "SRC/CMakeLists.txt": listed
+            + "foreach(p IN ITEMS factor solve)\n  add_executable(t${p} cuda/${p}.cu)\nendforeach()\n"
+        },
+        {"docs/CMakeLists.txt": "set(DOXYGEN_FILE_PATTERNS *.h *.cu)\ndoxygen_add_docs(docs)\n"},
+    ):
+        root = write_tree(tmp_path, {**_LISTED_ONE_BY_ONE, **extra})
+        view = CudaProject.build(root).view(scan)
+        assert (view.base, view.base_evidence) == (
+            NO_GPU,
+            "no build file names it, and the CMake build names its sources one by one",
+        ), extra
+        for name in extra:
+            if name not in _LISTED_ONE_BY_ONE:
+                (root / name).unlink()
+    for extra in (
+        {"SRC/CMakeLists.txt": apps.replace("foreach", "list(APPEND APPS scan)\nforeach")},  # the list grows
+        {"SRC/CMakeLists.txt": apps.replace("set(APPS factor solve)", "set(APPS factor ${MORE})")},  # not spelled out
+        {"SRC/CMakeLists.txt": listed + "set(PATTERN *.cu)\nfile(GLOB S ${PATTERN})\n"},  # a pattern list it reads
+    ):
+        root = write_tree(tmp_path, {**_LISTED_ONE_BY_ONE, **extra})
+        assert CudaProject.build(root).view(scan).base.on_rocm is not False, extra
 
 
 def test_a_generator_expression_under_a_vendor_switch_lists_that_vendors_source(tmp_path):

@@ -643,6 +643,17 @@ def test_the_working_directory_alone_makes_no_project_of_the_trees_below_it(tmp_
     assert project_root(loose / "x/k.cu", tmp_path / "elsewhere", configured=False) == loose / "x"
 
 
+def test_a_bazel_workspace_root_file_marks_the_project_root(tmp_path):
+    """A pure Bazel tree (no setup.py, CMakeLists.txt or pyproject.toml) checked from its root is one project, and
+    its root is found from a file deep inside it."""
+    for marker in ("MODULE.bazel", "WORKSPACE", "WORKSPACE.bazel"):
+        tree = write_tree(tmp_path / f"tree_{marker}", {marker: "", "csrc/BUILD": "", "csrc/deep/k.cu": ""})
+        assert project_root(tree / "csrc/deep/k.cu", tree, configured=False) == tree
+        assert project_root(tree / "csrc/deep/k.cu", tmp_path / "elsewhere", configured=False) == tree
+    bare = write_tree(tmp_path / "bare", {"csrc/BUILD": "", "csrc/k.cu": ""})
+    assert project_root(bare / "csrc/k.cu", tmp_path / "elsewhere", configured=False) == bare / "csrc"
+
+
 # --- the check of a file with its project ----------------------------------------------------------------------------
 
 

@@ -245,8 +245,8 @@ class BuildFacts:
     # a variable in it a `*` (`${name}.cu`, `file(GLOB S ${DIR}/*.cu)`: `*.cu`; `aux_source_directory`: `*`); the
     # names a shell script compiles from wherever it runs (`g++ play.cpp`, not for NVIDIA only); a Python module's
     # quoted source names (a kernel it compiles at run time, `file="allreduce.cu"`); `*` for a build system the
-    # model does not read (`meson.build`, a Buck `TARGETS`). Any project file of such a name may be one a build
-    # compiles.
+    # model does not read (`meson.build`, a Buck `TARGETS`); the header names a CMake file spells, and every header
+    # suffix for one installing headers. Any project file of such a name may be one a build compiles.
     mentioned_names: tuple[str, ...] = ()
 
 
@@ -924,10 +924,11 @@ def cmake_facts(
     source_values: dict[str, str] = {}  # a variable set to one source file -> its path (see `_probe_sources`)
     mentioned: list[str] = []
     module_uses: list[SourceSet] = []
-    for command, arguments, line in commands:
+    loop_items = _literal_loop_items(commands)
+    for index, (command, arguments, line) in enumerate(commands):
         name = command.lower()
         arguments = _folder_variables_expanded(name, arguments, folder_variables)
-        mentioned += mentioned_source_names(arguments) if name != "aux_source_directory" else ["*"]
+        mentioned += _cmake_mentions(name, _loop_variables_expanded(arguments, loop_items[index]), unrun)
         _track_elsewhere(elsewhere, name, arguments)
         never_runs = tracker.step(name, arguments)
         first_source = len(sources)
@@ -1066,6 +1067,103 @@ def _vendor_switched_sources(words: list[str]) -> Iterator[tuple[str, str]]:
 
 
 _SWITCHED_SOURCE = re.compile(r"\$<(?:\$<BOOL:)?\$\{(\w+)\}>?:([^<>$]+|\$\{CMAKE_CURRENT_\w+_DIR\}/[^<>$]+)>")
+
+
+def _cmake_mentions(command: str, arguments: str, unrun: UnrunCmake) -> list[str]:
+    """The source and header names a CMake command mentions (see `BuildFacts.mentioned_names`), but those it places
+    exactly: a `file(GLOB ...)` pattern spelled without a variable names its folder's files (its `SourceSet`), and a
+    `set()` of a list no CMake code that runs reads compiles nothing (`set(DOXYGEN_FILE_PATTERNS *.h *.cpp)`). An
+    `install()` of headers (to an include folder, a target's public headers) hands every header to the library's
+    users."""
+    if command == "aux_source_directory":
+        return ["*"]
+    words = arguments.split()
+    if command == "set" and words and unrun.unread(words[0]):
+        return []
+    if command == "install" and _INSTALLS_HEADERS.search(arguments):
+        return [f"*{suffix}" for suffix in _HEADER_SUFFIXES]
+    if command == "file" and words[:1] in (["GLOB"], ["GLOB_RECURSE"]):
+        arguments = " ".join(word for word in words if "$" in word)
+    headers = [_CMAKE_VARIABLE.sub("*", found) for found in _MENTIONED_HEADER.findall(arguments)]
+    return mentioned_source_names(arguments) + headers
+
+
+_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc", ".H")
+_MENTIONED_HEADER = re.compile(r"([^\s/\\\"'<>:;()=,]*\.(?:h|hh|hpp|hxx|cuh|inl|inc|H))(?![\w.])")
+_INSTALLS_HEADERS = re.compile(r"(?i)include|\bPUBLIC_HEADER\b|\bFILE_SET\b|\.(?:h|hh|hpp|hxx|cuh|inl)\b")
+
+
+def _literal_loop_items(commands: list[tuple[str, str, int]]) -> list[dict[str, tuple[str, ...]]]:
+    """Per command, the variables of the `foreach` loops around it whose items the file spells out: the loop's own
+    words (`foreach(t a b)`, `IN ITEMS a b`), or a list the file sets once to plain words and writes nowhere else
+    (`set(APPS a b)` then `foreach(p ${APPS})`, `IN LISTS APPS`). `add_executable(${p} ${p}.cpp)` in such a loop
+    compiles `a.cpp` and `b.cpp`, not any `.cpp` file."""
+    lists = _literal_lists(commands)
+    around: list[dict[str, tuple[str, ...]]] = []
+    open_loops: list[tuple[str, tuple[str, ...] | None]] = []
+    for command, arguments, _ in commands:
+        name = command.lower()
+        if name == "endforeach" and open_loops:
+            open_loops.pop()
+        elif name == "foreach" and arguments.split():
+            variable, *words = arguments.split()
+            open_loops.append((variable, _loop_items(words, lists)))
+        around.append({variable: items for variable, items in open_loops if items is not None})
+    return around
+
+
+def _literal_lists(commands: list[tuple[str, str, int]]) -> dict[str, tuple[str, ...]]:
+    """The variables a CMake file sets once to plain words (no variable, no `CACHE` or `PARENT_SCOPE`) and names in
+    no other command but as `${NAME}` (no `list(APPEND NAME ...)`, no helper handed its name)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for command, arguments, _ in commands:
+        words = [word.strip('"') for word in arguments.split()]
+        if command.lower() == "set" and words:
+            literal = not any("$" in word or word in _SET_KEYWORDS for word in words)
+            found[words[0]] = tuple(words[1:]) if literal and words[0] not in found else ()
+    for command, arguments, _ in commands:
+        words = arguments.split()
+        if command.lower() in _READING_COMMANDS or (command.lower() == "set" and words):
+            continue
+        for named in set(words) & found.keys():
+            found[named] = ()
+    return {name: items for name, items in found.items() if items}
+
+
+_SET_KEYWORDS = frozenset({"CACHE", "PARENT_SCOPE", "FORCE"})
+# Commands whose bare words only read variables (`foreach(p IN LISTS APPS)`, `if(APPS)`).
+_READING_COMMANDS = frozenset({"if", "elseif", "while", "foreach", "message"})
+
+
+def _loop_items(words: list[str], lists: Mapping[str, tuple[str, ...]]) -> tuple[str, ...] | None:
+    """The items of `foreach(VAR words...)` when every one is spelled out (see `_literal_loop_items`), else None."""
+    if words[:1] == ["IN"]:
+        if words[1:2] == ["ITEMS"]:
+            words = words[2:]
+        elif words[1:2] == ["LISTS"]:
+            words = ["${" + word + "}" for word in words[2:]]
+        else:
+            return None
+    items: list[str] = []
+    for word in (word.strip('"') for word in words):
+        listed = _VARIABLE_USE.fullmatch(word)
+        if listed is not None and listed.group(1) in lists:
+            items += lists[listed.group(1)]
+        elif "$" in word or word in ("RANGE", "ZIP_LISTS"):
+            return None
+        else:
+            items.append(word)
+    return tuple(items)
+
+
+def _loop_variables_expanded(text: str, items: Mapping[str, tuple[str, ...]]) -> str:
+    """`text` once per item of each loop variable it uses whose items are known (`${p}.cpp` over `a b`: `a.cpp
+    b.cpp`), joined by spaces; `text` itself when it uses none."""
+    for variable, values in items.items():
+        use = "${" + variable + "}"
+        if use in text:
+            text = " ".join(text.replace(use, value) for value in values)
+    return text
 
 
 def mentioned_source_names(text: str) -> list[str]:

@@ -165,8 +165,11 @@ _SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "node_modu
 _MAX_FILES = 50_000
 # How far up from a file outside the configured root its project's root is looked for.
 MAX_ROOT_LEVELS = 8
-_BUILD_MARKERS = ("setup.py", "CMakeLists.txt", "pyproject.toml")
+# A Bazel workspace's root file marks its project root as the others do (a pure Bazel tree has no other).
+_BUILD_MARKERS = ("setup.py", "CMakeLists.txt", "pyproject.toml", "MODULE.bazel", "WORKSPACE", "WORKSPACE.bazel")
 # Python build helpers setup.py imports live in folders named so (`install/`, `cupy_builder/`, `build_tools/`).
+# An `#include` of a macro (`#include KERNEL_HEADER`), which the model cannot follow.
+_MACRO_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]+[A-Za-z_]", re.MULTILINE)
 _BUILD_FOLDER = re.compile(r"(?i)(?:^|[/\\_-])(?:build(?:er|ers|_tools)?|install|setup)(?:$|[/\\_-])")
 _MAX_FILE_BYTES = 2_000_000
 # The folder name hipify's copies of a CUDA folder's sources get (`c10/cuda/` -> `c10/hip/`), reversed.
@@ -426,6 +429,8 @@ class CudaProject:
     _ungated_includers: dict[Callable[[str], bool], frozenset[str]] = field(default_factory=dict)
     _relatives: dict[str, str] = field(default_factory=dict)  # path -> `_relative`
     _left: dict[str, str] = field(default_factory=dict)  # path -> `_left_to_nvidia`
+    # Whether a file of the tree `#include`s a macro (`#include KERNEL_HEADER`): it may name any header.
+    includes_through_macros: bool = False
 
     # --- building ---------------------------------------------------------------------------------------------
     @classmethod
@@ -460,7 +465,16 @@ class CudaProject:
             changed = _changed_macros(read_with, learned) - macros.well_known
             if not changed:
                 break
-        project = cls(root, files, build, learned, _macros=macros, _gpu_build_macros=to_port)
+        through_macros = any(_MACRO_INCLUDE.search(text) for text in texts.values())
+        project = cls(
+            root,
+            files,
+            build,
+            learned,
+            _macros=macros,
+            _gpu_build_macros=to_port,
+            includes_through_macros=through_macros,
+        )
         project.learned = {
             name: replace(m, evidence=replace(m.evidence, path=project._relative(m.evidence.path)))
             for name, m in learned.items()
@@ -794,7 +808,10 @@ class CudaProject:
             return self._bases[path]
         if not includers or self._compiled_on_its_own(path):
             unadded = (
-                self._in_unadded_project(path) or self._left_out_of_make_list(path) or self._named_by_no_build(path)
+                self._in_unadded_project(path)
+                or self._left_out_of_make_list(path)
+                or self._named_by_no_build(path)
+                or self._header_nothing_reaches(path)
             )
             if unadded:
                 self._bases[path] = NO_GPU, unadded
@@ -949,6 +966,30 @@ class CudaProject:
         if naming or self._spelled_by_a_build(path):
             return ""
         return "no build file names it, and the CMake build names its sources one by one"
+
+    def _header_nothing_reaches(self, path: str) -> str:
+        """Why no build compiles a header, in a project whose builds name their sources one by one (see
+        `_named_by_no_build`): no project file `#include`s a header of its name, none `#include`s a macro, no build
+        file spells its name or installs headers (`BuildFacts.mentioned_names`), and it is no public header nor one
+        holding device code (`_unincluded_header_maybe_compiled`): a retired header kept beside the sources. ""
+        otherwise."""
+        if not is_header(path) or path not in self.files or path in self._includers:
+            return ""  # a file too large for the model is one it knows nothing of
+        if not self._builds_name_their_sources or self.includes_through_macros:
+            return ""
+        if self._unincluded_header_maybe_compiled(path):
+            return ""
+        name = os.path.basename(path)
+        if name in self._included_names or _inside(path, self._folders_computing_sources):
+            return ""
+        if any(fnmatch.fnmatchcase(name, p) for p in self.build_facts.mentioned_names):
+            return ""
+        return "nothing includes it, no build file names it, and the CMake build names its sources one by one"
+
+    @cached_property
+    def _included_names(self) -> frozenset[str]:
+        """The file names every `#include` of the tree names, whatever it resolves to."""
+        return frozenset(os.path.basename(i.header) for facts in self.files.values() for i in facts.includes)
 
     def _spelled_by_a_build(self, path: str) -> bool:
         """Whether a build may compile the source at `path` though no source set names it: a build file, Python module
@@ -2243,7 +2284,7 @@ def project_root(path: Path, root: Path, *, configured: bool) -> Path:
     """The folder whose files make a file's project, when the file is inside `root`: `root` when a configuration
     file sets it (`configured`) or, as the working directory, it is in a project (it holds a build file, or a
     repository holds it: where a user works). Otherwise the repository holding the file (the closest folder with `.git`), else the outermost
-    folder with a build file (setup.py, CMakeLists.txt, pyproject.toml) within MAX_ROOT_LEVELS, else the working
+    folder with a build file (setup.py, CMakeLists.txt, pyproject.toml, a Bazel workspace's root file) within MAX_ROOT_LEVELS, else the working
     directory when it holds the file, else the file's own folder. A working directory that is no project makes
     none of everything below it: checking `corpora/a` from the folder holding `corpora/b` too must not read b's
     build files as a's."""
@@ -2263,7 +2304,7 @@ def project_root(path: Path, root: Path, *, configured: bool) -> Path:
 @lru_cache(maxsize=1024)
 def _enclosing_project(folder: Path) -> tuple[Path | None, Path | None]:
     """The closest folder with `.git` and the outermost folder with a build file, each within MAX_ROOT_LEVELS of
-    `folder` (remembered: every file of a folder asks, and each answer costs up to 4 x MAX_ROOT_LEVELS stats)."""
+    `folder` (remembered: every file of a folder asks, and each answer costs up to 7 x MAX_ROOT_LEVELS stats)."""
     outermost = None
     for level, parent in enumerate((folder, *folder.parents)):
         if level >= MAX_ROOT_LEVELS:
