@@ -2508,6 +2508,32 @@ _GUARDED_DEEP_GEMM = "try:\n    import deep_gemm\nexcept ImportError:\n    deep_
         ),
         pytest.param("import torch\ntorch.ops._C.cutlass_scaled_mm(o, a, b)\nHAZARD()\n", NVIDIA_ONLY, id="cutlass-op"),
         pytest.param("import torch\ntorch.ops._C.scaled_mm(o, a, b)\nHAZARD()\n", BOTH, id="other-custom-op"),
+        # What the body of a `try:` whose handlers all leave, or the one arm of an `if` that carries on, leaves true
+        # holds after it.
+        pytest.param(
+            "def load():\n    try:\n        import cutlass\n    except ImportError as error:\n"
+            "        raise RuntimeError('pip install cutlass') from error\n    HAZARD()\n",
+            NVIDIA_ONLY,
+            id="import-in-try-re-raised",
+        ),
+        pytest.param(
+            "try:\n    import cutlass\nexcept ImportError:\n    raise\nexcept Exception:\n    pass\nHAZARD()\n",
+            BOTH,
+            id="import-in-try-one-handler-carrying-on",
+        ),
+        pytest.param(
+            "import torch\nif torch.cuda.is_available():\n    import cutlass\nelse:\n    raise ImportError\nHAZARD()\n",
+            NVIDIA_ONLY,
+            id="import-in-the-arm-carrying-on",
+        ),
+        pytest.param(
+            "import torch\nif not torch.cuda.is_available():\n    raise ImportError\nelse:\n    import cutlass\nHAZARD()\n",
+            NVIDIA_ONLY,
+            id="import-in-the-else-carrying-on",
+        ),
+        pytest.param(
+            "import torch\nif torch.cuda.is_available():\n    import cutlass\nHAZARD()\n", BOTH, id="import-in-an-if"
+        ),
     ],
 )
 def test_vendor_only_package_imports(code: str, expected: tuple[bool, bool]) -> None:

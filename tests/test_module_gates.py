@@ -313,6 +313,17 @@ _KERNELS = {
     "pkg/fa2.py": "from flash_attn.flash_attn_interface import flash_attn_func\n",
     "pkg/numba_kernels.py": "import numba.cuda\n",
     "pkg/numba_cpu.py": "import numba\n",
+    # An import whose failure the module re-raises, or that the arm of an `if` makes while the other arm raises, is as
+    # unguarded as one written alone; one whose handler carries on, or that an `if` may skip, is not.
+    "pkg/reraised.py": (
+        "try:\n    import deep_gemm\nexcept ImportError as error:\n    raise ImportError('needs DeepGEMM') from error\n"
+    ),
+    "pkg/only_arm.py": (
+        "import torch\nif torch.cuda.is_available():\n    try:\n        from flash_attn.cute import interface\n"
+        "    except ImportError:\n        raise\nelse:\n    raise ImportError('FA4 needs a GPU')\n"
+    ),
+    "pkg/skippable_arm.py": "import torch\nif torch.cuda.is_available():\n    import deep_gemm\n",
+    "pkg/caught.py": "try:\n    import deep_gemm\nexcept ImportError:\n    raise\nexcept Exception:\n    deep_gemm = None\n",
     "tests/test_kernel.py": "import pytest\nfrom pkg.ops import run\n",
     "tests/test_lazy.py": "def test_run():\n    from pkg.ops import run\n",
 }
@@ -333,6 +344,10 @@ _KERNELS = {
         pytest.param("pkg/fa2.py", EVERYWHERE, id="flash-attention-with-rocm-builds"),
         pytest.param("pkg/numba_kernels.py", NVIDIA_ONLY, id="numba-cuda-target"),
         pytest.param("pkg/numba_cpu.py", EVERYWHERE, id="numba-cpu"),
+        pytest.param("pkg/reraised.py", NVIDIA_ONLY, id="an-import-in-try-whose-handler-re-raises"),
+        pytest.param("pkg/only_arm.py", NVIDIA_ONLY, id="an-import-in-the-arm-whose-other-arm-raises"),
+        pytest.param("pkg/skippable_arm.py", EVERYWHERE, id="an-import-under-an-if-it-may-skip"),
+        pytest.param("pkg/caught.py", EVERYWHERE, id="an-import-in-try-one-handler-of-which-carries-on"),
     ],
 )
 def test_a_module_that_cannot_import_on_rocm_runs_only_where_it_can(

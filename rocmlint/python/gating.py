@@ -962,6 +962,8 @@ class GateAnalyzer:
         one) raises on the other vendors, so what follows runs only where it succeeded."""
         if isinstance(statement, ast.If):
             return self._after_if(statement)
+        if isinstance(statement, ast.Try):
+            return self._after_try(statement)
         if isinstance(statement, ast.Assert):
             return [(self.value(statement.test), True)]
         if isinstance(statement, (ast.Import, ast.ImportFrom)):
@@ -1105,16 +1107,27 @@ class GateAnalyzer:
 
     def _after_if(self, statement: ast.If) -> list[Condition]:
         """After `if t: <exit>` (any elif/else), `t` is false; after `if t: ... else: <exit>` (every
-        later arm exiting), `t` is true."""
+        later arm exiting), `t` is true. What the one arm that carries on leaves true holds after it too
+        (`if torch.cuda.is_available(): from flash_attn.cute import f` `else: raise ImportError`)."""
         if self.terminates(statement.body):
             after = [(self.value(statement.test), False)]
             arm = self._elif_of(statement)
-            if arm is not None:
-                after.extend(self._after_if(arm))
+            after.extend(self._after_if(arm) if arm is not None else self._after_block(statement.orelse))
             return after
         if self.terminates(statement.orelse):
-            return [(self.value(statement.test), True)]
+            return [(self.value(statement.test), True), *self._after_block(statement.body)]
         return []
+
+    def _after_try(self, statement: ast.Try) -> list[Condition]:
+        """When every handler of a `try` leaves the block (`except ImportError: raise`), what follows runs only
+        where the body (and its `else:`) ran to its end: what they leave true holds after it (an import of a
+        vendor-only package that a handler re-raises is as unguarded as one written alone)."""
+        if not all(self.terminates(handler.body) for handler in statement.handlers):
+            return []
+        return self._after_block(statement.body) + self._after_block(statement.orelse)
+
+    def _after_block(self, block: list[ast.stmt]) -> list[Condition]:
+        return [condition for item in block for condition in self._conditions_after(item)]
 
     def _exits(self, statement: ast.stmt) -> bool:
         if isinstance(statement, (ast.Return, ast.Raise, ast.Continue, ast.Break)):

@@ -487,6 +487,8 @@ class ImportIndex:
                 here[imported] = top_level or here.get(imported, False)
             if statement_level:
                 self._note_module_level(path, match, found)
+            elif not strings.inside(line):
+                self._note_nested_package(path, match)
         here.pop(path, None)
         prefixes = computed_load_prefixes(data) if loads_by_name else set()
         if prefixes:
@@ -510,6 +512,15 @@ class ImportIndex:
                 continue  # the tree's own module of that name (`import cuda` of a package `cuda/` beside it)
             for branch in branches:
                 self._packages[path] = _intersection(self._packages.get(path, EVERYWHERE), branch)
+
+    def _note_nested_package(self, path: str, match: re.Match[bytes]) -> None:
+        """An indented import of a vendor-only package may still be one the module does not survive failing (in a
+        `try:` whose handlers re-raise, in the arm of an `if` whose other arms raise): `_package_requirement` decides
+        it on the module's tree, so the module is one to parse."""
+        for level, module, _ in _statements(match):
+            if not level and self._package_branches(module):
+                self._packages.setdefault(path, EVERYWHERE)
+                return
 
     def _in_tree(self, importer: str, module: str) -> bool:
         """An absolute import of `module` in `importer` finds a module of the tree: one elsewhere in the tree with
@@ -757,7 +768,7 @@ class ImportIndex:
         if module is None:
             return from_bytes
         branch = EVERYWHERE
-        for statement in module.body:
+        for statement in _unsurvived_imports(module.body):
             if isinstance(statement, ast.Import):
                 names = [alias.name for alias in statement.names]
             elif isinstance(statement, ast.ImportFrom) and not statement.level and statement.module:
@@ -924,6 +935,34 @@ def _absolute_module(match: re.Match[bytes]) -> bytes | None:
     if module is None or b"," in module or not module.strip():
         return None
     return module.split(None, 1)[0]
+
+
+def _unsurvived_imports(block: list[ast.stmt]) -> Iterable[ast.stmt]:
+    """The statements of a module's block whose failed import the module does not survive: written alone, in the body
+    of a `try:` whose handlers all raise (`except ImportError: raise`, or one re-raising as another error), in the
+    arm of an `if` whose other arm raises (`if torch.cuda.is_available(): from flash_attn.cute import f`
+    `else: raise ImportError(...)`). An import in a `try:` that carries on, or under an `if` it may skip, is not."""
+    for statement in block:
+        if isinstance(statement, ast.Try):
+            if all(_raises(handler.body) for handler in statement.handlers):
+                yield from _unsurvived_imports(statement.body)
+        elif isinstance(statement, ast.If):
+            if _raises(statement.orelse):
+                yield from _unsurvived_imports(statement.body)
+            if _raises(statement.body):
+                yield from _unsurvived_imports(statement.orelse)
+        else:
+            yield statement
+
+
+def _raises(block: list[ast.stmt]) -> bool:
+    """The block always ends in a `raise` (each arm of an `if` ending it too)."""
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, ast.If):
+        return _raises(last.body) and _raises(last.orelse)
+    return isinstance(last, ast.Raise)
 
 
 def _statements(match: re.Match[bytes]) -> list[Imported]:
