@@ -120,7 +120,7 @@ def test_a_header_that_errors_unless_an_nvidia_option_is_set_is_nvidia_only(tmp_
 
 
 def test_an_error_the_rocm_build_may_skip_keeps_the_header(tmp_path):
-    # An option of no vendor, or an `#error` only NVIDIA reaches: ROCm may compile the header.
+    # An option of no vendor, an `#error` only NVIDIA reaches, or one refusing a compiler: ROCm may compile the header.
     root = _write(
         tmp_path,
         {
@@ -129,9 +129,12 @@ def test_an_error_the_rocm_build_may_skip_keeps_the_header(tmp_path):
             + textwrap.dedent(_BALLOT_KERNEL).replace("#pragma once\n", ""),
             "lib/not_on_nvidia.hpp": '#pragma once\n#if defined(LIB_ENABLE_CUDA)\n#error "not for CUDA"\n#endif\n'
             + textwrap.dedent(_BALLOT_KERNEL).replace("#pragma once\n", ""),
+            # An `#error` refusing a compiler pass, not a build: ROCm's host compiler still reads the header.
+            "lib/host_only.hpp": '#pragma once\n#ifdef __HIPCC__\n#error "host code only"\n#endif\n'
+            + textwrap.dedent(_BALLOT_KERNEL).replace("#pragma once\n", ""),
         },
     )
     project = CudaProject.build(root)
-    for header in ("lib/needs_option.hpp", "lib/not_on_nvidia.hpp"):
+    for header in ("lib/needs_option.hpp", "lib/not_on_nvidia.hpp", "lib/host_only.hpp"):
         assert project.view(str(root / header)).base.on_rocm is not False, header
         assert "ROC201" in [code for code, _ in _codes(root, header)], header

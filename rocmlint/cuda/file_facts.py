@@ -203,9 +203,7 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
         device_code=b"__global__" in data or b"__device__" in data,
         guard=_guard(preprocessor),
         shuffle_wrappers=tuple(_shuffle_wrappers(preprocessor)) if b"shfl" in data.lower() else (),
-        errors=tuple(
-            (d.line, d.branch) for d in preprocessor.directives if d.kind == "error" and d.branch != EVERYWHERE
-        ),
+        errors=tuple(_build_option_errors(preprocessor)),
     )
 
 
@@ -283,6 +281,27 @@ def _holding_macro(opening: Directive, else_arm: bool) -> str | None:
     if match is None:
         return None
     return match.group(2) if bool(match.group(1)) == else_arm else None
+
+
+# The macros of a compiler pass: an `#error` under them refuses a compiler (`#ifdef __HIPCC__ #error "host code
+# only"`), not a vendor's build, whose other compilers still read the file.
+_PASS_MACROS = COMPILER_MACROS | {"__HIPCC__", "__HIP__", "__HIP_DEVICE_COMPILE__", "__HIPCC_RTC__", "__CUDACC_RTC__"}
+
+
+def _build_option_errors(preprocessor: Preprocessor) -> Iterator[tuple[int, Branch]]:
+    """(line, branch) of each `#error` inside a vendor-decided `#if` arm whose chains test no compiler pass
+    (`#if !defined(XYZ_ENABLE_CUDA) #error`): the file belongs to the build option it demands."""
+    open_chains: list[set[str]] = []  # names tested by each enclosing chain's arms so far
+    for directive in preprocessor.directives:
+        if directive.kind in ("if", "ifdef", "ifndef"):
+            open_chains.append(set(names_in(directive.condition)))
+        elif _is_test(directive) and open_chains:
+            open_chains[-1].update(names_in(directive.condition))
+        elif directive.kind == "endif" and open_chains:
+            open_chains.pop()
+        elif directive.kind == "error" and directive.branch != EVERYWHERE:
+            if not any(chain & _PASS_MACROS for chain in open_chains):
+                yield directive.line, directive.branch
 
 
 def _is_test(directive: Directive) -> bool:
