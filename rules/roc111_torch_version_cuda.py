@@ -8,7 +8,7 @@ import re
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.conditions import decided_test
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.torch_api import flag_from_test_of, unguarded_fallback_to
+from rocmlint.python.torch_api import flag_from_test_of, names_that_may_hold, unguarded_fallback_to
 from rocmlint.rule import Invalid, Rule, Valid
 
 TORCH_VERSION_CUDA = "torch.version.cuda"
@@ -80,10 +80,16 @@ class TorchVersionCuda(Rule):
         if node.attr == "cuda":
             self._check(node, ctx)
 
+    def __init__(self) -> None:
+        self._may_hold: frozenset[str] | None = None  # `names_that_may_hold` of the file (one rule object per file)
+
     def visit_Name(self, node: ast.Name, ctx: PythonContext) -> None:
         # A name bound once to `torch.version.cuda` (`cuda_version = torch.version.cuda`, or
         # `from torch.version import cuda`).
-        self._check(node, ctx)
+        if self._may_hold is None:
+            self._may_hold = names_that_may_hold(ctx, TORCH_VERSION_CUDA)
+        if node.id in self._may_hold:
+            self._check(node, ctx)
 
     @staticmethod
     def _check(node: ast.Attribute | ast.Name, ctx: PythonContext) -> None:

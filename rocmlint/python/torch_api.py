@@ -106,6 +106,32 @@ def backend_names(ctx: PythonContext, expr: ast.expr) -> list[str]:
 _EVERY_ASSIGNMENT = Follow(names=Names.ALL)
 
 
+def names_that_may_hold(ctx: PythonContext, qualified: str) -> frozenset[str]:
+    """The identifiers a Name of this file needs for `ctx.qualified_name(name) == qualified`, `flag_from_test_of`
+    or `unguarded_fallback_to` to hold (a cheap test before them): those it binds as a variable (an assignment, loop,
+    `with`, `except`, `match` or `global` target, a parameter) and those it imports `qualified`'s last part as. A
+    name bound only by imports of other names, or nowhere, is that import's name or itself (no dotted name), and
+    has no assigned value to follow."""
+    last = qualified.rpartition(".")[2]
+    found: set[str] = set()
+    for node in ctx.semantic.parents:
+        kind = type(node)
+        if kind is ast.Name:
+            if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                found.add(node.id)  # type: ignore[attr-defined]
+        elif kind is ast.arg:
+            found.add(node.arg)  # type: ignore[attr-defined]
+        elif kind is ast.ExceptHandler or kind is ast.MatchAs or kind is ast.MatchStar:
+            found.add(node.name or "")  # type: ignore[attr-defined]
+        elif kind is ast.MatchMapping:
+            found.add(node.rest or "")  # type: ignore[attr-defined]
+        elif kind is ast.Global or kind is ast.Nonlocal:
+            found.update(node.names)  # type: ignore[attr-defined]
+        elif kind is ast.alias and node.name.rpartition(".")[2] == last:  # type: ignore[attr-defined]
+            found.update((node.asname or "", node.name.partition(".")[0]))  # type: ignore[attr-defined]
+    return frozenset(found)
+
+
 def flag_from_test_of(ctx: PythonContext, node: ast.expr, qualified: str) -> bool:
     """A name assigned once from a test of `qualified` (`use_cuda = torch.version.cuda is not None`)."""
     if not isinstance(node, ast.Name):
