@@ -80,15 +80,9 @@ class TorchVersionCuda(Rule):
         if node.attr == "cuda":
             self._check(node, ctx)
 
-    def __init__(self) -> None:
-        self._may_hold: frozenset[str] | None = None  # `names_that_may_hold` of the file (one rule object per file)
-
     def visit_Name(self, node: ast.Name, ctx: PythonContext) -> None:
-        # A name bound once to `torch.version.cuda` (`cuda_version = torch.version.cuda`, or
-        # `from torch.version import cuda`).
-        if self._may_hold is None:
-            self._may_hold = names_that_may_hold(ctx, TORCH_VERSION_CUDA)
-        if node.id in self._may_hold:
+        # A name bound once to `torch.version.cuda` (`v = torch.version.cuda`, `from torch.version import cuda`).
+        if node.id in names_that_may_hold(ctx, TORCH_VERSION_CUDA):
             self._check(node, ctx)
 
     @staticmethod
