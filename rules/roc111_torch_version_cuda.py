@@ -8,7 +8,7 @@ import re
 from rocmlint.diagnostics import FixAvailability, Severity
 from rocmlint.python.conditions import decided_test
 from rocmlint.python.frontend import PythonContext
-from rocmlint.python.torch_api import flag_from_test_of, unguarded_fallback_to
+from rocmlint.python.torch_api import flag_from_test_of, names_that_may_hold, unguarded_fallback_to
 from rocmlint.rule import Invalid, Rule, Valid
 
 TORCH_VERSION_CUDA = "torch.version.cuda"
@@ -81,9 +81,9 @@ class TorchVersionCuda(Rule):
             self._check(node, ctx)
 
     def visit_Name(self, node: ast.Name, ctx: PythonContext) -> None:
-        # A name bound once to `torch.version.cuda` (`cuda_version = torch.version.cuda`, or
-        # `from torch.version import cuda`).
-        self._check(node, ctx)
+        # A name bound once to `torch.version.cuda` (`v = torch.version.cuda`, `from torch.version import cuda`).
+        if node.id in names_that_may_hold(ctx, TORCH_VERSION_CUDA):
+            self._check(node, ctx)
 
     @staticmethod
     def _check(node: ast.Attribute | ast.Name, ctx: PythonContext) -> None:

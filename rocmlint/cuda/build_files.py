@@ -478,8 +478,10 @@ def jit_extension_facts(
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return BuildFacts()
-    loaders = _jit_loader_names(tree)
-    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and _callee_name(node.func) in loaders]
+    # One walk for the imports naming the loaders and the calls that may be theirs (in the walk's order).
+    walked = list(ast.walk(tree))
+    loaders = _jit_loader_names(node for node in walked if isinstance(node, ast.Import | ast.ImportFrom))
+    calls = [node for node in walked if isinstance(node, ast.Call) and _callee_name(node.func) in loaders]
     if not calls:
         return BuildFacts()
     nodes = [pair for call in calls for pair in _with_vendor(call, None)]
@@ -535,11 +537,12 @@ def _callee_name(func: ast.expr) -> str | None:
     return ".".join(reversed(parts))
 
 
-def _jit_loader_names(tree: ast.Module) -> frozenset[str]:
-    """How the module spells torch's JIT loaders: `load` after `from torch.utils.cpp_extension import load`,
-    `cpp_extension.load` after `from torch.utils import cpp_extension`, the full dotted name after `import torch`."""
+def _jit_loader_names(imports: Iterable[ast.Import | ast.ImportFrom]) -> frozenset[str]:
+    """How a module spells torch's JIT loaders, from its `imports`: `load` after `from torch.utils.cpp_extension
+    import load`, `cpp_extension.load` after `from torch.utils import cpp_extension`, the full dotted name after
+    `import torch`."""
     names = {f"{_CPP_EXTENSION}.{loader}" for loader in _JIT_LOADERS}
-    for node in ast.walk(tree):
+    for node in imports:
         if isinstance(node, ast.ImportFrom) and node.module == _CPP_EXTENSION:
             names |= {alias.asname or alias.name for alias in node.names if alias.name in _JIT_LOADERS}
         elif isinstance(node, ast.ImportFrom) and node.module == "torch.utils":

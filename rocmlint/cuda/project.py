@@ -1901,7 +1901,7 @@ def _read_tree(root: Path, texts: bool = True) -> _Tree:
         if name in _UNREAD_BUILD_FILES or suffix in _UNREAD_BUILD_SUFFIXES:
             mentioned.append("*")  # a build the model does not read may compile any source
         python_build = name == "setup.py" or (
-            suffix == ".py" and _BUILD_FOLDER.search(os.path.relpath(os.path.dirname(path), root))
+            suffix == ".py" and _BUILD_FOLDER.search(_folder_under(os.path.dirname(path), str(root)))
         )
         makefile = is_makefile(name)
         bazel = is_bazel_file(name)
@@ -2166,6 +2166,15 @@ def _build_file_text(path: str) -> str | None:
         return None
 
 
+def _folder_under(folder: str, root: str) -> str:
+    """`os.path.relpath(folder, root)` for a folder the walk of `root` yielded, which starts with `root`: without the
+    two `abspath`s relpath takes for every module of the tree."""
+    if folder == root:
+        return os.curdir
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    return folder[len(prefix) :] if folder.startswith(prefix) else os.path.relpath(folder, root)
+
+
 def _walk(root: Path) -> Iterator[str]:
     count = 0
     for folder, subfolders, names in os.walk(root):
@@ -2378,7 +2387,9 @@ def amd_verdict_for(root: Path) -> AmdVerdict:
     return verdict
 
 
-_BUILDS: dict[Path, tuple[BuildFacts, bool]] = {}  # the build facts of a root with no model, read without its sources
+# A root with no model, read without its sources' texts: its build facts, and its sources, whose texts are all a model
+# of it needs more (a one-process run checks Python files asking for its build before its C/C++ files).
+_BUILDS: dict[Path, _Tree] = {}
 
 
 def _build_of(root: Path) -> tuple[BuildFacts, bool]:
@@ -2391,9 +2402,21 @@ def _build_of(root: Path) -> tuple[BuildFacts, bool]:
         _, build, sources = _TREES[root]
         return build, bool(sources)
     if root not in _BUILDS:
-        _, build, sources = _read_tree(root, texts=False)
-        _BUILDS[root] = build, bool(sources)
-    return _BUILDS[root]
+        _BUILDS[root] = _read_tree(root, texts=False)
+    _, build, sources = _BUILDS[root]
+    return build, bool(sources)
+
+
+def _with_texts(tree: _Tree | None) -> _Tree | None:
+    """A tree read without its sources' texts (`_build_of`) as `_read_tree` reads it with them."""
+    if tree is None:
+        return None
+    texts: dict[str, str] = {}
+    for path in tree.sources:
+        data = _module_bytes(path)  # None when too large or unreadable, as `_read_tree` skips it
+        if data is not None:
+            texts[path] = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    return _Tree(texts, tree.build, tree.sources)
 
 
 # The Python extension modules a build builds for NVIDIA only, and the folders of their sources, each -> "path:line"
@@ -2448,7 +2471,7 @@ def project_for(root: Path) -> CudaProject:
     root = Path(os.path.abspath(root))
     model = _MODELS.get(root)
     if model is None:
-        model = _MODELS[root] = CudaProject.build(root, _TREES.pop(root, None))
+        model = _MODELS[root] = CudaProject.build(root, _TREES.pop(root, None) or _with_texts(_BUILDS.get(root)))
     return model
 
 

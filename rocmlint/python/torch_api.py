@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
+from weakref import WeakKeyDictionary
 
 from rocmlint.python.conditions import guarded_by
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import last_name, unpacked_keyword
 from rocmlint.python.scopes import is_none
+from rocmlint.python.semantic import Semantic
 from rocmlint.python.values import Follow, Names, Through
 
 # Keyword arguments that take a device on any call (torch.load's `map_location` included).
@@ -104,6 +106,43 @@ def backend_names(ctx: PythonContext, expr: ast.expr) -> list[str]:
 
 # Every assignment of a variable, each conditional's arms.
 _EVERY_ASSIGNMENT = Follow(names=Names.ALL)
+
+
+# Per file (its semantic model, alive while it is checked): `qualified` -> `names_that_may_hold`.
+_MAY_HOLD: WeakKeyDictionary[Semantic, dict[str, frozenset[str]]] = WeakKeyDictionary()
+
+
+def names_that_may_hold(ctx: PythonContext, qualified: str) -> frozenset[str]:
+    """The identifiers a Name of this file needs for `ctx.qualified_name(name) == qualified`, `flag_from_test_of`
+    or `unguarded_fallback_to` to hold (a cheap test before them): those it binds as a variable (an assignment, loop,
+    `with`, `except`, `match` or `global` target, a parameter) and those it imports `qualified`'s last part as. A
+    name bound only by imports of other names, or nowhere, is that import's name or itself (no dotted name), and
+    has no assigned value to follow. Found once per file."""
+    known = _MAY_HOLD.setdefault(ctx.semantic, {})
+    if qualified not in known:
+        known[qualified] = _names_that_may_hold(ctx.semantic, qualified)
+    return known[qualified]
+
+
+def _names_that_may_hold(semantic: Semantic, qualified: str) -> frozenset[str]:
+    last = qualified.rpartition(".")[2]
+    found: set[str] = set()
+    for node in semantic.parents:
+        kind = type(node)
+        if kind is ast.Name:
+            if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                found.add(node.id)  # type: ignore[attr-defined]
+        elif kind is ast.arg:
+            found.add(node.arg)  # type: ignore[attr-defined]
+        elif kind is ast.ExceptHandler or kind is ast.MatchAs or kind is ast.MatchStar:
+            found.add(node.name or "")  # type: ignore[attr-defined]
+        elif kind is ast.MatchMapping:
+            found.add(node.rest or "")  # type: ignore[attr-defined]
+        elif kind is ast.Global or kind is ast.Nonlocal:
+            found.update(node.names)  # type: ignore[attr-defined]
+        elif kind is ast.alias and node.name.rpartition(".")[2] == last:  # type: ignore[attr-defined]
+            found.update((node.asname or "", node.name.partition(".")[0]))  # type: ignore[attr-defined]
+    return frozenset(found)
 
 
 def flag_from_test_of(ctx: PythonContext, node: ast.expr, qualified: str) -> bool:

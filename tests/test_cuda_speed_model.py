@@ -1,0 +1,41 @@
+"""The C++ project model's speed shortcuts give what the work they spare gave (docs/performance.md, eleventh round)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from rocmlint.cuda import project
+from rocmlint.cuda.project import _folder_under, _read_tree, _with_texts
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = sorted(p for p in (REPO / "fixtures").iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("root", FIXTURES, ids=lambda p: p.name)
+def test_a_tree_read_without_texts_then_given_them_is_the_tree_read_with_them(root: Path) -> None:
+    assert _with_texts(_read_tree(root, texts=False)) == _read_tree(root)
+
+
+def test_a_model_built_after_a_build_question_is_the_model_built_first(tmp_path: Path) -> None:
+    root = next(p for p in FIXTURES if any(p.rglob("*.cu")))
+    project.forget_projects()
+    try:
+        first = project.project_for(root)
+        project.forget_projects()
+        project.nvidia_only_natives_for(root)  # reads the tree without its sources' texts
+        assert Path(os.path.abspath(root)) in project._BUILDS
+        assert project.project_for(root) == first
+    finally:
+        project.forget_projects()
+
+
+@pytest.mark.parametrize(
+    "root", ["/work/tree", "/work/tree/", "tree", ".", "/", "a/../tree", str(Path(__file__).parent)]
+)
+def test_a_folder_under_the_root_is_its_relative_path(root: str) -> None:
+    folders = [root, os.path.join(root, "sub"), os.path.join(root, "build", "x"), os.path.join(root, "a_setup")]
+    for folder in folders:
+        assert _folder_under(folder, root) == os.path.relpath(folder, root)
