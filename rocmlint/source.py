@@ -16,7 +16,10 @@ from rocmlint.diagnostics import Edit, Location
 _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 PYTHON_SUFFIXES = frozenset({".py", ".pyi"})
-CUDA_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c++", ".h", ".hpp", ".hh", ".hxx", ".inl", ".hip"})
+# `.hu`: a CUDA header suffix some projects use beside `.cuh` (LightGBM-style `cuda_utils.hu`, included from `.cu`).
+CUDA_SUFFIXES = frozenset(
+    {".cu", ".cuh", ".hu", ".cpp", ".cc", ".cxx", ".c++", ".h", ".hpp", ".hh", ".hxx", ".inl", ".hip"}
+)
 
 
 class DecodeError(Exception):

@@ -161,7 +161,7 @@ class CudaFp8Type(Rule):
     def _in_fp8_file(self, ctx: CudaContext) -> bool:
         """The file handles FP8 and is GPU code (448 elsewhere is no e4m3 bound we care about)."""
         if self._fp8_file is None:
-            gpu = ctx.source.path.endswith((".cu", ".cuh")) or bool(_GPU_TEXT.search(ctx.content))
+            gpu = ctx.source.path.endswith((".cu", ".cuh", ".hu")) or bool(_GPU_TEXT.search(ctx.content))
             self._fp8_file = gpu and bool(_FP8_TEXT.search(ctx.content))
         return self._fp8_file
 

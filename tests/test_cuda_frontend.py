@@ -41,7 +41,7 @@ def test_reports_line_and_column(settings):
     assert (diagnostic.end_location.line, diagnostic.end_location.column) == (2, 18)
 
 
-@pytest.mark.parametrize("path", ["k.cu", "k.cuh", "k.cpp", "k.cc", "k.cxx", "k.h", "k.hpp", "k.hh", "k.inl"])
+@pytest.mark.parametrize("path", ["k.cu", "k.cuh", "k.cpp", "k.cc", "k.cxx", "k.h", "k.hpp", "k.hh", "k.inl", "k.hu"])
 def test_every_cuda_suffix_is_checked(settings, path):
     assert found(check(settings, SLEEP, path)) == [("ROC224", 2, 3)]
 

@@ -23,6 +23,7 @@ SOURCE_FILES = [
     "k.hpp",
     "k.hh",
     "k.inl",
+    "k.hu",
     "k.hip",
     "UP.PY",
     "K.CU",

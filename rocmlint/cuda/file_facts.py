@@ -57,7 +57,7 @@ _ATOMIC_OVERLOAD = re.compile(
     rb"__device__\b[^;{}()]*?\b(atomic[A-Z]\w*)[ \t]*\([ \t]*(?:const[ \t]+)?([A-Za-z_]\w*)[ \t]*\*"
 )
 # Files other files include: only their integer constants are ever looked up from elsewhere.
-HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".hu", ".inl", ".inc")
 
 
 def is_header(path: str) -> bool:

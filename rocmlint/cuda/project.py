@@ -155,7 +155,9 @@ from rocmlint.cuda.preprocessor import (
 )
 from rocmlint.vendor import EVERYWHERE, NO_GPU, Branch, Tri, and3
 
-SOURCE_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".cu", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl"})
+SOURCE_SUFFIXES = frozenset(
+    {".h", ".hh", ".hpp", ".hxx", ".cuh", ".hu", ".cu", ".cpp", ".cc", ".cxx", ".c", ".hip", ".inl"}
+)
 # How many included headers of its folder must all be NVIDIA-only for a header nothing includes to be.
 _FOLDER_VOTERS = 2
 # How many sources of its own folder a Makefile must name one by one for the folder's other sources to be unbuilt.
@@ -1839,7 +1841,7 @@ class CudaProject:
         `LD_PRELOAD` shim) is written for no GPU vendor."""
         if self.build_facts.cuda_language or self.build_facts.torch_extension:
             return True
-        if any(path.endswith((".cu", ".cuh")) for path in self.files):
+        if any(path.endswith((".cu", ".cuh", ".hu")) for path in self.files):
             return True
         return any(
             is_cuda_toolkit_header(include.header) for facts in self.files.values() for include in facts.includes

@@ -125,4 +125,4 @@ def _first_line(kind: FactKind, path: str, data: bytes) -> int | None:
 
 def _name_fact(key: str, path: str) -> bool:
     suffix = path[path.rfind(".") :].lower() if "." in path else ""
-    return (key == "cuda_kernels" and suffix in (".cu", ".cuh")) or (key == "hip_sources" and suffix == ".hip")
+    return (key == "cuda_kernels" and suffix in (".cu", ".cuh", ".hu")) or (key == "hip_sources" and suffix == ".hip")
