@@ -431,6 +431,9 @@ class CudaProject:
     _ungated_includers: dict[Callable[[str], bool], frozenset[str]] = field(default_factory=dict)
     _relatives: dict[str, str] = field(default_factory=dict)  # path -> `_relative`
     _left: dict[str, str] = field(default_factory=dict)  # path -> `_left_to_nvidia`
+    _words: dict[str, frozenset[bytes]] = field(default_factory=dict)  # path -> `_has_any_word`'s word set
+    _bodies: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # path -> `function_bodies`
+    _declared: dict[str, dict[str, tuple[int, ...]]] = field(default_factory=dict)  # `_declarations_of`
     # Whether a file of the tree `#include`s a macro (`#include KERNEL_HEADER`): it may name any header.
     includes_through_macros: bool = False
 
@@ -575,18 +578,17 @@ class CudaProject:
         file cannot be read (its declarations are unknown). Names declared in the fewest files are tried first."""
         if not names:
             return None
-        word = word_pattern(names)
-        declarations: dict[str, tuple[bytes, list[re.Match[bytes]]]] = {}  # path -> its bytes, its declarations
+        declarations: dict[str, tuple[bytes, dict[str, tuple[int, ...]]]] = {}  # path -> its bytes, declarations
         declaring: dict[str, list[str]] = {}  # name -> the paths declaring it
         for path, data in self._reading(paths):
             if data is None:
                 return None
-            found = [match for match in word.finditer(data) if declares(data, match.start(), match.end())]
-            bodies = function_bodies(data) if found else []
-            found = [match for match in found if not any(start < match.start() < end for start, end in bodies)]
+            if not self._has_any_word(path, data, names):
+                continue
+            found = {name: offsets for name, offsets in self._declarations_of(path, data, names).items() if offsets}
             if found:
                 declarations[path] = (data, found)
-                for name in {match.group().decode() for match in found}:
+                for name in found:
                     declaring.setdefault(name, []).append(path)
         views: dict[str, tuple[Preprocessor, dict[tuple[int, int] | None, bool]]] = {}
         for name in sorted(declaring, key=lambda name: (len(declaring[name]), name)):
@@ -600,7 +602,7 @@ class CudaProject:
     def _declared_off_rocm_in(
         self,
         path: str,
-        declarations: tuple[bytes, list[re.Match[bytes]]],
+        declarations: tuple[bytes, dict[str, tuple[int, ...]]],
         name: str,
         paths: Sequence[str],
         depth: int,
@@ -615,11 +617,28 @@ class CudaProject:
             views[path] = (analyse(data.decode("utf-8", "replace"), self._macros), {})
         preprocessor, needing = views[path]
         return all(
-            off_rocm_by_project(preprocessor, match.start())
-            or (depth > 0 and self._needs_nvidia_only(paths, data, preprocessor, match.start(), depth, needing))
-            for match in found
-            if match.group().decode() == name
+            off_rocm_by_project(preprocessor, offset)
+            or (depth > 0 and self._needs_nvidia_only(paths, data, preprocessor, offset, depth, needing))
+            for offset in found[name]
         )
+
+    def _declarations_of(self, path: str, data: bytes, names: frozenset[str]) -> dict[str, tuple[int, ...]]:
+        """Where the file at `path` declares each of `names` outside function bodies (`nvidia_only.declares`), kept
+        per file and name: the arms of one file ask about the same files around it with overlapping names."""
+        known = self._declared.setdefault(path, {})
+        missing = sorted(name for name in names if name not in known)
+        if missing:
+            known.update(dict.fromkeys(missing, ()))
+            found = [m for m in word_pattern(missing).finditer(data) if declares(data, m.start(), m.end())]
+            if found and path not in self._bodies:
+                self._bodies[path] = function_bodies(data)
+            bodies = self._bodies.get(path, [])
+            outside: dict[str, list[int]] = {}
+            for match in found:
+                if not any(start < match.start() < end for start, end in bodies):
+                    outside.setdefault(match.group().decode(), []).append(match.start())
+            known.update((name, tuple(offsets)) for name, offsets in outside.items())
+        return {name: known[name] for name in names}
 
     def _needs_nvidia_only(
         self,
@@ -648,9 +667,11 @@ class CudaProject:
             return False
         word = word_pattern(names)
         named = False
-        for _, data in self._reading(paths):
+        for path, data in self._reading(paths):
             if data is None:
                 return False
+            if not self._has_any_word(path, data, names):
+                continue
             found = [match.start() for match in word.finditer(data)]
             if not found:
                 continue
@@ -659,6 +680,13 @@ class CudaProject:
                 return False
             named = True
         return named
+
+    def _has_any_word(self, path: str, data: bytes, names: frozenset[str]) -> bool:
+        """Whether the file at `path` (its bytes `data`) holds one of `names` as a whole word, from its set of words,
+        built once: most files around a file hold none of an arm's names, and `word_pattern` would scan them all."""
+        if path not in self._words:
+            self._words[path] = frozenset(re.findall(rb"\w+", data))
+        return any(name.encode() in self._words[path] for name in names)
 
     @staticmethod
     def _reading(paths: Iterable[str]) -> Iterator[tuple[str, bytes | None]]:
