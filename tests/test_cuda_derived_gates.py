@@ -6,6 +6,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from test_cuda_project import write_tree
+
 from rocmlint.config import Settings
 from rocmlint.cuda.project import CudaProject
 from rocmlint.engine import Engine
@@ -32,21 +34,13 @@ _CONFIG = """
     """
 
 
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return root
-
-
 def _codes(root: Path, name: str) -> list[tuple[str, int]]:
     report = Engine().check_path(root / name, Settings(root=root))
     return [(d.code, d.location.line) for d in report.diagnostics]
 
 
 def test_a_header_included_under_a_macro_derived_from_an_nvidia_option_is_nvidia_only(tmp_path):
-    root = _write(
+    root = write_tree(
         tmp_path,
         {
             "lib/config.hpp": _CONFIG,
@@ -76,7 +70,7 @@ def test_a_header_included_under_a_macro_derived_from_an_nvidia_option_is_nvidia
 
 def test_a_header_under_a_macro_the_rocm_build_may_define_stays_checked(tmp_path):
     # The derived macro needs only a switch of no vendor: ROCm may define it, the header is still ROCm's.
-    root = _write(
+    root = write_tree(
         tmp_path,
         {
             "lib/config.hpp": "#pragma once\n#if defined(LIB_FAST_PATH)\n#define LIB_HAVE_FAST_ATOMICS\n#endif\n",
@@ -90,7 +84,7 @@ def test_a_header_under_a_macro_the_rocm_build_may_define_stays_checked(tmp_path
 
 
 def test_a_header_that_errors_unless_an_nvidia_option_is_set_is_nvidia_only(tmp_path):
-    root = _write(
+    root = write_tree(
         tmp_path,
         {
             "lib/config.hpp": _CONFIG,
@@ -121,7 +115,7 @@ def test_a_header_that_errors_unless_an_nvidia_option_is_set_is_nvidia_only(tmp_
 
 def test_an_error_the_rocm_build_may_skip_keeps_the_header(tmp_path):
     # An option of no vendor, an `#error` only NVIDIA reaches, or one refusing a compiler: ROCm may compile the header.
-    root = _write(
+    root = write_tree(
         tmp_path,
         {
             "lib/config.hpp": _CONFIG,

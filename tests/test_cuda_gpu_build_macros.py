@@ -4,8 +4,9 @@ build's, which a port reuses or mirrors, so the code under them is code to port 
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
+
+from test_cuda_project import write_tree
 
 from rocmlint.config import Settings
 from rocmlint.cuda.project import CudaProject
@@ -35,21 +36,13 @@ _HOST_SOURCE = """
     """
 
 
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return root
-
-
 def _codes(root: Path, name: str) -> list[tuple[str, int]]:
     report = Engine().check_path(root / name, Settings(root=root))
     return sorted((d.code, d.location.line) for d in report.diagnostics)
 
 
 def test_the_cuda_only_build_macro_of_a_project_with_no_rocm_build_is_code_to_port(tmp_path: Path) -> None:
-    root = _write(tmp_path, {"CMakeLists.txt": _CUDA_ONLY_CMAKE, "src/matrix.cc": _HOST_SOURCE})
+    root = write_tree(tmp_path, {"CMakeLists.txt": _CUDA_ONLY_CMAKE, "src/matrix.cc": _HOST_SOURCE})
     project = CudaProject.build(root)
     assert "HAVE_CUDA" not in project.learned
     # The cuBLAS header and the host-side 32-lane warp constant are what the port has to change.
@@ -59,7 +52,7 @@ def test_the_cuda_only_build_macro_of_a_project_with_no_rocm_build_is_code_to_po
 
 def test_a_rocm_arm_in_the_build_keeps_the_cuda_macro_nvidias(tmp_path: Path) -> None:
     cmake = _CUDA_ONLY_CMAKE + "    if(USE_ROCM)\n      add_definitions(-DUSE_ROCM)\n    endif()\n"
-    root = _write(tmp_path, {"CMakeLists.txt": cmake, "src/matrix.cc": _HOST_SOURCE})
+    root = write_tree(tmp_path, {"CMakeLists.txt": cmake, "src/matrix.cc": _HOST_SOURCE})
     learned = CudaProject.build(root).learned
     assert learned["HAVE_CUDA"].vendor == "nvidia"
     assert _codes(root, "src/matrix.cc") == []
@@ -76,6 +69,8 @@ def test_a_source_telling_rocm_apart_keeps_the_cuda_macro_nvidias(tmp_path: Path
         #define XYZ_WARP 32
         #endif
         """
-    root = _write(tmp_path, {"CMakeLists.txt": _CUDA_ONLY_CMAKE, "src/matrix.cc": _HOST_SOURCE, "src/warp.h": header})
+    root = write_tree(
+        tmp_path, {"CMakeLists.txt": _CUDA_ONLY_CMAKE, "src/matrix.cc": _HOST_SOURCE, "src/warp.h": header}
+    )
     assert CudaProject.build(root).learned["HAVE_CUDA"].vendor == "nvidia"
     assert _codes(root, "src/matrix.cc") == []
