@@ -11,7 +11,7 @@ RULES = (
     ('ROC010', 'hip-compile-error', 'any', 'error', 'none', True),
     ('ROC011', 'nvidia-path-changed', 'any', 'error', 'none', True),
     ('ROC101', 'reduce-overhead-compile', 'python', 'warning', 'safe', True),
-    ('ROC102', 'tf32-toggle', 'python', 'info', 'safe', False),
+    ('ROC102', 'tf32-toggle', 'python', 'warning', 'safe', False),
     ('ROC103', 'alloc-conf-max-split', 'python', 'error', 'safe', True),
     ('ROC104', 'pynvml-import', 'python', 'error', 'safe', True),
     ('ROC105', 'hardcoded-gfx-arch', 'python', 'warning', 'none', True),

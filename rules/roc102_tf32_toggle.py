@@ -83,7 +83,7 @@ class Tf32Toggle(Rule):
 
     code = "ROC102"
     name = "tf32-toggle"
-    severity = Severity.INFO
+    severity = Severity.WARNING
     enabled_by_default = False  # a lost speed-up, not a hazard (see "Why is this bad on ROCm?")
     applies_to_tests = False
     fix_availability = FixAvailability.SAFE
