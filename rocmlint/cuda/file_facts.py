@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rocmlint.cuda.preprocessor import (
-    CUDA_VERSION_MACROS,
+    NVCC_COMPILER_MACROS,
     Directive,
     Preprocessor,
     VendorMacros,
@@ -207,10 +207,6 @@ def read_facts(path: str, text: str, macros: VendorMacros, base: Branch = EVERYW
     )
 
 
-# nvcc's own macros, which HIP-Clang never defines: the pass, the compiler, the toolkit version.
-COMPILER_MACROS = frozenset({"__CUDA_ARCH__", "__CUDACC__", "__NVCC__"}) | CUDA_VERSION_MACROS
-
-
 def _compiler_decided_defines(preprocessor: Preprocessor, macros: VendorMacros) -> frozenset[int]:
     """The start bytes of the `#define`s inside `#if` chains that test nvcc's own macros and none that tests a
     ROCm macro (see `Definition.compiler_decided`)."""
@@ -219,7 +215,7 @@ def _compiler_decided_defines(preprocessor: Preprocessor, macros: VendorMacros) 
     for directive in preprocessor.directives:
         if _is_test(directive):
             names = set(names_in(directive.condition))
-            tested = (bool(names & COMPILER_MACROS), any(macros.is_rocm_side(name) for name in names))
+            tested = (bool(names & NVCC_COMPILER_MACROS), any(macros.is_rocm_side(name) for name in names))
             if directive.kind in ("if", "ifdef", "ifndef") or not stack:
                 stack.append(tested)
             else:
@@ -285,7 +281,13 @@ def _holding_macro(opening: Directive, else_arm: bool) -> str | None:
 
 # The macros of a compiler pass: an `#error` under them refuses a compiler (`#ifdef __HIPCC__ #error "host code
 # only"`), not a vendor's build, whose other compilers still read the file.
-_PASS_MACROS = COMPILER_MACROS | {"__HIPCC__", "__HIP__", "__HIP_DEVICE_COMPILE__", "__HIPCC_RTC__", "__CUDACC_RTC__"}
+_PASS_MACROS = NVCC_COMPILER_MACROS | {
+    "__HIPCC__",
+    "__HIP__",
+    "__HIP_DEVICE_COMPILE__",
+    "__HIPCC_RTC__",
+    "__CUDACC_RTC__",
+}
 
 
 def _build_option_errors(preprocessor: Preprocessor) -> Iterator[tuple[int, Branch]]:

@@ -13,16 +13,15 @@ import re
 from collections.abc import Iterable
 
 from rocmlint.cuda.preprocessor import (
-    CUDA_VERSION_MACROS,
+    NVCC_COMPILER_MACROS,
     MacroLookup,
     Preprocessor,
     evaluate_expression,
     names_in,
 )
 
-# nvcc's own macros, which HIP-Clang never defines, and the states tried for each of them: undefined, and the
+# The states tried for each of nvcc's own macros (`NVCC_COMPILER_MACROS`): undefined, and the
 # values an nvcc build gives them (a pass, an architecture, a toolkit version).
-_COMPILER_MACROS = frozenset({"__CUDA_ARCH__", "__CUDACC__", "__NVCC__"}) | CUDA_VERSION_MACROS
 _COMPILER_STATES: tuple[int | None, ...] = (None, 1, 800, 900, 1000, 11080, 12080)
 _MAX_STATES = 4096
 _STATEMENT_WORDS = frozenset(
@@ -65,7 +64,7 @@ def _never_entered(earlier: list[str], own: str | None, lookup: MacroLookup) -> 
     """Whether the arm (`own`: its condition, None for `#else`) after conditions `earlier` is not entered on ROCm for
     any state of nvcc's macros."""
     conditions = [*earlier, "1" if own is None else own]
-    compiler = sorted({name for condition in conditions for name in names_in(condition)} & _COMPILER_MACROS)
+    compiler = sorted({name for condition in conditions for name in names_in(condition)} & NVCC_COMPILER_MACROS)
     if len(_COMPILER_STATES) ** len(compiler) > _MAX_STATES:
         return False
     for values in itertools.product(_COMPILER_STATES, repeat=len(compiler)):

@@ -84,6 +84,8 @@ CUDA_VERSION_MACROS = frozenset(
         "__CUDA_API_VERSION",
     }
 )
+# nvcc's own macros, which HIP-Clang never defines: the pass, the compiler, the toolkit version.
+NVCC_COMPILER_MACROS = frozenset({"__CUDA_ARCH__", "__CUDACC__", "__NVCC__"}) | CUDA_VERSION_MACROS
 # Never defined by HIP-Clang: a ROCm build sees them undefined (value 0 in arithmetic).
 NVIDIA_MACROS = CUDA_VERSION_MACROS | frozenset(
     {
