@@ -6,7 +6,7 @@ import ast
 import re
 
 from rocmlint.diagnostics import Fix, FixAvailability, Severity
-from rocmlint.python.conditions import enclosing_tests, test_mentions
+from rocmlint.python.conditions import enclosing_tests, requirements_before, test_mentions
 from rocmlint.python.fixes import enclosing_statement, wrap_in_try
 from rocmlint.python.frontend import PythonContext
 from rocmlint.python.idioms import IMPORT_FAILURES, handled_by_callers
@@ -85,14 +85,16 @@ class PynvmlImport(Rule):
     triggers = (b"pynvml", b"py3nvml", b"nvidia_smi")
     trigger_pattern = _TRIGGER_PATTERN
 
+    def __init__(self) -> None:
+        self._reported_requirements: set[ast.expr] = set()
+
     def visit_Import(self, node: ast.Import, ctx: PythonContext) -> None:
         self._check(node, ctx)
 
     def visit_ImportFrom(self, node: ast.ImportFrom, ctx: PythonContext) -> None:
         self._check(node, ctx)
 
-    @staticmethod
-    def _check(node: ast.Import | ast.ImportFrom, ctx: PythonContext) -> None:
+    def _check(self, node: ast.Import | ast.ImportFrom, ctx: PythonContext) -> None:
         for imported in imported_modules(node):
             if not _is_nvml_module(imported.module) or _availability_checked(node, ctx):
                 continue
@@ -102,6 +104,16 @@ class PynvmlImport(Rule):
                 ctx.report(imported.name, _message(imported.module), fix=_fix(node, ctx), span=span)
             elif _lazy(ctx, node) and not handled_by_callers(ctx, node, IMPORT_FAILURES):
                 ctx.report(imported.name, _LAZY_MESSAGE.format(imported.module), span=span)
+            else:
+                continue
+            self._report_requirements(node, ctx)
+
+    def _report_requirements(self, node: ast.Import | ast.ImportFrom, ctx: PythonContext) -> None:
+        """The `if not is_pynvml_available(): raise ...` before the import is where ROCm stops first."""
+        for test in requirements_before(ctx, node, _NVML_NAME):
+            if test not in self._reported_requirements:
+                self._reported_requirements.add(test)
+                ctx.report(test, _REQUIREMENT_MESSAGE)
 
 
 def _fix(node: ast.Import | ast.ImportFrom, ctx: PythonContext) -> Fix | None:
@@ -133,6 +145,10 @@ def _is_nvml_module(module: str) -> bool:
     return top_level(module) in _NVML_MODULES
 
 
+_REQUIREMENT_MESSAGE = (
+    "this check raises where the NVIDIA NVML bindings are missing, as they usually are on ROCm machines, so the code "
+    "stops here on AMD GPUs; query the GPU through amdsmi when torch.version.hip is set"
+)
 _LAZY_MESSAGE = (
     "`{}` import in this def fails on ROCm machines, where the NVIDIA NVML bindings are usually not installed, with "
     "ModuleNotFoundError (not an NVML error); query the GPU through amdsmi when torch.version.hip is set, or catch "
@@ -184,21 +200,18 @@ PynvmlImport.valid = (
                 return []
         """,
     ),
+    # The NVIDIA arm of a vendor gate, a requirement check there too.
     Valid(
         """
         import torch
-
         if torch.version.hip:
             import amdsmi
         else:
             from pynvml import nvmlInit, nvmlDeviceGetCount
-        """,
-    ),
-    Valid(
-        """
-        import torch
         IS_ROCM = torch.version.hip is not None
         if not IS_ROCM:
+            if not is_pynvml_available():
+                raise ImportError("install nvidia-ml-py")
             import pynvml
         """,
     ),
@@ -215,16 +228,10 @@ PynvmlImport.valid = (
     ),
     Valid(
         """
+        import contextlib
         from typing import TYPE_CHECKING
-
         if TYPE_CHECKING:
             import pynvml
-        """,
-    ),
-    Valid(
-        """
-        import contextlib
-
         with contextlib.suppress(ImportError):
             from pynvml.smi import nvidia_smi
         """,
@@ -252,14 +259,20 @@ PynvmlImport.valid = (
     ),
 )
 PynvmlImport.invalid = (
-    # A GPU check is no check that the bindings are installed (it is true on ROCm).
+    # A GPU check is no check that the bindings are installed (it is true on ROCm); a check that raises without
+    # them is where ROCm stops first.
     Invalid(
         """
         import torch
         if torch.cuda.is_available():
             import pynvml
+        def set_affinity(index):
+            if torch.cuda.is_available():
+                if not is_pynvml_available():
+                    raise ImportError("CPU affinity on GPUs needs nvidia-ml-py")
+                import pynvml as nvml
         """,
-        expect=("3:12-3:18",),
+        expect=("3:12-3:18", "6:12-6:37", "8:16-8:30"),
     ),
     Invalid(
         """
@@ -297,29 +310,11 @@ PynvmlImport.invalid = (
     Invalid(
         """
         import nvidia_smi
-
+        from pynvml.smi import nvidia_smi as smi
         nvidia_smi.nvmlInit()
         """,
-        expect=("1:8-1:18",),
+        expect=("1:8-1:18", "2:6-2:16"),
         message="`nvidia_smi`",
-    ),
-    Invalid(
-        """
-        import sys
-        from pynvml.smi import nvidia_smi
-        """,
-        expect=("2:6-2:16",),
-        message="`pynvml.smi`",
-    ),
-    # `torch.cuda.is_available()` is true on ROCm, so it is not a gate.
-    Invalid(
-        """
-        import torch
-
-        if torch.cuda.is_available():
-            import pynvml as nvml
-        """,
-        expect=("4:12-4:26",),
     ),
     # A lazy import: calling the def on ROCm raises ModuleNotFoundError, which `except NVMLError` does not catch.
     Invalid(

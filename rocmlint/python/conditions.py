@@ -25,7 +25,7 @@ from rocmlint.python.idioms import (
     last_name,
     statements_before,
 )
-from rocmlint.python.scopes import COMPOUND_STATEMENTS, FUNCTION_DEFS
+from rocmlint.python.scopes import COMPOUND_STATEMENTS, FUNCTION_DEFS, last_line
 from rocmlint.python.semantic import COMPREHENSIONS, DEFERRED_BODIES
 
 Exits = Callable[[list[ast.stmt]], bool]
@@ -73,6 +73,17 @@ def exit_tests(ctx: PythonContext, node: ast.AST, exits: Exits) -> Iterator[ast.
         if isinstance(child, ast.stmt):
             yield from earlier_exit_tests(ctx.semantic.block_of(child), child, exits)
         child = ancestor
+
+
+def requirements_before(ctx: PythonContext, node: ast.AST, pattern: re.Pattern[str]) -> list[ast.expr]:
+    """Innermost first, through enclosing defs: the tests naming `pattern` of the earlier `if test: ... raise`
+    statements of the blocks holding `node` (`if not is_pynvml_available(): raise ImportError(...)`). Each
+    stops the code where the package is missing, before `node` runs: a requirement, not a fallback."""
+    return [test for test in exit_tests(ctx, node, _raises) if test_mentions(ctx, test, pattern)]
+
+
+def _raises(block: list[ast.stmt]) -> bool:
+    return any(isinstance(statement, ast.Raise) for statement in last_line(block))
 
 
 def probed_before(ctx: PythonContext, node: ast.AST) -> Iterator[str]:
