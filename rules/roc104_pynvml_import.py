@@ -42,7 +42,8 @@ class PynvmlImport(Rule):
     gate, nor under an `if` naming the bindings (`if is_pynvml_available():`, a `find_spec("pynvml")` flag).
     An import inside a def (a lazy import) too, unless every call of the def is in such a `try:` (a private def,
     `idioms.handled_by_callers`): it stops the def on ROCm with `ModuleNotFoundError`, which a handler of NVML
-    errors around its calls (ROC117's fallback) does not catch.
+    errors around its calls (ROC117's fallback) does not catch. A reported import's earlier requirement check (`if not
+    is_pynvml_available(): raise ImportError(...)`) is reported too: on ROCm the code stops there first.
 
     ## Why is this bad on ROCm?
     `pynvml` and `nvidia_smi` are Python bindings to NVIDIA's NVML (`libnvidia-ml`). ROCm builds of

@@ -178,6 +178,24 @@ def test_probed_before_finds_the_packages_a_test_skips_without() -> None:
     assert list(conditions.probed_before(snippet.ctx, second)) == ["triton"]
 
 
+def test_requirements_before_finds_the_raising_checks_of_a_package() -> None:
+    snippet = parse(
+        'HAS_NVML = find_spec("pynvml") is not None\n'
+        "if not HAS_NVML:\n"
+        "    raise ImportError('needs pynvml')\n"
+        "def f():\n"
+        "    if not ok:\n"
+        "        raise ValueError('other')\n"
+        "    if not is_pynvml_available():\n"
+        "        return None\n"
+        "    if not is_pynvml_available():\n"
+        "        log(); raise RuntimeError('needs pynvml')\n"
+        "    use(1)\n"
+    )
+    found = conditions.requirements_before(snippet.ctx, snippet.node("use(1)", ast.Call), re.compile("pynvml"))
+    assert [snippet.code(t) for t in found] == ["not is_pynvml_available()", "not HAS_NVML"]
+
+
 def test_chain_tests() -> None:
     snippet = parse('if "a" in m and ok:\n    pass\nelif "b" in m:\n    pass\nelse:\n    pass\nx = "c" in m or y\n')
     second = snippet.node('"b" in m', ast.Compare)
