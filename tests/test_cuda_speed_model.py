@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rocmlint.cuda import project
+from rocmlint.cuda import build_files, project
 from rocmlint.cuda.project import _folder_under, _read_tree, _with_texts
 
 REPO = Path(__file__).resolve().parent.parent
@@ -39,3 +39,27 @@ def test_a_folder_under_the_root_is_its_relative_path(root: str) -> None:
     folders = [root, os.path.join(root, "sub"), os.path.join(root, "build", "x"), os.path.join(root, "a_setup")]
     for folder in folders:
         assert _folder_under(folder, root) == os.path.relpath(folder, root)
+
+
+@pytest.mark.parametrize("root", FIXTURES, ids=lambda p: p.name)
+def test_a_tree_read_with_cmake_commands_split_once_is_the_tree_read_splitting_them_each_time(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build_files._cmake_commands.cache_clear()
+    remembered = _read_tree(root, texts=False)
+    assert build_files._cmake_commands.cache_info().hits or not build_files._cmake_commands.cache_info().misses
+    monkeypatch.setattr(build_files, "_cmake_commands", lambda text: tuple(build_files._split_cmake_commands(text)))
+    assert _read_tree(root, texts=False) == remembered
+
+
+def test_cmake_commands_are_remembered_as_tuples_no_caller_can_change() -> None:
+    text = "project(x)\n# a comment (\nadd_library(k k.cu\n  other.cu)\nif(USE_CUDA)\nendif()\n"
+    commands = build_files._cmake_commands(text)
+    assert commands is build_files._cmake_commands(text)
+    assert isinstance(commands, tuple) and all(isinstance(command, tuple) for command in commands)
+    assert commands == (
+        ("project", "x", 1),
+        ("add_library", "k k.cu\n  other.cu", 3),
+        ("if", "USE_CUDA", 5),
+        ("endif", "", 6),
+    )
