@@ -63,3 +63,31 @@ def test_cmake_commands_are_remembered_as_tuples_no_caller_can_change() -> None:
         ("if", "USE_CUDA", 5),
         ("endif", "", 6),
     )
+
+
+def test_declarations_searched_only_for_the_names_a_file_holds_are_those_searched_for_every_name(
+    tmp_path: Path,
+) -> None:
+    header = (
+        "#pragma once\nstruct Switch {\n#if defined(XYZ_CUDA)\n  static void multimemStore(int v);\n"
+        "  int multimem;\n#endif\n  void caf\u00e9();\n};\nvoid multimemStore2(int);\n"
+        "int helper(int x) { int local = x; return local; }\n"
+    )
+    (tmp_path / "switch.hpp").write_text(header, encoding="utf-8")
+    (tmp_path / "k.cu").write_text('#include "switch.hpp"\n', encoding="utf-8")
+    path = str(tmp_path / "switch.hpp")
+    data = header.encode()
+    names = frozenset(
+        {"multimemStore", "multimem", "multimemStore2", "Switch", "helper", "local", "absent", "Swit", "caf\u00e9"}
+    )
+    project.forget_projects()
+    try:
+        model = project.project_for(tmp_path)
+        assert model._has_any_word(path, data, names)
+        narrowed = model._declarations_of(path, data, names)
+        model._declared.clear()
+        model._words.clear()  # without the word set every name is searched
+        assert model._declarations_of(path, data, names) == narrowed
+        assert narrowed["multimemStore"] and narrowed["multimemStore2"] and not narrowed["absent"]
+    finally:
+        project.forget_projects()

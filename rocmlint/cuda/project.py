@@ -629,7 +629,12 @@ class CudaProject:
         missing = sorted(name for name in names if name not in known)
         if missing:
             known.update(dict.fromkeys(missing, ()))
-            found = [m for m in word_pattern(missing).finditer(data) if declares(data, m.start(), m.end())]
+            # Only the names the file holds as a word (`_has_any_word`'s set; a name that is not ASCII is always
+            # searched): the pattern of an arm's hundreds of words cost more to compile than to run.
+            words = self._words.get(path)
+            held = [name for name in missing if words is None or not name.isascii() or name.encode() in words]
+            matches = word_pattern(held).finditer(data) if held else ()
+            found = [m for m in matches if declares(data, m.start(), m.end())]
             if found and path not in self._bodies:
                 self._bodies[path] = function_bodies(data)
             bodies = self._bodies.get(path, [])
