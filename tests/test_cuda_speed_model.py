@@ -91,3 +91,15 @@ def test_declarations_searched_only_for_the_names_a_file_holds_are_those_searche
         assert narrowed["multimemStore"] and narrowed["multimemStore2"] and not narrowed["absent"]
     finally:
         project.forget_projects()
+
+
+def test_the_trigger_pattern_the_condition_rules_ask_for_is_compiled_before_workers_fork() -> None:
+    from rocmlint.config import Settings
+    from rocmlint.cuda.conditions import cuda_triggers
+    from rocmlint.engine import compile_cuda_queries, cuda_options
+
+    cuda_triggers.cache_clear()
+    compile_cuda_queries()
+    compiled = cuda_triggers.cache_info().currsize
+    cuda_triggers(cuda_options(Settings(REPO)).known_rules)  # what a worker's first arm asks
+    assert compiled == 1 and cuda_triggers.cache_info().misses == 1
