@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -103,3 +104,35 @@ def test_the_trigger_pattern_the_condition_rules_ask_for_is_compiled_before_work
     compiled = cuda_triggers.cache_info().currsize
     cuda_triggers(cuda_options(Settings(REPO)).known_rules)  # what a worker's first arm asks
     assert compiled == 1 and cuda_triggers.cache_info().misses == 1
+
+
+def test_a_header_asked_about_by_several_arms_is_analysed_once_with_the_same_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.test_cuda_nvidia_only_arms import _DEVICE, _KERNEL, _SWITCH
+    from tests.test_cuda_project import write_tree
+
+    root = write_tree(tmp_path / "p", {"device.hpp": _DEVICE, "switch.hpp": _SWITCH, "kernel.cu": _KERNEL})
+    paths = tuple(str(root / name) for name in ("kernel.cu", "switch.hpp", "device.hpp"))
+    questions = [frozenset({"multimemStore"}), frozenset({"multimemStore", "Switch"}), frozenset({"mc", "v"})]
+    analysed: list[str] = []
+    original = project.analyse
+
+    def counted(text: str, *args: Any) -> Any:
+        analysed.append(text)
+        return original(text, *args)
+
+    monkeypatch.setattr(project, "analyse", counted)
+    project.forget_projects()
+    try:
+        model = project.project_for(root)
+        analysed.clear()
+        remembered = [model._declared_only_off_rocm(paths, names, 1) for names in questions]
+        assert remembered[0] == "multimemStore" and len(analysed) == 1
+        fresh = []
+        for names in questions:  # each question as the first: nothing remembered from the others
+            model._preprocessed.clear()
+            fresh.append(model._declared_only_off_rocm(paths, names, 1))
+        assert fresh == remembered
+    finally:
+        project.forget_projects()
